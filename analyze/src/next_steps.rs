@@ -1,0 +1,124 @@
+//! Next steps for a pending pod, per reason kind, most direct first: a fix
+//! with a number when the state is known (the largest request that would fit
+//! the node that is left), then rebalancing, then the constraint to relax.
+
+use serde::Serialize;
+
+use crate::failed_scheduling::ReasonKind;
+use crate::pending::PendingReport;
+
+/// One suggested action.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NextStep {
+    /// What it addresses (`Insufficient cpu`, `node(s) didn't match pod affinity rules`).
+    pub addresses: String,
+    /// What to do, with the numbers that justify it.
+    pub action: String,
+}
+
+/// The next steps for a report, ranked.
+pub fn next_steps(report: &PendingReport) -> Vec<NextStep> {
+    let mut steps = Vec::new();
+    let state = report.state.as_ref();
+    // 1. Numbers first: the largest request that fits a node that is left.
+    if let Some(state) = state {
+        for s in &state.shortfalls {
+            let free = s.display[1].clone();
+            let no_limit = state
+                .requests_without_limit
+                .iter()
+                .filter(|e| e.ends_with(&format!(": {}", s.resource)))
+                .cloned()
+                .collect::<Vec<_>>();
+            let why = if no_limit.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; {} set{} no {} limit, so the request only drives placement",
+                    no_limit.iter().map(|e| e.split(':').next().unwrap_or("")).collect::<Vec<_>>().join(", "),
+                    if no_limit.len() == 1 { "s" } else { "" },
+                    s.resource
+                )
+            };
+            if s.free > 0 {
+                steps.push(NextStep {
+                    addresses: format!("Insufficient {}", s.resource),
+                    action: format!(
+                        "lower the pod's {} request from {} to at most {free} (it fits {} then){why}",
+                        s.resource, s.display[0], s.node
+                    ),
+                });
+            }
+            let emptiest = state
+                .nodes
+                .iter()
+                .filter(|n| n.name != s.node)
+                .filter_map(|n| n.resources.iter().find(|r| r.resource == s.resource).map(|r| (n, r)))
+                .min_by(|a, b| a.1.percent.total_cmp(&b.1.percent));
+            let node_pct = state
+                .nodes
+                .iter()
+                .find(|n| n.name == s.node)
+                .and_then(|n| n.resources.iter().find(|r| r.resource == s.resource))
+                .map(|r| r.percent);
+            let detail = match (node_pct, emptiest) {
+                (Some(p), Some((n, r))) => format!(
+                    " ({} is at {p:.0} % {} requested, {} at {:.0} %)",
+                    s.node, s.resource, n.name, r.percent
+                ),
+                _ => String::new(),
+            };
+            steps.push(NextStep {
+                addresses: format!("Insufficient {}", s.resource),
+                action: format!(
+                    "free {} of {} on {}: move pods elsewhere (`kdrift rebalance plan`){detail}",
+                    s.display[2], s.resource, s.node
+                ),
+            });
+        }
+    }
+    // 2. Per reason.
+    for r in &report.reasons {
+        if let Some(action) = reason_action(r.kind, &r.reason, report) {
+            steps.push(NextStep { addresses: r.reason.clone(), action });
+        }
+    }
+    steps
+}
+
+fn left_nodes(report: &PendingReport) -> String {
+    report.state.as_ref().map(|s| s.left.join(", ")).filter(|s| !s.is_empty()).unwrap_or_else(|| "the matching nodes".into())
+}
+
+fn reason_action(kind: ReasonKind, reason: &str, report: &PendingReport) -> Option<String> {
+    use ReasonKind as K;
+    let has_shortfall = report.state.as_ref().is_some_and(|s| !s.shortfalls.is_empty());
+    Some(match kind {
+        K::Insufficient if has_shortfall => return None,
+        K::Insufficient => format!(
+            "{reason}: lower the pod's request or free room on a node (`kdrift rebalance plan`); ingest the Pod and Node objects for exact numbers"
+        ),
+        K::TooManyPods => "nodes are at their pod limit (allocatable pods): spread pods or raise the kubelet's maxPods".into(),
+        K::NodeAffinity => "the pod's nodeSelector / required node affinity rules these nodes out: relax it or label a node to match".into(),
+        K::PodAffinity | K::PodAffinityOrAntiAffinity => format!(
+            "the required pod affinity pins the pod next to the pods its selector matches (on {}): make it \
+             preferredDuringSchedulingIgnoredDuringExecution, or make room on that node",
+            left_nodes(report)
+        ),
+        K::PodAntiAffinity => "the pod's required anti-affinity excludes nodes running matching pods: relax it or add nodes".into(),
+        K::ExistingPodsAntiAffinity => "pods already on these nodes have anti-affinity against this pod: relax theirs or schedule elsewhere".into(),
+        K::UntoleratedTaint => format!("{reason}: add a matching toleration, or remove the taint when it is stale (`kubectl taint nodes NODE KEY-`)"),
+        K::Unschedulable => "nodes are cordoned (spec.unschedulable): uncordon them when the drain is over (`kubectl uncordon NODE`)".into(),
+        K::NotReady | K::UnknownCondition | K::NodeCondition => "nodes are not Ready or under pressure: check the kubelet and node conditions".into(),
+        K::NodeName => "spec.nodeName names a node the pod cannot run on: remove nodeName or free that node".into(),
+        K::HostPorts => "the requested hostPort is taken on these nodes: drop hostPort or run fewer replicas per node".into(),
+        K::Pvc => format!("{reason}: create or bind the PersistentVolumeClaim (`kubectl get pvc -n {}`)", report.namespace),
+        K::VolumeNodeAffinity | K::VolumeZone => "the pod's PersistentVolume is pinned to a node/zone none of the candidate nodes is in".into(),
+        K::VolumeBinding | K::VolumeCapacity | K::VolumeLimits | K::VolumeRestrictions => {
+            format!("{reason}: a storage constraint; check the StorageClass, provisioner and per-node volume limits")
+        }
+        K::TopologySpread => "topology spread constraints cannot be met: relax maxSkew/whenUnsatisfiable or add nodes in the short domain".into(),
+        K::PreemptionNotHelpful | K::NoPreemptionVictims => return None,
+        _ => format!("{reason}: not a kube-scheduler reason kdrift knows; see the scheduler that wrote it"),
+    })
+}

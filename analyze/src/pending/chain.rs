@@ -1,0 +1,297 @@
+//! The nodes at the pod's last scheduling failure, re-evaluated with the
+//! shared kube-scheduler filter model (`kdrift_rebalance::scheduler`): each
+//! node's allocatable vs requested, which constraint excluded which nodes,
+//! which node(s) were left, and by how much each Insufficient resource fell
+//! short (millicores for cpu, bytes for memory and storage, units otherwise).
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use kdrift_ingest::store::sql;
+use kdrift_ingest::Store;
+use kdrift_rebalance::quantity::format_amount;
+use kdrift_rebalance::{evaluate, fit_error_message, ClusterState, FilterFailure, PodInfo, Plugin};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::failed_scheduling::{parse, FailedScheduling};
+use crate::state::ClusterAt;
+use crate::AnalyzeError;
+
+/// One resource of one node.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResourceLine {
+    /// Resource name (`cpu`, `memory`, `pods`, `gpu.intel.com/i915`).
+    pub resource: String,
+    /// Allocatable (cpu millicores, memory bytes, pods count, extended units).
+    pub allocatable: i64,
+    /// Sum of the requests of the pods bound to the node (same unit).
+    pub requested: i64,
+    /// allocatable − requested (may be negative).
+    pub free: i64,
+    /// requested as percent of allocatable (0 when allocatable is 0).
+    pub percent: f64,
+}
+
+/// One node at the failure instant.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NodeLine {
+    /// Node name.
+    pub name: String,
+    /// Ready condition (`None`: unknown).
+    pub ready: Option<bool>,
+    /// Cordoned (`spec.unschedulable`).
+    pub unschedulable: bool,
+    /// Pods counted on it.
+    pub pods: usize,
+    /// cpu, memory, pods, then the resources the pending pod requests.
+    pub resources: Vec<ResourceLine>,
+    /// Every filter this node fails for the pending pod (scheduler wording);
+    /// empty when the pod is unknown or the node fits.
+    pub fails: Vec<String>,
+    /// The one reason the scheduler records for it (the first failing plugin).
+    pub recorded_as: Option<String>,
+    /// The node's version was observed after the instant (a dump): numbers estimated.
+    pub estimated: bool,
+}
+
+/// Nodes excluded by one constraint.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConstraintLine {
+    /// The filter plugin (`InterPodAffinity`).
+    pub plugin: String,
+    /// The reason in scheduler wording.
+    pub reason: String,
+    /// The nodes it excludes.
+    pub nodes: Vec<String>,
+}
+
+/// How much of a resource a node lacked for the pod.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Shortfall {
+    /// Node name.
+    pub node: String,
+    /// Resource name.
+    pub resource: String,
+    /// The pod's request (cpu millicores, bytes, units).
+    pub requested: i64,
+    /// Free on the node at the instant (allocatable − requested by its pods).
+    pub free: i64,
+    /// requested − free.
+    pub short: i64,
+    /// The three numbers for people (`100m`, `58m`, `42m`).
+    pub display: [String; 3],
+}
+
+/// The cluster at the pod's last failure, as far as the store knows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StateAtFailure {
+    /// The instant (UTC).
+    pub at: DateTime<Utc>,
+    /// Whether the pending pod's own object is in the store.
+    pub pod_known: bool,
+    /// The pod's requests (descheduler §1 rules), `(resource, amount)`.
+    pub pod_requests: Vec<(String, i64)>,
+    /// Resources requested by a container without a limit for them
+    /// (`container: resource`): such a request only drives placement.
+    pub requests_without_limit: Vec<String>,
+    /// Nodes, in name order.
+    pub nodes: Vec<NodeLine>,
+    /// Constraints other than resources, with the nodes each excluded.
+    pub constraints: Vec<ConstraintLine>,
+    /// Nodes that pass every constraint except resources: where the pod
+    /// could go if room were made.
+    pub left: Vec<String>,
+    /// Per left node (or, when none is left, per node) and Insufficient resource.
+    pub shortfalls: Vec<Shortfall>,
+    /// The message kube-scheduler would write for this state (pod known only).
+    pub reconstructed_message: Option<String>,
+    /// Whether it has the same counts as the latest event (`None`: not comparable).
+    pub matches_event: Option<bool>,
+    /// Pods counted on the nodes.
+    pub pods_counted: usize,
+}
+
+const BASE_RESOURCES: [&str; 3] = ["cpu", "memory", "pods"];
+
+/// Loads the state at `at` and evaluates the pod against it. `Ok(None)`
+/// when the store has no Node object at all.
+pub(super) fn build_state(
+    store: &Store,
+    namespace: &str,
+    name: &str,
+    at: DateTime<Utc>,
+    latest: &FailedScheduling,
+    notes: &mut Vec<String>,
+) -> Result<Option<StateAtFailure>, AnalyzeError> {
+    let cluster_at = ClusterAt::load(store, at)?;
+    notes.extend(cluster_at.unreadable.iter().map(|u| format!("unreadable object: {u}")));
+    if cluster_at.nodes.is_empty() {
+        notes.push("no Node objects in the store: node capacity and shortfalls unknown (ingest `kubectl get nodes -o json`)".into());
+        return Ok(None);
+    }
+    if !cluster_at.estimated_nodes.is_empty() {
+        notes.push(format!(
+            "node versions observed after the failure (dump): {} — allocatable taken from them",
+            cluster_at.estimated_nodes.join(", ")
+        ));
+    }
+    let pod = load_pod(store, namespace, name, at)?;
+    let others: Vec<PodInfo> = cluster_at
+        .pods
+        .iter()
+        .filter(|p| !(p.namespace == namespace && p.name == name))
+        .cloned()
+        .collect();
+    let state = ClusterState::new(cluster_at.nodes.clone(), others);
+    let pods_counted = state.nodes.iter().map(|n| state.pods_on(&n.name).count()).sum();
+    if pod.is_none() {
+        notes.push(format!(
+            "the Pod object of {namespace}/{name} is not in the store: its requests are unknown, so shortfalls cannot be computed"
+        ));
+    }
+    if state.pods.is_empty() || pods_counted == 0 {
+        notes.push("no bound Pod objects in the store at that time: requested amounts count no pods".into());
+    }
+
+    let evaluations = pod.as_ref().map(|p| evaluate(&state, p));
+    let mut extra: Vec<String> = Vec::new();
+    if let Some(p) = &pod {
+        for (r, _) in p.requests.iter() {
+            if !BASE_RESOURCES.contains(&r) && !extra.iter().any(|e| e == r) {
+                extra.push(r.to_string());
+            }
+        }
+    }
+    let mut nodes = Vec::new();
+    for node in &state.nodes {
+        let used = state.usage(&node.name);
+        let mut resources = Vec::new();
+        for r in BASE_RESOURCES.iter().copied().chain(extra.iter().map(String::as_str)) {
+            let allocatable = node.allocatable.get(r);
+            let requested = used.get(r);
+            let percent = if allocatable > 0 { requested as f64 * 100.0 / allocatable as f64 } else { 0.0 };
+            resources.push(ResourceLine { resource: r.to_string(), allocatable, requested, free: allocatable - requested, percent });
+        }
+        let eval = evaluations.as_ref().and_then(|e| e.iter().find(|e| e.node == node.name));
+        let fails = eval.map(|e| e.all_reasons().map(FilterFailure::message).collect()).unwrap_or_default();
+        let recorded_as = eval.and_then(|e| e.first_failure()).map(|f| f.messages().join(", "));
+        nodes.push(NodeLine {
+            name: node.name.clone(),
+            ready: node.ready,
+            unschedulable: node.unschedulable,
+            pods: state.pods_on(&node.name).count(),
+            resources,
+            fails,
+            recorded_as,
+            estimated: cluster_at.estimated_nodes.contains(&node.name),
+        });
+    }
+
+    let mut constraints: Vec<ConstraintLine> = Vec::new();
+    let mut left = Vec::new();
+    let mut shortfalls = Vec::new();
+    let mut reconstructed_message = None;
+    let mut matches_event = None;
+    if let (Some(evals), Some(p)) = (&evaluations, &pod) {
+        let mut by_reason: BTreeMap<(Plugin, String), Vec<String>> = BTreeMap::new();
+        for e in evals {
+            let mut passes_non_resource = true;
+            for f in &e.failures {
+                if f.plugin == Plugin::NodeResourcesFit {
+                    continue;
+                }
+                passes_non_resource = false;
+                for reason in f.reasons.iter().chain(f.further.iter()) {
+                    let nodes = by_reason.entry((f.plugin, reason.message())).or_default();
+                    if !nodes.contains(&e.node) {
+                        nodes.push(e.node.clone());
+                    }
+                }
+            }
+            if passes_non_resource {
+                left.push(e.node.clone());
+            }
+        }
+        constraints = by_reason
+            .into_iter()
+            .map(|((plugin, reason), nodes)| ConstraintLine { plugin: plugin.name().to_string(), reason, nodes })
+            .collect();
+        let shortfall_nodes: Vec<&String> =
+            if left.is_empty() { evals.iter().map(|e| &e.node).collect() } else { left.iter().collect() };
+        for e in evals.iter().filter(|e| shortfall_nodes.contains(&&e.node)) {
+            for reason in e.all_reasons() {
+                if let FilterFailure::Insufficient(ins) = reason {
+                    let free = ins.free();
+                    shortfalls.push(Shortfall {
+                        node: e.node.clone(),
+                        resource: ins.resource.clone(),
+                        requested: ins.requested,
+                        free,
+                        short: ins.short_by(),
+                        display: [
+                            format_amount(&ins.resource, ins.requested),
+                            format_amount(&ins.resource, free),
+                            format_amount(&ins.resource, ins.short_by()),
+                        ],
+                    });
+                }
+            }
+        }
+        let message = fit_error_message(state.nodes.len(), evals);
+        matches_event = comparable(latest).map(|_| same_counts(&parse(&message), latest));
+        if matches_event == Some(false) {
+            notes.push(format!(
+                "re-evaluating the scheduler's filters on the stored state gives \"{message}\", not the event's counts: \
+                 the event may be stale (series updates lag up to 30 min) or the store misses objects"
+            ));
+        }
+        reconstructed_message = Some(message);
+        let _ = p;
+    }
+    let (pod_requests, requests_without_limit) = match &pod {
+        Some(p) => (
+            p.requests.iter().map(|(r, v)| (r.to_string(), v)).collect(),
+            p.requests_without_limits().into_iter().map(|(c, r)| format!("{c}: {r}")).collect(),
+        ),
+        None => (Vec::new(), Vec::new()),
+    };
+    Ok(Some(StateAtFailure {
+        at,
+        pod_known: pod.is_some(),
+        pod_requests,
+        requests_without_limit,
+        nodes,
+        constraints,
+        left,
+        shortfalls,
+        reconstructed_message,
+        matches_event,
+        pods_counted,
+    }))
+}
+
+fn load_pod(store: &Store, namespace: &str, name: &str, at: DateTime<Utc>) -> Result<Option<PodInfo>, AnalyzeError> {
+    let rows = store.query_map(&sql::POD_AT, duckdb::params![namespace, name, at.timestamp_micros()], |r| {
+        r.get::<_, String>(6)
+    })?;
+    Ok(rows
+        .into_iter()
+        .next()
+        .and_then(|json| serde_json::from_str::<Value>(&json).ok())
+        .and_then(|v| PodInfo::from_json(&v).ok()))
+}
+
+fn comparable(m: &FailedScheduling) -> Option<()> {
+    (!m.items.is_empty()).then_some(())
+}
+
+/// Same (count, reason) multiset, ignoring order and wording era.
+fn same_counts(a: &FailedScheduling, b: &FailedScheduling) -> bool {
+    let key = |m: &FailedScheduling| {
+        let mut v: Vec<(u32, String)> = m.items.iter().map(|i| (i.count, i.reason.message())).collect();
+        v.sort();
+        v
+    };
+    key(a) == key(b)
+}

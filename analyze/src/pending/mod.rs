@@ -1,0 +1,94 @@
+//! `why-pending`: which pods stayed Pending, and for one pod the chain —
+//! its scheduling history, the reasons the scheduler gave (with counts, and
+//! which ones preemption cannot fix), the nodes as the store knew them at the
+//! last failure (allocatable vs requested, what each constraint excluded,
+//! the shortfall per Insufficient resource) and the next steps.
+
+mod chain;
+mod report;
+
+use chrono::{DateTime, Utc};
+use kdrift_ingest::store::sql;
+use kdrift_ingest::Store;
+use serde::Serialize;
+
+pub use chain::{ConstraintLine, NodeLine, ResourceLine, Shortfall, StateAtFailure};
+pub use report::{why_pending, FailureEvent, History, PendingReport, ReasonLine, ScheduledAt};
+
+use crate::failed_scheduling::parse;
+use crate::AnalyzeError;
+
+/// One pod that had FailedScheduling events (a row of `why-pending --all`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PendingPod {
+    /// Namespace.
+    pub namespace: String,
+    /// Pod name.
+    pub name: String,
+    /// Pod uid when the events carry it (`""` otherwise).
+    pub uid: String,
+    /// First FailedScheduling (UTC).
+    pub first_failure: DateTime<Utc>,
+    /// Last FailedScheduling (UTC).
+    pub last_failure: DateTime<Utc>,
+    /// Scheduling attempts that failed: the sum of each distinct event's
+    /// highest count (kubernetes-events.md §4).
+    pub occurrences: u64,
+    /// Distinct FailedScheduling events.
+    pub failure_events: u64,
+    /// The most recent failure message.
+    pub latest_message: String,
+    /// When it was finally scheduled (first `Scheduled` after the first failure).
+    pub scheduled_at: Option<DateTime<Utc>>,
+    /// Where it was scheduled.
+    pub scheduled_node: Option<String>,
+    /// Seconds from the first failure to scheduling (or to the last failure
+    /// when it was never seen scheduled).
+    pub pending_seconds: i64,
+    /// The reasons of the latest message in the scheduler's words, with node
+    /// counts (`1 Insufficient cpu, 4 node(s) didn't match pod affinity rules`).
+    pub reasons: String,
+}
+
+/// Every pod that had FailedScheduling, longest-pending first.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn pending_pods(store: &Store) -> Result<Vec<PendingPod>, AnalyzeError> {
+    let rows = store.query_map(&sql::PENDING_PODS, [], |r| {
+        Ok(PendingPod {
+            namespace: r.get(0)?,
+            name: r.get(1)?,
+            uid: r.get(2)?,
+            first_failure: r.get(3)?,
+            last_failure: r.get(4)?,
+            occurrences: r.get::<_, i64>(5)?.max(0) as u64,
+            failure_events: r.get::<_, i64>(6)?.max(0) as u64,
+            latest_message: r.get(7)?,
+            scheduled_at: r.get(8)?,
+            scheduled_node: r.get::<_, Option<String>>(9)?.filter(|n| !n.is_empty()),
+            pending_seconds: r.get(10)?,
+            reasons: String::new(),
+        })
+    })?;
+    Ok(rows
+        .into_iter()
+        .map(|mut p| {
+            p.reasons = reasons_summary(&p.latest_message);
+            p
+        })
+        .collect())
+}
+
+/// The reasons of a message as `count reason` items joined by `, `; the
+/// PreFilter reason, or the raw text for messages without counts.
+pub fn reasons_summary(message: &str) -> String {
+    let parsed = parse(message);
+    if let Some(pre) = &parsed.prefilter {
+        return pre.message();
+    }
+    if parsed.items.is_empty() {
+        return message.to_string();
+    }
+    parsed.items.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+}

@@ -1,0 +1,233 @@
+//! Assembles the why-pending report of one pod from the store: history,
+//! reason breakdown, the state at the last failure ([`super::chain`]) and the
+//! next steps ([`crate::next_steps`]).
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use kdrift_ingest::store::sql;
+use kdrift_ingest::Store;
+use serde::Serialize;
+
+use super::chain::{build_state, StateAtFailure};
+use crate::failed_scheduling::{parse, Preemption, ReasonKind};
+use crate::next_steps::{next_steps, NextStep};
+use crate::AnalyzeError;
+
+/// One distinct FailedScheduling event of the pod, at its highest count.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FailureEvent {
+    /// The message as recorded.
+    pub message: String,
+    /// How many scheduling attempts it stands for (>= 1).
+    pub count: u64,
+    /// First occurrence (UTC).
+    pub first_time: DateTime<Utc>,
+    /// Last occurrence (UTC).
+    pub last_time: DateTime<Utc>,
+    /// The scheduler profile that reported it (`default-scheduler`), when known.
+    pub reporting_component: String,
+}
+
+/// When and where the pod was finally bound.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScheduledAt {
+    /// The `Scheduled` event's time (UTC).
+    pub at: DateTime<Utc>,
+    /// The node it was assigned to.
+    pub node: String,
+}
+
+/// The pod's scheduling history.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct History {
+    /// First FailedScheduling (UTC).
+    pub first_failure: DateTime<Utc>,
+    /// Last FailedScheduling (UTC).
+    pub last_failure: DateTime<Utc>,
+    /// Failed scheduling attempts: the sum of each distinct event's highest count.
+    pub occurrences: u64,
+    /// Distinct FailedScheduling events.
+    pub failure_events: u64,
+    /// The first `Scheduled` after the first failure, if any.
+    pub scheduled: Option<ScheduledAt>,
+    /// When the pod was deleted, if the store saw it.
+    pub deleted_at: Option<DateTime<Utc>>,
+    /// Seconds from the first failure to scheduling, else to deletion, else
+    /// to the last failure.
+    pub waited_seconds: i64,
+    /// `scheduled`, `deleted-unscheduled` or `pending`.
+    pub outcome: &'static str,
+}
+
+/// One reason of the breakdown.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReasonLine {
+    /// The reason in today's scheduler wording (`Insufficient cpu`).
+    pub reason: String,
+    /// Its kind.
+    pub kind: ReasonKind,
+    /// Nodes that failed with it in the latest message (`None`: a PreFilter
+    /// reason, which has no per-node count).
+    pub nodes: Option<u32>,
+    /// Scheduling attempts that reported it, summed over all failure events.
+    pub occurrences: u64,
+    /// Whether preemption could resolve it (kube-scheduler's
+    /// UnschedulableAndUnresolvable reasons cannot).
+    pub preemption_can_help: bool,
+}
+
+/// Everything `why-pending NAMESPACE/POD` says.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PendingReport {
+    /// Namespace.
+    pub namespace: String,
+    /// Pod name.
+    pub name: String,
+    /// Pod uid, when known.
+    pub uid: String,
+    /// Scheduling history.
+    pub history: History,
+    /// N of the latest `0/N nodes are available`.
+    pub total_nodes: Option<u32>,
+    /// The latest failure message.
+    pub latest_message: String,
+    /// Reasons, in the order of the latest message, then older ones.
+    pub reasons: Vec<ReasonLine>,
+    /// The preemption verdict of the latest message, in short.
+    pub preemption: Option<String>,
+    /// The distinct failure events, oldest first.
+    pub failures: Vec<FailureEvent>,
+    /// The nodes at the last failure, when the store has Node objects.
+    pub state: Option<StateAtFailure>,
+    /// What to do, most direct first.
+    pub next_steps: Vec<NextStep>,
+    /// Caveats (estimated numbers, missing objects).
+    pub notes: Vec<String>,
+}
+
+/// Builds the report for one pod. `Ok(None)` when the store has no
+/// FailedScheduling event for it.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when a query fails.
+pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<PendingReport>, AnalyzeError> {
+    let failures = store.query_map(&sql::POD_FAILURES, [namespace, name], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            FailureEvent {
+                message: r.get(1)?,
+                count: r.get::<_, i64>(2)?.max(1) as u64,
+                first_time: r.get(3)?,
+                last_time: r.get(4)?,
+                reporting_component: r.get(5)?,
+            },
+        ))
+    })?;
+    if failures.is_empty() {
+        return Ok(None);
+    }
+    let uid = failures.iter().map(|(u, _)| u.clone()).find(|u| !u.is_empty()).unwrap_or_default();
+    let failures: Vec<FailureEvent> = failures.into_iter().map(|(_, f)| f).collect();
+    let first_failure = failures.iter().map(|f| f.first_time).min().unwrap_or_else(Utc::now);
+    let latest = failures.iter().max_by_key(|f| f.last_time).cloned();
+    let latest = latest.unwrap_or_else(|| failures[0].clone());
+    let last_failure = latest.last_time;
+
+    let scheduled = store
+        .query_map(&sql::POD_SCHEDULED, [namespace, name], |r| {
+            Ok(ScheduledAt { at: r.get(1)?, node: r.get(2)? })
+        })?
+        .into_iter()
+        .find(|s| s.at >= first_failure);
+    let far_future = DateTime::<Utc>::MAX_UTC.timestamp_micros() / 2;
+    let last_version = store
+        .query_map(&sql::POD_AT, duckdb::params![namespace, name, far_future], |r| {
+            Ok((r.get::<_, String>(1)?, r.get::<_, DateTime<Utc>>(3)?, r.get::<_, Option<DateTime<Utc>>>(5)?))
+        })?
+        .into_iter()
+        .next();
+    let deleted_at = last_version.and_then(|(change, observed, deleted)| {
+        if change == "DELETED" {
+            Some(observed)
+        } else {
+            deleted
+        }
+    });
+    let (end, outcome) = match (&scheduled, deleted_at) {
+        (Some(s), _) => (s.at, "scheduled"),
+        (None, Some(d)) => (d, "deleted-unscheduled"),
+        (None, None) => (last_failure, "pending"),
+    };
+    let history = History {
+        first_failure,
+        last_failure,
+        occurrences: failures.iter().map(|f| f.count).sum(),
+        failure_events: failures.len() as u64,
+        scheduled: scheduled.clone(),
+        deleted_at,
+        waited_seconds: (end - first_failure).num_seconds(),
+        outcome,
+    };
+
+    let parsed_latest = parse(&latest.message);
+    let reasons = reason_lines(&failures, &parsed_latest);
+    let preemption = parsed_latest.preemption.as_ref().map(|p| match p {
+        Preemption::Text(t) => t.clone(),
+        Preemption::Nodes(n) => n.items.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
+    });
+    let mut notes = Vec::new();
+    let state = build_state(store, namespace, name, last_failure, &parsed_latest, &mut notes)?;
+    let mut report = PendingReport {
+        namespace: namespace.to_string(),
+        name: name.to_string(),
+        uid,
+        history,
+        total_nodes: parsed_latest.total_nodes,
+        latest_message: latest.message.clone(),
+        reasons,
+        preemption,
+        failures,
+        state,
+        next_steps: Vec::new(),
+        notes,
+    };
+    report.next_steps = next_steps(&report);
+    Ok(Some(report))
+}
+
+fn reason_lines(failures: &[FailureEvent], latest: &crate::failed_scheduling::FailedScheduling) -> Vec<ReasonLine> {
+    // Occurrences per reason over every event; order: latest message first.
+    let mut occurrences: BTreeMap<String, (u64, ReasonKind, bool)> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    let mut note = |reason: &crate::failed_scheduling::Reason, count: u64, order: &mut Vec<String>| {
+        let key = reason.message();
+        let entry = occurrences.entry(key.clone()).or_insert((0, reason.kind(), reason.preemption_can_help()));
+        entry.0 += count;
+        if !order.contains(&key) {
+            order.push(key);
+        }
+    };
+    for r in latest.reasons() {
+        note(r, 0, &mut order);
+    }
+    for f in failures {
+        let parsed = parse(&f.message);
+        for r in parsed.reasons() {
+            note(r, f.count, &mut order);
+        }
+    }
+    order
+        .into_iter()
+        .filter_map(|key| {
+            let (occ, kind, can_help) = occurrences.get(&key).copied()?;
+            let nodes = latest
+                .items
+                .iter()
+                .filter(|i| i.reason.message() == key)
+                .map(|i| i.count)
+                .reduce(|a, b| a.saturating_add(b));
+            Some(ReasonLine { reason: key, kind, nodes, occurrences: occ, preemption_can_help: can_help })
+        })
+        .collect()
+}

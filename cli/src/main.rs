@@ -1,0 +1,40 @@
+//! The `kdrift` binary: argument parsing and rendering only. Every analysis
+//! lives in the library crates; `main` picks stdout/stderr and turns the
+//! outcome into an exit code (0 found/ok, 1 nothing found, 2 error).
+
+mod args;
+mod cmd;
+mod progress;
+mod render;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = args::Cli::parse();
+    init_tracing(cli.verbose);
+    match cmd::run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            // A closed pipe (`kdrift … | head`) is not an error.
+            if err.chain().any(|e| e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)) {
+                return ExitCode::SUCCESS;
+            }
+            let mut stderr = std::io::stderr().lock();
+            let _ = writeln!(stderr, "kdrift: error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn init_tracing(verbose: u8) {
+    let level = match verbose {
+        0 => "warn",
+        1 => "info",
+        _ => "debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("KDRIFT_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}

@@ -1,0 +1,43 @@
+//! Rendering of findings to any `Write`: tables (tabled) for people, JSON for
+//! machines. Nothing here computes a finding.
+
+pub mod ingest;
+pub mod pending;
+
+use std::io::Write;
+
+/// Writes `value` as pretty JSON followed by a newline.
+pub fn json<W: Write, T: serde::Serialize>(out: &mut W, value: &T) -> anyhow::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// `2h 5m`, `90m`, `42s`: a compact human duration.
+pub fn duration(seconds: i64) -> String {
+    let s = seconds.max(0);
+    let (d, h, m, sec) = (s / 86_400, (s % 86_400) / 3600, (s % 3600) / 60, s % 60);
+    match (d, h, m) {
+        (0, 0, 0) => format!("{sec}s"),
+        (0, 0, _) if sec == 0 => format!("{m}m"),
+        (0, 0, _) => format!("{m}m {sec}s"),
+        (0, _, _) => format!("{h}h {m}m"),
+        _ => format!("{d}d {h}h"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::duration;
+
+    #[test]
+    fn durations() {
+        assert_eq!(duration(42), "42s");
+        assert_eq!(duration(5400), "1h 30m");
+        assert_eq!(duration(90 * 60 + 5), "1h 30m");
+        assert_eq!(duration(600), "10m");
+        assert_eq!(duration(61), "1m 1s");
+        assert_eq!(duration(200_000), "2d 7h");
+        assert_eq!(duration(-5), "0s");
+    }
+}

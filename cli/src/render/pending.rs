@@ -1,0 +1,208 @@
+//! Tables for `why-pending`: the list of pending pods and one pod's chain.
+
+use std::io::Write;
+
+use chrono::{DateTime, Utc};
+use kdrift_analyze::pending::StateAtFailure;
+use kdrift_analyze::{PendingPod, PendingReport};
+use kdrift_rebalance::quantity::format_amount;
+use tabled::settings::Style;
+use tabled::{Table, Tabled};
+
+use super::duration;
+
+fn t(ts: DateTime<Utc>) -> String {
+    ts.format("%Y-%m-%d %H:%M:%SZ").to_string()
+}
+
+#[derive(Tabled)]
+struct ListRow {
+    #[tabled(rename = "POD")]
+    pod: String,
+    #[tabled(rename = "PENDING")]
+    pending: String,
+    #[tabled(rename = "FIRST FAILURE")]
+    first: String,
+    #[tabled(rename = "ATTEMPTS")]
+    attempts: u64,
+    #[tabled(rename = "SCHEDULED")]
+    scheduled: String,
+    #[tabled(rename = "REASONS (LATEST)")]
+    reasons: String,
+}
+
+/// `why-pending --all` as a table.
+pub fn list<W: Write>(out: &mut W, pods: &[PendingPod]) -> anyhow::Result<()> {
+    if pods.is_empty() {
+        writeln!(out, "no FailedScheduling events in the store")?;
+        return Ok(());
+    }
+    let rows = pods.iter().map(|p| ListRow {
+        pod: format!("{}/{}", p.namespace, p.name),
+        pending: duration(p.pending_seconds),
+        first: t(p.first_failure),
+        attempts: p.occurrences,
+        scheduled: match (&p.scheduled_node, p.scheduled_at) {
+            (Some(n), Some(at)) => format!("{n} at {}", at.format("%H:%M:%SZ")),
+            _ => "never seen".into(),
+        },
+        reasons: p.reasons.clone(),
+    });
+    writeln!(out, "{}", Table::new(rows).with(Style::blank()))?;
+    writeln!(out, "{} pods had FailedScheduling", pods.len())?;
+    Ok(())
+}
+
+#[derive(Tabled)]
+struct ReasonRow {
+    #[tabled(rename = "REASON")]
+    reason: String,
+    #[tabled(rename = "NODES")]
+    nodes: String,
+    #[tabled(rename = "ATTEMPTS")]
+    attempts: u64,
+    #[tabled(rename = "PREEMPTION CAN HELP")]
+    preemption: &'static str,
+}
+
+#[derive(Tabled)]
+struct NodeRow {
+    #[tabled(rename = "NODE")]
+    node: String,
+    #[tabled(rename = "CPU REQUESTED")]
+    cpu: String,
+    #[tabled(rename = "CPU FREE")]
+    cpu_free: String,
+    #[tabled(rename = "MEMORY REQUESTED")]
+    memory: String,
+    #[tabled(rename = "PODS")]
+    pods: String,
+    #[tabled(rename = "OTHER")]
+    other: String,
+    #[tabled(rename = "FAILS FOR THIS POD")]
+    fails: String,
+}
+
+/// One pod's chain as text.
+pub fn report<W: Write>(out: &mut W, r: &PendingReport) -> anyhow::Result<()> {
+    let h = &r.history;
+    writeln!(out, "Pod {}/{}{}", r.namespace, r.name, if r.uid.is_empty() { String::new() } else { format!("  (uid {})", r.uid) })?;
+    writeln!(
+        out,
+        "  failed to schedule {} times in {} event(s), from {} to {}",
+        h.occurrences,
+        h.failure_events,
+        t(h.first_failure),
+        t(h.last_failure)
+    )?;
+    let outcome = match (&h.scheduled, h.deleted_at) {
+        (Some(s), _) => format!("scheduled on {} at {} after waiting {}", s.node, t(s.at), duration(h.waited_seconds)),
+        (None, Some(d)) => format!("never scheduled: deleted at {} after {} pending", t(d), duration(h.waited_seconds)),
+        (None, None) => format!("not seen scheduled: pending for at least {}", duration(h.waited_seconds)),
+    };
+    writeln!(out, "  outcome: {outcome}")?;
+    writeln!(out)?;
+    writeln!(out, "Why (latest message): {}", r.latest_message)?;
+    let rows = r.reasons.iter().map(|x| ReasonRow {
+        reason: x.reason.clone(),
+        nodes: x.nodes.map_or("-".into(), |n| match r.total_nodes {
+            Some(total) => format!("{n}/{total}"),
+            None => n.to_string(),
+        }),
+        attempts: x.occurrences,
+        preemption: if x.preemption_can_help { "yes" } else { "no" },
+    });
+    writeln!(out, "{}", Table::new(rows).with(Style::blank()))?;
+    if let Some(p) = &r.preemption {
+        writeln!(out, "  preemption: {p}")?;
+    }
+    if let Some(s) = &r.state {
+        writeln!(out)?;
+        state(out, s)?;
+    }
+    if !r.next_steps.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Next steps")?;
+        for (i, s) in r.next_steps.iter().enumerate() {
+            writeln!(out, "  {}. [{}] {}", i + 1, s.addresses, s.action)?;
+        }
+    }
+    if !r.notes.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Notes")?;
+        for n in &r.notes {
+            writeln!(out, "  - {n}")?;
+        }
+    }
+    Ok(())
+}
+
+fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
+    writeln!(out, "Nodes at the last failure ({}; {} pods counted)", t(s.at), s.pods_counted)?;
+    if s.pod_known {
+        let req: Vec<String> = s.pod_requests.iter().map(|(r, v)| format!("{r} {}", format_amount(r, *v))).collect();
+        writeln!(out, "  the pod requests: {}", if req.is_empty() { "nothing (BestEffort)".into() } else { req.join(", ") })?;
+    }
+    let rows = s.nodes.iter().map(|n| {
+        let get = |name: &str| n.resources.iter().find(|r| r.resource == name);
+        let fmt = |name: &str| {
+            get(name).map_or("-".into(), |r| {
+                format!("{}/{} ({:.0} %)", format_amount(name, r.requested), format_amount(name, r.allocatable), r.percent)
+            })
+        };
+        let other = n
+            .resources
+            .iter()
+            .filter(|r| !["cpu", "memory", "pods"].contains(&r.resource.as_str()))
+            .map(|r| format!("{} {}/{}", r.resource, r.requested, r.allocatable))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut flags = Vec::new();
+        if n.unschedulable {
+            flags.push("cordoned");
+        }
+        if n.ready == Some(false) {
+            flags.push("NotReady");
+        }
+        let mut name = n.name.clone();
+        if !flags.is_empty() {
+            name = format!("{name} ({})", flags.join(", "));
+        }
+        NodeRow {
+            node: name,
+            cpu: fmt("cpu"),
+            cpu_free: get("cpu").map_or("-".into(), |r| format_amount("cpu", r.free)),
+            memory: fmt("memory"),
+            pods: get("pods").map_or("-".into(), |r| format!("{}/{}", r.requested, r.allocatable)),
+            other,
+            fails: if n.fails.is_empty() { if s.pod_known { "fits".into() } else { "?".into() } } else { n.fails.join("; ") },
+        }
+    });
+    writeln!(out, "{}", Table::new(rows).with(Style::blank()))?;
+    for c in &s.constraints {
+        writeln!(out, "  {} excluded {} node(s): {} — {}", c.plugin, c.nodes.len(), c.nodes.join(", "), c.reason)?;
+    }
+    if s.pod_known {
+        if s.left.is_empty() {
+            writeln!(out, "  no node passes the pod's constraints")?;
+        } else {
+            writeln!(out, "  left after the constraints: {}", s.left.join(", "))?;
+        }
+    }
+    for sf in &s.shortfalls {
+        writeln!(
+            out,
+            "  {} {}: the pod requests {}, {} free → {} short",
+            sf.node, sf.resource, sf.display[0], sf.display[1], sf.display[2]
+        )?;
+    }
+    if let Some(m) = &s.reconstructed_message {
+        let verdict = match s.matches_event {
+            Some(true) => "same counts as the event",
+            Some(false) => "DIFFERENT from the event (see notes)",
+            None => "not comparable with the event",
+        };
+        writeln!(out, "  kube-scheduler's filters on this state: \"{m}\" ({verdict})")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,273 @@
+//! `kdrift ingest file PATH...`: walks files and directories (a
+//! `kubectl cluster-info dump` directory included), reads each dump
+//! (gzip-compressed or not), and stores every object version in one run.
+//! A bad file or record is reported and skipped; everything else loads.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::parse::{parse_bytes, Format, InputError};
+use crate::record::{Origin, Record};
+use crate::store::writer::{RunCounts, RunStatus, RunWriter};
+use crate::store::{Store, StoreError};
+
+/// File name endings `ingest file` reads when walking a directory (also with
+/// `.gz`). Other files in a directory (a cluster-info dump's `logs.txt`) are
+/// listed as ignored; a file named explicitly is always read.
+pub const DUMP_EXTENSIONS: &[&str] = &["json", "yaml", "yml", "ndjson", "jsonl"];
+
+/// What one input file gave.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct FileSummary {
+    /// The path as given or found.
+    pub location: String,
+    /// The syntax it was read as (`None`: unreadable).
+    pub format: Option<Format>,
+    /// Object versions read.
+    pub records: u64,
+    /// Of which Events.
+    pub events: u64,
+    /// Of which other objects (pods, nodes, …).
+    pub objects: u64,
+    /// New versions the store did not have.
+    pub added: u64,
+    /// Versions the store already had.
+    pub duplicates: u64,
+    /// Documents holding no object (empty YAML documents, bookmarks).
+    pub skipped: u64,
+    /// Input errors (the file's other records still load).
+    #[serde(serialize_with = "ser_errors")]
+    pub errors: Vec<InputError>,
+}
+
+fn ser_errors<S: serde::Serializer>(errors: &[InputError], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(errors.iter().map(ToString::to_string))
+}
+
+/// The outcome of one ingest run.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct IngestReport {
+    /// The run's id in `ingest_runs`.
+    pub run_id: i64,
+    /// ok / partial / failed.
+    pub status: RunStatus,
+    /// Per-file summaries, in the order read.
+    pub files: Vec<FileSummary>,
+    /// Files found in directories but not read (not a dump file ending).
+    pub ignored: Vec<String>,
+    /// Run totals.
+    pub counts: RunCounts,
+}
+
+impl IngestReport {
+    /// Input errors over all files.
+    pub fn error_count(&self) -> u64 {
+        self.files.iter().map(|f| f.errors.len() as u64).sum()
+    }
+}
+
+/// Progress callbacks (the CLI draws a bar on stderr; tests pass [`NoProgress`]).
+pub trait Progress {
+    /// Before reading: how many files and bytes in all.
+    fn start(&mut self, _files: usize, _bytes: u64) {}
+    /// One file read and staged.
+    fn file_done(&mut self, _summary: &FileSummary, _bytes: u64) {}
+    /// Committing the run (deduplicate, derive).
+    fn committing(&mut self) {}
+}
+
+/// Progress that shows nothing.
+#[derive(Debug, Default)]
+pub struct NoProgress;
+impl Progress for NoProgress {}
+
+fn is_dump_name(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("").to_ascii_lowercase();
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    name.rsplit_once('.').is_some_and(|(_, ext)| DUMP_EXTENSIONS.contains(&ext))
+}
+
+fn is_yaml_name(location: &str) -> bool {
+    let l = location.to_ascii_lowercase();
+    let l = l.strip_suffix(".gz").unwrap_or(&l);
+    l.ends_with(".yaml") || l.ends_with(".yml")
+}
+
+/// Expands the given paths: files as they are, directories walked
+/// recursively in sorted order. Returns (files to read, ignored files, errors
+/// for paths that do not exist or cannot be listed).
+pub fn collect_paths(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<InputError>) {
+    let mut files = Vec::new();
+    let mut ignored = Vec::new();
+    let mut errors = Vec::new();
+    fn walk(dir: &Path, files: &mut Vec<PathBuf>, ignored: &mut Vec<PathBuf>, errors: &mut Vec<InputError>) {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(e) => e,
+            Err(e) => {
+                errors.push(path_error(dir, &format!("cannot list directory: {e}")));
+                return;
+            }
+        };
+        let mut children: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        children.sort();
+        for child in children {
+            if child.is_dir() {
+                walk(&child, files, ignored, errors);
+            } else if is_dump_name(&child) {
+                files.push(child);
+            } else {
+                ignored.push(child);
+            }
+        }
+    }
+    for p in paths {
+        if p.is_dir() {
+            walk(p, &mut files, &mut ignored, &mut errors);
+        } else if p.exists() {
+            files.push(p.clone());
+        } else {
+            errors.push(path_error(p, "no such file or directory"));
+        }
+    }
+    (files, ignored, errors)
+}
+
+fn path_error(path: &Path, message: &str) -> InputError {
+    InputError {
+        origin: Origin { location: path.display().to_string(), line: None, item: None },
+        column: None,
+        message: message.to_string(),
+    }
+}
+
+/// Reads a file, decompressing gzip (detected by its magic bytes).
+///
+/// # Errors
+/// An [`InputError`] naming the file when it cannot be read or decompressed.
+pub fn read_maybe_gzip(path: &Path) -> Result<Vec<u8>, InputError> {
+    let bytes = std::fs::read(path).map_err(|e| path_error(path, &format!("cannot read: {e}")))?;
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::with_capacity(bytes.len() * 4);
+        flate2::read::MultiGzDecoder::new(&bytes[..])
+            .read_to_end(&mut out)
+            .map_err(|e| path_error(path, &format!("gzip data is corrupt or truncated: {e}")))?;
+        return Ok(out);
+    }
+    Ok(bytes)
+}
+
+/// Ingests dump files and directories into `store` as one run (source kind
+/// `file`).
+///
+/// # Errors
+/// Only [`StoreError`]s abort; input problems are in the report.
+pub fn ingest_files(store: &Store, paths: &[PathBuf], progress: &mut dyn Progress) -> Result<IngestReport, StoreError> {
+    let (files, ignored, path_errors) = collect_paths(paths);
+    let location = paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" ");
+    let total_bytes = files.iter().filter_map(|f| f.metadata().ok()).map(|m| m.len()).sum();
+    progress.start(files.len(), total_bytes);
+    let mut writer = RunWriter::begin(store, "file", &location)?;
+    let mut summaries = Vec::new();
+    for err in path_errors {
+        let location = err.origin.location.clone();
+        summaries.push(FileSummary { location, errors: vec![err], ..FileSummary::default() });
+    }
+    for file in &files {
+        let location = file.display().to_string();
+        let bytes_len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let summary = match read_maybe_gzip(file) {
+            Err(e) => FileSummary { location, errors: vec![e], ..FileSummary::default() },
+            Ok(bytes) => {
+                let parsed = parse_bytes(&location, &bytes, is_yaml_name(&location));
+                let mut summary = FileSummary {
+                    location,
+                    format: parsed.format,
+                    skipped: parsed.skipped,
+                    errors: parsed.errors,
+                    ..FileSummary::default()
+                };
+                stage_all(&mut writer, parsed.records, &mut summary)?;
+                summary
+            }
+        };
+        progress.file_done(&summary, bytes_len);
+        summaries.push(summary);
+    }
+    finish(writer, summaries, ignored.iter().map(|p| p.display().to_string()).collect(), progress)
+}
+
+/// Ingests records produced in memory (the demo scenario, tests) as one run.
+///
+/// # Errors
+/// Only [`StoreError`]s abort; records that are not objects are reported.
+pub fn ingest_records(
+    store: &Store,
+    source_kind: &str,
+    location: &str,
+    records: impl IntoIterator<Item = Record>,
+) -> Result<IngestReport, StoreError> {
+    let mut writer = RunWriter::begin(store, source_kind, location)?;
+    let mut summary = FileSummary { location: location.to_string(), ..FileSummary::default() };
+    stage_all(&mut writer, records, &mut summary)?;
+    finish(writer, vec![summary], Vec::new(), &mut NoProgress)
+}
+
+fn stage_all(
+    writer: &mut RunWriter<'_>,
+    records: impl IntoIterator<Item = Record>,
+    summary: &mut FileSummary,
+) -> Result<(), StoreError> {
+    for record in records {
+        let is_event = record.object.get("kind").and_then(|k| k.as_str()) == Some("Event");
+        let origin = record.origin.clone();
+        match writer.stage(record)? {
+            Ok(()) => {
+                summary.records += 1;
+                if is_event {
+                    summary.events += 1;
+                } else {
+                    summary.objects += 1;
+                }
+            }
+            Err(e) => summary.errors.push(InputError { origin, column: None, message: e.to_string() }),
+        }
+    }
+    Ok(())
+}
+
+fn finish(
+    writer: RunWriter<'_>,
+    mut summaries: Vec<FileSummary>,
+    ignored: Vec<String>,
+    progress: &mut dyn Progress,
+) -> Result<IngestReport, StoreError> {
+    for s in &summaries {
+        writer.record_file(
+            &s.location,
+            s.format.map_or("unreadable", Format::as_str),
+            s.records,
+            s.events,
+            s.objects,
+            s.skipped,
+            s.errors.len() as u64,
+        )?;
+        for e in &s.errors {
+            writer.record_error(&e.origin.location, e.origin.line, e.column, e.origin.item, &e.message)?;
+        }
+    }
+    let errors: u64 = summaries.iter().map(|s| s.errors.len() as u64).sum();
+    let read: u64 = summaries.iter().map(|s| s.records).sum();
+    let status = match (errors, read) {
+        (0, _) => RunStatus::Ok,
+        (_, 0) => RunStatus::Failed,
+        _ => RunStatus::Partial,
+    };
+    progress.committing();
+    let run_id = writer.run_id();
+    let (counts, per_location) = writer.commit(status, errors)?;
+    for s in &mut summaries {
+        s.added = per_location.iter().find(|(l, _)| *l == s.location).map_or(0, |(_, n)| *n);
+        s.duplicates = s.records.saturating_sub(s.added);
+    }
+    Ok(IngestReport { run_id, status, files: summaries, ignored, counts })
+}

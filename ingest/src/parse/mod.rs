@@ -1,0 +1,351 @@
+//! Turns the bytes of a dump file into object-version records: JSON (one
+//! document, concatenated documents as `kubectl get -w -o json` writes, or
+//! NDJSON), YAML (one or many documents), lists (`List`, `EventList`,
+//! `PodList`, `NodeList`, `items: null`), watch-event wrappers, old
+//! internal-type dumps and flattened log-store exports. Bad input becomes an
+//! [`InputError`] naming the line (or item) and what was expected; the
+//! records around it are kept.
+
+pub mod flat;
+pub mod legacy;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::record::{identify, Change, Origin, Record};
+
+/// The syntax a file was read as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// One JSON document, or several concatenated.
+    Json,
+    /// One JSON document per line.
+    Ndjson,
+    /// One or more YAML documents.
+    Yaml,
+}
+
+impl Format {
+    /// The value stored in `ingest_files.format`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            Format::Ndjson => "ndjson",
+            Format::Yaml => "yaml",
+        }
+    }
+}
+
+/// One piece of input that could not be read, with its position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError {
+    /// File, line (1-based) and list item (0-based) when known.
+    pub origin: Origin,
+    /// 1-based column, when the parser reports it.
+    pub column: Option<u64>,
+    /// What was wrong and what was expected.
+    pub message: String,
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.origin.location)?;
+        if let Some(line) = self.origin.line {
+            write!(f, ":{line}")?;
+            if let Some(col) = self.column {
+                write!(f, ":{col}")?;
+            }
+        }
+        if let Some(item) = self.origin.item {
+            write!(f, ": items[{item}]")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// Everything read from one file.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    /// The syntax detected (`None` when nothing could be read).
+    pub format: Option<Format>,
+    /// Object versions, in file order.
+    pub records: Vec<Record>,
+    /// Documents that hold no object (empty YAML documents, BOOKMARK events).
+    pub skipped: u64,
+    /// Input errors; the records above are still good.
+    pub errors: Vec<InputError>,
+}
+
+/// A kind hint from a file name as `kubectl cluster-info dump` writes them
+/// (`events.json`, `pods.json`, `nodes.json`), for lists whose items lack `kind`.
+pub fn kind_hint_from_path(location: &str) -> Option<&'static str> {
+    let file = location.rsplit(['/', '\\']).next().unwrap_or(location).to_ascii_lowercase();
+    let stem = file.split('.').next().unwrap_or("");
+    match stem {
+        "events" => Some("Event"),
+        "pods" => Some("Pod"),
+        "nodes" => Some("Node"),
+        _ => None,
+    }
+}
+
+/// Parses one file's (already decompressed) bytes. `yaml_by_name` forces YAML
+/// (`.yaml`/`.yml`); otherwise the first non-blank byte decides (`{`/`[` →
+/// JSON, else YAML).
+pub fn parse_bytes(location: &str, bytes: &[u8], yaml_by_name: bool) -> Parsed {
+    let mut out = Parsed::default();
+    let hint = kind_hint_from_path(location);
+    let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
+    let Some(first) = first else {
+        out.format = Some(if yaml_by_name { Format::Yaml } else { Format::Json });
+        return out;
+    };
+    if !yaml_by_name && (first == b'{' || first == b'[') {
+        if looks_like_ndjson(bytes) {
+            out.format = Some(Format::Ndjson);
+            parse_ndjson(location, bytes, hint, &mut out);
+        } else {
+            out.format = Some(Format::Json);
+            parse_json_stream(location, bytes, hint, &mut out);
+        }
+    } else {
+        out.format = Some(Format::Yaml);
+        parse_yaml(location, bytes, hint, &mut out);
+    }
+    out
+}
+
+/// NDJSON when the first non-blank line is a complete JSON value on its own
+/// and another non-blank line follows.
+fn looks_like_ndjson(bytes: &[u8]) -> bool {
+    let mut lines = bytes.split(|b| *b == b'\n').filter(|l| l.iter().any(|b| !b.is_ascii_whitespace()));
+    let Some(first) = lines.next() else { return false };
+    lines.next().is_some() && serde_json::from_slice::<serde::de::IgnoredAny>(first).is_ok()
+}
+
+fn line_of_offset(bytes: &[u8], offset: usize) -> u64 {
+    let end = offset.min(bytes.len());
+    bytes[..end].iter().filter(|b| **b == b'\n').count() as u64 + 1
+}
+
+fn parse_ndjson(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed) {
+    for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        let line_no = i as u64 + 1;
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let origin = Origin { location: location.to_string(), line: Some(line_no), item: None };
+        match serde_json::from_slice::<Value>(line) {
+            Ok(doc) => expand_document(doc, origin, hint, out),
+            Err(e) => out.errors.push(InputError {
+                origin,
+                column: Some(e.column() as u64),
+                message: format!("invalid JSON ({e}); expected one JSON object per line"),
+            }),
+        }
+    }
+}
+
+fn parse_json_stream(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed) {
+    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
+    loop {
+        let start = stream.byte_offset();
+        match stream.next() {
+            None => break,
+            Some(Ok(doc)) => {
+                let skip_ws = bytes[start..].iter().take_while(|b| b.is_ascii_whitespace()).count();
+                let origin = Origin {
+                    location: location.to_string(),
+                    line: Some(line_of_offset(bytes, start + skip_ws)),
+                    item: None,
+                };
+                expand_document(doc, origin, hint, out);
+            }
+            Some(Err(e)) => {
+                let what = if e.is_eof() {
+                    "the file ends in the middle of a JSON document (truncated?)".to_string()
+                } else {
+                    format!("invalid JSON: {e}")
+                };
+                out.errors.push(InputError {
+                    origin: Origin { location: location.to_string(), line: Some(e.line() as u64), item: None },
+                    column: Some(e.column() as u64),
+                    message: format!("{what}; expected a Kubernetes object or list"),
+                });
+                break;
+            }
+        }
+    }
+}
+
+fn parse_yaml(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed) {
+    for (i, document) in serde_yaml::Deserializer::from_slice(bytes).enumerate() {
+        match Value::deserialize(document) {
+            Ok(Value::Null) => out.skipped += 1,
+            Ok(doc) => {
+                let origin = Origin { location: location.to_string(), line: None, item: None };
+                expand_document(doc, origin, hint, out);
+            }
+            Err(e) => {
+                let (line, column) = match e.location() {
+                    Some(l) => (Some(l.line() as u64), Some(l.column() as u64)),
+                    None => (None, None),
+                };
+                out.errors.push(InputError {
+                    origin: Origin { location: location.to_string(), line, item: None },
+                    column,
+                    message: format!("invalid YAML in document {}: {e}; expected a Kubernetes object or list", i + 1),
+                });
+                // The YAML parser cannot resynchronise after a syntax error.
+                break;
+            }
+        }
+    }
+}
+
+fn list_item_hint(doc: &Value, fallback: Option<&'static str>) -> Option<String> {
+    if let Some(kind) = doc.get("kind").and_then(Value::as_str) {
+        if let Some(base) = kind.strip_suffix("List") {
+            if !base.is_empty() {
+                return Some(base.to_string());
+            }
+        }
+    }
+    if let Some(link) = doc.pointer("/metadata/selfLink").or_else(|| doc.get("selfLink")).and_then(Value::as_str) {
+        match link.rsplit('/').next() {
+            Some("events") => return Some("Event".into()),
+            Some("pods") => return Some("Pod".into()),
+            Some("nodes") => return Some("Node".into()),
+            _ => {}
+        }
+    }
+    fallback.map(str::to_string)
+}
+
+fn is_list(doc: &Value) -> bool {
+    let Some(map) = doc.as_object() else { return false };
+    let Some(items) = map.get("items") else { return false };
+    let kind = map.get("kind").and_then(Value::as_str);
+    (items.is_array() || items.is_null()) && kind.is_none_or(|k| k.ends_with("List"))
+}
+
+fn watch_change(doc: &Value) -> Option<Change> {
+    let map = doc.as_object()?;
+    if !map.contains_key("object") || map.len() > 2 {
+        return None;
+    }
+    match map.get("type")?.as_str()? {
+        "ADDED" => Some(Change::Added),
+        "MODIFIED" => Some(Change::Modified),
+        "DELETED" => Some(Change::Deleted),
+        _ => None,
+    }
+}
+
+/// Expands one parsed document into records (a list into its items).
+pub fn expand_document(doc: Value, origin: Origin, hint: Option<&str>, out: &mut Parsed) {
+    let doc = if legacy::is_legacy(&doc) { legacy::normalise_document(doc) } else { doc };
+    if is_list(&doc) {
+        let item_hint = list_item_hint(&doc, kind_hint_from_path(&origin.location));
+        let item_hint = item_hint.as_deref().or(hint);
+        let Value::Object(mut map) = doc else { return };
+        let items = match map.remove("items") {
+            Some(Value::Array(items)) => items,
+            _ => Vec::new(), // `items: null`: an empty list
+        };
+        for (i, item) in items.into_iter().enumerate() {
+            let item = if legacy::is_legacy(&item) { legacy::normalise_object(item) } else { item };
+            let origin = Origin { item: Some(i as u64), ..origin.clone() };
+            push_object(item, origin, item_hint, Change::Listed, out);
+        }
+        return;
+    }
+    if let Some(change) = watch_change(&doc) {
+        let Value::Object(mut map) = doc else { return };
+        let object = map.remove("object").unwrap_or(Value::Null);
+        push_object(object, origin, hint, change, out);
+        return;
+    }
+    if doc.get("type").and_then(Value::as_str) == Some("BOOKMARK") {
+        out.skipped += 1;
+        return;
+    }
+    if flat::is_flat(&doc) {
+        let (event, _time) = flat::unflatten_event(doc);
+        push_object(event, origin, Some("Event"), Change::Listed, out);
+        return;
+    }
+    push_object(doc, origin, hint, Change::Listed, out);
+}
+
+fn push_object(mut object: Value, origin: Origin, hint: Option<&str>, change: Change, out: &mut Parsed) {
+    match identify(&mut object, hint) {
+        Ok(_) => out.records.push(Record { object, origin, observed_at: None, change }),
+        Err(e) => out.errors.push(InputError { origin, column: None, message: e.to_string() }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ndjson_keeps_good_lines_around_a_bad_one() {
+        let input = b"{\"kind\":\"Event\",\"metadata\":{\"name\":\"a\"},\"involvedObject\":{}}\n{not json\n{\"kind\":\"Event\",\"metadata\":{\"name\":\"b\"},\"involvedObject\":{}}\n";
+        let p = parse_bytes("x.ndjson", input, false);
+        assert_eq!(p.format, Some(Format::Ndjson));
+        assert_eq!(p.records.len(), 2);
+        assert_eq!(p.errors.len(), 1);
+        assert_eq!(p.errors[0].origin.line, Some(2));
+        assert!(p.errors[0].to_string().starts_with("x.ndjson:2:"), "{}", p.errors[0]);
+    }
+
+    #[test]
+    fn truncated_json_names_the_line() {
+        let input = b"{\n \"kind\": \"List\",\n \"items\": [\n  {\"kind\": \"Pod\", \"metadata\": {\"name\": \"a\"}}";
+        let p = parse_bytes("t.json", input, false);
+        assert_eq!(p.records.len(), 0);
+        assert_eq!(p.errors.len(), 1);
+        assert_eq!(p.errors[0].origin.line, Some(4));
+        assert!(p.errors[0].message.contains("truncated"), "{}", p.errors[0].message);
+    }
+
+    #[test]
+    fn list_items_null_and_bad_item() {
+        let p = parse_bytes("e.json", br#"{"kind":"EventList","items":null}"#, false);
+        assert_eq!((p.records.len(), p.errors.len()), (0, 0));
+        let p = parse_bytes(
+            "e.json",
+            br#"{"kind":"PodList","items":[{"metadata":{"name":"a"}}, 7, {"metadata":{}}]}"#,
+            false,
+        );
+        assert_eq!(p.records.len(), 1);
+        assert_eq!(p.records[0].object["kind"], "Pod");
+        assert_eq!(p.errors.len(), 2);
+        assert_eq!(p.errors[0].origin.item, Some(1));
+        assert!(p.errors[1].to_string().contains("items[2]"));
+    }
+
+    #[test]
+    fn yaml_multi_document_and_watch_wrappers() {
+        let y = b"kind: Node\nmetadata:\n  name: n1\n---\n---\nkind: Pod\nmetadata:\n  name: p\n";
+        let p = parse_bytes("a.yaml", y, true);
+        assert_eq!(p.records.len(), 2);
+        assert_eq!(p.skipped, 1);
+        let w = br#"{"type":"DELETED","object":{"kind":"Pod","metadata":{"name":"p"}}}
+{"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"q"}}}"#;
+        let p = parse_bytes("w.json", w, false);
+        assert_eq!(p.records[0].change, Change::Deleted);
+        assert_eq!(p.records[1].change, Change::Added);
+    }
+
+    #[test]
+    fn concatenated_pretty_json_documents() {
+        let input = b"{\n \"kind\": \"Pod\",\n \"metadata\": {\"name\": \"a\"}\n}\n{\n \"kind\": \"Pod\",\n \"metadata\": {\"name\": \"b\"}\n}\n";
+        let p = parse_bytes("c.json", input, false);
+        assert_eq!(p.format, Some(Format::Json));
+        assert_eq!(p.records.len(), 2);
+        assert_eq!(p.records[1].origin.line, Some(5));
+    }
+}

@@ -1,0 +1,294 @@
+//! One observed object version on its way into the store: the object itself,
+//! where it came from, when it was observed, and the identity columns the
+//! store indexes it by.
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+/// How a source saw an object version (a watch's event type, or a list/dump).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Change {
+    /// Part of a list or dump: the object existed in this state.
+    Listed,
+    /// A watch ADDED event.
+    Added,
+    /// A watch MODIFIED event.
+    Modified,
+    /// A watch DELETED event: the object's last state before deletion.
+    Deleted,
+}
+
+impl Change {
+    /// The value stored in `observations.change`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Change::Listed => "LISTED",
+            Change::Added => "ADDED",
+            Change::Modified => "MODIFIED",
+            Change::Deleted => "DELETED",
+        }
+    }
+}
+
+/// Where a record was read: a file (or URL) and, when known, the 1-based line
+/// and the 0-based index in a List's `items`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Origin {
+    /// File path or URL, as the user gave it.
+    pub location: String,
+    /// 1-based line of the record's start, when the format tells it.
+    pub line: Option<u64>,
+    /// 0-based index in the enclosing List's `items`.
+    pub item: Option<u64>,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.location)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        if let Some(item) = self.item {
+            write!(f, " (items[{item}])")?;
+        }
+        Ok(())
+    }
+}
+
+/// An object version read from a source, before identity extraction.
+#[derive(Debug, Clone)]
+pub struct Record {
+    /// The whole API object (camelCase keys; `kind` and `apiVersion` set).
+    pub object: Value,
+    /// Where it was read.
+    pub origin: Origin,
+    /// When the source observed it (a watch event's arrival, a VictoriaLogs
+    /// `_time`); `None` for dumps, which carry no observation time.
+    pub observed_at: Option<DateTime<Utc>>,
+    /// How the source saw it.
+    pub change: Change,
+}
+
+/// The columns `observations` indexes an object version by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    /// `kind`, e.g. `Event`, `Pod`, `Node`.
+    pub kind: String,
+    /// `apiVersion`, e.g. `v1`, `events.k8s.io/v1`.
+    pub api_version: String,
+    /// `metadata.namespace`, `""` for cluster-scoped objects.
+    pub namespace: String,
+    /// `metadata.name`.
+    pub name: String,
+    /// `metadata.uid`, when present.
+    pub uid: Option<String>,
+    /// `metadata.resourceVersion`, when present.
+    pub resource_version: Option<String>,
+}
+
+/// Why a document cannot be stored as an object version.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum IdentityError {
+    /// The document is not a JSON object.
+    #[error("expected a Kubernetes object (a mapping), found {0}")]
+    NotAnObject(&'static str),
+    /// No `kind` and none could be inferred from the shape.
+    #[error("object has no `kind` and its shape is not an Event, Pod or Node")]
+    NoKind,
+    /// Neither `metadata.name` nor `metadata.uid`.
+    #[error("{kind} has neither metadata.name nor metadata.uid")]
+    NoName {
+        /// The object's kind.
+        kind: String,
+    },
+}
+
+fn str_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
+    let mut cur = v;
+    for p in path {
+        cur = cur.get(p)?;
+    }
+    cur.as_str()
+}
+
+/// Kind inferred from an object's shape when `kind` is missing (items of old
+/// lists often omit it). Returns `None` when the shape is not recognised.
+pub fn infer_kind(object: &Value) -> Option<&'static str> {
+    if object.get("involvedObject").is_some() || object.get("regarding").is_some() {
+        return Some("Event");
+    }
+    if object.pointer("/spec/containers").is_some() {
+        return Some("Pod");
+    }
+    if object.pointer("/status/nodeInfo").is_some()
+        || object.pointer("/status/allocatable").is_some()
+        || object.pointer("/status/capacity").is_some()
+    {
+        return Some("Node");
+    }
+    None
+}
+
+/// The default `apiVersion` of a kind when a document omits it.
+pub fn default_api_version(kind: &str, object: &Value) -> &'static str {
+    match kind {
+        "Event" if object.get("regarding").is_some() || object.get("note").is_some() => {
+            "events.k8s.io/v1"
+        }
+        "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" => "apps/v1",
+        "Job" | "CronJob" => "batch/v1",
+        "PodDisruptionBudget" => "policy/v1",
+        "PriorityClass" => "scheduling.k8s.io/v1",
+        _ => "v1",
+    }
+}
+
+/// Fills in `kind` and `apiVersion` when missing, then reads the identity.
+///
+/// # Errors
+/// [`IdentityError`] when the document is not an object, its kind cannot be
+/// known, or it has neither a name nor a uid.
+pub fn identify(object: &mut Value, kind_hint: Option<&str>) -> Result<Identity, IdentityError> {
+    let map = match object {
+        Value::Object(m) => m,
+        Value::Null => return Err(IdentityError::NotAnObject("null")),
+        Value::Array(_) => return Err(IdentityError::NotAnObject("a list")),
+        Value::String(_) => return Err(IdentityError::NotAnObject("a string")),
+        Value::Number(_) => return Err(IdentityError::NotAnObject("a number")),
+        Value::Bool(_) => return Err(IdentityError::NotAnObject("a boolean")),
+    };
+    let kind = match map.get("kind").and_then(Value::as_str).filter(|k| !k.is_empty()) {
+        Some(k) => k.to_string(),
+        None => {
+            let inferred = kind_hint
+                .or_else(|| infer_kind(&Value::Object(map.clone())))
+                .ok_or(IdentityError::NoKind)?;
+            map.insert("kind".into(), Value::String(inferred.to_string()));
+            inferred.to_string()
+        }
+    };
+    if map.get("apiVersion").and_then(Value::as_str).filter(|v| !v.is_empty()).is_none() {
+        let v = default_api_version(&kind, &Value::Object(map.clone()));
+        map.insert("apiVersion".into(), Value::String(v.to_string()));
+    }
+    let object = &*object;
+    let api_version = str_at(object, &["apiVersion"]).unwrap_or("v1").to_string();
+    let namespace = str_at(object, &["metadata", "namespace"]).unwrap_or("").to_string();
+    let uid = str_at(object, &["metadata", "uid"]).filter(|s| !s.is_empty()).map(str::to_string);
+    let name = str_at(object, &["metadata", "name"]).unwrap_or("").to_string();
+    if name.is_empty() && uid.is_none() {
+        return Err(IdentityError::NoName { kind });
+    }
+    let resource_version = str_at(object, &["metadata", "resourceVersion"])
+        .filter(|s| !s.is_empty())
+        .map(str::to_string);
+    Ok(Identity { kind, api_version, namespace, name, uid, resource_version })
+}
+
+/// FNV-1a 64 over the change, apiVersion, kind and the object's JSON text:
+/// the store's dedupe key. Stable across Rust versions and platforms (unlike
+/// `std`'s hashers), so a store written by one build dedupes against another.
+pub fn content_hash(change: Change, identity: &Identity, json: &str) -> u64 {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut h = OFFSET;
+    for part in [change.as_str(), "\0", &identity.api_version, "\0", &identity.kind, "\0", json] {
+        for b in part.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(PRIME);
+        }
+    }
+    h
+}
+
+/// The newest RFC 3339 timestamp found anywhere in the object (keys ending in
+/// `Time`, `Timestamp`, `At`, or `startTime`): the earliest instant at which
+/// this version is known to have existed. Used as the observation time of a
+/// dump, which records none of its own.
+pub fn newest_timestamp(object: &Value) -> Option<DateTime<Utc>> {
+    fn walk(v: &Value, key: Option<&str>, best: &mut Option<DateTime<Utc>>) {
+        match v {
+            Value::Object(m) => {
+                for (k, child) in m {
+                    walk(child, Some(k), best);
+                }
+            }
+            Value::Array(items) => {
+                for child in items {
+                    walk(child, key, best);
+                }
+            }
+            Value::String(s) => {
+                let time_key = key.is_some_and(|k| {
+                    k.ends_with("Time") || k.ends_with("Timestamp") || k.ends_with("At")
+                });
+                if time_key {
+                    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+                        let t = t.with_timezone(&Utc);
+                        if best.is_none_or(|b| t > b) {
+                            *best = Some(t);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut best = None;
+    walk(object, None, &mut best);
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn identify_fills_kind_and_api_version_from_shape() {
+        let mut v = json!({"metadata": {"name": "e1", "namespace": "default"}, "involvedObject": {"kind": "Pod"}});
+        let id = identify(&mut v, None).expect("identity");
+        assert_eq!(id.kind, "Event");
+        assert_eq!(id.api_version, "v1");
+        assert_eq!(v["kind"], "Event");
+        let mut v = json!({"metadata": {"name": "e1"}, "regarding": {"kind": "Pod"}, "note": "x"});
+        assert_eq!(identify(&mut v, None).expect("id").api_version, "events.k8s.io/v1");
+    }
+
+    #[test]
+    fn identify_rejects_nameless_and_non_objects() {
+        let mut v = json!({"kind": "Pod", "metadata": {}});
+        assert_eq!(identify(&mut v, None), Err(IdentityError::NoName { kind: "Pod".into() }));
+        let mut v = json!([1, 2]);
+        assert_eq!(identify(&mut v, None), Err(IdentityError::NotAnObject("a list")));
+        let mut v = json!({"metadata": {"name": "x"}});
+        assert_eq!(identify(&mut v, None), Err(IdentityError::NoKind));
+    }
+
+    #[test]
+    fn hash_differs_by_change_and_content() {
+        let id = Identity {
+            kind: "Pod".into(),
+            api_version: "v1".into(),
+            namespace: "a".into(),
+            name: "b".into(),
+            uid: None,
+            resource_version: None,
+        };
+        let a = content_hash(Change::Listed, &id, "{}");
+        assert_eq!(a, content_hash(Change::Listed, &id, "{}"));
+        assert_ne!(a, content_hash(Change::Deleted, &id, "{}"));
+        assert_ne!(a, content_hash(Change::Listed, &id, "{ }"));
+    }
+
+    #[test]
+    fn newest_timestamp_walks_nested_times() {
+        let v = json!({"metadata": {"creationTimestamp": "2019-03-08T08:55:25Z"},
+                       "status": {"conditions": [{"lastTransitionTime": "2019-03-08T09:00:00Z"}]},
+                       "message": "2030-01-01T00:00:00Z"});
+        let t = newest_timestamp(&v).expect("time");
+        assert_eq!(t.to_rfc3339(), "2019-03-08T09:00:00+00:00");
+    }
+}

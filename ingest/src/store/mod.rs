@@ -1,0 +1,227 @@
+//! The kdrift store: one DuckDB file, event-sourced and append-only.
+//! [`Store`] owns the connection, creates or migrates the schema, and maps
+//! driver errors to [`StoreError`] naming the query that failed.
+
+pub mod sql;
+pub mod writer;
+
+use std::path::{Path, PathBuf};
+
+use duckdb::{Connection, Params, Row};
+
+pub use sql::NamedQuery;
+
+/// The schema version this build writes and reads.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// Store failures.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// DuckDB could not open or create the file.
+    #[error("cannot open store {path}: {source}")]
+    Open {
+        /// The store file.
+        path: PathBuf,
+        /// The driver's error.
+        #[source]
+        source: duckdb::Error,
+    },
+    /// The file does not exist (analysis commands never create a store).
+    #[error("no store at {path}: run `kdrift ingest file …` (or `kdrift demo`) first, or point --db / KDRIFT_DB at a store")]
+    Missing {
+        /// The path looked for.
+        path: PathBuf,
+    },
+    /// The file is a DuckDB database but not a kdrift store.
+    #[error("{path} is a DuckDB database but not a kdrift store (no kdrift_meta table); refusing to write into it")]
+    NotAStore {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Written by a newer kdrift.
+    #[error("store {path} has schema version {found}, newer than this kdrift understands (up to {supported}); upgrade kdrift")]
+    TooNew {
+        /// The file.
+        path: PathBuf,
+        /// Version found.
+        found: i64,
+        /// Highest version this build reads.
+        supported: i64,
+    },
+    /// A named query failed.
+    #[error("query {name} ({file}) failed: {source}")]
+    Query {
+        /// The query's name.
+        name: &'static str,
+        /// Its file under queries/.
+        file: &'static str,
+        /// The driver's error.
+        #[source]
+        source: duckdb::Error,
+    },
+    /// The bulk-load appender failed.
+    #[error("bulk load into {table} failed: {source}")]
+    Append {
+        /// Target table.
+        table: &'static str,
+        /// The driver's error.
+        #[source]
+        source: duckdb::Error,
+    },
+}
+
+/// What a store holds ([`Store::counts`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct StoreCounts {
+    /// Object versions (all kinds).
+    pub observations: i64,
+    /// Distinct events (after dedupe).
+    pub events: i64,
+    /// Event versions.
+    pub event_versions: i64,
+    /// Distinct pods (namespace/name).
+    pub pods: i64,
+    /// Distinct nodes.
+    pub nodes: i64,
+    /// Ingest runs.
+    pub runs: i64,
+}
+
+/// An open kdrift store.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).finish_non_exhaustive()
+    }
+}
+
+impl Store {
+    /// Opens the store at `path`, creating it (schema v[`SCHEMA_VERSION`]) when
+    /// the file does not exist, migrating an older schema.
+    ///
+    /// # Errors
+    /// [`StoreError::Open`], [`StoreError::NotAStore`], [`StoreError::TooNew`],
+    /// or a failed migration query.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let conn = Connection::open(path).map_err(|source| StoreError::Open { path: path.to_path_buf(), source })?;
+        let store = Store { conn, path: path.to_path_buf() };
+        store.ensure_schema()?;
+        Ok(store)
+    }
+
+    /// Opens an existing store for analysis; never creates one.
+    ///
+    /// # Errors
+    /// [`StoreError::Missing`] when the file does not exist, else as [`Store::open`].
+    pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
+        if !path.exists() {
+            return Err(StoreError::Missing { path: path.to_path_buf() });
+        }
+        Store::open(path)
+    }
+
+    /// The store file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The underlying connection, for callers that run named queries.
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// What the store holds.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub fn counts(&self) -> Result<StoreCounts, StoreError> {
+        self.query_one(&sql::STORE_COUNTS, [], |r| {
+            Ok(StoreCounts {
+                observations: r.get(0)?,
+                events: r.get(1)?,
+                event_versions: r.get(2)?,
+                pods: r.get(3)?,
+                nodes: r.get(4)?,
+                runs: r.get(5)?,
+            })
+        })
+    }
+
+    fn ensure_schema(&self) -> Result<(), StoreError> {
+        let has_meta: i64 = self.query_one(
+            &sql::HAS_META,
+            [],
+            |r| r.get(0),
+        )?;
+        if has_meta == 0 {
+            let tables: i64 = self.query_one(&sql::TABLE_COUNT, [], |r| r.get(0))?;
+            if tables > 0 {
+                return Err(StoreError::NotAStore { path: self.path.clone() });
+            }
+            self.batch(&sql::SCHEMA_V1)?;
+            self.execute(&sql::SET_SCHEMA_VERSION, [SCHEMA_VERSION.to_string()])?;
+            return Ok(());
+        }
+        let version: String = self.query_one(&sql::GET_SCHEMA_VERSION, [], |r| r.get(0))?;
+        let found: i64 = version.parse().unwrap_or(i64::MAX);
+        if found > SCHEMA_VERSION {
+            return Err(StoreError::TooNew { path: self.path.clone(), found, supported: SCHEMA_VERSION });
+        }
+        // Future migrations: apply v(found+1)..=SCHEMA_VERSION here, in one transaction.
+        Ok(())
+    }
+
+    /// Runs a multi-statement query (DDL).
+    ///
+    /// # Errors
+    /// [`StoreError::Query`] naming the query.
+    pub fn batch(&self, q: &NamedQuery) -> Result<(), StoreError> {
+        self.conn.execute_batch(q.sql).map_err(|e| query_error(q, e))
+    }
+
+    /// Executes one statement with bound parameters; returns the rows changed.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`] naming the query.
+    pub fn execute<P: Params>(&self, q: &NamedQuery, params: P) -> Result<usize, StoreError> {
+        let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| query_error(q, e))?;
+        stmt.execute(params).map_err(|e| query_error(q, e))
+    }
+
+    /// Runs a query expected to return exactly one row.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`] naming the query (also when no row comes back).
+    pub fn query_one<T, P, F>(&self, q: &NamedQuery, params: P, f: F) -> Result<T, StoreError>
+    where
+        P: Params,
+        F: FnOnce(&Row<'_>) -> duckdb::Result<T>,
+    {
+        let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| query_error(q, e))?;
+        stmt.query_row(params, f).map_err(|e| query_error(q, e))
+    }
+
+    /// Runs a query and maps every row.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`] naming the query.
+    pub fn query_map<T, P, F>(&self, q: &NamedQuery, params: P, mut f: F) -> Result<Vec<T>, StoreError>
+    where
+        P: Params,
+        F: FnMut(&Row<'_>) -> duckdb::Result<T>,
+    {
+        let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| query_error(q, e))?;
+        let rows = stmt.query_map(params, |r| f(r)).map_err(|e| query_error(q, e))?;
+        rows.collect::<duckdb::Result<Vec<T>>>().map_err(|e| query_error(q, e))
+    }
+}
+
+/// Wraps a driver error with the query's name.
+pub fn query_error(q: &NamedQuery, source: duckdb::Error) -> StoreError {
+    StoreError::Query { name: q.name, file: q.file, source }
+}

@@ -1,0 +1,87 @@
+//! Every SQL statement kdrift runs, embedded once from `queries/` under a
+//! named constant. Parameters are always bound (`$1`, `$2`, …), never
+//! formatted into the text. [`ALL`] lists them (for `kdrift query --list`).
+
+/// One named SQL file from `queries/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NamedQuery {
+    /// The query's name (its `-- name:` header).
+    pub name: &'static str,
+    /// Its path under `queries/`.
+    pub file: &'static str,
+    /// The SQL text.
+    pub sql: &'static str,
+}
+
+macro_rules! queries {
+    ($($(#[$doc:meta])* $ident:ident = $name:literal, $file:literal;)*) => {
+        $(
+            $(#[$doc])*
+            pub const $ident: NamedQuery = NamedQuery {
+                name: $name,
+                file: $file,
+                sql: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../queries/", $file)),
+            };
+        )*
+        /// Every named query, in registry order.
+        pub const ALL: &[NamedQuery] = &[$($ident),*];
+    };
+}
+
+queries! {
+    /// Whether the database is a kdrift store.
+    HAS_META = "has_meta", "schema/has_meta.sql";
+    /// Number of tables in the database.
+    TABLE_COUNT = "table_count", "schema/table_count.sql";
+    /// The store's schema version.
+    GET_SCHEMA_VERSION = "get_schema_version", "schema/get_version.sql";
+    /// Records the schema version.
+    SET_SCHEMA_VERSION = "set_schema_version", "schema/set_version.sql";
+    /// DDL of schema version 1.
+    SCHEMA_V1 = "schema_v1", "schema/v1.sql";
+    /// Opens a transaction.
+    TX_BEGIN = "tx_begin", "tx/begin.sql";
+    /// Commits the open transaction.
+    TX_COMMIT = "tx_commit", "tx/commit.sql";
+    /// Rolls back the open transaction.
+    TX_ROLLBACK = "tx_rollback", "tx/rollback.sql";
+    /// Starts an ingest run; returns its id.
+    BEGIN_RUN = "begin_run", "ingest/begin_run.sql";
+    /// Closes an ingest run with status and counts.
+    FINISH_RUN = "finish_run", "ingest/finish_run.sql";
+    /// Records a per-file summary.
+    RECORD_FILE = "record_file", "ingest/record_file.sql";
+    /// Records an input error.
+    RECORD_ERROR = "record_error", "ingest/record_error.sql";
+    /// Empties the staging table.
+    CLEAR_STAGING = "clear_staging", "ingest/clear_staging.sql";
+    /// Moves new staged versions into `observations`.
+    COMMIT_OBSERVATIONS = "commit_observations", "ingest/commit_observations.sql";
+    /// New versions per file of a run.
+    RUN_ADDED_BY_LOCATION = "run_added_by_location", "ingest/run_added_by_location.sql";
+    /// Derives `event_versions` for a run.
+    DERIVE_EVENT_VERSIONS = "derive_event_versions", "derive/event_versions.sql";
+    /// Derives `pod_versions` for a run.
+    DERIVE_POD_VERSIONS = "derive_pod_versions", "derive/pod_versions.sql";
+    /// Derives `node_versions` for a run.
+    DERIVE_NODE_VERSIONS = "derive_node_versions", "derive/node_versions.sql";
+    /// What the store holds (counts).
+    STORE_COUNTS = "store_counts", "stats/store_counts.sql";
+    /// Pods that had FailedScheduling, longest-pending first.
+    PENDING_PODS = "pending_pods", "why_pending/pending_pods.sql";
+    /// The distinct FailedScheduling events of one pod.
+    POD_FAILURES = "pod_failures", "why_pending/pod_failures.sql";
+    /// Scheduled events of one pod.
+    POD_SCHEDULED = "pod_scheduled", "why_pending/pod_scheduled.sql";
+    /// Latest version of one pod at or before an instant (else the earliest after).
+    POD_AT = "pod_at", "state/pod_at.sql";
+    /// Latest version of every pod at or before an instant (else the earliest after).
+    PODS_AT = "pods_at", "state/pods_at.sql";
+    /// Latest version of every node at or before an instant (else the earliest after).
+    NODES_AT = "nodes_at", "state/nodes_at.sql";
+}
+
+/// Finds a query by name.
+pub fn by_name(name: &str) -> Option<&'static NamedQuery> {
+    ALL.iter().find(|q| q.name == name)
+}

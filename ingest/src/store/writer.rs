@@ -1,0 +1,238 @@
+//! Writing one ingest run: the run row, bulk staging of object versions
+//! through DuckDB's Appender, then one transaction that commits the new
+//! versions (deduplicated), derives the normalised tables and closes the run.
+
+use chrono::{DateTime, Utc};
+use duckdb::{params, Appender};
+
+use super::{query_error, sql, Store, StoreError};
+use crate::record::{content_hash, identify, newest_timestamp, IdentityError, Record};
+
+/// Counts a run ends with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct RunCounts {
+    /// Records staged.
+    pub records: u64,
+    /// New object versions added to the store.
+    pub added: u64,
+    /// Records the store already had (or that repeated within the run).
+    pub duplicates: u64,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// Everything read.
+    Ok,
+    /// Some input failed; the rest is stored.
+    Partial,
+    /// Nothing could be read.
+    Failed,
+}
+
+impl RunStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Ok => "ok",
+            RunStatus::Partial => "partial",
+            RunStatus::Failed => "failed",
+        }
+    }
+}
+
+/// An open ingest run. Stage records with [`RunWriter::stage`], then
+/// [`RunWriter::commit`].
+pub struct RunWriter<'s> {
+    store: &'s Store,
+    appender: Appender<'s>,
+    run_id: i64,
+    started_at: DateTime<Utc>,
+    seq: i64,
+}
+
+fn micros(t: DateTime<Utc>) -> i64 {
+    t.timestamp_micros()
+}
+
+impl<'s> RunWriter<'s> {
+    /// Starts a run: records it in `ingest_runs` (status `running`) and opens
+    /// the staging appender.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the run row or the appender cannot be created.
+    pub fn begin(store: &'s Store, source_kind: &str, location: &str) -> Result<Self, StoreError> {
+        let started_at = Utc::now();
+        store.execute(&sql::CLEAR_STAGING, [])?;
+        let run_id: i64 = store.query_one(
+            &sql::BEGIN_RUN,
+            params![source_kind, location, micros(started_at), env!("CARGO_PKG_VERSION")],
+            |r| r.get(0),
+        )?;
+        let appender = store
+            .conn()
+            .appender("staging_observations")
+            .map_err(|source| StoreError::Append { table: "staging_observations", source })?;
+        Ok(RunWriter { store, appender, run_id, started_at, seq: 0 })
+    }
+
+    /// This run's id.
+    pub fn run_id(&self) -> i64 {
+        self.run_id
+    }
+
+    /// Stages one record. The observation time is the source's, else the
+    /// newest timestamp inside the object (marked estimated), else the run's
+    /// start.
+    ///
+    /// # Errors
+    /// `Ok(Err(IdentityError))` when the record is not a storable object (the
+    /// caller reports it and goes on); `Err(StoreError)` when the store fails.
+    pub fn stage(&mut self, mut record: Record) -> Result<Result<(), IdentityError>, StoreError> {
+        let identity = match identify(&mut record.object, None) {
+            Ok(id) => id,
+            Err(e) => return Ok(Err(e)),
+        };
+        let (observed_at, estimated) = match record.observed_at {
+            Some(t) => (t, false),
+            None => (newest_timestamp(&record.object).unwrap_or(self.started_at), true),
+        };
+        let json = record.object.to_string();
+        let hash = content_hash(record.change, &identity, &json);
+        self.seq += 1;
+        let line = record.origin.line.map(|l| l as i64);
+        self.appender
+            .append_row(params![
+                self.seq,
+                micros(observed_at),
+                estimated,
+                record.change.as_str(),
+                identity.kind,
+                identity.api_version,
+                identity.namespace,
+                identity.name,
+                identity.uid,
+                identity.resource_version,
+                hash,
+                record.origin.location,
+                line,
+                json,
+            ])
+            .map_err(|source| StoreError::Append { table: "staging_observations", source })?;
+        Ok(Ok(()))
+    }
+
+    /// Records one per-file summary row.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_file(
+        &self,
+        location: &str,
+        format: &str,
+        records: u64,
+        events: u64,
+        objects: u64,
+        skipped: u64,
+        errors: u64,
+    ) -> Result<(), StoreError> {
+        self.store
+            .execute(
+                &sql::RECORD_FILE,
+                params![self.run_id, location, format, records as i64, events as i64, objects as i64, skipped as i64, errors as i64],
+            )
+            .map(|_| ())
+    }
+
+    /// Records one input error.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub fn record_error(
+        &self,
+        location: &str,
+        line: Option<u64>,
+        column: Option<u64>,
+        item: Option<u64>,
+        message: &str,
+    ) -> Result<(), StoreError> {
+        self.store
+            .execute(
+                &sql::RECORD_ERROR,
+                params![
+                    self.run_id,
+                    location,
+                    line.map(|v| v as i64),
+                    column.map(|v| v as i64),
+                    item.map(|v| v as i64),
+                    message
+                ],
+            )
+            .map(|_| ())
+    }
+
+    /// Flushes the staged rows, then in one transaction moves the new versions
+    /// into `observations`, derives `event_versions`, `pod_versions` and
+    /// `node_versions` for them, and closes the run. Returns the counts and
+    /// the number of new versions per location.
+    ///
+    /// # Errors
+    /// [`StoreError`]; the transaction is rolled back and the run stays
+    /// `running` (visible as a crashed run).
+    pub fn commit(mut self, status: RunStatus, errors: u64) -> Result<(RunCounts, Vec<(String, u64)>), StoreError> {
+        self.appender
+            .flush()
+            .map_err(|source| StoreError::Append { table: "staging_observations", source })?;
+        drop(self.appender);
+        let store = self.store;
+        let run_id = self.run_id;
+        let records = self.seq as u64;
+        let tx = TransactionGuard::begin(store)?;
+        let added = store.execute(&sql::COMMIT_OBSERVATIONS, [run_id])? as u64;
+        store.execute(&sql::DERIVE_EVENT_VERSIONS, [run_id])?;
+        store.execute(&sql::DERIVE_POD_VERSIONS, [run_id])?;
+        store.execute(&sql::DERIVE_NODE_VERSIONS, [run_id])?;
+        let duplicates = records.saturating_sub(added);
+        store.execute(
+            &sql::FINISH_RUN,
+            params![run_id, status.as_str(), micros(Utc::now()), records as i64, duplicates as i64, errors as i64],
+        )?;
+        store.execute(&sql::CLEAR_STAGING, [])?;
+        let per_location = store.query_map(&sql::RUN_ADDED_BY_LOCATION, [run_id], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+        })?;
+        tx.commit()?;
+        Ok((RunCounts { records, added, duplicates }, per_location))
+    }
+}
+
+/// BEGIN … COMMIT on the store's connection, rolled back when dropped
+/// uncommitted.
+struct TransactionGuard<'s> {
+    store: &'s Store,
+    done: bool,
+}
+
+impl<'s> TransactionGuard<'s> {
+    fn begin(store: &'s Store) -> Result<Self, StoreError> {
+        store.batch(&sql::TX_BEGIN)?;
+        Ok(TransactionGuard { store, done: false })
+    }
+
+    fn commit(mut self) -> Result<(), StoreError> {
+        self.done = true;
+        self.store.batch(&sql::TX_COMMIT)
+    }
+}
+
+impl Drop for TransactionGuard<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            // Nothing more can be done about a failed rollback while unwinding
+            // from the error that brought us here; that error is what the
+            // caller sees.
+            let _ = self.store.conn().execute_batch(sql::TX_ROLLBACK.sql).map_err(|e| query_error(&sql::TX_ROLLBACK, e));
+        }
+    }
+}

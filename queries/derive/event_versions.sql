@@ -1,0 +1,51 @@
+-- name: derive_event_versions
+-- purpose: Normalises the Event versions of one run (core/v1 and
+--   events.k8s.io/v1, kubernetes-events.md §3) into `event_versions`.
+--   Times: last = series.lastObservedTime → lastTimestamp → deprecatedLastTimestamp
+--   → eventTime → firstTimestamp → creationTimestamp → observed_at;
+--   first = firstTimestamp → deprecatedFirstTimestamp → eventTime → creationTimestamp → last.
+--   Count: the largest of series.count, count, deprecatedCount; 0 or missing counts as 1.
+-- params: $1 run_id BIGINT
+-- columns: none (inserts)
+INSERT INTO event_versions
+SELECT
+    obs_id,
+    run_id,
+    observed_at,
+    CASE WHEN name <> '' THEN namespace || '/' || name ELSE 'uid:' || COALESCE(uid, '') END,
+    namespace,
+    name,
+    uid,
+    api_version,
+    object->>'$.type',
+    object->>'$.reason',
+    regexp_replace(COALESCE(object->>'$.message', object->>'$.note', ''),
+                   '^\(combined from similar events\): ', ''),
+    NULLIF(object->>'$.action', ''),
+    COALESCE(object->>'$.involvedObject.kind', object->>'$.regarding.kind'),
+    COALESCE(object->>'$.involvedObject.namespace', object->>'$.regarding.namespace', ''),
+    COALESCE(object->>'$.involvedObject.name', object->>'$.regarding.name'),
+    NULLIF(COALESCE(object->>'$.involvedObject.uid', object->>'$.regarding.uid'), ''),
+    COALESCE(NULLIF(object->>'$.reportingComponent', ''), NULLIF(object->>'$.reportingController', ''),
+             NULLIF(object->>'$.source.component', ''), NULLIF(object->>'$.deprecatedSource.component', '')),
+    COALESCE(NULLIF(object->>'$.source.host', ''), NULLIF(object->>'$.deprecatedSource.host', '')),
+    COALESCE(TRY_CAST(object->>'$.firstTimestamp' AS TIMESTAMP),
+             TRY_CAST(object->>'$.deprecatedFirstTimestamp' AS TIMESTAMP),
+             TRY_CAST(object->>'$.eventTime' AS TIMESTAMP),
+             TRY_CAST(object->>'$.metadata.creationTimestamp' AS TIMESTAMP),
+             TRY_CAST(object->>'$.series.lastObservedTime' AS TIMESTAMP),
+             TRY_CAST(object->>'$.lastTimestamp' AS TIMESTAMP),
+             observed_at),
+    COALESCE(TRY_CAST(object->>'$.series.lastObservedTime' AS TIMESTAMP),
+             TRY_CAST(object->>'$.lastTimestamp' AS TIMESTAMP),
+             TRY_CAST(object->>'$.deprecatedLastTimestamp' AS TIMESTAMP),
+             TRY_CAST(object->>'$.eventTime' AS TIMESTAMP),
+             TRY_CAST(object->>'$.firstTimestamp' AS TIMESTAMP),
+             TRY_CAST(object->>'$.metadata.creationTimestamp' AS TIMESTAMP),
+             observed_at),
+    greatest(1,
+             COALESCE(TRY_CAST(object->>'$.series.count' AS BIGINT), 0),
+             COALESCE(TRY_CAST(object->>'$.count' AS BIGINT), 0),
+             COALESCE(TRY_CAST(object->>'$.deprecatedCount' AS BIGINT), 0))
+FROM observations
+WHERE run_id = $1 AND kind = 'Event';

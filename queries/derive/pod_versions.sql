@@ -1,0 +1,22 @@
+-- name: derive_pod_versions
+-- purpose: Extracts placement columns of the Pod versions of one run into `pod_versions`.
+-- params: $1 run_id BIGINT
+-- columns: none (inserts)
+INSERT INTO pod_versions
+SELECT
+    obs_id,
+    run_id,
+    observed_at,
+    change,
+    namespace,
+    name,
+    uid,
+    resource_version,
+    NULLIF(object->>'$.spec.nodeName', ''),
+    NULLIF(object->>'$.status.phase', ''),
+    TRY_CAST(object->>'$.metadata.creationTimestamp' AS TIMESTAMP),
+    TRY_CAST(object->>'$.metadata.deletionTimestamp' AS TIMESTAMP),
+    object->>'$.metadata.ownerReferences[0].kind',
+    object->>'$.metadata.ownerReferences[0].name'
+FROM observations
+WHERE run_id = $1 AND kind = 'Pod';

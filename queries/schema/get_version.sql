@@ -1,0 +1,5 @@
+-- name: get_schema_version
+-- purpose: The store's schema version.
+-- params: none
+-- columns: value VARCHAR
+SELECT value FROM kdrift_meta WHERE key = 'schema_version';

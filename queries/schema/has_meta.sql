@@ -1,0 +1,5 @@
+-- name: has_meta
+-- purpose: Whether the database has kdrift's metadata table (is a kdrift store).
+-- params: none
+-- columns: n BIGINT (0 or 1)
+SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = 'kdrift_meta';

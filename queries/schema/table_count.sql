@@ -1,0 +1,5 @@
+-- name: table_count
+-- purpose: How many tables the database has (a non-empty database without kdrift_meta is not ours).
+-- params: none
+-- columns: n BIGINT
+SELECT count(*) AS n FROM duckdb_tables();

@@ -1,0 +1,20 @@
+-- name: nodes_at
+-- purpose: The nodes at an instant, each as its latest version observed at or
+--   before it (else its earliest version after: estimated). Deleted nodes left out.
+-- params: $1 at_us BIGINT (UTC microseconds)
+-- columns: name VARCHAR, observed_at TIMESTAMP, estimated BOOLEAN, object JSON
+WITH chosen AS (
+    SELECT n.*, (n.observed_at > make_timestamp($1)) AS estimated
+    FROM node_versions n
+    QUALIFY row_number() OVER (
+        PARTITION BY n.name
+        ORDER BY (n.observed_at <= make_timestamp($1)) DESC,
+                 CASE WHEN n.observed_at <= make_timestamp($1) THEN epoch_us(n.observed_at) ELSE -epoch_us(n.observed_at) END DESC,
+                 n.obs_id DESC
+    ) = 1
+)
+SELECT c.name, c.observed_at, c.estimated, o.object
+FROM chosen c
+JOIN observations o ON o.obs_id = c.obs_id
+WHERE NOT (c.change = 'DELETED' AND NOT c.estimated)
+ORDER BY c.name;

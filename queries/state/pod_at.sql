@@ -1,0 +1,15 @@
+-- name: pod_at
+-- purpose: One pod's version at an instant: the latest observed at or before
+--   it, else the earliest after it (estimated). Deleted versions included.
+-- params: $1 namespace VARCHAR, $2 name VARCHAR, $3 at_us BIGINT (UTC microseconds)
+-- columns: uid VARCHAR, change VARCHAR, node_name VARCHAR, observed_at TIMESTAMP, estimated BOOLEAN,
+--   deleted_at TIMESTAMP, object JSON
+SELECT COALESCE(p.uid, ''), p.change, p.node_name, p.observed_at,
+       (p.observed_at > make_timestamp($3)) AS estimated, p.deleted_at, o.object
+FROM pod_versions p
+JOIN observations o ON o.obs_id = p.obs_id
+WHERE p.namespace = $1 AND p.name = $2
+ORDER BY (p.observed_at <= make_timestamp($3)) DESC,
+         CASE WHEN p.observed_at <= make_timestamp($3) THEN epoch_us(p.observed_at) ELSE -epoch_us(p.observed_at) END DESC,
+         p.obs_id DESC
+LIMIT 1;

@@ -1,0 +1,23 @@
+-- name: pods_at
+-- purpose: The pods that existed at an instant, each as its latest version
+--   observed at or before it (else, for dumps observed later, its earliest
+--   version: marked estimated). Pods deleted by then, or created after it, are left out.
+-- params: $1 at_us BIGINT (UTC microseconds)
+-- columns: namespace VARCHAR, name VARCHAR, uid VARCHAR, node_name VARCHAR, observed_at TIMESTAMP,
+--   estimated BOOLEAN (version observed after the instant), object JSON
+WITH chosen AS (
+    SELECT p.*, (p.observed_at > make_timestamp($1)) AS estimated
+    FROM pod_versions p
+    QUALIFY row_number() OVER (
+        PARTITION BY p.namespace, p.name, COALESCE(p.uid, '')
+        ORDER BY (p.observed_at <= make_timestamp($1)) DESC,
+                 CASE WHEN p.observed_at <= make_timestamp($1) THEN epoch_us(p.observed_at) ELSE -epoch_us(p.observed_at) END DESC,
+                 p.obs_id DESC
+    ) = 1
+)
+SELECT c.namespace, c.name, COALESCE(c.uid, ''), c.node_name, c.observed_at, c.estimated, o.object
+FROM chosen c
+JOIN observations o ON o.obs_id = c.obs_id
+WHERE NOT (c.change = 'DELETED' AND NOT c.estimated)
+  AND (c.created_at IS NULL OR c.created_at <= make_timestamp($1))
+ORDER BY c.namespace, c.name;

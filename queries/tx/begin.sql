@@ -1,0 +1,5 @@
+-- name: tx_begin
+-- purpose: Opens a transaction (one ingest commit is atomic).
+-- params: none
+-- columns: none
+BEGIN TRANSACTION;

@@ -1,0 +1,33 @@
+//! kdrift's cluster model and kube-scheduler filter model.
+//!
+//! Pure data, no I/O: stored Pod and Node objects (`serde_json::Value`, as
+//! kept by ingest) are read tolerantly into [`PodInfo`] and [`NodeInfo`];
+//! [`quantity`] parses Kubernetes quantities exactly; [`scheduler`] replays
+//! kube-scheduler's Filter plugins for one pod against a [`ClusterState`] to
+//! say why it stayed Pending, rebuilds the `FailedScheduling` text, and scores
+//! feasible nodes to simulate where a pod would land.
+//!
+//! Compatibility contracts: descheduler v0.36 for pod requests and node usage
+//! (`shared/reference/descheduler-lownodeutilization.md` §1), kube-scheduler
+//! (up to about v1.36) for filters, reason strings and scores
+//! (`shared/reference/kubernetes-events.md` §1 and §6).
+
+pub mod error;
+mod extract;
+pub mod node;
+pub mod pod;
+pub mod qos;
+pub mod quantity;
+pub mod resources;
+pub mod scheduler;
+
+pub use error::ModelError;
+pub use node::{NodeInfo, Taint, TaintEffect};
+pub use pod::{PodInfo, PodPhase};
+pub use qos::QosClass;
+pub use quantity::Quantity;
+pub use resources::ResourceList;
+pub use scheduler::{
+    evaluate, fit_error_message, pick_node, ClusterState, FailureKind, FilterFailure,
+    NodeEvaluation, Placement, Plugin, PluginFailure,
+};

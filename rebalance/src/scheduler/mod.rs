@@ -1,0 +1,607 @@
+//! A model of kube-scheduler's Filter plugins (and the default scores) for one
+//! pod against a cluster state.
+//!
+//! [`evaluate`] runs, per node, every modelled plugin in the default order
+//! (`kubernetes-events.md` §6): NodeUnschedulable, NodeName, TaintToleration,
+//! NodeAffinity, NodePorts, NodeResourcesFit, InterPodAffinity — and keeps
+//! EVERY failure, so a caller can say "pod affinity excluded 4 nodes; node-1
+//! was left but short 42m cpu". [`NodeEvaluation::first_failure`] is what the
+//! scheduler itself records (it stops at the first failing plugin), and
+//! [`fit_error_message`] rebuilds the `FailedScheduling` text from that.
+//! [`pick_node`] scores the feasible nodes the way the default profile does
+//! and reports ties instead of breaking them.
+//!
+//! Not modelled (a node can still be rejected by these in a real cluster):
+//! volume plugins (VolumeRestrictions, NodeVolumeLimits, VolumeBinding,
+//! VolumeZone), PodTopologySpread, DynamicResources, nominated pods of other
+//! preemptors, scheduler-profile added affinity, and the node sampling of very
+//! large clusters (`percentageOfNodesToScore`). Namespace labels are not part
+//! of the state: a `namespaceSelector` is evaluated against the label every
+//! namespace carries, `kubernetes.io/metadata.name=<namespace>`.
+
+mod inter_pod_affinity;
+mod node_affinity;
+mod node_basics;
+mod resources_fit;
+mod score;
+mod taint_toleration;
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+
+use crate::node::{NodeInfo, Taint};
+use crate::pod::{HostPort, PodInfo};
+use crate::resources::{ResourceList, PODS};
+
+use node_affinity::NodeNameFilter;
+pub use resources_fit::{balanced_allocation_score, least_allocated_score};
+pub use score::{pick_node, score_nodes, NodeScore, Placement};
+
+/// The nodes and pods the scheduler would see.
+///
+/// Pods count toward a node's usage when bound to it (`spec.nodeName`) and not
+/// Succeeded/Failed ([`PodInfo::counts_toward_usage`]); pods bound to a node
+/// that is not in `nodes` are ignored.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ClusterState {
+    /// Every node the scheduler knows (the `N` of `0/N nodes are available`).
+    pub nodes: Vec<NodeInfo>,
+    /// Every pod (bound or not; terminal ones are skipped).
+    pub pods: Vec<PodInfo>,
+}
+
+impl ClusterState {
+    /// A state from nodes and pods.
+    pub fn new(nodes: Vec<NodeInfo>, pods: Vec<PodInfo>) -> ClusterState {
+        ClusterState { nodes, pods }
+    }
+
+    /// The node called `name`.
+    pub fn node(&self, name: &str) -> Option<&NodeInfo> {
+        self.nodes.iter().find(|n| n.name == name)
+    }
+
+    /// The pods that count toward `node`'s usage, in state order.
+    pub fn pods_on<'a>(&'a self, node: &'a str) -> impl Iterator<Item = &'a PodInfo> + 'a {
+        self.pods
+            .iter()
+            .filter(move |p| p.counts_toward_usage() && p.node_name.as_deref() == Some(node))
+    }
+
+    /// A node's usage as descheduler v0.36 §1 counts it: the sum of the
+    /// requests of the pods that count toward it, plus `pods` = their number.
+    pub fn usage(&self, node: &str) -> ResourceList {
+        let mut used = ResourceList::new();
+        let mut count = 0i64;
+        for p in self.pods_on(node) {
+            used.add(&p.requests);
+            count += 1;
+        }
+        used.set(PODS, count);
+        used
+    }
+}
+
+/// The modelled Filter plugins, in the scheduler's default order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum Plugin {
+    /// Rejects cordoned nodes unless the pod tolerates the unschedulable taint.
+    NodeUnschedulable,
+    /// Rejects every node but `spec.nodeName` when set.
+    NodeName,
+    /// Rejects nodes with an untolerated NoSchedule/NoExecute taint.
+    TaintToleration,
+    /// `spec.nodeSelector` and required node affinity.
+    NodeAffinity,
+    /// Host port conflicts.
+    NodePorts,
+    /// Requests against allocatable minus what bound pods request; pod count.
+    NodeResourcesFit,
+    /// Required pod affinity / anti-affinity, and existing pods' anti-affinity.
+    InterPodAffinity,
+}
+
+impl Plugin {
+    /// Every modelled filter plugin in the order the scheduler runs them.
+    pub const ALL: [Plugin; 7] = [
+        Plugin::NodeUnschedulable,
+        Plugin::NodeName,
+        Plugin::TaintToleration,
+        Plugin::NodeAffinity,
+        Plugin::NodePorts,
+        Plugin::NodeResourcesFit,
+        Plugin::InterPodAffinity,
+    ];
+
+    /// The plugin's registry name, as in scheduler configs and logs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Plugin::NodeUnschedulable => "NodeUnschedulable",
+            Plugin::NodeName => "NodeName",
+            Plugin::TaintToleration => "TaintToleration",
+            Plugin::NodeAffinity => "NodeAffinity",
+            Plugin::NodePorts => "NodePorts",
+            Plugin::NodeResourcesFit => "NodeResourcesFit",
+            Plugin::InterPodAffinity => "InterPodAffinity",
+        }
+    }
+}
+
+/// The kinds of [`FilterFailure`], without their details (for grouping).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum FailureKind {
+    /// [`FilterFailure::NodeUnschedulable`].
+    NodeUnschedulable,
+    /// [`FilterFailure::NodeNameMismatch`].
+    NodeNameMismatch,
+    /// [`FilterFailure::UntoleratedTaint`].
+    UntoleratedTaint,
+    /// [`FilterFailure::NodeAffinityMismatch`].
+    NodeAffinityMismatch,
+    /// [`FilterFailure::PreFilterExcluded`].
+    PreFilterExcluded,
+    /// [`FilterFailure::HostPortConflict`].
+    HostPortConflict,
+    /// [`FilterFailure::Insufficient`] for any resource but `pods`.
+    InsufficientResource,
+    /// [`FilterFailure::Insufficient`] for `pods`.
+    TooManyPods,
+    /// [`FilterFailure::PodAffinityMismatch`].
+    PodAffinityMismatch,
+    /// [`FilterFailure::PodAntiAffinityConflict`].
+    PodAntiAffinityConflict,
+    /// [`FilterFailure::ExistingPodAntiAffinity`].
+    ExistingPodAntiAffinity,
+}
+
+/// How much of a resource a pod asks for and a node has.
+/// Source: kube-scheduler NodeResourcesFit `InsufficientResource`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InsufficientResource {
+    /// The resource (`cpu`, `memory`, `nvidia.com/gpu`, `pods`, …).
+    pub resource: String,
+    /// What the pod requests (1 for `pods`).
+    pub requested: i64,
+    /// What the node's bound pods already request (their count for `pods`).
+    pub used: i64,
+    /// The node's allocatable amount.
+    pub allocatable: i64,
+}
+
+impl InsufficientResource {
+    /// `allocatable - used` (negative on an over-committed node).
+    pub fn free(&self) -> i64 {
+        self.allocatable.saturating_sub(self.used)
+    }
+
+    /// How much more would be needed: `requested - free`.
+    pub fn short_by(&self) -> i64 {
+        self.requested.saturating_sub(self.free())
+    }
+}
+
+/// One reason a node was rejected for the pod.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum FilterFailure {
+    /// The node is cordoned and the pod does not tolerate
+    /// `node.kubernetes.io/unschedulable:NoSchedule`. Source: NodeUnschedulable `Filter`.
+    NodeUnschedulable,
+    /// The pod's `spec.nodeName` names another node. Source: NodeName `Fits`.
+    NodeNameMismatch {
+        /// The node the pod asks for.
+        requested: String,
+    },
+    /// A NoSchedule/NoExecute taint the pod does not tolerate.
+    /// Source: TaintToleration `Filter` (`FindMatchingUntoleratedTaint`).
+    UntoleratedTaint {
+        /// The taint.
+        taint: Taint,
+    },
+    /// The node does not match `spec.nodeSelector` or the required node affinity.
+    /// Source: NodeAffinity `Filter` (`RequiredNodeAffinity.Match`).
+    NodeAffinityMismatch {
+        /// True when `spec.nodeSelector` did not match.
+        node_selector: bool,
+        /// True when no required node selector term matched.
+        required_affinity: bool,
+    },
+    /// The node was left out before filtering because a PreFilter narrowed the
+    /// candidates (a required node affinity on `metadata.name`, as DaemonSet
+    /// pods have). Source: `schedulePod`/`findNodesThatFitPod` `SetAbsentNodesStatus`.
+    PreFilterExcluded {
+        /// The narrowing plugins (`NodeAffinity`).
+        plugins: Vec<String>,
+    },
+    /// A host port the pod wants is already bound on the node.
+    /// Source: NodePorts `fitsPorts` (`HostPortInfo.CheckConflict`).
+    HostPortConflict {
+        /// The conflicting port of the incoming pod.
+        port: HostPort,
+    },
+    /// Not enough of a resource (or too many pods).
+    /// Source: NodeResourcesFit `fitsRequest`.
+    Insufficient(InsufficientResource),
+    /// No pod matching the required pod affinity in the node's topology domain
+    /// (or the node lacks the topology label).
+    /// Source: InterPodAffinity `satisfyPodAffinity`.
+    PodAffinityMismatch {
+        /// The topology key of the first unsatisfied term.
+        topology_key: String,
+        /// True when the node lacks that topology label altogether.
+        missing_label: bool,
+    },
+    /// A pod matching the pod's required anti-affinity is in the node's domain.
+    /// Source: InterPodAffinity `satisfyPodAntiAffinity`.
+    PodAntiAffinityConflict {
+        /// The topology key of the violated term.
+        topology_key: String,
+        /// `namespace/name` of a pod in that domain matching the term.
+        existing_pod: String,
+    },
+    /// An existing pod's required anti-affinity rejects the incoming pod in this domain.
+    /// Source: InterPodAffinity `satisfyExistingPodsAntiAffinity`.
+    ExistingPodAntiAffinity {
+        /// `namespace/name` of the existing pod whose term matches.
+        existing_pod: String,
+        /// The topology key of that pod's term.
+        topology_key: String,
+    },
+}
+
+impl FilterFailure {
+    /// The reason text kube-scheduler (v1.35, backported to 1.34) puts into
+    /// `FailedScheduling`, e.g. `Insufficient cpu`, `Too many pods`,
+    /// `node(s) didn't match pod affinity rules` (`kubernetes-events.md` §1 table).
+    pub fn message(&self) -> String {
+        match self {
+            FilterFailure::NodeUnschedulable => "node(s) were unschedulable".to_string(),
+            FilterFailure::NodeNameMismatch { .. } => {
+                "node(s) didn't match the requested node name".to_string()
+            }
+            FilterFailure::UntoleratedTaint { .. } => {
+                "node(s) had untolerated taint(s)".to_string()
+            }
+            FilterFailure::NodeAffinityMismatch { .. } => {
+                "node(s) didn't match Pod's node affinity/selector".to_string()
+            }
+            FilterFailure::PreFilterExcluded { plugins } => {
+                format!("node(s) didn't satisfy plugin(s) [{}]", plugins.join(" "))
+            }
+            FilterFailure::HostPortConflict { .. } => {
+                "node(s) didn't have free ports for the requested pod ports".to_string()
+            }
+            FilterFailure::Insufficient(r) if r.resource == PODS => "Too many pods".to_string(),
+            FilterFailure::Insufficient(r) => format!("Insufficient {}", r.resource),
+            FilterFailure::PodAffinityMismatch { .. } => {
+                "node(s) didn't match pod affinity rules".to_string()
+            }
+            FilterFailure::PodAntiAffinityConflict { .. } => {
+                "node(s) didn't match pod anti-affinity rules".to_string()
+            }
+            FilterFailure::ExistingPodAntiAffinity { .. } => {
+                "node(s) didn't satisfy existing pods anti-affinity rules".to_string()
+            }
+        }
+    }
+
+    /// The kind, without details.
+    pub fn kind(&self) -> FailureKind {
+        match self {
+            FilterFailure::NodeUnschedulable => FailureKind::NodeUnschedulable,
+            FilterFailure::NodeNameMismatch { .. } => FailureKind::NodeNameMismatch,
+            FilterFailure::UntoleratedTaint { .. } => FailureKind::UntoleratedTaint,
+            FilterFailure::NodeAffinityMismatch { .. } => FailureKind::NodeAffinityMismatch,
+            FilterFailure::PreFilterExcluded { .. } => FailureKind::PreFilterExcluded,
+            FilterFailure::HostPortConflict { .. } => FailureKind::HostPortConflict,
+            FilterFailure::Insufficient(r) if r.resource == PODS => FailureKind::TooManyPods,
+            FilterFailure::Insufficient(_) => FailureKind::InsufficientResource,
+            FilterFailure::PodAffinityMismatch { .. } => FailureKind::PodAffinityMismatch,
+            FilterFailure::PodAntiAffinityConflict { .. } => FailureKind::PodAntiAffinityConflict,
+            FilterFailure::ExistingPodAntiAffinity { .. } => FailureKind::ExistingPodAntiAffinity,
+        }
+    }
+
+    /// The plugin that reports this failure.
+    pub fn plugin(&self) -> Plugin {
+        match self.kind() {
+            FailureKind::NodeUnschedulable => Plugin::NodeUnschedulable,
+            FailureKind::NodeNameMismatch => Plugin::NodeName,
+            FailureKind::UntoleratedTaint => Plugin::TaintToleration,
+            FailureKind::NodeAffinityMismatch | FailureKind::PreFilterExcluded => {
+                Plugin::NodeAffinity
+            }
+            FailureKind::HostPortConflict => Plugin::NodePorts,
+            FailureKind::InsufficientResource | FailureKind::TooManyPods => {
+                Plugin::NodeResourcesFit
+            }
+            FailureKind::PodAffinityMismatch
+            | FailureKind::PodAntiAffinityConflict
+            | FailureKind::ExistingPodAntiAffinity => Plugin::InterPodAffinity,
+        }
+    }
+
+    /// True for `UnschedulableAndUnresolvable` statuses: evicting other pods
+    /// (preemption, or a rebalance) cannot make this node fit. An Insufficient
+    /// resource is unresolvable when the request exceeds the node's whole
+    /// allocatable (kube-scheduler 2025+). Source: `kubernetes-events.md` §1 "hard" column.
+    pub fn is_unresolvable(&self) -> bool {
+        match self {
+            FilterFailure::HostPortConflict { .. }
+            | FilterFailure::PodAntiAffinityConflict { .. }
+            | FilterFailure::ExistingPodAntiAffinity { .. } => false,
+            FilterFailure::Insufficient(r) => r.requested > r.allocatable,
+            _ => true,
+        }
+    }
+}
+
+/// One plugin's rejection of one node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PluginFailure {
+    /// The plugin.
+    pub plugin: Plugin,
+    /// The reasons in the plugin's status — what the scheduler records and
+    /// counts (NodeResourcesFit can carry several: `Too many pods`,
+    /// `Insufficient cpu`, `Insufficient memory`).
+    pub reasons: Vec<FilterFailure>,
+    /// Further violations the plugin stops before reporting (other untolerated
+    /// taints, other port conflicts, the later InterPodAffinity checks, or the
+    /// NodeAffinity mismatch behind a PreFilter exclusion). Never part of the
+    /// scheduler's message.
+    pub further: Vec<FilterFailure>,
+}
+
+impl PluginFailure {
+    /// The scheduler's reason texts for this plugin's status.
+    pub fn messages(&self) -> Vec<String> {
+        self.reasons.iter().map(FilterFailure::message).collect()
+    }
+}
+
+/// The outcome of every modelled filter for one node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NodeEvaluation {
+    /// The node's name.
+    pub node: String,
+    /// Every failing plugin, in the order the scheduler meets them (a PreFilter
+    /// exclusion first, then the filters in default order). Empty: the pod fits.
+    pub failures: Vec<PluginFailure>,
+}
+
+impl NodeEvaluation {
+    /// True when no modelled plugin rejects the node.
+    pub fn is_feasible(&self) -> bool {
+        self.failures.is_empty()
+    }
+
+    /// What the scheduler records for this node: only the first failing plugin.
+    pub fn first_failure(&self) -> Option<&PluginFailure> {
+        self.failures.first()
+    }
+
+    /// The failure of `plugin`, if it rejects the node.
+    pub fn failure_of(&self, plugin: Plugin) -> Option<&PluginFailure> {
+        self.failures.iter().find(|f| f.plugin == plugin)
+    }
+
+    /// True when `plugin` rejects the node (first or not).
+    pub fn fails(&self, plugin: Plugin) -> bool {
+        self.failure_of(plugin).is_some()
+    }
+
+    /// Every reason from every failing plugin (recorded and further).
+    pub fn all_reasons(&self) -> impl Iterator<Item = &FilterFailure> {
+        self.failures
+            .iter()
+            .flat_map(|f| f.reasons.iter().chain(f.further.iter()))
+    }
+}
+
+/// Whether two pod records are the same pod: same uid when both have one,
+/// otherwise same namespace and name.
+fn same_pod(a: &PodInfo, b: &PodInfo) -> bool {
+    match (&a.uid, &b.uid) {
+        (Some(x), Some(y)) => x == y,
+        _ => a.namespace == b.namespace && a.name == b.name,
+    }
+}
+
+/// One node with the pods that count toward it (the scheduler's `NodeInfo`).
+pub(crate) struct NodeSlot<'a> {
+    pub(crate) node: &'a NodeInfo,
+    pub(crate) pods: Vec<&'a PodInfo>,
+    /// Sum of the pods' requests (`NodeInfo.Requested`).
+    pub(crate) requested: ResourceList,
+    /// Sum of the pods' non-zero requests (`NodeInfo.NonZeroRequested`).
+    pub(crate) non_zero_requested: ResourceList,
+}
+
+/// The scheduler's snapshot for one scheduling cycle. The incoming pod itself
+/// never counts as an existing pod, so evaluating a bound pod asks "where
+/// could it go if it were not there".
+pub(crate) struct Snapshot<'a> {
+    pub(crate) slots: Vec<NodeSlot<'a>>,
+}
+
+impl<'a> Snapshot<'a> {
+    pub(crate) fn build(state: &'a ClusterState, incoming: &PodInfo) -> Snapshot<'a> {
+        let mut slots: Vec<NodeSlot<'a>> = state
+            .nodes
+            .iter()
+            .map(|node| NodeSlot {
+                node,
+                pods: Vec::new(),
+                requested: ResourceList::new(),
+                non_zero_requested: ResourceList::new(),
+            })
+            .collect();
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        for (i, s) in slots.iter().enumerate() {
+            index.entry(s.node.name.as_str()).or_insert(i);
+        }
+        for p in &state.pods {
+            if !p.counts_toward_usage() || same_pod(p, incoming) {
+                continue;
+            }
+            let Some(&i) = p.node_name.as_deref().and_then(|n| index.get(n)) else {
+                continue;
+            };
+            let slot = &mut slots[i];
+            slot.pods.push(p);
+            slot.requested.add(&p.requests);
+            slot.non_zero_requested.add(&p.non_zero_requests);
+        }
+        Snapshot { slots }
+    }
+}
+
+/// Runs every modelled filter plugin for `pod` on every node of `state`, in
+/// state order. Deterministic: the same input gives the same output.
+///
+/// Source: kube-scheduler `findNodesThatFitPod` (PreFilter, then per node
+/// `RunFilterPlugins` in the default plugin order), except that every plugin
+/// runs even after one failed, so all reasons are known.
+pub fn evaluate(state: &ClusterState, pod: &PodInfo) -> Vec<NodeEvaluation> {
+    let snap = Snapshot::build(state, pod);
+    let names = node_affinity::prefilter_node_names(pod);
+    let ipa = inter_pod_affinity::PreFilterState::build(&snap, pod);
+    snap.slots
+        .iter()
+        .map(|slot| {
+            let mut failures = Vec::new();
+            let affinity = node_affinity::filter(pod, slot.node);
+            let excluded =
+                matches!(&names, NodeNameFilter::Only(set) if !set.contains(&slot.node.name));
+            if excluded {
+                // The scheduler never runs the filters on such a node; the
+                // NodeAffinity mismatch behind the exclusion is kept as "further".
+                failures.push(PluginFailure {
+                    plugin: Plugin::NodeAffinity,
+                    reasons: vec![FilterFailure::PreFilterExcluded {
+                        plugins: vec![Plugin::NodeAffinity.name().to_string()],
+                    }],
+                    further: affinity.clone().into_iter().collect(),
+                });
+            }
+            failures.extend(first_and_rest(
+                Plugin::NodeUnschedulable,
+                node_basics::node_unschedulable(pod, slot.node)
+                    .into_iter()
+                    .collect(),
+            ));
+            failures.extend(first_and_rest(
+                Plugin::NodeName,
+                node_basics::node_name(pod, slot.node).into_iter().collect(),
+            ));
+            failures.extend(first_and_rest(
+                Plugin::TaintToleration,
+                taint_toleration::filter(pod, slot.node),
+            ));
+            if !excluded {
+                failures.extend(first_and_rest(
+                    Plugin::NodeAffinity,
+                    affinity.into_iter().collect(),
+                ));
+            }
+            failures.extend(first_and_rest(
+                Plugin::NodePorts,
+                node_basics::node_ports(pod, slot),
+            ));
+            let fit = resources_fit::fits_request(pod, slot);
+            if !fit.is_empty() {
+                // NodeResourcesFit reports every insufficient resource in one status.
+                failures.push(PluginFailure {
+                    plugin: Plugin::NodeResourcesFit,
+                    reasons: fit,
+                    further: Vec::new(),
+                });
+            }
+            failures.extend(first_and_rest(
+                Plugin::InterPodAffinity,
+                ipa.filter(pod, slot.node),
+            ));
+            NodeEvaluation {
+                node: slot.node.name.clone(),
+                failures,
+            }
+        })
+        .collect()
+}
+
+/// A plugin status that carries only its first finding (the plugin returns
+/// there); the rest are kept as `further`.
+fn first_and_rest(plugin: Plugin, found: Vec<FilterFailure>) -> Option<PluginFailure> {
+    let mut it = found.into_iter();
+    let first = it.next()?;
+    Some(PluginFailure {
+        plugin,
+        reasons: vec![first],
+        further: it.collect(),
+    })
+}
+
+/// Rebuilds kube-scheduler's `FailedScheduling` text from per-node
+/// evaluations: `0/N nodes are available: ` then `<count> <reason>` for each
+/// reason of each node's FIRST failing plugin, the items sorted as TEXT,
+/// joined with `, `, ended with `.`; feasible nodes add nothing.
+///
+/// Source: kube-scheduler `FitError.Error()` (`kubernetes-events.md` §1).
+pub fn fit_error_message(total_nodes: usize, evaluations: &[NodeEvaluation]) -> String {
+    let mut histogram: BTreeMap<String, usize> = BTreeMap::new();
+    for e in evaluations {
+        if let Some(f) = e.first_failure() {
+            for r in &f.reasons {
+                *histogram.entry(r.message()).or_insert(0) += 1;
+            }
+        }
+    }
+    let mut items: Vec<String> = histogram
+        .into_iter()
+        .map(|(reason, n)| format!("{n} {reason}"))
+        .collect();
+    items.sort();
+    let mut msg = format!("0/{total_nodes} nodes are available:");
+    if !items.is_empty() {
+        msg.push(' ');
+        msg.push_str(&items.join(", "));
+        msg.push('.');
+    }
+    msg
+}
+
+/// The whole-pod rejection a PreFilter would make before any node is looked
+/// at, if any: `pod affinity terms conflict` when every required node affinity
+/// term pins `metadata.name` and the pinned sets leave no node.
+/// Source: NodeAffinity `PreFilter` (`errReasonConflict`).
+pub fn prefilter_rejection(pod: &PodInfo) -> Option<String> {
+    match node_affinity::prefilter_node_names(pod) {
+        NodeNameFilter::Conflict => Some("pod affinity terms conflict".to_string()),
+        _ => None,
+    }
+}
+
+/// The message the scheduler would write for `pod` now, or `None` when some
+/// node is feasible: `no nodes available to schedule pods` without nodes, the
+/// PreFilter text (`0/5 nodes are available: pod affinity terms conflict.`),
+/// or [`fit_error_message`] over [`evaluate`]. Preemption's appended text is
+/// not modelled.
+pub fn scheduler_message(state: &ClusterState, pod: &PodInfo) -> Option<String> {
+    if state.nodes.is_empty() {
+        return Some("no nodes available to schedule pods".to_string());
+    }
+    if let Some(reason) = prefilter_rejection(pod) {
+        return Some(format!(
+            "0/{} nodes are available: {reason}.",
+            state.nodes.len()
+        ));
+    }
+    let evals = evaluate(state, pod);
+    if evals.iter().any(NodeEvaluation::is_feasible) {
+        return None;
+    }
+    Some(fit_error_message(state.nodes.len(), &evals))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,184 @@
+//! NodeResourcesFit (filter and LeastAllocated score) and
+//! NodeResourcesBalancedAllocation (score).
+
+use crate::pod::PodInfo;
+use crate::resources::{ResourceList, CPU, EPHEMERAL_STORAGE, MEMORY, PODS};
+
+use super::{FilterFailure, InsufficientResource, NodeSlot};
+
+/// The scheduler's maximum node score.
+pub(crate) const MAX_NODE_SCORE: i64 = 100;
+
+/// Every resource the node lacks for the pod, in the scheduler's order:
+/// pod count first, then cpu, memory, ephemeral-storage, then other
+/// (extended, hugepages) resources by name. A pod that requests nothing only
+/// needs a pod slot; a zero request is never insufficient.
+/// Source: kube-scheduler NodeResourcesFit `fitsRequest`.
+pub(crate) fn fits_request(pod: &PodInfo, slot: &NodeSlot<'_>) -> Vec<FilterFailure> {
+    let alloc = &slot.node.allocatable;
+    let mut out = Vec::new();
+    let pod_count = slot.pods.len() as i64;
+    let allowed = alloc.get(PODS);
+    if pod_count + 1 > allowed {
+        out.push(FilterFailure::Insufficient(InsufficientResource {
+            resource: PODS.to_string(),
+            requested: 1,
+            used: pod_count,
+            allocatable: allowed,
+        }));
+    }
+    let mut check = |name: &str, requested: i64| {
+        if requested <= 0 {
+            return;
+        }
+        let used = slot.requested.get(name);
+        let allocatable = alloc.get(name);
+        if requested > allocatable.saturating_sub(used) {
+            out.push(FilterFailure::Insufficient(InsufficientResource {
+                resource: name.to_string(),
+                requested,
+                used,
+                allocatable,
+            }));
+        }
+    };
+    for name in [CPU, MEMORY, EPHEMERAL_STORAGE] {
+        check(name, pod.requests.get(name));
+    }
+    for (name, requested) in pod.requests.iter() {
+        if matches!(name, CPU | MEMORY | EPHEMERAL_STORAGE | PODS) {
+            continue;
+        }
+        check(name, requested);
+    }
+    out
+}
+
+/// NodeResourcesFit's default LeastAllocated score (0–100): per resource
+/// `(allocatable − requested) × 100 / allocatable` (0 when over-requested),
+/// averaged over cpu and memory with weight 1 each, integer division at both
+/// steps; resources the node lacks are left out. `requested` is the node's
+/// NON-ZERO requested plus the pod's NON-ZERO request (100m / 200 MiB per
+/// container that sets none: [`crate::pod::NON_ZERO_DEFAULTS`]).
+/// Source: kube-scheduler `leastResourceScorer` / `leastRequestedScore`,
+/// `kubernetes-events.md` §6.
+pub fn least_allocated_score(
+    node_alloc: &ResourceList,
+    node_requested_nonzero: &ResourceList,
+    pod_nonzero: &ResourceList,
+) -> i64 {
+    let mut score: i128 = 0;
+    let mut weights: i128 = 0;
+    for name in [CPU, MEMORY] {
+        let capacity = i128::from(node_alloc.get(name));
+        if capacity == 0 {
+            continue;
+        }
+        let requested =
+            i128::from(node_requested_nonzero.get(name)) + i128::from(pod_nonzero.get(name));
+        let s = if requested > capacity {
+            0
+        } else {
+            (capacity - requested) * i128::from(MAX_NODE_SCORE) / capacity
+        };
+        score += s;
+        weights += 1;
+    }
+    if weights == 0 {
+        return 0;
+    }
+    // Bounded by 0..=100.
+    (score / weights) as i64
+}
+
+/// NodeResourcesBalancedAllocation's score (0–100): `(1 − std) × 100`
+/// (truncated) of the cpu and memory fractions `requested / allocatable`
+/// (each capped at 1; with two resources std = |f1 − f2| / 2), where
+/// `requested` is the node's ACTUAL requested plus the pod's actual request —
+/// the plugin uses real requests (`useRequested: true`), not the non-zero
+/// defaults LeastAllocated uses. A pod requesting neither cpu nor memory
+/// (best-effort) is not scored by this plugin: 0 for every node.
+/// Source: kube-scheduler `balanced_allocation.go` (`balancedResourceScorer`,
+/// PreScore skip for best-effort pods, kubernetes issue #129138), as of
+/// v1.33–v1.35.
+pub fn balanced_allocation_score(
+    node_alloc: &ResourceList,
+    node_requested: &ResourceList,
+    pod_requests: &ResourceList,
+) -> i64 {
+    if pod_requests.get(CPU) == 0 && pod_requests.get(MEMORY) == 0 {
+        return 0;
+    }
+    let mut fractions: Vec<f64> = Vec::with_capacity(2);
+    for name in [CPU, MEMORY] {
+        let capacity = node_alloc.get(name);
+        if capacity == 0 {
+            continue;
+        }
+        let requested = node_requested
+            .get(name)
+            .saturating_add(pod_requests.get(name));
+        let f = (requested as f64 / capacity as f64).min(1.0);
+        fractions.push(f);
+    }
+    let std = match fractions.as_slice() {
+        [a, b] => ((a - b) / 2.0).abs(),
+        _ => 0.0,
+    };
+    ((1.0 - std) * MAX_NODE_SCORE as f64) as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MI: i64 = 1024 * 1024;
+
+    #[test]
+    fn least_allocated_examples() {
+        let alloc = ResourceList::from_pairs(&[("cpu", 4000), ("memory", 10_000 * MI)]);
+        let used = ResourceList::from_pairs(&[("cpu", 1000), ("memory", 2000 * MI)]);
+        let pod = ResourceList::from_pairs(&[("cpu", 1000), ("memory", 3000 * MI)]);
+        // cpu: (4000-2000)*100/4000 = 50; memory: (10000-5000)*100/10000 = 50.
+        assert_eq!(least_allocated_score(&alloc, &used, &pod), 50);
+        // Over-requested cpu scores 0 for cpu; memory (10000-200)*100/10000 = 98 → (0+98)/2.
+        let big = ResourceList::from_pairs(&[("cpu", 5000), ("memory", 200 * MI)]);
+        assert_eq!(
+            least_allocated_score(&alloc, &ResourceList::new(), &big),
+            49
+        );
+        // Integer division: cpu (3-1)*100/3 = 66, memory 100 → (66+100)/2 = 83.
+        let tiny = ResourceList::from_pairs(&[("cpu", 3), ("memory", 10)]);
+        assert_eq!(
+            least_allocated_score(
+                &tiny,
+                &ResourceList::new(),
+                &ResourceList::from_pairs(&[("cpu", 1)])
+            ),
+            83
+        );
+        // A node without allocatable at all scores 0.
+        assert_eq!(least_allocated_score(&ResourceList::new(), &used, &pod), 0);
+    }
+
+    #[test]
+    fn balanced_allocation_examples() {
+        let alloc = ResourceList::from_pairs(&[("cpu", 4000), ("memory", 4000 * MI)]);
+        let pod = ResourceList::from_pairs(&[("cpu", 1000), ("memory", 1000 * MI)]);
+        assert_eq!(
+            balanced_allocation_score(&alloc, &ResourceList::new(), &pod),
+            100
+        );
+        // cpu 3000/4000 = .75, memory 1000/4000 = .25 → std .25 → 75.
+        let used = ResourceList::from_pairs(&[("cpu", 2000)]);
+        assert_eq!(balanced_allocation_score(&alloc, &used, &pod), 75);
+        // Fractions cap at 1: cpu 2.0→1, memory .25 → std .375 → 62.
+        let hog = ResourceList::from_pairs(&[("cpu", 7000)]);
+        assert_eq!(balanced_allocation_score(&alloc, &hog, &pod), 62);
+        // Best-effort pods are skipped.
+        assert_eq!(
+            balanced_allocation_score(&alloc, &used, &ResourceList::new()),
+            0
+        );
+    }
+}

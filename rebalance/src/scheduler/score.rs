@@ -1,0 +1,206 @@
+//! Scoring of feasible nodes with the default profile's weights, and the
+//! landing choice with ties reported.
+//!
+//! Modelled score plugins (default weights): NodeResourcesFit LeastAllocated
+//! (1), NodeResourcesBalancedAllocation (1), TaintToleration (3), NodeAffinity
+//! (2), InterPodAffinity (2). Not modelled: PodTopologySpread (2, including
+//! the system default spreading of Service/ReplicaSet pods over hostnames and
+//! zones) and ImageLocality (1) — a real scheduler can prefer another node
+//! among close scores for those reasons.
+
+use serde::Serialize;
+
+use super::resources_fit::MAX_NODE_SCORE;
+use super::{
+    balanced_allocation_score, evaluate, inter_pod_affinity, least_allocated_score, node_affinity,
+    taint_toleration, ClusterState, NodeSlot, Snapshot,
+};
+use crate::pod::PodInfo;
+
+/// Weight of NodeResourcesFit in the default profile.
+const WEIGHT_FIT: i64 = 1;
+/// Weight of NodeResourcesBalancedAllocation in the default profile.
+const WEIGHT_BALANCED: i64 = 1;
+/// Weight of TaintToleration in the default profile.
+const WEIGHT_TAINT: i64 = 3;
+/// Weight of NodeAffinity in the default profile.
+const WEIGHT_NODE_AFFINITY: i64 = 2;
+/// Weight of InterPodAffinity in the default profile.
+const WEIGHT_POD_AFFINITY: i64 = 2;
+
+/// One feasible node's scores: each plugin's normalised score (0–100) and the
+/// weighted total the scheduler ranks by.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NodeScore {
+    /// The node.
+    pub node: String,
+    /// `least_allocated + balanced_allocation + 3 × taint_toleration +
+    /// 2 × node_affinity + 2 × inter_pod_affinity`.
+    pub total: i64,
+    /// NodeResourcesFit (LeastAllocated), weight 1.
+    pub least_allocated: i64,
+    /// NodeResourcesBalancedAllocation, weight 1.
+    pub balanced_allocation: i64,
+    /// TaintToleration (fewer untolerated PreferNoSchedule taints is better), weight 3.
+    pub taint_toleration: i64,
+    /// NodeAffinity (preferred terms), weight 2.
+    pub node_affinity: i64,
+    /// InterPodAffinity (preferred terms of both sides, existing pods' required affinity), weight 2.
+    pub inter_pod_affinity: i64,
+}
+
+/// Where the pod would land.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Placement {
+    /// The chosen node: the best total; among equal totals the first by name
+    /// (the scheduler would pick one of them at random — see `tie_with`).
+    pub node: String,
+    /// The chosen node's weighted total score.
+    pub score: i64,
+    /// Other feasible nodes with exactly the same total, by name. Non-empty
+    /// means the landing is a coin toss among `node` and these.
+    pub tie_with: Vec<String>,
+    /// Every feasible node's scores, best first (ties by name).
+    pub candidates: Vec<NodeScore>,
+}
+
+/// Normalises raw scores so the highest becomes 100 (`reverse`: the lowest
+/// becomes 100). All zero: 0 (or 100 when reversed).
+/// Source: kube-scheduler `helper.DefaultNormalizeScore`.
+fn default_normalize(scores: &mut [i64], reverse: bool) {
+    let max = scores.iter().copied().fold(0, i64::max);
+    if max == 0 {
+        if reverse {
+            scores.iter_mut().for_each(|s| *s = MAX_NODE_SCORE);
+        }
+        return;
+    }
+    for s in scores.iter_mut() {
+        let v = MAX_NODE_SCORE * *s / max;
+        *s = if reverse { MAX_NODE_SCORE - v } else { v };
+    }
+}
+
+/// Min-max normalisation to 0–100 (truncated). Source: kube-scheduler
+/// InterPodAffinity `NormalizeScore`.
+fn min_max_normalize(scores: &mut [i64]) {
+    let (Some(min), Some(max)) = (scores.iter().copied().min(), scores.iter().copied().max())
+    else {
+        return;
+    };
+    let diff = max - min;
+    for s in scores.iter_mut() {
+        *s = if diff > 0 {
+            (MAX_NODE_SCORE as f64 * ((*s - min) as f64 / diff as f64)) as i64
+        } else {
+            0
+        };
+    }
+}
+
+/// Scores every node that passes [`evaluate`], in state order. Empty when no
+/// node is feasible.
+/// Source: kube-scheduler `prioritizeNodes` with the default plugin weights
+/// (`kubernetes-events.md` §6).
+pub fn score_nodes(state: &ClusterState, pod: &PodInfo) -> Vec<NodeScore> {
+    let evals = evaluate(state, pod);
+    let snap = Snapshot::build(state, pod);
+    let feasible: Vec<&NodeSlot<'_>> = snap
+        .slots
+        .iter()
+        .zip(&evals)
+        .filter(|(_, e)| e.is_feasible())
+        .map(|(s, _)| s)
+        .collect();
+    if feasible.is_empty() {
+        return Vec::new();
+    }
+    let mut taint: Vec<i64> = feasible
+        .iter()
+        .map(|s| taint_toleration::raw_score(pod, s.node))
+        .collect();
+    default_normalize(&mut taint, true);
+    let mut node_aff: Vec<i64> = feasible
+        .iter()
+        .map(|s| node_affinity::raw_score(pod, s.node))
+        .collect();
+    default_normalize(&mut node_aff, false);
+    let (mut pod_aff, has_topology_scores) = inter_pod_affinity::raw_scores(&snap, pod, &feasible);
+    if has_topology_scores {
+        min_max_normalize(&mut pod_aff);
+    }
+    feasible
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let least = least_allocated_score(
+                &s.node.allocatable,
+                &s.non_zero_requested,
+                &pod.non_zero_requests,
+            );
+            let balanced =
+                balanced_allocation_score(&s.node.allocatable, &s.requested, &pod.requests);
+            NodeScore {
+                node: s.node.name.clone(),
+                total: WEIGHT_FIT * least
+                    + WEIGHT_BALANCED * balanced
+                    + WEIGHT_TAINT * taint[i]
+                    + WEIGHT_NODE_AFFINITY * node_aff[i]
+                    + WEIGHT_POD_AFFINITY * pod_aff[i],
+                least_allocated: least,
+                balanced_allocation: balanced,
+                taint_toleration: taint[i],
+                node_affinity: node_aff[i],
+                inter_pod_affinity: pod_aff[i],
+            }
+        })
+        .collect()
+}
+
+/// The node the pod would land on, or `None` when no node is feasible. Ties
+/// between equal best totals are reported in [`Placement::tie_with`], never
+/// broken silently.
+/// Source: kube-scheduler `selectHost` (random among the best).
+pub fn pick_node(state: &ClusterState, pod: &PodInfo) -> Option<Placement> {
+    let mut candidates = score_nodes(state, pod);
+    candidates.sort_by(|a, b| b.total.cmp(&a.total).then_with(|| a.node.cmp(&b.node)));
+    let best = candidates.first()?;
+    let score = best.total;
+    let node = best.node.clone();
+    let tie_with = candidates
+        .iter()
+        .skip(1)
+        .take_while(|c| c.total == score)
+        .map(|c| c.node.clone())
+        .collect();
+    Some(Placement {
+        node,
+        score,
+        tie_with,
+        candidates,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalisation() {
+        let mut s = vec![0, 2, 4];
+        default_normalize(&mut s, false);
+        assert_eq!(s, vec![0, 50, 100]);
+        let mut s = vec![0, 1, 3];
+        default_normalize(&mut s, true);
+        assert_eq!(s, vec![100, 67, 0]);
+        let mut s = vec![0, 0];
+        default_normalize(&mut s, true);
+        assert_eq!(s, vec![100, 100]);
+        let mut s = vec![-3, 0, 3];
+        min_max_normalize(&mut s);
+        assert_eq!(s, vec![0, 50, 100]);
+        let mut s = vec![5, 5];
+        min_max_normalize(&mut s);
+        assert_eq!(s, vec![0, 0]);
+    }
+}

@@ -1,0 +1,71 @@
+//! The `kdrift` binary as a user runs it: exit codes, stdout/stderr split,
+//! error messages naming the file and line.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn kdrift() -> Command {
+    Command::cargo_bin("kdrift").expect("binary")
+}
+
+#[test]
+fn demo_tells_the_story_with_nothing_but_the_binary() {
+    let out = kdrift().arg("demo").env_remove("KDRIFT_DB").assert().success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    for needle in [
+        "1 Insufficient cpu, 4 node(s) didn't match pod affinity rules",
+        "InterPodAffinity excluded 4 node(s): node-2, node-3, node-4, node-5",
+        "left after the constraints: node-1",
+        "node-1 cpu: the pod requests 100m, 58m free → 42m short",
+        "lower the pod's cpu request from 100m to at most 58m",
+        "1942m/2 (97 %)",
+    ] {
+        assert!(stdout.contains(needle), "missing {needle:?} in:\n{stdout}");
+    }
+}
+
+#[test]
+fn demo_json_is_machine_readable() {
+    let out = kdrift().args(["demo", "-o", "json"]).assert().success();
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("stdout is JSON");
+    assert_eq!(v["why_pending"]["state"]["shortfalls"][0]["short"], 42);
+    assert_eq!(v["why_pending"]["state"]["shortfalls"][0]["node"], "node-1");
+}
+
+#[test]
+fn bad_file_is_named_with_its_line_and_exit_is_2_while_good_records_load() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let good = dir.path().join("good.json");
+    std::fs::write(&good, r#"{"kind":"EventList","items":[{"metadata":{"name":"p.1","namespace":"d"},"involvedObject":{"kind":"Pod","name":"p","namespace":"d"},"reason":"FailedScheduling","message":"0/2 nodes are available: 2 Too many pods.","count":3}]}"#).expect("write");
+    let bad = dir.path().join("bad.ndjson");
+    std::fs::write(&bad, "{\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"}}\n{\"broken\n").expect("write");
+    kdrift()
+        .arg("--db")
+        .arg(&db)
+        .args(["ingest", "file"])
+        .arg(&good)
+        .arg(&bad)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("bad.ndjson:2:"))
+        .stdout(predicate::str::contains("good.json"));
+    kdrift()
+        .arg("--db")
+        .arg(&db)
+        .args(["why-pending", "--all"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("d/p").and(predicate::str::contains("2 Too many pods")));
+    kdrift().arg("--db").arg(&db).args(["why-pending", "d/nope"]).assert().code(1).stderr(predicate::str::contains("no FailedScheduling event for d/nope"));
+}
+
+#[test]
+fn analysis_never_creates_a_store_and_typos_are_errors() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("absent.duckdb");
+    kdrift().arg("--db").arg(&db).args(["why-pending", "--all"]).assert().code(2).stderr(predicate::str::contains("no store at"));
+    assert!(!db.exists());
+    kdrift().args(["why-pending", "--al"]).assert().code(2);
+    kdrift().args(["why-pending", "not-a-ref"]).assert().code(2).stderr(predicate::str::contains("NAMESPACE/NAME"));
+}

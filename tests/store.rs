@@ -1,0 +1,113 @@
+//! The store on a real DuckDB file: creation, refusal of foreign or newer
+//! files, append-only runs, dedupe, and bad input that keeps good records.
+
+use std::io::Write;
+
+use kdrift_ingest::store::{StoreError, SCHEMA_VERSION};
+use kdrift_ingest::{ingest_files, NoProgress, Store};
+use kdrift_tests::temp_store;
+
+#[test]
+fn a_new_store_is_created_and_reopened() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("k.duckdb");
+    assert!(matches!(Store::open_existing(&path), Err(StoreError::Missing { .. })));
+    drop(Store::open(&path).expect("create"));
+    let store = Store::open_existing(&path).expect("reopen");
+    assert_eq!(store.counts().expect("counts").observations, 0);
+}
+
+#[test]
+fn a_foreign_duckdb_file_is_refused() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("other.duckdb");
+    {
+        // Test fixture: someone else's database.
+        let c = duckdb::Connection::open(&path).expect("open");
+        c.execute_batch("CREATE TABLE accounts (id INTEGER)").expect("create");
+    }
+    let err = Store::open(&path).expect_err("must refuse");
+    assert!(matches!(err, StoreError::NotAStore { .. }), "{err}");
+    assert!(err.to_string().contains("not a kdrift store"));
+}
+
+#[test]
+fn a_newer_store_is_refused_with_a_clear_message() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("new.duckdb");
+    drop(Store::open(&path).expect("create"));
+    {
+        // Test fixture: pretend a future kdrift wrote it.
+        let c = duckdb::Connection::open(&path).expect("open");
+        c.execute("UPDATE kdrift_meta SET value = '99' WHERE key = 'schema_version'", []).expect("bump");
+    }
+    let err = Store::open(&path).expect_err("must refuse");
+    match &err {
+        StoreError::TooNew { found, supported, .. } => {
+            assert_eq!((*found, *supported), (99, SCHEMA_VERSION));
+        }
+        other => panic!("unexpected {other}"),
+    }
+    assert!(err.to_string().contains("upgrade kdrift"), "{err}");
+}
+
+fn write(dir: &std::path::Path, name: &str, body: &[u8]) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::File::create(&p).and_then(|mut f| f.write_all(body)).expect("write");
+    p
+}
+
+const EVENT_A: &str = r#"{"apiVersion":"v1","kind":"Event","metadata":{"name":"p.1","namespace":"default","uid":"e1"},"involvedObject":{"kind":"Pod","namespace":"default","name":"p","uid":"pu"},"reason":"FailedScheduling","message":"0/3 nodes are available: 3 Insufficient memory.","count":4,"firstTimestamp":"2026-01-01T00:00:00Z","lastTimestamp":"2026-01-01T00:10:00Z","type":"Warning"}"#;
+
+#[test]
+fn bad_lines_are_reported_and_good_ones_kept() {
+    let (dir, store) = temp_store();
+    let body = format!("{EVENT_A}\n{{\"kind\": \"Event\", oops\n{}\n", EVENT_A.replace("p.1", "p.2").replace("\"count\":4", "\"count\":2"));
+    let file = write(dir.path(), "events.ndjson", body.as_bytes());
+    let missing = dir.path().join("nope.json");
+    let report = ingest_files(&store, &[file, missing], &mut NoProgress).expect("ingest");
+    assert_eq!(report.error_count(), 2);
+    let bad = report.files.iter().find(|f| f.location.ends_with("events.ndjson")).expect("file");
+    assert_eq!(bad.records, 2);
+    assert_eq!(bad.errors[0].origin.line, Some(2));
+    assert!(bad.errors[0].to_string().contains("events.ndjson:2:"), "{}", bad.errors[0]);
+    assert_eq!(format!("{:?}", report.status), "Partial");
+    let pods = kdrift_analyze::pending_pods(&store).expect("pending");
+    assert_eq!(pods.len(), 1);
+    assert_eq!(pods[0].occurrences, 6, "two distinct events: 4 + 2");
+}
+
+#[test]
+fn a_higher_count_of_the_same_event_replaces_never_adds() {
+    let (dir, store) = temp_store();
+    let first = write(dir.path(), "a.json", EVENT_A.as_bytes());
+    ingest_files(&store, &[first], &mut NoProgress).expect("ingest");
+    // The same event (same name) seen later with count 9: the highest count wins.
+    let later = EVENT_A.replace("\"count\":4", "\"count\":9").replace("00:10:00Z", "00:40:00Z");
+    let second = write(dir.path(), "b.json", later.as_bytes());
+    ingest_files(&store, &[second], &mut NoProgress).expect("ingest");
+    // An older copy arriving last does not lower it.
+    let third = write(dir.path(), "c.json", EVENT_A.replace("\"count\":4", "\"count\":3").as_bytes());
+    ingest_files(&store, &[third], &mut NoProgress).expect("ingest");
+    let pods = kdrift_analyze::pending_pods(&store).expect("pending");
+    assert_eq!(pods[0].occurrences, 9);
+    assert_eq!(store.counts().expect("counts").events, 1);
+    assert_eq!(store.counts().expect("counts").event_versions, 3, "every version is kept (append-only)");
+}
+
+#[test]
+fn gzip_and_combined_prefix() {
+    use flate2::write::GzEncoder;
+    let (dir, store) = temp_store();
+    let ev = EVENT_A.replace("0/3 nodes", "(combined from similar events): 0/3 nodes");
+    let mut gz = GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(ev.as_bytes()).expect("gz");
+    let file = write(dir.path(), "events.json.gz", &gz.finish().expect("gz"));
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    assert_eq!(report.counts.added, 1);
+    let pods = kdrift_analyze::pending_pods(&store).expect("pending");
+    assert_eq!(pods[0].latest_message, "0/3 nodes are available: 3 Insufficient memory.");
+    let corrupt = write(dir.path(), "broken.json.gz", &[0x1f, 0x8b, 8, 0, 1, 2, 3]);
+    let report = ingest_files(&store, &[corrupt], &mut NoProgress).expect("ingest");
+    assert!(report.files[0].errors[0].message.contains("gzip"), "{:?}", report.files[0].errors);
+}
