@@ -139,6 +139,7 @@ CREATE TABLE node_versions (
     name              VARCHAR NOT NULL,
     uid               VARCHAR,
     resource_version  VARCHAR,
+    created_at        TIMESTAMP,
     unschedulable     BOOLEAN NOT NULL,
     ready             VARCHAR              -- status of the Ready condition: True | False | Unknown | NULL
 );

@@ -1,6 +1,7 @@
 -- name: nodes_at
 -- purpose: The nodes at an instant, each as its latest version observed at or
---   before it (else its earliest version after: estimated). Deleted nodes left out.
+--   before it (else its earliest version after: estimated). Nodes deleted by
+--   then, or created after it, are left out.
 -- params: $1 at_us BIGINT (UTC microseconds)
 -- columns: name VARCHAR, observed_at TIMESTAMP, estimated BOOLEAN, object JSON
 WITH chosen AS (
@@ -17,4 +18,5 @@ SELECT c.name, c.observed_at, c.estimated, o.object
 FROM chosen c
 JOIN observations o ON o.obs_id = c.obs_id
 WHERE NOT (c.change = 'DELETED' AND NOT c.estimated)
+  AND (c.created_at IS NULL OR c.created_at <= make_timestamp($1))
 ORDER BY c.name;

@@ -2,12 +2,13 @@
 -- purpose: Every pod that had FailedScheduling events, longest-pending first.
 --   Occurrences sum each distinct event's highest count (re-sent copies of an
 --   event are never summed, kubernetes-events.md §4). Pending time runs from the
---   first failure to the first Scheduled event after it, else to the last failure.
+--   first failure to the first Scheduled event after it, else to the pod's
+--   deletion (when the store saw it), else to the last failure.
 -- params: none
 -- columns: namespace VARCHAR, name VARCHAR, uid VARCHAR ('' when unknown),
 --   first_failure TIMESTAMP, last_failure TIMESTAMP, occurrences BIGINT,
 --   failure_events BIGINT, latest_message VARCHAR, scheduled_at TIMESTAMP (NULL: never seen),
---   scheduled_node VARCHAR, pending_seconds BIGINT
+--   scheduled_node VARCHAR, pending_seconds BIGINT, deleted_at TIMESTAMP (NULL: not seen deleted)
 WITH failures AS (
     SELECT involved_namespace AS namespace,
            involved_name AS name,
@@ -16,7 +17,7 @@ WITH failures AS (
            max(last_time) AS last_failure,
            sum(count) AS occurrences,
            count(*) AS failure_events,
-           arg_max(message, last_time) AS latest_message
+           first(message ORDER BY last_time DESC, count DESC, event_key DESC) AS latest_message
     FROM events
     WHERE reason = 'FailedScheduling' AND involved_kind = 'Pod'
     GROUP BY ALL
@@ -25,24 +26,35 @@ scheduled AS (
     SELECT involved_namespace AS namespace,
            involved_name AS name,
            COALESCE(involved_uid, '') AS uid,
-           first_time AS at,
+           first_time AS scheduled_at,
            regexp_extract(message, ' to (\S+)$', 1) AS node
     FROM events
     WHERE reason = 'Scheduled' AND involved_kind = 'Pod'
 ),
+deleted AS (
+    SELECT namespace, name, COALESCE(uid, '') AS uid,
+           min(CASE WHEN change = 'DELETED' THEN observed_at ELSE deleted_at END) AS deleted_at
+    FROM pod_versions
+    WHERE change = 'DELETED' OR deleted_at IS NOT NULL
+    GROUP BY ALL
+),
 joined AS (
     SELECT f.*,
-           s.at AS scheduled_at,
+           s.scheduled_at AS scheduled_at,
            s.node AS scheduled_node
     FROM failures f
     LEFT JOIN scheduled s
       ON s.namespace = f.namespace AND s.name = f.name
      AND (s.uid = f.uid OR s.uid = '' OR f.uid = '')
-     AND s.at >= f.first_failure
-    QUALIFY row_number() OVER (PARTITION BY f.namespace, f.name, f.uid ORDER BY s.at NULLS LAST) = 1
+     AND s.scheduled_at >= f.first_failure
+    QUALIFY row_number() OVER (PARTITION BY f.namespace, f.name, f.uid ORDER BY s.scheduled_at NULLS LAST) = 1
 )
-SELECT namespace, name, uid, first_failure, last_failure, occurrences, failure_events,
-       latest_message, scheduled_at, scheduled_node,
-       CAST(epoch(COALESCE(scheduled_at, last_failure)) - epoch(first_failure) AS BIGINT) AS pending_seconds
-FROM joined
+SELECT j.namespace, j.name, j.uid, j.first_failure, j.last_failure, j.occurrences, j.failure_events,
+       j.latest_message, j.scheduled_at, j.scheduled_node,
+       CAST(epoch(COALESCE(j.scheduled_at, greatest(d.deleted_at, j.last_failure), j.last_failure))
+            - epoch(j.first_failure) AS BIGINT) AS pending_seconds,
+       d.deleted_at
+FROM joined j
+LEFT JOIN deleted d
+  ON d.namespace = j.namespace AND d.name = j.name AND (d.uid = j.uid OR j.uid = '' OR d.uid = '')
 ORDER BY pending_seconds DESC, occurrences DESC, namespace, name, uid;

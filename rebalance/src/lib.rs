@@ -5,17 +5,23 @@
 //! [`quantity`] parses Kubernetes quantities exactly; [`scheduler`] replays
 //! kube-scheduler's Filter plugins for one pod against a [`ClusterState`] to
 //! say why it stayed Pending, rebuilds the `FailedScheduling` text, and scores
-//! feasible nodes to simulate where a pod would land.
+//! feasible nodes to simulate where a pod would land. [`policy`] reads
+//! descheduler policy files (plain, Helm values, ConfigMap) with descheduler's
+//! validation messages; [`planner`] replays descheduler's LowNodeUtilization
+//! on a [`Snapshot`] and returns a [`Plan`] saying what it would evict and why.
 //!
 //! Compatibility contracts: descheduler v0.36 for pod requests and node usage
 //! (`shared/reference/descheduler-lownodeutilization.md` §1), kube-scheduler
 //! (up to about v1.36) for filters, reason strings and scores
-//! (`shared/reference/kubernetes-events.md` §1 and §6).
+//! (`shared/reference/kubernetes-events.md` §1 and §6), descheduler v0.36
+//! for LowNodeUtilization and DefaultEvictor (the same descheduler reference).
 
 pub mod error;
 mod extract;
 pub mod node;
+pub mod planner;
 pub mod pod;
+pub mod policy;
 pub mod qos;
 pub mod quantity;
 pub mod resources;
@@ -23,7 +29,9 @@ pub mod scheduler;
 
 pub use error::ModelError;
 pub use node::{NodeInfo, Taint, TaintEffect};
+pub use planner::{plan, Plan, PlanOptions, Snapshot};
 pub use pod::{PodInfo, PodPhase};
+pub use policy::{Policy, PolicyError};
 pub use qos::QosClass;
 pub use quantity::Quantity;
 pub use resources::ResourceList;

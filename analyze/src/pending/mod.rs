@@ -42,9 +42,11 @@ pub struct PendingPod {
     pub scheduled_at: Option<DateTime<Utc>>,
     /// Where it was scheduled.
     pub scheduled_node: Option<String>,
-    /// Seconds from the first failure to scheduling (or to the last failure
-    /// when it was never seen scheduled).
+    /// Seconds from the first failure to scheduling, else to the pod's
+    /// deletion, else to the last failure.
     pub pending_seconds: i64,
+    /// When the pod was deleted, if the store saw it.
+    pub deleted_at: Option<DateTime<Utc>>,
     /// The reasons of the latest message in the scheduler's words, with node
     /// counts (`1 Insufficient cpu, 4 node(s) didn't match pod affinity rules`).
     pub reasons: String,
@@ -68,6 +70,7 @@ pub fn pending_pods(store: &Store) -> Result<Vec<PendingPod>, AnalyzeError> {
             scheduled_at: r.get(8)?,
             scheduled_node: r.get::<_, Option<String>>(9)?.filter(|n| !n.is_empty()),
             pending_seconds: r.get(10)?,
+            deleted_at: r.get(11)?,
             reasons: String::new(),
         })
     })?;

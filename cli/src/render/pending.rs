@@ -11,6 +11,15 @@ use tabled::{Table, Tabled};
 
 use super::duration;
 
+/// CPU always in millicores in tables (`1942m/2000m` reads better than `1942m/2`).
+fn amount(resource: &str, v: i64) -> String {
+    if resource == "cpu" {
+        format!("{v}m")
+    } else {
+        format_amount(resource, v)
+    }
+}
+
 fn t(ts: DateTime<Utc>) -> String {
     ts.format("%Y-%m-%d %H:%M:%SZ").to_string()
 }
@@ -42,9 +51,10 @@ pub fn list<W: Write>(out: &mut W, pods: &[PendingPod]) -> anyhow::Result<()> {
         pending: duration(p.pending_seconds),
         first: t(p.first_failure),
         attempts: p.occurrences,
-        scheduled: match (&p.scheduled_node, p.scheduled_at) {
-            (Some(n), Some(at)) => format!("{n} at {}", at.format("%H:%M:%SZ")),
-            _ => "never seen".into(),
+        scheduled: match (&p.scheduled_node, p.scheduled_at, p.deleted_at) {
+            (Some(n), Some(at), _) => format!("{n} at {}", at.format("%H:%M:%SZ")),
+            (_, _, Some(d)) => format!("never (deleted {})", d.format("%H:%M:%SZ")),
+            _ => "not seen".into(),
         },
         reasons: p.reasons.clone(),
     });
@@ -147,7 +157,7 @@ fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
         let get = |name: &str| n.resources.iter().find(|r| r.resource == name);
         let fmt = |name: &str| {
             get(name).map_or("-".into(), |r| {
-                format!("{}/{} ({:.0} %)", format_amount(name, r.requested), format_amount(name, r.allocatable), r.percent)
+                format!("{}/{} ({:.0} %)", amount(name, r.requested), amount(name, r.allocatable), r.percent)
             })
         };
         let other = n
@@ -171,7 +181,7 @@ fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
         NodeRow {
             node: name,
             cpu: fmt("cpu"),
-            cpu_free: get("cpu").map_or("-".into(), |r| format_amount("cpu", r.free)),
+            cpu_free: get("cpu").map_or("-".into(), |r| amount("cpu", r.free)),
             memory: fmt("memory"),
             pods: get("pods").map_or("-".into(), |r| format!("{}/{}", r.requested, r.allocatable)),
             other,

@@ -14,7 +14,7 @@ use chrono::{DateTime, Datelike, Duration, Utc};
 
 use super::catalog::{ContainerDef, Pref, Qos};
 use super::controllers::{CronJobState, JobState, BACKUP_CRONJOB, BACKUP_DEADLINE_S, BACKUP_NS};
-use super::events::{jittered, EventId, EventType, ObjRef, SchedulerEvent};
+use super::events::{jittered, EventType, ObjRef, SchedulerEvent, Source};
 use super::pods::{Owner, Phase, PodTemplate};
 use super::sim::{self, NodeView};
 use super::story::pod_fact;
@@ -71,11 +71,25 @@ pub(crate) struct Day2 {
 }
 
 fn cronjob_ref(cj: &CronJobState) -> ObjRef {
-    ObjRef { api_version: "batch/v1", kind: "CronJob", name: BACKUP_CRONJOB.into(), namespace: Some(BACKUP_NS.into()), uid: cj.uid.clone(), field_path: None }
+    ObjRef {
+        api_version: "batch/v1",
+        kind: "CronJob",
+        name: BACKUP_CRONJOB.into(),
+        namespace: Some(BACKUP_NS.into()),
+        uid: cj.uid.clone(),
+        field_path: None,
+    }
 }
 
 fn job_ref(j: &JobState) -> ObjRef {
-    ObjRef { api_version: "batch/v1", kind: "Job", name: j.name.clone(), namespace: Some(BACKUP_NS.into()), uid: j.uid.clone(), field_path: None }
+    ObjRef {
+        api_version: "batch/v1",
+        kind: "Job",
+        name: j.name.clone(),
+        namespace: Some(BACKUP_NS.into()),
+        uid: j.uid.clone(),
+        field_path: None,
+    }
 }
 
 /// The CronJob creates the Job of `scheduled` and the Job its pod.
@@ -94,7 +108,14 @@ fn start_job(w: &mut World, cj: &mut CronJobState, scheduled: DateTime<Utc>) -> 
             ("job-name".into(), name.clone()),
         ],
         owner: Owner { api_version: "batch/v1", kind: "Job", name: name.clone(), uid: uid.clone() },
-        containers: vec![ContainerDef { name: "restic", image: "restic/restic:0.17.3".into(), cpu_m: BACKUP_CPU_M, mem_mi: BACKUP_MEM_MI, i915: 0, qos: Qos::Burstable }],
+        containers: vec![ContainerDef {
+            name: "restic",
+            image: "restic/restic:0.17.3".into(),
+            cpu_m: BACKUP_CPU_M,
+            mem_mi: BACKUP_MEM_MI,
+            i915: 0,
+            qos: Qos::Burstable,
+        }],
         pref: Pref::None,
         affinity_app: Some("plex".into()),
         gpu_only: false,
@@ -116,9 +137,20 @@ fn start_job(w: &mut World, cj: &mut CronJobState, scheduled: DateTime<Utc>) -> 
     w.rec.push(created, ObjectChange::Added, job.render());
     cj.last_schedule = Some(scheduled);
     cj.active = vec![(name.clone(), uid)];
-    w.rec.push(created + ms(4), ObjectChange::Modified, cj.render(&super::controllers::template_json(&template, false)));
+    w.rec.push(
+        created + ms(4),
+        ObjectChange::Modified,
+        cj.render(&super::controllers::template_json(&template, false)),
+    );
     let cref = cronjob_ref(cj);
-    w.core_event(created + ms(6), &cref, "SuccessfulCreate", &format!("Created job {name}"), EventType::Normal, "cronjob-controller", None);
+    w.core_event(
+        created + ms(6),
+        &cref,
+        "SuccessfulCreate",
+        &format!("Created job {name}"),
+        EventType::Normal,
+        Source::Controller("cronjob-controller"),
+    );
     let p = w.spawn(&template, created + ms(30));
     job.counts.0 = 1;
     w.rec.push(created + ms(45), ObjectChange::Modified, job.render());
@@ -127,7 +159,13 @@ fn start_job(w: &mut World, cj: &mut CronJobState, scheduled: DateTime<Utc>) -> 
 
 /// Day 1: the Job runs next to plex and completes after 22 minutes.
 pub(crate) fn run_day1(w: &mut World, scheduled: DateTime<Utc>) -> Day1 {
-    let mut cj = CronJobState { uid: w.rng.uuid(), created: at(2026, 10, 20, 21, 4, 0), last_schedule: None, last_success: None, active: Vec::new() };
+    let mut cj = CronJobState {
+        uid: w.rng.uuid(),
+        created: at(2026, 10, 20, 21, 4, 0),
+        last_schedule: None,
+        last_success: None,
+        active: Vec::new(),
+    };
     let (mut job, p) = start_job(w, &mut cj, scheduled);
     let template = super::controllers::template_json(&job.template, false);
     cj.last_schedule = Some(scheduled - Duration::days(1));
@@ -139,7 +177,7 @@ pub(crate) fn run_day1(w: &mut World, scheduled: DateTime<Utc>) -> Day1 {
     w.rec.push(w.start + ms(900), ObjectChange::Added, listed);
     cj.last_schedule = Some(scheduled);
     let t = job.created + ms(60);
-    let _ = w.schedule(p, t);
+    w.schedule_or_report(p, t);
     let done = t + Duration::minutes(22) + ms(spread_ms(&job.name));
     {
         let pod = &mut w.pods[p];
@@ -159,12 +197,30 @@ pub(crate) fn run_day1(w: &mut World, scheduled: DateTime<Utc>) -> Day1 {
     ];
     w.rec.push(done + ms(40), ObjectChange::Modified, job.render());
     let jref = job_ref(&job);
-    w.core_event(done + ms(45), &jref, "Completed", "Job completed", EventType::Normal, "job-controller", None);
+    w.core_event(
+        done + ms(45),
+        &jref,
+        "Completed",
+        "Job completed",
+        EventType::Normal,
+        Source::Controller("job-controller"),
+    );
     let cref = cronjob_ref(&cj);
-    w.core_event(done + ms(900), &cref, "SawCompletedJob", &format!("Saw completed job: {}, condition: Complete", job.name), EventType::Normal, "cronjob-controller", None);
+    w.core_event(
+        done + ms(900),
+        &cref,
+        "SawCompletedJob",
+        &format!("Saw completed job: {}, condition: Complete", job.name),
+        EventType::Normal,
+        Source::Controller("cronjob-controller"),
+    );
     cj.active.clear();
     cj.last_success = Some(done + ms(40));
-    w.rec.push(done + ms(905), ObjectChange::Modified, cj.render(&super::controllers::template_json(&job.template, false)));
+    w.rec.push(
+        done + ms(905),
+        ObjectChange::Modified,
+        cj.render(&super::controllers::template_json(&job.template, false)),
+    );
     Day1 { job_name: job.name.clone(), pod: pod_fact(&w.pods[p]), cronjob: cj }
 }
 
@@ -182,23 +238,27 @@ pub(crate) fn run_day2(w: &mut World, scheduled: DateTime<Utc>, mut cj: CronJobS
         Err(rejects) => sim::failure_message(&rejects),
         Ok(_) => String::new(), // the story is broken; tests catch it
     };
-    w.pods[p].unschedulable = Some((t0, note.clone()));
-    w.emit_pod(p, t0 + ms(3), ObjectChange::Modified);
-
-    let event_time = jittered(&mut w.rng, t0);
-    let id = EventId::new(&mut w.rng, &w.pods[p].name, event_time);
+    let id = w.report_unschedulable(p, t0, &note);
+    let event_time = id.created;
     let regarding = w.pods[p].obj_ref();
     let version = |series: Option<(u32, DateTime<Utc>)>| {
-        SchedulerEvent { id: &id, regarding: &regarding, reason: "FailedScheduling", action: "Scheduling", note: &note, kind: EventType::Warning, event_time, series }.to_json()
+        SchedulerEvent {
+            id: &id,
+            regarding: &regarding,
+            reason: "FailedScheduling",
+            action: "Scheduling",
+            note: &note,
+            kind: EventType::Warning,
+            event_time,
+            series,
+        }
+        .to_json()
     };
-    w.rec.push(t0 + ms(2), ObjectChange::Added, version(None));
     let mut versions = 1;
 
     let deadline = job.created + Duration::seconds(BACKUP_DEADLINE_S);
-    let attempts: Vec<DateTime<Utc>> = (1..)
-        .map(|k: i64| t0 + Duration::seconds(RETRY * k) + ms(7 * k))
-        .take_while(|a| *a < deadline)
-        .collect();
+    let attempts: Vec<DateTime<Utc>> =
+        (1..).map(|k: i64| t0 + Duration::seconds(RETRY * k) + ms(7 * k)).take_while(|a| *a < deadline).collect();
     let mut written = 1;
     if let Some(&a1) = attempts.first() {
         w.rec.push(a1 + ms(2), ObjectChange::Modified, version(Some((2, jittered(&mut w.rng, a1)))));
@@ -206,7 +266,7 @@ pub(crate) fn run_day2(w: &mut World, scheduled: DateTime<Utc>, mut cj: CronJobS
         written = 2;
     }
     for (h, m, s) in SERIES_TICKS {
-        let tick = at(scheduled.year_ce().1 as i32, scheduled.month(), scheduled.day(), h, m, s);
+        let tick = at(scheduled.year(), scheduled.month(), scheduled.day(), h, m, s);
         let seen: Vec<&DateTime<Utc>> = attempts.iter().filter(|a| **a <= tick).collect();
         let count = 1 + seen.len() as u32;
         if let (true, Some(last)) = (count > written, seen.last()) {
@@ -222,14 +282,32 @@ pub(crate) fn run_day2(w: &mut World, scheduled: DateTime<Utc>, mut cj: CronJobS
     w.rec.push(dl, ObjectChange::Modified, job.render());
     let deleted_at = w.controller_delete(p, dl + ms(5));
     let jref = job_ref(&job);
-    w.core_event(deleted_at + ms(5), &jref, "DeadlineExceeded", msg, EventType::Warning, "job-controller", None);
+    w.core_event(
+        deleted_at + ms(5),
+        &jref,
+        "DeadlineExceeded",
+        msg,
+        EventType::Warning,
+        Source::Controller("job-controller"),
+    );
     job.counts = (0, 0, 1);
     job.conditions.push(("Failed", "DeadlineExceeded", msg, deleted_at + ms(10)));
     w.rec.push(deleted_at + ms(10), ObjectChange::Modified, job.render());
     let cref = cronjob_ref(&cj);
-    w.core_event(deleted_at + ms(700), &cref, "SawCompletedJob", &format!("Saw completed job: {}, condition: Failed", job.name), EventType::Normal, "cronjob-controller", None);
+    w.core_event(
+        deleted_at + ms(700),
+        &cref,
+        "SawCompletedJob",
+        &format!("Saw completed job: {}, condition: Failed", job.name),
+        EventType::Normal,
+        Source::Controller("cronjob-controller"),
+    );
     cj.active.clear();
-    w.rec.push(deleted_at + ms(705), ObjectChange::Modified, cj.render(&super::controllers::template_json(&job.template, false)));
+    w.rec.push(
+        deleted_at + ms(705),
+        ObjectChange::Modified,
+        cj.render(&super::controllers::template_json(&job.template, false)),
+    );
 
     Day2 {
         job_name: job.name.clone(),

@@ -259,7 +259,8 @@ impl JobState {
             .iter()
             .map(|(ty, reason, msg, at)| json!({ "type": ty, "status": "True", "reason": reason, "message": msg, "lastProbeTime": ts(*at), "lastTransitionTime": ts(*at) }))
             .collect();
-        let mut status = json!({ "startTime": ts(self.created), "active": self.counts.0, "ready": self.ready, "terminating": 0 });
+        let mut status =
+            json!({ "startTime": ts(self.created), "active": self.counts.0, "ready": self.ready, "terminating": 0 });
         if let Some(m) = status.as_object_mut() {
             if self.counts.1 > 0 {
                 m.insert("succeeded".into(), json!(self.counts.1));

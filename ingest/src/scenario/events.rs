@@ -108,6 +108,25 @@ impl EventType {
     }
 }
 
+/// Who writes a core/v1 event.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Source<'a> {
+    /// The kubelet of the named node (`source.host`).
+    Kubelet(&'a str),
+    /// A controller-manager controller (`replicaset-controller`, ...).
+    Controller(&'a str),
+}
+
+impl<'a> Source<'a> {
+    /// `source.component` and `source.host`.
+    pub(crate) fn parts(self) -> (&'a str, Option<&'a str>) {
+        match self {
+            Source::Kubelet(host) => ("kubelet", Some(host)),
+            Source::Controller(c) => (c, None),
+        }
+    }
+}
+
 /// A core/v1 Event as an old-path recorder writes it.
 pub(crate) struct CoreEvent<'a> {
     /// Identity.

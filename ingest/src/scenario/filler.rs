@@ -13,7 +13,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Value};
 
 use super::catalog::{ContainerDef, Pref, Qos, NODES};
-use super::events::{jittered, ts, CoreEvent, EventId, EventType, ObjRef, SchedulerEvent};
+use super::events::{jittered, ts, CoreEvent, EventId, EventType, ObjRef, SchedulerEvent, Source};
 use super::pods::{Owner, Phase, PodState, PodTemplate};
 use super::recorder::{Lane, Recorder};
 use super::rng::SplitMix64;
@@ -44,19 +44,40 @@ pub(crate) fn generate(seed: u64, namespaces: u32, facts: &ScenarioFacts) -> Vec
 fn pick_node(facts: &ScenarioFacts, t: DateTime<Utc>, turn: usize) -> usize {
     let margin = Duration::minutes(1);
     let busy = |name: &str| {
-        facts.drains.iter().flat_map(|d| &d.windows).any(|w| w.node == name && t + Duration::minutes(3) >= w.cordoned_at - margin && t <= w.uncordoned_at + margin)
+        facts.drains.iter().flat_map(|d| &d.windows).any(|w| {
+            w.node == name && t + Duration::minutes(3) >= w.cordoned_at - margin && t <= w.uncordoned_at + margin
+        })
     };
     (0..NODES.len()).map(|j| (turn + j) % NODES.len()).find(|&n| !busy(NODES[n].name)).unwrap_or(0)
 }
 
-fn event(rec: &mut Recorder, rng: &mut SplitMix64, t: DateTime<Utc>, r: &ObjRef, reason: &str, message: &str, component: &str, host: Option<&str>) {
+fn event(
+    rec: &mut Recorder,
+    rng: &mut SplitMix64,
+    t: DateTime<Utc>,
+    r: &ObjRef,
+    (reason, message): (&str, &str),
+    source: Source<'_>,
+) {
+    let (component, host) = source.parts();
     let id = EventId::new(rng, &r.name, t);
-    let ev = CoreEvent { id: &id, regarding: r, reason, message, kind: EventType::Normal, component, host, count: 1, last: t };
+    let ev = CoreEvent {
+        id: &id,
+        regarding: r,
+        reason,
+        message,
+        kind: EventType::Normal,
+        component,
+        host,
+        count: 1,
+        last: t,
+    };
     rec.push(t, ObjectChange::Added, ev.to_json());
 }
 
 fn job_object(name: &str, ns: &str, uid: &str, created: DateTime<Utc>, done: Option<DateTime<Utc>>) -> Value {
-    let mut status = json!({ "startTime": ts(created), "active": 1, "ready": 0, "terminating": 0, "uncountedTerminatedPods": {} });
+    let mut status =
+        json!({ "startTime": ts(created), "active": 1, "ready": 0, "terminating": 0, "uncountedTerminatedPods": {} });
     if let (Some(d), Some(m)) = (done, status.as_object_mut()) {
         m.insert("active".into(), json!(0));
         m.insert("succeeded".into(), json!(1));
@@ -83,14 +104,32 @@ fn one_job(rec: &mut Recorder, rng: &mut SplitMix64, ns: &str, t: DateTime<Utc>,
     let ms = Duration::milliseconds;
     let host = NODES[n].name;
     rec.push(t, ObjectChange::Added, job_object(&name, ns, &uid, t, None));
-    let job_ref = ObjRef { api_version: "batch/v1", kind: "Job", name: name.clone(), namespace: Some(ns.into()), uid: uid.clone(), field_path: None };
+    let job_ref = ObjRef {
+        api_version: "batch/v1",
+        kind: "Job",
+        name: name.clone(),
+        namespace: Some(ns.into()),
+        uid: uid.clone(),
+        field_path: None,
+    };
     let template = Rc::new(PodTemplate {
         namespace: ns.to_string(),
         app: "report".into(),
         generate_name: format!("{name}-"),
-        labels: vec![("app".into(), "report".into()), ("batch.kubernetes.io/job-name".into(), name.clone()), ("job-name".into(), name.clone())],
+        labels: vec![
+            ("app".into(), "report".into()),
+            ("batch.kubernetes.io/job-name".into(), name.clone()),
+            ("job-name".into(), name.clone()),
+        ],
         owner: Owner { api_version: "batch/v1", kind: "Job", name: name.clone(), uid: uid.clone() },
-        containers: vec![ContainerDef { name: "report", image: IMAGE.into(), cpu_m: 0, mem_mi: 0, i915: 0, qos: Qos::BestEffort }],
+        containers: vec![ContainerDef {
+            name: "report",
+            image: IMAGE.into(),
+            cpu_m: 0,
+            mem_mi: 0,
+            i915: 0,
+            qos: Qos::BestEffort,
+        }],
         pref: Pref::None,
         affinity_app: None,
         gpu_only: false,
@@ -100,7 +139,14 @@ fn one_job(rec: &mut Recorder, rng: &mut SplitMix64, ns: &str, t: DateTime<Utc>,
     let pod_name = format!("{name}-{}", rng.name_suffix(5));
     let mut pod = PodState::new(pod_name.clone(), rng.uuid(), template, t + ms(20));
     rec.push(t + ms(20), ObjectChange::Added, pod.render());
-    event(rec, rng, t + ms(22), &job_ref, "SuccessfulCreate", &format!("Created pod: {pod_name}"), "job-controller", None);
+    event(
+        rec,
+        rng,
+        t + ms(22),
+        &job_ref,
+        ("SuccessfulCreate", &format!("Created pod: {pod_name}")),
+        Source::Controller("job-controller"),
+    );
 
     let bound = t + ms(45);
     pod.node = Some((n, host));
@@ -110,7 +156,16 @@ fn one_job(rec: &mut Recorder, rng: &mut SplitMix64, ns: &str, t: DateTime<Utc>,
     let et = jittered(rng, bound);
     let id = EventId::new(rng, &pod_name, et);
     let note = format!("Successfully assigned {ns}/{pod_name} to {host}");
-    let ev = SchedulerEvent { id: &id, regarding: &pref, reason: "Scheduled", action: "Binding", note: &note, kind: EventType::Normal, event_time: et, series: None };
+    let ev = SchedulerEvent {
+        id: &id,
+        regarding: &pref,
+        reason: "Scheduled",
+        action: "Binding",
+        note: &note,
+        kind: EventType::Normal,
+        event_time: et,
+        series: None,
+    };
     rec.push(bound, ObjectChange::Added, ev.to_json());
 
     let started = t + ms(1_400);
@@ -118,9 +173,16 @@ fn one_job(rec: &mut Recorder, rng: &mut SplitMix64, ns: &str, t: DateTime<Utc>,
     pod.start_time = Some(bound + ms(200));
     pod.pod_ip = Some(format!("10.42.{n}.{}", 100 + rng.below(150)));
     let cref = pref.container("report");
-    event(rec, rng, started - ms(300), &cref, "Pulled", &format!("Container image \"{IMAGE}\" already present on machine"), "kubelet", Some(host));
-    event(rec, rng, started - ms(200), &cref, "Created", "Created container: report", "kubelet", Some(host));
-    event(rec, rng, started - ms(150), &cref, "Started", "Started container report", "kubelet", Some(host));
+    event(
+        rec,
+        rng,
+        started - ms(300),
+        &cref,
+        ("Pulled", &format!("Container image \"{IMAGE}\" already present on machine")),
+        Source::Kubelet(host),
+    );
+    event(rec, rng, started - ms(200), &cref, ("Created", "Created container: report"), Source::Kubelet(host));
+    event(rec, rng, started - ms(150), &cref, ("Started", "Started container report"), Source::Kubelet(host));
     pod.container_ids = vec![rng.hex(64)];
     pod.phase = Phase::Running;
     pod.running_since = Some(started);
@@ -136,7 +198,7 @@ fn one_job(rec: &mut Recorder, rng: &mut SplitMix64, ns: &str, t: DateTime<Utc>,
     pod.finalizer = false;
     rec.push(done + ms(30), ObjectChange::Modified, pod.render());
     rec.push(done + ms(40), ObjectChange::Modified, job_object(&name, ns, &uid, t, Some(done + ms(40))));
-    event(rec, rng, done + ms(45), &job_ref, "Completed", "Job completed", "job-controller", None);
+    event(rec, rng, done + ms(45), &job_ref, ("Completed", "Job completed"), Source::Controller("job-controller"));
 
     let ttl = done + Duration::seconds(300);
     rec.push(ttl, ObjectChange::Deleted, job_object(&name, ns, &uid, t, Some(done + ms(40))));

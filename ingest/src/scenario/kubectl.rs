@@ -46,7 +46,10 @@ pub(crate) fn lists(records: &[ScenarioRecord], until: Option<DateTime<Utc>>) ->
         .zip(latest)
         .map(|(name, objects)| {
             let items: Vec<Value> = objects.into_values().flatten().collect();
-            (name.to_string(), json!({ "apiVersion": "v1", "items": items, "kind": "List", "metadata": { "resourceVersion": "" } }))
+            (
+                name.to_string(),
+                json!({ "apiVersion": "v1", "items": items, "kind": "List", "metadata": { "resourceVersion": "" } }),
+            )
         })
         .collect()
 }

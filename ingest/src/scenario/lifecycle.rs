@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::events::{EventType, ObjRef};
+use super::events::{EventType, ObjRef, Source};
 use super::pods::{Phase, PodState, PodTemplate};
 use super::sim::{self, Reject};
 use super::world::{ms, World};
@@ -56,12 +56,20 @@ impl World {
         self.emit_pod(p, t, ObjectChange::Added);
         let owner = owner_ref(template);
         let component = controller_component(template.owner.kind);
-        self.core_event(t + ms(2), &owner, "SuccessfulCreate", &format!("Created pod: {name}"), EventType::Normal, component, None);
+        self.core_event(
+            t + ms(2),
+            &owner,
+            "SuccessfulCreate",
+            &format!("Created pod: {name}"),
+            EventType::Normal,
+            Source::Controller(component),
+        );
         p
     }
 
     /// One scheduling attempt at `t`; on success the pod is bound and the
-    /// kubelet starts it. Returns the node index or every node's rejection.
+    /// kubelet starts it. Returns the node index or every node's rejection
+    /// (the caller reports it: see [`World::report_unschedulable`]).
     pub(crate) fn schedule(&mut self, p: usize, t: DateTime<Utc>) -> Result<usize, Vec<Reject>> {
         let demand = self.pods[p].template.demand();
         let views = self.node_views();
@@ -73,6 +81,29 @@ impl World {
         Ok(n)
     }
 
+    /// Like [`World::schedule`], but a failure is reported the way the
+    /// scheduler does (PodScheduled=False and a FailedScheduling event), so
+    /// the records stay truthful even if a catalog change breaks the story
+    /// (the tests then fail on the unexpected FailedScheduling).
+    pub(crate) fn schedule_or_report(&mut self, p: usize, t: DateTime<Utc>) -> Option<usize> {
+        match self.schedule(p, t) {
+            Ok(n) => Some(n),
+            Err(rejects) => {
+                let note = sim::failure_message(&rejects);
+                self.report_unschedulable(p, t, &note);
+                None
+            }
+        }
+    }
+
+    /// PodScheduled=False (Unschedulable) with `note`, and a new
+    /// events.k8s.io FailedScheduling event; returns the event's identity.
+    pub(crate) fn report_unschedulable(&mut self, p: usize, t: DateTime<Utc>, note: &str) -> super::events::EventId {
+        self.pods[p].unschedulable = Some((t, note.to_string()));
+        self.emit_pod(p, t + ms(3), ObjectChange::Modified);
+        self.scheduler_event(t + ms(2), p, "FailedScheduling", "Scheduling", note, EventType::Warning)
+    }
+
     /// Binding: `spec.nodeName`, PodScheduled=True, the scheduler's `Scheduled`.
     fn bind(&mut self, p: usize, n: usize, t: DateTime<Utc>) {
         let node = self.nodes[n].def;
@@ -80,7 +111,8 @@ impl World {
         self.pods[p].scheduled_at = Some(t);
         self.pods[p].unschedulable = None;
         self.emit_pod(p, t, ObjectChange::Modified);
-        let note = format!("Successfully assigned {}/{} to {}", self.pods[p].template.namespace, self.pods[p].name, node.name);
+        let note =
+            format!("Successfully assigned {}/{} to {}", self.pods[p].template.namespace, self.pods[p].name, node.name);
         self.scheduler_event(t, p, "Scheduled", "Binding", &note, EventType::Normal);
     }
 
@@ -102,19 +134,50 @@ impl World {
         for c in &containers {
             let r = pref.container(c.name);
             if self.nodes[n].images.contains(&c.image) {
-                self.core_event(now, &r, "Pulled", &format!("Container image \"{}\" already present on machine", c.image), EventType::Normal, "kubelet", Some(host));
+                self.core_event(
+                    now,
+                    &r,
+                    "Pulled",
+                    &format!("Container image \"{}\" already present on machine", c.image),
+                    EventType::Normal,
+                    Source::Kubelet(host),
+                );
             } else {
-                self.core_event(now, &r, "Pulling", &format!("Pulling image \"{}\"", c.image), EventType::Normal, "kubelet", Some(host));
+                self.core_event(
+                    now,
+                    &r,
+                    "Pulling",
+                    &format!("Pulling image \"{}\"", c.image),
+                    EventType::Normal,
+                    Source::Kubelet(host),
+                );
                 let took = 1_500 + spread(&c.image, 9_000);
                 now += ms(took);
                 let size = 20_000_000 + spread(&c.image, 400_000_000);
                 let secs = format!("{}.{:03}s", took / 1000, took % 1000);
-                let msg = format!("Successfully pulled image \"{}\" in {secs} ({secs} including waiting). Image size: {size} bytes.", c.image);
-                self.core_event(now, &r, "Pulled", &msg, EventType::Normal, "kubelet", Some(host));
+                let msg = format!(
+                    "Successfully pulled image \"{}\" in {secs} ({secs} including waiting). Image size: {size} bytes.",
+                    c.image
+                );
+                self.core_event(now, &r, "Pulled", &msg, EventType::Normal, Source::Kubelet(host));
                 self.nodes[n].images.insert(c.image.clone());
             }
-            self.core_event(now + ms(90), &r, "Created", &format!("Created container: {}", c.name), EventType::Normal, "kubelet", Some(host));
-            self.core_event(now + ms(140), &r, "Started", &format!("Started container {}", c.name), EventType::Normal, "kubelet", Some(host));
+            self.core_event(
+                now + ms(90),
+                &r,
+                "Created",
+                &format!("Created container: {}", c.name),
+                EventType::Normal,
+                Source::Kubelet(host),
+            );
+            self.core_event(
+                now + ms(140),
+                &r,
+                "Started",
+                &format!("Started container {}", c.name),
+                EventType::Normal,
+                Source::Kubelet(host),
+            );
             now += ms(160);
             let id = self.rng.hex(64);
             self.pods[p].container_ids.push(id);
@@ -140,9 +203,30 @@ impl World {
         for (i, c) in containers.iter().enumerate() {
             let r = pref.container(c.name);
             let at = t + ms(200 * i as i64);
-            self.core_event(at, &r, "Pulled", &format!("Container image \"{}\" already present on machine", c.image), EventType::Normal, "kubelet", Some(host));
-            self.core_event(at + ms(80), &r, "Created", &format!("Created container: {}", c.name), EventType::Normal, "kubelet", Some(host));
-            self.core_event(at + ms(120), &r, "Started", &format!("Started container {}", c.name), EventType::Normal, "kubelet", Some(host));
+            self.core_event(
+                at,
+                &r,
+                "Pulled",
+                &format!("Container image \"{}\" already present on machine", c.image),
+                EventType::Normal,
+                Source::Kubelet(host),
+            );
+            self.core_event(
+                at + ms(80),
+                &r,
+                "Created",
+                &format!("Created container: {}", c.name),
+                EventType::Normal,
+                Source::Kubelet(host),
+            );
+            self.core_event(
+                at + ms(120),
+                &r,
+                "Started",
+                &format!("Started container {}", c.name),
+                EventType::Normal,
+                Source::Kubelet(host),
+            );
         }
         let ids: Vec<String> = containers.iter().map(|_| self.rng.hex(64)).collect();
         let running = t + ms(200 * containers.len() as i64);
@@ -172,9 +256,16 @@ impl World {
         self.emit_pod(p, t, ObjectChange::Modified);
         let pref = self.pods[p].obj_ref();
         for c in self.pods[p].template.containers.clone() {
-            self.core_event(t + ms(60), &pref.container(c.name), "Killing", &format!("Stopping container {}", c.name), EventType::Normal, "kubelet", Some(host));
+            self.core_event(
+                t + ms(60),
+                &pref.container(c.name),
+                "Killing",
+                &format!("Stopping container {}", c.name),
+                EventType::Normal,
+                Source::Kubelet(host),
+            );
         }
-        let stopped = t + ms(1_200 + 100 * spread(&self.pods[p].name, 30));
+        let stopped = t + ms(1_200 + 100 * spread(&self.pods[p].template.app, 30));
         {
             let pod = &mut self.pods[p];
             pod.terminated = Some((stopped, 0));
@@ -199,7 +290,7 @@ impl World {
         self.terminate(p, t + ms(4));
         let template = Rc::clone(&self.pods[p].template);
         let r = self.spawn(&template, t + ms(15));
-        let node = self.schedule(r, t + ms(35)).ok();
+        let node = self.schedule_or_report(r, t + ms(35));
         (r, node)
     }
 
@@ -209,7 +300,7 @@ impl World {
         let owner = owner_ref(&self.pods[p].template);
         let component = controller_component(self.pods[p].template.owner.kind);
         let msg = format!("Deleted pod: {}", self.pods[p].name);
-        self.core_event(t, &owner, "SuccessfulDelete", &msg, EventType::Normal, component, None);
+        self.core_event(t, &owner, "SuccessfulDelete", &msg, EventType::Normal, Source::Controller(component));
         self.terminate(p, t + ms(3))
     }
 }

@@ -23,7 +23,7 @@
 //!    `activeDeadlineSeconds` (5400) expires at 05:30.
 //!
 //! Output never depends on anything but the seed: the generator has its own
-//! PRNG ([`rng`]), a fixed calendar, and a scheduler model ([`sim`]) that
+//! PRNG (`rng.rs`), a fixed calendar, and a scheduler model (`sim.rs`) that
 //! picks every node. The seed changes identifiers (uids, name suffixes,
 //! boot ids, event-name nanoseconds, eventTime microseconds) — never a
 //! placement, a time to the millisecond, or a number.

@@ -8,7 +8,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Map, Value};
 
 use super::catalog::{NodeDef, AVX2_LABEL, CPU_MODEL_LABEL, GPU_LABEL, I915, NODE_CPU_M, NODE_I915, NODE_PODS};
-use super::events::{ts, EventType, ObjRef};
+use super::events::{ts, EventType, ObjRef, Source};
 use super::pods::{cpu_qty, Phase};
 use super::world::World;
 use super::ObjectChange;
@@ -65,7 +65,14 @@ impl NodeState {
 
     /// Reference used by kubelet events (uid = node name, reference §2).
     pub(crate) fn kubelet_ref(&self) -> ObjRef {
-        ObjRef { api_version: "v1", kind: "Node", name: self.def.name.into(), namespace: None, uid: self.def.name.into(), field_path: None }
+        ObjRef {
+            api_version: "v1",
+            kind: "Node",
+            name: self.def.name.into(),
+            namespace: None,
+            uid: self.def.name.into(),
+            field_path: None,
+        }
     }
 
     /// Reference used by node-controller events (the real uid).
@@ -93,13 +100,16 @@ impl NodeState {
             labels.insert(AVX2_LABEL.into(), json!("true"));
             labels.insert(GPU_LABEL.into(), json!("true"));
         }
-        let mut spec = json!({ "podCIDR": format!("10.42.{}.0/24", self.idx), "podCIDRs": [format!("10.42.{}.0/24", self.idx)] });
+        let mut spec =
+            json!({ "podCIDR": format!("10.42.{}.0/24", self.idx), "podCIDRs": [format!("10.42.{}.0/24", self.idx)] });
         let mut taints: Vec<Value> = Vec::new();
         for (key, effect, at) in &self.health_taints {
             taints.push(json!({ "key": key, "effect": effect, "timeAdded": ts(*at) }));
         }
         if let (true, Some(at)) = (self.unschedulable, self.cordoned_at) {
-            taints.push(json!({ "key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule", "timeAdded": ts(at) }));
+            taints.push(
+                json!({ "key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule", "timeAdded": ts(at) }),
+            );
         }
         if let Some(m) = spec.as_object_mut() {
             if self.unschedulable {
@@ -190,7 +200,7 @@ impl World {
     fn kubelet_node_event(&mut self, n: usize, at: DateTime<Utc>, reason: &str, message: &str, kind: EventType) {
         let r = self.nodes[n].kubelet_ref();
         let host = self.nodes[n].def.name;
-        self.core_event(at, &r, reason, message, kind, "kubelet", Some(host));
+        self.core_event(at, &r, reason, message, kind, Source::Kubelet(host));
     }
 
     /// `kubectl cordon`: spec.unschedulable + taint now, the kubelet's
@@ -200,7 +210,13 @@ impl World {
         self.nodes[n].cordoned_at = Some(at);
         self.emit_node(n, at);
         let name = self.nodes[n].def.name;
-        self.kubelet_node_event(n, at + Duration::milliseconds(10_400), "NodeNotSchedulable", &format!("Node {name} status is now: NodeNotSchedulable"), EventType::Normal);
+        self.kubelet_node_event(
+            n,
+            at + Duration::milliseconds(10_400),
+            "NodeNotSchedulable",
+            &format!("Node {name} status is now: NodeNotSchedulable"),
+            EventType::Normal,
+        );
     }
 
     /// `kubectl uncordon`, then the kubelet's `NodeSchedulable`.
@@ -209,7 +225,13 @@ impl World {
         self.nodes[n].cordoned_at = None;
         self.emit_node(n, at);
         let name = self.nodes[n].def.name;
-        self.kubelet_node_event(n, at + Duration::milliseconds(9_800), "NodeSchedulable", &format!("Node {name} status is now: NodeSchedulable"), EventType::Normal);
+        self.kubelet_node_event(
+            n,
+            at + Duration::milliseconds(9_800),
+            "NodeSchedulable",
+            &format!("Node {name} status is now: NodeSchedulable"),
+            EventType::Normal,
+        );
     }
 
     /// Reboots node `n`, shutting down at `at`. Returns when it is Ready again.
@@ -224,21 +246,45 @@ impl World {
         {
             let node = &mut self.nodes[n];
             node.reachable = false;
-            node.ready = Readiness { status: "Unknown", reason: "NodeStatusUnknown", message: "Kubelet stopped posting node status.", since: lost };
+            node.ready = Readiness {
+                status: "Unknown",
+                reason: "NodeStatusUnknown",
+                message: "Kubelet stopped posting node status.",
+                since: lost,
+            };
             node.pressure_since = lost;
-            node.health_taints = vec![("node.kubernetes.io/unreachable", "NoSchedule", lost), ("node.kubernetes.io/unreachable", "NoExecute", lost + Duration::milliseconds(5))];
+            node.health_taints = vec![
+                ("node.kubernetes.io/unreachable", "NoSchedule", lost),
+                ("node.kubernetes.io/unreachable", "NoExecute", lost + Duration::milliseconds(5)),
+            ];
         }
         self.emit_node(n, lost);
         let cref = self.nodes[n].controller_ref();
-        self.core_event(lost, &cref, "NodeNotReady", &format!("Node {name} status is now: NodeNotReady"), EventType::Normal, "node-controller", None);
-        let residents: Vec<usize> = (0..self.pods.len()).filter(|&p| self.pods[p].occupies() && self.pods[p].node.map(|x| x.0) == Some(n)).collect();
+        self.core_event(
+            lost,
+            &cref,
+            "NodeNotReady",
+            &format!("Node {name} status is now: NodeNotReady"),
+            EventType::Normal,
+            Source::Controller("node-controller"),
+        );
+        let residents: Vec<usize> = (0..self.pods.len())
+            .filter(|&p| self.pods[p].occupies() && self.pods[p].node.map(|x| x.0) == Some(n))
+            .collect();
         for (i, &p) in residents.iter().enumerate() {
             let t = lost + Duration::milliseconds(20 + 15 * i as i64);
             self.pods[p].ready_since = None;
             self.pods[p].unready_since = Some(t);
             self.emit_pod(p, t, ObjectChange::Modified);
             let r = self.pods[p].obj_ref();
-            self.core_event(t, &r, "NodeNotReady", "Node is not ready", EventType::Warning, "node-controller", None);
+            self.core_event(
+                t,
+                &r,
+                "NodeNotReady",
+                "Node is not ready",
+                EventType::Warning,
+                Source::Controller("node-controller"),
+            );
         }
 
         let boot = at + Duration::seconds(95);
@@ -259,28 +305,64 @@ impl World {
         }
         let ms = |x: i64| boot + Duration::milliseconds(x);
         self.kubelet_node_event(n, ms(0), "Starting", "Starting kubelet.", EventType::Normal);
-        self.kubelet_node_event(n, ms(120), "NodeAllocatableEnforced", "Updated Node Allocatable limit across pods", EventType::Normal);
+        self.kubelet_node_event(
+            n,
+            ms(120),
+            "NodeAllocatableEnforced",
+            "Updated Node Allocatable limit across pods",
+            EventType::Normal,
+        );
         for cond in ["NodeHasSufficientMemory", "NodeHasNoDiskPressure", "NodeHasSufficientPID"] {
             self.kubelet_node_event(n, ms(180), cond, &format!("Node {name} status is now: {cond}"), EventType::Normal);
         }
-        self.kubelet_node_event(n, ms(240), "Rebooted", &format!("Node {name} has been rebooted, boot id: {boot_id}"), EventType::Warning);
-        self.kubelet_node_event(n, ms(260), "NodeNotReady", &format!("Node {name} status is now: NodeNotReady"), EventType::Normal);
+        self.kubelet_node_event(
+            n,
+            ms(240),
+            "Rebooted",
+            &format!("Node {name} has been rebooted, boot id: {boot_id}"),
+            EventType::Warning,
+        );
+        self.kubelet_node_event(
+            n,
+            ms(260),
+            "NodeNotReady",
+            &format!("Node {name} status is now: NodeNotReady"),
+            EventType::Normal,
+        );
         self.emit_node(n, ms(300));
 
         let ready = at + Duration::seconds(115);
         {
             let node = &mut self.nodes[n];
-            node.ready = Readiness { status: "True", reason: "KubeletReady", message: "kubelet is posting ready status", since: ready };
+            node.ready = Readiness {
+                status: "True",
+                reason: "KubeletReady",
+                message: "kubelet is posting ready status",
+                since: ready,
+            };
             node.health_taints.clear();
         }
         self.emit_node(n, ready);
-        self.kubelet_node_event(n, ready + Duration::milliseconds(40), "NodeReady", &format!("Node {name} status is now: NodeReady"), EventType::Normal);
+        self.kubelet_node_event(
+            n,
+            ready + Duration::milliseconds(40),
+            "NodeReady",
+            &format!("Node {name} status is now: NodeReady"),
+            EventType::Normal,
+        );
 
         // The DaemonSet pods come back with a new sandbox.
         for (i, &p) in residents.iter().enumerate() {
             let t = ready + Duration::milliseconds(1_500 + 700 * i as i64);
             let r = self.pods[p].obj_ref();
-            self.core_event(t, &r, "SandboxChanged", "Pod sandbox changed, it will be killed and re-created.", EventType::Normal, "kubelet", Some(name));
+            self.core_event(
+                t,
+                &r,
+                "SandboxChanged",
+                "Pod sandbox changed, it will be killed and re-created.",
+                EventType::Normal,
+                Source::Kubelet(name),
+            );
             self.pods[p].restart_count += 1;
             self.pods[p].running_since = None;
             self.restart_containers(p, t + Duration::seconds(3));

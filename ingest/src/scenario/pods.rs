@@ -254,12 +254,15 @@ impl PodState {
                     }] } }),
                 );
             }
-            m.insert("tolerations".into(), json!([
-                { "operator": "Exists" },
-                { "key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute" },
-                { "key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute" },
-                { "key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule" },
-            ]));
+            m.insert(
+                "tolerations".into(),
+                json!([
+                    { "operator": "Exists" },
+                    { "key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute" },
+                    { "key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute" },
+                    { "key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule" },
+                ]),
+            );
             if t.gpu_only {
                 m.insert("nodeSelector".into(), json!({ GPU_LABEL: "true" }));
             }
@@ -307,7 +310,8 @@ impl PodState {
             let sandbox_at = self.terminated.map(|(t, _)| t).or(self.running_since).unwrap_or(start);
             conds.push(cond("PodReadyToStartContainers", sandbox_ok && self.running_since.is_some(), sandbox_at, None));
             conds.push(cond("Initialized", true, start, None));
-            let not_ready_reason = if self.terminated.is_some() { Some("PodCompleted") } else { Some("ContainersNotReady") };
+            let not_ready_reason =
+                if self.terminated.is_some() { Some("PodCompleted") } else { Some("ContainersNotReady") };
             let (ready, at, reason) = match (self.ready_since, self.unready_since) {
                 (Some(r), _) => (true, r, None),
                 (None, Some(u)) => (false, u, not_ready_reason),
@@ -338,13 +342,8 @@ impl PodState {
                 m.insert("podIPs".into(), json!([{ "ip": ip }]));
             }
             m.insert("startTime".into(), json!(ts(start)));
-            let statuses: Vec<Value> = self
-                .template
-                .containers
-                .iter()
-                .enumerate()
-                .map(|(i, c)| self.container_status(i, c))
-                .collect();
+            let statuses: Vec<Value> =
+                self.template.containers.iter().enumerate().map(|(i, c)| self.container_status(i, c)).collect();
             m.insert("containerStatuses".into(), Value::Array(statuses));
         }
         m.insert("qosClass".into(), json!(self.template.qos()));
@@ -387,7 +386,9 @@ fn pref_term(pref: Pref) -> Option<Value> {
         Pref::FastHosts => Some(json!({ "matchExpressions": [{
             "key": "kubernetes.io/hostname", "operator": "In", "values": ["node-1", "node-2", "node-3", "node-4"],
         }] })),
-        Pref::Avx2 => Some(json!({ "matchExpressions": [{ "key": AVX2_LABEL, "operator": "In", "values": ["true"] }] })),
+        Pref::Avx2 => {
+            Some(json!({ "matchExpressions": [{ "key": AVX2_LABEL, "operator": "In", "values": ["true"] }] }))
+        }
     }
 }
 

@@ -87,11 +87,8 @@ impl Recorder {
             let rv = RV_BASE + ms * SLOTS_PER_MS + lane_offset + slot;
             let observed_at = self.start + Duration::milliseconds(ms as i64);
             // Keep sub-millisecond precision of the original time when it did not spill.
-            let observed_at = if observed_at.timestamp_millis() == d.at.timestamp_millis() {
-                d.at
-            } else {
-                observed_at
-            };
+            let observed_at =
+                if observed_at.timestamp_millis() == d.at.timestamp_millis() { d.at } else { observed_at };
             let mut object = d.object;
             if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
                 meta.insert("resourceVersion".into(), Value::String(rv.to_string()));
@@ -122,9 +119,31 @@ pub(crate) fn merge(a: Vec<ScenarioRecord>, b: Vec<ScenarioRecord>) -> Vec<Scena
 
 /// The numeric resourceVersion of a record (0 when missing).
 pub(crate) fn rv_of(r: &ScenarioRecord) -> u64 {
-    r.object
-        .pointer("/metadata/resourceVersion")
-        .and_then(Value::as_str)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0)
+    r.object.pointer("/metadata/resourceVersion").and_then(Value::as_str).and_then(|s| s.parse().ok()).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+    use serde_json::json;
+
+    #[test]
+    fn a_crowded_millisecond_spills_and_lanes_interleave() {
+        let start = Utc.with_ymd_and_hms(2026, 11, 27, 0, 0, 0).single().expect("time");
+        let mut story = Recorder::new(start);
+        let mut filler = Recorder::new(start);
+        for i in 0..40 {
+            story.push(start, ObjectChange::Added, json!({ "metadata": { "name": format!("s{i}") } }));
+            filler.push(start, ObjectChange::Added, json!({ "metadata": { "name": format!("f{i}") } }));
+        }
+        let story = story.finish(Lane::Story);
+        assert_eq!(story[31].observed_at, start);
+        assert_eq!(story[32].observed_at, start + Duration::milliseconds(1));
+        let merged = merge(story, filler.finish(Lane::Filler));
+        assert_eq!(merged.len(), 80);
+        for w in merged.windows(2) {
+            assert!(w[0].observed_at <= w[1].observed_at && rv_of(&w[0]) < rv_of(&w[1]));
+        }
+    }
 }

@@ -153,7 +153,8 @@ fn pref_weight(n: &NodeView, pref: Pref) -> i64 {
 
 fn resource_scores(n: &NodeView, d: &Demand) -> i64 {
     let least = |alloc: i64, used: i64| ((alloc - used).max(0) * 100) / alloc;
-    let la = (least(NODE_CPU_M, n.used.nz_cpu_m + d.nz_cpu_m) + least(n.mem_alloc_mi, n.used.nz_mem_mi + d.nz_mem_mi)) / 2;
+    let la =
+        (least(NODE_CPU_M, n.used.nz_cpu_m + d.nz_cpu_m) + least(n.mem_alloc_mi, n.used.nz_mem_mi + d.nz_mem_mi)) / 2;
     let fc = ((n.used.cpu_m + d.cpu_m) as f64 / NODE_CPU_M as f64).min(1.0);
     let fm = ((n.used.mem_mi + d.mem_mi) as f64 / n.mem_alloc_mi as f64).min(1.0);
     let ba = ((1.0 - (fc - fm).abs() / 2.0) * 100.0) as i64;
@@ -215,9 +216,51 @@ pub(crate) fn failure_message(rejects: &[Reject]) -> String {
         items.sort();
         items.join(", ")
     };
-    format!(
-        "0/{n} nodes are available: {}. preemption: 0/{n} nodes are available: {}.",
-        join(counts),
-        join(pre)
-    )
+    format!("0/{n} nodes are available: {}. preemption: 0/{n} nodes are available: {}.", join(counts), join(pre))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(name: &'static str, fast: bool, cpu_m: i64, apps: &[&str]) -> NodeView {
+        NodeView {
+            name,
+            mem_alloc_mi: if fast { 7901 } else { 3800 },
+            fast,
+            blocked: false,
+            used: Demand { cpu_m, nz_cpu_m: cpu_m, ..Demand::default() },
+            pods: apps.len() as i64,
+            apps: apps.iter().map(|a| a.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn message_counts_are_sorted_as_text() {
+        let mut rejects = vec![Reject::Insufficient(vec!["Insufficient cpu"])];
+        rejects.extend(std::iter::repeat_n(Reject::PodAffinity, 10));
+        rejects.extend(std::iter::repeat_n(Reject::Unschedulable, 2));
+        assert_eq!(
+            failure_message(&rejects),
+            "0/13 nodes are available: 1 Insufficient cpu, 10 node(s) didn't match pod affinity rules, \
+             2 node(s) were unschedulable. preemption: 0/13 nodes are available: \
+             1 No preemption victims found for incoming pod, 12 Preemption is not helpful for scheduling."
+        );
+    }
+
+    #[test]
+    fn preferred_affinity_beats_emptiness_and_fit_comes_first() {
+        let nodes = vec![node("node-1", true, 1800, &["plex"]), node("node-5", false, 0, &[])];
+        let d = Demand { cpu_m: 100, nz_cpu_m: 100, mem_mi: 128, nz_mem_mi: 128, i915: 0 };
+        let fast = Request { demand: &d, pref: Pref::Avx2, affinity_app: None };
+        assert_eq!(place(&nodes, &fast), Ok(0));
+        let plain = Request { demand: &d, pref: Pref::None, affinity_app: None };
+        assert_eq!(place(&nodes, &plain), Ok(1));
+        let big = Demand { cpu_m: 300, nz_cpu_m: 300, ..d.clone() };
+        let with_plex = Request { demand: &big, pref: Pref::None, affinity_app: Some("plex") };
+        assert_eq!(
+            place(&nodes, &with_plex),
+            Err(vec![Reject::Insufficient(vec!["Insufficient cpu"]), Reject::PodAffinity])
+        );
+    }
 }

@@ -9,11 +9,10 @@ use chrono::{DateTime, Duration, Utc};
 use super::backup;
 use super::catalog::NODE_CPU_M;
 use super::controllers::RsState;
-use super::events::EventType;
-use super::pods::Phase;
+use super::events::{EventType, Source};
+use super::recorder::Lane;
 use super::world::{at, ms, World};
 use super::{DrainFacts, DrainWindow, NodeUsage, ObjectChange, PodFact, ScenarioFacts, ScenarioRecord};
-use super::recorder::Lane;
 
 /// Scenario start.
 pub(crate) fn start() -> DateTime<Utc> {
@@ -31,12 +30,12 @@ const EVICTION_GAP_MS: i64 = 150;
 const ROLLOUTS: [(&str, &str); 8] = [
     ("coredns", "v1.12.1"),
     ("metrics-server", "v0.7.3"),
+    ("jellyseerr", "2.2.3"),
     ("grafana", "11.4.1"),
+    ("node-red", "4.0.9"),
+    ("prowlarr", "1.29.2"),
     ("alertmanager", "v0.28.0"),
     ("kube-state-metrics", "v2.15.0"),
-    ("prowlarr", "1.29.2"),
-    ("jellyseerr", "2.2.3"),
-    ("node-red", "4.0.9"),
 ];
 /// queue-worker is scaled up for the night at 03:00 on day 2.
 const SCALE_UP: (&str, u32) = ("queue-worker", 14);
@@ -59,11 +58,13 @@ pub(crate) fn run(seed: u64) -> (Vec<ScenarioRecord>, ScenarioFacts) {
         .map(|p| format!("{}/{}", p.template.namespace, p.name))
         .collect();
 
-    let mut t = at(2026, 11, 28, 3, 0, 0);
+    // 03:00: Flux applies the nightly change set: queue-worker scaled up,
+    // then the image bumps roll out one Deployment after the other.
+    scale_up(&mut w, SCALE_UP.0, SCALE_UP.1, at(2026, 11, 28, 3, 0, 0));
+    let mut t = at(2026, 11, 28, 3, 0, 30);
     for (name, tag) in ROLLOUTS {
         t = rollout(&mut w, name, tag, t) + Duration::seconds(40);
     }
-    scale_up(&mut w, SCALE_UP.0, SCALE_UP.1, t + Duration::minutes(2));
 
     let plex = w.pods.iter().find(|p| p.occupies() && p.template.app == "plex");
     let (plex, plex_bound_at) = match plex {
@@ -157,7 +158,14 @@ fn cycle(w: &mut World, n: usize, t: DateTime<Utc>, kernel: &str) -> DrainWindow
     let ready_at = w.reboot(n, evicted_at + Duration::seconds(15), kernel);
     let uncordoned_at = ready_at + Duration::seconds(25);
     w.uncordon(n, uncordoned_at);
-    DrainWindow { node: w.nodes[n].def.name.into(), cordoned_at: t, evicted_at, ready_at, uncordoned_at, evicted_pods: count }
+    DrainWindow {
+        node: w.nodes[n].def.name.into(),
+        cordoned_at: t,
+        evicted_at,
+        ready_at,
+        uncordoned_at,
+        evicted_pods: count,
+    }
 }
 
 fn drain_facts(number: u32, windows: Vec<DrainWindow>) -> DrainFacts {
@@ -232,7 +240,7 @@ fn scaling_event(w: &mut World, d: usize, t: DateTime<Utc>, msg: String) {
         uid: dep.uid.clone(),
         field_path: None,
     };
-    w.core_event(t, &r, "ScalingReplicaSet", &msg, EventType::Normal, "deployment-controller", None);
+    w.core_event(t, &r, "ScalingReplicaSet", &msg, EventType::Normal, Source::Controller("deployment-controller"));
 }
 
 /// An image update of Deployment `name` at `t` (RollingUpdate, surge first):
@@ -259,7 +267,9 @@ fn rollout(w: &mut World, name: &str, tag: &str, t: DateTime<Utc>) -> DateTime<U
     let old_template = w.deployments[d].sets.get(new_idx - 1).map(|r| Rc::clone(&r.template));
     let old_name = w.deployments[d].sets.get(new_idx - 1).map(|r| r.name.clone()).unwrap_or_default();
     let old: Vec<usize> = (0..w.pods.len())
-        .filter(|&p| w.pods[p].occupies() && old_template.as_ref().is_some_and(|ot| Rc::ptr_eq(ot, &w.pods[p].template)))
+        .filter(|&p| {
+            w.pods[p].occupies() && old_template.as_ref().is_some_and(|ot| Rc::ptr_eq(ot, &w.pods[p].template))
+        })
         .collect();
     let total = old.len() as u32;
     let mut now = t + ms(30);
@@ -267,12 +277,17 @@ fn rollout(w: &mut World, name: &str, tag: &str, t: DateTime<Utc>) -> DateTime<U
         let up = i as u32 + 1;
         scaling_event(w, d, now, format!("Scaled up replica set {new_name} to {up} from {}", up - 1));
         let np = w.spawn(&template, now + ms(10));
-        let ready = match w.schedule(np, now + ms(30)) {
-            Ok(_) => w.pods[np].ready_since.unwrap_or(now),
-            Err(_) => now,
+        let ready = match w.schedule_or_report(np, now + ms(30)) {
+            Some(_) => w.pods[np].ready_since.unwrap_or(now),
+            None => now,
         };
         let down = ready + Duration::seconds(1);
-        scaling_event(w, d, down, format!("Scaled down replica set {old_name} to {} from {}", total - up, total - up + 1));
+        scaling_event(
+            w,
+            d,
+            down,
+            format!("Scaled down replica set {old_name} to {} from {}", total - up, total - up + 1),
+        );
         let gone = w.controller_delete(p, down + ms(10));
         now = gone + Duration::seconds(1);
     }
@@ -309,16 +324,6 @@ fn scale_up(w: &mut World, name: &str, replicas: u32, t: DateTime<Utc>) {
     for i in 0..replicas.saturating_sub(from) {
         let ti = t + ms(30 + 40 * i64::from(i));
         let p = w.spawn(&template, ti);
-        let _ = w.schedule(p, ti + ms(20));
+        w.schedule_or_report(p, ti + ms(20));
     }
-}
-
-/// Pods still Running on node `n` (for debugging and tests).
-#[allow(dead_code)]
-pub(crate) fn residents(w: &World, n: usize) -> Vec<String> {
-    w.pods
-        .iter()
-        .filter(|p| p.occupies() && p.phase == Phase::Running && p.node.map(|x| x.0) == Some(n))
-        .map(|p| format!("{}/{} {}m", p.template.namespace, p.name, p.template.demand().cpu_m))
-        .collect()
 }

@@ -8,7 +8,7 @@ use chrono::{DateTime, Duration, TimeZone, Utc};
 
 use super::catalog::{self, Pref, NODES};
 use super::controllers::{DaemonSetState, DeploymentState, RsState};
-use super::events::{jittered, CoreEvent, EventId, EventType, ObjRef, SchedulerEvent};
+use super::events::{jittered, CoreEvent, EventId, EventType, ObjRef, SchedulerEvent, Source};
 use super::nodes::{NodeState, Readiness};
 use super::pods::{Owner, Phase, PodState, PodTemplate};
 use super::recorder::Recorder;
@@ -75,20 +75,29 @@ impl World {
         reason: &str,
         message: &str,
         kind: EventType,
-        component: &str,
-        host: Option<&str>,
+        source: Source<'_>,
     ) {
+        let (component, host) = source.parts();
         let id = EventId::new(&mut self.rng, &regarding.name, t);
         let ev = CoreEvent { id: &id, regarding, reason, message, kind, component, host, count: 1, last: t };
         self.rec.push(t, ObjectChange::Added, ev.to_json());
     }
 
     /// Emits a new events.k8s.io/v1 scheduler event; returns its identity.
-    pub(crate) fn scheduler_event(&mut self, t: DateTime<Utc>, p: usize, reason: &str, action: &str, note: &str, kind: EventType) -> EventId {
+    pub(crate) fn scheduler_event(
+        &mut self,
+        t: DateTime<Utc>,
+        p: usize,
+        reason: &str,
+        action: &str,
+        note: &str,
+        kind: EventType,
+    ) -> EventId {
         let event_time = jittered(&mut self.rng, t);
         let id = EventId::new(&mut self.rng, &self.pods[p].name, event_time);
         let regarding = self.pods[p].obj_ref();
-        let ev = SchedulerEvent { id: &id, regarding: &regarding, reason, action, note, kind, event_time, series: None };
+        let ev =
+            SchedulerEvent { id: &id, regarding: &regarding, reason, action, note, kind, event_time, series: None };
         self.rec.push(t, ObjectChange::Added, ev.to_json());
         id
     }
@@ -146,7 +155,13 @@ impl World {
     }
 
     /// Adds a pod that already runs on node `n` when the scenario starts.
-    fn existing_pod(&mut self, template: &Rc<PodTemplate>, n: usize, created: DateTime<Utc>, running: DateTime<Utc>) -> usize {
+    fn existing_pod(
+        &mut self,
+        template: &Rc<PodTemplate>,
+        n: usize,
+        created: DateTime<Utc>,
+        running: DateTime<Utc>,
+    ) -> usize {
         let name = format!("{}{}", template.generate_name, self.rng.name_suffix(5));
         let uid = self.rng.uuid();
         let mut p = PodState::new(name, uid, Rc::clone(template), created);
@@ -183,7 +198,12 @@ impl World {
                 boot_id,
                 kernel: "6.1.0-27-amd64".into(),
                 unschedulable: false,
-                ready: Readiness { status: "True", reason: "KubeletReady", message: "kubelet is posting ready status", since: last_boot + Duration::minutes(5 * i as i64 + 2) },
+                ready: Readiness {
+                    status: "True",
+                    reason: "KubeletReady",
+                    message: "kubelet is posting ready status",
+                    since: last_boot + Duration::minutes(5 * i as i64 + 2),
+                },
                 reachable: true,
                 pressure_since: last_boot + Duration::minutes(5 * i as i64 + 2),
                 health_taints: Vec::new(),
@@ -213,8 +233,8 @@ impl World {
             });
             let created = built + Duration::hours(1) + Duration::minutes(i as i64);
             let mut scheduled = 0;
-            for n in 0..NODES.len() {
-                if def.gpu_only && !NODES[n].fast {
+            for (n, node) in NODES.iter().enumerate() {
+                if def.gpu_only && !node.fast {
                     continue;
                 }
                 let running = self.nodes[n].ready.since + Duration::seconds(20);

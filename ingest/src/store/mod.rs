@@ -19,7 +19,7 @@ pub const SCHEMA_VERSION: i64 = 1;
 #[non_exhaustive]
 pub enum StoreError {
     /// DuckDB could not open or create the file.
-    #[error("cannot open store {path}: {source}")]
+    #[error("cannot open store {path}")]
     Open {
         /// The store file.
         path: PathBuf,
@@ -50,7 +50,7 @@ pub enum StoreError {
         supported: i64,
     },
     /// A named query failed.
-    #[error("query {name} ({file}) failed: {source}")]
+    #[error("query {name} ({file}) failed")]
     Query {
         /// The query's name.
         name: &'static str,
@@ -61,7 +61,7 @@ pub enum StoreError {
         source: duckdb::Error,
     },
     /// The bulk-load appender failed.
-    #[error("bulk load into {table} failed: {source}")]
+    #[error("bulk load into {table} failed")]
     Append {
         /// Target table.
         table: &'static str,

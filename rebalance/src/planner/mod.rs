@@ -1,0 +1,256 @@
+//! The LowNodeUtilization planner: what descheduler v0.36 would evict from a
+//! cluster snapshot under a policy, and why — as pure data.
+//!
+//! [`plan`] replays one descheduling cycle: the nodes descheduler works on
+//! (Ready, matching the policy `nodeSelector`; fewer than 2 → nothing), then,
+//! for every profile enabling `LowNodeUtilization` in `plugins.balance` (in
+//! profile order, sharing the cycle's eviction limits), one run:
+//! classification, the budget ([`budget`]), source and pod order
+//! ([`order`]), the DefaultEvictor filters, the per-pod loop. The
+//! compatibility contract is `shared/reference/descheduler-lownodeutilization.md`.
+//!
+//! Deterministic where upstream is not: source nodes with equal usage sums go
+//! by name; pods equal in priority, QoS and annotation go by namespace/name;
+//! invalid-threshold messages name resources in name order. Requests only:
+//! `metricsUtilization` is reported as a warning, not modelled. Pods evicted
+//! by an earlier profile's run are not candidates again (they would be
+//! terminating) but still count toward usage, as they would in the informer.
+//!
+//! For a landing simulation: every [`Eviction`] carries the pod's index in
+//! [`Snapshot::pods`]; [`Snapshot::state_without`] gives the
+//! [`ClusterState`] after the evictions, to which each evicted pod's
+//! [`PodInfo::unbound_copy`] can be offered with [`crate::scheduler::pick_node`].
+
+pub mod budget;
+mod classify;
+mod evictor;
+#[cfg(test)]
+mod evictor_tests;
+mod limits;
+mod node_fit;
+pub mod order;
+mod plan;
+#[cfg(test)]
+mod proptests;
+mod run;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+pub use evictor::{EVICT_ANNOTATION, SYSTEM_CRITICAL_PRIORITY};
+pub use order::PREFER_NO_EVICTION;
+pub use plan::{
+    Budget, EarlyExit, EarlyExitKind, Eviction, ExcludedNode, NodeClass, NodeReport, Plan, PluginRun, PodRef,
+    ResourceUsage, SkipReason, SkippedPod, SourceNode, StopReason, ThresholdsApplied, MODE_DESCHEDULER_V0_36,
+};
+
+use crate::node::NodeInfo;
+use crate::pod::{LabelSelector, PodInfo};
+use crate::policy::{Policy, StringSelector, LOW_NODE_UTILIZATION};
+use crate::scheduler::ClusterState;
+use run::Cycle;
+
+/// A PodDisruptionBudget, as far as the planner needs it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Pdb {
+    /// `metadata.namespace`.
+    pub namespace: String,
+    /// `metadata.name`.
+    pub name: String,
+    /// `spec.selector`; `None` selects no pod, `Some({})` every pod of the namespace.
+    pub selector: Option<LabelSelector>,
+    /// `status.disruptionsAllowed`, when known. Not used in descheduler mode
+    /// (descheduler ignores PDBs when choosing pods); kept for later modes.
+    pub disruptions_allowed: Option<i64>,
+}
+
+/// A namespace and its labels (for `namespaceLabelSelector`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Namespace {
+    /// `metadata.name`.
+    pub name: String,
+    /// `metadata.labels`.
+    pub labels: BTreeMap<String, String>,
+}
+
+/// A PersistentVolumeClaim's storage class (for `protectedStorageClasses`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Pvc {
+    /// `metadata.namespace`.
+    pub namespace: String,
+    /// `metadata.name`.
+    pub name: String,
+    /// `spec.storageClassName`.
+    pub storage_class: Option<String>,
+}
+
+/// Everything the planner reads: the cluster at one instant.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    /// Every node.
+    pub nodes: Vec<NodeInfo>,
+    /// Every pod (any phase, bound or not).
+    pub pods: Vec<PodInfo>,
+    /// Every PodDisruptionBudget.
+    pub pdbs: Vec<Pdb>,
+    /// Every namespace.
+    pub namespaces: Vec<Namespace>,
+    /// PriorityClasses as `(name, value)`.
+    pub priority_classes: Vec<(String, i32)>,
+    /// PersistentVolumeClaims (only needed for `protectedStorageClasses`).
+    pub pvcs: Vec<Pvc>,
+    /// "Now", for `minPodAge`.
+    pub now: DateTime<Utc>,
+}
+
+impl Snapshot {
+    /// A snapshot of nodes and pods only.
+    pub fn new(nodes: Vec<NodeInfo>, pods: Vec<PodInfo>, now: DateTime<Utc>) -> Snapshot {
+        Snapshot {
+            nodes,
+            pods,
+            pdbs: Vec::new(),
+            namespaces: Vec::new(),
+            priority_classes: Vec::new(),
+            pvcs: Vec::new(),
+            now,
+        }
+    }
+
+    /// The scheduler model's view of the snapshot.
+    pub fn cluster_state(&self) -> ClusterState {
+        ClusterState::new(self.nodes.clone(), self.pods.clone())
+    }
+
+    /// The scheduler model's view with the pods at `evicted` (indices into
+    /// [`Snapshot::pods`], e.g. [`Plan::evicted_pod_indices`]) gone.
+    pub fn state_without(&self, evicted: &[usize]) -> ClusterState {
+        let gone: BTreeSet<usize> = evicted.iter().copied().collect();
+        let pods = self.pods.iter().enumerate().filter(|(i, _)| !gone.contains(i)).map(|(_, p)| p.clone()).collect();
+        ClusterState::new(self.nodes.clone(), pods)
+    }
+}
+
+/// Opt-in departures from descheduler's behaviour. The default is
+/// descheduler v0.36 exactly. Construct with `..Default::default()` so new
+/// switches do not break callers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct PlanOptions {
+    /// Skip (without counting it) a pod that requests none of the resources
+    /// its node is over target on, instead of spending an eviction on it
+    /// (upstream evicts BestEffort pods first although they free nothing but
+    /// a pod slot). A node over target on `pods` is helped by any pod.
+    pub skip_zero_request: bool,
+}
+
+/// Plans one descheduling cycle of LowNodeUtilization. See the module docs.
+pub fn plan(snapshot: &Snapshot, policy: &Policy, options: &PlanOptions) -> Plan {
+    let mut out = Plan {
+        mode: MODE_DESCHEDULER_V0_36.to_string(),
+        options: *options,
+        nodes_considered: Vec::new(),
+        nodes_excluded: Vec::new(),
+        aborted: None,
+        runs: Vec::new(),
+        evictions_total: 0,
+        warnings: Vec::new(),
+    };
+    if let Err(e) = policy.validate() {
+        out.aborted = Some(format!("invalid policy: {e}"));
+        return out;
+    }
+    let selector =
+        policy.node_selector.as_deref().and_then(|s| StringSelector::parse(s, "nodeSelector").ok()).unwrap_or_default();
+    let mut nodes: Vec<&NodeInfo> = Vec::new();
+    let mut seen = BTreeSet::new();
+    for n in &snapshot.nodes {
+        if !seen.insert(n.name.as_str()) {
+            continue;
+        }
+        if n.ready == Some(false) {
+            out.nodes_excluded.push(ExcludedNode { name: n.name.clone(), reason: "not Ready".to_string() });
+        } else if !selector.matches(&n.labels) {
+            out.nodes_excluded.push(ExcludedNode {
+                name: n.name.clone(),
+                reason: format!("does not match nodeSelector {:?}", selector.text),
+            });
+        } else {
+            nodes.push(n);
+        }
+    }
+    nodes.sort_by(|a, b| a.name.cmp(&b.name));
+    out.nodes_excluded.sort_by(|a, b| a.name.cmp(&b.name));
+    out.nodes_considered = nodes.iter().map(|n| n.name.clone()).collect();
+    if nodes.len() < 2 {
+        out.aborted = Some("Skipping descheduling cycle: requires >=2 nodes".to_string());
+        return out;
+    }
+    let mut pods_by_node: BTreeMap<&str, Vec<usize>> = nodes.iter().map(|n| (n.name.as_str(), Vec::new())).collect();
+    for (i, p) in snapshot.pods.iter().enumerate() {
+        if !p.counts_toward_usage() {
+            continue;
+        }
+        if let Some(list) = p.node_name.as_deref().and_then(|n| pods_by_node.get_mut(n)) {
+            list.push(i);
+        }
+    }
+    let mut cycle = Cycle {
+        snapshot,
+        nodes,
+        pods_by_node,
+        options: *options,
+        counters: limits::Counters::new(policy),
+        evicted: BTreeSet::new(),
+        next_order: 0,
+        warnings: Vec::new(),
+    };
+    for profile in &policy.profiles {
+        let others: Vec<&str> = profile
+            .plugins
+            .deschedule
+            .enabled
+            .iter()
+            .chain(profile.plugins.balance.enabled.iter())
+            .map(String::as_str)
+            .filter(|n| *n != LOW_NODE_UTILIZATION)
+            .collect();
+        if !others.is_empty() {
+            cycle.warnings.push(format!(
+                "profile {} also enables {}: kdrift does not plan them; their evictions would share the cycle's limits",
+                profile.name,
+                others.join(", ")
+            ));
+        }
+        if !profile.balances_low_node_utilization() {
+            continue;
+        }
+        let args = match profile.low_node_utilization() {
+            Some(a) => a.clone(),
+            None => {
+                cycle.warnings.push(format!(
+                    "profile {}: LowNodeUtilization is enabled without a pluginConfig; its thresholds are empty",
+                    profile.name
+                ));
+                Default::default()
+            }
+        };
+        if args.metrics_utilization.is_some() {
+            cycle.warnings.push(format!(
+                "profile {}: metricsUtilization is set; kdrift plans from requests, descheduler would use measured usage",
+                profile.name
+            ));
+        }
+        let run = cycle.run(profile, &args);
+        out.runs.push(run);
+    }
+    if out.runs.is_empty() {
+        cycle.warnings.push("no profile enables LowNodeUtilization in plugins.balance.enabled".to_string());
+    }
+    out.warnings = cycle.warnings;
+    out.evictions_total = out.runs.iter().map(|r| r.evictions.len()).sum();
+    out
+}

@@ -1,0 +1,403 @@
+//! The plan: pure data describing what descheduler's LowNodeUtilization would
+//! do with a snapshot, and why — per node, per pod, per limit.
+//!
+//! Every text marked `upstream_message: true` is descheduler v0.36's own log
+//! or error text; the others are kdrift's wording for decisions upstream makes
+//! silently.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::qos::QosClass;
+use crate::resources::ResourceList;
+
+/// The plan's compatibility mode.
+pub const MODE_DESCHEDULER_V0_36: &str = "descheduler-v0.36";
+
+/// A pod, by name (and uid when known), plus its index in [`super::Snapshot::pods`]
+/// so a later step (a landing simulation) can fetch the full [`crate::PodInfo`].
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct PodRef {
+    /// `metadata.namespace`.
+    pub namespace: String,
+    /// `metadata.name`.
+    pub name: String,
+    /// `metadata.uid`.
+    pub uid: Option<String>,
+    /// Index into `Snapshot::pods`.
+    pub index: usize,
+}
+
+impl PodRef {
+    /// `namespace/name`.
+    pub fn key(&self) -> String {
+        format!("{}/{}", self.namespace, self.name)
+    }
+}
+
+/// The whole plan.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    /// [`MODE_DESCHEDULER_V0_36`].
+    pub mode: String,
+    /// The options the plan was made with.
+    pub options: super::PlanOptions,
+    /// Nodes descheduler works on: Ready (upstream `IsReady`: no Ready
+    /// condition with a status other than True) and matching the policy
+    /// `nodeSelector`; sorted by name.
+    pub nodes_considered: Vec<String>,
+    /// The other nodes and why they are left out.
+    pub nodes_excluded: Vec<ExcludedNode>,
+    /// Set when nothing was planned at all: an invalid policy, or fewer than
+    /// two nodes ("Skipping descheduling cycle: requires >=2 nodes").
+    pub aborted: Option<String>,
+    /// One run per profile that enables LowNodeUtilization in `plugins.balance`, in profile order.
+    pub runs: Vec<PluginRun>,
+    /// Evictions over all runs.
+    pub evictions_total: usize,
+    /// Things the plan could not model exactly (e.g. `metricsUtilization`),
+    /// or upstream quirks that apply (an unresolvable priority threshold).
+    pub warnings: Vec<String>,
+}
+
+impl Plan {
+    /// Every planned eviction, in order, over all runs.
+    pub fn evictions(&self) -> impl Iterator<Item = &Eviction> {
+        self.runs.iter().flat_map(|r| r.evictions.iter())
+    }
+
+    /// The `Snapshot::pods` indices of the evicted pods, in eviction order.
+    pub fn evicted_pod_indices(&self) -> Vec<usize> {
+        self.evictions().map(|e| e.pod.index).collect()
+    }
+}
+
+/// A node left out of the cycle.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExcludedNode {
+    /// The node.
+    pub name: String,
+    /// `not Ready` or `does not match nodeSelector "..."`.
+    pub reason: String,
+}
+
+/// One LowNodeUtilization run (one profile).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PluginRun {
+    /// The profile name.
+    pub profile: String,
+    /// The thresholds as applied to every node.
+    pub thresholds: ThresholdsApplied,
+    /// Resources tracked: threshold keys plus always `cpu`, `memory`, `pods`
+    /// (descheduler v0.36 `extendedResourceNames`), in name order.
+    pub tracked_resources: Vec<String>,
+    /// Every considered node, by name.
+    pub nodes: Vec<NodeReport>,
+    /// Why the run stopped before evicting anything, if it did.
+    pub early_exit: Option<EarlyExit>,
+    /// The movable amount over the underutilized nodes (absent after an early exit).
+    pub budget: Option<Budget>,
+    /// Overutilized nodes in the order they were drained, and how each ended.
+    pub source_nodes: Vec<SourceNode>,
+    /// The evictions of this run, in order.
+    pub evictions: Vec<Eviction>,
+    /// Every pod on a source node that was not evicted, with the reason.
+    pub skipped: Vec<SkippedPod>,
+}
+
+/// Static or deviation thresholds, after computing them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ThresholdsApplied {
+    /// `useDeviationThresholds`.
+    pub deviation: bool,
+    /// The mean usage percent per threshold resource over all considered
+    /// nodes (deviation mode only; unschedulable nodes included).
+    pub averages: Option<BTreeMap<String, f64>>,
+    /// Underutilized when usage <= this for every resource (inclusive).
+    pub low: BTreeMap<String, f64>,
+    /// Overutilized when usage > this for any resource (strict).
+    pub high: BTreeMap<String, f64>,
+}
+
+/// The class of a node. Source: descheduler v0.36 `Classify` (under tested first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum NodeClass {
+    /// Every threshold resource at or below `low`, and schedulable.
+    Underutilized,
+    /// Neither.
+    AppropriatelyUtilized,
+    /// Some target resource above `high`.
+    Overutilized,
+}
+
+/// One node's usage and class.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NodeReport {
+    /// The node.
+    pub name: String,
+    /// The class.
+    pub class: NodeClass,
+    /// `spec.unschedulable`.
+    pub unschedulable: bool,
+    /// Per tracked resource.
+    pub resources: Vec<ResourceUsage>,
+    /// descheduler's source-order key: the raw sum of usage values (cpu in
+    /// millicores + memory bytes + pod count + extended units).
+    pub usage_sum: i64,
+    /// Why the node got its class, e.g. `cpu 80.0% > 50` or
+    /// `Node is unschedulable, thus not considered as underutilized`.
+    pub why: String,
+}
+
+/// Usage of one resource on one node.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResourceUsage {
+    /// The resource.
+    pub resource: String,
+    /// Sum of requests of the pods counting toward the node (`pods`: their number).
+    pub used: i64,
+    /// Allocatable (capacity when allocatable is empty); `None` when the node lacks the resource.
+    pub allocatable: Option<i64>,
+    /// `used / allocatable * 100`, unclamped; 0 when the node lacks the resource.
+    pub percent: f64,
+    /// The underutilization threshold, when the resource has one.
+    pub low: Option<f64>,
+    /// The target threshold, when the resource has one.
+    pub high: Option<f64>,
+    /// Allocatable capped at `high`: `int64(high * 0.01 * allocatable)`
+    /// (truncated), full allocatable without a target, 0 when the node lacks
+    /// the resource. Source: descheduler v0.36 `capNodeCapacityToThreshold`.
+    pub cap: i64,
+}
+
+/// Why a run ended before evicting.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EarlyExit {
+    /// Which check.
+    pub kind: EarlyExitKind,
+    /// descheduler's log message.
+    pub message: String,
+}
+
+/// The early exits, in the order descheduler checks them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum EarlyExitKind {
+    /// No node is underutilized.
+    NoUnderutilizedNode,
+    /// Underutilized nodes <= `numberOfNodes`.
+    TooFewUnderutilizedNodes,
+    /// Every node is underutilized.
+    AllNodesUnderutilized,
+    /// No node is overutilized.
+    NoOverutilizedNode,
+}
+
+impl EarlyExitKind {
+    /// descheduler v0.36's message.
+    pub fn message(self) -> &'static str {
+        match self {
+            EarlyExitKind::NoUnderutilizedNode => {
+                "No node is underutilized, nothing to do here, you might tune your thresholds further"
+            }
+            EarlyExitKind::TooFewUnderutilizedNodes => {
+                "Number of nodes underutilized is less or equal than NumberOfNodes, nothing to do here"
+            }
+            EarlyExitKind::AllNodesUnderutilized => "All nodes are underutilized, nothing to do here",
+            EarlyExitKind::NoOverutilizedNode => "All nodes are under target utilization, nothing to do here",
+        }
+    }
+}
+
+/// The shared budget: per tracked resource, the sum over underutilized nodes
+/// of `cap - usage`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Budget {
+    /// Before any eviction.
+    pub initial: ResourceList,
+    /// After the last eviction.
+    pub remaining: ResourceList,
+}
+
+/// An overutilized node as a source of evictions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SourceNode {
+    /// The node.
+    pub node: String,
+    /// The sort key (see [`NodeReport::usage_sum`]).
+    pub usage_sum: i64,
+    /// Pods passing the evictor filter.
+    pub removable: usize,
+    /// Pods failing it.
+    pub non_removable: usize,
+    /// Pods evicted from it in this run.
+    pub evicted: usize,
+    /// How the node's loop ended.
+    pub stop: StopReason,
+    /// [`StopReason::message`] of `stop`.
+    pub stop_message: String,
+}
+
+/// How the loop over one source node ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind")]
+pub enum StopReason {
+    /// No pod passed the evictor filter.
+    NoRemovablePods,
+    /// The node is no longer above its target on any resource.
+    NoLongerAboveTarget,
+    /// A budget resource reached zero or below.
+    BudgetExhausted {
+        /// The exhausted resources.
+        resources: Vec<String>,
+    },
+    /// `evictionLimits.node` reached for this node.
+    PluginNodeLimit {
+        /// The limit.
+        limit: u32,
+    },
+    /// `maxNoOfPodsToEvictPerNode` reached.
+    MaxPerNode,
+    /// `maxNoOfPodsToEvictTotal` reached: the run ends here.
+    MaxTotal,
+    /// Every removable pod was tried.
+    CandidatesExhausted,
+    /// Never visited: the run ended on an earlier node (total limit).
+    NotVisited,
+}
+
+impl StopReason {
+    /// The message (descheduler's where it has one).
+    pub fn message(&self) -> String {
+        match self {
+            StopReason::NoRemovablePods => "No removable pods on node, try next node".to_string(),
+            StopReason::NoLongerAboveTarget => "node is no longer above its target utilization".to_string(),
+            StopReason::BudgetExhausted { resources } => {
+                format!("the underutilized nodes have no room left for {}", resources.join(", "))
+            }
+            StopReason::PluginNodeLimit { .. } => "Max number of evictions per node per plugin reached".to_string(),
+            StopReason::MaxPerNode => "maximum number of evicted pods per node reached".to_string(),
+            StopReason::MaxTotal => "maximum number of evicted pods per a descheduling cycle reached".to_string(),
+            StopReason::CandidatesExhausted => "every removable pod on the node was tried".to_string(),
+            StopReason::NotVisited => {
+                "not visited: the cycle's eviction limit was reached on an earlier node".to_string()
+            }
+        }
+    }
+}
+
+/// One planned eviction.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Eviction {
+    /// 1-based position over the whole plan.
+    pub order: usize,
+    /// The pod.
+    pub pod: PodRef,
+    /// The overutilized node it leaves.
+    pub source_node: String,
+    /// The profile.
+    pub profile: String,
+    /// Position among the node's removable pods in descheduler's order (1-based).
+    pub rank_on_node: usize,
+    /// The rule that put the pod here, e.g. `lowest priority first (none),
+    /// then BestEffort before Burstable before Guaranteed (BestEffort), ...`.
+    pub rule: String,
+    /// `spec.priority`.
+    pub priority: Option<i32>,
+    /// The QoS class.
+    pub qos: QosClass,
+    /// Has the `descheduler.alpha.kubernetes.io/prefer-no-eviction` annotation.
+    pub prefer_no_eviction: bool,
+    /// What leaving frees, per tracked resource (requests; `pods` = 1).
+    pub frees: ResourceList,
+    /// The shared budget after this eviction.
+    pub budget_after: ResourceList,
+    /// The source node's usage after this eviction.
+    pub node_usage_after: ResourceList,
+}
+
+/// A pod on a source node that was not evicted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkippedPod {
+    /// The pod.
+    pub pod: PodRef,
+    /// Its node.
+    pub node: String,
+    /// Why.
+    pub reason: SkipReason,
+    /// The reason as text.
+    pub message: String,
+    /// True when `message` is descheduler's own text.
+    pub upstream_message: bool,
+}
+
+/// Why a pod on a source node was not evicted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind")]
+pub enum SkipReason {
+    /// The DefaultEvictor Filter failed; every failed check, in upstream order.
+    NotEvictable {
+        /// Each check's message.
+        checks: Vec<String>,
+    },
+    /// `noEvictionPolicy: Mandatory` and the prefer-no-eviction annotation.
+    MandatoryNoEviction,
+    /// Already evicted by an earlier profile's run in this cycle.
+    AlreadyEvicted,
+    /// `skip_zero_request`: the pod frees nothing of the resources the node is over on.
+    FreesNothing {
+        /// The resources the node is over target on.
+        over: Vec<String>,
+    },
+    /// Tolerates no underutilized node's taints.
+    UntoleratedTaints,
+    /// In `evictableNamespaces.exclude`.
+    ExcludedNamespace,
+    /// nodeFit: fits no other Ready node.
+    NodeFit,
+    /// `namespaceLabelSelector` does not select the namespace.
+    NamespaceLabelSelector,
+    /// `maxNoOfPodsToEvictPerNamespace` reached (the loop goes on).
+    MaxPerNamespace,
+    /// `maxNoOfPodsToEvictPerNode` reached at this pod (the node's loop ends).
+    MaxPerNode,
+    /// `maxNoOfPodsToEvictTotal` reached at this pod (the run ends).
+    MaxTotal,
+    /// The loop ended before this pod.
+    NotReached {
+        /// How it ended.
+        stop: StopReason,
+    },
+}
+
+impl SkipReason {
+    /// The message and whether it is descheduler's own text.
+    pub fn message(&self) -> (String, bool) {
+        match self {
+            SkipReason::NotEvictable { checks } => (crate::policy::aggregate(checks), true),
+            SkipReason::MandatoryNoEviction => (
+                "pod has the descheduler.alpha.kubernetes.io/prefer-no-eviction annotation and noEvictionPolicy is Mandatory".to_string(),
+                false,
+            ),
+            SkipReason::AlreadyEvicted => ("pod was already evicted by an earlier profile in this cycle".to_string(), false),
+            SkipReason::FreesNothing { over } => (
+                format!("pod requests none of the resources the node is over target on ({})", over.join(", ")),
+                false,
+            ),
+            SkipReason::UntoleratedTaints => ("Skipping eviction for pod, doesn't tolerate node taint".to_string(), true),
+            SkipReason::ExcludedNamespace => ("namespace is in evictableNamespaces.exclude".to_string(), false),
+            SkipReason::NodeFit => (
+                "pod does not fit on any other node because of nodeSelector(s), Taint(s), or nodes marked as unschedulable".to_string(),
+                true,
+            ),
+            SkipReason::NamespaceLabelSelector => (
+                "pod namespace do not match the namespaceLabelSelector filter in the policy parameter".to_string(),
+                true,
+            ),
+            SkipReason::MaxPerNamespace => ("maximum number of evicted pods per namespace reached".to_string(), true),
+            SkipReason::MaxPerNode => ("maximum number of evicted pods per node reached".to_string(), true),
+            SkipReason::MaxTotal => ("maximum number of evicted pods per a descheduling cycle reached".to_string(), true),
+            SkipReason::NotReached { stop } => (format!("not reached: {}", stop.message()), false),
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! `LowNodeUtilization` plugin arguments and their validation.
+//!
+//! Source: descheduler v0.36 `pkg/framework/plugins/nodeutilization/{types,validation}.go`.
+//! Where upstream iterates a Go map (random order) to find the first invalid
+//! threshold, resources are checked here in name order, so the message is
+//! deterministic.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_yaml::{Mapping, Value};
+
+use super::error::PolicyError;
+use super::reader::{as_f64, join, mapping, number, string, strings, Obj};
+
+/// Percent per resource name (`cpu: 20`, `memory: 35.5`, `pods: 20`).
+pub type ResourceThresholds = BTreeMap<String, f64>;
+
+/// `evictableNamespaces`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Namespaces {
+    /// `include` (not supported by LowNodeUtilization; validation rejects it).
+    pub include: Vec<String>,
+    /// `exclude`: pods in these namespaces are never evicted (they still count toward usage).
+    pub exclude: Vec<String>,
+}
+
+/// `evictionLimits`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct EvictionLimits {
+    /// `node`: at most this many evictions per node by this plugin per cycle.
+    pub node: Option<u32>,
+}
+
+/// `LowNodeUtilization` args. Source: descheduler v0.36 `LowNodeUtilizationArgs`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct LowNodeUtilizationArgs {
+    /// `thresholds`: a node is underutilized when usage <= these (percent of allocatable).
+    pub thresholds: ResourceThresholds,
+    /// `targetThresholds`: a node is overutilized when usage > any of these.
+    pub target_thresholds: ResourceThresholds,
+    /// `useDeviationThresholds`: the two maps are deviations from the mean usage.
+    pub use_deviation_thresholds: bool,
+    /// `numberOfNodes`: do nothing unless more than this many nodes are underutilized.
+    pub number_of_nodes: i64,
+    /// `evictableNamespaces`.
+    pub evictable_namespaces: Option<Namespaces>,
+    /// `evictionLimits`.
+    pub eviction_limits: Option<EvictionLimits>,
+    /// `metricsUtilization`, kept as written (the planner works on requests;
+    /// see [`crate::planner`]).
+    pub metrics_utilization: Option<Value>,
+}
+
+const FIELDS: [&str; 7] = [
+    "thresholds",
+    "targetThresholds",
+    "useDeviationThresholds",
+    "numberOfNodes",
+    "evictableNamespaces",
+    "evictionLimits",
+    "metricsUtilization",
+];
+
+/// descheduler `validateThresholds`: non-empty, each in [0, 100].
+fn validate_thresholds(t: &ResourceThresholds) -> Result<(), String> {
+    if t.is_empty() {
+        return Err("no resource threshold is configured".to_string());
+    }
+    for (name, percent) in t {
+        if !(0.0..=100.0).contains(percent) {
+            return Err(format!("{name} threshold not in [0, 100] range"));
+        }
+    }
+    Ok(())
+}
+
+impl LowNodeUtilizationArgs {
+    /// The node-limit of `evictionLimits.node`, if set.
+    pub fn node_eviction_limit(&self) -> Option<u32> {
+        self.eviction_limits.as_ref().and_then(|l| l.node)
+    }
+
+    /// The excluded namespaces (`evictableNamespaces.exclude`).
+    pub fn excluded_namespaces(&self) -> &[String] {
+        self.evictable_namespaces.as_ref().map(|n| n.exclude.as_slice()).unwrap_or(&[])
+    }
+
+    /// descheduler v0.36 `ValidateLowNodeUtilizationArgs`: the first error, with
+    /// upstream's exact text (e.g. `thresholds config is not valid: cpu
+    /// threshold not in [0, 100] range`).
+    pub fn validate(&self) -> Result<(), String> {
+        if self.evictable_namespaces.as_ref().is_some_and(|n| !n.include.is_empty()) {
+            return Err("only Exclude namespaces can be set, inclusion is not supported".to_string());
+        }
+        validate_thresholds(&self.thresholds).map_err(|e| format!("thresholds config is not valid: {e}"))?;
+        validate_thresholds(&self.target_thresholds)
+            .map_err(|e| format!("targetThresholds config is not valid: {e}"))?;
+        if self.thresholds.len() != self.target_thresholds.len() {
+            return Err("thresholds and targetThresholds configured different resources".to_string());
+        }
+        for (name, value) in &self.thresholds {
+            match self.target_thresholds.get(name) {
+                None => return Err("thresholds and targetThresholds configured different resources".to_string()),
+                Some(target) if value > target && !self.use_deviation_thresholds => {
+                    return Err(format!("thresholds' {name} percentage is greater than targetThresholds'"))
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the args mapping at `o`.
+    pub(crate) fn read(o: &Obj<'_>) -> Result<LowNodeUtilizationArgs, PolicyError> {
+        o.only(&FIELDS)?;
+        let thresholds = |key: &str| -> Result<ResourceThresholds, PolicyError> {
+            let mut out = BTreeMap::new();
+            if let Some(t) = o.obj(key)? {
+                for (k, v) in t.map {
+                    let name = super::reader::as_string(k, &t.path)?;
+                    let path = join(&t.path, &name);
+                    out.insert(name, as_f64(v, &path)?);
+                }
+            }
+            Ok(out)
+        };
+        let mut a = LowNodeUtilizationArgs {
+            thresholds: thresholds("thresholds")?,
+            target_thresholds: thresholds("targetThresholds")?,
+            use_deviation_thresholds: o.bool("useDeviationThresholds")?.unwrap_or(false),
+            number_of_nodes: o.int("numberOfNodes", i64::MIN, i64::MAX)?.unwrap_or(0),
+            metrics_utilization: o.get("metricsUtilization").cloned(),
+            ..LowNodeUtilizationArgs::default()
+        };
+        if let Some(n) = o.obj("evictableNamespaces")? {
+            n.only(&["include", "exclude"])?;
+            a.evictable_namespaces =
+                Some(Namespaces { include: n.str_list("include")?, exclude: n.str_list("exclude")? });
+        }
+        if let Some(l) = o.obj("evictionLimits")? {
+            l.only(&["node"])?;
+            a.eviction_limits = Some(EvictionLimits { node: l.uint("node")? });
+        }
+        Ok(a)
+    }
+
+    /// The args in policy form.
+    pub(crate) fn to_value(&self) -> Value {
+        let thresholds = |t: &ResourceThresholds| -> Value {
+            let mut m = Mapping::new();
+            for (k, v) in t {
+                m.insert(string(k), number(*v));
+            }
+            Value::Mapping(m)
+        };
+        mapping(vec![
+            ("thresholds", Some(thresholds(&self.thresholds))),
+            ("targetThresholds", Some(thresholds(&self.target_thresholds))),
+            ("useDeviationThresholds", self.use_deviation_thresholds.then_some(Value::Bool(true))),
+            ("numberOfNodes", (self.number_of_nodes != 0).then(|| Value::Number(self.number_of_nodes.into()))),
+            (
+                "evictableNamespaces",
+                self.evictable_namespaces.as_ref().map(|n| {
+                    mapping(vec![
+                        ("include", (!n.include.is_empty()).then(|| strings(&n.include))),
+                        ("exclude", (!n.exclude.is_empty()).then(|| strings(&n.exclude))),
+                    ])
+                }),
+            ),
+            (
+                "evictionLimits",
+                self.eviction_limits.as_ref().map(|l| mapping(vec![("node", l.node.map(|n| Value::Number(n.into())))])),
+            ),
+            ("metricsUtilization", self.metrics_utilization.clone()),
+        ])
+    }
+}
