@@ -57,14 +57,26 @@ fn bad_file_is_named_with_its_line_and_exit_is_2_while_good_records_load() {
         .assert()
         .success()
         .stdout(predicate::str::contains("d/p").and(predicate::str::contains("2 Too many pods")));
-    kdrift().arg("--db").arg(&db).args(["why-pending", "d/nope"]).assert().code(1).stderr(predicate::str::contains("no FailedScheduling event for d/nope"));
+    kdrift()
+        .arg("--db")
+        .arg(&db)
+        .args(["why-pending", "d/nope"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("no FailedScheduling event for d/nope"));
 }
 
 #[test]
 fn analysis_never_creates_a_store_and_typos_are_errors() {
     let dir = tempfile::tempdir().expect("tmp");
     let db = dir.path().join("absent.duckdb");
-    kdrift().arg("--db").arg(&db).args(["why-pending", "--all"]).assert().code(2).stderr(predicate::str::contains("no store at"));
+    kdrift()
+        .arg("--db")
+        .arg(&db)
+        .args(["why-pending", "--all"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no store at"));
     assert!(!db.exists());
     kdrift().args(["why-pending", "--al"]).assert().code(2);
     kdrift().args(["why-pending", "not-a-ref"]).assert().code(2).stderr(predicate::str::contains("NAMESPACE/NAME"));

@@ -21,7 +21,10 @@ fn demo_chain_names_node_1_and_the_42m_shortfall() {
 
     let pods = pending_pods(&store).expect("pending");
     let top = &pods[0];
-    assert_eq!((top.namespace.as_str(), top.name.as_str()), (facts.pending_pod.namespace.as_str(), facts.pending_pod.name.as_str()));
+    assert_eq!(
+        (top.namespace.as_str(), top.name.as_str()),
+        (facts.pending_pod.namespace.as_str(), facts.pending_pod.name.as_str())
+    );
     assert_eq!(top.reasons, "1 Insufficient cpu, 4 node(s) didn't match pod affinity rules");
     assert_eq!(top.occurrences, u64::from(facts.failed_scheduling_count));
     assert!(top.scheduled_at.is_none());
@@ -43,7 +46,10 @@ fn demo_chain_names_node_1_and_the_42m_shortfall() {
     assert_eq!(c.nodes, vec!["node-2", "node-3", "node-4", "node-5"]);
     assert_eq!(s.shortfalls.len(), 1);
     let sf = &s.shortfalls[0];
-    assert_eq!((sf.node.as_str(), sf.resource.as_str(), sf.requested, sf.free, sf.short), ("node-1", "cpu", 100, 58, 42));
+    assert_eq!(
+        (sf.node.as_str(), sf.resource.as_str(), sf.requested, sf.free, sf.short),
+        ("node-1", "cpu", 100, 58, 42)
+    );
     let node1 = s.nodes.iter().find(|n| n.name == "node-1").expect("node-1");
     let cpu = node1.resources.iter().find(|x| x.resource == "cpu").expect("cpu");
     assert_eq!((cpu.requested, cpu.allocatable), (1942, 2000));

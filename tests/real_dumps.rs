@@ -11,7 +11,7 @@ fn every_real_dump_loads_once_and_only_once() {
     let Some(real) = real_fixtures_or_skip("every_real_dump_loads_once_and_only_once") else { return };
     let dumps = real.join("dumps");
     let (_dir, store) = temp_store();
-    let first = ingest_files(&store, &[dumps.clone()], &mut NoProgress).expect("ingest");
+    let first = ingest_files(&store, std::slice::from_ref(&dumps), &mut NoProgress).expect("ingest");
     for f in &first.files {
         assert!(f.errors.is_empty(), "{}: {:?}", f.location, f.errors);
         let name = f.location.rsplit('/').next().unwrap_or_default();
@@ -24,7 +24,11 @@ fn every_real_dump_loads_once_and_only_once() {
     assert_eq!(first.files.len(), 14, "every file in dumps/ is read");
     assert_eq!(first.error_count(), 0);
     // erwee402 default events: 430 events in the old internal-type format.
-    let erwee = first.files.iter().find(|f| f.location.ends_with("erwee402__multi-k8s__default__events.json")).expect("erwee file");
+    let erwee = first
+        .files
+        .iter()
+        .find(|f| f.location.ends_with("erwee402__multi-k8s__default__events.json"))
+        .expect("erwee file");
     assert_eq!(erwee.events, 430);
     // jgyy: the same 488 events through both APIs.
     for suffix in ["jgyy__ckad__default__events.yaml", "jgyy__ckad__default__events.events.k8s.io.yaml"] {
@@ -45,7 +49,7 @@ fn why_pending_all_sums_erwee402_occurrences() {
     let Some(real) = real_fixtures_or_skip("why_pending_all_sums_erwee402_occurrences") else { return };
     let (_dir, store) = temp_store();
     let dumps = real.join("dumps");
-    ingest_files(&store, &[dumps.clone()], &mut NoProgress).expect("ingest");
+    ingest_files(&store, std::slice::from_ref(&dumps), &mut NoProgress).expect("ingest");
     // Twice: still the same sums (re-sent copies are never added).
     ingest_files(&store, &[dumps], &mut NoProgress).expect("ingest");
     let pods = pending_pods(&store).expect("pending");
@@ -84,7 +88,7 @@ fn jgyy_same_events_through_both_apis_count_once() {
     let core = dumps.join("jgyy__ckad__default__events.yaml");
     let new_api = dumps.join("jgyy__ckad__default__events.events.k8s.io.yaml");
     let (_d1, one) = temp_store();
-    ingest_files(&one, &[core.clone()], &mut NoProgress).expect("ingest");
+    ingest_files(&one, std::slice::from_ref(&core), &mut NoProgress).expect("ingest");
     let (_d2, both) = temp_store();
     ingest_files(&both, &[core, new_api], &mut NoProgress).expect("ingest");
     let count = |s: &kdrift_ingest::Store| -> i64 { s.counts().expect("counts").events };

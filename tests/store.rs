@@ -62,7 +62,10 @@ const EVENT_A: &str = r#"{"apiVersion":"v1","kind":"Event","metadata":{"name":"p
 #[test]
 fn bad_lines_are_reported_and_good_ones_kept() {
     let (dir, store) = temp_store();
-    let body = format!("{EVENT_A}\n{{\"kind\": \"Event\", oops\n{}\n", EVENT_A.replace("p.1", "p.2").replace("\"count\":4", "\"count\":2"));
+    let body = format!(
+        "{EVENT_A}\n{{\"kind\": \"Event\", oops\n{}\n",
+        EVENT_A.replace("p.1", "p.2").replace("\"count\":4", "\"count\":2")
+    );
     let file = write(dir.path(), "events.ndjson", body.as_bytes());
     let missing = dir.path().join("nope.json");
     let report = ingest_files(&store, &[file, missing], &mut NoProgress).expect("ingest");

@@ -62,10 +62,9 @@ pub fn next_steps(report: &PendingReport) -> Vec<NextStep> {
                 .and_then(|n| n.resources.iter().find(|r| r.resource == s.resource))
                 .map(|r| r.percent);
             let detail = match (node_pct, emptiest) {
-                (Some(p), Some((n, r))) => format!(
-                    " ({} is at {p:.0} % {} requested, {} at {:.0} %)",
-                    s.node, s.resource, n.name, r.percent
-                ),
+                (Some(p), Some((n, r))) => {
+                    format!(" ({} is at {p:.0} % {} requested, {} at {:.0} %)", s.node, s.resource, n.name, r.percent)
+                }
                 _ => String::new(),
             };
             steps.push(NextStep {
@@ -87,7 +86,12 @@ pub fn next_steps(report: &PendingReport) -> Vec<NextStep> {
 }
 
 fn left_nodes(report: &PendingReport) -> String {
-    report.state.as_ref().map(|s| s.left.join(", ")).filter(|s| !s.is_empty()).unwrap_or_else(|| "the matching nodes".into())
+    report
+        .state
+        .as_ref()
+        .map(|s| s.left.join(", "))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "the matching nodes".into())
 }
 
 fn reason_action(kind: ReasonKind, reason: &str, report: &PendingReport) -> Option<String> {

@@ -40,9 +40,10 @@ impl ClusterAt {
             Ok((r.get::<_, String>(0)?, r.get::<_, bool>(2)?, r.get::<_, String>(3)?))
         })?;
         for (name, estimated, json) in nodes {
-            match serde_json::from_str::<Value>(&json).map_err(|e| e.to_string()).and_then(|v| {
-                NodeInfo::from_json(&v).map_err(|e| e.to_string())
-            }) {
+            match serde_json::from_str::<Value>(&json)
+                .map_err(|e| e.to_string())
+                .and_then(|v| NodeInfo::from_json(&v).map_err(|e| e.to_string()))
+            {
                 Ok(node) => state.nodes.push(node),
                 Err(e) => state.unreadable.push(format!("Node {name}: {e}")),
             }
@@ -51,17 +52,13 @@ impl ClusterAt {
             }
         }
         let pods = store.query_map(&sql::PODS_AT, [us], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, bool>(5)?,
-                r.get::<_, String>(6)?,
-            ))
+            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, bool>(5)?, r.get::<_, String>(6)?))
         })?;
         for (ns, name, estimated, json) in pods {
-            match serde_json::from_str::<Value>(&json).map_err(|e| e.to_string()).and_then(|v| {
-                PodInfo::from_json(&v).map_err(|e| e.to_string())
-            }) {
+            match serde_json::from_str::<Value>(&json)
+                .map_err(|e| e.to_string())
+                .and_then(|v| PodInfo::from_json(&v).map_err(|e| e.to_string()))
+            {
                 Ok(pod) => state.pods.push(pod),
                 Err(e) => state.unreadable.push(format!("Pod {ns}/{name}: {e}")),
             }

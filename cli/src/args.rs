@@ -110,10 +110,7 @@ mod tests {
 
     #[test]
     fn pod_ref_parsing() {
-        assert_eq!(
-            parse_pod_ref("media/backup-1"),
-            Ok(PodRef { namespace: "media".into(), name: "backup-1".into() })
-        );
+        assert_eq!(parse_pod_ref("media/backup-1"), Ok(PodRef { namespace: "media".into(), name: "backup-1".into() }));
         assert!(parse_pod_ref("backup-1").is_err());
         assert!(parse_pod_ref("/x").is_err());
         assert!(parse_pod_ref("a/b/c").is_err());

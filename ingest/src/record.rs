@@ -134,9 +134,7 @@ pub fn infer_kind(object: &Value) -> Option<&'static str> {
 /// The default `apiVersion` of a kind when a document omits it.
 pub fn default_api_version(kind: &str, object: &Value) -> &'static str {
     match kind {
-        "Event" if object.get("regarding").is_some() || object.get("note").is_some() => {
-            "events.k8s.io/v1"
-        }
+        "Event" if object.get("regarding").is_some() || object.get("note").is_some() => "events.k8s.io/v1",
         "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" => "apps/v1",
         "Job" | "CronJob" => "batch/v1",
         "PodDisruptionBudget" => "policy/v1",
@@ -162,9 +160,8 @@ pub fn identify(object: &mut Value, kind_hint: Option<&str>) -> Result<Identity,
     let kind = match map.get("kind").and_then(Value::as_str).filter(|k| !k.is_empty()) {
         Some(k) => k.to_string(),
         None => {
-            let inferred = kind_hint
-                .or_else(|| infer_kind(&Value::Object(map.clone())))
-                .ok_or(IdentityError::NoKind)?;
+            let inferred =
+                kind_hint.or_else(|| infer_kind(&Value::Object(map.clone()))).ok_or(IdentityError::NoKind)?;
             map.insert("kind".into(), Value::String(inferred.to_string()));
             inferred.to_string()
         }
@@ -181,9 +178,8 @@ pub fn identify(object: &mut Value, kind_hint: Option<&str>) -> Result<Identity,
     if name.is_empty() && uid.is_none() {
         return Err(IdentityError::NoName { kind });
     }
-    let resource_version = str_at(object, &["metadata", "resourceVersion"])
-        .filter(|s| !s.is_empty())
-        .map(str::to_string);
+    let resource_version =
+        str_at(object, &["metadata", "resourceVersion"]).filter(|s| !s.is_empty()).map(str::to_string);
     Ok(Identity { kind, api_version, namespace, name, uid, resource_version })
 }
 
@@ -221,9 +217,8 @@ pub fn newest_timestamp(object: &Value) -> Option<DateTime<Utc>> {
                 }
             }
             Value::String(s) => {
-                let time_key = key.is_some_and(|k| {
-                    k.ends_with("Time") || k.ends_with("Timestamp") || k.ends_with("At")
-                });
+                let time_key =
+                    key.is_some_and(|k| k.ends_with("Time") || k.ends_with("Timestamp") || k.ends_with("At"));
                 if time_key {
                     if let Ok(t) = DateTime::parse_from_rfc3339(s) {
                         let t = t.with_timezone(&Utc);

@@ -36,6 +36,6 @@ pub use qos::QosClass;
 pub use quantity::Quantity;
 pub use resources::ResourceList;
 pub use scheduler::{
-    evaluate, fit_error_message, pick_node, ClusterState, FailureKind, FilterFailure,
-    NodeEvaluation, Placement, Plugin, PluginFailure,
+    evaluate, fit_error_message, pick_node, ClusterState, FailureKind, FilterFailure, NodeEvaluation, Placement,
+    Plugin, PluginFailure,
 };

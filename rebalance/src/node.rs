@@ -59,11 +59,7 @@ pub struct Taint {
 impl Taint {
     /// A taint from its parts.
     pub fn new(key: &str, value: &str, effect: TaintEffect) -> Taint {
-        Taint {
-            key: key.to_string(),
-            value: value.to_string(),
-            effect,
-        }
+        Taint { key: key.to_string(), value: value.to_string(), effect }
     }
 }
 
@@ -118,81 +114,38 @@ impl NodeInfo {
     /// naming the node and the field.
     pub fn from_json(v: &Value) -> Result<NodeInfo, ModelError> {
         if !v.is_object() {
-            return Err(ModelError::NotAnObject {
-                expected: "Node",
-                found: describe(v),
-            });
+            return Err(ModelError::NotAnObject { expected: "Node", found: describe(v) });
         }
         let meta = get(v, "metadata");
         let probe = Reader::new("node ?".to_string());
-        let name = probe
-            .opt_str(meta.and_then(|m| get(m, "name")), "metadata.name")?
-            .ok_or_else(|| ModelError::MissingField {
-                object: "node ?".to_string(),
-                field: "metadata.name".to_string(),
-            })?;
+        let name = probe.opt_str(meta.and_then(|m| get(m, "name")), "metadata.name")?.ok_or_else(|| {
+            ModelError::MissingField { object: "node ?".to_string(), field: "metadata.name".to_string() }
+        })?;
         let r = Reader::new(format!("node {name}"));
         let labels = r.string_map(meta.and_then(|m| get(m, "labels")), "metadata.labels")?;
         let capacity = r.resource_list(get_path(v, &["status", "capacity"]), "status.capacity")?;
-        let mut allocatable = r.resource_list(
-            get_path(v, &["status", "allocatable"]),
-            "status.allocatable",
-        )?;
+        let mut allocatable = r.resource_list(get_path(v, &["status", "allocatable"]), "status.allocatable")?;
         if allocatable.is_empty() {
             allocatable = capacity.clone();
         }
-        let unschedulable = r
-            .opt_bool(
-                get_path(v, &["spec", "unschedulable"]),
-                "spec.unschedulable",
-            )?
-            .unwrap_or(false);
+        let unschedulable = r.opt_bool(get_path(v, &["spec", "unschedulable"]), "spec.unschedulable")?.unwrap_or(false);
         let mut taints = Vec::new();
-        for (i, t) in r
-            .array(get_path(v, &["spec", "taints"]), "spec.taints")?
-            .iter()
-            .enumerate()
-        {
+        for (i, t) in r.array(get_path(v, &["spec", "taints"]), "spec.taints")?.iter().enumerate() {
             let path = format!("spec.taints[{i}]");
-            let key = r
-                .opt_str(get(t, "key"), &format!("{path}.key"))?
-                .unwrap_or_default();
-            let value = r
-                .opt_str(get(t, "value"), &format!("{path}.value"))?
-                .unwrap_or_default();
-            let effect = r
-                .opt_str(get(t, "effect"), &format!("{path}.effect"))?
-                .unwrap_or_default();
-            taints.push(Taint {
-                key,
-                value,
-                effect: TaintEffect::parse(&effect),
-            });
+            let key = r.opt_str(get(t, "key"), &format!("{path}.key"))?.unwrap_or_default();
+            let value = r.opt_str(get(t, "value"), &format!("{path}.value"))?.unwrap_or_default();
+            let effect = r.opt_str(get(t, "effect"), &format!("{path}.effect"))?.unwrap_or_default();
+            taints.push(Taint { key, value, effect: TaintEffect::parse(&effect) });
         }
         let mut ready = None;
-        for (i, c) in r
-            .array(get_path(v, &["status", "conditions"]), "status.conditions")?
-            .iter()
-            .enumerate()
-        {
+        for (i, c) in r.array(get_path(v, &["status", "conditions"]), "status.conditions")?.iter().enumerate() {
             let path = format!("status.conditions[{i}]");
-            if r.opt_str(get(c, "type"), &format!("{path}.type"))?
-                .as_deref()
-                == Some("Ready")
-            {
+            if r.opt_str(get(c, "type"), &format!("{path}.type"))?.as_deref() == Some("Ready") {
                 let status = r.opt_str(get(c, "status"), &format!("{path}.status"))?;
                 ready = Some(status.as_deref() == Some("True"));
             }
         }
-        Ok(NodeInfo {
-            name,
-            labels,
-            allocatable,
-            capacity,
-            unschedulable,
-            taints,
-            ready,
-        })
+        Ok(NodeInfo { name, labels, allocatable, capacity, unschedulable, taints, ready })
     }
 }
 
@@ -225,14 +178,7 @@ mod tests {
         assert_eq!(n.capacity.get("ephemeral-storage"), 15_564_179_840);
         assert!(n.unschedulable);
         assert_eq!(n.taints.len(), 2);
-        assert_eq!(
-            n.taints[0],
-            Taint::new(
-                "node.kubernetes.io/unschedulable",
-                "",
-                TaintEffect::NoSchedule
-            )
-        );
+        assert_eq!(n.taints[0], Taint::new("node.kubernetes.io/unschedulable", "", TaintEffect::NoSchedule));
         assert_eq!(n.taints[1].effect, TaintEffect::PreferNoSchedule);
         assert_eq!(n.taints[1].to_string(), "{gpu: true}");
         assert_eq!(n.ready, Some(true));
@@ -257,26 +203,15 @@ mod tests {
 
     #[test]
     fn errors_name_the_node_and_field() {
-        let err = NodeInfo::from_json(
-            &json!({"metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "lots"}}}),
-        )
-        .expect_err("bad cpu");
-        assert!(
-            err.to_string()
-                .starts_with("node n1: status.allocatable.cpu: \"lots\" is not a quantity"),
-            "{err}"
-        );
+        let err = NodeInfo::from_json(&json!({"metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "lots"}}}))
+            .expect_err("bad cpu");
+        assert!(err.to_string().starts_with("node n1: status.allocatable.cpu: \"lots\" is not a quantity"), "{err}");
         let err = NodeInfo::from_json(&json!({"metadata": {}})).expect_err("no name");
         assert_eq!(err.to_string(), "node ?: metadata.name is missing");
         let err = NodeInfo::from_json(&json!([1])).expect_err("not an object");
         assert_eq!(err.to_string(), "expected a Node object, got an array");
-        let err = NodeInfo::from_json(
-            &json!({"metadata": {"name": "n1"}, "spec": {"unschedulable": "yes"}}),
-        )
-        .expect_err("bad bool");
-        assert_eq!(
-            err.to_string(),
-            "node n1: spec.unschedulable: expected a boolean, got string \"yes\""
-        );
+        let err = NodeInfo::from_json(&json!({"metadata": {"name": "n1"}, "spec": {"unschedulable": "yes"}}))
+            .expect_err("bad bool");
+        assert_eq!(err.to_string(), "node n1: spec.unschedulable: expected a boolean, got string \"yes\"");
     }
 }

@@ -119,20 +119,12 @@ pub struct ContainerInfo {
 impl ContainerInfo {
     /// A container with the given requests and no limits.
     pub fn new(name: &str, kind: ContainerKind, requests: ResourceList) -> ContainerInfo {
-        ContainerInfo {
-            name: name.to_string(),
-            kind,
-            requests,
-            limits: ResourceList::new(),
-        }
+        ContainerInfo { name: name.to_string(), kind, requests, limits: ResourceList::new() }
     }
 
     /// Resources this container requests without setting a limit for them.
     pub fn requests_without_limit(&self) -> Vec<&str> {
-        self.requests
-            .names()
-            .filter(|r| !self.limits.contains(r))
-            .collect()
+        self.requests.names().filter(|r| !self.limits.contains(r)).collect()
     }
 }
 
@@ -314,10 +306,7 @@ impl LabelSelector {
     /// A selector from `matchLabels` pairs.
     pub fn from_labels(pairs: &[(&str, &str)]) -> LabelSelector {
         LabelSelector {
-            match_labels: pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
+            match_labels: pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
             match_expressions: Vec::new(),
         }
     }
@@ -340,12 +329,8 @@ impl LabelSelector {
         self.match_expressions.iter().all(|r| {
             let value = labels.get(&r.key);
             match r.operator {
-                SelectorOperator::In => {
-                    !r.values.is_empty() && value.is_some_and(|v| r.values.contains(v))
-                }
-                SelectorOperator::NotIn => {
-                    !r.values.is_empty() && value.is_none_or(|v| !r.values.contains(v))
-                }
+                SelectorOperator::In => !r.values.is_empty() && value.is_some_and(|v| r.values.contains(v)),
+                SelectorOperator::NotIn => !r.values.is_empty() && value.is_none_or(|v| !r.values.contains(v)),
                 SelectorOperator::Exists => r.values.is_empty() && value.is_some(),
                 SelectorOperator::DoesNotExist => r.values.is_empty() && value.is_none(),
                 SelectorOperator::Gt | SelectorOperator::Lt | SelectorOperator::Other(_) => false,
@@ -568,9 +553,7 @@ impl PodInfo {
 
     /// A static pod (annotation `kubernetes.io/config.source` other than `api`).
     pub fn is_static(&self) -> bool {
-        self.annotations
-            .get("kubernetes.io/config.source")
-            .is_some_and(|s| s != "api")
+        self.annotations.get("kubernetes.io/config.source").is_some_and(|s| s != "api")
     }
 
     /// Owned by a DaemonSet (any owner reference of kind DaemonSet, as descheduler checks).
@@ -580,12 +563,7 @@ impl PodInfo {
 
     /// Mounts a hostPath or emptyDir volume (descheduler's PodsWithLocalStorage).
     pub fn has_local_storage(&self) -> bool {
-        self.volumes.iter().any(|v| {
-            matches!(
-                v.source,
-                VolumeSource::HostPath { .. } | VolumeSource::EmptyDir { .. }
-            )
-        })
+        self.volumes.iter().any(|v| matches!(v.source, VolumeSource::HostPath { .. } | VolumeSource::EmptyDir { .. }))
     }
 
     /// Names of the PersistentVolumeClaims mounted (descheduler's PodsWithPVC).
@@ -605,11 +583,7 @@ impl PodInfo {
         self.init_containers
             .iter()
             .chain(self.containers.iter())
-            .flat_map(|c| {
-                c.requests_without_limit()
-                    .into_iter()
-                    .map(move |r| (c.name.as_str(), r))
-            })
+            .flat_map(|c| c.requests_without_limit().into_iter().map(move |r| (c.name.as_str(), r)))
             .collect()
     }
 
@@ -680,10 +654,7 @@ impl PodInfo {
             Some((&self.pod_level_requests, &self.pod_level_limits))
         };
         compute_qos(
-            self.containers
-                .iter()
-                .chain(self.init_containers.iter())
-                .map(|c| (&c.requests, &c.limits)),
+            self.containers.iter().chain(self.init_containers.iter()).map(|c| (&c.requests, &c.limits)),
             pod_level,
         )
     }
@@ -692,8 +663,7 @@ impl PodInfo {
     /// unless it came from the status, [`PodInfo::qos`] after fields were changed.
     pub fn refresh_derived(&mut self) {
         self.requests = self.compute_requests(None);
-        self.non_zero_requests =
-            self.compute_requests(Some(&ResourceList::from_pairs(&NON_ZERO_DEFAULTS)));
+        self.non_zero_requests = self.compute_requests(Some(&ResourceList::from_pairs(&NON_ZERO_DEFAULTS)));
         if !self.qos_from_status {
             self.qos = self.computed_qos();
         }
@@ -705,10 +675,7 @@ impl PodInfo {
     /// `pod default/x: spec.containers[1].resources.requests.cpu: "abc" is not a quantity (…)`.
     pub fn from_json(v: &Value) -> Result<PodInfo, ModelError> {
         if !v.is_object() {
-            return Err(ModelError::NotAnObject {
-                expected: "Pod",
-                found: describe(v),
-            });
+            return Err(ModelError::NotAnObject { expected: "Pod", found: describe(v) });
         }
         let meta = get(v, "metadata");
         let mget = |k: &str| meta.and_then(|m| get(m, k));
@@ -717,78 +684,45 @@ impl PodInfo {
             .opt_str(mget("namespace"), "metadata.namespace")?
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| "default".to_string());
-        let name = probe
-            .opt_str(mget("name"), "metadata.name")?
-            .ok_or_else(|| ModelError::MissingField {
-                object: format!("pod {namespace}/?"),
-                field: "metadata.name".to_string(),
-            })?;
+        let name = probe.opt_str(mget("name"), "metadata.name")?.ok_or_else(|| ModelError::MissingField {
+            object: format!("pod {namespace}/?"),
+            field: "metadata.name".to_string(),
+        })?;
         let r = Reader::new(format!("pod {namespace}/{name}"));
         let mut pod = PodInfo::new(&namespace, &name);
         pod.phase = None;
 
-        pod.uid = r
-            .opt_str(mget("uid"), "metadata.uid")?
-            .filter(|s| !s.is_empty());
+        pod.uid = r.opt_str(mget("uid"), "metadata.uid")?.filter(|s| !s.is_empty());
         pod.labels = r.string_map(mget("labels"), "metadata.labels")?;
         pod.annotations = r.string_map(mget("annotations"), "metadata.annotations")?;
-        pod.creation_timestamp =
-            r.opt_time(mget("creationTimestamp"), "metadata.creationTimestamp")?;
-        pod.deletion_timestamp =
-            r.opt_time(mget("deletionTimestamp"), "metadata.deletionTimestamp")?;
-        for (i, o) in r
-            .array(mget("ownerReferences"), "metadata.ownerReferences")?
-            .iter()
-            .enumerate()
-        {
+        pod.creation_timestamp = r.opt_time(mget("creationTimestamp"), "metadata.creationTimestamp")?;
+        pod.deletion_timestamp = r.opt_time(mget("deletionTimestamp"), "metadata.deletionTimestamp")?;
+        for (i, o) in r.array(mget("ownerReferences"), "metadata.ownerReferences")?.iter().enumerate() {
             let p = format!("metadata.ownerReferences[{i}]");
             pod.owners.push(OwnerRef {
-                api_version: r
-                    .opt_str(get(o, "apiVersion"), &format!("{p}.apiVersion"))?
-                    .unwrap_or_default(),
-                kind: r
-                    .opt_str(get(o, "kind"), &format!("{p}.kind"))?
-                    .unwrap_or_default(),
-                name: r
-                    .opt_str(get(o, "name"), &format!("{p}.name"))?
-                    .unwrap_or_default(),
-                uid: r
-                    .opt_str(get(o, "uid"), &format!("{p}.uid"))?
-                    .unwrap_or_default(),
-                controller: r
-                    .opt_bool(get(o, "controller"), &format!("{p}.controller"))?
-                    .unwrap_or(false),
+                api_version: r.opt_str(get(o, "apiVersion"), &format!("{p}.apiVersion"))?.unwrap_or_default(),
+                kind: r.opt_str(get(o, "kind"), &format!("{p}.kind"))?.unwrap_or_default(),
+                name: r.opt_str(get(o, "name"), &format!("{p}.name"))?.unwrap_or_default(),
+                uid: r.opt_str(get(o, "uid"), &format!("{p}.uid"))?.unwrap_or_default(),
+                controller: r.opt_bool(get(o, "controller"), &format!("{p}.controller"))?.unwrap_or(false),
             });
         }
 
         let spec = get(v, "spec");
         let sget = |k: &str| spec.and_then(|s| get(s, k));
-        pod.node_name = r
-            .opt_str(sget("nodeName"), "spec.nodeName")?
-            .filter(|s| !s.is_empty());
-        pod.scheduler_name = r
-            .opt_str(sget("schedulerName"), "spec.schedulerName")?
-            .filter(|s| !s.is_empty());
+        pod.node_name = r.opt_str(sget("nodeName"), "spec.nodeName")?.filter(|s| !s.is_empty());
+        pod.scheduler_name = r.opt_str(sget("schedulerName"), "spec.schedulerName")?.filter(|s| !s.is_empty());
         pod.priority = r.opt_i32(sget("priority"), "spec.priority")?;
-        pod.priority_class_name = r
-            .opt_str(sget("priorityClassName"), "spec.priorityClassName")?
-            .filter(|s| !s.is_empty());
+        pod.priority_class_name =
+            r.opt_str(sget("priorityClassName"), "spec.priorityClassName")?.filter(|s| !s.is_empty());
 
-        for (i, c) in r
-            .array(sget("containers"), "spec.containers")?
-            .iter()
-            .enumerate()
-        {
+        for (i, c) in r.array(sget("containers"), "spec.containers")?.iter().enumerate() {
             let (info, ports) = read_container(&r, c, &format!("spec.containers[{i}]"), false)?;
             pod.host_ports.extend(ports);
             pod.containers.push(info);
         }
         let mut sidecar_ports = Vec::new();
-        for (i, c) in r
-            .array(sget("initContainers"), "spec.initContainers")?
-            .iter()
-            .enumerate()
-        {
+        for (i, c) in r.array(sget("initContainers"), "spec.initContainers")?.iter().enumerate() {
             let (info, ports) = read_container(&r, c, &format!("spec.initContainers[{i}]"), true)?;
             // Only sidecars hold their host ports for the pod's lifetime (`GetHostPorts`).
             if info.kind == ContainerKind::Sidecar {
@@ -799,23 +733,16 @@ impl PodInfo {
         sidecar_ports.append(&mut pod.host_ports);
         pod.host_ports = sidecar_ports;
 
-        pod.pod_level_requests = r.resource_list(
-            get_path(v, &["spec", "resources", "requests"]),
-            "spec.resources.requests",
-        )?;
-        pod.pod_level_limits = r.resource_list(
-            get_path(v, &["spec", "resources", "limits"]),
-            "spec.resources.limits",
-        )?;
+        pod.pod_level_requests =
+            r.resource_list(get_path(v, &["spec", "resources", "requests"]), "spec.resources.requests")?;
+        pod.pod_level_limits =
+            r.resource_list(get_path(v, &["spec", "resources", "limits"]), "spec.resources.limits")?;
         // Pod-level defaulting (`defaultPodRequests`): a pod-level limit without a
         // pod-level request becomes the request when no container requests that resource.
         for res in POD_LEVEL_RESOURCES {
             if let Some(limit) = pod.pod_level_limits.get_opt(res) {
-                let any_container = pod
-                    .containers
-                    .iter()
-                    .chain(pod.init_containers.iter())
-                    .any(|c| c.requests.contains(res));
+                let any_container =
+                    pod.containers.iter().chain(pod.init_containers.iter()).any(|c| c.requests.contains(res));
                 if !pod.pod_level_requests.contains(res) && !any_container {
                     pod.pod_level_requests.set(res, limit);
                 }
@@ -829,10 +756,7 @@ impl PodInfo {
 
         let status = get(v, "status");
         let stget = |k: &str| status.and_then(|s| get(s, k));
-        if let Some(phase) = r
-            .opt_str(stget("phase"), "status.phase")?
-            .filter(|s| !s.is_empty())
-        {
+        if let Some(phase) = r.opt_str(stget("phase"), "status.phase")?.filter(|s| !s.is_empty()) {
             pod.phase = Some(PodPhase::parse(&phase).ok_or_else(|| {
                 r.bad(
                     "status.phase",
@@ -840,9 +764,8 @@ impl PodInfo {
                 )
             })?);
         }
-        pod.nominated_node_name = r
-            .opt_str(stget("nominatedNodeName"), "status.nominatedNodeName")?
-            .filter(|s| !s.is_empty());
+        pod.nominated_node_name =
+            r.opt_str(stget("nominatedNodeName"), "status.nominatedNodeName")?.filter(|s| !s.is_empty());
         let status_qos = r.opt_str(stget("qosClass"), "status.qosClass")?;
         match status_qos.as_deref().and_then(QosClass::parse) {
             Some(q) => {
@@ -857,18 +780,11 @@ impl PodInfo {
 }
 
 /// Reads one container; returns it and its host ports.
-fn read_container(
-    r: &Reader,
-    c: &Value,
-    path: &str,
-    init: bool,
-) -> Result<(ContainerInfo, Vec<HostPort>), ModelError> {
+fn read_container(r: &Reader, c: &Value, path: &str, init: bool) -> Result<(ContainerInfo, Vec<HostPort>), ModelError> {
     if !c.is_object() {
         return Err(r.bad(path, format!("expected an object, got {}", describe(c))));
     }
-    let name = r
-        .opt_str(get(c, "name"), &format!("{path}.name"))?
-        .unwrap_or_default();
+    let name = r.opt_str(get(c, "name"), &format!("{path}.name"))?.unwrap_or_default();
     let restart = r.opt_str(get(c, "restartPolicy"), &format!("{path}.restartPolicy"))?;
     let kind = if !init {
         ContainerKind::App
@@ -877,14 +793,9 @@ fn read_container(
     } else {
         ContainerKind::Init
     };
-    let mut requests = r.resource_list(
-        get_path(c, &["resources", "requests"]),
-        &format!("{path}.resources.requests"),
-    )?;
-    let limits = r.resource_list(
-        get_path(c, &["resources", "limits"]),
-        &format!("{path}.resources.limits"),
-    )?;
+    let mut requests =
+        r.resource_list(get_path(c, &["resources", "requests"]), &format!("{path}.resources.requests"))?;
+    let limits = r.resource_list(get_path(c, &["resources", "limits"]), &format!("{path}.resources.limits"))?;
     // API server defaulting (`SetDefaults_Pod`): a limit without a request is also the request.
     for (k, v) in limits.iter() {
         if !requests.contains(k) {
@@ -892,15 +803,9 @@ fn read_container(
         }
     }
     let mut ports = Vec::new();
-    for (i, p) in r
-        .array(get(c, "ports"), &format!("{path}.ports"))?
-        .iter()
-        .enumerate()
-    {
+    for (i, p) in r.array(get(c, "ports"), &format!("{path}.ports"))?.iter().enumerate() {
         let pp = format!("{path}.ports[{i}]");
-        let host_port = r
-            .opt_i32(get(p, "hostPort"), &format!("{pp}.hostPort"))?
-            .unwrap_or(0);
+        let host_port = r.opt_i32(get(p, "hostPort"), &format!("{pp}.hostPort"))?.unwrap_or(0);
         if host_port <= 0 {
             continue;
         }
@@ -912,32 +817,16 @@ fn read_container(
             .opt_str(get(p, "hostIP"), &format!("{pp}.hostIP"))?
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| "0.0.0.0".to_string());
-        ports.push(HostPort {
-            container: name.clone(),
-            port: host_port,
-            protocol,
-            host_ip,
-        });
+        ports.push(HostPort { container: name.clone(), port: host_port, protocol, host_ip });
     }
-    Ok((
-        ContainerInfo {
-            name,
-            kind,
-            requests,
-            limits,
-        },
-        ports,
-    ))
+    Ok((ContainerInfo { name, kind, requests, limits }, ports))
 }
 
 fn read_tolerations(r: &Reader, v: Option<&Value>) -> Result<Vec<Toleration>, ModelError> {
     let mut out = Vec::new();
     for (i, t) in r.array(v, "spec.tolerations")?.iter().enumerate() {
         let p = format!("spec.tolerations[{i}]");
-        let operator = match r
-            .opt_str(get(t, "operator"), &format!("{p}.operator"))?
-            .as_deref()
-        {
+        let operator = match r.opt_str(get(t, "operator"), &format!("{p}.operator"))?.as_deref() {
             None | Some("") | Some("Equal") => TolerationOperator::Equal,
             Some("Exists") => TolerationOperator::Exists,
             Some(other) => TolerationOperator::Other(other.to_string()),
@@ -947,18 +836,11 @@ fn read_tolerations(r: &Reader, v: Option<&Value>) -> Result<Vec<Toleration>, Mo
             .filter(|s| !s.is_empty())
             .map(|s| TaintEffect::parse(&s));
         out.push(Toleration {
-            key: r
-                .opt_str(get(t, "key"), &format!("{p}.key"))?
-                .unwrap_or_default(),
+            key: r.opt_str(get(t, "key"), &format!("{p}.key"))?.unwrap_or_default(),
             operator,
-            value: r
-                .opt_str(get(t, "value"), &format!("{p}.value"))?
-                .unwrap_or_default(),
+            value: r.opt_str(get(t, "value"), &format!("{p}.value"))?.unwrap_or_default(),
             effect,
-            toleration_seconds: r.opt_i64(
-                get(t, "tolerationSeconds"),
-                &format!("{p}.tolerationSeconds"),
-            )?,
+            toleration_seconds: r.opt_i64(get(t, "tolerationSeconds"), &format!("{p}.tolerationSeconds"))?,
         });
     }
     Ok(out)
@@ -968,28 +850,19 @@ fn read_volumes(r: &Reader, v: Option<&Value>) -> Result<Vec<Volume>, ModelError
     let mut out = Vec::new();
     for (i, vol) in r.array(v, "spec.volumes")?.iter().enumerate() {
         let p = format!("spec.volumes[{i}]");
-        let name = r
-            .opt_str(get(vol, "name"), &format!("{p}.name"))?
-            .unwrap_or_default();
+        let name = r.opt_str(get(vol, "name"), &format!("{p}.name"))?.unwrap_or_default();
         let source = if let Some(hp) = get(vol, "hostPath") {
             VolumeSource::HostPath {
-                path: r
-                    .opt_str(get(hp, "path"), &format!("{p}.hostPath.path"))?
-                    .unwrap_or_default(),
+                path: r.opt_str(get(hp, "path"), &format!("{p}.hostPath.path"))?.unwrap_or_default(),
             }
         } else if let Some(ed) = get(vol, "emptyDir") {
             VolumeSource::EmptyDir {
-                medium: r
-                    .opt_str(get(ed, "medium"), &format!("{p}.emptyDir.medium"))?
-                    .filter(|s| !s.is_empty()),
+                medium: r.opt_str(get(ed, "medium"), &format!("{p}.emptyDir.medium"))?.filter(|s| !s.is_empty()),
             }
         } else if let Some(pvc) = get(vol, "persistentVolumeClaim") {
             VolumeSource::PersistentVolumeClaim {
                 claim_name: r
-                    .opt_str(
-                        get(pvc, "claimName"),
-                        &format!("{p}.persistentVolumeClaim.claimName"),
-                    )?
+                    .opt_str(get(pvc, "claimName"), &format!("{p}.persistentVolumeClaim.claimName"))?
                     .unwrap_or_default(),
             }
         } else if get(vol, "ephemeral").is_some() {
@@ -997,11 +870,7 @@ fn read_volumes(r: &Reader, v: Option<&Value>) -> Result<Vec<Volume>, ModelError
         } else {
             let kind = vol
                 .as_object()
-                .and_then(|m| {
-                    m.iter()
-                        .find(|(k, v)| k.as_str() != "name" && !v.is_null())
-                        .map(|(k, _)| k.clone())
-                })
+                .and_then(|m| m.iter().find(|(k, v)| k.as_str() != "name" && !v.is_null()).map(|(k, _)| k.clone()))
                 .unwrap_or_default();
             VolumeSource::Other(kind)
         };
@@ -1010,21 +879,14 @@ fn read_volumes(r: &Reader, v: Option<&Value>) -> Result<Vec<Volume>, ModelError
     Ok(out)
 }
 
-fn read_requirements(
-    r: &Reader,
-    v: Option<&Value>,
-    path: &str,
-) -> Result<Vec<Requirement>, ModelError> {
+fn read_requirements(r: &Reader, v: Option<&Value>, path: &str) -> Result<Vec<Requirement>, ModelError> {
     let mut out = Vec::new();
     for (i, e) in r.array(v, path)?.iter().enumerate() {
         let p = format!("{path}[{i}]");
         out.push(Requirement {
-            key: r
-                .opt_str(get(e, "key"), &format!("{p}.key"))?
-                .unwrap_or_default(),
+            key: r.opt_str(get(e, "key"), &format!("{p}.key"))?.unwrap_or_default(),
             operator: SelectorOperator::parse(
-                &r.opt_str(get(e, "operator"), &format!("{p}.operator"))?
-                    .unwrap_or_default(),
+                &r.opt_str(get(e, "operator"), &format!("{p}.operator"))?.unwrap_or_default(),
             ),
             values: r.str_list(get(e, "values"), &format!("{p}.values"))?,
         });
@@ -1032,95 +894,49 @@ fn read_requirements(
     Ok(out)
 }
 
-fn read_label_selector(
-    r: &Reader,
-    v: Option<&Value>,
-    path: &str,
-) -> Result<Option<LabelSelector>, ModelError> {
+fn read_label_selector(r: &Reader, v: Option<&Value>, path: &str) -> Result<Option<LabelSelector>, ModelError> {
     let Some(v) = v else { return Ok(None) };
     if !v.is_object() {
         return Err(r.bad(path, format!("expected an object, got {}", describe(v))));
     }
     Ok(Some(LabelSelector {
         match_labels: r.string_map(get(v, "matchLabels"), &format!("{path}.matchLabels"))?,
-        match_expressions: read_requirements(
-            r,
-            get(v, "matchExpressions"),
-            &format!("{path}.matchExpressions"),
-        )?,
+        match_expressions: read_requirements(r, get(v, "matchExpressions"), &format!("{path}.matchExpressions"))?,
     }))
 }
 
 fn read_node_term(r: &Reader, v: &Value, path: &str) -> Result<NodeSelectorTerm, ModelError> {
     Ok(NodeSelectorTerm {
-        match_expressions: read_requirements(
-            r,
-            get(v, "matchExpressions"),
-            &format!("{path}.matchExpressions"),
-        )?,
+        match_expressions: read_requirements(r, get(v, "matchExpressions"), &format!("{path}.matchExpressions"))?,
         match_fields: read_requirements(r, get(v, "matchFields"), &format!("{path}.matchFields"))?,
     })
 }
 
 fn read_pod_term(r: &Reader, v: &Value, path: &str) -> Result<PodAffinityTerm, ModelError> {
     Ok(PodAffinityTerm {
-        label_selector: read_label_selector(
-            r,
-            get(v, "labelSelector"),
-            &format!("{path}.labelSelector"),
-        )?,
+        label_selector: read_label_selector(r, get(v, "labelSelector"), &format!("{path}.labelSelector"))?,
         namespaces: r.str_list(get(v, "namespaces"), &format!("{path}.namespaces"))?,
-        namespace_selector: read_label_selector(
-            r,
-            get(v, "namespaceSelector"),
-            &format!("{path}.namespaceSelector"),
-        )?,
-        topology_key: r
-            .opt_str(get(v, "topologyKey"), &format!("{path}.topologyKey"))?
-            .unwrap_or_default(),
+        namespace_selector: read_label_selector(r, get(v, "namespaceSelector"), &format!("{path}.namespaceSelector"))?,
+        topology_key: r.opt_str(get(v, "topologyKey"), &format!("{path}.topologyKey"))?.unwrap_or_default(),
     })
 }
 
-fn read_pod_rules(
-    r: &Reader,
-    v: Option<&Value>,
-    path: &str,
-) -> Result<PodAffinityRules, ModelError> {
+fn read_pod_rules(r: &Reader, v: Option<&Value>, path: &str) -> Result<PodAffinityRules, ModelError> {
     let mut rules = PodAffinityRules::default();
     let Some(v) = v else { return Ok(rules) };
     let req_path = format!("{path}.requiredDuringSchedulingIgnoredDuringExecution");
-    for (i, t) in r
-        .array(
-            get(v, "requiredDuringSchedulingIgnoredDuringExecution"),
-            &req_path,
-        )?
-        .iter()
-        .enumerate()
-    {
-        rules
-            .required
-            .push(read_pod_term(r, t, &format!("{req_path}[{i}]"))?);
+    for (i, t) in r.array(get(v, "requiredDuringSchedulingIgnoredDuringExecution"), &req_path)?.iter().enumerate() {
+        rules.required.push(read_pod_term(r, t, &format!("{req_path}[{i}]"))?);
     }
     let pref_path = format!("{path}.preferredDuringSchedulingIgnoredDuringExecution");
-    for (i, t) in r
-        .array(
-            get(v, "preferredDuringSchedulingIgnoredDuringExecution"),
-            &pref_path,
-        )?
-        .iter()
-        .enumerate()
-    {
+    for (i, t) in r.array(get(v, "preferredDuringSchedulingIgnoredDuringExecution"), &pref_path)?.iter().enumerate() {
         let p = format!("{pref_path}[{i}]");
-        let weight = r
-            .opt_i32(get(t, "weight"), &format!("{p}.weight"))?
-            .unwrap_or(0);
+        let weight = r.opt_i32(get(t, "weight"), &format!("{p}.weight"))?.unwrap_or(0);
         let term = match get(t, "podAffinityTerm") {
             Some(pt) => read_pod_term(r, pt, &format!("{p}.podAffinityTerm"))?,
             None => PodAffinityTerm::default(),
         };
-        rules
-            .preferred
-            .push(WeightedPodAffinityTerm { weight, term });
+        rules.preferred.push(WeightedPodAffinityTerm { weight, term });
     }
     Ok(rules)
 }
@@ -1131,46 +947,26 @@ fn read_affinity(r: &Reader, v: Option<&Value>) -> Result<Affinity, ModelError> 
     if let Some(na) = get(v, "nodeAffinity") {
         let base = "spec.affinity.nodeAffinity";
         if let Some(req) = get(na, "requiredDuringSchedulingIgnoredDuringExecution") {
-            let tp =
-                format!("{base}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
+            let tp = format!("{base}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
             let mut terms = Vec::new();
-            for (i, t) in r
-                .array(get(req, "nodeSelectorTerms"), &tp)?
-                .iter()
-                .enumerate()
-            {
+            for (i, t) in r.array(get(req, "nodeSelectorTerms"), &tp)?.iter().enumerate() {
                 terms.push(read_node_term(r, t, &format!("{tp}[{i}]"))?);
             }
             a.node_affinity.required = Some(terms);
         }
         let pp = format!("{base}.preferredDuringSchedulingIgnoredDuringExecution");
-        for (i, t) in r
-            .array(
-                get(na, "preferredDuringSchedulingIgnoredDuringExecution"),
-                &pp,
-            )?
-            .iter()
-            .enumerate()
-        {
+        for (i, t) in r.array(get(na, "preferredDuringSchedulingIgnoredDuringExecution"), &pp)?.iter().enumerate() {
             let p = format!("{pp}[{i}]");
-            let weight = r
-                .opt_i32(get(t, "weight"), &format!("{p}.weight"))?
-                .unwrap_or(0);
+            let weight = r.opt_i32(get(t, "weight"), &format!("{p}.weight"))?.unwrap_or(0);
             let preference = match get(t, "preference") {
                 Some(pref) => read_node_term(r, pref, &format!("{p}.preference"))?,
                 None => NodeSelectorTerm::default(),
             };
-            a.node_affinity
-                .preferred
-                .push(PreferredNodeTerm { weight, preference });
+            a.node_affinity.preferred.push(PreferredNodeTerm { weight, preference });
         }
     }
     a.pod_affinity = read_pod_rules(r, get(v, "podAffinity"), "spec.affinity.podAffinity")?;
-    a.pod_anti_affinity = read_pod_rules(
-        r,
-        get(v, "podAntiAffinity"),
-        "spec.affinity.podAntiAffinity",
-    )?;
+    a.pod_anti_affinity = read_pod_rules(r, get(v, "podAntiAffinity"), "spec.affinity.podAntiAffinity")?;
     Ok(a)
 }
 
@@ -1180,8 +976,7 @@ mod tests {
     use serde_json::json;
 
     fn pod(spec: Value) -> PodInfo {
-        PodInfo::from_json(&json!({"metadata": {"name": "p", "namespace": "ns"}, "spec": spec}))
-            .expect("valid pod")
+        PodInfo::from_json(&json!({"metadata": {"name": "p", "namespace": "ns"}, "spec": spec})).expect("valid pod")
     }
 
     const MI: i64 = 1024 * 1024;
@@ -1192,10 +987,7 @@ mod tests {
             {"name": "a", "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}},
             {"name": "b", "resources": {"requests": {"cpu": "250m", "nvidia.com/gpu": "1"}}}
         ]}));
-        assert_eq!(
-            p.requests,
-            ResourceList::from_pairs(&[("cpu", 350), ("memory", 64 * MI), ("nvidia.com/gpu", 1)])
-        );
+        assert_eq!(p.requests, ResourceList::from_pairs(&[("cpu", 350), ("memory", 64 * MI), ("nvidia.com/gpu", 1)]));
         assert_eq!(p.qos, QosClass::Burstable);
     }
 
@@ -1209,10 +1001,7 @@ mod tests {
             "containers": [{"name": "app", "resources": {"requests": {"cpu": "500m", "memory": "256Mi"}}}]
         }));
         // cpu: max(500, 2000) = 2000; memory: max(256Mi, 32Mi, 1Gi) = 1Gi.
-        assert_eq!(
-            p.requests,
-            ResourceList::from_pairs(&[("cpu", 2000), ("memory", 1024 * MI)])
-        );
+        assert_eq!(p.requests, ResourceList::from_pairs(&[("cpu", 2000), ("memory", 1024 * MI)]));
     }
 
     #[test]
@@ -1241,11 +1030,7 @@ mod tests {
         }));
         assert_eq!(
             p.requests,
-            ResourceList::from_pairs(&[
-                ("cpu", 1250),
-                ("memory", 1144 * MI),
-                ("ephemeral-storage", 1024 * MI)
-            ])
+            ResourceList::from_pairs(&[("cpu", 1250), ("memory", 1144 * MI), ("ephemeral-storage", 1024 * MI)])
         );
 
         let p = pod(json!({
@@ -1260,19 +1045,13 @@ mod tests {
         // (no container requests memory); ephemeral-storage stays from containers.
         assert_eq!(
             p.requests,
-            ResourceList::from_pairs(&[
-                ("cpu", 3100),
-                ("memory", 2048 * MI),
-                ("ephemeral-storage", 1024 * MI)
-            ])
+            ResourceList::from_pairs(&[("cpu", 3100), ("memory", 2048 * MI), ("ephemeral-storage", 1024 * MI)])
         );
     }
 
     #[test]
     fn best_effort_and_non_zero_defaults() {
-        let p = pod(
-            json!({"containers": [{"name": "a"}, {"name": "b", "resources": {"requests": {"cpu": "0"}}}]}),
-        );
+        let p = pod(json!({"containers": [{"name": "a"}, {"name": "b", "resources": {"requests": {"cpu": "0"}}}]}));
         assert!(p.requests.is_all_zero());
         assert_eq!(p.qos, QosClass::BestEffort);
         // b lists cpu (as 0), so only a gets the cpu default; both get the memory default.
@@ -1356,56 +1135,23 @@ mod tests {
         assert_eq!(p.priority_class_name.as_deref(), Some("high"));
         assert_eq!(p.controller().map(|o| o.kind.as_str()), Some("StatefulSet"));
         assert!(!p.is_static() && !p.is_mirror() && !p.is_daemonset_pod());
-        assert_eq!(
-            p.creation_timestamp.map(|t| t.timestamp()),
-            Some(1_714_564_800)
-        );
+        assert_eq!(p.creation_timestamp.map(|t| t.timestamp()), Some(1_714_564_800));
         assert_eq!(p.deletion_timestamp, None);
         assert_eq!(p.tolerations.len(), 2);
         assert_eq!(p.tolerations[1], Toleration::exists("", None));
         assert_eq!(p.node_selector.get("disk").map(String::as_str), Some("ssd"));
-        let required = p
-            .affinity
-            .node_affinity
-            .required
-            .as_ref()
-            .expect("required terms");
-        assert_eq!(
-            required[0].match_expressions[0].operator,
-            SelectorOperator::In
-        );
+        let required = p.affinity.node_affinity.required.as_ref().expect("required terms");
+        assert_eq!(required[0].match_expressions[0].operator, SelectorOperator::In);
         assert_eq!(p.affinity.node_affinity.preferred[0].weight, 5);
-        assert_eq!(
-            p.affinity.node_affinity.preferred[0]
-                .preference
-                .match_fields[0]
-                .key,
-            "metadata.name"
-        );
-        assert_eq!(
-            p.affinity.pod_anti_affinity.required[0].topology_key,
-            "kubernetes.io/hostname"
-        );
-        assert_eq!(
-            p.affinity.pod_anti_affinity.preferred[0].term.namespaces,
-            vec!["other".to_string()]
-        );
+        assert_eq!(p.affinity.node_affinity.preferred[0].preference.match_fields[0].key, "metadata.name");
+        assert_eq!(p.affinity.pod_anti_affinity.required[0].topology_key, "kubernetes.io/hostname");
+        assert_eq!(p.affinity.pod_anti_affinity.preferred[0].term.namespaces, vec!["other".to_string()]);
         assert!(p.affinity.pod_affinity.is_empty());
         assert_eq!(
             p.host_ports,
             vec![
-                HostPort {
-                    container: "proxy".into(),
-                    port: 53,
-                    protocol: "UDP".into(),
-                    host_ip: "10.0.0.1".into()
-                },
-                HostPort {
-                    container: "web".into(),
-                    port: 8080,
-                    protocol: "TCP".into(),
-                    host_ip: "0.0.0.0".into()
-                },
+                HostPort { container: "proxy".into(), port: 53, protocol: "UDP".into(), host_ip: "10.0.0.1".into() },
+                HostPort { container: "web".into(), port: 8080, protocol: "TCP".into(), host_ip: "0.0.0.0".into() },
             ]
         );
         assert!(p.has_local_storage());
@@ -1451,31 +1197,19 @@ mod tests {
             err.to_string(),
             "pod default/x: spec.containers[0].resources.limits.memory: \"-1\" is out of range: a resource amount cannot be negative"
         );
-        let err = PodInfo::from_json(
-            &json!({"metadata": {"name": "x", "creationTimestamp": "yesterday"}}),
-        )
-        .expect_err("bad time");
+        let err = PodInfo::from_json(&json!({"metadata": {"name": "x", "creationTimestamp": "yesterday"}}))
+            .expect_err("bad time");
         assert_eq!(
             err.to_string(),
             "pod default/x: metadata.creationTimestamp: \"yesterday\" is not an RFC 3339 timestamp (expected e.g. 2024-05-01T12:00:00Z)"
         );
-        let err =
-            PodInfo::from_json(&json!({"metadata": {"name": "x"}, "spec": {"priority": "high"}}))
-                .expect_err("bad priority");
-        assert_eq!(
-            err.to_string(),
-            "pod default/x: spec.priority: expected an integer, got string \"high\""
-        );
-        let err = PodInfo::from_json(&json!({"metadata": {"namespace": "kube-system"}}))
-            .expect_err("no name");
-        assert_eq!(
-            err.to_string(),
-            "pod kube-system/?: metadata.name is missing"
-        );
-        let err = PodInfo::from_json(
-            &json!({"metadata": {"name": "x"}, "status": {"phase": "Sleeping"}}),
-        )
-        .expect_err("bad phase");
+        let err = PodInfo::from_json(&json!({"metadata": {"name": "x"}, "spec": {"priority": "high"}}))
+            .expect_err("bad priority");
+        assert_eq!(err.to_string(), "pod default/x: spec.priority: expected an integer, got string \"high\"");
+        let err = PodInfo::from_json(&json!({"metadata": {"namespace": "kube-system"}})).expect_err("no name");
+        assert_eq!(err.to_string(), "pod kube-system/?: metadata.name is missing");
+        let err = PodInfo::from_json(&json!({"metadata": {"name": "x"}, "status": {"phase": "Sleeping"}}))
+            .expect_err("bad phase");
         assert_eq!(
             err.to_string(),
             "pod default/x: status.phase: \"Sleeping\" is not a pod phase (expected Pending, Running, Succeeded, Failed or Unknown)"
@@ -1484,37 +1218,20 @@ mod tests {
 
     #[test]
     fn toleration_matching() {
-        let t = Taint::new(
-            "node.kubernetes.io/unschedulable",
-            "",
-            TaintEffect::NoSchedule,
-        );
-        assert!(Toleration::exists(
-            "node.kubernetes.io/unschedulable",
-            Some(TaintEffect::NoSchedule)
-        )
-        .tolerates(&t));
+        let t = Taint::new("node.kubernetes.io/unschedulable", "", TaintEffect::NoSchedule);
+        assert!(Toleration::exists("node.kubernetes.io/unschedulable", Some(TaintEffect::NoSchedule)).tolerates(&t));
         assert!(Toleration::exists("", None).tolerates(&t));
         assert!(Toleration::equal("node.kubernetes.io/unschedulable", "", None).tolerates(&t));
         assert!(!Toleration::equal("node.kubernetes.io/unschedulable", "x", None).tolerates(&t));
-        assert!(!Toleration::exists(
-            "node.kubernetes.io/unschedulable",
-            Some(TaintEffect::NoExecute)
-        )
-        .tolerates(&t));
+        assert!(!Toleration::exists("node.kubernetes.io/unschedulable", Some(TaintEffect::NoExecute)).tolerates(&t));
         assert!(!Toleration::exists("other", None).tolerates(&t));
-        let weird = Toleration {
-            operator: TolerationOperator::Other("Gt".into()),
-            ..Toleration::exists("", None)
-        };
+        let weird = Toleration { operator: TolerationOperator::Other("Gt".into()), ..Toleration::exists("", None) };
         assert!(!weird.tolerates(&t));
     }
 
     #[test]
     fn label_selector_matching() {
-        let labels: BTreeMap<String, String> = [("app".to_string(), "plex".to_string())]
-            .into_iter()
-            .collect();
+        let labels: BTreeMap<String, String> = [("app".to_string(), "plex".to_string())].into_iter().collect();
         assert!(LabelSelector::default().matches(&labels));
         assert!(LabelSelector::from_labels(&[("app", "plex")]).matches(&labels));
         assert!(!LabelSelector::from_labels(&[("app", "web")]).matches(&labels));

@@ -148,25 +148,16 @@ mod tests {
     fn guaranteed_needs_equal_cpu_and_memory_in_every_container() {
         let a = rl(&[("cpu", 500), ("memory", 1 << 20)]);
         let b = rl(&[("cpu", 100), ("memory", 2 << 20)]);
-        assert_eq!(
-            compute_qos([(&a, &a), (&b, &b)], None),
-            QosClass::Guaranteed
-        );
+        assert_eq!(compute_qos([(&a, &a), (&b, &b)], None), QosClass::Guaranteed);
         // One container without limits → Burstable.
         let none = rl(&[]);
-        assert_eq!(
-            compute_qos([(&a, &a), (&none, &none)], None),
-            QosClass::Burstable
-        );
+        assert_eq!(compute_qos([(&a, &a), (&none, &none)], None), QosClass::Burstable);
         // Request below limit → Burstable.
         let lower = rl(&[("cpu", 250), ("memory", 1 << 20)]);
         assert_eq!(compute_qos([(&lower, &a)], None), QosClass::Burstable);
         // Only a cpu limit → Burstable.
         let cpu_only = rl(&[("cpu", 500)]);
-        assert_eq!(
-            compute_qos([(&cpu_only, &cpu_only)], None),
-            QosClass::Burstable
-        );
+        assert_eq!(compute_qos([(&cpu_only, &cpu_only)], None), QosClass::Burstable);
     }
 
     #[test]
@@ -176,25 +167,16 @@ mod tests {
         let a_lim = rl(&[("cpu", 200), ("memory", 10)]);
         let b_req = rl(&[("cpu", 200), ("memory", 10)]);
         let b_lim = rl(&[("cpu", 100), ("memory", 10)]);
-        assert_eq!(
-            compute_qos([(&a_req, &a_lim), (&b_req, &b_lim)], None),
-            QosClass::Guaranteed
-        );
+        assert_eq!(compute_qos([(&a_req, &a_lim), (&b_req, &b_lim)], None), QosClass::Guaranteed);
     }
 
     #[test]
     fn pod_level_resources_take_over() {
         let empty = rl(&[]);
         let pod = rl(&[("cpu", 1000), ("memory", 1 << 30)]);
-        assert_eq!(
-            compute_qos([(&empty, &empty)], Some((&pod, &pod))),
-            QosClass::Guaranteed
-        );
+        assert_eq!(compute_qos([(&empty, &empty)], Some((&pod, &pod))), QosClass::Guaranteed);
         let req = rl(&[("cpu", 500)]);
-        assert_eq!(
-            compute_qos([(&pod, &pod)], Some((&req, &empty))),
-            QosClass::Burstable
-        );
+        assert_eq!(compute_qos([(&pod, &pod)], Some((&req, &empty))), QosClass::Burstable);
     }
 
     #[test]

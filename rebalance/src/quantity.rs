@@ -17,8 +17,7 @@ use crate::error::ModelError;
 /// The most significant decimal digits kept exactly (what fits in a `u128`).
 const MAX_DIGITS: usize = 38;
 
-const EXPECTED_NUMBER: &str =
-    "expected a number with an optional suffix, such as 100m, 0.5, 2, 1e3, 128Mi or 1G";
+const EXPECTED_NUMBER: &str = "expected a number with an optional suffix, such as 100m, 0.5, 2, 1e3, 128Mi or 1G";
 
 /// An exact Kubernetes quantity: `(-1)^negative × mantissa × 10^exp10 × 1024^exp1024`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -38,15 +37,10 @@ impl Quantity {
     /// Stricter than upstream in one way: at least one digit is required
     /// (upstream reads a bare `m` as zero).
     pub fn parse(input: &str) -> Result<Quantity, ModelError> {
-        let not_a_quantity = |expected: String| ModelError::NotAQuantity {
-            input: input.to_string(),
-            expected,
-        };
+        let not_a_quantity = |expected: String| ModelError::NotAQuantity { input: input.to_string(), expected };
         let s = input.trim();
         if s.is_empty() {
-            return Err(not_a_quantity(format!(
-                "got an empty string; {EXPECTED_NUMBER}"
-            )));
+            return Err(not_a_quantity(format!("got an empty string; {EXPECTED_NUMBER}")));
         }
         let bytes = s.as_bytes();
         let mut pos = 0;
@@ -130,19 +124,9 @@ impl Quantity {
             mantissa = mantissa * 10 + u128::from(b - b'0');
         }
         if mantissa == 0 {
-            return Ok(Quantity {
-                negative: false,
-                mantissa: 0,
-                exp10: 0,
-                exp1024: 0,
-            });
+            return Ok(Quantity { negative: false, mantissa: 0, exp10: 0, exp1024: 0 });
         }
-        Ok(Quantity {
-            negative,
-            mantissa,
-            exp10,
-            exp1024,
-        })
+        Ok(Quantity { negative, mantissa, exp10, exp1024 })
     }
 
     /// True for a value below zero.
@@ -207,13 +191,8 @@ fn pow10(e: i64) -> Option<u128> {
 /// `e3`, `E-2`, `e+7` → `Some(Ok(exponent))`; out of range → `Some(Err(()))`;
 /// anything else → `None`.
 fn parse_exponent(suffix: &str) -> Option<Result<i64, ()>> {
-    let rest = suffix
-        .strip_prefix('e')
-        .or_else(|| suffix.strip_prefix('E'))?;
-    let digits = rest
-        .strip_prefix('-')
-        .or_else(|| rest.strip_prefix('+'))
-        .unwrap_or(rest);
+    let rest = suffix.strip_prefix('e').or_else(|| suffix.strip_prefix('E'))?;
+    let digits = rest.strip_prefix('-').or_else(|| rest.strip_prefix('+')).unwrap_or(rest);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
@@ -233,8 +212,7 @@ pub fn is_milli_resource(resource: &str) -> bool {
 /// True for resources measured in bytes (`memory`, `ephemeral-storage`,
 /// `storage`, `hugepages-*`), which display as `512 MiB`.
 pub fn is_byte_resource(resource: &str) -> bool {
-    matches!(resource, "memory" | "ephemeral-storage" | "storage")
-        || resource.starts_with("hugepages-")
+    matches!(resource, "memory" | "ephemeral-storage" | "storage") || resource.starts_with("hugepages-")
 }
 
 /// Parses the amount of one resource as the scheduler compares it: `cpu` in
@@ -250,11 +228,7 @@ pub fn parse_amount(resource: &str, input: &str) -> Result<i64, ModelError> {
             reason: "a resource amount cannot be negative",
         });
     }
-    let v = if is_milli_resource(resource) {
-        q.milli_value()
-    } else {
-        q.value()
-    };
+    let v = if is_milli_resource(resource) { q.milli_value() } else { q.value() };
     v.ok_or_else(|| ModelError::QuantityOutOfRange {
         input: input.to_string(),
         reason: "too large for a 64-bit integer",
@@ -323,10 +297,7 @@ mod tests {
     use super::*;
 
     fn milli(s: &str) -> i64 {
-        Quantity::parse(s)
-            .expect("parses")
-            .milli_value()
-            .expect("fits")
+        Quantity::parse(s).expect("parses").milli_value().expect("fits")
     }
     fn value(s: &str) -> i64 {
         Quantity::parse(s).expect("parses").value().expect("fits")
@@ -378,10 +349,7 @@ mod tests {
         assert_eq!(value("1m"), 1);
         assert_eq!(value("0.5Mi"), 524_288);
         // Negative values round away from zero.
-        assert_eq!(
-            Quantity::parse("-1.5m").expect("parses").milli_value(),
-            Some(-2)
-        );
+        assert_eq!(Quantity::parse("-1.5m").expect("parses").milli_value(), Some(-2));
         assert_eq!(Quantity::parse("-1").expect("parses").value(), Some(-1));
     }
 
@@ -393,19 +361,9 @@ mod tests {
         assert_eq!(Quantity::parse("1E").expect("parses").milli_value(), None);
         assert_eq!(Quantity::parse("8Ei").expect("parses").value(), None);
         assert_eq!(value("9223372036854775807"), i64::MAX);
-        assert_eq!(
-            Quantity::parse("9223372036854775808")
-                .expect("parses")
-                .value(),
-            None
-        );
+        assert_eq!(Quantity::parse("9223372036854775808").expect("parses").value(), None);
         // In millis, 9.3e15 cores overflow while the value fits.
-        assert_eq!(
-            Quantity::parse("9300000000000000")
-                .expect("parses")
-                .milli_value(),
-            None
-        );
+        assert_eq!(Quantity::parse("9300000000000000").expect("parses").milli_value(), None);
         assert_eq!(value("9300000000000000"), 9_300_000_000_000_000);
         assert_eq!(Quantity::parse("1e100").expect("parses").value(), None);
         // Tiny values still round up to one unit.
@@ -413,17 +371,12 @@ mod tests {
         assert_eq!(value("0.000000000000000000000000000000000000000000001"), 1);
         // Many digits that are only zeros are fine.
         assert_eq!(value("000000000000000000000000000000000000000000001"), 1);
-        assert_eq!(
-            value("1000000000000000000.000000000000000000000000000"),
-            1_000_000_000_000_000_000
-        );
+        assert_eq!(value("1000000000000000000.000000000000000000000000000"), 1_000_000_000_000_000_000);
     }
 
     #[test]
     fn rejects_garbage_with_a_clear_message() {
-        for bad in [
-            "", "abc", "1.2.3", "12Kb", "1K", "m", "--1", "1e", "1ee3", "Mi", "1 Mi", "0x10",
-        ] {
+        for bad in ["", "abc", "1.2.3", "12Kb", "1K", "m", "--1", "1e", "1ee3", "Mi", "1 Mi", "0x10"] {
             assert!(Quantity::parse(bad).is_err(), "{bad:?} should not parse");
         }
         let err = Quantity::parse("abc").expect_err("abc is bad");
@@ -432,18 +385,10 @@ mod tests {
             "\"abc\" is not a quantity (expected a number with an optional suffix, such as 100m, 0.5, 2, 1e3, 128Mi or 1G)"
         );
         let err = Quantity::parse("12Kb").expect_err("Kb is bad");
-        assert!(
-            err.to_string()
-                .starts_with("\"12Kb\" is not a quantity (unknown suffix \"Kb\""),
-            "{err}"
-        );
+        assert!(err.to_string().starts_with("\"12Kb\" is not a quantity (unknown suffix \"Kb\""), "{err}");
         let err = Quantity::parse("1e99999999").expect_err("too big");
-        assert_eq!(
-            err.to_string(),
-            "\"1e99999999\" is out of range: the exponent is too large"
-        );
-        let err = Quantity::parse("1234567890123456789012345678901234567890")
-            .expect_err("too many digits");
+        assert_eq!(err.to_string(), "\"1e99999999\" is out of range: the exponent is too large");
+        let err = Quantity::parse("1234567890123456789012345678901234567890").expect_err("too many digits");
         assert!(matches!(err, ModelError::QuantityOutOfRange { .. }));
     }
 

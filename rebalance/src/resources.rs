@@ -165,18 +165,9 @@ mod tests {
     fn add_sub_max() {
         let a = ResourceList::from_pairs(&[("cpu", 100), ("memory", 1000)]);
         let b = ResourceList::from_pairs(&[("cpu", 250), ("nvidia.com/gpu", 1)]);
-        assert_eq!(
-            a.plus(&b),
-            ResourceList::from_pairs(&[("cpu", 350), ("memory", 1000), ("nvidia.com/gpu", 1)])
-        );
-        assert_eq!(
-            a.minus(&b),
-            ResourceList::from_pairs(&[("cpu", -150), ("memory", 1000), ("nvidia.com/gpu", -1)])
-        );
-        assert_eq!(
-            a.max(&b),
-            ResourceList::from_pairs(&[("cpu", 250), ("memory", 1000), ("nvidia.com/gpu", 1)])
-        );
+        assert_eq!(a.plus(&b), ResourceList::from_pairs(&[("cpu", 350), ("memory", 1000), ("nvidia.com/gpu", 1)]));
+        assert_eq!(a.minus(&b), ResourceList::from_pairs(&[("cpu", -150), ("memory", 1000), ("nvidia.com/gpu", -1)]));
+        assert_eq!(a.max(&b), ResourceList::from_pairs(&[("cpu", 250), ("memory", 1000), ("nvidia.com/gpu", 1)]));
         assert_eq!(a.get("ephemeral-storage"), 0);
         assert_eq!(a.get_opt("ephemeral-storage"), None);
         assert_eq!(ResourceList::sum([&a, &b, &a]).get("cpu"), 450);

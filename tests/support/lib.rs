@@ -17,7 +17,9 @@ pub fn real_fixtures() -> Option<PathBuf> {
 pub fn real_fixtures_or_skip(test: &str) -> Option<PathBuf> {
     let dir = real_fixtures();
     if dir.is_none() {
-        eprintln!("{test}: SKIPPED: ../shared/fixtures/real is absent (a clone outside the workplace); CI always has it");
+        eprintln!(
+            "{test}: SKIPPED: ../shared/fixtures/real is absent (a clone outside the workplace); CI always has it"
+        );
     }
     dir
 }

@@ -113,28 +113,17 @@ fn era_1_8_predicate_list_single_colon() {
 fn era_1_8_predicate_names_map_to_current_reasons() {
     let names = [
         ("MatchInterPodAffinity", PodAffinityOrAntiAffinity),
-        (
-            "ExistingPodsAntiAffinityRulesNotMatch",
-            ExistingPodsAntiAffinity,
-        ),
+        ("ExistingPodsAntiAffinityRulesNotMatch", ExistingPodsAntiAffinity),
         ("HostName", NodeName),
         ("PodFitsHostPorts", HostPorts),
         ("NoVolumeZoneConflict", VolumeZone),
         ("MaxEBSVolumeCount", VolumeLimits),
         ("NoDiskConflict", VolumeRestrictions),
-        (
-            "CheckNodeMemoryPressure",
-            NodeCondition {
-                condition: NodeConditionType::MemoryPressure,
-            },
-        ),
+        ("CheckNodeMemoryPressure", NodeCondition { condition: NodeConditionType::MemoryPressure }),
         ("CheckServiceAffinity", other("CheckServiceAffinity")),
     ];
     for (name, reason) in names {
-        check(
-            &format!("0/2 nodes are available: 2 {name}."),
-            modern(2, vec![rc(2, reason)]),
-        );
+        check(&format!("0/2 nodes are available: 2 {name}."), modern(2, vec![rc(2, reason)]));
     }
 }
 
@@ -162,15 +151,7 @@ fn era_1_6_bracketed_and_single_error() {
         form: MessageForm::Bracketed,
         items: vec![
             rc(2, pvc(Some("data-0"), Unbound)),
-            rc(
-                1,
-                pvc(
-                    None,
-                    BoundToMissingVolume {
-                        volume: "pv-9".into(),
-                    },
-                ),
-            ),
+            rc(1, pvc(None, BoundToMissingVolume { volume: "pv-9".into() })),
         ],
         ..FailedScheduling::default()
     };
@@ -190,11 +171,7 @@ fn era_1_6_bracketed_and_single_error() {
 
 #[test]
 fn era_1_24_single_period_1_25_double_period_1_28_single_again() {
-    let want = preempt(
-        modern(3, vec![rc(3, insufficient("cpu"))]),
-        3,
-        vec![rc(3, NoPreemptionVictims)],
-    );
+    let want = preempt(modern(3, vec![rc(3, insufficient("cpu"))]), 3, vec![rc(3, NoPreemptionVictims)]);
     for ending in [".", "..", "."] {
         check(
             &format!("0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod{ending}"),
@@ -223,18 +200,11 @@ fn preemption_text_forms() {
 fn non_counting_messages() {
     check(
         "no nodes available to schedule pods",
-        FailedScheduling {
-            total_nodes: Some(0),
-            form: MessageForm::NoNodes,
-            ..FailedScheduling::default()
-        },
+        FailedScheduling { total_nodes: Some(0), form: MessageForm::NoNodes, ..FailedScheduling::default() },
     );
     check(
         "skip schedule deleting pod: default/redis-5fd75d8cc6-2nvkh",
-        FailedScheduling {
-            form: MessageForm::SkipDeletingPod,
-            ..FailedScheduling::default()
-        },
+        FailedScheduling { form: MessageForm::SkipDeletingPod, ..FailedScheduling::default() },
     );
     for bind in [
         "running PreBind plugin \"VolumeBinding\": binding volumes: timed out waiting for the condition",
@@ -250,10 +220,7 @@ fn non_counting_messages() {
             ..FailedScheduling::default()
         },
     );
-    check(
-        "Volcano: all nodes are unavailable: 3 node(s) resource fit failed.",
-        FailedScheduling::default(),
-    );
+    check("Volcano: all nodes are unavailable: 3 node(s) resource fit failed.", FailedScheduling::default());
 }
 
 // ---- traps (§1 "Parsing traps") ----
@@ -269,18 +236,9 @@ fn trap_1_18_taint_wording_contains_comma_space() {
 #[test]
 fn trap_yaml_and_json_quotes_are_normalised() {
     let want = modern(2, vec![rc(2, PodAffinity)]);
-    check(
-        "0/2 nodes are available: 2 node(s) didn''t match pod affinity rules.",
-        want.clone(),
-    );
-    check(
-        "0/2 nodes are available: 2 node(s) didn\\u0027t match pod affinity rules.",
-        want.clone(),
-    );
-    check(
-        "0/2 nodes are available: 2 node(s) didn\u{2019}t match pod affinity rules.",
-        want,
-    );
+    check("0/2 nodes are available: 2 node(s) didn''t match pod affinity rules.", want.clone());
+    check("0/2 nodes are available: 2 node(s) didn\\u0027t match pod affinity rules.", want.clone());
+    check("0/2 nodes are available: 2 node(s) didn\u{2019}t match pod affinity rules.", want);
     check(
         "0/1 nodes are available: 1 persistentvolumeclaim \\\"a.b\\\" not found.",
         modern(1, vec![rc(1, pvc(Some("a.b"), NotFound))]),
@@ -323,28 +281,15 @@ fn combined_from_similar_events_prefix() {
 #[test]
 fn current_plugin_wordings() {
     let cases = [
-        (
-            "node(s) didn't match scheduler-enforced node affinity",
-            NodeAffinity,
-        ),
+        ("node(s) didn't match scheduler-enforced node affinity", NodeAffinity),
         ("node(s) didn't match Pod's node affinity", NodeAffinity),
         (
             "node(s) didn't match pod topology spread constraints (missing required label)",
-            TopologySpread {
-                missing_label: true,
-            },
+            TopologySpread { missing_label: true },
         ),
-        (
-            "node(s) didn't match pod topology spread constraints",
-            TopologySpread {
-                missing_label: false,
-            },
-        ),
+        ("node(s) didn't match pod topology spread constraints", TopologySpread { missing_label: false }),
         ("node(s) did not have enough free storage", VolumeCapacity),
-        (
-            "node(s) didn't match PersistentVolume's node affinity",
-            VolumeNodeAffinity,
-        ),
+        ("node(s) didn't match PersistentVolume's node affinity", VolumeNodeAffinity),
         (
             "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }",
             taint("node-role.kubernetes.io/control-plane", ""),
@@ -352,22 +297,15 @@ fn current_plugin_wordings() {
         ("node(s) had unknown conditions", UnknownCondition),
         (
             "resourceclaim not available on the node",
-            DynamicResources {
-                detail: "resourceclaim not available on the node".into(),
-            },
+            DynamicResources { detail: "resourceclaim not available on the node".into() },
         ),
         (
             "node(s) didn't satisfy plugin(s) [InterPodAffinity NodeAffinity] simultaneously",
-            other(
-                "node(s) didn't satisfy plugin(s) [InterPodAffinity NodeAffinity] simultaneously",
-            ),
+            other("node(s) didn't satisfy plugin(s) [InterPodAffinity NodeAffinity] simultaneously"),
         ),
     ];
     for (text, reason) in cases {
-        check(
-            &format!("0/4 nodes are available: 4 {text}."),
-            modern(4, vec![rc(4, reason)]),
-        );
+        check(&format!("0/4 nodes are available: 4 {text}."), modern(4, vec![rc(4, reason)]));
     }
 }
 
@@ -376,25 +314,14 @@ fn current_plugin_wordings() {
 #[test]
 fn message_gives_current_wording() {
     assert_eq!(insufficient("cpu").message(), "Insufficient cpu");
+    assert_eq!(PodAffinity.message(), "node(s) didn't match pod affinity rules");
     assert_eq!(
-        PodAffinity.message(),
-        "node(s) didn't match pod affinity rules"
-    );
-    assert_eq!(
-        parse("0/1 nodes are available: 1 MatchNodeSelector.").items[0]
-            .reason
-            .message(),
+        parse("0/1 nodes are available: 1 MatchNodeSelector.").items[0].reason.message(),
         "node(s) didn't match Pod's node affinity/selector"
     );
     assert_eq!(any_taint().message(), "node(s) had untolerated taint(s)");
-    assert_eq!(
-        taint("gpu", "").message(),
-        "node(s) had untolerated taint {gpu: }"
-    );
-    assert_eq!(
-        pvc(Some("x"), NotFound).message(),
-        "persistentvolumeclaim \"x\" not found"
-    );
+    assert_eq!(taint("gpu", "").message(), "node(s) had untolerated taint {gpu: }");
+    assert_eq!(pvc(Some("x"), NotFound).message(), "persistentvolumeclaim \"x\" not found");
     assert_eq!(rc(3, TooManyPods).to_string(), "3 Too many pods");
 }
 
@@ -425,22 +352,13 @@ fn every_known_reason_round_trips_through_its_message() {
         pvc(Some("c"), NotFound),
         pvc(Some("c"), BeingDeleted),
         pvc(Some("c"), BoundToMissingVolume { volume: "v".into() }),
-        TopologySpread {
-            missing_label: true,
-        },
+        TopologySpread { missing_label: true },
         PreemptionNotHelpful,
         NoPreemptionVictims,
-        NodeCondition {
-            condition: NodeConditionType::PidPressure,
-        },
+        NodeCondition { condition: NodeConditionType::PidPressure },
     ];
     for reason in reasons {
-        assert_eq!(
-            wording::classify(&reason.message()),
-            reason,
-            "{}",
-            reason.message()
-        );
+        assert_eq!(wording::classify(&reason.message()), reason, "{}", reason.message());
     }
 }
 
@@ -454,13 +372,7 @@ fn preemption_can_help_matches_the_hard_column() {
     assert!(!PodAffinity.preemption_can_help());
     assert!(!any_taint().preemption_can_help());
     assert!(!pvc(None, Unbound).preemption_can_help());
-    assert!(!TopologySpread {
-        missing_label: true
-    }
-    .preemption_can_help());
-    assert!(TopologySpread {
-        missing_label: false
-    }
-    .preemption_can_help());
+    assert!(!TopologySpread { missing_label: true }.preemption_can_help());
+    assert!(TopologySpread { missing_label: false }.preemption_can_help());
     assert_eq!(taint("a", "b").kind(), ReasonKind::UntoleratedTaint);
 }

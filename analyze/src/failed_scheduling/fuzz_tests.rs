@@ -44,11 +44,7 @@ fn assert_sane(message: &str) {
     let parsed = parse(message);
     assert_eq!(parsed.raw, message);
     for reason in parsed.reasons() {
-        let _ = (
-            reason.message(),
-            reason.kind(),
-            reason.preemption_can_help(),
-        );
+        let _ = (reason.message(), reason.kind(), reason.preemption_can_help());
     }
 }
 
@@ -130,21 +126,13 @@ fn only_the_prefix() {
 
 fn check_empty(message: &str) {
     let parsed = parse(message);
-    assert_eq!(
-        (parsed.form, parsed.total_nodes),
-        (MessageForm::Modern, Some(3)),
-        "{message}"
-    );
-    assert!(
-        parsed.items.is_empty() && parsed.prefilter.is_none(),
-        "{message}: {parsed:?}"
-    );
+    assert_eq!((parsed.form, parsed.total_nodes), (MessageForm::Modern, Some(3)), "{message}");
+    assert!(parsed.items.is_empty() && parsed.prefilter.is_none(), "{message}: {parsed:?}");
 }
 
 #[test]
 fn huge_numbers_saturate() {
-    let parsed =
-        parse("0/99999999999999999999 nodes are available: 123456789012345 Insufficient cpu.");
+    let parsed = parse("0/99999999999999999999 nodes are available: 123456789012345 Insufficient cpu.");
     assert_eq!(parsed.total_nodes, Some(u32::MAX));
     assert_eq!(parsed.items, vec![rc(u32::MAX, insufficient("cpu"))]);
 }
@@ -152,10 +140,7 @@ fn huge_numbers_saturate() {
 #[test]
 fn unicode_is_kept_verbatim() {
     let parsed = parse("0/2 nodes are available: 2 ノードが足りません ☃.");
-    assert_eq!(
-        parsed.items,
-        vec![rc(2, Reason::Other("ノードが足りません ☃".to_string()))]
-    );
+    assert_eq!(parsed.items, vec![rc(2, Reason::Other("ノードが足りません ☃".to_string()))]);
     assert_eq!(
         parse("0/1 nodes are available: 1 Insufficient example.com/ğpu.").items,
         vec![rc(1, insufficient("example.com/ğpu"))]
@@ -164,8 +149,7 @@ fn unicode_is_kept_verbatim() {
 
 #[test]
 fn deep_preemption_nesting_is_bounded() {
-    let message = "0/1 nodes are available: preemption: ".repeat(50_000)
-        + "0/1 nodes are available: 1 Too many pods.";
+    let message = "0/1 nodes are available: preemption: ".repeat(50_000) + "0/1 nodes are available: 1 Too many pods.";
     let parsed = parse(&message);
     let mut depth = 0;
     let mut level = &parsed;
@@ -182,35 +166,23 @@ fn long_inputs_stay_linear_enough() {
     let items = vec!["1 Insufficient cpu"; 50_000].join(", ");
     let parsed = parse(&format!("0/50000 nodes are available: {items}."));
     assert_eq!(parsed.items.len(), 50_000);
-    let bracketed =
-        vec!["SchedulerPredicates failed due to x, which is unexpected."; 50_000].join(", ");
-    assert_eq!(
-        parse(&format!("[{bracketed}]")).items,
-        vec![rc(50_000, Reason::Other("x".into()))]
-    );
+    let bracketed = vec!["SchedulerPredicates failed due to x, which is unexpected."; 50_000].join(", ");
+    assert_eq!(parse(&format!("[{bracketed}]")).items, vec![rc(50_000, Reason::Other("x".into()))]);
 }
 
 #[test]
 fn result_serialises() {
     let parsed = parse("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
     let json = serde_json::to_value(&parsed).expect("serialises");
-    assert_eq!(
-        json["items"][0]["reason"]["insufficient"]["resource"],
-        "cpu"
-    );
-    assert_eq!(
-        json["preemption"]["nodes"]["items"][0]["reason"],
-        "preemption_not_helpful"
-    );
+    assert_eq!(json["items"][0]["reason"]["insufficient"]["resource"], "cpu");
+    assert_eq!(json["preemption"]["nodes"]["items"][0]["reason"], "preemption_not_helpful");
     assert_eq!(modern(1, vec![]).form, MessageForm::Modern);
 }
 
 #[test]
 fn unparsable_predicate_lists_stay_linear() {
     let body = "a), ".repeat(200_000);
-    let parsed = parse(&format!(
-        "No nodes are available that match all of the predicates: {body}b (1)."
-    ));
+    let parsed = parse(&format!("No nodes are available that match all of the predicates: {body}b (1)."));
     assert_eq!(parsed.items.len(), 1);
     assert_eq!(parsed.items[0].count, 1);
 }

@@ -53,10 +53,8 @@ fn take_number(text: &str) -> Option<(u32, &str)> {
     if end == 0 {
         return None;
     }
-    let value = text[..end].bytes().fold(0u32, |acc, digit| {
-        acc.saturating_mul(10)
-            .saturating_add(u32::from(digit - b'0'))
-    });
+    let value =
+        text[..end].bytes().fold(0u32, |acc, digit| acc.saturating_mul(10).saturating_add(u32::from(digit - b'0')));
     Some((value, &text[end..]))
 }
 
@@ -87,10 +85,7 @@ pub(super) fn modern_body(out: &mut FailedScheduling, body: &str, depth: usize) 
         out.items = split_items(list)
             .into_iter()
             .filter_map(take_count)
-            .map(|(count, reason)| ReasonCount {
-                count,
-                reason: classify(reason),
-            })
+            .map(|(count, reason)| ReasonCount { count, reason: classify(reason) })
             .collect();
     } else if !list.is_empty() {
         out.prefilter = Some(classify(list));
@@ -178,17 +173,10 @@ pub(super) fn predicate_list(out: &mut FailedScheduling, text: &str) -> bool {
     let Some(rest) = text.strip_prefix("No nodes are available that match all of the ") else {
         return false;
     };
-    let Some(rest) = rest
-        .strip_prefix("following predicates")
-        .or_else(|| rest.strip_prefix("predicates"))
-    else {
+    let Some(rest) = rest.strip_prefix("following predicates").or_else(|| rest.strip_prefix("predicates")) else {
         return false;
     };
-    let body = rest
-        .trim_start_matches(':')
-        .trim()
-        .trim_end_matches('.')
-        .trim_end();
+    let body = rest.trim_start_matches(':').trim().trim_end_matches('.').trim_end();
     // Split after `(n)` only, so a name that fails to parse merges with the next
     // segment instead of losing its count.
     // The `(n)` is looked for in the piece since the previous `), ` only, which
@@ -216,10 +204,7 @@ pub(super) fn predicate_list(out: &mut FailedScheduling, text: &str) -> bool {
 fn name_count(segment: &str) -> Option<ReasonCount> {
     let (name, count) = segment.strip_suffix(')')?.rsplit_once(" (")?;
     let (count, rest) = take_number(count)?;
-    rest.is_empty().then(|| ReasonCount {
-        count,
-        reason: classify(name),
-    })
+    rest.is_empty().then(|| ReasonCount { count, reason: classify(name) })
 }
 
 /// 1.4/1.5: `pod (x) failed to fit in any node` then one line per node,
@@ -232,9 +217,7 @@ pub(super) fn per_node_lines(out: &mut FailedScheduling, text: &str) -> bool {
     }
     let mut tally = Tally::default();
     for line in lines.map(str::trim).filter(|line| !line.is_empty()) {
-        let Some((node, reasons)) = line
-            .strip_prefix("fit failure on node (")
-            .and_then(|rest| rest.split_once("): "))
+        let Some((node, reasons)) = line.strip_prefix("fit failure on node (").and_then(|rest| rest.split_once("): "))
         else {
             out.unparsed.push(collapse_whitespace(line));
             continue;

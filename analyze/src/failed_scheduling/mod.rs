@@ -137,9 +137,7 @@ impl fmt::Display for ReasonCount {
 impl FailedScheduling {
     /// The PreFilter reason (if any) followed by every item's reason, in order.
     pub fn reasons(&self) -> impl Iterator<Item = &Reason> {
-        self.prefilter
-            .iter()
-            .chain(self.items.iter().map(|item| &item.reason))
+        self.prefilter.iter().chain(self.items.iter().map(|item| &item.reason))
     }
 }
 
@@ -148,10 +146,7 @@ impl FailedScheduling {
 /// [`FailedScheduling::unparsed`], and `raw` keeps the input.
 #[must_use]
 pub fn parse(message: &str) -> FailedScheduling {
-    let mut out = FailedScheduling {
-        raw: message.to_string(),
-        ..FailedScheduling::default()
-    };
+    let mut out = FailedScheduling { raw: message.to_string(), ..FailedScheduling::default() };
     let normalised = grammar::normalise(message);
     let mut text = normalised.trim();
     if let Some(rest) = text.strip_prefix("(combined from similar events):") {
@@ -199,13 +194,8 @@ fn single_sentence(out: &mut FailedScheduling, text: &str) -> MessageForm {
     if sentence.starts_with("skip schedule deleting pod") {
         return MessageForm::SkipDeletingPod;
     }
-    let old_prebind =
-        sentence.starts_with("error while running ") && sentence.contains("bind plugin");
-    if old_prebind
-        || BIND_ERRORS
-            .iter()
-            .any(|prefix| sentence.starts_with(prefix))
-    {
+    let old_prebind = sentence.starts_with("error while running ") && sentence.contains("bind plugin");
+    if old_prebind || BIND_ERRORS.iter().any(|prefix| sentence.starts_with(prefix)) {
         return MessageForm::BindError;
     }
     match wording::classify(sentence) {

@@ -294,10 +294,7 @@ impl Reason {
     pub fn message(&self) -> String {
         let fixed = match self {
             Reason::Insufficient { resource } => return format!("Insufficient {resource}"),
-            Reason::UntoleratedTaint {
-                key: Some(key),
-                value,
-            } => {
+            Reason::UntoleratedTaint { key: Some(key), value } => {
                 let value = value.as_deref().unwrap_or("");
                 return format!("node(s) had untolerated taint {{{key}: {value}}}");
             }
@@ -308,9 +305,7 @@ impl Reason {
             Reason::NodeAffinity => "node(s) didn't match Pod's node affinity/selector",
             Reason::PodAffinity => "node(s) didn't match pod affinity rules",
             Reason::PodAntiAffinity => "node(s) didn't match pod anti-affinity rules",
-            Reason::ExistingPodsAntiAffinity => {
-                "node(s) didn't satisfy existing pods anti-affinity rules"
-            }
+            Reason::ExistingPodsAntiAffinity => "node(s) didn't satisfy existing pods anti-affinity rules",
             Reason::PodAffinityOrAntiAffinity => "node(s) didn't match pod affinity/anti-affinity",
             Reason::UntoleratedTaint { key: None, .. } => "node(s) had untolerated taint(s)",
             Reason::Unschedulable => "node(s) were unschedulable",
@@ -331,12 +326,10 @@ impl Reason {
             Reason::VolumeZone => "node(s) had no available volume zone",
             Reason::VolumeLimits => "node(s) exceed max volume count",
             Reason::VolumeRestrictions => "node(s) had no available disk",
-            Reason::TopologySpread {
-                missing_label: false,
-            } => "node(s) didn't match pod topology spread constraints",
-            Reason::TopologySpread {
-                missing_label: true,
-            } => "node(s) didn't match pod topology spread constraints (missing required label)",
+            Reason::TopologySpread { missing_label: false } => "node(s) didn't match pod topology spread constraints",
+            Reason::TopologySpread { missing_label: true } => {
+                "node(s) didn't match pod topology spread constraints (missing required label)"
+            }
             Reason::PreemptionNotHelpful => "Preemption is not helpful for scheduling",
             Reason::NoPreemptionVictims => "No preemption victims found for incoming pod",
         };
@@ -357,9 +350,7 @@ fn pvc_message(claim: Option<&str>, problem: &PvcProblem) -> String {
         PvcProblem::NotFound => format!("persistentvolumeclaim{claim} not found"),
         PvcProblem::BeingDeleted => format!("persistentvolumeclaim{claim} is being deleted"),
         PvcProblem::BoundToMissingVolume { volume } => {
-            format!(
-                "persistentvolumeclaim{claim} bound to non-existent persistentvolume \"{volume}\""
-            )
+            format!("persistentvolumeclaim{claim} bound to non-existent persistentvolume \"{volume}\"")
         }
     }
 }

@@ -19,30 +19,19 @@ pub(super) fn rc(count: u32, reason: Reason) -> ReasonCount {
 }
 
 pub(super) fn insufficient(resource: &str) -> Reason {
-    Reason::Insufficient {
-        resource: resource.to_string(),
-    }
+    Reason::Insufficient { resource: resource.to_string() }
 }
 
 pub(super) fn taint(key: &str, value: &str) -> Reason {
-    Reason::UntoleratedTaint {
-        key: Some(key.to_string()),
-        value: Some(value.to_string()),
-    }
+    Reason::UntoleratedTaint { key: Some(key.to_string()), value: Some(value.to_string()) }
 }
 
 pub(super) fn any_taint() -> Reason {
-    Reason::UntoleratedTaint {
-        key: None,
-        value: None,
-    }
+    Reason::UntoleratedTaint { key: None, value: None }
 }
 
 pub(super) fn pvc(claim: Option<&str>, problem: PvcProblem) -> Reason {
-    Reason::Pvc {
-        claim: claim.map(str::to_string),
-        problem,
-    }
+    Reason::Pvc { claim: claim.map(str::to_string), problem }
 }
 
 pub(super) fn other(text: &str) -> Reason {
@@ -51,24 +40,12 @@ pub(super) fn other(text: &str) -> Reason {
 
 /// A `0/total nodes are available: …` parse with these items (raw left empty).
 pub(super) fn modern(total: u32, items: Vec<ReasonCount>) -> FailedScheduling {
-    FailedScheduling {
-        total_nodes: Some(total),
-        form: MessageForm::Modern,
-        items,
-        ..FailedScheduling::default()
-    }
+    FailedScheduling { total_nodes: Some(total), form: MessageForm::Modern, items, ..FailedScheduling::default() }
 }
 
 /// `outer` with a nested `preemption: 0/total nodes are available: …`.
-pub(super) fn preempt(
-    outer: FailedScheduling,
-    total: u32,
-    items: Vec<ReasonCount>,
-) -> FailedScheduling {
-    FailedScheduling {
-        preemption: Some(Preemption::Nodes(Box::new(modern(total, items)))),
-        ..outer
-    }
+pub(super) fn preempt(outer: FailedScheduling, total: u32, items: Vec<ReasonCount>) -> FailedScheduling {
+    FailedScheduling { preemption: Some(Preemption::Nodes(Box::new(modern(total, items)))), ..outer }
 }
 
 /// Clears `raw` at every level, so expectations need not repeat the input.
@@ -91,8 +68,7 @@ pub(super) fn check(message: &str, expected: FailedScheduling) {
 // ---- the fixture ----
 
 fn fixture_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/fixtures/real/failedscheduling.tsv")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/real/failedscheduling.tsv")
 }
 
 /// Splits TSV text into rows of fields; a field starting with `"` is quoted and
@@ -154,11 +130,7 @@ fn expected(id: &str) -> Option<Vec<FailedScheduling>> {
     let parts = match id {
         "FS01" => vec![FailedScheduling {
             form: MessageForm::PredicateList,
-            items: vec![
-                rc(9, insufficient("cpu")),
-                rc(15, insufficient("memory")),
-                rc(18, NodeAffinity),
-            ],
+            items: vec![rc(9, insufficient("cpu")), rc(15, insufficient("memory")), rc(18, NodeAffinity)],
             ..FailedScheduling::default()
         }],
         "FS03" => {
@@ -168,30 +140,14 @@ fn expected(id: &str) -> Option<Vec<FailedScheduling>> {
                 items: vec![rc(4, insufficient("cpu"))],
                 per_node: nodes
                     .iter()
-                    .map(|n| {
-                        (
-                            format!("gke-warpdrive-default-pool-eae1f3b0-{n}"),
-                            insufficient("cpu"),
-                        )
-                    })
+                    .map(|n| (format!("gke-warpdrive-default-pool-eae1f3b0-{n}"), insufficient("cpu")))
                     .collect(),
                 ..FailedScheduling::default()
             }]
         }
-        "FS05" => vec![preempt(
-            modern(1, vec![rc(1, insufficient("nvidia.com/gpu"))]),
-            1,
-            vec![rc(1, no_victims)],
-        )],
+        "FS05" => vec![preempt(modern(1, vec![rc(1, insufficient("nvidia.com/gpu"))]), 1, vec![rc(1, no_victims)])],
         "FS07" => vec![preempt(
-            modern(
-                4,
-                vec![
-                    rc(1, other("NodeUnfitPod")),
-                    rc(1, unreachable()),
-                    rc(2, other("node unregistered")),
-                ],
-            ),
+            modern(4, vec![rc(1, other("NodeUnfitPod")), rc(1, unreachable()), rc(2, other("node unregistered"))]),
             4,
             vec![rc(1, not_helpful.clone()), rc(3, no_victims)],
         )],
@@ -200,34 +156,16 @@ fn expected(id: &str) -> Option<Vec<FailedScheduling>> {
             10,
             vec![rc(10, not_helpful)],
         )],
-        "FS11" => vec![
-            modern(4, vec![rc(4, pvc(None, Unbound))]),
-            modern(4, vec![rc(4, VolumeNodeAffinity)]),
-        ],
-        "FS13" => vec![modern(
-            5,
-            vec![rc(1, VolumeNodeAffinity), rc(4, NodeAffinity)],
-        )],
-        "FS15" => vec![preempt(
-            modern(1, vec![rc(1, VolumeNodeAffinity)]),
-            1,
-            vec![rc(1, not_helpful)],
-        )],
-        "FS17" => vec![preempt(
-            modern(3, vec![rc(3, pvc(None, Unbound))]),
-            3,
-            vec![rc(3, not_helpful)],
-        )],
+        "FS11" => vec![modern(4, vec![rc(4, pvc(None, Unbound))]), modern(4, vec![rc(4, VolumeNodeAffinity)])],
+        "FS13" => vec![modern(5, vec![rc(1, VolumeNodeAffinity), rc(4, NodeAffinity)])],
+        "FS15" => vec![preempt(modern(1, vec![rc(1, VolumeNodeAffinity)]), 1, vec![rc(1, not_helpful)])],
+        "FS17" => vec![preempt(modern(3, vec![rc(3, pvc(None, Unbound))]), 3, vec![rc(3, not_helpful)])],
         "FS19" => vec![FailedScheduling {
             form: MessageForm::BareReason,
             prefilter: Some(pvc(None, Unbound)),
             ..FailedScheduling::default()
         }],
-        "FS21" => vec![preempt(
-            modern(1, vec![rc(1, unreachable())]),
-            1,
-            vec![rc(1, not_helpful)],
-        )],
+        "FS21" => vec![preempt(modern(1, vec![rc(1, unreachable())]), 1, vec![rc(1, not_helpful)])],
         "FS23" => vec![preempt(
             FailedScheduling {
                 post_filter: vec!["no new claims to deallocate".to_string()],
@@ -246,26 +184,13 @@ fn expected(id: &str) -> Option<Vec<FailedScheduling>> {
                 rc(2, other("CheckServiceAffinity")),
             ],
         )],
-        "FS31" => vec![modern(
-            1,
-            vec![rc(1, PodAffinityOrAntiAffinity), rc(1, PodAntiAffinity)],
-        )],
-        "FS33" => vec![modern(
-            3,
-            vec![rc(1, VolumeZone), rc(1, any_taint()), rc(1, NotReady)],
-        )],
+        "FS31" => vec![modern(1, vec![rc(1, PodAffinityOrAntiAffinity), rc(1, PodAntiAffinity)])],
+        "FS33" => vec![modern(3, vec![rc(1, VolumeZone), rc(1, any_taint()), rc(1, NotReady)])],
         "FS35" => vec![modern(1, vec![rc(1, HostPorts)])],
-        "FS37" => vec![modern(
-            18,
-            vec![
-                rc(18, insufficient("ephemeral-storage")),
-                rc(3, NodeAffinity),
-            ],
-        )],
-        "FS39" => vec![
-            modern(3, vec![rc(3, pvc(Some("authservice-pvc"), NotFound))]),
-            modern(3, vec![rc(3, VolumeBinding)]),
-        ],
+        "FS37" => vec![modern(18, vec![rc(18, insufficient("ephemeral-storage")), rc(3, NodeAffinity)])],
+        "FS39" => {
+            vec![modern(3, vec![rc(3, pvc(Some("authservice-pvc"), NotFound))]), modern(3, vec![rc(3, VolumeBinding)])]
+        }
         "FS41" => vec![
             FailedScheduling {
                 form: MessageForm::Bracketed,
@@ -279,13 +204,7 @@ fn expected(id: &str) -> Option<Vec<FailedScheduling>> {
             },
         ],
         "FS43" => vec![preempt(
-            modern(
-                3,
-                vec![
-                    rc(1, taint("node.kubernetes.io/memory-pressure", "")),
-                    rc(2, TooManyPods),
-                ],
-            ),
+            modern(3, vec![rc(1, taint("node.kubernetes.io/memory-pressure", "")), rc(2, TooManyPods)]),
             3,
             vec![rc(1, not_helpful), rc(2, no_victims)],
         )],
@@ -299,24 +218,14 @@ fn expected(id: &str) -> Option<Vec<FailedScheduling>> {
                 rc(5, taint("nd.group-name", "kube-system")),
             ],
         )],
-        "FS47" => vec![preempt(
-            modern(2, vec![rc(2, VolumeLimits)]),
-            2,
-            vec![rc(2, no_victims)],
-        )],
-        "FS49" => vec![modern(
-            2,
-            vec![rc(1, insufficient("cpu")), rc(2, NodeAffinity)],
-        )],
+        "FS47" => vec![preempt(modern(2, vec![rc(2, VolumeLimits)]), 2, vec![rc(2, no_victims)])],
+        "FS49" => vec![modern(2, vec![rc(1, insufficient("cpu")), rc(2, NodeAffinity)])],
         "FS51" => vec![FailedScheduling {
             form: MessageForm::PredicateList,
             items: vec![rc(2, TooManyPods), rc(3, Unschedulable)],
             ..FailedScheduling::default()
         }],
-        "FS53" => vec![FailedScheduling {
-            form: MessageForm::SkipDeletingPod,
-            ..FailedScheduling::default()
-        }],
+        "FS53" => vec![FailedScheduling { form: MessageForm::SkipDeletingPod, ..FailedScheduling::default() }],
         _ => return None,
     };
     Some(parts)
@@ -324,9 +233,8 @@ fn expected(id: &str) -> Option<Vec<FailedScheduling>> {
 
 /// Every id that has an expectation above.
 const EXPECTED_IDS: [&str; 27] = [
-    "FS01", "FS03", "FS05", "FS07", "FS09", "FS11", "FS13", "FS15", "FS17", "FS19", "FS21", "FS23",
-    "FS25", "FS27", "FS29", "FS31", "FS33", "FS35", "FS37", "FS39", "FS41", "FS43", "FS45", "FS47",
-    "FS49", "FS51", "FS53",
+    "FS01", "FS03", "FS05", "FS07", "FS09", "FS11", "FS13", "FS15", "FS17", "FS19", "FS21", "FS23", "FS25", "FS27",
+    "FS29", "FS31", "FS33", "FS35", "FS37", "FS39", "FS41", "FS43", "FS45", "FS47", "FS49", "FS51", "FS53",
 ];
 
 #[test]
@@ -338,11 +246,7 @@ fn every_fixture_row_parses_as_written_down() {
     };
     let rows = read_tsv(&text);
     let header = rows.first().expect("the fixture has a header row");
-    assert_eq!(
-        header[..2],
-        ["id", "message"],
-        "unexpected header: {header:?}"
-    );
+    assert_eq!(header[..2], ["id", "message"], "unexpected header: {header:?}");
 
     let mut seen = BTreeSet::new();
     for row in &rows[1..] {
@@ -353,13 +257,8 @@ fn every_fixture_row_parses_as_written_down() {
         assert!(seen.insert(id.to_string()), "id {id} appears twice");
         let message = message.replace("\\n", "\n");
         let parts: Vec<&str> = message.split("  ->  ").collect();
-        let expected =
-            expected(id).unwrap_or_else(|| panic!("row {id} has no expectation: {message}"));
-        assert_eq!(
-            parts.len(),
-            expected.len(),
-            "row {id}: number of pasted messages"
-        );
+        let expected = expected(id).unwrap_or_else(|| panic!("row {id} has no expectation: {message}"));
+        assert_eq!(parts.len(), expected.len(), "row {id}: number of pasted messages");
         for (part, want) in parts.into_iter().zip(expected) {
             let parsed = parse(part);
             assert_eq!(parsed.raw, part, "row {id}: raw");
@@ -367,17 +266,11 @@ fn every_fixture_row_parses_as_written_down() {
         }
     }
     let written: BTreeSet<String> = EXPECTED_IDS.iter().map(|id| id.to_string()).collect();
-    assert_eq!(
-        seen, written,
-        "fixture ids and written-down expectations differ"
-    );
+    assert_eq!(seen, written, "fixture ids and written-down expectations differ");
 }
 
 #[test]
 fn tsv_reader_handles_quotes() {
     let rows = read_tsv("id\tmessage\n\"a\"\"b\"\t\"x\ty\"\nc\td\n");
-    assert_eq!(
-        rows,
-        vec![vec!["id", "message"], vec!["a\"b", "x\ty"], vec!["c", "d"]]
-    );
+    assert_eq!(rows, vec![vec!["id", "message"], vec!["a\"b", "x\ty"], vec!["c", "d"]]);
 }

@@ -20,54 +20,37 @@ pub(super) fn classify(text: &str) -> Reason {
             return Reason::TooManyPods;
         }
         if !resource.is_empty() && !resource.contains(char::is_whitespace) {
-            return Reason::Insufficient {
-                resource: resource.to_string(),
-            };
+            return Reason::Insufficient { resource: resource.to_string() };
         }
     }
-    if let Some(reason) = taint(text)
-        .or_else(|| pvc(text))
-        .or_else(|| satisfy_plugins(text))
-    {
+    if let Some(reason) = taint(text).or_else(|| pvc(text)).or_else(|| satisfy_plugins(text)) {
         return reason;
     }
     if text.starts_with("resourceclaim ") || text.starts_with("cannot allocate all claims") {
-        return Reason::DynamicResources {
-            detail: text.to_string(),
-        };
+        return Reason::DynamicResources { detail: text.to_string() };
     }
     Reason::Other(text.to_string())
 }
 
 /// Wordings (and 1.4–1.9 predicate names) that carry no data.
 fn fixed_wording(text: &str) -> Option<Reason> {
-    let no_taint = Reason::UntoleratedTaint {
-        key: None,
-        value: None,
-    };
+    let no_taint = Reason::UntoleratedTaint { key: None, value: None };
     let condition = |condition| Some(Reason::NodeCondition { condition });
     let reason = match text {
         "Too many pods" | "PodExceedsMaxPodNumber" => Reason::TooManyPods,
-        "PodExceedsFreeCPU" => Reason::Insufficient {
-            resource: "cpu".to_string(),
-        },
-        "PodExceedsFreeMemory" => Reason::Insufficient {
-            resource: "memory".to_string(),
-        },
+        "PodExceedsFreeCPU" => Reason::Insufficient { resource: "cpu".to_string() },
+        "PodExceedsFreeMemory" => Reason::Insufficient { resource: "memory".to_string() },
         "node(s) didn't match Pod's node affinity/selector"
         | "node(s) didn't match Pod's node affinity"
         | "node(s) didn't match node selector"
         | "node(s) didn't match scheduler-enforced node affinity"
         | "pod affinity terms conflict"
         | "MatchNodeSelector" => Reason::NodeAffinity,
-        "node(s) didn't match pod affinity rules" | "PodAffinityRulesNotMatch" => {
-            Reason::PodAffinity
+        "node(s) didn't match pod affinity rules" | "PodAffinityRulesNotMatch" => Reason::PodAffinity,
+        "node(s) didn't match pod anti-affinity rules" | "PodAntiAffinityRulesNotMatch" => Reason::PodAntiAffinity,
+        "node(s) didn't satisfy existing pods anti-affinity rules" | "ExistingPodsAntiAffinityRulesNotMatch" => {
+            Reason::ExistingPodsAntiAffinity
         }
-        "node(s) didn't match pod anti-affinity rules" | "PodAntiAffinityRulesNotMatch" => {
-            Reason::PodAntiAffinity
-        }
-        "node(s) didn't satisfy existing pods anti-affinity rules"
-        | "ExistingPodsAntiAffinityRulesNotMatch" => Reason::ExistingPodsAntiAffinity,
         "node(s) didn't match pod affinity/anti-affinity"
         | "node(s) didn't match pod affinity/anti-affinity rules"
         | "MatchInterPodAffinity" => Reason::PodAffinityOrAntiAffinity,
@@ -87,9 +70,7 @@ fn fixed_wording(text: &str) -> Option<Reason> {
         "node(s) had pid pressure" | "NodeUnderPIDPressure" | "CheckNodePIDPressure" => {
             return condition(NodeConditionType::PidPressure)
         }
-        "node(s) were out of disk space" | "NodeOutOfDisk" => {
-            return condition(NodeConditionType::OutOfDisk)
-        }
+        "node(s) were out of disk space" | "NodeOutOfDisk" => return condition(NodeConditionType::OutOfDisk),
         "node(s) had unavailable network" | "NodeNetworkUnavailable" => {
             return condition(NodeConditionType::NetworkUnavailable)
         }
@@ -97,15 +78,13 @@ fn fixed_wording(text: &str) -> Option<Reason> {
         | "node(s) didn't match the requested hostname"
         | "HostName"
         | "PodFitsHost" => Reason::NodeName,
-        "node(s) didn't have free ports for the requested pod ports"
-        | "PodFitsHostPorts"
-        | "PodFitsPorts" => Reason::HostPorts,
+        "node(s) didn't have free ports for the requested pod ports" | "PodFitsHostPorts" | "PodFitsPorts" => {
+            Reason::HostPorts
+        }
         "node(s) didn't match PersistentVolume's node affinity"
         | "node(s) had volume node affinity conflict"
         | "VolumeNodeAffinityConflict" => Reason::VolumeNodeAffinity,
-        "node(s) didn't find available persistent volumes to bind" | "VolumeBindingNoMatch" => {
-            Reason::VolumeBinding
-        }
+        "node(s) didn't find available persistent volumes to bind" | "VolumeBindingNoMatch" => Reason::VolumeBinding,
         "node(s) did not have enough free storage" => Reason::VolumeCapacity,
         "node(s) had no available volume zone" | "NoVolumeZoneConflict" => Reason::VolumeZone,
         "node(s) exceed max volume count"
@@ -116,17 +95,10 @@ fn fixed_wording(text: &str) -> Option<Reason> {
         | "MaxCinderVolumeCount"
         | "MaxCSIVolumeCountPred" => Reason::VolumeLimits,
         "node(s) had no available disk" | "NoDiskConflict" => Reason::VolumeRestrictions,
-        "pod has unbound immediate PersistentVolumeClaims" => Reason::Pvc {
-            claim: None,
-            problem: PvcProblem::Unbound,
-        },
-        "node(s) didn't match pod topology spread constraints" => Reason::TopologySpread {
-            missing_label: false,
-        },
+        "pod has unbound immediate PersistentVolumeClaims" => Reason::Pvc { claim: None, problem: PvcProblem::Unbound },
+        "node(s) didn't match pod topology spread constraints" => Reason::TopologySpread { missing_label: false },
         "node(s) didn't match pod topology spread constraints (missing required label)" => {
-            Reason::TopologySpread {
-                missing_label: true,
-            }
+            Reason::TopologySpread { missing_label: true }
         }
         "Preemption is not helpful for scheduling" => Reason::PreemptionNotHelpful,
         "No preemption victims found for incoming pod" => Reason::NoPreemptionVictims,
@@ -141,29 +113,18 @@ fn taint(text: &str) -> Option<Reason> {
     let inner = text
         .strip_prefix("node(s) had untolerated taint {")
         .and_then(|rest| rest.strip_suffix('}'))
-        .or_else(|| {
-            text.strip_prefix("node(s) had taint {")?
-                .strip_suffix("}, that the pod didn't tolerate")
-        })?;
+        .or_else(|| text.strip_prefix("node(s) had taint {")?.strip_suffix("}, that the pod didn't tolerate"))?;
     let (key, value) = match inner.split_once(':') {
         Some((key, value)) => (key.trim(), Some(value.trim().to_string())),
         None => (inner.trim(), None),
     };
-    Some(Reason::UntoleratedTaint {
-        key: Some(key.to_string()),
-        value,
-    })
+    Some(Reason::UntoleratedTaint { key: Some(key.to_string()), value })
 }
 
 /// Claim problems that name the claim: current PreFilter wordings and the 1.6
 /// predicate errors.
 fn pvc(text: &str) -> Option<Reason> {
-    let named = |claim: &str, problem| {
-        Some(Reason::Pvc {
-            claim: Some(claim.to_string()),
-            problem,
-        })
-    };
+    let named = |claim: &str, problem| Some(Reason::Pvc { claim: Some(claim.to_string()), problem });
     if let Some(rest) = text.strip_prefix("persistentvolumeclaim \"") {
         let (claim, tail) = rest.split_once('"')?;
         let tail = tail.trim_start();
@@ -171,38 +132,22 @@ fn pvc(text: &str) -> Option<Reason> {
             "not found" => named(claim, PvcProblem::NotFound),
             "is being deleted" => named(claim, PvcProblem::BeingDeleted),
             _ => {
-                let volume = tail
-                    .strip_prefix("bound to non-existent persistentvolume \"")?
-                    .strip_suffix('"')?;
-                named(
-                    claim,
-                    PvcProblem::BoundToMissingVolume {
-                        volume: volume.to_string(),
-                    },
-                )
+                let volume = tail.strip_prefix("bound to non-existent persistentvolume \"")?.strip_suffix('"')?;
+                named(claim, PvcProblem::BoundToMissingVolume { volume: volume.to_string() })
             }
         };
     }
-    let quoted = |prefix: &str| {
-        text.strip_prefix(prefix)?
-            .strip_prefix('"')?
-            .strip_suffix('"')
-    };
+    let quoted = |prefix: &str| text.strip_prefix(prefix)?.strip_prefix('"')?.strip_suffix('"');
     if let Some(claim) = quoted("PersistentVolumeClaim is not bound: ") {
         return named(claim, PvcProblem::Unbound);
     }
-    if let Some(claim) = quoted("PersistentVolumeClaim was not found: ")
-        .or_else(|| quoted("PersistentVolumeClaim not found: "))
+    if let Some(claim) =
+        quoted("PersistentVolumeClaim was not found: ").or_else(|| quoted("PersistentVolumeClaim not found: "))
     {
         return named(claim, PvcProblem::NotFound);
     }
     let volume = quoted("PersistentVolume not found: ")?;
-    Some(Reason::Pvc {
-        claim: None,
-        problem: PvcProblem::BoundToMissingVolume {
-            volume: volume.to_string(),
-        },
-    })
+    Some(Reason::Pvc { claim: None, problem: PvcProblem::BoundToMissingVolume { volume: volume.to_string() } })
 }
 
 /// Nodes left out by PreFilter: `node(s) didn't satisfy plugin(s) [NodeAffinity]`
@@ -211,8 +156,6 @@ fn satisfy_plugins(text: &str) -> Option<Reason> {
     let plugins = text
         .strip_prefix("node(s) didn't satisfy plugin(s) ")
         .or_else(|| text.strip_prefix("node(s) didn't satisfy plugin "))?;
-    let plugins = plugins
-        .trim_end_matches(" simultaneously")
-        .trim_matches(['[', ']']);
+    let plugins = plugins.trim_end_matches(" simultaneously").trim_matches(['[', ']']);
     (plugins == "NodeAffinity").then_some(Reason::NodeAffinity)
 }

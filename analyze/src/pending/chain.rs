@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use kdrift_ingest::store::sql;
 use kdrift_ingest::Store;
 use kdrift_rebalance::quantity::format_amount;
-use kdrift_rebalance::{evaluate, fit_error_message, ClusterState, FilterFailure, PodInfo, Plugin};
+use kdrift_rebalance::{evaluate, fit_error_message, ClusterState, FilterFailure, Plugin, PodInfo};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -127,7 +127,10 @@ pub(super) fn build_state(
     let cluster_at = ClusterAt::load(store, at)?;
     notes.extend(cluster_at.unreadable.iter().map(|u| format!("unreadable object: {u}")));
     if cluster_at.nodes.is_empty() {
-        notes.push("no Node objects in the store: node capacity and shortfalls unknown (ingest `kubectl get nodes -o json`)".into());
+        notes.push(
+            "no Node objects in the store: node capacity and shortfalls unknown (ingest `kubectl get nodes -o json`)"
+                .into(),
+        );
         return Ok(None);
     }
     if !cluster_at.estimated_nodes.is_empty() {
@@ -137,17 +140,17 @@ pub(super) fn build_state(
         ));
     }
     let pod = load_pod(store, namespace, name, at)?;
-    let others: Vec<PodInfo> = cluster_at
-        .pods
-        .iter()
-        .filter(|p| !(p.namespace == namespace && p.name == name))
-        .cloned()
-        .collect();
+    let others: Vec<PodInfo> =
+        cluster_at.pods.iter().filter(|p| !(p.namespace == namespace && p.name == name)).cloned().collect();
     let state = ClusterState::new(cluster_at.nodes.clone(), others);
     let pods_counted = state.nodes.iter().map(|n| state.pods_on(&n.name).count()).sum();
     if pod.is_none() {
         notes.push(format!(
             "the Pod object of {namespace}/{name} is not in the store: its requests are unknown, so shortfalls cannot be computed"
+        ));
+        notes.push(format!(
+            "requested amounts count only the {pods_counted} pods whose objects are in the store; \
+             pods of namespaces that were not dumped are missing from them"
         ));
     }
     if state.pods.is_empty() || pods_counted == 0 {
@@ -171,7 +174,13 @@ pub(super) fn build_state(
             let allocatable = node.allocatable.get(r);
             let requested = used.get(r);
             let percent = if allocatable > 0 { requested as f64 * 100.0 / allocatable as f64 } else { 0.0 };
-            resources.push(ResourceLine { resource: r.to_string(), allocatable, requested, free: allocatable - requested, percent });
+            resources.push(ResourceLine {
+                resource: r.to_string(),
+                allocatable,
+                requested,
+                free: allocatable - requested,
+                percent,
+            });
         }
         let eval = evaluations.as_ref().and_then(|e| e.iter().find(|e| e.node == node.name));
         let fails = eval.map(|e| e.all_reasons().map(FilterFailure::message).collect()).unwrap_or_default();
@@ -272,9 +281,8 @@ pub(super) fn build_state(
 }
 
 fn load_pod(store: &Store, namespace: &str, name: &str, at: DateTime<Utc>) -> Result<Option<PodInfo>, AnalyzeError> {
-    let rows = store.query_map(&sql::POD_AT, duckdb::params![namespace, name, at.timestamp_micros()], |r| {
-        r.get::<_, String>(6)
-    })?;
+    let rows = store
+        .query_map(&sql::POD_AT, duckdb::params![namespace, name, at.timestamp_micros()], |r| r.get::<_, String>(6))?;
     Ok(rows
         .into_iter()
         .next()

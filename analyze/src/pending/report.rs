@@ -135,9 +135,7 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
     let last_failure = latest.last_time;
 
     let scheduled = store
-        .query_map(&sql::POD_SCHEDULED, [namespace, name], |r| {
-            Ok(ScheduledAt { at: r.get(1)?, node: r.get(2)? })
-        })?
+        .query_map(&sql::POD_SCHEDULED, [namespace, name], |r| Ok(ScheduledAt { at: r.get(1)?, node: r.get(2)? }))?
         .into_iter()
         .find(|s| s.at >= first_failure);
     let far_future = DateTime::<Utc>::MAX_UTC.timestamp_micros() / 2;
@@ -147,13 +145,8 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
         })?
         .into_iter()
         .next();
-    let deleted_at = last_version.and_then(|(change, observed, deleted)| {
-        if change == "DELETED" {
-            Some(observed)
-        } else {
-            deleted
-        }
-    });
+    let deleted_at =
+        last_version.and_then(|(change, observed, deleted)| if change == "DELETED" { Some(observed) } else { deleted });
     let (end, outcome) = match (&scheduled, deleted_at) {
         (Some(s), _) => (s.at, "scheduled"),
         (None, Some(d)) => (d, "deleted-unscheduled"),

@@ -66,7 +66,10 @@ pub fn run(cli: &Cli, args: &DemoArgs) -> anyhow::Result<ExitCode> {
             writeln!(out, "== kdrift why-pending {}/{} ==", pod.namespace, pod.name)?;
             render::pending::report(&mut out, &chain)?;
             writeln!(out)?;
-            writeln!(out, "Explore it yourself: kdrift demo --save demo.duckdb && kdrift --db demo.duckdb why-pending --all")?;
+            writeln!(
+                out,
+                "Explore it yourself: kdrift demo --save demo.duckdb && kdrift --db demo.duckdb why-pending --all"
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)

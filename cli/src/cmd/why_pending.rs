@@ -18,7 +18,12 @@ pub fn run(cli: &Cli, args: &WhyPendingArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Writes the answer for `args` to `out` (shared with `kdrift demo`).
-pub fn explain<W: Write>(out: &mut W, store: &Store, output: Output, args: &WhyPendingArgs) -> anyhow::Result<ExitCode> {
+pub fn explain<W: Write>(
+    out: &mut W,
+    store: &Store,
+    output: Output,
+    args: &WhyPendingArgs,
+) -> anyhow::Result<ExitCode> {
     if let Some(pod) = &args.pod {
         let Some(report) = why_pending(store, &pod.namespace, &pod.name)? else {
             writeln!(

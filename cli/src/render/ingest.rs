@@ -47,9 +47,9 @@ pub fn summary<W: Write>(out: &mut W, report: &IngestReport, db: &Path) -> anyho
     let c = report.counts;
     writeln!(
         out,
-        "run {} ({:?}): {} records read, {} new, {} already stored, {} errors → {}",
+        "run {} ({}): {} records read, {} new, {} already stored, {} errors → {}",
         report.run_id,
-        report.status,
+        report.status.as_str(),
         c.records,
         c.added,
         c.duplicates,

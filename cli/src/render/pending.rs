@@ -96,7 +96,13 @@ struct NodeRow {
 /// One pod's chain as text.
 pub fn report<W: Write>(out: &mut W, r: &PendingReport) -> anyhow::Result<()> {
     let h = &r.history;
-    writeln!(out, "Pod {}/{}{}", r.namespace, r.name, if r.uid.is_empty() { String::new() } else { format!("  (uid {})", r.uid) })?;
+    writeln!(
+        out,
+        "Pod {}/{}{}",
+        r.namespace,
+        r.name,
+        if r.uid.is_empty() { String::new() } else { format!("  (uid {})", r.uid) }
+    )?;
     writeln!(
         out,
         "  failed to schedule {} times in {} event(s), from {} to {}",
@@ -151,7 +157,11 @@ fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
     writeln!(out, "Nodes at the last failure ({}; {} pods counted)", t(s.at), s.pods_counted)?;
     if s.pod_known {
         let req: Vec<String> = s.pod_requests.iter().map(|(r, v)| format!("{r} {}", format_amount(r, *v))).collect();
-        writeln!(out, "  the pod requests: {}", if req.is_empty() { "nothing (BestEffort)".into() } else { req.join(", ") })?;
+        writeln!(
+            out,
+            "  the pod requests: {}",
+            if req.is_empty() { "nothing (BestEffort)".into() } else { req.join(", ") }
+        )?;
     }
     let rows = s.nodes.iter().map(|n| {
         let get = |name: &str| n.resources.iter().find(|r| r.resource == name);
@@ -185,7 +195,15 @@ fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
             memory: fmt("memory"),
             pods: get("pods").map_or("-".into(), |r| format!("{}/{}", r.requested, r.allocatable)),
             other,
-            fails: if n.fails.is_empty() { if s.pod_known { "fits".into() } else { "?".into() } } else { n.fails.join("; ") },
+            fails: if n.fails.is_empty() {
+                if s.pod_known {
+                    "fits".into()
+                } else {
+                    "?".into()
+                }
+            } else {
+                n.fails.join("; ")
+            },
         }
     });
     writeln!(out, "{}", Table::new(rows).with(Style::blank()))?;

@@ -153,7 +153,8 @@ mod tests {
 
     #[test]
     fn takes_event_json_embedded_in_msg() {
-        let inner = json!({"metadata": {"name": "x.1"}, "involvedObject": {"kind": "Pod", "name": "x"}, "reason": "Scheduled"});
+        let inner =
+            json!({"metadata": {"name": "x.1"}, "involvedObject": {"kind": "Pod", "name": "x"}, "reason": "Scheduled"});
         let rec = json!({"_msg": inner.to_string(), "_time": "2026-01-01T00:00:00Z"});
         let (ev, _) = unflatten_event(rec);
         assert_eq!(ev, inner);

@@ -54,9 +54,7 @@ pub fn is_legacy(doc: &Value) -> bool {
     if map.contains_key("Items") {
         return true;
     }
-    let capitalised = ["Reason", "InvolvedObject", "Spec", "Status", "Message"]
-        .iter()
-        .any(|k| map.contains_key(*k));
+    let capitalised = ["Reason", "InvolvedObject", "Spec", "Status", "Message"].iter().any(|k| map.contains_key(*k));
     capitalised && !map.contains_key("metadata")
 }
 
@@ -71,11 +69,7 @@ pub fn camel_key(key: &str) -> String {
         return key.to_string();
     }
     let lower_n = if upper == chars.len() || upper == 1 { upper } else { upper - 1 };
-    chars
-        .iter()
-        .enumerate()
-        .map(|(i, c)| if i < lower_n { c.to_ascii_lowercase() } else { *c })
-        .collect()
+    chars.iter().enumerate().map(|(i, c)| if i < lower_n { c.to_ascii_lowercase() } else { *c }).collect()
 }
 
 fn convert(value: Value) -> Value {
@@ -84,11 +78,8 @@ fn convert(value: Value) -> Value {
             let mut out = Map::with_capacity(map.len());
             for (k, v) in map {
                 let key = camel_key(&k);
-                let v = if DATA_MAPS.contains(&key.as_str()) && v.is_object() {
-                    convert_data_map(v)
-                } else {
-                    convert(v)
-                };
+                let v =
+                    if DATA_MAPS.contains(&key.as_str()) && v.is_object() { convert_data_map(v) } else { convert(v) };
                 out.insert(key, v);
             }
             Value::Object(out)

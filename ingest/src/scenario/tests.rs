@@ -117,7 +117,7 @@ fn other_seed_changes_identifiers_not_the_story() {
 fn end_state_recomputed_from_pod_objects() {
     let sc = seed1();
     let f = &sc.facts;
-    let sums = requested_at(&sc, f.failure_at);
+    let sums = requested_at(sc, f.failure_at);
     assert_eq!(sums["node-1"], 1942);
     assert_eq!(sums["node-5"], 580);
     assert_eq!(2000 - sums["node-1"], 58);
@@ -135,7 +135,7 @@ fn end_state_recomputed_from_pod_objects() {
     assert_eq!((n1.requested_cpu_millis, n1.free_cpu_millis, n1.requested_percent), (1942, 58, 97));
     assert_eq!(f.usage("node-5").map(|u| u.requested_percent), Some(29));
     // The day-1 backup pod still exists, Succeeded, and is not counted.
-    let pods = pods_at(&sc, f.failure_at);
+    let pods = pods_at(sc, f.failure_at);
     let prev = pods.get(&f.previous_pod.uid).expect("previous backup pod");
     assert_eq!(s(prev, "/status/phase"), "Succeeded");
     // The pending pod asks for 100m and plex sits on node-1.
@@ -187,7 +187,7 @@ fn failed_scheduling_event_and_condition() {
     }
     assert_eq!(last.map(|l| l.0), Some(i64::from(f.failed_scheduling_count)));
     // The pod's condition carries the same text.
-    let pods = pods_at(&sc, f.failure_at + Duration::minutes(30));
+    let pods = pods_at(sc, f.failure_at + Duration::minutes(30));
     let pod = pods.get(&f.pending_pod.uid).expect("pending pod");
     let cond = pod["status"]["conditions"]
         .as_array()

@@ -28,7 +28,9 @@ pub enum StoreError {
         source: duckdb::Error,
     },
     /// The file does not exist (analysis commands never create a store).
-    #[error("no store at {path}: run `kdrift ingest file …` (or `kdrift demo`) first, or point --db / KDRIFT_DB at a store")]
+    #[error(
+        "no store at {path}: run `kdrift ingest file …` (or `kdrift demo`) first, or point --db / KDRIFT_DB at a store"
+    )]
     Missing {
         /// The path looked for.
         path: PathBuf,
@@ -153,11 +155,7 @@ impl Store {
     }
 
     fn ensure_schema(&self) -> Result<(), StoreError> {
-        let has_meta: i64 = self.query_one(
-            &sql::HAS_META,
-            [],
-            |r| r.get(0),
-        )?;
+        let has_meta: i64 = self.query_one(&sql::HAS_META, [], |r| r.get(0))?;
         if has_meta == 0 {
             let tables: i64 = self.query_one(&sql::TABLE_COUNT, [], |r| r.get(0))?;
             if tables > 0 {

@@ -32,7 +32,8 @@ pub enum RunStatus {
 }
 
 impl RunStatus {
-    fn as_str(self) -> &'static str {
+    /// `ok`, `partial` or `failed` (as stored in `ingest_runs.status`).
+    pub fn as_str(self) -> &'static str {
         match self {
             RunStatus::Ok => "ok",
             RunStatus::Partial => "partial",
@@ -140,7 +141,16 @@ impl<'s> RunWriter<'s> {
         self.store
             .execute(
                 &sql::RECORD_FILE,
-                params![self.run_id, location, format, records as i64, events as i64, objects as i64, skipped as i64, errors as i64],
+                params![
+                    self.run_id,
+                    location,
+                    format,
+                    records as i64,
+                    events as i64,
+                    objects as i64,
+                    skipped as i64,
+                    errors as i64
+                ],
             )
             .map(|_| ())
     }
@@ -181,9 +191,7 @@ impl<'s> RunWriter<'s> {
     /// [`StoreError`]; the transaction is rolled back and the run stays
     /// `running` (visible as a crashed run).
     pub fn commit(mut self, status: RunStatus, errors: u64) -> Result<(RunCounts, Vec<(String, u64)>), StoreError> {
-        self.appender
-            .flush()
-            .map_err(|source| StoreError::Append { table: "staging_observations", source })?;
+        self.appender.flush().map_err(|source| StoreError::Append { table: "staging_observations", source })?;
         drop(self.appender);
         let store = self.store;
         let run_id = self.run_id;
@@ -232,7 +240,8 @@ impl Drop for TransactionGuard<'_> {
             // Nothing more can be done about a failed rollback while unwinding
             // from the error that brought us here; that error is what the
             // caller sees.
-            let _ = self.store.conn().execute_batch(sql::TX_ROLLBACK.sql).map_err(|e| query_error(&sql::TX_ROLLBACK, e));
+            let _ =
+                self.store.conn().execute_batch(sql::TX_ROLLBACK.sql).map_err(|e| query_error(&sql::TX_ROLLBACK, e));
         }
     }
 }

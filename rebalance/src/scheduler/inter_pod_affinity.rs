@@ -29,34 +29,22 @@ type Domain = (String, String);
 /// `labelSelector` (absent: matches nothing).
 /// Source: kube-scheduler `framework.AffinityTerm.Matches`, `newAffinityTerm`
 /// (`getNamespacesFromPodAffinityTerm`).
-pub(crate) fn term_matches(
-    term: &PodAffinityTerm,
-    owner_namespace: &str,
-    target: &PodInfo,
-) -> bool {
+pub(crate) fn term_matches(term: &PodAffinityTerm, owner_namespace: &str, target: &PodInfo) -> bool {
     let namespace_ok = if term.namespaces.is_empty() && term.namespace_selector.is_none() {
         target.namespace == owner_namespace
     } else {
         term.namespaces.contains(&target.namespace)
             || term.namespace_selector.as_ref().is_some_and(|s| {
                 let labels: BTreeMap<String, String> =
-                    [(NAMESPACE_NAME_LABEL.to_string(), target.namespace.clone())]
-                        .into_iter()
-                        .collect();
+                    [(NAMESPACE_NAME_LABEL.to_string(), target.namespace.clone())].into_iter().collect();
                 s.matches(&labels)
             })
     };
-    namespace_ok
-        && term
-            .label_selector
-            .as_ref()
-            .is_some_and(|s| s.matches(&target.labels))
+    namespace_ok && term.label_selector.as_ref().is_some_and(|s| s.matches(&target.labels))
 }
 
 fn domain_of(node: &NodeInfo, topology_key: &str) -> Option<Domain> {
-    node.labels
-        .get(topology_key)
-        .map(|v| (topology_key.to_string(), v.clone()))
+    node.labels.get(topology_key).map(|v| (topology_key.to_string(), v.clone()))
 }
 
 /// The PreFilter tallies for one incoming pod.
@@ -84,27 +72,19 @@ impl<'a> PreFilterState<'a> {
             anti_affinity: HashMap::new(),
             existing_anti_affinity: HashMap::new(),
             matches_own_affinity: !required_affinity.is_empty()
-                && required_affinity
-                    .iter()
-                    .all(|t| term_matches(t, &pod.namespace, pod)),
+                && required_affinity.iter().all(|t| term_matches(t, &pod.namespace, pod)),
         };
         for slot in &snap.slots {
             for existing in &slot.pods {
                 for t in &existing.affinity.pod_anti_affinity.required {
                     if term_matches(t, &existing.namespace, pod) {
                         if let Some(d) = domain_of(slot.node, &t.topology_key) {
-                            state
-                                .existing_anti_affinity
-                                .entry(d)
-                                .or_default()
-                                .push(existing);
+                            state.existing_anti_affinity.entry(d).or_default().push(existing);
                         }
                     }
                 }
                 if !required_affinity.is_empty()
-                    && required_affinity
-                        .iter()
-                        .all(|t| term_matches(t, &pod.namespace, existing))
+                    && required_affinity.iter().all(|t| term_matches(t, &pod.namespace, existing))
                 {
                     for t in required_affinity {
                         if let Some(d) = domain_of(slot.node, &t.topology_key) {
@@ -149,10 +129,7 @@ impl<'a> PreFilterState<'a> {
         if self.affinity.is_empty() && self.matches_own_affinity {
             return None;
         }
-        Some(FilterFailure::PodAffinityMismatch {
-            topology_key: key.to_string(),
-            missing_label: false,
-        })
+        Some(FilterFailure::PodAffinityMismatch { topology_key: key.to_string(), missing_label: false })
     }
 
     /// Source: kube-scheduler `satisfyPodAntiAffinity`.
@@ -177,11 +154,7 @@ impl<'a> PreFilterState<'a> {
             return None;
         }
         for (k, v) in &node.labels {
-            if let Some(first) = self
-                .existing_anti_affinity
-                .get(&(k.clone(), v.clone()))
-                .and_then(|l| l.first())
-            {
+            if let Some(first) = self.existing_anti_affinity.get(&(k.clone(), v.clone())).and_then(|l| l.first()) {
                 return Some(FilterFailure::ExistingPodAntiAffinity {
                     existing_pod: first.key(),
                     topology_key: k.clone(),
@@ -195,14 +168,10 @@ impl<'a> PreFilterState<'a> {
     /// the first failing one.
     /// Source: kube-scheduler InterPodAffinity `Filter`.
     pub(crate) fn filter(&self, pod: &PodInfo, node: &NodeInfo) -> Vec<FilterFailure> {
-        [
-            self.pod_affinity(pod, node),
-            self.pod_anti_affinity(pod, node),
-            self.existing_anti_affinity(node),
-        ]
-        .into_iter()
-        .flatten()
-        .collect()
+        [self.pod_affinity(pod, node), self.pod_anti_affinity(pod, node), self.existing_anti_affinity(node)]
+            .into_iter()
+            .flatten()
+            .collect()
     }
 }
 
@@ -214,19 +183,11 @@ impl<'a> PreFilterState<'a> {
 /// (+weight) and anti-affinity (−weight) terms that match the incoming pod,
 /// each credited to the existing pod's topology domain.
 /// Source: kube-scheduler InterPodAffinity `PreScore` / `processExistingPod` / `Score`.
-pub(crate) fn raw_scores(
-    snap: &Snapshot<'_>,
-    pod: &PodInfo,
-    candidates: &[&NodeSlot<'_>],
-) -> (Vec<i64>, bool) {
+pub(crate) fn raw_scores(snap: &Snapshot<'_>, pod: &PodInfo, candidates: &[&NodeSlot<'_>]) -> (Vec<i64>, bool) {
     let mut topo: HashMap<String, HashMap<String, i64>> = HashMap::new();
     let mut add = |node: &NodeInfo, key: &str, delta: i64| {
         if let Some(v) = node.labels.get(key) {
-            *topo
-                .entry(key.to_string())
-                .or_default()
-                .entry(v.clone())
-                .or_insert(0) += delta;
+            *topo.entry(key.to_string()).or_default().entry(v.clone()).or_insert(0) += delta;
         }
     };
     let own = &pod.affinity;
@@ -262,11 +223,7 @@ pub(crate) fn raw_scores(
     }
     let scores = candidates
         .iter()
-        .map(|slot| {
-            topo.iter()
-                .filter_map(|(key, values)| slot.node.labels.get(key).and_then(|v| values.get(v)))
-                .sum()
-        })
+        .map(|slot| topo.iter().filter_map(|(key, values)| slot.node.labels.get(key).and_then(|v| values.get(v))).sum())
         .collect();
     (scores, !topo.is_empty())
 }

@@ -64,9 +64,7 @@ impl ClusterState {
 
     /// The pods that count toward `node`'s usage, in state order.
     pub fn pods_on<'a>(&'a self, node: &'a str) -> impl Iterator<Item = &'a PodInfo> + 'a {
-        self.pods
-            .iter()
-            .filter(move |p| p.counts_toward_usage() && p.node_name.as_deref() == Some(node))
+        self.pods.iter().filter(move |p| p.counts_toward_usage() && p.node_name.as_deref() == Some(node))
     }
 
     /// A node's usage as descheduler v0.36 §1 counts it: the sum of the
@@ -256,12 +254,8 @@ impl FilterFailure {
     pub fn message(&self) -> String {
         match self {
             FilterFailure::NodeUnschedulable => "node(s) were unschedulable".to_string(),
-            FilterFailure::NodeNameMismatch { .. } => {
-                "node(s) didn't match the requested node name".to_string()
-            }
-            FilterFailure::UntoleratedTaint { .. } => {
-                "node(s) had untolerated taint(s)".to_string()
-            }
+            FilterFailure::NodeNameMismatch { .. } => "node(s) didn't match the requested node name".to_string(),
+            FilterFailure::UntoleratedTaint { .. } => "node(s) had untolerated taint(s)".to_string(),
             FilterFailure::NodeAffinityMismatch { .. } => {
                 "node(s) didn't match Pod's node affinity/selector".to_string()
             }
@@ -273,12 +267,8 @@ impl FilterFailure {
             }
             FilterFailure::Insufficient(r) if r.resource == PODS => "Too many pods".to_string(),
             FilterFailure::Insufficient(r) => format!("Insufficient {}", r.resource),
-            FilterFailure::PodAffinityMismatch { .. } => {
-                "node(s) didn't match pod affinity rules".to_string()
-            }
-            FilterFailure::PodAntiAffinityConflict { .. } => {
-                "node(s) didn't match pod anti-affinity rules".to_string()
-            }
+            FilterFailure::PodAffinityMismatch { .. } => "node(s) didn't match pod affinity rules".to_string(),
+            FilterFailure::PodAntiAffinityConflict { .. } => "node(s) didn't match pod anti-affinity rules".to_string(),
             FilterFailure::ExistingPodAntiAffinity { .. } => {
                 "node(s) didn't satisfy existing pods anti-affinity rules".to_string()
             }
@@ -308,13 +298,9 @@ impl FilterFailure {
             FailureKind::NodeUnschedulable => Plugin::NodeUnschedulable,
             FailureKind::NodeNameMismatch => Plugin::NodeName,
             FailureKind::UntoleratedTaint => Plugin::TaintToleration,
-            FailureKind::NodeAffinityMismatch | FailureKind::PreFilterExcluded => {
-                Plugin::NodeAffinity
-            }
+            FailureKind::NodeAffinityMismatch | FailureKind::PreFilterExcluded => Plugin::NodeAffinity,
             FailureKind::HostPortConflict => Plugin::NodePorts,
-            FailureKind::InsufficientResource | FailureKind::TooManyPods => {
-                Plugin::NodeResourcesFit
-            }
+            FailureKind::InsufficientResource | FailureKind::TooManyPods => Plugin::NodeResourcesFit,
             FailureKind::PodAffinityMismatch
             | FailureKind::PodAntiAffinityConflict
             | FailureKind::ExistingPodAntiAffinity => Plugin::InterPodAffinity,
@@ -392,9 +378,7 @@ impl NodeEvaluation {
 
     /// Every reason from every failing plugin (recorded and further).
     pub fn all_reasons(&self) -> impl Iterator<Item = &FilterFailure> {
-        self.failures
-            .iter()
-            .flat_map(|f| f.reasons.iter().chain(f.further.iter()))
+        self.failures.iter().flat_map(|f| f.reasons.iter().chain(f.further.iter()))
     }
 }
 
@@ -471,8 +455,7 @@ pub fn evaluate(state: &ClusterState, pod: &PodInfo) -> Vec<NodeEvaluation> {
         .map(|slot| {
             let mut failures = Vec::new();
             let affinity = node_affinity::filter(pod, slot.node);
-            let excluded =
-                matches!(&names, NodeNameFilter::Only(set) if !set.contains(&slot.node.name));
+            let excluded = matches!(&names, NodeNameFilter::Only(set) if !set.contains(&slot.node.name));
             if excluded {
                 // The scheduler never runs the filters on such a node; the
                 // NodeAffinity mismatch behind the exclusion is kept as "further".
@@ -486,45 +469,22 @@ pub fn evaluate(state: &ClusterState, pod: &PodInfo) -> Vec<NodeEvaluation> {
             }
             failures.extend(first_and_rest(
                 Plugin::NodeUnschedulable,
-                node_basics::node_unschedulable(pod, slot.node)
-                    .into_iter()
-                    .collect(),
+                node_basics::node_unschedulable(pod, slot.node).into_iter().collect(),
             ));
-            failures.extend(first_and_rest(
-                Plugin::NodeName,
-                node_basics::node_name(pod, slot.node).into_iter().collect(),
-            ));
-            failures.extend(first_and_rest(
-                Plugin::TaintToleration,
-                taint_toleration::filter(pod, slot.node),
-            ));
+            failures
+                .extend(first_and_rest(Plugin::NodeName, node_basics::node_name(pod, slot.node).into_iter().collect()));
+            failures.extend(first_and_rest(Plugin::TaintToleration, taint_toleration::filter(pod, slot.node)));
             if !excluded {
-                failures.extend(first_and_rest(
-                    Plugin::NodeAffinity,
-                    affinity.into_iter().collect(),
-                ));
+                failures.extend(first_and_rest(Plugin::NodeAffinity, affinity.into_iter().collect()));
             }
-            failures.extend(first_and_rest(
-                Plugin::NodePorts,
-                node_basics::node_ports(pod, slot),
-            ));
+            failures.extend(first_and_rest(Plugin::NodePorts, node_basics::node_ports(pod, slot)));
             let fit = resources_fit::fits_request(pod, slot);
             if !fit.is_empty() {
                 // NodeResourcesFit reports every insufficient resource in one status.
-                failures.push(PluginFailure {
-                    plugin: Plugin::NodeResourcesFit,
-                    reasons: fit,
-                    further: Vec::new(),
-                });
+                failures.push(PluginFailure { plugin: Plugin::NodeResourcesFit, reasons: fit, further: Vec::new() });
             }
-            failures.extend(first_and_rest(
-                Plugin::InterPodAffinity,
-                ipa.filter(pod, slot.node),
-            ));
-            NodeEvaluation {
-                node: slot.node.name.clone(),
-                failures,
-            }
+            failures.extend(first_and_rest(Plugin::InterPodAffinity, ipa.filter(pod, slot.node)));
+            NodeEvaluation { node: slot.node.name.clone(), failures }
         })
         .collect()
 }
@@ -534,11 +494,7 @@ pub fn evaluate(state: &ClusterState, pod: &PodInfo) -> Vec<NodeEvaluation> {
 fn first_and_rest(plugin: Plugin, found: Vec<FilterFailure>) -> Option<PluginFailure> {
     let mut it = found.into_iter();
     let first = it.next()?;
-    Some(PluginFailure {
-        plugin,
-        reasons: vec![first],
-        further: it.collect(),
-    })
+    Some(PluginFailure { plugin, reasons: vec![first], further: it.collect() })
 }
 
 /// Rebuilds kube-scheduler's `FailedScheduling` text from per-node
@@ -556,10 +512,7 @@ pub fn fit_error_message(total_nodes: usize, evaluations: &[NodeEvaluation]) -> 
             }
         }
     }
-    let mut items: Vec<String> = histogram
-        .into_iter()
-        .map(|(reason, n)| format!("{n} {reason}"))
-        .collect();
+    let mut items: Vec<String> = histogram.into_iter().map(|(reason, n)| format!("{n} {reason}")).collect();
     items.sort();
     let mut msg = format!("0/{total_nodes} nodes are available:");
     if !items.is_empty() {
@@ -591,10 +544,7 @@ pub fn scheduler_message(state: &ClusterState, pod: &PodInfo) -> Option<String> 
         return Some("no nodes available to schedule pods".to_string());
     }
     if let Some(reason) = prefilter_rejection(pod) {
-        return Some(format!(
-            "0/{} nodes are available: {reason}.",
-            state.nodes.len()
-        ));
+        return Some(format!("0/{} nodes are available: {reason}.", state.nodes.len()));
     }
     let evals = evaluate(state, pod);
     if evals.iter().any(NodeEvaluation::is_feasible) {

@@ -65,12 +65,8 @@ pub(crate) fn prefilter_node_names(pod: &PodInfo) -> NodeNameFilter {
 fn label_requirement(r: &Requirement, labels: &BTreeMap<String, String>) -> Option<bool> {
     let value = labels.get(&r.key);
     match r.operator {
-        SelectorOperator::In if !r.values.is_empty() => {
-            Some(value.is_some_and(|v| r.values.contains(v)))
-        }
-        SelectorOperator::NotIn if !r.values.is_empty() => {
-            Some(value.is_none_or(|v| !r.values.contains(v)))
-        }
+        SelectorOperator::In if !r.values.is_empty() => Some(value.is_some_and(|v| r.values.contains(v))),
+        SelectorOperator::NotIn if !r.values.is_empty() => Some(value.is_none_or(|v| !r.values.contains(v))),
         SelectorOperator::Exists if r.values.is_empty() => Some(value.is_some()),
         SelectorOperator::DoesNotExist if r.values.is_empty() => Some(value.is_none()),
         SelectorOperator::Gt | SelectorOperator::Lt => {
@@ -81,11 +77,7 @@ fn label_requirement(r: &Requirement, labels: &BTreeMap<String, String>) -> Opti
             let Some(v) = value.and_then(|v| v.parse::<i64>().ok()) else {
                 return Some(false);
             };
-            Some(if r.operator == SelectorOperator::Gt {
-                v > bound
-            } else {
-                v < bound
-            })
+            Some(if r.operator == SelectorOperator::Gt { v > bound } else { v < bound })
         }
         _ => None,
     }
@@ -116,13 +108,8 @@ impl NodeSelectorTerm {
         if self.match_expressions.is_empty() && self.match_fields.is_empty() {
             return false;
         }
-        self.match_expressions
-            .iter()
-            .all(|r| label_requirement(r, &node.labels) == Some(true))
-            && self
-                .match_fields
-                .iter()
-                .all(|r| field_requirement(r, &node.name) == Some(true))
+        self.match_expressions.iter().all(|r| label_requirement(r, &node.labels) == Some(true))
+            && self.match_fields.iter().all(|r| field_requirement(r, &node.name) == Some(true))
     }
 }
 
@@ -130,10 +117,7 @@ impl NodeSelectorTerm {
 /// (any term matches). Source: kube-scheduler NodeAffinity `Filter`
 /// (`RequiredNodeAffinity.Match`).
 pub(crate) fn filter(pod: &PodInfo, node: &NodeInfo) -> Option<FilterFailure> {
-    let selector_ok = pod
-        .node_selector
-        .iter()
-        .all(|(k, v)| node.labels.get(k) == Some(v));
+    let selector_ok = pod.node_selector.iter().all(|(k, v)| node.labels.get(k) == Some(v));
     let affinity_ok = match &pod.affinity.node_affinity.required {
         None => true,
         Some(terms) => terms.iter().any(|t| t.matches(node)),
@@ -141,10 +125,7 @@ pub(crate) fn filter(pod: &PodInfo, node: &NodeInfo) -> Option<FilterFailure> {
     if selector_ok && affinity_ok {
         None
     } else {
-        Some(FilterFailure::NodeAffinityMismatch {
-            node_selector: !selector_ok,
-            required_affinity: !affinity_ok,
-        })
+        Some(FilterFailure::NodeAffinityMismatch { node_selector: !selector_ok, required_affinity: !affinity_ok })
     }
 }
 
@@ -168,10 +149,7 @@ mod tests {
 
     fn node(name: &str, labels: &[(&str, &str)]) -> NodeInfo {
         let mut n = NodeInfo::new(name, ResourceList::new());
-        n.labels = labels
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
+        n.labels = labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         n
     }
 
@@ -184,10 +162,7 @@ mod tests {
     }
 
     fn term(exprs: Vec<Requirement>, fields: Vec<Requirement>) -> NodeSelectorTerm {
-        NodeSelectorTerm {
-            match_expressions: exprs,
-            match_fields: fields,
-        }
+        NodeSelectorTerm { match_expressions: exprs, match_fields: fields }
     }
 
     #[test]
@@ -219,11 +194,7 @@ mod tests {
         assert!(term(vec![], vec![req("metadata.name", "In", &["node-1"])]).matches(&n));
         assert!(!term(vec![], vec![req("metadata.name", "In", &["node-2"])]).matches(&n));
         assert!(term(vec![], vec![req("metadata.name", "NotIn", &["node-2"])]).matches(&n));
-        assert!(!term(
-            vec![],
-            vec![req("metadata.name", "In", &["node-1", "node-2"])]
-        )
-        .matches(&n));
+        assert!(!term(vec![], vec![req("metadata.name", "In", &["node-1", "node-2"])]).matches(&n));
         assert!(!term(vec![], vec![req("metadata.uid", "In", &["node-1"])]).matches(&n));
         assert!(!NodeSelectorTerm::default().matches(&n));
     }
@@ -232,22 +203,11 @@ mod tests {
     fn prefilter_narrowing() {
         let mut pod = PodInfo::new("kube-system", "ds-abc");
         assert_eq!(prefilter_node_names(&pod), NodeNameFilter::All);
-        pod.affinity.node_affinity.required = Some(vec![term(
-            vec![],
-            vec![req("metadata.name", "In", &["node-3"])],
-        )]);
-        assert_eq!(
-            prefilter_node_names(&pod),
-            NodeNameFilter::Only(["node-3".to_string()].into_iter().collect())
-        );
+        pod.affinity.node_affinity.required = Some(vec![term(vec![], vec![req("metadata.name", "In", &["node-3"])])]);
+        assert_eq!(prefilter_node_names(&pod), NodeNameFilter::Only(["node-3".to_string()].into_iter().collect()));
         // Intersection inside a term: conflict.
-        pod.affinity.node_affinity.required = Some(vec![term(
-            vec![],
-            vec![
-                req("metadata.name", "In", &["a"]),
-                req("metadata.name", "In", &["b"]),
-            ],
-        )]);
+        pod.affinity.node_affinity.required =
+            Some(vec![term(vec![], vec![req("metadata.name", "In", &["a"]), req("metadata.name", "In", &["b"])])]);
         assert_eq!(prefilter_node_names(&pod), NodeNameFilter::Conflict);
         // A term without a name pin keeps every node.
         pod.affinity.node_affinity.required = Some(vec![

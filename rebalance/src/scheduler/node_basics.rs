@@ -27,9 +27,7 @@ pub(crate) fn node_unschedulable(pod: &PodInfo, node: &NodeInfo) -> Option<Filte
 /// Source: kube-scheduler NodeName `Fits`.
 pub(crate) fn node_name(pod: &PodInfo, node: &NodeInfo) -> Option<FilterFailure> {
     match &pod.node_name {
-        Some(wanted) if *wanted != node.name => Some(FilterFailure::NodeNameMismatch {
-            requested: wanted.clone(),
-        }),
+        Some(wanted) if *wanted != node.name => Some(FilterFailure::NodeNameMismatch { requested: wanted.clone() }),
         _ => None,
     }
 }
@@ -50,14 +48,8 @@ fn ports_conflict(wanted: &HostPort, used: &HostPort) -> bool {
 pub(crate) fn node_ports(pod: &PodInfo, slot: &NodeSlot<'_>) -> Vec<FilterFailure> {
     pod.host_ports
         .iter()
-        .filter(|wanted| {
-            slot.pods
-                .iter()
-                .any(|p| p.host_ports.iter().any(|used| ports_conflict(wanted, used)))
-        })
-        .map(|wanted| FilterFailure::HostPortConflict {
-            port: wanted.clone(),
-        })
+        .filter(|wanted| slot.pods.iter().any(|p| p.host_ports.iter().any(|used| ports_conflict(wanted, used))))
+        .map(|wanted| FilterFailure::HostPortConflict { port: wanted.clone() })
         .collect()
 }
 
@@ -66,39 +58,16 @@ mod tests {
     use super::*;
 
     fn port(p: i32, proto: &str, ip: &str) -> HostPort {
-        HostPort {
-            container: "c".into(),
-            port: p,
-            protocol: proto.into(),
-            host_ip: ip.into(),
-        }
+        HostPort { container: "c".into(), port: p, protocol: proto.into(), host_ip: ip.into() }
     }
 
     #[test]
     fn port_conflicts() {
-        assert!(ports_conflict(
-            &port(80, "TCP", "0.0.0.0"),
-            &port(80, "TCP", "10.0.0.1")
-        ));
-        assert!(ports_conflict(
-            &port(80, "TCP", "10.0.0.1"),
-            &port(80, "TCP", "0.0.0.0")
-        ));
-        assert!(ports_conflict(
-            &port(80, "TCP", "10.0.0.1"),
-            &port(80, "TCP", "10.0.0.1")
-        ));
-        assert!(!ports_conflict(
-            &port(80, "TCP", "10.0.0.1"),
-            &port(80, "TCP", "10.0.0.2")
-        ));
-        assert!(!ports_conflict(
-            &port(80, "UDP", "0.0.0.0"),
-            &port(80, "TCP", "0.0.0.0")
-        ));
-        assert!(!ports_conflict(
-            &port(81, "TCP", "0.0.0.0"),
-            &port(80, "TCP", "0.0.0.0")
-        ));
+        assert!(ports_conflict(&port(80, "TCP", "0.0.0.0"), &port(80, "TCP", "10.0.0.1")));
+        assert!(ports_conflict(&port(80, "TCP", "10.0.0.1"), &port(80, "TCP", "0.0.0.0")));
+        assert!(ports_conflict(&port(80, "TCP", "10.0.0.1"), &port(80, "TCP", "10.0.0.1")));
+        assert!(!ports_conflict(&port(80, "TCP", "10.0.0.1"), &port(80, "TCP", "10.0.0.2")));
+        assert!(!ports_conflict(&port(80, "UDP", "0.0.0.0"), &port(80, "TCP", "0.0.0.0")));
+        assert!(!ports_conflict(&port(81, "TCP", "0.0.0.0"), &port(80, "TCP", "0.0.0.0")));
     }
 }

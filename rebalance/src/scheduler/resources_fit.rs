@@ -74,13 +74,8 @@ pub fn least_allocated_score(
         if capacity == 0 {
             continue;
         }
-        let requested =
-            i128::from(node_requested_nonzero.get(name)) + i128::from(pod_nonzero.get(name));
-        let s = if requested > capacity {
-            0
-        } else {
-            (capacity - requested) * i128::from(MAX_NODE_SCORE) / capacity
-        };
+        let requested = i128::from(node_requested_nonzero.get(name)) + i128::from(pod_nonzero.get(name));
+        let s = if requested > capacity { 0 } else { (capacity - requested) * i128::from(MAX_NODE_SCORE) / capacity };
         score += s;
         weights += 1;
     }
@@ -115,9 +110,7 @@ pub fn balanced_allocation_score(
         if capacity == 0 {
             continue;
         }
-        let requested = node_requested
-            .get(name)
-            .saturating_add(pod_requests.get(name));
+        let requested = node_requested.get(name).saturating_add(pod_requests.get(name));
         let f = (requested as f64 / capacity as f64).min(1.0);
         fractions.push(f);
     }
@@ -143,20 +136,10 @@ mod tests {
         assert_eq!(least_allocated_score(&alloc, &used, &pod), 50);
         // Over-requested cpu scores 0 for cpu; memory (10000-200)*100/10000 = 98 → (0+98)/2.
         let big = ResourceList::from_pairs(&[("cpu", 5000), ("memory", 200 * MI)]);
-        assert_eq!(
-            least_allocated_score(&alloc, &ResourceList::new(), &big),
-            49
-        );
+        assert_eq!(least_allocated_score(&alloc, &ResourceList::new(), &big), 49);
         // Integer division: cpu (3-1)*100/3 = 66, memory 100 → (66+100)/2 = 83.
         let tiny = ResourceList::from_pairs(&[("cpu", 3), ("memory", 10)]);
-        assert_eq!(
-            least_allocated_score(
-                &tiny,
-                &ResourceList::new(),
-                &ResourceList::from_pairs(&[("cpu", 1)])
-            ),
-            83
-        );
+        assert_eq!(least_allocated_score(&tiny, &ResourceList::new(), &ResourceList::from_pairs(&[("cpu", 1)])), 83);
         // A node without allocatable at all scores 0.
         assert_eq!(least_allocated_score(&ResourceList::new(), &used, &pod), 0);
     }
@@ -165,10 +148,7 @@ mod tests {
     fn balanced_allocation_examples() {
         let alloc = ResourceList::from_pairs(&[("cpu", 4000), ("memory", 4000 * MI)]);
         let pod = ResourceList::from_pairs(&[("cpu", 1000), ("memory", 1000 * MI)]);
-        assert_eq!(
-            balanced_allocation_score(&alloc, &ResourceList::new(), &pod),
-            100
-        );
+        assert_eq!(balanced_allocation_score(&alloc, &ResourceList::new(), &pod), 100);
         // cpu 3000/4000 = .75, memory 1000/4000 = .25 → std .25 → 75.
         let used = ResourceList::from_pairs(&[("cpu", 2000)]);
         assert_eq!(balanced_allocation_score(&alloc, &used, &pod), 75);
@@ -176,9 +156,6 @@ mod tests {
         let hog = ResourceList::from_pairs(&[("cpu", 7000)]);
         assert_eq!(balanced_allocation_score(&alloc, &hog, &pod), 62);
         // Best-effort pods are skipped.
-        assert_eq!(
-            balanced_allocation_score(&alloc, &used, &ResourceList::new()),
-            0
-        );
+        assert_eq!(balanced_allocation_score(&alloc, &used, &ResourceList::new()), 0);
     }
 }

@@ -12,8 +12,8 @@ use serde::Serialize;
 
 use super::resources_fit::MAX_NODE_SCORE;
 use super::{
-    balanced_allocation_score, evaluate, inter_pod_affinity, least_allocated_score, node_affinity,
-    taint_toleration, ClusterState, NodeSlot, Snapshot,
+    balanced_allocation_score, evaluate, inter_pod_affinity, least_allocated_score, node_affinity, taint_toleration,
+    ClusterState, NodeSlot, Snapshot,
 };
 use crate::pod::PodInfo;
 
@@ -84,17 +84,12 @@ fn default_normalize(scores: &mut [i64], reverse: bool) {
 /// Min-max normalisation to 0–100 (truncated). Source: kube-scheduler
 /// InterPodAffinity `NormalizeScore`.
 fn min_max_normalize(scores: &mut [i64]) {
-    let (Some(min), Some(max)) = (scores.iter().copied().min(), scores.iter().copied().max())
-    else {
+    let (Some(min), Some(max)) = (scores.iter().copied().min(), scores.iter().copied().max()) else {
         return;
     };
     let diff = max - min;
     for s in scores.iter_mut() {
-        *s = if diff > 0 {
-            (MAX_NODE_SCORE as f64 * ((*s - min) as f64 / diff as f64)) as i64
-        } else {
-            0
-        };
+        *s = if diff > 0 { (MAX_NODE_SCORE as f64 * ((*s - min) as f64 / diff as f64)) as i64 } else { 0 };
     }
 }
 
@@ -105,25 +100,14 @@ fn min_max_normalize(scores: &mut [i64]) {
 pub fn score_nodes(state: &ClusterState, pod: &PodInfo) -> Vec<NodeScore> {
     let evals = evaluate(state, pod);
     let snap = Snapshot::build(state, pod);
-    let feasible: Vec<&NodeSlot<'_>> = snap
-        .slots
-        .iter()
-        .zip(&evals)
-        .filter(|(_, e)| e.is_feasible())
-        .map(|(s, _)| s)
-        .collect();
+    let feasible: Vec<&NodeSlot<'_>> =
+        snap.slots.iter().zip(&evals).filter(|(_, e)| e.is_feasible()).map(|(s, _)| s).collect();
     if feasible.is_empty() {
         return Vec::new();
     }
-    let mut taint: Vec<i64> = feasible
-        .iter()
-        .map(|s| taint_toleration::raw_score(pod, s.node))
-        .collect();
+    let mut taint: Vec<i64> = feasible.iter().map(|s| taint_toleration::raw_score(pod, s.node)).collect();
     default_normalize(&mut taint, true);
-    let mut node_aff: Vec<i64> = feasible
-        .iter()
-        .map(|s| node_affinity::raw_score(pod, s.node))
-        .collect();
+    let mut node_aff: Vec<i64> = feasible.iter().map(|s| node_affinity::raw_score(pod, s.node)).collect();
     default_normalize(&mut node_aff, false);
     let (mut pod_aff, has_topology_scores) = inter_pod_affinity::raw_scores(&snap, pod, &feasible);
     if has_topology_scores {
@@ -133,13 +117,8 @@ pub fn score_nodes(state: &ClusterState, pod: &PodInfo) -> Vec<NodeScore> {
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let least = least_allocated_score(
-                &s.node.allocatable,
-                &s.non_zero_requested,
-                &pod.non_zero_requests,
-            );
-            let balanced =
-                balanced_allocation_score(&s.node.allocatable, &s.requested, &pod.requests);
+            let least = least_allocated_score(&s.node.allocatable, &s.non_zero_requested, &pod.non_zero_requests);
+            let balanced = balanced_allocation_score(&s.node.allocatable, &s.requested, &pod.requests);
             NodeScore {
                 node: s.node.name.clone(),
                 total: WEIGHT_FIT * least
@@ -167,18 +146,8 @@ pub fn pick_node(state: &ClusterState, pod: &PodInfo) -> Option<Placement> {
     let best = candidates.first()?;
     let score = best.total;
     let node = best.node.clone();
-    let tie_with = candidates
-        .iter()
-        .skip(1)
-        .take_while(|c| c.total == score)
-        .map(|c| c.node.clone())
-        .collect();
-    Some(Placement {
-        node,
-        score,
-        tie_with,
-        candidates,
-    })
+    let tie_with = candidates.iter().skip(1).take_while(|c| c.total == score).map(|c| c.node.clone()).collect();
+    Some(Placement { node, score, tie_with, candidates })
 }
 
 #[cfg(test)]

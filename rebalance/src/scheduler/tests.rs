@@ -48,32 +48,22 @@ fn requests(cpu: &str) -> Value {
 }
 
 fn bound(node: &str, mut extra: Value) -> Value {
-    merge(
-        &mut extra,
-        json!({"spec": {"nodeName": node}, "status": {"phase": "Running"}}),
-    );
+    merge(&mut extra, json!({"spec": {"nodeName": node}, "status": {"phase": "Running"}}));
     extra
 }
 
 fn messages(e: &NodeEvaluation) -> Vec<String> {
-    e.first_failure()
-        .map(PluginFailure::messages)
-        .unwrap_or_default()
+    e.first_failure().map(PluginFailure::messages).unwrap_or_default()
 }
 
 /// The reference example (`kubernetes-events.md` §1): 5 nodes with 2000m
 /// each; node-1 has 1942m requested and hosts app=plex; the new pod asks for
 /// 100m with required affinity to app=plex on the hostname.
 fn plex_cluster() -> (ClusterState, PodInfo) {
-    let nodes = (1..=5)
-        .map(|i| node(&format!("node-{i}"), "2000m", json!({})))
-        .collect();
+    let nodes = (1..=5).map(|i| node(&format!("node-{i}"), "2000m", json!({}))).collect();
     let mut plex = bound("node-1", requests("1442m"));
     merge(&mut plex, json!({"metadata": {"labels": {"app": "plex"}}}));
-    let pods = vec![
-        pod("media", "plex-0", plex),
-        pod("media", "sidekick", bound("node-1", requests("500m"))),
-    ];
+    let pods = vec![pod("media", "plex-0", plex), pod("media", "sidekick", bound("node-1", requests("500m")))];
     let incoming = pod(
         "media",
         "transcoder",
@@ -96,11 +86,7 @@ fn reference_example_plex_affinity() {
 
     let n1 = &evals[0];
     assert_eq!(n1.node, "node-1");
-    assert_eq!(
-        n1.failures.len(),
-        1,
-        "node-1 fails only NodeResourcesFit: {n1:?}"
-    );
+    assert_eq!(n1.failures.len(), 1, "node-1 fails only NodeResourcesFit: {n1:?}");
     let fit = n1.first_failure().expect("node-1 fails");
     assert_eq!(fit.plugin, Plugin::NodeResourcesFit);
     assert_eq!(
@@ -112,9 +98,7 @@ fn reference_example_plex_affinity() {
             allocatable: 2000,
         })]
     );
-    let FilterFailure::Insufficient(cpu) = &fit.reasons[0] else {
-        panic!("not insufficient")
-    };
+    let FilterFailure::Insufficient(cpu) = &fit.reasons[0] else { panic!("not insufficient") };
     assert_eq!((cpu.requested, cpu.free(), cpu.short_by()), (100, 58, 42));
     assert!(!fit.reasons[0].is_unresolvable());
     assert!(!n1.fails(Plugin::InterPodAffinity));
@@ -130,10 +114,7 @@ fn reference_example_plex_affinity() {
                 missing_label: false,
             }]
         );
-        assert_eq!(
-            messages(e),
-            vec!["node(s) didn't match pod affinity rules".to_string()]
-        );
+        assert_eq!(messages(e), vec!["node(s) didn't match pod affinity rules".to_string()]);
         assert_eq!(f.reasons[0].kind(), FailureKind::PodAffinityMismatch);
     }
     assert_eq!(
@@ -156,10 +137,7 @@ fn first_failure_is_what_the_scheduler_records_but_all_are_kept() {
     let evals = evaluate(&state, &incoming);
     let n2 = &evals[1];
     assert_eq!(n2.failures.len(), 2);
-    assert_eq!(
-        n2.first_failure().map(|f| f.plugin),
-        Some(Plugin::NodeUnschedulable)
-    );
+    assert_eq!(n2.first_failure().map(|f| f.plugin), Some(Plugin::NodeUnschedulable));
     assert!(n2.fails(Plugin::InterPodAffinity));
     assert_eq!(
         fit_error_message(5, &evals),
@@ -174,14 +152,9 @@ fn node_unschedulable() {
     let state = ClusterState::new(vec![cordoned], vec![]);
     let plain = pod("default", "p", json!({}));
     let e = &evaluate(&state, &plain)[0];
-    assert_eq!(
-        e.first_failure().map(|f| f.reasons.clone()),
-        Some(vec![FilterFailure::NodeUnschedulable])
-    );
+    assert_eq!(e.first_failure().map(|f| f.reasons.clone()), Some(vec![FilterFailure::NodeUnschedulable]));
     assert_eq!(messages(e), vec!["node(s) were unschedulable"]);
-    assert!(e
-        .first_failure()
-        .is_some_and(|f| f.reasons[0].is_unresolvable()));
+    assert!(e.first_failure().is_some_and(|f| f.reasons[0].is_unresolvable()));
     let tolerant = pod(
         "default",
         "p",
@@ -192,27 +165,17 @@ fn node_unschedulable() {
 
 #[test]
 fn node_name() {
-    let state = ClusterState::new(
-        vec![node("n1", "1", json!({})), node("n2", "1", json!({}))],
-        vec![],
-    );
+    let state = ClusterState::new(vec![node("n1", "1", json!({})), node("n2", "1", json!({}))], vec![]);
     let p = pod("default", "p", json!({"spec": {"nodeName": "n2"}}));
     let evals = evaluate(&state, &p);
     assert_eq!(
         evals[0].first_failure().map(|f| f.reasons.clone()),
-        Some(vec![FilterFailure::NodeNameMismatch {
-            requested: "n2".into()
-        }])
+        Some(vec![FilterFailure::NodeNameMismatch { requested: "n2".into() }])
     );
-    assert_eq!(
-        messages(&evals[0]),
-        vec!["node(s) didn't match the requested node name"]
-    );
+    assert_eq!(messages(&evals[0]), vec!["node(s) didn't match the requested node name"]);
     assert!(evals[1].is_feasible());
     // An unbound copy may go anywhere.
-    assert!(evaluate(&state, &p.unbound_copy())
-        .iter()
-        .all(NodeEvaluation::is_feasible));
+    assert!(evaluate(&state, &p.unbound_copy()).iter().all(NodeEvaluation::is_feasible));
 }
 
 #[test]
@@ -232,9 +195,7 @@ fn taint_toleration() {
     assert_eq!(f.plugin, Plugin::TaintToleration);
     assert_eq!(
         f.reasons,
-        vec![FilterFailure::UntoleratedTaint {
-            taint: Taint::new("gpu", "true", TaintEffect::NoSchedule)
-        }]
+        vec![FilterFailure::UntoleratedTaint { taint: Taint::new("gpu", "true", TaintEffect::NoSchedule) }]
     );
     assert_eq!(f.further.len(), 1, "the NoExecute taint is kept as further");
     assert_eq!(messages(e), vec!["node(s) had untolerated taint(s)"]);
@@ -247,10 +208,7 @@ fn taint_toleration() {
             {"key": "node.kubernetes.io/not-ready", "operator": "Exists"}
         ]}}),
     );
-    assert!(
-        evaluate(&state, &tolerant)[0].is_feasible(),
-        "PreferNoSchedule never filters"
-    );
+    assert!(evaluate(&state, &tolerant)[0].is_feasible(), "PreferNoSchedule never filters");
     let wrong_value = pod(
         "default",
         "p",
@@ -263,17 +221,9 @@ fn taint_toleration() {
 fn node_affinity_selector_and_required_terms() {
     let state = ClusterState::new(
         vec![
-            node(
-                "a1",
-                "1",
-                json!({"metadata": {"labels": {"zone": "a", "disk": "ssd"}}}),
-            ),
+            node("a1", "1", json!({"metadata": {"labels": {"zone": "a", "disk": "ssd"}}})),
             node("a2", "1", json!({"metadata": {"labels": {"zone": "a"}}})),
-            node(
-                "b1",
-                "1",
-                json!({"metadata": {"labels": {"zone": "b", "disk": "ssd"}}}),
-            ),
+            node("b1", "1", json!({"metadata": {"labels": {"zone": "b", "disk": "ssd"}}})),
         ],
         vec![],
     );
@@ -291,32 +241,19 @@ fn node_affinity_selector_and_required_terms() {
     assert!(evals[0].is_feasible());
     assert_eq!(
         evals[1].first_failure().map(|f| f.reasons.clone()),
-        Some(vec![FilterFailure::NodeAffinityMismatch {
-            node_selector: true,
-            required_affinity: false
-        }])
+        Some(vec![FilterFailure::NodeAffinityMismatch { node_selector: true, required_affinity: false }])
     );
     assert_eq!(
         evals[2].first_failure().map(|f| f.reasons.clone()),
-        Some(vec![FilterFailure::NodeAffinityMismatch {
-            node_selector: false,
-            required_affinity: true
-        }])
+        Some(vec![FilterFailure::NodeAffinityMismatch { node_selector: false, required_affinity: true }])
     );
-    assert_eq!(
-        messages(&evals[2]),
-        vec!["node(s) didn't match Pod's node affinity/selector"]
-    );
+    assert_eq!(messages(&evals[2]), vec!["node(s) didn't match Pod's node affinity/selector"]);
 }
 
 #[test]
 fn daemonset_pods_are_narrowed_by_prefilter() {
     let state = ClusterState::new(
-        vec![
-            node("n1", "1", json!({})),
-            node("n2", "1", json!({})),
-            node("n3", "1", json!({})),
-        ],
+        vec![node("n1", "1", json!({})), node("n2", "1", json!({})), node("n3", "1", json!({}))],
         vec![pod("default", "hog", bound("n2", requests("1")))],
     );
     let ds = pod(
@@ -332,14 +269,8 @@ fn daemonset_pods_are_narrowed_by_prefilter() {
     let evals = evaluate(&state, &ds);
     let n1 = evals[0].first_failure().expect("excluded");
     assert_eq!(n1.plugin, Plugin::NodeAffinity);
-    assert_eq!(
-        n1.messages(),
-        vec!["node(s) didn't satisfy plugin(s) [NodeAffinity]"]
-    );
-    assert_eq!(
-        n1.further.first().map(FilterFailure::kind),
-        Some(FailureKind::NodeAffinityMismatch)
-    );
+    assert_eq!(n1.messages(), vec!["node(s) didn't satisfy plugin(s) [NodeAffinity]"]);
+    assert_eq!(n1.further.first().map(FilterFailure::kind), Some(FailureKind::NodeAffinityMismatch));
     assert_eq!(evals[0].failures.len(), 1);
     assert_eq!(
         scheduler_message(&state, &ds).as_deref(),
@@ -362,10 +293,7 @@ fn daemonset_pods_are_narrowed_by_prefilter() {
             },
         ],
     }]);
-    assert_eq!(
-        prefilter_rejection(&conflict).as_deref(),
-        Some("pod affinity terms conflict")
-    );
+    assert_eq!(prefilter_rejection(&conflict).as_deref(), Some("pod affinity terms conflict"));
     assert_eq!(
         scheduler_message(&state, &conflict).as_deref(),
         Some("0/3 nodes are available: pod affinity terms conflict.")
@@ -380,17 +308,9 @@ fn node_ports() {
         vec![pod("default", "web-1", bound("n1", web.clone()))],
     );
     let evals = evaluate(&state, &pod("default", "web-2", web));
-    assert_eq!(
-        evals[0].first_failure().map(|f| f.plugin),
-        Some(Plugin::NodePorts)
-    );
-    assert_eq!(
-        messages(&evals[0]),
-        vec!["node(s) didn't have free ports for the requested pod ports"]
-    );
-    assert!(!evals[0]
-        .first_failure()
-        .is_some_and(|f| f.reasons[0].is_unresolvable()));
+    assert_eq!(evals[0].first_failure().map(|f| f.plugin), Some(Plugin::NodePorts));
+    assert_eq!(messages(&evals[0]), vec!["node(s) didn't have free ports for the requested pod ports"]);
+    assert!(!evals[0].first_failure().is_some_and(|f| f.reasons[0].is_unresolvable()));
     assert!(evals[1].is_feasible());
 }
 
@@ -432,18 +352,10 @@ fn node_resources_fit_reports_every_shortage() {
     assert_eq!(f.plugin, Plugin::NodeResourcesFit);
     assert_eq!(
         f.messages(),
-        vec![
-            "Too many pods",
-            "Insufficient cpu",
-            "Insufficient memory",
-            "Insufficient nvidia.com/gpu"
-        ]
+        vec!["Too many pods", "Insufficient cpu", "Insufficient memory", "Insufficient nvidia.com/gpu"]
     );
     assert_eq!(
-        f.reasons
-            .iter()
-            .map(FilterFailure::kind)
-            .collect::<Vec<_>>(),
+        f.reasons.iter().map(FilterFailure::kind).collect::<Vec<_>>(),
         vec![
             FailureKind::TooManyPods,
             FailureKind::InsufficientResource,
@@ -461,10 +373,7 @@ fn node_resources_fit_reports_every_shortage() {
     );
     // A pod asking for nothing needs only a slot.
     let empty = pod("default", "empty", json!({}));
-    assert_eq!(
-        messages(&evaluate(&state, &empty)[0]),
-        vec!["Too many pods"]
-    );
+    assert_eq!(messages(&evaluate(&state, &empty)[0]), vec!["Too many pods"]);
     // The incoming pod never counts against itself.
     let a_again = state.pods[0].clone();
     let e = &evaluate(&state, &a_again.unbound_copy())[0];
@@ -473,30 +382,20 @@ fn node_resources_fit_reports_every_shortage() {
 
 #[test]
 fn inter_pod_affinity_first_pod_of_a_self_affine_group_goes_anywhere() {
-    let state = ClusterState::new(
-        vec![node("n1", "1", json!({})), node("n2", "1", json!({}))],
-        vec![],
-    );
+    let state = ClusterState::new(vec![node("n1", "1", json!({})), node("n2", "1", json!({}))], vec![]);
     let affine = json!({
         "metadata": {"labels": {"app": "cache"}},
         "spec": {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
             {"labelSelector": {"matchLabels": {"app": "cache"}}, "topologyKey": "kubernetes.io/hostname"}
         ]}}}
     });
-    assert!(evaluate(&state, &pod("default", "cache-0", affine.clone()))
-        .iter()
-        .all(NodeEvaluation::is_feasible));
+    assert!(evaluate(&state, &pod("default", "cache-0", affine.clone())).iter().all(NodeEvaluation::is_feasible));
     // A pod that does not match its own term stays Pending.
     let mut other = affine.clone();
     merge(&mut other, json!({"metadata": {"labels": {"app": "web"}}}));
-    assert!(evaluate(&state, &pod("default", "web-0", other))
-        .iter()
-        .all(|e| e.fails(Plugin::InterPodAffinity)));
+    assert!(evaluate(&state, &pod("default", "web-0", other)).iter().all(|e| e.fails(Plugin::InterPodAffinity)));
     // Once a matching pod exists, only its domain qualifies.
-    let state = ClusterState::new(
-        state.nodes.clone(),
-        vec![pod("default", "cache-0", bound("n2", affine.clone()))],
-    );
+    let state = ClusterState::new(state.nodes.clone(), vec![pod("default", "cache-0", bound("n2", affine.clone()))]);
     let evals = evaluate(&state, &pod("default", "cache-1", affine.clone()));
     assert!(evals[0].fails(Plugin::InterPodAffinity));
     assert!(evals[1].is_feasible());
@@ -531,11 +430,7 @@ fn inter_pod_affinity_missing_topology_label() {
 #[test]
 fn inter_pod_anti_affinity_both_directions() {
     let zone = |z: &str| json!({"metadata": {"labels": {"topology.kubernetes.io/zone": z}}});
-    let nodes = vec![
-        node("a1", "4", zone("a")),
-        node("a2", "4", zone("a")),
-        node("b1", "4", zone("b")),
-    ];
+    let nodes = vec![node("a1", "4", zone("a")), node("a2", "4", zone("a")), node("b1", "4", zone("b"))];
     let anti = json!({
         "metadata": {"labels": {"app": "db"}},
         "spec": {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
@@ -555,27 +450,14 @@ fn inter_pod_anti_affinity_both_directions() {
                 existing_pod: "prod/db-0".into(),
             }
         );
-        assert_eq!(
-            f.messages(),
-            vec!["node(s) didn't match pod anti-affinity rules"]
-        );
+        assert_eq!(f.messages(), vec!["node(s) didn't match pod anti-affinity rules"]);
         // The existing pod's own term also rejects it: reported as further.
-        assert_eq!(
-            f.further.first().map(FilterFailure::kind),
-            Some(FailureKind::ExistingPodAntiAffinity)
-        );
+        assert_eq!(f.further.first().map(FilterFailure::kind), Some(FailureKind::ExistingPodAntiAffinity));
     }
     assert!(evals[2].is_feasible());
 
     // A plain pod labelled app=db is rejected by the EXISTING pod's anti-affinity only.
-    let evals = evaluate(
-        &state,
-        &pod(
-            "prod",
-            "db-tool",
-            json!({"metadata": {"labels": {"app": "db"}}}),
-        ),
-    );
+    let evals = evaluate(&state, &pod("prod", "db-tool", json!({"metadata": {"labels": {"app": "db"}}})));
     let f = evals[1].first_failure().expect("rejected by existing pod");
     assert_eq!(
         f.reasons,
@@ -584,33 +466,19 @@ fn inter_pod_anti_affinity_both_directions() {
             topology_key: "topology.kubernetes.io/zone".into(),
         }]
     );
-    assert_eq!(
-        f.messages(),
-        vec!["node(s) didn't satisfy existing pods anti-affinity rules"]
-    );
+    assert_eq!(f.messages(), vec!["node(s) didn't satisfy existing pods anti-affinity rules"]);
     assert!(evals[2].is_feasible());
     // In another namespace the existing pod's term does not apply.
-    assert!(evaluate(
-        &state,
-        &pod(
-            "dev",
-            "db-tool",
-            json!({"metadata": {"labels": {"app": "db"}}})
-        )
-    )
-    .iter()
-    .all(NodeEvaluation::is_feasible));
+    assert!(evaluate(&state, &pod("dev", "db-tool", json!({"metadata": {"labels": {"app": "db"}}})))
+        .iter()
+        .all(NodeEvaluation::is_feasible));
 }
 
 #[test]
 fn namespace_lists_and_selectors() {
     let state = ClusterState::new(
         vec![node("n1", "1", json!({})), node("n2", "1", json!({}))],
-        vec![pod(
-            "team-a",
-            "api-0",
-            bound("n1", json!({"metadata": {"labels": {"app": "api"}}})),
-        )],
+        vec![pod("team-a", "api-0", bound("n1", json!({"metadata": {"labels": {"app": "api"}}})))],
     );
     let with_term = |term: Value| {
         pod(
@@ -619,12 +487,7 @@ fn namespace_lists_and_selectors() {
             json!({"spec": {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}}}),
         )
     };
-    let feasible = |p: &PodInfo| -> Vec<bool> {
-        evaluate(&state, p)
-            .iter()
-            .map(NodeEvaluation::is_feasible)
-            .collect()
-    };
+    let feasible = |p: &PodInfo| -> Vec<bool> { evaluate(&state, p).iter().map(NodeEvaluation::is_feasible).collect() };
     let base = json!({"labelSelector": {"matchLabels": {"app": "api"}}, "topologyKey": "kubernetes.io/hostname"});
     // Own namespace only: nothing matches, and the pod does not match itself.
     assert_eq!(feasible(&with_term(base.clone())), vec![false, false]);
@@ -635,10 +498,7 @@ fn namespace_lists_and_selectors() {
     merge(&mut all, json!({"namespaceSelector": {}}));
     assert_eq!(feasible(&with_term(all)), vec![true, false]);
     let mut by_name = base;
-    merge(
-        &mut by_name,
-        json!({"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "team-a"}}}),
-    );
+    merge(&mut by_name, json!({"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "team-a"}}}));
     assert_eq!(feasible(&with_term(by_name)), vec![true, false]);
 }
 
@@ -646,11 +506,7 @@ fn namespace_lists_and_selectors() {
 fn fit_error_message_sorts_items_as_text() {
     let eval = |node: &str, f: FilterFailure| NodeEvaluation {
         node: node.into(),
-        failures: vec![PluginFailure {
-            plugin: f.plugin(),
-            reasons: vec![f],
-            further: vec![],
-        }],
+        failures: vec![PluginFailure { plugin: f.plugin(), reasons: vec![f], further: vec![] }],
     };
     let mut evals = Vec::new();
     for i in 0..10 {
@@ -667,10 +523,7 @@ fn fit_error_message_sorts_items_as_text() {
             }),
         ));
     }
-    evals.push(NodeEvaluation {
-        node: "ok".into(),
-        failures: vec![],
-    });
+    evals.push(NodeEvaluation { node: "ok".into(), failures: vec![] });
     // "10 …" sorts before "2 …" as text.
     assert_eq!(
         fit_error_message(13, &evals),
@@ -685,15 +538,8 @@ fn fit_error_message_sorts_items_as_text() {
 
 #[test]
 fn pick_node_prefers_the_emptier_node_and_reports_ties() {
-    let nodes = vec![
-        node("n1", "4", json!({})),
-        node("n2", "4", json!({})),
-        node("n3", "4", json!({})),
-    ];
-    let state = ClusterState::new(
-        nodes,
-        vec![pod("default", "busy", bound("n1", requests("2")))],
-    );
+    let nodes = vec![node("n1", "4", json!({})), node("n2", "4", json!({})), node("n3", "4", json!({}))];
+    let state = ClusterState::new(nodes, vec![pod("default", "busy", bound("n1", requests("2")))]);
     let p = pod("default", "p", requests("1"));
     let placement = pick_node(&state, &p).expect("feasible");
     assert_eq!(placement.node, "n2");
@@ -733,17 +579,9 @@ fn pick_node_follows_preferences() {
     let placement = pick_node(&state, &p).expect("feasible");
     assert_eq!(placement.node, "n3");
     assert!(placement.tie_with.is_empty());
-    let n2 = placement
-        .candidates
-        .iter()
-        .find(|c| c.node == "n2")
-        .expect("n2 scored");
+    let n2 = placement.candidates.iter().find(|c| c.node == "n2").expect("n2 scored");
     assert_eq!((n2.node_affinity, n2.taint_toleration), (100, 0));
-    let n1 = placement
-        .candidates
-        .iter()
-        .find(|c| c.node == "n1")
-        .expect("n1 scored");
+    let n1 = placement.candidates.iter().find(|c| c.node == "n1").expect("n1 scored");
     assert_eq!((n1.node_affinity, n1.taint_toleration), (0, 100));
 }
 
@@ -752,11 +590,7 @@ fn pick_node_follows_preferred_pod_affinity() {
     let nodes = vec![node("n1", "4", json!({})), node("n2", "4", json!({}))];
     let state = ClusterState::new(
         nodes,
-        vec![pod(
-            "default",
-            "cache",
-            bound("n2", json!({"metadata": {"labels": {"app": "cache"}}})),
-        )],
+        vec![pod("default", "cache", bound("n2", json!({"metadata": {"labels": {"app": "cache"}}})))],
     );
     let p = pod(
         "default",
