@@ -88,3 +88,43 @@ fn demo_ingest_is_idempotent() {
     let again = ingest_scenario(&store, generate(&ScenarioConfig { seed: 1, scale: 1 }), 1).expect("ingest");
     assert_eq!(again.counts.added, 0);
 }
+
+#[test]
+fn demo_events_through_a_victorialogs_export_give_the_same_answer() {
+    // The demo's events as a VictoriaLogs NDJSON export (kubernetes-event-exporter
+    // webhook layout: core/v1 events, _msg = message, _time from
+    // eventTime/lastTimestamp/firstTimestamp), plus the pod and node objects
+    // from a kubectl dump: same shortfall.
+    use kdrift_tests::victorialogs_flatten;
+    let scenario = generate(&ScenarioConfig { seed: 5, scale: 1 });
+    let facts = scenario.facts.clone();
+    let at = facts.failure_at + chrono::Duration::minutes(30);
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut paths = Vec::new();
+    for (name, list) in scenario.to_kubectl_lists_at(at) {
+        if name == "events.json" {
+            let mut lines = String::new();
+            for e in list["items"].as_array().expect("items") {
+                let flat = victorialogs_flatten(e, "message", &["eventTime", "lastTimestamp", "firstTimestamp"]);
+                lines.push_str(&flat.to_string());
+                lines.push('\n');
+            }
+            let p = dir.path().join("vlogs-export.ndjson");
+            std::fs::write(&p, lines).expect("write");
+            paths.push(p);
+        } else {
+            let p = dir.path().join(name);
+            std::fs::write(&p, serde_json::to_vec(&list).expect("json")).expect("write");
+            paths.push(p);
+        }
+    }
+    let (_d, store) = temp_store();
+    let report = ingest_files(&store, &paths, &mut NoProgress).expect("ingest");
+    assert_eq!(report.error_count(), 0, "{:?}", report.files);
+    let pods = pending_pods(&store).expect("pending");
+    assert_eq!(pods[0].name, facts.pending_pod.name);
+    assert_eq!(pods[0].reasons, "1 Insufficient cpu, 4 node(s) didn't match pod affinity rules");
+    let r = why_pending(&store, &facts.pending_pod.namespace, &facts.pending_pod.name).expect("query").expect("report");
+    let sf = r.state.as_ref().and_then(|s| s.shortfalls.first()).expect("shortfall");
+    assert_eq!((sf.node.as_str(), sf.requested, sf.free, sf.short), ("node-1", 100, 58, 42));
+}

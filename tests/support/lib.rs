@@ -30,3 +30,51 @@ pub fn temp_store() -> (tempfile::TempDir, Store) {
     let store = Store::open(&dir.path().join("test.duckdb")).expect("open store");
     (dir, store)
 }
+
+/// What VictoriaLogs' `/insert/jsonline` stores for one JSON line, as the
+/// reference describes it (victorialogs.md "Ingestion"): nested objects
+/// flattened with dots, arrays as JSON strings, numbers and booleans as
+/// strings, nulls and empty strings dropped, the first present field of
+/// `time_fields` moved to `_time`, `message_field` moved to `_msg`.
+pub fn victorialogs_flatten(doc: &serde_json::Value, message_field: &str, time_fields: &[&str]) -> serde_json::Value {
+    use serde_json::{Map, Value};
+    fn walk(prefix: &str, v: &Value, out: &mut Map<String, Value>) {
+        match v {
+            Value::Object(m) => {
+                for (k, child) in m {
+                    let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                    walk(&key, child, out);
+                }
+            }
+            Value::Null => {}
+            Value::String(s) if s.is_empty() => {}
+            Value::String(s) => {
+                out.insert(prefix.to_string(), Value::String(s.clone()));
+            }
+            Value::Array(_) => {
+                out.insert(prefix.to_string(), Value::String(v.to_string()));
+            }
+            other => {
+                out.insert(prefix.to_string(), Value::String(other.to_string()));
+            }
+        }
+    }
+    let mut flat = Map::new();
+    walk("", doc, &mut flat);
+    let mut out = Map::new();
+    if let Some(t) = time_fields.iter().find_map(|f| flat.remove(*f)) {
+        out.insert("_time".into(), t);
+    }
+    match flat.remove(message_field) {
+        Some(m) => out.insert("_msg".into(), m),
+        None => out.insert(
+            "_msg".into(),
+            Value::String(
+                "missing _msg field; see https://docs.victoriametrics.com/victorialogs/keyconcepts/#message-field"
+                    .into(),
+            ),
+        ),
+    };
+    out.extend(flat);
+    Value::Object(out)
+}
