@@ -43,6 +43,30 @@ pub enum Command {
     WhyPending(WhyPendingArgs),
     /// Generate the built-in demo cluster history and explain it (needs nothing but this binary).
     Demo(DemoArgs),
+    /// Run one of kdrift's named read queries (queries/*.sql) against the store.
+    Query(QueryArgs),
+}
+
+/// `kdrift query`.
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("what").required(true).args(["name", "list"]))]
+pub struct QueryArgs {
+    /// The query's name (see --list).
+    pub name: Option<String>,
+    /// List the queries with their parameters.
+    #[arg(long)]
+    pub list: bool,
+    /// A parameter, as NAME=VALUE (repeatable); times as RFC 3339 (2026-11-28T05:00:00Z).
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+    pub params: Vec<(String, String)>,
+}
+
+/// Parses `NAME=VALUE` (pure; used by clap).
+pub fn parse_param(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => Err(format!("expected NAME=VALUE, got {s:?}")),
+    }
 }
 
 /// Ingest sources.
@@ -114,6 +138,14 @@ mod tests {
         assert!(parse_pod_ref("backup-1").is_err());
         assert!(parse_pod_ref("/x").is_err());
         assert!(parse_pod_ref("a/b/c").is_err());
+    }
+
+    #[test]
+    fn param_parsing() {
+        assert_eq!(parse_param("at_us=2026-01-01T00:00:00Z"), Ok(("at_us".into(), "2026-01-01T00:00:00Z".into())));
+        assert_eq!(parse_param("a=b=c"), Ok(("a".into(), "b=c".into())));
+        assert!(parse_param("=x").is_err());
+        assert!(parse_param("novalue").is_err());
     }
 
     #[test]

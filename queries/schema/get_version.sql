@@ -1,4 +1,5 @@
 -- name: get_schema_version
+-- access: read
 -- purpose: The store's schema version.
 -- params: none
 -- columns: value VARCHAR

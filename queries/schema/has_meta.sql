@@ -1,4 +1,5 @@
 -- name: has_meta
+-- access: read
 -- purpose: Whether the database has kdrift's metadata table (is a kdrift store).
 -- params: none
 -- columns: n BIGINT (0 or 1)

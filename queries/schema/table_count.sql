@@ -1,4 +1,5 @@
 -- name: table_count
+-- access: read
 -- purpose: How many tables the database has (a non-empty database without kdrift_meta is not ours).
 -- params: none
 -- columns: n BIGINT

@@ -1,4 +1,5 @@
 -- name: nodes_at
+-- access: read
 -- purpose: The nodes at an instant, each as its latest version observed at or
 --   before it (else its earliest version after: estimated). Nodes deleted by
 --   then, or created after it, are left out.

@@ -1,10 +1,11 @@
 -- name: pod_at
+-- access: read
 -- purpose: One pod's version at an instant: the latest observed at or before
 --   it, else the earliest after it (estimated). Deleted versions included.
 -- params: $1 namespace VARCHAR, $2 name VARCHAR, $3 at_us BIGINT (UTC microseconds)
 -- columns: uid VARCHAR, change VARCHAR, node_name VARCHAR, observed_at TIMESTAMP, estimated BOOLEAN,
 --   deleted_at TIMESTAMP, object JSON
-SELECT COALESCE(p.uid, ''), p.change, p.node_name, p.observed_at,
+SELECT COALESCE(p.uid, '') AS uid, p.change, p.node_name, p.observed_at,
        (p.observed_at > make_timestamp($3)) AS estimated, p.deleted_at, o.object
 FROM pod_versions p
 JOIN observations o ON o.obs_id = p.obs_id

@@ -1,4 +1,5 @@
 -- name: pods_at
+-- access: read
 -- purpose: The pods that existed at an instant, each as its latest version
 --   observed at or before it (else, for dumps observed later, its earliest
 --   version: marked estimated). Pods deleted by then, or created after it, are left out.
@@ -15,7 +16,7 @@ WITH chosen AS (
                  p.obs_id DESC
     ) = 1
 )
-SELECT c.namespace, c.name, COALESCE(c.uid, ''), c.node_name, c.observed_at, c.estimated, o.object
+SELECT c.namespace, c.name, COALESCE(c.uid, '') AS uid, c.node_name, c.observed_at, c.estimated, o.object
 FROM chosen c
 JOIN observations o ON o.obs_id = c.obs_id
 WHERE NOT (c.change = 'DELETED' AND NOT c.estimated)

@@ -1,4 +1,5 @@
 -- name: store_counts
+-- access: read
 -- purpose: What the store holds: object versions, distinct events, event
 --   versions, distinct pods and nodes, ingest runs.
 -- params: none

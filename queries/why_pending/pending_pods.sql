@@ -1,4 +1,5 @@
 -- name: pending_pods
+-- access: read
 -- purpose: Every pod that had FailedScheduling events, longest-pending first.
 --   Occurrences sum each distinct event's highest count (re-sent copies of an
 --   event are never summed, kubernetes-events.md §4). Pending time runs from the
@@ -15,7 +16,7 @@ WITH failures AS (
            COALESCE(involved_uid, '') AS uid,
            min(first_time) AS first_failure,
            max(last_time) AS last_failure,
-           sum(count) AS occurrences,
+           CAST(sum(count) AS BIGINT) AS occurrences,
            count(*) AS failure_events,
            first(message ORDER BY last_time DESC, count DESC, event_key DESC) AS latest_message
     FROM events

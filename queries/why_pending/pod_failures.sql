@@ -1,4 +1,5 @@
 -- name: pod_failures
+-- access: read
 -- purpose: The distinct FailedScheduling events of one pod (each at its highest count), oldest first.
 -- params: $1 namespace VARCHAR, $2 name VARCHAR
 -- columns: uid VARCHAR ('' when unknown), message VARCHAR, count BIGINT, first_time TIMESTAMP,

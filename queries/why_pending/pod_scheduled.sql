@@ -1,4 +1,5 @@
 -- name: pod_scheduled
+-- access: read
 -- purpose: The Scheduled events of one pod: when and where it was bound.
 -- params: $1 namespace VARCHAR, $2 name VARCHAR
 -- columns: uid VARCHAR, scheduled_at TIMESTAMP, node VARCHAR, message VARCHAR

@@ -2,6 +2,7 @@
 
 mod demo;
 mod ingest;
+mod query;
 mod why_pending;
 
 use std::process::ExitCode;
@@ -14,5 +15,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Ingest(IngestCommand::File(args)) => ingest::file(&cli, args),
         Command::WhyPending(args) => why_pending::run(&cli, args),
         Command::Demo(args) => demo::run(&cli, args),
+        Command::Query(args) => query::run(&cli, args),
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod ingest;
 pub mod pending;
+pub mod query;
 
 use std::io::Write;
 

@@ -2,6 +2,7 @@
 //! [`Store`] owns the connection, creates or migrates the schema, and maps
 //! driver errors to [`StoreError`] naming the query that failed.
 
+pub mod catalog;
 pub mod sql;
 pub mod writer;
 

@@ -1,0 +1,31 @@
+//! `kdrift query --list` and `kdrift query NAME --param k=v`.
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+use kdrift_ingest::store::catalog;
+use kdrift_ingest::Store;
+
+use crate::args::{Cli, Output, QueryArgs};
+use crate::render;
+
+/// Lists the queries, or runs one. Exit 1 when a query returns no row.
+pub fn run(cli: &Cli, args: &QueryArgs) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    if args.list {
+        let list: Vec<_> = catalog::list().into_iter().filter(|q| q.read_only).collect();
+        match cli.output {
+            Output::Json => render::json(&mut out, &list)?,
+            Output::Table => render::query::list(&mut out, &list)?,
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let name = args.name.as_deref().unwrap_or_default();
+    let store = Store::open_existing(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+    let result = catalog::run(&store, name, &args.params)?;
+    match cli.output {
+        Output::Json => render::json(&mut out, &render::query::as_objects(&result))?,
+        Output::Table => render::query::table(&mut out, &result)?,
+    }
+    Ok(if result.rows.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}

@@ -1,0 +1,255 @@
+//! The named queries as a catalog users can run (`kdrift query --list`,
+//! `kdrift query NAME --param k=v`): each file's header comment (purpose,
+//! parameters, columns) parsed, parameters bound by name, rows returned as
+//! JSON values. Only queries marked `-- access: read` can be run this way;
+//! the store's own writes are not exposed.
+
+use duckdb::types::{TimeUnit, Value as DbValue};
+use duckdb::ToSql;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::sql::{NamedQuery, ALL};
+use super::{query_error, Store, StoreError};
+
+/// One parameter of a query, from its `-- params:` header (`$1 namespace VARCHAR`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ParamSpec {
+    /// 1-based position (`$1`).
+    pub position: usize,
+    /// Name users pass with `--param NAME=VALUE`.
+    pub name: String,
+    /// Declared SQL type (`VARCHAR`, `BIGINT`); `_us` names take a timestamp.
+    pub sql_type: String,
+}
+
+/// A query's header.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct QueryInfo {
+    /// Name.
+    pub name: &'static str,
+    /// File under queries/.
+    pub file: &'static str,
+    /// What it is for.
+    pub purpose: String,
+    /// Parameters, in position order.
+    pub params: Vec<ParamSpec>,
+    /// Whether users may run it (`-- access: read`): it only reads and returns rows.
+    pub read_only: bool,
+}
+
+/// Errors of running a catalog query.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CatalogError {
+    /// No query by that name.
+    #[error("no query named {0:?} (see `kdrift query --list`)")]
+    Unknown(String),
+    /// The query writes to the store (or is internal); only read queries can be run.
+    #[error("query {0} is internal to the store (it is not marked `-- access: read`); only read queries can be run")]
+    NotARead(&'static str),
+    /// A required parameter was not given.
+    #[error("query {query} needs --param {name}=… ({sql_type})")]
+    MissingParam {
+        /// Query name.
+        query: &'static str,
+        /// Parameter name.
+        name: String,
+        /// Its SQL type.
+        sql_type: String,
+    },
+    /// A parameter the query does not take.
+    #[error("query {query} has no parameter {name:?} (it takes: {known})")]
+    UnknownParam {
+        /// Query name.
+        query: &'static str,
+        /// What was given.
+        name: String,
+        /// What it takes.
+        known: String,
+    },
+    /// A value that does not fit the parameter's type.
+    #[error("--param {name}={value:?}: expected {expected}")]
+    BadValue {
+        /// Parameter name.
+        name: String,
+        /// The value given.
+        value: String,
+        /// What was expected.
+        expected: &'static str,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+fn header_field<'a>(sql: &'a str, field: &str) -> String {
+    let mut out = String::new();
+    let mut in_field = false;
+    for line in sql.lines() {
+        let Some(rest) = line.strip_prefix("--") else { break };
+        let rest = rest.trim();
+        if let Some(v) = rest.strip_prefix(&format!("{field}:")) {
+            in_field = true;
+            out.push_str(v.trim());
+        } else if in_field && line.starts_with("--   ") {
+            out.push(' ');
+            out.push_str(rest);
+        } else {
+            in_field = false;
+        }
+    }
+    out
+}
+
+/// Parses one query's header.
+pub fn info(q: &NamedQuery) -> QueryInfo {
+    let params_text = header_field(q.sql, "params");
+    let mut params = Vec::new();
+    for part in params_text.split(',') {
+        let mut words = part.split_whitespace();
+        let Some(pos) = words.next().and_then(|w| w.strip_prefix('$')).and_then(|p| p.parse::<usize>().ok()) else {
+            continue;
+        };
+        let name = words.next().unwrap_or("").to_string();
+        let sql_type = words.next().unwrap_or("VARCHAR").trim_end_matches(['(', ',']).to_string();
+        params.push(ParamSpec { position: pos, name, sql_type });
+    }
+    params.sort_by_key(|p| p.position);
+    QueryInfo {
+        name: q.name,
+        file: q.file,
+        purpose: header_field(q.sql, "purpose"),
+        params,
+        read_only: header_field(q.sql, "access") == "read",
+    }
+}
+
+/// Every query's header, in registry order.
+pub fn list() -> Vec<QueryInfo> {
+    ALL.iter().map(info).collect()
+}
+
+/// A query's result: column names and rows of JSON values (timestamps as
+/// RFC 3339 strings in UTC).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QueryResult {
+    /// Column names.
+    pub columns: Vec<String>,
+    /// Rows.
+    pub rows: Vec<Vec<Value>>,
+}
+
+fn bind_value(spec: &ParamSpec, value: &str) -> Result<Box<dyn ToSql>, CatalogError> {
+    let bad = |expected| CatalogError::BadValue { name: spec.name.clone(), value: value.to_string(), expected };
+    if spec.name.ends_with("_us") {
+        // A timestamp: RFC 3339, or microseconds since the epoch.
+        if let Ok(us) = value.parse::<i64>() {
+            return Ok(Box::new(us));
+        }
+        let t = chrono::DateTime::parse_from_rfc3339(value)
+            .map_err(|_| bad("an RFC 3339 time such as 2026-11-28T05:00:00Z, or microseconds since the epoch"))?;
+        return Ok(Box::new(t.timestamp_micros()));
+    }
+    match spec.sql_type.as_str() {
+        "BIGINT" | "INTEGER" => {
+            value.parse::<i64>().map(|v| Box::new(v) as Box<dyn ToSql>).map_err(|_| bad("an integer"))
+        }
+        _ => Ok(Box::new(value.to_string())),
+    }
+}
+
+fn to_json(v: DbValue) -> Value {
+    match v {
+        DbValue::Null => Value::Null,
+        DbValue::Boolean(b) => Value::Bool(b),
+        DbValue::TinyInt(i) => i.into(),
+        DbValue::SmallInt(i) => i.into(),
+        DbValue::Int(i) => i.into(),
+        DbValue::BigInt(i) => i.into(),
+        DbValue::UTinyInt(i) => i.into(),
+        DbValue::USmallInt(i) => i.into(),
+        DbValue::UInt(i) => i.into(),
+        DbValue::UBigInt(i) => i.into(),
+        DbValue::HugeInt(i) => i64::try_from(i).map_or_else(|_| Value::String(i.to_string()), Value::from),
+        DbValue::Float(f) => f64::from(f).into(),
+        DbValue::Double(f) => f.into(),
+        DbValue::Text(s) => Value::String(s),
+        DbValue::Timestamp(unit, n) => {
+            let us = match unit {
+                TimeUnit::Second => n.saturating_mul(1_000_000),
+                TimeUnit::Millisecond => n.saturating_mul(1000),
+                TimeUnit::Microsecond => n,
+                TimeUnit::Nanosecond => n / 1000,
+            };
+            chrono::DateTime::from_timestamp_micros(us)
+                .map_or(Value::Null, |t| Value::String(t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)))
+        }
+        other => Value::String(format!("{other:?}")),
+    }
+}
+
+/// Runs a read query by name with `name=value` parameters.
+///
+/// # Errors
+/// [`CatalogError`] for an unknown query or parameter, a missing or
+/// ill-typed value, a query that writes, or a store failure.
+pub fn run(store: &Store, name: &str, params: &[(String, String)]) -> Result<QueryResult, CatalogError> {
+    let q = ALL.iter().find(|q| q.name == name).ok_or_else(|| CatalogError::Unknown(name.to_string()))?;
+    let info = info(q);
+    if !info.read_only {
+        return Err(CatalogError::NotARead(q.name));
+    }
+    let known = info.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ");
+    for (k, _) in params {
+        if !info.params.iter().any(|p| &p.name == k) {
+            return Err(CatalogError::UnknownParam { query: q.name, name: k.clone(), known: known.clone() });
+        }
+    }
+    let mut bound: Vec<Box<dyn ToSql>> = Vec::new();
+    for spec in &info.params {
+        let value = params.iter().rev().find(|(k, _)| *k == spec.name).map(|(_, v)| v.as_str()).ok_or_else(|| {
+            CatalogError::MissingParam { query: q.name, name: spec.name.clone(), sql_type: spec.sql_type.clone() }
+        })?;
+        bound.push(bind_value(spec, value)?);
+    }
+    let refs: Vec<&dyn ToSql> = bound.iter().map(|b| b.as_ref()).collect();
+    let mut stmt = store.conn().prepare(q.sql).map_err(|e| query_error(q, e))?;
+    let mut rows_out = Vec::new();
+    let mut rows = stmt.query(refs.as_slice()).map_err(|e| query_error(q, e))?;
+    let columns = rows.as_ref().map(|s| s.column_names()).unwrap_or_default();
+    while let Some(row) = rows.next().map_err(|e| query_error(q, e))? {
+        let mut out = Vec::with_capacity(columns.len());
+        for i in 0..columns.len() {
+            out.push(to_json(row.get::<_, DbValue>(i).map_err(|e| query_error(q, e))?));
+        }
+        rows_out.push(out);
+    }
+    drop(rows);
+    Ok(QueryResult { columns, rows: rows_out })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_query_has_a_header_with_purpose() {
+        for q in list() {
+            assert!(!q.purpose.is_empty(), "{} has no purpose line", q.file);
+        }
+    }
+
+    #[test]
+    fn params_are_read_from_the_header() {
+        let q = ALL.iter().find(|q| q.name == "pod_at").expect("pod_at");
+        let i = info(q);
+        let names: Vec<&str> = i.params.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["namespace", "name", "at_us"]);
+        assert!(i.read_only);
+        for writer in ["commit_observations", "begin_run", "schema_v1"] {
+            let w = ALL.iter().find(|q| q.name == writer).expect("query");
+            assert!(!info(w).read_only, "{writer}");
+        }
+    }
+}
