@@ -83,7 +83,7 @@ pub enum CatalogError {
     Store(#[from] StoreError),
 }
 
-fn header_field<'a>(sql: &'a str, field: &str) -> String {
+fn header_field(sql: &str, field: &str) -> String {
     let mut out = String::new();
     let mut in_field = false;
     for line in sql.lines() {
