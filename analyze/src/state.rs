@@ -55,10 +55,15 @@ impl ClusterAt {
             Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, bool>(5)?, r.get::<_, String>(6)?))
         })?;
         for (ns, name, estimated, json) in pods {
-            match serde_json::from_str::<Value>(&json)
-                .map_err(|e| e.to_string())
-                .and_then(|v| PodInfo::from_json(&v).map_err(|e| e.to_string()))
-            {
+            match serde_json::from_str::<Value>(&json).map_err(|e| e.to_string()).and_then(|v| {
+                let mut pod = PodInfo::from_json(&v).map_err(|e| e.to_string())?;
+                // A version observed after the instant may show a binding
+                // that happened after it: PodScheduled turned True later.
+                if estimated && bound_after(&v, at) {
+                    pod.node_name = None;
+                }
+                Ok(pod)
+            }) {
                 Ok(pod) => state.pods.push(pod),
                 Err(e) => state.unreadable.push(format!("Pod {ns}/{name}: {e}")),
             }
@@ -67,5 +72,37 @@ impl ClusterAt {
             }
         }
         Ok(state)
+    }
+}
+
+/// Whether the pod's `PodScheduled` condition turned True after `at` (so at
+/// `at` it was not bound yet).
+fn bound_after(pod: &Value, at: DateTime<Utc>) -> bool {
+    let Some(conditions) = pod.pointer("/status/conditions").and_then(Value::as_array) else { return false };
+    conditions.iter().any(|c| {
+        c.get("type").and_then(Value::as_str) == Some("PodScheduled")
+            && c.get("status").and_then(Value::as_str) == Some("True")
+            && c.get("lastTransitionTime")
+                .and_then(Value::as_str)
+                .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+                .is_some_and(|t| t.with_timezone(&Utc) > at)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn binding_after_the_instant_is_detected() {
+        let at = DateTime::parse_from_rfc3339("2019-03-08T08:48:30Z").expect("t").with_timezone(&Utc);
+        let pod = json!({"status": {"conditions": [
+            {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2019-03-08T08:48:31Z"}]}});
+        assert!(bound_after(&pod, at));
+        let earlier = json!({"status": {"conditions": [
+            {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2019-03-08T08:48:29Z"}]}});
+        assert!(!bound_after(&earlier, at));
+        assert!(!bound_after(&json!({}), at));
     }
 }

@@ -5,13 +5,16 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+/// The default store file, in the working directory.
+pub const DEFAULT_DB: &str = "kdrift.duckdb";
+
 /// kdrift: why pods stayed Pending, what drains left behind, and a
 /// descheduler-compatible rebalance — from cluster history kept in DuckDB.
 #[derive(Debug, Parser)]
 #[command(name = "kdrift", version, about, long_about = None, propagate_version = true)]
 pub struct Cli {
     /// The store file (DuckDB).
-    #[arg(long, global = true, env = "KDRIFT_DB", default_value = "kdrift.duckdb", value_name = "PATH")]
+    #[arg(long, global = true, env = "KDRIFT_DB", default_value = DEFAULT_DB, value_name = "PATH")]
     pub db: PathBuf,
     /// Output format on stdout.
     #[arg(short = 'o', long, global = true, value_enum, default_value_t = Output::Table)]
@@ -103,7 +106,7 @@ pub struct DemoArgs {
     /// Keep the demo store at this path (default: a temporary file, removed afterwards).
     #[arg(long, value_name = "PATH")]
     pub save: Option<PathBuf>,
-    /// Scenario seed (the story and its numbers are the same for every seed).
+    /// Scenario seed: changes names, uids and sub-second times; the story's nodes, times and numbers stay the same.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }

@@ -8,7 +8,10 @@
 //! feasible nodes to simulate where a pod would land. [`policy`] reads
 //! descheduler policy files (plain, Helm values, ConfigMap) with descheduler's
 //! validation messages; [`planner`] replays descheduler's LowNodeUtilization
-//! on a [`Snapshot`] and returns a [`Plan`] saying what it would evict and why.
+//! on a [`Snapshot`] and returns a [`Plan`] saying what it would evict and why;
+//! [`simulate`] predicts where the evicted pods' replacements land
+//! ([`simulate_plan`]), replays the following nights ([`simulate_rounds`]) and
+//! compares alternative thresholds ([`suggest_thresholds`]).
 //!
 //! Compatibility contracts: descheduler v0.36 for pod requests and node usage
 //! (`shared/reference/descheduler-lownodeutilization.md` §1), kube-scheduler
@@ -26,6 +29,7 @@ pub mod qos;
 pub mod quantity;
 pub mod resources;
 pub mod scheduler;
+pub mod simulate;
 
 pub use error::ModelError;
 pub use node::{NodeInfo, Taint, TaintEffect};
@@ -38,4 +42,8 @@ pub use resources::ResourceList;
 pub use scheduler::{
     evaluate, fit_error_message, pick_node, ClusterState, FailureKind, FilterFailure, NodeEvaluation, Placement,
     Plugin, PluginFailure,
+};
+pub use simulate::{
+    simulate_plan, simulate_plan_with, simulate_rounds, simulate_rounds_with, suggest_thresholds, Candidates, Landing,
+    LandingOutcome, Rounds, SimulateOptions, Simulation, Suggestion, Verdict,
 };

@@ -8,7 +8,10 @@ use kdrift_ingest::Store;
 
 /// `../shared/fixtures/real` next to the checkout, when present.
 pub fn real_fixtures() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/real");
+    // At run time (cargo test sets it), so that a test binary built from
+    // another checkout still reads the fixtures next to this one.
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string());
+    let dir = PathBuf::from(manifest).join("../../shared/fixtures/real");
     dir.is_dir().then_some(dir)
 }
 

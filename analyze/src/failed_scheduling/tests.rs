@@ -68,7 +68,10 @@ pub(super) fn check(message: &str, expected: FailedScheduling) {
 // ---- the fixture ----
 
 fn fixture_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/real/failedscheduling.tsv")
+    // At run time, so that a binary built from another checkout still reads
+    // the fixtures next to the checkout under test.
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string());
+    PathBuf::from(manifest).join("../../shared/fixtures/real/failedscheduling.tsv")
 }
 
 /// Splits TSV text into rows of fields; a field starting with `"` is quoted and
@@ -238,6 +241,7 @@ const EXPECTED_IDS: [&str; 27] = [
 ];
 
 #[test]
+#[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
 fn every_fixture_row_parses_as_written_down() {
     let path = fixture_path();
     let Ok(text) = std::fs::read_to_string(&path) else {

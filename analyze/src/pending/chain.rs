@@ -110,6 +110,10 @@ pub struct StateAtFailure {
     pub matches_event: Option<bool>,
     /// Pods counted on the nodes.
     pub pods_counted: usize,
+    /// The requested amounts are a lower bound: the store lacks pod objects
+    /// (the pending pod's own object is missing, so its namespace was likely
+    /// not dumped).
+    pub requested_is_lower_bound: bool,
 }
 
 const BASE_RESOURCES: [&str; 3] = ["cpu", "memory", "pods"];
@@ -247,16 +251,27 @@ pub(super) fn build_state(
                 }
             }
         }
-        let message = fit_error_message(state.nodes.len(), evals);
-        matches_event = comparable(latest).map(|_| same_counts(&parse(&message), latest));
-        if matches_event == Some(false) {
+        let fits: Vec<&str> = evals.iter().filter(|e| e.is_feasible()).map(|e| e.node.as_str()).collect();
+        if fits.is_empty() {
+            let message = fit_error_message(state.nodes.len(), evals);
+            matches_event = comparable(latest).map(|_| same_counts(&parse(&message), latest));
+            if matches_event == Some(false) {
+                notes.push(format!(
+                    "re-evaluating the scheduler's filters on the stored state gives \"{message}\", not the event's counts: \
+                     the event may be stale (series updates lag up to 30 min) or the store misses objects"
+                ));
+            }
+            reconstructed_message = Some(message);
+        } else {
+            matches_event = Some(false);
             notes.push(format!(
-                "re-evaluating the scheduler's filters on the stored state gives \"{message}\", not the event's counts: \
-                 the event may be stale (series updates lag up to 30 min) or the store misses objects"
+                "on the stored state {}/{} fits on {}: what blocked it at the failure had changed by the time these \
+                 objects were observed (e.g. a dump taken later), or the store misses objects",
+                p.namespace,
+                p.name,
+                fits.join(", ")
             ));
         }
-        reconstructed_message = Some(message);
-        let _ = p;
     }
     let (pod_requests, requests_without_limit) = match &pod {
         Some(p) => (
@@ -277,6 +292,7 @@ pub(super) fn build_state(
         reconstructed_message,
         matches_event,
         pods_counted,
+        requested_is_lower_bound: pod.is_none(),
     }))
 }
 

@@ -15,7 +15,7 @@ use serde::Serialize;
 pub use chain::{ConstraintLine, NodeLine, ResourceLine, Shortfall, StateAtFailure};
 pub use report::{why_pending, FailureEvent, History, PendingReport, ReasonLine, ScheduledAt};
 
-use crate::failed_scheduling::parse;
+use crate::failed_scheduling::{parse, ReasonKind};
 use crate::AnalyzeError;
 
 /// One pod that had FailedScheduling events (a row of `why-pending --all`).
@@ -50,6 +50,20 @@ pub struct PendingPod {
     /// The reasons of the latest message in the scheduler's words, with node
     /// counts (`1 Insufficient cpu, 4 node(s) didn't match pod affinity rules`).
     pub reasons: String,
+    /// The same reasons as data: nodes that failed with each (no count for a
+    /// PreFilter reason).
+    pub reason_items: Vec<ReasonItem>,
+}
+
+/// One reason of the latest message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReasonItem {
+    /// Nodes that failed with it (`None` for a PreFilter reason or a message without counts).
+    pub nodes: Option<u32>,
+    /// The reason in today's scheduler wording.
+    pub reason: String,
+    /// Its kind.
+    pub kind: ReasonKind,
 }
 
 /// Every pod that had FailedScheduling, longest-pending first.
@@ -72,12 +86,14 @@ pub fn pending_pods(store: &Store) -> Result<Vec<PendingPod>, AnalyzeError> {
             pending_seconds: r.get(10)?,
             deleted_at: r.get(11)?,
             reasons: String::new(),
+            reason_items: Vec::new(),
         })
     })?;
     Ok(rows
         .into_iter()
         .map(|mut p| {
             p.reasons = reasons_summary(&p.latest_message);
+            p.reason_items = reason_items(&p.latest_message);
             p
         })
         .collect())
@@ -94,4 +110,17 @@ pub fn reasons_summary(message: &str) -> String {
         return message.to_string();
     }
     parsed.items.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// The reasons of a message as data.
+pub fn reason_items(message: &str) -> Vec<ReasonItem> {
+    let parsed = parse(message);
+    let mut out: Vec<ReasonItem> =
+        parsed.prefilter.iter().map(|r| ReasonItem { nodes: None, reason: r.message(), kind: r.kind() }).collect();
+    out.extend(parsed.items.iter().map(|i| ReasonItem {
+        nodes: Some(i.count),
+        reason: i.reason.message(),
+        kind: i.reason.kind(),
+    }));
+    out
 }

@@ -19,10 +19,30 @@ pub fn run(cli: &Cli, args: &DemoArgs) -> anyhow::Result<ExitCode> {
     let tmp = tempfile::tempdir().context("creating a temporary directory for the demo store")?;
     let path = args.save.clone().unwrap_or_else(|| tmp.path().join("demo.duckdb"));
     let mut err = std::io::stderr().lock();
+    if cli.db != std::path::Path::new(crate::args::DEFAULT_DB) {
+        writeln!(
+            err,
+            "kdrift demo: note: the demo never writes to --db/KDRIFT_DB ({}); keep its store with --save PATH",
+            cli.db.display()
+        )?;
+    }
     writeln!(err, "kdrift demo: generating the scenario (seed {})…", args.seed)?;
     let scenario = generate(&ScenarioConfig { seed: args.seed, scale: 1 });
     let facts = scenario.facts.clone();
     let store = Store::open(&path).with_context(|| format!("opening demo store {}", path.display()))?;
+    let others: Vec<String> = store
+        .source_kinds()?
+        .into_iter()
+        .filter(|(k, _)| k != "demo")
+        .map(|(k, n)| format!("{n} {k} run(s)"))
+        .collect();
+    if !others.is_empty() {
+        anyhow::bail!(
+            "{} already holds other data ({}); the demo's generated cluster would mix with it — choose a new --save path",
+            path.display(),
+            others.join(", ")
+        );
+    }
     let report = ingest_scenario(&store, scenario, args.seed)?;
     writeln!(
         err,

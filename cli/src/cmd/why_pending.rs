@@ -42,6 +42,9 @@ pub fn explain<W: Write>(
         return Ok(ExitCode::SUCCESS);
     }
     let pods = pending_pods(store)?;
+    if pods.is_empty() {
+        writeln!(std::io::stderr(), "kdrift: no FailedScheduling events in {}", store.path().display())?;
+    }
     match output {
         Output::Json => render::json(out, &pods)?,
         Output::Table => render::pending::list(out, &pods)?,

@@ -17,7 +17,7 @@ struct Row {
     events: u64,
     #[tabled(rename = "OBJECTS")]
     objects: u64,
-    #[tabled(rename = "NEW")]
+    #[tabled(rename = "NEW VERSIONS")]
     added: u64,
     #[tabled(rename = "ALREADY STORED")]
     duplicates: u64,
@@ -47,7 +47,7 @@ pub fn summary<W: Write>(out: &mut W, report: &IngestReport, db: &Path) -> anyho
     let c = report.counts;
     writeln!(
         out,
-        "run {} ({}): {} records read, {} new, {} already stored, {} errors → {}",
+        "run {} ({}): {} object versions read, {} new, {} already stored, {} input errors → {}",
         report.run_id,
         report.status.as_str(),
         c.records,
@@ -57,7 +57,13 @@ pub fn summary<W: Write>(out: &mut W, report: &IngestReport, db: &Path) -> anyho
         db.display()
     )?;
     if !report.ignored.is_empty() {
-        writeln!(out, "ignored {} files that are not dumps (e.g. {})", report.ignored.len(), report.ignored[0])?;
+        let n = report.ignored.len();
+        writeln!(
+            out,
+            "ignored {n} file{} that are not dumps (e.g. {})",
+            if n == 1 { "" } else { "s" },
+            report.ignored[0]
+        )?;
     }
     Ok(())
 }

@@ -43,7 +43,6 @@ struct ListRow {
 /// `why-pending --all` as a table.
 pub fn list<W: Write>(out: &mut W, pods: &[PendingPod]) -> anyhow::Result<()> {
     if pods.is_empty() {
-        writeln!(out, "no FailedScheduling events in the store")?;
         return Ok(());
     }
     let rows = pods.iter().map(|p| ListRow {
@@ -59,7 +58,8 @@ pub fn list<W: Write>(out: &mut W, pods: &[PendingPod]) -> anyhow::Result<()> {
         reasons: p.reasons.clone(),
     });
     writeln!(out, "{}", Table::new(rows).with(Style::blank()))?;
-    writeln!(out, "{} pods had FailedScheduling", pods.len())?;
+    let n = pods.len();
+    writeln!(out, "{n} pod{} had FailedScheduling", if n == 1 { "" } else { "s" })?;
     Ok(())
 }
 
@@ -155,6 +155,9 @@ pub fn report<W: Write>(out: &mut W, r: &PendingReport) -> anyhow::Result<()> {
 
 fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
     writeln!(out, "Nodes at the last failure ({}; {} pods counted)", t(s.at), s.pods_counted)?;
+    if s.requested_is_lower_bound {
+        writeln!(out, "  ≥/≤: lower/upper bounds — the store lacks pod objects (see notes)")?;
+    }
     if s.pod_known {
         let req: Vec<String> = s.pod_requests.iter().map(|(r, v)| format!("{r} {}", format_amount(r, *v))).collect();
         writeln!(
@@ -163,11 +166,14 @@ fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
             if req.is_empty() { "nothing (BestEffort)".into() } else { req.join(", ") }
         )?;
     }
+    // "≥" marks a lower bound: the store lacks some pods' objects.
+    let ge = if s.requested_is_lower_bound { "≥" } else { "" };
+    let le = if s.requested_is_lower_bound { "≤" } else { "" };
     let rows = s.nodes.iter().map(|n| {
         let get = |name: &str| n.resources.iter().find(|r| r.resource == name);
         let fmt = |name: &str| {
             get(name).map_or("-".into(), |r| {
-                format!("{}/{} ({:.0} %)", amount(name, r.requested), amount(name, r.allocatable), r.percent)
+                format!("{ge}{}/{} ({ge}{:.0} %)", amount(name, r.requested), amount(name, r.allocatable), r.percent)
             })
         };
         let other = n
@@ -191,9 +197,9 @@ fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
         NodeRow {
             node: name,
             cpu: fmt("cpu"),
-            cpu_free: get("cpu").map_or("-".into(), |r| amount("cpu", r.free)),
+            cpu_free: get("cpu").map_or("-".into(), |r| format!("{le}{}", amount("cpu", r.free))),
             memory: fmt("memory"),
-            pods: get("pods").map_or("-".into(), |r| format!("{}/{}", r.requested, r.allocatable)),
+            pods: get("pods").map_or("-".into(), |r| format!("{ge}{}/{}", r.requested, r.allocatable)),
             other,
             fails: if n.fails.is_empty() {
                 if s.pod_known {

@@ -256,7 +256,8 @@ pub fn expand_document(doc: Value, origin: Origin, hint: Option<&str>, out: &mut
         };
         for (i, item) in items.into_iter().enumerate() {
             let item = if legacy::is_legacy(&item) { legacy::normalise_object(item) } else { item };
-            let origin = Origin { item: Some(i as u64), ..origin.clone() };
+            // The document's first line is not the item's: name the item only.
+            let origin = Origin { item: Some(i as u64), line: None, ..origin.clone() };
             push_object(item, origin, item_hint, Change::Listed, out);
         }
         return;

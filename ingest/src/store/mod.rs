@@ -155,6 +155,14 @@ impl Store {
         })
     }
 
+    /// The source kinds the store's runs came from, with their run counts.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub fn source_kinds(&self) -> Result<Vec<(String, i64)>, StoreError> {
+        self.query_map(&sql::RUN_SOURCES, [], |r| Ok((r.get(0)?, r.get(1)?)))
+    }
+
     fn ensure_schema(&self) -> Result<(), StoreError> {
         let has_meta: i64 = self.query_one(&sql::HAS_META, [], |r| r.get(0))?;
         if has_meta == 0 {

@@ -1,0 +1,9 @@
+-- name: run_sources
+-- access: read
+-- purpose: Which kinds of source the store's runs came from (file, api, victorialogs, demo, kdrift).
+-- params: none
+-- columns: source_kind VARCHAR, runs BIGINT
+SELECT source_kind, count(*) AS runs
+FROM ingest_runs
+GROUP BY source_kind
+ORDER BY source_kind;
