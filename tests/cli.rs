@@ -81,3 +81,54 @@ fn analysis_never_creates_a_store_and_typos_are_errors() {
     kdrift().args(["why-pending", "--al"]).assert().code(2);
     kdrift().args(["why-pending", "not-a-ref"]).assert().code(2).stderr(predicate::str::contains("NAMESPACE/NAME"));
 }
+
+#[test]
+fn rebalance_plan_on_the_saved_demo_store() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("demo.duckdb");
+    kdrift().arg("demo").arg("--save").arg(&db).env_remove("KDRIFT_DB").assert().success();
+    let policy = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/homelab-policy.yaml");
+    let out =
+        kdrift().arg("--db").arg(&db).args(["rebalance", "plan", "--policy", policy, "--simulate"]).assert().success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let line = |start: &str, after: &str| -> Vec<String> {
+        let section = stdout.split_once(after).map_or("", |(_, rest)| rest);
+        section
+            .lines()
+            .find(|l| l.trim_start().starts_with(start))
+            .map(|l| l.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_else(|| panic!("no line starting with {start:?} after {after:?} in:\n{stdout}"))
+    };
+    assert_eq!(line("node-1", "Profile homelab")[..5], ["node-1", "OVERUTILIZED", "97.1", "%", ">"]);
+    assert_eq!(line("node-5", "Profile homelab")[..2], ["node-5", "underutilized"]);
+    assert!(stdout.contains("5 evictions planned"), "{stdout}");
+    // The first replacement: a coin toss between node-2 and node-3, not node-5 (no AVX2).
+    let first = line("1 ", "Landing simulation").join(" ");
+    assert!(first.contains("home/esphome-") && first.contains("node-1 node-2 (TIE with node-3)"), "{first}");
+    // node-5 (the landing node by CPU alone) receives nothing: OUT 0, IN 0.
+    let node5 = line("node-5", "Requested before → after");
+    assert_eq!(node5[node5.len() - 2..], ["0", "0"], "{node5:?}");
+
+    let json = kdrift()
+        .arg("--db")
+        .arg(&db)
+        .args(["rebalance", "plan", "--policy", policy, "--rounds", "5", "-o", "json"])
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&json.get_output().stdout).expect("stdout is JSON");
+    assert_eq!(v["plan"]["evictions_total"], 5);
+    assert_eq!(v["policy_source"], policy);
+    assert_eq!(v["simulation"]["landings"].as_array().map(Vec::len), Some(5));
+    assert_eq!(v["rounds"]["verdict"]["kind"], "Converged");
+
+    // A misspelt field is an error naming the file and the field; exit 2.
+    let typo = dir.path().join("typo.yaml");
+    let text = std::fs::read_to_string(policy).expect("policy").replace("targetThresholds:", "targetThreshold:");
+    std::fs::write(&typo, text).expect("write");
+    kdrift().arg("--db").arg(&db).args(["rebalance", "plan", "--policy"]).arg(&typo).assert().code(2).stderr(
+        predicate::str::contains(format!(
+            "policy {}: profiles[0].pluginConfig[1].args.targetThreshold: unknown field",
+            typo.display()
+        )),
+    );
+}

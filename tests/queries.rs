@@ -19,6 +19,7 @@ fn every_read_query_runs_on_the_demo_store() {
             "namespace" => facts.pending_pod.namespace.clone(),
             "name" => facts.pending_pod.name.clone(),
             "at_us" => at.clone(),
+            "kind" => "Node".to_string(),
             other => panic!("no test value for parameter {other}"),
         }
     };
@@ -38,6 +39,8 @@ fn every_read_query_runs_on_the_demo_store() {
             "pod_scheduled" => assert_eq!(r.rows.len(), 0, "the pending pod was never scheduled"),
             "pod_at" => assert_eq!(r.rows[0][col("uid")], Value::String(facts.pending_pod.uid.clone())),
             "nodes_at" => assert_eq!(r.rows.len(), 5),
+            "objects_at" => assert_eq!(r.rows.len(), 5, "the five Node objects"),
+            "latest_observation" => assert!(r.rows[0][0].is_string(), "{:?}", r.rows),
             "pods_at" => assert!(r.rows.len() > 50, "{} pods", r.rows.len()),
             "store_counts" => assert_eq!(r.rows[0][col("nodes")], Value::from(5)),
             "get_schema_version" => assert_eq!(r.rows[0][0], Value::String("1".into())),

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use chrono::{DateTime, Utc};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// The default store file, in the working directory.
@@ -48,6 +49,47 @@ pub enum Command {
     Demo(DemoArgs),
     /// Run one of kdrift's named read queries (queries/*.sql) against the store.
     Query(QueryArgs),
+    /// Plan a descheduler-compatible rebalance from the store (plan only: never contacts a cluster).
+    #[command(subcommand)]
+    Rebalance(RebalanceCommand),
+}
+
+/// `kdrift rebalance`.
+#[derive(Debug, Subcommand)]
+pub enum RebalanceCommand {
+    /// What descheduler's LowNodeUtilization would evict from the cluster as the store knows it, and why;
+    /// with --simulate, where the replacements would land.
+    Plan(RebalancePlanArgs),
+}
+
+/// `kdrift rebalance plan`.
+#[derive(Debug, Args)]
+pub struct RebalancePlanArgs {
+    /// A descheduler policy (DeschedulerPolicy, Helm values or the chart's ConfigMap);
+    /// default: the descheduler Helm chart's default policy.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// The instant to plan at (default: the store's newest observation).
+    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    pub at: Option<DateTime<Utc>>,
+    /// Predict where the evicted pods' replacements land (kube-scheduler model).
+    #[arg(long)]
+    pub simulate: bool,
+    /// Replay the following nights (plan, land, plan again) until nothing moves, at most N (implies --simulate).
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10",
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub rounds: Option<u32>,
+    /// Do not spend evictions on pods that request none of the resources their node is over on
+    /// (descheduler does).
+    #[arg(long)]
+    pub skip_zero_request: bool,
+}
+
+/// Parses an RFC 3339 instant into UTC (pure; used by clap).
+pub fn parse_instant(s: &str) -> Result<DateTime<Utc>, String> {
+    DateTime::parse_from_rfc3339(s)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|e| format!("expected an RFC 3339 time such as 2026-11-28T05:00:00Z, got {s:?} ({e})"))
 }
 
 /// `kdrift query`.
@@ -149,6 +191,26 @@ mod tests {
         assert_eq!(parse_param("a=b=c"), Ok(("a".into(), "b=c".into())));
         assert!(parse_param("=x").is_err());
         assert!(parse_param("novalue").is_err());
+    }
+
+    #[test]
+    fn instant_parsing() {
+        let t = parse_instant("2026-11-28T07:00:00+02:00").expect("valid");
+        assert_eq!(t.to_rfc3339(), "2026-11-28T05:00:00+00:00");
+        assert!(parse_instant("2026-11-28").is_err());
+    }
+
+    #[test]
+    fn rounds_value_is_optional() {
+        let rounds = |args: &[&str]| match Cli::try_parse_from(args).map(|c| c.command) {
+            Ok(Command::Rebalance(RebalanceCommand::Plan(a))) => Ok(a.rounds),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.kind()),
+        };
+        assert_eq!(rounds(&["kdrift", "rebalance", "plan"]), Ok(None));
+        assert_eq!(rounds(&["kdrift", "rebalance", "plan", "--rounds"]), Ok(Some(10)));
+        assert_eq!(rounds(&["kdrift", "rebalance", "plan", "--rounds", "3"]), Ok(Some(3)));
+        assert!(rounds(&["kdrift", "rebalance", "plan", "--rounds", "0"]).is_err());
     }
 
     #[test]

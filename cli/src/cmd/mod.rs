@@ -3,11 +3,12 @@
 mod demo;
 mod ingest;
 mod query;
+mod rebalance;
 mod why_pending;
 
 use std::process::ExitCode;
 
-use crate::args::{Cli, Command, IngestCommand};
+use crate::args::{Cli, Command, IngestCommand, RebalanceCommand};
 
 /// Runs the parsed command; returns the process exit code.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -16,5 +17,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::WhyPending(args) => why_pending::run(&cli, args),
         Command::Demo(args) => demo::run(&cli, args),
         Command::Query(args) => query::run(&cli, args),
+        Command::Rebalance(RebalanceCommand::Plan(args)) => rebalance::plan(&cli, args),
     }
 }

@@ -4,6 +4,7 @@
 pub mod ingest;
 pub mod pending;
 pub mod query;
+pub mod rebalance;
 
 use std::io::Write;
 

@@ -81,6 +81,10 @@ queries! {
     PODS_AT = "pods_at", "state/pods_at.sql";
     /// Latest version of every node at or before an instant (else the earliest after).
     NODES_AT = "nodes_at", "state/nodes_at.sql";
+    /// Latest version of every object of one kind at or before an instant (else the earliest after).
+    OBJECTS_AT = "objects_at", "state/objects_at.sql";
+    /// The store's newest observation time.
+    LATEST_OBSERVATION = "latest_observation", "stats/latest_observation.sql";
 }
 
 /// Finds a query by name.

@@ -1,0 +1,422 @@
+//! Tables for `rebalance plan`: node classes, the budget, the evictions in
+//! order, what was skipped and why; with `--simulate` where each replacement
+//! lands and what that does to every node; with `--rounds` one line per night
+//! and the verdict.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use chrono::{DateTime, Utc};
+use kdrift_rebalance::planner::{NodeClass, NodeReport, Plan, PluginRun};
+use kdrift_rebalance::quantity::format_amount;
+use kdrift_rebalance::simulate::{LandingOutcome, NodeChange, Round, Severity};
+use kdrift_rebalance::{QosClass, ResourceList, Rounds, Simulation, Verdict};
+use serde::Serialize;
+use tabled::builder::Builder;
+use tabled::settings::Style;
+
+/// How many pods each skip reason lists by name before `… (+N more)`.
+const SKIPPED_SHOWN: usize = 3;
+
+/// Everything `rebalance plan` prints (`-o json` prints exactly this).
+#[derive(Debug, Serialize)]
+pub struct PlanReport {
+    /// The instant planned at.
+    pub at: DateTime<Utc>,
+    /// The policy file as given, or `helm-chart-default`.
+    pub policy_source: String,
+    /// The plan.
+    pub plan: Plan,
+    /// The landing simulation (`--simulate`, `--rounds`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulation: Option<Simulation>,
+    /// The nights (`--rounds`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<Rounds>,
+    /// What the snapshot lacks or had to estimate.
+    pub notes: Vec<String>,
+}
+
+/// CPU always in millicores in tables, like `why-pending`.
+fn amount(resource: &str, v: i64) -> String {
+    if resource == "cpu" {
+        format!("{v}m")
+    } else {
+        format_amount(resource, v)
+    }
+}
+
+/// `cpu 250m, memory 256 MiB` (pods left out unless `with_pods`).
+fn amounts(list: &ResourceList, with_pods: bool) -> String {
+    let parts: Vec<String> =
+        list.iter().filter(|(r, _)| with_pods || *r != "pods").map(|(r, v)| format!("{r} {}", amount(r, v))).collect();
+    if parts.is_empty() {
+        "nothing".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// What an eviction frees: `cpu 100m, memory 128 MiB`, or only its pod slot.
+fn frees(list: &ResourceList) -> String {
+    if list.iter().all(|(r, v)| r == "pods" || v == 0) {
+        "a pod slot only (no requests)".into()
+    } else {
+        amounts(list, false)
+    }
+}
+
+/// `50`, `37.5`.
+fn num(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{}", v.round() as i64)
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+fn t(ts: DateTime<Utc>) -> String {
+    ts.format("%Y-%m-%d %H:%M:%SZ").to_string()
+}
+
+fn class(c: NodeClass) -> &'static str {
+    match c {
+        NodeClass::Underutilized => "underutilized",
+        NodeClass::AppropriatelyUtilized => "appropriately utilized",
+        NodeClass::Overutilized => "OVERUTILIZED",
+    }
+}
+
+/// `cpu`, `memory`, `pods` first, then the others by name.
+fn ordered(resources: &[String]) -> Vec<String> {
+    let mut out: Vec<String> =
+        ["cpu", "memory", "pods"].iter().filter(|r| resources.iter().any(|x| x == *r)).map(|r| r.to_string()).collect();
+    out.extend(resources.iter().filter(|r| !["cpu", "memory", "pods"].contains(&r.as_str())).cloned());
+    out
+}
+
+fn table<W: Write>(out: &mut W, b: Builder) -> anyhow::Result<()> {
+    let mut table = b.build();
+    table.with(Style::blank());
+    writeln!(out, "{table}")?;
+    Ok(())
+}
+
+/// The whole report as text.
+pub fn report<W: Write>(out: &mut W, r: &PlanReport) -> anyhow::Result<()> {
+    let p = &r.plan;
+    writeln!(
+        out,
+        "Rebalance plan at {} — policy {} ({}, from requests; plan only: nothing is evicted)",
+        t(r.at),
+        r.policy_source,
+        p.mode
+    )?;
+    if !p.nodes_excluded.is_empty() {
+        let ex: Vec<String> = p.nodes_excluded.iter().map(|e| format!("{} ({})", e.name, e.reason)).collect();
+        writeln!(out, "  nodes left out: {}", ex.join(", "))?;
+    }
+    if let Some(a) = &p.aborted {
+        writeln!(out, "  nothing planned: {a}")?;
+    }
+    for run in &p.runs {
+        writeln!(out)?;
+        plugin_run(out, run)?;
+    }
+    if p.aborted.is_none() {
+        writeln!(out)?;
+        writeln!(out, "{} eviction{} planned", p.evictions_total, if p.evictions_total == 1 { "" } else { "s" })?;
+    }
+    list(out, "Plan warnings", &p.warnings)?;
+    if let Some(s) = &r.simulation {
+        writeln!(out)?;
+        simulation(out, s)?;
+    }
+    if let Some(rounds) = &r.rounds {
+        writeln!(out)?;
+        nights(out, rounds)?;
+    }
+    list(out, "Notes", &r.notes)?;
+    Ok(())
+}
+
+fn list<W: Write>(out: &mut W, title: &str, items: &[String]) -> anyhow::Result<()> {
+    if items.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    writeln!(out, "{title}")?;
+    for i in items {
+        writeln!(out, "  - {i}")?;
+    }
+    Ok(())
+}
+
+fn thresholds_line(run: &PluginRun) -> String {
+    let th = &run.thresholds;
+    let fmt = |m: &BTreeMap<String, f64>| m.iter().map(|(r, v)| format!("{r} {} %", num(*v))).collect::<Vec<_>>();
+    let mut line = format!(
+        "underutilized when every one of {} or less; overutilized when any is above {}",
+        fmt(&th.low).join(", "),
+        fmt(&th.high).join(", ")
+    );
+    if let Some(avg) = &th.averages {
+        line.push_str(&format!(" (deviation thresholds around the mean: {})", fmt(avg).join(", ")));
+    }
+    line
+}
+
+/// `97.1 % > 80`, `29.0 % ≤ 50`, `60.0 %`.
+fn usage_cell(n: &NodeReport, resource: &str) -> String {
+    let Some(u) = n.resources.iter().find(|u| u.resource == resource) else { return "-".into() };
+    if u.allocatable.is_none() {
+        return "- (none)".into();
+    }
+    let pct = format!("{:.1} %", u.percent);
+    match (u.low, u.high) {
+        (_, Some(h)) if u.percent > h => format!("{pct} > {}", num(h)),
+        (Some(l), _) if u.percent <= l => format!("{pct} ≤ {}", num(l)),
+        _ => pct,
+    }
+}
+
+fn plugin_run<W: Write>(out: &mut W, run: &PluginRun) -> anyhow::Result<()> {
+    writeln!(out, "Profile {} — LowNodeUtilization: {}", run.profile, thresholds_line(run))?;
+    let resources = ordered(&run.tracked_resources);
+    let mut b = Builder::default();
+    let mut header = vec!["NODE".to_string(), "CLASS".to_string()];
+    header.extend(resources.iter().map(|r| r.to_uppercase()));
+    b.push_record(header);
+    for n in &run.nodes {
+        let mut row = vec![
+            if n.unschedulable { format!("{} (cordoned)", n.name) } else { n.name.clone() },
+            class(n.class).to_string(),
+        ];
+        row.extend(resources.iter().map(|r| usage_cell(n, r)));
+        b.push_record(row);
+    }
+    table(out, b)?;
+    if let Some(e) = &run.early_exit {
+        writeln!(out, "  stops here: {}", e.message)?;
+        return Ok(());
+    }
+    if let Some(budget) = &run.budget {
+        writeln!(
+            out,
+            "  budget (room on the underutilized nodes up to their targets): {}; left after the evictions: {}",
+            amounts(&budget.initial, true),
+            amounts(&budget.remaining, true)
+        )?;
+    }
+    if !run.evictions.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Evictions, in descheduler's order")?;
+        let removable: BTreeMap<&str, usize> =
+            run.source_nodes.iter().map(|s| (s.node.as_str(), s.removable)).collect();
+        let mut b = Builder::default();
+        b.push_record(["#", "POD", "FROM", "RULE", "FREES"]);
+        for e in &run.evictions {
+            let prio = e.priority.map_or("no priority".to_string(), |p| format!("priority {p}"));
+            let qos = match e.qos {
+                QosClass::BestEffort => "BestEffort",
+                QosClass::Burstable => "Burstable",
+                QosClass::Guaranteed => "Guaranteed",
+            };
+            let of = removable.get(e.source_node.as_str()).copied().unwrap_or(0);
+            let prefer = if e.prefer_no_eviction { ", prefer-no-eviction" } else { "" };
+            b.push_record([
+                e.order.to_string(),
+                e.pod.key(),
+                e.source_node.clone(),
+                format!("#{} of {of}: {prio}, {qos}{prefer}", e.rank_on_node),
+                frees(&e.frees),
+            ]);
+        }
+        table(out, b)?;
+        writeln!(
+            out,
+            "  order on each node: lowest priority first, then BestEffort before Burstable before Guaranteed, then \
+             pods without the prefer-no-eviction annotation; ties by namespace/name"
+        )?;
+    }
+    for s in &run.source_nodes {
+        let why = run.nodes.iter().find(|n| n.name == s.node).map(|n| n.why.clone()).unwrap_or_default();
+        writeln!(
+            out,
+            "  {}: {why}; {} of {} removable pod(s) evicted ({} not removable); stopped: {}",
+            s.node, s.evicted, s.removable, s.non_removable, s.stop_message
+        )?;
+    }
+    if !run.skipped.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Not evicted: {} pod(s) on the overutilized nodes", run.skipped.len())?;
+        let mut by_reason: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        for k in &run.skipped {
+            by_reason.entry(k.message.as_str()).or_default().push(k.pod.key());
+        }
+        let mut groups: Vec<(&str, Vec<String>)> = by_reason.into_iter().collect();
+        groups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(b.0)));
+        for (reason, pods) in groups {
+            let more = pods.len().saturating_sub(SKIPPED_SHOWN);
+            let shown = pods.iter().take(SKIPPED_SHOWN).cloned().collect::<Vec<_>>().join(", ");
+            let tail = if more > 0 { format!(", … (+{more} more)") } else { String::new() };
+            writeln!(out, "  {:>3} × {reason}: {shown}{tail}", pods.len())?;
+        }
+    }
+    Ok(())
+}
+
+/// `97.1 → 72.0 %`.
+fn change_cell(n: &NodeChange, resource: &str) -> String {
+    match (n.percent_before(resource), n.percent_after(resource)) {
+        (Some(b), Some(a)) if (a - b).abs() < 0.05 => format!("{b:.1} %"),
+        (Some(b), Some(a)) => format!("{b:.1} → {a:.1} %"),
+        _ => "-".into(),
+    }
+}
+
+fn simulation<W: Write>(out: &mut W, s: &Simulation) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "Landing simulation (kube-scheduler filters and default scores; a tie goes on with the first node by name)"
+    )?;
+    if s.landings.is_empty() {
+        writeln!(out, "  nothing is evicted, nothing lands")?;
+    } else {
+        let mut b = Builder::default();
+        b.push_record(["#", "POD", "FROM", "LANDS ON", "SCORE", "OWNER"]);
+        for l in &s.landings {
+            let (node, score) = match &l.outcome {
+                LandingOutcome::Scheduled { node, score, tie_with, .. } if tie_with.is_empty() => {
+                    (node.clone(), score.to_string())
+                }
+                LandingOutcome::Scheduled { node, score, tie_with, .. } => {
+                    (format!("{node} (TIE with {})", tie_with.join(", ")), score.to_string())
+                }
+                LandingOutcome::Unschedulable { message } => (format!("UNSCHEDULABLE: {message}"), "-".into()),
+                LandingOutcome::NotRecreated => ("NOT RECREATED (no controller)".into(), "-".into()),
+            };
+            b.push_record([
+                l.order.to_string(),
+                l.pod.key(),
+                l.source_node.clone(),
+                node,
+                score,
+                l.owner.clone().unwrap_or_else(|| "-".into()),
+            ]);
+        }
+        table(out, b)?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Requested before → after")?;
+    let resources = ordered(&s.tracked_resources);
+    let mut b = Builder::default();
+    let mut header = vec!["NODE".to_string()];
+    header.extend(resources.iter().map(|r| r.to_uppercase()));
+    header.extend(["OUT".to_string(), "IN".to_string()]);
+    b.push_record(header);
+    for n in &s.nodes {
+        let mut row = vec![if n.schedulable { n.node.clone() } else { format!("{} (unschedulable)", n.node) }];
+        row.extend(resources.iter().map(|r| change_cell(n, r)));
+        row.push(n.pods_out.to_string());
+        row.push(n.pods_in.to_string());
+        b.push_record(row);
+    }
+    table(out, b)?;
+    if let (Some(before), Some(after)) = (s.cpu_skew_before, s.cpu_skew_after) {
+        writeln!(
+            out,
+            "  cpu skew (highest − lowest requested % over the schedulable nodes): {before:.1} → {after:.1} points"
+        )?;
+    }
+    if !s.warnings.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Landing warnings")?;
+        for w in &s.warnings {
+            let sev = match w.severity {
+                Severity::Critical => "CRITICAL",
+                Severity::Warning => "warning",
+                Severity::Info => "info",
+            };
+            writeln!(out, "  - {sev}: {}", w.message)?;
+        }
+    }
+    Ok(())
+}
+
+/// `node-5 ×4, node-4 ×1`, `1 UNSCHEDULABLE`.
+fn landings_summary(r: &Round) -> String {
+    let mut to: BTreeMap<&str, usize> = BTreeMap::new();
+    let (mut pending, mut gone) = (0, 0);
+    for l in &r.simulation.landings {
+        match &l.outcome {
+            LandingOutcome::Scheduled { node, .. } => *to.entry(node.as_str()).or_insert(0) += 1,
+            LandingOutcome::Unschedulable { .. } => pending += 1,
+            LandingOutcome::NotRecreated => gone += 1,
+        }
+    }
+    let mut parts: Vec<String> = to.into_iter().map(|(n, c)| format!("{n} ×{c}")).collect();
+    if pending > 0 {
+        parts.push(format!("{pending} UNSCHEDULABLE"));
+    }
+    if gone > 0 {
+        parts.push(format!("{gone} NOT RECREATED"));
+    }
+    if parts.is_empty() {
+        "-".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+fn nights<W: Write>(out: &mut W, rounds: &Rounds) -> anyhow::Result<()> {
+    writeln!(out, "Night after night (plan → land → plan again)")?;
+    let mut b = Builder::default();
+    b.push_record(["NIGHT", "AT", "OVERUTILIZED", "UNDERUTILIZED", "EVICTIONS", "LANDINGS", "NOTE"]);
+    for r in &rounds.rounds {
+        let of = |c: NodeClass| {
+            let names: Vec<&str> = r.classes.iter().filter(|(_, k)| **k == c).map(|(n, _)| n.as_str()).collect();
+            if names.is_empty() {
+                "-".to_string()
+            } else {
+                names.join(", ")
+            }
+        };
+        let mut note = Vec::new();
+        if let Some(p) = r.pile_up() {
+            note.push(format!("pile-up: {} of {} on {}", p.count, p.of, p.node));
+        }
+        if let Some(e) = &r.early_exit {
+            note.push(e.message.clone());
+        }
+        if let Some(a) = &r.aborted {
+            note.push(a.clone());
+        }
+        b.push_record([
+            r.number.to_string(),
+            t(r.now),
+            of(NodeClass::Overutilized),
+            of(NodeClass::Underutilized),
+            r.evictions.to_string(),
+            landings_summary(r),
+            note.join("; "),
+        ]);
+    }
+    table(out, b)?;
+    let verdict = match &rounds.verdict {
+        Verdict::Converged { rounds: 0 } => "CONVERGED: nothing to do, no node is above its target".to_string(),
+        Verdict::Converged { rounds } => {
+            format!("CONVERGED after {rounds} night(s): no node is above its target any more")
+        }
+        Verdict::Stalled { round, reason } => format!("STALLED at night {round}: {reason}"),
+        Verdict::Limit { rounds } => format!("LIMIT: every one of the {rounds} night(s) still evicted something"),
+    };
+    writeln!(
+        out,
+        "  {verdict} ({} eviction(s) in total, {} left Pending, {} night(s) with a pile-up)",
+        rounds.total_evictions(),
+        rounds.total_unschedulable(),
+        rounds.pile_ups()
+    )?;
+    Ok(())
+}

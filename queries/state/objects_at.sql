@@ -1,0 +1,25 @@
+-- name: objects_at
+-- access: read
+-- purpose: The objects of one kind (Namespace, PodDisruptionBudget,
+--   PriorityClass, ...) at an instant, each as its latest version observed at
+--   or before it (else its earliest version after: estimated). Objects deleted
+--   by then, or created after it, are left out.
+-- params: $1 kind VARCHAR, $2 at_us BIGINT (UTC microseconds)
+-- columns: namespace VARCHAR, name VARCHAR, uid VARCHAR, observed_at TIMESTAMP, estimated BOOLEAN, object JSON
+WITH chosen AS (
+    SELECT o.obs_id, o.namespace, o.name, o.uid, o.change, o.observed_at, o.object,
+           (o.observed_at > make_timestamp($2)) AS estimated
+    FROM observations o
+    WHERE o.kind = $1
+    QUALIFY row_number() OVER (
+        PARTITION BY o.namespace, o.name
+        ORDER BY (o.observed_at <= make_timestamp($2)) DESC,
+                 CASE WHEN o.observed_at <= make_timestamp($2) THEN epoch_us(o.observed_at) ELSE -epoch_us(o.observed_at) END DESC,
+                 o.obs_id DESC
+    ) = 1
+)
+SELECT c.namespace, c.name, COALESCE(c.uid, '') AS uid, c.observed_at, c.estimated, c.object
+FROM chosen c
+WHERE NOT (c.change = 'DELETED' AND NOT c.estimated)
+  AND COALESCE(TRY_CAST(c.object->>'$.metadata.creationTimestamp' AS TIMESTAMP) <= make_timestamp($2), true)
+ORDER BY c.namespace, c.name;

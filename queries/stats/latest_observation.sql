@@ -1,0 +1,9 @@
+-- name: latest_observation
+-- access: read
+-- purpose: The store's newest observation time (any kind): "now" for the
+--   analyses that look at the cluster as the store last saw it. NULL when the
+--   store holds no object.
+-- params: none
+-- columns: observed_at TIMESTAMP
+SELECT max(observed_at) AS observed_at
+FROM observations;

@@ -1,0 +1,160 @@
+//! `rebalance plan` on the demo store: the snapshot as the store knows it,
+//! the homelab policy of `examples/homelab-policy.yaml`, the landing
+//! simulation and the nights after.
+//!
+//! The demo's workloads prefer AVX2 nodes (a weight-100 preferred node
+//! affinity that node-1 … node-4 satisfy and node-5 does not), so the
+//! replacements of node-1's pods land on node-2/3/4, not on node-5, although
+//! node-5 has the lowest CPU requests. (The rebalance crate's own unit tests
+//! use a demo-*like* cluster without that preference, where they pile up on
+//! node-5.) The label-risk warning is shown on the demo's real Node labels
+//! with a what-if in which node-5 is the only node left to land on.
+
+use chrono::{DateTime, Duration, Utc};
+use kdrift_analyze::snapshot::{load_snapshot, LoadedSnapshot};
+use kdrift_ingest::demo::ingest_scenario;
+use kdrift_ingest::scenario::{generate, ScenarioConfig, ScenarioFacts};
+use kdrift_rebalance::planner::NodeClass;
+use kdrift_rebalance::simulate::{Severity, WarningKind};
+use kdrift_rebalance::{plan, simulate_plan, simulate_rounds, PlanOptions, Policy, Verdict};
+use kdrift_tests::temp_store;
+
+const HOMELAB: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/homelab-policy.yaml"));
+
+fn homelab() -> Policy {
+    Policy::from_yaml(HOMELAB).expect("examples/homelab-policy.yaml is valid")
+}
+
+/// The homelab policy with both `thresholds` at `percent`.
+fn homelab_thresholds(percent: u32) -> Policy {
+    let text = HOMELAB.replace(
+        "            cpu: 50\n            memory: 50",
+        &format!("            cpu: {percent}\n            memory: {percent}"),
+    );
+    assert_ne!(text, HOMELAB, "the thresholds block moved in examples/homelab-policy.yaml");
+    Policy::from_yaml(&text).expect("valid policy")
+}
+
+/// The demo store's snapshot at `at` (default: its newest observation).
+fn demo_snapshot(at: Option<fn(&ScenarioFacts) -> DateTime<Utc>>) -> (LoadedSnapshot, ScenarioFacts) {
+    let scenario = generate(&ScenarioConfig { seed: 3, scale: 1 });
+    let facts = scenario.facts.clone();
+    let (_dir, store) = temp_store();
+    ingest_scenario(&store, scenario, 3).expect("ingest");
+    let loaded = load_snapshot(&store, at.map(|f| f(&facts))).expect("snapshot");
+    (loaded, facts)
+}
+
+#[test]
+fn homelab_policy_evicts_only_from_node_1_and_spares_the_protected_pods() {
+    let (loaded, facts) = demo_snapshot(None);
+    assert!(loaded.at >= facts.pending_pod_deleted_at, "defaults to the newest observation: {}", loaded.at);
+    assert_eq!(loaded.snapshot.nodes.len(), 5);
+    assert!(loaded.notes.iter().any(|n| n == "no Namespace objects: namespaceLabelSelector matches nothing"));
+
+    let p = plan(&loaded.snapshot, &homelab(), &PlanOptions::default());
+    assert!(p.aborted.is_none(), "{:?}", p.aborted);
+    let run = &p.runs[0];
+    let class = |n: &str| run.nodes.iter().find(|x| x.name == n).map(|x| x.class);
+    assert_eq!(class("node-1"), Some(NodeClass::Overutilized));
+    for n in ["node-2", "node-3", "node-4", "node-5"] {
+        assert_eq!(class(n), Some(NodeClass::Underutilized), "{n}");
+    }
+    // evictionLimits.node = 5, and node-1 is the only source.
+    assert_eq!(p.evictions_total, 5);
+    for e in p.evictions() {
+        assert_eq!(e.source_node, "node-1", "{}", e.pod.key());
+        let pod = &loaded.snapshot.pods[e.pod.index];
+        assert_eq!(pod.key(), e.pod.key());
+        assert!(!["kube-system", "postgres"].contains(&pod.namespace.as_str()), "{}", pod.key());
+        assert_ne!(pod.labels.get("app").map(String::as_str), Some("plex"), "{}", pod.key());
+        assert!(!pod.labels.contains_key("batch.kubernetes.io/job-name"), "{}", pod.key());
+        assert!(pod.controller().is_some(), "{}", pod.key());
+    }
+    // Plex is on node-1 and is kept there by the labelSelector.
+    let plex = run.skipped.iter().find(|s| s.pod.key() == format!("{}/{}", facts.plex.namespace, facts.plex.name));
+    assert_eq!(
+        plex.map(|s| s.message.as_str()),
+        Some("pod labels do not match the labelSelector filter in the policy parameter")
+    );
+    assert_eq!(run.source_nodes.len(), 1);
+    assert_eq!(run.source_nodes[0].stop_message, "Max number of evictions per node per plugin reached");
+}
+
+#[test]
+fn replacements_stay_on_the_avx2_nodes_they_prefer() {
+    let (loaded, _) = demo_snapshot(None);
+    let p = plan(&loaded.snapshot, &homelab(), &PlanOptions::default());
+    let sim = simulate_plan(&loaded.snapshot, &p);
+    assert_eq!(sim.landings.len(), 5);
+    let on = |node: &str| sim.landings.iter().filter(|l| l.node() == Some(node)).count();
+    assert_eq!(on("node-5"), 0, "node-5 lacks AVX2, which every evicted pod prefers");
+    assert_eq!((on("node-2"), on("node-3"), on("node-4")), (2, 2, 1));
+    assert_eq!(sim.unschedulable(), 0);
+    assert!(sim.pile_up.is_none());
+    // Same node features everywhere they land: no label risk; two coin tosses.
+    assert!(
+        sim.warnings.iter().all(|w| w.kind == WarningKind::Tie && w.severity == Severity::Info),
+        "{:?}",
+        sim.warnings
+    );
+    assert_eq!(sim.warnings.len(), 2);
+    // upstream's order evicts BestEffort pods first: they free no requested CPU.
+    let node1 = sim.node("node-1").expect("node-1");
+    assert_eq!(node1.percent_before("cpu"), node1.percent_after("cpu"));
+    assert_eq!((node1.pods_out, node1.pods_in), (5, 0));
+    assert_eq!(sim.cpu_skew_before, sim.cpu_skew_after);
+}
+
+#[test]
+fn landing_on_node_5_warns_about_its_cpu_labels() {
+    // What-if: node-1 … node-4 cordoned (say, for a kernel update) when the
+    // nightly run starts; node-5, without AVX2 and with another CPU model, is
+    // the only node left to land on.
+    let (mut loaded, _) = demo_snapshot(None);
+    for n in loaded.snapshot.nodes.iter_mut().filter(|n| n.name != "node-5") {
+        n.unschedulable = true;
+    }
+    let p = plan(&loaded.snapshot, &homelab(), &PlanOptions::default());
+    assert_eq!(p.evictions_total, 5);
+    let sim = simulate_plan(&loaded.snapshot, &p);
+    assert!(sim.landings.iter().all(|l| l.node() == Some("node-5")), "{:?}", sim.landings);
+    let pile = sim.pile_up.as_ref().expect("pile-up");
+    assert_eq!((pile.node.as_str(), pile.count, pile.of), ("node-5", 5, 5));
+    let risks: Vec<&str> =
+        sim.warnings.iter().filter(|w| w.kind == WarningKind::LabelRisk).map(|w| w.message.as_str()).collect();
+    assert_eq!(risks.len(), 5, "{risks:?}");
+    for r in risks {
+        assert!(r.contains("moves from node-1 to node-5, whose labels differ"), "{r}");
+        assert!(r.contains("feature.node.kubernetes.io/cpu-cpuid.AVX2: \"true\" → absent"), "{r}");
+        assert!(r.contains("feature.node.kubernetes.io/cpu-model.id: \"154\" → \"156\""), "{r}");
+    }
+}
+
+#[test]
+fn nights_converge_at_40_and_stall_during_the_drain() {
+    // As the store last saw the cluster: BestEffort pods go first (they free
+    // nothing), then two Burstable pods bring node-1 to 80 %.
+    let (loaded, _) = demo_snapshot(None);
+    let rounds = simulate_rounds(&loaded.snapshot, &homelab_thresholds(40), &PlanOptions::default(), 10);
+    assert_eq!(rounds.verdict, Verdict::Converged { rounds: 4 }, "{:?}", rounds.verdict);
+    assert_eq!(rounds.total_evictions(), 17);
+    assert_eq!(rounds.rounds.iter().map(|r| r.evictions).collect::<Vec<_>>(), [5, 5, 5, 2, 0]);
+
+    // During drain #2, after the burst onto node-1 and while node-2/3/4 are
+    // cordoned: no schedulable node is below 40 %, nothing can move.
+    let (loaded, facts) = demo_snapshot(Some(|f| f.burst_ready_at + Duration::minutes(3)));
+    let cordoned: Vec<&str> =
+        loaded.snapshot.nodes.iter().filter(|n| n.unschedulable).map(|n| n.name.as_str()).collect();
+    assert_eq!(cordoned, ["node-2", "node-3", "node-4"], "at {}", loaded.at);
+    assert!(loaded.at < facts.drains[1].ended_at);
+    let rounds = simulate_rounds(&loaded.snapshot, &homelab_thresholds(40), &PlanOptions::default(), 10);
+    match &rounds.verdict {
+        Verdict::Stalled { round: 1, reason } => {
+            assert!(reason.starts_with("as the cluster is now, no node is below 40 % cpu"), "{reason}");
+            assert!(reason.contains("node-1 (cpu 97.1 % > 80)"), "{reason}");
+        }
+        other => panic!("expected a stall at night 1, got {other:?}"),
+    }
+    assert_eq!(rounds.total_evictions(), 0);
+}
