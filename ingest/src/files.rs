@@ -190,6 +190,13 @@ pub fn ingest_files(store: &Store, paths: &[PathBuf], progress: &mut dyn Progres
                 summary
             }
         };
+        tracing::info!(
+            file = %summary.location,
+            format = summary.format.map_or("unreadable", Format::as_str),
+            records = summary.records,
+            errors = summary.errors.len(),
+            "read"
+        );
         progress.file_done(&summary, bytes_len);
         summaries.push(summary);
     }
@@ -263,6 +270,7 @@ fn finish(
         _ => RunStatus::Partial,
     };
     progress.committing();
+    tracing::info!(files = summaries.len(), "committing: deduplicating and deriving events, pods and nodes");
     let run_id = writer.run_id();
     let (counts, per_location) = writer.commit(status, errors)?;
     for s in &mut summaries {
