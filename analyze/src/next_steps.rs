@@ -22,7 +22,9 @@ pub fn next_steps(report: &PendingReport) -> Vec<NextStep> {
     let state = report.state.as_ref();
     // 1. Numbers first: the largest request that fits a node that is left.
     if let Some(state) = state {
-        for s in &state.shortfalls {
+        // Only a node that passes every other constraint can be a fix; when
+        // none does, the shortfalls are information, not advice.
+        for s in state.shortfalls.iter().filter(|s| state.left.contains(&s.node)) {
             let free = s.display[1].clone();
             let no_limit = state
                 .requests_without_limit

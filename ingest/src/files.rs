@@ -82,7 +82,7 @@ pub struct NoProgress;
 impl Progress for NoProgress {}
 
 fn is_dump_name(path: &Path) -> bool {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("").to_ascii_lowercase();
+    let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
     let name = name.strip_suffix(".gz").unwrap_or(&name);
     name.rsplit_once('.').is_some_and(|(_, ext)| DUMP_EXTENSIONS.contains(&ext))
 }
@@ -100,7 +100,16 @@ pub fn collect_paths(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<Inpu
     let mut files = Vec::new();
     let mut ignored = Vec::new();
     let mut errors = Vec::new();
-    fn walk(dir: &Path, files: &mut Vec<PathBuf>, ignored: &mut Vec<PathBuf>, errors: &mut Vec<InputError>) {
+    // Canonical paths already walked or taken: symlink loops and repeated
+    // arguments are read once.
+    let mut seen = std::collections::BTreeSet::new();
+    fn walk(
+        dir: &Path,
+        seen: &mut std::collections::BTreeSet<PathBuf>,
+        files: &mut Vec<PathBuf>,
+        ignored: &mut Vec<PathBuf>,
+        errors: &mut Vec<InputError>,
+    ) {
         let entries = match std::fs::read_dir(dir) {
             Ok(e) => e,
             Err(e) => {
@@ -111,22 +120,39 @@ pub fn collect_paths(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<Inpu
         let mut children: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
         children.sort();
         for child in children {
-            if child.is_dir() {
-                walk(&child, files, ignored, errors);
-            } else if is_dump_name(&child) {
-                files.push(child);
-            } else {
+            let Ok(canonical) = std::fs::canonicalize(&child) else {
                 ignored.push(child);
+                continue;
+            };
+            if !seen.insert(canonical.clone()) {
+                continue;
+            }
+            match std::fs::metadata(&canonical) {
+                Ok(m) if m.is_dir() => walk(&child, seen, files, ignored, errors),
+                Ok(m) if m.is_file() && is_dump_name(&child) => files.push(child),
+                // FIFOs, sockets and devices would block or never end.
+                _ => ignored.push(child),
             }
         }
     }
     for p in paths {
-        if p.is_dir() {
-            walk(p, &mut files, &mut ignored, &mut errors);
-        } else if p.exists() {
-            files.push(p.clone());
-        } else {
-            errors.push(path_error(p, "no such file or directory"));
+        let canonical = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+        match std::fs::metadata(p) {
+            Ok(m) if m.is_dir() => {
+                if seen.insert(canonical) {
+                    walk(p, &mut seen, &mut files, &mut ignored, &mut errors);
+                }
+            }
+            Ok(m) if m.is_file() => {
+                if seen.insert(canonical) {
+                    files.push(p.clone());
+                }
+            }
+            Ok(_) => errors.push(path_error(p, "not a regular file or directory (a FIFO or device would never end)")),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                errors.push(path_error(p, "no such file or directory"))
+            }
+            Err(e) => errors.push(path_error(p, &format!("cannot read: {e}"))),
         }
     }
     (files, ignored, errors)
@@ -140,20 +166,30 @@ fn path_error(path: &Path, message: &str) -> InputError {
     }
 }
 
-/// Reads a file, decompressing gzip (detected by its magic bytes).
+/// Reads a file, decompressing gzip (detected by its magic bytes). A damaged
+/// gzip stream gives what decompressed before the damage plus an error.
 ///
 /// # Errors
-/// An [`InputError`] naming the file when it cannot be read or decompressed.
-pub fn read_maybe_gzip(path: &Path) -> Result<Vec<u8>, InputError> {
+/// An [`InputError`] naming the file when it cannot be read, or when nothing
+/// decompresses.
+pub fn read_maybe_gzip(path: &Path) -> Result<(Vec<u8>, Option<InputError>), InputError> {
     let bytes = std::fs::read(path).map_err(|e| path_error(path, &format!("cannot read: {e}")))?;
     if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::with_capacity(bytes.len() * 4);
-        flate2::read::MultiGzDecoder::new(&bytes[..])
-            .read_to_end(&mut out)
-            .map_err(|e| path_error(path, &format!("gzip data is corrupt or truncated: {e}")))?;
-        return Ok(out);
+        if let Err(e) = flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_end(&mut out) {
+            let err = path_error(
+                path,
+                &format!("gzip data is corrupt or truncated after {} decompressed bytes: {e}", out.len()),
+            );
+            if out.is_empty() {
+                return Err(err);
+            }
+            // Keep what decompressed: the complete records before the damage load.
+            return Ok((out, Some(err)));
+        }
+        return Ok((out, None));
     }
-    Ok(bytes)
+    Ok((bytes, None))
 }
 
 /// Ingests dump files and directories into `store` as one run (source kind
@@ -177,13 +213,15 @@ pub fn ingest_files(store: &Store, paths: &[PathBuf], progress: &mut dyn Progres
         let bytes_len = file.metadata().map(|m| m.len()).unwrap_or(0);
         let summary = match read_maybe_gzip(file) {
             Err(e) => FileSummary { location, errors: vec![e], ..FileSummary::default() },
-            Ok(bytes) => {
+            Ok((bytes, damage)) => {
                 let parsed = parse_bytes(&location, &bytes, is_yaml_name(&location));
+                let mut errors: Vec<InputError> = damage.into_iter().collect();
+                errors.extend(parsed.errors);
                 let mut summary = FileSummary {
                     location,
                     format: parsed.format,
                     skipped: parsed.skipped,
-                    errors: parsed.errors,
+                    errors,
                     ..FileSummary::default()
                 };
                 stage_all(&mut writer, parsed.records, &mut summary)?;

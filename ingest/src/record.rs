@@ -103,6 +103,80 @@ pub enum IdentityError {
         /// The object's kind.
         kind: String,
     },
+    /// A field with a value of the wrong type or out of range.
+    #[error("{kind} {name}: {field}: {problem}")]
+    BadField {
+        /// The object's kind.
+        kind: String,
+        /// `namespace/name` (or uid).
+        name: String,
+        /// The field path.
+        field: &'static str,
+        /// What is wrong and what was expected.
+        problem: String,
+    },
+}
+
+/// Event fields holding counts (Kubernetes int32).
+const EVENT_COUNTS: &[(&str, &str)] =
+    &[("count", "/count"), ("deprecatedCount", "/deprecatedCount"), ("series.count", "/series/count")];
+
+/// Event fields holding times (RFC 3339; Go's zero time means unset).
+const EVENT_TIMES: &[(&str, &str)] = &[
+    ("firstTimestamp", "/firstTimestamp"),
+    ("lastTimestamp", "/lastTimestamp"),
+    ("eventTime", "/eventTime"),
+    ("deprecatedFirstTimestamp", "/deprecatedFirstTimestamp"),
+    ("deprecatedLastTimestamp", "/deprecatedLastTimestamp"),
+    ("series.lastObservedTime", "/series/lastObservedTime"),
+    ("metadata.creationTimestamp", "/metadata/creationTimestamp"),
+];
+
+/// Checks the Event fields the store derives from: counts are integers in
+/// 0..=2147483647, times are RFC 3339, the involved object is a mapping.
+///
+/// # Errors
+/// [`IdentityError::BadField`] naming the field and what was expected.
+pub fn validate_event(object: &Value, id: &Identity) -> Result<(), IdentityError> {
+    let bad = |field: &'static str, problem: String| IdentityError::BadField {
+        kind: id.kind.clone(),
+        name: if id.name.is_empty() {
+            id.uid.clone().unwrap_or_default()
+        } else {
+            format!("{}/{}", id.namespace, id.name)
+        },
+        field,
+        problem,
+    };
+    for (field, pointer) in EVENT_COUNTS {
+        match object.pointer(pointer) {
+            None | Some(Value::Null) => {}
+            Some(Value::Number(n)) if n.as_u64().is_some_and(|v| v <= i32::MAX as u64) => {}
+            Some(other) => {
+                return Err(bad(field, format!("{other} is not a count; expected an integer from 0 to 2147483647")))
+            }
+        }
+    }
+    for (field, pointer) in EVENT_TIMES {
+        match object.pointer(pointer) {
+            None | Some(Value::Null) => {}
+            Some(Value::String(s)) if s.is_empty() || DateTime::parse_from_rfc3339(s).is_ok() => {}
+            Some(other) => {
+                return Err(bad(field, format!("{other} is not a time; expected RFC 3339, e.g. 2026-11-28T04:00:00Z")))
+            }
+        }
+    }
+    for (field, pointer) in [("involvedObject", "/involvedObject"), ("regarding", "/regarding")] {
+        if let Some(v) = object.pointer(pointer) {
+            if !v.is_object() && !v.is_null() {
+                return Err(bad(
+                    field,
+                    format!("{v} is not an object reference; expected a mapping with kind, namespace, name"),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn str_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
@@ -180,7 +254,11 @@ pub fn identify(object: &mut Value, kind_hint: Option<&str>) -> Result<Identity,
     }
     let resource_version =
         str_at(object, &["metadata", "resourceVersion"]).filter(|s| !s.is_empty()).map(str::to_string);
-    Ok(Identity { kind, api_version, namespace, name, uid, resource_version })
+    let id = Identity { kind, api_version, namespace, name, uid, resource_version };
+    if id.kind == "Event" {
+        validate_event(object, &id)?;
+    }
+    Ok(id)
 }
 
 /// FNV-1a 64 over the change, apiVersion, kind and the object's JSON text:
@@ -260,6 +338,26 @@ mod tests {
         assert_eq!(identify(&mut v, None), Err(IdentityError::NotAnObject("a list")));
         let mut v = json!({"metadata": {"name": "x"}});
         assert_eq!(identify(&mut v, None), Err(IdentityError::NoKind));
+    }
+
+    #[test]
+    fn event_fields_are_validated() {
+        let ok = json!({"kind": "Event", "metadata": {"name": "e", "namespace": "d"}, "count": 3,
+                        "firstTimestamp": "2026-11-27T06:00:00+02:00", "eventTime": null, "involvedObject": {}});
+        assert!(identify(&mut ok.clone(), None).is_ok());
+        for (field, value, needle) in [
+            ("count", json!("abc"), "count: \"abc\" is not a count"),
+            ("count", json!(2.5), "count: 2.5 is not a count"),
+            ("count", json!(3_000_000_000u64), "count: 3000000000 is not a count"),
+            ("lastTimestamp", json!("yesterday"), "lastTimestamp: \"yesterday\" is not a time"),
+            ("involvedObject", json!("d/p6"), "involvedObject: \"d/p6\" is not an object reference"),
+        ] {
+            let mut v = ok.clone();
+            v[field] = value;
+            let err = identify(&mut v, None).expect_err(field).to_string();
+            assert!(err.contains(needle), "{err}");
+            assert!(err.starts_with("Event d/e: "), "{err}");
+        }
     }
 
     #[test]

@@ -4,7 +4,8 @@
 --   Times: last = series.lastObservedTime → lastTimestamp → deprecatedLastTimestamp
 --   → eventTime → firstTimestamp → creationTimestamp → observed_at;
 --   first = firstTimestamp → deprecatedFirstTimestamp → eventTime → creationTimestamp → last.
---   Count: the largest of series.count, count, deprecatedCount; 0 or missing counts as 1.
+--   Count: the largest of series.count, count, deprecatedCount; 0 or missing counts as 1;
+--   clamped to 2147483647 (Kubernetes counts are int32; ingest rejects larger ones).
 -- params: $1 run_id BIGINT
 -- columns: none (inserts)
 INSERT INTO event_versions
@@ -29,23 +30,23 @@ SELECT
     COALESCE(NULLIF(object->>'$.reportingComponent', ''), NULLIF(object->>'$.reportingController', ''),
              NULLIF(object->>'$.source.component', ''), NULLIF(object->>'$.deprecatedSource.component', '')),
     COALESCE(NULLIF(object->>'$.source.host', ''), NULLIF(object->>'$.deprecatedSource.host', '')),
-    COALESCE(TRY_CAST(object->>'$.firstTimestamp' AS TIMESTAMP),
-             TRY_CAST(object->>'$.deprecatedFirstTimestamp' AS TIMESTAMP),
-             TRY_CAST(object->>'$.eventTime' AS TIMESTAMP),
-             TRY_CAST(object->>'$.metadata.creationTimestamp' AS TIMESTAMP),
-             TRY_CAST(object->>'$.series.lastObservedTime' AS TIMESTAMP),
-             TRY_CAST(object->>'$.lastTimestamp' AS TIMESTAMP),
+    COALESCE(k8s_time(object->>'$.firstTimestamp'),
+             k8s_time(object->>'$.deprecatedFirstTimestamp'),
+             k8s_time(object->>'$.eventTime'),
+             k8s_time(object->>'$.metadata.creationTimestamp'),
+             k8s_time(object->>'$.series.lastObservedTime'),
+             k8s_time(object->>'$.lastTimestamp'),
              observed_at),
-    COALESCE(TRY_CAST(object->>'$.series.lastObservedTime' AS TIMESTAMP),
-             TRY_CAST(object->>'$.lastTimestamp' AS TIMESTAMP),
-             TRY_CAST(object->>'$.deprecatedLastTimestamp' AS TIMESTAMP),
-             TRY_CAST(object->>'$.eventTime' AS TIMESTAMP),
-             TRY_CAST(object->>'$.firstTimestamp' AS TIMESTAMP),
-             TRY_CAST(object->>'$.metadata.creationTimestamp' AS TIMESTAMP),
+    COALESCE(k8s_time(object->>'$.series.lastObservedTime'),
+             k8s_time(object->>'$.lastTimestamp'),
+             k8s_time(object->>'$.deprecatedLastTimestamp'),
+             k8s_time(object->>'$.eventTime'),
+             k8s_time(object->>'$.firstTimestamp'),
+             k8s_time(object->>'$.metadata.creationTimestamp'),
              observed_at),
-    greatest(1,
+    least(2147483647, greatest(1,
              COALESCE(TRY_CAST(object->>'$.series.count' AS BIGINT), 0),
              COALESCE(TRY_CAST(object->>'$.count' AS BIGINT), 0),
-             COALESCE(TRY_CAST(object->>'$.deprecatedCount' AS BIGINT), 0))
+             COALESCE(TRY_CAST(object->>'$.deprecatedCount' AS BIGINT), 0)))
 FROM observations
 WHERE run_id = $1 AND kind = 'Event';

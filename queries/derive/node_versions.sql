@@ -11,7 +11,7 @@ SELECT
     o.name,
     o.uid,
     o.resource_version,
-    TRY_CAST(o.object->>'$.metadata.creationTimestamp' AS TIMESTAMP),
+    k8s_time(o.object->>'$.metadata.creationTimestamp'),
     COALESCE(TRY_CAST(o.object->>'$.spec.unschedulable' AS BOOLEAN), false),
     (SELECT c->>'status'
        FROM (SELECT unnest(json_extract(o.object, '$.status.conditions[*]')) AS c)

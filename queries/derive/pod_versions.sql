@@ -14,8 +14,8 @@ SELECT
     resource_version,
     NULLIF(object->>'$.spec.nodeName', ''),
     NULLIF(object->>'$.status.phase', ''),
-    TRY_CAST(object->>'$.metadata.creationTimestamp' AS TIMESTAMP),
-    TRY_CAST(object->>'$.metadata.deletionTimestamp' AS TIMESTAMP),
+    k8s_time(object->>'$.metadata.creationTimestamp'),
+    k8s_time(object->>'$.metadata.deletionTimestamp'),
     object->>'$.metadata.ownerReferences[0].kind',
     object->>'$.metadata.ownerReferences[0].name'
 FROM observations

@@ -7,6 +7,16 @@
 -- params: none
 -- columns: none (DDL)
 
+-- A Kubernetes time string as a UTC TIMESTAMP: RFC 3339 with any offset
+-- (converted to UTC), NULL when missing, unparseable, or Go's zero time
+-- (0001-01-01T00:00:00Z, which means "unset").
+CREATE MACRO k8s_time(s) AS (
+    CASE
+        WHEN TRY_CAST(TRY_CAST(s AS TIMESTAMPTZ) AS TIMESTAMP) < TIMESTAMP '1971-01-01' THEN NULL
+        ELSE TRY_CAST(TRY_CAST(s AS TIMESTAMPTZ) AS TIMESTAMP)
+    END
+);
+
 CREATE TABLE kdrift_meta (
     key   VARCHAR PRIMARY KEY,
     value VARCHAR NOT NULL

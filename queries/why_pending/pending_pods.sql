@@ -58,4 +58,8 @@ SELECT j.namespace, j.name, j.uid, j.first_failure, j.last_failure, j.occurrence
 FROM joined j
 LEFT JOIN deleted d
   ON d.namespace = j.namespace AND d.name = j.name AND (d.uid = j.uid OR j.uid = '' OR d.uid = '')
-ORDER BY pending_seconds DESC, occurrences DESC, namespace, name, uid;
+ AND d.deleted_at >= j.first_failure
+-- Without a uid several pods of that name may have been deleted: take the
+-- first deletion after the first failure.
+QUALIFY row_number() OVER (PARTITION BY j.namespace, j.name, j.uid ORDER BY d.deleted_at NULLS LAST) = 1
+ORDER BY pending_seconds DESC, occurrences DESC, j.namespace, j.name, j.uid;

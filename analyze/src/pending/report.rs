@@ -127,16 +127,30 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
     if failures.is_empty() {
         return Ok(None);
     }
-    let uid = failures.iter().map(|(u, _)| u.clone()).find(|u| !u.is_empty()).unwrap_or_default();
-    let failures: Vec<FailureEvent> = failures.into_iter().map(|(_, f)| f).collect();
+    // A name can be reused by a new pod (StatefulSets, re-created Jobs): explain
+    // the newest pod (the uid of the latest failure) and never mix in another
+    // pod's events. Events without a uid belong to whichever pod is explained.
+    let uid = failures
+        .iter()
+        .filter(|(u, _)| !u.is_empty())
+        .max_by_key(|(_, f)| f.last_time)
+        .map(|(u, _)| u.clone())
+        .unwrap_or_default();
+    let other_uids = failures.iter().filter(|(u, _)| !u.is_empty() && *u != uid).count();
+    let failures: Vec<FailureEvent> =
+        failures.into_iter().filter(|(u, _)| u.is_empty() || *u == uid).map(|(_, f)| f).collect();
     let first_failure = failures.iter().map(|f| f.first_time).min().unwrap_or_else(Utc::now);
     let latest = failures.iter().max_by_key(|f| f.last_time).cloned();
     let latest = latest.unwrap_or_else(|| failures[0].clone());
     let last_failure = latest.last_time;
 
     let scheduled = store
-        .query_map(&sql::POD_SCHEDULED, [namespace, name], |r| Ok(ScheduledAt { at: r.get(1)?, node: r.get(2)? }))?
+        .query_map(&sql::POD_SCHEDULED, [namespace, name], |r| {
+            Ok((r.get::<_, String>(0)?, ScheduledAt { at: r.get(1)?, node: r.get(2)? }))
+        })?
         .into_iter()
+        .filter(|(u, _)| u.is_empty() || uid.is_empty() || *u == uid)
+        .map(|(_, s)| s)
         .find(|s| s.at >= first_failure);
     let far_future = DateTime::<Utc>::MAX_UTC.timestamp_micros() / 2;
     let last_version = store
@@ -155,7 +169,7 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
     let history = History {
         first_failure,
         last_failure,
-        occurrences: failures.iter().map(|f| f.count).sum(),
+        occurrences: failures.iter().fold(0u64, |acc, f| acc.saturating_add(f.count)),
         failure_events: failures.len() as u64,
         scheduled: scheduled.clone(),
         deleted_at,
@@ -170,6 +184,12 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
         Preemption::Nodes(n) => n.items.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
     });
     let mut notes = Vec::new();
+    if other_uids > 0 {
+        notes.push(format!(
+            "{other_uids} FailedScheduling event(s) belong to an earlier pod with the same name (another uid); \
+             this report explains the newest pod, uid {uid}"
+        ));
+    }
     let state = build_state(store, namespace, name, last_failure, &parsed_latest, &mut notes)?;
     let mut report = PendingReport {
         namespace: namespace.to_string(),
@@ -196,7 +216,7 @@ fn reason_lines(failures: &[FailureEvent], latest: &crate::failed_scheduling::Fa
     let mut note = |reason: &crate::failed_scheduling::Reason, count: u64, order: &mut Vec<String>| {
         let key = reason.message();
         let entry = occurrences.entry(key.clone()).or_insert((0, reason.kind(), reason.preemption_can_help()));
-        entry.0 += count;
+        entry.0 = entry.0.saturating_add(count);
         if !order.contains(&key) {
             order.push(key);
         }

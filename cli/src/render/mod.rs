@@ -10,7 +10,8 @@ use std::io::Write;
 
 /// Writes `value` as pretty JSON followed by a newline.
 pub fn json<W: Write, T: serde::Serialize>(out: &mut W, value: &T) -> anyhow::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value)?;
+    // As io::Error, so that a closed pipe (`| head`) is recognised as one.
+    serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::from)?;
     writeln!(out)?;
     Ok(())
 }

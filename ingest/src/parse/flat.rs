@@ -20,6 +20,26 @@ pub fn is_flat(doc: &Value) -> bool {
     map.keys().any(|k| k == "_msg" || k == "_time" || k == "_stream" || k.contains('.'))
 }
 
+/// Names a log-store layout kdrift cannot read yet (OpenTelemetry
+/// k8sevents/k8sobjects, KENT), so the error says what the record is instead
+/// of "no name".
+pub fn unsupported_layout(doc: &Value) -> Option<&'static str> {
+    let map = doc.as_object()?;
+    let has = |prefix: &str| map.keys().any(|k| k.starts_with(prefix));
+    if has("involvedObject.") || has("regarding.") || has("metadata.") {
+        return None;
+    }
+    if has("k8s.event.") || has("k8s.object.") {
+        Some("OpenTelemetry k8sevents")
+    } else if has("object.") {
+        Some("OpenTelemetry k8sobjects")
+    } else if has("event.reason") || map.contains_key("logType") {
+        Some("KENT")
+    } else {
+        None
+    }
+}
+
 /// Fields whose string values are numbers in the Event schema.
 const NUMERIC: &[&str] = &["count", "series.count", "deprecatedCount", "deprecatedSeries.count"];
 

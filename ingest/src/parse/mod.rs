@@ -96,9 +96,18 @@ pub fn kind_hint_from_path(location: &str) -> Option<&'static str> {
 pub fn parse_bytes(location: &str, bytes: &[u8], yaml_by_name: bool) -> Parsed {
     let mut out = Parsed::default();
     let hint = kind_hint_from_path(location);
+    // A UTF-8 byte-order mark (Windows editors) is not content.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
     let Some(first) = first else {
         out.format = Some(if yaml_by_name { Format::Yaml } else { Format::Json });
+        out.errors.push(InputError {
+            origin: Origin { location: location.to_string(), line: None, item: None },
+            column: None,
+            message:
+                "the file is empty; expected a Kubernetes object, list or NDJSON (did `kubectl get … > file` fail?)"
+                    .into(),
+        });
         return out;
     };
     if !yaml_by_name && (first == b'{' || first == b'[') {
@@ -116,12 +125,15 @@ pub fn parse_bytes(location: &str, bytes: &[u8], yaml_by_name: bool) -> Parsed {
     out
 }
 
-/// NDJSON when the first non-blank line is a complete JSON value on its own
-/// and another non-blank line follows.
+/// NDJSON when the first two non-blank lines each look like a whole object
+/// on one line (`{` … `}`); pretty-printed JSON opens with a lone `{`.
 fn looks_like_ndjson(bytes: &[u8]) -> bool {
-    let mut lines = bytes.split(|b| *b == b'\n').filter(|l| l.iter().any(|b| !b.is_ascii_whitespace()));
-    let Some(first) = lines.next() else { return false };
-    lines.next().is_some() && serde_json::from_slice::<serde::de::IgnoredAny>(first).is_ok()
+    let mut lines = bytes.split(|b| *b == b'\n').map(|l| l.trim_ascii()).filter(|l| !l.is_empty());
+    let one_line_object = |l: &[u8]| l.len() > 1 && l.starts_with(b"{") && l.ends_with(b"}");
+    match (lines.next(), lines.next()) {
+        (Some(a), Some(b)) => one_line_object(a) && b.starts_with(b"{"),
+        _ => false,
+    }
 }
 
 fn line_of_offset(bytes: &[u8], offset: usize) -> u64 {
@@ -148,57 +160,121 @@ fn parse_ndjson(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Pars
 }
 
 fn parse_json_stream(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed) {
-    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
-    loop {
-        let start = stream.byte_offset();
-        match stream.next() {
-            None => break,
-            Some(Ok(doc)) => {
-                let skip_ws = bytes[start..].iter().take_while(|b| b.is_ascii_whitespace()).count();
-                let origin = Origin {
-                    location: location.to_string(),
-                    line: Some(line_of_offset(bytes, start + skip_ws)),
-                    item: None,
-                };
-                expand_document(doc, origin, hint, out);
+    // Concatenated documents (`kubectl get -w -o json`): after a bad one,
+    // resume at the next line that opens a document in column 0.
+    let mut base = 0usize;
+    while base < bytes.len() {
+        let mut stream = serde_json::Deserializer::from_slice(&bytes[base..]).into_iter::<Value>();
+        let mut resume = None;
+        loop {
+            let start = stream.byte_offset();
+            match stream.next() {
+                None => break,
+                Some(Ok(doc)) => {
+                    let skip_ws = bytes[base + start..].iter().take_while(|b| b.is_ascii_whitespace()).count();
+                    let origin = Origin {
+                        location: location.to_string(),
+                        line: Some(line_of_offset(bytes, base + start + skip_ws)),
+                        item: None,
+                    };
+                    expand_document(doc, origin, hint, out);
+                }
+                Some(Err(e)) => {
+                    let line = line_of_offset(bytes, base) - 1 + e.line() as u64;
+                    let what = if e.is_eof() {
+                        "the file ends in the middle of a JSON document (truncated?)".to_string()
+                    } else {
+                        format!("invalid JSON: {e}")
+                    };
+                    out.errors.push(InputError {
+                        origin: Origin { location: location.to_string(), line: Some(line), item: None },
+                        column: Some(e.column() as u64),
+                        message: format!("{what}; expected a Kubernetes object or list"),
+                    });
+                    resume = next_document_start(bytes, base + stream.byte_offset().max(start) + 1);
+                    break;
+                }
             }
-            Some(Err(e)) => {
-                let what = if e.is_eof() {
-                    "the file ends in the middle of a JSON document (truncated?)".to_string()
-                } else {
-                    format!("invalid JSON: {e}")
-                };
-                out.errors.push(InputError {
-                    origin: Origin { location: location.to_string(), line: Some(e.line() as u64), item: None },
-                    column: Some(e.column() as u64),
-                    message: format!("{what}; expected a Kubernetes object or list"),
-                });
-                break;
-            }
+        }
+        match resume {
+            Some(next) if next > base => base = next,
+            _ => break,
         }
     }
 }
 
+/// The offset of the next line at or after `from` that starts with `{` in column 0.
+fn next_document_start(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut i = from.min(bytes.len());
+    while i < bytes.len() {
+        let line_start = i == 0 || bytes[i - 1] == b'\n';
+        if line_start && bytes[i] == b'{' {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Splits YAML text into documents at `---` lines, with each document's
+/// first line (1-based), so that one bad document does not lose the others.
+fn yaml_documents(text: &str) -> Vec<(u64, String)> {
+    let mut docs = Vec::new();
+    let mut current = String::new();
+    let mut start = 1u64;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let trimmed = line.trim_end();
+        if trimmed == "---" || trimmed.starts_with("--- ") {
+            docs.push((start, std::mem::take(&mut current)));
+            start = i as u64 + 2;
+            let rest = trimmed.trim_start_matches('-').trim();
+            if !rest.is_empty() {
+                current.push_str(rest);
+                current.push('\n');
+            }
+            continue;
+        }
+        current.push_str(line);
+    }
+    docs.push((start, current));
+    docs
+}
+
 fn parse_yaml(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed) {
-    for (i, document) in serde_yaml::Deserializer::from_slice(bytes).enumerate() {
-        match Value::deserialize(document) {
+    let text = String::from_utf8_lossy(bytes);
+    if let std::borrow::Cow::Owned(_) = text {
+        out.errors.push(InputError {
+            origin: Origin { location: location.to_string(), line: None, item: None },
+            column: None,
+            message: "the file is not valid UTF-8; invalid bytes were replaced by U+FFFD and the rest was read".into(),
+        });
+    }
+    for (n, (first_line, doc_text)) in yaml_documents(&text).into_iter().enumerate() {
+        if doc_text.trim().is_empty()
+            || doc_text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+        {
+            if n > 0 {
+                out.skipped += 1;
+            }
+            continue;
+        }
+        let de = serde_yaml::Deserializer::from_str(&doc_text);
+        match Value::deserialize(de) {
             Ok(Value::Null) => out.skipped += 1,
             Ok(doc) => {
-                let origin = Origin { location: location.to_string(), line: None, item: None };
+                let origin = Origin { location: location.to_string(), line: Some(first_line), item: None };
                 expand_document(doc, origin, hint, out);
             }
             Err(e) => {
                 let (line, column) = match e.location() {
-                    Some(l) => (Some(l.line() as u64), Some(l.column() as u64)),
-                    None => (None, None),
+                    Some(l) => (Some(first_line - 1 + l.line() as u64), Some(l.column() as u64)),
+                    None => (Some(first_line), None),
                 };
                 out.errors.push(InputError {
                     origin: Origin { location: location.to_string(), line, item: None },
                     column,
-                    message: format!("invalid YAML in document {}: {e}; expected a Kubernetes object or list", i + 1),
+                    message: format!("invalid YAML in document {}: {e}; expected a Kubernetes object or list", n + 1),
                 });
-                // The YAML parser cannot resynchronise after a syntax error.
-                break;
             }
         }
     }
@@ -245,7 +321,26 @@ fn watch_change(doc: &Value) -> Option<Change> {
 
 /// Expands one parsed document into records (a list into its items).
 pub fn expand_document(doc: Value, origin: Origin, hint: Option<&str>, out: &mut Parsed) {
+    // A bare JSON array of objects: treat it like a List.
+    let doc = match doc {
+        Value::Array(items) => serde_json::json!({ "kind": "List", "items": items }),
+        other => other,
+    };
     let doc = if legacy::is_legacy(&doc) { legacy::normalise_document(doc) } else { doc };
+    if let Some(items) = doc.get("items").filter(|i| !i.is_array() && !i.is_null()) {
+        let kind = doc.get("kind").and_then(Value::as_str).unwrap_or("list");
+        let found = match items {
+            Value::Object(_) => "a mapping",
+            Value::String(_) => "a string",
+            _ => "a scalar",
+        };
+        out.errors.push(InputError {
+            origin,
+            column: None,
+            message: format!("{kind}.items is {found}; expected a list of objects (or null)"),
+        });
+        return;
+    }
     if is_list(&doc) {
         let item_hint = list_item_hint(&doc, kind_hint_from_path(&origin.location));
         let item_hint = item_hint.as_deref().or(hint);
@@ -273,6 +368,17 @@ pub fn expand_document(doc: Value, origin: Origin, hint: Option<&str>, out: &mut
         return;
     }
     if flat::is_flat(&doc) {
+        if let Some(layout) = flat::unsupported_layout(&doc) {
+            out.errors.push(InputError {
+                origin,
+                column: None,
+                message: format!(
+                    "a {layout} record; kdrift reads the flattened core/v1 event layout (kubernetes-event-exporter, \
+                     Fluent Bit) and event JSON inside _msg so far"
+                ),
+            });
+            return;
+        }
         let (event, _time) = flat::unflatten_event(doc);
         push_object(event, origin, Some("Event"), Change::Listed, out);
         return;

@@ -117,15 +117,28 @@ impl Store {
         Ok(store)
     }
 
-    /// Opens an existing store for analysis; never creates one.
+    /// Opens an existing store read-only, for analysis: never creates or
+    /// changes anything, so several analyses can run at once and a
+    /// read-only file works.
     ///
     /// # Errors
-    /// [`StoreError::Missing`] when the file does not exist, else as [`Store::open`].
+    /// [`StoreError::Missing`] when the file does not exist,
+    /// [`StoreError::NotAStore`] for another database, [`StoreError::TooNew`],
+    /// or [`StoreError::Open`].
     pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
         if !path.exists() {
             return Err(StoreError::Missing { path: path.to_path_buf() });
         }
-        Store::open(path)
+        let open_err = |source| StoreError::Open { path: path.to_path_buf(), source };
+        let config = duckdb::Config::default().access_mode(duckdb::AccessMode::ReadOnly).map_err(open_err)?;
+        let conn = Connection::open_with_flags(path, config).map_err(open_err)?;
+        let store = Store { conn, path: path.to_path_buf() };
+        let has_meta: i64 = store.query_one(&sql::HAS_META, [], |r| r.get(0))?;
+        if has_meta == 0 {
+            return Err(StoreError::NotAStore { path: path.to_path_buf() });
+        }
+        store.check_version()?;
+        Ok(store)
     }
 
     /// The store file.
@@ -174,13 +187,18 @@ impl Store {
             self.execute(&sql::SET_SCHEMA_VERSION, [SCHEMA_VERSION.to_string()])?;
             return Ok(());
         }
+        self.check_version()?;
+        // Future migrations: apply v(found+1)..=SCHEMA_VERSION here, in one transaction.
+        Ok(())
+    }
+
+    fn check_version(&self) -> Result<i64, StoreError> {
         let version: String = self.query_one(&sql::GET_SCHEMA_VERSION, [], |r| r.get(0))?;
         let found: i64 = version.parse().unwrap_or(i64::MAX);
         if found > SCHEMA_VERSION {
             return Err(StoreError::TooNew { path: self.path.clone(), found, supported: SCHEMA_VERSION });
         }
-        // Future migrations: apply v(found+1)..=SCHEMA_VERSION here, in one transaction.
-        Ok(())
+        Ok(found)
     }
 
     /// Runs a multi-statement query (DDL).

@@ -1,0 +1,267 @@
+//! Regression tests for input that once broke kdrift (found by trying to
+//! break it): huge counts, reused pod names, time-zone offsets, damaged
+//! files, odd file-system entries, foreign or shared stores.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use kdrift_analyze::{pending_pods, why_pending};
+use kdrift_ingest::store::StoreError;
+use kdrift_ingest::{ingest_files, NoProgress, Store};
+use kdrift_tests::temp_store;
+
+fn write(dir: &Path, name: &str, body: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::File::create(&p).and_then(|mut f| f.write_all(body)).expect("write");
+    p
+}
+
+/// One core/v1 FailedScheduling (or other) event as a JSON line.
+fn ev(
+    name: &str,
+    pod: &str,
+    uid: &str,
+    reason: &str,
+    msg: &str,
+    count: serde_json::Value,
+    first: &str,
+    last: &str,
+) -> String {
+    serde_json::json!({
+        "apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": name, "namespace": "d"},
+        "involvedObject": {"kind": "Pod", "namespace": "d", "name": pod, "uid": uid},
+        "reason": reason, "message": msg, "count": count,
+        "firstTimestamp": first, "lastTimestamp": last, "type": "Warning"
+    })
+    .to_string()
+}
+
+const FS: &str = "0/2 nodes are available: 2 Insufficient cpu.";
+
+#[test]
+fn int32_counts_sum_without_overflow_and_larger_ones_are_rejected() {
+    let (dir, store) = temp_store();
+    let max = serde_json::json!(2147483647);
+    let lines = [
+        ev("a.1", "big", "u", "FailedScheduling", FS, max.clone(), "2026-01-01T00:00:00Z", "2026-01-01T01:00:00Z"),
+        ev("a.2", "big", "u", "FailedScheduling", FS, max.clone(), "2026-01-01T00:00:00Z", "2026-01-01T01:00:00Z"),
+        ev("a.3", "big", "u", "FailedScheduling", FS, max, "2026-01-01T00:00:00Z", "2026-01-01T01:00:00Z"),
+        ev(
+            "a.4",
+            "big",
+            "u",
+            "FailedScheduling",
+            FS,
+            serde_json::json!(9223372036854775807u64),
+            "2026-01-01T00:00:00Z",
+            "2026-01-01T01:00:00Z",
+        ),
+    ];
+    let f = write(dir.path(), "big.ndjson", lines.join("\n").as_bytes());
+    let report = ingest_files(&store, &[f], &mut NoProgress).expect("ingest");
+    assert_eq!(report.files[0].records, 3);
+    assert_eq!(report.files[0].errors.len(), 1);
+    assert!(
+        report.files[0].errors[0].to_string().contains("big.ndjson:4: Event d/a.4: count:"),
+        "{}",
+        report.files[0].errors[0]
+    );
+    let r = why_pending(&store, "d", "big").expect("query").expect("report");
+    assert_eq!(r.history.occurrences, 3 * 2147483647);
+    assert_eq!(pending_pods(&store).expect("all")[0].occurrences, 3 * 2147483647);
+}
+
+#[test]
+fn a_reused_pod_name_is_explained_as_the_newest_pod_only() {
+    let (dir, store) = temp_store();
+    let mut lines = vec![
+        ev("old.1", "web-0", "OLD", "FailedScheduling", FS, 10.into(), "2026-01-01T01:00:00Z", "2026-01-01T01:20:00Z"),
+        ev(
+            "old.2",
+            "web-0",
+            "OLD",
+            "Scheduled",
+            "Successfully assigned d/web-0 to n1",
+            1.into(),
+            "2026-01-01T01:21:00Z",
+            "2026-01-01T01:21:00Z",
+        ),
+        ev(
+            "new.1",
+            "web-0",
+            "NEW",
+            "FailedScheduling",
+            "0/2 nodes are available: 2 Too many pods.",
+            4.into(),
+            "2026-01-01T05:00:00Z",
+            "2026-01-01T05:30:00Z",
+        ),
+    ];
+    lines.push(String::new());
+    let f = write(dir.path(), "reuse.ndjson", lines.join("\n").as_bytes());
+    ingest_files(&store, &[f], &mut NoProgress).expect("ingest");
+    let r = why_pending(&store, "d", "web-0").expect("query").expect("report");
+    assert_eq!(r.uid, "NEW");
+    assert_eq!(r.history.occurrences, 4);
+    assert_eq!(r.history.outcome, "pending");
+    assert_eq!(r.reasons[0].reason, "Too many pods");
+    assert!(r.notes.iter().any(|n| n.contains("earlier pod with the same name")), "{:?}", r.notes);
+}
+
+#[test]
+fn time_zone_offsets_are_converted_to_utc() {
+    let (dir, store) = temp_store();
+    let line = ev(
+        "tz.1",
+        "tz",
+        "u",
+        "FailedScheduling",
+        FS,
+        2.into(),
+        "2026-11-27T06:00:00+02:00",
+        "2026-11-27T06:30:00+02:00",
+    );
+    let f = write(dir.path(), "tz.json", line.as_bytes());
+    ingest_files(&store, &[f], &mut NoProgress).expect("ingest");
+    let p = &pending_pods(&store).expect("all")[0];
+    assert_eq!(p.first_failure.to_rfc3339(), "2026-11-27T04:00:00+00:00");
+    assert_eq!(p.pending_seconds, 1800);
+}
+
+#[test]
+fn damaged_files_keep_every_good_record() {
+    let (dir, store) = temp_store();
+    let good = |i: usize| {
+        ev(
+            &format!("g.{i}"),
+            &format!("p{i}"),
+            "u",
+            "FailedScheduling",
+            FS,
+            1.into(),
+            "2026-01-01T00:00:00Z",
+            "2026-01-01T00:00:00Z",
+        )
+    };
+    // NDJSON whose first line is bad.
+    let nd =
+        write(dir.path(), "first-bad.ndjson", format!("{{oops\n{}\n{}\n{}\n", good(1), good(2), good(3)).as_bytes());
+    // Concatenated pretty documents with a bad one in the middle.
+    let pretty = |i: usize| {
+        serde_json::to_string_pretty(&serde_json::from_str::<serde_json::Value>(&good(i)).expect("json"))
+            .expect("pretty")
+    };
+    let cat = write(
+        dir.path(),
+        "watch.json",
+        format!("{}\n{}\n{{\n \"kind\": oops\n}}\n{}\n{}\n", pretty(4), pretty(5), pretty(6), pretty(7)).as_bytes(),
+    );
+    // YAML with a bad document in the middle.
+    let yaml = write(
+        dir.path(),
+        "multi.yaml",
+        b"kind: Node\nmetadata:\n  name: n1\n---\nkind: [unclosed\n---\nkind: Node\nmetadata:\n  name: n3\n",
+    );
+    // A byte-order mark before NDJSON.
+    let bom = write(dir.path(), "bom.ndjson", format!("\u{feff}{}\n{}\n", good(8), good(9)).as_bytes());
+    // An empty file, a bare array, items that are not a list, an OpenTelemetry record.
+    let empty = write(dir.path(), "empty.json", b"  \n");
+    let array = write(dir.path(), "array.json", format!("[{}, {}]", good(10), good(11)).as_bytes());
+    let items = write(dir.path(), "items.json", br#"{"kind":"EventList","items":{"a":1}}"#);
+    let otel = write(
+        dir.path(),
+        "otel.ndjson",
+        br#"{"_msg":"x","_time":"2026-01-01T00:00:00Z","k8s.event.reason":"FailedScheduling","k8s.object.name":"p"}"#,
+    );
+    let report =
+        ingest_files(&store, &[nd, cat, yaml, bom, empty, array, items, otel], &mut NoProgress).expect("ingest");
+    let file = |n: &str| report.files.iter().find(|f| f.location.ends_with(n)).expect(n);
+    assert_eq!((file("first-bad.ndjson").records, file("first-bad.ndjson").errors[0].origin.line), (3, Some(1)));
+    assert_eq!(file("watch.json").records, 4, "{:?}", file("watch.json").errors);
+    assert_eq!(file("multi.yaml").records, 2, "{:?}", file("multi.yaml").errors);
+    let line = file("multi.yaml").errors[0].origin.line.expect("line");
+    assert!((5..=6).contains(&line), "the bad document starts on line 5: {line}");
+    assert_eq!((file("bom.ndjson").records, file("bom.ndjson").errors.len()), (2, 0));
+    assert!(file("empty.json").errors[0].message.contains("empty"));
+    assert_eq!(file("array.json").records, 2);
+    assert!(file("items.json").errors[0].message.contains("expected a list"), "{:?}", file("items.json").errors);
+    assert!(
+        file("otel.ndjson").errors[0].message.contains("OpenTelemetry k8sevents"),
+        "{:?}",
+        file("otel.ndjson").errors
+    );
+}
+
+#[test]
+fn a_truncated_gzip_keeps_the_records_before_the_damage() {
+    use flate2::write::GzEncoder;
+    let (dir, store) = temp_store();
+    let mut body = String::new();
+    for i in 0..2000 {
+        body.push_str(&ev(
+            &format!("z.{i}"),
+            &format!("p{i}"),
+            "u",
+            "FailedScheduling",
+            FS,
+            1.into(),
+            "2026-01-01T00:00:00Z",
+            "2026-01-01T00:00:00Z",
+        ));
+        body.push('\n');
+    }
+    let mut gz = GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(body.as_bytes()).expect("gz");
+    let full = gz.finish().expect("gz");
+    let cut = write(dir.path(), "cut.ndjson.gz", &full[..full.len() * 2 / 3]);
+    let report = ingest_files(&store, &[cut], &mut NoProgress).expect("ingest");
+    let f = &report.files[0];
+    assert!(f.records > 500 && f.records < 2000, "{} records", f.records);
+    assert!(f.errors.iter().any(|e| e.message.contains("gzip")), "{:?}", f.errors);
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loops_end_and_fifos_are_not_read() {
+    let (dir, store) = temp_store();
+    let root = dir.path().join("dump");
+    std::fs::create_dir_all(root.join("sub")).expect("mkdir");
+    write(
+        &root,
+        "events.json",
+        ev("l.1", "p", "u", "FailedScheduling", FS, 1.into(), "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z")
+            .as_bytes(),
+    );
+    std::os::unix::fs::symlink(".", root.join("self")).expect("symlink");
+    std::os::unix::fs::symlink("..", root.join("sub/up")).expect("symlink");
+    let fifo = root.join("b.json");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
+    let report = ingest_files(&store, &[root.clone(), root], &mut NoProgress).expect("ingest");
+    assert_eq!(
+        report.files.len(),
+        1,
+        "each file once: {:?}",
+        report.files.iter().map(|f| &f.location).collect::<Vec<_>>()
+    );
+    assert_eq!(report.counts.records, 1);
+    if made {
+        assert!(report.ignored.iter().any(|i| i.ends_with("b.json")));
+    }
+}
+
+#[test]
+fn analysis_opens_read_only_and_never_writes_into_a_foreign_file() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let foreign = dir.path().join("empty.duckdb");
+    drop(duckdb::Connection::open(&foreign).expect("create empty duckdb"));
+    let before = std::fs::metadata(&foreign).expect("meta").len();
+    assert!(matches!(Store::open_existing(&foreign), Err(StoreError::NotAStore { .. })));
+    assert_eq!(std::fs::metadata(&foreign).expect("meta").len(), before, "nothing written");
+    // A real store: two analyses at once.
+    let path = dir.path().join("k.duckdb");
+    drop(Store::open(&path).expect("create"));
+    let a = Store::open_existing(&path).expect("first reader");
+    let b = Store::open_existing(&path).expect("second reader");
+    assert_eq!(a.counts().expect("a").runs, b.counts().expect("b").runs);
+}
