@@ -17,6 +17,7 @@ fn write(dir: &Path, name: &str, body: &[u8]) -> PathBuf {
 }
 
 /// One core/v1 FailedScheduling (or other) event as a JSON line.
+#[allow(clippy::too_many_arguments)]
 fn ev(
     name: &str,
     pod: &str,
