@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 
 use crate::node::{NodeInfo, TaintEffect};
-use crate::pod::{tolerations_tolerate, LabelSelector, NodeSelectorTerm, PodInfo, Requirement, SelectorOperator};
+use crate::pod::{tolerations_tolerate, LabelSelector, PodInfo};
 use crate::resources::{ResourceList, CPU, MEMORY, PODS};
 
 /// The nodes nodeFit may pick and what is on them.
@@ -103,42 +103,7 @@ pub(crate) fn matches_node_selector(pod: &PodInfo, node: &NodeInfo) -> bool {
     }
     match &pod.affinity.node_affinity.required {
         None => true,
-        Some(terms) => terms.iter().any(|t| term_matches(t, node)),
-    }
-}
-
-fn term_matches(t: &NodeSelectorTerm, node: &NodeInfo) -> bool {
-    if t.match_expressions.is_empty() && t.match_fields.is_empty() {
-        return false;
-    }
-    t.match_expressions.iter().all(|r| requirement_matches(r, node.labels.get(&r.key).map(String::as_str)))
-        && t.match_fields.iter().all(|r| {
-            r.key == "metadata.name"
-                && matches!(r.operator, SelectorOperator::In | SelectorOperator::NotIn)
-                && r.values.len() == 1
-                && requirement_matches(r, Some(node.name.as_str()))
-        })
-}
-
-fn requirement_matches(r: &Requirement, value: Option<&str>) -> bool {
-    match r.operator {
-        SelectorOperator::In => value.is_some_and(|v| r.values.iter().any(|x| x == v)),
-        SelectorOperator::NotIn => value.is_none_or(|v| !r.values.iter().any(|x| x == v)),
-        SelectorOperator::Exists => value.is_some(),
-        SelectorOperator::DoesNotExist => value.is_none(),
-        SelectorOperator::Gt | SelectorOperator::Lt => {
-            let (Some(have), Some(bound)) = (
-                value.and_then(|v| v.parse::<i64>().ok()),
-                (r.values.len() == 1).then(|| r.values[0].parse::<i64>().ok()).flatten(),
-            ) else {
-                return false;
-            };
-            if r.operator == SelectorOperator::Gt {
-                have > bound
-            } else {
-                have < bound
-            }
-        }
-        SelectorOperator::Other(_) => false,
+        // The scheduler model's term matching: one model serves both.
+        Some(terms) => terms.iter().any(|t| t.matches(node)),
     }
 }
