@@ -143,6 +143,15 @@ pub(super) fn build_state(
             cluster_at.estimated_nodes.join(", ")
         ));
     }
+    let unknown_capacity: Vec<&str> =
+        cluster_at.nodes.iter().filter(|n| n.allocatable.is_empty()).map(|n| n.name.as_str()).collect();
+    if !unknown_capacity.is_empty() {
+        notes.push(format!(
+            "no allocatable or capacity in the stored object of {}: their free amounts read as 0 and their \
+             resource verdicts are not meaningful",
+            unknown_capacity.join(", ")
+        ));
+    }
     let pod = load_pod(store, namespace, name, at)?;
     let others: Vec<PodInfo> =
         cluster_at.pods.iter().filter(|p| !(p.namespace == namespace && p.name == name)).cloned().collect();
