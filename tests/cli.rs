@@ -132,3 +132,15 @@ fn rebalance_plan_on_the_saved_demo_store() {
         )),
     );
 }
+
+#[test]
+fn rebalance_recommend_on_the_saved_demo_store() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("demo.duckdb");
+    kdrift().arg("demo").arg("--save").arg(&db).env_remove("KDRIFT_DB").assert().success();
+    let policy = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/homelab-policy.yaml");
+    let out = kdrift().arg("--db").arg(&db).args(["rebalance", "recommend", "--policy", policy]).assert().success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(stdout.contains("apiVersion: descheduler/v1alpha2"), "{stdout}");
+    assert!(stdout.contains("targetThresholds"), "{stdout}");
+}

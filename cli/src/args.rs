@@ -60,6 +60,24 @@ pub enum RebalanceCommand {
     /// What descheduler's LowNodeUtilization would evict from the cluster as the store knows it, and why;
     /// with --simulate, where the replacements would land.
     Plan(RebalancePlanArgs),
+    /// Try a grid of LowNodeUtilization thresholds → targets night after night and print the best
+    /// converging one as a complete DeschedulerPolicy (exit 1 when none converges).
+    Recommend(RebalanceRecommendArgs),
+}
+
+/// `kdrift rebalance recommend`.
+#[derive(Debug, Args)]
+pub struct RebalanceRecommendArgs {
+    /// The policy to start from (DeschedulerPolicy, Helm values or the chart's ConfigMap);
+    /// default: the descheduler Helm chart's default policy.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// The instant to recommend at (default: the store's newest observation).
+    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    pub at: Option<DateTime<Utc>>,
+    /// Nights replayed per candidate before giving up on it.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub max_rounds: u32,
 }
 
 /// `kdrift rebalance plan`.

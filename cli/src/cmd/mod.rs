@@ -18,5 +18,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Demo(args) => demo::run(&cli, args),
         Command::Query(args) => query::run(&cli, args),
         Command::Rebalance(RebalanceCommand::Plan(args)) => rebalance::plan(&cli, args),
+        Command::Rebalance(RebalanceCommand::Recommend(args)) => rebalance::recommend(&cli, args),
     }
 }

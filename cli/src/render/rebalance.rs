@@ -1,16 +1,18 @@
 //! Tables for `rebalance plan`: node classes, the budget, the evictions in
 //! order, what was skipped and why; with `--simulate` where each replacement
 //! lands and what that does to every node; with `--rounds` one line per night
-//! and the verdict.
+//! and the verdict. For `rebalance recommend`: one line per threshold →
+//! target candidate, then the recommended policy.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 
 use chrono::{DateTime, Utc};
 use kdrift_rebalance::planner::{NodeClass, NodeReport, Plan, PluginRun};
+use kdrift_rebalance::policy::ResourceThresholds;
 use kdrift_rebalance::quantity::format_amount;
 use kdrift_rebalance::simulate::{LandingOutcome, NodeChange, Round, Severity};
-use kdrift_rebalance::{QosClass, ResourceList, Rounds, Simulation, Verdict};
+use kdrift_rebalance::{QosClass, ResourceList, Rounds, Simulation, Suggestion, Verdict};
 use serde::Serialize;
 use tabled::builder::Builder;
 use tabled::settings::Style;
@@ -34,6 +36,29 @@ pub struct PlanReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rounds: Option<Rounds>,
     /// What the snapshot lacks or had to estimate.
+    pub notes: Vec<String>,
+}
+
+/// Everything `rebalance recommend` prints (`-o json` prints `at`,
+/// `policy_source`, `suggestions`, `recommended_policy_yaml`).
+#[derive(Debug, Serialize)]
+pub struct RecommendReport {
+    /// The instant recommended at.
+    pub at: DateTime<Utc>,
+    /// The policy file as given, or `helm-chart-default`.
+    pub policy_source: String,
+    /// Every candidate tried, best first.
+    pub suggestions: Vec<Suggestion>,
+    /// The policy with the best converging candidate's thresholds (`None`: none converges).
+    pub recommended_policy_yaml: Option<String>,
+    /// The index of that candidate in `suggestions`.
+    #[serde(skip)]
+    pub recommended: Option<usize>,
+    /// Nights tried per candidate.
+    #[serde(skip)]
+    pub max_rounds: usize,
+    /// What the snapshot lacks or had to estimate (tables only).
+    #[serde(skip)]
     pub notes: Vec<String>,
 }
 
@@ -418,5 +443,103 @@ fn nights<W: Write>(out: &mut W, rounds: &Rounds) -> anyhow::Result<()> {
         rounds.total_unschedulable(),
         rounds.pile_ups()
     )?;
+    Ok(())
+}
+
+/// `cpu/memory 40 %`, or `cpu 40 %, memory 50 %` when they differ.
+fn thresholds_cell(t: &ResourceThresholds) -> String {
+    let mut values = t.values();
+    match values.next() {
+        None => "-".into(),
+        Some(first) if values.all(|v| v == first) => {
+            format!("{} {} %", ordered(&t.keys().cloned().collect::<Vec<_>>()).join("/"), num(*first))
+        }
+        Some(_) => t.iter().map(|(r, v)| format!("{r} {} %", num(*v))).collect::<Vec<_>>().join(", "),
+    }
+}
+
+/// `cpu/memory 50 → 90 %` when both sides set every resource alike.
+fn pair_cell(low: &ResourceThresholds, high: &ResourceThresholds) -> String {
+    let uniform = |t: &ResourceThresholds| t.values().next().filter(|f| t.values().all(|v| v == *f)).copied();
+    match (uniform(low), uniform(high)) {
+        (Some(l), Some(h)) if low.keys().eq(high.keys()) => {
+            format!("{} {} → {} %", ordered(&low.keys().cloned().collect::<Vec<_>>()).join("/"), num(l), num(h))
+        }
+        _ => format!("{} → {}", thresholds_cell(low), thresholds_cell(high)),
+    }
+}
+
+fn suggestion_verdict(s: &Suggestion) -> String {
+    match &s.verdict {
+        Verdict::Converged { .. } if s.evictions == 0 => "converged (nothing moves)".into(),
+        Verdict::Converged { .. } => "converged".into(),
+        Verdict::Stalled { round, .. } => format!("STALLED at night {round}"),
+        Verdict::Limit { rounds } => format!("LIMIT ({rounds} nights)"),
+    }
+}
+
+/// The candidates table and the recommended policy.
+pub fn recommendation<W: Write>(out: &mut W, r: &RecommendReport) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "Rebalance recommendation at {} — policy {}: {} LowNodeUtilization candidate(s), up to {} night(s) each \
+         (from requests; plan only: nothing is evicted)",
+        t(r.at),
+        r.policy_source,
+        r.suggestions.len(),
+        r.max_rounds
+    )?;
+    writeln!(out)?;
+    let mut b = Builder::default();
+    b.push_record(["", "THRESHOLDS → TARGETS", "VERDICT", "NIGHTS", "EVICTIONS", "PENDING", "CPU SKEW"]);
+    for (i, s) in r.suggestions.iter().enumerate() {
+        b.push_record([
+            if r.recommended == Some(i) { "*".to_string() } else { String::new() },
+            pair_cell(&s.thresholds, &s.target_thresholds),
+            suggestion_verdict(s),
+            s.rounds_to_converge.map_or("-".to_string(), |n| n.to_string()),
+            s.evictions.to_string(),
+            s.unschedulable.to_string(),
+            s.final_cpu_skew.map_or("-".to_string(), |v| format!("{v:.1} pts")),
+        ]);
+    }
+    table(out, b)?;
+    writeln!(
+        out,
+        "  ranked: converging candidates that move something, by fewest evictions, nights, cpu skew left; \
+         then those that move nothing; then those that never converge"
+    )?;
+    match (r.recommended.and_then(|i| r.suggestions.get(i)), &r.recommended_policy_yaml) {
+        (Some(s), Some(yaml)) => {
+            writeln!(out)?;
+            writeln!(
+                out,
+                "Recommended: {} ({} eviction(s) over {} night(s), {} left Pending)",
+                pair_cell(&s.thresholds, &s.target_thresholds),
+                s.evictions,
+                s.rounds_to_converge.unwrap_or(0),
+                s.unschedulable
+            )?;
+            if s.evictions == 0 {
+                writeln!(
+                    out,
+                    "  no converging candidate moves anything: with this target no node is above it (the cluster \
+                     stays as it is)"
+                )?;
+            }
+            writeln!(out)?;
+            writeln!(
+                out,
+                "# Recommended DeschedulerPolicy ({} with its LowNodeUtilization thresholds/targetThresholds replaced)",
+                r.policy_source
+            )?;
+            write!(out, "{yaml}")?;
+        }
+        _ => {
+            writeln!(out)?;
+            writeln!(out, "No candidate converges within {} night(s): no policy to recommend.", r.max_rounds)?;
+        }
+    }
+    list(out, "Notes", &r.notes)?;
     Ok(())
 }

@@ -271,6 +271,22 @@ impl Policy {
         }
     }
 
+    /// This policy with every resource of every `LowNodeUtilization`
+    /// profile's `thresholds` set to `threshold` and of its
+    /// `targetThresholds` set to `target` (the configured resources are
+    /// kept, nothing else changes); validated.
+    pub fn with_uniform_thresholds(&self, threshold: f64, target: f64) -> Result<Policy, PolicyError> {
+        let mut p = self.clone();
+        for pc in p.profiles.iter_mut().flat_map(|pr| pr.plugin_config.iter_mut()) {
+            if let PluginArgs::LowNodeUtilization(args) = &mut pc.args {
+                args.thresholds.values_mut().for_each(|v| *v = threshold);
+                args.target_thresholds.values_mut().for_each(|v| *v = target);
+            }
+        }
+        p.validate()?;
+        Ok(p)
+    }
+
     /// Writes the policy as a `DeschedulerPolicy` YAML document (plain
     /// form, fields in a fixed order, unset fields left out).
     pub fn to_yaml(&self) -> Result<String, PolicyError> {

@@ -93,6 +93,21 @@ fn round_trip_is_equal() {
 }
 
 #[test]
+fn uniform_thresholds_replace_only_the_lnu_values() {
+    let p = Policy::from_yaml(HOMELAB_POLICY).expect("valid");
+    let q = p.with_uniform_thresholds(40.0, 70.0).expect("valid");
+    let lnu = q.profiles[0].low_node_utilization().expect("lnu");
+    let map = |v: f64| [("cpu".to_string(), v), ("memory".to_string(), v)].into_iter().collect::<ResourceThresholds>();
+    assert_eq!(lnu.thresholds, map(40.0));
+    assert_eq!(lnu.target_thresholds, map(70.0));
+    assert_eq!(lnu.evictable_namespaces, p.profiles[0].low_node_utilization().expect("lnu").evictable_namespaces);
+    assert_eq!(q.max_no_of_pods_to_evict_total, Some(10));
+    assert_eq!(q.profiles[0].default_evictor(), p.profiles[0].default_evictor());
+    // A target below the threshold fails descheduler's validation.
+    assert!(p.with_uniform_thresholds(60.0, 50.0).is_err());
+}
+
+#[test]
 fn durations_are_written_the_go_way() {
     let p = Policy::from_yaml(&with_evictor("minPodAge: 5m")).expect("valid");
     assert!(p.to_yaml().expect("writes").contains("minPodAge: 5m0s"));

@@ -22,7 +22,7 @@ use serde::Serialize;
 use super::rounds::{simulate_rounds_with, Rounds, Verdict};
 use super::SimulateOptions;
 use crate::planner::{PlanOptions, Snapshot};
-use crate::policy::{PluginArgs, Policy, ResourceThresholds};
+use crate::policy::{Policy, ResourceThresholds};
 use crate::resources::CPU;
 
 /// The candidates to try and how.
@@ -109,16 +109,7 @@ impl Suggestion {
 /// `policy` with every LowNodeUtilization threshold set to `threshold` and
 /// every target to `target`; `None` when the result fails validation.
 fn with_thresholds(policy: &Policy, threshold: f64, target: f64) -> Option<Policy> {
-    let mut p = policy.clone();
-    for profile in &mut p.profiles {
-        for pc in &mut profile.plugin_config {
-            if let PluginArgs::LowNodeUtilization(args) = &mut pc.args {
-                args.thresholds.values_mut().for_each(|v| *v = threshold);
-                args.target_thresholds.values_mut().for_each(|v| *v = target);
-            }
-        }
-    }
-    p.validate().ok().map(|()| p)
+    policy.with_uniform_thresholds(threshold, target).ok()
 }
 
 /// Tries every candidate on `snapshot` and ranks them (see the module docs).
