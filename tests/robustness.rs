@@ -266,3 +266,21 @@ fn analysis_opens_read_only_and_never_writes_into_a_foreign_file() {
     let b = Store::open_existing(&path).expect("second reader");
     assert_eq!(a.counts().expect("a").runs, b.counts().expect("b").runs);
 }
+
+#[test]
+fn unreadable_pod_and_node_values_are_reported_at_ingest() {
+    let (dir, store) = temp_store();
+    let body = r#"{"kind":"List","items":[
+      {"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"-1","pods":"110"}}},
+      {"apiVersion":"v1","kind":"Pod","metadata":{"name":"pw","namespace":"d"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"abc"}}}]}},
+      {"apiVersion":"v1","kind":"Pod","metadata":{"name":"ok","namespace":"d"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"100m"}}}]}}
+    ]}"#;
+    let f = write(dir.path(), "objects.json", body.as_bytes());
+    let report = ingest_files(&store, &[f], &mut NoProgress).expect("ingest");
+    let file = &report.files[0];
+    assert_eq!(file.records, 3, "every version is stored");
+    assert_eq!(file.errors.len(), 2, "{:?}", file.errors);
+    assert_eq!(file.errors[0].origin.item, Some(0));
+    assert!(file.errors[1].to_string().contains("items[1]"), "{}", file.errors[1]);
+    assert!(file.errors[1].message.contains("\"abc\""), "{}", file.errors[1].message);
+}

@@ -263,8 +263,25 @@ fn stage_all(
     summary: &mut FileSummary,
 ) -> Result<(), StoreError> {
     for record in records {
-        let is_event = record.object.get("kind").and_then(|k| k.as_str()) == Some("Event");
+        let kind = record.object.get("kind").and_then(|k| k.as_str()).unwrap_or("").to_string();
+        let is_event = kind == "Event";
         let origin = record.origin.clone();
+        // Pods and nodes are read by the cluster model in every analysis: a
+        // value it cannot read (a quantity "abc", allocatable "-1") is reported
+        // now, with the file and item, rather than skipped silently later.
+        // The version is still stored: it is what the cluster said.
+        let model_error = match kind.as_str() {
+            "Pod" => kdrift_rebalance::PodInfo::from_json(&record.object).err().map(|e| e.to_string()),
+            "Node" => kdrift_rebalance::NodeInfo::from_json(&record.object).err().map(|e| e.to_string()),
+            _ => None,
+        };
+        if let Some(problem) = model_error {
+            summary.errors.push(InputError {
+                origin: origin.clone(),
+                column: None,
+                message: format!("{problem}; the version is stored, but analyses cannot use it"),
+            });
+        }
         match writer.stage(record)? {
             Ok(()) => {
                 summary.records += 1;
