@@ -162,22 +162,7 @@ impl World {
                 self.core_event(now, &r, "Pulled", &msg, EventType::Normal, Source::Kubelet(host));
                 self.nodes[n].images.insert(c.image.clone());
             }
-            self.core_event(
-                now + ms(90),
-                &r,
-                "Created",
-                &format!("Created container: {}", c.name),
-                EventType::Normal,
-                Source::Kubelet(host),
-            );
-            self.core_event(
-                now + ms(140),
-                &r,
-                "Started",
-                &format!("Started container {}", c.name),
-                EventType::Normal,
-                Source::Kubelet(host),
-            );
+            self.container_started(now + ms(90), now + ms(140), &r, c.name, host);
             now += ms(160);
             let id = self.rng.hex(64);
             self.pods[p].container_ids.push(id);
@@ -192,6 +177,33 @@ impl World {
         }
         self.emit_pod(p, ready, ObjectChange::Modified);
         ready
+    }
+
+    /// The kubelet's `Created` then `Started` events of one container.
+    fn container_started(
+        &mut self,
+        created: DateTime<Utc>,
+        started: DateTime<Utc>,
+        r: &ObjRef,
+        name: &str,
+        host: &str,
+    ) {
+        self.core_event(
+            created,
+            r,
+            "Created",
+            &format!("Created container: {name}"),
+            EventType::Normal,
+            Source::Kubelet(host),
+        );
+        self.core_event(
+            started,
+            r,
+            "Started",
+            &format!("Started container {name}"),
+            EventType::Normal,
+            Source::Kubelet(host),
+        );
     }
 
     /// The kubelet re-creates the containers of a pod that survived a
@@ -211,22 +223,7 @@ impl World {
                 EventType::Normal,
                 Source::Kubelet(host),
             );
-            self.core_event(
-                at + ms(80),
-                &r,
-                "Created",
-                &format!("Created container: {}", c.name),
-                EventType::Normal,
-                Source::Kubelet(host),
-            );
-            self.core_event(
-                at + ms(120),
-                &r,
-                "Started",
-                &format!("Started container {}", c.name),
-                EventType::Normal,
-                Source::Kubelet(host),
-            );
+            self.container_started(at + ms(80), at + ms(120), &r, c.name, host);
         }
         let ids: Vec<String> = containers.iter().map(|_| self.rng.hex(64)).collect();
         let running = t + ms(200 * containers.len() as i64);
