@@ -1,6 +1,6 @@
 //! kdrift's cluster model and kube-scheduler filter model.
 //!
-//! Pure data, no I/O: stored Pod and Node objects (`serde_json::Value`, as
+//! Pure data (except [`cluster`]): stored Pod and Node objects (`serde_json::Value`, as
 //! kept by ingest) are read tolerantly into [`PodInfo`] and [`NodeInfo`];
 //! [`quantity`] parses Kubernetes quantities exactly; [`scheduler`] replays
 //! kube-scheduler's Filter plugins for one pod against a [`ClusterState`] to
@@ -13,12 +13,17 @@
 //! ([`simulate_plan`]), replays the following nights ([`simulate_rounds`]) and
 //! compares alternative thresholds ([`suggest_thresholds`]).
 //!
+//! [`cluster`] is the one I/O edge: connecting to a cluster like kubectl,
+//! paginated lists and watches of raw objects, shared by `kdrift ingest api`,
+//! `kdrift record` and the rebalance executor.
+//!
 //! Compatibility contracts: descheduler v0.36 for pod requests and node usage
 //! (`shared/reference/descheduler-lownodeutilization.md` §1), kube-scheduler
 //! (up to about v1.36) for filters, reason strings and scores
 //! (`shared/reference/kubernetes-events.md` §1 and §6), descheduler v0.36
 //! for LowNodeUtilization and DefaultEvictor (the same descheduler reference).
 
+pub mod cluster;
 pub mod error;
 mod extract;
 pub mod node;
