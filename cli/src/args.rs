@@ -52,6 +52,43 @@ pub enum Command {
     /// Plan a descheduler-compatible rebalance from the store (plan only: never contacts a cluster).
     #[command(subcommand)]
     Rebalance(RebalanceCommand),
+    /// Record the cluster continuously: list, then watch events, pods, nodes and their owners into the
+    /// store until SIGTERM / Ctrl-C (events expire after an hour; this keeps them).
+    Record(RecordArgs),
+}
+
+/// Which cluster and namespaces, with kubectl's flags.
+#[derive(Debug, Args)]
+pub struct KubeArgs {
+    /// The kubeconfig file (default: KUBECONFIG, else ~/.kube/config, else the pod's service account).
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context (default: its current-context).
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+    /// Only this namespace (default: the context's namespace; cluster-scoped objects are always read).
+    #[arg(short = 'n', long, value_name = "NAMESPACE", conflicts_with = "all_namespaces")]
+    pub namespace: Option<String>,
+    /// Every namespace.
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    /// Objects per list request (kubectl's --chunk-size).
+    #[arg(long, value_name = "N", default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..))]
+    pub chunk_size: u32,
+}
+
+/// `kdrift record`.
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// Cluster and namespaces.
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    /// Commit after this many object versions.
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub batch_records: u64,
+    /// Commit at least every this many seconds while versions come in.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub batch_seconds: u64,
 }
 
 /// `kdrift rebalance`.
@@ -138,6 +175,9 @@ pub enum IngestCommand {
     /// Dump files and directories: `kubectl get … -o json|yaml`, `kubectl cluster-info dump`
     /// directories, NDJSON (VictoriaLogs exports included), gzip-compressed files.
     File(IngestFileArgs),
+    /// A snapshot of a live cluster through its API: events (both APIs), pods, nodes, namespaces,
+    /// PodDisruptionBudgets, PriorityClasses and the owner kinds.
+    Api(KubeArgs),
 }
 
 /// `kdrift ingest file`.
@@ -234,6 +274,23 @@ mod tests {
     #[test]
     fn cli_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn kube_flags_read_like_kubectl() {
+        let kube = |args: &[&str]| match Cli::try_parse_from(args).map(|c| c.command) {
+            Ok(Command::Ingest(IngestCommand::Api(k))) => Ok(k),
+            Ok(Command::Record(r)) => Ok(r.kube),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.kind()),
+        };
+        let k = kube(&["kdrift", "ingest", "api", "--kubeconfig", "/k", "--context", "c", "-n", "media"]).expect("ok");
+        assert_eq!(
+            (k.kubeconfig, k.context.as_deref(), k.namespace.as_deref(), k.all_namespaces),
+            (Some(PathBuf::from("/k")), Some("c"), Some("media"), false)
+        );
+        assert!(kube(&["kdrift", "record", "-A"]).expect("ok").all_namespaces);
+        assert!(kube(&["kdrift", "record", "-A", "-n", "x"]).is_err(), "-A and -n conflict");
     }
 
     #[test]

@@ -266,16 +266,7 @@ fn stage_all(
         let kind = record.object.get("kind").and_then(|k| k.as_str()).unwrap_or("").to_string();
         let is_event = kind == "Event";
         let origin = record.origin.clone();
-        // Pods and nodes are read by the cluster model in every analysis: a
-        // value it cannot read (a quantity "abc", allocatable "-1") is reported
-        // now, with the file and item, rather than skipped silently later.
-        // The version is still stored: it is what the cluster said.
-        let model_error = match kind.as_str() {
-            "Pod" => kdrift_rebalance::PodInfo::from_json(&record.object).err().map(|e| e.to_string()),
-            "Node" => kdrift_rebalance::NodeInfo::from_json(&record.object).err().map(|e| e.to_string()),
-            _ => None,
-        };
-        if let Some(problem) = model_error {
+        if let Some(problem) = model_problem(&record) {
             summary.errors.push(InputError {
                 origin: origin.clone(),
                 column: None,
@@ -295,6 +286,19 @@ fn stage_all(
         }
     }
     Ok(())
+}
+
+/// What the cluster model cannot read in a Pod or Node (a quantity "abc",
+/// allocatable "-1"). Pods and nodes are read by the model in every
+/// analysis: such a value is reported at ingest, with the file and item,
+/// rather than skipped silently later. The version is still stored: it is
+/// what the cluster said.
+pub(crate) fn model_problem(record: &Record) -> Option<String> {
+    match record.object.get("kind").and_then(|k| k.as_str()) {
+        Some("Pod") => kdrift_rebalance::PodInfo::from_json(&record.object).err().map(|e| e.to_string()),
+        Some("Node") => kdrift_rebalance::NodeInfo::from_json(&record.object).err().map(|e| e.to_string()),
+        _ => None,
+    }
 }
 
 fn finish(

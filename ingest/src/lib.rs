@@ -1,11 +1,13 @@
-//! kdrift's ingest side: sources (dump files, the demo scenario; the live API
-//! and VictoriaLogs later) into the append-only DuckDB store.
+//! kdrift's ingest side: sources (dump files, the Kubernetes API, the demo
+//! scenario; VictoriaLogs later) into the append-only DuckDB store.
 //!
+//! - [`api`]: `kdrift ingest api` (snapshot) and `kdrift record` (recorder);
 //! - [`parse`]: bytes of a dump → object-version [`record::Record`]s;
 //! - [`store`]: the DuckDB file, its schema and every named query;
 //! - [`files`]: `kdrift ingest file`, one run over many files;
 //! - [`scenario`]: the deterministic demo cluster history; [`demo`] loads it.
 
+pub mod api;
 pub mod demo;
 pub mod files;
 pub mod parse;

@@ -1,5 +1,6 @@
 //! One function per command: open the store, call the library, render.
 
+mod api;
 mod demo;
 mod ingest;
 mod query;
@@ -14,6 +15,8 @@ use crate::args::{Cli, Command, IngestCommand, RebalanceCommand};
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match &cli.command {
         Command::Ingest(IngestCommand::File(args)) => ingest::file(&cli, args),
+        Command::Ingest(IngestCommand::Api(args)) => api::snapshot(&cli, args),
+        Command::Record(args) => api::record(&cli, args),
         Command::WhyPending(args) => why_pending::run(&cli, args),
         Command::Demo(args) => demo::run(&cli, args),
         Command::Query(args) => query::run(&cli, args),

@@ -1,6 +1,7 @@
 //! Rendering of findings to any `Write`: tables (tabled) for people, JSON for
 //! machines. Nothing here computes a finding.
 
+pub mod api;
 pub mod ingest;
 pub mod pending;
 pub mod query;

@@ -57,6 +57,14 @@ queries! {
     CLEAR_STAGING = "clear_staging", "ingest/clear_staging.sql";
     /// Moves new staged versions into `observations`.
     COMMIT_OBSERVATIONS = "commit_observations", "ingest/commit_observations.sql";
+    /// The highest obs_id (where a batch's observations start).
+    MAX_OBS_ID = "max_obs_id", "ingest/max_obs_id.sql";
+    /// Updates the counts of a run still going.
+    RUN_PROGRESS = "run_progress", "ingest/run_progress.sql";
+    /// Objects of one resource the API sources last saw alive.
+    KNOWN_OBJECTS = "known_objects", "api/known_objects.sql";
+    /// The newest stored version of one object.
+    LAST_VERSION = "last_version", "api/last_version.sql";
     /// New versions per file of a run.
     RUN_ADDED_BY_LOCATION = "run_added_by_location", "ingest/run_added_by_location.sql";
     /// Derives `event_versions` for a run.

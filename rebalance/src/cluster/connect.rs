@@ -49,7 +49,25 @@ impl ClusterOptions {
         }
     }
 
+    /// A client for the selected cluster, with its URL and default
+    /// namespace (the context's, or the pod's in-cluster).
+    ///
+    /// # Errors
+    /// As [`ClusterOptions::connect`].
+    pub async fn open(&self) -> Result<Connected, ClusterError> {
+        let config = self.config().await?;
+        let url = config.cluster_url.to_string().trim_end_matches('/').to_string();
+        let default_namespace = config.default_namespace.clone();
+        let client = Client::try_from(config).map_err(|source| ClusterError::Client { url: url.clone(), source })?;
+        Ok(Connected { client, url, default_namespace })
+    }
+
     /// A client for the selected cluster.
+    ///
+    /// kube's default retry of 429/503/504 answers stays on; a caller for
+    /// whom a 429 is an answer (an eviction refused by a
+    /// PodDisruptionBudget) builds its client from [`ClusterOptions::config`]
+    /// with `default_retry = false`.
     ///
     /// # Errors
     /// As [`ClusterOptions::config`], and [`ClusterError::Client`] when the
@@ -58,6 +76,23 @@ impl ClusterOptions {
         let config = self.config().await?;
         let url = config.cluster_url.to_string();
         Client::try_from(config).map_err(|source| ClusterError::Client { url, source })
+    }
+}
+
+/// A connected client and what it points at.
+#[derive(Clone)]
+pub struct Connected {
+    /// The client.
+    pub client: Client,
+    /// The cluster URL, without a trailing `/` (`https://10.0.0.1:6443`).
+    pub url: String,
+    /// The namespace kubectl would use without `-n`.
+    pub default_namespace: String,
+}
+
+impl std::fmt::Debug for Connected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connected").field("url", &self.url).field("default_namespace", &self.default_namespace).finish()
     }
 }
 

@@ -21,7 +21,7 @@ pub mod list;
 pub mod resource;
 pub mod watch;
 
-pub use connect::ClusterOptions;
+pub use connect::{ClusterOptions, Connected};
 pub use error::ClusterError;
 pub use list::{list_all, ListPager, ObjectList, Page, DEFAULT_PAGE_SIZE};
 pub use resource::{ResourceKind, Scope, HISTORY_RESOURCES};
