@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use kdrift_ingest::Store;
 
 pub mod fake_kube;
+pub mod recorder;
 
 /// `../shared/fixtures/real` next to the checkout, when present.
 pub fn real_fixtures() -> Option<PathBuf> {

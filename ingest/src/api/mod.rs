@@ -16,7 +16,7 @@ pub mod report;
 pub mod snapshot;
 mod stage;
 
-pub use clock::{Clock, ManualClock, WallClock};
+pub use clock::{Clock, ManualClock, ReplayClock, WallClock};
 pub use record::{record, NoObserver, RecordObserver, RecordOptions};
 pub use report::{ApiReport, ResourceProblem, ResourceReport, Severity};
 pub use snapshot::{snapshot, SnapshotOptions};

@@ -53,8 +53,8 @@ pub async fn snapshot(
             match pager.next_page().await {
                 Ok(Some(page)) => {
                     report.resource_version = Some(page.resource_version);
-                    let observed_at = Some(clock.now());
                     for object in page.items {
+                        let observed_at = Some(clock.observation_time(&object));
                         let origin = Origin { location: report.location.clone(), line: None, item: Some(item) };
                         item += 1;
                         let record = Record { object, origin, observed_at, change: Change::Listed };

@@ -108,7 +108,11 @@ impl FakeKube {
                     .build()
                     .expect("fake-kube runtime");
                 rt.block_on(async move {
-                    let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
+                    use axum::serve::ListenerExt;
+                    // Small watch chunks go out at once (no Nagle delay), as from a real apiserver.
+                    let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener").tap_io(|tcp| {
+                        let _ = tcp.set_nodelay(true);
+                    });
                     tokio::select! {
                         _ = axum::serve(listener, app) => {}
                         _ = stop => {}
@@ -251,6 +255,16 @@ impl FakeKube {
         self.with(State::compact);
     }
 
+    /// An outage that only a re-list can reveal: drops every watch, applies
+    /// `changes` while no request can get in, then compacts the history, so
+    /// watchers that reconnect get 410 Gone and must list again.
+    pub fn outage_with_compaction(&self, changes: impl FnOnce(&mut Outage<'_>)) {
+        let mut st = self.shared.lock();
+        self.drop_watches();
+        changes(&mut Outage { state: &mut st });
+        st.compact();
+    }
+
     /// Aborts every open watch connection mid-stream.
     pub fn drop_watches(&self) {
         self.shared.drops.send_modify(|g| *g += 1);
@@ -321,6 +335,40 @@ impl FakeKube {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
+    }
+}
+
+/// Writes during [`FakeKube::outage_with_compaction`].
+pub struct Outage<'a> {
+    state: &'a mut State,
+}
+
+impl Outage<'_> {
+    /// Creates an object (ADDED).
+    ///
+    /// # Errors
+    /// As [`FakeKube::create`].
+    pub fn create(&mut self, object: Value) -> Result<Value, ApiError> {
+        let rid = resource(text(&object, "/apiVersion"), text(&object, "/kind"))?;
+        self.state.create(rid, object, Stamp::Next)
+    }
+
+    /// Replaces an object (MODIFIED).
+    ///
+    /// # Errors
+    /// As [`FakeKube::update`].
+    pub fn update(&mut self, object: Value) -> Result<Value, ApiError> {
+        let rid = resource(text(&object, "/apiVersion"), text(&object, "/kind"))?;
+        self.state.update(rid, object, Stamp::Next, false)
+    }
+
+    /// Deletes an object (DELETED).
+    ///
+    /// # Errors
+    /// As [`FakeKube::delete`].
+    pub fn delete(&mut self, api_version: &str, kind: &str, namespace: &str, name: &str) -> Result<Value, ApiError> {
+        let rid = resource(api_version, kind)?;
+        self.state.delete(rid, namespace, name, None, Stamp::Next)
     }
 }
 

@@ -133,12 +133,13 @@ impl Recorder<'_, '_> {
         o: &RecordOptions,
     ) -> Result<(), StoreError> {
         let rv = object.pointer("/metadata/resourceVersion").and_then(|v| v.as_str()).unwrap_or("").to_string();
-        let observed_at = Some(self.clock.now());
-        let report = self.report(resource, &o.cluster, &o.scope);
+        let observed_at = Some(self.clock.observation_time(&object));
+        let report = self.reports.entry(resource.name()).or_insert_with(|| {
+            ResourceReport::new(resource.name(), format!("{}{}", o.cluster, resource.collection_path(&o.scope)))
+        });
         let origin = Origin { location: report.location.clone(), line: None, item: None };
         let before = report.item_errors.len();
         let record = Record { object, origin, observed_at, change };
-        let report = self.reports.get_mut(&resource.name()).expect("report inserted above");
         stage_observation(&mut self.writer, record, report)?;
         self.errors += (report.item_errors.len() - before) as u64;
         if !rv.is_empty() {
