@@ -190,7 +190,22 @@ impl<'s> RunWriter<'s> {
     /// # Errors
     /// [`StoreError`]; the transaction is rolled back and the run stays
     /// `running` (visible as a crashed run).
-    pub fn commit(mut self, status: RunStatus, errors: u64) -> Result<(RunCounts, Vec<(String, u64)>), StoreError> {
+    pub fn commit(self, status: RunStatus, errors: u64) -> Result<(RunCounts, Vec<(String, u64)>), StoreError> {
+        self.commit_with(status, errors, |_, _| Ok(()))
+    }
+
+    /// [`RunWriter::commit`], running `also(store, run_id)` inside the same
+    /// transaction (a source's progress row commits with its data, or
+    /// neither does).
+    ///
+    /// # Errors
+    /// [`StoreError`], from the commit or from `also`; everything is rolled back.
+    pub fn commit_with(
+        mut self,
+        status: RunStatus,
+        errors: u64,
+        also: impl FnOnce(&Store, i64) -> Result<(), StoreError>,
+    ) -> Result<(RunCounts, Vec<(String, u64)>), StoreError> {
         self.appender.flush().map_err(|source| StoreError::Append { table: "staging_observations", source })?;
         drop(self.appender);
         let store = self.store;
@@ -207,11 +222,31 @@ impl<'s> RunWriter<'s> {
             params![run_id, status.as_str(), micros(Utc::now()), records as i64, duplicates as i64, errors as i64],
         )?;
         store.execute(&sql::CLEAR_STAGING, [])?;
+        also(store, run_id)?;
         let per_location = store.query_map(&sql::RUN_ADDED_BY_LOCATION, [run_id], |r| {
             Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
         })?;
         tx.commit()?;
         Ok((RunCounts { records, added, duplicates }, per_location))
+    }
+}
+
+impl RunWriter<'_> {
+    /// Gives the run up: nothing staged is kept, and the run is closed as
+    /// `failed` with the number of input errors recorded for it (instead of
+    /// staying `running`, which means a crash).
+    ///
+    /// # Errors
+    /// [`StoreError`] when the store fails.
+    pub fn abandon(self, errors: u64) -> Result<(), StoreError> {
+        let (store, run_id) = (self.store, self.run_id);
+        drop(self.appender);
+        store.execute(&sql::CLEAR_STAGING, [])?;
+        store.execute(
+            &sql::FINISH_RUN,
+            params![run_id, RunStatus::Failed.as_str(), micros(Utc::now()), 0, 0, errors as i64],
+        )?;
+        Ok(())
     }
 }
 
