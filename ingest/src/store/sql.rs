@@ -89,6 +89,8 @@ queries! {
     OBJECTS_AT = "objects_at", "state/objects_at.sql";
     /// The store's newest observation time.
     LATEST_OBSERVATION = "latest_observation", "stats/latest_observation.sql";
+    /// Every event's current version.
+    EVENT_LIST = "event_list", "stats/event_list.sql";
     /// Records a committed VictoriaLogs query window.
     VL_RECORD_WINDOW = "vl_record_window", "victorialogs/record_window.sql";
     /// End of a VictoriaLogs pull's last committed window (`--resume`).

@@ -89,7 +89,7 @@ pub enum VlError {
     #[error("{0}")]
     Options(String),
     /// A request other than a window's query failed.
-    #[error("{url}: {failure}")]
+    #[error("request to {url} failed")]
     Request {
         /// The endpoint.
         url: String,

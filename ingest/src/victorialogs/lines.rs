@@ -4,6 +4,9 @@
 
 use super::error::Failure;
 
+/// The callback receiving each completed line: `(1-based line number, bytes)`.
+pub type OnLine<'a, E> = dyn FnMut(u64, &[u8]) -> Result<(), E> + 'a;
+
 /// Incremental line splitter.
 #[derive(Debug)]
 pub struct LineSplitter {
@@ -28,11 +31,7 @@ impl LineSplitter {
     ///
     /// # Errors
     /// [`Failure::LineTooLong`] (converted into `E`), or the first error `on_line` returns.
-    pub fn push<E: From<Failure>>(
-        &mut self,
-        chunk: &[u8],
-        on_line: &mut dyn FnMut(u64, &[u8]) -> Result<(), E>,
-    ) -> Result<(), E> {
+    pub fn push<E: From<Failure>>(&mut self, chunk: &[u8], on_line: &mut OnLine<'_, E>) -> Result<(), E> {
         let mut rest = chunk;
         while let Some(pos) = rest.iter().position(|b| *b == b'\n') {
             let (head, tail) = rest.split_at(pos);

@@ -214,11 +214,11 @@ pub async fn pull(
     client: &VlClient,
     options: &PullOptions,
     progress: &mut dyn PullProgress,
-) -> Result<PullReport, PullFailed> {
+) -> Result<PullReport, Box<PullFailed>> {
     let mut report = PullReport { url: client.base_url(), ..PullReport::default() };
     match run(store, client, options, progress, &mut report).await {
         Ok(()) => Ok(report),
-        Err(error) => Err(PullFailed { committed: report, error }),
+        Err(error) => Err(Box::new(PullFailed { committed: report, error })),
     }
 }
 
