@@ -175,7 +175,11 @@ fn kent(s: &Sighting) -> Value {
 
 /// The `/insert/jsonline` query string and the NDJSON line of each sighting for `layout`.
 pub fn format(layout: Layout, sightings: &[Sighting]) -> (String, Vec<String>) {
-    let events_only = |s: &&Sighting| s.seen != Seen::Deleted && str_at(&s.object, "/kind") == "Event";
+    let is_event = |o: &Value| match str_at(o, "/kind") {
+        "" => o.get("involvedObject").is_some() || o.get("regarding").is_some(),
+        kind => kind == "Event",
+    };
+    let events_only = |s: &&Sighting| s.seen != Seen::Deleted && is_event(&s.object);
     let (args, lines): (&str, Vec<Value>) = match layout {
         Layout::Raw => (
             "_msg_field=message&_time_field=eventTime,lastTimestamp,firstTimestamp&_stream_fields=involvedObject.namespace",

@@ -14,6 +14,7 @@ use crate::args::{Cli, Command, IngestCommand, RebalanceCommand};
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match &cli.command {
         Command::Ingest(IngestCommand::File(args)) => ingest::file(&cli, args),
+        Command::Ingest(IngestCommand::Victorialogs(args)) => ingest::victorialogs(&cli, args),
         Command::WhyPending(args) => why_pending::run(&cli, args),
         Command::Demo(args) => demo::run(&cli, args),
         Command::Query(args) => query::run(&cli, args),

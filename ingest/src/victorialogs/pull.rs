@@ -278,11 +278,13 @@ async fn run(
     let step = hits_step(start, end);
     let buckets = client.hits(&window_query(&base, start, end), start, end, step).await?;
     let windows = plan(start, end, step, &buckets, options.max_rows_per_window, options.max_window);
+    tracing::info!(%layout, source, windows = windows.len(), expected_rows = buckets.iter().map(|b| b.1).sum::<u64>(), "planned");
     progress.planned(layout, &windows);
     let pull_key = report.pull_key.clone();
     let job = WindowJob { layout, base_query: &base, pull_key: &pull_key, max_line: options.max_line_bytes };
     for window in &windows {
         let done = pull_with_retries(store, client, job, window, &options.retry, progress).await?;
+        tracing::info!(start = %window.start, end = %window.end, rows = done.rows, added = done.added, run = done.run_id, "window committed");
         progress.window_done(&done);
         report.windows.push(done);
     }
