@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use kdrift_ingest::victorialogs::Layout;
 
 /// The default store file, in the working directory.
 pub const DEFAULT_DB: &str = "kdrift.duckdb";
@@ -178,6 +179,83 @@ pub enum IngestCommand {
     /// A snapshot of a live cluster through its API: events (both APIs), pods, nodes, namespaces,
     /// PodDisruptionBudgets, PriorityClasses and the owner kinds.
     Api(KubeArgs),
+    /// Pull Kubernetes events (and, from the OpenTelemetry k8sobjects receiver, pods and nodes)
+    /// from a VictoriaLogs server, window by window. Credentials come from the environment or
+    /// files only: KDRIFT_VL_USER/--user with KDRIFT_VL_PASSWORD or --password-file,
+    /// KDRIFT_VL_BEARER_TOKEN or --bearer-token-file, KDRIFT_VL_HEADERS or --headers-file.
+    Victorialogs(IngestVictorialogsArgs),
+}
+
+/// `kdrift ingest victorialogs`.
+#[derive(Debug, Args)]
+pub struct IngestVictorialogsArgs {
+    /// The server: http://host:9428, or a prefix in front of /select/logsql (vmauth). No user:password in it.
+    #[arg(long, value_name = "URL")]
+    pub url: String,
+    /// Range start (default: 7 days before --end, VictoriaLogs' default retention).
+    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    pub start: Option<DateTime<Utc>>,
+    /// Range end, exclusive (default: now).
+    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    pub end: Option<DateTime<Utc>>,
+    /// A LogsQL filter ANDed to the layout's, e.g. 'reason:in(FailedScheduling, Scheduled)' (no pipes).
+    #[arg(long, value_name = "LOGSQL")]
+    pub filter: Option<String>,
+    /// The shipper's field layout: raw, msg-json, otel-k8sevents, otel-k8sobjects or kent
+    /// (default: detected from /select/logsql/field_names).
+    #[arg(long, value_name = "LAYOUT", value_parser = parse_layout)]
+    pub layout: Option<Layout>,
+    /// Continue after the last window this pull (same URL, tenant, layout and filter) committed.
+    #[arg(long)]
+    pub resume: bool,
+    /// Basic auth user (or KDRIFT_VL_USER); the password from KDRIFT_VL_PASSWORD or --password-file.
+    #[arg(long, value_name = "NAME")]
+    pub user: Option<String>,
+    /// File holding the Basic auth password.
+    #[arg(long, value_name = "FILE")]
+    pub password_file: Option<PathBuf>,
+    /// File holding a Bearer token.
+    #[arg(long, value_name = "FILE")]
+    pub bearer_token_file: Option<PathBuf>,
+    /// File of extra request headers, one `Name: value` per line.
+    #[arg(long, value_name = "FILE")]
+    pub headers_file: Option<PathBuf>,
+    /// Tenant: the AccountID header.
+    #[arg(long, value_name = "N")]
+    pub account_id: Option<u32>,
+    /// Tenant: the ProjectID header.
+    #[arg(long, value_name = "N")]
+    pub project_id: Option<u32>,
+    /// Rows one query window should return at most (windows are sized with /select/logsql/hits).
+    #[arg(long, value_name = "ROWS", default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub window_rows: u64,
+    /// Attempts per window before giving up (the first included).
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub attempts: u32,
+    /// Wait before the first retry of a window, doubled each time (e.g. 1s, 500ms).
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration)]
+    pub retry_delay: std::time::Duration,
+}
+
+/// Parses a `--layout` name (pure; used by clap).
+pub fn parse_layout(s: &str) -> Result<Layout, String> {
+    Layout::parse(s).ok_or_else(|| {
+        let names: Vec<&str> = Layout::ALL.iter().map(|l| l.as_str()).collect();
+        format!("unknown layout {s:?}; expected one of {}", names.join(", "))
+    })
+}
+
+/// Parses `500ms`, `1s`, `2m` (pure; used by clap).
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let bad = || format!("expected a duration such as 500ms, 1s or 2m, got {s:?}");
+    let digits = s.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
+    let n: u64 = s[..digits].parse().map_err(|_| bad())?;
+    match &s[digits..] {
+        "ms" => Ok(std::time::Duration::from_millis(n)),
+        "s" => Ok(std::time::Duration::from_secs(n)),
+        "m" => Ok(std::time::Duration::from_secs(n * 60)),
+        _ => Err(bad()),
+    }
 }
 
 /// `kdrift ingest file`.
@@ -269,6 +347,18 @@ mod tests {
         assert_eq!(rounds(&["kdrift", "rebalance", "plan", "--rounds"]), Ok(Some(10)));
         assert_eq!(rounds(&["kdrift", "rebalance", "plan", "--rounds", "3"]), Ok(Some(3)));
         assert!(rounds(&["kdrift", "rebalance", "plan", "--rounds", "0"]).is_err());
+    }
+
+    #[test]
+    fn victorialogs_arguments() {
+        assert_eq!(parse_layout("otel-k8sevents"), Ok(Layout::OtelK8sevents));
+        assert!(parse_layout("otel").is_err_and(|e| e.contains("msg-json")));
+        assert_eq!(parse_duration("500ms"), Ok(std::time::Duration::from_millis(500)));
+        assert_eq!(parse_duration("2m"), Ok(std::time::Duration::from_secs(120)));
+        assert!(parse_duration("1h").is_err() && parse_duration("s").is_err());
+        // No argument takes a password or a token.
+        let cli = Cli::try_parse_from(["kdrift", "ingest", "victorialogs", "--url", "http://x", "--password", "p"]);
+        assert!(cli.is_err());
     }
 
     #[test]

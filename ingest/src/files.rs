@@ -263,27 +263,42 @@ fn stage_all(
     summary: &mut FileSummary,
 ) -> Result<(), StoreError> {
     for record in records {
-        let kind = record.object.get("kind").and_then(|k| k.as_str()).unwrap_or("").to_string();
-        let is_event = kind == "Event";
-        let origin = record.origin.clone();
-        if let Some(problem) = model_problem(&record) {
-            summary.errors.push(InputError {
-                origin: origin.clone(),
-                column: None,
-                message: format!("{problem}; the version is stored, but analyses cannot use it"),
-            });
-        }
-        match writer.stage(record)? {
-            Ok(()) => {
-                summary.records += 1;
-                if is_event {
-                    summary.events += 1;
-                } else {
-                    summary.objects += 1;
-                }
+        stage_record(writer, record, summary)?;
+    }
+    Ok(())
+}
+
+/// Stages one record and counts it in `summary`; a record that is not a
+/// storable object, or a Pod/Node the cluster model cannot read
+/// ([`model_problem`]), becomes an input error in `summary` (the Pod/Node
+/// version is still stored).
+///
+/// # Errors
+/// [`StoreError`] when the store fails.
+pub(crate) fn stage_record(
+    writer: &mut RunWriter<'_>,
+    record: Record,
+    summary: &mut FileSummary,
+) -> Result<(), StoreError> {
+    let is_event = record.object.get("kind").and_then(|k| k.as_str()) == Some("Event");
+    let origin = record.origin.clone();
+    if let Some(problem) = model_problem(&record) {
+        summary.errors.push(InputError {
+            origin: origin.clone(),
+            column: None,
+            message: format!("{problem}; the version is stored, but analyses cannot use it"),
+        });
+    }
+    match writer.stage(record)? {
+        Ok(()) => {
+            summary.records += 1;
+            if is_event {
+                summary.events += 1;
+            } else {
+                summary.objects += 1;
             }
-            Err(e) => summary.errors.push(InputError { origin, column: None, message: e.to_string() }),
         }
+        Err(e) => summary.errors.push(InputError { origin, column: None, message: e.to_string() }),
     }
     Ok(())
 }

@@ -1,10 +1,11 @@
-//! kdrift's ingest side: sources (dump files, the Kubernetes API, the demo
-//! scenario; VictoriaLogs later) into the append-only DuckDB store.
+//! kdrift's ingest side: sources (dump files, the Kubernetes API,
+//! VictoriaLogs, the demo scenario) into the append-only DuckDB store.
 //!
 //! - [`api`]: `kdrift ingest api` (snapshot) and `kdrift record` (recorder);
 //! - [`parse`]: bytes of a dump → object-version [`record::Record`]s;
 //! - [`store`]: the DuckDB file, its schema and every named query;
 //! - [`files`]: `kdrift ingest file`, one run over many files;
+//! - [`victorialogs`]: `kdrift ingest victorialogs`, one run per query window;
 //! - [`scenario`]: the deterministic demo cluster history; [`demo`] loads it.
 
 pub mod api;
@@ -14,6 +15,7 @@ pub mod parse;
 pub mod record;
 pub mod scenario;
 pub mod store;
+pub mod victorialogs;
 
 pub use files::{ingest_files, ingest_records, FileSummary, IngestReport, NoProgress, Progress};
 pub use store::{Store, StoreError};

@@ -1,6 +1,11 @@
 //! Shared helpers of the end-to-end tests: where the real fixtures are
-//! (`../shared/fixtures/real`, read in place, never copied) and fresh stores
-//! in temporary directories.
+//! (`../shared/fixtures/real`, read in place, never copied), fresh stores
+//! in temporary directories, a fake VictoriaLogs ([`fake_vlogs`]) and the
+//! shippers that load it ([`shippers`]).
+
+pub mod fake_vlogs;
+pub mod shippers;
+pub mod vl_pull;
 
 use std::path::PathBuf;
 

@@ -17,6 +17,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Ingest(IngestCommand::File(args)) => ingest::file(&cli, args),
         Command::Ingest(IngestCommand::Api(args)) => api::snapshot(&cli, args),
         Command::Record(args) => api::record(&cli, args),
+        Command::Ingest(IngestCommand::Victorialogs(args)) => ingest::victorialogs(&cli, args),
         Command::WhyPending(args) => why_pending::run(&cli, args),
         Command::Demo(args) => demo::run(&cli, args),
         Command::Query(args) => query::run(&cli, args),

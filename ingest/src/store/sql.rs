@@ -39,6 +39,10 @@ queries! {
     SET_SCHEMA_VERSION = "set_schema_version", "schema/set_version.sql";
     /// DDL of schema version 1.
     SCHEMA_V1 = "schema_v1", "schema/v1.sql";
+    /// Migration from schema version 1 to 2 (VictoriaLogs windows).
+    SCHEMA_V2 = "schema_v2", "schema/v2.sql";
+    /// Records the schema version after a migration.
+    UPDATE_SCHEMA_VERSION = "update_schema_version", "schema/update_version.sql";
     /// Opens a transaction.
     TX_BEGIN = "tx_begin", "tx/begin.sql";
     /// Commits the open transaction.
@@ -93,6 +97,14 @@ queries! {
     OBJECTS_AT = "objects_at", "state/objects_at.sql";
     /// The store's newest observation time.
     LATEST_OBSERVATION = "latest_observation", "stats/latest_observation.sql";
+    /// Every event's current version.
+    EVENT_LIST = "event_list", "stats/event_list.sql";
+    /// Records a committed VictoriaLogs query window.
+    VL_RECORD_WINDOW = "vl_record_window", "victorialogs/record_window.sql";
+    /// End of a VictoriaLogs pull's last committed window (`--resume`).
+    VL_LAST_WINDOW_END = "vl_last_window_end", "victorialogs/last_window_end.sql";
+    /// The committed VictoriaLogs query windows.
+    VL_WINDOWS = "vl_windows", "victorialogs/windows.sql";
 }
 
 /// Finds a query by name.

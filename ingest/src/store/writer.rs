@@ -206,7 +206,7 @@ impl<'s> RunWriter<'s> {
     /// [`StoreError`]; the transaction is rolled back, the batch stays
     /// staged and goes with the next commit.
     pub fn commit_batch(&mut self, errors: u64) -> Result<RunCounts, StoreError> {
-        self.commit_staged(None, errors)?;
+        self.commit_staged(None, errors, |_, _| Ok(()))?;
         self.appender = Some(open_appender(self.store)?);
         Ok(self.committed)
     }
@@ -215,7 +215,12 @@ impl<'s> RunWriter<'s> {
     /// with their derived rows, then updates the run row (closed with
     /// `finish`'s status, else its progress counts), in one transaction.
     /// Updates `committed`.
-    fn commit_staged(&mut self, finish: Option<RunStatus>, errors: u64) -> Result<(), StoreError> {
+    fn commit_staged(
+        &mut self,
+        finish: Option<RunStatus>,
+        errors: u64,
+        also: impl FnOnce(&Store, i64) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
         if let Some(mut appender) = self.appender.take() {
             appender.flush().map_err(|source| StoreError::Append { table: "staging_observations", source })?;
         }
@@ -239,6 +244,7 @@ impl<'s> RunWriter<'s> {
             )?,
             None => store.execute(&sql::RUN_PROGRESS, params![self.run_id, records, duplicates, errors])?,
         };
+        also(store, self.run_id)?;
         tx.commit()?;
         self.committed = c;
         self.pending = 0;
@@ -254,8 +260,23 @@ impl<'s> RunWriter<'s> {
     /// # Errors
     /// [`StoreError`]; the transaction is rolled back and the run stays
     /// `running` (visible as a crashed run).
-    pub fn commit(mut self, status: RunStatus, errors: u64) -> Result<(RunCounts, Vec<(String, u64)>), StoreError> {
-        self.commit_staged(Some(status), errors)?;
+    pub fn commit(self, status: RunStatus, errors: u64) -> Result<(RunCounts, Vec<(String, u64)>), StoreError> {
+        self.commit_with(status, errors, |_, _| Ok(()))
+    }
+
+    /// [`RunWriter::commit`], running `also(store, run_id)` inside the same
+    /// transaction (a source's progress row commits with its data, or
+    /// neither does).
+    ///
+    /// # Errors
+    /// [`StoreError`], from the commit or from `also`; everything is rolled back.
+    pub fn commit_with(
+        mut self,
+        status: RunStatus,
+        errors: u64,
+        also: impl FnOnce(&Store, i64) -> Result<(), StoreError>,
+    ) -> Result<(RunCounts, Vec<(String, u64)>), StoreError> {
+        self.commit_staged(Some(status), errors, also)?;
         let store = self.store;
         let run_id = self.run_id;
         let counts = self.committed;
@@ -263,6 +284,33 @@ impl<'s> RunWriter<'s> {
             Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
         })?;
         Ok((counts, per_location))
+    }
+}
+
+impl RunWriter<'_> {
+    /// Gives the run up: nothing staged is kept, and the run is closed as
+    /// `failed` with the number of input errors recorded for it (instead of
+    /// staying `running`, which means a crash).
+    ///
+    /// # Errors
+    /// [`StoreError`] when the store fails.
+    pub fn abandon(mut self, errors: u64) -> Result<(), StoreError> {
+        let (store, run_id, done) = (self.store, self.run_id, self.committed);
+        drop(self.appender.take());
+        store.execute(&sql::CLEAR_STAGING, [])?;
+        // Batches committed before (a recorder's) stay, and are counted.
+        store.execute(
+            &sql::FINISH_RUN,
+            params![
+                run_id,
+                RunStatus::Failed.as_str(),
+                micros(Utc::now()),
+                done.records as i64,
+                done.duplicates as i64,
+                errors as i64
+            ],
+        )?;
+        Ok(())
     }
 }
 
