@@ -19,9 +19,12 @@
 //! (`shared/reference/kubernetes-events.md` §1 and §6), descheduler v0.36
 //! for LowNodeUtilization and DefaultEvictor (the same descheduler reference).
 
+pub mod document;
 pub mod error;
+pub mod execute;
 mod extract;
 pub mod node;
+pub mod objects;
 pub mod planner;
 pub mod pod;
 pub mod policy;
