@@ -12,66 +12,39 @@ use std::future::Future;
 
 use serde_json::Value;
 
-/// The kinds kdrift reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ResourceKind {
-    /// core/v1 Node (cluster-scoped).
-    Node,
+use crate::cluster::ClusterError;
+
+pub use crate::cluster::ResourceKind;
+
+/// The resources the executor reads (the same definitions as
+/// [`crate::cluster::HISTORY_RESOURCES`], plus PersistentVolumeClaims).
+pub mod kinds {
+    use super::ResourceKind;
+
+    const fn rk(
+        group: &'static str,
+        kind: &'static str,
+        plural: &'static str,
+        namespaced: bool,
+    ) -> ResourceKind {
+        ResourceKind { group, version: "v1", kind, plural, namespaced }
+    }
+
+    /// core/v1 Node.
+    pub const NODE: ResourceKind = rk("", "Node", "nodes", false);
     /// core/v1 Pod.
-    Pod,
-    /// core/v1 Namespace (cluster-scoped).
-    Namespace,
+    pub const POD: ResourceKind = rk("", "Pod", "pods", true);
+    /// core/v1 Namespace.
+    pub const NAMESPACE: ResourceKind = rk("", "Namespace", "namespaces", false);
     /// policy/v1 PodDisruptionBudget.
-    PodDisruptionBudget,
-    /// scheduling.k8s.io/v1 PriorityClass (cluster-scoped).
-    PriorityClass,
+    pub const POD_DISRUPTION_BUDGET: ResourceKind = rk("policy", "PodDisruptionBudget", "poddisruptionbudgets", true);
+    /// scheduling.k8s.io/v1 PriorityClass.
+    pub const PRIORITY_CLASS: ResourceKind = rk("scheduling.k8s.io", "PriorityClass", "priorityclasses", false);
     /// core/v1 PersistentVolumeClaim.
-    PersistentVolumeClaim,
+    pub const PERSISTENT_VOLUME_CLAIM: ResourceKind =
+        rk("", "PersistentVolumeClaim", "persistentvolumeclaims", true);
     /// batch/v1 CronJob (for `kdrift check --cronjob`).
-    CronJob,
-}
-
-impl ResourceKind {
-    /// The kind's name, e.g. `PodDisruptionBudget`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ResourceKind::Node => "Node",
-            ResourceKind::Pod => "Pod",
-            ResourceKind::Namespace => "Namespace",
-            ResourceKind::PodDisruptionBudget => "PodDisruptionBudget",
-            ResourceKind::PriorityClass => "PriorityClass",
-            ResourceKind::PersistentVolumeClaim => "PersistentVolumeClaim",
-            ResourceKind::CronJob => "CronJob",
-        }
-    }
-
-    /// `apiVersion` of the kind.
-    pub fn api_version(self) -> &'static str {
-        match self {
-            ResourceKind::PodDisruptionBudget => "policy/v1",
-            ResourceKind::PriorityClass => "scheduling.k8s.io/v1",
-            ResourceKind::CronJob => "batch/v1",
-            _ => "v1",
-        }
-    }
-
-    /// The resource's plural name in URLs, e.g. `poddisruptionbudgets`.
-    pub fn plural(self) -> &'static str {
-        match self {
-            ResourceKind::Node => "nodes",
-            ResourceKind::Pod => "pods",
-            ResourceKind::Namespace => "namespaces",
-            ResourceKind::PodDisruptionBudget => "poddisruptionbudgets",
-            ResourceKind::PriorityClass => "priorityclasses",
-            ResourceKind::PersistentVolumeClaim => "persistentvolumeclaims",
-            ResourceKind::CronJob => "cronjobs",
-        }
-    }
-
-    /// True for kinds that live in a namespace.
-    pub fn namespaced(self) -> bool {
-        !matches!(self, ResourceKind::Node | ResourceKind::Namespace | ResourceKind::PriorityClass)
-    }
+    pub const CRON_JOB: ResourceKind = rk("batch", "CronJob", "cronjobs", true);
 }
 
 /// A failed API call.
@@ -98,6 +71,19 @@ pub enum ClientError {
     /// The client could not be set up (kubeconfig, credentials).
     #[error("cannot connect: {0}")]
     Config(String),
+}
+
+impl From<ClusterError> for ClientError {
+    fn from(e: ClusterError) -> Self {
+        match e {
+            ClusterError::Api { code, message, .. } => ClientError::Status { code, message },
+            ClusterError::Transport { .. } => ClientError::Transport(e.to_string()),
+            ClusterError::Decode { .. } | ClusterError::Request { .. } => ClientError::Decode(e.to_string()),
+            ClusterError::Kubeconfig { .. } | ClusterError::NoConfiguration { .. } | ClusterError::Client { .. } => {
+                ClientError::Config(e.to_string())
+            }
+        }
+    }
 }
 
 impl ClientError {

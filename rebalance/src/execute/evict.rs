@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt};
 use serde_json::Value;
 
-use super::client::{is_pdb_refusal, ClientError, ClusterClient, EvictionRequest, ResourceKind};
+use super::client::{is_pdb_refusal, kinds, ClientError, ClusterClient, EvictionRequest};
 use super::probe::{self, ProbeAnswer};
 use super::record::{attempt_event, replacement_event, run_name, run_object, EventSink};
 use super::replacement::wait_replacement;
@@ -174,7 +174,7 @@ async fn one<C: ClusterClient, S: EventSink>(ctx: &Ctx<'_, '_, C, S>, e: &Planne
         settle(EvictionOutcome::Failed { attempts, error: format!("{what}: {err}") })
     };
 
-    let (got, attempts) = retrying(ctx.options, || ctx.client.get(ResourceKind::Pod, Some(&e.pod.namespace), &e.pod.name)).await;
+    let (got, attempts) = retrying(ctx.options, || ctx.client.get(kinds::POD, Some(&e.pod.namespace), &e.pod.name)).await;
     let live = match got {
         Ok(v) => v,
         Err(err) => return fail(attempts, "reading the pod", &err),

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::client::{ClientError, ClusterClient, EvictionRequest, ResourceKind};
+use super::client::{kinds, ClientError, ClusterClient, EvictionRequest, ResourceKind};
 
 /// A scripted answer to one eviction call.
 #[derive(Debug, Clone, Copy)]
@@ -24,7 +24,7 @@ pub(crate) enum Answer {
 
 #[derive(Default)]
 pub(crate) struct State {
-    pub(crate) objects: BTreeMap<ResourceKind, Vec<Value>>,
+    pub(crate) objects: BTreeMap<&'static str, Vec<Value>>,
     /// Per `namespace/name`: answers to the next eviction calls (then Accept).
     pub(crate) script: BTreeMap<String, VecDeque<Answer>>,
     /// Every eviction call, in order (`namespace/name`).
@@ -51,8 +51,8 @@ impl Fake {
     pub(crate) fn new(nodes: Vec<Value>, pods: Vec<Value>) -> Fake {
         let mut state =
             State { land_on: Some("node-2".to_string()), ready: true, ..State::default() };
-        state.objects.insert(ResourceKind::Node, nodes);
-        state.objects.insert(ResourceKind::Pod, pods);
+        state.objects.insert(kinds::NODE.kind, nodes);
+        state.objects.insert(kinds::POD.kind, pods);
         Fake { state: Mutex::new(state), latency: Duration::from_millis(5) }
     }
 
@@ -67,7 +67,7 @@ impl Fake {
     /// Applies `f` to the pod `namespace/name`; removes it when `f` returns false.
     pub(crate) fn edit_pod(&self, key: &str, f: impl FnOnce(&mut Value) -> bool) {
         let mut s = self.lock();
-        let pods = s.objects.entry(ResourceKind::Pod).or_default();
+        let pods = s.objects.entry(kinds::POD.kind).or_default();
         if let Some(i) = pods.iter().position(|p| key_of(p) == key) {
             if !f(&mut pods[i]) {
                 pods.remove(i);
@@ -88,10 +88,10 @@ impl ClusterClient for Fake {
     async fn list(&self, kind: ResourceKind, namespace: Option<&str>) -> Result<Vec<Value>, ClientError> {
         let s = self.lock();
         if s.list_fails == Some(kind) {
-            return Err(ClientError::Status { code: 403, message: format!("{} is forbidden", kind.plural()) });
+            return Err(ClientError::Status { code: 403, message: format!("{} is forbidden", kind.plural) });
         }
         Ok(s.objects
-            .get(&kind)
+            .get(kind.kind)
             .map(|v| {
                 v.iter()
                     .filter(|o| {
@@ -105,7 +105,7 @@ impl ClusterClient for Fake {
 
     async fn get(&self, kind: ResourceKind, namespace: Option<&str>, name: &str) -> Result<Option<Value>, ClientError> {
         let key = format!("{}/{name}", namespace.unwrap_or(""));
-        Ok(self.lock().objects.get(&kind).and_then(|v| v.iter().find(|o| key_of(o) == key).cloned()))
+        Ok(self.lock().objects.get(kind.kind).and_then(|v| v.iter().find(|o| key_of(o) == key).cloned()))
     }
 
     async fn evict(&self, request: &EvictionRequest) -> Result<(), ClientError> {
@@ -152,7 +152,7 @@ impl Fake {
         let mut s = self.lock();
         s.evicted.push(key.to_string());
         let (land_on, ready) = (s.land_on.clone(), s.ready);
-        let pods = s.objects.entry(ResourceKind::Pod).or_default();
+        let pods = s.objects.entry(kinds::POD.kind).or_default();
         let Some(i) = pods.iter().position(|p| key_of(p) == key) else { return };
         let old = pods.remove(i);
         let Some(node) = land_on else { return };

@@ -28,6 +28,7 @@
 
 pub mod client;
 mod evict;
+mod kube_client;
 #[cfg(test)]
 mod fake;
 pub mod probe;
@@ -42,7 +43,8 @@ use std::time::Duration;
 
 use chrono::Utc;
 
-pub use client::{ClientError, ClusterClient, EvictionRequest, ResourceKind};
+pub use client::{kinds, ClientError, ClusterClient, EvictionRequest, ResourceKind};
+pub use kube_client::KubeClient;
 pub use probe::Probe;
 pub use record::EventSink;
 pub use report::{EvictionOutcome, EvictionResult, ExecutionReport, Replacement, RunOutcome, RunSettings, SkipCause};

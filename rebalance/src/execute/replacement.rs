@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use super::client::{ClusterClient, ResourceKind};
+use super::client::{kinds, ClusterClient};
 use super::evict::Ctx;
 use super::record::EventSink;
 use super::report::{seconds, Replacement};
@@ -45,7 +45,7 @@ pub(super) async fn wait_replacement<C: ClusterClient, S: EventSink>(
     loop {
         let listed = tokio::time::timeout(
             ctx.options.request_timeout,
-            ctx.client.list(ResourceKind::Pod, Some(&evicted.namespace)),
+            ctx.client.list(kinds::POD, Some(&evicted.namespace)),
         )
         .await;
         match listed {

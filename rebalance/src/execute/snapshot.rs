@@ -13,7 +13,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use super::client::{ClusterClient, ResourceKind};
+use super::client::{kinds, ClusterClient, ResourceKind};
 use super::ExecuteError;
 use crate::node::NodeInfo;
 use crate::objects::{namespace_from_json, pdb_from_json, priority_class_from_json, pvc_from_json};
@@ -50,14 +50,14 @@ pub async fn read_snapshot<C: ClusterClient>(
     now: DateTime<Utc>,
 ) -> Result<LiveSnapshot, ExecuteError> {
     let mut notes = Vec::new();
-    let nodes = read(client, ResourceKind::Node, NodeInfo::from_json, &mut notes).await?;
-    let pods = read(client, ResourceKind::Pod, PodInfo::from_json, &mut notes).await?;
+    let nodes = read(client, kinds::NODE, NodeInfo::from_json, &mut notes).await?;
+    let pods = read(client, kinds::POD, PodInfo::from_json, &mut notes).await?;
     let mut snapshot = Snapshot::new(nodes, pods, now);
-    snapshot.pdbs = read(client, ResourceKind::PodDisruptionBudget, pdb_from_json, &mut notes).await?;
-    snapshot.namespaces = read(client, ResourceKind::Namespace, namespace_from_json, &mut notes).await?;
-    snapshot.priority_classes = read(client, ResourceKind::PriorityClass, priority_class_from_json, &mut notes).await?;
+    snapshot.pdbs = read(client, kinds::POD_DISRUPTION_BUDGET, pdb_from_json, &mut notes).await?;
+    snapshot.namespaces = read(client, kinds::NAMESPACE, namespace_from_json, &mut notes).await?;
+    snapshot.priority_classes = read(client, kinds::PRIORITY_CLASS, priority_class_from_json, &mut notes).await?;
     if needs_pvcs(policy) {
-        snapshot.pvcs = read(client, ResourceKind::PersistentVolumeClaim, pvc_from_json, &mut notes).await?;
+        snapshot.pvcs = read(client, kinds::PERSISTENT_VOLUME_CLAIM, pvc_from_json, &mut notes).await?;
     }
     Ok(LiveSnapshot { snapshot, notes })
 }
@@ -69,12 +69,12 @@ async fn read<C: ClusterClient, T>(
     parse: fn(&Value) -> Result<T, ModelError>,
     notes: &mut Vec<String>,
 ) -> Result<Vec<T>, ExecuteError> {
-    let items = client.list(kind, None).await.map_err(|source| ExecuteError::Read { kind: kind.as_str(), source })?;
+    let items = client.list(kind, None).await.map_err(|source| ExecuteError::Read { kind: kind.kind, source })?;
     let mut out = Vec::with_capacity(items.len());
     for item in &items {
         match parse(item) {
             Ok(x) => out.push(x),
-            Err(e) => notes.push(format!("left out, unreadable: {} {e}", kind.as_str())),
+            Err(e) => notes.push(format!("left out, unreadable: {} {e}", kind.kind)),
         }
     }
     Ok(out)
