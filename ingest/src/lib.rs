@@ -6,6 +6,7 @@
 //! - [`files`]: `kdrift ingest file`, one run over many files;
 //! - [`scenario`]: the deterministic demo cluster history; [`demo`] loads it.
 
+pub mod actions;
 pub mod demo;
 pub mod files;
 pub mod parse;

@@ -26,6 +26,7 @@
 //! for LowNodeUtilization and DefaultEvictor (the same descheduler reference).
 
 pub mod cluster;
+pub mod deadman;
 pub mod document;
 pub mod error;
 pub mod execute;

@@ -85,6 +85,8 @@ queries! {
     OBJECTS_AT = "objects_at", "state/objects_at.sql";
     /// The store's newest observation time.
     LATEST_OBSERVATION = "latest_observation", "stats/latest_observation.sql";
+    /// The newest kdrift rebalance run of each outcome.
+    REBALANCE_LATEST_RUNS = "rebalance_latest_runs", "rebalance/latest_runs.sql";
 }
 
 /// Finds a query by name.
