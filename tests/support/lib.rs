@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use kdrift_ingest::Store;
 
+pub mod fake_kube;
+
 /// `../shared/fixtures/real` next to the checkout, when present.
 pub fn real_fixtures() -> Option<PathBuf> {
     // At run time (cargo test sets it), so that a test binary built from

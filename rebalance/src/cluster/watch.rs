@@ -70,8 +70,7 @@ pub async fn watch(
 ) -> Result<BoxStream<'static, Result<WatchItem, ClusterError>>, ClusterError> {
     let name = resource.name();
     let path = resource.collection_path(scope);
-    let mut params = WatchParams::default();
-    params.bookmarks = options.bookmarks;
+    let mut params = WatchParams { bookmarks: options.bookmarks, ..WatchParams::default() };
     if let Some(t) = options.timeout_seconds {
         params = params.timeout(t);
     }
