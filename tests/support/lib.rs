@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use kdrift_ingest::Store;
 
+pub mod busy_cluster;
 pub mod fake_kube;
 
 /// `../shared/fixtures/real` next to the checkout, when present.

@@ -204,6 +204,9 @@ async fn one<C: ClusterClient, S: EventSink>(ctx: &Ctx<'_, '_, C, S>, e: &Planne
         Err(ClientError::Status { code: 429, message }) if is_pdb_refusal(&message) => {
             return settle(EvictionOutcome::Blocked { message });
         }
+        // The pod was there a moment ago: an earlier attempt that timed out
+        // on our side went through on the server's.
+        Err(ClientError::Status { code: 404, .. }) if attempts > 1 => {}
         Err(ClientError::Status { code: 404, message }) => {
             return settle(EvictionOutcome::Skipped {
                 cause: SkipCause::Gone,

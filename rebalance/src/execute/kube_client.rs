@@ -28,12 +28,18 @@ impl KubeClient {
         KubeClient { client }
     }
 
-    /// Connects as kubectl would ([`ClusterOptions::connect`]).
+    /// Connects as kubectl would ([`ClusterOptions::config`]), with kube's
+    /// own retrying of 429/503/504 turned off: a 429 from the Eviction API is
+    /// a PodDisruptionBudget's answer, to be reported and not retried for
+    /// minutes, and the executor retries 5xx itself (bounded, then it stops).
     ///
     /// # Errors
     /// [`ClusterError`] naming the kubeconfig or the server.
     pub async fn connect(options: &ClusterOptions) -> Result<KubeClient, ClusterError> {
-        options.connect().await.map(KubeClient::new)
+        let mut config = options.config().await?;
+        config.default_retry = false;
+        let url = config.cluster_url.to_string();
+        kube::Client::try_from(config).map(KubeClient::new).map_err(|source| ClusterError::Client { url, source })
     }
 }
 
