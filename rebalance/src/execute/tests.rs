@@ -46,6 +46,7 @@ fn node(name: &str) -> Value {
 fn pod(name: &str, node: &str, cpu_m: i64) -> Value {
     json!({"apiVersion": "v1", "kind": "Pod",
         "metadata": {"namespace": "apps", "name": name, "uid": format!("uid-{name}"), "resourceVersion": "7",
+            "labels": {"app": name},
             "creationTimestamp": "2026-11-01T00:00:00Z",
             "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": format!("rs-{name}"),
                 "uid": format!("rs-uid-{name}"), "controller": true}]},
@@ -323,4 +324,56 @@ async fn same_cluster_same_plan_as_printed() {
     assert_eq!(printed.snapshot.pods, again.snapshot.pods);
     let (_, executed) = apply(&fake, &printed, &fast(), &mut Vec::new()).await.expect("apply");
     assert_eq!(executed.evictions, printed.evictions);
+}
+
+/// Answers every request on 127.0.0.1 with `{"active": true}` on `/busy`,
+/// `{"active": false}` elsewhere; returns the base URL.
+async fn probe_server() -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("addr"));
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 4096];
+                let n = sock.read(&mut buf).await.unwrap_or(0);
+                let request = String::from_utf8_lossy(&buf[..n]).to_string();
+                let body = if request.starts_with("GET /busy") { r#"{"active": true}"# } else { r#"{"active": false}"# };
+                let answer = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = sock.write_all(answer.as_bytes()).await;
+            });
+        }
+    });
+    base
+}
+
+#[tokio::test]
+async fn probes_skip_pods_in_use_and_pods_they_cannot_ask_about() {
+    let fake = cluster();
+    let doc = live_plan(&fake).await;
+    let base = probe_server().await;
+    let names: Vec<String> = doc.evictions.iter().map(|e| e.pod.name.clone()).collect();
+    let probes = vec![
+        Probe::parse(&format!("app={}={base}/busy", names[0])).expect("probe"),
+        Probe::parse(&format!("app={}={base}/idle", names[1])).expect("probe"),
+        // Nothing listens on port 1: cannot tell, treated as in use.
+        Probe::parse(&format!("app={}=http://127.0.0.1:1/sessions", names[2])).expect("probe"),
+    ];
+    let (report, _) = apply(&fake, &doc, &ExecuteOptions { probes, ..fast() }, &mut Vec::new()).await.expect("apply");
+    assert!(
+        matches!(&report.results[0].outcome, EvictionOutcome::Skipped { cause: SkipCause::InUse, message } if message.contains("active: true")),
+        "{:?}",
+        report.results[0]
+    );
+    assert!(matches!(report.results[1].outcome, EvictionOutcome::Evicted { .. }), "{:?}", report.results[1]);
+    assert!(
+        matches!(&report.results[2].outcome, EvictionOutcome::Skipped { cause: SkipCause::InUse, message } if message.contains("treated as in use")),
+        "{:?}",
+        report.results[2]
+    );
+    assert!(matches!(report.results[3].outcome, EvictionOutcome::Evicted { .. }), "no probe for it");
+    assert_eq!(fake.lock().evicted, vec![doc.evictions[1].pod.key(), doc.evictions[3].pod.key()]);
 }
