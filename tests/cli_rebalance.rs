@@ -211,3 +211,29 @@ fn a_file_that_is_not_a_plan_is_an_error_naming_it() {
     assert!(stderr(&a).contains(&file) && stderr(&a).contains("not a kdrift plan document"), "{}", stderr(&a));
     assert!(e.kube.evictions().is_empty());
 }
+
+#[test]
+fn the_cron_jobs_command_runs_against_a_cluster() {
+    // deploy/rebalance-cronjob.yaml's args, with the ConfigMap's policy file
+    // at a local path and no wait for replacements (the fake has no controllers).
+    let deploy = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/rebalance-cronjob.yaml"));
+    let start = deploy.find("              args:\n").expect("args") + "              args:\n".len();
+    let args: Vec<String> = deploy[start..]
+        .lines()
+        .take_while(|l| l.trim_start().starts_with("- "))
+        .map(|l| l.trim_start().trim_start_matches("- ").trim_matches('"').to_string())
+        .collect();
+    assert_eq!(args[..5], ["rebalance", "run", "--policy", "/etc/kdrift/policy.yaml", "--yes"]);
+    let e = env();
+    let homelab = e.path("homelab.yaml");
+    write(Path::new(&homelab), include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/homelab-policy.yaml")));
+    let mut args: Vec<String> = args.into_iter().map(|a| if a == "/etc/kdrift/policy.yaml" { homelab.clone() } else { a }).collect();
+    if let Some(i) = args.iter().position(|a| a == "--ready-timeout") {
+        args[i + 1] = "0".to_string();
+    }
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = e.with_cluster(&refs).assert().success();
+    // node-1 at 90 % cpu, target 80 %: one 450m pod is enough.
+    assert_eq!(e.evicted().len(), 1, "{}", stdout(&run));
+    assert!(!e.db.exists(), "--no-store: no store written");
+}
