@@ -11,6 +11,7 @@ pub mod error;
 pub mod failed_scheduling;
 pub mod next_steps;
 pub mod pending;
+pub mod rebalance_runs;
 pub mod snapshot;
 pub mod state;
 

@@ -50,7 +50,7 @@ pub enum Command {
     Demo(DemoArgs),
     /// Run one of kdrift's named read queries (queries/*.sql) against the store.
     Query(QueryArgs),
-    /// Plan a descheduler-compatible rebalance from the store (plan only: never contacts a cluster).
+    /// Plan a descheduler-compatible rebalance (from the store or a live cluster), then apply it.
     #[command(subcommand)]
     Rebalance(RebalanceCommand),
     /// Record the cluster continuously: list, then watch events, pods, nodes and their owners into the
@@ -90,6 +90,9 @@ pub struct RecordArgs {
     /// Commit at least every this many seconds while versions come in.
     #[arg(long, value_name = "SECONDS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub batch_seconds: u64,
+    /// Dead-man check of the nightly rebalance: exit 0 when the last successful run is recent enough,
+    /// 1 when it is too old (STALE) or there is none (NEVER).
+    Check(CheckArgs),
 }
 
 /// `kdrift rebalance`.
@@ -101,6 +104,119 @@ pub enum RebalanceCommand {
     /// Try a grid of LowNodeUtilization thresholds → targets night after night and print the best
     /// converging one as a complete DeschedulerPolicy (exit 1 when none converges).
     Recommend(RebalanceRecommendArgs),
+    /// Execute a plan file from `rebalance plan -o json`: re-reads the cluster and refuses a plan it has
+    /// drifted from (exit 1) unless --replan; evicts through the Eviction API (exit 2 when it had to stop).
+    Apply(RebalanceApplyArgs),
+    /// Plan and execute in one go against a live cluster; requires --yes (plan-only is `rebalance plan`).
+    Run(RebalanceRunArgs),
+}
+
+/// Which cluster to talk to (as kubectl: `--kubeconfig`, `KUBECONFIG`, `~/.kube/config`, in-cluster).
+#[derive(Debug, Clone, Args)]
+pub struct ClusterArgs {
+    /// A kubeconfig file (default: KUBECONFIG, else ~/.kube/config, else the in-cluster service account).
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    /// A context of the kubeconfig (default: its current-context).
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+}
+
+impl ClusterArgs {
+    /// True when either flag is given.
+    pub fn given(&self) -> bool {
+        self.kubeconfig.is_some() || self.context.is_some()
+    }
+}
+
+/// How to execute evictions (`rebalance apply`, `rebalance run`).
+#[derive(Debug, Clone, Args)]
+pub struct ExecuteArgs {
+    /// Evictions in flight at once.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub concurrency: u32,
+    /// How long to wait for each replacement pod to be Ready (0: do not wait), e.g. 5m, 90s.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_timeout)]
+    pub ready_timeout: std::time::Duration,
+    /// Pre-flight probe, SELECTOR=URL (repeatable): pods matching the label selector are evicted only when
+    /// the URL's JSON answer says they are idle, e.g. 'app=plex=http://plex.media:32400/sessions'.
+    #[arg(long = "probe", value_name = "SELECTOR=URL", value_parser = parse_probe)]
+    pub probes: Vec<kdrift_rebalance::execute::Probe>,
+    /// Do not record the evictions and the run in the store.
+    #[arg(long)]
+    pub no_store: bool,
+}
+
+/// `kdrift rebalance apply`.
+#[derive(Debug, Args)]
+pub struct RebalanceApplyArgs {
+    /// The plan file (`kdrift rebalance plan … -o json > plan.json`, or `--out plan.json`).
+    #[arg(value_name = "PLAN.json")]
+    pub plan: PathBuf,
+    /// When the cluster drifted from the plan, plan again (same policy and options) and execute the new plan.
+    #[arg(long)]
+    pub replan: bool,
+    /// Write the plan actually executed (the new one after --replan) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub execute: ExecuteArgs,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+/// `kdrift rebalance run`.
+#[derive(Debug, Args)]
+pub struct RebalanceRunArgs {
+    /// A descheduler policy (DeschedulerPolicy, Helm values or the chart's ConfigMap);
+    /// default: the descheduler Helm chart's default policy.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// Confirm: evict pods now. Without it `run` refuses (exit 2); plan-only is `kdrift rebalance plan`.
+    #[arg(long)]
+    pub yes: bool,
+    /// Do not spend evictions on pods that request none of the resources their node is over on.
+    #[arg(long)]
+    pub skip_zero_request: bool,
+    /// Write the plan executed to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub execute: ExecuteArgs,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+/// `kdrift check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The longest acceptable time since the last successful rebalance, e.g. 26h, 90m, 1d.
+    #[arg(long, value_name = "DURATION", value_parser = parse_max_age)]
+    pub max_age: (chrono::Duration, String),
+    /// Also read the CronJob's status.lastSuccessfulTime, as NAMESPACE/NAME (needs cluster access).
+    #[arg(long, value_name = "NAMESPACE/NAME", value_parser = parse_pod_ref)]
+    pub cronjob: Option<PodRef>,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+/// Parses a maximum age (pure; used by clap): the duration and the text as given.
+pub fn parse_max_age(s: &str) -> Result<(chrono::Duration, String), String> {
+    kdrift_rebalance::deadman::parse_max_age(s).map(|d| (d, s.trim().to_string()))
+}
+
+/// Parses a timeout: `0` or a duration such as `5m`, `90s`, `1h` (pure; used by clap).
+pub fn parse_timeout(s: &str) -> Result<std::time::Duration, String> {
+    if s.trim() == "0" {
+        return Ok(std::time::Duration::ZERO);
+    }
+    let d = kdrift_rebalance::deadman::parse_max_age(s)?;
+    Ok(std::time::Duration::from_secs(d.num_seconds().unsigned_abs()))
+}
+
+/// Parses `SELECTOR=URL` (pure; used by clap).
+pub fn parse_probe(s: &str) -> Result<kdrift_rebalance::execute::Probe, String> {
+    kdrift_rebalance::execute::Probe::parse(s).map_err(|e| e.to_string())
 }
 
 /// `kdrift rebalance recommend`.
@@ -139,6 +255,15 @@ pub struct RebalancePlanArgs {
     /// (descheduler does).
     #[arg(long)]
     pub skip_zero_request: bool,
+    /// Plan on the live cluster (the same reads `rebalance apply` makes) instead of the store;
+    /// implied by --kubeconfig or --context.
+    #[arg(long, conflicts_with = "at")]
+    pub live: bool,
+    /// Also write the plan document (what `-o json` prints, for `rebalance apply`) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
 }
 
 /// Parses an RFC 3339 instant into UTC (pure; used by clap).

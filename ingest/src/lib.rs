@@ -9,6 +9,7 @@
 //! - [`scenario`]: the deterministic demo cluster history; [`demo`] loads it.
 
 pub mod api;
+pub mod actions;
 pub mod demo;
 pub mod files;
 pub mod parse;

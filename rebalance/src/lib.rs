@@ -13,9 +13,11 @@
 //! ([`simulate_plan`]), replays the following nights ([`simulate_rounds`]) and
 //! compares alternative thresholds ([`suggest_thresholds`]).
 //!
-//! [`cluster`] is the one I/O edge: connecting to a cluster like kubectl,
-//! paginated lists and watches of raw objects, shared by `kdrift ingest api`,
-//! `kdrift record` and the rebalance executor.
+//! [`cluster`] and [`execute`] are the I/O edge: [`cluster`] connects to a
+//! cluster like kubectl and lists and watches raw objects (shared by
+//! `kdrift ingest api`, `kdrift record` and the rebalance executor);
+//! [`execute`] reads the live snapshot, checks a plan file ([`document`])
+//! against it and evicts through the Eviction API.
 //!
 //! Compatibility contracts: descheduler v0.36 for pod requests and node usage
 //! (`shared/reference/descheduler-lownodeutilization.md` §1), kube-scheduler
@@ -24,9 +26,13 @@
 //! for LowNodeUtilization and DefaultEvictor (the same descheduler reference).
 
 pub mod cluster;
+pub mod deadman;
+pub mod document;
 pub mod error;
+pub mod execute;
 mod extract;
 pub mod node;
+pub mod objects;
 pub mod planner;
 pub mod pod;
 pub mod policy;

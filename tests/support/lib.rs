@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 use kdrift_ingest::Store;
 
+pub mod busy_cluster;
 pub mod fake_kube;
 pub mod recorder;
 

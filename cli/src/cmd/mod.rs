@@ -1,10 +1,13 @@
 //! One function per command: open the store, call the library, render.
 
 mod api;
+mod check;
+mod cluster;
 mod demo;
 mod ingest;
 mod query;
 mod rebalance;
+mod rebalance_exec;
 mod why_pending;
 
 use std::process::ExitCode;
@@ -23,5 +26,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Query(args) => query::run(&cli, args),
         Command::Rebalance(RebalanceCommand::Plan(args)) => rebalance::plan(&cli, args),
         Command::Rebalance(RebalanceCommand::Recommend(args)) => rebalance::recommend(&cli, args),
+        Command::Rebalance(RebalanceCommand::Apply(args)) => rebalance_exec::apply(&cli, args),
+        Command::Rebalance(RebalanceCommand::Run(args)) => rebalance_exec::run(&cli, args),
+        Command::Check(args) => check::run(&cli, args),
     }
 }

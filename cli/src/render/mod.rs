@@ -6,6 +6,7 @@ pub mod ingest;
 pub mod pending;
 pub mod query;
 pub mod rebalance;
+pub mod rebalance_exec;
 
 use std::io::Write;
 

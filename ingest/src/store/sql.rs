@@ -105,6 +105,8 @@ queries! {
     VL_LAST_WINDOW_END = "vl_last_window_end", "victorialogs/last_window_end.sql";
     /// The committed VictoriaLogs query windows.
     VL_WINDOWS = "vl_windows", "victorialogs/windows.sql";
+    /// The newest kdrift rebalance run of each outcome.
+    REBALANCE_LATEST_RUNS = "rebalance_latest_runs", "rebalance/latest_runs.sql";
 }
 
 /// Finds a query by name.
