@@ -24,6 +24,9 @@ pub struct ClusterAt {
     pub estimated_nodes: Vec<String>,
     /// `namespace/name` of pods whose version was observed after the instant.
     pub estimated_pods: Vec<String>,
+    /// `namespace/name` of pods known only from events (a `Scheduled` event,
+    /// requests from the nearest known version of the same owner): estimated.
+    pub event_only_pods: Vec<String>,
     /// Objects the model could not read (`kind namespace/name: why`).
     pub unreadable: Vec<String>,
 }

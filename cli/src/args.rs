@@ -52,6 +52,28 @@ pub enum Command {
     /// Plan a descheduler-compatible rebalance from the store (plan only: never contacts a cluster).
     #[command(subcommand)]
     Rebalance(RebalanceCommand),
+    /// What happened over time: drains, reboots and outages.
+    #[command(subcommand)]
+    Timeline(TimelineCommand),
+}
+
+/// `kdrift timeline`.
+#[derive(Debug, Subcommand)]
+pub enum TimelineCommand {
+    /// Drains and rolling drains reconstructed from cordons, evictions, reboots and uncordons:
+    /// node order, pods moved and where they landed, requested % before and after, the skew left.
+    Drains(TimelineDrainsArgs),
+}
+
+/// `kdrift timeline drains`.
+#[derive(Debug, Args)]
+pub struct TimelineDrainsArgs {
+    /// Only operations still going on at or after this instant.
+    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    pub since: Option<DateTime<Utc>>,
+    /// Only operations started at or before this instant.
+    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    pub until: Option<DateTime<Utc>>,
 }
 
 /// `kdrift rebalance`.

@@ -4,11 +4,12 @@ mod demo;
 mod ingest;
 mod query;
 mod rebalance;
+mod timeline;
 mod why_pending;
 
 use std::process::ExitCode;
 
-use crate::args::{Cli, Command, IngestCommand, RebalanceCommand};
+use crate::args::{Cli, Command, IngestCommand, RebalanceCommand, TimelineCommand};
 
 /// Runs the parsed command; returns the process exit code.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -19,5 +20,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Query(args) => query::run(&cli, args),
         Command::Rebalance(RebalanceCommand::Plan(args)) => rebalance::plan(&cli, args),
         Command::Rebalance(RebalanceCommand::Recommend(args)) => rebalance::recommend(&cli, args),
+        Command::Timeline(TimelineCommand::Drains(args)) => timeline::drains(&cli, args),
     }
 }

@@ -85,6 +85,12 @@ queries! {
     OBJECTS_AT = "objects_at", "state/objects_at.sql";
     /// The store's newest observation time.
     LATEST_OBSERVATION = "latest_observation", "stats/latest_observation.sql";
+    /// Cordon, readiness, reboot and node-controller signals per node between two instants.
+    NODE_SIGNALS = "node_signals", "timeline/node_signals.sql";
+    /// Evidence of pods evicted or stopped on a node between two instants.
+    POD_EVICTIONS = "pod_evictions", "timeline/pod_evictions.sql";
+    /// Pods bound to a node between two instants, with owner and creation.
+    POD_PLACEMENTS = "pod_placements", "timeline/pod_placements.sql";
 }
 
 /// Finds a query by name.
