@@ -7,9 +7,12 @@
 use chrono::{DateTime, Utc};
 use kdrift_analyze::drain_timeline;
 use kdrift_analyze::drains::{EpisodeEnd, OperationKind};
+use kdrift_analyze::skew::{policy_from_thresholds, skew};
 use kdrift_ingest::demo::ingest_scenario;
 use kdrift_ingest::ingest_records;
 use kdrift_ingest::scenario::{generate, ScenarioConfig};
+use kdrift_rebalance::planner::NodeClass;
+use kdrift_rebalance::Policy;
 use kdrift_tests::{real_fixtures_or_skip, temp_store, tsv_node_events};
 
 fn t(s: &str) -> DateTime<Utc> {
@@ -72,6 +75,41 @@ fn demo_has_two_rolling_drains_in_the_scenario_order_with_the_skew_each_left() {
     assert_eq!(only2.operations[0].number, 2);
     let none = drain_timeline(&store, Some(t("2026-11-29T00:00:00Z")), None).expect("timeline");
     assert!(none.operations.is_empty());
+}
+
+#[test]
+fn demo_skew_at_the_failure_classifies_node_1_overutilized() {
+    let scenario = generate(&ScenarioConfig { seed: 4, scale: 1 });
+    let facts = scenario.facts.clone();
+    let (_dir, store) = temp_store();
+    ingest_scenario(&store, scenario, 4).expect("ingest");
+    let chart = Policy::from_yaml("deschedulerPolicy: null").expect("chart default");
+    let r = skew(&store, Some(facts.failure_at), &chart).expect("skew");
+    assert_eq!(r.nodes.len(), 5);
+    let node = |n: &str| r.nodes.iter().find(|x| x.requested.node == n).expect("node");
+    let cpu1 = node("node-1").requested.get("cpu").expect("cpu");
+    assert_eq!((cpu1.requested, cpu1.allocatable), (1942, 2000));
+    assert_eq!(node("node-1").class, Some(NodeClass::Overutilized));
+    assert!(node("node-1").why.contains("cpu 97.1% > 50"), "{}", node("node-1").why);
+    assert_eq!(
+        node("node-5").requested.get("cpu").map(|c| c.requested),
+        Some(facts.usage("node-5").expect("n5").requested_cpu_millis)
+    );
+    let cpu = r.skew.iter().find(|s| s.resource == "cpu").expect("cpu skew");
+    assert_eq!(
+        (cpu.max_node.as_str(), cpu.min_node.as_str(), format!("{:.1}", cpu.skew)),
+        ("node-1", "node-5", "68.1".into())
+    );
+    // The GPU nodes offer gpu.intel.com/i915; node-1 has plex's slot.
+    assert_eq!(node("node-1").requested.get("gpu.intel.com/i915").map(|g| g.requested), Some(1));
+    assert!(node("node-5").requested.get("gpu.intel.com/i915").is_none());
+    // Thresholds from the command line: node-2 (40.0 % cpu) is underutilized at cpu=40.
+    let t = |v: f64| [("cpu".to_string(), v), ("memory".to_string(), v)].into_iter().collect();
+    let custom = policy_from_thresholds(t(40.0), t(60.0)).expect("policy");
+    let r = skew(&store, Some(facts.failure_at), &custom).expect("skew");
+    let n2 = r.nodes.iter().find(|x| x.requested.node == "node-2").expect("node-2");
+    assert_eq!(n2.class, Some(NodeClass::Underutilized));
+    assert_eq!(format!("{:.1}", n2.requested.percent("cpu")), "40.0");
 }
 
 #[test]

@@ -8,6 +8,7 @@
 //! - [`next_steps`]: what to do about each reason;
 //! - [`history`]: node signals, eviction evidence and placements between two instants;
 //! - [`usage`]: per-node requested % of allocatable at an instant, and the skew;
+//! - [`skew`]: `kdrift skew`, requested % per node with LowNodeUtilization classes;
 //! - [`drains`]: `timeline drains`, drains and outages grouped into rolling operations.
 
 pub mod drains;
@@ -16,6 +17,7 @@ pub mod failed_scheduling;
 pub mod history;
 pub mod next_steps;
 pub mod pending;
+pub mod skew;
 pub mod snapshot;
 pub mod state;
 pub mod usage;

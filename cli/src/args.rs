@@ -52,9 +52,53 @@ pub enum Command {
     /// Plan a descheduler-compatible rebalance from the store (plan only: never contacts a cluster).
     #[command(subcommand)]
     Rebalance(RebalanceCommand),
+    /// Every node's requested % of allocatable now (or --at), the skew between nodes, and each node's
+    /// LowNodeUtilization class.
+    Skew(SkewArgs),
     /// What happened over time: drains, reboots and outages.
     #[command(subcommand)]
     Timeline(TimelineCommand),
+}
+
+/// `kdrift skew`.
+#[derive(Debug, Args)]
+pub struct SkewArgs {
+    /// The instant (default: the store's newest observation).
+    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    pub at: Option<DateTime<Utc>>,
+    /// LowNodeUtilization thresholds (underutilized at or below), percent per resource.
+    #[arg(long, value_name = "RES=PCT,…", value_parser = parse_thresholds, requires = "target_thresholds",
+          conflicts_with = "policy")]
+    pub thresholds: Option<Thresholds>,
+    /// LowNodeUtilization targetThresholds (overutilized above), percent per resource.
+    #[arg(long, value_name = "RES=PCT,…", value_parser = parse_thresholds, requires = "thresholds",
+          conflicts_with = "policy")]
+    pub target_thresholds: Option<Thresholds>,
+    /// A descheduler policy to take the thresholds from (DeschedulerPolicy, Helm values or ConfigMap);
+    /// default: the descheduler Helm chart's default (cpu/memory/pods 20 → 50 %).
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+}
+
+/// Percent per resource, as given on the command line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Thresholds(pub Vec<(String, f64)>);
+
+/// Parses `cpu=20,memory=20` (pure; used by clap).
+pub fn parse_thresholds(s: &str) -> Result<Thresholds, String> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (k, v) = part.split_once('=').ok_or_else(|| format!("expected RESOURCE=PERCENT, got {part:?}"))?;
+        let v: f64 = v.trim().parse().map_err(|_| format!("{k}: expected a percent such as 20 or 35.5, got {v:?}"))?;
+        if k.trim().is_empty() {
+            return Err(format!("expected RESOURCE=PERCENT, got {part:?}"));
+        }
+        out.push((k.trim().to_string(), v));
+    }
+    if out.is_empty() {
+        return Err("expected RESOURCE=PERCENT[,RESOURCE=PERCENT…], e.g. cpu=20,memory=20".into());
+    }
+    Ok(Thresholds(out))
 }
 
 /// `kdrift timeline`.
@@ -251,6 +295,32 @@ mod tests {
         assert_eq!(rounds(&["kdrift", "rebalance", "plan", "--rounds"]), Ok(Some(10)));
         assert_eq!(rounds(&["kdrift", "rebalance", "plan", "--rounds", "3"]), Ok(Some(3)));
         assert!(rounds(&["kdrift", "rebalance", "plan", "--rounds", "0"]).is_err());
+    }
+
+    #[test]
+    fn thresholds_parsing() {
+        assert_eq!(
+            parse_thresholds("cpu=20, memory=35.5"),
+            Ok(Thresholds(vec![("cpu".into(), 20.0), ("memory".into(), 35.5)]))
+        );
+        assert!(parse_thresholds("cpu").is_err());
+        assert!(parse_thresholds("cpu=x").is_err());
+        assert!(parse_thresholds("").is_err());
+        assert!(Cli::try_parse_from(["kdrift", "skew", "--thresholds", "cpu=20"]).is_err(), "needs targets");
+        assert!(
+            Cli::try_parse_from(["kdrift", "skew", "--thresholds", "cpu=20", "--target-thresholds", "cpu=50"]).is_ok()
+        );
+        assert!(Cli::try_parse_from([
+            "kdrift",
+            "skew",
+            "--policy",
+            "p.yaml",
+            "--thresholds",
+            "cpu=1",
+            "--target-thresholds",
+            "cpu=2"
+        ])
+        .is_err());
     }
 
     #[test]

@@ -4,6 +4,7 @@ mod demo;
 mod ingest;
 mod query;
 mod rebalance;
+mod skew;
 mod timeline;
 mod why_pending;
 
@@ -20,6 +21,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Query(args) => query::run(&cli, args),
         Command::Rebalance(RebalanceCommand::Plan(args)) => rebalance::plan(&cli, args),
         Command::Rebalance(RebalanceCommand::Recommend(args)) => rebalance::recommend(&cli, args),
+        Command::Skew(args) => skew::run(&cli, args),
         Command::Timeline(TimelineCommand::Drains(args)) => timeline::drains(&cli, args),
     }
 }

@@ -107,7 +107,7 @@ fn load(
 
 /// The policy from `path`, or the descheduler Helm chart's default (said so
 /// on stderr); with the `policy_source` to report.
-fn read_policy(path: Option<&Path>) -> anyhow::Result<(Policy, String)> {
+pub fn read_policy(path: Option<&Path>) -> anyhow::Result<(Policy, String)> {
     match path {
         Some(path) => {
             let text = std::fs::read_to_string(path).with_context(|| format!("reading policy {}", path.display()))?;

@@ -5,6 +5,7 @@ pub mod ingest;
 pub mod pending;
 pub mod query;
 pub mod rebalance;
+pub mod skew;
 pub mod timeline;
 
 use std::io::Write;
