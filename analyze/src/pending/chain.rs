@@ -305,7 +305,12 @@ pub(super) fn build_state(
     }))
 }
 
-fn load_pod(store: &Store, namespace: &str, name: &str, at: DateTime<Utc>) -> Result<Option<PodInfo>, AnalyzeError> {
+pub(super) fn load_pod(
+    store: &Store,
+    namespace: &str,
+    name: &str,
+    at: DateTime<Utc>,
+) -> Result<Option<PodInfo>, AnalyzeError> {
     let rows = store
         .query_map(&sql::POD_AT, duckdb::params![namespace, name, at.timestamp_micros()], |r| r.get::<_, String>(6))?;
     Ok(rows

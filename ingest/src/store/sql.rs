@@ -89,6 +89,8 @@ queries! {
     NODE_SIGNALS = "node_signals", "timeline/node_signals.sql";
     /// Evidence of pods evicted or stopped on a node between two instants.
     POD_EVICTIONS = "pod_evictions", "timeline/pod_evictions.sql";
+    /// ReplicaSets scaled up by their Deployment between two instants.
+    SCALE_UPS = "scale_ups", "why_pending/scale_ups.sql";
     /// Pods bound to a node between two instants, with owner and creation.
     POD_PLACEMENTS = "pod_placements", "timeline/pod_placements.sql";
 }
