@@ -210,3 +210,49 @@ fn demo_events_through_a_victorialogs_export_give_the_same_answer() {
     let sf = r.state.as_ref().and_then(|s| s.shortfalls.first()).expect("shortfall");
     assert_eq!((sf.node.as_str(), sf.requested, sf.free, sf.short), ("node-1", 100, 58, 42));
 }
+
+#[test]
+fn postmortem_of_the_cronjob_reaches_the_same_chain_as_why_pending() {
+    use kdrift_analyze::postmortem::RunStatus;
+    use kdrift_analyze::postmortem_job;
+    let scenario = generate(&ScenarioConfig { seed: 9, scale: 1 });
+    let facts = scenario.facts.clone();
+    let (_dir, store) = temp_store();
+    ingest_scenario(&store, scenario, 9).expect("ingest");
+    let pm = postmortem_job(&store, &facts.cronjob_namespace, &facts.cronjob_name).expect("query").expect("found");
+    assert!(pm.cronjob);
+    assert_eq!(pm.runs.len(), 1, "only the failed run is explained");
+    let run = &pm.runs[0];
+    assert_eq!(run.name, facts.job_name);
+    assert_eq!(run.status, RunStatus::Failed);
+    let f = run.failure.as_ref().expect("failure");
+    assert_eq!((f.reason.as_str(), f.source.as_str()), ("DeadlineExceeded", "condition"));
+    assert_eq!(f.message, "Job was active longer than specified deadline");
+    assert_eq!(run.active_deadline_seconds, Some(facts.active_deadline_seconds));
+    assert!(run.events.iter().any(|e| e.reason == "DeadlineExceeded" && e.event_type == "Warning"));
+    assert_eq!(pm.other_runs.len(), 1);
+    assert_eq!(
+        (pm.other_runs[0].name.as_str(), pm.other_runs[0].status),
+        (facts.previous_job_name.as_str(), RunStatus::Succeeded)
+    );
+    assert_eq!(run.pods.len(), 1);
+    let pod = &run.pods[0];
+    assert_eq!(
+        (pod.name.as_str(), pod.outcome.as_str(), pod.deleted),
+        (facts.pending_pod.name.as_str(), "never-started", true)
+    );
+    let direct =
+        why_pending(&store, &facts.pending_pod.namespace, &facts.pending_pod.name).expect("query").expect("report");
+    assert_eq!(pod.chain.as_ref(), Some(&direct), "the same chain as why-pending");
+
+    // A Job name explains that Job: day 1's run succeeded; its pod ran and exited 0.
+    let pm = postmortem_job(&store, &facts.cronjob_namespace, &facts.previous_job_name).expect("query").expect("found");
+    assert!(!pm.cronjob);
+    let run = &pm.runs[0];
+    assert_eq!(run.status, RunStatus::Succeeded);
+    let pod = &run.pods[0];
+    assert_eq!((pod.outcome.as_str(), pod.node.as_deref()), ("ran", facts.previous_pod.node.as_deref()));
+    let c = &pod.containers[0];
+    assert_eq!((c.name.as_str(), c.state.as_str(), c.exit_code), ("restic", "terminated", Some(0)));
+    assert!(postmortem_job(&store, "media", "nope").expect("query").is_none());
+}

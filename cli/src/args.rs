@@ -55,6 +55,9 @@ pub enum Command {
     /// Every node's requested % of allocatable now (or --at), the skew between nodes, and each node's
     /// LowNodeUtilization class.
     Skew(SkewArgs),
+    /// Why something failed, from the store's history.
+    #[command(subcommand)]
+    Postmortem(PostmortemCommand),
     /// What happened over time: drains, reboots and outages.
     #[command(subcommand)]
     Timeline(TimelineCommand),
@@ -99,6 +102,27 @@ pub fn parse_thresholds(s: &str) -> Result<Thresholds, String> {
         return Err("expected RESOURCE=PERCENT[,RESOURCE=PERCENT…], e.g. cpu=20,memory=20".into());
     }
     Ok(Thresholds(out))
+}
+
+/// `kdrift postmortem`.
+#[derive(Debug, Subcommand)]
+pub enum PostmortemCommand {
+    /// Why a Job failed (DeadlineExceeded, BackoffLimitExceeded): its pods, the why-pending chain of a pod
+    /// that never started, the last container state of one that ran. A CronJob name explains its failed runs.
+    Job(PostmortemJobArgs),
+}
+
+/// `kdrift postmortem job`.
+#[derive(Debug, Args)]
+pub struct PostmortemJobArgs {
+    /// The Job or CronJob, as NAMESPACE/NAME.
+    #[arg(value_name = "NAMESPACE/NAME", value_parser = parse_job_ref)]
+    pub job: PodRef,
+}
+
+/// Parses a Job or CronJob `NAMESPACE/NAME` (pure; used by clap).
+pub fn parse_job_ref(s: &str) -> Result<PodRef, String> {
+    parse_pod_ref(s).map_err(|_| format!("expected NAMESPACE/NAME of a Job or CronJob (e.g. media/backup), got {s:?}"))
 }
 
 /// `kdrift timeline`.

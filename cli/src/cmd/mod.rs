@@ -2,6 +2,7 @@
 
 mod demo;
 mod ingest;
+mod postmortem;
 mod query;
 mod rebalance;
 mod skew;
@@ -10,7 +11,7 @@ mod why_pending;
 
 use std::process::ExitCode;
 
-use crate::args::{Cli, Command, IngestCommand, RebalanceCommand, TimelineCommand};
+use crate::args::{Cli, Command, IngestCommand, PostmortemCommand, RebalanceCommand, TimelineCommand};
 
 /// Runs the parsed command; returns the process exit code.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -22,6 +23,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Rebalance(RebalanceCommand::Plan(args)) => rebalance::plan(&cli, args),
         Command::Rebalance(RebalanceCommand::Recommend(args)) => rebalance::recommend(&cli, args),
         Command::Skew(args) => skew::run(&cli, args),
+        Command::Postmortem(PostmortemCommand::Job(args)) => postmortem::job(&cli, args),
         Command::Timeline(TimelineCommand::Drains(args)) => timeline::drains(&cli, args),
     }
 }

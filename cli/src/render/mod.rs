@@ -3,6 +3,7 @@
 
 pub mod ingest;
 pub mod pending;
+pub mod postmortem;
 pub mod query;
 pub mod rebalance;
 pub mod skew;

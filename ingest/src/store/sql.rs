@@ -89,6 +89,12 @@ queries! {
     NODE_SIGNALS = "node_signals", "timeline/node_signals.sql";
     /// Evidence of pods evicted or stopped on a node between two instants.
     POD_EVICTIONS = "pod_evictions", "timeline/pod_evictions.sql";
+    /// The Jobs a name stands for (the Job, or a CronJob's Jobs), latest version each.
+    JOBS = "jobs", "postmortem/jobs.sql";
+    /// The Job and CronJob controllers' events about one Job.
+    JOB_EVENTS = "job_events", "postmortem/job_events.sql";
+    /// The pods of one Job, latest version each.
+    JOB_PODS = "job_pods", "postmortem/job_pods.sql";
     /// ReplicaSets scaled up by their Deployment between two instants.
     SCALE_UPS = "scale_ups", "why_pending/scale_ups.sql";
     /// Pods bound to a node between two instants, with owner and creation.
