@@ -20,6 +20,9 @@ fn every_read_query_runs_on_the_demo_store() {
             "name" => facts.pending_pod.name.clone(),
             "at_us" => at.clone(),
             "kind" => "Node".to_string(),
+            "since_us" => "2026-11-27T00:00:00Z".to_string(),
+            "until_us" => "2026-11-29T00:00:00Z".to_string(),
+            "job" => facts.job_name.clone(),
             other => panic!("no test value for parameter {other}"),
         }
     };

@@ -273,7 +273,7 @@ mod tests {
             (e.started_at, e.ended_at, e.end),
             (t("2026-11-28T02:00:00Z"), Some(t("2026-11-28T02:02:45Z")), EpisodeEnd::Closed)
         );
-        assert_eq!(e.reboots, vec![t("2026-11-28T02:02:00Z")]);
+        assert_eq!(e.reboots, vec![t("2026-11-28T02:02:00.7Z")], "the object's time, not the event's whole second");
         assert_eq!(e.ready_at, Some(t("2026-11-28T02:02:20Z")));
         assert_eq!(e.bands.len(), 2);
         assert!(e.bands.iter().all(|b| b.to.is_some()));
