@@ -1,6 +1,6 @@
 -- name: owner_samples
 -- access: read
--- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(at_us);
+-- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(epoch_us(TIMESTAMP '2026-11-28 05:00:00'));
 -- purpose: For every pod owner (ReplicaSet, Job, DaemonSet, StatefulSet, ...)
 --   the stored object nearest to an instant that shows its pods' requests:
 --   one of its pods (ownerReferences) and the owner itself (its

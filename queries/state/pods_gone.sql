@@ -1,6 +1,6 @@
 -- name: pods_gone
 -- access: read
--- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(at_us);
+-- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(epoch_us(TIMESTAMP '2026-11-28 05:00:00'));
 -- purpose: Evidence that a pod stopped or was deleted at or before an
 --   instant, earliest per pod: the kubelet's Killing (restarts after a failed
 --   probe left out), Evicted, Preempted and admission rejections (OutOfcpu,
