@@ -56,6 +56,18 @@ pub enum Command {
     /// Record the cluster continuously: list, then watch events, pods, nodes and their owners into the
     /// store until SIGTERM / Ctrl-C (events expire after an hour; this keeps them).
     Record(RecordArgs),
+    /// Dead-man check of the nightly rebalance: exit 0 when the last successful run is recent enough,
+    /// 1 when it is too old (STALE) or there is none (NEVER).
+    Check(CheckArgs),
+    /// Every node's requested % of allocatable now (or --at), the skew between nodes, and each node's
+    /// LowNodeUtilization class.
+    Skew(SkewArgs),
+    /// Why something failed, from the store's history.
+    #[command(subcommand)]
+    Postmortem(PostmortemCommand),
+    /// What happened over time: drains, reboots and outages.
+    #[command(subcommand)]
+    Timeline(TimelineCommand),
 }
 
 /// Which cluster and namespaces, with kubectl's flags.
@@ -90,9 +102,87 @@ pub struct RecordArgs {
     /// Commit at least every this many seconds while versions come in.
     #[arg(long, value_name = "SECONDS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub batch_seconds: u64,
-    /// Dead-man check of the nightly rebalance: exit 0 when the last successful run is recent enough,
-    /// 1 when it is too old (STALE) or there is none (NEVER).
-    Check(CheckArgs),
+}
+
+/// `kdrift skew`.
+#[derive(Debug, Args)]
+pub struct SkewArgs {
+    /// The instant (default: the store's newest observation).
+    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    pub at: Option<DateTime<Utc>>,
+    /// LowNodeUtilization thresholds (underutilized at or below), percent per resource.
+    #[arg(long, value_name = "RES=PCT,…", value_parser = parse_thresholds, requires = "target_thresholds",
+          conflicts_with = "policy")]
+    pub thresholds: Option<Thresholds>,
+    /// LowNodeUtilization targetThresholds (overutilized above), percent per resource.
+    #[arg(long, value_name = "RES=PCT,…", value_parser = parse_thresholds, requires = "thresholds",
+          conflicts_with = "policy")]
+    pub target_thresholds: Option<Thresholds>,
+    /// A descheduler policy to take the thresholds from (DeschedulerPolicy, Helm values or ConfigMap);
+    /// default: the descheduler Helm chart's default (cpu/memory/pods 20 → 50 %).
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+}
+
+/// Percent per resource, as given on the command line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Thresholds(pub Vec<(String, f64)>);
+
+/// Parses `cpu=20,memory=20` (pure; used by clap).
+pub fn parse_thresholds(s: &str) -> Result<Thresholds, String> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (k, v) = part.split_once('=').ok_or_else(|| format!("expected RESOURCE=PERCENT, got {part:?}"))?;
+        let v: f64 = v.trim().parse().map_err(|_| format!("{k}: expected a percent such as 20 or 35.5, got {v:?}"))?;
+        if k.trim().is_empty() {
+            return Err(format!("expected RESOURCE=PERCENT, got {part:?}"));
+        }
+        out.push((k.trim().to_string(), v));
+    }
+    if out.is_empty() {
+        return Err("expected RESOURCE=PERCENT[,RESOURCE=PERCENT…], e.g. cpu=20,memory=20".into());
+    }
+    Ok(Thresholds(out))
+}
+
+/// `kdrift postmortem`.
+#[derive(Debug, Subcommand)]
+pub enum PostmortemCommand {
+    /// Why a Job failed (DeadlineExceeded, BackoffLimitExceeded): its pods, the why-pending chain of a pod
+    /// that never started, the last container state of one that ran. A CronJob name explains its failed runs.
+    Job(PostmortemJobArgs),
+}
+
+/// `kdrift postmortem job`.
+#[derive(Debug, Args)]
+pub struct PostmortemJobArgs {
+    /// The Job or CronJob, as NAMESPACE/NAME.
+    #[arg(value_name = "NAMESPACE/NAME", value_parser = parse_job_ref)]
+    pub job: PodRef,
+}
+
+/// Parses a Job or CronJob `NAMESPACE/NAME` (pure; used by clap).
+pub fn parse_job_ref(s: &str) -> Result<PodRef, String> {
+    parse_pod_ref(s).map_err(|_| format!("expected NAMESPACE/NAME of a Job or CronJob (e.g. media/backup), got {s:?}"))
+}
+
+/// `kdrift timeline`.
+#[derive(Debug, Subcommand)]
+pub enum TimelineCommand {
+    /// Drains and rolling drains reconstructed from cordons, evictions, reboots and uncordons:
+    /// node order, pods moved and where they landed, requested % before and after, the skew left.
+    Drains(TimelineDrainsArgs),
+}
+
+/// `kdrift timeline drains`.
+#[derive(Debug, Args)]
+pub struct TimelineDrainsArgs {
+    /// Only operations still going on at or after this instant.
+    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    pub since: Option<DateTime<Utc>>,
+    /// Only operations started at or before this instant.
+    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    pub until: Option<DateTime<Utc>>,
 }
 
 /// `kdrift rebalance`.
@@ -484,6 +574,29 @@ mod tests {
         // No argument takes a password or a token.
         let cli = Cli::try_parse_from(["kdrift", "ingest", "victorialogs", "--url", "http://x", "--password", "p"]);
         assert!(cli.is_err());
+    fn thresholds_parsing() {
+        assert_eq!(
+            parse_thresholds("cpu=20, memory=35.5"),
+            Ok(Thresholds(vec![("cpu".into(), 20.0), ("memory".into(), 35.5)]))
+        );
+        assert!(parse_thresholds("cpu").is_err());
+        assert!(parse_thresholds("cpu=x").is_err());
+        assert!(parse_thresholds("").is_err());
+        assert!(Cli::try_parse_from(["kdrift", "skew", "--thresholds", "cpu=20"]).is_err(), "needs targets");
+        assert!(
+            Cli::try_parse_from(["kdrift", "skew", "--thresholds", "cpu=20", "--target-thresholds", "cpu=50"]).is_ok()
+        );
+        assert!(Cli::try_parse_from([
+            "kdrift",
+            "skew",
+            "--policy",
+            "p.yaml",
+            "--thresholds",
+            "cpu=1",
+            "--target-thresholds",
+            "cpu=2"
+        ])
+        .is_err());
     }
 
     #[test]

@@ -5,14 +5,17 @@ mod check;
 mod cluster;
 mod demo;
 mod ingest;
+mod postmortem;
 mod query;
 mod rebalance;
 mod rebalance_exec;
+mod skew;
+mod timeline;
 mod why_pending;
 
 use std::process::ExitCode;
 
-use crate::args::{Cli, Command, IngestCommand, RebalanceCommand};
+use crate::args::{Cli, Command, IngestCommand, PostmortemCommand, RebalanceCommand, TimelineCommand};
 
 /// Runs the parsed command; returns the process exit code.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -29,5 +32,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Rebalance(RebalanceCommand::Apply(args)) => rebalance_exec::apply(&cli, args),
         Command::Rebalance(RebalanceCommand::Run(args)) => rebalance_exec::run(&cli, args),
         Command::Check(args) => check::run(&cli, args),
+        Command::Skew(args) => skew::run(&cli, args),
+        Command::Postmortem(PostmortemCommand::Job(args)) => postmortem::job(&cli, args),
+        Command::Timeline(TimelineCommand::Drains(args)) => timeline::drains(&cli, args),
     }
 }

@@ -4,9 +4,12 @@
 pub mod api;
 pub mod ingest;
 pub mod pending;
+pub mod postmortem;
 pub mod query;
 pub mod rebalance;
 pub mod rebalance_exec;
+pub mod skew;
+pub mod timeline;
 
 use std::io::Write;
 

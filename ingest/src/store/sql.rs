@@ -95,6 +95,10 @@ queries! {
     NODES_AT = "nodes_at", "state/nodes_at.sql";
     /// Latest version of every object of one kind at or before an instant (else the earliest after).
     OBJECTS_AT = "objects_at", "state/objects_at.sql";
+    /// Pods stopped or deleted at or before an instant (earliest evidence per pod).
+    PODS_GONE = "pods_gone", "state/pods_gone.sql";
+    /// Per pod owner, the nearest pod version and owner template showing requests.
+    OWNER_SAMPLES = "owner_samples", "state/owner_samples.sql";
     /// The store's newest observation time.
     LATEST_OBSERVATION = "latest_observation", "stats/latest_observation.sql";
     /// Every event's current version.
@@ -107,6 +111,20 @@ queries! {
     VL_WINDOWS = "vl_windows", "victorialogs/windows.sql";
     /// The newest kdrift rebalance run of each outcome.
     REBALANCE_LATEST_RUNS = "rebalance_latest_runs", "rebalance/latest_runs.sql";
+    /// Cordon, readiness, reboot and node-controller signals per node between two instants.
+    NODE_SIGNALS = "node_signals", "timeline/node_signals.sql";
+    /// Evidence of pods evicted or stopped on a node between two instants.
+    POD_EVICTIONS = "pod_evictions", "timeline/pod_evictions.sql";
+    /// The Jobs a name stands for (the Job, or a CronJob's Jobs), latest version each.
+    JOBS = "jobs", "postmortem/jobs.sql";
+    /// The Job and CronJob controllers' events about one Job.
+    JOB_EVENTS = "job_events", "postmortem/job_events.sql";
+    /// The pods of one Job, latest version each.
+    JOB_PODS = "job_pods", "postmortem/job_pods.sql";
+    /// ReplicaSets scaled up by their Deployment between two instants.
+    SCALE_UPS = "scale_ups", "why_pending/scale_ups.sql";
+    /// Pods bound to a node between two instants, with owner and creation.
+    POD_PLACEMENTS = "pod_placements", "timeline/pod_placements.sql";
 }
 
 /// Finds a query by name.
