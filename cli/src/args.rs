@@ -574,6 +574,9 @@ mod tests {
         // No argument takes a password or a token.
         let cli = Cli::try_parse_from(["kdrift", "ingest", "victorialogs", "--url", "http://x", "--password", "p"]);
         assert!(cli.is_err());
+    }
+
+    #[test]
     fn thresholds_parsing() {
         assert_eq!(
             parse_thresholds("cpu=20, memory=35.5"),
