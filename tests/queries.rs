@@ -23,6 +23,7 @@ fn every_read_query_runs_on_the_demo_store() {
             "since_us" => "2026-11-27T00:00:00Z".to_string(),
             "until_us" => "2026-11-29T00:00:00Z".to_string(),
             "job" => facts.job_name.clone(),
+            "pull_key" => "http://127.0.0.1:9428 raw".to_string(),
             other => panic!("no test value for parameter {other}"),
         }
     };
@@ -46,7 +47,7 @@ fn every_read_query_runs_on_the_demo_store() {
             "latest_observation" => assert!(r.rows[0][0].is_string(), "{:?}", r.rows),
             "pods_at" => assert!(r.rows.len() > 50, "{} pods", r.rows.len()),
             "store_counts" => assert_eq!(r.rows[0][col("nodes")], Value::from(5)),
-            "get_schema_version" => assert_eq!(r.rows[0][0], Value::String("1".into())),
+            "get_schema_version" => assert_eq!(r.rows[0][0], Value::String("2".into())),
             _ => {}
         }
         ran += 1;
@@ -91,6 +92,7 @@ fn golden_params(query: &str, param: &str, facts: &kdrift_ingest::scenario::Scen
         (_, "at_us") => (facts.failure_at + chrono::Duration::minutes(10)).to_rfc3339(),
         (_, "since_us") => "2026-11-28T02:00:00Z".into(),
         (_, "until_us") => "2026-11-28T02:04:00Z".into(),
+        (_, "pull_key") => "http://127.0.0.1:9428 raw".into(),
         (q, p) => panic!("{q}: no golden value for parameter {p}"),
     }
 }

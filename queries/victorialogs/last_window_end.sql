@@ -1,5 +1,6 @@
 -- name: vl_last_window_end
 -- access: read
+-- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q('<pull key>');
 -- purpose: Where `--resume` continues a VictoriaLogs pull: the end of its
 --   last committed window (NULL when none was committed).
 -- params: $1 pull_key VARCHAR

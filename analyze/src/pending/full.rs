@@ -96,7 +96,7 @@ pub struct Burst {
     pub still_there: usize,
     /// What those still hold of the short resource.
     pub holding: i64,
-    /// The finding in words (e.g. "28 pods landed on node-1 within 3 minutes after it came back from drain #2 …").
+    /// The finding in words (e.g. "19 pods landed on node-1 within 3 minutes after it came back from drain #2 …").
     pub summary: String,
 }
 
