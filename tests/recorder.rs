@@ -1,9 +1,11 @@
 //! `kdrift record` (the library's recorder) against the fake API server:
 //! through a dropped connection and a 410 Gone with deletions in the gap it
 //! ends with exactly the server's objects, records the gap's deletions as
-//! DELETED with the object's last state and re-stores nothing unchanged;
-//! replaying the demo history through it gives the same why-pending answer
-//! as ingesting the history directly.
+//! DELETED with the object's last state (also an object deleted and created
+//! again under its name) and re-stores nothing unchanged; a resource that
+//! answers 500 is retried while a forbidden one is reported; replaying the
+//! demo history through it gives the same why-pending answer as ingesting
+//! the history directly.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -100,17 +102,20 @@ fn a_dropped_watch_and_a_410_gap_end_with_exactly_the_servers_objects() {
         d["metadata"]["labels"]["moved"] = json!("yes");
         o.update(d).expect("update d");
         o.create(pod("f", "node-2")).expect("create f");
+        // a deleted and created again under the same name: a new uid.
+        o.delete("v1", "Pod", "web", "a").expect("delete a");
+        o.create(pod("a", "node-2")).expect("create a again");
     });
     assert!(rec.wait_listed(HISTORY_RESOURCES, 2, WAIT), "{:?}", rec.watched.seen().lists);
     let watched = rec.watched.clone();
     let report = rec.stop();
     assert_eq!(report.status.as_str(), "ok", "{:?}", report.resources);
-    // After the gap: only d and f listed again (a, e, steady unchanged are
-    // not re-stored), b recorded as DELETED.
+    // After the gap: only d, f and the new a listed again (e and steady,
+    // unchanged, are not re-stored); b and the old a recorded as DELETED.
     let seen = watched.seen();
     let gap: Vec<&(String, Change, String)> = seen.observed[before..].iter().filter(|(r, _, _)| r == "pods").collect();
     let count = |change: Change| gap.iter().filter(|(_, c, _)| *c == change).count();
-    assert_eq!((count(Change::Listed), count(Change::Deleted), gap.len()), (2, 1, 3), "{gap:?}");
+    assert_eq!((count(Change::Listed), count(Change::Deleted), gap.len()), (3, 2, 5), "{gap:?}");
     let store = Store::open_existing(&db).expect("store");
     assert_store_matches_server(&store, &kube);
     // b's deletion, seen only by the re-list, is recorded with b's last state.
@@ -136,9 +141,36 @@ fn a_dropped_watch_and_a_410_gap_end_with_exactly_the_servers_objects() {
         .collect();
     assert!(relisted.iter().all(|x| x.ends_with("=0")), "{relisted:?}");
     let pods_report = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
-    // 4 listed + d added + a modified + c deleted + e added + (d, f listed, b deleted) after the gap.
-    assert_eq!(pods_report.received, 4 + 4 + 3, "{pods_report:?}");
+    // 4 listed + d added + a modified + c deleted + e added + 5 after the gap.
+    assert_eq!(pods_report.received, 4 + 4 + 5, "{pods_report:?}");
     assert_eq!(pods_report.duplicates, 0);
+}
+
+#[test]
+fn a_failing_resource_is_retried_and_a_forbidden_one_reported() {
+    let kube = FakeKube::start();
+    kube.create(json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}})).expect("node");
+    kube.fail_resource("nodes", 500);
+    kube.fail_resource("poddisruptionbudgets.policy", 403);
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let db = dir.path().join("rec.duckdb");
+    let rec = RunningRecorder::start(&kubeconfig, &db, Arc::new(WallClock), |o| {
+        o.watch.backoff_initial = Duration::from_millis(20);
+    });
+    let problem = |s: &kdrift_tests::recorder::Seen, resource: &str, fatal: bool| {
+        s.problems.iter().any(|(r, _, f)| r == resource && *f == fatal)
+    };
+    assert!(rec.watched.wait(WAIT, |s| problem(s, "nodes", false) && problem(s, "poddisruptionbudgets.policy", true)));
+    kube.clear_faults();
+    let nodes = ResourceKind::by_kind("v1", "Node").expect("nodes");
+    assert!(rec.wait_listed(std::slice::from_ref(nodes), 1, WAIT), "{:?}", rec.watched.seen().problems);
+    let report = rec.stop();
+    assert_eq!(report.status.as_str(), "partial");
+    let pdb = report.resources.iter().find(|r| r.resource == "poddisruptionbudgets.policy").expect("pdb");
+    assert!(pdb.problem.as_ref().is_some_and(|p| p.message.contains("403 Forbidden")), "{pdb:?}");
+    let n = report.resources.iter().find(|r| r.resource == "nodes").expect("nodes");
+    assert_eq!((n.received, n.problem.is_none()), (1, true), "a 500 is retried, not reported as a failure");
 }
 
 #[test]

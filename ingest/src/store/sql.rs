@@ -79,6 +79,8 @@ queries! {
     DERIVE_NODE_VERSIONS = "derive_node_versions", "derive/node_versions.sql";
     /// What the store holds (counts).
     STORE_COUNTS = "store_counts", "stats/store_counts.sql";
+    /// Every ingest run, newest first.
+    RUNS = "runs", "stats/runs.sql";
     /// Source kinds of the store's runs.
     RUN_SOURCES = "run_sources", "stats/run_sources.sql";
     /// Pods that had FailedScheduling, longest-pending first.
