@@ -54,7 +54,12 @@ impl Env {
 
     /// Pods evicted (201), in order.
     fn evicted(&self) -> Vec<String> {
-        self.kube.evictions().into_iter().filter(|e| e.code == 201).map(|e| format!("{}/{}", e.namespace, e.name)).collect()
+        self.kube
+            .evictions()
+            .into_iter()
+            .filter(|e| e.code == 201)
+            .map(|e| format!("{}/{}", e.namespace, e.name))
+            .collect()
     }
 }
 
@@ -71,7 +76,13 @@ fn planned(doc: &Value) -> Vec<String> {
         .as_array()
         .map(|a| {
             a.iter()
-                .map(|e| format!("{}/{}", e["pod"]["namespace"].as_str().unwrap_or(""), e["pod"]["name"].as_str().unwrap_or("")))
+                .map(|e| {
+                    format!(
+                        "{}/{}",
+                        e["pod"]["namespace"].as_str().unwrap_or(""),
+                        e["pod"]["name"].as_str().unwrap_or("")
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -89,7 +100,8 @@ fn the_plan_printed_is_the_plan_applied_and_check_sees_the_run() {
     assert!(stdout(&never).starts_with("NEVER: no successful rebalance"), "{}", stdout(&never));
 
     let policy = e.policy.display().to_string();
-    let plan = e.with_cluster(&["rebalance", "plan", "--policy", &policy, "--simulate", "-o", "json"]).assert().success();
+    let plan =
+        e.with_cluster(&["rebalance", "plan", "--policy", &policy, "--simulate", "-o", "json"]).assert().success();
     let doc: Value = serde_json::from_str(&stdout(&plan)).expect("plan document");
     assert_eq!(doc["format"], "kdrift.rebalance-plan");
     assert_eq!(doc["source"]["kind"], "live");
@@ -162,8 +174,10 @@ fn a_drifted_plan_is_refused_with_exit_1_and_replan_executes_the_new_one() {
     assert!(e.kube.evictions().is_empty());
 
     let new_plan = e.path("executed.json");
-    let replanned =
-        e.with_cluster(&["rebalance", "apply", &file, "--replan", "--ready-timeout", "0", "--out", &new_plan]).assert().success();
+    let replanned = e
+        .with_cluster(&["rebalance", "apply", &file, "--replan", "--ready-timeout", "0", "--out", &new_plan])
+        .assert()
+        .success();
     assert!(stdout(&replanned).contains("--replan: planned again"), "{}", stdout(&replanned));
     let executed: Value = serde_json::from_str(&std::fs::read_to_string(&new_plan).expect("plan")).expect("json");
     assert_eq!(e.evicted(), planned(&executed));
@@ -174,7 +188,10 @@ fn a_drifted_plan_is_refused_with_exit_1_and_replan_executes_the_new_one() {
 fn run_with_yes_evicts_and_check_reads_the_cronjob() {
     let e = env();
     let policy = e.policy.display().to_string();
-    let run = e.with_cluster(&["rebalance", "run", "--policy", &policy, "--yes", "--ready-timeout", "0", "-o", "json"]).assert().success();
+    let run = e
+        .with_cluster(&["rebalance", "run", "--policy", &policy, "--yes", "--ready-timeout", "0", "-o", "json"])
+        .assert()
+        .success();
     let report: Value = serde_json::from_str(&stdout(&run)).expect("report");
     assert_eq!(report["outcome"], "Succeeded");
     assert_eq!(e.evicted().len(), 4);
@@ -227,7 +244,8 @@ fn the_cron_jobs_command_runs_against_a_cluster() {
     let e = env();
     let homelab = e.path("homelab.yaml");
     write(Path::new(&homelab), include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/homelab-policy.yaml")));
-    let mut args: Vec<String> = args.into_iter().map(|a| if a == "/etc/kdrift/policy.yaml" { homelab.clone() } else { a }).collect();
+    let mut args: Vec<String> =
+        args.into_iter().map(|a| if a == "/etc/kdrift/policy.yaml" { homelab.clone() } else { a }).collect();
     if let Some(i) = args.iter().position(|a| a == "--ready-timeout") {
         args[i + 1] = "0".to_string();
     }

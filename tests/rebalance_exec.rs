@@ -181,7 +181,11 @@ fn drift_is_refused_naming_the_pod_and_replan_executes_the_new_plan() {
     s.kube.delete("v1", "Pod", &gone.namespace, &gone.name).expect("delete");
     let (report, _, _) = apply(&s, &doc, &options());
     assert_eq!(report.outcome, RunOutcome::Refused);
-    assert!(report.differences.contains(&format!("pod {} (eviction 1) is gone", gone.key())), "{:?}", report.differences);
+    assert!(
+        report.differences.contains(&format!("pod {} (eviction 1) is gone", gone.key())),
+        "{:?}",
+        report.differences
+    );
     assert!(s.kube.evictions().is_empty(), "nothing evicted");
 
     let (report, executed, _) = apply(&s, &doc, &ExecuteOptions { replan: true, ..options() });
@@ -205,8 +209,10 @@ fn replacements_are_awaited_and_compared_with_the_prediction() {
         out
     });
     for (r, e) in report.results.iter().zip(&doc.evictions) {
-        let EvictionOutcome::Evicted { replacement: Replacement::Ready { pod, node, predicted_node, as_predicted, .. }, .. } =
-            &r.outcome
+        let EvictionOutcome::Evicted {
+            replacement: Replacement::Ready { pod, node, predicted_node, as_predicted, .. },
+            ..
+        } = &r.outcome
         else {
             panic!("{r:?}")
         };

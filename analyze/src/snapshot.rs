@@ -9,7 +9,6 @@
 //! if the cluster had none, and [`LoadedSnapshot::notes`] says what that
 //! changes. Objects that cannot be read are noted and left out, never fatal.
 
-
 use chrono::{DateTime, Utc};
 use kdrift_ingest::store::sql;
 use kdrift_ingest::Store;
@@ -134,12 +133,7 @@ fn objects(store: &Store, kind: &'static str, at: DateTime<Utc>) -> Result<Vec<S
 
 /// Reads every stored object with `read` into `out`; an unreadable one is
 /// noted (`left out, unreadable: …`) and left out.
-fn read_all<T>(
-    found: &[Stored],
-    read: fn(&Value) -> Result<T, ModelError>,
-    out: &mut Vec<T>,
-    notes: &mut Vec<String>,
-) {
+fn read_all<T>(found: &[Stored], read: fn(&Value) -> Result<T, ModelError>, out: &mut Vec<T>, notes: &mut Vec<String>) {
     for o in found {
         match o.object.as_ref().map_err(Clone::clone).and_then(|v| read(v).map_err(|e| e.to_string())) {
             Ok(item) => out.push(item),

@@ -625,6 +625,34 @@ mod tests {
     }
 
     #[test]
+    fn durations_and_probes() {
+        assert_eq!(parse_timeout("0"), Ok(std::time::Duration::ZERO));
+        assert_eq!(parse_timeout("5m"), Ok(std::time::Duration::from_secs(300)));
+        assert!(parse_timeout("5").is_err());
+        assert_eq!(parse_max_age("26h").map(|(d, t)| (d.num_hours(), t)), Ok((26, "26h".to_string())));
+        assert!(parse_max_age("soon").is_err());
+        assert!(parse_probe("app=plex=http://plex:32400/sessions").is_ok());
+        assert!(parse_probe("app=plex").is_err());
+    }
+
+    #[test]
+    fn evicting_commands_refuse_malformed_arguments() {
+        let kind = |args: &[&str]| Cli::try_parse_from(args).map(|_| ()).map_err(|e| e.kind());
+        use clap::error::ErrorKind;
+        assert_eq!(kind(&["kdrift", "rebalance", "run", "--yes=no"]), Err(ErrorKind::TooManyValues));
+        assert_eq!(kind(&["kdrift", "rebalance", "run", "--dry-run=flase"]), Err(ErrorKind::UnknownArgument));
+        assert_eq!(kind(&["kdrift", "rebalance", "run", "--dryrun"]), Err(ErrorKind::UnknownArgument));
+        assert_eq!(kind(&["kdrift", "rebalance", "apply"]), Err(ErrorKind::MissingRequiredArgument));
+        assert!(kind(&["kdrift", "rebalance", "apply", "p.json", "--concurrency", "0"]).is_err());
+        assert!(kind(&["kdrift", "rebalance", "plan", "--live", "--at", "2026-11-28T05:00:00Z"]).is_err());
+        assert!(kind(&["kdrift", "check"]).is_err(), "--max-age is required");
+        match Cli::try_parse_from(["kdrift", "rebalance", "run", "--policy", "p.yaml"]).map(|c| c.command) {
+            Ok(Command::Rebalance(RebalanceCommand::Run(a))) => assert!(!a.yes, "plan-only unless --yes"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn why_pending_needs_a_pod_or_all() {
         assert!(Cli::try_parse_from(["kdrift", "why-pending"]).is_err());
         assert!(Cli::try_parse_from(["kdrift", "why-pending", "--all"]).is_ok());

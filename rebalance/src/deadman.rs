@@ -95,7 +95,12 @@ pub struct CheckResult {
 /// Judges the readings at `now` against `max_age` (`max_age_text`: as the user wrote it). The newest success over all sources
 /// counts (a run that succeeded is a run that succeeded, wherever it was
 /// recorded); every source is named in the line.
-pub fn evaluate(readings: Vec<SourceReading>, max_age: Duration, max_age_text: &str, now: DateTime<Utc>) -> CheckResult {
+pub fn evaluate(
+    readings: Vec<SourceReading>,
+    max_age: Duration,
+    max_age_text: &str,
+    now: DateTime<Utc>,
+) -> CheckResult {
     let newest = readings.iter().filter(|r| r.last_success.is_some()).max_by_key(|r| r.last_success);
     let max = max_age_text;
     let others = |skip: Option<&SourceReading>| -> String {
@@ -110,7 +115,9 @@ pub fn evaluate(readings: Vec<SourceReading>, max_age: Duration, max_age_text: &
             .join("; ")
     };
     let (status, line, last, age) = match newest.and_then(|r| r.last_success.map(|t| (r, t))) {
-        None => (Status::Never, format!("NEVER: no successful rebalance ({}; max age {max})", others(None)), None, None),
+        None => {
+            (Status::Never, format!("NEVER: no successful rebalance ({}; max age {max})", others(None)), None, None)
+        }
         Some((r, t)) => {
             let age = (now - t).max(Duration::zero());
             let status = if age <= max_age { Status::Ok } else { Status::Stale };

@@ -37,7 +37,7 @@ fn reader_for(kind: &str, v: &Value) -> Reader {
 }
 
 /// Checks that `v` is an object with a name.
-fn object<'a>(kind: &'static str, v: &'a Value) -> Result<(Reader, String, String), ModelError> {
+fn object(kind: &'static str, v: &Value) -> Result<(Reader, String, String), ModelError> {
     if !v.is_object() {
         return Err(ModelError::NotAnObject { expected: kind, found: crate::extract::describe(v) });
     }
@@ -90,8 +90,7 @@ pub fn priority_class_from_json(v: &Value) -> Result<(String, i32), ModelError> 
 /// [`ModelError`] when the storage class is not a string.
 pub fn pvc_from_json(v: &Value) -> Result<Pvc, ModelError> {
     let (r, namespace, name) = object("PersistentVolumeClaim", v)?;
-    let storage_class =
-        r.opt_str(get(v, "spec").and_then(|s| get(s, "storageClassName")), "spec.storageClassName")?;
+    let storage_class = r.opt_str(get(v, "spec").and_then(|s| get(s, "storageClassName")), "spec.storageClassName")?;
     Ok(Pvc { namespace, name, storage_class })
 }
 

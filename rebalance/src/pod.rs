@@ -900,7 +900,11 @@ fn read_requirements(r: &Reader, v: Option<&Value>, path: &str) -> Result<Vec<Re
     Ok(out)
 }
 
-pub(crate) fn read_label_selector(r: &Reader, v: Option<&Value>, path: &str) -> Result<Option<LabelSelector>, ModelError> {
+pub(crate) fn read_label_selector(
+    r: &Reader,
+    v: Option<&Value>,
+    path: &str,
+) -> Result<Option<LabelSelector>, ModelError> {
     let Some(v) = v else { return Ok(None) };
     if !v.is_object() {
         return Err(r.bad(path, format!("expected an object, got {}", describe(v))));

@@ -59,9 +59,7 @@ pub fn run(cli: &Cli, args: &CheckArgs) -> anyhow::Result<ExitCode> {
         let last = object.pointer("/status/lastSuccessfulTime").and_then(Value::as_str);
         readings.push(SourceReading {
             source: format!("CronJob {}/{}", cj.namespace, cj.name),
-            last_success: last
-                .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
-                .map(|t| t.with_timezone(&Utc)),
+            last_success: last.and_then(|t| DateTime::parse_from_rfc3339(t).ok()).map(|t| t.with_timezone(&Utc)),
             detail: match last {
                 Some(_) => "status.lastSuccessfulTime".to_string(),
                 None => "no status.lastSuccessfulTime".to_string(),

@@ -33,7 +33,9 @@ const CHART_DEFAULT: &str = "helm-chart-default";
 pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
     let live = args.live || args.cluster.given();
     if live && args.at.is_some() {
-        anyhow::bail!("--at plans from the store's history; a live plan (--live, --kubeconfig, --context) is always now");
+        anyhow::bail!(
+            "--at plans from the store's history; a live plan (--live, --kubeconfig, --context) is always now"
+        );
     }
     let (policy, policy_source) = read_policy(args.policy.as_deref())?;
     let (loaded, source) = if live {
@@ -49,7 +51,13 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
     let planned = make_plan(&loaded.snapshot, &policy, &options);
     let simulation = (args.simulate || args.rounds.is_some()).then(|| simulate_plan(&loaded.snapshot, &planned));
     let rounds = args.rounds.map(|n| simulate_rounds(&loaded.snapshot, &policy, &options, n as usize));
-    let inputs = PlanInputs { snapshot: &loaded.snapshot, policy: &policy, policy_source: &policy_source, options, source: &source };
+    let inputs = PlanInputs {
+        snapshot: &loaded.snapshot,
+        policy: &policy,
+        policy_source: &policy_source,
+        options,
+        source: &source,
+    };
     let rounds_json = rounds.as_ref().map(serde_json::to_value).transpose()?;
     let doc = PlanDocument::build(inputs, &planned, simulation.as_ref(), rounds_json, loaded.notes.clone())?;
     if let Some(path) = &args.out {
@@ -67,7 +75,8 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
     match cli.output {
         Output::Json => render::json(&mut out, &doc)?,
         Output::Table => {
-            let report = PlanReport { at: loaded.at, policy_source, plan: planned, simulation, rounds, notes: loaded.notes };
+            let report =
+                PlanReport { at: loaded.at, policy_source, plan: planned, simulation, rounds, notes: loaded.notes };
             render::rebalance::report(&mut out, &report)?
         }
     }

@@ -66,15 +66,8 @@ pub fn run(cli: &Cli, args: &RebalanceRunArgs) -> anyhow::Result<ExitCode> {
         None => Sink::Memory(Vec::new()),
     };
     let plan_options = PlanOptions { skip_zero_request: args.skip_zero_request };
-    let (report, executed) = runtime.block_on(execute::run(
-        &client,
-        &policy,
-        &policy_source,
-        plan_options,
-        &source,
-        &options,
-        &mut sink,
-    ))?;
+    let (report, executed) =
+        runtime.block_on(execute::run(&client, &policy, &policy_source, plan_options, &source, &options, &mut sink))?;
     finish(cli, &report, &executed, args.out.as_deref())
 }
 
@@ -100,7 +93,10 @@ fn finish(
     }
     Ok(match report.outcome {
         RunOutcome::Refused => {
-            writeln!(err, "kdrift: the cluster drifted from the plan: nothing evicted (see above; --replan to plan again)")?;
+            writeln!(
+                err,
+                "kdrift: the cluster drifted from the plan: nothing evicted (see above; --replan to plan again)"
+            )?;
             ExitCode::from(1)
         }
         RunOutcome::Stopped => {

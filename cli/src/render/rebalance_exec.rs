@@ -56,7 +56,15 @@ pub fn report<W: Write>(out: &mut W, r: &ExecutionReport) -> anyhow::Result<()> 
         RunOutcome::Stopped => "STOPPED",
         RunOutcome::Refused => "REFUSED: the cluster drifted from the plan, nothing was evicted",
     };
-    writeln!(out, "Rebalance {} ({}, policy {}) {} at {}", r.run, r.command, r.policy_source, verdict, t(r.finished_at))?;
+    writeln!(
+        out,
+        "Rebalance {} ({}, policy {}) {} at {}",
+        r.run,
+        r.command,
+        r.policy_source,
+        verdict,
+        t(r.finished_at)
+    )?;
     if !r.differences.is_empty() {
         writeln!(out)?;
         writeln!(out, "The cluster differs from the plan:")?;

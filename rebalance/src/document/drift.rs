@@ -136,12 +136,9 @@ impl fmt::Display for Difference {
             }
             Difference::NodeGone { node } => write!(f, "node {node} is gone"),
             Difference::NodeAdded { node } => write!(f, "node {node} is new"),
-            Difference::NodeClassChanged { node, profile, planned, live } => write!(
-                f,
-                "node {node} was {} in profile {profile}, now {}",
-                class_name(*planned),
-                class_name(*live)
-            ),
+            Difference::NodeClassChanged { node, profile, planned, live } => {
+                write!(f, "node {node} was {} in profile {profile}, now {}", class_name(*planned), class_name(*live))
+            }
             Difference::EvictionsChanged { no_longer_planned, newly_planned, reordered } => {
                 let mut parts = Vec::new();
                 if !no_longer_planned.is_empty() {
@@ -185,8 +182,7 @@ pub fn drift(doc: &PlanDocument, live: &Snapshot, replanned: &Plan) -> Drift {
     for e in &doc.evictions {
         let key = e.pod.key();
         let order = e.order;
-        let Some(p) = by_key.get(&(e.pod.namespace.as_str(), e.pod.name.as_str())).filter(|p| !p.is_terminal())
-        else {
+        let Some(p) = by_key.get(&(e.pod.namespace.as_str(), e.pod.name.as_str())).filter(|p| !p.is_terminal()) else {
             out.differences.push(Difference::PodGone { order, pod: key });
             continue;
         };
@@ -206,12 +202,22 @@ pub fn drift(doc: &PlanDocument, live: &Snapshot, replanned: &Plan) -> Drift {
             continue;
         }
         if p.node_name.as_deref() != Some(e.node.as_str()) {
-            out.differences.push(Difference::PodMoved { order, pod: key, from: e.node.clone(), to: p.node_name.clone() });
+            out.differences.push(Difference::PodMoved {
+                order,
+                pod: key,
+                from: e.node.clone(),
+                to: p.node_name.clone(),
+            });
             continue;
         }
         if let (Some(planned), Some(now)) = (&e.pod.resource_version, &p.resource_version) {
             if planned != now {
-                rv_changed.push(Difference::PodChanged { order, pod: key, planned: planned.clone(), live: now.clone() });
+                rv_changed.push(Difference::PodChanged {
+                    order,
+                    pod: key,
+                    planned: planned.clone(),
+                    live: now.clone(),
+                });
             }
         }
     }
@@ -242,7 +248,8 @@ pub fn drift(doc: &PlanDocument, live: &Snapshot, replanned: &Plan) -> Drift {
         if !planned_nodes.contains(node) || !live_nodes.contains(node) {
             continue;
         }
-        let (planned, now) = (planned_classes.get(&(node, profile)).copied(), live_classes.get(&(node, profile)).copied());
+        let (planned, now) =
+            (planned_classes.get(&(node, profile)).copied(), live_classes.get(&(node, profile)).copied());
         if planned != now {
             out.differences.push(Difference::NodeClassChanged {
                 node: node.to_string(),

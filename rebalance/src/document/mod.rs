@@ -47,7 +47,9 @@ pub enum DocumentError {
         found: String,
     },
     /// Written by a newer kdrift.
-    #[error("plan format version {found} is newer than this kdrift reads (up to {PLAN_FORMAT_VERSION}); upgrade kdrift")]
+    #[error(
+        "plan format version {found} is newer than this kdrift reads (up to {PLAN_FORMAT_VERSION}); upgrade kdrift"
+    )]
     Version {
         /// The `format_version` found.
         found: u32,

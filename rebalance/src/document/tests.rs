@@ -39,7 +39,13 @@ fn document(s: &Snapshot, simulate: bool) -> (PlanDocument, Policy) {
     let planned = plan(s, &policy, &PlanOptions::default());
     let sim = simulate.then(|| simulate_plan(s, &planned));
     let source = PlanSource { kind: "store".into(), detail: "test.duckdb".into() };
-    let inputs = PlanInputs { snapshot: s, policy: &policy, policy_source: "p.yaml", options: PlanOptions::default(), source: &source };
+    let inputs = PlanInputs {
+        snapshot: s,
+        policy: &policy,
+        policy_source: "p.yaml",
+        options: PlanOptions::default(),
+        source: &source,
+    };
     (PlanDocument::build(inputs, &planned, sim.as_ref(), None, vec!["a note".into()]).expect("doc"), policy)
 }
 
@@ -81,7 +87,8 @@ fn the_document_describes_the_plan_and_reads_back_equal() {
 fn other_documents_are_refused_with_what_they_are() {
     let err = PlanDocument::from_json(r#"{"kind": "PodList"}"#).expect_err("not a plan");
     assert_eq!(err.to_string(), "not a kdrift plan document: format is \"\", expected \"kdrift.rebalance-plan\"");
-    let err = PlanDocument::from_json(r#"{"format": "kdrift.rebalance-plan", "format_version": 9}"#).expect_err("newer");
+    let err =
+        PlanDocument::from_json(r#"{"format": "kdrift.rebalance-plan", "format_version": 9}"#).expect_err("newer");
     assert!(err.to_string().starts_with("plan format version 9 is newer"), "{err}");
     let err = PlanDocument::from_json(r#"{"format": "kdrift.rebalance-plan", "format_version": 1}"#).expect_err("bare");
     assert!(err.to_string().contains("missing field"), "{err}");

@@ -21,12 +21,7 @@ pub use crate::cluster::ResourceKind;
 pub mod kinds {
     use super::ResourceKind;
 
-    const fn rk(
-        group: &'static str,
-        kind: &'static str,
-        plural: &'static str,
-        namespaced: bool,
-    ) -> ResourceKind {
+    const fn rk(group: &'static str, kind: &'static str, plural: &'static str, namespaced: bool) -> ResourceKind {
         ResourceKind { group, version: "v1", kind, plural, namespaced }
     }
 
@@ -41,8 +36,7 @@ pub mod kinds {
     /// scheduling.k8s.io/v1 PriorityClass.
     pub const PRIORITY_CLASS: ResourceKind = rk("scheduling.k8s.io", "PriorityClass", "priorityclasses", false);
     /// core/v1 PersistentVolumeClaim.
-    pub const PERSISTENT_VOLUME_CLAIM: ResourceKind =
-        rk("", "PersistentVolumeClaim", "persistentvolumeclaims", true);
+    pub const PERSISTENT_VOLUME_CLAIM: ResourceKind = rk("", "PersistentVolumeClaim", "persistentvolumeclaims", true);
     /// batch/v1 CronJob (for `kdrift check --cronjob`).
     pub const CRON_JOB: ResourceKind = rk("batch", "CronJob", "cronjobs", true);
 }
@@ -91,9 +85,7 @@ impl ClientError {
     /// (API priority and fairness), no answer, a timeout.
     pub fn is_transient(&self) -> bool {
         match self {
-            ClientError::Status { code, message } => {
-                *code >= 500 || (*code == 429 && !is_pdb_refusal(message))
-            }
+            ClientError::Status { code, message } => *code >= 500 || (*code == 429 && !is_pdb_refusal(message)),
             ClientError::Transport(_) | ClientError::Timeout(_) => true,
             ClientError::Decode(_) | ClientError::Config(_) => false,
         }

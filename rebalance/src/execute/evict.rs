@@ -134,11 +134,8 @@ pub(super) async fn execute<C: ClusterClient, S: EventSink>(
         run: report.run.clone(),
     };
     let ctx = Ctx { client, policy, options, http, shared: &shared };
-    let mut results: Vec<EvictionResult> = stream::iter(doc.evictions.iter())
-        .map(|e| one(&ctx, e))
-        .buffer_unordered(options.concurrency)
-        .collect()
-        .await;
+    let mut results: Vec<EvictionResult> =
+        stream::iter(doc.evictions.iter()).map(|e| one(&ctx, e)).buffer_unordered(options.concurrency).collect().await;
     results.sort_by_key(|r| r.order);
     drop(ctx);
     report.results = results;
@@ -174,7 +171,8 @@ async fn one<C: ClusterClient, S: EventSink>(ctx: &Ctx<'_, '_, C, S>, e: &Planne
         settle(EvictionOutcome::Failed { attempts, error: format!("{what}: {err}") })
     };
 
-    let (got, attempts) = retrying(ctx.options, || ctx.client.get(kinds::POD, Some(&e.pod.namespace), &e.pod.name)).await;
+    let (got, attempts) =
+        retrying(ctx.options, || ctx.client.get(kinds::POD, Some(&e.pod.namespace), &e.pod.name)).await;
     let live = match got {
         Ok(v) => v,
         Err(err) => return fail(attempts, "reading the pod", &err),
@@ -233,8 +231,8 @@ fn check_live(e: &PlannedEviction, live: Option<&Value>, policy: &Policy) -> Res
     let Some(v) = live else {
         return Err((SkipCause::Gone, "the pod no longer exists".to_string()));
     };
-    let pod = PodInfo::from_json(v)
-        .map_err(|err| (SkipCause::Unreadable, format!("the live pod cannot be read: {err}")))?;
+    let pod =
+        PodInfo::from_json(v).map_err(|err| (SkipCause::Unreadable, format!("the live pod cannot be read: {err}")))?;
     if pod.is_terminal() {
         let phase = pod.phase.map(|p| p.as_str()).unwrap_or("?");
         return Err((SkipCause::Gone, format!("the pod has finished (phase {phase})")));

@@ -49,8 +49,7 @@ pub(crate) struct Fake {
 
 impl Fake {
     pub(crate) fn new(nodes: Vec<Value>, pods: Vec<Value>) -> Fake {
-        let mut state =
-            State { land_on: Some("node-2".to_string()), ready: true, ..State::default() };
+        let mut state = State { land_on: Some("node-2".to_string()), ready: true, ..State::default() };
         state.objects.insert(kinds::NODE.kind, nodes);
         state.objects.insert(kinds::POD.kind, pods);
         Fake { state: Mutex::new(state), latency: Duration::from_millis(5) }

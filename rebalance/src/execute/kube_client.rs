@@ -76,10 +76,8 @@ impl ClusterClient for KubeClient {
         let request = Request::new(path.clone())
             .create_subresource("eviction", &eviction.name, &PostParams::default(), body)
             .map_err(|e| ClientError::Decode(format!("pods/eviction: cannot build the request: {e}")))?;
-        self.client
-            .request::<Value>(request)
-            .await
-            .map(|_| ())
-            .map_err(|e| ClusterError::from_kube("pods/eviction", &format!("{path}/{}/eviction", eviction.name), e).into())
+        self.client.request::<Value>(request).await.map(|_| ()).map_err(|e| {
+            ClusterError::from_kube("pods/eviction", &format!("{path}/{}/eviction", eviction.name), e).into()
+        })
     }
 }

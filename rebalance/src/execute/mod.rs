@@ -28,9 +28,9 @@
 
 pub mod client;
 mod evict;
-mod kube_client;
 #[cfg(test)]
 mod fake;
+mod kube_client;
 pub mod probe;
 pub mod record;
 mod replacement;

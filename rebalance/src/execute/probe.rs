@@ -141,7 +141,8 @@ pub fn interpret(status: u16, body: &str, pointer: Option<&str>) -> ProbeAnswer 
 /// Asks `probe` about one pod.
 pub async fn ask(http: &reqwest::Client, probe: &Probe, namespace: &str, name: &str) -> ProbeAnswer {
     let (url, pointer) = probe.target(namespace, name);
-    let response = http.get(&url).header(reqwest::header::ACCEPT, "application/json").timeout(PROBE_TIMEOUT).send().await;
+    let response =
+        http.get(&url).header(reqwest::header::ACCEPT, "application/json").timeout(PROBE_TIMEOUT).send().await;
     match response {
         Err(e) => ProbeAnswer::Unknown(format!("no answer from {url}: {e}")),
         Ok(r) => {

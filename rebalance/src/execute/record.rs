@@ -71,7 +71,15 @@ fn time(t: DateTime<Utc>) -> String {
 }
 
 /// A core/v1 Event about the planned pod.
-fn event(run: &str, suffix: &str, e: &PlannedEviction, kind: &str, reason: &str, message: String, at: DateTime<Utc>) -> Value {
+fn event(
+    run: &str,
+    suffix: &str,
+    e: &PlannedEviction,
+    kind: &str,
+    reason: &str,
+    message: String,
+    at: DateTime<Utc>,
+) -> Value {
     json!({
         "apiVersion": "v1",
         "kind": "Event",
@@ -137,7 +145,12 @@ pub fn attempt_event(run: &str, e: &PlannedEviction, outcome: &EvictionOutcome, 
 }
 
 /// The Event for an awaited replacement; `None` when none was awaited.
-pub fn replacement_event(run: &str, e: &PlannedEviction, replacement: &Replacement, at: DateTime<Utc>) -> Option<Value> {
+pub fn replacement_event(
+    run: &str,
+    e: &PlannedEviction,
+    replacement: &Replacement,
+    at: DateTime<Utc>,
+) -> Option<Value> {
     let predicted = |p: &Option<String>| match p {
         Some(n) => format!(" (predicted {n})"),
         None => String::new(),

@@ -19,7 +19,8 @@ use crate::pod::PodInfo;
 pub fn is_ready(pod: &Value) -> bool {
     pod.pointer("/status/conditions").and_then(Value::as_array).is_some_and(|cs| {
         cs.iter().any(|c| {
-            c.get("type").and_then(Value::as_str) == Some("Ready") && c.get("status").and_then(Value::as_str) == Some("True")
+            c.get("type").and_then(Value::as_str) == Some("Ready")
+                && c.get("status").and_then(Value::as_str) == Some("True")
         })
     })
 }
@@ -43,11 +44,9 @@ pub(super) async fn wait_replacement<C: ClusterClient, S: EventSink>(
     let mut mine: Option<String> = None;
     let mut seen: (Option<String>, Option<String>) = (None, None);
     loop {
-        let listed = tokio::time::timeout(
-            ctx.options.request_timeout,
-            ctx.client.list(kinds::POD, Some(&evicted.namespace)),
-        )
-        .await;
+        let listed =
+            tokio::time::timeout(ctx.options.request_timeout, ctx.client.list(kinds::POD, Some(&evicted.namespace)))
+                .await;
         match listed {
             Ok(Ok(items)) => {
                 let mut candidates: Vec<(PodInfo, &Value)> = items
@@ -60,9 +59,8 @@ pub(super) async fn wait_replacement<C: ClusterClient, S: EventSink>(
                             && !p.is_terminal()
                     })
                     .collect();
-                candidates.sort_by(|(a, _), (b, _)| {
-                    (a.creation_timestamp, &a.name).cmp(&(b.creation_timestamp, &b.name))
-                });
+                candidates
+                    .sort_by(|(a, _), (b, _)| (a.creation_timestamp, &a.name).cmp(&(b.creation_timestamp, &b.name)));
                 // Our claimed pod vanished (deleted again): look for another.
                 if let Some(uid) = &mine {
                     if !candidates.iter().any(|(p, _)| p.uid.as_ref() == Some(uid)) {
@@ -71,7 +69,9 @@ pub(super) async fn wait_replacement<C: ClusterClient, S: EventSink>(
                 }
                 if mine.is_none() {
                     let mut claimed = ctx.shared.claimed.borrow_mut();
-                    if let Some((p, _)) = candidates.iter().find(|(p, _)| p.uid.as_ref().is_some_and(|u| !claimed.contains(u))) {
+                    if let Some((p, _)) =
+                        candidates.iter().find(|(p, _)| p.uid.as_ref().is_some_and(|u| !claimed.contains(u)))
+                    {
                         let uid = p.uid.clone().unwrap_or_default();
                         claimed.insert(uid.clone());
                         mine = Some(uid);

@@ -105,7 +105,10 @@ async fn apply_performs_exactly_the_planned_evictions_and_records_them() {
     // Each replacement is Ready on node-2 (where the fake lands them); compared with the prediction.
     for (r, e) in report.results.iter().zip(&doc.evictions) {
         match &r.outcome {
-            EvictionOutcome::Evicted { attempts: 1, replacement: Replacement::Ready { pod, node, as_predicted, .. } } => {
+            EvictionOutcome::Evicted {
+                attempts: 1,
+                replacement: Replacement::Ready { pod, node, as_predicted, .. },
+            } => {
                 assert_eq!(pod, &format!("{}-r", e.pod.key()));
                 assert_eq!(node, "node-2");
                 assert_eq!(*as_predicted, e.predicted_node.as_ref().map(|p| p == "node-2"));
@@ -152,7 +155,9 @@ async fn a_pdb_refusal_is_skipped_and_the_others_continue() {
     let mut records = Vec::new();
     let (report, _) = apply(&fake, &doc, &fast(), &mut records).await.expect("apply");
     assert_eq!(report.outcome, RunOutcome::Succeeded);
-    assert!(matches!(&report.results[1].outcome, EvictionOutcome::Blocked { message } if message.contains("disruption budget")));
+    assert!(
+        matches!(&report.results[1].outcome, EvictionOutcome::Blocked { message } if message.contains("disruption budget"))
+    );
     assert_eq!(report.count("Evicted"), 3);
     assert_eq!(fake.lock().calls.iter().filter(|c| **c == second).count(), 1, "a PDB refusal is not retried");
     let blocked = records.iter().find(|x| x["reason"] == "EvictionBlocked").expect("event");
@@ -169,7 +174,9 @@ async fn server_errors_are_retried_then_the_run_stops() {
     let mut records = Vec::new();
     let (report, _) = apply(&fake, &doc, &fast(), &mut records).await.expect("apply");
     assert_eq!(report.outcome, RunOutcome::Stopped);
-    assert!(matches!(&report.results[1].outcome, EvictionOutcome::Failed { attempts: 3, error } if error.contains("HTTP 500")));
+    assert!(
+        matches!(&report.results[1].outcome, EvictionOutcome::Failed { attempts: 3, error } if error.contains("HTTP 500"))
+    );
     assert!(matches!(&report.results[2].outcome, EvictionOutcome::NotAttempted { .. }));
     assert!(matches!(&report.results[3].outcome, EvictionOutcome::NotAttempted { .. }));
     assert_eq!(fake.lock().evicted, vec![doc.evictions[0].pod.key()], "nothing after the failure");
@@ -297,7 +304,8 @@ async fn replacements_that_do_not_become_ready_are_reported() {
     let mut records = Vec::new();
     let (report, _) = apply(&fake, &doc, &options, &mut records).await.expect("apply");
     assert_eq!(report.outcome, RunOutcome::Succeeded, "a slow replacement does not stop the run");
-    let EvictionOutcome::Evicted { replacement: Replacement::NotReady { pod, node, .. }, .. } = &report.results[0].outcome
+    let EvictionOutcome::Evicted { replacement: Replacement::NotReady { pod, node, .. }, .. } =
+        &report.results[0].outcome
     else {
         panic!("{:?}", report.results[0].outcome)
     };
@@ -338,7 +346,8 @@ async fn probe_server() -> String {
                 let mut buf = vec![0u8; 4096];
                 let n = sock.read(&mut buf).await.unwrap_or(0);
                 let request = String::from_utf8_lossy(&buf[..n]).to_string();
-                let body = if request.starts_with("GET /busy") { r#"{"active": true}"# } else { r#"{"active": false}"# };
+                let body =
+                    if request.starts_with("GET /busy") { r#"{"active": true}"# } else { r#"{"active": false}"# };
                 let answer = format!(
                     "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
                     body.len()

@@ -123,22 +123,26 @@ fn gen_policy() -> impl Strategy<Value = GenPolicy> {
         (any::<bool>(), any::<bool>()),
     )
         .prop_map(
-            |((low, gap, with_pods, deviation), (total, per_node, per_ns, plugin_node, ls, skip_zero), (mandatory, exclude_gamma))| {
-            GenPolicy {
-                low: f64::from(low),
-                gap: f64::from(gap),
-                with_pods,
-                deviation,
-                total,
-                per_node,
-                per_ns,
-                plugin_node,
-                local_storage_disabled: ls,
-                skip_zero,
-                mandatory,
-                exclude_gamma,
-            }
-        },
+            |(
+                (low, gap, with_pods, deviation),
+                (total, per_node, per_ns, plugin_node, ls, skip_zero),
+                (mandatory, exclude_gamma),
+            )| {
+                GenPolicy {
+                    low: f64::from(low),
+                    gap: f64::from(gap),
+                    with_pods,
+                    deviation,
+                    total,
+                    per_node,
+                    per_ns,
+                    plugin_node,
+                    local_storage_disabled: ls,
+                    skip_zero,
+                    mandatory,
+                    exclude_gamma,
+                }
+            },
         )
 }
 
@@ -204,7 +208,9 @@ fn policy(g: &GenPolicy) -> Policy {
         target_thresholds: targets,
         use_deviation_thresholds: g.deviation,
         eviction_limits: g.plugin_node.map(|n| EvictionLimits { node: Some(n) }),
-        evictable_namespaces: g.exclude_gamma.then(|| Namespaces { exclude: vec!["gamma".into()], ..Default::default() }),
+        evictable_namespaces: g
+            .exclude_gamma
+            .then(|| Namespaces { exclude: vec!["gamma".into()], ..Default::default() }),
         ..Default::default()
     };
     let mut evictor = DefaultEvictorArgs::default();
