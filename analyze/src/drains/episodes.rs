@@ -211,10 +211,8 @@ pub fn episodes(node: &str, signals: &[NodeSignal]) -> Vec<NodeEpisode> {
                 ep.ready_at = Some(s.at);
                 ep.close_band(BandKind::NotReady, s.at);
             }
-            SignalKind::Rebooted => {
-                if ep.reboots.last().is_none_or(|r| s.at - *r >= SAME_REBOOT) {
-                    ep.reboots.push(s.at);
-                }
+            SignalKind::Rebooted if ep.reboots.last().is_none_or(|r| s.at - *r >= SAME_REBOOT) => {
+                ep.reboots.push(s.at);
             }
             SignalKind::DeletingPods => ep.node_controller_deleted_pods.push(s.at),
             _ => {}
