@@ -6,6 +6,7 @@ pub mod pending;
 pub mod postmortem;
 pub mod query;
 pub mod rebalance;
+pub mod report;
 pub mod skew;
 pub mod timeline;
 
