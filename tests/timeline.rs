@@ -120,7 +120,7 @@ fn real_node_events_k8s_ha_master_goes_not_ready_and_the_node_controller_evicts(
     let records = tsv_node_events(&path).expect("tsv");
     assert_eq!(records.len(), 15, "every event row of the file");
     let (_dir, store) = temp_store();
-    ingest_records(&store, "file", &path.display().to_string(), records.into_iter()).expect("ingest");
+    ingest_records(&store, "file", &path.display().to_string(), records).expect("ingest");
     let tl = drain_timeline(&store, None, None).expect("timeline");
     // 2017-11-02: k8s-master1's earlier outage (DeletingAllPods 09:18:19, NotReady 10:31:51).
     // 2017-11-03: k8s-worker1 NotReady 03:14:17 → Ready 03:14:27; k8s-master1 NotReady 03:17:27,

@@ -1,12 +1,12 @@
 -- name: node_signals
 -- access: read
--- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(since_us, until_us);
+-- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(0, epoch_us(TIMESTAMP '2026-11-29 00:00:00'));
 -- purpose: What happened to each node between two instants, one row per
 --   signal, oldest first: cordon / uncordon (spec.unschedulable turning
 --   true / false between two stored Node versions, or NodeNotSchedulable /
 --   NodeSchedulable events), not_ready / ready (the Ready condition leaving /
 --   reaching True, or NodeNotReady / NodeReady events), rebooted (a new
---   status.nodeInfo.bootID, or Rebooted events), starting (the kubelet's
+--   status.nodeInfo.bootID of the same Node uid, or Rebooted events), starting (the kubelet's
 --   Starting), registered (RegisteredNode), deleting_pods (the node
 --   controller's DeletingAllPods), removing (RemovingNode), drain (AKS's
 --   Drain). An aggregated event (count > 1) gives a signal at its first and
@@ -17,7 +17,7 @@
 -- columns: node VARCHAR, occurred_at TIMESTAMP, signal VARCHAR, source VARCHAR (object | event),
 --   reason VARCHAR (event reason, or the object field), detail VARCHAR, estimated BOOLEAN
 WITH versions AS (
-    SELECT n.name, n.observed_at, n.unschedulable, n.ready, o.observed_at_estimated,
+    SELECT n.name, n.uid, n.observed_at, n.unschedulable, n.ready, o.observed_at_estimated,
            o.object->>'$.status.nodeInfo.bootID' AS boot_id,
            (SELECT k8s_time(t->>'timeAdded')
               FROM (SELECT unnest(json_extract(o.object, '$.spec.taints[*]')) AS t)
@@ -28,6 +28,7 @@ WITH versions AS (
            lag(n.unschedulable) OVER w AS prev_unschedulable,
            lag(n.ready) OVER w AS prev_ready,
            lag(o.object->>'$.status.nodeInfo.bootID') OVER w AS prev_boot_id,
+           lag(n.uid) OVER w AS prev_uid,
            lag(n.observed_at) OVER w AS prev_observed_at
     FROM node_versions n
     JOIN observations o ON o.obs_id = n.obs_id
@@ -65,6 +66,7 @@ from_objects AS (
            observed_at_estimated
     FROM versions
     WHERE boot_id IS NOT NULL AND prev_boot_id IS NOT NULL AND boot_id <> prev_boot_id
+      AND COALESCE(uid, '') = COALESCE(prev_uid, '')
 ),
 node_events AS (
     SELECT involved_name AS node, first_time, last_time, count, reason, message,

@@ -1,6 +1,6 @@
 -- name: scale_ups
 -- access: read
--- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(since_us, until_us);
+-- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(0, epoch_us(TIMESTAMP '2026-11-29 00:00:00'));
 -- purpose: The Deployment controller scaling a ReplicaSet up between two
 --   instants (ScalingReplicaSet "Scaled up replica set X to N from M": a
 --   rollout or a scale-up), oldest first: which pods a controller created

@@ -211,10 +211,8 @@ pub fn episodes(node: &str, signals: &[NodeSignal]) -> Vec<NodeEpisode> {
                 ep.ready_at = Some(s.at);
                 ep.close_band(BandKind::NotReady, s.at);
             }
-            SignalKind::Rebooted => {
-                if ep.reboots.last().is_none_or(|r| s.at - *r >= SAME_REBOOT) {
-                    ep.reboots.push(s.at);
-                }
+            SignalKind::Rebooted if ep.reboots.last().is_none_or(|r| s.at - *r >= SAME_REBOOT) => {
+                ep.reboots.push(s.at);
             }
             SignalKind::DeletingPods => ep.node_controller_deleted_pods.push(s.at),
             _ => {}
@@ -273,7 +271,7 @@ mod tests {
             (e.started_at, e.ended_at, e.end),
             (t("2026-11-28T02:00:00Z"), Some(t("2026-11-28T02:02:45Z")), EpisodeEnd::Closed)
         );
-        assert_eq!(e.reboots, vec![t("2026-11-28T02:02:00Z")]);
+        assert_eq!(e.reboots, vec![t("2026-11-28T02:02:00.7Z")], "the object's time, not the event's whole second");
         assert_eq!(e.ready_at, Some(t("2026-11-28T02:02:20Z")));
         assert_eq!(e.bands.len(), 2);
         assert!(e.bands.iter().all(|b| b.to.is_some()));

@@ -41,6 +41,9 @@ pub struct ContainerEnd {
     pub from_last_state: bool,
 }
 
+/// A container state: kind (`terminated`, …), reason, exit code, finishedAt.
+type StateParts = (String, Option<String>, Option<i64>, Option<DateTime<Utc>>);
+
 fn time(v: Option<&Value>) -> Option<DateTime<Utc>> {
     v.and_then(Value::as_str)
         .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
@@ -91,7 +94,7 @@ pub fn container_ends(pod: &Value) -> Vec<ContainerEnd> {
         for c in list {
             let restart_count = c.get("restartCount").and_then(Value::as_i64).unwrap_or(0);
             let name = text(c.get("name"));
-            let pick = |state: Option<&Value>| -> Option<(String, Option<String>, Option<i64>, Option<DateTime<Utc>>)> {
+            let pick = |state: Option<&Value>| -> Option<StateParts> {
                 let s = state?.as_object()?;
                 let (kind, body) = s.iter().next()?;
                 Some((

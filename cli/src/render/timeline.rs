@@ -96,10 +96,9 @@ pub fn drains<W: Write>(out: &mut W, t: &DrainTimeline) -> anyhow::Result<()> {
         writeln!(
             out,
             "{} operation(s); episodes less than {} apart are one operation; requested % = requests of the pods \
-             bound to the node / allocatable, 1 s before the start and {} after the end",
+             bound to the node / allocatable, 1 s before the start and 1m after the end",
             t.operations.len(),
             duration(t.group_gap_seconds),
-            "1m"
         )?;
     }
     for n in &t.notes {

@@ -83,6 +83,12 @@ queries! {
     NODES_AT = "nodes_at", "state/nodes_at.sql";
     /// Latest version of every object of one kind at or before an instant (else the earliest after).
     OBJECTS_AT = "objects_at", "state/objects_at.sql";
+    /// Pods stopped or deleted at or before an instant (earliest evidence per pod).
+    PODS_GONE = "pods_gone", "state/pods_gone.sql";
+    /// Per namespace, the newest event the store has about it.
+    EVENT_COVERAGE = "event_coverage", "state/event_coverage.sql";
+    /// Per pod owner, the nearest pod version and owner template showing requests.
+    OWNER_SAMPLES = "owner_samples", "state/owner_samples.sql";
     /// The store's newest observation time.
     LATEST_OBSERVATION = "latest_observation", "stats/latest_observation.sql";
     /// Cordon, readiness, reboot and node-controller signals per node between two instants.
