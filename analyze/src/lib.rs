@@ -10,7 +10,9 @@
 //! - [`usage`]: per-node requested % of allocatable at an instant, and the skew;
 //! - [`skew`]: `kdrift skew`, requested % per node with LowNodeUtilization classes;
 //! - [`postmortem`]: `postmortem job`, why a Job (or a CronJob's runs) failed;
-//! - [`drains`]: `timeline drains`, drains and outages grouped into rolling operations.
+//! - [`drains`]: `timeline drains`, drains and outages grouped into rolling operations;
+//! - [`series`]: every node's requested % over a time range, sampled where it changes;
+//! - [`report`]: what `kdrift report` shows, gathered from the analyses above.
 
 pub mod drains;
 pub mod error;
@@ -20,6 +22,8 @@ pub mod next_steps;
 pub mod pending;
 pub mod rebalance_runs;
 pub mod postmortem;
+pub mod report;
+pub mod series;
 pub mod skew;
 pub mod snapshot;
 pub mod state;

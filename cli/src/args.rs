@@ -68,6 +68,23 @@ pub enum Command {
     /// What happened over time: drains, reboots and outages.
     #[command(subcommand)]
     Timeline(TimelineCommand),
+    /// One self-contained HTML file: the drain timeline as a Gantt chart, every node's requested % over time,
+    /// and the Pending chains.
+    Report(ReportArgs),
+}
+
+/// `kdrift report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The HTML file to write (replaced when it exists).
+    #[arg(long, value_name = "FILE")]
+    pub html: PathBuf,
+    /// Start of the range (default: the store's first instant).
+    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    pub since: Option<DateTime<Utc>>,
+    /// End of the range (default: the store's last instant).
+    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    pub until: Option<DateTime<Utc>>,
 }
 
 /// Which cluster and namespaces, with kubectl's flags.
@@ -648,6 +665,20 @@ mod tests {
         assert!(kind(&["kdrift", "check"]).is_err(), "--max-age is required");
         match Cli::try_parse_from(["kdrift", "rebalance", "run", "--policy", "p.yaml"]).map(|c| c.command) {
             Ok(Command::Rebalance(RebalanceCommand::Run(a))) => assert!(!a.yes, "plan-only unless --yes"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn report_needs_an_html_file() {
+        assert!(Cli::try_parse_from(["kdrift", "report"]).is_err());
+        let parsed = Cli::try_parse_from(["kdrift", "report", "--html", "r.html", "--since", "2026-11-28T00:00:00Z"]);
+        match parsed.map(|c| c.command) {
+            Ok(Command::Report(a)) => {
+                assert_eq!(a.html, PathBuf::from("r.html"));
+                assert_eq!(a.since, parse_instant("2026-11-28T00:00:00Z").ok());
+                assert_eq!(a.until, None);
+            }
             other => panic!("{other:?}"),
         }
     }

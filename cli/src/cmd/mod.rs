@@ -9,6 +9,7 @@ mod postmortem;
 mod query;
 mod rebalance;
 mod rebalance_exec;
+mod report;
 mod skew;
 mod timeline;
 mod why_pending;
@@ -35,5 +36,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Skew(args) => skew::run(&cli, args),
         Command::Postmortem(PostmortemCommand::Job(args)) => postmortem::job(&cli, args),
         Command::Timeline(TimelineCommand::Drains(args)) => timeline::drains(&cli, args),
+        Command::Report(args) => report::run(&cli, args),
     }
 }

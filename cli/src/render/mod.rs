@@ -8,6 +8,7 @@ pub mod postmortem;
 pub mod query;
 pub mod rebalance;
 pub mod rebalance_exec;
+pub mod report;
 pub mod skew;
 pub mod timeline;
 

@@ -12,7 +12,7 @@ use tabled::{Table, Tabled};
 use super::duration;
 
 /// CPU always in millicores in tables (`1942m/2000m` reads better than `1942m/2`).
-fn amount(resource: &str, v: i64) -> String {
+pub fn amount(resource: &str, v: i64) -> String {
     if resource == "cpu" {
         format!("{v}m")
     } else {

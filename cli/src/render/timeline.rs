@@ -28,7 +28,8 @@ fn short(t: Option<DateTime<Utc>>, day: DateTime<Utc>) -> String {
     }
 }
 
-fn kind(k: OperationKind) -> &'static str {
+/// An operation kind in words (`rolling drain`, `outage (no cordon)`).
+pub fn kind(k: OperationKind) -> &'static str {
     match k {
         OperationKind::RollingDrain => "rolling drain",
         OperationKind::Drain => "drain",

@@ -119,6 +119,10 @@ queries! {
     NODE_SIGNALS = "node_signals", "timeline/node_signals.sql";
     /// Evidence of pods evicted or stopped on a node between two instants.
     POD_EVICTIONS = "pod_evictions", "timeline/pod_evictions.sql";
+    /// The first and last instant the store knows about (`kdrift report`'s default range).
+    TIME_SPAN = "time_span", "stats/time_span.sql";
+    /// Instants at which a node's requested amounts can change (the requested % charts' samples).
+    REQUESTED_CHANGES = "requested_changes", "timeline/requested_changes.sql";
     /// The Jobs a name stands for (the Job, or a CronJob's Jobs), latest version each.
     JOBS = "jobs", "postmortem/jobs.sql";
     /// The Job and CronJob controllers' events about one Job.
