@@ -48,6 +48,15 @@ fn every_read_query_runs_on_the_demo_store() {
             "pods_at" => assert!(r.rows.len() > 50, "{} pods", r.rows.len()),
             "store_counts" => assert_eq!(r.rows[0][col("nodes")], Value::from(5)),
             "get_schema_version" => assert_eq!(r.rows[0][0], Value::String("2".into())),
+            "event_list" => {
+                let row =
+                    r.rows.iter().find(|row| row[col("name")] == Value::String(facts.failed_scheduling_event.clone()));
+                let row = row.unwrap_or_else(|| panic!("event_list lacks {}", facts.failed_scheduling_event));
+                assert_eq!(row[col("count")], Value::from(facts.failed_scheduling_count));
+                assert_eq!(row[col("reason")], Value::String("FailedScheduling".into()));
+            }
+            "vl_last_window_end" => assert_eq!(r.rows[0], vec![Value::Null, Value::Null], "no VictoriaLogs pull"),
+            "vl_windows" => assert!(r.rows.is_empty()),
             _ => {}
         }
         ran += 1;

@@ -91,6 +91,8 @@ fn anyhow_like(e: &dyn std::error::Error) -> String {
 fn a_503_is_retried_and_the_window_committed() {
     let vl = loaded();
     vl.inject(Fault::Unavailable, Some(2), Some(&hour(0)));
+    vl.inject_on("/select/logsql/field_names", Fault::Unavailable, Some(1), None);
+    vl.inject_on("/select/logsql/hits", Fault::Unavailable, Some(2), None);
     let (_d, store) = temp_store();
     let r = pull_blocking(&store, &vl.url(), Auth::default(), &options()).expect("pull");
     assert_eq!(r.windows.len(), 6);
@@ -98,6 +100,8 @@ fn a_503_is_retried_and_the_window_committed() {
     assert!(r.windows[1..].iter().all(|w| w.attempts == 1));
     assert_eq!((r.rows(), r.added()), (60, 60));
     assert_eq!(store_events(&store).len(), 60);
+    let answers = |path: &str| vl.seen().iter().filter(|s| s.path == path).count();
+    assert_eq!((answers("/select/logsql/field_names"), answers("/select/logsql/hits")), (2, 3), "retried too");
 }
 
 #[test]

@@ -187,13 +187,14 @@ async fn choose_layout(
         Some(f) => format!("{} ({f})", super::logsql::time_filter(start, end)),
         None => super::logsql::time_filter(start, end),
     };
-    let fields = client.field_names(&scope, start, end).await?;
+    let fields = retrying(&options.retry, || client.field_names(&scope, start, end)).await?;
     if let Some((layout, _)) = detect(&fields) {
         return Ok((layout, "detected"));
     }
     // msg-json has no field of its own: probe with its filter.
     let probe = window_query(&base_query(Layout::MsgJson, user), start, end);
-    let hits = client.hits(&probe, start, end, (end - start).max(Duration::seconds(1))).await?;
+    let whole = (end - start).max(Duration::seconds(1));
+    let hits = retrying(&options.retry, || client.hits(&probe, start, end, whole)).await?;
     if hits.iter().map(|(_, n)| n).sum::<u64>() > 0 {
         return Ok((Layout::MsgJson, "detected"));
     }
@@ -276,7 +277,8 @@ async fn run(
         return Ok(());
     }
     let step = hits_step(start, end);
-    let buckets = client.hits(&window_query(&base, start, end), start, end, step).await?;
+    let query = window_query(&base, start, end);
+    let buckets = retrying(&options.retry, || client.hits(&query, start, end, step)).await?;
     let windows = plan(start, end, step, &buckets, options.max_rows_per_window, options.max_window);
     tracing::info!(%layout, source, windows = windows.len(), expected_rows = buckets.iter().map(|b| b.1).sum::<u64>(), "planned");
     progress.planned(layout, &windows);
@@ -289,6 +291,27 @@ async fn run(
         report.windows.push(done);
     }
     Ok(())
+}
+
+/// Runs a request (`/field_names`, `/hits`) until it succeeds, fails in a
+/// way retrying cannot help, or the attempts are spent.
+async fn retrying<T, F, Fut>(retry: &Retry, mut request: F) -> Result<T, VlError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, VlError>>,
+{
+    let mut attempt = 1;
+    loop {
+        match request().await {
+            Err(VlError::Request { url, failure }) if failure.is_retryable() && attempt < retry.attempts => {
+                let delay = retry.delay(attempt);
+                tracing::warn!(%url, attempt, %failure, ?delay, "request failed; retrying");
+                tokio::time::sleep(delay).await;
+                attempt += 1;
+            }
+            other => return other,
+        }
+    }
 }
 
 fn client_tenant(client: &VlClient) -> String {

@@ -31,10 +31,14 @@ pub fn hits_step(start: DateTime<Utc>, end: DateTime<Utc>) -> Duration {
     Duration::days(span / 86_400 / 2000 + 1)
 }
 
+/// Most pieces one bucket is cut into.
+const MAX_PARTS: u64 = 10_000;
+
 /// Splits `[s, e)` into `parts` equal pieces (the last one ends at `e`).
 fn split_evenly(s: DateTime<Utc>, e: DateTime<Utc>, rows: u64, parts: u64) -> Vec<(DateTime<Utc>, DateTime<Utc>, u64)> {
     let total = (e - s).num_nanoseconds().unwrap_or(i64::MAX);
-    let parts = parts.clamp(1, total.max(1) as u64);
+    // A bogus count from the server must not make millions of windows.
+    let parts = parts.clamp(1, (total.max(1) as u64).min(MAX_PARTS));
     let mut out = Vec::with_capacity(parts as usize);
     let mut from = s;
     for i in 1..=parts {
@@ -67,7 +71,7 @@ pub fn plan(
     let mut segments = Vec::new();
     let mut cursor = start;
     for (t, rows) in sorted {
-        let (s, e) = (t.max(cursor), (t + step).min(end));
+        let (s, e) = (t.max(cursor), t.checked_add_signed(step).unwrap_or(end).min(end));
         if e <= s {
             continue;
         }
@@ -144,6 +148,15 @@ mod tests {
         assert_eq!(ws[0].end - ws[0].start, Duration::seconds(20));
         assert_eq!(ws.iter().map(|w| w.expected_rows).sum::<u64>(), 250);
         assert!(ws.iter().all(|w| w.end - w.start <= Duration::days(1) && w.expected_rows <= 100), "{ws:?}");
+    }
+
+    #[test]
+    fn bogus_buckets_do_not_explode() {
+        let (s, e) = (t("2026-11-27T00:00:00Z"), t("2026-11-27T01:00:00Z"));
+        let b = [(t("2026-11-27T00:00:00Z"), u64::MAX), (DateTime::<Utc>::MAX_UTC, 5)];
+        let ws = plan(s, e, Duration::minutes(1), &b, 100, Duration::days(1));
+        assert_contiguous(&ws, s, e);
+        assert!(ws.len() <= 10_001, "{}", ws.len());
     }
 
     #[test]

@@ -154,21 +154,9 @@ async fn query(State(state): State<Arc<Shared>>, headers: HeaderMap, Form(args):
         Ok(f) => f,
         Err(r) => return *r,
     };
-    let fault = state.take_fault(&q);
-    match fault {
-        Some(Fault::BadRequest) => {
-            return text(
-                StatusCode::BAD_REQUEST,
-                format!("cannot parse query [{q}]: unexpected token (injected); see https://docs.victoriametrics.com/victorialogs/logsql/"),
-            )
-        }
-        Some(Fault::Unavailable) => {
-            return text(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "the request couldn't be executed in 30.000 seconds; possible solutions: to increase -search.maxQueryDuration=30s; to pass bigger value to 'timeout' query arg".into(),
-            )
-        }
-        _ => {}
+    let fault = state.take_fault("/select/logsql/query", &q);
+    if let Some(answer) = fault.as_ref().and_then(|f| status_fault(f, &q)) {
+        return answer;
     }
     let mut rows = matching(&state, &headers, &filter);
     shuffle(&mut rows, state.next_seed());
@@ -207,6 +195,32 @@ async fn query(State(state): State<Arc<Shared>>, headers: HeaderMap, Form(args):
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }
 
+/// The answer of a 400 or 503 fault (`None` for the mid-stream ones).
+fn status_fault(fault: &Fault, query: &str) -> Option<Response> {
+    match fault {
+        Fault::BadRequest => Some(text(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "cannot parse query [{query}]: unexpected token (injected); see https://docs.victoriametrics.com/victorialogs/logsql/"
+            ),
+        )),
+        Fault::Unavailable => Some(text(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the request couldn't be executed in 30.000 seconds; possible solutions: to increase \
+             -search.maxQueryDuration=30s; to pass bigger value to 'timeout' query arg"
+                .into(),
+        )),
+        Fault::Truncate { .. } | Fault::ErrorText { .. } => None,
+    }
+}
+
+/// A fault on `/hits` or `/field_names`: 400, else 503.
+fn other_fault(state: &Shared, path: &str, args: &Args) -> Option<Response> {
+    let q = args.get("query").cloned().unwrap_or_default();
+    let fault = state.take_fault(path, &q)?;
+    status_fault(&fault, &q).or_else(|| status_fault(&Fault::Unavailable, &q))
+}
+
 /// Parses `60s`, `5m`, `1h30m`, `1d` (LogsQL durations) into nanoseconds.
 fn step_ns(s: &str) -> Option<i64> {
     let mut total: i64 = 0;
@@ -235,6 +249,9 @@ async fn hits(State(state): State<Arc<Shared>>, headers: HeaderMap, Form(args): 
     if let Some(r) = refuse(&state, "/select/logsql/hits", &headers, args.get("query").map(String::as_str)) {
         return r;
     }
+    if let Some(r) = other_fault(&state, "/select/logsql/hits", &args) {
+        return r;
+    }
     let filter = match filter_of(&args) {
         Ok(f) => f,
         Err(r) => return *r,
@@ -260,6 +277,9 @@ async fn hits(State(state): State<Arc<Shared>>, headers: HeaderMap, Form(args): 
 
 async fn field_names(State(state): State<Arc<Shared>>, headers: HeaderMap, Form(args): Form<Args>) -> Response {
     if let Some(r) = refuse(&state, "/select/logsql/field_names", &headers, args.get("query").map(String::as_str)) {
+        return r;
+    }
+    if let Some(r) = other_fault(&state, "/select/logsql/field_names", &args) {
         return r;
     }
     let filter = match filter_of(&args) {

@@ -40,6 +40,8 @@ pub enum Fault {
 /// When a fault applies.
 #[derive(Debug, Clone)]
 struct FaultRule {
+    /// The endpoint it applies to.
+    path: &'static str,
     fault: Fault,
     /// Times left; `None`: every time.
     remaining: Option<u32>,
@@ -86,9 +88,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
-    fn take_fault(&self, query: &str) -> Option<Fault> {
+    fn take_fault(&self, path: &str, query: &str) -> Option<Fault> {
         let mut faults = lock(&self.faults);
-        let i = faults.iter().position(|r| r.when.as_deref().is_none_or(|w| query.contains(w)))?;
+        let i = faults.iter().position(|r| r.path == path && r.when.as_deref().is_none_or(|w| query.contains(w)))?;
         let fault = faults[i].fault.clone();
         if let Some(n) = faults[i].remaining.as_mut() {
             *n -= 1;
@@ -158,7 +160,13 @@ impl FakeVlogs {
     /// Answers the next `times` matching queries (`None`: all of them) with
     /// `fault`; `when` restricts it to queries containing that text.
     pub fn inject(&self, fault: Fault, times: Option<u32>, when: Option<&str>) {
-        lock(&self.shared.faults).push(FaultRule { fault, remaining: times, when: when.map(str::to_string) });
+        self.inject_on("/select/logsql/query", fault, times, when);
+    }
+
+    /// [`FakeVlogs::inject`] on another endpoint (`/select/logsql/hits`,
+    /// `/select/logsql/field_names`: 400 and 503 only; the aborts answer 503 there).
+    pub fn inject_on(&self, path: &'static str, fault: Fault, times: Option<u32>, when: Option<&str>) {
+        lock(&self.shared.faults).push(FaultRule { path, fault, remaining: times, when: when.map(str::to_string) });
     }
 
     /// Removes every injected fault.

@@ -73,6 +73,17 @@ impl Layout {
         Layout::ALL.into_iter().find(|l| l.as_str() == name)
     }
 
+    /// The shipper's short name, for messages.
+    pub fn shipper(self) -> &'static str {
+        match self {
+            Layout::Raw => "kubernetes-event-exporter or Fluent Bit",
+            Layout::MsgJson => "event JSON in _msg",
+            Layout::OtelK8sevents => "OpenTelemetry k8sevents",
+            Layout::OtelK8sobjects => "OpenTelemetry k8sobjects",
+            Layout::Kent => "KENT",
+        }
+    }
+
     /// Who writes this layout.
     pub fn describe(self) -> &'static str {
         match self {
@@ -176,7 +187,7 @@ pub struct Converted {
 #[non_exhaustive]
 pub enum RowError {
     /// The row lacks what the layout needs.
-    #[error("not a {layout} row: {problem}")]
+    #[error("not a valid {layout} row ({}): {problem}", layout.shipper())]
     NotThisLayout {
         /// The layout expected.
         layout: Layout,

@@ -90,6 +90,6 @@ mod tests {
     fn a_row_without_an_involved_object_is_refused() {
         let row = json!({"_msg": "GET /healthz 200", "_time": "2026-11-27T04:00:01Z", "level": "info"});
         let err = convert_layout(Layout::Raw, row.as_object().cloned().expect("map")).expect_err("not an event");
-        assert!(err.to_string().contains("not a raw row"), "{err}");
+        assert!(err.to_string().contains("not a valid raw row (kubernetes-event-exporter or Fluent Bit)"), "{err}");
     }
 }
