@@ -8,8 +8,8 @@
 //! - [`victorialogs`]: `kdrift ingest victorialogs`, one run per query window;
 //! - [`scenario`]: the deterministic demo cluster history; [`demo`] loads it.
 
-pub mod api;
 pub mod actions;
+pub mod api;
 pub mod demo;
 pub mod files;
 pub mod parse;
