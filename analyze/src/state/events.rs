@@ -6,9 +6,9 @@
 //! as still there unless deletion evidence (query `pods_gone`: Killing,
 //! SuccessfulDelete, eviction, admission rejection, DELETED version, the end
 //! of its Job) came between its binding and the instant, and the instant is
-//! at most an hour (the event TTL) after the newest event the store has
-//! from its namespace (query `event_coverage`; beyond, the store knows
-//! nothing about it). Its requests come
+//! at most an hour (the event TTL) after the newest event of the file or
+//! export its Scheduled event came from (query `scheduled_coverage`; beyond,
+//! that source says nothing about it). Its requests come
 //! from the nearest known version of the same owner (query `owner_samples`:
 //! one of the owner's pods, else the owner's pod template); the owner is the
 //! one of the controller's `SuccessfulCreate` event, else the pod name
@@ -83,8 +83,10 @@ pub(super) fn add_event_only_pods(store: &Store, at: DateTime<Utc>, state: &mut 
         })?
         .into_iter()
         .collect();
-    let coverage: BTreeMap<String, DateTime<Utc>> = store
-        .query_map(&sql::EVENT_COVERAGE, [], |r| Ok((r.get::<_, String>(0)?, r.get::<_, DateTime<Utc>>(1)?)))?
+    let coverage: BTreeMap<(String, String), DateTime<Utc>> = store
+        .query_map(&sql::SCHEDULED_COVERAGE, [], |r| {
+            Ok(((r.get::<_, String>(0)?, r.get::<_, String>(1)?), r.get::<_, DateTime<Utc>>(2)?))
+        })?
         .into_iter()
         .collect();
     let mut samples: BTreeMap<(String, String), Vec<(String, Value)>> = BTreeMap::new();
@@ -99,7 +101,7 @@ pub(super) fn add_event_only_pods(store: &Store, at: DateTime<Utc>, state: &mut 
         if gone.get(&(ns.clone(), name.clone())).is_some_and(|g| *g >= p.bound_at) {
             continue;
         }
-        if coverage.get(&ns).is_none_or(|last| at > *last + chrono::Duration::hours(1)) {
+        if coverage.get(&(ns.clone(), name.clone())).is_some_and(|last| at > *last + chrono::Duration::hours(1)) {
             continue;
         }
         let owner = p.owner_name.clone().or_else(|| owner_from_name(&name).map(str::to_string));

@@ -99,8 +99,8 @@ queries! {
     OBJECTS_AT = "objects_at", "state/objects_at.sql";
     /// Pods stopped or deleted at or before an instant (earliest evidence per pod).
     PODS_GONE = "pods_gone", "state/pods_gone.sql";
-    /// Per namespace, the newest event the store has about it.
-    EVENT_COVERAGE = "event_coverage", "state/event_coverage.sql";
+    /// Per pod with a Scheduled event, the newest event time of that event's source.
+    SCHEDULED_COVERAGE = "scheduled_coverage", "state/scheduled_coverage.sql";
     /// Per pod owner, the nearest pod version and owner template showing requests.
     OWNER_SAMPLES = "owner_samples", "state/owner_samples.sql";
     /// The store's newest observation time.
