@@ -255,3 +255,16 @@ fn the_cron_jobs_command_runs_against_a_cluster() {
     assert_eq!(e.evicted().len(), 1, "{}", stdout(&run));
     assert!(!e.db.exists(), "--no-store: no store written");
 }
+
+#[test]
+fn a_list_the_cluster_refuses_is_an_error_not_an_empty_plan() {
+    let e = env();
+    e.kube.fail_resource("pods", 403);
+    let policy = e.policy.display().to_string();
+    let a = e.with_cluster(&["rebalance", "plan", "--policy", &policy]).assert().code(2);
+    assert!(stderr(&a).contains("reading pods from the cluster"), "{}", stderr(&a));
+    assert!(stderr(&a).contains("403"), "{}", stderr(&a));
+    let a = e.with_cluster(&["rebalance", "run", "--policy", &policy, "--yes"]).assert().code(2);
+    assert!(stderr(&a).contains("reading pods from the cluster"), "{}", stderr(&a));
+    assert!(e.kube.evictions().is_empty());
+}
