@@ -231,9 +231,9 @@ fn a_file_that_is_not_a_plan_is_an_error_naming_it() {
 
 #[test]
 fn the_cron_jobs_command_runs_against_a_cluster() {
-    // deploy/rebalance-cronjob.yaml's args, with the ConfigMap's policy file
+    // deploy/rebalance/rebalance-cronjob.yaml's args, with the ConfigMap's policy file
     // at a local path and no wait for replacements (the fake has no controllers).
-    let deploy = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/rebalance-cronjob.yaml"));
+    let deploy = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/rebalance/rebalance-cronjob.yaml"));
     let start = deploy.find("              args:\n").expect("args") + "              args:\n".len();
     let args: Vec<String> = deploy[start..]
         .lines()
