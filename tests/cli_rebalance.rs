@@ -231,9 +231,9 @@ fn a_file_that_is_not_a_plan_is_an_error_naming_it() {
 
 #[test]
 fn the_cron_jobs_command_runs_against_a_cluster() {
-    // deploy/rebalance-cronjob.yaml's args, with the ConfigMap's policy file
+    // deploy/rebalance/rebalance-cronjob.yaml's args, with the ConfigMap's policy file
     // at a local path and no wait for replacements (the fake has no controllers).
-    let deploy = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/rebalance-cronjob.yaml"));
+    let deploy = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/rebalance/rebalance-cronjob.yaml"));
     let start = deploy.find("              args:\n").expect("args") + "              args:\n".len();
     let args: Vec<String> = deploy[start..]
         .lines()
@@ -254,4 +254,17 @@ fn the_cron_jobs_command_runs_against_a_cluster() {
     // node-1 at 90 % cpu, target 80 %: one 450m pod is enough.
     assert_eq!(e.evicted().len(), 1, "{}", stdout(&run));
     assert!(!e.db.exists(), "--no-store: no store written");
+}
+
+#[test]
+fn a_list_the_cluster_refuses_is_an_error_not_an_empty_plan() {
+    let e = env();
+    e.kube.fail_resource("pods", 403);
+    let policy = e.policy.display().to_string();
+    let a = e.with_cluster(&["rebalance", "plan", "--policy", &policy]).assert().code(2);
+    assert!(stderr(&a).contains("reading pods from the cluster"), "{}", stderr(&a));
+    assert!(stderr(&a).contains("403"), "{}", stderr(&a));
+    let a = e.with_cluster(&["rebalance", "run", "--policy", &policy, "--yes"]).assert().code(2);
+    assert!(stderr(&a).contains("reading pods from the cluster"), "{}", stderr(&a));
+    assert!(e.kube.evictions().is_empty());
 }

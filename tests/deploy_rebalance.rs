@@ -1,4 +1,4 @@
-//! `deploy/rebalance-cronjob.yaml`: the nightly CronJob and what it needs,
+//! `deploy/rebalance/rebalance-cronjob.yaml`: the nightly CronJob and what it needs,
 //! read as Kubernetes would read it: least RBAC (read the planner's kinds,
 //! create pods/eviction, nothing else), the homelab policy in the ConfigMap
 //! equal to `examples/homelab-policy.yaml`, `rebalance run --policy … --yes`,
@@ -9,7 +9,9 @@ use kdrift_rebalance::Policy;
 use serde::Deserialize;
 use serde_yaml::Value;
 
-const DEPLOY: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/rebalance-cronjob.yaml"));
+const DEPLOY: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/rebalance/rebalance-cronjob.yaml"));
+const KUSTOMIZATION: &str =
+    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/rebalance/kustomization.yaml"));
 const HOMELAB: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/homelab-policy.yaml"));
 
 fn documents() -> Vec<Value> {
@@ -112,4 +114,10 @@ fn the_cron_job_runs_the_policy_nightly_without_overlap_and_fits_on_a_full_node(
     assert!(q(&requests["cpu"]).milli_value().expect("cpu") <= 10, "{:?}", requests["cpu"]);
     assert!(q(&requests["memory"]).value().expect("memory") <= 32 * 1024 * 1024, "{:?}", requests["memory"]);
     assert!(c["resources"]["limits"]["cpu"].is_null(), "no CPU limit: no throttling of a short nightly run");
+}
+
+#[test]
+fn the_kustomization_installs_the_file() {
+    let k: Value = serde_yaml::from_str(KUSTOMIZATION).expect("kustomization");
+    assert_eq!(strs(&k["resources"]), ["rebalance-cronjob.yaml"]);
 }

@@ -246,7 +246,7 @@ pub struct ExecuteArgs {
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_timeout)]
     pub ready_timeout: std::time::Duration,
     /// Pre-flight probe, SELECTOR=URL (repeatable): pods matching the label selector are evicted only when
-    /// the URL's JSON answer says they are idle, e.g. 'app=plex=http://plex.media:32400/sessions'.
+    /// the URL's JSON answer says they are idle, e.g. `app=plex=http://plex.media:32400/sessions`.
     #[arg(long = "probe", value_name = "SELECTOR=URL", value_parser = parse_probe)]
     pub probes: Vec<kdrift_rebalance::execute::Probe>,
     /// Do not record the evictions and the run in the store.

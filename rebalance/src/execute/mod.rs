@@ -61,10 +61,10 @@ use crate::simulate::simulate_plan;
 #[non_exhaustive]
 pub enum ExecuteError {
     /// Listing a kind failed.
-    #[error("reading {kind}s from the cluster")]
+    #[error("reading {resource} from the cluster")]
     Read {
-        /// The kind.
-        kind: &'static str,
+        /// The resource, as kubectl names it (`pods`, `poddisruptionbudgets.policy`).
+        resource: String,
         /// The API error.
         #[source]
         source: ClientError,

@@ -43,7 +43,7 @@ pub fn needs_pvcs(policy: &Policy) -> bool {
 /// cannot be read is left out and noted.
 ///
 /// # Errors
-/// [`ExecuteError::Read`] when a list fails (naming the kind).
+/// [`ExecuteError::Read`] when a list fails (naming the resource).
 pub async fn read_snapshot<C: ClusterClient>(
     client: &C,
     policy: &Policy,
@@ -69,7 +69,7 @@ async fn read<C: ClusterClient, T>(
     parse: fn(&Value) -> Result<T, ModelError>,
     notes: &mut Vec<String>,
 ) -> Result<Vec<T>, ExecuteError> {
-    let items = client.list(kind, None).await.map_err(|source| ExecuteError::Read { kind: kind.kind, source })?;
+    let items = client.list(kind, None).await.map_err(|source| ExecuteError::Read { resource: kind.name(), source })?;
     let mut out = Vec::with_capacity(items.len());
     for item in &items {
         match parse(item) {

@@ -319,7 +319,7 @@ async fn a_list_that_fails_is_an_error_not_an_empty_cluster() {
     let fake = cluster();
     fake.lock().list_fails = Some(kinds::POD_DISRUPTION_BUDGET);
     let err = read_snapshot(&fake, &policy(), Utc::now()).await.expect_err("fails");
-    assert_eq!(err.to_string(), "reading PodDisruptionBudgets from the cluster");
+    assert_eq!(err.to_string(), "reading poddisruptionbudgets.policy from the cluster");
 }
 
 #[tokio::test]
