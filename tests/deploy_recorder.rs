@@ -1,4 +1,4 @@
-//! `deploy/` (less the nightly rebalance CronJob) is valid YAML that installs a read-only recorder: every
+//! `deploy/` (its own files; the nightly rebalance CronJob is in `deploy/rebalance/`) is valid YAML that installs a read-only recorder: every
 //! document parses, the ClusterRole grants only get/list/watch on exactly
 //! the resources `kdrift record` watches, and the Deployment runs one
 //! recorder (Recreate) with its store on the PVC and the bound service
@@ -21,9 +21,9 @@ fn documents() -> Vec<(String, Value)> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(deploy_dir())
         .expect("deploy/")
         .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
-        // The nightly rebalance CronJob is installed on its own (tests/deploy_rebalance.rs).
-        .filter(|p| !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("rebalance-")))
+        // Only the files directly in deploy/: the nightly rebalance CronJob is
+        // installed on its own from deploy/rebalance/ (tests/deploy_rebalance.rs).
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
         .collect();
     files.sort();
     assert!(files.len() >= 4, "{files:?}");

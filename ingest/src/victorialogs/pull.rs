@@ -290,6 +290,13 @@ async fn run(
         progress.window_done(&done);
         report.windows.push(done);
     }
+    let rejected: u64 = report.windows.iter().map(|w| w.schema_rejected).sum();
+    if rejected > 0 {
+        report.notes.push(format!(
+            "{rejected} row(s) hold values their kind's schema rejects (-vv names them); they are stored with \
+             those values as text"
+        ));
+    }
     Ok(())
 }
 

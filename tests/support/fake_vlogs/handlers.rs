@@ -289,6 +289,7 @@ async fn field_names(State(state): State<Arc<Shared>>, headers: HeaderMap, Form(
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
     for r in matching(&state, &headers, &filter) {
         *counts.entry("_time".into()).or_default() += 1;
+        *counts.entry("_stream_id".into()).or_default() += 1;
         for (k, v) in &r.fields {
             if !v.is_empty() {
                 *counts.entry(k.clone()).or_default() += 1;

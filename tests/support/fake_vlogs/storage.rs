@@ -39,10 +39,21 @@ impl StoredRow {
         }
     }
 
+    /// `_stream_id`: an id of the row's stream (the real one is 32 hex digits too).
+    pub fn stream_id(&self) -> String {
+        let stream = self.fields.get("_stream").map_or("", String::as_str);
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in stream.bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        format!("{:016x}{:016x}", self.tenant.0 as u64 ^ h, u64::from(self.tenant.1) ^ h.rotate_left(17))
+    }
+
     /// The row as one line of `/select/logsql/query` (`'` escaped as `\u0027`, like VictoriaLogs).
     pub fn to_line(&self) -> String {
         let mut m = Map::new();
         m.insert("_time".into(), Value::String(self.time_text()));
+        m.insert("_stream_id".into(), Value::String(self.stream_id()));
         for (k, v) in &self.fields {
             m.insert(k.clone(), Value::String(v.clone()));
         }
@@ -124,7 +135,12 @@ pub fn ingest(body: &str, args: &InsertArgs, tenant: (u32, u32), now: DateTime<U
         let mut fields = BTreeMap::new();
         flatten("", &doc, &mut fields);
         let mut time_ns = None;
-        if let Some(f) = args.time_fields.iter().find(|f| fields.contains_key(*f)) {
+        // Without `_time_field`/`_msg_field`, the fields named `_time` and `_msg` are used.
+        let default_time = ["_time".to_string()];
+        let time_fields = if args.time_fields.is_empty() { &default_time[..] } else { &args.time_fields[..] };
+        let default_msg = ["_msg".to_string()];
+        let msg_fields = if args.msg_fields.is_empty() { &default_msg[..] } else { &args.msg_fields[..] };
+        if let Some(f) = time_fields.iter().find(|f| fields.contains_key(*f)) {
             let text = fields.remove(f).unwrap_or_default();
             time_ns = parse_time(&text, now);
             if time_ns.is_none() {
@@ -132,7 +148,7 @@ pub fn ingest(body: &str, args: &InsertArgs, tenant: (u32, u32), now: DateTime<U
                 continue;
             }
         }
-        let msg = args.msg_fields.iter().find_map(|f| fields.remove(f)).unwrap_or_else(|| MISSING_MSG.to_string());
+        let msg = msg_fields.iter().find_map(|f| fields.remove(f)).unwrap_or_else(|| MISSING_MSG.to_string());
         let stream: Vec<String> = args
             .stream_fields
             .iter()
