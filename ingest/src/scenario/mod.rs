@@ -39,6 +39,7 @@ mod nodes;
 mod pods;
 mod recorder;
 mod rng;
+pub mod scale;
 mod sim;
 mod story;
 mod world;
