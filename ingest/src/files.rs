@@ -211,22 +211,14 @@ pub fn ingest_files(store: &Store, paths: &[PathBuf], progress: &mut dyn Progres
     for file in &files {
         let location = file.display().to_string();
         let bytes_len = file.metadata().map(|m| m.len()).unwrap_or(0);
-        let summary = match read_maybe_gzip(file) {
-            Err(e) => FileSummary { location, errors: vec![e], ..FileSummary::default() },
-            Ok((bytes, damage)) => {
-                let parsed = parse_bytes(&location, &bytes, is_yaml_name(&location));
-                let mut errors: Vec<InputError> = damage.into_iter().collect();
-                errors.extend(parsed.errors);
-                let mut summary = FileSummary {
-                    location,
-                    format: parsed.format,
-                    skipped: parsed.skipped,
-                    errors,
-                    ..FileSummary::default()
-                };
-                stage_all(&mut writer, parsed.records, &mut summary)?;
-                summary
-            }
+        let mut streamed = FileSummary { location: location.clone(), ..FileSummary::default() };
+        let errors_before = summaries.iter().map(|s| s.errors.len() as u64).sum();
+        let summary = if !is_yaml_name(&location)
+            && crate::ndjson_stream::stream_file(&mut writer, file, &mut streamed, errors_before)?
+        {
+            streamed
+        } else {
+            read_whole(&mut writer, file, location)?
         };
         tracing::info!(
             file = %summary.location,
@@ -239,6 +231,27 @@ pub fn ingest_files(store: &Store, paths: &[PathBuf], progress: &mut dyn Progres
         summaries.push(summary);
     }
     finish(writer, summaries, ignored.iter().map(|p| p.display().to_string()).collect(), progress)
+}
+
+/// Reads a (non-NDJSON) file whole and stages its records.
+fn read_whole(writer: &mut RunWriter<'_>, file: &Path, location: String) -> Result<FileSummary, StoreError> {
+    Ok(match read_maybe_gzip(file) {
+        Err(e) => FileSummary { location, errors: vec![e], ..FileSummary::default() },
+        Ok((bytes, damage)) => {
+            let parsed = parse_bytes(&location, &bytes, is_yaml_name(&location));
+            let mut errors: Vec<InputError> = damage.into_iter().collect();
+            errors.extend(parsed.errors);
+            let mut summary = FileSummary {
+                location,
+                format: parsed.format,
+                skipped: parsed.skipped,
+                errors,
+                ..FileSummary::default()
+            };
+            stage_all(writer, parsed.records, &mut summary)?;
+            summary
+        }
+    })
 }
 
 /// Ingests records produced in memory (the demo scenario, tests) as one run.

@@ -12,6 +12,7 @@ pub mod actions;
 pub mod api;
 pub mod demo;
 pub mod files;
+pub mod ndjson_stream;
 pub mod parse;
 pub mod record;
 pub mod scenario;

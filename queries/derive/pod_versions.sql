@@ -12,11 +12,20 @@ SELECT
     name,
     uid,
     resource_version,
-    NULLIF(object->>'$.spec.nodeName', ''),
-    NULLIF(object->>'$.status.phase', ''),
-    k8s_time(object->>'$.metadata.creationTimestamp'),
-    k8s_time(object->>'$.metadata.deletionTimestamp'),
-    object->>'$.metadata.ownerReferences[0].kind',
-    object->>'$.metadata.ownerReferences[0].name'
-FROM observations
-WHERE run_id = $1 AND obs_id > $2 AND kind = 'Pod';
+    NULLIF(f[1], ''),
+    NULLIF(f[2], ''),
+    k8s_time(f[3]),
+    k8s_time(f[4]),
+    f[5],
+    f[6]
+FROM (
+    SELECT obs_id, run_id, observed_at, change, namespace, name, uid, resource_version,
+           -- One parse of each object: every field at once (1-based list).
+           json_extract_string(object, [
+               '$.spec.nodeName', '$.status.phase', '$.metadata.creationTimestamp',
+               '$.metadata.deletionTimestamp', '$.metadata.ownerReferences[0].kind',
+               '$.metadata.ownerReferences[0].name'
+           ]) AS f
+    FROM observations
+    WHERE run_id = $1 AND obs_id > $2 AND kind = 'Pod'
+);

@@ -82,10 +82,13 @@ node_events AS (
                WHEN 'RemovingNode' THEN 'removing'
                WHEN 'Drain' THEN 'drain'
            END AS signal
-    FROM events
+    FROM event_versions
     WHERE involved_kind = 'Node' AND involved_name IS NOT NULL AND involved_name <> ''
       AND reason IN ('NodeNotSchedulable', 'NodeSchedulable', 'NodeNotReady', 'NodeReady', 'Rebooted',
                      'Starting', 'RegisteredNode', 'DeletingAllPods', 'RemovingNode', 'Drain')
+    -- The `events` view's choice among these versions only (reason and involved object never change).
+    QUALIFY row_number() OVER (PARTITION BY event_key
+        ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
 ),
 from_events AS (
     SELECT node, first_time AS occurred_at, signal, 'event' AS source, reason, message AS detail, false AS estimated

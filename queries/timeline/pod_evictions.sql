@@ -21,7 +21,8 @@ WITH disruption AS (
            COALESCE(c->>'reason', '') || CASE WHEN c->>'message' IS NULL THEN '' ELSE ': ' || (c->>'message') END
                AS detail
     FROM pod_versions p
-    JOIN observations o ON o.obs_id = p.obs_id,
+    -- Only versions whose text mentions the condition are parsed (a substring test is far cheaper).
+    JOIN observations o ON o.obs_id = p.obs_id AND contains(CAST(o.object AS VARCHAR), 'DisruptionTarget'),
          LATERAL (SELECT unnest(json_extract(o.object, '$.status.conditions[*]')) AS c) conds
     WHERE c->>'type' = 'DisruptionTarget' AND c->>'status' = 'True'
     QUALIFY row_number() OVER (PARTITION BY p.namespace, p.name, COALESCE(p.uid, '') ORDER BY p.observed_at, p.obs_id) = 1
@@ -32,10 +33,14 @@ from_events AS (
                 THEN NULLIF(regexp_extract(message, 'from Node (\S+)', 1), '')
                 ELSE source_host END AS node,
            first_time AS occurred_at, reason AS evidence, message AS detail
-    FROM events
-    WHERE involved_kind = 'Pod'
-      AND reason IN ('Killing', 'Evicted', 'NodeControllerEviction', 'TaintManagerEviction')
-      AND NOT (reason = 'Killing' AND (message LIKE '%will be restarted%' OR message LIKE '%failed liveness%'
+    FROM (
+        -- The `events` view's choice among the pods' eviction-like versions only.
+        SELECT * FROM event_versions
+        WHERE involved_kind = 'Pod' AND reason IN ('Killing', 'Evicted', 'NodeControllerEviction', 'TaintManagerEviction')
+        QUALIFY row_number() OVER (PARTITION BY event_key
+            ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
+    )
+    WHERE NOT (reason = 'Killing' AND (message LIKE '%will be restarted%' OR message LIKE '%failed liveness%'
                                        OR message LIKE '%failed startup%'))
       AND NOT (reason = 'TaintManagerEviction' AND message LIKE 'Cancelling%')
 ),

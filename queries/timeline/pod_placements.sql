@@ -15,9 +15,20 @@
 WITH scheduled AS (
     SELECT involved_namespace AS namespace, involved_name AS name, COALESCE(involved_uid, '') AS uid,
            regexp_extract(message, ' to (\S+)$', 1) AS node, first_time AS bound_at
-    FROM events
-    WHERE reason = 'Scheduled' AND involved_kind = 'Pod'
-      AND regexp_extract(message, ' to (\S+)$', 1) <> ''
+    FROM (
+        -- The `events` view's choice among Scheduled versions only.
+        SELECT * FROM event_versions WHERE reason = 'Scheduled' AND involved_kind = 'Pod'
+        QUALIFY row_number() OVER (PARTITION BY event_key
+            ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
+    )
+    WHERE regexp_extract(message, ' to (\S+)$', 1) <> ''
+),
+first_bound AS (
+    -- Each pod's first version with a node; its JSON is read below, once per pod.
+    SELECT p.*
+    FROM pod_versions p
+    WHERE p.node_name IS NOT NULL
+    QUALIFY row_number() OVER (PARTITION BY p.namespace, p.name, COALESCE(p.uid, '') ORDER BY p.observed_at, p.obs_id) = 1
 ),
 bound_versions AS (
     SELECT p.namespace, p.name, COALESCE(p.uid, '') AS uid, p.node_name AS node,
@@ -27,16 +38,19 @@ bound_versions AS (
                  WHERE c->>'type' = 'PodScheduled' AND c->>'status' = 'True' LIMIT 1),
                p.observed_at) AS bound_at,
            p.owner_kind, p.owner_name, p.created_at
-    FROM pod_versions p
+    FROM first_bound p
     JOIN observations o ON o.obs_id = p.obs_id
-    WHERE p.node_name IS NOT NULL
-    QUALIFY row_number() OVER (PARTITION BY p.namespace, p.name, COALESCE(p.uid, '') ORDER BY p.observed_at, p.obs_id) = 1
 ),
 created AS (
     SELECT involved_namespace AS namespace, regexp_extract(message, '^Created pod: (\S+)', 1) AS name,
            involved_kind AS owner_kind, involved_name AS owner_name, min(first_time) AS created_at
-    FROM events
-    WHERE reason = 'SuccessfulCreate' AND message LIKE 'Created pod: %'
+    FROM (
+        -- The `events` view's choice among SuccessfulCreate versions only.
+        SELECT * FROM event_versions WHERE reason = 'SuccessfulCreate'
+        QUALIFY row_number() OVER (PARTITION BY event_key
+            ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
+    )
+    WHERE message LIKE 'Created pod: %'
     GROUP BY ALL
 ),
 merged AS (

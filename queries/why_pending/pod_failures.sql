@@ -7,7 +7,11 @@
 --   last_time TIMESTAMP, reporting_component VARCHAR, event_key VARCHAR
 SELECT COALESCE(involved_uid, '') AS uid, message, count, first_time, last_time,
        COALESCE(reporting_component, '') AS reporting_component, event_key
-FROM events
+FROM event_versions
 WHERE reason = 'FailedScheduling' AND involved_kind = 'Pod'
   AND involved_namespace = $1 AND involved_name = $2
+-- The `events` view's choice (highest count wins), among this pod's versions
+-- only: an Event's reason and involved object never change between versions.
+QUALIFY row_number() OVER (PARTITION BY event_key
+    ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
 ORDER BY first_time, last_time, event_key;

@@ -6,7 +6,10 @@
 -- columns: uid VARCHAR, scheduled_at TIMESTAMP, node VARCHAR, message VARCHAR
 SELECT COALESCE(involved_uid, '') AS uid, first_time AS scheduled_at,
        regexp_extract(message, ' to (\S+)$', 1) AS node, message
-FROM events
+FROM event_versions
 WHERE reason = 'Scheduled' AND involved_kind = 'Pod'
   AND involved_namespace = $1 AND involved_name = $2
+-- The `events` view's choice among this pod's versions only (reason and involved object never change).
+QUALIFY row_number() OVER (PARTITION BY event_key
+    ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
 ORDER BY scheduled_at;

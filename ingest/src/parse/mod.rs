@@ -127,7 +127,7 @@ pub fn parse_bytes(location: &str, bytes: &[u8], yaml_by_name: bool) -> Parsed {
 
 /// NDJSON when the first two non-blank lines each look like a whole object
 /// on one line (`{` … `}`); pretty-printed JSON opens with a lone `{`.
-fn looks_like_ndjson(bytes: &[u8]) -> bool {
+pub(crate) fn looks_like_ndjson(bytes: &[u8]) -> bool {
     let mut lines = bytes.split(|b| *b == b'\n').map(|l| l.trim_ascii()).filter(|l| !l.is_empty());
     let one_line_object = |l: &[u8]| l.len() > 1 && l.starts_with(b"{") && l.ends_with(b"}");
     match (lines.next(), lines.next()) {
@@ -143,19 +143,25 @@ fn line_of_offset(bytes: &[u8], offset: usize) -> u64 {
 
 fn parse_ndjson(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed) {
     for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
-        let line_no = i as u64 + 1;
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let origin = Origin { location: location.to_string(), line: Some(line_no), item: None };
-        match serde_json::from_slice::<Value>(line) {
-            Ok(doc) => expand_document(doc, origin, hint, out),
-            Err(e) => out.errors.push(InputError {
-                origin,
-                column: Some(e.column() as u64),
-                message: format!("invalid JSON ({e}); expected one JSON object per line"),
-            }),
-        }
+        parse_ndjson_line(location, i as u64 + 1, line, hint, out);
+    }
+}
+
+/// Parses line `line_no` (1-based) of an NDJSON file into `out` (blank
+/// lines add nothing). Used line by line by the streaming reader of large
+/// files ([`crate::ndjson_stream`]).
+pub fn parse_ndjson_line(location: &str, line_no: u64, line: &[u8], hint: Option<&str>, out: &mut Parsed) {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return;
+    }
+    let origin = Origin { location: location.to_string(), line: Some(line_no), item: None };
+    match serde_json::from_slice::<Value>(line) {
+        Ok(doc) => expand_document(doc, origin, hint, out),
+        Err(e) => out.errors.push(InputError {
+            origin,
+            column: Some(e.column() as u64),
+            message: format!("invalid JSON ({e}); expected one JSON object per line"),
+        }),
     }
 }
 
