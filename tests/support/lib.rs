@@ -14,6 +14,7 @@ use kdrift_ingest::Store;
 pub mod busy_cluster;
 pub mod fake_kube;
 pub mod recorder;
+pub mod scale_data;
 
 /// `../shared/fixtures/real` next to the checkout, when present.
 pub fn real_fixtures() -> Option<PathBuf> {

@@ -49,6 +49,10 @@ queries! {
     TX_COMMIT = "tx_commit", "tx/commit.sql";
     /// Rolls back the open transaction.
     TX_ROLLBACK = "tx_rollback", "tx/rollback.sql";
+    /// Benchmark baseline: DuckDB's read_json loading an NDJSON file into a table (scratch database only).
+    BENCH_READ_JSON_BASELINE = "bench_read_json_baseline", "bench/read_json_baseline.sql";
+    /// Benchmark baseline: rows loaded by [`BENCH_READ_JSON_BASELINE`].
+    BENCH_BASELINE_COUNT = "bench_baseline_count", "bench/baseline_count.sql";
     /// Starts an ingest run; returns its id.
     BEGIN_RUN = "begin_run", "ingest/begin_run.sql";
     /// Closes an ingest run with status and counts.

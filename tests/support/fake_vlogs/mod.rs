@@ -184,6 +184,11 @@ impl FakeVlogs {
         lock(&self.shared.rows).len()
     }
 
+    /// Stores `rows` as they are (benchmarks load many rows without HTTP).
+    pub fn insert_rows(&self, rows: impl IntoIterator<Item = StoredRow>) {
+        lock(&self.shared.rows).extend(rows);
+    }
+
     /// A copy of the stored rows (all tenants).
     pub fn rows(&self) -> Vec<StoredRow> {
         lock(&self.shared.rows).clone()

@@ -1,0 +1,136 @@
+//! One measured case, run in a fresh child process (`store child CASE …`)
+//! so that its peak RSS (VmHWM) is its own. Prints one JSON line.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use chrono::{DateTime, Utc};
+use kdrift_analyze::skew::{policy_from_thresholds, skew};
+use kdrift_analyze::{drain_timeline, why_pending};
+use kdrift_ingest::store::sql;
+use kdrift_ingest::victorialogs::{Auth, PullOptions};
+use kdrift_ingest::{ingest_files, NoProgress, Store};
+use kdrift_tests::vl_pull::pull_blocking;
+use serde_json::{json, Value};
+
+/// Peak resident set of this process, KiB (`VmHWM` of /proc/self/status).
+pub fn vm_hwm_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn time_of(s: &str) -> Result<DateTime<Utc>, String> {
+    DateTime::parse_from_rfc3339(s).map(|t| t.with_timezone(&Utc)).map_err(|e| format!("{s}: {e}"))
+}
+
+/// Runs `args` = `CASE ARG…`; prints the result line.
+pub fn run(args: &[String]) -> Result<(), String> {
+    let arg = |i: usize| args.get(i).cloned().ok_or_else(|| format!("child {args:?}: missing argument {i}"));
+    let result = match arg(0)?.as_str() {
+        "ingest-kdrift" => ingest_kdrift(Path::new(&arg(1)?), Path::new(&arg(2)?))?,
+        "ingest-duckdb" => ingest_duckdb(Path::new(&arg(1)?), Path::new(&arg(2)?))?,
+        "pull" => pull(&arg(1)?, time_of(&arg(2)?)?, time_of(&arg(3)?)?, Path::new(&arg(4)?))?,
+        "queries" => queries(Path::new(&arg(1)?), &arg(2)?, &arg(3)?, time_of(&arg(4)?)?)?,
+        "breakdown" => breakdown(Path::new(&arg(1)?), &arg(2)?, &arg(3)?, &arg(4)?, &arg(5)?)?,
+        other => return Err(format!("unknown child case {other}")),
+    };
+    println!("{result}");
+    Ok(())
+}
+
+fn ingest_kdrift(ndjson: &Path, dir: &Path) -> Result<Value, String> {
+    let store = Store::open(&dir.join("store.duckdb")).map_err(|e| e.to_string())?;
+    let t = Instant::now();
+    let report = ingest_files(&store, &[PathBuf::from(ndjson)], &mut NoProgress).map_err(|e| e.to_string())?;
+    let secs = t.elapsed().as_secs_f64();
+    Ok(
+        json!({ "secs": secs, "rows": report.counts.records, "errors": report.error_count(), "vm_hwm_kib": vm_hwm_kib() }),
+    )
+}
+
+fn ingest_duckdb(ndjson: &Path, dir: &Path) -> Result<Value, String> {
+    let conn = duckdb::Connection::open(dir.join("baseline.duckdb")).map_err(|e| e.to_string())?;
+    let path = ndjson.display().to_string();
+    let t = Instant::now();
+    conn.execute(sql::BENCH_READ_JSON_BASELINE.sql, [&path]).map_err(|e| format!("read_json baseline: {e}"))?;
+    let secs = t.elapsed().as_secs_f64();
+    let rows: i64 =
+        conn.query_row(sql::BENCH_BASELINE_COUNT.sql, [], |r| r.get(0)).map_err(|e| format!("baseline count: {e}"))?;
+    Ok(json!({ "secs": secs, "rows": rows, "errors": 0, "vm_hwm_kib": vm_hwm_kib() }))
+}
+
+fn pull(url: &str, start: DateTime<Utc>, end: DateTime<Utc>, dir: &Path) -> Result<Value, String> {
+    let store = Store::open(&dir.join("store.duckdb")).map_err(|e| e.to_string())?;
+    let options = PullOptions { start: Some(start), end: Some(end), ..PullOptions::default() };
+    let t = Instant::now();
+    let report = pull_blocking(&store, url, Auth::default(), &options).map_err(|e| format!("pull: {e:?}"))?;
+    let secs = t.elapsed().as_secs_f64();
+    let windows = report.windows.len();
+    Ok(json!({ "secs": secs, "rows": report.rows(), "windows": windows, "errors": 0, "vm_hwm_kib": vm_hwm_kib() }))
+}
+
+/// Median, min and max of `runs` timed calls after one warm-up, in ms.
+fn timed<T>(runs: usize, mut f: impl FnMut() -> Result<T, String>) -> Result<(Value, T), String> {
+    let mut last = f()?;
+    let mut ms = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        last = f()?;
+        ms.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    ms.sort_by(f64::total_cmp);
+    Ok((json!({ "median_ms": ms[ms.len() / 2], "min_ms": ms[0], "max_ms": ms[ms.len() - 1], "runs": runs }), last))
+}
+
+fn queries(store: &Path, ns: &str, name: &str, at: DateTime<Utc>) -> Result<Value, String> {
+    let t = Instant::now();
+    let store = Store::open_existing(store).map_err(|e| e.to_string())?;
+    let open_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let (why, found) = timed(20, || why_pending(&store, ns, name).map_err(|e| e.to_string()))?;
+    let found = found.map(|r| serde_json::to_value(&r).map(|v| v.to_string().len()).unwrap_or(0));
+    let (timeline, ops) = timed(5, || drain_timeline(&store, None, None).map_err(|e| e.to_string()))?;
+    let threshold = |v: f64| [("cpu".to_string(), v), ("memory".to_string(), v)].into_iter().collect();
+    let policy = policy_from_thresholds(threshold(20.0), threshold(50.0)).map_err(|e| e.to_string())?;
+    let (skew_at, report) = timed(20, || skew(&store, Some(at), &policy).map_err(|e| e.to_string()))?;
+    Ok(json!({
+        "open_ms": open_ms,
+        "why_pending": why, "why_pending_found": found.is_some(),
+        "timeline": timeline, "operations": ops.operations.len(),
+        "skew": skew_at, "skew_nodes": report.nodes.len(),
+        "vm_hwm_kib": vm_hwm_kib(),
+    }))
+}
+
+/// The named queries behind the three analyses, each timed on its own
+/// (median of 3 after a warm-up, through the `kdrift query` catalog, so the
+/// rows are converted too): where the time goes.
+fn breakdown(store: &Path, ns: &str, name: &str, at: &str, end: &str) -> Result<Value, String> {
+    let store = Store::open_existing(store).map_err(|e| e.to_string())?;
+    let p = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>();
+    let pod = [("namespace", ns), ("name", name)];
+    let range = [("since_us", "0"), ("until_us", end)];
+    let cases: Vec<(&str, Vec<(String, String)>)> = vec![
+        ("pod_failures", p(&pod)),
+        ("pod_scheduled", p(&pod)),
+        ("nodes_at", p(&[("at_us", at)])),
+        ("pods_at", p(&[("at_us", at)])),
+        ("pods_gone", p(&[("at_us", at)])),
+        ("scheduled_coverage", Vec::new()),
+        ("owner_samples", p(&[("at_us", at)])),
+        ("node_signals", p(&range)),
+        ("pod_evictions", p(&range)),
+        ("pod_placements", p(&range)),
+    ];
+    let mut out = serde_json::Map::new();
+    for (query, params) in cases {
+        let (timing, rows) = timed(3, || {
+            kdrift_ingest::store::catalog::run(&store, query, &params).map(|r| r.rows.len()).map_err(|e| e.to_string())
+        })?;
+        out.insert(query.to_string(), json!({ "median_ms": timing["median_ms"], "rows": rows }));
+    }
+    Ok(Value::Object(out))
+}

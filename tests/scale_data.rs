@@ -1,0 +1,76 @@
+//! The scale generator's files (tests/support/scale_data.rs) at a small
+//! size: `kdrift ingest file` (its library function) loads the VictoriaLogs
+//! NDJSON export and the kubectl dumps with zero errors, and the ready store
+//! holds every version. No timing here: the benchmarks are in benches/.
+
+use std::path::PathBuf;
+
+use kdrift_ingest::scenario::scale::ScaleConfig;
+use kdrift_ingest::store::sql;
+use kdrift_ingest::{ingest_files, NoProgress, Store};
+use kdrift_tests::scale_data::{write, Outputs};
+use kdrift_tests::temp_store;
+
+fn small() -> ScaleConfig {
+    ScaleConfig { seed: 3, nodes: 30, pods: 900, events: 12_000, days: 2 }
+}
+
+fn counts(store: &Store) -> (i64, i64, i64, i64) {
+    store.query_one(&sql::STORE_COUNTS, [], |r| Ok((r.get(0)?, r.get(2)?, r.get(3)?, r.get(4)?))).expect("store_counts")
+}
+
+#[test]
+fn the_ndjson_export_loads_every_event_without_an_error() {
+    let dir = tempfile::tempdir().expect("dir");
+    let ndjson = dir.path().join("events.ndjson");
+    let facts = write(&small(), &Outputs { ndjson: Some(ndjson.clone()), ..Outputs::default() }).expect("write");
+    assert_eq!(facts.events, 12_000);
+    let lines = std::fs::read_to_string(&ndjson).expect("read").lines().count();
+    assert_eq!(lines, 12_000, "one row per event version");
+    let (_guard, store) = temp_store();
+    let report = ingest_files(&store, &[ndjson], &mut NoProgress).expect("ingest");
+    assert_eq!(report.error_count(), 0, "{:?}", report.files[0].errors.first());
+    assert_eq!(report.files[0].format.map(|f| f.as_str()), Some("ndjson"));
+    assert_eq!((report.counts.records, report.files[0].events), (12_000, 12_000));
+    let (observations, event_versions, pods, nodes) = counts(&store);
+    assert_eq!((observations, event_versions, pods, nodes), (12_000, 12_000, 0, 0));
+}
+
+#[test]
+fn the_kubectl_dumps_load_every_node_and_pod_without_an_error() {
+    let dir = tempfile::tempdir().expect("dir");
+    let kubectl = dir.path().join("kubectl");
+    let facts = write(&small(), &Outputs { kubectl_dir: Some(kubectl.clone()), ..Outputs::default() }).expect("write");
+    let (_guard, store) = temp_store();
+    let report = ingest_files(&store, &[kubectl], &mut NoProgress).expect("ingest");
+    assert_eq!(report.error_count(), 0, "{:?}", report.files.iter().flat_map(|f| &f.errors).next());
+    let names: Vec<String> = report
+        .files
+        .iter()
+        .map(|f| PathBuf::from(&f.location).file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default())
+        .collect();
+    assert_eq!(names, ["events.json", "nodes.json", "pods.json"]);
+    let (_, _, pods, nodes) = counts(&store);
+    assert_eq!((pods, nodes), (900, 30), "every node and every pod slot at the end");
+    let events = report.files[0].events;
+    assert!(events > 100 && events < facts.events, "the last hour of events only: {events}");
+}
+
+#[test]
+fn the_ready_store_holds_every_version() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("store.duckdb");
+    let facts = write(&small(), &Outputs { store: Some(path.clone()), ..Outputs::default() }).expect("write");
+    let store = Store::open_existing(&path).expect("open");
+    let (observations, event_versions, _, nodes) = counts(&store);
+    assert_eq!(event_versions, 12_000);
+    assert_eq!(observations as u64, facts.events + facts.objects);
+    assert_eq!(nodes, 30);
+    let (ns, name) = facts.last_failed_pod.clone().expect("a failed pod");
+    let report = kdrift_analyze::why_pending(&store, &ns, &name).expect("why-pending").expect("a report");
+    let json = serde_json::to_value(&report).expect("json");
+    assert!(json.to_string().contains("Insufficient cpu"), "{json}");
+    let timeline = kdrift_analyze::drain_timeline(&store, None, None).expect("timeline");
+    let drained: usize = timeline.operations.iter().map(|o| o.episodes.len()).sum();
+    assert_eq!(drained as u32, facts.drained_nodes, "every drained node in an operation");
+}

@@ -1,0 +1,180 @@
+//! Benchmark data from the scale generator
+//! ([`kdrift_ingest::scenario::scale`]), written in one streaming pass:
+//!
+//! - `events.ndjson`: every Event version as VictoriaLogs exports it in the
+//!   `raw` layout (kubernetes-event-exporter's webhook sink stored by
+//!   `/insert/jsonline`, then one row of `/select/logsql/query`), what
+//!   `kdrift ingest file` and `kdrift ingest victorialogs` read;
+//! - `kubectl/{events,nodes,pods}.json`: `kubectl get … -A -o json` at the
+//!   end (events: the last hour only, as the API still has them);
+//! - `store.duckdb`: a ready store with every version (pods, nodes, events),
+//!   loaded through the ordinary ingest writer in batches.
+//!
+//! Memory stays bounded by the cluster size (the generator's state, the
+//! last hour of events), whatever the number of events.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Duration, Utc};
+use kdrift_ingest::demo::to_record;
+use kdrift_ingest::scenario::scale::{ScaleConfig, ScaleFacts, ScaleGen};
+use kdrift_ingest::scenario::{core_v1_view, ScenarioRecord};
+use kdrift_ingest::store::writer::{RunStatus, RunWriter};
+use kdrift_ingest::victorialogs::Layout;
+use kdrift_ingest::Store;
+use serde_json::Value;
+
+use crate::fake_vlogs::storage::{ingest as vl_ingest, InsertArgs, StoredRow};
+use crate::shippers::{format, Seen, Sighting};
+
+/// Which files to write.
+#[derive(Debug, Clone, Default)]
+pub struct Outputs {
+    /// The VictoriaLogs export (NDJSON, `raw` layout).
+    pub ndjson: Option<PathBuf>,
+    /// A directory for the kubectl dumps.
+    pub kubectl_dir: Option<PathBuf>,
+    /// A store file to create.
+    pub store: Option<PathBuf>,
+}
+
+/// Records staged per committed batch of the ready store.
+const STORE_BATCH: u64 = 250_000;
+
+fn raw_args() -> InsertArgs {
+    let (args, _) = format(Layout::Raw, &[]);
+    let mut out = InsertArgs::default();
+    for pair in args.split('&') {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        let list = v.split(',').map(str::to_string).collect();
+        match k {
+            "_msg_field" => out.msg_fields = list,
+            "_time_field" => out.time_fields = list,
+            "_stream_fields" => out.stream_fields = list,
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The VictoriaLogs row of one Event version in the `raw` layout (`None`
+/// for anything else).
+pub fn raw_row(r: &ScenarioRecord, args: &InsertArgs) -> Option<StoredRow> {
+    if r.object.get("kind").and_then(Value::as_str) != Some("Event") {
+        return None;
+    }
+    let sighting = Sighting { observed_at: r.observed_at, seen: Seen::Added, object: core_v1_view(&r.object) };
+    let (_, lines) = format(Layout::Raw, std::slice::from_ref(&sighting));
+    let line = lines.into_iter().next()?;
+    vl_ingest(&line, args, (0, 0), r.observed_at).0.into_iter().next()
+}
+
+/// Streams the history of `config` into the files of `outputs`.
+///
+/// # Errors
+/// A message naming the file or the store step that failed.
+pub fn write(config: &ScaleConfig, outputs: &Outputs) -> Result<ScaleFacts, String> {
+    let args = raw_args();
+    let mut ndjson = match &outputs.ndjson {
+        Some(p) => Some(BufWriter::with_capacity(1 << 20, create(p)?)),
+        None => None,
+    };
+    let store = match &outputs.store {
+        Some(p) => {
+            if p.exists() {
+                std::fs::remove_file(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            }
+            Some(Store::open(p).map_err(|e| format!("{}: {e}", p.display()))?)
+        }
+        None => None,
+    };
+    let mut writer = match &store {
+        Some(s) => Some(RunWriter::begin(s, "bench", "scale-generator").map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let keep_recent = outputs.kubectl_dir.is_some();
+    let mut recent: VecDeque<(DateTime<Utc>, Value)> = VecDeque::new();
+    let mut failure: Option<String> = None;
+    let mut staged = 0u64;
+    let mut gen = ScaleGen::new(config);
+    let facts = gen.run(&mut |r: ScenarioRecord| {
+        if failure.is_some() {
+            return;
+        }
+        if let Some(out) = ndjson.as_mut() {
+            if let Some(row) = raw_row(&r, &args) {
+                if let Err(e) = writeln!(out, "{}", row.to_line()) {
+                    failure = Some(format!("writing the NDJSON: {e}"));
+                }
+            }
+        }
+        if keep_recent && r.object.get("kind").and_then(Value::as_str) == Some("Event") {
+            while recent.front().is_some_and(|(t, _)| *t < r.observed_at - Duration::hours(1)) {
+                recent.pop_front();
+            }
+            recent.push_back((r.observed_at, core_v1_view(&r.object)));
+        }
+        if let Some(w) = writer.as_mut() {
+            match w.stage(to_record(r, "scale-generator")) {
+                Ok(Ok(())) => staged += 1,
+                Ok(Err(e)) => failure = Some(format!("a generated record is not an object: {e}")),
+                Err(e) => failure = Some(format!("staging: {e}")),
+            }
+            if staged > 0 && staged % STORE_BATCH == 0 {
+                if let Err(e) = w.commit_batch(0) {
+                    failure = Some(format!("committing a batch: {e}"));
+                }
+            }
+        }
+    });
+    if let Some(f) = failure {
+        return Err(f);
+    }
+    if let Some(mut out) = ndjson {
+        out.flush().map_err(|e| format!("writing the NDJSON: {e}"))?;
+    }
+    if let Some(w) = writer {
+        w.commit(RunStatus::Ok, 0).map_err(|e| format!("committing the store: {e}"))?;
+    }
+    if let Some(dir) = &outputs.kubectl_dir {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let end = facts.end - Duration::hours(1);
+        let mut events: BTreeMap<(String, String), Value> = BTreeMap::new();
+        for e in recent.into_iter().filter(|(t, _)| *t >= end).map(|(_, e)| e) {
+            let key = (text(&e, "/metadata/namespace"), text(&e, "/metadata/name"));
+            events.insert(key, e);
+        }
+        write_list(&dir.join("events.json"), events.into_values())?;
+        write_list(&dir.join("nodes.json"), gen.final_nodes())?;
+        write_list(&dir.join("pods.json"), gen.final_pods())?;
+    }
+    Ok(facts)
+}
+
+fn text(v: &Value, ptr: &str) -> String {
+    v.pointer(ptr).and_then(Value::as_str).unwrap_or("").to_string()
+}
+
+fn create(p: &Path) -> Result<std::fs::File, String> {
+    if let Some(dir) = p.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))
+}
+
+/// Writes a `kind: List` as kubectl prints it, item by item.
+fn write_list(path: &Path, items: impl Iterator<Item = Value>) -> Result<(), String> {
+    let err = |e: std::io::Error| format!("{}: {e}", path.display());
+    let mut out = BufWriter::with_capacity(1 << 20, create(path)?);
+    out.write_all(b"{\"apiVersion\":\"v1\",\"items\":[").map_err(err)?;
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.write_all(b",\n").map_err(err)?;
+        }
+        serde_json::to_writer(&mut out, &item).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    out.write_all(b"],\"kind\":\"List\",\"metadata\":{\"resourceVersion\":\"\"}}\n").map_err(err)?;
+    out.flush().map_err(err)
+}
