@@ -538,7 +538,7 @@ pub fn parse_pod_ref(s: &str) -> Result<PodRef, String> {
         Some((ns, name)) if !ns.is_empty() && !name.is_empty() && !name.contains('/') => {
             Ok(PodRef { namespace: ns.to_string(), name: name.to_string() })
         }
-        _ => Err(format!("expected NAMESPACE/NAME (e.g. media/backup-29390640-x7k2q), got {s:?}")),
+        _ => Err(format!("expected NAMESPACE/NAME (e.g. media/backup-29930640-5l8lp), got {s:?}")),
     }
 }
 
