@@ -19,6 +19,7 @@
 //! (`shared/reference/kubernetes-events.md` §1 and §6), descheduler v0.36
 //! for LowNodeUtilization and DefaultEvictor (the same descheduler reference).
 
+pub mod bench_cluster;
 pub mod error;
 mod extract;
 pub mod node;
