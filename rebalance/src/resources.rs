@@ -93,8 +93,12 @@ impl ResourceList {
     /// Source: kube `addResourceList` (component-helpers `resource/helpers.go`).
     pub fn add(&mut self, other: &ResourceList) {
         for (k, v) in &other.0 {
-            let e = self.0.entry(k.clone()).or_insert(0);
-            *e = e.saturating_add(*v);
+            match self.0.get_mut(k) {
+                Some(e) => *e = e.saturating_add(*v),
+                None => {
+                    self.0.insert(k.clone(), *v);
+                }
+            }
         }
     }
 
@@ -102,8 +106,12 @@ impl ResourceList {
     /// negative). Results may be negative: "free" on an over-committed node is.
     pub fn sub(&mut self, other: &ResourceList) {
         for (k, v) in &other.0 {
-            let e = self.0.entry(k.clone()).or_insert(0);
-            *e = e.saturating_sub(*v);
+            match self.0.get_mut(k) {
+                Some(e) => *e = e.saturating_sub(*v),
+                None => {
+                    self.0.insert(k.clone(), 0i64.saturating_sub(*v));
+                }
+            }
         }
     }
 
