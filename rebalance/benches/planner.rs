@@ -172,7 +172,16 @@ fn parent(o: &Options) -> Result<(), String> {
     println!("planner benchmark: median of {} warm runs per case, each case in its own process", o.runs);
     println!(
         "{:<9} {:>6} {:>7} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9}  {:<30} target (wall median)",
-        "case", "nodes", "pods", "median", "min", "max", "cpu median", "peak RSS", "evicted", "descheduler v0.36 (ratio)"
+        "case",
+        "nodes",
+        "pods",
+        "median",
+        "min",
+        "max",
+        "cpu median",
+        "peak RSS",
+        "evicted",
+        "descheduler v0.36 (ratio)"
     );
     for case in &o.cases {
         for &nodes in &o.sizes {

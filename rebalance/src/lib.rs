@@ -22,6 +22,7 @@
 pub mod bench_cluster;
 pub mod error;
 mod extract;
+mod fast_hash;
 pub mod node;
 pub mod planner;
 pub mod pod;

@@ -335,10 +335,16 @@ mod tests {
         let names: Vec<&str> = a.names().collect();
         assert_eq!(names, ["attachable-volumes-x", "cpu", "hugepages-2Mi", "memory", "nvidia.com/gpu", "pods"]);
         assert_eq!(a.len(), 6);
-        assert_eq!(serde_json::to_string(&a).expect("json"), r#"{"attachable-volumes-x":2,"cpu":100,"hugepages-2Mi":4,"memory":5,"nvidia.com/gpu":1,"pods":3}"#);
+        assert_eq!(
+            serde_json::to_string(&a).expect("json"),
+            r#"{"attachable-volumes-x":2,"cpu":100,"hugepages-2Mi":4,"memory":5,"nvidia.com/gpu":1,"pods":3}"#
+        );
         let back: ResourceList = serde_json::from_str(&serde_json::to_string(&a).expect("json")).expect("parse");
         assert_eq!(back, a);
-        assert_eq!(format!("{:?}", ResourceList::from_pairs(&[("memory", 2), ("cpu", 1)])), r#"ResourceList({"cpu": 1, "memory": 2})"#);
+        assert_eq!(
+            format!("{:?}", ResourceList::from_pairs(&[("memory", 2), ("cpu", 1)])),
+            r#"ResourceList({"cpu": 1, "memory": 2})"#
+        );
         let mut b = a.clone();
         assert_eq!(b.remove("cpu"), Some(100));
         assert_eq!(b.remove("nvidia.com/gpu"), Some(1));

@@ -15,8 +15,7 @@
 //! Equivalence with [`super::pick_node`] / [`super::scheduler_message`] is
 //! checked by property tests (`scheduler/cache_tests.rs`).
 
-use std::collections::HashMap;
-
+use crate::fast_hash::{fast_map, FastMap};
 use crate::node::NodeInfo;
 use crate::pod::PodInfo;
 use crate::resources::{ResourceList, PODS};
@@ -29,10 +28,9 @@ use super::{message_in, prefilter_rejection, Snapshot};
 /// is already there ([`super::snapshot::same_pod`]): uids, and the names of
 /// the pods without one. An incoming pod without a uid is looked up by a
 /// pass over the pods (rare: every API object has a uid).
-#[derive(Default)]
 struct Identities<'a> {
-    uids: HashMap<&'a str, u32>,
-    names_without_uid: HashMap<(&'a str, &'a str), u32>,
+    uids: FastMap<&'a str, u32>,
+    names_without_uid: FastMap<(&'a str, &'a str), u32>,
 }
 
 impl<'a> Identities<'a> {
@@ -50,11 +48,9 @@ impl<'a> Identities<'a> {
                 self.uids.contains_key(u.as_str())
                     || self.names_without_uid.contains_key(&(p.namespace.as_str(), p.name.as_str()))
             }
-            None => snap
-                .slots
-                .iter()
-                .flat_map(|s| s.pods.iter())
-                .any(|e| e.namespace == p.namespace && e.name == p.name),
+            None => {
+                snap.slots.iter().flat_map(|s| s.pods.iter()).any(|e| e.namespace == p.namespace && e.name == p.name)
+            }
         }
     }
 }
@@ -72,7 +68,7 @@ impl<'a> SchedulerCache<'a> {
     pub(crate) fn new(nodes: &'a [NodeInfo], pods: impl IntoIterator<Item = &'a PodInfo>) -> SchedulerCache<'a> {
         let snap = Snapshot::from_parts(nodes, pods, None);
         let count = snap.slots.iter().map(|s| s.pods.len()).sum();
-        let mut identities = Identities { uids: HashMap::with_capacity(count), ..Identities::default() };
+        let mut identities = Identities { uids: fast_map(count), names_without_uid: fast_map(0) };
         for p in snap.slots.iter().flat_map(|s| s.pods.iter()) {
             identities.remember(p);
         }
@@ -123,4 +119,3 @@ impl<'a> SchedulerCache<'a> {
         }
     }
 }
-

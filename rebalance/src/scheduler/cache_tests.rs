@@ -77,7 +77,13 @@ fn pod_of(g: &GenPod) -> PodInfo {
     let mut p = PodInfo::new(if bit(9) { "other" } else { "ns" }, &format!("p{name}"));
     p.uid = (!bit(3) || !bit(4)).then(|| format!("u{name}-{}", bits % 7));
     p.node_name = node.map(|n| format!("n{n}"));
-    p.phase = Some(if terminal { PodPhase::Succeeded } else if node.is_some() { PodPhase::Running } else { PodPhase::Pending });
+    p.phase = Some(if terminal {
+        PodPhase::Succeeded
+    } else if node.is_some() {
+        PodPhase::Running
+    } else {
+        PodPhase::Pending
+    });
     p.labels.insert("app".into(), format!("a{app}"));
     p.owners = vec![OwnerRef {
         api_version: "apps/v1".into(),
@@ -113,7 +119,12 @@ fn pod_of(g: &GenPod) -> PodInfo {
         p.affinity.pod_anti_affinity.preferred.push(WeightedPodAffinityTerm { weight: 50, term: term(app, "zone") });
     }
     if bit(15) && bit(1) && bit(2) {
-        p.host_ports.push(HostPort { container: "c".into(), port: 8080, protocol: "TCP".into(), host_ip: "0.0.0.0".into() });
+        p.host_ports.push(HostPort {
+            container: "c".into(),
+            port: 8080,
+            protocol: "TCP".into(),
+            host_ip: "0.0.0.0".into(),
+        });
     }
     p.refresh_derived();
     p

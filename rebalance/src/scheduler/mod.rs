@@ -19,14 +19,14 @@
 //! of the state: a `namespaceSelector` is evaluated against the label every
 //! namespace carries, `kubernetes.io/metadata.name=<namespace>`.
 
+mod cache;
+#[cfg(test)]
+pub(crate) mod cache_tests;
 mod inter_pod_affinity;
 mod node_affinity;
 mod node_basics;
 mod order;
 mod pick;
-mod cache;
-#[cfg(test)]
-pub(crate) mod cache_tests;
 mod resources_fit;
 mod score;
 mod snapshot;
@@ -40,9 +40,9 @@ use crate::node::{NodeInfo, Taint};
 use crate::pod::{HostPort, PodInfo};
 use crate::resources::{ResourceList, PODS};
 
+pub(crate) use cache::SchedulerCache;
 use node_affinity::NodeNameFilter;
 pub use resources_fit::{balanced_allocation_score, least_allocated_score};
-pub(crate) use cache::SchedulerCache;
 pub use score::{pick_node, score_nodes, NodeScore, Placement};
 pub(crate) use snapshot::{NodeSlot, Snapshot};
 

@@ -1,20 +1,21 @@
 //! Nodes ordered from the emptiest, so the scheduler cache can stop looking
 //! once no further node can score as high as the runner-up.
 //!
-//! The bound: with both cpu and memory allocatable positive, LeastAllocated
-//! ≤ 50 × (2 − uc − um) and BalancedAllocation ≤ 100 − 50 × |fc − fm|, where
-//! `u` are the non-zero requested fractions and `f` the requested fractions
-//! (capped at 1) after adding the pod. As `u ≥ f`, their sum is at most
-//! `200 − 100 × max(fc, fm)`, and `max(fc, fm) ≥ min(1, k + min(α, β))` with
-//! `k = max(requested cpu / allocatable cpu, requested memory / allocatable
-//! memory)` of the node alone and `α`, `β` the pod's requests as fractions
-//! of the node's allocatable. `k` does not depend on the pod, so the nodes of
-//! one allocatable size are kept sorted by it. For a pod requesting neither
-//! cpu nor memory, BalancedAllocation is 0 and LeastAllocated ≤ 100 × (1 −
-//! the mean of the node's own non-zero cpu and memory fractions, each capped
-//! at 1): a second order by that mean. Nodes lacking cpu or memory
-//! allocatable, or whose requests break `non-zero ≥ requested ≥ 0`, are
-//! always looked at.
+//! The bound, for a node with positive cpu and memory allocatable: with
+//! `x` the requested and `y` the non-zero requested fractions of the node
+//! alone (`0 ≤ x ≤ y`), `v = min(1, non-zero fraction after adding the pod)`
+//! and `f = min(1, requested fraction after adding it)` (`f ≤ v`):
+//! LeastAllocated ≤ 50 × (2 − vc − vm) and BalancedAllocation ≤ 100 − 50 ×
+//! |fc − fm| (0 for a pod requesting neither cpu nor memory), so their sum is
+//! at most `200 − 50 × max over cpu and memory of (v + f)`. Without caps (a
+//! node at most 90 % full in non-zero requests and a pod of at most 10 % of
+//! it), `v + f ≥ x + y + 2α`, `α` the pod's smaller request fraction; with
+//! caps, `≥ min(2, x + y + α)` still. `x + y` does not depend on the pod, so
+//! the nodes of one allocatable size are kept sorted by its maximum over
+//! cpu and memory. For a pod requesting neither cpu nor memory the bound is
+//! LeastAllocated's alone, `100 − 50 × (vc + vm)`, with a second order by
+//! `yc + ym`. Nodes lacking cpu or memory allocatable, fuller than 90 %, or
+//! whose requests break `non-zero ≥ requested ≥ 0`, are always looked at.
 //!
 //! The other scores are the same on every node when no node has a
 //! PreferNoSchedule taint (TaintToleration: 100 each), the pod has no
@@ -43,12 +44,19 @@ fn fraction(part: i64, whole: i64) -> i64 {
 /// An allocatable size: `(cpu millicores, memory bytes)`, both positive.
 type Size = (i64, i64);
 
+/// A node fuller than this (billionths of allocatable, non-zero requests)
+/// is always looked at; a pod of at most `ONE - FULL` of the node fills no
+/// other one past its allocatable.
+const FULL: i64 = ONE / 10 * 9;
+
 /// The nodes of one size in the two orders: `(key, slot)` → the slot's
 /// amounts (kept inline so the scan reads memory in order).
 #[derive(Default)]
 struct Sorted {
-    by_max: BTreeMap<(i64, usize), Amounts>,
-    by_mean: BTreeMap<(i64, usize), Amounts>,
+    /// Key: max over cpu and memory of `x + y` (billionths).
+    by_sum: BTreeMap<(i64, usize), Amounts>,
+    /// Key: `yc + ym` (billionths).
+    by_non_zero: BTreeMap<(i64, usize), Amounts>,
 }
 
 /// The nodes by allocatable size, each size sorted by its keys, and a copy
@@ -101,28 +109,35 @@ impl NodeOrder {
             && a.requested_memory >= 0
             && a.non_zero_cpu >= a.requested_cpu
             && a.non_zero_memory >= a.requested_memory;
-        if !bounded {
+        let (yc, ym) = if bounded {
+            (fraction(a.non_zero_cpu, a.alloc_cpu), fraction(a.non_zero_memory, a.alloc_memory))
+        } else {
+            (ONE, ONE)
+        };
+        // Strict: the floored fractions stay below the real ones by < 10⁻⁹.
+        if !bounded || yc >= FULL || ym >= FULL {
             self.keys[i] = None;
             self.always.push(i);
             return;
         }
         let size = (a.alloc_cpu, a.alloc_memory);
-        let by_max = fraction(a.requested_cpu, a.alloc_cpu).max(fraction(a.requested_memory, a.alloc_memory));
-        // Floor of the mean of two floors: never above the real mean.
-        let by_mean = (fraction(a.non_zero_cpu, a.alloc_cpu) + fraction(a.non_zero_memory, a.alloc_memory)) / 2;
+        // Floors: never above the real fractions.
+        let by_sum =
+            (fraction(a.requested_cpu, a.alloc_cpu) + yc).max(fraction(a.requested_memory, a.alloc_memory) + ym);
+        let by_non_zero = yc + ym;
         let sorted = self.sizes.entry(size).or_default();
-        sorted.by_max.insert((by_max, i), *a);
-        sorted.by_mean.insert((by_mean, i), *a);
-        self.keys[i] = Some((size, by_max, by_mean));
+        sorted.by_sum.insert((by_sum, i), *a);
+        sorted.by_non_zero.insert((by_non_zero, i), *a);
+        self.keys[i] = Some((size, by_sum, by_non_zero));
     }
 
     /// Takes slot `i`'s new amounts after a pod was added to it.
     pub(crate) fn update(&mut self, i: usize, amounts: Amounts) {
         match self.keys[i] {
-            Some((size, by_max, by_mean)) => {
+            Some((size, by_sum, by_non_zero)) => {
                 if let Some(sorted) = self.sizes.get_mut(&size) {
-                    sorted.by_max.remove(&(by_max, i));
-                    sorted.by_mean.remove(&(by_mean, i));
+                    sorted.by_sum.remove(&(by_sum, i));
+                    sorted.by_non_zero.remove(&(by_non_zero, i));
                 }
             }
             None => self.always.retain(|&j| j != i),
@@ -153,31 +168,46 @@ impl NodeOrder {
         (0..2).all(|r| pod.requests[r] >= 0 && pod.non_zero[r] >= pod.requests[r])
     }
 
-    /// Calls `visit(slot, amounts, bound)` on the slots in the order to look
-    /// at them, `bound` being an upper bound of LeastAllocated +
-    /// BalancedAllocation for the pod on that slot (`None`: always looked
-    /// at); `visit` returns false to skip the rest of the size.
-    pub(crate) fn scan(&self, pod: &PodAmounts, mut visit: impl FnMut(usize, &Amounts, Option<f64>) -> bool) {
+    /// Calls `visit(slot, amounts)` on the slots that can still matter, from
+    /// the emptiest; `visit` returns the LeastAllocated + BalancedAllocation
+    /// score a node must now reach to matter (`None`: every node matters).
+    /// The rest of a size is skipped once its bound (see the module docs),
+    /// with a margin of 10⁻⁷ for float rounding, is below that.
+    pub(crate) fn scan(&self, pod: &PodAmounts, mut visit: impl FnMut(usize, &Amounts) -> Option<i64>) {
+        let mut need = None;
         for &i in &self.always {
-            visit(i, &self.amounts[i], None);
+            need = visit(i, &self.amounts[i]);
         }
-        let max = MAX_NODE_SCORE as f64;
-        let (cpu, memory) = (pod.requests[0], pod.requests[1]);
-        let best_effort = cpu == 0 && memory == 0;
+        let best_effort = pod.requests[0] == 0 && pod.requests[1] == 0;
+        // Bound = top − 50 × min(2, key + shift): the largest `key + shift`
+        // (billionths) whose bound still reaches `need`.
+        let top = if best_effort { MAX_NODE_SCORE } else { 2 * MAX_NODE_SCORE };
+        let limit = |need: Option<i64>| -> i64 {
+            need.map_or(i64::MAX, |n| {
+                let l = (i128::from(top) - i128::from(n)) * i128::from(ONE / (MAX_NODE_SCORE / 2)) + 1;
+                l.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+            })
+        };
         for (&(alloc_cpu, alloc_memory), sorted) in &self.sizes {
-            if best_effort {
-                for (&(mean, i), a) in &sorted.by_mean {
-                    if !visit(i, a, Some(max * (1.0 - mean as f64 / ONE as f64))) {
-                        break;
-                    }
+            // The pod's fractions of this size: requests, and non-zero requests.
+            let (rc, rm) = (fraction(pod.requests[0], alloc_cpu), fraction(pod.requests[1], alloc_memory));
+            let (zc, zm) = (fraction(pod.non_zero[0], alloc_cpu), fraction(pod.non_zero[1], alloc_memory));
+            let uncapped = zc < ONE - FULL && zm < ONE - FULL;
+            let (order, shift) = match (best_effort, uncapped) {
+                (true, true) => (&sorted.by_non_zero, zc + zm),
+                (true, false) => (&sorted.by_non_zero, zc.min(zm)),
+                (false, true) => (&sorted.by_sum, (rc + zc).min(rm + zm)),
+                (false, false) => (&sorted.by_sum, rc.min(rm)),
+            };
+            let mut stop = limit(need);
+            for (&(key, i), a) in order {
+                if key.saturating_add(shift).min(2 * ONE) > stop {
+                    break;
                 }
-            } else {
-                let shift = fraction(cpu, alloc_cpu).min(fraction(memory, alloc_memory));
-                for (&(k, i), a) in &sorted.by_max {
-                    let full = k.saturating_add(shift).min(ONE) as f64 / ONE as f64;
-                    if !visit(i, a, Some(2.0 * max - max * full)) {
-                        break;
-                    }
+                let now = visit(i, a);
+                if now != need {
+                    need = now;
+                    stop = limit(need);
                 }
             }
         }

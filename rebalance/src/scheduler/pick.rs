@@ -70,18 +70,13 @@ pub(crate) fn pick_in(snap: &Snapshot<'_>, pod: &PodInfo, order: Option<&NodeOrd
             feasible(pod, &amounts, &names, &ipa, &snap.slots[i])
         }
     };
-    let constant = order.filter(|_| NodeOrder::applies(&amounts)).and_then(|o| Some((o, o.constant_scores(snap, pod)?)));
+    let constant =
+        order.filter(|_| NodeOrder::applies(&amounts)).and_then(|o| Some((o, o.constant_scores(snap, pod)?)));
     let totals: Vec<(usize, i64)> = match constant {
         Some((order, constant)) => {
-            let mut found = Vec::new();
+            let mut found = Vec::with_capacity(1024);
             let (mut best, mut second): (Option<i64>, Option<i64>) = (None, None);
-            order.scan(&amounts, |i, a, bound| {
-                if let (Some(bound), Some(second)) = (bound, second) {
-                    // Totals are integers; the margin covers float rounding.
-                    if (bound + constant as f64 + 1e-6).floor() < second as f64 {
-                        return false;
-                    }
-                }
+            order.scan(&amounts, |i, a| {
                 if is_feasible(i, a) {
                     let total = resource_scores(a, &amounts) + constant;
                     match best {
@@ -90,9 +85,12 @@ pub(crate) fn pick_in(snap: &Snapshot<'_>, pod: &PodInfo, order: Option<&NodeOrd
                         None => best = Some(total),
                         _ => {}
                     }
-                    found.push((i, total));
+                    if second.is_none_or(|s| total >= s) {
+                        found.push((i, total));
+                    }
                 }
-                true
+                // Nodes below the runner-up's total no longer matter.
+                second.map(|s| s - constant)
             });
             found
         }

@@ -77,6 +77,16 @@ pub fn least_allocated_score(
 
 /// [`least_allocated_score`] on `[cpu, memory]` amounts (0 when absent).
 pub(crate) fn least_allocated(capacity: [i64; 2], node_requested: [i64; 2], pod: [i64; 2]) -> i64 {
+    const SMALL: u64 = 1 << 53;
+    let small = |v: i64| (v as u64) < SMALL; // also false for negatives
+    let [c0, c1] = capacity;
+    let [n0, n1] = node_requested;
+    let [p0, p1] = pod;
+    if c0 > 0 && c1 > 0 && small(c0) && small(c1) && small(n0) && small(n1) && small(p0) && small(p1) {
+        // The usual case in i64: no overflow, no i128 division.
+        let one = |c: i64, requested: i64| if requested > c { 0 } else { (c - requested) * MAX_NODE_SCORE / c };
+        return (one(c0, n0 + p0) + one(c1, n1 + p1)) / 2;
+    }
     let mut score: i128 = 0;
     let mut weights: i128 = 0;
     for i in 0..2 {
@@ -141,8 +151,7 @@ pub(crate) fn balanced_allocation(capacity: [i64; 2], node_requested: [i64; 2], 
         return 0;
     }
     let fraction = |i: usize| -> Option<f64> {
-        (capacity[i] != 0)
-            .then(|| (node_requested[i].saturating_add(pod[i]) as f64 / capacity[i] as f64).min(1.0))
+        (capacity[i] != 0).then(|| (node_requested[i].saturating_add(pod[i]) as f64 / capacity[i] as f64).min(1.0))
     };
     let std = match (fraction(0), fraction(1)) {
         (Some(a), Some(b)) => ((a - b) / 2.0).abs(),
@@ -160,6 +169,14 @@ pub(crate) struct PodAmounts {
     /// The pod requests something besides cpu, memory, ephemeral-storage
     /// and pods: [`fits`] then takes the general path.
     pub(crate) other_resources: bool,
+    /// Every cpu/memory amount is in `0..2^52` ([`small`]).
+    pub(crate) small: bool,
+}
+
+/// In `0..2^52`: sums of two such amounts, and their products by 100, fit
+/// an `i64` and convert to `f64` exactly.
+pub(crate) fn small(v: i64) -> bool {
+    (0..1 << 52).contains(&v)
 }
 
 impl PodAmounts {
@@ -168,6 +185,7 @@ impl PodAmounts {
             requests: [pod.requests.get(CPU), pod.requests.get(MEMORY), pod.requests.get(EPHEMERAL_STORAGE)],
             non_zero: [pod.non_zero_requests.get(CPU), pod.non_zero_requests.get(MEMORY)],
             other_resources: pod.requests.names().any(|n| !matches!(n, CPU | MEMORY | EPHEMERAL_STORAGE | PODS)),
+            small: [CPU, MEMORY].iter().all(|r| small(pod.requests.get(r)) && small(pod.non_zero_requests.get(r))),
         }
     }
 }
@@ -195,6 +213,20 @@ pub(crate) fn fits_amounts(pod: &PodAmounts, a: &Amounts) -> bool {
 
 /// LeastAllocated + BalancedAllocation of the pod on a node (weights 1).
 pub(crate) fn resource_scores(a: &Amounts, pod: &PodAmounts) -> i64 {
+    if a.small && pod.small {
+        // Straight-line, same arithmetic: both capacities positive, no overflow.
+        let least_one = |c: i64, z: i64| if z > c { 0 } else { (c - z) * MAX_NODE_SCORE / c };
+        let least = (least_one(a.alloc_cpu, a.non_zero_cpu + pod.non_zero[0])
+            + least_one(a.alloc_memory, a.non_zero_memory + pod.non_zero[1]))
+            / 2;
+        if pod.requests[0] == 0 && pod.requests[1] == 0 {
+            return least;
+        }
+        let fc = ((a.requested_cpu + pod.requests[0]) as f64 / a.alloc_cpu as f64).min(1.0);
+        let fm = ((a.requested_memory + pod.requests[1]) as f64 / a.alloc_memory as f64).min(1.0);
+        let std = ((fc - fm) / 2.0).abs();
+        return least + ((1.0 - std) * MAX_NODE_SCORE as f64) as i64;
+    }
     let capacity = [a.alloc_cpu, a.alloc_memory];
     least_allocated(capacity, [a.non_zero_cpu, a.non_zero_memory], pod.non_zero)
         + balanced_allocation(capacity, [a.requested_cpu, a.requested_memory], [pod.requests[0], pod.requests[1]])
@@ -203,6 +235,73 @@ pub(crate) fn resource_scores(a: &Amounts, pod: &PodAmounts) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// LeastAllocated as first written: every step in i128.
+    fn least_allocated_i128(capacity: [i64; 2], node_requested: [i64; 2], pod: [i64; 2]) -> i64 {
+        let mut score: i128 = 0;
+        let mut weights: i128 = 0;
+        for i in 0..2 {
+            let c = i128::from(capacity[i]);
+            if c == 0 {
+                continue;
+            }
+            let requested = i128::from(node_requested[i]) + i128::from(pod[i]);
+            score += if requested > c { 0 } else { (c - requested) * i128::from(MAX_NODE_SCORE) / c };
+            weights += 1;
+        }
+        if weights == 0 {
+            return 0;
+        }
+        (score / weights) as i64
+    }
+
+    fn amount() -> impl Strategy<Value = i64> {
+        prop_oneof![4 => 0i64..100_000, 3 => 0i64..(1 << 40), 1 => any::<i64>(), 1 => Just(0)]
+    }
+
+    fn amounts_of(alloc: [i64; 2], requested: [i64; 2], non_zero: [i64; 2]) -> Amounts {
+        let mut a = Amounts {
+            alloc_cpu: alloc[0],
+            alloc_memory: alloc[1],
+            requested_cpu: requested[0],
+            requested_memory: requested[1],
+            non_zero_cpu: non_zero[0],
+            non_zero_memory: non_zero[1],
+            ..Amounts::default()
+        };
+        a.refresh_small();
+        a
+    }
+
+    proptest! {
+        /// The straight-line scores equal the general ones.
+        #[test]
+        fn resource_scores_shortcut_matches(
+            alloc in [amount(), amount()], requested in [amount(), amount()], extra in [amount(), amount()],
+            pod in [amount(), amount()], pod_extra in [0i64..500, 0i64..500],
+        ) {
+            let non_zero = [requested[0].saturating_add(extra[0]), requested[1].saturating_add(extra[1])];
+            let a = amounts_of(alloc, requested, non_zero);
+            let p = PodAmounts {
+                requests: [pod[0], pod[1], 0],
+                non_zero: [pod[0].saturating_add(pod_extra[0]), pod[1].saturating_add(pod_extra[1])],
+                other_resources: false,
+                small: [pod[0], pod[1]].iter().all(|v| small(*v)) && [pod[0] + pod_extra[0], pod[1] + pod_extra[1]].iter().all(|v| small(*v)),
+            };
+            let general = least_allocated(alloc, [a.non_zero_cpu, a.non_zero_memory], p.non_zero)
+                + balanced_allocation(alloc, requested, [pod[0], pod[1]]);
+            prop_assert_eq!(resource_scores(&a, &p), general);
+        }
+
+        /// The i64 shortcut gives what the all-i128 computation gives.
+        #[test]
+        fn least_allocated_matches_the_i128_computation(
+            c in [amount(), amount()], r in [amount(), amount()], p in [amount(), amount()],
+        ) {
+            prop_assert_eq!(least_allocated(c, r, p), least_allocated_i128(c, r, p));
+        }
+    }
 
     const MI: i64 = 1024 * 1024;
 

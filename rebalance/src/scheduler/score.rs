@@ -150,8 +150,11 @@ pub(crate) fn score_slots(snap: &Snapshot<'_>, pod: &PodInfo, feasible: &[&NodeS
             let a = &s.amounts;
             let capacity = [a.alloc_cpu, a.alloc_memory];
             let least = least_allocated(capacity, [a.non_zero_cpu, a.non_zero_memory], amounts.non_zero);
-            let balanced =
-                balanced_allocation(capacity, [a.requested_cpu, a.requested_memory], [amounts.requests[0], amounts.requests[1]]);
+            let balanced = balanced_allocation(
+                capacity,
+                [a.requested_cpu, a.requested_memory],
+                [amounts.requests[0], amounts.requests[1]],
+            );
             SlotScore {
                 total: WEIGHT_FIT * least
                     + WEIGHT_BALANCED * balanced

@@ -3,8 +3,7 @@
 //! `NodeInfo` list), plus the amounts the hot filters and scores read, cached
 //! as integers.
 
-use std::collections::HashMap;
-
+use crate::fast_hash::{fast_map, FastMap};
 use crate::node::NodeInfo;
 use crate::pod::PodInfo;
 use crate::resources::{ResourceList, CPU, EPHEMERAL_STORAGE, MEMORY, PODS};
@@ -46,6 +45,28 @@ pub(crate) struct Amounts {
     pub(crate) requested_ephemeral: i64,
     pub(crate) non_zero_cpu: i64,
     pub(crate) non_zero_memory: i64,
+    /// Both cpu and memory allocatable positive and every cpu/memory amount
+    /// [`super::resources_fit::small`]: the straight-line scores apply.
+    pub(crate) small: bool,
+}
+
+impl Amounts {
+    /// Recomputes [`Amounts::small`].
+    pub(crate) fn refresh_small(&mut self) {
+        use super::resources_fit::small;
+        self.small = self.alloc_cpu > 0
+            && self.alloc_memory > 0
+            && [
+                self.alloc_cpu,
+                self.alloc_memory,
+                self.requested_cpu,
+                self.requested_memory,
+                self.non_zero_cpu,
+                self.non_zero_memory,
+            ]
+            .iter()
+            .all(|v| small(*v));
+    }
 }
 
 /// One node with the pods that count toward it (the scheduler's `NodeInfo`).
@@ -66,7 +87,7 @@ pub(crate) struct NodeSlot<'a> {
 impl<'a> NodeSlot<'a> {
     pub(crate) fn new(node: &'a NodeInfo) -> NodeSlot<'a> {
         let a = &node.allocatable;
-        NodeSlot {
+        let mut slot = NodeSlot {
             node,
             pods: Vec::new(),
             requested: ResourceList::new(),
@@ -80,7 +101,9 @@ impl<'a> NodeSlot<'a> {
                 alloc_ephemeral: a.get(EPHEMERAL_STORAGE),
                 ..Amounts::default()
             },
-        }
+        };
+        slot.amounts.refresh_small();
+        slot
     }
 
     /// Adds a pod that counts toward the node (through [`Snapshot::push`]).
@@ -98,6 +121,7 @@ impl<'a> NodeSlot<'a> {
         a.requested_ephemeral = self.requested.get(EPHEMERAL_STORAGE);
         a.non_zero_cpu = self.non_zero_requested.get(CPU);
         a.non_zero_memory = self.non_zero_requested.get(MEMORY);
+        a.refresh_small();
     }
 
     /// The node's usage as [`ClusterState::usage`] counts it.
@@ -114,7 +138,7 @@ impl<'a> NodeSlot<'a> {
 pub(crate) struct Snapshot<'a> {
     pub(crate) slots: Vec<NodeSlot<'a>>,
     /// Node name → its first slot (pods bound to a duplicated name count there).
-    pub(crate) index: HashMap<&'a str, usize>,
+    pub(crate) index: FastMap<&'a str, usize>,
     /// The slots with pods in `affinity_pods`, ascending.
     pub(crate) affinity_slots: Vec<usize>,
 }
@@ -134,7 +158,7 @@ impl<'a> Snapshot<'a> {
         incoming: Option<&PodInfo>,
     ) -> Snapshot<'a> {
         let slots: Vec<NodeSlot<'a>> = nodes.iter().map(NodeSlot::new).collect();
-        let mut index: HashMap<&str, usize> = HashMap::with_capacity(nodes.len());
+        let mut index: FastMap<&str, usize> = fast_map(nodes.len());
         for (i, s) in slots.iter().enumerate() {
             index.entry(s.node.name.as_str()).or_insert(i);
         }

@@ -33,4 +33,3 @@ pub(crate) fn raw_score_with(prefer: &[Toleration], node: &NodeInfo) -> i64 {
 pub(crate) fn prefer_tolerations(pod: &PodInfo) -> Vec<Toleration> {
     pod.tolerations.iter().filter(|t| matches!(t.effect, None | Some(TaintEffect::PreferNoSchedule))).cloned().collect()
 }
-

@@ -11,13 +11,12 @@
 //! (the scheduler would pick at random), so the following placements stay
 //! reproducible. A pod without a controller is not recreated by anything.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 
 use super::labels::{label_diffs, LabelDiff};
 use super::usage::{cpu_skew, node_changes, tracked_resources, usage_by_node, NodeChange};
 use super::SimulateOptions;
+use crate::fast_hash::{fast_map, FastMap};
 use crate::node::NodeInfo;
 use crate::planner::{Plan, PodRef, Snapshot};
 use crate::pod::{PodInfo, PodPhase};
@@ -226,7 +225,7 @@ pub fn simulate_plan_with(snapshot: &Snapshot, plan: &Plan, options: &SimulateOp
         valid.iter().map(|(_, p)| p.controller().is_some().then(|| p.unbound_copy())).collect();
     let staying = snapshot.pods.iter().zip(&gone).filter(|(_, g)| !**g).map(|(p, _)| p);
     let mut cache = SchedulerCache::new(&snapshot.nodes, staying);
-    let mut node_named: HashMap<&str, &NodeInfo> = HashMap::with_capacity(snapshot.nodes.len());
+    let mut node_named: FastMap<&str, &NodeInfo> = fast_map(snapshot.nodes.len());
     for n in &snapshot.nodes {
         node_named.entry(n.name.as_str()).or_insert(n);
     }

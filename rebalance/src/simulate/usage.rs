@@ -6,10 +6,9 @@
 //! Succeeded/Failed, `pods` = their number; percent = used / allocatable ×
 //! 100 (0 on a zero allocatable), unclamped.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 
+use crate::fast_hash::{fast_map, FastMap};
 use crate::node::NodeInfo;
 use crate::planner::Plan;
 use crate::pod::PodInfo;
@@ -93,8 +92,8 @@ pub(crate) fn schedulable(node: &NodeInfo) -> bool {
 /// it, in one pass over `pods`: node name → requests summed in pod order,
 /// `pods` = their number. Nodes without pods are absent (their usage is
 /// `pods: 0`, see [`usage_of`]).
-pub(crate) fn usage_by_node(pods: &[PodInfo]) -> HashMap<&str, ResourceList> {
-    let mut out: HashMap<&str, (ResourceList, i64)> = HashMap::new();
+pub(crate) fn usage_by_node(pods: &[PodInfo]) -> FastMap<&str, ResourceList> {
+    let mut out: FastMap<&str, (ResourceList, i64)> = fast_map(0);
     for p in pods.iter().filter(|p| p.counts_toward_usage()) {
         if let Some(n) = p.node_name.as_deref() {
             let (used, count) = out.entry(n).or_default();
@@ -111,7 +110,7 @@ pub(crate) fn usage_by_node(pods: &[PodInfo]) -> HashMap<&str, ResourceList> {
 }
 
 /// The usage of `node` in a [`usage_by_node`] map.
-pub(crate) fn usage_of(usage: &HashMap<&str, ResourceList>, node: &str) -> ResourceList {
+pub(crate) fn usage_of(usage: &FastMap<&str, ResourceList>, node: &str) -> ResourceList {
     usage.get(node).cloned().unwrap_or_else(|| ResourceList::from_pairs(&[(PODS, 0)]))
 }
 
@@ -120,13 +119,13 @@ pub(crate) fn usage_of(usage: &HashMap<&str, ResourceList>, node: &str) -> Resou
 /// moving out of and into it (`moves`: source node, predicted node).
 pub(crate) fn node_changes(
     nodes: &[NodeInfo],
-    before: &HashMap<&str, ResourceList>,
+    before: &FastMap<&str, ResourceList>,
     after: impl Fn(&str) -> ResourceList,
     tracked: &[String],
     moves: &[(&str, Option<&str>)],
 ) -> Vec<NodeChange> {
-    let mut pods_out: HashMap<&str, usize> = HashMap::new();
-    let mut pods_in: HashMap<&str, usize> = HashMap::new();
+    let mut pods_out: FastMap<&str, usize> = fast_map(0);
+    let mut pods_in: FastMap<&str, usize> = fast_map(0);
     for (from, to) in moves {
         *pods_out.entry(from).or_insert(0) += 1;
         if let Some(to) = to {
