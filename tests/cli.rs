@@ -19,6 +19,8 @@ fn demo_tells_the_story_with_nothing_but_the_binary() {
         "node-1 cpu: the pod requests 100m, 58m free → 42m short",
         "lower the pod's cpu request from 100m to at most 58m",
         "1942m/2000m (97 %)",
+        "19 pods landed on node-1 within 3 minutes after it came back",
+        "node-1 was the only schedulable node offering gpu.intel.com/i915",
     ] {
         assert!(stdout.contains(needle), "missing {needle:?} in:\n{stdout}");
     }
@@ -145,4 +147,40 @@ fn rebalance_recommend_on_the_saved_demo_store() {
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
     assert!(stdout.contains("apiVersion: descheduler/v1alpha2"), "{stdout}");
     assert!(stdout.contains("targetThresholds"), "{stdout}");
+}
+
+#[test]
+fn ingest_api_stores_a_snapshot_and_warns_about_a_refused_resource() {
+    use kdrift_ingest::scenario::{generate, ScenarioConfig};
+    let scenario = generate(&ScenarioConfig { seed: 9, scale: 1 });
+    let facts = scenario.facts.clone();
+    let kube = kdrift_tests::fake_kube::FakeKube::start();
+    kube.load_state_at(&scenario, Some(facts.failure_at + chrono::Duration::minutes(20)));
+    kube.fail_resource("poddisruptionbudgets.policy", 403);
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let db = dir.path().join("k.duckdb");
+    let out = kdrift()
+        .arg("--db")
+        .arg(&db)
+        .args(["ingest", "api", "-A", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .env_remove("KUBECONFIG")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "kdrift: warning: poddisruptionbudgets.policy: the server answered 403 Forbidden: \
+             poddisruptionbudgets.policy is forbidden",
+        ));
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let pods_line = stdout.lines().find(|l| l.trim_start().starts_with("pods ")).expect("pods row");
+    assert!(pods_line.contains(&kube.objects("v1", "Pod").len().to_string()), "{stdout}");
+    assert!(stdout.contains("(partial)") && stdout.contains("1 warnings, 0 errors"), "{stdout}");
+    kdrift()
+        .arg("--db")
+        .arg(&db)
+        .args(["why-pending", &format!("{}/{}", facts.pending_pod.namespace, facts.pending_pod.name)])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("node-1 cpu: the pod requests 100m, 58m free → 42m short"));
 }

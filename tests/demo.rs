@@ -61,6 +61,88 @@ fn demo_chain_names_node_1_and_the_42m_shortfall() {
 }
 
 #[test]
+fn demo_chain_says_why_node_1_is_full_and_why_plex_is_there() {
+    use kdrift_analyze::pending::Arrival;
+    let scenario = generate(&ScenarioConfig { seed: 8, scale: 1 });
+    let facts = scenario.facts.clone();
+    let (_dir, store) = temp_store();
+    ingest_scenario(&store, scenario, 8).expect("ingest");
+    let r = why_pending(&store, &facts.pending_pod.namespace, &facts.pending_pod.name).expect("query").expect("report");
+    let w = r.why_full.as_ref().expect("why node-1 is full");
+    assert_eq!(w.fills.len(), 1);
+    let f = &w.fills[0];
+    assert_eq!((f.node.as_str(), f.resource.as_str(), f.requested, f.allocatable), ("node-1", "cpu", 1942, 2000));
+    let usage = facts.usage("node-1").expect("facts");
+    assert_eq!(f.holders.len(), usage.pods, "every pod counted on node-1");
+    assert_eq!(f.holders.iter().map(|h| h.request).sum::<i64>(), 1942);
+    assert!(f.holders.windows(2).all(|w| w[0].request >= w[1].request), "largest request first");
+    // The burst: the scenario's burst pods, bound within 3 minutes after node-1 came back from drain #2.
+    let b = f.bursts.first().expect("burst");
+    assert_eq!(b.operation, 2);
+    assert_eq!(b.back_at, Some(facts.burst_ready_at));
+    assert_eq!(b.landed, facts.burst_pods.len());
+    let in_burst: Vec<String> = f
+        .holders
+        .iter()
+        .filter(|h| matches!(h.arrival, Arrival::Drain { operation: 2, in_burst: true, .. }))
+        .map(|h| format!("{}/{}", h.namespace, h.name))
+        .collect();
+    assert_eq!(b.still_there, in_burst.len());
+    assert!(in_burst.iter().all(|p| facts.burst_pods.contains(p)), "{in_burst:?}");
+    assert!(
+        b.summary.starts_with(&format!(
+            "{} pods landed on node-1 within 3 minutes after it came back",
+            facts.burst_pods.len()
+        )),
+        "{}",
+        b.summary
+    );
+    assert!(b.summary.contains("from drain #2 (2026-11-28 02:00)"), "{}", b.summary);
+    // DaemonSet pods were there all along.
+    assert!(f.holders.iter().any(|h| matches!(&h.arrival, Arrival::DaemonSet { name } if name == "node-exporter")));
+
+    // The anchor: plex, with its i915 request; the other GPU nodes were cordoned when it landed.
+    assert_eq!(w.anchors.len(), 1);
+    let a = &w.anchors[0];
+    assert_eq!((a.namespace.as_str(), a.name.as_str(), a.node.as_str()), ("media", facts.plex.name.as_str(), "node-1"));
+    // The Scheduled event's eventTime carries seeded microseconds within the millisecond.
+    let bound = a.bound_at.expect("bound");
+    assert!((bound - facts.plex_bound_at).num_milliseconds().abs() < 1, "{bound} vs {}", facts.plex_bound_at);
+    assert!(a.requests.iter().any(|(r, v)| r == "gpu.intel.com/i915" && *v == 1));
+    assert_eq!(
+        a.offered_by,
+        vec![(
+            "gpu.intel.com/i915".to_string(),
+            vec!["node-1".to_string(), "node-2".into(), "node-3".into(), "node-4".into()]
+        )]
+    );
+    assert_eq!(a.preferred_nodes, ["node-1", "node-2", "node-3", "node-4"]);
+    for n in ["node-2", "node-3", "node-4"] {
+        assert!(a.unavailable_at_binding.contains(&format!("{n} (cordoned)")), "{:?}", a.unavailable_at_binding);
+    }
+    assert!(
+        a.why.iter().any(|w| w.ends_with("node-1 was the only schedulable node offering gpu.intel.com/i915")),
+        "{:?}",
+        a.why
+    );
+    assert!(matches!(a.arrival, Arrival::Drain { operation: 2, in_burst: true, .. }));
+
+    // Fixes, ranked: the request that fits, a rebalance (with the drain that filled node-1), the affinity.
+    assert!(r.next_steps[0].action.contains("at most 58m"), "{:?}", r.next_steps[0]);
+    assert!(
+        r.next_steps[1].action.contains("kdrift rebalance plan") && r.next_steps[1].action.contains("drain #2"),
+        "{:?}",
+        r.next_steps[1]
+    );
+    assert!(
+        r.next_steps[2].action.contains(&facts.plex.name)
+            && r.next_steps[2].action.contains("preferredDuringScheduling"),
+        "{:?}",
+        r.next_steps[2]
+    );
+}
+
+#[test]
 fn demo_as_kubectl_dumps_during_the_pending_window_gives_the_same_shortfall() {
     let scenario = generate(&ScenarioConfig { seed: 3, scale: 1 });
     let facts = scenario.facts.clone();
@@ -127,4 +209,50 @@ fn demo_events_through_a_victorialogs_export_give_the_same_answer() {
     let r = why_pending(&store, &facts.pending_pod.namespace, &facts.pending_pod.name).expect("query").expect("report");
     let sf = r.state.as_ref().and_then(|s| s.shortfalls.first()).expect("shortfall");
     assert_eq!((sf.node.as_str(), sf.requested, sf.free, sf.short), ("node-1", 100, 58, 42));
+}
+
+#[test]
+fn postmortem_of_the_cronjob_reaches_the_same_chain_as_why_pending() {
+    use kdrift_analyze::postmortem::RunStatus;
+    use kdrift_analyze::postmortem_job;
+    let scenario = generate(&ScenarioConfig { seed: 9, scale: 1 });
+    let facts = scenario.facts.clone();
+    let (_dir, store) = temp_store();
+    ingest_scenario(&store, scenario, 9).expect("ingest");
+    let pm = postmortem_job(&store, &facts.cronjob_namespace, &facts.cronjob_name).expect("query").expect("found");
+    assert!(pm.cronjob);
+    assert_eq!(pm.runs.len(), 1, "only the failed run is explained");
+    let run = &pm.runs[0];
+    assert_eq!(run.name, facts.job_name);
+    assert_eq!(run.status, RunStatus::Failed);
+    let f = run.failure.as_ref().expect("failure");
+    assert_eq!((f.reason.as_str(), f.source.as_str()), ("DeadlineExceeded", "condition"));
+    assert_eq!(f.message, "Job was active longer than specified deadline");
+    assert_eq!(run.active_deadline_seconds, Some(facts.active_deadline_seconds));
+    assert!(run.events.iter().any(|e| e.reason == "DeadlineExceeded" && e.event_type == "Warning"));
+    assert_eq!(pm.other_runs.len(), 1);
+    assert_eq!(
+        (pm.other_runs[0].name.as_str(), pm.other_runs[0].status),
+        (facts.previous_job_name.as_str(), RunStatus::Succeeded)
+    );
+    assert_eq!(run.pods.len(), 1);
+    let pod = &run.pods[0];
+    assert_eq!(
+        (pod.name.as_str(), pod.outcome.as_str(), pod.deleted),
+        (facts.pending_pod.name.as_str(), "never-started", true)
+    );
+    let direct =
+        why_pending(&store, &facts.pending_pod.namespace, &facts.pending_pod.name).expect("query").expect("report");
+    assert_eq!(pod.chain.as_ref(), Some(&direct), "the same chain as why-pending");
+
+    // A Job name explains that Job: day 1's run succeeded; its pod ran and exited 0.
+    let pm = postmortem_job(&store, &facts.cronjob_namespace, &facts.previous_job_name).expect("query").expect("found");
+    assert!(!pm.cronjob);
+    let run = &pm.runs[0];
+    assert_eq!(run.status, RunStatus::Succeeded);
+    let pod = &run.pods[0];
+    assert_eq!((pod.outcome.as_str(), pod.node.as_deref()), ("ran", facts.previous_pod.node.as_deref()));
+    let c = &pod.containers[0];
+    assert_eq!((c.name.as_str(), c.state.as_str(), c.exit_code), ("restic", "terminated", Some(0)));
+    assert!(postmortem_job(&store, "media", "nope").expect("query").is_none());
 }

@@ -20,6 +20,10 @@ fn every_read_query_runs_on_the_demo_store() {
             "name" => facts.pending_pod.name.clone(),
             "at_us" => at.clone(),
             "kind" => "Node".to_string(),
+            "since_us" => "2026-11-27T00:00:00Z".to_string(),
+            "until_us" => "2026-11-29T00:00:00Z".to_string(),
+            "job" => facts.job_name.clone(),
+            "pull_key" => "http://127.0.0.1:9428 raw".to_string(),
             other => panic!("no test value for parameter {other}"),
         }
     };
@@ -43,7 +47,16 @@ fn every_read_query_runs_on_the_demo_store() {
             "latest_observation" => assert!(r.rows[0][0].is_string(), "{:?}", r.rows),
             "pods_at" => assert!(r.rows.len() > 50, "{} pods", r.rows.len()),
             "store_counts" => assert_eq!(r.rows[0][col("nodes")], Value::from(5)),
-            "get_schema_version" => assert_eq!(r.rows[0][0], Value::String("1".into())),
+            "get_schema_version" => assert_eq!(r.rows[0][0], Value::String("2".into())),
+            "event_list" => {
+                let row =
+                    r.rows.iter().find(|row| row[col("name")] == Value::String(facts.failed_scheduling_event.clone()));
+                let row = row.unwrap_or_else(|| panic!("event_list lacks {}", facts.failed_scheduling_event));
+                assert_eq!(row[col("count")], Value::from(facts.failed_scheduling_count));
+                assert_eq!(row[col("reason")], Value::String("FailedScheduling".into()));
+            }
+            "vl_last_window_end" => assert_eq!(r.rows[0], vec![Value::Null, Value::Null], "no VictoriaLogs pull"),
+            "vl_windows" => assert!(r.rows.is_empty()),
             _ => {}
         }
         ran += 1;
@@ -60,4 +73,145 @@ fn writes_and_bad_parameters_are_refused() {
     assert!(matches!(bad, Err(CatalogError::BadValue { .. })), "{bad:?}");
     let extra = catalog::run(&store, "store_counts", &[("x".into(), "1".into())]);
     assert!(matches!(extra, Err(CatalogError::UnknownParam { .. })));
+}
+
+/// FNV-1a 64 of a text, to abbreviate long values in golden files.
+fn fnv64(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+/// A value as written to a golden file: long strings (whole objects) as their length and hash.
+fn golden_value(v: &Value) -> Value {
+    match v {
+        Value::String(s) if s.chars().count() > 120 => {
+            Value::String(format!("<{} chars, fnv64 {:016x}>", s.chars().count(), fnv64(s)))
+        }
+        other => other.clone(),
+    }
+}
+
+/// The parameter values every golden run uses (the demo scenario, seed 1).
+fn golden_params(query: &str, param: &str, facts: &kdrift_ingest::scenario::ScenarioFacts) -> String {
+    match (query, param) {
+        ("jobs", "name") => facts.cronjob_name.clone(),
+        (_, "namespace") => facts.pending_pod.namespace.clone(),
+        (_, "name") => facts.pending_pod.name.clone(),
+        (_, "job") => facts.job_name.clone(),
+        (_, "kind") => "Node".into(),
+        (_, "at_us") => (facts.failure_at + chrono::Duration::minutes(10)).to_rfc3339(),
+        (_, "since_us") => "2026-11-28T02:00:00Z".into(),
+        (_, "until_us") => "2026-11-28T02:04:00Z".into(),
+        (_, "pull_key") => "http://127.0.0.1:9428 raw".into(),
+        (q, p) => panic!("{q}: no golden value for parameter {p}"),
+    }
+}
+
+/// Every read query in queries/ against the demo store (seed 1), compared
+/// with its golden file in tests/golden/queries/ (rows in the query's own
+/// order, whole objects as length and hash). `KDRIFT_UPDATE_GOLDEN=1`
+/// rewrites the files. Each query also runs twice (same rows: deterministic
+/// order) and, from its SQL text alone, in a plain DuckDB connection on the
+/// store file (`PREPARE q AS …; EXECUTE q(…)` as in the duckdb shell, no
+/// kdrift code, only the schema's own macros).
+#[test]
+fn every_read_query_matches_its_golden_file_and_runs_from_the_sql_text_alone() {
+    let scenario = generate(&ScenarioConfig { seed: 1, scale: 1 });
+    let facts = scenario.facts.clone();
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("golden.duckdb");
+    let store = kdrift_ingest::Store::open(&path).expect("store");
+    ingest_scenario(&store, scenario, 1).expect("ingest");
+    let update = std::env::var_os("KDRIFT_UPDATE_GOLDEN").is_some();
+    let golden_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("golden/queries");
+    let mut failures = Vec::new();
+    let mut literal_runs = Vec::new();
+    let reads: Vec<_> = catalog::list().into_iter().filter(|q| q.read_only).collect();
+    for q in &reads {
+        let sql = kdrift_ingest::store::sql::by_name(q.name).expect("registered").sql;
+        assert!(sql.lines().any(|l| l.starts_with("-- cli: ")), "{}: no `-- cli:` header line", q.file);
+        let params: Vec<(String, String)> =
+            q.params.iter().map(|p| (p.name.clone(), golden_params(q.name, &p.name, &facts))).collect();
+        let r = catalog::run(&store, q.name, &params).unwrap_or_else(|e| panic!("{}: {e}", q.name));
+        let again = catalog::run(&store, q.name, &params).expect("again");
+        assert_eq!(r, again, "{}: two runs differ (order not deterministic)", q.name);
+        let mut text = format!("-- query: {} ({})\n", q.name, q.file);
+        let shown: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        text.push_str(&format!("-- params: {}\n-- rows: {}\n", shown.join(" "), r.rows.len()));
+        text.push_str(&r.columns.join("\t"));
+        text.push('\n');
+        for row in &r.rows {
+            // A run's start and finish are wall-clock times: the same on no two runs.
+            let row: Vec<Value> = row
+                .iter()
+                .zip(&r.columns)
+                .map(|(v, c)| {
+                    if matches!(c.as_str(), "started_at" | "finished_at") && !v.is_null() {
+                        Value::String("<wall clock>".into())
+                    } else {
+                        golden_value(v)
+                    }
+                })
+                .collect();
+            text.push_str(&serde_json::to_string(&row).expect("json"));
+            text.push('\n');
+        }
+        let file = golden_dir.join(format!("{}.txt", q.name));
+        if update {
+            std::fs::create_dir_all(&golden_dir).expect("mkdir");
+            std::fs::write(&file, &text).expect("write golden");
+        } else {
+            match std::fs::read_to_string(&file) {
+                Ok(expected) if expected == text => {}
+                Ok(expected) => {
+                    let line = expected.lines().zip(text.lines()).position(|(a, b)| a != b).unwrap_or(0) + 1;
+                    failures.push(format!("{}: differs from {} at line {line}", q.name, file.display()));
+                }
+                Err(e) => {
+                    failures.push(format!("{}: {} ({e}); run with KDRIFT_UPDATE_GOLDEN=1", q.name, file.display()))
+                }
+            }
+        }
+        // The literal form a shell user would type.
+        let literals: Vec<String> = q
+            .params
+            .iter()
+            .zip(&params)
+            .map(|(spec, (_, v))| {
+                if spec.name.ends_with("_us") {
+                    let t = chrono::DateTime::parse_from_rfc3339(v).expect("time");
+                    t.timestamp_micros().to_string()
+                } else {
+                    format!("'{}'", v.replace('\'', "''"))
+                }
+            })
+            .collect();
+        literal_runs.push((
+            q.name,
+            sql.trim_end().trim_end_matches(';').to_string(),
+            literals.join(", "),
+            r.rows.len(),
+        ));
+    }
+    drop(store);
+    let plain = duckdb::Connection::open_with_flags(
+        &path,
+        duckdb::Config::default().access_mode(duckdb::AccessMode::ReadOnly).expect("config"),
+    )
+    .expect("plain connection");
+    for (name, sql, literals, rows) in literal_runs {
+        plain
+            .execute_batch(&format!("DEALLOCATE PREPARE q; PREPARE q AS {sql};"))
+            .or_else(|_| plain.execute_batch(&format!("PREPARE q AS {sql};")))
+            .unwrap_or_else(|e| panic!("{name}: PREPARE: {e}"));
+        let mut stmt =
+            plain.prepare(&format!("EXECUTE q({literals})")).unwrap_or_else(|e| panic!("{name}: EXECUTE: {e}"));
+        let n = stmt.query_map([], |_| Ok(())).expect("query").count();
+        assert_eq!(n, rows, "{name}: the shell form returns other rows");
+    }
+    assert!(
+        failures.is_empty(),
+        "golden files differ (KDRIFT_UPDATE_GOLDEN=1 rewrites them):\n{}",
+        failures.join("\n")
+    );
+    assert!(reads.len() >= 22, "{} read queries", reads.len());
 }

@@ -98,3 +98,47 @@ fn jgyy_same_events_through_both_apis_count_once() {
     assert_eq!(count(&one), 488);
     assert_eq!(count(&both), 488, "the events.k8s.io copies are the same events");
 }
+
+#[test]
+#[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
+fn every_forensics_command_runs_on_a_store_of_every_real_file() {
+    use kdrift_analyze::skew::skew;
+    use kdrift_analyze::{drain_timeline, postmortem_job, requested_at};
+    let Some(real) = real_fixtures_or_skip("every_forensics_command_runs_on_a_store_of_every_real_file") else {
+        return;
+    };
+    let (_dir, store) = temp_store();
+    // Every file: the dumps load, the rest is reported as not a dump; the
+    // node-event extraction goes in as the events it lists.
+    let report = ingest_files(&store, std::slice::from_ref(&real), &mut NoProgress).expect("ingest");
+    assert_eq!(report.error_count(), 0);
+    let tsv = real.join("drains/node-events-TonyChengTW-k8s-ha-v1.8.1.tsv");
+    let records = kdrift_tests::tsv_node_events(&tsv).expect("tsv");
+    kdrift_ingest::ingest_records(&store, "file", &tsv.display().to_string(), records).expect("ingest tsv");
+
+    let tl = drain_timeline(&store, None, None).expect("timeline drains");
+    assert_eq!(tl.operations.len(), 2, "the k8s-ha outages; the dumps hold no cordon, NotReady or reboot");
+    assert!(tl.operations.iter().all(|o| o.after.nodes.len() == o.before.nodes.len()));
+
+    let chart = kdrift_rebalance::Policy::from_yaml("deschedulerPolicy: null").expect("policy");
+    let s = skew(&store, None, &chart).expect("skew");
+    let names: Vec<&str> = s.nodes.iter().map(|n| n.requested.node.as_str()).collect();
+    assert_eq!(names, ["aks-nodepool1-28869405-vmss000000", "minikube"]);
+    // Two clusters' "minikube" in one store (the README says: one store per
+    // cluster): now it is jgyy's 2021 node (4 CPUs), in 2019 erwee402's (2 CPUs).
+    let minikube = &s.nodes[1].requested;
+    assert_eq!(minikube.get("cpu").map(|c| c.allocatable), Some(4000));
+    let at_failure =
+        requested_at(&store, chrono::DateTime::parse_from_rfc3339("2019-03-08T08:59:00Z").expect("t").into())
+            .expect("requested at");
+    let cpu2019 = at_failure.node("minikube").and_then(|n| n.get("cpu")).expect("minikube cpu in 2019");
+    assert_eq!(cpu2019.allocatable, 2000);
+
+    let pods = pending_pods(&store).expect("why-pending --all");
+    assert!(pods.len() >= 95);
+    // The chain of the longest-pending ones (every pod's would take minutes).
+    for p in pods.iter().take(8) {
+        why_pending(&store, &p.namespace, &p.name).expect("why-pending").expect("report");
+    }
+    assert!(postmortem_job(&store, "default", "redis").expect("postmortem").is_none(), "no Job in the real dumps");
+}

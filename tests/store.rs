@@ -51,6 +51,29 @@ fn a_newer_store_is_refused_with_a_clear_message() {
     assert!(err.to_string().contains("upgrade kdrift"), "{err}");
 }
 
+#[test]
+fn a_version_1_store_is_migrated_to_version_2_and_keeps_its_data() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("v1.duckdb");
+    let file = write(dir.path(), "events.json", EVENT_A.as_bytes());
+    {
+        let store = Store::open(&path).expect("create");
+        ingest_files(&store, std::slice::from_ref(&file), &mut NoProgress).expect("ingest");
+    }
+    {
+        // Test fixture: the store as kdrift 0.1 (schema 1) left it.
+        let c = duckdb::Connection::open(&path).expect("open");
+        c.execute_batch("DROP TABLE vl_windows; UPDATE kdrift_meta SET value = '1' WHERE key = 'schema_version'")
+            .expect("downgrade");
+    }
+    let store = Store::open(&path).expect("migrate");
+    let version = kdrift_ingest::store::catalog::run(&store, "get_schema_version", &[]).expect("version");
+    assert_eq!(version.rows[0][0], serde_json::Value::String(SCHEMA_VERSION.to_string()));
+    assert_eq!(SCHEMA_VERSION, 2);
+    assert!(kdrift_ingest::store::catalog::run(&store, "vl_windows", &[]).expect("vl_windows exists").rows.is_empty());
+    assert_eq!(store.counts().expect("counts").events, 1, "the data stays");
+}
+
 fn write(dir: &std::path::Path, name: &str, body: &[u8]) -> std::path::PathBuf {
     let p = dir.join(name);
     std::fs::File::create(&p).and_then(|mut f| f.write_all(body)).expect("write");

@@ -5,14 +5,32 @@
 //! - [`failed_scheduling`]: the FailedScheduling message parser (every era);
 //! - [`pending`]: `why-pending`, one pod's chain or every pending pod;
 //! - [`state`]: the cluster at an instant, from object versions;
-//! - [`next_steps`]: what to do about each reason.
+//! - [`next_steps`]: what to do about each reason;
+//! - [`history`]: node signals, eviction evidence and placements between two instants;
+//! - [`usage`]: per-node requested % of allocatable at an instant, and the skew;
+//! - [`skew`]: `kdrift skew`, requested % per node with LowNodeUtilization classes;
+//! - [`postmortem`]: `postmortem job`, why a Job (or a CronJob's runs) failed;
+//! - [`drains`]: `timeline drains`, drains and outages grouped into rolling operations;
+//! - [`series`]: every node's requested % over a time range, sampled where it changes;
+//! - [`report`]: what `kdrift report` shows, gathered from the analyses above.
 
+pub mod drains;
 pub mod error;
 pub mod failed_scheduling;
+pub mod history;
 pub mod next_steps;
 pub mod pending;
+pub mod postmortem;
+pub mod rebalance_runs;
+pub mod report;
+pub mod series;
+pub mod skew;
 pub mod snapshot;
 pub mod state;
+pub mod usage;
 
+pub use drains::{drain_timeline, DrainTimeline, NodeEpisode, Operation};
 pub use error::AnalyzeError;
 pub use pending::{pending_pods, why_pending, PendingPod, PendingReport};
+pub use postmortem::{postmortem_job, JobPostmortem};
+pub use usage::{requested_at, requested_over_time, RequestedAt};

@@ -69,10 +69,17 @@ pub fn next_steps(report: &PendingReport) -> Vec<NextStep> {
                 }
                 _ => String::new(),
             };
+            let burst = report
+                .why_full
+                .as_ref()
+                .and_then(|w| w.fills.iter().find(|f| f.node == s.node))
+                .and_then(|f| f.bursts.first())
+                .map(|b| format!("; it filled up in drain #{}: {}", b.operation, b.summary))
+                .unwrap_or_default();
             steps.push(NextStep {
                 addresses: format!("Insufficient {}", s.resource),
                 action: format!(
-                    "free {} of {} on {}: move pods elsewhere (`kdrift rebalance plan`){detail}",
+                    "free {} of {} on {}: move pods elsewhere (`kdrift rebalance plan`){detail}{burst}",
                     s.display[2], s.resource, s.node
                 ),
             });
@@ -106,11 +113,25 @@ fn reason_action(kind: ReasonKind, reason: &str, report: &PendingReport) -> Opti
         ),
         K::TooManyPods => "nodes are at their pod limit (allocatable pods): spread pods or raise the kubelet's maxPods".into(),
         K::NodeAffinity => "the pod's nodeSelector / required node affinity rules these nodes out: relax it or label a node to match".into(),
-        K::PodAffinity | K::PodAffinityOrAntiAffinity => format!(
-            "the required pod affinity pins the pod next to the pods its selector matches (on {}): make it \
-             preferredDuringSchedulingIgnoredDuringExecution, or make room on that node",
-            left_nodes(report)
-        ),
+        K::PodAffinity | K::PodAffinityOrAntiAffinity => match report.why_full.as_ref().and_then(|w| w.anchors.first()) {
+            Some(a) => format!(
+                "the required pod affinity pins the pod next to {}/{} on {}: make it \
+                 preferredDuringSchedulingIgnoredDuringExecution, or let {} run elsewhere{}",
+                a.namespace,
+                a.name,
+                a.node,
+                a.name,
+                match a.offered_by.first() {
+                    Some((r, nodes)) => format!(" (it needs {r}, offered by {})", nodes.join(", ")),
+                    None => String::new(),
+                }
+            ),
+            None => format!(
+                "the required pod affinity pins the pod next to the pods its selector matches (on {}): make it \
+                 preferredDuringSchedulingIgnoredDuringExecution, or make room on that node",
+                left_nodes(report)
+            ),
+        },
         K::PodAntiAffinity => "the pod's required anti-affinity excludes nodes running matching pods: relax it or add nodes".into(),
         K::ExistingPodsAntiAffinity => "pods already on these nodes have anti-affinity against this pod: relax theirs or schedule elsewhere".into(),
         K::UntoleratedTaint => format!("{reason}: add a matching toleration, or remove the taint when it is stale (`kubectl taint nodes NODE KEY-`)"),

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use kdrift_ingest::victorialogs::Layout;
 
 /// The default store file, in the working directory.
 pub const DEFAULT_DB: &str = "kdrift.duckdb";
@@ -49,9 +50,156 @@ pub enum Command {
     Demo(DemoArgs),
     /// Run one of kdrift's named read queries (queries/*.sql) against the store.
     Query(QueryArgs),
-    /// Plan a descheduler-compatible rebalance from the store (plan only: never contacts a cluster).
+    /// Plan a descheduler-compatible rebalance (from the store or a live cluster), then apply it.
     #[command(subcommand)]
     Rebalance(RebalanceCommand),
+    /// Record the cluster continuously: list, then watch events, pods, nodes and their owners into the
+    /// store until SIGTERM / Ctrl-C (events expire after an hour; this keeps them).
+    Record(RecordArgs),
+    /// Dead-man check of the nightly rebalance: exit 0 when the last successful run is recent enough,
+    /// 1 when it is too old (STALE) or there is none (NEVER).
+    Check(CheckArgs),
+    /// Every node's requested % of allocatable now (or --at), the skew between nodes, and each node's
+    /// LowNodeUtilization class.
+    Skew(SkewArgs),
+    /// Why something failed, from the store's history.
+    #[command(subcommand)]
+    Postmortem(PostmortemCommand),
+    /// What happened over time: drains, reboots and outages.
+    #[command(subcommand)]
+    Timeline(TimelineCommand),
+    /// One self-contained HTML file: the drain timeline as a Gantt chart, every node's requested % over time,
+    /// and the Pending chains.
+    Report(ReportArgs),
+}
+
+/// `kdrift report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The HTML file to write (replaced when it exists).
+    #[arg(long, value_name = "FILE")]
+    pub html: PathBuf,
+    /// Start of the range (default: the store's first instant).
+    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    pub since: Option<DateTime<Utc>>,
+    /// End of the range (default: the store's last instant).
+    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    pub until: Option<DateTime<Utc>>,
+}
+
+/// Which cluster and namespaces, with kubectl's flags.
+#[derive(Debug, Args)]
+pub struct KubeArgs {
+    /// The kubeconfig file (default: KUBECONFIG, else ~/.kube/config, else the pod's service account).
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context (default: its current-context).
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+    /// Only this namespace (default: the context's namespace; cluster-scoped objects are always read).
+    #[arg(short = 'n', long, value_name = "NAMESPACE", conflicts_with = "all_namespaces")]
+    pub namespace: Option<String>,
+    /// Every namespace.
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    /// Objects per list request (kubectl's --chunk-size).
+    #[arg(long, value_name = "N", default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..))]
+    pub chunk_size: u32,
+}
+
+/// `kdrift record`.
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// Cluster and namespaces.
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    /// Commit after this many object versions.
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub batch_records: u64,
+    /// Commit at least every this many seconds while versions come in.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub batch_seconds: u64,
+}
+
+/// `kdrift skew`.
+#[derive(Debug, Args)]
+pub struct SkewArgs {
+    /// The instant (default: the store's newest observation).
+    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    pub at: Option<DateTime<Utc>>,
+    /// LowNodeUtilization thresholds (underutilized at or below), percent per resource.
+    #[arg(long, value_name = "RES=PCT,…", value_parser = parse_thresholds, requires = "target_thresholds",
+          conflicts_with = "policy")]
+    pub thresholds: Option<Thresholds>,
+    /// LowNodeUtilization targetThresholds (overutilized above), percent per resource.
+    #[arg(long, value_name = "RES=PCT,…", value_parser = parse_thresholds, requires = "thresholds",
+          conflicts_with = "policy")]
+    pub target_thresholds: Option<Thresholds>,
+    /// A descheduler policy to take the thresholds from (DeschedulerPolicy, Helm values or ConfigMap);
+    /// default: the descheduler Helm chart's default (cpu/memory/pods 20 → 50 %).
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+}
+
+/// Percent per resource, as given on the command line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Thresholds(pub Vec<(String, f64)>);
+
+/// Parses `cpu=20,memory=20` (pure; used by clap).
+pub fn parse_thresholds(s: &str) -> Result<Thresholds, String> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (k, v) = part.split_once('=').ok_or_else(|| format!("expected RESOURCE=PERCENT, got {part:?}"))?;
+        let v: f64 = v.trim().parse().map_err(|_| format!("{k}: expected a percent such as 20 or 35.5, got {v:?}"))?;
+        if k.trim().is_empty() {
+            return Err(format!("expected RESOURCE=PERCENT, got {part:?}"));
+        }
+        out.push((k.trim().to_string(), v));
+    }
+    if out.is_empty() {
+        return Err("expected RESOURCE=PERCENT[,RESOURCE=PERCENT…], e.g. cpu=20,memory=20".into());
+    }
+    Ok(Thresholds(out))
+}
+
+/// `kdrift postmortem`.
+#[derive(Debug, Subcommand)]
+pub enum PostmortemCommand {
+    /// Why a Job failed (DeadlineExceeded, BackoffLimitExceeded): its pods, the why-pending chain of a pod
+    /// that never started, the last container state of one that ran. A CronJob name explains its failed runs.
+    Job(PostmortemJobArgs),
+}
+
+/// `kdrift postmortem job`.
+#[derive(Debug, Args)]
+pub struct PostmortemJobArgs {
+    /// The Job or CronJob, as NAMESPACE/NAME.
+    #[arg(value_name = "NAMESPACE/NAME", value_parser = parse_job_ref)]
+    pub job: PodRef,
+}
+
+/// Parses a Job or CronJob `NAMESPACE/NAME` (pure; used by clap).
+pub fn parse_job_ref(s: &str) -> Result<PodRef, String> {
+    parse_pod_ref(s).map_err(|_| format!("expected NAMESPACE/NAME of a Job or CronJob (e.g. media/backup), got {s:?}"))
+}
+
+/// `kdrift timeline`.
+#[derive(Debug, Subcommand)]
+pub enum TimelineCommand {
+    /// Drains and rolling drains reconstructed from cordons, evictions, reboots and uncordons:
+    /// node order, pods moved and where they landed, requested % before and after, the skew left.
+    Drains(TimelineDrainsArgs),
+}
+
+/// `kdrift timeline drains`.
+#[derive(Debug, Args)]
+pub struct TimelineDrainsArgs {
+    /// Only operations still going on at or after this instant.
+    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    pub since: Option<DateTime<Utc>>,
+    /// Only operations started at or before this instant.
+    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    pub until: Option<DateTime<Utc>>,
 }
 
 /// `kdrift rebalance`.
@@ -63,6 +211,119 @@ pub enum RebalanceCommand {
     /// Try a grid of LowNodeUtilization thresholds → targets night after night and print the best
     /// converging one as a complete DeschedulerPolicy (exit 1 when none converges).
     Recommend(RebalanceRecommendArgs),
+    /// Execute a plan file from `rebalance plan -o json`: re-reads the cluster and refuses a plan it has
+    /// drifted from (exit 1) unless --replan; evicts through the Eviction API (exit 2 when it had to stop).
+    Apply(RebalanceApplyArgs),
+    /// Plan and execute in one go against a live cluster; requires --yes (plan-only is `rebalance plan`).
+    Run(RebalanceRunArgs),
+}
+
+/// Which cluster to talk to (as kubectl: `--kubeconfig`, `KUBECONFIG`, `~/.kube/config`, in-cluster).
+#[derive(Debug, Clone, Args)]
+pub struct ClusterArgs {
+    /// A kubeconfig file (default: KUBECONFIG, else ~/.kube/config, else the in-cluster service account).
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    /// A context of the kubeconfig (default: its current-context).
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+}
+
+impl ClusterArgs {
+    /// True when either flag is given.
+    pub fn given(&self) -> bool {
+        self.kubeconfig.is_some() || self.context.is_some()
+    }
+}
+
+/// How to execute evictions (`rebalance apply`, `rebalance run`).
+#[derive(Debug, Clone, Args)]
+pub struct ExecuteArgs {
+    /// Evictions in flight at once.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub concurrency: u32,
+    /// How long to wait for each replacement pod to be Ready (0: do not wait), e.g. 5m, 90s.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_timeout)]
+    pub ready_timeout: std::time::Duration,
+    /// Pre-flight probe, SELECTOR=URL (repeatable): pods matching the label selector are evicted only when
+    /// the URL's JSON answer says they are idle, e.g. `app=plex=http://plex.media:32400/sessions`.
+    #[arg(long = "probe", value_name = "SELECTOR=URL", value_parser = parse_probe)]
+    pub probes: Vec<kdrift_rebalance::execute::Probe>,
+    /// Do not record the evictions and the run in the store.
+    #[arg(long)]
+    pub no_store: bool,
+}
+
+/// `kdrift rebalance apply`.
+#[derive(Debug, Args)]
+pub struct RebalanceApplyArgs {
+    /// The plan file (`kdrift rebalance plan … -o json > plan.json`, or `--out plan.json`).
+    #[arg(value_name = "PLAN.json")]
+    pub plan: PathBuf,
+    /// When the cluster drifted from the plan, plan again (same policy and options) and execute the new plan.
+    #[arg(long)]
+    pub replan: bool,
+    /// Write the plan actually executed (the new one after --replan) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub execute: ExecuteArgs,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+/// `kdrift rebalance run`.
+#[derive(Debug, Args)]
+pub struct RebalanceRunArgs {
+    /// A descheduler policy (DeschedulerPolicy, Helm values or the chart's ConfigMap);
+    /// default: the descheduler Helm chart's default policy.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// Confirm: evict pods now. Without it `run` refuses (exit 2); plan-only is `kdrift rebalance plan`.
+    #[arg(long)]
+    pub yes: bool,
+    /// Do not spend evictions on pods that request none of the resources their node is over on.
+    #[arg(long)]
+    pub skip_zero_request: bool,
+    /// Write the plan executed to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub execute: ExecuteArgs,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+/// `kdrift check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The longest acceptable time since the last successful rebalance, e.g. 26h, 90m, 1d.
+    #[arg(long, value_name = "DURATION", value_parser = parse_max_age)]
+    pub max_age: (chrono::Duration, String),
+    /// Also read the CronJob's status.lastSuccessfulTime, as NAMESPACE/NAME (needs cluster access).
+    #[arg(long, value_name = "NAMESPACE/NAME", value_parser = parse_pod_ref)]
+    pub cronjob: Option<PodRef>,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+/// Parses a maximum age (pure; used by clap): the duration and the text as given.
+pub fn parse_max_age(s: &str) -> Result<(chrono::Duration, String), String> {
+    kdrift_rebalance::deadman::parse_max_age(s).map(|d| (d, s.trim().to_string()))
+}
+
+/// Parses a timeout: `0` or a duration such as `5m`, `90s`, `1h` (pure; used by clap).
+pub fn parse_timeout(s: &str) -> Result<std::time::Duration, String> {
+    if s.trim() == "0" {
+        return Ok(std::time::Duration::ZERO);
+    }
+    let d = kdrift_rebalance::deadman::parse_max_age(s)?;
+    Ok(std::time::Duration::from_secs(d.num_seconds().unsigned_abs()))
+}
+
+/// Parses `SELECTOR=URL` (pure; used by clap).
+pub fn parse_probe(s: &str) -> Result<kdrift_rebalance::execute::Probe, String> {
+    kdrift_rebalance::execute::Probe::parse(s).map_err(|e| e.to_string())
 }
 
 /// `kdrift rebalance recommend`.
@@ -101,6 +362,15 @@ pub struct RebalancePlanArgs {
     /// (descheduler does).
     #[arg(long)]
     pub skip_zero_request: bool,
+    /// Plan on the live cluster (the same reads `rebalance apply` makes) instead of the store;
+    /// implied by --kubeconfig or --context.
+    #[arg(long, conflicts_with = "at")]
+    pub live: bool,
+    /// Also write the plan document (what `-o json` prints, for `rebalance apply`) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
 }
 
 /// Parses an RFC 3339 instant into UTC (pure; used by clap).
@@ -138,6 +408,86 @@ pub enum IngestCommand {
     /// Dump files and directories: `kubectl get … -o json|yaml`, `kubectl cluster-info dump`
     /// directories, NDJSON (VictoriaLogs exports included), gzip-compressed files.
     File(IngestFileArgs),
+    /// A snapshot of a live cluster through its API: events (both APIs), pods, nodes, namespaces,
+    /// PodDisruptionBudgets, PriorityClasses and the owner kinds.
+    Api(KubeArgs),
+    /// Pull Kubernetes events (and, from the OpenTelemetry k8sobjects receiver, pods and nodes)
+    /// from a VictoriaLogs server, window by window. Credentials come from the environment or
+    /// files only: KDRIFT_VL_USER/--user with KDRIFT_VL_PASSWORD or --password-file,
+    /// KDRIFT_VL_BEARER_TOKEN or --bearer-token-file, KDRIFT_VL_HEADERS or --headers-file.
+    Victorialogs(IngestVictorialogsArgs),
+}
+
+/// `kdrift ingest victorialogs`.
+#[derive(Debug, Args)]
+pub struct IngestVictorialogsArgs {
+    /// The server: http://host:9428, or a prefix in front of /select/logsql (vmauth). No user:password in it.
+    #[arg(long, value_name = "URL")]
+    pub url: String,
+    /// Range start (default: 7 days before --end, VictoriaLogs' default retention).
+    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    pub start: Option<DateTime<Utc>>,
+    /// Range end, exclusive (default: now).
+    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    pub end: Option<DateTime<Utc>>,
+    /// A LogsQL filter ANDed to the layout's, e.g. 'reason:in(FailedScheduling, Scheduled)' (no pipes).
+    #[arg(long, value_name = "LOGSQL")]
+    pub filter: Option<String>,
+    /// The shipper's field layout: raw, msg-json, otel-k8sevents, otel-k8sobjects or kent
+    /// (default: detected from /select/logsql/field_names).
+    #[arg(long, value_name = "LAYOUT", value_parser = parse_layout)]
+    pub layout: Option<Layout>,
+    /// Continue after the last window this pull (same URL, tenant, layout and filter) committed.
+    #[arg(long)]
+    pub resume: bool,
+    /// Basic auth user (or KDRIFT_VL_USER); the password from KDRIFT_VL_PASSWORD or --password-file.
+    #[arg(long, value_name = "NAME")]
+    pub user: Option<String>,
+    /// File holding the Basic auth password.
+    #[arg(long, value_name = "FILE")]
+    pub password_file: Option<PathBuf>,
+    /// File holding a Bearer token.
+    #[arg(long, value_name = "FILE")]
+    pub bearer_token_file: Option<PathBuf>,
+    /// File of extra request headers, one `Name: value` per line.
+    #[arg(long, value_name = "FILE")]
+    pub headers_file: Option<PathBuf>,
+    /// Tenant: the AccountID header.
+    #[arg(long, value_name = "N")]
+    pub account_id: Option<u32>,
+    /// Tenant: the ProjectID header.
+    #[arg(long, value_name = "N")]
+    pub project_id: Option<u32>,
+    /// Rows one query window should return at most (windows are sized with /select/logsql/hits).
+    #[arg(long, value_name = "ROWS", default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub window_rows: u64,
+    /// Attempts per window before giving up (the first included).
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub attempts: u32,
+    /// Wait before the first retry of a window, doubled each time (e.g. 1s, 500ms).
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration)]
+    pub retry_delay: std::time::Duration,
+}
+
+/// Parses a `--layout` name (pure; used by clap).
+pub fn parse_layout(s: &str) -> Result<Layout, String> {
+    Layout::parse(s).ok_or_else(|| {
+        let names: Vec<&str> = Layout::ALL.iter().map(|l| l.as_str()).collect();
+        format!("unknown layout {s:?}; expected one of {}", names.join(", "))
+    })
+}
+
+/// Parses `500ms`, `1s`, `2m` (pure; used by clap).
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let bad = || format!("expected a duration such as 500ms, 1s or 2m, got {s:?}");
+    let digits = s.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
+    let n: u64 = s[..digits].parse().map_err(|_| bad())?;
+    match &s[digits..] {
+        "ms" => Ok(std::time::Duration::from_millis(n)),
+        "s" => Ok(std::time::Duration::from_secs(n)),
+        "m" => Ok(std::time::Duration::from_secs(n * 60)),
+        _ => Err(bad()),
+    }
 }
 
 /// `kdrift ingest file`.
@@ -232,8 +582,105 @@ mod tests {
     }
 
     #[test]
+    fn victorialogs_arguments() {
+        assert_eq!(parse_layout("otel-k8sevents"), Ok(Layout::OtelK8sevents));
+        assert!(parse_layout("otel").is_err_and(|e| e.contains("msg-json")));
+        assert_eq!(parse_duration("500ms"), Ok(std::time::Duration::from_millis(500)));
+        assert_eq!(parse_duration("2m"), Ok(std::time::Duration::from_secs(120)));
+        assert!(parse_duration("1h").is_err() && parse_duration("s").is_err());
+        // No argument takes a password or a token.
+        let cli = Cli::try_parse_from(["kdrift", "ingest", "victorialogs", "--url", "http://x", "--password", "p"]);
+        assert!(cli.is_err());
+    }
+
+    #[test]
+    fn thresholds_parsing() {
+        assert_eq!(
+            parse_thresholds("cpu=20, memory=35.5"),
+            Ok(Thresholds(vec![("cpu".into(), 20.0), ("memory".into(), 35.5)]))
+        );
+        assert!(parse_thresholds("cpu").is_err());
+        assert!(parse_thresholds("cpu=x").is_err());
+        assert!(parse_thresholds("").is_err());
+        assert!(Cli::try_parse_from(["kdrift", "skew", "--thresholds", "cpu=20"]).is_err(), "needs targets");
+        assert!(
+            Cli::try_parse_from(["kdrift", "skew", "--thresholds", "cpu=20", "--target-thresholds", "cpu=50"]).is_ok()
+        );
+        assert!(Cli::try_parse_from([
+            "kdrift",
+            "skew",
+            "--policy",
+            "p.yaml",
+            "--thresholds",
+            "cpu=1",
+            "--target-thresholds",
+            "cpu=2"
+        ])
+        .is_err());
+    }
+
+    #[test]
     fn cli_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn kube_flags_read_like_kubectl() {
+        let kube = |args: &[&str]| match Cli::try_parse_from(args).map(|c| c.command) {
+            Ok(Command::Ingest(IngestCommand::Api(k))) => Ok(k),
+            Ok(Command::Record(r)) => Ok(r.kube),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.kind()),
+        };
+        let k = kube(&["kdrift", "ingest", "api", "--kubeconfig", "/k", "--context", "c", "-n", "media"]).expect("ok");
+        assert_eq!(
+            (k.kubeconfig, k.context.as_deref(), k.namespace.as_deref(), k.all_namespaces),
+            (Some(PathBuf::from("/k")), Some("c"), Some("media"), false)
+        );
+        assert!(kube(&["kdrift", "record", "-A"]).expect("ok").all_namespaces);
+        assert!(kube(&["kdrift", "record", "-A", "-n", "x"]).is_err(), "-A and -n conflict");
+    }
+
+    #[test]
+    fn durations_and_probes() {
+        assert_eq!(parse_timeout("0"), Ok(std::time::Duration::ZERO));
+        assert_eq!(parse_timeout("5m"), Ok(std::time::Duration::from_secs(300)));
+        assert!(parse_timeout("5").is_err());
+        assert_eq!(parse_max_age("26h").map(|(d, t)| (d.num_hours(), t)), Ok((26, "26h".to_string())));
+        assert!(parse_max_age("soon").is_err());
+        assert!(parse_probe("app=plex=http://plex:32400/sessions").is_ok());
+        assert!(parse_probe("app=plex").is_err());
+    }
+
+    #[test]
+    fn evicting_commands_refuse_malformed_arguments() {
+        let kind = |args: &[&str]| Cli::try_parse_from(args).map(|_| ()).map_err(|e| e.kind());
+        use clap::error::ErrorKind;
+        assert_eq!(kind(&["kdrift", "rebalance", "run", "--yes=no"]), Err(ErrorKind::TooManyValues));
+        assert_eq!(kind(&["kdrift", "rebalance", "run", "--dry-run=flase"]), Err(ErrorKind::UnknownArgument));
+        assert_eq!(kind(&["kdrift", "rebalance", "run", "--dryrun"]), Err(ErrorKind::UnknownArgument));
+        assert_eq!(kind(&["kdrift", "rebalance", "apply"]), Err(ErrorKind::MissingRequiredArgument));
+        assert!(kind(&["kdrift", "rebalance", "apply", "p.json", "--concurrency", "0"]).is_err());
+        assert!(kind(&["kdrift", "rebalance", "plan", "--live", "--at", "2026-11-28T05:00:00Z"]).is_err());
+        assert!(kind(&["kdrift", "check"]).is_err(), "--max-age is required");
+        match Cli::try_parse_from(["kdrift", "rebalance", "run", "--policy", "p.yaml"]).map(|c| c.command) {
+            Ok(Command::Rebalance(RebalanceCommand::Run(a))) => assert!(!a.yes, "plan-only unless --yes"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn report_needs_an_html_file() {
+        assert!(Cli::try_parse_from(["kdrift", "report"]).is_err());
+        let parsed = Cli::try_parse_from(["kdrift", "report", "--html", "r.html", "--since", "2026-11-28T00:00:00Z"]);
+        match parsed.map(|c| c.command) {
+            Ok(Command::Report(a)) => {
+                assert_eq!(a.html, PathBuf::from("r.html"));
+                assert_eq!(a.since, parse_instant("2026-11-28T00:00:00Z").ok());
+                assert_eq!(a.until, None);
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! is a terminal; otherwise it stays silent so logs and pipes stay clean.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use kdrift_ingest::victorialogs::{Failure, Layout, PullProgress, Window, WindowReport};
 use kdrift_ingest::{FileSummary, Progress};
 
 /// A byte-count progress bar over all input files.
@@ -38,6 +39,50 @@ impl Progress for Bar {
 }
 
 impl Drop for Bar {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// A window-count progress bar for a VictoriaLogs pull; retries are always
+/// reported on stderr (the bar only draws on a terminal).
+pub struct PullBar {
+    bar: ProgressBar,
+}
+
+impl PullBar {
+    /// A bar drawing on stderr (hidden when stderr is not a terminal).
+    pub fn new() -> PullBar {
+        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} window {pos}/{len} {wide_bar} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        PullBar { bar }
+    }
+}
+
+impl PullProgress for PullBar {
+    fn planned(&mut self, layout: Layout, windows: &[Window]) {
+        self.bar.set_length(windows.len() as u64);
+        self.bar.set_message(format!("layout {layout}"));
+    }
+
+    fn window_done(&mut self, report: &WindowReport) {
+        self.bar.inc(1);
+        self.bar.set_message(format!("{} rows", report.rows));
+    }
+
+    fn retrying(&mut self, window: &Window, attempt: u32, failure: &Failure, delay: std::time::Duration) {
+        let start = window.start.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+        let end = window.end.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+        self.bar.suspend(|| {
+            eprintln!("kdrift: window [{start}, {end}) attempt {attempt} failed: {failure}; retrying in {delay:?}");
+        });
+    }
+}
+
+impl Drop for PullBar {
     fn drop(&mut self) {
         self.bar.finish_and_clear();
     }

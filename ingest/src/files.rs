@@ -263,38 +263,57 @@ fn stage_all(
     summary: &mut FileSummary,
 ) -> Result<(), StoreError> {
     for record in records {
-        let kind = record.object.get("kind").and_then(|k| k.as_str()).unwrap_or("").to_string();
-        let is_event = kind == "Event";
-        let origin = record.origin.clone();
-        // Pods and nodes are read by the cluster model in every analysis: a
-        // value it cannot read (a quantity "abc", allocatable "-1") is reported
-        // now, with the file and item, rather than skipped silently later.
-        // The version is still stored: it is what the cluster said.
-        let model_error = match kind.as_str() {
-            "Pod" => kdrift_rebalance::PodInfo::from_json(&record.object).err().map(|e| e.to_string()),
-            "Node" => kdrift_rebalance::NodeInfo::from_json(&record.object).err().map(|e| e.to_string()),
-            _ => None,
-        };
-        if let Some(problem) = model_error {
-            summary.errors.push(InputError {
-                origin: origin.clone(),
-                column: None,
-                message: format!("{problem}; the version is stored, but analyses cannot use it"),
-            });
-        }
-        match writer.stage(record)? {
-            Ok(()) => {
-                summary.records += 1;
-                if is_event {
-                    summary.events += 1;
-                } else {
-                    summary.objects += 1;
-                }
-            }
-            Err(e) => summary.errors.push(InputError { origin, column: None, message: e.to_string() }),
-        }
+        stage_record(writer, record, summary)?;
     }
     Ok(())
+}
+
+/// Stages one record and counts it in `summary`; a record that is not a
+/// storable object, or a Pod/Node the cluster model cannot read
+/// ([`model_problem`]), becomes an input error in `summary` (the Pod/Node
+/// version is still stored).
+///
+/// # Errors
+/// [`StoreError`] when the store fails.
+pub(crate) fn stage_record(
+    writer: &mut RunWriter<'_>,
+    record: Record,
+    summary: &mut FileSummary,
+) -> Result<(), StoreError> {
+    let is_event = record.object.get("kind").and_then(|k| k.as_str()) == Some("Event");
+    let origin = record.origin.clone();
+    if let Some(problem) = model_problem(&record) {
+        summary.errors.push(InputError {
+            origin: origin.clone(),
+            column: None,
+            message: format!("{problem}; the version is stored, but analyses cannot use it"),
+        });
+    }
+    match writer.stage(record)? {
+        Ok(()) => {
+            summary.records += 1;
+            if is_event {
+                summary.events += 1;
+            } else {
+                summary.objects += 1;
+            }
+        }
+        Err(e) => summary.errors.push(InputError { origin, column: None, message: e.to_string() }),
+    }
+    Ok(())
+}
+
+/// What the cluster model cannot read in a Pod or Node (a quantity "abc",
+/// allocatable "-1"). Pods and nodes are read by the model in every
+/// analysis: such a value is reported at ingest, with the file and item,
+/// rather than skipped silently later. The version is still stored: it is
+/// what the cluster said.
+pub(crate) fn model_problem(record: &Record) -> Option<String> {
+    match record.object.get("kind").and_then(|k| k.as_str()) {
+        Some("Pod") => kdrift_rebalance::PodInfo::from_json(&record.object).err().map(|e| e.to_string()),
+        Some("Node") => kdrift_rebalance::NodeInfo::from_json(&record.object).err().map(|e| e.to_string()),
+        _ => None,
+    }
 }
 
 fn finish(

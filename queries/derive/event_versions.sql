@@ -1,12 +1,12 @@
 -- name: derive_event_versions
--- purpose: Normalises the Event versions of one run (core/v1 and
+-- purpose: Normalises the Event versions of one run (or of its latest batch) (core/v1 and
 --   events.k8s.io/v1, kubernetes-events.md §3) into `event_versions`.
 --   Times: last = series.lastObservedTime → lastTimestamp → deprecatedLastTimestamp
 --   → eventTime → firstTimestamp → creationTimestamp → observed_at;
 --   first = firstTimestamp → deprecatedFirstTimestamp → eventTime → creationTimestamp → last.
 --   Count: the largest of series.count, count, deprecatedCount; 0 or missing counts as 1;
 --   clamped to 2147483647 (Kubernetes counts are int32; ingest rejects larger ones).
--- params: $1 run_id BIGINT
+-- params: $1 run_id BIGINT, $2 after_obs_id BIGINT (only observations after it: one committed batch of a long run; 0 for all)
 -- columns: none (inserts)
 INSERT INTO event_versions
 SELECT
@@ -49,4 +49,4 @@ SELECT
              COALESCE(TRY_CAST(object->>'$.count' AS BIGINT), 0),
              COALESCE(TRY_CAST(object->>'$.deprecatedCount' AS BIGINT), 0)))
 FROM observations
-WHERE run_id = $1 AND kind = 'Event';
+WHERE run_id = $1 AND obs_id > $2 AND kind = 'Event';

@@ -1,6 +1,6 @@
 -- name: derive_node_versions
--- purpose: Extracts cordon and readiness of the Node versions of one run into `node_versions`.
--- params: $1 run_id BIGINT
+-- purpose: Extracts cordon and readiness of the Node versions of one run (or of its latest batch) into `node_versions`.
+-- params: $1 run_id BIGINT, $2 after_obs_id BIGINT (only observations after it: one committed batch of a long run; 0 for all)
 -- columns: none (inserts)
 INSERT INTO node_versions
 SELECT
@@ -18,4 +18,4 @@ SELECT
       WHERE c->>'type' = 'Ready'
       LIMIT 1)
 FROM observations o
-WHERE o.run_id = $1 AND o.kind = 'Node';
+WHERE o.run_id = $1 AND o.obs_id > $2 AND o.kind = 'Node';

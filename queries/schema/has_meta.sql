@@ -1,5 +1,6 @@
 -- name: has_meta
 -- access: read
+-- cli: runs as it is in the duckdb shell on the store file (no parameters)
 -- purpose: Whether the database has kdrift's metadata table (is a kdrift store).
 -- params: none
 -- columns: n BIGINT (0 or 1)

@@ -1,5 +1,6 @@
 -- name: table_count
 -- access: read
+-- cli: runs as it is in the duckdb shell on the store file (no parameters)
 -- purpose: How many tables the database has (a non-empty database without kdrift_meta is not ours).
 -- params: none
 -- columns: n BIGINT

@@ -1,5 +1,6 @@
 -- name: pod_at
 -- access: read
+-- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q('media', 'backup-29930640-x7k2q', epoch_us(TIMESTAMP '2026-11-28 05:00:00'));
 -- purpose: One pod's version at an instant: the latest observed at or before
 --   it, else the earliest after it (estimated). Deleted versions included.
 -- params: $1 namespace VARCHAR, $2 name VARCHAR, $3 at_us BIGINT (UTC microseconds)

@@ -1,5 +1,6 @@
 -- name: pending_pods
 -- access: read
+-- cli: runs as it is in the duckdb shell on the store file (no parameters)
 -- purpose: Every pod that had FailedScheduling events, longest-pending first.
 --   Occurrences sum each distinct event's highest count (re-sent copies of an
 --   event are never summed, kubernetes-events.md §4). Pending time runs from the

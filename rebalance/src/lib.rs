@@ -1,6 +1,6 @@
 //! kdrift's cluster model and kube-scheduler filter model.
 //!
-//! Pure data, no I/O: stored Pod and Node objects (`serde_json::Value`, as
+//! Pure data (except [`cluster`]): stored Pod and Node objects (`serde_json::Value`, as
 //! kept by ingest) are read tolerantly into [`PodInfo`] and [`NodeInfo`];
 //! [`quantity`] parses Kubernetes quantities exactly; [`scheduler`] replays
 //! kube-scheduler's Filter plugins for one pod against a [`ClusterState`] to
@@ -13,6 +13,12 @@
 //! ([`simulate_plan`]), replays the following nights ([`simulate_rounds`]) and
 //! compares alternative thresholds ([`suggest_thresholds`]).
 //!
+//! [`cluster`] and [`execute`] are the I/O edge: [`cluster`] connects to a
+//! cluster like kubectl and lists and watches raw objects (shared by
+//! `kdrift ingest api`, `kdrift record` and the rebalance executor);
+//! [`execute`] reads the live snapshot, checks a plan file ([`document`])
+//! against it and evicts through the Eviction API.
+//!
 //! Compatibility contracts: descheduler v0.36 for pod requests and node usage
 //! (`shared/reference/descheduler-lownodeutilization.md` §1), kube-scheduler
 //! (up to about v1.36) for filters, reason strings and scores
@@ -20,10 +26,15 @@
 //! for LowNodeUtilization and DefaultEvictor (the same descheduler reference).
 
 pub mod bench_cluster;
+pub mod cluster;
+pub mod deadman;
+pub mod document;
 pub mod error;
+pub mod execute;
 mod extract;
 mod fast_hash;
 pub mod node;
+pub mod objects;
 pub mod planner;
 pub mod pod;
 pub mod policy;

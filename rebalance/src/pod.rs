@@ -427,6 +427,9 @@ pub struct PodInfo {
     pub name: String,
     /// `metadata.uid`.
     pub uid: Option<String>,
+    /// `metadata.resourceVersion` (opaque; compared for equality only, e.g.
+    /// by `rebalance apply` to see whether a planned pod changed).
+    pub resource_version: Option<String>,
     /// `spec.nodeName`: the node the pod is bound to (empty reads as `None`).
     pub node_name: Option<String>,
     /// `status.nominatedNodeName` (set by preemption).
@@ -492,6 +495,7 @@ impl PodInfo {
             namespace: namespace.to_string(),
             name: name.to_string(),
             uid: None,
+            resource_version: None,
             node_name: None,
             nominated_node_name: None,
             scheduler_name: None,
@@ -693,6 +697,8 @@ impl PodInfo {
         pod.phase = None;
 
         pod.uid = r.opt_str(mget("uid"), "metadata.uid")?.filter(|s| !s.is_empty());
+        pod.resource_version =
+            r.opt_str(mget("resourceVersion"), "metadata.resourceVersion")?.filter(|s| !s.is_empty());
         pod.labels = r.string_map(mget("labels"), "metadata.labels")?;
         pod.annotations = r.string_map(mget("annotations"), "metadata.annotations")?;
         pod.creation_timestamp = r.opt_time(mget("creationTimestamp"), "metadata.creationTimestamp")?;
@@ -894,7 +900,11 @@ fn read_requirements(r: &Reader, v: Option<&Value>, path: &str) -> Result<Vec<Re
     Ok(out)
 }
 
-fn read_label_selector(r: &Reader, v: Option<&Value>, path: &str) -> Result<Option<LabelSelector>, ModelError> {
+pub(crate) fn read_label_selector(
+    r: &Reader,
+    v: Option<&Value>,
+    path: &str,
+) -> Result<Option<LabelSelector>, ModelError> {
     let Some(v) = v else { return Ok(None) };
     if !v.is_object() {
         return Err(r.bad(path, format!("expected an object, got {}", describe(v))));

@@ -1,10 +1,19 @@
 //! Shared helpers of the end-to-end tests: where the real fixtures are
-//! (`../shared/fixtures/real`, read in place, never copied) and fresh stores
-//! in temporary directories.
+//! (`../shared/fixtures/real`, read in place, never copied), fresh stores
+//! in temporary directories, a fake VictoriaLogs ([`fake_vlogs`]) and the
+//! shippers that load it ([`shippers`]).
+
+pub mod fake_vlogs;
+pub mod shippers;
+pub mod vl_pull;
 
 use std::path::PathBuf;
 
 use kdrift_ingest::Store;
+
+pub mod busy_cluster;
+pub mod fake_kube;
+pub mod recorder;
 
 /// `../shared/fixtures/real` next to the checkout, when present.
 pub fn real_fixtures() -> Option<PathBuf> {
@@ -80,4 +89,58 @@ pub fn victorialogs_flatten(doc: &serde_json::Value, message_field: &str, time_f
     };
     out.extend(flat);
     Value::Object(out)
+}
+
+/// The node-level events of a `kubectl get events`-style TSV extraction
+/// (`../shared/fixtures/real/drains/node-events-*.tsv`: `#` comments, a
+/// header `firstTimestamp lastTimestamp count type reason object source
+/// message file_ns`) as core/v1 Event records, exactly as the cluster wrote
+/// them: `object` is `Kind/name` or `Kind/namespace/name`, `source` is
+/// `component` or `component@host`.
+pub fn tsv_node_events(path: &std::path::Path) -> Result<Vec<kdrift_ingest::record::Record>, String> {
+    use kdrift_ingest::record::{Change, Origin, Record};
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    let mut header_seen = false;
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        if !header_seen {
+            header_seen = true;
+            continue;
+        }
+        let cols: Vec<&str> = line.split('\t').collect();
+        let [first, last, count, ty, reason, object, source, message, ns] = cols[..] else {
+            return Err(format!("{}:{}: expected 9 tab-separated columns, got {}", path.display(), i + 1, cols.len()));
+        };
+        let parts: Vec<&str> = object.split('/').collect();
+        let (kind, obj_ns, name) = match parts[..] {
+            [k, n] => (k, "", n),
+            [k, namespace, n] => (k, namespace, n),
+            _ => return Err(format!("{}:{}: bad object {object:?}", path.display(), i + 1)),
+        };
+        let (component, host) = source.split_once('@').unwrap_or((source, ""));
+        let count: i64 = count.parse().map_err(|_| format!("{}:{}: bad count {count:?}", path.display(), i + 1))?;
+        let object = serde_json::json!({
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": format!("{name}.{}", i + 1), "namespace": ns},
+            "involvedObject": {"kind": kind, "name": name, "namespace": obj_ns},
+            "reason": reason,
+            "message": message,
+            "type": ty,
+            "count": count,
+            "firstTimestamp": first,
+            "lastTimestamp": last,
+            "source": {"component": component, "host": host},
+        });
+        out.push(Record {
+            object,
+            origin: Origin { location: path.display().to_string(), line: Some(i as u64 + 1), item: None },
+            observed_at: None,
+            change: Change::Listed,
+        });
+    }
+    Ok(out)
 }

@@ -51,7 +51,8 @@ pub struct NodeLine {
     pub fails: Vec<String>,
     /// The one reason the scheduler records for it (the first failing plugin).
     pub recorded_as: Option<String>,
-    /// The node's version was observed after the instant (a dump): numbers estimated.
+    /// Numbers estimated: the node's version was observed after the instant (a dump), or a pod
+    /// counted on it is known only from events or from a later version.
     pub estimated: bool,
 }
 
@@ -143,6 +144,18 @@ pub(super) fn build_state(
             cluster_at.estimated_nodes.join(", ")
         ));
     }
+    if !cluster_at.event_only_pods.is_empty() {
+        notes.push(format!(
+            "{} pod(s) are known only from events (Scheduled, no object): placed from their Scheduled event, \
+             requests estimated from the nearest version of the same owner{}",
+            cluster_at.event_only_pods.len(),
+            if cluster_at.requests_unknown.is_empty() {
+                String::new()
+            } else {
+                format!("; {} without any owner version count with no requests", cluster_at.requests_unknown.len())
+            }
+        ));
+    }
     let unknown_capacity: Vec<&str> =
         cluster_at.nodes.iter().filter(|n| n.allocatable.is_empty()).map(|n| n.name.as_str()).collect();
     if !unknown_capacity.is_empty() {
@@ -206,7 +219,11 @@ pub(super) fn build_state(
             resources,
             fails,
             recorded_as,
-            estimated: cluster_at.estimated_nodes.contains(&node.name),
+            estimated: cluster_at.estimated_nodes.contains(&node.name)
+                || state.pods_on(&node.name).any(|p| {
+                    let key = p.key();
+                    cluster_at.event_only_pods.contains(&key) || cluster_at.estimated_pods.contains(&key)
+                }),
         });
     }
 
@@ -305,7 +322,12 @@ pub(super) fn build_state(
     }))
 }
 
-fn load_pod(store: &Store, namespace: &str, name: &str, at: DateTime<Utc>) -> Result<Option<PodInfo>, AnalyzeError> {
+pub(super) fn load_pod(
+    store: &Store,
+    namespace: &str,
+    name: &str,
+    at: DateTime<Utc>,
+) -> Result<Option<PodInfo>, AnalyzeError> {
     let rows = store
         .query_map(&sql::POD_AT, duckdb::params![namespace, name, at.timestamp_micros()], |r| r.get::<_, String>(6))?;
     Ok(rows

@@ -2,18 +2,27 @@
 //! its scheduling history, the reasons the scheduler gave (with counts, and
 //! which ones preemption cannot fix), the nodes as the store knew them at the
 //! last failure (allocatable vs requested, what each constraint excluded,
-//! the shortfall per Insufficient resource) and the next steps.
+//! the shortfall per Insufficient resource), why the node that is left is
+//! full (the pods holding its requests, what brought them, the drain bursts)
+//! and why the anchor pod of a required pod affinity is there, and the next
+//! steps.
 
+mod anchor;
 mod chain;
+mod full;
 mod report;
+mod why_full;
 
 use chrono::{DateTime, Utc};
 use kdrift_ingest::store::sql;
 use kdrift_ingest::Store;
 use serde::Serialize;
 
+pub use anchor::Anchor;
 pub use chain::{ConstraintLine, NodeLine, ResourceLine, Shortfall, StateAtFailure};
+pub use full::{Arrival, Burst, Holder, NodeFill, BURST_WINDOW};
 pub use report::{why_pending, FailureEvent, History, PendingReport, ReasonLine, ScheduledAt};
+pub use why_full::WhyFull;
 
 use crate::failed_scheduling::{parse, ReasonKind};
 use crate::AnalyzeError;

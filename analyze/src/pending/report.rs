@@ -9,7 +9,8 @@ use kdrift_ingest::store::sql;
 use kdrift_ingest::Store;
 use serde::Serialize;
 
-use super::chain::{build_state, StateAtFailure};
+use super::chain::{build_state, load_pod, StateAtFailure};
+use super::why_full::{why_full, WhyFull};
 use crate::failed_scheduling::{parse, Preemption, ReasonKind};
 use crate::next_steps::{next_steps, NextStep};
 use crate::AnalyzeError;
@@ -100,6 +101,9 @@ pub struct PendingReport {
     pub failures: Vec<FailureEvent>,
     /// The nodes at the last failure, when the store has Node objects.
     pub state: Option<StateAtFailure>,
+    /// Why the node(s) left are full and why the anchor pod is there (when a
+    /// node is left but short, and the pod's object is known).
+    pub why_full: Option<WhyFull>,
     /// What to do, most direct first.
     pub next_steps: Vec<NextStep>,
     /// Caveats (estimated numbers, missing objects).
@@ -191,6 +195,10 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
         ));
     }
     let state = build_state(store, namespace, name, last_failure, &parsed_latest, &mut notes)?;
+    let full = match (&state, load_pod(store, namespace, name, last_failure)?) {
+        (Some(s), Some(pod)) => why_full(store, &pod, s, last_failure)?,
+        _ => None,
+    };
     let mut report = PendingReport {
         namespace: namespace.to_string(),
         name: name.to_string(),
@@ -202,6 +210,7 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
         preemption,
         failures,
         state,
+        why_full: full,
         next_steps: Vec::new(),
         notes,
     };

@@ -88,7 +88,11 @@ pub fn run(cli: &Cli, args: &DemoArgs) -> anyhow::Result<ExitCode> {
             writeln!(out)?;
             writeln!(
                 out,
-                "Explore it yourself: kdrift demo --save demo.duckdb && kdrift --db demo.duckdb why-pending --all"
+                "Explore it yourself: kdrift demo --save demo.duckdb && kdrift --db demo.duckdb why-pending --all \
+                 (then: timeline drains, skew --at {}, postmortem job {}/{})",
+                facts.failure_at.format("%Y-%m-%dT%H:%M:%SZ"),
+                facts.cronjob_namespace,
+                facts.cronjob_name
             )?;
         }
     }

@@ -1,13 +1,16 @@
-//! `kdrift ingest file`.
+//! `kdrift ingest file` and `kdrift ingest victorialogs`.
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use kdrift_ingest::victorialogs::{
+    pull, Auth, CredentialSources, PullOptions, PullReport, Retry, Tenant, Timeouts, VlClient,
+};
 use kdrift_ingest::{ingest_files, Store};
 
-use crate::args::{Cli, IngestFileArgs, Output};
-use crate::progress::Bar;
+use crate::args::{Cli, IngestFileArgs, IngestVictorialogsArgs, Output};
+use crate::progress::{Bar, PullBar};
 use crate::render;
 
 /// Loads the files, prints the per-file summary on stdout and every input
@@ -32,4 +35,69 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
         Output::Table => render::ingest::summary(&mut out, &report, &cli.db)?,
     }
     Ok(if report.error_count() > 0 { ExitCode::from(2) } else { ExitCode::SUCCESS })
+}
+
+/// Pulls from VictoriaLogs window by window, prints the per-window summary
+/// on stdout and every row that could not be stored on stderr. Exit 2 when
+/// the pull stopped (the windows committed before stay) or a row failed.
+pub fn victorialogs(cli: &Cli, args: &IngestVictorialogsArgs) -> anyhow::Result<ExitCode> {
+    let sources = CredentialSources {
+        user: args.user.clone(),
+        password_file: args.password_file.clone(),
+        bearer_token_file: args.bearer_token_file.clone(),
+        headers_file: args.headers_file.clone(),
+        tenant: Tenant { account_id: args.account_id, project_id: args.project_id },
+    };
+    let auth = Auth::load(&sources, &|name| std::env::var(name).ok())?;
+    let client = VlClient::new(&args.url, auth, Timeouts::default())?;
+    let options = PullOptions {
+        start: args.start,
+        end: args.end,
+        filter: args.filter.clone(),
+        layout: args.layout,
+        resume: args.resume,
+        max_rows_per_window: args.window_rows,
+        retry: Retry { attempts: args.attempts, first_delay: args.retry_delay, ..Retry::default() },
+        ..PullOptions::default()
+    };
+    let store = Store::open(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the runtime")?;
+    let outcome = {
+        let mut bar = PullBar::new();
+        runtime.block_on(pull(&store, &client, &options, &mut bar))
+    };
+    let (report, failure) = match outcome {
+        Ok(report) => (report, None),
+        Err(failed) => {
+            let failed = *failed;
+            (failed.committed, Some(failed.error))
+        }
+    };
+    print_pull(cli, &report)?;
+    if let Some(error) = failure {
+        if !report.windows.is_empty() {
+            writeln!(
+                std::io::stderr(),
+                "kdrift: the {} window(s) committed before the failure stay in {}; rerun with --resume to continue after them",
+                report.windows.len(),
+                cli.db.display()
+            )?;
+        }
+        return Err(error.into());
+    }
+    Ok(if report.error_count() > 0 { ExitCode::from(2) } else { ExitCode::SUCCESS })
+}
+
+fn print_pull(cli: &Cli, report: &PullReport) -> anyhow::Result<()> {
+    {
+        let mut err = std::io::stderr().lock();
+        for e in report.windows.iter().flat_map(|w| &w.errors) {
+            writeln!(err, "kdrift: {e}")?;
+        }
+    }
+    let mut out = std::io::stdout().lock();
+    match cli.output {
+        Output::Json => render::json(&mut out, report),
+        Output::Table => render::ingest::victorialogs(&mut out, report, &cli.db),
+    }
 }

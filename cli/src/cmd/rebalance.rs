@@ -1,9 +1,10 @@
 //! `kdrift rebalance plan`: what descheduler's LowNodeUtilization would evict
-//! from the cluster as the store knows it, and (`--simulate`, `--rounds`)
-//! where the replacements would land, night after night; `kdrift rebalance
-//! recommend`: which LowNodeUtilization thresholds → targets would converge,
-//! as a policy to apply. Plan only: these commands read the store and never
-//! contact a cluster.
+//! from the cluster as the store knows it (or, `--live`, as the cluster is
+//! now), and (`--simulate`, `--rounds`) where the replacements would land,
+//! night after night; `-o json` / `--out` write the plan document that
+//! `rebalance apply` executes. `kdrift rebalance recommend`: which
+//! LowNodeUtilization thresholds → targets would converge, as a policy to
+//! apply. Plan only: these commands never evict.
 
 use std::io::Write;
 use std::path::Path;
@@ -13,10 +14,12 @@ use anyhow::Context;
 use chrono::{DateTime, Utc};
 use kdrift_analyze::snapshot::{load_snapshot, LoadedSnapshot};
 use kdrift_ingest::Store;
+use kdrift_rebalance::document::{PlanDocument, PlanInputs, PlanSource};
 use kdrift_rebalance::{
     plan as make_plan, simulate_plan, simulate_rounds, suggest_thresholds, Candidates, PlanOptions, Policy,
 };
 
+use super::cluster;
 use crate::args::{Cli, Output, RebalancePlanArgs, RebalanceRecommendArgs};
 use crate::render;
 use crate::render::rebalance::{PlanReport, RecommendReport};
@@ -25,18 +28,57 @@ use crate::render::rebalance::{PlanReport, RecommendReport};
 const CHART_DEFAULT: &str = "helm-chart-default";
 
 /// Exit 0 when a plan was made (even one without evictions); errors (a bad
-/// policy file, no store, no nodes in it) are exit 2 through `main`.
+/// policy file, no store, no nodes in it, an unreachable cluster) are exit 2
+/// through `main`.
 pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
-    let (policy, policy_source, loaded) = load(cli, args.policy.as_deref(), args.at)?;
+    let live = args.live || args.cluster.given();
+    if live && args.at.is_some() {
+        anyhow::bail!(
+            "--at plans from the store's history; a live plan (--live, --kubeconfig, --context) is always now"
+        );
+    }
+    let (policy, policy_source) = read_policy(args.policy.as_deref())?;
+    let (loaded, source) = if live {
+        let (runtime, client, source) = cluster::connect(&args.cluster)?;
+        let read = runtime.block_on(kdrift_rebalance::execute::read_snapshot(&client, &policy, Utc::now()))?;
+        let at = read.snapshot.now;
+        (LoadedSnapshot { snapshot: read.snapshot, at, notes: read.notes }, source)
+    } else {
+        let source = PlanSource { kind: "store".to_string(), detail: cli.db.display().to_string() };
+        (load_store(cli, args.at)?, source)
+    };
     let options = PlanOptions { skip_zero_request: args.skip_zero_request };
     let planned = make_plan(&loaded.snapshot, &policy, &options);
     let simulation = (args.simulate || args.rounds.is_some()).then(|| simulate_plan(&loaded.snapshot, &planned));
     let rounds = args.rounds.map(|n| simulate_rounds(&loaded.snapshot, &policy, &options, n as usize));
-    let report = PlanReport { at: loaded.at, policy_source, plan: planned, simulation, rounds, notes: loaded.notes };
+    let inputs = PlanInputs {
+        snapshot: &loaded.snapshot,
+        policy: &policy,
+        policy_source: &policy_source,
+        options,
+        source: &source,
+    };
+    let rounds_json = rounds.as_ref().map(serde_json::to_value).transpose()?;
+    let doc = PlanDocument::build(inputs, &planned, simulation.as_ref(), rounds_json, loaded.notes.clone())?;
+    if let Some(path) = &args.out {
+        let text = serde_json::to_string_pretty(&doc)?;
+        std::fs::write(path, text + "\n").with_context(|| format!("writing the plan to {}", path.display()))?;
+        writeln!(
+            std::io::stderr(),
+            "kdrift: plan written to {} ({} eviction(s)); execute it with `kdrift rebalance apply {}`",
+            path.display(),
+            doc.evictions.len(),
+            path.display()
+        )?;
+    }
     let mut out = std::io::stdout().lock();
     match cli.output {
-        Output::Json => render::json(&mut out, &report)?,
-        Output::Table => render::rebalance::report(&mut out, &report)?,
+        Output::Json => render::json(&mut out, &doc)?,
+        Output::Table => {
+            let report =
+                PlanReport { at: loaded.at, policy_source, plan: planned, simulation, rounds, notes: loaded.notes };
+            render::rebalance::report(&mut out, &report)?
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -44,7 +86,8 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
 /// Exit 0 with the best converging candidate's policy on stdout; exit 1 when
 /// no candidate converges; errors as for `plan`.
 pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<ExitCode> {
-    let (policy, policy_source, loaded) = load(cli, args.policy.as_deref(), args.at)?;
+    let (policy, policy_source) = read_policy(args.policy.as_deref())?;
+    let loaded = load_store(cli, args.at)?;
     let candidates = Candidates { max_rounds: args.max_rounds as usize, ..Candidates::default() };
     let suggestions = suggest_thresholds(&loaded.snapshot, &policy, &candidates);
     // Ranked: the first converging candidate is the best one.
@@ -84,14 +127,8 @@ pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<Exi
     Ok(ExitCode::SUCCESS)
 }
 
-/// The policy (see [`read_policy`]) and the snapshot at `at` from the store;
-/// an error when the store has no nodes then.
-fn load(
-    cli: &Cli,
-    policy: Option<&Path>,
-    at: Option<DateTime<Utc>>,
-) -> anyhow::Result<(Policy, String, LoadedSnapshot)> {
-    let (policy, policy_source) = read_policy(policy)?;
+/// The snapshot at `at` from the store; an error when the store has no nodes then.
+fn load_store(cli: &Cli, at: Option<DateTime<Utc>>) -> anyhow::Result<LoadedSnapshot> {
     let store = Store::open_existing(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
     let loaded = load_snapshot(&store, at)?;
     if loaded.snapshot.nodes.is_empty() {
@@ -102,12 +139,12 @@ fn load(
             if at.is_some() { " (or choose another --at)" } else { "" }
         );
     }
-    Ok((policy, policy_source, loaded))
+    Ok(loaded)
 }
 
 /// The policy from `path`, or the descheduler Helm chart's default (said so
 /// on stderr); with the `policy_source` to report.
-fn read_policy(path: Option<&Path>) -> anyhow::Result<(Policy, String)> {
+pub(super) fn read_policy(path: Option<&Path>) -> anyhow::Result<(Policy, String)> {
     match path {
         Some(path) => {
             let text = std::fs::read_to_string(path).with_context(|| format!("reading policy {}", path.display()))?;

@@ -1,8 +1,9 @@
-//! The per-file ingest summary table.
+//! The ingest summaries: one row per file, or per VictoriaLogs query window.
 
 use std::io::Write;
 use std::path::Path;
 
+use kdrift_ingest::victorialogs::PullReport;
 use kdrift_ingest::IngestReport;
 use tabled::settings::Style;
 use tabled::{Table, Tabled};
@@ -64,6 +65,73 @@ pub fn summary<W: Write>(out: &mut W, report: &IngestReport, db: &Path) -> anyho
             if n == 1 { "" } else { "s" },
             report.ignored[0]
         )?;
+    }
+    Ok(())
+}
+
+#[derive(Tabled)]
+struct WindowRow {
+    #[tabled(rename = "WINDOW START")]
+    start: String,
+    #[tabled(rename = "END")]
+    end: String,
+    #[tabled(rename = "ROWS")]
+    rows: u64,
+    #[tabled(rename = "EVENTS")]
+    events: u64,
+    #[tabled(rename = "OBJECTS")]
+    objects: u64,
+    #[tabled(rename = "NEW VERSIONS")]
+    added: u64,
+    #[tabled(rename = "ALREADY STORED")]
+    duplicates: u64,
+    #[tabled(rename = "ERRORS")]
+    errors: usize,
+    #[tabled(rename = "ATTEMPTS")]
+    attempts: u32,
+}
+
+fn time(t: &chrono::DateTime<chrono::Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+}
+
+/// Writes a VictoriaLogs pull: one row per committed window, the totals, the notes.
+pub fn victorialogs<W: Write>(out: &mut W, report: &PullReport, db: &Path) -> anyhow::Result<()> {
+    if !report.windows.is_empty() {
+        let rows: Vec<WindowRow> = report
+            .windows
+            .iter()
+            .map(|w| WindowRow {
+                start: time(&w.window.start),
+                end: time(&w.window.end),
+                rows: w.rows,
+                events: w.events,
+                objects: w.objects,
+                added: w.added,
+                duplicates: w.duplicates,
+                errors: w.errors.len(),
+                attempts: w.attempts,
+            })
+            .collect();
+        writeln!(out, "{}", Table::new(rows).with(Style::blank()))?;
+    }
+    let layout = report.layout.map_or_else(|| "unknown".to_string(), |l| format!("{l}, {}", report.layout_source));
+    writeln!(
+        out,
+        "{} rows from {} (layout {layout}) in {} window(s): {} new, {} already stored, {} input errors → {}",
+        report.rows(),
+        report.url,
+        report.windows.len(),
+        report.added(),
+        report.duplicates(),
+        report.error_count(),
+        db.display()
+    )?;
+    if let Some(t) = report.resumed_from {
+        writeln!(out, "resumed after the last committed window, at {}", time(&t))?;
+    }
+    for note in &report.notes {
+        writeln!(out, "note: {note}")?;
     }
     Ok(())
 }

@@ -1,10 +1,16 @@
 //! Rendering of findings to any `Write`: tables (tabled) for people, JSON for
 //! machines. Nothing here computes a finding.
 
+pub mod api;
 pub mod ingest;
 pub mod pending;
+pub mod postmortem;
 pub mod query;
 pub mod rebalance;
+pub mod rebalance_exec;
+pub mod report;
+pub mod skew;
+pub mod timeline;
 
 use std::io::Write;
 

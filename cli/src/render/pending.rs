@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use chrono::{DateTime, Utc};
-use kdrift_analyze::pending::StateAtFailure;
+use kdrift_analyze::pending::{Arrival, StateAtFailure, WhyFull};
 use kdrift_analyze::{PendingPod, PendingReport};
 use kdrift_rebalance::quantity::format_amount;
 use tabled::settings::Style;
@@ -12,7 +12,7 @@ use tabled::{Table, Tabled};
 use super::duration;
 
 /// CPU always in millicores in tables (`1942m/2000m` reads better than `1942m/2`).
-fn amount(resource: &str, v: i64) -> String {
+pub fn amount(resource: &str, v: i64) -> String {
     if resource == "cpu" {
         format!("{v}m")
     } else {
@@ -136,6 +136,9 @@ pub fn report<W: Write>(out: &mut W, r: &PendingReport) -> anyhow::Result<()> {
         writeln!(out)?;
         state(out, s)?;
     }
+    if let Some(w) = &r.why_full {
+        why_full(out, w)?;
+    }
     if !r.next_steps.is_empty() {
         writeln!(out)?;
         writeln!(out, "Next steps")?;
@@ -237,6 +240,85 @@ fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
             None => "not comparable with the event",
         };
         writeln!(out, "  kube-scheduler's filters on this state: \"{m}\" ({verdict})")?;
+    }
+    Ok(())
+}
+
+/// How many holders the table shows per node (JSON has them all).
+const HOLDERS_SHOWN: usize = 12;
+
+#[derive(Tabled)]
+struct HolderRow {
+    #[tabled(rename = "POD")]
+    pod: String,
+    #[tabled(rename = "REQUEST")]
+    request: String,
+    #[tabled(rename = "BOUND")]
+    bound: String,
+    #[tabled(rename = "BROUGHT BY")]
+    by: String,
+}
+
+/// What brought a pod, in words.
+pub fn arrival(a: &Arrival) -> String {
+    match a {
+        Arrival::Drain { operation, replaced, from_node, in_burst, .. } => {
+            let mut s = format!("drain #{operation}");
+            if let (Some(p), Some(f)) = (replaced, from_node) {
+                s.push_str(&format!(": replaces {p} evicted from {f}"));
+            }
+            if *in_burst {
+                s.push_str(" (burst after the node came back)");
+            }
+            s
+        }
+        Arrival::ScaleUp { deployment, message, .. } => format!("{deployment}: {message}"),
+        Arrival::DaemonSet { name } => format!("DaemonSet {name}"),
+        Arrival::Created { owner: Some(o) } => format!("created by {o}"),
+        Arrival::Created { owner: None } => "created (owner unknown)".into(),
+    }
+}
+
+fn why_full<W: Write>(out: &mut W, w: &WhyFull) -> anyhow::Result<()> {
+    for f in &w.fills {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Why {} is full ({}/{} {} requested by {} pods, largest first)",
+            f.node,
+            amount(&f.resource, f.requested),
+            amount(&f.resource, f.allocatable),
+            f.resource,
+            f.holders.len()
+        )?;
+        for b in &f.bursts {
+            writeln!(out, "  {}", b.summary)?;
+        }
+        let rows = f.holders.iter().take(HOLDERS_SHOWN).map(|h| HolderRow {
+            pod: format!("{}/{}", h.namespace, h.name),
+            request: amount(&f.resource, h.request),
+            bound: h.bound_at.map_or("-".into(), t),
+            by: arrival(&h.arrival),
+        });
+        writeln!(out, "{}", Table::new(rows).with(Style::blank()))?;
+        if f.holders.len() > HOLDERS_SHOWN {
+            let rest = &f.holders[HOLDERS_SHOWN..];
+            writeln!(
+                out,
+                "  … and {} more pods holding {} (-o json lists them all)",
+                rest.len(),
+                amount(&f.resource, rest.iter().map(|h| h.request).sum())
+            )?;
+        }
+    }
+    for a in &w.anchors {
+        writeln!(out)?;
+        writeln!(out, "Why {}/{} (the pod affinity's anchor) is on {}", a.namespace, a.name, a.node)?;
+        let req: Vec<String> = a.requests.iter().map(|(r, v)| format!("{r} {}", format_amount(r, *v))).collect();
+        writeln!(out, "  requests: {}", req.join(", "))?;
+        for line in &a.why {
+            writeln!(out, "  - {line}")?;
+        }
     }
     Ok(())
 }

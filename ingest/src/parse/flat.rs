@@ -1,14 +1,16 @@
-//! Events exported from VictoriaLogs (or any log store fed by
-//! kubernetes-event-exporter / Fluent Bit): one flat record per line, nested
-//! fields flattened with dots, every value a string, nulls and empty strings
-//! dropped, and the field used for `_time` removed (victorialogs.md
-//! "Ingestion" and layout 1). This module rebuilds a core/v1 Event from such a
-//! record, or takes the event JSON embedded in `_msg` (layout 5).
+//! Rows exported from VictoriaLogs (or any log store with the same
+//! flattening) as NDJSON files: one flat record per line, nested fields
+//! flattened with dots, every value a string, nulls and empty strings
+//! dropped, the field used for `_time` removed (victorialogs.md
+//! "Ingestion"). A file has no `/select/logsql/field_names`, so each row's
+//! layout is recognised from its own fields ([`detect_row`]), then converted
+//! exactly as `kdrift ingest victorialogs` converts it
+//! ([`crate::victorialogs::layout`]): the same row gives the same stored
+//! object, and the same dedupe key, from a file or from a pull.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-/// The text VictoriaLogs stores when a record had no message field.
-const MISSING_MSG: &str = "missing _msg field";
+use crate::victorialogs::layout::{self, detect_row, Converted, Layout, Row, RowError};
 
 /// True when a record looks like a flattened log-store export rather than an
 /// API object: it has `_msg`/`_time`/`_stream`, or a dotted top-level key.
@@ -20,129 +22,29 @@ pub fn is_flat(doc: &Value) -> bool {
     map.keys().any(|k| k == "_msg" || k == "_time" || k == "_stream" || k.contains('.'))
 }
 
-/// Names a log-store layout kdrift cannot read yet (OpenTelemetry
-/// k8sevents/k8sobjects, KENT), so the error says what the record is instead
-/// of "no name".
-pub fn unsupported_layout(doc: &Value) -> Option<&'static str> {
-    let map = doc.as_object()?;
-    let has = |prefix: &str| map.keys().any(|k| k.starts_with(prefix));
-    if has("involvedObject.") || has("regarding.") || has("metadata.") {
-        return None;
-    }
-    if has("k8s.event.") || has("k8s.object.") {
-        Some("OpenTelemetry k8sevents")
-    } else if has("object.") {
-        Some("OpenTelemetry k8sobjects")
-    } else if has("event.reason") || map.contains_key("logType") {
-        Some("KENT")
-    } else {
-        None
-    }
-}
-
-/// Fields whose string values are numbers in the Event schema.
-const NUMERIC: &[&str] = &["count", "series.count", "deprecatedCount", "deprecatedSeries.count"];
-
-/// Segments after which the remainder of a dotted key is a single map key
-/// (label and annotation keys contain dots themselves).
-const MAP_SEGMENTS: &[&str] = &["labels", "annotations"];
-
-fn insert_path(root: &mut Map<String, Value>, key: &str, value: Value) {
-    let parts: Vec<&str> = key.split('.').collect();
-    let mut cur = root;
-    let mut i = 0;
-    while i < parts.len() {
-        let part = parts[i];
-        let last = i == parts.len() - 1;
-        if last {
-            cur.insert(part.to_string(), value);
-            return;
-        }
-        if MAP_SEGMENTS.contains(&part) {
-            let rest = parts[i + 1..].join(".");
-            let entry = cur.entry(part.to_string()).or_insert_with(|| Value::Object(Map::new()));
-            if let Value::Object(m) = entry {
-                m.insert(rest, value);
-            }
-            return;
-        }
-        let entry = cur.entry(part.to_string()).or_insert_with(|| Value::Object(Map::new()));
-        if !entry.is_object() {
-            *entry = Value::Object(Map::new());
-        }
-        let Value::Object(next) = entry else { return };
-        cur = next;
-        i += 1;
-    }
-}
-
-fn typed(key: &str, value: Value) -> Value {
-    let Value::String(s) = &value else { return value };
-    if NUMERIC.contains(&key) {
-        if let Ok(n) = s.parse::<i64>() {
-            return Value::from(n);
-        }
-    }
-    if key.ends_with("ownerReferences") && s.starts_with('[') {
-        if let Ok(v) = serde_json::from_str::<Value>(s) {
-            return v;
-        }
-    }
-    value
-}
-
-/// Rebuilds the event from a flat record. Returns the object and the record's
-/// `_time` (the shipper's timestamp) when present.
-pub fn unflatten_event(doc: Value) -> (Value, Option<String>) {
-    let Value::Object(map) = doc else { return (doc, None) };
-    let msg = map.get("_msg").and_then(Value::as_str).map(str::to_string);
-    let time = map.get("_time").and_then(Value::as_str).map(str::to_string);
-    // Layout 5: the event JSON is the message itself.
-    if let Some(m) = msg.as_deref() {
-        if m.trim_start().starts_with('{') {
-            if let Ok(inner @ Value::Object(_)) = serde_json::from_str::<Value>(m) {
-                if inner.get("involvedObject").is_some() || inner.get("regarding").is_some() {
-                    return (inner, time);
-                }
-            }
-        }
-    }
-    let mut out = Map::new();
-    for (k, v) in map {
-        if k.starts_with('_') {
-            continue;
-        }
-        let v = typed(&k, v);
-        insert_path(&mut out, &k, v);
-    }
-    let has_message = out.contains_key("message") || out.contains_key("note");
-    if !has_message {
-        if let Some(m) = msg.filter(|m| !m.starts_with(MISSING_MSG)) {
-            out.insert("message".into(), Value::String(m));
-        }
-    }
-    // The shipper removed the field it used as `_time`; put the time back.
-    if let Some(t) = &time {
-        let has = |k: &str| out.contains_key(k);
-        if !has("lastTimestamp") && !has("eventTime") {
-            let key = if has("firstTimestamp") { "lastTimestamp" } else { "eventTime" };
-            out.insert(key.into(), Value::String(t.clone()));
-        }
-    }
-    if !out.contains_key("kind") {
-        out.insert("kind".into(), Value::String("Event".into()));
-    }
-    if !out.contains_key("apiVersion") {
-        let v = if out.contains_key("regarding") { "events.k8s.io/v1" } else { "v1" };
-        out.insert("apiVersion".into(), Value::String(v.into()));
-    }
-    (Value::Object(out), time)
+/// Converts one exported row, its layout recognised from its fields.
+///
+/// # Errors
+/// [`RowError`] when no layout matches or the row is not valid for its layout.
+pub fn convert(row: Row) -> Result<Converted, RowError> {
+    let layout = detect_row(&row).ok_or_else(|| RowError::NotThisLayout {
+        layout: Layout::Raw,
+        problem: "no field of a known layout (involvedObject.*, k8s.event.*, object.*, logType/event.*, \
+                  or event JSON in _msg)"
+            .into(),
+    })?;
+    layout::convert(layout, row)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::Change;
     use serde_json::json;
+
+    fn row(v: Value) -> Row {
+        v.as_object().cloned().unwrap_or_default()
+    }
 
     #[test]
     fn rebuilds_core_v1_event_from_flat_string_fields() {
@@ -161,13 +63,14 @@ mod tests {
             "firstTimestamp": "2026-11-27T04:00:00Z"
         });
         assert!(is_flat(&rec));
-        let (ev, time) = unflatten_event(rec);
-        assert_eq!(time.as_deref(), Some("2026-11-27T04:00:01.5Z"));
+        let c = convert(row(rec)).expect("event");
+        let ev = c.object;
+        assert_eq!(c.observed_at.map(|t| t.to_rfc3339()), Some("2026-11-27T04:00:01.500+00:00".into()));
         assert_eq!(ev["count"], 7);
         assert_eq!(ev["involvedObject"]["name"], "backup-1");
         assert_eq!(ev["involvedObject"]["labels"]["app.kubernetes.io/name"], "backup");
         assert_eq!(ev["message"], "0/5 nodes are available: 1 Insufficient cpu.");
-        assert_eq!(ev["lastTimestamp"], "2026-11-27T04:00:01.5Z");
+        assert_eq!(ev["lastTimestamp"], "2026-11-27T04:00:01Z", "metav1.Time text: whole seconds");
         assert_eq!(ev["kind"], "Event");
     }
 
@@ -175,9 +78,24 @@ mod tests {
     fn takes_event_json_embedded_in_msg() {
         let inner =
             json!({"metadata": {"name": "x.1"}, "involvedObject": {"kind": "Pod", "name": "x"}, "reason": "Scheduled"});
-        let rec = json!({"_msg": inner.to_string(), "_time": "2026-01-01T00:00:00Z"});
-        let (ev, _) = unflatten_event(rec);
-        assert_eq!(ev, inner);
+        let c = convert(row(json!({"_msg": inner.to_string(), "_time": "2026-01-01T00:00:00Z"}))).expect("event");
+        assert_eq!(c.object["involvedObject"], inner["involvedObject"]);
+        assert_eq!((c.object["kind"].as_str(), c.object["apiVersion"].as_str()), (Some("Event"), Some("v1")));
+    }
+
+    #[test]
+    fn opentelemetry_and_kent_rows_are_read_too() {
+        let otel = json!({"_msg": "Pulled", "_time": "2026-01-01T00:00:00Z", "k8s.event.name": "p.1",
+                          "k8s.object.kind": "Pod", "k8s.object.name": "p", "k8s.namespace.name": "d"});
+        assert_eq!(convert(row(otel)).expect("otel").object["metadata"]["name"], "p.1");
+        let watch = json!({"_time": "2026-01-01T00:00:00Z", "type": "DELETED", "k8s.resource.name": "pods",
+                           "object.kind": "Pod", "object.apiVersion": "v1", "object.metadata.name": "p"});
+        assert_eq!(convert(row(watch)).expect("k8sobjects").change, Change::Deleted);
+        let kent = json!({"_msg": "m", "_time": "2026-01-01T00:00:00Z", "logType": "event", "k8s.name": "p",
+                          "k8s.kind": "Pod", "event.reason": "BackOff"});
+        assert_eq!(convert(row(kent)).expect("kent").object["reason"], "BackOff");
+        let app = json!({"_msg": "GET /healthz", "_time": "2026-01-01T00:00:00Z", "level": "info"});
+        assert!(convert(row(app)).is_err_and(|e| e.to_string().contains("no field of a known layout")));
     }
 
     #[test]

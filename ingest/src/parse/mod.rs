@@ -368,19 +368,17 @@ pub fn expand_document(doc: Value, origin: Origin, hint: Option<&str>, out: &mut
         return;
     }
     if flat::is_flat(&doc) {
-        if let Some(layout) = flat::unsupported_layout(&doc) {
-            out.errors.push(InputError {
-                origin,
-                column: None,
-                message: format!(
-                    "a {layout} record; kdrift reads the flattened core/v1 event layout (kubernetes-event-exporter, \
-                     Fluent Bit) and event JSON inside _msg so far"
-                ),
-            });
-            return;
+        let Value::Object(row) = doc else { return };
+        match flat::convert(row) {
+            Ok(c) => {
+                let mut object = c.object;
+                match identify(&mut object, None) {
+                    Ok(_) => out.records.push(Record { object, origin, observed_at: c.observed_at, change: c.change }),
+                    Err(e) => out.errors.push(InputError { origin, column: None, message: e.to_string() }),
+                }
+            }
+            Err(e) => out.errors.push(InputError { origin, column: None, message: e.to_string() }),
         }
-        let (event, _time) = flat::unflatten_event(doc);
-        push_object(event, origin, Some("Event"), Change::Listed, out);
         return;
     }
     push_object(doc, origin, hint, Change::Listed, out);

@@ -229,6 +229,18 @@ impl ScenarioFacts {
     }
 }
 
+/// An event as core/v1 clients see it (kubectl, event exporters, collectors
+/// watching `events` in the core group): an events.k8s.io/v1 event in its
+/// core/v1 form (`count` missing, null first/last timestamps, empty
+/// source); a core/v1 event unchanged.
+pub fn core_v1_view(event: &Value) -> Value {
+    if event.get("apiVersion").and_then(Value::as_str) == Some("events.k8s.io/v1") {
+        events::new_to_core(event)
+    } else {
+        event.clone()
+    }
+}
+
 /// Generates the scenario for `config`. Pure: the same config always gives
 /// the same value.
 pub fn generate(config: &ScenarioConfig) -> Scenario {

@@ -13,7 +13,10 @@ use duckdb::{Connection, Params, Row};
 pub use sql::NamedQuery;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
+
+/// The migration to each version after 1, in order: `(version, DDL)`.
+const MIGRATIONS: &[(i64, &NamedQuery)] = &[(2, &sql::SCHEMA_V2)];
 
 /// Store failures.
 #[derive(Debug, thiserror::Error)]
@@ -184,11 +187,29 @@ impl Store {
                 return Err(StoreError::NotAStore { path: self.path.clone() });
             }
             self.batch(&sql::SCHEMA_V1)?;
-            self.execute(&sql::SET_SCHEMA_VERSION, [SCHEMA_VERSION.to_string()])?;
-            return Ok(());
+            self.execute(&sql::SET_SCHEMA_VERSION, ["1"])?;
         }
-        self.check_version()?;
-        // Future migrations: apply v(found+1)..=SCHEMA_VERSION here, in one transaction.
+        let found = self.check_version()?;
+        self.migrate(found)
+    }
+
+    /// Applies the migrations after version `found`, each in its own
+    /// transaction with the version it brings the store to.
+    fn migrate(&self, found: i64) -> Result<(), StoreError> {
+        for (version, ddl) in MIGRATIONS.iter().filter(|(v, _)| *v > found) {
+            self.batch(&sql::TX_BEGIN)?;
+            let applied = self
+                .batch(ddl)
+                .and_then(|()| self.execute(&sql::UPDATE_SCHEMA_VERSION, [version.to_string()]).map(|_| ()));
+            match applied {
+                Ok(()) => self.batch(&sql::TX_COMMIT)?,
+                Err(e) => {
+                    // The migration's error is the one to report.
+                    let _ = self.batch(&sql::TX_ROLLBACK);
+                    return Err(e);
+                }
+            }
+        }
         Ok(())
     }
 

@@ -39,6 +39,10 @@ queries! {
     SET_SCHEMA_VERSION = "set_schema_version", "schema/set_version.sql";
     /// DDL of schema version 1.
     SCHEMA_V1 = "schema_v1", "schema/v1.sql";
+    /// Migration from schema version 1 to 2 (VictoriaLogs windows).
+    SCHEMA_V2 = "schema_v2", "schema/v2.sql";
+    /// Records the schema version after a migration.
+    UPDATE_SCHEMA_VERSION = "update_schema_version", "schema/update_version.sql";
     /// Opens a transaction.
     TX_BEGIN = "tx_begin", "tx/begin.sql";
     /// Commits the open transaction.
@@ -57,6 +61,14 @@ queries! {
     CLEAR_STAGING = "clear_staging", "ingest/clear_staging.sql";
     /// Moves new staged versions into `observations`.
     COMMIT_OBSERVATIONS = "commit_observations", "ingest/commit_observations.sql";
+    /// The highest obs_id (where a batch's observations start).
+    MAX_OBS_ID = "max_obs_id", "ingest/max_obs_id.sql";
+    /// Updates the counts of a run still going.
+    RUN_PROGRESS = "run_progress", "ingest/run_progress.sql";
+    /// Objects of one resource the API sources last saw alive.
+    KNOWN_OBJECTS = "known_objects", "api/known_objects.sql";
+    /// The newest stored version of one object.
+    LAST_VERSION = "last_version", "api/last_version.sql";
     /// New versions per file of a run.
     RUN_ADDED_BY_LOCATION = "run_added_by_location", "ingest/run_added_by_location.sql";
     /// Derives `event_versions` for a run.
@@ -67,6 +79,8 @@ queries! {
     DERIVE_NODE_VERSIONS = "derive_node_versions", "derive/node_versions.sql";
     /// What the store holds (counts).
     STORE_COUNTS = "store_counts", "stats/store_counts.sql";
+    /// Every ingest run, newest first.
+    RUNS = "runs", "stats/runs.sql";
     /// Source kinds of the store's runs.
     RUN_SOURCES = "run_sources", "stats/run_sources.sql";
     /// Pods that had FailedScheduling, longest-pending first.
@@ -83,8 +97,42 @@ queries! {
     NODES_AT = "nodes_at", "state/nodes_at.sql";
     /// Latest version of every object of one kind at or before an instant (else the earliest after).
     OBJECTS_AT = "objects_at", "state/objects_at.sql";
+    /// Pods stopped or deleted at or before an instant (earliest evidence per pod).
+    PODS_GONE = "pods_gone", "state/pods_gone.sql";
+    /// Per pod with a Scheduled event, the newest event time of that event's source.
+    SCHEDULED_COVERAGE = "scheduled_coverage", "state/scheduled_coverage.sql";
+    /// Per pod owner, the nearest pod version and owner template showing requests.
+    OWNER_SAMPLES = "owner_samples", "state/owner_samples.sql";
     /// The store's newest observation time.
     LATEST_OBSERVATION = "latest_observation", "stats/latest_observation.sql";
+    /// Every event's current version.
+    EVENT_LIST = "event_list", "stats/event_list.sql";
+    /// Records a committed VictoriaLogs query window.
+    VL_RECORD_WINDOW = "vl_record_window", "victorialogs/record_window.sql";
+    /// End of a VictoriaLogs pull's last committed window (`--resume`).
+    VL_LAST_WINDOW_END = "vl_last_window_end", "victorialogs/last_window_end.sql";
+    /// The committed VictoriaLogs query windows.
+    VL_WINDOWS = "vl_windows", "victorialogs/windows.sql";
+    /// The newest kdrift rebalance run of each outcome.
+    REBALANCE_LATEST_RUNS = "rebalance_latest_runs", "rebalance/latest_runs.sql";
+    /// Cordon, readiness, reboot and node-controller signals per node between two instants.
+    NODE_SIGNALS = "node_signals", "timeline/node_signals.sql";
+    /// Evidence of pods evicted or stopped on a node between two instants.
+    POD_EVICTIONS = "pod_evictions", "timeline/pod_evictions.sql";
+    /// The first and last instant the store knows about (`kdrift report`'s default range).
+    TIME_SPAN = "time_span", "stats/time_span.sql";
+    /// Instants at which a node's requested amounts can change (the requested % charts' samples).
+    REQUESTED_CHANGES = "requested_changes", "timeline/requested_changes.sql";
+    /// The Jobs a name stands for (the Job, or a CronJob's Jobs), latest version each.
+    JOBS = "jobs", "postmortem/jobs.sql";
+    /// The Job and CronJob controllers' events about one Job.
+    JOB_EVENTS = "job_events", "postmortem/job_events.sql";
+    /// The pods of one Job, latest version each.
+    JOB_PODS = "job_pods", "postmortem/job_pods.sql";
+    /// ReplicaSets scaled up by their Deployment between two instants.
+    SCALE_UPS = "scale_ups", "why_pending/scale_ups.sql";
+    /// Pods bound to a node between two instants, with owner and creation.
+    POD_PLACEMENTS = "pod_placements", "timeline/pod_placements.sql";
 }
 
 /// Finds a query by name.

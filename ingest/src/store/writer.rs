@@ -1,6 +1,9 @@
 //! Writing one ingest run: the run row, bulk staging of object versions
 //! through DuckDB's Appender, then one transaction that commits the new
 //! versions (deduplicated), derives the normalised tables and closes the run.
+//! A long run (`kdrift record`) commits batch by batch with
+//! [`RunWriter::commit_batch`] (each batch one transaction, the run left
+//! `running`) before its final [`RunWriter::commit`].
 
 use chrono::{DateTime, Utc};
 use duckdb::{params, Appender};
@@ -46,10 +49,15 @@ impl RunStatus {
 /// [`RunWriter::commit`].
 pub struct RunWriter<'s> {
     store: &'s Store,
-    appender: Appender<'s>,
+    /// `None` only while a batch is being committed.
+    appender: Option<Appender<'s>>,
     run_id: i64,
     started_at: DateTime<Utc>,
     seq: i64,
+    /// Totals of the batches committed so far.
+    committed: RunCounts,
+    /// Records staged since the last batch commit.
+    pending: u64,
 }
 
 fn micros(t: DateTime<Utc>) -> i64 {
@@ -70,11 +78,13 @@ impl<'s> RunWriter<'s> {
             params![source_kind, location, micros(started_at), env!("CARGO_PKG_VERSION")],
             |r| r.get(0),
         )?;
-        let appender = store
-            .conn()
-            .appender("staging_observations")
-            .map_err(|source| StoreError::Append { table: "staging_observations", source })?;
-        Ok(RunWriter { store, appender, run_id, started_at, seq: 0 })
+        let appender = Some(open_appender(store)?);
+        Ok(RunWriter { store, appender, run_id, started_at, seq: 0, committed: RunCounts::default(), pending: 0 })
+    }
+
+    /// Records staged and not yet committed.
+    pub fn pending(&self) -> u64 {
+        self.pending
     }
 
     /// This run's id.
@@ -101,8 +111,13 @@ impl<'s> RunWriter<'s> {
         let json = record.object.to_string();
         let hash = content_hash(record.change, &identity, &json);
         self.seq += 1;
+        self.pending += 1;
         let line = record.origin.line.map(|l| l as i64);
-        self.appender
+        let appender = match &mut self.appender {
+            Some(a) => a,
+            None => self.appender.insert(open_appender(self.store)?),
+        };
+        appender
             .append_row(params![
                 self.seq,
                 micros(observed_at),
@@ -182,37 +197,128 @@ impl<'s> RunWriter<'s> {
             .map(|_| ())
     }
 
+    /// Commits the records staged since the last batch in one transaction
+    /// (new versions into `observations`, derived tables, the run's counts),
+    /// leaving the run open (`running`). A crash after it keeps the batch.
+    /// Returns the totals so far.
+    ///
+    /// # Errors
+    /// [`StoreError`]; the transaction is rolled back, the batch stays
+    /// staged and goes with the next commit.
+    pub fn commit_batch(&mut self, errors: u64) -> Result<RunCounts, StoreError> {
+        self.commit_staged(None, errors, |_, _| Ok(()))?;
+        self.appender = Some(open_appender(self.store)?);
+        Ok(self.committed)
+    }
+
+    /// Flushes the appender and moves the staged rows into `observations`
+    /// with their derived rows, then updates the run row (closed with
+    /// `finish`'s status, else its progress counts), in one transaction.
+    /// Updates `committed`.
+    fn commit_staged(
+        &mut self,
+        finish: Option<RunStatus>,
+        errors: u64,
+        also: impl FnOnce(&Store, i64) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        if let Some(mut appender) = self.appender.take() {
+            appender.flush().map_err(|source| StoreError::Append { table: "staging_observations", source })?;
+        }
+        let store = self.store;
+        let tx = TransactionGuard::begin(store)?;
+        let after: i64 = store.query_one(&sql::MAX_OBS_ID, [], |r| r.get(0))?;
+        let added = store.execute(&sql::COMMIT_OBSERVATIONS, [self.run_id])? as u64;
+        store.execute(&sql::DERIVE_EVENT_VERSIONS, params![self.run_id, after])?;
+        store.execute(&sql::DERIVE_POD_VERSIONS, params![self.run_id, after])?;
+        store.execute(&sql::DERIVE_NODE_VERSIONS, params![self.run_id, after])?;
+        store.execute(&sql::CLEAR_STAGING, [])?;
+        let mut c = self.committed;
+        c.records += self.pending;
+        c.added += added;
+        c.duplicates += self.pending.saturating_sub(added);
+        let (records, duplicates, errors) = (c.records as i64, c.duplicates as i64, errors as i64);
+        match finish {
+            Some(status) => store.execute(
+                &sql::FINISH_RUN,
+                params![self.run_id, status.as_str(), micros(Utc::now()), records, duplicates, errors],
+            )?,
+            None => store.execute(&sql::RUN_PROGRESS, params![self.run_id, records, duplicates, errors])?,
+        };
+        also(store, self.run_id)?;
+        tx.commit()?;
+        self.committed = c;
+        self.pending = 0;
+        Ok(())
+    }
+
     /// Flushes the staged rows, then in one transaction moves the new versions
     /// into `observations`, derives `event_versions`, `pod_versions` and
-    /// `node_versions` for them, and closes the run. Returns the counts and
-    /// the number of new versions per location.
+    /// `node_versions` for them, and closes the run. Returns the counts
+    /// (over every batch of the run) and the number of new versions per
+    /// location.
     ///
     /// # Errors
     /// [`StoreError`]; the transaction is rolled back and the run stays
     /// `running` (visible as a crashed run).
-    pub fn commit(mut self, status: RunStatus, errors: u64) -> Result<(RunCounts, Vec<(String, u64)>), StoreError> {
-        self.appender.flush().map_err(|source| StoreError::Append { table: "staging_observations", source })?;
-        drop(self.appender);
+    pub fn commit(self, status: RunStatus, errors: u64) -> Result<(RunCounts, Vec<(String, u64)>), StoreError> {
+        self.commit_with(status, errors, |_, _| Ok(()))
+    }
+
+    /// [`RunWriter::commit`], running `also(store, run_id)` inside the same
+    /// transaction (a source's progress row commits with its data, or
+    /// neither does).
+    ///
+    /// # Errors
+    /// [`StoreError`], from the commit or from `also`; everything is rolled back.
+    pub fn commit_with(
+        mut self,
+        status: RunStatus,
+        errors: u64,
+        also: impl FnOnce(&Store, i64) -> Result<(), StoreError>,
+    ) -> Result<(RunCounts, Vec<(String, u64)>), StoreError> {
+        self.commit_staged(Some(status), errors, also)?;
         let store = self.store;
         let run_id = self.run_id;
-        let records = self.seq as u64;
-        let tx = TransactionGuard::begin(store)?;
-        let added = store.execute(&sql::COMMIT_OBSERVATIONS, [run_id])? as u64;
-        store.execute(&sql::DERIVE_EVENT_VERSIONS, [run_id])?;
-        store.execute(&sql::DERIVE_POD_VERSIONS, [run_id])?;
-        store.execute(&sql::DERIVE_NODE_VERSIONS, [run_id])?;
-        let duplicates = records.saturating_sub(added);
-        store.execute(
-            &sql::FINISH_RUN,
-            params![run_id, status.as_str(), micros(Utc::now()), records as i64, duplicates as i64, errors as i64],
-        )?;
-        store.execute(&sql::CLEAR_STAGING, [])?;
+        let counts = self.committed;
         let per_location = store.query_map(&sql::RUN_ADDED_BY_LOCATION, [run_id], |r| {
             Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
         })?;
-        tx.commit()?;
-        Ok((RunCounts { records, added, duplicates }, per_location))
+        Ok((counts, per_location))
     }
+}
+
+impl RunWriter<'_> {
+    /// Gives the run up: nothing staged is kept, and the run is closed as
+    /// `failed` with the number of input errors recorded for it (instead of
+    /// staying `running`, which means a crash).
+    ///
+    /// # Errors
+    /// [`StoreError`] when the store fails.
+    pub fn abandon(mut self, errors: u64) -> Result<(), StoreError> {
+        let (store, run_id, done) = (self.store, self.run_id, self.committed);
+        drop(self.appender.take());
+        store.execute(&sql::CLEAR_STAGING, [])?;
+        // Batches committed before (a recorder's) stay, and are counted.
+        store.execute(
+            &sql::FINISH_RUN,
+            params![
+                run_id,
+                RunStatus::Failed.as_str(),
+                micros(Utc::now()),
+                done.records as i64,
+                done.duplicates as i64,
+                errors as i64
+            ],
+        )?;
+        Ok(())
+    }
+}
+
+fn open_appender(store: &Store) -> Result<Appender<'_>, StoreError> {
+    store
+        .conn()
+        .appender("staging_observations")
+        .map_err(|source| StoreError::Append { table: "staging_observations", source })
 }
 
 /// BEGIN … COMMIT on the store's connection, rolled back when dropped

@@ -34,7 +34,7 @@ mod plan;
 mod proptests;
 mod run;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::qos::QosClass;
 use crate::resources::ResourceList;
@@ -121,7 +121,7 @@ pub struct ThresholdsApplied {
 }
 
 /// The class of a node. Source: descheduler v0.36 `Classify` (under tested first).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum NodeClass {
     /// Every threshold resource at or below `low`, and schedulable.
     Underutilized,

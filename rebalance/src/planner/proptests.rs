@@ -9,7 +9,8 @@ use super::*;
 use crate::node::{Taint, TaintEffect};
 use crate::pod::{Toleration, Volume, VolumeSource};
 use crate::policy::{
-    DefaultEvictorArgs, EvictionLimits, LowNodeUtilizationArgs, PluginArgs, PluginConfig, PodProtection, Profile,
+    DefaultEvictorArgs, EvictionLimits, LowNodeUtilizationArgs, Namespaces, NoEvictionPolicy, PluginArgs, PluginConfig,
+    PodProtection, Profile,
 };
 
 /// What makes a generated pod special.
@@ -23,6 +24,8 @@ enum Kind {
     Bare,
     LocalStorage,
     Terminating,
+    /// Carries `descheduler.alpha.kubernetes.io/prefer-no-eviction`.
+    PreferNoEviction,
 }
 
 fn kind() -> impl Strategy<Value = Kind> {
@@ -35,6 +38,7 @@ fn kind() -> impl Strategy<Value = Kind> {
         1 => Just(Kind::Bare),
         1 => Just(Kind::LocalStorage),
         1 => Just(Kind::Terminating),
+        1 => Just(Kind::PreferNoEviction),
     ]
 }
 
@@ -99,6 +103,10 @@ struct GenPolicy {
     plugin_node: Option<u32>,
     local_storage_disabled: bool,
     skip_zero: bool,
+    /// `noEvictionPolicy: Mandatory`.
+    mandatory: bool,
+    /// `evictableNamespaces.exclude: [gamma]`.
+    exclude_gamma: bool,
 }
 
 fn gen_policy() -> impl Strategy<Value = GenPolicy> {
@@ -112,21 +120,30 @@ fn gen_policy() -> impl Strategy<Value = GenPolicy> {
             any::<bool>(),
             any::<bool>(),
         ),
+        (any::<bool>(), any::<bool>()),
     )
-        .prop_map(|((low, gap, with_pods, deviation), (total, per_node, per_ns, plugin_node, ls, skip_zero))| {
-            GenPolicy {
-                low: f64::from(low),
-                gap: f64::from(gap),
-                with_pods,
-                deviation,
-                total,
-                per_node,
-                per_ns,
-                plugin_node,
-                local_storage_disabled: ls,
-                skip_zero,
-            }
-        })
+        .prop_map(
+            |(
+                (low, gap, with_pods, deviation),
+                (total, per_node, per_ns, plugin_node, ls, skip_zero),
+                (mandatory, exclude_gamma),
+            )| {
+                GenPolicy {
+                    low: f64::from(low),
+                    gap: f64::from(gap),
+                    with_pods,
+                    deviation,
+                    total,
+                    per_node,
+                    per_ns,
+                    plugin_node,
+                    local_storage_disabled: ls,
+                    skip_zero,
+                    mandatory,
+                    exclude_gamma,
+                }
+            },
+        )
 }
 
 fn build(nodes: &[GenNode], pods: &[GenPod]) -> Snapshot {
@@ -169,6 +186,9 @@ fn build(nodes: &[GenNode], pods: &[GenPod]) -> Snapshot {
                     p.volumes = vec![Volume { name: "tmp".into(), source: VolumeSource::EmptyDir { medium: None } }]
                 }
                 Kind::Terminating => p.deletion_timestamp = Some(now()),
+                Kind::PreferNoEviction => {
+                    p.annotations.insert(PREFER_NO_EVICTION.into(), "true".into());
+                }
             }
             p
         })
@@ -188,9 +208,15 @@ fn policy(g: &GenPolicy) -> Policy {
         target_thresholds: targets,
         use_deviation_thresholds: g.deviation,
         eviction_limits: g.plugin_node.map(|n| EvictionLimits { node: Some(n) }),
+        evictable_namespaces: g
+            .exclude_gamma
+            .then(|| Namespaces { exclude: vec!["gamma".into()], ..Default::default() }),
         ..Default::default()
     };
     let mut evictor = DefaultEvictorArgs::default();
+    if g.mandatory {
+        evictor.no_eviction_policy = Some(NoEvictionPolicy::Mandatory);
+    }
     if g.local_storage_disabled {
         evictor.pod_protections.default_disabled = vec![PodProtection::PodsWithLocalStorage];
     }
@@ -235,7 +261,9 @@ proptest! {
             let kind = pods[e.pod.index].kind;
             // No protected pod is ever planned.
             let protected = matches!(kind, Kind::DaemonSet | Kind::Mirror | Kind::Static | Kind::Critical | Kind::Bare | Kind::Terminating)
-                || (kind == Kind::LocalStorage && !g.local_storage_disabled);
+                || (kind == Kind::LocalStorage && !g.local_storage_disabled)
+                || (kind == Kind::PreferNoEviction && g.mandatory)
+                || (pod.namespace == "gamma" && g.exclude_gamma);
             prop_assert!(!protected, "protected pod {:?} ({:?}) planned", pod.name, kind);
             prop_assert!(seen.insert(e.pod.index), "pod planned twice");
             // The budget was positive on every resource when the pod was chosen.
@@ -254,6 +282,23 @@ proptest! {
         if let Some(m) = g.per_ns { prop_assert!(per_ns.values().all(|n| *n <= m)); }
 
         for run in &p.runs {
+            // Nothing is evicted from a budget that starts at or below zero (an
+            // underutilized node can hold more than its allocatable of an
+            // untracked-threshold resource), and the budget goes down by exactly
+            // what each eviction frees.
+            if let Some(b) = &run.budget {
+                if b.initial.iter().any(|(_, v)| v <= 0) {
+                    prop_assert!(run.evictions.is_empty(), "evicted with budget {:?}", b.initial);
+                }
+                let mut left = b.initial.clone();
+                for e in &run.evictions {
+                    left = left.minus(&e.frees);
+                    prop_assert_eq!(&left, &e.budget_after);
+                }
+                prop_assert_eq!(&left, &b.remaining);
+            } else {
+                prop_assert!(run.evictions.is_empty());
+            }
             let class: BTreeMap<&str, NodeClass> = run.nodes.iter().map(|n| (n.name.as_str(), n.class)).collect();
             // Unschedulable nodes are never underutilized.
             for n in &run.nodes {

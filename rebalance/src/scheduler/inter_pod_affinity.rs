@@ -43,6 +43,16 @@ pub(crate) fn term_matches(term: &PodAffinityTerm, owner_namespace: &str, target
     namespace_ok && term.label_selector.as_ref().is_some_and(|s| s.matches(&target.labels))
 }
 
+impl PodAffinityTerm {
+    /// Whether this term, carried by a pod in `owner_namespace`, selects
+    /// `target` (the rule the InterPodAffinity filter applies; see
+    /// [`term_matches`]). Used to name the pods a required affinity pins a
+    /// pod to.
+    pub fn selects(&self, owner_namespace: &str, target: &PodInfo) -> bool {
+        term_matches(self, owner_namespace, target)
+    }
+}
+
 fn domain_of(node: &NodeInfo, topology_key: &str) -> Option<Domain> {
     node.labels.get(topology_key).map(|v| (topology_key.to_string(), v.clone()))
 }

@@ -2,6 +2,10 @@
 //! bound to a node, each as its latest version observed at or before the
 //! instant (or, for dumps observed later, the nearest version after it —
 //! marked estimated). Objects that cannot be read are listed, not fatal.
+//! Pods the store knows only from events are added by [`events`], with
+//! estimated requests.
+
+mod events;
 
 use chrono::{DateTime, Utc};
 use kdrift_ingest::store::sql;
@@ -24,6 +28,11 @@ pub struct ClusterAt {
     pub estimated_nodes: Vec<String>,
     /// `namespace/name` of pods whose version was observed after the instant.
     pub estimated_pods: Vec<String>,
+    /// `namespace/name` of pods known only from events (a `Scheduled` event,
+    /// requests from the nearest known version of the same owner): estimated.
+    pub event_only_pods: Vec<String>,
+    /// Of those, the pods whose owner has no stored pod or template: counted with no requests.
+    pub requests_unknown: Vec<String>,
     /// Objects the model could not read (`kind namespace/name: why`).
     pub unreadable: Vec<String>,
 }
@@ -71,6 +80,7 @@ impl ClusterAt {
                 state.estimated_pods.push(format!("{ns}/{name}"));
             }
         }
+        events::add_event_only_pods(store, at, &mut state)?;
         Ok(state)
     }
 }

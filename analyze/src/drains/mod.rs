@@ -1,0 +1,231 @@
+//! `kdrift timeline drains`: drains and outages reconstructed from node
+//! signals and pod evidence, grouped into rolling operations.
+//!
+//! Per node, [`episodes`] turns cordon / readiness / reboot signals into
+//! episodes; [`moves`] attaches the pods each episode evicted and finds
+//! where their replacements landed. Episodes are then grouped into
+//! operations: sorted by start, an episode joins the current operation when
+//! it starts at most [`GROUP_GAP`] (10 minutes) after the latest end (or
+//! last signal) of the operation's episodes — a rolling drain cordons the
+//! next node minutes after the previous one is back. Per operation: the
+//! nodes in the order they were disrupted, the pods moved and where they
+//! landed, and every node's requested % of allocatable one second before
+//! the first episode starts and one minute after the last one ends, with the
+//! skew (max − min of cpu requested %) it left.
+
+pub mod episodes;
+pub mod moves;
+
+use chrono::{DateTime, Duration, Utc};
+use kdrift_ingest::Store;
+use serde::Serialize;
+
+pub use episodes::{Band, BandKind, EpisodeEnd, NodeEpisode};
+pub use moves::{MovedPod, Replacement};
+
+use crate::history::{self, NodeSignal};
+use crate::usage::{requested_at, RequestedAt};
+use crate::AnalyzeError;
+
+/// Episodes closer than this belong to one operation.
+pub const GROUP_GAP: Duration = Duration::minutes(10);
+/// "After" is measured this long after an operation's last episode ends.
+pub const SETTLE: Duration = Duration::minutes(1);
+
+/// What kind of operation a group of episodes is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OperationKind {
+    /// Two or more nodes, every one cordoned.
+    RollingDrain,
+    /// One node, cordoned.
+    Drain,
+    /// No node cordoned: NotReady, node-controller evictions, reboots.
+    Outage,
+    /// Some nodes cordoned, some not.
+    Mixed,
+}
+
+/// Evicted pods that landed on one node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Landing {
+    /// The node.
+    pub node: String,
+    /// Replacements bound to it.
+    pub pods: usize,
+}
+
+/// One rolling drain (or single drain, or outage).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Operation {
+    /// 1-based, in time order over the whole store (stable under --since/--until).
+    pub number: usize,
+    /// Its kind.
+    pub kind: OperationKind,
+    /// The first episode's start (UTC).
+    pub started_at: DateTime<Utc>,
+    /// The last episode's end; `None` when some episode is still open.
+    pub ended_at: Option<DateTime<Utc>>,
+    /// Node names in the order they were disrupted.
+    pub order: Vec<String>,
+    /// Per node, in that order.
+    pub episodes: Vec<NodeEpisode>,
+    /// Pods evicted or stopped, over all episodes.
+    pub pods_moved: usize,
+    /// Replacements per destination node, most first (then by name).
+    pub landed: Vec<Landing>,
+    /// Moved pods without a replacement in the store.
+    pub not_replaced: usize,
+    /// Every node one second before the start.
+    pub before: RequestedAt,
+    /// Every node one minute after the end (or after the last signal while open).
+    pub after: RequestedAt,
+    /// cpu skew after (max − min of cpu requested %, percentage points).
+    pub cpu_skew_after: f64,
+    /// cpu skew before.
+    pub cpu_skew_before: f64,
+    /// memory skew after.
+    pub memory_skew_after: f64,
+}
+
+impl Operation {
+    /// The last instant the operation covers.
+    pub fn last_at(&self) -> DateTime<Utc> {
+        self.episodes.iter().map(NodeEpisode::last_at).max().unwrap_or(self.started_at)
+    }
+
+    /// The episode of one node.
+    pub fn episode(&self, node: &str) -> Option<&NodeEpisode> {
+        self.episodes.iter().find(|e| e.node == node)
+    }
+}
+
+/// The drain timeline.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DrainTimeline {
+    /// `--since`, when given.
+    pub since: Option<DateTime<Utc>>,
+    /// `--until`, when given.
+    pub until: Option<DateTime<Utc>>,
+    /// The grouping gap, seconds.
+    pub group_gap_seconds: i64,
+    /// Operations overlapping the window, oldest first.
+    pub operations: Vec<Operation>,
+    /// Caveats.
+    pub notes: Vec<String>,
+}
+
+/// Groups episodes (any order) into operations' episode lists. See the module docs.
+pub fn group(mut episodes: Vec<NodeEpisode>) -> Vec<Vec<NodeEpisode>> {
+    episodes.sort_by(|a, b| (a.started_at, &a.node).cmp(&(b.started_at, &b.node)));
+    let mut out: Vec<Vec<NodeEpisode>> = Vec::new();
+    let mut reach: Option<DateTime<Utc>> = None;
+    for e in episodes {
+        let last = e.last_at();
+        match (out.last_mut(), reach) {
+            (Some(group), Some(r)) if e.started_at <= r + GROUP_GAP => {
+                group.push(e);
+                reach = Some(r.max(last));
+            }
+            _ => {
+                out.push(vec![e]);
+                reach = Some(last);
+            }
+        }
+    }
+    out
+}
+
+fn kind_of(episodes: &[NodeEpisode]) -> OperationKind {
+    let cordoned = episodes.iter().filter(|e| e.cordoned()).count();
+    match (cordoned, episodes.len()) {
+        (0, _) => OperationKind::Outage,
+        (c, n) if c == n && n >= 2 => OperationKind::RollingDrain,
+        (c, n) if c == n => OperationKind::Drain,
+        _ => OperationKind::Mixed,
+    }
+}
+
+/// Every node's episodes from the signals (any order).
+pub fn all_episodes(signals: &[NodeSignal]) -> Vec<NodeEpisode> {
+    let mut nodes: Vec<&str> = signals.iter().map(|s| s.node.as_str()).collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    nodes.into_iter().flat_map(|n| episodes::episodes(n, signals)).collect()
+}
+
+/// Reconstructs the operations overlapping `[since, until]` (each bound
+/// optional). Operations are numbered over the whole store, so "drain #2"
+/// names the same operation whatever the window.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when a query fails.
+pub fn drain_timeline(
+    store: &Store,
+    since: Option<DateTime<Utc>>,
+    until: Option<DateTime<Utc>>,
+) -> Result<DrainTimeline, AnalyzeError> {
+    let signals = history::node_signals(store, history::beginning(), history::far_future())?;
+    let groups = group(all_episodes(&signals));
+    let mut operations = Vec::new();
+    let mut notes = Vec::new();
+    for (i, mut episodes) in groups.into_iter().enumerate() {
+        let start = episodes.iter().map(|e| e.started_at).min().unwrap_or_else(history::beginning);
+        let last = episodes.iter().map(NodeEpisode::last_at).max().unwrap_or(start);
+        if since.is_some_and(|s| last < s) || until.is_some_and(|u| start > u) {
+            continue;
+        }
+        let window_from = start - Duration::minutes(5);
+        let window_to = last + Duration::hours(2);
+        let evidence = history::eviction_evidence(store, window_from, window_to)?;
+        let placements = history::placements(store, window_from - Duration::days(30), window_to)?;
+        moves::attach_evictions(&mut episodes, &evidence, &placements);
+        {
+            let mut moved: Vec<&mut MovedPod> = episodes.iter_mut().flat_map(|e| e.evicted.iter_mut()).collect();
+            moves::find_replacements(&mut moved, &placements);
+        }
+        let open = episodes.iter().any(|e| e.end != EpisodeEnd::Closed);
+        let ended_at = if open { None } else { episodes.iter().filter_map(|e| e.ended_at).max() };
+        let before = requested_at(store, start - Duration::seconds(1))?;
+        let after = requested_at(store, last + SETTLE)?;
+        let moved: Vec<&MovedPod> = episodes.iter().flat_map(|e| e.evicted.iter()).collect();
+        let mut landed: Vec<Landing> = Vec::new();
+        for r in moved.iter().filter_map(|m| m.replacement.as_ref()) {
+            match landed.iter_mut().find(|l| l.node == r.node) {
+                Some(l) => l.pods += 1,
+                None => landed.push(Landing { node: r.node.clone(), pods: 1 }),
+            }
+        }
+        landed.sort_by(|a, b| b.pods.cmp(&a.pods).then_with(|| a.node.cmp(&b.node)));
+        if episodes.iter().any(|e| e.estimated) {
+            notes.push(format!(
+                "operation #{}: a start is estimated from a dump's first Node version (taint or condition time)",
+                i + 1
+            ));
+        }
+        operations.push(Operation {
+            number: i + 1,
+            kind: kind_of(&episodes),
+            started_at: start,
+            ended_at,
+            order: episodes.iter().map(|e| e.node.clone()).collect(),
+            pods_moved: moved.len(),
+            not_replaced: moved.iter().filter(|m| m.replacement.is_none()).count(),
+            landed,
+            cpu_skew_after: after.skew_of("cpu"),
+            cpu_skew_before: before.skew_of("cpu"),
+            memory_skew_after: after.skew_of("memory"),
+            before,
+            after,
+            episodes,
+        });
+    }
+    if signals.is_empty() {
+        notes.push(
+            "the store has no node signals (cordon, NotReady, reboot events or Node versions that change): \
+             ingest Node objects over time or the events of the nodes"
+                .into(),
+        );
+    }
+    Ok(DrainTimeline { since, until, group_gap_seconds: GROUP_GAP.num_seconds(), operations, notes })
+}

@@ -1,0 +1,236 @@
+//! Which pods each node episode evicted, and where their replacements
+//! landed.
+//!
+//! Eviction evidence (DisruptionTarget, Killing, Evicted,
+//! NodeControllerEviction, TaintManagerEviction, a DELETED version) belongs
+//! to an episode of the node it names when it falls between a minute before
+//! the episode's start and two minutes after its end (no end bound while the
+//! episode is open); several pieces for one pod are one move, at the
+//! earliest. The replacement of a moved pod is the first pod of the same
+//! owner (ownerReferences, else the controller's SuccessfulCreate event,
+//! else the name without its last `-suffix`) created (else bound) at most 5
+//! seconds before the eviction and bound within the hour after it, not
+//! already taken by an earlier move; a StatefulSet pod's replacement has its
+//! own name.
+
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+
+use super::episodes::NodeEpisode;
+use crate::history::{owner_from_name, EvictionEvidence, Placement};
+
+/// Where an evicted pod's replacement was bound.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Replacement {
+    /// Namespace.
+    pub namespace: String,
+    /// The replacement pod's name.
+    pub name: String,
+    /// The node it was bound to.
+    pub node: String,
+    /// When (UTC).
+    pub bound_at: DateTime<Utc>,
+}
+
+/// One pod evicted or stopped on a node during an episode.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MovedPod {
+    /// Namespace.
+    pub namespace: String,
+    /// Pod name.
+    pub name: String,
+    /// Pod uid (`""` when unknown).
+    pub uid: String,
+    /// The node it left.
+    pub from_node: String,
+    /// The earliest evidence (UTC).
+    pub evicted_at: DateTime<Utc>,
+    /// The kinds of evidence, in the order first seen (`DisruptionTarget`, `Killing`, …).
+    pub evidence: Vec<String>,
+    /// The DisruptionTarget reason or the eviction event's message, when any.
+    pub detail: Option<String>,
+    /// `Kind/name` of the owner, when known.
+    pub owner: Option<String>,
+    /// Its replacement, when the store shows one.
+    pub replacement: Option<Replacement>,
+}
+
+impl MovedPod {
+    /// `namespace/name`.
+    pub fn key(&self) -> String {
+        format!("{}/{}", self.namespace, self.name)
+    }
+}
+
+const BEFORE_START: Duration = Duration::minutes(1);
+const AFTER_END: Duration = Duration::minutes(2);
+
+/// Attaches eviction evidence to the episodes of the node it names (or, when
+/// it names none, of the node the pod was last bound to before it).
+pub fn attach_evictions(episodes: &mut [NodeEpisode], evidence: &[EvictionEvidence], placements: &[Placement]) {
+    for e in evidence {
+        let node = match &e.node {
+            Some(n) => n.clone(),
+            None => match placements
+                .iter()
+                .filter(|p| p.namespace == e.namespace && p.name == e.name && p.bound_at <= e.at)
+                .max_by_key(|p| p.bound_at)
+            {
+                Some(p) => p.node.clone(),
+                None => continue,
+            },
+        };
+        let Some(ep) = episodes.iter_mut().find(|ep| {
+            ep.node == node
+                && e.at >= ep.started_at - BEFORE_START
+                && ep.ended_at.is_none_or(|end| e.at <= end + AFTER_END)
+        }) else {
+            continue;
+        };
+        let detail = match e.evidence.as_str() {
+            "Killing" | "Deleted" => None,
+            _ => Some(e.detail.clone()).filter(|d| !d.is_empty()),
+        };
+        match ep.evicted.iter_mut().find(|m| m.namespace == e.namespace && m.name == e.name) {
+            Some(m) => {
+                if e.at < m.evicted_at {
+                    m.evicted_at = e.at;
+                }
+                if !m.evidence.contains(&e.evidence) {
+                    m.evidence.push(e.evidence.clone());
+                }
+                if m.uid.is_empty() {
+                    m.uid = e.uid.clone();
+                }
+                if m.detail.is_none() {
+                    m.detail = detail;
+                }
+            }
+            None => ep.evicted.push(MovedPod {
+                namespace: e.namespace.clone(),
+                name: e.name.clone(),
+                uid: e.uid.clone(),
+                from_node: node,
+                evicted_at: e.at,
+                evidence: vec![e.evidence.clone()],
+                detail,
+                owner: None,
+                replacement: None,
+            }),
+        }
+    }
+    for ep in episodes.iter_mut() {
+        ep.evicted.sort_by(|a, b| (a.evicted_at, &a.namespace, &a.name).cmp(&(b.evicted_at, &b.namespace, &b.name)));
+    }
+}
+
+/// `(kind, name)` of a placement's owner, falling back to the name prefix.
+fn owner_of(p: &Placement) -> (Option<&str>, Option<&str>) {
+    match (&p.owner_kind, &p.owner_name) {
+        (Some(k), Some(n)) => (Some(k.as_str()), Some(n.as_str())),
+        _ => (None, owner_from_name(&p.name)),
+    }
+}
+
+/// Fills `owner` and `replacement` of every moved pod (in eviction order,
+/// each placement used at most once).
+pub fn find_replacements(moved: &mut [&mut MovedPod], placements: &[Placement]) {
+    moved.sort_by_key(|m| m.evicted_at);
+    let mut used = vec![false; placements.len()];
+    for m in moved.iter_mut() {
+        let own = placements
+            .iter()
+            .filter(|p| p.namespace == m.namespace && p.name == m.name && p.bound_at <= m.evicted_at)
+            .max_by_key(|p| p.bound_at);
+        let (kind, name) = match own {
+            Some(p) => owner_of(p),
+            None => (None, owner_from_name(&m.name)),
+        };
+        m.owner = match (kind, name) {
+            (Some(k), Some(n)) => Some(format!("{k}/{n}")),
+            _ => None,
+        };
+        let Some(owner_name) = name else { continue };
+        let earliest = m.evicted_at - Duration::seconds(5);
+        let latest = m.evicted_at + Duration::hours(1);
+        let found = placements.iter().enumerate().find(|(i, p)| {
+            if used[*i] || p.namespace != m.namespace || p.bound_at < m.evicted_at - Duration::seconds(5) {
+                return false;
+            }
+            if p.bound_at > latest || p.created_at.unwrap_or(p.bound_at) < earliest {
+                return false;
+            }
+            let same_name = p.name == m.name;
+            if same_name && (p.uid == m.uid && !m.uid.is_empty() || p.bound_at <= m.evicted_at) {
+                return false;
+            }
+            let (pk, pn) = owner_of(p);
+            pn == Some(owner_name) && (kind.is_none() || pk.is_none() || pk == kind)
+        });
+        if let Some((i, p)) = found {
+            used[i] = true;
+            m.replacement = Some(Replacement {
+                namespace: p.namespace.clone(),
+                name: p.name.clone(),
+                node: p.node.clone(),
+                bound_at: p.bound_at,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).map(|t| t.with_timezone(&Utc)).expect("time")
+    }
+
+    fn placement(name: &str, node: &str, at: &str, owner: Option<&str>) -> Placement {
+        Placement {
+            namespace: "web".into(),
+            name: name.into(),
+            uid: format!("uid-{name}"),
+            node: node.into(),
+            bound_at: t(at),
+            owner_kind: owner.map(|_| "ReplicaSet".to_string()),
+            owner_name: owner.map(str::to_string),
+            created_at: Some(t(at)),
+            known_from: "both".into(),
+        }
+    }
+
+    fn moved(name: &str, at: &str) -> MovedPod {
+        MovedPod {
+            namespace: "web".into(),
+            name: name.into(),
+            uid: format!("uid-{name}"),
+            from_node: "node-2".into(),
+            evicted_at: t(at),
+            evidence: vec!["Killing".into()],
+            detail: None,
+            owner: None,
+            replacement: None,
+        }
+    }
+
+    #[test]
+    fn each_eviction_takes_the_next_replacement_of_its_owner() {
+        let placements = vec![
+            placement("api-abc-1", "node-2", "2026-11-27T00:00:00Z", Some("api-abc")),
+            placement("api-abc-2", "node-2", "2026-11-27T00:00:00Z", Some("api-abc")),
+            placement("api-abc-3", "node-1", "2026-11-28T02:03:15Z", Some("api-abc")),
+            placement("api-abc-4", "node-3", "2026-11-28T02:03:16Z", Some("api-abc")),
+            placement("docs-x-5", "node-1", "2026-11-28T02:03:15Z", None),
+        ];
+        let mut a = moved("api-abc-1", "2026-11-28T02:03:14Z");
+        let mut b = moved("api-abc-2", "2026-11-28T02:03:14Z");
+        let mut c = moved("docs-x-9", "2026-11-28T02:03:14Z");
+        find_replacements(&mut [&mut a, &mut b, &mut c], &placements);
+        assert_eq!(a.replacement.as_ref().map(|r| r.node.as_str()), Some("node-1"));
+        assert_eq!(b.replacement.as_ref().map(|r| r.name.as_str()), Some("api-abc-4"));
+        assert_eq!(a.owner.as_deref(), Some("ReplicaSet/api-abc"));
+        assert_eq!(c.replacement.as_ref().map(|r| r.name.as_str()), Some("docs-x-5"), "by name prefix");
+    }
+}

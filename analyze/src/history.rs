@@ -1,0 +1,257 @@
+//! What the store says happened between two instants, as typed rows: node
+//! signals (cordon, readiness, reboots, node-controller actions), evidence of
+//! pod evictions, and pod placements (bindings). Shared by the drain
+//! timeline, the "why is that node full" part of the Pending chain and the
+//! event-only reconstruction of placements.
+
+use chrono::{DateTime, Utc};
+use kdrift_ingest::store::sql;
+use kdrift_ingest::Store;
+use serde::Serialize;
+
+use crate::AnalyzeError;
+
+/// An instant far enough in the past to mean "from the beginning".
+pub fn beginning() -> DateTime<Utc> {
+    DateTime::<Utc>::from_timestamp(0, 0).unwrap_or(DateTime::<Utc>::MIN_UTC)
+}
+
+/// An instant far enough in the future to mean "to the end" (year 2255,
+/// inside DuckDB's timestamp range).
+pub fn far_future() -> DateTime<Utc> {
+    DateTime::<Utc>::from_timestamp(9_000_000_000, 0).unwrap_or(DateTime::<Utc>::MAX_UTC)
+}
+
+/// What a node signal says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SignalKind {
+    /// Cordoned (`spec.unschedulable: true`, `NodeNotSchedulable`).
+    Cordon,
+    /// Uncordoned (`NodeSchedulable`).
+    Uncordon,
+    /// The Ready condition left True (`NodeNotReady`).
+    NotReady,
+    /// The Ready condition became True (`NodeReady`).
+    Ready,
+    /// A new boot id (`Rebooted`, `status.nodeInfo.bootID`).
+    Rebooted,
+    /// The kubelet (or kube-proxy) started (`Starting`).
+    Starting,
+    /// The node registered with the node controller (`RegisteredNode`).
+    Registered,
+    /// The node controller deleted the node's pods (`DeletingAllPods`).
+    DeletingPods,
+    /// The node controller removed the node (`RemovingNode`).
+    Removing,
+    /// A managed upgrade started draining the node (AKS `Drain`).
+    Drain,
+}
+
+impl SignalKind {
+    fn parse(s: &str) -> Option<SignalKind> {
+        Some(match s {
+            "cordon" => SignalKind::Cordon,
+            "uncordon" => SignalKind::Uncordon,
+            "not_ready" => SignalKind::NotReady,
+            "ready" => SignalKind::Ready,
+            "rebooted" => SignalKind::Rebooted,
+            "starting" => SignalKind::Starting,
+            "registered" => SignalKind::Registered,
+            "deleting_pods" => SignalKind::DeletingPods,
+            "removing" => SignalKind::Removing,
+            "drain" => SignalKind::Drain,
+            _ => return None,
+        })
+    }
+}
+
+/// One thing that happened to a node (query `node_signals`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NodeSignal {
+    /// Node name.
+    pub node: String,
+    /// When (UTC).
+    pub at: DateTime<Utc>,
+    /// What.
+    pub kind: SignalKind,
+    /// `object` (a change between two stored Node versions) or `event`.
+    pub source: String,
+    /// The event reason, or the object field that changed.
+    pub reason: String,
+    /// The event message, or the new value.
+    pub detail: String,
+    /// The time is estimated (a dump's first version: taint or condition time).
+    pub estimated: bool,
+}
+
+/// One piece of evidence that a pod was evicted or stopped (query `pod_evictions`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EvictionEvidence {
+    /// Namespace.
+    pub namespace: String,
+    /// Pod name.
+    pub name: String,
+    /// Pod uid (`""` when unknown).
+    pub uid: String,
+    /// The node it was on, when the evidence says.
+    pub node: Option<String>,
+    /// When (UTC).
+    pub at: DateTime<Utc>,
+    /// `DisruptionTarget`, `Killing`, `Evicted`, `NodeControllerEviction`,
+    /// `TaintManagerEviction` or `Deleted`.
+    pub evidence: String,
+    /// Condition reason and message, or the event message.
+    pub detail: String,
+}
+
+/// One binding of a pod to a node (query `pod_placements`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Placement {
+    /// Namespace.
+    pub namespace: String,
+    /// Pod name.
+    pub name: String,
+    /// Pod uid (`""` when unknown).
+    pub uid: String,
+    /// The node.
+    pub node: String,
+    /// When it was bound (UTC).
+    pub bound_at: DateTime<Utc>,
+    /// Owner kind (`ReplicaSet`, `Job`, `DaemonSet`, …), when known.
+    pub owner_kind: Option<String>,
+    /// Owner name, when known.
+    pub owner_name: Option<String>,
+    /// When the pod was created, when known.
+    pub created_at: Option<DateTime<Utc>>,
+    /// `event` (Scheduled only), `object` (Pod versions only) or `both`.
+    pub known_from: String,
+}
+
+impl Placement {
+    /// `namespace/name`.
+    pub fn key(&self) -> String {
+        format!("{}/{}", self.namespace, self.name)
+    }
+
+    /// `Kind/name` of the owner, when known.
+    pub fn owner(&self) -> Option<String> {
+        match (&self.owner_kind, &self.owner_name) {
+            (Some(k), Some(n)) => Some(format!("{k}/{n}")),
+            _ => None,
+        }
+    }
+}
+
+fn bounds(since: DateTime<Utc>, until: DateTime<Utc>) -> [i64; 2] {
+    [since.timestamp_micros(), until.timestamp_micros()]
+}
+
+/// Node signals between `since` and `until`, by node then time. Rows with a
+/// signal this build does not know are skipped.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn node_signals(
+    store: &Store,
+    since: DateTime<Utc>,
+    until: DateTime<Utc>,
+) -> Result<Vec<NodeSignal>, AnalyzeError> {
+    let rows = store.query_map(&sql::NODE_SIGNALS, bounds(since, until), |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, DateTime<Utc>>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, String>(3)?,
+            r.get::<_, Option<String>>(4)?,
+            r.get::<_, Option<String>>(5)?,
+            r.get::<_, bool>(6)?,
+        ))
+    })?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(node, at, kind, source, reason, detail, estimated)| {
+            Some(NodeSignal {
+                node,
+                at,
+                kind: SignalKind::parse(&kind)?,
+                source,
+                reason: reason.unwrap_or_default(),
+                detail: detail.unwrap_or_default(),
+                estimated,
+            })
+        })
+        .collect())
+}
+
+/// Eviction evidence between `since` and `until`, oldest first.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn eviction_evidence(
+    store: &Store,
+    since: DateTime<Utc>,
+    until: DateTime<Utc>,
+) -> Result<Vec<EvictionEvidence>, AnalyzeError> {
+    Ok(store.query_map(&sql::POD_EVICTIONS, bounds(since, until), |r| {
+        Ok(EvictionEvidence {
+            namespace: r.get(0)?,
+            name: r.get(1)?,
+            uid: r.get(2)?,
+            node: r.get::<_, Option<String>>(3)?.filter(|n| !n.is_empty()),
+            at: r.get(4)?,
+            evidence: r.get(5)?,
+            detail: r.get::<_, Option<String>>(6)?.unwrap_or_default(),
+        })
+    })?)
+}
+
+/// Placements between `since` and `until`, oldest binding first.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn placements(store: &Store, since: DateTime<Utc>, until: DateTime<Utc>) -> Result<Vec<Placement>, AnalyzeError> {
+    Ok(store.query_map(&sql::POD_PLACEMENTS, bounds(since, until), |r| {
+        Ok(Placement {
+            namespace: r.get(0)?,
+            name: r.get(1)?,
+            uid: r.get(2)?,
+            node: r.get(3)?,
+            bound_at: r.get(4)?,
+            owner_kind: r.get(5)?,
+            owner_name: r.get(6)?,
+            created_at: r.get(7)?,
+            known_from: r.get(8)?,
+        })
+    })?)
+}
+
+/// The owner a pod name suggests when nothing else says: a Deployment's pod
+/// `web-7d4b9c-x2x9k` → ReplicaSet `web-7d4b9c`; a Job's or DaemonSet's pod
+/// `backup-29930640-abcde` → `backup-29930640`; a StatefulSet's `db-0` →
+/// `db`. `None` for a name without a `-`.
+pub fn owner_from_name(name: &str) -> Option<&str> {
+    let (prefix, _) = name.rsplit_once('-')?;
+    (!prefix.is_empty()).then_some(prefix)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn owner_prefixes() {
+        assert_eq!(owner_from_name("web-7d4b9c-x2x9k"), Some("web-7d4b9c"));
+        assert_eq!(owner_from_name("db-0"), Some("db"));
+        assert_eq!(owner_from_name("standalone"), None);
+        assert_eq!(owner_from_name("-x"), None);
+    }
+
+    #[test]
+    fn signal_names_round_trip() {
+        for (s, k) in [("cordon", SignalKind::Cordon), ("deleting_pods", SignalKind::DeletingPods)] {
+            assert_eq!(SignalKind::parse(s), Some(k));
+        }
+        assert_eq!(SignalKind::parse("bogus"), None);
+    }
+}

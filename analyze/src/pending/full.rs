@@ -1,0 +1,307 @@
+//! Why the node that is left is full: the pods holding its requests (most
+//! first), when each arrived and what brought it — the replacement of a pod
+//! evicted by a drain (and whether it came in the burst right after the
+//! node came back), a Deployment scaling up, a DaemonSet, or its owner
+//! creating it — and the bursts of placements each drain sent to the node.
+//!
+//! A burst is every pod bound to the node within [`BURST_WINDOW`] (3
+//! minutes) after it came back (Ready after the reboot, else the uncordon)
+//! from an operation it was part of; for an operation that did not touch the
+//! node, the replacements of evicted pods that landed on it. A pod's
+//! arrival is "scale-up" when a `ScalingReplicaSet` "Scaled up replica set
+//! X" for its ReplicaSet came at most 2 minutes before its creation.
+
+use chrono::{DateTime, Duration, Utc};
+use kdrift_ingest::store::sql;
+use kdrift_ingest::Store;
+use kdrift_rebalance::quantity::format_amount;
+use kdrift_rebalance::PodInfo;
+use serde::Serialize;
+
+use crate::drains::{Operation, SETTLE};
+use crate::history::Placement;
+
+/// Placements on a node this long after it came back are its burst.
+pub const BURST_WINDOW: Duration = Duration::minutes(3);
+
+/// What brought a pod to its node.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Arrival {
+    /// Bound during a drain (operation `operation` of `timeline drains`).
+    Drain {
+        /// The operation's number.
+        operation: usize,
+        /// The operation's start (UTC).
+        operation_started_at: DateTime<Utc>,
+        /// `namespace/name` of the evicted pod it replaced, when known.
+        replaced: Option<String>,
+        /// The node that pod was evicted from.
+        from_node: Option<String>,
+        /// Bound within 3 minutes after this node came back from the operation.
+        in_burst: bool,
+    },
+    /// Created after its Deployment scaled its ReplicaSet up (rollout or scale-up).
+    ScaleUp {
+        /// `namespace/deployment`.
+        deployment: String,
+        /// The ScalingReplicaSet message.
+        message: String,
+        /// Its time (UTC).
+        at: DateTime<Utc>,
+    },
+    /// A DaemonSet pod (one per node).
+    DaemonSet {
+        /// The DaemonSet.
+        name: String,
+    },
+    /// Created by its owner (or unknown owner) outside any drain or scale-up.
+    Created {
+        /// `Kind/name` of the owner, when known.
+        owner: Option<String>,
+    },
+}
+
+/// One pod holding part of a node's requests.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Holder {
+    /// Namespace.
+    pub namespace: String,
+    /// Pod name.
+    pub name: String,
+    /// `Kind/name` of its controller, when known.
+    pub owner: Option<String>,
+    /// Its request of the short resource (cpu millicores, bytes, units).
+    pub request: i64,
+    /// Every request, `(resource, amount)`.
+    pub requests: Vec<(String, i64)>,
+    /// When it was bound to the node (UTC), when the store shows it.
+    pub bound_at: Option<DateTime<Utc>>,
+    /// What brought it.
+    pub arrival: Arrival,
+}
+
+/// Placements a drain sent to the node.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Burst {
+    /// The operation's number (`timeline drains`).
+    pub operation: usize,
+    /// Its start (UTC).
+    pub operation_started_at: DateTime<Utc>,
+    /// When the node came back from it (`None`: the node was not part of it).
+    pub back_at: Option<DateTime<Utc>>,
+    /// Pods bound to the node in the burst.
+    pub landed: usize,
+    /// Of those, still on the node at the failure.
+    pub still_there: usize,
+    /// What those still hold of the short resource.
+    pub holding: i64,
+    /// The finding in words (e.g. "19 pods landed on node-1 within 3 minutes after it came back from drain #2 …").
+    pub summary: String,
+}
+
+/// Why one node is full.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NodeFill {
+    /// The node.
+    pub node: String,
+    /// The resource it is short of (`cpu`).
+    pub resource: String,
+    /// Requested by its pods at the failure.
+    pub requested: i64,
+    /// Its allocatable.
+    pub allocatable: i64,
+    /// Every pod counting toward it, largest request of `resource` first.
+    pub holders: Vec<Holder>,
+    /// Drains that sent pods still on it at the failure, most held first.
+    pub bursts: Vec<Burst>,
+}
+
+/// A `ScalingReplicaSet` scale-up.
+pub(super) struct ScaleUp {
+    namespace: String,
+    deployment: String,
+    replica_set: String,
+    at: DateTime<Utc>,
+    message: String,
+}
+
+/// Loads the scale-ups up to `until`.
+pub(super) fn scale_ups(store: &Store, until: DateTime<Utc>) -> Result<Vec<ScaleUp>, crate::AnalyzeError> {
+    let bounds = [crate::history::beginning().timestamp_micros(), until.timestamp_micros()];
+    Ok(store.query_map(&sql::SCALE_UPS, bounds, |r| {
+        Ok(ScaleUp {
+            namespace: r.get(0)?,
+            deployment: r.get(1)?,
+            replica_set: r.get(2)?,
+            at: r.get(3)?,
+            message: r.get(4)?,
+        })
+    })?)
+}
+
+/// Amount for sentences (cpu always in millicores).
+pub(super) fn amount(resource: &str, v: i64) -> String {
+    if resource == "cpu" {
+        format!("{v}m")
+    } else {
+        format_amount(resource, v)
+    }
+}
+
+/// The latest binding of `pod` to `node` at or before `at`.
+pub(super) fn bound<'a>(
+    placements: &'a [Placement],
+    pod: &PodInfo,
+    node: &str,
+    at: DateTime<Utc>,
+) -> Option<&'a Placement> {
+    placements
+        .iter()
+        .filter(|p| p.namespace == pod.namespace && p.name == pod.name && p.node == node && p.bound_at <= at)
+        .filter(|p| p.uid.is_empty() || pod.uid.as_deref().is_none_or(|u| u == p.uid))
+        .max_by_key(|p| p.bound_at)
+}
+
+fn in_burst(op: &Operation, node: &str, at: DateTime<Utc>) -> bool {
+    op.episode(node).and_then(|e| e.back_at()).is_some_and(|back| at >= back && at <= back + BURST_WINDOW)
+}
+
+/// What brought `pod` (bound to `node` at `bound_at`).
+pub(super) fn arrival(
+    pod: &PodInfo,
+    node: &str,
+    placement: Option<&Placement>,
+    operations: &[Operation],
+    scale_ups: &[ScaleUp],
+) -> Arrival {
+    if pod.is_daemonset_pod() {
+        let name = pod.controller().map(|o| o.name.clone()).unwrap_or_default();
+        return Arrival::DaemonSet { name };
+    }
+    let bound_at = placement.map(|p| p.bound_at);
+    for op in operations {
+        for m in op.episodes.iter().flat_map(|e| e.evicted.iter()) {
+            if let Some(r) = m.replacement.as_ref().filter(|r| r.namespace == pod.namespace && r.name == pod.name) {
+                return Arrival::Drain {
+                    operation: op.number,
+                    operation_started_at: op.started_at,
+                    replaced: Some(m.key()),
+                    from_node: Some(m.from_node.clone()),
+                    in_burst: in_burst(op, node, r.bound_at),
+                };
+            }
+        }
+    }
+    if let Some(at) = bound_at {
+        if let Some(op) = operations.iter().find(|op| at >= op.started_at && at <= op.last_at() + SETTLE) {
+            return Arrival::Drain {
+                operation: op.number,
+                operation_started_at: op.started_at,
+                replaced: None,
+                from_node: None,
+                in_burst: in_burst(op, node, at),
+            };
+        }
+    }
+    let owner = pod
+        .controller()
+        .map(|o| (o.kind.clone(), o.name.clone()))
+        .or_else(|| placement.and_then(|p| Some((p.owner_kind.clone()?, p.owner_name.clone()?))));
+    let created = pod.creation_timestamp.or_else(|| placement.and_then(|p| p.created_at));
+    if let (Some((kind, rs)), Some(created)) = (&owner, created) {
+        if kind == "ReplicaSet" {
+            let s = scale_ups.iter().rev().find(|s| {
+                s.namespace == pod.namespace
+                    && &s.replica_set == rs
+                    && s.at <= created + Duration::seconds(1)
+                    && created - s.at <= Duration::minutes(2)
+            });
+            if let Some(s) = s {
+                return Arrival::ScaleUp {
+                    deployment: format!("{}/{}", s.namespace, s.deployment),
+                    message: s.message.clone(),
+                    at: s.at,
+                };
+            }
+        }
+    }
+    Arrival::Created { owner: owner.map(|(k, n)| format!("{k}/{n}")) }
+}
+
+/// The bursts `operations` sent to `node`, given its holders at the failure.
+pub(super) fn bursts(
+    node: &str,
+    resource: &str,
+    requested: i64,
+    holders: &[Holder],
+    placements: &[Placement],
+    operations: &[Operation],
+) -> Vec<Burst> {
+    let mut out = Vec::new();
+    for op in operations {
+        let back_at = op.episode(node).and_then(|e| e.back_at());
+        let landed: Vec<&Placement> = match back_at {
+            Some(back) => placements
+                .iter()
+                .filter(|p| p.node == node && p.bound_at >= back && p.bound_at <= back + BURST_WINDOW)
+                .collect(),
+            None => {
+                let replacements: Vec<(&str, &str)> = op
+                    .episodes
+                    .iter()
+                    .flat_map(|e| e.evicted.iter())
+                    .filter_map(|m| m.replacement.as_ref())
+                    .filter(|r| r.node == node)
+                    .map(|r| (r.namespace.as_str(), r.name.as_str()))
+                    .collect();
+                placements
+                    .iter()
+                    .filter(|p| p.node == node && replacements.contains(&(p.namespace.as_str(), p.name.as_str())))
+                    .collect()
+            }
+        };
+        let still: Vec<&Holder> =
+            holders.iter().filter(|h| landed.iter().any(|p| p.namespace == h.namespace && p.name == h.name)).collect();
+        // Only what still holds the node's requests explains why it is full.
+        if still.is_empty() {
+            continue;
+        }
+        let holding: i64 = still.iter().map(|h| h.request).sum();
+        let when = op.started_at.format("%Y-%m-%d %H:%M");
+        let summary = match back_at {
+            Some(back) => format!(
+                "{} pods landed on {node} within 3 minutes after it came back (at {}) from drain #{} ({when}); \
+                 {} of them still there at the failure, holding {} of its {} {resource} requested",
+                landed.len(),
+                back.format("%H:%M:%S"),
+                op.number,
+                still.len(),
+                amount(resource, holding),
+                amount(resource, requested),
+            ),
+            None => format!(
+                "{} pods evicted by drain #{} ({when}) landed on {node}; {} of them still there at the failure, \
+                 holding {} of its {} {resource} requested",
+                landed.len(),
+                op.number,
+                still.len(),
+                amount(resource, holding),
+                amount(resource, requested),
+            ),
+        };
+        out.push(Burst {
+            operation: op.number,
+            operation_started_at: op.started_at,
+            back_at,
+            landed: landed.len(),
+            still_there: still.len(),
+            holding,
+            summary,
+        });
+    }
+    out.sort_by(|a, b| {
+        b.holding.cmp(&a.holding).then(b.still_there.cmp(&a.still_there)).then(a.operation.cmp(&b.operation))
+    });
+    out
+}

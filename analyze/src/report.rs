@@ -1,0 +1,192 @@
+//! What `kdrift report` shows, gathered from the other analyses — nothing
+//! is derived here: the store's time span and counts, the drain timeline
+//! ([`crate::drains`]), every node's requested % over the range
+//! ([`crate::series`]) and the why-pending chain ([`crate::pending`]) of
+//! each pod that was Pending in the range, longest-pending first.
+
+use chrono::{DateTime, Utc};
+use kdrift_ingest::store::{sql, StoreCounts};
+use kdrift_ingest::Store;
+use serde::Serialize;
+
+use crate::drains::{drain_timeline, DrainTimeline};
+use crate::pending::{pending_pods, why_pending, PendingPod, PendingReport};
+use crate::series::{requested_series, RequestedSeries};
+use crate::AnalyzeError;
+
+/// Limits of a report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReportOptions {
+    /// At most this many samples per requested % series.
+    pub max_samples: usize,
+    /// At most this many Pending chains (the longest-pending pods).
+    pub max_chains: usize,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        ReportOptions { max_samples: 400, max_chains: 20 }
+    }
+}
+
+/// Everything one report shows.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReportData {
+    /// The store file, as given.
+    pub store: String,
+    /// What the store holds.
+    pub counts: StoreCounts,
+    /// The first instant the store knows about (UTC); `None` for an empty store.
+    pub store_first_at: Option<DateTime<Utc>>,
+    /// The last instant the store knows about (UTC).
+    pub store_last_at: Option<DateTime<Utc>>,
+    /// The report's range: `--since`, else the store's first instant (UTC).
+    pub from: DateTime<Utc>,
+    /// `--until`, else the store's last instant (UTC); never before `from`.
+    pub to: DateTime<Utc>,
+    /// Drains, rolling drains and outages overlapping the range.
+    pub timeline: DrainTimeline,
+    /// Every node's requested amounts over the range.
+    pub requested: RequestedSeries,
+    /// Every node seen in the timeline or the samples, in name order.
+    pub nodes: Vec<String>,
+    /// Pods with FailedScheduling whose pending time overlaps the range, longest-pending first.
+    pub pending: Vec<PendingPod>,
+    /// The why-pending chain of the first [`ReportOptions::max_chains`] of them.
+    pub chains: Vec<PendingReport>,
+    /// Caveats.
+    pub notes: Vec<String>,
+}
+
+/// A time range: first and last instant (UTC).
+pub type Span = (DateTime<Utc>, DateTime<Utc>);
+
+/// The store's first and last instants (query `time_span`); `None` for an empty store.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn time_span(store: &Store) -> Result<Option<Span>, AnalyzeError> {
+    let (first, last) = store.query_one(&sql::TIME_SPAN, [], |r| {
+        Ok((r.get::<_, Option<DateTime<Utc>>>(0)?, r.get::<_, Option<DateTime<Utc>>>(1)?))
+    })?;
+    Ok(first.zip(last))
+}
+
+/// Whether a pending pod's wait (first failure to scheduling, deletion or
+/// last failure) overlaps `[from, to]`.
+pub fn pending_in(p: &PendingPod, from: DateTime<Utc>, to: DateTime<Utc>) -> bool {
+    let end = p.first_failure + chrono::Duration::seconds(p.pending_seconds.max(0));
+    p.first_failure <= to && end.max(p.last_failure) >= from
+}
+
+/// Every node name of the timeline and the series, sorted.
+pub fn node_names(timeline: &DrainTimeline, requested: &RequestedSeries) -> Vec<String> {
+    let mut names = requested.nodes();
+    for op in &timeline.operations {
+        names.extend(op.order.iter().cloned());
+        for e in &op.episodes {
+            names.extend(e.evicted.iter().filter_map(|m| m.replacement.as_ref().map(|r| r.node.clone())));
+        }
+    }
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// Gathers a report over `[since, until]` (each defaulting to the store's span).
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when a query fails.
+pub fn report_data(
+    store: &Store,
+    since: Option<DateTime<Utc>>,
+    until: Option<DateTime<Utc>>,
+    options: &ReportOptions,
+) -> Result<ReportData, AnalyzeError> {
+    let counts = store.counts()?;
+    let span = time_span(store)?;
+    let epoch = crate::history::beginning();
+    let from = since.or(span.map(|s| s.0)).unwrap_or(epoch);
+    let to = until.or(span.map(|s| s.1)).unwrap_or(from).max(from);
+    let mut notes = Vec::new();
+    if span.is_none() {
+        notes.push("the store holds nothing with a time: ingest events, Pod and Node objects first".into());
+    }
+    let timeline = drain_timeline(store, since, until)?;
+    let requested = requested_series(store, from, to, options.max_samples)?;
+    if requested.coalesced {
+        notes.push(format!(
+            "requested %: {} changes in the range, sampled at the last change of each of {} equal slices",
+            requested.changes,
+            requested.samples.len().saturating_sub(1).max(1)
+        ));
+    }
+    let pending: Vec<PendingPod> = pending_pods(store)?.into_iter().filter(|p| pending_in(p, from, to)).collect();
+    let mut chains = Vec::new();
+    for p in pending.iter().take(options.max_chains) {
+        if let Some(r) = why_pending(store, &p.namespace, &p.name)? {
+            chains.push(r);
+        }
+    }
+    if pending.len() > options.max_chains {
+        notes.push(format!(
+            "{} pods were Pending in the range; the chains of the {} longest-pending are shown \
+             (`kdrift why-pending NAMESPACE/POD` explains any other)",
+            pending.len(),
+            options.max_chains
+        ));
+    }
+    let nodes = node_names(&timeline, &requested);
+    Ok(ReportData {
+        store: store.path().display().to_string(),
+        counts,
+        store_first_at: span.map(|s| s.0),
+        store_last_at: span.map(|s| s.1),
+        from,
+        to,
+        timeline,
+        requested,
+        nodes,
+        pending,
+        chains,
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).map(|t| t.with_timezone(&Utc)).expect("time")
+    }
+
+    fn pod(first: &str, last: &str, pending_seconds: i64) -> PendingPod {
+        PendingPod {
+            namespace: "media".into(),
+            name: "backup-1".into(),
+            uid: String::new(),
+            first_failure: t(first),
+            last_failure: t(last),
+            occurrences: 1,
+            failure_events: 1,
+            latest_message: String::new(),
+            scheduled_at: None,
+            scheduled_node: None,
+            pending_seconds,
+            deleted_at: None,
+            reasons: String::new(),
+            reason_items: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_wait_overlapping_the_range_is_in() {
+        let p = pod("2026-11-28T04:00:00Z", "2026-11-28T05:15:00Z", 5400);
+        let (a, b) = (t("2026-11-28T05:20:00Z"), t("2026-11-28T06:00:00Z"));
+        assert!(pending_in(&p, a, b), "deleted at 05:30, still pending at 05:20");
+        assert!(!pending_in(&p, t("2026-11-28T05:31:00Z"), b));
+        assert!(!pending_in(&p, t("2026-11-28T00:00:00Z"), t("2026-11-28T03:59:59Z")));
+        assert!(pending_in(&p, t("2026-11-28T00:00:00Z"), t("2026-11-28T04:00:00Z")));
+    }
+}

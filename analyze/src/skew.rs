@@ -1,0 +1,150 @@
+//! `kdrift skew`: every node's requested % of allocatable (cpu, memory,
+//! pods, extended resources) at an instant, the max − min skew per
+//! resource, and each node's LowNodeUtilization class.
+//!
+//! The class is not recomputed here: the snapshot goes through the
+//! rebalance planner ([`kdrift_rebalance::plan`]) with the policy given, and
+//! the classification of its first LowNodeUtilization run is reported
+//! (descheduler v0.36: nodes not Ready or outside the policy's nodeSelector
+//! are not classified; fewer than two nodes aborts the cycle).
+
+use chrono::{DateTime, Utc};
+use kdrift_ingest::store::sql;
+use kdrift_ingest::Store;
+use kdrift_rebalance::planner::{ExcludedNode, NodeClass, ThresholdsApplied};
+use kdrift_rebalance::policy::{
+    LowNodeUtilizationArgs, PluginArgs, PluginConfig, PluginSet, Plugins, Profile, ResourceThresholds,
+    LOW_NODE_UTILIZATION,
+};
+use kdrift_rebalance::{plan, PlanOptions, Policy, PolicyError};
+use serde::Serialize;
+
+use crate::snapshot::load_snapshot;
+use crate::state::ClusterAt;
+use crate::usage::{requested_in, NodeRequested, ResourceSkew};
+use crate::AnalyzeError;
+
+/// One node: requested amounts and class.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SkewNode {
+    /// Requested amounts and percent of allocatable.
+    #[serde(flatten)]
+    pub requested: NodeRequested,
+    /// LowNodeUtilization class; `None` when the node is not classified.
+    pub class: Option<NodeClass>,
+    /// Why it got the class (descheduler's wording), or why it has none.
+    pub why: String,
+}
+
+/// What `kdrift skew` says.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SkewReport {
+    /// The instant (UTC).
+    pub at: DateTime<Utc>,
+    /// Nodes, in name order.
+    pub nodes: Vec<SkewNode>,
+    /// Per resource: max − min of requested % over the nodes that offer it.
+    pub skew: Vec<ResourceSkew>,
+    /// The thresholds the classes were computed with (after deviation, if any).
+    pub thresholds: Option<ThresholdsApplied>,
+    /// Why nothing was classified (fewer than two nodes, invalid policy, no LowNodeUtilization profile).
+    pub not_classified: Option<String>,
+    /// Caveats (estimated numbers, missing objects).
+    pub notes: Vec<String>,
+}
+
+/// A policy with one profile that balances with LowNodeUtilization at these
+/// thresholds (percent of allocatable per resource), validated as
+/// descheduler validates it.
+///
+/// # Errors
+/// [`PolicyError`] with descheduler's message for invalid thresholds.
+pub fn policy_from_thresholds(
+    thresholds: ResourceThresholds,
+    targets: ResourceThresholds,
+) -> Result<Policy, PolicyError> {
+    let args = LowNodeUtilizationArgs { thresholds, target_thresholds: targets, ..LowNodeUtilizationArgs::default() };
+    let policy = Policy {
+        profiles: vec![Profile {
+            name: "kdrift-skew".into(),
+            plugin_config: vec![PluginConfig {
+                name: LOW_NODE_UTILIZATION.into(),
+                args: PluginArgs::LowNodeUtilization(Box::new(args)),
+            }],
+            plugins: Plugins {
+                balance: PluginSet { enabled: vec![LOW_NODE_UTILIZATION.into()], disabled: Vec::new() },
+                ..Plugins::default()
+            },
+        }],
+        ..Policy::default()
+    };
+    policy.validate()?;
+    Ok(policy)
+}
+
+/// The skew at `at` (default: the store's newest observation) under `policy`.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when a query fails.
+pub fn skew(store: &Store, at: Option<DateTime<Utc>>, policy: &Policy) -> Result<SkewReport, AnalyzeError> {
+    let at = match at {
+        Some(at) => at,
+        None => store
+            .query_one(&sql::LATEST_OBSERVATION, [], |r| r.get::<_, Option<DateTime<Utc>>>(0))?
+            .unwrap_or_else(Utc::now),
+    };
+    let cluster = ClusterAt::load(store, at)?;
+    let requested = requested_in(&cluster, at);
+    let loaded = load_snapshot(store, Some(at))?;
+    let planned = plan(&loaded.snapshot, policy, &PlanOptions::default());
+    let run = planned.runs.first();
+    let not_classified = planned.aborted.clone().or_else(|| {
+        run.is_none().then(|| "the policy has no profile enabling LowNodeUtilization in plugins.balance".to_string())
+    });
+    let excluded = |name: &str| -> Option<&ExcludedNode> { planned.nodes_excluded.iter().find(|e| e.name == name) };
+    let nodes = requested
+        .nodes
+        .into_iter()
+        .map(|n| {
+            let report = run.and_then(|r| r.nodes.iter().find(|x| x.name == n.node));
+            let (class, why) = match (report, excluded(&n.node)) {
+                (Some(r), _) => (Some(r.class), r.why.clone()),
+                (None, Some(e)) => (None, format!("not considered by descheduler: {}", e.reason)),
+                (None, None) => (None, not_classified.clone().unwrap_or_else(|| "not classified".into())),
+            };
+            SkewNode { requested: n, class, why }
+        })
+        .collect();
+    Ok(SkewReport {
+        at,
+        nodes,
+        skew: requested.skew,
+        thresholds: run.map(|r| r.thresholds.clone()),
+        not_classified,
+        // The planner's notes about Namespaces, PDBs, PriorityClasses and
+        // PVCs concern evictions, not classes.
+        notes: loaded
+            .notes
+            .into_iter()
+            .filter(|n| {
+                !["Namespace", "PodDisruptionBudget", "PriorityClass", "PersistentVolumeClaim"]
+                    .iter()
+                    .any(|k| n.starts_with(&format!("no {k} objects")))
+            })
+            .collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thresholds_become_a_valid_policy_or_descheduler_error() {
+        let t = |pairs: &[(&str, f64)]| pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect::<ResourceThresholds>();
+        let p = policy_from_thresholds(t(&[("cpu", 20.0)]), t(&[("cpu", 50.0)])).expect("valid");
+        assert!(p.profiles[0].balances_low_node_utilization());
+        let err = policy_from_thresholds(t(&[("cpu", 60.0)]), t(&[("cpu", 50.0)])).expect_err("invalid");
+        assert!(err.to_string().contains("thresholds' cpu percentage is greater than targetThresholds'"), "{err}");
+    }
+}

@@ -1,0 +1,128 @@
+//! Pods known only from events, added to the state at an instant.
+//!
+//! When the store has no object of a pod (a VictoriaLogs pull of events, a
+//! dump of another namespace), its placement comes from the scheduler's
+//! `Scheduled` event ("Successfully assigned NS/POD to NODE") and it counts
+//! as still there unless deletion evidence (query `pods_gone`: Killing,
+//! SuccessfulDelete, eviction, admission rejection, DELETED version, the end
+//! of its Job) came between its binding and the instant, and the instant is
+//! at most an hour (the event TTL) after the newest event of the file or
+//! export its Scheduled event came from (query `scheduled_coverage`; beyond,
+//! that source says nothing about it). Its requests come
+//! from the nearest known version of the same owner (query `owner_samples`:
+//! one of the owner's pods, else the owner's pod template); the owner is the
+//! one of the controller's `SuccessfulCreate` event, else the pod name
+//! without its last `-suffix`. Every such pod is listed in
+//! [`ClusterAt::event_only_pods`]: its numbers are estimated; a pod with no
+//! owner sample counts with no requests ([`ClusterAt::requests_unknown`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::{DateTime, Utc};
+use kdrift_ingest::store::sql;
+use kdrift_ingest::Store;
+use kdrift_rebalance::{PodInfo, PodPhase};
+use serde_json::{json, Value};
+
+use super::ClusterAt;
+use crate::history::{beginning, owner_from_name, placements, Placement};
+use crate::AnalyzeError;
+
+/// The pod object a sample stands for: a copy of the sibling pod, or the
+/// owner's template, renamed and bound to `node`.
+fn pod_from_sample(sample: &(String, Value), p: &Placement) -> Option<Value> {
+    let (source, object) = sample;
+    let mut pod = if source == "pod" {
+        object.clone()
+    } else {
+        let template = object.pointer("/spec/template")?;
+        json!({
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": template.get("metadata").cloned().unwrap_or_else(|| json!({})),
+            "spec": template.get("spec").cloned().unwrap_or_else(|| json!({})),
+        })
+    };
+    let meta = pod.as_object_mut()?.entry("metadata").or_insert_with(|| json!({}));
+    let meta = meta.as_object_mut()?;
+    meta.insert("name".into(), json!(p.name));
+    meta.insert("namespace".into(), json!(p.namespace));
+    meta.remove("deletionTimestamp");
+    if p.uid.is_empty() {
+        meta.remove("uid");
+    } else {
+        meta.insert("uid".into(), json!(p.uid));
+    }
+    if source == "template" {
+        if let (Some(kind), Some(name)) = (object.get("kind"), object.pointer("/metadata/name")) {
+            meta.insert("ownerReferences".into(), json!([{"kind": kind, "name": name, "controller": true}]));
+        }
+    }
+    let spec = pod.as_object_mut()?.entry("spec").or_insert_with(|| json!({}));
+    spec.as_object_mut()?.insert("nodeName".into(), json!(p.node));
+    pod.as_object_mut()?.insert("status".into(), json!({"phase": "Running"}));
+    Some(pod)
+}
+
+/// Adds to `state` the pods bound at `at` that only events show.
+pub(super) fn add_event_only_pods(store: &Store, at: DateTime<Utc>, state: &mut ClusterAt) -> Result<(), AnalyzeError> {
+    let known: BTreeSet<(String, String)> = state.pods.iter().map(|p| (p.namespace.clone(), p.name.clone())).collect();
+    let mut latest: BTreeMap<(String, String), Placement> = BTreeMap::new();
+    for p in placements(store, beginning(), at)? {
+        if p.known_from != "event" || known.contains(&(p.namespace.clone(), p.name.clone())) {
+            continue;
+        }
+        latest.insert((p.namespace.clone(), p.name.clone()), p);
+    }
+    if latest.is_empty() {
+        return Ok(());
+    }
+    let gone: BTreeMap<(String, String), DateTime<Utc>> = store
+        .query_map(&sql::PODS_GONE, [at.timestamp_micros()], |r| {
+            Ok(((r.get::<_, String>(0)?, r.get::<_, String>(1)?), r.get::<_, DateTime<Utc>>(2)?))
+        })?
+        .into_iter()
+        .collect();
+    let coverage: BTreeMap<(String, String), DateTime<Utc>> = store
+        .query_map(&sql::SCHEDULED_COVERAGE, [], |r| {
+            Ok(((r.get::<_, String>(0)?, r.get::<_, String>(1)?), r.get::<_, DateTime<Utc>>(2)?))
+        })?
+        .into_iter()
+        .collect();
+    let mut samples: BTreeMap<(String, String), Vec<(String, Value)>> = BTreeMap::new();
+    for (ns, owner, source, json) in store.query_map(&sql::OWNER_SAMPLES, [at.timestamp_micros()], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, String>(4)?))
+    })? {
+        if let Ok(v) = serde_json::from_str::<Value>(&json) {
+            samples.entry((ns, owner)).or_default().push((source, v));
+        }
+    }
+    for ((ns, name), p) in latest {
+        if gone.get(&(ns.clone(), name.clone())).is_some_and(|g| *g >= p.bound_at) {
+            continue;
+        }
+        if coverage.get(&(ns.clone(), name.clone())).is_some_and(|last| at > *last + chrono::Duration::hours(1)) {
+            continue;
+        }
+        let owner = p.owner_name.clone().or_else(|| owner_from_name(&name).map(str::to_string));
+        let sample = owner.and_then(|o| samples.get(&(ns.clone(), o))).and_then(|list| {
+            // The sibling pod first (admission defaults included), else the template.
+            list.iter().find(|(s, _)| s == "pod").or_else(|| list.first())
+        });
+        let pod = sample.and_then(|s| pod_from_sample(s, &p)).and_then(|v| PodInfo::from_json(&v).ok());
+        let pod = match pod {
+            Some(pod) => pod,
+            None => {
+                let mut pod = PodInfo::new(&ns, &name);
+                pod.node_name = Some(p.node.clone());
+                pod.phase = Some(PodPhase::Running);
+                pod.uid = (!p.uid.is_empty()).then(|| p.uid.clone());
+                state.requests_unknown.push(format!("{ns}/{name}"));
+                pod
+            }
+        };
+        state.event_only_pods.push(format!("{ns}/{name}"));
+        state.pods.push(pod);
+    }
+    Ok(())
+}

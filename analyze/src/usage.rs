@@ -1,0 +1,245 @@
+//! Per-node requested amounts at an instant, as percent of allocatable, and
+//! the skew between nodes (max − min of the percent, per resource).
+//!
+//! Requests count as descheduler v0.36 §1 and the scheduler cache count them
+//! (`ClusterState::usage`: pods bound to the node and not Succeeded/Failed).
+//! Units: cpu in millicores, memory in bytes, pods and extended resources in
+//! units; percent of allocatable (0 when allocatable is 0).
+
+use chrono::{DateTime, Utc};
+use kdrift_ingest::Store;
+use kdrift_rebalance::resources::{CPU, MEMORY, PODS};
+use kdrift_rebalance::ClusterState;
+use serde::Serialize;
+
+use crate::state::ClusterAt;
+use crate::AnalyzeError;
+
+/// One resource on one node.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Requested {
+    /// Resource name (`cpu`, `memory`, `pods`, `gpu.intel.com/i915`).
+    pub resource: String,
+    /// Allocatable (capacity when the node reports no allocatable).
+    pub allocatable: i64,
+    /// Sum of the requests of the pods counting toward the node (`pods`: their number).
+    pub requested: i64,
+    /// `requested × 100 / allocatable`; 0 when allocatable is 0.
+    pub percent: f64,
+}
+
+/// One node's requested amounts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NodeRequested {
+    /// Node name.
+    pub node: String,
+    /// Ready condition (`None`: unknown).
+    pub ready: Option<bool>,
+    /// Cordoned.
+    pub unschedulable: bool,
+    /// Pods counting toward it.
+    pub pods: usize,
+    /// cpu, memory, pods, then extended resources the node offers, in name order.
+    pub resources: Vec<Requested>,
+    /// Some number is estimated: the node's version or a pod counted on it
+    /// was observed after the instant, or a pod is known only from events.
+    pub estimated: bool,
+}
+
+impl NodeRequested {
+    /// The percent of one resource (0 when the node lacks it).
+    pub fn percent(&self, resource: &str) -> f64 {
+        self.resources.iter().find(|r| r.resource == resource).map_or(0.0, |r| r.percent)
+    }
+
+    /// One resource's line.
+    pub fn get(&self, resource: &str) -> Option<&Requested> {
+        self.resources.iter().find(|r| r.resource == resource)
+    }
+}
+
+/// The spread of one resource's percent over the nodes that offer it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResourceSkew {
+    /// Resource name.
+    pub resource: String,
+    /// The node with the highest percent.
+    pub max_node: String,
+    /// Its percent.
+    pub max_percent: f64,
+    /// The node with the lowest percent.
+    pub min_node: String,
+    /// Its percent.
+    pub min_percent: f64,
+    /// `max_percent − min_percent`, percentage points.
+    pub skew: f64,
+}
+
+/// Every node's requested amounts at one instant.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RequestedAt {
+    /// The instant (UTC).
+    pub at: DateTime<Utc>,
+    /// Nodes, in name order.
+    pub nodes: Vec<NodeRequested>,
+    /// Per resource (cpu, memory, pods, then extended), over nodes with allocatable > 0.
+    pub skew: Vec<ResourceSkew>,
+}
+
+impl RequestedAt {
+    /// The skew of one resource, in percentage points (0 when under two nodes offer it).
+    pub fn skew_of(&self, resource: &str) -> f64 {
+        self.skew.iter().find(|s| s.resource == resource).map_or(0.0, |s| s.skew)
+    }
+
+    /// One node.
+    pub fn node(&self, name: &str) -> Option<&NodeRequested> {
+        self.nodes.iter().find(|n| n.node == name)
+    }
+}
+
+/// Whether a resource is an extended resource (a domain-prefixed name such
+/// as `gpu.intel.com/i915`; `hugepages-*` and `ephemeral-storage` are not).
+pub fn is_extended(resource: &str) -> bool {
+    resource.contains('/') && !resource.starts_with("kubernetes.io/") && !resource.starts_with("requests.")
+}
+
+/// The requested amounts in a loaded state.
+pub fn requested_in(cluster: &ClusterAt, at: DateTime<Utc>) -> RequestedAt {
+    let state = ClusterState::new(cluster.nodes.clone(), cluster.pods.clone());
+    let estimated_pod = |p: &kdrift_rebalance::PodInfo| {
+        let key = p.key();
+        cluster.estimated_pods.contains(&key) || cluster.event_only_pods.contains(&key)
+    };
+    let mut nodes = Vec::new();
+    for node in &state.nodes {
+        let used = state.usage(&node.name);
+        let mut names: Vec<&str> = vec![CPU, MEMORY, PODS];
+        let mut extended: Vec<&str> =
+            node.allocatable.names().filter(|r| is_extended(r) && node.allocatable.get(r) > 0).collect();
+        extended.sort_unstable();
+        names.extend(extended);
+        let resources = names
+            .into_iter()
+            .map(|r| {
+                let allocatable = node.allocatable.get(r);
+                let requested = used.get(r);
+                let percent = if allocatable > 0 { requested as f64 * 100.0 / allocatable as f64 } else { 0.0 };
+                Requested { resource: r.to_string(), allocatable, requested, percent }
+            })
+            .collect();
+        let pods: Vec<_> = state.pods_on(&node.name).collect();
+        nodes.push(NodeRequested {
+            node: node.name.clone(),
+            ready: node.ready,
+            unschedulable: node.unschedulable,
+            pods: pods.len(),
+            resources,
+            estimated: cluster.estimated_nodes.contains(&node.name) || pods.iter().any(|p| estimated_pod(p)),
+        });
+    }
+    nodes.sort_by(|a, b| a.node.cmp(&b.node));
+    let skew = skew_of(&nodes);
+    RequestedAt { at, nodes, skew }
+}
+
+/// The skew per resource over `nodes` (only nodes with allocatable > 0 for
+/// the resource count; ties go to the node first in name order).
+pub fn skew_of(nodes: &[NodeRequested]) -> Vec<ResourceSkew> {
+    let mut resources: Vec<&str> = Vec::new();
+    for n in nodes {
+        for r in &n.resources {
+            if !resources.contains(&r.resource.as_str()) {
+                resources.push(&r.resource);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for r in resources {
+        let mut max: Option<(&str, f64)> = None;
+        let mut min: Option<(&str, f64)> = None;
+        for n in nodes {
+            let Some(line) = n.get(r).filter(|l| l.allocatable > 0) else { continue };
+            if max.is_none_or(|(_, p)| line.percent > p) {
+                max = Some((&n.node, line.percent));
+            }
+            if min.is_none_or(|(_, p)| line.percent < p) {
+                min = Some((&n.node, line.percent));
+            }
+        }
+        if let (Some((max_node, max_percent)), Some((min_node, min_percent))) = (max, min) {
+            out.push(ResourceSkew {
+                resource: r.to_string(),
+                max_node: max_node.to_string(),
+                max_percent,
+                min_node: min_node.to_string(),
+                min_percent,
+                skew: max_percent - min_percent,
+            });
+        }
+    }
+    out
+}
+
+/// The requested amounts at `at`, from the store.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when a query fails.
+pub fn requested_at(store: &Store, at: DateTime<Utc>) -> Result<RequestedAt, AnalyzeError> {
+    let cluster = ClusterAt::load(store, at)?;
+    Ok(requested_in(&cluster, at))
+}
+
+/// The requested amounts at every `step` from `from` to `to` (both
+/// included), for charts of requested % over time. `step` below one second
+/// is taken as one second.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when a query fails.
+pub fn requested_over_time(
+    store: &Store,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+    step: chrono::Duration,
+) -> Result<Vec<RequestedAt>, AnalyzeError> {
+    let step = step.max(chrono::Duration::seconds(1));
+    let mut out = Vec::new();
+    let mut t = from;
+    while t <= to {
+        out.push(requested_at(store, t)?);
+        t += step;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(name: &str, cpu: f64, alloc: i64) -> NodeRequested {
+        NodeRequested {
+            node: name.into(),
+            ready: Some(true),
+            unschedulable: false,
+            pods: 0,
+            resources: vec![Requested { resource: "cpu".into(), allocatable: alloc, requested: 0, percent: cpu }],
+            estimated: false,
+        }
+    }
+
+    #[test]
+    fn skew_is_max_minus_min_over_nodes_with_allocatable() {
+        let s = skew_of(&[node("a", 97.1, 2000), node("b", 29.0, 2000), node("c", 0.0, 0)]);
+        assert_eq!(s.len(), 1);
+        assert_eq!((s[0].max_node.as_str(), s[0].min_node.as_str()), ("a", "b"));
+        assert!((s[0].skew - 68.1).abs() < 1e-9);
+    }
+
+    #[test]
+    fn extended_resources() {
+        assert!(is_extended("gpu.intel.com/i915"));
+        assert!(is_extended("nvidia.com/gpu"));
+        assert!(!is_extended("hugepages-2Mi"));
+        assert!(!is_extended("cpu"));
+    }
+}

@@ -1,0 +1,59 @@
+//! Talking to a live cluster from a command: a Tokio runtime, the kube
+//! client chosen as kubectl would choose it, the plan source to report, and
+//! the sink that records kdrift's evictions (the store, or memory with
+//! `--no-store`).
+
+use std::path::Path;
+
+use anyhow::Context;
+use kdrift_ingest::actions::{ActionError, StoreSink};
+use kdrift_ingest::Store;
+use kdrift_rebalance::cluster::ClusterOptions;
+use kdrift_rebalance::document::PlanSource;
+use kdrift_rebalance::execute::{EventSink, KubeClient};
+use serde_json::Value;
+
+use crate::args::ClusterArgs;
+
+/// A runtime, a connected client and the plan source (`live`, the context or kubeconfig).
+pub fn connect(args: &ClusterArgs) -> anyhow::Result<(tokio::runtime::Runtime, KubeClient, PlanSource)> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting Tokio")?;
+    let options = ClusterOptions { kubeconfig: args.kubeconfig.clone(), context: args.context.clone() };
+    let client = runtime.block_on(KubeClient::connect(&options)).context("connecting to the cluster")?;
+    let detail = match (&args.context, &args.kubeconfig) {
+        (Some(c), _) => format!("context {c}"),
+        (None, Some(k)) => format!("kubeconfig {}", k.display()),
+        (None, None) => "current context (KUBECONFIG, ~/.kube/config or in-cluster)".to_string(),
+    };
+    Ok((runtime, client, PlanSource { kind: "live".to_string(), detail }))
+}
+
+/// Where the executor's records go.
+pub enum Sink<'s> {
+    /// Appended to the store.
+    Store(StoreSink<'s>),
+    /// Kept in memory (`--no-store`).
+    Memory(Vec<Value>),
+}
+
+impl EventSink for Sink<'_> {
+    type Error = ActionError;
+
+    fn record(&mut self, object: &Value) -> Result<(), ActionError> {
+        match self {
+            Sink::Store(s) => s.record(object),
+            Sink::Memory(v) => {
+                v.push(object.clone());
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Opens (or creates) the store unless `no_store`.
+pub fn open_store(db: &Path, no_store: bool) -> anyhow::Result<Option<Store>> {
+    if no_store {
+        return Ok(None);
+    }
+    Store::open(db).map(Some).with_context(|| format!("opening store {} (or pass --no-store)", db.display()))
+}

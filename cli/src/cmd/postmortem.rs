@@ -1,0 +1,32 @@
+//! `kdrift postmortem job NAMESPACE/NAME`: why a Job (or a CronJob's runs) failed.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use kdrift_analyze::postmortem_job;
+use kdrift_ingest::Store;
+
+use crate::args::{Cli, Output, PostmortemJobArgs};
+use crate::render;
+
+/// Exit 0 with a postmortem, 1 when the store knows no such Job or CronJob
+/// (or the CronJob has no failed run).
+pub fn job(cli: &Cli, args: &PostmortemJobArgs) -> anyhow::Result<ExitCode> {
+    let store = Store::open_existing(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+    let (ns, name) = (&args.job.namespace, &args.job.name);
+    let Some(pm) = postmortem_job(&store, ns, name)? else {
+        writeln!(
+            std::io::stderr(),
+            "kdrift: no Job or CronJob {ns}/{name} in {} (no Job object, no Job or CronJob event)",
+            store.path().display()
+        )?;
+        return Ok(ExitCode::from(1));
+    };
+    let mut out = std::io::stdout().lock();
+    match cli.output {
+        Output::Json => render::json(&mut out, &pm)?,
+        Output::Table => render::postmortem::job(&mut out, &pm)?,
+    }
+    Ok(if pm.runs.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}

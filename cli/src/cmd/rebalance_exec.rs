@@ -1,0 +1,109 @@
+//! `kdrift rebalance apply PLAN.json` and `kdrift rebalance run --yes`: the
+//! commands that evict. The executor lives in `kdrift_rebalance::execute`;
+//! here: reading the plan file, connecting, choosing the sink, rendering,
+//! and the exit code — 0 the run succeeded (evictions made, refused by a
+//! PodDisruptionBudget or skipped), 1 refused because the cluster drifted
+//! from the plan (nothing evicted), 2 stopped after a failure, or records
+//! missing from the store, or any error.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use kdrift_rebalance::document::PlanDocument;
+use kdrift_rebalance::execute::{self, ExecuteOptions, ExecutionReport, RunOutcome};
+use kdrift_rebalance::PlanOptions;
+
+use super::cluster::{self, Sink};
+use super::rebalance::read_policy;
+use crate::args::{Cli, ExecuteArgs, Output, RebalanceApplyArgs, RebalanceRunArgs};
+use crate::render;
+
+/// The executor options from the flags.
+fn options(args: &ExecuteArgs, replan: bool) -> ExecuteOptions {
+    ExecuteOptions {
+        concurrency: args.concurrency as usize,
+        ready_timeout: args.ready_timeout,
+        probes: args.probes.clone(),
+        replan,
+        poll_interval: Duration::from_secs(2),
+        ..ExecuteOptions::default()
+    }
+}
+
+/// `rebalance apply`.
+pub fn apply(cli: &Cli, args: &RebalanceApplyArgs) -> anyhow::Result<ExitCode> {
+    let text = std::fs::read_to_string(&args.plan).with_context(|| format!("reading {}", args.plan.display()))?;
+    let doc = PlanDocument::from_json(&text).with_context(|| format!("{}", args.plan.display()))?;
+    let options = options(&args.execute, args.replan);
+    let store = cluster::open_store(&cli.db, args.execute.no_store)?;
+    let (runtime, client, _) = cluster::connect(&args.cluster)?;
+    let location = format!("rebalance apply {}", args.plan.display());
+    let mut sink = match &store {
+        Some(s) => Sink::Store(kdrift_ingest::actions::StoreSink::new(s, &location)),
+        None => Sink::Memory(Vec::new()),
+    };
+    let (report, executed) = runtime.block_on(execute::apply(&client, &doc, &options, &mut sink))?;
+    finish(cli, &report, &executed, args.out.as_deref())
+}
+
+/// `rebalance run`.
+pub fn run(cli: &Cli, args: &RebalanceRunArgs) -> anyhow::Result<ExitCode> {
+    if !args.yes {
+        anyhow::bail!(
+            "`kdrift rebalance run` evicts pods: add --yes to confirm. Nothing was contacted. \
+             To see what it would do, use `kdrift rebalance plan --live` (plan only)"
+        );
+    }
+    let (policy, policy_source) = read_policy(args.policy.as_deref())?;
+    let options = options(&args.execute, false);
+    let store = cluster::open_store(&cli.db, args.execute.no_store)?;
+    let (runtime, client, source) = cluster::connect(&args.cluster)?;
+    let location = format!("rebalance run --policy {policy_source}");
+    let mut sink = match &store {
+        Some(s) => Sink::Store(kdrift_ingest::actions::StoreSink::new(s, &location)),
+        None => Sink::Memory(Vec::new()),
+    };
+    let plan_options = PlanOptions { skip_zero_request: args.skip_zero_request };
+    let (report, executed) =
+        runtime.block_on(execute::run(&client, &policy, &policy_source, plan_options, &source, &options, &mut sink))?;
+    finish(cli, &report, &executed, args.out.as_deref())
+}
+
+/// Writes the executed plan (`--out`), renders the report, picks the exit code.
+fn finish(
+    cli: &Cli,
+    report: &ExecutionReport,
+    executed: &PlanDocument,
+    out_path: Option<&std::path::Path>,
+) -> anyhow::Result<ExitCode> {
+    if let Some(path) = out_path {
+        let text = serde_json::to_string_pretty(executed)?;
+        std::fs::write(path, text + "\n").with_context(|| format!("writing the plan to {}", path.display()))?;
+    }
+    let mut out = std::io::stdout().lock();
+    match cli.output {
+        Output::Json => render::json(&mut out, report)?,
+        Output::Table => render::rebalance_exec::report(&mut out, report)?,
+    }
+    let mut err = std::io::stderr().lock();
+    for e in &report.record_errors {
+        writeln!(err, "kdrift: not recorded in the store: {e}")?;
+    }
+    Ok(match report.outcome {
+        RunOutcome::Refused => {
+            writeln!(
+                err,
+                "kdrift: the cluster drifted from the plan: nothing evicted (see above; --replan to plan again)"
+            )?;
+            ExitCode::from(1)
+        }
+        RunOutcome::Stopped => {
+            writeln!(err, "kdrift: error: the run stopped: {}", report.stop_reason.as_deref().unwrap_or("?"))?;
+            ExitCode::from(2)
+        }
+        RunOutcome::Succeeded if !report.record_errors.is_empty() => ExitCode::from(2),
+        RunOutcome::Succeeded => ExitCode::SUCCESS,
+    })
+}

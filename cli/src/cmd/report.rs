@@ -1,0 +1,76 @@
+//! `kdrift report --html FILE`: gathers the report from the store and
+//! writes it as one self-contained HTML file.
+
+use std::io::{BufWriter, Write};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use kdrift_analyze::report::{report_data, ReportOptions};
+use kdrift_ingest::Store;
+use serde::Serialize;
+
+use crate::args::{Cli, Output, ReportArgs};
+use crate::render;
+
+/// What was written (`-o json`).
+#[derive(Debug, Serialize)]
+struct Written {
+    file: String,
+    from: chrono::DateTime<chrono::Utc>,
+    to: chrono::DateTime<chrono::Utc>,
+    nodes: usize,
+    operations: usize,
+    samples: usize,
+    pending: usize,
+    chains: usize,
+}
+
+/// Exit 0 when the report shows something, 1 when the range has no node,
+/// drain or Pending pod (the file is written either way).
+pub fn run(cli: &Cli, args: &ReportArgs) -> anyhow::Result<ExitCode> {
+    if let (Some(since), Some(until)) = (args.since, args.until) {
+        anyhow::ensure!(since <= until, "--since {since} is after --until {until}");
+    }
+    let store = Store::open_existing(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+    let data = report_data(&store, args.since, args.until, &ReportOptions::default())?;
+    let file = std::fs::File::create(&args.html).with_context(|| format!("creating {}", args.html.display()))?;
+    let mut w = BufWriter::new(file);
+    render::report::html(&mut w, &data)
+        .and_then(|()| w.flush())
+        .with_context(|| format!("writing {}", args.html.display()))?;
+    let written = Written {
+        file: args.html.display().to_string(),
+        from: data.from,
+        to: data.to,
+        nodes: data.nodes.len(),
+        operations: data.timeline.operations.len(),
+        samples: data.requested.samples.len(),
+        pending: data.pending.len(),
+        chains: data.chains.len(),
+    };
+    let mut out = std::io::stdout().lock();
+    match cli.output {
+        Output::Json => render::json(&mut out, &written)?,
+        Output::Table => writeln!(
+            out,
+            "wrote {}: {} → {}, {} nodes, {} drain(s) or outage(s), {} requested % samples, {} Pending pod(s), {} chain(s)",
+            written.file,
+            render::timeline::full(written.from),
+            render::timeline::full(written.to),
+            written.nodes,
+            written.operations,
+            written.samples,
+            written.pending,
+            written.chains
+        )?,
+    }
+    if written.nodes == 0 && written.operations == 0 && written.pending == 0 {
+        writeln!(
+            std::io::stderr(),
+            "kdrift: the range has no node, drain or Pending pod in {}",
+            store.path().display()
+        )?;
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}

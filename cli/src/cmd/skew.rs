@@ -1,0 +1,32 @@
+//! `kdrift skew`: requested % per node at an instant, the skew, and each
+//! node's LowNodeUtilization class under the thresholds or policy given.
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+use kdrift_analyze::skew::{policy_from_thresholds, skew};
+use kdrift_ingest::Store;
+
+use crate::args::{Cli, Output, SkewArgs};
+use crate::cmd::rebalance::read_policy;
+use crate::render;
+
+/// Exit 0 with nodes, 1 when the store has no Node object at the instant.
+pub fn run(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
+    let (policy, source) = match (&args.thresholds, &args.target_thresholds) {
+        (Some(low), Some(high)) => {
+            let map = |t: &crate::args::Thresholds| t.0.iter().cloned().collect();
+            let policy = policy_from_thresholds(map(low), map(high)).context("--thresholds / --target-thresholds")?;
+            (policy, "command line".to_string())
+        }
+        _ => read_policy(args.policy.as_deref())?,
+    };
+    let store = Store::open_existing(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+    let report = skew(&store, args.at, &policy)?;
+    let mut out = std::io::stdout().lock();
+    match cli.output {
+        Output::Json => render::json(&mut out, &report)?,
+        Output::Table => render::skew::report(&mut out, &report, &source)?,
+    }
+    Ok(if report.nodes.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}

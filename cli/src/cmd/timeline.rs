@@ -1,0 +1,27 @@
+//! `kdrift timeline drains`: drains, rolling drains and outages from the store.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use kdrift_analyze::drain_timeline;
+use kdrift_ingest::Store;
+
+use crate::args::{Cli, Output, TimelineDrainsArgs};
+use crate::render;
+
+/// Exit 0 with at least one operation, 1 when the window has none.
+pub fn drains(cli: &Cli, args: &TimelineDrainsArgs) -> anyhow::Result<ExitCode> {
+    let store = Store::open_existing(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+    let timeline = drain_timeline(&store, args.since, args.until)?;
+    let mut out = std::io::stdout().lock();
+    match cli.output {
+        Output::Json => render::json(&mut out, &timeline)?,
+        Output::Table => render::timeline::drains(&mut out, &timeline)?,
+    }
+    if timeline.operations.is_empty() {
+        writeln!(std::io::stderr(), "kdrift: no drain, reboot or outage found in {}", store.path().display())?;
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}

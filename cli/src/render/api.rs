@@ -1,0 +1,62 @@
+//! The per-resource table of `kdrift ingest api` and `kdrift record`.
+
+use std::io::Write;
+use std::path::Path;
+
+use kdrift_ingest::api::{ApiReport, Severity};
+use tabled::settings::Style;
+use tabled::{Table, Tabled};
+
+#[derive(Tabled)]
+struct Row {
+    #[tabled(rename = "RESOURCE")]
+    resource: String,
+    #[tabled(rename = "RECEIVED")]
+    received: u64,
+    #[tabled(rename = "NEW VERSIONS")]
+    added: u64,
+    #[tabled(rename = "ALREADY STORED")]
+    duplicates: u64,
+    #[tabled(rename = "RESOURCE VERSION")]
+    resource_version: String,
+    #[tabled(rename = "NOTE")]
+    note: String,
+}
+
+/// Writes one row per resource, then the run's totals.
+pub fn summary<W: Write>(out: &mut W, report: &ApiReport, db: &Path) -> anyhow::Result<()> {
+    let rows: Vec<Row> = report
+        .resources
+        .iter()
+        .map(|r| Row {
+            resource: r.resource.clone(),
+            received: r.received,
+            added: r.added,
+            duplicates: r.duplicates,
+            resource_version: r.resource_version.clone().unwrap_or_else(|| "-".into()),
+            note: match &r.problem {
+                Some(p) if p.severity == Severity::Warning => "not readable here (see warning)".into(),
+                Some(_) => "failed (see error)".into(),
+                None if !r.item_errors.is_empty() => format!("{} item errors", r.item_errors.len()),
+                None => String::new(),
+            },
+        })
+        .collect();
+    writeln!(out, "{}", Table::new(rows).with(Style::blank()))?;
+    let c = report.counts;
+    writeln!(
+        out,
+        "run {} ({}): {} {}: {} object versions received, {} new, {} already stored, {} warnings, {} errors → {}",
+        report.run_id,
+        report.status.as_str(),
+        report.cluster,
+        report.scope,
+        c.records,
+        c.added,
+        c.duplicates,
+        report.warnings(),
+        report.errors(),
+        db.display()
+    )?;
+    Ok(())
+}

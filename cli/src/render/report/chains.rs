@@ -1,0 +1,322 @@
+//! The Pending chains as HTML: the list of pods that were Pending, then per
+//! pod the chain as `why-pending` explains it — constraint → nodes excluded
+//! → node left → shortfall → why that node is full (the drain burst) → why
+//! the anchor pod is there → fixes, ranked — with the nodes at the failure
+//! in a collapsed table. Every text from the store is escaped.
+
+use std::io::Write;
+
+use kdrift_analyze::pending::{NodeFill, StateAtFailure};
+use kdrift_analyze::{PendingPod, PendingReport};
+
+use super::escape::{id, Esc};
+use crate::render::duration;
+use crate::render::pending::{amount, arrival};
+use crate::render::timeline::full;
+
+/// Holders listed per full node (the JSON of `why-pending` has them all).
+const HOLDERS_SHOWN: usize = 10;
+
+/// The `id` of a pod's chain section.
+pub fn chain_id(namespace: &str, name: &str) -> String {
+    format!("chain-{}", id(&format!("{namespace}/{name}")))
+}
+
+/// The table of every pod that was Pending in the range.
+pub fn list<W: Write>(out: &mut W, pods: &[PendingPod], chains: &[PendingReport]) -> std::io::Result<()> {
+    writeln!(out, r#"<table class="pending-list">"#)?;
+    writeln!(
+        out,
+        "<tr><th>pod</th><th>pending</th><th>first failure</th><th>attempts</th><th>outcome</th><th>reasons (latest)</th></tr>"
+    )?;
+    for p in pods {
+        let key = format!("{}/{}", p.namespace, p.name);
+        let shown = chains.iter().any(|c| c.namespace == p.namespace && c.name == p.name);
+        let pod = if shown {
+            format!(r##"<a href="#{}">{}</a>"##, chain_id(&p.namespace, &p.name), Esc(&key))
+        } else {
+            Esc(&key).to_string()
+        };
+        let outcome = match (&p.scheduled_node, p.scheduled_at, p.deleted_at) {
+            (Some(n), Some(at), _) => format!("scheduled on {} at {}", Esc(n), full(at)),
+            (_, _, Some(d)) => format!("never scheduled (deleted {})", full(d)),
+            _ => "not seen scheduled".into(),
+        };
+        writeln!(
+            out,
+            r#"<tr data-pod="{}"><td>{pod}</td><td>{}</td><td>{}</td><td>{}</td><td>{outcome}</td><td>{}</td></tr>"#,
+            Esc(&key),
+            duration(p.pending_seconds),
+            full(p.first_failure),
+            p.occurrences,
+            Esc(&p.reasons)
+        )?;
+    }
+    writeln!(out, "</table>")
+}
+
+/// One pod's chain.
+pub fn chain<W: Write>(out: &mut W, r: &PendingReport) -> std::io::Result<()> {
+    let key = format!("{}/{}", r.namespace, r.name);
+    writeln!(out, r#"<section class="chain" id="{}" data-pod="{}">"#, chain_id(&r.namespace, &r.name), Esc(&key))?;
+    writeln!(out, "<h3>{}</h3>", Esc(&key))?;
+    let h = &r.history;
+    let outcome = match (&h.scheduled, h.deleted_at) {
+        (Some(s), _) => {
+            format!("scheduled on {} at {} after waiting {}", Esc(&s.node), full(s.at), duration(h.waited_seconds))
+        }
+        (None, Some(d)) => {
+            format!("never scheduled: deleted at {} after {} Pending", full(d), duration(h.waited_seconds))
+        }
+        (None, None) => format!("not seen scheduled: Pending for at least {}", duration(h.waited_seconds)),
+    };
+    writeln!(
+        out,
+        r#"<p class="outcome">Failed to schedule {} times in {} event(s), {} → {}; {outcome}.</p>"#,
+        h.occurrences,
+        h.failure_events,
+        full(h.first_failure),
+        full(h.last_failure)
+    )?;
+    writeln!(out, r#"<ol class="steps">"#)?;
+    constraint(out, r)?;
+    match &r.state {
+        Some(s) => state_steps(out, s)?,
+        None => writeln!(
+            out,
+            r#"<li class="step excluded"><span class="step-name">Nodes excluded</span> unknown: the store has no Node objects at the failure (ingest <code>kubectl get nodes -o json</code> for the numbers)</li>"#
+        )?,
+    }
+    if let Some(w) = &r.why_full {
+        for f in &w.fills {
+            fill(out, f)?;
+        }
+        for a in &w.anchors {
+            writeln!(
+                out,
+                r#"<li class="step anchor" data-pod="{}/{}" data-node="{}"><span class="step-name">Why {}/{} (the pod affinity's anchor) is on {}</span><ul>"#,
+                Esc(&a.namespace),
+                Esc(&a.name),
+                Esc(&a.node),
+                Esc(&a.namespace),
+                Esc(&a.name),
+                Esc(&a.node)
+            )?;
+            for why in &a.why {
+                writeln!(out, "<li>{}</li>", Esc(why))?;
+            }
+            writeln!(out, "</ul></li>")?;
+        }
+    }
+    writeln!(out, r#"<li class="step fixes"><span class="step-name">Fixes, ranked</span><ol class="fixes">"#)?;
+    for (i, s) in r.next_steps.iter().enumerate() {
+        writeln!(
+            out,
+            r#"<li data-rank="{}"><span class="addresses">{}</span> {}</li>"#,
+            i + 1,
+            Esc(&s.addresses),
+            Esc(&s.action)
+        )?;
+    }
+    writeln!(out, "</ol></li>")?;
+    writeln!(out, "</ol>")?;
+    if let Some(s) = &r.state {
+        nodes_table(out, s)?;
+    }
+    if !r.notes.is_empty() {
+        writeln!(out, r#"<ul class="notes">"#)?;
+        for n in &r.notes {
+            writeln!(out, "<li>{}</li>", Esc(n))?;
+        }
+        writeln!(out, "</ul>")?;
+    }
+    writeln!(out, "</section>")
+}
+
+fn constraint<W: Write>(out: &mut W, r: &PendingReport) -> std::io::Result<()> {
+    writeln!(
+        out,
+        r#"<li class="step constraint"><span class="step-name">Constraint</span> the scheduler's latest message: <q class="message">{}</q><ul>"#,
+        Esc(&r.latest_message)
+    )?;
+    for x in &r.reasons {
+        let nodes = match (x.nodes, r.total_nodes) {
+            (Some(n), Some(total)) => format!("{n}/{total} nodes"),
+            (Some(n), None) => format!("{n} nodes"),
+            (None, _) => "before any node was filtered".into(),
+        };
+        writeln!(
+            out,
+            r#"<li class="reason">{} — {nodes}; preemption {}</li>"#,
+            Esc(&x.reason),
+            if x.preemption_can_help { "can help" } else { "cannot help" }
+        )?;
+    }
+    writeln!(out, "</ul>")?;
+    if let Some(s) = r.state.as_ref().filter(|s| s.pod_known) {
+        let requests: Vec<String> = s
+            .pod_requests
+            .iter()
+            .map(|(res, v)| {
+                format!(
+                    r#"<span class="pod-request" data-resource="{}" data-amount="{v}">{} {}</span>"#,
+                    Esc(res),
+                    Esc(res),
+                    Esc(&amount(res, *v))
+                )
+            })
+            .collect();
+        let text = if requests.is_empty() { "nothing (BestEffort)".to_string() } else { requests.join(", ") };
+        writeln!(out, "<p>The pod requests {text}.</p>")?;
+    }
+    writeln!(out, "</li>")
+}
+
+fn state_steps<W: Write>(out: &mut W, s: &StateAtFailure) -> std::io::Result<()> {
+    writeln!(out, r#"<li class="step excluded"><span class="step-name">Nodes excluded</span><ul>"#)?;
+    for c in &s.constraints {
+        writeln!(
+            out,
+            r#"<li class="constraint" data-plugin="{}" data-nodes="{}"><b>{}</b> excluded {} node(s): {} — {}</li>"#,
+            Esc(&c.plugin),
+            c.nodes.len(),
+            Esc(&c.plugin),
+            c.nodes.len(),
+            Esc(&c.nodes.join(", ")),
+            Esc(&c.reason)
+        )?;
+    }
+    if s.constraints.is_empty() {
+        writeln!(out, "<li>no constraint other than resources excluded a node</li>")?;
+    }
+    if let Some(m) = &s.reconstructed_message {
+        let verdict = match s.matches_event {
+            Some(true) => "the same counts as the event",
+            Some(false) => "different counts from the event (see the notes)",
+            None => "not comparable with the event",
+        };
+        writeln!(out, "<li>kube-scheduler's filters on this state: <q>{}</q> — {verdict}</li>", Esc(m))?;
+    }
+    writeln!(out, "</ul></li>")?;
+    let left = if s.left.is_empty() {
+        if s.pod_known {
+            "no node passes the pod's constraints".to_string()
+        } else {
+            "unknown: the pod's own object is not in the store".to_string()
+        }
+    } else {
+        s.left.iter().map(|n| format!(r#"<span class="node-left">{}</span>"#, Esc(n))).collect::<Vec<_>>().join(", ")
+    };
+    writeln!(out, r#"<li class="step left"><span class="step-name">Node left</span> {left}</li>"#)?;
+    if !s.shortfalls.is_empty() {
+        writeln!(out, r#"<li class="step shortfall"><span class="step-name">Shortfall</span><ul>"#)?;
+        for sf in &s.shortfalls {
+            writeln!(
+                out,
+                r#"<li class="shortfall" data-node="{}" data-resource="{}" data-requested="{}" data-free="{}" data-short="{}">{} {}: the pod requests <b>{}</b>, <b>{}</b> free → <b>{}</b> short</li>"#,
+                Esc(&sf.node),
+                Esc(&sf.resource),
+                sf.requested,
+                sf.free,
+                sf.short,
+                Esc(&sf.node),
+                Esc(&sf.resource),
+                Esc(&sf.display[0]),
+                Esc(&sf.display[1]),
+                Esc(&sf.display[2])
+            )?;
+        }
+        writeln!(out, "</ul></li>")?;
+    }
+    Ok(())
+}
+
+fn fill<W: Write>(out: &mut W, f: &NodeFill) -> std::io::Result<()> {
+    writeln!(
+        out,
+        r#"<li class="step full" data-node="{}"><span class="step-name">Why {} is full</span> {}/{} {} requested by {} pods.<ul class="bursts">"#,
+        Esc(&f.node),
+        Esc(&f.node),
+        Esc(&amount(&f.resource, f.requested)),
+        Esc(&amount(&f.resource, f.allocatable)),
+        Esc(&f.resource),
+        f.holders.len()
+    )?;
+    for b in &f.bursts {
+        writeln!(out, r#"<li class="burst" data-operation="{}">{}</li>"#, b.operation, Esc(&b.summary))?;
+    }
+    writeln!(out, "</ul>")?;
+    writeln!(
+        out,
+        r#"<table class="holders"><tr><th>pod</th><th>{}</th><th>bound</th><th>brought by</th></tr>"#,
+        Esc(&f.resource)
+    )?;
+    for h in f.holders.iter().take(HOLDERS_SHOWN) {
+        writeln!(
+            out,
+            "<tr><td>{}/{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            Esc(&h.namespace),
+            Esc(&h.name),
+            Esc(&amount(&f.resource, h.request)),
+            h.bound_at.map_or("-".into(), full),
+            Esc(&arrival(&h.arrival))
+        )?;
+    }
+    if f.holders.len() > HOLDERS_SHOWN {
+        let rest = &f.holders[HOLDERS_SHOWN..];
+        writeln!(
+            out,
+            r#"<tr><td colspan="4">… and {} more pods holding {} (<code>kdrift why-pending -o json</code> lists them all)</td></tr>"#,
+            rest.len(),
+            Esc(&amount(&f.resource, rest.iter().map(|h| h.request).sum()))
+        )?;
+    }
+    writeln!(out, "</table></li>")
+}
+
+fn nodes_table<W: Write>(out: &mut W, s: &StateAtFailure) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "<details><summary>Nodes at the last failure ({}; {} pods counted)</summary>",
+        full(s.at),
+        s.pods_counted
+    )?;
+    let bound = if s.requested_is_lower_bound { "≥" } else { "" };
+    writeln!(
+        out,
+        r#"<table class="nodes"><tr><th>node</th><th>cpu requested</th><th>cpu free</th><th>memory requested</th><th>pods</th><th>fails for this pod</th></tr>"#
+    )?;
+    for n in &s.nodes {
+        let get = |name: &str| n.resources.iter().find(|r| r.resource == name);
+        let cell = |name: &str| {
+            get(name).map_or("-".to_string(), |r| {
+                format!(
+                    "{bound}{}/{} ({bound}{:.0} %)",
+                    amount(name, r.requested),
+                    amount(name, r.allocatable),
+                    r.percent
+                )
+            })
+        };
+        let mut flags = Vec::new();
+        if n.unschedulable {
+            flags.push("cordoned");
+        }
+        if n.ready == Some(false) {
+            flags.push("NotReady");
+        }
+        let name = if flags.is_empty() { n.name.clone() } else { format!("{} ({})", n.name, flags.join(", ")) };
+        writeln!(
+            out,
+            r#"<tr data-node="{}"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>"#,
+            Esc(&n.name),
+            Esc(&name),
+            Esc(&cell("cpu")),
+            get("cpu").map_or("-".into(), |r| Esc(&amount("cpu", r.free)).to_string()),
+            Esc(&cell("memory")),
+            get("pods").map_or("-".into(), |r| format!("{}/{}", r.requested, r.allocatable)),
+            if n.fails.is_empty() { "fits".to_string() } else { Esc(&n.fails.join("; ")).to_string() }
+        )?;
+    }
+    writeln!(out, "</table></details>")
+}

@@ -1,0 +1,93 @@
+//! The `kdrift skew` table: per node, requested % of allocatable per
+//! resource and the LowNodeUtilization class; then the skew per resource.
+
+use std::io::Write;
+
+use kdrift_analyze::skew::SkewReport;
+use kdrift_rebalance::planner::NodeClass;
+use tabled::builder::Builder;
+use tabled::settings::Style;
+
+use super::timeline::full;
+
+fn class(c: Option<NodeClass>) -> &'static str {
+    match c {
+        Some(NodeClass::Underutilized) => "underutilized",
+        Some(NodeClass::AppropriatelyUtilized) => "appropriately utilized",
+        Some(NodeClass::Overutilized) => "overutilized",
+        None => "-",
+    }
+}
+
+/// The report as text; `source` says where the thresholds came from.
+pub fn report<W: Write>(out: &mut W, r: &SkewReport, source: &str) -> anyhow::Result<()> {
+    writeln!(out, "Requested % of allocatable at {} (thresholds: {source})", full(r.at))?;
+    let mut resources: Vec<&str> = Vec::new();
+    for n in &r.nodes {
+        for x in &n.requested.resources {
+            if !resources.contains(&x.resource.as_str()) {
+                resources.push(&x.resource);
+            }
+        }
+    }
+    let mut b = Builder::default();
+    let mut header = vec!["NODE".to_string()];
+    header.extend(resources.iter().map(|r| r.to_uppercase()));
+    header.extend(["CLASS".to_string(), "WHY".to_string()]);
+    b.push_record(header);
+    for n in &r.nodes {
+        let mut name = n.requested.node.clone();
+        let mut flags = Vec::new();
+        if n.requested.unschedulable {
+            flags.push("cordoned");
+        }
+        if n.requested.ready == Some(false) {
+            flags.push("NotReady");
+        }
+        if !flags.is_empty() {
+            name = format!("{name} ({})", flags.join(", "));
+        }
+        let mut row = vec![name];
+        for res in &resources {
+            row.push(match n.requested.get(res) {
+                Some(l) if l.allocatable > 0 => {
+                    format!("{:.1} %{}", l.percent, if n.requested.estimated { "*" } else { "" })
+                }
+                _ => "-".into(),
+            });
+        }
+        row.push(class(n.class).to_string());
+        row.push(n.why.clone());
+        b.push_record(row);
+    }
+    writeln!(out, "{}", b.build().with(Style::blank()))?;
+    for s in &r.skew {
+        writeln!(
+            out,
+            "  skew {}: {:.1} points ({} {:.1} % − {} {:.1} %)",
+            s.resource, s.skew, s.max_node, s.max_percent, s.min_node, s.min_percent
+        )?;
+    }
+    if let Some(t) = &r.thresholds {
+        let fmt = |m: &std::collections::BTreeMap<String, f64>| {
+            m.iter().map(|(k, v)| format!("{k} {v:.0}")).collect::<Vec<_>>().join(", ")
+        };
+        writeln!(
+            out,
+            "  LowNodeUtilization{}: underutilized at or below {}; overutilized above {}",
+            if t.deviation { " (deviation from the mean)" } else { "" },
+            fmt(&t.low),
+            fmt(&t.high)
+        )?;
+    }
+    if let Some(why) = &r.not_classified {
+        writeln!(out, "  not classified: {why}")?;
+    }
+    if r.nodes.iter().any(|n| n.requested.estimated) {
+        writeln!(out, "  * estimated: versions observed after the instant, or pods known only from events")?;
+    }
+    for n in &r.notes {
+        writeln!(out, "note: {n}")?;
+    }
+    Ok(())
+}

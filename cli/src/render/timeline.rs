@@ -1,0 +1,199 @@
+//! Tables for `timeline drains`: per operation, the nodes in order with their
+//! cordon / NotReady / reboot / Ready / uncordon times and evictions, where
+//! the evicted pods landed, and every node's requested % before and after
+//! with the skew left.
+
+use std::io::Write;
+
+use chrono::{DateTime, Utc};
+use kdrift_analyze::drains::{EpisodeEnd, OperationKind};
+use kdrift_analyze::usage::RequestedAt;
+use kdrift_analyze::{DrainTimeline, Operation};
+use tabled::settings::Style;
+use tabled::{Table, Tabled};
+
+use super::duration;
+
+/// `2026-11-28 02:00:00Z`.
+pub fn full(t: DateTime<Utc>) -> String {
+    t.format("%Y-%m-%d %H:%M:%SZ").to_string()
+}
+
+/// Time of day when on `day`'s date, else the full time.
+fn short(t: Option<DateTime<Utc>>, day: DateTime<Utc>) -> String {
+    match t {
+        None => "-".into(),
+        Some(t) if t.date_naive() == day.date_naive() => t.format("%H:%M:%S").to_string(),
+        Some(t) => full(t),
+    }
+}
+
+/// An operation kind in words (`rolling drain`, `outage (no cordon)`).
+pub fn kind(k: OperationKind) -> &'static str {
+    match k {
+        OperationKind::RollingDrain => "rolling drain",
+        OperationKind::Drain => "drain",
+        OperationKind::Outage => "outage (no cordon)",
+        OperationKind::Mixed => "drain and outage",
+    }
+}
+
+#[derive(Tabled)]
+struct EpisodeRow {
+    #[tabled(rename = "NODE")]
+    node: String,
+    #[tabled(rename = "CORDONED")]
+    cordoned: String,
+    #[tabled(rename = "NOT READY")]
+    not_ready: String,
+    #[tabled(rename = "REBOOTED")]
+    rebooted: String,
+    #[tabled(rename = "READY")]
+    ready: String,
+    #[tabled(rename = "UNCORDONED")]
+    uncordoned: String,
+    #[tabled(rename = "PODS EVICTED")]
+    evicted: usize,
+    #[tabled(rename = "END")]
+    end: String,
+}
+
+#[derive(Tabled)]
+struct UsageRow {
+    #[tabled(rename = "NODE")]
+    node: String,
+    #[tabled(rename = "CPU BEFORE")]
+    cpu_before: String,
+    #[tabled(rename = "CPU AFTER")]
+    cpu_after: String,
+    #[tabled(rename = "MEMORY BEFORE")]
+    mem_before: String,
+    #[tabled(rename = "MEMORY AFTER")]
+    mem_after: String,
+    #[tabled(rename = "PODS BEFORE → AFTER")]
+    pods: String,
+}
+
+fn pct(r: &RequestedAt, node: &str, resource: &str) -> String {
+    match r.node(node).and_then(|n| n.get(resource)) {
+        Some(l) if l.allocatable > 0 => {
+            format!("{:.0} %{}", l.percent, if r.node(node).is_some_and(|n| n.estimated) { "*" } else { "" })
+        }
+        _ => "-".into(),
+    }
+}
+
+/// The timeline as text.
+pub fn drains<W: Write>(out: &mut W, t: &DrainTimeline) -> anyhow::Result<()> {
+    for (i, op) in t.operations.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        operation(out, op)?;
+    }
+    if !t.operations.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{} operation(s); episodes less than {} apart are one operation; requested % = requests of the pods \
+             bound to the node / allocatable, 1 s before the start and 1m after the end",
+            t.operations.len(),
+            duration(t.group_gap_seconds),
+        )?;
+    }
+    for n in &t.notes {
+        writeln!(out, "note: {n}")?;
+    }
+    Ok(())
+}
+
+fn operation<W: Write>(out: &mut W, op: &Operation) -> anyhow::Result<()> {
+    let span = match op.ended_at {
+        Some(end) => format!(
+            "{} → {} ({})",
+            full(op.started_at),
+            short(Some(end), op.started_at),
+            duration((end - op.started_at).num_seconds())
+        ),
+        None => format!(
+            "{} → still going on at the last signal ({})",
+            full(op.started_at),
+            short(Some(op.last_at()), op.started_at)
+        ),
+    };
+    writeln!(out, "#{} {} — {span}", op.number, kind(op.kind))?;
+    writeln!(out, "  order: {}", op.order.join(" → "))?;
+    let rows = op.episodes.iter().map(|e| EpisodeRow {
+        node: e.node.clone(),
+        cordoned: short(e.cordoned_at, op.started_at),
+        not_ready: short(e.not_ready_at, op.started_at),
+        rebooted: if e.reboots.is_empty() {
+            "-".into()
+        } else {
+            e.reboots.iter().map(|r| short(Some(*r), op.started_at)).collect::<Vec<_>>().join(", ")
+        },
+        ready: short(e.ready_at, op.started_at),
+        uncordoned: short(e.uncordoned_at, op.started_at),
+        evicted: e.evicted.len(),
+        end: match e.end {
+            EpisodeEnd::Closed => short(e.ended_at, op.started_at),
+            EpisodeEnd::Open => "open".into(),
+            EpisodeEnd::RecoveryUnseen => "recovered (unseen)".into(),
+        },
+    });
+    writeln!(out, "{}", Table::new(rows).with(Style::blank()))?;
+    for e in &op.episodes {
+        if !e.node_controller_deleted_pods.is_empty() {
+            writeln!(
+                out,
+                "  {}: the node controller deleted its pods at {}",
+                e.node,
+                e.node_controller_deleted_pods
+                    .iter()
+                    .map(|t| short(Some(*t), op.started_at))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )?;
+        }
+    }
+    let landed: Vec<String> = op.landed.iter().map(|l| format!("{} {}", l.node, l.pods)).collect();
+    writeln!(
+        out,
+        "  pods moved: {}; replacements landed on: {}{}",
+        op.pods_moved,
+        if landed.is_empty() { "-".into() } else { landed.join(", ") },
+        if op.not_replaced > 0 {
+            format!("; {} without a replacement in the store", op.not_replaced)
+        } else {
+            String::new()
+        }
+    )?;
+    let rows = op.after.nodes.iter().map(|n| UsageRow {
+        node: n.node.clone(),
+        cpu_before: pct(&op.before, &n.node, "cpu"),
+        cpu_after: pct(&op.after, &n.node, "cpu"),
+        mem_before: pct(&op.before, &n.node, "memory"),
+        mem_after: pct(&op.after, &n.node, "memory"),
+        pods: format!("{} → {}", op.before.node(&n.node).map_or(0, |b| b.pods), n.pods),
+    });
+    writeln!(out, "{}", Table::new(rows).with(Style::blank()))?;
+    let skew = |r: &RequestedAt, res: &str| {
+        r.skew.iter().find(|s| s.resource == res).map_or("-".to_string(), |s| {
+            format!(
+                "{:.1} points ({} {:.0} % − {} {:.0} %)",
+                s.skew, s.max_node, s.max_percent, s.min_node, s.min_percent
+            )
+        })
+    };
+    writeln!(
+        out,
+        "  skew left (max − min requested %): cpu {}; memory {}",
+        skew(&op.after, "cpu"),
+        skew(&op.after, "memory")
+    )?;
+    writeln!(out, "  skew before: cpu {:.1} points", op.cpu_skew_before)?;
+    if op.after.nodes.iter().any(|n| n.estimated) {
+        writeln!(out, "  * estimated: versions observed later, or pods known only from events")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,240 @@
+//! `kdrift record`: the continuous recorder. One [`watcher::Watcher`] task
+//! per resource of [`HISTORY_RESOURCES`] lists then watches (bookmarks,
+//! re-list and reconcile on 410 Gone, resume with backoff after a dropped
+//! connection), and this loop stages what they send into one run, committing
+//! a batch every [`RecordOptions::batch_records`] records or
+//! [`RecordOptions::batch_interval`], whichever comes first. The channel
+//! between them is bounded, so memory stays bounded: the watchers wait while
+//! a batch commits.
+//!
+//! Deletions: a watch's DELETED carries the object's last state (a deleted
+//! pod keeps its node). An object missing from a re-list (deleted during a
+//! gap) is recorded as DELETED with the last version the store has, observed
+//! at the re-list. A (re)started recorder first loads what the store's API
+//! runs last saw alive ([`known`]), so its first list stores only what
+//! changed and records what was deleted while it was down.
+//!
+//! Shutdown (the `shutdown` future: SIGTERM / SIGINT in the CLI) stops the
+//! watchers, commits what was received and closes the run (`ok`, or
+//! `partial` when a resource could not be read). A killed recorder loses at
+//! most the uncommitted batch; its run stays `running` with the counts of
+//! its last batch, and the next start re-lists.
+//!
+//! Observation times come from a [`Clock`]: the wall clock live, a manual
+//! clock in tests replaying a recorded history.
+
+pub mod known;
+pub mod watcher;
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use kdrift_rebalance::cluster::{ResourceKind, Scope, HISTORY_RESOURCES};
+use kube::Client;
+use tokio::sync::mpsc;
+
+use super::clock::Clock;
+use super::report::{ApiReport, ResourceProblem, ResourceReport};
+use super::stage::{finish, stage_observation};
+use crate::record::{Change, Origin, Record};
+use crate::store::writer::{RunCounts, RunWriter};
+use crate::store::{Store, StoreError};
+use watcher::{Msg, WatchSettings, Watcher};
+
+/// Recorder settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordOptions {
+    /// The cluster URL (for locations and the run row).
+    pub cluster: String,
+    /// Namespaces to watch (cluster-scoped resources are always watched).
+    pub scope: Scope,
+    /// The resources (default: [`HISTORY_RESOURCES`]).
+    pub resources: Vec<ResourceKind>,
+    /// List and watch settings.
+    pub watch: WatchSettings,
+    /// Commit after this many records.
+    pub batch_records: u64,
+    /// Commit at least this often while records come in.
+    pub batch_interval: Duration,
+    /// Messages buffered between the watchers and the store.
+    pub channel_capacity: usize,
+}
+
+impl RecordOptions {
+    /// Defaults for `cluster` and `scope`: every history resource, pages of
+    /// 500, watches of 290 s, backoff 250 ms … 30 s, batches of 1000 records
+    /// or 5 s.
+    pub fn new(cluster: String, scope: Scope) -> RecordOptions {
+        RecordOptions {
+            cluster,
+            scope,
+            resources: HISTORY_RESOURCES.to_vec(),
+            watch: WatchSettings {
+                page_size: 500,
+                watch_timeout_seconds: 290,
+                backoff_initial: Duration::from_millis(250),
+                backoff_max: Duration::from_secs(30),
+            },
+            batch_records: 1000,
+            batch_interval: Duration::from_secs(5),
+            channel_capacity: 1024,
+        }
+    }
+}
+
+/// Callbacks while recording (the CLI logs; tests synchronise on them).
+pub trait RecordObserver {
+    /// An object version was staged.
+    fn observed(&mut self, _resource: &ResourceKind, _change: Change, _resource_version: &str) {}
+    /// A resource is listed and watched (again, when `relist`).
+    fn synced(&mut self, _resource: &ResourceKind, _resource_version: &str, _relist: bool) {}
+    /// A batch was committed; totals so far.
+    fn committed(&mut self, _counts: &RunCounts) {}
+    /// A resource had a problem; `fatal`: it is no longer watched.
+    fn problem(&mut self, _resource: &ResourceKind, _message: &str, _fatal: bool) {}
+}
+
+/// An observer that does nothing.
+#[derive(Debug, Default)]
+pub struct NoObserver;
+impl RecordObserver for NoObserver {}
+
+struct Recorder<'s, 'o> {
+    store: &'s Store,
+    writer: RunWriter<'s>,
+    reports: BTreeMap<String, ResourceReport>,
+    clock: Arc<dyn Clock>,
+    observer: &'o mut dyn RecordObserver,
+    errors: u64,
+}
+
+impl Recorder<'_, '_> {
+    fn report(&mut self, r: &ResourceKind, cluster: &str, scope: &Scope) -> &mut ResourceReport {
+        self.reports
+            .entry(r.name())
+            .or_insert_with(|| ResourceReport::new(r.name(), format!("{cluster}{}", r.collection_path(scope))))
+    }
+
+    fn commit(&mut self) -> Result<(), StoreError> {
+        if self.writer.pending() > 0 {
+            let counts = self.writer.commit_batch(self.errors)?;
+            self.observer.committed(&counts);
+        }
+        Ok(())
+    }
+
+    fn stage(
+        &mut self,
+        resource: &ResourceKind,
+        change: Change,
+        object: serde_json::Value,
+        o: &RecordOptions,
+    ) -> Result<(), StoreError> {
+        let rv = object.pointer("/metadata/resourceVersion").and_then(|v| v.as_str()).unwrap_or("").to_string();
+        let observed_at = Some(self.clock.observation_time(&object));
+        let report = self.reports.entry(resource.name()).or_insert_with(|| {
+            ResourceReport::new(resource.name(), format!("{}{}", o.cluster, resource.collection_path(&o.scope)))
+        });
+        let origin = Origin { location: report.location.clone(), line: None, item: None };
+        let before = report.item_errors.len();
+        let record = Record { object, origin, observed_at, change };
+        stage_observation(&mut self.writer, record, report)?;
+        self.errors += (report.item_errors.len() - before) as u64;
+        if !rv.is_empty() {
+            report.resource_version = Some(rv.clone());
+        }
+        self.observer.observed(resource, change, &rv);
+        Ok(())
+    }
+
+    fn handle(&mut self, msg: Msg, o: &RecordOptions) -> Result<(), StoreError> {
+        match msg {
+            Msg::Observed { resource, change, object } => self.stage(&resource, change, object, o)?,
+            Msg::Vanished { resource, namespace, name, uid } => {
+                // The last version may still be in the batch: commit it first.
+                self.commit()?;
+                let last = known::last_version(self.store, &resource, &namespace, &name, &uid)?;
+                tracing::info!(resource = %resource.name(), %namespace, %name, "deleted while not watched");
+                self.stage(&resource, Change::Deleted, last, o)?;
+            }
+            Msg::Synced { resource, resource_version, relist } => {
+                tracing::info!(resource = %resource.name(), %resource_version, relist, "in sync");
+                self.report(&resource, &o.cluster, &o.scope).resource_version = Some(resource_version.clone());
+                self.observer.synced(&resource, &resource_version, relist);
+            }
+            Msg::Problem { resource, error, fatal } => {
+                let message = error.to_string();
+                tracing::warn!(resource = %resource.name(), fatal, "{message}");
+                self.observer.problem(&resource, &message, fatal);
+                if fatal {
+                    self.report(&resource, &o.cluster, &o.scope).problem = Some(ResourceProblem::from_error(&error));
+                }
+            }
+        }
+        if self.writer.pending() >= o.batch_records {
+            self.commit()?;
+        }
+        Ok(())
+    }
+}
+
+/// Records until `shutdown` completes (or every resource is unavailable).
+///
+/// # Errors
+/// Only [`StoreError`]s end the recorder early; cluster problems are retried
+/// or reported per resource.
+pub async fn record(
+    store: &Store,
+    client: &Client,
+    options: &RecordOptions,
+    clock: Arc<dyn Clock>,
+    shutdown: impl Future<Output = ()>,
+    observer: &mut dyn RecordObserver,
+) -> Result<ApiReport, StoreError> {
+    let location = format!("{} ({}, recorder)", options.cluster, options.scope);
+    let writer = RunWriter::begin(store, "api", &location)?;
+    let (tx, mut rx) = mpsc::channel(options.channel_capacity.max(1));
+    let mut recorder = Recorder { store, writer, reports: BTreeMap::new(), clock, observer, errors: 0 };
+    let mut tasks = Vec::new();
+    for resource in &options.resources {
+        recorder.report(resource, &options.cluster, &options.scope);
+        let watcher = Watcher {
+            client: client.clone(),
+            resource: *resource,
+            scope: options.scope.clone(),
+            settings: options.watch,
+            known: known::load(store, resource, &options.scope)?,
+            tx: tx.clone(),
+        };
+        tasks.push(tokio::spawn(watcher.run()));
+    }
+    drop(tx);
+    let mut ticker = tokio::time::interval(options.batch_interval);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tokio::pin!(shutdown);
+    let outcome = loop {
+        tokio::select! {
+            biased;
+            () = &mut shutdown => break Ok(()),
+            msg = rx.recv() => match msg {
+                Some(msg) => if let Err(e) = recorder.handle(msg, options) { break Err(e) },
+                None => break Ok(()),
+            },
+            _ = ticker.tick() => if let Err(e) = recorder.commit() { break Err(e) },
+        }
+    };
+    for t in &tasks {
+        t.abort();
+    }
+    outcome?;
+    // What the watchers sent before they stopped is stored too.
+    while let Ok(msg) = rx.try_recv() {
+        recorder.handle(msg, options)?;
+    }
+    let order: Vec<String> = options.resources.iter().map(ResourceKind::name).collect();
+    let mut reports = recorder.reports;
+    let resources = order.iter().filter_map(|n| reports.remove(n)).collect();
+    finish(recorder.writer, &options.cluster, &options.scope, resources)
+}

@@ -1,0 +1,117 @@
+//! What a Kubernetes API run reports, per resource and in total; shared by
+//! the snapshot (`kdrift ingest api`) and the recorder (`kdrift record`).
+
+use kdrift_rebalance::cluster::ClusterError;
+
+use crate::store::writer::{RunCounts, RunStatus};
+
+/// How bad a resource's problem is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The resource cannot be read here (403 Forbidden, 404 not served):
+    /// the others are still stored.
+    Warning,
+    /// The resource could not be read for another reason (server error,
+    /// connection).
+    Error,
+}
+
+/// A resource that could not be (completely) read.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ResourceProblem {
+    /// Warning or error.
+    pub severity: Severity,
+    /// The message, naming the resource, the URL path and the server's words.
+    pub message: String,
+}
+
+impl ResourceProblem {
+    /// Classifies a cluster error: 403 / 404 are warnings.
+    pub fn from_error(e: &ClusterError) -> ResourceProblem {
+        let severity = if e.is_unavailable_resource() { Severity::Warning } else { Severity::Error };
+        ResourceProblem { severity, message: e.to_string() }
+    }
+}
+
+/// One resource of a run.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ResourceReport {
+    /// kubectl's `resource.group` name: `pods`, `deployments.apps`, `events.events.k8s.io`.
+    pub resource: String,
+    /// The collection URL (the observations' location).
+    pub location: String,
+    /// Object versions received (listed or watched).
+    pub received: u64,
+    /// New versions the store did not have.
+    pub added: u64,
+    /// Versions the store already had.
+    pub duplicates: u64,
+    /// The resourceVersion last listed or watched.
+    pub resource_version: Option<String>,
+    /// Why the resource was not (completely) read.
+    pub problem: Option<ResourceProblem>,
+    /// Items that could not be stored (or that analyses cannot read), with why.
+    pub item_errors: Vec<String>,
+}
+
+impl ResourceReport {
+    /// An empty report for `resource` at `location`.
+    pub fn new(resource: String, location: String) -> ResourceReport {
+        ResourceReport {
+            resource,
+            location,
+            received: 0,
+            added: 0,
+            duplicates: 0,
+            resource_version: None,
+            problem: None,
+            item_errors: Vec::new(),
+        }
+    }
+}
+
+/// The outcome of `kdrift ingest api` or `kdrift record`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ApiReport {
+    /// The run's id in `ingest_runs`.
+    pub run_id: i64,
+    /// ok / partial / failed.
+    pub status: RunStatus,
+    /// The cluster URL.
+    pub cluster: String,
+    /// `all namespaces` or `namespace <ns>`.
+    pub scope: String,
+    /// Per resource, in listing order.
+    pub resources: Vec<ResourceReport>,
+    /// Run totals.
+    pub counts: RunCounts,
+}
+
+impl ApiReport {
+    /// Resources with a warning (403/404).
+    pub fn warnings(&self) -> usize {
+        self.problems(Severity::Warning)
+    }
+
+    /// Resources with an error, plus items that could not be stored.
+    pub fn errors(&self) -> usize {
+        self.problems(Severity::Error) + self.resources.iter().map(|r| r.item_errors.len()).sum::<usize>()
+    }
+
+    fn problems(&self, severity: Severity) -> usize {
+        self.resources.iter().filter(|r| r.problem.as_ref().is_some_and(|p| p.severity == severity)).count()
+    }
+}
+
+/// The run status: ok when everything was read; failed when no resource
+/// could be; partial otherwise.
+pub fn run_status(resources: &[ResourceReport]) -> RunStatus {
+    let troubled = resources.iter().filter(|r| r.problem.is_some() || !r.item_errors.is_empty()).count();
+    let unread = resources.iter().filter(|r| r.problem.is_some() && r.received == 0).count();
+    match (troubled, unread) {
+        (0, _) => RunStatus::Ok,
+        (_, u) if u == resources.len() => RunStatus::Failed,
+        _ => RunStatus::Partial,
+    }
+}

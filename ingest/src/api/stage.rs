@@ -1,0 +1,70 @@
+//! Staging API observations into a run and closing it: shared by the
+//! snapshot and the recorder. Items the store cannot key, or whose pod /
+//! node values the cluster model cannot read, are reported per resource and
+//! recorded in `ingest_errors`; the others (and, for model problems, the
+//! item itself) are stored.
+
+use kdrift_rebalance::cluster::Scope;
+
+use super::report::{run_status, ApiReport, ResourceReport, Severity};
+use crate::files::model_problem;
+use crate::record::Record;
+use crate::store::writer::RunWriter;
+use crate::store::StoreError;
+
+/// Stages one observation, counting it (or its error) in `report`.
+///
+/// # Errors
+/// [`StoreError`] when the store fails.
+pub fn stage_observation(
+    writer: &mut RunWriter<'_>,
+    record: Record,
+    report: &mut ResourceReport,
+) -> Result<(), StoreError> {
+    let origin = record.origin.clone();
+    if let Some(problem) = model_problem(&record) {
+        report.item_errors.push(format!("{origin}: {problem}; the version is stored, but analyses cannot use it"));
+    }
+    match writer.stage(record)? {
+        Ok(()) => report.received += 1,
+        Err(e) => report.item_errors.push(format!("{origin}: {e}")),
+    }
+    Ok(())
+}
+
+/// Records the per-resource summaries and problems, commits the run and
+/// fills in what each resource added.
+///
+/// # Errors
+/// [`StoreError`] when the store fails.
+pub fn finish(
+    writer: RunWriter<'_>,
+    cluster: &str,
+    scope: &Scope,
+    mut resources: Vec<ResourceReport>,
+) -> Result<ApiReport, StoreError> {
+    let mut errors = 0u64;
+    for r in &resources {
+        let item_errors = r.item_errors.len() as u64;
+        let events = if r.resource.starts_with("events") { r.received } else { 0 };
+        writer.record_file(&r.location, "api", r.received, events, r.received - events, 0, item_errors)?;
+        if let Some(p) = &r.problem {
+            writer.record_error(&r.location, None, None, None, &p.message)?;
+            if p.severity == Severity::Error {
+                errors += 1;
+            }
+        }
+        for e in &r.item_errors {
+            writer.record_error(&r.location, None, None, None, e)?;
+        }
+        errors += item_errors;
+    }
+    let status = run_status(&resources);
+    let run_id = writer.run_id();
+    let (counts, per_location) = writer.commit(status, errors)?;
+    for r in &mut resources {
+        r.added = per_location.iter().find(|(l, _)| *l == r.location).map_or(0, |(_, n)| *n);
+        r.duplicates = r.received.saturating_sub(r.added);
+    }
+    Ok(ApiReport { run_id, status, cluster: cluster.to_string(), scope: scope.to_string(), resources, counts })
+}

@@ -1,0 +1,212 @@
+//! Credentials and tenant of a VictoriaLogs pull: Basic (`-httpAuth.*`, vmauth
+//! users), Bearer (vmauth), extra headers, and the `AccountID`/`ProjectID`
+//! tenant headers.
+//!
+//! Secrets come only from environment variables or files — never from the
+//! command line, where `ps` and shell history would show them — and are
+//! never printed: [`Secret`] has no `Display` and its `Debug` is `***`.
+//!
+//! | credential | environment | file option |
+//! |---|---|---|
+//! | Basic user | `KDRIFT_VL_USER` | (`--user NAME` is not a secret) |
+//! | Basic password | `KDRIFT_VL_PASSWORD` | `--password-file` |
+//! | Bearer token | `KDRIFT_VL_BEARER_TOKEN` | `--bearer-token-file` |
+//! | extra headers (`Name: value` lines) | `KDRIFT_VL_HEADERS` | `--headers-file` |
+
+use std::path::{Path, PathBuf};
+
+use super::error::VlError;
+
+/// Environment variable of the Basic auth user.
+pub const ENV_USER: &str = "KDRIFT_VL_USER";
+/// Environment variable of the Basic auth password.
+pub const ENV_PASSWORD: &str = "KDRIFT_VL_PASSWORD";
+/// Environment variable of the Bearer token.
+pub const ENV_BEARER: &str = "KDRIFT_VL_BEARER_TOKEN";
+/// Environment variable of extra headers, one `Name: value` per line.
+pub const ENV_HEADERS: &str = "KDRIFT_VL_HEADERS";
+
+/// A credential. No `Display`; `Debug` prints `***`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps a secret value.
+    pub fn new(value: impl Into<String>) -> Secret {
+        Secret(value.into())
+    }
+
+    /// The value, for the request only.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("***")
+    }
+}
+
+/// The `AccountID`/`ProjectID` tenant (VictoriaLogs' default is 0/0).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tenant {
+    /// `AccountID` header, when set.
+    pub account_id: Option<u32>,
+    /// `ProjectID` header, when set.
+    pub project_id: Option<u32>,
+}
+
+/// How requests authenticate.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Auth {
+    /// Basic auth user and password.
+    pub basic: Option<(String, Secret)>,
+    /// Bearer token.
+    pub bearer: Option<Secret>,
+    /// Extra headers (name, value); values are treated as secrets.
+    pub headers: Vec<(String, Secret)>,
+    /// Tenant headers.
+    pub tenant: Tenant,
+}
+
+/// Where the credentials are: the non-secret parts given on the command
+/// line, and the files holding the secret ones.
+#[derive(Debug, Clone, Default)]
+pub struct CredentialSources {
+    /// Basic auth user (else `KDRIFT_VL_USER`).
+    pub user: Option<String>,
+    /// File holding the Basic auth password (else `KDRIFT_VL_PASSWORD`).
+    pub password_file: Option<PathBuf>,
+    /// File holding the Bearer token (else `KDRIFT_VL_BEARER_TOKEN`).
+    pub bearer_token_file: Option<PathBuf>,
+    /// File of extra headers, `Name: value` per line (else `KDRIFT_VL_HEADERS`).
+    pub headers_file: Option<PathBuf>,
+    /// Tenant headers.
+    pub tenant: Tenant,
+}
+
+fn read_secret_file(path: &Path, what: &str) -> Result<String, VlError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| VlError::Credentials(format!("cannot read the {what} file {}: {e}", path.display())))?;
+    Ok(text.trim_end_matches(['\r', '\n']).to_string())
+}
+
+/// One secret from a file or an environment variable (not both).
+fn one_of(
+    file: Option<&Path>,
+    env_name: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+    what: &str,
+) -> Result<Option<String>, VlError> {
+    let from_env = env(env_name).filter(|v| !v.is_empty());
+    match (file, from_env) {
+        (Some(_), Some(_)) => {
+            Err(VlError::Credentials(format!("the {what} is given both in a file and in {env_name}; keep one")))
+        }
+        (Some(path), None) => read_secret_file(path, what).map(Some),
+        (None, v) => Ok(v),
+    }
+}
+
+/// Parses `Name: value` lines (blank lines and `#` comments skipped).
+fn parse_headers(text: &str, origin: &str) -> Result<Vec<(String, Secret)>, VlError> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let Some((name, value)) = line.split_once(':') else {
+            return Err(VlError::Credentials(format!("{origin} line {}: expected `Name: value`", i + 1)));
+        };
+        let name = name.trim();
+        let valid = !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_".contains(&b));
+        if !valid {
+            return Err(VlError::Credentials(format!("{origin} line {}: {name:?} is not a header name", i + 1)));
+        }
+        out.push((name.to_string(), Secret::new(value.trim())));
+    }
+    Ok(out)
+}
+
+impl Auth {
+    /// Reads the credentials from `sources` and the environment (`env`
+    /// looks a variable up; the CLI passes the process environment).
+    ///
+    /// # Errors
+    /// [`VlError::Credentials`] when a file cannot be read, a secret is given
+    /// twice, a password has no user, or both Basic and Bearer are set.
+    pub fn load(sources: &CredentialSources, env: &dyn Fn(&str) -> Option<String>) -> Result<Auth, VlError> {
+        let user = sources.user.clone().or_else(|| env(ENV_USER)).filter(|u| !u.is_empty());
+        let password = one_of(sources.password_file.as_deref(), ENV_PASSWORD, env, "password")?;
+        let bearer = one_of(sources.bearer_token_file.as_deref(), ENV_BEARER, env, "bearer token")?;
+        let basic = match (user, password) {
+            (Some(u), Some(p)) => Some((u, Secret::new(p))),
+            (Some(u), None) => Some((u, Secret::new(""))),
+            (None, Some(_)) => {
+                return Err(VlError::Credentials(format!(
+                    "a password is set but no user; pass --user NAME or set {ENV_USER}"
+                )))
+            }
+            (None, None) => None,
+        };
+        if basic.is_some() && bearer.is_some() {
+            return Err(VlError::Credentials(
+                "both Basic (user/password) and Bearer credentials are set; a request carries one Authorization header"
+                    .into(),
+            ));
+        }
+        let headers = match &sources.headers_file {
+            Some(path) => {
+                if env(ENV_HEADERS).is_some_and(|v| !v.is_empty()) {
+                    return Err(VlError::Credentials(format!(
+                        "extra headers are given both in {} and in {ENV_HEADERS}; keep one",
+                        path.display()
+                    )));
+                }
+                parse_headers(&read_secret_file(path, "headers")?, &path.display().to_string())?
+            }
+            None => parse_headers(&env(ENV_HEADERS).unwrap_or_default(), ENV_HEADERS)?,
+        };
+        Ok(Auth { basic, bearer: bearer.map(Secret::new), headers, tenant: sources.tenant })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+    }
+
+    #[test]
+    fn secrets_from_env_and_files_never_in_debug() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let pw = dir.path().join("pw");
+        std::fs::write(&pw, "s3cr3t-pw\n").expect("write");
+        let sources = CredentialSources { user: Some("kdrift".into()), password_file: Some(pw), ..Default::default() };
+        let auth = Auth::load(&sources, &env_of(&[("KDRIFT_VL_HEADERS", "X-Scope: team-a\n# c\n")])).expect("auth");
+        let (user, password) = auth.basic.clone().expect("basic");
+        assert_eq!((user.as_str(), password.expose()), ("kdrift", "s3cr3t-pw"));
+        assert_eq!(auth.headers[0].0, "X-Scope");
+        let debug = format!("{auth:?}");
+        assert!(!debug.contains("s3cr3t") && !debug.contains("team-a"), "{debug}");
+    }
+
+    #[test]
+    fn contradictions_are_errors() {
+        let none = CredentialSources::default();
+        let e = Auth::load(&none, &env_of(&[("KDRIFT_VL_PASSWORD", "x")])).expect_err("no user");
+        assert!(e.to_string().contains("no user"), "{e}");
+        let e =
+            Auth::load(&none, &env_of(&[("KDRIFT_VL_USER", "u"), ("KDRIFT_VL_BEARER_TOKEN", "t")])).expect_err("both");
+        assert!(e.to_string().contains("both Basic"), "{e}");
+        let e = Auth::load(&none, &env_of(&[("KDRIFT_VL_HEADERS", "no colon here")])).expect_err("bad header");
+        assert!(e.to_string().contains("expected `Name: value`"), "{e}");
+        let missing = CredentialSources { bearer_token_file: Some("/nonexistent/token".into()), ..Default::default() };
+        let e = Auth::load(&missing, &env_of(&[])).expect_err("missing file");
+        assert!(e.to_string().contains("/nonexistent/token"), "{e}");
+    }
+}

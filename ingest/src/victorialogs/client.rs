@@ -1,0 +1,267 @@
+//! The HTTP side of a pull (reqwest, rustls): `/select/logsql/field_names`,
+//! `/select/logsql/hits` and `/select/logsql/query`, POSTed as forms with
+//! the credentials and tenant headers of [`Auth`]. Error answers keep
+//! VictoriaLogs' plain-text body (capped) for the user.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use futures::StreamExt;
+use reqwest::header::{HeaderName, HeaderValue};
+use reqwest::{Client, RequestBuilder, Response, Url};
+
+use super::auth::Auth;
+use super::error::{show_time, Failure, VlError};
+
+/// Most bytes of an error body kept for the message.
+const ERROR_BODY_LIMIT: usize = 4096;
+
+/// Connection settings.
+#[derive(Debug, Clone, Copy)]
+pub struct Timeouts {
+    /// To establish a connection.
+    pub connect: Duration,
+    /// Without a byte from the server (a stalled stream fails the window).
+    pub read: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts { connect: Duration::from_secs(10), read: Duration::from_secs(120) }
+    }
+}
+
+/// A VictoriaLogs server (or vmauth in front of one).
+#[derive(Debug, Clone)]
+pub struct VlClient {
+    http: Client,
+    base: Url,
+    auth: Auth,
+}
+
+/// Removes `user:password@` from a URL for display.
+pub fn redact_url(url: &str) -> String {
+    match Url::parse(url) {
+        Ok(mut u) if !u.username().is_empty() || u.password().is_some() => {
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            u.to_string()
+        }
+        Ok(u) => u.to_string(),
+        Err(_) => "(unparseable URL)".to_string(),
+    }
+}
+
+fn transport(e: &reqwest::Error) -> Failure {
+    // reqwest's own text is terse; the sources say what broke (reset, EOF, timeout).
+    let mut text = if e.is_timeout() { "timed out".to_string() } else { e.to_string() };
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    Failure::Transport(text)
+}
+
+/// Reads at most [`ERROR_BODY_LIMIT`] bytes of an error answer.
+async fn error_body(response: Response) -> String {
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    while let Some(Ok(chunk)) = stream.next().await {
+        body.extend_from_slice(&chunk);
+        if body.len() >= ERROR_BODY_LIMIT {
+            body.truncate(ERROR_BODY_LIMIT);
+            break;
+        }
+    }
+    let text = String::from_utf8_lossy(&body).trim().to_string();
+    if text.is_empty() {
+        "(empty body)".into()
+    } else {
+        text
+    }
+}
+
+impl VlClient {
+    /// A client for the server at `url` (`http://host:9428`, or a path
+    /// prefix such as `https://vmauth/vl`; a trailing `/select/logsql/…`
+    /// is removed).
+    ///
+    /// # Errors
+    /// [`VlError::BadUrl`] for an unparseable URL, another scheme than
+    /// http(s), or credentials inside the URL (they belong in the
+    /// environment or a file); [`VlError::Credentials`] for a header value
+    /// that is not valid in HTTP.
+    pub fn new(url: &str, auth: Auth, timeouts: Timeouts) -> Result<VlClient, VlError> {
+        let shown = redact_url(url);
+        let bad = |problem: &str| VlError::BadUrl { url: shown.clone(), problem: problem.to_string() };
+        let mut base = Url::parse(url.trim()).map_err(|e| bad(&format!("not a URL ({e})")))?;
+        if !matches!(base.scheme(), "http" | "https") {
+            return Err(bad("expected http:// or https://"));
+        }
+        if !base.username().is_empty() || base.password().is_some() {
+            return Err(bad("credentials in the URL would show in `ps` and shell history; set KDRIFT_VL_USER and \
+                 KDRIFT_VL_PASSWORD (or --user and --password-file) instead"));
+        }
+        base.set_query(None);
+        base.set_fragment(None);
+        let mut path = base.path().trim_end_matches('/').to_string();
+        for suffix in ["/select/logsql/query", "/select/logsql", "/select"] {
+            if let Some(p) = path.strip_suffix(suffix) {
+                path = p.to_string();
+                break;
+            }
+        }
+        base.set_path(&path);
+        for (name, value) in &auth.headers {
+            HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| VlError::Credentials(format!("{name:?} is not a valid header name")))?;
+            HeaderValue::from_str(value.expose())
+                .map_err(|_| VlError::Credentials(format!("the value of header {name} is not valid in HTTP")))?;
+        }
+        let http = Client::builder()
+            .connect_timeout(timeouts.connect)
+            .read_timeout(timeouts.read)
+            .user_agent(concat!("kdrift/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| bad(&format!("cannot build an HTTP client: {e}")))?;
+        Ok(VlClient { http, base, auth })
+    }
+
+    /// The tenant the requests carry.
+    pub fn tenant(&self) -> super::auth::Tenant {
+        self.auth.tenant
+    }
+
+    /// The server's base URL (no credentials).
+    pub fn base_url(&self) -> String {
+        self.base.as_str().trim_end_matches('/').to_string()
+    }
+
+    /// The full URL of an endpoint (`/select/logsql/query`).
+    pub fn endpoint(&self, path: &str) -> String {
+        format!("{}{path}", self.base_url())
+    }
+
+    fn post(&self, path: &str, form: &[(&str, String)]) -> RequestBuilder {
+        let mut rb = self.http.post(self.endpoint(path)).form(form);
+        if let Some((user, password)) = &self.auth.basic {
+            rb = rb.basic_auth(user, Some(password.expose()));
+        }
+        if let Some(token) = &self.auth.bearer {
+            rb = rb.bearer_auth(token.expose());
+        }
+        for (name, value) in &self.auth.headers {
+            if let (Ok(n), Ok(mut v)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value.expose()))
+            {
+                v.set_sensitive(true);
+                rb = rb.header(n, v);
+            }
+        }
+        if let Some(a) = self.auth.tenant.account_id {
+            rb = rb.header("AccountID", a.to_string());
+        }
+        if let Some(p) = self.auth.tenant.project_id {
+            rb = rb.header("ProjectID", p.to_string());
+        }
+        rb
+    }
+
+    /// Sends a request; a non-2xx answer becomes [`Failure::Status`] with its body.
+    async fn send(&self, path: &str, form: &[(&str, String)]) -> Result<Response, Failure> {
+        let response = self.post(path, form).send().await.map_err(|e| transport(&e))?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(Failure::Status { status: status.as_u16(), body: error_body(response).await });
+        }
+        Ok(response)
+    }
+
+    async fn json(&self, path: &str, form: &[(&str, String)]) -> Result<serde_json::Value, VlError> {
+        let request_error = |failure| VlError::Request { url: self.endpoint(path), failure };
+        let response = self.send(path, form).await.map_err(request_error)?;
+        let bytes = response.bytes().await.map_err(|e| request_error(transport(&e)))?;
+        serde_json::from_slice(&bytes).map_err(|e| request_error(Failure::BadAnswer(format!("not JSON ({e})"))))
+    }
+
+    /// `/select/logsql/field_names`: the field names of the rows matching
+    /// `query` in `[start, end)`, with their hit counts.
+    ///
+    /// # Errors
+    /// [`VlError::Request`].
+    pub async fn field_names(
+        &self,
+        query: &str,
+        start: DateTime<Utc>,
+        end: DateTime<Utc>,
+    ) -> Result<Vec<(String, u64)>, VlError> {
+        let path = "/select/logsql/field_names";
+        let form = [("query", query.to_string()), ("start", show_time(&start)), ("end", show_time(&end))];
+        let v = self.json(path, &form).await?;
+        let bad = |what: &str| VlError::Request { url: self.endpoint(path), failure: Failure::BadAnswer(what.into()) };
+        let values = v.get("values").and_then(|x| x.as_array()).ok_or_else(|| bad("no \"values\" list"))?;
+        Ok(values
+            .iter()
+            .filter_map(|e| {
+                let name = e.get("value")?.as_str()?.to_string();
+                let hits = e.get("hits").and_then(|h| h.as_u64().or_else(|| h.as_str()?.parse().ok())).unwrap_or(0);
+                Some((name, hits))
+            })
+            .collect())
+    }
+
+    /// `/select/logsql/hits`: rows matching `query` per `step` bucket of
+    /// `[start, end)`, as `(bucket start, rows)`.
+    ///
+    /// # Errors
+    /// [`VlError::Request`].
+    pub async fn hits(
+        &self,
+        query: &str,
+        start: DateTime<Utc>,
+        end: DateTime<Utc>,
+        step: chrono::Duration,
+    ) -> Result<Vec<(DateTime<Utc>, u64)>, VlError> {
+        let path = "/select/logsql/hits";
+        let form = [
+            ("query", query.to_string()),
+            ("start", show_time(&start)),
+            ("end", show_time(&end)),
+            ("step", format!("{}s", step.num_seconds().max(1))),
+        ];
+        let v = self.json(path, &form).await?;
+        let bad = |what: String| VlError::Request { url: self.endpoint(path), failure: Failure::BadAnswer(what) };
+        let mut out = Vec::new();
+        for series in v.get("hits").and_then(|h| h.as_array()).ok_or_else(|| bad("no \"hits\" list".into()))? {
+            let times = series.get("timestamps").and_then(|t| t.as_array()).cloned().unwrap_or_default();
+            let values = series.get("values").and_then(|t| t.as_array()).cloned().unwrap_or_default();
+            for (t, n) in times.iter().zip(values.iter()) {
+                let t = t
+                    .as_str()
+                    .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
+                    .ok_or_else(|| bad(format!("bucket time {t} is not RFC 3339")))?;
+                let n = n.as_u64().or_else(|| n.as_str().and_then(|s| s.parse().ok())).unwrap_or(0);
+                out.push((t.with_timezone(&Utc), n));
+            }
+        }
+        Ok(out)
+    }
+
+    /// `/select/logsql/query`: the streamed answer of `query` (no `limit`:
+    /// every row, unsorted).
+    ///
+    /// # Errors
+    /// [`Failure`] when the request fails or the status is not 2xx.
+    pub async fn query(&self, query: &str) -> Result<Response, Failure> {
+        self.send("/select/logsql/query", &[("query", query.to_string())]).await
+    }
+}
+
+/// The next chunk of a streamed answer (`None` at its end).
+///
+/// # Errors
+/// [`Failure::Transport`] when the stream breaks (reset, truncated chunked body, read timeout).
+pub async fn next_chunk(response: &mut Response) -> Result<Option<impl AsRef<[u8]>>, Failure> {
+    response.chunk().await.map_err(|e| transport(&e))
+}

@@ -1,0 +1,139 @@
+//! Errors of a VictoriaLogs pull. Each names the URL (never with
+//! credentials), the window `[start, end)` and, for a bad line, its number.
+
+use chrono::{DateTime, Utc};
+
+use crate::store::StoreError;
+
+/// RFC 3339 UTC text of a window bound.
+pub fn show_time(t: &DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+}
+
+/// Why one attempt at a request or a window failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Failure {
+    /// The server answered with an error status; its body is what it said.
+    #[error("HTTP {status}: {body}")]
+    Status {
+        /// The status code.
+        status: u16,
+        /// The response body (plain text from VictoriaLogs), trimmed and capped.
+        body: String,
+    },
+    /// The connection failed or broke (refused, reset, timed out, truncated chunked body).
+    #[error("{0}")]
+    Transport(String),
+    /// A line of a 200 response is not JSON: VictoriaLogs writes its error
+    /// text into the body when a query fails after the header was sent.
+    #[error("line {line} of the response is not JSON ({problem}): {text:?}")]
+    NotJson {
+        /// 1-based line number in the response.
+        line: u64,
+        /// The parser's complaint.
+        problem: String,
+        /// The line, capped.
+        text: String,
+    },
+    /// The body ended in the middle of a line (no final newline).
+    #[error("the response ends in the middle of line {line} ({bytes} bytes without a newline): truncated")]
+    Truncated {
+        /// 1-based number of the unfinished line.
+        line: u64,
+        /// Bytes of it received.
+        bytes: usize,
+    },
+    /// A line longer than the limit (a broken server or proxy).
+    #[error("line {line} of the response is longer than {limit} bytes")]
+    LineTooLong {
+        /// 1-based line number.
+        line: u64,
+        /// The limit, bytes.
+        limit: usize,
+    },
+    /// The answer of `/hits` or `/field_names` is not what VictoriaLogs sends.
+    #[error("unexpected answer: {0}")]
+    BadAnswer(String),
+}
+
+impl Failure {
+    /// Whether trying again may help: server overload and timeouts (429,
+    /// 5xx), broken connections and bodies. 4xx answers (a bad query, bad
+    /// credentials) would fail the same way again.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Failure::Status { status, .. } => *status == 429 || *status >= 500,
+            Failure::Transport(_) | Failure::NotJson { .. } | Failure::Truncated { .. } => true,
+            Failure::LineTooLong { .. } | Failure::BadAnswer(_) => false,
+        }
+    }
+}
+
+/// A VictoriaLogs pull failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum VlError {
+    /// The `--url` is unusable.
+    #[error("--url {url}: {problem}")]
+    BadUrl {
+        /// The URL with any user:password removed.
+        url: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// Credentials could not be read or are contradictory.
+    #[error("credentials: {0}")]
+    Credentials(String),
+    /// Bad options (times, layout).
+    #[error("{0}")]
+    Options(String),
+    /// A request other than a window's query failed.
+    #[error("request to {url} failed")]
+    Request {
+        /// The endpoint.
+        url: String,
+        /// What happened.
+        #[source]
+        failure: Failure,
+    },
+    /// A window could not be pulled; nothing of it was committed.
+    #[error(
+        "window [{}, {}) of {url} failed after {attempts} attempt(s); nothing of this window was committed",
+        show_time(start),
+        show_time(end)
+    )]
+    Window {
+        /// The query endpoint.
+        url: String,
+        /// Window start (inclusive).
+        start: DateTime<Utc>,
+        /// Window end (exclusive).
+        end: DateTime<Utc>,
+        /// Attempts made.
+        attempts: u32,
+        /// The last attempt's failure.
+        #[source]
+        failure: Failure,
+    },
+    /// No layout could be detected.
+    #[error(
+        "{url}: no Kubernetes event layout found in [{}, {}) (fields seen: {fields}); pass --layout \
+         (raw, msg-json, otel-k8sevents, otel-k8sobjects, kent) or widen --start/--end",
+        show_time(start),
+        show_time(end)
+    )]
+    NoLayout {
+        /// The field_names endpoint.
+        url: String,
+        /// Range looked at.
+        start: DateTime<Utc>,
+        /// Range end.
+        end: DateTime<Utc>,
+        /// The field names found (capped).
+        fields: String,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}

@@ -1,0 +1,364 @@
+//! `kdrift ingest victorialogs`: detect the layout (or take `--layout`),
+//! size windows with `/hits`, pull them in time order, each committed on
+//! its own, retrying a failed window with exponential backoff. `--resume`
+//! starts after the last window this pull committed before.
+
+use std::time::Duration as StdDuration;
+
+use chrono::{DateTime, Duration, Utc};
+
+use super::client::VlClient;
+use super::error::{Failure, VlError};
+use super::layout::{detect, Layout};
+use super::logsql::{base_query, window_query};
+use super::window::{pull_window, AttemptError, WindowJob, WindowReport};
+use super::windows::{hits_step, plan, Window};
+use crate::store::{sql, Store};
+
+/// Retries of a failed window.
+#[derive(Debug, Clone, Copy)]
+pub struct Retry {
+    /// Attempts per window, the first included (≥ 1).
+    pub attempts: u32,
+    /// Wait before the second attempt; doubled each time.
+    pub first_delay: StdDuration,
+    /// Longest wait.
+    pub max_delay: StdDuration,
+}
+
+impl Default for Retry {
+    fn default() -> Self {
+        Retry { attempts: 4, first_delay: StdDuration::from_secs(1), max_delay: StdDuration::from_secs(30) }
+    }
+}
+
+impl Retry {
+    /// The wait after failed attempt `attempt` (1-based).
+    pub fn delay(&self, attempt: u32) -> StdDuration {
+        let factor = 2u32.saturating_pow(attempt.saturating_sub(1));
+        self.first_delay.saturating_mul(factor).min(self.max_delay)
+    }
+}
+
+/// What to pull.
+#[derive(Debug, Clone)]
+pub struct PullOptions {
+    /// Range start (default: 7 days before the end, VictoriaLogs' default retention).
+    pub start: Option<DateTime<Utc>>,
+    /// Range end, exclusive (default: now).
+    pub end: Option<DateTime<Utc>>,
+    /// A LogsQL filter ANDed to the layout's (no pipes).
+    pub filter: Option<String>,
+    /// Force a layout instead of detecting it.
+    pub layout: Option<Layout>,
+    /// Continue after the last committed window of this pull.
+    pub resume: bool,
+    /// Rows a window should return at most (by `/hits`).
+    pub max_rows_per_window: u64,
+    /// Longest window.
+    pub max_window: Duration,
+    /// Retries.
+    pub retry: Retry,
+    /// Longest response line accepted, bytes.
+    pub max_line_bytes: usize,
+}
+
+impl Default for PullOptions {
+    fn default() -> Self {
+        PullOptions {
+            start: None,
+            end: None,
+            filter: None,
+            layout: None,
+            resume: false,
+            max_rows_per_window: 100_000,
+            max_window: Duration::days(1),
+            retry: Retry::default(),
+            max_line_bytes: 16 << 20,
+        }
+    }
+}
+
+/// What a pull did (also what was committed before a failure).
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct PullReport {
+    /// The server (no credentials).
+    pub url: String,
+    /// The layout read.
+    pub layout: Option<Layout>,
+    /// `detected` or `forced`.
+    pub layout_source: &'static str,
+    /// The pull's key in `vl_windows` (base URL, tenant, layout, filter).
+    pub pull_key: String,
+    /// Range start actually pulled (after `--resume`).
+    pub start: Option<DateTime<Utc>>,
+    /// Range end.
+    pub end: Option<DateTime<Utc>>,
+    /// Where `--resume` continued from, when it did.
+    pub resumed_from: Option<DateTime<Utc>>,
+    /// Committed windows, in time order.
+    pub windows: Vec<WindowReport>,
+    /// What the layout cannot carry, and other caveats.
+    pub notes: Vec<String>,
+}
+
+impl PullReport {
+    /// Rows read over all windows.
+    pub fn rows(&self) -> u64 {
+        self.windows.iter().map(|w| w.rows).sum()
+    }
+    /// New object versions over all windows.
+    pub fn added(&self) -> u64 {
+        self.windows.iter().map(|w| w.added).sum()
+    }
+    /// Versions already stored over all windows.
+    pub fn duplicates(&self) -> u64 {
+        self.windows.iter().map(|w| w.duplicates).sum()
+    }
+    /// Rows that could not be stored.
+    pub fn error_count(&self) -> usize {
+        self.windows.iter().map(|w| w.errors.len()).sum()
+    }
+}
+
+/// A pull that stopped; the windows in `committed` stay in the store.
+#[derive(Debug)]
+pub struct PullFailed {
+    /// What was committed before the failure.
+    pub committed: PullReport,
+    /// What stopped it.
+    pub error: VlError,
+}
+
+impl std::fmt::Display for PullFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl std::error::Error for PullFailed {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.error)
+    }
+}
+
+/// Progress callbacks (the CLI prints to stderr; tests pass [`NoPullProgress`]).
+pub trait PullProgress {
+    /// The layout is known and the windows are planned.
+    fn planned(&mut self, _layout: Layout, _windows: &[Window]) {}
+    /// A window committed.
+    fn window_done(&mut self, _report: &WindowReport) {}
+    /// An attempt failed and will be retried after `delay`.
+    fn retrying(&mut self, _window: &Window, _attempt: u32, _failure: &Failure, _delay: StdDuration) {}
+}
+
+/// Progress that shows nothing.
+#[derive(Debug, Default)]
+pub struct NoPullProgress;
+impl PullProgress for NoPullProgress {}
+
+/// What each layout cannot carry, for the report.
+fn caveat(layout: Layout) -> Option<&'static str> {
+    match layout {
+        Layout::OtelK8sevents => Some(
+            "otel-k8sevents carries no firstTimestamp, series, source component or the event's own namespace: \
+             first times are creation times, a new-API event counts once per distinct version, events of \
+             cluster-scoped objects are put in `default`",
+        ),
+        Layout::Kent => Some(
+            "kent carries no event name, uid or first time: events are named by their correlation key \
+             (same object, reason, type, source and message = one event)",
+        ),
+        _ => None,
+    }
+}
+
+async fn choose_layout(
+    client: &VlClient,
+    options: &PullOptions,
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+) -> Result<(Layout, &'static str), VlError> {
+    if let Some(l) = options.layout {
+        return Ok((l, "forced"));
+    }
+    let user = options.filter.as_deref().map(str::trim).filter(|f| !f.is_empty());
+    let scope = match user {
+        Some(f) => format!("{} ({f})", super::logsql::time_filter(start, end)),
+        None => super::logsql::time_filter(start, end),
+    };
+    let fields = retrying(&options.retry, || client.field_names(&scope, start, end)).await?;
+    if let Some((layout, _)) = detect(&fields) {
+        return Ok((layout, "detected"));
+    }
+    // msg-json has no field of its own: probe with its filter.
+    let probe = window_query(&base_query(Layout::MsgJson, user), start, end);
+    let whole = (end - start).max(Duration::seconds(1));
+    let hits = retrying(&options.retry, || client.hits(&probe, start, end, whole)).await?;
+    if hits.iter().map(|(_, n)| n).sum::<u64>() > 0 {
+        return Ok((Layout::MsgJson, "detected"));
+    }
+    let mut names: Vec<String> = fields.into_iter().map(|(n, _)| n).take(20).collect();
+    if names.is_empty() {
+        names.push("none".into());
+    }
+    Err(VlError::NoLayout { url: client.endpoint("/select/logsql/field_names"), start, end, fields: names.join(", ") })
+}
+
+/// Pulls `[start, end)` from `client` into `store`.
+///
+/// # Errors
+/// [`PullFailed`], carrying the windows committed before the failure
+/// (they stay in the store; `--resume` continues after them).
+pub async fn pull(
+    store: &Store,
+    client: &VlClient,
+    options: &PullOptions,
+    progress: &mut dyn PullProgress,
+) -> Result<PullReport, Box<PullFailed>> {
+    let mut report = PullReport { url: client.base_url(), ..PullReport::default() };
+    match run(store, client, options, progress, &mut report).await {
+        Ok(()) => Ok(report),
+        Err(error) => Err(Box::new(PullFailed { committed: report, error })),
+    }
+}
+
+async fn run(
+    store: &Store,
+    client: &VlClient,
+    options: &PullOptions,
+    progress: &mut dyn PullProgress,
+    report: &mut PullReport,
+) -> Result<(), VlError> {
+    let end = options.end.unwrap_or_else(Utc::now);
+    let requested_start = options.start.unwrap_or(end - Duration::days(7));
+    if requested_start >= end {
+        return Err(VlError::Options(format!(
+            "--start ({}) must be before --end ({})",
+            super::error::show_time(&requested_start),
+            super::error::show_time(&end)
+        )));
+    }
+    let (layout, source) = choose_layout(client, options, requested_start, end).await?;
+    report.layout = Some(layout);
+    report.layout_source = source;
+    report.notes.extend(caveat(layout).map(str::to_string));
+    if layout != Layout::OtelK8sobjects {
+        report.notes.push(format!(
+            "{layout} carries events only: load pods and nodes with `kdrift ingest file` for why-pending's node state"
+        ));
+    }
+    let base = base_query(layout, options.filter.as_deref());
+    let tenant = client_tenant(client);
+    report.pull_key = format!(
+        "{} {tenant} layout={layout} filter={}",
+        client.base_url(),
+        options.filter.as_deref().unwrap_or("").trim()
+    );
+    let mut start = requested_start;
+    if options.resume {
+        let last: Option<i64> = store.query_one(&sql::VL_LAST_WINDOW_END, [&report.pull_key], |r| r.get(1))?;
+        match last.and_then(DateTime::from_timestamp_micros) {
+            Some(t) if t > start => {
+                report.resumed_from = Some(t);
+                start = t.min(end);
+            }
+            Some(_) => {}
+            None => report
+                .notes
+                .push("--resume: no window of this pull was committed before; pulling the whole range".into()),
+        }
+    }
+    report.start = Some(start);
+    report.end = Some(end);
+    if start >= end {
+        report.notes.push("nothing left to pull: the last committed window ends at --end".into());
+        progress.planned(layout, &[]);
+        return Ok(());
+    }
+    let step = hits_step(start, end);
+    let query = window_query(&base, start, end);
+    let buckets = retrying(&options.retry, || client.hits(&query, start, end, step)).await?;
+    let windows = plan(start, end, step, &buckets, options.max_rows_per_window, options.max_window);
+    tracing::info!(%layout, source, windows = windows.len(), expected_rows = buckets.iter().map(|b| b.1).sum::<u64>(), "planned");
+    progress.planned(layout, &windows);
+    let pull_key = report.pull_key.clone();
+    let job = WindowJob { layout, base_query: &base, pull_key: &pull_key, max_line: options.max_line_bytes };
+    for window in &windows {
+        let done = pull_with_retries(store, client, job, window, &options.retry, progress).await?;
+        tracing::info!(start = %window.start, end = %window.end, rows = done.rows, added = done.added, run = done.run_id, "window committed");
+        progress.window_done(&done);
+        report.windows.push(done);
+    }
+    let rejected: u64 = report.windows.iter().map(|w| w.schema_rejected).sum();
+    if rejected > 0 {
+        report.notes.push(format!(
+            "{rejected} row(s) hold values their kind's schema rejects (-vv names them); they are stored with \
+             those values as text"
+        ));
+    }
+    Ok(())
+}
+
+/// Runs a request (`/field_names`, `/hits`) until it succeeds, fails in a
+/// way retrying cannot help, or the attempts are spent.
+async fn retrying<T, F, Fut>(retry: &Retry, mut request: F) -> Result<T, VlError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, VlError>>,
+{
+    let mut attempt = 1;
+    loop {
+        match request().await {
+            Err(VlError::Request { url, failure }) if failure.is_retryable() && attempt < retry.attempts => {
+                let delay = retry.delay(attempt);
+                tracing::warn!(%url, attempt, %failure, ?delay, "request failed; retrying");
+                tokio::time::sleep(delay).await;
+                attempt += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
+fn client_tenant(client: &VlClient) -> String {
+    let t = client.tenant();
+    format!("account={} project={}", t.account_id.unwrap_or(0), t.project_id.unwrap_or(0))
+}
+
+async fn pull_with_retries(
+    store: &Store,
+    client: &VlClient,
+    job: WindowJob<'_>,
+    window: &Window,
+    retry: &Retry,
+    progress: &mut dyn PullProgress,
+) -> Result<WindowReport, VlError> {
+    let attempts = retry.attempts.max(1);
+    let mut attempt = 1;
+    loop {
+        match pull_window(store, client, job, window).await {
+            Ok(mut report) => {
+                report.attempts = attempt;
+                return Ok(report);
+            }
+            Err(AttemptError::Store(e)) => return Err(VlError::Store(e)),
+            Err(AttemptError::Failure(failure)) => {
+                if attempt >= attempts || !failure.is_retryable() {
+                    return Err(VlError::Window {
+                        url: client.endpoint("/select/logsql/query"),
+                        start: window.start,
+                        end: window.end,
+                        attempts: attempt,
+                        failure,
+                    });
+                }
+                let delay = retry.delay(attempt);
+                tracing::info!(attempt, %failure, ?delay, "window failed; retrying");
+                progress.retrying(window, attempt, &failure, delay);
+                tokio::time::sleep(delay).await;
+                attempt += 1;
+            }
+        }
+    }
+}

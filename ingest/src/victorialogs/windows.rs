@@ -1,0 +1,176 @@
+//! Splits `[start, end)` into query windows from `/select/logsql/hits`
+//! counts, so that each window's query returns at most about `max_rows`
+//! rows and finishes well inside the server's `-search.maxQueryDuration`
+//! (30 s by default). Windows are contiguous, cover the range exactly, never
+//! span more than `max_span`, and start on the hits buckets' (UTC-aligned)
+//! boundaries where they can. A bucket holding more than `max_rows` is cut
+//! into equal parts.
+
+use chrono::{DateTime, Duration, Utc};
+
+/// One query window `[start, end)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Window {
+    /// Inclusive start.
+    pub start: DateTime<Utc>,
+    /// Exclusive end.
+    pub end: DateTime<Utc>,
+    /// Rows `/hits` counted in it (an estimate: rows may still arrive).
+    pub expected_rows: u64,
+}
+
+/// The `/hits` bucket step for a range: the smallest of 1m, 5m, 15m, 1h,
+/// 6h, 1d giving at most 2000 buckets (whole days beyond).
+pub fn hits_step(start: DateTime<Utc>, end: DateTime<Utc>) -> Duration {
+    let span = (end - start).num_seconds().max(1);
+    for minutes in [1, 5, 15, 60, 360, 1440] {
+        if span / (minutes * 60) <= 2000 {
+            return Duration::minutes(minutes);
+        }
+    }
+    Duration::days(span / 86_400 / 2000 + 1)
+}
+
+/// Most pieces one bucket is cut into.
+const MAX_PARTS: u64 = 10_000;
+
+/// Splits `[s, e)` into `parts` equal pieces (the last one ends at `e`).
+fn split_evenly(s: DateTime<Utc>, e: DateTime<Utc>, rows: u64, parts: u64) -> Vec<(DateTime<Utc>, DateTime<Utc>, u64)> {
+    let total = (e - s).num_nanoseconds().unwrap_or(i64::MAX);
+    // A bogus count from the server must not make millions of windows.
+    let parts = parts.clamp(1, (total.max(1) as u64).min(MAX_PARTS));
+    let mut out = Vec::with_capacity(parts as usize);
+    let mut from = s;
+    for i in 1..=parts {
+        let to =
+            if i == parts { e } else { s + Duration::nanoseconds((total as i128 * i as i128 / parts as i128) as i64) };
+        let share = rows / parts + u64::from(i <= rows % parts);
+        out.push((from, to, share));
+        from = to;
+    }
+    out
+}
+
+/// Plans the windows. `buckets` are `/hits` `(bucket start, rows)` pairs of
+/// step `step` (any order; buckets outside the range are clipped).
+pub fn plan(
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+    step: Duration,
+    buckets: &[(DateTime<Utc>, u64)],
+    max_rows: u64,
+    max_span: Duration,
+) -> Vec<Window> {
+    if end <= start {
+        return Vec::new();
+    }
+    let max_rows = max_rows.max(1);
+    let mut sorted: Vec<(DateTime<Utc>, u64)> = buckets.to_vec();
+    sorted.sort_by_key(|(t, _)| *t);
+    // Contiguous segments with their row counts (gaps count zero).
+    let mut segments = Vec::new();
+    let mut cursor = start;
+    for (t, rows) in sorted {
+        let (s, e) = (t.max(cursor), t.checked_add_signed(step).unwrap_or(end).min(end));
+        if e <= s {
+            continue;
+        }
+        if s > cursor {
+            segments.push((cursor, s, 0));
+        }
+        segments.extend(split_evenly(s, e, rows, rows.div_ceil(max_rows)));
+        cursor = e;
+    }
+    if cursor < end {
+        segments.push((cursor, end, 0));
+    }
+    let mut windows: Vec<Window> = Vec::new();
+    let mut current: Option<Window> = None;
+    for (s, e, rows) in segments {
+        let pieces = if e - s > max_span {
+            let n = ((e - s).num_seconds() / max_span.num_seconds().max(1) + 1) as u64;
+            split_evenly(s, e, rows, n)
+        } else {
+            vec![(s, e, rows)]
+        };
+        for (s, e, rows) in pieces {
+            current = match current {
+                Some(w) if w.expected_rows + rows <= max_rows && e - w.start <= max_span => {
+                    Some(Window { end: e, expected_rows: w.expected_rows + rows, ..w })
+                }
+                Some(w) => {
+                    windows.push(w);
+                    Some(Window { start: s, end: e, expected_rows: rows })
+                }
+                None => Some(Window { start: s, end: e, expected_rows: rows }),
+            };
+        }
+    }
+    windows.extend(current);
+    windows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).expect("time").with_timezone(&Utc)
+    }
+
+    fn assert_contiguous(ws: &[Window], start: DateTime<Utc>, end: DateTime<Utc>) {
+        assert_eq!(ws.first().map(|w| w.start), Some(start));
+        assert_eq!(ws.last().map(|w| w.end), Some(end));
+        assert!(ws.windows(2).all(|p| p[0].end == p[1].start), "{ws:?}");
+    }
+
+    #[test]
+    fn buckets_are_grouped_up_to_the_row_budget() {
+        let (s, e) = (t("2026-11-27T00:30:00Z"), t("2026-11-27T06:00:00Z"));
+        let b = [
+            (t("2026-11-27T00:00:00Z"), 40),
+            (t("2026-11-27T01:00:00Z"), 50),
+            (t("2026-11-27T02:00:00Z"), 30),
+            (t("2026-11-27T04:00:00Z"), 10),
+        ];
+        let ws = plan(s, e, Duration::hours(1), &b, 100, Duration::days(1));
+        assert_contiguous(&ws, s, e);
+        assert_eq!(ws.iter().map(|w| w.expected_rows).collect::<Vec<_>>(), vec![90, 40]);
+        assert_eq!(ws[1].start, t("2026-11-27T02:00:00Z"));
+    }
+
+    #[test]
+    fn a_dense_bucket_is_cut_and_long_empty_spans_are_capped() {
+        let (s, e) = (t("2026-11-27T00:00:00Z"), t("2026-11-30T00:00:00Z"));
+        let b = [(t("2026-11-27T00:00:00Z"), 250)];
+        let ws = plan(s, e, Duration::minutes(1), &b, 100, Duration::days(1));
+        assert_contiguous(&ws, s, e);
+        assert_eq!(ws[0].end - ws[0].start, Duration::seconds(20));
+        assert_eq!(ws.iter().map(|w| w.expected_rows).sum::<u64>(), 250);
+        assert!(ws.iter().all(|w| w.end - w.start <= Duration::days(1) && w.expected_rows <= 100), "{ws:?}");
+    }
+
+    #[test]
+    fn bogus_buckets_do_not_explode() {
+        let (s, e) = (t("2026-11-27T00:00:00Z"), t("2026-11-27T01:00:00Z"));
+        let b = [(t("2026-11-27T00:00:00Z"), u64::MAX), (DateTime::<Utc>::MAX_UTC, 5)];
+        let ws = plan(s, e, Duration::minutes(1), &b, 100, Duration::days(1));
+        assert_contiguous(&ws, s, e);
+        assert!(ws.len() <= 10_001, "{}", ws.len());
+    }
+
+    #[test]
+    fn steps_and_empty_ranges() {
+        assert_eq!(hits_step(t("2026-11-27T00:00:00Z"), t("2026-11-27T06:00:00Z")), Duration::minutes(1));
+        assert_eq!(hits_step(t("2026-11-01T00:00:00Z"), t("2026-11-30T00:00:00Z")), Duration::minutes(60));
+        assert!(plan(
+            t("2026-11-27T00:00:00Z"),
+            t("2026-11-27T00:00:00Z"),
+            Duration::hours(1),
+            &[],
+            10,
+            Duration::days(1)
+        )
+        .is_empty());
+    }
+}

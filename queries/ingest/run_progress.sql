@@ -1,0 +1,13 @@
+-- name: run_progress
+-- purpose: Updates the counts of a run that is still going (a recorder's
+--   batch committed), leaving it `running`: a recorder that is killed shows
+--   as a crashed run with the counts of what it committed.
+-- params: $1 run_id BIGINT, $2 records_read BIGINT, $3 duplicates BIGINT, $4 errors BIGINT
+-- columns: none
+UPDATE ingest_runs SET
+    records_read = $2,
+    duplicates = $3,
+    errors = $4,
+    events_added = (SELECT count(*) FROM observations o WHERE o.run_id = $1 AND o.kind = 'Event'),
+    objects_added = (SELECT count(*) FROM observations o WHERE o.run_id = $1 AND o.kind <> 'Event')
+WHERE run_id = $1;

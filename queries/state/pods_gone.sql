@@ -1,0 +1,43 @@
+-- name: pods_gone
+-- access: read
+-- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(epoch_us(TIMESTAMP '2026-11-28 05:00:00'));
+-- purpose: Evidence that a pod stopped or was deleted at or before an
+--   instant, earliest per pod: the kubelet's Killing (restarts after a failed
+--   probe left out), Evicted, Preempted and admission rejections (OutOfcpu,
+--   OutOfmemory, …), the node controller's NodeControllerEviction and
+--   TaintManagerEviction, its owner's SuccessfulDelete ("Deleted pod: X"),
+--   a DELETED Pod version, and the end of its Job (Completed,
+--   DeadlineExceeded, BackoffLimitExceeded). Used to tell which pods known
+--   only from Scheduled events were still on their node.
+-- params: $1 at_us BIGINT (UTC microseconds)
+-- columns: namespace VARCHAR, name VARCHAR, gone_at TIMESTAMP, evidence VARCHAR
+WITH evidence AS (
+    SELECT involved_namespace AS namespace, involved_name AS name, first_time AS gone_at, reason AS evidence
+    FROM events
+    WHERE involved_kind = 'Pod'
+      AND (reason IN ('Killing', 'Evicted', 'Preempted', 'NodeControllerEviction', 'TaintManagerEviction')
+           OR reason LIKE 'OutOf%' OR reason = 'UnexpectedAdmissionError')
+      AND NOT (reason = 'Killing' AND (message LIKE '%will be restarted%' OR message LIKE '%failed liveness%'
+                                       OR message LIKE '%failed startup%'))
+      AND NOT (reason = 'TaintManagerEviction' AND message LIKE 'Cancelling%')
+    UNION ALL
+    SELECT involved_namespace, regexp_extract(message, '^Deleted pod: (\S+)', 1), first_time, 'SuccessfulDelete'
+    FROM events
+    WHERE reason = 'SuccessfulDelete' AND message LIKE 'Deleted pod: %'
+    UNION ALL
+    SELECT namespace, name, observed_at, 'Deleted'
+    FROM pod_versions
+    WHERE change = 'DELETED'
+    UNION ALL
+    SELECT c.involved_namespace, regexp_extract(c.message, '^Created pod: (\S+)', 1), j.first_time, 'Job' || j.reason
+    FROM events c
+    JOIN events j ON j.involved_kind = 'Job' AND j.involved_namespace = c.involved_namespace
+                 AND j.involved_name = c.involved_name
+                 AND j.reason IN ('Completed', 'DeadlineExceeded', 'BackoffLimitExceeded')
+    WHERE c.involved_kind = 'Job' AND c.reason = 'SuccessfulCreate' AND c.message LIKE 'Created pod: %'
+)
+SELECT namespace, name, min(gone_at) AS gone_at, arg_min(evidence, gone_at) AS evidence
+FROM evidence
+WHERE gone_at <= make_timestamp($1) AND name <> ''
+GROUP BY namespace, name
+ORDER BY namespace, name;

@@ -1,0 +1,165 @@
+//! Connecting to a cluster the way kubectl does: an explicit kubeconfig file,
+//! else `KUBECONFIG` / `~/.kube/config`, else (when running in a pod) the
+//! in-cluster service account. `--context` picks a kubeconfig context.
+//! Shared by `kdrift ingest api`, `kdrift record` and the rebalance executor.
+
+use std::path::PathBuf;
+
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Client, Config};
+
+use super::error::ClusterError;
+
+/// Which cluster to talk to, as kubectl's `--kubeconfig` and `--context`
+/// flags say.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClusterOptions {
+    /// A kubeconfig file; `None`: `KUBECONFIG` (colon-separated files,
+    /// merged), else `~/.kube/config`, else the in-cluster configuration.
+    pub kubeconfig: Option<PathBuf>,
+    /// A context of the kubeconfig; `None`: its `current-context`.
+    pub context: Option<String>,
+}
+
+impl ClusterOptions {
+    /// The client configuration these options select (callers may adjust
+    /// timeouts or retries before building a client from it).
+    ///
+    /// # Errors
+    /// [`ClusterError::Kubeconfig`] when the named or default kubeconfig
+    /// cannot be read or lacks the context; [`ClusterError::NoConfiguration`]
+    /// when there is no kubeconfig and no in-cluster service account.
+    pub async fn config(&self) -> Result<Config, ClusterError> {
+        let options = KubeConfigOptions { context: self.context.clone(), ..KubeConfigOptions::default() };
+        if let Some(path) = &self.kubeconfig {
+            let file = Kubeconfig::read_from(path)
+                .map_err(|source| ClusterError::Kubeconfig { location: path.display().to_string(), source })?;
+            return Config::from_custom_kubeconfig(file, &options)
+                .await
+                .map_err(|source| ClusterError::Kubeconfig { location: path.display().to_string(), source });
+        }
+        match Config::from_kubeconfig(&options).await {
+            Ok(config) => Ok(config),
+            // A context was asked for: only a kubeconfig can have it.
+            Err(source) if self.context.is_some() => {
+                Err(ClusterError::Kubeconfig { location: default_location(), source })
+            }
+            Err(kubeconfig) => Config::incluster()
+                .map_err(|in_cluster| ClusterError::NoConfiguration { kubeconfig, in_cluster: Box::new(in_cluster) }),
+        }
+    }
+
+    /// A client for the selected cluster, with its URL and default
+    /// namespace (the context's, or the pod's in-cluster).
+    ///
+    /// # Errors
+    /// As [`ClusterOptions::connect`].
+    pub async fn open(&self) -> Result<Connected, ClusterError> {
+        let config = self.config().await?;
+        let url = config.cluster_url.to_string().trim_end_matches('/').to_string();
+        let default_namespace = config.default_namespace.clone();
+        let client = Client::try_from(config).map_err(|source| ClusterError::Client { url: url.clone(), source })?;
+        Ok(Connected { client, url, default_namespace })
+    }
+
+    /// A client for the selected cluster.
+    ///
+    /// kube's default retry of 429/503/504 answers stays on; a caller for
+    /// whom a 429 is an answer (an eviction refused by a
+    /// PodDisruptionBudget) builds its client from [`ClusterOptions::config`]
+    /// with `default_retry = false`.
+    ///
+    /// # Errors
+    /// As [`ClusterOptions::config`], and [`ClusterError::Client`] when the
+    /// client cannot be built (bad TLS material, unsupported auth).
+    pub async fn connect(&self) -> Result<Client, ClusterError> {
+        let config = self.config().await?;
+        let url = config.cluster_url.to_string();
+        Client::try_from(config).map_err(|source| ClusterError::Client { url, source })
+    }
+}
+
+/// A connected client and what it points at.
+#[derive(Clone)]
+pub struct Connected {
+    /// The client.
+    pub client: Client,
+    /// The cluster URL, without a trailing `/` (`https://10.0.0.1:6443`).
+    pub url: String,
+    /// The namespace kubectl would use without `-n`.
+    pub default_namespace: String,
+}
+
+impl std::fmt::Debug for Connected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connected").field("url", &self.url).field("default_namespace", &self.default_namespace).finish()
+    }
+}
+
+/// Where kubectl would have looked, for messages.
+fn default_location() -> String {
+    match std::env::var("KUBECONFIG") {
+        Ok(v) if !v.is_empty() => format!("KUBECONFIG={v}"),
+        _ => "~/.kube/config".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &std::path::Path, text: &str) -> PathBuf {
+        let p = dir.join("config");
+        std::fs::write(&p, text).expect("write kubeconfig");
+        p
+    }
+
+    const TWO_CONTEXTS: &str = "apiVersion: v1
+kind: Config
+current-context: a
+clusters:
+- name: a
+  cluster: {server: 'http://127.0.0.1:1'}
+- name: b
+  cluster: {server: 'http://127.0.0.1:2'}
+contexts:
+- name: a
+  context: {cluster: a, user: u, namespace: media}
+- name: b
+  context: {cluster: b, user: u}
+users:
+- name: u
+  user: {token: t}
+";
+
+    fn block_on<F: std::future::Future>(f: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime").block_on(f)
+    }
+
+    #[test]
+    fn explicit_kubeconfig_and_context_pick_the_server_and_namespace() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = write(dir.path(), TWO_CONTEXTS);
+        let opts = ClusterOptions { kubeconfig: Some(path.clone()), context: None };
+        let c = block_on(opts.config()).expect("config");
+        assert_eq!(c.cluster_url.to_string(), "http://127.0.0.1:1/");
+        assert_eq!(c.default_namespace, "media");
+        let opts = ClusterOptions { kubeconfig: Some(path), context: Some("b".into()) };
+        let c = block_on(opts.config()).expect("config");
+        assert_eq!(c.cluster_url.to_string(), "http://127.0.0.1:2/");
+        assert_eq!(c.default_namespace, "default");
+    }
+
+    #[test]
+    fn unknown_context_and_missing_file_name_the_kubeconfig() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = write(dir.path(), TWO_CONTEXTS);
+        let opts = ClusterOptions { kubeconfig: Some(path.clone()), context: Some("nope".into()) };
+        let err = block_on(opts.config()).expect_err("unknown context").to_string();
+        assert!(err.contains(&path.display().to_string()), "{err}");
+        let missing = dir.path().join("absent");
+        let opts = ClusterOptions { kubeconfig: Some(missing.clone()), context: None };
+        let err = block_on(opts.config()).expect_err("missing file").to_string();
+        assert!(err.contains(&missing.display().to_string()), "{err}");
+    }
+}

@@ -1,0 +1,128 @@
+//! [`ClusterError`]: what went wrong talking to a cluster, naming the
+//! kubeconfig, the resource and URL path, and the server's own message.
+
+use kube::config::{InClusterError, KubeconfigError};
+
+/// Failures of [`super::connect`], [`super::list`] and [`super::watch`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClusterError {
+    /// The kubeconfig could not be read, or lacks the context / cluster.
+    #[error("kubeconfig {location}: {source}")]
+    Kubeconfig {
+        /// The file (or `KUBECONFIG=…` / `~/.kube/config`).
+        location: String,
+        /// kube's error.
+        #[source]
+        source: KubeconfigError,
+    },
+    /// Neither a kubeconfig nor an in-cluster service account was found.
+    #[error(
+        "no cluster configuration: no kubeconfig ({kubeconfig}) and not running in a pod ({in_cluster}); \
+         pass --kubeconfig or set KUBECONFIG"
+    )]
+    NoConfiguration {
+        /// Why the kubeconfig could not be used.
+        kubeconfig: KubeconfigError,
+        /// Why the in-cluster configuration could not be used.
+        in_cluster: Box<InClusterError>,
+    },
+    /// The HTTP client could not be built for the server.
+    #[error("cannot build a client for {url}")]
+    Client {
+        /// The cluster URL.
+        url: String,
+        /// kube's error.
+        #[source]
+        source: kube::Error,
+    },
+    /// The request could not be built (invalid parameters).
+    #[error("{resource}: cannot build the request for {path}: {source}")]
+    Request {
+        /// The resource, e.g. `pods` or `deployments.apps`.
+        resource: String,
+        /// The URL path.
+        path: String,
+        /// kube's error.
+        #[source]
+        source: kube::core::request::Error,
+    },
+    /// The server answered with an error `Status` (403, 404, 410, 429, 500…).
+    #[error("{resource}: the server answered {code} {reason}: {message} ({path})")]
+    Api {
+        /// The resource, e.g. `pods`.
+        resource: String,
+        /// The URL path.
+        path: String,
+        /// HTTP status code (from the Status object, else the response).
+        code: u16,
+        /// The Status `reason` (`Forbidden`, `NotFound`, `Expired`, …), or
+        /// `""`.
+        reason: String,
+        /// The Status `message`, as the server wrote it.
+        message: String,
+    },
+    /// The connection failed or broke (refused, reset, TLS, timeout).
+    #[error("{resource}: request to {path} failed: {source}")]
+    Transport {
+        /// The resource.
+        resource: String,
+        /// The URL path.
+        path: String,
+        /// kube's error.
+        #[source]
+        source: kube::Error,
+    },
+    /// The server answered 2xx with a body that is not what the API promises.
+    #[error("{resource}: unexpected response from {path}: {problem}")]
+    Decode {
+        /// The resource.
+        resource: String,
+        /// The URL path.
+        path: String,
+        /// What was wrong and what was expected.
+        problem: String,
+    },
+}
+
+impl ClusterError {
+    /// Wraps a kube error for `resource` at `path`: an error `Status` becomes
+    /// [`ClusterError::Api`], anything else [`ClusterError::Transport`].
+    pub fn from_kube(resource: &str, path: &str, err: kube::Error) -> ClusterError {
+        match err {
+            kube::Error::Api(status) => ClusterError::Api {
+                resource: resource.to_string(),
+                path: path.to_string(),
+                code: status.code,
+                reason: status.reason.clone(),
+                message: status.message.clone(),
+            },
+            kube::Error::SerdeError(e) => ClusterError::Decode {
+                resource: resource.to_string(),
+                path: path.to_string(),
+                problem: format!("not JSON: {e}"),
+            },
+            source => ClusterError::Transport { resource: resource.to_string(), path: path.to_string(), source },
+        }
+    }
+
+    /// The HTTP status code, for [`ClusterError::Api`].
+    pub fn code(&self) -> Option<u16> {
+        match self {
+            ClusterError::Api { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+
+    /// 410 Gone (`Expired`): the requested resourceVersion or continue token
+    /// is too old; the caller must list again.
+    pub fn is_gone(&self) -> bool {
+        self.code() == Some(410)
+    }
+
+    /// 403 or 404: this resource cannot be read here (RBAC, or an API the
+    /// server does not serve); other resources may still be readable.
+    pub fn is_unavailable_resource(&self) -> bool {
+        matches!(self.code(), Some(403 | 404))
+    }
+}

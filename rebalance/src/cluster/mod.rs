@@ -1,0 +1,28 @@
+//! The Kubernetes API edge of kdrift, shared by every command that talks to a
+//! live cluster: `kdrift ingest api` (one-shot snapshot), `kdrift record`
+//! (list + watch recorder), and the rebalance executor / live
+//! `kdrift rebalance plan`. It is the only I/O in this crate; the rest of
+//! `kdrift-rebalance` stays pure.
+//!
+//! - [`connect`]: [`ClusterOptions`] → [`kube::Client`], the way kubectl picks
+//!   a cluster (`--kubeconfig`, `KUBECONFIG`, `~/.kube/config`, `--context`,
+//!   in-cluster service account);
+//! - [`resource`]: the API resources kdrift reads ([`ResourceKind`],
+//!   [`HISTORY_RESOURCES`]) and their URL paths;
+//! - [`list`]: paginated lists (`limit`/`continue`) of any resource as raw
+//!   `serde_json::Value` items plus the list's `resourceVersion`;
+//! - [`watch`]: one raw watch request as a stream of [`WatchItem`]s;
+//! - [`error`]: [`ClusterError`], naming the resource, the URL and the
+//!   server's message.
+
+pub mod connect;
+pub mod error;
+pub mod list;
+pub mod resource;
+pub mod watch;
+
+pub use connect::{ClusterOptions, Connected};
+pub use error::ClusterError;
+pub use list::{list_all, ListPager, ObjectList, Page, DEFAULT_PAGE_SIZE};
+pub use resource::{ResourceKind, Scope, HISTORY_RESOURCES};
+pub use watch::{watch, WatchItem, WatchOptions};

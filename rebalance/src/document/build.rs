@@ -1,0 +1,178 @@
+//! Building a [`PlanDocument`] from a plan: the evictions and skipped
+//! candidates with their pods' identities, the predicted landings, the
+//! snapshot's identity.
+
+use std::collections::BTreeMap;
+
+use chrono::Utc;
+use serde_json::Value;
+
+use super::{
+    DocumentError, NodeIdentity, OwnerIdentity, PlanDocument, PlanSource, PlannedEviction, PodIdentity, ProfileClass,
+    SkippedCandidate, SnapshotIdentity, PLAN_FORMAT, PLAN_FORMAT_VERSION,
+};
+use crate::planner::{Plan, PlanOptions, Snapshot};
+use crate::policy::Policy;
+use crate::simulate::{LandingOutcome, Simulation};
+
+/// Everything a plan document is built from.
+#[derive(Debug, Clone, Copy)]
+pub struct PlanInputs<'a> {
+    /// The snapshot planned on.
+    pub snapshot: &'a Snapshot,
+    /// The policy.
+    pub policy: &'a Policy,
+    /// The policy file as given.
+    pub policy_source: &'a str,
+    /// The plan options.
+    pub options: PlanOptions,
+    /// Where the snapshot came from.
+    pub source: &'a PlanSource,
+}
+
+impl PlanDocument {
+    /// Builds the document for `plan` (made from `inputs`), with the
+    /// predicted landings of `simulation` when given, the nights as JSON
+    /// when given, and the snapshot's `notes`.
+    ///
+    /// # Errors
+    /// [`DocumentError::Policy`] when the policy cannot be written as YAML;
+    /// [`DocumentError::Write`] when the planner output cannot be serialised.
+    pub fn build(
+        inputs: PlanInputs<'_>,
+        plan: &Plan,
+        simulation: Option<&Simulation>,
+        rounds: Option<Value>,
+        notes: Vec<String>,
+    ) -> Result<PlanDocument, DocumentError> {
+        let snapshot = inputs.snapshot;
+        let policy = inputs.policy.to_yaml().map_err(DocumentError::Policy)?;
+        let pod_identity = |index: usize| -> PodIdentity {
+            let p = &snapshot.pods[index];
+            PodIdentity {
+                namespace: p.namespace.clone(),
+                name: p.name.clone(),
+                uid: p.uid.clone(),
+                resource_version: p.resource_version.clone(),
+                node: p.node_name.clone(),
+            }
+        };
+        let mut evictions = Vec::new();
+        let mut skipped = Vec::new();
+        for run in &plan.runs {
+            let why: BTreeMap<&str, &str> = run.nodes.iter().map(|n| (n.name.as_str(), n.why.as_str())).collect();
+            for e in &run.evictions {
+                let pod = &snapshot.pods[e.pod.index];
+                let landing = simulation.and_then(|s| s.landings.iter().find(|l| l.order == e.order));
+                let (predicted_node, predicted_outcome) = match landing.map(|l| &l.outcome) {
+                    None => (None, None),
+                    Some(LandingOutcome::Scheduled { node, .. }) => (Some(node.clone()), None),
+                    Some(LandingOutcome::Unschedulable { message }) => {
+                        (None, Some(format!("stays Pending: {message}")))
+                    }
+                    Some(LandingOutcome::NotRecreated) => (None, Some("not recreated (no controller)".to_string())),
+                };
+                evictions.push(PlannedEviction {
+                    order: e.order,
+                    pod: pod_identity(e.pod.index),
+                    node: e.source_node.clone(),
+                    profile: e.profile.clone(),
+                    rule: e.rule.clone(),
+                    reason: format!(
+                        "{} is overutilized ({})",
+                        e.source_node,
+                        why.get(e.source_node.as_str()).copied().unwrap_or("above its target")
+                    ),
+                    owner: pod.controller().map(|o| OwnerIdentity {
+                        kind: o.kind.clone(),
+                        name: o.name.clone(),
+                        uid: o.uid.clone(),
+                    }),
+                    prefer_no_eviction: e.prefer_no_eviction,
+                    predicted_node,
+                    predicted_outcome,
+                });
+            }
+            for s in &run.skipped {
+                let reason = serde_json::to_value(&s.reason)
+                    .ok()
+                    .and_then(|v| v.get("kind").and_then(Value::as_str).map(str::to_string))
+                    .unwrap_or_default();
+                skipped.push(SkippedCandidate {
+                    pod: pod_identity(s.pod.index),
+                    profile: run.profile.clone(),
+                    reason,
+                    message: s.message.clone(),
+                });
+            }
+        }
+        Ok(PlanDocument {
+            format: PLAN_FORMAT.to_string(),
+            format_version: PLAN_FORMAT_VERSION,
+            created_at: Utc::now(),
+            kdrift_version: env!("CARGO_PKG_VERSION").to_string(),
+            source: inputs.source.clone(),
+            at: snapshot.now,
+            policy_source: inputs.policy_source.to_string(),
+            policy,
+            options: inputs.options.into(),
+            snapshot: snapshot_identity(snapshot, plan),
+            evictions,
+            skipped,
+            aborted: plan.aborted.clone(),
+            plan: serde_json::to_value(plan).map_err(DocumentError::Write)?,
+            simulation: simulation.map(serde_json::to_value).transpose().map_err(DocumentError::Write)?,
+            rounds,
+            notes,
+        })
+    }
+}
+
+/// The snapshot by identity: every node with its classes per profile, every
+/// pod that counts toward a node's usage.
+fn snapshot_identity(snapshot: &Snapshot, plan: &Plan) -> SnapshotIdentity {
+    let mut names: Vec<&str> = snapshot.nodes.iter().map(|n| n.name.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let nodes = names
+        .into_iter()
+        .map(|name| NodeIdentity {
+            name: name.to_string(),
+            considered: plan.nodes_considered.iter().any(|n| n == name),
+            classes: plan
+                .runs
+                .iter()
+                .filter_map(|run| {
+                    run.nodes.iter().find(|n| n.name == name).map(|n| ProfileClass {
+                        profile: run.profile.clone(),
+                        class: n.class,
+                        percent: n.resources.iter().map(|r| (r.resource.clone(), round2(r.percent))).collect(),
+                    })
+                })
+                .collect(),
+        })
+        .collect();
+    let mut pods: Vec<PodIdentity> = snapshot
+        .pods
+        .iter()
+        .filter(|p| p.node_name.is_some() && p.counts_toward_usage())
+        .map(|p| PodIdentity {
+            namespace: p.namespace.clone(),
+            name: p.name.clone(),
+            uid: p.uid.clone(),
+            resource_version: p.resource_version.clone(),
+            node: p.node_name.clone(),
+        })
+        .collect();
+    pods.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    SnapshotIdentity { at: snapshot.now, nodes, pods }
+}
+
+/// Percentages with two decimals: enough to read, stable to compare.
+fn round2(x: f64) -> f64 {
+    if x.is_finite() {
+        (x * 100.0).round() / 100.0
+    } else {
+        0.0
+    }
+}

@@ -1,0 +1,277 @@
+//! The plan file: `kdrift rebalance plan -o json` (or `--out FILE`) writes a
+//! [`PlanDocument`], `kdrift rebalance apply FILE` reads it back.
+//!
+//! A plan document is versioned ([`PLAN_FORMAT`], [`PLAN_FORMAT_VERSION`])
+//! and self-describing: it carries the policy it was made with (as YAML, so
+//! `apply` can plan again with exactly that policy), the plan options, the
+//! identity of the snapshot it was made on (per node: its class and
+//! percentages per profile; per pod: uid, resourceVersion and node), the
+//! evictions in order with the rule and the reason, every skipped candidate
+//! with its reason, and the predicted landings when simulated. The full
+//! planner output (`plan`), the landing simulation (`simulation`) and the
+//! nights (`rounds`) are kept verbatim for people and tools; `apply` only
+//! needs the typed sections.
+//!
+//! [`drift`] compares a document with the cluster as it is now.
+
+mod build;
+pub mod drift;
+
+pub use build::PlanInputs;
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::planner::{NodeClass, PlanOptions};
+use crate::policy::{Policy, PolicyError};
+
+/// `format` of a plan document.
+pub const PLAN_FORMAT: &str = "kdrift.rebalance-plan";
+/// The `format_version` this build writes and reads.
+pub const PLAN_FORMAT_VERSION: u32 = 1;
+
+/// Why a plan file cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DocumentError {
+    /// Not JSON, or not the shape of a plan document.
+    #[error("not a kdrift plan document: {0}")]
+    Json(#[source] serde_json::Error),
+    /// A JSON document of another kind.
+    #[error("not a kdrift plan document: format is {found:?}, expected {PLAN_FORMAT:?}")]
+    Format {
+        /// The `format` found.
+        found: String,
+    },
+    /// Written by a newer kdrift.
+    #[error(
+        "plan format version {found} is newer than this kdrift reads (up to {PLAN_FORMAT_VERSION}); upgrade kdrift"
+    )]
+    Version {
+        /// The `format_version` found.
+        found: u32,
+    },
+    /// The embedded policy does not read back.
+    #[error("the plan's policy")]
+    Policy(#[source] PolicyError),
+    /// Serialising the planner's output failed (cannot happen with finite numbers).
+    #[error("writing the plan document: {0}")]
+    Write(#[source] serde_json::Error),
+}
+
+/// Where the snapshot of a plan came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanSource {
+    /// `live` (read from a cluster) or `store` (from a kdrift store).
+    pub kind: String,
+    /// The kubeconfig context or the store path, as far as known.
+    pub detail: String,
+}
+
+/// The plan options as written in the document.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocumentOptions {
+    /// [`PlanOptions::skip_zero_request`].
+    pub skip_zero_request: bool,
+}
+
+impl From<PlanOptions> for DocumentOptions {
+    fn from(o: PlanOptions) -> Self {
+        DocumentOptions { skip_zero_request: o.skip_zero_request }
+    }
+}
+
+impl From<DocumentOptions> for PlanOptions {
+    fn from(o: DocumentOptions) -> Self {
+        PlanOptions { skip_zero_request: o.skip_zero_request }
+    }
+}
+
+/// A node's class in one LowNodeUtilization run (profile).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProfileClass {
+    /// The profile.
+    pub profile: String,
+    /// The class.
+    pub class: NodeClass,
+    /// Requested percent of allocatable per tracked resource.
+    pub percent: BTreeMap<String, f64>,
+}
+
+/// A node as the plan saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeIdentity {
+    /// `metadata.name`.
+    pub name: String,
+    /// Considered by the cycle (Ready, matching the policy's nodeSelector).
+    pub considered: bool,
+    /// Its class and percentages per profile (empty when not considered or nothing ran).
+    pub classes: Vec<ProfileClass>,
+}
+
+/// A pod as the plan saw it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PodIdentity {
+    /// `metadata.namespace`.
+    pub namespace: String,
+    /// `metadata.name`.
+    pub name: String,
+    /// `metadata.uid`.
+    pub uid: Option<String>,
+    /// `metadata.resourceVersion`.
+    pub resource_version: Option<String>,
+    /// `spec.nodeName`.
+    pub node: Option<String>,
+}
+
+impl PodIdentity {
+    /// `namespace/name`.
+    pub fn key(&self) -> String {
+        format!("{}/{}", self.namespace, self.name)
+    }
+}
+
+/// The snapshot the plan was made on, by identity.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SnapshotIdentity {
+    /// The snapshot's instant ("now" for `minPodAge`).
+    pub at: DateTime<Utc>,
+    /// Every node, by name.
+    pub nodes: Vec<NodeIdentity>,
+    /// Every pod bound to a node and counting toward its usage (not
+    /// terminal), by namespace and name.
+    pub pods: Vec<PodIdentity>,
+}
+
+/// The controller of an evicted pod (what recreates it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwnerIdentity {
+    /// `kind`, e.g. `ReplicaSet`.
+    pub kind: String,
+    /// `name`.
+    pub name: String,
+    /// `uid`: a replacement carries the same owner uid.
+    pub uid: String,
+}
+
+/// One planned eviction, in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlannedEviction {
+    /// 1-based position over the whole plan.
+    pub order: usize,
+    /// The pod, as planned.
+    pub pod: PodIdentity,
+    /// The overutilized node it leaves.
+    pub node: String,
+    /// The profile whose run chose it.
+    pub profile: String,
+    /// The rule that put it at this position (descheduler's pod order).
+    pub rule: String,
+    /// Why its node is a source of evictions.
+    pub reason: String,
+    /// The controller that recreates it (`None`: nothing recreates it).
+    pub owner: Option<OwnerIdentity>,
+    /// Carries `descheduler.alpha.kubernetes.io/prefer-no-eviction`.
+    pub prefer_no_eviction: bool,
+    /// The node the simulation predicts its replacement lands on (simulated plans only).
+    pub predicted_node: Option<String>,
+    /// The predicted outcome in words, when simulated and not scheduled
+    /// (`stays Pending: 0/5 nodes are available: …`, `not recreated`).
+    pub predicted_outcome: Option<String>,
+}
+
+/// A pod on an overutilized node that the plan does not evict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedCandidate {
+    /// The pod.
+    pub pod: PodIdentity,
+    /// The profile whose run skipped it.
+    pub profile: String,
+    /// The reason's kind (`NotEvictable`, `MaxTotal`, …).
+    pub reason: String,
+    /// The reason in words.
+    pub message: String,
+}
+
+/// The plan file. See the module docs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanDocument {
+    /// [`PLAN_FORMAT`].
+    pub format: String,
+    /// [`PLAN_FORMAT_VERSION`].
+    pub format_version: u32,
+    /// When the document was written.
+    pub created_at: DateTime<Utc>,
+    /// The kdrift version that wrote it.
+    pub kdrift_version: String,
+    /// Where the snapshot came from.
+    pub source: PlanSource,
+    /// The snapshot's instant (same as `snapshot.at`; kept for `rebalance plan -o json` readers).
+    pub at: DateTime<Utc>,
+    /// The policy file as given, or `helm-chart-default`.
+    pub policy_source: String,
+    /// The policy as a `DeschedulerPolicy` YAML document ([`Policy::to_yaml`]).
+    pub policy: String,
+    /// The plan options.
+    pub options: DocumentOptions,
+    /// The snapshot by identity.
+    pub snapshot: SnapshotIdentity,
+    /// The evictions in order.
+    pub evictions: Vec<PlannedEviction>,
+    /// The skipped candidates and why.
+    pub skipped: Vec<SkippedCandidate>,
+    /// Why nothing was planned at all, if so.
+    pub aborted: Option<String>,
+    /// The planner's full output ([`crate::Plan`]).
+    pub plan: Value,
+    /// The landing simulation ([`crate::Simulation`]), when simulated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulation: Option<Value>,
+    /// The nights ([`crate::Rounds`]), when asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<Value>,
+    /// What the snapshot lacks or had to estimate.
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+impl PlanDocument {
+    /// Reads a plan document from JSON text.
+    ///
+    /// # Errors
+    /// [`DocumentError::Format`] / [`DocumentError::Version`] for another
+    /// document or a newer format (checked first, so the message says so
+    /// rather than naming a missing field); [`DocumentError::Json`] naming
+    /// the line and column otherwise.
+    pub fn from_json(text: &str) -> Result<PlanDocument, DocumentError> {
+        let raw: Value = serde_json::from_str(text).map_err(DocumentError::Json)?;
+        let format = raw.get("format").and_then(Value::as_str).unwrap_or_default();
+        if format != PLAN_FORMAT {
+            return Err(DocumentError::Format { found: format.to_string() });
+        }
+        if let Some(v) = raw.get("format_version").and_then(Value::as_u64) {
+            if v > u64::from(PLAN_FORMAT_VERSION) {
+                return Err(DocumentError::Version { found: u32::try_from(v).unwrap_or(u32::MAX) });
+            }
+        }
+        serde_json::from_str(text).map_err(DocumentError::Json)
+    }
+
+    /// The embedded policy, read and validated again.
+    ///
+    /// # Errors
+    /// [`DocumentError::Policy`].
+    pub fn policy(&self) -> Result<Policy, DocumentError> {
+        Policy::from_yaml(&self.policy).map_err(DocumentError::Policy)
+    }
+
+    /// The embedded plan options.
+    pub fn plan_options(&self) -> PlanOptions {
+        self.options.into()
+    }
+}

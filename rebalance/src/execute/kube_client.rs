@@ -1,0 +1,83 @@
+//! [`ClusterClient`] over a kube client connected by [`crate::cluster`]:
+//! lists through [`crate::cluster::list_all`] (paginated, items completed
+//! with `kind`/`apiVersion`), gets and Evictions as raw requests, so the
+//! executor sees exactly the JSON the API server sends.
+
+use kube::api::{GetParams, PostParams};
+use kube::core::Request;
+use serde_json::Value;
+
+use super::client::{kinds, ClientError, ClusterClient, EvictionRequest, ResourceKind};
+use crate::cluster::{list_all, ClusterError, ClusterOptions, Scope, DEFAULT_PAGE_SIZE};
+
+/// A connected cluster.
+#[derive(Clone)]
+pub struct KubeClient {
+    client: kube::Client,
+}
+
+impl std::fmt::Debug for KubeClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KubeClient").finish_non_exhaustive()
+    }
+}
+
+impl KubeClient {
+    /// Wraps a kube client.
+    pub fn new(client: kube::Client) -> KubeClient {
+        KubeClient { client }
+    }
+
+    /// Connects as kubectl would ([`ClusterOptions::config`]), with kube's
+    /// own retrying of 429/503/504 turned off: a 429 from the Eviction API is
+    /// a PodDisruptionBudget's answer, to be reported and not retried for
+    /// minutes, and the executor retries 5xx itself (bounded, then it stops).
+    ///
+    /// # Errors
+    /// [`ClusterError`] naming the kubeconfig or the server.
+    pub async fn connect(options: &ClusterOptions) -> Result<KubeClient, ClusterError> {
+        let mut config = options.config().await?;
+        config.default_retry = false;
+        let url = config.cluster_url.to_string();
+        kube::Client::try_from(config).map(KubeClient::new).map_err(|source| ClusterError::Client { url, source })
+    }
+}
+
+fn scope(namespace: Option<&str>) -> Scope {
+    match namespace {
+        Some(ns) => Scope::Namespace(ns.to_string()),
+        None => Scope::AllNamespaces,
+    }
+}
+
+impl ClusterClient for KubeClient {
+    async fn list(&self, kind: ResourceKind, namespace: Option<&str>) -> Result<Vec<Value>, ClientError> {
+        let list = list_all(&self.client, &kind, &scope(namespace), DEFAULT_PAGE_SIZE).await?;
+        Ok(list.items)
+    }
+
+    async fn get(&self, kind: ResourceKind, namespace: Option<&str>, name: &str) -> Result<Option<Value>, ClientError> {
+        let path = kind.collection_path(&scope(namespace));
+        let request = Request::new(path.clone())
+            .get(name, &GetParams::default())
+            .map_err(|e| ClientError::Decode(format!("{}: cannot build the request: {e}", kind.name())))?;
+        match self.client.request::<Value>(request).await {
+            Ok(v) => Ok(Some(v)),
+            Err(e) => match ClusterError::from_kube(&kind.name(), &format!("{path}/{name}"), e) {
+                ClusterError::Api { code: 404, .. } => Ok(None),
+                other => Err(other.into()),
+            },
+        }
+    }
+
+    async fn evict(&self, eviction: &EvictionRequest) -> Result<(), ClientError> {
+        let path = kinds::POD.collection_path(&Scope::Namespace(eviction.namespace.clone()));
+        let body = serde_json::to_vec(&eviction.body()).map_err(|e| ClientError::Decode(e.to_string()))?;
+        let request = Request::new(path.clone())
+            .create_subresource("eviction", &eviction.name, &PostParams::default(), body)
+            .map_err(|e| ClientError::Decode(format!("pods/eviction: cannot build the request: {e}")))?;
+        self.client.request::<Value>(request).await.map(|_| ()).map_err(|e| {
+            ClusterError::from_kube("pods/eviction", &format!("{path}/{}/eviction", eviction.name), e).into()
+        })
+    }
+}

@@ -1,0 +1,203 @@
+//! Pre-flight probes: before evicting a pod, ask the application whether it
+//! is in use (a Plex stream, a game session) and leave it alone if so.
+//!
+//! A probe is `SELECTOR=URL` (`--probe 'app=plex=http://plex.media:32400/status/sessions#/MediaContainer/size'`):
+//! every planned pod whose labels match the label selector (`app=plex`,
+//! `app in (plex,jellyfin),tier!=test`) is probed right before its eviction.
+//! In the URL, `{namespace}` and `{name}` are replaced by the pod's.
+//!
+//! The contract (HTTP GET, `Accept: application/json`, 5 s timeout):
+//! - the answer must be 2xx with a JSON body;
+//! - the value looked at is the URL's fragment as a JSON pointer
+//!   (`#/MediaContainer/size`; the fragment is not sent), else the body's
+//!   `active`, else `sessions`, else `count` field, else the body itself;
+//! - `true`, a number > 0, a non-empty list or a non-empty object means
+//!   **in use** (skip the pod); `false`, `0`, `[]`, `{}` or `null` means idle
+//!   (evict);
+//! - anything else — another status, not JSON, no such field, a string, no
+//!   answer — means kdrift cannot tell, and the pod is treated as in use
+//!   (skipped, with the reason): a probe never causes an eviction it cannot
+//!   justify.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::policy::StringSelector;
+
+/// The probe request timeout.
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A bad `--probe` value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProbeError {
+    /// No `=http://` or `=https://` separating the selector from the URL.
+    #[error("expected SELECTOR=URL with an http:// or https:// URL (e.g. app=plex=http://plex.media:32400/status/sessions), got {0:?}")]
+    Shape(String),
+    /// The selector does not parse.
+    #[error("probe selector {selector:?}: {message}")]
+    Selector {
+        /// The selector text.
+        selector: String,
+        /// The parser's message.
+        message: String,
+    },
+}
+
+/// One probe: a label selector and the URL asked for the pods it selects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Probe {
+    /// The selector.
+    pub selector: StringSelector,
+    /// The URL (may contain `{namespace}` and `{name}`), fragment included.
+    pub url: String,
+}
+
+impl Probe {
+    /// Parses `SELECTOR=URL`.
+    ///
+    /// # Errors
+    /// [`ProbeError`] naming what is wrong.
+    pub fn parse(spec: &str) -> Result<Probe, ProbeError> {
+        let at = ["=http://", "=https://"]
+            .iter()
+            .filter_map(|sep| spec.find(sep))
+            .min()
+            .ok_or_else(|| ProbeError::Shape(spec.to_string()))?;
+        let (selector, url) = (&spec[..at], &spec[at + 1..]);
+        if selector.trim().is_empty() {
+            return Err(ProbeError::Shape(spec.to_string()));
+        }
+        let selector = StringSelector::parse(selector, "probe")
+            .map_err(|e| ProbeError::Selector { selector: selector.to_string(), message: e.to_string() })?;
+        Ok(Probe { selector, url: url.to_string() })
+    }
+
+    /// The text as given.
+    pub fn spec(&self) -> String {
+        format!("{}={}", self.selector.text, self.url)
+    }
+
+    /// The URL for one pod: placeholders filled, fragment split off as the JSON pointer.
+    pub fn target(&self, namespace: &str, name: &str) -> (String, Option<String>) {
+        let url = self.url.replace("{namespace}", namespace).replace("{name}", name);
+        match url.split_once('#') {
+            Some((u, pointer)) => (u.to_string(), Some(pointer.to_string())),
+            None => (url, None),
+        }
+    }
+}
+
+/// What a probe said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProbeAnswer {
+    /// Nobody is using the pod: it may be evicted.
+    Idle,
+    /// In use, with the value seen (`active: true`, `sessions: 2`).
+    InUse(String),
+    /// Cannot tell (treated as in use), with why.
+    Unknown(String),
+}
+
+/// Interprets an answer per the module's contract. Pure.
+pub fn interpret(status: u16, body: &str, pointer: Option<&str>) -> ProbeAnswer {
+    if !(200..300).contains(&status) {
+        return ProbeAnswer::Unknown(format!("HTTP {status}"));
+    }
+    let doc: Value = match serde_json::from_str(body) {
+        Ok(v) => v,
+        Err(e) => return ProbeAnswer::Unknown(format!("the answer is not JSON ({e})")),
+    };
+    let (what, value) = match pointer {
+        Some(p) => match doc.pointer(p) {
+            Some(v) => (p.to_string(), v),
+            None => return ProbeAnswer::Unknown(format!("the answer has nothing at {p}")),
+        },
+        None => match ["active", "sessions", "count"].iter().find_map(|k| doc.get(*k).map(|v| (*k, v))) {
+            Some((k, v)) => (k.to_string(), v),
+            None => ("the answer".to_string(), &doc),
+        },
+    };
+    match value {
+        Value::Null | Value::Bool(false) => ProbeAnswer::Idle,
+        Value::Bool(true) => ProbeAnswer::InUse(format!("{what}: true")),
+        Value::Number(n) => match n.as_f64() {
+            Some(x) if x > 0.0 => ProbeAnswer::InUse(format!("{what}: {n}")),
+            Some(_) => ProbeAnswer::Idle,
+            None => ProbeAnswer::Unknown(format!("{what}: {n} is not a count")),
+        },
+        Value::Array(a) if a.is_empty() => ProbeAnswer::Idle,
+        Value::Array(a) => ProbeAnswer::InUse(format!("{what}: {} item(s)", a.len())),
+        Value::Object(m) if m.is_empty() => ProbeAnswer::Idle,
+        Value::Object(_) if what == "the answer" => {
+            ProbeAnswer::Unknown("the answer has no active, sessions or count field".to_string())
+        }
+        Value::Object(m) => ProbeAnswer::InUse(format!("{what}: {} field(s)", m.len())),
+        Value::String(s) => ProbeAnswer::Unknown(format!("{what}: {s:?} is neither a boolean nor a count")),
+    }
+}
+
+/// Asks `probe` about one pod.
+pub async fn ask(http: &reqwest::Client, probe: &Probe, namespace: &str, name: &str) -> ProbeAnswer {
+    let (url, pointer) = probe.target(namespace, name);
+    let response =
+        http.get(&url).header(reqwest::header::ACCEPT, "application/json").timeout(PROBE_TIMEOUT).send().await;
+    match response {
+        Err(e) => ProbeAnswer::Unknown(format!("no answer from {url}: {e}")),
+        Ok(r) => {
+            let status = r.status().as_u16();
+            match r.text().await {
+                Ok(body) => interpret(status, &body, pointer.as_deref()),
+                Err(e) => ProbeAnswer::Unknown(format!("reading the answer of {url}: {e}")),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parsing() {
+        let p = Probe::parse("app=plex=http://plex.media:32400/status/sessions#/MediaContainer/size").expect("valid");
+        assert_eq!(p.selector.text, "app=plex");
+        assert_eq!(p.url, "http://plex.media:32400/status/sessions#/MediaContainer/size");
+        let labels = |v: &str| [("app".to_string(), v.to_string())].into_iter().collect();
+        assert!(p.selector.matches(&labels("plex")));
+        assert!(!p.selector.matches(&labels("web")));
+        assert_eq!(
+            p.target("media", "plex-0"),
+            ("http://plex.media:32400/status/sessions".to_string(), Some("/MediaContainer/size".to_string()))
+        );
+        let q = Probe::parse("app in (a,b),tier!=x=https://{name}.{namespace}.svc/busy").expect("valid");
+        assert_eq!(q.target("ns", "a-1").0, "https://a-1.ns.svc/busy");
+        assert!(matches!(Probe::parse("app=plex"), Err(ProbeError::Shape(_))));
+        assert!(matches!(Probe::parse("=http://x"), Err(ProbeError::Shape(_))));
+        assert!(matches!(Probe::parse("app in (a=http://x"), Err(ProbeError::Selector { .. })));
+    }
+
+    #[test]
+    fn the_contract() {
+        use ProbeAnswer::*;
+        assert_eq!(interpret(200, r#"{"active": false}"#, None), Idle);
+        assert_eq!(interpret(200, r#"{"active": true}"#, None), InUse("active: true".into()));
+        assert_eq!(interpret(200, r#"{"sessions": 2}"#, None), InUse("sessions: 2".into()));
+        assert_eq!(interpret(200, r#"{"count": 0, "active": null}"#, None), Idle, "active wins, null is idle");
+        assert_eq!(interpret(200, "3", None), InUse("the answer: 3".into()));
+        assert_eq!(interpret(200, "[]", None), Idle);
+        assert_eq!(interpret(200, r#"[{"user": "a"}]"#, None), InUse("the answer: 1 item(s)".into()));
+        assert_eq!(
+            interpret(200, r#"{"MediaContainer": {"size": 1}}"#, Some("/MediaContainer/size")),
+            InUse("/MediaContainer/size: 1".into())
+        );
+        assert_eq!(interpret(200, r#"{"MediaContainer": {"size": 0}}"#, Some("/MediaContainer/size")), Idle);
+        // Cannot tell: treated as in use by the executor.
+        assert!(matches!(interpret(503, r#"{"active": false}"#, None), Unknown(m) if m == "HTTP 503"));
+        assert!(matches!(interpret(200, "<xml/>", None), Unknown(_)));
+        assert!(matches!(interpret(200, r#"{"status": "ok"}"#, None), Unknown(_)));
+        assert!(matches!(interpret(200, r#"{"active": "yes"}"#, None), Unknown(_)));
+        assert!(matches!(interpret(200, "{}", Some("/x")), Unknown(_)));
+    }
+}

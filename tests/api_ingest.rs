@@ -1,0 +1,161 @@
+//! `kdrift ingest api` (the library's snapshot) against the fake API server:
+//! loaded with the demo scenario as it stood during the Pending window, the
+//! store answers `why-pending` for the CronJob pod exactly as the kubectl
+//! dumps of the same instant do; a second snapshot adds nothing; a resource
+//! the server refuses is a warning naming it while the others are stored.
+
+use chrono::{DateTime, Utc};
+use kdrift_analyze::why_pending;
+use kdrift_ingest::api::{snapshot, ApiReport, ManualClock, Severity, SnapshotOptions};
+use kdrift_ingest::scenario::{generate, Scenario, ScenarioConfig};
+use kdrift_ingest::store::writer::RunStatus;
+use kdrift_ingest::{ingest_files, NoProgress, Store};
+use kdrift_rebalance::cluster::{ClusterOptions, Scope};
+use kdrift_tests::fake_kube::FakeKube;
+use kdrift_tests::temp_store;
+use serde_json::Value;
+
+fn take_snapshot(kube: &FakeKube, store: &Store, at: DateTime<Utc>, scope: Scope, page_size: u32) -> ApiReport {
+    let dir = tempfile::tempdir().expect("tmp");
+    let opts = ClusterOptions { kubeconfig: Some(kube.write_kubeconfig(dir.path())), context: None };
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    rt.block_on(async {
+        let c = opts.open().await.expect("connect");
+        let options = SnapshotOptions { cluster: c.url.clone(), scope, page_size };
+        snapshot(store, &c.client, &options, &ManualClock::new(at)).await.expect("snapshot")
+    })
+}
+
+fn dump_store(scenario: &Scenario, at: DateTime<Utc>) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let paths: Vec<_> = scenario
+        .to_kubectl_lists_at(at)
+        .into_iter()
+        .map(|(name, list)| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, serde_json::to_vec(&list).expect("json")).expect("write");
+            p
+        })
+        .collect();
+    let (d, store) = temp_store();
+    let report = ingest_files(&store, &paths, &mut NoProgress).expect("ingest");
+    assert_eq!(report.error_count(), 0, "{:?}", report.files);
+    drop(dir);
+    (d, store)
+}
+
+/// The why-pending fields the issue compares: the node left, its free and
+/// requested millicores, the excluded nodes, the first next step.
+fn key_fields(r: &Value) -> Value {
+    let s = &r["state"];
+    serde_json::json!({
+        "latest_message": r["latest_message"],
+        "left": s["left"],
+        "shortfalls": s["shortfalls"],
+        "constraints": s["constraints"],
+        "node_cpu": s["nodes"].as_array().map(|nodes| nodes.iter().map(|n| (n["name"].clone(), n["resources"].clone())).collect::<Vec<_>>()),
+        "first_step": r["next_steps"][0],
+        "reasons": r["reasons"],
+        "total_nodes": r["total_nodes"],
+        "matches_event": s["matches_event"],
+    })
+}
+
+#[test]
+fn a_snapshot_during_the_pending_window_gives_the_dump_files_answer() {
+    let scenario = generate(&ScenarioConfig { seed: 3, scale: 1 });
+    let facts = scenario.facts.clone();
+    let at = facts.failure_at + chrono::Duration::minutes(30);
+    let kube = FakeKube::start();
+    let loaded = kube.load_state_at(&scenario, Some(at));
+    assert!(loaded > 100, "{loaded} objects");
+
+    let (_d, store) = temp_store();
+    let report = take_snapshot(&kube, &store, at, Scope::AllNamespaces, 100);
+    assert_eq!(report.status, RunStatus::Ok, "{:?}", report.resources);
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!(pods.received as usize, kube.objects("v1", "Pod").len());
+    assert_eq!(pods.added, pods.received);
+    let jobs = report.resources.iter().find(|r| r.resource == "jobs.batch").expect("jobs");
+    assert!(jobs.received >= 1, "the owner chain kinds are listed too");
+
+    let api =
+        why_pending(&store, &facts.pending_pod.namespace, &facts.pending_pod.name).expect("query").expect("report");
+    let (_d2, dump) = dump_store(&scenario, at);
+    let files =
+        why_pending(&dump, &facts.pending_pod.namespace, &facts.pending_pod.name).expect("query").expect("report");
+    let (api, files) = (serde_json::to_value(&api).expect("json"), serde_json::to_value(&files).expect("json"));
+    assert_eq!(key_fields(&api), key_fields(&files));
+    let s = &api["state"];
+    assert_eq!(s["left"], serde_json::json!(["node-1"]));
+    assert_eq!((s["shortfalls"][0]["free"].as_i64(), s["shortfalls"][0]["requested"].as_i64()), (Some(58), Some(100)));
+    assert!(api["next_steps"][0]["action"].as_str().unwrap_or("").contains("at most 58m"), "{}", api["next_steps"][0]);
+    // Everything else is identical too, but for one honest difference: the
+    // snapshot was taken 30 minutes after the failure, so its node versions
+    // are marked as observed after it, with a note (a dump carries no
+    // observation time; its versions are dated by their newest timestamp).
+    assert_eq!(s["nodes"][0]["estimated"], true);
+    assert_eq!(files["state"]["nodes"][0]["estimated"], false);
+    assert!(
+        api["notes"][0].as_str().unwrap_or("").starts_with("node versions observed after the failure"),
+        "{}",
+        api["notes"]
+    );
+    assert_eq!(without_observation_marks(api), without_observation_marks(files));
+}
+
+/// The report without the marks that depend on when versions were observed.
+fn without_observation_marks(mut r: Value) -> Value {
+    for n in r["state"]["nodes"].as_array_mut().into_iter().flatten() {
+        if let Some(m) = n.as_object_mut() {
+            m.remove("estimated");
+        }
+    }
+    r["notes"] = Value::Null;
+    r
+}
+
+#[test]
+fn the_same_snapshot_twice_adds_nothing_and_pages_with_continue_tokens() {
+    let scenario = generate(&ScenarioConfig { seed: 4, scale: 1 });
+    let kube = FakeKube::start();
+    kube.load_final_state(&scenario);
+    let (_d, store) = temp_store();
+    let at = scenario.facts.end;
+    let first = take_snapshot(&kube, &store, at, Scope::AllNamespaces, 7);
+    assert!(first.counts.added > 100, "{:?}", first.counts);
+    assert!(kube.requests().iter().any(|r| r.path == "/api/v1/pods" && r.query.contains("continue=")));
+    let again = take_snapshot(&kube, &store, at, Scope::AllNamespaces, 7);
+    assert_eq!(again.counts.added, 0, "{:?}", again.counts);
+    assert_eq!(again.counts.records, first.counts.records);
+}
+
+#[test]
+fn a_refused_resource_is_a_warning_naming_it_and_the_rest_is_stored() {
+    let scenario = generate(&ScenarioConfig { seed: 5, scale: 1 });
+    let kube = FakeKube::start();
+    kube.load_final_state(&scenario);
+    kube.fail_resource("poddisruptionbudgets.policy", 403);
+    kube.hide_resource("events.events.k8s.io");
+    let (_d, store) = temp_store();
+    let report = take_snapshot(&kube, &store, scenario.facts.end, Scope::Namespace("media".into()), 500);
+    assert_eq!(report.status, RunStatus::Partial);
+    assert_eq!(report.warnings(), 2);
+    assert_eq!(report.errors(), 0);
+    let pdb = report.resources.iter().find(|r| r.resource == "poddisruptionbudgets.policy").expect("pdb");
+    let p = pdb.problem.as_ref().expect("problem");
+    assert_eq!(p.severity, Severity::Warning);
+    assert!(
+        p.message.contains("403 Forbidden")
+            && p.message.contains("/apis/policy/v1/namespaces/media/poddisruptionbudgets"),
+        "{}",
+        p.message
+    );
+    let ev = report.resources.iter().find(|r| r.resource == "events.events.k8s.io").expect("events");
+    assert!(ev.problem.as_ref().is_some_and(|p| p.message.contains("404")), "{:?}", ev.problem);
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    let media_pods = kube.objects("v1", "Pod").iter().filter(|p| p["metadata"]["namespace"] == "media").count();
+    assert_eq!(pods.received as usize, media_pods, "only namespace media");
+    let nodes = report.resources.iter().find(|r| r.resource == "nodes").expect("nodes");
+    assert_eq!(nodes.received, 5, "cluster-scoped resources are read whatever the namespace");
+}

@@ -1,0 +1,270 @@
+//! `kdrift rebalance plan --kubeconfig … -o json`, `rebalance apply`,
+//! `rebalance run --yes` and `kdrift check` as a user runs them, against the
+//! fake API server: the plan printed is the plan executed, typos and a
+//! missing `--yes` evict nothing (exit 2), drift exits 1, the dead-man check
+//! before and after a run.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use kdrift_tests::busy_cluster::{self, BUSY_POLICY};
+use kdrift_tests::fake_kube::FakeKube;
+use serde_json::{json, Value};
+
+struct Env {
+    kube: FakeKube,
+    dir: tempfile::TempDir,
+    kubeconfig: PathBuf,
+    policy: PathBuf,
+    db: PathBuf,
+}
+
+fn env() -> Env {
+    let kube = FakeKube::start();
+    busy_cluster::load(&kube);
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let policy = dir.path().join("policy.yaml");
+    std::fs::write(&policy, BUSY_POLICY).expect("policy");
+    let db = dir.path().join("kdrift.duckdb");
+    Env { kube, dir, kubeconfig, policy, db }
+}
+
+impl Env {
+    fn kdrift_db(&self, db: &Path, args: &[&str]) -> Command {
+        let mut c = Command::cargo_bin("kdrift").expect("binary");
+        c.env_remove("KUBECONFIG").env_remove("KDRIFT_DB").env("HOME", self.dir.path());
+        c.arg("--db").arg(db).args(args);
+        c
+    }
+
+    fn kdrift(&self, args: &[&str]) -> Command {
+        self.kdrift_db(&self.db, args)
+    }
+
+    fn with_cluster(&self, args: &[&str]) -> Command {
+        let mut c = self.kdrift(args);
+        c.arg("--kubeconfig").arg(&self.kubeconfig);
+        c
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.dir.path().join(name).display().to_string()
+    }
+
+    /// Pods evicted (201), in order.
+    fn evicted(&self) -> Vec<String> {
+        self.kube
+            .evictions()
+            .into_iter()
+            .filter(|e| e.code == 201)
+            .map(|e| format!("{}/{}", e.namespace, e.name))
+            .collect()
+    }
+}
+
+fn stdout(a: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8_lossy(&a.get_output().stdout).to_string()
+}
+
+fn stderr(a: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8_lossy(&a.get_output().stderr).to_string()
+}
+
+fn planned(doc: &Value) -> Vec<String> {
+    doc["evictions"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|e| {
+                    format!(
+                        "{}/{}",
+                        e["pod"]["namespace"].as_str().unwrap_or(""),
+                        e["pod"]["name"].as_str().unwrap_or("")
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::write(path, text).expect("write");
+}
+
+#[test]
+fn the_plan_printed_is_the_plan_applied_and_check_sees_the_run() {
+    let e = env();
+    // Before any run: NEVER, exit 1.
+    let never = e.kdrift(&["check", "--max-age", "26h"]).assert().code(1);
+    assert!(stdout(&never).starts_with("NEVER: no successful rebalance"), "{}", stdout(&never));
+
+    let policy = e.policy.display().to_string();
+    let plan =
+        e.with_cluster(&["rebalance", "plan", "--policy", &policy, "--simulate", "-o", "json"]).assert().success();
+    let doc: Value = serde_json::from_str(&stdout(&plan)).expect("plan document");
+    assert_eq!(doc["format"], "kdrift.rebalance-plan");
+    assert_eq!(doc["source"]["kind"], "live");
+    assert_eq!(planned(&doc).len(), 4);
+    assert!(e.kube.evictions().is_empty(), "plan evicts nothing");
+    let file = e.path("plan.json");
+    write(Path::new(&file), &stdout(&plan));
+
+    let applied = e.with_cluster(&["rebalance", "apply", &file, "--ready-timeout", "0"]).assert().success();
+    assert_eq!(e.evicted(), planned(&doc), "the fake's eviction log is the printed plan, in order");
+    let out = stdout(&applied);
+    assert!(out.contains("4 planned: 4 evicted, 0 blocked"), "{out}");
+
+    let ok = e.kdrift(&["check", "--max-age", "26h"]).assert().success();
+    assert!(stdout(&ok).starts_with("OK: last successful rebalance "), "{}", stdout(&ok));
+    assert!(stdout(&ok).contains("4 of 4 evicted"), "{}", stdout(&ok));
+    // The evictions are in the store as events, visible to `kdrift query`.
+    let at = (chrono::Utc::now() + chrono::Duration::minutes(1)).to_rfc3339();
+    let q = e
+        .kdrift(&["query", "objects_at", "--param", "kind=Event", "--param", &format!("at_us={at}"), "-o", "json"])
+        .assert()
+        .success();
+    let rows: Vec<Value> = serde_json::from_str(&stdout(&q)).expect("rows");
+    let evicted: Vec<Value> = rows
+        .iter()
+        .filter_map(|r| match &r["object"] {
+            Value::String(s) => serde_json::from_str::<Value>(s).ok(),
+            other => Some(other.clone()),
+        })
+        .filter(|ev| ev["reportingComponent"] == "kdrift" && ev["reason"] == "Evicted")
+        .collect();
+    assert_eq!(evicted.len(), 4, "{}", stdout(&q));
+}
+
+#[test]
+fn run_without_yes_and_argument_typos_evict_nothing() {
+    let e = env();
+    let policy = e.policy.display().to_string();
+    let no_yes = e.with_cluster(&["rebalance", "run", "--policy", &policy]).assert().code(2);
+    assert!(stderr(&no_yes).contains("add --yes"), "{}", stderr(&no_yes));
+    assert!(stderr(&no_yes).contains("kdrift rebalance plan"), "{}", stderr(&no_yes));
+    for typo in [
+        &["rebalance", "run", "--policy", &policy, "--dry-run=flase"][..],
+        &["rebalance", "run", "--policy", &policy, "--yes=no"],
+        &["rebalance", "run", "--policy", &policy, "--dryrun", "--yes"],
+        &["rebalance", "run", "--policy", &policy, "--yes", "--concurency", "2"],
+        &["rebalance", "plan", "--policy", &policy, "--dry-run=false"],
+        &["rebalance", "apply"],
+    ] {
+        let a = e.with_cluster(typo).assert().code(2);
+        assert!(stderr(&a).contains("error"), "{typo:?}: {}", stderr(&a));
+    }
+    assert!(e.kube.requests().is_empty(), "no request reached the cluster: {:?}", e.kube.requests().len());
+    assert!(e.kube.evictions().is_empty());
+}
+
+#[test]
+fn a_drifted_plan_is_refused_with_exit_1_and_replan_executes_the_new_one() {
+    let e = env();
+    let policy = e.policy.display().to_string();
+    let file = e.path("plan.json");
+    e.with_cluster(&["rebalance", "plan", "--policy", &policy, "--out", &file]).assert().success();
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).expect("plan")).expect("json");
+    let first = doc["evictions"][0]["pod"]["name"].as_str().expect("name").to_string();
+    e.kube.delete("v1", "Pod", "apps", &first).expect("delete");
+
+    let refused = e.with_cluster(&["rebalance", "apply", &file, "--ready-timeout", "0"]).assert().code(1);
+    assert!(stdout(&refused).contains(&format!("pod apps/{first} (eviction 1) is gone")), "{}", stdout(&refused));
+    assert!(stdout(&refused).contains("--replan"), "{}", stdout(&refused));
+    assert!(e.kube.evictions().is_empty());
+
+    let new_plan = e.path("executed.json");
+    let replanned = e
+        .with_cluster(&["rebalance", "apply", &file, "--replan", "--ready-timeout", "0", "--out", &new_plan])
+        .assert()
+        .success();
+    assert!(stdout(&replanned).contains("--replan: planned again"), "{}", stdout(&replanned));
+    let executed: Value = serde_json::from_str(&std::fs::read_to_string(&new_plan).expect("plan")).expect("json");
+    assert_eq!(e.evicted(), planned(&executed));
+    assert_eq!(planned(&executed).len(), 3);
+}
+
+#[test]
+fn run_with_yes_evicts_and_check_reads_the_cronjob() {
+    let e = env();
+    let policy = e.policy.display().to_string();
+    let run = e
+        .with_cluster(&["rebalance", "run", "--policy", &policy, "--yes", "--ready-timeout", "0", "-o", "json"])
+        .assert()
+        .success();
+    let report: Value = serde_json::from_str(&stdout(&run)).expect("report");
+    assert_eq!(report["outcome"], "Succeeded");
+    assert_eq!(e.evicted().len(), 4);
+
+    let finished = (chrono::Utc::now() - chrono::Duration::hours(3)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    e.kube
+        .create(json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"namespace": "kdrift", "name": "rebalance"},
+            "spec": {"schedule": "0 2 * * *", "jobTemplate": {"spec": {"template": {"spec": {"containers": []}}}}},
+            "status": {"lastSuccessfulTime": finished}}))
+        .expect("cronjob");
+    let absent = e.dir.path().join("absent.duckdb");
+    let cluster = e.kubeconfig.display().to_string();
+    let ok = e
+        .kdrift_db(&absent, &["check", "--max-age", "26h", "--cronjob", "kdrift/rebalance", "--kubeconfig", &cluster])
+        .assert()
+        .success();
+    assert!(stdout(&ok).starts_with("OK: last successful rebalance 3h00m ago"), "{}", stdout(&ok));
+    assert!(stdout(&ok).contains("CronJob kdrift/rebalance"), "{}", stdout(&ok));
+    let stale = e
+        .kdrift_db(&absent, &["check", "--max-age", "90m", "--cronjob", "kdrift/rebalance", "--kubeconfig", &cluster])
+        .assert()
+        .code(1);
+    assert!(stdout(&stale).starts_with("STALE: last successful rebalance 3h00m ago"), "{}", stdout(&stale));
+    let missing = e.with_cluster(&["check", "--max-age", "26h", "--cronjob", "kdrift/nope"]).assert().code(2);
+    assert!(stderr(&missing).contains("CronJob kdrift/nope not found"), "{}", stderr(&missing));
+}
+
+#[test]
+fn a_file_that_is_not_a_plan_is_an_error_naming_it() {
+    let e = env();
+    let file = e.path("not-a-plan.json");
+    write(Path::new(&file), r#"{"kind": "PodList"}"#);
+    let a = e.with_cluster(&["rebalance", "apply", &file]).assert().code(2);
+    assert!(stderr(&a).contains(&file) && stderr(&a).contains("not a kdrift plan document"), "{}", stderr(&a));
+    assert!(e.kube.evictions().is_empty());
+}
+
+#[test]
+fn the_cron_jobs_command_runs_against_a_cluster() {
+    // deploy/rebalance/rebalance-cronjob.yaml's args, with the ConfigMap's policy file
+    // at a local path and no wait for replacements (the fake has no controllers).
+    let deploy = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/rebalance/rebalance-cronjob.yaml"));
+    let start = deploy.find("              args:\n").expect("args") + "              args:\n".len();
+    let args: Vec<String> = deploy[start..]
+        .lines()
+        .take_while(|l| l.trim_start().starts_with("- "))
+        .map(|l| l.trim_start().trim_start_matches("- ").trim_matches('"').to_string())
+        .collect();
+    assert_eq!(args[..5], ["rebalance", "run", "--policy", "/etc/kdrift/policy.yaml", "--yes"]);
+    let e = env();
+    let homelab = e.path("homelab.yaml");
+    write(Path::new(&homelab), include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/homelab-policy.yaml")));
+    let mut args: Vec<String> =
+        args.into_iter().map(|a| if a == "/etc/kdrift/policy.yaml" { homelab.clone() } else { a }).collect();
+    if let Some(i) = args.iter().position(|a| a == "--ready-timeout") {
+        args[i + 1] = "0".to_string();
+    }
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = e.with_cluster(&refs).assert().success();
+    // node-1 at 90 % cpu, target 80 %: one 450m pod is enough.
+    assert_eq!(e.evicted().len(), 1, "{}", stdout(&run));
+    assert!(!e.db.exists(), "--no-store: no store written");
+}
+
+#[test]
+fn a_list_the_cluster_refuses_is_an_error_not_an_empty_plan() {
+    let e = env();
+    e.kube.fail_resource("pods", 403);
+    let policy = e.policy.display().to_string();
+    let a = e.with_cluster(&["rebalance", "plan", "--policy", &policy]).assert().code(2);
+    assert!(stderr(&a).contains("reading pods from the cluster"), "{}", stderr(&a));
+    assert!(stderr(&a).contains("403"), "{}", stderr(&a));
+    let a = e.with_cluster(&["rebalance", "run", "--policy", &policy, "--yes"]).assert().code(2);
+    assert!(stderr(&a).contains("reading pods from the cluster"), "{}", stderr(&a));
+    assert!(e.kube.evictions().is_empty());
+}

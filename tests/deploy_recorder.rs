@@ -1,0 +1,99 @@
+//! `deploy/` (its own files; the nightly rebalance CronJob is in `deploy/rebalance/`) is valid YAML that installs a read-only recorder: every
+//! document parses, the ClusterRole grants only get/list/watch on exactly
+//! the resources `kdrift record` watches, and the Deployment runs one
+//! recorder (Recreate) with its store on the PVC and the bound service
+//! account.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use kdrift_rebalance::cluster::HISTORY_RESOURCES;
+use serde::Deserialize;
+use serde_json::Value;
+
+fn deploy_dir() -> PathBuf {
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string());
+    PathBuf::from(manifest).join("../deploy")
+}
+
+/// Every document of every file, with its file name.
+fn documents() -> Vec<(String, Value)> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(deploy_dir())
+        .expect("deploy/")
+        .map(|e| e.expect("entry").path())
+        // Only the files directly in deploy/: the nightly rebalance CronJob is
+        // installed on its own from deploy/rebalance/ (tests/deploy_rebalance.rs).
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 4, "{files:?}");
+    let mut out = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("read");
+        for doc in serde_yaml::Deserializer::from_str(&text) {
+            let v = Value::deserialize(doc).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            if !v.is_null() {
+                out.push((f.display().to_string(), v));
+            }
+        }
+    }
+    out
+}
+
+fn one<'a>(docs: &'a [(String, Value)], kind: &str) -> &'a Value {
+    let found: Vec<&Value> = docs.iter().filter(|(_, d)| d["kind"] == kind).map(|(_, d)| d).collect();
+    assert_eq!(found.len(), 1, "one {kind}");
+    found[0]
+}
+
+#[test]
+fn every_document_is_a_named_object() {
+    for (file, d) in documents() {
+        assert!(d["apiVersion"].is_string() && d["kind"].is_string(), "{file}: {d}");
+        if d["kind"] != "Kustomization" {
+            assert!(d["metadata"]["name"].is_string(), "{file}: {d}");
+        }
+    }
+}
+
+#[test]
+fn the_cluster_role_only_reads_exactly_the_recorded_resources() {
+    let docs = documents();
+    let role = one(&docs, "ClusterRole");
+    let mut granted = BTreeSet::new();
+    for rule in role["rules"].as_array().expect("rules") {
+        let verbs: BTreeSet<&str> = rule["verbs"].as_array().expect("verbs").iter().filter_map(Value::as_str).collect();
+        assert_eq!(verbs, BTreeSet::from(["get", "list", "watch"]), "{rule}");
+        for g in rule["apiGroups"].as_array().expect("groups") {
+            for r in rule["resources"].as_array().expect("resources") {
+                granted.insert((g.as_str().unwrap_or("?").to_string(), r.as_str().unwrap_or("?").to_string()));
+            }
+        }
+    }
+    let recorded: BTreeSet<(String, String)> =
+        HISTORY_RESOURCES.iter().map(|r| (r.group.to_string(), r.plural.to_string())).collect();
+    assert_eq!(granted, recorded);
+    let binding = one(&docs, "ClusterRoleBinding");
+    let sa = one(&docs, "ServiceAccount");
+    assert_eq!(binding["roleRef"]["name"], role["metadata"]["name"]);
+    assert_eq!(binding["subjects"][0]["name"], sa["metadata"]["name"]);
+    assert_eq!(binding["subjects"][0]["namespace"], sa["metadata"]["namespace"]);
+}
+
+#[test]
+fn the_deployment_runs_one_recorder_on_the_pvc() {
+    let docs = documents();
+    let d = one(&docs, "Deployment");
+    assert_eq!(d["spec"]["replicas"], 1);
+    assert_eq!(d["spec"]["strategy"]["type"], "Recreate", "one writer per DuckDB file");
+    let pod = &d["spec"]["template"]["spec"];
+    assert_eq!(pod["serviceAccountName"], one(&docs, "ServiceAccount")["metadata"]["name"]);
+    let c = &pod["containers"][0];
+    let args: Vec<&str> = c["args"].as_array().expect("args").iter().filter_map(Value::as_str).collect();
+    assert_eq!(args, ["record", "--db", "/data/kdrift.duckdb", "--all-namespaces"]);
+    assert_eq!(c["volumeMounts"][0]["mountPath"], "/data");
+    assert!(c["resources"]["requests"]["cpu"].is_string() && c["resources"]["requests"]["memory"].is_string());
+    let volume = &pod["volumes"][0];
+    assert_eq!(volume["name"], c["volumeMounts"][0]["name"]);
+    assert_eq!(volume["persistentVolumeClaim"]["claimName"], one(&docs, "PersistentVolumeClaim")["metadata"]["name"]);
+}

@@ -1,0 +1,268 @@
+//! The rebalance executor against the fake API server, through the same
+//! kube client the CLI uses: the planned evictions and nothing else (by the
+//! fake's eviction log), PodDisruptionBudget refusals, server errors and
+//! timeouts, drift and `--replan`, replacements against the prediction, and
+//! one kdrift Event per eviction attempt in the store.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use chrono::Utc;
+use kdrift_ingest::actions::StoreSink;
+use kdrift_ingest::store::catalog;
+use kdrift_rebalance::cluster::ClusterOptions;
+use kdrift_rebalance::document::{PlanDocument, PlanSource};
+use kdrift_rebalance::execute::{
+    self, read_snapshot, EvictionOutcome, ExecuteOptions, ExecutionReport, KubeClient, Replacement, RunOutcome,
+};
+use kdrift_rebalance::{PlanOptions, Policy};
+use kdrift_tests::busy_cluster::{self, BUSY_POLICY};
+use kdrift_tests::fake_kube::{EvictionFault, FakeKube, PDB_MESSAGE};
+use kdrift_tests::temp_store;
+use serde_json::{json, Value};
+
+struct Setup {
+    kube: FakeKube,
+    _dir: tempfile::TempDir,
+    rt: tokio::runtime::Runtime,
+    client: KubeClient,
+}
+
+fn setup() -> Setup {
+    let kube = FakeKube::start();
+    busy_cluster::load(&kube);
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let options = ClusterOptions { kubeconfig: Some(kubeconfig), context: None };
+    let client = rt.block_on(KubeClient::connect(&options)).expect("connect");
+    Setup { kube, _dir: dir, rt, client }
+}
+
+fn policy() -> Policy {
+    Policy::from_yaml(BUSY_POLICY).expect("policy")
+}
+
+fn options() -> ExecuteOptions {
+    ExecuteOptions {
+        ready_timeout: Duration::ZERO,
+        request_timeout: Duration::from_millis(500),
+        retries: 2,
+        backoff: Duration::from_millis(10),
+        poll_interval: Duration::from_millis(20),
+        ..ExecuteOptions::default()
+    }
+}
+
+/// What `rebalance plan --live -o json` writes.
+fn plan(s: &Setup) -> PlanDocument {
+    let p = policy();
+    let live = s.rt.block_on(read_snapshot(&s.client, &p, Utc::now())).expect("read");
+    let source = PlanSource { kind: "live".into(), detail: "fake".into() };
+    let doc = execute::plan_document(&live.snapshot, &p, "busy.yaml", PlanOptions::default(), &source, live.notes)
+        .expect("plan");
+    // Through the file format and back.
+    PlanDocument::from_json(&serde_json::to_string(&doc).expect("json")).expect("read back")
+}
+
+fn apply(s: &Setup, doc: &PlanDocument, options: &ExecuteOptions) -> (ExecutionReport, PlanDocument, Vec<Value>) {
+    let mut records = Vec::new();
+    let (report, executed) = s.rt.block_on(execute::apply(&s.client, doc, options, &mut records)).expect("apply");
+    (report, executed, records)
+}
+
+fn keys(doc: &PlanDocument) -> Vec<String> {
+    doc.evictions.iter().map(|e| e.pod.key()).collect()
+}
+
+/// Pods the fake accepted evictions for, in order.
+fn evicted(kube: &FakeKube) -> Vec<String> {
+    kube.evictions().into_iter().filter(|e| e.code == 201).map(|e| format!("{}/{}", e.namespace, e.name)).collect()
+}
+
+#[test]
+fn apply_performs_exactly_the_planned_evictions() {
+    let s = setup();
+    let doc = plan(&s);
+    assert_eq!(doc.evictions.len(), 4);
+    let (report, executed, _) = apply(&s, &doc, &options());
+    assert_eq!(report.outcome, RunOutcome::Succeeded, "{:?}", report.differences);
+    assert_eq!(executed.evictions, doc.evictions);
+    assert_eq!(evicted(&s.kube), keys(&doc));
+    assert_eq!(s.kube.evictions().len(), 4, "no other eviction request");
+    // Every Eviction names the pod's uid as a precondition.
+    for (e, planned) in s.kube.evictions().iter().zip(&doc.evictions) {
+        assert_eq!(e.body["deleteOptions"]["preconditions"]["uid"].as_str(), planned.pod.uid.as_deref());
+    }
+}
+
+#[test]
+fn with_concurrency_the_same_pods_are_evicted() {
+    let s = setup();
+    let doc = plan(&s);
+    let (report, _, _) = apply(&s, &doc, &ExecuteOptions { concurrency: 3, ..options() });
+    let mut log = evicted(&s.kube);
+    log.sort();
+    let mut planned = keys(&doc);
+    planned.sort();
+    assert_eq!(log, planned);
+    assert_eq!(report.count("Evicted"), 4);
+}
+
+#[test]
+fn a_429_is_skipped_and_reported_and_the_others_continue() {
+    let s = setup();
+    let doc = plan(&s);
+    let blocked = &doc.evictions[1].pod;
+    s.kube.fail_evictions(EvictionFault::TooManyRequests, Some((&blocked.namespace, &blocked.name)), None);
+    let (report, _, records) = apply(&s, &doc, &options());
+    assert_eq!(report.outcome, RunOutcome::Succeeded, "{:?}", report.results[1]);
+    assert!(matches!(&report.results[1].outcome, EvictionOutcome::Blocked { message } if message == PDB_MESSAGE));
+    let mut expected = keys(&doc);
+    expected.remove(1);
+    assert_eq!(evicted(&s.kube), expected);
+    let event = records.iter().find(|r| r["reason"] == "EvictionBlocked").expect("event");
+    assert_eq!(event["involvedObject"]["name"], blocked.name.as_str());
+}
+
+#[test]
+fn a_real_pod_disruption_budget_blocks_its_pod() {
+    let s = setup();
+    let doc = plan(&s);
+    let first = doc.evictions[0].pod.name.clone();
+    s.kube
+        .create(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"namespace": "apps", "name": "keep-one"},
+            "spec": {"selector": {"matchLabels": {"app": first}}, "minAvailable": 1},
+            "status": {"disruptionsAllowed": 0, "desiredHealthy": 1, "currentHealthy": 1}}))
+        .expect("pdb");
+    let (report, _, _) = apply(&s, &doc, &options());
+    assert!(matches!(&report.results[0].outcome, EvictionOutcome::Blocked { .. }), "{:?}", report.results[0]);
+    assert_eq!(report.count("Evicted"), 3);
+}
+
+#[test]
+fn a_500_is_retried_then_the_run_stops() {
+    let s = setup();
+    let doc = plan(&s);
+    let failing = &doc.evictions[1].pod;
+    s.kube.fail_evictions(EvictionFault::ServerError, Some((&failing.namespace, &failing.name)), None);
+    let (report, _, records) = apply(&s, &doc, &options());
+    assert_eq!(report.outcome, RunOutcome::Stopped);
+    assert!(matches!(report.results[1].outcome, EvictionOutcome::Failed { attempts: 3, .. }));
+    assert!(matches!(report.results[2].outcome, EvictionOutcome::NotAttempted { .. }));
+    assert!(matches!(report.results[3].outcome, EvictionOutcome::NotAttempted { .. }));
+    let calls: Vec<u16> = s.kube.evictions().iter().filter(|e| e.name == failing.name).map(|e| e.code).collect();
+    assert_eq!(calls, vec![500, 500, 500], "one call and two retries");
+    assert_eq!(evicted(&s.kube), vec![doc.evictions[0].pod.key()], "no eviction after the failure");
+    assert_eq!(records.iter().filter(|r| r["reason"] == "EvictionFailed").count(), 1);
+    assert_eq!(records.last().expect("run")["status"]["outcome"], "Stopped");
+}
+
+#[test]
+fn a_500_once_and_a_timeout_once_are_retried() {
+    let s = setup();
+    let doc = plan(&s);
+    let (a, b) = (&doc.evictions[0].pod, &doc.evictions[2].pod);
+    s.kube.fail_evictions(EvictionFault::ServerError, Some((&a.namespace, &a.name)), Some(1));
+    s.kube.fail_evictions(EvictionFault::Delay(Duration::from_secs(2)), Some((&b.namespace, &b.name)), Some(1));
+    let (report, _, _) = apply(&s, &doc, &options());
+    assert_eq!(report.outcome, RunOutcome::Succeeded, "{:?}", report.stop_reason);
+    assert!(matches!(report.results[0].outcome, EvictionOutcome::Evicted { attempts: 2, .. }));
+    assert!(matches!(report.results[2].outcome, EvictionOutcome::Evicted { attempts: 2, .. }));
+    assert_eq!(report.count("Evicted"), 4);
+}
+
+#[test]
+fn drift_is_refused_naming_the_pod_and_replan_executes_the_new_plan() {
+    let s = setup();
+    let doc = plan(&s);
+    let gone = doc.evictions[0].pod.clone();
+    s.kube.delete("v1", "Pod", &gone.namespace, &gone.name).expect("delete");
+    let (report, _, _) = apply(&s, &doc, &options());
+    assert_eq!(report.outcome, RunOutcome::Refused);
+    assert!(
+        report.differences.contains(&format!("pod {} (eviction 1) is gone", gone.key())),
+        "{:?}",
+        report.differences
+    );
+    assert!(s.kube.evictions().is_empty(), "nothing evicted");
+
+    let (report, executed, _) = apply(&s, &doc, &ExecuteOptions { replan: true, ..options() });
+    assert!(report.replanned);
+    assert_eq!(report.outcome, RunOutcome::Succeeded);
+    assert_eq!(evicted(&s.kube), keys(&executed), "the new plan is what was executed");
+    assert!(!keys(&executed).contains(&gone.key()));
+    assert_eq!(executed.evictions.len(), 3, "seven pods (3150m): three evictions bring node-1 to 45 %");
+}
+
+#[test]
+fn replacements_are_awaited_and_compared_with_the_prediction() {
+    let s = setup();
+    let doc = plan(&s);
+    let originals = s.kube.objects("v1", "Pod");
+    let stop = AtomicBool::new(false);
+    let (report, _, records) = std::thread::scope(|scope| {
+        scope.spawn(|| busy_cluster::replace_evicted(&s.kube, &originals, "node-3", &stop));
+        let out = apply(&s, &doc, &ExecuteOptions { ready_timeout: Duration::from_secs(20), ..options() });
+        stop.store(true, Ordering::SeqCst);
+        out
+    });
+    for (r, e) in report.results.iter().zip(&doc.evictions) {
+        let EvictionOutcome::Evicted {
+            replacement: Replacement::Ready { pod, node, predicted_node, as_predicted, .. },
+            ..
+        } = &r.outcome
+        else {
+            panic!("{r:?}")
+        };
+        assert_eq!(pod, &format!("{}-r", e.pod.key()));
+        assert_eq!(node, "node-3");
+        assert_eq!(predicted_node, &e.predicted_node);
+        assert_eq!(*as_predicted, e.predicted_node.as_ref().map(|p| p == "node-3"));
+    }
+    assert_eq!(records.iter().filter(|r| r["reason"] == "ReplacementReady").count(), 4);
+}
+
+#[test]
+fn the_store_receives_one_kdrift_event_per_eviction_attempt() {
+    let s = setup();
+    let doc = plan(&s);
+    let blocked = &doc.evictions[3].pod;
+    s.kube.fail_evictions(EvictionFault::TooManyRequests, Some((&blocked.namespace, &blocked.name)), None);
+    let (_dir, store) = temp_store();
+    let mut sink = StoreSink::new(&store, "rebalance apply plan.json");
+    let (report, _) = s.rt.block_on(execute::apply(&s.client, &doc, &options(), &mut sink)).expect("apply");
+    assert_eq!(report.count("Evicted"), 3);
+    let at = (Utc::now() + chrono::Duration::minutes(1)).to_rfc3339();
+    let events = catalog::run(&store, "objects_at", &[("kind".into(), "Event".into()), ("at_us".into(), at.clone())])
+        .expect("events");
+    let object = events.columns.iter().position(|c| c == "object").expect("object column");
+    let mut reasons: Vec<(String, String)> = events
+        .rows
+        .iter()
+        .filter_map(|r| match &r[object] {
+            Value::String(o) => serde_json::from_str::<Value>(o).ok(),
+            other => Some(other.clone()),
+        })
+        .filter(|e| e["reportingComponent"] == "kdrift")
+        .map(|e| {
+            (
+                e["involvedObject"]["name"].as_str().unwrap_or("").to_string(),
+                e["reason"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    reasons.sort();
+    let mut expected: Vec<(String, String)> = doc
+        .evictions
+        .iter()
+        .map(|e| (e.pod.name.clone(), if e.pod.name == blocked.name { "EvictionBlocked" } else { "Evicted" }.into()))
+        .collect();
+    expected.sort();
+    assert_eq!(reasons, expected);
+    let runs = catalog::run(&store, "rebalance_latest_runs", &[]).expect("runs");
+    assert_eq!(runs.rows.len(), 1);
+    assert_eq!(runs.rows[0][0], "Succeeded");
+    assert_eq!(runs.rows[0][runs.columns.iter().position(|c| c == "evicted").expect("col")], 3);
+}

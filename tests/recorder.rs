@@ -1,0 +1,224 @@
+//! `kdrift record` (the library's recorder) against the fake API server:
+//! through a dropped connection and a 410 Gone with deletions in the gap it
+//! ends with exactly the server's objects, records the gap's deletions as
+//! DELETED with the object's last state (also an object deleted and created
+//! again under its name) and re-stores nothing unchanged; a resource that
+//! answers 500 is retried while a forbidden one is reported; replaying the
+//! demo history through it gives the same why-pending answer as ingesting
+//! the history directly.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use kdrift_analyze::why_pending;
+use kdrift_ingest::api::record::known;
+use kdrift_ingest::api::{ReplayClock, WallClock};
+use kdrift_ingest::demo::ingest_scenario;
+use kdrift_ingest::record::Change;
+use kdrift_ingest::scenario::{generate, ScenarioConfig};
+use kdrift_ingest::store::catalog;
+use kdrift_ingest::Store;
+use kdrift_rebalance::cluster::{ResourceKind, Scope, HISTORY_RESOURCES};
+use kdrift_tests::fake_kube::FakeKube;
+use kdrift_tests::recorder::RunningRecorder;
+use kdrift_tests::temp_store;
+use serde_json::{json, Value};
+
+const WAIT: Duration = Duration::from_secs(60);
+
+fn rv_of(o: &Value) -> u64 {
+    o.pointer("/metadata/resourceVersion").and_then(Value::as_str).and_then(|v| v.parse().ok()).unwrap_or(0)
+}
+
+fn pod(name: &str, node: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "web", "labels": {"app": "web"}},
+           "spec": {"nodeName": node, "containers": [{"name": "c", "image": "nginx",
+                    "resources": {"requests": {"cpu": "100m"}}}]},
+           "status": {"phase": "Running"}})
+}
+
+/// Every resource's live objects in the store equal the server's: same
+/// names, same resourceVersions.
+fn assert_store_matches_server(store: &Store, kube: &FakeKube) {
+    for r in HISTORY_RESOURCES {
+        let stored = known::load(store, r, &Scope::AllNamespaces).expect("known");
+        let mut stored: Vec<(String, String, String)> =
+            stored.into_iter().map(|((ns, name), (rv, _))| (ns, name, rv)).collect();
+        stored.sort();
+        let s = |o: &Value, p: &str| o.pointer(p).and_then(Value::as_str).unwrap_or("").to_string();
+        let mut server: Vec<(String, String, String)> = kube
+            .objects(&r.api_version(), r.kind)
+            .iter()
+            .map(|o| (s(o, "/metadata/namespace"), s(o, "/metadata/name"), s(o, "/metadata/resourceVersion")))
+            .collect();
+        server.sort();
+        assert_eq!(stored, server, "{}", r.name());
+    }
+}
+
+#[test]
+fn a_dropped_watch_and_a_410_gap_end_with_exactly_the_servers_objects() {
+    let kube = FakeKube::start();
+    kube.set_bookmark_interval(Duration::from_millis(100));
+    for n in ["node-1", "node-2"] {
+        kube.create(json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": n}})).expect("node");
+    }
+    for (name, node) in [("a", "node-1"), ("b", "node-1"), ("c", "node-2"), ("steady", "node-2")] {
+        kube.create(pod(name, node)).expect("pod");
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let db = dir.path().join("rec.duckdb");
+    let rec = RunningRecorder::start(&kubeconfig, &db, Arc::new(WallClock), |o| {
+        o.batch_records = 3;
+        o.watch.backoff_initial = Duration::from_millis(20);
+    });
+    assert!(rec.wait_listed(HISTORY_RESOURCES, 1, WAIT), "{:?}", rec.watched.seen());
+
+    // Live: a new pod, a change, a deletion.
+    kube.create(pod("d", "node-2")).expect("pod");
+    let mut a = kube.get("v1", "Pod", "web", "a").expect("a");
+    a["metadata"]["labels"]["version"] = json!("2");
+    kube.update(a).expect("update");
+    kube.delete("v1", "Pod", "web", "c").expect("delete");
+    let pods = |s: &kdrift_tests::recorder::Seen, change: Change| {
+        s.observed.iter().filter(|(r, c, _)| r == "pods" && *c == change).count()
+    };
+    assert!(rec.watched.wait(WAIT, |s| pods(s, Change::Deleted) == 1 && pods(s, Change::Modified) == 1));
+
+    // A dropped connection: the watch resumes from its resourceVersion and
+    // misses nothing written meanwhile.
+    kube.drop_watches();
+    kube.create(pod("e", "node-1")).expect("pod");
+    assert!(rec.watched.wait(WAIT, |s| pods(s, Change::Added) == 2), "{:?}", rec.watched.seen().observed);
+
+    // An outage with compaction: b deleted, d changed, f created while no
+    // watch was connected; the watches get 410 and list again.
+    let before = rec.watched.seen().observed.len();
+    kube.outage_with_compaction(|o| {
+        o.delete("v1", "Pod", "web", "b").expect("delete b");
+        let mut d = pod("d", "node-1");
+        d["metadata"]["labels"]["moved"] = json!("yes");
+        o.update(d).expect("update d");
+        o.create(pod("f", "node-2")).expect("create f");
+        // a deleted and created again under the same name: a new uid.
+        o.delete("v1", "Pod", "web", "a").expect("delete a");
+        o.create(pod("a", "node-2")).expect("create a again");
+    });
+    assert!(rec.wait_listed(HISTORY_RESOURCES, 2, WAIT), "{:?}", rec.watched.seen().lists);
+    let watched = rec.watched.clone();
+    let report = rec.stop();
+    assert_eq!(report.status.as_str(), "ok", "{:?}", report.resources);
+    // After the gap: only d, f and the new a listed again (e and steady,
+    // unchanged, are not re-stored); b and the old a recorded as DELETED.
+    let seen = watched.seen();
+    let gap: Vec<&(String, Change, String)> = seen.observed[before..].iter().filter(|(r, _, _)| r == "pods").collect();
+    let count = |change: Change| gap.iter().filter(|(_, c, _)| *c == change).count();
+    assert_eq!((count(Change::Listed), count(Change::Deleted), gap.len()), (3, 2, 5), "{gap:?}");
+    let store = Store::open_existing(&db).expect("store");
+    assert_store_matches_server(&store, &kube);
+    // b's deletion, seen only by the re-list, is recorded with b's last state.
+    let params = |name: &str| {
+        vec![
+            ("namespace".to_string(), "web".to_string()),
+            ("name".to_string(), name.to_string()),
+            ("at_us".to_string(), "2100-01-01T00:00:00Z".to_string()),
+        ]
+    };
+    let b = catalog::run(&store, "pod_at", &params("b")).expect("pod_at");
+    let col = |c: &str| b.columns.iter().position(|x| x == c).expect("column");
+    assert_eq!(b.rows[0][col("change")], json!("DELETED"));
+    assert_eq!(b.rows[0][col("node_name")], json!("node-1"), "a deleted pod keeps its last node");
+    let c = catalog::run(&store, "pod_at", &params("c")).expect("pod_at");
+    assert_eq!(c.rows[0][col("change")], json!("DELETED"));
+    assert_eq!(c.rows[0][col("node_name")], json!("node-2"));
+    let relisted: Vec<String> = report
+        .resources
+        .iter()
+        .filter(|r| r.resource != "pods" && r.resource != "nodes")
+        .map(|r| format!("{}={}", r.resource, r.received))
+        .collect();
+    assert!(relisted.iter().all(|x| x.ends_with("=0")), "{relisted:?}");
+    let pods_report = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    // 4 listed + d added + a modified + c deleted + e added + 5 after the gap.
+    assert_eq!(pods_report.received, 4 + 4 + 5, "{pods_report:?}");
+    assert_eq!(pods_report.duplicates, 0);
+}
+
+#[test]
+fn a_failing_resource_is_retried_and_a_forbidden_one_reported() {
+    let kube = FakeKube::start();
+    kube.create(json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}})).expect("node");
+    kube.fail_resource("nodes", 500);
+    kube.fail_resource("poddisruptionbudgets.policy", 403);
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let db = dir.path().join("rec.duckdb");
+    let rec = RunningRecorder::start(&kubeconfig, &db, Arc::new(WallClock), |o| {
+        o.watch.backoff_initial = Duration::from_millis(20);
+    });
+    let problem = |s: &kdrift_tests::recorder::Seen, resource: &str, fatal: bool| {
+        s.problems.iter().any(|(r, _, f)| r == resource && *f == fatal)
+    };
+    assert!(rec.watched.wait(WAIT, |s| problem(s, "nodes", false) && problem(s, "poddisruptionbudgets.policy", true)));
+    kube.clear_faults();
+    let nodes = ResourceKind::by_kind("v1", "Node").expect("nodes");
+    assert!(rec.wait_listed(std::slice::from_ref(nodes), 1, WAIT), "{:?}", rec.watched.seen().problems);
+    let report = rec.stop();
+    assert_eq!(report.status.as_str(), "partial");
+    let pdb = report.resources.iter().find(|r| r.resource == "poddisruptionbudgets.policy").expect("pdb");
+    assert!(pdb.problem.as_ref().is_some_and(|p| p.message.contains("403 Forbidden")), "{pdb:?}");
+    let n = report.resources.iter().find(|r| r.resource == "nodes").expect("nodes");
+    assert_eq!((n.received, n.problem.is_none()), (1, true), "a 500 is retried, not reported as a failure");
+}
+
+#[test]
+fn recording_the_replayed_demo_history_answers_why_pending_like_the_demo() {
+    let scenario = generate(&ScenarioConfig { seed: 3, scale: 1 });
+    let facts = scenario.facts.clone();
+    let kube = FakeKube::start();
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let db = dir.path().join("rec.duckdb");
+    // The recorder observes each replayed version at its record's time.
+    let times = scenario.records.iter().map(|r| (rv_of(&r.object).to_string(), r.observed_at));
+    let clock = ReplayClock::new(times, facts.start);
+    let rec = RunningRecorder::start(&kubeconfig, &db, Arc::new(clock), |o| o.batch_records = 500);
+    assert!(rec.wait_listed(HISTORY_RESOURCES, 1, WAIT));
+    let started = std::time::Instant::now();
+    let mut last: HashMap<String, u64> = HashMap::new();
+    for r in &scenario.records {
+        kube.apply(r.change, &r.object).expect("apply");
+        let kind = r.object["kind"].as_str().unwrap_or("");
+        let api_version = r.object["apiVersion"].as_str().unwrap_or("");
+        // Both event APIs see every event.
+        let names: Vec<String> = if kind == "Event" {
+            vec!["events".into(), "events.events.k8s.io".into()]
+        } else {
+            vec![ResourceKind::by_kind(api_version, kind).expect("history resource").name()]
+        };
+        for n in names {
+            last.insert(n, rv_of(&r.object));
+        }
+    }
+    let caught_up = rec.watched.wait(WAIT, |s| last.iter().all(|(n, rv)| s.max_rv.get(n).copied().unwrap_or(0) >= *rv));
+    assert!(caught_up, "the recorder did not catch up: {last:?} vs {:?}", rec.watched.seen().max_rv);
+    eprintln!("replayed {} records in {:?}", scenario.records.len(), started.elapsed());
+    let report = rec.stop();
+    assert_eq!(report.status.as_str(), "ok", "{:?}", report.resources);
+    assert_eq!(report.errors(), 0, "{:?}", report.resources);
+
+    let store = Store::open_existing(&db).expect("store");
+    assert_store_matches_server(&store, &kube);
+    let recorded =
+        why_pending(&store, &facts.pending_pod.namespace, &facts.pending_pod.name).expect("query").expect("report");
+    let (_d, demo) = temp_store();
+    ingest_scenario(&demo, generate(&ScenarioConfig { seed: 3, scale: 1 }), 3).expect("demo");
+    let direct =
+        why_pending(&demo, &facts.pending_pod.namespace, &facts.pending_pod.name).expect("query").expect("report");
+    let (recorded, direct) =
+        (serde_json::to_value(&recorded).expect("json"), serde_json::to_value(&direct).expect("json"));
+    assert_eq!(recorded["state"]["shortfalls"][0]["short"], 42);
+    assert_eq!(recorded, direct);
+}

@@ -1,0 +1,142 @@
+//! The real `kdrift record` process against the fake API server: killed
+//! with SIGKILL it keeps every batch it committed (its run stays `running`);
+//! restarted, it stores only what changed while it was down (a pod deleted
+//! meanwhile as DELETED with its last node) plus what it then watches; on
+//! SIGTERM it commits, closes its run and exits 0.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+use kdrift_ingest::scenario::{generate, ScenarioConfig};
+use kdrift_ingest::store::catalog;
+use kdrift_ingest::Store;
+use kdrift_rebalance::cluster::HISTORY_RESOURCES;
+use kdrift_tests::fake_kube::FakeKube;
+use serde_json::{json, Value};
+
+const WAIT: Duration = Duration::from_secs(120);
+
+/// Starts `kdrift record -A` with info logs; stderr lines arrive on the receiver.
+fn start(db: &Path, kubeconfig: &Path) -> (Child, Receiver<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kdrift"))
+        .arg("--db")
+        .arg(db)
+        .args(["-v", "-o", "json", "record", "-A", "--batch-seconds", "1", "--kubeconfig"])
+        .arg(kubeconfig)
+        .env_remove("KDRIFT_LOG")
+        .env_remove("KUBECONFIG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start kdrift record");
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    (child, rx)
+}
+
+/// Waits for a `committed: N versions received` log line with N = `records`.
+fn wait_committed(rx: &Receiver<String>, records: u64) {
+    let deadline = Instant::now() + WAIT;
+    let mut seen = Vec::new();
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        let Ok(line) = rx.recv_timeout(left) else { break };
+        if let Some(rest) = line.split("committed: ").nth(1) {
+            let n: u64 = rest.split(' ').next().and_then(|n| n.parse().ok()).unwrap_or(0);
+            if n == records {
+                return;
+            }
+            assert!(n < records, "committed {n} records, expected {records}");
+        }
+        seen.push(line);
+    }
+    panic!("no commit of {records} records; stderr:\n{}", seen.join("\n"));
+}
+
+fn runs(store: &Store) -> Vec<(String, u64)> {
+    let r = catalog::run(store, "runs", &[]).expect("runs");
+    let col = |c: &str| r.columns.iter().position(|x| x == c).expect("column");
+    let mut rows: Vec<(String, u64)> = r
+        .rows
+        .iter()
+        .map(|row| {
+            (row[col("status")].as_str().unwrap_or("").to_string(), row[col("records_read")].as_u64().unwrap_or(0))
+        })
+        .collect();
+    rows.reverse();
+    rows
+}
+
+fn observations(store: &Store) -> i64 {
+    store.counts().expect("counts").observations
+}
+
+#[test]
+fn a_killed_recorder_keeps_what_it_committed_and_catches_up_on_restart() {
+    let scenario = generate(&ScenarioConfig { seed: 8, scale: 1 });
+    let kube = FakeKube::start();
+    kube.load_final_state(&scenario);
+    let total: u64 = HISTORY_RESOURCES.iter().map(|r| kube.objects(&r.api_version(), r.kind).len() as u64).sum();
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let db = dir.path().join("kdrift.duckdb");
+
+    let (mut first, logs) = start(&db, &kubeconfig);
+    wait_committed(&logs, total);
+    first.kill().expect("SIGKILL");
+    first.wait().expect("reaped");
+    {
+        let store = Store::open_existing(&db).expect("store");
+        assert_eq!(observations(&store) as u64, total, "every committed version survives SIGKILL");
+        assert_eq!(runs(&store), vec![("running".to_string(), total)], "the killed run stays running");
+    }
+
+    // While it is down: a pod deleted, a pod created, a node cordoned.
+    let pods = kube.objects("v1", "Pod");
+    let gone = pods.iter().find(|p| p["spec"]["nodeName"].is_string()).expect("a placed pod").clone();
+    let (gone_ns, gone_name) =
+        (gone["metadata"]["namespace"].as_str().unwrap_or(""), gone["metadata"]["name"].as_str().unwrap_or(""));
+    kube.delete("v1", "Pod", gone_ns, gone_name).expect("delete");
+    kube.create(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "newcomer", "namespace": "web"},
+                       "spec": {"containers": [{"name": "c", "image": "nginx"}]}, "status": {"phase": "Pending"}}))
+        .expect("create");
+    let mut node = kube.get("v1", "Node", "", "node-3").expect("node-3");
+    node["spec"]["unschedulable"] = json!(true);
+    kube.update(node).expect("cordon");
+
+    let (second, logs) = start(&db, &kubeconfig);
+    wait_committed(&logs, 3);
+    // And one change it watches live.
+    kube.delete("v1", "Pod", "web", "newcomer").expect("delete");
+    wait_committed(&logs, 4);
+    let pid = second.id().to_string();
+    let status = Command::new("kill").args(["-TERM", &pid]).status().expect("kill -TERM");
+    assert!(status.success());
+    let out = second.wait_with_output().expect("exit");
+    assert!(out.status.success(), "exit {:?}", out.status);
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON report on stdout");
+    assert_eq!(report["status"], "ok");
+    assert_eq!(report["counts"]["added"], 4, "{}", report["counts"]);
+
+    let store = Store::open_existing(&db).expect("store");
+    assert_eq!(observations(&store) as u64, total + 4);
+    assert_eq!(runs(&store), vec![("running".to_string(), total), ("ok".to_string(), 4)]);
+    let params = [
+        ("namespace".to_string(), gone_ns.to_string()),
+        ("name".to_string(), gone_name.to_string()),
+        ("at_us".to_string(), "2100-01-01T00:00:00Z".to_string()),
+    ];
+    let r = catalog::run(&store, "pod_at", &params).expect("pod_at");
+    let col = |c: &str| r.columns.iter().position(|x| x == c).expect("column");
+    assert_eq!(r.rows[0][col("change")], json!("DELETED"));
+    assert_eq!(r.rows[0][col("node_name")], gone["spec"]["nodeName"]);
+}

@@ -1,0 +1,101 @@
+//! `kdrift report`'s data on the demo scenario: the store's span, the
+//! requested % series sampled where it changes (node-1 jumps after drain #2
+//! and stays at 97.1 % cpu until the failure), the nodes, and the Pending
+//! chain of the backup pod; and on a store of every real fixture.
+
+use chrono::{DateTime, Duration, Utc};
+use kdrift_analyze::report::{report_data, time_span, ReportOptions};
+use kdrift_analyze::series::{change_instants, requested_series};
+use kdrift_ingest::demo::ingest_scenario;
+use kdrift_ingest::scenario::{generate, ScenarioConfig};
+use kdrift_ingest::{ingest_files, ingest_records, NoProgress};
+use kdrift_tests::{real_fixtures_or_skip, temp_store, tsv_node_events};
+
+fn at(series: &kdrift_analyze::series::RequestedSeries, node: &str, t: DateTime<Utc>) -> Option<f64> {
+    // The value that holds at t: the last sample at or before it.
+    let points = series.percent_of(node, "cpu");
+    points.iter().rev().find(|(s, _)| *s <= t).map(|(_, p)| *p)
+}
+
+#[test]
+fn demo_report_data_has_the_drains_the_series_and_the_chain() {
+    let scenario = generate(&ScenarioConfig { seed: 5, scale: 1 });
+    let facts = scenario.facts.clone();
+    let (_dir, store) = temp_store();
+    ingest_scenario(&store, scenario, 5).expect("ingest");
+
+    let (first, last) = time_span(&store).expect("span").expect("non-empty store");
+    assert!(first <= facts.drains[0].started_at, "{first} starts before drain #1");
+    assert!(last >= facts.failure_at, "{last} ends after the failure");
+
+    let data = report_data(&store, None, None, &ReportOptions::default()).expect("report");
+    assert_eq!((data.from, data.to), (first, last));
+    assert_eq!(data.nodes, ["node-1", "node-2", "node-3", "node-4", "node-5"]);
+    assert_eq!(data.timeline.operations.len(), 2);
+    assert_eq!(data.counts.nodes, 5);
+
+    // Series: the samples are changes (and the start), at most max_samples.
+    let s = &data.requested;
+    // Changes cluster in the drains and the failure: the last change of each
+    // of 399 slices of the range (4.4 minutes each), a dozen or so samples.
+    assert!(s.coalesced, "{} changes", s.changes);
+    assert!(s.samples.len() <= 400 && s.samples.len() > 10, "{} samples", s.samples.len());
+    assert_eq!(s.samples[0].at, first);
+    let changes = change_instants(&store, first, last).expect("changes");
+    assert_eq!(s.changes, changes.len());
+    assert!(s.samples[1..].iter().all(|x| changes.contains(&x.at)), "every later sample is a change");
+    // node-1: 1942m of 2000m (97.1 %) from drain #2's burst to the failure;
+    // about half that before drain #2.
+    let d2 = &facts.drains[1];
+    let at_failure = at(s, "node-1", facts.failure_at).expect("node-1 at the failure");
+    assert_eq!(format!("{at_failure:.1}"), "97.1");
+    let before = at(s, "node-1", d2.started_at - Duration::minutes(1)).expect("before drain #2");
+    assert!(before < 60.0, "node-1 before drain #2: {before:.1} %");
+    assert!(s.percent_of("node-5", "memory").iter().all(|(_, p)| (0.0..=100.0).contains(p)));
+
+    // Chains: the backup pod, node-1 left, 58m free.
+    assert_eq!(data.pending.len(), 1);
+    assert_eq!(data.chains.len(), 1);
+    let chain = &data.chains[0];
+    assert_eq!(chain.name, facts.pending_pod.name);
+    let state = chain.state.as_ref().expect("state at the failure");
+    assert_eq!(state.left, ["node-1"]);
+    assert_eq!(state.shortfalls[0].free, 58);
+
+    // A window: only drain #2, the series starts at --since.
+    let since = d2.started_at - Duration::hours(1);
+    let windowed = report_data(&store, Some(since), None, &ReportOptions::default()).expect("report");
+    assert_eq!(windowed.timeline.operations.len(), 1);
+    assert_eq!(windowed.timeline.operations[0].number, 2);
+    assert_eq!(windowed.requested.samples[0].at, since);
+
+    // Coalesced: 10 samples at most, each the last change of its slice.
+    let few = requested_series(&store, first, last, 10).expect("series");
+    assert!(few.coalesced && few.samples.len() <= 10, "{}", few.samples.len());
+    assert_eq!(few.samples.last().map(|x| x.at), changes.last().copied());
+}
+
+#[test]
+#[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
+fn report_data_on_every_real_fixture() {
+    let Some(real) = real_fixtures_or_skip("report_data_on_every_real_fixture") else { return };
+    let (_dir, store) = temp_store();
+    // Every file kdrift reads (the dumps; the other files are listed as
+    // ignored), then the node-event TSV extractions as the events they are.
+    let report = ingest_files(&store, std::slice::from_ref(&real), &mut NoProgress).expect("ingest");
+    assert_eq!(report.error_count(), 0, "{:?}", report.files);
+    for tsv in std::fs::read_dir(real.join("drains")).expect("drains").flatten() {
+        let path = tsv.path();
+        if path.extension().is_some_and(|e| e == "tsv") {
+            let records = tsv_node_events(&path).expect("tsv");
+            ingest_records(&store, "file", &path.display().to_string(), records).expect("ingest");
+        }
+    }
+    let data = report_data(&store, None, None, &ReportOptions::default()).expect("report");
+    assert!(data.store_first_at.is_some());
+    assert!(!data.timeline.operations.is_empty(), "the k8s-ha outages");
+    assert!(data.nodes.iter().any(|n| n == "k8s-master1"), "{:?}", data.nodes);
+    assert!(data.nodes.iter().any(|n| n == "minikube"), "{:?}", data.nodes);
+    assert!(!data.pending.is_empty(), "erwee402's Insufficient cpu pods");
+    assert!(data.chains.len() <= 20);
+}

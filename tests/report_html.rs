@@ -1,0 +1,322 @@
+//! `kdrift report --html` end to end: the binary writes the report of the
+//! demo store (and of a store of every real fixture), headless Chromium
+//! renders it, and the rendered DOM is checked for values: one Gantt row per
+//! node, both rolling drains labelled with their start times, a cordon band
+//! per node and drain, the backup pod's chain (node-1, 58m free, 100m
+//! requested, the first fix), no external reference, the same bytes twice.
+//!
+//! Chromium (Debian package `chromium`) must be installed; `.ci/run`
+//! installs it. Without it the browser tests fail, unless
+//! `KDRIFT_SKIP_BROWSER=1` is set, which skips them with a printed reason.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command as Process, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+
+fn kdrift() -> Command {
+    let mut c = Command::cargo_bin("kdrift").expect("binary");
+    c.env_remove("KDRIFT_DB");
+    c
+}
+
+/// The Chromium binary on PATH, or `None` after printing why the calling
+/// test skips (only with `KDRIFT_SKIP_BROWSER=1`); panics otherwise.
+fn browser_or_skip(test: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let found = ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
+        .find(|p| p.is_file());
+    if found.is_none() {
+        if std::env::var("KDRIFT_SKIP_BROWSER").is_ok_and(|v| v == "1") {
+            eprintln!("{test}: SKIPPED: chromium is not installed and KDRIFT_SKIP_BROWSER=1");
+            return None;
+        }
+        panic!(
+            "{test}: chromium is not installed (no chromium, chromium-browser or google-chrome on PATH): \
+             install it with `apt-get install -y chromium` (.ci/run does), or set KDRIFT_SKIP_BROWSER=1 to skip"
+        );
+    }
+    found
+}
+
+/// Runs headless Chromium on a local file with a fresh profile and no
+/// network features; returns its stdout. `extra` picks the output
+/// (`--dump-dom`, `--screenshot=PATH`).
+fn chromium(browser: &Path, page: &Path, extra: &[&str]) -> String {
+    let profile = tempfile::tempdir().expect("profile dir");
+    let url = format!("file://{}", page.canonicalize().expect("page path").display());
+    let out_file = profile.path().join("stdout");
+    let mut child = Process::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--window-size=1100,2400",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().join("profile").display()))
+        .args(extra)
+        .arg(&url)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_file).expect("stdout file"))
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start chromium");
+    // A guard against a hung browser, not a timing assertion.
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for chromium") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("chromium did not finish rendering {url} within 5 minutes");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(status.success(), "chromium failed on {url}: {status}");
+    std::fs::read_to_string(out_file).expect("chromium output")
+}
+
+/// Every `http://` / `https://` inside a tag (an attribute: a link, a
+/// source, a style), and every other way to load something.
+fn external_references(html: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for scheme in ["http://", "https://"] {
+        for (i, _) in html.match_indices(scheme) {
+            let before = &html[..i];
+            if before.rfind('<') > before.rfind('>') {
+                found.push(html[i.saturating_sub(60)..(i + 40).min(html.len())].to_string());
+            }
+        }
+    }
+    for loader in ["<link", "<img", "<iframe", "<object", "<embed", "@import", "src=", "@font-face"] {
+        if html.contains(loader) {
+            found.push(loader.to_string());
+        }
+    }
+    for (i, _) in html.match_indices("url(") {
+        if !html[i + 4..].starts_with('#') {
+            found.push(html[i..(i + 40).min(html.len())].to_string());
+        }
+    }
+    found
+}
+
+/// The text of the first element that starts with `open` (up to `close`).
+fn element<'a>(dom: &'a str, open: &str, close: &str) -> &'a str {
+    let start = dom.find(open).unwrap_or_else(|| panic!("no {open} in the DOM"));
+    let end = dom[start..].find(close).map_or(dom.len(), |e| start + e + close.len());
+    &dom[start..end]
+}
+
+/// The report with a script appended that measures what Chromium laid out
+/// and writes it into the DOM as JSON (test instrumentation only).
+const MEASURE: &str = r#"<script>
+(function () {
+  var m = {rows: [], bands: [], labels: [], fix: null};
+  document.querySelectorAll('#gantt-overview .gantt-row').forEach(function (g) {
+    var l = g.querySelector('.node-label').getBoundingClientRect();
+    m.rows.push({node: g.getAttribute('data-node'), top: l.top, width: l.width});
+  });
+  document.querySelectorAll('.operation svg .band.cordoned').forEach(function (b) {
+    var r = b.getBoundingClientRect();
+    m.bands.push({node: b.getAttribute('data-node'), op: b.getAttribute('data-operation'), width: r.width, height: r.height});
+  });
+  document.querySelectorAll('#gantt-overview .group-label').forEach(function (t) {
+    var r = t.getBoundingClientRect();
+    m.labels.push({text: t.textContent, left: r.left, right: r.right});
+  });
+  var f = document.querySelector('.chain ol.fixes > li');
+  m.fix = {text: f.textContent, height: f.getBoundingClientRect().height};
+  var pre = document.createElement('pre');
+  pre.id = 'kdrift-measure';
+  pre.textContent = JSON.stringify(m);
+  document.body.appendChild(pre);
+})();
+</script>"#;
+
+fn measured(browser: &Path, report: &Path) -> serde_json::Value {
+    let html = std::fs::read_to_string(report).expect("report");
+    let copy = report.with_file_name("measured.html");
+    std::fs::write(&copy, html.replace("</body>", &format!("{MEASURE}</body>"))).expect("write copy");
+    let dom = chromium(browser, &copy, &["--dump-dom"]);
+    let json = element(&dom, r#"<pre id="kdrift-measure">"#, "</pre>");
+    let json = json.trim_start_matches(r#"<pre id="kdrift-measure">"#).trim_end_matches("</pre>");
+    let json = json.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&");
+    serde_json::from_str(&json).unwrap_or_else(|e| panic!("measurements {json}: {e}"))
+}
+
+#[test]
+fn demo_report_renders_in_chromium_with_the_drains_and_the_chain() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("demo.duckdb");
+    kdrift().arg("demo").arg("--save").arg(&db).assert().success();
+    let report = dir.path().join("report.html");
+    let out = kdrift().arg("--db").arg(&db).args(["report", "--html"]).arg(&report).assert().success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(stdout.contains("5 nodes, 2 drain(s) or outage(s)") && stdout.contains("1 Pending pod(s)"), "{stdout}");
+    let html = std::fs::read_to_string(&report).expect("report");
+
+    // Self-contained and deterministic.
+    assert_eq!(external_references(&html), Vec::<String>::new());
+    assert!(!html.contains("<script"), "readable without script: there is none");
+    let again = dir.path().join("again.html");
+    kdrift().arg("--db").arg(&db).args(["report", "--html"]).arg(&again).assert().success();
+    assert!(std::fs::read(&again).expect("again") == html.as_bytes(), "the same store gives the same bytes");
+
+    let Some(browser) = browser_or_skip("demo_report_renders_in_chromium") else { return };
+    let dom = chromium(&browser, &report, &["--dump-dom"]);
+    // The browser parsed the whole document: as many chains, charts and rows as written.
+    for marker in [r#"<section class="chain""#, "<svg ", r#"class="gantt-row""#, r#"class="band "#] {
+        assert_eq!(dom.matches(marker).count(), html.matches(marker).count(), "{marker}");
+    }
+
+    // One Gantt row per node, in order.
+    let overview = element(&dom, r#"<svg id="gantt-overview""#, "</svg>");
+    let rows: Vec<&str> = overview
+        .match_indices(r#"<g class="gantt-row" data-node=""#)
+        .map(|(i, m)| {
+            let rest = &overview[i + m.len()..];
+            &rest[..rest.find('"').unwrap_or(0)]
+        })
+        .collect();
+    assert_eq!(rows, ["node-1", "node-2", "node-3", "node-4", "node-5"]);
+    // Both rolling drains labelled with their start times.
+    assert!(overview.contains(r#"data-started-at="2026-11-27T02:00:00+00:00""#), "{overview}");
+    assert!(overview.contains(">#1 · 11-27 02:00</text>") && overview.contains(">#2 · 11-28 02:00</text>"));
+    assert!(dom.contains(">#1 rolling drain · 2026-11-27 02:00:00Z → 02:17:44Z</text>"));
+    assert!(dom.contains(">#2 rolling drain · 2026-11-28 02:00:00Z → 02:10:15Z</text>"));
+    // A cordon band for every node in each drain, in that drain's own chart.
+    for op in [1, 2] {
+        let chart = element(&dom, &format!(r#"<svg id="gantt-operation-{op}""#), "</svg>");
+        for n in 1..=5 {
+            let band = format!(r#"class="band cordoned" data-node="node-{n}" data-operation="{op}""#);
+            assert!(chart.contains(&band), "drain #{op}: no cordon band for node-{n}");
+        }
+        assert!(chart.contains(r#"class="evict""#) && chart.contains(r#"class="landed""#));
+    }
+    // Drain #2 starts with node-1's cordon at 02:00:00 (the band's data).
+    assert!(dom.contains(r#"data-node="node-1" data-operation="2" data-from="2026-11-28T02:00:00+00:00""#));
+    // The requested % charts: one line per node; node-1 ends at 97.1 % cpu.
+    let cpu = element(&dom, r#"<svg id="requested-cpu""#, "</svg>");
+    assert_eq!(cpu.matches(r#"<path class="line""#).count(), 5);
+    assert!(cpu.contains(r#"data-node="node-1" data-resource="cpu" data-last="97.1""#), "{cpu}");
+    assert!(dom.contains(r#"<svg id="requested-memory""#));
+
+    // The backup pod's chain: node-1 left, 100m requested, 58m free, the fix first.
+    let chain = element(&dom, r#"<section class="chain" id="chain-media-backup-"#, "</section>");
+    assert!(chain.contains(r#"<span class="node-left">node-1</span>"#), "{chain}");
+    assert!(
+        chain.contains(r#"data-node="node-1" data-resource="cpu" data-requested="100" data-free="58" data-short="42""#)
+    );
+    assert!(chain.contains("the pod requests <b>100m</b>, <b>58m</b> free → <b>42m</b> short"), "{chain}");
+    assert!(chain.contains(r#"data-plugin="InterPodAffinity" data-nodes="4""#));
+    assert!(chain.contains("node-2, node-3, node-4, node-5"));
+    assert!(chain.contains("from drain #2"), "the burst that filled node-1");
+    let first_fix = element(chain, r#"<li data-rank="1">"#, "</li>");
+    assert!(
+        first_fix.contains("lower the pod's cpu request from 100m to at most 58m (it fits node-1 then)"),
+        "{first_fix}"
+    );
+
+    // Laid out: rows stacked top to bottom with visible labels, bands with
+    // an area, overview labels apart, the first fix on screen.
+    let m = measured(&browser, &report);
+    let rows = m["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 5);
+    let tops: Vec<f64> = rows.iter().map(|r| r["top"].as_f64().unwrap_or(0.0)).collect();
+    assert!(tops.windows(2).all(|w| w[1] > w[0] + 10.0), "rows stacked: {tops:?}");
+    assert!(rows.iter().all(|r| r["width"].as_f64().unwrap_or(0.0) > 20.0), "labels drawn: {rows:?}");
+    let bands = m["bands"].as_array().expect("bands");
+    assert_eq!(bands.len(), 10, "5 nodes × 2 drains");
+    assert!(bands
+        .iter()
+        .all(|b| b["width"].as_f64().unwrap_or(0.0) >= 1.0 && b["height"].as_f64().unwrap_or(0.0) > 5.0));
+    let labels = m["labels"].as_array().expect("labels");
+    assert_eq!(labels.len(), 2);
+    assert!(labels[0]["right"].as_f64() < labels[1]["left"].as_f64(), "labels do not overlap: {labels:?}");
+    assert!(m["fix"]["height"].as_f64().unwrap_or(0.0) > 10.0);
+
+    // A screenshot, kept for people to look at.
+    let png = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("kdrift-report-demo.png");
+    let _ = std::fs::remove_file(&png);
+    chromium(&browser, &report, &[&format!("--screenshot={}", png.display())]);
+    let bytes = std::fs::read(&png).expect("screenshot");
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    let width = u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]);
+    assert_eq!(width, 1100);
+    assert!(bytes.len() > 50_000, "a page with charts, not a blank one: {} bytes", bytes.len());
+    eprintln!("screenshot: {}", png.display());
+}
+
+#[test]
+fn a_window_keeps_drain_2_and_the_chain() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("demo.duckdb");
+    kdrift().arg("demo").arg("--save").arg(&db).assert().success();
+    let report = dir.path().join("r.html");
+    kdrift()
+        .arg("--db")
+        .arg(&db)
+        .args(["report", "--since", "2026-11-28T00:00:00Z", "--until", "2026-11-28T06:00:00Z", "--html"])
+        .arg(&report)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&report).expect("report");
+    assert!(html.contains(r#"data-from="2026-11-28T00:00:00+00:00" data-to="2026-11-28T06:00:00+00:00""#));
+    assert!(!html.contains(r#"id="gantt-operation-1""#) && html.contains(r#"id="gantt-operation-2""#));
+    assert!(html.contains(r#"<section class="chain" id="chain-media-backup-"#));
+    kdrift()
+        .arg("--db")
+        .arg(&db)
+        .args(["report", "--since", "2026-11-29T00:00:00Z", "--until", "2026-11-28T00:00:00Z", "--html"])
+        .arg(&report)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--since"));
+}
+
+#[test]
+#[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
+fn report_of_every_real_fixture_renders() {
+    use kdrift_ingest::{ingest_files, ingest_records, NoProgress, Store};
+    let Some(real) = kdrift_tests::real_fixtures_or_skip("report_of_every_real_fixture_renders") else { return };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("real.duckdb");
+    {
+        // Every file kdrift reads (the dumps; the rest is listed as ignored),
+        // then the node-event TSV extractions as the events they are.
+        let store = Store::open(&db).expect("store");
+        let r = ingest_files(&store, std::slice::from_ref(&real), &mut NoProgress).expect("ingest");
+        assert_eq!(r.error_count(), 0);
+        for entry in std::fs::read_dir(real.join("drains")).expect("drains").flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "tsv") {
+                let records = kdrift_tests::tsv_node_events(&path).expect("tsv");
+                ingest_records(&store, "file", &path.display().to_string(), records).expect("ingest tsv");
+            }
+        }
+    }
+    let report = dir.path().join("real.html");
+    kdrift().arg("--db").arg(&db).args(["report", "--html"]).arg(&report).assert().success();
+    let html = std::fs::read_to_string(&report).expect("report");
+    assert_eq!(external_references(&html), Vec::<String>::new());
+    for node in ["k8s-master1", "k8s-worker1", "minikube"] {
+        assert!(html.contains(&format!(r#"<g class="gantt-row" data-node="{node}">"#)), "{node}");
+    }
+    assert!(html.contains(r#"<section class="chain""#), "erwee402's Insufficient cpu pods have chains");
+    let Some(browser) = browser_or_skip("report_of_every_real_fixture_renders") else { return };
+    let dom = chromium(&browser, &report, &["--dump-dom"]);
+    for marker in [r#"<section class="chain""#, "<svg ", r#"class="gantt-row""#, r#"class="band "#, "<li"] {
+        assert_eq!(dom.matches(marker).count(), html.matches(marker).count(), "{marker}");
+    }
+}

@@ -1,0 +1,144 @@
+//! Running kdrift's recorder in-process against a [`crate::fake_kube::FakeKube`]:
+//! its own thread and runtime, a store file that is released when it stops,
+//! and an observer the test waits on (what was listed, observed, committed).
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use kdrift_ingest::api::{record, ApiReport, Clock, RecordObserver, RecordOptions};
+use kdrift_ingest::record::Change;
+use kdrift_ingest::store::writer::RunCounts;
+use kdrift_ingest::Store;
+use kdrift_rebalance::cluster::{ClusterOptions, ResourceKind, Scope};
+
+/// What the recorder reported so far.
+#[derive(Debug, Default, Clone)]
+pub struct Seen {
+    /// Resource name → number of (re-)lists completed.
+    pub lists: HashMap<String, u32>,
+    /// Every observation staged: (resource name, change, resourceVersion).
+    pub observed: Vec<(String, Change, String)>,
+    /// Resource name → highest resourceVersion observed.
+    pub max_rv: HashMap<String, u64>,
+    /// Problems reported: (resource name, message, fatal).
+    pub problems: Vec<(String, String, bool)>,
+    /// Totals after the last batch commit.
+    pub committed: Option<RunCounts>,
+}
+
+/// An observer shared with the test thread.
+#[derive(Debug, Clone, Default)]
+pub struct Watched(Arc<(Mutex<Seen>, Condvar)>);
+
+impl Watched {
+    /// A copy of what was seen.
+    pub fn seen(&self) -> Seen {
+        self.0 .0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Waits until `condition` holds (true) or `timeout` passes (false).
+    pub fn wait(&self, timeout: Duration, condition: impl Fn(&Seen) -> bool) -> bool {
+        let deadline = Instant::now() + timeout;
+        let (lock, cvar) = &*self.0;
+        let mut seen = lock.lock().unwrap_or_else(|p| p.into_inner());
+        while !condition(&seen) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            seen = cvar.wait_timeout(seen, left).unwrap_or_else(|p| p.into_inner()).0;
+        }
+        true
+    }
+
+    fn update(&self, f: impl FnOnce(&mut Seen)) {
+        let (lock, cvar) = &*self.0;
+        f(&mut lock.lock().unwrap_or_else(|p| p.into_inner()));
+        cvar.notify_all();
+    }
+}
+
+impl RecordObserver for Watched {
+    fn observed(&mut self, resource: &ResourceKind, change: Change, resource_version: &str) {
+        self.update(|s| {
+            let rv: u64 = resource_version.parse().unwrap_or(0);
+            let max = s.max_rv.entry(resource.name()).or_insert(0);
+            *max = (*max).max(rv);
+            s.observed.push((resource.name(), change, resource_version.to_string()));
+        });
+    }
+
+    fn synced(&mut self, resource: &ResourceKind, _resource_version: &str, _relist: bool) {
+        self.update(|s| *s.lists.entry(resource.name()).or_insert(0) += 1);
+    }
+
+    fn committed(&mut self, counts: &RunCounts) {
+        self.update(|s| s.committed = Some(*counts));
+    }
+
+    fn problem(&mut self, resource: &ResourceKind, message: &str, fatal: bool) {
+        self.update(|s| s.problems.push((resource.name(), message.to_string(), fatal)));
+    }
+}
+
+/// A recorder running in its own thread.
+pub struct RunningRecorder {
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<ApiReport>>,
+    /// What it reports.
+    pub watched: Watched,
+}
+
+impl RunningRecorder {
+    /// Starts recording every namespace of the cluster `kubeconfig` points
+    /// at into `db`; `tune` adjusts the options (batch sizes, backoff).
+    ///
+    /// # Panics
+    /// When the store or the cluster cannot be opened (in the thread: at
+    /// [`RunningRecorder::stop`]).
+    pub fn start(
+        kubeconfig: &Path,
+        db: &Path,
+        clock: Arc<dyn Clock>,
+        tune: impl FnOnce(&mut RecordOptions) + Send + 'static,
+    ) -> RunningRecorder {
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let watched = Watched::default();
+        let mut observer = watched.clone();
+        let (kubeconfig, db) = (kubeconfig.to_path_buf(), db.to_path_buf());
+        let thread = std::thread::spawn(move || {
+            let rt =
+                tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+            rt.block_on(async move {
+                let store = Store::open(&db).expect("store");
+                let opts = ClusterOptions { kubeconfig: Some(kubeconfig), context: None };
+                let c = opts.open().await.expect("connect");
+                let mut options = RecordOptions::new(c.url.clone(), Scope::AllNamespaces);
+                tune(&mut options);
+                let shutdown = async move {
+                    let _ = stopped.await;
+                };
+                record(&store, &c.client, &options, clock, shutdown, &mut observer).await.expect("record")
+            })
+        });
+        RunningRecorder { stop: Some(stop), thread: Some(thread), watched }
+    }
+
+    /// Waits until every resource of `resources` has been listed `lists` times.
+    pub fn wait_listed(&self, resources: &[ResourceKind], lists: u32, timeout: Duration) -> bool {
+        self.watched.wait(timeout, |s| resources.iter().all(|r| s.lists.get(&r.name()).copied().unwrap_or(0) >= lists))
+    }
+
+    /// Stops it (as SIGTERM would) and returns its report.
+    ///
+    /// # Panics
+    /// When the recorder failed.
+    pub fn stop(mut self) -> ApiReport {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        self.thread.take().expect("running").join().expect("recorder thread")
+    }
+}

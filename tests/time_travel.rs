@@ -1,0 +1,79 @@
+//! Time travel when only events exist: the demo's events and owner objects
+//! plus only the pod versions of pods created before the scenario started
+//! (the bootstrap pods, whose Scheduled events are long gone). Placements of
+//! every later pod come from Scheduled events, requests from the nearest
+//! version of the same owner; the chain reaches the same numbers, marked
+//! estimated.
+
+use kdrift_analyze::state::ClusterAt;
+use kdrift_analyze::why_pending;
+use kdrift_ingest::demo::to_record;
+use kdrift_ingest::ingest_records;
+use kdrift_ingest::scenario::{generate, ScenarioConfig};
+use kdrift_tests::temp_store;
+
+#[test]
+fn events_and_owner_templates_rebuild_node_1_at_the_failure() {
+    let scenario = generate(&ScenarioConfig { seed: 6, scale: 1 });
+    let facts = scenario.facts.clone();
+    let start = facts.start;
+    let pending_key = (facts.pending_pod.namespace.clone(), facts.pending_pod.name.clone());
+    let mut dropped = 0usize;
+    let records: Vec<_> = scenario
+        .records
+        .into_iter()
+        .filter(|r| {
+            let o = &r.object;
+            if o["kind"] != "Pod" {
+                return true;
+            }
+            let created = o["metadata"]["creationTimestamp"].as_str().unwrap_or_default();
+            let created_before = chrono::DateTime::parse_from_rfc3339(created).is_ok_and(|t| t < start);
+            let key = (
+                o["metadata"]["namespace"].as_str().unwrap_or_default().to_string(),
+                o["metadata"]["name"].as_str().unwrap_or_default().to_string(),
+            );
+            let keep = created_before || key == pending_key;
+            if !keep {
+                dropped += 1;
+            }
+            keep
+        })
+        .map(|r| to_record(r, "partial"))
+        .collect();
+    assert!(dropped > 500, "most pod versions are dropped: {dropped}");
+    let (_dir, store) = temp_store();
+    ingest_records(&store, "file", "partial", records).expect("ingest");
+
+    let at = facts.failure_at;
+    let cluster = ClusterAt::load(&store, at).expect("state");
+    // Every bound pod at the failure is either a bootstrap pod (its object
+    // was kept) or known only from its Scheduled event.
+    let bound: usize = facts.usage_at_failure.iter().map(|u| u.pods).sum();
+    let bootstrap_bound = cluster
+        .pods
+        .iter()
+        .filter(|p| p.node_name.is_some() && !cluster.event_only_pods.contains(&format!("{}/{}", p.namespace, p.name)))
+        .count();
+    assert!(bootstrap_bound > 0, "some bootstrap pods are still bound at the failure");
+    assert_eq!(cluster.event_only_pods.len(), bound - bootstrap_bound, "{:?}", cluster.event_only_pods);
+    assert!(cluster.event_only_pods.len() > 40, "{}", cluster.event_only_pods.len());
+    assert!(cluster.requests_unknown.is_empty(), "{:?}", cluster.requests_unknown);
+    let plex = format!("media/{}", facts.plex.name);
+    assert!(cluster.event_only_pods.contains(&plex));
+
+    let r = why_pending(&store, &facts.pending_pod.namespace, &facts.pending_pod.name).expect("query").expect("report");
+    let s = r.state.as_ref().expect("state");
+    for u in &facts.usage_at_failure {
+        let n = s.nodes.iter().find(|n| n.name == u.node).expect("node");
+        let cpu = n.resources.iter().find(|x| x.resource == "cpu").expect("cpu");
+        assert_eq!(cpu.requested, u.requested_cpu_millis, "{} cpu rebuilt from events", u.node);
+        assert_eq!(n.pods, u.pods, "{} pods rebuilt from events", u.node);
+        assert!(n.estimated, "{}: numbers from events are marked estimated", u.node);
+    }
+    let sf = s.shortfalls.first().expect("shortfall");
+    assert_eq!((sf.node.as_str(), sf.free, sf.short), ("node-1", 58, 42));
+    assert_eq!(s.left, ["node-1"], "plex (known only from its Scheduled event) anchors the pod affinity");
+    assert_eq!(s.matches_event, Some(true));
+    assert!(r.notes.iter().any(|n| n.contains("known only from events")), "{:?}", r.notes);
+}

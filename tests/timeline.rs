@@ -1,0 +1,158 @@
+//! `timeline drains` and `skew` on the demo scenario: both rolling drains
+//! with the scenario's node order and times, the pods each node lost, where
+//! they landed, and the skew each drain left; on the real node-event
+//! sequences of `../shared/fixtures/real/drains`: which node went NotReady
+//! when, and what the node controller evicted.
+
+use chrono::{DateTime, Utc};
+use kdrift_analyze::drain_timeline;
+use kdrift_analyze::drains::{EpisodeEnd, OperationKind};
+use kdrift_analyze::skew::{policy_from_thresholds, skew};
+use kdrift_ingest::demo::ingest_scenario;
+use kdrift_ingest::ingest_records;
+use kdrift_ingest::scenario::{generate, ScenarioConfig};
+use kdrift_rebalance::planner::NodeClass;
+use kdrift_rebalance::Policy;
+use kdrift_tests::{real_fixtures_or_skip, temp_store, tsv_node_events};
+
+fn t(s: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(s).map(|t| t.with_timezone(&Utc)).expect("time")
+}
+
+#[test]
+fn demo_has_two_rolling_drains_in_the_scenario_order_with_the_skew_each_left() {
+    let scenario = generate(&ScenarioConfig { seed: 3, scale: 1 });
+    let facts = scenario.facts.clone();
+    let (_dir, store) = temp_store();
+    ingest_scenario(&store, scenario, 3).expect("ingest");
+    let tl = drain_timeline(&store, None, None).expect("timeline");
+    assert_eq!(
+        tl.operations.len(),
+        2,
+        "{:#?}",
+        tl.operations.iter().map(|o| (&o.order, o.started_at)).collect::<Vec<_>>()
+    );
+    for (op, d) in tl.operations.iter().zip(&facts.drains) {
+        assert_eq!(op.number, d.number as usize);
+        assert_eq!(op.kind, OperationKind::RollingDrain);
+        assert_eq!(op.started_at, d.started_at);
+        assert_eq!(op.ended_at, Some(d.ended_at));
+        let order: Vec<&str> = d.windows.iter().map(|w| w.node.as_str()).collect();
+        assert_eq!(op.order, order, "drain #{}", d.number);
+        for w in &d.windows {
+            let e = op.episode(&w.node).expect("episode");
+            assert_eq!(e.cordoned_at, Some(w.cordoned_at), "{} cordon", w.node);
+            assert_eq!(e.uncordoned_at, Some(w.uncordoned_at), "{} uncordon", w.node);
+            assert_eq!(e.ready_at, Some(w.ready_at), "{} ready", w.node);
+            assert_eq!(e.end, EpisodeEnd::Closed);
+            assert_eq!(e.reboots.len(), 1, "{} rebooted once", w.node);
+            assert_eq!(e.evicted.len(), w.evicted_pods, "{} evicted", w.node);
+            assert!(e.evicted.iter().all(|m| m.evidence.iter().any(|x| x == "DisruptionTarget")));
+        }
+        assert_eq!(op.not_replaced, 0, "every evicted pod was replaced");
+        assert_eq!(op.pods_moved, d.windows.iter().map(|w| w.evicted_pods).sum::<usize>());
+    }
+    let (d1, d2) = (&tl.operations[0], &tl.operations[1]);
+    // Drain #2: node-2/3/4 drained together while node-1 was back: the burst
+    // of replacements on node-1 is the scenario's burst.
+    let on_node1 = d2.landed.iter().find(|l| l.node == "node-1").map(|l| l.pods);
+    assert_eq!(on_node1, Some(facts.burst_pods.len()));
+    assert_eq!(facts.burst_pods.len(), 28);
+    // The skew each drain left (cpu requested %, max − min), one minute after it ended.
+    let cpu = |op: &kdrift_analyze::Operation, node: &str| {
+        op.after.node(node).and_then(|n| n.get("cpu")).map(|c| c.requested)
+    };
+    assert_eq!(cpu(d2, "node-1"), Some(1942), "node-1 ends drain #2 at 1942m of 2000m");
+    assert_eq!(format!("{:.1}", d1.cpu_skew_after), "52.1");
+    assert_eq!(format!("{:.1}", d2.cpu_skew_after), "94.6");
+    let s2 = d2.after.skew.iter().find(|s| s.resource == "cpu").expect("cpu skew");
+    assert_eq!((s2.max_node.as_str(), s2.min_node.as_str()), ("node-1", "node-5"));
+    assert!(d2.cpu_skew_after > d1.cpu_skew_after && d1.cpu_skew_after > d1.cpu_skew_before);
+
+    // --since/--until keep the numbering.
+    let only2 = drain_timeline(&store, Some(t("2026-11-28T00:00:00Z")), None).expect("timeline");
+    assert_eq!(only2.operations.len(), 1);
+    assert_eq!(only2.operations[0].number, 2);
+    let none = drain_timeline(&store, Some(t("2026-11-29T00:00:00Z")), None).expect("timeline");
+    assert!(none.operations.is_empty());
+}
+
+#[test]
+fn demo_skew_at_the_failure_classifies_node_1_overutilized() {
+    let scenario = generate(&ScenarioConfig { seed: 4, scale: 1 });
+    let facts = scenario.facts.clone();
+    let (_dir, store) = temp_store();
+    ingest_scenario(&store, scenario, 4).expect("ingest");
+    let chart = Policy::from_yaml("deschedulerPolicy: null").expect("chart default");
+    let r = skew(&store, Some(facts.failure_at), &chart).expect("skew");
+    assert_eq!(r.nodes.len(), 5);
+    let node = |n: &str| r.nodes.iter().find(|x| x.requested.node == n).expect("node");
+    let cpu1 = node("node-1").requested.get("cpu").expect("cpu");
+    assert_eq!((cpu1.requested, cpu1.allocatable), (1942, 2000));
+    assert_eq!(node("node-1").class, Some(NodeClass::Overutilized));
+    assert!(node("node-1").why.contains("cpu 97.1% > 50"), "{}", node("node-1").why);
+    assert_eq!(
+        node("node-5").requested.get("cpu").map(|c| c.requested),
+        Some(facts.usage("node-5").expect("n5").requested_cpu_millis)
+    );
+    let cpu = r.skew.iter().find(|s| s.resource == "cpu").expect("cpu skew");
+    assert_eq!(
+        (cpu.max_node.as_str(), cpu.min_node.as_str(), format!("{:.1}", cpu.skew)),
+        ("node-1", "node-5", "68.1".into())
+    );
+    // The GPU nodes offer gpu.intel.com/i915; node-1 has plex's slot.
+    assert_eq!(node("node-1").requested.get("gpu.intel.com/i915").map(|g| g.requested), Some(1));
+    assert!(node("node-5").requested.get("gpu.intel.com/i915").is_none());
+    // Thresholds from the command line: node-2 (40.0 % cpu) is underutilized at cpu=40.
+    let t = |v: f64| [("cpu".to_string(), v), ("memory".to_string(), v)].into_iter().collect();
+    let custom = policy_from_thresholds(t(40.0), t(60.0)).expect("policy");
+    let r = skew(&store, Some(facts.failure_at), &custom).expect("skew");
+    let n2 = r.nodes.iter().find(|x| x.requested.node == "node-2").expect("node-2");
+    assert_eq!(n2.class, Some(NodeClass::Underutilized));
+    assert_eq!(format!("{:.1}", n2.requested.percent("cpu")), "40.0");
+}
+
+#[test]
+#[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
+fn real_node_events_k8s_ha_master_goes_not_ready_and_the_node_controller_evicts() {
+    let Some(real) = real_fixtures_or_skip("real_node_events_k8s_ha") else { return };
+    let path = real.join("drains/node-events-TonyChengTW-k8s-ha-v1.8.1.tsv");
+    let records = tsv_node_events(&path).expect("tsv");
+    assert_eq!(records.len(), 15, "every event row of the file");
+    let (_dir, store) = temp_store();
+    ingest_records(&store, "file", &path.display().to_string(), records).expect("ingest");
+    let tl = drain_timeline(&store, None, None).expect("timeline");
+    // 2017-11-02: k8s-master1's earlier outage (DeletingAllPods 09:18:19, NotReady 10:31:51).
+    // 2017-11-03: k8s-worker1 NotReady 03:14:17 → Ready 03:14:27; k8s-master1 NotReady 03:17:27,
+    // the node controller deleting its pods at 03:21:47 (3 static pods marked for deletion).
+    assert_eq!(tl.operations.len(), 2, "{:#?}", tl.operations);
+    let first = &tl.operations[0];
+    assert_eq!(first.order, vec!["k8s-master1"]);
+    assert_eq!(first.started_at, t("2017-11-02T09:18:19Z"));
+    assert_eq!(first.episodes[0].not_ready_at, Some(t("2017-11-02T10:31:51Z")));
+    assert_eq!(first.episodes[0].end, EpisodeEnd::RecoveryUnseen);
+    let second = &tl.operations[1];
+    assert_eq!(second.kind, OperationKind::Outage);
+    assert_eq!(second.order, vec!["k8s-worker1", "k8s-master1"]);
+    let worker = second.episode("k8s-worker1").expect("worker1");
+    assert_eq!(
+        (worker.not_ready_at, worker.ready_at),
+        (Some(t("2017-11-03T03:14:17Z")), Some(t("2017-11-03T03:14:27Z")))
+    );
+    assert_eq!(worker.end, EpisodeEnd::Closed);
+    let master = second.episode("k8s-master1").expect("master1");
+    assert_eq!(master.not_ready_at, Some(t("2017-11-03T03:17:27Z")));
+    assert_eq!(master.node_controller_deleted_pods, vec![t("2017-11-03T03:21:47Z")]);
+    assert_eq!(master.end, EpisodeEnd::Open, "never seen Ready again");
+    let mut evicted: Vec<&str> = master.evicted.iter().map(|m| m.name.as_str()).collect();
+    evicted.sort_unstable();
+    assert_eq!(
+        evicted,
+        ["kube-apiserver-k8s-master1", "kube-controller-manager-k8s-master1", "kube-scheduler-k8s-master1"]
+    );
+    assert!(master
+        .evicted
+        .iter()
+        .all(|m| m.evidence == ["NodeControllerEviction"] && m.evicted_at == t("2017-11-03T03:21:47Z")));
+    assert_eq!(second.ended_at, None);
+}

@@ -1,0 +1,179 @@
+//! Failures of a VictoriaLogs pull against the fake: a 400 shows the
+//! server's body and is not retried; a 503 is retried and the window
+//! committed; a body cut off mid-stream fails the window, which is retried
+//! and never half-committed; a persistent abort names the window while the
+//! earlier windows stay; `--resume` continues after the last committed
+//! window; tenant headers and Bearer auth reach the server.
+
+use chrono::{DateTime, Duration, Utc};
+use kdrift_ingest::victorialogs::{Auth, Failure, Layout, Tenant, VlError};
+use kdrift_tests::fake_vlogs::{FakeVlogs, Fault};
+use kdrift_tests::shippers::{ship, Seen, Sighting};
+use kdrift_tests::temp_store;
+use kdrift_tests::vl_pull::{pull_blocking, store_events, test_options, utc};
+use serde_json::json;
+
+const START: &str = "2026-11-27T00:00:00Z";
+const END: &str = "2026-11-27T06:00:00Z";
+
+/// 60 events, one every 6 minutes from 00:00 (10 per hour).
+fn events() -> Vec<Sighting> {
+    (0..60)
+        .map(|i| {
+            let t = utc(START) + Duration::minutes(6 * i);
+            let ts = t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+            Sighting {
+                observed_at: t,
+                seen: Seen::Added,
+                object: json!({
+                    "apiVersion": "v1", "kind": "Event",
+                    "metadata": {"name": format!("web-{i}.18{i:04x}"), "namespace": "shop", "uid": format!("uid-{i}"),
+                                 "creationTimestamp": ts},
+                    "involvedObject": {"kind": "Pod", "namespace": "shop", "name": format!("web-{i}")},
+                    "reason": "BackOff", "message": format!("Back-off restarting failed container it's #{i}"),
+                    "type": "Warning", "count": i % 3 + 1, "source": {"component": "kubelet", "host": "node-1"},
+                    "firstTimestamp": ts, "lastTimestamp": ts, "eventTime": null
+                }),
+            }
+        })
+        .collect()
+}
+
+fn loaded() -> FakeVlogs {
+    let vl = FakeVlogs::start();
+    ship(&vl.url(), Layout::Raw, &events(), None);
+    vl
+}
+
+/// 10 rows per window: the hour windows 00:00, 01:00, … 05:00.
+fn options() -> kdrift_ingest::victorialogs::PullOptions {
+    test_options(utc(START), utc(END), 10)
+}
+
+fn hour(h: u32) -> String {
+    format!("_time:[2026-11-27T{h:02}:00:00Z")
+}
+
+fn last_times(store: &kdrift_ingest::Store) -> Vec<DateTime<Utc>> {
+    store_events(store).values().map(|e| utc(e["last_time"].as_str().unwrap_or_default())).collect()
+}
+
+#[test]
+fn a_400_shows_the_servers_body_and_is_not_retried() {
+    let vl = loaded();
+    vl.inject(Fault::BadRequest, None, None);
+    let (_d, store) = temp_store();
+    let err = pull_blocking(&store, &vl.url(), Auth::default(), &options()).expect_err("400");
+    let text = format!("{:#}", anyhow_like(&err));
+    assert!(
+        text.contains("HTTP 400: cannot parse query [_time:[2026-11-27T00:00:00Z, 2026-11-27T01:00:00Z)"),
+        "{text}"
+    );
+    assert!(text.contains("window [2026-11-27T00:00:00Z, 2026-11-27T01:00:00Z)"), "{text}");
+    assert!(matches!(err.error, VlError::Window { attempts: 1, failure: Failure::Status { status: 400, .. }, .. }));
+    assert!(err.committed.windows.is_empty());
+    assert_eq!(vl.seen().iter().filter(|s| s.path == "/select/logsql/query").count(), 1, "no retry");
+}
+
+/// The error and its sources, as `anyhow`'s `{:#}` prints them.
+fn anyhow_like(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        source = s.source();
+    }
+    out
+}
+
+#[test]
+fn a_503_is_retried_and_the_window_committed() {
+    let vl = loaded();
+    vl.inject(Fault::Unavailable, Some(2), Some(&hour(0)));
+    vl.inject_on("/select/logsql/field_names", Fault::Unavailable, Some(1), None);
+    vl.inject_on("/select/logsql/hits", Fault::Unavailable, Some(2), None);
+    let (_d, store) = temp_store();
+    let r = pull_blocking(&store, &vl.url(), Auth::default(), &options()).expect("pull");
+    assert_eq!(r.windows.len(), 6);
+    assert_eq!(r.windows[0].attempts, 3, "two 503s, then the answer");
+    assert!(r.windows[1..].iter().all(|w| w.attempts == 1));
+    assert_eq!((r.rows(), r.added()), (60, 60));
+    assert_eq!(store_events(&store).len(), 60);
+    let answers = |path: &str| vl.seen().iter().filter(|s| s.path == path).count();
+    assert_eq!((answers("/select/logsql/field_names"), answers("/select/logsql/hits")), (2, 3), "retried too");
+}
+
+#[test]
+fn a_body_cut_mid_stream_fails_the_window_which_is_retried_and_never_half_committed() {
+    for fault in [Fault::Truncate { lines: 4 }, Fault::ErrorText { lines: 4 }] {
+        let vl = loaded();
+        vl.inject(fault.clone(), Some(1), Some(&hour(2)));
+        let (_d, store) = temp_store();
+        let r = pull_blocking(&store, &vl.url(), Auth::default(), &options()).expect("pull");
+        let w = &r.windows[2];
+        assert_eq!((w.attempts, w.rows, w.added), (2, 10, 10), "{fault:?}: the retry read the whole window");
+        assert_eq!(store_events(&store).len(), 60, "{fault:?}: every event once, none from the aborted attempt twice");
+        assert_eq!(r.added(), 60);
+    }
+}
+
+#[test]
+fn a_persistent_abort_names_the_window_and_earlier_windows_stay_then_resume_continues() {
+    let vl = loaded();
+    vl.inject(Fault::ErrorText { lines: 3 }, None, Some(&hour(3)));
+    let (_d, store) = temp_store();
+    let err = pull_blocking(&store, &vl.url(), Auth::default(), &options()).expect_err("persistent abort");
+    let text = anyhow_like(&err);
+    assert!(
+        text.contains("window [2026-11-27T03:00:00Z, 2026-11-27T04:00:00Z) of http://127.0.0.1:"),
+        "the window is named: {text}"
+    );
+    assert!(text.contains("failed after 3 attempt(s); nothing of this window was committed"), "{text}");
+    assert!(text.contains("error during query execution"), "the cause is shown: {text}");
+    assert_eq!(err.committed.windows.len(), 3, "windows 00:00-03:00 committed");
+    let times = last_times(&store);
+    assert_eq!(times.len(), 30);
+    assert!(times.iter().all(|t| *t < utc("2026-11-27T03:00:00Z")), "nothing of the failed window");
+
+    vl.clear_faults();
+    let mut resume = options();
+    resume.resume = true;
+    let r = pull_blocking(&store, &vl.url(), Auth::default(), &resume).expect("resumed pull");
+    assert_eq!(r.resumed_from, Some(utc("2026-11-27T03:00:00Z")));
+    assert_eq!(r.windows.first().map(|w| w.window.start), Some(utc("2026-11-27T03:00:00Z")));
+    assert_eq!((r.windows.len(), r.rows(), r.added()), (3, 30, 30), "only the rest is pulled");
+    assert_eq!(last_times(&store).len(), 60);
+
+    let done = pull_blocking(&store, &vl.url(), Auth::default(), &resume).expect("nothing left");
+    assert!(done.windows.is_empty() && done.notes.iter().any(|n| n.contains("nothing left")), "{:?}", done.notes);
+}
+
+#[test]
+fn tenant_headers_and_bearer_tokens_reach_the_server() {
+    let vl = FakeVlogs::start();
+    ship(&vl.url(), Layout::Raw, &events(), Some((3, 7)));
+    vl.require_bearer("t0k3n");
+    let (_d, store) = temp_store();
+    let auth = Auth {
+        bearer: Some(kdrift_ingest::victorialogs::Secret::new("t0k3n")),
+        tenant: Tenant { account_id: Some(3), project_id: Some(7) },
+        ..Auth::default()
+    };
+    let r = pull_blocking(&store, &vl.url(), auth, &options()).expect("pull");
+    assert_eq!(r.rows(), 60);
+    assert!(r.pull_key.contains("account=3 project=7"), "{}", r.pull_key);
+    let queries: Vec<_> = vl.seen().into_iter().filter(|s| s.path == "/select/logsql/query").collect();
+    assert!(queries.iter().all(|s| s.account_id.as_deref() == Some("3") && s.project_id.as_deref() == Some("7")));
+
+    // The default tenant sees nothing of tenant 3/7; a wrong token is refused with 401.
+    let (_d2, store2) = temp_store();
+    let mut no_tenant = Auth { bearer: Some(kdrift_ingest::victorialogs::Secret::new("t0k3n")), ..Auth::default() };
+    let mut opts = options();
+    opts.layout = Some(Layout::Raw);
+    assert_eq!(pull_blocking(&store2, &vl.url(), no_tenant.clone(), &opts).expect("pull").rows(), 0);
+    no_tenant.bearer = Some(kdrift_ingest::victorialogs::Secret::new("wrong"));
+    let err = pull_blocking(&store2, &vl.url(), no_tenant, &opts).expect_err("401");
+    assert!(anyhow_like(&err).contains("HTTP 401: Unauthorized"), "{}", anyhow_like(&err));
+    assert!(!format!("{err:?}").contains("wrong"), "the token never shows");
+}
