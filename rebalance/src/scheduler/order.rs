@@ -7,15 +7,23 @@
 //! and `f = min(1, requested fraction after adding it)` (`f ≤ v`):
 //! LeastAllocated ≤ 50 × (2 − vc − vm) and BalancedAllocation ≤ 100 − 50 ×
 //! |fc − fm| (0 for a pod requesting neither cpu nor memory), so their sum is
-//! at most `200 − 50 × max over cpu and memory of (v + f)`. Without caps (a
-//! node at most 90 % full in non-zero requests and a pod of at most 10 % of
-//! it), `v + f ≥ x + y + 2α`, `α` the pod's smaller request fraction; with
-//! caps, `≥ min(2, x + y + α)` still. `x + y` does not depend on the pod, so
-//! the nodes of one allocatable size are kept sorted by its maximum over
-//! cpu and memory. For a pod requesting neither cpu nor memory the bound is
-//! LeastAllocated's alone, `100 − 50 × (vc + vm)`, with a second order by
-//! `yc + ym`. Nodes lacking cpu or memory allocatable, fuller than 90 %, or
-//! whose requests break `non-zero ≥ requested ≥ 0`, are always looked at.
+//! at most `200 − 50 × S` with `S = vc + vm + |fc − fm|`, itself at least
+//! `max over cpu and memory of (v + f)`.
+//!
+//! Without caps (a node at most 90 % full in non-zero requests and a pod of
+//! at most 10 % of it), with `z` and `r` the pod's non-zero and requested
+//! fractions: `S = (yc + ym) + (zc + zm) + |(xc − xm) + (rc − rm)|`, at least
+//! `spread + (zc + zm) − |rc − rm|` where `spread = yc + ym + |xc − xm|`
+//! depends on the node alone: the nodes of one allocatable size are kept
+//! sorted by it, the scan stops at the first whose bound misses the
+//! runner-up, and skips the nodes before whose own `S` already misses it.
+//! With caps, `max(v + f) ≥ min(2, max(x + y) + α)`, `α` the pod's smaller
+//! request fraction: a second order by `max(x + y)`. For a pod requesting
+//! neither cpu nor memory the bound is LeastAllocated's alone, `100 − 50 ×
+//! (vc + vm)`, with a third order by `yc + ym`. Nodes lacking cpu or memory
+//! allocatable, fuller than 90 %, or whose requests break `non-zero ≥
+//! requested ≥ 0`, are always looked at. Fractions are floored billionths;
+//! the margins below cover the floors.
 //!
 //! The other scores are the same on every node when no node has a
 //! PreferNoSchedule taint (TaintToleration: 100 each), the pod has no
@@ -49,15 +57,57 @@ type Size = (i64, i64);
 /// other one past its allocatable.
 const FULL: i64 = ONE / 10 * 9;
 
-/// The nodes of one size in the two orders: `(key, slot)` → the slot's
+/// The nodes of one size in the three orders: `(key, slot)` → the slot's
 /// amounts (kept inline so the scan reads memory in order).
 #[derive(Default)]
 struct Sorted {
+    /// Key: `spread = yc + ym + |xc − xm|`; value: the node's fractions and
+    /// amounts.
+    by_spread: BTreeMap<(i64, usize), (Fractions, Amounts)>,
     /// Key: max over cpu and memory of `x + y` (billionths).
     by_sum: BTreeMap<(i64, usize), Amounts>,
     /// Key: `yc + ym` (billionths).
     by_non_zero: BTreeMap<(i64, usize), Amounts>,
 }
+
+/// Margin (billionths) under which a bound computed from floored fractions
+/// stays below the real one: each floor is off by less than one.
+const FLOORS: i64 = 8;
+
+/// Floored fractions (billionths) of a node's allocatable: requested `x`
+/// and non-zero requested `y`, cpu and memory; or the same of a pod.
+#[derive(Debug, Clone, Copy)]
+struct Fractions {
+    xc: i64,
+    xm: i64,
+    yc: i64,
+    ym: i64,
+}
+
+/// Lower and upper bounds of LeastAllocated + BalancedAllocation (as
+/// [`super::resources_fit::resource_scores`] computes them) of a pod
+/// (`pod`: `x` its requests, `y` its non-zero requests) on an uncapped node,
+/// from floored fractions. Each real fraction is in `[floor, floor + 1)`
+/// billionths, so a sum of two is within 2 of the sum of floors; the float
+/// arithmetic of BalancedAllocation is off by less than 10⁻¹³, covered by
+/// one more billionth (× 50 = 5 × 10⁻⁸ points). Equal bounds are the score.
+fn score_bounds(node: &Fractions, pod: &Fractions) -> (i64, i64) {
+    const SCORE: i64 = MAX_NODE_SCORE;
+    // LeastAllocated per resource: floor(100 × free), free ∈ (f − 2, f].
+    let free_c = ONE - node.yc - pod.yc;
+    let free_m = ONE - node.ym - pod.ym;
+    let least_up = (SCORE * free_c / ONE + SCORE * free_m / ONE) / 2;
+    let least_lo = (SCORE * (free_c - 2) / ONE + SCORE * (free_m - 2) / ONE) / 2;
+    // BalancedAllocation: floor(100 − 50 × |fc − fm|), |fc − fm| within 2 of |Δ|.
+    let delta = ((node.xc + pod.xc) - (node.xm + pod.xm)).abs();
+    let half = SCORE / 2;
+    let balanced_up = if delta < 3 { SCORE } else { (SCORE * ONE - half * (delta - 3)) / ONE };
+    let balanced_lo = (SCORE * ONE - half * (delta + 3)) / ONE;
+    (least_lo + balanced_lo, least_up + balanced_up)
+}
+
+/// Per slot: its size and keys `(spread, max(x + y), yc + ym)`.
+type Keys = (Size, i64, i64, i64);
 
 /// The nodes by allocatable size, each size sorted by its keys, and a copy
 /// of every slot's [`Amounts`] (compact, for the scan).
@@ -68,7 +118,7 @@ pub(crate) struct NodeOrder {
     amounts: Vec<Amounts>,
     sizes: HashMap<Size, Sorted>,
     /// Per slot: its size and current keys (`None`: always looked at).
-    keys: Vec<Option<(Size, i64, i64)>>,
+    keys: Vec<Option<Keys>>,
     /// Slots always looked at.
     always: Vec<usize>,
     /// Some node has a PreferNoSchedule taint.
@@ -122,20 +172,23 @@ impl NodeOrder {
         }
         let size = (a.alloc_cpu, a.alloc_memory);
         // Floors: never above the real fractions.
-        let by_sum =
-            (fraction(a.requested_cpu, a.alloc_cpu) + yc).max(fraction(a.requested_memory, a.alloc_memory) + ym);
+        let (xc, xm) = (fraction(a.requested_cpu, a.alloc_cpu), fraction(a.requested_memory, a.alloc_memory));
+        let by_sum = (xc + yc).max(xm + ym);
         let by_non_zero = yc + ym;
+        let spread = by_non_zero + (xc - xm).abs();
         let sorted = self.sizes.entry(size).or_default();
+        sorted.by_spread.insert((spread, i), (Fractions { xc, xm, yc, ym }, *a));
         sorted.by_sum.insert((by_sum, i), *a);
         sorted.by_non_zero.insert((by_non_zero, i), *a);
-        self.keys[i] = Some((size, by_sum, by_non_zero));
+        self.keys[i] = Some((size, spread, by_sum, by_non_zero));
     }
 
     /// Takes slot `i`'s new amounts after a pod was added to it.
     pub(crate) fn update(&mut self, i: usize, amounts: Amounts) {
         match self.keys[i] {
-            Some((size, by_sum, by_non_zero)) => {
+            Some((size, spread, by_sum, by_non_zero)) => {
                 if let Some(sorted) = self.sizes.get_mut(&size) {
+                    sorted.by_spread.remove(&(spread, i));
                     sorted.by_sum.remove(&(by_sum, i));
                     sorted.by_non_zero.remove(&(by_non_zero, i));
                 }
@@ -168,15 +221,17 @@ impl NodeOrder {
         (0..2).all(|r| pod.requests[r] >= 0 && pod.non_zero[r] >= pod.requests[r])
     }
 
-    /// Calls `visit(slot, amounts)` on the slots that can still matter, from
-    /// the emptiest; `visit` returns the LeastAllocated + BalancedAllocation
-    /// score a node must now reach to matter (`None`: every node matters).
+    /// Calls `visit(slot, amounts, score)` on the slots that can still
+    /// matter, from the emptiest, `score` being the slot's LeastAllocated +
+    /// BalancedAllocation for the pod when the bounds pin it down; `visit`
+    /// returns the score a node must now reach to matter (`None`: every node
+    /// matters).
     /// The rest of a size is skipped once its bound (see the module docs),
     /// with a margin of 10⁻⁷ for float rounding, is below that.
-    pub(crate) fn scan(&self, pod: &PodAmounts, mut visit: impl FnMut(usize, &Amounts) -> Option<i64>) {
+    pub(crate) fn scan(&self, pod: &PodAmounts, mut visit: impl FnMut(usize, &Amounts, Option<i64>) -> Option<i64>) {
         let mut need = None;
         for &i in &self.always {
-            need = visit(i, &self.amounts[i]);
+            need = visit(i, &self.amounts[i], None);
         }
         let best_effort = pod.requests[0] == 0 && pod.requests[1] == 0;
         // Bound = top − 50 × min(2, key + shift): the largest `key + shift`
@@ -193,23 +248,103 @@ impl NodeOrder {
             let (rc, rm) = (fraction(pod.requests[0], alloc_cpu), fraction(pod.requests[1], alloc_memory));
             let (zc, zm) = (fraction(pod.non_zero[0], alloc_cpu), fraction(pod.non_zero[1], alloc_memory));
             let uncapped = zc < ONE - FULL && zm < ONE - FULL;
+            let mut stop = limit(need);
+            if uncapped && !best_effort {
+                // S ≥ spread + (zc + zm) − |rc − rm|; then each node's own bounds.
+                let shift = zc + zm - (rc - rm).abs() - FLOORS;
+                let pod_fractions = Fractions { xc: rc, xm: rm, yc: zc, ym: zm };
+                for (&(spread, i), (node, a)) in &sorted.by_spread {
+                    if spread.saturating_add(shift) > stop {
+                        break;
+                    }
+                    let (lo, up) = score_bounds(node, &pod_fractions);
+                    if need.is_some_and(|n| up < n) {
+                        continue;
+                    }
+                    let now = visit(i, a, (lo == up).then_some(up));
+                    if now != need {
+                        need = now;
+                        stop = limit(need);
+                    }
+                }
+                continue;
+            }
             let (order, shift) = match (best_effort, uncapped) {
                 (true, true) => (&sorted.by_non_zero, zc + zm),
                 (true, false) => (&sorted.by_non_zero, zc.min(zm)),
-                (false, true) => (&sorted.by_sum, (rc + zc).min(rm + zm)),
-                (false, false) => (&sorted.by_sum, rc.min(rm)),
+                (false, _) => (&sorted.by_sum, rc.min(rm)),
             };
-            let mut stop = limit(need);
             for (&(key, i), a) in order {
                 if key.saturating_add(shift).min(2 * ONE) > stop {
                     break;
                 }
-                let now = visit(i, a);
+                let now = visit(i, a, None);
                 if now != need {
                     need = now;
                     stop = limit(need);
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::scheduler::resources_fit::{resource_scores, small};
+
+    /// Amounts below `FULL` (node) and `ONE − FULL` (pod) of the allocatable,
+    /// `requested ≤ non-zero`: the uncapped case the bounds are for.
+    fn uncapped() -> impl Strategy<Value = ([i64; 2], [i64; 2], [i64; 2], [i64; 2], [i64; 2])> {
+        (prop_oneof![Just(8000i64), 1i64..200_000], prop_oneof![Just(32i64 << 30), 1i64..(1 << 45)]).prop_flat_map(
+            |(c, m)| {
+                let node = |a: i64| (0..=a * 9 / 10 - 1).prop_flat_map(move |nz| (0..=nz, Just(nz)));
+                let pod = |a: i64| (0..=(a / 10 - 1).max(0)).prop_flat_map(move |nz| (0..=nz, Just(nz)));
+                (Just([c, m]), node(c), node(m), pod(c), pod(m)).prop_map(|(alloc, (xc, yc), (xm, ym), pc, pm)| {
+                    (alloc, [xc, xm], [yc, ym], [pc.0, pm.0], [pc.1, pm.1])
+                })
+            },
+        )
+    }
+
+    proptest! {
+        /// The bounds hold the exact LeastAllocated + BalancedAllocation, and
+        /// equal bounds are it.
+        #[test]
+        fn score_bounds_hold_the_score((alloc, requested, non_zero, pod_requests, pod_non_zero) in uncapped()) {
+            prop_assume!(alloc[0] * 9 / 10 > 0 && alloc[1] * 9 / 10 > 0);
+            prop_assume!(pod_requests != [0, 0]);
+            let mut a = Amounts {
+                alloc_cpu: alloc[0],
+                alloc_memory: alloc[1],
+                requested_cpu: requested[0],
+                requested_memory: requested[1],
+                non_zero_cpu: non_zero[0],
+                non_zero_memory: non_zero[1],
+                ..Amounts::default()
+            };
+            a.refresh_small();
+            let pod = PodAmounts {
+                requests: [pod_requests[0], pod_requests[1], 0],
+                non_zero: pod_non_zero,
+                other_resources: false,
+                small: pod_requests.iter().chain(&pod_non_zero).all(|v| small(*v)),
+            };
+            let f = |part: [i64; 2], i: usize| fraction(part[i], alloc[i]);
+            let node = Fractions { xc: f(requested, 0), xm: f(requested, 1), yc: f(non_zero, 0), ym: f(non_zero, 1) };
+            prop_assume!(node.yc < FULL && node.ym < FULL);
+            let p = Fractions { xc: f(pod_requests, 0), xm: f(pod_requests, 1), yc: f(pod_non_zero, 0), ym: f(pod_non_zero, 1) };
+            prop_assume!(p.yc < ONE - FULL && p.ym < ONE - FULL);
+            let exact = resource_scores(&a, &pod);
+            let (lo, up) = score_bounds(&node, &p);
+            prop_assert!(lo <= exact && exact <= up, "{lo} <= {exact} <= {up}");
+            // The spread order's bound: 200 − 50 × S with S ≥ spread + shift.
+            let spread = node.yc + node.ym + (node.xc - node.xm).abs();
+            let shift = p.yc + p.ym - (p.xc - p.xm).abs() - FLOORS;
+            let bound = (2 * MAX_NODE_SCORE) as f64 - 50.0 * (spread + shift) as f64 / ONE as f64;
+            prop_assert!(exact as f64 <= bound + 1e-6, "{exact} <= {bound}");
         }
     }
 }

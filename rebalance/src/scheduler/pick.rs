@@ -76,9 +76,9 @@ pub(crate) fn pick_in(snap: &Snapshot<'_>, pod: &PodInfo, order: Option<&NodeOrd
         Some((order, constant)) => {
             let mut found = Vec::with_capacity(1024);
             let (mut best, mut second): (Option<i64>, Option<i64>) = (None, None);
-            order.scan(&amounts, |i, a| {
+            order.scan(&amounts, |i, a, known| {
                 if is_feasible(i, a) {
-                    let total = resource_scores(a, &amounts) + constant;
+                    let total = known.unwrap_or_else(|| resource_scores(a, &amounts)) + constant;
                     match best {
                         Some(b) if total > b => (best, second) = (Some(total), Some(b)),
                         Some(b) if total < b && second.is_none_or(|s| total > s) => second = Some(total),
@@ -102,11 +102,28 @@ pub(crate) fn pick_in(snap: &Snapshot<'_>, pod: &PodInfo, order: Option<&NodeOrd
             candidates.into_iter().zip(scores).map(|(i, s)| (i, s.total)).collect()
         }
     };
-    let by_name = |a: usize, b: usize| match order {
-        Some(o) => o.name_rank[a].cmp(&o.name_rank[b]),
-        None => snap.slots[a].node.name.cmp(&snap.slots[b].node.name),
-    };
+    if let Some(o) = order {
+        return choose_ranked(snap, &totals, &o.name_rank);
+    }
+    let by_name = |a: usize, b: usize| snap.slots[a].node.name.cmp(&snap.slots[b].node.name);
     choose(snap, &totals, by_name)
+}
+
+/// [`choose`] with node names ranked as integers (`rank[slot]`; equal
+/// names, equal ranks): the same pick.
+fn choose_ranked(snap: &Snapshot<'_>, totals: &[(usize, i64)], rank: &[u32]) -> Option<Pick> {
+    let best = totals.iter().map(|(_, t)| *t).max()?;
+    let second = totals.iter().map(|(_, t)| *t).filter(|t| *t < best).max();
+    let mut at_best: Vec<(u32, usize)> =
+        totals.iter().filter(|(_, t)| *t == best).map(|(i, _)| (rank[*i], *i)).collect();
+    at_best.sort_unstable();
+    let name = |i: usize| snap.slots[i].node.name.clone();
+    let runner_up = second.and_then(|s| {
+        let (_, i) = totals.iter().filter(|(_, t)| *t == s).map(|(i, _)| (rank[*i], *i)).min()?;
+        Some((name(i), s))
+    });
+    let (&(_, node), tie_with) = at_best.split_first()?;
+    Some(Pick { node: name(node), score: best, tie_with: tie_with.iter().map(|(_, i)| name(*i)).collect(), runner_up })
 }
 
 /// The best total (first by name), the others with it, and the best lower
