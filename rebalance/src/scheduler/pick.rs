@@ -103,27 +103,50 @@ pub(crate) fn pick_in(snap: &Snapshot<'_>, pod: &PodInfo, order: Option<&NodeOrd
         }
     };
     if let Some(o) = order {
-        return choose_ranked(snap, &totals, &o.name_rank);
+        return choose_ranked(snap, &totals, o);
     }
     let by_name = |a: usize, b: usize| snap.slots[a].node.name.cmp(&snap.slots[b].node.name);
     choose(snap, &totals, by_name)
 }
 
-/// [`choose`] with node names ranked as integers (`rank[slot]`; equal
-/// names, equal ranks): the same pick.
-fn choose_ranked(snap: &Snapshot<'_>, totals: &[(usize, i64)], rank: &[u32]) -> Option<Pick> {
+/// [`choose`] with node names ranked as integers ([`NodeOrder::name_rank`]):
+/// the same pick. With distinct names, the best's ties come out in name
+/// order from a bitset of their ranks instead of a sort.
+fn choose_ranked(snap: &Snapshot<'_>, totals: &[(usize, i64)], order: &NodeOrder) -> Option<Pick> {
+    let rank = &order.name_rank;
     let best = totals.iter().map(|(_, t)| *t).max()?;
     let second = totals.iter().map(|(_, t)| *t).filter(|t| *t < best).max();
-    let mut at_best: Vec<(u32, usize)> =
-        totals.iter().filter(|(_, t)| *t == best).map(|(i, _)| (rank[*i], *i)).collect();
-    at_best.sort_unstable();
+    let at_best = totals.iter().filter(|(_, t)| *t == best).map(|(i, _)| *i);
+    let at_best: Vec<usize> = match &order.slot_by_rank {
+        Some(slot_by_rank) => {
+            let mut bits = vec![0u64; slot_by_rank.len().div_ceil(64)];
+            for i in at_best {
+                let r = rank[i] as usize;
+                bits[r / 64] |= 1 << (r % 64);
+            }
+            let mut out = Vec::new();
+            for (w, &word) in bits.iter().enumerate() {
+                let mut word = word;
+                while word != 0 {
+                    out.push(slot_by_rank[w * 64 + word.trailing_zeros() as usize] as usize);
+                    word &= word - 1;
+                }
+            }
+            out
+        }
+        None => {
+            let mut v: Vec<(u32, usize)> = at_best.map(|i| (rank[i], i)).collect();
+            v.sort_unstable();
+            v.into_iter().map(|(_, i)| i).collect()
+        }
+    };
     let name = |i: usize| snap.slots[i].node.name.clone();
     let runner_up = second.and_then(|s| {
         let (_, i) = totals.iter().filter(|(_, t)| *t == s).map(|(i, _)| (rank[*i], *i)).min()?;
         Some((name(i), s))
     });
-    let (&(_, node), tie_with) = at_best.split_first()?;
-    Some(Pick { node: name(node), score: best, tie_with: tie_with.iter().map(|(_, i)| name(*i)).collect(), runner_up })
+    let (&node, tie_with) = at_best.split_first()?;
+    Some(Pick { node: name(node), score: best, tie_with: tie_with.iter().map(|i| name(*i)).collect(), runner_up })
 }
 
 /// The best total (first by name), the others with it, and the best lower
