@@ -110,8 +110,8 @@ pub(crate) fn least_allocated(capacity: [i64; 2], node_requested: [i64; 2], pod:
 /// capacity`, 0 when over-requested; in `i64` when that cannot overflow,
 /// otherwise in `i128` (the same value either way).
 fn least_one(capacity: i64, node_requested: i64, pod: i64) -> i128 {
-    const SMALL: i64 = 1 << 53;
-    if capacity.abs() < SMALL && node_requested.abs() < SMALL && pod.abs() < SMALL {
+    const SMALL: u64 = 1 << 53;
+    if capacity.unsigned_abs() < SMALL && node_requested.unsigned_abs() < SMALL && pod.unsigned_abs() < SMALL {
         let requested = node_requested + pod;
         return i128::from(if requested > capacity { 0 } else { (capacity - requested) * MAX_NODE_SCORE / capacity });
     }
@@ -287,7 +287,7 @@ mod tests {
                 requests: [pod[0], pod[1], 0],
                 non_zero: [pod[0].saturating_add(pod_extra[0]), pod[1].saturating_add(pod_extra[1])],
                 other_resources: false,
-                small: [pod[0], pod[1]].iter().all(|v| small(*v)) && [pod[0] + pod_extra[0], pod[1] + pod_extra[1]].iter().all(|v| small(*v)),
+                small: [pod[0], pod[1]].iter().all(|v| small(*v)) && [pod[0].saturating_add(pod_extra[0]), pod[1].saturating_add(pod_extra[1])].iter().all(|v| small(*v)),
             };
             let general = least_allocated(alloc, [a.non_zero_cpu, a.non_zero_memory], p.non_zero)
                 + balanced_allocation(alloc, requested, [pod[0], pod[1]]);
