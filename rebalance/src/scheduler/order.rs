@@ -308,9 +308,13 @@ mod tests {
     use super::*;
     use crate::scheduler::resources_fit::{resource_scores, small};
 
+    /// `[cpu, memory]` allocatable, node requested, node non-zero, pod
+    /// requests, pod non-zero.
+    type Uncapped = ([i64; 2], [i64; 2], [i64; 2], [i64; 2], [i64; 2]);
+
     /// Amounts below `FULL` (node) and `ONE − FULL` (pod) of the allocatable,
     /// `requested ≤ non-zero`: the uncapped case the bounds are for.
-    fn uncapped() -> impl Strategy<Value = ([i64; 2], [i64; 2], [i64; 2], [i64; 2], [i64; 2])> {
+    fn uncapped() -> impl Strategy<Value = Uncapped> {
         (prop_oneof![Just(8000i64), 1i64..200_000], prop_oneof![Just(32i64 << 30), 1i64..(1 << 45)]).prop_flat_map(
             |(c, m)| {
                 let node = |a: i64| (0..=a * 9 / 10 - 1).prop_flat_map(move |nz| (0..=nz, Just(nz)));
