@@ -306,6 +306,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::scheduler::resources_fit::tests::amounts_of;
     use crate::scheduler::resources_fit::{resource_scores, small};
 
     /// `[cpu, memory]` allocatable, node requested, node non-zero, pod
@@ -335,16 +336,7 @@ mod tests {
         ) {
             let pod_requests = if none { [0, 0] } else { pod_requests };
             prop_assume!(alloc[0] * 9 / 10 > 0 && alloc[1] * 9 / 10 > 0);
-            let mut a = Amounts {
-                alloc_cpu: alloc[0],
-                alloc_memory: alloc[1],
-                requested_cpu: requested[0],
-                requested_memory: requested[1],
-                non_zero_cpu: non_zero[0],
-                non_zero_memory: non_zero[1],
-                ..Amounts::default()
-            };
-            a.refresh_small();
+            let a = amounts_of(alloc, requested, non_zero);
             let pod = PodAmounts {
                 requests: [pod_requests[0], pod_requests[1], 0],
                 non_zero: pod_non_zero,

@@ -233,7 +233,7 @@ pub(crate) fn resource_scores(a: &Amounts, pod: &PodAmounts) -> i64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
@@ -260,7 +260,9 @@ mod tests {
         prop_oneof![4 => 0i64..100_000, 3 => 0i64..(1 << 40), 1 => any::<i64>(), 1 => Just(0)]
     }
 
-    fn amounts_of(alloc: [i64; 2], requested: [i64; 2], non_zero: [i64; 2]) -> Amounts {
+    /// A node's amounts from allocatable, requested and non-zero requested
+    /// `[cpu millicores, memory bytes]`, with its small-amount flag set.
+    pub(crate) fn amounts_of(alloc: [i64; 2], requested: [i64; 2], non_zero: [i64; 2]) -> Amounts {
         let mut a = Amounts {
             alloc_cpu: alloc[0],
             alloc_memory: alloc[1],
