@@ -1,14 +1,16 @@
-//! Build script: tells the tests whether `../shared/fixtures/real` (the real
-//! data next to the checkout) is present. When it is absent (a clone
-//! elsewhere), tests over real data are compiled as `#[ignore]`d, so cargo's
-//! summary shows them as ignored instead of passing silently.
+//! Build script shared by `kdrift-tests`, `kdrift-analyze` and `kdrift` (their
+//! Cargo.toml name this file as `build`): tells the tests whether
+//! `../shared/fixtures/real` (the real data next to the checkout) is present.
+//! When it is absent (a clone elsewhere), tests over real data are compiled
+//! as `#[ignore]`d, so cargo's summary shows them as ignored instead of
+//! passing silently.
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(kdrift_no_real_fixtures)");
     let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
     let real = std::path::Path::new(&manifest).join("../../shared/fixtures/real");
     println!("cargo::rerun-if-changed={}", real.display());
-    println!("cargo::rerun-if-changed=build.rs");
+    println!("cargo::rerun-if-changed=../tests/build.rs");
     if !real.is_dir() {
         println!("cargo::rustc-cfg=kdrift_no_real_fixtures");
     }

@@ -11,6 +11,6 @@ pub enum AnalyzeError {
     #[error(transparent)]
     Store(#[from] StoreError),
     /// A pod reference that is not `NAMESPACE/NAME`.
-    #[error("{0:?} is not a pod reference: expected NAMESPACE/NAME, e.g. media/backup-29390640-x7k2q")]
+    #[error("{0:?} is not a pod reference: expected NAMESPACE/NAME, e.g. media/backup-29930640-5l8lp")]
     BadPodRef(String),
 }

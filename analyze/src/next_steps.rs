@@ -139,6 +139,11 @@ fn reason_action(kind: ReasonKind, reason: &str, report: &PendingReport) -> Opti
         K::NotReady | K::UnknownCondition | K::NodeCondition => "nodes are not Ready or under pressure: check the kubelet and node conditions".into(),
         K::NodeName => "spec.nodeName names a node the pod cannot run on: remove nodeName or free that node".into(),
         K::HostPorts => "the requested hostPort is taken on these nodes: drop hostPort or run fewer replicas per node".into(),
+        K::Pvc if reason.contains("being deleted") => format!(
+            "{reason}: the claim is on its way out; recreate it once its deletion finishes (a finalizer may hold it: \
+             `kubectl get pvc -n {} -o yaml`), or point the pod at another claim",
+            report.namespace
+        ),
         K::Pvc => format!("{reason}: create or bind the PersistentVolumeClaim (`kubectl get pvc -n {}`)", report.namespace),
         K::VolumeNodeAffinity | K::VolumeZone => "the pod's PersistentVolume is pinned to a node/zone none of the candidate nodes is in".into(),
         K::VolumeBinding | K::VolumeCapacity | K::VolumeLimits | K::VolumeRestrictions => {

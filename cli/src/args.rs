@@ -90,12 +90,9 @@ pub struct ReportArgs {
 /// Which cluster and namespaces, with kubectl's flags.
 #[derive(Debug, Args)]
 pub struct KubeArgs {
-    /// The kubeconfig file (default: KUBECONFIG, else ~/.kube/config, else the pod's service account).
-    #[arg(long, value_name = "FILE")]
-    pub kubeconfig: Option<PathBuf>,
-    /// The kubeconfig context (default: its current-context).
-    #[arg(long, value_name = "NAME")]
-    pub context: Option<String>,
+    /// Which cluster (`--kubeconfig`, `--context`).
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
     /// Only this namespace (default: the context's namespace; cluster-scoped objects are always read).
     #[arg(short = 'n', long, value_name = "NAMESPACE", conflicts_with = "all_namespaces")]
     pub namespace: Option<String>,
@@ -233,6 +230,11 @@ impl ClusterArgs {
     /// True when either flag is given.
     pub fn given(&self) -> bool {
         self.kubeconfig.is_some() || self.context.is_some()
+    }
+
+    /// The connection options these flags name.
+    pub fn options(&self) -> kdrift_rebalance::cluster::ClusterOptions {
+        kdrift_rebalance::cluster::ClusterOptions { kubeconfig: self.kubeconfig.clone(), context: self.context.clone() }
     }
 }
 
@@ -536,7 +538,7 @@ pub fn parse_pod_ref(s: &str) -> Result<PodRef, String> {
         Some((ns, name)) if !ns.is_empty() && !name.is_empty() && !name.contains('/') => {
             Ok(PodRef { namespace: ns.to_string(), name: name.to_string() })
         }
-        _ => Err(format!("expected NAMESPACE/NAME (e.g. media/backup-29390640-x7k2q), got {s:?}")),
+        _ => Err(format!("expected NAMESPACE/NAME (e.g. media/backup-29930640-5l8lp), got {s:?}")),
     }
 }
 
@@ -634,7 +636,7 @@ mod tests {
         };
         let k = kube(&["kdrift", "ingest", "api", "--kubeconfig", "/k", "--context", "c", "-n", "media"]).expect("ok");
         assert_eq!(
-            (k.kubeconfig, k.context.as_deref(), k.namespace.as_deref(), k.all_namespaces),
+            (k.cluster.kubeconfig, k.cluster.context.as_deref(), k.namespace.as_deref(), k.all_namespaces),
             (Some(PathBuf::from("/k")), Some("c"), Some("media"), false)
         );
         assert!(kube(&["kdrift", "record", "-A"]).expect("ok").all_namespaces);

@@ -25,12 +25,14 @@
 //! (`shared/reference/kubernetes-events.md` §1 and §6), descheduler v0.36
 //! for LowNodeUtilization and DefaultEvictor (the same descheduler reference).
 
+pub mod bench_cluster;
 pub mod cluster;
 pub mod deadman;
 pub mod document;
 pub mod error;
 pub mod execute;
 mod extract;
+mod fast_hash;
 pub mod node;
 pub mod objects;
 pub mod planner;

@@ -120,7 +120,7 @@ pub fn compute_qos<'a>(
             }
         }
     }
-    if is_guaranteed && requests.0.len() == limits.0.len() {
+    if is_guaranteed && requests.len() == limits.len() {
         QosClass::Guaranteed
     } else {
         QosClass::Burstable

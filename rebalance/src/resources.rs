@@ -8,10 +8,16 @@
 //!
 //! Arithmetic saturates at the `i64` bounds instead of overflowing: a sum of
 //! absurd values stays absurd but never panics.
+//!
+//! Layout: `cpu`, `ephemeral-storage`, `memory` and `pods` live inline (no
+//! allocation, no string compare), every other resource in a small sorted
+//! vector; a list behaves as a map ordered by name (iteration, equality,
+//! serialisation as a JSON object, `Debug`).
 
 use std::collections::BTreeMap;
+use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// The `cpu` resource, in millicores.
 pub const CPU: &str = "cpu";
@@ -22,17 +28,37 @@ pub const EPHEMERAL_STORAGE: &str = "ephemeral-storage";
 /// The `pods` resource: a node's allocatable pod count.
 pub const PODS: &str = "pods";
 
+/// The resources kept inline, in name order.
+const KNOWN: [&str; 4] = [CPU, EPHEMERAL_STORAGE, MEMORY, PODS];
+
+/// The inline slot of a well-known resource.
+fn known(name: &str) -> Option<usize> {
+    match name {
+        CPU => Some(0),
+        EPHEMERAL_STORAGE => Some(1),
+        MEMORY => Some(2),
+        PODS => Some(3),
+        _ => None,
+    }
+}
+
 /// Amounts per resource name, in the units documented at the top of this module.
 /// A missing entry reads as 0; an entry can be present with the value 0 (that
 /// matters for the scheduler's non-zero defaults, which fill only MISSING entries).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct ResourceList(pub BTreeMap<String, i64>);
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct ResourceList {
+    /// Bit `i` set: `KNOWN[i]` is present (absent slots hold 0).
+    present: u8,
+    /// The amounts of `KNOWN`.
+    known: [i64; 4],
+    /// Every other resource, sorted by name, names unique.
+    other: Vec<(String, i64)>,
+}
 
 impl ResourceList {
     /// An empty list.
     pub fn new() -> Self {
-        ResourceList(BTreeMap::new())
+        ResourceList::default()
     }
 
     /// A list from `(name, amount)` pairs (later pairs win).
@@ -46,78 +72,125 @@ impl ResourceList {
 
     /// The amount of `name`, 0 when absent.
     pub fn get(&self, name: &str) -> i64 {
-        self.0.get(name).copied().unwrap_or(0)
+        self.get_opt(name).unwrap_or(0)
     }
 
     /// The amount of `name` if an entry is present (even with value 0).
     pub fn get_opt(&self, name: &str) -> Option<i64> {
-        self.0.get(name).copied()
+        match known(name) {
+            Some(i) => (self.present & (1 << i) != 0).then_some(self.known[i]),
+            None => self.other.binary_search_by(|(k, _)| k.as_str().cmp(name)).ok().map(|at| self.other[at].1),
+        }
     }
 
     /// True when an entry for `name` is present.
     pub fn contains(&self, name: &str) -> bool {
-        self.0.contains_key(name)
+        self.get_opt(name).is_some()
+    }
+
+    /// The entry of `name`, created with `init` when absent.
+    fn entry(&mut self, name: &str, init: i64) -> (&mut i64, bool) {
+        match known(name) {
+            Some(i) => {
+                let existed = self.present & (1 << i) != 0;
+                if !existed {
+                    self.present |= 1 << i;
+                    self.known[i] = init;
+                }
+                (&mut self.known[i], existed)
+            }
+            None => match self.other.binary_search_by(|(k, _)| k.as_str().cmp(name)) {
+                Ok(at) => (&mut self.other[at].1, true),
+                Err(at) => {
+                    self.other.insert(at, (name.to_string(), init));
+                    (&mut self.other[at].1, false)
+                }
+            },
+        }
     }
 
     /// Sets the amount of `name`.
     pub fn set(&mut self, name: &str, amount: i64) {
-        self.0.insert(name.to_string(), amount);
+        *self.entry(name, amount).0 = amount;
     }
 
     /// Removes the entry for `name`, returning its amount.
     pub fn remove(&mut self, name: &str) -> Option<i64> {
-        self.0.remove(name)
+        match known(name) {
+            Some(i) => {
+                let was = self.get_opt(name);
+                self.present &= !(1 << i);
+                self.known[i] = 0;
+                was
+            }
+            None => {
+                let at = self.other.binary_search_by(|(k, _)| k.as_str().cmp(name)).ok()?;
+                Some(self.other.remove(at).1)
+            }
+        }
     }
 
     /// True when there is no entry at all.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.present == 0 && self.other.is_empty()
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.present.count_ones() as usize + self.other.len()
     }
 
     /// True when every entry is 0 (or there is none).
     pub fn is_all_zero(&self) -> bool {
-        self.0.values().all(|v| *v == 0)
+        self.iter().all(|(_, v)| v == 0)
     }
 
     /// The entries in name order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, i64)> {
-        self.0.iter().map(|(k, v)| (k.as_str(), *v))
+        Entries { list: self, known: 0, other: 0 }
     }
 
     /// The resource names in order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.0.keys().map(String::as_str)
+        self.iter().map(|(k, _)| k)
+    }
+
+    /// Applies `f(existing, amount)` for every entry of `other`; an entry
+    /// only in `other` starts from `init(amount)`.
+    fn combine(&mut self, other: &ResourceList, init: impl Fn(i64) -> i64, f: impl Fn(i64, i64) -> i64) {
+        for i in 0..KNOWN.len() {
+            if other.present & (1 << i) != 0 {
+                let v = other.known[i];
+                if self.present & (1 << i) != 0 {
+                    self.known[i] = f(self.known[i], v);
+                } else {
+                    self.present |= 1 << i;
+                    self.known[i] = init(v);
+                }
+            }
+        }
+        for (k, v) in &other.other {
+            let (e, existed) = self.entry(k, 0);
+            *e = if existed { f(*e, *v) } else { init(*v) };
+        }
     }
 
     /// Adds every entry of `other` (entries only in `other` are created).
     /// Source: kube `addResourceList` (component-helpers `resource/helpers.go`).
     pub fn add(&mut self, other: &ResourceList) {
-        for (k, v) in &other.0 {
-            let e = self.0.entry(k.clone()).or_insert(0);
-            *e = e.saturating_add(*v);
-        }
+        self.combine(other, |v| v, i64::saturating_add);
     }
 
     /// Subtracts every entry of `other` (entries only in `other` are created,
     /// negative). Results may be negative: "free" on an over-committed node is.
     pub fn sub(&mut self, other: &ResourceList) {
-        for (k, v) in &other.0 {
-            let e = self.0.entry(k.clone()).or_insert(0);
-            *e = e.saturating_sub(*v);
-        }
+        self.combine(other, |v| 0i64.saturating_sub(v), i64::saturating_sub);
     }
 
     /// Keeps, per resource, the larger of the two amounts (union of names).
     /// Source: kube `maxResourceList` (component-helpers `resource/helpers.go`).
     pub fn max_with(&mut self, other: &ResourceList) {
-        for (k, v) in &other.0 {
-            match self.0.get_mut(k) {
-                Some(e) => *e = (*e).max(*v),
-                None => {
-                    self.0.insert(k.clone(), *v);
-                }
-            }
-        }
+        self.combine(other, |v| v, i64::max);
     }
 
     /// `self + other` as a new list.
@@ -151,9 +224,75 @@ impl ResourceList {
     }
 }
 
+/// The entries of a list in name order: the inline ones merged with the others.
+struct Entries<'a> {
+    list: &'a ResourceList,
+    known: usize,
+    other: usize,
+}
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = (&'a str, i64);
+
+    fn next(&mut self) -> Option<(&'a str, i64)> {
+        while self.known < KNOWN.len() && self.list.present & (1 << self.known) == 0 {
+            self.known += 1;
+        }
+        let known = (self.known < KNOWN.len()).then(|| (KNOWN[self.known], self.list.known[self.known]));
+        let other = self.list.other.get(self.other).map(|(k, v)| (k.as_str(), *v));
+        match (known, other) {
+            (Some(k), Some(o)) if o.0 < k.0 => {
+                self.other += 1;
+                Some(o)
+            }
+            (Some(k), _) => {
+                self.known += 1;
+                Some(k)
+            }
+            (None, Some(o)) => {
+                self.other += 1;
+                Some(o)
+            }
+            (None, None) => None,
+        }
+    }
+}
+
 impl FromIterator<(String, i64)> for ResourceList {
+    /// Later pairs for the same name win, as in a map.
     fn from_iter<T: IntoIterator<Item = (String, i64)>>(iter: T) -> Self {
-        ResourceList(iter.into_iter().collect())
+        let mut out = ResourceList::new();
+        for (k, v) in iter {
+            out.set(&k, v);
+        }
+        out
+    }
+}
+
+impl fmt::Debug for ResourceList {
+    /// As the map it stands for: `ResourceList({"cpu": 100, "memory": 1024})`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        struct Map<'a>(&'a ResourceList);
+        impl fmt::Debug for Map<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_map().entries(self.0.iter()).finish()
+            }
+        }
+        f.debug_tuple("ResourceList").field(&Map(self)).finish()
+    }
+}
+
+impl Serialize for ResourceList {
+    /// A JSON object from name to amount, in name order.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for ResourceList {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let map = BTreeMap::<String, i64>::deserialize(deserializer)?;
+        Ok(map.into_iter().collect())
     }
 }
 
@@ -181,6 +320,40 @@ mod tests {
         let mut b = ResourceList::from_pairs(&[("memory", i64::MIN + 1)]);
         b.sub(&ResourceList::from_pairs(&[("memory", 10)]));
         assert_eq!(b.get("memory"), i64::MIN);
+    }
+
+    #[test]
+    fn behaves_as_a_map_ordered_by_name() {
+        let a = ResourceList::from_pairs(&[
+            ("pods", 3),
+            ("nvidia.com/gpu", 1),
+            ("cpu", 100),
+            ("attachable-volumes-x", 2),
+            ("hugepages-2Mi", 4),
+            ("memory", 5),
+        ]);
+        let names: Vec<&str> = a.names().collect();
+        assert_eq!(names, ["attachable-volumes-x", "cpu", "hugepages-2Mi", "memory", "nvidia.com/gpu", "pods"]);
+        assert_eq!(a.len(), 6);
+        assert_eq!(
+            serde_json::to_string(&a).expect("json"),
+            r#"{"attachable-volumes-x":2,"cpu":100,"hugepages-2Mi":4,"memory":5,"nvidia.com/gpu":1,"pods":3}"#
+        );
+        let back: ResourceList = serde_json::from_str(&serde_json::to_string(&a).expect("json")).expect("parse");
+        assert_eq!(back, a);
+        assert_eq!(
+            format!("{:?}", ResourceList::from_pairs(&[("memory", 2), ("cpu", 1)])),
+            r#"ResourceList({"cpu": 1, "memory": 2})"#
+        );
+        let mut b = a.clone();
+        assert_eq!(b.remove("cpu"), Some(100));
+        assert_eq!(b.remove("nvidia.com/gpu"), Some(1));
+        assert_eq!(b.remove("cpu"), None);
+        b.set("cpu", 100);
+        b.set("nvidia.com/gpu", 1);
+        assert_eq!(b, a);
+        let order: ResourceList = [("cpu".to_string(), 1), ("cpu".to_string(), 2)].into_iter().collect();
+        assert_eq!(order.get("cpu"), 2);
     }
 
     #[test]

@@ -152,7 +152,10 @@ pub(super) fn build_state(
             if cluster_at.requests_unknown.is_empty() {
                 String::new()
             } else {
-                format!("; {} without any owner version count with no requests", cluster_at.requests_unknown.len())
+                format!(
+                    "; {} of them have no stored version of their owner either and count with no requests (a lower bound)",
+                    cluster_at.requests_unknown.len()
+                )
             }
         ));
     }

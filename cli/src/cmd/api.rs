@@ -10,7 +10,7 @@ use anyhow::Context;
 use kdrift_ingest::api::{self, ApiReport, RecordObserver, RecordOptions, Severity, SnapshotOptions, WallClock};
 use kdrift_ingest::store::writer::{RunCounts, RunStatus};
 use kdrift_ingest::Store;
-use kdrift_rebalance::cluster::{ClusterOptions, Connected, ResourceKind, Scope};
+use kdrift_rebalance::cluster::{Connected, ResourceKind, Scope};
 
 use crate::args::{Cli, KubeArgs, Output, RecordArgs};
 use crate::render;
@@ -20,7 +20,7 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 async fn connect(args: &KubeArgs) -> anyhow::Result<(Connected, Scope)> {
-    let options = ClusterOptions { kubeconfig: args.kubeconfig.clone(), context: args.context.clone() };
+    let options = args.cluster.options();
     let connected = options.open().await?;
     let scope = match (&args.namespace, args.all_namespaces) {
         (_, true) => Scope::AllNamespaces,

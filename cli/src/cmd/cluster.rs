@@ -8,7 +8,6 @@ use std::path::Path;
 use anyhow::Context;
 use kdrift_ingest::actions::{ActionError, StoreSink};
 use kdrift_ingest::Store;
-use kdrift_rebalance::cluster::ClusterOptions;
 use kdrift_rebalance::document::PlanSource;
 use kdrift_rebalance::execute::{EventSink, KubeClient};
 use serde_json::Value;
@@ -18,7 +17,7 @@ use crate::args::ClusterArgs;
 /// A runtime, a connected client and the plan source (`live`, the context or kubeconfig).
 pub fn connect(args: &ClusterArgs) -> anyhow::Result<(tokio::runtime::Runtime, KubeClient, PlanSource)> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting Tokio")?;
-    let options = ClusterOptions { kubeconfig: args.kubeconfig.clone(), context: args.context.clone() };
+    let options = args.options();
     let client = runtime.block_on(KubeClient::connect(&options)).context("connecting to the cluster")?;
     let detail = match (&args.context, &args.kubeconfig) {
         (Some(c), _) => format!("context {c}"),

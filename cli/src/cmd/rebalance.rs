@@ -154,7 +154,7 @@ pub(super) fn read_policy(path: Option<&Path>) -> anyhow::Result<(Policy, String
         None => {
             writeln!(
                 std::io::stderr(),
-                "kdrift: no --policy given: planning with the descheduler Helm chart's default policy \
+                "kdrift: no --policy given: using the descheduler Helm chart's default policy \
                  (LowNodeUtilization cpu/memory/pods 20 → 50 %)"
             )?;
             // An empty `deschedulerPolicy:` renders the chart's defaults.

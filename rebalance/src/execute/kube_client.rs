@@ -14,6 +14,8 @@ use crate::cluster::{list_all, ClusterError, ClusterOptions, Scope, DEFAULT_PAGE
 #[derive(Clone)]
 pub struct KubeClient {
     client: kube::Client,
+    /// Objects per list request (kubectl's `--chunk-size`).
+    page_size: u32,
 }
 
 impl std::fmt::Debug for KubeClient {
@@ -25,7 +27,13 @@ impl std::fmt::Debug for KubeClient {
 impl KubeClient {
     /// Wraps a kube client.
     pub fn new(client: kube::Client) -> KubeClient {
-        KubeClient { client }
+        KubeClient { client, page_size: DEFAULT_PAGE_SIZE }
+    }
+
+    /// Lists `page_size` objects per request ([`DEFAULT_PAGE_SIZE`] unless
+    /// set; 0: no limit, one request per list).
+    pub fn with_page_size(self, page_size: u32) -> KubeClient {
+        KubeClient { page_size, ..self }
     }
 
     /// Connects as kubectl would ([`ClusterOptions::config`]), with kube's
@@ -52,7 +60,7 @@ fn scope(namespace: Option<&str>) -> Scope {
 
 impl ClusterClient for KubeClient {
     async fn list(&self, kind: ResourceKind, namespace: Option<&str>) -> Result<Vec<Value>, ClientError> {
-        let list = list_all(&self.client, &kind, &scope(namespace), DEFAULT_PAGE_SIZE).await?;
+        let list = list_all(&self.client, &kind, &scope(namespace), self.page_size).await?;
         Ok(list.items)
     }
 

@@ -71,6 +71,8 @@ pub(crate) struct PreFilterState<'a> {
     existing_anti_affinity: HashMap<Domain, Vec<&'a PodInfo>>,
     /// The incoming pod matches all of its own required affinity terms.
     matches_own_affinity: bool,
+    /// The incoming pod has required affinity or anti-affinity terms.
+    own_required_terms: bool,
 }
 
 impl<'a> PreFilterState<'a> {
@@ -83,9 +85,12 @@ impl<'a> PreFilterState<'a> {
             existing_anti_affinity: HashMap::new(),
             matches_own_affinity: !required_affinity.is_empty()
                 && required_affinity.iter().all(|t| term_matches(t, &pod.namespace, pod)),
+            own_required_terms: !required_affinity.is_empty() || !required_anti.is_empty(),
         };
-        for slot in &snap.slots {
-            for existing in &slot.pods {
+        // Without required terms of its own, only existing pods with terms matter.
+        let all = state.own_required_terms;
+        for slot in snap.slots_for_affinity(all) {
+            for existing in if all { &slot.pods } else { &slot.affinity_pods } {
                 for t in &existing.affinity.pod_anti_affinity.required {
                     if term_matches(t, &existing.namespace, pod) {
                         if let Some(d) = domain_of(slot.node, &t.topology_key) {
@@ -112,6 +117,13 @@ impl<'a> PreFilterState<'a> {
             }
         }
         state
+    }
+
+    /// True when [`PreFilterState::filter`] passes every node: the pod has
+    /// no required terms and no existing pod's required anti-affinity
+    /// matches it (the PreFilter's `skip`).
+    pub(crate) fn is_empty(&self) -> bool {
+        !self.own_required_terms && self.existing_anti_affinity.is_empty()
     }
 
     /// Source: kube-scheduler `satisfyPodAffinity`, including the special case
@@ -201,8 +213,10 @@ pub(crate) fn raw_scores(snap: &Snapshot<'_>, pod: &PodInfo, candidates: &[&Node
         }
     };
     let own = &pod.affinity;
-    for slot in &snap.slots {
-        for existing in &slot.pods {
+    // Without preferred terms of its own, only existing pods with terms matter.
+    let all = !own.pod_affinity.preferred.is_empty() || !own.pod_anti_affinity.preferred.is_empty();
+    for slot in snap.slots_for_affinity(all) {
+        for existing in if all { &slot.pods } else { &slot.affinity_pods } {
             for w in &own.pod_affinity.preferred {
                 if term_matches(&w.term, &pod.namespace, existing) {
                     add(slot.node, &w.term.topology_key, i64::from(w.weight));

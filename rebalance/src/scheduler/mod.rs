@@ -19,14 +19,20 @@
 //! of the state: a `namespaceSelector` is evaluated against the label every
 //! namespace carries, `kubernetes.io/metadata.name=<namespace>`.
 
+mod cache;
+#[cfg(test)]
+pub(crate) mod cache_tests;
 mod inter_pod_affinity;
 mod node_affinity;
 mod node_basics;
+mod order;
+mod pick;
 mod resources_fit;
 mod score;
+mod snapshot;
 mod taint_toleration;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
@@ -34,9 +40,11 @@ use crate::node::{NodeInfo, Taint};
 use crate::pod::{HostPort, PodInfo};
 use crate::resources::{ResourceList, PODS};
 
+pub(crate) use cache::SchedulerCache;
 use node_affinity::NodeNameFilter;
 pub use resources_fit::{balanced_allocation_score, least_allocated_score};
 pub use score::{pick_node, score_nodes, NodeScore, Placement};
+pub(crate) use snapshot::{NodeSlot, Snapshot};
 
 /// The nodes and pods the scheduler would see.
 ///
@@ -382,64 +390,6 @@ impl NodeEvaluation {
     }
 }
 
-/// Whether two pod records are the same pod: same uid when both have one,
-/// otherwise same namespace and name.
-fn same_pod(a: &PodInfo, b: &PodInfo) -> bool {
-    match (&a.uid, &b.uid) {
-        (Some(x), Some(y)) => x == y,
-        _ => a.namespace == b.namespace && a.name == b.name,
-    }
-}
-
-/// One node with the pods that count toward it (the scheduler's `NodeInfo`).
-pub(crate) struct NodeSlot<'a> {
-    pub(crate) node: &'a NodeInfo,
-    pub(crate) pods: Vec<&'a PodInfo>,
-    /// Sum of the pods' requests (`NodeInfo.Requested`).
-    pub(crate) requested: ResourceList,
-    /// Sum of the pods' non-zero requests (`NodeInfo.NonZeroRequested`).
-    pub(crate) non_zero_requested: ResourceList,
-}
-
-/// The scheduler's snapshot for one scheduling cycle. The incoming pod itself
-/// never counts as an existing pod, so evaluating a bound pod asks "where
-/// could it go if it were not there".
-pub(crate) struct Snapshot<'a> {
-    pub(crate) slots: Vec<NodeSlot<'a>>,
-}
-
-impl<'a> Snapshot<'a> {
-    pub(crate) fn build(state: &'a ClusterState, incoming: &PodInfo) -> Snapshot<'a> {
-        let mut slots: Vec<NodeSlot<'a>> = state
-            .nodes
-            .iter()
-            .map(|node| NodeSlot {
-                node,
-                pods: Vec::new(),
-                requested: ResourceList::new(),
-                non_zero_requested: ResourceList::new(),
-            })
-            .collect();
-        let mut index: HashMap<&str, usize> = HashMap::new();
-        for (i, s) in slots.iter().enumerate() {
-            index.entry(s.node.name.as_str()).or_insert(i);
-        }
-        for p in &state.pods {
-            if !p.counts_toward_usage() || same_pod(p, incoming) {
-                continue;
-            }
-            let Some(&i) = p.node_name.as_deref().and_then(|n| index.get(n)) else {
-                continue;
-            };
-            let slot = &mut slots[i];
-            slot.pods.push(p);
-            slot.requested.add(&p.requests);
-            slot.non_zero_requested.add(&p.non_zero_requests);
-        }
-        Snapshot { slots }
-    }
-}
-
 /// Runs every modelled filter plugin for `pod` on every node of `state`, in
 /// state order. Deterministic: the same input gives the same output.
 ///
@@ -447,9 +397,13 @@ impl<'a> Snapshot<'a> {
 /// `RunFilterPlugins` in the default plugin order), except that every plugin
 /// runs even after one failed, so all reasons are known.
 pub fn evaluate(state: &ClusterState, pod: &PodInfo) -> Vec<NodeEvaluation> {
-    let snap = Snapshot::build(state, pod);
+    evaluate_in(&Snapshot::build(state, pod), pod)
+}
+
+/// [`evaluate`] on a built snapshot.
+pub(crate) fn evaluate_in(snap: &Snapshot<'_>, pod: &PodInfo) -> Vec<NodeEvaluation> {
     let names = node_affinity::prefilter_node_names(pod);
-    let ipa = inter_pod_affinity::PreFilterState::build(&snap, pod);
+    let ipa = inter_pod_affinity::PreFilterState::build(snap, pod);
     snap.slots
         .iter()
         .map(|slot| {
@@ -546,11 +500,17 @@ pub fn scheduler_message(state: &ClusterState, pod: &PodInfo) -> Option<String> 
     if let Some(reason) = prefilter_rejection(pod) {
         return Some(format!("0/{} nodes are available: {reason}.", state.nodes.len()));
     }
-    let evals = evaluate(state, pod);
+    message_in(&Snapshot::build(state, pod), pod)
+}
+
+/// [`scheduler_message`] on a built snapshot of a state with nodes, once the
+/// PreFilter passed.
+pub(crate) fn message_in(snap: &Snapshot<'_>, pod: &PodInfo) -> Option<String> {
+    let evals = evaluate_in(snap, pod);
     if evals.iter().any(NodeEvaluation::is_feasible) {
         return None;
     }
-    Some(fit_error_message(state.nodes.len(), &evals))
+    Some(fit_error_message(snap.slots.len(), &evals))
 }
 
 #[cfg(test)]

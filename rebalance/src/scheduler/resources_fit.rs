@@ -4,6 +4,7 @@
 use crate::pod::PodInfo;
 use crate::resources::{ResourceList, CPU, EPHEMERAL_STORAGE, MEMORY, PODS};
 
+use super::snapshot::Amounts;
 use super::{FilterFailure, InsufficientResource, NodeSlot};
 
 /// The scheduler's maximum node score.
@@ -67,23 +68,59 @@ pub fn least_allocated_score(
     node_requested_nonzero: &ResourceList,
     pod_nonzero: &ResourceList,
 ) -> i64 {
+    least_allocated(
+        [node_alloc.get(CPU), node_alloc.get(MEMORY)],
+        [node_requested_nonzero.get(CPU), node_requested_nonzero.get(MEMORY)],
+        [pod_nonzero.get(CPU), pod_nonzero.get(MEMORY)],
+    )
+}
+
+/// [`least_allocated_score`] on `[cpu, memory]` amounts (0 when absent).
+pub(crate) fn least_allocated(capacity: [i64; 2], node_requested: [i64; 2], pod: [i64; 2]) -> i64 {
+    const SMALL: u64 = 1 << 53;
+    let small = |v: i64| (v as u64) < SMALL; // also false for negatives
+    let [c0, c1] = capacity;
+    let [n0, n1] = node_requested;
+    let [p0, p1] = pod;
+    if c0 > 0 && c1 > 0 && small(c0) && small(c1) && small(n0) && small(n1) && small(p0) && small(p1) {
+        // The usual case in i64: no overflow, no i128 division.
+        let one = |c: i64, requested: i64| if requested > c { 0 } else { (c - requested) * MAX_NODE_SCORE / c };
+        return (one(c0, n0 + p0) + one(c1, n1 + p1)) / 2;
+    }
     let mut score: i128 = 0;
     let mut weights: i128 = 0;
-    for name in [CPU, MEMORY] {
-        let capacity = i128::from(node_alloc.get(name));
-        if capacity == 0 {
+    for i in 0..2 {
+        if capacity[i] == 0 {
             continue;
         }
-        let requested = i128::from(node_requested_nonzero.get(name)) + i128::from(pod_nonzero.get(name));
-        let s = if requested > capacity { 0 } else { (capacity - requested) * i128::from(MAX_NODE_SCORE) / capacity };
-        score += s;
+        score += least_one(capacity[i], node_requested[i], pod[i]);
         weights += 1;
     }
     if weights == 0 {
         return 0;
     }
-    // Bounded by 0..=100.
-    (score / weights) as i64
+    // Bounded by 0..=100 for a positive capacity; i64 division when it fits.
+    match i64::try_from(score) {
+        Ok(s) => s / weights as i64,
+        Err(_) => (score / weights) as i64,
+    }
+}
+
+/// One resource's LeastAllocated score: `(capacity − requested) × 100 /
+/// capacity`, 0 when over-requested; in `i64` when that cannot overflow,
+/// otherwise in `i128` (the same value either way).
+fn least_one(capacity: i64, node_requested: i64, pod: i64) -> i128 {
+    const SMALL: u64 = 1 << 53;
+    if capacity.unsigned_abs() < SMALL && node_requested.unsigned_abs() < SMALL && pod.unsigned_abs() < SMALL {
+        let requested = node_requested + pod;
+        return i128::from(if requested > capacity { 0 } else { (capacity - requested) * MAX_NODE_SCORE / capacity });
+    }
+    let (capacity, requested) = (i128::from(capacity), i128::from(node_requested) + i128::from(pod));
+    if requested > capacity {
+        0
+    } else {
+        (capacity - requested) * i128::from(MAX_NODE_SCORE) / capacity
+    }
 }
 
 /// NodeResourcesBalancedAllocation's score (0–100): `(1 − std) × 100`
@@ -101,29 +138,172 @@ pub fn balanced_allocation_score(
     node_requested: &ResourceList,
     pod_requests: &ResourceList,
 ) -> i64 {
-    if pod_requests.get(CPU) == 0 && pod_requests.get(MEMORY) == 0 {
+    balanced_allocation(
+        [node_alloc.get(CPU), node_alloc.get(MEMORY)],
+        [node_requested.get(CPU), node_requested.get(MEMORY)],
+        [pod_requests.get(CPU), pod_requests.get(MEMORY)],
+    )
+}
+
+/// [`balanced_allocation_score`] on `[cpu, memory]` amounts (0 when absent).
+pub(crate) fn balanced_allocation(capacity: [i64; 2], node_requested: [i64; 2], pod: [i64; 2]) -> i64 {
+    if pod[0] == 0 && pod[1] == 0 {
         return 0;
     }
-    let mut fractions: Vec<f64> = Vec::with_capacity(2);
-    for name in [CPU, MEMORY] {
-        let capacity = node_alloc.get(name);
-        if capacity == 0 {
-            continue;
-        }
-        let requested = node_requested.get(name).saturating_add(pod_requests.get(name));
-        let f = (requested as f64 / capacity as f64).min(1.0);
-        fractions.push(f);
-    }
-    let std = match fractions.as_slice() {
-        [a, b] => ((a - b) / 2.0).abs(),
+    let fraction = |i: usize| -> Option<f64> {
+        (capacity[i] != 0).then(|| (node_requested[i].saturating_add(pod[i]) as f64 / capacity[i] as f64).min(1.0))
+    };
+    let std = match (fraction(0), fraction(1)) {
+        (Some(a), Some(b)) => ((a - b) / 2.0).abs(),
         _ => 0.0,
     };
     ((1.0 - std) * MAX_NODE_SCORE as f64) as i64
 }
 
+/// The incoming pod's amounts for [`fits`] and the resource scores, read once.
+pub(crate) struct PodAmounts {
+    /// `requests` of cpu, memory, ephemeral-storage (0 when absent).
+    pub(crate) requests: [i64; 3],
+    /// `non_zero_requests` of cpu and memory.
+    pub(crate) non_zero: [i64; 2],
+    /// The pod requests something besides cpu, memory, ephemeral-storage
+    /// and pods: [`fits`] then takes the general path.
+    pub(crate) other_resources: bool,
+    /// Every cpu/memory amount is in `0..2^52` ([`small`]).
+    pub(crate) small: bool,
+}
+
+/// In `0..2^52`: sums of two such amounts, and their products by 100, fit
+/// an `i64` and convert to `f64` exactly.
+pub(crate) fn small(v: i64) -> bool {
+    (0..1 << 52).contains(&v)
+}
+
+impl PodAmounts {
+    pub(crate) fn of(pod: &PodInfo) -> PodAmounts {
+        PodAmounts {
+            requests: [pod.requests.get(CPU), pod.requests.get(MEMORY), pod.requests.get(EPHEMERAL_STORAGE)],
+            non_zero: [pod.non_zero_requests.get(CPU), pod.non_zero_requests.get(MEMORY)],
+            other_resources: pod.requests.names().any(|n| !matches!(n, CPU | MEMORY | EPHEMERAL_STORAGE | PODS)),
+            small: [CPU, MEMORY].iter().all(|r| small(pod.requests.get(r)) && small(pod.non_zero_requests.get(r))),
+        }
+    }
+}
+
+/// `fits_request(pod, slot).is_empty()`, on the slot's cached amounts.
+pub(crate) fn fits(pod: &PodInfo, amounts: &PodAmounts, slot: &NodeSlot<'_>) -> bool {
+    if amounts.other_resources {
+        return fits_request(pod, slot).is_empty();
+    }
+    fits_amounts(amounts, &slot.amounts)
+}
+
+/// [`fits`] for a pod without [`PodAmounts::other_resources`].
+pub(crate) fn fits_amounts(pod: &PodAmounts, a: &Amounts) -> bool {
+    if a.pods + 1 > a.alloc_pods {
+        return false;
+    }
+    let checks = [
+        (pod.requests[0], a.alloc_cpu, a.requested_cpu),
+        (pod.requests[1], a.alloc_memory, a.requested_memory),
+        (pod.requests[2], a.alloc_ephemeral, a.requested_ephemeral),
+    ];
+    checks.iter().all(|&(requested, allocatable, used)| requested <= 0 || requested <= allocatable.saturating_sub(used))
+}
+
+/// LeastAllocated + BalancedAllocation of the pod on a node (weights 1).
+pub(crate) fn resource_scores(a: &Amounts, pod: &PodAmounts) -> i64 {
+    if a.small && pod.small {
+        // Straight-line, same arithmetic: both capacities positive, no overflow.
+        let least_one = |c: i64, z: i64| if z > c { 0 } else { (c - z) * MAX_NODE_SCORE / c };
+        let least = (least_one(a.alloc_cpu, a.non_zero_cpu + pod.non_zero[0])
+            + least_one(a.alloc_memory, a.non_zero_memory + pod.non_zero[1]))
+            / 2;
+        if pod.requests[0] == 0 && pod.requests[1] == 0 {
+            return least;
+        }
+        let fc = ((a.requested_cpu + pod.requests[0]) as f64 / a.alloc_cpu as f64).min(1.0);
+        let fm = ((a.requested_memory + pod.requests[1]) as f64 / a.alloc_memory as f64).min(1.0);
+        let std = ((fc - fm) / 2.0).abs();
+        return least + ((1.0 - std) * MAX_NODE_SCORE as f64) as i64;
+    }
+    let capacity = [a.alloc_cpu, a.alloc_memory];
+    least_allocated(capacity, [a.non_zero_cpu, a.non_zero_memory], pod.non_zero)
+        + balanced_allocation(capacity, [a.requested_cpu, a.requested_memory], [pod.requests[0], pod.requests[1]])
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// LeastAllocated as first written: every step in i128.
+    fn least_allocated_i128(capacity: [i64; 2], node_requested: [i64; 2], pod: [i64; 2]) -> i64 {
+        let mut score: i128 = 0;
+        let mut weights: i128 = 0;
+        for i in 0..2 {
+            let c = i128::from(capacity[i]);
+            if c == 0 {
+                continue;
+            }
+            let requested = i128::from(node_requested[i]) + i128::from(pod[i]);
+            score += if requested > c { 0 } else { (c - requested) * i128::from(MAX_NODE_SCORE) / c };
+            weights += 1;
+        }
+        if weights == 0 {
+            return 0;
+        }
+        (score / weights) as i64
+    }
+
+    fn amount() -> impl Strategy<Value = i64> {
+        prop_oneof![4 => 0i64..100_000, 3 => 0i64..(1 << 40), 1 => any::<i64>(), 1 => Just(0)]
+    }
+
+    /// A node's amounts from allocatable, requested and non-zero requested
+    /// `[cpu millicores, memory bytes]`, with its small-amount flag set.
+    pub(crate) fn amounts_of(alloc: [i64; 2], requested: [i64; 2], non_zero: [i64; 2]) -> Amounts {
+        let mut a = Amounts {
+            alloc_cpu: alloc[0],
+            alloc_memory: alloc[1],
+            requested_cpu: requested[0],
+            requested_memory: requested[1],
+            non_zero_cpu: non_zero[0],
+            non_zero_memory: non_zero[1],
+            ..Amounts::default()
+        };
+        a.refresh_small();
+        a
+    }
+
+    proptest! {
+        /// The straight-line scores equal the general ones.
+        #[test]
+        fn resource_scores_shortcut_matches(
+            alloc in [amount(), amount()], requested in [amount(), amount()], extra in [amount(), amount()],
+            pod in [amount(), amount()], pod_extra in [0i64..500, 0i64..500],
+        ) {
+            let non_zero = [requested[0].saturating_add(extra[0]), requested[1].saturating_add(extra[1])];
+            let a = amounts_of(alloc, requested, non_zero);
+            let p = PodAmounts {
+                requests: [pod[0], pod[1], 0],
+                non_zero: [pod[0].saturating_add(pod_extra[0]), pod[1].saturating_add(pod_extra[1])],
+                other_resources: false,
+                small: [pod[0], pod[1]].iter().all(|v| small(*v)) && [pod[0].saturating_add(pod_extra[0]), pod[1].saturating_add(pod_extra[1])].iter().all(|v| small(*v)),
+            };
+            let general = least_allocated(alloc, [a.non_zero_cpu, a.non_zero_memory], p.non_zero)
+                + balanced_allocation(alloc, requested, [pod[0], pod[1]]);
+            prop_assert_eq!(resource_scores(&a, &p), general);
+        }
+
+        /// The i64 shortcut gives what the all-i128 computation gives.
+        #[test]
+        fn least_allocated_matches_the_i128_computation(
+            c in [amount(), amount()], r in [amount(), amount()], p in [amount(), amount()],
+        ) {
+            prop_assert_eq!(least_allocated(c, r, p), least_allocated_i128(c, r, p));
+        }
+    }
 
     const MI: i64 = 1024 * 1024;
 

@@ -10,11 +10,8 @@
 
 use serde::Serialize;
 
-use super::resources_fit::MAX_NODE_SCORE;
-use super::{
-    balanced_allocation_score, evaluate, inter_pod_affinity, least_allocated_score, node_affinity, taint_toleration,
-    ClusterState, NodeSlot, Snapshot,
-};
+use super::resources_fit::{balanced_allocation, least_allocated, PodAmounts, MAX_NODE_SCORE};
+use super::{evaluate_in, inter_pod_affinity, node_affinity, taint_toleration, ClusterState, NodeSlot, Snapshot};
 use crate::pod::PodInfo;
 
 /// Weight of NodeResourcesFit in the default profile.
@@ -98,29 +95,67 @@ fn min_max_normalize(scores: &mut [i64]) {
 /// Source: kube-scheduler `prioritizeNodes` with the default plugin weights
 /// (`kubernetes-events.md` §6).
 pub fn score_nodes(state: &ClusterState, pod: &PodInfo) -> Vec<NodeScore> {
-    let evals = evaluate(state, pod);
     let snap = Snapshot::build(state, pod);
+    let evals = evaluate_in(&snap, pod);
     let feasible: Vec<&NodeSlot<'_>> =
         snap.slots.iter().zip(&evals).filter(|(_, e)| e.is_feasible()).map(|(s, _)| s).collect();
+    score_slots(&snap, pod, &feasible)
+        .into_iter()
+        .zip(&feasible)
+        .map(|(s, slot)| NodeScore {
+            node: slot.node.name.clone(),
+            total: s.total,
+            least_allocated: s.least_allocated,
+            balanced_allocation: s.balanced_allocation,
+            taint_toleration: s.taint_toleration,
+            node_affinity: s.node_affinity,
+            inter_pod_affinity: s.inter_pod_affinity,
+        })
+        .collect()
+}
+
+/// [`NodeScore`] without the node name, for one of the `feasible` slots.
+pub(crate) struct SlotScore {
+    pub(crate) total: i64,
+    least_allocated: i64,
+    balanced_allocation: i64,
+    taint_toleration: i64,
+    node_affinity: i64,
+    inter_pod_affinity: i64,
+}
+
+/// The scores of the `feasible` slots of `snap`, in their order (empty when none).
+pub(crate) fn score_slots(snap: &Snapshot<'_>, pod: &PodInfo, feasible: &[&NodeSlot<'_>]) -> Vec<SlotScore> {
     if feasible.is_empty() {
         return Vec::new();
     }
-    let mut taint: Vec<i64> = feasible.iter().map(|s| taint_toleration::raw_score(pod, s.node)).collect();
+    let prefer = taint_toleration::prefer_tolerations(pod);
+    let mut taint: Vec<i64> = feasible.iter().map(|s| taint_toleration::raw_score_with(&prefer, s.node)).collect();
     default_normalize(&mut taint, true);
-    let mut node_aff: Vec<i64> = feasible.iter().map(|s| node_affinity::raw_score(pod, s.node)).collect();
+    let mut node_aff: Vec<i64> = if pod.affinity.node_affinity.preferred.is_empty() {
+        vec![0; feasible.len()]
+    } else {
+        feasible.iter().map(|s| node_affinity::raw_score(pod, s.node)).collect()
+    };
     default_normalize(&mut node_aff, false);
-    let (mut pod_aff, has_topology_scores) = inter_pod_affinity::raw_scores(&snap, pod, &feasible);
+    let (mut pod_aff, has_topology_scores) = inter_pod_affinity::raw_scores(snap, pod, feasible);
     if has_topology_scores {
         min_max_normalize(&mut pod_aff);
     }
+    let amounts = PodAmounts::of(pod);
     feasible
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let least = least_allocated_score(&s.node.allocatable, &s.non_zero_requested, &pod.non_zero_requests);
-            let balanced = balanced_allocation_score(&s.node.allocatable, &s.requested, &pod.requests);
-            NodeScore {
-                node: s.node.name.clone(),
+            let a = &s.amounts;
+            let capacity = [a.alloc_cpu, a.alloc_memory];
+            let least = least_allocated(capacity, [a.non_zero_cpu, a.non_zero_memory], amounts.non_zero);
+            let balanced = balanced_allocation(
+                capacity,
+                [a.requested_cpu, a.requested_memory],
+                [amounts.requests[0], amounts.requests[1]],
+            );
+            SlotScore {
                 total: WEIGHT_FIT * least
                     + WEIGHT_BALANCED * balanced
                     + WEIGHT_TAINT * taint[i]

@@ -23,15 +23,13 @@ pub(crate) fn filter(pod: &PodInfo, node: &NodeInfo) -> Vec<FilterFailure> {
 /// tolerations (those without effect or with PreferNoSchedule) do not tolerate.
 /// Normalised later in reverse (fewer is better).
 /// Source: kube-scheduler TaintToleration `Score` (`countIntolerableTaintsPreferNoSchedule`).
-pub(crate) fn raw_score(pod: &PodInfo, node: &NodeInfo) -> i64 {
-    let prefer: Vec<Toleration> = pod
-        .tolerations
-        .iter()
-        .filter(|t| matches!(t.effect, None | Some(TaintEffect::PreferNoSchedule)))
-        .cloned()
-        .collect();
-    node.taints
-        .iter()
-        .filter(|t| t.effect == TaintEffect::PreferNoSchedule && !tolerations_tolerate(&prefer, t))
-        .count() as i64
+/// `prefer`: the pod's [`prefer_tolerations`], computed once per pod.
+pub(crate) fn raw_score_with(prefer: &[Toleration], node: &NodeInfo) -> i64 {
+    node.taints.iter().filter(|t| t.effect == TaintEffect::PreferNoSchedule && !tolerations_tolerate(prefer, t)).count()
+        as i64
+}
+
+/// The pod's tolerations that count for scoring (no effect, or PreferNoSchedule).
+pub(crate) fn prefer_tolerations(pod: &PodInfo) -> Vec<Toleration> {
+    pod.tolerations.iter().filter(|t| matches!(t.effect, None | Some(TaintEffect::PreferNoSchedule))).cloned().collect()
 }

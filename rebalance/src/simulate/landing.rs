@@ -5,18 +5,22 @@
 //! ([`crate::Snapshot::state_without`]); then, in eviction order, the owner's
 //! replacement ([`crate::PodInfo::unbound_copy`]: same spec, unbound,
 //! Pending) goes through [`crate::scheduler::pick_node`] on the cluster as the
-//! earlier replacements left it. A tie is reported and resolved by node name
+//! earlier replacements left it (computed on a scheduler cache that is built
+//! once and takes each placed replacement, so the cost per replacement is
+//! one pass over the nodes, not over every pod). A tie is reported and resolved by node name
 //! (the scheduler would pick at random), so the following placements stay
 //! reproducible. A pod without a controller is not recreated by anything.
 
 use serde::Serialize;
 
 use super::labels::{label_diffs, LabelDiff};
-use super::usage::{cpu_skew, node_changes, tracked_resources, NodeChange};
+use super::usage::{cpu_skew, node_changes, tracked_resources, usage_by_node, NodeChange};
 use super::SimulateOptions;
+use crate::fast_hash::{fast_map, FastMap};
+use crate::node::NodeInfo;
 use crate::planner::{Plan, PodRef, Snapshot};
 use crate::pod::{PodInfo, PodPhase};
-use crate::scheduler::{pick_node, scheduler_message};
+use crate::scheduler::SchedulerCache;
 
 /// What happens to one evicted pod's replacement.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -192,7 +196,6 @@ pub fn simulate_plan(snapshot: &Snapshot, plan: &Plan) -> Simulation {
 /// module docs for the model. Deterministic.
 pub fn simulate_plan_with(snapshot: &Snapshot, plan: &Plan, options: &SimulateOptions) -> Simulation {
     let tracked = tracked_resources(plan);
-    let before = snapshot.cluster_state();
     let mut warnings = Vec::new();
     let mut valid = Vec::new();
     for e in plan.evictions() {
@@ -212,37 +215,47 @@ pub fn simulate_plan_with(snapshot: &Snapshot, plan: &Plan, options: &SimulateOp
             }),
         }
     }
-    let indices: Vec<usize> = valid.iter().map(|(e, _)| e.pod.index).collect();
-    let mut state = snapshot.state_without(&indices);
+    // Every evicted pod leaves first; the replacements are made up front so
+    // the scheduler cache can hold the ones it places.
+    let mut gone = vec![false; snapshot.pods.len()];
+    for (e, _) in &valid {
+        gone[e.pod.index] = true;
+    }
+    let replacements: Vec<Option<PodInfo>> =
+        valid.iter().map(|(_, p)| p.controller().is_some().then(|| p.unbound_copy())).collect();
+    let staying = snapshot.pods.iter().zip(&gone).filter(|(_, g)| !**g).map(|(p, _)| p);
+    let mut cache = SchedulerCache::new(&snapshot.nodes, staying);
+    let mut node_named: FastMap<&str, &NodeInfo> = fast_map(snapshot.nodes.len());
+    for n in &snapshot.nodes {
+        node_named.entry(n.name.as_str()).or_insert(n);
+    }
     let mut landings = Vec::new();
-    for (e, original) in valid {
+    for ((e, original), replacement) in valid.iter().zip(&replacements) {
         let owner = original.controller().map(|o| format!("{}/{}", o.kind, o.name));
-        let outcome = if owner.is_none() {
-            LandingOutcome::NotRecreated
-        } else {
-            let incoming = original.unbound_copy();
-            match pick_node(&state, &incoming) {
+        let outcome = match replacement {
+            None => LandingOutcome::NotRecreated,
+            Some(incoming) => match cache.pick(incoming) {
                 Some(p) => {
-                    let runner_up = p.candidates.iter().find(|c| c.total < p.score);
-                    let outcome = LandingOutcome::Scheduled {
-                        node: p.node.clone(),
+                    cache.bind(incoming, &p.node);
+                    let (runner_up, runner_up_score) = p.runner_up.map_or((None, None), |(n, t)| (Some(n), Some(t)));
+                    LandingOutcome::Scheduled {
+                        node: p.node,
                         score: p.score,
-                        tie_with: p.tie_with.clone(),
-                        runner_up: runner_up.map(|c| c.node.clone()),
-                        runner_up_score: runner_up.map(|c| c.total),
-                    };
-                    state.pods.push(bound_to(incoming, &p.node));
-                    outcome
+                        tie_with: p.tie_with,
+                        runner_up,
+                        runner_up_score,
+                    }
                 }
                 None => LandingOutcome::Unschedulable {
-                    message: scheduler_message(&state, &incoming)
+                    message: cache
+                        .message(incoming)
                         .unwrap_or_else(|| "no node passes the scheduler's filters".to_string()),
                 },
-            }
+            },
         };
         let diffs = match &outcome {
             LandingOutcome::Scheduled { node, .. } if *node != e.source_node => {
-                match (before.node(&e.source_node), before.node(node)) {
+                match (node_named.get(e.source_node.as_str()), node_named.get(node.as_str())) {
                     (Some(s), Some(t)) => label_diffs(s, t, options),
                     _ => Vec::new(),
                 }
@@ -276,9 +289,9 @@ pub fn simulate_plan_with(snapshot: &Snapshot, plan: &Plan, options: &SimulateOp
         });
     }
     warnings.sort_by_key(|w| w.severity);
-    let moves: Vec<(String, Option<String>)> =
-        landings.iter().map(|l| (l.source_node.clone(), l.node().map(str::to_string))).collect();
-    let nodes = node_changes(&before, &state, &tracked, &moves);
+    let moves: Vec<(&str, Option<&str>)> = landings.iter().map(|l| (l.source_node.as_str(), l.node())).collect();
+    let before = usage_by_node(&snapshot.pods);
+    let nodes = node_changes(&snapshot.nodes, &before, |n| cache.usage(n), &tracked, &moves);
     Simulation {
         cpu_skew_before: cpu_skew(&nodes, false),
         cpu_skew_after: cpu_skew(&nodes, true),
@@ -298,7 +311,7 @@ pub(crate) fn bound_to(mut pod: PodInfo, node: &str) -> PodInfo {
 }
 
 /// The node with more than half of the replacements, if any (at least two replacements).
-fn pile_up(landings: &[Landing]) -> Option<PileUp> {
+pub(crate) fn pile_up(landings: &[Landing]) -> Option<PileUp> {
     let of = landings.iter().filter(|l| !matches!(l.outcome, LandingOutcome::NotRecreated)).count();
     let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     for n in landings.iter().filter_map(Landing::node) {
@@ -308,7 +321,7 @@ fn pile_up(landings: &[Landing]) -> Option<PileUp> {
     (of >= 2 && count * 2 > of).then(|| PileUp { node: node.to_string(), count, of })
 }
 
-fn landing_warnings(l: &Landing) -> Vec<Warning> {
+pub(crate) fn landing_warnings(l: &Landing) -> Vec<Warning> {
     let pod = l.pod.key();
     let warn = |severity, kind, node: Option<&str>, message: String| Warning {
         severity,

@@ -36,6 +36,8 @@
 
 mod labels;
 mod landing;
+#[cfg(test)]
+mod reference_tests;
 mod rounds;
 mod suggest;
 #[cfg(test)]

@@ -8,10 +8,11 @@
 
 use serde::Serialize;
 
+use crate::fast_hash::{fast_map, FastMap};
 use crate::node::NodeInfo;
 use crate::planner::Plan;
+use crate::pod::PodInfo;
 use crate::resources::{ResourceList, CPU, MEMORY, PODS};
-use crate::scheduler::ClusterState;
 
 /// One resource on one node, before and after.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -87,20 +88,56 @@ pub(crate) fn schedulable(node: &NodeInfo) -> bool {
     node.ready != Some(false) && !node.unschedulable
 }
 
-/// Per node of `before` (first occurrence of each name, state order).
+/// Every node's usage as [`crate::scheduler::ClusterState::usage`] counts
+/// it, in one pass over `pods`: node name → requests summed in pod order,
+/// `pods` = their number. Nodes without pods are absent (their usage is
+/// `pods: 0`, see [`usage_of`]).
+pub(crate) fn usage_by_node(pods: &[PodInfo]) -> FastMap<&str, ResourceList> {
+    let mut out: FastMap<&str, (ResourceList, i64)> = fast_map(0);
+    for p in pods.iter().filter(|p| p.counts_toward_usage()) {
+        if let Some(n) = p.node_name.as_deref() {
+            let (used, count) = out.entry(n).or_default();
+            used.add(&p.requests);
+            *count += 1;
+        }
+    }
+    out.into_iter()
+        .map(|(n, (mut used, count))| {
+            used.set(PODS, count);
+            (n, used)
+        })
+        .collect()
+}
+
+/// The usage of `node` in a [`usage_by_node`] map.
+pub(crate) fn usage_of(usage: &FastMap<&str, ResourceList>, node: &str) -> ResourceList {
+    usage.get(node).cloned().unwrap_or_else(|| ResourceList::from_pairs(&[(PODS, 0)]))
+}
+
+/// Per node of `nodes` (first occurrence of each name, in order): usage
+/// before (from [`usage_by_node`]) and after (`after(name)`), and the pods
+/// moving out of and into it (`moves`: source node, predicted node).
 pub(crate) fn node_changes(
-    before: &ClusterState,
-    after: &ClusterState,
+    nodes: &[NodeInfo],
+    before: &FastMap<&str, ResourceList>,
+    after: impl Fn(&str) -> ResourceList,
     tracked: &[String],
-    moves: &[(String, Option<String>)],
+    moves: &[(&str, Option<&str>)],
 ) -> Vec<NodeChange> {
-    let mut seen = std::collections::BTreeSet::new();
-    before
-        .nodes
+    let mut pods_out: FastMap<&str, usize> = fast_map(0);
+    let mut pods_in: FastMap<&str, usize> = fast_map(0);
+    for (from, to) in moves {
+        *pods_out.entry(from).or_insert(0) += 1;
+        if let Some(to) = to {
+            *pods_in.entry(to).or_insert(0) += 1;
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    nodes
         .iter()
         .filter(|n| seen.insert(n.name.as_str()))
         .map(|n| {
-            let (ub, ua): (ResourceList, ResourceList) = (before.usage(&n.name), after.usage(&n.name));
+            let (ub, ua) = (usage_of(before, &n.name), after(&n.name));
             let resources = tracked
                 .iter()
                 .map(|r| {
@@ -119,8 +156,8 @@ pub(crate) fn node_changes(
                 node: n.name.clone(),
                 schedulable: schedulable(n),
                 resources,
-                pods_out: moves.iter().filter(|(from, _)| *from == n.name).count(),
-                pods_in: moves.iter().filter(|(_, to)| to.as_deref() == Some(n.name.as_str())).count(),
+                pods_out: pods_out.get(n.name.as_str()).copied().unwrap_or(0),
+                pods_in: pods_in.get(n.name.as_str()).copied().unwrap_or(0),
             }
         })
         .collect()
