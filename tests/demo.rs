@@ -167,6 +167,9 @@ fn demo_ingest_is_idempotent() {
     let (_dir, store) = temp_store();
     let first = ingest_scenario(&store, generate(&ScenarioConfig { seed: 1, scale: 1 }), 1).expect("ingest");
     assert!(first.counts.added > 500, "{:?}", first.counts);
+    // Every pod and node version: the stored model fields read as the whole object.
+    let compared = kdrift_tests::assert_model_fields_agree(&store);
+    assert!(compared > 200, "{compared} pod/node versions");
     let again = ingest_scenario(&store, generate(&ScenarioConfig { seed: 1, scale: 1 }), 1).expect("ingest");
     assert_eq!(again.counts.added, 0);
 }

@@ -36,6 +36,9 @@ fn every_real_dump_loads_once_and_only_once() {
         let f = first.files.iter().find(|f| f.location.ends_with(suffix)).expect("jgyy file");
         assert_eq!(f.events, 488, "{suffix}");
     }
+    // Every pod and node version of the real dumps: the stored model fields read as the whole object.
+    let compared = kdrift_tests::assert_model_fields_agree(&store);
+    assert_eq!(compared, 14, "the pod and node versions of the real dumps");
     let before = pending_pods(&store).expect("pending");
 
     let second = ingest_files(&store, &[dumps], &mut NoProgress).expect("re-ingest");

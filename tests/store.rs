@@ -52,7 +52,7 @@ fn a_newer_store_is_refused_with_a_clear_message() {
 }
 
 #[test]
-fn a_version_1_store_is_migrated_to_version_2_and_keeps_its_data() {
+fn a_version_1_store_is_migrated_to_the_current_version_and_keeps_its_data() {
     let dir = tempfile::tempdir().expect("tmp");
     let path = dir.path().join("v1.duckdb");
     let file = write(dir.path(), "events.json", EVENT_A.as_bytes());
@@ -63,15 +63,63 @@ fn a_version_1_store_is_migrated_to_version_2_and_keeps_its_data() {
     {
         // Test fixture: the store as kdrift 0.1 (schema 1) left it.
         let c = duckdb::Connection::open(&path).expect("open");
-        c.execute_batch("DROP TABLE vl_windows; UPDATE kdrift_meta SET value = '1' WHERE key = 'schema_version'")
-            .expect("downgrade");
+        c.execute_batch(&format!(
+            "DROP TABLE vl_windows; {DROP_V3} UPDATE kdrift_meta SET value = '1' WHERE key = 'schema_version'"
+        ))
+        .expect("downgrade");
     }
     let store = Store::open(&path).expect("migrate");
     let version = kdrift_ingest::store::catalog::run(&store, "get_schema_version", &[]).expect("version");
     assert_eq!(version.rows[0][0], serde_json::Value::String(SCHEMA_VERSION.to_string()));
-    assert_eq!(SCHEMA_VERSION, 2);
+    assert_eq!(SCHEMA_VERSION, 3);
     assert!(kdrift_ingest::store::catalog::run(&store, "vl_windows", &[]).expect("vl_windows exists").rows.is_empty());
     assert_eq!(store.counts().expect("counts").events, 1, "the data stays");
+}
+
+/// Test fixture: undoes schema v3 (the `model` columns).
+const DROP_V3: &str = "ALTER TABLE staging_observations DROP COLUMN model; \
+    ALTER TABLE pod_versions DROP COLUMN model; ALTER TABLE pod_versions DROP COLUMN scheduled_at; \
+    ALTER TABLE pod_versions DROP COLUMN disrupted_at; ALTER TABLE pod_versions DROP COLUMN disruption; \
+    ALTER TABLE node_versions DROP COLUMN model;";
+
+const POD_AND_NODE: &str = r#"{"apiVersion":"v1","kind":"List","items":[
+{"apiVersion":"v1","kind":"Node","metadata":{"name":"node-1","creationTimestamp":"2026-01-01T00:00:00Z"},"status":{"allocatable":{"cpu":"2","memory":"4Gi","pods":"110"},"images":[{"names":["big/image:1"],"sizeBytes":1}]}},
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-1","namespace":"shop","uid":"w1","creationTimestamp":"2026-01-01T00:00:00Z",
+ "managedFields":[{"manager":"kubectl"}]},"spec":{"nodeName":"node-1","containers":[{"name":"app","image":"web:1",
+ "resources":{"requests":{"cpu":"300m","memory":"64Mi"}}}]},"status":{"phase":"Running"}}]}"#;
+
+#[test]
+fn a_version_2_store_is_migrated_even_when_opened_for_analysis() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("v2.duckdb");
+    let file = write(dir.path(), "objects.json", POD_AND_NODE.as_bytes());
+    {
+        let store = Store::open(&path).expect("create");
+        ingest_files(&store, std::slice::from_ref(&file), &mut NoProgress).expect("ingest");
+        // Written at ingest: the fields the model reads, without managedFields or the image list.
+        let pods =
+            kdrift_ingest::store::catalog::run(&store, "pods_at", &[("at_us".into(), "2026-02-01T00:00:00Z".into())])
+                .expect("pods_at");
+        let text = pods.rows[0][6].as_str().expect("object text").to_string();
+        assert!(text.contains("300m") && !text.contains("managedFields") && !text.contains("web:1"), "{text}");
+    }
+    {
+        // Test fixture: the store as schema 2 left it.
+        let c = duckdb::Connection::open(&path).expect("open");
+        c.execute_batch(&format!("{DROP_V3} UPDATE kdrift_meta SET value = '2' WHERE key = 'schema_version'"))
+            .expect("downgrade");
+    }
+    let store = Store::open_existing(&path).expect("migrated, then opened read-only");
+    let version = kdrift_ingest::store::catalog::run(&store, "get_schema_version", &[]).expect("version");
+    assert_eq!(version.rows[0][0], serde_json::Value::String("3".into()));
+    // Versions stored before the migration carry their whole object.
+    let at = chrono::DateTime::parse_from_rfc3339("2026-02-01T00:00:00Z").expect("t").with_timezone(&chrono::Utc);
+    let cluster = kdrift_analyze::state::ClusterAt::load(&store, at).expect("state");
+    assert_eq!(cluster.nodes.len(), 1);
+    assert_eq!(cluster.nodes[0].allocatable.get("cpu"), 2000);
+    assert_eq!(cluster.pods.len(), 1);
+    assert_eq!(cluster.pods[0].requests.get("cpu"), 300);
+    assert_eq!(cluster.pods[0].node_name.as_deref(), Some("node-1"));
 }
 
 fn write(dir: &std::path::Path, name: &str, body: &[u8]) -> std::path::PathBuf {

@@ -211,19 +211,32 @@ pub fn eviction_evidence(
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
 pub fn placements(store: &Store, since: DateTime<Utc>, until: DateTime<Utc>) -> Result<Vec<Placement>, AnalyzeError> {
-    Ok(store.query_map(&sql::POD_PLACEMENTS, bounds(since, until), |r| {
-        Ok(Placement {
-            namespace: r.get(0)?,
-            name: r.get(1)?,
-            uid: r.get(2)?,
-            node: r.get(3)?,
-            bound_at: r.get(4)?,
-            owner_kind: r.get(5)?,
-            owner_name: r.get(6)?,
-            created_at: r.get(7)?,
-            known_from: r.get(8)?,
-        })
-    })?)
+    Ok(store.query_map(&sql::POD_PLACEMENTS, bounds(since, until), placement_row)?)
+}
+
+/// The pods bound at or before `at` that the store knows only from their
+/// Scheduled event (query `event_only_placements`: `known_from` is always
+/// `event`), oldest binding first. Reads no pod object, unlike
+/// [`placements`] over the whole history.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn event_only_placements(store: &Store, at: DateTime<Utc>) -> Result<Vec<Placement>, AnalyzeError> {
+    Ok(store.query_map(&sql::EVENT_ONLY_PLACEMENTS, [at.timestamp_micros()], placement_row)?)
+}
+
+fn placement_row(r: &duckdb::Row<'_>) -> duckdb::Result<Placement> {
+    Ok(Placement {
+        namespace: r.get(0)?,
+        name: r.get(1)?,
+        uid: r.get(2)?,
+        node: r.get(3)?,
+        bound_at: r.get(4)?,
+        owner_kind: r.get(5)?,
+        owner_name: r.get(6)?,
+        created_at: r.get(7)?,
+        known_from: r.get(8)?,
+    })
 }
 
 /// The owner a pod name suggests when nothing else says: a Deployment's pod

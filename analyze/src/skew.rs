@@ -8,10 +8,12 @@
 //! (descheduler v0.36: nodes not Ready or outside the policy's nodeSelector
 //! are not classified; fewer than two nodes aborts the cycle).
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Utc};
 use kdrift_ingest::store::sql;
 use kdrift_ingest::Store;
-use kdrift_rebalance::planner::{ExcludedNode, NodeClass, ThresholdsApplied};
+use kdrift_rebalance::planner::{ExcludedNode, NodeClass, NodeReport, ThresholdsApplied};
 use kdrift_rebalance::policy::{
     LowNodeUtilizationArgs, PluginArgs, PluginConfig, PluginSet, Plugins, Profile, ResourceThresholds,
     LOW_NODE_UTILIZATION,
@@ -19,7 +21,7 @@ use kdrift_rebalance::policy::{
 use kdrift_rebalance::{plan, PlanOptions, Policy, PolicyError};
 use serde::Serialize;
 
-use crate::snapshot::load_snapshot;
+use crate::snapshot::snapshot_from;
 use crate::state::ClusterAt;
 use crate::usage::{requested_in, NodeRequested, ResourceSkew};
 use crate::AnalyzeError;
@@ -95,18 +97,22 @@ pub fn skew(store: &Store, at: Option<DateTime<Utc>>, policy: &Policy) -> Result
     };
     let cluster = ClusterAt::load(store, at)?;
     let requested = requested_in(&cluster, at);
-    let loaded = load_snapshot(store, Some(at))?;
+    let loaded = snapshot_from(store, cluster, at)?;
     let planned = plan(&loaded.snapshot, policy, &PlanOptions::default());
     let run = planned.runs.first();
     let not_classified = planned.aborted.clone().or_else(|| {
         run.is_none().then(|| "the policy has no profile enabling LowNodeUtilization in plugins.balance".to_string())
     });
-    let excluded = |name: &str| -> Option<&ExcludedNode> { planned.nodes_excluded.iter().find(|e| e.name == name) };
+    let excluded_by_name: HashMap<&str, &ExcludedNode> =
+        planned.nodes_excluded.iter().map(|e| (e.name.as_str(), e)).collect();
+    let excluded = |name: &str| -> Option<&ExcludedNode> { excluded_by_name.get(name).copied() };
+    let classified: HashMap<&str, &NodeReport> =
+        run.map(|r| r.nodes.iter().map(|x| (x.name.as_str(), x)).collect()).unwrap_or_default();
     let nodes = requested
         .nodes
         .into_iter()
         .map(|n| {
-            let report = run.and_then(|r| r.nodes.iter().find(|x| x.name == n.node));
+            let report = classified.get(n.node.as_str()).copied();
             let (class, why) = match (report, excluded(&n.node)) {
                 (Some(r), _) => (Some(r.class), r.why.clone()),
                 (None, Some(e)) => (None, format!("not considered by descheduler: {}", e.reason)),

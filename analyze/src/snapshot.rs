@@ -56,6 +56,19 @@ pub fn load_snapshot(store: &Store, at: Option<DateTime<Utc>>) -> Result<LoadedS
         },
     };
     let cluster = ClusterAt::load(store, at)?;
+    let mut loaded = snapshot_from(store, cluster, at)?;
+    notes.append(&mut loaded.notes);
+    loaded.notes = notes;
+    Ok(loaded)
+}
+
+/// [`load_snapshot`] on a cluster already loaded at `at` (for callers that
+/// also use the [`ClusterAt`] itself: the store is read once).
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when a query fails.
+pub fn snapshot_from(store: &Store, cluster: ClusterAt, at: DateTime<Utc>) -> Result<LoadedSnapshot, AnalyzeError> {
+    let mut notes = Vec::new();
     if cluster.nodes.is_empty() {
         notes.push(format!("no Node objects at {}: nothing to plan", at.to_rfc3339()));
     }

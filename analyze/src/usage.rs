@@ -107,13 +107,15 @@ pub fn is_extended(resource: &str) -> bool {
 /// The requested amounts in a loaded state.
 pub fn requested_in(cluster: &ClusterAt, at: DateTime<Utc>) -> RequestedAt {
     let state = ClusterState::new(cluster.nodes.clone(), cluster.pods.clone());
-    let estimated_pod = |p: &kdrift_rebalance::PodInfo| {
-        let key = p.key();
-        cluster.estimated_pods.contains(&key) || cluster.event_only_pods.contains(&key)
-    };
+    let by_node = state.by_node();
+    let estimated_keys: std::collections::HashSet<&str> =
+        cluster.estimated_pods.iter().chain(cluster.event_only_pods.iter()).map(String::as_str).collect();
+    let estimated_pod =
+        |p: &kdrift_rebalance::PodInfo| !estimated_keys.is_empty() && estimated_keys.contains(p.key().as_str());
+    let estimated_nodes: std::collections::HashSet<&str> = cluster.estimated_nodes.iter().map(String::as_str).collect();
     let mut nodes = Vec::new();
     for node in &state.nodes {
-        let used = state.usage(&node.name);
+        let used = by_node.usage(&node.name);
         let mut names: Vec<&str> = vec![CPU, MEMORY, PODS];
         let mut extended: Vec<&str> =
             node.allocatable.names().filter(|r| is_extended(r) && node.allocatable.get(r) > 0).collect();
@@ -128,14 +130,14 @@ pub fn requested_in(cluster: &ClusterAt, at: DateTime<Utc>) -> RequestedAt {
                 Requested { resource: r.to_string(), allocatable, requested, percent }
             })
             .collect();
-        let pods: Vec<_> = state.pods_on(&node.name).collect();
+        let pods = by_node.pods_on(&node.name);
         nodes.push(NodeRequested {
             node: node.name.clone(),
             ready: node.ready,
             unschedulable: node.unschedulable,
             pods: pods.len(),
             resources,
-            estimated: cluster.estimated_nodes.contains(&node.name) || pods.iter().any(|p| estimated_pod(p)),
+            estimated: estimated_nodes.contains(node.name.as_str()) || pods.iter().any(|p| estimated_pod(p)),
         });
     }
     nodes.sort_by(|a, b| a.node.cmp(&b.node));

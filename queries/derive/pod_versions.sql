@@ -1,5 +1,8 @@
 -- name: derive_pod_versions
--- purpose: Extracts placement columns of the Pod versions of one run (or of its latest batch) into `pod_versions`.
+-- purpose: Extracts placement columns of the Pod versions of one run (or of its latest batch) into `pod_versions`,
+--   with the fields the cluster model reads (`model`, computed at staging; the whole object when the staging
+--   row has none) and, read from them, when the pod was bound (PodScheduled=True) and its eviction mark
+--   (DisruptionTarget=True: time, "reason: message").
 -- params: $1 run_id BIGINT, $2 after_obs_id BIGINT (only observations after it: one committed batch of a long run; 0 for all)
 -- columns: none (inserts)
 INSERT INTO pod_versions
@@ -17,15 +20,40 @@ SELECT
     k8s_time(f[3]),
     k8s_time(f[4]),
     f[5],
-    f[6]
+    f[6],
+    model,
+    (SELECT k8s_time(c->>'lastTransitionTime') FROM (SELECT unnest(conditions) AS c)
+      WHERE c->>'type' = 'PodScheduled' AND c->>'status' = 'True' LIMIT 1),
+    (SELECT k8s_time(c->>'lastTransitionTime') FROM (SELECT unnest(conditions) AS c)
+      WHERE c->>'type' = 'DisruptionTarget' AND c->>'status' = 'True' LIMIT 1),
+    (SELECT COALESCE(c->>'reason', '') || CASE WHEN c->>'message' IS NULL THEN '' ELSE ': ' || (c->>'message') END
+       FROM (SELECT unnest(conditions) AS c)
+      WHERE c->>'type' = 'DisruptionTarget' AND c->>'status' = 'True' LIMIT 1)
 FROM (
-    SELECT obs_id, run_id, observed_at, change, namespace, name, uid, resource_version,
-           -- One parse of each object: every field at once (1-based list).
-           json_extract_string(object, [
-               '$.spec.nodeName', '$.status.phase', '$.metadata.creationTimestamp',
-               '$.metadata.deletionTimestamp', '$.metadata.ownerReferences[0].kind',
-               '$.metadata.ownerReferences[0].name'
-           ]) AS f
-    FROM observations
-    WHERE run_id = $1 AND obs_id > $2 AND kind = 'Pod'
+    SELECT x.*,
+           -- The model keeps only the PodScheduled and DisruptionTarget conditions: small to parse.
+           json_extract(x.model, '$.status.conditions[*]') AS conditions
+    FROM (
+        SELECT o.obs_id, o.run_id, o.observed_at, o.change, o.namespace, o.name, o.uid, o.resource_version, o.f,
+               COALESCE(s.model, CAST(o.object AS VARCHAR)) AS model
+        FROM (
+            SELECT obs_id, run_id, observed_at, change, namespace, name, uid, resource_version, content_hash,
+                   -- One parse of each object: every field at once (1-based list).
+                   json_extract_string(object, [
+                       '$.spec.nodeName', '$.status.phase', '$.metadata.creationTimestamp',
+                       '$.metadata.deletionTimestamp', '$.metadata.ownerReferences[0].kind',
+                       '$.metadata.ownerReferences[0].name'
+                   ]) AS f,
+                   object
+            FROM observations
+            WHERE run_id = $1 AND obs_id > $2 AND kind = 'Pod'
+        ) AS o
+        LEFT JOIN (
+            -- The staged rows of this batch (still there at derive time), once per content.
+            SELECT content_hash, any_value(model) AS model
+            FROM staging_observations
+            WHERE kind = 'Pod'
+            GROUP BY content_hash
+        ) AS s ON s.content_hash = o.content_hash
+    ) AS x
 );

@@ -5,7 +5,8 @@
 --   before it (else its earliest version after: estimated). Nodes deleted by
 --   then, or created after it, are left out.
 -- params: $1 at_us BIGINT (UTC microseconds)
--- columns: name VARCHAR, observed_at TIMESTAMP, estimated BOOLEAN, object JSON
+-- columns: name VARCHAR, observed_at TIMESTAMP, estimated BOOLEAN, object VARCHAR (JSON text: the fields of
+--   the version the cluster model reads, `node_versions.model`, not the whole object)
 WITH chosen AS (
     SELECT n.*, (n.observed_at > make_timestamp($1)) AS estimated
     FROM node_versions n
@@ -16,9 +17,8 @@ WITH chosen AS (
                  n.obs_id DESC
     ) = 1
 )
-SELECT c.name, c.observed_at, c.estimated, o.object
+SELECT c.name, c.observed_at, c.estimated, c.model AS object
 FROM chosen c
-JOIN observations o ON o.obs_id = c.obs_id
 WHERE NOT (c.change = 'DELETED' AND NOT c.estimated)
   AND (c.created_at IS NULL OR c.created_at <= make_timestamp($1))
 ORDER BY c.name;

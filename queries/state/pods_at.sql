@@ -6,7 +6,8 @@
 --   version: marked estimated). Pods deleted by then, or created after it, are left out.
 -- params: $1 at_us BIGINT (UTC microseconds)
 -- columns: namespace VARCHAR, name VARCHAR, uid VARCHAR, node_name VARCHAR, observed_at TIMESTAMP,
---   estimated BOOLEAN (version observed after the instant), object JSON
+--   estimated BOOLEAN (version observed after the instant), object VARCHAR (JSON text: the fields of the version the
+--   cluster model reads: `pod_versions.model`, not the whole object)
 WITH chosen AS (
     SELECT p.*, (p.observed_at > make_timestamp($1)) AS estimated
     FROM pod_versions p
@@ -17,9 +18,8 @@ WITH chosen AS (
                  p.obs_id DESC
     ) = 1
 )
-SELECT c.namespace, c.name, COALESCE(c.uid, '') AS uid, c.node_name, c.observed_at, c.estimated, o.object
+SELECT c.namespace, c.name, COALESCE(c.uid, '') AS uid, c.node_name, c.observed_at, c.estimated, c.model AS object
 FROM chosen c
-JOIN observations o ON o.obs_id = c.obs_id
 WHERE NOT (c.change = 'DELETED' AND NOT c.estimated)
   AND (c.created_at IS NULL OR c.created_at <= make_timestamp($1))
 ORDER BY c.namespace, c.name;

@@ -18,20 +18,21 @@
 --   reason VARCHAR (event reason, or the object field), detail VARCHAR, estimated BOOLEAN
 WITH versions AS (
     SELECT n.name, n.uid, n.observed_at, n.unschedulable, n.ready, o.observed_at_estimated,
-           o.object->>'$.status.nodeInfo.bootID' AS boot_id,
+           n.model->>'$.status.nodeInfo.bootID' AS boot_id,
            (SELECT k8s_time(t->>'timeAdded')
-              FROM (SELECT unnest(json_extract(o.object, '$.spec.taints[*]')) AS t)
+              FROM (SELECT unnest(json_extract(n.model, '$.spec.taints[*]')) AS t)
              WHERE t->>'key' = 'node.kubernetes.io/unschedulable' LIMIT 1) AS cordon_taint_at,
            (SELECT k8s_time(c->>'lastTransitionTime')
-              FROM (SELECT unnest(json_extract(o.object, '$.status.conditions[*]')) AS c)
+              FROM (SELECT unnest(json_extract(n.model, '$.status.conditions[*]')) AS c)
              WHERE c->>'type' = 'Ready' LIMIT 1) AS ready_since,
            lag(n.unschedulable) OVER w AS prev_unschedulable,
            lag(n.ready) OVER w AS prev_ready,
-           lag(o.object->>'$.status.nodeInfo.bootID') OVER w AS prev_boot_id,
+           lag(n.model->>'$.status.nodeInfo.bootID') OVER w AS prev_boot_id,
            lag(n.uid) OVER w AS prev_uid,
            lag(n.observed_at) OVER w AS prev_observed_at
     FROM node_versions n
-    JOIN observations o ON o.obs_id = n.obs_id
+    -- Only the flag from the observation: the fields come from the version's model (no whole objects read).
+    JOIN (SELECT obs_id, observed_at_estimated FROM observations WHERE kind = 'Node') o ON o.obs_id = n.obs_id
     WHERE n.change <> 'DELETED'
     WINDOW w AS (PARTITION BY n.name ORDER BY n.observed_at, n.obs_id)
 ),

@@ -16,15 +16,11 @@
 --   occurred_at TIMESTAMP, evidence VARCHAR (DisruptionTarget | Killing | Evicted |
 --   NodeControllerEviction | TaintManagerEviction | Deleted), detail VARCHAR
 WITH disruption AS (
+    -- The first version of each pod with DisruptionTarget=True (derived at ingest: `disruption`).
     SELECT p.namespace, p.name, COALESCE(p.uid, '') AS uid, p.node_name AS node,
-           COALESCE(k8s_time(c->>'lastTransitionTime'), p.observed_at) AS occurred_at,
-           COALESCE(c->>'reason', '') || CASE WHEN c->>'message' IS NULL THEN '' ELSE ': ' || (c->>'message') END
-               AS detail
+           COALESCE(p.disrupted_at, p.observed_at) AS occurred_at, p.disruption AS detail
     FROM pod_versions p
-    -- Only versions whose text mentions the condition are parsed (a substring test is far cheaper).
-    JOIN observations o ON o.obs_id = p.obs_id AND contains(CAST(o.object AS VARCHAR), 'DisruptionTarget'),
-         LATERAL (SELECT unnest(json_extract(o.object, '$.status.conditions[*]')) AS c) conds
-    WHERE c->>'type' = 'DisruptionTarget' AND c->>'status' = 'True'
+    WHERE p.disruption IS NOT NULL
     QUALIFY row_number() OVER (PARTITION BY p.namespace, p.name, COALESCE(p.uid, '') ORDER BY p.observed_at, p.obs_id) = 1
 ),
 from_events AS (

@@ -24,22 +24,18 @@ WITH scheduled AS (
     WHERE regexp_extract(message, ' to (\S+)$', 1) <> ''
 ),
 first_bound AS (
-    -- Each pod's first version with a node; its JSON is read below, once per pod.
+    -- Each pod's first version with a node.
     SELECT p.*
     FROM pod_versions p
     WHERE p.node_name IS NOT NULL
     QUALIFY row_number() OVER (PARTITION BY p.namespace, p.name, COALESCE(p.uid, '') ORDER BY p.observed_at, p.obs_id) = 1
 ),
 bound_versions AS (
+    -- Bound when PodScheduled turned True (derived at ingest: `scheduled_at`), else when observed.
     SELECT p.namespace, p.name, COALESCE(p.uid, '') AS uid, p.node_name AS node,
-           COALESCE(
-               (SELECT k8s_time(c->>'lastTransitionTime')
-                  FROM (SELECT unnest(json_extract(o.object, '$.status.conditions[*]')) AS c)
-                 WHERE c->>'type' = 'PodScheduled' AND c->>'status' = 'True' LIMIT 1),
-               p.observed_at) AS bound_at,
+           COALESCE(p.scheduled_at, p.observed_at) AS bound_at,
            p.owner_kind, p.owner_name, p.created_at
     FROM first_bound p
-    JOIN observations o ON o.obs_id = p.obs_id
 ),
 created AS (
     SELECT involved_namespace AS namespace, regexp_extract(message, '^Created pod: (\S+)', 1) AS name,

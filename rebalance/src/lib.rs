@@ -33,6 +33,7 @@ pub mod error;
 pub mod execute;
 mod extract;
 mod fast_hash;
+pub mod model_fields;
 pub mod node;
 pub mod objects;
 pub mod planner;
@@ -53,8 +54,8 @@ pub use qos::QosClass;
 pub use quantity::Quantity;
 pub use resources::ResourceList;
 pub use scheduler::{
-    evaluate, fit_error_message, pick_node, ClusterState, FailureKind, FilterFailure, NodeEvaluation, Placement,
-    Plugin, PluginFailure,
+    evaluate, fit_error_message, pick_node, ClusterState, FailureKind, FilterFailure, NodeEvaluation, NodePods,
+    Placement, Plugin, PluginFailure,
 };
 pub use simulate::{
     simulate_plan, simulate_plan_with, simulate_rounds, simulate_rounds_with, suggest_thresholds, Candidates, Landing,

@@ -145,3 +145,45 @@ pub fn tsv_node_events(path: &std::path::Path) -> Result<Vec<kdrift_ingest::reco
     }
     Ok(out)
 }
+
+/// Checks, for every Pod and Node version in `store`, that the model reads
+/// the same pod or node from its stored `model` fields as from the whole
+/// object (schema v3). Returns how many versions were compared.
+///
+/// # Panics
+/// On the first version that differs (naming it), or when the store cannot be read.
+pub fn assert_model_fields_agree(store: &Store) -> usize {
+    use kdrift_rebalance::model_fields::{node_model_fields_agree, pod_model_fields_agree};
+    // Test-only read of the raw tables (not a product query).
+    let mut stmt = store
+        .conn()
+        .prepare(
+            "SELECT o.kind, CAST(o.object AS VARCHAR), COALESCE(p.model, n.model) FROM observations o \
+             LEFT JOIN pod_versions p ON p.obs_id = o.obs_id LEFT JOIN node_versions n ON n.obs_id = o.obs_id \
+             WHERE o.kind IN ('Pod', 'Node')",
+        )
+        .expect("prepare");
+    let rows: Vec<(String, String, Option<String>)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .expect("query")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    for (kind, object, model) in &rows {
+        let whole: serde_json::Value = serde_json::from_str(object).expect("object JSON");
+        let model: serde_json::Value = serde_json::from_str(model.as_deref().expect("a model")).expect("model JSON");
+        let same = match kind.as_str() {
+            "Pod" => {
+                pod_model_fields_agree(&whole)
+                    && kdrift_rebalance::PodInfo::from_json(&whole).ok()
+                        == kdrift_rebalance::PodInfo::from_json(&model).ok()
+            }
+            _ => {
+                node_model_fields_agree(&whole)
+                    && kdrift_rebalance::NodeInfo::from_json(&whole).ok()
+                        == kdrift_rebalance::NodeInfo::from_json(&model).ok()
+            }
+        };
+        assert!(same, "{kind} {}: the model fields lose something the model reads", &object[..object.len().min(200)]);
+    }
+    rows.len()
+}

@@ -4,7 +4,7 @@
 //! which node(s) were left, and by how much each Insufficient resource fell
 //! short (millicores for cpu, bytes for memory and storage, units otherwise).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use kdrift_ingest::store::sql;
@@ -119,6 +119,18 @@ pub struct StateAtFailure {
 
 const BASE_RESOURCES: [&str; 3] = ["cpu", "memory", "pods"];
 
+/// The state at the failure and the cluster it was computed on (nodes and
+/// every other pod), which the rest of the chain reuses instead of loading
+/// the store again.
+pub(super) struct Evaluated {
+    /// What the report shows.
+    pub state: StateAtFailure,
+    /// Nodes and pods at the failure, without the pending pod.
+    pub cluster: ClusterState,
+    /// The pending pod's stored version at the failure, when the store has one.
+    pub pod: Option<PodInfo>,
+}
+
 /// Loads the state at `at` and evaluates the pod against it. `Ok(None)`
 /// when the store has no Node object at all.
 pub(super) fn build_state(
@@ -128,7 +140,7 @@ pub(super) fn build_state(
     at: DateTime<Utc>,
     latest: &FailedScheduling,
     notes: &mut Vec<String>,
-) -> Result<Option<StateAtFailure>, AnalyzeError> {
+) -> Result<Option<Evaluated>, AnalyzeError> {
     let cluster_at = ClusterAt::load(store, at)?;
     notes.extend(cluster_at.unreadable.iter().map(|u| format!("unreadable object: {u}")));
     if cluster_at.nodes.is_empty() {
@@ -172,7 +184,8 @@ pub(super) fn build_state(
     let others: Vec<PodInfo> =
         cluster_at.pods.iter().filter(|p| !(p.namespace == namespace && p.name == name)).cloned().collect();
     let state = ClusterState::new(cluster_at.nodes.clone(), others);
-    let pods_counted = state.nodes.iter().map(|n| state.pods_on(&n.name).count()).sum();
+    let by_node = state.by_node();
+    let pods_counted = state.nodes.iter().map(|n| by_node.pods_on(&n.name).len()).sum();
     if pod.is_none() {
         notes.push(format!(
             "the Pod object of {namespace}/{name} is not in the store: its requests are unknown, so shortfalls cannot be computed"
@@ -195,9 +208,16 @@ pub(super) fn build_state(
             }
         }
     }
+    let eval_of: HashMap<&str, &kdrift_rebalance::NodeEvaluation> =
+        evaluations.iter().flatten().map(|e| (e.node.as_str(), e)).collect();
+    let estimated_pods: HashSet<&str> =
+        cluster_at.event_only_pods.iter().chain(cluster_at.estimated_pods.iter()).map(String::as_str).collect();
+    let estimated_nodes: std::collections::HashSet<&str> =
+        cluster_at.estimated_nodes.iter().map(String::as_str).collect();
     let mut nodes = Vec::new();
     for node in &state.nodes {
-        let used = state.usage(&node.name);
+        let on_node = by_node.pods_on(&node.name);
+        let used = by_node.usage(&node.name);
         let mut resources = Vec::new();
         for r in BASE_RESOURCES.iter().copied().chain(extra.iter().map(String::as_str)) {
             let allocatable = node.allocatable.get(r);
@@ -211,22 +231,19 @@ pub(super) fn build_state(
                 percent,
             });
         }
-        let eval = evaluations.as_ref().and_then(|e| e.iter().find(|e| e.node == node.name));
+        let eval = eval_of.get(node.name.as_str()).copied();
         let fails = eval.map(|e| e.all_reasons().map(FilterFailure::message).collect()).unwrap_or_default();
         let recorded_as = eval.and_then(|e| e.first_failure()).map(|f| f.messages().join(", "));
         nodes.push(NodeLine {
             name: node.name.clone(),
             ready: node.ready,
             unschedulable: node.unschedulable,
-            pods: state.pods_on(&node.name).count(),
+            pods: on_node.len(),
             resources,
             fails,
             recorded_as,
-            estimated: cluster_at.estimated_nodes.contains(&node.name)
-                || state.pods_on(&node.name).any(|p| {
-                    let key = p.key();
-                    cluster_at.event_only_pods.contains(&key) || cluster_at.estimated_pods.contains(&key)
-                }),
+            estimated: estimated_nodes.contains(node.name.as_str())
+                || (!estimated_pods.is_empty() && on_node.iter().any(|p| estimated_pods.contains(p.key().as_str()))),
         });
     }
 
@@ -259,7 +276,7 @@ pub(super) fn build_state(
             .into_iter()
             .map(|((plugin, reason), nodes)| ConstraintLine { plugin: plugin.name().to_string(), reason, nodes })
             .collect();
-        let shortfall_nodes: Vec<&String> =
+        let shortfall_nodes: HashSet<&String> =
             if left.is_empty() { evals.iter().map(|e| &e.node).collect() } else { left.iter().collect() };
         for e in evals.iter().filter(|e| shortfall_nodes.contains(&&e.node)) {
             for reason in e.all_reasons() {
@@ -309,7 +326,7 @@ pub(super) fn build_state(
         ),
         None => (Vec::new(), Vec::new()),
     };
-    Ok(Some(StateAtFailure {
+    let state_at_failure = StateAtFailure {
         at,
         pod_known: pod.is_some(),
         pod_requests,
@@ -322,15 +339,11 @@ pub(super) fn build_state(
         matches_event,
         pods_counted,
         requested_is_lower_bound: pod.is_none(),
-    }))
+    };
+    Ok(Some(Evaluated { state: state_at_failure, cluster: state, pod }))
 }
 
-pub(super) fn load_pod(
-    store: &Store,
-    namespace: &str,
-    name: &str,
-    at: DateTime<Utc>,
-) -> Result<Option<PodInfo>, AnalyzeError> {
+fn load_pod(store: &Store, namespace: &str, name: &str, at: DateTime<Utc>) -> Result<Option<PodInfo>, AnalyzeError> {
     let rows = store
         .query_map(&sql::POD_AT, duckdb::params![namespace, name, at.timestamp_micros()], |r| r.get::<_, String>(6))?;
     Ok(rows

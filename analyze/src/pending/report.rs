@@ -9,7 +9,7 @@ use kdrift_ingest::store::sql;
 use kdrift_ingest::Store;
 use serde::Serialize;
 
-use super::chain::{build_state, load_pod, StateAtFailure};
+use super::chain::{build_state, Evaluated, StateAtFailure};
 use super::why_full::{why_full, WhyFull};
 use crate::failed_scheduling::{parse, Preemption, ReasonKind};
 use crate::next_steps::{next_steps, NextStep};
@@ -194,11 +194,12 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
              this report explains the newest pod, uid {uid}"
         ));
     }
-    let state = build_state(store, namespace, name, last_failure, &parsed_latest, &mut notes)?;
-    let full = match (&state, load_pod(store, namespace, name, last_failure)?) {
-        (Some(s), Some(pod)) => why_full(store, &pod, s, last_failure)?,
+    let evaluated = build_state(store, namespace, name, last_failure, &parsed_latest, &mut notes)?;
+    let full = match &evaluated {
+        Some(Evaluated { state, cluster, pod: Some(pod) }) => why_full(store, pod, state, cluster, last_failure)?,
         _ => None,
     };
+    let state = evaluated.map(|e| e.state);
     let mut report = PendingReport {
         namespace: namespace.to_string(),
         name: name.to_string(),

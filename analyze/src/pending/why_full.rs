@@ -2,6 +2,8 @@
 //! full ([`super::full`]) and, when the pod's required pod affinity pins it
 //! there, why the anchor pod is on that node ([`super::anchor`]).
 
+use std::collections::HashSet;
+
 use chrono::{DateTime, Utc};
 use kdrift_ingest::Store;
 use kdrift_rebalance::{ClusterState, PodInfo};
@@ -22,6 +24,20 @@ pub struct WhyFull {
     pub fills: Vec<NodeFill>,
     /// The pods on those nodes that the pod's required pod affinity selects.
     pub anchors: Vec<Anchor>,
+    /// Nodes left short that are not explained in `fills`: beyond the
+    /// [`EXPLAINED_NODES`] closest to fitting (omitted from JSON when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub nodes_not_explained: usize,
+}
+
+/// At most this many short nodes are explained, those closest to fitting
+/// (smallest shortfall of their first short resource, then name): a pod
+/// that fits nowhere in a 5,000-node cluster gets its few best candidates,
+/// not 5,000 explanations.
+pub const EXPLAINED_NODES: usize = 5;
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// `Ok(None)` when no node is left short (nothing to explain).
@@ -29,33 +45,41 @@ pub(super) fn why_full(
     store: &Store,
     pending: &PodInfo,
     state: &StateAtFailure,
+    cs: &ClusterState,
     at: DateTime<Utc>,
 ) -> Result<Option<WhyFull>, AnalyzeError> {
-    let mut targets: Vec<(&str, &str)> = Vec::new();
-    for s in state.shortfalls.iter().filter(|s| state.left.contains(&s.node)) {
-        if !targets.iter().any(|(n, _)| *n == s.node) {
-            targets.push((&s.node, &s.resource));
+    let left: HashSet<&str> = state.left.iter().map(String::as_str).collect();
+    // Each left node once, with its first short resource and by how much.
+    let mut short: Vec<(&str, &str, i64)> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::new();
+    for s in state.shortfalls.iter().filter(|s| left.contains(s.node.as_str())) {
+        if seen.insert(&s.node) {
+            short.push((&s.node, &s.resource, s.short));
         }
     }
-    if targets.is_empty() {
+    if short.is_empty() {
         return Ok(None);
     }
-    let cluster = ClusterAt::load(store, at)?;
-    let others: Vec<PodInfo> = cluster
-        .pods
-        .iter()
-        .filter(|p| !(p.namespace == pending.namespace && p.name == pending.name))
-        .cloned()
-        .collect();
-    let cs = ClusterState::new(cluster.nodes.clone(), others);
+    let nodes_not_explained = short.len().saturating_sub(EXPLAINED_NODES);
+    if nodes_not_explained > 0 {
+        short.sort_by(|a, b| a.2.cmp(&b.2).then(a.0.cmp(b.0)));
+        short.truncate(EXPLAINED_NODES);
+    }
+    let targets: Vec<(&str, &str)> = short.iter().map(|(n, r, _)| (*n, *r)).collect();
+    let by_node = cs.by_node();
     let placed = placements(store, beginning(), at)?;
     let operations = drain_timeline(store, None, Some(at))?.operations;
     let ups = scale_ups(store, at)?;
 
     let mut fills = Vec::new();
+    // The bindings to each explained node, so that per-pod lookups scan a
+    // node's few hundred bindings, not the whole history's.
+    let placed_on = |node: &str| -> Vec<_> { placed.iter().filter(|p| p.node == node).cloned().collect() };
     for (node, resource) in &targets {
-        let mut holders: Vec<Holder> = cs
+        let placed = placed_on(node);
+        let mut holders: Vec<Holder> = by_node
             .pods_on(node)
+            .iter()
             .map(|p| {
                 let placement = bound(&placed, p, node, at);
                 Holder {
@@ -75,7 +99,7 @@ pub(super) fn why_full(
                 .then(a.bound_at.cmp(&b.bound_at))
                 .then((&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)))
         });
-        let used = cs.usage(node);
+        let used = by_node.usage(node);
         let requested = used.get(resource);
         let allocatable = cs.node(node).map_or(0, |n| n.allocatable.get(resource));
         let bursts = bursts(node, resource, requested, &holders, &placed, &operations);
@@ -93,11 +117,12 @@ pub(super) fn why_full(
     let terms = &pending.affinity.pod_affinity.required;
     if !terms.is_empty() {
         for (node, _) in &targets {
-            for p in cs.pods_on(node).filter(|p| terms.iter().any(|t| t.selects(&pending.namespace, p))) {
+            let placed = placed_on(node);
+            for p in by_node.pods_on(node).iter().filter(|p| terms.iter().any(|t| t.selects(&pending.namespace, p))) {
                 let placement = bound(&placed, p, node, at);
                 let bound_at = placement.map(|x| x.bound_at);
                 let then = match bound_at {
-                    Some(t) => ClusterAt::load(store, t)?.nodes,
+                    Some(t) => ClusterAt::load_nodes(store, t)?.nodes,
                     None => Vec::new(),
                 };
                 let arrived = arrival(p, node, placement, &operations, &ups);
@@ -105,5 +130,5 @@ pub(super) fn why_full(
             }
         }
     }
-    Ok(Some(WhyFull { fills, anchors }))
+    Ok(Some(WhyFull { fills, anchors, nodes_not_explained }))
 }

@@ -25,7 +25,7 @@ use kdrift_rebalance::{PodInfo, PodPhase};
 use serde_json::{json, Value};
 
 use super::ClusterAt;
-use crate::history::{beginning, owner_from_name, placements, Placement};
+use crate::history::{event_only_placements, owner_from_name, Placement};
 use crate::AnalyzeError;
 
 /// The pod object a sample stands for: a copy of the sibling pod, or the
@@ -68,8 +68,8 @@ fn pod_from_sample(sample: &(String, Value), p: &Placement) -> Option<Value> {
 pub(super) fn add_event_only_pods(store: &Store, at: DateTime<Utc>, state: &mut ClusterAt) -> Result<(), AnalyzeError> {
     let known: BTreeSet<(String, String)> = state.pods.iter().map(|p| (p.namespace.clone(), p.name.clone())).collect();
     let mut latest: BTreeMap<(String, String), Placement> = BTreeMap::new();
-    for p in placements(store, beginning(), at)? {
-        if p.known_from != "event" || known.contains(&(p.namespace.clone(), p.name.clone())) {
+    for p in event_only_placements(store, at)? {
+        if known.contains(&(p.namespace.clone(), p.name.clone())) {
             continue;
         }
         latest.insert((p.namespace.clone(), p.name.clone()), p);

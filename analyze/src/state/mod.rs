@@ -44,22 +44,7 @@ impl ClusterAt {
     /// [`AnalyzeError::Store`] when a query fails.
     pub fn load(store: &Store, at: DateTime<Utc>) -> Result<ClusterAt, AnalyzeError> {
         let us = at.timestamp_micros();
-        let mut state = ClusterAt { at: Some(at), ..ClusterAt::default() };
-        let nodes = store.query_map(&sql::NODES_AT, [us], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, bool>(2)?, r.get::<_, String>(3)?))
-        })?;
-        for (name, estimated, json) in nodes {
-            match serde_json::from_str::<Value>(&json)
-                .map_err(|e| e.to_string())
-                .and_then(|v| NodeInfo::from_json(&v).map_err(|e| e.to_string()))
-            {
-                Ok(node) => state.nodes.push(node),
-                Err(e) => state.unreadable.push(format!("Node {name}: {e}")),
-            }
-            if estimated {
-                state.estimated_nodes.push(name);
-            }
-        }
+        let mut state = ClusterAt::load_nodes(store, at)?;
         let pods = store.query_map(&sql::PODS_AT, [us], |r| {
             Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, bool>(5)?, r.get::<_, String>(6)?))
         })?;
@@ -81,6 +66,32 @@ impl ClusterAt {
             }
         }
         events::add_event_only_pods(store, at, &mut state)?;
+        Ok(state)
+    }
+
+    /// Only the nodes at `at` (no pods): [`ClusterAt::nodes`],
+    /// [`ClusterAt::estimated_nodes`] and unreadable nodes; the pod fields stay empty.
+    ///
+    /// # Errors
+    /// [`AnalyzeError::Store`] when the query fails.
+    pub fn load_nodes(store: &Store, at: DateTime<Utc>) -> Result<ClusterAt, AnalyzeError> {
+        let us = at.timestamp_micros();
+        let mut state = ClusterAt { at: Some(at), ..ClusterAt::default() };
+        let nodes = store.query_map(&sql::NODES_AT, [us], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, bool>(2)?, r.get::<_, String>(3)?))
+        })?;
+        for (name, estimated, json) in nodes {
+            match serde_json::from_str::<Value>(&json)
+                .map_err(|e| e.to_string())
+                .and_then(|v| NodeInfo::from_json(&v).map_err(|e| e.to_string()))
+            {
+                Ok(node) => state.nodes.push(node),
+                Err(e) => state.unreadable.push(format!("Node {name}: {e}")),
+            }
+            if estimated {
+                state.estimated_nodes.push(name);
+            }
+        }
         Ok(state)
     }
 }

@@ -311,6 +311,15 @@ fn why_full<W: Write>(out: &mut W, w: &WhyFull) -> anyhow::Result<()> {
             )?;
         }
     }
+    if w.nodes_not_explained > 0 {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "({} more nodes are left but short; only the {} closest to fitting are explained above)",
+            w.nodes_not_explained,
+            w.fills.len()
+        )?;
+    }
     for a in &w.anchors {
         writeln!(out)?;
         writeln!(out, "Why {}/{} (the pod affinity's anchor) is on {}", a.namespace, a.name, a.node)?;

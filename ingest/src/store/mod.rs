@@ -13,10 +13,10 @@ use duckdb::{Connection, Params, Row};
 pub use sql::NamedQuery;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// The migration to each version after 1, in order: `(version, DDL)`.
-const MIGRATIONS: &[(i64, &NamedQuery)] = &[(2, &sql::SCHEMA_V2)];
+const MIGRATIONS: &[(i64, &NamedQuery)] = &[(2, &sql::SCHEMA_V2), (3, &sql::SCHEMA_V3)];
 
 /// Store failures.
 #[derive(Debug, thiserror::Error)]
@@ -122,12 +122,14 @@ impl Store {
 
     /// Opens an existing store read-only, for analysis: never creates or
     /// changes anything, so several analyses can run at once and a
-    /// read-only file works.
+    /// read-only file works — except a store of an older schema, which is
+    /// first migrated in place ([`Store::open`]), once.
     ///
     /// # Errors
     /// [`StoreError::Missing`] when the file does not exist,
     /// [`StoreError::NotAStore`] for another database, [`StoreError::TooNew`],
-    /// or [`StoreError::Open`].
+    /// [`StoreError::Open`], or a failed migration (e.g. a read-only file of
+    /// an older schema).
     pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
         if !path.exists() {
             return Err(StoreError::Missing { path: path.to_path_buf() });
@@ -140,7 +142,13 @@ impl Store {
         if has_meta == 0 {
             return Err(StoreError::NotAStore { path: path.to_path_buf() });
         }
-        store.check_version()?;
+        if store.check_version()? < SCHEMA_VERSION {
+            // An older schema: migrated once, in place (the queries need the
+            // new columns), then opened read-only again.
+            drop(store);
+            drop(Store::open(path)?);
+            return Store::open_existing(path);
+        }
         Ok(store)
     }
 

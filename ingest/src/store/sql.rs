@@ -41,6 +41,8 @@ queries! {
     SCHEMA_V1 = "schema_v1", "schema/v1.sql";
     /// Migration from schema version 1 to 2 (VictoriaLogs windows).
     SCHEMA_V2 = "schema_v2", "schema/v2.sql";
+    /// Migration 2 → 3: `pod_versions.model`.
+    SCHEMA_V3 = "schema_v3", "schema/v3.sql";
     /// Records the schema version after a migration.
     UPDATE_SCHEMA_VERSION = "update_schema_version", "schema/update_version.sql";
     /// Opens a transaction.
@@ -103,6 +105,8 @@ queries! {
     OBJECTS_AT = "objects_at", "state/objects_at.sql";
     /// Pods stopped or deleted at or before an instant (earliest evidence per pod).
     PODS_GONE = "pods_gone", "state/pods_gone.sql";
+    /// Pods bound at or before an instant that only their Scheduled event shows.
+    EVENT_ONLY_PLACEMENTS = "event_only_placements", "state/event_only_placements.sql";
     /// Per pod with a Scheduled event, the newest event time of that event's source.
     SCHEDULED_COVERAGE = "scheduled_coverage", "state/scheduled_coverage.sql";
     /// Per pod owner, the nearest pod version and owner template showing requests.

@@ -7,6 +7,7 @@
 
 use chrono::{DateTime, Utc};
 use duckdb::{params, Appender};
+use kdrift_rebalance::model_fields::model_fields;
 
 use super::{query_error, sql, Store, StoreError};
 use crate::record::{content_hash, identify, newest_timestamp, IdentityError, Record};
@@ -109,6 +110,8 @@ impl<'s> RunWriter<'s> {
             None => (newest_timestamp(&record.object).unwrap_or(self.started_at), true),
         };
         let json = record.object.to_string();
+        // What the cluster model reads of a pod or node, kept next to it (schema v3).
+        let model = model_fields(&identity.kind, &record.object).map(|m| m.to_string());
         let hash = content_hash(record.change, &identity, &json);
         self.seq += 1;
         self.pending += 1;
@@ -133,6 +136,7 @@ impl<'s> RunWriter<'s> {
                 record.origin.location,
                 line,
                 json,
+                model,
             ])
             .map_err(|source| StoreError::Append { table: "staging_observations", source })?;
         Ok(Ok(()))

@@ -91,6 +91,14 @@ pub fn chain<W: Write>(out: &mut W, r: &PendingReport) -> std::io::Result<()> {
         for f in &w.fills {
             fill(out, f)?;
         }
+        if w.nodes_not_explained > 0 {
+            writeln!(
+                out,
+                r#"<li class="step fill-more">{} more nodes are left but short; only the {} closest to fitting are explained</li>"#,
+                w.nodes_not_explained,
+                w.fills.len()
+            )?;
+        }
         for a in &w.anchors {
             writeln!(
                 out,
