@@ -87,6 +87,11 @@ pub struct RequestedAt {
 }
 
 impl RequestedAt {
+    /// No nodes at `at` (what an analysis that skips the amounts carries).
+    pub fn empty(at: DateTime<Utc>) -> RequestedAt {
+        RequestedAt { at, nodes: Vec::new(), skew: Vec::new() }
+    }
+
     /// The skew of one resource, in percentage points (0 when under two nodes offer it).
     pub fn skew_of(&self, resource: &str) -> f64 {
         self.skew.iter().find(|s| s.resource == resource).map_or(0.0, |s| s.skew)

@@ -148,10 +148,12 @@ fn kind_of(episodes: &[NodeEpisode]) -> OperationKind {
 
 /// Every node's episodes from the signals (any order).
 pub fn all_episodes(signals: &[NodeSignal]) -> Vec<NodeEpisode> {
-    let mut nodes: Vec<&str> = signals.iter().map(|s| s.node.as_str()).collect();
-    nodes.sort_unstable();
-    nodes.dedup();
-    nodes.into_iter().flat_map(|n| episodes::episodes(n, signals)).collect()
+    // One pass to split the signals by node (time order kept), not one scan per node.
+    let mut by_node: std::collections::BTreeMap<&str, Vec<NodeSignal>> = std::collections::BTreeMap::new();
+    for s in signals {
+        by_node.entry(s.node.as_str()).or_default().push(s.clone());
+    }
+    by_node.into_iter().flat_map(|(n, mine)| episodes::episodes(n, &mine)).collect()
 }
 
 /// Reconstructs the operations overlapping `[since, until]` (each bound
@@ -164,6 +166,30 @@ pub fn drain_timeline(
     store: &Store,
     since: Option<DateTime<Utc>>,
     until: Option<DateTime<Utc>>,
+) -> Result<DrainTimeline, AnalyzeError> {
+    timeline(store, since, until, true)
+}
+
+/// [`drain_timeline`] without the requested amounts before and after each
+/// operation (`before`, `after` and the skews stay empty): for callers that
+/// only follow the evicted pods (why a node is full), and skip the two
+/// whole-cluster loads per operation.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when a query fails.
+pub fn drain_moves(
+    store: &Store,
+    since: Option<DateTime<Utc>>,
+    until: Option<DateTime<Utc>>,
+) -> Result<DrainTimeline, AnalyzeError> {
+    timeline(store, since, until, false)
+}
+
+fn timeline(
+    store: &Store,
+    since: Option<DateTime<Utc>>,
+    until: Option<DateTime<Utc>>,
+    with_requested: bool,
 ) -> Result<DrainTimeline, AnalyzeError> {
     let signals = history::node_signals(store, history::beginning(), history::far_future())?;
     let groups = group(all_episodes(&signals));
@@ -186,8 +212,11 @@ pub fn drain_timeline(
         }
         let open = episodes.iter().any(|e| e.end != EpisodeEnd::Closed);
         let ended_at = if open { None } else { episodes.iter().filter_map(|e| e.ended_at).max() };
-        let before = requested_at(store, start - Duration::seconds(1))?;
-        let after = requested_at(store, last + SETTLE)?;
+        let (before, after) = if with_requested {
+            (requested_at(store, start - Duration::seconds(1))?, requested_at(store, last + SETTLE)?)
+        } else {
+            (RequestedAt::empty(start - Duration::seconds(1)), RequestedAt::empty(last + SETTLE))
+        };
         let moved: Vec<&MovedPod> = episodes.iter().flat_map(|e| e.evicted.iter()).collect();
         let mut landed: Vec<Landing> = Vec::new();
         for r in moved.iter().filter_map(|m| m.replacement.as_ref()) {

@@ -13,6 +13,8 @@
 //! already taken by an earlier move; a StatefulSet pod's replacement has its
 //! own name.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
@@ -134,13 +136,29 @@ fn owner_of(p: &Placement) -> (Option<&str>, Option<&str>) {
 
 /// Fills `owner` and `replacement` of every moved pod (in eviction order,
 /// each placement used at most once).
+///
+/// The placements are grouped once by pod and by owner (slice order kept
+/// within a group), so each moved pod looks only at its own bindings and its
+/// owner's — the same choices as scanning every placement, in
+/// O(moved × group) instead of O(moved × placements).
 pub fn find_replacements(moved: &mut [&mut MovedPod], placements: &[Placement]) {
     moved.sort_by_key(|m| m.evicted_at);
     let mut used = vec![false; placements.len()];
+    let mut by_pod: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+    let mut by_owner: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+    for (i, p) in placements.iter().enumerate() {
+        by_pod.entry((p.namespace.as_str(), p.name.as_str())).or_default().push(i);
+        if let (_, Some(owner)) = owner_of(p) {
+            by_owner.entry((p.namespace.as_str(), owner)).or_default().push(i);
+        }
+    }
     for m in moved.iter_mut() {
-        let own = placements
-            .iter()
-            .filter(|p| p.namespace == m.namespace && p.name == m.name && p.bound_at <= m.evicted_at)
+        let own = by_pod
+            .get(&(m.namespace.as_str(), m.name.as_str()))
+            .into_iter()
+            .flatten()
+            .map(|&i| &placements[i])
+            .filter(|p| p.bound_at <= m.evicted_at)
             .max_by_key(|p| p.bound_at);
         let (kind, name) = match own {
             Some(p) => owner_of(p),
@@ -153,8 +171,9 @@ pub fn find_replacements(moved: &mut [&mut MovedPod], placements: &[Placement]) 
         let Some(owner_name) = name else { continue };
         let earliest = m.evicted_at - Duration::seconds(5);
         let latest = m.evicted_at + Duration::hours(1);
-        let found = placements.iter().enumerate().find(|(i, p)| {
-            if used[*i] || p.namespace != m.namespace || p.bound_at < m.evicted_at - Duration::seconds(5) {
+        let candidates = by_owner.get(&(m.namespace.as_str(), owner_name)).map_or(&[][..], Vec::as_slice);
+        let found = candidates.iter().map(|&i| (i, &placements[i])).find(|(i, p)| {
+            if used[*i] || p.bound_at < earliest {
                 return false;
             }
             if p.bound_at > latest || p.created_at.unwrap_or(p.bound_at) < earliest {
@@ -164,8 +183,8 @@ pub fn find_replacements(moved: &mut [&mut MovedPod], placements: &[Placement]) 
             if same_name && (p.uid == m.uid && !m.uid.is_empty() || p.bound_at <= m.evicted_at) {
                 return false;
             }
-            let (pk, pn) = owner_of(p);
-            pn == Some(owner_name) && (kind.is_none() || pk.is_none() || pk == kind)
+            let (pk, _) = owner_of(p);
+            kind.is_none() || pk.is_none() || pk == kind
         });
         if let Some((i, p)) = found {
             used[i] = true;

@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::anchor::{explain, Anchor};
 use super::chain::StateAtFailure;
 use super::full::{arrival, bound, bursts, scale_ups, Holder, NodeFill};
-use crate::drains::drain_timeline;
+use crate::drains::drain_moves;
 use crate::history::{beginning, placements};
 use crate::state::ClusterAt;
 use crate::AnalyzeError;
@@ -68,7 +68,7 @@ pub(super) fn why_full(
     let targets: Vec<(&str, &str)> = short.iter().map(|(n, r, _)| (*n, *r)).collect();
     let by_node = cs.by_node();
     let placed = placements(store, beginning(), at)?;
-    let operations = drain_timeline(store, None, Some(at))?.operations;
+    let operations = drain_moves(store, None, Some(at))?.operations;
     let ups = scale_ups(store, at)?;
 
     let mut fills = Vec::new();

@@ -75,7 +75,11 @@ fn pull(url: &str, start: DateTime<Utc>, end: DateTime<Utc>, dir: &Path) -> Resu
 
 /// Median, min and max of `runs` timed calls after one warm-up, in ms.
 fn timed<T>(runs: usize, mut f: impl FnMut() -> Result<T, String>) -> Result<(Value, T), String> {
+    let t = Instant::now();
     let mut last = f()?;
+    // On stderr, so a slow case shows before its runs end.
+    eprintln!("  (warm-up run: {:.1} ms)", t.elapsed().as_secs_f64() * 1000.0);
+    let runs = runs.max(1);
     let mut ms = Vec::with_capacity(runs);
     for _ in 0..runs {
         let t = Instant::now();
@@ -90,12 +94,14 @@ fn queries(store: &Path, ns: &str, name: &str, at: DateTime<Utc>) -> Result<Valu
     let t = Instant::now();
     let store = Store::open_existing(store).map_err(|e| e.to_string())?;
     let open_ms = t.elapsed().as_secs_f64() * 1000.0;
-    let (why, found) = timed(20, || why_pending(&store, ns, name).map_err(|e| e.to_string()))?;
+    // KDRIFT_BENCH_RUNS: fewer runs for a quick look (the figures use the defaults).
+    let runs = |default: usize| std::env::var("KDRIFT_BENCH_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(default);
+    let (why, found) = timed(runs(20), || why_pending(&store, ns, name).map_err(|e| e.to_string()))?;
     let found = found.map(|r| serde_json::to_value(&r).map(|v| v.to_string().len()).unwrap_or(0));
-    let (timeline, ops) = timed(5, || drain_timeline(&store, None, None).map_err(|e| e.to_string()))?;
+    let (timeline, ops) = timed(runs(5), || drain_timeline(&store, None, None).map_err(|e| e.to_string()))?;
     let threshold = |v: f64| [("cpu".to_string(), v), ("memory".to_string(), v)].into_iter().collect();
     let policy = policy_from_thresholds(threshold(20.0), threshold(50.0)).map_err(|e| e.to_string())?;
-    let (skew_at, report) = timed(20, || skew(&store, Some(at), &policy).map_err(|e| e.to_string()))?;
+    let (skew_at, report) = timed(runs(20), || skew(&store, Some(at), &policy).map_err(|e| e.to_string()))?;
     Ok(json!({
         "open_ms": open_ms,
         "why_pending": why, "why_pending_found": found.is_some(),
@@ -118,6 +124,7 @@ fn breakdown(store: &Path, ns: &str, name: &str, at: &str, end: &str) -> Result<
         ("pod_scheduled", p(&pod)),
         ("nodes_at", p(&[("at_us", at)])),
         ("pods_at", p(&[("at_us", at)])),
+        ("event_only_placements", p(&[("at_us", at)])),
         ("pods_gone", p(&[("at_us", at)])),
         ("scheduled_coverage", Vec::new()),
         ("owner_samples", p(&[("at_us", at)])),
