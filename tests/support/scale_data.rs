@@ -122,7 +122,7 @@ pub fn write(config: &ScaleConfig, outputs: &Outputs) -> Result<ScaleFacts, Stri
                 Ok(Err(e)) => failure = Some(format!("a generated record is not an object: {e}")),
                 Err(e) => failure = Some(format!("staging: {e}")),
             }
-            if staged > 0 && staged % STORE_BATCH == 0 {
+            if staged > 0 && staged.is_multiple_of(STORE_BATCH) {
                 if let Err(e) = w.commit_batch(0) {
                     failure = Some(format!("committing a batch: {e}"));
                 }

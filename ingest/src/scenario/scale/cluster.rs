@@ -236,7 +236,7 @@ fn deployment(rng: &mut SplitMix64, d: u32) -> Deployment {
     let name = format!("svc-{:05}", d + 1);
     let rs = format!("{name}-{}", rng.hex(10));
     let rs_uid = rng.uuid();
-    let (qos, cpu_m, mem_mi) = if d % 10 == 0 {
+    let (qos, cpu_m, mem_mi) = if d.is_multiple_of(10) {
         (Qos::BestEffort, 0, 0)
     } else {
         (Qos::Burstable, 50 + 10 * rng.below(36) as i64, 64 * (1 + rng.below(16) as i64))

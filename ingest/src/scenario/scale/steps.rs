@@ -278,7 +278,7 @@ impl Cluster {
             return 0;
         }
         let slot = self.rng.below(self.slots.len() as u64) as u32;
-        if k % 3 == 0 {
+        if k.is_multiple_of(3) {
             self.replace(out, slot, at, false);
             return 1;
         }
