@@ -15,7 +15,9 @@
 //! [--no-store]` to generate a data set. `KDRIFT_BENCH_10M=0` skips the
 //! 10M store; `KDRIFT_BENCH_PULL_ROWS` sets the pull size (default 300000);
 //! `KDRIFT_BENCH_EVENTS=N` replaces the 1M data set by one of N events (a
-//! quick check that everything runs, e.g. in the dev profile).
+//! quick check that everything runs, e.g. in the dev profile);
+//! `KDRIFT_BENCH_RUNS=N` times N runs of each analysis instead of 20/5/20
+//! (each case's warm-up time is printed on stderr as it ends).
 
 mod child;
 mod data;
