@@ -70,6 +70,25 @@ fn the_ready_store_holds_every_version() {
     let report = kdrift_analyze::why_pending(&store, &ns, &name).expect("why-pending").expect("a report");
     let json = serde_json::to_value(&report).expect("json");
     assert!(json.to_string().contains("Insufficient cpu"), "{json}");
+    // The Job asks 7800m of 8-CPU nodes: every left node is short. Only the
+    // 5 closest to fitting are explained, the others counted.
+    let state = report.state.as_ref().expect("state");
+    let full = report.why_full.as_ref().expect("why full");
+    let mut short: Vec<(i64, &str)> = state
+        .shortfalls
+        .iter()
+        .filter(|s| s.resource == "cpu" && state.left.contains(&s.node))
+        .map(|s| (s.short, s.node.as_str()))
+        .collect();
+    short.sort();
+    assert!(short.len() > kdrift_analyze::pending::EXPLAINED_NODES, "{} short nodes", short.len());
+    assert_eq!(full.fills.len(), kdrift_analyze::pending::EXPLAINED_NODES);
+    assert_eq!(full.nodes_not_explained, short.len() - full.fills.len());
+    let mut explained: Vec<&str> = full.fills.iter().map(|f| f.node.as_str()).collect();
+    explained.sort_unstable();
+    let mut closest: Vec<&str> = short.iter().take(full.fills.len()).map(|(_, n)| *n).collect();
+    closest.sort_unstable();
+    assert_eq!(explained, closest, "the explained nodes are those with the smallest cpu shortfall");
     let timeline = kdrift_analyze::drain_timeline(&store, None, None).expect("timeline");
     let drained: usize = timeline.operations.iter().map(|o| o.episodes.len()).sum();
     assert_eq!(drained as u32, facts.drained_nodes, "every drained node in an operation");

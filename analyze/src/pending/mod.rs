@@ -22,7 +22,7 @@ pub use anchor::Anchor;
 pub use chain::{ConstraintLine, NodeLine, ResourceLine, Shortfall, StateAtFailure};
 pub use full::{Arrival, Burst, Holder, NodeFill, BURST_WINDOW};
 pub use report::{why_pending, FailureEvent, History, PendingReport, ReasonLine, ScheduledAt};
-pub use why_full::WhyFull;
+pub use why_full::{WhyFull, EXPLAINED_NODES};
 
 use crate::failed_scheduling::{parse, ReasonKind};
 use crate::AnalyzeError;
