@@ -89,13 +89,7 @@ impl ClusterState {
     /// calling [`ClusterState::pods_on`] or [`ClusterState::usage`] per node,
     /// which scan every pod each time (nodes × pods).
     pub fn by_node(&self) -> NodePods<'_> {
-        let mut map: FastMap<&str, Vec<&PodInfo>> = fast_map(self.nodes.len());
-        for p in self.pods.iter().filter(|p| p.counts_toward_usage()) {
-            if let Some(n) = p.node_name.as_deref() {
-                map.entry(n).or_default().push(p);
-            }
-        }
-        NodePods { map }
+        NodePods::of(&self.pods, self.nodes.len())
     }
 }
 
@@ -119,6 +113,19 @@ pub struct NodePods<'a> {
 }
 
 impl<'a> NodePods<'a> {
+    /// Groups `pods` (those that count toward usage) by node, in one pass;
+    /// `nodes` is a capacity hint. [`ClusterState::by_node`] without building
+    /// a state (no copy of the pods).
+    pub fn of(pods: &'a [PodInfo], nodes: usize) -> NodePods<'a> {
+        let mut map: FastMap<&str, Vec<&PodInfo>> = fast_map(nodes);
+        for p in pods.iter().filter(|p| p.counts_toward_usage()) {
+            if let Some(n) = p.node_name.as_deref() {
+                map.entry(n).or_default().push(p);
+            }
+        }
+        NodePods { map }
+    }
+
     /// The pods that count toward `node`'s usage, in state order (same as
     /// [`ClusterState::pods_on`]); empty for an unknown node.
     pub fn pods_on(&self, node: &str) -> &[&'a PodInfo] {
