@@ -170,6 +170,8 @@ fn demo_ingest_is_idempotent() {
     // Every pod and node version: the stored model fields read as the whole object.
     let compared = kdrift_tests::assert_model_fields_agree(&store);
     assert!(compared > 200, "{compared} pod/node versions");
+    // The per-node requested amounts from the store's aggregates are those of the pods loaded one by one.
+    assert!(kdrift_tests::assert_amounts_agree(&store, 80) > 80);
     let again = ingest_scenario(&store, generate(&ScenarioConfig { seed: 1, scale: 1 }), 1).expect("ingest");
     assert_eq!(again.counts.added, 0);
 }

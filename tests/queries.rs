@@ -19,6 +19,11 @@ fn every_read_query_runs_on_the_demo_store() {
             "namespace" => facts.pending_pod.namespace.clone(),
             "name" => facts.pending_pod.name.clone(),
             "at_us" => at.clone(),
+            "instants" => format!(
+                "{},{}",
+                (facts.failure_at + chrono::Duration::minutes(10)).timestamp_micros(),
+                facts.start.timestamp_micros()
+            ),
             "kind" => "Node".to_string(),
             "since_us" => "2026-11-27T00:00:00Z".to_string(),
             "until_us" => "2026-11-29T00:00:00Z".to_string(),
@@ -43,6 +48,18 @@ fn every_read_query_runs_on_the_demo_store() {
             "pod_scheduled" => assert_eq!(r.rows.len(), 0, "the pending pod was never scheduled"),
             "pod_at" => assert_eq!(r.rows[0][col("uid")], Value::String(facts.pending_pod.uid.clone())),
             "nodes_at" => assert_eq!(r.rows.len(), 5),
+            "nodes_at_instants" => assert_eq!(r.rows.len(), 10, "five nodes at each of two instants"),
+            "requested_by_node" => {
+                // At the failure node-1 holds 1942m of its 2000m (the demo's story).
+                let at_us = (facts.failure_at + chrono::Duration::minutes(10)).timestamp_micros();
+                let row = r
+                    .rows
+                    .iter()
+                    .find(|row| row[col("at_us")] == at_us && row[col("node")] == "node-1")
+                    .unwrap_or_else(|| panic!("no node-1 row: {:?}", r.rows));
+                assert_eq!(row[col("cpu_millis")], Value::from(1942), "{row:?}");
+            }
+            "pods_summary_at" => assert_eq!(r.rows.len(), 2, "{:?}", r.rows),
             "objects_at" => assert_eq!(r.rows.len(), 5, "the five Node objects"),
             "latest_observation" => assert!(r.rows[0][0].is_string(), "{:?}", r.rows),
             "pods_at" => assert!(r.rows.len() > 50, "{} pods", r.rows.len()),
@@ -101,6 +118,11 @@ fn golden_params(query: &str, param: &str, facts: &kdrift_ingest::scenario::Scen
         (_, "job") => facts.job_name.clone(),
         (_, "kind") => "Node".into(),
         (_, "at_us") => (facts.failure_at + chrono::Duration::minutes(10)).to_rfc3339(),
+        (_, "instants") => format!(
+            "{},{}",
+            (facts.failure_at + chrono::Duration::minutes(10)).timestamp_micros(),
+            facts.start.timestamp_micros()
+        ),
         (_, "since_us") => "2026-11-28T02:00:00Z".into(),
         (_, "until_us") => "2026-11-28T02:04:00Z".into(),
         (_, "pull_key") => "http://127.0.0.1:9428 raw".into(),

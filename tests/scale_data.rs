@@ -66,6 +66,8 @@ fn the_ready_store_holds_every_version() {
     assert_eq!(event_versions, 12_000);
     assert_eq!(observations as u64, facts.events + facts.objects);
     assert_eq!(nodes, 30);
+    // Drains and churn: the per-node aggregates agree with the pods loaded one by one.
+    assert!(kdrift_tests::assert_amounts_agree(&store, 30) > 30);
     let (ns, name) = facts.last_failed_pod.clone().expect("a failed pod");
     let report = kdrift_analyze::why_pending(&store, &ns, &name).expect("why-pending").expect("a report");
     let json = serde_json::to_value(&report).expect("json");

@@ -64,17 +64,29 @@ fn a_version_1_store_is_migrated_to_the_current_version_and_keeps_its_data() {
         // Test fixture: the store as kdrift 0.1 (schema 1) left it.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "DROP TABLE vl_windows; {DROP_V3} UPDATE kdrift_meta SET value = '1' WHERE key = 'schema_version'"
+            "DROP TABLE vl_windows; {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '1' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }
     let store = Store::open(&path).expect("migrate");
     let version = kdrift_ingest::store::catalog::run(&store, "get_schema_version", &[]).expect("version");
     assert_eq!(version.rows[0][0], serde_json::Value::String(SCHEMA_VERSION.to_string()));
-    assert_eq!(SCHEMA_VERSION, 3);
+    assert_eq!(SCHEMA_VERSION, 4);
     assert!(kdrift_ingest::store::catalog::run(&store, "vl_windows", &[]).expect("vl_windows exists").rows.is_empty());
     assert_eq!(store.counts().expect("counts").events, 1, "the data stays");
 }
+
+/// Test fixture: undoes schema v4 (version intervals, usage columns, event-only bindings, macros).
+const DROP_V4: &str = "DROP MACRO TABLE pod_versions_at; DROP MACRO TABLE node_versions_at; \
+    DROP TABLE event_only_bindings; \
+    ALTER TABLE staging_observations DROP COLUMN usage_node; ALTER TABLE staging_observations DROP COLUMN requests_cpu; \
+    ALTER TABLE staging_observations DROP COLUMN requests_memory; \
+    ALTER TABLE staging_observations DROP COLUMN requests_other; ALTER TABLE staging_observations DROP COLUMN model_error; \
+    ALTER TABLE pod_versions DROP COLUMN valid_until; ALTER TABLE pod_versions DROP COLUMN first_version; \
+    ALTER TABLE pod_versions DROP COLUMN usage_node; ALTER TABLE pod_versions DROP COLUMN requests_cpu; \
+    ALTER TABLE pod_versions DROP COLUMN requests_memory; ALTER TABLE pod_versions DROP COLUMN requests_other; \
+    ALTER TABLE pod_versions DROP COLUMN model_error; \
+    ALTER TABLE node_versions DROP COLUMN valid_until; ALTER TABLE node_versions DROP COLUMN first_version;";
 
 /// Test fixture: undoes schema v3 (the `model` columns).
 const DROP_V3: &str = "ALTER TABLE staging_observations DROP COLUMN model; \
@@ -106,12 +118,14 @@ fn a_version_2_store_is_migrated_even_when_opened_for_analysis() {
     {
         // Test fixture: the store as schema 2 left it.
         let c = duckdb::Connection::open(&path).expect("open");
-        c.execute_batch(&format!("{DROP_V3} UPDATE kdrift_meta SET value = '2' WHERE key = 'schema_version'"))
-            .expect("downgrade");
+        c.execute_batch(&format!(
+            "{DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '2' WHERE key = 'schema_version'"
+        ))
+        .expect("downgrade");
     }
     let store = Store::open_existing(&path).expect("migrated, then opened read-only");
     let version = kdrift_ingest::store::catalog::run(&store, "get_schema_version", &[]).expect("version");
-    assert_eq!(version.rows[0][0], serde_json::Value::String("3".into()));
+    assert_eq!(version.rows[0][0], serde_json::Value::String(SCHEMA_VERSION.to_string()));
     // Versions stored before the migration carry their whole object.
     let at = chrono::DateTime::parse_from_rfc3339("2026-02-01T00:00:00Z").expect("t").with_timezone(&chrono::Utc);
     let cluster = kdrift_analyze::state::ClusterAt::load(&store, at).expect("state");
@@ -120,6 +134,52 @@ fn a_version_2_store_is_migrated_even_when_opened_for_analysis() {
     assert_eq!(cluster.pods.len(), 1);
     assert_eq!(cluster.pods[0].requests.get("cpu"), 300);
     assert_eq!(cluster.pods[0].node_name.as_deref(), Some("node-1"));
+    // v4 columns backfilled from those objects: the per-node aggregates see the pod's 300m.
+    let amounts = kdrift_analyze::state::amounts::amounts_at(&store, &[at]).expect("amounts");
+    assert_eq!(amounts[0].usage_of("node-1").requested.get("cpu"), 300);
+    assert_eq!(amounts[0].usage_of("node-1").requested.get("pods"), 1);
+}
+
+#[test]
+fn a_version_3_store_gets_intervals_and_requested_amounts_when_migrated() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("v3.duckdb");
+    let file = write(dir.path(), "objects.json", POD_AND_NODE.as_bytes());
+    // The same pod a day later, on another node with 500m: two versions, two intervals.
+    let moved = POD_AND_NODE
+        .replace("\"nodeName\":\"node-1\"", "\"nodeName\":\"node-2\"")
+        .replace("300m", "500m")
+        .replace("\"name\":\"node-1\"", "\"name\":\"node-2\"")
+        .replace(
+            "\"status\":{\"phase\":\"Running\"}",
+            "\"status\":{\"phase\":\"Running\",\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"lastTransitionTime\":\"2026-01-02T00:00:00Z\"}]}",
+        );
+    assert!(moved.contains("2026-01-02"));
+    let later = write(dir.path(), "later.json", moved.as_bytes());
+    {
+        let store = Store::open(&path).expect("create");
+        let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+        assert_eq!(report.error_count(), 0);
+        let report = ingest_files(&store, &[later], &mut NoProgress).expect("ingest later");
+        assert_eq!(report.error_count(), 0);
+    }
+    {
+        // Test fixture: the store as kdrift 0.1 with schema v3 left it.
+        let c = duckdb::Connection::open(&path).expect("open");
+        c.execute_batch(&format!("{DROP_V4} UPDATE kdrift_meta SET value = '3' WHERE key = 'schema_version'"))
+            .expect("downgrade");
+    }
+    let store = Store::open_existing(&path).expect("migrated, then opened read-only");
+    // The files carry no observation time: each version is dated by its newest timestamp.
+    let t = |s: &str| chrono::DateTime::parse_from_rfc3339(s).expect("t").with_timezone(&chrono::Utc);
+    let amounts =
+        kdrift_analyze::state::amounts::amounts_at(&store, &[t("2026-01-01T12:00:00Z"), t("2026-01-03T00:00:00Z")])
+            .expect("amounts");
+    assert_eq!(amounts[0].usage_of("node-1").requested.get("cpu"), 300, "the first version's interval");
+    assert_eq!(amounts[0].usage_of("node-2").requested.get("pods"), 0);
+    assert_eq!(amounts[1].usage_of("node-2").requested.get("cpu"), 500, "the second version's interval");
+    assert_eq!(amounts[1].usage_of("node-1").requested.get("cpu"), 0, "the pod left node-1");
+    assert!(kdrift_tests::assert_amounts_agree(&store, 10) >= 6);
 }
 
 fn write(dir: &std::path::Path, name: &str, body: &[u8]) -> std::path::PathBuf {

@@ -45,6 +45,8 @@ fn events_and_owner_templates_rebuild_node_1_at_the_failure() {
     assert!(dropped > 500, "most pod versions are dropped: {dropped}");
     let (_dir, store) = temp_store();
     ingest_records(&store, "file", "partial", records).expect("ingest");
+    // The per-node aggregates (no pod loaded) add the same event-only pods, with the same requests.
+    assert!(kdrift_tests::assert_amounts_agree(&store, 40) > 40);
 
     let at = facts.failure_at;
     let cluster = ClusterAt::load(&store, at).expect("state");

@@ -33,4 +33,4 @@ pub use drains::{drain_moves, drain_timeline, DrainTimeline, NodeEpisode, Operat
 pub use error::AnalyzeError;
 pub use pending::{pending_pods, why_pending, PendingPod, PendingReport};
 pub use postmortem::{postmortem_job, JobPostmortem};
-pub use usage::{requested_at, requested_over_time, RequestedAt};
+pub use usage::{requested_at, requested_at_instants, requested_over_time, RequestedAt};

@@ -7,7 +7,7 @@
 //! range is cut into that many equal slices and each slice is sampled at its
 //! last change, so every sample still shows the state right after a change
 //! and a quiet stretch costs nothing. The first sample is at the range's
-//! start. Each sample is [`requested_at`] (the state of
+//! start. Each sample is [`crate::requested_at`] (the state of
 //! [`crate::state::ClusterAt`]); a value holds until the next sample.
 
 use chrono::{DateTime, Utc};
@@ -15,7 +15,7 @@ use kdrift_ingest::store::sql;
 use kdrift_ingest::Store;
 use serde::Serialize;
 
-use crate::usage::{requested_at, RequestedAt};
+use crate::usage::{requested_at_instants, RequestedAt};
 use crate::AnalyzeError;
 
 /// Requested amounts per node at successive instants.
@@ -117,7 +117,7 @@ pub fn requested_series(
     let changes = change_instants(store, from, to)?;
     let instants = sampling_instants(from, to, &changes, max_samples);
     let coalesced = instants.len() < changes.len() + 1;
-    let samples = instants.into_iter().map(|t| requested_at(store, t)).collect::<Result<Vec<_>, _>>()?;
+    let samples = requested_at_instants(store, &instants)?;
     Ok(RequestedSeries { from, to, changes: changes.len(), coalesced, samples })
 }
 

@@ -2,13 +2,16 @@
 //! pods, extended resources) at an instant, the max − min skew per
 //! resource, and each node's LowNodeUtilization class.
 //!
-//! The class is not recomputed here: the snapshot goes through the
-//! rebalance planner ([`kdrift_rebalance::plan`]) with the policy given, and
-//! the classification of its first LowNodeUtilization run is reported
-//! (descheduler v0.36: nodes not Ready or outside the policy's nodeSelector
-//! are not classified; fewer than two nodes aborts the cycle).
+//! The class is not recomputed here: each node's requested amounts (the
+//! store's per-node aggregates, [`crate::state::amounts`]: no pod is loaded)
+//! go through the rebalance planner's classification
+//! ([`kdrift_rebalance::classify_nodes`], the same as [`kdrift_rebalance::plan`]'s)
+//! with the policy given, and the classification of its first
+//! LowNodeUtilization run is reported (descheduler v0.36: nodes not Ready or
+//! outside the policy's nodeSelector are not classified; fewer than two nodes
+//! aborts the cycle).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Utc};
 use kdrift_ingest::store::sql;
@@ -18,12 +21,11 @@ use kdrift_rebalance::policy::{
     LowNodeUtilizationArgs, PluginArgs, PluginConfig, PluginSet, Plugins, Profile, ResourceThresholds,
     LOW_NODE_UTILIZATION,
 };
-use kdrift_rebalance::{plan, PlanOptions, Policy, PolicyError};
+use kdrift_rebalance::{classify_nodes, Policy, PolicyError, ResourceList};
 use serde::Serialize;
 
-use crate::snapshot::snapshot_from;
-use crate::state::ClusterAt;
-use crate::usage::{requested_in, NodeRequested, ResourceSkew};
+use crate::state::amounts::{amounts_at, AmountsAt};
+use crate::usage::{requested_from, NodeRequested, ResourceSkew};
 use crate::AnalyzeError;
 
 /// One node: requested amounts and class.
@@ -95,10 +97,12 @@ pub fn skew(store: &Store, at: Option<DateTime<Utc>>, policy: &Policy) -> Result
             .query_one(&sql::LATEST_OBSERVATION, [], |r| r.get::<_, Option<DateTime<Utc>>>(0))?
             .unwrap_or_else(Utc::now),
     };
-    let cluster = ClusterAt::load(store, at)?;
-    let requested = requested_in(&cluster, at);
-    let loaded = snapshot_from(store, cluster, at)?;
-    let planned = plan(&loaded.snapshot, policy, &PlanOptions::default());
+    // Classes from the per-node aggregates: no pod is loaded (issue 6).
+    let amounts = amounts_at(store, &[at])?.remove(0);
+    let requested = requested_from(&amounts, at);
+    let usage: BTreeMap<String, ResourceList> =
+        amounts.usage.iter().map(|(node, u)| (node.clone(), u.requested.clone())).collect();
+    let planned = classify_nodes(amounts.nodes.clone(), &usage, policy);
     let run = planned.runs.first();
     let not_classified = planned.aborted.clone().or_else(|| {
         run.is_none().then(|| "the policy has no profile enabling LowNodeUtilization in plugins.balance".to_string())
@@ -127,18 +131,28 @@ pub fn skew(store: &Store, at: Option<DateTime<Utc>>, policy: &Policy) -> Result
         skew: requested.skew,
         thresholds: run.map(|r| r.thresholds.clone()),
         not_classified,
-        // The planner's notes about Namespaces, PDBs, PriorityClasses and
-        // PVCs concern evictions, not classes.
-        notes: loaded
-            .notes
-            .into_iter()
-            .filter(|n| {
-                !["Namespace", "PodDisruptionBudget", "PriorityClass", "PersistentVolumeClaim"]
-                    .iter()
-                    .any(|k| n.starts_with(&format!("no {k} objects")))
-            })
-            .collect(),
+        notes: notes(&amounts),
     })
+}
+
+/// Caveats about the numbers (what `kdrift rebalance plan` also notes about
+/// nodes and pods; Namespaces, PDBs, PriorityClasses and PVCs concern
+/// evictions, not classes).
+fn notes(amounts: &AmountsAt) -> Vec<String> {
+    let at = amounts.at.map(|t| t.to_rfc3339()).unwrap_or_default();
+    let mut notes = Vec::new();
+    if amounts.nodes.is_empty() {
+        notes.push(format!("no Node objects at {at}: nothing to plan"));
+    }
+    if !amounts.estimated_nodes.is_empty() || amounts.estimated_pods > 0 {
+        notes.push(format!(
+            "{} node(s) and {} pod(s) are known only from versions observed after {at} (estimated from the nearest later version)",
+            amounts.estimated_nodes.len(),
+            amounts.estimated_pods,
+        ));
+    }
+    notes.extend(amounts.unreadable.iter().map(|u| format!("left out, unreadable: {u}")));
+    notes
 }
 
 #[cfg(test)]

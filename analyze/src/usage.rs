@@ -2,16 +2,18 @@
 //! the skew between nodes (max − min of the percent, per resource).
 //!
 //! Requests count as descheduler v0.36 §1 and the scheduler cache count them
-//! (`ClusterState::usage`, via `NodePods`: pods bound to the node and not Succeeded/Failed).
+//! (`ClusterState::usage`: pods bound to the node and not Succeeded/Failed),
+//! read from the store's per-node aggregates ([`crate::state::amounts`]) or
+//! summed from a loaded [`ClusterAt`].
 //! Units: cpu in millicores, memory in bytes, pods and extended resources in
 //! units; percent of allocatable (0 when allocatable is 0).
 
 use chrono::{DateTime, Utc};
 use kdrift_ingest::Store;
 use kdrift_rebalance::resources::{CPU, MEMORY, PODS};
-use kdrift_rebalance::NodePods;
 use serde::Serialize;
 
+use crate::state::amounts::{amounts_at, AmountsAt};
 use crate::state::ClusterAt;
 use crate::AnalyzeError;
 
@@ -111,16 +113,15 @@ pub fn is_extended(resource: &str) -> bool {
 
 /// The requested amounts in a loaded state.
 pub fn requested_in(cluster: &ClusterAt, at: DateTime<Utc>) -> RequestedAt {
-    // Grouped in place: no copy of the (possibly 150,000) pods.
-    let by_node = NodePods::of(&cluster.pods, cluster.nodes.len());
-    let estimated_keys: std::collections::HashSet<&str> =
-        cluster.estimated_pods.iter().chain(cluster.event_only_pods.iter()).map(String::as_str).collect();
-    let estimated_pod =
-        |p: &kdrift_rebalance::PodInfo| !estimated_keys.is_empty() && estimated_keys.contains(p.key().as_str());
-    let estimated_nodes: std::collections::HashSet<&str> = cluster.estimated_nodes.iter().map(String::as_str).collect();
+    requested_from(&AmountsAt::from(cluster), at)
+}
+
+/// The requested amounts of [`AmountsAt`] (from the store's aggregates or a loaded state).
+pub fn requested_from(amounts: &AmountsAt, at: DateTime<Utc>) -> RequestedAt {
+    let estimated_nodes: std::collections::HashSet<&str> = amounts.estimated_nodes.iter().map(String::as_str).collect();
     let mut nodes = Vec::new();
-    for node in &cluster.nodes {
-        let used = by_node.usage(&node.name);
+    for node in &amounts.nodes {
+        let used = amounts.usage_of(&node.name);
         let mut names: Vec<&str> = vec![CPU, MEMORY, PODS];
         let mut extended: Vec<&str> =
             node.allocatable.names().filter(|r| is_extended(r) && node.allocatable.get(r) > 0).collect();
@@ -130,19 +131,18 @@ pub fn requested_in(cluster: &ClusterAt, at: DateTime<Utc>) -> RequestedAt {
             .into_iter()
             .map(|r| {
                 let allocatable = node.allocatable.get(r);
-                let requested = used.get(r);
+                let requested = used.requested.get(r);
                 let percent = if allocatable > 0 { requested as f64 * 100.0 / allocatable as f64 } else { 0.0 };
                 Requested { resource: r.to_string(), allocatable, requested, percent }
             })
             .collect();
-        let pods = by_node.pods_on(&node.name);
         nodes.push(NodeRequested {
             node: node.name.clone(),
             ready: node.ready,
             unschedulable: node.unschedulable,
-            pods: pods.len(),
+            pods: used.requested.get(PODS).max(0) as usize,
             resources,
-            estimated: estimated_nodes.contains(node.name.as_str()) || pods.iter().any(|p| estimated_pod(p)),
+            estimated: estimated_nodes.contains(node.name.as_str()) || used.estimated,
         });
     }
     nodes.sort_by(|a, b| a.node.cmp(&b.node));
@@ -193,8 +193,18 @@ pub fn skew_of(nodes: &[NodeRequested]) -> Vec<ResourceSkew> {
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
 pub fn requested_at(store: &Store, at: DateTime<Utc>) -> Result<RequestedAt, AnalyzeError> {
-    let cluster = ClusterAt::load(store, at)?;
-    Ok(requested_in(&cluster, at))
+    Ok(requested_at_instants(store, &[at])?.remove(0))
+}
+
+/// The requested amounts at each of `instants` (in that order), read from
+/// the store's per-node aggregates ([`amounts_at`]: three queries for all of
+/// them, no pod object parsed).
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when a query fails.
+pub fn requested_at_instants(store: &Store, instants: &[DateTime<Utc>]) -> Result<Vec<RequestedAt>, AnalyzeError> {
+    let amounts = amounts_at(store, instants)?;
+    Ok(amounts.iter().zip(instants).map(|(a, at)| requested_from(a, *at)).collect())
 }
 
 /// The requested amounts at every `step` from `from` to `to` (both
@@ -210,13 +220,13 @@ pub fn requested_over_time(
     step: chrono::Duration,
 ) -> Result<Vec<RequestedAt>, AnalyzeError> {
     let step = step.max(chrono::Duration::seconds(1));
-    let mut out = Vec::new();
+    let mut instants = Vec::new();
     let mut t = from;
     while t <= to {
-        out.push(requested_at(store, t)?);
+        instants.push(t);
         t += step;
     }
-    Ok(out)
+    requested_at_instants(store, &instants)
 }
 
 #[cfg(test)]

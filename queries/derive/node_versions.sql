@@ -19,7 +19,9 @@ SELECT
        FROM (SELECT unnest(json_extract(o.object, '$.status.conditions[*]')) AS c)
       WHERE c->>'type' = 'Ready'
       LIMIT 1),
-    COALESCE(s.model, CAST(o.object AS VARCHAR))
+    COALESCE(s.model, CAST(o.object AS VARCHAR)),
+    NULL,  -- valid_until, first_version: set by derive_node_intervals
+    NULL
 FROM observations o
 LEFT JOIN (
     -- The staged rows of this batch (still there at derive time), once per content.

@@ -8,50 +8,13 @@
 --   `pod_placements` with known_from = 'event', without reading any pod
 --   object: what the state at an instant adds to the stored pods. The owner
 --   comes from the controller's SuccessfulCreate event ("Created pod: POD").
+--   Read from `event_only_bindings`, which ingest keeps up to date
+--   (`derive_event_only_bindings`).
 -- params: $1 at_us BIGINT (UTC microseconds)
 -- columns: namespace VARCHAR, name VARCHAR, uid VARCHAR ('' when unknown), node VARCHAR,
 --   bound_at TIMESTAMP, owner_kind VARCHAR, owner_name VARCHAR, created_at TIMESTAMP,
 --   known_from VARCHAR (always event)
-WITH scheduled AS (
-    SELECT involved_namespace AS namespace, involved_name AS name, COALESCE(involved_uid, '') AS uid,
-           regexp_extract(message, ' to (\S+)$', 1) AS node, first_time AS bound_at
-    FROM (
-        -- The `events` view's choice among Scheduled versions only.
-        SELECT * FROM event_versions WHERE reason = 'Scheduled' AND involved_kind = 'Pod'
-        QUALIFY row_number() OVER (PARTITION BY event_key
-            ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
-    )
-    WHERE regexp_extract(message, ' to (\S+)$', 1) <> ''
-      AND first_time <= make_timestamp($1)
-),
-bound_pods AS (
-    -- Pods with a stored version on a node: their placement comes from the object.
-    SELECT DISTINCT namespace, name, COALESCE(uid, '') AS uid
-    FROM pod_versions
-    WHERE node_name IS NOT NULL
-),
-event_only AS (
-    SELECT s.*
-    FROM scheduled s
-    WHERE NOT EXISTS (
-        SELECT 1 FROM bound_pods b
-        WHERE b.namespace = s.namespace AND b.name = s.name AND (b.uid = s.uid OR s.uid = '' OR b.uid = '')
-    )
-),
-created AS (
-    SELECT involved_namespace AS namespace, regexp_extract(message, '^Created pod: (\S+)', 1) AS name,
-           involved_kind AS owner_kind, involved_name AS owner_name, min(first_time) AS created_at
-    FROM (
-        -- The `events` view's choice among SuccessfulCreate versions only.
-        SELECT * FROM event_versions WHERE reason = 'SuccessfulCreate'
-        QUALIFY row_number() OVER (PARTITION BY event_key
-            ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
-    )
-    WHERE message LIKE 'Created pod: %'
-    GROUP BY ALL
-)
-SELECT e.namespace, e.name, e.uid, e.node, e.bound_at, c.owner_kind, c.owner_name, c.created_at,
-       'event' AS known_from
-FROM event_only e
-LEFT JOIN created c ON c.namespace = e.namespace AND c.name = e.name
-ORDER BY e.bound_at, e.namespace, e.name, e.uid, e.node;
+SELECT namespace, name, uid, node, bound_at, owner_kind, owner_name, created_at, 'event' AS known_from
+FROM event_only_bindings
+WHERE bound_at <= make_timestamp($1)
+ORDER BY bound_at, namespace, name, uid, node;

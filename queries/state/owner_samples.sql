@@ -3,7 +3,8 @@
 -- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(epoch_us(TIMESTAMP '2026-11-28 05:00:00'));
 -- purpose: For every pod owner (ReplicaSet, Job, DaemonSet, StatefulSet, ...)
 --   the stored object nearest to an instant that shows its pods' requests:
---   one of its pods (ownerReferences) and the owner itself (its
+--   one of its pods (ownerReferences; the fields the cluster model reads,
+--   `pod_versions.model`) and the owner itself (its
 --   spec.template), each the latest version observed at or before the
 --   instant, else the earliest after. Requests of pods known only from
 --   Scheduled events are estimated from these.
@@ -11,9 +12,8 @@
 -- columns: namespace VARCHAR, owner_name VARCHAR, source VARCHAR (pod | template),
 --   observed_at TIMESTAMP, object JSON
 WITH pods AS (
-    SELECT p.namespace, p.owner_name, 'pod' AS source, p.observed_at, o.object
+    SELECT p.namespace, p.owner_name, 'pod' AS source, p.observed_at, CAST(p.model AS JSON) AS object
     FROM pod_versions p
-    JOIN observations o ON o.obs_id = p.obs_id
     WHERE p.owner_name IS NOT NULL
     QUALIFY row_number() OVER (
         PARTITION BY p.namespace, p.owner_name

@@ -24,8 +24,9 @@ WITH scheduled AS (
     WHERE regexp_extract(message, ' to (\S+)$', 1) <> ''
 ),
 first_bound AS (
-    -- Each pod's first version with a node.
-    SELECT p.*
+    -- Each pod's first version with a node (only the columns used: the window carries them).
+    SELECT p.namespace, p.name, p.uid, p.node_name, p.scheduled_at, p.observed_at, p.owner_kind, p.owner_name,
+           p.created_at
     FROM pod_versions p
     WHERE p.node_name IS NOT NULL
     QUALIFY row_number() OVER (PARTITION BY p.namespace, p.name, COALESCE(p.uid, '') ORDER BY p.observed_at, p.obs_id) = 1

@@ -47,7 +47,7 @@ pub mod simulate;
 
 pub use error::ModelError;
 pub use node::{NodeInfo, Taint, TaintEffect};
-pub use planner::{plan, Plan, PlanOptions, Snapshot};
+pub use planner::{classify_nodes, plan, Plan, PlanOptions, Snapshot};
 pub use pod::{PodInfo, PodPhase};
 pub use policy::{Policy, PolicyError};
 pub use qos::QosClass;

@@ -214,6 +214,53 @@ pub fn node_model_fields_agree(node: &Value) -> bool {
     whole == cut
 }
 
+/// What a pod version adds to its node's requested amounts, as the store
+/// keeps it per version (schema v4 columns of `pod_versions`), so that
+/// "requested per node at T" is one SQL aggregate instead of parsing every
+/// pod (kdrift issue 6).
+///
+/// The amounts are [`PodInfo::requests`] (descheduler v0.36 §1: the larger
+/// of the app containers' sum and each init container, sidecars, overhead,
+/// pod-level requests) in the units of [`crate::resources`]: cpu in
+/// millicores, memory in bytes, others in their own units.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PodUsageFields {
+    /// The node the pod counts toward ([`PodInfo::counts_toward_usage`]:
+    /// bound and not Succeeded/Failed); `None` when it counts toward none.
+    pub usage_node: Option<String>,
+    /// Requested cpu, millicores.
+    pub cpu: i64,
+    /// Requested memory, bytes.
+    pub memory: i64,
+    /// Every other requested resource (`ephemeral-storage`, `hugepages-*`,
+    /// extended resources) as a JSON object of integers, `None` when there is
+    /// none.
+    pub other: Option<String>,
+}
+
+/// The [`PodUsageFields`] of a pod object (whole, or its [`pod_model_fields`]:
+/// the same result).
+///
+/// # Errors
+/// The model's message when [`PodInfo::from_json`] cannot read the pod (the
+/// store keeps it as `model_error`; the pod is then left out of the state at
+/// an instant and listed as unreadable).
+pub fn pod_usage_fields(pod: &Value) -> Result<PodUsageFields, String> {
+    let info = PodInfo::from_json(pod).map_err(|e| e.to_string())?;
+    let mut other = Map::new();
+    for (name, amount) in info.requests.iter() {
+        if name != crate::resources::CPU && name != crate::resources::MEMORY {
+            other.insert(name.to_string(), Value::from(amount));
+        }
+    }
+    Ok(PodUsageFields {
+        usage_node: if info.counts_toward_usage() { info.node_name.clone() } else { None },
+        cpu: info.requests.get(crate::resources::CPU),
+        memory: info.requests.get(crate::resources::MEMORY),
+        other: (!other.is_empty()).then(|| Value::Object(other).to_string()),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,6 +323,23 @@ mod tests {
         assert_eq!(cut.pointer("/status/conditions").and_then(Value::as_array).map(Vec::len), Some(1));
         assert_eq!(cut.pointer("/spec/volumes/2"), Some(&json!({"name": "token", "projected": {}})));
         assert!(cut.to_string().len() < pod.to_string().len());
+    }
+
+    #[test]
+    fn usage_fields_are_the_effective_requests_and_the_node_counted() {
+        let mut pod = full_pod();
+        pod["spec"]["containers"][0]["resources"]["requests"]["gpu.intel.com/i915"] = json!("1");
+        pod["spec"]["containers"][0]["resources"]["limits"]["gpu.intel.com/i915"] = json!("1");
+        let fields = pod_usage_fields(&pod_model_fields(&pod)).expect("readable");
+        assert_eq!(fields, pod_usage_fields(&pod).expect("readable"));
+        // 250m app + 50m sidecar + 10m overhead; 128 MiB.
+        assert_eq!((fields.cpu, fields.memory), (310, 128 * 1024 * 1024));
+        assert_eq!(fields.usage_node.as_deref(), Some("node-1"));
+        assert_eq!(fields.other.as_deref(), Some(r#"{"gpu.intel.com/i915":1}"#));
+        pod["status"]["phase"] = json!("Succeeded");
+        assert_eq!(pod_usage_fields(&pod).expect("readable").usage_node, None, "a terminal pod counts nowhere");
+        pod["spec"]["containers"] = json!("not a list");
+        assert!(pod_usage_fields(&pod).is_err());
     }
 
     #[test]

@@ -187,3 +187,53 @@ pub fn assert_model_fields_agree(store: &Store) -> usize {
     }
     rows.len()
 }
+
+/// Asserts that the per-node requested amounts read from the store's
+/// aggregates (`kdrift_analyze::state::amounts::amounts_at`, schema v4) are
+/// those of the state loaded pod by pod (`ClusterAt::load`, summed as
+/// `NodePods::usage`), at the store's first and last instants, just before
+/// both, and at up to `samples` pod or node version times (each, and 1 µs
+/// before it: the edges of the version intervals). Returns how many instants
+/// were compared.
+///
+/// # Panics
+/// On the first instant where they differ (naming it and the difference),
+/// or when the store cannot be read.
+pub fn assert_amounts_agree(store: &Store, samples: usize) -> usize {
+    use chrono::{DateTime, Duration, Utc};
+    use kdrift_analyze::state::amounts::{amounts_at, AmountsAt};
+    use kdrift_analyze::state::ClusterAt;
+    // Test-only read of the raw tables (not a product query).
+    let mut stmt = store
+        .conn()
+        .prepare(
+            "SELECT DISTINCT observed_at FROM (SELECT observed_at FROM pod_versions UNION ALL \
+             SELECT observed_at FROM node_versions) ORDER BY observed_at",
+        )
+        .expect("prepare");
+    let times: Vec<DateTime<Utc>> =
+        stmt.query_map([], |r| r.get(0)).expect("query").collect::<Result<_, _>>().expect("rows");
+    assert!(!times.is_empty(), "the store has no pod or node version");
+    let step = times.len().div_ceil(samples.max(1)).max(1);
+    let mut instants: Vec<DateTime<Utc>> = times.iter().step_by(step).copied().collect();
+    instants.extend([times[0], times[times.len() - 1]]);
+    let edges: Vec<DateTime<Utc>> = instants.iter().map(|t| *t - Duration::microseconds(1)).collect();
+    instants.extend(edges);
+    instants.push(times[0] - Duration::hours(1));
+    instants.push(times[times.len() - 1] + Duration::hours(1));
+    let from_aggregates = amounts_at(store, &instants).expect("amounts_at");
+    assert_eq!(from_aggregates.len(), instants.len());
+    for (at, fast) in instants.iter().zip(&from_aggregates) {
+        let slow = AmountsAt::from(&ClusterAt::load(store, *at).expect("ClusterAt::load"));
+        let names = |a: &AmountsAt| a.nodes.iter().map(|n| n.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(fast), names(&slow), "nodes at {at}");
+        assert_eq!(fast.nodes, slow.nodes, "node objects at {at}");
+        assert_eq!(fast.usage, slow.usage, "requested amounts per node at {at}");
+        assert_eq!(fast.estimated_nodes, slow.estimated_nodes, "estimated nodes at {at}");
+        assert_eq!(fast.estimated_pods, slow.estimated_pods, "estimated pods at {at}");
+        assert_eq!(fast.event_only_pods, slow.event_only_pods, "event-only pods at {at}");
+        assert_eq!(fast.requests_unknown, slow.requests_unknown, "pods without requests at {at}");
+        assert_eq!(fast.unreadable, slow.unreadable, "unreadable objects at {at}");
+    }
+    instants.len()
+}

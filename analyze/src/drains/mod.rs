@@ -23,8 +23,8 @@ use serde::Serialize;
 pub use episodes::{Band, BandKind, EpisodeEnd, NodeEpisode};
 pub use moves::{MovedPod, Replacement};
 
-use crate::history::{self, NodeSignal};
-use crate::usage::{requested_at, RequestedAt};
+use crate::history::{self, EvictionEvidence, NodeSignal, Placement};
+use crate::usage::{requested_at_instants, RequestedAt};
 use crate::AnalyzeError;
 
 /// Episodes closer than this belong to one operation.
@@ -185,6 +185,9 @@ pub fn drain_moves(
     timeline(store, since, until, false)
 }
 
+/// One operation in the window: its number (from 0), episodes, start and last signal.
+type Selected = (usize, Vec<NodeEpisode>, DateTime<Utc>, DateTime<Utc>);
+
 fn timeline(
     store: &Store,
     since: Option<DateTime<Utc>>,
@@ -192,19 +195,46 @@ fn timeline(
     with_requested: bool,
 ) -> Result<DrainTimeline, AnalyzeError> {
     let signals = history::node_signals(store, history::beginning(), history::far_future())?;
-    let groups = group(all_episodes(&signals));
+    // The operations in the window, numbered over the whole store.
+    let selected: Vec<Selected> = group(all_episodes(&signals))
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, episodes)| {
+            let start = episodes.iter().map(|e| e.started_at).min().unwrap_or_else(history::beginning);
+            let last = episodes.iter().map(NodeEpisode::last_at).max().unwrap_or(start);
+            let outside = since.is_some_and(|s| last < s) || until.is_some_and(|u| start > u);
+            (!outside).then_some((i, episodes, start, last))
+        })
+        .collect();
+    // Each operation reads evictions from 5 min before it to 2 h after, and
+    // placements from 30 days before that: the history is read once for all
+    // of them, then cut per operation.
+    let window = |start: DateTime<Utc>, last: DateTime<Utc>| (start - Duration::minutes(5), last + Duration::hours(2));
+    let reach =
+        selected.iter().map(|(_, _, start, last)| window(*start, *last)).reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
+    let (all_evidence, all_placements) = match reach {
+        Some((from, to)) => {
+            (history::eviction_evidence(store, from, to)?, history::placements(store, from - Duration::days(30), to)?)
+        }
+        None => (Vec::new(), Vec::new()),
+    };
+    // The amounts before and after every operation: one read for all instants.
+    let instants: Vec<DateTime<Utc>> =
+        selected.iter().flat_map(|(_, _, start, last)| [*start - Duration::seconds(1), *last + SETTLE]).collect();
+    let mut amounts = if with_requested {
+        requested_at_instants(store, &instants)?.into_iter()
+    } else {
+        instants.iter().map(|t| RequestedAt::empty(*t)).collect::<Vec<_>>().into_iter()
+    };
     let mut operations = Vec::new();
     let mut notes = Vec::new();
-    for (i, mut episodes) in groups.into_iter().enumerate() {
-        let start = episodes.iter().map(|e| e.started_at).min().unwrap_or_else(history::beginning);
-        let last = episodes.iter().map(NodeEpisode::last_at).max().unwrap_or(start);
-        if since.is_some_and(|s| last < s) || until.is_some_and(|u| start > u) {
-            continue;
-        }
-        let window_from = start - Duration::minutes(5);
-        let window_to = last + Duration::hours(2);
-        let evidence = history::eviction_evidence(store, window_from, window_to)?;
-        let placements = history::placements(store, window_from - Duration::days(30), window_to)?;
+    for (i, mut episodes, start, last) in selected {
+        let (window_from, window_to) = window(start, last);
+        let evidence: Vec<EvictionEvidence> =
+            all_evidence.iter().filter(|e| e.at >= window_from && e.at <= window_to).cloned().collect();
+        let since_placed = window_from - Duration::days(30);
+        let placements: Vec<Placement> =
+            all_placements.iter().filter(|p| p.bound_at >= since_placed && p.bound_at <= window_to).cloned().collect();
         moves::attach_evictions(&mut episodes, &evidence, &placements);
         {
             let mut moved: Vec<&mut MovedPod> = episodes.iter_mut().flat_map(|e| e.evicted.iter_mut()).collect();
@@ -212,11 +242,8 @@ fn timeline(
         }
         let open = episodes.iter().any(|e| e.end != EpisodeEnd::Closed);
         let ended_at = if open { None } else { episodes.iter().filter_map(|e| e.ended_at).max() };
-        let (before, after) = if with_requested {
-            (requested_at(store, start - Duration::seconds(1))?, requested_at(store, last + SETTLE)?)
-        } else {
-            (RequestedAt::empty(start - Duration::seconds(1)), RequestedAt::empty(last + SETTLE))
-        };
+        let before = amounts.next().unwrap_or_else(|| RequestedAt::empty(start - Duration::seconds(1)));
+        let after = amounts.next().unwrap_or_else(|| RequestedAt::empty(last + SETTLE));
         let moved: Vec<&MovedPod> = episodes.iter().flat_map(|e| e.evicted.iter()).collect();
         let mut landed: Vec<Landing> = Vec::new();
         for r in moved.iter().filter_map(|m| m.replacement.as_ref()) {

@@ -67,15 +67,43 @@ fn pod_from_sample(sample: &(String, Value), p: &Placement) -> Option<Value> {
 /// Adds to `state` the pods bound at `at` that only events show.
 pub(super) fn add_event_only_pods(store: &Store, at: DateTime<Utc>, state: &mut ClusterAt) -> Result<(), AnalyzeError> {
     let known: BTreeSet<(String, String)> = state.pods.iter().map(|p| (p.namespace.clone(), p.name.clone())).collect();
+    let found = event_only_pods(store, at, &event_only_placements(store, at)?, &known)?;
+    state.pods.extend(found.pods);
+    state.event_only_pods.extend(found.keys);
+    state.requests_unknown.extend(found.requests_unknown);
+    Ok(())
+}
+
+/// The pods known only from events at an instant.
+#[derive(Debug, Default)]
+pub(crate) struct EventOnlyPods {
+    /// The pods, bound to the node of their Scheduled event (requests estimated).
+    pub(crate) pods: Vec<PodInfo>,
+    /// Their `namespace/name`.
+    pub(crate) keys: Vec<String>,
+    /// Of those, the pods with no owner sample (no requests).
+    pub(crate) requests_unknown: Vec<String>,
+}
+
+/// The pods bound at `at` that only events show: of `placements` (query
+/// `event_only_placements` at `at` or later: those bound after `at` are left
+/// out), the latest per pod, unless the pod is among `known` (stored at `at`).
+pub(crate) fn event_only_pods(
+    store: &Store,
+    at: DateTime<Utc>,
+    placements: &[Placement],
+    known: &BTreeSet<(String, String)>,
+) -> Result<EventOnlyPods, AnalyzeError> {
+    let mut state = EventOnlyPods::default();
     let mut latest: BTreeMap<(String, String), Placement> = BTreeMap::new();
-    for p in event_only_placements(store, at)? {
+    for p in placements.iter().filter(|p| p.bound_at <= at) {
         if known.contains(&(p.namespace.clone(), p.name.clone())) {
             continue;
         }
-        latest.insert((p.namespace.clone(), p.name.clone()), p);
+        latest.insert((p.namespace.clone(), p.name.clone()), p.clone());
     }
     if latest.is_empty() {
-        return Ok(());
+        return Ok(state);
     }
     let gone: BTreeMap<(String, String), DateTime<Utc>> = store
         .query_map(&sql::PODS_GONE, [at.timestamp_micros()], |r| {
@@ -121,8 +149,8 @@ pub(super) fn add_event_only_pods(store: &Store, at: DateTime<Utc>, state: &mut 
                 pod
             }
         };
-        state.event_only_pods.push(format!("{ns}/{name}"));
+        state.keys.push(format!("{ns}/{name}"));
         state.pods.push(pod);
     }
-    Ok(())
+    Ok(state)
 }

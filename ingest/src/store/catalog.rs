@@ -185,6 +185,7 @@ fn to_json(v: DbValue) -> Value {
             chrono::DateTime::from_timestamp_micros(us)
                 .map_or(Value::Null, |t| Value::String(t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)))
         }
+        DbValue::List(items) | DbValue::Array(items) => Value::Array(items.into_iter().map(to_json).collect()),
         other => Value::String(format!("{other:?}")),
     }
 }

@@ -13,10 +13,10 @@ use duckdb::{Connection, Params, Row};
 pub use sql::NamedQuery;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// The migration to each version after 1, in order: `(version, DDL)`.
-const MIGRATIONS: &[(i64, &NamedQuery)] = &[(2, &sql::SCHEMA_V2), (3, &sql::SCHEMA_V3)];
+const MIGRATIONS: &[(i64, &NamedQuery)] = &[(2, &sql::SCHEMA_V2), (3, &sql::SCHEMA_V3), (4, &sql::SCHEMA_V4)];
 
 /// Store failures.
 #[derive(Debug, thiserror::Error)]
@@ -208,6 +208,7 @@ impl Store {
             self.batch(&sql::TX_BEGIN)?;
             let applied = self
                 .batch(ddl)
+                .and_then(|()| self.after_migration(*version))
                 .and_then(|()| self.execute(&sql::UPDATE_SCHEMA_VERSION, [version.to_string()]).map(|_| ()));
             match applied {
                 Ok(()) => self.batch(&sql::TX_COMMIT)?,
@@ -218,6 +219,46 @@ impl Store {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// What a migration needs beyond its DDL, in the same transaction.
+    /// v4: every stored pod version's usage fields, computed in Rust from its
+    /// model (`pod_usage_fields`), then every version interval and the
+    /// event-only bindings.
+    fn after_migration(&self, version: i64) -> Result<(), StoreError> {
+        if version != 4 {
+            return Ok(());
+        }
+        let models = self
+            .query_map(&sql::SCHEMA_V4_POD_MODELS, [], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?)))?;
+        {
+            let mut appender = self
+                .conn
+                .appender("pod_usage_backfill")
+                .map_err(|source| StoreError::Append { table: "pod_usage_backfill", source })?;
+            for (obs_id, model) in models {
+                let usage = match serde_json::from_str::<serde_json::Value>(model.as_deref().unwrap_or("null")) {
+                    Ok(pod) => writer::UsageColumns::of(&pod),
+                    Err(e) => writer::UsageColumns { model_error: Some(e.to_string()), ..Default::default() },
+                };
+                appender
+                    .append_row(duckdb::params![
+                        obs_id,
+                        usage.usage_node,
+                        usage.cpu,
+                        usage.memory,
+                        usage.other,
+                        usage.model_error
+                    ])
+                    .map_err(|source| StoreError::Append { table: "pod_usage_backfill", source })?;
+            }
+            appender.flush().map_err(|source| StoreError::Append { table: "pod_usage_backfill", source })?;
+        }
+        self.batch(&sql::SCHEMA_V4_BACKFILL)?;
+        self.execute(&sql::DERIVE_POD_INTERVALS, duckdb::params![-1i64, 0i64])?;
+        self.execute(&sql::DERIVE_NODE_INTERVALS, duckdb::params![-1i64, 0i64])?;
+        self.batch(&sql::DERIVE_EVENT_ONLY_BINDINGS)?;
         Ok(())
     }
 

@@ -43,6 +43,12 @@ queries! {
     SCHEMA_V2 = "schema_v2", "schema/v2.sql";
     /// Migration 2 → 3: `pod_versions.model`.
     SCHEMA_V3 = "schema_v3", "schema/v3.sql";
+    /// Migration 3 → 4: version intervals and per-version requested amounts.
+    SCHEMA_V4 = "schema_v4", "schema/v4.sql";
+    /// Migration 3 → 4: the pod models to compute usage fields for (in Rust).
+    SCHEMA_V4_POD_MODELS = "schema_v4_pod_models", "schema/v4_pod_models.sql";
+    /// Migration 3 → 4: copies the computed usage fields into `pod_versions`.
+    SCHEMA_V4_BACKFILL = "schema_v4_backfill", "schema/v4_backfill.sql";
     /// Records the schema version after a migration.
     UPDATE_SCHEMA_VERSION = "update_schema_version", "schema/update_version.sql";
     /// Opens a transaction.
@@ -83,6 +89,12 @@ queries! {
     DERIVE_POD_VERSIONS = "derive_pod_versions", "derive/pod_versions.sql";
     /// Derives `node_versions` for a run.
     DERIVE_NODE_VERSIONS = "derive_node_versions", "derive/node_versions.sql";
+    /// Sets `valid_until` / `first_version` of the pods a run touched (every pod when run_id < 0).
+    DERIVE_POD_INTERVALS = "derive_pod_intervals", "derive/pod_intervals.sql";
+    /// Sets `valid_until` / `first_version` of the nodes a run touched (every node when run_id < 0).
+    DERIVE_NODE_INTERVALS = "derive_node_intervals", "derive/node_intervals.sql";
+    /// Rewrites `event_only_bindings` (pods known only from Scheduled events).
+    DERIVE_EVENT_ONLY_BINDINGS = "derive_event_only_bindings", "derive/event_only_bindings.sql";
     /// What the store holds (counts).
     STORE_COUNTS = "store_counts", "stats/store_counts.sql";
     /// Every ingest run, newest first.
@@ -101,6 +113,12 @@ queries! {
     PODS_AT = "pods_at", "state/pods_at.sql";
     /// Latest version of every node at or before an instant (else the earliest after).
     NODES_AT = "nodes_at", "state/nodes_at.sql";
+    /// The nodes at several instants (one query; the timeline's before/after amounts).
+    NODES_AT_INSTANTS = "nodes_at_instants", "state/nodes_at_instants.sql";
+    /// Per instant and node: pods counting toward it and their summed requests (no pod object read).
+    REQUESTED_BY_NODE = "requested_by_node", "state/requested_by_node.sql";
+    /// Per instant: pods stored, estimated, unreadable.
+    PODS_SUMMARY_AT = "pods_summary_at", "state/pods_summary_at.sql";
     /// Latest version of every object of one kind at or before an instant (else the earliest after).
     OBJECTS_AT = "objects_at", "state/objects_at.sql";
     /// Pods stopped or deleted at or before an instant (earliest evidence per pod).

@@ -7,7 +7,7 @@
 
 use chrono::{DateTime, Utc};
 use duckdb::{params, Appender};
-use kdrift_rebalance::model_fields::model_fields;
+use kdrift_rebalance::model_fields::{model_fields, pod_usage_fields};
 
 use super::{query_error, sql, Store, StoreError};
 use crate::record::{content_hash, identify, newest_timestamp, IdentityError, Record};
@@ -61,6 +61,32 @@ pub struct RunWriter<'s> {
     pending: u64,
 }
 
+/// The schema v4 usage columns of a staged pod version (all NULL for other kinds).
+#[derive(Debug, Default)]
+pub(super) struct UsageColumns {
+    pub(super) usage_node: Option<String>,
+    pub(super) cpu: Option<i64>,
+    pub(super) memory: Option<i64>,
+    pub(super) other: Option<String>,
+    pub(super) model_error: Option<String>,
+}
+
+impl UsageColumns {
+    /// The columns of one pod object (its model fields or the whole object).
+    pub(super) fn of(pod: &serde_json::Value) -> UsageColumns {
+        match pod_usage_fields(pod) {
+            Ok(f) => UsageColumns {
+                usage_node: f.usage_node,
+                cpu: Some(f.cpu),
+                memory: Some(f.memory),
+                other: f.other,
+                model_error: None,
+            },
+            Err(e) => UsageColumns { model_error: Some(e), ..UsageColumns::default() },
+        }
+    }
+}
+
 fn micros(t: DateTime<Utc>) -> i64 {
     t.timestamp_micros()
 }
@@ -111,7 +137,11 @@ impl<'s> RunWriter<'s> {
         };
         let json = record.object.to_string();
         // What the cluster model reads of a pod or node, kept next to it (schema v3).
-        let model = model_fields(&identity.kind, &record.object).map(|m| m.to_string());
+        let model = model_fields(&identity.kind, &record.object);
+        // What a pod version adds to its node's requested amounts (schema v4).
+        let usage = (identity.kind == "Pod").then(|| UsageColumns::of(model.as_ref().unwrap_or(&record.object)));
+        let usage = usage.unwrap_or_default();
+        let model = model.map(|m| m.to_string());
         let hash = content_hash(record.change, &identity, &json);
         self.seq += 1;
         self.pending += 1;
@@ -137,6 +167,11 @@ impl<'s> RunWriter<'s> {
                 line,
                 json,
                 model,
+                usage.usage_node,
+                usage.cpu,
+                usage.memory,
+                usage.other,
+                usage.model_error,
             ])
             .map_err(|source| StoreError::Append { table: "staging_observations", source })?;
         Ok(Ok(()))
@@ -235,6 +270,11 @@ impl<'s> RunWriter<'s> {
         store.execute(&sql::DERIVE_EVENT_VERSIONS, params![self.run_id, after])?;
         store.execute(&sql::DERIVE_POD_VERSIONS, params![self.run_id, after])?;
         store.execute(&sql::DERIVE_NODE_VERSIONS, params![self.run_id, after])?;
+        store.execute(&sql::DERIVE_POD_INTERVALS, params![self.run_id, after])?;
+        store.execute(&sql::DERIVE_NODE_INTERVALS, params![self.run_id, after])?;
+        if added > 0 {
+            store.batch(&sql::DERIVE_EVENT_ONLY_BINDINGS)?;
+        }
         store.execute(&sql::CLEAR_STAGING, [])?;
         let mut c = self.committed;
         c.records += self.pending;

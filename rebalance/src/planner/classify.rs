@@ -62,6 +62,16 @@ pub(crate) fn usage_of<'p>(pods: impl Iterator<Item = &'p PodInfo>, tracked: &[S
     used
 }
 
+/// [`usage_of`] from a node's summed requests (`pods`: the pod count) instead
+/// of its pods: every tracked resource has an entry, 0 when absent.
+pub(crate) fn tracked_usage(given: Option<&ResourceList>, tracked: &[String]) -> ResourceList {
+    let mut used = ResourceList::new();
+    for r in tracked {
+        used.set(r, given.map_or(0, |g| g.get(r)));
+    }
+    used
+}
+
 /// `float64(used) / float64(allocatable) * 100`, 0 when allocatable is 0;
 /// `None` when the node lacks the resource.
 pub(crate) fn percent(used: i64, allocatable: Option<i64>) -> Option<f64> {

@@ -51,6 +51,7 @@ pub use plan::{
 use crate::node::NodeInfo;
 use crate::pod::{LabelSelector, PodInfo};
 use crate::policy::{Policy, StringSelector, LOW_NODE_UTILIZATION};
+use crate::resources::ResourceList;
 use crate::scheduler::ClusterState;
 use run::Cycle;
 
@@ -149,6 +150,32 @@ pub struct PlanOptions {
 
 /// Plans one descheduling cycle of LowNodeUtilization. See the module docs.
 pub fn plan(snapshot: &Snapshot, policy: &Policy, options: &PlanOptions) -> Plan {
+    plan_with(snapshot, policy, options, None)
+}
+
+/// The node classification of [`plan`] alone, from each node's requested
+/// amounts instead of its pods: the nodes considered or excluded, the abort
+/// reason, and per LowNodeUtilization run the thresholds applied, every
+/// node's [`NodeReport`] (class, percentages, why) and the early exit, as
+/// [`plan`] computes them for a snapshot whose pods sum to `usage` (with no
+/// budget, source nodes, evictions or skips). For reports that only classify
+/// (`kdrift skew`) without loading every pod.
+///
+/// `usage`: per node name, the summed effective requests of the pods that
+/// count toward it (cpu millicores, memory bytes, extended units), with
+/// `pods` = their number; a node missing from it has none.
+pub fn classify_nodes(nodes: Vec<NodeInfo>, usage: &BTreeMap<String, ResourceList>, policy: &Policy) -> Plan {
+    let snapshot = Snapshot::new(nodes, Vec::new(), DateTime::<Utc>::UNIX_EPOCH);
+    plan_with(&snapshot, policy, &PlanOptions::default(), Some(usage))
+}
+
+/// [`plan`], or with `usage_given` only its classification ([`classify_nodes`]).
+fn plan_with(
+    snapshot: &Snapshot,
+    policy: &Policy,
+    options: &PlanOptions,
+    usage_given: Option<&BTreeMap<String, ResourceList>>,
+) -> Plan {
     let mut out = Plan {
         mode: MODE_DESCHEDULER_V0_36.to_string(),
         options: *options,
@@ -207,6 +234,7 @@ pub fn plan(snapshot: &Snapshot, policy: &Policy, options: &PlanOptions) -> Plan
         evicted: BTreeSet::new(),
         next_order: 0,
         warnings: Vec::new(),
+        usage_given,
     };
     for profile in &policy.profiles {
         let others: Vec<&str> = profile

@@ -318,4 +318,36 @@ proptest! {
             }
         }
     }
+
+    #[test]
+    fn classification_from_summed_requests_is_the_plans(
+        // One node: the cycle aborts (descheduler needs two), in both.
+        nodes in prop::collection::vec(gen_node(), 1..6),
+        pods in prop::collection::vec(gen_pod(), 0..48),
+        g in gen_policy(),
+    ) {
+        let snapshot = build(&nodes, &pods);
+        let pol = policy(&g);
+        let p = plan(&snapshot, &pol, &PlanOptions::default());
+        // Each node's usage as `kdrift skew` reads it from the store: summed requests, `pods` = count.
+        let mut usage: BTreeMap<String, crate::resources::ResourceList> = BTreeMap::new();
+        for pod in snapshot.pods.iter().filter(|x| x.counts_toward_usage()) {
+            let Some(node) = pod.node_name.clone() else { continue };
+            let used = usage.entry(node).or_default();
+            used.add(&pod.requests);
+            used.set(crate::resources::PODS, used.get(crate::resources::PODS) + 1);
+        }
+        let c = classify_nodes(snapshot.nodes.clone(), &usage, &pol);
+        prop_assert_eq!(&c.aborted, &p.aborted);
+        prop_assert_eq!(&c.nodes_considered, &p.nodes_considered);
+        prop_assert_eq!(&c.nodes_excluded, &p.nodes_excluded);
+        prop_assert_eq!(c.runs.len(), p.runs.len());
+        for (a, b) in c.runs.iter().zip(&p.runs) {
+            prop_assert_eq!(&a.thresholds, &b.thresholds);
+            prop_assert_eq!(&a.tracked_resources, &b.tracked_resources);
+            prop_assert_eq!(&a.nodes, &b.nodes);
+            prop_assert_eq!(&a.early_exit, &b.early_exit);
+            prop_assert!(a.evictions.is_empty() && a.budget.is_none());
+        }
+    }
 }

@@ -17,7 +17,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::budget::{above_target, caps, exhausted, frees};
-use super::classify::{early_exit, percent, report, thresholds, tracked_resources, usage_of, NodeState};
+use super::classify::{early_exit, percent, report, thresholds, tracked_resources, tracked_usage, usage_of, NodeState};
 use super::evictor::{Evictor, FilterOutcome};
 use super::limits::{Counters, LimitHit};
 use super::order::{compare_pods, compare_sources, prefers_no_eviction, rule};
@@ -41,6 +41,9 @@ pub(crate) struct Cycle<'a> {
     pub(crate) evicted: BTreeSet<usize>,
     pub(crate) next_order: usize,
     pub(crate) warnings: Vec<String>,
+    /// Each node's requested amounts given instead of its pods
+    /// ([`super::classify_nodes`]): the run classifies and stops.
+    pub(crate) usage_given: Option<&'a BTreeMap<String, ResourceList>>,
 }
 
 fn pod_ref(snapshot: &Snapshot, index: usize) -> PodRef {
@@ -84,7 +87,10 @@ impl Cycle<'_> {
             .iter()
             .map(|node| {
                 let pods = self.pods_by_node.get(node.name.as_str()).cloned().unwrap_or_default();
-                let usage = usage_of(pods.iter().map(|i| &snapshot.pods[*i]), &tracked);
+                let usage = match self.usage_given {
+                    Some(given) => tracked_usage(given.get(&node.name), &tracked),
+                    None => usage_of(pods.iter().map(|i| &snapshot.pods[*i]), &tracked),
+                };
                 let percent =
                     tracked.iter().map(|r| (r.clone(), percent(usage.get(r), node.allocatable.get_opt(r)))).collect();
                 NodeState { node, pods, usage, percent }
@@ -106,7 +112,7 @@ impl Cycle<'_> {
             evictions: Vec::new(),
             skipped: Vec::new(),
         };
-        if run.early_exit.is_some() {
+        if run.early_exit.is_some() || self.usage_given.is_some() {
             return run;
         }
         let node_caps: Vec<ResourceList> = states.iter().map(|s| caps(s.node, &tracked, &applied.high)).collect();

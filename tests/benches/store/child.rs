@@ -36,6 +36,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "pull" => pull(&arg(1)?, time_of(&arg(2)?)?, time_of(&arg(3)?)?, Path::new(&arg(4)?))?,
         "queries" => queries(Path::new(&arg(1)?), &arg(2)?, &arg(3)?, time_of(&arg(4)?)?)?,
         "breakdown" => breakdown(Path::new(&arg(1)?), &arg(2)?, &arg(3)?, &arg(4)?, &arg(5)?)?,
+        "explain" => explain(Path::new(&arg(1)?), &arg(2)?, &args[3..])?,
         other => return Err(format!("unknown child case {other}")),
     };
     println!("{result}");
@@ -96,19 +97,29 @@ fn queries(store: &Path, ns: &str, name: &str, at: DateTime<Utc>) -> Result<Valu
     let open_ms = t.elapsed().as_secs_f64() * 1000.0;
     // KDRIFT_BENCH_RUNS: fewer runs for a quick look (the figures use the defaults).
     let runs = |default: usize| std::env::var("KDRIFT_BENCH_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(default);
-    let (why, found) = timed(runs(20), || why_pending(&store, ns, name).map_err(|e| e.to_string()))?;
-    let found = found.map(|r| serde_json::to_value(&r).map(|v| v.to_string().len()).unwrap_or(0));
-    let (timeline, ops) = timed(runs(5), || drain_timeline(&store, None, None).map_err(|e| e.to_string()))?;
-    let threshold = |v: f64| [("cpu".to_string(), v), ("memory".to_string(), v)].into_iter().collect();
-    let policy = policy_from_thresholds(threshold(20.0), threshold(50.0)).map_err(|e| e.to_string())?;
-    let (skew_at, report) = timed(runs(20), || skew(&store, Some(at), &policy).map_err(|e| e.to_string()))?;
-    Ok(json!({
-        "open_ms": open_ms,
-        "why_pending": why, "why_pending_found": found.is_some(),
-        "timeline": timeline, "operations": ops.operations.len(),
-        "skew": skew_at, "skew_nodes": report.nodes.len(),
-        "vm_hwm_kib": vm_hwm_kib(),
-    }))
+    // KDRIFT_BENCH_ONLY=why_pending,timeline,skew: some of them (for a profile of one).
+    let only = std::env::var("KDRIFT_BENCH_ONLY").ok();
+    let wanted = |case: &str| only.as_deref().is_none_or(|o| o.split(',').any(|c| c.trim() == case));
+    let mut out = json!({ "open_ms": open_ms });
+    if wanted("why_pending") {
+        let (why, found) = timed(runs(20), || why_pending(&store, ns, name).map_err(|e| e.to_string()))?;
+        out["why_pending"] = why;
+        out["why_pending_found"] = json!(found.is_some());
+    }
+    if wanted("timeline") {
+        let (timeline, ops) = timed(runs(5), || drain_timeline(&store, None, None).map_err(|e| e.to_string()))?;
+        out["timeline"] = timeline;
+        out["operations"] = json!(ops.operations.len());
+    }
+    if wanted("skew") {
+        let threshold = |v: f64| [("cpu".to_string(), v), ("memory".to_string(), v)].into_iter().collect();
+        let policy = policy_from_thresholds(threshold(20.0), threshold(50.0)).map_err(|e| e.to_string())?;
+        let (skew_at, report) = timed(runs(20), || skew(&store, Some(at), &policy).map_err(|e| e.to_string()))?;
+        out["skew"] = skew_at;
+        out["skew_nodes"] = json!(report.nodes.len());
+    }
+    out["vm_hwm_kib"] = json!(vm_hwm_kib());
+    Ok(out)
 }
 
 /// The named queries behind the three analyses, each timed on its own
@@ -119,11 +130,22 @@ fn breakdown(store: &Path, ns: &str, name: &str, at: &str, end: &str) -> Result<
     let p = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>();
     let pod = [("namespace", ns), ("name", name)];
     let range = [("since_us", "0"), ("until_us", end)];
+    // 20 instants over the history (what a drain timeline of 10 operations asks: before and after each).
+    // `at` and `end` as the catalog takes them: microseconds or RFC 3339.
+    let micros = |s: &str| s.parse::<i64>().or_else(|_| time_of(s).map(|t| t.timestamp_micros()));
+    let (at_us, end_us) = (micros(at)?, micros(end)?);
+    let first_us = at_us - (end_us - at_us);
+    let instants = (0..20).map(|i| (first_us + (end_us - first_us) / 20 * i).to_string()).collect::<Vec<_>>().join(",");
     let cases: Vec<(&str, Vec<(String, String)>)> = vec![
         ("pod_failures", p(&pod)),
         ("pod_scheduled", p(&pod)),
         ("nodes_at", p(&[("at_us", at)])),
         ("pods_at", p(&[("at_us", at)])),
+        ("requested_by_node", p(&[("instants", at)])),
+        ("pods_summary_at", p(&[("instants", at)])),
+        ("requested_by_node", p(&[("instants", &instants)])),
+        ("pods_summary_at", p(&[("instants", &instants)])),
+        ("nodes_at_instants", p(&[("instants", &instants)])),
         ("event_only_placements", p(&[("at_us", at)])),
         ("pods_gone", p(&[("at_us", at)])),
         ("scheduled_coverage", Vec::new()),
@@ -137,7 +159,33 @@ fn breakdown(store: &Path, ns: &str, name: &str, at: &str, end: &str) -> Result<
         let (timing, rows) = timed(3, || {
             kdrift_ingest::store::catalog::run(&store, query, &params).map(|r| r.rows.len()).map_err(|e| e.to_string())
         })?;
-        out.insert(query.to_string(), json!({ "median_ms": timing["median_ms"], "rows": rows }));
+        let key = match params.iter().find(|(k, _)| k == "instants") {
+            Some((_, v)) => format!("{query} ({} instants)", v.split(',').count()),
+            None => query.to_string(),
+        };
+        out.insert(key, json!({ "median_ms": timing["median_ms"], "rows": rows }));
     }
     Ok(Value::Object(out))
+}
+
+/// `EXPLAIN ANALYZE` of one named query with its parameters (numbers bound
+/// as BIGINT, anything else as text): DuckDB's per-operator timings, for
+/// profiling a query on the bench store.
+fn explain(store: &Path, query: &str, params: &[String]) -> Result<Value, String> {
+    let store = Store::open_existing(store).map_err(|e| e.to_string())?;
+    let q = sql::ALL.iter().find(|q| q.name == query).ok_or_else(|| format!("no query {query}"))?;
+    let values: Vec<duckdb::types::Value> = params
+        .iter()
+        .map(|p| p.parse::<i64>().map_or_else(|_| duckdb::types::Value::Text(p.clone()), duckdb::types::Value::BigInt))
+        .collect();
+    let mut stmt = store.conn().prepare(&format!("EXPLAIN ANALYZE {}", q.sql)).map_err(|e| e.to_string())?;
+    let rows: Vec<String> = stmt
+        .query_map(duckdb::params_from_iter(values), |r| r.get::<_, String>(1))
+        .map_err(|e| e.to_string())?
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    for r in &rows {
+        eprintln!("{r}");
+    }
+    Ok(json!({ "query": query }))
 }
