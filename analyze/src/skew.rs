@@ -102,7 +102,8 @@ pub fn skew(store: &Store, at: Option<DateTime<Utc>>, policy: &Policy) -> Result
     let requested = requested_from(&amounts, at);
     let usage: BTreeMap<String, ResourceList> =
         amounts.usage.iter().map(|(node, u)| (node.clone(), u.requested.clone())).collect();
-    let planned = classify_nodes(amounts.nodes.clone(), &usage, policy);
+    let notes = notes(&amounts);
+    let planned = classify_nodes(amounts.nodes, &usage, policy);
     let run = planned.runs.first();
     let not_classified = planned.aborted.clone().or_else(|| {
         run.is_none().then(|| "the policy has no profile enabling LowNodeUtilization in plugins.balance".to_string())
@@ -131,7 +132,7 @@ pub fn skew(store: &Store, at: Option<DateTime<Utc>>, policy: &Policy) -> Result
         skew: requested.skew,
         thresholds: run.map(|r| r.thresholds.clone()),
         not_classified,
-        notes: notes(&amounts),
+        notes,
     })
 }
 

@@ -137,7 +137,16 @@ pub fn amounts_at(store: &Store, instants: &[DateTime<Utc>]) -> Result<Vec<Amoun
     }
 
     add_event_only(store, instants, &mut by_at)?;
-    Ok(instants.iter().map(|t| by_at.get(&t.timestamp_micros()).cloned().unwrap_or_default()).collect())
+    // Moved out, not copied (5,000 nodes per instant); a repeated instant gets a copy.
+    let mut out: Vec<AmountsAt> = Vec::with_capacity(instants.len());
+    for t in instants {
+        let amounts = match by_at.remove(&t.timestamp_micros()) {
+            Some(a) => a,
+            None => out.iter().find(|a| a.at == Some(*t)).cloned().unwrap_or_default(),
+        };
+        out.push(amounts);
+    }
+    Ok(out)
 }
 
 /// Adds the pods known only from events at each instant (the same pods, by
@@ -159,6 +168,7 @@ fn add_event_only(
         if !placements.iter().any(|p| p.bound_at <= at) {
             continue;
         }
+        // Every stored pod at the instant, readable or not (as `ClusterAt::load`).
         let known: BTreeSet<(String, String)> = store
             .query_map(&sql::PODS_AT, [*at_us], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
             .into_iter()

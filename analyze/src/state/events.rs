@@ -64,10 +64,15 @@ fn pod_from_sample(sample: &(String, Value), p: &Placement) -> Option<Value> {
     Some(pod)
 }
 
-/// Adds to `state` the pods bound at `at` that only events show.
-pub(super) fn add_event_only_pods(store: &Store, at: DateTime<Utc>, state: &mut ClusterAt) -> Result<(), AnalyzeError> {
-    let known: BTreeSet<(String, String)> = state.pods.iter().map(|p| (p.namespace.clone(), p.name.clone())).collect();
-    let found = event_only_pods(store, at, &event_only_placements(store, at)?, &known)?;
+/// Adds to `state` the pods bound at `at` that only events show (none of
+/// `known`: the pods stored at `at`, readable or not).
+pub(super) fn add_event_only_pods(
+    store: &Store,
+    at: DateTime<Utc>,
+    state: &mut ClusterAt,
+    known: &BTreeSet<(String, String)>,
+) -> Result<(), AnalyzeError> {
+    let found = event_only_pods(store, at, &event_only_placements(store, at)?, known)?;
     state.pods.extend(found.pods);
     state.event_only_pods.extend(found.keys);
     state.requests_unknown.extend(found.requests_unknown);

@@ -49,6 +49,9 @@ impl ClusterAt {
         let pods = store.query_map(&sql::PODS_AT, [us], |r| {
             Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, bool>(5)?, r.get::<_, String>(6)?))
         })?;
+        // The stored pods, readable or not: a pod known only from events is one the store has no version of.
+        let known: std::collections::BTreeSet<(String, String)> =
+            pods.iter().map(|(ns, name, _, _)| (ns.clone(), name.clone())).collect();
         let read = read_pods(&pods, at);
         for ((ns, name, estimated, _), pod) in pods.into_iter().zip(read) {
             match pod {
@@ -59,7 +62,7 @@ impl ClusterAt {
                 state.estimated_pods.push(format!("{ns}/{name}"));
             }
         }
-        events::add_event_only_pods(store, at, &mut state)?;
+        events::add_event_only_pods(store, at, &mut state, &known)?;
         Ok(state)
     }
 
