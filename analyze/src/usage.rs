@@ -4,7 +4,7 @@
 //! Requests count as descheduler v0.36 §1 and the scheduler cache count them
 //! (`ClusterState::usage`: pods bound to the node and not Succeeded/Failed),
 //! read from the store's per-node aggregates ([`crate::state::amounts`]) or
-//! summed from a loaded [`ClusterAt`].
+//! summed from a loaded [`crate::state::ClusterAt`].
 //! Units: cpu in millicores, memory in bytes, pods and extended resources in
 //! units; percent of allocatable (0 when allocatable is 0).
 
@@ -14,7 +14,6 @@ use kdrift_rebalance::resources::{CPU, MEMORY, PODS};
 use serde::Serialize;
 
 use crate::state::amounts::{amounts_at, AmountsAt};
-use crate::state::ClusterAt;
 use crate::AnalyzeError;
 
 /// One resource on one node.
@@ -109,11 +108,6 @@ impl RequestedAt {
 /// as `gpu.intel.com/i915`; `hugepages-*` and `ephemeral-storage` are not).
 pub fn is_extended(resource: &str) -> bool {
     resource.contains('/') && !resource.starts_with("kubernetes.io/") && !resource.starts_with("requests.")
-}
-
-/// The requested amounts in a loaded state.
-pub fn requested_in(cluster: &ClusterAt, at: DateTime<Utc>) -> RequestedAt {
-    requested_from(&AmountsAt::from(cluster), at)
 }
 
 /// The requested amounts of [`AmountsAt`] (from the store's aggregates or a loaded state).

@@ -17,7 +17,7 @@ use chrono::{DateTime, Utc};
 use kdrift_ingest::store::sql;
 use kdrift_ingest::Store;
 use kdrift_rebalance::resources::{CPU, MEMORY, PODS};
-use kdrift_rebalance::{NodeInfo, ResourceList};
+use kdrift_rebalance::{NodeInfo, NodePods, PodInfo, ResourceList};
 use serde_json::Value;
 
 use super::events::event_only_pods;
@@ -174,12 +174,10 @@ fn add_event_only(
             .into_iter()
             .collect();
         let found = event_only_pods(store, at, &placements, &known)?;
-        for pod in found.pods.iter().filter(|p| p.counts_toward_usage()) {
-            let Some(node) = pod.node_name.clone() else { continue };
+        let added = usage_by_node(&found.pods, |_| true);
+        for (node, more) in added {
             let usage = out.usage.entry(node).or_default();
-            let count = usage.requested.get(PODS);
-            usage.requested.add(&pod.requests);
-            usage.requested.set(PODS, count + 1);
+            usage.requested.add(&more.requested);
             usage.estimated = true;
         }
         out.event_only_pods = found.keys;
@@ -202,6 +200,22 @@ fn strings(v: &duckdb::types::Value) -> Vec<String> {
     }
 }
 
+/// What `pods` add to each node, as the scheduler cache counts it
+/// (`NodePods::usage`: pods that count toward a node, their summed requests,
+/// `pods` = their number); a node is estimated when `estimated` holds for one
+/// of its pods.
+fn usage_by_node(pods: &[PodInfo], estimated: impl Fn(&PodInfo) -> bool) -> BTreeMap<String, NodeUsage> {
+    let by_node = NodePods::of(pods, 0);
+    by_node
+        .nodes()
+        .map(|n| {
+            let usage =
+                NodeUsage { requested: by_node.usage(n), estimated: by_node.pods_on(n).iter().any(|p| estimated(p)) };
+            (n.to_string(), usage)
+        })
+        .collect()
+}
+
 /// A HUGEINT sum as i64, saturating (the amounts saturate the same way in the model).
 fn saturate(v: i128) -> i64 {
     v.clamp(i64::MIN as i128, i64::MAX as i128) as i64
@@ -213,15 +227,7 @@ impl From<&ClusterAt> for AmountsAt {
     fn from(cluster: &ClusterAt) -> AmountsAt {
         let estimated: std::collections::HashSet<&str> =
             cluster.estimated_pods.iter().chain(cluster.event_only_pods.iter()).map(String::as_str).collect();
-        let mut usage: BTreeMap<String, NodeUsage> = BTreeMap::new();
-        for pod in cluster.pods.iter().filter(|p| p.counts_toward_usage()) {
-            let Some(node) = pod.node_name.clone() else { continue };
-            let u = usage.entry(node).or_default();
-            let count = u.requested.get(PODS);
-            u.requested.add(&pod.requests);
-            u.requested.set(PODS, count + 1);
-            u.estimated |= estimated.contains(pod.key().as_str());
-        }
+        let usage = usage_by_node(&cluster.pods, |p| estimated.contains(p.key().as_str()));
         AmountsAt {
             at: cluster.at,
             nodes: cluster.nodes.clone(),

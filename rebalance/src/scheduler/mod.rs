@@ -136,6 +136,11 @@ impl<'a> NodePods<'a> {
     pub fn usage(&self, node: &str) -> ResourceList {
         usage_of(self.pods_on(node).iter().copied())
     }
+
+    /// The names of the nodes some pod counts toward (known nodes or not), in no particular order.
+    pub fn nodes(&self) -> impl Iterator<Item = &'a str> + '_ {
+        self.map.keys().copied()
+    }
 }
 
 /// The modelled Filter plugins, in the scheduler's default order.
