@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::parse::{parse_bytes, Format, InputError};
 use crate::record::{Origin, Record};
+use crate::store::prepare::{prepare_all, Prepared};
 use crate::store::writer::{RunCounts, RunStatus, RunWriter};
 use crate::store::{Store, StoreError};
 
@@ -275,35 +276,42 @@ fn stage_all(
     records: impl IntoIterator<Item = Record>,
     summary: &mut FileSummary,
 ) -> Result<(), StoreError> {
-    for record in records {
-        stage_record(writer, record, summary)?;
+    // Prepared on every core, a chunk at a time (memory stays bounded).
+    let mut records = records.into_iter().peekable();
+    while records.peek().is_some() {
+        let chunk: Vec<Record> = records.by_ref().take(crate::ndjson_stream::CHUNK).collect();
+        for prepared in prepare_all(chunk, writer.started_at()) {
+            stage_prepared(writer, prepared, summary)?;
+        }
     }
     Ok(())
 }
 
-/// Stages one record and counts it in `summary`; a record that is not a
-/// storable object, or a Pod/Node the cluster model cannot read
-/// ([`model_problem`]), becomes an input error in `summary` (the Pod/Node
-/// version is still stored).
+/// Stages one prepared record and counts it in `summary`; a record that is
+/// not a storable object, or a Pod/Node the cluster model cannot read
+/// ([`Prepared::problem`]), becomes an input error in `summary` (the Pod/Node
+/// version is still stored: it is what the cluster said, and such a value is
+/// reported at ingest, with the file and item, rather than skipped silently
+/// by every later analysis).
 ///
 /// # Errors
 /// [`StoreError`] when the store fails.
-pub(crate) fn stage_record(
+pub(crate) fn stage_prepared(
     writer: &mut RunWriter<'_>,
-    record: Record,
+    prepared: Prepared,
     summary: &mut FileSummary,
 ) -> Result<(), StoreError> {
-    let is_event = record.object.get("kind").and_then(|k| k.as_str()) == Some("Event");
-    let origin = record.origin.clone();
-    if let Some(problem) = model_problem(&record) {
+    let Prepared { origin, is_event, problem, row } = prepared;
+    if let Some(problem) = problem {
         summary.errors.push(InputError {
             origin: origin.clone(),
             column: None,
             message: format!("{problem}; the version is stored, but analyses cannot use it"),
         });
     }
-    match writer.stage(record)? {
-        Ok(()) => {
+    match row {
+        Ok(row) => {
+            writer.append(&row, &origin)?;
             summary.records += 1;
             if is_event {
                 summary.events += 1;
@@ -314,19 +322,6 @@ pub(crate) fn stage_record(
         Err(e) => summary.errors.push(InputError { origin, column: None, message: e.to_string() }),
     }
     Ok(())
-}
-
-/// What the cluster model cannot read in a Pod or Node (a quantity "abc",
-/// allocatable "-1"). Pods and nodes are read by the model in every
-/// analysis: such a value is reported at ingest, with the file and item,
-/// rather than skipped silently later. The version is still stored: it is
-/// what the cluster said.
-pub(crate) fn model_problem(record: &Record) -> Option<String> {
-    match record.object.get("kind").and_then(|k| k.as_str()) {
-        Some("Pod") => kdrift_rebalance::PodInfo::from_json(&record.object).err().map(|e| e.to_string()),
-        Some("Node") => kdrift_rebalance::NodeInfo::from_json(&record.object).err().map(|e| e.to_string()),
-        _ => None,
-    }
 }
 
 fn finish(

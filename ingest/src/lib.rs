@@ -13,6 +13,7 @@ pub mod api;
 pub mod demo;
 pub mod files;
 pub mod ndjson_stream;
+pub mod parallel;
 pub mod parse;
 pub mod record;
 pub mod scenario;

@@ -6,9 +6,10 @@
 //! transaction (as a recorder's); the run stays `running` until the end, and
 //! ingesting the file again after a crash adds only what is missing.
 //!
-//! Lines are parsed on a second thread, [`CHUNK`] lines at a time, while
-//! this one stages and commits (order kept: one producer, one queue of at
-//! most [`QUEUED`] chunks, so memory stays bounded too).
+//! A second thread reads [`CHUNK`] lines at a time and parses and prepares
+//! them on every core ([`crate::store::prepare`]) while this one stages and
+//! commits (order kept: one producer, one queue of at most [`QUEUED`]
+//! chunks, so memory stays bounded too).
 //!
 //! A file whose first two non-blank lines are not one-line objects is not
 //! NDJSON: it is left to the whole-file parser.
@@ -17,9 +18,13 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use crate::files::{stage_record, FileSummary};
+use chrono::{DateTime, Utc};
+
+use crate::files::{stage_prepared, FileSummary};
+use crate::parallel::map_ordered;
 use crate::parse::{kind_hint_from_path, looks_like_ndjson, parse_ndjson_line, Format, InputError, Parsed};
 use crate::record::Origin;
+use crate::store::prepare::{prepare, Prepared};
 use crate::store::writer::RunWriter;
 use crate::store::StoreError;
 
@@ -33,7 +38,7 @@ const BUFFER: usize = 1 << 20;
 pub const CHUNK: usize = 2_048;
 
 /// Parsed chunks waiting to be staged, at most.
-pub const QUEUED: usize = 8;
+pub const QUEUED: usize = 4;
 
 fn open(path: &Path) -> Option<Box<dyn BufRead + Send>> {
     let mut raw = BufReader::with_capacity(BUFFER, File::open(path).ok()?);
@@ -91,21 +96,26 @@ pub(crate) fn stream_file(
     for (n, line) in &head {
         parse_ndjson_line(&location, *n, line, hint, &mut first);
     }
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Parsed>(QUEUED);
+    let started_at = writer.started_at();
+    let first = Ready {
+        skipped: first.skipped,
+        errors: first.errors,
+        records: first.records.into_iter().map(|r| prepare(r, started_at)).collect(),
+    };
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Ready>(QUEUED);
     std::thread::scope(|scope| {
         let location = location.as_str();
         scope.spawn(move || {
-            // The parser: chunks of lines into records, in file order.
-            let mut line = Vec::with_capacity(64 << 10);
-            let mut chunk = Parsed::default();
-            let mut lines = 0usize;
+            // The reader: chunks of lines, parsed and prepared on every core, in file order.
+            let mut lines: Vec<(u64, Vec<u8>)> = Vec::with_capacity(CHUNK);
+            let mut failed = None;
             loop {
-                line.clear();
+                let mut line = Vec::new();
                 match reader.read_until(b'\n', &mut line) {
                     Ok(0) => break,
                     Ok(n) => read_bytes += n as u64,
                     Err(e) => {
-                        chunk.errors.push(InputError {
+                        failed = Some(InputError {
                             origin: Origin { location: location.to_string(), line: None, item: None },
                             column: None,
                             message: format!(
@@ -116,16 +126,17 @@ pub(crate) fn stream_file(
                     }
                 }
                 line_no += 1;
-                parse_ndjson_line(location, line_no, &line, hint, &mut chunk);
-                lines += 1;
-                if lines == CHUNK {
-                    lines = 0;
-                    if tx.send(std::mem::take(&mut chunk)).is_err() {
+                lines.push((line_no, line));
+                if lines.len() == CHUNK {
+                    let chunk = Ready::of(location, hint, std::mem::take(&mut lines), started_at);
+                    if tx.send(chunk).is_err() {
                         return; // the stager stopped (a store error)
                     }
                 }
             }
-            let _ = tx.send(chunk);
+            let mut last = Ready::of(location, hint, lines, started_at);
+            last.errors.extend(failed);
+            let _ = tx.send(last);
         });
         stage_chunk(writer, first, summary, errors_before)?;
         for chunk in rx {
@@ -136,17 +147,47 @@ pub(crate) fn stream_file(
     Ok(true)
 }
 
+/// A chunk of lines parsed and prepared for staging.
+#[derive(Default)]
+struct Ready {
+    /// Lines holding no object.
+    skipped: u64,
+    /// Lines that are not a record.
+    errors: Vec<InputError>,
+    /// The records, in line order.
+    records: Vec<Prepared>,
+}
+
+impl Ready {
+    /// Parses and prepares `lines` ((line number, bytes)) on every core.
+    fn of(location: &str, hint: Option<&str>, lines: Vec<(u64, Vec<u8>)>, started_at: DateTime<Utc>) -> Ready {
+        let per_line = map_ordered(lines, |(n, line)| {
+            let mut parsed = Parsed::default();
+            parse_ndjson_line(location, n, &line, hint, &mut parsed);
+            let records: Vec<Prepared> = parsed.records.into_iter().map(|r| prepare(r, started_at)).collect();
+            (parsed.skipped, parsed.errors, records)
+        });
+        let mut ready = Ready::default();
+        for (skipped, mut errors, mut records) in per_line {
+            ready.skipped += skipped;
+            ready.errors.append(&mut errors);
+            ready.records.append(&mut records);
+        }
+        ready
+    }
+}
+
 /// Stages one parsed chunk; commits a batch when [`BATCH`] records are pending.
 fn stage_chunk(
     writer: &mut RunWriter<'_>,
-    mut chunk: Parsed,
+    mut chunk: Ready,
     summary: &mut FileSummary,
     errors_before: u64,
 ) -> Result<(), StoreError> {
     summary.skipped += chunk.skipped;
     summary.errors.append(&mut chunk.errors);
     for record in chunk.records {
-        stage_record(writer, record, summary)?;
+        stage_prepared(writer, record, summary)?;
         if writer.pending() >= BATCH {
             writer.commit_batch(errors_before + summary.errors.len() as u64)?;
         }

@@ -7,8 +7,8 @@
 use kdrift_rebalance::cluster::Scope;
 
 use super::report::{run_status, ApiReport, ResourceReport, Severity};
-use crate::files::model_problem;
 use crate::record::Record;
+use crate::store::prepare::{prepare, Prepared};
 use crate::store::writer::RunWriter;
 use crate::store::StoreError;
 
@@ -21,12 +21,15 @@ pub fn stage_observation(
     record: Record,
     report: &mut ResourceReport,
 ) -> Result<(), StoreError> {
-    let origin = record.origin.clone();
-    if let Some(problem) = model_problem(&record) {
+    let Prepared { origin, problem, row, .. } = prepare(record, writer.started_at());
+    if let Some(problem) = problem {
         report.item_errors.push(format!("{origin}: {problem}; the version is stored, but analyses cannot use it"));
     }
-    match writer.stage(record)? {
-        Ok(()) => report.received += 1,
+    match row {
+        Ok(row) => {
+            writer.append(&row, &origin)?;
+            report.received += 1;
+        }
         Err(e) => report.item_errors.push(format!("{origin}: {e}")),
     }
     Ok(())

@@ -3,6 +3,7 @@
 //! driver errors to [`StoreError`] naming the query that failed.
 
 pub mod catalog;
+pub mod prepare;
 pub mod sql;
 pub mod writer;
 

@@ -7,10 +7,11 @@
 
 use chrono::{DateTime, Utc};
 use duckdb::{params, Appender};
-use kdrift_rebalance::model_fields::{model_fields, pod_usage_fields};
+use kdrift_rebalance::model_fields::pod_usage_fields;
 
+use super::prepare::{prepare, StagingRow};
 use super::{query_error, sql, Store, StoreError};
-use crate::record::{content_hash, identify, newest_timestamp, IdentityError, Record};
+use crate::record::{IdentityError, Origin, Record};
 
 /// Counts a run ends with.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -46,8 +47,21 @@ impl RunStatus {
     }
 }
 
+/// DuckDB's memory limit while a run is open: the buffer pool, the commit's
+/// hash tables and sorts stay within it (DuckDB spills to the store's
+/// `.tmp` directory beyond), so that ingest's peak RSS stays bounded
+/// whatever the input size (issue 6 target: 256 MiB; BENCHMARKS.md). A
+/// DuckDB size string.
+pub const INGEST_MEMORY_LIMIT: &str = "128MB";
+
+/// Staged rows the appender buffers before it moves them into the staging
+/// table (which DuckDB manages within [`INGEST_MEMORY_LIMIT`]); the
+/// appender's own buffer is outside the limit.
+pub const APPENDER_FLUSH_ROWS: u64 = 8_192;
+
 /// An open ingest run. Stage records with [`RunWriter::stage`], then
-/// [`RunWriter::commit`].
+/// [`RunWriter::commit`]. While it is open, DuckDB's memory is capped at
+/// [`INGEST_MEMORY_LIMIT`] (reset when it is dropped).
 pub struct RunWriter<'s> {
     store: &'s Store,
     /// `None` only while a batch is being committed.
@@ -99,6 +113,7 @@ impl<'s> RunWriter<'s> {
     /// [`StoreError`] when the run row or the appender cannot be created.
     pub fn begin(store: &'s Store, source_kind: &str, location: &str) -> Result<Self, StoreError> {
         let started_at = Utc::now();
+        store.execute(&sql::LIMIT_MEMORY, [INGEST_MEMORY_LIMIT])?;
         store.execute(&sql::CLEAR_STAGING, [])?;
         let run_id: i64 = store.query_one(
             &sql::BEGIN_RUN,
@@ -119,54 +134,56 @@ impl<'s> RunWriter<'s> {
         self.run_id
     }
 
-    /// Stages one record. The observation time is the source's, else the
-    /// newest timestamp inside the object (marked estimated), else the run's
-    /// start.
+    /// When the run started: the observation time of a record that carries
+    /// none and holds no timestamp ([`super::prepare::prepare`]'s fallback).
+    pub fn started_at(&self) -> DateTime<Utc> {
+        self.started_at
+    }
+
+    /// Stages one record ([`super::prepare::prepare`] then
+    /// [`RunWriter::append`]).
     ///
     /// # Errors
     /// `Ok(Err(IdentityError))` when the record is not a storable object (the
     /// caller reports it and goes on); `Err(StoreError)` when the store fails.
-    pub fn stage(&mut self, mut record: Record) -> Result<Result<(), IdentityError>, StoreError> {
-        let identity = match identify(&mut record.object, None) {
-            Ok(id) => id,
-            Err(e) => return Ok(Err(e)),
-        };
-        let (observed_at, estimated) = match record.observed_at {
-            Some(t) => (t, false),
-            None => (newest_timestamp(&record.object).unwrap_or(self.started_at), true),
-        };
-        let json = record.object.to_string();
-        // What the cluster model reads of a pod or node, kept next to it (schema v3).
-        let model = model_fields(&identity.kind, &record.object);
-        // What a pod version adds to its node's requested amounts (schema v4).
-        let usage = (identity.kind == "Pod").then(|| UsageColumns::of(model.as_ref().unwrap_or(&record.object)));
-        let usage = usage.unwrap_or_default();
-        let model = model.map(|m| m.to_string());
-        let hash = content_hash(record.change, &identity, &json);
+    pub fn stage(&mut self, record: Record) -> Result<Result<(), IdentityError>, StoreError> {
+        let prepared = prepare(record, self.started_at);
+        match prepared.row {
+            Ok(row) => self.append(&row, &prepared.origin).map(Ok),
+            Err(e) => Ok(Err(e)),
+        }
+    }
+
+    /// Appends one prepared row (read at `origin`) to the staging table.
+    ///
+    /// # Errors
+    /// [`StoreError::Append`] when the appender fails.
+    pub fn append(&mut self, row: &StagingRow, origin: &Origin) -> Result<(), StoreError> {
         self.seq += 1;
         self.pending += 1;
-        let line = record.origin.line.map(|l| l as i64);
+        let line = origin.line.map(|l| l as i64);
         let appender = match &mut self.appender {
             Some(a) => a,
             None => self.appender.insert(open_appender(self.store)?),
         };
+        let (id, usage) = (&row.identity, &row.usage);
         appender
             .append_row(params![
                 self.seq,
-                micros(observed_at),
-                estimated,
-                record.change.as_str(),
-                identity.kind,
-                identity.api_version,
-                identity.namespace,
-                identity.name,
-                identity.uid,
-                identity.resource_version,
-                hash,
-                record.origin.location,
+                row.observed_at,
+                row.estimated,
+                row.change.as_str(),
+                id.kind,
+                id.api_version,
+                id.namespace,
+                id.name,
+                id.uid,
+                id.resource_version,
+                row.hash,
+                origin.location,
                 line,
-                json,
-                model,
+                row.json,
+                row.model,
                 usage.usage_node,
                 usage.cpu,
                 usage.memory,
@@ -174,7 +191,10 @@ impl<'s> RunWriter<'s> {
                 usage.model_error,
             ])
             .map_err(|source| StoreError::Append { table: "staging_observations", source })?;
-        Ok(Ok(()))
+        if self.pending % APPENDER_FLUSH_ROWS == 0 {
+            appender.flush().map_err(|source| StoreError::Append { table: "staging_observations", source })?;
+        }
+        Ok(())
     }
 
     /// Records one per-file summary row.
@@ -355,6 +375,17 @@ impl RunWriter<'_> {
             ],
         )?;
         Ok(())
+    }
+}
+
+impl Drop for RunWriter<'_> {
+    fn drop(&mut self) {
+        // The appender goes first (it writes through the connection), then
+        // DuckDB's default memory limit comes back. A failed reset leaves the
+        // connection capped, which only makes later queries spill sooner;
+        // nothing more can be done about it while dropping.
+        drop(self.appender.take());
+        let _ = self.store.execute(&sql::RESET_MEMORY_LIMIT, []);
     }
 }
 

@@ -8,7 +8,7 @@
 //! body; a 200 is no proof of completeness). A row that is JSON but not of
 //! the layout is an input error of the run; the other rows still load.
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use duckdb::params;
 use serde_json::Value;
 
@@ -18,9 +18,11 @@ use super::layout::{convert, Layout, Typing};
 use super::lines::LineSplitter;
 use super::logsql::window_query;
 use super::windows::Window;
-use crate::files::{stage_record, FileSummary};
+use crate::files::{stage_prepared, FileSummary};
+use crate::parallel::map_ordered;
 use crate::parse::InputError;
 use crate::record::{Origin, Record};
+use crate::store::prepare::{prepare, Prepared};
 use crate::store::writer::{RunStatus, RunWriter};
 use crate::store::{sql, Store, StoreError};
 
@@ -95,45 +97,99 @@ pub struct WindowJob<'a> {
     pub max_line: usize,
 }
 
-/// Per-line state of an attempt.
+/// Lines read before they are converted and prepared together, on every core.
+const CHUNK: usize = 2_048;
+
+/// Per-line state of an attempt: lines are buffered [`CHUNK`] at a time,
+/// converted and prepared on every core, then staged in line order.
 struct Lines<'w, 's> {
     writer: &'w mut RunWriter<'s>,
     summary: FileSummary,
     layout: Layout,
     rows: u64,
     schema_rejected: u64,
+    pending: Vec<(u64, Vec<u8>)>,
+}
+
+/// What one response line is.
+enum LineOutcome {
+    /// Whitespace only.
+    Blank,
+    /// Not a JSON object: the attempt fails.
+    NotJson(Failure),
+    /// A row: its object prepared, or why it is not one of the layout.
+    Row { rejected: Option<String>, record: Result<Prepared, InputError> },
 }
 
 impl Lines<'_, '_> {
     fn line(&mut self, line: u64, bytes: &[u8]) -> Result<(), AttemptError> {
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Ok(());
-        }
-        let not_json = |problem: String| {
-            let text = String::from_utf8_lossy(bytes);
-            let text: String = text.chars().take(QUOTE_LIMIT).collect();
-            AttemptError::Failure(Failure::NotJson { line, problem, text })
-        };
-        let row = match serde_json::from_slice::<Value>(bytes) {
-            Ok(Value::Object(row)) => row,
-            Ok(_) => return Err(not_json("a JSON value that is not an object".into())),
-            Err(e) => return Err(not_json(e.to_string())),
-        };
-        self.rows += 1;
-        let origin = Origin { location: self.summary.location.clone(), line: Some(line), item: None };
-        match convert(self.layout, row) {
-            Ok(c) => {
-                if let Typing::Rejected(why) = &c.typing {
-                    self.schema_rejected += 1;
-                    tracing::debug!(line, %why, "schema rejected a value; stored with schema-free types");
-                }
-                let record = Record { object: c.object, origin, observed_at: c.observed_at, change: c.change };
-                stage_record(self.writer, record, &mut self.summary)?;
-            }
-            Err(e) => self.summary.errors.push(InputError { origin, column: None, message: e.to_string() }),
+        self.pending.push((line, bytes.to_vec()));
+        if self.pending.len() >= CHUNK {
+            self.flush()?;
         }
         Ok(())
     }
+
+    /// Converts, prepares and stages the buffered lines; the first line that
+    /// is not JSON fails the attempt.
+    fn flush(&mut self) -> Result<(), AttemptError> {
+        let (layout, location, started_at) = (self.layout, self.summary.location.as_str(), self.writer.started_at());
+        let outcomes = map_ordered(std::mem::take(&mut self.pending), |(line, bytes)| {
+            outcome(layout, location, line, &bytes, started_at)
+        });
+        for (line, outcome) in outcomes {
+            match outcome {
+                LineOutcome::Blank => {}
+                LineOutcome::NotJson(f) => return Err(AttemptError::Failure(f)),
+                LineOutcome::Row { rejected, record } => {
+                    self.rows += 1;
+                    if let Some(why) = rejected {
+                        self.schema_rejected += 1;
+                        tracing::debug!(line, %why, "schema rejected a value; stored with schema-free types");
+                    }
+                    match record {
+                        Ok(prepared) => stage_prepared(self.writer, prepared, &mut self.summary)?,
+                        Err(e) => self.summary.errors.push(e),
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads one response line (pure: runs on any core). Returns the line
+/// number with it.
+fn outcome(layout: Layout, location: &str, line: u64, bytes: &[u8], started_at: DateTime<Utc>) -> (u64, LineOutcome) {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return (line, LineOutcome::Blank);
+    }
+    let not_json = |problem: String| {
+        let text = String::from_utf8_lossy(bytes);
+        let text: String = text.chars().take(QUOTE_LIMIT).collect();
+        LineOutcome::NotJson(Failure::NotJson { line, problem, text })
+    };
+    let row = match serde_json::from_slice::<Value>(bytes) {
+        Ok(Value::Object(row)) => row,
+        Ok(_) => return (line, not_json("a JSON value that is not an object".into())),
+        Err(e) => return (line, not_json(e.to_string())),
+    };
+    let origin = Origin { location: location.to_string(), line: Some(line), item: None };
+    let outcome = match convert(layout, row) {
+        Ok(c) => {
+            let rejected = match c.typing {
+                Typing::Rejected(why) => Some(why),
+                _ => None,
+            };
+            let record = Record { object: c.object, origin, observed_at: c.observed_at, change: c.change };
+            LineOutcome::Row { rejected, record: Ok(prepare(record, started_at)) }
+        }
+        Err(e) => LineOutcome::Row {
+            rejected: None,
+            record: Err(InputError { origin, column: None, message: e.to_string() }),
+        },
+    };
+    (line, outcome)
 }
 
 /// Pulls one window once: on success its rows and its `vl_windows` row are
@@ -224,11 +280,25 @@ async fn stream_into(
     location: &str,
 ) -> Result<(FileSummary, u64, u64), AttemptError> {
     let summary = FileSummary { location: location.to_string(), ..FileSummary::default() };
-    let mut lines = Lines { writer, summary, layout: job.layout, rows: 0, schema_rejected: 0 };
+    let mut lines = Lines { writer, summary, layout: job.layout, rows: 0, schema_rejected: 0, pending: Vec::new() };
     let mut splitter = LineSplitter::new(job.max_line);
-    while let Some(chunk) = next_chunk(response).await? {
-        splitter.push::<AttemptError>(chunk.as_ref(), &mut |n, bytes| lines.line(n, bytes))?;
+    loop {
+        // A failure after some lines: the buffered lines come first (an
+        // earlier line that is not JSON is what the attempt reports).
+        let chunk = match next_chunk(response).await {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => break,
+            Err(f) => {
+                lines.flush()?;
+                return Err(f.into());
+            }
+        };
+        if let Err(e) = splitter.push::<AttemptError>(chunk.as_ref(), &mut |n, bytes| lines.line(n, bytes)) {
+            lines.flush()?;
+            return Err(e);
+        }
     }
+    lines.flush()?;
     splitter.finish()?;
     Ok((lines.summary, lines.rows, lines.schema_rejected))
 }

@@ -1,0 +1,104 @@
+//! Turning a parsed [`Record`] into the row the store stages for it: its
+//! identity, observation time, JSON text, content hash, model fields and
+//! (for pods) requested amounts, plus what the cluster model cannot read in
+//! it. Pure CPU work with no store access, so that readers can do it on every
+//! core ([`prepare_all`]) while the store's connection only appends
+//! ([`super::writer::RunWriter::append`]); BENCHMARKS.md, issue 6.
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use super::writer::UsageColumns;
+use crate::record::{content_hash, identify, newest_timestamp, Change, Identity, IdentityError, Origin, Record};
+use kdrift_rebalance::model_fields::model_fields;
+
+/// One record made ready for staging.
+#[derive(Debug)]
+pub struct Prepared {
+    /// Where it was read.
+    pub origin: Origin,
+    /// Whether it declared `kind: Event`.
+    pub is_event: bool,
+    /// What the cluster model cannot read in a Pod or Node that declares its
+    /// kind (a quantity "abc", allocatable "-1"): reported as an input error,
+    /// the version still stored.
+    pub problem: Option<String>,
+    /// The staging row, or why the record is not a storable object.
+    pub row: Result<StagingRow, IdentityError>,
+}
+
+/// The columns of one `staging_observations` row (schema v4).
+#[derive(Debug)]
+pub struct StagingRow {
+    /// Observation time, UTC microseconds.
+    pub(super) observed_at: i64,
+    /// Whether `observed_at` was estimated from the object's own timestamps.
+    pub(super) estimated: bool,
+    pub(super) change: Change,
+    pub(super) identity: Identity,
+    /// [`content_hash`]: the dedupe key.
+    pub(super) hash: u64,
+    /// The whole object, compact JSON.
+    pub(super) json: String,
+    /// [`model_fields`] as JSON (pods and nodes).
+    pub(super) model: Option<String>,
+    pub(super) usage: UsageColumns,
+}
+
+/// Prepares one record. The observation time is the source's, else the
+/// newest timestamp inside the object (marked estimated), else `fallback`
+/// (the run's start).
+pub fn prepare(mut record: Record, fallback: DateTime<Utc>) -> Prepared {
+    let declared = record.object.get("kind").and_then(Value::as_str).map(str::to_string);
+    let is_event = declared.as_deref() == Some("Event");
+    let identity = match identify(&mut record.object, None) {
+        Ok(id) => id,
+        Err(e) => {
+            let problem = model_problem(declared.as_deref(), &record.object, None);
+            return Prepared { origin: record.origin, is_event, problem, row: Err(e) };
+        }
+    };
+    let (observed_at, estimated) = match record.observed_at {
+        Some(t) => (t, false),
+        None => (newest_timestamp(&record.object).unwrap_or(fallback), true),
+    };
+    let json = record.object.to_string();
+    // What the cluster model reads of a pod or node, kept next to it (schema v3).
+    let model = model_fields(&identity.kind, &record.object);
+    // What a pod version adds to its node's requested amounts (schema v4).
+    let usage = (identity.kind == "Pod").then(|| UsageColumns::of(model.as_ref().unwrap_or(&record.object)));
+    let problem = model_problem(declared.as_deref(), model.as_ref().unwrap_or(&record.object), usage.as_ref());
+    let hash = content_hash(record.change, &identity, &json);
+    let row = StagingRow {
+        observed_at: observed_at.timestamp_micros(),
+        estimated,
+        change: record.change,
+        identity,
+        hash,
+        json,
+        model: model.map(|m| m.to_string()),
+        usage: usage.unwrap_or_default(),
+    };
+    Prepared { origin: record.origin, is_event, problem, row: Ok(row) }
+}
+
+/// [`prepare`] for each record, on up to every core, in order.
+pub fn prepare_all(records: Vec<Record>, fallback: DateTime<Utc>) -> Vec<Prepared> {
+    crate::parallel::map_ordered(records, |r| prepare(r, fallback))
+}
+
+/// What the model cannot read in a Pod or Node that declares its kind:
+/// [`kdrift_rebalance::PodInfo::from_json`]'s error (already computed for the
+/// pod's usage columns, from its model fields: the same result by
+/// construction, `pod_model_fields_agree`), or
+/// [`kdrift_rebalance::NodeInfo::from_json`]'s.
+fn model_problem(declared: Option<&str>, object: &Value, usage: Option<&UsageColumns>) -> Option<String> {
+    match declared {
+        Some("Pod") => match usage {
+            Some(u) => u.model_error.clone(),
+            None => kdrift_rebalance::PodInfo::from_json(object).err().map(|e| e.to_string()),
+        },
+        Some("Node") => kdrift_rebalance::NodeInfo::from_json(object).err().map(|e| e.to_string()),
+        _ => None,
+    }
+}
