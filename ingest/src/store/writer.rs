@@ -191,7 +191,7 @@ impl<'s> RunWriter<'s> {
                 usage.model_error,
             ])
             .map_err(|source| StoreError::Append { table: "staging_observations", source })?;
-        if self.pending % APPENDER_FLUSH_ROWS == 0 {
+        if self.pending.is_multiple_of(APPENDER_FLUSH_ROWS) {
             appender.flush().map_err(|source| StoreError::Append { table: "staging_observations", source })?;
         }
         Ok(())

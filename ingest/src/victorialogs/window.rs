@@ -118,7 +118,7 @@ enum LineOutcome {
     /// Not a JSON object: the attempt fails.
     NotJson(Failure),
     /// A row: its object prepared, or why it is not one of the layout.
-    Row { rejected: Option<String>, record: Result<Prepared, InputError> },
+    Row { rejected: Option<String>, record: Result<Box<Prepared>, InputError> },
 }
 
 impl Lines<'_, '_> {
@@ -148,7 +148,7 @@ impl Lines<'_, '_> {
                         tracing::debug!(line, %why, "schema rejected a value; stored with schema-free types");
                     }
                     match record {
-                        Ok(prepared) => stage_prepared(self.writer, prepared, &mut self.summary)?,
+                        Ok(prepared) => stage_prepared(self.writer, *prepared, &mut self.summary)?,
                         Err(e) => self.summary.errors.push(e),
                     }
                 }
@@ -182,7 +182,7 @@ fn outcome(layout: Layout, location: &str, line: u64, bytes: &[u8], started_at: 
                 _ => None,
             };
             let record = Record { object: c.object, origin, observed_at: c.observed_at, change: c.change };
-            LineOutcome::Row { rejected, record: Ok(prepare(record, started_at)) }
+            LineOutcome::Row { rejected, record: Ok(Box::new(prepare(record, started_at))) }
         }
         Err(e) => LineOutcome::Row {
             rejected: None,
