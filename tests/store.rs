@@ -245,3 +245,67 @@ fn gzip_and_combined_prefix() {
     let report = ingest_files(&store, &[corrupt], &mut NoProgress).expect("ingest");
     assert!(report.files[0].errors[0].message.contains("gzip"), "{:?}", report.files[0].errors);
 }
+
+/// A core/v1 Event about `involved` (kind, name) in `default`.
+fn event_line(name: &str, reason: &str, kind: &str, involved: &str, message: &str, at: &str) -> String {
+    serde_json::json!({
+        "apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": name, "namespace": "default", "uid": format!("uid-{name}")},
+        "involvedObject": {"kind": kind, "namespace": "default", "name": involved},
+        "reason": reason, "message": message, "count": 1, "type": "Normal",
+        "firstTimestamp": at, "lastTimestamp": at
+    })
+    .to_string()
+}
+
+/// (name, node, owner) of each event-only binding, through the `kdrift query` catalog.
+fn event_only_bindings(store: &Store) -> Vec<(String, String, String)> {
+    let at = vec![("at_us".to_string(), "2026-02-01T00:00:00Z".to_string())];
+    let result = kdrift_ingest::store::catalog::run(store, "event_only_placements", &at).expect("query");
+    let col = |name: &str| result.columns.iter().position(|c| c == name).expect("column");
+    let (n, node, owner) = (col("name"), col("node"), col("owner_name"));
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or("-").to_string();
+    result.rows.iter().map(|r| (text(&r[n]), text(&r[node]), text(&r[owner]))).collect()
+}
+
+#[test]
+fn event_only_bindings_follow_each_run_for_the_pods_it_names() {
+    let (dir, store) = temp_store();
+    let scheduled = |pod: &str, node: &str, at: &str| {
+        event_line(
+            &format!("{pod}.s"),
+            "Scheduled",
+            "Pod",
+            pod,
+            &format!("Successfully assigned default/{pod} to {node}"),
+            at,
+        )
+    };
+    // Run 1: two pods known only from their Scheduled events.
+    let one = format!(
+        "{}\n{}\n",
+        scheduled("w-1", "node-1", "2026-01-01T00:00:00Z"),
+        scheduled("w-2", "node-2", "2026-01-01T00:01:00Z")
+    );
+    ingest_files(&store, &[write(dir.path(), "one.ndjson", one.as_bytes())], &mut NoProgress).expect("run 1");
+    let s = |a: &str, b: &str, c: &str| (a.to_string(), b.to_string(), c.to_string());
+    assert_eq!(event_only_bindings(&store), vec![s("w-1", "node-1", "-"), s("w-2", "node-2", "-")]);
+    // Run 2: w-1's owner created it (SuccessfulCreate), and w-2's object arrives bound to node-2.
+    let created =
+        event_line("web.c", "SuccessfulCreate", "ReplicaSet", "web-7d", "Created pod: w-1", "2026-01-01T00:00:00Z");
+    let w2 = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"w-2","namespace":"default","uid":"u2","creationTimestamp":"2026-01-01T00:01:00Z"},"spec":{"nodeName":"node-2","containers":[{"name":"c","resources":{"requests":{"cpu":"100m"}}}]},"status":{"phase":"Running"}}"#;
+    let two = format!("{created}\n{w2}\n");
+    ingest_files(&store, &[write(dir.path(), "two.ndjson", two.as_bytes())], &mut NoProgress).expect("run 2");
+    assert_eq!(event_only_bindings(&store), vec![s("w-1", "node-1", "web-7d")], "w-2 is known from its object now");
+    // Run 3: another pod's Scheduled event; w-1's binding, named by no row of this run, stays as it was.
+    let three = format!("{}\n", scheduled("w-3", "node-3", "2026-01-01T00:02:00Z"));
+    ingest_files(&store, &[write(dir.path(), "three.ndjson", three.as_bytes())], &mut NoProgress).expect("run 3");
+    assert_eq!(event_only_bindings(&store), vec![s("w-1", "node-1", "web-7d"), s("w-3", "node-3", "-")]);
+    // A full rebuild (what the v4 migration runs) gives the same table.
+    store.execute(&kdrift_ingest::store::sql::CLEAR_EVENT_ONLY_BINDINGS, duckdb::params![-1i64, 0i64]).expect("clear");
+    assert!(event_only_bindings(&store).is_empty());
+    store
+        .execute(&kdrift_ingest::store::sql::DERIVE_EVENT_ONLY_BINDINGS, duckdb::params![-1i64, 0i64])
+        .expect("rebuild");
+    assert_eq!(event_only_bindings(&store), vec![s("w-1", "node-1", "web-7d"), s("w-3", "node-3", "-")]);
+}

@@ -259,7 +259,8 @@ impl Store {
         self.batch(&sql::SCHEMA_V4_BACKFILL)?;
         self.execute(&sql::DERIVE_POD_INTERVALS, duckdb::params![-1i64, 0i64])?;
         self.execute(&sql::DERIVE_NODE_INTERVALS, duckdb::params![-1i64, 0i64])?;
-        self.batch(&sql::DERIVE_EVENT_ONLY_BINDINGS)?;
+        self.execute(&sql::CLEAR_EVENT_ONLY_BINDINGS, duckdb::params![-1i64, 0i64])?;
+        self.execute(&sql::DERIVE_EVENT_ONLY_BINDINGS, duckdb::params![-1i64, 0i64])?;
         Ok(())
     }
 

@@ -97,7 +97,9 @@ queries! {
     DERIVE_POD_INTERVALS = "derive_pod_intervals", "derive/pod_intervals.sql";
     /// Sets `valid_until` / `first_version` of the nodes a run touched (every node when run_id < 0).
     DERIVE_NODE_INTERVALS = "derive_node_intervals", "derive/node_intervals.sql";
-    /// Rewrites `event_only_bindings` (pods known only from Scheduled events).
+    /// Removes the `event_only_bindings` rows of the pods a batch names.
+    CLEAR_EVENT_ONLY_BINDINGS = "clear_event_only_bindings", "derive/clear_event_only_bindings.sql";
+    /// Writes the `event_only_bindings` rows (pods known only from Scheduled events) of the pods a batch names.
     DERIVE_EVENT_ONLY_BINDINGS = "derive_event_only_bindings", "derive/event_only_bindings.sql";
     /// What the store holds (counts).
     STORE_COUNTS = "store_counts", "stats/store_counts.sql";

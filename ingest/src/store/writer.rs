@@ -292,9 +292,9 @@ impl<'s> RunWriter<'s> {
         store.execute(&sql::DERIVE_NODE_VERSIONS, params![self.run_id, after])?;
         store.execute(&sql::DERIVE_POD_INTERVALS, params![self.run_id, after])?;
         store.execute(&sql::DERIVE_NODE_INTERVALS, params![self.run_id, after])?;
-        if added > 0 {
-            store.batch(&sql::DERIVE_EVENT_ONLY_BINDINGS)?;
-        }
+        // Only the bindings of the pods this batch names change.
+        store.execute(&sql::CLEAR_EVENT_ONLY_BINDINGS, params![self.run_id, after])?;
+        store.execute(&sql::DERIVE_EVENT_ONLY_BINDINGS, params![self.run_id, after])?;
         store.execute(&sql::CLEAR_STAGING, [])?;
         let mut c = self.committed;
         c.records += self.pending;
