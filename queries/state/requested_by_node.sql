@@ -10,7 +10,7 @@
 --   PodScheduled turned True after it counts toward no node (it was not
 --   bound yet). Unreadable pods (`model_error`) are left out (see
 --   `pods_summary_at`). One aggregate: no pod object is read.
--- params: $1 instants VARCHAR (comma-separated UTC microseconds)
+-- params: $1 instants VARCHAR (comma-separated UTC microseconds; `kdrift query` also takes RFC 3339 times)
 -- columns: at_us BIGINT, node VARCHAR, pods BIGINT, cpu_millis HUGEINT (millicores), memory_bytes HUGEINT,
 --   other VARCHAR[] (JSON objects of the other requested resources, one per pod that has some),
 --   estimated BOOLEAN (some pod counted was observed after the instant)

@@ -1,0 +1,109 @@
+//! What a new user reads from the `kdrift` binary, on the demo store: bad
+//! instants and paths named with what is accepted, the numbers of one line
+//! rounded alike, the demo's store and flags described as they are.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use assert_cmd::Command;
+use serde_json::{json, Value};
+
+fn kdrift() -> Command {
+    let mut c = Command::cargo_bin("kdrift").expect("binary");
+    c.env_remove("KDRIFT_DB");
+    c
+}
+
+/// The demo store (seed 1), saved once for every test of this file (they only read it).
+fn demo_db() -> &'static Path {
+    static DB: OnceLock<PathBuf> = OnceLock::new();
+    DB.get_or_init(|| {
+        let db = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_messages-demo.duckdb");
+        let _ = std::fs::remove_file(&db);
+        let _ = std::fs::remove_file(db.with_extension("duckdb.wal"));
+        kdrift().arg("demo").arg("--save").arg(&db).assert().success();
+        db
+    })
+}
+
+/// `kdrift --db <demo> ARGS…`: (exit code, stdout, stderr).
+fn on_demo(args: &[&str]) -> (i32, String, String) {
+    let out = kdrift().arg("--db").arg(demo_db()).args(args).output().expect("run");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const ACCEPTED: &str = "expected an RFC 3339 time such as 2026-11-13T00:00:00Z";
+
+#[test]
+fn query_instants_are_rfc3339_or_microseconds_each_checked_and_never_empty() {
+    // 2026-11-28T05:10:00Z and the history's first instant, both ways.
+    let (code, by_time, stderr) = on_demo(&[
+        "query",
+        "requested_by_node",
+        "--param",
+        "instants=2026-11-28T05:10:00Z, 2026-11-27T00:00:00Z",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let (_, by_us, _) =
+        on_demo(&["query", "requested_by_node", "--param", "instants=1795842600000000,1795737600000000", "-o", "json"]);
+    assert_eq!(by_time, by_us, "RFC 3339 and microseconds name the same instants");
+    let rows: Value = serde_json::from_str(&by_time).expect("json");
+    let rows = rows.as_array().expect("rows");
+    assert_eq!(rows.len(), 10, "five nodes at each of two instants");
+    let node1 = rows
+        .iter()
+        .find(|r| r["at_us"] == 1_795_842_600_000_000i64 && r["node"] == "node-1")
+        .unwrap_or_else(|| panic!("no node-1 row at 05:10: {rows:?}"));
+    assert_eq!(node1["cpu_millis"], 1942, "{node1}");
+
+    let (code, _, stderr) = on_demo(&["query", "requested_by_node", "--param", "instants=1795842600000000,abc"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains(&format!(
+            "--param instants=\"1795842600000000,abc\": element \"abc\" is not an instant: {ACCEPTED}"
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("UTC microseconds since the epoch"), "{stderr}");
+    assert!(!stderr.contains("Could not convert") && !stderr.contains("INT64"), "no DuckDB wording: {stderr}");
+
+    let (code, stdout, stderr) = on_demo(&["query", "requested_by_node", "--param", "instants="]);
+    assert_eq!(code, 2, "an empty list is refused, not 0 rows: {stdout}");
+    assert!(stderr.contains("--param instants=\"\": expected one or more comma-separated instants"), "{stderr}");
+
+    let (code, _, stderr) = on_demo(&["query", "requested_by_node"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("query requested_by_node needs --param instants=… (comma-separated, each RFC 3339 or UTC µs)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn bad_instants_say_what_is_accepted_and_microseconds_are_accepted() {
+    for (args, given) in [
+        (vec!["skew", "--at", "yesterday"], "yesterday"),
+        (vec!["timeline", "drains", "--since", "yesterday"], "yesterday"),
+        (vec!["skew", "--at", "2026-11-28"], "2026-11-28"),
+        (vec!["skew", "--at", "1795838400000000x"], "1795838400000000x"),
+    ] {
+        let (code, _, stderr) = on_demo(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(stderr.contains(ACCEPTED), "{args:?}: {stderr}");
+        assert!(stderr.contains("or UTC microseconds since the epoch"), "{args:?}: {stderr}");
+        assert!(stderr.contains(&format!("got \"{given}\"")), "{args:?}: {stderr}");
+        assert!(!stderr.contains("premature") && !stderr.contains("input contains invalid"), "{stderr}");
+    }
+    // Microseconds, as `kdrift query`'s at_us takes them: 2026-11-28T04:00:00Z.
+    let (code, stdout, stderr) = on_demo(&["skew", "--at", "1795838400000000"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("Requested % of allocatable at 2026-11-28 04:00:00Z"), "{stdout}");
+    let (_, same, _) = on_demo(&["skew", "--at", "2026-11-28T06:00:00+02:00"]);
+    assert_eq!(stdout, same);
+}
