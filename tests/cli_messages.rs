@@ -86,6 +86,27 @@ fn query_instants_are_rfc3339_or_microseconds_each_checked_and_never_empty() {
 }
 
 #[test]
+fn requested_by_node_other_resources_are_json_objects() {
+    let (code, stdout, stderr) =
+        on_demo(&["query", "requested_by_node", "--param", "instants=2026-11-28T05:10:00Z", "-o", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let rows: Value = serde_json::from_str(&stdout).expect("json");
+    let other: Vec<(String, Value)> = rows
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| (r["node"].as_str().unwrap_or_default().to_string(), r["other"].clone()))
+        .collect();
+    assert_eq!(other[0], ("node-1".to_string(), json!([{ "gpu.intel.com/i915": 1 }])), "{other:?}");
+    assert!(other[1..].iter().all(|(_, o)| *o == json!([])), "{other:?}");
+
+    let (_, table, _) = on_demo(&["query", "requested_by_node", "--param", "instants=2026-11-28T05:10:00Z"]);
+    let line = table.lines().find(|l| l.contains("node-1")).expect("node-1 line");
+    assert!(line.contains(r#"[{"gpu.intel.com/i915":1}]"#), "{line}");
+    assert!(!line.contains('\\'), "no JSON text inside JSON: {line}");
+}
+
+#[test]
 fn bad_instants_say_what_is_accepted_and_microseconds_are_accepted() {
     for (args, given) in [
         (vec!["skew", "--at", "yesterday"], "yesterday"),

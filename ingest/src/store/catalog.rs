@@ -7,7 +7,9 @@
 //! Parameters are typed by name and declared SQL type ([`ParamKind`]):
 //! `_us` names take one instant and `instants` a comma-separated list of
 //! them, each RFC 3339 or UTC microseconds ([`crate::instant`]), bound as the
-//! microseconds the SQL expects.
+//! microseconds the SQL expects. A column declared `JSON[]` in the
+//! `-- columns:` header (a list of JSON texts) comes back as a list of JSON
+//! values, not of strings holding JSON.
 
 use duckdb::types::{TimeUnit, Value as DbValue};
 use duckdb::ToSql;
@@ -223,6 +225,51 @@ fn bind_value(spec: &ParamSpec, value: &str) -> Result<Box<dyn ToSql>, CatalogEr
     }
 }
 
+/// The names of the columns the `-- columns:` header declares `JSON[]`
+/// (`other JSON[] (…)`); commas inside parentheses do not split.
+fn json_list_columns(sql: &str) -> Vec<String> {
+    let header = header_field(sql, "columns");
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in header.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&header[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&header[start..]);
+    parts
+        .into_iter()
+        .filter_map(|part| {
+            let mut words = part.split_whitespace();
+            let name = words.next()?;
+            (words.next()? == "JSON[]").then(|| name.to_string())
+        })
+        .collect()
+}
+
+/// A list of JSON texts as a list of JSON values (an element that does not
+/// parse stays its text).
+fn parse_json_elements(v: Value) -> Value {
+    match v {
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .map(|item| match item {
+                    Value::String(text) => serde_json::from_str(&text).unwrap_or(Value::String(text)),
+                    other => other,
+                })
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
 fn to_json(v: DbValue) -> Value {
     match v {
         DbValue::Null => Value::Null,
@@ -283,10 +330,13 @@ pub fn run(store: &Store, name: &str, params: &[(String, String)]) -> Result<Que
     let mut rows_out = Vec::new();
     let mut rows = stmt.query(refs.as_slice()).map_err(|e| query_error(q, e))?;
     let columns = rows.as_ref().map(|s| s.column_names()).unwrap_or_default();
+    let json_lists = json_list_columns(q.sql);
+    let is_json_list: Vec<bool> = columns.iter().map(|c| json_lists.contains(c)).collect();
     while let Some(row) = rows.next().map_err(|e| query_error(q, e))? {
         let mut out = Vec::with_capacity(columns.len());
-        for i in 0..columns.len() {
-            out.push(to_json(row.get::<_, DbValue>(i).map_err(|e| query_error(q, e))?));
+        for (i, json_list) in is_json_list.iter().enumerate() {
+            let value = to_json(row.get::<_, DbValue>(i).map_err(|e| query_error(q, e))?);
+            out.push(if *json_list { parse_json_elements(value) } else { value });
         }
         rows_out.push(out);
     }
@@ -324,4 +374,18 @@ mod tests {
         }
     }
 
+    #[test]
+    fn json_list_columns_are_read_from_the_columns_header() {
+        let q = ALL.iter().find(|q| q.name == "requested_by_node").expect("requested_by_node");
+        assert_eq!(json_list_columns(q.sql), ["other"]);
+        // A JSON column (one whole object) is not a list: it stays its text.
+        let pod_at = ALL.iter().find(|q| q.name == "pod_at").expect("pod_at");
+        assert!(json_list_columns(pod_at.sql).is_empty());
+        let list = Value::Array(vec![Value::String(r#"{"gpu.intel.com/i915":1}"#.into()), Value::String("{".into())]);
+        assert_eq!(
+            parse_json_elements(list),
+            serde_json::json!([{"gpu.intel.com/i915": 1}, "{"]),
+            "JSON texts become objects; text that is not JSON stays text"
+        );
+    }
 }
