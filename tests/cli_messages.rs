@@ -107,6 +107,45 @@ fn requested_by_node_other_resources_are_json_objects() {
 }
 
 #[test]
+fn skew_table_and_reasons_round_the_same_way() {
+    // node-1 holds 1015m of 2000m: exactly 50.75 %, a tie that the table and
+    // the planner's reason used to round apart (50.8 / 50.7).
+    let (code, json_out, _) = on_demo(&["skew", "--at", "2026-11-28T00:00:00Z", "-o", "json"]);
+    assert_eq!(code, 0);
+    let report: Value = serde_json::from_str(&json_out).expect("json");
+    let cpu = &report["nodes"][0]["resources"][0];
+    assert_eq!(
+        (&report["nodes"][0]["node"], &cpu["requested"], &cpu["percent"]),
+        (&json!("node-1"), &json!(1015), &json!(50.75))
+    );
+
+    let (_, table, _) = on_demo(&["skew", "--at", "2026-11-28T00:00:00Z"]);
+    let line = |node: &str| table.lines().find(|l| l.trim_start().starts_with(node)).expect("node line").to_string();
+    let node1 = line("node-1");
+    assert!(node1.contains(" 50.8 % ") && node1.contains("above target: cpu 50.8% > 50"), "{node1}");
+    // 1037m of 2000m: 51.85 %.
+    let node2 = line("node-2");
+    assert!(node2.contains(" 51.9 % ") && node2.contains("above target: cpu 51.9% > 50"), "{node2}");
+    assert!(table.contains("skew cpu: 52.5 points (node-3 55.0 % − node-5 2.5 %)"), "{table}");
+}
+
+#[test]
+fn drain_skew_parts_have_the_precision_of_the_difference() {
+    let (code, stdout, _) = on_demo(&["timeline", "drains"]);
+    assert_eq!(code, 0);
+    let left: Vec<&str> = stdout.lines().filter(|l| l.contains("skew left")).collect();
+    assert_eq!(
+        left,
+        [
+            "  skew left (max − min requested %): cpu 52.5 points (node-3 55.0 % − node-5 2.5 %); \
+             memory 37.1 points (node-1 37.9 % − node-5 0.8 %)",
+            "  skew left (max − min requested %): cpu 97.1 points (node-1 99.6 % − node-5 2.5 %); \
+             memory 62.5 points (node-1 63.3 % − node-5 0.8 %)",
+        ]
+    );
+}
+
+#[test]
 fn bad_instants_say_what_is_accepted_and_microseconds_are_accepted() {
     for (args, given) in [
         (vec!["skew", "--at", "yesterday"], "yesterday"),
