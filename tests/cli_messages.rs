@@ -167,3 +167,16 @@ fn bad_instants_say_what_is_accepted_and_microseconds_are_accepted() {
     let (_, same, _) = on_demo(&["skew", "--at", "2026-11-28T06:00:00+02:00"]);
     assert_eq!(stdout, same);
 }
+
+#[test]
+fn a_missing_store_suggests_commands_that_write_it() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("absent.duckdb");
+    let out = kdrift().arg("skew").arg("--db").arg(&db).output().expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr.contains(&format!("`kdrift demo --save {}`", db.display())), "{stderr}");
+    assert!(stderr.contains("`kdrift ingest file PATH…`"), "{stderr}");
+    assert!(!stderr.contains("(or `kdrift demo`)"), "{stderr}");
+    assert!(!db.exists());
+}
