@@ -180,3 +180,21 @@ fn a_missing_store_suggests_commands_that_write_it() {
     assert!(!stderr.contains("(or `kdrift demo`)"), "{stderr}");
     assert!(!db.exists());
 }
+
+#[test]
+fn skew_before_the_history_names_the_stores_span() {
+    let expected = "the store has no Node objects at 2026-01-01T00:00:00Z (before its history); \
+                    its history spans 2026-11-27T00:00:00Z to 2026-11-28T05:30:01.020Z";
+    let (code, stdout, _) = on_demo(&["skew", "--at", "2026-01-01T00:00:00Z"]);
+    assert_eq!(code, 1);
+    assert!(stdout.contains(&format!("not classified: {expected}")), "{stdout}");
+    assert!(!stdout.contains(">=2 nodes") && !stdout.contains("NODE"), "{stdout}");
+    let (_, json_out, _) = on_demo(&["skew", "--at", "2026-01-01T00:00:00Z", "-o", "json"]);
+    let report: Value = serde_json::from_str(&json_out).expect("json");
+    assert_eq!(report["not_classified"], expected);
+    assert_eq!(report["nodes"], json!([]));
+
+    let (code, _, stderr) = on_demo(&["rebalance", "plan", "--at", "2026-01-01T00:00:00Z"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains(expected), "{stderr}");
+}

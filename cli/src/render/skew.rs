@@ -62,7 +62,9 @@ pub fn report<W: Write>(out: &mut W, r: &SkewReport, source: &str) -> anyhow::Re
         row.push(n.why.clone());
         b.push_record(row);
     }
-    writeln!(out, "{}", b.build().with(Style::blank()))?;
+    if !r.nodes.is_empty() {
+        writeln!(out, "{}", b.build().with(Style::blank()))?;
+    }
     for s in &r.skew {
         writeln!(out, "  skew {}: {}", s.resource, skew_points(s))?;
     }
