@@ -198,3 +198,37 @@ fn skew_before_the_history_names_the_stores_span() {
     assert_eq!(code, 2);
     assert!(stderr.contains(expected), "{stderr}");
 }
+
+#[test]
+fn demo_help_does_not_offer_db_and_other_commands_still_do() {
+    let help =
+        |args: &[&str]| String::from_utf8_lossy(&kdrift().args(args).output().expect("help").stdout).into_owned();
+    let demo = help(&["demo", "--help"]);
+    assert!(demo.contains("--save <PATH>") && !demo.contains("--db"), "{demo}");
+    for cmd in [&["skew", "--help"][..], &["ingest", "file", "--help"], &["timeline", "drains", "--help"]] {
+        assert!(help(cmd).contains("--db <PATH>"), "{cmd:?}");
+    }
+    // Still accepted (a habit, or KDRIFT_DB), and noted: the demo does not write there.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("elsewhere.duckdb");
+    let out = kdrift().args(["demo", "-o", "json", "--db"]).arg(&db).output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("the demo never writes to --db/KDRIFT_DB ({})", db.display())), "{stderr}");
+    assert!(!db.exists());
+    // The temporary store is gone after the run: its path is not reported.
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["store"], Value::Null);
+    assert_eq!(v["why_pending"]["state"]["shortfalls"][0]["short"], 42);
+}
+
+#[test]
+fn demo_json_names_a_saved_store() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("kept.duckdb");
+    let out = kdrift().args(["demo", "-o", "json", "--save"]).arg(&db).output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["store"], json!(db.display().to_string()));
+    assert!(db.exists());
+}

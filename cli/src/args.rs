@@ -520,6 +520,12 @@ pub struct DemoArgs {
     /// Scenario seed: changes names, uids and sub-second times; the story's nodes, times and numbers stay the same.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The global --db, which the demo never writes (its store is temporary, or --save PATH): this
+    /// argument of the same id takes its place in `kdrift demo` so that `kdrift demo --help` does not
+    /// list it. Its value is still the global one (clap shares a global's value with an argument of
+    /// the same id), so a --db or KDRIFT_DB given anyway is noted on stderr.
+    #[arg(long, value_name = "PATH", hide = true)]
+    pub db: Option<PathBuf>,
 }
 
 /// A `NAMESPACE/NAME` pod reference.
