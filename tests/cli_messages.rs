@@ -232,3 +232,23 @@ fn demo_json_names_a_saved_store() {
     assert_eq!(v["store"], json!(db.display().to_string()));
     assert!(db.exists());
 }
+
+#[test]
+fn ingest_of_a_missing_file_fails_before_creating_the_store() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("new.duckdb");
+    let good = dir.path().join("events.json");
+    std::fs::write(&good, r#"{"kind":"EventList","items":[]}"#).expect("write");
+    let missing = dir.path().join("missing.json");
+    let out = kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&good).arg(&missing).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("{}: no such file or directory; nothing was loaded", missing.display())),
+        "{stderr}"
+    );
+    assert!(!db.exists(), "no store created");
+    // The same files without the typo load.
+    kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&good).assert().success();
+    assert!(db.exists());
+}
