@@ -2,6 +2,7 @@
 //! scenario) through `kdrift query`'s catalog, with values checked.
 
 use kdrift_ingest::demo::ingest_scenario;
+use kdrift_ingest::instant::InstantListError;
 use kdrift_ingest::scenario::{generate, ScenarioConfig};
 use kdrift_ingest::store::catalog::{self, CatalogError};
 use kdrift_tests::temp_store;
@@ -92,6 +93,37 @@ fn writes_and_bad_parameters_are_refused() {
     assert!(matches!(bad, Err(CatalogError::BadValue { .. })), "{bad:?}");
     let extra = catalog::run(&store, "store_counts", &[("x".into(), "1".into())]);
     assert!(matches!(extra, Err(CatalogError::UnknownParam { .. })));
+    // A list of instants: every element checked, an empty list refused (it used to give 0 rows).
+    let instants = |v: &str| catalog::run(&store, "requested_by_node", &[("instants".into(), v.into())]);
+    match instants("1795842600000000,abc") {
+        Err(CatalogError::BadInstants { name, problem: InstantListError::Element(e), .. }) => {
+            assert_eq!((name.as_str(), e.given.as_str()), ("instants", "abc"))
+        }
+        other => panic!("{other:?}"),
+    }
+    for empty in ["", " , "] {
+        assert!(
+            matches!(instants(empty), Err(CatalogError::BadInstants { problem: InstantListError::Empty, .. })),
+            "{empty:?}"
+        );
+    }
+}
+
+#[test]
+fn instants_are_rfc3339_or_microseconds_bound_as_microseconds() {
+    let scenario = generate(&ScenarioConfig { seed: 1, scale: 1 });
+    let (_dir, store) = temp_store();
+    ingest_scenario(&store, scenario, 1).expect("ingest");
+    let run = |v: &str| {
+        catalog::run(&store, "nodes_at_instants", &[("instants".into(), v.into())])
+            .unwrap_or_else(|e| panic!("{v}: {e}"))
+    };
+    let by_time = run("2026-11-28T07:10:00+02:00,2026-11-27T00:00:00Z");
+    let by_us = run("1795842600000000, 1795737600000000");
+    assert_eq!(by_time, by_us);
+    let at_us: std::collections::BTreeSet<i64> = by_time.rows.iter().filter_map(|r| r[0].as_i64()).collect();
+    assert_eq!(at_us.into_iter().collect::<Vec<_>>(), [1_795_737_600_000_000, 1_795_842_600_000_000]);
+    assert_eq!(by_time.rows.len(), 10, "five nodes at each instant");
 }
 
 /// FNV-1a 64 of a text, to abbreviate long values in golden files.

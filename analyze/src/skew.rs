@@ -25,6 +25,7 @@ use kdrift_rebalance::{classify_nodes, Policy, PolicyError, ResourceList};
 use serde::Serialize;
 
 use crate::state::amounts::{amounts_at, AmountsAt};
+use crate::state::no_nodes_at;
 use crate::usage::{requested_from, NodeRequested, ResourceSkew};
 use crate::AnalyzeError;
 
@@ -51,7 +52,8 @@ pub struct SkewReport {
     pub skew: Vec<ResourceSkew>,
     /// The thresholds the classes were computed with (after deviation, if any).
     pub thresholds: Option<ThresholdsApplied>,
-    /// Why nothing was classified (fewer than two nodes, invalid policy, no LowNodeUtilization profile).
+    /// Why nothing was classified (no Node objects at the instant, with the store's time span;
+    /// fewer than two nodes; no LowNodeUtilization profile).
     pub not_classified: Option<String>,
     /// Caveats (estimated numbers, missing objects).
     pub notes: Vec<String>,
@@ -103,9 +105,12 @@ pub fn skew(store: &Store, at: Option<DateTime<Utc>>, policy: &Policy) -> Result
     let usage: BTreeMap<String, ResourceList> =
         amounts.usage.iter().map(|(node, u)| (node.clone(), u.requested.clone())).collect();
     let notes = notes(&amounts);
+    // No node at all: say so with the store's span (a time outside it is the
+    // usual cause), not descheduler's "requires >=2 nodes".
+    let no_nodes = if amounts.nodes.is_empty() { Some(no_nodes_at(store, at)?) } else { None };
     let planned = classify_nodes(amounts.nodes, &usage, policy);
     let run = planned.runs.first();
-    let not_classified = planned.aborted.clone().or_else(|| {
+    let not_classified = no_nodes.or_else(|| planned.aborted.clone()).or_else(|| {
         run.is_none().then(|| "the policy has no profile enabling LowNodeUtilization in plugins.balance".to_string())
     });
     let excluded_by_name: HashMap<&str, &ExcludedNode> =
@@ -142,9 +147,6 @@ pub fn skew(store: &Store, at: Option<DateTime<Utc>>, policy: &Policy) -> Result
 fn notes(amounts: &AmountsAt) -> Vec<String> {
     let at = amounts.at.map(|t| t.to_rfc3339()).unwrap_or_default();
     let mut notes = Vec::new();
-    if amounts.nodes.is_empty() {
-        notes.push(format!("no Node objects at {at}: nothing to plan"));
-    }
     if !amounts.estimated_nodes.is_empty() || amounts.estimated_pods > 0 {
         notes.push(format!(
             "{} node(s) and {} pod(s) are known only from versions observed after {at} (estimated from the nearest later version)",

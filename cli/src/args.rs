@@ -79,11 +79,11 @@ pub struct ReportArgs {
     /// The HTML file to write (replaced when it exists).
     #[arg(long, value_name = "FILE")]
     pub html: PathBuf,
-    /// Start of the range (default: the store's first instant).
-    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    /// Start of the range (default: the store's first instant); RFC 3339 or UTC microseconds.
+    #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub since: Option<DateTime<Utc>>,
-    /// End of the range (default: the store's last instant).
-    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    /// End of the range (default: the store's last instant); RFC 3339 or UTC microseconds.
+    #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub until: Option<DateTime<Utc>>,
 }
 
@@ -121,8 +121,8 @@ pub struct RecordArgs {
 /// `kdrift skew`.
 #[derive(Debug, Args)]
 pub struct SkewArgs {
-    /// The instant (default: the store's newest observation).
-    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    /// The instant (default: the store's newest observation); RFC 3339 or UTC microseconds.
+    #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub at: Option<DateTime<Utc>>,
     /// LowNodeUtilization thresholds (underutilized at or below), percent per resource.
     #[arg(long, value_name = "RES=PCT,…", value_parser = parse_thresholds, requires = "target_thresholds",
@@ -191,11 +191,11 @@ pub enum TimelineCommand {
 /// `kdrift timeline drains`.
 #[derive(Debug, Args)]
 pub struct TimelineDrainsArgs {
-    /// Only operations still going on at or after this instant.
-    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    /// Only operations still going on at or after this instant (RFC 3339 or UTC microseconds).
+    #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub since: Option<DateTime<Utc>>,
-    /// Only operations started at or before this instant.
-    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    /// Only operations started at or before this instant (RFC 3339 or UTC microseconds).
+    #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub until: Option<DateTime<Utc>>,
 }
 
@@ -335,8 +335,8 @@ pub struct RebalanceRecommendArgs {
     /// default: the descheduler Helm chart's default policy.
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
-    /// The instant to recommend at (default: the store's newest observation).
-    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    /// The instant to recommend at (default: the store's newest observation); RFC 3339 or UTC microseconds.
+    #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub at: Option<DateTime<Utc>>,
     /// Nights replayed per candidate before giving up on it.
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
@@ -350,8 +350,8 @@ pub struct RebalancePlanArgs {
     /// default: the descheduler Helm chart's default policy.
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
-    /// The instant to plan at (default: the store's newest observation).
-    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    /// The instant to plan at (default: the store's newest observation); RFC 3339 or UTC microseconds.
+    #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub at: Option<DateTime<Utc>>,
     /// Predict where the evicted pods' replacements land (kube-scheduler model).
     #[arg(long)]
@@ -375,11 +375,10 @@ pub struct RebalancePlanArgs {
     pub cluster: ClusterArgs,
 }
 
-/// Parses an RFC 3339 instant into UTC (pure; used by clap).
+/// Parses an instant into UTC: RFC 3339, or UTC microseconds since the
+/// epoch as `kdrift query`'s `_us` parameters take (pure; used by clap).
 pub fn parse_instant(s: &str) -> Result<DateTime<Utc>, String> {
-    DateTime::parse_from_rfc3339(s)
-        .map(|t| t.with_timezone(&Utc))
-        .map_err(|e| format!("expected an RFC 3339 time such as 2026-11-28T05:00:00Z, got {s:?} ({e})"))
+    kdrift_ingest::instant::parse_instant(s).map_err(|e| e.to_string())
 }
 
 /// `kdrift query`.
@@ -426,11 +425,11 @@ pub struct IngestVictorialogsArgs {
     /// The server: http://host:9428, or a prefix in front of /select/logsql (vmauth). No user:password in it.
     #[arg(long, value_name = "URL")]
     pub url: String,
-    /// Range start (default: 7 days before --end, VictoriaLogs' default retention).
-    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    /// Range start (default: 7 days before --end, VictoriaLogs' default retention); RFC 3339 or UTC microseconds.
+    #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub start: Option<DateTime<Utc>>,
-    /// Range end, exclusive (default: now).
-    #[arg(long, value_name = "RFC3339", value_parser = parse_instant)]
+    /// Range end, exclusive (default: now); RFC 3339 or UTC microseconds.
+    #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub end: Option<DateTime<Utc>>,
     /// A LogsQL filter ANDed to the layout's, e.g. 'reason:in(FailedScheduling, Scheduled)' (no pipes).
     #[arg(long, value_name = "LOGSQL")]
@@ -521,6 +520,12 @@ pub struct DemoArgs {
     /// Scenario seed: changes names, uids and sub-second times; the story's nodes, times and numbers stay the same.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The global --db, which the demo never writes (its store is temporary, or --save PATH): this
+    /// argument of the same id takes its place in `kdrift demo` so that `kdrift demo --help` does not
+    /// list it. Its value is still the global one (clap shares a global's value with an argument of
+    /// the same id), so a --db or KDRIFT_DB given anyway is noted on stderr.
+    #[arg(long, value_name = "PATH", hide = true)]
+    pub db: Option<PathBuf>,
 }
 
 /// A `NAMESPACE/NAME` pod reference.
@@ -567,7 +572,11 @@ mod tests {
     fn instant_parsing() {
         let t = parse_instant("2026-11-28T07:00:00+02:00").expect("valid");
         assert_eq!(t.to_rfc3339(), "2026-11-28T05:00:00+00:00");
-        assert!(parse_instant("2026-11-28").is_err());
+        assert_eq!(parse_instant("1795838400000000").map(|t| t.to_rfc3339()), Ok("2026-11-28T04:00:00+00:00".into()));
+        let err = parse_instant("2026-11-28").expect_err("a date alone");
+        assert!(err.starts_with("expected an RFC 3339 time such as 2026-11-13T00:00:00Z"), "{err}");
+        assert!(err.ends_with("got \"2026-11-28\""), "{err}");
+        assert!(!err.contains("premature") && !err.contains("input"), "no chrono wording: {err}");
     }
 
     #[test]

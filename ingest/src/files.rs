@@ -159,6 +159,17 @@ pub fn collect_paths(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<Inpu
     (files, ignored, errors)
 }
 
+/// The given paths that do not exist (a dangling symlink included), in the
+/// order given: `kdrift ingest file` checks them before it opens the store,
+/// so that a mistyped path neither creates a store nor records a run.
+pub fn missing_paths(paths: &[PathBuf]) -> Vec<&Path> {
+    paths
+        .iter()
+        .filter(|p| matches!(std::fs::metadata(p), Err(e) if e.kind() == std::io::ErrorKind::NotFound))
+        .map(PathBuf::as_path)
+        .collect()
+}
+
 fn path_error(path: &Path, message: &str) -> InputError {
     InputError {
         origin: Origin { location: path.display().to_string(), line: None, item: None },

@@ -5,6 +5,7 @@
 //! - [`parse`]: bytes of a dump → object-version [`record::Record`]s;
 //! - [`store`]: the DuckDB file, its schema and every named query;
 //! - [`files`]: `kdrift ingest file`, one run over many files;
+//! - [`instant`]: instants as users type them (RFC 3339 or UTC microseconds);
 //! - [`victorialogs`]: `kdrift ingest victorialogs`, one run per query window;
 //! - [`scenario`]: the deterministic demo cluster history; [`demo`] loads it.
 
@@ -12,6 +13,7 @@ pub mod actions;
 pub mod api;
 pub mod demo;
 pub mod files;
+pub mod instant;
 pub mod ndjson_stream;
 pub mod parallel;
 pub mod parse;

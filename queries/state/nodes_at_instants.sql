@@ -4,7 +4,7 @@
 -- purpose: `nodes_at` at several instants in one query (the `node_versions_at`
 --   macro). A version that holds at several instants comes once per instant
 --   with the same obs_id: read its object once.
--- params: $1 instants VARCHAR (comma-separated UTC microseconds)
+-- params: $1 instants VARCHAR (comma-separated UTC microseconds; `kdrift query` also takes RFC 3339 times)
 -- columns: at_us BIGINT, name VARCHAR, obs_id BIGINT, estimated BOOLEAN, object VARCHAR (JSON text: `node_versions.model`)
 SELECT v.at_us, v.name, v.obs_id, v.estimated, n.model AS object
 FROM node_versions_at($1) v

@@ -6,7 +6,7 @@
 --   were observed after the instant (estimated), and the pods the cluster
 --   model cannot read ("Pod namespace/name: why", left out of the amounts).
 --   An instant with no pod has no row.
--- params: $1 instants VARCHAR (comma-separated UTC microseconds)
+-- params: $1 instants VARCHAR (comma-separated UTC microseconds; `kdrift query` also takes RFC 3339 times)
 -- columns: at_us BIGINT, pods BIGINT, estimated BIGINT, unreadable VARCHAR[]
 SELECT at_us,
        count(*) AS pods,

@@ -10,14 +10,14 @@
 --   PodScheduled turned True after it counts toward no node (it was not
 --   bound yet). Unreadable pods (`model_error`) are left out (see
 --   `pods_summary_at`). One aggregate: no pod object is read.
--- params: $1 instants VARCHAR (comma-separated UTC microseconds)
+-- params: $1 instants VARCHAR (comma-separated UTC microseconds; `kdrift query` also takes RFC 3339 times)
 -- columns: at_us BIGINT, node VARCHAR, pods BIGINT, cpu_millis HUGEINT (millicores), memory_bytes HUGEINT,
---   other VARCHAR[] (JSON objects of the other requested resources, one per pod that has some),
+--   other JSON[] (the other requested resources, one JSON object per pod that has some),
 --   estimated BOOLEAN (some pod counted was observed after the instant)
 SELECT at_us, usage_node AS node, count(*) AS pods,
        sum(requests_cpu::HUGEINT) AS cpu_millis, sum(requests_memory::HUGEINT) AS memory_bytes,
        -- In no particular order (they are summed): an ordered list aggregate costs a sort per group.
-       COALESCE(list(requests_other) FILTER (WHERE requests_other IS NOT NULL), []) AS other,
+       COALESCE(list(requests_other::JSON) FILTER (WHERE requests_other IS NOT NULL), []) AS other,
        bool_or(estimated) AS estimated
 FROM pod_versions_at($1)
 WHERE model_error IS NULL

@@ -36,6 +36,7 @@ mod fast_hash;
 pub mod model_fields;
 pub mod node;
 pub mod objects;
+pub mod percent;
 pub mod planner;
 pub mod pod;
 pub mod policy;

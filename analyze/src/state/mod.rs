@@ -93,6 +93,35 @@ impl ClusterAt {
     }
 }
 
+/// Why the store has no nodes at `at`, in words that name the store's time
+/// span ([`crate::report::time_span`]): `the store has no Node objects at
+/// 2026-01-01T00:00:00Z; its history spans 2026-11-27T00:00:00Z to
+/// 2026-11-28T05:30:01.020Z`, or that the store holds no history at all.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn no_nodes_at(store: &Store, at: DateTime<Utc>) -> Result<String, AnalyzeError> {
+    let utc = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+    Ok(match crate::report::time_span(store)? {
+        None => format!("the store has no Node objects at {}: it holds no history at all", utc(at)),
+        Some((first, last)) => {
+            let place = if at < first {
+                " (before its history)"
+            } else if at > last {
+                " (after its history)"
+            } else {
+                ""
+            };
+            format!(
+                "the store has no Node objects at {}{place}; its history spans {} to {}",
+                utc(at),
+                utc(first),
+                utc(last)
+            )
+        }
+    })
+}
+
 /// Reads the pods of `pods_at` rows (`namespace, name, estimated, model`),
 /// in order, on every core: parsing 150,000 pod models is most of the cost
 /// of loading a large cluster (kdrift issue 6).

@@ -19,11 +19,11 @@ pub fn run(cli: &Cli, args: &DemoArgs) -> anyhow::Result<ExitCode> {
     let tmp = tempfile::tempdir().context("creating a temporary directory for the demo store")?;
     let path = args.save.clone().unwrap_or_else(|| tmp.path().join("demo.duckdb"));
     let mut err = std::io::stderr().lock();
-    if cli.db != std::path::Path::new(crate::args::DEFAULT_DB) {
+    if let Some(db) = args.db.as_deref().filter(|db| *db != std::path::Path::new(crate::args::DEFAULT_DB)) {
         writeln!(
             err,
             "kdrift demo: note: the demo never writes to --db/KDRIFT_DB ({}); keep its store with --save PATH",
-            cli.db.display()
+            db.display()
         )?;
     }
     writeln!(err, "kdrift demo: generating the scenario (seed {})…", args.seed)?;
@@ -61,7 +61,9 @@ pub fn run(cli: &Cli, args: &DemoArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     match cli.output {
         Output::Json => {
-            render::json(&mut out, &serde_json::json!({ "store": path, "pending": pods, "why_pending": chain }))?;
+            // The temporary store is removed when the demo ends: only a kept store (--save) is named.
+            let store = args.save.as_deref();
+            render::json(&mut out, &serde_json::json!({ "store": store, "pending": pods, "why_pending": chain }))?;
         }
         Output::Table => {
             writeln!(out, "== The story ==")?;

@@ -4,6 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use kdrift_ingest::files::missing_paths;
 use kdrift_ingest::victorialogs::{
     pull, Auth, CredentialSources, PullOptions, PullReport, Retry, Tenant, Timeouts, VlClient,
 };
@@ -14,8 +15,19 @@ use crate::progress::{Bar, PullBar};
 use crate::render;
 
 /// Loads the files, prints the per-file summary on stdout and every input
-/// error on stderr. Exit 2 when anything failed to load, else 0.
+/// error on stderr. Exit 2 when anything failed to load, else 0; a path that
+/// does not exist is an error before the store is opened (nothing is created).
 pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
+    // A mistyped path is refused before the store is created or a run recorded.
+    let missing = missing_paths(&args.paths);
+    if !missing.is_empty() {
+        let names: Vec<String> = missing.iter().map(|p| p.display().to_string()).collect();
+        anyhow::bail!(
+            "{}: no such file or directory; nothing was loaded (store {} not opened)",
+            names.join(", "),
+            cli.db.display()
+        );
+    }
     let store = Store::open(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
     let report = {
         let mut bar = Bar::new();

@@ -133,10 +133,10 @@ fn load_store(cli: &Cli, at: Option<DateTime<Utc>>) -> anyhow::Result<LoadedSnap
     let loaded = load_snapshot(&store, at)?;
     if loaded.snapshot.nodes.is_empty() {
         anyhow::bail!(
-            "{} has no Node objects at {}: ingest `kubectl get nodes -o json` and `kubectl get pods -A -o json` first{}",
+            "{}: {}: ingest `kubectl get nodes -o json` and `kubectl get pods -A -o json` first{}",
             store.path().display(),
-            loaded.at.to_rfc3339(),
-            if at.is_some() { " (or choose another --at)" } else { "" }
+            kdrift_analyze::state::no_nodes_at(&store, loaded.at)?,
+            if at.is_some() { " (or choose an --at within it)" } else { "" }
         );
     }
     Ok(loaded)

@@ -12,7 +12,7 @@ pub fn list<W: Write>(out: &mut W, queries: &[QueryInfo]) -> anyhow::Result<()> 
     let mut b = Builder::default();
     b.push_record(["NAME", "PARAMETERS", "FILE", "PURPOSE"]);
     for q in queries {
-        let params = q.params.iter().map(|p| format!("{} ({})", p.name, p.sql_type)).collect::<Vec<_>>().join(", ");
+        let params = q.params.iter().map(|p| format!("{} ({})", p.name, p.expects())).collect::<Vec<_>>().join(", ");
         let purpose: String = q.purpose.chars().take(100).collect();
         b.push_record([q.name.to_string(), params, format!("queries/{}", q.file), purpose]);
     }

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use chrono::{DateTime, Utc};
+use kdrift_rebalance::percent::{percent_text, tenths};
 use kdrift_rebalance::planner::{NodeClass, NodeReport, Plan, PluginRun};
 use kdrift_rebalance::policy::ResourceThresholds;
 use kdrift_rebalance::quantity::format_amount;
@@ -197,7 +198,7 @@ fn usage_cell(n: &NodeReport, resource: &str) -> String {
     if u.allocatable.is_none() {
         return "- (none)".into();
     }
-    let pct = format!("{:.1} %", u.percent);
+    let pct = format!("{} %", percent_text(u.percent));
     match (u.low, u.high) {
         (_, Some(h)) if u.percent > h => format!("{pct} > {}", num(h)),
         (Some(l), _) if u.percent <= l => format!("{pct} ≤ {}", num(l)),
@@ -294,8 +295,8 @@ fn plugin_run<W: Write>(out: &mut W, run: &PluginRun) -> anyhow::Result<()> {
 /// `97.1 → 72.0 %`.
 fn change_cell(n: &NodeChange, resource: &str) -> String {
     match (n.percent_before(resource), n.percent_after(resource)) {
-        (Some(b), Some(a)) if (a - b).abs() < 0.05 => format!("{b:.1} %"),
-        (Some(b), Some(a)) => format!("{b:.1} → {a:.1} %"),
+        (Some(b), Some(a)) if tenths(a) == tenths(b) => format!("{} %", percent_text(b)),
+        (Some(b), Some(a)) => format!("{} → {} %", percent_text(b), percent_text(a)),
         _ => "-".into(),
     }
 }
@@ -351,7 +352,9 @@ fn simulation<W: Write>(out: &mut W, s: &Simulation) -> anyhow::Result<()> {
     if let (Some(before), Some(after)) = (s.cpu_skew_before, s.cpu_skew_after) {
         writeln!(
             out,
-            "  cpu skew (highest − lowest requested % over the schedulable nodes): {before:.1} → {after:.1} points"
+            "  cpu skew (highest − lowest requested % over the schedulable nodes): {} → {} points",
+            percent_text(before),
+            percent_text(after)
         )?;
     }
     if !s.warnings.is_empty() {
@@ -500,7 +503,7 @@ pub fn recommendation<W: Write>(out: &mut W, r: &RecommendReport) -> anyhow::Res
             s.rounds_to_converge.map_or("-".to_string(), |n| n.to_string()),
             s.evictions.to_string(),
             s.unschedulable.to_string(),
-            s.final_cpu_skew.map_or("-".to_string(), |v| format!("{v:.1} pts")),
+            s.final_cpu_skew.map_or("-".to_string(), |v| format!("{} pts", percent_text(v))),
         ]);
     }
     table(out, b)?;

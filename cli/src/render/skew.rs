@@ -4,10 +4,12 @@
 use std::io::Write;
 
 use kdrift_analyze::skew::SkewReport;
+use kdrift_rebalance::percent::percent_text;
 use kdrift_rebalance::planner::NodeClass;
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
+use super::skew_points;
 use super::timeline::full;
 
 fn class(c: Option<NodeClass>) -> &'static str {
@@ -51,7 +53,7 @@ pub fn report<W: Write>(out: &mut W, r: &SkewReport, source: &str) -> anyhow::Re
         for res in &resources {
             row.push(match n.requested.get(res) {
                 Some(l) if l.allocatable > 0 => {
-                    format!("{:.1} %{}", l.percent, if n.requested.estimated { "*" } else { "" })
+                    format!("{} %{}", percent_text(l.percent), if n.requested.estimated { "*" } else { "" })
                 }
                 _ => "-".into(),
             });
@@ -60,13 +62,11 @@ pub fn report<W: Write>(out: &mut W, r: &SkewReport, source: &str) -> anyhow::Re
         row.push(n.why.clone());
         b.push_record(row);
     }
-    writeln!(out, "{}", b.build().with(Style::blank()))?;
+    if !r.nodes.is_empty() {
+        writeln!(out, "{}", b.build().with(Style::blank()))?;
+    }
     for s in &r.skew {
-        writeln!(
-            out,
-            "  skew {}: {:.1} points ({} {:.1} % − {} {:.1} %)",
-            s.resource, s.skew, s.max_node, s.max_percent, s.min_node, s.min_percent
-        )?;
+        writeln!(out, "  skew {}: {}", s.resource, skew_points(s))?;
     }
     if let Some(t) = &r.thresholds {
         let fmt = |m: &std::collections::BTreeMap<String, f64>| {

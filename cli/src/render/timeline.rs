@@ -9,10 +9,11 @@ use chrono::{DateTime, Utc};
 use kdrift_analyze::drains::{EpisodeEnd, OperationKind};
 use kdrift_analyze::usage::RequestedAt;
 use kdrift_analyze::{DrainTimeline, Operation};
+use kdrift_rebalance::percent::percent_text;
 use tabled::settings::Style;
 use tabled::{Table, Tabled};
 
-use super::duration;
+use super::{duration, skew_points};
 
 /// `2026-11-28 02:00:00Z`.
 pub fn full(t: DateTime<Utc>) -> String {
@@ -177,21 +178,15 @@ fn operation<W: Write>(out: &mut W, op: &Operation) -> anyhow::Result<()> {
         pods: format!("{} → {}", op.before.node(&n.node).map_or(0, |b| b.pods), n.pods),
     });
     writeln!(out, "{}", Table::new(rows).with(Style::blank()))?;
-    let skew = |r: &RequestedAt, res: &str| {
-        r.skew.iter().find(|s| s.resource == res).map_or("-".to_string(), |s| {
-            format!(
-                "{:.1} points ({} {:.0} % − {} {:.0} %)",
-                s.skew, s.max_node, s.max_percent, s.min_node, s.min_percent
-            )
-        })
-    };
+    let skew =
+        |r: &RequestedAt, res: &str| r.skew.iter().find(|s| s.resource == res).map_or("-".to_string(), skew_points);
     writeln!(
         out,
         "  skew left (max − min requested %): cpu {}; memory {}",
         skew(&op.after, "cpu"),
         skew(&op.after, "memory")
     )?;
-    writeln!(out, "  skew before: cpu {:.1} points", op.cpu_skew_before)?;
+    writeln!(out, "  skew before: cpu {} points", percent_text(op.cpu_skew_before))?;
     if op.after.nodes.iter().any(|n| n.estimated) {
         writeln!(out, "  * estimated: versions observed later, or pods known only from events")?;
     }

@@ -3,6 +3,13 @@
 //! parameters, columns) parsed, parameters bound by name, rows returned as
 //! JSON values. Only queries marked `-- access: read` can be run this way;
 //! the store's own writes are not exposed.
+//!
+//! Parameters are typed by name and declared SQL type ([`ParamKind`]):
+//! `_us` names take one instant and `instants` a comma-separated list of
+//! them, each RFC 3339 or UTC microseconds ([`crate::instant`]), bound as the
+//! microseconds the SQL expects. A column declared `JSON[]` in the
+//! `-- columns:` header (a list of JSON texts) comes back as a list of JSON
+//! values, not of strings holding JSON.
 
 use duckdb::types::{TimeUnit, Value as DbValue};
 use duckdb::ToSql;
@@ -11,6 +18,7 @@ use serde_json::Value;
 
 use super::sql::{NamedQuery, ALL};
 use super::{query_error, Store, StoreError};
+use crate::instant::{parse_instant, parse_instant_list, InstantListError, ACCEPTED};
 
 /// One parameter of a query, from its `-- params:` header (`$1 namespace VARCHAR`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -19,8 +27,52 @@ pub struct ParamSpec {
     pub position: usize,
     /// Name users pass with `--param NAME=VALUE`.
     pub name: String,
-    /// Declared SQL type (`VARCHAR`, `BIGINT`); `_us` names take a timestamp.
+    /// Declared SQL type (`VARCHAR`, `BIGINT`).
     pub sql_type: String,
+    /// What users pass and how it is converted (from the name and the type).
+    pub kind: ParamKind,
+}
+
+/// How a parameter's value is read and bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParamKind {
+    /// One instant (names ending in `_us`): RFC 3339 or UTC microseconds,
+    /// bound as UTC microseconds (BIGINT).
+    Instant,
+    /// Instants (the name `instants`): a comma-separated list, each element
+    /// an [`ParamKind::Instant`]; bound as a comma-separated string of UTC
+    /// microseconds (the form of the schema's `pod_versions_at(instants)`).
+    Instants,
+    /// An integer (`BIGINT`, `INTEGER`).
+    Integer,
+    /// Text, bound as given.
+    Text,
+}
+
+impl ParamKind {
+    fn of(name: &str, sql_type: &str) -> ParamKind {
+        if name.ends_with("_us") {
+            ParamKind::Instant
+        } else if name == "instants" {
+            ParamKind::Instants
+        } else if matches!(sql_type, "BIGINT" | "INTEGER") {
+            ParamKind::Integer
+        } else {
+            ParamKind::Text
+        }
+    }
+}
+
+impl ParamSpec {
+    /// What a value of this parameter must be, in words (for `--list` and errors).
+    pub fn expects(&self) -> String {
+        match self.kind {
+            ParamKind::Instant => "RFC 3339 or UTC µs".into(),
+            ParamKind::Instants => "comma-separated, each RFC 3339 or UTC µs".into(),
+            ParamKind::Integer | ParamKind::Text => self.sql_type.clone(),
+        }
+    }
 }
 
 /// A query's header.
@@ -49,14 +101,14 @@ pub enum CatalogError {
     #[error("query {0} is internal to the store (it is not marked `-- access: read`); only read queries can be run")]
     NotARead(&'static str),
     /// A required parameter was not given.
-    #[error("query {query} needs --param {name}=… ({sql_type})")]
+    #[error("query {query} needs --param {name}=… ({expects})")]
     MissingParam {
         /// Query name.
         query: &'static str,
         /// Parameter name.
         name: String,
-        /// Its SQL type.
-        sql_type: String,
+        /// What its value must be ([`ParamSpec::expects`]).
+        expects: String,
     },
     /// A parameter the query does not take.
     #[error("query {query} has no parameter {name:?} (it takes: {known})")]
@@ -77,6 +129,16 @@ pub enum CatalogError {
         value: String,
         /// What was expected.
         expected: &'static str,
+    },
+    /// A list of instants (`instants`) that is empty or has an element that is not an instant.
+    #[error("--param {name}={value:?}: {problem}")]
+    BadInstants {
+        /// Parameter name.
+        name: String,
+        /// The value given.
+        value: String,
+        /// What is wrong with it.
+        problem: InstantListError,
     },
     /// The store failed.
     #[error(transparent)]
@@ -113,7 +175,8 @@ pub fn info(q: &NamedQuery) -> QueryInfo {
         };
         let name = words.next().unwrap_or("").to_string();
         let sql_type = words.next().unwrap_or("VARCHAR").trim_end_matches(['(', ',']).to_string();
-        params.push(ParamSpec { position: pos, name, sql_type });
+        let kind = ParamKind::of(&name, &sql_type);
+        params.push(ParamSpec { position: pos, name, sql_type, kind });
     }
     params.sort_by_key(|p| p.position);
     QueryInfo {
@@ -142,20 +205,68 @@ pub struct QueryResult {
 
 fn bind_value(spec: &ParamSpec, value: &str) -> Result<Box<dyn ToSql>, CatalogError> {
     let bad = |expected| CatalogError::BadValue { name: spec.name.clone(), value: value.to_string(), expected };
-    if spec.name.ends_with("_us") {
-        // A timestamp: RFC 3339, or microseconds since the epoch.
-        if let Ok(us) = value.parse::<i64>() {
-            return Ok(Box::new(us));
+    match spec.kind {
+        ParamKind::Instant => {
+            let t = parse_instant(value).map_err(|_| bad(ACCEPTED))?;
+            Ok(Box::new(t.timestamp_micros()))
         }
-        let t = chrono::DateTime::parse_from_rfc3339(value)
-            .map_err(|_| bad("an RFC 3339 time such as 2026-11-28T05:00:00Z, or microseconds since the epoch"))?;
-        return Ok(Box::new(t.timestamp_micros()));
-    }
-    match spec.sql_type.as_str() {
-        "BIGINT" | "INTEGER" => {
+        ParamKind::Instants => {
+            let list = parse_instant_list(value).map_err(|problem| CatalogError::BadInstants {
+                name: spec.name.clone(),
+                value: value.to_string(),
+                problem,
+            })?;
+            Ok(Box::new(list.iter().map(i64::to_string).collect::<Vec<_>>().join(",")))
+        }
+        ParamKind::Integer => {
             value.parse::<i64>().map(|v| Box::new(v) as Box<dyn ToSql>).map_err(|_| bad("an integer"))
         }
-        _ => Ok(Box::new(value.to_string())),
+        ParamKind::Text => Ok(Box::new(value.to_string())),
+    }
+}
+
+/// The names of the columns the `-- columns:` header declares `JSON[]`
+/// (`other JSON[] (…)`); commas inside parentheses do not split.
+fn json_list_columns(sql: &str) -> Vec<String> {
+    let header = header_field(sql, "columns");
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in header.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&header[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&header[start..]);
+    parts
+        .into_iter()
+        .filter_map(|part| {
+            let mut words = part.split_whitespace();
+            let name = words.next()?;
+            (words.next()? == "JSON[]").then(|| name.to_string())
+        })
+        .collect()
+}
+
+/// A list of JSON texts as a list of JSON values (an element that does not
+/// parse stays its text).
+fn parse_json_elements(v: Value) -> Value {
+    match v {
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .map(|item| match item {
+                    Value::String(text) => serde_json::from_str(&text).unwrap_or(Value::String(text)),
+                    other => other,
+                })
+                .collect(),
+        ),
+        other => other,
     }
 }
 
@@ -210,7 +321,7 @@ pub fn run(store: &Store, name: &str, params: &[(String, String)]) -> Result<Que
     let mut bound: Vec<Box<dyn ToSql>> = Vec::new();
     for spec in &info.params {
         let value = params.iter().rev().find(|(k, _)| *k == spec.name).map(|(_, v)| v.as_str()).ok_or_else(|| {
-            CatalogError::MissingParam { query: q.name, name: spec.name.clone(), sql_type: spec.sql_type.clone() }
+            CatalogError::MissingParam { query: q.name, name: spec.name.clone(), expects: spec.expects() }
         })?;
         bound.push(bind_value(spec, value)?);
     }
@@ -219,10 +330,13 @@ pub fn run(store: &Store, name: &str, params: &[(String, String)]) -> Result<Que
     let mut rows_out = Vec::new();
     let mut rows = stmt.query(refs.as_slice()).map_err(|e| query_error(q, e))?;
     let columns = rows.as_ref().map(|s| s.column_names()).unwrap_or_default();
+    let json_lists = json_list_columns(q.sql);
+    let is_json_list: Vec<bool> = columns.iter().map(|c| json_lists.contains(c)).collect();
     while let Some(row) = rows.next().map_err(|e| query_error(q, e))? {
         let mut out = Vec::with_capacity(columns.len());
-        for i in 0..columns.len() {
-            out.push(to_json(row.get::<_, DbValue>(i).map_err(|e| query_error(q, e))?));
+        for (i, json_list) in is_json_list.iter().enumerate() {
+            let value = to_json(row.get::<_, DbValue>(i).map_err(|e| query_error(q, e))?);
+            out.push(if *json_list { parse_json_elements(value) } else { value });
         }
         rows_out.push(out);
     }
@@ -247,10 +361,31 @@ mod tests {
         let i = info(q);
         let names: Vec<&str> = i.params.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["namespace", "name", "at_us"]);
+        let kinds: Vec<ParamKind> = i.params.iter().map(|p| p.kind).collect();
+        assert_eq!(kinds, [ParamKind::Text, ParamKind::Text, ParamKind::Instant]);
         assert!(i.read_only);
+        let r = info(ALL.iter().find(|q| q.name == "requested_by_node").expect("requested_by_node"));
+        assert_eq!(r.params[0].kind, ParamKind::Instants);
+        let runs = info(ALL.iter().find(|q| q.name == "run_added_by_location").expect("query"));
+        assert_eq!(runs.params[0].kind, ParamKind::Integer);
         for writer in ["commit_observations", "begin_run", "schema_v1"] {
             let w = ALL.iter().find(|q| q.name == writer).expect("query");
             assert!(!info(w).read_only, "{writer}");
         }
+    }
+
+    #[test]
+    fn json_list_columns_are_read_from_the_columns_header() {
+        let q = ALL.iter().find(|q| q.name == "requested_by_node").expect("requested_by_node");
+        assert_eq!(json_list_columns(q.sql), ["other"]);
+        // A JSON column (one whole object) is not a list: it stays its text.
+        let pod_at = ALL.iter().find(|q| q.name == "pod_at").expect("pod_at");
+        assert!(json_list_columns(pod_at.sql).is_empty());
+        let list = Value::Array(vec![Value::String(r#"{"gpu.intel.com/i915":1}"#.into()), Value::String("{".into())]);
+        assert_eq!(
+            parse_json_elements(list),
+            serde_json::json!([{"gpu.intel.com/i915": 1}, "{"]),
+            "JSON texts become objects; text that is not JSON stays text"
+        );
     }
 }

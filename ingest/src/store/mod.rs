@@ -34,7 +34,8 @@ pub enum StoreError {
     },
     /// The file does not exist (analysis commands never create a store).
     #[error(
-        "no store at {path}: run `kdrift ingest file …` (or `kdrift demo`) first, or point --db / KDRIFT_DB at a store"
+        "no store at {path}: load one there with `kdrift ingest file PATH…` (or keep the demo's history there with \
+         `kdrift demo --save {path}`), or point --db / KDRIFT_DB at an existing store"
     )]
     Missing {
         /// The path looked for.

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use super::budget::cap;
 use super::plan::{EarlyExit, EarlyExitKind, NodeClass, NodeReport, ResourceUsage, ThresholdsApplied};
 use crate::node::NodeInfo;
+use crate::percent::percent_text;
 use crate::pod::PodInfo;
 use crate::policy::LowNodeUtilizationArgs;
 use crate::resources::{ResourceList, CPU, MEMORY, PODS};
@@ -119,7 +120,7 @@ fn pct_of(n: &NodeState<'_>, r: &str) -> f64 {
 
 /// Classifies one node and says why.
 pub(crate) fn classify(n: &NodeState<'_>, t: &ThresholdsApplied) -> (NodeClass, String) {
-    let fmt = |r: &str, op: &str, limit: f64| format!("{r} {:.1}% {op} {limit}", pct_of(n, r));
+    let fmt = |r: &str, op: &str, limit: f64| format!("{r} {}% {op} {limit}", percent_text(pct_of(n, r)));
     let above: Vec<String> = t.high.iter().filter(|(r, h)| **h < pct_of(n, r)).map(|(r, h)| fmt(r, ">", *h)).collect();
     let below_fails: Vec<String> =
         t.low.iter().filter(|(r, l)| **l < pct_of(n, r)).map(|(r, l)| fmt(r, ">", *l)).collect();

@@ -26,6 +26,7 @@ use serde::Serialize;
 
 use super::landing::{bound_to, simulate_plan_with, Landing, LandingOutcome, PileUp, Simulation};
 use super::SimulateOptions;
+use crate::percent::percent_text;
 use crate::planner::{plan, EarlyExit, EarlyExitKind, NodeClass, NodeReport, Plan, PlanOptions, PluginRun, Snapshot};
 use crate::policy::Policy;
 
@@ -241,7 +242,7 @@ fn still_over(run: &PluginRun) -> String {
                 .high
                 .iter()
                 .filter(|(r, h)| percent_of(n, r) > **h)
-                .map(|(r, h)| format!("{r} {} % > {}", pct(percent_of(n, r)), pct(*h)))
+                .map(|(r, h)| format!("{r} {} % > {}", percent_text(percent_of(n, r)), pct(*h)))
                 .collect();
             format!("{} ({})", n.name, over.join(", "))
         })
@@ -307,7 +308,7 @@ fn nothing_below(run: &PluginRun) -> String {
         .filter(|(r, l)| nodes.iter().all(|n| percent_of(n, r) > **l))
         .filter_map(|(r, l)| {
             let lowest = nodes.iter().min_by(|a, b| percent_of(a, r).total_cmp(&percent_of(b, r)))?;
-            Some(format!("{} % {r} (lowest: {} at {} %)", pct(*l), lowest.name, pct(percent_of(lowest, r))))
+            Some(format!("{} % {r} (lowest: {} at {} %)", pct(*l), lowest.name, percent_text(percent_of(lowest, r))))
         })
         .collect();
     if !common.is_empty() {
@@ -317,7 +318,7 @@ fn nothing_below(run: &PluginRun) -> String {
         .iter()
         .filter_map(|n| {
             let (r, l) = low.iter().find(|(r, l)| percent_of(n, r) > **l)?;
-            Some(format!("{}: {r} {} % > {}", n.name, pct(percent_of(n, r)), pct(*l)))
+            Some(format!("{}: {r} {} % > {}", n.name, percent_text(percent_of(n, r)), pct(*l)))
         })
         .collect();
     format!("every threshold at once ({})", per_node.join("; "))

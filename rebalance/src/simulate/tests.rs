@@ -375,7 +375,7 @@ fn demo_rounds_stall_with_threshold_40() {
         Verdict::Stalled {
             round: 2,
             reason: "after round 1 no node is below 40 % cpu (lowest: node-5 at 42.1 %): nothing more will move \
-                     while node-1 (cpu 82 % > 80) stays above target"
+                     while node-1 (cpu 82.0 % > 80) stays above target"
                 .into()
         }
     );

@@ -1,0 +1,105 @@
+//! Instants as users type them — `--at`, `--since`, `--until`, and the
+//! query catalog's `_us` and `instants` parameters (`kdrift query … --param
+//! at_us=…`): an RFC 3339 time, or UTC microseconds since the epoch (the
+//! unit the store's queries bind). One parser and one wording for all of
+//! them, so that a value one place accepts is accepted everywhere.
+
+use chrono::{DateTime, Utc};
+
+/// What an instant may be written as, for error messages ("expected …").
+pub const ACCEPTED: &str = "an RFC 3339 time such as 2026-11-13T00:00:00Z or 2026-11-13T02:00:00+02:00 \
+     (date, T, time, then Z or a UTC offset), or UTC microseconds since the epoch such as 1794528000000000";
+
+/// A value that is not an instant.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("expected {ACCEPTED}, got {given:?}")]
+pub struct InstantError {
+    /// The value as given.
+    pub given: String,
+}
+
+/// Parses an RFC 3339 time (any offset, converted to UTC) or an integer of
+/// UTC microseconds since the epoch. Surrounding whitespace is ignored.
+///
+/// # Errors
+/// [`InstantError`] naming the value when it is neither, or when the
+/// microseconds are outside the range of representable times (about
+/// ±262,000 years).
+pub fn parse_instant(s: &str) -> Result<DateTime<Utc>, InstantError> {
+    let value = s.trim();
+    let bad = || InstantError { given: s.to_string() };
+    if let Ok(us) = value.parse::<i64>() {
+        return DateTime::from_timestamp_micros(us).ok_or_else(bad);
+    }
+    DateTime::parse_from_rfc3339(value).map(|t| t.with_timezone(&Utc)).map_err(|_| bad())
+}
+
+/// Parses a comma-separated list of instants ([`parse_instant`] each) into
+/// UTC microseconds, in the order given. Empty elements (`a,,b`, a trailing
+/// comma) are skipped, as the store's `pod_versions_at(instants)` macro skips them.
+///
+/// # Errors
+/// [`InstantListError::Empty`] when no instant is given,
+/// [`InstantListError::Element`] naming the first element that is not an instant.
+pub fn parse_instant_list(s: &str) -> Result<Vec<i64>, InstantListError> {
+    let mut out = Vec::new();
+    for element in s.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        let t = parse_instant(element).map_err(InstantListError::Element)?;
+        out.push(t.timestamp_micros());
+    }
+    if out.is_empty() {
+        return Err(InstantListError::Empty);
+    }
+    Ok(out)
+}
+
+/// A list of instants that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InstantListError {
+    /// No element at all (an empty value, or only commas).
+    #[error("expected one or more comma-separated instants, each {ACCEPTED}; got none")]
+    Empty,
+    /// An element that is not an instant.
+    #[error("element {:?} is not an instant: expected {ACCEPTED}", .0.given)]
+    Element(InstantError),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_and_microseconds_are_the_same_instant() {
+        let a = parse_instant("2026-11-13T02:00:00+02:00").expect("rfc3339");
+        let b = parse_instant(" 1794528000000000 ").expect("micros");
+        assert_eq!(a, b);
+        assert_eq!(a.to_rfc3339(), "2026-11-13T00:00:00+00:00");
+        assert_eq!(parse_instant("2026-11-13T00:00:00.5Z").map(|t| t.timestamp_micros()), Ok(1_794_528_000_500_000));
+    }
+
+    #[test]
+    fn other_values_are_refused_with_the_value_and_the_accepted_forms() {
+        for bad in ["yesterday", "2026-11-13", "", "1794528000000000x", "99999999999999999999"] {
+            let err = parse_instant(bad).expect_err(bad);
+            assert_eq!(err.given, bad);
+            let text = err.to_string();
+            assert!(text.contains("2026-11-13T00:00:00Z") && text.contains("microseconds"), "{text}");
+            assert!(text.ends_with(&format!("got {bad:?}")), "{text}");
+        }
+        // i64::MAX microseconds is past chrono's last representable year.
+        assert!(parse_instant(&i64::MAX.to_string()).is_err());
+    }
+
+    #[test]
+    fn lists_convert_each_element_and_refuse_none() {
+        assert_eq!(
+            parse_instant_list("2026-11-13T00:00:00Z, 1794528000000001,"),
+            Ok(vec![1_794_528_000_000_000, 1_794_528_000_000_001])
+        );
+        assert_eq!(parse_instant_list(""), Err(InstantListError::Empty));
+        assert_eq!(parse_instant_list(" , "), Err(InstantListError::Empty));
+        let err = parse_instant_list("1794528000000000,abc").expect_err("abc");
+        assert_eq!(err, InstantListError::Element(InstantError { given: "abc".into() }));
+        assert!(err.to_string().starts_with("element \"abc\" is not an instant: expected an RFC 3339 time"), "{err}");
+    }
+}

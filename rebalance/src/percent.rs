@@ -1,0 +1,76 @@
+//! Percent of allocatable as people read it: one decimal, the same digits
+//! wherever it is shown — the tables of `kdrift skew`, `kdrift timeline
+//! drains` and `kdrift rebalance plan`, and the planner's reasons
+//! (`cpu 50.8% > 50`).
+//!
+//! Rounding is half away from zero on the decimal value. Float noise is
+//! ignored first (values within a millionth of a point are the same value):
+//! descheduler's `used / allocatable * 100` gives 50.74999999999999 for
+//! 1015m of 2000m where `used * 100 / allocatable` gives 50.75, and both
+//! must read 50.8.
+
+/// `percent` in tenths of a point, rounded half away from zero after
+/// snapping to millionths of a point (`50.75` → 508, `50.74999999999999` → 508,
+/// `-0.05` → −1). Non-finite values give 0; values beyond ±9.2e11 saturate.
+pub fn tenths(percent: f64) -> i64 {
+    if !percent.is_finite() {
+        return 0;
+    }
+    // Millionths of a point: integer from here on, so no further float rounding.
+    let millionths = (percent * 1e6).round() as i64;
+    let half = if millionths < 0 { -50_000 } else { 50_000 };
+    millionths.saturating_add(half) / 100_000
+}
+
+/// Tenths of a point as text with one decimal: 508 → `50.8`, −1 → `-0.1`, 0 → `0.0`.
+pub fn tenths_text(tenths: i64) -> String {
+    let sign = if tenths < 0 { "-" } else { "" };
+    let abs = tenths.unsigned_abs();
+    format!("{sign}{}.{}", abs / 10, abs % 10)
+}
+
+/// A percent with one decimal, without the `%` sign: `50.8`, `100.0`, `0.0`
+/// ([`tenths`] then [`tenths_text`]).
+pub fn percent_text(percent: f64) -> String {
+    tenths_text(tenths(percent))
+}
+
+/// The difference of two percents in points, as the difference of their
+/// one-decimal texts, so that a line such as `97.1 points (node-1 99.6 % −
+/// node-5 2.5 %)` adds up: within 0.1 of `high − low` itself.
+pub fn points_text(high: f64, low: f64) -> String {
+    tenths_text(tenths(high).saturating_sub(tenths(low)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn halves_round_away_from_zero_whatever_the_float_noise() {
+        // 1015m of 2000m both ways round: the table and the planner's reason agree.
+        let descheduler = 1015f64 / 2000.0 * 100.0;
+        let table = 1015f64 * 100.0 / 2000.0;
+        assert_ne!(descheduler, table, "the two orders differ in the last bit");
+        assert_eq!(percent_text(descheduler), "50.8");
+        assert_eq!(percent_text(table), "50.8");
+        // Rust's `{:.1}` rounds the exact tie 0.25 to even and the other down.
+        assert_eq!(format!("{:.1}", 0.25f64), "0.2");
+        assert_eq!(percent_text(0.25), "0.3");
+        assert_eq!(percent_text(51.849999999999994), "51.9");
+        assert_eq!(percent_text(-0.05), "-0.1");
+        assert_eq!(percent_text(97.14), "97.1");
+        assert_eq!(percent_text(99.95), "100.0");
+        assert_eq!(percent_text(0.0), "0.0");
+        assert_eq!(percent_text(f64::NAN), "0.0");
+    }
+
+    #[test]
+    fn points_are_the_difference_of_the_parts_shown() {
+        // 99.64 − 2.46 = 97.18, but the parts read 99.6 and 2.5.
+        assert_eq!(points_text(99.64, 2.46), "97.1");
+        assert_eq!(points_text(99.6, 2.5), "97.1");
+        assert_eq!(points_text(2.5, 2.5), "0.0");
+        assert_eq!(tenths_text(-12), "-1.2");
+    }
+}

@@ -1,0 +1,254 @@
+//! What a new user reads from the `kdrift` binary, on the demo store: bad
+//! instants and paths named with what is accepted, the numbers of one line
+//! rounded alike, the demo's store and flags described as they are.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use assert_cmd::Command;
+use serde_json::{json, Value};
+
+fn kdrift() -> Command {
+    let mut c = Command::cargo_bin("kdrift").expect("binary");
+    c.env_remove("KDRIFT_DB");
+    c
+}
+
+/// The demo store (seed 1), saved once for every test of this file (they only read it).
+fn demo_db() -> &'static Path {
+    static DB: OnceLock<PathBuf> = OnceLock::new();
+    DB.get_or_init(|| {
+        let db = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_messages-demo.duckdb");
+        let _ = std::fs::remove_file(&db);
+        let _ = std::fs::remove_file(db.with_extension("duckdb.wal"));
+        kdrift().arg("demo").arg("--save").arg(&db).assert().success();
+        db
+    })
+}
+
+/// `kdrift --db <demo> ARGS…`: (exit code, stdout, stderr).
+fn on_demo(args: &[&str]) -> (i32, String, String) {
+    let out = kdrift().arg("--db").arg(demo_db()).args(args).output().expect("run");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const ACCEPTED: &str = "expected an RFC 3339 time such as 2026-11-13T00:00:00Z";
+
+#[test]
+fn query_instants_are_rfc3339_or_microseconds_each_checked_and_never_empty() {
+    // 2026-11-28T05:10:00Z and the history's first instant, both ways.
+    let (code, by_time, stderr) = on_demo(&[
+        "query",
+        "requested_by_node",
+        "--param",
+        "instants=2026-11-28T05:10:00Z, 2026-11-27T00:00:00Z",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let (_, by_us, _) =
+        on_demo(&["query", "requested_by_node", "--param", "instants=1795842600000000,1795737600000000", "-o", "json"]);
+    assert_eq!(by_time, by_us, "RFC 3339 and microseconds name the same instants");
+    let rows: Value = serde_json::from_str(&by_time).expect("json");
+    let rows = rows.as_array().expect("rows");
+    assert_eq!(rows.len(), 10, "five nodes at each of two instants");
+    let node1 = rows
+        .iter()
+        .find(|r| r["at_us"] == 1_795_842_600_000_000i64 && r["node"] == "node-1")
+        .unwrap_or_else(|| panic!("no node-1 row at 05:10: {rows:?}"));
+    assert_eq!(node1["cpu_millis"], 1942, "{node1}");
+
+    let (code, _, stderr) = on_demo(&["query", "requested_by_node", "--param", "instants=1795842600000000,abc"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains(&format!(
+            "--param instants=\"1795842600000000,abc\": element \"abc\" is not an instant: {ACCEPTED}"
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("UTC microseconds since the epoch"), "{stderr}");
+    assert!(!stderr.contains("Could not convert") && !stderr.contains("INT64"), "no DuckDB wording: {stderr}");
+
+    let (code, stdout, stderr) = on_demo(&["query", "requested_by_node", "--param", "instants="]);
+    assert_eq!(code, 2, "an empty list is refused, not 0 rows: {stdout}");
+    assert!(stderr.contains("--param instants=\"\": expected one or more comma-separated instants"), "{stderr}");
+
+    let (code, _, stderr) = on_demo(&["query", "requested_by_node"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("query requested_by_node needs --param instants=… (comma-separated, each RFC 3339 or UTC µs)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn requested_by_node_other_resources_are_json_objects() {
+    let (code, stdout, stderr) =
+        on_demo(&["query", "requested_by_node", "--param", "instants=2026-11-28T05:10:00Z", "-o", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let rows: Value = serde_json::from_str(&stdout).expect("json");
+    let other: Vec<(String, Value)> = rows
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| (r["node"].as_str().unwrap_or_default().to_string(), r["other"].clone()))
+        .collect();
+    assert_eq!(other[0], ("node-1".to_string(), json!([{ "gpu.intel.com/i915": 1 }])), "{other:?}");
+    assert!(other[1..].iter().all(|(_, o)| *o == json!([])), "{other:?}");
+
+    let (_, table, _) = on_demo(&["query", "requested_by_node", "--param", "instants=2026-11-28T05:10:00Z"]);
+    let line = table.lines().find(|l| l.contains("node-1")).expect("node-1 line");
+    assert!(line.contains(r#"[{"gpu.intel.com/i915":1}]"#), "{line}");
+    assert!(!line.contains('\\'), "no JSON text inside JSON: {line}");
+}
+
+#[test]
+fn skew_table_and_reasons_round_the_same_way() {
+    // node-1 holds 1015m of 2000m: exactly 50.75 %, a tie that the table and
+    // the planner's reason used to round apart (50.8 / 50.7).
+    let (code, json_out, _) = on_demo(&["skew", "--at", "2026-11-28T00:00:00Z", "-o", "json"]);
+    assert_eq!(code, 0);
+    let report: Value = serde_json::from_str(&json_out).expect("json");
+    let cpu = &report["nodes"][0]["resources"][0];
+    assert_eq!(
+        (&report["nodes"][0]["node"], &cpu["requested"], &cpu["percent"]),
+        (&json!("node-1"), &json!(1015), &json!(50.75))
+    );
+
+    let (_, table, _) = on_demo(&["skew", "--at", "2026-11-28T00:00:00Z"]);
+    let line = |node: &str| table.lines().find(|l| l.trim_start().starts_with(node)).expect("node line").to_string();
+    let node1 = line("node-1");
+    assert!(node1.contains(" 50.8 % ") && node1.contains("above target: cpu 50.8% > 50"), "{node1}");
+    // 1037m of 2000m: 51.85 %.
+    let node2 = line("node-2");
+    assert!(node2.contains(" 51.9 % ") && node2.contains("above target: cpu 51.9% > 50"), "{node2}");
+    assert!(table.contains("skew cpu: 52.5 points (node-3 55.0 % − node-5 2.5 %)"), "{table}");
+}
+
+#[test]
+fn drain_skew_parts_have_the_precision_of_the_difference() {
+    let (code, stdout, _) = on_demo(&["timeline", "drains"]);
+    assert_eq!(code, 0);
+    let left: Vec<&str> = stdout.lines().filter(|l| l.contains("skew left")).collect();
+    assert_eq!(
+        left,
+        [
+            "  skew left (max − min requested %): cpu 52.5 points (node-3 55.0 % − node-5 2.5 %); \
+             memory 37.1 points (node-1 37.9 % − node-5 0.8 %)",
+            "  skew left (max − min requested %): cpu 97.1 points (node-1 99.6 % − node-5 2.5 %); \
+             memory 62.5 points (node-1 63.3 % − node-5 0.8 %)",
+        ]
+    );
+}
+
+#[test]
+fn bad_instants_say_what_is_accepted_and_microseconds_are_accepted() {
+    for (args, given) in [
+        (vec!["skew", "--at", "yesterday"], "yesterday"),
+        (vec!["timeline", "drains", "--since", "yesterday"], "yesterday"),
+        (vec!["skew", "--at", "2026-11-28"], "2026-11-28"),
+        (vec!["skew", "--at", "1795838400000000x"], "1795838400000000x"),
+    ] {
+        let (code, _, stderr) = on_demo(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(stderr.contains(ACCEPTED), "{args:?}: {stderr}");
+        assert!(stderr.contains("or UTC microseconds since the epoch"), "{args:?}: {stderr}");
+        assert!(stderr.contains(&format!("got \"{given}\"")), "{args:?}: {stderr}");
+        assert!(!stderr.contains("premature") && !stderr.contains("input contains invalid"), "{stderr}");
+    }
+    // Microseconds, as `kdrift query`'s at_us takes them: 2026-11-28T04:00:00Z.
+    let (code, stdout, stderr) = on_demo(&["skew", "--at", "1795838400000000"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("Requested % of allocatable at 2026-11-28 04:00:00Z"), "{stdout}");
+    let (_, same, _) = on_demo(&["skew", "--at", "2026-11-28T06:00:00+02:00"]);
+    assert_eq!(stdout, same);
+}
+
+#[test]
+fn a_missing_store_suggests_commands_that_write_it() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("absent.duckdb");
+    let out = kdrift().arg("skew").arg("--db").arg(&db).output().expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr.contains(&format!("`kdrift demo --save {}`", db.display())), "{stderr}");
+    assert!(stderr.contains("`kdrift ingest file PATH…`"), "{stderr}");
+    assert!(!stderr.contains("(or `kdrift demo`)"), "{stderr}");
+    assert!(!db.exists());
+}
+
+#[test]
+fn skew_before_the_history_names_the_stores_span() {
+    let expected = "the store has no Node objects at 2026-01-01T00:00:00Z (before its history); \
+                    its history spans 2026-11-27T00:00:00Z to 2026-11-28T05:30:01.020Z";
+    let (code, stdout, _) = on_demo(&["skew", "--at", "2026-01-01T00:00:00Z"]);
+    assert_eq!(code, 1);
+    assert!(stdout.contains(&format!("not classified: {expected}")), "{stdout}");
+    assert!(!stdout.contains(">=2 nodes") && !stdout.contains("NODE"), "{stdout}");
+    let (_, json_out, _) = on_demo(&["skew", "--at", "2026-01-01T00:00:00Z", "-o", "json"]);
+    let report: Value = serde_json::from_str(&json_out).expect("json");
+    assert_eq!(report["not_classified"], expected);
+    assert_eq!(report["nodes"], json!([]));
+
+    let (code, _, stderr) = on_demo(&["rebalance", "plan", "--at", "2026-01-01T00:00:00Z"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains(expected), "{stderr}");
+}
+
+#[test]
+fn demo_help_does_not_offer_db_and_other_commands_still_do() {
+    let help =
+        |args: &[&str]| String::from_utf8_lossy(&kdrift().args(args).output().expect("help").stdout).into_owned();
+    let demo = help(&["demo", "--help"]);
+    assert!(demo.contains("--save <PATH>") && !demo.contains("--db"), "{demo}");
+    for cmd in [&["skew", "--help"][..], &["ingest", "file", "--help"], &["timeline", "drains", "--help"]] {
+        assert!(help(cmd).contains("--db <PATH>"), "{cmd:?}");
+    }
+    // Still accepted (a habit, or KDRIFT_DB), and noted: the demo does not write there.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("elsewhere.duckdb");
+    let out = kdrift().args(["demo", "-o", "json", "--db"]).arg(&db).output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("the demo never writes to --db/KDRIFT_DB ({})", db.display())), "{stderr}");
+    assert!(!db.exists());
+    // The temporary store is gone after the run: its path is not reported.
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["store"], Value::Null);
+    assert_eq!(v["why_pending"]["state"]["shortfalls"][0]["short"], 42);
+}
+
+#[test]
+fn demo_json_names_a_saved_store() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("kept.duckdb");
+    let out = kdrift().args(["demo", "-o", "json", "--save"]).arg(&db).output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["store"], json!(db.display().to_string()));
+    assert!(db.exists());
+}
+
+#[test]
+fn ingest_of_a_missing_file_fails_before_creating_the_store() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("new.duckdb");
+    let good = dir.path().join("events.json");
+    std::fs::write(&good, r#"{"kind":"EventList","items":[]}"#).expect("write");
+    let missing = dir.path().join("missing.json");
+    let out = kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&good).arg(&missing).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("{}: no such file or directory; nothing was loaded", missing.display())),
+        "{stderr}"
+    );
+    assert!(!db.exists(), "no store created");
+    // The same files without the typo load.
+    kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&good).assert().success();
+    assert!(db.exists());
+}
