@@ -1,6 +1,7 @@
 //! An order-keeping parallel map over a chunk of items, on scoped threads
 //! (one contiguous slice per core): how readers parse and prepare records on
-//! every core while the store's single connection stages them in input order.
+//! every core while the store's single connection stages them in input
+//! order, and how an analysis parses the pod models of a whole cluster.
 
 use std::num::NonZeroUsize;
 use std::sync::OnceLock;

@@ -137,21 +137,7 @@ fn read_pods(rows: &[(String, String, bool, String)], at: DateTime<Utc>) -> Vec<
             Ok(pod)
         })
     };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
-    if threads < 2 || rows.len() < 4096 {
-        return rows.iter().map(read).collect();
-    }
-    let chunk = rows.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = rows
-            .chunks(chunk)
-            .map(|part| (part.len(), scope.spawn(move || part.iter().map(read).collect::<Vec<_>>())))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|(n, h)| h.join().unwrap_or_else(|_| vec![Err("the pod reader failed".to_string()); n]))
-            .collect()
-    })
+    kdrift_ingest::parallel::map_ordered(rows.iter().collect(), read)
 }
 
 /// Whether the pod's `PodScheduled` condition turned True after `at` (so at
