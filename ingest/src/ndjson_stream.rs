@@ -38,7 +38,7 @@ const BUFFER: usize = 1 << 20;
 pub const CHUNK: usize = 2_048;
 
 /// Parsed chunks waiting to be staged, at most.
-pub const QUEUED: usize = 4;
+pub const QUEUED: usize = 2;
 
 fn open(path: &Path) -> Option<Box<dyn BufRead + Send>> {
     let mut raw = BufReader::with_capacity(BUFFER, File::open(path).ok()?);
