@@ -73,10 +73,6 @@ queries! {
     CLEAR_STAGING = "clear_staging", "ingest/clear_staging.sql";
     /// Moves new staged versions into `observations`.
     COMMIT_OBSERVATIONS = "commit_observations", "ingest/commit_observations.sql";
-    /// Caps DuckDB's memory while an ingest run is open.
-    LIMIT_MEMORY = "limit_memory", "ingest/limit_memory.sql";
-    /// Gives DuckDB back its default memory limit when the run ends.
-    RESET_MEMORY_LIMIT = "reset_memory_limit", "ingest/reset_memory_limit.sql";
     /// The highest obs_id (where a batch's observations start).
     MAX_OBS_ID = "max_obs_id", "ingest/max_obs_id.sql";
     /// Updates the counts of a run still going.

@@ -47,21 +47,12 @@ impl RunStatus {
     }
 }
 
-/// DuckDB's memory limit while a run is open: the buffer pool, the commit's
-/// hash tables and sorts stay within it (DuckDB spills to the store's
-/// `.tmp` directory beyond), so that ingest's peak RSS stays bounded
-/// whatever the input size (issue 6 target: 256 MiB; BENCHMARKS.md). A
-/// DuckDB size string.
-pub const INGEST_MEMORY_LIMIT: &str = "128MB";
-
 /// Staged rows the appender buffers before it moves them into the staging
-/// table (which DuckDB manages within [`INGEST_MEMORY_LIMIT`]); the
-/// appender's own buffer is outside the limit.
+/// table (which DuckDB's buffer manager holds or spills).
 pub const APPENDER_FLUSH_ROWS: u64 = 8_192;
 
 /// An open ingest run. Stage records with [`RunWriter::stage`], then
-/// [`RunWriter::commit`]. While it is open, DuckDB's memory is capped at
-/// [`INGEST_MEMORY_LIMIT`] (reset when it is dropped).
+/// [`RunWriter::commit`].
 pub struct RunWriter<'s> {
     store: &'s Store,
     /// `None` only while a batch is being committed.
@@ -113,7 +104,6 @@ impl<'s> RunWriter<'s> {
     /// [`StoreError`] when the run row or the appender cannot be created.
     pub fn begin(store: &'s Store, source_kind: &str, location: &str) -> Result<Self, StoreError> {
         let started_at = Utc::now();
-        store.execute(&sql::LIMIT_MEMORY, [INGEST_MEMORY_LIMIT])?;
         store.execute(&sql::CLEAR_STAGING, [])?;
         let run_id: i64 = store.query_one(
             &sql::BEGIN_RUN,
@@ -375,17 +365,6 @@ impl RunWriter<'_> {
             ],
         )?;
         Ok(())
-    }
-}
-
-impl Drop for RunWriter<'_> {
-    fn drop(&mut self) {
-        // The appender goes first (it writes through the connection), then
-        // DuckDB's default memory limit comes back. A failed reset leaves the
-        // connection capped, which only makes later queries spill sooner;
-        // nothing more can be done about it while dropping.
-        drop(self.appender.take());
-        let _ = self.store.execute(&sql::RESET_MEMORY_LIMIT, []);
     }
 }
 
