@@ -309,3 +309,18 @@ fn event_only_bindings_follow_each_run_for_the_pods_it_names() {
         .expect("rebuild");
     assert_eq!(event_only_bindings(&store), vec![s("w-1", "node-1", "web-7d"), s("w-3", "node-3", "-")]);
 }
+
+#[test]
+fn a_file_that_is_not_a_duckdb_database_is_refused_and_left_unchanged() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let body = br#"{"apiVersion":"v1","kind":"List","items":[]}"#;
+    for name in ["dump.json", "nodes.csv"] {
+        let path = write(dir.path(), name, body);
+        for err in [Store::open(&path).err(), Store::open_existing(&path).err()] {
+            let err = err.expect("refused");
+            assert!(matches!(err, StoreError::NotDuckDb { .. }), "{err}");
+            assert!(err.to_string().contains(name) && err.to_string().contains("not a DuckDB database"), "{err}");
+        }
+        assert_eq!(std::fs::read(&path).expect("read"), body, "{name} is left as it was");
+    }
+}

@@ -41,6 +41,14 @@ pub enum StoreError {
         /// The path looked for.
         path: PathBuf,
     },
+    /// The file exists but is not a DuckDB database at all (a JSON dump, a
+    /// CSV): DuckDB would open it as a read-only view and every write would
+    /// be lost.
+    #[error("{path} is not a DuckDB database (no DuckDB header): --db must name a kdrift store, or a path that does not exist yet")]
+    NotDuckDb {
+        /// The file.
+        path: PathBuf,
+    },
     /// The file is a DuckDB database but not a kdrift store.
     #[error("{path} is a DuckDB database but not a kdrift store (no kdrift_meta table); refusing to write into it")]
     NotAStore {
@@ -113,9 +121,11 @@ impl Store {
     /// the file does not exist, migrating an older schema.
     ///
     /// # Errors
-    /// [`StoreError::Open`], [`StoreError::NotAStore`], [`StoreError::TooNew`],
-    /// or a failed migration query.
+    /// [`StoreError::Open`], [`StoreError::NotDuckDb`] for an existing file
+    /// that is not a DuckDB database, [`StoreError::NotAStore`],
+    /// [`StoreError::TooNew`], or a failed migration query.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
+        check_duckdb_header(path)?;
         let conn = Connection::open(path).map_err(|source| StoreError::Open { path: path.to_path_buf(), source })?;
         let store = Store { conn, path: path.to_path_buf() };
         store.ensure_schema()?;
@@ -136,6 +146,7 @@ impl Store {
         if !path.exists() {
             return Err(StoreError::Missing { path: path.to_path_buf() });
         }
+        check_duckdb_header(path)?;
         let open_err = |source| StoreError::Open { path: path.to_path_buf(), source };
         let config = duckdb::Config::default().access_mode(duckdb::AccessMode::ReadOnly).map_err(open_err)?;
         let conn = Connection::open_with_flags(path, config).map_err(open_err)?;
@@ -316,6 +327,23 @@ impl Store {
         let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| query_error(q, e))?;
         let rows = stmt.query_map(params, |r| f(r)).map_err(|e| query_error(q, e))?;
         rows.collect::<duckdb::Result<Vec<T>>>().map_err(|e| query_error(q, e))
+    }
+}
+
+/// Refuses an existing, non-empty file without DuckDB's header (the magic
+/// `DUCK` at bytes 8..12 of every DuckDB database file): DuckDB opens a
+/// `.json` or `.csv` path as a read-only view of that file, where an ingest
+/// would report success and store nothing.
+fn check_duckdb_header(path: &Path) -> Result<(), StoreError> {
+    use std::io::Read;
+    let Ok(mut file) = std::fs::File::open(path) else { return Ok(()) }; // DuckDB reports it
+    if file.metadata().map_or(true, |m| !m.is_file() || m.len() == 0) {
+        return Ok(());
+    }
+    let mut head = [0u8; 12];
+    match file.read_exact(&mut head) {
+        Ok(()) if &head[8..12] == b"DUCK" => Ok(()),
+        _ => Err(StoreError::NotDuckDb { path: path.to_path_buf() }),
     }
 }
 
