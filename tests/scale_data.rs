@@ -91,6 +91,19 @@ fn the_ready_store_holds_every_version() {
     let mut closest: Vec<&str> = short.iter().take(full.fills.len()).map(|(_, n)| *n).collect();
     closest.sort_unstable();
     assert_eq!(explained, closest, "the explained nodes are those with the smallest cpu shortfall");
+    // Next steps advise on those same nodes only (two steps each: lower the
+    // request when it fits after, free room), not on every short node.
+    let advised: std::collections::BTreeSet<&str> = report
+        .next_steps
+        .iter()
+        .filter(|s| s.addresses == "Insufficient cpu")
+        .filter_map(|s| state.left.iter().find(|n| s.action.contains(&format!(" on {n}:"))).map(String::as_str))
+        .collect();
+    assert_eq!(advised.into_iter().collect::<Vec<_>>(), closest, "{:#?}", report.next_steps);
+    assert_eq!(
+        report.next_steps.iter().filter(|s| s.action.starts_with("free ")).count(),
+        kdrift_analyze::pending::EXPLAINED_NODES
+    );
     let timeline = kdrift_analyze::drain_timeline(&store, None, None).expect("timeline");
     let drained: usize = timeline.operations.iter().map(|o| o.episodes.len()).sum();
     assert_eq!(drained as u32, facts.drained_nodes, "every drained node in an operation");

@@ -2,10 +2,12 @@
 //! with a number when the state is known (the largest request that would fit
 //! the node that is left), then rebalancing, then the constraint to relax.
 
+use std::collections::{HashMap, HashSet};
+
 use serde::Serialize;
 
 use crate::failed_scheduling::ReasonKind;
-use crate::pending::PendingReport;
+use crate::pending::{NodeLine, PendingReport, StateAtFailure, EXPLAINED_NODES};
 
 /// One suggested action.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -24,7 +26,26 @@ pub fn next_steps(report: &PendingReport) -> Vec<NextStep> {
     if let Some(state) = state {
         // Only a node that passes every other constraint can be a fix; when
         // none does, the shortfalls are information, not advice.
-        for s in state.shortfalls.iter().filter(|s| state.left.contains(&s.node)) {
+        let left: HashSet<&str> = state.left.iter().map(String::as_str).collect();
+        let advised = advised_nodes(state, &left);
+        // The emptiest node per resource, and the second one for when the
+        // emptiest is the short node itself: one pass over the nodes, not
+        // one per shortfall (5,000 × 5,000 on a large cluster).
+        let mut emptiest_of: HashMap<&str, [Option<(&NodeLine, f64)>; 2]> = HashMap::new();
+        for n in &state.nodes {
+            for r in &n.resources {
+                let best = emptiest_of.entry(r.resource.as_str()).or_insert([None, None]);
+                if best[0].is_none_or(|(_, p)| r.percent < p) {
+                    best[1] = best[0];
+                    best[0] = Some((n, r.percent));
+                } else if best[1].is_none_or(|(_, p)| r.percent < p) {
+                    best[1] = Some((n, r.percent));
+                }
+            }
+        }
+        let node_of: HashMap<&str, &NodeLine> = state.nodes.iter().map(|n| (n.name.as_str(), n)).collect();
+        for s in state.shortfalls.iter().filter(|s| left.contains(s.node.as_str()) && advised.contains(s.node.as_str()))
+        {
             let free = s.display[1].clone();
             let no_limit = state
                 .requests_without_limit
@@ -51,21 +72,16 @@ pub fn next_steps(report: &PendingReport) -> Vec<NextStep> {
                     ),
                 });
             }
-            let emptiest = state
-                .nodes
-                .iter()
-                .filter(|n| n.name != s.node)
-                .filter_map(|n| n.resources.iter().find(|r| r.resource == s.resource).map(|r| (n, r)))
-                .min_by(|a, b| a.1.percent.total_cmp(&b.1.percent));
-            let node_pct = state
-                .nodes
-                .iter()
-                .find(|n| n.name == s.node)
+            let emptiest = emptiest_of
+                .get(s.resource.as_str())
+                .and_then(|best| best.iter().flatten().find(|(n, _)| n.name != s.node).copied());
+            let node_pct = node_of
+                .get(s.node.as_str())
                 .and_then(|n| n.resources.iter().find(|r| r.resource == s.resource))
                 .map(|r| r.percent);
             let detail = match (node_pct, emptiest) {
-                (Some(p), Some((n, r))) => {
-                    format!(" ({} is at {p:.0} % {} requested, {} at {:.0} %)", s.node, s.resource, n.name, r.percent)
+                (Some(p), Some((n, percent))) => {
+                    format!(" ({} is at {p:.0} % {} requested, {} at {percent:.0} %)", s.node, s.resource, n.name)
                 }
                 _ => String::new(),
             };
@@ -92,6 +108,26 @@ pub fn next_steps(report: &PendingReport) -> Vec<NextStep> {
         }
     }
     steps
+}
+
+/// The short nodes that get advice: all of them, or, when more than
+/// [`EXPLAINED_NODES`] nodes that are left are short, the same ones
+/// `why_full` explains (smallest shortfall of their first short resource,
+/// then name): a pod that fits nowhere on 5,000 nodes gets a few steps, not
+/// 10,000.
+fn advised_nodes<'a>(state: &'a StateAtFailure, left: &HashSet<&str>) -> HashSet<&'a str> {
+    let mut first_short: Vec<(&str, i64)> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::new();
+    for s in state.shortfalls.iter().filter(|s| left.contains(s.node.as_str())) {
+        if seen.insert(s.node.as_str()) {
+            first_short.push((s.node.as_str(), s.short));
+        }
+    }
+    if first_short.len() > EXPLAINED_NODES {
+        first_short.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(b.0)));
+        first_short.truncate(EXPLAINED_NODES);
+    }
+    first_short.into_iter().map(|(n, _)| n).collect()
 }
 
 fn left_nodes(report: &PendingReport) -> String {

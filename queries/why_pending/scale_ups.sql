@@ -10,7 +10,14 @@
 SELECT involved_namespace AS namespace, involved_name AS deployment,
        regexp_extract(message, 'replica set (\S+)', 1) AS replica_set,
        first_time AS occurred_at, message
-FROM events
-WHERE reason = 'ScalingReplicaSet' AND message LIKE 'Scaled up%'
+FROM (
+    -- The `events` view's choice among ScalingReplicaSet versions only (an
+    -- Event's reason never changes between its versions): the view would
+    -- window over every event version of the store first.
+    SELECT * FROM event_versions WHERE reason = 'ScalingReplicaSet'
+    QUALIFY row_number() OVER (PARTITION BY event_key
+        ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
+)
+WHERE message LIKE 'Scaled up%'
   AND first_time >= make_timestamp($1) AND first_time <= make_timestamp($2)
 ORDER BY occurred_at, namespace, deployment, message;

@@ -167,7 +167,7 @@ pub fn drain_timeline(
     since: Option<DateTime<Utc>>,
     until: Option<DateTime<Utc>>,
 ) -> Result<DrainTimeline, AnalyzeError> {
-    timeline(store, since, until, true)
+    Ok(timeline(store, since, until, true, None)?.0)
 }
 
 /// [`drain_timeline`] without the requested amounts before and after each
@@ -182,7 +182,24 @@ pub fn drain_moves(
     since: Option<DateTime<Utc>>,
     until: Option<DateTime<Utc>>,
 ) -> Result<DrainTimeline, AnalyzeError> {
-    timeline(store, since, until, false)
+    Ok(timeline(store, since, until, false, None)?.0)
+}
+
+/// [`drain_moves`] up to `until`, and every binding of the history up to
+/// `until` ([`history::placements`] from the beginning, oldest first) from
+/// the same read: `pod_placements` is a whole-history query (about 1 s at
+/// 1M events), so a caller that needs both (why a node is full) reads it
+/// once instead of twice.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when a query fails.
+pub fn drain_moves_and_placements(
+    store: &Store,
+    until: DateTime<Utc>,
+) -> Result<(DrainTimeline, Vec<Placement>), AnalyzeError> {
+    let (moves, mut placed) = timeline(store, None, Some(until), false, Some(until))?;
+    placed.retain(|p| p.bound_at <= until);
+    Ok((moves, placed))
 }
 
 /// One operation in the window: its number (from 0), episodes, start and last signal.
@@ -193,7 +210,8 @@ fn timeline(
     since: Option<DateTime<Utc>>,
     until: Option<DateTime<Utc>>,
     with_requested: bool,
-) -> Result<DrainTimeline, AnalyzeError> {
+    placements_until: Option<DateTime<Utc>>,
+) -> Result<(DrainTimeline, Vec<Placement>), AnalyzeError> {
     let signals = history::node_signals(store, history::beginning(), history::far_future())?;
     // The operations in the window, numbered over the whole store.
     let selected: Vec<Selected> = group(all_episodes(&signals))
@@ -212,11 +230,22 @@ fn timeline(
     let window = |start: DateTime<Utc>, last: DateTime<Utc>| (start - Duration::minutes(5), last + Duration::hours(2));
     let reach =
         selected.iter().map(|(_, _, start, last)| window(*start, *last)).reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
-    let (all_evidence, all_placements) = match reach {
-        Some((from, to)) => {
-            (history::eviction_evidence(store, from, to)?, history::placements(store, from - Duration::days(30), to)?)
-        }
-        None => (Vec::new(), Vec::new()),
+    // `placements_until`: the caller also wants every binding from the
+    // beginning to that instant; the query costs the same whatever its
+    // range, so one read serves both.
+    let placed_range = match (reach, placements_until) {
+        (Some((from, to)), None) => Some((from - Duration::days(30), to)),
+        (Some((_, to)), Some(t)) => Some((history::beginning(), to.max(t))),
+        (None, Some(t)) => Some((history::beginning(), t)),
+        (None, None) => None,
+    };
+    let all_evidence = match reach {
+        Some((from, to)) => history::eviction_evidence(store, from, to)?,
+        None => Vec::new(),
+    };
+    let all_placements = match placed_range {
+        Some((from, to)) => history::placements(store, from, to)?,
+        None => Vec::new(),
     };
     // The amounts before and after every operation: one read for all instants.
     let instants: Vec<DateTime<Utc>> =
@@ -283,5 +312,6 @@ fn timeline(
                 .into(),
         );
     }
-    Ok(DrainTimeline { since, until, group_gap_seconds: GROUP_GAP.num_seconds(), operations, notes })
+    let timeline = DrainTimeline { since, until, group_gap_seconds: GROUP_GAP.num_seconds(), operations, notes };
+    Ok((timeline, all_placements))
 }

@@ -141,7 +141,7 @@ pub(super) fn build_state(
     latest: &FailedScheduling,
     notes: &mut Vec<String>,
 ) -> Result<Option<Evaluated>, AnalyzeError> {
-    let cluster_at = ClusterAt::load(store, at)?;
+    let mut cluster_at = ClusterAt::load(store, at)?;
     notes.extend(cluster_at.unreadable.iter().map(|u| format!("unreadable object: {u}")));
     if cluster_at.nodes.is_empty() {
         notes.push(
@@ -181,9 +181,12 @@ pub(super) fn build_state(
         ));
     }
     let pod = load_pod(store, namespace, name, at)?;
-    let others: Vec<PodInfo> =
-        cluster_at.pods.iter().filter(|p| !(p.namespace == namespace && p.name == name)).cloned().collect();
-    let state = ClusterState::new(cluster_at.nodes.clone(), others);
+    // Moved, not copied: at 150,000 pods a copy and its drop cost ~0.5 s.
+    let others: Vec<PodInfo> = std::mem::take(&mut cluster_at.pods)
+        .into_iter()
+        .filter(|p| !(p.namespace == namespace && p.name == name))
+        .collect();
+    let state = ClusterState::new(std::mem::take(&mut cluster_at.nodes), others);
     let by_node = state.by_node();
     let pods_counted = state.nodes.iter().map(|n| by_node.pods_on(&n.name).len()).sum();
     if pod.is_none() {

@@ -12,8 +12,7 @@ use serde::Serialize;
 use super::anchor::{explain, Anchor};
 use super::chain::StateAtFailure;
 use super::full::{arrival, bound, bursts, scale_ups, Holder, NodeFill};
-use crate::drains::drain_moves;
-use crate::history::{beginning, placements};
+use crate::drains::drain_moves_and_placements;
 use crate::state::ClusterAt;
 use crate::AnalyzeError;
 
@@ -67,8 +66,8 @@ pub(super) fn why_full(
     }
     let targets: Vec<(&str, &str)> = short.iter().map(|(n, r, _)| (*n, *r)).collect();
     let by_node = cs.by_node();
-    let placed = placements(store, beginning(), at)?;
-    let operations = drain_moves(store, None, Some(at))?.operations;
+    let (moves, placed) = drain_moves_and_placements(store, at)?;
+    let operations = moves.operations;
     let ups = scale_ups(store, at)?;
 
     let mut fills = Vec::new();
