@@ -12,6 +12,12 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+/// mimalloc instead of glibc malloc: an analysis of a large store builds and
+/// drops millions of small allocations (pod and node models, rows), where
+/// glibc's allocator took about a third of the time (BENCHMARKS.md, issue 6).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
     init_tracing(cli.verbose);

@@ -83,17 +83,30 @@ pub fn amounts_at(store: &Store, instants: &[DateTime<Utc>]) -> Result<Vec<Amoun
             r.get::<_, String>(4)?,
         ))
     })?;
+    // Each version is parsed once and moved to its last instant (copied to
+    // the others): with one instant, 5,000 nodes are never copied.
+    let mut uses: HashMap<i64, usize> = HashMap::new();
+    for (_, _, obs_id, _, _) in &rows {
+        *uses.entry(*obs_id).or_default() += 1;
+    }
     let mut parsed: HashMap<i64, Result<NodeInfo, String>> = HashMap::new();
     for (at_us, name, obs_id, estimated, json) in rows {
-        let Some(out) = by_at.get_mut(&at_us) else { continue };
-        let node = parsed.entry(obs_id).or_insert_with(|| {
-            serde_json::from_str::<Value>(&json)
-                .map_err(|e| e.to_string())
-                .and_then(|v| NodeInfo::from_json(&v).map_err(|e| e.to_string()))
+        let left = uses.get_mut(&obs_id).map_or(0, |n| {
+            *n -= 1;
+            *n
         });
+        let Some(out) = by_at.get_mut(&at_us) else { continue };
+        if !parsed.contains_key(&obs_id) {
+            let node = serde_json::from_str::<Value>(&json)
+                .map_err(|e| e.to_string())
+                .and_then(|v| NodeInfo::from_json(&v).map_err(|e| e.to_string()));
+            parsed.insert(obs_id, node);
+        }
+        let node = if left == 0 { parsed.remove(&obs_id) } else { parsed.get(&obs_id).cloned() };
         match node {
-            Ok(node) => out.nodes.push(node.clone()),
-            Err(e) => out.unreadable.push(format!("Node {name}: {e}")),
+            Some(Ok(node)) => out.nodes.push(node),
+            Some(Err(e)) => out.unreadable.push(format!("Node {name}: {e}")),
+            None => {}
         }
         if estimated {
             out.estimated_nodes.push(name);

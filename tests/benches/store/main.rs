@@ -29,6 +29,11 @@ use kdrift_ingest::scenario::scale::ScaleConfig;
 use kdrift_tests::fake_vlogs::FakeVlogs;
 use serde_json::Value;
 
+/// The allocator of the `kdrift` binary (cli/src/main.rs), so that the
+/// figures are those of the command.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use data::DataSet;
 
 fn main() -> ExitCode {
