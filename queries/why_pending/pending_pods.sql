@@ -20,8 +20,14 @@ WITH failures AS (
            CAST(sum(count) AS BIGINT) AS occurrences,
            count(*) AS failure_events,
            first(message ORDER BY last_time DESC, count DESC, event_key DESC) AS latest_message
-    FROM events
-    WHERE reason = 'FailedScheduling' AND involved_kind = 'Pod'
+    FROM (
+        -- The `events` view's choice among FailedScheduling versions only (an
+        -- Event's reason and involved object never change between versions):
+        -- the view windows over every event version of the store first.
+        SELECT * FROM event_versions WHERE reason = 'FailedScheduling' AND involved_kind = 'Pod'
+        QUALIFY row_number() OVER (PARTITION BY event_key
+            ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
+    )
     GROUP BY ALL
 ),
 scheduled AS (
@@ -30,8 +36,12 @@ scheduled AS (
            COALESCE(involved_uid, '') AS uid,
            first_time AS scheduled_at,
            regexp_extract(message, ' to (\S+)$', 1) AS node
-    FROM events
-    WHERE reason = 'Scheduled' AND involved_kind = 'Pod'
+    FROM (
+        -- The same choice among Scheduled versions.
+        SELECT * FROM event_versions WHERE reason = 'Scheduled' AND involved_kind = 'Pod'
+        QUALIFY row_number() OVER (PARTITION BY event_key
+            ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
+    )
 ),
 deleted AS (
     SELECT namespace, name, COALESCE(uid, '') AS uid,
