@@ -252,3 +252,41 @@ fn ingest_of_a_missing_file_fails_before_creating_the_store() {
     kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&good).assert().success();
     assert!(db.exists());
 }
+
+#[test]
+fn an_ingest_aborted_by_a_store_error_closes_its_run_as_failed() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let events = dir.path().join("events.json");
+    std::fs::write(&events, r#"{"kind":"EventList","items":[]}"#).expect("write");
+    kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&events).assert().success();
+    // A store damaged between two runs: a derived table is gone.
+    {
+        let store = kdrift_ingest::Store::open(&db).expect("open");
+        store.conn().execute_batch("DROP TABLE event_only_bindings").expect("drop");
+    }
+    let out = kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&events).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("query clear_event_only_bindings (derive/clear_event_only_bindings.sql) failed"),
+        "{stderr}"
+    );
+    let store = kdrift_ingest::Store::open_existing(&db).expect("open");
+    let (status, finished, message): (String, bool, String) = store
+        .conn()
+        .query_row(
+            "SELECT r.status, r.finished_at IS NOT NULL, e.message \
+             FROM ingest_runs r JOIN ingest_errors e USING (run_id) WHERE r.run_id = 2",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .expect("run 2");
+    assert_eq!((status.as_str(), finished), ("failed", true), "not left `running`");
+    assert!(
+        message.starts_with(
+            "run aborted by a store error: query clear_event_only_bindings (derive/clear_event_only_bindings.sql) failed: "
+        ),
+        "{message}"
+    );
+}

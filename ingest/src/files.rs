@@ -336,7 +336,7 @@ pub(crate) fn stage_prepared(
 }
 
 fn finish(
-    writer: RunWriter<'_>,
+    mut writer: RunWriter<'_>,
     mut summaries: Vec<FileSummary>,
     ignored: Vec<String>,
     progress: &mut dyn Progress,
