@@ -290,3 +290,24 @@ fn an_ingest_aborted_by_a_store_error_closes_its_run_as_failed() {
         "{message}"
     );
 }
+
+#[test]
+fn drain_and_why_pending_tables_show_percents_with_one_decimal_like_skew() {
+    // node-1 before drain #1: 810m of 2000m, exactly 40.5 % (integer rounding
+    // to even printed 40); after drain #2: 99.6 % (printed 100).
+    let (code, table, stderr) = on_demo(&["timeline", "drains"]);
+    assert_eq!(code, 0, "{stderr}");
+    let node1: Vec<&str> = table.lines().filter(|l| l.starts_with(" node-1") && l.contains(" % ")).collect();
+    assert_eq!(node1.len(), 2, "{table}");
+    let cells = |l: &str| l.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(cells(node1[0]), "node-1 40.5 % 50.8 % 22.5 % 37.9 % 15 → 17");
+    assert_eq!(cells(node1[1]), "node-1 50.8 % 99.6 % 37.9 % 63.3 % 17 → 22");
+
+    let (code, chain, stderr) = on_demo(&["why-pending", "media/backup-29930640-5l8lp"]);
+    assert_eq!(code, 0, "{stderr}");
+    let row = chain.lines().find(|l| l.starts_with(" node-1 ")).expect("node-1 row");
+    assert!(row.contains("1942m/2000m (97.1 %)") && row.contains("4.76 GiB/7.72 GiB (61.7 %)"), "{row}");
+    let row = chain.lines().find(|l| l.starts_with(" node-4 ")).expect("node-4 row");
+    assert!(row.contains("815m/2000m (40.8 %)"), "40.75 rounds away from zero: {row}");
+    assert!(chain.contains("(node-1 is at 97.1 % cpu requested, node-5 at 29.0 %)"), "{chain}");
+}

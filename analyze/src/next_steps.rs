@@ -2,6 +2,7 @@
 //! with a number when the state is known (the largest request that would fit
 //! the node that is left), then rebalancing, then the constraint to relax.
 
+use kdrift_rebalance::percent::percent_text;
 use serde::Serialize;
 
 use crate::failed_scheduling::ReasonKind;
@@ -65,7 +66,14 @@ pub fn next_steps(report: &PendingReport) -> Vec<NextStep> {
                 .map(|r| r.percent);
             let detail = match (node_pct, emptiest) {
                 (Some(p), Some((n, r))) => {
-                    format!(" ({} is at {p:.0} % {} requested, {} at {:.0} %)", s.node, s.resource, n.name, r.percent)
+                    format!(
+                        " ({} is at {} % {} requested, {} at {} %)",
+                        s.node,
+                        percent_text(p),
+                        s.resource,
+                        n.name,
+                        percent_text(r.percent)
+                    )
                 }
                 _ => String::new(),
             };

@@ -5,6 +5,7 @@ use std::io::Write;
 use chrono::{DateTime, Utc};
 use kdrift_analyze::pending::{Arrival, StateAtFailure, WhyFull};
 use kdrift_analyze::{PendingPod, PendingReport};
+use kdrift_rebalance::percent::percent_text;
 use kdrift_rebalance::quantity::format_amount;
 use tabled::settings::Style;
 use tabled::{Table, Tabled};
@@ -176,7 +177,12 @@ fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
         let get = |name: &str| n.resources.iter().find(|r| r.resource == name);
         let fmt = |name: &str| {
             get(name).map_or("-".into(), |r| {
-                format!("{ge}{}/{} ({ge}{:.0} %)", amount(name, r.requested), amount(name, r.allocatable), r.percent)
+                format!(
+                    "{ge}{}/{} ({ge}{} %)",
+                    amount(name, r.requested),
+                    amount(name, r.allocatable),
+                    percent_text(r.percent)
+                )
             })
         };
         let other = n
