@@ -311,3 +311,59 @@ fn drain_and_why_pending_tables_show_percents_with_one_decimal_like_skew() {
     assert!(row.contains("815m/2000m (40.8 %)"), "40.75 rounds away from zero: {row}");
     assert!(chain.contains("(node-1 is at 97.1 % cpu requested, node-5 at 29.0 %)"), "{chain}");
 }
+
+/// `kdrift --db DIR/k.duckdb ingest file FILES…` in `dir`: (exit code, stdout, stderr).
+fn ingest_in(dir: &Path, files: &[&Path]) -> (i32, String, String) {
+    let out =
+        kdrift().arg("--db").arg(dir.join("k.duckdb")).args(["ingest", "file"]).args(files).output().expect("run");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn bad_ndjson_lines_and_yaml_documents_are_named_as_a_user_counts_them() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let nd = dir.path().join("nodes.ndjson");
+    std::fs::write(
+        &nd,
+        "{\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"}}\n{\"kind\":\"Node\",\"metadata\":{\"name\":\"n2\"}}\n[1,2,3]\n{oops\n",
+    )
+    .expect("write");
+    let yaml = dir.path().join("pods.yaml");
+    std::fs::write(&yaml, "---\nkind: Pod\nmetadata:\n  name: a\n---\nkind: Pod\nmetadata: [\n").expect("write");
+    let (code, _, stderr) = ingest_in(dir.path(), &[&nd, &yaml]);
+    assert_eq!(code, 2);
+    let expected = "expected one JSON object per line (a Kubernetes object or a log record)";
+    let line = |n: &str| format!("kdrift: {}:{n}", nd.display());
+    assert!(stderr.contains(&format!("{}: found a JSON array; {expected}\n", line("3"))), "{stderr}");
+    assert!(stderr.contains(&format!("{}: invalid JSON: key must be a string; {expected}\n", line("4:2"))), "{stderr}");
+    assert!(!stderr.contains("items[") && !stderr.contains("at line 1 column"), "{stderr}");
+    assert!(stderr.contains(&format!("kdrift: {}:8:1: invalid YAML in document 2: ", yaml.display())), "{stderr}");
+}
+
+#[test]
+fn a_named_file_that_is_not_a_dump_is_refused_naming_the_formats() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let tsv = dir.path().join("pods.tsv");
+    std::fs::write(&tsv, "NAMESPACE\tNAME\tREADY\nmedia\tplex-1\t1/1\n").expect("write");
+    let txt = dir.path().join("node.txt");
+    std::fs::write(&txt, "kind: Node\nmetadata:\n  name: n9\n").expect("write");
+    let (code, stdout, stderr) = ingest_in(dir.path(), &[&tsv, &txt]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains(&format!(
+            "kdrift: {}: neither JSON, NDJSON nor YAML; expected JSON (a Kubernetes object or list), NDJSON (one \
+             object per line) or YAML; files ending .json, .ndjson, .jsonl, .yaml or .yml (also .gz) are read by \
+             their ending, others by their content",
+            tsv.display()
+        )),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("YAML in document"), "{stderr}");
+    // A YAML dump with another ending is read by its content.
+    let row = stdout.lines().find(|l| l.contains("node.txt")).expect("node.txt row");
+    assert_eq!(row.split_whitespace().collect::<Vec<_>>()[1..4], ["yaml", "0", "1"], "{row}");
+}
