@@ -367,3 +367,29 @@ fn a_named_file_that_is_not_a_dump_is_refused_naming_the_formats() {
     let row = stdout.lines().find(|l| l.contains("node.txt")).expect("node.txt row");
     assert_eq!(row.split_whitespace().collect::<Vec<_>>()[1..4], ["yaml", "0", "1"], "{row}");
 }
+
+#[test]
+fn an_empty_directory_is_reported_and_alone_it_is_an_error() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).expect("mkdir");
+    let (code, stdout, stderr) = ingest_in(dir.path(), &[&empty]);
+    assert_eq!(code, 2, "{stdout}");
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "kdrift: error: no files found in {}: nothing to load (in a directory kdrift reads files ending .json, \
+             .yaml, .yml, .ndjson, .jsonl, also .gz); store {} not opened",
+            empty.display(),
+            dir.path().join("k.duckdb").display()
+        )
+    );
+    assert!(!dir.path().join("k.duckdb").exists(), "no store created");
+    // Next to a file that loads: a warning, and the file loads.
+    let node = dir.path().join("node.json");
+    std::fs::write(&node, r#"{"kind":"Node","metadata":{"name":"n1"}}"#).expect("write");
+    let (code, stdout, stderr) = ingest_in(dir.path(), &[&empty, &node]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr.trim_end(), format!("kdrift: warning: no files found in {}", empty.display()));
+    assert!(stdout.contains("run 1 (ok): 1 object versions read, 1 new"), "{stdout}");
+}

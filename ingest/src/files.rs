@@ -172,6 +172,21 @@ pub fn missing_paths(paths: &[PathBuf]) -> Vec<&Path> {
         .collect()
 }
 
+/// The given directories in which no dump file was found ([`DUMP_EXTENSIONS`],
+/// walked as [`collect_paths`] walks them), with the number of other files
+/// they hold: `kdrift ingest file DIR` on an empty directory says so instead
+/// of loading nothing silently.
+pub fn directories_without_dumps(paths: &[PathBuf]) -> Vec<(&Path, usize)> {
+    paths
+        .iter()
+        .filter(|p| p.is_dir())
+        .filter_map(|p| {
+            let (files, ignored, _) = collect_paths(std::slice::from_ref(p));
+            files.is_empty().then_some((p.as_path(), ignored.len()))
+        })
+        .collect()
+}
+
 fn path_error(path: &Path, message: &str) -> InputError {
     InputError {
         origin: Origin { location: path.display().to_string(), line: None, item: None },
