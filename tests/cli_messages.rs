@@ -393,3 +393,53 @@ fn an_empty_directory_is_reported_and_alone_it_is_an_error() {
     assert_eq!(stderr.trim_end(), format!("kdrift: warning: no files found in {}", empty.display()));
     assert!(stdout.contains("run 1 (ok): 1 object versions read, 1 new"), "{stdout}");
 }
+
+#[test]
+fn query_refuses_a_repeated_param_and_an_empty_instant_and_lists_whole_words() {
+    let (code, stdout, stderr) =
+        on_demo(&["query", "nodes_at", "--param", "at_us=2026-11-28T05:00:00Z", "--param", "at_us=1795842600000000"]);
+    assert_eq!(code, 2, "{stdout}");
+    assert_eq!(
+        stderr.trim_end(),
+        "kdrift: error: --param at_us is given 2 times (at_us=\"2026-11-28T05:00:00Z\", \
+         at_us=\"1795842600000000\"); give it once"
+    );
+
+    let (code, _, stderr) =
+        on_demo(&["query", "requested_by_node", "--param", "instants=2026-11-28T05:00:00Z,,1795842600000000"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains(
+            "--param instants=\"2026-11-28T05:00:00Z,,1795842600000000\": element 2 is empty (two commas in a row, \
+             or a comma at an end); expected comma-separated instants, each an RFC 3339 time"
+        ),
+        "{stderr}"
+    );
+
+    let (code, list, _) = on_demo(&["query", "--list"]);
+    assert_eq!(code, 0);
+    let runs = list.lines().find(|l| l.starts_with(" runs ")).expect("runs line");
+    assert!(
+        runs.trim_end().ends_with(
+            "Every ingest run, newest first: where it read from, whether it finished (a recorder killed mid-run…"
+        ),
+        "{runs}"
+    );
+    // Every cut purpose ends after a whole word.
+    let (_, json_list, _) = on_demo(&["query", "--list", "-o", "json"]);
+    let queries: Value = serde_json::from_str(&json_list).expect("json");
+    for q in queries.as_array().expect("list") {
+        let purpose = q["purpose"].as_str().expect("purpose");
+        let line =
+            list.lines().find(|l| l.starts_with(&format!(" {} ", q["name"].as_str().unwrap_or("?")))).expect("line");
+        let shown = line.trim_end().rsplit("  ").next().unwrap_or_default().trim();
+        match shown.strip_suffix('…') {
+            None => assert_eq!(shown, purpose),
+            Some(head) => {
+                assert!(purpose.starts_with(head), "{shown:?} is not the start of {purpose:?}");
+                let next = purpose[head.len()..].chars().next();
+                assert!(next.is_some_and(|c| c == ' ' || c.is_ascii_punctuation()), "cut inside a word: {shown:?}");
+            }
+        }
+    }
+}
