@@ -443,3 +443,68 @@ fn query_refuses_a_repeated_param_and_an_empty_instant_and_lists_whole_words() {
         }
     }
 }
+
+/// A 30-node cluster where `default/web` (500m cpu, nodeSelector disk=ssd)
+/// stays Pending: only node-30 has disk=ssd, and a 1900m pod fills it.
+fn thirty_node_store(dir: &Path) -> PathBuf {
+    let at = "2026-01-01T00:00:00Z";
+    let nodes: Vec<Value> = (1..=30)
+        .map(|i| {
+            let name = format!("node-{i:02}");
+            let mut labels = json!({"kubernetes.io/hostname": name});
+            if i == 30 {
+                labels["disk"] = json!("ssd");
+            }
+            json!({"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": name, "uid": format!("n{i}"), "creationTimestamp": at, "labels": labels},
+                "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"},
+                           "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": at}]}})
+        })
+        .collect();
+    let pod = |name: &str, cpu: &str, node: Option<&str>, selector: Value| {
+        let mut p = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "uid": format!("u-{name}"), "creationTimestamp": at},
+            "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}],
+                     "nodeSelector": selector},
+            "status": {"phase": if node.is_some() { "Running" } else { "Pending" }}});
+        if let Some(n) = node {
+            p["spec"]["nodeName"] = json!(n);
+        }
+        p
+    };
+    let pods = vec![pod("big", "1900m", Some("node-30"), json!({})), pod("web", "500m", None, json!({"disk": "ssd"}))];
+    let event = json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "web.1", "namespace": "default", "uid": "e1"},
+        "involvedObject": {"kind": "Pod", "namespace": "default", "name": "web", "uid": "u-web"},
+        "reason": "FailedScheduling", "type": "Warning", "count": 3,
+        "message": "0/30 nodes are available: 1 Insufficient cpu, 29 node(s) didn't match Pod's node affinity/selector. \
+                    preemption: 0/30 nodes are available: 1 No preemption victims found for incoming pod, 29 \
+                    Preemption is not helpful for scheduling.",
+        "firstTimestamp": "2026-01-01T00:10:00Z", "lastTimestamp": "2026-01-01T00:20:00Z"});
+    let file = dir.join("cluster.json");
+    let items: Vec<Value> = nodes.into_iter().chain(pods).chain([event]).collect();
+    std::fs::write(&file, json!({"kind": "List", "items": items}).to_string()).expect("write");
+    let (code, _, stderr) = ingest_in(dir, &[&file]);
+    assert_eq!(code, 0, "{stderr}");
+    dir.join("k.duckdb")
+}
+
+#[test]
+fn why_pending_on_a_large_cluster_shows_the_nodes_that_explain_it_and_counts_the_rest() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = thirty_node_store(dir.path());
+    let run = |extra: &[&str]| {
+        let out = kdrift().arg("--db").arg(&db).args(["why-pending", "default/web"]).args(extra).output().expect("run");
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let table = run(&[]);
+    let rows: Vec<&str> = table.lines().filter(|l| l.starts_with(" node-")).collect();
+    assert_eq!(rows.len(), 1, "only the node short of cpu: {table}");
+    assert!(rows[0].contains("1900m/2000m (95.0 %)") && rows[0].contains("Insufficient cpu"), "{}", rows[0]);
+    assert!(table.contains("\n  … and 29 more nodes (use -o json for all)\n"), "{table}");
+    let excluded = table.lines().find(|l| l.contains("excluded 29 node(s)")).expect("constraint line");
+    assert!(excluded.contains("node-01, node-02,") && excluded.contains("node-20 … and 9 more — "), "{excluded}");
+    let json_out: Value = serde_json::from_str(&run(&["-o", "json"])).expect("json");
+    assert_eq!(json_out["state"]["nodes"].as_array().map(Vec::len), Some(30), "JSON keeps every node");
+}
