@@ -508,3 +508,31 @@ fn why_pending_on_a_large_cluster_shows_the_nodes_that_explain_it_and_counts_the
     let json_out: Value = serde_json::from_str(&run(&["-o", "json"])).expect("json");
     assert_eq!(json_out["state"]["nodes"].as_array().map(Vec::len), Some(30), "JSON keeps every node");
 }
+
+#[test]
+fn skew_notes_name_an_unreadable_object_once() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let at = "2026-01-01T00:00:00Z";
+    let body = json!({"kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "creationTimestamp": at},
+         "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"}}},
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n2", "creationTimestamp": at},
+         "status": {"allocatable": {"cpu": "-1", "pods": "110"}}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "pw", "namespace": "d", "creationTimestamp": at},
+         "spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": "abc"}}}]},
+         "status": {"phase": "Running"}}
+    ]});
+    let file = dir.path().join("objects.json");
+    std::fs::write(&file, body.to_string()).expect("write");
+    assert_eq!(ingest_in(dir.path(), &[&file]).0, 2, "the unreadable values are reported at ingest");
+    let out = kdrift().arg("--db").arg(dir.path().join("k.duckdb")).args(["skew", "-o", "json"]).output().expect("run");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        report["notes"],
+        json!([
+            "left out, unreadable: Node n2: status.allocatable.cpu: \"-1\" is out of range: a resource amount cannot be negative",
+            "left out, unreadable: Pod d/pw: spec.containers[0].resources.requests.cpu: \"abc\" is not a quantity \
+             (expected a number with an optional suffix, such as 100m, 0.5, 2, 1e3, 128Mi or 1G)"
+        ])
+    );
+}

@@ -93,7 +93,7 @@ pub fn amounts_at(store: &Store, instants: &[DateTime<Utc>]) -> Result<Vec<Amoun
         });
         match node {
             Ok(node) => out.nodes.push(node.clone()),
-            Err(e) => out.unreadable.push(format!("Node {name}: {e}")),
+            Err(e) => out.unreadable.push(super::unreadable_note("Node", &name, e)),
         }
         if estimated {
             out.estimated_nodes.push(name);
