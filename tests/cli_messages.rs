@@ -194,9 +194,60 @@ fn skew_before_the_history_names_the_stores_span() {
     assert_eq!(report["not_classified"], expected);
     assert_eq!(report["nodes"], json!([]));
 
-    let (code, _, stderr) = on_demo(&["rebalance", "plan", "--at", "2026-01-01T00:00:00Z"]);
-    assert_eq!(code, 2);
-    assert!(stderr.contains(expected), "{stderr}");
+    // Nothing found is exit 1 for the planner too (it used to be 2, an error).
+    for cmd in [&["rebalance", "plan"][..], &["rebalance", "recommend"]] {
+        let (code, stdout, stderr) = on_demo(&[cmd, &["--at", "2026-01-01T00:00:00Z"]].concat());
+        assert_eq!(code, 1, "{cmd:?}: {stderr}");
+        assert_eq!(stdout, "", "{cmd:?}");
+        assert!(
+            stderr.contains(&format!(
+                "kdrift: {}: {expected}: ingest `kubectl get nodes -o json` and `kubectl get pods -A -o json` first \
+                 (or choose an --at within it)",
+                demo_db().display()
+            )),
+            "{cmd:?}: {stderr}"
+        );
+        assert!(!stderr.contains("error"), "{stderr}");
+    }
+}
+
+#[test]
+fn an_at_after_the_history_shows_the_last_state_with_a_note() {
+    let note = "kdrift: note: --at 2027-01-01T00:00:00Z is after the store's history: its last recorded instant is \
+                2026-11-28T05:30:01.020Z; showing the state as recorded then";
+    let (code, after, stderr) = on_demo(&["skew", "--at", "2027-01-01T00:00:00Z"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains(note), "{stderr}");
+    let (_, last, stderr_last) = on_demo(&["skew", "--at", "2026-11-28T05:30:01.020Z"]);
+    assert!(!stderr_last.contains("note:"), "inside the history: no note: {stderr_last}");
+    let body = |s: &str| s.lines().skip(1).collect::<Vec<_>>().join("\n");
+    assert_eq!(body(&after), body(&last), "the state as last recorded");
+    let (code, _, stderr) = on_demo(&["rebalance", "plan", "--at", "2027-01-01T00:00:00Z"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains(note), "{stderr}");
+}
+
+#[test]
+fn an_inverted_since_until_range_is_refused() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let html = dir.path().join("r.html");
+    let html = html.to_str().expect("utf-8 path");
+    let range = ["--since", "2026-11-28T05:00:00Z", "--until", "1795737600000000"];
+    for cmd in [&["timeline", "drains"][..], &["report", "--html", html]] {
+        let (code, stdout, stderr) = on_demo(&[cmd, &range[..]].concat());
+        assert_eq!(code, 2, "{cmd:?}: {stdout}");
+        assert_eq!(
+            stderr.trim_end(),
+            "kdrift: error: --since 2026-11-28T05:00:00Z is after --until 2026-11-27T00:00:00Z: the range is empty \
+             (swap them?)",
+            "{cmd:?}"
+        );
+    }
+    assert!(!Path::new(html).exists(), "no report written");
+    // The same instant twice is a range (one instant), not refused.
+    let (code, _, stderr) =
+        on_demo(&["timeline", "drains", "--since", "2026-11-28T02:05:00Z", "--until", "2026-11-28T02:05:00Z"]);
+    assert_eq!(code, 0, "{stderr}");
 }
 
 #[test]

@@ -134,6 +134,26 @@ pub fn no_nodes_at(store: &Store, at: DateTime<Utc>) -> Result<String, AnalyzeEr
     })
 }
 
+/// When `at` is after the store's history: a note naming the store's last
+/// recorded instant (the state shown is the one last recorded, which may no
+/// longer hold), e.g. `2027-01-01T00:00:00Z is after the store's history: its
+/// last recorded instant is 2026-11-28T05:30:01.020Z; showing the state as
+/// recorded then`. `None` within (or before) the history, or for an empty store.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn after_history(store: &Store, at: DateTime<Utc>) -> Result<Option<String>, AnalyzeError> {
+    let utc = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+    Ok(match crate::report::time_span(store)? {
+        Some((_, last)) if at > last => Some(format!(
+            "{} is after the store's history: its last recorded instant is {}; showing the state as recorded then",
+            utc(at),
+            utc(last)
+        )),
+        _ => None,
+    })
+}
+
 /// Reads the pods of `pods_at` rows (`namespace, name, estimated, model`),
 /// in order, on every core: parsing 150,000 pod models is most of the cost
 /// of loading a large cluster (kdrift issue 6).
