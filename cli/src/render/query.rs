@@ -36,22 +36,6 @@ fn shorten(text: &str, max: usize) -> String {
     format!("{cut}…")
 }
 
-#[cfg(test)]
-mod tests {
-    use super::shorten;
-
-    #[test]
-    fn purposes_are_cut_between_words_with_an_ellipsis() {
-        assert_eq!(shorten("short enough", 20), "short enough");
-        assert_eq!(shorten("Every ingest run, newest first: where it read from", 20), "Every ingest run…");
-        assert_eq!(shorten("Every ingest run, newest first", 18), "Every ingest run…");
-        assert_eq!(shorten("Every ingest run, newest first", 17), "Every ingest…");
-        assert_eq!(shorten("abcdefghijklmnopqrstuvwxyz", 10), "abcdefghi…");
-        let cut = shorten(&"word ".repeat(40), 100);
-        assert!(cut.chars().count() <= 100 && cut.ends_with("word…"), "{cut}");
-    }
-}
-
 fn cell(v: &Value) -> String {
     match v {
         Value::Null => "NULL".into(),
@@ -86,4 +70,20 @@ pub fn as_objects(r: &QueryResult) -> Value {
             })
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shorten;
+
+    #[test]
+    fn purposes_are_cut_between_words_with_an_ellipsis() {
+        assert_eq!(shorten("short enough", 20), "short enough");
+        assert_eq!(shorten("Every ingest run, newest first: where it read from", 20), "Every ingest run…");
+        assert_eq!(shorten("Every ingest run, newest first", 18), "Every ingest run…");
+        assert_eq!(shorten("Every ingest run, newest first", 17), "Every ingest…");
+        assert_eq!(shorten("abcdefghijklmnopqrstuvwxyz", 10), "abcdefghi…");
+        let cut = shorten(&"word ".repeat(40), 100);
+        assert!(cut.chars().count() <= 100 && cut.ends_with("word…"), "{cut}");
+    }
 }
