@@ -18,7 +18,7 @@ fn demo_tells_the_story_with_nothing_but_the_binary() {
         "left after the constraints: node-1",
         "node-1 cpu: the pod requests 100m, 58m free → 42m short",
         "lower the pod's cpu request from 100m to at most 58m",
-        "1942m/2000m (97 %)",
+        "1942m/2000m (97.1 %)",
         "19 pods landed on node-1 within 3 minutes after it came back",
         "node-1 was the only schedulable node offering gpu.intel.com/i915",
     ] {

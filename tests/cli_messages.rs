@@ -194,9 +194,60 @@ fn skew_before_the_history_names_the_stores_span() {
     assert_eq!(report["not_classified"], expected);
     assert_eq!(report["nodes"], json!([]));
 
-    let (code, _, stderr) = on_demo(&["rebalance", "plan", "--at", "2026-01-01T00:00:00Z"]);
-    assert_eq!(code, 2);
-    assert!(stderr.contains(expected), "{stderr}");
+    // Nothing found is exit 1 for the planner too (it used to be 2, an error).
+    for cmd in [&["rebalance", "plan"][..], &["rebalance", "recommend"]] {
+        let (code, stdout, stderr) = on_demo(&[cmd, &["--at", "2026-01-01T00:00:00Z"]].concat());
+        assert_eq!(code, 1, "{cmd:?}: {stderr}");
+        assert_eq!(stdout, "", "{cmd:?}");
+        assert!(
+            stderr.contains(&format!(
+                "kdrift: {}: {expected}: ingest `kubectl get nodes -o json` and `kubectl get pods -A -o json` first \
+                 (or choose an --at within it)",
+                demo_db().display()
+            )),
+            "{cmd:?}: {stderr}"
+        );
+        assert!(!stderr.contains("error"), "{stderr}");
+    }
+}
+
+#[test]
+fn an_at_after_the_history_shows_the_last_state_with_a_note() {
+    let note = "kdrift: note: --at 2027-01-01T00:00:00Z is after the store's history: its last recorded instant is \
+                2026-11-28T05:30:01.020Z; showing the state as recorded then";
+    let (code, after, stderr) = on_demo(&["skew", "--at", "2027-01-01T00:00:00Z"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains(note), "{stderr}");
+    let (_, last, stderr_last) = on_demo(&["skew", "--at", "2026-11-28T05:30:01.020Z"]);
+    assert!(!stderr_last.contains("note:"), "inside the history: no note: {stderr_last}");
+    let body = |s: &str| s.lines().skip(1).collect::<Vec<_>>().join("\n");
+    assert_eq!(body(&after), body(&last), "the state as last recorded");
+    let (code, _, stderr) = on_demo(&["rebalance", "plan", "--at", "2027-01-01T00:00:00Z"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains(note), "{stderr}");
+}
+
+#[test]
+fn an_inverted_since_until_range_is_refused() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let html = dir.path().join("r.html");
+    let html = html.to_str().expect("utf-8 path");
+    let range = ["--since", "2026-11-28T05:00:00Z", "--until", "1795737600000000"];
+    for cmd in [&["timeline", "drains"][..], &["report", "--html", html]] {
+        let (code, stdout, stderr) = on_demo(&[cmd, &range[..]].concat());
+        assert_eq!(code, 2, "{cmd:?}: {stdout}");
+        assert_eq!(
+            stderr.trim_end(),
+            "kdrift: error: --since 2026-11-28T05:00:00Z is after --until 2026-11-27T00:00:00Z: the range is empty \
+             (swap them?)",
+            "{cmd:?}"
+        );
+    }
+    assert!(!Path::new(html).exists(), "no report written");
+    // The same instant twice is a range (one instant), not refused.
+    let (code, _, stderr) =
+        on_demo(&["timeline", "drains", "--since", "2026-11-28T02:05:00Z", "--until", "2026-11-28T02:05:00Z"]);
+    assert_eq!(code, 0, "{stderr}");
 }
 
 #[test]
@@ -251,4 +302,288 @@ fn ingest_of_a_missing_file_fails_before_creating_the_store() {
     // The same files without the typo load.
     kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&good).assert().success();
     assert!(db.exists());
+}
+
+#[test]
+fn an_ingest_aborted_by_a_store_error_closes_its_run_as_failed() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let events = dir.path().join("events.json");
+    std::fs::write(&events, r#"{"kind":"EventList","items":[]}"#).expect("write");
+    kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&events).assert().success();
+    // A store damaged between two runs: a derived table is gone.
+    {
+        let store = kdrift_ingest::Store::open(&db).expect("open");
+        store.conn().execute_batch("DROP TABLE event_only_bindings").expect("drop");
+    }
+    let out = kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&events).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("query clear_event_only_bindings (derive/clear_event_only_bindings.sql) failed"),
+        "{stderr}"
+    );
+    let store = kdrift_ingest::Store::open_existing(&db).expect("open");
+    let (status, finished, message): (String, bool, String) = store
+        .conn()
+        .query_row(
+            "SELECT r.status, r.finished_at IS NOT NULL, e.message \
+             FROM ingest_runs r JOIN ingest_errors e USING (run_id) WHERE r.run_id = 2",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .expect("run 2");
+    assert_eq!((status.as_str(), finished), ("failed", true), "not left `running`");
+    assert!(
+        message.starts_with(
+            "run aborted by a store error: query clear_event_only_bindings (derive/clear_event_only_bindings.sql) failed: "
+        ),
+        "{message}"
+    );
+}
+
+#[test]
+fn drain_and_why_pending_tables_show_percents_with_one_decimal_like_skew() {
+    // node-1 before drain #1: 810m of 2000m, exactly 40.5 % (integer rounding
+    // to even printed 40); after drain #2: 99.6 % (printed 100).
+    let (code, table, stderr) = on_demo(&["timeline", "drains"]);
+    assert_eq!(code, 0, "{stderr}");
+    let node1: Vec<&str> = table.lines().filter(|l| l.starts_with(" node-1") && l.contains(" % ")).collect();
+    assert_eq!(node1.len(), 2, "{table}");
+    let cells = |l: &str| l.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(cells(node1[0]), "node-1 40.5 % 50.8 % 22.5 % 37.9 % 15 → 17");
+    assert_eq!(cells(node1[1]), "node-1 50.8 % 99.6 % 37.9 % 63.3 % 17 → 22");
+
+    let (code, chain, stderr) = on_demo(&["why-pending", "media/backup-29930640-5l8lp"]);
+    assert_eq!(code, 0, "{stderr}");
+    let row = chain.lines().find(|l| l.starts_with(" node-1 ")).expect("node-1 row");
+    assert!(row.contains("1942m/2000m (97.1 %)") && row.contains("4.76 GiB/7.72 GiB (61.7 %)"), "{row}");
+    let row = chain.lines().find(|l| l.starts_with(" node-4 ")).expect("node-4 row");
+    assert!(row.contains("815m/2000m (40.8 %)"), "40.75 rounds away from zero: {row}");
+    assert!(chain.contains("(node-1 is at 97.1 % cpu requested, node-5 at 29.0 %)"), "{chain}");
+}
+
+/// `kdrift --db DIR/k.duckdb ingest file FILES…` in `dir`: (exit code, stdout, stderr).
+fn ingest_in(dir: &Path, files: &[&Path]) -> (i32, String, String) {
+    let out =
+        kdrift().arg("--db").arg(dir.join("k.duckdb")).args(["ingest", "file"]).args(files).output().expect("run");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn bad_ndjson_lines_and_yaml_documents_are_named_as_a_user_counts_them() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let nd = dir.path().join("nodes.ndjson");
+    std::fs::write(
+        &nd,
+        "{\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"}}\n{\"kind\":\"Node\",\"metadata\":{\"name\":\"n2\"}}\n[1,2,3]\n{oops\n",
+    )
+    .expect("write");
+    let yaml = dir.path().join("pods.yaml");
+    std::fs::write(&yaml, "---\nkind: Pod\nmetadata:\n  name: a\n---\nkind: Pod\nmetadata: [\n").expect("write");
+    let (code, _, stderr) = ingest_in(dir.path(), &[&nd, &yaml]);
+    assert_eq!(code, 2);
+    let expected = "expected one JSON object per line (a Kubernetes object or a log record)";
+    let line = |n: &str| format!("kdrift: {}:{n}", nd.display());
+    assert!(stderr.contains(&format!("{}: found a JSON array; {expected}\n", line("3"))), "{stderr}");
+    assert!(stderr.contains(&format!("{}: invalid JSON: key must be a string; {expected}\n", line("4:2"))), "{stderr}");
+    assert!(!stderr.contains("items[") && !stderr.contains("at line 1 column"), "{stderr}");
+    assert!(stderr.contains(&format!("kdrift: {}:8:1: invalid YAML in document 2: ", yaml.display())), "{stderr}");
+}
+
+#[test]
+fn a_named_file_that_is_not_a_dump_is_refused_naming_the_formats() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let tsv = dir.path().join("pods.tsv");
+    std::fs::write(&tsv, "NAMESPACE\tNAME\tREADY\nmedia\tplex-1\t1/1\n").expect("write");
+    let txt = dir.path().join("node.txt");
+    std::fs::write(&txt, "kind: Node\nmetadata:\n  name: n9\n").expect("write");
+    let (code, stdout, stderr) = ingest_in(dir.path(), &[&tsv, &txt]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains(&format!(
+            "kdrift: {}: neither JSON, NDJSON nor YAML; expected JSON (a Kubernetes object or list), NDJSON (one \
+             object per line) or YAML; files ending .json, .ndjson, .jsonl, .yaml or .yml (also .gz) are read by \
+             their ending, others by their content",
+            tsv.display()
+        )),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("YAML in document"), "{stderr}");
+    // A YAML dump with another ending is read by its content.
+    let row = stdout.lines().find(|l| l.contains("node.txt")).expect("node.txt row");
+    assert_eq!(row.split_whitespace().collect::<Vec<_>>()[1..4], ["yaml", "0", "1"], "{row}");
+}
+
+#[test]
+fn an_empty_directory_is_reported_and_alone_it_is_an_error() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).expect("mkdir");
+    let (code, stdout, stderr) = ingest_in(dir.path(), &[&empty]);
+    assert_eq!(code, 2, "{stdout}");
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "kdrift: error: no files found in {}: nothing to load (in a directory kdrift reads files ending .json, \
+             .yaml, .yml, .ndjson, .jsonl, also .gz); store {} not opened",
+            empty.display(),
+            dir.path().join("k.duckdb").display()
+        )
+    );
+    assert!(!dir.path().join("k.duckdb").exists(), "no store created");
+    // Next to a file that loads: a warning, and the file loads.
+    let node = dir.path().join("node.json");
+    std::fs::write(&node, r#"{"kind":"Node","metadata":{"name":"n1"}}"#).expect("write");
+    let (code, stdout, stderr) = ingest_in(dir.path(), &[&empty, &node]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr.trim_end(), format!("kdrift: warning: no files found in {}", empty.display()));
+    assert!(stdout.contains("run 1 (ok): 1 object versions read, 1 new"), "{stdout}");
+}
+
+#[test]
+fn query_refuses_a_repeated_param_and_an_empty_instant_and_lists_whole_words() {
+    let (code, stdout, stderr) =
+        on_demo(&["query", "nodes_at", "--param", "at_us=2026-11-28T05:00:00Z", "--param", "at_us=1795842600000000"]);
+    assert_eq!(code, 2, "{stdout}");
+    assert_eq!(
+        stderr.trim_end(),
+        "kdrift: error: --param at_us is given 2 times (at_us=\"2026-11-28T05:00:00Z\", \
+         at_us=\"1795842600000000\"); give it once"
+    );
+
+    let (code, _, stderr) =
+        on_demo(&["query", "requested_by_node", "--param", "instants=2026-11-28T05:00:00Z,,1795842600000000"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains(
+            "--param instants=\"2026-11-28T05:00:00Z,,1795842600000000\": element 2 is empty (two commas in a row, \
+             or a comma at an end); expected comma-separated instants, each an RFC 3339 time"
+        ),
+        "{stderr}"
+    );
+
+    let (code, list, _) = on_demo(&["query", "--list"]);
+    assert_eq!(code, 0);
+    let runs = list.lines().find(|l| l.starts_with(" runs ")).expect("runs line");
+    assert!(
+        runs.trim_end().ends_with(
+            "Every ingest run, newest first: where it read from, whether it finished (a recorder killed mid-run…"
+        ),
+        "{runs}"
+    );
+    // Every cut purpose ends after a whole word.
+    let (_, json_list, _) = on_demo(&["query", "--list", "-o", "json"]);
+    let queries: Value = serde_json::from_str(&json_list).expect("json");
+    for q in queries.as_array().expect("list") {
+        let purpose = q["purpose"].as_str().expect("purpose");
+        let line =
+            list.lines().find(|l| l.starts_with(&format!(" {} ", q["name"].as_str().unwrap_or("?")))).expect("line");
+        let shown = line.trim_end().rsplit("  ").next().unwrap_or_default().trim();
+        match shown.strip_suffix('…') {
+            None => assert_eq!(shown, purpose),
+            Some(head) => {
+                assert!(purpose.starts_with(head), "{shown:?} is not the start of {purpose:?}");
+                let next = purpose[head.len()..].chars().next();
+                assert!(next.is_some_and(|c| c == ' ' || c.is_ascii_punctuation()), "cut inside a word: {shown:?}");
+            }
+        }
+    }
+}
+
+/// A 30-node cluster where `default/web` (500m cpu, nodeSelector disk=ssd)
+/// stays Pending: only node-30 has disk=ssd, and a 1900m pod fills it.
+fn thirty_node_store(dir: &Path) -> PathBuf {
+    let at = "2026-01-01T00:00:00Z";
+    let nodes: Vec<Value> = (1..=30)
+        .map(|i| {
+            let name = format!("node-{i:02}");
+            let mut labels = json!({"kubernetes.io/hostname": name});
+            if i == 30 {
+                labels["disk"] = json!("ssd");
+            }
+            json!({"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": name, "uid": format!("n{i}"), "creationTimestamp": at, "labels": labels},
+                "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"},
+                           "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": at}]}})
+        })
+        .collect();
+    let pod = |name: &str, cpu: &str, node: Option<&str>, selector: Value| {
+        let mut p = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "uid": format!("u-{name}"), "creationTimestamp": at},
+            "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}],
+                     "nodeSelector": selector},
+            "status": {"phase": if node.is_some() { "Running" } else { "Pending" }}});
+        if let Some(n) = node {
+            p["spec"]["nodeName"] = json!(n);
+        }
+        p
+    };
+    let pods = vec![pod("big", "1900m", Some("node-30"), json!({})), pod("web", "500m", None, json!({"disk": "ssd"}))];
+    let event = json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "web.1", "namespace": "default", "uid": "e1"},
+        "involvedObject": {"kind": "Pod", "namespace": "default", "name": "web", "uid": "u-web"},
+        "reason": "FailedScheduling", "type": "Warning", "count": 3,
+        "message": "0/30 nodes are available: 1 Insufficient cpu, 29 node(s) didn't match Pod's node affinity/selector. \
+                    preemption: 0/30 nodes are available: 1 No preemption victims found for incoming pod, 29 \
+                    Preemption is not helpful for scheduling.",
+        "firstTimestamp": "2026-01-01T00:10:00Z", "lastTimestamp": "2026-01-01T00:20:00Z"});
+    let file = dir.join("cluster.json");
+    let items: Vec<Value> = nodes.into_iter().chain(pods).chain([event]).collect();
+    std::fs::write(&file, json!({"kind": "List", "items": items}).to_string()).expect("write");
+    let (code, _, stderr) = ingest_in(dir, &[&file]);
+    assert_eq!(code, 0, "{stderr}");
+    dir.join("k.duckdb")
+}
+
+#[test]
+fn why_pending_on_a_large_cluster_shows_the_nodes_that_explain_it_and_counts_the_rest() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = thirty_node_store(dir.path());
+    let run = |extra: &[&str]| {
+        let out = kdrift().arg("--db").arg(&db).args(["why-pending", "default/web"]).args(extra).output().expect("run");
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let table = run(&[]);
+    let rows: Vec<&str> = table.lines().filter(|l| l.starts_with(" node-")).collect();
+    assert_eq!(rows.len(), 1, "only the node short of cpu: {table}");
+    assert!(rows[0].contains("1900m/2000m (95.0 %)") && rows[0].contains("Insufficient cpu"), "{}", rows[0]);
+    assert!(table.contains("\n  … and 29 more nodes (use -o json for all)\n"), "{table}");
+    let excluded = table.lines().find(|l| l.contains("excluded 29 node(s)")).expect("constraint line");
+    assert!(excluded.contains("node-01, node-02,") && excluded.contains("node-20 … and 9 more — "), "{excluded}");
+    let json_out: Value = serde_json::from_str(&run(&["-o", "json"])).expect("json");
+    assert_eq!(json_out["state"]["nodes"].as_array().map(Vec::len), Some(30), "JSON keeps every node");
+}
+
+#[test]
+fn skew_notes_name_an_unreadable_object_once() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let at = "2026-01-01T00:00:00Z";
+    let body = json!({"kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "creationTimestamp": at},
+         "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"}}},
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n2", "creationTimestamp": at},
+         "status": {"allocatable": {"cpu": "-1", "pods": "110"}}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "pw", "namespace": "d", "creationTimestamp": at},
+         "spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": "abc"}}}]},
+         "status": {"phase": "Running"}}
+    ]});
+    let file = dir.path().join("objects.json");
+    std::fs::write(&file, body.to_string()).expect("write");
+    assert_eq!(ingest_in(dir.path(), &[&file]).0, 2, "the unreadable values are reported at ingest");
+    let out = kdrift().arg("--db").arg(dir.path().join("k.duckdb")).args(["skew", "-o", "json"]).output().expect("run");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        report["notes"],
+        json!([
+            "left out, unreadable: Node n2: status.allocatable.cpu: \"-1\" is out of range: a resource amount cannot be negative",
+            "left out, unreadable: Pod d/pw: spec.containers[0].resources.requests.cpu: \"abc\" is not a quantity \
+             (expected a number with an optional suffix, such as 100m, 0.5, 2, 1e3, 128Mi or 1G)"
+        ])
+    );
 }

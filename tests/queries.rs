@@ -101,12 +101,32 @@ fn writes_and_bad_parameters_are_refused() {
         }
         other => panic!("{other:?}"),
     }
-    for empty in ["", " , "] {
+    for empty in ["", "  "] {
         assert!(
             matches!(instants(empty), Err(CatalogError::BadInstants { problem: InstantListError::Empty, .. })),
             "{empty:?}"
         );
     }
+    // An empty element is refused, not skipped.
+    for (value, position) in [(" , ", 1), ("1795842600000000,,1795842600000001", 2), ("1795842600000000,", 2)] {
+        match instants(value) {
+            Err(CatalogError::BadInstants { problem: InstantListError::EmptyElement { position: p }, .. }) => {
+                assert_eq!(p, position, "{value:?}")
+            }
+            other => panic!("{value:?}: {other:?}"),
+        }
+    }
+    // A parameter given twice is refused, naming it and both values.
+    let twice = catalog::run(
+        &store,
+        "nodes_at",
+        &[("at_us".into(), "2026-11-28T05:00:00Z".into()), ("at_us".into(), "1795842600000000".into())],
+    )
+    .expect_err("twice");
+    assert_eq!(
+        twice.to_string(),
+        "--param at_us is given 2 times (at_us=\"2026-11-28T05:00:00Z\", at_us=\"1795842600000000\"); give it once"
+    );
 }
 
 #[test]

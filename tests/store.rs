@@ -324,3 +324,51 @@ fn a_file_that_is_not_a_duckdb_database_is_refused_and_left_unchanged() {
         assert_eq!(std::fs::read(&path).expect("read"), body, "{name} is left as it was");
     }
 }
+
+/// (status, records_read, errors) of run `run_id`, and its `ingest_errors` messages.
+fn run_row(store: &Store, run_id: i64) -> ((String, i64, i64), Vec<String>) {
+    let row = store
+        .conn()
+        .query_row("SELECT status, records_read, errors FROM ingest_runs WHERE run_id = ?", [run_id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .expect("run row");
+    let mut stmt = store.conn().prepare("SELECT message FROM ingest_errors WHERE run_id = ?").expect("prepare");
+    let messages =
+        stmt.query_map([run_id], |r| r.get(0)).expect("errors").collect::<Result<Vec<String>, _>>().expect("rows");
+    (row, messages)
+}
+
+#[test]
+fn a_run_aborted_by_a_store_error_in_a_batch_commit_is_closed_as_failed() {
+    use kdrift_ingest::record::{Change, Origin, Record};
+    use kdrift_ingest::store::writer::RunWriter;
+    let (_dir, store) = temp_store();
+    let record = |name: &str| Record {
+        object: serde_json::from_str(&EVENT_A.replace("p.1", name)).expect("event"),
+        origin: Origin { location: "stream".into(), line: None, item: None },
+        observed_at: None,
+        change: Change::Listed,
+    };
+    let mut writer = RunWriter::begin(&store, "file", "stream").expect("begin");
+    let run_id = writer.run_id();
+    writer.stage(record("p.1")).expect("store").expect("object");
+    writer.commit_batch(0).expect("first batch");
+    writer.stage(record("p.2")).expect("store").expect("object");
+    // A store broken under the run: the next batch's derivation fails.
+    store.conn().execute_batch("DROP TABLE event_only_bindings").expect("drop");
+    let err = writer.commit_batch(0).expect_err("the batch commit fails");
+    assert_eq!(err.to_string(), "query clear_event_only_bindings (derive/clear_event_only_bindings.sql) failed");
+    drop(writer);
+    let ((status, records, errors), messages) = run_row(&store, run_id);
+    assert_eq!((status.as_str(), records, errors), ("failed", 1, 1), "the first batch stays, counted");
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].starts_with(
+            "run aborted by a store error: query clear_event_only_bindings (derive/clear_event_only_bindings.sql) failed: "
+        ),
+        "{messages:?}"
+    );
+    assert!(messages[0].contains("event_only_bindings does not exist"), "the driver's text: {messages:?}");
+    assert_eq!(store.counts().expect("counts").events, 1, "the failed batch is not stored");
+}

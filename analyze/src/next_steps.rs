@@ -4,6 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use kdrift_rebalance::percent::percent_text;
 use serde::Serialize;
 
 use crate::failed_scheduling::ReasonKind;
@@ -81,7 +82,14 @@ pub fn next_steps(report: &PendingReport) -> Vec<NextStep> {
                 .map(|r| r.percent);
             let detail = match (node_pct, emptiest) {
                 (Some(p), Some((n, percent))) => {
-                    format!(" ({} is at {p:.0} % {} requested, {} at {percent:.0} %)", s.node, s.resource, n.name)
+                    format!(
+                        " ({} is at {} % {} requested, {} at {} %)",
+                        s.node,
+                        percent_text(p),
+                        s.resource,
+                        n.name,
+                        percent_text(percent)
+                    )
                 }
                 _ => String::new(),
             };

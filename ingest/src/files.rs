@@ -6,7 +6,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::parse::{parse_bytes, Format, InputError};
+use crate::parse::{looks_like_a_dump, parse_bytes, Format, InputError, SUPPORTED_FORMATS};
 use crate::record::{Origin, Record};
 use crate::store::prepare::{prepare_all, Prepared};
 use crate::store::writer::{RunCounts, RunStatus, RunWriter};
@@ -14,7 +14,9 @@ use crate::store::{Store, StoreError};
 
 /// File name endings `ingest file` reads when walking a directory (also with
 /// `.gz`). Other files in a directory (a cluster-info dump's `logs.txt`) are
-/// listed as ignored; a file named explicitly is always read.
+/// listed as ignored; a file named explicitly is read when its content is
+/// JSON, NDJSON or YAML ([`crate::parse::looks_like_a_dump`]), else refused
+/// with an error naming the formats.
 pub const DUMP_EXTENSIONS: &[&str] = &["json", "yaml", "yml", "ndjson", "jsonl"];
 
 /// What one input file gave.
@@ -170,6 +172,21 @@ pub fn missing_paths(paths: &[PathBuf]) -> Vec<&Path> {
         .collect()
 }
 
+/// The given directories in which no dump file was found ([`DUMP_EXTENSIONS`],
+/// walked as [`collect_paths`] walks them), with the number of other files
+/// they hold: `kdrift ingest file DIR` on an empty directory says so instead
+/// of loading nothing silently.
+pub fn directories_without_dumps(paths: &[PathBuf]) -> Vec<(&Path, usize)> {
+    paths
+        .iter()
+        .filter(|p| p.is_dir())
+        .filter_map(|p| {
+            let (files, ignored, _) = collect_paths(std::slice::from_ref(p));
+            files.is_empty().then_some((p.as_path(), ignored.len()))
+        })
+        .collect()
+}
+
 fn path_error(path: &Path, message: &str) -> InputError {
     InputError {
         origin: Origin { location: path.display().to_string(), line: None, item: None },
@@ -249,6 +266,13 @@ pub fn ingest_files(store: &Store, paths: &[PathBuf], progress: &mut dyn Progres
 fn read_whole(writer: &mut RunWriter<'_>, file: &Path, location: String) -> Result<FileSummary, StoreError> {
     Ok(match read_maybe_gzip(file) {
         Err(e) => FileSummary { location, errors: vec![e], ..FileSummary::default() },
+        Ok((bytes, _)) if !is_dump_name(file) && !looks_like_a_dump(&bytes) => {
+            // A named file of another kind (a table, a TSV): read as YAML it
+            // would give errors about YAML that say nothing useful.
+            let message = format!("neither JSON, NDJSON nor YAML; expected {SUPPORTED_FORMATS}");
+            let error = path_error(file, &message);
+            FileSummary { location, errors: vec![error], ..FileSummary::default() }
+        }
         Ok((bytes, damage)) => {
             let parsed = parse_bytes(&location, &bytes, is_yaml_name(&location));
             let mut errors: Vec<InputError> = damage.into_iter().collect();
@@ -336,7 +360,7 @@ pub(crate) fn stage_prepared(
 }
 
 fn finish(
-    writer: RunWriter<'_>,
+    mut writer: RunWriter<'_>,
     mut summaries: Vec<FileSummary>,
     ignored: Vec<String>,
     progress: &mut dyn Progress,

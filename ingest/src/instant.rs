@@ -35,20 +35,25 @@ pub fn parse_instant(s: &str) -> Result<DateTime<Utc>, InstantError> {
 }
 
 /// Parses a comma-separated list of instants ([`parse_instant`] each) into
-/// UTC microseconds, in the order given. Empty elements (`a,,b`, a trailing
-/// comma) are skipped, as the store's `pod_versions_at(instants)` macro skips them.
+/// UTC microseconds, in the order given. An empty element (`a,,b`, a comma
+/// at either end) is refused: it is a typo or a missing value, and the
+/// store's `pod_versions_at(instants)` macro would skip it silently.
 ///
 /// # Errors
 /// [`InstantListError::Empty`] when no instant is given,
+/// [`InstantListError::EmptyElement`] naming the first empty element,
 /// [`InstantListError::Element`] naming the first element that is not an instant.
 pub fn parse_instant_list(s: &str) -> Result<Vec<i64>, InstantListError> {
+    if s.trim().is_empty() {
+        return Err(InstantListError::Empty);
+    }
     let mut out = Vec::new();
-    for element in s.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+    for (i, element) in s.split(',').map(str::trim).enumerate() {
+        if element.is_empty() {
+            return Err(InstantListError::EmptyElement { position: i + 1 });
+        }
         let t = parse_instant(element).map_err(InstantListError::Element)?;
         out.push(t.timestamp_micros());
-    }
-    if out.is_empty() {
-        return Err(InstantListError::Empty);
     }
     Ok(out)
 }
@@ -56,9 +61,18 @@ pub fn parse_instant_list(s: &str) -> Result<Vec<i64>, InstantListError> {
 /// A list of instants that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InstantListError {
-    /// No element at all (an empty value, or only commas).
+    /// No element at all (an empty value).
     #[error("expected one or more comma-separated instants, each {ACCEPTED}; got none")]
     Empty,
+    /// An empty element (two commas in a row, or a comma at either end).
+    #[error(
+        "element {position} is empty (two commas in a row, or a comma at an end); expected comma-separated \
+         instants, each {ACCEPTED}"
+    )]
+    EmptyElement {
+        /// 1-based position of the empty element.
+        position: usize,
+    },
     /// An element that is not an instant.
     #[error("element {:?} is not an instant: expected {ACCEPTED}", .0.given)]
     Element(InstantError),
@@ -93,11 +107,25 @@ mod tests {
     #[test]
     fn lists_convert_each_element_and_refuse_none() {
         assert_eq!(
-            parse_instant_list("2026-11-13T00:00:00Z, 1794528000000001,"),
+            parse_instant_list("2026-11-13T00:00:00Z, 1794528000000001"),
             Ok(vec![1_794_528_000_000_000, 1_794_528_000_000_001])
         );
         assert_eq!(parse_instant_list(""), Err(InstantListError::Empty));
-        assert_eq!(parse_instant_list(" , "), Err(InstantListError::Empty));
+        assert_eq!(parse_instant_list("  "), Err(InstantListError::Empty));
+        assert_eq!(parse_instant_list(" , "), Err(InstantListError::EmptyElement { position: 1 }));
+        assert_eq!(
+            parse_instant_list("2026-11-13T00:00:00Z,,1794528000000001"),
+            Err(InstantListError::EmptyElement { position: 2 })
+        );
+        let trailing = parse_instant_list("2026-11-13T00:00:00Z, 1794528000000001,").expect_err("trailing comma");
+        assert_eq!(trailing, InstantListError::EmptyElement { position: 3 });
+        assert!(
+            trailing.to_string().starts_with(
+                "element 3 is empty (two commas in a row, or a comma at an end); expected comma-separated instants, \
+                 each an RFC 3339 time"
+            ),
+            "{trailing}"
+        );
         let err = parse_instant_list("1794528000000000,abc").expect_err("abc");
         assert_eq!(err, InstantListError::Element(InstantError { given: "abc".into() }));
         assert!(err.to_string().starts_with("element \"abc\" is not an instant: expected an RFC 3339 time"), "{err}");

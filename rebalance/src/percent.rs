@@ -1,7 +1,9 @@
 //! Percent of allocatable as people read it: one decimal, the same digits
 //! wherever it is shown — the tables of `kdrift skew`, `kdrift timeline
-//! drains` and `kdrift rebalance plan`, and the planner's reasons
-//! (`cpu 50.8% > 50`).
+//! drains`, `kdrift why-pending` and `kdrift rebalance plan`, the HTML
+//! report, the next steps' text, and the planner's reasons
+//! (`cpu 50.8% > 50`). Thresholds, which people type, are shown as typed
+//! ([`threshold_text`]).
 //!
 //! Rounding is half away from zero on the decimal value. Float noise is
 //! ignored first (values within a millionth of a point are the same value):
@@ -33,6 +35,17 @@ pub fn tenths_text(tenths: i64) -> String {
 /// ([`tenths`] then [`tenths_text`]).
 pub fn percent_text(percent: f64) -> String {
     tenths_text(tenths(percent))
+}
+
+/// A threshold percent as people type it: a whole number without decimals
+/// (`50`), else with one ([`percent_text`]: `37.5`).
+pub fn threshold_text(percent: f64) -> String {
+    let t = tenths(percent);
+    if t % 10 == 0 {
+        format!("{}", t / 10)
+    } else {
+        tenths_text(t)
+    }
 }
 
 /// The difference of two percents in points, as the difference of their
@@ -72,5 +85,14 @@ mod tests {
         assert_eq!(points_text(99.6, 2.5), "97.1");
         assert_eq!(points_text(2.5, 2.5), "0.0");
         assert_eq!(tenths_text(-12), "-1.2");
+    }
+
+    #[test]
+    fn thresholds_read_as_typed() {
+        assert_eq!(threshold_text(50.0), "50");
+        assert_eq!(threshold_text(37.5), "37.5");
+        assert_eq!(threshold_text(35.25), "35.3");
+        assert_eq!(threshold_text(0.0), "0");
+        assert_eq!(threshold_text(99.99), "100");
     }
 }

@@ -96,16 +96,15 @@ pub fn amounts_at(store: &Store, instants: &[DateTime<Utc>]) -> Result<Vec<Amoun
             *n
         });
         let Some(out) = by_at.get_mut(&at_us) else { continue };
-        if !parsed.contains_key(&obs_id) {
-            let node = serde_json::from_str::<Value>(&json)
+        parsed.entry(obs_id).or_insert_with(|| {
+            serde_json::from_str::<Value>(&json)
                 .map_err(|e| e.to_string())
-                .and_then(|v| NodeInfo::from_json(&v).map_err(|e| e.to_string()));
-            parsed.insert(obs_id, node);
-        }
+                .and_then(|v| NodeInfo::from_json(&v).map_err(|e| e.to_string()))
+        });
         let node = if left == 0 { parsed.remove(&obs_id) } else { parsed.get(&obs_id).cloned() };
         match node {
             Some(Ok(node)) => out.nodes.push(node),
-            Some(Err(e)) => out.unreadable.push(format!("Node {name}: {e}")),
+            Some(Err(e)) => out.unreadable.push(super::unreadable_note("Node", &name, &e)),
             None => {}
         }
         if estimated {

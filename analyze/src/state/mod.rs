@@ -38,6 +38,18 @@ pub struct ClusterAt {
     pub unreadable: Vec<String>,
 }
 
+/// `Kind object: why` for an object the cluster model cannot read. The
+/// model's own message already starts with `kind object: ` (`pod default/x:
+/// spec…`); that prefix is not repeated.
+pub(crate) fn unreadable_note(kind: &str, object: &str, why: &str) -> String {
+    let lower = kind.to_ascii_lowercase();
+    let why = why
+        .strip_prefix(&format!("{lower} {object}: "))
+        .or_else(|| why.strip_prefix(&format!("{lower} ?: ")))
+        .unwrap_or(why);
+    format!("{kind} {object}: {why}")
+}
+
 impl ClusterAt {
     /// Loads the state at `at` from the store.
     ///
@@ -56,7 +68,7 @@ impl ClusterAt {
         for ((ns, name, estimated, _), pod) in pods.into_iter().zip(read) {
             match pod {
                 Ok(pod) => state.pods.push(pod),
-                Err(e) => state.unreadable.push(format!("Pod {ns}/{name}: {e}")),
+                Err(e) => state.unreadable.push(unreadable_note("Pod", &format!("{ns}/{name}"), &e.to_string())),
             }
             if estimated {
                 state.estimated_pods.push(format!("{ns}/{name}"));
@@ -83,7 +95,7 @@ impl ClusterAt {
                 .and_then(|v| NodeInfo::from_json(&v).map_err(|e| e.to_string()))
             {
                 Ok(node) => state.nodes.push(node),
-                Err(e) => state.unreadable.push(format!("Node {name}: {e}")),
+                Err(e) => state.unreadable.push(unreadable_note("Node", &name, &e)),
             }
             if estimated {
                 state.estimated_nodes.push(name);
@@ -119,6 +131,26 @@ pub fn no_nodes_at(store: &Store, at: DateTime<Utc>) -> Result<String, AnalyzeEr
                 utc(last)
             )
         }
+    })
+}
+
+/// When `at` is after the store's history: a note naming the store's last
+/// recorded instant (the state shown is the one last recorded, which may no
+/// longer hold), e.g. `2027-01-01T00:00:00Z is after the store's history: its
+/// last recorded instant is 2026-11-28T05:30:01.020Z; showing the state as
+/// recorded then`. `None` within (or before) the history, or for an empty store.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn after_history(store: &Store, at: DateTime<Utc>) -> Result<Option<String>, AnalyzeError> {
+    let utc = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+    Ok(match crate::report::time_span(store)? {
+        Some((_, last)) if at > last => Some(format!(
+            "{} is after the store's history: its last recorded instant is {}; showing the state as recorded then",
+            utc(at),
+            utc(last)
+        )),
+        _ => None,
     })
 }
 
@@ -169,5 +201,22 @@ mod tests {
             {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2019-03-08T08:48:29Z"}]}});
         assert!(!bound_after(&earlier, at));
         assert!(!bound_after(&json!({}), at));
+    }
+
+    #[test]
+    fn an_unreadable_object_is_named_once() {
+        let pod = PodInfo::from_json(&json!({"kind": "Pod", "metadata": {"name": "x", "namespace": "d"},
+            "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "abc"}}}]}}))
+        .expect_err("bad cpu");
+        let note = unreadable_note("Pod", "d/x", &pod.to_string());
+        assert!(
+            note.starts_with("Pod d/x: spec.containers[0].resources.requests.cpu: \"abc\" is not a quantity"),
+            "{note}"
+        );
+        assert_eq!(unreadable_note("Node", "n1", "expected JSON"), "Node n1: expected JSON");
+        assert_eq!(
+            unreadable_note("Pod", "d/x", "pod ?: metadata.name: boolean true"),
+            "Pod d/x: metadata.name: boolean true"
+        );
     }
 }

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use kdrift_ingest::files::missing_paths;
+use kdrift_ingest::files::{directories_without_dumps, missing_paths, DUMP_EXTENSIONS};
 use kdrift_ingest::victorialogs::{
     pull, Auth, CredentialSources, PullOptions, PullReport, Retry, Tenant, Timeouts, VlClient,
 };
@@ -16,7 +16,9 @@ use crate::render;
 
 /// Loads the files, prints the per-file summary on stdout and every input
 /// error on stderr. Exit 2 when anything failed to load, else 0; a path that
-/// does not exist is an error before the store is opened (nothing is created).
+/// does not exist, or nothing to load at all (only directories without dump
+/// files), is an error before the store is opened (nothing is created). A
+/// directory without dump files next to other paths is a warning.
 pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
     // A mistyped path is refused before the store is created or a run recorded.
     let missing = missing_paths(&args.paths);
@@ -27,6 +29,27 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
             names.join(", "),
             cli.db.display()
         );
+    }
+    // A directory with no dump file in it: an error when nothing else was
+    // given (nothing to load), else a warning.
+    let empty = directories_without_dumps(&args.paths);
+    let described: Vec<String> = empty
+        .iter()
+        .map(|(dir, ignored)| match ignored {
+            0 => format!("no files found in {}", dir.display()),
+            n => format!("no dump files found in {} ({n} other file(s) ignored)", dir.display()),
+        })
+        .collect();
+    if !empty.is_empty() && empty.len() == args.paths.len() {
+        anyhow::bail!(
+            "{}: nothing to load (in a directory kdrift reads files ending {}, also .gz); store {} not opened",
+            described.join("; "),
+            DUMP_EXTENSIONS.iter().map(|e| format!(".{e}")).collect::<Vec<_>>().join(", "),
+            cli.db.display()
+        );
+    }
+    for d in &described {
+        writeln!(std::io::stderr(), "kdrift: warning: {d}")?;
     }
     let store = Store::open(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
     let report = {

@@ -14,9 +14,45 @@ mod skew;
 mod timeline;
 mod why_pending;
 
+use std::io::Write;
 use std::process::ExitCode;
 
+use chrono::{DateTime, Utc};
+use kdrift_ingest::Store;
+
 use crate::args::{Cli, Command, IngestCommand, PostmortemCommand, RebalanceCommand, TimelineCommand};
+
+/// Refuses a `--since` after `--until` (nothing can be in that range; the
+/// commands would report "nothing found" instead).
+///
+/// # Errors
+/// The refusal, naming both instants.
+pub(crate) fn check_range(since: Option<DateTime<Utc>>, until: Option<DateTime<Utc>>) -> anyhow::Result<()> {
+    if let (Some(since), Some(until)) = (since, until) {
+        let utc = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+        anyhow::ensure!(
+            since <= until,
+            "--since {} is after --until {}: the range is empty (swap them?)",
+            utc(since),
+            utc(until)
+        );
+    }
+    Ok(())
+}
+
+/// With an `--at` after the store's history, notes on stderr that the state
+/// shown is the last recorded one, naming that instant (the command goes on).
+///
+/// # Errors
+/// A store query or stderr failing.
+pub(crate) fn note_after_history(store: &Store, at: Option<DateTime<Utc>>) -> anyhow::Result<()> {
+    if let Some(at) = at {
+        if let Some(note) = kdrift_analyze::state::after_history(store, at)? {
+            writeln!(std::io::stderr(), "kdrift: note: --at {note}")?;
+        }
+    }
+    Ok(())
+}
 
 /// Runs the parsed command; returns the process exit code.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {

@@ -27,8 +27,9 @@ use crate::render::rebalance::{PlanReport, RecommendReport};
 /// `policy_source` when no `--policy` is given.
 const CHART_DEFAULT: &str = "helm-chart-default";
 
-/// Exit 0 when a plan was made (even one without evictions); errors (a bad
-/// policy file, no store, no nodes in it, an unreachable cluster) are exit 2
+/// Exit 0 when a plan was made (even one without evictions), 1 when the
+/// store has no nodes at the instant (nothing to plan on, as `kdrift skew`);
+/// errors (a bad policy file, no store, an unreachable cluster) are exit 2
 /// through `main`.
 pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
     let live = args.live || args.cluster.given();
@@ -45,7 +46,8 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
         (LoadedSnapshot { snapshot: read.snapshot, at, notes: read.notes }, source)
     } else {
         let source = PlanSource { kind: "store".to_string(), detail: cli.db.display().to_string() };
-        (load_store(cli, args.at)?, source)
+        let Some(loaded) = load_store(cli, args.at)? else { return Ok(ExitCode::from(1)) };
+        (loaded, source)
     };
     let options = PlanOptions { skip_zero_request: args.skip_zero_request };
     let planned = make_plan(&loaded.snapshot, &policy, &options);
@@ -84,10 +86,11 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Exit 0 with the best converging candidate's policy on stdout; exit 1 when
-/// no candidate converges; errors as for `plan`.
+/// no candidate converges or the store has no nodes at the instant; errors
+/// as for `plan`.
 pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<ExitCode> {
     let (policy, policy_source) = read_policy(args.policy.as_deref())?;
-    let loaded = load_store(cli, args.at)?;
+    let Some(loaded) = load_store(cli, args.at)? else { return Ok(ExitCode::from(1)) };
     let candidates = Candidates { max_rounds: args.max_rounds as usize, ..Candidates::default() };
     let suggestions = suggest_thresholds(&loaded.snapshot, &policy, &candidates);
     // Ranked: the first converging candidate is the best one.
@@ -127,19 +130,24 @@ pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<Exi
     Ok(ExitCode::SUCCESS)
 }
 
-/// The snapshot at `at` from the store; an error when the store has no nodes then.
-fn load_store(cli: &Cli, at: Option<DateTime<Utc>>) -> anyhow::Result<LoadedSnapshot> {
+/// The snapshot at `at` from the store (with a note on stderr when `at` is
+/// after its history); `None`, said on stderr, when the store has no nodes
+/// then: nothing found, exit 1 (the CLI's convention, as `kdrift skew`).
+fn load_store(cli: &Cli, at: Option<DateTime<Utc>>) -> anyhow::Result<Option<LoadedSnapshot>> {
     let store = Store::open_existing(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+    super::note_after_history(&store, at)?;
     let loaded = load_snapshot(&store, at)?;
     if loaded.snapshot.nodes.is_empty() {
-        anyhow::bail!(
-            "{}: {}: ingest `kubectl get nodes -o json` and `kubectl get pods -A -o json` first{}",
+        writeln!(
+            std::io::stderr(),
+            "kdrift: {}: {}: ingest `kubectl get nodes -o json` and `kubectl get pods -A -o json` first{}",
             store.path().display(),
             kdrift_analyze::state::no_nodes_at(&store, loaded.at)?,
             if at.is_some() { " (or choose an --at within it)" } else { "" }
-        );
+        )?;
+        return Ok(None);
     }
-    Ok(loaded)
+    Ok(Some(loaded))
 }
 
 /// The policy from `path`, or the descheduler Helm chart's default (said so

@@ -28,9 +28,7 @@ struct Written {
 /// Exit 0 when the report shows something, 1 when the range has no node,
 /// drain or Pending pod (the file is written either way).
 pub fn run(cli: &Cli, args: &ReportArgs) -> anyhow::Result<ExitCode> {
-    if let (Some(since), Some(until)) = (args.since, args.until) {
-        anyhow::ensure!(since <= until, "--since {since} is after --until {until}");
-    }
+    super::check_range(args.since, args.until)?;
     let store = Store::open_existing(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
     let data = report_data(&store, args.since, args.until, &ReportOptions::default())?;
     let file = std::fs::File::create(&args.html).with_context(|| format!("creating {}", args.html.display()))?;

@@ -10,8 +10,10 @@ use kdrift_ingest::Store;
 use crate::args::{Cli, Output, TimelineDrainsArgs};
 use crate::render;
 
-/// Exit 0 with at least one operation, 1 when the window has none.
+/// Exit 0 with at least one operation, 1 when the window has none; a
+/// `--since` after `--until` is an error (exit 2).
 pub fn drains(cli: &Cli, args: &TimelineDrainsArgs) -> anyhow::Result<ExitCode> {
+    super::check_range(args.since, args.until)?;
     let store = Store::open_existing(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
     let timeline = drain_timeline(&store, args.since, args.until)?;
     let mut out = std::io::stdout().lock();

@@ -5,6 +5,7 @@ use std::io::Write;
 use chrono::{DateTime, Utc};
 use kdrift_analyze::pending::{Arrival, StateAtFailure, WhyFull};
 use kdrift_analyze::{PendingPod, PendingReport};
+use kdrift_rebalance::percent::percent_text;
 use kdrift_rebalance::quantity::format_amount;
 use tabled::settings::Style;
 use tabled::{Table, Tabled};
@@ -172,11 +173,17 @@ fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
     // "≥" marks a lower bound: the store lacks some pods' objects.
     let ge = if s.requested_is_lower_bound { "≥" } else { "" };
     let le = if s.requested_is_lower_bound { "≤" } else { "" };
-    let rows = s.nodes.iter().map(|n| {
+    let shown = shown_nodes(s);
+    let rows = s.nodes.iter().zip(&shown).filter(|(_, show)| **show).map(|(n, _)| {
         let get = |name: &str| n.resources.iter().find(|r| r.resource == name);
         let fmt = |name: &str| {
             get(name).map_or("-".into(), |r| {
-                format!("{ge}{}/{} ({ge}{:.0} %)", amount(name, r.requested), amount(name, r.allocatable), r.percent)
+                format!(
+                    "{ge}{}/{} ({ge}{} %)",
+                    amount(name, r.requested),
+                    amount(name, r.allocatable),
+                    percent_text(r.percent)
+                )
             })
         };
         let other = n
@@ -216,14 +223,18 @@ fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
         }
     });
     writeln!(out, "{}", Table::new(rows).with(Style::blank()))?;
+    let hidden = shown.iter().filter(|show| !**show).count();
+    if hidden > 0 {
+        writeln!(out, "  … and {hidden} more nodes (use -o json for all)")?;
+    }
     for c in &s.constraints {
-        writeln!(out, "  {} excluded {} node(s): {} — {}", c.plugin, c.nodes.len(), c.nodes.join(", "), c.reason)?;
+        writeln!(out, "  {} excluded {} node(s): {} — {}", c.plugin, c.nodes.len(), names(&c.nodes), c.reason)?;
     }
     if s.pod_known {
         if s.left.is_empty() {
             writeln!(out, "  no node passes the pod's constraints")?;
         } else {
-            writeln!(out, "  left after the constraints: {}", s.left.join(", "))?;
+            writeln!(out, "  left after the constraints: {}", names(&s.left))?;
         }
     }
     for sf in &s.shortfalls {
@@ -242,6 +253,49 @@ fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
         writeln!(out, "  kube-scheduler's filters on this state: \"{m}\" ({verdict})")?;
     }
     Ok(())
+}
+
+/// Rows of the node table at most, and node names per list (JSON has them
+/// all): a large cluster's thousands of nodes would bury the chain.
+const NODES_SHOWN: usize = 20;
+
+/// Which of `s.nodes` the table shows: all of them up to [`NODES_SHOWN`];
+/// beyond, only those that explain the failure — the nodes short of a
+/// resource, then those left after the constraints, then those the pod fits
+/// (up to [`NODES_SHOWN`], shown in name order) — or, when none does, the
+/// first [`NODES_SHOWN`]. The constraint lines say why the others are out.
+fn shown_nodes(s: &StateAtFailure) -> Vec<bool> {
+    if s.nodes.len() <= NODES_SHOWN {
+        return vec![true; s.nodes.len()];
+    }
+    let rank = |n: &kdrift_analyze::pending::NodeLine| {
+        if s.shortfalls.iter().any(|sf| sf.node == n.name) {
+            0
+        } else if s.left.contains(&n.name) {
+            1
+        } else if s.pod_known && n.fails.is_empty() {
+            2
+        } else {
+            3
+        }
+    };
+    let mut order: Vec<(usize, u8)> = s.nodes.iter().map(rank).enumerate().collect();
+    order.sort_by_key(|(_, r)| *r); // stable: name order within a rank
+    let explaining = order.iter().filter(|(_, r)| *r < 3).count();
+    let mut shown = vec![false; s.nodes.len()];
+    let take = if explaining > 0 { explaining.min(NODES_SHOWN) } else { NODES_SHOWN };
+    for (i, _) in order.into_iter().take(take) {
+        shown[i] = true;
+    }
+    shown
+}
+
+/// Node names, the first [`NODES_SHOWN`] of them then how many more.
+fn names(nodes: &[String]) -> String {
+    if nodes.len() <= NODES_SHOWN {
+        return nodes.join(", ");
+    }
+    format!("{} … and {} more", nodes[..NODES_SHOWN].join(", "), nodes.len() - NODES_SHOWN)
 }
 
 /// How many holders the table shows per node (JSON has them all).

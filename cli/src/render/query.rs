@@ -13,11 +13,27 @@ pub fn list<W: Write>(out: &mut W, queries: &[QueryInfo]) -> anyhow::Result<()> 
     b.push_record(["NAME", "PARAMETERS", "FILE", "PURPOSE"]);
     for q in queries {
         let params = q.params.iter().map(|p| format!("{} ({})", p.name, p.expects())).collect::<Vec<_>>().join(", ");
-        let purpose: String = q.purpose.chars().take(100).collect();
-        b.push_record([q.name.to_string(), params, format!("queries/{}", q.file), purpose]);
+        b.push_record([q.name.to_string(), params, format!("queries/{}", q.file), shorten(&q.purpose, PURPOSE_WIDTH)]);
     }
     writeln!(out, "{}", b.build().with(Style::blank()))?;
     Ok(())
+}
+
+/// Characters of a purpose shown by `--list` (`-o json` has it whole).
+const PURPOSE_WIDTH: usize = 100;
+
+/// `text` cut to at most `max` characters at a word boundary, with `…` when
+/// cut (a word longer than `max` is cut inside).
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    // Room for the ellipsis.
+    let head: String = text.chars().take(max - 1).collect();
+    let next_is_space = text.chars().nth(max - 1).is_some_and(char::is_whitespace);
+    let cut = if next_is_space { head.as_str() } else { head.rsplit_once(' ').map_or(head.as_str(), |(kept, _)| kept) };
+    let cut = cut.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '(' | '—' | '-'));
+    format!("{cut}…")
 }
 
 fn cell(v: &Value) -> String {
@@ -54,4 +70,20 @@ pub fn as_objects(r: &QueryResult) -> Value {
             })
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shorten;
+
+    #[test]
+    fn purposes_are_cut_between_words_with_an_ellipsis() {
+        assert_eq!(shorten("short enough", 20), "short enough");
+        assert_eq!(shorten("Every ingest run, newest first: where it read from", 20), "Every ingest run…");
+        assert_eq!(shorten("Every ingest run, newest first", 18), "Every ingest run…");
+        assert_eq!(shorten("Every ingest run, newest first", 17), "Every ingest…");
+        assert_eq!(shorten("abcdefghijklmnopqrstuvwxyz", 10), "abcdefghi…");
+        let cut = shorten(&"word ".repeat(40), 100);
+        assert!(cut.chars().count() <= 100 && cut.ends_with("word…"), "{cut}");
+    }
 }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use chrono::{DateTime, Utc};
-use kdrift_rebalance::percent::{percent_text, tenths};
+use kdrift_rebalance::percent::{percent_text, tenths, threshold_text};
 use kdrift_rebalance::planner::{NodeClass, NodeReport, Plan, PluginRun};
 use kdrift_rebalance::policy::ResourceThresholds;
 use kdrift_rebalance::quantity::format_amount;
@@ -92,13 +92,9 @@ fn frees(list: &ResourceList) -> String {
     }
 }
 
-/// `50`, `37.5`.
+/// A threshold: `50`, `37.5`.
 fn num(v: f64) -> String {
-    if (v - v.round()).abs() < 1e-9 {
-        format!("{}", v.round() as i64)
-    } else {
-        format!("{v:.1}")
-    }
+    threshold_text(v)
 }
 
 fn t(ts: DateTime<Utc>) -> String {

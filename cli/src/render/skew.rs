@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use kdrift_analyze::skew::SkewReport;
-use kdrift_rebalance::percent::percent_text;
+use kdrift_rebalance::percent::{percent_text, threshold_text};
 use kdrift_rebalance::planner::NodeClass;
 use tabled::builder::Builder;
 use tabled::settings::Style;
@@ -70,7 +70,7 @@ pub fn report<W: Write>(out: &mut W, r: &SkewReport, source: &str) -> anyhow::Re
     }
     if let Some(t) = &r.thresholds {
         let fmt = |m: &std::collections::BTreeMap<String, f64>| {
-            m.iter().map(|(k, v)| format!("{k} {v:.0}")).collect::<Vec<_>>().join(", ")
+            m.iter().map(|(k, v)| format!("{k} {}", threshold_text(*v))).collect::<Vec<_>>().join(", ")
         };
         writeln!(
             out,

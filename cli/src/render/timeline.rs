@@ -78,7 +78,7 @@ struct UsageRow {
 fn pct(r: &RequestedAt, node: &str, resource: &str) -> String {
     match r.node(node).and_then(|n| n.get(resource)) {
         Some(l) if l.allocatable > 0 => {
-            format!("{:.0} %{}", l.percent, if r.node(node).is_some_and(|n| n.estimated) { "*" } else { "" })
+            format!("{} %{}", percent_text(l.percent), if r.node(node).is_some_and(|n| n.estimated) { "*" } else { "" })
         }
         _ => "-".into(),
     }

@@ -41,7 +41,7 @@ pub fn stage_observation(
 /// # Errors
 /// [`StoreError`] when the store fails.
 pub fn finish(
-    writer: RunWriter<'_>,
+    mut writer: RunWriter<'_>,
     cluster: &str,
     scope: &Scope,
     mut resources: Vec<ResourceReport>,

@@ -125,6 +125,43 @@ pub fn parse_bytes(location: &str, bytes: &[u8], yaml_by_name: bool) -> Parsed {
     out
 }
 
+/// Whether bytes of a file whose name says nothing (`.txt`, `.tsv`, no
+/// ending) can be a dump: JSON or NDJSON (the first non-blank byte is `{`
+/// or `[`) or YAML (the first line that is not blank or a `#` comment is a
+/// `---` or `%YAML` marker, a `key:` of a mapping, or a `- ` list item).
+/// A table (`kubectl get` without `-o`, a TSV) is none of them.
+pub fn looks_like_a_dump(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let Some(first) = bytes
+        .split(|b| *b == b'\n')
+        .map(|l| l.trim_ascii_end())
+        .find(|l| !l.trim_ascii().is_empty() && !l.trim_ascii_start().starts_with(b"#"))
+    else {
+        return true; // empty: reported as an empty file
+    };
+    let first = first.trim_ascii_start();
+    if first.starts_with(b"{") || first.starts_with(b"[") {
+        return true;
+    }
+    if first == b"---" || first.starts_with(b"--- ") || first.starts_with(b"%YAML") || first == b"-" {
+        return true;
+    }
+    if first.starts_with(b"- ") {
+        return true;
+    }
+    // `key:` then a space or the end of the line; a plain key has no blanks.
+    let key_end = first.iter().position(|b| *b == b':');
+    key_end.is_some_and(|i| {
+        let key = &first[..i];
+        let after = first.get(i + 1);
+        !key.is_empty() && !key.iter().any(|b| b.is_ascii_whitespace()) && matches!(after, None | Some(b' '))
+    })
+}
+
+/// What `kdrift ingest file` reads, for the message refusing anything else.
+pub const SUPPORTED_FORMATS: &str = "JSON (a Kubernetes object or list), NDJSON (one object per line) or YAML; \
+     files ending .json, .ndjson, .jsonl, .yaml or .yml (also .gz) are read by their ending, others by their content";
+
 /// NDJSON when the first two non-blank lines each look like a whole object
 /// on one line (`{` … `}`); pretty-printed JSON opens with a lone `{`.
 pub(crate) fn looks_like_ndjson(bytes: &[u8]) -> bool {
@@ -150,19 +187,60 @@ fn parse_ndjson(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Pars
 /// Parses line `line_no` (1-based) of an NDJSON file into `out` (blank
 /// lines add nothing). Used line by line by the streaming reader of large
 /// files ([`crate::ndjson_stream`]).
+///
+/// Every error names the file and the line (a List on one line: the line
+/// and the item) and what a line must be: [`NDJSON_EXPECTED`].
 pub fn parse_ndjson_line(location: &str, line_no: u64, line: &[u8], hint: Option<&str>, out: &mut Parsed) {
     if line.iter().all(u8::is_ascii_whitespace) {
         return;
     }
     let origin = Origin { location: location.to_string(), line: Some(line_no), item: None };
+    let problem = |origin, column, found: String| InputError {
+        origin,
+        column,
+        message: format!("{found}; expected {NDJSON_EXPECTED}"),
+    };
     match serde_json::from_slice::<Value>(line) {
-        Ok(doc) => expand_document(doc, origin, hint, out),
-        Err(e) => out.errors.push(InputError {
-            origin,
-            column: Some(e.column() as u64),
-            message: format!("invalid JSON ({e}); expected one JSON object per line"),
-        }),
+        Ok(doc @ Value::Object(_)) => {
+            let (records, errors) = (out.records.len(), out.errors.len());
+            expand_document(doc, origin, hint, out);
+            // A List on one line: its items' line is that line.
+            for r in &mut out.records[records..] {
+                r.origin.line.get_or_insert(line_no);
+            }
+            for e in &mut out.errors[errors..] {
+                e.origin.line.get_or_insert(line_no);
+            }
+        }
+        Ok(other) => out.errors.push(problem(origin, None, format!("found {}", json_type(&other)))),
+        Err(e) => out.errors.push(problem(origin, Some(e.column() as u64), json_error_text(&e))),
     }
+}
+
+/// What each line of an NDJSON file must hold.
+pub const NDJSON_EXPECTED: &str = "one JSON object per line (a Kubernetes object or a log record)";
+
+/// `a JSON array`, `a string`, … for messages.
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a JSON array",
+        Value::Object(_) => "a JSON object",
+    }
+}
+
+/// A JSON syntax error of one line in our words: what is wrong, without
+/// serde's position suffix (the caller names line and column).
+fn json_error_text(e: &serde_json::Error) -> String {
+    if e.is_eof() {
+        return "the line ends in the middle of a JSON value (cut off?)".to_string();
+    }
+    let text = e.to_string();
+    let position = format!(" at line {} column {}", e.line(), e.column());
+    format!("invalid JSON: {}", text.strip_suffix(&position).unwrap_or(&text))
 }
 
 fn parse_json_stream(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed) {
@@ -255,6 +333,9 @@ fn parse_yaml(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed
             message: "the file is not valid UTF-8; invalid bytes were replaced by U+FFFD and the rest was read".into(),
         });
     }
+    // Documents are numbered as a user counts them: the non-empty ones
+    // (a leading `---` or an empty document between two is not one).
+    let mut number = 0;
     for (n, (first_line, doc_text)) in yaml_documents(&text).into_iter().enumerate() {
         if doc_text.trim().is_empty()
             || doc_text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
@@ -264,6 +345,7 @@ fn parse_yaml(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed
             }
             continue;
         }
+        number += 1;
         let de = serde_yaml::Deserializer::from_str(&doc_text);
         match Value::deserialize(de) {
             Ok(Value::Null) => out.skipped += 1,
@@ -276,14 +358,34 @@ fn parse_yaml(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed
                     Some(l) => (Some(first_line - 1 + l.line() as u64), Some(l.column() as u64)),
                     None => (Some(first_line), None),
                 };
+                // The parser counts lines from the document's start; the user from the file's.
+                let e = shift_line_numbers(&e.to_string(), first_line - 1);
                 out.errors.push(InputError {
                     origin: Origin { location: location.to_string(), line, item: None },
                     column,
-                    message: format!("invalid YAML in document {}: {e}; expected a Kubernetes object or list", n + 1),
+                    message: format!("invalid YAML in document {number}: {e}; expected a Kubernetes object or list"),
                 });
             }
         }
     }
+}
+
+/// `text` with every `line N` made `line N+offset`.
+fn shift_line_numbers(text: &str, offset: u64) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("line ") {
+        let (before, after) = rest.split_at(i + "line ".len());
+        out.push_str(before);
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        match after[..digits].parse::<u64>() {
+            Ok(n) => out.push_str(&(n + offset).to_string()),
+            Err(_) => out.push_str(&after[..digits]),
+        }
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    out
 }
 
 fn list_item_hint(doc: &Value, fallback: Option<&'static str>) -> Option<String> {
@@ -449,6 +551,66 @@ mod tests {
         let p = parse_bytes("w.json", w, false);
         assert_eq!(p.records[0].change, Change::Deleted);
         assert_eq!(p.records[1].change, Change::Added);
+    }
+
+    #[test]
+    fn every_bad_ndjson_line_names_its_line_and_what_a_line_must_be() {
+        let input = b"{\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"}}\n{broken\n[1,2,3]\n\"text\"\nnull\n[]\n{\"kind\":\"Node\",\"metadata\":\n{\"kind\":\"NodeList\",\"items\":[{\"metadata\":{\"name\":\"n2\"}},7]}\n";
+        let p = parse_bytes("x.ndjson", input, false);
+        assert_eq!(p.format, Some(Format::Ndjson));
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        let expected = "expected one JSON object per line (a Kubernetes object or a log record)";
+        assert_eq!(
+            errors,
+            [
+                format!("x.ndjson:2:2: invalid JSON: key must be a string; {expected}"),
+                format!("x.ndjson:3: found a JSON array; {expected}"),
+                format!("x.ndjson:4: found a string; {expected}"),
+                format!("x.ndjson:5: found null; {expected}"),
+                format!("x.ndjson:6: found a JSON array; {expected}"),
+                format!("x.ndjson:7:26: the line ends in the middle of a JSON value (cut off?); {expected}"),
+                "x.ndjson:8: items[1]: expected a Kubernetes object (a mapping), found a number".to_string(),
+            ]
+        );
+        assert_eq!(p.records.len(), 2);
+        assert_eq!((p.records[1].origin.line, p.records[1].origin.item), (Some(8), Some(0)));
+    }
+
+    #[test]
+    fn yaml_documents_are_numbered_as_a_user_counts_them() {
+        // A leading `---` and an empty document are not documents.
+        let y = b"---\nkind: Node\nmetadata:\n  name: n1\n---\n---\nkind: Pod\nmetadata:\n  name: [oops\n  x: 1\n";
+        let p = parse_bytes("a.yaml", y, true);
+        assert_eq!(p.records.len(), 1);
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        let e = &p.errors[0];
+        assert!(e.message.starts_with("invalid YAML in document 2: "), "{e}");
+        assert_eq!(e.origin.line, Some(10), "{e}");
+        assert!(e.message.contains("at line 10 column 4"), "lines counted from the file's start: {e}");
+        // Without the leading marker, the same numbers.
+        let p = parse_bytes("a.yaml", &y[4..], true);
+        assert!(p.errors[0].message.starts_with("invalid YAML in document 2: "), "{}", p.errors[0]);
+        assert_eq!(
+            shift_line_numbers("at line 3 column 9, while parsing at line 12", 5),
+            "at line 8 column 9, while parsing at line 17"
+        );
+    }
+
+    #[test]
+    fn content_of_an_unknown_ending_is_a_dump_or_not() {
+        for dump in
+            [&b"{\"kind\":\"Pod\"}"[..], b"  [1]", b"# c\n\nkind: Pod\n", b"---\nkind: Pod", b"- a\n", b"items:\n", b""]
+        {
+            assert!(looks_like_a_dump(dump), "{}", String::from_utf8_lossy(dump));
+        }
+        for other in [
+            &b"NAMESPACE\tNAME\tREADY\nmedia\tplex\t1/1\n"[..],
+            b"NAME   READY   STATUS\n",
+            b"a,b,c\n1,2,3\n",
+            b"http://x:80/",
+        ] {
+            assert!(!looks_like_a_dump(other), "{}", String::from_utf8_lossy(other));
+        }
     }
 
     #[test]

@@ -120,6 +120,14 @@ pub enum CatalogError {
         /// What it takes.
         known: String,
     },
+    /// A parameter given more than once (the last value would win silently).
+    #[error("--param {name} is given {} times ({}); give it once", .values.len(), .values.iter().map(|v| format!("{name}={v:?}")).collect::<Vec<_>>().join(", "))]
+    RepeatedParam {
+        /// Parameter name.
+        name: String,
+        /// The values given, in order.
+        values: Vec<String>,
+    },
     /// A value that does not fit the parameter's type.
     #[error("--param {name}={value:?}: expected {expected}")]
     BadValue {
@@ -318,9 +326,15 @@ pub fn run(store: &Store, name: &str, params: &[(String, String)]) -> Result<Que
             return Err(CatalogError::UnknownParam { query: q.name, name: k.clone(), known: known.clone() });
         }
     }
+    for spec in &info.params {
+        let values: Vec<String> = params.iter().filter(|(k, _)| *k == spec.name).map(|(_, v)| v.clone()).collect();
+        if values.len() > 1 {
+            return Err(CatalogError::RepeatedParam { name: spec.name.clone(), values });
+        }
+    }
     let mut bound: Vec<Box<dyn ToSql>> = Vec::new();
     for spec in &info.params {
-        let value = params.iter().rev().find(|(k, _)| *k == spec.name).map(|(_, v)| v.as_str()).ok_or_else(|| {
+        let value = params.iter().find(|(k, _)| *k == spec.name).map(|(_, v)| v.as_str()).ok_or_else(|| {
             CatalogError::MissingParam { query: q.name, name: spec.name.clone(), expects: spec.expects() }
         })?;
         bound.push(bind_value(spec, value)?);

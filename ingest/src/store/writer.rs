@@ -4,6 +4,11 @@
 //! A long run (`kdrift record`) commits batch by batch with
 //! [`RunWriter::commit_batch`] (each batch one transaction, the run left
 //! `running`) before its final [`RunWriter::commit`].
+//!
+//! A run aborted by an error (a store error while staging or committing, or
+//! any error of the caller's that drops the writer uncommitted) is closed as
+//! `failed` when its writer goes away, with the store error's text in
+//! `ingest_errors`: only a killed process leaves a run `running`.
 
 use chrono::{DateTime, Utc};
 use duckdb::{params, Appender};
@@ -64,6 +69,14 @@ pub struct RunWriter<'s> {
     committed: RunCounts,
     /// Records staged since the last batch commit.
     pending: u64,
+    /// The run's location (for the error row of a failed run).
+    location: String,
+    /// Input errors as of the last commit (for the counts of a failed run).
+    errors: u64,
+    /// The first store error met, with its causes (for a failed run).
+    failure: Option<String>,
+    /// Committed or abandoned: nothing left to close.
+    closed: bool,
 }
 
 /// The schema v4 usage columns of a staged pod version (all NULL for other kinds).
@@ -110,8 +123,33 @@ impl<'s> RunWriter<'s> {
             params![source_kind, location, micros(started_at), env!("CARGO_PKG_VERSION")],
             |r| r.get(0),
         )?;
-        let appender = Some(open_appender(store)?);
-        Ok(RunWriter { store, appender, run_id, started_at, seq: 0, committed: RunCounts::default(), pending: 0 })
+        let mut writer = RunWriter {
+            store,
+            appender: None,
+            run_id,
+            started_at,
+            seq: 0,
+            committed: RunCounts::default(),
+            pending: 0,
+            location: location.to_string(),
+            errors: 0,
+            failure: None,
+            closed: false,
+        };
+        // From here on, a failure closes the run as `failed` (see `Drop`).
+        writer.appender = Some(writer.remember(open_appender(store))?);
+        Ok(writer)
+    }
+
+    /// Passes `result` on, remembering the first store error's text for the
+    /// run's error row should the run end failed.
+    fn remember<T>(&mut self, result: Result<T, StoreError>) -> Result<T, StoreError> {
+        if let Err(e) = &result {
+            if self.failure.is_none() {
+                self.failure = Some(error_chain(e));
+            }
+        }
+        result
     }
 
     /// Records staged and not yet committed.
@@ -149,6 +187,11 @@ impl<'s> RunWriter<'s> {
     /// # Errors
     /// [`StoreError::Append`] when the appender fails.
     pub fn append(&mut self, row: &StagingRow, origin: &Origin) -> Result<(), StoreError> {
+        let appended = self.append_row(row, origin);
+        self.remember(appended)
+    }
+
+    fn append_row(&mut self, row: &StagingRow, origin: &Origin) -> Result<(), StoreError> {
         self.seq += 1;
         self.pending += 1;
         let line = origin.line.map(|l| l as i64);
@@ -193,7 +236,7 @@ impl<'s> RunWriter<'s> {
     /// [`StoreError::Query`].
     #[allow(clippy::too_many_arguments)]
     pub fn record_file(
-        &self,
+        &mut self,
         location: &str,
         format: &str,
         records: u64,
@@ -202,7 +245,8 @@ impl<'s> RunWriter<'s> {
         skipped: u64,
         errors: u64,
     ) -> Result<(), StoreError> {
-        self.store
+        let recorded = self
+            .store
             .execute(
                 &sql::RECORD_FILE,
                 params![
@@ -216,7 +260,8 @@ impl<'s> RunWriter<'s> {
                     errors as i64
                 ],
             )
-            .map(|_| ())
+            .map(|_| ());
+        self.remember(recorded)
     }
 
     /// Records one input error.
@@ -224,14 +269,15 @@ impl<'s> RunWriter<'s> {
     /// # Errors
     /// [`StoreError::Query`].
     pub fn record_error(
-        &self,
+        &mut self,
         location: &str,
         line: Option<u64>,
         column: Option<u64>,
         item: Option<u64>,
         message: &str,
     ) -> Result<(), StoreError> {
-        self.store
+        let recorded = self
+            .store
             .execute(
                 &sql::RECORD_ERROR,
                 params![
@@ -243,7 +289,8 @@ impl<'s> RunWriter<'s> {
                     message
                 ],
             )
-            .map(|_| ())
+            .map(|_| ());
+        self.remember(recorded)
     }
 
     /// Commits the records staged since the last batch in one transaction
@@ -255,8 +302,10 @@ impl<'s> RunWriter<'s> {
     /// [`StoreError`]; the transaction is rolled back, the batch stays
     /// staged and goes with the next commit.
     pub fn commit_batch(&mut self, errors: u64) -> Result<RunCounts, StoreError> {
-        self.commit_staged(None, errors, |_, _| Ok(()))?;
-        self.appender = Some(open_appender(self.store)?);
+        let committed = self.commit_staged(None, errors, |_, _| Ok(()));
+        self.remember(committed)?;
+        let appender = open_appender(self.store);
+        self.appender = Some(self.remember(appender)?);
         Ok(self.committed)
     }
 
@@ -273,6 +322,7 @@ impl<'s> RunWriter<'s> {
         if let Some(mut appender) = self.appender.take() {
             appender.flush().map_err(|source| StoreError::Append { table: "staging_observations", source })?;
         }
+        self.errors = errors;
         let store = self.store;
         let tx = TransactionGuard::begin(store)?;
         let after: i64 = store.query_one(&sql::MAX_OBS_ID, [], |r| r.get(0))?;
@@ -312,8 +362,9 @@ impl<'s> RunWriter<'s> {
     /// location.
     ///
     /// # Errors
-    /// [`StoreError`]; the transaction is rolled back and the run stays
-    /// `running` (visible as a crashed run).
+    /// [`StoreError`]; the transaction is rolled back and the run is closed
+    /// as `failed`, with the error in `ingest_errors` (batches committed
+    /// before stay).
     pub fn commit(self, status: RunStatus, errors: u64) -> Result<(RunCounts, Vec<(String, u64)>), StoreError> {
         self.commit_with(status, errors, |_, _| Ok(()))
     }
@@ -323,14 +374,17 @@ impl<'s> RunWriter<'s> {
     /// neither does).
     ///
     /// # Errors
-    /// [`StoreError`], from the commit or from `also`; everything is rolled back.
+    /// [`StoreError`], from the commit or from `also`; everything is rolled
+    /// back and the run is closed as `failed` ([`RunWriter::commit`]).
     pub fn commit_with(
         mut self,
         status: RunStatus,
         errors: u64,
         also: impl FnOnce(&Store, i64) -> Result<(), StoreError>,
     ) -> Result<(RunCounts, Vec<(String, u64)>), StoreError> {
-        self.commit_staged(Some(status), errors, also)?;
+        let committed = self.commit_staged(Some(status), errors, also);
+        self.remember(committed)?;
+        self.closed = true;
         let store = self.store;
         let run_id = self.run_id;
         let counts = self.committed;
@@ -349,6 +403,7 @@ impl RunWriter<'_> {
     /// # Errors
     /// [`StoreError`] when the store fails.
     pub fn abandon(mut self, errors: u64) -> Result<(), StoreError> {
+        self.closed = true;
         let (store, run_id, done) = (self.store, self.run_id, self.committed);
         drop(self.appender.take());
         store.execute(&sql::CLEAR_STAGING, [])?;
@@ -366,6 +421,54 @@ impl RunWriter<'_> {
         )?;
         Ok(())
     }
+}
+
+impl Drop for RunWriter<'_> {
+    /// A run neither committed nor abandoned was aborted by an error (or a
+    /// panic): it is closed as `failed`, with the store error's text as an
+    /// error row, rather than left `running` like a killed process's. What
+    /// was staged is dropped; batches committed before stay and are counted.
+    fn drop(&mut self) {
+        if self.closed {
+            return;
+        }
+        drop(self.appender.take());
+        let (store, run_id, done) = (self.store, self.run_id, self.committed);
+        // Each step on its own: the error that aborted the run is what the
+        // caller reports, and a store too broken for these statements leaves
+        // the run `running`, as a crash would.
+        let _ = store.execute(&sql::CLEAR_STAGING, []);
+        let message = match &self.failure {
+            Some(text) => format!("run aborted by a store error: {text}"),
+            None => "run aborted before it was committed".to_string(),
+        };
+        let _ = store.execute(
+            &sql::RECORD_ERROR,
+            params![run_id, self.location, None::<i64>, None::<i64>, None::<i64>, message],
+        );
+        let _ = store.execute(
+            &sql::FINISH_RUN,
+            params![
+                run_id,
+                RunStatus::Failed.as_str(),
+                micros(Utc::now()),
+                done.records as i64,
+                done.duplicates as i64,
+                (self.errors + 1) as i64
+            ],
+        );
+    }
+}
+
+/// An error with its causes, `: `-separated (the driver's text included).
+fn error_chain(e: &StoreError) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
 }
 
 fn open_appender(store: &Store) -> Result<Appender<'_>, StoreError> {

@@ -8,6 +8,7 @@ use std::io::Write;
 
 use kdrift_analyze::pending::{NodeFill, StateAtFailure};
 use kdrift_analyze::{PendingPod, PendingReport};
+use kdrift_rebalance::percent::percent_text;
 
 use super::escape::{id, Esc};
 use crate::render::duration;
@@ -299,10 +300,10 @@ fn nodes_table<W: Write>(out: &mut W, s: &StateAtFailure) -> std::io::Result<()>
         let cell = |name: &str| {
             get(name).map_or("-".to_string(), |r| {
                 format!(
-                    "{bound}{}/{} ({bound}{:.0} %)",
+                    "{bound}{}/{} ({bound}{} %)",
                     amount(name, r.requested),
                     amount(name, r.allocatable),
-                    r.percent
+                    percent_text(r.percent)
                 )
             })
         };

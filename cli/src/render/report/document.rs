@@ -8,6 +8,7 @@ use std::io::Write;
 use kdrift_analyze::drains::{EpisodeEnd, OperationKind};
 use kdrift_analyze::report::ReportData;
 use kdrift_analyze::Operation;
+use kdrift_rebalance::percent::percent_text;
 
 use super::chains;
 use super::escape::Esc;
@@ -158,13 +159,13 @@ fn operation<W: Write>(out: &mut W, d: &ReportData, op: &Operation) -> std::io::
     let landed: Vec<String> = op.landed.iter().map(|l| format!("{} {}", l.node, l.pods)).collect();
     writeln!(
         out,
-        "<p>Order: {}; {span}. {} pods moved; replacements landed on: {}. Skew left (max − min requested %): cpu {:.1} points (before: {:.1}), memory {:.1} points.</p>",
+        "<p>Order: {}; {span}. {} pods moved; replacements landed on: {}. Skew left (max − min requested %): cpu {} points (before: {}), memory {} points.</p>",
         Esc(&op.order.join(" → ")),
         op.pods_moved,
         Esc(&if landed.is_empty() { "-".to_string() } else { landed.join(", ") }),
-        op.cpu_skew_after,
-        op.cpu_skew_before,
-        op.memory_skew_after
+        percent_text(op.cpu_skew_after),
+        percent_text(op.cpu_skew_before),
+        percent_text(op.memory_skew_after)
     )?;
     let (from, to) = window(op);
     let nodes = nodes_of(op, &d.nodes);
@@ -190,7 +191,7 @@ fn episodes_table<W: Write>(out: &mut W, op: &Operation) -> std::io::Result<()> 
         r.node(node)
             .and_then(|n| n.get(res))
             .filter(|l| l.allocatable > 0)
-            .map_or("-".to_string(), |l| format!("{:.0} %", l.percent))
+            .map_or("-".to_string(), |l| format!("{} %", percent_text(l.percent)))
     };
     writeln!(
         out,

@@ -8,6 +8,7 @@ use std::io::Write;
 use chrono::{DateTime, Utc};
 use kdrift_analyze::series::RequestedSeries;
 use kdrift_analyze::Operation;
+use kdrift_rebalance::percent::percent_text;
 
 use super::escape::Esc;
 use super::gantt::WIDTH;
@@ -113,10 +114,10 @@ pub fn chart<W: Write>(
             continue;
         }
         let (colour, dash) = style(i);
-        let last = points.last().map_or(0.0, |p| p.1);
+        let last = percent_text(points.last().map_or(0.0, |p| p.1));
         writeln!(
             out,
-            r#"<path class="line" data-node="{}" data-resource="{}" data-last="{last:.1}" stroke="{colour}"{} d="{}"><title>{} {} requested: {last:.1} % at the end</title></path>"#,
+            r#"<path class="line" data-node="{}" data-resource="{}" data-last="{last}" stroke="{colour}"{} d="{}"><title>{} {} requested: {last} % at the end</title></path>"#,
             Esc(node),
             Esc(resource),
             dash.map(|d| format!(r#" stroke-dasharray="{d}""#)).unwrap_or_default(),
@@ -162,7 +163,10 @@ pub fn legend<W: Write>(
         };
         writeln!(
             out,
-            r#"<tr data-node="{n}"><td>{swatch} {n}</td><td>{lo:.1} %</td><td>{hi:.1} %</td><td>{last:.1} %</td></tr>"#,
+            r#"<tr data-node="{n}"><td>{swatch} {n}</td><td>{} %</td><td>{} %</td><td>{} %</td></tr>"#,
+            percent_text(lo),
+            percent_text(hi),
+            percent_text(last),
             n = Esc(node)
         )?;
     }
