@@ -22,9 +22,16 @@ latest AS (
 ),
 created AS (
     SELECT regexp_extract(message, '^Created pod: (\S+)', 1) AS name, min(first_time) AS created_at
-    FROM events
-    WHERE involved_kind = 'Job' AND involved_namespace = $1 AND involved_name = $2
-      AND reason = 'SuccessfulCreate' AND message LIKE 'Created pod: %'
+    FROM (
+        -- The `events` view's choice among these events' versions only (reason
+        -- and involved object never change between versions; the view
+        -- windows over every event version of the store first).
+        SELECT * FROM event_versions WHERE involved_kind = 'Job' AND involved_namespace = $1 AND involved_name = $2
+          AND reason = 'SuccessfulCreate'
+        QUALIFY row_number() OVER (PARTITION BY event_key
+            ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
+    )
+    WHERE message LIKE 'Created pod: %'
     GROUP BY ALL
 ),
 merged AS (
@@ -35,8 +42,14 @@ merged AS (
 ),
 scheduled AS (
     SELECT involved_name AS name, any_value(regexp_extract(message, ' to (\S+)$', 1)) AS node
-    FROM events
-    WHERE reason = 'Scheduled' AND involved_kind = 'Pod' AND involved_namespace = $1
+    FROM (
+        -- The `events` view's choice among these events' versions only (reason
+        -- and involved object never change between versions; the view
+        -- windows over every event version of the store first).
+        SELECT * FROM event_versions WHERE reason = 'Scheduled' AND involved_kind = 'Pod' AND involved_namespace = $1
+        QUALIFY row_number() OVER (PARTITION BY event_key
+            ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
+    )
     GROUP BY ALL
 )
 SELECT m.name, m.uid, COALESCE(m.node, NULLIF(s.node, '')) AS node, m.created_at, m.observed_at, m.change, m.object

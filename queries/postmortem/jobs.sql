@@ -23,14 +23,27 @@ WITH latest AS (
 from_events AS (
     SELECT regexp_extract(message, '^Created job (\S+)', 1) AS name, 'CronJob' AS owner_kind, $2 AS owner_name,
            min(first_time) AS created_at
-    FROM events
-    WHERE involved_kind = 'CronJob' AND involved_namespace = $1 AND involved_name = $2
-      AND reason = 'SuccessfulCreate' AND message LIKE 'Created job %'
+    FROM (
+        -- The `events` view's choice among these events' versions only (reason
+        -- and involved object never change between versions; the view
+        -- windows over every event version of the store first).
+        SELECT * FROM event_versions WHERE involved_kind = 'CronJob' AND involved_namespace = $1 AND involved_name = $2
+          AND reason = 'SuccessfulCreate'
+        QUALIFY row_number() OVER (PARTITION BY event_key
+            ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
+    )
+    WHERE message LIKE 'Created job %'
     GROUP BY ALL
     UNION ALL
     SELECT involved_name, NULL, NULL, min(first_time)
-    FROM events
-    WHERE involved_kind = 'Job' AND involved_namespace = $1 AND involved_name = $2
+    FROM (
+        -- The `events` view's choice among these events' versions only (reason
+        -- and involved object never change between versions; the view
+        -- windows over every event version of the store first).
+        SELECT * FROM event_versions WHERE involved_kind = 'Job' AND involved_namespace = $1 AND involved_name = $2
+        QUALIFY row_number() OVER (PARTITION BY event_key
+            ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
+    )
     GROUP BY ALL
 ),
 named AS (
