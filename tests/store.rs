@@ -340,6 +340,48 @@ fn run_row(store: &Store, run_id: i64) -> ((String, i64, i64), Vec<String>) {
 }
 
 #[test]
+fn a_run_left_running_by_a_process_that_ended_is_closed_as_failed_when_the_store_is_next_opened_for_writing() {
+    use kdrift_ingest::store::{sql, ABANDONED_RUN_MESSAGE};
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("store.duckdb");
+    // What a killed `kdrift ingest` (or one whose connection a fatal DuckDB
+    // error made unusable) leaves: its run row `running`, nobody to close it.
+    let (dead, done) = {
+        let store = Store::open(&path).expect("open");
+        let begin = |location: &str| -> i64 {
+            store
+                .query_one(&sql::BEGIN_RUN, duckdb::params!["file", location, 1_000_000i64, "0.0.0"], |r| r.get(0))
+                .expect("begin run")
+        };
+        let dead = begin("big.ndjson");
+        let done = begin("small.json");
+        store.execute(&sql::FINISH_RUN, duckdb::params![done, "ok", 2_000_000i64, 0i64, 0i64, 0i64]).expect("finish");
+        (dead, done)
+    };
+    // A read-only open (an analysis) changes nothing.
+    {
+        let store = Store::open_existing(&path).expect("open read-only");
+        assert_eq!(run_row(&store, dead).0 .0, "running");
+    }
+    // The next writer closes it, and only it.
+    let store = Store::open(&path).expect("reopen");
+    let ((status, _, _), messages) = run_row(&store, dead);
+    assert_eq!(status, "failed");
+    assert_eq!(messages, vec![ABANDONED_RUN_MESSAGE.to_string()]);
+    let ((status, _, _), messages) = run_row(&store, done);
+    assert_eq!((status.as_str(), messages.len()), ("ok", 0));
+    let location: String = store
+        .conn()
+        .query_row("SELECT location FROM ingest_errors WHERE run_id = ?", [dead], |r| r.get(0))
+        .expect("error row");
+    assert_eq!(location, "big.ndjson");
+    // Closed once: opening again adds no second error row.
+    drop(store);
+    let store = Store::open(&path).expect("reopen again");
+    assert_eq!(run_row(&store, dead).1.len(), 1);
+}
+
+#[test]
 fn a_run_aborted_by_a_store_error_in_a_batch_commit_is_closed_as_failed() {
     use kdrift_ingest::record::{Change, Origin, Record};
     use kdrift_ingest::store::writer::RunWriter;

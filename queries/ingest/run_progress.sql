@@ -1,7 +1,8 @@
 -- name: run_progress
 -- purpose: Updates the counts of a run that is still going (a recorder's
---   batch committed), leaving it `running`: a recorder that is killed shows
---   as a crashed run with the counts of what it committed.
+--   batch committed), leaving it `running`: a recorder that is killed keeps
+--   the counts of what it committed, and is closed as `failed` when the
+--   store is next opened for writing (`close_abandoned_runs`).
 -- params: $1 run_id BIGINT, $2 records_read BIGINT, $3 duplicates BIGINT, $4 errors BIGINT
 -- columns: none
 UPDATE ingest_runs SET

@@ -16,6 +16,11 @@ pub use sql::NamedQuery;
 /// The schema version this build writes and reads.
 pub const SCHEMA_VERSION: i64 = 4;
 
+/// The `ingest_errors` message of a run closed by [`Store::open`] because
+/// the process that ran it ended without closing it.
+pub const ABANDONED_RUN_MESSAGE: &str = "the run was never closed: the process running it ended first (killed, \
+     interrupted, or a fatal store error); closed as failed when the store was next opened for writing";
+
 /// The migration to each version after 1, in order: `(version, DDL)`.
 const MIGRATIONS: &[(i64, &NamedQuery)] = &[(2, &sql::SCHEMA_V2), (3, &sql::SCHEMA_V3), (4, &sql::SCHEMA_V4)];
 
@@ -129,7 +134,27 @@ impl Store {
         let conn = Connection::open(path).map_err(|source| StoreError::Open { path: path.to_path_buf(), source })?;
         let store = Store { conn, path: path.to_path_buf() };
         store.ensure_schema()?;
+        store.close_abandoned_runs()?;
         Ok(store)
+    }
+
+    /// Closes as `failed` the runs a process left `running` when it ended
+    /// without closing them (killed, interrupted, or a fatal store error
+    /// that left its connection unusable, so that its writer could not
+    /// close the run itself), each with a row in `ingest_errors` saying so.
+    /// Sound because DuckDB lets one process at a time open a store for
+    /// writing: when this one can, no run of another is still going.
+    fn close_abandoned_runs(&self) -> Result<(), StoreError> {
+        let closed =
+            self.query_map(&sql::CLOSE_ABANDONED_RUNS, [], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+        for (run_id, location) in closed {
+            tracing::warn!(run_id, %location, "a run left `running` by a process that ended is closed as failed");
+            self.execute(
+                &sql::RECORD_ERROR,
+                duckdb::params![run_id, location, None::<i64>, None::<i64>, None::<i64>, ABANDONED_RUN_MESSAGE],
+            )?;
+        }
+        Ok(())
     }
 
     /// Opens an existing store read-only, for analysis: never creates or

@@ -77,6 +77,8 @@ queries! {
     MAX_OBS_ID = "max_obs_id", "ingest/max_obs_id.sql";
     /// Updates the counts of a run still going.
     RUN_PROGRESS = "run_progress", "ingest/run_progress.sql";
+    /// Marks `failed` the runs a dead process left `running`; returns them.
+    CLOSE_ABANDONED_RUNS = "close_abandoned_runs", "ingest/close_abandoned_runs.sql";
     /// Objects of one resource the API sources last saw alive.
     KNOWN_OBJECTS = "known_objects", "api/known_objects.sql";
     /// The newest stored version of one object.
