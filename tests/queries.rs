@@ -92,7 +92,15 @@ fn writes_and_bad_parameters_are_refused() {
     let bad = catalog::run(&store, "nodes_at", &[("at_us".into(), "yesterday".into())]);
     assert!(matches!(bad, Err(CatalogError::BadValue { .. })), "{bad:?}");
     let extra = catalog::run(&store, "store_counts", &[("x".into(), "1".into())]);
-    assert!(matches!(extra, Err(CatalogError::UnknownParam { .. })));
+    assert_eq!(
+        extra.expect_err("unknown parameter").to_string(),
+        "query store_counts has no parameter \"x\" (it takes none)"
+    );
+    let extra = catalog::run(&store, "nodes_at", &[("x".into(), "1".into())]);
+    assert_eq!(
+        extra.expect_err("unknown parameter").to_string(),
+        "query nodes_at has no parameter \"x\" (it takes: at_us)"
+    );
     // A list of instants: every element checked, an empty list refused (it used to give 0 rows).
     let instants = |v: &str| catalog::run(&store, "requested_by_node", &[("instants".into(), v.into())]);
     match instants("1795842600000000,abc") {

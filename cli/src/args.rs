@@ -151,6 +151,9 @@ pub fn parse_thresholds(s: &str) -> Result<Thresholds, String> {
         if k.trim().is_empty() {
             return Err(format!("expected RESOURCE=PERCENT, got {part:?}"));
         }
+        if let Some((_, first)) = out.iter().find(|(r, _)| r == k.trim()) {
+            return Err(format!("{} is given twice ({first} and {v}); give each resource once", k.trim()));
+        }
         out.push((k.trim().to_string(), v));
     }
     if out.is_empty() {
@@ -613,6 +616,10 @@ mod tests {
         assert!(parse_thresholds("cpu").is_err());
         assert!(parse_thresholds("cpu=x").is_err());
         assert!(parse_thresholds("").is_err());
+        assert_eq!(
+            parse_thresholds("cpu=20,cpu=30"),
+            Err("cpu is given twice (20 and 30); give each resource once".to_string())
+        );
         assert!(Cli::try_parse_from(["kdrift", "skew", "--thresholds", "cpu=20"]).is_err(), "needs targets");
         assert!(
             Cli::try_parse_from(["kdrift", "skew", "--thresholds", "cpu=20", "--target-thresholds", "cpu=50"]).is_ok()

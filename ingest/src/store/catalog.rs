@@ -111,13 +111,13 @@ pub enum CatalogError {
         expects: String,
     },
     /// A parameter the query does not take.
-    #[error("query {query} has no parameter {name:?} (it takes: {known})")]
+    #[error("query {query} has no parameter {name:?} ({known})")]
     UnknownParam {
         /// Query name.
         query: &'static str,
         /// What was given.
         name: String,
-        /// What it takes.
+        /// What it takes (`it takes: a, b`, or `it takes none`).
         known: String,
     },
     /// A parameter given more than once (the last value would win silently).
@@ -320,7 +320,10 @@ pub fn run(store: &Store, name: &str, params: &[(String, String)]) -> Result<Que
     if !info.read_only {
         return Err(CatalogError::NotARead(q.name));
     }
-    let known = info.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ");
+    let known = match info.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ") {
+        none if none.is_empty() => "it takes none".to_string(),
+        names => format!("it takes: {names}"),
+    };
     for (k, _) in params {
         if !info.params.iter().any(|p| &p.name == k) {
             return Err(CatalogError::UnknownParam { query: q.name, name: k.clone(), known: known.clone() });
