@@ -4,7 +4,7 @@
 //! in batches of [`BATCH`] records, so that memory does not grow with the
 //! file's length (BENCHMARKS.md, issue 6). It is bounded by the batch size
 //! times the record size, not by a fixed amount: event-sized records peak
-//! at about 870 MiB, big objects such as Pods much earlier (50,000 Pods
+//! at about 980 MiB, big objects such as Pods much earlier (50,000 Pods
 //! as NDJSON peak at about 890 MiB). Each batch is its own
 //! transaction (as a recorder's); the run stays `running` until the end, and
 //! ingesting the file again after a crash adds only what is missing.
