@@ -408,19 +408,25 @@ impl RunWriter<'_> {
         drop(self.appender.take());
         store.execute(&sql::CLEAR_STAGING, [])?;
         // Batches committed before (a recorder's) stay, and are counted.
-        store.execute(
-            &sql::FINISH_RUN,
-            params![
-                run_id,
-                RunStatus::Failed.as_str(),
-                micros(Utc::now()),
-                done.records as i64,
-                done.duplicates as i64,
-                errors as i64
-            ],
-        )?;
-        Ok(())
+        finish_failed(store, run_id, done, errors)
     }
+}
+
+/// Closes run `run_id` as `failed` with the counts of its committed batches
+/// and `errors` input errors.
+fn finish_failed(store: &Store, run_id: i64, done: RunCounts, errors: u64) -> Result<(), StoreError> {
+    store.execute(
+        &sql::FINISH_RUN,
+        params![
+            run_id,
+            RunStatus::Failed.as_str(),
+            micros(Utc::now()),
+            done.records as i64,
+            done.duplicates as i64,
+            errors as i64
+        ],
+    )?;
+    Ok(())
 }
 
 impl Drop for RunWriter<'_> {
@@ -446,17 +452,7 @@ impl Drop for RunWriter<'_> {
             &sql::RECORD_ERROR,
             params![run_id, self.location, None::<i64>, None::<i64>, None::<i64>, message],
         );
-        let _ = store.execute(
-            &sql::FINISH_RUN,
-            params![
-                run_id,
-                RunStatus::Failed.as_str(),
-                micros(Utc::now()),
-                done.records as i64,
-                done.duplicates as i64,
-                (self.errors + 1) as i64
-            ],
-        );
+        let _ = finish_failed(store, run_id, done, self.errors + 1);
     }
 }
 
