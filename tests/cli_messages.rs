@@ -14,13 +14,22 @@ fn kdrift() -> Command {
     c
 }
 
-/// The demo store (seed 1), saved once for every test of this file (they only read it).
+/// The demo store (seed 1), saved once for every test of this file (they
+/// only read it). One per test process: two runs of this file at once (two
+/// checkouts sharing a target directory) must not replace each other's
+/// store; the stores of processes that have ended are removed.
 fn demo_db() -> &'static Path {
     static DB: OnceLock<PathBuf> = OnceLock::new();
     DB.get_or_init(|| {
-        let db = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli_messages-demo.duckdb");
-        let _ = std::fs::remove_file(&db);
-        let _ = std::fs::remove_file(db.with_extension("duckdb.wal"));
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let pid = name.strip_prefix("cli_messages-demo-").and_then(|r| r.split('.').next());
+            if pid.is_some_and(|p| !Path::new("/proc").join(p).exists()) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+        let db = dir.join(format!("cli_messages-demo-{}.duckdb", std::process::id()));
         kdrift().arg("demo").arg("--save").arg(&db).assert().success();
         db
     })
