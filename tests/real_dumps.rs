@@ -86,6 +86,19 @@ fn why_pending_all_sums_erwee402_occurrences() {
     assert_eq!(state.nodes[0].name, "minikube");
     let cpu = state.nodes[0].resources.iter().find(|r| r.resource == "cpu").expect("cpu");
     assert_eq!(cpu.allocatable, 2000);
+    // The pod's own object is not in these dumps: the note counts the pods
+    // with objects, not those known only from their Scheduled event.
+    let event_only = report.notes.iter().find(|n| n.contains("known only from events")).expect("event-only note");
+    assert!(event_only.starts_with("1 pod(s)"), "{event_only}");
+    assert_eq!(state.pods_counted, 12);
+    assert!(
+        report
+            .notes
+            .iter()
+            .any(|n| n.starts_with("requested amounts count only the 11 pods whose objects are in the store")),
+        "{:?}",
+        report.notes
+    );
 }
 
 #[test]

@@ -12,23 +12,36 @@ pub const ACCEPTED: &str = "an RFC 3339 time such as 2026-11-13T00:00:00Z or 202
 
 /// A value that is not an instant.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("expected {ACCEPTED}, got {given:?}")]
+#[error("expected {ACCEPTED}, got {given:?}{hint}")]
 pub struct InstantError {
     /// The value as given.
     pub given: String,
+    /// What the value looks like instead (`""`, or `; …` appended to the message).
+    pub hint: &'static str,
 }
+
+/// The last instant a number is taken for: 9999-12-31T23:59:59.999999Z in
+/// microseconds. A larger one is a unit mistake (nanoseconds are 1,000
+/// times larger: `date +%s%N`, Go's `UnixNano`), not a time.
+const LAST_MICROS: i64 = 253_402_300_799_999_999;
+
+/// The hint for a number past [`LAST_MICROS`].
+const NANOS_HINT: &str = "; that is after the year 9999 in microseconds: nanoseconds? (divide by 1000)";
 
 /// Parses an RFC 3339 time (any offset, converted to UTC) or an integer of
 /// UTC microseconds since the epoch. Surrounding whitespace is ignored.
 ///
 /// # Errors
 /// [`InstantError`] naming the value when it is neither, or when the
-/// microseconds are outside the range of representable times (about
-/// ±262,000 years).
+/// microseconds are past the year 9999 either way (with a hint: such a
+/// number is usually nanoseconds).
 pub fn parse_instant(s: &str) -> Result<DateTime<Utc>, InstantError> {
     let value = s.trim();
-    let bad = || InstantError { given: s.to_string() };
+    let bad = || InstantError { given: s.to_string(), hint: "" };
     if let Ok(us) = value.parse::<i64>() {
+        if us.unsigned_abs() > LAST_MICROS as u64 {
+            return Err(InstantError { given: s.to_string(), hint: NANOS_HINT });
+        }
         return DateTime::from_timestamp_micros(us).ok_or_else(bad);
     }
     DateTime::parse_from_rfc3339(value).map(|t| t.with_timezone(&Utc)).map_err(|_| bad())
@@ -105,6 +118,21 @@ mod tests {
     }
 
     #[test]
+    fn nanoseconds_given_for_microseconds_are_refused_with_a_hint() {
+        // 2026-11-13T00:00:00Z in nanoseconds: year ~58,800 as microseconds.
+        let err = parse_instant("1794528000000000000").expect_err("nanoseconds");
+        assert_eq!(err.hint, NANOS_HINT);
+        assert!(err.to_string().ends_with("got \"1794528000000000000\"; that is after the year 9999 in microseconds: nanoseconds? (divide by 1000)"), "{err}");
+        // The last microsecond of 9999 is still a time, the next one is not.
+        assert_eq!(
+            parse_instant("253402300799999999").map(|t| t.to_rfc3339()),
+            Ok("9999-12-31T23:59:59.999999+00:00".to_string())
+        );
+        assert!(parse_instant("253402300800000000").is_err());
+        assert!(parse_instant("-253402300800000000").is_err());
+    }
+
+    #[test]
     fn lists_convert_each_element_and_refuse_none() {
         assert_eq!(
             parse_instant_list("2026-11-13T00:00:00Z, 1794528000000001"),
@@ -127,7 +155,7 @@ mod tests {
             "{trailing}"
         );
         let err = parse_instant_list("1794528000000000,abc").expect_err("abc");
-        assert_eq!(err, InstantListError::Element(InstantError { given: "abc".into() }));
+        assert_eq!(err, InstantListError::Element(InstantError { given: "abc".into(), hint: "" }));
         assert!(err.to_string().starts_with("element \"abc\" is not an instant: expected an RFC 3339 time"), "{err}");
     }
 }

@@ -190,12 +190,21 @@ pub(super) fn build_state(
     let by_node = state.by_node();
     let pods_counted = state.nodes.iter().map(|n| by_node.pods_on(&n.name).len()).sum();
     if pod.is_none() {
+        // Pods known only from events count toward the nodes too, but have
+        // no object (their own note says so).
+        let event_only: HashSet<&str> = cluster_at.event_only_pods.iter().map(String::as_str).collect();
+        let counted_event_only: usize = state
+            .nodes
+            .iter()
+            .map(|n| by_node.pods_on(&n.name).iter().filter(|p| event_only.contains(p.key().as_str())).count())
+            .sum();
         notes.push(format!(
             "the Pod object of {namespace}/{name} is not in the store: its requests are unknown, so shortfalls cannot be computed"
         ));
         notes.push(format!(
-            "requested amounts count only the {pods_counted} pods whose objects are in the store; \
-             pods of namespaces that were not dumped are missing from them"
+            "requested amounts count only the {} pods whose objects are in the store; \
+             pods of namespaces that were not dumped are missing from them",
+            pods_counted - counted_event_only
         ));
     }
     if state.pods.is_empty() || pods_counted == 0 {
