@@ -129,7 +129,14 @@ fn a_killed_recorder_keeps_what_it_committed_and_catches_up_on_restart() {
 
     let store = Store::open_existing(&db).expect("store");
     assert_eq!(observations(&store) as u64, total + 4);
-    assert_eq!(runs(&store), vec![("running".to_string(), total), ("ok".to_string(), 4)]);
+    // The restarted recorder, opening the store for writing, closed the
+    // killed run as failed (its counts kept) with an error row saying why.
+    assert_eq!(runs(&store), vec![("failed".to_string(), total), ("ok".to_string(), 4)]);
+    let why: Vec<String> = {
+        let mut stmt = store.conn().prepare("SELECT message FROM ingest_errors WHERE run_id = 1").expect("prepare");
+        stmt.query_map([], |r| r.get(0)).expect("query").collect::<Result<_, _>>().expect("rows")
+    };
+    assert_eq!(why, vec![kdrift_ingest::store::ABANDONED_RUN_MESSAGE.to_string()]);
     let params = [
         ("namespace".to_string(), gone_ns.to_string()),
         ("name".to_string(), gone_name.to_string()),

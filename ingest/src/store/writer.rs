@@ -8,7 +8,8 @@
 //! A run aborted by an error (a store error while staging or committing, or
 //! any error of the caller's that drops the writer uncommitted) is closed as
 //! `failed` when its writer goes away, with the store error's text in
-//! `ingest_errors`: only a killed process leaves a run `running`.
+//! `ingest_errors`: only a killed process leaves a run `running`, until the
+//! store is next opened for writing ([`Store::open`] closes it as `failed`).
 
 use chrono::{DateTime, Utc};
 use duckdb::{params, Appender};

@@ -18,7 +18,8 @@
 //! watchers, commits what was received and closes the run (`ok`, or
 //! `partial` when a resource could not be read). A killed recorder loses at
 //! most the uncommitted batch; its run stays `running` with the counts of
-//! its last batch, and the next start re-lists.
+//! its last batch until the next start, which closes it as `failed` when it
+//! opens the store and re-lists.
 //!
 //! Observation times come from a [`Clock`]: the wall clock live, a manual
 //! clock in tests replaying a recorded history.
