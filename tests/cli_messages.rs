@@ -131,10 +131,10 @@ fn skew_table_and_reasons_round_the_same_way() {
     let (_, table, _) = on_demo(&["skew", "--at", "2026-11-28T00:00:00Z"]);
     let line = |node: &str| table.lines().find(|l| l.trim_start().starts_with(node)).expect("node line").to_string();
     let node1 = line("node-1");
-    assert!(node1.contains(" 50.8 % ") && node1.contains("above target: cpu 50.8% > 50"), "{node1}");
+    assert!(node1.contains(" 50.8 % ") && node1.contains("above target: cpu 50.8 % > 50"), "{node1}");
     // 1037m of 2000m: 51.85 %.
     let node2 = line("node-2");
-    assert!(node2.contains(" 51.9 % ") && node2.contains("above target: cpu 51.9% > 50"), "{node2}");
+    assert!(node2.contains(" 51.9 % ") && node2.contains("above target: cpu 51.9 % > 50"), "{node2}");
     assert!(table.contains("skew cpu: 52.5 points (node-3 55.0 % − node-5 2.5 %)"), "{table}");
 }
 
@@ -370,6 +370,39 @@ fn drain_and_why_pending_tables_show_percents_with_one_decimal_like_skew() {
     let row = chain.lines().find(|l| l.starts_with(" node-4 ")).expect("node-4 row");
     assert!(row.contains("815m/2000m (40.8 %)"), "40.75 rounds away from zero: {row}");
     assert!(chain.contains("(node-1 is at 97.1 % cpu requested, node-5 at 29.0 %)"), "{chain}");
+}
+
+/// The lines of `text` where a digit is directly followed by `%` (`97.1%`).
+fn unspaced_percents(text: &str) -> Vec<&str> {
+    text.lines().filter(|l| l.as_bytes().windows(2).any(|w| w[0].is_ascii_digit() && w[1] == b'%')).collect()
+}
+
+#[test]
+fn every_percent_is_written_with_a_space_before_the_sign() {
+    // The skew table's cells said `97.1 %` and its WHY column `97.1%`.
+    let (code, table, stderr) = on_demo(&["skew", "--at", "2026-11-28T04:00:00Z"]);
+    assert_eq!(code, 0, "{stderr}");
+    let node1 = table.lines().find(|l| l.starts_with(" node-1 ")).expect("node-1 row");
+    assert!(
+        node1.contains(" 97.1 % ") && node1.contains("above target: cpu 97.1 % > 50, memory 61.7 % > 50"),
+        "{node1}"
+    );
+    let commands: [&[&str]; 7] = [
+        &["skew", "--at", "2026-11-28T04:00:00Z"],
+        &["skew", "--at", "2026-11-28T04:00:00Z", "-o", "json"],
+        &["why-pending", "media/backup-29930640-5l8lp"],
+        &["timeline", "drains"],
+        &["rebalance", "plan", "--at", "2026-11-28T00:00:00Z"],
+        &["rebalance", "recommend", "--at", "2026-11-28T04:00:00Z"],
+        &["postmortem", "job", "media/backup"],
+    ];
+    for args in commands {
+        let (code, stdout, stderr) = on_demo(args);
+        assert!(code == 0 || code == 1, "{args:?}: {stderr}");
+        assert!(stdout.contains(" %") || stdout.contains("percent"), "{args:?} shows percents: {stdout}");
+        assert_eq!(unspaced_percents(&stdout), Vec::<&str>::new(), "{args:?}");
+        assert_eq!(unspaced_percents(&stderr), Vec::<&str>::new(), "{args:?}");
+    }
 }
 
 /// `kdrift --db DIR/k.duckdb ingest file FILES…` in `dir`: (exit code, stdout, stderr).

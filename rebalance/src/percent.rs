@@ -2,8 +2,9 @@
 //! wherever it is shown — the tables of `kdrift skew`, `kdrift timeline
 //! drains`, `kdrift why-pending` and `kdrift rebalance plan`, the HTML
 //! report, the next steps' text, and the planner's reasons
-//! (`cpu 50.8% > 50`). Thresholds, which people type, are shown as typed
-//! ([`threshold_text`]).
+//! (`cpu 50.8 % > 50`). Thresholds, which people type, are shown as typed
+//! ([`threshold_text`]). Every human-readable output writes a percent as the
+//! number, a space, then `%` (`50.8 %`), never `50.8%`.
 //!
 //! Rounding is half away from zero on the decimal value. Float noise is
 //! ignored first (values within a millionth of a point are the same value):

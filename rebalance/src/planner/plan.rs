@@ -145,7 +145,7 @@ pub struct NodeReport {
     /// descheduler's source-order key: the raw sum of usage values (cpu in
     /// millicores + memory bytes + pod count + extended units).
     pub usage_sum: i64,
-    /// Why the node got its class, e.g. `cpu 80.0% > 50` or
+    /// Why the node got its class, e.g. `cpu 80.0 % > 50` or
     /// `Node is unschedulable, thus not considered as underutilized`.
     pub why: String,
 }
