@@ -236,6 +236,64 @@ fn an_at_after_the_history_shows_the_last_state_with_a_note() {
     assert!(stderr.contains(note), "{stderr}");
 }
 
+/// Every number under a key naming a percent or a skew, with its path.
+fn percent_numbers(v: &Value, path: &str, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                let p = format!("{path}.{k}");
+                if (k.contains("percent") || k.contains("skew")) && x.is_number() {
+                    out.push((p, x.to_string()));
+                } else {
+                    percent_numbers(x, &p, out);
+                }
+            }
+        }
+        Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| percent_numbers(x, &format!("{path}[{i}]"), out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn json_percents_have_two_decimals_without_float_noise() {
+    // At 02:01 on Nov 28 the cpu skew is 68.1 − 4.5, which is 63.599999999999994 in floats.
+    let (code, json_out, stderr) = on_demo(&["skew", "--at", "2026-11-28T02:01:00Z", "-o", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: Value = serde_json::from_str(&json_out).expect("json");
+    assert_eq!(
+        report["skew"][0],
+        json!({"resource": "cpu", "max_node": "node-2", "max_percent": 68.1, "min_node": "node-1",
+               "min_percent": 4.5, "skew": 63.6})
+    );
+    // node-1's memory at the failure: 5113905152 of 8284798976 bytes, 61.72636375142387 %.
+    let (_, json_out, _) = on_demo(&["skew", "--at", "2026-11-28T04:00:00Z", "-o", "json"]);
+    let report: Value = serde_json::from_str(&json_out).expect("json");
+    assert_eq!(
+        report["nodes"][0]["resources"][1],
+        json!({"resource": "memory", "allocatable": 8284798976u64, "requested": 5113905152u64, "percent": 61.73})
+    );
+    assert_eq!(report["nodes"][0]["why"], "above target: cpu 97.1 % > 50, memory 61.7 % > 50");
+    // Every JSON output with percents, whatever the command.
+    let commands: [&[&str]; 6] = [
+        &["skew", "--at", "2026-11-28T02:01:00Z", "-o", "json"],
+        &["why-pending", "media/backup-29930640-5l8lp", "-o", "json"],
+        &["timeline", "drains", "-o", "json"],
+        &["postmortem", "job", "media/backup", "-o", "json"],
+        &["rebalance", "plan", "--at", "2026-11-28T00:00:00Z", "--simulate", "-o", "json"],
+        &["rebalance", "recommend", "--at", "2026-11-28T04:00:00Z", "-o", "json"],
+    ];
+    for args in commands {
+        let (code, json_out, stderr) = on_demo(args);
+        assert!(code == 0 || code == 1, "{args:?}: {stderr}");
+        let mut numbers = Vec::new();
+        percent_numbers(&serde_json::from_str(&json_out).expect("json"), "", &mut numbers);
+        assert!(numbers.len() > 5, "{args:?}: {numbers:?}");
+        let noisy: Vec<_> =
+            numbers.into_iter().filter(|(_, n)| n.split_once('.').is_some_and(|(_, d)| d.len() > 2)).collect();
+        assert_eq!(noisy, Vec::<(String, String)>::new(), "{args:?}");
+    }
+}
+
 #[test]
 fn an_inverted_since_until_range_is_refused() {
     let dir = tempfile::tempdir().expect("tmp");

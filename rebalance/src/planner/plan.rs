@@ -160,6 +160,7 @@ pub struct ResourceUsage {
     /// Allocatable (capacity when allocatable is empty); `None` when the node lacks the resource.
     pub allocatable: Option<i64>,
     /// `used / allocatable * 100`, unclamped; 0 when the node lacks the resource.
+    #[serde(serialize_with = "crate::percent::serialize_hundredths")]
     pub percent: f64,
     /// The underutilization threshold, when the resource has one.
     pub low: Option<f64>,
