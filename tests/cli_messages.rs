@@ -222,18 +222,28 @@ fn skew_before_the_history_names_the_stores_span() {
 
 #[test]
 fn an_at_after_the_history_shows_the_last_state_with_a_note() {
-    let note = "kdrift: note: --at 2027-01-01T00:00:00Z is after the store's history: its last recorded instant is \
+    let note = "2027-01-01T00:00:00Z is after the store's history: its last recorded instant is \
                 2026-11-28T05:30:01.020Z; showing the state as recorded then";
+    // skew: the note is the report's, in the table's notes and in JSON's.
     let (code, after, stderr) = on_demo(&["skew", "--at", "2027-01-01T00:00:00Z"]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stderr.contains(note), "{stderr}");
+    assert!(!stderr.contains("after the store's history"), "said once, with the table: {stderr}");
     let (_, last, stderr_last) = on_demo(&["skew", "--at", "2026-11-28T05:30:01.020Z"]);
-    assert!(!stderr_last.contains("note:"), "inside the history: no note: {stderr_last}");
+    assert!(!stderr_last.contains("note:") && !last.contains("note:"), "inside the history: no note: {last}");
     let body = |s: &str| s.lines().skip(1).collect::<Vec<_>>().join("\n");
-    assert_eq!(body(&after), body(&last), "the state as last recorded");
+    assert_eq!(body(&after), format!("{}\nnote: {note}", body(&last)), "the state as last recorded, then the note");
+    let (code, json_out, _) = on_demo(&["skew", "--at", "2027-01-01T00:00:00Z", "-o", "json"]);
+    assert_eq!(code, 0);
+    let report: Value = serde_json::from_str(&json_out).expect("json");
+    assert_eq!(report["notes"], json!([note]));
+    let (_, json_last, _) = on_demo(&["skew", "--at", "2026-11-28T05:30:01.020Z", "-o", "json"]);
+    let last: Value = serde_json::from_str(&json_last).expect("json");
+    assert_eq!(last["notes"], json!([]));
+    assert_eq!(report["nodes"], last["nodes"]);
+    // The planner notes it on stderr.
     let (code, _, stderr) = on_demo(&["rebalance", "plan", "--at", "2027-01-01T00:00:00Z"]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stderr.contains(note), "{stderr}");
+    assert!(stderr.contains(&format!("kdrift: note: --at {note}")), "{stderr}");
 }
 
 /// Every number under a key naming a percent or a skew, with its path.
