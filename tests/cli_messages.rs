@@ -131,10 +131,10 @@ fn skew_table_and_reasons_round_the_same_way() {
     let (_, table, _) = on_demo(&["skew", "--at", "2026-11-28T00:00:00Z"]);
     let line = |node: &str| table.lines().find(|l| l.trim_start().starts_with(node)).expect("node line").to_string();
     let node1 = line("node-1");
-    assert!(node1.contains(" 50.8 % ") && node1.contains("above target: cpu 50.8% > 50"), "{node1}");
+    assert!(node1.contains(" 50.8 % ") && node1.contains("above target: cpu 50.8 % > 50"), "{node1}");
     // 1037m of 2000m: 51.85 %.
     let node2 = line("node-2");
-    assert!(node2.contains(" 51.9 % ") && node2.contains("above target: cpu 51.9% > 50"), "{node2}");
+    assert!(node2.contains(" 51.9 % ") && node2.contains("above target: cpu 51.9 % > 50"), "{node2}");
     assert!(table.contains("skew cpu: 52.5 points (node-3 55.0 % − node-5 2.5 %)"), "{table}");
 }
 
@@ -222,18 +222,86 @@ fn skew_before_the_history_names_the_stores_span() {
 
 #[test]
 fn an_at_after_the_history_shows_the_last_state_with_a_note() {
-    let note = "kdrift: note: --at 2027-01-01T00:00:00Z is after the store's history: its last recorded instant is \
+    let note = "2027-01-01T00:00:00Z is after the store's history: its last recorded instant is \
                 2026-11-28T05:30:01.020Z; showing the state as recorded then";
+    // skew: the note is the report's, in the table's notes and in JSON's.
     let (code, after, stderr) = on_demo(&["skew", "--at", "2027-01-01T00:00:00Z"]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stderr.contains(note), "{stderr}");
+    assert!(!stderr.contains("after the store's history"), "said once, with the table: {stderr}");
     let (_, last, stderr_last) = on_demo(&["skew", "--at", "2026-11-28T05:30:01.020Z"]);
-    assert!(!stderr_last.contains("note:"), "inside the history: no note: {stderr_last}");
+    assert!(!stderr_last.contains("note:") && !last.contains("note:"), "inside the history: no note: {last}");
     let body = |s: &str| s.lines().skip(1).collect::<Vec<_>>().join("\n");
-    assert_eq!(body(&after), body(&last), "the state as last recorded");
+    assert_eq!(body(&after), format!("{}\nnote: {note}", body(&last)), "the state as last recorded, then the note");
+    let (code, json_out, _) = on_demo(&["skew", "--at", "2027-01-01T00:00:00Z", "-o", "json"]);
+    assert_eq!(code, 0);
+    let report: Value = serde_json::from_str(&json_out).expect("json");
+    assert_eq!(report["notes"], json!([note]));
+    let (_, json_last, _) = on_demo(&["skew", "--at", "2026-11-28T05:30:01.020Z", "-o", "json"]);
+    let last: Value = serde_json::from_str(&json_last).expect("json");
+    assert_eq!(last["notes"], json!([]));
+    assert_eq!(report["nodes"], last["nodes"]);
+    // The planner notes it on stderr.
     let (code, _, stderr) = on_demo(&["rebalance", "plan", "--at", "2027-01-01T00:00:00Z"]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stderr.contains(note), "{stderr}");
+    assert!(stderr.contains(&format!("kdrift: note: --at {note}")), "{stderr}");
+}
+
+/// Every number under a key naming a percent or a skew, with its path.
+fn percent_numbers(v: &Value, path: &str, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                let p = format!("{path}.{k}");
+                if (k.contains("percent") || k.contains("skew")) && x.is_number() {
+                    out.push((p, x.to_string()));
+                } else {
+                    percent_numbers(x, &p, out);
+                }
+            }
+        }
+        Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| percent_numbers(x, &format!("{path}[{i}]"), out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn json_percents_have_two_decimals_without_float_noise() {
+    // At 02:01 on Nov 28 the cpu skew is 68.1 − 4.5, which is 63.599999999999994 in floats.
+    let (code, json_out, stderr) = on_demo(&["skew", "--at", "2026-11-28T02:01:00Z", "-o", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: Value = serde_json::from_str(&json_out).expect("json");
+    assert_eq!(
+        report["skew"][0],
+        json!({"resource": "cpu", "max_node": "node-2", "max_percent": 68.1, "min_node": "node-1",
+               "min_percent": 4.5, "skew": 63.6})
+    );
+    // node-1's memory at the failure: 5113905152 of 8284798976 bytes, 61.72636375142387 %.
+    let (_, json_out, _) = on_demo(&["skew", "--at", "2026-11-28T04:00:00Z", "-o", "json"]);
+    let report: Value = serde_json::from_str(&json_out).expect("json");
+    assert_eq!(
+        report["nodes"][0]["resources"][1],
+        json!({"resource": "memory", "allocatable": 8284798976u64, "requested": 5113905152u64, "percent": 61.73})
+    );
+    assert_eq!(report["nodes"][0]["why"], "above target: cpu 97.1 % > 50, memory 61.7 % > 50");
+    // Every JSON output with percents, whatever the command.
+    let commands: [&[&str]; 6] = [
+        &["skew", "--at", "2026-11-28T02:01:00Z", "-o", "json"],
+        &["why-pending", "media/backup-29930640-5l8lp", "-o", "json"],
+        &["timeline", "drains", "-o", "json"],
+        &["postmortem", "job", "media/backup", "-o", "json"],
+        &["rebalance", "plan", "--at", "2026-11-28T00:00:00Z", "--simulate", "-o", "json"],
+        &["rebalance", "recommend", "--at", "2026-11-28T04:00:00Z", "-o", "json"],
+    ];
+    for args in commands {
+        let (code, json_out, stderr) = on_demo(args);
+        assert!(code == 0 || code == 1, "{args:?}: {stderr}");
+        let mut numbers = Vec::new();
+        percent_numbers(&serde_json::from_str(&json_out).expect("json"), "", &mut numbers);
+        assert!(numbers.len() > 5, "{args:?}: {numbers:?}");
+        let noisy: Vec<_> =
+            numbers.into_iter().filter(|(_, n)| n.split_once('.').is_some_and(|(_, d)| d.len() > 2)).collect();
+        assert_eq!(noisy, Vec::<(String, String)>::new(), "{args:?}");
+    }
 }
 
 #[test]
@@ -370,6 +438,39 @@ fn drain_and_why_pending_tables_show_percents_with_one_decimal_like_skew() {
     let row = chain.lines().find(|l| l.starts_with(" node-4 ")).expect("node-4 row");
     assert!(row.contains("815m/2000m (40.8 %)"), "40.75 rounds away from zero: {row}");
     assert!(chain.contains("(node-1 is at 97.1 % cpu requested, node-5 at 29.0 %)"), "{chain}");
+}
+
+/// The lines of `text` where a digit is directly followed by `%` (`97.1%`).
+fn unspaced_percents(text: &str) -> Vec<&str> {
+    text.lines().filter(|l| l.as_bytes().windows(2).any(|w| w[0].is_ascii_digit() && w[1] == b'%')).collect()
+}
+
+#[test]
+fn every_percent_is_written_with_a_space_before_the_sign() {
+    // The skew table's cells said `97.1 %` and its WHY column `97.1%`.
+    let (code, table, stderr) = on_demo(&["skew", "--at", "2026-11-28T04:00:00Z"]);
+    assert_eq!(code, 0, "{stderr}");
+    let node1 = table.lines().find(|l| l.starts_with(" node-1 ")).expect("node-1 row");
+    assert!(
+        node1.contains(" 97.1 % ") && node1.contains("above target: cpu 97.1 % > 50, memory 61.7 % > 50"),
+        "{node1}"
+    );
+    let commands: [&[&str]; 7] = [
+        &["skew", "--at", "2026-11-28T04:00:00Z"],
+        &["skew", "--at", "2026-11-28T04:00:00Z", "-o", "json"],
+        &["why-pending", "media/backup-29930640-5l8lp"],
+        &["timeline", "drains"],
+        &["rebalance", "plan", "--at", "2026-11-28T00:00:00Z"],
+        &["rebalance", "recommend", "--at", "2026-11-28T04:00:00Z"],
+        &["postmortem", "job", "media/backup"],
+    ];
+    for args in commands {
+        let (code, stdout, stderr) = on_demo(args);
+        assert!(code == 0 || code == 1, "{args:?}: {stderr}");
+        assert!(stdout.contains(" %") || stdout.contains("percent"), "{args:?} shows percents: {stdout}");
+        assert_eq!(unspaced_percents(&stdout), Vec::<&str>::new(), "{args:?}");
+        assert_eq!(unspaced_percents(&stderr), Vec::<&str>::new(), "{args:?}");
+    }
 }
 
 /// `kdrift --db DIR/k.duckdb ingest file FILES…` in `dir`: (exit code, stdout, stderr).

@@ -2,7 +2,8 @@
 //! with SIGKILL it keeps every batch it committed (its run stays `running`);
 //! restarted, it stores only what changed while it was down (a pod deleted
 //! meanwhile as DELETED with its last node) plus what it then watches; on
-//! SIGTERM it commits, closes its run and exits 0.
+//! SIGTERM it commits, closes its run and exits 0. While it runs, another
+//! kdrift command on its store says the store is in use, by which PID.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -146,4 +147,59 @@ fn a_killed_recorder_keeps_what_it_committed_and_catches_up_on_restart() {
     let col = |c: &str| r.columns.iter().position(|x| x == c).expect("column");
     assert_eq!(r.rows[0][col("change")], json!("DELETED"));
     assert_eq!(r.rows[0][col("node_name")], gone["spec"]["nodeName"]);
+}
+
+#[test]
+fn a_store_held_by_a_running_recorder_is_named_as_in_use_with_its_pid() {
+    let scenario = generate(&ScenarioConfig { seed: 8, scale: 1 });
+    let kube = FakeKube::start();
+    kube.load_final_state(&scenario);
+    let total: u64 = HISTORY_RESOURCES.iter().map(|r| kube.objects(&r.api_version(), r.kind).len() as u64).sum();
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let db = dir.path().join("kdrift.duckdb");
+    let events = dir.path().join("events.json");
+    std::fs::write(&events, r#"{"kind":"EventList","items":[]}"#).expect("write");
+
+    let (recorder, logs) = start(&db, &kubeconfig);
+    wait_committed(&logs, total);
+    let pid = recorder.id();
+    let in_use = format!(
+        "kdrift: error: opening store {db}: store {db} is in use by another process (PID {pid}), e.g. a running \
+         `kdrift record` or `kdrift ingest` (while a process writes a store, no other can open it); wait for that \
+         process to finish or stop it, or point --db at a copy of the file",
+        db = db.display()
+    );
+    // An analysis (opens the store read-only) and an ingest (opens it for writing).
+    for args in [
+        vec!["why-pending".to_string(), "--all".into()],
+        vec!["ingest".into(), "file".into(), events.display().to_string()],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_kdrift"))
+            .arg("--db")
+            .arg(&db)
+            .args(&args)
+            .env_remove("KDRIFT_DB")
+            .env_remove("KDRIFT_LOG")
+            .output()
+            .expect("run kdrift");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().collect::<Vec<_>>(), vec![in_use.as_str()], "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "", "{args:?}");
+    }
+
+    let status = Command::new("kill").args(["-TERM", &pid.to_string()]).status().expect("kill -TERM");
+    assert!(status.success());
+    assert!(recorder.wait_with_output().expect("exit").status.success());
+    // Once the recorder is gone the same ingest opens the store (and adds nothing).
+    let out = Command::new(env!("CARGO_BIN_EXE_kdrift"))
+        .arg("--db")
+        .arg(&db)
+        .args(["-o", "json", "ingest", "file"])
+        .arg(&events)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(observations(&Store::open_existing(&db).expect("store")) as u64, total);
 }

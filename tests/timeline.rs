@@ -91,7 +91,7 @@ fn demo_skew_at_the_failure_classifies_node_1_overutilized() {
     let cpu1 = node("node-1").requested.get("cpu").expect("cpu");
     assert_eq!((cpu1.requested, cpu1.allocatable), (1942, 2000));
     assert_eq!(node("node-1").class, Some(NodeClass::Overutilized));
-    assert!(node("node-1").why.contains("cpu 97.1% > 50"), "{}", node("node-1").why);
+    assert!(node("node-1").why.contains("cpu 97.1 % > 50"), "{}", node("node-1").why);
     assert_eq!(
         node("node-5").requested.get("cpu").map(|c| c.requested),
         Some(facts.usage("node-5").expect("n5").requested_cpu_millis)

@@ -55,7 +55,8 @@ pub struct SkewReport {
     /// Why nothing was classified (no Node objects at the instant, with the store's time span;
     /// fewer than two nodes; no LowNodeUtilization profile).
     pub not_classified: Option<String>,
-    /// Caveats (estimated numbers, missing objects).
+    /// Caveats: an `at` after the store's history (first), estimated
+    /// numbers, objects left out.
     pub notes: Vec<String>,
 }
 
@@ -89,10 +90,16 @@ pub fn policy_from_thresholds(
 }
 
 /// The skew at `at` (default: the store's newest observation) under `policy`.
+/// An `at` after the store's history shows the state as last recorded, and
+/// the first note says so ([`crate::state::after_history`]).
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
 pub fn skew(store: &Store, at: Option<DateTime<Utc>>, policy: &Policy) -> Result<SkewReport, AnalyzeError> {
+    let after_history = match at {
+        Some(at) => crate::state::after_history(store, at)?,
+        None => None,
+    };
     let at = match at {
         Some(at) => at,
         None => store
@@ -104,7 +111,7 @@ pub fn skew(store: &Store, at: Option<DateTime<Utc>>, policy: &Policy) -> Result
     let requested = requested_from(&amounts, at);
     let usage: BTreeMap<String, ResourceList> =
         amounts.usage.iter().map(|(node, u)| (node.clone(), u.requested.clone())).collect();
-    let notes = notes(&amounts);
+    let notes: Vec<String> = after_history.into_iter().chain(notes(&amounts)).collect();
     // No node at all: say so with the store's span (a time outside it is the
     // usual cause), not descheduler's "requires >=2 nodes".
     let no_nodes = if amounts.nodes.is_empty() { Some(no_nodes_at(store, at)?) } else { None };

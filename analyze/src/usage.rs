@@ -6,7 +6,9 @@
 //! read from the store's per-node aggregates ([`crate::state::amounts`]) or
 //! summed from a loaded [`crate::state::ClusterAt`].
 //! Units: cpu in millicores, memory in bytes, pods and extended resources in
-//! units; percent of allocatable (0 when allocatable is 0).
+//! units; percent of allocatable (0 when allocatable is 0), computed and
+//! compared exact, serialized with two decimals
+//! ([`kdrift_rebalance::percent::hundredths`]).
 
 use chrono::{DateTime, Utc};
 use kdrift_ingest::Store;
@@ -26,6 +28,7 @@ pub struct Requested {
     /// Sum of the requests of the pods counting toward the node (`pods`: their number).
     pub requested: i64,
     /// `requested × 100 / allocatable`; 0 when allocatable is 0.
+    #[serde(serialize_with = "kdrift_rebalance::percent::serialize_hundredths")]
     pub percent: f64,
 }
 
@@ -67,12 +70,15 @@ pub struct ResourceSkew {
     /// The node with the highest percent.
     pub max_node: String,
     /// Its percent.
+    #[serde(serialize_with = "kdrift_rebalance::percent::serialize_hundredths")]
     pub max_percent: f64,
     /// The node with the lowest percent.
     pub min_node: String,
     /// Its percent.
+    #[serde(serialize_with = "kdrift_rebalance::percent::serialize_hundredths")]
     pub min_percent: f64,
     /// `max_percent − min_percent`, percentage points.
+    #[serde(serialize_with = "kdrift_rebalance::percent::serialize_hundredths")]
     pub skew: f64,
 }
 

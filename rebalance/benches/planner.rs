@@ -226,7 +226,7 @@ fn parent(o: &Options) -> Result<(), String> {
             );
             if case == "simulate" {
                 println!(
-                    "{:<17} pending={} pile_up={} cpu skew {}% -> {}%",
+                    "{:<17} pending={} pile_up={} cpu skew {} -> {} points",
                     "",
                     field(line, "pending"),
                     field(line, "pile_up"),

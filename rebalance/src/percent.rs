@@ -2,8 +2,9 @@
 //! wherever it is shown — the tables of `kdrift skew`, `kdrift timeline
 //! drains`, `kdrift why-pending` and `kdrift rebalance plan`, the HTML
 //! report, the next steps' text, and the planner's reasons
-//! (`cpu 50.8% > 50`). Thresholds, which people type, are shown as typed
-//! ([`threshold_text`]).
+//! (`cpu 50.8 % > 50`). Thresholds, which people type, are shown as typed
+//! ([`threshold_text`]). Every human-readable output writes a percent as the
+//! number, a space, then `%` (`50.8 %`), never `50.8%`.
 //!
 //! Rounding is half away from zero on the decimal value. Float noise is
 //! ignored first (values within a millionth of a point are the same value):
@@ -55,6 +56,41 @@ pub fn points_text(high: f64, low: f64) -> String {
     tenths_text(tenths(high).saturating_sub(tenths(low)))
 }
 
+/// A percent (or percentage points) as `-o json` writes it: two decimals,
+/// rounded half away from zero after the same snapping to millionths of a
+/// point as [`tenths`] (`37.599999999999994` → `37.6`,
+/// `61.72636375142387` → `61.73`, `50.74999999999999` → `50.75`).
+/// Non-finite values give 0. Only for output: classes and plans are
+/// computed from the exact values.
+pub fn hundredths(percent: f64) -> f64 {
+    if !percent.is_finite() {
+        return 0.0;
+    }
+    let millionths = (percent * 1e6).round() as i64;
+    let half = if millionths < 0 { -5_000 } else { 5_000 };
+    (millionths.saturating_add(half) / 10_000) as f64 / 100.0
+}
+
+/// Serializes a percent with two decimals ([`hundredths`]), for
+/// `#[serde(serialize_with = "…")]` on the percent fields of JSON outputs.
+///
+/// # Errors
+/// The serializer's.
+pub fn serialize_hundredths<S: serde::Serializer>(percent: &f64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(hundredths(*percent))
+}
+
+/// [`serialize_hundredths`] for an optional percent (`None` stays `null`).
+///
+/// # Errors
+/// The serializer's.
+pub fn serialize_hundredths_opt<S: serde::Serializer>(percent: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match percent {
+        Some(p) => s.serialize_some(&hundredths(*p)),
+        None => s.serialize_none(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,6 +121,29 @@ mod tests {
         assert_eq!(points_text(99.6, 2.5), "97.1");
         assert_eq!(points_text(2.5, 2.5), "0.0");
         assert_eq!(tenths_text(-12), "-1.2");
+    }
+
+    #[test]
+    fn json_percents_have_two_decimals_without_float_noise() {
+        assert_eq!(hundredths(37.599999999999994), 37.6);
+        assert_eq!(hundredths(61.72636375142387), 61.73);
+        assert_eq!(hundredths(50.74999999999999), 50.75);
+        assert_eq!(hundredths(14.100000000000001), 14.1);
+        assert_eq!(hundredths(0.125), 0.13);
+        assert_eq!(hundredths(-0.125), -0.13);
+        assert_eq!(hundredths(100.0), 100.0);
+        assert_eq!(hundredths(f64::INFINITY), 0.0);
+        #[derive(serde::Serialize)]
+        struct Line {
+            #[serde(serialize_with = "serialize_hundredths")]
+            percent: f64,
+            #[serde(serialize_with = "serialize_hundredths_opt")]
+            after: Option<f64>,
+            #[serde(serialize_with = "serialize_hundredths_opt")]
+            before: Option<f64>,
+        }
+        let line = Line { percent: 37.599999999999994, after: Some(11.818181818181818), before: None };
+        assert_eq!(serde_json::to_string(&line).expect("json"), r#"{"percent":37.6,"after":11.82,"before":null}"#);
     }
 
     #[test]

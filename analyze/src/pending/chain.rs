@@ -29,7 +29,9 @@ pub struct ResourceLine {
     pub requested: i64,
     /// allocatable − requested (may be negative).
     pub free: i64,
-    /// requested as percent of allocatable (0 when allocatable is 0).
+    /// requested as percent of allocatable (0 when allocatable is 0); JSON:
+    /// two decimals ([`kdrift_rebalance::percent::hundredths`]).
+    #[serde(serialize_with = "kdrift_rebalance::percent::serialize_hundredths")]
     pub percent: f64,
 }
 

@@ -22,7 +22,7 @@ pub fn run(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
         _ => read_policy(args.policy.as_deref())?,
     };
     let store = Store::open_existing(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
-    super::note_after_history(&store, args.at)?;
+    // An --at after the history is the report's first note (table and JSON alike).
     let report = skew(&store, args.at, &policy)?;
     let mut out = std::io::stdout().lock();
     match cli.output {

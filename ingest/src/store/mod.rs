@@ -37,6 +37,25 @@ pub enum StoreError {
         #[source]
         source: duckdb::Error,
     },
+    /// Another process holds the file: DuckDB lets one process at a time
+    /// open a store for writing, and none read it meanwhile (a running
+    /// `kdrift record` or `kdrift ingest`, or an analysis while a writer
+    /// tries to open it).
+    #[error(
+        "store {path} is in use by another process{}, e.g. a running `kdrift record` or `kdrift ingest` (while a \
+         process writes a store, no other can open it); wait for that process to finish or stop it, or point --db \
+         at a copy of the file",
+        holder.map(|pid| format!(" (PID {pid})")).unwrap_or_default()
+    )]
+    Locked {
+        /// The store file.
+        path: PathBuf,
+        /// The process holding it, when DuckDB's message names it.
+        holder: Option<u32>,
+        /// DuckDB's own message (`IO Error: Could not set lock on file …`),
+        /// kept for logs but not shown: it says the same less clearly.
+        detail: String,
+    },
     /// The file does not exist (analysis commands never create a store).
     #[error(
         "no store at {path}: load one there with `kdrift ingest file PATH…` (or keep the demo's history there with \
@@ -126,12 +145,13 @@ impl Store {
     /// the file does not exist, migrating an older schema.
     ///
     /// # Errors
-    /// [`StoreError::Open`], [`StoreError::NotDuckDb`] for an existing file
+    /// [`StoreError::Open`], [`StoreError::Locked`] while another process
+    /// holds the file, [`StoreError::NotDuckDb`] for an existing file
     /// that is not a DuckDB database, [`StoreError::NotAStore`],
     /// [`StoreError::TooNew`], or a failed migration query.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         check_duckdb_header(path)?;
-        let conn = Connection::open(path).map_err(|source| StoreError::Open { path: path.to_path_buf(), source })?;
+        let conn = Connection::open(path).map_err(|source| open_error(path, source))?;
         let store = Store { conn, path: path.to_path_buf() };
         store.ensure_schema()?;
         store.close_abandoned_runs()?;
@@ -165,14 +185,15 @@ impl Store {
     /// # Errors
     /// [`StoreError::Missing`] when the file does not exist,
     /// [`StoreError::NotAStore`] for another database, [`StoreError::TooNew`],
-    /// [`StoreError::Open`], or a failed migration (e.g. a read-only file of
-    /// an older schema).
+    /// [`StoreError::Open`], [`StoreError::Locked`] while another process
+    /// writes the file, or a failed migration (e.g. a read-only file of an
+    /// older schema).
     pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
         if !path.exists() {
             return Err(StoreError::Missing { path: path.to_path_buf() });
         }
         check_duckdb_header(path)?;
-        let open_err = |source| StoreError::Open { path: path.to_path_buf(), source };
+        let open_err = |source| open_error(path, source);
         let config = duckdb::Config::default().access_mode(duckdb::AccessMode::ReadOnly).map_err(open_err)?;
         let conn = Connection::open_with_flags(path, config).map_err(open_err)?;
         let store = Store { conn, path: path.to_path_buf() };
@@ -372,7 +393,55 @@ fn check_duckdb_header(path: &Path) -> Result<(), StoreError> {
     }
 }
 
+/// DuckDB's failure to open `path`: [`StoreError::Locked`] when another
+/// process holds the file's lock, else [`StoreError::Open`].
+fn open_error(path: &Path, source: duckdb::Error) -> StoreError {
+    let detail = source.to_string();
+    if detail.contains("Could not set lock on file") {
+        tracing::debug!(path = %path.display(), %detail, "the store is locked by another process");
+        StoreError::Locked { path: path.to_path_buf(), holder: lock_holder(&detail), detail }
+    } else {
+        StoreError::Open { path: path.to_path_buf(), source }
+    }
+}
+
+/// The PID in DuckDB's lock message (`Conflicting lock is held in
+/// /usr/bin/kdrift (PID 4242) by user root`), when it names one.
+fn lock_holder(message: &str) -> Option<u32> {
+    let rest = &message[message.find("(PID ")? + "(PID ".len()..];
+    rest[..rest.find(')')?].trim().parse().ok()
+}
+
 /// Wraps a driver error with the query's name.
 pub fn query_error(q: &NamedQuery, source: duckdb::Error) -> StoreError {
     StoreError::Query { name: q.name, file: q.file, source }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lock_holders_pid_is_read_from_duckdbs_message() {
+        let held = "IO Error: Could not set lock on file \"/tmp/k.duckdb\": Conflicting lock is held in \
+                    /usr/local/bin/kdrift (PID 4242) by user root. See also https://duckdb.org/docs/connect/concurrency";
+        assert_eq!(lock_holder(held), Some(4242));
+        let no_pid = "IO Error: Could not set lock on file \"/tmp/k.duckdb\": Resource temporarily unavailable";
+        assert_eq!(lock_holder(no_pid), None);
+        assert_eq!(lock_holder("(PID x)"), None);
+    }
+
+    #[test]
+    fn a_locked_store_is_named_with_its_holder_and_what_to_do() {
+        let path = PathBuf::from("/tmp/k.duckdb");
+        let err = StoreError::Locked { path: path.clone(), holder: Some(4242), detail: String::new() };
+        assert_eq!(
+            err.to_string(),
+            "store /tmp/k.duckdb is in use by another process (PID 4242), e.g. a running `kdrift record` or \
+             `kdrift ingest` (while a process writes a store, no other can open it); wait for that process to finish \
+             or stop it, or point --db at a copy of the file"
+        );
+        let err = StoreError::Locked { path, holder: None, detail: String::new() };
+        assert!(err.to_string().starts_with("store /tmp/k.duckdb is in use by another process, e.g. "), "{err}");
+    }
 }

@@ -11,6 +11,7 @@ use super::{
     DocumentError, NodeIdentity, OwnerIdentity, PlanDocument, PlanSource, PlannedEviction, PodIdentity, ProfileClass,
     SkippedCandidate, SnapshotIdentity, PLAN_FORMAT, PLAN_FORMAT_VERSION,
 };
+use crate::percent::hundredths;
 use crate::planner::{Plan, PlanOptions, Snapshot};
 use crate::policy::Policy;
 use crate::simulate::{LandingOutcome, Simulation};
@@ -146,7 +147,7 @@ fn snapshot_identity(snapshot: &Snapshot, plan: &Plan) -> SnapshotIdentity {
                     run.nodes.iter().find(|n| n.name == name).map(|n| ProfileClass {
                         profile: run.profile.clone(),
                         class: n.class,
-                        percent: n.resources.iter().map(|r| (r.resource.clone(), round2(r.percent))).collect(),
+                        percent: n.resources.iter().map(|r| (r.resource.clone(), hundredths(r.percent))).collect(),
                     })
                 })
                 .collect(),
@@ -166,13 +167,4 @@ fn snapshot_identity(snapshot: &Snapshot, plan: &Plan) -> SnapshotIdentity {
         .collect();
     pods.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
     SnapshotIdentity { at: snapshot.now, nodes, pods }
-}
-
-/// Percentages with two decimals: enough to read, stable to compare.
-fn round2(x: f64) -> f64 {
-    if x.is_finite() {
-        (x * 100.0).round() / 100.0
-    } else {
-        0.0
-    }
 }

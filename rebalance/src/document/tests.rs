@@ -59,7 +59,7 @@ fn the_document_describes_the_plan_and_reads_back_equal() {
     assert_eq!((e.order, e.node.as_str(), e.profile.as_str()), (1, "n1", "p"));
     assert_eq!(e.pod.uid.as_deref(), Some("uid-apps-w0"));
     assert_eq!(e.pod.resource_version.as_deref(), Some("100"));
-    assert_eq!(e.reason, "n1 is overutilized (above target: cpu 90.0% > 50)");
+    assert_eq!(e.reason, "n1 is overutilized (above target: cpu 90.0 % > 50)");
     assert!(e.rule.contains("priority"), "{}", e.rule);
     assert_eq!(e.owner.as_ref().map(|o| o.kind.as_str()), Some("ReplicaSet"));
     assert!(e.predicted_node.is_some(), "simulated: a predicted node");

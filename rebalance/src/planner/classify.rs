@@ -120,7 +120,7 @@ fn pct_of(n: &NodeState<'_>, r: &str) -> f64 {
 
 /// Classifies one node and says why.
 pub(crate) fn classify(n: &NodeState<'_>, t: &ThresholdsApplied) -> (NodeClass, String) {
-    let fmt = |r: &str, op: &str, limit: f64| format!("{r} {}% {op} {limit}", percent_text(pct_of(n, r)));
+    let fmt = |r: &str, op: &str, limit: f64| format!("{r} {} % {op} {limit}", percent_text(pct_of(n, r)));
     let above: Vec<String> = t.high.iter().filter(|(r, h)| **h < pct_of(n, r)).map(|(r, h)| fmt(r, ">", *h)).collect();
     let below_fails: Vec<String> =
         t.low.iter().filter(|(r, l)| **l < pct_of(n, r)).map(|(r, l)| fmt(r, ">", *l)).collect();

@@ -145,7 +145,7 @@ pub struct NodeReport {
     /// descheduler's source-order key: the raw sum of usage values (cpu in
     /// millicores + memory bytes + pod count + extended units).
     pub usage_sum: i64,
-    /// Why the node got its class, e.g. `cpu 80.0% > 50` or
+    /// Why the node got its class, e.g. `cpu 80.0 % > 50` or
     /// `Node is unschedulable, thus not considered as underutilized`.
     pub why: String,
 }
@@ -160,6 +160,7 @@ pub struct ResourceUsage {
     /// Allocatable (capacity when allocatable is empty); `None` when the node lacks the resource.
     pub allocatable: Option<i64>,
     /// `used / allocatable * 100`, unclamped; 0 when the node lacks the resource.
+    #[serde(serialize_with = "crate::percent::serialize_hundredths")]
     pub percent: f64,
     /// The underutilization threshold, when the resource has one.
     pub low: Option<f64>,

@@ -155,8 +155,10 @@ pub struct Simulation {
     pub nodes: Vec<NodeChange>,
     /// max − min of the cpu requested percent over the schedulable nodes
     /// before the evictions, in percentage points.
+    #[serde(serialize_with = "crate::percent::serialize_hundredths_opt")]
     pub cpu_skew_before: Option<f64>,
     /// The same after the replacements landed.
+    #[serde(serialize_with = "crate::percent::serialize_hundredths_opt")]
     pub cpu_skew_after: Option<f64>,
     /// Set when more than half of the replacements land on one node.
     pub pile_up: Option<PileUp>,

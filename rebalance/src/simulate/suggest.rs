@@ -85,8 +85,10 @@ pub struct Suggestion {
     /// Rounds with a pile-up.
     pub pile_ups: usize,
     /// The cpu skew (percentage points) after the last round.
+    #[serde(serialize_with = "crate::percent::serialize_hundredths_opt")]
     pub final_cpu_skew: Option<f64>,
     /// The highest cpu requested percent of a schedulable node after the last round.
+    #[serde(serialize_with = "crate::percent::serialize_hundredths_opt")]
     pub final_max_cpu_percent: Option<f64>,
 }
 

@@ -27,8 +27,10 @@ pub struct ResourceChange {
     /// Requested after the replacements landed.
     pub after: i64,
     /// `before / allocatable × 100`; `None` when the node lacks the resource.
+    #[serde(serialize_with = "crate::percent::serialize_hundredths_opt")]
     pub percent_before: Option<f64>,
     /// `after / allocatable × 100`; `None` when the node lacks the resource.
+    #[serde(serialize_with = "crate::percent::serialize_hundredths_opt")]
     pub percent_after: Option<f64>,
 }
 
