@@ -273,14 +273,26 @@ fn unreadable_pod_and_node_values_are_reported_at_ingest() {
     let body = r#"{"kind":"List","items":[
       {"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"-1","pods":"110"}}},
       {"apiVersion":"v1","kind":"Pod","metadata":{"name":"pw","namespace":"d"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"abc"}}}]}},
-      {"apiVersion":"v1","kind":"Pod","metadata":{"name":"ok","namespace":"d"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"100m"}}}]}}
+      {"apiVersion":"v1","kind":"Pod","metadata":{"name":"ok","namespace":"d"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"100m"}}}]}},
+      {"apiVersion":"v1","kind":"Pod","metadata":{"name":"pa","namespace":"d"},"spec":{"containers":[{"name":"c","resources":{"requests":{"memory":"1Qi"}}}]}}
     ]}"#;
     let f = write(dir.path(), "objects.json", body.as_bytes());
     let report = ingest_files(&store, &[f], &mut NoProgress).expect("ingest");
     let file = &report.files[0];
-    assert_eq!(file.records, 3, "every version is stored");
-    assert_eq!(file.errors.len(), 2, "{:?}", file.errors);
+    assert_eq!(file.records, 4, "every version is stored");
+    assert_eq!(file.errors.len(), 3, "{:?}", file.errors);
     assert_eq!(file.errors[0].origin.item, Some(0));
     assert!(file.errors[1].to_string().contains("items[1]"), "{}", file.errors[1]);
     assert!(file.errors[1].message.contains("\"abc\""), "{}", file.errors[1].message);
+    // The per-node aggregates leave the unreadable objects out and name
+    // them, pods in namespace/name order, at every instant asked.
+    let at = chrono::Utc::now() + chrono::Duration::hours(1);
+    let amounts =
+        kdrift_analyze::state::amounts::amounts_at(&store, &[at, at + chrono::Duration::hours(1)]).expect("amounts");
+    for a in &amounts {
+        let names: Vec<&str> = a.unreadable.iter().map(|u| u.split(':').next().unwrap_or("")).collect();
+        assert_eq!(names, ["Node n1", "Pod d/pa", "Pod d/pw"], "{:?}", a.unreadable);
+        assert!(a.unreadable[2].ends_with("spec.containers[0].resources.requests.cpu: \"abc\" is not a quantity (expected a number with an optional suffix, such as 100m, 0.5, 2, 1e3, 128Mi or 1G)"), "{}", a.unreadable[2]);
+    }
+    assert!(kdrift_tests::assert_amounts_agree(&store, 4) >= 4);
 }

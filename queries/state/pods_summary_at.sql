@@ -6,18 +6,22 @@
 --   were observed after the instant (estimated), and the pods the cluster
 --   model cannot read ("Pod namespace/name: why", left out of the amounts;
 --   the model's own `pod namespace/name: ` prefix is not repeated).
---   An instant with no pod has no row.
+--   An instant with no pod has no row. The unreadable list is read by a
+--   subquery over the few pods with a model error: built inside the
+--   aggregate it cost a string per stored pod (28 of 44 ms at 150,000 pods).
 -- params: $1 instants VARCHAR (comma-separated UTC microseconds; `kdrift query` also takes RFC 3339 times)
 -- columns: at_us BIGINT, pods BIGINT, estimated BIGINT, unreadable VARCHAR[]
+WITH v AS (SELECT * FROM pod_versions_at($1))
 SELECT at_us,
        count(*) AS pods,
        count(*) FILTER (WHERE estimated) AS estimated,
-       COALESCE(list('Pod ' || namespace || '/' || name || ': ' ||
-                     CASE WHEN starts_with(model_error, 'pod ' || namespace || '/' || name || ': ')
-                          THEN model_error[length('pod ' || namespace || '/' || name || ': ') + 1:]
-                          ELSE model_error END
-                     ORDER BY namespace, name)
-                  FILTER (WHERE model_error IS NOT NULL), []) AS unreadable
-FROM pod_versions_at($1)
+       COALESCE((SELECT list('Pod ' || u.namespace || '/' || u.name || ': ' ||
+                             CASE WHEN starts_with(u.model_error, 'pod ' || u.namespace || '/' || u.name || ': ')
+                                  THEN u.model_error[length('pod ' || u.namespace || '/' || u.name || ': ') + 1:]
+                                  ELSE u.model_error END
+                             ORDER BY u.namespace, u.name)
+                 FROM v u
+                 WHERE u.model_error IS NOT NULL AND u.at_us = v.at_us), []) AS unreadable
+FROM v
 GROUP BY at_us
 ORDER BY at_us;

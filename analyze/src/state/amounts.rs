@@ -83,32 +83,33 @@ pub fn amounts_at(store: &Store, instants: &[DateTime<Utc>]) -> Result<Vec<Amoun
             r.get::<_, String>(4)?,
         ))
     })?;
-    // Each version is parsed once and moved to its last instant (copied to
-    // the others): with one instant, 5,000 nodes are never copied.
+    // Each version is parsed once (on every core) and moved to its last
+    // instant (copied to the others): with one instant, 5,000 nodes are never copied.
     let mut uses: HashMap<i64, usize> = HashMap::new();
-    for (_, _, obs_id, _, _) in &rows {
-        *uses.entry(*obs_id).or_default() += 1;
+    let mut first: Vec<(i64, &str)> = Vec::new();
+    for (_, _, obs_id, _, json) in &rows {
+        let n = uses.entry(*obs_id).or_default();
+        if *n == 0 {
+            first.push((*obs_id, json.as_str()));
+        }
+        *n += 1;
     }
-    let mut parsed: HashMap<i64, Result<NodeInfo, String>> = HashMap::new();
-    for (at_us, name, obs_id, estimated, json) in rows {
-        let left = uses.get_mut(&obs_id).map_or(0, |n| {
+    let read = super::read_nodes(first.iter().map(|(_, json)| *json).collect());
+    let mut parsed: HashMap<i64, Result<NodeInfo, String>> = first.iter().map(|(id, _)| *id).zip(read).collect();
+    for (at_us, name, obs_id, estimated, _) in &rows {
+        let left = uses.get_mut(obs_id).map_or(0, |n| {
             *n -= 1;
             *n
         });
-        let Some(out) = by_at.get_mut(&at_us) else { continue };
-        parsed.entry(obs_id).or_insert_with(|| {
-            serde_json::from_str::<Value>(&json)
-                .map_err(|e| e.to_string())
-                .and_then(|v| NodeInfo::from_json(&v).map_err(|e| e.to_string()))
-        });
-        let node = if left == 0 { parsed.remove(&obs_id) } else { parsed.get(&obs_id).cloned() };
+        let Some(out) = by_at.get_mut(at_us) else { continue };
+        let node = if left == 0 { parsed.remove(obs_id) } else { parsed.get(obs_id).cloned() };
         match node {
             Some(Ok(node)) => out.nodes.push(node),
-            Some(Err(e)) => out.unreadable.push(super::unreadable_note("Node", &name, &e)),
+            Some(Err(e)) => out.unreadable.push(super::unreadable_note("Node", name, &e)),
             None => {}
         }
-        if estimated {
-            out.estimated_nodes.push(name);
+        if *estimated {
+            out.estimated_nodes.push(name.clone());
         }
     }
 
