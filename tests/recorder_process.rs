@@ -6,7 +6,7 @@
 //! kdrift command on its store says the store is in use, by which PID.
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
@@ -81,8 +81,18 @@ fn observations(store: &Store) -> i64 {
     store.counts().expect("counts").observations
 }
 
-#[test]
-fn a_killed_recorder_keeps_what_it_committed_and_catches_up_on_restart() {
+/// A fake API server holding the demo cluster's final state, the number of
+/// objects a recorder lists from it, and a scratch directory with its
+/// kubeconfig and the store path.
+struct Cluster {
+    kube: FakeKube,
+    total: u64,
+    dir: tempfile::TempDir,
+    kubeconfig: PathBuf,
+    db: PathBuf,
+}
+
+fn cluster() -> Cluster {
     let scenario = generate(&ScenarioConfig { seed: 8, scale: 1 });
     let kube = FakeKube::start();
     kube.load_final_state(&scenario);
@@ -90,6 +100,12 @@ fn a_killed_recorder_keeps_what_it_committed_and_catches_up_on_restart() {
     let dir = tempfile::tempdir().expect("tmp");
     let kubeconfig = kube.write_kubeconfig(dir.path());
     let db = dir.path().join("kdrift.duckdb");
+    Cluster { kube, total, dir, kubeconfig, db }
+}
+
+#[test]
+fn a_killed_recorder_keeps_what_it_committed_and_catches_up_on_restart() {
+    let Cluster { kube, total, dir: _dir, kubeconfig, db } = cluster();
 
     let (mut first, logs) = start(&db, &kubeconfig);
     wait_committed(&logs, total);
@@ -151,13 +167,8 @@ fn a_killed_recorder_keeps_what_it_committed_and_catches_up_on_restart() {
 
 #[test]
 fn a_store_held_by_a_running_recorder_is_named_as_in_use_with_its_pid() {
-    let scenario = generate(&ScenarioConfig { seed: 8, scale: 1 });
-    let kube = FakeKube::start();
-    kube.load_final_state(&scenario);
-    let total: u64 = HISTORY_RESOURCES.iter().map(|r| kube.objects(&r.api_version(), r.kind).len() as u64).sum();
-    let dir = tempfile::tempdir().expect("tmp");
-    let kubeconfig = kube.write_kubeconfig(dir.path());
-    let db = dir.path().join("kdrift.duckdb");
+    // The server and the directory live until the end of the test.
+    let Cluster { kube: _kube, total, dir, kubeconfig, db } = cluster();
     let events = dir.path().join("events.json");
     std::fs::write(&events, r#"{"kind":"EventList","items":[]}"#).expect("write");
 
