@@ -671,6 +671,28 @@ fn why_pending_on_a_large_cluster_shows_the_nodes_that_explain_it_and_counts_the
 }
 
 #[test]
+fn skew_on_nodes_without_pods_says_the_amounts_count_no_pods() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let at = "2026-01-01T00:00:00Z";
+    let node = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "creationTimestamp": at},
+               "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"}}})
+    };
+    let file = dir.path().join("nodes.json");
+    std::fs::write(&file, json!({"kind": "List", "items": [node("n1"), node("n2")]}).to_string()).expect("write");
+    assert_eq!(ingest_in(dir.path(), &[&file]).0, 0);
+    let out = kdrift().arg("--db").arg(dir.path().join("k.duckdb")).args(["skew", "-o", "json"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(report["nodes"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        report["notes"],
+        json!(["no bound Pod objects in the store at 2026-01-01T00:00:00Z: requested amounts count no pods \
+             (ingest `kubectl get pods -A -o json` for them)"])
+    );
+}
+
+#[test]
 fn skew_notes_name_an_unreadable_object_once() {
     let dir = tempfile::tempdir().expect("tmp");
     let at = "2026-01-01T00:00:00Z";

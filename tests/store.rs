@@ -325,6 +325,50 @@ fn a_file_that_is_not_a_duckdb_database_is_refused_and_left_unchanged() {
     }
 }
 
+#[test]
+fn a_directory_an_empty_file_and_a_missing_directory_are_refused_with_what_to_do() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let message = |err: StoreError| {
+        assert!(matches!(err, StoreError::BadPath { .. }), "{err}");
+        err.to_string()
+    };
+    // A directory, for writing and for reading.
+    let d = dir.path().display();
+    for err in [Store::open(dir.path()).err(), Store::open_existing(dir.path()).err()] {
+        assert_eq!(
+            message(err.expect("refused")),
+            format!("{d} cannot hold a kdrift store: it is a directory; name a file in it, e.g. {d}/kdrift.duckdb")
+        );
+    }
+    // An empty file (e.g. left by `touch`), for writing and for reading; it is left as it was.
+    let empty = write(dir.path(), "empty.duckdb", b"");
+    for err in [Store::open(&empty).err(), Store::open_existing(&empty).err()] {
+        assert_eq!(
+            message(err.expect("refused")),
+            format!(
+                "{} cannot hold a kdrift store: it is an empty file (0 bytes), which DuckDB does not open; delete it, \
+                 or name a path that does not exist yet (ingest creates the store there)",
+                empty.display()
+            )
+        );
+    }
+    assert_eq!(std::fs::metadata(&empty).expect("still there").len(), 0);
+    // A new store in a directory that does not exist: nothing is created.
+    let nested = dir.path().join("no-such-dir").join("k.duckdb");
+    let Err(err) = Store::open(&nested) else { panic!("a store in a missing directory was opened") };
+    assert_eq!(
+        message(err),
+        format!(
+            "{} cannot hold a kdrift store: the directory {} does not exist; create it first",
+            nested.display(),
+            dir.path().join("no-such-dir").display()
+        )
+    );
+    assert!(!dir.path().join("no-such-dir").exists());
+    // A new store in an existing directory, and a bare file name, are fine.
+    assert!(Store::open(&dir.path().join("new.duckdb")).is_ok());
+}
+
 /// (status, records_read, errors) of run `run_id`, and its `ingest_errors` messages.
 fn run_row(store: &Store, run_id: i64) -> ((String, i64, i64), Vec<String>) {
     let row = store

@@ -152,8 +152,16 @@ pub fn skew(store: &Store, at: Option<DateTime<Utc>>, policy: &Policy) -> Result
 /// nodes and pods; Namespaces, PDBs, PriorityClasses and PVCs concern
 /// evictions, not classes).
 fn notes(amounts: &AmountsAt) -> Vec<String> {
-    let at = amounts.at.map(|t| t.to_rfc3339()).unwrap_or_default();
+    let at = amounts.at.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)).unwrap_or_default();
     let mut notes = Vec::new();
+    // Nodes but no pod counting toward any of them: the 0 % are missing
+    // data (nodes dumped without pods), not empty nodes.
+    let unreadable_pods = amounts.unreadable.iter().any(|u| u.starts_with("Pod "));
+    if !amounts.nodes.is_empty() && amounts.usage.is_empty() && !unreadable_pods {
+        notes.push(format!(
+            "no bound Pod objects in the store at {at}: requested amounts count no pods (ingest `kubectl get pods -A -o json` for them)"
+        ));
+    }
     if !amounts.estimated_nodes.is_empty() || amounts.estimated_pods > 0 {
         notes.push(format!(
             "{} node(s) and {} pod(s) are known only from versions observed after {at} (estimated from the nearest later version)",

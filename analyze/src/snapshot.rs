@@ -70,14 +70,17 @@ pub fn load_snapshot(store: &Store, at: Option<DateTime<Utc>>) -> Result<LoadedS
 pub fn snapshot_from(store: &Store, cluster: ClusterAt, at: DateTime<Utc>) -> Result<LoadedSnapshot, AnalyzeError> {
     let mut notes = Vec::new();
     if cluster.nodes.is_empty() {
-        notes.push(format!("no Node objects at {}: nothing to plan", at.to_rfc3339()));
+        notes.push(format!(
+            "no Node objects at {}: nothing to plan",
+            at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+        ));
     }
     if !cluster.estimated_nodes.is_empty() || !cluster.estimated_pods.is_empty() {
         notes.push(format!(
             "{} node(s) and {} pod(s) are known only from versions observed after {} (estimated from the nearest later version)",
             cluster.estimated_nodes.len(),
             cluster.estimated_pods.len(),
-            at.to_rfc3339()
+            at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
         ));
     }
     notes.extend(cluster.unreadable.iter().map(|u| format!("left out, unreadable: {u}")));
@@ -109,7 +112,7 @@ pub fn snapshot_from(store: &Store, cluster: ClusterAt, at: DateTime<Utc>) -> Re
         if estimated > 0 {
             notes.push(format!(
                 "{estimated} {kind} object(s) are known only from versions observed after {}",
-                at.to_rfc3339()
+                at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
             ));
         }
     }

@@ -73,6 +73,16 @@ pub enum StoreError {
         /// The file.
         path: PathBuf,
     },
+    /// The path cannot be a store file at all: a directory, an empty file
+    /// (DuckDB refuses a 0-byte file), or a new file in a directory that
+    /// does not exist.
+    #[error("{path} cannot hold a kdrift store: {problem}")]
+    BadPath {
+        /// The path given.
+        path: PathBuf,
+        /// What is wrong with it and what to do instead.
+        problem: String,
+    },
     /// The file is a DuckDB database but not a kdrift store.
     #[error("{path} is a DuckDB database but not a kdrift store (no kdrift_meta table); refusing to write into it")]
     NotAStore {
@@ -379,11 +389,33 @@ impl Store {
 /// Refuses an existing, non-empty file without DuckDB's header (the magic
 /// `DUCK` at bytes 8..12 of every DuckDB database file): DuckDB opens a
 /// `.json` or `.csv` path as a read-only view of that file, where an ingest
-/// would report success and store nothing.
+/// would report success and store nothing. A directory, an empty file and
+/// a new file in a missing directory are [`StoreError::BadPath`] (DuckDB's
+/// own errors for them are raw I/O messages).
 fn check_duckdb_header(path: &Path) -> Result<(), StoreError> {
     use std::io::Read;
+    let bad = |problem: String| Err(StoreError::BadPath { path: path.to_path_buf(), problem });
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => {
+            return bad(format!("it is a directory; name a file in it, e.g. {}", path.join("kdrift.duckdb").display()))
+        }
+        Ok(m) if m.is_file() && m.len() == 0 => {
+            return bad("it is an empty file (0 bytes), which DuckDB does not open; delete it, or name a path that \
+                        does not exist yet (ingest creates the store there)"
+                .into())
+        }
+        Ok(_) => {}
+        Err(_) => {
+            // A new store: its directory must exist (DuckDB creates the file, not the directory).
+            let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+            if let Some(dir) = parent.filter(|d| !d.is_dir()) {
+                return bad(format!("the directory {} does not exist; create it first", dir.display()));
+            }
+            return Ok(());
+        }
+    }
     let Ok(mut file) = std::fs::File::open(path) else { return Ok(()) }; // DuckDB reports it
-    if file.metadata().map_or(true, |m| !m.is_file() || m.len() == 0) {
+    if file.metadata().map_or(true, |m| !m.is_file()) {
         return Ok(());
     }
     let mut head = [0u8; 12];
