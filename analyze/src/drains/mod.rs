@@ -21,9 +21,9 @@ use kdrift_ingest::Store;
 use serde::Serialize;
 
 pub use episodes::{Band, BandKind, EpisodeEnd, NodeEpisode};
-pub use moves::{MovedPod, Replacement};
+pub use moves::{MovedPod, PlacementIndex, PlacementWindow, Replacement};
 
-use crate::history::{self, EvictionEvidence, NodeSignal, Placement};
+use crate::history::{self, NodeSignal, Placement};
 use crate::usage::{requested_at_instants, RequestedAt};
 use crate::AnalyzeError;
 
@@ -261,17 +261,16 @@ fn timeline(
     };
     let mut operations = Vec::new();
     let mut notes = Vec::new();
+    // Indexed once for every operation; each looks at its own window of it.
+    let index = PlacementIndex::new(&all_placements);
     for (i, mut episodes, start, last) in selected {
         let (window_from, window_to) = window(start, last);
-        let evidence: Vec<EvictionEvidence> =
-            all_evidence.iter().filter(|e| e.at >= window_from && e.at <= window_to).cloned().collect();
-        let since_placed = window_from - Duration::days(30);
-        let placements: Vec<Placement> =
-            all_placements.iter().filter(|p| p.bound_at >= since_placed && p.bound_at <= window_to).cloned().collect();
-        moves::attach_evictions(&mut episodes, &evidence, &placements);
+        let evidence = all_evidence.iter().filter(|e| e.at >= window_from && e.at <= window_to);
+        let placements = index.window(window_from - Duration::days(30), window_to);
+        moves::attach_evictions(&mut episodes, evidence, placements);
         {
             let mut moved: Vec<&mut MovedPod> = episodes.iter_mut().flat_map(|e| e.evicted.iter_mut()).collect();
-            moves::find_replacements(&mut moved, &placements);
+            moves::find_replacements(&mut moved, placements);
         }
         let open = episodes.iter().any(|e| e.end != EpisodeEnd::Closed);
         let ended_at = if open { None } else { episodes.iter().filter_map(|e| e.ended_at).max() };
