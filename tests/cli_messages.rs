@@ -391,15 +391,12 @@ fn an_ingest_aborted_by_a_store_error_closes_its_run_as_failed() {
     // A store damaged between two runs: a derived table is gone.
     {
         let store = kdrift_ingest::Store::open(&db).expect("open");
-        store.conn().execute_batch("DROP TABLE event_only_bindings").expect("drop");
+        store.conn().execute_batch("DROP TABLE pod_bindings").expect("drop");
     }
     let out = kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&events).output().expect("run");
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("query clear_event_only_bindings (derive/clear_event_only_bindings.sql) failed"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("query clear_pod_bindings (derive/clear_pod_bindings.sql) failed"), "{stderr}");
     let store = kdrift_ingest::Store::open_existing(&db).expect("open");
     let (status, finished, message): (String, bool, String) = store
         .conn()
@@ -413,7 +410,7 @@ fn an_ingest_aborted_by_a_store_error_closes_its_run_as_failed() {
     assert_eq!((status.as_str(), finished), ("failed", true), "not left `running`");
     assert!(
         message.starts_with(
-            "run aborted by a store error: query clear_event_only_bindings (derive/clear_event_only_bindings.sql) failed: "
+            "run aborted by a store error: query clear_pod_bindings (derive/clear_pod_bindings.sql) failed: "
         ),
         "{message}"
     );

@@ -64,17 +64,23 @@ fn a_version_1_store_is_migrated_to_the_current_version_and_keeps_its_data() {
         // Test fixture: the store as kdrift 0.1 (schema 1) left it.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "DROP TABLE vl_windows; {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '1' WHERE key = 'schema_version'"
+            "DROP TABLE vl_windows; {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '1' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }
     let store = Store::open(&path).expect("migrate");
     let version = kdrift_ingest::store::catalog::run(&store, "get_schema_version", &[]).expect("version");
     assert_eq!(version.rows[0][0], serde_json::Value::String(SCHEMA_VERSION.to_string()));
-    assert_eq!(SCHEMA_VERSION, 4);
+    assert_eq!(SCHEMA_VERSION, 5);
     assert!(kdrift_ingest::store::catalog::run(&store, "vl_windows", &[]).expect("vl_windows exists").rows.is_empty());
     assert_eq!(store.counts().expect("counts").events, 1, "the data stays");
 }
+
+/// Test fixture: undoes schema v5 (bindings and eviction evidence as tables),
+/// giving back v4's `event_only_bindings`.
+const DROP_V5: &str = "DROP MACRO TABLE batch_pods; DROP TABLE pod_bindings; DROP TABLE eviction_evidence; \
+    CREATE TABLE event_only_bindings (namespace VARCHAR NOT NULL, name VARCHAR NOT NULL, uid VARCHAR NOT NULL, \
+    node VARCHAR NOT NULL, bound_at TIMESTAMP NOT NULL, owner_kind VARCHAR, owner_name VARCHAR, created_at TIMESTAMP);";
 
 /// Test fixture: undoes schema v4 (version intervals, usage columns, event-only bindings, macros).
 const DROP_V4: &str = "DROP MACRO TABLE pod_versions_at; DROP MACRO TABLE node_versions_at; \
@@ -119,7 +125,7 @@ fn a_version_2_store_is_migrated_even_when_opened_for_analysis() {
         // Test fixture: the store as schema 2 left it.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "{DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '2' WHERE key = 'schema_version'"
+            "{DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '2' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }
@@ -138,6 +144,11 @@ fn a_version_2_store_is_migrated_even_when_opened_for_analysis() {
     let amounts = kdrift_analyze::state::amounts::amounts_at(&store, &[at]).expect("amounts");
     assert_eq!(amounts[0].usage_of("node-1").requested.get("cpu"), 300);
     assert_eq!(amounts[0].usage_of("node-1").requested.get("pods"), 1);
+    // v5: the bindings table, filled by the migration from the stored version.
+    let (from, to) = (kdrift_analyze::history::beginning(), kdrift_analyze::history::far_future());
+    let placed = kdrift_analyze::history::placements(&store, from, to).expect("placements");
+    let placed: Vec<_> = placed.iter().map(|p| (p.name.as_str(), p.node.as_str(), p.known_from.as_str())).collect();
+    assert_eq!(placed, vec![("web-1", "node-1", "object")]);
 }
 
 #[test]
@@ -301,12 +312,10 @@ fn event_only_bindings_follow_each_run_for_the_pods_it_names() {
     let three = format!("{}\n", scheduled("w-3", "node-3", "2026-01-01T00:02:00Z"));
     ingest_files(&store, &[write(dir.path(), "three.ndjson", three.as_bytes())], &mut NoProgress).expect("run 3");
     assert_eq!(event_only_bindings(&store), vec![s("w-1", "node-1", "web-7d"), s("w-3", "node-3", "-")]);
-    // A full rebuild (what the v4 migration runs) gives the same table.
-    store.execute(&kdrift_ingest::store::sql::CLEAR_EVENT_ONLY_BINDINGS, duckdb::params![-1i64, 0i64]).expect("clear");
+    // A full rebuild (what the v5 migration runs) gives the same table.
+    store.execute(&kdrift_ingest::store::sql::CLEAR_POD_BINDINGS, duckdb::params![-1i64, 0i64]).expect("clear");
     assert!(event_only_bindings(&store).is_empty());
-    store
-        .execute(&kdrift_ingest::store::sql::DERIVE_EVENT_ONLY_BINDINGS, duckdb::params![-1i64, 0i64])
-        .expect("rebuild");
+    store.execute(&kdrift_ingest::store::sql::DERIVE_POD_BINDINGS, duckdb::params![-1i64, 0i64]).expect("rebuild");
     assert_eq!(event_only_bindings(&store), vec![s("w-1", "node-1", "web-7d"), s("w-3", "node-3", "-")]);
 }
 
@@ -442,19 +451,19 @@ fn a_run_aborted_by_a_store_error_in_a_batch_commit_is_closed_as_failed() {
     writer.commit_batch(0).expect("first batch");
     writer.stage(record("p.2")).expect("store").expect("object");
     // A store broken under the run: the next batch's derivation fails.
-    store.conn().execute_batch("DROP TABLE event_only_bindings").expect("drop");
+    store.conn().execute_batch("DROP TABLE pod_bindings").expect("drop");
     let err = writer.commit_batch(0).expect_err("the batch commit fails");
-    assert_eq!(err.to_string(), "query clear_event_only_bindings (derive/clear_event_only_bindings.sql) failed");
+    assert_eq!(err.to_string(), "query clear_pod_bindings (derive/clear_pod_bindings.sql) failed");
     drop(writer);
     let ((status, records, errors), messages) = run_row(&store, run_id);
     assert_eq!((status.as_str(), records, errors), ("failed", 1, 1), "the first batch stays, counted");
     assert_eq!(messages.len(), 1, "{messages:?}");
     assert!(
         messages[0].starts_with(
-            "run aborted by a store error: query clear_event_only_bindings (derive/clear_event_only_bindings.sql) failed: "
+            "run aborted by a store error: query clear_pod_bindings (derive/clear_pod_bindings.sql) failed: "
         ),
         "{messages:?}"
     );
-    assert!(messages[0].contains("event_only_bindings does not exist"), "the driver's text: {messages:?}");
+    assert!(messages[0].contains("pod_bindings does not exist"), "the driver's text: {messages:?}");
     assert_eq!(store.counts().expect("counts").events, 1, "the failed batch is not stored");
 }

@@ -8,9 +8,10 @@ use chrono::{DateTime, Utc};
 use kdrift_analyze::drain_timeline;
 use kdrift_analyze::drains::{EpisodeEnd, OperationKind};
 use kdrift_analyze::skew::{policy_from_thresholds, skew};
-use kdrift_ingest::demo::ingest_scenario;
+use kdrift_ingest::demo::{ingest_scenario, to_record};
 use kdrift_ingest::ingest_records;
 use kdrift_ingest::scenario::{generate, ScenarioConfig};
+use kdrift_ingest::store::sql;
 use kdrift_rebalance::planner::NodeClass;
 use kdrift_rebalance::Policy;
 use kdrift_tests::{real_fixtures_or_skip, temp_store, tsv_node_events};
@@ -76,6 +77,50 @@ fn demo_has_two_rolling_drains_in_the_scenario_order_with_the_skew_each_left() {
     assert_eq!(only2.operations[0].number, 2);
     let none = drain_timeline(&store, Some(t("2026-11-29T00:00:00Z")), None).expect("timeline");
     assert!(none.operations.is_empty());
+}
+
+/// Every row of `pod_placements` and `pod_evictions` over the whole history, as text.
+fn bindings_and_evidence(store: &kdrift_ingest::Store) -> (Vec<Vec<serde_json::Value>>, Vec<Vec<serde_json::Value>>) {
+    let all = [("since_us".to_string(), "0".to_string()), ("until_us".to_string(), "9000000000000000".to_string())];
+    let rows = |q: &str| kdrift_ingest::store::catalog::run(store, q, &all).expect(q).rows;
+    (rows("pod_placements"), rows("pod_evictions"))
+}
+
+#[test]
+fn bindings_and_eviction_evidence_kept_per_batch_equal_a_full_rebuild() {
+    // The demo history in seven runs, the later part first: each batch
+    // rewrites the bindings and evidence of the pods it names only.
+    let scenario = generate(&ScenarioConfig { seed: 3, scale: 1 });
+    let burst = scenario.facts.burst_pods.len();
+    let mut parts: Vec<Vec<_>> = scenario.records.chunks(scenario.records.len() / 7 + 1).map(<[_]>::to_vec).collect();
+    parts.rotate_left(4);
+    let (_dir, store) = temp_store();
+    for (i, part) in parts.into_iter().enumerate() {
+        let location = format!("demo:part={i}");
+        ingest_records(&store, "demo", &location, part.into_iter().map(|r| to_record(r, &location))).expect("ingest");
+    }
+    let kept = bindings_and_evidence(&store);
+    let timeline = drain_timeline(&store, None, None).expect("timeline");
+    assert_eq!(timeline.operations.len(), 2);
+    let on_node1 = timeline.operations[1].landed.iter().find(|l| l.node == "node-1").map(|l| l.pods);
+    assert_eq!(on_node1, Some(burst), "drain #2's replacements on node-1");
+    assert_eq!(timeline.operations[1].not_replaced, 0);
+    // What the v5 migration runs: every pod's rows from the whole history.
+    let every_pod = duckdb::params![-1i64, 0i64];
+    for q in [
+        &sql::CLEAR_POD_BINDINGS,
+        &sql::DERIVE_POD_BINDINGS,
+        &sql::CLEAR_EVICTION_EVIDENCE,
+        &sql::DERIVE_EVICTION_EVIDENCE,
+    ] {
+        store.execute(q, every_pod).expect(q.name);
+    }
+    let rebuilt = bindings_and_evidence(&store);
+    assert_eq!(kept.0.len(), rebuilt.0.len(), "bindings");
+    assert_eq!(kept.1.len(), rebuilt.1.len(), "evidence");
+    assert_eq!(kept, rebuilt);
+    assert!(kept.0.len() > 100 && kept.1.len() > 40, "{} bindings, {} pieces of evidence", kept.0.len(), kept.1.len());
+    assert_eq!(drain_timeline(&store, None, None).expect("timeline"), timeline);
 }
 
 #[test]

@@ -8,13 +8,13 @@
 --   `pod_placements` with known_from = 'event', without reading any pod
 --   object: what the state at an instant adds to the stored pods. The owner
 --   comes from the controller's SuccessfulCreate event ("Created pod: POD").
---   Read from `event_only_bindings`, which ingest keeps up to date
---   (`derive_event_only_bindings`).
+--   Read from `pod_bindings`, which ingest keeps up to date
+--   (`derive_pod_bindings`).
 -- params: $1 at_us BIGINT (UTC microseconds)
 -- columns: namespace VARCHAR, name VARCHAR, uid VARCHAR ('' when unknown), node VARCHAR,
 --   bound_at TIMESTAMP, owner_kind VARCHAR, owner_name VARCHAR, created_at TIMESTAMP,
 --   known_from VARCHAR (always event)
 SELECT namespace, name, uid, node, bound_at, owner_kind, owner_name, created_at, 'event' AS known_from
-FROM event_only_bindings
-WHERE bound_at <= make_timestamp($1)
+FROM pod_bindings
+WHERE known_from = 'event' AND bound_at <= make_timestamp($1)
 ORDER BY bound_at, namespace, name, uid, node;

@@ -14,7 +14,7 @@ use duckdb::{Connection, Params, Row};
 pub use sql::NamedQuery;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// The `ingest_errors` message of a run closed by [`Store::open`] because
 /// the process that ran it ended without closing it.
@@ -22,7 +22,8 @@ pub const ABANDONED_RUN_MESSAGE: &str = "the run was never closed: the process r
      interrupted, or a fatal store error); closed as failed when the store was next opened for writing";
 
 /// The migration to each version after 1, in order: `(version, DDL)`.
-const MIGRATIONS: &[(i64, &NamedQuery)] = &[(2, &sql::SCHEMA_V2), (3, &sql::SCHEMA_V3), (4, &sql::SCHEMA_V4)];
+const MIGRATIONS: &[(i64, &NamedQuery)] =
+    &[(2, &sql::SCHEMA_V2), (3, &sql::SCHEMA_V3), (4, &sql::SCHEMA_V4), (5, &sql::SCHEMA_V5)];
 
 /// Store failures.
 #[derive(Debug, thiserror::Error)]
@@ -293,12 +294,22 @@ impl Store {
 
     /// What a migration needs beyond its DDL, in the same transaction.
     /// v4: every stored pod version's usage fields, computed in Rust from its
-    /// model (`pod_usage_fields`), then every version interval and the
-    /// event-only bindings.
+    /// model (`pod_usage_fields`), then every version interval. v5: every
+    /// pod's bindings and eviction evidence.
     fn after_migration(&self, version: i64) -> Result<(), StoreError> {
-        if version != 4 {
-            return Ok(());
+        match version {
+            4 => self.backfill_v4(),
+            5 => {
+                let every_pod = duckdb::params![-1i64, 0i64];
+                self.execute(&sql::DERIVE_POD_BINDINGS, every_pod)?;
+                self.execute(&sql::DERIVE_EVICTION_EVIDENCE, every_pod)?;
+                Ok(())
+            }
+            _ => Ok(()),
         }
+    }
+
+    fn backfill_v4(&self) -> Result<(), StoreError> {
         let models = self
             .query_map(&sql::SCHEMA_V4_POD_MODELS, [], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?)))?;
         {
@@ -327,8 +338,6 @@ impl Store {
         self.batch(&sql::SCHEMA_V4_BACKFILL)?;
         self.execute(&sql::DERIVE_POD_INTERVALS, duckdb::params![-1i64, 0i64])?;
         self.execute(&sql::DERIVE_NODE_INTERVALS, duckdb::params![-1i64, 0i64])?;
-        self.execute(&sql::CLEAR_EVENT_ONLY_BINDINGS, duckdb::params![-1i64, 0i64])?;
-        self.execute(&sql::DERIVE_EVENT_ONLY_BINDINGS, duckdb::params![-1i64, 0i64])?;
         Ok(())
     }
 

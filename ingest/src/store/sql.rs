@@ -49,6 +49,8 @@ queries! {
     SCHEMA_V4_POD_MODELS = "schema_v4_pod_models", "schema/v4_pod_models.sql";
     /// Migration 3 → 4: copies the computed usage fields into `pod_versions`.
     SCHEMA_V4_BACKFILL = "schema_v4_backfill", "schema/v4_backfill.sql";
+    /// Migration 4 → 5: bindings and eviction evidence as tables kept by ingest.
+    SCHEMA_V5 = "schema_v5", "schema/v5.sql";
     /// Records the schema version after a migration.
     UPDATE_SCHEMA_VERSION = "update_schema_version", "schema/update_version.sql";
     /// Opens a transaction.
@@ -95,10 +97,14 @@ queries! {
     DERIVE_POD_INTERVALS = "derive_pod_intervals", "derive/pod_intervals.sql";
     /// Sets `valid_until` / `first_version` of the nodes a run touched (every node when run_id < 0).
     DERIVE_NODE_INTERVALS = "derive_node_intervals", "derive/node_intervals.sql";
-    /// Removes the `event_only_bindings` rows of the pods a batch names.
-    CLEAR_EVENT_ONLY_BINDINGS = "clear_event_only_bindings", "derive/clear_event_only_bindings.sql";
-    /// Writes the `event_only_bindings` rows (pods known only from Scheduled events) of the pods a batch names.
-    DERIVE_EVENT_ONLY_BINDINGS = "derive_event_only_bindings", "derive/event_only_bindings.sql";
+    /// Removes the `pod_bindings` rows of the pods a batch names (every row when run_id < 0).
+    CLEAR_POD_BINDINGS = "clear_pod_bindings", "derive/clear_pod_bindings.sql";
+    /// Writes the `pod_bindings` rows (every binding to a node) of the pods a batch names.
+    DERIVE_POD_BINDINGS = "derive_pod_bindings", "derive/pod_bindings.sql";
+    /// Removes the `eviction_evidence` rows of the pods a batch names (every row when run_id < 0).
+    CLEAR_EVICTION_EVIDENCE = "clear_eviction_evidence", "derive/clear_eviction_evidence.sql";
+    /// Writes the `eviction_evidence` rows (evicted or stopped pods) of the pods a batch names.
+    DERIVE_EVICTION_EVIDENCE = "derive_eviction_evidence", "derive/eviction_evidence.sql";
     /// What the store holds (counts).
     STORE_COUNTS = "store_counts", "stats/store_counts.sql";
     /// Every ingest run, newest first.

@@ -333,9 +333,11 @@ impl<'s> RunWriter<'s> {
         store.execute(&sql::DERIVE_NODE_VERSIONS, params![self.run_id, after])?;
         store.execute(&sql::DERIVE_POD_INTERVALS, params![self.run_id, after])?;
         store.execute(&sql::DERIVE_NODE_INTERVALS, params![self.run_id, after])?;
-        // Only the bindings of the pods this batch names change.
-        store.execute(&sql::CLEAR_EVENT_ONLY_BINDINGS, params![self.run_id, after])?;
-        store.execute(&sql::DERIVE_EVENT_ONLY_BINDINGS, params![self.run_id, after])?;
+        // Only the bindings and eviction evidence of the pods this batch names change.
+        store.execute(&sql::CLEAR_POD_BINDINGS, params![self.run_id, after])?;
+        store.execute(&sql::DERIVE_POD_BINDINGS, params![self.run_id, after])?;
+        store.execute(&sql::CLEAR_EVICTION_EVIDENCE, params![self.run_id, after])?;
+        store.execute(&sql::DERIVE_EVICTION_EVIDENCE, params![self.run_id, after])?;
         store.execute(&sql::CLEAR_STAGING, [])?;
         let mut c = self.committed;
         c.records += self.pending;

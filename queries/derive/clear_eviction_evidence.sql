@@ -1,0 +1,8 @@
+-- name: clear_eviction_evidence
+-- purpose: Removes the `eviction_evidence` rows of the pods one committed
+--   batch names (`batch_pods`; every row when $1 is negative), before
+--   `derive_eviction_evidence` writes them again.
+-- params: $1 run_id BIGINT (negative: every pod), $2 after_obs_id BIGINT (only pods named after it)
+-- columns: none (deletes)
+DELETE FROM eviction_evidence
+WHERE $1 < 0 OR (namespace, name) IN (SELECT namespace, name FROM batch_pods($1, $2));
