@@ -28,6 +28,10 @@ fn every_read_query_runs_on_the_demo_store() {
             "kind" => "Node".to_string(),
             "since_us" => "2026-11-27T00:00:00Z".to_string(),
             "until_us" => "2026-11-29T00:00:00Z".to_string(),
+            // Every node over since..until (2026-11-27T00:00:00Z..2026-11-29T00:00:00Z).
+            "episodes" => {
+                (1..=5).map(|n| format!("node-{n}|1795737600000000|1795910400000000")).collect::<Vec<_>>().join(",")
+            }
             "job" => facts.job_name.clone(),
             "pull_key" => "http://127.0.0.1:9428 raw".to_string(),
             other => panic!("no test value for parameter {other}"),
@@ -77,6 +81,14 @@ fn every_read_query_runs_on_the_demo_store() {
             }
             "vl_last_window_end" => assert_eq!(r.rows[0], vec![Value::Null, Value::Null], "no VictoriaLogs pull"),
             "vl_windows" => assert!(r.rows.is_empty()),
+            "episode_evictions" => {
+                // Every node over the whole range: exactly pod_evictions' rows.
+                let since_until: Vec<(String, String)> =
+                    ["since_us", "until_us"].iter().map(|p| (p.to_string(), values(p))).collect();
+                let all = catalog::run(&store, "pod_evictions", &since_until).expect("pod_evictions");
+                assert!(r.rows.len() > 40, "{} rows", r.rows.len());
+                assert_eq!(r.rows, all.rows);
+            }
             _ => {}
         }
         ran += 1;
@@ -185,6 +197,8 @@ fn golden_params(query: &str, param: &str, facts: &kdrift_ingest::scenario::Scen
         ),
         (_, "since_us") => "2026-11-28T02:00:00Z".into(),
         (_, "until_us") => "2026-11-28T02:04:00Z".into(),
+        // node-2 over since..until.
+        (_, "episodes") => "node-2|1795831200000000|1795831440000000".into(),
         (_, "pull_key") => "http://127.0.0.1:9428 raw".into(),
         (q, p) => panic!("{q}: no golden value for parameter {p}"),
     }

@@ -193,17 +193,43 @@ pub fn eviction_evidence(
     since: DateTime<Utc>,
     until: DateTime<Utc>,
 ) -> Result<Vec<EvictionEvidence>, AnalyzeError> {
-    Ok(store.query_map(&sql::POD_EVICTIONS, bounds(since, until), |r| {
-        Ok(EvictionEvidence {
-            namespace: r.get(0)?,
-            name: r.get(1)?,
-            uid: r.get(2)?,
-            node: r.get::<_, Option<String>>(3)?.filter(|n| !n.is_empty()),
-            at: r.get(4)?,
-            evidence: r.get(5)?,
-            detail: r.get::<_, Option<String>>(6)?.unwrap_or_default(),
-        })
-    })?)
+    Ok(store.query_map(&sql::POD_EVICTIONS, bounds(since, until), evidence_row)?)
+}
+
+fn evidence_row(r: &duckdb::Row<'_>) -> duckdb::Result<EvictionEvidence> {
+    Ok(EvictionEvidence {
+        namespace: r.get(0)?,
+        name: r.get(1)?,
+        uid: r.get(2)?,
+        node: r.get::<_, Option<String>>(3)?.filter(|n| !n.is_empty()),
+        at: r.get(4)?,
+        evidence: r.get(5)?,
+        detail: r.get::<_, Option<String>>(6)?.unwrap_or_default(),
+    })
+}
+
+/// The eviction evidence a drain timeline can attach (query
+/// `episode_evictions`), oldest first: evidence naming a node inside one of
+/// `ranges` (node, from, to; UTC, both inclusive) for that node, and
+/// evidence naming no node between `since` and `until`. The same rows as
+/// [`eviction_evidence`] filtered that way, without converting the rest
+/// (at 10M events every pod deletion is evidence: 1.5M rows).
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn eviction_evidence_in(
+    store: &Store,
+    ranges: &[(&str, DateTime<Utc>, DateTime<Utc>)],
+    since: DateTime<Utc>,
+    until: DateTime<Utc>,
+) -> Result<Vec<EvictionEvidence>, AnalyzeError> {
+    let list = ranges
+        .iter()
+        .map(|(node, from, to)| format!("{node}|{}|{}", from.timestamp_micros(), to.timestamp_micros()))
+        .collect::<Vec<_>>()
+        .join(",");
+    let params = duckdb::params![list, since.timestamp_micros(), until.timestamp_micros()];
+    Ok(store.query_map(&sql::EPISODE_EVICTIONS, params, evidence_row)?)
 }
 
 /// Placements between `since` and `until`, oldest binding first.

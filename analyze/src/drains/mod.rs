@@ -243,8 +243,21 @@ fn timeline(
         (None, Some(t)) => Some((history::beginning(), t)),
         (None, None) => None,
     };
+    // Only the evidence an episode can take: its node, inside its range and
+    // its operation's window (evidence naming no node: the whole reach).
+    let ranges: Vec<(&str, DateTime<Utc>, DateTime<Utc>)> = selected
+        .iter()
+        .flat_map(|(_, episodes, start, last)| {
+            let (from, to) = window(*start, *last);
+            episodes.iter().filter_map(move |e| {
+                let (ep_from, ep_to) = moves::evidence_range(e);
+                let (a, b) = (ep_from.max(from), ep_to.map_or(to, |t| t.min(to)));
+                (a <= b).then_some((e.node.as_str(), a, b))
+            })
+        })
+        .collect();
     let all_evidence = match reach {
-        Some((from, to)) => history::eviction_evidence(store, from, to)?,
+        Some((from, to)) => history::eviction_evidence_in(store, &ranges, from, to)?,
         None => Vec::new(),
     };
     let all_placements = match placed_range {

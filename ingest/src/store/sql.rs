@@ -155,6 +155,8 @@ queries! {
     NODE_SIGNALS = "node_signals", "timeline/node_signals.sql";
     /// Evidence of pods evicted or stopped on a node between two instants.
     POD_EVICTIONS = "pod_evictions", "timeline/pod_evictions.sql";
+    /// Eviction evidence inside given node ranges (what a drain timeline's episodes can take), plus evidence naming no node.
+    EPISODE_EVICTIONS = "episode_evictions", "timeline/episode_evictions.sql";
     /// The first and last instant the store knows about (`kdrift report`'s default range).
     TIME_SPAN = "time_span", "stats/time_span.sql";
     /// Instants at which a node's requested amounts can change (the requested % charts' samples).
