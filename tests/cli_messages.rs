@@ -191,6 +191,28 @@ fn a_missing_store_suggests_commands_that_write_it() {
 }
 
 #[test]
+fn without_policy_a_store_that_cannot_be_opened_is_all_that_is_said() {
+    // The "no --policy given" line used to come first, then the store error.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("absent.duckdb");
+    for cmd in [&["rebalance", "plan"][..], &["rebalance", "recommend"], &["skew"]] {
+        let out = kdrift().arg("--db").arg(&db).args(cmd).output().expect("run");
+        assert_eq!(out.status.code(), Some(2), "{cmd:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.starts_with(&format!("kdrift: error: opening store {}: ", db.display())), "{cmd:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{cmd:?}: {stderr}");
+    }
+    // Once the store is read, the default policy is named.
+    let (code, _, stderr) = on_demo(&["rebalance", "plan"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stderr,
+        "kdrift: no --policy given: using the descheduler Helm chart's default policy \
+         (LowNodeUtilization cpu/memory/pods 20 → 50 %)\n"
+    );
+}
+
+#[test]
 fn skew_before_the_history_names_the_stores_span() {
     let expected = "the store has no Node objects at 2026-01-01T00:00:00Z (before its history); \
                     its history spans 2026-11-27T00:00:00Z to 2026-11-28T05:30:01.020Z";
@@ -240,10 +262,32 @@ fn an_at_after_the_history_shows_the_last_state_with_a_note() {
     let last: Value = serde_json::from_str(&json_last).expect("json");
     assert_eq!(last["notes"], json!([]));
     assert_eq!(report["nodes"], last["nodes"]);
-    // The planner notes it on stderr.
-    let (code, _, stderr) = on_demo(&["rebalance", "plan", "--at", "2027-01-01T00:00:00Z"]);
+    // The planner: first of the plan's notes, in the table, in JSON and in
+    // the saved plan (it was only on stderr, so a saved plan lost it); said once.
+    let (code, table, stderr) = on_demo(&["rebalance", "plan", "--at", "2027-01-01T00:00:00Z"]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stderr.contains(&format!("kdrift: note: --at {note}")), "{stderr}");
+    assert!(!stderr.contains("after the store's history"), "not on stderr too: {stderr}");
+    assert_eq!(table.matches("after the store's history").count(), 1, "{table}");
+    assert!(table.contains(&format!("\nNotes\n  - {note}\n")), "{table}");
+    let dir = tempfile::tempdir().expect("tmp");
+    let saved = dir.path().join("plan.json");
+    let out = kdrift()
+        .arg("--db")
+        .arg(demo_db())
+        .args(["rebalance", "plan", "--at", "2027-01-01T00:00:00Z", "-o", "json", "--out"])
+        .arg(&saved)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("after the store's history"));
+    let printed: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(&saved).expect("plan")).expect("json");
+    assert_eq!(printed["notes"][0], note);
+    assert_eq!(file["notes"][0], note);
+    let (_, json_last, _) = on_demo(&["rebalance", "plan", "--at", "2026-11-28T05:30:01.020Z", "-o", "json"]);
+    let last: Value = serde_json::from_str(&json_last).expect("json");
+    let notes = last["notes"].as_array().expect("notes");
+    assert!(notes.iter().all(|n| !n.as_str().unwrap_or("").contains("after the store's history")), "{notes:?}");
 }
 
 /// Every number under a key naming a percent or a skew, with its path.
@@ -670,26 +714,50 @@ fn why_pending_on_a_large_cluster_shows_the_nodes_that_explain_it_and_counts_the
     assert_eq!(json_out["state"]["nodes"].as_array().map(Vec::len), Some(30), "JSON keeps every node");
 }
 
-#[test]
-fn skew_on_nodes_without_pods_says_the_amounts_count_no_pods() {
-    let dir = tempfile::tempdir().expect("tmp");
+/// A store in `dir` (`k.duckdb`) holding only the nodes `names` (2 cpu,
+/// 8Gi, 110 pods each, created 2026-01-01T00:00:00Z), no pod.
+fn nodes_only_store(dir: &Path, names: &[&str]) -> PathBuf {
     let at = "2026-01-01T00:00:00Z";
     let node = |name: &str| {
         json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "creationTimestamp": at},
                "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"}}})
     };
-    let file = dir.path().join("nodes.json");
-    std::fs::write(&file, json!({"kind": "List", "items": [node("n1"), node("n2")]}).to_string()).expect("write");
-    assert_eq!(ingest_in(dir.path(), &[&file]).0, 0);
-    let out = kdrift().arg("--db").arg(dir.path().join("k.duckdb")).args(["skew", "-o", "json"]).output().expect("run");
+    let items: Vec<Value> = names.iter().map(|n| node(n)).collect();
+    let file = dir.join("nodes.json");
+    std::fs::write(&file, json!({"kind": "List", "items": items}).to_string()).expect("write");
+    assert_eq!(ingest_in(dir, &[&file]).0, 0);
+    dir.join("k.duckdb")
+}
+
+const NO_PODS_NOTE: &str = "no bound Pod objects in the store at 2026-01-01T00:00:00Z: requested amounts count no \
+                            pods (ingest `kubectl get pods -A -o json` for them)";
+
+#[test]
+fn skew_on_nodes_without_pods_says_the_amounts_count_no_pods() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = nodes_only_store(dir.path(), &["n1", "n2"]);
+    let out = kdrift().arg("--db").arg(&db).args(["skew", "-o", "json"]).output().expect("run");
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let report: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(report["nodes"].as_array().map(Vec::len), Some(2));
-    assert_eq!(
-        report["notes"],
-        json!(["no bound Pod objects in the store at 2026-01-01T00:00:00Z: requested amounts count no pods \
-             (ingest `kubectl get pods -A -o json` for them)"])
-    );
+    assert_eq!(report["notes"], json!([NO_PODS_NOTE]));
+}
+
+#[test]
+fn rebalance_plan_on_nodes_without_pods_says_the_amounts_count_no_pods() {
+    // The plan said 0 % everywhere with no word on the missing pods.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = nodes_only_store(dir.path(), &["n1", "n2"]);
+    let out = kdrift().arg("--db").arg(&db).args(["rebalance", "plan"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains(&format!("\nNotes\n  - {NO_PODS_NOTE}\n")), "{table}");
+    let out = kdrift().arg("--db").arg(&db).args(["rebalance", "plan", "-o", "json"]).output().expect("run");
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["notes"][0], NO_PODS_NOTE);
+    // With pods bound (the demo), no such note.
+    let (_, json_demo, _) = on_demo(&["rebalance", "plan", "-o", "json"]);
+    assert!(!json_demo.contains("no bound Pod objects"), "{json_demo}");
 }
 
 #[test]
