@@ -406,6 +406,48 @@ fn demo_json_names_a_saved_store() {
 }
 
 #[test]
+fn demo_save_errors_speak_of_save() {
+    // They spoke of --db, a flag the demo does not take.
+    let dir = tempfile::tempdir().expect("tmp");
+    let not_a_store = dir.path().join("notes.txt");
+    std::fs::write(&not_a_store, "hello\n").expect("write");
+    let empty = dir.path().join("empty.duckdb");
+    std::fs::write(&empty, "").expect("write");
+    let d = dir.path().display();
+    let cases = [
+        (
+            not_a_store.clone(),
+            format!(
+                "kdrift: error: --save {}: not a DuckDB database (no DuckDB header); --save must name a store kept \
+                 by an earlier `kdrift demo --save`, or a path that does not exist yet (the demo creates its store \
+                 there)",
+                not_a_store.display()
+            ),
+        ),
+        (
+            dir.path().to_path_buf(),
+            format!("kdrift: error: --save {d} cannot hold the demo's store: it is a directory; name a file in it, e.g. {d}/kdrift.duckdb"),
+        ),
+        (
+            empty.clone(),
+            format!(
+                "kdrift: error: --save {} cannot hold the demo's store: it is an empty file (0 bytes), which DuckDB \
+                 does not open; delete it, or choose a --save path that does not exist yet (the demo creates its \
+                 store there)",
+                empty.display()
+            ),
+        ),
+    ];
+    for (path, expected) in cases {
+        let out = kdrift().args(["demo", "--save"]).arg(&path).output().expect("run");
+        assert_eq!(out.status.code(), Some(2), "{}", path.display());
+        assert_eq!(String::from_utf8_lossy(&out.stderr).trim_end(), expected);
+        assert!(out.stdout.is_empty());
+    }
+    assert_eq!(std::fs::read_to_string(&not_a_store).expect("read"), "hello\n", "left as it was");
+}
+
+#[test]
 fn ingest_of_a_missing_file_fails_before_creating_the_store() {
     let dir = tempfile::tempdir().expect("tmp");
     let db = dir.path().join("new.duckdb");
