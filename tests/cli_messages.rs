@@ -786,6 +786,30 @@ fn skew_on_nodes_without_pods_says_the_amounts_count_no_pods() {
 }
 
 #[test]
+fn skew_of_a_single_node_says_it_needs_two() {
+    // It said `0.0 points (a 0.0 % − a 0.0 %)`: a node against itself.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = nodes_only_store(dir.path(), &["a"]);
+    let out = kdrift().arg("--db").arg(&db).arg("skew").output().expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = String::from_utf8_lossy(&out.stdout);
+    let skew: Vec<&str> = table.lines().filter(|l| l.starts_with("  skew ")).collect();
+    assert_eq!(
+        skew,
+        [
+            "  skew cpu: needs at least two nodes with allocatable cpu (only a offers it)",
+            "  skew memory: needs at least two nodes with allocatable memory (only a offers it)",
+            "  skew pods: needs at least two nodes with allocatable pods (only a offers it)",
+        ],
+        "{table}"
+    );
+    let out = kdrift().arg("--db").arg(&db).args(["skew", "-o", "json"]).output().expect("run");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(report["skew"][0]["nodes"], 1);
+    assert_eq!(report["skew"][0]["skew"], 0.0);
+}
+
+#[test]
 fn rebalance_plan_on_nodes_without_pods_says_the_amounts_count_no_pods() {
     // The plan said 0 % everywhere with no word on the missing pods.
     let dir = tempfile::tempdir().expect("tmp");

@@ -24,9 +24,15 @@ pub fn json<W: Write, T: serde::Serialize>(out: &mut W, value: &T) -> anyhow::Re
 
 /// One resource's skew: `97.1 points (node-1 99.6 % − node-5 2.5 %)`, every
 /// number with one decimal, the points the difference of the percents shown
-/// (so the line adds up; `-o json` has the exact values).
+/// (so the line adds up; `-o json` has the exact values). Offered by fewer
+/// than two nodes: `needs at least two nodes with allocatable cpu (only a
+/// offers it)`.
 pub fn skew_points(s: &kdrift_analyze::usage::ResourceSkew) -> String {
     use kdrift_rebalance::percent::{percent_text, points_text};
+    if s.nodes < 2 {
+        // A node against itself (`0.0 points (a − a)`) measures nothing.
+        return format!("needs at least two nodes with allocatable {} (only {} offers it)", s.resource, s.max_node);
+    }
     format!(
         "{} points ({} {} % − {} {} %)",
         points_text(s.max_percent, s.min_percent),
@@ -74,6 +80,7 @@ mod tests {
             min_node: "node-5".into(),
             min_percent: 2.46,
             skew: 99.64 - 2.46,
+            nodes: 5,
         };
         // 97.18 exactly, but 99.6 − 2.5 is what the reader checks.
         assert_eq!(skew_points(&s), "97.1 points (node-1 99.6 % − node-5 2.5 %)");
