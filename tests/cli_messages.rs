@@ -775,6 +775,39 @@ const NO_PODS_NOTE: &str = "no bound Pod objects in the store at 2026-01-01T00:0
                             pods (ingest `kubectl get pods -A -o json` for them)";
 
 #[test]
+fn why_pending_next_steps_do_not_repeat_the_reason_they_address() {
+    // An events-only store: no numbers, one step per reason. They read
+    // `[Insufficient cpu] Insufficient cpu: lower …`.
+    let dir = tempfile::tempdir().expect("tmp");
+    let event = json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "web.1", "namespace": "default", "uid": "e1"},
+        "involvedObject": {"kind": "Pod", "namespace": "default", "name": "web", "uid": "u-web"},
+        "reason": "FailedScheduling", "type": "Warning", "count": 2,
+        "message": "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu. \
+                    preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+        "firstTimestamp": "2026-01-01T00:10:00Z", "lastTimestamp": "2026-01-01T00:20:00Z"});
+    let file = dir.path().join("events.json");
+    std::fs::write(&file, json!({"kind": "List", "items": [event]}).to_string()).expect("write");
+    assert_eq!(ingest_in(dir.path(), &[&file]).0, 0);
+    let out = kdrift().arg("--db").arg(dir.path().join("k.duckdb")).args(["why-pending", "default/web"]).output();
+    let out = out.expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8_lossy(&out.stdout);
+    let steps: Vec<&str> =
+        report.lines().skip_while(|l| *l != "Next steps").skip(1).take_while(|l| !l.is_empty()).collect();
+    assert_eq!(
+        steps,
+        [
+            "  1. [node(s) had untolerated taint {dedicated: gpu}] add a matching toleration, or remove the taint \
+             when it is stale (`kubectl taint nodes NODE KEY-`)",
+            "  2. [Insufficient cpu] lower the pod's request or free room on a node (`kdrift rebalance plan`); \
+             ingest the Pod and Node objects for exact numbers",
+        ],
+        "{report}"
+    );
+}
+
+#[test]
 fn skew_on_nodes_without_pods_says_the_amounts_count_no_pods() {
     let dir = tempfile::tempdir().expect("tmp");
     let db = nodes_only_store(dir.path(), &["n1", "n2"]);
