@@ -808,6 +808,30 @@ fn why_pending_next_steps_do_not_repeat_the_reason_they_address() {
 }
 
 #[test]
+fn why_pending_all_shows_a_pod_still_pending_at_the_end_as_a_lower_bound() {
+    // default/web: failures from 00:10 to 00:20, never scheduled nor deleted;
+    // its PENDING read `10m`, as if it had ended.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = thirty_node_store(dir.path());
+    let out = kdrift().arg("--db").arg(&db).args(["why-pending", "--all"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = String::from_utf8_lossy(&out.stdout);
+    let row = table.lines().find(|l| l.starts_with(" default/web ")).expect("web row");
+    let cells: Vec<&str> = row.split("   ").map(str::trim).filter(|c| !c.is_empty()).collect();
+    assert_eq!(cells[..3], ["default/web", "at least 10m", "2026-01-01 00:10:00Z"], "{table}");
+    let out = kdrift().arg("--db").arg(&db).args(["why-pending", "--all", "-o", "json"]).output().expect("run");
+    let pods: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(pods[0]["pending_seconds"], 600);
+    assert_eq!(pods[0]["pending_is_lower_bound"], true);
+    // The demo's pod was deleted: its wait is known, not a bound.
+    let (_, demo, _) = on_demo(&["why-pending", "--all", "-o", "json"]);
+    let demo: Value = serde_json::from_str(&demo).expect("json");
+    assert_eq!(demo[0]["pending_is_lower_bound"], false);
+    let (_, demo_table, _) = on_demo(&["why-pending", "--all"]);
+    assert!(demo_table.contains(" 1h 30m ") && !demo_table.contains("at least"), "{demo_table}");
+}
+
+#[test]
 fn skew_on_nodes_without_pods_says_the_amounts_count_no_pods() {
     let dir = tempfile::tempdir().expect("tmp");
     let db = nodes_only_store(dir.path(), &["n1", "n2"]);

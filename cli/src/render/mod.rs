@@ -43,6 +43,17 @@ pub fn skew_points(s: &kdrift_analyze::usage::ResourceSkew) -> String {
     )
 }
 
+/// How long a pod of `why-pending --all` was pending: `1h 30m`, or `at
+/// least 10m 6s` when the store never saw it scheduled or deleted (the
+/// single-pod report's "pending for at least" wording).
+pub fn pending_duration(p: &kdrift_analyze::PendingPod) -> String {
+    if p.pending_is_lower_bound {
+        format!("at least {}", duration(p.pending_seconds))
+    } else {
+        duration(p.pending_seconds)
+    }
+}
+
 /// `2h 5m`, `90m`, `42s`: a compact human duration.
 pub fn duration(seconds: i64) -> String {
     let s = seconds.max(0);
