@@ -616,6 +616,56 @@ fn a_named_file_that_is_not_a_dump_is_refused_naming_the_formats() {
 }
 
 #[test]
+fn a_file_that_is_no_dump_alone_is_refused_before_the_store_is_opened() {
+    // It created the store and recorded a failed run.
+    let dir = tempfile::tempdir().expect("tmp");
+    let tsv = dir.path().join("pods.tsv");
+    std::fs::write(&tsv, "NAMESPACE\tNAME\tREADY\nmedia\tplex-1\t1/1\n").expect("write");
+    let db = dir.path().join("k.duckdb");
+    let expected = format!(
+        "kdrift: error: {}: neither JSON, NDJSON nor YAML; expected JSON (a Kubernetes object or list), NDJSON (one \
+         object per line) or YAML; files ending .json, .ndjson, .jsonl, .yaml or .yml (also .gz) are read by their \
+         ending, others by their content; nothing was loaded (store {} not opened)",
+        tsv.display(),
+        db.display()
+    );
+    let (code, stdout, stderr) = ingest_in(dir.path(), &[&tsv]);
+    assert_eq!(code, 2, "{stdout}");
+    assert_eq!(stderr.trim_end(), expected);
+    assert!(!db.exists(), "no store created");
+    // On an existing store: no run recorded.
+    let node = dir.path().join("node.json");
+    std::fs::write(&node, r#"{"kind":"Node","metadata":{"name":"n1"}}"#).expect("write");
+    assert_eq!(ingest_in(dir.path(), &[&node]).0, 0);
+    let (code, _, stderr) = ingest_in(dir.path(), &[&tsv]);
+    assert_eq!((code, stderr.trim_end()), (2, expected.as_str()));
+    let store = kdrift_ingest::Store::open_existing(&db).expect("open");
+    let runs: i64 = store.conn().query_row("SELECT count(*) FROM ingest_runs", [], |r| r.get(0)).expect("runs");
+    assert_eq!(runs, 1, "only the node's run");
+}
+
+#[test]
+fn ingest_stores_a_relative_path_as_an_absolute_one() {
+    // `kdrift ingest file dumps/../dumps/nodes.json` stored that text: later
+    // reports could not say which file it was.
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = std::fs::canonicalize(dir.path()).expect("canonical");
+    std::fs::create_dir(root.join("dumps")).expect("mkdir");
+    std::fs::write(root.join("dumps/nodes.json"), r#"{"kind":"Node","metadata":{"name":"n1"}}"#).expect("write");
+    let out = kdrift()
+        .current_dir(&root)
+        .args(["--db", "k.duckdb", "ingest", "file", "dumps/../dumps/nodes.json"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let absolute = root.join("dumps").join("nodes.json").display().to_string();
+    let store = kdrift_ingest::Store::open_existing(&root.join("k.duckdb")).expect("open");
+    let location = |sql: &str| -> String { store.conn().query_row(sql, [], |r| r.get(0)).expect(sql) };
+    assert_eq!(location("SELECT location FROM ingest_runs"), absolute);
+    assert_eq!(location("SELECT DISTINCT location FROM observations"), absolute);
+}
+
+#[test]
 fn an_empty_directory_is_reported_and_alone_it_is_an_error() {
     let dir = tempfile::tempdir().expect("tmp");
     let empty = dir.path().join("empty");
