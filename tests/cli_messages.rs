@@ -317,7 +317,7 @@ fn json_percents_have_two_decimals_without_float_noise() {
     assert_eq!(
         report["skew"][0],
         json!({"resource": "cpu", "max_node": "node-2", "max_percent": 68.1, "min_node": "node-1",
-               "min_percent": 4.5, "skew": 63.6})
+               "min_percent": 4.5, "skew": 63.6, "nodes": 5})
     );
     // node-1's memory at the failure: 5113905152 of 8284798976 bytes, 61.72636375142387 %.
     let (_, json_out, _) = on_demo(&["skew", "--at", "2026-11-28T04:00:00Z", "-o", "json"]);
