@@ -191,6 +191,28 @@ fn a_missing_store_suggests_commands_that_write_it() {
 }
 
 #[test]
+fn without_policy_a_store_that_cannot_be_opened_is_all_that_is_said() {
+    // The "no --policy given" line used to come first, then the store error.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("absent.duckdb");
+    for cmd in [&["rebalance", "plan"][..], &["rebalance", "recommend"], &["skew"]] {
+        let out = kdrift().arg("--db").arg(&db).args(cmd).output().expect("run");
+        assert_eq!(out.status.code(), Some(2), "{cmd:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.starts_with(&format!("kdrift: error: opening store {}: ", db.display())), "{cmd:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{cmd:?}: {stderr}");
+    }
+    // Once the store is read, the default policy is named.
+    let (code, _, stderr) = on_demo(&["rebalance", "plan"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stderr,
+        "kdrift: no --policy given: using the descheduler Helm chart's default policy \
+         (LowNodeUtilization cpu/memory/pods 20 → 50 %)\n"
+    );
+}
+
+#[test]
 fn skew_before_the_history_names_the_stores_span() {
     let expected = "the store has no Node objects at 2026-01-01T00:00:00Z (before its history); \
                     its history spans 2026-11-27T00:00:00Z to 2026-11-28T05:30:01.020Z";
@@ -240,10 +262,32 @@ fn an_at_after_the_history_shows_the_last_state_with_a_note() {
     let last: Value = serde_json::from_str(&json_last).expect("json");
     assert_eq!(last["notes"], json!([]));
     assert_eq!(report["nodes"], last["nodes"]);
-    // The planner notes it on stderr.
-    let (code, _, stderr) = on_demo(&["rebalance", "plan", "--at", "2027-01-01T00:00:00Z"]);
+    // The planner: first of the plan's notes, in the table, in JSON and in
+    // the saved plan (it was only on stderr, so a saved plan lost it); said once.
+    let (code, table, stderr) = on_demo(&["rebalance", "plan", "--at", "2027-01-01T00:00:00Z"]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stderr.contains(&format!("kdrift: note: --at {note}")), "{stderr}");
+    assert!(!stderr.contains("after the store's history"), "not on stderr too: {stderr}");
+    assert_eq!(table.matches("after the store's history").count(), 1, "{table}");
+    assert!(table.contains(&format!("\nNotes\n  - {note}\n")), "{table}");
+    let dir = tempfile::tempdir().expect("tmp");
+    let saved = dir.path().join("plan.json");
+    let out = kdrift()
+        .arg("--db")
+        .arg(demo_db())
+        .args(["rebalance", "plan", "--at", "2027-01-01T00:00:00Z", "-o", "json", "--out"])
+        .arg(&saved)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("after the store's history"));
+    let printed: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(&saved).expect("plan")).expect("json");
+    assert_eq!(printed["notes"][0], note);
+    assert_eq!(file["notes"][0], note);
+    let (_, json_last, _) = on_demo(&["rebalance", "plan", "--at", "2026-11-28T05:30:01.020Z", "-o", "json"]);
+    let last: Value = serde_json::from_str(&json_last).expect("json");
+    let notes = last["notes"].as_array().expect("notes");
+    assert!(notes.iter().all(|n| !n.as_str().unwrap_or("").contains("after the store's history")), "{notes:?}");
 }
 
 /// Every number under a key naming a percent or a skew, with its path.
@@ -273,7 +317,7 @@ fn json_percents_have_two_decimals_without_float_noise() {
     assert_eq!(
         report["skew"][0],
         json!({"resource": "cpu", "max_node": "node-2", "max_percent": 68.1, "min_node": "node-1",
-               "min_percent": 4.5, "skew": 63.6})
+               "min_percent": 4.5, "skew": 63.6, "nodes": 5})
     );
     // node-1's memory at the failure: 5113905152 of 8284798976 bytes, 61.72636375142387 %.
     let (_, json_out, _) = on_demo(&["skew", "--at", "2026-11-28T04:00:00Z", "-o", "json"]);
@@ -359,6 +403,48 @@ fn demo_json_names_a_saved_store() {
     let v: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(v["store"], json!(db.display().to_string()));
     assert!(db.exists());
+}
+
+#[test]
+fn demo_save_errors_speak_of_save() {
+    // They spoke of --db, a flag the demo does not take.
+    let dir = tempfile::tempdir().expect("tmp");
+    let not_a_store = dir.path().join("notes.txt");
+    std::fs::write(&not_a_store, "hello\n").expect("write");
+    let empty = dir.path().join("empty.duckdb");
+    std::fs::write(&empty, "").expect("write");
+    let d = dir.path().display();
+    let cases = [
+        (
+            not_a_store.clone(),
+            format!(
+                "kdrift: error: --save {}: not a DuckDB database (no DuckDB header); --save must name a store kept \
+                 by an earlier `kdrift demo --save`, or a path that does not exist yet (the demo creates its store \
+                 there)",
+                not_a_store.display()
+            ),
+        ),
+        (
+            dir.path().to_path_buf(),
+            format!("kdrift: error: --save {d} cannot hold the demo's store: it is a directory; name a file in it, e.g. {d}/kdrift.duckdb"),
+        ),
+        (
+            empty.clone(),
+            format!(
+                "kdrift: error: --save {} cannot hold the demo's store: it is an empty file (0 bytes), which DuckDB \
+                 does not open; delete it, or choose a --save path that does not exist yet (the demo creates its \
+                 store there)",
+                empty.display()
+            ),
+        ),
+    ];
+    for (path, expected) in cases {
+        let out = kdrift().args(["demo", "--save"]).arg(&path).output().expect("run");
+        assert_eq!(out.status.code(), Some(2), "{}", path.display());
+        assert_eq!(String::from_utf8_lossy(&out.stderr).trim_end(), expected);
+        assert!(out.stdout.is_empty());
+    }
+    assert_eq!(std::fs::read_to_string(&not_a_store).expect("read"), "hello\n", "left as it was");
 }
 
 #[test]
@@ -527,6 +613,56 @@ fn a_named_file_that_is_not_a_dump_is_refused_naming_the_formats() {
 }
 
 #[test]
+fn a_file_that_is_no_dump_alone_is_refused_before_the_store_is_opened() {
+    // It created the store and recorded a failed run.
+    let dir = tempfile::tempdir().expect("tmp");
+    let tsv = dir.path().join("pods.tsv");
+    std::fs::write(&tsv, "NAMESPACE\tNAME\tREADY\nmedia\tplex-1\t1/1\n").expect("write");
+    let db = dir.path().join("k.duckdb");
+    let expected = format!(
+        "kdrift: error: {}: neither JSON, NDJSON nor YAML; expected JSON (a Kubernetes object or list), NDJSON (one \
+         object per line) or YAML; files ending .json, .ndjson, .jsonl, .yaml or .yml (also .gz) are read by their \
+         ending, others by their content; nothing was loaded (store {} not opened)",
+        tsv.display(),
+        db.display()
+    );
+    let (code, stdout, stderr) = ingest_in(dir.path(), &[&tsv]);
+    assert_eq!(code, 2, "{stdout}");
+    assert_eq!(stderr.trim_end(), expected);
+    assert!(!db.exists(), "no store created");
+    // On an existing store: no run recorded.
+    let node = dir.path().join("node.json");
+    std::fs::write(&node, r#"{"kind":"Node","metadata":{"name":"n1"}}"#).expect("write");
+    assert_eq!(ingest_in(dir.path(), &[&node]).0, 0);
+    let (code, _, stderr) = ingest_in(dir.path(), &[&tsv]);
+    assert_eq!((code, stderr.trim_end()), (2, expected.as_str()));
+    let store = kdrift_ingest::Store::open_existing(&db).expect("open");
+    let runs: i64 = store.conn().query_row("SELECT count(*) FROM ingest_runs", [], |r| r.get(0)).expect("runs");
+    assert_eq!(runs, 1, "only the node's run");
+}
+
+#[test]
+fn ingest_stores_a_relative_path_as_an_absolute_one() {
+    // `kdrift ingest file dumps/../dumps/nodes.json` stored that text: later
+    // reports could not say which file it was.
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = std::fs::canonicalize(dir.path()).expect("canonical");
+    std::fs::create_dir(root.join("dumps")).expect("mkdir");
+    std::fs::write(root.join("dumps/nodes.json"), r#"{"kind":"Node","metadata":{"name":"n1"}}"#).expect("write");
+    let out = kdrift()
+        .current_dir(&root)
+        .args(["--db", "k.duckdb", "ingest", "file", "dumps/../dumps/nodes.json"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let absolute = root.join("dumps").join("nodes.json").display().to_string();
+    let store = kdrift_ingest::Store::open_existing(&root.join("k.duckdb")).expect("open");
+    let location = |sql: &str| -> String { store.conn().query_row(sql, [], |r| r.get(0)).expect(sql) };
+    assert_eq!(location("SELECT location FROM ingest_runs"), absolute);
+    assert_eq!(location("SELECT DISTINCT location FROM observations"), absolute);
+}
+
+#[test]
 fn an_empty_directory_is_reported_and_alone_it_is_an_error() {
     let dir = tempfile::tempdir().expect("tmp");
     let empty = dir.path().join("empty");
@@ -667,26 +803,131 @@ fn why_pending_on_a_large_cluster_shows_the_nodes_that_explain_it_and_counts_the
     assert_eq!(json_out["state"]["nodes"].as_array().map(Vec::len), Some(30), "JSON keeps every node");
 }
 
-#[test]
-fn skew_on_nodes_without_pods_says_the_amounts_count_no_pods() {
-    let dir = tempfile::tempdir().expect("tmp");
+/// A store in `dir` (`k.duckdb`) holding only the nodes `names` (2 cpu,
+/// 8Gi, 110 pods each, created 2026-01-01T00:00:00Z), no pod.
+fn nodes_only_store(dir: &Path, names: &[&str]) -> PathBuf {
     let at = "2026-01-01T00:00:00Z";
     let node = |name: &str| {
         json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "creationTimestamp": at},
                "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"}}})
     };
-    let file = dir.path().join("nodes.json");
-    std::fs::write(&file, json!({"kind": "List", "items": [node("n1"), node("n2")]}).to_string()).expect("write");
+    let items: Vec<Value> = names.iter().map(|n| node(n)).collect();
+    let file = dir.join("nodes.json");
+    std::fs::write(&file, json!({"kind": "List", "items": items}).to_string()).expect("write");
+    assert_eq!(ingest_in(dir, &[&file]).0, 0);
+    dir.join("k.duckdb")
+}
+
+const NO_PODS_NOTE: &str = "no bound Pod objects in the store at 2026-01-01T00:00:00Z: requested amounts count no \
+                            pods (ingest `kubectl get pods -A -o json` for them)";
+
+#[test]
+fn why_pending_next_steps_do_not_repeat_the_reason_they_address() {
+    // An events-only store: no numbers, one step per reason. They read
+    // `[Insufficient cpu] Insufficient cpu: lower …`.
+    let dir = tempfile::tempdir().expect("tmp");
+    let event = json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "web.1", "namespace": "default", "uid": "e1"},
+        "involvedObject": {"kind": "Pod", "namespace": "default", "name": "web", "uid": "u-web"},
+        "reason": "FailedScheduling", "type": "Warning", "count": 2,
+        "message": "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu. \
+                    preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+        "firstTimestamp": "2026-01-01T00:10:00Z", "lastTimestamp": "2026-01-01T00:20:00Z"});
+    let file = dir.path().join("events.json");
+    std::fs::write(&file, json!({"kind": "List", "items": [event]}).to_string()).expect("write");
     assert_eq!(ingest_in(dir.path(), &[&file]).0, 0);
-    let out = kdrift().arg("--db").arg(dir.path().join("k.duckdb")).args(["skew", "-o", "json"]).output().expect("run");
+    let out = kdrift().arg("--db").arg(dir.path().join("k.duckdb")).args(["why-pending", "default/web"]).output();
+    let out = out.expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8_lossy(&out.stdout);
+    let steps: Vec<&str> =
+        report.lines().skip_while(|l| *l != "Next steps").skip(1).take_while(|l| !l.is_empty()).collect();
+    assert_eq!(
+        steps,
+        [
+            "  1. [node(s) had untolerated taint {dedicated: gpu}] add a matching toleration, or remove the taint \
+             when it is stale (`kubectl taint nodes NODE KEY-`)",
+            "  2. [Insufficient cpu] lower the pod's request or free room on a node (`kdrift rebalance plan`); \
+             ingest the Pod and Node objects for exact numbers",
+        ],
+        "{report}"
+    );
+}
+
+#[test]
+fn why_pending_all_shows_a_pod_still_pending_at_the_end_as_a_lower_bound() {
+    // default/web: failures from 00:10 to 00:20, never scheduled nor deleted;
+    // its PENDING read `10m`, as if it had ended.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = thirty_node_store(dir.path());
+    let out = kdrift().arg("--db").arg(&db).args(["why-pending", "--all"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = String::from_utf8_lossy(&out.stdout);
+    let row = table.lines().find(|l| l.starts_with(" default/web ")).expect("web row");
+    let cells: Vec<&str> = row.split("   ").map(str::trim).filter(|c| !c.is_empty()).collect();
+    assert_eq!(cells[..3], ["default/web", "at least 10m", "2026-01-01 00:10:00Z"], "{table}");
+    let out = kdrift().arg("--db").arg(&db).args(["why-pending", "--all", "-o", "json"]).output().expect("run");
+    let pods: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(pods[0]["pending_seconds"], 600);
+    assert_eq!(pods[0]["pending_is_lower_bound"], true);
+    // The demo's pod was deleted: its wait is known, not a bound.
+    let (_, demo, _) = on_demo(&["why-pending", "--all", "-o", "json"]);
+    let demo: Value = serde_json::from_str(&demo).expect("json");
+    assert_eq!(demo[0]["pending_is_lower_bound"], false);
+    let (_, demo_table, _) = on_demo(&["why-pending", "--all"]);
+    assert!(demo_table.contains(" 1h 30m ") && !demo_table.contains("at least"), "{demo_table}");
+}
+
+#[test]
+fn skew_on_nodes_without_pods_says_the_amounts_count_no_pods() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = nodes_only_store(dir.path(), &["n1", "n2"]);
+    let out = kdrift().arg("--db").arg(&db).args(["skew", "-o", "json"]).output().expect("run");
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let report: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(report["nodes"].as_array().map(Vec::len), Some(2));
+    assert_eq!(report["notes"], json!([NO_PODS_NOTE]));
+}
+
+#[test]
+fn skew_of_a_single_node_says_it_needs_two() {
+    // It said `0.0 points (a 0.0 % − a 0.0 %)`: a node against itself.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = nodes_only_store(dir.path(), &["a"]);
+    let out = kdrift().arg("--db").arg(&db).arg("skew").output().expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = String::from_utf8_lossy(&out.stdout);
+    let skew: Vec<&str> = table.lines().filter(|l| l.starts_with("  skew ")).collect();
     assert_eq!(
-        report["notes"],
-        json!(["no bound Pod objects in the store at 2026-01-01T00:00:00Z: requested amounts count no pods \
-             (ingest `kubectl get pods -A -o json` for them)"])
+        skew,
+        [
+            "  skew cpu: needs at least two nodes with allocatable cpu (only a offers it)",
+            "  skew memory: needs at least two nodes with allocatable memory (only a offers it)",
+            "  skew pods: needs at least two nodes with allocatable pods (only a offers it)",
+        ],
+        "{table}"
     );
+    let out = kdrift().arg("--db").arg(&db).args(["skew", "-o", "json"]).output().expect("run");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(report["skew"][0]["nodes"], 1);
+    assert_eq!(report["skew"][0]["skew"], 0.0);
+}
+
+#[test]
+fn rebalance_plan_on_nodes_without_pods_says_the_amounts_count_no_pods() {
+    // The plan said 0 % everywhere with no word on the missing pods.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = nodes_only_store(dir.path(), &["n1", "n2"]);
+    let out = kdrift().arg("--db").arg(&db).args(["rebalance", "plan"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains(&format!("\nNotes\n  - {NO_PODS_NOTE}\n")), "{table}");
+    let out = kdrift().arg("--db").arg(&db).args(["rebalance", "plan", "-o", "json"]).output().expect("run");
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["notes"][0], NO_PODS_NOTE);
+    // With pods bound (the demo), no such note.
+    let (_, json_demo, _) = on_demo(&["rebalance", "plan", "-o", "json"]);
+    assert!(!json_demo.contains("no bound Pod objects"), "{json_demo}");
 }
 
 #[test]

@@ -15,7 +15,8 @@ use crate::pending::{NodeLine, PendingReport, StateAtFailure, EXPLAINED_NODES};
 pub struct NextStep {
     /// What it addresses (`Insufficient cpu`, `node(s) didn't match pod affinity rules`).
     pub addresses: String,
-    /// What to do, with the numbers that justify it.
+    /// What to do, with the numbers that justify it; it does not repeat
+    /// `addresses` (shown next to it as `[Insufficient cpu] lower …`).
     pub action: String,
 }
 
@@ -147,14 +148,14 @@ fn left_nodes(report: &PendingReport) -> String {
         .unwrap_or_else(|| "the matching nodes".into())
 }
 
+/// The action for one reason (the step's `addresses` is the reason itself,
+/// so the action does not start with it again).
 fn reason_action(kind: ReasonKind, reason: &str, report: &PendingReport) -> Option<String> {
     use ReasonKind as K;
     let has_shortfall = report.state.as_ref().is_some_and(|s| !s.shortfalls.is_empty());
     Some(match kind {
         K::Insufficient if has_shortfall => return None,
-        K::Insufficient => format!(
-            "{reason}: lower the pod's request or free room on a node (`kdrift rebalance plan`); ingest the Pod and Node objects for exact numbers"
-        ),
+        K::Insufficient => "lower the pod's request or free room on a node (`kdrift rebalance plan`); ingest the Pod and Node objects for exact numbers".into(),
         K::TooManyPods => "nodes are at their pod limit (allocatable pods): spread pods or raise the kubelet's maxPods".into(),
         K::NodeAffinity => "the pod's nodeSelector / required node affinity rules these nodes out: relax it or label a node to match".into(),
         K::PodAffinity | K::PodAffinityOrAntiAffinity => match report.why_full.as_ref().and_then(|w| w.anchors.first()) {
@@ -178,23 +179,23 @@ fn reason_action(kind: ReasonKind, reason: &str, report: &PendingReport) -> Opti
         },
         K::PodAntiAffinity => "the pod's required anti-affinity excludes nodes running matching pods: relax it or add nodes".into(),
         K::ExistingPodsAntiAffinity => "pods already on these nodes have anti-affinity against this pod: relax theirs or schedule elsewhere".into(),
-        K::UntoleratedTaint => format!("{reason}: add a matching toleration, or remove the taint when it is stale (`kubectl taint nodes NODE KEY-`)"),
+        K::UntoleratedTaint => "add a matching toleration, or remove the taint when it is stale (`kubectl taint nodes NODE KEY-`)".into(),
         K::Unschedulable => "nodes are cordoned (spec.unschedulable): uncordon them when the drain is over (`kubectl uncordon NODE`)".into(),
         K::NotReady | K::UnknownCondition | K::NodeCondition => "nodes are not Ready or under pressure: check the kubelet and node conditions".into(),
         K::NodeName => "spec.nodeName names a node the pod cannot run on: remove nodeName or free that node".into(),
         K::HostPorts => "the requested hostPort is taken on these nodes: drop hostPort or run fewer replicas per node".into(),
         K::Pvc if reason.contains("being deleted") => format!(
-            "{reason}: the claim is on its way out; recreate it once its deletion finishes (a finalizer may hold it: \
+            "the claim is on its way out; recreate it once its deletion finishes (a finalizer may hold it: \
              `kubectl get pvc -n {} -o yaml`), or point the pod at another claim",
             report.namespace
         ),
-        K::Pvc => format!("{reason}: create or bind the PersistentVolumeClaim (`kubectl get pvc -n {}`)", report.namespace),
+        K::Pvc => format!("create or bind the PersistentVolumeClaim (`kubectl get pvc -n {}`)", report.namespace),
         K::VolumeNodeAffinity | K::VolumeZone => "the pod's PersistentVolume is pinned to a node/zone none of the candidate nodes is in".into(),
         K::VolumeBinding | K::VolumeCapacity | K::VolumeLimits | K::VolumeRestrictions => {
-            format!("{reason}: a storage constraint; check the StorageClass, provisioner and per-node volume limits")
+            "a storage constraint: check the StorageClass, provisioner and per-node volume limits".into()
         }
         K::TopologySpread => "topology spread constraints cannot be met: relax maxSkew/whenUnsatisfiable or add nodes in the short domain".into(),
         K::PreemptionNotHelpful | K::NoPreemptionVictims => return None,
-        _ => format!("{reason}: not a kube-scheduler reason kdrift knows; see the scheduler that wrote it"),
+        _ => "not a kube-scheduler reason kdrift knows; see the scheduler that wrote it".into(),
     })
 }

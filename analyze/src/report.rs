@@ -174,6 +174,7 @@ mod tests {
             scheduled_at: None,
             scheduled_node: None,
             pending_seconds,
+            pending_is_lower_bound: true,
             deleted_at: None,
             reasons: String::new(),
             reason_items: Vec::new(),

@@ -25,7 +25,7 @@ use kdrift_rebalance::{classify_nodes, Policy, PolicyError, ResourceList};
 use serde::Serialize;
 
 use crate::state::amounts::{amounts_at, AmountsAt};
-use crate::state::no_nodes_at;
+use crate::state::{no_bound_pods_note, no_nodes_at};
 use crate::usage::{requested_from, NodeRequested, ResourceSkew};
 use crate::AnalyzeError;
 
@@ -156,11 +156,8 @@ fn notes(amounts: &AmountsAt) -> Vec<String> {
     let mut notes = Vec::new();
     // Nodes but no pod counting toward any of them: the 0 % are missing
     // data (nodes dumped without pods), not empty nodes.
-    let unreadable_pods = amounts.unreadable.iter().any(|u| u.starts_with("Pod "));
-    if !amounts.nodes.is_empty() && amounts.usage.is_empty() && !unreadable_pods {
-        notes.push(format!(
-            "no bound Pod objects in the store at {at}: requested amounts count no pods (ingest `kubectl get pods -A -o json` for them)"
-        ));
+    if let Some(at) = amounts.at {
+        notes.extend(no_bound_pods_note(at, !amounts.nodes.is_empty(), !amounts.usage.is_empty(), &amounts.unreadable));
     }
     if !amounts.estimated_nodes.is_empty() || amounts.estimated_pods > 0 {
         notes.push(format!(

@@ -16,7 +16,7 @@ use kdrift_rebalance::objects::{namespace_from_json, pdb_from_json, priority_cla
 use kdrift_rebalance::{ModelError, Snapshot};
 use serde_json::Value;
 
-use crate::state::ClusterAt;
+use crate::state::{no_bound_pods_note, ClusterAt};
 use crate::AnalyzeError;
 
 /// A snapshot read from the store, with what the reader noticed.
@@ -40,13 +40,19 @@ struct Stored {
 }
 
 /// Loads the cluster at `at` (default: the store's newest observation).
+/// An `at` after the store's history loads the state as last recorded, and
+/// the first note says so ([`crate::state::after_history`]), as in
+/// `kdrift skew`'s report.
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
 pub fn load_snapshot(store: &Store, at: Option<DateTime<Utc>>) -> Result<LoadedSnapshot, AnalyzeError> {
     let mut notes = Vec::new();
     let at = match at {
-        Some(at) => at,
+        Some(at) => {
+            notes.extend(crate::state::after_history(store, at)?);
+            at
+        }
         None => match store.query_one(&sql::LATEST_OBSERVATION, [], |r| r.get::<_, Option<DateTime<Utc>>>(0))? {
             Some(latest) => latest,
             None => {
@@ -83,6 +89,10 @@ pub fn snapshot_from(store: &Store, cluster: ClusterAt, at: DateTime<Utc>) -> Re
             at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
         ));
     }
+    // Nodes but no pod bound to any: the 0 % are missing data (nodes
+    // dumped without pods), not empty nodes (as `kdrift skew` notes).
+    let bound = cluster.pods.iter().any(|p| p.node_name.is_some());
+    notes.extend(no_bound_pods_note(at, !cluster.nodes.is_empty(), bound, &cluster.unreadable));
     notes.extend(cluster.unreadable.iter().map(|u| format!("left out, unreadable: {u}")));
     let mut snapshot = Snapshot::new(cluster.nodes, cluster.pods, at);
 

@@ -80,6 +80,9 @@ pub struct ResourceSkew {
     /// `max_percent − min_percent`, percentage points.
     #[serde(serialize_with = "kdrift_rebalance::percent::serialize_hundredths")]
     pub skew: f64,
+    /// How many nodes offer the resource (allocatable > 0); under two, the
+    /// skew is 0 and measures nothing (`max_node` is `min_node`).
+    pub nodes: usize,
 }
 
 /// Every node's requested amounts at one instant.
@@ -165,8 +168,10 @@ pub fn skew_of(nodes: &[NodeRequested]) -> Vec<ResourceSkew> {
     for r in resources {
         let mut max: Option<(&str, f64)> = None;
         let mut min: Option<(&str, f64)> = None;
+        let mut offering = 0;
         for n in nodes {
             let Some(line) = n.get(r).filter(|l| l.allocatable > 0) else { continue };
+            offering += 1;
             if max.is_none_or(|(_, p)| line.percent > p) {
                 max = Some((&n.node, line.percent));
             }
@@ -182,6 +187,7 @@ pub fn skew_of(nodes: &[NodeRequested]) -> Vec<ResourceSkew> {
                 min_node: min_node.to_string(),
                 min_percent,
                 skew: max_percent - min_percent,
+                nodes: offering,
             });
         }
     }
@@ -250,6 +256,7 @@ mod tests {
         assert_eq!(s.len(), 1);
         assert_eq!((s[0].max_node.as_str(), s[0].min_node.as_str()), ("a", "b"));
         assert!((s[0].skew - 68.1).abs() < 1e-9);
+        assert_eq!(s[0].nodes, 2, "c offers no cpu");
     }
 
     #[test]

@@ -187,6 +187,59 @@ pub fn directories_without_dumps(paths: &[PathBuf]) -> Vec<(&Path, usize)> {
         .collect()
 }
 
+/// The given files that are neither JSON, NDJSON nor YAML, each with the
+/// message refusing it: a file named explicitly whose name has no dump
+/// ending ([`DUMP_EXTENSIONS`], also `.gz`) and whose first bytes are none
+/// of them (a TSV, a `kubectl get` table; see
+/// [`crate::parse::looks_like_a_dump`]). `kdrift ingest file` checks them
+/// before it opens the store: when nothing else is given, no store is
+/// created and no run recorded. Directories and unreadable paths are not
+/// judged here.
+pub fn refused_files(paths: &[PathBuf]) -> Vec<InputError> {
+    paths
+        .iter()
+        .filter(|p| p.is_file() && !is_dump_name(p))
+        .filter(|p| head_of(p).is_some_and(|head| !looks_like_a_dump(&head)))
+        .map(|p| path_error(p, &format!("neither JSON, NDJSON nor YAML; expected {SUPPORTED_FORMATS}")))
+        .collect()
+}
+
+/// The first 64 KiB of a file (decompressed when it is gzip), enough for
+/// [`looks_like_a_dump`]; `None` when it cannot be read (reported later).
+fn head_of(path: &Path) -> Option<Vec<u8>> {
+    const HEAD: u64 = 64 * 1024;
+    let mut raw = Vec::new();
+    std::fs::File::open(path).ok()?.take(HEAD).read_to_end(&mut raw).ok()?;
+    if !raw.starts_with(&[0x1f, 0x8b]) {
+        return Some(raw);
+    }
+    let mut out = Vec::new();
+    let file = std::fs::File::open(path).ok()?;
+    // A damaged stream still gives what decompressed before the damage.
+    let _ = flate2::read::MultiGzDecoder::new(file).take(HEAD).read_to_end(&mut out);
+    Some(out)
+}
+
+/// `path` made absolute for the run's and the observations' `location`
+/// (later reports name it unambiguously, whatever the directory they run
+/// in): a directory canonicalized; a file's directory canonicalized (`.`,
+/// `..` and symlinked directories resolved) with the file's own name kept,
+/// since its ending says how it is read. A path that cannot be resolved is
+/// kept as given (it is reported as it was typed).
+pub fn absolute_location(path: &Path) -> PathBuf {
+    let given = || path.to_path_buf();
+    if path.is_dir() {
+        return std::fs::canonicalize(path).unwrap_or_else(|_| given());
+    }
+    match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) => {
+            let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+            std::fs::canonicalize(dir).map(|d| d.join(name)).unwrap_or_else(|_| given())
+        }
+        _ => std::fs::canonicalize(path).unwrap_or_else(|_| given()),
+    }
+}
+
 fn path_error(path: &Path, message: &str) -> InputError {
     InputError {
         origin: Origin { location: path.display().to_string(), line: None, item: None },
@@ -222,11 +275,16 @@ pub fn read_maybe_gzip(path: &Path) -> Result<(Vec<u8>, Option<InputError>), Inp
 }
 
 /// Ingests dump files and directories into `store` as one run (source kind
-/// `file`).
+/// `file`). Locations (the run's, each file's) are stored absolute
+/// ([`absolute_location`]).
 ///
 /// # Errors
 /// Only [`StoreError`]s abort; input problems are in the report.
 pub fn ingest_files(store: &Store, paths: &[PathBuf], progress: &mut dyn Progress) -> Result<IngestReport, StoreError> {
+    // Stored absolute: `kdrift ingest file dumps/x.json` names the same file
+    // in every later report, wherever it runs.
+    let paths: Vec<PathBuf> = paths.iter().map(|p| absolute_location(p)).collect();
+    let paths = paths.as_slice();
     let (files, ignored, path_errors) = collect_paths(paths);
     let location = paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" ");
     let total_bytes = files.iter().filter_map(|f| f.metadata().ok()).map(|m| m.len()).sum();

@@ -54,6 +54,10 @@ pub struct PendingPod {
     /// Seconds from the first failure to scheduling, else to the pod's
     /// deletion, else to the last failure.
     pub pending_seconds: i64,
+    /// Whether `pending_seconds` is a lower bound: the store saw the pod
+    /// neither scheduled nor deleted, so it may still be pending (measured
+    /// to the last failure).
+    pub pending_is_lower_bound: bool,
     /// When the pod was deleted, if the store saw it.
     pub deleted_at: Option<DateTime<Utc>>,
     /// The reasons of the latest message in the scheduler's words, with node
@@ -93,6 +97,7 @@ pub fn pending_pods(store: &Store) -> Result<Vec<PendingPod>, AnalyzeError> {
             scheduled_at: r.get(8)?,
             scheduled_node: r.get::<_, Option<String>>(9)?.filter(|n| !n.is_empty()),
             pending_seconds: r.get(10)?,
+            pending_is_lower_bound: false,
             deleted_at: r.get(11)?,
             reasons: String::new(),
             reason_items: Vec::new(),
@@ -103,6 +108,7 @@ pub fn pending_pods(store: &Store) -> Result<Vec<PendingPod>, AnalyzeError> {
         .map(|mut p| {
             p.reasons = reasons_summary(&p.latest_message);
             p.reason_items = reason_items(&p.latest_message);
+            p.pending_is_lower_bound = p.scheduled_at.is_none() && p.deleted_at.is_none();
             p
         })
         .collect())

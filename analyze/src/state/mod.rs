@@ -132,6 +132,27 @@ pub fn no_nodes_at(store: &Store, at: DateTime<Utc>) -> Result<String, AnalyzeEr
     })
 }
 
+/// When the store has nodes but no pod bound to any of them at `at` (and no
+/// Pod left out as unreadable): the note that their requested amounts are
+/// missing data, not empty nodes, e.g. `no bound Pod objects in the store at
+/// 2026-01-01T00:00:00Z: requested amounts count no pods (ingest `kubectl get
+/// pods -A -o json` for them)`. Shared by `kdrift skew` and `rebalance plan`.
+/// `unreadable` holds the `Kind object: why` entries of objects left out.
+pub fn no_bound_pods_note(
+    at: DateTime<Utc>,
+    has_nodes: bool,
+    has_bound_pods: bool,
+    unreadable: &[String],
+) -> Option<String> {
+    let unreadable_pods = unreadable.iter().any(|u| u.starts_with("Pod "));
+    (has_nodes && !has_bound_pods && !unreadable_pods).then(|| {
+        format!(
+            "no bound Pod objects in the store at {}: requested amounts count no pods (ingest `kubectl get pods -A -o json` for them)",
+            at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+        )
+    })
+}
+
 /// When `at` is after the store's history: a note naming the store's last
 /// recorded instant (the state shown is the one last recorded, which may no
 /// longer hold), e.g. `2027-01-01T00:00:00Z is after the store's history: its

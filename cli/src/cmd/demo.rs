@@ -9,7 +9,7 @@ use anyhow::Context;
 use kdrift_analyze::{pending_pods, why_pending};
 use kdrift_ingest::demo::ingest_scenario;
 use kdrift_ingest::scenario::{generate, ScenarioConfig};
-use kdrift_ingest::Store;
+use kdrift_ingest::{Store, StoreError};
 
 use crate::args::{Cli, DemoArgs, Output};
 use crate::render;
@@ -26,10 +26,11 @@ pub fn run(cli: &Cli, args: &DemoArgs) -> anyhow::Result<ExitCode> {
             db.display()
         )?;
     }
-    writeln!(err, "kdrift demo: generating the scenario (seed {})…", args.seed)?;
-    let scenario = generate(&ScenarioConfig { seed: args.seed, scale: 1 });
-    let facts = scenario.facts.clone();
-    let store = Store::open(&path).with_context(|| format!("opening demo store {}", path.display()))?;
+    let store = match Store::open(&path) {
+        Ok(store) => store,
+        Err(e) if args.save.is_some() => return Err(save_error(e)),
+        Err(e) => return Err(e).with_context(|| format!("opening demo store {}", path.display())),
+    };
     let others: Vec<String> = store
         .source_kinds()?
         .into_iter()
@@ -43,6 +44,10 @@ pub fn run(cli: &Cli, args: &DemoArgs) -> anyhow::Result<ExitCode> {
             others.join(", ")
         );
     }
+    // Generated once the store is open: a bad --save path is all that is said.
+    writeln!(err, "kdrift demo: generating the scenario (seed {})…", args.seed)?;
+    let scenario = generate(&ScenarioConfig { seed: args.seed, scale: 1 });
+    let facts = scenario.facts.clone();
     let report = ingest_scenario(&store, scenario, args.seed)?;
     writeln!(
         err,
@@ -99,4 +104,39 @@ pub fn run(cli: &Cli, args: &DemoArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A store error for `--save PATH`, in words about `--save` (the flag the
+/// user typed; the store's own messages speak of `--db`).
+fn save_error(err: StoreError) -> anyhow::Error {
+    match err {
+        StoreError::NotDuckDb { path } => anyhow::anyhow!(
+            "--save {}: not a DuckDB database (no DuckDB header); --save must name a store kept by an earlier \
+             `kdrift demo --save`, or a path that does not exist yet (the demo creates its store there)",
+            path.display()
+        ),
+        // The store's words for an empty file send the user to `ingest`.
+        StoreError::BadPath { path, .. } if std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == 0) => {
+            anyhow::anyhow!(
+                "--save {} cannot hold the demo's store: it is an empty file (0 bytes), which DuckDB does not open; \
+                 delete it, or choose a --save path that does not exist yet (the demo creates its store there)",
+                path.display()
+            )
+        }
+        StoreError::BadPath { path, problem } => {
+            anyhow::anyhow!("--save {} cannot hold the demo's store: {problem}", path.display())
+        }
+        StoreError::NotAStore { path } => anyhow::anyhow!(
+            "--save {}: a DuckDB database but not a kdrift store (no kdrift_meta table); refusing to write into it \
+             — choose a new --save path",
+            path.display()
+        ),
+        StoreError::Locked { path, holder, .. } => anyhow::anyhow!(
+            "--save {}: the store is in use by another process{}, e.g. a running `kdrift record` or `kdrift ingest`; \
+             wait for it to finish, or choose a new --save path",
+            path.display(),
+            holder.map(|pid| format!(" (PID {pid})")).unwrap_or_default()
+        ),
+        other => anyhow::Error::new(other).context("opening the demo store (--save)"),
+    }
 }

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use kdrift_ingest::files::{directories_without_dumps, missing_paths, DUMP_EXTENSIONS};
+use kdrift_ingest::files::{directories_without_dumps, missing_paths, refused_files, DUMP_EXTENSIONS};
 use kdrift_ingest::victorialogs::{
     pull, Auth, CredentialSources, PullOptions, PullReport, Retry, Tenant, Timeouts, VlClient,
 };
@@ -17,8 +17,9 @@ use crate::render;
 /// Loads the files, prints the per-file summary on stdout and every input
 /// error on stderr. Exit 2 when anything failed to load, else 0; a path that
 /// does not exist, or nothing to load at all (only directories without dump
-/// files), is an error before the store is opened (nothing is created). A
-/// directory without dump files next to other paths is a warning.
+/// files and files that are no dump), is an error before the store is
+/// opened (nothing is created). A directory without dump files next to
+/// other paths is a warning. Files are stored by their absolute path.
 pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
     // A mistyped path is refused before the store is created or a run recorded.
     let missing = missing_paths(&args.paths);
@@ -47,6 +48,14 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
             DUMP_EXTENSIONS.iter().map(|e| format!(".{e}")).collect::<Vec<_>>().join(", "),
             cli.db.display()
         );
+    }
+    // Named files that are no dump (a TSV, a `kubectl get` table): with
+    // nothing else to load, refused before the store is created or a run
+    // recorded; next to other inputs, reported by the run (exit 2).
+    let refused = refused_files(&args.paths);
+    if !refused.is_empty() && refused.len() + empty.len() == args.paths.len() {
+        let reasons: Vec<String> = refused.iter().map(ToString::to_string).chain(described).collect();
+        anyhow::bail!("{}; nothing was loaded (store {} not opened)", reasons.join("; "), cli.db.display());
     }
     for d in &described {
         writeln!(std::io::stderr(), "kdrift: warning: {d}")?;

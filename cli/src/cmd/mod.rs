@@ -14,11 +14,9 @@ mod skew;
 mod timeline;
 mod why_pending;
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::Store;
 
 use crate::args::{Cli, Command, IngestCommand, PostmortemCommand, RebalanceCommand, TimelineCommand};
 
@@ -36,20 +34,6 @@ pub(crate) fn check_range(since: Option<DateTime<Utc>>, until: Option<DateTime<U
             utc(since),
             utc(until)
         );
-    }
-    Ok(())
-}
-
-/// With an `--at` after the store's history, notes on stderr that the state
-/// shown is the last recorded one, naming that instant (the command goes on).
-///
-/// # Errors
-/// A store query or stderr failing.
-pub(crate) fn note_after_history(store: &Store, at: Option<DateTime<Utc>>) -> anyhow::Result<()> {
-    if let Some(at) = at {
-        if let Some(note) = kdrift_analyze::state::after_history(store, at)? {
-            writeln!(std::io::stderr(), "kdrift: note: --at {note}")?;
-        }
     }
     Ok(())
 }

@@ -49,6 +49,7 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
         let Some(loaded) = load_store(cli, args.at)? else { return Ok(ExitCode::from(1)) };
         (loaded, source)
     };
+    note_default_policy(&policy_source)?;
     let options = PlanOptions { skip_zero_request: args.skip_zero_request };
     let planned = make_plan(&loaded.snapshot, &policy, &options);
     let simulation = (args.simulate || args.rounds.is_some()).then(|| simulate_plan(&loaded.snapshot, &planned));
@@ -91,6 +92,7 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
 pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<ExitCode> {
     let (policy, policy_source) = read_policy(args.policy.as_deref())?;
     let Some(loaded) = load_store(cli, args.at)? else { return Ok(ExitCode::from(1)) };
+    note_default_policy(&policy_source)?;
     let candidates = Candidates { max_rounds: args.max_rounds as usize, ..Candidates::default() };
     let suggestions = suggest_thresholds(&loaded.snapshot, &policy, &candidates);
     // Ranked: the first converging candidate is the best one.
@@ -130,12 +132,12 @@ pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<Exi
     Ok(ExitCode::SUCCESS)
 }
 
-/// The snapshot at `at` from the store (with a note on stderr when `at` is
-/// after its history); `None`, said on stderr, when the store has no nodes
-/// then: nothing found, exit 1 (the CLI's convention, as `kdrift skew`).
+/// The snapshot at `at` from the store (an `at` after its history is the
+/// first of its notes, shown with the plan and kept in its JSON); `None`,
+/// said on stderr, when the store has no nodes then: nothing found, exit 1
+/// (the CLI's convention, as `kdrift skew`).
 fn load_store(cli: &Cli, at: Option<DateTime<Utc>>) -> anyhow::Result<Option<LoadedSnapshot>> {
     let store = Store::open_existing(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
-    super::note_after_history(&store, at)?;
     let loaded = load_snapshot(&store, at)?;
     if loaded.snapshot.nodes.is_empty() {
         writeln!(
@@ -150,8 +152,9 @@ fn load_store(cli: &Cli, at: Option<DateTime<Utc>>) -> anyhow::Result<Option<Loa
     Ok(Some(loaded))
 }
 
-/// The policy from `path`, or the descheduler Helm chart's default (said so
-/// on stderr); with the `policy_source` to report.
+/// The policy from `path`, or the descheduler Helm chart's default; with the
+/// `policy_source` to report. Says nothing: once the store (or cluster) has
+/// been read, [`note_default_policy`] tells that the default is used.
 pub(super) fn read_policy(path: Option<&Path>) -> anyhow::Result<(Policy, String)> {
     match path {
         Some(path) => {
@@ -160,14 +163,26 @@ pub(super) fn read_policy(path: Option<&Path>) -> anyhow::Result<(Policy, String
             Ok((policy, path.display().to_string()))
         }
         None => {
-            writeln!(
-                std::io::stderr(),
-                "kdrift: no --policy given: using the descheduler Helm chart's default policy \
-                 (LowNodeUtilization cpu/memory/pods 20 → 50 %)"
-            )?;
             // An empty `deschedulerPolicy:` renders the chart's defaults.
             let policy = Policy::from_yaml("deschedulerPolicy: null").context("the Helm chart's default policy")?;
             Ok((policy, CHART_DEFAULT.to_string()))
         }
     }
+}
+
+/// When `policy_source` is the Helm chart's default ([`read_policy`] without
+/// a path), says so on stderr. Called after the store or cluster was read,
+/// so that a store that cannot be opened is the only thing reported.
+///
+/// # Errors
+/// Stderr failing.
+pub(super) fn note_default_policy(policy_source: &str) -> anyhow::Result<()> {
+    if policy_source == CHART_DEFAULT {
+        writeln!(
+            std::io::stderr(),
+            "kdrift: no --policy given: using the descheduler Helm chart's default policy \
+             (LowNodeUtilization cpu/memory/pods 20 → 50 %)"
+        )?;
+    }
+    Ok(())
 }

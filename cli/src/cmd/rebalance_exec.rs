@@ -16,7 +16,7 @@ use kdrift_rebalance::execute::{self, ExecuteOptions, ExecutionReport, RunOutcom
 use kdrift_rebalance::PlanOptions;
 
 use super::cluster::{self, Sink};
-use super::rebalance::read_policy;
+use super::rebalance::{note_default_policy, read_policy};
 use crate::args::{Cli, ExecuteArgs, Output, RebalanceApplyArgs, RebalanceRunArgs};
 use crate::render;
 
@@ -60,6 +60,7 @@ pub fn run(cli: &Cli, args: &RebalanceRunArgs) -> anyhow::Result<ExitCode> {
     let options = options(&args.execute, false);
     let store = cluster::open_store(&cli.db, args.execute.no_store)?;
     let (runtime, client, source) = cluster::connect(&args.cluster)?;
+    note_default_policy(&policy_source)?;
     let location = format!("rebalance run --policy {policy_source}");
     let mut sink = match &store {
         Some(s) => Sink::Store(kdrift_ingest::actions::StoreSink::new(s, &location)),

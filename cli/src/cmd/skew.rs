@@ -8,7 +8,7 @@ use kdrift_analyze::skew::{policy_from_thresholds, skew};
 use kdrift_ingest::Store;
 
 use crate::args::{Cli, Output, SkewArgs};
-use crate::cmd::rebalance::read_policy;
+use crate::cmd::rebalance::{note_default_policy, read_policy};
 use crate::render;
 
 /// Exit 0 with nodes, 1 when the store has no Node object at the instant.
@@ -24,6 +24,7 @@ pub fn run(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
     let store = Store::open_existing(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
     // An --at after the history is the report's first note (table and JSON alike).
     let report = skew(&store, args.at, &policy)?;
+    note_default_policy(&source)?;
     let mut out = std::io::stdout().lock();
     match cli.output {
         Output::Json => render::json(&mut out, &report)?,

@@ -24,9 +24,15 @@ pub fn json<W: Write, T: serde::Serialize>(out: &mut W, value: &T) -> anyhow::Re
 
 /// One resource's skew: `97.1 points (node-1 99.6 % − node-5 2.5 %)`, every
 /// number with one decimal, the points the difference of the percents shown
-/// (so the line adds up; `-o json` has the exact values).
+/// (so the line adds up; `-o json` has the exact values). Offered by fewer
+/// than two nodes: `needs at least two nodes with allocatable cpu (only a
+/// offers it)`.
 pub fn skew_points(s: &kdrift_analyze::usage::ResourceSkew) -> String {
     use kdrift_rebalance::percent::{percent_text, points_text};
+    if s.nodes < 2 {
+        // A node against itself (`0.0 points (a − a)`) measures nothing.
+        return format!("needs at least two nodes with allocatable {} (only {} offers it)", s.resource, s.max_node);
+    }
     format!(
         "{} points ({} {} % − {} {} %)",
         points_text(s.max_percent, s.min_percent),
@@ -35,6 +41,17 @@ pub fn skew_points(s: &kdrift_analyze::usage::ResourceSkew) -> String {
         s.min_node,
         percent_text(s.min_percent)
     )
+}
+
+/// How long a pod of `why-pending --all` was pending: `1h 30m`, or `at
+/// least 10m 6s` when the store never saw it scheduled or deleted (the
+/// single-pod report's "pending for at least" wording).
+pub fn pending_duration(p: &kdrift_analyze::PendingPod) -> String {
+    if p.pending_is_lower_bound {
+        format!("at least {}", duration(p.pending_seconds))
+    } else {
+        duration(p.pending_seconds)
+    }
 }
 
 /// `2h 5m`, `90m`, `42s`: a compact human duration.
@@ -74,6 +91,7 @@ mod tests {
             min_node: "node-5".into(),
             min_percent: 2.46,
             skew: 99.64 - 2.46,
+            nodes: 5,
         };
         // 97.18 exactly, but 99.6 − 2.5 is what the reader checks.
         assert_eq!(skew_points(&s), "97.1 points (node-1 99.6 % − node-5 2.5 %)");

@@ -10,7 +10,7 @@ use kdrift_rebalance::quantity::format_amount;
 use tabled::settings::Style;
 use tabled::{Table, Tabled};
 
-use super::duration;
+use super::{duration, pending_duration};
 
 /// CPU always in millicores in tables (`1942m/2000m` reads better than `1942m/2`).
 pub fn amount(resource: &str, v: i64) -> String {
@@ -48,7 +48,7 @@ pub fn list<W: Write>(out: &mut W, pods: &[PendingPod]) -> anyhow::Result<()> {
     }
     let rows = pods.iter().map(|p| ListRow {
         pod: format!("{}/{}", p.namespace, p.name),
-        pending: duration(p.pending_seconds),
+        pending: pending_duration(p),
         first: t(p.first_failure),
         attempts: p.occurrences,
         scheduled: match (&p.scheduled_node, p.scheduled_at, p.deleted_at) {

@@ -11,9 +11,9 @@ use kdrift_analyze::{PendingPod, PendingReport};
 use kdrift_rebalance::percent::percent_text;
 
 use super::escape::{id, Esc};
-use crate::render::duration;
 use crate::render::pending::{amount, arrival};
 use crate::render::timeline::full;
+use crate::render::{duration, pending_duration};
 
 /// Holders listed per full node (the JSON of `why-pending` has them all).
 const HOLDERS_SHOWN: usize = 10;
@@ -47,7 +47,7 @@ pub fn list<W: Write>(out: &mut W, pods: &[PendingPod], chains: &[PendingReport]
             out,
             r#"<tr data-pod="{}"><td>{pod}</td><td>{}</td><td>{}</td><td>{}</td><td>{outcome}</td><td>{}</td></tr>"#,
             Esc(&key),
-            duration(p.pending_seconds),
+            pending_duration(p),
             full(p.first_failure),
             p.occurrences,
             Esc(&p.reasons)
