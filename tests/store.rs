@@ -177,8 +177,10 @@ fn a_version_3_store_gets_intervals_and_requested_amounts_when_migrated() {
     {
         // Test fixture: the store as kdrift 0.1 with schema v3 left it.
         let c = duckdb::Connection::open(&path).expect("open");
-        c.execute_batch(&format!("{DROP_V5} {DROP_V4} UPDATE kdrift_meta SET value = '3' WHERE key = 'schema_version'"))
-            .expect("downgrade");
+        c.execute_batch(&format!(
+            "{DROP_V5} {DROP_V4} UPDATE kdrift_meta SET value = '3' WHERE key = 'schema_version'"
+        ))
+        .expect("downgrade");
     }
     let store = Store::open_existing(&path).expect("migrated, then opened read-only");
     // The files carry no observation time: each version is dated by its newest timestamp.

@@ -290,13 +290,14 @@ fn timeline(
         let before = amounts.next().unwrap_or_else(|| RequestedAt::empty(start - Duration::seconds(1)));
         let after = amounts.next().unwrap_or_else(|| RequestedAt::empty(last + SETTLE));
         let moved: Vec<&MovedPod> = episodes.iter().flat_map(|e| e.evicted.iter()).collect();
-        let mut landed: Vec<Landing> = Vec::new();
+        // Counted per node in a map: a rolling drain of 500 nodes lands its
+        // pods on hundreds of nodes (a search of the list per pod cost 2 s at 10M events).
+        let mut per_node: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         for r in moved.iter().filter_map(|m| m.replacement.as_ref()) {
-            match landed.iter_mut().find(|l| l.node == r.node) {
-                Some(l) => l.pods += 1,
-                None => landed.push(Landing { node: r.node.clone(), pods: 1 }),
-            }
+            *per_node.entry(r.node.as_str()).or_default() += 1;
         }
+        let mut landed: Vec<Landing> =
+            per_node.into_iter().map(|(node, pods)| Landing { node: node.to_string(), pods }).collect();
         landed.sort_by(|a, b| b.pods.cmp(&a.pods).then_with(|| a.node.cmp(&b.node)));
         if episodes.iter().any(|e| e.estimated) {
             notes.push(format!(
