@@ -79,19 +79,21 @@ fn demo_has_two_rolling_drains_in_the_scenario_order_with_the_skew_each_left() {
     assert!(none.operations.is_empty());
 }
 
-/// Every row of `pod_placements` and `pod_evictions` over the whole history, as text.
-fn bindings_and_evidence(store: &kdrift_ingest::Store) -> (Vec<Vec<serde_json::Value>>, Vec<Vec<serde_json::Value>>) {
+/// Every row of `pod_placements`, `pod_evictions` and `node_signals` over the whole history, as JSON values.
+fn bindings_evidence_and_signals(store: &kdrift_ingest::Store) -> [Vec<Vec<serde_json::Value>>; 3] {
     let all = [("since_us".to_string(), "0".to_string()), ("until_us".to_string(), "9000000000000000".to_string())];
     let rows = |q: &str| kdrift_ingest::store::catalog::run(store, q, &all).expect(q).rows;
-    (rows("pod_placements"), rows("pod_evictions"))
+    [rows("pod_placements"), rows("pod_evictions"), rows("node_signals")]
 }
 
 #[test]
-fn bindings_and_eviction_evidence_kept_per_batch_equal_a_full_rebuild() {
+fn bindings_evidence_and_node_signals_kept_per_batch_equal_a_full_rebuild() {
     // The demo history in seven runs, the later part first: each batch
-    // rewrites the bindings and evidence of the pods it names only.
+    // rewrites the bindings and evidence of the pods it names only, and the
+    // signals of the nodes it names.
     let scenario = generate(&ScenarioConfig { seed: 3, scale: 1 });
     let burst = scenario.facts.burst_pods.len();
+    let drained: usize = scenario.facts.drains.iter().map(|d| d.windows.len()).sum();
     let mut parts: Vec<Vec<_>> = scenario.records.chunks(scenario.records.len() / 7 + 1).map(<[_]>::to_vec).collect();
     parts.rotate_left(4);
     let (_dir, store) = temp_store();
@@ -99,7 +101,7 @@ fn bindings_and_eviction_evidence_kept_per_batch_equal_a_full_rebuild() {
         let location = format!("demo:part={i}");
         ingest_records(&store, "demo", &location, part.into_iter().map(|r| to_record(r, &location))).expect("ingest");
     }
-    let kept = bindings_and_evidence(&store);
+    let kept = bindings_evidence_and_signals(&store);
     let timeline = drain_timeline(&store, None, None).expect("timeline");
     assert_eq!(timeline.operations.len(), 2);
     let on_node1 = timeline.operations[1].landed.iter().find(|l| l.node == "node-1").map(|l| l.pods);

@@ -14,7 +14,7 @@ use duckdb::{Connection, Params, Row};
 pub use sql::NamedQuery;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// The `ingest_errors` message of a run closed by [`Store::open`] because
 /// the process that ran it ended without closing it.
@@ -23,7 +23,7 @@ pub const ABANDONED_RUN_MESSAGE: &str = "the run was never closed: the process r
 
 /// The migration to each version after 1, in order: `(version, DDL)`.
 const MIGRATIONS: &[(i64, &NamedQuery)] =
-    &[(2, &sql::SCHEMA_V2), (3, &sql::SCHEMA_V3), (4, &sql::SCHEMA_V4), (5, &sql::SCHEMA_V5)];
+    &[(2, &sql::SCHEMA_V2), (3, &sql::SCHEMA_V3), (4, &sql::SCHEMA_V4), (5, &sql::SCHEMA_V5), (6, &sql::SCHEMA_V6)];
 
 /// Store failures.
 #[derive(Debug, thiserror::Error)]
@@ -295,7 +295,7 @@ impl Store {
     /// What a migration needs beyond its DDL, in the same transaction.
     /// v4: every stored pod version's usage fields, computed in Rust from its
     /// model (`pod_usage_fields`), then every version interval. v5: every
-    /// pod's bindings and eviction evidence.
+    /// pod's bindings and eviction evidence. v6: every node's signals.
     fn after_migration(&self, version: i64) -> Result<(), StoreError> {
         match version {
             4 => self.backfill_v4(),
@@ -303,6 +303,10 @@ impl Store {
                 let every_pod = duckdb::params![-1i64, 0i64];
                 self.execute(&sql::DERIVE_POD_BINDINGS, every_pod)?;
                 self.execute(&sql::DERIVE_EVICTION_EVIDENCE, every_pod)?;
+                Ok(())
+            }
+            6 => {
+                self.execute(&sql::DERIVE_NODE_SIGNALS, duckdb::params![-1i64, 0i64])?;
                 Ok(())
             }
             _ => Ok(()),

@@ -51,6 +51,8 @@ queries! {
     SCHEMA_V4_BACKFILL = "schema_v4_backfill", "schema/v4_backfill.sql";
     /// Migration 4 → 5: bindings and eviction evidence as tables kept by ingest.
     SCHEMA_V5 = "schema_v5", "schema/v5.sql";
+    /// Migration 5 → 6: node signals as a table kept by ingest.
+    SCHEMA_V6 = "schema_v6", "schema/v6.sql";
     /// Records the schema version after a migration.
     UPDATE_SCHEMA_VERSION = "update_schema_version", "schema/update_version.sql";
     /// Opens a transaction.
@@ -105,6 +107,10 @@ queries! {
     CLEAR_EVICTION_EVIDENCE = "clear_eviction_evidence", "derive/clear_eviction_evidence.sql";
     /// Writes the `eviction_evidence` rows (evicted or stopped pods) of the pods a batch names.
     DERIVE_EVICTION_EVIDENCE = "derive_eviction_evidence", "derive/eviction_evidence.sql";
+    /// Removes the `node_signals` rows of the nodes a batch names (every row when run_id < 0).
+    CLEAR_NODE_SIGNALS = "clear_node_signals", "derive/clear_node_signals.sql";
+    /// Writes the `node_signals` rows (cordons, readiness, reboots, node events) of the nodes a batch names.
+    DERIVE_NODE_SIGNALS = "derive_node_signals", "derive/node_signals.sql";
     /// What the store holds (counts).
     STORE_COUNTS = "store_counts", "stats/store_counts.sql";
     /// Every ingest run, newest first.

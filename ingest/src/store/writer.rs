@@ -338,6 +338,9 @@ impl<'s> RunWriter<'s> {
         store.execute(&sql::DERIVE_POD_BINDINGS, params![self.run_id, after])?;
         store.execute(&sql::CLEAR_EVICTION_EVIDENCE, params![self.run_id, after])?;
         store.execute(&sql::DERIVE_EVICTION_EVIDENCE, params![self.run_id, after])?;
+        // And the signals of the nodes it names.
+        store.execute(&sql::CLEAR_NODE_SIGNALS, params![self.run_id, after])?;
+        store.execute(&sql::DERIVE_NODE_SIGNALS, params![self.run_id, after])?;
         store.execute(&sql::CLEAR_STAGING, [])?;
         let mut c = self.committed;
         c.records += self.pending;
