@@ -107,21 +107,28 @@ fn bindings_evidence_and_node_signals_kept_per_batch_equal_a_full_rebuild() {
     let on_node1 = timeline.operations[1].landed.iter().find(|l| l.node == "node-1").map(|l| l.pods);
     assert_eq!(on_node1, Some(burst), "drain #2's replacements on node-1");
     assert_eq!(timeline.operations[1].not_replaced, 0);
-    // What the v5 migration runs: every pod's rows from the whole history.
-    let every_pod = duckdb::params![-1i64, 0i64];
+    // What the v5 and v6 migrations run: every pod's and node's rows from the whole history.
+    let every = duckdb::params![-1i64, 0i64];
     for q in [
         &sql::CLEAR_POD_BINDINGS,
         &sql::DERIVE_POD_BINDINGS,
         &sql::CLEAR_EVICTION_EVIDENCE,
         &sql::DERIVE_EVICTION_EVIDENCE,
+        &sql::CLEAR_NODE_SIGNALS,
+        &sql::DERIVE_NODE_SIGNALS,
     ] {
-        store.execute(q, every_pod).expect(q.name);
+        store.execute(q, every).expect(q.name);
     }
-    let rebuilt = bindings_and_evidence(&store);
-    assert_eq!(kept.0.len(), rebuilt.0.len(), "bindings");
-    assert_eq!(kept.1.len(), rebuilt.1.len(), "evidence");
-    assert_eq!(kept, rebuilt);
-    assert!(kept.0.len() > 100 && kept.1.len() > 40, "{} bindings, {} pieces of evidence", kept.0.len(), kept.1.len());
+    let rebuilt = bindings_evidence_and_signals(&store);
+    for (i, what) in ["bindings", "evidence", "node signals"].iter().enumerate() {
+        assert_eq!(kept[i].len(), rebuilt[i].len(), "{what}");
+        assert_eq!(kept[i], rebuilt[i], "{what}");
+    }
+    let [bindings, evidence, signals] = kept;
+    assert!(bindings.len() > 100 && evidence.len() > 40, "{} bindings, {} evidence", bindings.len(), evidence.len());
+    // Each node drained is cordoned once per drain, as its Node versions show.
+    let cordons = signals.iter().filter(|r| r[2] == "cordon" && r[3] == "object").count();
+    assert_eq!(cordons, drained, "{signals:?}");
     assert_eq!(drain_timeline(&store, None, None).expect("timeline"), timeline);
 }
 
