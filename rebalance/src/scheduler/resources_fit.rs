@@ -99,11 +99,10 @@ pub(crate) fn least_allocated(capacity: [i64; 2], node_requested: [i64; 2], pod:
     if weights == 0 {
         return 0;
     }
-    // Bounded by 0..=100 for a positive capacity; i64 division when it fits.
-    match i64::try_from(score) {
-        Ok(s) => s / weights as i64,
-        Err(_) => (score / weights) as i64,
-    }
+    // Within 0..=100 for amounts no valid object has only: a negative
+    // requested amount scores above 100, a negative capacity below 0.
+    // Clamped, so that adding the other scores cannot overflow.
+    (score / weights).clamp(0, i128::from(MAX_NODE_SCORE)) as i64
 }
 
 /// One resource's LeastAllocated score: `(capacity − requested) × 100 /
@@ -151,7 +150,9 @@ pub(crate) fn balanced_allocation(capacity: [i64; 2], node_requested: [i64; 2], 
         return 0;
     }
     let fraction = |i: usize| -> Option<f64> {
-        (capacity[i] != 0).then(|| (node_requested[i].saturating_add(pod[i]) as f64 / capacity[i] as f64).min(1.0))
+        // Capped at 1 (kube-scheduler); at 0 too, which only negative amounts go below.
+        (capacity[i] != 0)
+            .then(|| (node_requested[i].saturating_add(pod[i]) as f64 / capacity[i] as f64).clamp(0.0, 1.0))
     };
     let std = match (fraction(0), fraction(1)) {
         (Some(a), Some(b)) => ((a - b) / 2.0).abs(),
@@ -253,7 +254,8 @@ pub(crate) mod tests {
         if weights == 0 {
             return 0;
         }
-        (score / weights) as i64
+        // Clamped like `least_allocated` (only negative amounts leave 0..=100).
+        (score / weights).clamp(0, i128::from(MAX_NODE_SCORE)) as i64
     }
 
     fn amount() -> impl Strategy<Value = i64> {
