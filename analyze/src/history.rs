@@ -184,18 +184,6 @@ pub fn node_signals(
         .collect())
 }
 
-/// Eviction evidence between `since` and `until`, oldest first.
-///
-/// # Errors
-/// [`AnalyzeError::Store`] when the query fails.
-pub fn eviction_evidence(
-    store: &Store,
-    since: DateTime<Utc>,
-    until: DateTime<Utc>,
-) -> Result<Vec<EvictionEvidence>, AnalyzeError> {
-    Ok(store.query_map(&sql::POD_EVICTIONS, bounds(since, until), evidence_row)?)
-}
-
 fn evidence_row(r: &duckdb::Row<'_>) -> duckdb::Result<EvictionEvidence> {
     Ok(EvictionEvidence {
         namespace: r.get(0)?,
@@ -211,9 +199,9 @@ fn evidence_row(r: &duckdb::Row<'_>) -> duckdb::Result<EvictionEvidence> {
 /// The eviction evidence a drain timeline can attach (query
 /// `episode_evictions`), oldest first: evidence naming a node inside one of
 /// `ranges` (node, from, to; UTC, both inclusive) for that node, and
-/// evidence naming no node between `since` and `until`. The same rows as
-/// [`eviction_evidence`] filtered that way, without converting the rest
-/// (at 10M events every pod deletion is evidence: 1.5M rows).
+/// evidence naming no node between `since` and `until`. The rows of query
+/// `pod_evictions` filtered that way, without converting the rest (at 10M
+/// events every pod deletion is evidence: 1.5M rows).
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.

@@ -21,7 +21,7 @@ use kdrift_ingest::Store;
 use serde::Serialize;
 
 pub use episodes::{Band, BandKind, EpisodeEnd, NodeEpisode};
-pub use moves::{MovedPod, PlacementIndex, PlacementWindow, Replacement};
+pub use moves::{MovedPod, Replacement};
 
 use crate::history::{self, NodeSignal, Placement};
 use crate::usage::{requested_at_instants, RequestedAt};
@@ -275,7 +275,7 @@ fn timeline(
     let mut operations = Vec::new();
     let mut notes = Vec::new();
     // Indexed once for every operation; each looks at its own window of it.
-    let index = PlacementIndex::new(&all_placements);
+    let index = moves::PlacementIndex::new(&all_placements);
     for (i, mut episodes, start, last) in selected {
         let (window_from, window_to) = window(start, last);
         let evidence = all_evidence.iter().filter(|e| e.at >= window_from && e.at <= window_to);
