@@ -6,7 +6,7 @@ use kdrift_ingest::instant::InstantListError;
 use kdrift_ingest::scenario::{generate, ScenarioConfig};
 use kdrift_ingest::store::catalog::{self, CatalogError};
 use kdrift_tests::temp_store;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 #[test]
 fn every_read_query_runs_on_the_demo_store() {
@@ -30,7 +30,8 @@ fn every_read_query_runs_on_the_demo_store() {
             "until_us" => "2026-11-29T00:00:00Z".to_string(),
             // Every node over since..until (2026-11-27T00:00:00Z..2026-11-29T00:00:00Z).
             "episodes" => {
-                (1..=5).map(|n| format!("node-{n}|1795737600000000|1795910400000000")).collect::<Vec<_>>().join(",")
+                let every_node = (1..=5).map(|n| json!({"node": format!("node-{n}"), "from_us": 1795737600000000i64, "to_us": 1795910400000000i64}));
+                Value::Array(every_node.collect()).to_string()
             }
             "job" => facts.job_name.clone(),
             "pull_key" => "http://127.0.0.1:9428 raw".to_string(),
@@ -198,7 +199,7 @@ fn golden_params(query: &str, param: &str, facts: &kdrift_ingest::scenario::Scen
         (_, "since_us") => "2026-11-28T02:00:00Z".into(),
         (_, "until_us") => "2026-11-28T02:04:00Z".into(),
         // node-2 over since..until.
-        (_, "episodes") => "node-2|1795831200000000|1795831440000000".into(),
+        (_, "episodes") => r#"[{"node":"node-2","from_us":1795831200000000,"to_us":1795831440000000}]"#.into(),
         (_, "pull_key") => "http://127.0.0.1:9428 raw".into(),
         (q, p) => panic!("{q}: no golden value for parameter {p}"),
     }

@@ -296,3 +296,64 @@ fn unreadable_pod_and_node_values_are_reported_at_ingest() {
     }
     assert!(kdrift_tests::assert_amounts_agree(&store, 4) >= 4);
 }
+
+fn t(s: &str) -> chrono::DateTime<chrono::Utc> {
+    chrono::DateTime::parse_from_rfc3339(s).expect("time").with_timezone(&chrono::Utc)
+}
+
+const NODE_N1: &str = r#"{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","creationTimestamp":"2026-01-01T00:00:00Z"},"status":{"allocatable":{"cpu":"2","memory":"4Gi","pods":"110"},"conditions":[{"type":"Ready","status":"True","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}"#;
+
+#[test]
+fn a_scheduled_event_naming_no_pod_is_left_out_and_the_state_still_loads() {
+    // It used to end every state load in "Invalid column type Null" (scheduled_coverage).
+    let (dir, store) = temp_store();
+    let scheduled = |name: &str, involved: serde_json::Value| {
+        serde_json::json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": name, "namespace": "default", "uid": format!("uid-{name}")},
+            "involvedObject": involved, "reason": "Scheduled", "type": "Normal", "count": 1,
+            "message": "Successfully assigned default/p to n1",
+            "firstTimestamp": "2026-01-01T00:10:00Z", "lastTimestamp": "2026-01-01T00:10:00Z"
+        })
+        .to_string()
+    };
+    let body = format!(
+        "{}\n{}\n{NODE_N1}\n",
+        scheduled("nameless.1", serde_json::json!({"kind": "Pod"})),
+        scheduled("p.1", serde_json::json!({"kind": "Pod", "namespace": "default", "name": "p"}))
+    );
+    let file = write(dir.path(), "events.ndjson", body.as_bytes());
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    assert_eq!(report.counts.records, 3);
+    let all = [("since_us".to_string(), "0".to_string()), ("until_us".to_string(), "2030-01-01T00:00:00Z".to_string())];
+    let placed = kdrift_ingest::store::catalog::run(&store, "pod_placements", &all).expect("placements");
+    let names: Vec<&str> = placed.rows.iter().map(|r| r[1].as_str().unwrap_or("<null>")).collect();
+    assert_eq!(names, vec!["p"], "only the named pod is bound");
+    let state = kdrift_analyze::state::ClusterAt::load(&store, t("2026-01-01T00:20:00Z")).expect("state loads");
+    let on_n1: Vec<&str> = state.pods.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(on_n1, vec!["p"], "the pod known from its Scheduled event is on n1");
+}
+
+#[test]
+fn eviction_evidence_on_a_node_with_any_characters_in_its_name_is_attached() {
+    // Episodes go to SQL as JSON: a comma, a pipe or spaces in a node name used to drop its evidence.
+    let (dir, store) = temp_store();
+    let node = " pipe|node, x ";
+    let killing = serde_json::json!({
+        "apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "w.k", "namespace": "default", "uid": "uid-k"},
+        "involvedObject": {"kind": "Pod", "namespace": "default", "name": "w", "uid": "w1"},
+        "source": {"component": "kubelet", "host": node},
+        "reason": "Killing", "message": "Stopping container app", "type": "Normal", "count": 1,
+        "firstTimestamp": "2026-01-01T00:05:00Z", "lastTimestamp": "2026-01-01T00:05:00Z"
+    });
+    let file = write(dir.path(), "events.ndjson", format!("{killing}\n").as_bytes());
+    ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    let (from, to) = (t("2026-01-01T00:00:00Z"), t("2026-01-01T01:00:00Z"));
+    let got = kdrift_analyze::history::eviction_evidence_in(&store, &[(node, from, to)], from, to).expect("evidence");
+    let got: Vec<(&str, Option<&str>, &str)> =
+        got.iter().map(|e| (e.name.as_str(), e.node.as_deref(), e.evidence.as_str())).collect();
+    assert_eq!(got, vec![("w", Some(node), "Killing")]);
+    let other = kdrift_analyze::history::eviction_evidence_in(&store, &[("pipe", from, to)], from, to).expect("other");
+    assert!(other.is_empty(), "another node's range takes none: {other:?}");
+}

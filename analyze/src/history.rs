@@ -211,11 +211,14 @@ pub fn eviction_evidence_in(
     since: DateTime<Utc>,
     until: DateTime<Utc>,
 ) -> Result<Vec<EvictionEvidence>, AnalyzeError> {
-    let list = ranges
+    // JSON, so that any node name passes through unchanged.
+    let list: Vec<serde_json::Value> = ranges
         .iter()
-        .map(|(node, from, to)| format!("{node}|{}|{}", from.timestamp_micros(), to.timestamp_micros()))
-        .collect::<Vec<_>>()
-        .join(",");
+        .map(|(node, from, to)| {
+            serde_json::json!({ "node": node, "from_us": from.timestamp_micros(), "to_us": to.timestamp_micros() })
+        })
+        .collect();
+    let list = serde_json::Value::Array(list).to_string();
     let params = duckdb::params![list, since.timestamp_micros(), until.timestamp_micros()];
     Ok(store.query_map(&sql::EPISODE_EVICTIONS, params, evidence_row)?)
 }

@@ -38,6 +38,8 @@ from_events AS (
         -- The `events` view's choice among the pods' eviction-like versions only.
         SELECT * FROM event_versions
         WHERE involved_kind = 'Pod' AND reason IN ('Killing', 'Evicted', 'NodeControllerEviction', 'TaintManagerEviction')
+          -- An event naming no pod is evidence about none (and no batch could clear its row).
+          AND involved_name IS NOT NULL AND involved_namespace IS NOT NULL
           AND ($1 < 0 OR (involved_namespace, involved_name) IN (SELECT namespace, name FROM touched))
         QUALIFY row_number() OVER (PARTITION BY event_key
             ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1

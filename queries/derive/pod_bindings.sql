@@ -25,6 +25,8 @@ scheduled AS (
         -- The `events` view's choice among Scheduled versions only.
         SELECT * FROM event_versions
         WHERE reason = 'Scheduled' AND involved_kind = 'Pod'
+          -- An event naming no pod binds none (and no batch could clear its row).
+          AND involved_name IS NOT NULL AND involved_namespace IS NOT NULL
           AND ($1 < 0 OR (involved_namespace, involved_name) IN (SELECT namespace, name FROM touched))
         QUALIFY row_number() OVER (PARTITION BY event_key
             ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1

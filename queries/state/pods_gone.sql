@@ -38,6 +38,6 @@ WITH evidence AS (
 )
 SELECT namespace, name, min(gone_at) AS gone_at, arg_min(evidence, gone_at) AS evidence
 FROM evidence
-WHERE gone_at <= make_timestamp($1) AND name <> ''
+WHERE gone_at <= make_timestamp($1) AND name <> '' AND namespace IS NOT NULL
 GROUP BY namespace, name
 ORDER BY namespace, name;

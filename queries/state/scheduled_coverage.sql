@@ -19,5 +19,7 @@ FROM event_versions e
 JOIN observations o ON o.obs_id = e.obs_id
 JOIN location_end l ON l.location = o.location
 WHERE e.reason = 'Scheduled' AND e.involved_kind = 'Pod'
+  -- An event naming no pod says nothing about one.
+  AND e.involved_name IS NOT NULL AND e.involved_namespace IS NOT NULL
 GROUP BY e.involved_namespace, e.involved_name
 ORDER BY namespace, name;
