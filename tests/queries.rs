@@ -15,6 +15,7 @@ fn every_read_query_runs_on_the_demo_store() {
     let (_dir, store) = temp_store();
     ingest_scenario(&store, scenario, 2).expect("ingest");
     let at = (facts.failure_at + chrono::Duration::minutes(10)).to_rfc3339();
+    let values_nodes = || json!(["node-1"]).to_string();
     let values = |name: &str| -> String {
         match name {
             "namespace" => facts.pending_pod.namespace.clone(),
@@ -32,6 +33,17 @@ fn every_read_query_runs_on_the_demo_store() {
             "episodes" => {
                 let every_node = (1..=5).map(|n| json!({"node": format!("node-{n}"), "from_us": 1795737600000000i64, "to_us": 1795910400000000i64}));
                 Value::Array(every_node.collect()).to_string()
+            }
+            "nodes" => json!(["node-1"]).to_string(),
+            // The owners of the pods bound to node-1 (query node_owners).
+            "owners" => {
+                let params = [
+                    ("nodes".to_string(), values_nodes()),
+                    ("until_us".to_string(), "2026-11-29T00:00:00Z".to_string()),
+                ];
+                let r = catalog::run(&store, "node_owners", &params).expect("node_owners");
+                let owners = r.rows.iter().map(|row| json!({"namespace": row[0], "owner": row[1]}));
+                Value::Array(owners.collect()).to_string()
             }
             "job" => facts.job_name.clone(),
             "pull_key" => "http://127.0.0.1:9428 raw".to_string(),
@@ -89,6 +101,30 @@ fn every_read_query_runs_on_the_demo_store() {
                 let all = catalog::run(&store, "pod_evictions", &since_until).expect("pod_evictions");
                 assert!(r.rows.len() > 40, "{} rows", r.rows.len());
                 assert_eq!(r.rows, all.rows);
+            }
+            "node_owners" => {
+                assert!(r.rows.len() >= 3, "{:?}", r.rows);
+                assert!(r.rows.iter().all(|row| row[col("namespace")].is_string() && row[col("owner")].is_string()));
+            }
+            "owner_bindings" => {
+                // Every binding to node-1, and those owners' pods on other nodes.
+                let since_until: Vec<(String, String)> =
+                    ["since_us", "until_us"].iter().map(|p| (p.to_string(), values(p))).collect();
+                let all = catalog::run(&store, "pod_placements", &since_until).expect("pod_placements");
+                let node = all.columns.iter().position(|c| c == "node").expect("node column");
+                let on_node_1: Vec<&Vec<Value>> = all.rows.iter().filter(|row| row[node] == "node-1").collect();
+                assert!(on_node_1.len() > 10, "{} bindings to node-1", on_node_1.len());
+                assert!(on_node_1.iter().all(|row| r.rows.contains(row)), "every binding to node-1");
+                assert!(r.rows.iter().any(|row| row[col("node")] != "node-1"), "the owners' pods elsewhere");
+                assert!(r.rows.len() < all.rows.len(), "not every binding");
+            }
+            "owner_evictions" => {
+                let params: Vec<(String, String)> =
+                    ["episodes", "since_us", "until_us"].iter().map(|p| (p.to_string(), values(p))).collect();
+                let all = catalog::run(&store, "episode_evictions", &params).expect("episode_evictions");
+                assert!(!r.rows.is_empty(), "the owners' pods were evicted by the drains");
+                assert!(r.rows.iter().all(|row| all.rows.contains(row)), "a part of episode_evictions");
+                assert!(r.rows.len() < all.rows.len(), "not every eviction");
             }
             _ => {}
         }
@@ -201,6 +237,10 @@ fn golden_params(query: &str, param: &str, facts: &kdrift_ingest::scenario::Scen
         // node-2 over since..until.
         (_, "episodes") => r#"[{"node":"node-2","from_us":1795831200000000,"to_us":1795831440000000}]"#.into(),
         (_, "pull_key") => "http://127.0.0.1:9428 raw".into(),
+        (_, "nodes") => r#"["node-1"]"#.into(),
+        (_, "owners") => {
+            r#"[{"namespace":"web","owner":"api-c6w2dh2mbv"},{"namespace":"web","owner":"docs-jhwfr8w8j9"}]"#.into()
+        }
         (q, p) => panic!("{q}: no golden value for parameter {p}"),
     }
 }

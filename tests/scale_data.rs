@@ -108,3 +108,74 @@ fn the_ready_store_holds_every_version() {
     let drained: usize = timeline.operations.iter().map(|o| o.episodes.len()).sum();
     assert_eq!(drained as u32, facts.drained_nodes, "every drained node in an operation");
 }
+
+/// `why-pending` follows only the moves of the owners of the pods on the
+/// nodes it explains (`drain_moves_to_nodes`). On every node of a generated
+/// cluster with rolling drains, at the end and in the middle of the
+/// history, the moves whose replacements landed on the node (operation,
+/// evicted pod, its node, the replacement) and the bindings to the node are
+/// exactly the whole timeline's, read from a fraction of the rows.
+#[test]
+fn the_moves_to_a_node_are_the_whole_timelines() {
+    use kdrift_analyze::{drain_moves_and_placements, drain_moves_to_nodes, DrainTimeline};
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("store.duckdb");
+    let config = ScaleConfig { seed: 5, ..small() };
+    write(&config, &Outputs { store: Some(path.clone()), ..Outputs::default() }).expect("write");
+    let store = Store::open_existing(&path).expect("open");
+    let (first, last) = kdrift_analyze::report::time_span(&store).expect("span").expect("a history");
+    let landed_on = |t: &DrainTimeline, node: &str| -> Vec<(usize, String, String, String, i64)> {
+        t.operations
+            .iter()
+            .flat_map(|op| op.episodes.iter().flat_map(move |e| e.evicted.iter().map(move |m| (op.number, m))))
+            .filter_map(|(number, m)| {
+                let r = m.replacement.as_ref().filter(|r| r.node == node)?;
+                Some((
+                    number,
+                    m.key(),
+                    m.from_node.clone(),
+                    format!("{}/{}", r.namespace, r.name),
+                    r.bound_at.timestamp(),
+                ))
+            })
+            .collect()
+    };
+    let mut compared = 0;
+    for until in [first + (last - first) / 2, last] {
+        let (full, full_placed) = drain_moves_and_placements(&store, until).expect("whole timeline");
+        let mut nodes: Vec<&str> = full_placed.iter().map(|p| p.node.as_str()).collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        assert_eq!(nodes.len(), 30, "pods bound to every node");
+        // Every other node (each call re-reads the store: the test's time).
+        for node in nodes.iter().step_by(2) {
+            let (focused, placed) = drain_moves_to_nodes(&store, until, &[node]).expect("focused");
+            assert_eq!(
+                focused.operations.len(),
+                full.operations.len(),
+                "every operation is numbered as in the timeline"
+            );
+            let (want, got) = (landed_on(&full, node), landed_on(&focused, node));
+            assert_eq!(got, want, "{node} at {until}");
+            compared += want.len();
+            let on = |all: &[kdrift_analyze::history::Placement]| -> Vec<kdrift_analyze::history::Placement> {
+                all.iter().filter(|p| p.node == *node).cloned().collect()
+            };
+            assert_eq!(on(&placed), on(&full_placed), "{node}: the bindings to it");
+            // Here every node holds pods of most owners (30 nodes, 900 pods); at
+            // 5,000 nodes a node's owners are a small part of the cluster's.
+            assert!(
+                placed.len() < full_placed.len(),
+                "{node}: {} of {} bindings read",
+                placed.len(),
+                full_placed.len()
+            );
+        }
+        // Two nodes at once: the union of what each gets alone.
+        let (both, _) = drain_moves_to_nodes(&store, until, &nodes[..2]).expect("two nodes");
+        for node in &nodes[..2] {
+            assert_eq!(landed_on(&both, node), landed_on(&full, node), "{node} with another node");
+        }
+    }
+    assert!(compared > 100, "only {compared} replacements compared: the scenario has too few drains");
+}

@@ -184,7 +184,7 @@ pub fn node_signals(
         .collect())
 }
 
-fn evidence_row(r: &duckdb::Row<'_>) -> duckdb::Result<EvictionEvidence> {
+pub(crate) fn evidence_row(r: &duckdb::Row<'_>) -> duckdb::Result<EvictionEvidence> {
     Ok(EvictionEvidence {
         namespace: r.get(0)?,
         name: r.get(1)?,
@@ -211,16 +211,22 @@ pub fn eviction_evidence_in(
     since: DateTime<Utc>,
     until: DateTime<Utc>,
 ) -> Result<Vec<EvictionEvidence>, AnalyzeError> {
-    // JSON, so that any node name passes through unchanged.
+    let list = ranges_json(ranges);
+    let params = duckdb::params![list, since.timestamp_micros(), until.timestamp_micros()];
+    Ok(store.query_map(&sql::EPISODE_EVICTIONS, params, evidence_row)?)
+}
+
+/// The `episodes` parameter of `episode_evictions` and `owner_evictions`:
+/// `[{"node", "from_us", "to_us"}]` (UTC microseconds). JSON, so that any
+/// node name passes through unchanged.
+pub(crate) fn ranges_json(ranges: &[(&str, DateTime<Utc>, DateTime<Utc>)]) -> String {
     let list: Vec<serde_json::Value> = ranges
         .iter()
         .map(|(node, from, to)| {
             serde_json::json!({ "node": node, "from_us": from.timestamp_micros(), "to_us": to.timestamp_micros() })
         })
         .collect();
-    let list = serde_json::Value::Array(list).to_string();
-    let params = duckdb::params![list, since.timestamp_micros(), until.timestamp_micros()];
-    Ok(store.query_map(&sql::EPISODE_EVICTIONS, params, evidence_row)?)
+    serde_json::Value::Array(list).to_string()
 }
 
 /// Placements between `since` and `until`, oldest binding first.
@@ -242,7 +248,7 @@ pub fn event_only_placements(store: &Store, at: DateTime<Utc>) -> Result<Vec<Pla
     Ok(store.query_map(&sql::EVENT_ONLY_PLACEMENTS, [at.timestamp_micros()], placement_row)?)
 }
 
-fn placement_row(r: &duckdb::Row<'_>) -> duckdb::Result<Placement> {
+pub(crate) fn placement_row(r: &duckdb::Row<'_>) -> duckdb::Result<Placement> {
     Ok(Placement {
         namespace: r.get(0)?,
         name: r.get(1)?,

@@ -29,7 +29,10 @@ pub mod snapshot;
 pub mod state;
 pub mod usage;
 
-pub use drains::{drain_moves, drain_moves_and_placements, drain_timeline, DrainTimeline, NodeEpisode, Operation};
+pub use drains::{
+    drain_moves, drain_moves_and_placements, drain_moves_to_nodes, drain_timeline, DrainTimeline, NodeEpisode,
+    Operation,
+};
 pub use error::AnalyzeError;
 pub use pending::{pending_pods, why_pending, PendingPod, PendingReport};
 pub use postmortem::{postmortem_job, JobPostmortem};

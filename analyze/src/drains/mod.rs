@@ -14,6 +14,7 @@
 //! skew (max − min of cpu requested %) it left.
 
 pub mod episodes;
+mod focus;
 pub mod moves;
 
 use chrono::{DateTime, Duration, Utc};
@@ -171,7 +172,7 @@ pub fn drain_timeline(
     since: Option<DateTime<Utc>>,
     until: Option<DateTime<Utc>>,
 ) -> Result<DrainTimeline, AnalyzeError> {
-    Ok(timeline(store, since, until, true, None)?.0)
+    Ok(timeline(store, since, until, true, None, None)?.0)
 }
 
 /// [`drain_timeline`] without the requested amounts before and after each
@@ -186,7 +187,7 @@ pub fn drain_moves(
     since: Option<DateTime<Utc>>,
     until: Option<DateTime<Utc>>,
 ) -> Result<DrainTimeline, AnalyzeError> {
-    Ok(timeline(store, since, until, false, None)?.0)
+    Ok(timeline(store, since, until, false, None, None)?.0)
 }
 
 /// [`drain_moves`] up to `until`, and every binding of the history up to
@@ -201,7 +202,28 @@ pub fn drain_moves_and_placements(
     store: &Store,
     until: DateTime<Utc>,
 ) -> Result<(DrainTimeline, Vec<Placement>), AnalyzeError> {
-    let (moves, mut placed) = timeline(store, None, Some(until), false, Some(until))?;
+    let (moves, mut placed) = timeline(store, None, Some(until), false, Some(until), None)?;
+    placed.retain(|p| p.bound_at <= until);
+    Ok((moves, placed))
+}
+
+/// [`drain_moves_and_placements`] for what sent pods to `nodes` only (why
+/// some nodes are full): every operation and episode, but only the moved
+/// pods whose owner had a pod bound to one of `nodes` (their replacements
+/// are those of the whole history: the other owners' moves cannot land a
+/// replacement there), and only the bindings of those owners' pods and of
+/// `nodes`, up to `until`. `pods_moved`, `landed` and `not_replaced` count
+/// those moves alone. At 10M events this reads a few thousand rows where
+/// the whole history is 820,000 bindings and 500,000 pieces of evidence.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when a query fails.
+pub fn drain_moves_to_nodes(
+    store: &Store,
+    until: DateTime<Utc>,
+    nodes: &[&str],
+) -> Result<(DrainTimeline, Vec<Placement>), AnalyzeError> {
+    let (moves, mut placed) = timeline(store, None, Some(until), false, Some(until), Some(nodes))?;
     placed.retain(|p| p.bound_at <= until);
     Ok((moves, placed))
 }
@@ -215,6 +237,7 @@ fn timeline(
     until: Option<DateTime<Utc>>,
     with_requested: bool,
     placements_until: Option<DateTime<Utc>>,
+    to_nodes: Option<&[&str]>,
 ) -> Result<(DrainTimeline, Vec<Placement>), AnalyzeError> {
     let signals = history::node_signals(store, history::beginning(), history::far_future())?;
     // The operations in the window, numbered over the whole store.
@@ -256,13 +279,21 @@ fn timeline(
             })
         })
         .collect();
-    let all_evidence = match reach {
-        Some((from, to)) => history::eviction_evidence_in(store, &ranges, from, to)?,
-        None => Vec::new(),
+    // Only the owners whose moves can reach `to_nodes`, when given.
+    let focus = match (to_nodes, placed_range) {
+        (Some(nodes), Some((_, to))) => Some(focus::Focus::of_nodes(store, nodes, to)?),
+        _ => None,
     };
-    let all_placements = match placed_range {
-        Some((from, to)) => history::placements(store, from, to)?,
-        None => Vec::new(),
+    let all_evidence = match (reach, &focus) {
+        (Some((from, to)), Some(f)) => f.evidence_in(store, &ranges, from, to)?,
+        (Some((from, to)), None) => history::eviction_evidence_in(store, &ranges, from, to)?,
+        (None, _) => Vec::new(),
+    };
+    let all_placements = match (placed_range, &focus) {
+        // With a focus the range starts at the beginning (`placements_until`).
+        (Some((_, to)), Some(f)) => f.placements(store, to)?,
+        (Some((from, to)), None) => history::placements(store, from, to)?,
+        (None, _) => Vec::new(),
     };
     // The amounts before and after every operation: one read for all instants.
     let instants: Vec<DateTime<Utc>> =
@@ -281,6 +312,9 @@ fn timeline(
         let evidence = all_evidence.iter().filter(|e| e.at >= window_from && e.at <= window_to);
         let placements = index.window(window_from - Duration::days(30), window_to);
         moves::attach_evictions(&mut episodes, evidence, placements);
+        if let Some(f) = &focus {
+            f.retain_owned(&mut episodes, placements);
+        }
         {
             let mut moved: Vec<&mut MovedPod> = episodes.iter_mut().flat_map(|e| e.evicted.iter_mut()).collect();
             moves::find_replacements(&mut moved, placements);

@@ -245,6 +245,17 @@ fn owner_of(p: &Placement) -> (Option<&str>, Option<&str>) {
     }
 }
 
+/// The name of a moved pod's owner, as [`find_replacements`] groups it: the
+/// owner of its latest binding at or before the eviction (the owner
+/// reference's name, else that binding's name prefix), else its own name
+/// prefix ([`owner_from_name`]).
+pub fn owner_key(m: &MovedPod, placements: PlacementWindow<'_, '_>) -> Option<String> {
+    match placements.latest_before(&m.namespace, &m.name, m.evicted_at) {
+        Some(p) => owner_of(p).1.map(str::to_string),
+        None => owner_from_name(&m.name).map(str::to_string),
+    }
+}
+
 /// Fills `owner` and `replacement` of every moved pod (in eviction order,
 /// each binding of the window used at most once).
 ///

@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::anchor::{explain, Anchor};
 use super::chain::StateAtFailure;
 use super::full::{arrival, bound, bursts, scale_ups, Holder, NodeFill};
-use crate::drains::drain_moves_and_placements;
+use crate::drains::drain_moves_to_nodes;
 use crate::state::ClusterAt;
 use crate::AnalyzeError;
 
@@ -66,7 +66,8 @@ pub(super) fn why_full(
     }
     let targets: Vec<(&str, &str)> = short.iter().map(|(n, r, _)| (*n, *r)).collect();
     let by_node = cs.by_node();
-    let (moves, placed) = drain_moves_and_placements(store, at)?;
+    let nodes: Vec<&str> = targets.iter().map(|(n, _)| *n).collect();
+    let (moves, placed) = drain_moves_to_nodes(store, at, &nodes)?;
     let operations = moves.operations;
     let ups = scale_ups(store, at)?;
 
