@@ -357,3 +357,55 @@ fn eviction_evidence_on_a_node_with_any_characters_in_its_name_is_attached() {
     let other = kdrift_analyze::history::eviction_evidence_in(&store, &[("pipe", from, to)], from, to).expect("other");
     assert!(other.is_empty(), "another node's range takes none: {other:?}");
 }
+
+#[test]
+fn versions_tied_on_their_observation_time_are_ordered_by_resource_version_whatever_the_ingest_order() {
+    // Ingest order used to break the tie: a cordon and an uncordon at one
+    // instant left the node cordoned, a DELETED version losing to the
+    // older MODIFIED one kept the pod alive forever.
+    use kdrift_rebalance::planner::NodeClass;
+    use kdrift_tests::tied_versions::{ingest, orders, Answers};
+    let mut first: Option<Answers> = None;
+    for (order, runs) in orders() {
+        let (dir, store) = temp_store();
+        ingest(&store, dir.path(), &runs);
+        let a = Answers::of(&store);
+        let owned = |v: &[(&str, bool)]| v.iter().map(|(n, u)| (n.to_string(), *u)).collect::<Vec<_>>();
+        assert_eq!(
+            a.nodes,
+            vec![
+                owned(&[("n2", false)]),
+                owned(&[("n1", false), ("n2", false)]),
+                owned(&[("n1", false), ("n2", false)])
+            ],
+            "{order}: no node stays cordoned (n2 before every version: its last version at the earliest instant)"
+        );
+        assert_eq!(a.pods, vec![vec![], vec!["shop/p".to_string()], vec![]], "{order}: the pod is gone after T2");
+        assert_eq!(a.last_versions, ["101", "92", "103"], "{order}: the newest version of n1, n2 and the pod");
+        assert_eq!(a.pod_at[2][0][1], "DELETED", "{order}: pod_at after the deletion");
+        let text = |v: &serde_json::Value| v.as_str().unwrap_or("<not text>").to_string();
+        let signals: Vec<[String; 3]> =
+            a.history_rows[0].iter().map(|r| [text(&r[0]), text(&r[1]), text(&r[2])]).collect();
+        let s = |n: &str, at: &str, what: &str| [n.to_string(), at.to_string(), what.to_string()];
+        assert_eq!(
+            signals,
+            vec![
+                s("n1", "2026-01-01T01:00:00Z", "cordon"),
+                s("n1", "2026-01-01T01:00:00Z", "uncordon"),
+                s("n2", "2026-01-01T00:00:00Z", "cordon"),
+                s("n2", "2026-01-01T00:00:00Z", "uncordon"),
+            ],
+            "{order}: node signals"
+        );
+        let n1 = a.skew.nodes.iter().find(|n| n.requested.node == "n1").expect("n1 in skew");
+        assert!(!n1.requested.unschedulable, "{order}");
+        assert_eq!(n1.requested.get("cpu").map(|c| c.requested), Some(0), "{order}: the deleted pod's 500m is gone");
+        assert_eq!(n1.class, Some(NodeClass::Underutilized), "{order}: {}", n1.why);
+        match &first {
+            None => first = Some(a),
+            Some(f) => {
+                assert_eq!(a.differences(f), Vec::<&str>::new(), "{order}: these answers differ from the first order's")
+            }
+        }
+    }
+}

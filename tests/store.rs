@@ -71,9 +71,80 @@ fn a_version_1_store_is_migrated_to_the_current_version_and_keeps_its_data() {
     let store = Store::open(&path).expect("migrate");
     let version = kdrift_ingest::store::catalog::run(&store, "get_schema_version", &[]).expect("version");
     assert_eq!(version.rows[0][0], serde_json::Value::String(SCHEMA_VERSION.to_string()));
-    assert_eq!(SCHEMA_VERSION, 6);
+    assert_eq!(SCHEMA_VERSION, 7);
     assert!(kdrift_ingest::store::catalog::run(&store, "vl_windows", &[]).expect("vl_windows exists").rows.is_empty());
     assert_eq!(store.counts().expect("counts").events, 1, "the data stays");
+}
+
+/// Test fixture: gives a store the derived state schema v6 left: schema 7
+/// changed no table but the version order (queries/schema/v7.sql), so the
+/// derivations that order versions run again with every version's
+/// resourceVersion blanked (the order is then v6's: observed_at, obs_id),
+/// then the resourceVersions are put back from `observations`.
+fn downgrade_to_v6_order(path: &std::path::Path) {
+    use kdrift_ingest::store::sql;
+    let store = Store::open(path).expect("open");
+    let c = store.conn();
+    c.execute_batch(
+        "UPDATE pod_versions SET resource_version = NULL; UPDATE node_versions SET resource_version = NULL;",
+    )
+    .expect("blank resourceVersions");
+    let every = duckdb::params![-1i64, 0i64];
+    for q in [
+        &sql::DERIVE_POD_INTERVALS,
+        &sql::DERIVE_NODE_INTERVALS,
+        &sql::CLEAR_POD_BINDINGS,
+        &sql::DERIVE_POD_BINDINGS,
+        &sql::CLEAR_EVICTION_EVIDENCE,
+        &sql::DERIVE_EVICTION_EVIDENCE,
+        &sql::CLEAR_NODE_SIGNALS,
+        &sql::DERIVE_NODE_SIGNALS,
+    ] {
+        store.execute(q, every).expect(q.name);
+    }
+    c.execute_batch(
+        "UPDATE pod_versions SET resource_version = o.resource_version FROM observations o \
+           WHERE o.obs_id = pod_versions.obs_id; \
+         UPDATE node_versions SET resource_version = o.resource_version FROM observations o \
+           WHERE o.obs_id = node_versions.obs_id; \
+         UPDATE kdrift_meta SET value = '6' WHERE key = 'schema_version';",
+    )
+    .expect("downgrade");
+}
+
+#[test]
+fn a_version_6_store_gets_the_version_order_of_ties_when_migrated() {
+    use kdrift_tests::tied_versions::{ingest, orders, Answers};
+    let orders = orders();
+    // A fresh store, the history in the apiserver's order.
+    let (fresh_dir, fresh) = kdrift_tests::temp_store();
+    ingest(&fresh, fresh_dir.path(), &orders[0].1);
+    let expected = Answers::of(&fresh);
+    // The later version of each tie ingested first, as schema 6 kept it.
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("v6.duckdb");
+    ingest(&Store::open(&path).expect("create"), dir.path(), &orders[1].1);
+    downgrade_to_v6_order(&path);
+    {
+        // Test fixture check: v6's intervals are the ingest order's (n1's cordoned version is its newest).
+        let c = duckdb::Connection::open(&path).expect("open");
+        let newest: String = c
+            .query_row(
+                "SELECT resource_version FROM node_versions WHERE name = 'n1' AND valid_until = 'infinity'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("n1's newest version");
+        assert_eq!(newest, "100", "the fixture leaves the v6 state");
+    }
+    let migrated = Store::open_existing(&path).expect("migrated, then opened read-only");
+    let version = kdrift_ingest::store::catalog::run(&migrated, "get_schema_version", &[]).expect("version");
+    assert_eq!(version.rows[0][0], serde_json::Value::String(SCHEMA_VERSION.to_string()));
+    let got = Answers::of(&migrated);
+    assert_eq!(got.last_versions, ["101", "92", "103"]);
+    assert_eq!(got.pods[2], Vec::<String>::new(), "the pod is gone after the deletion");
+    assert_eq!(got.differences(&expected), Vec::<&str>::new(), "the migrated store answers as a fresh one");
+    assert_eq!(got, expected);
 }
 
 /// Test fixture: undoes schema v6 (node signals as a table).

@@ -2,9 +2,10 @@
 -- purpose: Writes the `eviction_evidence` rows (schema v5) of the pods one
 --   committed batch names (`batch_pods`; every pod when $1 is negative: a
 --   migration): evidence that a pod was evicted or stopped on a node — the
---   DisruptionTarget condition appearing in a stored Pod version (reason
---   EvictionByEvictionAPI, DeletionByTaintManager, ...; at its
---   lastTransitionTime), the kubelet's Killing (containers stopped; restarts
+--   DisruptionTarget condition appearing in a stored Pod version (the first
+--   in the version order: observed_at, then resourceVersion as an integer,
+--   then obs_id; reason EvictionByEvictionAPI, DeletionByTaintManager, ...;
+--   at its lastTransitionTime), the kubelet's Killing (containers stopped; restarts
 --   after a failed probe are left out), the kubelet's Evicted, the node
 --   controller's NodeControllerEviction ("Marking for deletion Pod X from Node
 --   Y") and TaintManagerEviction, and a Pod's DELETED version. The node is the
@@ -26,7 +27,8 @@ disruption AS (
     FROM pod_versions p
     WHERE p.disruption IS NOT NULL
       AND ($1 < 0 OR (p.namespace, p.name) IN (SELECT namespace, name FROM touched))
-    QUALIFY row_number() OVER (PARTITION BY p.namespace, p.name, COALESCE(p.uid, '') ORDER BY p.observed_at, p.obs_id) = 1
+    QUALIFY row_number() OVER (PARTITION BY p.namespace, p.name, COALESCE(p.uid, '')
+        ORDER BY p.observed_at, TRY_CAST(p.resource_version AS HUGEINT) NULLS FIRST, p.obs_id) = 1
 ),
 from_events AS (
     SELECT involved_namespace AS namespace, involved_name AS name, COALESCE(involved_uid, '') AS uid,

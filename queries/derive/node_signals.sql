@@ -13,9 +13,14 @@
 --   gives a signal at its first and at its last time. A node's first stored
 --   version gives cordon / not_ready when it already shows them, at the
 --   unschedulable taint's timeAdded / the Ready condition's
---   lastTransitionTime (estimated). A node's signals depend only on its own
---   versions and events; `clear_node_signals` first removes those nodes'
---   rows. The `node_signals` query reads the table.
+--   lastTransitionTime (estimated). "Between two stored Node versions"
+--   means two neighbours in the version order (observed_at, then
+--   resourceVersion as an integer, then obs_id; as `derive_node_intervals`),
+--   so that a cordon and an uncordon observed at the same instant come in
+--   the order the apiserver wrote them, whatever order they were ingested
+--   in. A node's signals depend only on its own versions and events;
+--   `clear_node_signals` first removes those nodes' rows. The
+--   `node_signals` query reads the table.
 -- params: $1 run_id BIGINT (negative: every node), $2 after_obs_id BIGINT (only nodes named after it)
 -- columns: none (inserts)
 INSERT INTO node_signals
@@ -41,7 +46,9 @@ versions AS (
     JOIN (SELECT obs_id, observed_at_estimated FROM observations WHERE kind = 'Node') o ON o.obs_id = n.obs_id
     WHERE n.change <> 'DELETED'
       AND ($1 < 0 OR n.name IN (SELECT name FROM touched))
-    WINDOW w AS (PARTITION BY n.name ORDER BY n.observed_at, n.obs_id)
+    -- The version order: observed_at, then resourceVersion (as an integer), then obs_id.
+    WINDOW w AS (PARTITION BY n.name
+                 ORDER BY n.observed_at, TRY_CAST(n.resource_version AS HUGEINT) NULLS FIRST, n.obs_id)
 ),
 from_objects AS (
     SELECT name AS node,

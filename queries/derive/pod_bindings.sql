@@ -3,8 +3,10 @@
 --   committed batch names (`batch_pods`; every pod when $1 is negative: a
 --   migration): every binding of a pod to a node, from the scheduler's
 --   Scheduled event ("Successfully assigned NS/POD to NODE", its time) and
---   from the first stored Pod version with spec.nodeName (its PodScheduled
---   condition's lastTransitionTime, else when it was observed), matched by
+--   from the first stored Pod version with spec.nodeName in the version
+--   order (observed_at, then resourceVersion as an integer, then obs_id; as
+--   `derive_pod_intervals`), bound at its PodScheduled condition's
+--   lastTransitionTime, else when it was observed, matched by
 --   namespace, name and uid (when both have one). The owner comes from the
 --   pod's ownerReferences, else from the controller's SuccessfulCreate event
 --   ("Created pod: POD"); creation from metadata.creationTimestamp, else
@@ -41,7 +43,8 @@ bound_versions AS (
     FROM pod_versions p
     WHERE p.node_name IS NOT NULL
       AND ($1 < 0 OR (p.namespace, p.name) IN (SELECT namespace, name FROM touched))
-    QUALIFY row_number() OVER (PARTITION BY p.namespace, p.name, COALESCE(p.uid, '') ORDER BY p.observed_at, p.obs_id) = 1
+    QUALIFY row_number() OVER (PARTITION BY p.namespace, p.name, COALESCE(p.uid, '')
+        ORDER BY p.observed_at, TRY_CAST(p.resource_version AS HUGEINT) NULLS FIRST, p.obs_id) = 1
 ),
 created AS (
     SELECT involved_namespace AS namespace, regexp_extract(message, '^Created pod: (\S+)', 1) AS name,

@@ -2,14 +2,16 @@
 -- access: read
 -- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q('media', 'backup-29930640');
 -- purpose: The pods of one Job (ownerReferences, or the Job's "Created pod: X"
---   events), each with its latest stored version (NULL when known only from
---   events), the node it was ever bound to (spec.nodeName or its Scheduled
---   event), oldest first.
+--   events), each with its latest stored version (the last in the version
+--   order: observed_at, then resourceVersion as an integer, then obs_id;
+--   NULL when known only from events), the node it was ever bound to
+--   (spec.nodeName or its Scheduled event), oldest first.
 -- params: $1 namespace VARCHAR, $2 job VARCHAR
 -- columns: name VARCHAR, uid VARCHAR ('' when unknown), node VARCHAR (NULL: never bound),
 --   created_at TIMESTAMP, observed_at TIMESTAMP (NULL: no object), change VARCHAR, object JSON
 WITH versions AS (
-    SELECT p.name, COALESCE(p.uid, '') AS uid, p.node_name, p.created_at, p.observed_at, p.change, p.obs_id
+    SELECT p.name, COALESCE(p.uid, '') AS uid, p.node_name, p.created_at, p.observed_at, p.change, p.obs_id,
+           p.resource_version
     FROM pod_versions p
     WHERE p.namespace = $1 AND p.owner_kind = 'Job' AND p.owner_name = $2
 ),
@@ -18,7 +20,8 @@ latest AS (
            (SELECT max(x.node_name) FROM versions x WHERE x.name = v.name AND x.uid = v.uid) AS node
     FROM versions v
     JOIN observations o ON o.obs_id = v.obs_id
-    QUALIFY row_number() OVER (PARTITION BY v.name, v.uid ORDER BY v.observed_at DESC, v.obs_id DESC) = 1
+    QUALIFY row_number() OVER (PARTITION BY v.name, v.uid
+        ORDER BY v.observed_at DESC, TRY_CAST(v.resource_version AS HUGEINT) DESC NULLS LAST, v.obs_id DESC) = 1
 ),
 created AS (
     SELECT regexp_extract(message, '^Created pod: (\S+)', 1) AS name, min(first_time) AS created_at

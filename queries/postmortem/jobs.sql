@@ -4,7 +4,9 @@
 -- purpose: The Jobs a name stands for in a namespace: the Job of that name,
 --   or the Jobs a CronJob of that name created (ownerReferences, or its
 --   "Created job X" events when the Job objects are gone), each with its
---   latest stored version (NULL when known only from events), oldest first.
+--   latest stored version (the last in the version order: observed_at, then
+--   resourceVersion as an integer, then obs_id; NULL when known only from
+--   events), oldest first.
 -- params: $1 namespace VARCHAR, $2 name VARCHAR
 -- columns: name VARCHAR, uid VARCHAR ('' when unknown), owner_kind VARCHAR, owner_name VARCHAR,
 --   created_at TIMESTAMP, observed_at TIMESTAMP (NULL: no object), change VARCHAR, object JSON
@@ -18,7 +20,8 @@ WITH latest AS (
     WHERE o.kind = 'Job' AND o.namespace = $1
       AND (o.name = $2 OR (o.object->>'$.metadata.ownerReferences[0].kind' = 'CronJob'
                            AND o.object->>'$.metadata.ownerReferences[0].name' = $2))
-    QUALIFY row_number() OVER (PARTITION BY o.name ORDER BY o.observed_at DESC, o.obs_id DESC) = 1
+    QUALIFY row_number() OVER (PARTITION BY o.name
+        ORDER BY o.observed_at DESC, TRY_CAST(o.resource_version AS HUGEINT) DESC NULLS LAST, o.obs_id DESC) = 1
 ),
 from_events AS (
     SELECT regexp_extract(message, '^Created job (\S+)', 1) AS name, 'CronJob' AS owner_kind, $2 AS owner_name,

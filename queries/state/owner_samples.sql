@@ -6,7 +6,9 @@
 --   one of its pods (ownerReferences; the fields the cluster model reads,
 --   `pod_versions.model`) and the owner itself (its
 --   spec.template), each the latest version observed at or before the
---   instant, else the earliest after. Requests of pods known only from
+--   instant, else the earliest after (of versions observed at the same
+--   instant, the last in the version order: resourceVersion as an integer,
+--   then obs_id; as `derive_pod_intervals`). Requests of pods known only from
 --   Scheduled events are estimated from these.
 -- params: $1 at_us BIGINT (UTC microseconds)
 -- columns: namespace VARCHAR, owner_name VARCHAR, source VARCHAR (pod | template),
@@ -19,7 +21,7 @@ WITH pods AS (
         PARTITION BY p.namespace, p.owner_name
         ORDER BY (p.observed_at <= make_timestamp($1)) DESC,
                  CASE WHEN p.observed_at <= make_timestamp($1) THEN epoch_us(p.observed_at) ELSE -epoch_us(p.observed_at) END DESC,
-                 p.obs_id DESC
+                 TRY_CAST(p.resource_version AS HUGEINT) DESC NULLS LAST, p.obs_id DESC
     ) = 1
 ),
 templates AS (
@@ -31,7 +33,7 @@ templates AS (
         PARTITION BY o.namespace, o.kind, o.name
         ORDER BY (o.observed_at <= make_timestamp($1)) DESC,
                  CASE WHEN o.observed_at <= make_timestamp($1) THEN epoch_us(o.observed_at) ELSE -epoch_us(o.observed_at) END DESC,
-                 o.obs_id DESC
+                 TRY_CAST(o.resource_version AS HUGEINT) DESC NULLS LAST, o.obs_id DESC
     ) = 1
 )
 SELECT namespace, owner_name, source, observed_at, object

@@ -2,7 +2,10 @@
 -- access: read
 -- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q('media', 'backup-29930640-x7k2q', epoch_us(TIMESTAMP '2026-11-28 05:00:00'));
 -- purpose: One pod's version at an instant: the latest observed at or before
---   it, else the earliest after it (estimated). Deleted versions included.
+--   it, else the earliest after it (estimated); of versions observed at the
+--   same instant, the last in the version order (resourceVersion as an
+--   integer, then obs_id; as `derive_pod_intervals`, so the version `pods_at`
+--   picks). Deleted versions included.
 -- params: $1 namespace VARCHAR, $2 name VARCHAR, $3 at_us BIGINT (UTC microseconds)
 -- columns: uid VARCHAR, change VARCHAR, node_name VARCHAR, observed_at TIMESTAMP, estimated BOOLEAN,
 --   deleted_at TIMESTAMP, object JSON
@@ -13,5 +16,5 @@ JOIN observations o ON o.obs_id = p.obs_id
 WHERE p.namespace = $1 AND p.name = $2
 ORDER BY (p.observed_at <= make_timestamp($3)) DESC,
          CASE WHEN p.observed_at <= make_timestamp($3) THEN epoch_us(p.observed_at) ELSE -epoch_us(p.observed_at) END DESC,
-         p.obs_id DESC
+         TRY_CAST(p.resource_version AS HUGEINT) DESC NULLS LAST, p.obs_id DESC
 LIMIT 1;

@@ -15,6 +15,7 @@ pub mod busy_cluster;
 pub mod fake_kube;
 pub mod recorder;
 pub mod scale_data;
+pub mod tied_versions;
 
 /// `../shared/fixtures/real` next to the checkout, when present.
 pub fn real_fixtures() -> Option<PathBuf> {

@@ -1,7 +1,10 @@
 //! The cluster as the store knows it at one instant: every node and every pod
 //! bound to a node, each as its latest version observed at or before the
 //! instant (or, for dumps observed later, the nearest version after it —
-//! marked estimated). Objects that cannot be read are listed, not fatal.
+//! marked estimated); of versions observed at the same instant, the one the
+//! apiserver wrote last (higher resourceVersion), whatever order they were
+//! ingested in (the version order: queries/derive/pod_intervals.sql).
+//! Objects that cannot be read are listed, not fatal.
 //! Pods the store knows only from events are added by [`events`], with
 //! estimated requests.
 

@@ -14,7 +14,7 @@ use duckdb::{Connection, Params, Row};
 pub use sql::NamedQuery;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// The `ingest_errors` message of a run closed by [`Store::open`] because
 /// the process that ran it ended without closing it.
@@ -22,8 +22,14 @@ pub const ABANDONED_RUN_MESSAGE: &str = "the run was never closed: the process r
      interrupted, or a fatal store error); closed as failed when the store was next opened for writing";
 
 /// The migration to each version after 1, in order: `(version, DDL)`.
-const MIGRATIONS: &[(i64, &NamedQuery)] =
-    &[(2, &sql::SCHEMA_V2), (3, &sql::SCHEMA_V3), (4, &sql::SCHEMA_V4), (5, &sql::SCHEMA_V5), (6, &sql::SCHEMA_V6)];
+const MIGRATIONS: &[(i64, &NamedQuery)] = &[
+    (2, &sql::SCHEMA_V2),
+    (3, &sql::SCHEMA_V3),
+    (4, &sql::SCHEMA_V4),
+    (5, &sql::SCHEMA_V5),
+    (6, &sql::SCHEMA_V6),
+    (7, &sql::SCHEMA_V7),
+];
 
 /// Store failures.
 #[derive(Debug, thiserror::Error)]
@@ -295,7 +301,11 @@ impl Store {
     /// What a migration needs beyond its DDL, in the same transaction.
     /// v4: every stored pod version's usage fields, computed in Rust from its
     /// model (`pod_usage_fields`), then every version interval. v5: every
-    /// pod's bindings and eviction evidence. v6: every node's signals.
+    /// pod's bindings and eviction evidence. v6: every node's signals. v7
+    /// (versions tied on observed_at ordered by resourceVersion, then
+    /// obs_id: queries/schema/v7.sql): every version interval again, then
+    /// every pod's bindings and eviction evidence and every node's signals,
+    /// which v7.sql emptied.
     fn after_migration(&self, version: i64) -> Result<(), StoreError> {
         match version {
             4 => self.backfill_v4(),
@@ -307,6 +317,15 @@ impl Store {
             }
             6 => {
                 self.execute(&sql::DERIVE_NODE_SIGNALS, duckdb::params![-1i64, 0i64])?;
+                Ok(())
+            }
+            7 => {
+                let every = duckdb::params![-1i64, 0i64];
+                self.execute(&sql::DERIVE_POD_INTERVALS, every)?;
+                self.execute(&sql::DERIVE_NODE_INTERVALS, every)?;
+                self.execute(&sql::DERIVE_POD_BINDINGS, every)?;
+                self.execute(&sql::DERIVE_EVICTION_EVIDENCE, every)?;
+                self.execute(&sql::DERIVE_NODE_SIGNALS, every)?;
                 Ok(())
             }
             _ => Ok(()),

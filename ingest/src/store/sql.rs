@@ -53,6 +53,8 @@ queries! {
     SCHEMA_V5 = "schema_v5", "schema/v5.sql";
     /// Migration 5 → 6: node signals as a table kept by ingest.
     SCHEMA_V6 = "schema_v6", "schema/v6.sql";
+    /// Migration 6 → 7: versions tied on observed_at ordered by resourceVersion; derived tables emptied for re-deriving.
+    SCHEMA_V7 = "schema_v7", "schema/v7.sql";
     /// Records the schema version after a migration.
     UPDATE_SCHEMA_VERSION = "update_schema_version", "schema/update_version.sql";
     /// Opens a transaction.
