@@ -957,3 +957,43 @@ fn skew_notes_name_an_unreadable_object_once() {
         ])
     );
 }
+
+#[test]
+fn a_run_left_running_by_a_process_that_ended_is_a_kdrift_warning_naming_the_run() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let events = dir.path().join("events.json");
+    std::fs::write(&events, r#"{"kind":"EventList","items":[]}"#).expect("write");
+    kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&events).assert().success();
+    // What a killed `kdrift ingest` leaves: its run row `running`.
+    {
+        let store = kdrift_ingest::Store::open(&db).expect("open");
+        store
+            .conn()
+            .execute_batch(
+                "INSERT INTO ingest_runs (run_id, source_kind, location, started_at, status, kdrift_version) \
+                 VALUES (2, 'file', '/dumps/big.ndjson', TIMESTAMP '2026-11-28 00:00:00', 'running', '0.1.0')",
+            )
+            .expect("a run left running");
+    }
+    let out = kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&events).output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).lines().collect::<Vec<_>>(),
+        [format!(
+            "kdrift: warning: store {}: run 2 (/dumps/big.ndjson) was left `running` by a process that ended without \
+             closing it (killed, interrupted, or a fatal store error); it is now closed as failed, and the batches it \
+             committed stay (ingesting the same input again adds only what is missing)",
+            db.display()
+        )],
+        "one line, like every other warning (not tracing's log format)"
+    );
+    let store = kdrift_ingest::Store::open_existing(&db).expect("open");
+    let status: String =
+        store.conn().query_row("SELECT status FROM ingest_runs WHERE run_id = 2", [], |r| r.get(0)).expect("run 2");
+    assert_eq!(status, "failed");
+    drop(store);
+    // Said once: the next open has nothing to close.
+    let out = kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&events).output().expect("run");
+    assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned()), (Some(0), String::new()));
+}

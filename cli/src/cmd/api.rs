@@ -9,7 +9,6 @@ use std::time::Duration;
 use anyhow::Context;
 use kdrift_ingest::api::{self, ApiReport, RecordObserver, RecordOptions, Severity, SnapshotOptions, WallClock};
 use kdrift_ingest::store::writer::{RunCounts, RunStatus};
-use kdrift_ingest::Store;
 use kdrift_rebalance::cluster::{Connected, ResourceKind, Scope};
 
 use crate::args::{Cli, KubeArgs, Output, RecordArgs};
@@ -56,7 +55,7 @@ fn report(cli: &Cli, report: &ApiReport) -> anyhow::Result<ExitCode> {
 
 /// `kdrift ingest api`.
 pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
-    let store = Store::open(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+    let store = crate::cmd::open_store(&cli.db)?;
     let result = runtime()?.block_on(async {
         let (connected, scope) = connect(args).await?;
         let options = SnapshotOptions { cluster: connected.url.clone(), scope, page_size: args.chunk_size };
@@ -105,7 +104,7 @@ async fn shutdown_signal() {
 
 /// `kdrift record`.
 pub fn record(cli: &Cli, args: &RecordArgs) -> anyhow::Result<ExitCode> {
-    let store = Store::open(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+    let store = crate::cmd::open_store(&cli.db)?;
     let result = runtime()?.block_on(async {
         let (connected, scope) = connect(&args.kube).await?;
         let mut options = RecordOptions::new(connected.url.clone(), scope);

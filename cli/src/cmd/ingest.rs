@@ -5,10 +5,10 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use kdrift_ingest::files::{directories_without_dumps, missing_paths, refused_files, DUMP_EXTENSIONS};
+use kdrift_ingest::ingest_files;
 use kdrift_ingest::victorialogs::{
     pull, Auth, CredentialSources, PullOptions, PullReport, Retry, Tenant, Timeouts, VlClient,
 };
-use kdrift_ingest::{ingest_files, Store};
 
 use crate::args::{Cli, IngestFileArgs, IngestVictorialogsArgs, Output};
 use crate::progress::{Bar, PullBar};
@@ -60,7 +60,7 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
     for d in &described {
         writeln!(std::io::stderr(), "kdrift: warning: {d}")?;
     }
-    let store = Store::open(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+    let store = crate::cmd::open_store(&cli.db)?;
     let report = {
         let mut bar = Bar::new();
         ingest_files(&store, &args.paths, &mut bar)?
@@ -104,7 +104,7 @@ pub fn victorialogs(cli: &Cli, args: &IngestVictorialogsArgs) -> anyhow::Result<
         retry: Retry { attempts: args.attempts, first_delay: args.retry_delay, ..Retry::default() },
         ..PullOptions::default()
     };
-    let store = Store::open(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+    let store = crate::cmd::open_store(&cli.db)?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the runtime")?;
     let outcome = {
         let mut bar = PullBar::new();
