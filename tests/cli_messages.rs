@@ -997,3 +997,31 @@ fn a_run_left_running_by_a_process_that_ended_is_a_kdrift_warning_naming_the_run
     let out = kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&events).output().expect("run");
     assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned()), (Some(0), String::new()));
 }
+
+#[test]
+fn unknown_threshold_resources_are_refused_listing_the_accepted_ones() {
+    let (code, _, stderr) = on_demo(&["skew", "--thresholds", "cpuu=20", "--target-thresholds", "cpu=50"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains(
+            "invalid value 'cpuu=20' for '--thresholds <RES=PCT,…>': unknown resource \"cpuu\": expected cpu, memory, \
+             pods, ephemeral-storage, hugepages-<size> or an extended resource with its domain (such as nvidia.com/gpu)"
+        ),
+        "{stderr}"
+    );
+    let (code, _, stderr) = on_demo(&["skew", "--thresholds", "cpu=20", "--target-thresholds", "cpu=50,gpu=50"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("unknown resource \"gpu\""), "{stderr}");
+    // Extended resources, whatever they are, as descheduler takes them.
+    let (code, out, stderr) = on_demo(&[
+        "skew",
+        "--thresholds",
+        "cpu=20,gpu.intel.com/i915=20",
+        "--target-thresholds",
+        "cpu=50,gpu.intel.com/i915=50",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(out.contains("gpu.intel.com/i915"), "{out}");
+}
