@@ -1025,3 +1025,37 @@ fn unknown_threshold_resources_are_refused_listing_the_accepted_ones() {
     assert_eq!(code, 0, "{stderr}");
     assert!(out.contains("gpu.intel.com/i915"), "{out}");
 }
+
+#[test]
+fn query_json_output_nests_json_columns_as_objects() {
+    let (code, stdout, stderr) = on_demo(&["query", "pods_at", "--param", "at_us=2026-11-28T05:00:00Z", "-o", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let rows: Value = serde_json::from_str(&stdout).expect("json");
+    let rows = rows.as_array().expect("rows");
+    assert!(rows.len() > 50, "{} pods", rows.len());
+    for row in rows {
+        assert!(row["object"].is_object(), "an object, not a string holding JSON: {}", row["object"]);
+    }
+    let backup = rows.iter().find(|r| r["name"] == "backup-29930640-5l8lp").expect("the pending pod");
+    assert_eq!(backup["namespace"], "media");
+    // DuckDB's JSON type too (pod_at's object is the whole object).
+    let (code, stdout, _) = on_demo(&[
+        "query",
+        "pod_at",
+        "--param",
+        "namespace=media",
+        "--param",
+        "name=backup-29930640-5l8lp",
+        "--param",
+        "at_us=2026-11-28T05:00:00Z",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0);
+    let rows: Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(rows[0]["object"]["metadata"]["name"], "backup-29930640-5l8lp", "{rows}");
+    // The table cuts an object like a text.
+    let (_, table, _) = on_demo(&["query", "pods_at", "--param", "at_us=2026-11-28T05:00:00Z"]);
+    let line = table.lines().find(|l| l.contains("backup-29930640-5l8lp")).expect("the pending pod's line");
+    assert!(line.contains("{\"") && !line.contains('\\'), "{line}");
+}
