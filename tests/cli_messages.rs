@@ -999,6 +999,33 @@ fn a_run_left_running_by_a_process_that_ended_is_a_kdrift_warning_naming_the_run
 }
 
 #[test]
+fn a_json_file_holding_yaml_is_an_error_naming_line_column_and_where_yaml_goes() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let yaml = "\n  # a Pod\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: default\n";
+    let as_json = dir.path().join("pod.json");
+    std::fs::write(&as_json, yaml).expect("write");
+    let node = dir.path().join("node.json");
+    std::fs::write(&node, r#"{"kind":"Node","metadata":{"name":"n1"}}"#).expect("write");
+    let (code, stdout, stderr) = ingest_in(dir.path(), &[&as_json, &node]);
+    assert_eq!(code, 2, "{stdout}");
+    assert_eq!(
+        stderr.lines().collect::<Vec<_>>(),
+        [format!(
+            "kdrift: {}:2:3: expected JSON (a Kubernetes object or list, opening with `{{` or `[`), found \"# a Pod\"; \
+             it looks like YAML, but a file ending .json is read as JSON only: YAML goes in a file ending .yaml or .yml",
+            as_json.display()
+        )]
+    );
+    assert!(stdout.contains("run 1 (partial): 1 object versions read, 1 new"), "the other file loads: {stdout}");
+    // The same text named .yaml loads.
+    let as_yaml = dir.path().join("pod.yaml");
+    std::fs::write(&as_yaml, yaml).expect("write");
+    let (code, stdout, stderr) = ingest_in(dir.path(), &[&as_yaml]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("1 object versions read, 1 new"), "{stdout}");
+}
+
+#[test]
 fn unknown_threshold_resources_are_refused_listing_the_accepted_ones() {
     let (code, _, stderr) = on_demo(&["skew", "--thresholds", "cpuu=20", "--target-thresholds", "cpu=50"]);
     assert_eq!(code, 2);

@@ -6,7 +6,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::parse::{looks_like_a_dump, parse_bytes, Format, InputError, SUPPORTED_FORMATS};
+use crate::parse::{looks_like_a_dump, parse_bytes, Format, InputError, Naming, SUPPORTED_FORMATS};
 use crate::record::{Origin, Record};
 use crate::store::prepare::{prepare_all, Prepared};
 use crate::store::writer::{RunCounts, RunStatus, RunWriter};
@@ -91,9 +91,7 @@ fn is_dump_name(path: &Path) -> bool {
 }
 
 fn is_yaml_name(location: &str) -> bool {
-    let l = location.to_ascii_lowercase();
-    let l = l.strip_suffix(".gz").unwrap_or(&l);
-    l.ends_with(".yaml") || l.ends_with(".yml")
+    Naming::of(location) == Naming::Yaml
 }
 
 /// Expands the given paths: files as they are, directories walked
@@ -332,7 +330,7 @@ fn read_whole(writer: &mut RunWriter<'_>, file: &Path, location: String) -> Resu
             FileSummary { location, errors: vec![error], ..FileSummary::default() }
         }
         Ok((bytes, damage)) => {
-            let parsed = parse_bytes(&location, &bytes, is_yaml_name(&location));
+            let parsed = parse_bytes(&location, &bytes, Naming::of(&location));
             let mut errors: Vec<InputError> = damage.into_iter().collect();
             errors.extend(parsed.errors);
             let mut summary = FileSummary {
