@@ -1026,6 +1026,35 @@ fn a_json_file_holding_yaml_is_an_error_naming_line_column_and_where_yaml_goes()
 }
 
 #[test]
+fn an_ndjson_line_over_the_limit_is_an_error_and_the_lines_around_it_load() {
+    use kdrift_ingest::ndjson_stream::MAX_LINE_BYTES;
+    let dir = tempfile::tempdir().expect("tmp");
+    let nd = dir.path().join("nodes.ndjson");
+    {
+        use std::io::Write;
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&nd).expect("create"));
+        writeln!(w, r#"{{"kind":"Node","metadata":{{"name":"n1"}}}}"#).expect("write");
+        // A line one byte over the limit (it would parse: a long string).
+        let filler = MAX_LINE_BYTES + 1 - r#"{"kind":"Node","metadata":{"name":"n2"},"x":""}"#.len();
+        write!(w, r#"{{"kind":"Node","metadata":{{"name":"n2"}},"x":"{}"}}"#, "y".repeat(filler)).expect("write");
+        writeln!(w).expect("write");
+        writeln!(w, r#"{{"kind":"Node","metadata":{{"name":"n3"}}}}"#).expect("write");
+    }
+    let (code, stdout, stderr) = ingest_in(dir.path(), &[&nd]);
+    assert_eq!(code, 2, "{stdout}");
+    assert_eq!(
+        stderr.lines().collect::<Vec<_>>(),
+        [format!(
+            "kdrift: {}:2: the line is {} bytes long, more than the 64 MiB kdrift reads in one line; skipped (expected \
+             one JSON object per line (a Kubernetes object or a log record))",
+            nd.display(),
+            MAX_LINE_BYTES + 1
+        )]
+    );
+    assert!(stdout.contains("run 1 (partial): 2 object versions read, 2 new"), "n1 and n3 load: {stdout}");
+}
+
+#[test]
 fn unknown_threshold_resources_are_refused_listing_the_accepted_ones() {
     let (code, _, stderr) = on_demo(&["skew", "--thresholds", "cpuu=20", "--target-thresholds", "cpu=50"]);
     assert_eq!(code, 2);

@@ -244,6 +244,15 @@ fn line_of_offset(bytes: &[u8], offset: usize) -> u64 {
 
 fn parse_ndjson(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed) {
     for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        if line.len() > crate::ndjson_stream::MAX_LINE_BYTES {
+            out.errors.push(crate::ndjson_stream::too_long_error(
+                location,
+                i as u64 + 1,
+                line.len() as u64,
+                crate::ndjson_stream::MAX_LINE_BYTES,
+            ));
+            continue;
+        }
         parse_ndjson_line(location, i as u64 + 1, line, hint, out);
     }
 }

@@ -44,14 +44,6 @@ pub enum Failure {
         /// Bytes of it received.
         bytes: usize,
     },
-    /// A line longer than the limit (a broken server or proxy).
-    #[error("line {line} of the response is longer than {limit} bytes")]
-    LineTooLong {
-        /// 1-based line number.
-        line: u64,
-        /// The limit, bytes.
-        limit: usize,
-    },
     /// The answer of `/hits` or `/field_names` is not what VictoriaLogs sends.
     #[error("unexpected answer: {0}")]
     BadAnswer(String),
@@ -65,7 +57,7 @@ impl Failure {
         match self {
             Failure::Status { status, .. } => *status == 429 || *status >= 500,
             Failure::Transport(_) | Failure::NotJson { .. } | Failure::Truncated { .. } => true,
-            Failure::LineTooLong { .. } | Failure::BadAnswer(_) => false,
+            Failure::BadAnswer(_) => false,
         }
     }
 }

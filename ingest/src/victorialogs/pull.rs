@@ -59,7 +59,8 @@ pub struct PullOptions {
     pub max_window: Duration,
     /// Retries.
     pub retry: Retry,
-    /// Longest response line accepted, bytes.
+    /// Longest response line accepted, bytes; a longer line is an input
+    /// error of its window (the other rows load).
     pub max_line_bytes: usize,
 }
 
@@ -74,7 +75,7 @@ impl Default for PullOptions {
             max_rows_per_window: 100_000,
             max_window: Duration::days(1),
             retry: Retry::default(),
-            max_line_bytes: 16 << 20,
+            max_line_bytes: crate::ndjson_stream::MAX_LINE_BYTES,
         }
     }
 }

@@ -6,7 +6,9 @@
 //! A non-JSON line, a body cut off mid-line, or a broken connection fails
 //! the attempt (VictoriaLogs reports errors after the 200 header inside the
 //! body; a 200 is no proof of completeness). A row that is JSON but not of
-//! the layout is an input error of the run; the other rows still load.
+//! the layout is an input error of the run; the other rows still load, and
+//! so do they around a line longer than the limit
+//! ([`crate::ndjson_stream::MAX_LINE_BYTES`]), also an input error.
 
 use chrono::{DateTime, Utc};
 use duckdb::params;
@@ -15,7 +17,7 @@ use serde_json::Value;
 use super::client::{next_chunk, VlClient};
 use super::error::{show_time, Failure};
 use super::layout::{convert, Layout, Typing};
-use super::lines::LineSplitter;
+use super::lines::{Line, LineSplitter};
 use super::logsql::window_query;
 use super::windows::Window;
 use crate::files::{stage_prepared, FileSummary};
@@ -109,6 +111,8 @@ struct Lines<'w, 's> {
     rows: u64,
     schema_rejected: u64,
     pending: Vec<(u64, Vec<u8>)>,
+    /// The longest line held ([`WindowJob::max_line`]).
+    max_line: usize,
 }
 
 /// What one response line is.
@@ -122,7 +126,19 @@ enum LineOutcome {
 }
 
 impl Lines<'_, '_> {
-    fn line(&mut self, line: u64, bytes: &[u8]) -> Result<(), AttemptError> {
+    fn line(&mut self, line: u64, bytes: Line<'_>) -> Result<(), AttemptError> {
+        let bytes = match bytes {
+            Line::Bytes(bytes) => bytes,
+            Line::TooLong(len) => {
+                // An input error in line order: the lines before it go first.
+                self.flush()?;
+                self.rows += 1;
+                let location = &self.summary.location;
+                let error = crate::ndjson_stream::too_long_error(location, line, len, self.max_line);
+                self.summary.errors.push(error);
+                return Ok(());
+            }
+        };
         self.pending.push((line, bytes.to_vec()));
         if self.pending.len() >= CHUNK {
             self.flush()?;
@@ -280,7 +296,15 @@ async fn stream_into(
     location: &str,
 ) -> Result<(FileSummary, u64, u64), AttemptError> {
     let summary = FileSummary { location: location.to_string(), ..FileSummary::default() };
-    let mut lines = Lines { writer, summary, layout: job.layout, rows: 0, schema_rejected: 0, pending: Vec::new() };
+    let mut lines = Lines {
+        writer,
+        summary,
+        layout: job.layout,
+        rows: 0,
+        schema_rejected: 0,
+        pending: Vec::new(),
+        max_line: job.max_line,
+    };
     let mut splitter = LineSplitter::new(job.max_line);
     loop {
         // A failure after some lines: the buffered lines come first (an

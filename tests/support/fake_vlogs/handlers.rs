@@ -168,6 +168,12 @@ async fn query(State(state): State<Arc<Shared>>, headers: HeaderMap, Form(args):
     let mut body: Vec<u8> = Vec::new();
     let mut tail_error = false;
     match fault {
+        Some(Fault::LongLine { lines: n, bytes }) => {
+            body.extend(lines.iter().take(n).flat_map(|l| l.bytes()));
+            body.resize(body.len() + bytes, b'x');
+            body.push(b'\n');
+            body.extend(lines.iter().skip(n).flat_map(|l| l.bytes()));
+        }
         Some(Fault::Truncate { lines: n }) => {
             body.extend(lines.iter().take(n).flat_map(|l| l.bytes()));
             let next = lines.get(n).map_or("{\"_time\":\"2026", |l| &l[..l.len() / 2]);
@@ -181,7 +187,9 @@ async fn query(State(state): State<Arc<Shared>>, headers: HeaderMap, Form(args):
         }
         _ => body.extend(lines.iter().flat_map(|l| l.bytes())),
     }
-    let chunks: Vec<Result<Bytes, std::io::Error>> = body.chunks(1000).map(|c| Ok(Bytes::copy_from_slice(c))).collect();
+    let chunk = if body.len() > 1 << 20 { 1 << 16 } else { 1000 };
+    let chunks: Vec<Result<Bytes, std::io::Error>> =
+        body.chunks(chunk).map(|c| Ok(Bytes::copy_from_slice(c))).collect();
     // The abort comes after what was sent has reached the client (the real
     // server has written the header and rows long before it fails).
     let abort = futures::stream::iter(tail_error.then_some(())).then(|()| async {
@@ -210,7 +218,7 @@ fn status_fault(fault: &Fault, query: &str) -> Option<Response> {
              -search.maxQueryDuration=30s; to pass bigger value to 'timeout' query arg"
                 .into(),
         )),
-        Fault::Truncate { .. } | Fault::ErrorText { .. } => None,
+        Fault::Truncate { .. } | Fault::ErrorText { .. } | Fault::LongLine { .. } => None,
     }
 }
 

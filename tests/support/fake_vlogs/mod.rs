@@ -6,7 +6,7 @@
 //! `/field_names`, tenants (`AccountID`/`ProjectID`), Basic/Bearer auth, and
 //! injected failures ([`Fault`]): 400 and 503 with the real bodies, a 200
 //! cut off mid-line, or a 200 whose body ends with an error text, each
-//! followed by an aborted connection.
+//! followed by an aborted connection; or a 200 with an overlong line.
 
 pub mod handlers;
 pub mod logsql;
@@ -34,6 +34,14 @@ pub enum Fault {
     ErrorText {
         /// Whole rows sent first.
         lines: usize,
+    },
+    /// 200, `lines` rows, a line of `bytes` bytes (no JSON), then the other
+    /// rows (a broken server or proxy).
+    LongLine {
+        /// Whole rows sent first.
+        lines: usize,
+        /// The long line's length, without its newline.
+        bytes: usize,
     },
 }
 
