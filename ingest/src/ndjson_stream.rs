@@ -29,6 +29,7 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 
 use crate::files::{stage_prepared, FileSummary};
+use crate::interrupt::Interrupt;
 use crate::parallel::map_ordered;
 use crate::parse::{kind_hint_from_path, looks_like_ndjson, parse_ndjson_line, Format, InputError, Parsed};
 use crate::record::Origin;
@@ -156,7 +157,8 @@ enum HeadLine {
 /// Streams `path` into `writer` when it is NDJSON, filling `summary`;
 /// returns false (nothing read) when it is not, or cannot be opened (the
 /// whole-file reader then reports it). `errors_before` counts the run's
-/// input errors in earlier files (for the batch progress rows).
+/// input errors in earlier files (for the batch progress rows). Stops
+/// between chunks when `interrupt` is triggered (the caller closes the run).
 ///
 /// # Errors
 /// [`StoreError`] when staging or a batch commit fails.
@@ -165,6 +167,7 @@ pub(crate) fn stream_file(
     path: &Path,
     summary: &mut FileSummary,
     errors_before: u64,
+    interrupt: &Interrupt,
 ) -> Result<bool, StoreError> {
     let Some(mut reader) = open(path) else { return Ok(false) };
     let location = summary.location.clone();
@@ -267,7 +270,7 @@ pub(crate) fn stream_file(
                     let mut chunk = Ready::of(location, hint, std::mem::take(&mut lines), started_at);
                     chunk.add_errors(std::mem::take(&mut too_long));
                     if tx.send(chunk).is_err() {
-                        return; // the stager stopped (a store error)
+                        return; // the stager stopped (a store error, an interrupt)
                     }
                 }
             }
@@ -278,6 +281,9 @@ pub(crate) fn stream_file(
         });
         stage_chunk(writer, first, summary, errors_before)?;
         for chunk in rx {
+            if interrupt.is_triggered() {
+                break; // dropping the receiver stops the reader
+            }
             stage_chunk(writer, chunk, summary, errors_before)?;
         }
         Ok::<(), StoreError>(())

@@ -125,6 +125,27 @@ pub enum VlError {
         /// The field names found (capped).
         fields: String,
     },
+    /// The pull was interrupted ([`crate::interrupt::Interrupt`]): the
+    /// window in progress (if any) is closed as failed, the windows
+    /// committed before stay.
+    #[error(
+        "the pull was interrupted{}; the windows committed before stay (rerun with --resume to continue after them)",
+        match (window, run_id) {
+            (Some(w), Some(run)) => format!(
+                " during window [{}, {}) (its run {run} is closed as failed, nothing of it kept)",
+                show_time(&w.0),
+                show_time(&w.1)
+            ),
+            (Some(w), None) => format!(" before window [{}, {}) was read", show_time(&w.0), show_time(&w.1)),
+            _ => String::new(),
+        }
+    )]
+    Interrupted {
+        /// The window in progress, `[start, end)`, when there was one.
+        window: Option<(DateTime<Utc>, DateTime<Utc>)>,
+        /// Its run, when one was begun.
+        run_id: Option<i64>,
+    },
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),

@@ -6,7 +6,8 @@
 //! `/field_names`, tenants (`AccountID`/`ProjectID`), Basic/Bearer auth, and
 //! injected failures ([`Fault`]): 400 and 503 with the real bodies, a 200
 //! cut off mid-line, or a 200 whose body ends with an error text, each
-//! followed by an aborted connection; or a 200 with an overlong line.
+//! followed by an aborted connection; a 200 that never ends, or one with an
+//! overlong line.
 
 pub mod handlers;
 pub mod logsql;
@@ -32,6 +33,12 @@ pub enum Fault {
     /// 200, `lines` rows, then `\n<error text>\n` and an aborted connection
     /// (how VictoriaLogs reports an error after the header).
     ErrorText {
+        /// Whole rows sent first.
+        lines: usize,
+    },
+    /// 200, `lines` rows, then nothing more: the body never ends (a server
+    /// that hangs; a client must be interrupted).
+    Stall {
         /// Whole rows sent first.
         lines: usize,
     },
