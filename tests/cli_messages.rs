@@ -957,3 +957,161 @@ fn skew_notes_name_an_unreadable_object_once() {
         ])
     );
 }
+
+#[test]
+fn a_run_left_running_by_a_process_that_ended_is_a_kdrift_warning_naming_the_run() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let events = dir.path().join("events.json");
+    std::fs::write(&events, r#"{"kind":"EventList","items":[]}"#).expect("write");
+    kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&events).assert().success();
+    // What a killed `kdrift ingest` leaves: its run row `running`.
+    {
+        let store = kdrift_ingest::Store::open(&db).expect("open");
+        store
+            .conn()
+            .execute_batch(
+                "INSERT INTO ingest_runs (run_id, source_kind, location, started_at, status, kdrift_version) \
+                 VALUES (2, 'file', '/dumps/big.ndjson', TIMESTAMP '2026-11-28 00:00:00', 'running', '0.1.0')",
+            )
+            .expect("a run left running");
+    }
+    let out = kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&events).output().expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).lines().collect::<Vec<_>>(),
+        [format!(
+            "kdrift: warning: store {}: run 2 (/dumps/big.ndjson) was left `running` by a process that ended without \
+             closing it (killed, interrupted, or a fatal store error); it is now closed as failed, and the batches it \
+             committed stay (ingesting the same input again adds only what is missing)",
+            db.display()
+        )],
+        "one line, like every other warning (not tracing's log format)"
+    );
+    let store = kdrift_ingest::Store::open_existing(&db).expect("open");
+    let status: String =
+        store.conn().query_row("SELECT status FROM ingest_runs WHERE run_id = 2", [], |r| r.get(0)).expect("run 2");
+    assert_eq!(status, "failed");
+    drop(store);
+    // Said once: the next open has nothing to close.
+    let out = kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&events).output().expect("run");
+    assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned()), (Some(0), String::new()));
+}
+
+#[test]
+fn a_json_file_holding_yaml_is_an_error_naming_line_column_and_where_yaml_goes() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let yaml = "\n  # a Pod\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: default\n";
+    let as_json = dir.path().join("pod.json");
+    std::fs::write(&as_json, yaml).expect("write");
+    let node = dir.path().join("node.json");
+    std::fs::write(&node, r#"{"kind":"Node","metadata":{"name":"n1"}}"#).expect("write");
+    let (code, stdout, stderr) = ingest_in(dir.path(), &[&as_json, &node]);
+    assert_eq!(code, 2, "{stdout}");
+    assert_eq!(
+        stderr.lines().collect::<Vec<_>>(),
+        [format!(
+            "kdrift: {}:2:3: expected JSON (a Kubernetes object or list, opening with `{{` or `[`), found \"# a Pod\"; \
+             it looks like YAML, but a file ending .json is read as JSON only: YAML goes in a file ending .yaml or .yml",
+            as_json.display()
+        )]
+    );
+    assert!(stdout.contains("run 1 (partial): 1 object versions read, 1 new"), "the other file loads: {stdout}");
+    // The same text named .yaml loads.
+    let as_yaml = dir.path().join("pod.yaml");
+    std::fs::write(&as_yaml, yaml).expect("write");
+    let (code, stdout, stderr) = ingest_in(dir.path(), &[&as_yaml]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("1 object versions read, 1 new"), "{stdout}");
+}
+
+#[test]
+fn an_ndjson_line_over_the_limit_is_an_error_and_the_lines_around_it_load() {
+    use kdrift_ingest::ndjson_stream::MAX_LINE_BYTES;
+    let dir = tempfile::tempdir().expect("tmp");
+    let nd = dir.path().join("nodes.ndjson");
+    {
+        use std::io::Write;
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&nd).expect("create"));
+        writeln!(w, r#"{{"kind":"Node","metadata":{{"name":"n1"}}}}"#).expect("write");
+        // A line one byte over the limit (it would parse: a long string).
+        let filler = MAX_LINE_BYTES + 1 - r#"{"kind":"Node","metadata":{"name":"n2"},"x":""}"#.len();
+        write!(w, r#"{{"kind":"Node","metadata":{{"name":"n2"}},"x":"{}"}}"#, "y".repeat(filler)).expect("write");
+        writeln!(w).expect("write");
+        writeln!(w, r#"{{"kind":"Node","metadata":{{"name":"n3"}}}}"#).expect("write");
+    }
+    let (code, stdout, stderr) = ingest_in(dir.path(), &[&nd]);
+    assert_eq!(code, 2, "{stdout}");
+    assert_eq!(
+        stderr.lines().collect::<Vec<_>>(),
+        [format!(
+            "kdrift: {}:2: the line is {} bytes long, more than the 64 MiB kdrift reads in one line; skipped (expected \
+             one JSON object per line (a Kubernetes object or a log record))",
+            nd.display(),
+            MAX_LINE_BYTES + 1
+        )]
+    );
+    assert!(stdout.contains("run 1 (partial): 2 object versions read, 2 new"), "n1 and n3 load: {stdout}");
+}
+
+#[test]
+fn unknown_threshold_resources_are_refused_listing_the_accepted_ones() {
+    let (code, _, stderr) = on_demo(&["skew", "--thresholds", "cpuu=20", "--target-thresholds", "cpu=50"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains(
+            "invalid value 'cpuu=20' for '--thresholds <RES=PCT,…>': unknown resource \"cpuu\": expected cpu, memory, \
+             pods, ephemeral-storage, hugepages-<size> or an extended resource with its domain (such as nvidia.com/gpu)"
+        ),
+        "{stderr}"
+    );
+    let (code, _, stderr) = on_demo(&["skew", "--thresholds", "cpu=20", "--target-thresholds", "cpu=50,gpu=50"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("unknown resource \"gpu\""), "{stderr}");
+    // Extended resources, whatever they are, as descheduler takes them.
+    let (code, out, stderr) = on_demo(&[
+        "skew",
+        "--thresholds",
+        "cpu=20,gpu.intel.com/i915=20",
+        "--target-thresholds",
+        "cpu=50,gpu.intel.com/i915=50",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(out.contains("gpu.intel.com/i915"), "{out}");
+}
+
+#[test]
+fn query_json_output_nests_json_columns_as_objects() {
+    let (code, stdout, stderr) = on_demo(&["query", "pods_at", "--param", "at_us=2026-11-28T05:00:00Z", "-o", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let rows: Value = serde_json::from_str(&stdout).expect("json");
+    let rows = rows.as_array().expect("rows");
+    assert!(rows.len() > 50, "{} pods", rows.len());
+    for row in rows {
+        assert!(row["object"].is_object(), "an object, not a string holding JSON: {}", row["object"]);
+    }
+    let backup = rows.iter().find(|r| r["name"] == "backup-29930640-5l8lp").expect("the pending pod");
+    assert_eq!(backup["namespace"], "media");
+    // DuckDB's JSON type too (pod_at's object is the whole object).
+    let (code, stdout, _) = on_demo(&[
+        "query",
+        "pod_at",
+        "--param",
+        "namespace=media",
+        "--param",
+        "name=backup-29930640-5l8lp",
+        "--param",
+        "at_us=2026-11-28T05:00:00Z",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0);
+    let rows: Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(rows[0]["object"]["metadata"]["name"], "backup-29930640-5l8lp", "{rows}");
+    // The table cuts an object like a text.
+    let (_, table, _) = on_demo(&["query", "pods_at", "--param", "at_us=2026-11-28T05:00:00Z"]);
+    let line = table.lines().find(|l| l.contains("backup-29930640-5l8lp")).expect("the pending pod's line");
+    assert!(line.contains("{\"") && !line.contains('\\'), "{line}");
+}

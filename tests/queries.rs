@@ -208,12 +208,13 @@ fn fnv64(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
 }
 
-/// A value as written to a golden file: long strings (whole objects) as their length and hash.
+/// A value as written to a golden file: long strings and whole objects
+/// (a JSON column's, compact) as their length and hash.
 fn golden_value(v: &Value) -> Value {
+    let abbreviated = |s: &str| Value::String(format!("<{} chars, fnv64 {:016x}>", s.chars().count(), fnv64(s)));
     match v {
-        Value::String(s) if s.chars().count() > 120 => {
-            Value::String(format!("<{} chars, fnv64 {:016x}>", s.chars().count(), fnv64(s)))
-        }
+        Value::String(s) if s.chars().count() > 120 => abbreviated(s),
+        Value::Object(_) if v.to_string().chars().count() > 120 => abbreviated(&v.to_string()),
         other => other.clone(),
     }
 }

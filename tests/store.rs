@@ -192,7 +192,9 @@ fn a_version_2_store_is_migrated_even_when_opened_for_analysis() {
         let pods =
             kdrift_ingest::store::catalog::run(&store, "pods_at", &[("at_us".into(), "2026-02-01T00:00:00Z".into())])
                 .expect("pods_at");
-        let text = pods.rows[0][6].as_str().expect("object text").to_string();
+        let object = &pods.rows[0][6];
+        assert!(object.is_object(), "a JSON column's object: {object}");
+        let text = object.to_string();
         assert!(text.contains("300m") && !text.contains("managedFields") && !text.contains("web:1"), "{text}");
     }
     {

@@ -177,3 +177,26 @@ fn tenant_headers_and_bearer_tokens_reach_the_server() {
     assert!(anyhow_like(&err).contains("HTTP 401: Unauthorized"), "{}", anyhow_like(&err));
     assert!(!format!("{err:?}").contains("wrong"), "the token never shows");
 }
+
+#[test]
+fn a_line_over_the_limit_is_an_input_error_of_its_window_and_the_rows_around_it_load() {
+    let vl = loaded();
+    vl.inject(Fault::LongLine { lines: 3, bytes: 5_000 }, Some(1), Some(&hour(2)));
+    let (_d, store) = temp_store();
+    let mut opts = options();
+    opts.max_line_bytes = 4_096;
+    let r = pull_blocking(&store, &vl.url(), Auth::default(), &opts).expect("pull");
+    let w = &r.windows[2];
+    assert_eq!((w.attempts, w.rows, w.added), (1, 11, 10), "not retried: the ten rows and the long line");
+    assert_eq!(w.errors.len(), 1, "{:?}", w.errors);
+    assert_eq!(
+        w.errors,
+        [format!(
+            "{}/select/logsql/query [2026-11-27T02:00:00Z, 2026-11-27T03:00:00Z):4: the line is 5000 bytes long, more \
+             than the 4096 bytes kdrift reads in one line; skipped (expected one JSON object per line (a Kubernetes \
+             object or a log record))",
+            vl.url()
+        )]
+    );
+    assert_eq!(store_events(&store).len(), 60, "every row loads");
+}

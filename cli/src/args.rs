@@ -142,7 +142,27 @@ pub struct SkewArgs {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Thresholds(pub Vec<(String, f64)>);
 
-/// Parses `cpu=20,memory=20` (pure; used by clap).
+/// The resource names `--thresholds` / `--target-thresholds` take besides
+/// extended resources (a name with a domain, such as `nvidia.com/gpu`,
+/// which descheduler accepts whatever they are) and `hugepages-<size>`.
+pub const THRESHOLD_RESOURCES: &[&str] = &["cpu", "memory", "pods", "ephemeral-storage"];
+
+/// Refuses a resource name no node can have (`cpuu`): descheduler would
+/// take it and never count anything for it.
+fn check_threshold_resource(name: &str) -> Result<(), String> {
+    if THRESHOLD_RESOURCES.contains(&name) || name.contains('/') || name.starts_with("hugepages-") {
+        return Ok(());
+    }
+    Err(format!(
+        "unknown resource {name:?}: expected {}, hugepages-<size> or an extended resource with its domain \
+         (such as nvidia.com/gpu)",
+        THRESHOLD_RESOURCES.join(", ")
+    ))
+}
+
+/// Parses `cpu=20,memory=20` (pure; used by clap). Resource names are
+/// those of [`THRESHOLD_RESOURCES`], `hugepages-*` and extended resources
+/// (with a `/`).
 pub fn parse_thresholds(s: &str) -> Result<Thresholds, String> {
     let mut out = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -151,6 +171,7 @@ pub fn parse_thresholds(s: &str) -> Result<Thresholds, String> {
         if k.trim().is_empty() {
             return Err(format!("expected RESOURCE=PERCENT, got {part:?}"));
         }
+        check_threshold_resource(k.trim())?;
         if let Some((_, first)) = out.iter().find(|(r, _)| r == k.trim()) {
             return Err(format!("{} is given twice ({first} and {v}); give each resource once", k.trim()));
         }
@@ -615,6 +636,23 @@ mod tests {
         );
         assert!(parse_thresholds("cpu").is_err());
         assert!(parse_thresholds("cpu=x").is_err());
+        // Names: the node resources, hugepages, extended resources; nothing else.
+        let names = |s: &str| parse_thresholds(s).map(|t| t.0.into_iter().map(|(r, _)| r).collect::<Vec<_>>());
+        assert_eq!(
+            names("cpu=1,memory=2,pods=3,ephemeral-storage=4,hugepages-2Mi=5,nvidia.com/gpu=6,gpu.intel.com/i915=7"),
+            Ok(["cpu", "memory", "pods", "ephemeral-storage", "hugepages-2Mi", "nvidia.com/gpu", "gpu.intel.com/i915"]
+                .map(String::from)
+                .to_vec())
+        );
+        let unknown = |name: &str| {
+            format!(
+                "unknown resource {name:?}: expected cpu, memory, pods, ephemeral-storage, hugepages-<size> or an \
+                 extended resource with its domain (such as nvidia.com/gpu)"
+            )
+        };
+        assert_eq!(parse_thresholds("cpuu=20"), Err(unknown("cpuu")));
+        assert_eq!(parse_thresholds("cpu=20, gpu=10"), Err(unknown("gpu")));
+        assert_eq!(parse_thresholds("CPU=20"), Err(unknown("CPU")));
         assert!(parse_thresholds("").is_err());
         assert_eq!(
             parse_thresholds("cpu=20,cpu=30"),

@@ -6,6 +6,7 @@ mod args;
 mod cmd;
 mod progress;
 mod render;
+mod signals;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -6,7 +6,8 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::parse::{looks_like_a_dump, parse_bytes, Format, InputError, SUPPORTED_FORMATS};
+use crate::interrupt::{Interrupt, INTERRUPTED_RUN_MESSAGE};
+use crate::parse::{looks_like_a_dump, parse_bytes, Format, InputError, Naming, SUPPORTED_FORMATS};
 use crate::record::{Origin, Record};
 use crate::store::prepare::{prepare_all, Prepared};
 use crate::store::writer::{RunCounts, RunStatus, RunWriter};
@@ -58,8 +59,12 @@ pub struct IngestReport {
     pub files: Vec<FileSummary>,
     /// Files found in directories but not read (not a dump file ending).
     pub ignored: Vec<String>,
-    /// Run totals.
+    /// Run totals (of an interrupted run: what its committed batches hold).
     pub counts: RunCounts,
+    /// The run was interrupted ([`ingest_files_until`]): it is closed as
+    /// `failed`, what was staged since its last batch commit is dropped,
+    /// and `files` holds the files read before the interrupt.
+    pub interrupted: bool,
 }
 
 impl IngestReport {
@@ -91,9 +96,7 @@ fn is_dump_name(path: &Path) -> bool {
 }
 
 fn is_yaml_name(location: &str) -> bool {
-    let l = location.to_ascii_lowercase();
-    let l = l.strip_suffix(".gz").unwrap_or(&l);
-    l.ends_with(".yaml") || l.ends_with(".yml")
+    Naming::of(location) == Naming::Yaml
 }
 
 /// Expands the given paths: files as they are, directories walked
@@ -281,6 +284,25 @@ pub fn read_maybe_gzip(path: &Path) -> Result<(Vec<u8>, Option<InputError>), Inp
 /// # Errors
 /// Only [`StoreError`]s abort; input problems are in the report.
 pub fn ingest_files(store: &Store, paths: &[PathBuf], progress: &mut dyn Progress) -> Result<IngestReport, StoreError> {
+    ingest_files_until(store, paths, progress, &Interrupt::new())
+}
+
+/// [`ingest_files`], stopping early when `interrupt` is triggered: checked
+/// before each file and between chunks of records, it closes the run as
+/// `failed` with [`INTERRUPTED_RUN_MESSAGE`] in `ingest_errors` and returns
+/// a report with `interrupted` set. Batches committed before (large NDJSON
+/// files commit every [`crate::ndjson_stream::BATCH`] records) stay; what
+/// was staged since is dropped. An interrupt during the final commit is
+/// not seen: the run completes.
+///
+/// # Errors
+/// Only [`StoreError`]s abort; input problems are in the report.
+pub fn ingest_files_until(
+    store: &Store,
+    paths: &[PathBuf],
+    progress: &mut dyn Progress,
+    interrupt: &Interrupt,
+) -> Result<IngestReport, StoreError> {
     // Stored absolute: `kdrift ingest file dumps/x.json` names the same file
     // in every later report, wherever it runs.
     let paths: Vec<PathBuf> = paths.iter().map(|p| absolute_location(p)).collect();
@@ -296,16 +318,19 @@ pub fn ingest_files(store: &Store, paths: &[PathBuf], progress: &mut dyn Progres
         summaries.push(FileSummary { location, errors: vec![err], ..FileSummary::default() });
     }
     for file in &files {
+        if interrupt.is_triggered() {
+            break;
+        }
         let location = file.display().to_string();
         let bytes_len = file.metadata().map(|m| m.len()).unwrap_or(0);
         let mut streamed = FileSummary { location: location.clone(), ..FileSummary::default() };
         let errors_before = summaries.iter().map(|s| s.errors.len() as u64).sum();
         let summary = if !is_yaml_name(&location)
-            && crate::ndjson_stream::stream_file(&mut writer, file, &mut streamed, errors_before)?
+            && crate::ndjson_stream::stream_file(&mut writer, file, &mut streamed, errors_before, interrupt)?
         {
             streamed
         } else {
-            read_whole(&mut writer, file, location)?
+            read_whole(&mut writer, file, location, interrupt)?
         };
         tracing::info!(
             file = %summary.location,
@@ -317,11 +342,36 @@ pub fn ingest_files(store: &Store, paths: &[PathBuf], progress: &mut dyn Progres
         progress.file_done(&summary, bytes_len);
         summaries.push(summary);
     }
-    finish(writer, summaries, ignored.iter().map(|p| p.display().to_string()).collect(), progress)
+    let ignored = ignored.iter().map(|p| p.display().to_string()).collect();
+    if interrupt.is_triggered() {
+        return abandon_interrupted(writer, &location, summaries, ignored);
+    }
+    finish(writer, summaries, ignored, progress)
+}
+
+/// Closes an interrupted run as `failed`, with [`INTERRUPTED_RUN_MESSAGE`]
+/// in `ingest_errors`: what was staged since the last batch commit is
+/// dropped, the batches committed before stay.
+fn abandon_interrupted(
+    mut writer: RunWriter<'_>,
+    location: &str,
+    files: Vec<FileSummary>,
+    ignored: Vec<String>,
+) -> Result<IngestReport, StoreError> {
+    let (run_id, counts) = (writer.run_id(), writer.committed());
+    tracing::info!(run_id, committed = counts.records, "interrupted: closing the run as failed");
+    writer.record_error(location, None, None, None, INTERRUPTED_RUN_MESSAGE)?;
+    writer.abandon(1)?;
+    Ok(IngestReport { run_id, status: RunStatus::Failed, files, ignored, counts, interrupted: true })
 }
 
 /// Reads a (non-NDJSON) file whole and stages its records.
-fn read_whole(writer: &mut RunWriter<'_>, file: &Path, location: String) -> Result<FileSummary, StoreError> {
+fn read_whole(
+    writer: &mut RunWriter<'_>,
+    file: &Path,
+    location: String,
+    interrupt: &Interrupt,
+) -> Result<FileSummary, StoreError> {
     Ok(match read_maybe_gzip(file) {
         Err(e) => FileSummary { location, errors: vec![e], ..FileSummary::default() },
         Ok((bytes, _)) if !is_dump_name(file) && !looks_like_a_dump(&bytes) => {
@@ -332,7 +382,7 @@ fn read_whole(writer: &mut RunWriter<'_>, file: &Path, location: String) -> Resu
             FileSummary { location, errors: vec![error], ..FileSummary::default() }
         }
         Ok((bytes, damage)) => {
-            let parsed = parse_bytes(&location, &bytes, is_yaml_name(&location));
+            let parsed = parse_bytes(&location, &bytes, Naming::of(&location));
             let mut errors: Vec<InputError> = damage.into_iter().collect();
             errors.extend(parsed.errors);
             let mut summary = FileSummary {
@@ -342,7 +392,7 @@ fn read_whole(writer: &mut RunWriter<'_>, file: &Path, location: String) -> Resu
                 errors,
                 ..FileSummary::default()
             };
-            stage_all(writer, parsed.records, &mut summary)?;
+            stage_all(writer, parsed.records, &mut summary, interrupt)?;
             summary
         }
     })
@@ -360,18 +410,20 @@ pub fn ingest_records(
 ) -> Result<IngestReport, StoreError> {
     let mut writer = RunWriter::begin(store, source_kind, location)?;
     let mut summary = FileSummary { location: location.to_string(), ..FileSummary::default() };
-    stage_all(&mut writer, records, &mut summary)?;
+    stage_all(&mut writer, records, &mut summary, &Interrupt::new())?;
     finish(writer, vec![summary], Vec::new(), &mut NoProgress)
 }
 
+/// Stages `records`, a chunk at a time, until they end or `interrupt` is triggered.
 fn stage_all(
     writer: &mut RunWriter<'_>,
     records: impl IntoIterator<Item = Record>,
     summary: &mut FileSummary,
+    interrupt: &Interrupt,
 ) -> Result<(), StoreError> {
     // Prepared on every core, a chunk at a time (memory stays bounded).
     let mut records = records.into_iter().peekable();
-    while records.peek().is_some() {
+    while records.peek().is_some() && !interrupt.is_triggered() {
         let chunk: Vec<Record> = records.by_ref().take(crate::ndjson_stream::CHUNK).collect();
         for prepared in prepare_all(chunk, writer.started_at()) {
             stage_prepared(writer, prepared, summary)?;
@@ -452,5 +504,5 @@ fn finish(
         s.added = per_location.iter().find(|(l, _)| *l == s.location).map_or(0, |(_, n)| *n);
         s.duplicates = s.records.saturating_sub(s.added);
     }
-    Ok(IngestReport { run_id, status, files: summaries, ignored, counts })
+    Ok(IngestReport { run_id, status, files: summaries, ignored, counts, interrupted: false })
 }

@@ -15,21 +15,35 @@
 //! chunks, so memory stays bounded too).
 //!
 //! A file whose first two non-blank lines are not one-line objects is not
-//! NDJSON: it is left to the whole-file parser.
+//! NDJSON: it is left to the whole-file parser (unless its name ends
+//! `.ndjson` or `.jsonl` and it opens with `{`).
+//!
+//! No line is held longer than [`MAX_LINE_BYTES`]: a longer one is skipped
+//! as it is read and becomes an input error naming the file and line; the
+//! lines around it still load.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, ErrorKind};
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
 
 use crate::files::{stage_prepared, FileSummary};
+use crate::interrupt::Interrupt;
 use crate::parallel::map_ordered;
 use crate::parse::{kind_hint_from_path, looks_like_ndjson, parse_ndjson_line, Format, InputError, Parsed};
 use crate::record::Origin;
 use crate::store::prepare::{prepare, Prepared};
 use crate::store::writer::RunWriter;
 use crate::store::StoreError;
+
+/// The longest NDJSON line (and VictoriaLogs response line) read, bytes,
+/// without its newline: 64 MiB, far above any Kubernetes object (etcd
+/// refuses values over 1.5 MiB by default) yet a bound on what one line can
+/// make the reader hold in memory. A longer line is an input error naming
+/// the file (or window) and line, and is never held whole; the lines
+/// around it still load.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
 
 /// Records staged between two batch commits.
 pub const BATCH: u64 = 100_000;
@@ -53,10 +67,98 @@ fn open(path: &Path) -> Option<Box<dyn BufRead + Send>> {
     })
 }
 
+/// One line read by [`read_line_capped`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LineRead {
+    /// The input ended (no byte read).
+    End,
+    /// A line of this many bytes (its newline included) is in the buffer.
+    Line(u64),
+    /// A line longer than the limit: consumed, not kept (the buffer is
+    /// empty). The numbers: bytes read (its newline included), and the
+    /// line's length without its newline.
+    TooLong(u64, u64),
+}
+
+/// Reads one line into `line` (cleared first; its `\n` kept), holding at
+/// most `max` bytes of it (without the newline): the rest of a longer line
+/// is read and dropped.
+///
+/// # Errors
+/// The reader's (a damaged gzip stream).
+pub(crate) fn read_line_capped<R: BufRead + ?Sized>(
+    reader: &mut R,
+    line: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<LineRead> {
+    line.clear();
+    let (mut total, mut too_long, mut ended) = (0u64, false, false);
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            break;
+        }
+        let newline = available.iter().position(|b| *b == b'\n');
+        let used = newline.map_or(available.len(), |i| i + 1);
+        total += used as u64;
+        if !too_long {
+            let content = line.len() + used - usize::from(newline.is_some());
+            if content > max {
+                too_long = true;
+                *line = Vec::new(); // give the memory back
+            } else {
+                line.extend_from_slice(&available[..used]);
+            }
+        }
+        reader.consume(used);
+        if newline.is_some() {
+            ended = true;
+            break;
+        }
+    }
+    Ok(match (total, too_long) {
+        (0, _) => LineRead::End,
+        (n, true) => LineRead::TooLong(n, n - u64::from(ended)),
+        (n, false) => LineRead::Line(n),
+    })
+}
+
+/// The input error of a line longer than `limit` ([`MAX_LINE_BYTES`]):
+/// `bytes` long, without its newline.
+pub(crate) fn too_long_error(location: &str, line_no: u64, bytes: u64, limit: usize) -> InputError {
+    let limit = if limit.is_multiple_of(1 << 20) { format!("{} MiB", limit >> 20) } else { format!("{limit} bytes") };
+    InputError {
+        origin: Origin { location: location.to_string(), line: Some(line_no), item: None },
+        column: None,
+        message: format!(
+            "the line is {bytes} bytes long, more than the {limit} kdrift reads in one line; skipped (expected {})",
+            crate::parse::NDJSON_EXPECTED
+        ),
+    }
+}
+
+/// Whether the name says NDJSON (`.ndjson`, `.jsonl`, also with `.gz`).
+fn ndjson_by_name(location: &str) -> bool {
+    let l = location.to_ascii_lowercase();
+    let l = l.strip_suffix(".gz").unwrap_or(&l);
+    l.ends_with(".ndjson") || l.ends_with(".jsonl")
+}
+
+/// A line of a file's head: its bytes, or the length of a line too long to keep.
+enum HeadLine {
+    Bytes(Vec<u8>),
+    TooLong(u64),
+}
+
 /// Streams `path` into `writer` when it is NDJSON, filling `summary`;
 /// returns false (nothing read) when it is not, or cannot be opened (the
 /// whole-file reader then reports it). `errors_before` counts the run's
-/// input errors in earlier files (for the batch progress rows).
+/// input errors in earlier files (for the batch progress rows). Stops
+/// between chunks when `interrupt` is triggered (the caller closes the run).
 ///
 /// # Errors
 /// [`StoreError`] when staging or a batch commit fails.
@@ -65,39 +167,66 @@ pub(crate) fn stream_file(
     path: &Path,
     summary: &mut FileSummary,
     errors_before: u64,
+    interrupt: &Interrupt,
 ) -> Result<bool, StoreError> {
     let Some(mut reader) = open(path) else { return Ok(false) };
     let location = summary.location.clone();
     // The first two non-blank lines decide.
-    let mut head: Vec<(u64, Vec<u8>)> = Vec::new();
+    let mut head: Vec<(u64, HeadLine)> = Vec::new();
     let mut line_no = 0u64;
     let mut read_bytes = 0u64;
     while head.len() < 2 {
         let mut line = Vec::new();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) => break,
-            Ok(n) => read_bytes += n as u64,
+        let read = match read_line_capped(&mut *reader, &mut line, MAX_LINE_BYTES) {
+            Ok(LineRead::End) => break,
+            Ok(read) => read,
             Err(_) => return Ok(false),
-        }
+        };
         line_no += 1;
-        if line_no == 1 {
-            if let Some(rest) = line.strip_prefix(b"\xEF\xBB\xBF") {
-                line = rest.to_vec();
+        match read {
+            LineRead::TooLong(n, len) => {
+                read_bytes += n;
+                head.push((line_no, HeadLine::TooLong(len)));
+            }
+            _ => {
+                read_bytes += line.len() as u64;
+                if line_no == 1 {
+                    if let Some(rest) = line.strip_prefix(b"\xEF\xBB\xBF") {
+                        line = rest.to_vec();
+                    }
+                }
+                if !line.trim_ascii().is_empty() {
+                    head.push((line_no, HeadLine::Bytes(line)));
+                }
             }
         }
-        if !line.trim_ascii().is_empty() {
-            head.push((line_no, line));
-        }
     }
-    let joined: Vec<u8> = head.iter().flat_map(|(_, l)| l.iter().copied().chain([b'\n'])).collect();
-    if head.len() < 2 || !looks_like_ndjson(&joined) {
+    let is_ndjson = match (head.first().map(|(_, l)| l), head.get(1).map(|(_, l)| l)) {
+        // Named NDJSON and opening like JSON (YAML in such a file is left
+        // to the whole-file parser, which names the mistake once).
+        (Some(HeadLine::TooLong(_)), _) => ndjson_by_name(&location),
+        (Some(HeadLine::Bytes(a)), _) if ndjson_by_name(&location) => a.trim_ascii_start().starts_with(b"{"),
+        // A one-line object, then a line too long to look at: a stream of objects.
+        (Some(HeadLine::Bytes(a)), Some(HeadLine::TooLong(_))) => {
+            let a = a.trim_ascii();
+            a.len() > 1 && a.starts_with(b"{") && a.ends_with(b"}")
+        }
+        (Some(HeadLine::Bytes(a)), Some(HeadLine::Bytes(b))) => {
+            looks_like_ndjson(&[a.as_slice(), b"\n", b.as_slice(), b"\n"].concat())
+        }
+        _ => false,
+    };
+    if !is_ndjson {
         return Ok(false);
     }
     summary.format = Some(Format::Ndjson);
     let hint = kind_hint_from_path(&location);
     let mut first = Parsed::default();
     for (n, line) in &head {
-        parse_ndjson_line(&location, *n, line, hint, &mut first);
+        match line {
+            HeadLine::Bytes(line) => parse_ndjson_line(&location, *n, line, hint, &mut first),
+            HeadLine::TooLong(bytes) => first.errors.push(too_long_error(&location, *n, *bytes, MAX_LINE_BYTES)),
+        }
     }
     let started_at = writer.started_at();
     let first = Ready {
@@ -111,12 +240,19 @@ pub(crate) fn stream_file(
         scope.spawn(move || {
             // The reader: chunks of lines, parsed and prepared on every core, in file order.
             let mut lines: Vec<(u64, Vec<u8>)> = Vec::with_capacity(CHUNK);
+            let mut too_long = Vec::new();
             let mut failed = None;
             loop {
                 let mut line = Vec::new();
-                match reader.read_until(b'\n', &mut line) {
-                    Ok(0) => break,
-                    Ok(n) => read_bytes += n as u64,
+                match read_line_capped(&mut *reader, &mut line, MAX_LINE_BYTES) {
+                    Ok(LineRead::End) => break,
+                    Ok(LineRead::Line(n)) => read_bytes += n,
+                    Ok(LineRead::TooLong(n, len)) => {
+                        read_bytes += n;
+                        line_no += 1;
+                        too_long.push(too_long_error(location, line_no, len, MAX_LINE_BYTES));
+                        continue;
+                    }
                     Err(e) => {
                         failed = Some(InputError {
                             origin: Origin { location: location.to_string(), line: None, item: None },
@@ -131,18 +267,23 @@ pub(crate) fn stream_file(
                 line_no += 1;
                 lines.push((line_no, line));
                 if lines.len() == CHUNK {
-                    let chunk = Ready::of(location, hint, std::mem::take(&mut lines), started_at);
+                    let mut chunk = Ready::of(location, hint, std::mem::take(&mut lines), started_at);
+                    chunk.add_errors(std::mem::take(&mut too_long));
                     if tx.send(chunk).is_err() {
-                        return; // the stager stopped (a store error)
+                        return; // the stager stopped (a store error, an interrupt)
                     }
                 }
             }
             let mut last = Ready::of(location, hint, lines, started_at);
+            last.add_errors(too_long);
             last.errors.extend(failed);
             let _ = tx.send(last);
         });
         stage_chunk(writer, first, summary, errors_before)?;
         for chunk in rx {
+            if interrupt.is_triggered() {
+                break; // dropping the receiver stops the reader
+            }
             stage_chunk(writer, chunk, summary, errors_before)?;
         }
         Ok::<(), StoreError>(())
@@ -178,6 +319,14 @@ impl Ready {
         }
         ready
     }
+
+    /// Adds errors of lines not parsed (too long), keeping the errors in line order.
+    fn add_errors(&mut self, errors: Vec<InputError>) {
+        if !errors.is_empty() {
+            self.errors.extend(errors);
+            self.errors.sort_by_key(|e| e.origin.line);
+        }
+    }
 }
 
 /// Stages one parsed chunk; commits a batch when [`BATCH`] records are pending.
@@ -196,4 +345,51 @@ fn stage_chunk(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every line of `input` read with a cap of `max` bytes, through a 4-byte buffer.
+    fn lines(input: &[u8], max: usize) -> Vec<(LineRead, String)> {
+        let mut reader = BufReader::with_capacity(4, input);
+        let mut out = Vec::new();
+        let mut line = Vec::new();
+        loop {
+            let read = read_line_capped(&mut reader, &mut line, max).expect("read");
+            if read == LineRead::End {
+                return out;
+            }
+            out.push((read, String::from_utf8_lossy(&line).into_owned()));
+        }
+    }
+
+    #[test]
+    fn a_line_over_the_cap_is_consumed_not_kept_and_the_next_lines_are_read() {
+        let got = lines(b"{\"a\":1}\n0123456789ABCDEF\n\n0123456789\nlast", 10);
+        assert_eq!(
+            got,
+            vec![
+                (LineRead::Line(8), "{\"a\":1}\n".to_string()),
+                (LineRead::TooLong(17, 16), String::new()),
+                (LineRead::Line(1), "\n".to_string()),
+                (LineRead::Line(11), "0123456789\n".to_string()),
+                (LineRead::Line(4), "last".to_string()),
+            ]
+        );
+        // The last line without a newline, over the cap.
+        assert_eq!(lines(b"0123456789AB", 10), vec![(LineRead::TooLong(12, 12), String::new())]);
+    }
+
+    #[test]
+    fn the_error_of_a_long_line_names_the_line_its_length_and_the_limit() {
+        let e = too_long_error("/d/x.ndjson", 7, 67_108_865, MAX_LINE_BYTES);
+        assert_eq!(
+            e.to_string(),
+            "/d/x.ndjson:7: the line is 67108865 bytes long, more than the 64 MiB kdrift reads in one line; skipped \
+             (expected one JSON object per line (a Kubernetes object or a log record))"
+        );
+        assert!(too_long_error("x", 1, 20, 10).message.contains("more than the 10 bytes kdrift reads"));
+    }
 }

@@ -9,7 +9,6 @@ use std::time::Duration;
 use anyhow::Context;
 use kdrift_ingest::api::{self, ApiReport, RecordObserver, RecordOptions, Severity, SnapshotOptions, WallClock};
 use kdrift_ingest::store::writer::{RunCounts, RunStatus};
-use kdrift_ingest::Store;
 use kdrift_rebalance::cluster::{Connected, ResourceKind, Scope};
 
 use crate::args::{Cli, KubeArgs, Output, RecordArgs};
@@ -54,14 +53,34 @@ fn report(cli: &Cli, report: &ApiReport) -> anyhow::Result<ExitCode> {
     Ok(if report.errors() > 0 || report.status == RunStatus::Failed { ExitCode::from(2) } else { ExitCode::SUCCESS })
 }
 
-/// `kdrift ingest api`.
+/// `kdrift ingest api`. SIGINT or SIGTERM stops it: the snapshot's run is
+/// closed as failed (it commits nothing before its end) and the exit
+/// status is 130 or 143 ([`crate::signals`]).
 pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
-    let store = Store::open(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+    let store = crate::cmd::open_store(&cli.db)?;
+    let caught = crate::signals::catch()?;
     let result = runtime()?.block_on(async {
-        let (connected, scope) = connect(args).await?;
-        let options = SnapshotOptions { cluster: connected.url.clone(), scope, page_size: args.chunk_size };
-        anyhow::Ok(api::snapshot(&store, &connected.client, &options, &WallClock).await?)
+        let taken = async {
+            let (connected, scope) = connect(args).await?;
+            let options = SnapshotOptions { cluster: connected.url.clone(), scope, page_size: args.chunk_size };
+            anyhow::Ok(api::snapshot(&store, &connected.client, &options, &WallClock).await?)
+        };
+        // Interrupted: the snapshot is dropped, and with it its run writer,
+        // which closes the run as failed.
+        tokio::select! {
+            taken = taken => taken.map(Some),
+            () = caught.interrupt().triggered() => Ok(None),
+        }
     })?;
+    let Some(result) = result else {
+        writeln!(
+            std::io::stderr(),
+            "kdrift: error: interrupted by {}: the snapshot's run is closed as failed and nothing of it is kept in {}",
+            caught.signal_name(),
+            cli.db.display()
+        )?;
+        return Ok(caught.exit_code());
+    };
     report(cli, &result)
 }
 
@@ -105,7 +124,7 @@ async fn shutdown_signal() {
 
 /// `kdrift record`.
 pub fn record(cli: &Cli, args: &RecordArgs) -> anyhow::Result<ExitCode> {
-    let store = Store::open(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+    let store = crate::cmd::open_store(&cli.db)?;
     let result = runtime()?.block_on(async {
         let (connected, scope) = connect(&args.kube).await?;
         let mut options = RecordOptions::new(connected.url.clone(), scope);

@@ -11,7 +11,6 @@ use std::process::ExitCode;
 use anyhow::Context;
 use chrono::{DateTime, SecondsFormat, Utc};
 use kdrift_analyze::rebalance_runs::{last_success, latest_runs};
-use kdrift_ingest::Store;
 use kdrift_rebalance::deadman::{evaluate, SourceReading, Status};
 use kdrift_rebalance::execute::{kinds, ClusterClient};
 use serde_json::Value;
@@ -25,7 +24,7 @@ pub fn run(cli: &Cli, args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let mut readings = Vec::new();
     let store_source = format!("store {}", cli.db.display());
     if cli.db.exists() {
-        let store = Store::open_existing(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+        let store = crate::cmd::open_existing_store(&cli.db)?;
         let runs = latest_runs(&store)?;
         readings.push(match last_success(&runs) {
             Some(r) => SourceReading {

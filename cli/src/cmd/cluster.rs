@@ -54,5 +54,7 @@ pub fn open_store(db: &Path, no_store: bool) -> anyhow::Result<Option<Store>> {
     if no_store {
         return Ok(None);
     }
-    Store::open(db).map(Some).with_context(|| format!("opening store {} (or pass --no-store)", db.display()))
+    let store = Store::open(db).with_context(|| format!("opening store {} (or pass --no-store)", db.display()))?;
+    crate::cmd::warn_abandoned_runs(&store)?;
+    Ok(Some(store))
 }

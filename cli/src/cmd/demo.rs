@@ -31,6 +31,9 @@ pub fn run(cli: &Cli, args: &DemoArgs) -> anyhow::Result<ExitCode> {
         Err(e) if args.save.is_some() => return Err(save_error(e)),
         Err(e) => return Err(e).with_context(|| format!("opening demo store {}", path.display())),
     };
+    drop(err);
+    crate::cmd::warn_abandoned_runs(&store)?;
+    let mut err = std::io::stderr().lock();
     let others: Vec<String> = store
         .source_kinds()?
         .into_iter()

@@ -5,10 +5,10 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use kdrift_ingest::files::{directories_without_dumps, missing_paths, refused_files, DUMP_EXTENSIONS};
+use kdrift_ingest::ingest_files_until;
 use kdrift_ingest::victorialogs::{
-    pull, Auth, CredentialSources, PullOptions, PullReport, Retry, Tenant, Timeouts, VlClient,
+    pull, Auth, CredentialSources, PullOptions, PullReport, Retry, Tenant, Timeouts, VlClient, VlError,
 };
-use kdrift_ingest::{ingest_files, Store};
 
 use crate::args::{Cli, IngestFileArgs, IngestVictorialogsArgs, Output};
 use crate::progress::{Bar, PullBar};
@@ -20,6 +20,8 @@ use crate::render;
 /// files and files that are no dump), is an error before the store is
 /// opened (nothing is created). A directory without dump files next to
 /// other paths is a warning. Files are stored by their absolute path.
+/// SIGINT or SIGTERM closes the run as failed (the batches it committed
+/// stay) and exits 130 or 143 ([`crate::signals`]).
 pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
     // A mistyped path is refused before the store is created or a run recorded.
     let missing = missing_paths(&args.paths);
@@ -60,11 +62,27 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
     for d in &described {
         writeln!(std::io::stderr(), "kdrift: warning: {d}")?;
     }
-    let store = Store::open(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+    let store = crate::cmd::open_store(&cli.db)?;
+    let caught = crate::signals::catch()?;
     let report = {
         let mut bar = Bar::new();
-        ingest_files(&store, &args.paths, &mut bar)?
+        ingest_files_until(&store, &args.paths, &mut bar, caught.interrupt())?
     };
+    if report.interrupted {
+        let c = report.counts;
+        writeln!(
+            std::io::stderr(),
+            "kdrift: error: interrupted by {}: run {} is closed as failed; the {} object versions it committed before \
+             ({} new) stay in {}, what it read since is dropped (ingesting the same files again adds only what is \
+             missing)",
+            caught.signal_name(),
+            report.run_id,
+            c.records,
+            c.added,
+            cli.db.display()
+        )?;
+        return Ok(caught.exit_code());
+    }
     {
         let mut err = std::io::stderr().lock();
         for file in &report.files {
@@ -83,7 +101,8 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
 
 /// Pulls from VictoriaLogs window by window, prints the per-window summary
 /// on stdout and every row that could not be stored on stderr. Exit 2 when
-/// the pull stopped (the windows committed before stay) or a row failed.
+/// the pull stopped (the windows committed before stay) or a row failed;
+/// 130 or 143 on SIGINT or SIGTERM ([`crate::signals`]).
 pub fn victorialogs(cli: &Cli, args: &IngestVictorialogsArgs) -> anyhow::Result<ExitCode> {
     let sources = CredentialSources {
         user: args.user.clone(),
@@ -94,6 +113,7 @@ pub fn victorialogs(cli: &Cli, args: &IngestVictorialogsArgs) -> anyhow::Result<
     };
     let auth = Auth::load(&sources, &|name| std::env::var(name).ok())?;
     let client = VlClient::new(&args.url, auth, Timeouts::default())?;
+    let caught = crate::signals::catch()?;
     let options = PullOptions {
         start: args.start,
         end: args.end,
@@ -102,9 +122,10 @@ pub fn victorialogs(cli: &Cli, args: &IngestVictorialogsArgs) -> anyhow::Result<
         resume: args.resume,
         max_rows_per_window: args.window_rows,
         retry: Retry { attempts: args.attempts, first_delay: args.retry_delay, ..Retry::default() },
+        interrupt: caught.interrupt().clone(),
         ..PullOptions::default()
     };
-    let store = Store::open(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+    let store = crate::cmd::open_store(&cli.db)?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the runtime")?;
     let outcome = {
         let mut bar = PullBar::new();
@@ -118,6 +139,10 @@ pub fn victorialogs(cli: &Cli, args: &IngestVictorialogsArgs) -> anyhow::Result<
         }
     };
     print_pull(cli, &report)?;
+    if let Some(error @ VlError::Interrupted { .. }) = &failure {
+        writeln!(std::io::stderr(), "kdrift: error: interrupted by {}: {error}", caught.signal_name())?;
+        return Ok(caught.exit_code());
+    }
     if let Some(error) = failure {
         if !report.windows.is_empty() {
             writeln!(

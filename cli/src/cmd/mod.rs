@@ -14,9 +14,13 @@ mod skew;
 mod timeline;
 mod why_pending;
 
+use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
 
+use anyhow::Context;
 use chrono::{DateTime, Utc};
+use kdrift_ingest::Store;
 
 use crate::args::{Cli, Command, IngestCommand, PostmortemCommand, RebalanceCommand, TimelineCommand};
 
@@ -36,6 +40,42 @@ pub(crate) fn check_range(since: Option<DateTime<Utc>>, until: Option<DateTime<U
         );
     }
     Ok(())
+}
+
+/// Tells the user, one `kdrift: warning:` line each, about the runs a
+/// process that ended left `running` and that opening `store` closed as
+/// failed ([`Store::abandoned_runs`]).
+///
+/// # Errors
+/// Writing to stderr failed.
+pub(crate) fn warn_abandoned_runs(store: &Store) -> anyhow::Result<()> {
+    let mut err = std::io::stderr().lock();
+    for run in store.abandoned_runs() {
+        writeln!(err, "kdrift: warning: store {}: {run}", store.path().display())?;
+    }
+    Ok(())
+}
+
+/// Opens (or creates) the store at `db` for writing ([`Store::open`]),
+/// warning about the runs it closed as abandoned.
+///
+/// # Errors
+/// The store cannot be opened.
+pub(crate) fn open_store(db: &Path) -> anyhow::Result<Store> {
+    let store = Store::open(db).with_context(|| format!("opening store {}", db.display()))?;
+    warn_abandoned_runs(&store)?;
+    Ok(store)
+}
+
+/// Opens the existing store at `db` read-only ([`Store::open_existing`]),
+/// warning about the runs a migration closed as abandoned.
+///
+/// # Errors
+/// The store cannot be opened.
+pub(crate) fn open_existing_store(db: &Path) -> anyhow::Result<Store> {
+    let store = Store::open_existing(db).with_context(|| format!("opening store {}", db.display()))?;
+    warn_abandoned_runs(&store)?;
+    Ok(store)
 }
 
 /// Runs the parsed command; returns the process exit code.

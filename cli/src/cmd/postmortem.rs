@@ -3,9 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use kdrift_analyze::postmortem_job;
-use kdrift_ingest::Store;
 
 use crate::args::{Cli, Output, PostmortemJobArgs};
 use crate::render;
@@ -13,7 +11,7 @@ use crate::render;
 /// Exit 0 with a postmortem, 1 when the store knows no such Job or CronJob
 /// (or the CronJob has no failed run).
 pub fn job(cli: &Cli, args: &PostmortemJobArgs) -> anyhow::Result<ExitCode> {
-    let store = Store::open_existing(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+    let store = crate::cmd::open_existing_store(&cli.db)?;
     let (ns, name) = (&args.job.namespace, &args.job.name);
     let Some(pm) = postmortem_job(&store, ns, name)? else {
         writeln!(

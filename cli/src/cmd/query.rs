@@ -2,9 +2,7 @@
 
 use std::process::ExitCode;
 
-use anyhow::Context;
 use kdrift_ingest::store::catalog;
-use kdrift_ingest::Store;
 
 use crate::args::{Cli, Output, QueryArgs};
 use crate::render;
@@ -21,7 +19,7 @@ pub fn run(cli: &Cli, args: &QueryArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let name = args.name.as_deref().unwrap_or_default();
-    let store = Store::open_existing(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+    let store = crate::cmd::open_existing_store(&cli.db)?;
     let result = catalog::run(&store, name, &args.params)?;
     match cli.output {
         Output::Json => render::json(&mut out, &render::query::as_objects(&result))?,

@@ -13,7 +13,6 @@ use std::process::ExitCode;
 use anyhow::Context;
 use chrono::{DateTime, Utc};
 use kdrift_analyze::snapshot::{load_snapshot, LoadedSnapshot};
-use kdrift_ingest::Store;
 use kdrift_rebalance::document::{PlanDocument, PlanInputs, PlanSource};
 use kdrift_rebalance::{
     plan as make_plan, simulate_plan, simulate_rounds, suggest_thresholds, Candidates, PlanOptions, Policy,
@@ -137,7 +136,7 @@ pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<Exi
 /// said on stderr, when the store has no nodes then: nothing found, exit 1
 /// (the CLI's convention, as `kdrift skew`).
 fn load_store(cli: &Cli, at: Option<DateTime<Utc>>) -> anyhow::Result<Option<LoadedSnapshot>> {
-    let store = Store::open_existing(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+    let store = crate::cmd::open_existing_store(&cli.db)?;
     let loaded = load_snapshot(&store, at)?;
     if loaded.snapshot.nodes.is_empty() {
         writeln!(

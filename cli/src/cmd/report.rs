@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use kdrift_analyze::report::{report_data, ReportOptions};
-use kdrift_ingest::Store;
 use serde::Serialize;
 
 use crate::args::{Cli, Output, ReportArgs};
@@ -29,7 +28,7 @@ struct Written {
 /// drain or Pending pod (the file is written either way).
 pub fn run(cli: &Cli, args: &ReportArgs) -> anyhow::Result<ExitCode> {
     super::check_range(args.since, args.until)?;
-    let store = Store::open_existing(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+    let store = crate::cmd::open_existing_store(&cli.db)?;
     let data = report_data(&store, args.since, args.until, &ReportOptions::default())?;
     let file = std::fs::File::create(&args.html).with_context(|| format!("creating {}", args.html.display()))?;
     let mut w = BufWriter::new(file);

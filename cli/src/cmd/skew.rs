@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use kdrift_analyze::skew::{policy_from_thresholds, skew};
-use kdrift_ingest::Store;
 
 use crate::args::{Cli, Output, SkewArgs};
 use crate::cmd::rebalance::{note_default_policy, read_policy};
@@ -21,7 +20,7 @@ pub fn run(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
         }
         _ => read_policy(args.policy.as_deref())?,
     };
-    let store = Store::open_existing(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+    let store = crate::cmd::open_existing_store(&cli.db)?;
     // An --at after the history is the report's first note (table and JSON alike).
     let report = skew(&store, args.at, &policy)?;
     note_default_policy(&source)?;

@@ -3,9 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use kdrift_analyze::drain_timeline;
-use kdrift_ingest::Store;
 
 use crate::args::{Cli, Output, TimelineDrainsArgs};
 use crate::render;
@@ -14,7 +12,7 @@ use crate::render;
 /// `--since` after `--until` is an error (exit 2).
 pub fn drains(cli: &Cli, args: &TimelineDrainsArgs) -> anyhow::Result<ExitCode> {
     super::check_range(args.since, args.until)?;
-    let store = Store::open_existing(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+    let store = crate::cmd::open_existing_store(&cli.db)?;
     let timeline = drain_timeline(&store, args.since, args.until)?;
     let mut out = std::io::stdout().lock();
     match cli.output {

@@ -3,7 +3,6 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use kdrift_analyze::{pending_pods, why_pending};
 use kdrift_ingest::Store;
 
@@ -12,7 +11,7 @@ use crate::render;
 
 /// Exit 0 with findings, 1 when the store has nothing for the pod.
 pub fn run(cli: &Cli, args: &WhyPendingArgs) -> anyhow::Result<ExitCode> {
-    let store = Store::open_existing(&cli.db).with_context(|| format!("opening store {}", cli.db.display()))?;
+    let store = crate::cmd::open_existing_store(&cli.db)?;
     let mut out = std::io::stdout().lock();
     explain(&mut out, &store, cli.output, args)
 }

@@ -36,15 +36,20 @@ fn shorten(text: &str, max: usize) -> String {
     format!("{cut}…")
 }
 
+/// Characters of a text or JSON object shown in a table cell (`-o json` has them whole).
+const CELL_WIDTH: usize = 120;
+
 fn cell(v: &Value) -> String {
     match v {
         Value::Null => "NULL".into(),
-        Value::String(s) => s.chars().take(120).collect(),
+        Value::String(s) => s.chars().take(CELL_WIDTH).collect(),
+        // A JSON column's object: compact, cut like text.
+        Value::Object(_) => v.to_string().chars().take(CELL_WIDTH).collect(),
         other => other.to_string(),
     }
 }
 
-/// A result as a table (long values cut at 120 characters; use -o json for all).
+/// A result as a table (long texts and objects cut at 120 characters; use -o json for all).
 pub fn table<W: Write>(out: &mut W, r: &QueryResult) -> anyhow::Result<()> {
     let mut b = Builder::default();
     b.push_record(r.columns.iter().map(|c| c.to_uppercase()));

@@ -90,10 +90,43 @@ pub fn kind_hint_from_path(location: &str) -> Option<&'static str> {
     }
 }
 
-/// Parses one file's (already decompressed) bytes. `yaml_by_name` forces YAML
-/// (`.yaml`/`.yml`); otherwise the first non-blank byte decides (`{`/`[` →
-/// JSON, else YAML).
-pub fn parse_bytes(location: &str, bytes: &[u8], yaml_by_name: bool) -> Parsed {
+/// What a file's name says about its syntax.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Naming {
+    /// `.yaml`, `.yml` (also `.gz`): read as YAML.
+    Yaml,
+    /// `.json`, `.ndjson`, `.jsonl` (also `.gz`): read as JSON or NDJSON
+    /// only; content that is not JSON is an error, not read as YAML.
+    Json,
+    /// Any other name: the content decides.
+    Content,
+}
+
+impl Naming {
+    /// The naming of `location`'s file name (case-insensitive, after a `.gz`).
+    pub fn of(location: &str) -> Naming {
+        match name_ending(location).as_deref() {
+            Some("yaml" | "yml") => Naming::Yaml,
+            Some("json" | "ndjson" | "jsonl") => Naming::Json,
+            _ => Naming::Content,
+        }
+    }
+}
+
+/// The ending of a file name after any `.gz`, lowercased (`json` for `x.JSON.gz`).
+fn name_ending(location: &str) -> Option<String> {
+    let file = location.rsplit(['/', '\\']).next().unwrap_or(location).to_ascii_lowercase();
+    let file = file.strip_suffix(".gz").unwrap_or(&file);
+    file.rsplit_once('.').map(|(_, ext)| ext.to_string())
+}
+
+/// Parses one file's (already decompressed) bytes. [`Naming::Yaml`] reads
+/// YAML; [`Naming::Json`] reads JSON or NDJSON, and content that opens
+/// with neither `{` nor `[` is one error (a YAML dump saved as `.json`);
+/// [`Naming::Content`]: the first non-blank byte decides (`{`/`[` → JSON,
+/// else YAML).
+pub fn parse_bytes(location: &str, bytes: &[u8], named: Naming) -> Parsed {
+    let yaml_by_name = named == Naming::Yaml;
     let mut out = Parsed::default();
     let hint = kind_hint_from_path(location);
     // A UTF-8 byte-order mark (Windows editors) is not content.
@@ -110,6 +143,11 @@ pub fn parse_bytes(location: &str, bytes: &[u8], yaml_by_name: bool) -> Parsed {
         });
         return out;
     };
+    if named == Naming::Json && first != b'{' && first != b'[' {
+        out.format = Some(Format::Json);
+        out.errors.push(not_json_error(location, bytes));
+        return out;
+    }
     if !yaml_by_name && (first == b'{' || first == b'[') {
         if looks_like_ndjson(bytes) {
             out.format = Some(Format::Ndjson);
@@ -123,6 +161,32 @@ pub fn parse_bytes(location: &str, bytes: &[u8], yaml_by_name: bool) -> Parsed {
         parse_yaml(location, bytes, hint, &mut out);
     }
     out
+}
+
+/// The error of a file named `.json` (`.ndjson`, `.jsonl`) whose content
+/// is not JSON: at the line and column of its first non-blank character,
+/// quoting that line, saying where YAML goes.
+fn not_json_error(location: &str, bytes: &[u8]) -> InputError {
+    let start = bytes.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(0);
+    let line = line_of_offset(bytes, start);
+    let line_start = bytes[..start].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    let column = String::from_utf8_lossy(&bytes[line_start..start]).chars().count() as u64 + 1;
+    let text = bytes[start..].split(|b| *b == b'\n').next().unwrap_or_default();
+    let text = String::from_utf8_lossy(text);
+    let mut quoted: String = text.trim_end().chars().take(60).collect();
+    if quoted.len() < text.trim_end().len() {
+        quoted.push('…');
+    }
+    let ending = name_ending(location).unwrap_or_else(|| "json".into());
+    let yaml = if looks_like_a_dump(bytes) { "it looks like YAML, but " } else { "" };
+    InputError {
+        origin: Origin { location: location.to_string(), line: Some(line), item: None },
+        column: Some(column),
+        message: format!(
+            "expected JSON (a Kubernetes object or list, opening with `{{` or `[`), found {quoted:?}; {yaml}a file \
+             ending .{ending} is read as JSON only: YAML goes in a file ending .yaml or .yml"
+        ),
+    }
 }
 
 /// Whether bytes of a file whose name says nothing (`.txt`, `.tsv`, no
@@ -180,6 +244,15 @@ fn line_of_offset(bytes: &[u8], offset: usize) -> u64 {
 
 fn parse_ndjson(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed) {
     for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        if line.len() > crate::ndjson_stream::MAX_LINE_BYTES {
+            out.errors.push(crate::ndjson_stream::too_long_error(
+                location,
+                i as u64 + 1,
+                line.len() as u64,
+                crate::ndjson_stream::MAX_LINE_BYTES,
+            ));
+            continue;
+        }
         parse_ndjson_line(location, i as u64 + 1, line, hint, out);
     }
 }
@@ -506,7 +579,7 @@ mod tests {
     #[test]
     fn ndjson_keeps_good_lines_around_a_bad_one() {
         let input = b"{\"kind\":\"Event\",\"metadata\":{\"name\":\"a\"},\"involvedObject\":{}}\n{not json\n{\"kind\":\"Event\",\"metadata\":{\"name\":\"b\"},\"involvedObject\":{}}\n";
-        let p = parse_bytes("x.ndjson", input, false);
+        let p = parse_bytes("x.ndjson", input, Naming::Json);
         assert_eq!(p.format, Some(Format::Ndjson));
         assert_eq!(p.records.len(), 2);
         assert_eq!(p.errors.len(), 1);
@@ -517,7 +590,7 @@ mod tests {
     #[test]
     fn truncated_json_names_the_line() {
         let input = b"{\n \"kind\": \"List\",\n \"items\": [\n  {\"kind\": \"Pod\", \"metadata\": {\"name\": \"a\"}}";
-        let p = parse_bytes("t.json", input, false);
+        let p = parse_bytes("t.json", input, Naming::Json);
         assert_eq!(p.records.len(), 0);
         assert_eq!(p.errors.len(), 1);
         assert_eq!(p.errors[0].origin.line, Some(4));
@@ -526,12 +599,12 @@ mod tests {
 
     #[test]
     fn list_items_null_and_bad_item() {
-        let p = parse_bytes("e.json", br#"{"kind":"EventList","items":null}"#, false);
+        let p = parse_bytes("e.json", br#"{"kind":"EventList","items":null}"#, Naming::Json);
         assert_eq!((p.records.len(), p.errors.len()), (0, 0));
         let p = parse_bytes(
             "e.json",
             br#"{"kind":"PodList","items":[{"metadata":{"name":"a"}}, 7, {"metadata":{}}]}"#,
-            false,
+            Naming::Json,
         );
         assert_eq!(p.records.len(), 1);
         assert_eq!(p.records[0].object["kind"], "Pod");
@@ -543,12 +616,12 @@ mod tests {
     #[test]
     fn yaml_multi_document_and_watch_wrappers() {
         let y = b"kind: Node\nmetadata:\n  name: n1\n---\n---\nkind: Pod\nmetadata:\n  name: p\n";
-        let p = parse_bytes("a.yaml", y, true);
+        let p = parse_bytes("a.yaml", y, Naming::Yaml);
         assert_eq!(p.records.len(), 2);
         assert_eq!(p.skipped, 1);
         let w = br#"{"type":"DELETED","object":{"kind":"Pod","metadata":{"name":"p"}}}
 {"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"q"}}}"#;
-        let p = parse_bytes("w.json", w, false);
+        let p = parse_bytes("w.json", w, Naming::Json);
         assert_eq!(p.records[0].change, Change::Deleted);
         assert_eq!(p.records[1].change, Change::Added);
     }
@@ -556,7 +629,7 @@ mod tests {
     #[test]
     fn every_bad_ndjson_line_names_its_line_and_what_a_line_must_be() {
         let input = b"{\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"}}\n{broken\n[1,2,3]\n\"text\"\nnull\n[]\n{\"kind\":\"Node\",\"metadata\":\n{\"kind\":\"NodeList\",\"items\":[{\"metadata\":{\"name\":\"n2\"}},7]}\n";
-        let p = parse_bytes("x.ndjson", input, false);
+        let p = parse_bytes("x.ndjson", input, Naming::Json);
         assert_eq!(p.format, Some(Format::Ndjson));
         let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
         let expected = "expected one JSON object per line (a Kubernetes object or a log record)";
@@ -580,7 +653,7 @@ mod tests {
     fn yaml_documents_are_numbered_as_a_user_counts_them() {
         // A leading `---` and an empty document are not documents.
         let y = b"---\nkind: Node\nmetadata:\n  name: n1\n---\n---\nkind: Pod\nmetadata:\n  name: [oops\n  x: 1\n";
-        let p = parse_bytes("a.yaml", y, true);
+        let p = parse_bytes("a.yaml", y, Naming::Yaml);
         assert_eq!(p.records.len(), 1);
         assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
         let e = &p.errors[0];
@@ -588,7 +661,7 @@ mod tests {
         assert_eq!(e.origin.line, Some(10), "{e}");
         assert!(e.message.contains("at line 10 column 4"), "lines counted from the file's start: {e}");
         // Without the leading marker, the same numbers.
-        let p = parse_bytes("a.yaml", &y[4..], true);
+        let p = parse_bytes("a.yaml", &y[4..], Naming::Yaml);
         assert!(p.errors[0].message.starts_with("invalid YAML in document 2: "), "{}", p.errors[0]);
         assert_eq!(
             shift_line_numbers("at line 3 column 9, while parsing at line 12", 5),
@@ -616,9 +689,40 @@ mod tests {
     #[test]
     fn concatenated_pretty_json_documents() {
         let input = b"{\n \"kind\": \"Pod\",\n \"metadata\": {\"name\": \"a\"}\n}\n{\n \"kind\": \"Pod\",\n \"metadata\": {\"name\": \"b\"}\n}\n";
-        let p = parse_bytes("c.json", input, false);
+        let p = parse_bytes("c.json", input, Naming::Json);
         assert_eq!(p.format, Some(Format::Json));
         assert_eq!(p.records.len(), 2);
         assert_eq!(p.records[1].origin.line, Some(5));
+    }
+
+    #[test]
+    fn a_file_named_json_is_read_as_json_only() {
+        assert_eq!(Naming::of("/d/pods.json"), Naming::Json);
+        assert_eq!(Naming::of("/d/e.JSONL.gz"), Naming::Json);
+        assert_eq!(Naming::of("/d/x.ndjson"), Naming::Json);
+        assert_eq!(Naming::of("/d/a.yml"), Naming::Yaml);
+        assert_eq!(Naming::of("/d.json/pods.txt"), Naming::Content);
+        let yaml = b"\n\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n";
+        let p = parse_bytes("/d/pod.json", yaml, Naming::Json);
+        assert_eq!((p.format, p.records.len()), (Some(Format::Json), 0));
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            errors,
+            ["/d/pod.json:3:1: expected JSON (a Kubernetes object or list, opening with `{` or `[`), found \
+              \"apiVersion: v1\"; it looks like YAML, but a file ending .json is read as JSON only: YAML goes in a \
+              file ending .yaml or .yml"]
+        );
+        // Named otherwise, the same text is YAML.
+        assert_eq!(parse_bytes("/d/pod.yaml", yaml, Naming::Yaml).records.len(), 1);
+        assert_eq!(parse_bytes("/d/pod", yaml, Naming::Content).records.len(), 1);
+        // Not YAML either: no word of YAML; a long first line is cut.
+        let p = parse_bytes("/d/e.jsonl.gz", "NAME READY ".repeat(10).as_bytes(), Naming::Json);
+        let message = &p.errors[0].message;
+        assert!(
+            message.contains(
+                "found \"NAME READY NAME READY NAME READY NAME READY NAME READY NAME …\"; a file ending .jsonl is read"
+            ),
+            "{message}"
+        );
     }
 }

@@ -7,9 +7,10 @@
 //! Parameters are typed by name and declared SQL type ([`ParamKind`]):
 //! `_us` names take one instant and `instants` a comma-separated list of
 //! them, each RFC 3339 or UTC microseconds ([`crate::instant`]), bound as the
-//! microseconds the SQL expects. A column declared `JSON[]` in the
-//! `-- columns:` header (a list of JSON texts) comes back as a list of JSON
-//! values, not of strings holding JSON.
+//! microseconds the SQL expects. A column the `-- columns:` header declares
+//! `JSON` (or `VARCHAR (JSON text…)`) comes back as the JSON value its text
+//! holds, and one declared `JSON[]` (a list of JSON texts) as a list of JSON
+//! values, not as strings holding JSON ([`JsonShape`]).
 
 use duckdb::types::{TimeUnit, Value as DbValue};
 use duckdb::ToSql;
@@ -233,9 +234,19 @@ fn bind_value(spec: &ParamSpec, value: &str) -> Result<Box<dyn ToSql>, CatalogEr
     }
 }
 
-/// The names of the columns the `-- columns:` header declares `JSON[]`
-/// (`other JSON[] (…)`); commas inside parentheses do not split.
-fn json_list_columns(sql: &str) -> Vec<String> {
+/// How a column's values hold JSON text, from the `-- columns:` header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonShape {
+    /// One JSON text (`object JSON`, `object VARCHAR (JSON text: …)`).
+    Whole,
+    /// A list of JSON texts (`other JSON[]`).
+    List,
+}
+
+/// The columns the `-- columns:` header declares as JSON, with their shape
+/// (`object JSON`, `model VARCHAR (JSON text)`, `other JSON[] (…)`);
+/// commas inside parentheses do not split.
+pub fn json_columns(sql: &str) -> Vec<(String, JsonShape)> {
     let header = header_field(sql, "columns");
     let mut parts = Vec::new();
     let (mut depth, mut start) = (0i32, 0usize);
@@ -255,25 +266,31 @@ fn json_list_columns(sql: &str) -> Vec<String> {
         .into_iter()
         .filter_map(|part| {
             let mut words = part.split_whitespace();
-            let name = words.next()?;
-            (words.next()? == "JSON[]").then(|| name.to_string())
+            let name = words.next()?.to_string();
+            let shape = match words.next()? {
+                "JSON" => JsonShape::Whole,
+                "JSON[]" => JsonShape::List,
+                "VARCHAR" if words.next().is_some_and(|w| w == "(JSON") => JsonShape::Whole,
+                _ => return None,
+            };
+            Some((name, shape))
         })
         .collect()
+}
+
+/// A JSON text as the JSON value it holds (text that does not parse stays text).
+fn parse_json_text(v: Value) -> Value {
+    match v {
+        Value::String(text) => serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        other => other,
+    }
 }
 
 /// A list of JSON texts as a list of JSON values (an element that does not
 /// parse stays its text).
 fn parse_json_elements(v: Value) -> Value {
     match v {
-        Value::Array(items) => Value::Array(
-            items
-                .into_iter()
-                .map(|item| match item {
-                    Value::String(text) => serde_json::from_str(&text).unwrap_or(Value::String(text)),
-                    other => other,
-                })
-                .collect(),
-        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(parse_json_text).collect()),
         other => other,
     }
 }
@@ -347,13 +364,18 @@ pub fn run(store: &Store, name: &str, params: &[(String, String)]) -> Result<Que
     let mut rows_out = Vec::new();
     let mut rows = stmt.query(refs.as_slice()).map_err(|e| query_error(q, e))?;
     let columns = rows.as_ref().map(|s| s.column_names()).unwrap_or_default();
-    let json_lists = json_list_columns(q.sql);
-    let is_json_list: Vec<bool> = columns.iter().map(|c| json_lists.contains(c)).collect();
+    let json = json_columns(q.sql);
+    let shapes: Vec<Option<JsonShape>> =
+        columns.iter().map(|c| json.iter().find(|(name, _)| name == c).map(|(_, shape)| *shape)).collect();
     while let Some(row) = rows.next().map_err(|e| query_error(q, e))? {
         let mut out = Vec::with_capacity(columns.len());
-        for (i, json_list) in is_json_list.iter().enumerate() {
+        for (i, shape) in shapes.iter().enumerate() {
             let value = to_json(row.get::<_, DbValue>(i).map_err(|e| query_error(q, e))?);
-            out.push(if *json_list { parse_json_elements(value) } else { value });
+            out.push(match shape {
+                Some(JsonShape::Whole) => parse_json_text(value),
+                Some(JsonShape::List) => parse_json_elements(value),
+                None => value,
+            });
         }
         rows_out.push(out);
     }
@@ -392,12 +414,41 @@ mod tests {
     }
 
     #[test]
-    fn json_list_columns_are_read_from_the_columns_header() {
-        let q = ALL.iter().find(|q| q.name == "requested_by_node").expect("requested_by_node");
-        assert_eq!(json_list_columns(q.sql), ["other"]);
-        // A JSON column (one whole object) is not a list: it stays its text.
-        let pod_at = ALL.iter().find(|q| q.name == "pod_at").expect("pod_at");
-        assert!(json_list_columns(pod_at.sql).is_empty());
+    fn json_columns_are_read_from_the_columns_header() {
+        let shapes = |name: &str| {
+            let q = ALL.iter().find(|q| q.name == name).unwrap_or_else(|| panic!("{name}"));
+            json_columns(q.sql)
+        };
+        assert_eq!(shapes("requested_by_node"), [("other".to_string(), JsonShape::List)]);
+        // DuckDB's JSON type, and VARCHAR documented as JSON text: one whole value.
+        assert_eq!(shapes("pod_at"), [("object".to_string(), JsonShape::Whole)]);
+        assert_eq!(shapes("pods_at"), [("object".to_string(), JsonShape::Whole)]);
+        assert_eq!(shapes("nodes_at_instants"), [("object".to_string(), JsonShape::Whole)]);
+        assert!(shapes("store_counts").is_empty());
+        // Every read query's JSON columns: the objects (and `other`), nothing else.
+        let mut every: Vec<(&str, String)> = ALL
+            .iter()
+            .filter(|q| info(q).read_only)
+            .flat_map(|q| json_columns(q.sql).into_iter().map(|(c, _)| (q.name, c)))
+            .collect();
+        every.sort();
+        let names: Vec<String> = every.iter().map(|(q, c)| format!("{q}.{c}")).collect();
+        assert_eq!(
+            names,
+            [
+                "job_pods.object",
+                "jobs.object",
+                "nodes_at.object",
+                "nodes_at_instants.object",
+                "objects_at.object",
+                "owner_samples.object",
+                "pod_at.object",
+                "pods_at.object",
+                "requested_by_node.other"
+            ]
+        );
+        assert_eq!(parse_json_text(Value::String(r#"{"a":[1]}"#.into())), serde_json::json!({"a": [1]}));
+        assert_eq!(parse_json_text(Value::Null), Value::Null);
         let list = Value::Array(vec![Value::String(r#"{"gpu.intel.com/i915":1}"#.into()), Value::String("{".into())]);
         assert_eq!(
             parse_json_elements(list),

@@ -128,6 +128,30 @@ pub enum StoreError {
     },
 }
 
+/// A run that a process left `running` when it ended without closing it
+/// (killed, interrupted, or a fatal store error), closed as `failed` by
+/// [`Store::open`] ([`Store::abandoned_runs`]). The library does not print;
+/// the caller says so to its user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AbandonedRun {
+    /// The run's id in `ingest_runs`.
+    pub run_id: i64,
+    /// The run's location (files, URL or scenario, as recorded).
+    pub location: String,
+}
+
+impl std::fmt::Display for AbandonedRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "run {} ({}) was left `running` by a process that ended without closing it (killed, interrupted, or a \
+             fatal store error); it is now closed as failed, and the batches it committed stay (ingesting the same \
+             input again adds only what is missing)",
+            self.run_id, self.location
+        )
+    }
+}
+
 /// What a store holds ([`Store::counts`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct StoreCounts {
@@ -149,6 +173,8 @@ pub struct StoreCounts {
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// The runs this open closed as failed ([`Store::abandoned_runs`]).
+    abandoned: Vec<AbandonedRun>,
 }
 
 impl std::fmt::Debug for Store {
@@ -169,9 +195,9 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         check_duckdb_header(path)?;
         let conn = Connection::open(path).map_err(|source| open_error(path, source))?;
-        let store = Store { conn, path: path.to_path_buf() };
+        let mut store = Store { conn, path: path.to_path_buf(), abandoned: Vec::new() };
         store.ensure_schema()?;
-        store.close_abandoned_runs()?;
+        store.abandoned = store.close_abandoned_runs()?;
         Ok(store)
     }
 
@@ -181,17 +207,27 @@ impl Store {
     /// close the run itself), each with a row in `ingest_errors` saying so.
     /// Sound because DuckDB lets one process at a time open a store for
     /// writing: when this one can, no run of another is still going.
-    fn close_abandoned_runs(&self) -> Result<(), StoreError> {
-        let closed =
-            self.query_map(&sql::CLOSE_ABANDONED_RUNS, [], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
-        for (run_id, location) in closed {
-            tracing::warn!(run_id, %location, "a run left `running` by a process that ended is closed as failed");
+    /// Returns the runs closed (the caller tells its user).
+    fn close_abandoned_runs(&self) -> Result<Vec<AbandonedRun>, StoreError> {
+        let closed = self.query_map(&sql::CLOSE_ABANDONED_RUNS, [], |r| {
+            Ok(AbandonedRun { run_id: r.get(0)?, location: r.get(1)? })
+        })?;
+        for run in &closed {
+            tracing::debug!(run_id = run.run_id, location = %run.location, "closed an abandoned run as failed");
             self.execute(
                 &sql::RECORD_ERROR,
-                duckdb::params![run_id, location, None::<i64>, None::<i64>, None::<i64>, ABANDONED_RUN_MESSAGE],
+                duckdb::params![run.run_id, run.location, None::<i64>, None::<i64>, None::<i64>, ABANDONED_RUN_MESSAGE],
             )?;
         }
-        Ok(())
+        Ok(closed)
+    }
+
+    /// The runs left `running` by a process that ended, which this open
+    /// closed as `failed` (only [`Store::open`] closes them, and a
+    /// read-only [`Store::open_existing`] that first migrated an older
+    /// store). Empty when there were none.
+    pub fn abandoned_runs(&self) -> &[AbandonedRun] {
+        &self.abandoned
     }
 
     /// Opens an existing store read-only, for analysis: never creates or
@@ -213,7 +249,7 @@ impl Store {
         let open_err = |source| open_error(path, source);
         let config = duckdb::Config::default().access_mode(duckdb::AccessMode::ReadOnly).map_err(open_err)?;
         let conn = Connection::open_with_flags(path, config).map_err(open_err)?;
-        let store = Store { conn, path: path.to_path_buf() };
+        let store = Store { conn, path: path.to_path_buf(), abandoned: Vec::new() };
         let has_meta: i64 = store.query_one(&sql::HAS_META, [], |r| r.get(0))?;
         if has_meta == 0 {
             return Err(StoreError::NotAStore { path: path.to_path_buf() });
@@ -222,8 +258,12 @@ impl Store {
             // An older schema: migrated once, in place (the queries need the
             // new columns), then opened read-only again.
             drop(store);
-            drop(Store::open(path)?);
-            return Store::open_existing(path);
+            let migrated = Store::open(path)?;
+            let abandoned = migrated.abandoned.clone();
+            drop(migrated);
+            let mut store = Store::open_existing(path)?;
+            store.abandoned = abandoned;
+            return Ok(store);
         }
         Ok(store)
     }

@@ -163,6 +163,11 @@ impl<'s> RunWriter<'s> {
         self.run_id
     }
 
+    /// The totals of the batches committed so far ([`RunWriter::commit_batch`]).
+    pub fn committed(&self) -> RunCounts {
+        self.committed
+    }
+
     /// When the run started: the observation time of a record that carries
     /// none and holds no timestamp ([`super::prepare::prepare`]'s fallback).
     pub fn started_at(&self) -> DateTime<Utc> {

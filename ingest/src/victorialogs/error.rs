@@ -44,14 +44,6 @@ pub enum Failure {
         /// Bytes of it received.
         bytes: usize,
     },
-    /// A line longer than the limit (a broken server or proxy).
-    #[error("line {line} of the response is longer than {limit} bytes")]
-    LineTooLong {
-        /// 1-based line number.
-        line: u64,
-        /// The limit, bytes.
-        limit: usize,
-    },
     /// The answer of `/hits` or `/field_names` is not what VictoriaLogs sends.
     #[error("unexpected answer: {0}")]
     BadAnswer(String),
@@ -65,7 +57,7 @@ impl Failure {
         match self {
             Failure::Status { status, .. } => *status == 429 || *status >= 500,
             Failure::Transport(_) | Failure::NotJson { .. } | Failure::Truncated { .. } => true,
-            Failure::LineTooLong { .. } | Failure::BadAnswer(_) => false,
+            Failure::BadAnswer(_) => false,
         }
     }
 }
@@ -132,6 +124,27 @@ pub enum VlError {
         end: DateTime<Utc>,
         /// The field names found (capped).
         fields: String,
+    },
+    /// The pull was interrupted ([`crate::interrupt::Interrupt`]): the
+    /// window in progress (if any) is closed as failed, the windows
+    /// committed before stay.
+    #[error(
+        "the pull was interrupted{}; the windows committed before stay (rerun with --resume to continue after them)",
+        match (window, run_id) {
+            (Some(w), Some(run)) => format!(
+                " during window [{}, {}) (its run {run} is closed as failed, nothing of it kept)",
+                show_time(&w.0),
+                show_time(&w.1)
+            ),
+            (Some(w), None) => format!(" before window [{}, {}) was read", show_time(&w.0), show_time(&w.1)),
+            _ => String::new(),
+        }
+    )]
+    Interrupted {
+        /// The window in progress, `[start, end)`, when there was one.
+        window: Option<(DateTime<Utc>, DateTime<Utc>)>,
+        /// Its run, when one was begun.
+        run_id: Option<i64>,
     },
     /// The store failed.
     #[error(transparent)]

@@ -1,24 +1,37 @@
 //! Splits a streamed response body into lines as chunks arrive, holding at
-//! most one unfinished line (capped) in memory. A body that ends without a
-//! final newline was cut off: VictoriaLogs ends every row with `\n`.
+//! most one unfinished line (capped) in memory: a line longer than the cap
+//! is dropped as it arrives and handed on as [`Line::TooLong`]. A body that
+//! ends without a final newline was cut off: VictoriaLogs ends every row
+//! with `\n`.
 
 use super::error::Failure;
 
-/// The callback receiving each completed line: `(1-based line number, bytes)`.
-pub type OnLine<'a, E> = dyn FnMut(u64, &[u8]) -> Result<(), E> + 'a;
+/// One completed line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Line<'a> {
+    /// Its bytes, without the newline.
+    Bytes(&'a [u8]),
+    /// A line longer than the cap: its length, bytes (not kept).
+    TooLong(u64),
+}
+
+/// The callback receiving each completed line: `(1-based line number, line)`.
+pub type OnLine<'a, E> = dyn FnMut(u64, Line<'_>) -> Result<(), E> + 'a;
 
 /// Incremental line splitter.
 #[derive(Debug)]
 pub struct LineSplitter {
     partial: Vec<u8>,
+    /// Bytes of the unfinished line past the cap, while it is skipped.
+    skipping: Option<u64>,
     max_line: usize,
     line: u64,
 }
 
 impl LineSplitter {
-    /// A splitter refusing lines longer than `max_line` bytes.
+    /// A splitter holding lines of at most `max_line` bytes.
     pub fn new(max_line: usize) -> LineSplitter {
-        LineSplitter { partial: Vec::new(), max_line, line: 0 }
+        LineSplitter { partial: Vec::new(), skipping: None, max_line, line: 0 }
     }
 
     /// Lines completed so far.
@@ -26,39 +39,42 @@ impl LineSplitter {
         self.line
     }
 
-    /// Feeds one chunk; calls `on_line(line_number, bytes)` for every line it
-    /// completes (without the newline; blank lines included).
+    /// Feeds one chunk; calls `on_line(line_number, line)` for every line it
+    /// completes (without the newline; blank lines included; a line longer
+    /// than the cap as [`Line::TooLong`]).
     ///
     /// # Errors
-    /// [`Failure::LineTooLong`] (converted into `E`), or the first error `on_line` returns.
-    pub fn push<E: From<Failure>>(&mut self, chunk: &[u8], on_line: &mut OnLine<'_, E>) -> Result<(), E> {
+    /// The first error `on_line` returns.
+    pub fn push<E>(&mut self, chunk: &[u8], on_line: &mut OnLine<'_, E>) -> Result<(), E> {
         let mut rest = chunk;
         while let Some(pos) = rest.iter().position(|b| *b == b'\n') {
             let (head, tail) = rest.split_at(pos);
             self.line += 1;
-            if self.partial.is_empty() {
-                self.check(head.len())?;
-                on_line(self.line, head)?;
+            if let Some(skipped) = self.skipping.take() {
+                on_line(self.line, Line::TooLong(skipped + head.len() as u64))?;
+            } else if self.partial.len() + head.len() > self.max_line {
+                let len = (self.partial.len() + head.len()) as u64;
+                self.partial = Vec::new();
+                on_line(self.line, Line::TooLong(len))?;
+            } else if self.partial.is_empty() {
+                on_line(self.line, Line::Bytes(head))?;
             } else {
-                self.check(self.partial.len() + head.len())?;
                 self.partial.extend_from_slice(head);
                 let whole = std::mem::take(&mut self.partial);
-                on_line(self.line, &whole)?;
+                on_line(self.line, Line::Bytes(&whole))?;
             }
             rest = &tail[1..];
         }
         if !rest.is_empty() {
-            if self.partial.len() + rest.len() > self.max_line {
-                return Err(Failure::LineTooLong { line: self.line + 1, limit: self.max_line }.into());
+            if let Some(skipped) = &mut self.skipping {
+                *skipped += rest.len() as u64;
+            } else if self.partial.len() + rest.len() > self.max_line {
+                // Not held: only its length is counted from here on.
+                self.skipping = Some((self.partial.len() + rest.len()) as u64);
+                self.partial = Vec::new();
+            } else {
+                self.partial.extend_from_slice(rest);
             }
-            self.partial.extend_from_slice(rest);
-        }
-        Ok(())
-    }
-
-    fn check(&self, len: usize) -> Result<(), Failure> {
-        if len > self.max_line {
-            return Err(Failure::LineTooLong { line: self.line, limit: self.max_line });
         }
         Ok(())
     }
@@ -68,10 +84,10 @@ impl LineSplitter {
     /// # Errors
     /// [`Failure::Truncated`].
     pub fn finish(self) -> Result<u64, Failure> {
-        if self.partial.is_empty() {
-            Ok(self.line)
-        } else {
-            Err(Failure::Truncated { line: self.line + 1, bytes: self.partial.len() })
+        match self.skipping {
+            Some(bytes) => Err(Failure::Truncated { line: self.line + 1, bytes: bytes as usize }),
+            None if self.partial.is_empty() => Ok(self.line),
+            None => Err(Failure::Truncated { line: self.line + 1, bytes: self.partial.len() }),
         }
     }
 }
@@ -85,7 +101,13 @@ mod tests {
         let mut out = Vec::new();
         for c in chunks {
             let r = s.push::<Failure>(c, &mut |n, l| {
-                out.push((n, String::from_utf8_lossy(l).to_string()));
+                out.push((
+                    n,
+                    match l {
+                        Line::Bytes(b) => String::from_utf8_lossy(b).to_string(),
+                        Line::TooLong(len) => format!("<{len} bytes>"),
+                    },
+                ));
                 Ok(())
             });
             if let Err(e) = r {
@@ -113,8 +135,19 @@ mod tests {
     }
 
     #[test]
-    fn overlong_lines_are_refused() {
-        let (_, end) = split(&[b"0123456789", b"0123456789\n"], 15);
-        assert_eq!(end, Err(Failure::LineTooLong { line: 1, limit: 15 }));
+    fn overlong_lines_are_handed_on_by_length_and_the_lines_around_them_kept() {
+        // Across chunks, within one chunk, and a line exactly at the cap.
+        let (lines, end) =
+            split(&[b"{\"a\":1}\n0123456789", b"0123456789\n{\"b\":2}\n", b"x".repeat(20).as_slice(), b"\n"], 15);
+        assert_eq!(end, Ok(4));
+        assert_eq!(
+            lines,
+            vec![(1, "{\"a\":1}".into()), (2, "<20 bytes>".into()), (3, "{\"b\":2}".into()), (4, "<20 bytes>".into())]
+        );
+        let (lines, end) = split(&[b"012345678901234\nabc\n"], 15);
+        assert_eq!((lines, end), (vec![(1, "012345678901234".into()), (2, "abc".into())], Ok(2)));
+        // A body cut off inside an overlong line is still a truncation.
+        let (_, end) = split(&[b"ok\n", b"0123456789", b"0123456789"], 15);
+        assert_eq!(end, Err(Failure::Truncated { line: 2, bytes: 20 }));
     }
 }

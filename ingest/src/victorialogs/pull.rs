@@ -13,6 +13,7 @@ use super::layout::{detect, Layout};
 use super::logsql::{base_query, window_query};
 use super::window::{pull_window, AttemptError, WindowJob, WindowReport};
 use super::windows::{hits_step, plan, Window};
+use crate::interrupt::Interrupt;
 use crate::store::{sql, Store};
 
 /// Retries of a failed window.
@@ -59,8 +60,12 @@ pub struct PullOptions {
     pub max_window: Duration,
     /// Retries.
     pub retry: Retry,
-    /// Longest response line accepted, bytes.
+    /// Longest response line accepted, bytes; a longer line is an input
+    /// error of its window (the other rows load).
     pub max_line_bytes: usize,
+    /// Stops the pull when triggered (the CLI's SIGINT/SIGTERM): the window
+    /// in progress is closed as failed, the windows committed before stay.
+    pub interrupt: Interrupt,
 }
 
 impl Default for PullOptions {
@@ -74,7 +79,8 @@ impl Default for PullOptions {
             max_rows_per_window: 100_000,
             max_window: Duration::days(1),
             retry: Retry::default(),
-            max_line_bytes: 16 << 20,
+            max_line_bytes: crate::ndjson_stream::MAX_LINE_BYTES,
+            interrupt: Interrupt::new(),
         }
     }
 }
@@ -187,14 +193,14 @@ async fn choose_layout(
         Some(f) => format!("{} ({f})", super::logsql::time_filter(start, end)),
         None => super::logsql::time_filter(start, end),
     };
-    let fields = retrying(&options.retry, || client.field_names(&scope, start, end)).await?;
+    let fields = retrying(options, || client.field_names(&scope, start, end)).await?;
     if let Some((layout, _)) = detect(&fields) {
         return Ok((layout, "detected"));
     }
     // msg-json has no field of its own: probe with its filter.
     let probe = window_query(&base_query(Layout::MsgJson, user), start, end);
     let whole = (end - start).max(Duration::seconds(1));
-    let hits = retrying(&options.retry, || client.hits(&probe, start, end, whole)).await?;
+    let hits = retrying(options, || client.hits(&probe, start, end, whole)).await?;
     if hits.iter().map(|(_, n)| n).sum::<u64>() > 0 {
         return Ok((Layout::MsgJson, "detected"));
     }
@@ -278,14 +284,17 @@ async fn run(
     }
     let step = hits_step(start, end);
     let query = window_query(&base, start, end);
-    let buckets = retrying(&options.retry, || client.hits(&query, start, end, step)).await?;
+    let buckets = retrying(options, || client.hits(&query, start, end, step)).await?;
     let windows = plan(start, end, step, &buckets, options.max_rows_per_window, options.max_window);
     tracing::info!(%layout, source, windows = windows.len(), expected_rows = buckets.iter().map(|b| b.1).sum::<u64>(), "planned");
     progress.planned(layout, &windows);
     let pull_key = report.pull_key.clone();
     let job = WindowJob { layout, base_query: &base, pull_key: &pull_key, max_line: options.max_line_bytes };
     for window in &windows {
-        let done = pull_with_retries(store, client, job, window, &options.retry, progress).await?;
+        if options.interrupt.is_triggered() {
+            return Err(VlError::Interrupted { window: Some((window.start, window.end)), run_id: None });
+        }
+        let done = pull_with_retries(store, client, job, window, options, progress).await?;
         tracing::info!(start = %window.start, end = %window.end, rows = done.rows, added = done.added, run = done.run_id, "window committed");
         progress.window_done(&done);
         report.windows.push(done);
@@ -301,23 +310,39 @@ async fn run(
 }
 
 /// Runs a request (`/field_names`, `/hits`) until it succeeds, fails in a
-/// way retrying cannot help, or the attempts are spent.
-async fn retrying<T, F, Fut>(retry: &Retry, mut request: F) -> Result<T, VlError>
+/// way retrying cannot help, the attempts are spent, or the pull is
+/// interrupted.
+async fn retrying<T, F, Fut>(options: &PullOptions, mut request: F) -> Result<T, VlError>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Result<T, VlError>>,
 {
+    let (retry, interrupt) = (&options.retry, &options.interrupt);
     let mut attempt = 1;
     loop {
-        match request().await {
+        let answer = tokio::select! {
+            answer = request() => answer,
+            () = interrupt.triggered() => return Err(VlError::Interrupted { window: None, run_id: None }),
+        };
+        match answer {
             Err(VlError::Request { url, failure }) if failure.is_retryable() && attempt < retry.attempts => {
                 let delay = retry.delay(attempt);
                 tracing::warn!(%url, attempt, %failure, ?delay, "request failed; retrying");
-                tokio::time::sleep(delay).await;
+                sleep_unless_interrupted(delay, interrupt)
+                    .await
+                    .map_err(|()| VlError::Interrupted { window: None, run_id: None })?;
                 attempt += 1;
             }
             other => return other,
         }
+    }
+}
+
+/// Waits `delay`; `Err(())` as soon as `interrupt` is triggered.
+async fn sleep_unless_interrupted(delay: StdDuration, interrupt: &Interrupt) -> Result<(), ()> {
+    tokio::select! {
+        () = tokio::time::sleep(delay) => Ok(()),
+        () = interrupt.triggered() => Err(()),
     }
 }
 
@@ -331,18 +356,22 @@ async fn pull_with_retries(
     client: &VlClient,
     job: WindowJob<'_>,
     window: &Window,
-    retry: &Retry,
+    options: &PullOptions,
     progress: &mut dyn PullProgress,
 ) -> Result<WindowReport, VlError> {
+    let (retry, interrupt) = (&options.retry, &options.interrupt);
     let attempts = retry.attempts.max(1);
     let mut attempt = 1;
     loop {
-        match pull_window(store, client, job, window).await {
+        match pull_window(store, client, job, window, interrupt).await {
             Ok(mut report) => {
                 report.attempts = attempt;
                 return Ok(report);
             }
             Err(AttemptError::Store(e)) => return Err(VlError::Store(e)),
+            Err(AttemptError::Interrupted { run_id }) => {
+                return Err(VlError::Interrupted { window: Some((window.start, window.end)), run_id })
+            }
             Err(AttemptError::Failure(failure)) => {
                 if attempt >= attempts || !failure.is_retryable() {
                     return Err(VlError::Window {
@@ -356,7 +385,9 @@ async fn pull_with_retries(
                 let delay = retry.delay(attempt);
                 tracing::info!(attempt, %failure, ?delay, "window failed; retrying");
                 progress.retrying(window, attempt, &failure, delay);
-                tokio::time::sleep(delay).await;
+                sleep_unless_interrupted(delay, interrupt)
+                    .await
+                    .map_err(|()| VlError::Interrupted { window: Some((window.start, window.end)), run_id: None })?;
                 attempt += 1;
             }
         }

@@ -6,7 +6,10 @@
 //! A non-JSON line, a body cut off mid-line, or a broken connection fails
 //! the attempt (VictoriaLogs reports errors after the 200 header inside the
 //! body; a 200 is no proof of completeness). A row that is JSON but not of
-//! the layout is an input error of the run; the other rows still load.
+//! the layout is an input error of the run; the other rows still load, and
+//! so do they around a line longer than the limit
+//! ([`crate::ndjson_stream::MAX_LINE_BYTES`]), also an input error. An
+//! interrupt ([`Interrupt`]) closes the window's run as failed.
 
 use chrono::{DateTime, Utc};
 use duckdb::params;
@@ -15,10 +18,11 @@ use serde_json::Value;
 use super::client::{next_chunk, VlClient};
 use super::error::{show_time, Failure};
 use super::layout::{convert, Layout, Typing};
-use super::lines::LineSplitter;
+use super::lines::{Line, LineSplitter};
 use super::logsql::window_query;
 use super::windows::Window;
 use crate::files::{stage_prepared, FileSummary};
+use crate::interrupt::{Interrupt, INTERRUPTED_RUN_MESSAGE};
 use crate::parallel::map_ordered;
 use crate::parse::InputError;
 use crate::record::{Origin, Record};
@@ -70,6 +74,12 @@ pub enum AttemptError {
     Failure(Failure),
     /// The store failed.
     Store(StoreError),
+    /// The pull was interrupted; the window's run (when one was begun) is
+    /// closed as failed.
+    Interrupted {
+        /// The window's run.
+        run_id: Option<i64>,
+    },
 }
 
 impl From<Failure> for AttemptError {
@@ -109,6 +119,8 @@ struct Lines<'w, 's> {
     rows: u64,
     schema_rejected: u64,
     pending: Vec<(u64, Vec<u8>)>,
+    /// The longest line held ([`WindowJob::max_line`]).
+    max_line: usize,
 }
 
 /// What one response line is.
@@ -122,7 +134,19 @@ enum LineOutcome {
 }
 
 impl Lines<'_, '_> {
-    fn line(&mut self, line: u64, bytes: &[u8]) -> Result<(), AttemptError> {
+    fn line(&mut self, line: u64, bytes: Line<'_>) -> Result<(), AttemptError> {
+        let bytes = match bytes {
+            Line::Bytes(bytes) => bytes,
+            Line::TooLong(len) => {
+                // An input error in line order: the lines before it go first.
+                self.flush()?;
+                self.rows += 1;
+                let location = &self.summary.location;
+                let error = crate::ndjson_stream::too_long_error(location, line, len, self.max_line);
+                self.summary.errors.push(error);
+                return Ok(());
+            }
+        };
         self.pending.push((line, bytes.to_vec()));
         if self.pending.len() >= CHUNK {
             self.flush()?;
@@ -202,6 +226,7 @@ pub async fn pull_window(
     client: &VlClient,
     job: WindowJob<'_>,
     window: &Window,
+    interrupt: &Interrupt,
 ) -> Result<WindowReport, AttemptError> {
     let query = window_query(job.base_query, window.start, window.end);
     let location = format!(
@@ -211,18 +236,28 @@ pub async fn pull_window(
         show_time(&window.end)
     );
     // The request comes first: a refused query leaves no run behind.
-    let mut response = client.query(&query).await?;
+    let mut response = tokio::select! {
+        response = client.query(&query) => response?,
+        () = interrupt.triggered() => return Err(AttemptError::Interrupted { run_id: None }),
+    };
     let mut writer = RunWriter::begin(store, SOURCE_KIND, &format!("{location} {query}"))?;
     let run_id = writer.run_id();
-    let streamed = stream_into(&mut writer, &mut response, job, &location).await;
+    let streamed = stream_into(&mut writer, &mut response, job, &location, interrupt).await;
     let (summary, rows, schema_rejected) = match streamed {
         Ok(done) => done,
         Err(e) => {
-            if let AttemptError::Failure(f) = &e {
-                writer.record_error(&location, None, None, None, &f.to_string())?;
+            match &e {
+                AttemptError::Failure(f) => writer.record_error(&location, None, None, None, &f.to_string())?,
+                AttemptError::Interrupted { .. } => {
+                    writer.record_error(&location, None, None, None, INTERRUPTED_RUN_MESSAGE)?
+                }
+                AttemptError::Store(_) => {}
             }
             writer.abandon(1)?;
-            return Err(e);
+            return Err(match e {
+                AttemptError::Interrupted { .. } => AttemptError::Interrupted { run_id: Some(run_id) },
+                other => other,
+            });
         }
     };
     writer.record_file(
@@ -278,14 +313,27 @@ async fn stream_into(
     response: &mut reqwest::Response,
     job: WindowJob<'_>,
     location: &str,
+    interrupt: &Interrupt,
 ) -> Result<(FileSummary, u64, u64), AttemptError> {
     let summary = FileSummary { location: location.to_string(), ..FileSummary::default() };
-    let mut lines = Lines { writer, summary, layout: job.layout, rows: 0, schema_rejected: 0, pending: Vec::new() };
+    let mut lines = Lines {
+        writer,
+        summary,
+        layout: job.layout,
+        rows: 0,
+        schema_rejected: 0,
+        pending: Vec::new(),
+        max_line: job.max_line,
+    };
     let mut splitter = LineSplitter::new(job.max_line);
     loop {
         // A failure after some lines: the buffered lines come first (an
         // earlier line that is not JSON is what the attempt reports).
-        let chunk = match next_chunk(response).await {
+        let next = tokio::select! {
+            next = next_chunk(response) => next,
+            () = interrupt.triggered() => return Err(AttemptError::Interrupted { run_id: None }),
+        };
+        let chunk = match next {
             Ok(Some(chunk)) => chunk,
             Ok(None) => break,
             Err(f) => {

@@ -166,8 +166,18 @@ async fn query(State(state): State<Arc<Shared>>, headers: HeaderMap, Form(args):
     }
     let lines: Vec<String> = rows.iter().map(|r| r.to_line() + "\n").collect();
     let mut body: Vec<u8> = Vec::new();
-    let mut tail_error = false;
+    let (mut tail_error, mut stall) = (false, false);
     match fault {
+        Some(Fault::Stall { lines: n }) => {
+            body.extend(lines.iter().take(n).flat_map(|l| l.bytes()));
+            stall = true;
+        }
+        Some(Fault::LongLine { lines: n, bytes }) => {
+            body.extend(lines.iter().take(n).flat_map(|l| l.bytes()));
+            body.resize(body.len() + bytes, b'x');
+            body.push(b'\n');
+            body.extend(lines.iter().skip(n).flat_map(|l| l.bytes()));
+        }
         Some(Fault::Truncate { lines: n }) => {
             body.extend(lines.iter().take(n).flat_map(|l| l.bytes()));
             let next = lines.get(n).map_or("{\"_time\":\"2026", |l| &l[..l.len() / 2]);
@@ -181,17 +191,22 @@ async fn query(State(state): State<Arc<Shared>>, headers: HeaderMap, Form(args):
         }
         _ => body.extend(lines.iter().flat_map(|l| l.bytes())),
     }
-    let chunks: Vec<Result<Bytes, std::io::Error>> = body.chunks(1000).map(|c| Ok(Bytes::copy_from_slice(c))).collect();
+    let chunk = if body.len() > 1 << 20 { 1 << 16 } else { 1000 };
+    let chunks: Vec<Result<Bytes, std::io::Error>> =
+        body.chunks(chunk).map(|c| Ok(Bytes::copy_from_slice(c))).collect();
     // The abort comes after what was sent has reached the client (the real
     // server has written the header and rows long before it fails).
     let abort = futures::stream::iter(tail_error.then_some(())).then(|()| async {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "injected abort"))
     });
+    // A stall: after the rows, a body that never goes on (until the server stops).
+    let hang = futures::stream::iter(stall.then_some(()))
+        .then(|()| futures::future::pending::<Result<Bytes, std::io::Error>>());
     Response::builder()
         .status(StatusCode::OK)
         .header(header::CONTENT_TYPE, "application/stream+json")
-        .body(Body::from_stream(futures::stream::iter(chunks).chain(abort)))
+        .body(Body::from_stream(futures::stream::iter(chunks).chain(abort).chain(hang)))
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }
 
@@ -210,7 +225,7 @@ fn status_fault(fault: &Fault, query: &str) -> Option<Response> {
              -search.maxQueryDuration=30s; to pass bigger value to 'timeout' query arg"
                 .into(),
         )),
-        Fault::Truncate { .. } | Fault::ErrorText { .. } => None,
+        Fault::Truncate { .. } | Fault::ErrorText { .. } | Fault::Stall { .. } | Fault::LongLine { .. } => None,
     }
 }
 

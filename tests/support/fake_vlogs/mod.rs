@@ -6,7 +6,8 @@
 //! `/field_names`, tenants (`AccountID`/`ProjectID`), Basic/Bearer auth, and
 //! injected failures ([`Fault`]): 400 and 503 with the real bodies, a 200
 //! cut off mid-line, or a 200 whose body ends with an error text, each
-//! followed by an aborted connection.
+//! followed by an aborted connection; a 200 that never ends, or one with an
+//! overlong line.
 
 pub mod handlers;
 pub mod logsql;
@@ -34,6 +35,20 @@ pub enum Fault {
     ErrorText {
         /// Whole rows sent first.
         lines: usize,
+    },
+    /// 200, `lines` rows, then nothing more: the body never ends (a server
+    /// that hangs; a client must be interrupted).
+    Stall {
+        /// Whole rows sent first.
+        lines: usize,
+    },
+    /// 200, `lines` rows, a line of `bytes` bytes (no JSON), then the other
+    /// rows (a broken server or proxy).
+    LongLine {
+        /// Whole rows sent first.
+        lines: usize,
+        /// The long line's length, without its newline.
+        bytes: usize,
     },
 }
 

@@ -1,0 +1,126 @@
+//! SIGINT (Ctrl-C) and SIGTERM during `kdrift ingest …`: the first one
+//! triggers the library's [`Interrupt`], so that the run in progress is
+//! closed as `failed` (what it committed before stays) and the command
+//! exits with 128 + the signal's number (130 for SIGINT, 143 for SIGTERM).
+//! A second one exits at once; the run then stays `running` until the
+//! store is next opened for writing, which closes it as failed.
+
+use std::process::ExitCode;
+use std::sync::{Arc, OnceLock};
+
+use anyhow::Context;
+use kdrift_ingest::Interrupt;
+
+/// A signal that stops an ingest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// SIGINT (Ctrl-C).
+    Int,
+    /// SIGTERM.
+    Term,
+}
+
+impl Signal {
+    /// `SIGINT` or `SIGTERM`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Signal::Int => "SIGINT",
+            Signal::Term => "SIGTERM",
+        }
+    }
+
+    /// 128 + the signal's number, as a shell reports a process the signal ended.
+    pub fn exit_status(self) -> u8 {
+        match self {
+            Signal::Int => 130,
+            Signal::Term => 143,
+        }
+    }
+}
+
+/// The signals caught for one command.
+pub struct Caught {
+    interrupt: Interrupt,
+    signal: Arc<OnceLock<Signal>>,
+}
+
+impl Caught {
+    /// The flag the library checks.
+    pub fn interrupt(&self) -> &Interrupt {
+        &self.interrupt
+    }
+
+    /// The first signal received, if any.
+    pub fn signal(&self) -> Option<Signal> {
+        self.signal.get().copied()
+    }
+
+    /// The exit code after an interrupted run (130 when no signal is known).
+    pub fn exit_code(&self) -> ExitCode {
+        ExitCode::from(self.signal().unwrap_or(Signal::Int).exit_status())
+    }
+
+    /// `SIGINT` or `SIGTERM`, for messages.
+    pub fn signal_name(&self) -> &'static str {
+        self.signal().unwrap_or(Signal::Int).name()
+    }
+}
+
+/// Catches SIGINT and SIGTERM from now until the process ends, on a thread
+/// of its own (the handlers are installed when this returns).
+///
+/// # Errors
+/// The thread or the handlers could not be set up.
+pub fn catch() -> anyhow::Result<Caught> {
+    let caught = Caught { interrupt: Interrupt::new(), signal: Arc::new(OnceLock::new()) };
+    let (interrupt, signal) = (caught.interrupt.clone(), Arc::clone(&caught.signal));
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel::<std::io::Result<()>>();
+    std::thread::Builder::new()
+        .name("kdrift-signals".into())
+        .spawn(move || {
+            let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+                Ok(r) => r,
+                Err(e) => {
+                    let _ = ready_tx.send(Err(e));
+                    return;
+                }
+            };
+            runtime.block_on(async move {
+                use tokio::signal::unix::{signal as listen, SignalKind};
+                let (mut int, mut term) = match (listen(SignalKind::interrupt()), listen(SignalKind::terminate())) {
+                    (Ok(int), Ok(term)) => (int, term),
+                    (Err(e), _) | (_, Err(e)) => {
+                        let _ = ready_tx.send(Err(e));
+                        return;
+                    }
+                };
+                let _ = ready_tx.send(Ok(()));
+                let mut received = 0u32;
+                loop {
+                    let got = tokio::select! {
+                        Some(()) = int.recv() => Signal::Int,
+                        Some(()) = term.recv() => Signal::Term,
+                        else => return,
+                    };
+                    received += 1;
+                    if received == 1 {
+                        let _ = signal.set(got);
+                        interrupt.trigger();
+                    } else {
+                        eprintln!(
+                            "kdrift: error: {} again: exiting at once; the run stays `running` until the store is \
+                             next opened for writing, which closes it as failed (what it committed before stays)",
+                            got.name()
+                        );
+                        std::process::exit(i32::from(got.exit_status()));
+                    }
+                }
+            });
+        })
+        .context("starting the signal handler thread")?;
+    ready_rx
+        .recv()
+        .context("the signal handler thread ended before it was ready")?
+        .context("catching SIGINT and SIGTERM")?;
+    Ok(caught)
+}

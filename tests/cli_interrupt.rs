@@ -1,0 +1,274 @@
+//! Ctrl-C (SIGINT) and SIGTERM during `kdrift ingest …`, sent to the real
+//! binary: the run in progress is closed as `failed` (not left `running`),
+//! with a row in `ingest_errors` saying it was interrupted; what was
+//! committed before stays; stderr ends with a `kdrift: error: interrupted …`
+//! line and the exit status is 128 + the signal (130, 143).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use chrono::Duration as Minutes;
+use kdrift_ingest::interrupt::INTERRUPTED_RUN_MESSAGE;
+use kdrift_ingest::ndjson_stream::{BATCH, CHUNK, QUEUED};
+use kdrift_ingest::victorialogs::Layout;
+use kdrift_ingest::Store;
+use kdrift_tests::fake_vlogs::{FakeVlogs, Fault};
+use kdrift_tests::shippers::{ship, Seen, Sighting};
+use kdrift_tests::vl_pull::utc;
+use serde_json::json;
+
+const WAIT: Duration = Duration::from_secs(300);
+const START: &str = "2026-11-27T00:00:00Z";
+const END: &str = "2026-11-27T06:00:00Z";
+
+fn kdrift(db: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kdrift"));
+    c.arg("--db").arg(db).env_remove("KDRIFT_DB").env_remove("KDRIFT_LOG").env_remove("KDRIFT_VL_PASSWORD");
+    c.stdout(Stdio::piped()).stderr(Stdio::piped());
+    c
+}
+
+/// Polls `ready` every 20 ms until it holds, failing the test after [`WAIT`]
+/// (or when the child ended first).
+fn wait_until(child: &mut Child, what: &str, mut ready: impl FnMut() -> bool) {
+    let deadline = Instant::now() + WAIT;
+    while !ready() {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("kdrift ended ({status}) before {what}: {}", stderr_of(child));
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn stderr_of(child: &mut Child) -> String {
+    let mut text = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut text);
+    }
+    text
+}
+
+/// Sends `signal` (`INT`, `TERM`) and waits for the process to end (killing
+/// it and failing after [`WAIT`]).
+fn signal_and_wait(mut child: Child, signal: &str) -> Output {
+    let status = Command::new("kill").arg(format!("-{signal}")).arg(child.id().to_string()).status().expect("kill");
+    assert!(status.success(), "kill -{signal}");
+    let deadline = Instant::now() + WAIT;
+    while child.try_wait().expect("try_wait").is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("kdrift did not end after SIGINT; stderr: {}", stderr_of(&mut child));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
+}
+
+/// Each run's status, and the `ingest_errors` messages of each, in run order.
+fn runs(db: &Path) -> Vec<(String, Vec<String>)> {
+    let store = Store::open_existing(db).expect("store");
+    let mut stmt = store
+        .conn()
+        .prepare(
+            "SELECT r.status, string_agg(e.message, chr(10) ORDER BY e.message) \
+             FROM ingest_runs r LEFT JOIN ingest_errors e USING (run_id) GROUP BY r.run_id, r.status ORDER BY r.run_id",
+        )
+        .expect("prepare");
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))).expect("query");
+    rows.map(|row| {
+        let (status, messages) = row.expect("row");
+        (status, messages.map(|m| m.lines().map(str::to_string).collect()).unwrap_or_default())
+    })
+    .collect()
+}
+
+fn observations(db: &Path) -> i64 {
+    Store::open_existing(db).expect("store").counts().expect("counts").observations
+}
+
+/// 60 events, one every 6 minutes from 00:00 (10 per hour window).
+fn loaded_vlogs() -> FakeVlogs {
+    let events: Vec<Sighting> = (0..60)
+        .map(|i| {
+            let t = utc(START) + Minutes::minutes(6 * i);
+            let ts = t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+            Sighting {
+                observed_at: t,
+                seen: Seen::Added,
+                object: json!({"apiVersion": "v1", "kind": "Event",
+                               "metadata": {"name": format!("web-{i}.1"), "namespace": "shop", "uid": format!("uid-{i}")},
+                               "involvedObject": {"kind": "Pod", "namespace": "shop", "name": format!("web-{i}")},
+                               "reason": "BackOff", "type": "Warning", "count": 1, "message": "Back-off",
+                               "firstTimestamp": ts, "lastTimestamp": ts}),
+            }
+        })
+        .collect();
+    let vl = FakeVlogs::start();
+    assert_eq!(ship(&vl.url(), Layout::Raw, &events, None), 60);
+    vl
+}
+
+fn hour(h: u32) -> String {
+    format!("_time:[2026-11-27T{h:02}:00:00Z")
+}
+
+fn pull(db: &Path, url: &str, resume: bool) -> Command {
+    let mut c = kdrift(db);
+    c.args(["ingest", "victorialogs", "--url", url, "--start", START, "--end", END, "--window-rows", "10"]);
+    c.args(["--retry-delay", "10ms"]);
+    if resume {
+        c.arg("--resume");
+    }
+    c
+}
+
+/// Starts a pull whose window `stalled_hour` never ends, and waits until
+/// kdrift is reading it.
+fn start_stalled(vl: &FakeVlogs, db: &Path, stalled_hour: u32, resume: bool) -> Child {
+    vl.clear_faults();
+    vl.inject(Fault::Stall { lines: 4 }, None, Some(&hour(stalled_hour)));
+    let mut child = pull(db, &vl.url(), resume).spawn().expect("start kdrift");
+    let asked = |h: u32| {
+        vl.seen()
+            .iter()
+            .any(|s| s.path == "/select/logsql/query" && s.query.as_deref().is_some_and(|q| q.contains(&hour(h))))
+    };
+    wait_until(&mut child, "the stalled window's query", || asked(stalled_hour));
+    std::thread::sleep(Duration::from_millis(200)); // its first rows arrive
+    child
+}
+
+#[test]
+fn an_interrupted_victorialogs_pull_closes_the_window_in_progress_as_failed_and_keeps_the_windows_before() {
+    let vl = loaded_vlogs();
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+
+    // SIGINT while window 03:00 hangs: windows 00:00-03:00 (runs 1-3) are committed.
+    let child = start_stalled(&vl, &db, 3, false);
+    let out = signal_and_wait(child, "INT");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert_eq!(
+        stderr.lines().last(),
+        Some(
+            "kdrift: error: interrupted by SIGINT: the pull was interrupted during window [2026-11-27T03:00:00Z, \
+             2026-11-27T04:00:00Z) (its run 4 is closed as failed, nothing of it kept); the windows committed before \
+             stay (rerun with --resume to continue after them)"
+        ),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("in 3 window(s): 30 new"), "the committed windows are summed up: {stdout}");
+    let interrupted = vec![INTERRUPTED_RUN_MESSAGE.to_string()];
+    let ok = || ("ok".to_string(), Vec::new());
+    assert_eq!(runs(&db), vec![ok(), ok(), ok(), ("failed".to_string(), interrupted.clone())]);
+    assert_eq!(observations(&db), 30, "the three committed windows, nothing of the fourth");
+
+    // SIGTERM while the resumed pull's window 04:00 hangs: 143, window 03:00 kept.
+    let child = start_stalled(&vl, &db, 4, true);
+    let out = signal_and_wait(child, "TERM");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    assert!(
+        stderr.ends_with(
+            "kdrift: error: interrupted by SIGTERM: the pull was interrupted during window \
+             [2026-11-27T04:00:00Z, 2026-11-27T05:00:00Z) (its run 6 is closed as failed, nothing of it kept); the \
+             windows committed before stay (rerun with --resume to continue after them)\n"
+        ),
+        "{stderr}"
+    );
+    let failed = ("failed".to_string(), interrupted);
+    assert_eq!(runs(&db), vec![ok(), ok(), ok(), failed.clone(), ok(), failed.clone()]);
+    assert_eq!(observations(&db), 40);
+
+    // Nothing was left `running`: the next pull opens the store without a
+    // warning and --resume completes the range.
+    vl.clear_faults();
+    let out = pull(&db, &vl.url(), true).output().expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(observations(&db), 60);
+}
+
+/// `lines` one-line Events; returns the byte offset where each line starts
+/// (and the end of the file last).
+fn write_events(path: &Path, lines: usize) -> Vec<u64> {
+    use std::io::Write;
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path).expect("create"));
+    let mut offsets = Vec::with_capacity(lines + 1);
+    let mut at = 0u64;
+    for i in 0..lines {
+        offsets.push(at);
+        let ts = format!("2026-11-27T{:02}:{:02}:{:02}Z", i / 3600 % 24, i / 60 % 60, i % 60);
+        let line = json!({"apiVersion": "v1", "kind": "Event",
+                          "metadata": {"name": format!("p-{i}.1"), "namespace": "ns", "uid": format!("u-{i}")},
+                          "involvedObject": {"kind": "Pod", "namespace": "ns", "name": format!("p-{i}")},
+                          "reason": "Pulled", "type": "Normal", "count": 1, "message": "pulled",
+                          "firstTimestamp": ts, "lastTimestamp": ts})
+        .to_string();
+        writeln!(w, "{line}").expect("write");
+        at += line.len() as u64 + 1;
+    }
+    offsets.push(at);
+    w.flush().expect("flush");
+    offsets
+}
+
+/// Where process `pid` is reading `file` (`pos` of its descriptor), if it has it open.
+fn read_position(pid: u32, file: &Path) -> Option<u64> {
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?;
+    for fd in fds.flatten() {
+        if std::fs::read_link(fd.path()).ok().as_deref() == Some(file) {
+            let info =
+                std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{}", fd.file_name().to_string_lossy())).ok()?;
+            return info.lines().find_map(|l| l.strip_prefix("pos:")).and_then(|p| p.trim().parse().ok());
+        }
+    }
+    None
+}
+
+#[test]
+fn an_interrupted_file_ingest_keeps_its_committed_batch_and_closes_its_run_as_failed() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let dir_path: PathBuf = std::fs::canonicalize(dir.path()).expect("canonical");
+    let file = dir_path.join("events.ndjson");
+    let lines = 4 * BATCH as usize;
+    let offsets = write_events(&file, lines);
+    let db = dir_path.join("k.duckdb");
+
+    let mut child = kdrift(&db).args(["ingest", "file"]).arg(&file).spawn().expect("start kdrift");
+    // The reader runs at most QUEUED + 2 chunks and its 1 MiB buffer ahead
+    // of the stager: past this offset, the first batch (BATCH records) has
+    // been committed, or is being committed.
+    let past_first_batch = offsets[BATCH as usize + (QUEUED + 2) * CHUNK] + (2 << 20);
+    let pid = child.id();
+    wait_until(&mut child, "the first batch", || read_position(pid, &file).is_some_and(|p| p > past_first_batch));
+    let out = signal_and_wait(child, "INT");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "kdrift: error: interrupted by SIGINT: run 1 is closed as failed; the {BATCH} object versions it committed \
+             before ({BATCH} new) stay in {}, what it read since is dropped (ingesting the same files again adds \
+             only what is missing)\n",
+            db.display()
+        )
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "", "no summary of a run that did not finish");
+    assert_eq!(runs(&db), vec![("failed".to_string(), vec![INTERRUPTED_RUN_MESSAGE.to_string()])]);
+    assert_eq!(observations(&db), BATCH as i64, "the committed batch stays");
+    // The run's counts are those of its committed batch.
+    let store = Store::open_existing(&db).expect("store");
+    let (read, finished): (i64, bool) = store
+        .conn()
+        .query_row("SELECT records_read, finished_at IS NOT NULL FROM ingest_runs WHERE run_id = 1", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .expect("run 1");
+    assert_eq!((read, finished), (BATCH as i64, true));
+}
