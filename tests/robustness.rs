@@ -409,3 +409,154 @@ fn versions_tied_on_their_observation_time_are_ordered_by_resource_version_whate
         }
     }
 }
+
+/// A StatefulSet pod keeps its name from move to move: `db-0` starts on n3,
+/// drain #1 (of n3) sends it to n1, drain #2 (of n1) back to n3, where it
+/// holds 500m when `apps/big-7f-abc` (600m) finds no room. Why n3 is full
+/// names drain #2 (from n1) for it, not its first move anywhere, and drain
+/// #2's landing on n3 counts that one binding, not also the earlier `db-0`
+/// bound to n3 before drain #1 (both once wrong, found by trying to break it).
+#[test]
+fn a_pod_name_reused_from_move_to_move_is_explained_by_its_own_move() {
+    use serde_json::{json, Value};
+    let at = |minutes: i64, seconds: i64| {
+        (t("2026-11-01T00:00:00Z") + chrono::Duration::minutes(minutes) + chrono::Duration::seconds(seconds))
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    };
+    let mut events: Vec<Value> = Vec::new();
+    let mut ev = |kind: &str, name: &str, uid: &str, reason: &str, message: &str, when: String, host: Option<&str>| {
+        let n = events.len();
+        let ns = if kind == "Pod" { "apps" } else { "default" };
+        let mut object = json!({"kind": kind, "name": name, "uid": uid, "apiVersion": "v1"});
+        if kind == "Pod" {
+            object["namespace"] = json!("apps");
+        }
+        let component = match reason {
+            "Scheduled" | "FailedScheduling" => "default-scheduler",
+            _ => "kubelet",
+        };
+        events.push(json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": format!("{name}.{n:08x}"), "namespace": ns, "uid": format!("ev-{n}"), "creationTimestamp": when},
+            "involvedObject": object, "reason": reason, "message": message,
+            "firstTimestamp": when, "lastTimestamp": when, "count": 1,
+            "source": {"component": component, "host": host.unwrap_or("")},
+            "type": if reason == "FailedScheduling" { "Warning" } else { "Normal" }
+        }));
+    };
+    let scheduled = |pod: &str, node: &str| format!("Successfully assigned apps/{pod} to {node}");
+    ev("Pod", "db-0", "db0-a", "Scheduled", &scheduled("db-0", "n3"), at(-60, 0), None);
+    // Drain #1: n3.
+    ev(
+        "Node",
+        "n3",
+        "uid-n3",
+        "NodeNotSchedulable",
+        "Node n3 status is now: NodeNotSchedulable",
+        at(60, 0),
+        Some("n3"),
+    );
+    ev("Pod", "db-0", "db0-a", "Killing", "Stopping container c", at(60, 10), Some("n3"));
+    ev("Pod", "db-0", "db0-b", "Scheduled", &scheduled("db-0", "n1"), at(60, 40), None);
+    ev("Node", "n3", "uid-n3", "NodeSchedulable", "Node n3 status is now: NodeSchedulable", at(65, 0), Some("n3"));
+    // Drain #2: n1.
+    ev(
+        "Node",
+        "n1",
+        "uid-n1",
+        "NodeNotSchedulable",
+        "Node n1 status is now: NodeNotSchedulable",
+        at(180, 0),
+        Some("n1"),
+    );
+    ev("Pod", "db-0", "db0-b", "Killing", "Stopping container c", at(180, 10), Some("n1"));
+    ev("Pod", "db-0", "db0-c", "Scheduled", &scheduled("db-0", "n3"), at(180, 40), None);
+    ev("Node", "n1", "uid-n1", "NodeSchedulable", "Node n1 status is now: NodeSchedulable", at(185, 0), Some("n1"));
+    let message = "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.";
+    ev("Pod", "big-7f-abc", "big", "FailedScheduling", message, at(300, 0), None);
+
+    let node = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "uid": format!("uid-{name}"), "creationTimestamp": "2026-10-01T00:00:00Z",
+                         "labels": {"kubernetes.io/hostname": name}},
+            "spec": {},
+            "status": {"allocatable": {"cpu": "1000m", "memory": "8Gi", "pods": "110"},
+                       "capacity": {"cpu": "1000m", "memory": "8Gi", "pods": "110"},
+                       "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-10-01T00:00:00Z"}]}})
+    };
+    let pod = |name: &str, uid: &str, node: Option<&str>, cpu: &str, when: String, owner: (&str, &str)| {
+        let mut spec = json!({"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu, "memory": "64Mi"}}}]});
+        let mut condition = json!({"type": "PodScheduled", "status": "True", "lastTransitionTime": when});
+        match node {
+            Some(n) => spec["nodeName"] = json!(n),
+            None => {
+                condition = json!({"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "lastTransitionTime": when})
+            }
+        }
+        json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"namespace": "apps", "name": name, "uid": uid, "creationTimestamp": when,
+                         "labels": {"app": name.split('-').next().unwrap_or(name)},
+                         "ownerReferences": [{"apiVersion": "apps/v1", "kind": owner.0, "name": owner.1, "uid": format!("o-{}", owner.1), "controller": true}]},
+            "spec": spec,
+            "status": {"phase": if node.is_some() { "Running" } else { "Pending" }, "conditions": [condition]}})
+    };
+    let fills: Vec<Value> = [("n1", "500m"), ("n2", "500m"), ("n3", "200m")]
+        .iter()
+        .map(|(n, cpu)| {
+            pod(
+                &format!("fill{n}-x-1"),
+                &format!("f-{n}"),
+                Some(n),
+                cpu,
+                at(-60, 0),
+                ("ReplicaSet", &format!("fill{n}-x")),
+            )
+        })
+        .collect();
+    let mut last = fills.clone();
+    last.push(pod("db-0", "db0-c", Some("n3"), "500m", at(180, 40), ("StatefulSet", "db")));
+    last.push(pod("big-7f-abc", "big", None, "600m", at(250, 0), ("ReplicaSet", "big-7f")));
+    let list = |items: Vec<Value>| json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
+
+    let dir = tempfile::tempdir().expect("dir");
+    let files = vec![
+        write(dir.path(), "events.json", list(events).as_bytes()),
+        write(dir.path(), "nodes.json", list(["n1", "n2", "n3"].iter().map(|n| node(n)).collect()).as_bytes()),
+        write(dir.path(), "pods0.json", list(fills).as_bytes()),
+        write(dir.path(), "pods1.json", list(last).as_bytes()),
+    ];
+    let (_guard, store) = temp_store();
+    let report = ingest_files(&store, &files, &mut NoProgress).expect("ingest");
+    assert_eq!(report.error_count(), 0, "{:?}", report.files.iter().flat_map(|f| &f.errors).next());
+
+    let timeline = kdrift_analyze::drain_timeline(&store, None, None).expect("timeline");
+    let moves: Vec<(usize, String, Option<String>)> = timeline
+        .operations
+        .iter()
+        .flat_map(|op| op.episodes.iter().flat_map(move |e| e.evicted.iter().map(move |m| (op.number, m))))
+        .map(|(n, m)| (n, m.from_node.clone(), m.replacement.as_ref().map(|r| r.node.clone())))
+        .collect();
+    assert_eq!(moves, [(1, "n3".to_string(), Some("n1".to_string())), (2, "n1".to_string(), Some("n3".to_string()))]);
+
+    let report = why_pending(&store, "apps", "big-7f-abc").expect("why-pending").expect("a report");
+    let json = serde_json::to_value(&report).expect("json");
+    let fills = json["why_full"]["fills"].as_array().expect("fills");
+    let n3 = fills.iter().find(|f| f["node"] == "n3").unwrap_or_else(|| panic!("no n3 in {fills:#?}"));
+    let db0 = n3["holders"].as_array().expect("holders").iter().find(|h| h["name"] == "db-0").expect("db-0 holds n3");
+    assert_eq!(db0["arrival"]["kind"], "drain", "{db0:#}");
+    assert_eq!(
+        (db0["arrival"]["operation"].as_u64(), db0["arrival"]["from_node"].as_str()),
+        (Some(2), Some("n1")),
+        "{db0:#}"
+    );
+    let bursts: Vec<(u64, u64, u64, i64)> = n3["bursts"]
+        .as_array()
+        .expect("bursts")
+        .iter()
+        .map(|b| {
+            let n = |k: &str| b[k].as_u64().unwrap_or(u64::MAX);
+            (n("operation"), n("landed"), n("still_there"), b["holding"].as_i64().unwrap_or(-1))
+        })
+        .collect();
+    assert_eq!(bursts, [(2, 1, 1, 500)], "{:#}", n3["bursts"]);
+}

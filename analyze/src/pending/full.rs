@@ -167,7 +167,11 @@ fn in_burst(op: &Operation, node: &str, at: DateTime<Utc>) -> bool {
     op.episode(node).and_then(|e| e.back_at()).is_some_and(|back| at >= back && at <= back + BURST_WINDOW)
 }
 
-/// What brought `pod` (bound to `node` at `bound_at`).
+/// What brought `pod` (bound to `node` by `placement`): the move whose
+/// replacement is that very binding (same pod name, node and binding time:
+/// a StatefulSet pod keeps its name from move to move, so the name alone
+/// would pick its first move anywhere), else an operation in progress when
+/// it was bound, else a scale-up of its ReplicaSet, else its owner.
 pub(super) fn arrival(
     pod: &PodInfo,
     node: &str,
@@ -180,9 +184,12 @@ pub(super) fn arrival(
         return Arrival::DaemonSet { name };
     }
     let bound_at = placement.map(|p| p.bound_at);
+    let this_binding = |r: &&crate::drains::Replacement| {
+        r.namespace == pod.namespace && r.name == pod.name && r.node == node && bound_at.is_none_or(|t| r.bound_at == t)
+    };
     for op in operations {
         for m in op.episodes.iter().flat_map(|e| e.evicted.iter()) {
-            if let Some(r) = m.replacement.as_ref().filter(|r| r.namespace == pod.namespace && r.name == pod.name) {
+            if let Some(r) = m.replacement.as_ref().filter(this_binding) {
                 return Arrival::Drain {
                     operation: op.number,
                     operation_started_at: op.started_at,
@@ -246,23 +253,35 @@ pub(super) fn bursts(
                 .iter()
                 .filter(|p| p.node == node && p.bound_at >= back && p.bound_at <= back + BURST_WINDOW)
                 .collect(),
+            // The replacements' own bindings (name and time: an earlier pod
+            // of the same name bound to the node is not one of them).
             None => {
-                let replacements: Vec<(&str, &str)> = op
+                let replacements: Vec<(&str, &str, DateTime<Utc>)> = op
                     .episodes
                     .iter()
                     .flat_map(|e| e.evicted.iter())
                     .filter_map(|m| m.replacement.as_ref())
                     .filter(|r| r.node == node)
-                    .map(|r| (r.namespace.as_str(), r.name.as_str()))
+                    .map(|r| (r.namespace.as_str(), r.name.as_str(), r.bound_at))
                     .collect();
                 placements
                     .iter()
-                    .filter(|p| p.node == node && replacements.contains(&(p.namespace.as_str(), p.name.as_str())))
+                    .filter(|p| {
+                        p.node == node && replacements.contains(&(p.namespace.as_str(), p.name.as_str(), p.bound_at))
+                    })
                     .collect()
             }
         };
-        let still: Vec<&Holder> =
-            holders.iter().filter(|h| landed.iter().any(|p| p.namespace == h.namespace && p.name == h.name)).collect();
+        // A holder is still there from a landing when it is that binding
+        // (same name and, when known, the same binding time).
+        let still: Vec<&Holder> = holders
+            .iter()
+            .filter(|h| {
+                landed.iter().any(|p| {
+                    p.namespace == h.namespace && p.name == h.name && h.bound_at.is_none_or(|t| t == p.bound_at)
+                })
+            })
+            .collect();
         // Only what still holds the node's requests explains why it is full.
         if still.is_empty() {
             continue;
