@@ -1093,18 +1093,53 @@ fn unknown_threshold_resources_are_refused_listing_the_accepted_ones() {
     let (code, _, stderr) = on_demo(&["skew", "--thresholds", "cpu=20", "--target-thresholds", "cpu=50,gpu=50"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("unknown resource \"gpu\""), "{stderr}");
-    // Extended resources, whatever they are, as descheduler takes them.
+    // Typos in hugepages and extended names: an empty or unparseable size, an empty domain or name.
+    for (thresholds, message) in [
+        (
+            "cpu=20,hugepages-=5",
+            "resource \"hugepages-\": expected hugepages-<size> with a size such as 2Mi or 1Gi, got \"\"",
+        ),
+        (
+            "cpu=20,hugepages-2Mx=5",
+            "resource \"hugepages-2Mx\": expected hugepages-<size> with a size such as 2Mi or 1Gi, got \"2Mx\"",
+        ),
+        (
+            "/=5",
+            "resource \"/\": expected an extended resource as <domain>/<name> (such as nvidia.com/gpu): the domain \
+             before the / is empty",
+        ),
+        (
+            "/x=5",
+            "resource \"/x\": expected an extended resource as <domain>/<name> (such as nvidia.com/gpu): the domain \
+             before the / is empty",
+        ),
+        (
+            "cpu/=5",
+            "resource \"cpu/\": expected an extended resource as <domain>/<name> (such as nvidia.com/gpu): the name \
+             after the / is empty",
+        ),
+    ] {
+        let (code, _, stderr) = on_demo(&["skew", "--thresholds", thresholds, "--target-thresholds", "cpu=50"]);
+        assert_eq!(code, 2, "{thresholds}: {stderr}");
+        assert!(
+            stderr.contains(&format!("invalid value '{thresholds}' for '--thresholds <RES=PCT,…>': {message}")),
+            "{thresholds}: {stderr}"
+        );
+    }
+    // Extended resources, whatever they are, as descheduler takes them
+    // (names are case-sensitive: I915 is a valid one).
     let (code, out, stderr) = on_demo(&[
         "skew",
         "--thresholds",
-        "cpu=20,gpu.intel.com/i915=20",
+        "cpu=20,gpu.intel.com/i915=20,gpu.intel.com/I915=20,nvidia.com/gpu=20,hugepages-2Mi=20",
         "--target-thresholds",
-        "cpu=50,gpu.intel.com/i915=50",
+        "cpu=50,gpu.intel.com/i915=50,gpu.intel.com/I915=50,nvidia.com/gpu=50,hugepages-2Mi=50",
         "-o",
         "json",
     ]);
     assert_eq!(code, 0, "{stderr}");
     assert!(out.contains("gpu.intel.com/i915"), "{out}");
+    assert!(out.contains("gpu.intel.com/I915"), "{out}");
 }
 
 #[test]
