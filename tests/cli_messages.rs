@@ -976,6 +976,24 @@ fn a_run_left_running_by_a_process_that_ended_is_a_kdrift_warning_naming_the_run
             )
             .expect("a run left running");
     }
+    // Commands that only read the store warn, and write nothing: the run
+    // stays `running`, `finished_at` NULL.
+    let unclosed = format!(
+        "kdrift: warning: store {}: run 2 (/dumps/big.ndjson) is marked `running`, but the process that ran it has \
+         ended (no process holds the store); it will be closed as failed when the store is next opened for writing \
+         (the next `kdrift ingest`), and the batches it committed stay",
+        db.display()
+    );
+    for read in [&["query", "runs", "-o", "json"][..], &["skew"][..]] {
+        let out = kdrift().arg("--db").arg(&db).args(read).output().expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().next(), Some(unclosed.as_str()), "{read:?}: {stderr}");
+        assert_eq!(stderr.matches("kdrift: warning: store").count(), 1, "{read:?}: {stderr}");
+    }
+    let out = kdrift().arg("--db").arg(&db).args(["query", "runs", "-o", "json"]).output().expect("run");
+    let runs: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let run2 = runs.as_array().and_then(|r| r.iter().find(|r| r["run_id"] == 2)).expect("run 2");
+    assert_eq!((&run2["status"], &run2["finished_at"]), (&json!("running"), &Value::Null), "{runs}");
     let out = kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&events).output().expect("run");
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
@@ -989,10 +1007,17 @@ fn a_run_left_running_by_a_process_that_ended_is_a_kdrift_warning_naming_the_run
         "one line, like every other warning (not tracing's log format)"
     );
     let store = kdrift_ingest::Store::open_existing(&db).expect("open");
-    let status: String =
-        store.conn().query_row("SELECT status FROM ingest_runs WHERE run_id = 2", [], |r| r.get(0)).expect("run 2");
-    assert_eq!(status, "failed");
+    let (status, finished): (String, bool) = store
+        .conn()
+        .query_row("SELECT status, finished_at IS NOT NULL FROM ingest_runs WHERE run_id = 2", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .expect("run 2");
+    assert_eq!((status.as_str(), finished), ("failed", true), "closed, with when");
     drop(store);
+    // And read-only commands no longer warn.
+    let out = kdrift().arg("--db").arg(&db).args(["query", "runs"]).output().expect("run");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     // Said once: the next open has nothing to close.
     let out = kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&events).output().expect("run");
     assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned()), (Some(0), String::new()));
@@ -1068,18 +1093,53 @@ fn unknown_threshold_resources_are_refused_listing_the_accepted_ones() {
     let (code, _, stderr) = on_demo(&["skew", "--thresholds", "cpu=20", "--target-thresholds", "cpu=50,gpu=50"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("unknown resource \"gpu\""), "{stderr}");
-    // Extended resources, whatever they are, as descheduler takes them.
+    // Typos in hugepages and extended names: an empty or unparseable size, an empty domain or name.
+    for (thresholds, message) in [
+        (
+            "cpu=20,hugepages-=5",
+            "resource \"hugepages-\": expected hugepages-<size> with a size such as 2Mi or 1Gi, got \"\"",
+        ),
+        (
+            "cpu=20,hugepages-2Mx=5",
+            "resource \"hugepages-2Mx\": expected hugepages-<size> with a size such as 2Mi or 1Gi, got \"2Mx\"",
+        ),
+        (
+            "/=5",
+            "resource \"/\": expected an extended resource as <domain>/<name> (such as nvidia.com/gpu): the domain \
+             before the / is empty",
+        ),
+        (
+            "/x=5",
+            "resource \"/x\": expected an extended resource as <domain>/<name> (such as nvidia.com/gpu): the domain \
+             before the / is empty",
+        ),
+        (
+            "cpu/=5",
+            "resource \"cpu/\": expected an extended resource as <domain>/<name> (such as nvidia.com/gpu): the name \
+             after the / is empty",
+        ),
+    ] {
+        let (code, _, stderr) = on_demo(&["skew", "--thresholds", thresholds, "--target-thresholds", "cpu=50"]);
+        assert_eq!(code, 2, "{thresholds}: {stderr}");
+        assert!(
+            stderr.contains(&format!("invalid value '{thresholds}' for '--thresholds <RES=PCT,…>': {message}")),
+            "{thresholds}: {stderr}"
+        );
+    }
+    // Extended resources, whatever they are, as descheduler takes them
+    // (names are case-sensitive: I915 is a valid one).
     let (code, out, stderr) = on_demo(&[
         "skew",
         "--thresholds",
-        "cpu=20,gpu.intel.com/i915=20",
+        "cpu=20,gpu.intel.com/i915=20,gpu.intel.com/I915=20,nvidia.com/gpu=20,hugepages-2Mi=20",
         "--target-thresholds",
-        "cpu=50,gpu.intel.com/i915=50",
+        "cpu=50,gpu.intel.com/i915=50,gpu.intel.com/I915=50,nvidia.com/gpu=50,hugepages-2Mi=50",
         "-o",
         "json",
     ]);
     assert_eq!(code, 0, "{stderr}");
     assert!(out.contains("gpu.intel.com/i915"), "{out}");
+    assert!(out.contains("gpu.intel.com/I915"), "{out}");
 }
 
 #[test]

@@ -472,7 +472,7 @@ fn run_row(store: &Store, run_id: i64) -> ((String, i64, i64), Vec<String>) {
 
 #[test]
 fn a_run_left_running_by_a_process_that_ended_is_closed_as_failed_when_the_store_is_next_opened_for_writing() {
-    use kdrift_ingest::store::{sql, ABANDONED_RUN_MESSAGE};
+    use kdrift_ingest::store::{sql, UnclosedRun, ABANDONED_RUN_MESSAGE};
     let dir = tempfile::tempdir().expect("dir");
     let path = dir.path().join("store.duckdb");
     // What a killed `kdrift ingest` (or one whose connection a fatal DuckDB
@@ -489,15 +489,33 @@ fn a_run_left_running_by_a_process_that_ended_is_closed_as_failed_when_the_store
         store.execute(&sql::FINISH_RUN, duckdb::params![done, "ok", 2_000_000i64, 0i64, 0i64, 0i64]).expect("finish");
         (dead, done)
     };
-    // A read-only open (an analysis) changes nothing.
+    let finished_at = |store: &Store, run_id: i64| -> Option<i64> {
+        store
+            .conn()
+            .query_row("SELECT epoch_us(finished_at) FROM ingest_runs WHERE run_id = ?", [run_id], |r| r.get(0))
+            .expect("finished_at")
+    };
+    // A read-only open (an analysis) changes nothing, but names the run
+    // (its process has ended: none could read the store while it wrote).
     {
         let store = Store::open_existing(&path).expect("open read-only");
         assert_eq!(run_row(&store, dead).0 .0, "running");
+        assert_eq!(finished_at(&store, dead), None);
+        assert_eq!(store.unclosed_runs(), [UnclosedRun { run_id: dead, location: "big.ndjson".to_string() }]);
+        assert!(store.abandoned_runs().is_empty());
     }
-    // The next writer closes it, and only it.
+    // Still there for the next read-only open.
+    assert_eq!(Store::open_existing(&path).expect("open read-only").unclosed_runs().len(), 1);
+    // The next writer closes it, and only it, with `finished_at` set to when.
+    let before = chrono::Utc::now().timestamp_micros();
     let store = Store::open(&path).expect("reopen");
+    let after = chrono::Utc::now().timestamp_micros();
+    assert!(store.unclosed_runs().is_empty());
     let ((status, _, _), messages) = run_row(&store, dead);
     assert_eq!(status, "failed");
+    let closed_at = finished_at(&store, dead).expect("finished_at is set");
+    assert!((before..=after).contains(&closed_at), "{before} <= {closed_at} <= {after}");
+    assert_eq!(finished_at(&store, done), Some(2_000_000), "a closed run keeps its own");
     assert_eq!(messages, vec![ABANDONED_RUN_MESSAGE.to_string()]);
     let ((status, _, _), messages) = run_row(&store, done);
     assert_eq!((status.as_str(), messages.len()), ("ok", 0));
@@ -510,6 +528,9 @@ fn a_run_left_running_by_a_process_that_ended_is_closed_as_failed_when_the_store
     drop(store);
     let store = Store::open(&path).expect("reopen again");
     assert_eq!(run_row(&store, dead).1.len(), 1);
+    assert_eq!(finished_at(&store, dead), Some(closed_at), "closed once");
+    drop(store);
+    assert!(Store::open_existing(&path).expect("open read-only").unclosed_runs().is_empty());
 }
 
 #[test]

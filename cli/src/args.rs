@@ -147,11 +147,48 @@ pub struct Thresholds(pub Vec<(String, f64)>);
 /// which descheduler accepts whatever they are) and `hugepages-<size>`.
 pub const THRESHOLD_RESOURCES: &[&str] = &["cpu", "memory", "pods", "ephemeral-storage"];
 
-/// Refuses a resource name no node can have (`cpuu`): descheduler would
-/// take it and never count anything for it.
+/// Refuses a resource name no node can have (`cpuu`, `hugepages-`,
+/// `cpu/`): descheduler would take it and never count anything for it. A
+/// `hugepages-<size>` needs a size that is a Kubernetes quantity above 0;
+/// an extended resource is a Kubernetes qualified name `<domain>/<name>`
+/// (the domain a DNS subdomain, lowercase; the name up to 63 characters,
+/// case-sensitive, `[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?`).
 fn check_threshold_resource(name: &str) -> Result<(), String> {
-    if THRESHOLD_RESOURCES.contains(&name) || name.contains('/') || name.starts_with("hugepages-") {
+    if THRESHOLD_RESOURCES.contains(&name) {
         return Ok(());
+    }
+    if let Some(size) = name.strip_prefix("hugepages-") {
+        return match kdrift_rebalance::quantity::parse_amount(name, size) {
+            Ok(bytes) if bytes > 0 => Ok(()),
+            _ => Err(format!(
+                "resource {name:?}: expected hugepages-<size> with a size such as 2Mi or 1Gi, got {size:?}"
+            )),
+        };
+    }
+    if let Some((domain, short)) = name.split_once('/') {
+        let problem = if domain.is_empty() {
+            Some("the domain before the / is empty".to_string())
+        } else if short.is_empty() {
+            Some("the name after the / is empty".to_string())
+        } else if !is_dns_subdomain(domain) {
+            Some(format!(
+                "{domain:?} is not a DNS domain (lowercase letters, digits, '-' and '.', each part starting and \
+                 ending with a letter or digit)"
+            ))
+        } else if !is_qualified_name_part(short) {
+            Some(format!(
+                "{short:?} is not a resource name (up to 63 letters, digits, '-', '_' and '.', starting and ending \
+                 with a letter or digit)"
+            ))
+        } else {
+            None
+        };
+        return match problem {
+            None => Ok(()),
+            Some(problem) => Err(format!(
+                "resource {name:?}: expected an extended resource as <domain>/<name> (such as nvidia.com/gpu): {problem}"
+            )),
+        };
     }
     Err(format!(
         "unknown resource {name:?}: expected {}, hugepages-<size> or an extended resource with its domain \
@@ -160,9 +197,35 @@ fn check_threshold_resource(name: &str) -> Result<(), String> {
     ))
 }
 
+/// A DNS subdomain (RFC 1123) as Kubernetes checks it: at most 253
+/// characters, dot-separated labels of lowercase letters, digits and `-`,
+/// each starting and ending with a letter or digit.
+fn is_dns_subdomain(s: &str) -> bool {
+    s.len() <= 253
+        && s.split('.').all(|label| {
+            let b = label.as_bytes();
+            !b.is_empty()
+                && b.len() <= 63
+                && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+                && b[0] != b'-'
+                && b[b.len() - 1] != b'-'
+        })
+}
+
+/// The name part of a Kubernetes qualified name: at most 63 characters,
+/// `[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?` (case-sensitive).
+fn is_qualified_name_part(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+}
+
 /// Parses `cpu=20,memory=20` (pure; used by clap). Resource names are
-/// those of [`THRESHOLD_RESOURCES`], `hugepages-*` and extended resources
-/// (with a `/`).
+/// those of [`THRESHOLD_RESOURCES`], `hugepages-<size>` and extended
+/// resources `<domain>/<name>` ([`check_threshold_resource`]).
 pub fn parse_thresholds(s: &str) -> Result<Thresholds, String> {
     let mut out = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -654,6 +717,52 @@ mod tests {
         assert_eq!(parse_thresholds("cpu=20, gpu=10"), Err(unknown("gpu")));
         assert_eq!(parse_thresholds("CPU=20"), Err(unknown("CPU")));
         assert!(parse_thresholds("").is_err());
+        // hugepages-<size>: a size that is a quantity above 0.
+        let hugepages = |size: &str| {
+            format!(
+                "resource \"hugepages-{size}\": expected hugepages-<size> with a size such as 2Mi or 1Gi, got {size:?}"
+            )
+        };
+        for size in ["", "x", "2Mx", "0", "-2Mi"] {
+            assert_eq!(parse_thresholds(&format!("cpu=20,hugepages-{size}=5")), Err(hugepages(size)), "{size:?}");
+        }
+        assert_eq!(
+            names("hugepages-1Gi=5,hugepages-1048576=5"),
+            Ok(vec!["hugepages-1Gi".into(), "hugepages-1048576".into()])
+        );
+        // <domain>/<name>: a DNS subdomain and a qualified name's name, both non-empty.
+        let extended = |name: &str, problem: &str| {
+            Err(format!(
+                "resource {name:?}: expected an extended resource as <domain>/<name> (such as nvidia.com/gpu): {problem}"
+            ))
+        };
+        let no_domain = "the domain before the / is empty";
+        let no_name = "the name after the / is empty";
+        assert_eq!(parse_thresholds("/=5"), extended("/", no_domain));
+        assert_eq!(parse_thresholds("/x=5"), extended("/x", no_domain));
+        assert_eq!(parse_thresholds("cpu/=5"), extended("cpu/", no_name));
+        assert_eq!(parse_thresholds("nvidia.com/=5"), extended("nvidia.com/", no_name));
+        for (name, domain) in [("-a.com/gpu", "-a.com"), ("a..com/gpu", "a..com"), ("NVIDIA.com/gpu", "NVIDIA.com")] {
+            let problem = format!(
+                "{domain:?} is not a DNS domain (lowercase letters, digits, '-' and '.', each part starting and ending \
+                 with a letter or digit)"
+            );
+            assert_eq!(parse_thresholds(&format!("{name}=5")), extended(name, &problem), "{name}");
+        }
+        let long = "g".repeat(64);
+        for (name, short) in [("a.com/gpu-", "gpu-"), ("a.com/g/x", "g/x"), ("a.com/g pu", "g pu")] {
+            let problem = format!(
+                "{short:?} is not a resource name (up to 63 letters, digits, '-', '_' and '.', starting and ending \
+                 with a letter or digit)"
+            );
+            assert_eq!(parse_thresholds(&format!("{name}=5")), extended(name, &problem), "{name}");
+        }
+        assert!(parse_thresholds(&format!("a.com/{long}=5")).is_err(), "64 characters");
+        // Resource names are case-sensitive: an upper-case name is a valid one.
+        assert_eq!(
+            names(&format!("gpu.intel.com/I915=1,example.com/a_b.C-1=2,a.com/{}=3", &long[1..])),
+            Ok(vec!["gpu.intel.com/I915".into(), "example.com/a_b.C-1".into(), format!("a.com/{}", &long[1..])])
+        );
         assert_eq!(
             parse_thresholds("cpu=20,cpu=30"),
             Err("cpu is given twice (20 and 30); give each resource once".to_string())

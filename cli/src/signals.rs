@@ -3,7 +3,10 @@
 //! closed as `failed` (what it committed before stays) and the command
 //! exits with 128 + the signal's number (130 for SIGINT, 143 for SIGTERM).
 //! A second one exits at once; the run then stays `running` until the
-//! store is next opened for writing, which closes it as failed.
+//! store is next opened for writing, which closes it as failed. A signal
+//! that comes during a run's final commit, or after it, is too late to stop
+//! it: the run completes and is kept, a warning says the signal was seen,
+//! and the exit status is that of a completed ingest ([`outcome`]).
 
 use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
@@ -35,6 +38,60 @@ impl Signal {
             Signal::Int => 130,
             Signal::Term => 143,
         }
+    }
+}
+
+/// Where an ingest run was when the first signal came.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Reading its input: the run stopped and was closed as failed.
+    Reading,
+    /// Its final commit (every input read): the commit went on.
+    FinalCommit,
+    /// After its final commit (printing the summary).
+    Finished,
+}
+
+/// What a signal does to the end of an ingest ([`outcome`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// No signal came: the run's own exit status.
+    Unaffected,
+    /// The run was stopped and closed as failed: an error, and this exit
+    /// status (128 + the signal's number).
+    Stopped {
+        /// 130 or 143.
+        exit_status: u8,
+    },
+    /// Too late to stop the run, which completed and is kept: this
+    /// warning, and the exit status of a completed ingest (0, or 2 with
+    /// input errors), so that a wrapper can tell the data is in.
+    Completed {
+        /// The `kdrift: warning: …` line (without the newline).
+        warning: String,
+    },
+}
+
+/// Maps the first signal seen (if any) and the stage the run `run_id` was
+/// at to what the command prints and exits with. A run the library closed
+/// as interrupted ([`Stage::Reading`]) exits 128 + n even when the signal
+/// is unknown (130).
+pub fn outcome(signal: Option<Signal>, stage: Stage, run_id: i64) -> Outcome {
+    let when = match stage {
+        Stage::Reading => {
+            return Outcome::Stopped { exit_status: signal.unwrap_or(Signal::Int).exit_status() };
+        }
+        Stage::FinalCommit => "during the final commit",
+        Stage::Finished => "after the final commit",
+    };
+    match signal {
+        None => Outcome::Unaffected,
+        Some(signal) => Outcome::Completed {
+            warning: format!(
+                "kdrift: warning: interrupted by {} {when}: the run completed and is kept (run {run_id})",
+                signal.name()
+            ),
+        },
     }
 }
 
@@ -123,4 +180,34 @@ pub fn catch() -> anyhow::Result<Caught> {
         .context("the signal handler thread ended before it was ready")?
         .context("catching SIGINT and SIGTERM")?;
     Ok(caught)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_signal_maps_to_a_stop_before_the_final_commit_and_to_a_warning_from_it_on() {
+        assert_eq!(outcome(None, Stage::FinalCommit, 3), Outcome::Unaffected);
+        assert_eq!(outcome(None, Stage::Finished, 3), Outcome::Unaffected);
+        assert_eq!(outcome(Some(Signal::Int), Stage::Reading, 3), Outcome::Stopped { exit_status: 130 });
+        assert_eq!(outcome(Some(Signal::Term), Stage::Reading, 3), Outcome::Stopped { exit_status: 143 });
+        assert_eq!(outcome(None, Stage::Reading, 3), Outcome::Stopped { exit_status: 130 });
+        assert_eq!(
+            outcome(Some(Signal::Int), Stage::FinalCommit, 3),
+            Outcome::Completed {
+                warning: "kdrift: warning: interrupted by SIGINT during the final commit: the run completed and is \
+                          kept (run 3)"
+                    .to_string()
+            }
+        );
+        assert_eq!(
+            outcome(Some(Signal::Term), Stage::Finished, 7),
+            Outcome::Completed {
+                warning: "kdrift: warning: interrupted by SIGTERM after the final commit: the run completed and is \
+                          kept (run 7)"
+                    .to_string()
+            }
+        );
+    }
 }

@@ -65,6 +65,11 @@ pub struct IngestReport {
     /// `failed`, what was staged since its last batch commit is dropped,
     /// and `files` holds the files read before the interrupt.
     pub interrupted: bool,
+    /// The interrupt came only during the run's final commit (every file
+    /// read): too late to stop it, so the run completed with its usual
+    /// status and is kept ([`ingest_files_until`]); the caller should still
+    /// say the signal was seen.
+    pub interrupted_during_commit: bool,
 }
 
 impl IngestReport {
@@ -292,8 +297,9 @@ pub fn ingest_files(store: &Store, paths: &[PathBuf], progress: &mut dyn Progres
 /// `failed` with [`INTERRUPTED_RUN_MESSAGE`] in `ingest_errors` and returns
 /// a report with `interrupted` set. Batches committed before (large NDJSON
 /// files commit every [`crate::ndjson_stream::BATCH`] records) stay; what
-/// was staged since is dropped. An interrupt during the final commit is
-/// not seen: the run completes.
+/// was staged since is dropped. An interrupt during the final commit does
+/// not stop it (the data is in): the run completes with its usual status
+/// and the report has `interrupted_during_commit` set.
 ///
 /// # Errors
 /// Only [`StoreError`]s abort; input problems are in the report.
@@ -346,7 +352,13 @@ pub fn ingest_files_until(
     if interrupt.is_triggered() {
         return abandon_interrupted(writer, &location, summaries, ignored);
     }
-    finish(writer, summaries, ignored, progress)
+    let mut report = finish(writer, summaries, ignored, progress)?;
+    // Triggered since the last check: during the final commit, which went on.
+    report.interrupted_during_commit = interrupt.is_triggered();
+    if report.interrupted_during_commit {
+        tracing::info!(run_id = report.run_id, "interrupted during the final commit: the run completed");
+    }
+    Ok(report)
 }
 
 /// Closes an interrupted run as `failed`, with [`INTERRUPTED_RUN_MESSAGE`]
@@ -362,7 +374,15 @@ fn abandon_interrupted(
     tracing::info!(run_id, committed = counts.records, "interrupted: closing the run as failed");
     writer.record_error(location, None, None, None, INTERRUPTED_RUN_MESSAGE)?;
     writer.abandon(1)?;
-    Ok(IngestReport { run_id, status: RunStatus::Failed, files, ignored, counts, interrupted: true })
+    Ok(IngestReport {
+        run_id,
+        status: RunStatus::Failed,
+        files,
+        ignored,
+        counts,
+        interrupted: true,
+        interrupted_during_commit: false,
+    })
 }
 
 /// Reads a (non-NDJSON) file whole and stages its records.
@@ -504,5 +524,53 @@ fn finish(
         s.added = per_location.iter().find(|(l, _)| *l == s.location).map_or(0, |(_, n)| *n);
         s.duplicates = s.records.saturating_sub(s.added);
     }
-    Ok(IngestReport { run_id, status, files: summaries, ignored, counts, interrupted: false })
+    Ok(IngestReport {
+        run_id,
+        status,
+        files: summaries,
+        ignored,
+        counts,
+        interrupted: false,
+        interrupted_during_commit: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Triggers the interrupt when the final commit starts.
+    struct InterruptAtCommit(Interrupt);
+    impl Progress for InterruptAtCommit {
+        fn committing(&mut self) {
+            self.0.trigger();
+        }
+    }
+
+    #[test]
+    fn an_interrupt_during_the_final_commit_completes_the_run_and_says_so() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let file = dir.path().join("events.json");
+        let event = serde_json::json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": "p.1", "namespace": "ns", "uid": "u-1"},
+            "involvedObject": {"kind": "Pod", "namespace": "ns", "name": "p"},
+            "reason": "Pulled", "type": "Normal", "count": 1, "message": "pulled",
+            "firstTimestamp": "2026-11-27T00:00:00Z", "lastTimestamp": "2026-11-27T00:00:00Z"});
+        std::fs::write(&file, serde_json::json!({"kind": "List", "items": [event]}).to_string()).expect("write");
+        let store = Store::open(&dir.path().join("k.duckdb")).expect("store");
+        let interrupt = Interrupt::new();
+        let mut progress = InterruptAtCommit(interrupt.clone());
+        let report = ingest_files_until(&store, &[file], &mut progress, &interrupt).expect("ingest");
+        assert!(interrupt.is_triggered());
+        assert_eq!(
+            (report.run_id, report.status, report.interrupted, report.interrupted_during_commit),
+            (1, RunStatus::Ok, false, true)
+        );
+        assert_eq!((report.counts.records, report.counts.added), (1, 1));
+        assert_eq!(store.counts().expect("counts").observations, 1, "the run's data is kept");
+
+        // Not interrupted: the flag stays down.
+        let report = ingest_files(&store, &[dir.path().join("events.json")], &mut NoProgress).expect("ingest");
+        assert_eq!((report.status, report.interrupted_during_commit), (RunStatus::Ok, false));
+    }
 }

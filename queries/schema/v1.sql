@@ -28,7 +28,7 @@ CREATE TABLE ingest_runs (
     source_kind     VARCHAR NOT NULL,   -- file | api | victorialogs | demo | kdrift
     location        VARCHAR NOT NULL,   -- paths, URL or scenario name, as given
     started_at      TIMESTAMP NOT NULL, -- UTC
-    finished_at     TIMESTAMP,          -- UTC; NULL while running or after a crash
+    finished_at     TIMESTAMP,          -- UTC; NULL while running; a run closed after a crash: when it was closed
     status          VARCHAR NOT NULL,   -- running | ok | partial | failed
     records_read    BIGINT NOT NULL DEFAULT 0,
     events_added    BIGINT NOT NULL DEFAULT 0,

@@ -13,6 +13,7 @@ use kdrift_ingest::victorialogs::{
 use crate::args::{Cli, IngestFileArgs, IngestVictorialogsArgs, Output};
 use crate::progress::{Bar, PullBar};
 use crate::render;
+use crate::signals::{outcome, Outcome, Stage};
 
 /// Loads the files, prints the per-file summary on stdout and every input
 /// error on stderr. Exit 2 when anything failed to load, else 0; a path that
@@ -21,7 +22,9 @@ use crate::render;
 /// opened (nothing is created). A directory without dump files next to
 /// other paths is a warning. Files are stored by their absolute path.
 /// SIGINT or SIGTERM closes the run as failed (the batches it committed
-/// stay) and exits 130 or 143 ([`crate::signals`]).
+/// stay) and exits 130 or 143; during the final commit it is too late to
+/// stop the run: it completes, a warning says so, and the exit status is
+/// that of a completed ingest ([`crate::signals::outcome`]).
 pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
     // A mistyped path is refused before the store is created or a run recorded.
     let missing = missing_paths(&args.paths);
@@ -68,7 +71,14 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
         let mut bar = Bar::new();
         ingest_files_until(&store, &args.paths, &mut bar, caught.interrupt())?
     };
-    if report.interrupted {
+    let stage = if report.interrupted {
+        Stage::Reading
+    } else if report.interrupted_during_commit {
+        Stage::FinalCommit
+    } else {
+        Stage::Finished
+    };
+    if let Outcome::Stopped { exit_status } = outcome(caught.signal(), stage, report.run_id) {
         let c = report.counts;
         writeln!(
             std::io::stderr(),
@@ -81,7 +91,7 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
             c.added,
             cli.db.display()
         )?;
-        return Ok(caught.exit_code());
+        return Ok(ExitCode::from(exit_status));
     }
     {
         let mut err = std::io::stderr().lock();
@@ -95,6 +105,13 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
     match cli.output {
         Output::Json => render::json(&mut out, &report)?,
         Output::Table => render::ingest::summary(&mut out, &report, &cli.db)?,
+    }
+    drop(out);
+    // A signal too late to stop the run (during its final commit, or since):
+    // it completed and is kept, and the exit status says so; the warning
+    // says the signal was seen.
+    if let Outcome::Completed { warning } = outcome(caught.signal(), stage, report.run_id) {
+        writeln!(std::io::stderr(), "{warning}")?;
     }
     Ok(if report.error_count() > 0 { ExitCode::from(2) } else { ExitCode::SUCCESS })
 }

@@ -43,14 +43,18 @@ pub(crate) fn check_range(since: Option<DateTime<Utc>>, until: Option<DateTime<U
 }
 
 /// Tells the user, one `kdrift: warning:` line each, about the runs a
-/// process that ended left `running` and that opening `store` closed as
-/// failed ([`Store::abandoned_runs`]).
+/// process that ended left `running`: those opening `store` closed as
+/// failed ([`Store::abandoned_runs`]), and those a read-only open found and
+/// left for the next open for writing to close ([`Store::unclosed_runs`]).
 ///
 /// # Errors
 /// Writing to stderr failed.
 pub(crate) fn warn_abandoned_runs(store: &Store) -> anyhow::Result<()> {
     let mut err = std::io::stderr().lock();
     for run in store.abandoned_runs() {
+        writeln!(err, "kdrift: warning: store {}: {run}", store.path().display())?;
+    }
+    for run in store.unclosed_runs() {
         writeln!(err, "kdrift: warning: store {}: {run}", store.path().display())?;
     }
     Ok(())
@@ -68,7 +72,8 @@ pub(crate) fn open_store(db: &Path) -> anyhow::Result<Store> {
 }
 
 /// Opens the existing store at `db` read-only ([`Store::open_existing`]),
-/// warning about the runs a migration closed as abandoned.
+/// warning about the runs a migration closed as abandoned, or that are
+/// still marked `running` though their process has ended.
 ///
 /// # Errors
 /// The store cannot be opened.

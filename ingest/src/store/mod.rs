@@ -152,6 +152,31 @@ impl std::fmt::Display for AbandonedRun {
     }
 }
 
+/// A run still marked `running` in a store opened read-only
+/// ([`Store::unclosed_runs`]): its process has ended without closing it
+/// (no process can write a store while another reads it), and the next
+/// open for writing closes it as failed. The library does not print; the
+/// caller warns its user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnclosedRun {
+    /// The run's id in `ingest_runs`.
+    pub run_id: i64,
+    /// The run's location (files, URL or scenario, as recorded).
+    pub location: String,
+}
+
+impl std::fmt::Display for UnclosedRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "run {} ({}) is marked `running`, but the process that ran it has ended (no process holds the store); it \
+             will be closed as failed when the store is next opened for writing (the next `kdrift ingest`), and the \
+             batches it committed stay",
+            self.run_id, self.location
+        )
+    }
+}
+
 /// What a store holds ([`Store::counts`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct StoreCounts {
@@ -175,6 +200,8 @@ pub struct Store {
     path: PathBuf,
     /// The runs this open closed as failed ([`Store::abandoned_runs`]).
     abandoned: Vec<AbandonedRun>,
+    /// The runs a read-only open found `running` ([`Store::unclosed_runs`]).
+    unclosed: Vec<UnclosedRun>,
 }
 
 impl std::fmt::Debug for Store {
@@ -195,7 +222,7 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         check_duckdb_header(path)?;
         let conn = Connection::open(path).map_err(|source| open_error(path, source))?;
-        let mut store = Store { conn, path: path.to_path_buf(), abandoned: Vec::new() };
+        let mut store = Store { conn, path: path.to_path_buf(), abandoned: Vec::new(), unclosed: Vec::new() };
         store.ensure_schema()?;
         store.abandoned = store.close_abandoned_runs()?;
         Ok(store)
@@ -209,7 +236,8 @@ impl Store {
     /// writing: when this one can, no run of another is still going.
     /// Returns the runs closed (the caller tells its user).
     fn close_abandoned_runs(&self) -> Result<Vec<AbandonedRun>, StoreError> {
-        let closed = self.query_map(&sql::CLOSE_ABANDONED_RUNS, [], |r| {
+        let closed_at = chrono::Utc::now().timestamp_micros();
+        let closed = self.query_map(&sql::CLOSE_ABANDONED_RUNS, [closed_at], |r| {
             Ok(AbandonedRun { run_id: r.get(0)?, location: r.get(1)? })
         })?;
         for run in &closed {
@@ -228,6 +256,15 @@ impl Store {
     /// store). Empty when there were none.
     pub fn abandoned_runs(&self) -> &[AbandonedRun] {
         &self.abandoned
+    }
+
+    /// The runs a read-only [`Store::open_existing`] found still marked
+    /// `running`, left as they are (a read-only open writes nothing): their
+    /// processes have ended, since DuckDB lets no process read a store while
+    /// another writes it. The next [`Store::open`] closes them as failed
+    /// ([`Store::abandoned_runs`]). Empty after [`Store::open`].
+    pub fn unclosed_runs(&self) -> &[UnclosedRun] {
+        &self.unclosed
     }
 
     /// Opens an existing store read-only, for analysis: never creates or
@@ -249,7 +286,7 @@ impl Store {
         let open_err = |source| open_error(path, source);
         let config = duckdb::Config::default().access_mode(duckdb::AccessMode::ReadOnly).map_err(open_err)?;
         let conn = Connection::open_with_flags(path, config).map_err(open_err)?;
-        let store = Store { conn, path: path.to_path_buf(), abandoned: Vec::new() };
+        let store = Store { conn, path: path.to_path_buf(), abandoned: Vec::new(), unclosed: Vec::new() };
         let has_meta: i64 = store.query_one(&sql::HAS_META, [], |r| r.get(0))?;
         if has_meta == 0 {
             return Err(StoreError::NotAStore { path: path.to_path_buf() });
@@ -265,6 +302,9 @@ impl Store {
             store.abandoned = abandoned;
             return Ok(store);
         }
+        let mut store = store;
+        store.unclosed =
+            store.query_map(&sql::UNCLOSED_RUNS, [], |r| Ok(UnclosedRun { run_id: r.get(0)?, location: r.get(1)? }))?;
         Ok(store)
     }
 

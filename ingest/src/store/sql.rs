@@ -85,6 +85,8 @@ queries! {
     RUN_PROGRESS = "run_progress", "ingest/run_progress.sql";
     /// Marks `failed` the runs a dead process left `running`; returns them.
     CLOSE_ABANDONED_RUNS = "close_abandoned_runs", "ingest/close_abandoned_runs.sql";
+    /// The runs still `running` (a read-only open warns about them).
+    UNCLOSED_RUNS = "unclosed_runs", "ingest/unclosed_runs.sql";
     /// Objects of one resource the API sources last saw alive.
     KNOWN_OBJECTS = "known_objects", "api/known_objects.sql";
     /// The newest stored version of one object.
