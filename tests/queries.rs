@@ -16,6 +16,14 @@ fn every_read_query_runs_on_the_demo_store() {
     ingest_scenario(&store, scenario, 2).expect("ingest");
     let at = (facts.failure_at + chrono::Duration::minutes(10)).to_rfc3339();
     let values_nodes = || json!(["node-1"]).to_string();
+    // The owners of the pods bound to node-1 (query node_owners).
+    let values_owners = || {
+        let params =
+            [("nodes".to_string(), values_nodes()), ("until_us".to_string(), "2026-11-29T00:00:00Z".to_string())];
+        let r = catalog::run(&store, "node_owners", &params).expect("node_owners");
+        let owners = r.rows.iter().map(|row| json!({"namespace": row[0], "owner": row[1]}));
+        Value::Array(owners.collect()).to_string()
+    };
     let values = |name: &str| -> String {
         match name {
             "namespace" => facts.pending_pod.namespace.clone(),
@@ -34,16 +42,14 @@ fn every_read_query_runs_on_the_demo_store() {
                 let every_node = (1..=5).map(|n| json!({"node": format!("node-{n}"), "from_us": 1795737600000000i64, "to_us": 1795910400000000i64}));
                 Value::Array(every_node.collect()).to_string()
             }
-            "nodes" => json!(["node-1"]).to_string(),
-            // The owners of the pods bound to node-1 (query node_owners).
-            "owners" => {
-                let params = [
-                    ("nodes".to_string(), values_nodes()),
-                    ("until_us".to_string(), "2026-11-29T00:00:00Z".to_string()),
-                ];
-                let r = catalog::run(&store, "node_owners", &params).expect("node_owners");
-                let owners = r.rows.iter().map(|row| json!({"namespace": row[0], "owner": row[1]}));
-                Value::Array(owners.collect()).to_string()
+            "nodes" => values_nodes(),
+            "owners" => values_owners(),
+            // The pods of those owners (query owner_pods).
+            "pods" => {
+                let r =
+                    catalog::run(&store, "owner_pods", &[("owners".to_string(), values_owners())]).expect("owner_pods");
+                let pods = r.rows.iter().map(|row| json!({"namespace": row[0], "name": row[1]}));
+                Value::Array(pods.collect()).to_string()
             }
             "job" => facts.job_name.clone(),
             "pull_key" => "http://127.0.0.1:9428 raw".to_string(),
@@ -118,12 +124,25 @@ fn every_read_query_runs_on_the_demo_store() {
                 assert!(r.rows.iter().any(|row| row[col("node")] != "node-1"), "the owners' pods elsewhere");
                 assert!(r.rows.len() < all.rows.len(), "not every binding");
             }
+            "owner_pods" => {
+                // Every pod bound to node-1 is one of its owners' pods.
+                let names: Vec<&Value> = r.rows.iter().map(|row| &row[col("name")]).collect();
+                assert!(names.len() > 28, "{} pods", names.len());
+                let alone = [
+                    ("pods".to_string(), "[]".to_string()),
+                    ("nodes".to_string(), values_nodes()),
+                    ("until_us".to_string(), values("until_us")),
+                ];
+                let bound = catalog::run(&store, "owner_bindings", &alone).expect("owner_bindings of node-1 alone");
+                assert!(bound.rows.len() > 10, "{} bindings to node-1", bound.rows.len());
+                assert!(bound.rows.iter().all(|row| names.contains(&&row[1])), "every pod bound to node-1");
+            }
             "owner_evictions" => {
-                let params: Vec<(String, String)> =
-                    ["episodes", "since_us", "until_us"].iter().map(|p| (p.to_string(), values(p))).collect();
-                let all = catalog::run(&store, "episode_evictions", &params).expect("episode_evictions");
+                let since_until: Vec<(String, String)> =
+                    ["since_us", "until_us"].iter().map(|p| (p.to_string(), values(p))).collect();
+                let all = catalog::run(&store, "pod_evictions", &since_until).expect("pod_evictions");
                 assert!(!r.rows.is_empty(), "the owners' pods were evicted by the drains");
-                assert!(r.rows.iter().all(|row| all.rows.contains(row)), "a part of episode_evictions");
+                assert!(r.rows.iter().all(|row| all.rows.contains(row)), "a part of pod_evictions");
                 assert!(r.rows.len() < all.rows.len(), "not every eviction");
             }
             _ => {}
@@ -241,6 +260,10 @@ fn golden_params(query: &str, param: &str, facts: &kdrift_ingest::scenario::Scen
         (_, "nodes") => r#"["node-1"]"#.into(),
         (_, "owners") => {
             r#"[{"namespace":"web","owner":"api-c6w2dh2mbv"},{"namespace":"web","owner":"docs-jhwfr8w8j9"}]"#.into()
+        }
+        (_, "pods") => {
+            r#"[{"namespace":"web","name":"api-c6w2dh2mbv-psjx4"},{"namespace":"web","name":"api-c6w2dh2mbv-zh5q2"}]"#
+                .into()
         }
         (q, p) => panic!("{q}: no golden value for parameter {p}"),
     }

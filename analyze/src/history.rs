@@ -216,10 +216,10 @@ pub fn eviction_evidence_in(
     Ok(store.query_map(&sql::EPISODE_EVICTIONS, params, evidence_row)?)
 }
 
-/// The `episodes` parameter of `episode_evictions` and `owner_evictions`:
+/// The `episodes` parameter of `episode_evictions`:
 /// `[{"node", "from_us", "to_us"}]` (UTC microseconds). JSON, so that any
 /// node name passes through unchanged.
-pub(crate) fn ranges_json(ranges: &[(&str, DateTime<Utc>, DateTime<Utc>)]) -> String {
+fn ranges_json(ranges: &[(&str, DateTime<Utc>, DateTime<Utc>)]) -> String {
     let list: Vec<serde_json::Value> = ranges
         .iter()
         .map(|(node, from, to)| {

@@ -6,7 +6,8 @@
 //! and owners never share a replacement, so the moves whose replacements
 //! landed on a set of nodes are among the moves of the owners of the pods
 //! bound to those nodes (query `node_owners`). Reading those owners' pods
-//! (`owner_bindings`) and their eviction evidence (`owner_evictions`), then
+//! (`owner_pods`) with their bindings (`owner_bindings`) and eviction
+//! evidence (`owner_evictions`), then
 //! keeping the moved pods whose owner is one of them, gives those moves and
 //! their replacements exactly as the whole-history timeline gives them (a
 //! test compares both on every node of a generated cluster), at a
@@ -31,12 +32,13 @@ pub(crate) struct Focus {
     nodes: String,
     /// `(namespace, owner name)` of every pod bound to them.
     owners: HashSet<(String, String)>,
-    /// The same, as a JSON array of `{"namespace", "owner"}`.
-    owners_json: String,
+    /// Their pods (query `owner_pods`), as a JSON array of `{"namespace", "name"}`.
+    pods: String,
 }
 
 impl Focus {
-    /// The owners of the pods bound to `nodes` up to `until` (query `node_owners`).
+    /// The owners of the pods bound to `nodes` up to `until` (query
+    /// `node_owners`), and the pods of those owners (query `owner_pods`).
     ///
     /// # Errors
     /// [`AnalyzeError::Store`] when the query fails.
@@ -48,7 +50,10 @@ impl Focus {
         let owners_json =
             Value::Array(rows.iter().map(|(ns, owner)| json!({ "namespace": ns, "owner": owner })).collect())
                 .to_string();
-        Ok(Focus { nodes, owners: rows.into_iter().collect(), owners_json })
+        let pods = store.query_map(&sql::OWNER_PODS, [owners_json], |r| {
+            Ok(json!({ "namespace": r.get::<_, String>(0)?, "name": r.get::<_, String>(1)? }))
+        })?;
+        Ok(Focus { nodes, owners: rows.into_iter().collect(), pods: Value::Array(pods).to_string() })
     }
 
     /// Every binding up to `until` of the pods that belong to the owners,
@@ -57,24 +62,25 @@ impl Focus {
     /// # Errors
     /// [`AnalyzeError::Store`] when the query fails.
     pub(crate) fn placements(&self, store: &Store, until: DateTime<Utc>) -> Result<Vec<Placement>, AnalyzeError> {
-        let params = duckdb::params![self.owners_json, self.nodes, until.timestamp_micros()];
+        let params = duckdb::params![self.pods, self.nodes, until.timestamp_micros()];
         Ok(store.query_map(&sql::OWNER_BINDINGS, params, history::placement_row)?)
     }
 
-    /// [`history::eviction_evidence_in`] for the pods of the owners only
-    /// (query `owner_evictions`).
+    /// The eviction evidence of the owners' pods between `since` and
+    /// `until` (query `owner_evictions`), oldest first. Not cut to the
+    /// episodes' ranges as [`history::eviction_evidence_in`] is:
+    /// [`moves::attach_evictions`] keeps only what falls inside an episode's
+    /// range, so the moves are the same.
     ///
     /// # Errors
     /// [`AnalyzeError::Store`] when the query fails.
-    pub(crate) fn evidence_in(
+    pub(crate) fn evidence(
         &self,
         store: &Store,
-        ranges: &[(&str, DateTime<Utc>, DateTime<Utc>)],
         since: DateTime<Utc>,
         until: DateTime<Utc>,
     ) -> Result<Vec<EvictionEvidence>, AnalyzeError> {
-        let list = history::ranges_json(ranges);
-        let params = duckdb::params![list, since.timestamp_micros(), until.timestamp_micros(), self.owners_json];
+        let params = duckdb::params![self.pods, since.timestamp_micros(), until.timestamp_micros()];
         Ok(store.query_map(&sql::OWNER_EVICTIONS, params, history::evidence_row)?)
     }
 

@@ -285,7 +285,7 @@ fn timeline(
         _ => None,
     };
     let all_evidence = match (reach, &focus) {
-        (Some((from, to)), Some(f)) => f.evidence_in(store, &ranges, from, to)?,
+        (Some((from, to)), Some(f)) => f.evidence(store, from, to)?,
         (Some((from, to)), None) => history::eviction_evidence_in(store, &ranges, from, to)?,
         (None, _) => Vec::new(),
     };

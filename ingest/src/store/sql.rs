@@ -181,9 +181,11 @@ queries! {
     SCALE_UPS = "scale_ups", "why_pending/scale_ups.sql";
     /// The owners of the pods bound to some nodes (whose drain moves `why-pending` follows).
     NODE_OWNERS = "node_owners", "why_pending/node_owners.sql";
-    /// The bindings of some owners' pods, and every binding to some nodes.
+    /// The pods of some owners (bindings of theirs, or eviction evidence under a name with their prefix).
+    OWNER_PODS = "owner_pods", "why_pending/owner_pods.sql";
+    /// The bindings of some pods, and every binding to some nodes.
     OWNER_BINDINGS = "owner_bindings", "why_pending/owner_bindings.sql";
-    /// `episode_evictions` of some owners' pods.
+    /// `pod_evictions` of some pods.
     OWNER_EVICTIONS = "owner_evictions", "why_pending/owner_evictions.sql";
     /// Pods bound to a node between two instants, with owner and creation.
     POD_PLACEMENTS = "pod_placements", "timeline/pod_placements.sql";
