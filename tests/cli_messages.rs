@@ -467,13 +467,20 @@ fn ingest_of_a_missing_file_fails_before_creating_the_store() {
     assert!(db.exists());
 }
 
-#[test]
-fn an_ingest_aborted_by_a_store_error_closes_its_run_as_failed() {
+/// A store `k.duckdb` in a temp dir after one successful `kdrift ingest
+/// file` of an empty `events.json`: (dir, store, events file).
+fn store_after_one_empty_ingest() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     let dir = tempfile::tempdir().expect("tmp");
     let db = dir.path().join("k.duckdb");
     let events = dir.path().join("events.json");
     std::fs::write(&events, r#"{"kind":"EventList","items":[]}"#).expect("write");
     kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&events).assert().success();
+    (dir, db, events)
+}
+
+#[test]
+fn an_ingest_aborted_by_a_store_error_closes_its_run_as_failed() {
+    let (_dir, db, events) = store_after_one_empty_ingest();
     // A store damaged between two runs: a derived table is gone.
     {
         let store = kdrift_ingest::Store::open(&db).expect("open");
@@ -960,11 +967,7 @@ fn skew_notes_name_an_unreadable_object_once() {
 
 #[test]
 fn a_run_left_running_by_a_process_that_ended_is_a_kdrift_warning_naming_the_run() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let db = dir.path().join("k.duckdb");
-    let events = dir.path().join("events.json");
-    std::fs::write(&events, r#"{"kind":"EventList","items":[]}"#).expect("write");
-    kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&events).assert().success();
+    let (_dir, db, events) = store_after_one_empty_ingest();
     // What a killed `kdrift ingest` leaves: its run row `running`.
     {
         let store = kdrift_ingest::Store::open(&db).expect("open");

@@ -82,26 +82,13 @@ fn a_version_1_store_is_migrated_to_the_current_version_and_keeps_its_data() {
 /// resourceVersion blanked (the order is then v6's: observed_at, obs_id),
 /// then the resourceVersions are put back from `observations`.
 fn downgrade_to_v6_order(path: &std::path::Path) {
-    use kdrift_ingest::store::sql;
     let store = Store::open(path).expect("open");
     let c = store.conn();
     c.execute_batch(
         "UPDATE pod_versions SET resource_version = NULL; UPDATE node_versions SET resource_version = NULL;",
     )
     .expect("blank resourceVersions");
-    let every = duckdb::params![-1i64, 0i64];
-    for q in [
-        &sql::DERIVE_POD_INTERVALS,
-        &sql::DERIVE_NODE_INTERVALS,
-        &sql::CLEAR_POD_BINDINGS,
-        &sql::DERIVE_POD_BINDINGS,
-        &sql::CLEAR_EVICTION_EVIDENCE,
-        &sql::DERIVE_EVICTION_EVIDENCE,
-        &sql::CLEAR_NODE_SIGNALS,
-        &sql::DERIVE_NODE_SIGNALS,
-    ] {
-        store.execute(q, every).expect(q.name);
-    }
+    store.rederive_everything().expect("rederive in v6's order");
     c.execute_batch(
         "UPDATE pod_versions SET resource_version = o.resource_version FROM observations o \
            WHERE o.obs_id = pod_versions.obs_id; \

@@ -11,7 +11,6 @@ use kdrift_analyze::skew::{policy_from_thresholds, skew};
 use kdrift_ingest::demo::{ingest_scenario, to_record};
 use kdrift_ingest::ingest_records;
 use kdrift_ingest::scenario::{generate, ScenarioConfig};
-use kdrift_ingest::store::sql;
 use kdrift_rebalance::planner::NodeClass;
 use kdrift_rebalance::Policy;
 use kdrift_tests::{real_fixtures_or_skip, temp_store, tsv_node_events};
@@ -107,18 +106,8 @@ fn bindings_evidence_and_node_signals_kept_per_batch_equal_a_full_rebuild() {
     let on_node1 = timeline.operations[1].landed.iter().find(|l| l.node == "node-1").map(|l| l.pods);
     assert_eq!(on_node1, Some(burst), "drain #2's replacements on node-1");
     assert_eq!(timeline.operations[1].not_replaced, 0);
-    // What the v5 and v6 migrations run: every pod's and node's rows from the whole history.
-    let every = duckdb::params![-1i64, 0i64];
-    for q in [
-        &sql::CLEAR_POD_BINDINGS,
-        &sql::DERIVE_POD_BINDINGS,
-        &sql::CLEAR_EVICTION_EVIDENCE,
-        &sql::DERIVE_EVICTION_EVIDENCE,
-        &sql::CLEAR_NODE_SIGNALS,
-        &sql::DERIVE_NODE_SIGNALS,
-    ] {
-        store.execute(q, every).expect(q.name);
-    }
+    // What the migrations run: every pod's and node's rows from the whole history.
+    store.rederive_everything().expect("rederive");
     let rebuilt = bindings_evidence_and_signals(&store);
     for (i, what) in ["bindings", "evidence", "node signals"].iter().enumerate() {
         assert_eq!(kept[i].len(), rebuilt[i].len(), "{what}");

@@ -399,17 +399,34 @@ impl Store {
                 self.execute(&sql::DERIVE_NODE_SIGNALS, duckdb::params![-1i64, 0i64])?;
                 Ok(())
             }
-            7 => {
-                let every = duckdb::params![-1i64, 0i64];
-                self.execute(&sql::DERIVE_POD_INTERVALS, every)?;
-                self.execute(&sql::DERIVE_NODE_INTERVALS, every)?;
-                self.execute(&sql::DERIVE_POD_BINDINGS, every)?;
-                self.execute(&sql::DERIVE_EVICTION_EVIDENCE, every)?;
-                self.execute(&sql::DERIVE_NODE_SIGNALS, every)?;
-                Ok(())
-            }
+            7 => self.rederive_everything(),
             _ => Ok(()),
         }
+    }
+
+    /// Rebuilds every table derived from the history, for every object: the
+    /// version intervals (`valid_until`, `first_version`) of every pod and
+    /// node, then `pod_bindings`, `eviction_evidence` and `node_signals`,
+    /// each emptied first. What migration v7 runs, and what the tables that
+    /// ingest keeps batch by batch must equal (tests compare both).
+    ///
+    /// # Errors
+    /// [`StoreError`] when a derivation fails.
+    pub fn rederive_everything(&self) -> Result<(), StoreError> {
+        let every = duckdb::params![-1i64, 0i64];
+        for q in [
+            &sql::DERIVE_POD_INTERVALS,
+            &sql::DERIVE_NODE_INTERVALS,
+            &sql::CLEAR_POD_BINDINGS,
+            &sql::DERIVE_POD_BINDINGS,
+            &sql::CLEAR_EVICTION_EVIDENCE,
+            &sql::DERIVE_EVICTION_EVIDENCE,
+            &sql::CLEAR_NODE_SIGNALS,
+            &sql::DERIVE_NODE_SIGNALS,
+        ] {
+            self.execute(q, every)?;
+        }
+        Ok(())
     }
 
     fn backfill_v4(&self) -> Result<(), StoreError> {
