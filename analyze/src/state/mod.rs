@@ -68,6 +68,9 @@ impl ClusterAt {
         let known: std::collections::BTreeSet<(String, String)> =
             pods.iter().map(|(ns, name, _, _)| (ns.clone(), name.clone())).collect();
         let read = read_pods(&pods, at);
+        // Reserved once: growing a list of 150,000 pods by doubling copied
+        // each `PodInfo` several times (~10 % of why-pending at 1M events).
+        state.pods.reserve(pods.len());
         for ((ns, name, estimated, _), pod) in pods.into_iter().zip(read) {
             match pod {
                 Ok(pod) => state.pods.push(pod),
