@@ -39,6 +39,7 @@ pub mod objects;
 pub mod percent;
 pub mod planner;
 pub mod pod;
+pub mod pod_text;
 pub mod policy;
 pub mod qos;
 pub mod quantity;

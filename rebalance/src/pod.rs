@@ -663,6 +663,21 @@ impl PodInfo {
         )
     }
 
+    /// Pod-level defaulting (`defaultPodRequests`): a pod-level limit without a
+    /// pod-level request becomes the request when no container requests that
+    /// resource. Needs the containers and the pod-level lists read.
+    pub(crate) fn default_pod_level_requests(&mut self) {
+        for res in POD_LEVEL_RESOURCES {
+            if let Some(limit) = self.pod_level_limits.get_opt(res) {
+                let any_container =
+                    self.containers.iter().chain(self.init_containers.iter()).any(|c| c.requests.contains(res));
+                if !self.pod_level_requests.contains(res) && !any_container {
+                    self.pod_level_requests.set(res, limit);
+                }
+            }
+        }
+    }
+
     /// Recomputes [`PodInfo::requests`], [`PodInfo::non_zero_requests`] and,
     /// unless it came from the status, [`PodInfo::qos`] after fields were changed.
     pub fn refresh_derived(&mut self) {
@@ -743,17 +758,7 @@ impl PodInfo {
             r.resource_list(get_path(v, &["spec", "resources", "requests"]), "spec.resources.requests")?;
         pod.pod_level_limits =
             r.resource_list(get_path(v, &["spec", "resources", "limits"]), "spec.resources.limits")?;
-        // Pod-level defaulting (`defaultPodRequests`): a pod-level limit without a
-        // pod-level request becomes the request when no container requests that resource.
-        for res in POD_LEVEL_RESOURCES {
-            if let Some(limit) = pod.pod_level_limits.get_opt(res) {
-                let any_container =
-                    pod.containers.iter().chain(pod.init_containers.iter()).any(|c| c.requests.contains(res));
-                if !pod.pod_level_requests.contains(res) && !any_container {
-                    pod.pod_level_requests.set(res, limit);
-                }
-            }
-        }
+        pod.default_pod_level_requests();
         pod.overhead = r.resource_list(sget("overhead"), "spec.overhead")?;
         pod.node_selector = r.string_map(sget("nodeSelector"), "spec.nodeSelector")?;
         pod.affinity = read_affinity(&r, sget("affinity"))?;
@@ -792,22 +797,10 @@ fn read_container(r: &Reader, c: &Value, path: &str, init: bool) -> Result<(Cont
     }
     let name = r.opt_str(get(c, "name"), &format!("{path}.name"))?.unwrap_or_default();
     let restart = r.opt_str(get(c, "restartPolicy"), &format!("{path}.restartPolicy"))?;
-    let kind = if !init {
-        ContainerKind::App
-    } else if restart.as_deref() == Some("Always") {
-        ContainerKind::Sidecar
-    } else {
-        ContainerKind::Init
-    };
-    let mut requests =
-        r.resource_list(get_path(c, &["resources", "requests"]), &format!("{path}.resources.requests"))?;
+    let requests = r.resource_list(get_path(c, &["resources", "requests"]), &format!("{path}.resources.requests"))?;
     let limits = r.resource_list(get_path(c, &["resources", "limits"]), &format!("{path}.resources.limits"))?;
-    // API server defaulting (`SetDefaults_Pod`): a limit without a request is also the request.
-    for (k, v) in limits.iter() {
-        if !requests.contains(k) {
-            requests.set(k, v);
-        }
-    }
+    let info = container_info(name, restart.as_deref(), init, requests, limits);
+    let name = &info.name;
     let mut ports = Vec::new();
     for (i, p) in r.array(get(c, "ports"), &format!("{path}.ports"))?.iter().enumerate() {
         let pp = format!("{path}.ports[{i}]");
@@ -825,10 +818,35 @@ fn read_container(r: &Reader, c: &Value, path: &str, init: bool) -> Result<(Cont
             .unwrap_or_else(|| "0.0.0.0".to_string());
         ports.push(HostPort { container: name.clone(), port: host_port, protocol, host_ip });
     }
-    Ok((ContainerInfo { name, kind, requests, limits }, ports))
+    Ok((info, ports))
 }
 
-fn read_tolerations(r: &Reader, v: Option<&Value>) -> Result<Vec<Toleration>, ModelError> {
+/// A container from its fields as read: its kind (an init container with
+/// `restartPolicy: Always` is a sidecar) and the API server's defaulting
+/// (`SetDefaults_Pod`: a limit without a request is also the request).
+pub(crate) fn container_info(
+    name: String,
+    restart: Option<&str>,
+    init: bool,
+    mut requests: ResourceList,
+    limits: ResourceList,
+) -> ContainerInfo {
+    let kind = if !init {
+        ContainerKind::App
+    } else if restart == Some("Always") {
+        ContainerKind::Sidecar
+    } else {
+        ContainerKind::Init
+    };
+    for (k, v) in limits.iter() {
+        if !requests.contains(k) {
+            requests.set(k, v);
+        }
+    }
+    ContainerInfo { name, kind, requests, limits }
+}
+
+pub(crate) fn read_tolerations(r: &Reader, v: Option<&Value>) -> Result<Vec<Toleration>, ModelError> {
     let mut out = Vec::new();
     for (i, t) in r.array(v, "spec.tolerations")?.iter().enumerate() {
         let p = format!("spec.tolerations[{i}]");
@@ -852,7 +870,7 @@ fn read_tolerations(r: &Reader, v: Option<&Value>) -> Result<Vec<Toleration>, Mo
     Ok(out)
 }
 
-fn read_volumes(r: &Reader, v: Option<&Value>) -> Result<Vec<Volume>, ModelError> {
+pub(crate) fn read_volumes(r: &Reader, v: Option<&Value>) -> Result<Vec<Volume>, ModelError> {
     let mut out = Vec::new();
     for (i, vol) in r.array(v, "spec.volumes")?.iter().enumerate() {
         let p = format!("spec.volumes[{i}]");
@@ -951,7 +969,7 @@ fn read_pod_rules(r: &Reader, v: Option<&Value>, path: &str) -> Result<PodAffini
     Ok(rules)
 }
 
-fn read_affinity(r: &Reader, v: Option<&Value>) -> Result<Affinity, ModelError> {
+pub(crate) fn read_affinity(r: &Reader, v: Option<&Value>) -> Result<Affinity, ModelError> {
     let mut a = Affinity::default();
     let Some(v) = v else { return Ok(a) };
     if let Some(na) = get(v, "nodeAffinity") {

@@ -149,7 +149,9 @@ pub fn tsv_node_events(path: &std::path::Path) -> Result<Vec<kdrift_ingest::reco
 
 /// Checks, for every Pod and Node version in `store`, that the model reads
 /// the same pod or node from its stored `model` fields as from the whole
-/// object (schema v3). Returns how many versions were compared.
+/// object (schema v3), and that [`kdrift_rebalance::PodInfo::from_json_text`]
+/// reads each stored pod model as the model reads it (on its typed path for
+/// every readable one). Returns how many versions were compared.
 ///
 /// # Panics
 /// On the first version that differs (naming it), or when the store cannot be read.
@@ -169,14 +171,25 @@ pub fn assert_model_fields_agree(store: &Store) -> usize {
         .expect("query")
         .collect::<Result<_, _>>()
         .expect("rows");
-    for (kind, object, model) in &rows {
+    let (mut pods, mut typed) = (0usize, 0usize);
+    for (kind, object, model_text) in &rows {
         let whole: serde_json::Value = serde_json::from_str(object).expect("object JSON");
-        let model: serde_json::Value = serde_json::from_str(model.as_deref().expect("a model")).expect("model JSON");
+        let model: serde_json::Value =
+            serde_json::from_str(model_text.as_deref().expect("a model")).expect("model JSON");
+        if kind == "Pod" && kdrift_rebalance::PodInfo::from_json(&model).is_ok() {
+            pods += 1;
+        }
         let same = match kind.as_str() {
             "Pod" => {
+                let text = model_text.as_deref().expect("a model");
+                let from_value = kdrift_rebalance::PodInfo::from_json(&model).map_err(|e| e.to_string());
+                if from_value.is_ok() && kdrift_rebalance::pod_text::reads_typed(text) {
+                    typed += 1;
+                }
                 pod_model_fields_agree(&whole)
-                    && kdrift_rebalance::PodInfo::from_json(&whole).ok()
-                        == kdrift_rebalance::PodInfo::from_json(&model).ok()
+                    && kdrift_rebalance::PodInfo::from_json(&whole).ok() == from_value.clone().ok()
+                    // The typed reader of stored models (`ClusterAt::load`) reads the same.
+                    && kdrift_rebalance::PodInfo::from_json_text(text).map_err(|e| e.to_string()) == from_value
             }
             _ => {
                 node_model_fields_agree(&whole)
@@ -186,6 +199,9 @@ pub fn assert_model_fields_agree(store: &Store) -> usize {
         };
         assert!(same, "{kind} {}: the model fields lose something the model reads", &object[..object.len().min(200)]);
     }
+    // Every readable pod model takes the typed path (the speed of loading a
+    // cluster depends on it; a fallback would be silent otherwise).
+    assert_eq!(typed, pods, "readable pod models read by the typed path");
     rows.len()
 }
 

@@ -196,6 +196,10 @@ pub(crate) fn read_nodes(models: Vec<&str>) -> Vec<Result<NodeInfo, String>> {
 /// of loading a large cluster (kdrift issue 6).
 fn read_pods(rows: &[(String, String, bool, String)], at: DateTime<Utc>) -> Vec<Result<PodInfo, String>> {
     let read = |(_, _, estimated, json): &(String, String, bool, String)| {
+        if !*estimated {
+            // Typed, without a `Value` per pod (same pod or error text).
+            return PodInfo::from_json_text(json).map_err(|e| e.to_string());
+        }
         serde_json::from_str::<Value>(json).map_err(|e| e.to_string()).and_then(|v| {
             let mut pod = PodInfo::from_json(&v).map_err(|e| e.to_string())?;
             // A version observed after the instant may show a binding

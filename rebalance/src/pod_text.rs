@@ -1,0 +1,507 @@
+//! Reading a pod straight from its JSON text ([`PodInfo::from_json_text`]):
+//! what loading the cluster at an instant does for every stored pod model
+//! (150,000 at 5,000 nodes; kdrift issue 6).
+//!
+//! [`PodInfo::from_json`] reads a `serde_json::Value`, which first builds a
+//! map per JSON object and then looks every field up by name with its JSON
+//! path kept for error messages: about 80 % of the time of loading a large
+//! cluster. Here the fields the model reads are deserialized into typed
+//! structs instead (the rarely present, nested sections — affinity,
+//! tolerations, volumes, priority — as small `Value`s read by the same
+//! functions as [`PodInfo::from_json`]). The rule: this gives exactly what
+//! [`PodInfo::from_json`] gives on the same text. Anything this path does not
+//! accept as it is (a field of another JSON type, a bad quantity or
+//! timestamp, a missing name, a duplicated key) is read again by
+//! [`PodInfo::from_json`], so errors and tolerated oddities (a container
+//! port that is not an object, a `spec` that is a string) come out exactly
+//! as there. Tested equal on every pod of the real dumps, the demo and the
+//! generated scenarios, and on random pods (`tests` below).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::error::ModelError;
+use crate::extract::Reader;
+use crate::pod::{
+    container_info, read_affinity, read_tolerations, read_volumes, ContainerKind, HostPort, OwnerRef, PodInfo, PodPhase,
+};
+use crate::qos::QosClass;
+use crate::quantity;
+use crate::resources::ResourceList;
+
+impl PodInfo {
+    /// Reads a Pod object from its JSON text (a stored `pod_versions.model`,
+    /// or a whole object): the same pod, or the same error, as
+    /// [`PodInfo::from_json`] on the parsed text, at a fraction of the cost.
+    ///
+    /// # Errors
+    /// The JSON parser's message when the text is not JSON; otherwise
+    /// [`PodInfo::from_json`]'s error (naming the pod and the field).
+    pub fn from_json_text(text: &str) -> Result<PodInfo, PodTextError> {
+        if let Some(pod) = read_typed(text) {
+            return Ok(pod);
+        }
+        let v: Value = serde_json::from_str(text).map_err(PodTextError::Json)?;
+        PodInfo::from_json(&v).map_err(PodTextError::Model)
+    }
+}
+
+/// Why [`PodInfo::from_json_text`] could not read a pod.
+#[derive(Debug, thiserror::Error)]
+pub enum PodTextError {
+    /// The text is not JSON (the parser's message: line and column).
+    #[error("{0}")]
+    Json(serde_json::Error),
+    /// The model cannot read the object ([`PodInfo::from_json`]'s error).
+    #[error("{0}")]
+    Model(ModelError),
+}
+
+/// Whether [`PodInfo::from_json_text`] reads `text` without falling back to
+/// [`PodInfo::from_json`] (for the tests that check the fast path is the
+/// one taken on real and generated pods).
+#[doc(hidden)]
+pub fn reads_typed(text: &str) -> bool {
+    read_typed(text).is_some()
+}
+
+/// The pod, when the typed path reads it as [`PodInfo::from_json`] would;
+/// `None` sends the text to [`PodInfo::from_json`].
+pub(crate) fn read_typed(text: &str) -> Option<PodInfo> {
+    let Obj(doc) = serde_json::from_str::<Obj<Doc>>(text).ok()?;
+    // Errors are not reported from here (the fallback names the field), so
+    // the reader's object name is never used.
+    let r = Reader::new(String::new());
+    let meta = doc.metadata.map(Obj::into_inner).unwrap_or_default();
+    let namespace = meta.namespace.filter(|s| !s.is_empty()).unwrap_or_else(|| "default".to_string());
+    let mut pod = PodInfo::new(&namespace, &meta.name?);
+    pod.phase = None;
+    pod.uid = meta.uid.filter(|s| !s.is_empty());
+    pod.resource_version = meta.resource_version.filter(|s| !s.is_empty());
+    pod.labels = string_map(meta.labels);
+    pod.annotations = string_map(meta.annotations);
+    pod.creation_timestamp = r.opt_time(meta.creation_timestamp.as_ref(), "").ok()?;
+    pod.deletion_timestamp = r.opt_time(meta.deletion_timestamp.as_ref(), "").ok()?;
+    pod.owners = meta
+        .owner_references
+        .unwrap_or_default()
+        .into_iter()
+        .map(|Obj(o)| OwnerRef {
+            api_version: o.api_version.unwrap_or_default(),
+            kind: o.kind.unwrap_or_default(),
+            name: o.name.unwrap_or_default(),
+            uid: o.uid.unwrap_or_default(),
+            controller: o.controller.unwrap_or(false),
+        })
+        .collect();
+
+    let spec = doc.spec.map(Obj::into_inner).unwrap_or_default();
+    pod.node_name = spec.node_name.filter(|s| !s.is_empty());
+    pod.scheduler_name = spec.scheduler_name.filter(|s| !s.is_empty());
+    pod.priority = r.opt_i32(spec.priority.as_ref(), "").ok()?;
+    pod.priority_class_name = spec.priority_class_name.filter(|s| !s.is_empty());
+    for Obj(c) in spec.containers.unwrap_or_default() {
+        let (info, ports) = container(&r, c, false)?;
+        pod.host_ports.extend(ports);
+        pod.containers.push(info);
+    }
+    let mut sidecar_ports = Vec::new();
+    for Obj(c) in spec.init_containers.unwrap_or_default() {
+        let (info, ports) = container(&r, c, true)?;
+        // Only sidecars hold their host ports for the pod's lifetime (`GetHostPorts`).
+        if info.kind == ContainerKind::Sidecar {
+            sidecar_ports.extend(ports);
+        }
+        pod.init_containers.push(info);
+    }
+    sidecar_ports.append(&mut pod.host_ports);
+    pod.host_ports = sidecar_ports;
+    let resources = spec.resources.map(Obj::into_inner).unwrap_or_default();
+    pod.pod_level_requests = resource_list(resources.requests)?;
+    pod.pod_level_limits = resource_list(resources.limits)?;
+    pod.default_pod_level_requests();
+    pod.overhead = resource_list(spec.overhead)?;
+    pod.node_selector = string_map(spec.node_selector);
+    pod.affinity = read_affinity(&r, spec.affinity.as_ref()).ok()?;
+    pod.tolerations = read_tolerations(&r, spec.tolerations.as_ref()).ok()?;
+    pod.volumes = read_volumes(&r, spec.volumes.as_ref()).ok()?;
+
+    let status = doc.status.map(Obj::into_inner).unwrap_or_default();
+    if let Some(phase) = status.phase.filter(|s| !s.is_empty()) {
+        pod.phase = Some(PodPhase::parse(&phase)?);
+    }
+    pod.nominated_node_name = status.nominated_node_name.filter(|s| !s.is_empty());
+    match status.qos_class.as_deref().and_then(QosClass::parse) {
+        Some(q) => {
+            pod.qos = q;
+            pod.qos_from_status = true;
+        }
+        None => pod.qos_from_status = false,
+    }
+    pod.refresh_derived();
+    Some(pod)
+}
+
+/// One container and its host ports, as `pod::read_container` reads them.
+fn container(r: &Reader, c: Container, init: bool) -> Option<(crate::pod::ContainerInfo, Vec<HostPort>)> {
+    let resources = c.resources.map(Obj::into_inner).unwrap_or_default();
+    let requests = resource_list(resources.requests)?;
+    let limits = resource_list(resources.limits)?;
+    let info = container_info(c.name.unwrap_or_default(), c.restart_policy.as_deref(), init, requests, limits);
+    let mut ports = Vec::new();
+    for Obj(p) in c.ports.unwrap_or_default() {
+        let host_port = r.opt_i32(p.host_port.as_ref(), "").ok()?.unwrap_or(0);
+        if host_port <= 0 {
+            continue;
+        }
+        let protocol = r.opt_str(p.protocol.as_ref(), "").ok()?.filter(|s| !s.is_empty());
+        let host_ip = r.opt_str(p.host_ip.as_ref(), "").ok()?.filter(|s| !s.is_empty());
+        ports.push(HostPort {
+            container: info.name.clone(),
+            port: host_port,
+            protocol: protocol.unwrap_or_else(|| "TCP".to_string()),
+            host_ip: host_ip.unwrap_or_else(|| "0.0.0.0".to_string()),
+        });
+    }
+    Some((info, ports))
+}
+
+/// `Reader::string_map` on a typed map: a null value is an empty string.
+fn string_map(m: Option<BTreeMap<String, Option<String>>>) -> BTreeMap<String, String> {
+    m.unwrap_or_default().into_iter().map(|(k, v)| (k, v.unwrap_or_default())).collect()
+}
+
+/// `Reader::resource_list` on a typed map: quantity strings or bare
+/// numbers, nulls skipped; `None` for anything else or a bad quantity.
+fn resource_list(m: Option<BTreeMap<String, Value>>) -> Option<ResourceList> {
+    let mut out = ResourceList::new();
+    for (name, val) in m.unwrap_or_default() {
+        let amount = match val {
+            Value::String(s) => quantity::parse_amount(&name, &s),
+            Value::Number(n) => quantity::parse_amount(&name, &n.to_string()),
+            Value::Null => continue,
+            _ => return None,
+        };
+        out.set(&name, amount.ok()?);
+    }
+    Some(out)
+}
+
+/// A JSON object read as `T`, and only an object: serde's derived structs
+/// also accept an array of their fields in order, which
+/// [`PodInfo::from_json`] reads as "no such field" (or refuses).
+struct Obj<T>(T);
+
+impl<T> Obj<T> {
+    fn into_inner(self) -> T {
+        self.0
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Visit<T> {
+            type Value = Obj<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Obj<T>, A::Error> {
+                T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Obj)
+            }
+        }
+        d.deserialize_map(Visit(std::marker::PhantomData))
+    }
+}
+
+#[derive(Deserialize)]
+struct Doc {
+    metadata: Option<Obj<Meta>>,
+    spec: Option<Obj<Spec>>,
+    status: Option<Obj<Status>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Meta {
+    namespace: Option<String>,
+    name: Option<String>,
+    uid: Option<String>,
+    resource_version: Option<String>,
+    labels: Option<BTreeMap<String, Option<String>>>,
+    annotations: Option<BTreeMap<String, Option<String>>>,
+    creation_timestamp: Option<Value>,
+    deletion_timestamp: Option<Value>,
+    owner_references: Option<Vec<Obj<Owner>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Owner {
+    api_version: Option<String>,
+    kind: Option<String>,
+    name: Option<String>,
+    uid: Option<String>,
+    controller: Option<bool>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Spec {
+    node_name: Option<String>,
+    scheduler_name: Option<String>,
+    priority: Option<Value>,
+    priority_class_name: Option<String>,
+    containers: Option<Vec<Obj<Container>>>,
+    init_containers: Option<Vec<Obj<Container>>>,
+    resources: Option<Obj<Resources>>,
+    overhead: Option<BTreeMap<String, Value>>,
+    node_selector: Option<BTreeMap<String, Option<String>>>,
+    affinity: Option<Value>,
+    tolerations: Option<Value>,
+    volumes: Option<Value>,
+}
+
+#[derive(Deserialize, Default)]
+struct Resources {
+    requests: Option<BTreeMap<String, Value>>,
+    limits: Option<BTreeMap<String, Value>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Container {
+    name: Option<String>,
+    restart_policy: Option<String>,
+    resources: Option<Obj<Resources>>,
+    ports: Option<Vec<Obj<Port>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Port {
+    host_port: Option<Value>,
+    protocol: Option<Value>,
+    #[serde(rename = "hostIP")]
+    host_ip: Option<Value>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Status {
+    phase: Option<String>,
+    nominated_node_name: Option<String>,
+    qos_class: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    /// [`PodInfo::from_json_text`] and [`PodInfo::from_json`] agree on the
+    /// pod or on the error text.
+    fn agree(v: &Value) -> Result<PodInfo, String> {
+        let text = v.to_string();
+        let fast = PodInfo::from_json_text(&text).map_err(|e| e.to_string());
+        let slow = PodInfo::from_json(v).map_err(|e| e.to_string());
+        assert_eq!(fast, slow, "{text}");
+        fast
+    }
+
+    fn typical() -> Value {
+        json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "web-1", "namespace": "shop", "uid": "u-1", "resourceVersion": "42",
+                "labels": {"app": "web", "empty": null}, "annotations": {"a": "b"},
+                "creationTimestamp": "2026-11-01T10:00:00Z",
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-7d", "uid": "rs", "controller": true}]},
+            "spec": {"nodeName": "node-1", "schedulerName": "default-scheduler", "priority": 0,
+                "containers": [
+                    {"name": "app", "resources": {"requests": {"cpu": "250m", "memory": "64Mi"}, "limits": {"memory": "128Mi", "ephemeral-storage": 1000}},
+                     "ports": [{"hostPort": 8080}, {"hostPort": "9090", "protocol": "UDP", "hostIP": "10.0.0.1"}, {"hostPort": 0}]}],
+                "initContainers": [
+                    {"name": "proxy", "restartPolicy": "Always", "resources": {"requests": {"cpu": "50m"}}, "ports": [{"hostPort": 15000}]},
+                    {"name": "init", "resources": {"requests": {"cpu": "1"}}}],
+                "overhead": {"cpu": "10m"},
+                "nodeSelector": {"disk": "ssd"},
+                "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}],
+                "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}},
+                "volumes": [{"name": "data", "emptyDir": {}}, {"name": "cfg", "configMap": {"name": "x"}}]},
+            "status": {"phase": "Running", "qosClass": "Burstable",
+                "conditions": [{"type": "PodScheduled", "status": "True", "lastTransitionTime": "2026-11-01T10:00:01Z"}]}
+        })
+    }
+
+    #[test]
+    fn a_typical_pod_is_read_by_the_typed_path_as_from_json_reads_it() {
+        let v = typical();
+        let pod = agree(&v).expect("readable");
+        assert!(read_typed(&v.to_string()).is_some(), "the typed path must take an ordinary pod");
+        // max(250 app + 50 sidecar, 1000 init + the 50 sidecar started before it) + 10 overhead
+        assert_eq!(pod.requests.get("cpu"), 1060);
+        assert_eq!(pod.host_ports.iter().map(|p| p.port).collect::<Vec<_>>(), vec![15000, 8080, 9090]);
+        assert_eq!(pod.labels.get("empty").map(String::as_str), Some(""));
+        assert_eq!(pod.owners[0].name, "web-7d");
+        assert!(!pod.affinity.pod_anti_affinity.required.is_empty());
+    }
+
+    #[test]
+    fn odd_shapes_fall_back_and_give_from_json_s_answer() {
+        let cases = [
+            json!([]),
+            json!("pod"),
+            json!({"metadata": ["default", "x"]}),
+            json!({"metadata": {"namespace": "kube-system"}}),
+            json!({"metadata": {"name": "x"}, "spec": "nothing"}),
+            json!({"metadata": {"name": "x"}, "spec": {"containers": [["app", null]]}}),
+            json!({"metadata": {"name": "x"}, "spec": {"containers": [{"name": "a", "ports": ["80", {"hostPort": -1}]}]}}),
+            json!({"metadata": {"name": "x"}, "spec": {"containers": [{"resources": "big"}]}}),
+            json!({"metadata": {"name": "x"}, "spec": {"containers": [{"resources": {"requests": {"cpu": "abc"}}}]}}),
+            json!({"metadata": {"name": "x"}, "spec": {"containers": [{"resources": {"requests": {"cpu": true}}}]}}),
+            json!({"metadata": {"name": "x"}, "spec": {"containers": [{"resources": {"requests": {"cpu": "-1"}}}]}}),
+            json!({"metadata": {"name": "x"}, "spec": {"priority": "high"}}),
+            json!({"metadata": {"name": "x"}, "spec": {"priority": "7"}}),
+            json!({"metadata": {"name": "x"}, "spec": {"priority": 1u64 << 40}}),
+            json!({"metadata": {"name": "x", "creationTimestamp": "yesterday"}}),
+            json!({"metadata": {"name": "x", "creationTimestamp": ""}}),
+            json!({"metadata": {"name": "x", "labels": {"a": 1}}}),
+            json!({"metadata": {"name": "x", "ownerReferences": [{"controller": "yes"}]}}),
+            json!({"metadata": {"name": "x"}, "status": {"phase": "Sleeping"}}),
+            json!({"metadata": {"name": "x"}, "status": {"phase": "", "qosClass": "Gold"}}),
+            json!({"metadata": {"name": "x"}, "status": ["Running"]}),
+            json!({"metadata": {"name": "x"}, "spec": {"tolerations": {"key": "a"}}}),
+            json!({"metadata": {"name": "x"}, "spec": {"resources": {"limits": {"cpu": "2"}}}}),
+        ];
+        for v in &cases {
+            agree(v).ok();
+        }
+        // Invalid JSON text: the parser's message.
+        let err = PodInfo::from_json_text("{\"metadata\": ").expect_err("not JSON");
+        assert!(matches!(err, PodTextError::Json(_)), "{err}");
+    }
+
+    #[test]
+    fn a_duplicated_key_is_read_as_from_json_reads_it() {
+        let text = r#"{"metadata": {"name": "a", "name": "b"}, "spec": {"containers": [{"resources": {"requests": {"cpu": "1", "cpu": "2"}}}]}}"#;
+        let slow = PodInfo::from_json(&serde_json::from_str(text).expect("json")).expect("pod");
+        let fast = PodInfo::from_json_text(text).expect("pod");
+        assert_eq!(fast, slow);
+        assert_eq!((fast.name.as_str(), fast.requests.get("cpu")), ("b", 2000));
+    }
+
+    fn scalar() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            Just(json!("")),
+            Just(json!("x")),
+            Just(json!(3)),
+            Just(json!(-2)),
+            Just(json!(true)),
+            Just(json!([])),
+            Just(json!({})),
+        ]
+    }
+
+    fn quantity() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            4 => Just(json!("100m")),
+            4 => Just(json!("1Gi")),
+            2 => Just(json!(2)),
+            1 => Just(json!(0.5)),
+            1 => Just(json!("1e3")),
+            1 => Just(json!("abc")),
+            1 => Just(json!("-1")),
+            1 => Just(Value::Null),
+            1 => Just(json!(["1"])),
+        ]
+    }
+
+    fn maybe(v: impl Strategy<Value = Value> + 'static) -> BoxedStrategy<Option<Value>> {
+        prop_oneof![2 => Just(None), 5 => v.prop_map(Some), 1 => scalar().prop_map(Some)].boxed()
+    }
+
+    fn object(fields: Vec<(&'static str, Option<Value>)>) -> Value {
+        Value::Object(fields.into_iter().filter_map(|(k, v)| v.map(|v| (k.to_string(), v))).collect())
+    }
+
+    fn resources() -> BoxedStrategy<Value> {
+        let list = || {
+            prop::collection::vec(
+                (
+                    prop::sample::select(vec!["cpu", "memory", "ephemeral-storage", "nvidia.com/gpu", "pods"]),
+                    quantity(),
+                ),
+                0..4,
+            )
+            .prop_map(|kv| Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect()))
+        };
+        (maybe(list()), maybe(list())).prop_map(|(r, l)| object(vec![("requests", r), ("limits", l)])).boxed()
+    }
+
+    fn container() -> BoxedStrategy<Value> {
+        let port = (maybe(prop_oneof![Just(json!(80)), Just(json!("81")), Just(json!(0))]), maybe(Just(json!("UDP"))))
+            .prop_map(|(h, p)| object(vec![("hostPort", h), ("protocol", p), ("containerPort", Some(json!(1)))]));
+        (
+            maybe(Just(json!("c"))),
+            maybe(Just(json!("Always"))),
+            maybe(resources()),
+            maybe(prop::collection::vec(port, 0..3).prop_map(Value::Array)),
+        )
+            .prop_map(|(n, rp, res, ports)| {
+                object(vec![("name", n), ("restartPolicy", rp), ("resources", res), ("ports", ports)])
+            })
+            .boxed()
+    }
+
+    fn pod() -> BoxedStrategy<Value> {
+        let labels = prop::collection::btree_map("[a-c]", prop_oneof![Just(json!("v")), Just(Value::Null)], 0..3)
+            .prop_map(|m| Value::Object(m.into_iter().collect()));
+        let meta = (
+            maybe(Just(json!("ns"))),
+            maybe(Just(json!("p"))),
+            maybe(labels),
+            maybe(Just(json!("2026-01-01T00:00:00Z"))),
+        )
+            .prop_map(|(ns, n, l, t)| {
+                object(vec![("namespace", ns), ("name", n), ("labels", l), ("creationTimestamp", t)])
+            });
+        let spec = (
+            maybe(Just(json!("node-1"))),
+            maybe(prop_oneof![Just(json!(5)), Just(json!("6"))]),
+            maybe(prop::collection::vec(container(), 0..3).prop_map(Value::Array)),
+            maybe(prop::collection::vec(container(), 0..2).prop_map(Value::Array)),
+            maybe(resources()),
+            maybe(prop_oneof![Just(json!({"cpu": "5m"})), Just(json!({"cpu": "x"}))]),
+        )
+            .prop_map(|(node, prio, cs, ics, res, oh)| {
+                object(vec![
+                    ("nodeName", node),
+                    ("priority", prio),
+                    ("containers", cs),
+                    ("initContainers", ics),
+                    ("resources", res),
+                    ("overhead", oh),
+                ])
+            });
+        let status = (
+            maybe(prop::sample::select(vec![json!("Running"), json!("Succeeded"), json!("Zombie")])),
+            maybe(prop::sample::select(vec![json!("Guaranteed"), json!("BestEffort"), json!("Gold")])),
+        )
+            .prop_map(|(ph, q)| object(vec![("phase", ph), ("qosClass", q)]));
+        (maybe(meta), maybe(spec), maybe(status))
+            .prop_map(|(m, sp, st)| object(vec![("metadata", m), ("spec", sp), ("status", st)]))
+            .boxed()
+    }
+
+    proptest! {
+        #[test]
+        fn the_text_path_agrees_with_from_json_on_random_pods(v in pod()) {
+            agree(&v).ok();
+        }
+    }
+}
