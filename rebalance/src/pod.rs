@@ -846,7 +846,7 @@ pub(crate) fn container_info(
     ContainerInfo { name, kind, requests, limits }
 }
 
-pub(crate) fn read_tolerations(r: &Reader, v: Option<&Value>) -> Result<Vec<Toleration>, ModelError> {
+fn read_tolerations(r: &Reader, v: Option<&Value>) -> Result<Vec<Toleration>, ModelError> {
     let mut out = Vec::new();
     for (i, t) in r.array(v, "spec.tolerations")?.iter().enumerate() {
         let p = format!("spec.tolerations[{i}]");
@@ -870,7 +870,7 @@ pub(crate) fn read_tolerations(r: &Reader, v: Option<&Value>) -> Result<Vec<Tole
     Ok(out)
 }
 
-pub(crate) fn read_volumes(r: &Reader, v: Option<&Value>) -> Result<Vec<Volume>, ModelError> {
+fn read_volumes(r: &Reader, v: Option<&Value>) -> Result<Vec<Volume>, ModelError> {
     let mut out = Vec::new();
     for (i, vol) in r.array(v, "spec.volumes")?.iter().enumerate() {
         let p = format!("spec.volumes[{i}]");

@@ -7,7 +7,7 @@
 //! path kept for error messages: about 80 % of the time of loading a large
 //! cluster. Here the fields the model reads are deserialized into typed
 //! structs instead (the rarely present, nested sections — affinity,
-//! tolerations, volumes, priority — as small `Value`s read by the same
+//! priority, a volume's source — as small `Value`s read by the same
 //! functions as [`PodInfo::from_json`]). The rule: this gives exactly what
 //! [`PodInfo::from_json`] gives on the same text. Anything this path does not
 //! accept as it is (a field of another JSON type, a bad quantity or
@@ -23,9 +23,11 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::ModelError;
-use crate::extract::Reader;
+use crate::extract::{self, Reader};
+use crate::node::TaintEffect;
 use crate::pod::{
-    container_info, read_affinity, read_tolerations, read_volumes, ContainerKind, HostPort, OwnerRef, PodInfo, PodPhase,
+    container_info, read_affinity, ContainerKind, HostPort, OwnerRef, PodInfo, PodPhase, Toleration,
+    TolerationOperator, Volume, VolumeSource,
 };
 use crate::qos::QosClass;
 use crate::quantity;
@@ -125,8 +127,9 @@ pub(crate) fn read_typed(text: &str) -> Option<PodInfo> {
     pod.overhead = resource_list(spec.overhead)?;
     pod.node_selector = string_map(spec.node_selector);
     pod.affinity = read_affinity(&r, spec.affinity.as_ref()).ok()?;
-    pod.tolerations = read_tolerations(&r, spec.tolerations.as_ref()).ok()?;
-    pod.volumes = read_volumes(&r, spec.volumes.as_ref()).ok()?;
+    pod.tolerations =
+        spec.tolerations.unwrap_or_default().into_iter().map(|Obj(t)| toleration(&r, t)).collect::<Option<_>>()?;
+    pod.volumes = spec.volumes.unwrap_or_default().into_iter().map(|Obj(v)| volume(&r, v)).collect::<Option<_>>()?;
 
     let status = doc.status.map(Obj::into_inner).unwrap_or_default();
     if let Some(phase) = status.phase.filter(|s| !s.is_empty()) {
@@ -166,6 +169,52 @@ fn container(r: &Reader, c: Container, init: bool) -> Option<(crate::pod::Contai
         });
     }
     Some((info, ports))
+}
+
+/// One toleration, as `pod::read_tolerations` reads it.
+fn toleration(r: &Reader, t: Tol) -> Option<Toleration> {
+    let operator = match t.operator.as_deref() {
+        None | Some("") | Some("Equal") => TolerationOperator::Equal,
+        Some("Exists") => TolerationOperator::Exists,
+        Some(other) => TolerationOperator::Other(other.to_string()),
+    };
+    Some(Toleration {
+        key: t.key.unwrap_or_default(),
+        operator,
+        value: t.value.unwrap_or_default(),
+        effect: t.effect.filter(|s| !s.is_empty()).map(|s| TaintEffect::parse(&s)),
+        toleration_seconds: r.opt_i64(t.toleration_seconds.as_ref(), "").ok()?,
+    })
+}
+
+/// One volume, as `pod::read_volumes` reads it, from its fields in JSON
+/// order (a volume with a repeated key goes to the fallback).
+fn volume(r: &Reader, fields: Fields) -> Option<Volume> {
+    let Fields(fields) = fields;
+    let mut seen: Vec<&str> = Vec::with_capacity(fields.len());
+    for (k, _) in &fields {
+        if seen.contains(&k.as_str()) {
+            return None;
+        }
+        seen.push(k);
+    }
+    let get = |key: &str| fields.iter().find(|(k, v)| k == key && !v.is_null()).map(|(_, v)| v);
+    let name = r.opt_str(get("name"), "").ok()?.unwrap_or_default();
+    let source = if let Some(hp) = get("hostPath") {
+        VolumeSource::HostPath { path: r.opt_str(extract::get(hp, "path"), "").ok()?.unwrap_or_default() }
+    } else if let Some(ed) = get("emptyDir") {
+        VolumeSource::EmptyDir { medium: r.opt_str(extract::get(ed, "medium"), "").ok()?.filter(|s| !s.is_empty()) }
+    } else if let Some(pvc) = get("persistentVolumeClaim") {
+        VolumeSource::PersistentVolumeClaim {
+            claim_name: r.opt_str(extract::get(pvc, "claimName"), "").ok()?.unwrap_or_default(),
+        }
+    } else if get("ephemeral").is_some() {
+        VolumeSource::Ephemeral
+    } else {
+        let kind = fields.iter().find(|(k, v)| k != "name" && !v.is_null()).map(|(k, _)| k.clone());
+        VolumeSource::Other(kind.unwrap_or_default())
+    };
+    Some(Volume { name, source })
 }
 
 /// `Reader::string_map` on a typed map: a null value is an empty string.
@@ -260,8 +309,42 @@ struct Spec {
     overhead: Option<BTreeMap<String, Value>>,
     node_selector: Option<BTreeMap<String, Option<String>>>,
     affinity: Option<Value>,
-    tolerations: Option<Value>,
-    volumes: Option<Value>,
+    tolerations: Option<Vec<Obj<Tol>>>,
+    volumes: Option<Vec<Obj<Fields>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Tol {
+    key: Option<String>,
+    operator: Option<String>,
+    value: Option<String>,
+    effect: Option<String>,
+    toleration_seconds: Option<Value>,
+}
+
+/// An object's fields in JSON order, repeated keys kept (a volume: its
+/// name and its source, whose key is all the model reads of most sources).
+struct Fields(Vec<(String, Value)>);
+
+impl<'de> Deserialize<'de> for Fields {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Fields;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Fields, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = map.next_entry::<String, Value>()? {
+                    out.push(entry);
+                }
+                Ok(Fields(out))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -375,6 +458,12 @@ mod tests {
             json!({"metadata": {"name": "x"}, "status": {"phase": "", "qosClass": "Gold"}}),
             json!({"metadata": {"name": "x"}, "status": ["Running"]}),
             json!({"metadata": {"name": "x"}, "spec": {"tolerations": {"key": "a"}}}),
+            json!({"metadata": {"name": "x"}, "spec": {"tolerations": ["a", {"operator": "Gt", "tolerationSeconds": "30"}]}}),
+            json!({"metadata": {"name": "x"}, "spec": {"tolerations": [{"operator": "Exists", "effect": "", "tolerationSeconds": 1.5}]}}),
+            json!({"metadata": {"name": "x"}, "spec": {"volumes": [
+                {"name": "a", "hostPath": "/tmp"}, {"name": "b", "emptyDir": {"medium": ""}}, {"name": "c", "secret": null, "csi": {}},
+                {"name": "d", "persistentVolumeClaim": {"claimName": 7}}]}}),
+            json!({"metadata": {"name": "x"}, "spec": {"volumes": [{"name": null}, {}, {"name": "e", "ephemeral": {}, "emptyDir": {}}]}}),
             json!({"metadata": {"name": "x"}, "spec": {"resources": {"limits": {"cpu": "2"}}}}),
         ];
         for v in &cases {
@@ -383,6 +472,25 @@ mod tests {
         // Invalid JSON text: the parser's message.
         let err = PodInfo::from_json_text("{\"metadata\": ").expect_err("not JSON");
         assert!(matches!(err, PodTextError::Json(_)), "{err}");
+    }
+
+    #[test]
+    fn tolerations_and_volumes_take_the_typed_path() {
+        let v = json!({"metadata": {"name": "x"}, "spec": {
+            "tolerations": [{"key": "k", "operator": "Equal", "value": "v", "effect": "NoSchedule"},
+                            {"operator": "Exists", "tolerationSeconds": "300"}],
+            "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "pvc-1"}},
+                        {"name": "tmp", "emptyDir": {"medium": "Memory"}},
+                        {"name": "kube-api-access-x", "projected": {}}]}});
+        assert!(read_typed(&v.to_string()).is_some());
+        let pod = agree(&v).expect("pod");
+        assert_eq!(pod.tolerations[1].toleration_seconds, Some(300));
+        assert_eq!(pod.volumes[2].source, VolumeSource::Other("projected".into()));
+        // A volume with a repeated key: read by from_json (first position, last value).
+        let text = r#"{"metadata": {"name": "x"}, "spec": {"volumes": [{"name": "a", "secret": {}, "csi": {}, "secret": null}]}}"#;
+        assert!(read_typed(text).is_none());
+        let slow = PodInfo::from_json(&serde_json::from_str(text).expect("json")).expect("pod");
+        assert_eq!(PodInfo::from_json_text(text).expect("pod"), slow);
     }
 
     #[test]
@@ -458,6 +566,37 @@ mod tests {
             .boxed()
     }
 
+    fn toleration() -> BoxedStrategy<Value> {
+        (
+            maybe(Just(json!("k"))),
+            maybe(prop::sample::select(vec![json!("Exists"), json!("Equal"), json!(""), json!("Gt")])),
+            maybe(prop::sample::select(vec![json!("NoExecute"), json!(""), json!("Sometimes")])),
+            maybe(prop::sample::select(vec![json!(300), json!("60"), json!("soon")])),
+        )
+            .prop_map(|(k, op, eff, secs)| {
+                object(vec![("key", k), ("operator", op), ("effect", eff), ("tolerationSeconds", secs)])
+            })
+            .boxed()
+    }
+
+    fn volume() -> BoxedStrategy<Value> {
+        let source = prop::sample::select(vec![
+            ("hostPath", json!({"path": "/var"})),
+            ("emptyDir", json!({"medium": "Memory"})),
+            ("persistentVolumeClaim", json!({"claimName": "c"})),
+            ("ephemeral", json!({})),
+            ("projected", json!({})),
+            ("secret", Value::Null),
+        ]);
+        (maybe(Just(json!("v"))), prop::collection::vec(source, 0..3))
+            .prop_map(|(name, sources)| {
+                let mut fields = vec![("name", name)];
+                fields.extend(sources.into_iter().map(|(k, v)| (k, Some(v))));
+                object(fields)
+            })
+            .boxed()
+    }
+
     fn pod() -> BoxedStrategy<Value> {
         let labels = prop::collection::btree_map("[a-c]", prop_oneof![Just(json!("v")), Just(Value::Null)], 0..3)
             .prop_map(|m| Value::Object(m.into_iter().collect()));
@@ -477,8 +616,10 @@ mod tests {
             maybe(prop::collection::vec(container(), 0..2).prop_map(Value::Array)),
             maybe(resources()),
             maybe(prop_oneof![Just(json!({"cpu": "5m"})), Just(json!({"cpu": "x"}))]),
+            maybe(prop::collection::vec(toleration(), 0..3).prop_map(Value::Array)),
+            maybe(prop::collection::vec(volume(), 0..3).prop_map(Value::Array)),
         )
-            .prop_map(|(node, prio, cs, ics, res, oh)| {
+            .prop_map(|(node, prio, cs, ics, res, oh, tols, vols)| {
                 object(vec![
                     ("nodeName", node),
                     ("priority", prio),
@@ -486,6 +627,8 @@ mod tests {
                     ("initContainers", ics),
                     ("resources", res),
                     ("overhead", oh),
+                    ("tolerations", tols),
+                    ("volumes", vols),
                 ])
             });
         let status = (
