@@ -72,18 +72,17 @@ impl ClusterAt {
         let known: std::collections::BTreeSet<(String, String)> =
             pods.iter().map(|(ns, name, _, _)| (ns.clone(), name.clone())).collect();
         let read = read_pods(&pods, at);
-        // Reserved once: growing a list of 150,000 pods by doubling copied
-        // each `PodInfo` several times (~10 % of why-pending at 1M events).
-        state.pods.reserve(pods.len());
-        for ((ns, name, estimated, _), pod) in pods.into_iter().zip(read) {
-            match pod {
-                Ok(pod) => state.pods.push(pod),
-                Err(e) => state.unreadable.push(unreadable_note("Pod", &format!("{ns}/{name}"), &e.to_string())),
+        for ((ns, name, estimated, _), pod) in pods.iter().zip(&read) {
+            if let Err(e) = pod {
+                state.unreadable.push(unreadable_note("Pod", &format!("{ns}/{name}"), e));
             }
-            if estimated {
+            if *estimated {
                 state.estimated_pods.push(format!("{ns}/{name}"));
             }
         }
+        // Collected in place: a new list copied 150,000 pods of ~1 KiB each
+        // into fresh memory (~10 % of why-pending at 1M events).
+        state.pods = read.into_iter().filter_map(Result::ok).collect();
         events::add_event_only_pods(store, at, &mut state, &known)?;
         Ok(state)
     }
