@@ -82,8 +82,8 @@ pub(crate) fn read_typed(text: &str) -> Option<PodInfo> {
     pod.phase = None;
     pod.uid = meta.uid.filter(|s| !s.is_empty());
     pod.resource_version = meta.resource_version.filter(|s| !s.is_empty());
-    pod.labels = string_map(meta.labels);
-    pod.annotations = string_map(meta.annotations);
+    pod.labels = meta.labels.map(StrMap::into_inner).unwrap_or_default();
+    pod.annotations = meta.annotations.map(StrMap::into_inner).unwrap_or_default();
     pod.creation_timestamp = r.opt_time(meta.creation_timestamp.as_ref(), "").ok()?;
     pod.deletion_timestamp = r.opt_time(meta.deletion_timestamp.as_ref(), "").ok()?;
     pod.owners = meta
@@ -121,11 +121,11 @@ pub(crate) fn read_typed(text: &str) -> Option<PodInfo> {
     sidecar_ports.append(&mut pod.host_ports);
     pod.host_ports = sidecar_ports;
     let resources = spec.resources.map(Obj::into_inner).unwrap_or_default();
-    pod.pod_level_requests = resource_list(resources.requests)?;
-    pod.pod_level_limits = resource_list(resources.limits)?;
+    pod.pod_level_requests = resource_list(resources.requests);
+    pod.pod_level_limits = resource_list(resources.limits);
     pod.default_pod_level_requests();
-    pod.overhead = resource_list(spec.overhead)?;
-    pod.node_selector = string_map(spec.node_selector);
+    pod.overhead = resource_list(spec.overhead);
+    pod.node_selector = spec.node_selector.map(StrMap::into_inner).unwrap_or_default();
     pod.affinity = read_affinity(&r, spec.affinity.as_ref()).ok()?;
     pod.tolerations =
         spec.tolerations.unwrap_or_default().into_iter().map(|Obj(t)| toleration(&r, t)).collect::<Option<_>>()?;
@@ -150,8 +150,8 @@ pub(crate) fn read_typed(text: &str) -> Option<PodInfo> {
 /// One container and its host ports, as `pod::read_container` reads them.
 fn container(r: &Reader, c: Container, init: bool) -> Option<(crate::pod::ContainerInfo, Vec<HostPort>)> {
     let resources = c.resources.map(Obj::into_inner).unwrap_or_default();
-    let requests = resource_list(resources.requests)?;
-    let limits = resource_list(resources.limits)?;
+    let requests = resource_list(resources.requests);
+    let limits = resource_list(resources.limits);
     let info = container_info(c.name.unwrap_or_default(), c.restart_policy.as_deref(), init, requests, limits);
     let mut ports = Vec::new();
     for Obj(p) in c.ports.unwrap_or_default() {
@@ -217,25 +217,74 @@ fn volume(r: &Reader, fields: Fields) -> Option<Volume> {
     Some(Volume { name, source })
 }
 
-/// `Reader::string_map` on a typed map: a null value is an empty string.
-fn string_map(m: Option<BTreeMap<String, Option<String>>>) -> BTreeMap<String, String> {
-    m.unwrap_or_default().into_iter().map(|(k, v)| (k, v.unwrap_or_default())).collect()
+fn resource_list(q: Option<Quantities>) -> ResourceList {
+    q.map(|Quantities(list)| list).unwrap_or_default()
 }
 
-/// `Reader::resource_list` on a typed map: quantity strings or bare
-/// numbers, nulls skipped; `None` for anything else or a bad quantity.
-fn resource_list(m: Option<BTreeMap<String, Value>>) -> Option<ResourceList> {
-    let mut out = ResourceList::new();
-    for (name, val) in m.unwrap_or_default() {
-        let amount = match val {
-            Value::String(s) => quantity::parse_amount(&name, &s),
-            Value::Number(n) => quantity::parse_amount(&name, &n.to_string()),
-            Value::Null => continue,
-            _ => return None,
-        };
-        out.set(&name, amount.ok()?);
+/// A string-to-string map read as `Reader::string_map` reads it: a null
+/// value is an empty string, a repeated key keeps its last value.
+struct StrMap(BTreeMap<String, String>);
+
+impl StrMap {
+    fn into_inner(self) -> BTreeMap<String, String> {
+        self.0
     }
-    Some(out)
+}
+
+impl<'de> Deserialize<'de> for StrMap {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = StrMap;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object of strings")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<StrMap, A::Error> {
+                let mut out = BTreeMap::new();
+                while let Some((k, v)) = map.next_entry::<String, Option<String>>()? {
+                    out.insert(k, v.unwrap_or_default());
+                }
+                Ok(StrMap(out))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+/// A resource list read as `Reader::resource_list` reads it: quantity
+/// strings or bare numbers, nulls skipped. A bad quantity, another JSON
+/// type, or a resource named again after a value (where the last value
+/// decides) fails, sending the pod to the fallback.
+struct Quantities(ResourceList);
+
+impl<'de> Deserialize<'de> for Quantities {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Quantities;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object of quantities")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Quantities, A::Error> {
+                use serde::de::Error;
+                let mut out = ResourceList::new();
+                while let Some((name, val)) = map.next_entry::<String, Value>()? {
+                    if out.contains(&name) {
+                        return Err(A::Error::custom("a resource named twice"));
+                    }
+                    let amount = match val {
+                        Value::String(s) => quantity::parse_amount(&name, &s),
+                        Value::Number(n) => quantity::parse_amount(&name, &n.to_string()),
+                        Value::Null => continue,
+                        _ => return Err(A::Error::custom("not a quantity")),
+                    };
+                    out.set(&name, amount.map_err(A::Error::custom)?);
+                }
+                Ok(Quantities(out))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
 }
 
 /// A JSON object read as `T`, and only an object: serde's derived structs
@@ -279,8 +328,8 @@ struct Meta {
     name: Option<String>,
     uid: Option<String>,
     resource_version: Option<String>,
-    labels: Option<BTreeMap<String, Option<String>>>,
-    annotations: Option<BTreeMap<String, Option<String>>>,
+    labels: Option<StrMap>,
+    annotations: Option<StrMap>,
     creation_timestamp: Option<Value>,
     deletion_timestamp: Option<Value>,
     owner_references: Option<Vec<Obj<Owner>>>,
@@ -306,8 +355,8 @@ struct Spec {
     containers: Option<Vec<Obj<Container>>>,
     init_containers: Option<Vec<Obj<Container>>>,
     resources: Option<Obj<Resources>>,
-    overhead: Option<BTreeMap<String, Value>>,
-    node_selector: Option<BTreeMap<String, Option<String>>>,
+    overhead: Option<Quantities>,
+    node_selector: Option<StrMap>,
     affinity: Option<Value>,
     tolerations: Option<Vec<Obj<Tol>>>,
     volumes: Option<Vec<Obj<Fields>>>,
@@ -349,8 +398,8 @@ impl<'de> Deserialize<'de> for Fields {
 
 #[derive(Deserialize, Default)]
 struct Resources {
-    requests: Option<BTreeMap<String, Value>>,
-    limits: Option<BTreeMap<String, Value>>,
+    requests: Option<Quantities>,
+    limits: Option<Quantities>,
 }
 
 #[derive(Deserialize)]
@@ -500,6 +549,11 @@ mod tests {
         let fast = PodInfo::from_json_text(text).expect("pod");
         assert_eq!(fast, slow);
         assert_eq!((fast.name.as_str(), fast.requests.get("cpu")), ("b", 2000));
+        // A request named again as null: the last value decides (no request).
+        let text = r#"{"metadata": {"name": "a"}, "spec": {"containers": [{"resources": {"requests": {"cpu": "1", "cpu": null}}}]}}"#;
+        let slow = PodInfo::from_json(&serde_json::from_str(text).expect("json")).expect("pod");
+        assert_eq!(PodInfo::from_json_text(text).expect("pod"), slow);
+        assert!(!slow.requests.contains("cpu"));
     }
 
     fn scalar() -> impl Strategy<Value = Value> {

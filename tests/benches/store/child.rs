@@ -173,12 +173,16 @@ fn breakdown(store: &Path, ns: &str, name: &str, at: &str, end: &str) -> Result<
 /// profiling a query on the bench store.
 fn explain(store: &Path, query: &str, params: &[String]) -> Result<Value, String> {
     let store = Store::open_existing(store).map_err(|e| e.to_string())?;
-    let q = sql::ALL.iter().find(|q| q.name == query).ok_or_else(|| format!("no query {query}"))?;
+    // `@file.sql`: a variant of a query being tried out (not product SQL).
+    let text = match query.strip_prefix('@') {
+        Some(file) => std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?,
+        None => sql::ALL.iter().find(|q| q.name == query).ok_or_else(|| format!("no query {query}"))?.sql.to_string(),
+    };
     let values: Vec<duckdb::types::Value> = params
         .iter()
         .map(|p| p.parse::<i64>().map_or_else(|_| duckdb::types::Value::Text(p.clone()), duckdb::types::Value::BigInt))
         .collect();
-    let mut stmt = store.conn().prepare(&format!("EXPLAIN ANALYZE {}", q.sql)).map_err(|e| e.to_string())?;
+    let mut stmt = store.conn().prepare(&format!("EXPLAIN ANALYZE {text}")).map_err(|e| e.to_string())?;
     let rows: Vec<String> = stmt
         .query_map(duckdb::params_from_iter(values), |r| r.get::<_, String>(1))
         .map_err(|e| e.to_string())?
