@@ -937,6 +937,105 @@ fn rebalance_plan_on_nodes_without_pods_says_the_amounts_count_no_pods() {
     assert!(!json_demo.contains("no bound Pod objects"), "{json_demo}");
 }
 
+/// A store in `dir` (`k.duckdb`): nodes a and b (2 cpu, 8Gi, 110 pods),
+/// the Pod `kube-system/dns` on a (500m), and the scheduler's event binding
+/// `apps/web-1` to b, whose object and owner are not stored. With
+/// `apps_dumped`, the Pod `apps/db-0` (on a, 250m) is stored: namespace apps
+/// was dumped, only web-1 (created later) is missing.
+fn unstored_pod_store(dir: &Path, apps_dumped: bool) -> PathBuf {
+    let at = "2026-01-01T00:00:00Z";
+    let node = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "creationTimestamp": at},
+               "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"},
+                          "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": at}]}})
+    };
+    let pod = |ns: &str, name: &str, cpu: &str, node: &str| {
+        json!({"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": name, "namespace": ns, "uid": format!("u-{name}"), "creationTimestamp": at},
+               "spec": {"nodeName": node, "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]},
+               "status": {"phase": "Running"}})
+    };
+    let scheduled = json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "web-1.1", "namespace": "apps", "uid": "e1"},
+        "involvedObject": {"kind": "Pod", "namespace": "apps", "name": "web-1", "uid": "u-web-1"},
+        "reason": "Scheduled", "type": "Normal", "count": 1, "source": {"component": "default-scheduler"},
+        "message": "Successfully assigned apps/web-1 to b",
+        "firstTimestamp": "2026-01-01T00:10:00Z", "lastTimestamp": "2026-01-01T00:10:00Z"});
+    let mut items = vec![node("a"), node("b"), pod("kube-system", "dns", "500m", "a"), scheduled];
+    if apps_dumped {
+        items.push(pod("apps", "db-0", "250m", "a"));
+    }
+    let file = dir.join("cluster.json");
+    std::fs::write(&file, json!({"kind": "List", "items": items}).to_string()).expect("write");
+    assert_eq!(ingest_in(dir, &[&file]).0, 0);
+    dir.join("k.duckdb")
+}
+
+/// `kdrift --db DB ARGS…`, exit 0: stdout.
+fn stdout_of(db: &Path, args: &[&str]) -> String {
+    let out = kdrift().arg("--db").arg(db).args(args).output().expect("run");
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The cells of a table row starting with ` NAME `.
+fn row_cells(table: &str, name: &str) -> Vec<String> {
+    let row = table.lines().find(|l| l.starts_with(&format!(" {name} "))).unwrap_or_else(|| panic!("{name}: {table}"));
+    row.split("   ").map(str::trim).filter(|c| !c.is_empty()).map(str::to_string).collect()
+}
+
+#[test]
+fn skew_and_plan_say_amounts_are_lower_bounds_when_a_namespace_was_not_dumped() {
+    // Events name apps/web-1, and the store holds no Pod of namespace apps:
+    // skew showed a at 25.0 % with no caveat.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = unstored_pod_store(dir.path(), false);
+    let note = "requested amounts are lower bounds (≥) on every node: events in the hour up to \
+                2026-01-01T00:10:00Z name 1 pod of namespace apps, of which the store holds no Pod object (not \
+                dumped): pods there count only when a Scheduled event places them, other pods there not at all \
+                (ingest `kubectl get pods -A -o json`)";
+    let table = stdout_of(&db, &["skew"]);
+    assert_eq!(row_cells(&table, "a")[..4], ["a", "≥25.0 %", "≥0.0 %", "≥0.9 %"], "{table}");
+    assert!(table.contains("\n  ≥ lower bound: the store lacks pods or their requests (see the notes)\n"), "{table}");
+    assert!(table.contains(&format!("\nnote: {note}\n")), "{table}");
+    let json_out: Value = serde_json::from_str(&stdout_of(&db, &["skew", "-o", "json"])).expect("json");
+    assert_eq!(json_out["nodes"][0]["lower_bound"], true);
+    assert_eq!(json_out["notes"][0], note);
+
+    let plan = stdout_of(&db, &["rebalance", "plan"]);
+    assert_eq!(row_cells(&plan, "a")[..3], ["a", "appropriately utilized", "≥25.0 %"], "{plan}");
+    assert!(plan.contains(&format!("\nNotes\n  - {note}\n")), "{plan}");
+    let doc: Value = serde_json::from_str(&stdout_of(&db, &["rebalance", "plan", "-o", "json"])).expect("json");
+    assert_eq!(doc["notes"][0], note);
+}
+
+#[test]
+fn skew_marks_a_node_whose_pods_have_unknown_requests_as_a_lower_bound_not_zero() {
+    // apps was dumped, but web-1 (bound to b by its Scheduled event) has no
+    // object nor stored owner: b read `0.0 %*`, an estimate of zero.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = unstored_pod_store(dir.path(), true);
+    let table = stdout_of(&db, &["skew"]);
+    assert_eq!(row_cells(&table, "a")[..4], ["a", "37.5 %", "0.0 %", "1.8 %"], "{table}");
+    assert_eq!(row_cells(&table, "b")[..4], ["b", "≥0.0 %*", "≥0.0 %*", "≥0.9 %*"], "{table}");
+    let notes: Vec<&str> = table.lines().filter(|l| l.starts_with("note: ")).collect();
+    assert_eq!(
+        notes,
+        ["note: 1 pod is known only from events (Scheduled, no object): placed from its Scheduled event, requests \
+          estimated from the nearest version of the same owner; it has no stored version of its owner either and \
+          counts with no requests (a lower bound): the requested amounts of b are lower bounds (≥)"],
+        "{table}"
+    );
+    let json_out: Value = serde_json::from_str(&stdout_of(&db, &["skew", "-o", "json"])).expect("json");
+    assert_eq!(
+        (json_out["nodes"][0]["lower_bound"].clone(), json_out["nodes"][1]["lower_bound"].clone()),
+        (json!(false), json!(true))
+    );
+    let plan = stdout_of(&db, &["rebalance", "plan"]);
+    assert_eq!(row_cells(&plan, "b")[2], "≥0.0 % ≤ 20", "{plan}");
+    assert_eq!(row_cells(&plan, "a")[2], "37.5 %", "{plan}");
+}
+
 #[test]
 fn skew_notes_name_an_unreadable_object_once() {
     let dir = tempfile::tempdir().expect("tmp");

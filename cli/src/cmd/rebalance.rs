@@ -42,7 +42,8 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
         let (runtime, client, source) = cluster::connect(&args.cluster)?;
         let read = runtime.block_on(kdrift_rebalance::execute::read_snapshot(&client, &policy, Utc::now()))?;
         let at = read.snapshot.now;
-        (LoadedSnapshot { snapshot: read.snapshot, at, notes: read.notes }, source)
+        let loaded = LoadedSnapshot { snapshot: read.snapshot, at, notes: read.notes, lower_bound_nodes: Vec::new() };
+        (loaded, source)
     } else {
         let source = PlanSource { kind: "store".to_string(), detail: cli.db.display().to_string() };
         let Some(loaded) = load_store(cli, args.at)? else { return Ok(ExitCode::from(1)) };
@@ -77,8 +78,15 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
     match cli.output {
         Output::Json => render::json(&mut out, &doc)?,
         Output::Table => {
-            let report =
-                PlanReport { at: loaded.at, policy_source, plan: planned, simulation, rounds, notes: loaded.notes };
+            let report = PlanReport {
+                at: loaded.at,
+                policy_source,
+                plan: planned,
+                simulation,
+                rounds,
+                notes: loaded.notes,
+                lower_bound_nodes: loaded.lower_bound_nodes,
+            };
             render::rebalance::report(&mut out, &report)?
         }
     }

@@ -38,6 +38,9 @@ pub struct PlanReport {
     pub rounds: Option<Rounds>,
     /// What the snapshot lacks or had to estimate.
     pub notes: Vec<String>,
+    /// Nodes whose requested amounts are a lower bound (marked `≥`; the notes say why).
+    #[serde(skip)]
+    pub lower_bound_nodes: Vec<String>,
 }
 
 /// Everything `rebalance recommend` prints (`-o json` prints `at`,
@@ -143,7 +146,7 @@ pub fn report<W: Write>(out: &mut W, r: &PlanReport) -> anyhow::Result<()> {
     }
     for run in &p.runs {
         writeln!(out)?;
-        plugin_run(out, run)?;
+        plugin_run(out, run, &r.lower_bound_nodes)?;
     }
     if p.aborted.is_none() {
         writeln!(out)?;
@@ -188,13 +191,13 @@ fn thresholds_line(run: &PluginRun) -> String {
     line
 }
 
-/// `97.1 % > 80`, `29.0 % ≤ 50`, `60.0 %`.
-fn usage_cell(n: &NodeReport, resource: &str) -> String {
+/// `97.1 % > 80`, `29.0 % ≤ 50`, `60.0 %`; `≥29.0 % ≤ 50` for a lower bound.
+fn usage_cell(n: &NodeReport, resource: &str, lower_bound: bool) -> String {
     let Some(u) = n.resources.iter().find(|u| u.resource == resource) else { return "-".into() };
     if u.allocatable.is_none() {
         return "- (none)".into();
     }
-    let pct = format!("{} %", percent_text(u.percent));
+    let pct = format!("{}{} %", if lower_bound { "≥" } else { "" }, percent_text(u.percent));
     match (u.low, u.high) {
         (_, Some(h)) if u.percent > h => format!("{pct} > {}", num(h)),
         (Some(l), _) if u.percent <= l => format!("{pct} ≤ {}", num(l)),
@@ -202,7 +205,7 @@ fn usage_cell(n: &NodeReport, resource: &str) -> String {
     }
 }
 
-fn plugin_run<W: Write>(out: &mut W, run: &PluginRun) -> anyhow::Result<()> {
+fn plugin_run<W: Write>(out: &mut W, run: &PluginRun, lower_bound_nodes: &[String]) -> anyhow::Result<()> {
     writeln!(out, "Profile {} — LowNodeUtilization: {}", run.profile, thresholds_line(run))?;
     let resources = ordered(&run.tracked_resources);
     let mut b = Builder::default();
@@ -214,10 +217,14 @@ fn plugin_run<W: Write>(out: &mut W, run: &PluginRun) -> anyhow::Result<()> {
             if n.unschedulable { format!("{} (cordoned)", n.name) } else { n.name.clone() },
             class(n.class).to_string(),
         ];
-        row.extend(resources.iter().map(|r| usage_cell(n, r)));
+        let lower = lower_bound_nodes.contains(&n.name);
+        row.extend(resources.iter().map(|r| usage_cell(n, r, lower)));
         b.push_record(row);
     }
     table(out, b)?;
+    if run.nodes.iter().any(|n| lower_bound_nodes.contains(&n.name)) {
+        writeln!(out, "  ≥ lower bound: the store lacks pods or their requests (see the notes)")?;
+    }
     if let Some(e) = &run.early_exit {
         writeln!(out, "  stops here: {}", e.message)?;
         return Ok(());

@@ -147,6 +147,8 @@ queries! {
     EVENT_ONLY_PLACEMENTS = "event_only_placements", "state/event_only_placements.sql";
     /// Per pod with a Scheduled event, the newest event time of that event's source.
     SCHEDULED_COVERAGE = "scheduled_coverage", "state/scheduled_coverage.sql";
+    /// Namespaces whose pods events name between two instants while the store holds no Pod object of theirs.
+    UNSTORED_NAMESPACES = "unstored_namespaces", "state/unstored_namespaces.sql";
     /// Per pod owner, the nearest pod version and owner template showing requests.
     OWNER_SAMPLES = "owner_samples", "state/owner_samples.sql";
     /// The store's newest observation time.
