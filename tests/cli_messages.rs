@@ -1037,6 +1037,77 @@ fn skew_marks_a_node_whose_pods_have_unknown_requests_as_a_lower_bound_not_zero(
 }
 
 #[test]
+fn why_pending_says_the_kubelet_rejected_a_pod_the_scheduler_bound() {
+    // It said "scheduled on n1 at … after waiting 5m" for pods the kubelet
+    // refused at admission: web (its OutOfmemory event) and api (its stored
+    // version Failed with reason OutOfcpu, no kubelet event).
+    let dir = tempfile::tempdir().expect("tmp");
+    let event = |pod: &str, reason: &str, message: &str, at: &str, component: &str| {
+        json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": format!("{pod}.{reason}"), "namespace": "default", "uid": format!("e-{pod}-{reason}")},
+            "involvedObject": {"kind": "Pod", "namespace": "default", "name": pod, "uid": format!("u-{pod}")},
+            "reason": reason, "type": "Warning", "count": 1, "message": message,
+            "source": {"component": component, "host": "n1"}, "firstTimestamp": at, "lastTimestamp": at})
+    };
+    let mut items = Vec::new();
+    for pod in ["web", "api"] {
+        items.push(event(
+            pod,
+            "FailedScheduling",
+            "0/1 nodes are available: 1 Insufficient memory.",
+            "2026-01-01T00:00:00Z",
+            "default-scheduler",
+        ));
+        items.push(event(
+            pod,
+            "Scheduled",
+            &format!("Successfully assigned default/{pod} to n1"),
+            "2026-01-01T00:05:00Z",
+            "default-scheduler",
+        ));
+    }
+    items.push(event(
+        "web",
+        "OutOfmemory",
+        "Node didn't have enough resource: memory, requested: 1073741824, used: 7516192768, capacity: 8589934592",
+        "2026-01-01T00:05:00Z",
+        "kubelet",
+    ));
+    items.push(json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "api", "namespace": "default", "uid": "u-api", "creationTimestamp": "2026-01-01T00:00:00Z"},
+        "spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]},
+        "status": {"phase": "Failed", "reason": "OutOfcpu",
+                   "message": "Pod Node didn't have enough resource: cpu, requested: 1000, used: 1500, capacity: 2000"}}));
+    let file = dir.path().join("events.json");
+    std::fs::write(&file, json!({"kind": "List", "items": items}).to_string()).expect("write");
+    assert_eq!(ingest_in(dir.path(), &[&file]).0, 0);
+    let db = dir.path().join("k.duckdb");
+    let outcome = |pod: &str| {
+        let text = stdout_of(&db, &["why-pending", &format!("default/{pod}")]);
+        text.lines().find(|l| l.starts_with("  outcome: ")).map(str::to_string).unwrap_or_else(|| panic!("{text}"))
+    };
+    assert_eq!(
+        outcome("web"),
+        "  outcome: bound to n1 by the scheduler at 2026-01-01 00:05:00Z after waiting 5m, then rejected by the \
+         kubelet at admission at 2026-01-01 00:05:00Z: OutOfmemory (Node didn't have enough resource: memory, \
+         requested: 1073741824, used: 7516192768, capacity: 8589934592); it never ran"
+    );
+    assert_eq!(
+        outcome("api"),
+        "  outcome: bound to n1 by the scheduler at 2026-01-01 00:05:00Z after waiting 5m, then rejected by the \
+         kubelet at admission at 2026-01-01 00:05:00Z: OutOfcpu (Pod Node didn't have enough resource: cpu, \
+         requested: 1000, used: 1500, capacity: 2000); it never ran"
+    );
+    let json_out: Value =
+        serde_json::from_str(&stdout_of(&db, &["why-pending", "default/web", "-o", "json"])).expect("json");
+    assert_eq!(json_out["history"]["outcome"], "rejected-by-kubelet");
+    assert_eq!(json_out["history"]["rejected"]["reason"], "OutOfmemory");
+    let list = stdout_of(&db, &["why-pending", "--all"]);
+    assert_eq!(row_cells(&list, "default/web")[4], "n1 at 00:05:00Z, rejected by its kubelet (OutOfmemory)", "{list}");
+    assert_eq!(row_cells(&list, "default/api")[4], "n1 at 00:05:00Z, rejected by its kubelet (OutOfcpu)", "{list}");
+}
+
+#[test]
 fn skew_notes_name_an_unreadable_object_once() {
     let dir = tempfile::tempdir().expect("tmp");
     let at = "2026-01-01T00:00:00Z";

@@ -70,6 +70,7 @@ fn every_read_query_runs_on_the_demo_store() {
             }
             "pod_failures" => assert_eq!(r.rows.len(), 1),
             "pod_scheduled" => assert_eq!(r.rows.len(), 0, "the pending pod was never scheduled"),
+            "pod_rejections" => assert_eq!(r.rows.len(), 0, "nor rejected by a kubelet"),
             "pod_at" => assert_eq!(r.rows[0][col("uid")], Value::String(facts.pending_pod.uid.clone())),
             "nodes_at" => assert_eq!(r.rows.len(), 5),
             "nodes_at_instants" => assert_eq!(r.rows.len(), 10, "five nodes at each of two instants"),

@@ -218,3 +218,36 @@ fn skew_and_plan_on_erwee402_say_the_requested_amounts_are_a_lower_bound() {
     assert!(!s.nodes[0].requested.lower_bound);
     assert!(!s.notes.iter().any(|n| n.contains("lower bound")), "{:?}", s.notes);
 }
+
+#[test]
+#[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
+fn why_pending_on_erwee402_says_the_kubelet_rejected_a_bound_pod() {
+    // It said "scheduled on minikube after waiting 9s": the kubelet's
+    // OutOfcpu refused the pod at the binding's second; it never ran.
+    let Some(real) = real_fixtures_or_skip("why_pending_on_erwee402_says_the_kubelet_rejected_a_bound_pod") else {
+        return;
+    };
+    let (_dir, store) = erwee402_store(&real);
+    let name = "server-deployment-56d5dd7646-qzjv8";
+    let report = why_pending(&store, "default", name).expect("query").expect("report");
+    let h = &report.history;
+    assert_eq!(h.outcome, "rejected-by-kubelet");
+    assert_eq!(h.waited_seconds, 9);
+    let r = h.rejected.as_ref().expect("rejected");
+    assert_eq!(r.at.to_rfc3339(), "2019-03-08T08:48:48+00:00");
+    assert_eq!((r.node.as_str(), r.reason.as_str()), ("minikube", "OutOfcpu"));
+    assert_eq!(r.message, "Node didn't have enough resource: cpu, requested: 500, used: 1775, capacity: 2000");
+    let pods = pending_pods(&store).expect("pending");
+    let row = pods.iter().find(|p| p.name == name).expect("row");
+    assert_eq!(row.rejected_reason.as_deref(), Some("OutOfcpu"));
+    // Never bound: no rejection.
+    let hd7wc = pods.iter().find(|p| p.name == "client-deployment-6c68fd7497-hd7wc").expect("hd7wc");
+    assert_eq!((hd7wc.scheduled_at, hd7wc.rejected_at), (None, None));
+    let default: Vec<_> = pods.iter().filter(|p| p.namespace == "default").collect();
+    let rejected = default.iter().filter(|p| p.rejected_reason.as_deref() == Some("OutOfcpu")).count();
+    let scheduled = default.iter().filter(|p| p.scheduled_at.is_some()).count();
+    assert_eq!((rejected, scheduled), (89, 89), "every default pod bound after a failure was refused");
+    // kube-system's coredns was scheduled and ran.
+    let coredns = pods.iter().find(|p| p.name == "coredns-86c58d9df4-mnjkg").expect("coredns");
+    assert_eq!((coredns.scheduled_node.as_deref(), coredns.rejected_reason.as_deref()), (Some("minikube"), None));
+}

@@ -52,7 +52,10 @@ pub fn list<W: Write>(out: &mut W, pods: &[PendingPod]) -> anyhow::Result<()> {
         first: t(p.first_failure),
         attempts: p.occurrences,
         scheduled: match (&p.scheduled_node, p.scheduled_at, p.deleted_at) {
-            (Some(n), Some(at), _) => format!("{n} at {}", at.format("%H:%M:%SZ")),
+            (Some(n), Some(at), _) => match &p.rejected_reason {
+                Some(reason) => format!("{n} at {}, rejected by its kubelet ({reason})", at.format("%H:%M:%SZ")),
+                None => format!("{n} at {}", at.format("%H:%M:%SZ")),
+            },
             (_, _, Some(d)) => format!("never (deleted {})", d.format("%H:%M:%SZ")),
             _ => "not seen".into(),
         },
@@ -113,7 +116,19 @@ pub fn report<W: Write>(out: &mut W, r: &PendingReport) -> anyhow::Result<()> {
         t(h.last_failure)
     )?;
     let outcome = match (&h.scheduled, h.deleted_at) {
-        (Some(s), _) => format!("scheduled on {} at {} after waiting {}", s.node, t(s.at), duration(h.waited_seconds)),
+        (Some(s), _) => match &h.rejected {
+            Some(r) => format!(
+                "bound to {} by the scheduler at {} after waiting {}, then rejected by the kubelet at admission \
+                 at {}: {} ({}); it never ran",
+                s.node,
+                t(s.at),
+                duration(h.waited_seconds),
+                t(r.at),
+                r.reason,
+                r.message
+            ),
+            None => format!("scheduled on {} at {} after waiting {}", s.node, t(s.at), duration(h.waited_seconds)),
+        },
         (None, Some(d)) => format!("never scheduled: deleted at {} after {} pending", t(d), duration(h.waited_seconds)),
         (None, None) => format!("not seen scheduled: pending for at least {}", duration(h.waited_seconds)),
     };

@@ -127,6 +127,8 @@ queries! {
     POD_FAILURES = "pod_failures", "why_pending/pod_failures.sql";
     /// Scheduled events of one pod.
     POD_SCHEDULED = "pod_scheduled", "why_pending/pod_scheduled.sql";
+    /// The kubelet's admission rejections of one pod (OutOfcpu, …).
+    POD_REJECTIONS = "pod_rejections", "why_pending/pod_rejections.sql";
     /// Latest version of one pod at or before an instant (else the earliest after).
     POD_AT = "pod_at", "state/pod_at.sql";
     /// Latest version of every pod at or before an instant (else the earliest after).

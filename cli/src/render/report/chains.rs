@@ -39,7 +39,12 @@ pub fn list<W: Write>(out: &mut W, pods: &[PendingPod], chains: &[PendingReport]
             Esc(&key).to_string()
         };
         let outcome = match (&p.scheduled_node, p.scheduled_at, p.deleted_at) {
-            (Some(n), Some(at), _) => format!("scheduled on {} at {}", Esc(n), full(at)),
+            (Some(n), Some(at), _) => match &p.rejected_reason {
+                Some(reason) => {
+                    format!("bound to {} at {}, rejected by its kubelet ({})", Esc(n), full(at), Esc(reason))
+                }
+                None => format!("scheduled on {} at {}", Esc(n), full(at)),
+            },
             (_, _, Some(d)) => format!("never scheduled (deleted {})", full(d)),
             _ => "not seen scheduled".into(),
         };
@@ -63,9 +68,21 @@ pub fn chain<W: Write>(out: &mut W, r: &PendingReport) -> std::io::Result<()> {
     writeln!(out, "<h3>{}</h3>", Esc(&key))?;
     let h = &r.history;
     let outcome = match (&h.scheduled, h.deleted_at) {
-        (Some(s), _) => {
-            format!("scheduled on {} at {} after waiting {}", Esc(&s.node), full(s.at), duration(h.waited_seconds))
-        }
+        (Some(s), _) => match &h.rejected {
+            Some(r) => format!(
+                "bound to {} by the scheduler at {} after waiting {}, then rejected by the kubelet at admission at \
+                 {}: {} ({}); it never ran",
+                Esc(&s.node),
+                full(s.at),
+                duration(h.waited_seconds),
+                full(r.at),
+                Esc(&r.reason),
+                Esc(&r.message)
+            ),
+            None => {
+                format!("scheduled on {} at {} after waiting {}", Esc(&s.node), full(s.at), duration(h.waited_seconds))
+            }
+        },
         (None, Some(d)) => {
             format!("never scheduled: deleted at {} after {} Pending", full(d), duration(h.waited_seconds))
         }
