@@ -23,6 +23,26 @@ pub fn chain_id(namespace: &str, name: &str) -> String {
     format!("chain-{}", id(&format!("{namespace}/{name}")))
 }
 
+/// How many of the `pending` pods have their chain below, and how to see
+/// the others' (`None` when every one has): the report shows only the
+/// longest-pending pods' chains (`ReportOptions::max_chains`).
+pub fn shown_line(pending: usize, chains: usize) -> Option<String> {
+    let others = pending.checked_sub(chains).filter(|n| *n > 0)?;
+    let shown = match chains {
+        0 => format!("No chain is shown for the {pending} pods that were Pending"),
+        1 => format!("A chain is shown for the longest-pending of the {pending} pods that were Pending"),
+        n => format!("Chains are shown for the {n} longest-pending of the {pending} pods that were Pending"),
+    };
+    let rest = match (chains, others) {
+        (0, _) => "they are listed without one".to_string(),
+        (_, 1) => "the other one is listed without one".to_string(),
+        (_, n) => format!("the other {n} are listed without one"),
+    };
+    Some(format!(
+        r#"<p class="chains-shown" data-shown="{chains}" data-pending="{pending}">{shown}; {rest}: <code>kdrift why-pending NAMESPACE/POD</code> explains any of them, <code>kdrift why-pending --all</code> lists them all.</p>"#
+    ))
+}
+
 /// The table of every pod that was Pending in the range.
 pub fn list<W: Write>(out: &mut W, pods: &[PendingPod], chains: &[PendingReport]) -> std::io::Result<()> {
     writeln!(out, r#"<table class="pending-list">"#)?;
@@ -345,4 +365,28 @@ fn nodes_table<W: Write>(out: &mut W, s: &StateAtFailure) -> std::io::Result<()>
         )?;
     }
     writeln!(out, "</table></details>")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shown_line;
+
+    #[test]
+    fn the_chains_shown_are_counted_against_the_pods_pending() {
+        assert_eq!(
+            shown_line(101, 20).as_deref(),
+            Some(
+                r#"<p class="chains-shown" data-shown="20" data-pending="101">Chains are shown for the 20 longest-pending of the 101 pods that were Pending; the other 81 are listed without one: <code>kdrift why-pending NAMESPACE/POD</code> explains any of them, <code>kdrift why-pending --all</code> lists them all.</p>"#
+            )
+        );
+        let one = shown_line(2, 1).expect("line");
+        assert!(one.contains(">A chain is shown for the longest-pending of the 2 pods that were Pending; the other one is listed without one: "), "{one}");
+        let none = shown_line(3, 0).expect("line");
+        assert!(
+            none.contains(">No chain is shown for the 3 pods that were Pending; they are listed without one: "),
+            "{none}"
+        );
+        assert_eq!(shown_line(5, 5), None, "every chain is shown");
+        assert_eq!(shown_line(0, 0), None);
+    }
 }

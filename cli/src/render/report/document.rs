@@ -262,6 +262,9 @@ fn pending<W: Write>(out: &mut W, d: &ReportData) -> std::io::Result<()> {
         writeln!(out, r#"<p class="empty">No pod had FailedScheduling in the range.</p></section>"#)?;
         return Ok(());
     }
+    if let Some(line) = chains::shown_line(d.pending.len(), d.chains.len()) {
+        writeln!(out, "{line}")?;
+    }
     chains::list(out, &d.pending, &d.chains)?;
     for c in &d.chains {
         chains::chain(out, c)?;
