@@ -921,6 +921,30 @@ fn skew_of_a_single_node_says_it_needs_two() {
 }
 
 #[test]
+fn rebalance_on_one_node_says_descheduler_has_nothing_to_do_not_stalled() {
+    // `--rounds` said "STALLED at night 1" and recommend "no candidate
+    // converges": descheduler skips its cycle with fewer than two nodes.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = nodes_only_store(dir.path(), &["a"]);
+    let why = "descheduler skips its cycle when fewer than 2 nodes are Ready and match the nodeSelector, and only a \
+               is: nothing is classified or evicted, whatever the thresholds (\"Skipping descheduling cycle: requires \
+               >=2 nodes\")";
+    let table = stdout_of(&db, &["rebalance", "plan", "--rounds", "3"]);
+    assert!(table.contains(&format!("\n  nothing to do: {why}\n")), "{table}");
+    assert!(table.contains(&format!("\n  NOTHING TO DO: {why}\n")), "{table}");
+    assert!(!table.contains("STALLED"), "{table}");
+    let doc: Value =
+        serde_json::from_str(&stdout_of(&db, &["rebalance", "plan", "--rounds", "3", "-o", "json"])).expect("json");
+    assert_eq!(doc["rounds"]["verdict"], json!({"kind": "NothingToDo", "reason": why}));
+    let out = kdrift().arg("--db").arg(&db).args(["rebalance", "recommend"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("kdrift: no policy to recommend: {why}\n")), "{stderr}");
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains(" nothing to do (fewer than 2 nodes) ") && !table.contains("STALLED"), "{table}");
+}
+
+#[test]
 fn rebalance_plan_on_nodes_without_pods_says_the_amounts_count_no_pods() {
     // The plan said 0 % everywhere with no word on the missing pods.
     let dir = tempfile::tempdir().expect("tmp");

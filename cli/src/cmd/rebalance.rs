@@ -129,11 +129,19 @@ pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<Exi
         Output::Table => render::rebalance::recommendation(&mut out, &report)?,
     }
     if best.is_none() {
-        writeln!(
-            std::io::stderr(),
-            "kdrift: no candidate converges within {} night(s): no policy to recommend",
-            candidates.max_rounds
-        )?;
+        // Too few nodes: no thresholds change anything (descheduler skips its cycle).
+        let nothing_to_do = report.suggestions.iter().find_map(|s| match &s.verdict {
+            kdrift_rebalance::Verdict::NothingToDo { reason } => Some(reason.clone()),
+            _ => None,
+        });
+        match nothing_to_do {
+            Some(reason) => writeln!(std::io::stderr(), "kdrift: no policy to recommend: {reason}")?,
+            None => writeln!(
+                std::io::stderr(),
+                "kdrift: no candidate converges within {} night(s): no policy to recommend",
+                candidates.max_rounds
+            )?,
+        }
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)

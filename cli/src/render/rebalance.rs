@@ -141,8 +141,10 @@ pub fn report<W: Write>(out: &mut W, r: &PlanReport) -> anyhow::Result<()> {
         let ex: Vec<String> = p.nodes_excluded.iter().map(|e| format!("{} ({})", e.name, e.reason)).collect();
         writeln!(out, "  nodes left out: {}", ex.join(", "))?;
     }
-    if let Some(a) = &p.aborted {
-        writeln!(out, "  nothing planned: {a}")?;
+    match (p.too_few_nodes(), &p.aborted) {
+        (Some(why), _) => writeln!(out, "  nothing to do: {why}")?,
+        (None, Some(a)) => writeln!(out, "  nothing planned: {a}")?,
+        (None, None) => {}
     }
     for run in &p.runs {
         writeln!(out)?;
@@ -440,8 +442,13 @@ fn nights<W: Write>(out: &mut W, rounds: &Rounds) -> anyhow::Result<()> {
             format!("CONVERGED after {rounds} night(s): no node is above its target any more")
         }
         Verdict::Stalled { round, reason } => format!("STALLED at night {round}: {reason}"),
+        Verdict::NothingToDo { reason } => format!("NOTHING TO DO: {reason}"),
         Verdict::Limit { rounds } => format!("LIMIT: every one of the {rounds} night(s) still evicted something"),
     };
+    if let Verdict::NothingToDo { .. } = rounds.verdict {
+        writeln!(out, "  {verdict}")?;
+        return Ok(());
+    }
     writeln!(
         out,
         "  {verdict} ({} eviction(s) in total, {} left Pending, {} night(s) with a pile-up)",
@@ -480,6 +487,7 @@ fn suggestion_verdict(s: &Suggestion) -> String {
         Verdict::Converged { .. } if s.evictions == 0 => "converged (nothing moves)".into(),
         Verdict::Converged { .. } => "converged".into(),
         Verdict::Stalled { round, .. } => format!("STALLED at night {round}"),
+        Verdict::NothingToDo { .. } => "nothing to do (fewer than 2 nodes)".into(),
         Verdict::Limit { rounds } => format!("LIMIT ({rounds} nights)"),
     }
 }
