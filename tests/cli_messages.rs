@@ -1132,6 +1132,42 @@ fn why_pending_says_the_kubelet_rejected_a_pod_the_scheduler_bound() {
 }
 
 #[test]
+fn timeline_drains_that_finds_none_says_why_and_what_to_ingest() {
+    // It printed nothing but "no drain, reboot or outage found in …".
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = unstored_pod_store(dir.path(), false);
+    let out = kdrift().arg("--db").arg(&db).args(["timeline", "drains"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "kdrift: no drain, reboot or outage found in {}: the store's time span, 2026-01-01T00:00:00Z → \
+             2026-01-01T00:10:00Z, holds no cordon, NotReady or reboot of any node (no node signal at all), nor any \
+             eviction evidence; ingest what shows a drain: Node versions over time (`kdrift record`, or `kubectl \
+             get nodes -o json` taken while it drains) and the nodes' events (`kubectl get events -A -o json` \
+             within an hour of the drain, before they expire, or `kdrift ingest victorialogs`)\n",
+            db.display()
+        )
+    );
+    let out = kdrift().arg("--db").arg(&db).args(["timeline", "drains", "-o", "json"]).output().expect("run");
+    let tl: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert!(tl["why_none"].as_str().is_some_and(|w| w.starts_with("the store's time span, ")), "{tl}");
+    // The demo's drains, outside the range asked for.
+    let (code, _, stderr) = on_demo(&["timeline", "drains", "--until", "2026-11-01T00:00:00Z"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.ends_with(
+            ": none of the store's 2 operations overlaps the range asked for (the beginning → \
+             2026-11-01T00:00:00Z): they run from 2026-11-27T02:00:00Z to 2026-11-28T02:10:15Z; widen \
+             --since/--until\n"
+        ),
+        "{stderr}"
+    );
+    let (_, demo, _) = on_demo(&["timeline", "drains", "-o", "json"]);
+    assert!(demo.contains("\"why_none\": null"), "with operations: no reason");
+}
+
+#[test]
 fn skew_notes_name_an_unreadable_object_once() {
     let dir = tempfile::tempdir().expect("tmp");
     let at = "2026-01-01T00:00:00Z";

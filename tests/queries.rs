@@ -101,6 +101,12 @@ fn every_read_query_runs_on_the_demo_store() {
             }
             "vl_last_window_end" => assert_eq!(r.rows[0], vec![Value::Null, Value::Null], "no VictoriaLogs pull"),
             "vl_windows" => assert!(r.rows.is_empty()),
+            "eviction_counts" => {
+                let since_until: Vec<(String, String)> =
+                    ["since_us", "until_us"].iter().map(|p| (p.to_string(), values(p))).collect();
+                let all = catalog::run(&store, "pod_evictions", &since_until).expect("pod_evictions");
+                assert!(!r.rows.is_empty() && all.rows.len() >= r.rows.len(), "{:?}", r.rows);
+            }
             // Every pod the demo's events name has stored objects in its namespace.
             "unstored_namespaces" => assert!(r.rows.is_empty(), "{:?}", r.rows),
             "episode_evictions" => {

@@ -251,3 +251,23 @@ fn why_pending_on_erwee402_says_the_kubelet_rejected_a_bound_pod() {
     let coredns = pods.iter().find(|p| p.name == "coredns-86c58d9df4-mnjkg").expect("coredns");
     assert_eq!((coredns.scheduled_node.as_deref(), coredns.rejected_reason.as_deref()), (Some("minikube"), None));
 }
+
+#[test]
+#[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
+fn timeline_on_erwee402_says_why_it_finds_no_drain() {
+    // `timeline drains` said only "no drain, reboot or outage found".
+    let Some(real) = real_fixtures_or_skip("timeline_on_erwee402_says_why_it_finds_no_drain") else { return };
+    let (_dir, store) = erwee402_store(&real);
+    let tl = kdrift_analyze::drain_timeline(&store, None, None).expect("timeline");
+    assert!(tl.operations.is_empty());
+    assert_eq!(
+        tl.why_none.as_deref(),
+        Some(
+            "the store's time span, 2019-03-08T08:48:01Z → 2019-03-08T08:59:58Z, holds no cordon, NotReady or \
+             reboot of any node (node signals: 1 RegisteredNode, 1 Starting); its eviction evidence (Killing: 3 \
+             pods) is no drain without one; ingest what shows a drain: Node versions over time (`kdrift record`, \
+             or `kubectl get nodes -o json` taken while it drains) and the nodes' events (`kubectl get events -A -o \
+             json` within an hour of the drain, before they expire, or `kdrift ingest victorialogs`)"
+        )
+    );
+}

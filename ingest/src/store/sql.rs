@@ -169,6 +169,8 @@ queries! {
     NODE_SIGNALS = "node_signals", "timeline/node_signals.sql";
     /// Evidence of pods evicted or stopped on a node between two instants.
     POD_EVICTIONS = "pod_evictions", "timeline/pod_evictions.sql";
+    /// Eviction evidence between two instants, counted per kind (`timeline drains` finding none).
+    EVICTION_COUNTS = "eviction_counts", "timeline/eviction_counts.sql";
     /// Eviction evidence inside given node ranges (what a drain timeline's episodes can take), plus evidence naming no node.
     EPISODE_EVICTIONS = "episode_evictions", "timeline/episode_evictions.sql";
     /// The first and last instant the store knows about (`kdrift report`'s default range).
