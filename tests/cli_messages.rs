@@ -692,7 +692,7 @@ fn an_empty_directory_is_reported_and_alone_it_is_an_error() {
     let (code, stdout, stderr) = ingest_in(dir.path(), &[&empty, &node]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stderr.trim_end(), format!("kdrift: warning: no files found in {}", empty.display()));
-    assert!(stdout.contains("run 1 (ok): 1 object versions read, 1 new"), "{stdout}");
+    assert!(stdout.contains("run 1 (ok): 1 object version read, 1 new"), "{stdout}");
 }
 
 #[test]
@@ -1168,6 +1168,49 @@ fn timeline_drains_that_finds_none_says_why_and_what_to_ingest() {
 }
 
 #[test]
+fn counts_of_one_are_singular() {
+    // "failed to schedule 1 times in 1 event(s)", "1 pods counted", "1 rows".
+    let dir = tempfile::tempdir().expect("tmp");
+    let at = "2026-01-01T00:00:00Z";
+    let pod = |name: &str, cpu: &str, node: Option<&str>| {
+        let mut p = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "uid": format!("u-{name}"), "creationTimestamp": at},
+            "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]},
+            "status": {"phase": if node.is_some() { "Running" } else { "Pending" }}});
+        if let Some(n) = node {
+            p["spec"]["nodeName"] = json!(n);
+        }
+        p
+    };
+    let items = vec![
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "creationTimestamp": at},
+               "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"},
+                          "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": at}]}}),
+        pod("db", "1500m", Some("n1")),
+        pod("web", "1", None),
+        json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "web.1", "namespace": "default", "uid": "e1"},
+               "involvedObject": {"kind": "Pod", "namespace": "default", "name": "web", "uid": "u-web"},
+               "reason": "FailedScheduling", "type": "Warning", "count": 1,
+               "message": "0/1 nodes are available: 1 Insufficient cpu.",
+               "firstTimestamp": "2026-01-01T00:10:00Z", "lastTimestamp": "2026-01-01T00:10:00Z"}),
+    ];
+    let file = dir.path().join("cluster.json");
+    std::fs::write(&file, json!({"kind": "List", "items": items}).to_string()).expect("write");
+    assert_eq!(ingest_in(dir.path(), &[&file]).0, 0);
+    let db = dir.path().join("k.duckdb");
+    let report = stdout_of(&db, &["why-pending", "default/web"]);
+    assert!(
+        report
+            .contains("\n  failed to schedule 1 time in 1 event, from 2026-01-01 00:10:00Z to 2026-01-01 00:10:00Z\n"),
+        "{report}"
+    );
+    assert!(report.contains("\nNodes at the last failure (2026-01-01 00:10:00Z; 1 pod counted)\n"), "{report}");
+    assert!(report.contains("\nWhy n1 is full (1500m/2000m cpu requested by 1 pod, largest first)\n"), "{report}");
+    let rows = stdout_of(&db, &["query", "nodes_at", "--param", "at_us=2026-01-01T00:10:00Z"]);
+    assert!(rows.ends_with("\n1 row\n"), "{rows}");
+}
+
+#[test]
 fn skew_notes_name_an_unreadable_object_once() {
     let dir = tempfile::tempdir().expect("tmp");
     let at = "2026-01-01T00:00:00Z";
@@ -1274,13 +1317,13 @@ fn a_json_file_holding_yaml_is_an_error_naming_line_column_and_where_yaml_goes()
             as_json.display()
         )]
     );
-    assert!(stdout.contains("run 1 (partial): 1 object versions read, 1 new"), "the other file loads: {stdout}");
+    assert!(stdout.contains("run 1 (partial): 1 object version read, 1 new"), "the other file loads: {stdout}");
     // The same text named .yaml loads.
     let as_yaml = dir.path().join("pod.yaml");
     std::fs::write(&as_yaml, yaml).expect("write");
     let (code, stdout, stderr) = ingest_in(dir.path(), &[&as_yaml]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.contains("1 object versions read, 1 new"), "{stdout}");
+    assert!(stdout.contains("1 object version read, 1 new"), "{stdout}");
 }
 
 #[test]

@@ -17,6 +17,7 @@ use serde_json::Value;
 use crate::failed_scheduling::{parse, FailedScheduling};
 use crate::state::lower_bound::event_only_note;
 use crate::state::ClusterAt;
+use crate::words::{count, pick};
 use crate::AnalyzeError;
 
 /// One resource of one node.
@@ -190,10 +191,12 @@ pub(super) fn build_state(
         notes.push(format!(
             "the Pod object of {namespace}/{name} is not in the store: its requests are unknown, so shortfalls cannot be computed"
         ));
+        let stored = pods_counted - counted_event_only;
         notes.push(format!(
-            "requested amounts count only the {} pods whose objects are in the store; \
+            "requested amounts count only the {} whose {} in the store; \
              pods of namespaces that were not dumped are missing from them",
-            pods_counted - counted_event_only
+            count(stored, "pod", "pods"),
+            pick(stored, "object is", "objects are")
         ));
     }
     if state.pods.is_empty() || pods_counted == 0 {

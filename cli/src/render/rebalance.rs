@@ -488,7 +488,7 @@ fn suggestion_verdict(s: &Suggestion) -> String {
         Verdict::Converged { .. } => "converged".into(),
         Verdict::Stalled { round, .. } => format!("STALLED at night {round}"),
         Verdict::NothingToDo { .. } => "nothing to do (fewer than 2 nodes)".into(),
-        Verdict::Limit { rounds } => format!("LIMIT ({rounds} nights)"),
+        Verdict::Limit { rounds } => format!("LIMIT ({})", kdrift_analyze::words::count(*rounds, "night", "nights")),
     }
 }
 

@@ -7,6 +7,7 @@
 use std::io::Write;
 
 use kdrift_analyze::pending::{NodeFill, StateAtFailure};
+use kdrift_analyze::words::count;
 use kdrift_analyze::{PendingPod, PendingReport};
 use kdrift_rebalance::percent::percent_text;
 
@@ -110,9 +111,9 @@ pub fn chain<W: Write>(out: &mut W, r: &PendingReport) -> std::io::Result<()> {
     };
     writeln!(
         out,
-        r#"<p class="outcome">Failed to schedule {} times in {} event(s), {} → {}; {outcome}.</p>"#,
-        h.occurrences,
-        h.failure_events,
+        r#"<p class="outcome">Failed to schedule {} in {}, {} → {}; {outcome}.</p>"#,
+        count(h.occurrences as usize, "time", "times"),
+        count(h.failure_events as usize, "event", "events"),
         full(h.first_failure),
         full(h.last_failure)
     )?;
@@ -188,7 +189,7 @@ fn constraint<W: Write>(out: &mut W, r: &PendingReport) -> std::io::Result<()> {
     for x in &r.reasons {
         let nodes = match (x.nodes, r.total_nodes) {
             (Some(n), Some(total)) => format!("{n}/{total} nodes"),
-            (Some(n), None) => format!("{n} nodes"),
+            (Some(n), None) => count(n as usize, "node", "nodes"),
             (None, _) => "before any node was filtered".into(),
         };
         writeln!(
@@ -280,13 +281,13 @@ fn state_steps<W: Write>(out: &mut W, s: &StateAtFailure) -> std::io::Result<()>
 fn fill<W: Write>(out: &mut W, f: &NodeFill) -> std::io::Result<()> {
     writeln!(
         out,
-        r#"<li class="step full" data-node="{}"><span class="step-name">Why {} is full</span> {}/{} {} requested by {} pods.<ul class="bursts">"#,
+        r#"<li class="step full" data-node="{}"><span class="step-name">Why {} is full</span> {}/{} {} requested by {}.<ul class="bursts">"#,
         Esc(&f.node),
         Esc(&f.node),
         Esc(&amount(&f.resource, f.requested)),
         Esc(&amount(&f.resource, f.allocatable)),
         Esc(&f.resource),
-        f.holders.len()
+        count(f.holders.len(), "pod", "pods")
     )?;
     for b in &f.bursts {
         writeln!(out, r#"<li class="burst" data-operation="{}">{}</li>"#, b.operation, Esc(&b.summary))?;
@@ -323,9 +324,9 @@ fn fill<W: Write>(out: &mut W, f: &NodeFill) -> std::io::Result<()> {
 fn nodes_table<W: Write>(out: &mut W, s: &StateAtFailure) -> std::io::Result<()> {
     writeln!(
         out,
-        "<details><summary>Nodes at the last failure ({}; {} pods counted)</summary>",
+        "<details><summary>Nodes at the last failure ({}; {})</summary>",
         full(s.at),
-        s.pods_counted
+        count(s.pods_counted, "pod counted", "pods counted")
     )?;
     let bound = if s.requested_is_lower_bound { "≥" } else { "" };
     writeln!(
