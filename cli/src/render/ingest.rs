@@ -125,7 +125,7 @@ pub fn victorialogs<W: Write>(out: &mut W, report: &PullReport, db: &Path) -> an
         count(report.windows.len(), "window", "windows"),
         report.added(),
         report.duplicates(),
-        count(report.error_count() as usize, "input error", "input errors"),
+        count(report.error_count(), "input error", "input errors"),
         db.display()
     )?;
     if let Some(t) = report.resumed_from {
