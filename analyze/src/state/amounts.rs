@@ -257,7 +257,7 @@ impl From<&ClusterAt> for AmountsAt {
         let usage = usage_by_node(
             &cluster.pods,
             |p| estimated.contains(p.key().as_str()),
-            |p| unknown.contains(p.key().as_str()),
+            |p| !unknown.is_empty() && unknown.contains(p.key().as_str()),
         );
         AmountsAt {
             at: cluster.at,
