@@ -175,7 +175,7 @@ fn ingest_api_stores_a_snapshot_and_warns_about_a_refused_resource() {
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
     let pods_line = stdout.lines().find(|l| l.trim_start().starts_with("pods ")).expect("pods row");
     assert!(pods_line.contains(&kube.objects("v1", "Pod").len().to_string()), "{stdout}");
-    assert!(stdout.contains("(partial)") && stdout.contains("1 warnings, 0 errors"), "{stdout}");
+    assert!(stdout.contains("(partial)") && stdout.contains("1 warning, 0 errors"), "{stdout}");
     kdrift()
         .arg("--db")
         .arg(&db)

@@ -162,7 +162,7 @@ fn an_interrupted_victorialogs_pull_closes_the_window_in_progress_as_failed_and_
         "{stderr}"
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("in 3 window(s): 30 new"), "the committed windows are summed up: {stdout}");
+    assert!(stdout.contains("in 3 windows: 30 new"), "the committed windows are summed up: {stdout}");
     let interrupted = vec![INTERRUPTED_RUN_MESSAGE.to_string()];
     let ok = || ("ok".to_string(), Vec::new());
     assert_eq!(runs(&db), vec![ok(), ok(), ok(), ("failed".to_string(), interrupted.clone())]);

@@ -692,7 +692,7 @@ fn an_empty_directory_is_reported_and_alone_it_is_an_error() {
     let (code, stdout, stderr) = ingest_in(dir.path(), &[&empty, &node]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stderr.trim_end(), format!("kdrift: warning: no files found in {}", empty.display()));
-    assert!(stdout.contains("run 1 (ok): 1 object versions read, 1 new"), "{stdout}");
+    assert!(stdout.contains("run 1 (ok): 1 object version read, 1 new"), "{stdout}");
 }
 
 #[test]
@@ -921,6 +921,30 @@ fn skew_of_a_single_node_says_it_needs_two() {
 }
 
 #[test]
+fn rebalance_on_one_node_says_descheduler_has_nothing_to_do_not_stalled() {
+    // `--rounds` said "STALLED at night 1" and recommend "no candidate
+    // converges": descheduler skips its cycle with fewer than two nodes.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = nodes_only_store(dir.path(), &["a"]);
+    let why = "descheduler skips its cycle when fewer than 2 nodes are Ready and match the nodeSelector, and only a \
+               is: nothing is classified or evicted, whatever the thresholds (\"Skipping descheduling cycle: requires \
+               >=2 nodes\")";
+    let table = stdout_of(&db, &["rebalance", "plan", "--rounds", "3"]);
+    assert!(table.contains(&format!("\n  nothing to do: {why}\n")), "{table}");
+    assert!(table.contains(&format!("\n  NOTHING TO DO: {why}\n")), "{table}");
+    assert!(!table.contains("STALLED"), "{table}");
+    let doc: Value =
+        serde_json::from_str(&stdout_of(&db, &["rebalance", "plan", "--rounds", "3", "-o", "json"])).expect("json");
+    assert_eq!(doc["rounds"]["verdict"], json!({"kind": "NothingToDo", "reason": why}));
+    let out = kdrift().arg("--db").arg(&db).args(["rebalance", "recommend"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("kdrift: no policy to recommend: {why}\n")), "{stderr}");
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains(" nothing to do (fewer than 2 nodes) ") && !table.contains("STALLED"), "{table}");
+}
+
+#[test]
 fn rebalance_plan_on_nodes_without_pods_says_the_amounts_count_no_pods() {
     // The plan said 0 % everywhere with no word on the missing pods.
     let dir = tempfile::tempdir().expect("tmp");
@@ -935,6 +959,255 @@ fn rebalance_plan_on_nodes_without_pods_says_the_amounts_count_no_pods() {
     // With pods bound (the demo), no such note.
     let (_, json_demo, _) = on_demo(&["rebalance", "plan", "-o", "json"]);
     assert!(!json_demo.contains("no bound Pod objects"), "{json_demo}");
+}
+
+/// A store in `dir` (`k.duckdb`): nodes a and b (2 cpu, 8Gi, 110 pods),
+/// the Pod `kube-system/dns` on a (500m), and the scheduler's event binding
+/// `apps/web-1` to b, whose object and owner are not stored. With
+/// `apps_dumped`, the Pod `apps/db-0` (on a, 250m) is stored: namespace apps
+/// was dumped, only web-1 (created later) is missing.
+fn unstored_pod_store(dir: &Path, apps_dumped: bool) -> PathBuf {
+    let at = "2026-01-01T00:00:00Z";
+    let node = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "creationTimestamp": at},
+               "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"},
+                          "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": at}]}})
+    };
+    let pod = |ns: &str, name: &str, cpu: &str, node: &str| {
+        json!({"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": name, "namespace": ns, "uid": format!("u-{name}"), "creationTimestamp": at},
+               "spec": {"nodeName": node, "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]},
+               "status": {"phase": "Running"}})
+    };
+    let scheduled = json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "web-1.1", "namespace": "apps", "uid": "e1"},
+        "involvedObject": {"kind": "Pod", "namespace": "apps", "name": "web-1", "uid": "u-web-1"},
+        "reason": "Scheduled", "type": "Normal", "count": 1, "source": {"component": "default-scheduler"},
+        "message": "Successfully assigned apps/web-1 to b",
+        "firstTimestamp": "2026-01-01T00:10:00Z", "lastTimestamp": "2026-01-01T00:10:00Z"});
+    let mut items = vec![node("a"), node("b"), pod("kube-system", "dns", "500m", "a"), scheduled];
+    if apps_dumped {
+        items.push(pod("apps", "db-0", "250m", "a"));
+    }
+    let file = dir.join("cluster.json");
+    std::fs::write(&file, json!({"kind": "List", "items": items}).to_string()).expect("write");
+    assert_eq!(ingest_in(dir, &[&file]).0, 0);
+    dir.join("k.duckdb")
+}
+
+/// `kdrift --db DB ARGS…`, exit 0: stdout.
+fn stdout_of(db: &Path, args: &[&str]) -> String {
+    let out = kdrift().arg("--db").arg(db).args(args).output().expect("run");
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The cells of a table row starting with ` NAME `.
+fn row_cells(table: &str, name: &str) -> Vec<String> {
+    let row = table.lines().find(|l| l.starts_with(&format!(" {name} "))).unwrap_or_else(|| panic!("{name}: {table}"));
+    row.split("   ").map(str::trim).filter(|c| !c.is_empty()).map(str::to_string).collect()
+}
+
+#[test]
+fn skew_and_plan_say_amounts_are_lower_bounds_when_a_namespace_was_not_dumped() {
+    // Events name apps/web-1, and the store holds no Pod of namespace apps:
+    // skew showed a at 25.0 % with no caveat.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = unstored_pod_store(dir.path(), false);
+    let note = "requested amounts are lower bounds (≥) on every node: events in the hour up to \
+                2026-01-01T00:10:00Z name 1 pod of namespace apps, of which the store holds no Pod object (not \
+                dumped): pods there count only when a Scheduled event places them, other pods there not at all \
+                (ingest `kubectl get pods -A -o json`)";
+    let table = stdout_of(&db, &["skew"]);
+    assert_eq!(row_cells(&table, "a")[..4], ["a", "≥25.0 %", "≥0.0 %", "≥0.9 %"], "{table}");
+    assert!(table.contains("\n  ≥ lower bound: the store lacks pods or their requests (see the notes)\n"), "{table}");
+    assert!(table.contains(&format!("\nnote: {note}\n")), "{table}");
+    let json_out: Value = serde_json::from_str(&stdout_of(&db, &["skew", "-o", "json"])).expect("json");
+    assert_eq!(json_out["nodes"][0]["lower_bound"], true);
+    assert_eq!(json_out["notes"][0], note);
+
+    let plan = stdout_of(&db, &["rebalance", "plan"]);
+    assert_eq!(row_cells(&plan, "a")[..3], ["a", "appropriately utilized", "≥25.0 %"], "{plan}");
+    assert!(plan.contains(&format!("\nNotes\n  - {note}\n")), "{plan}");
+    let doc: Value = serde_json::from_str(&stdout_of(&db, &["rebalance", "plan", "-o", "json"])).expect("json");
+    assert_eq!(doc["notes"][0], note);
+}
+
+#[test]
+fn skew_marks_a_node_whose_pods_have_unknown_requests_as_a_lower_bound_not_zero() {
+    // apps was dumped, but web-1 (bound to b by its Scheduled event) has no
+    // object nor stored owner: b read `0.0 %*`, an estimate of zero.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = unstored_pod_store(dir.path(), true);
+    let table = stdout_of(&db, &["skew"]);
+    assert_eq!(row_cells(&table, "a")[..4], ["a", "37.5 %", "0.0 %", "1.8 %"], "{table}");
+    assert_eq!(row_cells(&table, "b")[..4], ["b", "≥0.0 %*", "≥0.0 %*", "≥0.9 %*"], "{table}");
+    let notes: Vec<&str> = table.lines().filter(|l| l.starts_with("note: ")).collect();
+    assert_eq!(
+        notes,
+        ["note: 1 pod is known only from events (Scheduled, no object): placed from its Scheduled event, requests \
+          estimated from the nearest version of the same owner; it has no stored version of its owner either and \
+          counts with no requests (a lower bound): the requested amounts of b are lower bounds (≥)"],
+        "{table}"
+    );
+    let json_out: Value = serde_json::from_str(&stdout_of(&db, &["skew", "-o", "json"])).expect("json");
+    assert_eq!(
+        (json_out["nodes"][0]["lower_bound"].clone(), json_out["nodes"][1]["lower_bound"].clone()),
+        (json!(false), json!(true))
+    );
+    let plan = stdout_of(&db, &["rebalance", "plan"]);
+    assert_eq!(row_cells(&plan, "b")[2], "≥0.0 % ≤ 20", "{plan}");
+    assert_eq!(row_cells(&plan, "a")[2], "37.5 %", "{plan}");
+}
+
+#[test]
+fn why_pending_says_the_kubelet_rejected_a_pod_the_scheduler_bound() {
+    // It said "scheduled on n1 at … after waiting 5m" for pods the kubelet
+    // refused at admission: web (its OutOfmemory event) and api (its stored
+    // version Failed with reason OutOfcpu, no kubelet event).
+    let dir = tempfile::tempdir().expect("tmp");
+    let event = |pod: &str, reason: &str, message: &str, at: &str, component: &str| {
+        json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": format!("{pod}.{reason}"), "namespace": "default", "uid": format!("e-{pod}-{reason}")},
+            "involvedObject": {"kind": "Pod", "namespace": "default", "name": pod, "uid": format!("u-{pod}")},
+            "reason": reason, "type": "Warning", "count": 1, "message": message,
+            "source": {"component": component, "host": "n1"}, "firstTimestamp": at, "lastTimestamp": at})
+    };
+    let mut items = Vec::new();
+    for pod in ["web", "api"] {
+        items.push(event(
+            pod,
+            "FailedScheduling",
+            "0/1 nodes are available: 1 Insufficient memory.",
+            "2026-01-01T00:00:00Z",
+            "default-scheduler",
+        ));
+        items.push(event(
+            pod,
+            "Scheduled",
+            &format!("Successfully assigned default/{pod} to n1"),
+            "2026-01-01T00:05:00Z",
+            "default-scheduler",
+        ));
+    }
+    items.push(event(
+        "web",
+        "OutOfmemory",
+        "Node didn't have enough resource: memory, requested: 1073741824, used: 7516192768, capacity: 8589934592",
+        "2026-01-01T00:05:00Z",
+        "kubelet",
+    ));
+    items.push(json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "api", "namespace": "default", "uid": "u-api", "creationTimestamp": "2026-01-01T00:00:00Z"},
+        "spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]},
+        "status": {"phase": "Failed", "reason": "OutOfcpu",
+                   "message": "Pod Node didn't have enough resource: cpu, requested: 1000, used: 1500, capacity: 2000"}}));
+    let file = dir.path().join("events.json");
+    std::fs::write(&file, json!({"kind": "List", "items": items}).to_string()).expect("write");
+    assert_eq!(ingest_in(dir.path(), &[&file]).0, 0);
+    let db = dir.path().join("k.duckdb");
+    let outcome = |pod: &str| {
+        let text = stdout_of(&db, &["why-pending", &format!("default/{pod}")]);
+        text.lines().find(|l| l.starts_with("  outcome: ")).map(str::to_string).unwrap_or_else(|| panic!("{text}"))
+    };
+    assert_eq!(
+        outcome("web"),
+        "  outcome: bound to n1 by the scheduler at 2026-01-01 00:05:00Z after waiting 5m, then rejected by the \
+         kubelet at admission at 2026-01-01 00:05:00Z: OutOfmemory (Node didn't have enough resource: memory, \
+         requested: 1073741824, used: 7516192768, capacity: 8589934592); it never ran"
+    );
+    assert_eq!(
+        outcome("api"),
+        "  outcome: bound to n1 by the scheduler at 2026-01-01 00:05:00Z after waiting 5m, then rejected by the \
+         kubelet at admission at 2026-01-01 00:05:00Z: OutOfcpu (Pod Node didn't have enough resource: cpu, \
+         requested: 1000, used: 1500, capacity: 2000); it never ran"
+    );
+    let json_out: Value =
+        serde_json::from_str(&stdout_of(&db, &["why-pending", "default/web", "-o", "json"])).expect("json");
+    assert_eq!(json_out["history"]["outcome"], "rejected-by-kubelet");
+    assert_eq!(json_out["history"]["rejected"]["reason"], "OutOfmemory");
+    let list = stdout_of(&db, &["why-pending", "--all"]);
+    assert_eq!(row_cells(&list, "default/web")[4], "n1 at 00:05:00Z, rejected by its kubelet (OutOfmemory)", "{list}");
+    assert_eq!(row_cells(&list, "default/api")[4], "n1 at 00:05:00Z, rejected by its kubelet (OutOfcpu)", "{list}");
+}
+
+#[test]
+fn timeline_drains_that_finds_none_says_why_and_what_to_ingest() {
+    // It printed nothing but "no drain, reboot or outage found in …".
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = unstored_pod_store(dir.path(), false);
+    let out = kdrift().arg("--db").arg(&db).args(["timeline", "drains"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "kdrift: no drain, reboot or outage found in {}: the store's time span, 2026-01-01T00:00:00Z → \
+             2026-01-01T00:10:00Z, holds no cordon, NotReady or reboot of any node (no node signal at all), nor any \
+             eviction evidence; ingest what shows a drain: Node versions over time (`kdrift record`, or `kubectl \
+             get nodes -o json` taken while it drains) and the nodes' events (`kubectl get events -A -o json` \
+             within an hour of the drain, before they expire, or `kdrift ingest victorialogs`)\n",
+            db.display()
+        )
+    );
+    let out = kdrift().arg("--db").arg(&db).args(["timeline", "drains", "-o", "json"]).output().expect("run");
+    let tl: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert!(tl["why_none"].as_str().is_some_and(|w| w.starts_with("the store's time span, ")), "{tl}");
+    // The demo's drains, outside the range asked for.
+    let (code, _, stderr) = on_demo(&["timeline", "drains", "--until", "2026-11-01T00:00:00Z"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.ends_with(
+            ": none of the store's 2 operations overlaps the range asked for (the beginning → \
+             2026-11-01T00:00:00Z): they run from 2026-11-27T02:00:00Z to 2026-11-28T02:10:15Z; widen \
+             --since/--until\n"
+        ),
+        "{stderr}"
+    );
+    let (_, demo, _) = on_demo(&["timeline", "drains", "-o", "json"]);
+    assert!(demo.contains("\"why_none\": null"), "with operations: no reason");
+}
+
+#[test]
+fn counts_of_one_are_singular() {
+    // "failed to schedule 1 times in 1 event(s)", "1 pods counted", "1 rows".
+    let dir = tempfile::tempdir().expect("tmp");
+    let at = "2026-01-01T00:00:00Z";
+    let pod = |name: &str, cpu: &str, node: Option<&str>| {
+        let mut p = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "uid": format!("u-{name}"), "creationTimestamp": at},
+            "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]},
+            "status": {"phase": if node.is_some() { "Running" } else { "Pending" }}});
+        if let Some(n) = node {
+            p["spec"]["nodeName"] = json!(n);
+        }
+        p
+    };
+    let items = vec![
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "creationTimestamp": at},
+               "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"},
+                          "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": at}]}}),
+        pod("db", "1500m", Some("n1")),
+        pod("web", "1", None),
+        json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "web.1", "namespace": "default", "uid": "e1"},
+               "involvedObject": {"kind": "Pod", "namespace": "default", "name": "web", "uid": "u-web"},
+               "reason": "FailedScheduling", "type": "Warning", "count": 1,
+               "message": "0/1 nodes are available: 1 Insufficient cpu.",
+               "firstTimestamp": "2026-01-01T00:10:00Z", "lastTimestamp": "2026-01-01T00:10:00Z"}),
+    ];
+    let file = dir.path().join("cluster.json");
+    std::fs::write(&file, json!({"kind": "List", "items": items}).to_string()).expect("write");
+    assert_eq!(ingest_in(dir.path(), &[&file]).0, 0);
+    let db = dir.path().join("k.duckdb");
+    let report = stdout_of(&db, &["why-pending", "default/web"]);
+    assert!(
+        report
+            .contains("\n  failed to schedule 1 time in 1 event, from 2026-01-01 00:10:00Z to 2026-01-01 00:10:00Z\n"),
+        "{report}"
+    );
+    assert!(report.contains("\nNodes at the last failure (2026-01-01 00:10:00Z; 1 pod counted)\n"), "{report}");
+    assert!(report.contains("\nWhy n1 is full (1500m/2000m cpu requested by 1 pod, largest first)\n"), "{report}");
+    let rows = stdout_of(&db, &["query", "nodes_at", "--param", "at_us=2026-01-01T00:10:00Z"]);
+    assert!(rows.ends_with("\n1 row\n"), "{rows}");
 }
 
 #[test]
@@ -1044,13 +1317,13 @@ fn a_json_file_holding_yaml_is_an_error_naming_line_column_and_where_yaml_goes()
             as_json.display()
         )]
     );
-    assert!(stdout.contains("run 1 (partial): 1 object versions read, 1 new"), "the other file loads: {stdout}");
+    assert!(stdout.contains("run 1 (partial): 1 object version read, 1 new"), "the other file loads: {stdout}");
     // The same text named .yaml loads.
     let as_yaml = dir.path().join("pod.yaml");
     std::fs::write(&as_yaml, yaml).expect("write");
     let (code, stdout, stderr) = ingest_in(dir.path(), &[&as_yaml]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.contains("1 object versions read, 1 new"), "{stdout}");
+    assert!(stdout.contains("1 object version read, 1 new"), "{stdout}");
 }
 
 #[test]

@@ -70,6 +70,7 @@ fn every_read_query_runs_on_the_demo_store() {
             }
             "pod_failures" => assert_eq!(r.rows.len(), 1),
             "pod_scheduled" => assert_eq!(r.rows.len(), 0, "the pending pod was never scheduled"),
+            "pod_rejections" => assert_eq!(r.rows.len(), 0, "nor rejected by a kubelet"),
             "pod_at" => assert_eq!(r.rows[0][col("uid")], Value::String(facts.pending_pod.uid.clone())),
             "nodes_at" => assert_eq!(r.rows.len(), 5),
             "nodes_at_instants" => assert_eq!(r.rows.len(), 10, "five nodes at each of two instants"),
@@ -100,6 +101,14 @@ fn every_read_query_runs_on_the_demo_store() {
             }
             "vl_last_window_end" => assert_eq!(r.rows[0], vec![Value::Null, Value::Null], "no VictoriaLogs pull"),
             "vl_windows" => assert!(r.rows.is_empty()),
+            "eviction_counts" => {
+                let since_until: Vec<(String, String)> =
+                    ["since_us", "until_us"].iter().map(|p| (p.to_string(), values(p))).collect();
+                let all = catalog::run(&store, "pod_evictions", &since_until).expect("pod_evictions");
+                assert!(!r.rows.is_empty() && all.rows.len() >= r.rows.len(), "{:?}", r.rows);
+            }
+            // Every pod the demo's events name has stored objects in its namespace.
+            "unstored_namespaces" => assert!(r.rows.is_empty(), "{:?}", r.rows),
             "episode_evictions" => {
                 // Every node over the whole range: exactly pod_evictions' rows.
                 let since_until: Vec<(String, String)> =

@@ -89,7 +89,12 @@ fn why_pending_all_sums_erwee402_occurrences() {
     // The pod's own object is not in these dumps: the note counts the pods
     // with objects, not those known only from their Scheduled event.
     let event_only = report.notes.iter().find(|n| n.contains("known only from events")).expect("event-only note");
-    assert!(event_only.starts_with("1 pod(s)"), "{event_only}");
+    assert!(event_only.starts_with("1 pod is known only from events"), "{event_only}");
+    assert!(
+        event_only
+            .ends_with("; it has no stored version of its owner either and counts with no requests (a lower bound)"),
+        "{event_only}"
+    );
     assert_eq!(state.pods_counted, 12);
     assert!(
         report
@@ -159,4 +164,110 @@ fn every_forensics_command_runs_on_a_store_of_every_real_file() {
         why_pending(&store, &p.namespace, &p.name).expect("why-pending").expect("report");
     }
     assert!(postmortem_job(&store, "default", "redis").expect("postmortem").is_none(), "no Job in the real dumps");
+}
+
+/// The erwee402 files only: its default namespace's pods are known only
+/// from events (the dump holds kube-system's Pod objects).
+fn erwee402_store(real: &std::path::Path) -> (tempfile::TempDir, kdrift_ingest::Store) {
+    let (dir, store) = temp_store();
+    let dumps = real.join("dumps");
+    let files: Vec<std::path::PathBuf> =
+        ["default__events.json", "kube-system__events.json", "kube-system__pods.json", "nodes.json"]
+            .iter()
+            .map(|f| dumps.join(format!("erwee402__multi-k8s__{f}")))
+            .collect();
+    let report = ingest_files(&store, &files, &mut NoProgress).expect("ingest");
+    assert_eq!(report.error_count(), 0);
+    (dir, store)
+}
+
+#[test]
+#[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
+fn skew_and_plan_on_erwee402_say_the_requested_amounts_are_a_lower_bound() {
+    // skew said minikube 38.8 % cpu with no caveat, while the kubelet's
+    // OutOfcpu events of the same store say 1775m of 2000m were requested:
+    // the default namespace's pods were never dumped.
+    let Some(real) = real_fixtures_or_skip("skew_and_plan_on_erwee402_say_the_requested_amounts_are_a_lower_bound")
+    else {
+        return;
+    };
+    let (_dir, store) = erwee402_store(&real);
+    let chart = kdrift_rebalance::Policy::from_yaml("deschedulerPolicy: null").expect("policy");
+    let s = kdrift_analyze::skew::skew(&store, None, &chart).expect("skew");
+    assert_eq!(s.at.to_rfc3339(), "2019-03-08T08:59:58+00:00");
+    let minikube = &s.nodes[0].requested;
+    let cpu = minikube.get("cpu").expect("cpu");
+    assert_eq!((cpu.requested, cpu.allocatable), (775, 2000), "kube-system's pods only");
+    assert!(minikube.lower_bound, "{minikube:?}");
+    let note = "requested amounts are lower bounds (≥) on every node: events in the hour up to 2019-03-08T08:59:58Z \
+                name 115 pods of namespace default, of which the store holds no Pod object (not dumped): pods there \
+                count only when a Scheduled event places them, other pods there not at all (ingest `kubectl get pods \
+                -A -o json`)";
+    assert_eq!(s.notes[0], note);
+
+    let loaded = kdrift_analyze::snapshot::load_snapshot(&store, None).expect("snapshot");
+    assert_eq!(loaded.lower_bound_nodes, ["minikube"]);
+    assert_eq!(loaded.notes[0], note);
+    // Kube-system alone, with every pod's object: no lower bound.
+    let (_d2, only_system) = temp_store();
+    let dumps = real.join("dumps");
+    let system = ["kube-system__events.json", "kube-system__pods.json", "nodes.json"]
+        .map(|f| dumps.join(format!("erwee402__multi-k8s__{f}")));
+    ingest_files(&only_system, &system, &mut NoProgress).expect("ingest");
+    let s = kdrift_analyze::skew::skew(&only_system, None, &chart).expect("skew");
+    assert!(!s.nodes[0].requested.lower_bound);
+    assert!(!s.notes.iter().any(|n| n.contains("lower bound")), "{:?}", s.notes);
+}
+
+#[test]
+#[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
+fn why_pending_on_erwee402_says_the_kubelet_rejected_a_bound_pod() {
+    // It said "scheduled on minikube after waiting 9s": the kubelet's
+    // OutOfcpu refused the pod at the binding's second; it never ran.
+    let Some(real) = real_fixtures_or_skip("why_pending_on_erwee402_says_the_kubelet_rejected_a_bound_pod") else {
+        return;
+    };
+    let (_dir, store) = erwee402_store(&real);
+    let name = "server-deployment-56d5dd7646-qzjv8";
+    let report = why_pending(&store, "default", name).expect("query").expect("report");
+    let h = &report.history;
+    assert_eq!(h.outcome, "rejected-by-kubelet");
+    assert_eq!(h.waited_seconds, 9);
+    let r = h.rejected.as_ref().expect("rejected");
+    assert_eq!(r.at.to_rfc3339(), "2019-03-08T08:48:48+00:00");
+    assert_eq!((r.node.as_str(), r.reason.as_str()), ("minikube", "OutOfcpu"));
+    assert_eq!(r.message, "Node didn't have enough resource: cpu, requested: 500, used: 1775, capacity: 2000");
+    let pods = pending_pods(&store).expect("pending");
+    let row = pods.iter().find(|p| p.name == name).expect("row");
+    assert_eq!(row.rejected_reason.as_deref(), Some("OutOfcpu"));
+    // Never bound: no rejection.
+    let hd7wc = pods.iter().find(|p| p.name == "client-deployment-6c68fd7497-hd7wc").expect("hd7wc");
+    assert_eq!((hd7wc.scheduled_at, hd7wc.rejected_at), (None, None));
+    let default: Vec<_> = pods.iter().filter(|p| p.namespace == "default").collect();
+    let rejected = default.iter().filter(|p| p.rejected_reason.as_deref() == Some("OutOfcpu")).count();
+    let scheduled = default.iter().filter(|p| p.scheduled_at.is_some()).count();
+    assert_eq!((rejected, scheduled), (89, 89), "every default pod bound after a failure was refused");
+    // kube-system's coredns was scheduled and ran.
+    let coredns = pods.iter().find(|p| p.name == "coredns-86c58d9df4-mnjkg").expect("coredns");
+    assert_eq!((coredns.scheduled_node.as_deref(), coredns.rejected_reason.as_deref()), (Some("minikube"), None));
+}
+
+#[test]
+#[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
+fn timeline_on_erwee402_says_why_it_finds_no_drain() {
+    // `timeline drains` said only "no drain, reboot or outage found".
+    let Some(real) = real_fixtures_or_skip("timeline_on_erwee402_says_why_it_finds_no_drain") else { return };
+    let (_dir, store) = erwee402_store(&real);
+    let tl = kdrift_analyze::drain_timeline(&store, None, None).expect("timeline");
+    assert!(tl.operations.is_empty());
+    assert_eq!(
+        tl.why_none.as_deref(),
+        Some(
+            "the store's time span, 2019-03-08T08:48:01Z → 2019-03-08T08:59:58Z, holds no cordon, NotReady or \
+             reboot of any node (node signals: 1 RegisteredNode, 1 Starting); its eviction evidence (Killing: 3 \
+             pods) is no drain without one; ingest what shows a drain: Node versions over time (`kdrift record`, \
+             or `kubectl get nodes -o json` taken while it drains) and the nodes' events (`kubectl get events -A -o \
+             json` within an hour of the drain, before they expire, or `kdrift ingest victorialogs`)"
+        )
+    );
 }

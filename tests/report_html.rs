@@ -314,6 +314,15 @@ fn report_of_every_real_fixture_renders() {
         assert!(html.contains(&format!(r#"<g class="gantt-row" data-node="{node}">"#)), "{node}");
     }
     assert!(html.contains(r#"<section class="chain""#), "erwee402's Insufficient cpu pods have chains");
+    // It showed 20 chains of the 101 pods with no word on the others.
+    assert_eq!(html.matches(r#"<section class="chain""#).count(), 20);
+    assert!(
+        html.contains(
+            r#"<p class="chains-shown" data-shown="20" data-pending="101">Chains are shown for the 20 longest-pending of the 101 pods that were Pending; the other 81 are listed without one: <code>kdrift why-pending NAMESPACE/POD</code> explains any of them"#
+        ),
+        "{}",
+        html.lines().find(|l| l.contains("chains-shown")).unwrap_or("no chains-shown line")
+    );
     let Some(browser) = browser_or_skip("report_of_every_real_fixture_renders") else { return };
     let dom = chromium(&browser, &report, &["--dump-dom"]);
     for marker in [r#"<section class="chain""#, "<svg ", r#"class="gantt-row""#, r#"class="band "#, "<li"] {

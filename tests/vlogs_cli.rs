@@ -63,7 +63,7 @@ fn credentials_reach_the_server_and_never_the_output() {
         .clone();
     let text = output(&out);
     assert!(text.contains("30 rows from http://127.0.0.1:"), "{text}");
-    assert!(text.contains("(layout raw, detected) in 3 window(s): 30 new"), "{text}");
+    assert!(text.contains("(layout raw, detected) in 3 windows: 30 new"), "{text}");
     assert!(!text.contains(PASSWORD), "the password leaked:\n{text}");
     let selects: Vec<_> = vl.seen().into_iter().filter(|s| s.path.starts_with("/select/")).collect();
     assert!(selects.len() >= 5 && selects.iter().all(|s| s.authorized && s.status == 200), "{selects:?}");

@@ -200,3 +200,48 @@ fn a_line_over_the_limit_is_an_input_error_of_its_window_and_the_rows_around_it_
     );
     assert_eq!(store_events(&store).len(), 60, "every row loads");
 }
+
+/// Triggers the interrupt when the last of the planned windows is committed.
+struct InterruptAtLastCommit {
+    interrupt: kdrift_ingest::Interrupt,
+    planned: usize,
+    done: usize,
+}
+
+impl kdrift_ingest::victorialogs::PullProgress for InterruptAtLastCommit {
+    fn planned(&mut self, _layout: Layout, windows: &[kdrift_ingest::victorialogs::Window]) {
+        self.planned = windows.len();
+    }
+    fn window_done(&mut self, _report: &kdrift_ingest::victorialogs::WindowReport) {
+        self.done += 1;
+        if self.done == self.planned {
+            self.interrupt.trigger();
+        }
+    }
+}
+
+#[test]
+fn an_interrupt_during_the_final_windows_commit_completes_the_pull_and_says_so() {
+    // `ingest victorialogs` said nothing of a signal during its final
+    // commit, where `ingest file` warns that the run completed and is kept.
+    let vl = loaded();
+    let (_dir, store) = temp_store();
+    let interrupt = kdrift_ingest::Interrupt::new();
+    let stoppable = kdrift_ingest::victorialogs::PullOptions { interrupt: interrupt.clone(), ..options() };
+    let client = kdrift_ingest::victorialogs::VlClient::new(
+        &vl.url(),
+        Auth::default(),
+        kdrift_ingest::victorialogs::Timeouts::default(),
+    )
+    .expect("client");
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let mut progress = InterruptAtLastCommit { interrupt: interrupt.clone(), planned: 0, done: 0 };
+    let report =
+        rt.block_on(kdrift_ingest::victorialogs::pull(&store, &client, &stoppable, &mut progress)).expect("pull");
+    assert!(interrupt.is_triggered());
+    assert_eq!((report.windows.len(), report.rows(), report.interrupted_during_commit), (6, 60, true));
+    assert_eq!(store_events(&store).len(), 60, "every window is kept");
+    // Not interrupted: the flag stays down.
+    let report = pull_blocking(&store, &vl.url(), Auth::default(), &options()).expect("pull");
+    assert!(!report.interrupted_during_commit);
+}

@@ -12,7 +12,8 @@
 //! - [`postmortem`]: `postmortem job`, why a Job (or a CronJob's runs) failed;
 //! - [`drains`]: `timeline drains`, drains and outages grouped into rolling operations;
 //! - [`series`]: every node's requested % over a time range, sampled where it changes;
-//! - [`report`]: what `kdrift report` shows, gathered from the analyses above.
+//! - [`report`]: what `kdrift report` shows, gathered from the analyses above;
+//! - [`words`]: counts in words, agreeing in number.
 
 pub mod drains;
 pub mod error;
@@ -28,6 +29,7 @@ pub mod skew;
 pub mod snapshot;
 pub mod state;
 pub mod usage;
+pub mod words;
 
 pub use drains::{
     drain_moves, drain_moves_and_placements, drain_moves_to_nodes, drain_timeline, DrainTimeline, NodeEpisode,

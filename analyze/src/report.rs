@@ -176,6 +176,8 @@ mod tests {
             pending_seconds,
             pending_is_lower_bound: true,
             deleted_at: None,
+            rejected_at: None,
+            rejected_reason: None,
             reasons: String::new(),
             reason_items: Vec::new(),
         }

@@ -9,6 +9,8 @@
 //! if the cluster had none, and [`LoadedSnapshot::notes`] says what that
 //! changes. Objects that cannot be read are noted and left out, never fatal.
 
+use std::collections::BTreeSet;
+
 use chrono::{DateTime, Utc};
 use kdrift_ingest::store::sql;
 use kdrift_ingest::Store;
@@ -16,6 +18,7 @@ use kdrift_rebalance::objects::{namespace_from_json, pdb_from_json, priority_cla
 use kdrift_rebalance::{ModelError, Snapshot};
 use serde_json::Value;
 
+use crate::state::lower_bound::{event_only_note, unstored_namespaces, unstored_note};
 use crate::state::{no_bound_pods_note, ClusterAt};
 use crate::AnalyzeError;
 
@@ -28,6 +31,10 @@ pub struct LoadedSnapshot {
     pub at: DateTime<Utc>,
     /// What the snapshot lacks or had to estimate, in words.
     pub notes: Vec<String>,
+    /// Nodes whose requested amounts are a lower bound (a namespace that was
+    /// not dumped, pods counted with no requests: [`crate::state::lower_bound`]),
+    /// in name order.
+    pub lower_bound_nodes: Vec<String>,
 }
 
 /// One stored object of some kind at the instant.
@@ -75,6 +82,7 @@ pub fn load_snapshot(store: &Store, at: Option<DateTime<Utc>>) -> Result<LoadedS
 /// [`AnalyzeError::Store`] when a query fails.
 pub fn snapshot_from(store: &Store, cluster: ClusterAt, at: DateTime<Utc>) -> Result<LoadedSnapshot, AnalyzeError> {
     let mut notes = Vec::new();
+    let lower_bound_nodes = lower_bound_nodes(store, &cluster, at, &mut notes)?;
     if cluster.nodes.is_empty() {
         notes.push(format!(
             "no Node objects at {}: nothing to plan",
@@ -126,7 +134,30 @@ pub fn snapshot_from(store: &Store, cluster: ClusterAt, at: DateTime<Utc>) -> Re
             ));
         }
     }
-    Ok(LoadedSnapshot { snapshot, at, notes })
+    Ok(LoadedSnapshot { snapshot, at, notes, lower_bound_nodes })
+}
+
+/// The nodes whose requested amounts are a lower bound, with the notes
+/// that say why (as `kdrift skew`'s).
+fn lower_bound_nodes(
+    store: &Store,
+    cluster: &ClusterAt,
+    at: DateTime<Utc>,
+    notes: &mut Vec<String>,
+) -> Result<Vec<String>, AnalyzeError> {
+    let unstored = unstored_namespaces(store, at)?;
+    notes.extend(unstored_note(at, &unstored));
+    let unknown: BTreeSet<&str> = cluster.requests_unknown.iter().map(String::as_str).collect();
+    // No key built per pod when there is nothing to look for (150,000 pods).
+    let with_unknown: BTreeSet<String> = cluster
+        .pods
+        .iter()
+        .filter(|p| !unknown.is_empty() && unknown.contains(p.key().as_str()))
+        .filter_map(|p| p.node_name.clone())
+        .collect();
+    let with_unknown: Vec<String> = with_unknown.into_iter().collect();
+    notes.extend(event_only_note(cluster.event_only_pods.len(), cluster.requests_unknown.len(), &with_unknown));
+    Ok(if unstored.is_empty() { with_unknown } else { cluster.nodes.iter().map(|n| n.name.clone()).collect() })
 }
 
 impl Stored {

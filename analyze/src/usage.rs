@@ -48,6 +48,11 @@ pub struct NodeRequested {
     /// Some number is estimated: the node's version or a pod counted on it
     /// was observed after the instant, or a pod is known only from events.
     pub estimated: bool,
+    /// The requested amounts are a lower bound: a pod counted on the node
+    /// has unknown requests (known only from events, owner not stored
+    /// either), or the store lacks the pods of a namespace that was not
+    /// dumped ([`crate::state::lower_bound`]).
+    pub lower_bound: bool,
 }
 
 impl NodeRequested {
@@ -146,6 +151,7 @@ pub fn requested_from(amounts: &AmountsAt, at: DateTime<Utc>) -> RequestedAt {
             pods: used.requested.get(PODS).max(0) as usize,
             resources,
             estimated: estimated_nodes.contains(node.name.as_str()) || used.estimated,
+            lower_bound: used.requests_unknown > 0,
         });
     }
     nodes.sort_by(|a, b| a.node.cmp(&b.node));
@@ -247,6 +253,7 @@ mod tests {
             pods: 0,
             resources: vec![Requested { resource: "cpu".into(), allocatable: alloc, requested: 0, percent: cpu }],
             estimated: false,
+            lower_bound: false,
         }
     }
 

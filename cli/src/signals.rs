@@ -72,11 +72,31 @@ pub enum Outcome {
     },
 }
 
-/// Maps the first signal seen (if any) and the stage the run `run_id` was
-/// at to what the command prints and exits with. A run the library closed
-/// as interrupted ([`Stage::Reading`]) exits 128 + n even when the signal
-/// is unknown (130).
-pub fn outcome(signal: Option<Signal>, stage: Stage, run_id: i64) -> Outcome {
+/// What an ingest that completed keeps, for [`outcome`]'s warning: `the
+/// run completed and is kept (run 3)`.
+pub fn run_kept(run_id: i64) -> String {
+    format!("the run completed and is kept (run {run_id})")
+}
+
+/// What a VictoriaLogs pull that completed keeps, for [`outcome`]'s
+/// warning: `the pull completed and its 6 windows are kept (runs 3 to 8)`
+/// (`run_ids`: its windows' runs, in order).
+pub fn windows_kept(run_ids: &[i64]) -> String {
+    match run_ids {
+        [] => "the pull completed (it had nothing to pull)".to_string(),
+        [one] => format!("the pull completed and its window is kept (run {one})"),
+        [first, .., last] => {
+            format!("the pull completed and its {} windows are kept (runs {first} to {last})", run_ids.len())
+        }
+    }
+}
+
+/// Maps the first signal seen (if any) and the stage the ingest was at to
+/// what the command prints and exits with; `kept` says what a completed
+/// ingest keeps ([`run_kept`], or a pull's windows). A run the library
+/// closed as interrupted ([`Stage::Reading`]) exits 128 + n even when the
+/// signal is unknown (130).
+pub fn outcome(signal: Option<Signal>, stage: Stage, kept: &str) -> Outcome {
     let when = match stage {
         Stage::Reading => {
             return Outcome::Stopped { exit_status: signal.unwrap_or(Signal::Int).exit_status() };
@@ -86,12 +106,9 @@ pub fn outcome(signal: Option<Signal>, stage: Stage, run_id: i64) -> Outcome {
     };
     match signal {
         None => Outcome::Unaffected,
-        Some(signal) => Outcome::Completed {
-            warning: format!(
-                "kdrift: warning: interrupted by {} {when}: the run completed and is kept (run {run_id})",
-                signal.name()
-            ),
-        },
+        Some(signal) => {
+            Outcome::Completed { warning: format!("kdrift: warning: interrupted by {} {when}: {kept}", signal.name()) }
+        }
     }
 }
 
@@ -188,13 +205,14 @@ mod tests {
 
     #[test]
     fn a_signal_maps_to_a_stop_before_the_final_commit_and_to_a_warning_from_it_on() {
-        assert_eq!(outcome(None, Stage::FinalCommit, 3), Outcome::Unaffected);
-        assert_eq!(outcome(None, Stage::Finished, 3), Outcome::Unaffected);
-        assert_eq!(outcome(Some(Signal::Int), Stage::Reading, 3), Outcome::Stopped { exit_status: 130 });
-        assert_eq!(outcome(Some(Signal::Term), Stage::Reading, 3), Outcome::Stopped { exit_status: 143 });
-        assert_eq!(outcome(None, Stage::Reading, 3), Outcome::Stopped { exit_status: 130 });
+        let run3 = run_kept(3);
+        assert_eq!(outcome(None, Stage::FinalCommit, &run3), Outcome::Unaffected);
+        assert_eq!(outcome(None, Stage::Finished, &run3), Outcome::Unaffected);
+        assert_eq!(outcome(Some(Signal::Int), Stage::Reading, &run3), Outcome::Stopped { exit_status: 130 });
+        assert_eq!(outcome(Some(Signal::Term), Stage::Reading, &run3), Outcome::Stopped { exit_status: 143 });
+        assert_eq!(outcome(None, Stage::Reading, &run3), Outcome::Stopped { exit_status: 130 });
         assert_eq!(
-            outcome(Some(Signal::Int), Stage::FinalCommit, 3),
+            outcome(Some(Signal::Int), Stage::FinalCommit, &run3),
             Outcome::Completed {
                 warning: "kdrift: warning: interrupted by SIGINT during the final commit: the run completed and is \
                           kept (run 3)"
@@ -202,12 +220,22 @@ mod tests {
             }
         );
         assert_eq!(
-            outcome(Some(Signal::Term), Stage::Finished, 7),
+            outcome(Some(Signal::Term), Stage::Finished, &run_kept(7)),
             Outcome::Completed {
                 warning: "kdrift: warning: interrupted by SIGTERM after the final commit: the run completed and is \
                           kept (run 7)"
                     .to_string()
             }
         );
+        // A pull, as `ingest victorialogs` says it (it said nothing).
+        assert_eq!(
+            outcome(Some(Signal::Int), Stage::FinalCommit, &windows_kept(&[3, 4, 5, 6, 7, 8])),
+            Outcome::Completed {
+                warning: "kdrift: warning: interrupted by SIGINT during the final commit: the pull completed and its \
+                          6 windows are kept (runs 3 to 8)"
+                    .to_string()
+            }
+        );
+        assert_eq!(windows_kept(&[4]), "the pull completed and its window is kept (run 4)");
     }
 }

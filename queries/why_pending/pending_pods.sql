@@ -5,12 +5,16 @@
 --   Occurrences sum each distinct event's highest count (re-sent copies of an
 --   event are never summed, kubernetes-events.md §4). Pending time runs from the
 --   first failure to the first Scheduled event after it, else to the pod's
---   deletion (when the store saw it), else to the last failure.
+--   deletion (when the store saw it), else to the last failure. A pod the
+--   kubelet rejected at admission right after that binding (OutOfcpu, …: the
+--   reasons of pod_rejections.sql) has the first such rejection: its event,
+--   else a stored version Failed with that reason (at the binding's time).
 -- params: none
 -- columns: namespace VARCHAR, name VARCHAR, uid VARCHAR ('' when unknown),
 --   first_failure TIMESTAMP, last_failure TIMESTAMP, occurrences BIGINT,
 --   failure_events BIGINT, latest_message VARCHAR, scheduled_at TIMESTAMP (NULL: never seen),
---   scheduled_node VARCHAR, pending_seconds BIGINT, deleted_at TIMESTAMP (NULL: not seen deleted)
+--   scheduled_node VARCHAR, pending_seconds BIGINT, deleted_at TIMESTAMP (NULL: not seen deleted),
+--   rejected_at TIMESTAMP (NULL: not rejected by the kubelet), rejected_reason VARCHAR
 WITH failures AS (
     SELECT involved_namespace AS namespace,
            involved_name AS name,
@@ -43,6 +47,25 @@ scheduled AS (
             ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
     )
 ),
+rejections AS (
+    SELECT involved_namespace AS namespace, involved_name AS name, COALESCE(involved_uid, '') AS uid,
+           COALESCE(first_time, last_time) AS rejected_at, reason, true AS from_event
+    FROM event_versions
+    WHERE involved_kind = 'Pod' AND COALESCE(reporting_component, '') IN ('kubelet', '')
+    UNION ALL
+    SELECT p.namespace, p.name, COALESCE(p.uid, ''), p.observed_at,
+           json_extract_string(o.object, '$.status.reason'), false
+    FROM pod_versions p
+    JOIN observations o ON o.obs_id = p.obs_id
+    WHERE p.phase = 'Failed'
+),
+admission_rejections AS (
+    SELECT * FROM rejections
+    WHERE reason LIKE 'OutOf%'
+       OR reason IN ('UnexpectedAdmissionError', 'UnexpectedPredicateFailureType', 'InvalidNodeInfo',
+                     'NodeAffinity', 'NodeShutdown', 'PodOSNotSupported', 'PodOSSelectorNodeLabelDoesNotMatch',
+                     'SysctlForbidden')
+),
 deleted AS (
     SELECT namespace, name, COALESCE(uid, '') AS uid,
            min(CASE WHEN change = 'DELETED' THEN observed_at ELSE deleted_at END) AS deleted_at
@@ -60,17 +83,31 @@ joined AS (
      AND (s.uid = f.uid OR s.uid = '' OR f.uid = '')
      AND s.scheduled_at >= f.first_failure
     QUALIFY row_number() OVER (PARTITION BY f.namespace, f.name, f.uid ORDER BY s.scheduled_at NULLS LAST) = 1
+),
+with_deleted AS (
+    SELECT j.namespace, j.name, j.uid, j.first_failure, j.last_failure, j.occurrences, j.failure_events,
+           j.latest_message, j.scheduled_at, j.scheduled_node,
+           CAST(epoch(COALESCE(j.scheduled_at, greatest(d.deleted_at, j.last_failure), j.last_failure))
+                - epoch(j.first_failure) AS BIGINT) AS pending_seconds,
+           d.deleted_at
+    FROM joined j
+    LEFT JOIN deleted d
+      ON d.namespace = j.namespace AND d.name = j.name AND (d.uid = j.uid OR j.uid = '' OR d.uid = '')
+     AND d.deleted_at >= j.first_failure
+    -- Without a uid several pods of that name may have been deleted: take the
+    -- first deletion after the first failure.
+    QUALIFY row_number() OVER (PARTITION BY j.namespace, j.name, j.uid ORDER BY d.deleted_at NULLS LAST) = 1
 )
-SELECT j.namespace, j.name, j.uid, j.first_failure, j.last_failure, j.occurrences, j.failure_events,
-       j.latest_message, j.scheduled_at, j.scheduled_node,
-       CAST(epoch(COALESCE(j.scheduled_at, greatest(d.deleted_at, j.last_failure), j.last_failure))
-            - epoch(j.first_failure) AS BIGINT) AS pending_seconds,
-       d.deleted_at
-FROM joined j
-LEFT JOIN deleted d
-  ON d.namespace = j.namespace AND d.name = j.name AND (d.uid = j.uid OR j.uid = '' OR d.uid = '')
- AND d.deleted_at >= j.first_failure
--- Without a uid several pods of that name may have been deleted: take the
--- first deletion after the first failure.
-QUALIFY row_number() OVER (PARTITION BY j.namespace, j.name, j.uid ORDER BY d.deleted_at NULLS LAST) = 1
-ORDER BY pending_seconds DESC, occurrences DESC, j.namespace, j.name, j.uid;
+SELECT w.*, CASE WHEN r.from_event THEN r.rejected_at ELSE w.scheduled_at END AS rejected_at,
+       r.reason AS rejected_reason
+FROM with_deleted w
+-- At or after the binding (the scheduler's and the kubelet's event times are
+-- whole seconds from two clocks: one second of slack); an event first.
+LEFT JOIN admission_rejections r
+  ON r.namespace = w.namespace AND r.name = w.name AND (r.uid = w.uid OR w.uid = '' OR r.uid = '')
+ AND w.scheduled_at IS NOT NULL
+ -- A stored version's observation time says nothing of when (a dump): a pod is bound once.
+ AND (NOT r.from_event OR r.rejected_at >= w.scheduled_at - INTERVAL 1 SECOND)
+QUALIFY row_number() OVER (PARTITION BY w.namespace, w.name, w.uid
+    ORDER BY r.from_event DESC NULLS LAST, r.rejected_at, r.reason) = 1
+ORDER BY w.pending_seconds DESC, w.occurrences DESC, w.namespace, w.name, w.uid;

@@ -17,8 +17,13 @@ pub mod recorder;
 pub mod scale_data;
 pub mod tied_versions;
 
-/// `../shared/fixtures/real` next to the checkout, when present.
+/// `../shared/fixtures/real` next to the checkout (or the directory
+/// `KDRIFT_REAL_FIXTURES` names, for a checkout elsewhere), when present.
 pub fn real_fixtures() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("KDRIFT_REAL_FIXTURES") {
+        let dir = PathBuf::from(dir);
+        return dir.is_dir().then_some(dir);
+    }
     // At run time (cargo test sets it), so that a test binary built from
     // another checkout still reads the fixtures next to this one.
     let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string());

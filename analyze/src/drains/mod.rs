@@ -16,6 +16,7 @@
 pub mod episodes;
 mod focus;
 pub mod moves;
+mod none_found;
 
 use chrono::{DateTime, Duration, Utc};
 use kdrift_ingest::Store;
@@ -116,6 +117,9 @@ pub struct DrainTimeline {
     pub group_gap_seconds: i64,
     /// Operations overlapping the window, oldest first.
     pub operations: Vec<Operation>,
+    /// When there is none: why, and what to ingest (`None` with operations,
+    /// and from the internal readers [`drain_moves`] and its kin).
+    pub why_none: Option<String>,
     /// Caveats.
     pub notes: Vec<String>,
 }
@@ -241,16 +245,23 @@ fn timeline(
 ) -> Result<(DrainTimeline, Vec<Placement>), AnalyzeError> {
     let signals = history::node_signals(store, history::beginning(), history::far_future())?;
     // The operations in the window, numbered over the whole store.
+    let mut spans: Vec<(DateTime<Utc>, DateTime<Utc>)> = Vec::new();
     let selected: Vec<Selected> = group(all_episodes(&signals))
         .into_iter()
         .enumerate()
         .filter_map(|(i, episodes)| {
             let start = episodes.iter().map(|e| e.started_at).min().unwrap_or_else(history::beginning);
             let last = episodes.iter().map(NodeEpisode::last_at).max().unwrap_or(start);
+            spans.push((start, last));
             let outside = since.is_some_and(|s| last < s) || until.is_some_and(|u| start > u);
             (!outside).then_some((i, episodes, start, last))
         })
         .collect();
+    // Only for `timeline drains` itself (the other readers follow moves).
+    let why_none = match (selected.is_empty(), with_requested) {
+        (true, true) => Some(none_found::why_none(store, since, until, &spans, &signals)?),
+        _ => None,
+    };
     // Each operation reads evictions from 5 min before it to 2 h after, and
     // placements from 30 days before that: the history is read once for all
     // of them, then cut per operation.
@@ -356,13 +367,7 @@ fn timeline(
             episodes,
         });
     }
-    if signals.is_empty() {
-        notes.push(
-            "the store has no node signals (cordon, NotReady, reboot events or Node versions that change): \
-             ingest Node objects over time or the events of the nodes"
-                .into(),
-        );
-    }
-    let timeline = DrainTimeline { since, until, group_gap_seconds: GROUP_GAP.num_seconds(), operations, notes };
+    let timeline =
+        DrainTimeline { since, until, group_gap_seconds: GROUP_GAP.num_seconds(), operations, why_none, notes };
     Ok((timeline, all_placements))
 }

@@ -68,6 +68,9 @@ pub(super) fn check(message: &str, expected: FailedScheduling) {
 // ---- the fixture ----
 
 fn fixture_path() -> PathBuf {
+    if let Some(dir) = std::env::var_os("KDRIFT_REAL_FIXTURES") {
+        return PathBuf::from(dir).join("failedscheduling.tsv");
+    }
     // At run time, so that a binary built from another checkout still reads
     // the fixtures next to the checkout under test.
     let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string());

@@ -15,7 +15,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::failed_scheduling::{parse, FailedScheduling};
+use crate::state::lower_bound::event_only_note;
 use crate::state::ClusterAt;
+use crate::words::{count, pick};
 use crate::AnalyzeError;
 
 /// One resource of one node.
@@ -158,21 +160,7 @@ pub(super) fn build_state(
             cluster_at.estimated_nodes.join(", ")
         ));
     }
-    if !cluster_at.event_only_pods.is_empty() {
-        notes.push(format!(
-            "{} pod(s) are known only from events (Scheduled, no object): placed from their Scheduled event, \
-             requests estimated from the nearest version of the same owner{}",
-            cluster_at.event_only_pods.len(),
-            if cluster_at.requests_unknown.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "; {} of them have no stored version of their owner either and count with no requests (a lower bound)",
-                    cluster_at.requests_unknown.len()
-                )
-            }
-        ));
-    }
+    notes.extend(event_only_note(cluster_at.event_only_pods.len(), cluster_at.requests_unknown.len(), &[]));
     let unknown_capacity: Vec<&str> =
         cluster_at.nodes.iter().filter(|n| n.allocatable.is_empty()).map(|n| n.name.as_str()).collect();
     if !unknown_capacity.is_empty() {
@@ -203,10 +191,12 @@ pub(super) fn build_state(
         notes.push(format!(
             "the Pod object of {namespace}/{name} is not in the store: its requests are unknown, so shortfalls cannot be computed"
         ));
+        let stored = pods_counted - counted_event_only;
         notes.push(format!(
-            "requested amounts count only the {} pods whose objects are in the store; \
+            "requested amounts count only the {} whose {} in the store; \
              pods of namespaces that were not dumped are missing from them",
-            pods_counted - counted_event_only
+            count(stored, "pod", "pods"),
+            pick(stored, "object is", "objects are")
         ));
     }
     if state.pods.is_empty() || pods_counted == 0 {

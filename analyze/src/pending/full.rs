@@ -20,6 +20,7 @@ use serde::Serialize;
 
 use crate::drains::{Operation, SETTLE};
 use crate::history::Placement;
+use crate::words::count;
 
 /// Placements on a node this long after it came back are its burst.
 pub const BURST_WINDOW: Duration = Duration::minutes(3);
@@ -288,23 +289,24 @@ pub(super) fn bursts(
         }
         let holding: i64 = still.iter().map(|h| h.request).sum();
         let when = op.started_at.format("%Y-%m-%d %H:%M");
+        // `1 pod landed …; still there`, `19 pods landed …; 15 of them still there`.
+        let still_there =
+            if landed.len() == 1 { "still there".to_string() } else { format!("{} of them still there", still.len()) };
         let summary = match back_at {
             Some(back) => format!(
-                "{} pods landed on {node} within 3 minutes after it came back (at {}) from drain #{} ({when}); \
-                 {} of them still there at the failure, holding {} of its {} {resource} requested",
-                landed.len(),
+                "{} on {node} within 3 minutes after it came back (at {}) from drain #{} ({when}); \
+                 {still_there} at the failure, holding {} of its {} {resource} requested",
+                count(landed.len(), "pod landed", "pods landed"),
                 back.format("%H:%M:%S"),
                 op.number,
-                still.len(),
                 amount(resource, holding),
                 amount(resource, requested),
             ),
             None => format!(
-                "{} pods evicted by drain #{} ({when}) landed on {node}; {} of them still there at the failure, \
+                "{} by drain #{} ({when}) landed on {node}; {still_there} at the failure, \
                  holding {} of its {} {resource} requested",
-                landed.len(),
+                count(landed.len(), "pod evicted", "pods evicted"),
                 op.number,
-                still.len(),
                 amount(resource, holding),
                 amount(resource, requested),
             ),

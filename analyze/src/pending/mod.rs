@@ -5,11 +5,13 @@
 //! the shortfall per Insufficient resource), why the node that is left is
 //! full (the pods holding its requests, what brought them, the drain bursts)
 //! and why the anchor pod of a required pod affinity is there, and the next
-//! steps.
+//! steps. A pod the kubelet refused right after its binding (`OutOfcpu`)
+//! is told apart from one that was scheduled and ran.
 
 mod anchor;
 mod chain;
 mod full;
+mod rejection;
 mod report;
 mod why_full;
 
@@ -21,6 +23,7 @@ use serde::Serialize;
 pub use anchor::Anchor;
 pub use chain::{ConstraintLine, NodeLine, ResourceLine, Shortfall, StateAtFailure};
 pub use full::{Arrival, Burst, Holder, NodeFill, BURST_WINDOW};
+pub use rejection::{is_admission_rejection, KubeletRejection};
 pub use report::{why_pending, FailureEvent, History, PendingReport, ReasonLine, ScheduledAt};
 pub use why_full::{WhyFull, EXPLAINED_NODES};
 
@@ -60,6 +63,11 @@ pub struct PendingPod {
     pub pending_is_lower_bound: bool,
     /// When the pod was deleted, if the store saw it.
     pub deleted_at: Option<DateTime<Utc>>,
+    /// When the kubelet refused the pod at admission right after its binding
+    /// (`OutOfcpu`, …: it never ran), if it did.
+    pub rejected_at: Option<DateTime<Utc>>,
+    /// The kubelet's reason (`OutOfcpu`).
+    pub rejected_reason: Option<String>,
     /// The reasons of the latest message in the scheduler's words, with node
     /// counts (`1 Insufficient cpu, 4 node(s) didn't match pod affinity rules`).
     pub reasons: String,
@@ -99,6 +107,8 @@ pub fn pending_pods(store: &Store) -> Result<Vec<PendingPod>, AnalyzeError> {
             pending_seconds: r.get(10)?,
             pending_is_lower_bound: false,
             deleted_at: r.get(11)?,
+            rejected_at: r.get(12)?,
+            rejected_reason: r.get(13)?,
             reasons: String::new(),
             reason_items: Vec::new(),
         })

@@ -10,6 +10,7 @@ use kdrift_ingest::Store;
 use serde::Serialize;
 
 use super::chain::{build_state, Evaluated, StateAtFailure};
+use super::rejection::{kubelet_rejection, KubeletRejection};
 use super::why_full::{why_full, WhyFull};
 use crate::failed_scheduling::{parse, Preemption, ReasonKind};
 use crate::next_steps::{next_steps, NextStep};
@@ -54,10 +55,13 @@ pub struct History {
     pub scheduled: Option<ScheduledAt>,
     /// When the pod was deleted, if the store saw it.
     pub deleted_at: Option<DateTime<Utc>>,
+    /// The kubelet's refusal of the pod at admission, right after the binding.
+    pub rejected: Option<KubeletRejection>,
     /// Seconds from the first failure to scheduling, else to deletion, else
     /// to the last failure.
     pub waited_seconds: i64,
-    /// `scheduled`, `deleted-unscheduled` or `pending`.
+    /// `scheduled`, `rejected-by-kubelet` (scheduled, then refused at
+    /// admission: it never ran), `deleted-unscheduled` or `pending`.
     pub outcome: &'static str,
 }
 
@@ -159,13 +163,25 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
     let far_future = DateTime::<Utc>::MAX_UTC.timestamp_micros() / 2;
     let last_version = store
         .query_map(&sql::POD_AT, duckdb::params![namespace, name, far_future], |r| {
-            Ok((r.get::<_, String>(1)?, r.get::<_, DateTime<Utc>>(3)?, r.get::<_, Option<DateTime<Utc>>>(5)?))
+            Ok((
+                r.get::<_, String>(1)?,
+                r.get::<_, DateTime<Utc>>(3)?,
+                r.get::<_, Option<DateTime<Utc>>>(5)?,
+                r.get::<_, String>(6)?,
+            ))
         })?
         .into_iter()
         .next();
-    let deleted_at =
-        last_version.and_then(|(change, observed, deleted)| if change == "DELETED" { Some(observed) } else { deleted });
+    let deleted_at = last_version
+        .as_ref()
+        .and_then(|(change, observed, deleted, _)| if change == "DELETED" { Some(*observed) } else { *deleted });
+    let last_object = last_version.and_then(|(_, _, _, json)| serde_json::from_str::<serde_json::Value>(&json).ok());
+    let rejected = match &scheduled {
+        Some(s) => kubelet_rejection(store, namespace, name, &uid, s, last_object.as_ref())?,
+        None => None,
+    };
     let (end, outcome) = match (&scheduled, deleted_at) {
+        (Some(s), _) if rejected.is_some() => (s.at, "rejected-by-kubelet"),
         (Some(s), _) => (s.at, "scheduled"),
         (None, Some(d)) => (d, "deleted-unscheduled"),
         (None, None) => (last_failure, "pending"),
@@ -177,6 +193,7 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
         failure_events: failures.len() as u64,
         scheduled: scheduled.clone(),
         deleted_at,
+        rejected,
         waited_seconds: (end - first_failure).num_seconds(),
         outcome,
     };

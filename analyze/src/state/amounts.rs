@@ -33,6 +33,9 @@ pub struct NodeUsage {
     pub requested: ResourceList,
     /// Some pod counted was observed after the instant or is known only from events.
     pub estimated: bool,
+    /// Pods counted with no requests: known only from events, with no
+    /// stored version of their owner either (the amounts are a lower bound).
+    pub requests_unknown: usize,
 }
 
 /// Nodes and per-node requested amounts at one instant.
@@ -137,7 +140,7 @@ pub fn amounts_at(store: &Store, instants: &[DateTime<Utc>]) -> Result<Vec<Amoun
             }
         }
         requested.set(PODS, pods);
-        out.usage.insert(node, NodeUsage { requested, estimated });
+        out.usage.insert(node, NodeUsage { requested, estimated, requests_unknown: 0 });
     }
 
     let rows = store.query_map(&sql::PODS_SUMMARY_AT, [&list], |r| {
@@ -187,11 +190,13 @@ fn add_event_only(
             .into_iter()
             .collect();
         let found = event_only_pods(store, at, &placements, &known)?;
-        let added = usage_by_node(&found.pods, |_| true);
+        let unknown: BTreeSet<&str> = found.requests_unknown.iter().map(String::as_str).collect();
+        let added = usage_by_node(&found.pods, |_| true, |p| unknown.contains(p.key().as_str()));
         for (node, more) in added {
             let usage = out.usage.entry(node).or_default();
             usage.requested.add(&more.requested);
             usage.estimated = true;
+            usage.requests_unknown += more.requests_unknown;
         }
         out.event_only_pods = found.keys;
         out.requests_unknown = found.requests_unknown;
@@ -216,14 +221,22 @@ fn strings(v: &duckdb::types::Value) -> Vec<String> {
 /// What `pods` add to each node, as the scheduler cache counts it
 /// (`NodePods::usage`: pods that count toward a node, their summed requests,
 /// `pods` = their number); a node is estimated when `estimated` holds for one
-/// of its pods.
-fn usage_by_node(pods: &[PodInfo], estimated: impl Fn(&PodInfo) -> bool) -> BTreeMap<String, NodeUsage> {
+/// of its pods, and `requests_unknown` counts its pods for which `unknown` holds.
+fn usage_by_node(
+    pods: &[PodInfo],
+    estimated: impl Fn(&PodInfo) -> bool,
+    unknown: impl Fn(&PodInfo) -> bool,
+) -> BTreeMap<String, NodeUsage> {
     let by_node = NodePods::of(pods, 0);
     by_node
         .nodes()
         .map(|n| {
-            let usage =
-                NodeUsage { requested: by_node.usage(n), estimated: by_node.pods_on(n).iter().any(|p| estimated(p)) };
+            let on = by_node.pods_on(n);
+            let usage = NodeUsage {
+                requested: by_node.usage(n),
+                estimated: on.iter().any(|p| estimated(p)),
+                requests_unknown: on.iter().filter(|p| unknown(p)).count(),
+            };
             (n.to_string(), usage)
         })
         .collect()
@@ -240,7 +253,12 @@ impl From<&ClusterAt> for AmountsAt {
     fn from(cluster: &ClusterAt) -> AmountsAt {
         let estimated: std::collections::HashSet<&str> =
             cluster.estimated_pods.iter().chain(cluster.event_only_pods.iter()).map(String::as_str).collect();
-        let usage = usage_by_node(&cluster.pods, |p| estimated.contains(p.key().as_str()));
+        let unknown: std::collections::HashSet<&str> = cluster.requests_unknown.iter().map(String::as_str).collect();
+        let usage = usage_by_node(
+            &cluster.pods,
+            |p| estimated.contains(p.key().as_str()),
+            |p| !unknown.is_empty() && unknown.contains(p.key().as_str()),
+        );
         AmountsAt {
             at: cluster.at,
             nodes: cluster.nodes.clone(),

@@ -10,6 +10,7 @@
 
 pub mod amounts;
 mod events;
+pub mod lower_bound;
 
 use chrono::{DateTime, Utc};
 use kdrift_ingest::store::sql;

@@ -13,6 +13,7 @@ use kdrift_rebalance::cluster::{Connected, ResourceKind, Scope};
 
 use crate::args::{Cli, KubeArgs, Output, RecordArgs};
 use crate::render;
+use crate::signals::{outcome, run_kept, Outcome, Stage};
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().context("starting the runtime")
@@ -55,7 +56,9 @@ fn report(cli: &Cli, report: &ApiReport) -> anyhow::Result<ExitCode> {
 
 /// `kdrift ingest api`. SIGINT or SIGTERM stops it: the snapshot's run is
 /// closed as failed (it commits nothing before its end) and the exit
-/// status is 130 or 143 ([`crate::signals`]).
+/// status is 130 or 143 ([`crate::signals`]); during its final commit it
+/// is too late: the run completes, a warning says so, and the exit status
+/// is that of a completed snapshot, as for `ingest file`.
 pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
     let store = crate::cmd::open_store(&cli.db)?;
     let caught = crate::signals::catch()?;
@@ -66,13 +69,15 @@ pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
             anyhow::Ok(api::snapshot(&store, &connected.client, &options, &WallClock).await?)
         };
         // Interrupted: the snapshot is dropped, and with it its run writer,
-        // which closes the run as failed.
+        // which closes the run as failed. A snapshot that completes in the
+        // poll the signal came in committed meanwhile (its final commit
+        // awaits nothing): too late to stop, as `ingest file`'s.
         tokio::select! {
-            taken = taken => taken.map(Some),
+            taken = taken => taken.map(|r| Some((r, caught.interrupt().is_triggered()))),
             () = caught.interrupt().triggered() => Ok(None),
         }
     })?;
-    let Some(result) = result else {
+    let Some((result, during_commit)) = result else {
         writeln!(
             std::io::stderr(),
             "kdrift: error: interrupted by {}: the snapshot's run is closed as failed and nothing of it is kept in {}",
@@ -81,7 +86,12 @@ pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
         )?;
         return Ok(caught.exit_code());
     };
-    report(cli, &result)
+    let code = report(cli, &result)?;
+    let stage = if during_commit { Stage::FinalCommit } else { Stage::Finished };
+    if let Outcome::Completed { warning } = outcome(caught.signal(), stage, &run_kept(result.run_id)) {
+        writeln!(std::io::stderr(), "{warning}")?;
+    }
+    Ok(code)
 }
 
 /// Logs what the recorder does (`-v`): syncs, batches, problems.

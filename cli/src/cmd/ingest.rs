@@ -13,7 +13,7 @@ use kdrift_ingest::victorialogs::{
 use crate::args::{Cli, IngestFileArgs, IngestVictorialogsArgs, Output};
 use crate::progress::{Bar, PullBar};
 use crate::render;
-use crate::signals::{outcome, Outcome, Stage};
+use crate::signals::{outcome, run_kept, windows_kept, Outcome, Stage};
 
 /// Loads the files, prints the per-file summary on stdout and every input
 /// error on stderr. Exit 2 when anything failed to load, else 0; a path that
@@ -78,7 +78,8 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
     } else {
         Stage::Finished
     };
-    if let Outcome::Stopped { exit_status } = outcome(caught.signal(), stage, report.run_id) {
+    let kept = run_kept(report.run_id);
+    if let Outcome::Stopped { exit_status } = outcome(caught.signal(), stage, &kept) {
         let c = report.counts;
         writeln!(
             std::io::stderr(),
@@ -110,7 +111,7 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
     // A signal too late to stop the run (during its final commit, or since):
     // it completed and is kept, and the exit status says so; the warning
     // says the signal was seen.
-    if let Outcome::Completed { warning } = outcome(caught.signal(), stage, report.run_id) {
+    if let Outcome::Completed { warning } = outcome(caught.signal(), stage, &kept) {
         writeln!(std::io::stderr(), "{warning}")?;
     }
     Ok(if report.error_count() > 0 { ExitCode::from(2) } else { ExitCode::SUCCESS })
@@ -119,7 +120,10 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
 /// Pulls from VictoriaLogs window by window, prints the per-window summary
 /// on stdout and every row that could not be stored on stderr. Exit 2 when
 /// the pull stopped (the windows committed before stay) or a row failed;
-/// 130 or 143 on SIGINT or SIGTERM ([`crate::signals`]).
+/// 130 or 143 on SIGINT or SIGTERM ([`crate::signals`]); during the final
+/// window's commit it is too late to stop the pull: it completes, a warning
+/// says so, and the exit status is that of a completed pull, as for
+/// `ingest file`.
 pub fn victorialogs(cli: &Cli, args: &IngestVictorialogsArgs) -> anyhow::Result<ExitCode> {
     let sources = CredentialSources {
         user: args.user.clone(),
@@ -144,11 +148,11 @@ pub fn victorialogs(cli: &Cli, args: &IngestVictorialogsArgs) -> anyhow::Result<
     };
     let store = crate::cmd::open_store(&cli.db)?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the runtime")?;
-    let outcome = {
+    let pulled = {
         let mut bar = PullBar::new();
         runtime.block_on(pull(&store, &client, &options, &mut bar))
     };
-    let (report, failure) = match outcome {
+    let (report, failure) = match pulled {
         Ok(report) => (report, None),
         Err(failed) => {
             let failed = *failed;
@@ -170,6 +174,11 @@ pub fn victorialogs(cli: &Cli, args: &IngestVictorialogsArgs) -> anyhow::Result<
             )?;
         }
         return Err(error.into());
+    }
+    let stage = if report.interrupted_during_commit { Stage::FinalCommit } else { Stage::Finished };
+    let runs: Vec<i64> = report.windows.iter().map(|w| w.run_id).collect();
+    if let Outcome::Completed { warning } = outcome(caught.signal(), stage, &windows_kept(&runs)) {
+        writeln!(std::io::stderr(), "{warning}")?;
     }
     Ok(if report.error_count() > 0 { ExitCode::from(2) } else { ExitCode::SUCCESS })
 }

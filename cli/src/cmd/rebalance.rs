@@ -42,7 +42,8 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
         let (runtime, client, source) = cluster::connect(&args.cluster)?;
         let read = runtime.block_on(kdrift_rebalance::execute::read_snapshot(&client, &policy, Utc::now()))?;
         let at = read.snapshot.now;
-        (LoadedSnapshot { snapshot: read.snapshot, at, notes: read.notes }, source)
+        let loaded = LoadedSnapshot { snapshot: read.snapshot, at, notes: read.notes, lower_bound_nodes: Vec::new() };
+        (loaded, source)
     } else {
         let source = PlanSource { kind: "store".to_string(), detail: cli.db.display().to_string() };
         let Some(loaded) = load_store(cli, args.at)? else { return Ok(ExitCode::from(1)) };
@@ -77,8 +78,15 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
     match cli.output {
         Output::Json => render::json(&mut out, &doc)?,
         Output::Table => {
-            let report =
-                PlanReport { at: loaded.at, policy_source, plan: planned, simulation, rounds, notes: loaded.notes };
+            let report = PlanReport {
+                at: loaded.at,
+                policy_source,
+                plan: planned,
+                simulation,
+                rounds,
+                notes: loaded.notes,
+                lower_bound_nodes: loaded.lower_bound_nodes,
+            };
             render::rebalance::report(&mut out, &report)?
         }
     }
@@ -121,11 +129,19 @@ pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<Exi
         Output::Table => render::rebalance::recommendation(&mut out, &report)?,
     }
     if best.is_none() {
-        writeln!(
-            std::io::stderr(),
-            "kdrift: no candidate converges within {} night(s): no policy to recommend",
-            candidates.max_rounds
-        )?;
+        // Too few nodes: no thresholds change anything (descheduler skips its cycle).
+        let nothing_to_do = report.suggestions.iter().find_map(|s| match &s.verdict {
+            kdrift_rebalance::Verdict::NothingToDo { reason } => Some(reason.clone()),
+            _ => None,
+        });
+        match nothing_to_do {
+            Some(reason) => writeln!(std::io::stderr(), "kdrift: no policy to recommend: {reason}")?,
+            None => writeln!(
+                std::io::stderr(),
+                "kdrift: no candidate converges within {} night(s): no policy to recommend",
+                candidates.max_rounds
+            )?,
+        }
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)

@@ -50,11 +50,11 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> anyhow::Result<ExitCode> {
         Output::Json => render::json(&mut out, &written)?,
         Output::Table => writeln!(
             out,
-            "wrote {}: {} → {}, {} nodes, {} drain(s) or outage(s), {} requested % samples, {} Pending pod(s), {} chain(s)",
+            "wrote {}: {} → {}, {}, {} drain(s) or outage(s), {} requested % samples, {} Pending pod(s), {} chain(s)",
             written.file,
             render::timeline::full(written.from),
             render::timeline::full(written.to),
-            written.nodes,
+            kdrift_analyze::words::count(written.nodes, "node", "nodes"),
             written.operations,
             written.samples,
             written.pending,

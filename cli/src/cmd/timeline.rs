@@ -20,7 +20,8 @@ pub fn drains(cli: &Cli, args: &TimelineDrainsArgs) -> anyhow::Result<ExitCode> 
         Output::Table => render::timeline::drains(&mut out, &timeline)?,
     }
     if timeline.operations.is_empty() {
-        writeln!(std::io::stderr(), "kdrift: no drain, reboot or outage found in {}", store.path().display())?;
+        let why = timeline.why_none.as_deref().map(|w| format!(": {w}")).unwrap_or_default();
+        writeln!(std::io::stderr(), "kdrift: no drain, reboot or outage found in {}{why}", store.path().display())?;
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)

@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
+use kdrift_analyze::words::count;
 use kdrift_ingest::api::{ApiReport, Severity};
 use tabled::settings::Style;
 use tabled::{Table, Tabled};
@@ -37,7 +38,7 @@ pub fn summary<W: Write>(out: &mut W, report: &ApiReport, db: &Path) -> anyhow::
             note: match &r.problem {
                 Some(p) if p.severity == Severity::Warning => "not readable here (see warning)".into(),
                 Some(_) => "failed (see error)".into(),
-                None if !r.item_errors.is_empty() => format!("{} item errors", r.item_errors.len()),
+                None if !r.item_errors.is_empty() => count(r.item_errors.len(), "item error", "item errors"),
                 None => String::new(),
             },
         })
@@ -46,16 +47,16 @@ pub fn summary<W: Write>(out: &mut W, report: &ApiReport, db: &Path) -> anyhow::
     let c = report.counts;
     writeln!(
         out,
-        "run {} ({}): {} {}: {} object versions received, {} new, {} already stored, {} warnings, {} errors → {}",
+        "run {} ({}): {} {}: {} received, {} new, {} already stored, {}, {} → {}",
         report.run_id,
         report.status.as_str(),
         report.cluster,
         report.scope,
-        c.records,
+        count(c.records as usize, "object version", "object versions"),
         c.added,
         c.duplicates,
-        report.warnings(),
-        report.errors(),
+        count(report.warnings(), "warning", "warnings"),
+        count(report.errors(), "error", "errors"),
         db.display()
     )?;
     Ok(())

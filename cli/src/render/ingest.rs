@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
+use kdrift_analyze::words::count;
 use kdrift_ingest::victorialogs::PullReport;
 use kdrift_ingest::IngestReport;
 use tabled::settings::Style;
@@ -48,21 +49,21 @@ pub fn summary<W: Write>(out: &mut W, report: &IngestReport, db: &Path) -> anyho
     let c = report.counts;
     writeln!(
         out,
-        "run {} ({}): {} object versions read, {} new, {} already stored, {} input errors → {}",
+        "run {} ({}): {} read, {} new, {} already stored, {} → {}",
         report.run_id,
         report.status.as_str(),
-        c.records,
+        count(c.records as usize, "object version", "object versions"),
         c.added,
         c.duplicates,
-        report.error_count(),
+        count(report.error_count() as usize, "input error", "input errors"),
         db.display()
     )?;
     if !report.ignored.is_empty() {
         let n = report.ignored.len();
         writeln!(
             out,
-            "ignored {n} file{} that are not dumps (e.g. {})",
-            if n == 1 { "" } else { "s" },
+            "ignored {} (e.g. {})",
+            count(n, "file that is not a dump", "files that are not dumps"),
             report.ignored[0]
         )?;
     }
@@ -118,13 +119,13 @@ pub fn victorialogs<W: Write>(out: &mut W, report: &PullReport, db: &Path) -> an
     let layout = report.layout.map_or_else(|| "unknown".to_string(), |l| format!("{l}, {}", report.layout_source));
     writeln!(
         out,
-        "{} rows from {} (layout {layout}) in {} window(s): {} new, {} already stored, {} input errors → {}",
-        report.rows(),
+        "{} from {} (layout {layout}) in {}: {} new, {} already stored, {} → {}",
+        count(report.rows() as usize, "row", "rows"),
         report.url,
-        report.windows.len(),
+        count(report.windows.len(), "window", "windows"),
         report.added(),
         report.duplicates(),
-        report.error_count(),
+        count(report.error_count(), "input error", "input errors"),
         db.display()
     )?;
     if let Some(t) = report.resumed_from {

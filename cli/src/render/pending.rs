@@ -10,6 +10,8 @@ use kdrift_rebalance::quantity::format_amount;
 use tabled::settings::Style;
 use tabled::{Table, Tabled};
 
+use kdrift_analyze::words::count;
+
 use super::{duration, pending_duration};
 
 /// CPU always in millicores in tables (`1942m/2000m` reads better than `1942m/2`).
@@ -52,7 +54,10 @@ pub fn list<W: Write>(out: &mut W, pods: &[PendingPod]) -> anyhow::Result<()> {
         first: t(p.first_failure),
         attempts: p.occurrences,
         scheduled: match (&p.scheduled_node, p.scheduled_at, p.deleted_at) {
-            (Some(n), Some(at), _) => format!("{n} at {}", at.format("%H:%M:%SZ")),
+            (Some(n), Some(at), _) => match &p.rejected_reason {
+                Some(reason) => format!("{n} at {}, rejected by its kubelet ({reason})", at.format("%H:%M:%SZ")),
+                None => format!("{n} at {}", at.format("%H:%M:%SZ")),
+            },
             (_, _, Some(d)) => format!("never (deleted {})", d.format("%H:%M:%SZ")),
             _ => "not seen".into(),
         },
@@ -106,14 +111,26 @@ pub fn report<W: Write>(out: &mut W, r: &PendingReport) -> anyhow::Result<()> {
     )?;
     writeln!(
         out,
-        "  failed to schedule {} times in {} event(s), from {} to {}",
-        h.occurrences,
-        h.failure_events,
+        "  failed to schedule {} in {}, from {} to {}",
+        count(h.occurrences as usize, "time", "times"),
+        count(h.failure_events as usize, "event", "events"),
         t(h.first_failure),
         t(h.last_failure)
     )?;
     let outcome = match (&h.scheduled, h.deleted_at) {
-        (Some(s), _) => format!("scheduled on {} at {} after waiting {}", s.node, t(s.at), duration(h.waited_seconds)),
+        (Some(s), _) => match &h.rejected {
+            Some(r) => format!(
+                "bound to {} by the scheduler at {} after waiting {}, then rejected by the kubelet at admission \
+                 at {}: {} ({}); it never ran",
+                s.node,
+                t(s.at),
+                duration(h.waited_seconds),
+                t(r.at),
+                r.reason,
+                r.message
+            ),
+            None => format!("scheduled on {} at {} after waiting {}", s.node, t(s.at), duration(h.waited_seconds)),
+        },
         (None, Some(d)) => format!("never scheduled: deleted at {} after {} pending", t(d), duration(h.waited_seconds)),
         (None, None) => format!("not seen scheduled: pending for at least {}", duration(h.waited_seconds)),
     };
@@ -158,7 +175,7 @@ pub fn report<W: Write>(out: &mut W, r: &PendingReport) -> anyhow::Result<()> {
 }
 
 fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
-    writeln!(out, "Nodes at the last failure ({}; {} pods counted)", t(s.at), s.pods_counted)?;
+    writeln!(out, "Nodes at the last failure ({}; {})", t(s.at), count(s.pods_counted, "pod counted", "pods counted"))?;
     if s.requested_is_lower_bound {
         writeln!(out, "  ≥/≤: lower/upper bounds — the store lacks pod objects (see notes)")?;
     }
@@ -338,12 +355,12 @@ fn why_full<W: Write>(out: &mut W, w: &WhyFull) -> anyhow::Result<()> {
         writeln!(out)?;
         writeln!(
             out,
-            "Why {} is full ({}/{} {} requested by {} pods, largest first)",
+            "Why {} is full ({}/{} {} requested by {}, largest first)",
             f.node,
             amount(&f.resource, f.requested),
             amount(&f.resource, f.allocatable),
             f.resource,
-            f.holders.len()
+            count(f.holders.len(), "pod", "pods")
         )?;
         for b in &f.bursts {
             writeln!(out, "  {}", b.summary)?;

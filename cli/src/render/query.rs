@@ -57,7 +57,7 @@ pub fn table<W: Write>(out: &mut W, r: &QueryResult) -> anyhow::Result<()> {
         b.push_record(row.iter().map(cell));
     }
     writeln!(out, "{}", b.build().with(Style::blank()))?;
-    writeln!(out, "{} rows", r.rows.len())?;
+    writeln!(out, "{}", kdrift_analyze::words::count(r.rows.len(), "row", "rows"))?;
     Ok(())
 }
 

@@ -38,6 +38,9 @@ pub struct PlanReport {
     pub rounds: Option<Rounds>,
     /// What the snapshot lacks or had to estimate.
     pub notes: Vec<String>,
+    /// Nodes whose requested amounts are a lower bound (marked `≥`; the notes say why).
+    #[serde(skip)]
+    pub lower_bound_nodes: Vec<String>,
 }
 
 /// Everything `rebalance recommend` prints (`-o json` prints `at`,
@@ -138,12 +141,14 @@ pub fn report<W: Write>(out: &mut W, r: &PlanReport) -> anyhow::Result<()> {
         let ex: Vec<String> = p.nodes_excluded.iter().map(|e| format!("{} ({})", e.name, e.reason)).collect();
         writeln!(out, "  nodes left out: {}", ex.join(", "))?;
     }
-    if let Some(a) = &p.aborted {
-        writeln!(out, "  nothing planned: {a}")?;
+    match (p.too_few_nodes(), &p.aborted) {
+        (Some(why), _) => writeln!(out, "  nothing to do: {why}")?,
+        (None, Some(a)) => writeln!(out, "  nothing planned: {a}")?,
+        (None, None) => {}
     }
     for run in &p.runs {
         writeln!(out)?;
-        plugin_run(out, run)?;
+        plugin_run(out, run, &r.lower_bound_nodes)?;
     }
     if p.aborted.is_none() {
         writeln!(out)?;
@@ -188,13 +193,13 @@ fn thresholds_line(run: &PluginRun) -> String {
     line
 }
 
-/// `97.1 % > 80`, `29.0 % ≤ 50`, `60.0 %`.
-fn usage_cell(n: &NodeReport, resource: &str) -> String {
+/// `97.1 % > 80`, `29.0 % ≤ 50`, `60.0 %`; `≥29.0 % ≤ 50` for a lower bound.
+fn usage_cell(n: &NodeReport, resource: &str, lower_bound: bool) -> String {
     let Some(u) = n.resources.iter().find(|u| u.resource == resource) else { return "-".into() };
     if u.allocatable.is_none() {
         return "- (none)".into();
     }
-    let pct = format!("{} %", percent_text(u.percent));
+    let pct = format!("{}{} %", if lower_bound { "≥" } else { "" }, percent_text(u.percent));
     match (u.low, u.high) {
         (_, Some(h)) if u.percent > h => format!("{pct} > {}", num(h)),
         (Some(l), _) if u.percent <= l => format!("{pct} ≤ {}", num(l)),
@@ -202,7 +207,7 @@ fn usage_cell(n: &NodeReport, resource: &str) -> String {
     }
 }
 
-fn plugin_run<W: Write>(out: &mut W, run: &PluginRun) -> anyhow::Result<()> {
+fn plugin_run<W: Write>(out: &mut W, run: &PluginRun, lower_bound_nodes: &[String]) -> anyhow::Result<()> {
     writeln!(out, "Profile {} — LowNodeUtilization: {}", run.profile, thresholds_line(run))?;
     let resources = ordered(&run.tracked_resources);
     let mut b = Builder::default();
@@ -214,10 +219,14 @@ fn plugin_run<W: Write>(out: &mut W, run: &PluginRun) -> anyhow::Result<()> {
             if n.unschedulable { format!("{} (cordoned)", n.name) } else { n.name.clone() },
             class(n.class).to_string(),
         ];
-        row.extend(resources.iter().map(|r| usage_cell(n, r)));
+        let lower = lower_bound_nodes.contains(&n.name);
+        row.extend(resources.iter().map(|r| usage_cell(n, r, lower)));
         b.push_record(row);
     }
     table(out, b)?;
+    if run.nodes.iter().any(|n| lower_bound_nodes.contains(&n.name)) {
+        writeln!(out, "  ≥ lower bound: the store lacks pods or their requests (see the notes)")?;
+    }
     if let Some(e) = &run.early_exit {
         writeln!(out, "  stops here: {}", e.message)?;
         return Ok(());
@@ -433,8 +442,13 @@ fn nights<W: Write>(out: &mut W, rounds: &Rounds) -> anyhow::Result<()> {
             format!("CONVERGED after {rounds} night(s): no node is above its target any more")
         }
         Verdict::Stalled { round, reason } => format!("STALLED at night {round}: {reason}"),
+        Verdict::NothingToDo { reason } => format!("NOTHING TO DO: {reason}"),
         Verdict::Limit { rounds } => format!("LIMIT: every one of the {rounds} night(s) still evicted something"),
     };
+    if let Verdict::NothingToDo { .. } = rounds.verdict {
+        writeln!(out, "  {verdict}")?;
+        return Ok(());
+    }
     writeln!(
         out,
         "  {verdict} ({} eviction(s) in total, {} left Pending, {} night(s) with a pile-up)",
@@ -473,7 +487,8 @@ fn suggestion_verdict(s: &Suggestion) -> String {
         Verdict::Converged { .. } if s.evictions == 0 => "converged (nothing moves)".into(),
         Verdict::Converged { .. } => "converged".into(),
         Verdict::Stalled { round, .. } => format!("STALLED at night {round}"),
-        Verdict::Limit { rounds } => format!("LIMIT ({rounds} nights)"),
+        Verdict::NothingToDo { .. } => "nothing to do (fewer than 2 nodes)".into(),
+        Verdict::Limit { rounds } => format!("LIMIT ({})", kdrift_analyze::words::count(*rounds, "night", "nights")),
     }
 }
 

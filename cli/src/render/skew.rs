@@ -50,11 +50,12 @@ pub fn report<W: Write>(out: &mut W, r: &SkewReport, source: &str) -> anyhow::Re
             name = format!("{name} ({})", flags.join(", "));
         }
         let mut row = vec![name];
+        // "≥" marks a lower bound, as in why-pending: `≥0.0 %` is not an estimate of zero.
+        let ge = if n.requested.lower_bound { "≥" } else { "" };
+        let star = if n.requested.estimated { "*" } else { "" };
         for res in &resources {
             row.push(match n.requested.get(res) {
-                Some(l) if l.allocatable > 0 => {
-                    format!("{} %{}", percent_text(l.percent), if n.requested.estimated { "*" } else { "" })
-                }
+                Some(l) if l.allocatable > 0 => format!("{ge}{} %{star}", percent_text(l.percent)),
                 _ => "-".into(),
             });
         }
@@ -82,6 +83,9 @@ pub fn report<W: Write>(out: &mut W, r: &SkewReport, source: &str) -> anyhow::Re
     }
     if let Some(why) = &r.not_classified {
         writeln!(out, "  not classified: {why}")?;
+    }
+    if r.nodes.iter().any(|n| n.requested.lower_bound) {
+        writeln!(out, "  ≥ lower bound: the store lacks pods or their requests (see the notes)")?;
     }
     if r.nodes.iter().any(|n| n.requested.estimated) {
         writeln!(out, "  * estimated: versions observed after the instant, or pods known only from events")?;

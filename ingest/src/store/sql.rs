@@ -127,6 +127,8 @@ queries! {
     POD_FAILURES = "pod_failures", "why_pending/pod_failures.sql";
     /// Scheduled events of one pod.
     POD_SCHEDULED = "pod_scheduled", "why_pending/pod_scheduled.sql";
+    /// The kubelet's admission rejections of one pod (OutOfcpu, …).
+    POD_REJECTIONS = "pod_rejections", "why_pending/pod_rejections.sql";
     /// Latest version of one pod at or before an instant (else the earliest after).
     POD_AT = "pod_at", "state/pod_at.sql";
     /// Latest version of every pod at or before an instant (else the earliest after).
@@ -147,6 +149,8 @@ queries! {
     EVENT_ONLY_PLACEMENTS = "event_only_placements", "state/event_only_placements.sql";
     /// Per pod with a Scheduled event, the newest event time of that event's source.
     SCHEDULED_COVERAGE = "scheduled_coverage", "state/scheduled_coverage.sql";
+    /// Namespaces whose pods events name between two instants while the store holds no Pod object of theirs.
+    UNSTORED_NAMESPACES = "unstored_namespaces", "state/unstored_namespaces.sql";
     /// Per pod owner, the nearest pod version and owner template showing requests.
     OWNER_SAMPLES = "owner_samples", "state/owner_samples.sql";
     /// The store's newest observation time.
@@ -165,6 +169,8 @@ queries! {
     NODE_SIGNALS = "node_signals", "timeline/node_signals.sql";
     /// Evidence of pods evicted or stopped on a node between two instants.
     POD_EVICTIONS = "pod_evictions", "timeline/pod_evictions.sql";
+    /// Eviction evidence between two instants, counted per kind (`timeline drains` finding none).
+    EVICTION_COUNTS = "eviction_counts", "timeline/eviction_counts.sql";
     /// Eviction evidence inside given node ranges (what a drain timeline's episodes can take), plus evidence naming no node.
     EPISODE_EVICTIONS = "episode_evictions", "timeline/episode_evictions.sql";
     /// The first and last instant the store knows about (`kdrift report`'s default range).

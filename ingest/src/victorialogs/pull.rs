@@ -106,6 +106,11 @@ pub struct PullReport {
     pub windows: Vec<WindowReport>,
     /// What the layout cannot carry, and other caveats.
     pub notes: Vec<String>,
+    /// The interrupt was triggered during the final window's commit (after
+    /// the last check): too late to stop the pull, which completed and is
+    /// kept, as `ingest file`'s final commit
+    /// ([`crate::IngestReport::interrupted_during_commit`]).
+    pub interrupted_during_commit: bool,
 }
 
 impl PullReport {
@@ -299,6 +304,8 @@ async fn run(
         progress.window_done(&done);
         report.windows.push(done);
     }
+    // Triggered since the last check: during the final window's commit, which went on.
+    report.interrupted_during_commit = options.interrupt.is_triggered();
     let rejected: u64 = report.windows.iter().map(|w| w.schema_rejected).sum();
     if rejected > 0 {
         report.notes.push(format!(

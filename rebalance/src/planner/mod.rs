@@ -46,6 +46,7 @@ pub use order::PREFER_NO_EVICTION;
 pub use plan::{
     Budget, EarlyExit, EarlyExitKind, Eviction, ExcludedNode, NodeClass, NodeReport, Plan, PluginRun, PodRef,
     ResourceUsage, SkipReason, SkippedPod, SourceNode, StopReason, ThresholdsApplied, MODE_DESCHEDULER_V0_36,
+    SKIPPED_FEW_NODES,
 };
 
 use crate::node::NodeInfo;
@@ -213,7 +214,7 @@ fn plan_with(
     out.nodes_excluded.sort_by(|a, b| a.name.cmp(&b.name));
     out.nodes_considered = nodes.iter().map(|n| n.name.clone()).collect();
     if nodes.len() < 2 {
-        out.aborted = Some("Skipping descheduling cycle: requires >=2 nodes".to_string());
+        out.aborted = Some(SKIPPED_FEW_NODES.to_string());
         return out;
     }
     let mut pods_by_node: BTreeMap<&str, Vec<usize>> = nodes.iter().map(|n| (n.name.as_str(), Vec::new())).collect();

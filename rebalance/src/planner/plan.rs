@@ -15,6 +15,10 @@ use crate::resources::ResourceList;
 /// The plan's compatibility mode.
 pub const MODE_DESCHEDULER_V0_36: &str = "descheduler-v0.36";
 
+/// descheduler's log line when fewer than two nodes are considered: it
+/// skips the whole cycle (descheduler-lownodeutilization.md §1).
+pub const SKIPPED_FEW_NODES: &str = "Skipping descheduling cycle: requires >=2 nodes";
+
 /// A pod, by name (and uid when known), plus its index in [`super::Snapshot::pods`]
 /// so a later step (a landing simulation) can fetch the full [`crate::PodInfo`].
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -70,6 +74,31 @@ impl Plan {
     /// The `Snapshot::pods` indices of the evicted pods, in eviction order.
     pub fn evicted_pod_indices(&self) -> Vec<usize> {
         self.evictions().map(|e| e.pod.index).collect()
+    }
+
+    /// When descheduler has nothing to do on this cluster whatever the
+    /// thresholds: fewer than two nodes are considered, so it skips its
+    /// cycle ([`SKIPPED_FEW_NODES`]); in words, naming the nodes. `None`
+    /// otherwise (an invalid policy is no such case).
+    pub fn too_few_nodes(&self) -> Option<String> {
+        if self.aborted.as_deref() != Some(SKIPPED_FEW_NODES) {
+            return None;
+        }
+        let considered = match self.nodes_considered.as_slice() {
+            [] => "no node is".to_string(),
+            [one] => format!("only {one} is"),
+            more => format!("only {} are", more.join(", ")),
+        };
+        let left_out = if self.nodes_excluded.is_empty() {
+            String::new()
+        } else {
+            let ex: Vec<String> = self.nodes_excluded.iter().map(|e| format!("{}: {}", e.name, e.reason)).collect();
+            format!(" (left out: {})", ex.join(", "))
+        };
+        Some(format!(
+            "descheduler skips its cycle when fewer than 2 nodes are Ready and match the nodeSelector, and \
+             {considered}{left_out}: nothing is classified or evicted, whatever the thresholds (\"{SKIPPED_FEW_NODES}\")"
+        ))
     }
 }
 

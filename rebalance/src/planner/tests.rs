@@ -241,6 +241,16 @@ fn early_exits_in_order() {
     one.nodes[1].ready = Some(false);
     let p = plan(&one, &pol(0), &PlanOptions::default());
     assert_eq!(p.aborted.as_deref(), Some("Skipping descheduling cycle: requires >=2 nodes"));
+    assert_eq!(
+        p.too_few_nodes().as_deref(),
+        Some(
+            "descheduler skips its cycle when fewer than 2 nodes are Ready and match the nodeSelector, and only \
+             a is (left out: b: not Ready): nothing is classified or evicted, whatever the thresholds (\"Skipping descheduling cycle: \
+             requires >=2 nodes\")"
+        ),
+        "{:?}",
+        p.nodes_considered
+    );
     assert_eq!(p.nodes_excluded[0].reason, "not Ready");
 }
 

@@ -10,8 +10,10 @@
 //! Replacements keep the evicted pod's name (a ReplicaSet would pick a new
 //! suffix) so a pod can be followed from night to night.
 //!
-//! It stops when a round plans no eviction — [`Verdict::Converged`] when no
-//! node is above its target any more, otherwise [`Verdict::Stalled`] with the
+//! It stops when a round plans no eviction — [`Verdict::NothingToDo`] when
+//! descheduler skips its cycle on this cluster (fewer than two nodes:
+//! nothing is classified, whatever the thresholds), [`Verdict::Converged`]
+//! when no node is above its target any more, otherwise [`Verdict::Stalled`] with the
 //! reason taken from the plan's early exit (no underutilized node, too few
 //! of them for `numberOfNodes`, …) or from why no pod on the overutilized
 //! nodes could be evicted — when a round finds exactly the classes and usage
@@ -47,6 +49,14 @@ pub enum Verdict {
         /// Why, in words, e.g. `after round 1 no node is below 40 % cpu
         /// (lowest: node-5 at 41.2 %): nothing more will move while node-1
         /// stays above target (cpu 88.5 % > 80)`.
+        reason: String,
+    },
+    /// descheduler skips its cycle on this cluster: fewer than two nodes
+    /// are considered ([`crate::planner::SKIPPED_FEW_NODES`]), so nothing
+    /// is classified or evicted, whatever the thresholds — nothing to do,
+    /// not a stall.
+    NothingToDo {
+        /// Why, in words ([`Plan::too_few_nodes`]).
         reason: String,
     },
     /// Every one of the `max_rounds` rounds still evicted something.
@@ -156,6 +166,9 @@ pub fn simulate_rounds_with(
             simulation,
         });
         if planned.evictions_total == 0 {
+            if let Some(reason) = planned.too_few_nodes() {
+                return Rounds { rounds, verdict: Verdict::NothingToDo { reason } };
+            }
             let verdict = match stall_reason(&planned, policy, number) {
                 Some(reason) => Verdict::Stalled { round: number, reason },
                 None => Verdict::Converged { rounds: number - 1 },

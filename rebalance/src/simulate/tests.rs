@@ -392,6 +392,27 @@ fn demo_rounds_stall_with_threshold_40() {
 }
 
 #[test]
+fn one_node_is_nothing_to_do_not_a_stall() {
+    // It said "STALLED at night 1": descheduler skips its cycle with fewer
+    // than two nodes (reference §1), whatever the thresholds.
+    let mut one = demo();
+    one.nodes.retain(|n| n.name == "node-1");
+    let r = simulate_rounds(&one, &homelab(), &PlanOptions::default(), 5);
+    assert_eq!(
+        r.verdict,
+        Verdict::NothingToDo {
+            reason: "descheduler skips its cycle when fewer than 2 nodes are Ready and match the nodeSelector, and \
+                     only node-1 is: nothing is classified or evicted, whatever the thresholds (\"Skipping \
+                     descheduling cycle: requires >=2 nodes\")"
+                .into()
+        }
+    );
+    assert_eq!((r.rounds.len(), r.total_evictions()), (1, 0));
+    let suggestions = suggest_thresholds(&one, &homelab(), &Candidates::default());
+    assert!(suggestions.iter().all(|s| matches!(s.verdict, Verdict::NothingToDo { .. })), "{suggestions:?}");
+}
+
+#[test]
 fn round_limit() {
     let r = simulate_rounds(&demo(), &homelab(), &PlanOptions::default(), 1);
     assert_eq!(r.verdict, Verdict::Limit { rounds: 1 });

@@ -7,6 +7,7 @@
 use std::io::Write;
 
 use kdrift_analyze::pending::{NodeFill, StateAtFailure};
+use kdrift_analyze::words::count;
 use kdrift_analyze::{PendingPod, PendingReport};
 use kdrift_rebalance::percent::percent_text;
 
@@ -21,6 +22,26 @@ const HOLDERS_SHOWN: usize = 10;
 /// The `id` of a pod's chain section.
 pub fn chain_id(namespace: &str, name: &str) -> String {
     format!("chain-{}", id(&format!("{namespace}/{name}")))
+}
+
+/// How many of the `pending` pods have their chain below, and how to see
+/// the others' (`None` when every one has): the report shows only the
+/// longest-pending pods' chains (`ReportOptions::max_chains`).
+pub fn shown_line(pending: usize, chains: usize) -> Option<String> {
+    let others = pending.checked_sub(chains).filter(|n| *n > 0)?;
+    let shown = match chains {
+        0 => format!("No chain is shown for the {pending} pods that were Pending"),
+        1 => format!("A chain is shown for the longest-pending of the {pending} pods that were Pending"),
+        n => format!("Chains are shown for the {n} longest-pending of the {pending} pods that were Pending"),
+    };
+    let rest = match (chains, others) {
+        (0, _) => "they are listed without one".to_string(),
+        (_, 1) => "the other one is listed without one".to_string(),
+        (_, n) => format!("the other {n} are listed without one"),
+    };
+    Some(format!(
+        r#"<p class="chains-shown" data-shown="{chains}" data-pending="{pending}">{shown}; {rest}: <code>kdrift why-pending NAMESPACE/POD</code> explains any of them, <code>kdrift why-pending --all</code> lists them all.</p>"#
+    ))
 }
 
 /// The table of every pod that was Pending in the range.
@@ -39,7 +60,12 @@ pub fn list<W: Write>(out: &mut W, pods: &[PendingPod], chains: &[PendingReport]
             Esc(&key).to_string()
         };
         let outcome = match (&p.scheduled_node, p.scheduled_at, p.deleted_at) {
-            (Some(n), Some(at), _) => format!("scheduled on {} at {}", Esc(n), full(at)),
+            (Some(n), Some(at), _) => match &p.rejected_reason {
+                Some(reason) => {
+                    format!("bound to {} at {}, rejected by its kubelet ({})", Esc(n), full(at), Esc(reason))
+                }
+                None => format!("scheduled on {} at {}", Esc(n), full(at)),
+            },
             (_, _, Some(d)) => format!("never scheduled (deleted {})", full(d)),
             _ => "not seen scheduled".into(),
         };
@@ -63,9 +89,21 @@ pub fn chain<W: Write>(out: &mut W, r: &PendingReport) -> std::io::Result<()> {
     writeln!(out, "<h3>{}</h3>", Esc(&key))?;
     let h = &r.history;
     let outcome = match (&h.scheduled, h.deleted_at) {
-        (Some(s), _) => {
-            format!("scheduled on {} at {} after waiting {}", Esc(&s.node), full(s.at), duration(h.waited_seconds))
-        }
+        (Some(s), _) => match &h.rejected {
+            Some(r) => format!(
+                "bound to {} by the scheduler at {} after waiting {}, then rejected by the kubelet at admission at \
+                 {}: {} ({}); it never ran",
+                Esc(&s.node),
+                full(s.at),
+                duration(h.waited_seconds),
+                full(r.at),
+                Esc(&r.reason),
+                Esc(&r.message)
+            ),
+            None => {
+                format!("scheduled on {} at {} after waiting {}", Esc(&s.node), full(s.at), duration(h.waited_seconds))
+            }
+        },
         (None, Some(d)) => {
             format!("never scheduled: deleted at {} after {} Pending", full(d), duration(h.waited_seconds))
         }
@@ -73,9 +111,9 @@ pub fn chain<W: Write>(out: &mut W, r: &PendingReport) -> std::io::Result<()> {
     };
     writeln!(
         out,
-        r#"<p class="outcome">Failed to schedule {} times in {} event(s), {} → {}; {outcome}.</p>"#,
-        h.occurrences,
-        h.failure_events,
+        r#"<p class="outcome">Failed to schedule {} in {}, {} → {}; {outcome}.</p>"#,
+        count(h.occurrences as usize, "time", "times"),
+        count(h.failure_events as usize, "event", "events"),
         full(h.first_failure),
         full(h.last_failure)
     )?;
@@ -151,7 +189,7 @@ fn constraint<W: Write>(out: &mut W, r: &PendingReport) -> std::io::Result<()> {
     for x in &r.reasons {
         let nodes = match (x.nodes, r.total_nodes) {
             (Some(n), Some(total)) => format!("{n}/{total} nodes"),
-            (Some(n), None) => format!("{n} nodes"),
+            (Some(n), None) => count(n as usize, "node", "nodes"),
             (None, _) => "before any node was filtered".into(),
         };
         writeln!(
@@ -243,13 +281,13 @@ fn state_steps<W: Write>(out: &mut W, s: &StateAtFailure) -> std::io::Result<()>
 fn fill<W: Write>(out: &mut W, f: &NodeFill) -> std::io::Result<()> {
     writeln!(
         out,
-        r#"<li class="step full" data-node="{}"><span class="step-name">Why {} is full</span> {}/{} {} requested by {} pods.<ul class="bursts">"#,
+        r#"<li class="step full" data-node="{}"><span class="step-name">Why {} is full</span> {}/{} {} requested by {}.<ul class="bursts">"#,
         Esc(&f.node),
         Esc(&f.node),
         Esc(&amount(&f.resource, f.requested)),
         Esc(&amount(&f.resource, f.allocatable)),
         Esc(&f.resource),
-        f.holders.len()
+        count(f.holders.len(), "pod", "pods")
     )?;
     for b in &f.bursts {
         writeln!(out, r#"<li class="burst" data-operation="{}">{}</li>"#, b.operation, Esc(&b.summary))?;
@@ -286,9 +324,9 @@ fn fill<W: Write>(out: &mut W, f: &NodeFill) -> std::io::Result<()> {
 fn nodes_table<W: Write>(out: &mut W, s: &StateAtFailure) -> std::io::Result<()> {
     writeln!(
         out,
-        "<details><summary>Nodes at the last failure ({}; {} pods counted)</summary>",
+        "<details><summary>Nodes at the last failure ({}; {})</summary>",
         full(s.at),
-        s.pods_counted
+        count(s.pods_counted, "pod counted", "pods counted")
     )?;
     let bound = if s.requested_is_lower_bound { "≥" } else { "" };
     writeln!(
@@ -328,4 +366,28 @@ fn nodes_table<W: Write>(out: &mut W, s: &StateAtFailure) -> std::io::Result<()>
         )?;
     }
     writeln!(out, "</table></details>")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shown_line;
+
+    #[test]
+    fn the_chains_shown_are_counted_against_the_pods_pending() {
+        assert_eq!(
+            shown_line(101, 20).as_deref(),
+            Some(
+                r#"<p class="chains-shown" data-shown="20" data-pending="101">Chains are shown for the 20 longest-pending of the 101 pods that were Pending; the other 81 are listed without one: <code>kdrift why-pending NAMESPACE/POD</code> explains any of them, <code>kdrift why-pending --all</code> lists them all.</p>"#
+            )
+        );
+        let one = shown_line(2, 1).expect("line");
+        assert!(one.contains(">A chain is shown for the longest-pending of the 2 pods that were Pending; the other one is listed without one: "), "{one}");
+        let none = shown_line(3, 0).expect("line");
+        assert!(
+            none.contains(">No chain is shown for the 3 pods that were Pending; they are listed without one: "),
+            "{none}"
+        );
+        assert_eq!(shown_line(5, 5), None, "every chain is shown");
+        assert_eq!(shown_line(0, 0), None);
+    }
 }

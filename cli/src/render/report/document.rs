@@ -159,9 +159,9 @@ fn operation<W: Write>(out: &mut W, d: &ReportData, op: &Operation) -> std::io::
     let landed: Vec<String> = op.landed.iter().map(|l| format!("{} {}", l.node, l.pods)).collect();
     writeln!(
         out,
-        "<p>Order: {}; {span}. {} pods moved; replacements landed on: {}. Skew left (max − min requested %): cpu {} points (before: {}), memory {} points.</p>",
+        "<p>Order: {}; {span}. {} moved; replacements landed on: {}. Skew left (max − min requested %): cpu {} points (before: {}), memory {} points.</p>",
         Esc(&op.order.join(" → ")),
-        op.pods_moved,
+        kdrift_analyze::words::count(op.pods_moved, "pod", "pods"),
         Esc(&if landed.is_empty() { "-".to_string() } else { landed.join(", ") }),
         percent_text(op.cpu_skew_after),
         percent_text(op.cpu_skew_before),
@@ -261,6 +261,9 @@ fn pending<W: Write>(out: &mut W, d: &ReportData) -> std::io::Result<()> {
     if d.pending.is_empty() {
         writeln!(out, r#"<p class="empty">No pod had FailedScheduling in the range.</p></section>"#)?;
         return Ok(());
+    }
+    if let Some(line) = chains::shown_line(d.pending.len(), d.chains.len()) {
+        writeln!(out, "{line}")?;
     }
     chains::list(out, &d.pending, &d.chains)?;
     for c in &d.chains {

@@ -275,7 +275,8 @@ fn episode<W: Write>(out: &mut W, g: &Gantt<'_>, op: usize, e: &NodeEpisode, y: 
     let first = e.evicted.iter().map(|m| m.evicted_at).min();
     let last = e.evicted.iter().map(|m| m.evicted_at).max();
     if let (Some(first), Some(last)) = (first, last) {
-        let what = format!("draining ({} pods evicted)", e.evicted.len());
+        let what =
+            format!("draining ({})", kdrift_analyze::words::count(e.evicted.len(), "pod evicted", "pods evicted"));
         band(out, g, "draining", (node, op), (first, Some(last)), (y + 4.0, ROW - 8.0), &what)?;
     }
     for b in e.bands.iter().filter(|b| b.kind == BandKind::NotReady) {

@@ -1,0 +1,125 @@
+//! A pod the scheduler bound and the node's kubelet then refused at
+//! admission: the kubelet's `OutOfcpu` (`Node didn't have enough resource:
+//! cpu, requested: 500, used: 1775, capacity: 2000`), `OutOfmemory`,
+//! `UnexpectedAdmissionError`, `NodeAffinity`, `NodeShutdown`, … event for
+//! the pod at or right after the binding (query `pod_rejections`), or its
+//! last stored version `Failed` with such a `status.reason`. Such a pod
+//! never ran: "scheduled" alone would hide that the node had no room by the
+//! kubelet's count.
+
+use chrono::{DateTime, Duration, Utc};
+use kdrift_ingest::store::sql;
+use kdrift_ingest::Store;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::ScheduledAt;
+use crate::AnalyzeError;
+
+/// The kubelet's admission reasons besides `OutOf<resource>` (kubelet
+/// `lifecycle` admit handlers; also in queries/why_pending/pod_rejections.sql).
+const ADMISSION_REASONS: [&str; 8] = [
+    "UnexpectedAdmissionError",
+    "UnexpectedPredicateFailureType",
+    "InvalidNodeInfo",
+    "NodeAffinity",
+    "NodeShutdown",
+    "PodOSNotSupported",
+    "PodOSSelectorNodeLabelDoesNotMatch",
+    "SysctlForbidden",
+];
+
+/// Slack between the scheduler's and the kubelet's event times (whole
+/// seconds from two clocks).
+const SLACK: Duration = Duration::seconds(1);
+
+/// Whether `reason` is one of the kubelet's admission rejections.
+pub fn is_admission_rejection(reason: &str) -> bool {
+    reason.starts_with("OutOf") || ADMISSION_REASONS.contains(&reason)
+}
+
+/// The kubelet's refusal of a bound pod.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KubeletRejection {
+    /// When (UTC): the event's time, else the binding's (a stored `Failed` version only).
+    pub at: DateTime<Utc>,
+    /// The node whose kubelet refused it (the event's host, else the binding's node).
+    pub node: String,
+    /// The kubelet's reason (`OutOfcpu`).
+    pub reason: String,
+    /// The kubelet's message (`Node didn't have enough resource: cpu, requested: 500, used: 1775, capacity: 2000`).
+    pub message: String,
+}
+
+/// The rejection of the pod bound as `scheduled` (of uid `uid` when
+/// known), from its events, else from `last_object` (its last stored
+/// version). `None` when the kubelet did not refuse it.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn kubelet_rejection(
+    store: &Store,
+    namespace: &str,
+    name: &str,
+    uid: &str,
+    scheduled: &ScheduledAt,
+    last_object: Option<&Value>,
+) -> Result<Option<KubeletRejection>, AnalyzeError> {
+    let rows = store.query_map(&sql::POD_REJECTIONS, [namespace, name], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            KubeletRejection { at: r.get(1)?, node: r.get(2)?, reason: r.get(3)?, message: r.get(4)? },
+        ))
+    })?;
+    let from_events = rows
+        .into_iter()
+        .filter(|(u, _)| u.is_empty() || uid.is_empty() || u == uid)
+        .map(|(_, r)| r)
+        .find(|r| r.at >= scheduled.at - SLACK);
+    if let Some(mut r) = from_events {
+        if r.node.is_empty() {
+            r.node = scheduled.node.clone();
+        }
+        return Ok(Some(r));
+    }
+    Ok(last_object.and_then(|pod| from_status(pod, scheduled)))
+}
+
+/// A stored version `Failed` with an admission reason.
+fn from_status(pod: &Value, scheduled: &ScheduledAt) -> Option<KubeletRejection> {
+    let status = pod.get("status")?;
+    let reason = status.get("reason").and_then(Value::as_str)?;
+    (status.get("phase").and_then(Value::as_str) == Some("Failed") && is_admission_rejection(reason)).then(|| {
+        KubeletRejection {
+            at: scheduled.at,
+            node: scheduled.node.clone(),
+            reason: reason.to_string(),
+            message: status.get("message").and_then(Value::as_str).unwrap_or_default().to_string(),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn admission_reasons_and_a_failed_status() {
+        assert!(is_admission_rejection("OutOfcpu"));
+        assert!(is_admission_rejection("OutOfnvidia.com/gpu"));
+        assert!(is_admission_rejection("UnexpectedAdmissionError"));
+        assert!(!is_admission_rejection("Evicted"));
+        let at = DateTime::parse_from_rfc3339("2019-03-08T08:48:48Z").expect("t").with_timezone(&Utc);
+        let scheduled = ScheduledAt { at, node: "minikube".into() };
+        let failed = json!({"status": {"phase": "Failed", "reason": "OutOfmemory",
+            "message": "Pod Node didn't have enough resource: memory, requested: 1073741824, used: 0, capacity: 0"}});
+        let r = from_status(&failed, &scheduled).expect("rejected");
+        assert_eq!((r.node.as_str(), r.reason.as_str(), r.at), ("minikube", "OutOfmemory", at));
+        assert!(r.message.starts_with("Pod Node didn't have enough resource: memory"));
+        let evicted = json!({"status": {"phase": "Failed", "reason": "Evicted"}});
+        assert_eq!(from_status(&evicted, &scheduled), None);
+        let running = json!({"status": {"phase": "Running", "reason": "OutOfcpu"}});
+        assert_eq!(from_status(&running, &scheduled), None);
+    }
+}
