@@ -1031,6 +1031,11 @@ fn skew_and_plan_say_amounts_are_lower_bounds_when_a_namespace_was_not_dumped() 
     assert!(plan.contains(&format!("\nNotes\n  - {note}\n")), "{plan}");
     let doc: Value = serde_json::from_str(&stdout_of(&db, &["rebalance", "plan", "-o", "json"])).expect("json");
     assert_eq!(doc["notes"][0], note);
+    // The JSON names the nodes marked `≥` (it had only the note).
+    let mut marked: Vec<&str> =
+        doc["lower_bound_nodes"].as_array().expect("lower_bound_nodes").iter().filter_map(Value::as_str).collect();
+    marked.sort_unstable();
+    assert!(marked.contains(&"a"), "{doc}");
 }
 
 #[test]
@@ -1129,6 +1134,67 @@ fn why_pending_says_the_kubelet_rejected_a_pod_the_scheduler_bound() {
     let list = stdout_of(&db, &["why-pending", "--all"]);
     assert_eq!(row_cells(&list, "default/web")[4], "n1 at 00:05:00Z, rejected by its kubelet (OutOfmemory)", "{list}");
     assert_eq!(row_cells(&list, "default/api")[4], "n1 at 00:05:00Z, rejected by its kubelet (OutOfcpu)", "{list}");
+}
+
+#[test]
+fn a_kubelet_refusal_long_after_the_binding_or_of_another_pod_of_the_name_is_no_rejection() {
+    // Break-it trial: `late` ran (Started) and was refused 1h45m later (a
+    // re-admission after a node restart): it said "rejected …; it never ran".
+    // `db-0` (uid u-db-0) was bound; the stored version is of the next pod of
+    // that name (uid u-db-0-next, Failed OutOfcpu): it took that pod's status.
+    // `--all -o json` gave every scheduled pod a `rejected_at`.
+    let dir = tempfile::tempdir().expect("tmp");
+    let event = |pod: &str, reason: &str, message: &str, at: &str, component: &str| {
+        json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": format!("{pod}.{reason}"), "namespace": "default", "uid": format!("e-{pod}-{reason}")},
+            "involvedObject": {"kind": "Pod", "namespace": "default", "name": pod, "uid": format!("u-{pod}")},
+            "reason": reason, "type": "Warning", "count": 1, "message": message,
+            "source": {"component": component, "host": "n1"}, "firstTimestamp": at, "lastTimestamp": at})
+    };
+    let mut items = Vec::new();
+    for pod in ["late", "db-0"] {
+        items.push(event(
+            pod,
+            "FailedScheduling",
+            "0/1 nodes are available: 1 Insufficient cpu.",
+            "2026-01-01T00:00:00Z",
+            "default-scheduler",
+        ));
+        items.push(event(
+            pod,
+            "Scheduled",
+            &format!("Successfully assigned default/{pod} to n1"),
+            "2026-01-01T00:05:00Z",
+            "default-scheduler",
+        ));
+        items.push(event(pod, "Started", "Started container c", "2026-01-01T00:05:10Z", "kubelet"));
+    }
+    items.push(event(
+        "late",
+        "OutOfcpu",
+        "Node didn't have enough resource: cpu, requested: 1000, used: 1500, capacity: 2000",
+        "2026-01-01T01:50:00Z",
+        "kubelet",
+    ));
+    items.push(json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "db-0", "namespace": "default", "uid": "u-db-0-next", "creationTimestamp": "2026-01-01T01:00:00Z"},
+        "spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]},
+        "status": {"phase": "Failed", "reason": "OutOfcpu", "message": "Pod Node didn't have enough resource: cpu"}}));
+    let file = dir.path().join("events.json");
+    std::fs::write(&file, json!({"kind": "List", "items": items}).to_string()).expect("write");
+    assert_eq!(ingest_in(dir.path(), &[&file]).0, 0);
+    let db = dir.path().join("k.duckdb");
+    for pod in ["late", "db-0"] {
+        let text = stdout_of(&db, &["why-pending", &format!("default/{pod}")]);
+        let outcome = text.lines().find(|l| l.starts_with("  outcome: ")).unwrap_or_else(|| panic!("{text}"));
+        assert_eq!(outcome, "  outcome: scheduled on n1 at 2026-01-01 00:05:00Z after waiting 5m", "{pod}");
+    }
+    let all: Value = serde_json::from_str(&stdout_of(&db, &["why-pending", "--all", "-o", "json"])).expect("json");
+    let rows = all.as_array().or_else(|| all["pods"].as_array()).unwrap_or_else(|| panic!("{all}"));
+    assert_eq!(rows.len(), 2, "{all}");
+    for row in rows {
+        assert_eq!((&row["rejected_at"], &row["rejected_reason"]), (&Value::Null, &Value::Null), "{row}");
+    }
 }
 
 #[test]

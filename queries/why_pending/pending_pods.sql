@@ -6,7 +6,7 @@
 --   event are never summed, kubernetes-events.md §4). Pending time runs from the
 --   first failure to the first Scheduled event after it, else to the pod's
 --   deletion (when the store saw it), else to the last failure. A pod the
---   kubelet rejected at admission right after that binding (OutOfcpu, …: the
+--   kubelet rejected at admission right after that binding (within a minute; OutOfcpu, …: the
 --   reasons of pod_rejections.sql) has the first such rejection: its event,
 --   else a stored version Failed with that reason (at the binding's time).
 -- params: none
@@ -98,16 +98,18 @@ with_deleted AS (
     -- first deletion after the first failure.
     QUALIFY row_number() OVER (PARTITION BY j.namespace, j.name, j.uid ORDER BY d.deleted_at NULLS LAST) = 1
 )
-SELECT w.*, CASE WHEN r.from_event THEN r.rejected_at ELSE w.scheduled_at END AS rejected_at,
+SELECT w.*, CASE WHEN r.from_event THEN r.rejected_at WHEN NOT r.from_event THEN w.scheduled_at END AS rejected_at,
        r.reason AS rejected_reason
 FROM with_deleted w
--- At or after the binding (the scheduler's and the kubelet's event times are
--- whole seconds from two clocks: one second of slack); an event first.
+-- Right after the binding: from one second before it (the scheduler's and the
+-- kubelet's event times are whole seconds from two clocks) to a minute after
+-- (the kubelet admits a pod as soon as it sees the binding; a later refusal
+-- is of a pod that ran, e.g. re-admitted after a node restart); an event first.
 LEFT JOIN admission_rejections r
   ON r.namespace = w.namespace AND r.name = w.name AND (r.uid = w.uid OR w.uid = '' OR r.uid = '')
  AND w.scheduled_at IS NOT NULL
  -- A stored version's observation time says nothing of when (a dump): a pod is bound once.
- AND (NOT r.from_event OR r.rejected_at >= w.scheduled_at - INTERVAL 1 SECOND)
+ AND (NOT r.from_event OR r.rejected_at BETWEEN w.scheduled_at - INTERVAL 1 SECOND AND w.scheduled_at + INTERVAL 1 MINUTE)
 QUALIFY row_number() OVER (PARTITION BY w.namespace, w.name, w.uid
     ORDER BY r.from_event DESC NULLS LAST, r.rejected_at, r.reason) = 1
 ORDER BY w.pending_seconds DESC, w.occurrences DESC, w.namespace, w.name, w.uid;

@@ -33,6 +33,12 @@ const ADMISSION_REASONS: [&str; 8] = [
 /// seconds from two clocks).
 const SLACK: Duration = Duration::seconds(1);
 
+/// How long after the binding a refusal is still the kubelet's admission of
+/// that binding: the kubelet admits a pod as soon as its watch delivers it
+/// (seconds). A later `OutOfcpu` is of a pod that ran, e.g. re-admitted
+/// after the node restarted.
+const ADMISSION_WINDOW: Duration = Duration::minutes(1);
+
 /// Whether `reason` is one of the kubelet's admission rejections.
 pub fn is_admission_rejection(reason: &str) -> bool {
     reason.starts_with("OutOf") || ADMISSION_REASONS.contains(&reason)
@@ -52,8 +58,10 @@ pub struct KubeletRejection {
 }
 
 /// The rejection of the pod bound as `scheduled` (of uid `uid` when
-/// known), from its events, else from `last_object` (its last stored
-/// version). `None` when the kubelet did not refuse it.
+/// known), from its events within [`ADMISSION_WINDOW`] of the binding, else
+/// from `last_object` (its last stored version, which the caller gives only
+/// when it is of the same pod: same uid, or a uid unknown on either side).
+/// `None` when the kubelet did not refuse it.
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
@@ -75,7 +83,7 @@ pub fn kubelet_rejection(
         .into_iter()
         .filter(|(u, _)| u.is_empty() || uid.is_empty() || u == uid)
         .map(|(_, r)| r)
-        .find(|r| r.at >= scheduled.at - SLACK);
+        .find(|r| r.at >= scheduled.at - SLACK && r.at <= scheduled.at + ADMISSION_WINDOW);
     if let Some(mut r) = from_events {
         if r.node.is_empty() {
             r.node = scheduled.node.clone();

@@ -164,6 +164,7 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
     let last_version = store
         .query_map(&sql::POD_AT, duckdb::params![namespace, name, far_future], |r| {
             Ok((
+                r.get::<_, String>(0)?,
                 r.get::<_, String>(1)?,
                 r.get::<_, DateTime<Utc>>(3)?,
                 r.get::<_, Option<DateTime<Utc>>>(5)?,
@@ -174,8 +175,12 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
         .next();
     let deleted_at = last_version
         .as_ref()
-        .and_then(|(change, observed, deleted, _)| if change == "DELETED" { Some(*observed) } else { *deleted });
-    let last_object = last_version.and_then(|(_, _, _, json)| serde_json::from_str::<serde_json::Value>(&json).ok());
+        .and_then(|(_, change, observed, deleted, _)| if change == "DELETED" { Some(*observed) } else { *deleted });
+    // Only a version of this pod says how its binding ended (a StatefulSet's
+    // next pod of the same name has its own status).
+    let last_object = last_version
+        .filter(|(u, ..)| u.is_empty() || uid.is_empty() || *u == uid)
+        .and_then(|(_, _, _, _, json)| serde_json::from_str::<serde_json::Value>(&json).ok());
     let rejected = match &scheduled {
         Some(s) => kubelet_rejection(store, namespace, name, &uid, s, last_object.as_ref())?,
         None => None,

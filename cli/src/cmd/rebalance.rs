@@ -62,7 +62,8 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
         source: &source,
     };
     let rounds_json = rounds.as_ref().map(serde_json::to_value).transpose()?;
-    let doc = PlanDocument::build(inputs, &planned, simulation.as_ref(), rounds_json, loaded.notes.clone())?;
+    let mut doc = PlanDocument::build(inputs, &planned, simulation.as_ref(), rounds_json, loaded.notes.clone())?;
+    doc.lower_bound_nodes = loaded.lower_bound_nodes.clone();
     if let Some(path) = &args.out {
         let text = serde_json::to_string_pretty(&doc)?;
         std::fs::write(path, text + "\n").with_context(|| format!("writing the plan to {}", path.display()))?;

@@ -38,7 +38,8 @@ pub struct PlanReport {
     pub rounds: Option<Rounds>,
     /// What the snapshot lacks or had to estimate.
     pub notes: Vec<String>,
-    /// Nodes whose requested amounts are a lower bound (marked `≥`; the notes say why).
+    /// Nodes whose requested amounts are a lower bound (marked `≥`; the notes
+    /// say why). In `-o json` as the plan document's `lower_bound_nodes`.
     #[serde(skip)]
     pub lower_bound_nodes: Vec<String>,
 }

@@ -125,6 +125,7 @@ impl PlanDocument {
             simulation: simulation.map(serde_json::to_value).transpose().map_err(DocumentError::Write)?,
             rounds,
             notes,
+            lower_bound_nodes: Vec::new(),
         })
     }
 }

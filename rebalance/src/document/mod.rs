@@ -238,6 +238,10 @@ pub struct PlanDocument {
     /// What the snapshot lacks or had to estimate.
     #[serde(default)]
     pub notes: Vec<String>,
+    /// Nodes whose requested amounts are a lower bound (pods or their
+    /// requests missing from the snapshot; `notes` say why). Absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lower_bound_nodes: Vec<String>,
 }
 
 impl PlanDocument {
