@@ -1039,6 +1039,40 @@ fn skew_and_plan_say_amounts_are_lower_bounds_when_a_namespace_was_not_dumped() 
 }
 
 #[test]
+fn why_pending_marks_amounts_as_lower_bounds_when_a_namespace_was_not_dumped() {
+    // Break-it trial: on a store where skew marks every node `≥` (events
+    // name apps/web-1, no Pod of apps is stored), why-pending showed exact
+    // amounts with no note.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = unstored_pod_store(dir.path(), false);
+    let big = json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "big", "namespace": "kube-system", "uid": "u-big", "creationTimestamp": "2026-01-01T00:00:00Z"},
+        "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]},
+        "status": {"phase": "Pending"}});
+    let failed = json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "big.1", "namespace": "kube-system", "uid": "e-big"},
+        "involvedObject": {"kind": "Pod", "namespace": "kube-system", "name": "big", "uid": "u-big"},
+        "reason": "FailedScheduling", "type": "Warning", "count": 1, "source": {"component": "default-scheduler"},
+        "message": "0/2 nodes are available: 2 Insufficient cpu.",
+        "firstTimestamp": "2026-01-01T00:15:00Z", "lastTimestamp": "2026-01-01T00:15:00Z"});
+    let file = dir.path().join("pending.json");
+    std::fs::write(&file, json!({"kind": "List", "items": [big, failed]}).to_string()).expect("write");
+    assert_eq!(ingest_in(dir.path(), &[&file]).0, 0);
+    let text = stdout_of(&db, &["why-pending", "kube-system/big"]);
+    assert!(text.contains("\n  ≥/≤: lower/upper bounds — the store lacks pod objects (see notes)\n"), "{text}");
+    assert!(
+        text.contains(
+            "\n  - requested amounts are lower bounds (≥) on every node: events in the hour up to \
+             2026-01-01T00:15:00Z name 1 pod of namespace apps, of which the store holds no Pod object (not dumped)"
+        ),
+        "{text}"
+    );
+    let json_out: Value =
+        serde_json::from_str(&stdout_of(&db, &["why-pending", "kube-system/big", "-o", "json"])).expect("json");
+    assert_eq!(json_out["state"]["requested_is_lower_bound"], true, "{json_out}");
+}
+
+#[test]
 fn skew_marks_a_node_whose_pods_have_unknown_requests_as_a_lower_bound_not_zero() {
     // apps was dumped, but web-1 (bound to b by its Scheduled event) has no
     // object nor stored owner: b read `0.0 %*`, an estimate of zero.

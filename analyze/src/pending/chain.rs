@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::failed_scheduling::{parse, FailedScheduling};
-use crate::state::lower_bound::event_only_note;
+use crate::state::lower_bound::{event_only_note, unstored_namespaces, unstored_note};
 use crate::state::ClusterAt;
 use crate::words::{count, pick};
 use crate::AnalyzeError;
@@ -117,7 +117,9 @@ pub struct StateAtFailure {
     pub pods_counted: usize,
     /// The requested amounts are a lower bound: the store lacks pod objects
     /// (the pending pod's own object is missing, so its namespace was likely
-    /// not dumped).
+    /// not dumped; events name pods of a namespace with no stored Pod
+    /// object, [`crate::state::lower_bound::unstored_namespaces`]; or pods
+    /// known only from events count with no requests).
     pub requested_is_lower_bound: bool,
 }
 
@@ -161,6 +163,9 @@ pub(super) fn build_state(
         ));
     }
     notes.extend(event_only_note(cluster_at.event_only_pods.len(), cluster_at.requests_unknown.len(), &[]));
+    // Pods of namespaces that were not dumped are missing from every node (as skew says).
+    let unstored = unstored_namespaces(store, at)?;
+    notes.extend(unstored_note(at, &unstored));
     let unknown_capacity: Vec<&str> =
         cluster_at.nodes.iter().filter(|n| n.allocatable.is_empty()).map(|n| n.name.as_str()).collect();
     if !unknown_capacity.is_empty() {
@@ -342,7 +347,7 @@ pub(super) fn build_state(
         reconstructed_message,
         matches_event,
         pods_counted,
-        requested_is_lower_bound: pod.is_none(),
+        requested_is_lower_bound: pod.is_none() || !unstored.is_empty() || !cluster_at.requests_unknown.is_empty(),
     };
     Ok(Some(Evaluated { state: state_at_failure, cluster: state, pod }))
 }
