@@ -1099,35 +1099,46 @@ fn skew_marks_a_node_whose_pods_have_unknown_requests_as_a_lower_bound_not_zero(
     assert_eq!(row_cells(&plan, "a")[2], "37.5 %", "{plan}");
 }
 
+/// An Event about pod `default/POD` (uid `u-POD`), from `component` on host n1, at `at`.
+fn default_pod_event(pod: &str, reason: &str, message: &str, at: &str, component: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": format!("{pod}.{reason}"), "namespace": "default", "uid": format!("e-{pod}-{reason}")},
+        "involvedObject": {"kind": "Pod", "namespace": "default", "name": pod, "uid": format!("u-{pod}")},
+        "reason": reason, "type": "Warning", "count": 1, "message": message,
+        "source": {"component": component, "host": "n1"}, "firstTimestamp": at, "lastTimestamp": at})
+}
+
+/// `default/POD` failed to schedule at 00:00 (Insufficient `resource`) and
+/// was bound to n1 at 00:05.
+fn failed_then_bound(pod: &str, resource: &str) -> [Value; 2] {
+    [
+        default_pod_event(
+            pod,
+            "FailedScheduling",
+            &format!("0/1 nodes are available: 1 Insufficient {resource}."),
+            "2026-01-01T00:00:00Z",
+            "default-scheduler",
+        ),
+        default_pod_event(
+            pod,
+            "Scheduled",
+            &format!("Successfully assigned default/{pod} to n1"),
+            "2026-01-01T00:05:00Z",
+            "default-scheduler",
+        ),
+    ]
+}
+
 #[test]
 fn why_pending_says_the_kubelet_rejected_a_pod_the_scheduler_bound() {
     // It said "scheduled on n1 at … after waiting 5m" for pods the kubelet
     // refused at admission: web (its OutOfmemory event) and api (its stored
     // version Failed with reason OutOfcpu, no kubelet event).
     let dir = tempfile::tempdir().expect("tmp");
-    let event = |pod: &str, reason: &str, message: &str, at: &str, component: &str| {
-        json!({"apiVersion": "v1", "kind": "Event",
-            "metadata": {"name": format!("{pod}.{reason}"), "namespace": "default", "uid": format!("e-{pod}-{reason}")},
-            "involvedObject": {"kind": "Pod", "namespace": "default", "name": pod, "uid": format!("u-{pod}")},
-            "reason": reason, "type": "Warning", "count": 1, "message": message,
-            "source": {"component": component, "host": "n1"}, "firstTimestamp": at, "lastTimestamp": at})
-    };
+    let event = default_pod_event;
     let mut items = Vec::new();
     for pod in ["web", "api"] {
-        items.push(event(
-            pod,
-            "FailedScheduling",
-            "0/1 nodes are available: 1 Insufficient memory.",
-            "2026-01-01T00:00:00Z",
-            "default-scheduler",
-        ));
-        items.push(event(
-            pod,
-            "Scheduled",
-            &format!("Successfully assigned default/{pod} to n1"),
-            "2026-01-01T00:05:00Z",
-            "default-scheduler",
-        ));
+        items.extend(failed_then_bound(pod, "memory"));
     }
     items.push(event(
         "web",
@@ -1178,29 +1189,10 @@ fn a_kubelet_refusal_long_after_the_binding_or_of_another_pod_of_the_name_is_no_
     // that name (uid u-db-0-next, Failed OutOfcpu): it took that pod's status.
     // `--all -o json` gave every scheduled pod a `rejected_at`.
     let dir = tempfile::tempdir().expect("tmp");
-    let event = |pod: &str, reason: &str, message: &str, at: &str, component: &str| {
-        json!({"apiVersion": "v1", "kind": "Event",
-            "metadata": {"name": format!("{pod}.{reason}"), "namespace": "default", "uid": format!("e-{pod}-{reason}")},
-            "involvedObject": {"kind": "Pod", "namespace": "default", "name": pod, "uid": format!("u-{pod}")},
-            "reason": reason, "type": "Warning", "count": 1, "message": message,
-            "source": {"component": component, "host": "n1"}, "firstTimestamp": at, "lastTimestamp": at})
-    };
+    let event = default_pod_event;
     let mut items = Vec::new();
     for pod in ["late", "db-0"] {
-        items.push(event(
-            pod,
-            "FailedScheduling",
-            "0/1 nodes are available: 1 Insufficient cpu.",
-            "2026-01-01T00:00:00Z",
-            "default-scheduler",
-        ));
-        items.push(event(
-            pod,
-            "Scheduled",
-            &format!("Successfully assigned default/{pod} to n1"),
-            "2026-01-01T00:05:00Z",
-            "default-scheduler",
-        ));
+        items.extend(failed_then_bound(pod, "cpu"));
         items.push(event(pod, "Started", "Started container c", "2026-01-01T00:05:10Z", "kubelet"));
     }
     items.push(event(
