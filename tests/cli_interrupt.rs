@@ -272,3 +272,26 @@ fn an_interrupted_file_ingest_keeps_its_committed_batch_and_closes_its_run_as_fa
         .expect("run 1");
     assert_eq!((read, finished), (BATCH as i64, true));
 }
+
+#[test]
+fn a_store_killed_while_it_is_being_created_opens_again_and_the_ingest_completes() {
+    // New-user trial: Ctrl-C half a second into a first `kdrift ingest file`
+    // left tables without the schema-version row (or some tables and no
+    // kdrift_meta): every later command failed on the file with "query
+    // get_schema_version failed: Query returned no rows" or "not a kdrift
+    // store". Killed at any of these instants (SIGKILL: no handler runs),
+    // the store must open again and a second ingest complete.
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("events.ndjson");
+    write_events(&file, 2_000);
+    for (i, delay_ms) in [10u64, 40, 80, 120, 160, 220, 300, 400, 600].into_iter().enumerate() {
+        let db = dir.path().join(format!("k{i}.duckdb"));
+        let child = kdrift(&db).args(["ingest", "file"]).arg(&file).spawn().expect("start kdrift");
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = signal_and_wait(child, "KILL");
+        let out = kdrift(&db).args(["ingest", "file"]).arg(&file).output().expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "killed after {delay_ms} ms: {stderr}");
+        assert_eq!(observations(&db), 2_000, "killed after {delay_ms} ms: {stderr}");
+    }
+}

@@ -350,30 +350,42 @@ impl Store {
             if tables > 0 {
                 return Err(StoreError::NotAStore { path: self.path.clone() });
             }
-            self.batch(&sql::SCHEMA_V1)?;
-            self.execute(&sql::SET_SCHEMA_VERSION, ["1"])?;
+            // One transaction: a process killed while creating the store
+            // (Ctrl-C right after `kdrift ingest` starts) leaves an empty
+            // database, which the next open creates again, not tables without
+            // the version row, which no open could read.
+            self.in_transaction(|| {
+                self.batch(&sql::SCHEMA_V1)?;
+                self.execute(&sql::SET_SCHEMA_VERSION, ["1"]).map(|_| ())
+            })?;
         }
         let found = self.check_version()?;
         self.migrate(found)
+    }
+
+    /// Runs `work` in a transaction: committed when it succeeds, rolled back
+    /// (its error returned) when it fails.
+    fn in_transaction(&self, work: impl FnOnce() -> Result<(), StoreError>) -> Result<(), StoreError> {
+        self.batch(&sql::TX_BEGIN)?;
+        match work() {
+            Ok(()) => self.batch(&sql::TX_COMMIT),
+            Err(e) => {
+                // The work's error is the one to report.
+                let _ = self.batch(&sql::TX_ROLLBACK);
+                Err(e)
+            }
+        }
     }
 
     /// Applies the migrations after version `found`, each in its own
     /// transaction with the version it brings the store to.
     fn migrate(&self, found: i64) -> Result<(), StoreError> {
         for (version, ddl) in MIGRATIONS.iter().filter(|(v, _)| *v > found) {
-            self.batch(&sql::TX_BEGIN)?;
-            let applied = self
-                .batch(ddl)
-                .and_then(|()| self.after_migration(*version))
-                .and_then(|()| self.execute(&sql::UPDATE_SCHEMA_VERSION, [version.to_string()]).map(|_| ()));
-            match applied {
-                Ok(()) => self.batch(&sql::TX_COMMIT)?,
-                Err(e) => {
-                    // The migration's error is the one to report.
-                    let _ = self.batch(&sql::TX_ROLLBACK);
-                    return Err(e);
-                }
-            }
+            self.in_transaction(|| {
+                self.batch(ddl)?;
+                self.after_migration(*version)?;
+                self.execute(&sql::UPDATE_SCHEMA_VERSION, [version.to_string()]).map(|_| ())
+            })?;
         }
         Ok(())
     }
