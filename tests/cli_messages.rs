@@ -649,6 +649,36 @@ fn a_file_that_is_no_dump_alone_is_refused_before_the_store_is_opened() {
 }
 
 #[test]
+fn kubectl_describe_output_saved_as_text_is_refused_before_the_store_is_opened() {
+    // Its `Key:   value` lines read as YAML: it created the store and a failed run.
+    let dir = tempfile::tempdir().expect("tmp");
+    let txt = dir.path().join("describe.txt");
+    std::fs::write(
+        &txt,
+        "Name:             web-0\nNamespace:        default\nStatus:           Pending\nEvents:\n  Type     Reason  \
+         Age  From  Message\n  Warning  FailedScheduling  2m  default-scheduler  0/3 nodes are available: 3 \
+         Insufficient cpu.\n",
+    )
+    .expect("write");
+    let db = dir.path().join("k.duckdb");
+    let (code, _, stderr) = ingest_in(dir.path(), &[&txt]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.starts_with(&format!(
+            "kdrift: error: {}: YAML-shaped text holding no Kubernetes object (no top-level apiVersion, kind, items \
+             or metadata; `kubectl describe` output is not a dump: use `kubectl get … -o yaml`); expected JSON",
+            txt.display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.trim_end().ends_with(&format!("nothing was loaded (store {} not opened)", db.display())),
+        "{stderr}"
+    );
+    assert!(!db.exists(), "no store created");
+}
+
+#[test]
 fn ingest_stores_a_relative_path_as_an_absolute_one() {
     // `kdrift ingest file dumps/../dumps/nodes.json` stored that text: later
     // reports could not say which file it was.
@@ -1532,6 +1562,8 @@ fn query_json_output_nests_json_columns_as_objects() {
         "name=backup-29930640-5l8lp",
         "--param",
         "at_us=2026-11-28T05:00:00Z",
+        "--param",
+        "uid=",
         "-o",
         "json",
     ]);

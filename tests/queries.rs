@@ -35,6 +35,7 @@ fn every_read_query_runs_on_the_demo_store() {
                 facts.start.timestamp_micros()
             ),
             "kind" => "Node".to_string(),
+            "uid" => facts.pending_pod.uid.clone(),
             "since_us" => "2026-11-27T00:00:00Z".to_string(),
             "until_us" => "2026-11-29T00:00:00Z".to_string(),
             // Every node over since..until (2026-11-27T00:00:00Z..2026-11-29T00:00:00Z).
@@ -255,6 +256,7 @@ fn golden_params(query: &str, param: &str, facts: &kdrift_ingest::scenario::Scen
         (_, "name") => facts.pending_pod.name.clone(),
         (_, "job") => facts.job_name.clone(),
         (_, "kind") => "Node".into(),
+        (_, "uid") => facts.pending_pod.uid.clone(),
         (_, "at_us") => (facts.failure_at + chrono::Duration::minutes(10)).to_rfc3339(),
         (_, "instants") => format!(
             "{},{}",

@@ -124,6 +124,7 @@ fn a_dropped_watch_and_a_410_gap_end_with_exactly_the_servers_objects() {
             ("namespace".to_string(), "web".to_string()),
             ("name".to_string(), name.to_string()),
             ("at_us".to_string(), "2100-01-01T00:00:00Z".to_string()),
+            ("uid".to_string(), String::new()),
         ]
     };
     let b = catalog::run(&store, "pod_at", &params("b")).expect("pod_at");

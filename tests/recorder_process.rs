@@ -158,6 +158,7 @@ fn a_killed_recorder_keeps_what_it_committed_and_catches_up_on_restart() {
         ("namespace".to_string(), gone_ns.to_string()),
         ("name".to_string(), gone_name.to_string()),
         ("at_us".to_string(), "2100-01-01T00:00:00Z".to_string()),
+        ("uid".to_string(), String::new()),
     ];
     let r = catalog::run(&store, "pod_at", &params).expect("pod_at");
     let col = |c: &str| r.columns.iter().position(|x| x == c).expect("column");

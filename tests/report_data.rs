@@ -68,6 +68,11 @@ fn demo_report_data_has_the_drains_the_series_and_the_chain() {
     assert_eq!(windowed.timeline.operations.len(), 1);
     assert_eq!(windowed.timeline.operations[0].number, 2);
     assert_eq!(windowed.requested.samples[0].at, since);
+    // A range after the history is said to be (it rendered a report of nothing without a word).
+    let after = report_data(&store, Some(last + Duration::days(1)), None, &ReportOptions::default()).expect("report");
+    let outside = |notes: &[String]| notes.iter().any(|n| n.contains("is outside the store's history"));
+    assert!(outside(&after.notes), "{:?}", after.notes);
+    assert!(!outside(&data.notes) && !outside(&windowed.notes), "{:?}", data.notes);
 
     // Coalesced: 10 samples at most, each the last change of its slice.
     let few = requested_series(&store, first, last, 10).expect("series");

@@ -110,6 +110,83 @@ fn a_reused_pod_name_is_explained_as_the_newest_pod_only() {
     assert!(r.notes.iter().any(|n| n.contains("earlier pod with the same name")), "{:?}", r.notes);
 }
 
+/// A pod object of `d/web-0` (`uid`), requesting `cpu`, bound to `node`
+/// when given; its newest timestamp (what a dump's version is dated by) is
+/// `seen`.
+fn web0(uid: &str, cpu: &str, node: Option<&str>, created: &str, seen: &str) -> serde_json::Value {
+    let mut spec = serde_json::json!({"containers": [{"name": "app", "resources": {"requests": {"cpu": cpu}}}]});
+    if let Some(n) = node {
+        spec["nodeName"] = serde_json::json!(n);
+    }
+    serde_json::json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "web-0", "namespace": "d", "uid": uid, "creationTimestamp": created},
+        "spec": spec,
+        "status": {"phase": if node.is_some() { "Running" } else { "Pending" },
+                   "conditions": [{"type": "PodScheduled", "status": if node.is_some() { "True" } else { "False" },
+                                   "lastTransitionTime": seen}]}
+    })
+}
+
+#[test]
+fn a_reused_pod_name_is_evaluated_with_its_own_object_not_the_earlier_pods() {
+    // why-pending read the pod's requests, and its deletion, from the
+    // version of its *name* at the failure: the earlier web-0 (1500m, seen
+    // before the failure) instead of the pending one (100m, dumped after).
+    let (dir, store) = temp_store();
+    let items = [1, 2].map(|i| {
+        serde_json::json!({
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": format!("n{i}"), "uid": format!("u-n{i}"), "creationTimestamp": "2026-01-01T00:00:00Z"},
+            "status": {"allocatable": {"cpu": "1", "memory": "4Gi", "pods": "110"}}
+        })
+    });
+    let nodes = serde_json::json!({"kind": "List", "items": items});
+    let failed =
+        ev("new.1", "web-0", "NEW", "FailedScheduling", FS, 4.into(), "2026-01-01T05:00:00Z", "2026-01-01T05:30:00Z");
+    let files = [
+        write(dir.path(), "nodes.json", nodes.to_string().as_bytes()),
+        write(
+            dir.path(),
+            "old.json",
+            web0("OLD", "1500m", Some("n1"), "2026-01-01T01:00:00Z", "2026-01-01T01:21:00Z").to_string().as_bytes(),
+        ),
+        write(dir.path(), "events.ndjson", failed.as_bytes()),
+        write(
+            dir.path(),
+            "new.json",
+            web0("NEW", "100m", None, "2026-01-01T05:00:00Z", "2026-01-01T05:40:00Z").to_string().as_bytes(),
+        ),
+    ];
+    let report = ingest_files(&store, &files, &mut NoProgress).expect("ingest");
+    assert_eq!(report.error_count(), 0, "{:?}", report.files);
+    let r = why_pending(&store, "d", "web-0").expect("query").expect("report");
+    assert_eq!(r.uid, "NEW");
+    let state = r.state.as_ref().expect("state");
+    assert!(state.pod_known);
+    assert_eq!(state.pod_requests, vec![("cpu".to_string(), 100)], "the pending pod's own request");
+    assert_eq!(state.shortfalls, vec![], "100m fits on 1 CPU: no shortfall from the other pod's 1500m");
+    assert_eq!(r.history.outcome, "pending");
+
+    // The earlier pod deleted (a watch's DELETED), the pending one known
+    // from its events only: it was not "deleted unscheduled".
+    let (dir, store) = temp_store();
+    let old = web0("OLD", "1500m", Some("n1"), "2026-01-01T01:00:00Z", "2026-01-01T01:21:00Z");
+    let watch = [
+        serde_json::json!({"type": "ADDED", "object": old}).to_string(),
+        serde_json::json!({"type": "DELETED", "object": old}).to_string(),
+    ];
+    let files = [
+        write(dir.path(), "nodes.json", nodes.to_string().as_bytes()),
+        write(dir.path(), "watch.ndjson", watch.join("\n").as_bytes()),
+        write(dir.path(), "events.ndjson", failed.as_bytes()),
+    ];
+    ingest_files(&store, &files, &mut NoProgress).expect("ingest");
+    let r = why_pending(&store, "d", "web-0").expect("query").expect("report");
+    assert_eq!((r.history.outcome, r.history.deleted_at), ("pending", None), "{:?}", r.history);
+    assert!(!r.state.as_ref().expect("state").pod_known, "no object of the pending pod is stored");
+}
+
 #[test]
 fn time_zone_offsets_are_converted_to_utc() {
     let (dir, store) = temp_store();

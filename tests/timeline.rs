@@ -55,9 +55,18 @@ fn demo_has_two_rolling_drains_in_the_scenario_order_with_the_skew_each_left() {
     let (d1, d2) = (&tl.operations[0], &tl.operations[1]);
     // Drain #2: node-2/3/4 drained together while node-1 was back: the burst
     // of replacements on node-1 is the scenario's burst.
-    let on_node1 = d2.landed.iter().find(|l| l.node == "node-1").map(|l| l.pods);
-    assert_eq!(on_node1, Some(facts.burst_pods.len()));
+    let on_node1 = d2.landed.iter().find(|l| l.node == "node-1").map(|l| (l.pods, l.moved_again));
+    assert_eq!(on_node1, Some((facts.burst_pods.len(), 0)), "the burst stayed on node-1");
     assert_eq!(facts.burst_pods.len(), 19);
+    // Replacements that landed on the node drained last (before its cordon)
+    // all moved on when it was drained; none of those on the first did.
+    for op in [d1, d2] {
+        let landed = |node: &str| op.landed.iter().find(|l| l.node == node).map(|l| (l.pods, l.moved_again));
+        let last = op.order.last().expect("a node");
+        let (pods, again) = landed(last).expect("replacements landed on the last node");
+        assert!(pods > 0 && again == pods, "drain #{} {last}: {again} of {pods} moved on", op.number);
+        assert_eq!(landed(&op.order[0]).map_or(0, |l| l.1), 0, "drain #{} {}", op.number, op.order[0]);
+    }
     // The skew each drain left (cpu requested %, max − min), one minute after it ended.
     let cpu = |op: &kdrift_analyze::Operation, node: &str| {
         op.after.node(node).and_then(|n| n.get("cpu")).map(|c| c.requested)

@@ -109,8 +109,16 @@ pub fn report_data(
     let from = since.or(span.map(|s| s.0)).unwrap_or(epoch);
     let to = until.or(span.map(|s| s.1)).unwrap_or(from).max(from);
     let mut notes = Vec::new();
-    if span.is_none() {
-        notes.push("the store holds nothing with a time: ingest events, Pod and Node objects first".into());
+    match span {
+        None => notes.push("the store holds nothing with a time: ingest events, Pod and Node objects first".into()),
+        Some((first, last)) if from > last || to < first => notes.push(format!(
+            "the range {} → {} is outside the store's history ({} → {}): nothing in the store falls in it",
+            stamp(from),
+            stamp(to),
+            stamp(first),
+            stamp(last)
+        )),
+        Some(_) => {}
     }
     let timeline = drain_timeline(store, since, until)?;
     let requested = requested_series(store, from, to, options.max_samples)?;
@@ -151,6 +159,10 @@ pub fn report_data(
         chains,
         notes,
     })
+}
+
+fn stamp(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
 }
 
 #[cfg(test)]

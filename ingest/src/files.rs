@@ -7,7 +7,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::interrupt::{Interrupt, INTERRUPTED_RUN_MESSAGE};
-use crate::parse::{looks_like_a_dump, parse_bytes, Format, InputError, Naming, SUPPORTED_FORMATS};
+use crate::parse::{looks_like_a_dump, not_a_dump_message, parse_bytes, Format, InputError, Naming};
 use crate::record::{Origin, Record};
 use crate::store::prepare::{prepare_all, Prepared};
 use crate::store::writer::{RunCounts, RunStatus, RunWriter};
@@ -207,8 +207,10 @@ pub fn refused_files(paths: &[PathBuf]) -> Vec<InputError> {
     paths
         .iter()
         .filter(|p| p.is_file() && !is_dump_name(p))
-        .filter(|p| head_of(p).is_some_and(|head| !looks_like_a_dump(&head)))
-        .map(|p| path_error(p, &format!("neither JSON, NDJSON nor YAML; expected {SUPPORTED_FORMATS}")))
+        .filter_map(|p| {
+            let head = head_of(p)?;
+            (!looks_like_a_dump(&head)).then(|| path_error(p, &not_a_dump_message(&head)))
+        })
         .collect()
 }
 
@@ -397,8 +399,7 @@ fn read_whole(
         Ok((bytes, _)) if !is_dump_name(file) && !looks_like_a_dump(&bytes) => {
             // A named file of another kind (a table, a TSV): read as YAML it
             // would give errors about YAML that say nothing useful.
-            let message = format!("neither JSON, NDJSON nor YAML; expected {SUPPORTED_FORMATS}");
-            let error = path_error(file, &message);
+            let error = path_error(file, &not_a_dump_message(&bytes));
             FileSummary { location, errors: vec![error], ..FileSummary::default() }
         }
         Ok((bytes, damage)) => {

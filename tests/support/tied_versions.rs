@@ -206,7 +206,7 @@ impl Answers {
             ] {
                 answers.state_rows.push(run(store, q, &params).expect(q).rows);
             }
-            let one = [p("namespace", "shop"), p("name", "p"), p("at_us", at)];
+            let one = [p("namespace", "shop"), p("name", "p"), p("at_us", at), p("uid", "")];
             answers.pod_at.push(run(store, "pod_at", &one).expect("pod_at").rows);
             let state = ClusterAt::load(store, t(at)).expect("state");
             answers.nodes.push(state.nodes.iter().map(|n| (n.name.clone(), n.unschedulable)).collect());

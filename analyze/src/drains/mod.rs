@@ -55,6 +55,9 @@ pub struct Landing {
     pub node: String,
     /// Replacements bound to it.
     pub pods: usize,
+    /// Of them, evicted from it again later in the same operation (a
+    /// rolling drain that drains this node after: they did not stay).
+    pub moved_again: usize,
 }
 
 /// One rolling drain (or single drain, or outage).
@@ -337,12 +340,30 @@ fn timeline(
         let moved: Vec<&MovedPod> = episodes.iter().flat_map(|e| e.evicted.iter()).collect();
         // Counted per node in a map: a rolling drain of 500 nodes lands its
         // pods on hundreds of nodes (a search of the list per pod cost 2 s at 10M events).
-        let mut per_node: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        // A replacement moved again: the same pod name evicted from the node
+        // it landed on, after it was bound there (a StatefulSet pod keeps its
+        // name; other owners' replacements are evicted under their own).
+        let evicted_from: std::collections::HashMap<(&str, &str, &str), DateTime<Utc>> = moved
+            .iter()
+            .map(|m| ((m.namespace.as_str(), m.name.as_str(), m.from_node.as_str()), m.evicted_at))
+            .fold(std::collections::HashMap::new(), |mut map, (key, at)| {
+                let latest = map.entry(key).or_insert(at);
+                *latest = (*latest).max(at);
+                map
+            });
+        let mut per_node: std::collections::HashMap<&str, (usize, usize)> = std::collections::HashMap::new();
         for r in moved.iter().filter_map(|m| m.replacement.as_ref()) {
-            *per_node.entry(r.node.as_str()).or_default() += 1;
+            let again = evicted_from
+                .get(&(r.namespace.as_str(), r.name.as_str(), r.node.as_str()))
+                .is_some_and(|at| *at >= r.bound_at);
+            let counts = per_node.entry(r.node.as_str()).or_default();
+            counts.0 += 1;
+            counts.1 += usize::from(again);
         }
-        let mut landed: Vec<Landing> =
-            per_node.into_iter().map(|(node, pods)| Landing { node: node.to_string(), pods }).collect();
+        let mut landed: Vec<Landing> = per_node
+            .into_iter()
+            .map(|(node, (pods, moved_again))| Landing { node: node.to_string(), pods, moved_again })
+            .collect();
         landed.sort_by(|a, b| b.pods.cmp(&a.pods).then_with(|| a.node.cmp(&b.node)));
         if episodes.iter().any(|e| e.estimated) {
             notes.push(format!(

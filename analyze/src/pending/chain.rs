@@ -143,6 +143,7 @@ pub(super) fn build_state(
     store: &Store,
     namespace: &str,
     name: &str,
+    uid: &str,
     at: DateTime<Utc>,
     latest: &FailedScheduling,
     notes: &mut Vec<String>,
@@ -175,13 +176,16 @@ pub(super) fn build_state(
             unknown_capacity.join(", ")
         ));
     }
-    let pod = load_pod(store, namespace, name, at)?;
+    let pod = load_pod(store, namespace, name, uid, at)?;
     // Moved, not copied: at 150,000 pods a copy and its drop cost ~0.5 s.
     let others: Vec<PodInfo> = std::mem::take(&mut cluster_at.pods)
         .into_iter()
         .filter(|p| !(p.namespace == namespace && p.name == name))
         .collect();
     let state = ClusterState::new(std::mem::take(&mut cluster_at.nodes), others);
+    if !state.nodes.is_empty() {
+        notes.extend(unseen_taints_note(latest, &state.nodes));
+    }
     let by_node = state.by_node();
     let pods_counted = state.nodes.iter().map(|n| by_node.pods_on(&n.name).len()).sum();
     if pod.is_none() {
@@ -352,14 +356,62 @@ pub(super) fn build_state(
     Ok(Some(Evaluated { state: state_at_failure, cluster: state, pod }))
 }
 
-fn load_pod(store: &Store, namespace: &str, name: &str, at: DateTime<Utc>) -> Result<Option<PodInfo>, AnalyzeError> {
-    let rows = store
-        .query_map(&sql::POD_AT, duckdb::params![namespace, name, at.timestamp_micros()], |r| r.get::<_, String>(6))?;
+/// The pending pod's version at `at`: of its own uid when the events gave
+/// one (a reused name's other pod has other requests), else of its name.
+fn load_pod(
+    store: &Store,
+    namespace: &str,
+    name: &str,
+    uid: &str,
+    at: DateTime<Utc>,
+) -> Result<Option<PodInfo>, AnalyzeError> {
+    let rows = store.query_map(&sql::POD_AT, duckdb::params![namespace, name, at.timestamp_micros(), uid], |r| {
+        r.get::<_, String>(6)
+    })?;
     Ok(rows
         .into_iter()
         .next()
         .and_then(|json| serde_json::from_str::<Value>(&json).ok())
         .and_then(|v| PodInfo::from_json(&v).ok()))
+}
+
+/// The note on taints the event names (`{dedicated: db}`, 1.18–1.34
+/// wordings) that no stored Node carries (`None` when every one is there):
+/// the filters re-evaluated on those nodes cannot reproduce that reason, so
+/// their "fits" is not the failure's. The cordon's taint counts as carried
+/// by a cordoned node.
+fn unseen_taints_note(latest: &FailedScheduling, nodes: &[kdrift_rebalance::NodeInfo]) -> Option<String> {
+    use crate::failed_scheduling::Reason;
+    let carried = |key: &str| {
+        nodes.iter().any(|n| {
+            n.taints.iter().any(|t| t.key == key) || (key == "node.kubernetes.io/unschedulable" && n.unschedulable)
+        })
+    };
+    let mut unseen: Vec<String> = Vec::new();
+    let named =
+        latest.items.iter().map(|i| (&i.reason, Some(i.count))).chain(latest.per_node.iter().map(|(_, r)| (r, None)));
+    for (reason, nodes_counted) in named {
+        let Reason::UntoleratedTaint { key: Some(key), value } = reason else { continue };
+        let text = format!("{{{key}: {}}}", value.as_deref().unwrap_or(""));
+        if carried(key) || unseen.iter().any(|u| u.starts_with(&text)) {
+            continue;
+        }
+        unseen.push(match nodes_counted {
+            Some(c) => format!("{text} (on {})", count(c as usize, "node", "nodes")),
+            None => text,
+        });
+    }
+    (!unseen.is_empty()).then(|| {
+        format!(
+            "the event names {} {} that no stored Node object carries: the nodes' objects were observed before \
+             {} added or after {} removed, so the filters re-evaluated on them cannot show {}",
+            pick(unseen.len(), "the taint", "the taints"),
+            unseen.join(", "),
+            pick(unseen.len(), "it was", "they were"),
+            pick(unseen.len(), "it was", "they were"),
+            pick(unseen.len(), "it", "them"),
+        )
+    })
 }
 
 fn comparable(m: &FailedScheduling) -> Option<()> {

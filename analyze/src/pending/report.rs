@@ -162,7 +162,7 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
         .find(|s| s.at >= first_failure);
     let far_future = DateTime::<Utc>::MAX_UTC.timestamp_micros() / 2;
     let last_version = store
-        .query_map(&sql::POD_AT, duckdb::params![namespace, name, far_future], |r| {
+        .query_map(&sql::POD_AT, duckdb::params![namespace, name, far_future, uid], |r| {
             Ok((
                 r.get::<_, String>(0)?,
                 r.get::<_, String>(1)?,
@@ -176,11 +176,10 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
     let deleted_at = last_version
         .as_ref()
         .and_then(|(_, change, observed, deleted, _)| if change == "DELETED" { Some(*observed) } else { *deleted });
-    // Only a version of this pod says how its binding ended (a StatefulSet's
-    // next pod of the same name has its own status).
-    let last_object = last_version
-        .filter(|(u, ..)| u.is_empty() || uid.is_empty() || *u == uid)
-        .and_then(|(_, _, _, _, json)| serde_json::from_str::<serde_json::Value>(&json).ok());
+    // Only a version of this pod (the query takes its uid) says how its
+    // binding ended: a StatefulSet's next pod of the same name has its own
+    // deletion and status.
+    let last_object = last_version.and_then(|(_, _, _, _, json)| serde_json::from_str::<serde_json::Value>(&json).ok());
     let rejected = match &scheduled {
         Some(s) => kubelet_rejection(store, namespace, name, &uid, s, last_object.as_ref())?,
         None => None,
@@ -216,7 +215,7 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
              this report explains the newest pod, uid {uid}"
         ));
     }
-    let evaluated = build_state(store, namespace, name, last_failure, &parsed_latest, &mut notes)?;
+    let evaluated = build_state(store, namespace, name, &uid, last_failure, &parsed_latest, &mut notes)?;
     let full = match &evaluated {
         Some(Evaluated { state, cluster, pod: Some(pod) }) => why_full(store, pod, state, cluster, last_failure)?,
         _ => None,

@@ -60,11 +60,27 @@ fn report(cli: &Cli, report: &ApiReport) -> anyhow::Result<ExitCode> {
 /// is too late: the run completes, a warning says so, and the exit status
 /// is that of a completed snapshot, as for `ingest file`.
 pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
-    let store = crate::cmd::open_store(&cli.db)?;
     let caught = crate::signals::catch()?;
-    let result = runtime()?.block_on(async {
+    let runtime = runtime()?;
+    // Connected before the store is opened: without a usable kubeconfig
+    // nothing is created and no run is recorded.
+    let connection = runtime.block_on(async {
+        tokio::select! {
+            c = connect(args) => c.map(Some),
+            () = caught.interrupt().triggered() => Ok(None),
+        }
+    })?;
+    let Some((connected, scope)) = connection else {
+        writeln!(
+            std::io::stderr(),
+            "kdrift: error: interrupted by {} while connecting: nothing was stored",
+            caught.signal_name()
+        )?;
+        return Ok(caught.exit_code());
+    };
+    let store = crate::cmd::open_store(&cli.db)?;
+    let result = runtime.block_on(async {
         let taken = async {
-            let (connected, scope) = connect(args).await?;
             let options = SnapshotOptions { cluster: connected.url.clone(), scope, page_size: args.chunk_size };
             anyhow::Ok(api::snapshot(&store, &connected.client, &options, &WallClock).await?)
         };
@@ -134,9 +150,11 @@ async fn shutdown_signal() {
 
 /// `kdrift record`.
 pub fn record(cli: &Cli, args: &RecordArgs) -> anyhow::Result<ExitCode> {
+    let runtime = runtime()?;
+    // Connected before the store is opened, as `ingest api`.
+    let (connected, scope) = runtime.block_on(connect(&args.kube))?;
     let store = crate::cmd::open_store(&cli.db)?;
-    let result = runtime()?.block_on(async {
-        let (connected, scope) = connect(&args.kube).await?;
+    let result = runtime.block_on(async {
         let mut options = RecordOptions::new(connected.url.clone(), scope);
         options.watch.page_size = args.kube.chunk_size;
         options.batch_records = args.batch_records;

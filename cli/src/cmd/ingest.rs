@@ -65,8 +65,11 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
     for d in &described {
         writeln!(std::io::stderr(), "kdrift: warning: {d}")?;
     }
-    let store = crate::cmd::open_store(&cli.db)?;
+    // Caught before the store is opened: a signal while it opens (a
+    // migration can take seconds) stops the run with the message below
+    // instead of killing the process without a word.
     let caught = crate::signals::catch()?;
+    let store = crate::cmd::open_store(&cli.db)?;
     let report = {
         let mut bar = Bar::new();
         ingest_files_until(&store, &args.paths, &mut bar, caught.interrupt())?

@@ -62,9 +62,15 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> anyhow::Result<ExitCode> {
         )?,
     }
     if written.nodes == 0 && written.operations == 0 && written.pending == 0 {
+        let span = match (data.store_first_at, data.store_last_at) {
+            (Some(first), Some(last)) => {
+                format!(" (its history spans {} → {})", render::timeline::full(first), render::timeline::full(last))
+            }
+            _ => String::new(),
+        };
         writeln!(
             std::io::stderr(),
-            "kdrift: the range has no node, drain or Pending pod in {}",
+            "kdrift: the range has no node, drain or Pending pod in {}{span}",
             store.path().display()
         )?;
         return Ok(ExitCode::from(1));

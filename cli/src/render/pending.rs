@@ -229,7 +229,10 @@ fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
             pods: get("pods").map_or("-".into(), |r| format!("{ge}{}/{}", r.requested, r.allocatable)),
             other,
             fails: if n.fails.is_empty() {
-                if s.pod_known {
+                if s.pod_known && s.matches_event == Some(false) {
+                    // The event says no node fit: the stored state is not the failure's.
+                    "fits*".into()
+                } else if s.pod_known {
                     "fits".into()
                 } else {
                     "?".into()
@@ -243,6 +246,13 @@ fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
     let hidden = shown.iter().filter(|show| !**show).count();
     if hidden > 0 {
         writeln!(out, "  … and {hidden} more nodes (use -o json for all)")?;
+    }
+    if s.pod_known && s.matches_event == Some(false) && s.nodes.iter().any(|n| n.fails.is_empty()) {
+        writeln!(
+            out,
+            "  * fits on the stored objects, yet the event says no node fit at the failure: those objects are not \
+             the failure's state (see notes)"
+        )?;
     }
     for c in &s.constraints {
         writeln!(out, "  {} excluded {} node(s): {} — {}", c.plugin, c.nodes.len(), names(&c.nodes), c.reason)?;

@@ -157,7 +157,7 @@ fn operation<W: Write>(out: &mut W, op: &Operation) -> anyhow::Result<()> {
             )?;
         }
     }
-    let landed: Vec<String> = op.landed.iter().map(|l| format!("{} {}", l.node, l.pods)).collect();
+    let landed: Vec<String> = op.landed.iter().map(landing_text).collect();
     writeln!(
         out,
         "  pods moved: {}; replacements landed on: {}{}",
@@ -191,4 +191,14 @@ fn operation<W: Write>(out: &mut W, op: &Operation) -> anyhow::Result<()> {
         writeln!(out, "  * estimated: versions observed later, or pods known only from events")?;
     }
     Ok(())
+}
+
+/// One destination of an operation's replacements, `node-5 39`, with how
+/// many of them the operation evicted from it again (`node-5 39 (12 moved
+/// on)`): a rolling drain lands pods on nodes it drains later.
+pub(crate) fn landing_text(l: &kdrift_analyze::drains::Landing) -> String {
+    match l.moved_again {
+        0 => format!("{} {}", l.node, l.pods),
+        again => format!("{} {} ({again} moved on)", l.node, l.pods),
+    }
 }

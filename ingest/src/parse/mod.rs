@@ -178,7 +178,7 @@ fn not_json_error(location: &str, bytes: &[u8]) -> InputError {
         quoted.push('…');
     }
     let ending = name_ending(location).unwrap_or_else(|| "json".into());
-    let yaml = if looks_like_a_dump(bytes) { "it looks like YAML, but " } else { "" };
+    let yaml = if looks_like_yaml(bytes) { "it looks like YAML, but " } else { "" };
     InputError {
         origin: Origin { location: location.to_string(), line: Some(line), item: None },
         column: Some(column),
@@ -192,34 +192,99 @@ fn not_json_error(location: &str, bytes: &[u8]) -> InputError {
 /// Whether bytes of a file whose name says nothing (`.txt`, `.tsv`, no
 /// ending) can be a dump: JSON or NDJSON (the first non-blank byte is `{`
 /// or `[`) or YAML (the first line that is not blank or a `#` comment is a
-/// `---` or `%YAML` marker, a `key:` of a mapping, or a `- ` list item).
-/// A table (`kubectl get` without `-o`, a TSV) is none of them.
+/// `---` or `%YAML` marker or a `- ` list item, or it is a `key:` of a
+/// mapping whose unindented keys, in these bytes, include `apiVersion`,
+/// `kind`, `items` or `metadata`, as every Kubernetes object and list has).
+/// A table (`kubectl get` without `-o`, a TSV) is none of them, nor is
+/// `kubectl describe` output (`Name:   web-0`, `Namespace:   default`, …),
+/// which reads as YAML but holds no object.
 pub fn looks_like_a_dump(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    match first_line_shape(bytes) {
+        Shape::Mapping => top_level_keys(bytes).any(|k| KUBERNETES_KEYS.contains(&k)),
+        shape => shape != Shape::Other,
+    }
+}
+
+/// Keys every Kubernetes object or list has at its top level.
+const KUBERNETES_KEYS: [&[u8]; 4] = [b"apiVersion", b"kind", b"items", b"metadata"];
+
+/// The unindented `key:` lines' keys.
+fn top_level_keys(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    bytes.split(|b| *b == b'\n').filter_map(|line| {
+        let i = line.iter().position(|b| *b == b':')?;
+        let key = &line[..i];
+        (!key.is_empty() && !key.iter().any(u8::is_ascii_whitespace) && !key.starts_with(b"#")).then_some(key)
+    })
+}
+
+/// What the first line that is not blank or a comment opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// Nothing but blanks and comments.
+    Empty,
+    /// `{` or `[`: JSON or NDJSON.
+    Json,
+    /// A YAML document marker or a list item.
+    YamlMarker,
+    /// A `key:` of a YAML mapping.
+    Mapping,
+    /// Anything else (a table, a CSV, a URL).
+    Other,
+}
+
+/// Whether the bytes read as YAML at all (a marker, a list item, a `key:`),
+/// Kubernetes keys or not: for the message refusing YAML in a `.json` file.
+fn looks_like_yaml(bytes: &[u8]) -> bool {
+    matches!(first_line_shape(bytes), Shape::Empty | Shape::YamlMarker | Shape::Mapping)
+}
+
+fn first_line_shape(bytes: &[u8]) -> Shape {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let Some(first) = bytes
         .split(|b| *b == b'\n')
         .map(|l| l.trim_ascii_end())
         .find(|l| !l.trim_ascii().is_empty() && !l.trim_ascii_start().starts_with(b"#"))
     else {
-        return true; // empty: reported as an empty file
+        return Shape::Empty; // reported as an empty file
     };
     let first = first.trim_ascii_start();
     if first.starts_with(b"{") || first.starts_with(b"[") {
-        return true;
+        return Shape::Json;
     }
     if first == b"---" || first.starts_with(b"--- ") || first.starts_with(b"%YAML") || first == b"-" {
-        return true;
+        return Shape::YamlMarker;
     }
     if first.starts_with(b"- ") {
-        return true;
+        return Shape::YamlMarker;
     }
     // `key:` then a space or the end of the line; a plain key has no blanks.
     let key_end = first.iter().position(|b| *b == b':');
-    key_end.is_some_and(|i| {
+    let mapping = key_end.is_some_and(|i| {
         let key = &first[..i];
         let after = first.get(i + 1);
         !key.is_empty() && !key.iter().any(|b| b.is_ascii_whitespace()) && matches!(after, None | Some(b' '))
-    })
+    });
+    if mapping {
+        Shape::Mapping
+    } else {
+        Shape::Other
+    }
+}
+
+/// Why bytes that are not a dump ([`looks_like_a_dump`] false) are refused:
+/// YAML-shaped text without a Kubernetes key (`kubectl describe` output)
+/// is told apart from a table or CSV; both end with [`SUPPORTED_FORMATS`].
+pub fn not_a_dump_message(bytes: &[u8]) -> String {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if first_line_shape(bytes) == Shape::Mapping {
+        format!(
+            "YAML-shaped text holding no Kubernetes object (no top-level apiVersion, kind, items or metadata; \
+             `kubectl describe` output is not a dump: use `kubectl get … -o yaml`); expected {SUPPORTED_FORMATS}"
+        )
+    } else {
+        format!("neither JSON, NDJSON nor YAML; expected {SUPPORTED_FORMATS}")
+    }
 }
 
 /// What `kdrift ingest file` reads, for the message refusing anything else.
@@ -681,8 +746,15 @@ mod tests {
             b"NAME   READY   STATUS\n",
             b"a,b,c\n1,2,3\n",
             b"http://x:80/",
+            // `kubectl describe pod` saved as .txt: YAML-shaped, no object.
+            b"Name:             web-0\nNamespace:        default\nPriority:         0\nEvents:\n  Type  Reason\n",
+            b"notes: drained node-3 at 02:00\n",
         ] {
             assert!(!looks_like_a_dump(other), "{}", String::from_utf8_lossy(other));
+        }
+        // A kubectl YAML dump saved under any name, keys in any order.
+        for dump in [&b"apiVersion: v1\nitems: []\n"[..], b"# x\nmetadata:\n  name: a\nkind: Pod\n"] {
+            assert!(looks_like_a_dump(dump), "{}", String::from_utf8_lossy(dump));
         }
     }
 

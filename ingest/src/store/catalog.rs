@@ -399,9 +399,9 @@ mod tests {
         let q = ALL.iter().find(|q| q.name == "pod_at").expect("pod_at");
         let i = info(q);
         let names: Vec<&str> = i.params.iter().map(|p| p.name.as_str()).collect();
-        assert_eq!(names, ["namespace", "name", "at_us"]);
+        assert_eq!(names, ["namespace", "name", "at_us", "uid"]);
         let kinds: Vec<ParamKind> = i.params.iter().map(|p| p.kind).collect();
-        assert_eq!(kinds, [ParamKind::Text, ParamKind::Text, ParamKind::Instant]);
+        assert_eq!(kinds, [ParamKind::Text, ParamKind::Text, ParamKind::Instant, ParamKind::Text]);
         assert!(i.read_only);
         let r = info(ALL.iter().find(|q| q.name == "requested_by_node").expect("requested_by_node"));
         assert_eq!(r.params[0].kind, ParamKind::Instants);

@@ -133,7 +133,7 @@ pub(crate) fn classify(n: &NodeState<'_>, t: &ThresholdsApplied) -> (NodeClass, 
         };
     }
     if below_fails.is_empty() {
-        let parts: Vec<String> = t.low.iter().map(|(r, l)| fmt(r, "<=", *l)).collect();
+        let parts: Vec<String> = t.low.iter().map(|(r, l)| fmt(r, "≤", *l)).collect();
         return (NodeClass::Underutilized, format!("every threshold met: {}", parts.join(", ")));
     }
     if !above.is_empty() {

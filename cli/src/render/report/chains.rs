@@ -362,10 +362,23 @@ fn nodes_table<W: Write>(out: &mut W, s: &StateAtFailure) -> std::io::Result<()>
             get("cpu").map_or("-".into(), |r| Esc(&amount("cpu", r.free)).to_string()),
             Esc(&cell("memory")),
             get("pods").map_or("-".into(), |r| format!("{}/{}", r.requested, r.allocatable)),
-            if n.fails.is_empty() { "fits".to_string() } else { Esc(&n.fails.join("; ")).to_string() }
+            fit_cell(s, n)
         )?;
     }
     writeln!(out, "</table></details>")
+}
+
+/// What a node's row says of the pending pod, as the terminal's table:
+/// its failing filters, "fits", or "?" when the pod's object is unknown; a
+/// fit the event contradicts is said to be the stored objects', not the
+/// failure's.
+fn fit_cell(s: &StateAtFailure, n: &kdrift_analyze::pending::NodeLine) -> String {
+    match (n.fails.is_empty(), s.pod_known, s.matches_event) {
+        (false, ..) => Esc(&n.fails.join("; ")).to_string(),
+        (true, false, _) => "?".to_string(),
+        (true, true, Some(false)) => "fits on the stored objects, not at the failure (see the notes)".to_string(),
+        (true, true, _) => "fits".to_string(),
+    }
 }
 
 #[cfg(test)]

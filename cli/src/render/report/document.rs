@@ -156,7 +156,7 @@ fn operation<W: Write>(out: &mut W, d: &ReportData, op: &Operation) -> std::io::
         Some(e) => format!("ended {} after {}", full(e), duration((e - op.started_at).num_seconds())),
         None => format!("still going on at the last signal ({})", full(op.last_at())),
     };
-    let landed: Vec<String> = op.landed.iter().map(|l| format!("{} {}", l.node, l.pods)).collect();
+    let landed: Vec<String> = op.landed.iter().map(crate::render::timeline::landing_text).collect();
     writeln!(
         out,
         "<p>Order: {}; {span}. {} moved; replacements landed on: {}. Skew left (max − min requested %): cpu {} points (before: {}), memory {} points.</p>",
