@@ -210,11 +210,9 @@ fn ingest_api_stores_a_snapshot_and_warns_about_a_refused_resource() {
         .stdout(predicate::str::contains("node-1 cpu: the pod requests 100m, 58m free → 42m short"));
 }
 
-#[test]
-fn why_pending_says_a_fit_the_event_contradicts_is_not_the_failures_state_and_names_the_unseen_taint() {
-    // The event says both nodes had an untolerated taint; the stored nodes
-    // (dumped later) have none. The node table said "fits" with nothing
-    // pointing at the taint.
+/// `why-pending d/web-0` on two empty 1-CPU nodes, the pod (100m) stored
+/// after the failure, its one FailedScheduling event saying `message`.
+fn why_pending_with_message(message: &str) -> String {
     let dir = tempfile::tempdir().expect("tmp");
     let node = |n: u32| {
         serde_json::json!({"apiVersion": "v1", "kind": "Node",
@@ -229,8 +227,7 @@ fn why_pending_says_a_fit_the_event_contradicts_is_not_the_failures_state_and_na
     let event = serde_json::json!({"apiVersion": "v1", "kind": "Event",
         "metadata": {"name": "web-0.1", "namespace": "d"},
         "involvedObject": {"kind": "Pod", "namespace": "d", "name": "web-0", "uid": "u-web"},
-        "reason": "FailedScheduling", "type": "Warning", "count": 4,
-        "message": "0/2 nodes are available: 2 node(s) had untolerated taint {dedicated: db}.",
+        "reason": "FailedScheduling", "type": "Warning", "count": 4, "message": message,
         "firstTimestamp": "2026-01-01T05:00:00Z", "lastTimestamp": "2026-01-01T05:30:00Z"});
     let files = [
         ("nodes.json", serde_json::json!({"kind": "List", "items": [node(1), node(2)]})),
@@ -247,17 +244,51 @@ fn why_pending_says_a_fit_the_event_contradicts_is_not_the_failures_state_and_na
     }
     ingest.assert().success();
     let out = kdrift().arg("--db").arg(&db).args(["why-pending", "d/web-0"]).output().expect("run");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let row = |node: &str| stdout.lines().find(|l| l.trim_start().starts_with(node)).map(str::split_whitespace);
-    assert_eq!(row("n1").and_then(|mut r| r.next_back()), Some("fits*"), "{stdout}");
-    assert_eq!(row("n2").and_then(|mut r| r.next_back()), Some("fits*"), "{stdout}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The last cell of the node table's row for `node`.
+fn fit_cell<'a>(stdout: &'a str, node: &str) -> Option<&'a str> {
+    stdout.lines().find(|l| l.trim_start().starts_with(node)).and_then(|l| l.split_whitespace().next_back())
+}
+
+const FIT_FOOTNOTE: &str = "  * fits on the stored objects, yet the event says no node fit at the failure: those \
+                            objects are not the failure's state (see notes)";
+
+#[test]
+fn why_pending_says_a_fit_the_event_contradicts_is_not_the_failures_state_and_names_the_unseen_taint() {
+    // The event says both nodes had an untolerated taint; the stored nodes
+    // (dumped later) have none. The node table said "fits" with nothing
+    // pointing at the taint.
+    let stdout = why_pending_with_message("0/2 nodes are available: 2 node(s) had untolerated taint {dedicated: db}.");
+    assert_eq!((fit_cell(&stdout, "n1"), fit_cell(&stdout, "n2")), (Some("fits*"), Some("fits*")), "{stdout}");
     for needle in [
-        "  * fits on the stored objects, yet the event says no node fit at the failure: those objects are not the \
-         failure's state (see notes)",
+        FIT_FOOTNOTE,
         "the event names the taint {dedicated: db} (on 2 nodes) that no stored Node object carries: the nodes' \
          objects were observed before it was added or after it was removed, so the filters re-evaluated on them \
          cannot show it",
     ] {
         assert!(stdout.contains(needle), "missing {needle:?} in:\n{stdout}");
     }
+}
+
+#[test]
+fn why_pending_does_not_call_a_fit_contradicted_by_an_event_that_names_no_modelled_filter() {
+    // A binding error names no node that failed; a volume reason is not
+    // re-evaluated: "fits*" and its footnote said the event contradicted the fit.
+    let binding = why_pending_with_message(
+        "running PreBind plugin \"VolumeBinding\": binding volumes: timed out waiting for the condition",
+    );
+    assert_eq!(fit_cell(&binding, "n1"), Some("fits"), "{binding}");
+    assert!(!binding.contains(FIT_FOOTNOTE) && binding.contains("the latest event names no node filter that failed"));
+    let volume = why_pending_with_message("0/2 nodes are available: 2 node(s) had volume node affinity conflict.");
+    assert_eq!(fit_cell(&volume, "n2"), Some("fits"), "{volume}");
+    assert!(
+        volume.contains(
+            "the event's \"node(s) didn't match PersistentVolume's node affinity\" is not re-evaluated here (kdrift \
+             models NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit and \
+             InterPodAffinity): a node the pod passes here may have failed it at the failure"
+        ),
+        "{volume}"
+    );
 }

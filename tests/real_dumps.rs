@@ -74,6 +74,18 @@ fn why_pending_all_sums_erwee402_occurrences() {
     assert_eq!(pg.failure_events, 2);
     // Longest-pending first.
     assert!(pods.windows(2).all(|w| w[0].pending_seconds >= w[1].pending_seconds));
+    // Deleted by its ReplicaSet in a rollout ("Deleted pod: …", and the
+    // scheduler's "skip schedule deleting pod"): not still pending.
+    let deleted_at = chrono::DateTime::parse_from_rfc3339("2019-03-08T08:55:29Z").expect("time").to_utc();
+    let d9j6g = pods.iter().find(|p| p.name == "client-deployment-85b74f5bb8-d9j6g").expect("d9j6g");
+    assert_eq!((d9j6g.deleted_at, d9j6g.pending_is_lower_bound), (Some(deleted_at), false));
+    let never_seen_ended = pods.iter().filter(|p| p.namespace == "default" && p.pending_is_lower_bound).count();
+    assert!(never_seen_ended <= 1, "{never_seen_ended} default pods still pending at the end");
+    let report = why_pending(&store, "default", "client-deployment-85b74f5bb8-d9j6g").expect("query").expect("report");
+    assert_eq!(
+        (report.history.outcome, report.history.deleted_at, report.history.deleted_by.as_deref()),
+        ("deleted-unscheduled", Some(deleted_at), Some("ReplicaSet client-deployment-85b74f5bb8 SuccessfulDelete"))
+    );
 
     let report = why_pending(&store, "default", "redis-868ff4679d-l7cr6").expect("query").expect("report");
     assert_eq!(report.history.occurrences, 27);
@@ -92,7 +104,7 @@ fn why_pending_all_sums_erwee402_occurrences() {
     assert!(event_only.starts_with("1 pod is known only from events"), "{event_only}");
     assert!(
         event_only
-            .ends_with("; it has no stored version of its owner either and counts with no requests (a lower bound)"),
+            .ends_with("; the store has no version of its owner either, so it counts with no requests (a lower bound)"),
         "{event_only}"
     );
     assert_eq!(state.pods_counted, 12);

@@ -71,7 +71,11 @@ fn demo_report_data_has_the_drains_the_series_and_the_chain() {
     // A range after the history is said to be (it rendered a report of nothing without a word).
     let after = report_data(&store, Some(last + Duration::days(1)), None, &ReportOptions::default()).expect("report");
     let outside = |notes: &[String]| notes.iter().any(|n| n.contains("is outside the store's history"));
-    assert!(outside(&after.notes), "{:?}", after.notes);
+    assert!(outside(&after.notes) && after.outside_history, "{:?}", after.notes);
+    // Before it too (`from` and `to` are clamped to the history's first instant there).
+    let before = report_data(&store, None, Some(first - Duration::days(1)), &ReportOptions::default()).expect("report");
+    assert!(outside(&before.notes) && before.outside_history, "{:?}", before.notes);
+    assert!(!data.outside_history && !windowed.outside_history);
     assert!(!outside(&data.notes) && !outside(&windowed.notes), "{:?}", data.notes);
 
     // Coalesced: 10 samples at most, each the last change of its slice.

@@ -156,6 +156,34 @@ fn measured(browser: &Path, report: &Path) -> serde_json::Value {
 }
 
 #[test]
+fn a_report_range_after_the_history_is_said_to_be_outside_it() {
+    // It exited 0 with a zero-length range showing the last state as 2027's.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("demo.duckdb");
+    kdrift().arg("demo").arg("--save").arg(&db).assert().success();
+    let report = dir.path().join("report.html");
+    let out = kdrift()
+        .arg("--db")
+        .arg(&db)
+        .args(["report", "--html"])
+        .arg(&report)
+        .args(["--since", "2027-01-01T00:00:00Z"])
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "kdrift: the range 2027-01-01 00:00:00Z → its end is outside the history of {} (",
+            db.display()
+        )) && stderr.contains("): nothing in the store falls in it"),
+        "{stderr}"
+    );
+    let html = std::fs::read_to_string(&report).expect("report");
+    assert!(html.contains("is outside the store&#39;s history") || html.contains("is outside the store's history"));
+}
+
+#[test]
 fn demo_report_renders_in_chromium_with_the_drains_and_the_chain() {
     let dir = tempfile::tempdir().expect("temp dir");
     let db = dir.path().join("demo.duckdb");
@@ -163,7 +191,10 @@ fn demo_report_renders_in_chromium_with_the_drains_and_the_chain() {
     let report = dir.path().join("report.html");
     let out = kdrift().arg("--db").arg(&db).args(["report", "--html"]).arg(&report).assert().success();
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
-    assert!(stdout.contains("5 nodes, 2 drain(s) or outage(s)") && stdout.contains("1 Pending pod(s)"), "{stdout}");
+    assert!(
+        stdout.contains("5 nodes charted, 2 drain(s) or outage(s)") && stdout.contains("1 Pending pod(s)"),
+        "{stdout}"
+    );
     let html = std::fs::read_to_string(&report).expect("report");
 
     // Self-contained and deterministic.

@@ -188,6 +188,100 @@ fn a_reused_pod_name_is_evaluated_with_its_own_object_not_the_earlier_pods() {
 }
 
 #[test]
+fn a_pending_pod_dumped_after_its_binding_is_evaluated_without_its_later_node() {
+    // Its stored version (Running on n1, seen after the failure) carried
+    // spec.nodeName: "NodeName excluded 1 node(s): n2" at a failure where
+    // the pod had no node yet.
+    let (dir, store) = temp_store();
+    let items = [1, 2].map(|i| {
+        serde_json::json!({"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": format!("n{i}"), "uid": format!("u-n{i}"), "creationTimestamp": "2026-01-01T00:00:00Z"},
+            "status": {"allocatable": {"cpu": "1", "memory": "4Gi", "pods": "110"}}})
+    });
+    let events = [
+        ev("f.1", "web-0", "NEW", "FailedScheduling", FS, 4.into(), "2026-01-01T05:00:00Z", "2026-01-01T05:30:00Z"),
+        ev(
+            "s.1",
+            "web-0",
+            "NEW",
+            "Scheduled",
+            "Successfully assigned d/web-0 to n1",
+            1.into(),
+            "2026-01-01T05:50:00Z",
+            "2026-01-01T05:50:00Z",
+        ),
+    ];
+    let files = [
+        write(dir.path(), "nodes.json", serde_json::json!({"kind": "List", "items": items}).to_string().as_bytes()),
+        write(dir.path(), "events.ndjson", events.join("\n").as_bytes()),
+        write(
+            dir.path(),
+            "pod.json",
+            web0("NEW", "100m", Some("n1"), "2026-01-01T05:00:00Z", "2026-01-01T06:00:00Z").to_string().as_bytes(),
+        ),
+    ];
+    ingest_files(&store, &files, &mut NoProgress).expect("ingest");
+    let r = why_pending(&store, "d", "web-0").expect("query").expect("report");
+    let state = r.state.as_ref().expect("state");
+    assert!(state.pod_known);
+    assert_eq!(state.constraints, vec![], "no NodeName exclusion");
+    assert_eq!(state.left, ["n1", "n2"]);
+}
+
+#[test]
+fn a_uid_less_version_of_another_pod_does_not_stand_for_the_pending_one() {
+    let (dir, store) = temp_store();
+    let mut old = web0("", "1500m", Some("n1"), "2026-01-01T01:00:00Z", "2026-01-01T01:21:00Z");
+    old["metadata"].as_object_mut().expect("metadata").remove("uid");
+    let failed =
+        ev("new.1", "web-0", "NEW", "FailedScheduling", FS, 4.into(), "2026-01-01T05:00:00Z", "2026-01-01T05:30:00Z");
+    let node = serde_json::json!({"apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": "n1", "uid": "u-n1", "creationTimestamp": "2026-01-01T00:00:00Z"},
+        "status": {"allocatable": {"cpu": "1", "memory": "4Gi", "pods": "110"}}});
+    let files = [
+        write(dir.path(), "node.json", node.to_string().as_bytes()),
+        write(dir.path(), "old.json", old.to_string().as_bytes()),
+        write(dir.path(), "events.ndjson", failed.as_bytes()),
+        write(
+            dir.path(),
+            "new.json",
+            web0("NEW", "100m", None, "2026-01-01T05:00:00Z", "2026-01-01T05:40:00Z").to_string().as_bytes(),
+        ),
+    ];
+    ingest_files(&store, &files, &mut NoProgress).expect("ingest");
+    let r = why_pending(&store, "d", "web-0").expect("query").expect("report");
+    assert_eq!(r.state.as_ref().expect("state").pod_requests, vec![("cpu".to_string(), 100)]);
+}
+
+#[test]
+fn a_binding_before_a_later_failure_of_the_name_is_not_the_outcome() {
+    // Events without a uid merge two pods of one name: the first bound at
+    // 01:00, the second failing from 05:00. It said "scheduled on n1 at
+    // 01:00" for failures that went on until 05:30.
+    let (dir, store) = temp_store();
+    let lines = [
+        ev("a.1", "web-0", "", "FailedScheduling", FS, 2.into(), "2026-01-01T00:50:00Z", "2026-01-01T00:59:00Z"),
+        ev(
+            "a.2",
+            "web-0",
+            "",
+            "Scheduled",
+            "Successfully assigned d/web-0 to n1",
+            1.into(),
+            "2026-01-01T01:00:00Z",
+            "2026-01-01T01:00:00Z",
+        ),
+        ev("b.1", "web-0", "", "FailedScheduling", FS, 4.into(), "2026-01-01T05:00:00Z", "2026-01-01T05:30:00Z"),
+    ];
+    let f = write(dir.path(), "e.ndjson", lines.join("\n").as_bytes());
+    ingest_files(&store, &[f], &mut NoProgress).expect("ingest");
+    let r = why_pending(&store, "d", "web-0").expect("query").expect("report");
+    assert_eq!((r.history.outcome, r.history.scheduled.is_none()), ("pending", true), "{:?}", r.history);
+    let all = pending_pods(&store).expect("all");
+    assert_eq!((all.len(), all[0].scheduled_at), (1, None));
+}
+
+#[test]
 fn time_zone_offsets_are_converted_to_utc() {
     let (dir, store) = temp_store();
     let line = ev(

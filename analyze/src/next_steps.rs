@@ -179,6 +179,9 @@ fn reason_action(kind: ReasonKind, reason: &str, report: &PendingReport) -> Opti
         },
         K::PodAntiAffinity => "the pod's required anti-affinity excludes nodes running matching pods: relax it or add nodes".into(),
         K::ExistingPodsAntiAffinity => "pods already on these nodes have anti-affinity against this pod: relax theirs or schedule elsewhere".into(),
+        // The cordon's own taint (kube-scheduler names it in some versions): uncordon, not untaint.
+        K::UntoleratedTaint if reason.contains("node.kubernetes.io/unschedulable") => "nodes are cordoned (their \
+             node.kubernetes.io/unschedulable taint): uncordon them when the drain is over (`kubectl uncordon NODE`)".into(),
         K::UntoleratedTaint => "add a matching toleration, or remove the taint when it is stale (`kubectl taint nodes NODE KEY-`)".into(),
         K::Unschedulable => "nodes are cordoned (spec.unschedulable): uncordon them when the drain is over (`kubectl uncordon NODE`)".into(),
         K::NotReady | K::UnknownCondition | K::NodeCondition => "nodes are not Ready or under pressure: check the kubelet and node conditions".into(),

@@ -56,6 +56,9 @@ pub struct ReportData {
     pub chains: Vec<PendingReport>,
     /// Caveats.
     pub notes: Vec<String>,
+    /// `--since` is after the store's history or `--until` before it: the
+    /// report shows nothing of the range (a note says so).
+    pub outside_history: bool,
 }
 
 /// A time range: first and last instant (UTC).
@@ -109,12 +112,16 @@ pub fn report_data(
     let from = since.or(span.map(|s| s.0)).unwrap_or(epoch);
     let to = until.or(span.map(|s| s.1)).unwrap_or(from).max(from);
     let mut notes = Vec::new();
+    // From the range as given: `from` and `to` are clamped (an --until
+    // before the history gave the history's first instant for both).
+    let outside_history =
+        span.is_some_and(|(first, last)| since.is_some_and(|s| s > last) || until.is_some_and(|u| u < first));
     match span {
         None => notes.push("the store holds nothing with a time: ingest events, Pod and Node objects first".into()),
-        Some((first, last)) if from > last || to < first => notes.push(format!(
+        Some((first, last)) if outside_history => notes.push(format!(
             "the range {} → {} is outside the store's history ({} → {}): nothing in the store falls in it",
-            stamp(from),
-            stamp(to),
+            since.map_or("its start".to_string(), stamp),
+            until.map_or("its end".to_string(), stamp),
             stamp(first),
             stamp(last)
         )),
@@ -157,6 +164,7 @@ pub fn report_data(
         nodes,
         pending,
         chains,
+        outside_history,
         notes,
     })
 }

@@ -25,7 +25,9 @@ use kdrift_rebalance::{classify_nodes, Policy, PolicyError, ResourceList};
 use serde::Serialize;
 
 use crate::state::amounts::{amounts_at, AmountsAt};
-use crate::state::lower_bound::{event_only_note, unstored_namespaces, unstored_note, UnstoredNamespace};
+use crate::state::lower_bound::{
+    event_only_note, events_instant, unstored_namespaces, unstored_note, UnstoredNamespace,
+};
 use crate::state::{no_bound_pods_note, no_nodes_at};
 use crate::usage::{requested_from, NodeRequested, ResourceSkew};
 use crate::AnalyzeError;
@@ -111,13 +113,14 @@ pub fn skew(store: &Store, at: Option<DateTime<Utc>>, policy: &Policy) -> Result
     let amounts = amounts_at(store, &[at])?.remove(0);
     let mut requested = requested_from(&amounts, at);
     // A namespace that was not dumped: every node may hold its pods.
-    let unstored = unstored_namespaces(store, at)?;
+    let events_at = events_instant(store, at)?;
+    let unstored = unstored_namespaces(store, events_at)?;
     if !unstored.is_empty() {
         requested.nodes.iter_mut().for_each(|n| n.lower_bound = true);
     }
     let usage: BTreeMap<String, ResourceList> =
         amounts.usage.iter().map(|(node, u)| (node.clone(), u.requested.clone())).collect();
-    let notes: Vec<String> = after_history.into_iter().chain(notes(&amounts, &unstored)).collect();
+    let notes: Vec<String> = after_history.into_iter().chain(notes(&amounts, &unstored, events_at)).collect();
     // No node at all: say so with the store's span (a time outside it is the
     // usual cause), not descheduler's "requires >=2 nodes".
     let no_nodes = if amounts.nodes.is_empty() { Some(no_nodes_at(store, at)?) } else { None };
@@ -157,12 +160,10 @@ pub fn skew(store: &Store, at: Option<DateTime<Utc>>, policy: &Policy) -> Result
 /// Caveats about the numbers (what `kdrift rebalance plan` also notes about
 /// nodes and pods; Namespaces, PDBs, PriorityClasses and PVCs concern
 /// evictions, not classes): lower bounds first.
-fn notes(amounts: &AmountsAt, unstored: &[UnstoredNamespace]) -> Vec<String> {
+fn notes(amounts: &AmountsAt, unstored: &[UnstoredNamespace], events_at: DateTime<Utc>) -> Vec<String> {
     let at = amounts.at.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)).unwrap_or_default();
     let mut notes = Vec::new();
-    if let Some(at) = amounts.at {
-        notes.extend(unstored_note(at, unstored));
-    }
+    notes.extend(unstored_note(events_at, unstored));
     let lower: Vec<String> =
         amounts.usage.iter().filter(|(_, u)| u.requests_unknown > 0).map(|(n, _)| n.clone()).collect();
     notes.extend(event_only_note(amounts.event_only_pods.len(), amounts.requests_unknown.len(), &lower));

@@ -18,7 +18,7 @@ use kdrift_rebalance::objects::{namespace_from_json, pdb_from_json, priority_cla
 use kdrift_rebalance::{ModelError, Snapshot};
 use serde_json::Value;
 
-use crate::state::lower_bound::{event_only_note, unstored_namespaces, unstored_note};
+use crate::state::lower_bound::{event_only_note, events_instant, unstored_namespaces, unstored_note};
 use crate::state::{no_bound_pods_note, ClusterAt};
 use crate::AnalyzeError;
 
@@ -145,8 +145,9 @@ fn lower_bound_nodes(
     at: DateTime<Utc>,
     notes: &mut Vec<String>,
 ) -> Result<Vec<String>, AnalyzeError> {
-    let unstored = unstored_namespaces(store, at)?;
-    notes.extend(unstored_note(at, &unstored));
+    let events_at = events_instant(store, at)?;
+    let unstored = unstored_namespaces(store, events_at)?;
+    notes.extend(unstored_note(events_at, &unstored));
     let unknown: BTreeSet<&str> = cluster.requests_unknown.iter().map(String::as_str).collect();
     // No key built per pod when there is nothing to look for (150,000 pods).
     let with_unknown: BTreeSet<String> = cluster

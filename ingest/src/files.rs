@@ -7,7 +7,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::interrupt::{Interrupt, INTERRUPTED_RUN_MESSAGE};
-use crate::parse::{looks_like_a_dump, not_a_dump_message, parse_bytes, Format, InputError, Naming};
+use crate::parse::{looks_like_a_dump, not_a_dump_message, parse_bytes, Format, InputError, Naming, EMPTY_FILE};
 use crate::record::{Origin, Record};
 use crate::store::prepare::{prepare_all, Prepared};
 use crate::store::writer::{RunCounts, RunStatus, RunWriter};
@@ -196,9 +196,10 @@ pub fn directories_without_dumps(paths: &[PathBuf]) -> Vec<(&Path, usize)> {
 }
 
 /// The given files that are neither JSON, NDJSON nor YAML, each with the
-/// message refusing it: a file named explicitly whose name has no dump
+/// message refusing it: an empty file (only blanks, whatever its name:
+/// [`EMPTY_FILE`]), and a file named explicitly whose name has no dump
 /// ending ([`DUMP_EXTENSIONS`], also `.gz`) and whose first bytes are none
-/// of them (a TSV, a `kubectl get` table; see
+/// of them (a TSV, a `kubectl get` table, `kubectl describe` output; see
 /// [`crate::parse::looks_like_a_dump`]). `kdrift ingest file` checks them
 /// before it opens the store: when nothing else is given, no store is
 /// created and no run recorded. Directories and unreadable paths are not
@@ -206,10 +207,15 @@ pub fn directories_without_dumps(paths: &[PathBuf]) -> Vec<(&Path, usize)> {
 pub fn refused_files(paths: &[PathBuf]) -> Vec<InputError> {
     paths
         .iter()
-        .filter(|p| p.is_file() && !is_dump_name(p))
+        .filter(|p| p.is_file())
         .filter_map(|p| {
             let head = head_of(p)?;
-            (!looks_like_a_dump(&head)).then(|| path_error(p, &not_a_dump_message(&head)))
+            let text = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
+            if text.iter().all(u8::is_ascii_whitespace) {
+                // Whatever its name: nothing in it (a failed `kubectl get … > file`).
+                return Some(path_error(p, EMPTY_FILE));
+            }
+            (!is_dump_name(p) && !looks_like_a_dump(&head)).then(|| path_error(p, &not_a_dump_message(&head)))
         })
         .collect()
 }

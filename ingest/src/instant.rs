@@ -28,19 +28,33 @@ const LAST_MICROS: i64 = 253_402_300_799_999_999;
 /// The hint for a number past [`LAST_MICROS`].
 const NANOS_HINT: &str = "; that is after the year 9999 in microseconds: nanoseconds? (divide by 1000)";
 
+/// The first instant a positive number is taken for: 1973-03-03T09:46:40Z
+/// (10^14 microseconds). A smaller one is a unit mistake (a Unix time in
+/// seconds, `date +%s`, is about 10^9; in milliseconds about 10^12: as
+/// microseconds both fall in January 1970), not a time of a cluster.
+const FIRST_MICROS: i64 = 100_000_000_000_000;
+
+/// The hint for a positive number below [`FIRST_MICROS`].
+const SECONDS_HINT: &str =
+    "; that is before 1973 in microseconds: seconds (multiply by 1000000) or milliseconds (by 1000)?";
+
 /// Parses an RFC 3339 time (any offset, converted to UTC) or an integer of
 /// UTC microseconds since the epoch. Surrounding whitespace is ignored.
 ///
 /// # Errors
-/// [`InstantError`] naming the value when it is neither, or when the
+/// [`InstantError`] naming the value when it is neither, when the
 /// microseconds are past the year 9999 either way (with a hint: such a
-/// number is usually nanoseconds).
+/// number is usually nanoseconds), or when a positive number is before 1973
+/// as microseconds (with a hint: seconds or milliseconds). 0 is the epoch.
 pub fn parse_instant(s: &str) -> Result<DateTime<Utc>, InstantError> {
     let value = s.trim();
     let bad = || InstantError { given: s.to_string(), hint: "" };
     if let Ok(us) = value.parse::<i64>() {
         if us.unsigned_abs() > LAST_MICROS as u64 {
             return Err(InstantError { given: s.to_string(), hint: NANOS_HINT });
+        }
+        if us > 0 && us < FIRST_MICROS {
+            return Err(InstantError { given: s.to_string(), hint: SECONDS_HINT });
         }
         return DateTime::from_timestamp_micros(us).ok_or_else(bad);
     }
@@ -130,6 +144,24 @@ mod tests {
         );
         assert!(parse_instant("253402300800000000").is_err());
         assert!(parse_instant("-253402300800000000").is_err());
+    }
+
+    #[test]
+    fn seconds_and_milliseconds_given_for_microseconds_are_refused_with_a_hint() {
+        // `skew --at 1552035000` read as 1970-01-01T00:25:52Z, with only "before its history".
+        for unit_mistake in ["1552035000", "1552035000000", "99999999999999"] {
+            let err = parse_instant(unit_mistake).expect_err(unit_mistake);
+            assert_eq!(err.hint, SECONDS_HINT, "{unit_mistake}");
+        }
+        assert!(parse_instant("1552035000")
+            .expect_err("seconds")
+            .to_string()
+            .ends_with("got \"1552035000\"; that is before 1973 in microseconds: seconds (multiply by 1000000) or milliseconds (by 1000)?"));
+        assert_eq!(
+            parse_instant("100000000000000").map(|t| t.to_rfc3339()),
+            Ok("1973-03-03T09:46:40+00:00".to_string())
+        );
+        assert_eq!(parse_instant("0").map(|t| t.timestamp_micros()), Ok(0));
     }
 
     #[test]

@@ -6,8 +6,9 @@
 --   same instant, the last in the version order (resourceVersion as an
 --   integer, then obs_id; as `derive_pod_intervals`, so the version `pods_at`
 --   picks). Deleted versions included. With a uid, only that pod's versions
---   (and versions without a uid): a name reused by a StatefulSet or a
---   re-created Job names several pods, and the pod explained is one of them.
+--   (and versions without a uid, taken only when it has none): a name reused
+--   by a StatefulSet or a re-created Job names several pods, and the pod
+--   explained is one of them.
 -- params: $1 namespace VARCHAR, $2 name VARCHAR, $3 at_us BIGINT (UTC microseconds),
 --   $4 uid VARCHAR ('' = whichever pod had the name)
 -- columns: uid VARCHAR, change VARCHAR, node_name VARCHAR, observed_at TIMESTAMP, estimated BOOLEAN,
@@ -17,7 +18,8 @@ SELECT COALESCE(p.uid, '') AS uid, p.change, p.node_name, p.observed_at,
 FROM pod_versions p
 JOIN observations o ON o.obs_id = p.obs_id
 WHERE p.namespace = $1 AND p.name = $2 AND ($4 = '' OR COALESCE(p.uid, '') IN ($4, ''))
-ORDER BY (p.observed_at <= make_timestamp($3)) DESC,
+ORDER BY ($4 <> '' AND COALESCE(p.uid, '') = $4) DESC,
+         (p.observed_at <= make_timestamp($3)) DESC,
          CASE WHEN p.observed_at <= make_timestamp($3) THEN epoch_us(p.observed_at) ELSE -epoch_us(p.observed_at) END DESC,
          TRY_CAST(p.resource_version AS HUGEINT) DESC NULLS LAST, p.obs_id DESC
 LIMIT 1;

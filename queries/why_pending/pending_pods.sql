@@ -5,7 +5,10 @@
 --   Occurrences sum each distinct event's highest count (re-sent copies of an
 --   event are never summed, kubernetes-events.md §4). Pending time runs from the
 --   first failure to the first Scheduled event after it, else to the pod's
---   deletion (when the store saw it), else to the last failure. A pod the
+--   deletion (when the store saw it: a DELETED version or deletionTimestamp,
+--   its owner's "Deleted pod: X", kube-scheduler's "skip schedule deleting
+--   pod", its Job's DeadlineExceeded or BackoffLimitExceeded; the sources of
+--   `pod_deletions`), else to the last failure. A pod the
 --   kubelet rejected at admission right after that binding (within a minute; OutOfcpu, …: the
 --   reasons of pod_rejections.sql) has the first such rejection: its event,
 --   else a stored version Failed with that reason (at the binding's time).
@@ -21,6 +24,7 @@ WITH failures AS (
            COALESCE(involved_uid, '') AS uid,
            min(first_time) AS first_failure,
            max(last_time) AS last_failure,
+           max(first_time) AS last_failure_began,
            CAST(sum(count) AS BIGINT) AS occurrences,
            count(*) AS failure_events,
            first(message ORDER BY last_time DESC, count DESC, event_key DESC) AS latest_message
@@ -66,12 +70,30 @@ admission_rejections AS (
                      'NodeAffinity', 'NodeShutdown', 'PodOSNotSupported', 'PodOSSelectorNodeLabelDoesNotMatch',
                      'SysctlForbidden')
 ),
+-- The sources of `pod_deletions`, for every pod: its versions, its owner's
+-- SuccessfulDelete, kube-scheduler's "skip schedule deleting pod", the end of
+-- its Job. Not aggregated: the first deletion after the first failure is
+-- picked below (a reused name's earlier pod was deleted before it).
 deleted AS (
     SELECT namespace, name, COALESCE(uid, '') AS uid,
-           min(CASE WHEN change = 'DELETED' THEN observed_at ELSE deleted_at END) AS deleted_at
+           CASE WHEN change = 'DELETED' THEN observed_at ELSE deleted_at END AS deleted_at, true AS own
     FROM pod_versions
     WHERE change = 'DELETED' OR deleted_at IS NOT NULL
-    GROUP BY ALL
+    UNION ALL
+    SELECT involved_namespace, regexp_extract(message, '^Deleted pod: (\S+)$', 1), '', first_time, false
+    FROM event_versions
+    WHERE reason = 'SuccessfulDelete' AND message LIKE 'Deleted pod: %'
+    UNION ALL
+    SELECT involved_namespace, involved_name, COALESCE(involved_uid, ''), last_time, false
+    FROM event_versions
+    WHERE reason = 'FailedScheduling' AND involved_kind = 'Pod' AND message LIKE 'skip schedule deleting pod%'
+    UNION ALL
+    SELECT c.involved_namespace, regexp_extract(c.message, '^Created pod: (\S+)$', 1), '', j.first_time, false
+    FROM event_versions c
+    JOIN event_versions j ON j.involved_kind = 'Job' AND j.involved_namespace = c.involved_namespace
+                         AND j.involved_name = c.involved_name
+                         AND j.reason IN ('DeadlineExceeded', 'BackoffLimitExceeded')
+    WHERE c.involved_kind = 'Job' AND c.reason = 'SuccessfulCreate' AND c.message LIKE 'Created pod: %'
 ),
 joined AS (
     SELECT f.*,
@@ -82,6 +104,9 @@ joined AS (
       ON s.namespace = f.namespace AND s.name = f.name
      AND (s.uid = f.uid OR s.uid = '' OR f.uid = '')
      AND s.scheduled_at >= f.first_failure
+     -- A failure that began after a binding is of a later pod of the name
+     -- (events without a uid merge them): that binding ended nothing.
+     AND s.scheduled_at >= f.last_failure_began
     QUALIFY row_number() OVER (PARTITION BY f.namespace, f.name, f.uid ORDER BY s.scheduled_at NULLS LAST) = 1
 ),
 with_deleted AS (
@@ -96,7 +121,8 @@ with_deleted AS (
      AND d.deleted_at >= j.first_failure
     -- Without a uid several pods of that name may have been deleted: take the
     -- first deletion after the first failure.
-    QUALIFY row_number() OVER (PARTITION BY j.namespace, j.name, j.uid ORDER BY d.deleted_at NULLS LAST) = 1
+    -- The pod's own evidence first (its owner's and Job's come a moment before the deletion).
+    QUALIFY row_number() OVER (PARTITION BY j.namespace, j.name, j.uid ORDER BY d.own DESC NULLS LAST, d.deleted_at NULLS LAST) = 1
 )
 SELECT w.*, CASE WHEN r.from_event THEN r.rejected_at WHEN NOT r.from_event THEN w.scheduled_at END AS rejected_at,
        r.reason AS rejected_reason

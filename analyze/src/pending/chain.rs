@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::failed_scheduling::{parse, FailedScheduling};
-use crate::state::lower_bound::{event_only_note, unstored_namespaces, unstored_note};
+use crate::state::lower_bound::{event_only_note, events_instant, unstored_namespaces, unstored_note};
 use crate::state::ClusterAt;
 use crate::words::{count, pick};
 use crate::AnalyzeError;
@@ -165,8 +165,9 @@ pub(super) fn build_state(
     }
     notes.extend(event_only_note(cluster_at.event_only_pods.len(), cluster_at.requests_unknown.len(), &[]));
     // Pods of namespaces that were not dumped are missing from every node (as skew says).
-    let unstored = unstored_namespaces(store, at)?;
-    notes.extend(unstored_note(at, &unstored));
+    let events_at = events_instant(store, at)?;
+    let unstored = unstored_namespaces(store, events_at)?;
+    notes.extend(unstored_note(events_at, &unstored));
     let unknown_capacity: Vec<&str> =
         cluster_at.nodes.iter().filter(|n| n.allocatable.is_empty()).map(|n| n.name.as_str()).collect();
     if !unknown_capacity.is_empty() {
@@ -212,7 +213,12 @@ pub(super) fn build_state(
         notes.push("no bound Pod objects in the store at that time: requested amounts count no pods".into());
     }
 
-    let evaluations = pod.as_ref().map(|p| evaluate(&state, p));
+    // At a FailedScheduling the pod had no nodeName (a pod with one never
+    // reaches the scheduler): a version stored after its binding has the
+    // node it got later, which the NodeName filter would hold against every
+    // other node.
+    let unbound = pod.as_ref().map(|p| PodInfo { node_name: None, ..p.clone() });
+    let evaluations = unbound.as_ref().map(|p| evaluate(&state, p));
     let mut extra: Vec<String> = Vec::new();
     if let Some(p) = &pod {
         for (r, _) in p.requests.iter() {
@@ -311,9 +317,22 @@ pub(super) fn build_state(
             }
         }
         let fits: Vec<&str> = evals.iter().filter(|e| e.is_feasible()).map(|e| e.node.as_str()).collect();
+        let unmodelled = unmodelled_reasons(latest);
+        if !unmodelled.is_empty() {
+            notes.push(format!(
+                "the event's {} {} not re-evaluated here (kdrift models NodeUnschedulable, NodeName, \
+                 TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit and InterPodAffinity): a node the pod \
+                 passes here may have failed {} at the failure",
+                unmodelled.iter().map(|r| format!("\"{r}\"")).collect::<Vec<_>>().join(", "),
+                pick(unmodelled.len(), "is", "are"),
+                pick(unmodelled.len(), "it", "them"),
+            ));
+        }
         if fits.is_empty() {
             let message = fit_error_message(state.nodes.len(), evals);
-            matches_event = comparable(latest).map(|_| same_counts(&parse(&message), latest));
+            // Not comparable when the event has reasons the model cannot give.
+            matches_event =
+                comparable(latest).filter(|()| unmodelled.is_empty()).map(|()| same_counts(&parse(&message), latest));
             if matches_event == Some(false) {
                 notes.push(format!(
                     "re-evaluating the scheduler's filters on the stored state gives \"{message}\", not the event's counts: \
@@ -321,7 +340,18 @@ pub(super) fn build_state(
                 ));
             }
             reconstructed_message = Some(message);
-        } else {
+        } else if comparable(latest).is_none() && unmodelled.is_empty() {
+            // A binding or pre-filter error ("running PreBind plugin …",
+            // "skip schedule deleting pod"): the event says no node failed.
+            notes.push(format!(
+                "the latest event names no node filter that failed (a binding or scheduling-queue error): on the \
+                 stored state {}/{} fits on {}",
+                p.namespace,
+                p.name,
+                fits.join(", ")
+            ));
+        } else if unmodelled.is_empty() {
+            // The event says every node failed a filter the model evaluates.
             matches_event = Some(false);
             notes.push(format!(
                 "on the stored state {}/{} fits on {}: what blocked it at the failure had changed by the time these \
@@ -382,9 +412,16 @@ fn load_pod(
 /// by a cordoned node.
 fn unseen_taints_note(latest: &FailedScheduling, nodes: &[kdrift_rebalance::NodeInfo]) -> Option<String> {
     use crate::failed_scheduling::Reason;
-    let carried = |key: &str| {
+    use kdrift_rebalance::TaintEffect;
+    // A taint that keeps pods off: its key, its value when the event gives
+    // one, and an effect of NoSchedule or NoExecute (PreferNoSchedule does not).
+    let carried = |key: &str, value: Option<&str>| {
         nodes.iter().any(|n| {
-            n.taints.iter().any(|t| t.key == key) || (key == "node.kubernetes.io/unschedulable" && n.unschedulable)
+            n.taints.iter().any(|t| {
+                t.key == key
+                    && value.is_none_or(|v| t.value == v)
+                    && matches!(t.effect, TaintEffect::NoSchedule | TaintEffect::NoExecute)
+            }) || (key == "node.kubernetes.io/unschedulable" && n.unschedulable)
         })
     };
     let mut unseen: Vec<String> = Vec::new();
@@ -393,7 +430,7 @@ fn unseen_taints_note(latest: &FailedScheduling, nodes: &[kdrift_rebalance::Node
     for (reason, nodes_counted) in named {
         let Reason::UntoleratedTaint { key: Some(key), value } = reason else { continue };
         let text = format!("{{{key}: {}}}", value.as_deref().unwrap_or(""));
-        if carried(key) || unseen.iter().any(|u| u.starts_with(&text)) {
+        if carried(key, value.as_deref()) || unseen.iter().any(|u| u.starts_with(&text)) {
             continue;
         }
         unseen.push(match nodes_counted {
@@ -418,12 +455,125 @@ fn comparable(m: &FailedScheduling) -> Option<()> {
     (!m.items.is_empty()).then_some(())
 }
 
-/// Same (count, reason) multiset, ignoring order and wording era.
+/// Same (count, reason) multiset, ignoring order and wording era. Taints
+/// compare without their key and value (eras differ in naming them; the
+/// model's wording names none) and the cordon's taint as the cordon:
+/// kube-scheduler reports a cordoned node under either, by version.
 fn same_counts(a: &FailedScheduling, b: &FailedScheduling) -> bool {
+    use crate::failed_scheduling::Reason;
     let key = |m: &FailedScheduling| {
-        let mut v: Vec<(u32, String)> = m.items.iter().map(|i| (i.count, i.reason.message())).collect();
-        v.sort();
-        v
+        let mut sums: BTreeMap<String, u64> = BTreeMap::new();
+        for i in &m.items {
+            let text = match &i.reason {
+                Reason::UntoleratedTaint { key: Some(k), .. } if k == "node.kubernetes.io/unschedulable" => {
+                    Reason::Unschedulable.message()
+                }
+                Reason::UntoleratedTaint { .. } => Reason::UntoleratedTaint { key: None, value: None }.message(),
+                other => other.message(),
+            };
+            *sums.entry(text).or_default() += u64::from(i.count);
+        }
+        sums
     };
     key(a) == key(b)
+}
+
+/// The reasons of the event (pre-filter and per-node) that the shared
+/// scheduler model does not evaluate (volumes, PVCs, topology spread, node
+/// conditions, dynamic resources, unknown texts), in scheduler wording, once each.
+fn unmodelled_reasons(m: &FailedScheduling) -> Vec<String> {
+    use crate::failed_scheduling::Reason as R;
+    let modelled = |r: &R| {
+        matches!(
+            r,
+            R::Insufficient { .. }
+                | R::TooManyPods
+                | R::Unschedulable
+                | R::NodeName
+                | R::UntoleratedTaint { .. }
+                | R::NodeAffinity
+                | R::HostPorts
+                | R::PodAffinity
+                | R::PodAntiAffinity
+                | R::ExistingPodsAntiAffinity
+                | R::PodAffinityOrAntiAffinity
+        )
+    };
+    let mut out: Vec<String> = Vec::new();
+    let reasons = m.prefilter.iter().chain(m.items.iter().map(|i| &i.reason)).chain(m.per_node.iter().map(|(_, r)| r));
+    for r in reasons.filter(|r| !modelled(r)) {
+        let text = r.message();
+        if !out.contains(&text) {
+            out.push(text);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use kdrift_rebalance::{NodeInfo, ResourceList, Taint, TaintEffect};
+
+    use super::{same_counts, unmodelled_reasons, unseen_taints_note};
+    use crate::failed_scheduling::parse;
+
+    fn node(taints: Vec<Taint>, cordoned: bool) -> NodeInfo {
+        let mut n = NodeInfo::new("n1", ResourceList::default());
+        n.taints = taints;
+        n.unschedulable = cordoned;
+        n
+    }
+
+    #[test]
+    fn a_taint_the_event_names_is_carried_only_with_its_value_and_a_blocking_effect() {
+        let event = parse("0/1 nodes are available: 1 node(s) had untolerated taint {dedicated: db}.");
+        let with = |t: Taint| unseen_taints_note(&event, &[node(vec![t], false)]);
+        assert_eq!(with(Taint::new("dedicated", "db", TaintEffect::NoSchedule)), None);
+        assert_eq!(with(Taint::new("dedicated", "db", TaintEffect::NoExecute)), None);
+        // Another value, or an effect that keeps no pod off: not the event's taint.
+        for other in [
+            Taint::new("dedicated", "web", TaintEffect::NoSchedule),
+            Taint::new("dedicated", "db", TaintEffect::PreferNoSchedule),
+        ] {
+            let note = with(other.clone()).unwrap_or_else(|| panic!("{other:?}: no note"));
+            assert!(note.starts_with("the event names the taint {dedicated: db} (on 1 node) that no stored"), "{note}");
+        }
+        // The cordon's taint is carried by a cordoned node.
+        let cordon =
+            parse("0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/unschedulable: }.");
+        assert_eq!(unseen_taints_note(&cordon, &[node(Vec::new(), true)]), None);
+    }
+
+    #[test]
+    fn counts_compare_taints_without_their_names_and_the_cordon_taint_as_the_cordon() {
+        // The model names no taint; kube-scheduler 1.18–1.34 names one.
+        let event = parse("0/2 nodes are available: 2 node(s) had untolerated taint {dedicated: db}.");
+        let model = parse("0/2 nodes are available: 2 node(s) had untolerated taint(s).");
+        assert!(same_counts(&event, &model));
+        // Two taints of the event, one line of the model.
+        let two = parse(
+            "0/2 nodes are available: 1 node(s) had untolerated taint {a: }, 1 node(s) had untolerated taint {b: }.",
+        );
+        assert!(same_counts(&two, &model));
+        let cordon =
+            parse("0/2 nodes are available: 2 node(s) had untolerated taint {node.kubernetes.io/unschedulable: }.");
+        assert!(same_counts(&cordon, &parse("0/2 nodes are available: 2 node(s) were unschedulable.")));
+        assert!(!same_counts(&event, &parse("0/2 nodes are available: 2 Insufficient cpu.")));
+    }
+
+    #[test]
+    fn reasons_outside_the_model_are_named_once() {
+        let m = parse(
+            "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had volume node affinity conflict. preemption: \
+             0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+        );
+        assert_eq!(
+            unmodelled_reasons(&m),
+            ["node(s) didn't match PersistentVolume's node affinity"],
+            "current wording"
+        );
+        let pvc = parse("0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.");
+        assert_eq!(unmodelled_reasons(&pvc).len(), 1, "{:?}", unmodelled_reasons(&pvc));
+        assert!(unmodelled_reasons(&parse("0/3 nodes are available: 3 Insufficient cpu.")).is_empty());
+    }
 }

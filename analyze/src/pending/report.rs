@@ -53,8 +53,12 @@ pub struct History {
     pub failure_events: u64,
     /// The first `Scheduled` after the first failure, if any.
     pub scheduled: Option<ScheduledAt>,
-    /// When the pod was deleted, if the store saw it.
+    /// When the pod was deleted, if the store saw it (query `pod_deletions`:
+    /// its versions, its owner's SuccessfulDelete, its Job's end, …).
     pub deleted_at: Option<DateTime<Utc>>,
+    /// What says it was deleted (`DELETED version`, `ReplicaSet web-5d4
+    /// SuccessfulDelete`, `Job backup-1 DeadlineExceeded`, …).
+    pub deleted_by: Option<String>,
     /// The kubelet's refusal of the pod at admission, right after the binding.
     pub rejected: Option<KubeletRejection>,
     /// Seconds from the first failure to scheduling, else to deletion, else
@@ -159,27 +163,25 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
         .into_iter()
         .filter(|(u, _)| u.is_empty() || uid.is_empty() || *u == uid)
         .map(|(_, s)| s)
-        .find(|s| s.at >= first_failure);
+        // A failure that began after a binding is of a later pod of the name
+        // (events without a uid merge them): that binding ended nothing.
+        .find(|s| s.at >= first_failure && !failures.iter().any(|f| f.first_time > s.at));
     let far_future = DateTime::<Utc>::MAX_UTC.timestamp_micros() / 2;
-    let last_version = store
-        .query_map(&sql::POD_AT, duckdb::params![namespace, name, far_future, uid], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, DateTime<Utc>>(3)?,
-                r.get::<_, Option<DateTime<Utc>>>(5)?,
-                r.get::<_, String>(6)?,
-            ))
+    let last_object_text = store
+        .query_map(&sql::POD_AT, duckdb::params![namespace, name, far_future, uid], |r| r.get::<_, String>(6))?
+        .into_iter()
+        .next();
+    let deletion = store
+        .query_map(&sql::POD_DELETIONS, duckdb::params![namespace, name, uid, first_failure.timestamp_micros()], |r| {
+            Ok((r.get::<_, DateTime<Utc>>(0)?, r.get::<_, String>(1)?))
         })?
         .into_iter()
         .next();
-    let deleted_at = last_version
-        .as_ref()
-        .and_then(|(_, change, observed, deleted, _)| if change == "DELETED" { Some(*observed) } else { *deleted });
+    let (deleted_at, deleted_by) = deletion.map_or((None, None), |(at, by)| (Some(at), Some(by)));
     // Only a version of this pod (the query takes its uid) says how its
     // binding ended: a StatefulSet's next pod of the same name has its own
     // deletion and status.
-    let last_object = last_version.and_then(|(_, _, _, _, json)| serde_json::from_str::<serde_json::Value>(&json).ok());
+    let last_object = last_object_text.and_then(|json| serde_json::from_str::<serde_json::Value>(&json).ok());
     let rejected = match &scheduled {
         Some(s) => kubelet_rejection(store, namespace, name, &uid, s, last_object.as_ref())?,
         None => None,
@@ -197,6 +199,7 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
         failure_events: failures.len() as u64,
         scheduled: scheduled.clone(),
         deleted_at,
+        deleted_by,
         rejected,
         waited_seconds: (end - first_failure).num_seconds(),
         outcome,

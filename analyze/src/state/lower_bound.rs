@@ -33,6 +33,20 @@ pub struct UnstoredNamespace {
     pub pods: usize,
 }
 
+/// The instant whose hour of events [`unstored_namespaces`] reads for a
+/// state at `at`: `at` itself, or the store's last instant when `at` is
+/// after the history (a state shown "as recorded then" is the last one,
+/// and so are the events that name its pods).
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn events_instant(store: &Store, at: DateTime<Utc>) -> Result<DateTime<Utc>, AnalyzeError> {
+    Ok(match crate::report::time_span(store)? {
+        Some((_, last)) if last < at => last,
+        _ => at,
+    })
+}
+
 /// The namespaces whose pods events name in the hour up to `at` while the
 /// store holds no Pod object of them, by name.
 ///
@@ -74,19 +88,32 @@ pub fn event_only_note(pods: usize, requests_unknown: usize, lower_nodes: &[Stri
         return None;
     }
     let mut note = format!(
-        "{} known only from events (Scheduled, no object): placed from {} Scheduled event, requests estimated \
-         from the nearest version of the same owner",
+        "{} known only from events (Scheduled, no object): placed from {} Scheduled event",
         count(pods, "pod is", "pods are"),
         pick(pods, "its", "their"),
     );
+    if requests_unknown < pods {
+        note.push_str(", requests estimated from the nearest version of the same owner");
+    }
     if requests_unknown > 0 {
-        let who = if pods == 1 { "it".to_string() } else { format!("{requests_unknown} of them") };
-        note.push_str(&format!(
-            "; {who} {} no stored version of {} owner either and {} with no requests (a lower bound)",
-            pick(requests_unknown, "has", "have"),
-            pick(requests_unknown, "its", "their"),
-            pick(requests_unknown, "counts", "count"),
-        ));
+        // All of them: no estimate was made ("estimated …; it has no …" contradicted itself).
+        let who = if requests_unknown == pods {
+            pick(
+                pods,
+                "; the store has no version of its owner either, so it",
+                "; the store has no version of their owners either, so they",
+            )
+            .to_string()
+        } else {
+            format!(
+                "; {requests_unknown} of them {} no stored version of {} owner and",
+                pick(requests_unknown, "has", "have"),
+                pick(requests_unknown, "its", "their")
+            )
+        };
+        note.push_str(
+            &format!("{who} {} with no requests (a lower bound)", pick(requests_unknown, "counts", "count"),),
+        );
         if !lower_nodes.is_empty() {
             note.push_str(&format!(": the requested amounts of {} are lower bounds (≥)", lower_nodes.join(", ")));
         }
@@ -124,33 +151,32 @@ mod tests {
 
     #[test]
     fn the_event_only_note_agrees_in_number() {
+        // None estimated: the note does not say "estimated" (it read
+        // "requests estimated …; it has no stored version of its owner").
         assert_eq!(
             event_only_note(1, 1, &["minikube".to_string()]).as_deref(),
             Some(
-                "1 pod is known only from events (Scheduled, no object): placed from its Scheduled event, requests \
-                 estimated from the nearest version of the same owner; it has no stored version of its owner \
-                 either and counts with no requests (a lower bound): the requested amounts of minikube are lower \
-                 bounds (≥)"
+                "1 pod is known only from events (Scheduled, no object): placed from its Scheduled event; the store \
+                 has no version of its owner either, so it counts with no requests (a lower bound): the requested \
+                 amounts of minikube are lower bounds (≥)"
             )
         );
-        let two = event_only_note(2, 2, &[]).expect("note");
-        assert!(
-            two.starts_with("2 pods are known only from events (Scheduled, no object): placed from their"),
-            "{two}"
+        assert_eq!(
+            event_only_note(2, 2, &[]).as_deref(),
+            Some(
+                "2 pods are known only from events (Scheduled, no object): placed from their Scheduled event; the \
+                 store has no version of their owners either, so they count with no requests (a lower bound)"
+            )
         );
-        assert!(
-            two.ends_with(
-                "; 2 of them have no stored version of their owner either and count with no requests (a lower bound)"
-            ),
-            "{two}"
+        assert_eq!(
+            event_only_note(3, 1, &[]).as_deref(),
+            Some(
+                "3 pods are known only from events (Scheduled, no object): placed from their Scheduled event, \
+                 requests estimated from the nearest version of the same owner; 1 of them has no stored version of \
+                 its owner and counts with no requests (a lower bound)"
+            )
         );
-        let three = event_only_note(3, 1, &[]).expect("note");
-        assert!(
-            three.ends_with(
-                "; 1 of them has no stored version of its owner either and counts with no requests (a lower bound)"
-            ),
-            "{three}"
-        );
+        assert!(event_only_note(2, 0, &[]).is_some_and(|n| n.ends_with("the nearest version of the same owner")));
         assert_eq!(event_only_note(0, 0, &[]), None);
     }
 }

@@ -26,6 +26,10 @@ use crate::signals::{outcome, run_kept, windows_kept, Outcome, Stage};
 /// stop the run: it completes, a warning says so, and the exit status is
 /// that of a completed ingest ([`crate::signals::outcome`]).
 pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
+    // Caught first: a signal during the checks below (walking a large
+    // directory) or while the store opens (a migration can take seconds)
+    // is reported, not a silent death.
+    let caught = crate::signals::catch()?;
     // A mistyped path is refused before the store is created or a run recorded.
     let missing = missing_paths(&args.paths);
     if !missing.is_empty() {
@@ -65,11 +69,13 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
     for d in &described {
         writeln!(std::io::stderr(), "kdrift: warning: {d}")?;
     }
-    // Caught before the store is opened: a signal while it opens (a
-    // migration can take seconds) stops the run with the message below
-    // instead of killing the process without a word.
-    let caught = crate::signals::catch()?;
+    if caught.interrupt().is_triggered() {
+        return interrupted_before_loading(cli, &caught, "store not opened");
+    }
     let store = crate::cmd::open_store(&cli.db)?;
+    if caught.interrupt().is_triggered() {
+        return interrupted_before_loading(cli, &caught, "no run recorded");
+    }
     let report = {
         let mut bar = Bar::new();
         ingest_files_until(&store, &args.paths, &mut bar, caught.interrupt())?
@@ -118,6 +124,17 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
         writeln!(std::io::stderr(), "{warning}")?;
     }
     Ok(if report.error_count() > 0 { ExitCode::from(2) } else { ExitCode::SUCCESS })
+}
+
+/// A signal before the run began: nothing was loaded; exit 130 or 143.
+fn interrupted_before_loading(cli: &Cli, caught: &crate::signals::Caught, what: &str) -> anyhow::Result<ExitCode> {
+    writeln!(
+        std::io::stderr(),
+        "kdrift: error: interrupted by {} before anything was loaded ({what}: {})",
+        caught.signal_name(),
+        cli.db.display()
+    )?;
+    Ok(caught.exit_code())
 }
 
 /// Pulls from VictoriaLogs window by window, prints the per-window summary

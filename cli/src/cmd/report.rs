@@ -25,7 +25,8 @@ struct Written {
 }
 
 /// Exit 0 when the report shows something, 1 when the range has no node,
-/// drain or Pending pod (the file is written either way).
+/// drain or Pending pod, or lies outside the store's history (the file is
+/// written either way, with a note saying so).
 pub fn run(cli: &Cli, args: &ReportArgs) -> anyhow::Result<ExitCode> {
     super::check_range(args.since, args.until)?;
     let store = crate::cmd::open_existing_store(&cli.db)?;
@@ -54,12 +55,26 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> anyhow::Result<ExitCode> {
             written.file,
             render::timeline::full(written.from),
             render::timeline::full(written.to),
-            kdrift_analyze::words::count(written.nodes, "node", "nodes"),
+            kdrift_analyze::words::count(written.nodes, "node charted", "nodes charted"),
             written.operations,
             written.samples,
             written.pending,
             written.chains
         )?,
+    }
+    if data.outside_history {
+        let given =
+            |t: Option<chrono::DateTime<chrono::Utc>>, open: &str| t.map_or(open.to_string(), render::timeline::full);
+        writeln!(
+            std::io::stderr(),
+            "kdrift: the range {} → {} is outside the history of {} ({} → {}): nothing in the store falls in it",
+            given(args.since, "its start"),
+            given(args.until, "its end"),
+            store.path().display(),
+            data.store_first_at.map(render::timeline::full).unwrap_or_default(),
+            data.store_last_at.map(render::timeline::full).unwrap_or_default(),
+        )?;
+        return Ok(ExitCode::from(1));
     }
     if written.nodes == 0 && written.operations == 0 && written.pending == 0 {
         let span = match (data.store_first_at, data.store_last_at) {

@@ -131,7 +131,12 @@ pub fn report<W: Write>(out: &mut W, r: &PendingReport) -> anyhow::Result<()> {
             ),
             None => format!("scheduled on {} at {} after waiting {}", s.node, t(s.at), duration(h.waited_seconds)),
         },
-        (None, Some(d)) => format!("never scheduled: deleted at {} after {} pending", t(d), duration(h.waited_seconds)),
+        (None, Some(d)) => format!(
+            "never scheduled: deleted at {}{} after {} pending",
+            t(d),
+            h.deleted_by.as_ref().map_or(String::new(), |by| format!(" ({by})")),
+            duration(h.waited_seconds)
+        ),
         (None, None) => format!("not seen scheduled: pending for at least {}", duration(h.waited_seconds)),
     };
     writeln!(out, "  outcome: {outcome}")?;

@@ -505,6 +505,16 @@ pub fn recommendation<W: Write>(out: &mut W, r: &RecommendReport) -> anyhow::Res
         r.max_rounds
     )?;
     writeln!(out)?;
+    // Fewer than 2 nodes: no thresholds change anything (descheduler skips
+    // its cycle); a table of identical rows would blame the thresholds.
+    if let Some(reason) = r.suggestions.iter().find_map(|s| match &s.verdict {
+        Verdict::NothingToDo { reason } => Some(reason),
+        _ => None,
+    }) {
+        writeln!(out, "No policy to recommend: {reason}; no thresholds change that.")?;
+        list(out, "Notes", &r.notes)?;
+        return Ok(());
+    }
     let mut b = Builder::default();
     b.push_record(["", "THRESHOLDS → TARGETS", "VERDICT", "NIGHTS", "EVICTIONS", "PENDING", "CPU SKEW"]);
     for (i, s) in r.suggestions.iter().enumerate() {

@@ -116,11 +116,7 @@ fn operation<W: Write>(out: &mut W, op: &Operation) -> anyhow::Result<()> {
             short(Some(end), op.started_at),
             duration((end - op.started_at).num_seconds())
         ),
-        None => format!(
-            "{} → still going on at the last signal ({})",
-            full(op.started_at),
-            short(Some(op.last_at()), op.started_at)
-        ),
+        None => format!("{} → {}", full(op.started_at), unended(op, &short(Some(op.last_at()), op.started_at))),
     };
     writeln!(out, "#{} {} — {span}", op.number, kind(op.kind))?;
     writeln!(out, "  order: {}", op.order.join(" → "))?;
@@ -186,11 +182,25 @@ fn operation<W: Write>(out: &mut W, op: &Operation) -> anyhow::Result<()> {
         skew(&op.after, "cpu"),
         skew(&op.after, "memory")
     )?;
-    writeln!(out, "  skew before: cpu {} points", percent_text(op.cpu_skew_before))?;
+    // From the amounts, as the line above: "-" without nodes (it read 0.0).
+    writeln!(out, "  skew before: cpu {}", skew(&op.before, "cpu"))?;
     if op.after.nodes.iter().any(|n| n.estimated) {
         writeln!(out, "  * estimated: versions observed later, or pods known only from events")?;
     }
     Ok(())
+}
+
+/// How an operation with no end time ends, `last` being its last signal
+/// as text: "still going on at the last signal (…)", or, when every node
+/// recovered but a recovery's time was not seen (a later NotReady shows
+/// it: [`EpisodeEnd::RecoveryUnseen`]), "recovered, …" as its END column says.
+pub(crate) fn unended(op: &Operation, last: &str) -> String {
+    if op.episodes.iter().all(|e| e.end != EpisodeEnd::Open) {
+        let whose = if op.episodes.len() == 1 { "its" } else { "a node's" };
+        format!("recovered, the time of {whose} recovery not seen (last signal {last})")
+    } else {
+        format!("still going on at the last signal ({last})")
+    }
 }
 
 /// One destination of an operation's replacements, `node-5 39`, with how

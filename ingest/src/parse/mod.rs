@@ -137,9 +137,7 @@ pub fn parse_bytes(location: &str, bytes: &[u8], named: Naming) -> Parsed {
         out.errors.push(InputError {
             origin: Origin { location: location.to_string(), line: None, item: None },
             column: None,
-            message:
-                "the file is empty; expected a Kubernetes object, list or NDJSON (did `kubectl get … > file` fail?)"
-                    .into(),
+            message: EMPTY_FILE.into(),
         });
         return out;
     };
@@ -201,7 +199,8 @@ fn not_json_error(location: &str, bytes: &[u8]) -> InputError {
 pub fn looks_like_a_dump(bytes: &[u8]) -> bool {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     match first_line_shape(bytes) {
-        Shape::Mapping => top_level_keys(bytes).any(|k| KUBERNETES_KEYS.contains(&k)),
+        // `---` then `kubectl describe` text is no dump either.
+        Shape::Mapping | Shape::DocumentMarker => top_level_keys(bytes).any(|k| KUBERNETES_KEYS.contains(&k)),
         shape => shape != Shape::Other,
     }
 }
@@ -209,11 +208,16 @@ pub fn looks_like_a_dump(bytes: &[u8]) -> bool {
 /// Keys every Kubernetes object or list has at its top level.
 const KUBERNETES_KEYS: [&[u8]; 4] = [b"apiVersion", b"kind", b"items", b"metadata"];
 
-/// The unindented `key:` lines' keys.
+/// The unindented `key:` lines' keys, without the quotes of a quoted key
+/// (`"apiVersion": v1`).
 fn top_level_keys(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
     bytes.split(|b| *b == b'\n').filter_map(|line| {
         let i = line.iter().position(|b| *b == b':')?;
         let key = &line[..i];
+        let key = match key {
+            [q @ (b'"' | b'\''), inner @ .., end] if end == q => inner,
+            _ => key,
+        };
         (!key.is_empty() && !key.iter().any(u8::is_ascii_whitespace) && !key.starts_with(b"#")).then_some(key)
     })
 }
@@ -225,8 +229,10 @@ enum Shape {
     Empty,
     /// `{` or `[`: JSON or NDJSON.
     Json,
-    /// A YAML document marker or a list item.
-    YamlMarker,
+    /// A YAML document marker (`---`, `%YAML`).
+    DocumentMarker,
+    /// A YAML list item (`- `).
+    ListItem,
     /// A `key:` of a YAML mapping.
     Mapping,
     /// Anything else (a table, a CSV, a URL).
@@ -236,7 +242,7 @@ enum Shape {
 /// Whether the bytes read as YAML at all (a marker, a list item, a `key:`),
 /// Kubernetes keys or not: for the message refusing YAML in a `.json` file.
 fn looks_like_yaml(bytes: &[u8]) -> bool {
-    matches!(first_line_shape(bytes), Shape::Empty | Shape::YamlMarker | Shape::Mapping)
+    matches!(first_line_shape(bytes), Shape::Empty | Shape::DocumentMarker | Shape::ListItem | Shape::Mapping)
 }
 
 fn first_line_shape(bytes: &[u8]) -> Shape {
@@ -252,11 +258,11 @@ fn first_line_shape(bytes: &[u8]) -> Shape {
     if first.starts_with(b"{") || first.starts_with(b"[") {
         return Shape::Json;
     }
-    if first == b"---" || first.starts_with(b"--- ") || first.starts_with(b"%YAML") || first == b"-" {
-        return Shape::YamlMarker;
+    if first == b"---" || first.starts_with(b"--- ") || first.starts_with(b"%YAML") {
+        return Shape::DocumentMarker;
     }
-    if first.starts_with(b"- ") {
-        return Shape::YamlMarker;
+    if first == b"-" || first.starts_with(b"- ") {
+        return Shape::ListItem;
     }
     // `key:` then a space or the end of the line; a plain key has no blanks.
     let key_end = first.iter().position(|b| *b == b':');
@@ -277,7 +283,7 @@ fn first_line_shape(bytes: &[u8]) -> Shape {
 /// is told apart from a table or CSV; both end with [`SUPPORTED_FORMATS`].
 pub fn not_a_dump_message(bytes: &[u8]) -> String {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    if first_line_shape(bytes) == Shape::Mapping {
+    if matches!(first_line_shape(bytes), Shape::Mapping | Shape::DocumentMarker) {
         format!(
             "YAML-shaped text holding no Kubernetes object (no top-level apiVersion, kind, items or metadata; \
              `kubectl describe` output is not a dump: use `kubectl get … -o yaml`); expected {SUPPORTED_FORMATS}"
@@ -286,6 +292,10 @@ pub fn not_a_dump_message(bytes: &[u8]) -> String {
         format!("neither JSON, NDJSON nor YAML; expected {SUPPORTED_FORMATS}")
     }
 }
+
+/// The error of a file holding nothing but blanks (and a byte-order mark).
+pub const EMPTY_FILE: &str =
+    "the file is empty; expected a Kubernetes object, list or NDJSON (did `kubectl get … > file` fail?)";
 
 /// What `kdrift ingest file` reads, for the message refusing anything else.
 pub const SUPPORTED_FORMATS: &str = "JSON (a Kubernetes object or list), NDJSON (one object per line) or YAML; \
@@ -749,11 +759,17 @@ mod tests {
             // `kubectl describe pod` saved as .txt: YAML-shaped, no object.
             b"Name:             web-0\nNamespace:        default\nPriority:         0\nEvents:\n  Type  Reason\n",
             b"notes: drained node-3 at 02:00\n",
+            b"---\nName:         web-0\nNamespace:    default\n",
         ] {
             assert!(!looks_like_a_dump(other), "{}", String::from_utf8_lossy(other));
         }
         // A kubectl YAML dump saved under any name, keys in any order.
-        for dump in [&b"apiVersion: v1\nitems: []\n"[..], b"# x\nmetadata:\n  name: a\nkind: Pod\n"] {
+        for dump in [
+            &b"apiVersion: v1\nitems: []\n"[..],
+            b"# x\nmetadata:\n  name: a\nkind: Pod\n",
+            b"\"apiVersion\": v1\n\"kind\": Pod\n",
+            b"---\napiVersion: v1\nkind: Pod\n",
+        ] {
             assert!(looks_like_a_dump(dump), "{}", String::from_utf8_lossy(dump));
         }
     }

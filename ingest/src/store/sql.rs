@@ -129,6 +129,8 @@ queries! {
     POD_SCHEDULED = "pod_scheduled", "why_pending/pod_scheduled.sql";
     /// The kubelet's admission rejections of one pod (OutOfcpu, …).
     POD_REJECTIONS = "pod_rejections", "why_pending/pod_rejections.sql";
+    /// Evidence that one pod was deleted after an instant (its versions, its owner's events).
+    POD_DELETIONS = "pod_deletions", "why_pending/pod_deletions.sql";
     /// Latest version of one pod at or before an instant (else the earliest after).
     POD_AT = "pod_at", "state/pod_at.sql";
     /// Latest version of every pod at or before an instant (else the earliest after).

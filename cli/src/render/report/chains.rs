@@ -328,7 +328,10 @@ fn nodes_table<W: Write>(out: &mut W, s: &StateAtFailure) -> std::io::Result<()>
         full(s.at),
         count(s.pods_counted, "pod counted", "pods counted")
     )?;
+    // Lower bounds as the terminal's table marks them: requested and pods
+    // `≥`, free `≤`.
     let bound = if s.requested_is_lower_bound { "≥" } else { "" };
+    let free_bound = if s.requested_is_lower_bound { "≤" } else { "" };
     writeln!(
         out,
         r#"<table class="nodes"><tr><th>node</th><th>cpu requested</th><th>cpu free</th><th>memory requested</th><th>pods</th><th>fails for this pod</th></tr>"#
@@ -359,9 +362,9 @@ fn nodes_table<W: Write>(out: &mut W, s: &StateAtFailure) -> std::io::Result<()>
             Esc(&n.name),
             Esc(&name),
             Esc(&cell("cpu")),
-            get("cpu").map_or("-".into(), |r| Esc(&amount("cpu", r.free)).to_string()),
+            get("cpu").map_or("-".into(), |r| format!("{free_bound}{}", Esc(&amount("cpu", r.free)))),
             Esc(&cell("memory")),
-            get("pods").map_or("-".into(), |r| format!("{}/{}", r.requested, r.allocatable)),
+            get("pods").map_or("-".into(), |r| format!("{bound}{}/{}", r.requested, r.allocatable)),
             fit_cell(s, n)
         )?;
     }

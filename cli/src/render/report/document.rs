@@ -154,18 +154,18 @@ fn operation<W: Write>(out: &mut W, d: &ReportData, op: &Operation) -> std::io::
     )?;
     let span = match op.ended_at {
         Some(e) => format!("ended {} after {}", full(e), duration((e - op.started_at).num_seconds())),
-        None => format!("still going on at the last signal ({})", full(op.last_at())),
+        None => crate::render::timeline::unended(op, &full(op.last_at())),
     };
     let landed: Vec<String> = op.landed.iter().map(crate::render::timeline::landing_text).collect();
     writeln!(
         out,
-        "<p>Order: {}; {span}. {} moved; replacements landed on: {}. Skew left (max − min requested %): cpu {} points (before: {}), memory {} points.</p>",
+        "<p>Order: {}; {span}. {} moved; replacements landed on: {}. Skew left (max − min requested %): cpu {} (before: {}), memory {}.</p>",
         Esc(&op.order.join(" → ")),
         kdrift_analyze::words::count(op.pods_moved, "pod", "pods"),
         Esc(&if landed.is_empty() { "-".to_string() } else { landed.join(", ") }),
-        percent_text(op.cpu_skew_after),
-        percent_text(op.cpu_skew_before),
-        percent_text(op.memory_skew_after)
+        skew_text(&op.after, "cpu"),
+        skew_text(&op.before, "cpu"),
+        skew_text(&op.after, "memory")
     )?;
     let (from, to) = window(op);
     let nodes = nodes_of(op, &d.nodes);
@@ -282,4 +282,13 @@ fn notes<W: Write>(out: &mut W, d: &ReportData) -> std::io::Result<()> {
         writeln!(out, "<li>{}</li>", Esc(n))?;
     }
     writeln!(out, "</ul></section>")
+}
+
+/// A resource's skew in points, `-` when no two nodes offer it (no Node
+/// objects: it read `0.0 points`).
+fn skew_text(r: &kdrift_analyze::usage::RequestedAt, resource: &str) -> String {
+    r.skew
+        .iter()
+        .find(|s| s.resource == resource && s.nodes >= 2)
+        .map_or("-".to_string(), |s| format!("{} points", percent_text(s.skew)))
 }

@@ -382,6 +382,18 @@ mod tests {
     }
 
     #[test]
+    fn an_operation_without_an_end_says_whether_it_is_still_going_on() {
+        // The header said "still going on" above an END column "recovered (unseen)".
+        let mut o = op();
+        o.ended_at = None;
+        o.episodes[0].end = EpisodeEnd::RecoveryUnseen;
+        let unended = |o: &Operation| crate::render::timeline::unended(o, "10:31:51");
+        assert_eq!(unended(&o), "recovered, the time of its recovery not seen (last signal 10:31:51)");
+        o.episodes[0].end = EpisodeEnd::Open;
+        assert_eq!(unended(&o), "still going on at the last signal (10:31:51)");
+    }
+
+    #[test]
     fn bands_ticks_and_labels_land_where_the_times_are() {
         let op = op();
         // 0–24 h: the gutter for "node-<1>" (8 characters: 74 units), then

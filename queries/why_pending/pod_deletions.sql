@@ -1,0 +1,48 @@
+-- name: pod_deletions
+-- access: read
+-- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q('media', 'backup-29930640-x7k2q', '', epoch_us(TIMESTAMP '2026-11-28 04:00:00'));
+-- purpose: Evidence that one pod was deleted, at or after an instant (its
+--   first failure), the pod's own first (a DELETED version, then a
+--   deletionTimestamp; of its uid, any when '' or the version has none),
+--   then the earliest of the others: its owner's
+--   SuccessfulDelete ("Deleted pod: NAME": a ReplicaSet scaled down by a
+--   rollout, a Job), kube-scheduler's "skip schedule deleting pod" (1.19+),
+--   and the end of the Job that created it (DeadlineExceeded,
+--   BackoffLimitExceeded: the Job controller deletes its active pods). The
+--   events name no uid: a reused name's earlier pod was deleted before the
+--   instant. The same sources as `pending_pods`' deletions.
+-- params: $1 namespace VARCHAR, $2 name VARCHAR, $3 uid VARCHAR ('' = any pod of that name),
+--   $4 since_us BIGINT (UTC microseconds)
+-- columns: deleted_at TIMESTAMP, evidence VARCHAR
+SELECT deleted_at, evidence
+FROM (
+    -- `rank`: the pod's own evidence first whenever there is some (its owner's
+    -- and its Job's come a moment before the deletion itself): a DELETED
+    -- version, then a deletionTimestamp; then the earliest of its owner's,
+    -- its Job's and the scheduler's (in that order at the same instant).
+    SELECT CASE WHEN change = 'DELETED' THEN observed_at ELSE deleted_at END AS deleted_at,
+           CASE WHEN change = 'DELETED' THEN 'DELETED version' ELSE 'deletionTimestamp' END AS evidence,
+           CASE WHEN change = 'DELETED' THEN 1 ELSE 2 END AS rank
+    FROM pod_versions
+    WHERE namespace = $1 AND name = $2 AND ($3 = '' OR COALESCE(uid, '') IN ($3, ''))
+      AND (change = 'DELETED' OR deleted_at IS NOT NULL)
+    UNION ALL
+    SELECT first_time, involved_kind || ' ' || involved_name || ' SuccessfulDelete', 3
+    FROM event_versions
+    WHERE reason = 'SuccessfulDelete' AND involved_namespace = $1 AND message = 'Deleted pod: ' || $2
+    UNION ALL
+    SELECT last_time, 'FailedScheduling: skip schedule deleting pod', 5
+    FROM event_versions
+    WHERE reason = 'FailedScheduling' AND involved_kind = 'Pod' AND involved_namespace = $1 AND involved_name = $2
+      AND ($3 = '' OR COALESCE(involved_uid, '') IN ($3, '')) AND message LIKE 'skip schedule deleting pod%'
+    UNION ALL
+    SELECT j.first_time, 'Job ' || j.involved_name || ' ' || j.reason, 4
+    FROM event_versions c
+    JOIN event_versions j ON j.involved_kind = 'Job' AND j.involved_namespace = c.involved_namespace
+                         AND j.involved_name = c.involved_name
+                         AND j.reason IN ('DeadlineExceeded', 'BackoffLimitExceeded')
+    WHERE c.involved_kind = 'Job' AND c.reason = 'SuccessfulCreate' AND c.involved_namespace = $1
+      AND c.message = 'Created pod: ' || $2
+)
+WHERE deleted_at >= make_timestamp($4)
+ORDER BY least(rank, 3), deleted_at, rank, evidence;
