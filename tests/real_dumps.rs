@@ -220,6 +220,14 @@ fn skew_and_plan_on_erwee402_say_the_requested_amounts_are_a_lower_bound() {
     let loaded = kdrift_analyze::snapshot::load_snapshot(&store, None).expect("snapshot");
     assert_eq!(loaded.lower_bound_nodes, ["minikube"]);
     assert_eq!(loaded.notes[0], note);
+    // An --at after the history shows the same last state, still a lower
+    // bound (the events of the history's last hour name the same pods).
+    let later = chrono::DateTime::parse_from_rfc3339("2030-01-01T00:00:00Z").expect("time").to_utc();
+    let after = kdrift_analyze::skew::skew(&store, Some(later), &chart).expect("skew");
+    assert!(after.nodes[0].requested.lower_bound, "{:?}", after.nodes[0]);
+    assert!(after.notes.iter().any(|n| n == note), "{:?}", after.notes);
+    let loaded = kdrift_analyze::snapshot::load_snapshot(&store, Some(later)).expect("snapshot");
+    assert_eq!(loaded.lower_bound_nodes, ["minikube"]);
     // Kube-system alone, with every pod's object: no lower bound.
     let (_d2, only_system) = temp_store();
     let dumps = real.join("dumps");
