@@ -40,6 +40,23 @@ fn ev(
 
 const FS: &str = "0/2 nodes are available: 2 Insufficient cpu.";
 
+/// A Scheduled event binding `d/web-0` (`uid`, `""` for none) to n1 at `at`.
+fn web0_scheduled(name: &str, uid: &str, at: &str) -> String {
+    ev(name, "web-0", uid, "Scheduled", "Successfully assigned d/web-0 to n1", 1.into(), at, at)
+}
+
+/// `nodes.json` in `dir`: nodes n1..=n`count`, 1 CPU each.
+fn one_cpu_nodes(dir: &Path, count: u32) -> PathBuf {
+    let items: Vec<serde_json::Value> = (1..=count)
+        .map(|i| {
+            serde_json::json!({"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": format!("n{i}"), "uid": format!("u-n{i}"), "creationTimestamp": "2026-01-01T00:00:00Z"},
+                "status": {"allocatable": {"cpu": "1", "memory": "4Gi", "pods": "110"}}})
+        })
+        .collect();
+    write(dir, "nodes.json", serde_json::json!({"kind": "List", "items": items}).to_string().as_bytes())
+}
+
 #[test]
 fn int32_counts_sum_without_overflow_and_larger_ones_are_rejected() {
     let (dir, store) = temp_store();
@@ -78,16 +95,7 @@ fn a_reused_pod_name_is_explained_as_the_newest_pod_only() {
     let (dir, store) = temp_store();
     let mut lines = vec![
         ev("old.1", "web-0", "OLD", "FailedScheduling", FS, 10.into(), "2026-01-01T01:00:00Z", "2026-01-01T01:20:00Z"),
-        ev(
-            "old.2",
-            "web-0",
-            "OLD",
-            "Scheduled",
-            "Successfully assigned d/web-0 to n1",
-            1.into(),
-            "2026-01-01T01:21:00Z",
-            "2026-01-01T01:21:00Z",
-        ),
+        web0_scheduled("old.2", "OLD", "2026-01-01T01:21:00Z"),
         ev(
             "new.1",
             "web-0",
@@ -134,18 +142,10 @@ fn a_reused_pod_name_is_evaluated_with_its_own_object_not_the_earlier_pods() {
     // version of its *name* at the failure: the earlier web-0 (1500m, seen
     // before the failure) instead of the pending one (100m, dumped after).
     let (dir, store) = temp_store();
-    let items = [1, 2].map(|i| {
-        serde_json::json!({
-            "apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": format!("n{i}"), "uid": format!("u-n{i}"), "creationTimestamp": "2026-01-01T00:00:00Z"},
-            "status": {"allocatable": {"cpu": "1", "memory": "4Gi", "pods": "110"}}
-        })
-    });
-    let nodes = serde_json::json!({"kind": "List", "items": items});
     let failed =
         ev("new.1", "web-0", "NEW", "FailedScheduling", FS, 4.into(), "2026-01-01T05:00:00Z", "2026-01-01T05:30:00Z");
     let files = [
-        write(dir.path(), "nodes.json", nodes.to_string().as_bytes()),
+        one_cpu_nodes(dir.path(), 2),
         write(
             dir.path(),
             "old.json",
@@ -177,7 +177,7 @@ fn a_reused_pod_name_is_evaluated_with_its_own_object_not_the_earlier_pods() {
         serde_json::json!({"type": "DELETED", "object": old}).to_string(),
     ];
     let files = [
-        write(dir.path(), "nodes.json", nodes.to_string().as_bytes()),
+        one_cpu_nodes(dir.path(), 2),
         write(dir.path(), "watch.ndjson", watch.join("\n").as_bytes()),
         write(dir.path(), "events.ndjson", failed.as_bytes()),
     ];
@@ -193,26 +193,12 @@ fn a_pending_pod_dumped_after_its_binding_is_evaluated_without_its_later_node() 
     // spec.nodeName: "NodeName excluded 1 node(s): n2" at a failure where
     // the pod had no node yet.
     let (dir, store) = temp_store();
-    let items = [1, 2].map(|i| {
-        serde_json::json!({"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": format!("n{i}"), "uid": format!("u-n{i}"), "creationTimestamp": "2026-01-01T00:00:00Z"},
-            "status": {"allocatable": {"cpu": "1", "memory": "4Gi", "pods": "110"}}})
-    });
     let events = [
         ev("f.1", "web-0", "NEW", "FailedScheduling", FS, 4.into(), "2026-01-01T05:00:00Z", "2026-01-01T05:30:00Z"),
-        ev(
-            "s.1",
-            "web-0",
-            "NEW",
-            "Scheduled",
-            "Successfully assigned d/web-0 to n1",
-            1.into(),
-            "2026-01-01T05:50:00Z",
-            "2026-01-01T05:50:00Z",
-        ),
+        web0_scheduled("s.1", "NEW", "2026-01-01T05:50:00Z"),
     ];
     let files = [
-        write(dir.path(), "nodes.json", serde_json::json!({"kind": "List", "items": items}).to_string().as_bytes()),
+        one_cpu_nodes(dir.path(), 2),
         write(dir.path(), "events.ndjson", events.join("\n").as_bytes()),
         write(
             dir.path(),
@@ -235,11 +221,8 @@ fn a_uid_less_version_of_another_pod_does_not_stand_for_the_pending_one() {
     old["metadata"].as_object_mut().expect("metadata").remove("uid");
     let failed =
         ev("new.1", "web-0", "NEW", "FailedScheduling", FS, 4.into(), "2026-01-01T05:00:00Z", "2026-01-01T05:30:00Z");
-    let node = serde_json::json!({"apiVersion": "v1", "kind": "Node",
-        "metadata": {"name": "n1", "uid": "u-n1", "creationTimestamp": "2026-01-01T00:00:00Z"},
-        "status": {"allocatable": {"cpu": "1", "memory": "4Gi", "pods": "110"}}});
     let files = [
-        write(dir.path(), "node.json", node.to_string().as_bytes()),
+        one_cpu_nodes(dir.path(), 1),
         write(dir.path(), "old.json", old.to_string().as_bytes()),
         write(dir.path(), "events.ndjson", failed.as_bytes()),
         write(
@@ -261,16 +244,7 @@ fn a_binding_before_a_later_failure_of_the_name_is_not_the_outcome() {
     let (dir, store) = temp_store();
     let lines = [
         ev("a.1", "web-0", "", "FailedScheduling", FS, 2.into(), "2026-01-01T00:50:00Z", "2026-01-01T00:59:00Z"),
-        ev(
-            "a.2",
-            "web-0",
-            "",
-            "Scheduled",
-            "Successfully assigned d/web-0 to n1",
-            1.into(),
-            "2026-01-01T01:00:00Z",
-            "2026-01-01T01:00:00Z",
-        ),
+        web0_scheduled("a.2", "", "2026-01-01T01:00:00Z"),
         ev("b.1", "web-0", "", "FailedScheduling", FS, 4.into(), "2026-01-01T05:00:00Z", "2026-01-01T05:30:00Z"),
     ];
     let f = write(dir.path(), "e.ndjson", lines.join("\n").as_bytes());
