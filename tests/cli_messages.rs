@@ -1587,8 +1587,7 @@ fn query_json_output_nests_json_columns_as_objects() {
         "name=backup-29930640-5l8lp",
         "--param",
         "at_us=2026-11-28T05:00:00Z",
-        "--param",
-        "uid=",
+        // No uid: optional, any pod of the name (as before it was a parameter).
         "-o",
         "json",
     ]);

@@ -32,6 +32,11 @@ pub struct ParamSpec {
     pub sql_type: String,
     /// What users pass and how it is converted (from the name and the type).
     pub kind: ParamKind,
+    /// The value when none is given: `''` for a text parameter whose header
+    /// says what the empty text means (`$4 uid VARCHAR ('' = any pod …)`);
+    /// `None`: the parameter is required.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
 }
 
 /// How a parameter's value is read and bound.
@@ -71,7 +76,10 @@ impl ParamSpec {
         match self.kind {
             ParamKind::Instant => "RFC 3339 or UTC µs".into(),
             ParamKind::Instants => "comma-separated, each RFC 3339 or UTC µs".into(),
-            ParamKind::Integer | ParamKind::Text => self.sql_type.clone(),
+            ParamKind::Integer | ParamKind::Text => match &self.default {
+                Some(d) => format!("{}, default {d:?}", self.sql_type),
+                None => self.sql_type.clone(),
+            },
         }
     }
 }
@@ -185,7 +193,9 @@ pub fn info(q: &NamedQuery) -> QueryInfo {
         let name = words.next().unwrap_or("").to_string();
         let sql_type = words.next().unwrap_or("VARCHAR").trim_end_matches(['(', ',']).to_string();
         let kind = ParamKind::of(&name, &sql_type);
-        params.push(ParamSpec { position: pos, name, sql_type, kind });
+        // `('' = what the empty text means)`: optional, empty by default.
+        let default = (kind == ParamKind::Text && words.next().is_some_and(|w| w.starts_with("(''"))).then(String::new);
+        params.push(ParamSpec { position: pos, name, sql_type, kind, default });
     }
     params.sort_by_key(|p| p.position);
     QueryInfo {
@@ -354,8 +364,11 @@ pub fn run(store: &Store, name: &str, params: &[(String, String)]) -> Result<Que
     }
     let mut bound: Vec<Box<dyn ToSql>> = Vec::new();
     for spec in &info.params {
-        let value = params.iter().find(|(k, _)| *k == spec.name).map(|(_, v)| v.as_str()).ok_or_else(|| {
-            CatalogError::MissingParam { query: q.name, name: spec.name.clone(), expects: spec.expects() }
+        let given = params.iter().find(|(k, _)| *k == spec.name).map(|(_, v)| v.as_str());
+        let value = given.or(spec.default.as_deref()).ok_or_else(|| CatalogError::MissingParam {
+            query: q.name,
+            name: spec.name.clone(),
+            expects: spec.expects(),
         })?;
         bound.push(bind_value(spec, value)?);
     }
@@ -402,6 +415,10 @@ mod tests {
         assert_eq!(names, ["namespace", "name", "at_us", "uid"]);
         let kinds: Vec<ParamKind> = i.params.iter().map(|p| p.kind).collect();
         assert_eq!(kinds, [ParamKind::Text, ParamKind::Text, ParamKind::Instant, ParamKind::Text]);
+        // The uid may be left out (empty: any pod of the name); the others may not.
+        let defaults: Vec<Option<&str>> = i.params.iter().map(|p| p.default.as_deref()).collect();
+        assert_eq!(defaults, [None, None, None, Some("")]);
+        assert_eq!(i.params[3].expects(), "VARCHAR, default \"\"");
         assert!(i.read_only);
         let r = info(ALL.iter().find(|q| q.name == "requested_by_node").expect("requested_by_node"));
         assert_eq!(r.params[0].kind, ParamKind::Instants);
