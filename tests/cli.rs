@@ -170,6 +170,8 @@ fn ingest_api_and_record_without_a_kubeconfig_create_no_store() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_ne!(out.status.code(), Some(0), "{command:?}: {stderr}");
         assert!(stderr.contains("no-such-kubeconfig"), "{command:?} names the kubeconfig: {stderr}");
+        // Said once (kube's error was both in the message and its source).
+        assert_eq!(stderr.matches("failed to read kubeconfig").count(), 1, "{command:?}: {stderr}");
         assert!(!db.exists(), "{command:?} created {}", db.display());
     }
 }

@@ -33,16 +33,16 @@ impl ClusterOptions {
         let options = KubeConfigOptions { context: self.context.clone(), ..KubeConfigOptions::default() };
         if let Some(path) = &self.kubeconfig {
             let file = Kubeconfig::read_from(path)
-                .map_err(|source| ClusterError::Kubeconfig { location: path.display().to_string(), source })?;
+                .map_err(|source| ClusterError::Kubeconfig { location: path.display().to_string(), cause: source })?;
             return Config::from_custom_kubeconfig(file, &options)
                 .await
-                .map_err(|source| ClusterError::Kubeconfig { location: path.display().to_string(), source });
+                .map_err(|source| ClusterError::Kubeconfig { location: path.display().to_string(), cause: source });
         }
         match Config::from_kubeconfig(&options).await {
             Ok(config) => Ok(config),
             // A context was asked for: only a kubeconfig can have it.
             Err(source) if self.context.is_some() => {
-                Err(ClusterError::Kubeconfig { location: default_location(), source })
+                Err(ClusterError::Kubeconfig { location: default_location(), cause: source })
             }
             Err(kubeconfig) => Config::incluster()
                 .map_err(|in_cluster| ClusterError::NoConfiguration { kubeconfig, in_cluster: Box::new(in_cluster) }),

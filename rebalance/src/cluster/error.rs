@@ -8,13 +8,12 @@ use kube::config::{InClusterError, KubeconfigError};
 #[non_exhaustive]
 pub enum ClusterError {
     /// The kubeconfig could not be read, or lacks the context / cluster.
-    #[error("kubeconfig {location}: {source}")]
+    #[error("kubeconfig {location}: {cause}")]
     Kubeconfig {
         /// The file (or `KUBECONFIG=…` / `~/.kube/config`).
         location: String,
-        /// kube's error.
-        #[source]
-        source: KubeconfigError,
+        /// kube's error, in the message (not a `source`: `{:#}` printed it twice).
+        cause: KubeconfigError,
     },
     /// Neither a kubeconfig nor an in-cluster service account was found.
     #[error(
