@@ -175,6 +175,29 @@ fn a_failing_resource_is_retried_and_a_forbidden_one_reported() {
 }
 
 #[test]
+fn a_resource_never_in_sync_is_reported_with_the_error_it_was_retried_for() {
+    // A server that answered nothing but 500s ended as "ok, 0 errors".
+    let kube = FakeKube::start();
+    kube.fail_resource("nodes", 500);
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let db = dir.path().join("rec.duckdb");
+    let rec = RunningRecorder::start(&kubeconfig, &db, Arc::new(WallClock), |o| {
+        o.watch.backoff_initial = Duration::from_millis(20);
+    });
+    assert!(rec.watched.wait(WAIT, |s| s.problems.iter().any(|(r, _, fatal)| r == "nodes" && !*fatal)));
+    let report = rec.stop();
+    assert_eq!(report.status.as_str(), "partial", "the other resources were read");
+    let n = report.resources.iter().find(|r| r.resource == "nodes").expect("nodes");
+    let message = n.problem.as_ref().map(|p| p.message.as_str()).unwrap_or_default();
+    assert!(
+        message.starts_with("never in sync until the recorder stopped; last retried: nodes: the server answered 500"),
+        "{n:?}"
+    );
+    assert!(report.errors() >= 1);
+}
+
+#[test]
 fn recording_the_replayed_demo_history_answers_why_pending_like_the_demo() {
     let scenario = generate(&ScenarioConfig { seed: 3, scale: 1 });
     let facts = scenario.facts.clone();

@@ -109,6 +109,10 @@ struct Recorder<'s, 'o> {
     clock: Arc<dyn Clock>,
     observer: &'o mut dyn RecordObserver,
     errors: u64,
+    /// Per resource, the last problem the watcher retried: reported when
+    /// the resource never got in sync (a server that never answered ended
+    /// as "ok, 0 errors").
+    retried: BTreeMap<String, ResourceProblem>,
 }
 
 impl Recorder<'_, '_> {
@@ -171,6 +175,8 @@ impl Recorder<'_, '_> {
                 self.observer.problem(&resource, &message, fatal);
                 if fatal {
                     self.report(&resource, &o.cluster, &o.scope).problem = Some(ResourceProblem::from_error(&error));
+                } else {
+                    self.retried.insert(resource.name(), ResourceProblem::from_error(&error));
                 }
             }
         }
@@ -197,7 +203,8 @@ pub async fn record(
     let location = format!("{} ({}, recorder)", options.cluster, options.scope);
     let writer = RunWriter::begin(store, "api", &location)?;
     let (tx, mut rx) = mpsc::channel(options.channel_capacity.max(1));
-    let mut recorder = Recorder { store, writer, reports: BTreeMap::new(), clock, observer, errors: 0 };
+    let mut recorder =
+        Recorder { store, writer, reports: BTreeMap::new(), clock, observer, errors: 0, retried: BTreeMap::new() };
     let mut tasks = Vec::new();
     for resource in &options.resources {
         recorder.report(resource, &options.cluster, &options.scope);
@@ -236,6 +243,13 @@ pub async fn record(
     }
     let order: Vec<String> = options.resources.iter().map(ResourceKind::name).collect();
     let mut reports = recorder.reports;
+    // Never in sync, for the reason last retried: a problem of the run.
+    for (name, mut problem) in recorder.retried {
+        if let Some(r) = reports.get_mut(&name).filter(|r| r.resource_version.is_none() && r.problem.is_none()) {
+            problem.message = format!("never in sync until the recorder stopped; last retried: {}", problem.message);
+            r.problem = Some(problem);
+        }
+    }
     let resources = order.iter().filter_map(|n| reports.remove(n)).collect();
     finish(recorder.writer, &options.cluster, &options.scope, resources)
 }
