@@ -701,6 +701,27 @@ fn an_empty_dump_alone_is_refused_before_the_store_is_opened() {
 }
 
 #[test]
+fn why_pending_takes_a_pod_name_alone_and_points_at_the_namespace_it_failed_in() {
+    // `why-pending NAME` was a usage error; `why-pending default/NAME` said
+    // only "no FailedScheduling event" though the pod failed in media.
+    let (code, stdout, stderr) = on_demo(&["why-pending", "backup-29930640-5l8lp"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("Pod media/backup-29930640-5l8lp "), "{stdout}");
+    let (code, _, stderr) = on_demo(&["why-pending", "default/backup-29930640-5l8lp"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.starts_with("kdrift: no FailedScheduling event for default/backup-29930640-5l8lp in ")
+            && stderr.contains(
+                " (a pod of that name did in another namespace: `kdrift why-pending media/backup-29930640-5l8lp`)"
+            ),
+        "{stderr}"
+    );
+    let (code, _, stderr) = on_demo(&["why-pending", "no-such-pod"]);
+    assert_eq!(code, 1);
+    assert!(stderr.starts_with("kdrift: no FailedScheduling event for a pod named no-such-pod in "), "{stderr}");
+}
+
+#[test]
 fn ingest_stores_a_relative_path_as_an_absolute_one() {
     // `kdrift ingest file dumps/../dumps/nodes.json` stored that text: later
     // reports could not say which file it was.

@@ -590,8 +590,9 @@ pub struct IngestFileArgs {
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("target").required(true).args(["pod", "all"]))]
 pub struct WhyPendingArgs {
-    /// The pod, as NAMESPACE/NAME.
-    #[arg(value_name = "NAMESPACE/POD", value_parser = parse_pod_ref)]
+    /// The pod, as NAMESPACE/NAME, or NAME alone when one namespace has a pod of that name with
+    /// FailedScheduling events.
+    #[arg(value_name = "NAMESPACE/POD", value_parser = parse_pending_pod_ref)]
     pub pod: Option<PodRef>,
     /// Every pod that had FailedScheduling, longest-pending first.
     #[arg(long)]
@@ -634,6 +635,15 @@ pub fn parse_pod_ref(s: &str) -> Result<PodRef, String> {
     }
 }
 
+/// Parses `NAMESPACE/NAME`, or `NAME` alone (namespace `""`: found in the
+/// store by `kdrift why-pending`) (pure; used by clap).
+pub fn parse_pending_pod_ref(s: &str) -> Result<PodRef, String> {
+    if !s.is_empty() && !s.contains('/') {
+        return Ok(PodRef { namespace: String::new(), name: s.to_string() });
+    }
+    parse_pod_ref(s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -645,6 +655,8 @@ mod tests {
         assert!(parse_pod_ref("backup-1").is_err());
         assert!(parse_pod_ref("/x").is_err());
         assert!(parse_pod_ref("a/b/c").is_err());
+        assert_eq!(parse_pending_pod_ref("backup-1"), Ok(PodRef { namespace: String::new(), name: "backup-1".into() }));
+        assert!(parse_pending_pod_ref("").is_err() && parse_pending_pod_ref("a/").is_err());
     }
 
     #[test]

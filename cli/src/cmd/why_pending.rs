@@ -1,9 +1,11 @@
-//! `kdrift why-pending NAMESPACE/POD` and `kdrift why-pending --all`.
+//! `kdrift why-pending NAMESPACE/POD` (or `POD` alone, its namespace found
+//! in the store) and `kdrift why-pending --all`.
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use kdrift_analyze::{pending_pods, why_pending};
+use kdrift_ingest::store::sql;
 use kdrift_ingest::Store;
 
 use crate::args::{Cli, Output, WhyPendingArgs};
@@ -24,11 +26,40 @@ pub fn explain<W: Write>(
     args: &WhyPendingArgs,
 ) -> anyhow::Result<ExitCode> {
     if let Some(pod) = &args.pod {
-        let Some(report) = why_pending(store, &pod.namespace, &pod.name)? else {
+        let namespaces = pod_name_namespaces(store, &pod.name)?;
+        let namespace = match (pod.namespace.as_str(), namespaces.as_slice()) {
+            // NAME alone: the one namespace where it failed to schedule.
+            ("", [only]) => only.clone(),
+            ("", []) => {
+                writeln!(
+                    std::io::stderr(),
+                    "kdrift: no FailedScheduling event for a pod named {} in {} (try `kdrift why-pending --all`)",
+                    pod.name,
+                    store.path().display()
+                )?;
+                return Ok(ExitCode::from(1));
+            }
+            ("", several) => {
+                let refs: Vec<String> = several.iter().map(|ns| format!("{ns}/{}", pod.name)).collect();
+                anyhow::bail!(
+                    "pods named {} failed to schedule in several namespaces: give one of {}",
+                    pod.name,
+                    refs.join(", ")
+                );
+            }
+            (given, _) => given.to_string(),
+        };
+        let Some(report) = why_pending(store, &namespace, &pod.name)? else {
+            let elsewhere: Vec<String> =
+                namespaces.iter().map(|ns| format!("`kdrift why-pending {ns}/{}`", pod.name)).collect();
+            let hint = if elsewhere.is_empty() {
+                "try `kdrift why-pending --all`".to_string()
+            } else {
+                format!("a pod of that name did in another namespace: {}", elsewhere.join(", "))
+            };
             writeln!(
                 std::io::stderr(),
-                "kdrift: no FailedScheduling event for {}/{} in {} (try `kdrift why-pending --all`)",
-                pod.namespace,
+                "kdrift: no FailedScheduling event for {namespace}/{} in {} ({hint})",
                 pod.name,
                 store.path().display()
             )?;
@@ -49,4 +80,9 @@ pub fn explain<W: Write>(
         Output::Table => render::pending::list(out, &pods)?,
     }
     Ok(if pods.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// The namespaces in which a pod of this name had FailedScheduling events (query `pod_name_namespaces`).
+fn pod_name_namespaces(store: &Store, name: &str) -> anyhow::Result<Vec<String>> {
+    Ok(store.query_map(&sql::POD_NAME_NAMESPACES, [name], |r| r.get::<_, String>(0))?)
 }

@@ -131,6 +131,8 @@ queries! {
     POD_REJECTIONS = "pod_rejections", "why_pending/pod_rejections.sql";
     /// Evidence that one pod was deleted after an instant (its versions, its owner's events).
     POD_DELETIONS = "pod_deletions", "why_pending/pod_deletions.sql";
+    /// The namespaces in which a pod of a name had FailedScheduling events.
+    POD_NAME_NAMESPACES = "pod_name_namespaces", "why_pending/pod_name_namespaces.sql";
     /// Latest version of one pod at or before an instant (else the earliest after).
     POD_AT = "pod_at", "state/pod_at.sql";
     /// Latest version of every pod at or before an instant (else the earliest after).
