@@ -722,6 +722,40 @@ fn why_pending_takes_a_pod_name_alone_and_points_at_the_namespace_it_failed_in()
 }
 
 #[test]
+fn dumps_of_two_clusters_given_together_are_warned_about() {
+    // `ingest file dir/` over two clusters' dumps merged their `minikube`
+    // nodes into one without a word.
+    let dir = tempfile::tempdir().expect("tmp");
+    let node = |uid: &str| {
+        json!({"kind": "List", "items": [{"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": "minikube", "uid": uid, "creationTimestamp": "2026-01-01T00:00:00Z"},
+            "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"}}}]})
+    };
+    for (cluster, uid) in [("a", "uid-a"), ("b", "uid-b")] {
+        std::fs::create_dir_all(dir.path().join(cluster)).expect("mkdir");
+        std::fs::write(dir.path().join(cluster).join("nodes.json"), node(uid).to_string()).expect("write");
+    }
+    let (code, _, stderr) = ingest_in(dir.path(), &[dir.path()]);
+    assert_eq!(code, 0, "{stderr}");
+    let (a, b) = (dir.path().join("a/nodes.json"), dir.path().join("b/nodes.json"));
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "kdrift: warning: node minikube was stored with 2 different uids (from {}, {}): dumps of two clusters \
+             given together become one cluster in the store (keep one store per cluster), unless the node was \
+             deleted and re-created under its name between the dumps",
+            a.display(),
+            b.display()
+        )
+    );
+    // One cluster's dumps: no warning.
+    let one = tempfile::tempdir().expect("tmp");
+    std::fs::write(one.path().join("nodes.json"), node("uid-a").to_string()).expect("write");
+    let (code, _, stderr) = ingest_in(one.path(), &[&one.path().join("nodes.json")]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+}
+
+#[test]
 fn ingest_stores_a_relative_path_as_an_absolute_one() {
     // `kdrift ingest file dumps/../dumps/nodes.json` stored that text: later
     // reports could not say which file it was.

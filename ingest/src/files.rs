@@ -11,7 +11,7 @@ use crate::parse::{looks_like_a_dump, not_a_dump_message, parse_bytes, Format, I
 use crate::record::{Origin, Record};
 use crate::store::prepare::{prepare_all, Prepared};
 use crate::store::writer::{RunCounts, RunStatus, RunWriter};
-use crate::store::{Store, StoreError};
+use crate::store::{sql, Store, StoreError};
 
 /// File name endings `ingest file` reads when walking a directory (also with
 /// `.gz`). Other files in a directory (a cluster-info dump's `logs.txt`) are
@@ -70,6 +70,10 @@ pub struct IngestReport {
     /// status and is kept ([`ingest_files_until`]); the caller should still
     /// say the signal was seen.
     pub interrupted_during_commit: bool,
+    /// Warnings about what was stored, e.g. a node name stored with two
+    /// uids (query `run_node_uids`: dumps of two clusters given together?).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 impl IngestReport {
@@ -360,7 +364,7 @@ pub fn ingest_files_until(
     if interrupt.is_triggered() {
         return abandon_interrupted(writer, &location, summaries, ignored);
     }
-    let mut report = finish(writer, summaries, ignored, progress)?;
+    let mut report = finish(store, writer, summaries, ignored, progress)?;
     // Triggered since the last check: during the final commit, which went on.
     report.interrupted_during_commit = interrupt.is_triggered();
     if report.interrupted_during_commit {
@@ -390,6 +394,7 @@ fn abandon_interrupted(
         counts,
         interrupted: true,
         interrupted_during_commit: false,
+        warnings: Vec::new(),
     })
 }
 
@@ -438,7 +443,7 @@ pub fn ingest_records(
     let mut writer = RunWriter::begin(store, source_kind, location)?;
     let mut summary = FileSummary { location: location.to_string(), ..FileSummary::default() };
     stage_all(&mut writer, records, &mut summary, &Interrupt::new())?;
-    finish(writer, vec![summary], Vec::new(), &mut NoProgress)
+    finish(store, writer, vec![summary], Vec::new(), &mut NoProgress)
 }
 
 /// Stages `records`, a chunk at a time, until they end or `interrupt` is triggered.
@@ -497,6 +502,7 @@ pub(crate) fn stage_prepared(
 }
 
 fn finish(
+    store: &Store,
     mut writer: RunWriter<'_>,
     mut summaries: Vec<FileSummary>,
     ignored: Vec<String>,
@@ -531,6 +537,15 @@ fn finish(
         s.added = per_location.iter().find(|(l, _)| *l == s.location).map_or(0, |(_, n)| *n);
         s.duplicates = s.records.saturating_sub(s.added);
     }
+    let warnings = store.query_map(&sql::RUN_NODE_UIDS, [run_id], |r| {
+        let (name, uids, locations): (String, i64, String) =
+            (r.get(0)?, r.get(1)?, r.get::<_, duckdb::types::Value>(2).map(list_text)?);
+        Ok(format!(
+            "node {name} was stored with {uids} different uids (from {locations}): dumps of two clusters given \
+             together become one cluster in the store (keep one store per cluster), unless the node was deleted \
+             and re-created under its name between the dumps"
+        ))
+    })?;
     Ok(IngestReport {
         run_id,
         status,
@@ -539,7 +554,23 @@ fn finish(
         counts,
         interrupted: false,
         interrupted_during_commit: false,
+        warnings,
     })
+}
+
+/// A DuckDB list of texts as `a, b` (other values as DuckDB shows them).
+fn list_text(v: duckdb::types::Value) -> String {
+    match v {
+        duckdb::types::Value::List(items) => items
+            .into_iter()
+            .map(|i| match i {
+                duckdb::types::Value::Text(t) => t,
+                other => format!("{other:?}"),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => format!("{other:?}"),
+    }
 }
 
 #[cfg(test)]

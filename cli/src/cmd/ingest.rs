@@ -110,6 +110,9 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
                 writeln!(err, "kdrift: {e}")?;
             }
         }
+        for w in &report.warnings {
+            writeln!(err, "kdrift: warning: {w}")?;
+        }
     }
     let mut out = std::io::stdout().lock();
     match cli.output {

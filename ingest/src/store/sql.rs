@@ -93,6 +93,8 @@ queries! {
     LAST_VERSION = "last_version", "api/last_version.sql";
     /// New versions per file of a run.
     RUN_ADDED_BY_LOCATION = "run_added_by_location", "ingest/run_added_by_location.sql";
+    /// Node names one run stored with several uids (two clusters' dumps together?).
+    RUN_NODE_UIDS = "run_node_uids", "ingest/run_node_uids.sql";
     /// Derives `event_versions` for a run.
     DERIVE_EVENT_VERSIONS = "derive_event_versions", "derive/event_versions.sql";
     /// Derives `pod_versions` for a run.
