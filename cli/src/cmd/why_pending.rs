@@ -26,7 +26,9 @@ pub fn explain<W: Write>(
     args: &WhyPendingArgs,
 ) -> anyhow::Result<ExitCode> {
     if let Some(pod) = &args.pod {
-        let namespaces = pod_name_namespaces(store, &pod.name)?;
+        // Looked up only for NAME alone or a pod not found (a scan of the events).
+        let lookup = || pod_name_namespaces(store, &pod.name);
+        let namespaces = if pod.namespace.is_empty() { lookup()? } else { Vec::new() };
         let namespace = match (pod.namespace.as_str(), namespaces.as_slice()) {
             // NAME alone: the one namespace where it failed to schedule.
             ("", [only]) => only.clone(),
@@ -51,7 +53,7 @@ pub fn explain<W: Write>(
         };
         let Some(report) = why_pending(store, &namespace, &pod.name)? else {
             let elsewhere: Vec<String> =
-                namespaces.iter().map(|ns| format!("`kdrift why-pending {ns}/{}`", pod.name)).collect();
+                lookup()?.iter().map(|ns| format!("`kdrift why-pending {ns}/{}`", pod.name)).collect();
             let hint = if elsewhere.is_empty() {
                 "try `kdrift why-pending --all`".to_string()
             } else {
