@@ -81,7 +81,8 @@ fn analysis_never_creates_a_store_and_typos_are_errors() {
         .stderr(predicate::str::contains("no store at"));
     assert!(!db.exists());
     kdrift().args(["why-pending", "--al"]).assert().code(2);
-    kdrift().args(["why-pending", "not-a-ref"]).assert().code(2).stderr(predicate::str::contains("NAMESPACE/NAME"));
+    // A name alone is looked up in the store; a malformed reference is refused.
+    kdrift().args(["why-pending", "a/b/c"]).assert().code(2).stderr(predicate::str::contains("NAMESPACE/NAME"));
 }
 
 #[test]
