@@ -29,6 +29,8 @@ fn every_read_query_runs_on_the_demo_store() {
             "namespace" => facts.pending_pod.namespace.clone(),
             "name" => facts.pending_pod.name.clone(),
             "at_us" => at.clone(),
+            // Before every change: the changes alone give the amounts.
+            "checkpoint_us" => "0001-01-01T00:00:00Z".to_string(),
             "instants" => format!(
                 "{},{}",
                 (facts.failure_at + chrono::Duration::minutes(10)).timestamp_micros(),
@@ -86,6 +88,12 @@ fn every_read_query_runs_on_the_demo_store() {
                 assert_eq!(row[col("cpu_millis")], Value::from(1942), "{row:?}");
             }
             "pods_summary_at" => assert_eq!(r.rows.len(), 2, "{:?}", r.rows),
+            "requested_since_checkpoint" => {
+                // The same 1942m on node-1 from the changes ingest keeps (schema v8).
+                let row = r.rows.iter().find(|row| row[col("node")] == "node-1").expect("a node-1 row");
+                assert_eq!(row[col("cpu_millis")], Value::from(1942), "{row:?}");
+            }
+            "requested_checkpoint_times" => assert!(r.rows.len() >= 2, "{:?}", r.rows),
             "objects_at" => assert_eq!(r.rows.len(), 5, "the five Node objects"),
             "latest_observation" => assert!(r.rows[0][0].is_string(), "{:?}", r.rows),
             "pods_at" => assert!(r.rows.len() > 50, "{} pods", r.rows.len()),
@@ -258,6 +266,7 @@ fn golden_params(query: &str, param: &str, facts: &kdrift_ingest::scenario::Scen
         (_, "kind") => "Node".into(),
         (_, "uid") => facts.pending_pod.uid.clone(),
         (_, "at_us") => (facts.failure_at + chrono::Duration::minutes(10)).to_rfc3339(),
+        (_, "checkpoint_us") => "0001-01-01T00:00:00Z".into(),
         (_, "instants") => format!(
             "{},{}",
             (facts.failure_at + chrono::Duration::minutes(10)).timestamp_micros(),

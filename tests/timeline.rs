@@ -94,6 +94,23 @@ fn bindings_evidence_and_signals(store: &kdrift_ingest::Store) -> [Vec<Vec<serde
     [rows("pod_placements"), rows("pod_evictions"), rows("node_signals")]
 }
 
+/// Test-only read of the raw tables schema v8 adds (not product queries):
+/// every row as text, sorted.
+fn requested_tables(store: &kdrift_ingest::Store) -> [Vec<String>; 3] {
+    let rows = |sql: &str| -> Vec<String> {
+        let mut stmt = store.conn().prepare(sql).expect("prepare");
+        let mut out: Vec<String> =
+            stmt.query_map([], |r| r.get(0)).expect("query").collect::<Result<_, _>>().expect("rows");
+        out.sort();
+        out
+    };
+    [
+        rows("SELECT concat_ws(' ', changed_at, node, pods, cpu_millis, memory_bytes) FROM requested_changes"),
+        rows("SELECT concat_ws(' ', checkpoint_at, node, pods, cpu_millis, memory_bytes) FROM requested_checkpoints"),
+        rows("SELECT checkpoint_at::VARCHAR FROM requested_checkpoint_times"),
+    ]
+}
+
 #[test]
 fn bindings_evidence_and_node_signals_kept_per_batch_equal_a_full_rebuild() {
     // The demo history in seven runs, the later part first: each batch
@@ -110,6 +127,7 @@ fn bindings_evidence_and_node_signals_kept_per_batch_equal_a_full_rebuild() {
         ingest_records(&store, "demo", &location, part.into_iter().map(|r| to_record(r, &location))).expect("ingest");
     }
     let kept = bindings_evidence_and_signals(&store);
+    let kept_requested = requested_tables(&store);
     let timeline = drain_timeline(&store, None, None).expect("timeline");
     assert_eq!(timeline.operations.len(), 2);
     let on_node1 = timeline.operations[1].landed.iter().find(|l| l.node == "node-1").map(|l| l.pods);
@@ -121,6 +139,27 @@ fn bindings_evidence_and_node_signals_kept_per_batch_equal_a_full_rebuild() {
     for (i, what) in ["bindings", "evidence", "node signals"].iter().enumerate() {
         assert_eq!(kept[i].len(), rebuilt[i].len(), "{what}");
         assert_eq!(kept[i], rebuilt[i], "{what}");
+    }
+    // The requested-amount changes and hourly checkpoints (schema v8), row for row.
+    let rebuilt_requested = requested_tables(&store);
+    for (i, what) in ["changes", "checkpoints", "checkpoint times"].iter().enumerate() {
+        assert_eq!(kept_requested[i].len(), rebuilt_requested[i].len(), "{what}");
+        assert_eq!(kept_requested[i], rebuilt_requested[i], "{what}");
+    }
+    let [changes, checkpoints, times] = kept_requested;
+    assert!(changes.len() > 100 && times.len() >= 4, "{} changes, {} checkpoint times", changes.len(), times.len());
+    // Each checkpoint holds exactly the sums of the changes up to it.
+    let since = |checkpoint: &str, at: &str| {
+        let params = [("checkpoint_us".to_string(), checkpoint.to_string()), ("at_us".to_string(), at.to_string())];
+        kdrift_ingest::store::catalog::run(&store, "requested_since_checkpoint", &params).expect("query").rows
+    };
+    for time in &times {
+        let at = format!("{}Z", time.replace(' ', "T"));
+        let from_changes = since("0001-01-01T00:00:00Z", &at);
+        assert!(!from_changes.is_empty(), "nothing requested at {at}");
+        assert_eq!(since(&at, &at), from_changes, "checkpoint {at}");
+        let rows = checkpoints.iter().filter(|r| r.starts_with(time.as_str())).count();
+        assert_eq!(rows, from_changes.len(), "one row per node with pods at {at}");
     }
     let [bindings, evidence, signals] = kept;
     assert!(bindings.len() > 100 && evidence.len() > 40, "{} bindings, {} evidence", bindings.len(), evidence.len());

@@ -1,6 +1,6 @@
 //! The cluster at instants as nodes and per-node requested amounts, read
-//! from the store's aggregates (`requested_by_node`, `pods_summary_at`,
-//! `nodes_at_instants`) instead of every pod object: what the drain
+//! from the store's aggregates (`nodes_at_instants`, and the requested-amount
+//! checkpoints: [`super::checkpoints`]) instead of every pod object: what the drain
 //! timeline's before/after amounts and `kdrift skew` need, at 150,000 pods
 //! in tens of milliseconds (kdrift issue 6).
 //!
@@ -16,10 +16,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use chrono::{DateTime, Utc};
 use kdrift_ingest::store::sql;
 use kdrift_ingest::Store;
-use kdrift_rebalance::resources::{CPU, MEMORY, PODS};
 use kdrift_rebalance::{NodeInfo, NodePods, PodInfo, ResourceList};
-use serde_json::Value;
 
+use super::checkpoints::{checkpoint_times, pod_amounts_at};
 use super::events::event_only_pods;
 use super::ClusterAt;
 use crate::history::event_only_placements;
@@ -67,7 +66,9 @@ impl AmountsAt {
 }
 
 /// The amounts at every instant of `instants` (in that order; repeated
-/// instants are answered once each), with three queries for all of them.
+/// instants are answered once each): the nodes with one query for all of
+/// them, the pods' amounts per instant from the checkpoints ingest keeps
+/// ([`super::checkpoints`]).
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
@@ -116,40 +117,13 @@ pub fn amounts_at(store: &Store, instants: &[DateTime<Utc>]) -> Result<Vec<Amoun
         }
     }
 
-    let rows = store.query_map(&sql::REQUESTED_BY_NODE, [&list], |r| {
-        Ok((
-            r.get::<_, i64>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, i64>(2)?,
-            r.get::<_, i128>(3)?,
-            r.get::<_, i128>(4)?,
-            r.get::<_, duckdb::types::Value>(5)?,
-            r.get::<_, bool>(6)?,
-        ))
-    })?;
-    for (at_us, node, pods, cpu, memory, other, estimated) in rows {
-        let Some(out) = by_at.get_mut(&at_us) else { continue };
-        let mut requested = ResourceList::new();
-        requested.set(CPU, saturate(cpu));
-        requested.set(MEMORY, saturate(memory));
-        for text in strings(&other) {
-            if let Ok(Value::Object(map)) = serde_json::from_str::<Value>(&text) {
-                let extra: Vec<(String, i64)> =
-                    map.into_iter().filter_map(|(k, v)| v.as_i64().map(|v| (k, v))).collect();
-                requested.add(&ResourceList::from_pairs(&extra));
-            }
-        }
-        requested.set(PODS, pods);
-        out.usage.insert(node, NodeUsage { requested, estimated, requests_unknown: 0 });
-    }
-
-    let rows = store.query_map(&sql::PODS_SUMMARY_AT, [&list], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?, r.get::<_, duckdb::types::Value>(3)?))
-    })?;
-    for (at_us, _pods, estimated, unreadable) in rows {
-        let Some(out) = by_at.get_mut(&at_us) else { continue };
-        out.estimated_pods = estimated.max(0) as u64;
-        out.unreadable.extend(strings(&unreadable));
+    // The pods: a checkpoint and the changes since, per instant (schema v8).
+    let times = checkpoint_times(store)?;
+    for (at_us, out) in by_at.iter_mut() {
+        let pods = pod_amounts_at(store, &times, *at_us)?;
+        out.usage = pods.usage;
+        out.estimated_pods = pods.estimated_pods;
+        out.unreadable.extend(pods.unreadable);
     }
 
     add_event_only(store, instants, &mut by_at)?;
@@ -204,20 +178,6 @@ fn add_event_only(
     Ok(())
 }
 
-/// The strings of a DuckDB list value.
-fn strings(v: &duckdb::types::Value) -> Vec<String> {
-    match v {
-        duckdb::types::Value::List(items) => items
-            .iter()
-            .filter_map(|i| match i {
-                duckdb::types::Value::Text(s) => Some(s.clone()),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
 /// What `pods` add to each node, as the scheduler cache counts it
 /// (`NodePods::usage`: pods that count toward a node, their summed requests,
 /// `pods` = their number); a node is estimated when `estimated` holds for one
@@ -240,11 +200,6 @@ fn usage_by_node(
             (n.to_string(), usage)
         })
         .collect()
-}
-
-/// A HUGEINT sum as i64, saturating (the amounts saturate the same way in the model).
-fn saturate(v: i128) -> i64 {
-    v.clamp(i64::MIN as i128, i64::MAX as i128) as i64
 }
 
 impl From<&ClusterAt> for AmountsAt {

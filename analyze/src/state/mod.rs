@@ -9,6 +9,7 @@
 //! estimated requests.
 
 pub mod amounts;
+mod checkpoints;
 mod events;
 pub mod lower_bound;
 

@@ -14,7 +14,7 @@ use duckdb::{Connection, Params, Row};
 pub use sql::NamedQuery;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// The `ingest_errors` message of a run closed by [`Store::open`] because
 /// the process that ran it ended without closing it.
@@ -29,6 +29,20 @@ const MIGRATIONS: &[(i64, &NamedQuery)] = &[
     (5, &sql::SCHEMA_V5),
     (6, &sql::SCHEMA_V6),
     (7, &sql::SCHEMA_V7),
+    (8, &sql::SCHEMA_V8),
+];
+
+/// The derivations of the requested-amount changes and checkpoints (schema
+/// v8), in order, for one committed batch (`run_id`, `after_obs_id`) or for
+/// every pod version (run id −1): what each batch and migration 8 run after
+/// the version intervals are set.
+pub const REQUESTED_DERIVATIONS: [&NamedQuery; 6] = [
+    &sql::CLEAR_REQUESTED_CHANGES,
+    &sql::DERIVE_REQUESTED_CHANGES,
+    &sql::CLEAR_REQUESTED_CHECKPOINTS,
+    &sql::CLEAR_REQUESTED_CHECKPOINT_TIMES,
+    &sql::DERIVE_REQUESTED_CHECKPOINTS,
+    &sql::DERIVE_REQUESTED_CHECKPOINT_TIMES,
 ];
 
 /// Store failures.
@@ -397,7 +411,8 @@ impl Store {
     /// (versions tied on observed_at ordered by resourceVersion, then
     /// obs_id: queries/schema/v7.sql): every version interval again, then
     /// every pod's bindings and eviction evidence and every node's signals,
-    /// which v7.sql emptied.
+    /// which v7.sql emptied. v8: the requested-amount changes and checkpoints
+    /// of every pod version.
     fn after_migration(&self, version: i64) -> Result<(), StoreError> {
         match version {
             4 => self.backfill_v4(),
@@ -411,7 +426,14 @@ impl Store {
                 self.execute(&sql::DERIVE_NODE_SIGNALS, duckdb::params![-1i64, 0i64])?;
                 Ok(())
             }
-            7 => self.rederive_everything(),
+            7 => self.rederive_v7_tables(),
+            8 => {
+                let every = duckdb::params![-1i64, 0i64];
+                for q in REQUESTED_DERIVATIONS {
+                    self.execute(q, every)?;
+                }
+                Ok(())
+            }
             _ => Ok(()),
         }
     }
@@ -419,12 +441,24 @@ impl Store {
     /// Rebuilds every table derived from the history, for every object: the
     /// version intervals (`valid_until`, `first_version`) of every pod and
     /// node, then `pod_bindings`, `eviction_evidence` and `node_signals`,
-    /// each emptied first. What migration v7 runs, and what the tables that
+    /// each emptied first, then the requested-amount changes and checkpoints
+    /// (schema v8). What migration v7 runs, and what the tables that
     /// ingest keeps batch by batch must equal (tests compare both).
     ///
     /// # Errors
     /// [`StoreError`] when a derivation fails.
     pub fn rederive_everything(&self) -> Result<(), StoreError> {
+        self.rederive_v7_tables()?;
+        for q in REQUESTED_DERIVATIONS {
+            self.execute(q, duckdb::params![-1i64, 0i64])?;
+        }
+        Ok(())
+    }
+
+    /// The part of [`Store::rederive_everything`] that migration 7 runs (the
+    /// tables schema 7 has): every version interval, `pod_bindings`,
+    /// `eviction_evidence` and `node_signals`.
+    fn rederive_v7_tables(&self) -> Result<(), StoreError> {
         let every = duckdb::params![-1i64, 0i64];
         for q in [
             &sql::DERIVE_POD_INTERVALS,

@@ -55,6 +55,8 @@ queries! {
     SCHEMA_V6 = "schema_v6", "schema/v6.sql";
     /// Migration 6 → 7: versions tied on observed_at ordered by resourceVersion; derived tables emptied for re-deriving.
     SCHEMA_V7 = "schema_v7", "schema/v7.sql";
+    /// Migration 7 → 8: requested amounts per node as changes and hourly checkpoints kept by ingest.
+    SCHEMA_V8 = "schema_v8", "schema/v8.sql";
     /// Records the schema version after a migration.
     UPDATE_SCHEMA_VERSION = "update_schema_version", "schema/update_version.sql";
     /// Opens a transaction.
@@ -117,6 +119,18 @@ queries! {
     CLEAR_NODE_SIGNALS = "clear_node_signals", "derive/clear_node_signals.sql";
     /// Writes the `node_signals` rows (cordons, readiness, reboots, node events) of the nodes a batch names.
     DERIVE_NODE_SIGNALS = "derive_node_signals", "derive/node_signals.sql";
+    /// Removes the `requested_changes` a batch can change (every row when run_id < 0).
+    CLEAR_REQUESTED_CHANGES = "clear_requested_changes", "derive/clear_requested_changes.sql";
+    /// Writes the `requested_changes` (per instant and node: pods starting or stopping to count) a batch can change.
+    DERIVE_REQUESTED_CHANGES = "derive_requested_changes", "derive/requested_changes.sql";
+    /// Removes the `requested_checkpoints` a batch can change (every row when run_id < 0).
+    CLEAR_REQUESTED_CHECKPOINTS = "clear_requested_checkpoints", "derive/clear_requested_checkpoints.sql";
+    /// Removes the `requested_checkpoint_times` a batch can change (every row when run_id < 0).
+    CLEAR_REQUESTED_CHECKPOINT_TIMES = "clear_requested_checkpoint_times", "derive/clear_requested_checkpoint_times.sql";
+    /// Writes the hourly `requested_checkpoints` after the latest one left.
+    DERIVE_REQUESTED_CHECKPOINTS = "derive_requested_checkpoints", "derive/requested_checkpoints.sql";
+    /// Writes the `requested_checkpoint_times` after the latest one left.
+    DERIVE_REQUESTED_CHECKPOINT_TIMES = "derive_requested_checkpoint_times", "derive/requested_checkpoint_times.sql";
     /// What the store holds (counts).
     STORE_COUNTS = "store_counts", "stats/store_counts.sql";
     /// Every ingest run, newest first.
@@ -147,6 +161,12 @@ queries! {
     REQUESTED_BY_NODE = "requested_by_node", "state/requested_by_node.sql";
     /// Per instant: pods stored, estimated, unreadable.
     PODS_SUMMARY_AT = "pods_summary_at", "state/pods_summary_at.sql";
+    /// The instants of the requested-amount checkpoints (schema v8), oldest first.
+    REQUESTED_CHECKPOINT_TIMES = "requested_checkpoint_times", "state/requested_checkpoint_times.sql";
+    /// Per node at one instant: a checkpoint plus the changes since (what `requested_by_node` counts, but estimated pods and other resources).
+    REQUESTED_SINCE_CHECKPOINT = "requested_since_checkpoint", "state/requested_since_checkpoint.sql";
+    /// At one instant, the pod versions the checkpoints leave to the reader: estimated, unreadable, other resources.
+    REQUESTED_EXTRAS_AT = "requested_extras_at", "state/requested_extras_at.sql";
     /// Latest version of every object of one kind at or before an instant (else the earliest after).
     OBJECTS_AT = "objects_at", "state/objects_at.sql";
     /// Pods stopped or deleted at or before an instant (earliest evidence per pod).

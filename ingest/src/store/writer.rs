@@ -346,6 +346,10 @@ impl<'s> RunWriter<'s> {
         // And the signals of the nodes it names.
         store.execute(&sql::CLEAR_NODE_SIGNALS, params![self.run_id, after])?;
         store.execute(&sql::DERIVE_NODE_SIGNALS, params![self.run_id, after])?;
+        // The requested amounts from the batch's earliest pod version on.
+        for q in super::REQUESTED_DERIVATIONS {
+            store.execute(q, params![self.run_id, after])?;
+        }
         store.execute(&sql::CLEAR_STAGING, [])?;
         let mut c = self.committed;
         c.records += self.pending;

@@ -136,6 +136,8 @@ fn breakdown(store: &Path, ns: &str, name: &str, at: &str, end: &str) -> Result<
     let (at_us, end_us) = (micros(at)?, micros(end)?);
     let first_us = at_us - (end_us - at_us);
     let instants = (0..20).map(|i| (first_us + (end_us - first_us) / 20 * i).to_string()).collect::<Vec<_>>().join(",");
+    // The hour boundary before `at`: a checkpoint when anything changed in the hour up to it (schema v8).
+    let hour_us = (at_us.div_euclid(3_600_000_000) * 3_600_000_000).to_string();
     let cases: Vec<(&str, Vec<(String, String)>)> = vec![
         ("pod_failures", p(&pod)),
         ("pod_scheduled", p(&pod)),
@@ -146,6 +148,9 @@ fn breakdown(store: &Path, ns: &str, name: &str, at: &str, end: &str) -> Result<
         ("requested_by_node", p(&[("instants", &instants)])),
         ("pods_summary_at", p(&[("instants", &instants)])),
         ("nodes_at_instants", p(&[("instants", &instants)])),
+        ("requested_checkpoint_times", Vec::new()),
+        ("requested_since_checkpoint", p(&[("checkpoint_us", &hour_us), ("at_us", at)])),
+        ("requested_extras_at", p(&[("at_us", at)])),
         ("event_only_placements", p(&[("at_us", at)])),
         ("pods_gone", p(&[("at_us", at)])),
         ("scheduled_coverage", Vec::new()),
