@@ -124,7 +124,9 @@ pub fn skew(store: &Store, at: Option<DateTime<Utc>>, policy: &Policy) -> Result
     // No node at all: say so with the store's span (a time outside it is the
     // usual cause), not descheduler's "requires >=2 nodes".
     let no_nodes = if amounts.nodes.is_empty() { Some(no_nodes_at(store, at)?) } else { None };
-    let planned = classify_nodes(amounts.nodes, &usage, policy);
+    // One instant: each node is held once, so taken without a copy.
+    let nodes = amounts.nodes.into_iter().map(|n| std::sync::Arc::try_unwrap(n).unwrap_or_else(|n| (*n).clone()));
+    let planned = classify_nodes(nodes.collect(), &usage, policy);
     let run = planned.runs.first();
     let not_classified = no_nodes.or_else(|| planned.aborted.clone()).or_else(|| {
         run.is_none().then(|| "the policy has no profile enabling LowNodeUtilization in plugins.balance".to_string())
