@@ -179,28 +179,3 @@ fn the_moves_to_a_node_are_the_whole_timelines() {
     }
     assert!(compared > 100, "only {compared} replacements compared: the scenario has too few drains");
 }
-
-/// The drain timeline reads only the bindings its moves look up (the
-/// operations' windows and the evicted pods' own bindings); its moves and
-/// replacements must be those found among every binding of the history
-/// (what `drain_moves_and_placements` reads), on a cluster with rolling
-/// drains.
-#[test]
-fn the_timelines_moves_are_those_found_among_every_binding() {
-    let dir = tempfile::tempdir().expect("dir");
-    let path = dir.path().join("store.duckdb");
-    write(&ScaleConfig { seed: 7, ..small() }, &Outputs { store: Some(path.clone()), ..Outputs::default() })
-        .expect("write");
-    let store = Store::open_existing(&path).expect("open");
-    let narrow = kdrift_analyze::drain_moves(&store, None, None).expect("timeline");
-    let (every, placed) =
-        kdrift_analyze::drain_moves_and_placements(&store, kdrift_analyze::history::far_future()).expect("whole");
-    assert!(placed.len() > 1000, "{} bindings", placed.len());
-    assert_eq!(narrow.operations.len(), every.operations.len());
-    let moved: usize = narrow.operations.iter().map(|op| op.pods_moved).sum();
-    let replaced: usize = narrow.operations.iter().map(|op| op.pods_moved - op.not_replaced).sum();
-    assert!(moved > 100 && replaced > 100, "{moved} moved, {replaced} replaced");
-    for (a, b) in narrow.operations.iter().zip(&every.operations) {
-        assert_eq!(a, b, "operation #{}", a.number);
-    }
-}

@@ -17,7 +17,6 @@ pub mod episodes;
 mod focus;
 pub mod moves;
 mod none_found;
-mod placements;
 
 use chrono::{DateTime, Duration, Utc};
 use kdrift_ingest::Store;
@@ -307,14 +306,7 @@ fn timeline(
     let all_placements = match (placed_range, &focus) {
         // With a focus the range starts at the beginning (`placements_until`).
         (Some((_, to)), Some(f)) => f.placements(store, to)?,
-        // The caller wants every binding: the whole range.
-        (Some((from, to)), None) if placements_until.is_some() => history::placements(store, from, to)?,
-        // Only what the moves look up (the operations' windows, the evicted pods).
-        (Some((from, to)), None) => {
-            let windows: Vec<(DateTime<Utc>, DateTime<Utc>)> =
-                selected.iter().map(|(_, _, start, last)| window(*start, *last)).collect();
-            placements::for_moves(store, (from, to), &windows, &all_evidence)?
-        }
+        (Some((from, to)), None) => history::placements(store, from, to)?,
         (None, _) => Vec::new(),
     };
     // The amounts before and after every operation: one read for all instants.

@@ -65,8 +65,6 @@ impl MovedPod {
 }
 
 const BEFORE_START: Duration = Duration::minutes(1);
-/// A replacement may be created (else bound) this long before the eviction.
-pub(crate) const REPLACED_BEFORE: Duration = Duration::seconds(5);
 const AFTER_END: Duration = Duration::minutes(2);
 
 /// The instants whose evidence belongs to an episode: from a minute before
@@ -279,7 +277,7 @@ pub fn find_replacements(moved: &mut [&mut MovedPod], placements: PlacementWindo
             _ => None,
         };
         let Some(owner_name) = name else { continue };
-        let earliest = m.evicted_at - REPLACED_BEFORE;
+        let earliest = m.evicted_at - Duration::seconds(5);
         let latest = m.evicted_at + Duration::hours(1);
         let candidates = placements.of_owner_from(&m.namespace, owner_name, earliest);
         let found = candidates.take_while(|(_, p)| p.bound_at <= latest).find(|(i, p)| {
