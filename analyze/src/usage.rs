@@ -209,8 +209,9 @@ pub fn requested_at(store: &Store, at: DateTime<Utc>) -> Result<RequestedAt, Ana
 }
 
 /// The requested amounts at each of `instants` (in that order), read from
-/// the store's per-node aggregates ([`amounts_at`]: three queries for all of
-/// them, no pod object parsed).
+/// the store's per-node aggregates ([`amounts_at`]: the nodes in one query,
+/// the pods' amounts from the schema-v8 checkpoints in two small queries per
+/// instant; no pod object parsed).
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.

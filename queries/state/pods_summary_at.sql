@@ -9,6 +9,9 @@
 --   An instant with no pod has no row. The unreadable list is read by a
 --   subquery over the few pods with a model error: built inside the
 --   aggregate it cost a string per stored pod (28 of 44 ms at 150,000 pods).
+--   The analyses read the estimated count and the unreadable pods from
+--   `requested_extras_at` (schema v8, one instant at a time); this query
+--   computes them directly from the version intervals, for `kdrift query`.
 -- params: $1 instants VARCHAR (comma-separated UTC microseconds; `kdrift query` also takes RFC 3339 times)
 -- columns: at_us BIGINT, pods BIGINT, estimated BIGINT, unreadable VARCHAR[]
 WITH v AS (SELECT * FROM pod_versions_at($1))

@@ -9,7 +9,11 @@
 --   descheduler v0.36 §1). A version observed after the instant whose
 --   PodScheduled turned True after it counts toward no node (it was not
 --   bound yet). Unreadable pods (`model_error`) are left out (see
---   `pods_summary_at`). One aggregate: no pod object is read.
+--   `pods_summary_at`). One aggregate: no pod object is read. The analyses
+--   read the same numbers from the checkpoints ingest keeps (schema v8:
+--   `requested_since_checkpoint` + `requested_extras_at`, one instant at a
+--   time, whatever the history's length); this query computes them
+--   directly from the version intervals, for `kdrift query`.
 -- params: $1 instants VARCHAR (comma-separated UTC microseconds; `kdrift query` also takes RFC 3339 times)
 -- columns: at_us BIGINT, node VARCHAR, pods BIGINT, cpu_millis HUGEINT (millicores), memory_bytes HUGEINT,
 --   other JSON[] (the other requested resources, one JSON object per pod that has some),
