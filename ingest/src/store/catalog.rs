@@ -442,7 +442,7 @@ mod tests {
         assert_eq!(shapes("pods_at"), [("object".to_string(), JsonShape::Whole)]);
         assert_eq!(shapes("nodes_at_instants"), [("object".to_string(), JsonShape::Whole)]);
         assert!(shapes("store_counts").is_empty());
-        // Every read query's JSON columns: the objects (and `other`), nothing else.
+        // Every read query's JSON columns: the objects (and the other requested resources), nothing else.
         let mut every: Vec<(&str, String)> = ALL
             .iter()
             .filter(|q| info(q).read_only)
@@ -461,7 +461,8 @@ mod tests {
                 "owner_samples.object",
                 "pod_at.object",
                 "pods_at.object",
-                "requested_by_node.other"
+                "requested_by_node.other",
+                "requested_extras_at.requests_other"
             ]
         );
         assert_eq!(parse_json_text(Value::String(r#"{"a":[1]}"#.into())), serde_json::json!({"a": [1]}));
