@@ -19,9 +19,9 @@ use serde_json::Value;
 use super::amounts::NodeUsage;
 use crate::AnalyzeError;
 
-/// An instant before every stored change (0001-01-01T00:00:00Z, in UTC
-/// microseconds): the checkpoint bound when none is at or before the instant.
-const BEFORE_EVERY_CHANGE_US: i64 = -62_135_596_800_000_000;
+/// An hour in UTC microseconds: checkpoints are an hour apart at most from
+/// the changes they hold.
+const HOUR_US: i64 = 3_600_000_000;
 
 /// What the stored pods add to the nodes at one instant.
 #[derive(Debug, Default)]
@@ -56,8 +56,11 @@ struct Sums {
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
 pub(crate) fn pod_amounts_at(store: &Store, times: &[i64], at_us: i64) -> Result<PodAmounts, AnalyzeError> {
+    // Before the first checkpoint: from an hour before it, before every
+    // change (the earliest change is in the hour up to the first checkpoint),
+    // where no checkpoint is. Without checkpoints there is no change.
     let checkpoint = match times.partition_point(|t| *t <= at_us) {
-        0 => BEFORE_EVERY_CHANGE_US,
+        0 => times.first().map_or(at_us, |first| first.saturating_sub(HOUR_US)),
         i => times[i - 1],
     };
     let mut sums: BTreeMap<String, Sums> = BTreeMap::new();
