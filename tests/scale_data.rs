@@ -68,6 +68,8 @@ fn the_ready_store_holds_every_version() {
     assert_eq!(nodes, 30);
     // Drains and churn: the per-node aggregates agree with the pods loaded one by one.
     assert!(kdrift_tests::assert_amounts_agree(&store, 30) > 30);
+    // The generator keeps the drain moves, as `kdrift ingest` does.
+    assert!(kdrift_analyze::drains::moves_are_fresh(&store).expect("fresh?"), "the ready store keeps its drain moves");
     let (ns, name) = facts.last_failed_pod.clone().expect("a failed pod");
     let report = kdrift_analyze::why_pending(&store, &ns, &name).expect("why-pending").expect("a report");
     let json = serde_json::to_value(&report).expect("json");
@@ -107,6 +109,12 @@ fn the_ready_store_holds_every_version() {
     let timeline = kdrift_analyze::drain_timeline(&store, None, None).expect("timeline");
     let drained: usize = timeline.operations.iter().map(|o| o.episodes.len()).sum();
     assert_eq!(drained as u32, facts.drained_nodes, "every drained node in an operation");
+    // Rolling drains of a generated cluster: the kept moves read as computed.
+    drop(store);
+    let store = Store::open(&path).expect("open for writing");
+    let kept = kdrift_tests::assert_kept_moves_agree(&store);
+    assert_eq!(kept, timeline.operations.iter().map(|o| o.pods_moved).sum::<usize>());
+    assert!(kept > 100, "{kept} moves");
 }
 
 /// `why-pending` follows only the moves of the owners of the pods on the
@@ -122,7 +130,8 @@ fn the_moves_to_a_node_are_the_whole_timelines() {
     let path = dir.path().join("store.duckdb");
     let config = ScaleConfig { seed: 5, ..small() };
     write(&config, &Outputs { store: Some(path.clone()), ..Outputs::default() }).expect("write");
-    let store = Store::open_existing(&path).expect("open");
+    let store = Store::open(&path).expect("open");
+    assert!(kdrift_analyze::drains::moves_are_fresh(&store).expect("fresh?"), "the generator kept the moves");
     let (first, last) = kdrift_analyze::report::time_span(&store).expect("span").expect("a history");
     let landed_on = |t: &DrainTimeline, node: &str| -> Vec<(usize, String, String, String, i64)> {
         t.operations
@@ -141,7 +150,15 @@ fn the_moves_to_a_node_are_the_whole_timelines() {
             .collect()
     };
     let mut compared = 0;
-    for until in [first + (last - first) / 2, last] {
+    // With the moves kept (read from `drain_moves`), then without (matched from the history).
+    let without_kept =
+        [(first + (last - first) / 2, false), (last, false), (first + (last - first) / 2, true), (last, true)];
+    for (until, cleared) in without_kept {
+        if cleared {
+            // Test-only: the kept moves dropped, as a store that never kept them.
+            store.conn().execute_batch("DELETE FROM drain_moves_kept").expect("clear");
+            assert!(!kdrift_analyze::drains::moves_are_fresh(&store).expect("fresh?"));
+        }
         let (full, full_placed) = drain_moves_and_placements(&store, until).expect("whole timeline");
         let mut nodes: Vec<&str> = full_placed.iter().map(|p| p.node.as_str()).collect();
         nodes.sort_unstable();
@@ -156,7 +173,7 @@ fn the_moves_to_a_node_are_the_whole_timelines() {
                 "every operation is numbered as in the timeline"
             );
             let (want, got) = (landed_on(&full, node), landed_on(&focused, node));
-            assert_eq!(got, want, "{node} at {until}");
+            assert_eq!(got, want, "{node} at {until} (kept moves cleared: {cleared})");
             compared += want.len();
             let on = |all: &[kdrift_analyze::history::Placement]| -> Vec<kdrift_analyze::history::Placement> {
                 all.iter().filter(|p| p.node == *node).cloned().collect()

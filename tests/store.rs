@@ -64,14 +64,14 @@ fn a_version_1_store_is_migrated_to_the_current_version_and_keeps_its_data() {
         // Test fixture: the store as kdrift 0.1 (schema 1) left it.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "DROP TABLE vl_windows; {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '1' WHERE key = 'schema_version'"
+            "DROP TABLE vl_windows; {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '1' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }
     let store = Store::open(&path).expect("migrate");
     let version = kdrift_ingest::store::catalog::run(&store, "get_schema_version", &[]).expect("version");
     assert_eq!(version.rows[0][0], serde_json::Value::String(SCHEMA_VERSION.to_string()));
-    assert_eq!(SCHEMA_VERSION, 8);
+    assert_eq!(SCHEMA_VERSION, 9);
     assert!(kdrift_ingest::store::catalog::run(&store, "vl_windows", &[]).expect("vl_windows exists").rows.is_empty());
     assert_eq!(store.counts().expect("counts").events, 1, "the data stays");
 }
@@ -97,8 +97,12 @@ fn downgrade_to_v6_order(path: &std::path::Path) {
          UPDATE kdrift_meta SET value = '6' WHERE key = 'schema_version';",
     )
     .expect("downgrade");
+    c.execute_batch(DROP_V9).expect("drop schema 9's tables");
     c.execute_batch(DROP_V8).expect("drop schema 8's tables");
 }
+
+/// Test fixture: undoes schema v9 (the kept drain moves).
+const DROP_V9: &str = "DROP TABLE drain_moves; DROP TABLE drain_moves_kept;";
 
 /// Test fixture: undoes schema v8 (the requested-amount changes and checkpoints).
 const DROP_V8: &str = "DROP MACRO requested_changed_since; DROP MACRO hour_after; DROP TABLE requested_changes; \
@@ -193,7 +197,7 @@ fn a_version_2_store_is_migrated_even_when_opened_for_analysis() {
         // Test fixture: the store as schema 2 left it.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "{DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '2' WHERE key = 'schema_version'"
+            "{DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '2' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }
@@ -246,7 +250,7 @@ fn a_version_3_store_gets_intervals_and_requested_amounts_when_migrated() {
         // Test fixture: the store as kdrift 0.1 with schema v3 left it.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "{DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} UPDATE kdrift_meta SET value = '3' WHERE key = 'schema_version'"
+            "{DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} UPDATE kdrift_meta SET value = '3' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }

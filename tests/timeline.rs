@@ -170,6 +170,54 @@ fn bindings_evidence_and_node_signals_kept_per_batch_equal_a_full_rebuild() {
 }
 
 #[test]
+fn kept_drain_moves_are_read_while_fresh_and_ignored_once_the_history_changes() {
+    use kdrift_analyze::drains::{keep_moves, moves_are_fresh};
+    let scenario = generate(&ScenarioConfig { seed: 3, scale: 1 });
+    let burst = scenario.facts.burst_pods.clone();
+    let (_dir, store) = temp_store();
+    ingest_scenario(&store, scenario, 3).expect("ingest");
+    let kept = kdrift_tests::assert_kept_moves_agree(&store);
+    let from_history = drain_timeline(&store, None, None).expect("timeline");
+    assert_eq!(kept, from_history.operations.iter().map(|o| o.pods_moved).sum::<usize>());
+    assert!(kept > 40, "{kept} moves");
+    // The timeline reads the kept rows: one changed by hand (no new
+    // observation, so still fresh) shows in it.
+    let on = |tl: &kdrift_analyze::DrainTimeline, node: &str| {
+        tl.operations[1].landed.iter().find(|l| l.node == node).map(|l| l.pods)
+    };
+    let landed = on(&from_history, "node-1").expect("drain #2's replacements landed on node-1");
+    assert!(landed >= burst.len(), "{landed} landed on node-1, the burst is {}", burst.len());
+    let changed = store
+        .conn()
+        .execute(
+            "UPDATE drain_moves SET replacement_node = 'node-9' WHERE operation = 2 AND replacement_node = 'node-1'",
+            [],
+        )
+        .expect("test-only change of the kept rows");
+    assert_eq!(changed, landed, "one kept row per pod that landed");
+    let read = drain_timeline(&store, None, None).expect("timeline");
+    assert_eq!(on(&read, "node-9"), Some(landed), "read from drain_moves");
+    assert_eq!(on(&read, "node-1"), None);
+    // A new observation (any: here a Node version) makes them stale: the
+    // timeline computes the moves from the history again, then ingest keeps them.
+    let node = serde_json::json!({"apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": "node-new", "uid": "uid-node-new", "resourceVersion": "1",
+                     "creationTimestamp": "2026-11-28T06:00:00Z"},
+        "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}});
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("node.json");
+    std::fs::write(&file, node.to_string()).expect("write");
+    kdrift_ingest::ingest_files(&store, &[file], &mut kdrift_ingest::NoProgress).expect("ingest a node");
+    assert!(!moves_are_fresh(&store).expect("fresh?"), "a new observation makes the kept moves stale");
+    let recomputed = drain_timeline(&store, None, None).expect("timeline");
+    assert_eq!(on(&recomputed, "node-1"), Some(landed), "computed from the history");
+    assert_eq!(recomputed.operations, from_history.operations);
+    let again = keep_moves(&store).expect("keep");
+    assert_eq!((again.computed, again.moves), (true, kept));
+    assert_eq!(drain_timeline(&store, None, None).expect("timeline").operations, from_history.operations);
+}
+
+#[test]
 fn demo_skew_at_the_failure_classifies_node_1_overutilized() {
     let scenario = generate(&ScenarioConfig { seed: 4, scale: 1 });
     let facts = scenario.facts.clone();
@@ -253,4 +301,6 @@ fn real_node_events_k8s_ha_master_goes_not_ready_and_the_node_controller_evicts(
         .iter()
         .all(|m| m.evidence == ["NodeControllerEviction"] && m.evicted_at == t("2017-11-03T03:21:47Z")));
     assert_eq!(second.ended_at, None);
+    // Kept (schema v9), the moves read back the same: the three static pods.
+    assert_eq!(kdrift_tests::assert_kept_moves_agree(&store), 3);
 }

@@ -259,3 +259,55 @@ pub fn assert_amounts_agree(store: &Store, samples: usize) -> usize {
     }
     instants.len()
 }
+
+/// Checks that the drain timeline read from the kept moves
+/// (`drains::keep_moves`, schema v9) is the one computed from the history:
+/// for the whole store, for windows around each operation (one operation,
+/// from the second on, up to the first's end), and for
+/// `drain_moves_and_placements` at the middle of each operation. Keeps the
+/// moves first when they are not fresh. Returns the moves kept.
+///
+/// # Panics
+/// On the first difference (naming the window), or when the store cannot
+/// be read or written.
+pub fn assert_kept_moves_agree(store: &Store) -> usize {
+    use chrono::{DateTime, Duration, Utc};
+    use kdrift_analyze::drains::{drain_moves_and_placements, drain_timeline, keep_moves, moves_are_fresh};
+    // Test-only: drop the kept rows so that the first reads compute (a fresh store may already have them).
+    store.conn().execute_batch("DELETE FROM drain_moves; DELETE FROM drain_moves_kept;").expect("clear kept moves");
+    assert!(!moves_are_fresh(store).expect("fresh?"), "nothing kept yet");
+    let whole = drain_timeline(store, None, None).expect("timeline from the history");
+    /// `--since`, `--until`.
+    type Window = (Option<DateTime<Utc>>, Option<DateTime<Utc>>);
+    let mut windows: Vec<Window> = vec![(None, None)];
+    let mut middles = Vec::new();
+    for (i, op) in whole.operations.iter().enumerate() {
+        let last = op.last_at();
+        windows.push((Some(op.started_at), Some(last)));
+        windows.push((Some(op.started_at + Duration::seconds(1)), None));
+        if i == 0 {
+            windows.push((None, Some(last)));
+        }
+        middles.push(op.started_at + (last - op.started_at) / 2);
+    }
+    let computed: Vec<_> =
+        windows.iter().map(|(s, u)| drain_timeline(store, *s, *u).expect("timeline from the history")).collect();
+    let computed_placed: Vec<_> =
+        middles.iter().map(|t| drain_moves_and_placements(store, *t).expect("moves and placements")).collect();
+    let kept = keep_moves(store).expect("keep the moves");
+    assert!(kept.computed, "stale moves are computed");
+    assert_eq!(kept.operations, whole.operations.len());
+    assert_eq!(kept.moves, whole.operations.iter().map(|o| o.pods_moved).sum::<usize>(), "one row per moved pod");
+    assert!(moves_are_fresh(store).expect("fresh?"), "kept moves are fresh");
+    assert!(!keep_moves(store).expect("keep again").computed, "fresh moves are not computed again");
+    for ((s, u), expected) in windows.iter().zip(&computed) {
+        let got = drain_timeline(store, *s, *u).expect("timeline from the kept moves");
+        assert_eq!(got, *expected, "timeline --since {s:?} --until {u:?}");
+    }
+    for (t, expected) in middles.iter().zip(&computed_placed) {
+        let got = drain_moves_and_placements(store, *t).expect("moves and placements");
+        assert_eq!(got.0, expected.0, "drain_moves_and_placements({t}): moves");
+        assert_eq!(got.1, expected.1, "drain_moves_and_placements({t}): placements");
+    }
+    kept.moves
+}

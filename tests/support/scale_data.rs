@@ -138,6 +138,10 @@ pub fn write(config: &ScaleConfig, outputs: &Outputs) -> Result<ScaleFacts, Stri
     if let Some(w) = writer {
         w.commit(RunStatus::Ok, 0).map_err(|e| format!("committing the store: {e}"))?;
     }
+    if let Some(s) = &store {
+        // As `kdrift ingest` does after a run: the drain moves kept (schema v9).
+        kdrift_analyze::drains::keep_moves(s).map_err(|e| format!("keeping the drain moves: {e}"))?;
+    }
     if let Some(dir) = &outputs.kubectl_dir {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let end = facts.end - Duration::hours(1);

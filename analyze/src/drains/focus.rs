@@ -34,6 +34,8 @@ pub(crate) struct Focus {
     owners: HashSet<(String, String)>,
     /// Their pods (query `owner_pods`), as a JSON array of `{"namespace", "name"}`.
     pods: String,
+    /// The owners, as a JSON array of `{"namespace", "owner"}` (query `drain_moves_of_owners`).
+    pub(crate) owners_json: String,
 }
 
 impl Focus {
@@ -50,10 +52,10 @@ impl Focus {
         let owners_json =
             Value::Array(rows.iter().map(|(ns, owner)| json!({ "namespace": ns, "owner": owner })).collect())
                 .to_string();
-        let pods = store.query_map(&sql::OWNER_PODS, [owners_json], |r| {
+        let pods = store.query_map(&sql::OWNER_PODS, [&owners_json], |r| {
             Ok(json!({ "namespace": r.get::<_, String>(0)?, "name": r.get::<_, String>(1)? }))
         })?;
-        Ok(Focus { nodes, owners: rows.into_iter().collect(), pods: Value::Array(pods).to_string() })
+        Ok(Focus { nodes, owners: rows.into_iter().collect(), pods: Value::Array(pods).to_string(), owners_json })
     }
 
     /// Every binding up to `until` of the pods that belong to the owners,
@@ -92,6 +94,17 @@ impl Focus {
         for ep in episodes.iter_mut() {
             ep.evicted.retain(|m| {
                 moves::owner_key(m, placements).is_some_and(|owner| self.owners.contains(&(m.namespace.clone(), owner)))
+            });
+        }
+    }
+
+    /// [`Focus::retain_owned`] for moves whose owner is already filled
+    /// (the kept moves, [`moves::owner_key_of_matched`]).
+    pub(crate) fn retain_owned_matched(&self, episodes: &mut [NodeEpisode]) {
+        for ep in episodes.iter_mut() {
+            ep.evicted.retain(|m| {
+                moves::owner_key_of_matched(m)
+                    .is_some_and(|owner| self.owners.contains(&(m.namespace.clone(), owner.to_string())))
             });
         }
     }

@@ -15,6 +15,7 @@
 
 pub mod episodes;
 mod focus;
+pub mod kept;
 pub mod moves;
 mod none_found;
 
@@ -23,6 +24,7 @@ use kdrift_ingest::Store;
 use serde::Serialize;
 
 pub use episodes::{Band, BandKind, EpisodeEnd, NodeEpisode};
+pub use kept::{keep_moves, moves_are_fresh, KeptMoves};
 pub use moves::{MovedPod, Replacement};
 
 use crate::history::{self, NodeSignal, Placement};
@@ -179,7 +181,7 @@ pub fn drain_timeline(
     since: Option<DateTime<Utc>>,
     until: Option<DateTime<Utc>>,
 ) -> Result<DrainTimeline, AnalyzeError> {
-    Ok(timeline(store, since, until, true, None, None)?.0)
+    Ok(timeline(store, since, until, true, None, None, Moves::KeptWhenFresh)?.0)
 }
 
 /// [`drain_timeline`] without the requested amounts before and after each
@@ -194,7 +196,7 @@ pub fn drain_moves(
     since: Option<DateTime<Utc>>,
     until: Option<DateTime<Utc>>,
 ) -> Result<DrainTimeline, AnalyzeError> {
-    Ok(timeline(store, since, until, false, None, None)?.0)
+    Ok(timeline(store, since, until, false, None, None, Moves::KeptWhenFresh)?.0)
 }
 
 /// [`drain_moves`] up to `until`, and every binding of the history up to
@@ -209,7 +211,7 @@ pub fn drain_moves_and_placements(
     store: &Store,
     until: DateTime<Utc>,
 ) -> Result<(DrainTimeline, Vec<Placement>), AnalyzeError> {
-    let (moves, mut placed) = timeline(store, None, Some(until), false, Some(until), None)?;
+    let (moves, mut placed) = timeline(store, None, Some(until), false, Some(until), None, Moves::KeptWhenFresh)?;
     placed.retain(|p| p.bound_at <= until);
     Ok((moves, placed))
 }
@@ -222,6 +224,8 @@ pub fn drain_moves_and_placements(
 /// `nodes`, up to `until`. `pods_moved`, `landed` and `not_replaced` count
 /// those moves alone. At 10M events this reads a few thousand rows where
 /// the whole history is 820,000 bindings and 500,000 pieces of evidence.
+/// With the moves kept and fresh ([`keep_moves`]), the owners' moves are
+/// taken from them (no eviction evidence read, nothing matched again).
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
@@ -230,9 +234,29 @@ pub fn drain_moves_to_nodes(
     until: DateTime<Utc>,
     nodes: &[&str],
 ) -> Result<(DrainTimeline, Vec<Placement>), AnalyzeError> {
-    let (moves, mut placed) = timeline(store, None, Some(until), false, Some(until), Some(nodes))?;
+    let (moves, mut placed) =
+        timeline(store, None, Some(until), false, Some(until), Some(nodes), Moves::KeptWhenFresh)?;
     placed.retain(|p| p.bound_at <= until);
     Ok((moves, placed))
+}
+
+/// Every operation of the store with its moves computed from the history
+/// (never the kept ones): what [`keep_moves`] keeps.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when a query fails.
+pub(crate) fn computed_moves(store: &Store) -> Result<DrainTimeline, AnalyzeError> {
+    Ok(timeline(store, None, None, false, None, None, Moves::FromHistory)?.0)
+}
+
+/// Where a timeline takes its operations' moves from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Moves {
+    /// The moves [`keep_moves`] kept, when they are those of the history as
+    /// it is now; else computed from the history.
+    KeptWhenFresh,
+    /// Computed from the history's bindings and eviction evidence.
+    FromHistory,
 }
 
 /// One operation in the window: its number (from 0), episodes, start and last signal.
@@ -245,11 +269,12 @@ fn timeline(
     with_requested: bool,
     placements_until: Option<DateTime<Utc>>,
     to_nodes: Option<&[&str]>,
+    source: Moves,
 ) -> Result<(DrainTimeline, Vec<Placement>), AnalyzeError> {
     let signals = history::node_signals(store, history::beginning(), history::far_future())?;
     // The operations in the window, numbered over the whole store.
     let mut spans: Vec<(DateTime<Utc>, DateTime<Utc>)> = Vec::new();
-    let selected: Vec<Selected> = group(all_episodes(&signals))
+    let mut selected: Vec<Selected> = group(all_episodes(&signals))
         .into_iter()
         .enumerate()
         .filter_map(|(i, episodes)| {
@@ -280,30 +305,41 @@ fn timeline(
         (None, Some(t)) => Some((history::beginning(), t)),
         (None, None) => None,
     };
-    // Only the evidence an episode can take: its node, inside its range and
-    // its operation's window (evidence naming no node: the whole reach).
-    let ranges: Vec<(&str, DateTime<Utc>, DateTime<Utc>)> = selected
-        .iter()
-        .flat_map(|(_, episodes, start, last)| {
-            let (from, to) = window(*start, *last);
-            episodes.iter().filter_map(move |e| {
-                let (ep_from, ep_to) = moves::evidence_range(e);
-                let (a, b) = (ep_from.max(from), ep_to.map_or(to, |t| t.min(to)));
-                (a <= b).then_some((e.node.as_str(), a, b))
-            })
-        })
-        .collect();
     // Only the owners whose moves can reach `to_nodes`, when given.
     let focus = match (to_nodes, placed_range) {
         (Some(nodes), Some((_, to))) => Some(focus::Focus::of_nodes(store, nodes, to)?),
         _ => None,
     };
+    // The kept moves, when fresh (of the focus's owners only, with a focus):
+    // then no evidence is read and no binding looked up for them.
+    let from_kept = source == Moves::KeptWhenFresh && {
+        let mut episodes: Vec<(usize, &mut Vec<NodeEpisode>)> =
+            selected.iter_mut().map(|(i, episodes, _, _)| (*i, episodes)).collect();
+        kept::kept_moves(store, &mut episodes, focus.as_ref().map(|f| f.owners_json.as_str()))?
+    };
     let all_evidence = match (reach, &focus) {
+        _ if from_kept => Vec::new(),
         (Some((from, to)), Some(f)) => f.evidence(store, from, to)?,
-        (Some((from, to)), None) => history::eviction_evidence_in(store, &ranges, from, to)?,
+        (Some((from, to)), None) => {
+            // Only the evidence an episode can take: its node, inside its range and
+            // its operation's window (evidence naming no node: the whole reach).
+            let ranges: Vec<(&str, DateTime<Utc>, DateTime<Utc>)> = selected
+                .iter()
+                .flat_map(|(_, episodes, start, last)| {
+                    let (from, to) = window(*start, *last);
+                    episodes.iter().filter_map(move |e| {
+                        let (ep_from, ep_to) = moves::evidence_range(e);
+                        let (a, b) = (ep_from.max(from), ep_to.map_or(to, |t| t.min(to)));
+                        (a <= b).then_some((e.node.as_str(), a, b))
+                    })
+                })
+                .collect();
+            history::eviction_evidence_in(store, &ranges, from, to)?
+        }
         (None, _) => Vec::new(),
     };
     let all_placements = match (placed_range, &focus) {
+        _ if from_kept && placements_until.is_none() => Vec::new(),
         // With a focus the range starts at the beginning (`placements_until`).
         (Some((_, to)), Some(f)) => f.placements(store, to)?,
         (Some((from, to)), None) => history::placements(store, from, to)?,
@@ -320,18 +356,20 @@ fn timeline(
     let mut operations = Vec::new();
     let mut notes = Vec::new();
     // Indexed once for every operation; each looks at its own window of it.
-    let index = moves::PlacementIndex::new(&all_placements);
+    let index = moves::PlacementIndex::new(if from_kept { &[][..] } else { &all_placements[..] });
     for (i, mut episodes, start, last) in selected {
         let (window_from, window_to) = window(start, last);
         let evidence = all_evidence.iter().filter(|e| e.at >= window_from && e.at <= window_to);
         let placements = index.window(window_from - Duration::days(30), window_to);
-        moves::attach_evictions(&mut episodes, evidence, placements);
-        if let Some(f) = &focus {
-            f.retain_owned(&mut episodes, placements);
-        }
-        {
+        if !from_kept {
+            moves::attach_evictions(&mut episodes, evidence, placements);
+            if let Some(f) = &focus {
+                f.retain_owned(&mut episodes, placements);
+            }
             let mut moved: Vec<&mut MovedPod> = episodes.iter_mut().flat_map(|e| e.evicted.iter_mut()).collect();
             moves::find_replacements(&mut moved, placements);
+        } else if let Some(f) = &focus {
+            f.retain_owned_matched(&mut episodes);
         }
         let open = episodes.iter().any(|e| e.end != EpisodeEnd::Closed);
         let ended_at = if open { None } else { episodes.iter().filter_map(|e| e.ended_at).max() };

@@ -256,6 +256,18 @@ pub fn owner_key(m: &MovedPod, placements: PlacementWindow<'_, '_>) -> Option<St
     }
 }
 
+/// [`owner_key`] of a moved pod whose `owner` [`find_replacements`] has
+/// filled: the name in `Kind/name`, else its own name prefix (when its
+/// latest binding named no owner kind and name, `owner_key` takes that
+/// binding's name prefix, which is its own). For moves read back without
+/// their bindings (the kept moves).
+pub fn owner_key_of_matched(m: &MovedPod) -> Option<&str> {
+    match m.owner.as_deref().and_then(|o| o.split_once('/')) {
+        Some((_, name)) => Some(name),
+        None => owner_from_name(&m.name),
+    }
+}
+
 /// Fills `owner` and `replacement` of every moved pod (in eviction order,
 /// each binding of the window used at most once).
 ///

@@ -71,6 +71,36 @@ pub(crate) fn open_store(db: &Path) -> anyhow::Result<Store> {
     Ok(store)
 }
 
+/// After an ingest that completed: keeps the drain timeline's moves of the
+/// history as it now is ([`kdrift_analyze::drains::keep_moves`]), so that
+/// `timeline drains` reads them instead of matching every eviction of the
+/// history again. Logged (`-v`); a failure is a warning, not the command's:
+/// the ingested data stays, and the timeline computes the moves from the
+/// history instead.
+///
+/// # Errors
+/// Writing the warning to stderr failed.
+pub(crate) fn keep_drain_moves(store: &Store) -> anyhow::Result<()> {
+    let started = std::time::Instant::now();
+    match kdrift_analyze::drains::keep_moves(store) {
+        Ok(kept) if kept.computed => tracing::info!(
+            "kept the moves of {} drain operation(s): {} pod(s), {:.2} s",
+            kept.operations,
+            kept.moves,
+            started.elapsed().as_secs_f64()
+        ),
+        Ok(_) => tracing::debug!("the kept drain moves are those of the history"),
+        Err(e) => writeln!(
+            std::io::stderr(),
+            "kdrift: warning: store {}: the drain moves were not kept ({:#}); `kdrift timeline drains` computes them \
+             from the history instead",
+            store.path().display(),
+            anyhow::Error::new(e)
+        )?,
+    }
+    Ok(())
+}
+
 /// Opens the existing store at `db` read-only ([`Store::open_existing`]),
 /// warning about the runs a migration closed as abandoned, or that are
 /// still marked `running` though their process has ended.

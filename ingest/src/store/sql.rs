@@ -57,6 +57,8 @@ queries! {
     SCHEMA_V7 = "schema_v7", "schema/v7.sql";
     /// Migration 7 → 8: requested amounts per node as changes and hourly checkpoints kept by ingest.
     SCHEMA_V8 = "schema_v8", "schema/v8.sql";
+    /// Migration 8 → 9: the drain timeline's moves kept in the store (`drain_moves`).
+    SCHEMA_V9 = "schema_v9", "schema/v9.sql";
     /// Records the schema version after a migration.
     UPDATE_SCHEMA_VERSION = "update_schema_version", "schema/update_version.sql";
     /// Opens a transaction.
@@ -193,6 +195,16 @@ queries! {
     REBALANCE_LATEST_RUNS = "rebalance_latest_runs", "rebalance/latest_runs.sql";
     /// Cordon, readiness, reboot and node-controller signals per node between two instants.
     NODE_SIGNALS = "node_signals", "timeline/node_signals.sql";
+    /// Whether the kept drain moves (schema v9) were computed from the history as it is now.
+    DRAIN_MOVES_FRESH = "drain_moves_fresh", "timeline/drain_moves_fresh.sql";
+    /// The kept drain moves of a range of operations.
+    DRAIN_MOVES = "drain_moves", "timeline/drain_moves.sql";
+    /// The kept drain moves of a range of operations, for the pods of some owners.
+    DRAIN_MOVES_OF_OWNERS = "drain_moves_of_owners", "timeline/drain_moves_of_owners.sql";
+    /// Empties the kept drain moves before they are computed again.
+    CLEAR_DRAIN_MOVES = "clear_drain_moves", "derive/clear_drain_moves.sql";
+    /// Records which history the kept drain moves were computed from.
+    DRAIN_MOVES_KEPT = "drain_moves_kept", "derive/drain_moves_kept.sql";
     /// Evidence of pods evicted or stopped on a node between two instants.
     POD_EVICTIONS = "pod_evictions", "timeline/pod_evictions.sql";
     /// Eviction evidence between two instants, counted per kind (`timeline drains` finding none).

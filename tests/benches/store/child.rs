@@ -35,6 +35,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "ingest-duckdb" => ingest_duckdb(Path::new(&arg(1)?), Path::new(&arg(2)?))?,
         "pull" => pull(&arg(1)?, time_of(&arg(2)?)?, time_of(&arg(3)?)?, Path::new(&arg(4)?))?,
         "queries" => queries(Path::new(&arg(1)?), &arg(2)?, &arg(3)?, time_of(&arg(4)?)?)?,
+        "keep-moves" => keep_moves(Path::new(&arg(1)?))?,
         "breakdown" => breakdown(Path::new(&arg(1)?), &arg(2)?, &arg(3)?, &arg(4)?, &arg(5)?)?,
         "explain" => explain(Path::new(&arg(1)?), &arg(2)?, &args[3..])?,
         other => return Err(format!("unknown child case {other}")),
@@ -120,6 +121,32 @@ fn queries(store: &Path, ns: &str, name: &str, at: DateTime<Utc>) -> Result<Valu
     }
     out["vm_hwm_kib"] = json!(vm_hwm_kib());
     Ok(out)
+}
+
+/// The drain timeline's moves (schema v9): the timeline with the moves
+/// computed from the history (the kept rows emptied first), the time
+/// `kdrift ingest` then spends keeping them, and the timeline reading them.
+/// Leaves the store with its moves kept. Opens the store for writing.
+fn keep_moves(store: &Path) -> Result<Value, String> {
+    let store = Store::open(store).map_err(|e| e.to_string())?;
+    let runs = std::env::var("KDRIFT_BENCH_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
+    store.batch(&sql::CLEAR_DRAIN_MOVES).map_err(|e| e.to_string())?;
+    let (from_history, computed) = timed(runs, || drain_timeline(&store, None, None).map_err(|e| e.to_string()))?;
+    let t = Instant::now();
+    let kept = kdrift_analyze::drains::keep_moves(&store).map_err(|e| e.to_string())?;
+    let keep_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let (from_kept, read) = timed(runs, || drain_timeline(&store, None, None).map_err(|e| e.to_string()))?;
+    if read != computed {
+        return Err("the timeline read from the kept moves differs from the one computed from the history".into());
+    }
+    Ok(json!({
+        "timeline_from_history": from_history,
+        "keep_moves_ms": keep_ms,
+        "moves": kept.moves,
+        "operations": kept.operations,
+        "timeline_from_kept": from_kept,
+        "vm_hwm_kib": vm_hwm_kib(),
+    }))
 }
 
 /// The named queries behind the three analyses, each timed on its own

@@ -208,6 +208,17 @@ fn bench_queries(set: &DataSet) -> Result<(), String> {
         set.facts.objects
     );
     let at = set.facts.middle.to_rfc3339();
+    // First: the drain moves kept (schema v9), as `kdrift ingest` leaves them.
+    let k = child(&["keep-moves", &store.display().to_string()])?;
+    println!(
+        "timeline drains, moves computed from the history: median {:.1} ms; keeping them ({} moves of {} \
+         operations, what ingest adds): {:.1} ms; read back: median {:.1} ms",
+        f(&k["timeline_from_history"], "median_ms"),
+        k["moves"],
+        k["operations"],
+        f(&k, "keep_moves_ms"),
+        f(&k["timeline_from_kept"], "median_ms")
+    );
     let r = child(&["queries", &store.display().to_string(), &ns, &name, &at])?;
     let line = |label: &str, k: &str, target: f64| {
         let v = &r[k];

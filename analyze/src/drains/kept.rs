@@ -1,0 +1,196 @@
+//! The drain moves kept in the store (schema v9 `drain_moves`): every
+//! operation's moved pods and their replacements, computed once after the
+//! history changes instead of at every `timeline drains`.
+//!
+//! Matching the evictions of every rolling drain to their replacements reads
+//! every binding and every piece of eviction evidence of the history (at 10M
+//! events, 820,000 bindings and 500,000 pieces of evidence: most of a 3.7 s
+//! timeline). [`keep_moves`] runs that matching once for the whole store
+//! and writes one row per moved pod, with the history it came from (the
+//! highest obs_id, the schema version and [`RULES_VERSION`]); `kdrift`
+//! calls it after every ingest. The timeline then reads those rows when
+//! they are fresh ([`kept_moves`]), and computes the moves from the history
+//! as before when they are not (a store ingested by other means, or opened
+//! read-only before any ingest kept them): the rows only make it faster,
+//! never different — each operation's moves depend on the operation alone,
+//! not on the window asked for (tests compare both paths).
+
+use chrono::{DateTime, Utc};
+use duckdb::types::{TimeUnit, Value};
+use kdrift_ingest::store::{sql, SCHEMA_VERSION};
+use kdrift_ingest::{Store, StoreError};
+
+use super::{MovedPod, NodeEpisode, Replacement};
+use crate::AnalyzeError;
+
+/// The version of the rules in [`super::moves`] and [`super::episodes`]:
+/// raise it when a change to them changes which pods an episode moved or
+/// which replacement they got, so that moves kept by an older kdrift are
+/// computed again rather than read.
+pub const RULES_VERSION: i64 = 1;
+
+/// What [`keep_moves`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeptMoves {
+    /// False when the kept moves were already those of the history (nothing written).
+    pub computed: bool,
+    /// Operations in the store.
+    pub operations: usize,
+    /// Moved pods kept (rows of `drain_moves`), over every operation.
+    pub moves: usize,
+}
+
+/// Whether the store's kept moves are those of its history as it is now.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn moves_are_fresh(store: &Store) -> Result<bool, AnalyzeError> {
+    Ok(store.query_one(&sql::DRAIN_MOVES_FRESH, [SCHEMA_VERSION, RULES_VERSION], |r| r.get(0))?)
+}
+
+/// Computes every operation's moves from the history and keeps them in the
+/// store (one transaction: the rows and the record of the history they
+/// come from), unless the kept ones are already fresh. Needs a store opened
+/// for writing ([`Store::open`]).
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when a query or the append fails (the transaction
+/// is rolled back: the old rows stay, and readers see they are stale).
+pub fn keep_moves(store: &Store) -> Result<KeptMoves, AnalyzeError> {
+    if moves_are_fresh(store)? {
+        return Ok(KeptMoves { computed: false, operations: 0, moves: 0 });
+    }
+    let timeline = super::computed_moves(store)?;
+    store.batch(&sql::TX_BEGIN)?;
+    match write(store, &timeline.operations) {
+        Ok(kept) => {
+            store.batch(&sql::TX_COMMIT)?;
+            Ok(kept)
+        }
+        Err(e) => {
+            // The write's error is the one to report.
+            let _ = store.batch(&sql::TX_ROLLBACK);
+            Err(e)
+        }
+    }
+}
+
+fn write(store: &Store, operations: &[super::Operation]) -> Result<KeptMoves, AnalyzeError> {
+    store.batch(&sql::CLEAR_DRAIN_MOVES)?;
+    let append_error = |source| StoreError::Append { table: "drain_moves", source };
+    let mut moves = 0usize;
+    {
+        let mut appender = store.conn().appender("drain_moves").map_err(append_error)?;
+        for op in operations {
+            for (episode, ep) in op.episodes.iter().enumerate() {
+                for m in &ep.evicted {
+                    let r = m.replacement.as_ref();
+                    appender
+                        .append_row(duckdb::params![
+                            op.number as i64,
+                            episode as i64,
+                            ep.node,
+                            m.namespace,
+                            m.name,
+                            m.uid,
+                            timestamp(m.evicted_at),
+                            m.evidence.join(","),
+                            m.detail,
+                            m.owner,
+                            r.map(|r| r.name.as_str()),
+                            r.map(|r| r.node.as_str()),
+                            r.map_or(Value::Null, |r| timestamp(r.bound_at)),
+                        ])
+                        .map_err(append_error)?;
+                    moves += 1;
+                }
+            }
+        }
+        appender.flush().map_err(append_error)?;
+    }
+    let kept_at = Utc::now().timestamp_micros();
+    store.execute(
+        &sql::DRAIN_MOVES_KEPT,
+        duckdb::params![SCHEMA_VERSION, RULES_VERSION, operations.len() as i64, moves as i64, kept_at],
+    )?;
+    Ok(KeptMoves { computed: true, operations: operations.len(), moves })
+}
+
+fn timestamp(t: DateTime<Utc>) -> Value {
+    Value::Timestamp(TimeUnit::Microsecond, t.timestamp_micros())
+}
+
+/// One kept row: the operation (1-based), the episode's position in it, and the moved pod.
+type KeptRow = (usize, usize, MovedPod);
+
+/// Fills the `evicted` lists of the selected operations' episodes from the
+/// kept moves when they are fresh (then returns true); leaves them alone
+/// and returns false otherwise. `selected`: `(operation number from 0,
+/// its episodes in the timeline's order)`; `owners`: only the moves of
+/// these owners' pods (a JSON array of `{"namespace", "owner"}`, query
+/// `drain_moves_of_owners`), when given.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when a query fails.
+pub(crate) fn kept_moves(
+    store: &Store,
+    selected: &mut [(usize, &mut Vec<NodeEpisode>)],
+    owners: Option<&str>,
+) -> Result<bool, AnalyzeError> {
+    if !moves_are_fresh(store)? {
+        return Ok(false);
+    }
+    let (Some(first), Some(last)) = (selected.iter().map(|(i, _)| *i).min(), selected.iter().map(|(i, _)| *i).max())
+    else {
+        return Ok(true);
+    };
+    let (first, last) = (first as i64 + 1, last as i64 + 1);
+    let rows = match owners {
+        Some(owners) => store.query_map(&sql::DRAIN_MOVES_OF_OWNERS, duckdb::params![first, last, owners], kept_row)?,
+        None => store.query_map(&sql::DRAIN_MOVES, [first, last], kept_row)?,
+    };
+    let mut rows = rows.into_iter().peekable();
+    // Both in operation order (rows: then episode, then the episode's order).
+    let mut order: Vec<usize> = (0..selected.len()).collect();
+    order.sort_by_key(|&k| selected[k].0);
+    for k in order {
+        let (i, episodes) = &mut selected[k];
+        let number = *i + 1;
+        while rows.peek().is_some_and(|(op, _, _)| *op < number) {
+            rows.next();
+        }
+        while let Some((_, episode, m)) = rows.next_if(|(op, _, _)| *op == number) {
+            // The same history gives the same episodes: a row for another
+            // node (impossible while fresh) is dropped rather than misfiled.
+            if let Some(ep) = episodes.get_mut(episode).filter(|ep| ep.node == m.from_node) {
+                ep.evicted.push(m);
+            }
+        }
+    }
+    Ok(true)
+}
+
+fn kept_row(r: &duckdb::Row<'_>) -> duckdb::Result<KeptRow> {
+    let operation: i64 = r.get(0)?;
+    let episode: i64 = r.get(1)?;
+    let namespace: String = r.get(3)?;
+    let evidence: String = r.get(7)?;
+    let replacement = match (r.get::<_, Option<String>>(10)?, r.get::<_, Option<String>>(11)?, r.get(12)?) {
+        (Some(name), Some(node), Some(bound_at)) => {
+            Some(Replacement { namespace: namespace.clone(), name, node, bound_at })
+        }
+        _ => None,
+    };
+    let moved = MovedPod {
+        from_node: r.get(2)?,
+        namespace,
+        name: r.get(4)?,
+        uid: r.get(5)?,
+        evicted_at: r.get(6)?,
+        evidence: evidence.split(',').filter(|k| !k.is_empty()).map(str::to_string).collect(),
+        detail: r.get(8)?,
+        owner: r.get(9)?,
+        replacement,
+    };
+    Ok((usize::try_from(operation).unwrap_or(0), usize::try_from(episode).unwrap_or(usize::MAX), moved))
+}
