@@ -56,6 +56,10 @@ fn every_read_query_runs_on_the_demo_store() {
             }
             "job" => facts.job_name.clone(),
             "pull_key" => "http://127.0.0.1:9428 raw".to_string(),
+            "schema_version" => kdrift_ingest::store::SCHEMA_VERSION.to_string(),
+            "rules_version" => kdrift_analyze::drains::kept::RULES_VERSION.to_string(),
+            "first_operation" => "1".to_string(),
+            "last_operation" => "2".to_string(),
             other => panic!("no test value for parameter {other}"),
         }
     };
@@ -277,6 +281,10 @@ fn golden_params(query: &str, param: &str, facts: &kdrift_ingest::scenario::Scen
         // node-2 over since..until.
         (_, "episodes") => r#"[{"node":"node-2","from_us":1795831200000000,"to_us":1795831440000000}]"#.into(),
         (_, "pull_key") => "http://127.0.0.1:9428 raw".into(),
+        (_, "schema_version") => kdrift_ingest::store::SCHEMA_VERSION.to_string(),
+        (_, "rules_version") => kdrift_analyze::drains::kept::RULES_VERSION.to_string(),
+        (_, "first_operation") => "1".into(),
+        (_, "last_operation") => "2".into(),
         (_, "nodes") => r#"["node-1"]"#.into(),
         (_, "owners") => {
             r#"[{"namespace":"web","owner":"api-c6w2dh2mbv"},{"namespace":"web","owner":"docs-jhwfr8w8j9"}]"#.into()
@@ -304,6 +312,8 @@ fn every_read_query_matches_its_golden_file_and_runs_from_the_sql_text_alone() {
     let path = dir.path().join("golden.duckdb");
     let store = kdrift_ingest::Store::open(&path).expect("store");
     ingest_scenario(&store, scenario, 1).expect("ingest");
+    // As `kdrift ingest` leaves it: the drain moves kept (schema v9).
+    kdrift_analyze::drains::keep_moves(&store).expect("keep the drain moves");
     let update = std::env::var_os("KDRIFT_UPDATE_GOLDEN").is_some();
     let golden_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("golden/queries");
     let mut failures = Vec::new();

@@ -1,4 +1,6 @@
 -- name: drain_moves
+-- access: read
+-- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(1, 10);
 -- purpose: The kept moves of the operations numbered $1 to $2 (1-based,
 --   both inclusive), per operation and episode in the order the timeline
 --   lists them (earliest evidence, then namespace and name).

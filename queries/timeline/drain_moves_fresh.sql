@@ -1,4 +1,6 @@
 -- name: drain_moves_fresh
+-- access: read
+-- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(9, 1);
 -- purpose: Whether `drain_moves` holds the moves of the history as it is
 --   now: computed after the newest observation (highest obs_id), at this
 --   schema version, by these rules. Readers that get false compute the moves

@@ -1,7 +1,10 @@
 -- name: drain_moves_of_owners
+-- access: read
+-- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(1, 10, '[{"namespace":"web","owner":"api-7d4b9c"}]');
 -- purpose: `drain_moves` of the operations numbered $1 to $2 for the pods of
 --   some owners only (why-pending follows the owners of the pods on the
---   nodes it explains): the owner name of `owner` (`Kind/name`), else the
+--   nodes it explains): the owner name of `owner` (`Kind/name`: after the
+--   last `/`), else the
 --   pod name without its last `-suffix` (the analyze crate's
 --   `owner_key_of_matched`), in the same order as `drain_moves`.
 -- params: $1 first_operation BIGINT, $2 last_operation BIGINT,
@@ -15,7 +18,7 @@ SELECT m.operation, m.episode, m.node, m.namespace, m.name, m.uid, m.evicted_at,
        m.replacement_name, m.replacement_node, m.replacement_bound_at
 FROM drain_moves m
 SEMI JOIN owners o ON o.namespace = m.namespace
-    AND o.owner = CASE WHEN strpos(m.owner, '/') > 0 THEN substr(m.owner, strpos(m.owner, '/') + 1)
+    AND o.owner = CASE WHEN strpos(m.owner, '/') > 0 THEN regexp_extract(m.owner, '(?s)/([^/]*)$', 1)
                        ELSE NULLIF(regexp_extract(m.name, '(?s)^(.+)-[^-]*$', 1), '') END
 WHERE m.operation BETWEEN $1 AND $2
 ORDER BY m.operation, m.episode, m.evicted_at, m.namespace, m.name;

@@ -12,8 +12,11 @@
 //! their replacements exactly as the whole-history timeline gives them (a
 //! test compares both on every node of a generated cluster), at a
 //! fraction of the rows: at 10M events the whole history is 820,000
-//! bindings and 500,000 pieces of evidence.
+//! bindings and 500,000 pieces of evidence. With the moves kept in the
+//! store ([`super::kept`]), the owners alone select the kept rows, and
+//! their pods, bindings and evidence are not read at all.
 
+use std::cell::OnceCell;
 use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
@@ -32,15 +35,17 @@ pub(crate) struct Focus {
     nodes: String,
     /// `(namespace, owner name)` of every pod bound to them.
     owners: HashSet<(String, String)>,
-    /// Their pods (query `owner_pods`), as a JSON array of `{"namespace", "name"}`.
-    pods: String,
+    /// Their pods (query `owner_pods`), as a JSON array of `{"namespace", "name"}`:
+    /// read on first use ([`Focus::pods`]).
+    pods: OnceCell<String>,
     /// The owners, as a JSON array of `{"namespace", "owner"}` (query `drain_moves_of_owners`).
     pub(crate) owners_json: String,
 }
 
 impl Focus {
     /// The owners of the pods bound to `nodes` up to `until` (query
-    /// `node_owners`), and the pods of those owners (query `owner_pods`).
+    /// `node_owners`). Their pods (query `owner_pods`) are read when first
+    /// needed.
     ///
     /// # Errors
     /// [`AnalyzeError::Store`] when the query fails.
@@ -52,19 +57,39 @@ impl Focus {
         let owners_json =
             Value::Array(rows.iter().map(|(ns, owner)| json!({ "namespace": ns, "owner": owner })).collect())
                 .to_string();
-        let pods = store.query_map(&sql::OWNER_PODS, [&owners_json], |r| {
-            Ok(json!({ "namespace": r.get::<_, String>(0)?, "name": r.get::<_, String>(1)? }))
-        })?;
-        Ok(Focus { nodes, owners: rows.into_iter().collect(), pods: Value::Array(pods).to_string(), owners_json })
+        Ok(Focus { nodes, owners: rows.into_iter().collect(), pods: OnceCell::new(), owners_json })
     }
 
-    /// Every binding up to `until` of the pods that belong to the owners,
-    /// and every binding to the nodes, oldest first (query `owner_bindings`).
+    /// The owners' pods (query `owner_pods`, read once), as a JSON array
+    /// of `{"namespace", "name"}`.
     ///
     /// # Errors
     /// [`AnalyzeError::Store`] when the query fails.
-    pub(crate) fn placements(&self, store: &Store, until: DateTime<Utc>) -> Result<Vec<Placement>, AnalyzeError> {
-        let params = duckdb::params![self.pods, self.nodes, until.timestamp_micros()];
+    fn pods(&self, store: &Store) -> Result<&str, AnalyzeError> {
+        if let Some(pods) = self.pods.get() {
+            return Ok(pods);
+        }
+        let pods = store.query_map(&sql::OWNER_PODS, [&self.owners_json], |r| {
+            Ok(json!({ "namespace": r.get::<_, String>(0)?, "name": r.get::<_, String>(1)? }))
+        })?;
+        Ok(self.pods.get_or_init(|| Value::Array(pods).to_string()))
+    }
+
+    /// Every binding to the nodes up to `until`, oldest first (query
+    /// `owner_bindings`), and, with `of_owner_pods`, every binding of the
+    /// owners' pods too (what matching their moves needs; the kept moves
+    /// need none).
+    ///
+    /// # Errors
+    /// [`AnalyzeError::Store`] when a query fails.
+    pub(crate) fn placements(
+        &self,
+        store: &Store,
+        until: DateTime<Utc>,
+        of_owner_pods: bool,
+    ) -> Result<Vec<Placement>, AnalyzeError> {
+        let pods = if of_owner_pods { self.pods(store)? } else { "[]" };
+        let params = duckdb::params![pods, self.nodes, until.timestamp_micros()];
         Ok(store.query_map(&sql::OWNER_BINDINGS, params, history::placement_row)?)
     }
 
@@ -82,7 +107,7 @@ impl Focus {
         since: DateTime<Utc>,
         until: DateTime<Utc>,
     ) -> Result<Vec<EvictionEvidence>, AnalyzeError> {
-        let params = duckdb::params![self.pods, since.timestamp_micros(), until.timestamp_micros()];
+        let params = duckdb::params![self.pods(store)?, since.timestamp_micros(), until.timestamp_micros()];
         Ok(store.query_map(&sql::OWNER_EVICTIONS, params, history::evidence_row)?)
     }
 

@@ -125,7 +125,8 @@ type KeptRow = (usize, usize, MovedPod);
 
 /// Fills the `evicted` lists of the selected operations' episodes from the
 /// kept moves when they are fresh (then returns true); leaves them alone
-/// and returns false otherwise. `selected`: `(operation number from 0,
+/// and returns false otherwise, and when they cannot be read (a store
+/// whose kept tables were dropped: the caller computes the moves). `selected`: `(operation number from 0,
 /// its episodes in the timeline's order)`; `owners`: only the moves of
 /// these owners' pods (a JSON array of `{"namespace", "owner"}`, query
 /// `drain_moves_of_owners`), when given.
@@ -137,8 +138,15 @@ pub(crate) fn kept_moves(
     selected: &mut [(usize, &mut Vec<NodeEpisode>)],
     owners: Option<&str>,
 ) -> Result<bool, AnalyzeError> {
-    if !moves_are_fresh(store)? {
-        return Ok(false);
+    // The kept rows are only a faster path: when they cannot be read (a
+    // damaged store without the tables), the moves are computed instead.
+    match moves_are_fresh(store) {
+        Ok(true) => {}
+        Ok(false) => return Ok(false),
+        Err(e) => {
+            tracing::debug!("the kept drain moves cannot be read ({e}); computing them from the history");
+            return Ok(false);
+        }
     }
     let (Some(first), Some(last)) = (selected.iter().map(|(i, _)| *i).min(), selected.iter().map(|(i, _)| *i).max())
     else {
@@ -146,8 +154,15 @@ pub(crate) fn kept_moves(
     };
     let (first, last) = (first as i64 + 1, last as i64 + 1);
     let rows = match owners {
-        Some(owners) => store.query_map(&sql::DRAIN_MOVES_OF_OWNERS, duckdb::params![first, last, owners], kept_row)?,
-        None => store.query_map(&sql::DRAIN_MOVES, [first, last], kept_row)?,
+        Some(owners) => store.query_map(&sql::DRAIN_MOVES_OF_OWNERS, duckdb::params![first, last, owners], kept_row),
+        None => store.query_map(&sql::DRAIN_MOVES, [first, last], kept_row),
+    };
+    let rows = match rows {
+        Ok(rows) => rows,
+        Err(e) => {
+            tracing::debug!("the kept drain moves cannot be read ({e}); computing them from the history");
+            return Ok(false);
+        }
     };
     let mut rows = rows.into_iter().peekable();
     // Both in operation order (rows: then episode, then the episode's order).

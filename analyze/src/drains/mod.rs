@@ -220,12 +220,15 @@ pub fn drain_moves_and_placements(
 /// some nodes are full): every operation and episode, but only the moved
 /// pods whose owner had a pod bound to one of `nodes` (their replacements
 /// are those of the whole history: the other owners' moves cannot land a
-/// replacement there), and only the bindings of those owners' pods and of
-/// `nodes`, up to `until`. `pods_moved`, `landed` and `not_replaced` count
-/// those moves alone. At 10M events this reads a few thousand rows where
-/// the whole history is 820,000 bindings and 500,000 pieces of evidence.
-/// With the moves kept and fresh ([`keep_moves`]), the owners' moves are
-/// taken from them (no eviction evidence read, nothing matched again).
+/// replacement there), and every binding to `nodes` up to `until` (with
+/// the moves matched from the history, the bindings of those owners' pods
+/// on other nodes too: use the bindings to `nodes` only). `pods_moved`,
+/// `landed` and `not_replaced` count those moves alone. At 10M events this
+/// reads a few thousand rows where the whole history is 820,000 bindings
+/// and 500,000 pieces of evidence. With the moves kept and fresh
+/// ([`keep_moves`]), the owners' moves are taken from them: no pod of
+/// theirs, no eviction evidence and no binding but those to `nodes` read,
+/// nothing matched again.
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
@@ -341,7 +344,7 @@ fn timeline(
     let all_placements = match (placed_range, &focus) {
         _ if from_kept && placements_until.is_none() => Vec::new(),
         // With a focus the range starts at the beginning (`placements_until`).
-        (Some((_, to)), Some(f)) => f.placements(store, to)?,
+        (Some((_, to)), Some(f)) => f.placements(store, to, !from_kept)?,
         (Some((from, to)), None) => history::placements(store, from, to)?,
         (None, _) => Vec::new(),
     };

@@ -45,6 +45,8 @@ pub fn apply(cli: &Cli, args: &RebalanceApplyArgs) -> anyhow::Result<ExitCode> {
         None => Sink::Memory(Vec::new()),
     };
     let (report, executed) = runtime.block_on(execute::apply(&client, &doc, &options, &mut sink))?;
+    drop(sink);
+    keep_drain_moves(store.as_ref())?;
     finish(cli, &report, &executed, args.out.as_deref())
 }
 
@@ -69,7 +71,19 @@ pub fn run(cli: &Cli, args: &RebalanceRunArgs) -> anyhow::Result<ExitCode> {
     let plan_options = PlanOptions { skip_zero_request: args.skip_zero_request };
     let (report, executed) =
         runtime.block_on(execute::run(&client, &policy, &policy_source, plan_options, &source, &options, &mut sink))?;
+    drop(sink);
+    keep_drain_moves(store.as_ref())?;
     finish(cli, &report, &executed, args.out.as_deref())
+}
+
+/// The run's records are new observations: keeps the drain moves of the
+/// history as it now is, as ingest does ([`crate::cmd::keep_drain_moves`]),
+/// so that the next `timeline drains` does not compute them.
+fn keep_drain_moves(store: Option<&kdrift_ingest::Store>) -> anyhow::Result<()> {
+    match store {
+        Some(s) => crate::cmd::keep_drain_moves(s),
+        None => Ok(()),
+    }
 }
 
 /// Writes the executed plan (`--out`), renders the report, picks the exit code.
