@@ -178,8 +178,9 @@ fn a_store_held_by_a_running_recorder_is_named_as_in_use_with_its_pid() {
     let pid = recorder.id();
     let in_use = format!(
         "kdrift: error: opening store {db}: store {db} is in use by another process (PID {pid}), e.g. a running \
-         `kdrift record` or `kdrift ingest` (while a process writes a store, no other can open it); wait for that \
-         process to finish or stop it, or point --db at a copy of the file",
+         `kdrift record` or `kdrift ingest`, or a kdrift upgrading the store to its schema (once, after an upgrade; \
+         while a process writes a store, no other can open it); wait for that process to finish or stop it, or \
+         point --db at a copy of the file",
         db = db.display()
     );
     // An analysis (opens the store read-only) and an ingest (opens it for writing).

@@ -61,12 +61,13 @@ pub enum StoreError {
     },
     /// Another process holds the file: DuckDB lets one process at a time
     /// open a store for writing, and none read it meanwhile (a running
-    /// `kdrift record` or `kdrift ingest`, or an analysis while a writer
+    /// `kdrift record` or `kdrift ingest`, an analysis that migrates an
+    /// older store to the current schema, or an analysis while a writer
     /// tries to open it).
     #[error(
-        "store {path} is in use by another process{}, e.g. a running `kdrift record` or `kdrift ingest` (while a \
-         process writes a store, no other can open it); wait for that process to finish or stop it, or point --db \
-         at a copy of the file",
+        "store {path} is in use by another process{}, e.g. a running `kdrift record` or `kdrift ingest`, or a \
+         kdrift upgrading the store to its schema (once, after an upgrade; while a process writes a store, no other \
+         can open it); wait for that process to finish or stop it, or point --db at a copy of the file",
         holder.map(|pid| format!(" (PID {pid})")).unwrap_or_default()
     )]
     Locked {
@@ -646,8 +647,9 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "store /tmp/k.duckdb is in use by another process (PID 4242), e.g. a running `kdrift record` or \
-             `kdrift ingest` (while a process writes a store, no other can open it); wait for that process to finish \
-             or stop it, or point --db at a copy of the file"
+             `kdrift ingest`, or a kdrift upgrading the store to its schema (once, after an upgrade; while a process \
+             writes a store, no other can open it); wait for that process to finish or stop it, or point --db at a \
+             copy of the file"
         );
         let err = StoreError::Locked { path, holder: None, detail: String::new() };
         assert!(err.to_string().starts_with("store /tmp/k.duckdb is in use by another process, e.g. "), "{err}");
