@@ -320,6 +320,12 @@ fn timeline(
             selected.iter_mut().map(|(i, episodes, _, _)| (*i, episodes)).collect();
         kept::kept_moves(store, &mut episodes, focus.as_ref().map(|f| f.owners_json.as_str()))?
     };
+    if source == Moves::KeptWhenFresh {
+        tracing::debug!(
+            "drain moves: {}",
+            if from_kept { "read from the kept rows" } else { "matched from the history (no fresh kept rows)" }
+        );
+    }
     let all_evidence = match (reach, &focus) {
         _ if from_kept => Vec::new(),
         (Some((from, to)), Some(f)) => f.evidence(store, from, to)?,

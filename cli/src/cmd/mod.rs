@@ -89,7 +89,7 @@ pub(crate) fn keep_drain_moves(store: &Store) -> anyhow::Result<()> {
             kept.moves,
             started.elapsed().as_secs_f64()
         ),
-        Ok(_) => tracing::debug!("the kept drain moves are those of the history"),
+        Ok(_) => tracing::info!("the kept drain moves are already those of the history (nothing new to match)"),
         Err(e) => writeln!(
             std::io::stderr(),
             "kdrift: warning: store {}: the drain moves were not kept ({:#}); `kdrift timeline drains` computes them \
