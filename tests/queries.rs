@@ -181,6 +181,18 @@ fn writes_and_bad_parameters_are_refused() {
     assert!(matches!(catalog::run(&store, "nope", &[]), Err(CatalogError::Unknown(_))));
     let bad = catalog::run(&store, "nodes_at", &[("at_us".into(), "yesterday".into())]);
     assert!(matches!(bad, Err(CatalogError::BadValue { .. })), "{bad:?}");
+    // Unit mistakes get the hint `--at` gives (new-user trial: `query` gave none).
+    let at = |v: &str| {
+        catalog::run(&store, "nodes_at", &[("at_us".into(), v.into())]).expect_err("a unit mistake").to_string()
+    };
+    assert!(at("1795842000000000000").ends_with("nanoseconds? (divide by 1000)"), "{}", at("1795842000000000000"));
+    assert!(
+        at("1795842000").ends_with("seconds (multiply by 1000000) or milliseconds (by 1000)?"),
+        "{}",
+        at("1795842000")
+    );
+    let listed = catalog::run(&store, "requested_by_node", &[("instants".into(), "1795842000000".into())]);
+    assert!(listed.expect_err("ms").to_string().ends_with("or milliseconds (by 1000)?"));
     let extra = catalog::run(&store, "store_counts", &[("x".into(), "1".into())]);
     assert_eq!(
         extra.expect_err("unknown parameter").to_string(),

@@ -101,7 +101,7 @@ pub enum InstantListError {
         position: usize,
     },
     /// An element that is not an instant.
-    #[error("element {:?} is not an instant: expected {ACCEPTED}", .0.given)]
+    #[error("element {:?} is not an instant: expected {ACCEPTED}{}", .0.given, .0.hint)]
     Element(InstantError),
 }
 

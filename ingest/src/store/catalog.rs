@@ -138,7 +138,7 @@ pub enum CatalogError {
         values: Vec<String>,
     },
     /// A value that does not fit the parameter's type.
-    #[error("--param {name}={value:?}: expected {expected}")]
+    #[error("--param {name}={value:?}: expected {expected}{hint}")]
     BadValue {
         /// Parameter name.
         name: String,
@@ -146,6 +146,9 @@ pub enum CatalogError {
         value: String,
         /// What was expected.
         expected: &'static str,
+        /// The likely mistake, when known (`""` or `"; …"`: a number of
+        /// nanoseconds, seconds or milliseconds given for microseconds).
+        hint: &'static str,
     },
     /// A list of instants (`instants`) that is empty or has an element that is not an instant.
     #[error("--param {name}={value:?}: {problem}")]
@@ -223,10 +226,11 @@ pub struct QueryResult {
 }
 
 fn bind_value(spec: &ParamSpec, value: &str) -> Result<Box<dyn ToSql>, CatalogError> {
-    let bad = |expected| CatalogError::BadValue { name: spec.name.clone(), value: value.to_string(), expected };
+    let bad =
+        |expected, hint| CatalogError::BadValue { name: spec.name.clone(), value: value.to_string(), expected, hint };
     match spec.kind {
         ParamKind::Instant => {
-            let t = parse_instant(value).map_err(|_| bad(ACCEPTED))?;
+            let t = parse_instant(value).map_err(|e| bad(ACCEPTED, e.hint))?;
             Ok(Box::new(t.timestamp_micros()))
         }
         ParamKind::Instants => {
@@ -238,7 +242,7 @@ fn bind_value(spec: &ParamSpec, value: &str) -> Result<Box<dyn ToSql>, CatalogEr
             Ok(Box::new(list.iter().map(i64::to_string).collect::<Vec<_>>().join(",")))
         }
         ParamKind::Integer => {
-            value.parse::<i64>().map(|v| Box::new(v) as Box<dyn ToSql>).map_err(|_| bad("an integer"))
+            value.parse::<i64>().map(|v| Box::new(v) as Box<dyn ToSql>).map_err(|_| bad("an integer", ""))
         }
         ParamKind::Text => Ok(Box::new(value.to_string())),
     }
