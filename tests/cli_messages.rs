@@ -1146,6 +1146,14 @@ fn skew_and_plan_say_amounts_are_lower_bounds_when_a_namespace_was_not_dumped() 
         doc["lower_bound_nodes"].as_array().expect("lower_bound_nodes").iter().filter_map(Value::as_str).collect();
     marked.sort_unstable();
     assert!(marked.contains(&"a"), "{doc}");
+    // Trial finding: `--simulate`'s before → after table dropped the marks.
+    let simulated = stdout_of(&db, &["rebalance", "plan", "--simulate"]);
+    let after = &simulated[simulated.find("Requested before → after").expect("the table")..];
+    assert_eq!(row_cells(after, "a")[1], "≥25.0 %", "{simulated}");
+    assert!(
+        after.contains("\n  ≥ lower bound: the store lacks pods or their requests (see the notes)\n"),
+        "{simulated}"
+    );
 }
 
 #[test]

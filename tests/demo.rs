@@ -172,6 +172,8 @@ fn demo_ingest_is_idempotent() {
     assert!(compared > 200, "{compared} pod/node versions");
     // The per-node requested amounts from the store's aggregates are those of the pods loaded one by one.
     assert!(kdrift_tests::assert_amounts_agree(&store, 80) > 80);
+    // The cluster read for the filters (schema v10) is the one read pod by pod, as far as the filters tell.
+    assert!(kdrift_tests::assert_filter_load_agrees(&store, 20) > 100);
     let again = ingest_scenario(&store, generate(&ScenarioConfig { seed: 1, scale: 1 }), 1).expect("ingest");
     assert_eq!(again.counts.added, 0);
 }

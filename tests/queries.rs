@@ -59,6 +59,11 @@ fn every_read_query_runs_on_the_demo_store() {
             "schema_version" => kdrift_ingest::store::SCHEMA_VERSION.to_string(),
             "rules_version" => kdrift_analyze::drains::kept::RULES_VERSION.to_string(),
             "first_operation" => "1".to_string(),
+            "run_id" => "1".to_string(),
+            "obs_ids" => {
+                let r = catalog::run(&store, "pod_filter_fields_at", &[("at_us".into(), at.clone())]).expect("fields");
+                json!([r.rows[0][0], r.rows[1][0]]).to_string()
+            }
             "last_operation" => "2".to_string(),
             other => panic!("no test value for parameter {other}"),
         }
@@ -101,6 +106,13 @@ fn every_read_query_runs_on_the_demo_store() {
             "objects_at" => assert_eq!(r.rows.len(), 5, "the five Node objects"),
             "latest_observation" => assert!(r.rows[0][0].is_string(), "{:?}", r.rows),
             "pods_at" => assert!(r.rows.len() > 50, "{} pods", r.rows.len()),
+            "pod_filter_fields_at" => {
+                let pods_at = catalog::run(&store, "pods_at", &[("at_us".into(), at.clone())]).expect("pods_at");
+                assert_eq!(r.rows.len(), pods_at.rows.len(), "the versions pods_at picks");
+                let light = r.rows.iter().filter(|row| row[col("whole")] == Value::Bool(false)).count();
+                assert!(light > 50, "{light} pods read from their filter fields alone");
+            }
+            "pod_models" => assert_eq!(r.rows.len(), 2, "the two versions asked for"),
             "store_counts" => assert_eq!(r.rows[0][col("nodes")], Value::from(5)),
             "get_schema_version" => {
                 assert_eq!(r.rows[0][0], Value::String(kdrift_ingest::store::SCHEMA_VERSION.to_string()))
@@ -296,6 +308,8 @@ fn golden_params(query: &str, param: &str, facts: &kdrift_ingest::scenario::Scen
         (_, "schema_version") => kdrift_ingest::store::SCHEMA_VERSION.to_string(),
         (_, "rules_version") => kdrift_analyze::drains::kept::RULES_VERSION.to_string(),
         (_, "first_operation") => "1".into(),
+        (_, "run_id") => "1".into(),
+        (_, "obs_ids") => "[1380, 1620]".into(),
         (_, "last_operation") => "2".into(),
         (_, "nodes") => r#"["node-1"]"#.into(),
         (_, "owners") => {

@@ -40,6 +40,7 @@ fn every_real_dump_loads_once_and_only_once() {
     let compared = kdrift_tests::assert_model_fields_agree(&store);
     // Per-node requested amounts from the aggregates = from the pods loaded one by one.
     assert!(kdrift_tests::assert_amounts_agree(&store, 40) > 10);
+    kdrift_tests::assert_filter_load_agrees(&store, 20);
     assert_eq!(compared, 14, "the pod and node versions of the real dumps");
     let before = pending_pods(&store).expect("pending");
 

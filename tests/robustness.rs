@@ -440,6 +440,7 @@ fn unreadable_pod_and_node_values_are_reported_at_ingest() {
         assert!(a.unreadable[2].ends_with("spec.containers[0].resources.requests.cpu: \"abc\" is not a quantity (expected a number with an optional suffix, such as 100m, 0.5, 2, 1e3, 128Mi or 1G)"), "{}", a.unreadable[2]);
     }
     assert!(kdrift_tests::assert_amounts_agree(&store, 4) >= 4);
+    kdrift_tests::assert_filter_load_agrees(&store, 4);
 }
 
 fn t(s: &str) -> chrono::DateTime<chrono::Utc> {

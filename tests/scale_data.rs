@@ -68,6 +68,7 @@ fn the_ready_store_holds_every_version() {
     assert_eq!(nodes, 30);
     // Drains and churn: the per-node aggregates agree with the pods loaded one by one.
     assert!(kdrift_tests::assert_amounts_agree(&store, 30) > 30);
+    assert!(kdrift_tests::assert_filter_load_agrees(&store, 10) > 100);
     // The generator keeps the drain moves, as `kdrift ingest` does.
     assert!(kdrift_analyze::drains::moves_are_fresh(&store).expect("fresh?"), "the ready store keeps its drain moves");
     let (ns, name) = facts.last_failed_pod.clone().expect("a failed pod");

@@ -64,14 +64,14 @@ fn a_version_1_store_is_migrated_to_the_current_version_and_keeps_its_data() {
         // Test fixture: the store as kdrift 0.1 (schema 1) left it.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "DROP TABLE vl_windows; {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '1' WHERE key = 'schema_version'"
+            "DROP TABLE vl_windows; {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '1' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }
     let store = Store::open(&path).expect("migrate");
     let version = kdrift_ingest::store::catalog::run(&store, "get_schema_version", &[]).expect("version");
     assert_eq!(version.rows[0][0], serde_json::Value::String(SCHEMA_VERSION.to_string()));
-    assert_eq!(SCHEMA_VERSION, 9);
+    assert_eq!(SCHEMA_VERSION, 10);
     assert!(kdrift_ingest::store::catalog::run(&store, "vl_windows", &[]).expect("vl_windows exists").rows.is_empty());
     assert_eq!(store.counts().expect("counts").events, 1, "the data stays");
 }
@@ -97,9 +97,14 @@ fn downgrade_to_v6_order(path: &std::path::Path) {
          UPDATE kdrift_meta SET value = '6' WHERE key = 'schema_version';",
     )
     .expect("downgrade");
+    c.execute_batch(DROP_V10).expect("drop schema 10's columns");
     c.execute_batch(DROP_V9).expect("drop schema 9's tables");
     c.execute_batch(DROP_V8).expect("drop schema 8's tables");
 }
+
+/// Test fixture: undoes schema v10 (the filter fields of pod versions).
+const DROP_V10: &str = "ALTER TABLE pod_versions DROP COLUMN labels; ALTER TABLE pod_versions DROP COLUMN scheduling_terms; \
+    ALTER TABLE staging_observations DROP COLUMN labels; ALTER TABLE staging_observations DROP COLUMN scheduling_terms;";
 
 /// Test fixture: undoes schema v9 (the kept drain moves).
 const DROP_V9: &str = "DROP TABLE drain_moves; DROP TABLE drain_moves_kept;";
@@ -197,7 +202,7 @@ fn a_version_2_store_is_migrated_even_when_opened_for_analysis() {
         // Test fixture: the store as schema 2 left it.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "{DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '2' WHERE key = 'schema_version'"
+            "{DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '2' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }
@@ -250,7 +255,7 @@ fn a_version_3_store_gets_intervals_and_requested_amounts_when_migrated() {
         // Test fixture: the store as kdrift 0.1 with schema v3 left it.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "{DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} UPDATE kdrift_meta SET value = '3' WHERE key = 'schema_version'"
+            "{DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} UPDATE kdrift_meta SET value = '3' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }
@@ -265,6 +270,8 @@ fn a_version_3_store_gets_intervals_and_requested_amounts_when_migrated() {
     assert_eq!(amounts[1].usage_of("node-2").requested.get("cpu"), 500, "the second version's interval");
     assert_eq!(amounts[1].usage_of("node-1").requested.get("cpu"), 0, "the pod left node-1");
     assert!(kdrift_tests::assert_amounts_agree(&store, 10) >= 6);
+    // Migration 10 filled the filter fields from the stored models.
+    assert!(kdrift_tests::assert_filter_load_agrees(&store, 10) >= 1);
 }
 
 fn write(dir: &std::path::Path, name: &str, body: &[u8]) -> std::path::PathBuf {
@@ -520,6 +527,15 @@ fn a_run_left_running_by_a_process_that_ended_is_closed_as_failed_when_the_store
         .query_row("SELECT location FROM ingest_errors WHERE run_id = ?", [dead], |r| r.get(0))
         .expect("error row");
     assert_eq!(location, "big.ndjson");
+    // `kdrift query runs` counts that error (it said ERRORS 0), and `run_errors` lists it.
+    let runs = kdrift_ingest::store::catalog::run(&store, "runs", &[]).expect("runs");
+    let col = |c: &str| runs.columns.iter().position(|x| x == c).expect("column");
+    let row = runs.rows.iter().find(|r| r[col("run_id")] == serde_json::json!(dead)).expect("the dead run");
+    assert_eq!(row[col("errors")], serde_json::json!(1), "{row:?}");
+    let errors = kdrift_ingest::store::catalog::run(&store, "run_errors", &[("run_id".into(), dead.to_string())])
+        .expect("run_errors");
+    assert_eq!(errors.rows.len(), 1);
+    assert_eq!(errors.rows[0][4], serde_json::json!(ABANDONED_RUN_MESSAGE));
     // Closed once: opening again adds no second error row.
     drop(store);
     let store = Store::open(&path).expect("reopen again");
@@ -561,4 +577,44 @@ fn a_run_aborted_by_a_store_error_in_a_batch_commit_is_closed_as_failed() {
     );
     assert!(messages[0].contains("pod_bindings does not exist"), "the driver's text: {messages:?}");
     assert_eq!(store.counts().expect("counts").events, 1, "the failed batch is not stored");
+}
+
+#[test]
+fn a_version_9_store_gets_the_filter_fields_and_keeps_its_drain_moves_fresh_when_migrated() {
+    use kdrift_ingest::demo::ingest_scenario;
+    use kdrift_ingest::scenario::{generate, ScenarioConfig};
+    let scenario = generate(&ScenarioConfig { seed: 1, scale: 1 });
+    let pending = scenario.facts.pending_pod.clone();
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("v9.duckdb");
+    let before = {
+        let store = Store::open(&path).expect("create");
+        ingest_scenario(&store, scenario, 1).expect("ingest");
+        kdrift_analyze::drains::keep_moves(&store).expect("keep");
+        let report =
+            kdrift_analyze::why_pending(&store, &pending.namespace, &pending.name).expect("why").expect("report");
+        serde_json::to_value(report).expect("json")
+    };
+    {
+        // Test fixture: the store as schema 9 left it, its moves kept then.
+        let c = duckdb::Connection::open(&path).expect("open");
+        c.execute_batch(&format!(
+            "{DROP_V10} UPDATE kdrift_meta SET value = '9' WHERE key = 'schema_version'; \
+             UPDATE drain_moves_kept SET schema_version = 9;"
+        ))
+        .expect("downgrade");
+    }
+    let store = Store::open_existing(&path).expect("migrated, then opened read-only");
+    assert!(kdrift_analyze::drains::moves_are_fresh(&store).expect("fresh?"), "the kept moves stay fresh");
+    let (filled, flagged): (i64, i64) = store
+        .conn()
+        .query_row("SELECT count(labels), count(*) FILTER (WHERE scheduling_terms) FROM pod_versions", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .expect("columns");
+    assert!(filled > 50, "{filled} versions with labels");
+    assert!(flagged > 0, "the demo's pods with pod affinity terms are read whole");
+    let after = kdrift_analyze::why_pending(&store, &pending.namespace, &pending.name).expect("why").expect("report");
+    assert_eq!(serde_json::to_value(after).expect("json"), before, "why-pending answers as before the migration");
+    assert!(kdrift_tests::assert_filter_load_agrees(&store, 10) > 50);
 }

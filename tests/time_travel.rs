@@ -47,6 +47,7 @@ fn events_and_owner_templates_rebuild_node_1_at_the_failure() {
     ingest_records(&store, "file", "partial", records).expect("ingest");
     // The per-node aggregates (no pod loaded) add the same event-only pods, with the same requests.
     assert!(kdrift_tests::assert_amounts_agree(&store, 40) > 40);
+    kdrift_tests::assert_filter_load_agrees(&store, 20);
 
     let at = facts.failure_at;
     let cluster = ClusterAt::load(&store, at).expect("state");

@@ -4,7 +4,7 @@
 --   row has none) and, read from them, when the pod was bound (PodScheduled=True) and its eviction mark
 --   (DisruptionTarget=True: time, "reason: message"), and what the version adds to its node's requested amounts
 --   (schema v4: `usage_node`, `requests_*`, `model_error`, computed at staging; NULL when the staging row has
---   none). `valid_until` and `first_version` are left NULL here: `derive_pod_intervals` sets them next.
+--   none; schema v10: `labels`, `scheduling_terms`, likewise). `valid_until` and `first_version` are left NULL here: `derive_pod_intervals` sets them next.
 -- params: $1 run_id BIGINT, $2 after_obs_id BIGINT (only observations after it: one committed batch of a long run; 0 for all)
 -- columns: none (inserts)
 INSERT INTO pod_versions
@@ -37,7 +37,9 @@ SELECT
     requests_cpu,
     requests_memory,
     requests_other,
-    model_error
+    model_error,
+    labels,
+    scheduling_terms
 FROM (
     SELECT x.*,
            -- The model keeps only the PodScheduled and DisruptionTarget conditions: small to parse.
@@ -45,7 +47,8 @@ FROM (
     FROM (
         SELECT o.obs_id, o.run_id, o.observed_at, o.change, o.namespace, o.name, o.uid, o.resource_version, o.f,
                COALESCE(s.model, CAST(o.object AS VARCHAR)) AS model,
-               s.usage_node, s.requests_cpu, s.requests_memory, s.requests_other, s.model_error
+               s.usage_node, s.requests_cpu, s.requests_memory, s.requests_other, s.model_error,
+               s.labels, s.scheduling_terms
         FROM (
             SELECT obs_id, run_id, observed_at, change, namespace, name, uid, resource_version, content_hash,
                    -- One parse of each object: every field at once (1-based list).
@@ -62,7 +65,8 @@ FROM (
             -- The staged rows of this batch (still there at derive time), once per content.
             SELECT content_hash, any_value(model) AS model, any_value(usage_node) AS usage_node,
                    any_value(requests_cpu) AS requests_cpu, any_value(requests_memory) AS requests_memory,
-                   any_value(requests_other) AS requests_other, any_value(model_error) AS model_error
+                   any_value(requests_other) AS requests_other, any_value(model_error) AS model_error,
+                   any_value(labels) AS labels, any_value(scheduling_terms) AS scheduling_terms
             FROM staging_observations
             WHERE kind = 'Pod'
             GROUP BY content_hash

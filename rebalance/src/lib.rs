@@ -33,6 +33,7 @@ pub mod error;
 pub mod execute;
 mod extract;
 mod fast_hash;
+pub mod filter_fields;
 pub mod model_fields;
 pub mod node;
 pub mod objects;

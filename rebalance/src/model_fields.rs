@@ -236,6 +236,15 @@ pub struct PodUsageFields {
     /// extended resources) as a JSON object of integers, `None` when there is
     /// none.
     pub other: Option<String>,
+    /// `metadata.labels` as a JSON object of strings (`None` when the pod
+    /// has none): what inter-pod affinity terms select on (schema v10
+    /// `pod_versions.labels`; [`crate::filter_fields`]).
+    pub labels: Option<String>,
+    /// Whether the scheduler's filters read more of this pod, as an existing
+    /// pod, than its requests, node and labels: host ports or inter-pod
+    /// (anti-)affinity terms ([`crate::filter_fields::has_scheduling_terms`];
+    /// schema v10 `pod_versions.scheduling_terms`).
+    pub scheduling_terms: bool,
 }
 
 /// The [`PodUsageFields`] of a pod object (whole, or its [`pod_model_fields`]:
@@ -258,6 +267,8 @@ pub fn pod_usage_fields(pod: &Value) -> Result<PodUsageFields, String> {
         cpu: info.requests.get(crate::resources::CPU),
         memory: info.requests.get(crate::resources::MEMORY),
         other: (!other.is_empty()).then(|| Value::Object(other).to_string()),
+        labels: crate::filter_fields::labels_text(&info),
+        scheduling_terms: crate::filter_fields::has_scheduling_terms(&info),
     })
 }
 
@@ -336,6 +347,8 @@ mod tests {
         assert_eq!((fields.cpu, fields.memory), (310, 128 * 1024 * 1024));
         assert_eq!(fields.usage_node.as_deref(), Some("node-1"));
         assert_eq!(fields.other.as_deref(), Some(r#"{"gpu.intel.com/i915":1}"#));
+        assert_eq!(fields.labels.as_deref(), Some(r#"{"app":"web"}"#));
+        assert!(fields.scheduling_terms, "host ports and a required pod affinity term");
         pod["status"]["phase"] = json!("Succeeded");
         assert_eq!(pod_usage_fields(&pod).expect("readable").usage_node, None, "a terminal pod counts nowhere");
         pod["spec"]["containers"] = json!("not a list");

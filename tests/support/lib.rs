@@ -13,6 +13,7 @@ use kdrift_ingest::Store;
 
 pub mod busy_cluster;
 pub mod fake_kube;
+pub mod filter_load;
 pub mod recorder;
 pub mod scale_data;
 pub mod tied_versions;
@@ -210,21 +211,15 @@ pub fn assert_model_fields_agree(store: &Store) -> usize {
     rows.len()
 }
 
-/// Asserts that the per-node requested amounts read from the store's
-/// aggregates (`kdrift_analyze::state::amounts::amounts_at`, schema v4) are
-/// those of the state loaded pod by pod (`ClusterAt::load`, summed as
-/// `NodePods::usage`), at the store's first and last instants, just before
-/// both, and at up to `samples` pod or node version times (each, and 1 µs
-/// before it: the edges of the version intervals). Returns how many instants
-/// were compared.
+/// About `samples` instants spread over the store's pod and node version
+/// times, plus the first and last, each of them 1 µs earlier, an hour
+/// before the history and an hour after it: where the state at an instant
+/// changes, and around it.
 ///
 /// # Panics
-/// On the first instant where they differ (naming it and the difference),
-/// or when the store cannot be read.
-pub fn assert_amounts_agree(store: &Store, samples: usize) -> usize {
+/// When the store has no pod or node version, or cannot be read.
+pub fn sample_instants(store: &Store, samples: usize) -> Vec<chrono::DateTime<chrono::Utc>> {
     use chrono::{DateTime, Duration, Utc};
-    use kdrift_analyze::state::amounts::{amounts_at, AmountsAt};
-    use kdrift_analyze::state::ClusterAt;
     // Test-only read of the raw tables (not a product query).
     let mut stmt = store
         .conn()
@@ -243,6 +238,26 @@ pub fn assert_amounts_agree(store: &Store, samples: usize) -> usize {
     instants.extend(edges);
     instants.push(times[0] - Duration::hours(1));
     instants.push(times[times.len() - 1] + Duration::hours(1));
+    instants
+}
+
+pub use filter_load::assert_filter_load_agrees;
+
+/// Asserts that the per-node requested amounts read from the store's
+/// aggregates (`kdrift_analyze::state::amounts::amounts_at`, schema v4) are
+/// those of the state loaded pod by pod (`ClusterAt::load`, summed as
+/// `NodePods::usage`), at the store's first and last instants, just before
+/// both, and at up to `samples` pod or node version times (each, and 1 µs
+/// before it: the edges of the version intervals). Returns how many instants
+/// were compared.
+///
+/// # Panics
+/// On the first instant where they differ (naming it and the difference),
+/// or when the store cannot be read.
+pub fn assert_amounts_agree(store: &Store, samples: usize) -> usize {
+    use kdrift_analyze::state::amounts::{amounts_at, AmountsAt};
+    use kdrift_analyze::state::ClusterAt;
+    let instants = sample_instants(store, samples);
     let from_aggregates = amounts_at(store, &instants).expect("amounts_at");
     assert_eq!(from_aggregates.len(), instants.len());
     for (at, fast) in instants.iter().zip(&from_aggregates) {

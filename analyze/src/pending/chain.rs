@@ -15,6 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::failed_scheduling::{parse, FailedScheduling};
+use crate::state::for_filters::FilterVersions;
 use crate::state::lower_bound::{event_only_note, events_instant, unstored_namespaces, unstored_note};
 use crate::state::ClusterAt;
 use crate::words::{count, pick};
@@ -135,6 +136,9 @@ pub(super) struct Evaluated {
     pub cluster: ClusterState,
     /// The pending pod's stored version at the failure, when the store has one.
     pub pod: Option<PodInfo>,
+    /// The versions of the pods of `cluster` read for the filters only, to
+    /// read whole those a report shows.
+    pub versions: FilterVersions,
 }
 
 /// Loads the state at `at` and evaluates the pod against it. `Ok(None)`
@@ -148,7 +152,14 @@ pub(super) fn build_state(
     latest: &FailedScheduling,
     notes: &mut Vec<String>,
 ) -> Result<Option<Evaluated>, AnalyzeError> {
-    let mut cluster_at = ClusterAt::load(store, at)?;
+    let pod = load_pod(store, namespace, name, uid, at)?;
+    // Only the filters read the other pods here (why_full reads the pods on
+    // the nodes it explains whole), and their labels only through the pod's
+    // own required inter-pod terms.
+    let labels = pod.as_ref().is_some_and(|p| {
+        !p.affinity.pod_affinity.required.is_empty() || !p.affinity.pod_anti_affinity.required.is_empty()
+    });
+    let (mut cluster_at, versions) = ClusterAt::load_for_filters(store, at, labels)?;
     notes.extend(cluster_at.unreadable.iter().map(|u| format!("unreadable object: {u}")));
     if cluster_at.nodes.is_empty() {
         notes.push(
@@ -177,7 +188,6 @@ pub(super) fn build_state(
             unknown_capacity.join(", ")
         ));
     }
-    let pod = load_pod(store, namespace, name, uid, at)?;
     // Moved, not copied: at 150,000 pods a copy and its drop cost ~0.5 s.
     let others: Vec<PodInfo> = std::mem::take(&mut cluster_at.pods)
         .into_iter()
@@ -383,7 +393,7 @@ pub(super) fn build_state(
         pods_counted,
         requested_is_lower_bound: pod.is_none() || !unstored.is_empty() || !cluster_at.requests_unknown.is_empty(),
     };
-    Ok(Some(Evaluated { state: state_at_failure, cluster: state, pod }))
+    Ok(Some(Evaluated { state: state_at_failure, cluster: state, pod, versions }))
 }
 
 /// The pending pod's version at `at`: of its own uid when the events gave

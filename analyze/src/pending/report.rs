@@ -220,7 +220,9 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
     }
     let evaluated = build_state(store, namespace, name, &uid, last_failure, &parsed_latest, &mut notes)?;
     let full = match &evaluated {
-        Some(Evaluated { state, cluster, pod: Some(pod) }) => why_full(store, pod, state, cluster, last_failure)?,
+        Some(Evaluated { state, cluster, pod: Some(pod), versions }) => {
+            why_full(store, pod, state, cluster, versions, last_failure)?
+        }
         _ => None,
     };
     let state = evaluated.map(|e| e.state);

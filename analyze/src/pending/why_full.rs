@@ -13,6 +13,7 @@ use super::anchor::{explain, Anchor};
 use super::chain::StateAtFailure;
 use super::full::{arrival, bound, bursts, scale_ups, Holder, NodeFill};
 use crate::drains::drain_moves_to_nodes;
+use crate::state::for_filters::{whole, FilterVersions};
 use crate::state::ClusterAt;
 use crate::AnalyzeError;
 
@@ -45,8 +46,11 @@ pub(super) fn why_full(
     pending: &PodInfo,
     state: &StateAtFailure,
     cs: &ClusterState,
+    versions: &FilterVersions,
     at: DateTime<Utc>,
 ) -> Result<Option<WhyFull>, AnalyzeError> {
+    // `cs` holds pods read for the filters only (`ClusterAt::load_for_filters`):
+    // those on the explained nodes are read whole below.
     let left: HashSet<&str> = state.left.iter().map(String::as_str).collect();
     // Each left node once, with its first short resource and by how much.
     let mut short: Vec<(&str, &str, i64)> = Vec::new();
@@ -67,6 +71,9 @@ pub(super) fn why_full(
     let targets: Vec<(&str, &str)> = short.iter().map(|(n, r, _)| (*n, *r)).collect();
     let by_node = cs.by_node();
     let nodes: Vec<&str> = targets.iter().map(|(n, _)| *n).collect();
+    // The cluster was loaded for the filters: the pods shown are read whole.
+    let shown: Vec<&PodInfo> = nodes.iter().flat_map(|n| by_node.pods_on(n).iter().copied()).collect();
+    let whole_pods = versions.whole(store, &shown)?;
     let (moves, placed) = drain_moves_to_nodes(store, at, &nodes)?;
     let operations = moves.operations;
     let ups = scale_ups(store, at)?;
@@ -81,6 +88,7 @@ pub(super) fn why_full(
             .pods_on(node)
             .iter()
             .map(|p| {
+                let p = whole(p, &whole_pods);
                 let placement = bound(&placed, p, node, at);
                 Holder {
                     namespace: p.namespace.clone(),
@@ -118,7 +126,8 @@ pub(super) fn why_full(
     if !terms.is_empty() {
         for (node, _) in &targets {
             let placed = placed_on(node);
-            for p in by_node.pods_on(node).iter().filter(|p| terms.iter().any(|t| t.selects(&pending.namespace, p))) {
+            let on_node = by_node.pods_on(node).iter().map(|p| whole(p, &whole_pods));
+            for p in on_node.filter(|p| terms.iter().any(|t| t.selects(&pending.namespace, p))) {
                 let placement = bound(&placed, p, node, at);
                 let bound_at = placement.map(|x| x.bound_at);
                 let then = match bound_at {

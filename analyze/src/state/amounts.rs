@@ -167,7 +167,7 @@ fn add_event_only(
             .query_map(&sql::PODS_AT, [*at_us], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
             .into_iter()
             .collect();
-        let found = event_only_pods(store, at, &placements, &known)?;
+        let found = event_only_pods(store, at, &placements, &|ns, name| known.contains(&(ns.into(), name.into())))?;
         let unknown: BTreeSet<&str> = found.requests_unknown.iter().map(String::as_str).collect();
         let added = usage_by_node(&found.pods, |_| true, |p| unknown.contains(p.key().as_str()));
         for (node, more) in added {

@@ -16,7 +16,7 @@
 //! [`ClusterAt::event_only_pods`]: its numbers are estimated; a pod with no
 //! owner sample counts with no requests ([`ClusterAt::requests_unknown`]).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use kdrift_ingest::store::sql;
@@ -64,13 +64,17 @@ fn pod_from_sample(sample: &(String, Value), p: &Placement) -> Option<Value> {
     Some(pod)
 }
 
-/// Adds to `state` the pods bound at `at` that only events show (none of
+/// Whether a pod (namespace, name) is stored at the instant: readable or
+/// not, a pod the store has a version of is not one known only from events.
+pub(crate) type Known<'a> = dyn Fn(&str, &str) -> bool + 'a;
+
+/// Adds to `state` the pods bound at `at` that only events show (none
 /// `known`: the pods stored at `at`, readable or not).
 pub(super) fn add_event_only_pods(
     store: &Store,
     at: DateTime<Utc>,
     state: &mut ClusterAt,
-    known: &BTreeSet<(String, String)>,
+    known: &Known<'_>,
 ) -> Result<(), AnalyzeError> {
     let found = event_only_pods(store, at, &event_only_placements(store, at)?, known)?;
     state.pods.extend(found.pods);
@@ -97,12 +101,12 @@ pub(crate) fn event_only_pods(
     store: &Store,
     at: DateTime<Utc>,
     placements: &[Placement],
-    known: &BTreeSet<(String, String)>,
+    known: &Known<'_>,
 ) -> Result<EventOnlyPods, AnalyzeError> {
     let mut state = EventOnlyPods::default();
     let mut latest: BTreeMap<(String, String), Placement> = BTreeMap::new();
     for p in placements.iter().filter(|p| p.bound_at <= at) {
-        if known.contains(&(p.namespace.clone(), p.name.clone())) {
+        if known(&p.namespace, &p.name) {
             continue;
         }
         latest.insert((p.namespace.clone(), p.name.clone()), p.clone());

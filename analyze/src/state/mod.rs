@@ -6,11 +6,13 @@
 //! ingested in (the version order: queries/derive/pod_intervals.sql).
 //! Objects that cannot be read are listed, not fatal.
 //! Pods the store knows only from events are added by [`events`], with
-//! estimated requests.
+//! estimated requests. [`for_filters`] loads the same state for the
+//! scheduler's filters without parsing every pod.
 
 pub mod amounts;
 mod checkpoints;
 mod events;
+pub mod for_filters;
 pub mod lower_bound;
 
 use chrono::{DateTime, Utc};
@@ -70,9 +72,6 @@ impl ClusterAt {
         // text in DuckDB was half its time); the state lists pods by
         // namespace and name, versions of one name in store order.
         pods.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
-        // The stored pods, readable or not: a pod known only from events is one the store has no version of.
-        let known: std::collections::BTreeSet<(String, String)> =
-            pods.iter().map(|(ns, name, _, _)| (ns.clone(), name.clone())).collect();
         let read = read_pods(&pods, at);
         for ((ns, name, estimated, _), pod) in pods.iter().zip(&read) {
             if let Err(e) = pod {
@@ -85,6 +84,9 @@ impl ClusterAt {
         // Collected in place: a new list copied 150,000 pods of ~1 KiB each
         // into fresh memory (~10 % of why-pending at 1M events).
         state.pods = read.into_iter().filter_map(Result::ok).collect();
+        // The stored pods, readable or not: a pod known only from events is one the store has no version of.
+        let known =
+            |ns: &str, name: &str| pods.binary_search_by(|p| (p.0.as_str(), p.1.as_str()).cmp(&(ns, name))).is_ok();
         events::add_event_only_pods(store, at, &mut state, &known)?;
         Ok(state)
     }

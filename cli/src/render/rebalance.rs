@@ -158,7 +158,7 @@ pub fn report<W: Write>(out: &mut W, r: &PlanReport) -> anyhow::Result<()> {
     list(out, "Plan warnings", &p.warnings)?;
     if let Some(s) = &r.simulation {
         writeln!(out)?;
-        simulation(out, s)?;
+        simulation(out, s, &r.lower_bound_nodes)?;
     }
     if let Some(rounds) = &r.rounds {
         writeln!(out)?;
@@ -298,16 +298,18 @@ fn plugin_run<W: Write>(out: &mut W, run: &PluginRun, lower_bound_nodes: &[Strin
     Ok(())
 }
 
-/// `97.1 → 72.0 %`.
-fn change_cell(n: &NodeChange, resource: &str) -> String {
+/// `97.1 → 72.0 %`; `≥97.1 → ≥72.0 %` when the node's amounts are a lower
+/// bound (as the plan's table marks them).
+fn change_cell(n: &NodeChange, resource: &str, lower_bound: bool) -> String {
+    let ge = if lower_bound { "≥" } else { "" };
     match (n.percent_before(resource), n.percent_after(resource)) {
-        (Some(b), Some(a)) if tenths(a) == tenths(b) => format!("{} %", percent_text(b)),
-        (Some(b), Some(a)) => format!("{} → {} %", percent_text(b), percent_text(a)),
+        (Some(b), Some(a)) if tenths(a) == tenths(b) => format!("{ge}{} %", percent_text(b)),
+        (Some(b), Some(a)) => format!("{ge}{} → {ge}{} %", percent_text(b), percent_text(a)),
         _ => "-".into(),
     }
 }
 
-fn simulation<W: Write>(out: &mut W, s: &Simulation) -> anyhow::Result<()> {
+fn simulation<W: Write>(out: &mut W, s: &Simulation, lower_bound_nodes: &[String]) -> anyhow::Result<()> {
     writeln!(
         out,
         "Landing simulation (kube-scheduler filters and default scores; a tie goes on with the first node by name)"
@@ -349,12 +351,16 @@ fn simulation<W: Write>(out: &mut W, s: &Simulation) -> anyhow::Result<()> {
     b.push_record(header);
     for n in &s.nodes {
         let mut row = vec![if n.schedulable { n.node.clone() } else { format!("{} (unschedulable)", n.node) }];
-        row.extend(resources.iter().map(|r| change_cell(n, r)));
+        let lower = lower_bound_nodes.contains(&n.node);
+        row.extend(resources.iter().map(|r| change_cell(n, r, lower)));
         row.push(n.pods_out.to_string());
         row.push(n.pods_in.to_string());
         b.push_record(row);
     }
     table(out, b)?;
+    if s.nodes.iter().any(|n| lower_bound_nodes.contains(&n.node)) {
+        writeln!(out, "  ≥ lower bound: the store lacks pods or their requests (see the notes)")?;
+    }
     if let (Some(before), Some(after)) = (s.cpu_skew_before, s.cpu_skew_after) {
         writeln!(
             out,

@@ -464,6 +464,9 @@ mod tests {
                 "objects_at.object",
                 "owner_samples.object",
                 "pod_at.object",
+                "pod_filter_fields_at.labels",
+                "pod_filter_fields_at.requests_other",
+                "pod_models.object",
                 "pods_at.object",
                 "requested_by_node.other",
                 "requested_extras_at.requests_other"

@@ -14,7 +14,7 @@ use duckdb::{Connection, Params, Row};
 pub use sql::NamedQuery;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 9;
+pub const SCHEMA_VERSION: i64 = 10;
 
 /// The `ingest_errors` message of a run closed by [`Store::open`] because
 /// the process that ran it ended without closing it.
@@ -31,6 +31,7 @@ const MIGRATIONS: &[(i64, &NamedQuery)] = &[
     (7, &sql::SCHEMA_V7),
     (8, &sql::SCHEMA_V8),
     (9, &sql::SCHEMA_V9),
+    (10, &sql::SCHEMA_V10),
 ];
 
 /// The derivations of the requested-amount changes and checkpoints (schema

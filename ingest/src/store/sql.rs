@@ -59,6 +59,8 @@ queries! {
     SCHEMA_V8 = "schema_v8", "schema/v8.sql";
     /// Migration 8 → 9: the drain timeline's moves kept in the store (`drain_moves`).
     SCHEMA_V9 = "schema_v9", "schema/v9.sql";
+    /// Migration 9 → 10: what the scheduler's filters read of an existing pod, per pod version.
+    SCHEMA_V10 = "schema_v10", "schema/v10.sql";
     /// Records the schema version after a migration.
     UPDATE_SCHEMA_VERSION = "update_schema_version", "schema/update_version.sql";
     /// Opens a transaction.
@@ -137,6 +139,8 @@ queries! {
     STORE_COUNTS = "store_counts", "stats/store_counts.sql";
     /// Every ingest run, newest first.
     RUNS = "runs", "stats/runs.sql";
+    /// The errors one ingest run recorded.
+    RUN_ERRORS = "run_errors", "stats/run_errors.sql";
     /// Source kinds of the store's runs.
     RUN_SOURCES = "run_sources", "stats/run_sources.sql";
     /// Pods that had FailedScheduling, longest-pending first.
@@ -155,6 +159,10 @@ queries! {
     POD_AT = "pod_at", "state/pod_at.sql";
     /// Latest version of every pod at or before an instant (else the earliest after).
     PODS_AT = "pods_at", "state/pods_at.sql";
+    /// What the scheduler's filters read of every pod at an instant (schema v10), and which to read whole.
+    POD_FILTER_FIELDS_AT = "pod_filter_fields_at", "state/pod_filter_fields_at.sql";
+    /// The whole models of given pod versions (by obs_id).
+    POD_MODELS = "pod_models", "state/pod_models.sql";
     /// Latest version of every node at or before an instant (else the earliest after).
     NODES_AT = "nodes_at", "state/nodes_at.sql";
     /// The nodes at several instants (one query; the timeline's before/after amounts).

@@ -88,6 +88,10 @@ pub(super) struct UsageColumns {
     pub(super) memory: Option<i64>,
     pub(super) other: Option<String>,
     pub(super) model_error: Option<String>,
+    /// Schema v10: `metadata.labels` (JSON text) and whether the filters
+    /// need the whole pod ([`kdrift_rebalance::filter_fields`]).
+    pub(super) labels: Option<String>,
+    pub(super) scheduling_terms: Option<bool>,
 }
 
 impl UsageColumns {
@@ -100,6 +104,8 @@ impl UsageColumns {
                 memory: Some(f.memory),
                 other: f.other,
                 model_error: None,
+                labels: f.labels,
+                scheduling_terms: Some(f.scheduling_terms),
             },
             Err(e) => UsageColumns { model_error: Some(e), ..UsageColumns::default() },
         }
@@ -228,6 +234,8 @@ impl<'s> RunWriter<'s> {
                 usage.memory,
                 usage.other,
                 usage.model_error,
+                usage.labels,
+                usage.scheduling_terms,
             ])
             .map_err(|source| StoreError::Append { table: "staging_observations", source })?;
         if self.pending.is_multiple_of(APPENDER_FLUSH_ROWS) {

@@ -45,7 +45,7 @@ pub(crate) use cache::SchedulerCache;
 use node_affinity::NodeNameFilter;
 pub use resources_fit::{balanced_allocation_score, least_allocated_score};
 pub use score::{pick_node, score_nodes, NodeScore, Placement};
-pub(crate) use snapshot::{NodeSlot, Snapshot};
+pub(crate) use snapshot::{has_pod_affinity_terms, NodeSlot, Snapshot};
 
 /// The nodes and pods the scheduler would see.
 ///

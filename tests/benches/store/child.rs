@@ -170,6 +170,8 @@ fn breakdown(store: &Path, ns: &str, name: &str, at: &str, end: &str) -> Result<
         ("pod_scheduled", p(&pod)),
         ("nodes_at", p(&[("at_us", at)])),
         ("pods_at", p(&[("at_us", at)])),
+        // What why-pending reads instead (schema v10): the filter fields, then the models it needs.
+        ("pod_filter_fields_at", p(&[("at_us", at)])),
         ("requested_by_node", p(&[("instants", &at_us.to_string())])),
         ("pods_summary_at", p(&[("instants", &at_us.to_string())])),
         ("requested_by_node", p(&[("instants", &instants)])),

@@ -1,0 +1,224 @@
+//! The cluster at an instant as kube-scheduler's filters need it, read
+//! without parsing every pod (schema v10, kdrift issue 6): each pod comes
+//! from its filter fields (query `pod_filter_fields_at`: node, requests,
+//! labels; [`kdrift_rebalance::filter_fields::pod_for_filters`]) unless it
+//! must be read whole — host ports or inter-pod (anti-)affinity terms, a
+//! model the cluster model cannot read, or a version observed after the
+//! instant — and those few come from their models (query `pod_models`, by
+//! obs_id).
+//!
+//! The result is [`ClusterAt::load`]'s: the same pods in the same order, the
+//! same unreadable and estimated lists, the same event-only pods, with the
+//! same filter verdicts on every node (for an incoming pod with required
+//! inter-pod terms, when loaded with labels); only the pods read from their
+//! filter fields lack what the filters do not read (owners, priority, QoS, …), so
+//! a caller that shows pods reads them whole with [`FilterVersions::whole`]
+//! (tests: `kdrift_tests::assert_filter_load_agrees`). When a stored row's
+//! filter fields cannot be read (a store migrated with odd labels), the
+//! whole load is used instead.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use kdrift_ingest::store::sql;
+use kdrift_ingest::Store;
+use kdrift_rebalance::filter_fields::{pod_for_filters, FilterFields};
+use kdrift_rebalance::PodInfo;
+
+use super::{events, read_pods, unreadable_note, ClusterAt};
+use crate::AnalyzeError;
+
+/// One `pod_filter_fields_at` row.
+struct Row {
+    obs_id: i64,
+    namespace: String,
+    name: String,
+    uid: Option<String>,
+    node: Option<String>,
+    cpu: Option<i64>,
+    memory: Option<i64>,
+    other: Option<String>,
+    labels: Option<String>,
+    whole: bool,
+    estimated: bool,
+}
+
+/// The stored version (obs_id) of each pod [`ClusterAt::load_for_filters`]
+/// read from its filter fields alone, to read those pods whole later
+/// ([`FilterVersions::whole`]). Empty when every pod was read whole.
+#[derive(Debug, Clone, Default)]
+pub struct FilterVersions {
+    /// `(namespace, name, uid, obs_id)` by namespace and name (as stored:
+    /// `""` for no namespace or uid).
+    versions: Vec<(String, String, Option<String>, i64)>,
+}
+
+impl FilterVersions {
+    /// How many pods were read from their filter fields alone.
+    pub fn len(&self) -> usize {
+        self.versions.len()
+    }
+
+    /// Whether every pod was read whole.
+    pub fn is_empty(&self) -> bool {
+        self.versions.is_empty()
+    }
+
+    /// The obs_id `pod` was read from, when it was read from its filter fields.
+    fn version_of(&self, pod: &PodInfo) -> Option<i64> {
+        // The model reads no namespace as `default`, no uid as none.
+        let namespaces: &[&str] = if pod.namespace == "default" { &["default", ""] } else { &[&pod.namespace] };
+        namespaces.iter().find_map(|ns| {
+            let from = self.versions.partition_point(|v| (v.0.as_str(), v.1.as_str()) < (*ns, pod.name.as_str()));
+            self.versions[from..]
+                .iter()
+                .take_while(|v| v.0 == *ns && v.1 == pod.name)
+                .find(|v| v.2.as_deref().filter(|u| !u.is_empty()) == pod.uid.as_deref())
+                .map(|v| v.3)
+        })
+    }
+
+    /// The whole pods (every field the model reads) of those of `pods` that
+    /// were read from their filter fields, by namespace, name and uid: what a
+    /// report shows of the pods on the nodes it explains. The others (read
+    /// whole already, or known only from events) are not in the map; use
+    /// [`whole`] to pick. A model that no longer reads is left out.
+    ///
+    /// # Errors
+    /// [`AnalyzeError::Store`] when the query fails.
+    pub fn whole(&self, store: &Store, pods: &[&PodInfo]) -> Result<HashMap<PodKey, PodInfo>, AnalyzeError> {
+        let ids: Vec<i64> = pods.iter().filter_map(|p| self.version_of(p)).collect();
+        let models = read_models(store, &ids)?;
+        let rows: Vec<(String, String, bool, String)> =
+            models.into_values().map(|json| (String::new(), String::new(), false, json)).collect();
+        // Not estimated: `at` is not read.
+        Ok(read_pods(&rows, DateTime::<Utc>::MIN_UTC)
+            .into_iter()
+            .filter_map(Result::ok)
+            .map(|p| (key(&p), p))
+            .collect())
+    }
+}
+
+/// The identity of a pod between the two loads: namespace, name and uid.
+pub type PodKey = (String, String, Option<String>);
+
+fn key(p: &PodInfo) -> PodKey {
+    (p.namespace.clone(), p.name.clone(), p.uid.clone())
+}
+
+impl ClusterAt {
+    /// [`ClusterAt::load`] for the filters: pods without host ports or
+    /// inter-pod terms carry only their node, requests and — when `labels`
+    /// — labels (see the module docs), and their stored versions are
+    /// returned to read them whole where a report shows them. Other pods'
+    /// labels are read by the filters only through the incoming pod's own
+    /// required pod affinity and anti-affinity terms: without such terms,
+    /// `labels: false` skips parsing them (150,000 small JSON objects).
+    ///
+    /// # Errors
+    /// [`AnalyzeError::Store`] when a query fails.
+    pub fn load_for_filters(
+        store: &Store,
+        at: DateTime<Utc>,
+        labels: bool,
+    ) -> Result<(ClusterAt, FilterVersions), AnalyzeError> {
+        let every_pod_whole = |store: &Store| Ok((ClusterAt::load(store, at)?, FilterVersions::default()));
+        let us = at.timestamp_micros();
+        let mut rows = store.query_map(&sql::POD_FILTER_FIELDS_AT, [us], |r| {
+            Ok(Row {
+                obs_id: r.get(0)?,
+                namespace: r.get(1)?,
+                name: r.get(2)?,
+                uid: r.get(3)?,
+                node: r.get(4)?,
+                cpu: r.get(5)?,
+                memory: r.get(6)?,
+                other: r.get(7)?,
+                labels: if labels { r.get(8)? } else { None },
+                whole: r.get(9)?,
+                estimated: r.get(10)?,
+            })
+        })?;
+        // As `load`: by namespace and name, versions of one name in store order.
+        rows.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        let same_pod = |a: &Row, b: &Row| a.namespace == b.namespace && a.name == b.name && a.uid == b.uid;
+        if rows.windows(2).any(|w| same_pod(&w[0], &w[1]) && !(w[0].whole && w[1].whole)) {
+            // Two versions of one namespace, name and uid: not told apart when read whole later.
+            return every_pod_whole(store);
+        }
+        // The rows read whole first, parsed together on every core (as `load`).
+        let wanted: Vec<i64> = rows.iter().filter(|r| r.whole).map(|r| r.obs_id).collect();
+        let mut models = read_models(store, &wanted)?;
+        let mut whole_rows = Vec::with_capacity(wanted.len());
+        for row in rows.iter().filter(|r| r.whole) {
+            match models.remove(&row.obs_id) {
+                Some(json) => whole_rows.push((row.namespace.clone(), row.name.clone(), row.estimated, json)),
+                // The two reads disagree (the store changed between them): read everything whole.
+                None => return every_pod_whole(store),
+            }
+        }
+        let mut parsed = read_pods(&whole_rows, at).into_iter();
+        drop(whole_rows);
+        let mut state = ClusterAt::load_nodes(store, at)?;
+        // One pass into one list: a pod is ~1 KiB, and every extra list of
+        // 150,000 of them is memory to fault in and copy.
+        let mut pods = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let object = || format!("{}/{}", row.namespace, row.name);
+            if row.estimated {
+                state.estimated_pods.push(object());
+            }
+            if row.whole {
+                match parsed.next() {
+                    Some(Ok(p)) => pods.push(p),
+                    Some(Err(e)) => state.unreadable.push(unreadable_note("Pod", &object(), &e)),
+                    None => return every_pod_whole(store),
+                }
+                continue;
+            }
+            let fields = FilterFields {
+                namespace: &row.namespace,
+                name: &row.name,
+                uid: row.uid.as_deref(),
+                node: row.node.as_deref(),
+                cpu: row.cpu.unwrap_or(0),
+                memory: row.memory.unwrap_or(0),
+                other: row.other.as_deref(),
+                labels: row.labels.as_deref(),
+            };
+            match pod_for_filters(&fields) {
+                Ok(pod) => pods.push(pod),
+                Err(e) => {
+                    tracing::debug!(pod = %object(), %e, "filter fields unreadable: loading every pod whole");
+                    return every_pod_whole(store);
+                }
+            }
+        }
+        tracing::debug!(pods = rows.len(), whole = wanted.len(), labels, "cluster loaded for the filters");
+        state.pods = pods;
+        // The stored pods, readable or not: a pod known only from events is one the store has no version of.
+        let known = |ns: &str, name: &str| {
+            rows.binary_search_by(|r| (r.namespace.as_str(), r.name.as_str()).cmp(&(ns, name))).is_ok()
+        };
+        events::add_event_only_pods(store, at, &mut state, &known)?;
+        let versions = rows.into_iter().filter(|r| !r.whole).map(|r| (r.namespace, r.name, r.uid, r.obs_id)).collect();
+        Ok((state, FilterVersions { versions }))
+    }
+}
+
+/// `pod_models` of `ids`: `obs_id → model text` (no query for no id).
+fn read_models(store: &Store, ids: &[i64]) -> Result<HashMap<i64, String>, AnalyzeError> {
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let list = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
+    let rows = store.query_map(&sql::POD_MODELS, [list], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+    Ok(rows.into_iter().collect())
+}
+
+/// `pod` itself when it was read whole, else its whole version from
+/// [`FilterVersions::whole`] (the pod as loaded when that has none).
+pub fn whole<'a>(pod: &'a PodInfo, whole: &'a HashMap<PodKey, PodInfo>) -> &'a PodInfo {
+    whole.get(&key(pod)).unwrap_or(pod)
+}
