@@ -706,3 +706,34 @@ fn a_pod_name_reused_from_move_to_move_is_explained_by_its_own_move() {
         .collect();
     assert_eq!(bursts, [(2, 1, 1, 500)], "{:#}", n3["bursts"]);
 }
+
+#[test]
+fn a_pod_stored_without_a_namespace_is_not_taken_for_its_namesake_in_default() {
+    // Break-it trial: `filler` without a namespace (800m, a ReplicaSet's) and
+    // `default/filler` with the same uid (700m, a StatefulSet's) on one node:
+    // why-pending listed both holders as the StatefulSet's 700m.
+    let (dir, store) = temp_store();
+    let pod = |ns: Option<&str>, cpu: &str, owner: &str| {
+        let mut meta = serde_json::json!({"name": "filler", "uid": "u-f", "creationTimestamp": "2026-01-01T00:00:00Z",
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": owner, "name": "x", "uid": "o", "controller": true}]});
+        if let Some(ns) = ns {
+            meta["namespace"] = serde_json::json!(ns);
+        }
+        serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": meta,
+            "spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]},
+            "status": {"phase": "Running"}})
+    };
+    let node = serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+        "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"}}});
+    let items = serde_json::json!({"kind": "List", "items": [node, pod(None, "800m", "ReplicaSet"),
+        pod(Some("default"), "700m", "StatefulSet")]});
+    let f = write(dir.path(), "pods.json", items.to_string().as_bytes());
+    assert_eq!(ingest_files(&store, &[f], &mut NoProgress).expect("ingest").error_count(), 0);
+    // Each pod read whole later is the one loaded (whole_pods equal to `load`'s, in order).
+    kdrift_tests::assert_filter_load_agrees(&store, 4);
+    let at = chrono::Utc::now() + chrono::Duration::hours(1);
+    let (cluster, versions) = kdrift_analyze::state::ClusterAt::load_for_filters(&store, at, false).expect("load");
+    assert!(versions.is_empty(), "a namespace-less pod: every pod read whole");
+    let cpu: Vec<i64> = cluster.pods.iter().map(|p| p.requests.get("cpu")).collect();
+    assert_eq!(cpu, [800, 700]);
+}
