@@ -1178,6 +1178,12 @@ fn why_pending_marks_amounts_as_lower_bounds_when_a_namespace_was_not_dumped() {
     assert_eq!(ingest_in(dir.path(), &[&file]).0, 0);
     let text = stdout_of(&db, &["why-pending", "kube-system/big"]);
     assert!(text.contains("\n  ≥/≤: lower/upper bounds — the store lacks pod objects (see notes)\n"), "{text}");
+    // New-user trial: the shortfall sentences said exact free and short amounts under the bounded table.
+    let shortfalls: Vec<&str> = text.lines().filter(|l| l.contains(": the pod requests ")).collect();
+    assert!(!shortfalls.is_empty(), "{text}");
+    for line in shortfalls {
+        assert!(line.contains(", ≤") && line.contains("free → ≥"), "{line}");
+    }
     assert!(
         text.contains(
             "\n  - requested amounts are lower bounds (≥) on every node: events in the hour up to \

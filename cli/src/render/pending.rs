@@ -270,9 +270,10 @@ fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
         }
     }
     for sf in &s.shortfalls {
+        // As the table: with a lower bound on the requested amounts, free is at most and short at least.
         writeln!(
             out,
-            "  {} {}: the pod requests {}, {} free → {} short",
+            "  {} {}: the pod requests {}, {le}{} free → {ge}{} short",
             sf.node, sf.resource, sf.display[0], sf.display[1], sf.display[2]
         )?;
     }
