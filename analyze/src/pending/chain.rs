@@ -152,6 +152,7 @@ pub(super) fn build_state(
     latest: &FailedScheduling,
     notes: &mut Vec<String>,
 ) -> Result<Option<Evaluated>, AnalyzeError> {
+    let mut steps = super::Steps::start();
     let pod = load_pod(store, namespace, name, uid, at)?;
     // Only the filters read the other pods here (why_full reads the pods on
     // the nodes it explains whole), and their labels only through the pod's
@@ -160,6 +161,7 @@ pub(super) fn build_state(
         !p.affinity.pod_affinity.required.is_empty() || !p.affinity.pod_anti_affinity.required.is_empty()
     });
     let (mut cluster_at, versions) = ClusterAt::load_for_filters(store, at, labels)?;
+    steps.done("load cluster for filters");
     notes.extend(cluster_at.unreadable.iter().map(|u| format!("unreadable object: {u}")));
     if cluster_at.nodes.is_empty() {
         notes.push(
@@ -179,6 +181,7 @@ pub(super) fn build_state(
     let events_at = events_instant(store, at)?;
     let unstored = unstored_namespaces(store, events_at)?;
     notes.extend(unstored_note(events_at, &unstored));
+    steps.done("unstored namespaces");
     let unknown_capacity: Vec<&str> =
         cluster_at.nodes.iter().filter(|n| n.allocatable.is_empty()).map(|n| n.name.as_str()).collect();
     if !unknown_capacity.is_empty() {
@@ -229,6 +232,7 @@ pub(super) fn build_state(
     // other node.
     let unbound = pod.as_ref().map(|p| PodInfo { node_name: None, ..p.clone() });
     let evaluations = unbound.as_ref().map(|p| evaluate(&state, p));
+    steps.done("state, evaluate");
     let mut extra: Vec<String> = Vec::new();
     if let Some(p) = &pod {
         for (r, _) in p.requests.iter() {
@@ -276,6 +280,7 @@ pub(super) fn build_state(
         });
     }
 
+    steps.done("node lines");
     let mut constraints: Vec<ConstraintLine> = Vec::new();
     let mut left = Vec::new();
     let mut shortfalls = Vec::new();
@@ -292,7 +297,9 @@ pub(super) fn build_state(
                 passes_non_resource = false;
                 for reason in f.reasons.iter().chain(f.further.iter()) {
                     let nodes = by_reason.entry((f.plugin, reason.message())).or_default();
-                    if !nodes.contains(&e.node) {
+                    // Nodes come one at a time: a node already listed is the last
+                    // one (a scan of the list was quadratic, 5,000 nodes × 5,000).
+                    if nodes.last() != Some(&e.node) {
                         nodes.push(e.node.clone());
                     }
                 }
@@ -372,6 +379,7 @@ pub(super) fn build_state(
             ));
         }
     }
+    steps.done("constraints, shortfalls");
     let (pod_requests, requests_without_limit) = match &pod {
         Some(p) => (
             p.requests.iter().map(|(r, v)| (r.to_string(), v)).collect(),

@@ -124,6 +124,7 @@ pub struct PendingReport {
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
 pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<PendingReport>, AnalyzeError> {
+    let mut steps = super::Steps::start();
     let failures = store.query_map(&sql::POD_FAILURES, [namespace, name], |r| {
         Ok((
             r.get::<_, String>(0)?,
@@ -155,6 +156,7 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
     let latest = failures.iter().max_by_key(|f| f.last_time).cloned();
     let latest = latest.unwrap_or_else(|| failures[0].clone());
     let last_failure = latest.last_time;
+    steps.done("failures");
 
     let scheduled = store
         .query_map(&sql::POD_SCHEDULED, [namespace, name], |r| {
@@ -177,6 +179,7 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
         })?
         .into_iter()
         .next();
+    steps.done("scheduled, last version, deletion");
     let (deleted_at, deleted_by) = deletion.map_or((None, None), |(at, by)| (Some(at), Some(by)));
     // Only a version of this pod (the query takes its uid) says how its
     // binding ended: a StatefulSet's next pod of the same name has its own
@@ -218,6 +221,7 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
              this report explains the newest pod, uid {uid}"
         ));
     }
+    steps.done("rejection, reasons");
     let evaluated = build_state(store, namespace, name, &uid, last_failure, &parsed_latest, &mut notes)?;
     let full = match &evaluated {
         Some(Evaluated { state, cluster, pod: Some(pod), versions }) => {
@@ -225,6 +229,7 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
         }
         _ => None,
     };
+    steps.done("why full");
     let state = evaluated.map(|e| e.state);
     let mut report = PendingReport {
         namespace: namespace.to_string(),
@@ -242,6 +247,7 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
         notes,
     };
     report.next_steps = next_steps(&report);
+    steps.done("next steps, drop");
     Ok(Some(report))
 }
 

@@ -73,10 +73,14 @@ pub(super) fn why_full(
     let nodes: Vec<&str> = targets.iter().map(|(n, _)| *n).collect();
     // The cluster was loaded for the filters: the pods shown are read whole.
     let shown: Vec<&PodInfo> = nodes.iter().flat_map(|n| by_node.pods_on(n).iter().copied()).collect();
+    let mut steps = super::Steps::start();
     let whole_pods = versions.whole(store, &shown)?;
+    steps.done("holders whole");
     let (moves, placed) = drain_moves_to_nodes(store, at, &nodes)?;
+    steps.done("drain moves to nodes");
     let operations = moves.operations;
     let ups = scale_ups(store, at)?;
+    steps.done("scale-ups");
 
     let mut fills = Vec::new();
     // The bindings to each explained node, so that per-pod lookups scan a

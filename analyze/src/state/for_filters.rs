@@ -124,7 +124,8 @@ impl ClusterAt {
     ) -> Result<(ClusterAt, FilterVersions), AnalyzeError> {
         let every_pod_whole = |store: &Store| Ok((ClusterAt::load(store, at)?, FilterVersions::default()));
         let us = at.timestamp_micros();
-        let mut rows = store.query_map(&sql::POD_FILTER_FIELDS_AT, [us], |r| {
+        let mut steps = crate::pending::Steps::start();
+        let rows = store.query_map(&sql::POD_FILTER_FIELDS_AT, [us], |r| {
             Ok(Row {
                 obs_id: r.get(0)?,
                 namespace: r.get(1)?,
@@ -139,8 +140,9 @@ impl ClusterAt {
                 estimated: r.get(10)?,
             })
         })?;
+        steps.done("filter fields query");
         // As `load`: by namespace and name, versions of one name in store order.
-        rows.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        let rows = by_name(rows);
         let same_pod = |a: &Row, b: &Row| a.namespace == b.namespace && a.name == b.name && a.uid == b.uid;
         // Two versions of one namespace, name and uid are not told apart when
         // read whole later; nor is a pod stored without a namespace from one
@@ -154,7 +156,9 @@ impl ClusterAt {
         }
         // The rows read whole first, parsed together on every core (as `load`).
         let wanted: Vec<i64> = rows.iter().filter(|r| r.whole).map(|r| r.obs_id).collect();
+        steps.done("sort");
         let mut models = read_models(store, &wanted)?;
+        steps.done("whole models query");
         let mut whole_rows = Vec::with_capacity(wanted.len());
         for row in rows.iter().filter(|r| r.whole) {
             match models.remove(&row.obs_id) {
@@ -165,7 +169,9 @@ impl ClusterAt {
         }
         let mut parsed = read_pods(&whole_rows, at).into_iter();
         drop(whole_rows);
+        steps.done("whole models parse");
         let mut state = ClusterAt::load_nodes(store, at)?;
+        steps.done("nodes");
         // One pass into one list: a pod is ~1 KiB, and every extra list of
         // 150,000 of them is memory to fault in and copy.
         let mut pods = Vec::with_capacity(rows.len());
@@ -202,14 +208,30 @@ impl ClusterAt {
         }
         tracing::debug!(pods = rows.len(), whole = wanted.len(), labels, "cluster loaded for the filters");
         state.pods = pods;
+        steps.done("pods for filters");
         // The stored pods, readable or not: a pod known only from events is one the store has no version of.
         let known = |ns: &str, name: &str| {
             rows.binary_search_by(|r| (r.namespace.as_str(), r.name.as_str()).cmp(&(ns, name))).is_ok()
         };
         events::add_event_only_pods(store, at, &mut state, &known)?;
+        steps.done("event-only pods");
         let versions = rows.into_iter().filter(|r| !r.whole).map(|r| (r.namespace, r.name, r.uid, r.obs_id)).collect();
         Ok((state, FilterVersions { versions }))
     }
+}
+
+/// `rows` by namespace and name, versions of one name in their order in
+/// `rows` (a stable sort). The positions are sorted, not the rows: a row
+/// is ~200 bytes, and a stable sort of 150,000 of them moved each one
+/// ~17 times through a buffer of the same size (~0.15 s at 10M events).
+fn by_name(rows: Vec<Row>) -> Vec<Row> {
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_unstable_by(|&a, &b| {
+        let (x, y) = (&rows[a], &rows[b]);
+        (x.namespace.as_str(), x.name.as_str(), a).cmp(&(y.namespace.as_str(), y.name.as_str(), b))
+    });
+    let mut slots: Vec<Option<Row>> = rows.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
 /// `pod_models` of `ids`: `obs_id → model text` (no query for no id).
@@ -226,4 +248,43 @@ fn read_models(store: &Store, ids: &[i64]) -> Result<HashMap<i64, String>, Analy
 /// [`FilterVersions::whole`] (the pod as loaded when that has none).
 pub fn whole<'a>(pod: &'a PodInfo, whole: &'a HashMap<PodKey, PodInfo>) -> &'a PodInfo {
     whole.get(&key(pod)).unwrap_or(pod)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{by_name, Row};
+
+    fn row(obs_id: i64, namespace: &str, name: &str) -> Row {
+        Row {
+            obs_id,
+            namespace: namespace.into(),
+            name: name.into(),
+            uid: None,
+            node: None,
+            cpu: None,
+            memory: None,
+            other: None,
+            labels: None,
+            whole: false,
+            estimated: false,
+        }
+    }
+
+    #[test]
+    fn rows_sort_by_namespace_and_name_keeping_the_order_of_one_names_versions() {
+        let rows = vec![
+            row(1, "b", "x"),
+            row(2, "a", "y"),
+            row(3, "a", "x"),
+            row(4, "b", "x"),
+            row(5, "a", "y"),
+            row(6, "a", "x"),
+            row(7, "", "z"),
+        ];
+        let ids: Vec<i64> = by_name(rows).iter().map(|r| r.obs_id).collect();
+        assert_eq!(ids, [7, 3, 6, 2, 5, 1, 4]);
+        // Later versions first in the input stay first among their name.
+        let ids: Vec<i64> = by_name(vec![row(9, "a", "x"), row(8, "a", "x")]).iter().map(|r| r.obs_id).collect();
+        assert_eq!(ids, [9, 8]);
+    }
 }

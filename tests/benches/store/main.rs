@@ -38,6 +38,13 @@ use data::DataSet;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    // `KDRIFT_BENCH_LOG=kdrift_analyze=debug`: the analyses' step timings on stderr.
+    if let Ok(filter) = std::env::var("KDRIFT_BENCH_LOG") {
+        tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+            .with_writer(std::io::stderr)
+            .init();
+    }
     let result = match args.first().map(String::as_str) {
         Some("child") => child::run(&args[1..]),
         Some("gen") => gen(&args[1..]),
