@@ -221,9 +221,9 @@ impl ClusterAt {
 }
 
 /// `rows` by namespace and name, versions of one name in their order in
-/// `rows` (a stable sort). The positions are sorted, not the rows: a row
-/// is ~200 bytes, and a stable sort of 150,000 of them moved each one
-/// ~17 times through a buffer of the same size (~0.15 s at 10M events).
+/// `rows` (a stable sort). The positions are sorted, not the rows (~200
+/// bytes each): 290–320 ms against 310–410 ms for a stable sort of the
+/// rows, at 1M events on a loaded 2-core machine (BENCHMARKS.md, session 17).
 fn by_name(rows: Vec<Row>) -> Vec<Row> {
     let mut order: Vec<usize> = (0..rows.len()).collect();
     order.sort_unstable_by(|&a, &b| {
