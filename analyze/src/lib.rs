@@ -28,6 +28,7 @@ pub mod series;
 pub mod skew;
 pub mod snapshot;
 pub mod state;
+mod steps;
 pub mod usage;
 pub mod words;
 

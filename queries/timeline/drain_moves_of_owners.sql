@@ -6,7 +6,10 @@
 --   nodes it explains): the owner name of `owner` (`Kind/name`: after the
 --   last `/`), else the
 --   pod name without its last `-suffix` (the analyze crate's
---   `owner_key_of_matched`), in the same order as `drain_moves`.
+--   `owner_key_of_matched`), in the same order as `drain_moves`. String
+--   functions, not regexp_extract: a regular expression per kept row was
+--   two thirds of this query at 10M events (175,000 rows; 110 → 35 ms).
+--   Kubernetes names are ASCII, so characters and bytes agree.
 -- params: $1 first_operation BIGINT, $2 last_operation BIGINT,
 --   $3 owners VARCHAR (JSON array of {"namespace": …, "owner": …})
 -- columns: as drain_moves
@@ -18,7 +21,8 @@ SELECT m.operation, m.episode, m.node, m.namespace, m.name, m.uid, m.evicted_at,
        m.replacement_name, m.replacement_node, m.replacement_bound_at
 FROM drain_moves m
 SEMI JOIN owners o ON o.namespace = m.namespace
-    AND o.owner = CASE WHEN strpos(m.owner, '/') > 0 THEN regexp_extract(m.owner, '(?s)/([^/]*)$', 1)
-                       ELSE NULLIF(regexp_extract(m.name, '(?s)^(.+)-[^-]*$', 1), '') END
+    AND o.owner = CASE WHEN strpos(m.owner, '/') > 0 THEN split_part(m.owner, '/', -1)
+                       WHEN strpos(m.name, '-') > 0
+                       THEN NULLIF(left(m.name, length(m.name) - strpos(reverse(m.name), '-')), '') END
 WHERE m.operation BETWEEN $1 AND $2
 ORDER BY m.operation, m.episode, m.evicted_at, m.namespace, m.name;

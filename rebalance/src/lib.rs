@@ -57,8 +57,8 @@ pub use qos::QosClass;
 pub use quantity::Quantity;
 pub use resources::ResourceList;
 pub use scheduler::{
-    evaluate, fit_error_message, pick_node, ClusterState, FailureKind, FilterFailure, NodeEvaluation, NodePods,
-    Placement, Plugin, PluginFailure,
+    evaluate, evaluate_with_sums, fit_error_message, pick_node, ClusterState, FailureKind, FilterFailure,
+    NodeEvaluation, NodePods, Placement, Plugin, PluginFailure, SummedPods,
 };
 pub use simulate::{
     simulate_plan, simulate_plan_with, simulate_rounds, simulate_rounds_with, suggest_thresholds, Candidates, Landing,

@@ -2,14 +2,17 @@
 //! (`ClusterAt::load_for_filters`, schema v10: pods from their filter fields
 //! unless they must be read whole) is the cluster `ClusterAt::load` reads,
 //! as far as the filters can tell, and that `FilterVersions::whole` gives
-//! back the whole pods.
+//! back the whole pods; and the same of `ClusterAt::load_summed` (pods not
+//! listed, counted by their nodes' sums) and `Unlisted::pods_on`.
 
 use std::collections::BTreeSet;
 
+use chrono::{DateTime, Utc};
 use kdrift_analyze::state::for_filters::whole;
+use kdrift_analyze::state::unlisted::Unlisted;
 use kdrift_analyze::state::ClusterAt;
 use kdrift_ingest::Store;
-use kdrift_rebalance::{evaluate, ClusterState, PodInfo};
+use kdrift_rebalance::{evaluate, evaluate_with_sums, ClusterState, PodInfo};
 use serde_json::json;
 
 /// What the filters read of an existing pod, comparable.
@@ -109,6 +112,7 @@ pub fn assert_filter_load_agrees(store: &Store, samples: usize) -> usize {
             let b = evaluate(&ClusterState::new(unlabelled.nodes.clone(), unlabelled.pods.clone()), &probe);
             assert_eq!(b, evaluate(&full_state, &probe), "verdicts without labels at {at}");
         }
+        assert_summed_load_agrees(store, at, &full);
         let on_nodes: Vec<&PodInfo> = light.pods.iter().filter(|p| p.counts_toward_usage()).collect();
         let whole_pods = versions.whole(store, &on_nodes).expect("FilterVersions::whole");
         for (l, f) in light.pods.iter().zip(&full.pods) {
@@ -118,4 +122,70 @@ pub fn assert_filter_load_agrees(store: &Store, samples: usize) -> usize {
         }
     }
     light_pods
+}
+
+/// `load_summed` at `at` against `load` (`full`): the same nodes and notes; for each pending pod tried (a pod the
+/// store does not have, and a stored pod counting on a node, which the
+/// summed load lists and the report leaves out) the listed pods plus the
+/// sums give every node the amounts and pod count of the full state
+/// without that pod, a plain probe gets the same verdicts on every node, and
+/// `Unlisted::pods_on` gives back every node's pods whole, in the full
+/// state's order.
+///
+/// # Panics
+/// On the first difference, naming the instant.
+fn assert_summed_load_agrees(store: &Store, at: DateTime<Utc>, full: &ClusterAt) {
+    let stored = full.pods.iter().find(|p| p.counts_toward_usage() && !full.event_only_pods.contains(&p.key()));
+    let pendings =
+        [Some(("default".to_string(), "probe".to_string())), stored.map(|p| (p.namespace.clone(), p.name.clone()))];
+    for (ns, name) in pendings.into_iter().flatten() {
+        let (summed, sums) = ClusterAt::load_summed(store, at, &ns, &name)
+            .expect("load_summed")
+            .unwrap_or_else(|| panic!("the sums disagree with the stored versions at {at}"));
+        assert_eq!(summed.nodes, full.nodes, "nodes at {at}");
+        assert_eq!(summed.estimated_nodes, full.estimated_nodes, "estimated nodes at {at}");
+        assert_eq!(summed.estimated_pods, full.estimated_pods, "estimated pods at {at}");
+        assert_eq!(summed.event_only_pods, full.event_only_pods, "event-only pods at {at}");
+        assert_eq!(summed.requests_unknown, full.requests_unknown, "pods without requests at {at}");
+        assert_eq!(summed.unreadable, full.unreadable, "unreadable objects at {at}");
+        let listed_pending = summed.pods.iter().any(|p| p.namespace == ns && p.name == name);
+        assert!(listed_pending || (ns == "default" && name == "probe"), "{ns}/{name} is listed at {at}");
+        // As why-pending builds them: without the pending pod.
+        let without = |pods: &[PodInfo]| -> Vec<PodInfo> {
+            pods.iter().filter(|p| !(p.namespace == ns && p.name == name)).cloned().collect()
+        };
+        let expected = ClusterState::new(full.nodes.clone(), without(&full.pods));
+        let listed = ClusterState::new(summed.nodes.clone(), without(&summed.pods));
+        let (want, got) = (expected.by_node(), listed.by_node());
+        for node in &full.nodes {
+            let mut used = got.usage(&node.name);
+            if let Some(s) = sums.get(&node.name) {
+                used.add(s);
+            }
+            let nonzero = |r: &kdrift_rebalance::ResourceList| -> Vec<(String, i64)> {
+                r.iter().filter(|(_, v)| *v != 0).map(|(k, v)| (k.to_string(), v)).collect()
+            };
+            assert_eq!(
+                nonzero(&used),
+                nonzero(&want.usage(&node.name)),
+                "requested on {} at {at} (pending {ns}/{name})",
+                node.name
+            );
+        }
+        let unlisted = Unlisted::Summed { summed: sums.clone(), pending: (ns.clone(), name.clone()) };
+        let names: Vec<&str> = full.nodes.iter().map(|n| n.name.as_str()).collect();
+        let on = unlisted.pods_on(store, at, &listed, &summed.event_only_pods, &names).expect("pods_on");
+        for node in &names {
+            let want: Vec<&PodInfo> = want.pods_on(node).to_vec();
+            let got: Vec<&PodInfo> = on[*node].iter().collect();
+            assert_eq!(got, want, "pods on {node} at {at} (pending {ns}/{name})");
+        }
+        let plain = probes(full).into_iter().filter(|p| {
+            p.affinity.pod_affinity.required.is_empty() && p.affinity.pod_anti_affinity.required.is_empty()
+        });
+        for probe in plain {
+            let b = evaluate_with_sums(&listed, &sums, &probe).expect("a probe without inter-pod terms");
+            assert_eq!(b, evaluate(&expected, &probe), "verdicts with sums at {at} (pending {ns}/{name})");
+        }
+    }
 }

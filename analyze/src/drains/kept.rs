@@ -138,9 +138,12 @@ pub(crate) fn kept_moves(
     selected: &mut [(usize, &mut Vec<NodeEpisode>)],
     owners: Option<&str>,
 ) -> Result<bool, AnalyzeError> {
+    let mut steps = crate::steps::Steps::start();
     // The kept rows are only a faster path: when they cannot be read (a
     // damaged store without the tables), the moves are computed instead.
-    match moves_are_fresh(store) {
+    let fresh = moves_are_fresh(store);
+    steps.done("kept moves: fresh");
+    match fresh {
         Ok(true) => {}
         Ok(false) => return Ok(false),
         Err(e) => {
@@ -157,6 +160,7 @@ pub(crate) fn kept_moves(
         Some(owners) => store.query_map(&sql::DRAIN_MOVES_OF_OWNERS, duckdb::params![first, last, owners], kept_row),
         None => store.query_map(&sql::DRAIN_MOVES, [first, last], kept_row),
     };
+    steps.done("kept moves: query");
     let rows = match rows {
         Ok(rows) => rows,
         Err(e) => {

@@ -274,7 +274,9 @@ fn timeline(
     to_nodes: Option<&[&str]>,
     source: Moves,
 ) -> Result<(DrainTimeline, Vec<Placement>), AnalyzeError> {
+    let mut steps = crate::steps::Steps::start();
     let signals = history::node_signals(store, history::beginning(), history::far_future())?;
+    steps.done("timeline: node signals");
     // The operations in the window, numbered over the whole store.
     let mut spans: Vec<(DateTime<Utc>, DateTime<Utc>)> = Vec::new();
     let mut selected: Vec<Selected> = group(all_episodes(&signals))
@@ -313,6 +315,7 @@ fn timeline(
         (Some(nodes), Some((_, to))) => Some(focus::Focus::of_nodes(store, nodes, to)?),
         _ => None,
     };
+    steps.done("timeline: operations, focus");
     // The kept moves, when fresh (of the focus's owners only, with a focus):
     // then no evidence is read and no binding looked up for them.
     let from_kept = source == Moves::KeptWhenFresh && {
@@ -320,6 +323,7 @@ fn timeline(
             selected.iter_mut().map(|(i, episodes, _, _)| (*i, episodes)).collect();
         kept::kept_moves(store, &mut episodes, focus.as_ref().map(|f| f.owners_json.as_str()))?
     };
+    steps.done("timeline: kept moves");
     if source == Moves::KeptWhenFresh {
         tracing::debug!(
             "drain moves: {}",
@@ -354,6 +358,7 @@ fn timeline(
         (Some((from, to)), None) => history::placements(store, from, to)?,
         (None, _) => Vec::new(),
     };
+    steps.done("timeline: evidence, placements");
     // The amounts before and after every operation: one read for all instants.
     let instants: Vec<DateTime<Utc>> =
         selected.iter().flat_map(|(_, _, start, last)| [*start - Duration::seconds(1), *last + SETTLE]).collect();

@@ -10,13 +10,13 @@ use chrono::{DateTime, Utc};
 use kdrift_ingest::store::sql;
 use kdrift_ingest::Store;
 use kdrift_rebalance::quantity::format_amount;
-use kdrift_rebalance::{evaluate, fit_error_message, ClusterState, FilterFailure, Plugin, PodInfo};
+use kdrift_rebalance::{evaluate, evaluate_with_sums, fit_error_message, ClusterState, FilterFailure, Plugin, PodInfo};
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::failed_scheduling::{parse, FailedScheduling};
-use crate::state::for_filters::FilterVersions;
 use crate::state::lower_bound::{event_only_note, events_instant, unstored_namespaces, unstored_note};
+use crate::state::unlisted::Unlisted;
 use crate::state::ClusterAt;
 use crate::words::{count, pick};
 use crate::AnalyzeError;
@@ -136,9 +136,11 @@ pub(super) struct Evaluated {
     pub cluster: ClusterState,
     /// The pending pod's stored version at the failure, when the store has one.
     pub pod: Option<PodInfo>,
-    /// The versions of the pods of `cluster` read for the filters only, to
-    /// read whole those a report shows.
-    pub versions: FilterVersions,
+    /// The pods `cluster` holds in part only (read from their filter
+    /// fields, or counted by their nodes' sums), to read whole those a report shows.
+    pub unlisted: Unlisted,
+    /// `namespace/name` of the pods known only from events.
+    pub event_only: Vec<String>,
 }
 
 /// Loads the state at `at` and evaluates the pod against it. `Ok(None)`
@@ -152,7 +154,7 @@ pub(super) fn build_state(
     latest: &FailedScheduling,
     notes: &mut Vec<String>,
 ) -> Result<Option<Evaluated>, AnalyzeError> {
-    let mut steps = super::Steps::start();
+    let mut steps = crate::steps::Steps::start();
     let pod = load_pod(store, namespace, name, uid, at)?;
     // Only the filters read the other pods here (why_full reads the pods on
     // the nodes it explains whole), and their labels only through the pod's
@@ -160,7 +162,19 @@ pub(super) fn build_state(
     let labels = pod.as_ref().is_some_and(|p| {
         !p.affinity.pod_affinity.required.is_empty() || !p.affinity.pod_anti_affinity.required.is_empty()
     });
-    let (mut cluster_at, versions) = ClusterAt::load_for_filters(store, at, labels)?;
+    // Without such terms the filters read other pods one by one only for
+    // their host ports and inter-pod terms: the rest count by their nodes'
+    // sums (kdrift issue 6).
+    let summed = if labels { None } else { ClusterAt::load_summed(store, at, namespace, name)? };
+    let (mut cluster_at, unlisted) = match summed {
+        Some((cluster_at, summed)) => {
+            (cluster_at, Unlisted::Summed { summed, pending: (namespace.to_string(), name.to_string()) })
+        }
+        None => {
+            let (cluster_at, versions) = ClusterAt::load_for_filters(store, at, labels)?;
+            (cluster_at, Unlisted::FilterFields(versions))
+        }
+    };
     steps.done("load cluster for filters");
     notes.extend(cluster_at.unreadable.iter().map(|u| format!("unreadable object: {u}")));
     if cluster_at.nodes.is_empty() {
@@ -201,7 +215,8 @@ pub(super) fn build_state(
         notes.extend(unseen_taints_note(latest, &state.nodes));
     }
     let by_node = state.by_node();
-    let pods_counted = state.nodes.iter().map(|n| by_node.pods_on(&n.name).len()).sum();
+    let pods_on = |node: &str| by_node.pods_on(node).len() + unlisted.summed_pods_on(node);
+    let pods_counted = state.nodes.iter().map(|n| pods_on(&n.name)).sum();
     if pod.is_none() {
         // Pods known only from events count toward the nodes too, but have
         // no object (their own note says so).
@@ -222,7 +237,7 @@ pub(super) fn build_state(
             pick(stored, "object is", "objects are")
         ));
     }
-    if state.pods.is_empty() || pods_counted == 0 {
+    if pods_counted == 0 {
         notes.push("no bound Pod objects in the store at that time: requested amounts count no pods".into());
     }
 
@@ -231,7 +246,11 @@ pub(super) fn build_state(
     // node it got later, which the NodeName filter would hold against every
     // other node.
     let unbound = pod.as_ref().map(|p| PodInfo { node_name: None, ..p.clone() });
-    let evaluations = unbound.as_ref().map(|p| evaluate(&state, p));
+    let evaluations = unbound.as_ref().map(|p| match &unlisted {
+        // `load_summed` was used only for a pod without required inter-pod terms (`Some`).
+        Unlisted::Summed { summed, .. } => evaluate_with_sums(&state, summed, p).unwrap_or_else(|| evaluate(&state, p)),
+        Unlisted::FilterFields(_) => evaluate(&state, p),
+    });
     steps.done("state, evaluate");
     let mut extra: Vec<String> = Vec::new();
     if let Some(p) = &pod {
@@ -250,7 +269,10 @@ pub(super) fn build_state(
     let mut nodes = Vec::new();
     for node in &state.nodes {
         let on_node = by_node.pods_on(&node.name);
-        let used = by_node.usage(&node.name);
+        let mut used = by_node.usage(&node.name);
+        if let Some(summed) = unlisted.summed_on(&node.name) {
+            used.add(summed);
+        }
         let mut resources = Vec::new();
         for r in BASE_RESOURCES.iter().copied().chain(extra.iter().map(String::as_str)) {
             let allocatable = node.allocatable.get(r);
@@ -271,7 +293,7 @@ pub(super) fn build_state(
             name: node.name.clone(),
             ready: node.ready,
             unschedulable: node.unschedulable,
-            pods: on_node.len(),
+            pods: pods_on(&node.name),
             resources,
             fails,
             recorded_as,
@@ -401,7 +423,8 @@ pub(super) fn build_state(
         pods_counted,
         requested_is_lower_bound: pod.is_none() || !unstored.is_empty() || !cluster_at.requests_unknown.is_empty(),
     };
-    Ok(Some(Evaluated { state: state_at_failure, cluster: state, pod, versions }))
+    let event_only = std::mem::take(&mut cluster_at.event_only_pods);
+    Ok(Some(Evaluated { state: state_at_failure, cluster: state, pod, unlisted, event_only }))
 }
 
 /// The pending pod's version at `at`: of its own uid when the events gave

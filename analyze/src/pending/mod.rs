@@ -30,22 +30,6 @@ pub use why_full::{WhyFull, EXPLAINED_NODES};
 use crate::failed_scheduling::{parse, ReasonKind};
 use crate::AnalyzeError;
 
-/// Debug-level timings of why-pending's steps (`kdrift -vv`, target
-/// `kdrift_analyze::pending`): where the time goes on a large store.
-pub(crate) struct Steps(std::time::Instant);
-
-impl Steps {
-    pub(crate) fn start() -> Steps {
-        Steps(std::time::Instant::now())
-    }
-
-    /// Logs the time since the last step (milliseconds) under `step`.
-    pub(crate) fn done(&mut self, step: &str) {
-        tracing::debug!(step, ms = self.0.elapsed().as_secs_f64() * 1e3, "why-pending step");
-        self.0 = std::time::Instant::now();
-    }
-}
-
 /// One pod that had FailedScheduling events (a row of `why-pending --all`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PendingPod {

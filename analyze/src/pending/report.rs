@@ -124,7 +124,7 @@ pub struct PendingReport {
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
 pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<PendingReport>, AnalyzeError> {
-    let mut steps = super::Steps::start();
+    let mut steps = crate::steps::Steps::start();
     let failures = store.query_map(&sql::POD_FAILURES, [namespace, name], |r| {
         Ok((
             r.get::<_, String>(0)?,
@@ -224,8 +224,8 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
     steps.done("rejection, reasons");
     let evaluated = build_state(store, namespace, name, &uid, last_failure, &parsed_latest, &mut notes)?;
     let full = match &evaluated {
-        Some(Evaluated { state, cluster, pod: Some(pod), versions }) => {
-            why_full(store, pod, state, cluster, versions, last_failure)?
+        Some(Evaluated { state, cluster, pod: Some(pod), unlisted, event_only }) => {
+            why_full(store, pod, state, cluster, unlisted, event_only, last_failure)?
         }
         _ => None,
     };

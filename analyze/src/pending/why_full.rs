@@ -13,7 +13,7 @@ use super::anchor::{explain, Anchor};
 use super::chain::StateAtFailure;
 use super::full::{arrival, bound, bursts, scale_ups, Holder, NodeFill};
 use crate::drains::drain_moves_to_nodes;
-use crate::state::for_filters::{whole, FilterVersions};
+use crate::state::unlisted::Unlisted;
 use crate::state::ClusterAt;
 use crate::AnalyzeError;
 
@@ -46,11 +46,12 @@ pub(super) fn why_full(
     pending: &PodInfo,
     state: &StateAtFailure,
     cs: &ClusterState,
-    versions: &FilterVersions,
+    unlisted: &Unlisted,
+    event_only: &[String],
     at: DateTime<Utc>,
 ) -> Result<Option<WhyFull>, AnalyzeError> {
-    // `cs` holds pods read for the filters only (`ClusterAt::load_for_filters`):
-    // those on the explained nodes are read whole below.
+    // `cs` holds pods read for the filters only (`ClusterAt::load_for_filters`,
+    // `ClusterAt::load_summed`): those on the explained nodes are read whole below.
     let left: HashSet<&str> = state.left.iter().map(String::as_str).collect();
     // Each left node once, with its first short resource and by how much.
     let mut short: Vec<(&str, &str, i64)> = Vec::new();
@@ -69,12 +70,11 @@ pub(super) fn why_full(
         short.truncate(EXPLAINED_NODES);
     }
     let targets: Vec<(&str, &str)> = short.iter().map(|(n, r, _)| (*n, *r)).collect();
-    let by_node = cs.by_node();
     let nodes: Vec<&str> = targets.iter().map(|(n, _)| *n).collect();
+    let mut steps = crate::steps::Steps::start();
     // The cluster was loaded for the filters: the pods shown are read whole.
-    let shown: Vec<&PodInfo> = nodes.iter().flat_map(|n| by_node.pods_on(n).iter().copied()).collect();
-    let mut steps = super::Steps::start();
-    let whole_pods = versions.whole(store, &shown)?;
+    let pods_on = unlisted.pods_on(store, at, cs, event_only, &nodes)?;
+    let on = |node: &str| pods_on.get(node).map_or(&[][..], Vec::as_slice);
     steps.done("holders whole");
     let (moves, placed) = drain_moves_to_nodes(store, at, &nodes)?;
     steps.done("drain moves to nodes");
@@ -83,16 +83,15 @@ pub(super) fn why_full(
     steps.done("scale-ups");
 
     let mut fills = Vec::new();
+    let by_node = cs.by_node();
     // The bindings to each explained node, so that per-pod lookups scan a
     // node's few hundred bindings, not the whole history's.
     let placed_on = |node: &str| -> Vec<_> { placed.iter().filter(|p| p.node == node).cloned().collect() };
     for (node, resource) in &targets {
         let placed = placed_on(node);
-        let mut holders: Vec<Holder> = by_node
-            .pods_on(node)
+        let mut holders: Vec<Holder> = on(node)
             .iter()
             .map(|p| {
-                let p = whole(p, &whole_pods);
                 let placement = bound(&placed, p, node, at);
                 Holder {
                     namespace: p.namespace.clone(),
@@ -111,8 +110,10 @@ pub(super) fn why_full(
                 .then(a.bound_at.cmp(&b.bound_at))
                 .then((&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)))
         });
-        let used = by_node.usage(node);
-        let requested = used.get(resource);
+        let mut requested = by_node.usage(node).get(resource);
+        if let Some(summed) = unlisted.summed_on(node) {
+            requested = requested.saturating_add(summed.get(resource));
+        }
         let allocatable = cs.node(node).map_or(0, |n| n.allocatable.get(resource));
         let bursts = bursts(node, resource, requested, &holders, &placed, &operations);
         fills.push(NodeFill {
@@ -130,8 +131,7 @@ pub(super) fn why_full(
     if !terms.is_empty() {
         for (node, _) in &targets {
             let placed = placed_on(node);
-            let on_node = by_node.pods_on(node).iter().map(|p| whole(p, &whole_pods));
-            for p in on_node.filter(|p| terms.iter().any(|t| t.selects(&pending.namespace, p))) {
+            for p in on(node).iter().filter(|p| terms.iter().any(|t| t.selects(&pending.namespace, p))) {
                 let placement = bound(&placed, p, node, at);
                 let bound_at = placement.map(|x| x.bound_at);
                 let then = match bound_at {

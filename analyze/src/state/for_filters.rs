@@ -124,7 +124,7 @@ impl ClusterAt {
     ) -> Result<(ClusterAt, FilterVersions), AnalyzeError> {
         let every_pod_whole = |store: &Store| Ok((ClusterAt::load(store, at)?, FilterVersions::default()));
         let us = at.timestamp_micros();
-        let mut steps = crate::pending::Steps::start();
+        let mut steps = crate::steps::Steps::start();
         let rows = store.query_map(&sql::POD_FILTER_FIELDS_AT, [us], |r| {
             Ok(Row {
                 obs_id: r.get(0)?,
@@ -235,7 +235,7 @@ fn by_name(rows: Vec<Row>) -> Vec<Row> {
 }
 
 /// `pod_models` of `ids`: `obs_id → model text` (no query for no id).
-fn read_models(store: &Store, ids: &[i64]) -> Result<HashMap<i64, String>, AnalyzeError> {
+pub(super) fn read_models(store: &Store, ids: &[i64]) -> Result<HashMap<i64, String>, AnalyzeError> {
     if ids.is_empty() {
         return Ok(HashMap::new());
     }

@@ -7,13 +7,18 @@
 //! Objects that cannot be read are listed, not fatal.
 //! Pods the store knows only from events are added by [`events`], with
 //! estimated requests. [`for_filters`] loads the same state for the
-//! scheduler's filters without parsing every pod.
+//! scheduler's filters without parsing every pod, and `summed`
+//! ([`ClusterAt::load_summed`]) without reading most pods at all: they
+//! count by their nodes' summed requests ([`unlisted`] reads the pods a
+//! report shows).
 
 pub mod amounts;
 mod checkpoints;
 mod events;
 pub mod for_filters;
 pub mod lower_bound;
+mod summed;
+pub mod unlisted;
 
 use chrono::{DateTime, Utc};
 use kdrift_ingest::store::sql;
@@ -198,11 +203,15 @@ pub(crate) fn read_nodes(models: Vec<&str>) -> Vec<Result<NodeInfo, String>> {
     })
 }
 
+/// A pod version to read: namespace, name, estimated (observed after the
+/// instant), model text (`pod_versions.model`).
+pub(crate) type ModelRow = (String, String, bool, String);
+
 /// Reads the pods of `pods_at` rows (`namespace, name, estimated, model`),
 /// in order, on every core: parsing 150,000 pod models is most of the cost
 /// of loading a large cluster (kdrift issue 6).
-fn read_pods(rows: &[(String, String, bool, String)], at: DateTime<Utc>) -> Vec<Result<PodInfo, String>> {
-    let read = |(_, _, estimated, json): &(String, String, bool, String)| {
+fn read_pods(rows: &[ModelRow], at: DateTime<Utc>) -> Vec<Result<PodInfo, String>> {
+    let read = |(_, _, estimated, json): &ModelRow| {
         if !*estimated {
             // Typed, without a `Value` per pod (same pod or error text).
             return PodInfo::from_json_text(json).map_err(|e| e.to_string());

@@ -468,6 +468,7 @@ mod tests {
                 "pod_filter_fields_at.requests_other",
                 "pod_models.object",
                 "pods_at.object",
+                "pods_read_whole_at.requests_other",
                 "requested_by_node.other",
                 "requested_extras_at.requests_other"
             ]

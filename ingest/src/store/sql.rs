@@ -161,6 +161,12 @@ queries! {
     PODS_AT = "pods_at", "state/pods_at.sql";
     /// What the scheduler's filters read of every pod at an instant (schema v10), and which to read whole.
     POD_FILTER_FIELDS_AT = "pod_filter_fields_at", "state/pod_filter_fields_at.sql";
+    /// At an instant, the pod versions why-pending reads whole when it sums the others (and what the sums counted of them).
+    PODS_READ_WHOLE_AT = "pods_read_whole_at", "state/pods_read_whole_at.sql";
+    /// The summed pods counting toward given nodes at an instant (their obs_ids).
+    PODS_ON_NODES_AT = "pods_on_nodes_at", "state/pods_on_nodes_at.sql";
+    /// The namespace and name of every pod stored at an instant (no model).
+    POD_NAMES_AT = "pod_names_at", "state/pod_names_at.sql";
     /// The whole models of given pod versions (by obs_id).
     POD_MODELS = "pod_models", "state/pod_models.sql";
     /// Latest version of every node at or before an instant (else the earliest after).

@@ -182,3 +182,33 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// [`evaluate_with_sums`] with every pod that has neither host ports nor
+    /// inter-pod terms (and is not the incoming pod) counted by its node's
+    /// sums gives exactly what [`evaluate`] gives on the state listing every
+    /// pod, for every incoming pod without required inter-pod terms; with
+    /// such terms it declines.
+    #[test]
+    fn summed_pods_give_the_filters_verdicts_of_listed_pods((nodes, pods) in arb_cluster()) {
+        let state = ClusterState::new(nodes.clone(), pods.clone());
+        for incoming in pods.iter().take(8) {
+            let summable = |p: &PodInfo| {
+                p.host_ports.is_empty() && !has_pod_affinity_terms(p) && !snapshot::same_pod(p, incoming)
+            };
+            let (summed_pods, listed): (Vec<PodInfo>, Vec<PodInfo>) = pods.iter().cloned().partition(summable);
+            let by_node = NodePods::of(&summed_pods, nodes.len());
+            let summed: SummedPods = by_node.nodes().map(|n| (n.to_string(), by_node.usage(n))).collect();
+            let with_sums = evaluate_with_sums(&ClusterState::new(nodes.clone(), listed), &summed, incoming);
+            let required = !incoming.affinity.pod_affinity.required.is_empty()
+                || !incoming.affinity.pod_anti_affinity.required.is_empty();
+            if required {
+                prop_assert!(with_sums.is_none(), "pod {}", incoming.key());
+            } else {
+                prop_assert_eq!(with_sums, Some(evaluate(&state, incoming)), "pod {}", incoming.key());
+            }
+        }
+    }
+}

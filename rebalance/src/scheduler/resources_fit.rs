@@ -18,7 +18,7 @@ pub(crate) const MAX_NODE_SCORE: i64 = 100;
 pub(crate) fn fits_request(pod: &PodInfo, slot: &NodeSlot<'_>) -> Vec<FilterFailure> {
     let alloc = &slot.node.allocatable;
     let mut out = Vec::new();
-    let pod_count = slot.pods.len() as i64;
+    let pod_count = slot.pod_count();
     let allowed = alloc.get(PODS);
     if pod_count + 1 > allowed {
         out.push(FilterFailure::Insufficient(InsufficientResource {

@@ -82,6 +82,10 @@ pub(crate) struct NodeSlot<'a> {
     pub(crate) affinity_pods: Vec<&'a PodInfo>,
     /// The cached amounts; kept in step with the lists by [`NodeSlot::push`].
     pub(crate) amounts: Amounts,
+    /// Pods counted by their sums only ([`NodeSlot::add_summed`]): their
+    /// summed requests with `pods` = their number; in `requested` and the
+    /// pod count, not in `pods`.
+    pub(crate) summed: ResourceList,
 }
 
 impl<'a> NodeSlot<'a> {
@@ -93,6 +97,7 @@ impl<'a> NodeSlot<'a> {
             requested: ResourceList::new(),
             non_zero_requested: ResourceList::new(),
             affinity_pods: Vec::new(),
+            summed: ResourceList::new(),
             amounts: Amounts {
                 plain: !node.unschedulable && node.taints.is_empty(),
                 alloc_pods: a.get(PODS),
@@ -114,8 +119,32 @@ impl<'a> NodeSlot<'a> {
         if has_pod_affinity_terms(p) {
             self.affinity_pods.push(p);
         }
+        self.refresh_amounts();
+    }
+
+    /// Pods on the node: those listed and those counted by their sums.
+    pub(crate) fn pod_count(&self) -> i64 {
+        (self.pods.len() as i64).saturating_add(self.summed.get(PODS))
+    }
+
+    /// Adds pods known only by their summed requests (`pods` = their number):
+    /// they count toward the requested amounts and the pod count, as
+    /// NodeResourcesFit reads them, and are invisible to the filters that
+    /// read pods (NodePorts, InterPodAffinity). Their non-zero requests are
+    /// unknown: the scores do not read such a slot
+    /// ([`super::evaluate_with_sums`]).
+    pub(crate) fn add_summed(&mut self, summed: &ResourceList) {
+        self.summed.add(summed);
+        let mut requests = summed.clone();
+        requests.remove(PODS);
+        self.requested.add(&requests);
+        self.refresh_amounts();
+    }
+
+    fn refresh_amounts(&mut self) {
+        let pods = self.pod_count();
         let a = &mut self.amounts;
-        a.pods = self.pods.len() as i64;
+        a.pods = pods;
         a.requested_cpu = self.requested.get(CPU);
         a.requested_memory = self.requested.get(MEMORY);
         a.requested_ephemeral = self.requested.get(EPHEMERAL_STORAGE);
@@ -127,7 +156,7 @@ impl<'a> NodeSlot<'a> {
     /// The node's usage as [`ClusterState::usage`] counts it.
     pub(crate) fn usage(&self) -> ResourceList {
         let mut used = self.requested.clone();
-        used.set(PODS, self.pods.len() as i64);
+        used.set(PODS, self.pod_count());
         used
     }
 }
@@ -201,6 +230,9 @@ impl<'a> Snapshot<'a> {
         for (i, old) in self.slots.iter().enumerate() {
             for p in old.pods.iter().filter(|p| !same_pod(p, incoming)) {
                 snap.push(i, p);
+            }
+            if !old.summed.is_empty() {
+                snap.slots[i].add_summed(&old.summed);
             }
         }
         snap
