@@ -158,8 +158,11 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
     let last_failure = latest.last_time;
     steps.done("failures");
 
+    // Bindings before the first failure are not this wait's: the query
+    // reads only the events since (a few row groups of a large store).
+    let since = first_failure.timestamp_micros();
     let scheduled = store
-        .query_map(&sql::POD_SCHEDULED, [namespace, name], |r| {
+        .query_map(&sql::POD_SCHEDULED, duckdb::params![namespace, name, since], |r| {
             Ok((r.get::<_, String>(0)?, ScheduledAt { at: r.get(1)?, node: r.get(2)? }))
         })?
         .into_iter()
@@ -168,11 +171,6 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
         // A failure that began after a binding is of a later pod of the name
         // (events without a uid merge them): that binding ended nothing.
         .find(|s| s.at >= first_failure && !failures.iter().any(|f| f.first_time > s.at));
-    let far_future = DateTime::<Utc>::MAX_UTC.timestamp_micros() / 2;
-    let last_object_text = store
-        .query_map(&sql::POD_AT, duckdb::params![namespace, name, far_future, uid], |r| r.get::<_, String>(6))?
-        .into_iter()
-        .next();
     let deletion = store
         .query_map(&sql::POD_DELETIONS, duckdb::params![namespace, name, uid, first_failure.timestamp_micros()], |r| {
             Ok((r.get::<_, DateTime<Utc>>(0)?, r.get::<_, String>(1)?))
@@ -183,10 +181,17 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
     let (deleted_at, deleted_by) = deletion.map_or((None, None), |(at, by)| (Some(at), Some(by)));
     // Only a version of this pod (the query takes its uid) says how its
     // binding ended: a StatefulSet's next pod of the same name has its own
-    // deletion and status.
-    let last_object = last_object_text.and_then(|json| serde_json::from_str::<serde_json::Value>(&json).ok());
+    // deletion and status. Read only for a pod that was bound.
     let rejected = match &scheduled {
-        Some(s) => kubelet_rejection(store, namespace, name, &uid, s, last_object.as_ref())?,
+        Some(s) => {
+            let far_future = DateTime::<Utc>::MAX_UTC.timestamp_micros() / 2;
+            let last_object = store
+                .query_map(&sql::POD_AT, duckdb::params![namespace, name, far_future, uid], |r| r.get::<_, String>(6))?
+                .into_iter()
+                .next()
+                .and_then(|json| serde_json::from_str::<serde_json::Value>(&json).ok());
+            kubelet_rejection(store, namespace, name, &uid, s, last_object.as_ref())?
+        }
         None => None,
     };
     let (end, outcome) = match (&scheduled, deleted_at) {

@@ -14,9 +14,9 @@ use kdrift_ingest::Store;
 use kdrift_rebalance::{ClusterState, PodInfo, ResourceList, SummedPods};
 
 use super::for_filters::{read_models, whole, FilterVersions};
-use super::{read_pods, ModelRow};
 #[cfg(doc)]
 use super::ClusterAt;
+use super::{read_pods, ModelRow};
 use crate::AnalyzeError;
 
 /// What a state loaded for the filters did not read whole.

@@ -167,7 +167,7 @@ fn breakdown(store: &Path, ns: &str, name: &str, at: &str, end: &str) -> Result<
     let hour_us = (at_us.div_euclid(3_600_000_000) * 3_600_000_000).to_string();
     let cases: Vec<(&str, Vec<(String, String)>)> = vec![
         ("pod_failures", p(&pod)),
-        ("pod_scheduled", p(&pod)),
+        ("pod_scheduled", p(&[("namespace", ns), ("name", name), ("since_us", "0")])),
         ("nodes_at", p(&[("at_us", at)])),
         ("pods_at", p(&[("at_us", at)])),
         // What why-pending reads instead (schema v10): the filter fields, then the models it needs.
