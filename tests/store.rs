@@ -64,14 +64,14 @@ fn a_version_1_store_is_migrated_to_the_current_version_and_keeps_its_data() {
         // Test fixture: the store as kdrift 0.1 (schema 1) left it.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "DROP TABLE vl_windows; {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '1' WHERE key = 'schema_version'"
+            "DROP TABLE vl_windows; {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '1' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }
     let store = Store::open(&path).expect("migrate");
     let version = kdrift_ingest::store::catalog::run(&store, "get_schema_version", &[]).expect("version");
     assert_eq!(version.rows[0][0], serde_json::Value::String(SCHEMA_VERSION.to_string()));
-    assert_eq!(SCHEMA_VERSION, 10);
+    assert_eq!(SCHEMA_VERSION, 11);
     assert!(kdrift_ingest::store::catalog::run(&store, "vl_windows", &[]).expect("vl_windows exists").rows.is_empty());
     assert_eq!(store.counts().expect("counts").events, 1, "the data stays");
 }
@@ -97,6 +97,7 @@ fn downgrade_to_v6_order(path: &std::path::Path) {
          UPDATE kdrift_meta SET value = '6' WHERE key = 'schema_version';",
     )
     .expect("downgrade");
+    c.execute_batch(DROP_V11).expect("drop schema 11's tables");
     c.execute_batch(DROP_V10).expect("drop schema 10's columns");
     c.execute_batch(DROP_V9).expect("drop schema 9's tables");
     c.execute_batch(DROP_V8).expect("drop schema 8's tables");
@@ -105,6 +106,10 @@ fn downgrade_to_v6_order(path: &std::path::Path) {
 /// Test fixture: undoes schema v10 (the filter fields of pod versions).
 const DROP_V10: &str = "ALTER TABLE pod_versions DROP COLUMN labels; ALTER TABLE pod_versions DROP COLUMN scheduling_terms; \
     ALTER TABLE staging_observations DROP COLUMN labels; ALTER TABLE staging_observations DROP COLUMN scheduling_terms;";
+
+/// Test fixture: undoes schema v11 (the name index).
+const DROP_V11: &str = "DROP MACRO first_obs_naming; DROP MACRO last_obs_naming; DROP TABLE name_index; \
+    DROP TABLE name_index_sorted;";
 
 /// Test fixture: undoes schema v9 (the kept drain moves).
 const DROP_V9: &str = "DROP TABLE drain_moves; DROP TABLE drain_moves_kept;";
@@ -202,7 +207,7 @@ fn a_version_2_store_is_migrated_even_when_opened_for_analysis() {
         // Test fixture: the store as schema 2 left it.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "{DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '2' WHERE key = 'schema_version'"
+            "{DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '2' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }
@@ -255,7 +260,7 @@ fn a_version_3_store_gets_intervals_and_requested_amounts_when_migrated() {
         // Test fixture: the store as kdrift 0.1 with schema v3 left it.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "{DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} UPDATE kdrift_meta SET value = '3' WHERE key = 'schema_version'"
+            "{DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} UPDATE kdrift_meta SET value = '3' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }
@@ -580,7 +585,7 @@ fn a_run_aborted_by_a_store_error_in_a_batch_commit_is_closed_as_failed() {
 }
 
 #[test]
-fn a_version_9_store_gets_the_filter_fields_and_keeps_its_drain_moves_fresh_when_migrated() {
+fn a_version_9_store_gets_the_filter_fields_and_the_name_index_and_keeps_its_drain_moves_fresh_when_migrated() {
     use kdrift_ingest::demo::ingest_scenario;
     use kdrift_ingest::scenario::{generate, ScenarioConfig};
     let scenario = generate(&ScenarioConfig { seed: 1, scale: 1 });
@@ -599,13 +604,20 @@ fn a_version_9_store_gets_the_filter_fields_and_keeps_its_drain_moves_fresh_when
         // Test fixture: the store as schema 9 left it, its moves kept then.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "{DROP_V10} UPDATE kdrift_meta SET value = '9' WHERE key = 'schema_version'; \
+            "{DROP_V11} {DROP_V10} UPDATE kdrift_meta SET value = '9' WHERE key = 'schema_version'; \
              UPDATE drain_moves_kept SET schema_version = 9;"
         ))
         .expect("downgrade");
     }
     let store = Store::open_existing(&path).expect("migrated, then opened read-only");
     assert!(kdrift_analyze::drains::moves_are_fresh(&store).expect("fresh?"), "the kept moves stay fresh");
+    // Migration 11 indexed every stored version by name, sorted whole.
+    let (outside, rows): (i64, i64) =
+        store.conn().query_row(ROWS_OUTSIDE_THEIR_NAME_BOUND, [], |r| Ok((r.get(0)?, r.get(1)?))).expect("bound");
+    assert_eq!(outside, 0, "of {rows} rows looked up by name");
+    let sorted: i64 =
+        store.conn().query_row("SELECT max(sorted_rows) FROM name_index_sorted", [], |r| r.get(0)).expect("sorted");
+    assert_eq!(sorted, rows, "every entry sorted by the migration");
     let (filled, flagged): (i64, i64) = store
         .conn()
         .query_row("SELECT count(labels), count(*) FILTER (WHERE scheduling_terms) FROM pod_versions", [], |r| {
@@ -617,4 +629,132 @@ fn a_version_9_store_gets_the_filter_fields_and_keeps_its_drain_moves_fresh_when
     let after = kdrift_analyze::why_pending(&store, &pending.namespace, &pending.name).expect("why").expect("report");
     assert_eq!(serde_json::to_value(after).expect("json"), before, "why-pending answers as before the migration");
     assert!(kdrift_tests::assert_filter_load_agrees(&store, 10) > 50);
+}
+
+/// Every stored row a lookup by name reads lies between the name's first and
+/// last `name_index` entry (schema v11): `outside` counts the rows that do
+/// not, for each kind of row the readers look up — a pod's versions, an
+/// event under its involved object, a controller's "Created pod: NAME" /
+/// "Deleted pod: NAME" under the pod it names, a node's versions.
+const ROWS_OUTSIDE_THEIR_NAME_BOUND: &str = "
+    WITH named AS (
+        SELECT namespace, name, obs_id FROM pod_versions
+        UNION ALL SELECT '', name, obs_id FROM node_versions
+        UNION ALL SELECT COALESCE(involved_namespace, ''), involved_name, obs_id FROM event_versions
+            WHERE involved_name IS NOT NULL
+        UNION ALL SELECT COALESCE(involved_namespace, ''), substr(message, 14), obs_id FROM event_versions
+            WHERE reason IN ('SuccessfulCreate', 'SuccessfulDelete') AND message SIMILAR TO '(Created|Deleted) pod: .*'
+    )
+    SELECT count(*) FILTER (WHERE NOT COALESCE(obs_id BETWEEN first_obs_naming(namespace, name)
+                                                        AND last_obs_naming(namespace, name), false)),
+           count(*)
+    FROM named";
+
+/// The rows of one named query, each as its values' debug text.
+fn rows_of(store: &Store, q: &kdrift_ingest::store::NamedQuery, params: &[duckdb::types::Value]) -> Vec<String> {
+    let mut stmt = store.conn().prepare(q.sql).expect(q.name);
+    let mut rows = stmt.query(duckdb::params_from_iter(params)).expect(q.name);
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().expect(q.name) {
+        let n = row.as_ref().column_count();
+        let values: Vec<duckdb::types::Value> = (0..n).map(|i| row.get(i).expect("value")).collect();
+        out.push(format!("{values:?}"));
+    }
+    out
+}
+
+/// What why-pending's lookups by pod name answer for every pod name the
+/// store knows (its versions and its events), in order.
+fn lookups_by_pod_name(store: &Store) -> Vec<String> {
+    use duckdb::types::Value as V;
+    use kdrift_ingest::store::sql;
+    let pods: Vec<(String, String)> = {
+        let mut stmt = store
+            .conn()
+            .prepare(
+                "SELECT namespace, name FROM pod_versions UNION SELECT involved_namespace, involved_name \
+                 FROM event_versions WHERE involved_kind = 'Pod' AND involved_name IS NOT NULL ORDER BY ALL",
+            )
+            .expect("pods");
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).expect("pods").collect::<Result<_, _>>().expect("pods")
+    };
+    let mut out = Vec::new();
+    for (ns, name) in pods {
+        let (n, p) = (V::Text(ns.clone()), V::Text(name.clone()));
+        out.push(format!("{ns}/{name}"));
+        out.extend(rows_of(store, &sql::POD_FAILURES, &[n.clone(), p.clone()]));
+        out.extend(rows_of(store, &sql::POD_SCHEDULED, &[n.clone(), p.clone(), V::BigInt(0)]));
+        out.extend(rows_of(store, &sql::POD_DELETIONS, &[n.clone(), p.clone(), V::Text(String::new()), V::BigInt(0)]));
+        out.extend(rows_of(store, &sql::POD_AT, &[n, p, V::BigInt(4_000_000_000_000_000), V::Text(String::new())]));
+    }
+    out
+}
+
+#[test]
+fn the_name_index_bounds_every_lookup_by_name_batch_by_batch_and_is_sorted_after_an_ingest() {
+    use kdrift_ingest::demo::ingest_scenario;
+    use kdrift_ingest::scenario::{generate, ScenarioConfig};
+    let scenario = generate(&ScenarioConfig { seed: 1, scale: 1 });
+    let pending = scenario.facts.pending_pod.clone();
+    let (dir, store) = temp_store();
+    ingest_scenario(&store, scenario, 1).expect("ingest");
+    // Run 2, later: the pending pod's owner deletes it, and a Job of the same
+    // namespace creates a pod of that name again and then hits its deadline.
+    let event = |name: &str, reason: &str, kind: &str, involved: &str, message: &str| {
+        serde_json::json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": name, "namespace": pending.namespace, "uid": format!("uid-{name}")},
+            "involvedObject": {"kind": kind, "namespace": pending.namespace, "name": involved},
+            "reason": reason, "message": message, "count": 1, "type": "Normal",
+            "firstTimestamp": "2030-01-01T00:00:00Z", "lastTimestamp": "2030-01-01T00:00:00Z"
+        })
+        .to_string()
+    };
+    let deleted = format!("Deleted pod: {}", pending.name);
+    let created = format!("Created pod: {}", pending.name);
+    let lines = [
+        event("late.d", "SuccessfulDelete", "Job", "late-owner", &deleted),
+        event("late.c", "SuccessfulCreate", "Job", "late-job", &created),
+        event("late.x", "DeadlineExceeded", "Job", "late-job", "Job was active longer than specified deadline"),
+    ];
+    let file = write(dir.path(), "late.ndjson", (lines.join("\n") + "\n").as_bytes());
+    assert_eq!(ingest_files(&store, &[file], &mut NoProgress).expect("run 2").error_count(), 0);
+
+    let (outside, rows): (i64, i64) =
+        store.conn().query_row(ROWS_OUTSIDE_THEIR_NAME_BOUND, [], |r| Ok((r.get(0)?, r.get(1)?))).expect("bound");
+    assert_eq!(outside, 0, "of {rows} rows looked up by name");
+    let entries: i64 = store.conn().query_row("SELECT count(*) FROM name_index", [], |r| r.get(0)).expect("count");
+    assert_eq!(entries, rows, "one entry per row a lookup can read");
+
+    // The lookups answer with the bound as without it (the macros
+    // redefined to bound nothing), for every pod name of the store.
+    let bounded = lookups_by_pod_name(&store);
+    assert!(
+        bounded.iter().any(|r| r.contains("Job late-job DeadlineExceeded")),
+        "run 2's Job deadline is found through the index"
+    );
+    assert!(bounded.iter().any(|r| r.contains("late-owner SuccessfulDelete")), "and its owner's SuccessfulDelete");
+    store
+        .conn()
+        .execute_batch(
+            "CREATE OR REPLACE MACRO first_obs_naming(ns, n) AS (SELECT min(obs_id) FROM observations); \
+             CREATE OR REPLACE MACRO last_obs_naming(ns, n) AS (SELECT max(obs_id) FROM observations);",
+        )
+        .expect("unbounded macros");
+    assert_eq!(lookups_by_pod_name(&store), bounded);
+
+    // Nothing sorted it yet (the CLI sorts after an ingest): sorted whole
+    // once, then the tail is empty.
+    assert!(store.sort_name_index().expect("sort"), "a store never sorted is sorted");
+    assert!(!store.sort_name_index().expect("sort again"), "nothing appended since");
+    let (out_of_order, after): (i64, i64) = store
+        .conn()
+        .query_row(
+            "SELECT count(*) FILTER (WHERE (namespace, name, obs_id) < prev), count(*) FROM (SELECT namespace, name, \
+             obs_id, lag((namespace, name, obs_id)) OVER (ORDER BY rowid) AS prev FROM name_index)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .expect("order");
+    assert_eq!((out_of_order, after), (0, entries), "in (namespace, name, obs_id) order, no entry lost");
 }

@@ -18,6 +18,8 @@ SELECT COALESCE(p.uid, '') AS uid, p.change, p.node_name, p.observed_at,
 FROM pod_versions p
 JOIN observations o ON o.obs_id = p.obs_id
 WHERE p.namespace = $1 AND p.name = $2 AND ($4 = '' OR COALESCE(p.uid, '') IN ($4, ''))
+  -- Only skips row groups (the name index, schema v11): the conditions above decide.
+  AND p.obs_id BETWEEN first_obs_naming($1, $2) AND last_obs_naming($1, $2)
 ORDER BY ($4 <> '' AND COALESCE(p.uid, '') = $4) DESC,
          (p.observed_at <= make_timestamp($3)) DESC,
          CASE WHEN p.observed_at <= make_timestamp($3) THEN epoch_us(p.observed_at) ELSE -epoch_us(p.observed_at) END DESC,

@@ -14,6 +14,14 @@
 -- params: $1 namespace VARCHAR, $2 name VARCHAR, $3 uid VARCHAR ('' = any pod of that name),
 --   $4 since_us BIGINT (UTC microseconds)
 -- columns: deleted_at TIMESTAMP, evidence VARCHAR
+WITH creators AS (
+    -- The Jobs that created a pod of this name (their SuccessfulCreate).
+    SELECT involved_name AS job
+    FROM event_versions
+    WHERE involved_kind = 'Job' AND reason = 'SuccessfulCreate' AND involved_namespace = $1
+      AND message = 'Created pod: ' || $2
+      AND obs_id BETWEEN first_obs_naming($1, $2) AND last_obs_naming($1, $2)
+)
 SELECT deleted_at, evidence
 FROM (
     -- `rank`: the pod's own evidence first whenever there is some (its owner's
@@ -26,15 +34,18 @@ FROM (
     FROM pod_versions
     WHERE namespace = $1 AND name = $2 AND ($3 = '' OR COALESCE(uid, '') IN ($3, ''))
       AND (change = 'DELETED' OR deleted_at IS NOT NULL)
+      AND obs_id BETWEEN first_obs_naming($1, $2) AND last_obs_naming($1, $2)
     UNION ALL
     SELECT first_time, involved_kind || ' ' || involved_name || ' SuccessfulDelete', 3
     FROM event_versions
     WHERE reason = 'SuccessfulDelete' AND involved_namespace = $1 AND message = 'Deleted pod: ' || $2
+      AND obs_id BETWEEN first_obs_naming($1, $2) AND last_obs_naming($1, $2)
     UNION ALL
     SELECT last_time, 'FailedScheduling: skip schedule deleting pod', 5
     FROM event_versions
     WHERE reason = 'FailedScheduling' AND involved_kind = 'Pod' AND involved_namespace = $1 AND involved_name = $2
       AND ($3 = '' OR COALESCE(involved_uid, '') IN ($3, '')) AND message LIKE 'skip schedule deleting pod%'
+      AND obs_id BETWEEN first_obs_naming($1, $2) AND last_obs_naming($1, $2)
     UNION ALL
     SELECT j.first_time, 'Job ' || j.involved_name || ' ' || j.reason, 4
     FROM event_versions c
@@ -43,6 +54,11 @@ FROM (
                          AND j.reason IN ('DeadlineExceeded', 'BackoffLimitExceeded')
     WHERE c.involved_kind = 'Job' AND c.reason = 'SuccessfulCreate' AND c.involved_namespace = $1
       AND c.message = 'Created pod: ' || $2
+      AND c.obs_id BETWEEN first_obs_naming($1, $2) AND last_obs_naming($1, $2)
+      -- The Job's own events lie between the first and last entry of the
+      -- names of the Jobs that created a pod of this name.
+      AND j.obs_id BETWEEN (SELECT min(first_obs_naming($1, job)) FROM creators)
+                       AND (SELECT max(last_obs_naming($1, job)) FROM creators)
 )
 WHERE deleted_at >= make_timestamp($4)
 ORDER BY least(rank, 3), deleted_at, rank, evidence;

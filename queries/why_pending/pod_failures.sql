@@ -10,6 +10,8 @@ SELECT COALESCE(involved_uid, '') AS uid, message, count, first_time, last_time,
 FROM event_versions
 WHERE reason = 'FailedScheduling' AND involved_kind = 'Pod'
   AND involved_namespace = $1 AND involved_name = $2
+  -- Only skips row groups (the name index, schema v11): the conditions above decide.
+  AND obs_id BETWEEN first_obs_naming($1, $2) AND last_obs_naming($1, $2)
 -- The `events` view's choice (highest count wins), among this pod's versions
 -- only: an Event's reason and involved object never change between versions.
 QUALIFY row_number() OVER (PARTITION BY event_key

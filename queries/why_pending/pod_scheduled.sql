@@ -14,6 +14,8 @@ FROM event_versions
 WHERE reason = 'Scheduled' AND involved_kind = 'Pod'
   AND involved_namespace = $1 AND involved_name = $2
   AND first_time >= make_timestamp($3)
+  -- Only skips row groups (the name index, schema v11): the conditions above decide.
+  AND obs_id BETWEEN first_obs_naming($1, $2) AND last_obs_naming($1, $2)
 -- The `events` view's choice among this pod's versions only (reason and involved object never change).
 QUALIFY row_number() OVER (PARTITION BY event_key
     ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1

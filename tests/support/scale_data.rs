@@ -139,7 +139,9 @@ pub fn write(config: &ScaleConfig, outputs: &Outputs) -> Result<ScaleFacts, Stri
         w.commit(RunStatus::Ok, 0).map_err(|e| format!("committing the store: {e}"))?;
     }
     if let Some(s) = &store {
-        // As `kdrift ingest` does after a run: the drain moves kept (schema v9).
+        // As `kdrift ingest` does after a run: the name index sorted (schema
+        // v11), the drain moves kept (schema v9).
+        s.sort_name_index().map_err(|e| format!("sorting the name index: {e}"))?;
         kdrift_analyze::drains::keep_moves(s).map_err(|e| format!("keeping the drain moves: {e}"))?;
     }
     if let Some(dir) = &outputs.kubectl_dir {

@@ -2,19 +2,22 @@
 //! have sent pods to the few nodes it explains, read from the store without
 //! the rest of the history.
 //!
-//! An evicted pod's replacement is a pod of its own owner ([`super::moves`]),
-//! and owners never share a replacement, so the moves whose replacements
-//! landed on a set of nodes are among the moves of the owners of the pods
-//! bound to those nodes (query `node_owners`). Reading those owners' pods
-//! (`owner_pods`) with their bindings (`owner_bindings`) and eviction
-//! evidence (`owner_evictions`), then
-//! keeping the moved pods whose owner is one of them, gives those moves and
-//! their replacements exactly as the whole-history timeline gives them (a
-//! test compares both on every node of a generated cluster), at a
-//! fraction of the rows: at 10M events the whole history is 820,000
-//! bindings and 500,000 pieces of evidence. With the moves kept in the
-//! store ([`super::kept`]), the owners alone select the kept rows, and
-//! their pods, bindings and evidence are not read at all.
+//! With the moves kept in the store ([`super::kept`]) and fresh, those are
+//! the kept rows whose replacement was bound to one of the nodes (query
+//! `drain_moves_to_nodes`): nothing else is read but the bindings to the
+//! nodes. Otherwise they are matched from the history, from a part of it:
+//! an evicted pod's replacement is a pod of its own owner
+//! ([`super::moves`]), and owners never share a replacement, so the moves
+//! whose replacements landed on a set of nodes are among the moves of the
+//! owners of the pods bound to those nodes (query `node_owners`). Reading
+//! those owners' pods (`owner_pods`) with their bindings (`owner_bindings`)
+//! and eviction evidence (`owner_evictions`), then keeping the moved pods
+//! whose owner is one of them, gives those moves and their replacements
+//! exactly as the whole-history timeline gives them (a test compares both
+//! on every node of a generated cluster), at a fraction of the rows: at 10M
+//! events the whole history is 820,000 bindings and 500,000 pieces of
+//! evidence. Either way, [`Focus::retain_landed`] then keeps the moves
+//! whose replacement is on one of the nodes.
 
 use std::cell::OnceCell;
 use std::collections::HashSet;
@@ -29,35 +32,61 @@ use super::moves::{self, PlacementWindow};
 use crate::history::{self, EvictionEvidence, Placement};
 use crate::AnalyzeError;
 
-/// The owners whose moves can reach some nodes.
+/// `(namespace, owner name)` of the owners whose moves can reach some nodes,
+/// with the same as a JSON array of `{"namespace", "owner"}`.
+type Owners = (HashSet<(String, String)>, String);
+
+/// What sent pods to some nodes: the nodes, and the owners whose moves can
+/// reach them (read when first needed).
 pub(crate) struct Focus {
+    /// The nodes.
+    nodes: Vec<String>,
     /// The nodes, as a JSON array of names (the queries' parameter).
-    nodes: String,
-    /// `(namespace, owner name)` of every pod bound to them.
-    owners: HashSet<(String, String)>,
+    pub(crate) nodes_json: String,
+    /// Bindings up to this instant name the owners.
+    until: DateTime<Utc>,
+    /// `(namespace, owner name)` of every pod bound to the nodes (query
+    /// `node_owners`), with them as a JSON array of `{"namespace", "owner"}`
+    /// (query `owner_pods`): read on first use ([`Focus::owners`]).
+    owners: OnceCell<Owners>,
     /// Their pods (query `owner_pods`), as a JSON array of `{"namespace", "name"}`:
     /// read on first use ([`Focus::pods`]).
     pods: OnceCell<String>,
-    /// The owners, as a JSON array of `{"namespace", "owner"}` (query `drain_moves_of_owners`).
-    pub(crate) owners_json: String,
 }
 
 impl Focus {
-    /// The owners of the pods bound to `nodes` up to `until` (query
-    /// `node_owners`). Their pods (query `owner_pods`) are read when first
-    /// needed.
+    /// The focus on `nodes` up to `until`. Reads nothing: the owners of
+    /// the pods bound to them (query `node_owners`) and their pods (query
+    /// `owner_pods`) are read when first needed, which the kept moves never
+    /// do.
+    pub(crate) fn of_nodes(nodes: &[&str], until: DateTime<Utc>) -> Focus {
+        Focus {
+            nodes: nodes.iter().map(|n| n.to_string()).collect(),
+            nodes_json: Value::from(nodes.to_vec()).to_string(),
+            until,
+            owners: OnceCell::new(),
+            pods: OnceCell::new(),
+        }
+    }
+
+    /// The owners of the pods bound to the nodes up to `until` (query
+    /// `node_owners`, read once), as a set and as a JSON array of
+    /// `{"namespace", "owner"}`.
     ///
     /// # Errors
     /// [`AnalyzeError::Store`] when the query fails.
-    pub(crate) fn of_nodes(store: &Store, nodes: &[&str], until: DateTime<Utc>) -> Result<Focus, AnalyzeError> {
-        let nodes = Value::from(nodes.to_vec()).to_string();
-        let rows = store.query_map(&sql::NODE_OWNERS, duckdb::params![nodes, until.timestamp_micros()], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-        })?;
-        let owners_json =
-            Value::Array(rows.iter().map(|(ns, owner)| json!({ "namespace": ns, "owner": owner })).collect())
-                .to_string();
-        Ok(Focus { nodes, owners: rows.into_iter().collect(), pods: OnceCell::new(), owners_json })
+    fn owners(&self, store: &Store) -> Result<&Owners, AnalyzeError> {
+        if let Some(owners) = self.owners.get() {
+            return Ok(owners);
+        }
+        let rows = store.query_map(
+            &sql::NODE_OWNERS,
+            duckdb::params![self.nodes_json, self.until.timestamp_micros()],
+            |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
+        )?;
+        let json = Value::Array(rows.iter().map(|(ns, owner)| json!({ "namespace": ns, "owner": owner })).collect())
+            .to_string();
+        Ok(self.owners.get_or_init(|| (rows.into_iter().collect(), json)))
     }
 
     /// The owners' pods (query `owner_pods`, read once), as a JSON array
@@ -69,7 +98,8 @@ impl Focus {
         if let Some(pods) = self.pods.get() {
             return Ok(pods);
         }
-        let pods = store.query_map(&sql::OWNER_PODS, [&self.owners_json], |r| {
+        let owners = &self.owners(store)?.1;
+        let pods = store.query_map(&sql::OWNER_PODS, [owners], |r| {
             Ok(json!({ "namespace": r.get::<_, String>(0)?, "name": r.get::<_, String>(1)? }))
         })?;
         Ok(self.pods.get_or_init(|| Value::Array(pods).to_string()))
@@ -89,7 +119,7 @@ impl Focus {
         of_owner_pods: bool,
     ) -> Result<Vec<Placement>, AnalyzeError> {
         let pods = if of_owner_pods { self.pods(store)? } else { "[]" };
-        let params = duckdb::params![pods, self.nodes, until.timestamp_micros()];
+        let params = duckdb::params![pods, self.nodes_json, until.timestamp_micros()];
         Ok(store.query_map(&sql::OWNER_BINDINGS, params, history::placement_row)?)
     }
 
@@ -115,22 +145,30 @@ impl Focus {
     /// the owners: the evidence read for a pod that only shares a name
     /// prefix with them. Their replacements could only be matched among
     /// bindings read in part.
-    pub(crate) fn retain_owned(&self, episodes: &mut [NodeEpisode], placements: PlacementWindow<'_, '_>) {
+    ///
+    /// # Errors
+    /// [`AnalyzeError::Store`] when the owners' query fails.
+    pub(crate) fn retain_owned(
+        &self,
+        store: &Store,
+        episodes: &mut [NodeEpisode],
+        placements: PlacementWindow<'_, '_>,
+    ) -> Result<(), AnalyzeError> {
+        let owners = &self.owners(store)?.0;
         for ep in episodes.iter_mut() {
             ep.evicted.retain(|m| {
-                moves::owner_key(m, placements).is_some_and(|owner| self.owners.contains(&(m.namespace.clone(), owner)))
+                moves::owner_key(m, placements).is_some_and(|owner| owners.contains(&(m.namespace.clone(), owner)))
             });
         }
+        Ok(())
     }
 
-    /// [`Focus::retain_owned`] for moves whose owner is already filled
-    /// (the kept moves, [`moves::owner_key_of_matched`]).
-    pub(crate) fn retain_owned_matched(&self, episodes: &mut [NodeEpisode]) {
+    /// Keeps the moved pods whose replacement was bound to one of the
+    /// nodes: the only moves that brought a pod there (what the kept rows
+    /// of query `drain_moves_to_nodes` are).
+    pub(crate) fn retain_landed(&self, episodes: &mut [NodeEpisode]) {
         for ep in episodes.iter_mut() {
-            ep.evicted.retain(|m| {
-                moves::owner_key_of_matched(m)
-                    .is_some_and(|owner| self.owners.contains(&(m.namespace.clone(), owner.to_string())))
-            });
+            ep.evicted.retain(|m| m.replacement.as_ref().is_some_and(|r| self.nodes.contains(&r.node)));
         }
     }
 }

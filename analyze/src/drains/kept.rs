@@ -127,16 +127,16 @@ type KeptRow = (usize, usize, MovedPod);
 /// kept moves when they are fresh (then returns true); leaves them alone
 /// and returns false otherwise, and when they cannot be read (a store
 /// whose kept tables were dropped: the caller computes the moves). `selected`: `(operation number from 0,
-/// its episodes in the timeline's order)`; `owners`: only the moves of
-/// these owners' pods (a JSON array of `{"namespace", "owner"}`, query
-/// `drain_moves_of_owners`), when given.
+/// its episodes in the timeline's order)`; `to_nodes`: only the moves whose
+/// replacement was bound to one of these nodes (a JSON array of names,
+/// query `drain_moves_to_nodes`), when given.
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
 pub(crate) fn kept_moves(
     store: &Store,
     selected: &mut [(usize, &mut Vec<NodeEpisode>)],
-    owners: Option<&str>,
+    to_nodes: Option<&str>,
 ) -> Result<bool, AnalyzeError> {
     let mut steps = crate::steps::Steps::start();
     // The kept rows are only a faster path: when they cannot be read (a
@@ -156,8 +156,8 @@ pub(crate) fn kept_moves(
         return Ok(true);
     };
     let (first, last) = (first as i64 + 1, last as i64 + 1);
-    let rows = match owners {
-        Some(owners) => store.query_map(&sql::DRAIN_MOVES_OF_OWNERS, duckdb::params![first, last, owners], kept_row),
+    let rows = match to_nodes {
+        Some(nodes) => store.query_map(&sql::DRAIN_MOVES_TO_NODES, duckdb::params![first, last, nodes], kept_row),
         None => store.query_map(&sql::DRAIN_MOVES, [first, last], kept_row),
     };
     steps.done("kept moves: query");

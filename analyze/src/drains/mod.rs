@@ -218,17 +218,16 @@ pub fn drain_moves_and_placements(
 
 /// [`drain_moves_and_placements`] for what sent pods to `nodes` only (why
 /// some nodes are full): every operation and episode, but only the moved
-/// pods whose owner had a pod bound to one of `nodes` (their replacements
-/// are those of the whole history: the other owners' moves cannot land a
-/// replacement there), and every binding to `nodes` up to `until` (with
-/// the moves matched from the history, the bindings of those owners' pods
-/// on other nodes too: use the bindings to `nodes` only). `pods_moved`,
-/// `landed` and `not_replaced` count those moves alone. At 10M events this
-/// reads a few thousand rows where the whole history is 820,000 bindings
-/// and 500,000 pieces of evidence. With the moves kept and fresh
-/// ([`keep_moves`]), the owners' moves are taken from them: no pod of
-/// theirs, no eviction evidence and no binding but those to `nodes` read,
-/// nothing matched again.
+/// pods whose replacement was bound to one of `nodes` (matched as the whole
+/// history's timeline matches them), and every binding to `nodes` up to
+/// `until`. `pods_moved`, `landed` and `not_replaced` count those moves
+/// alone (so `not_replaced` is 0). With the moves kept and fresh
+/// ([`keep_moves`]), they are the kept rows landed on `nodes` (query
+/// `drain_moves_to_nodes`): nothing else is read but the bindings to
+/// `nodes`. Otherwise they are matched from the moves of the owners of the
+/// pods bound to `nodes` (their pods, bindings and eviction evidence: at
+/// 10M events a few thousand rows where the whole history is 820,000
+/// bindings and 500,000 pieces of evidence).
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
@@ -312,16 +311,16 @@ fn timeline(
     };
     // Only the owners whose moves can reach `to_nodes`, when given.
     let focus = match (to_nodes, placed_range) {
-        (Some(nodes), Some((_, to))) => Some(focus::Focus::of_nodes(store, nodes, to)?),
+        (Some(nodes), Some((_, to))) => Some(focus::Focus::of_nodes(nodes, to)),
         _ => None,
     };
     steps.done("timeline: operations, focus");
-    // The kept moves, when fresh (of the focus's owners only, with a focus):
+    // The kept moves, when fresh (with a focus, those landed on its nodes only):
     // then no evidence is read and no binding looked up for them.
     let from_kept = source == Moves::KeptWhenFresh && {
         let mut episodes: Vec<(usize, &mut Vec<NodeEpisode>)> =
             selected.iter_mut().map(|(i, episodes, _, _)| (*i, episodes)).collect();
-        kept::kept_moves(store, &mut episodes, focus.as_ref().map(|f| f.owners_json.as_str()))?
+        kept::kept_moves(store, &mut episodes, focus.as_ref().map(|f| f.nodes_json.as_str()))?
     };
     steps.done("timeline: kept moves");
     if source == Moves::KeptWhenFresh {
@@ -378,12 +377,13 @@ fn timeline(
         if !from_kept {
             moves::attach_evictions(&mut episodes, evidence, placements);
             if let Some(f) = &focus {
-                f.retain_owned(&mut episodes, placements);
+                f.retain_owned(store, &mut episodes, placements)?;
             }
             let mut moved: Vec<&mut MovedPod> = episodes.iter_mut().flat_map(|e| e.evicted.iter_mut()).collect();
             moves::find_replacements(&mut moved, placements);
-        } else if let Some(f) = &focus {
-            f.retain_owned_matched(&mut episodes);
+            if let Some(f) = &focus {
+                f.retain_landed(&mut episodes);
+            }
         }
         let open = episodes.iter().any(|e| e.end != EpisodeEnd::Closed);
         let ended_at = if open { None } else { episodes.iter().filter_map(|e| e.ended_at).max() };

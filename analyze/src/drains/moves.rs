@@ -256,21 +256,6 @@ pub fn owner_key(m: &MovedPod, placements: PlacementWindow<'_, '_>) -> Option<St
     }
 }
 
-/// [`owner_key`] of a moved pod whose `owner` [`find_replacements`] has
-/// filled: the name in `Kind/name` (after the last `/`: an owner's name is
-/// an object name, which the API server never lets contain one; a kind
-/// may, in stores fed by hand), else its own name prefix (when its latest
-/// binding named no owner kind and name, `owner_key` takes that binding's
-/// name prefix, which is its own). For moves read back without their
-/// bindings (the kept moves; query `drain_moves_of_owners` applies the
-/// same rule).
-pub fn owner_key_of_matched(m: &MovedPod) -> Option<&str> {
-    match m.owner.as_deref().and_then(|o| o.rsplit_once('/')) {
-        Some((_, name)) => Some(name),
-        None => owner_from_name(&m.name),
-    }
-}
-
 /// Fills `owner` and `replacement` of every moved pod (in eviction order,
 /// each binding of the window used at most once).
 ///
@@ -352,16 +337,6 @@ mod tests {
             owner: None,
             replacement: None,
         }
-    }
-
-    #[test]
-    fn the_owner_key_of_a_matched_move_is_the_name_after_the_last_slash() {
-        let mut m = moved("api-abc-x1", "2026-11-20T10:00:00Z");
-        assert_eq!(owner_key_of_matched(&m), Some("api-abc"), "no owner: the name prefix");
-        m.owner = Some("ReplicaSet/frontend-7d".into());
-        assert_eq!(owner_key_of_matched(&m), Some("frontend-7d"));
-        m.owner = Some("apps/ReplicaSet/frontend-7d".into());
-        assert_eq!(owner_key_of_matched(&m), Some("frontend-7d"), "a kind with a slash (break-it trial)");
     }
 
     #[test]

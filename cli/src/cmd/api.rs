@@ -102,7 +102,7 @@ pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
         )?;
         return Ok(caught.exit_code());
     };
-    crate::cmd::keep_drain_moves(&store)?;
+    crate::cmd::keep_after_ingest(&store)?;
     let code = report(cli, &result)?;
     let stage = if during_commit { Stage::FinalCommit } else { Stage::Finished };
     if let Outcome::Completed { warning } = outcome(caught.signal(), stage, &run_kept(result.run_id)) {
@@ -164,6 +164,6 @@ pub fn record(cli: &Cli, args: &RecordArgs) -> anyhow::Result<ExitCode> {
         let clock = Arc::new(WallClock);
         anyhow::Ok(api::record(&store, &connected.client, &options, clock, shutdown_signal(), &mut LogObserver).await?)
     })?;
-    crate::cmd::keep_drain_moves(&store)?;
+    crate::cmd::keep_after_ingest(&store)?;
     report(cli, &result)
 }

@@ -52,7 +52,7 @@ pub fn run(cli: &Cli, args: &DemoArgs) -> anyhow::Result<ExitCode> {
     let scenario = generate(&ScenarioConfig { seed: args.seed, scale: 1 });
     let facts = scenario.facts.clone();
     let report = ingest_scenario(&store, scenario, args.seed)?;
-    crate::cmd::keep_drain_moves(&store)?;
+    crate::cmd::keep_after_ingest(&store)?;
     writeln!(
         err,
         "kdrift demo: loaded {} object versions ({} new) into {}{}",

@@ -103,7 +103,7 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
         )?;
         return Ok(ExitCode::from(exit_status));
     }
-    crate::cmd::keep_drain_moves(&store)?;
+    crate::cmd::keep_after_ingest(&store)?;
     {
         let mut err = std::io::stderr().lock();
         for file in &report.files {
@@ -199,7 +199,7 @@ pub fn victorialogs(cli: &Cli, args: &IngestVictorialogsArgs) -> anyhow::Result<
         }
         return Err(error.into());
     }
-    crate::cmd::keep_drain_moves(&store)?;
+    crate::cmd::keep_after_ingest(&store)?;
     let stage = if report.interrupted_during_commit { Stage::FinalCommit } else { Stage::Finished };
     let runs: Vec<i64> = report.windows.iter().map(|w| w.run_id).collect();
     if let Outcome::Completed { warning } = outcome(caught.signal(), stage, &windows_kept(&runs)) {

@@ -71,16 +71,28 @@ pub(crate) fn open_store(db: &Path) -> anyhow::Result<Store> {
     Ok(store)
 }
 
-/// After an ingest that completed: keeps the drain timeline's moves of the
-/// history as it now is ([`kdrift_analyze::drains::keep_moves`]), so that
+/// After an ingest that completed: sorts the name index again when
+/// batches appended enough to it ([`Store::sort_name_index`]), then keeps
+/// the drain timeline's moves of the history as it now is ([`kdrift_analyze::drains::keep_moves`]), so that
 /// `timeline drains` reads them instead of matching every eviction of the
 /// history again. Logged (`-v`); a failure is a warning, not the command's:
-/// the ingested data stays, and the timeline computes the moves from the
-/// history instead.
+/// the ingested data stays, lookups by name read more of the unsorted index,
+/// and the timeline computes the moves from the history instead.
 ///
 /// # Errors
 /// Writing the warning to stderr failed.
-pub(crate) fn keep_drain_moves(store: &Store) -> anyhow::Result<()> {
+pub(crate) fn keep_after_ingest(store: &Store) -> anyhow::Result<()> {
+    let started = std::time::Instant::now();
+    match store.sort_name_index() {
+        Ok(true) => tracing::info!("sorted the name index, {:.2} s", started.elapsed().as_secs_f64()),
+        Ok(false) => tracing::debug!("the name index's unsorted tail is small; not sorted"),
+        Err(e) => writeln!(
+            std::io::stderr(),
+            "kdrift: warning: store {}: the name index was not sorted ({:#}); lookups by name read more of it",
+            store.path().display(),
+            anyhow::Error::new(e)
+        )?,
+    }
     let started = std::time::Instant::now();
     match kdrift_analyze::drains::keep_moves(store) {
         Ok(kept) if kept.computed => tracing::info!(

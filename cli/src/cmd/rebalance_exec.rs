@@ -46,7 +46,7 @@ pub fn apply(cli: &Cli, args: &RebalanceApplyArgs) -> anyhow::Result<ExitCode> {
     };
     let (report, executed) = runtime.block_on(execute::apply(&client, &doc, &options, &mut sink))?;
     drop(sink);
-    keep_drain_moves(store.as_ref())?;
+    keep_after_ingest(store.as_ref())?;
     finish(cli, &report, &executed, args.out.as_deref())
 }
 
@@ -72,16 +72,16 @@ pub fn run(cli: &Cli, args: &RebalanceRunArgs) -> anyhow::Result<ExitCode> {
     let (report, executed) =
         runtime.block_on(execute::run(&client, &policy, &policy_source, plan_options, &source, &options, &mut sink))?;
     drop(sink);
-    keep_drain_moves(store.as_ref())?;
+    keep_after_ingest(store.as_ref())?;
     finish(cli, &report, &executed, args.out.as_deref())
 }
 
-/// The run's records are new observations: keeps the drain moves of the
-/// history as it now is, as ingest does ([`crate::cmd::keep_drain_moves`]),
+/// The run's records are new observations: sorts the name index and keeps the drain moves of the
+/// history as it now is, as ingest does ([`crate::cmd::keep_after_ingest`]),
 /// so that the next `timeline drains` does not compute them.
-fn keep_drain_moves(store: Option<&kdrift_ingest::Store>) -> anyhow::Result<()> {
+fn keep_after_ingest(store: Option<&kdrift_ingest::Store>) -> anyhow::Result<()> {
     match store {
-        Some(s) => crate::cmd::keep_drain_moves(s),
+        Some(s) => crate::cmd::keep_after_ingest(s),
         None => Ok(()),
     }
 }

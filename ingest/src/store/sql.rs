@@ -61,6 +61,8 @@ queries! {
     SCHEMA_V9 = "schema_v9", "schema/v9.sql";
     /// Migration 9 → 10: what the scheduler's filters read of an existing pod, per pod version.
     SCHEMA_V10 = "schema_v10", "schema/v10.sql";
+    /// Migration 10 → 11: the name index (`name_index`, sorted by object name).
+    SCHEMA_V11 = "schema_v11", "schema/v11.sql";
     /// Records the schema version after a migration.
     UPDATE_SCHEMA_VERSION = "update_schema_version", "schema/update_version.sql";
     /// Opens a transaction.
@@ -107,6 +109,12 @@ queries! {
     DERIVE_POD_VERSIONS = "derive_pod_versions", "derive/pod_versions.sql";
     /// Derives `node_versions` for a run.
     DERIVE_NODE_VERSIONS = "derive_node_versions", "derive/node_versions.sql";
+    /// Appends the `name_index` entries of a run's new event, pod and node versions, sorted among themselves.
+    DERIVE_NAME_INDEX = "derive_name_index", "derive/name_index.sql";
+    /// How many `name_index` rows were appended since its last whole sort, and how many it sorted.
+    NAME_INDEX_UNSORTED = "name_index_unsorted", "derive/name_index_unsorted.sql";
+    /// Sorts `name_index` whole again.
+    SORT_NAME_INDEX = "sort_name_index", "derive/sort_name_index.sql";
     /// Sets `valid_until` / `first_version` of the pods a run touched (every pod when run_id < 0).
     DERIVE_POD_INTERVALS = "derive_pod_intervals", "derive/pod_intervals.sql";
     /// Sets `valid_until` / `first_version` of the nodes a run touched (every node when run_id < 0).
@@ -213,8 +221,8 @@ queries! {
     DRAIN_MOVES_FRESH = "drain_moves_fresh", "timeline/drain_moves_fresh.sql";
     /// The kept drain moves of a range of operations.
     DRAIN_MOVES = "drain_moves", "timeline/drain_moves.sql";
-    /// The kept drain moves of a range of operations, for the pods of some owners.
-    DRAIN_MOVES_OF_OWNERS = "drain_moves_of_owners", "timeline/drain_moves_of_owners.sql";
+    /// The kept drain moves of a range of operations whose replacement was bound to one of some nodes.
+    DRAIN_MOVES_TO_NODES = "drain_moves_to_nodes", "timeline/drain_moves_to_nodes.sql";
     /// Empties the kept drain moves before they are computed again.
     CLEAR_DRAIN_MOVES = "clear_drain_moves", "derive/clear_drain_moves.sql";
     /// Records which history the kept drain moves were computed from.

@@ -38,6 +38,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "keep-moves" => keep_moves(Path::new(&arg(1)?))?,
         "breakdown" => breakdown(Path::new(&arg(1)?), &arg(2)?, &arg(3)?, &arg(4)?, &arg(5)?)?,
         "explain" => explain(Path::new(&arg(1)?), &arg(2)?, &args[3..])?,
+        "exec" => exec(Path::new(&arg(1)?), Path::new(&arg(2)?))?,
         other => return Err(format!("unknown child case {other}")),
     };
     println!("{result}");
@@ -226,4 +227,15 @@ fn explain(store: &Path, query: &str, params: &[String]) -> Result<Value, String
         eprintln!("{r}");
     }
     Ok(json!({ "query": query }))
+}
+
+/// Runs the statements of a SQL file on the store opened read-write (no
+/// schema check or migration): for trying out a derived table on a copy of
+/// the bench store (not product SQL). Prints the elapsed time.
+fn exec(store: &Path, file: &Path) -> Result<Value, String> {
+    let conn = duckdb::Connection::open(store).map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let t = Instant::now();
+    conn.execute_batch(&text).map_err(|e| e.to_string())?;
+    Ok(json!({ "exec_ms": t.elapsed().as_secs_f64() * 1e3 }))
 }
