@@ -737,3 +737,70 @@ fn a_pod_stored_without_a_namespace_is_not_taken_for_its_namesake_in_default() {
     let cpu: Vec<i64> = cluster.pods.iter().map(|p| p.requests.get("cpu")).collect();
     assert_eq!(cpu, [800, 700]);
 }
+
+#[test]
+fn a_pod_stored_without_a_namespace_is_the_default_pod_its_events_name() {
+    // Break-it trial (session 19): `web-1` stored without a namespace on n1
+    // (800m) and its Scheduled event naming default/web-1 counted it twice
+    // (once more as a pod known only from events), and the pending `job-1`,
+    // stored without a namespace too, was "not in the store" when asked as
+    // default/job-1, the namespace its FailedScheduling names.
+    let (dir, store) = temp_store();
+    let pod = |name: &str, cpu: &str, node: Option<&str>| {
+        let mut spec = serde_json::json!({"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]});
+        let mut status = serde_json::json!({"phase": "Pending"});
+        if let Some(node) = node {
+            spec["nodeName"] = serde_json::json!(node);
+            status = serde_json::json!({"phase": "Running"});
+        }
+        serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "uid": format!("u-{name}"), "creationTimestamp": "2026-01-01T00:00:00Z"},
+            "spec": spec, "status": status})
+    };
+    let event = |name: &str, reason: &str, involved: &str, message: &str, at: &str| {
+        serde_json::json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": name, "namespace": "default", "uid": format!("u-{name}")},
+            "involvedObject": {"kind": "Pod", "namespace": "default", "name": involved},
+            "reason": reason, "message": message, "count": 1, "type": "Normal",
+            "firstTimestamp": at, "lastTimestamp": at})
+    };
+    let node = serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+        "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"}}});
+    let items = serde_json::json!({"kind": "List", "items": [node, pod("web-1", "800m", Some("n1")),
+        pod("job-1", "1500m", None),
+        event("web-1.s", "Scheduled", "web-1", "Successfully assigned default/web-1 to n1", "2026-01-01T00:01:00Z"),
+        event("job-1.f", "FailedScheduling", "job-1", "0/1 nodes are available: 1 Insufficient cpu.",
+            "2026-01-01T00:05:00Z")]});
+    let f = write(dir.path(), "dump.json", items.to_string().as_bytes());
+    assert_eq!(ingest_files(&store, &[f], &mut NoProgress).expect("ingest").error_count(), 0);
+    kdrift_tests::assert_filter_load_agrees(&store, 4);
+    let at = "2026-01-01T00:05:00Z".parse::<chrono::DateTime<chrono::Utc>>().expect("time");
+    let cluster = kdrift_analyze::state::ClusterAt::load(&store, at).expect("load");
+    assert!(cluster.event_only_pods.is_empty(), "web-1 is stored: {:?}", cluster.event_only_pods);
+    let on_n1: Vec<(&str, i64)> = cluster
+        .pods
+        .iter()
+        .filter(|p| p.node_name.as_deref() == Some("n1"))
+        .map(|p| (p.name.as_str(), p.requests.get("cpu")))
+        .collect();
+    assert_eq!(on_n1, [("web-1", 800)], "counted once");
+    let report = why_pending(&store, "default", "job-1").expect("why").expect("a report");
+    let json = serde_json::to_value(&report).expect("json");
+    let state = &json["state"];
+    assert_eq!(state["pod_known"], true, "the stored pod is the one explained: {state:#}");
+    assert_eq!(state["nodes"][0]["pods"], 1, "web-1 counted once: {state:#}");
+    let short: Vec<(&str, i64, i64, i64)> = state["shortfalls"]
+        .as_array()
+        .expect("shortfalls")
+        .iter()
+        .map(|s| {
+            (
+                s["node"].as_str().unwrap_or("-"),
+                s["requested"].as_i64().unwrap_or(-1),
+                s["free"].as_i64().unwrap_or(-1),
+                s["short"].as_i64().unwrap_or(-1),
+            )
+        })
+        .collect();
+    assert_eq!(short, [("n1", 1500, 1200, 300)], "2000m − 800m free, 300m short: {state:#}");
+}

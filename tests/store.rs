@@ -635,10 +635,12 @@ fn a_version_9_store_gets_the_filter_fields_and_the_name_index_and_keeps_its_dra
 /// last `name_index` entry (schema v11): `outside` counts the rows that do
 /// not, for each kind of row the readers look up — a pod's versions, an
 /// event under its involved object, a controller's "Created pod: NAME" /
-/// "Deleted pod: NAME" under the pod it names, a node's versions.
+/// "Deleted pod: NAME" under the pod it names, a node's versions (and a pod
+/// stored without a namespace also under `default`).
 const ROWS_OUTSIDE_THEIR_NAME_BOUND: &str = "
     WITH named AS (
         SELECT namespace, name, obs_id FROM pod_versions
+        UNION ALL SELECT 'default', name, obs_id FROM pod_versions WHERE namespace = ''
         UNION ALL SELECT '', name, obs_id FROM node_versions
         UNION ALL SELECT COALESCE(involved_namespace, ''), involved_name, obs_id FROM event_versions
             WHERE involved_name IS NOT NULL

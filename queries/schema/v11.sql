@@ -15,7 +15,8 @@
 --   every event version under its involved object (namespace, '' when
 --   cluster-scoped; name), and a controller's "Created pod: NAME" /
 --   "Deleted pod: NAME" (SuccessfulCreate / SuccessfulDelete) also under
---   (its namespace, NAME); every pod version under (namespace, name); every
+--   (its namespace, NAME); every pod version under (namespace, name), and
+--   one stored without a namespace also under `default`; every
 --   node version under ('', name). A reader adds the bound next to its own
 --   exact conditions, so the bound only skips reading and never decides a
 --   row. Each batch appends its entries sorted among themselves;
