@@ -766,10 +766,16 @@ fn a_pod_stored_without_a_namespace_is_the_default_pod_its_events_name() {
     };
     let node = serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
         "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"}}});
+    // `gone-1`, pending too, deleted at 00:07 (its deletionTimestamp).
+    let mut gone = pod("gone-1", "100m", None);
+    gone["metadata"]["deletionTimestamp"] = serde_json::json!("2026-01-01T00:07:00Z");
     let items = serde_json::json!({"kind": "List", "items": [node, pod("web-1", "800m", Some("n1")),
         pod("job-1", "1500m", None),
+        gone,
         event("web-1.s", "Scheduled", "web-1", "Successfully assigned default/web-1 to n1", "2026-01-01T00:01:00Z"),
         event("job-1.f", "FailedScheduling", "job-1", "0/1 nodes are available: 1 Insufficient cpu.",
+            "2026-01-01T00:05:00Z"),
+        event("gone-1.f", "FailedScheduling", "gone-1", "0/1 nodes are available: 1 Insufficient cpu.",
             "2026-01-01T00:05:00Z")]});
     let f = write(dir.path(), "dump.json", items.to_string().as_bytes());
     assert_eq!(ingest_files(&store, &[f], &mut NoProgress).expect("ingest").error_count(), 0);
@@ -803,4 +809,13 @@ fn a_pod_stored_without_a_namespace_is_the_default_pod_its_events_name() {
         })
         .collect();
     assert_eq!(short, [("n1", 1500, 1200, 300)], "2000m − 800m free, 300m short: {state:#}");
+    // Every pod the events name is stored (as `default`'s): no lower bound.
+    assert_eq!(state["requested_is_lower_bound"], false, "{state:#}");
+    // The list of every pending pod sees gone-1's deletion, as its own view does.
+    let listed = pending_pods(&store).expect("pending pods");
+    let gone = listed.iter().find(|p| p.name == "gone-1").expect("gone-1 listed");
+    assert_eq!(
+        (gone.namespace.as_str(), gone.deleted_at.map(|t| t.to_rfc3339())),
+        ("default", Some("2026-01-01T00:07:00+00:00".into()))
+    );
 }

@@ -109,7 +109,7 @@ const DROP_V10: &str = "ALTER TABLE pod_versions DROP COLUMN labels; ALTER TABLE
 
 /// Test fixture: undoes schema v11 (the name index).
 const DROP_V11: &str = "DROP MACRO first_obs_naming; DROP MACRO last_obs_naming; DROP TABLE name_index; \
-    DROP TABLE name_index_sorted;";
+    DROP TABLE name_index_sorted; DROP TABLE pod_namespaces;";
 
 /// Test fixture: undoes schema v9 (the kept drain moves).
 const DROP_V9: &str = "DROP TABLE drain_moves; DROP TABLE drain_moves_kept;";
@@ -618,6 +618,7 @@ fn a_version_9_store_gets_the_filter_fields_and_the_name_index_and_keeps_its_dra
     let sorted: i64 =
         store.conn().query_row("SELECT max(sorted_rows) FROM name_index_sorted", [], |r| r.get(0)).expect("sorted");
     assert_eq!(sorted, rows, "every entry sorted by the migration");
+    assert_eq!(pod_namespaces(&store), distinct_pod_namespaces(&store), "every stored pod's namespace once");
     let (filled, flagged): (i64, i64) = store
         .conn()
         .query_row("SELECT count(labels), count(*) FILTER (WHERE scheduling_terms) FROM pod_versions", [], |r| {
@@ -651,6 +652,24 @@ const ROWS_OUTSIDE_THEIR_NAME_BOUND: &str = "
                                                         AND last_obs_naming(namespace, name), false)),
            count(*)
     FROM named";
+
+/// `pod_namespaces` (schema v11), sorted.
+fn pod_namespaces(store: &Store) -> Vec<String> {
+    let mut stmt = store.conn().prepare("SELECT namespace FROM pod_namespaces ORDER BY 1").expect("pod_namespaces");
+    stmt.query_map([], |r| r.get(0)).expect("pod_namespaces").collect::<Result<_, _>>().expect("pod_namespaces")
+}
+
+/// The distinct namespaces of the stored pod versions (`default` for one
+/// stored without), sorted.
+fn distinct_pod_namespaces(store: &Store) -> Vec<String> {
+    let mut stmt = store
+        .conn()
+        .prepare(
+            "SELECT DISTINCT CASE WHEN namespace = '' THEN 'default' ELSE namespace END FROM pod_versions ORDER BY 1",
+        )
+        .expect("ns");
+    stmt.query_map([], |r| r.get(0)).expect("ns").collect::<Result<_, _>>().expect("ns")
+}
 
 /// The rows of one named query, each as its values' debug text.
 fn rows_of(store: &Store, q: &kdrift_ingest::store::NamedQuery, params: &[duckdb::types::Value]) -> Vec<String> {
@@ -700,8 +719,9 @@ fn the_name_index_bounds_every_lookup_by_name_batch_by_batch_and_is_sorted_after
     let pending = scenario.facts.pending_pod.clone();
     let (dir, store) = temp_store();
     ingest_scenario(&store, scenario, 1).expect("ingest");
-    // Run 2, later: the pending pod's owner deletes it, and a Job of the same
-    // namespace creates a pod of that name again and then hits its deadline.
+    // Run 2, later: a pod in a new namespace; the pending pod's owner deletes
+    // it, and a Job of the same namespace creates a pod of that name again
+    // and then hits its deadline.
     let event = |name: &str, reason: &str, kind: &str, involved: &str, message: &str| {
         serde_json::json!({
             "apiVersion": "v1", "kind": "Event",
@@ -714,7 +734,12 @@ fn the_name_index_bounds_every_lookup_by_name_batch_by_batch_and_is_sorted_after
     };
     let deleted = format!("Deleted pod: {}", pending.name);
     let created = format!("Created pod: {}", pending.name);
+    let late_pod = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "late-pod", "namespace": "late-ns", "uid": "u-late", "creationTimestamp": "2030-01-01T00:00:00Z"},
+        "spec": {"containers": [{"name": "c"}]}, "status": {"phase": "Pending"}})
+    .to_string();
     let lines = [
+        late_pod,
         event("late.d", "SuccessfulDelete", "Job", "late-owner", &deleted),
         event("late.c", "SuccessfulCreate", "Job", "late-job", &created),
         event("late.x", "DeadlineExceeded", "Job", "late-job", "Job was active longer than specified deadline"),
@@ -727,6 +752,9 @@ fn the_name_index_bounds_every_lookup_by_name_batch_by_batch_and_is_sorted_after
     assert_eq!(outside, 0, "of {rows} rows looked up by name");
     let entries: i64 = store.conn().query_row("SELECT count(*) FROM name_index", [], |r| r.get(0)).expect("count");
     assert_eq!(entries, rows, "one entry per row a lookup can read");
+    let stored = distinct_pod_namespaces(&store);
+    assert!(stored.contains(&"late-ns".to_string()), "run 2's pod: {stored:?}");
+    assert_eq!(pod_namespaces(&store), stored, "each stored pod's namespace once, batch by batch");
 
     // The lookups answer with the bound as without it (the macros
     // redefined to bound nothing), for every pod name of the store.

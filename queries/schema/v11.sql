@@ -1,5 +1,6 @@
 -- name: schema_v11
--- purpose: Migrates a store from schema version 10 to 11: the name index.
+-- purpose: Migrates a store from schema version 10 to 11: the name index
+--   (and the namespaces of the stored pods, `pod_namespaces`).
 --   The history is stored in arrival order, which is about time order, so
 --   DuckDB can skip the row groups outside a time range but must read every
 --   row group to find the rows of one object by name: at 10M events a
@@ -40,6 +41,16 @@ INSERT INTO name_index_sorted VALUES (0);
 -- pod_versions and node_versions.
 CREATE MACRO first_obs_naming(ns, n) AS (SELECT min(obs_id) FROM name_index WHERE namespace = ns AND name = n);
 CREATE MACRO last_obs_naming(ns, n) AS (SELECT max(obs_id) FROM name_index WHERE namespace = ns AND name = n);
+-- Every namespace a stored Pod version has (append-only, like the
+-- history: `derive_pod_namespaces` adds a batch's new ones). "Does the store
+-- hold any Pod object of namespace N" (`unstored_namespaces`, at every
+-- why-pending, skew and snapshot) read every pod version's namespace
+-- before: 3.5M rows at 10M events, ~50 ms scanned and ~70 ms joined.
+CREATE TABLE pod_namespaces (
+    namespace VARCHAR NOT NULL  -- a pod stored without one is `default`'s, as the cluster model reads it
+);
+INSERT INTO pod_namespaces
+SELECT DISTINCT CASE WHEN namespace = '' THEN 'default' ELSE namespace END FROM pod_versions;
 -- The drain moves kept under schema 10 stay fresh: nothing they are matched
 -- from changes here.
 UPDATE drain_moves_kept SET schema_version = 11 WHERE schema_version = 10;

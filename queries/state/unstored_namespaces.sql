@@ -8,7 +8,8 @@
 --   pods count toward the nodes only when a Scheduled event places them, so
 --   the requested amounts of every node are a lower bound. With `since` an
 --   hour (the API server's event TTL) before `until`: what a dump taken at
---   `until` would hold.
+--   `until` would hold. The stored namespaces come from `pod_namespaces`
+--   (schema v11), not from every pod version.
 -- params: $1 since_us BIGINT (UTC microseconds), $2 until_us BIGINT (UTC microseconds)
 -- columns: namespace VARCHAR, pods BIGINT (distinct pod names the events name)
 WITH named AS (
@@ -22,6 +23,6 @@ WITH named AS (
 )
 SELECT n.namespace, count(*) AS pods
 FROM named n
-WHERE NOT EXISTS (SELECT 1 FROM pod_versions p WHERE p.namespace = n.namespace)
+WHERE NOT EXISTS (SELECT 1 FROM pod_namespaces p WHERE p.namespace = n.namespace)
 GROUP BY n.namespace
 ORDER BY n.namespace;

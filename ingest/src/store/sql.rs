@@ -111,6 +111,8 @@ queries! {
     DERIVE_NODE_VERSIONS = "derive_node_versions", "derive/node_versions.sql";
     /// Appends the `name_index` entries of a run's new event, pod and node versions, sorted among themselves.
     DERIVE_NAME_INDEX = "derive_name_index", "derive/name_index.sql";
+    /// Adds the namespaces of a run's new pod versions to `pod_namespaces`.
+    DERIVE_POD_NAMESPACES = "derive_pod_namespaces", "derive/pod_namespaces.sql";
     /// How many `name_index` rows were appended since its last whole sort, and how many it sorted.
     NAME_INDEX_UNSORTED = "name_index_unsorted", "derive/name_index_unsorted.sql";
     /// Sorts `name_index` whole again.

@@ -345,6 +345,7 @@ impl<'s> RunWriter<'s> {
         store.execute(&sql::DERIVE_POD_VERSIONS, params![self.run_id, after])?;
         store.execute(&sql::DERIVE_NODE_VERSIONS, params![self.run_id, after])?;
         store.execute(&sql::DERIVE_NAME_INDEX, params![self.run_id, after])?;
+        store.execute(&sql::DERIVE_POD_NAMESPACES, params![self.run_id, after])?;
         store.execute(&sql::DERIVE_POD_INTERVALS, params![self.run_id, after])?;
         store.execute(&sql::DERIVE_NODE_INTERVALS, params![self.run_id, after])?;
         // Only the bindings and eviction evidence of the pods this batch names change.
