@@ -122,10 +122,13 @@ fn the_ready_store_holds_every_version() {
 /// nodes it explains (`drain_moves_to_nodes`). On every node of a generated
 /// cluster with rolling drains, at the end and in the middle of the
 /// history, the moves whose replacements landed on the node (operation,
-/// evicted pod, its node, the replacement) and the bindings to the node are
-/// exactly the whole timeline's, read from a fraction of the rows.
+/// evicted pod, its node, the replacement), every operation's span, when
+/// the node came back from each, and the bindings to the node are exactly
+/// the whole timeline's, from the kept rows (schema v12) and from the
+/// history alike.
 #[test]
 fn the_moves_to_a_node_are_the_whole_timelines() {
+    use kdrift_analyze::drains::MovesToNodes;
     use kdrift_analyze::{drain_moves_and_placements, drain_moves_to_nodes, DrainTimeline};
     let dir = tempfile::tempdir().expect("dir");
     let path = dir.path().join("store.duckdb");
@@ -134,23 +137,22 @@ fn the_moves_to_a_node_are_the_whole_timelines() {
     let store = Store::open(&path).expect("open");
     assert!(kdrift_analyze::drains::moves_are_fresh(&store).expect("fresh?"), "the generator kept the moves");
     let (first, last) = kdrift_analyze::report::time_span(&store).expect("span").expect("a history");
-    let landed_on = |t: &DrainTimeline, node: &str| -> Vec<(usize, String, String, String, i64)> {
+    type Landed = Vec<(usize, String, String, String, i64)>;
+    let landed = |number: usize, m: &kdrift_analyze::drains::MovedPod, node: &str| {
+        let r = m.replacement.as_ref().filter(|r| r.node == node)?;
+        Some((number, m.key(), m.from_node.clone(), format!("{}/{}", r.namespace, r.name), r.bound_at.timestamp()))
+    };
+    let landed_on = |t: &DrainTimeline, node: &str| -> Landed {
         t.operations
             .iter()
             .flat_map(|op| op.episodes.iter().flat_map(move |e| e.evicted.iter().map(move |m| (op.number, m))))
-            .filter_map(|(number, m)| {
-                let r = m.replacement.as_ref().filter(|r| r.node == node)?;
-                Some((
-                    number,
-                    m.key(),
-                    m.from_node.clone(),
-                    format!("{}/{}", r.namespace, r.name),
-                    r.bound_at.timestamp(),
-                ))
-            })
+            .filter_map(|(number, m)| landed(number, m, node))
             .collect()
     };
-    let mut compared = 0;
+    let moved_to = |t: &MovesToNodes, node: &str| -> Landed {
+        t.operations.iter().flat_map(|op| op.moves.iter().filter_map(move |m| landed(op.number, m, node))).collect()
+    };
+    let (mut compared, mut backs) = (0, 0);
     // With the moves kept (read from `drain_moves`), then without (matched from the history).
     let without_kept =
         [(first + (last - first) / 2, false), (last, false), (first + (last - first) / 2, true), (last, true)];
@@ -167,33 +169,36 @@ fn the_moves_to_a_node_are_the_whole_timelines() {
         assert_eq!(nodes.len(), 30, "pods bound to every node");
         // Every other node (each call re-reads the store: the test's time).
         for node in nodes.iter().step_by(2) {
-            let (focused, placed) = drain_moves_to_nodes(&store, until, &[node]).expect("focused");
+            let focused = drain_moves_to_nodes(&store, until, &[node]).expect("focused");
             assert_eq!(
                 focused.operations.len(),
                 full.operations.len(),
                 "every operation is numbered as in the timeline"
             );
-            let (want, got) = (landed_on(&full, node), landed_on(&focused, node));
+            for (got, want) in focused.operations.iter().zip(&full.operations) {
+                let span = (got.number, got.started_at, got.last_at);
+                assert_eq!(span, (want.number, want.started_at, want.last_at()), "operation span");
+                let back = want.episode(node).and_then(|e| e.back_at());
+                assert_eq!(got.back_at(node), back, "{node} back in #{} (cleared: {cleared})", got.number);
+                backs += usize::from(back.is_some());
+                assert!(got.episodes.iter().all(|e| e.node == *node), "only {node}'s episodes");
+            }
+            let (want, got) = (landed_on(&full, node), moved_to(&focused, node));
             assert_eq!(got, want, "{node} at {until} (kept moves cleared: {cleared})");
             compared += want.len();
-            let on = |all: &[kdrift_analyze::history::Placement]| -> Vec<kdrift_analyze::history::Placement> {
-                all.iter().filter(|p| p.node == *node).cloned().collect()
-            };
-            assert_eq!(on(&placed), on(&full_placed), "{node}: the bindings to it");
-            // Here every node holds pods of most owners (30 nodes, 900 pods); at
-            // 5,000 nodes a node's owners are a small part of the cluster's.
-            assert!(
-                placed.len() < full_placed.len(),
-                "{node}: {} of {} bindings read",
-                placed.len(),
-                full_placed.len()
-            );
+            let on: Vec<kdrift_analyze::history::Placement> =
+                full_placed.iter().filter(|p| p.node == *node).cloned().collect();
+            assert_eq!(focused.placed, on, "{node}: the bindings to it, oldest first");
+            assert!(!on.is_empty(), "{node}: bindings to compare");
         }
         // Two nodes at once: the union of what each gets alone.
-        let (both, _) = drain_moves_to_nodes(&store, until, &nodes[..2]).expect("two nodes");
+        let both = drain_moves_to_nodes(&store, until, &nodes[..2]).expect("two nodes");
         for node in &nodes[..2] {
-            assert_eq!(landed_on(&both, node), landed_on(&full, node), "{node} with another node");
+            assert_eq!(moved_to(&both, node), landed_on(&full, node), "{node} with another node");
         }
+        let on_two = full_placed.iter().filter(|p| nodes[..2].contains(&p.node.as_str())).count();
+        assert_eq!(both.placed.len(), on_two, "the bindings to both nodes");
     }
+    assert!(backs >= 4, "only {backs} drained nodes' returns compared");
     assert!(compared > 100, "only {compared} replacements compared: the scenario has too few drains");
 }

@@ -64,14 +64,14 @@ fn a_version_1_store_is_migrated_to_the_current_version_and_keeps_its_data() {
         // Test fixture: the store as kdrift 0.1 (schema 1) left it.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "DROP TABLE vl_windows; {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '1' WHERE key = 'schema_version'"
+            "DROP TABLE vl_windows; {DROP_V12} {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '1' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }
     let store = Store::open(&path).expect("migrate");
     let version = kdrift_ingest::store::catalog::run(&store, "get_schema_version", &[]).expect("version");
     assert_eq!(version.rows[0][0], serde_json::Value::String(SCHEMA_VERSION.to_string()));
-    assert_eq!(SCHEMA_VERSION, 11);
+    assert_eq!(SCHEMA_VERSION, 12);
     assert!(kdrift_ingest::store::catalog::run(&store, "vl_windows", &[]).expect("vl_windows exists").rows.is_empty());
     assert_eq!(store.counts().expect("counts").events, 1, "the data stays");
 }
@@ -97,6 +97,7 @@ fn downgrade_to_v6_order(path: &std::path::Path) {
          UPDATE kdrift_meta SET value = '6' WHERE key = 'schema_version';",
     )
     .expect("downgrade");
+    c.execute_batch(DROP_V12).expect("drop schema 12's tables");
     c.execute_batch(DROP_V11).expect("drop schema 11's tables");
     c.execute_batch(DROP_V10).expect("drop schema 10's columns");
     c.execute_batch(DROP_V9).expect("drop schema 9's tables");
@@ -106,6 +107,9 @@ fn downgrade_to_v6_order(path: &std::path::Path) {
 /// Test fixture: undoes schema v10 (the filter fields of pod versions).
 const DROP_V10: &str = "ALTER TABLE pod_versions DROP COLUMN labels; ALTER TABLE pod_versions DROP COLUMN scheduling_terms; \
     ALTER TABLE staging_observations DROP COLUMN labels; ALTER TABLE staging_observations DROP COLUMN scheduling_terms;";
+
+/// Test fixture: undoes schema v12 (the kept drain episodes; the bindings' sort marker).
+const DROP_V12: &str = "DROP TABLE drain_episodes; DROP TABLE pod_bindings_sorted;";
 
 /// Test fixture: undoes schema v11 (the name index).
 const DROP_V11: &str = "DROP MACRO first_obs_naming; DROP MACRO last_obs_naming; DROP TABLE name_index; \
@@ -207,7 +211,7 @@ fn a_version_2_store_is_migrated_even_when_opened_for_analysis() {
         // Test fixture: the store as schema 2 left it.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "{DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '2' WHERE key = 'schema_version'"
+            "{DROP_V12} {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '2' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }
@@ -260,7 +264,7 @@ fn a_version_3_store_gets_intervals_and_requested_amounts_when_migrated() {
         // Test fixture: the store as kdrift 0.1 with schema v3 left it.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "{DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} UPDATE kdrift_meta SET value = '3' WHERE key = 'schema_version'"
+            "{DROP_V12} {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} UPDATE kdrift_meta SET value = '3' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }
@@ -585,7 +589,7 @@ fn a_run_aborted_by_a_store_error_in_a_batch_commit_is_closed_as_failed() {
 }
 
 #[test]
-fn a_version_9_store_gets_the_filter_fields_and_the_name_index_and_keeps_its_drain_moves_fresh_when_migrated() {
+fn a_version_9_store_migrates_and_why_pending_answers_as_before_from_the_history_then_from_the_kept_moves() {
     use kdrift_ingest::demo::ingest_scenario;
     use kdrift_ingest::scenario::{generate, ScenarioConfig};
     let scenario = generate(&ScenarioConfig { seed: 1, scale: 1 });
@@ -604,13 +608,20 @@ fn a_version_9_store_gets_the_filter_fields_and_the_name_index_and_keeps_its_dra
         // Test fixture: the store as schema 9 left it, its moves kept then.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "{DROP_V11} {DROP_V10} UPDATE kdrift_meta SET value = '9' WHERE key = 'schema_version'; \
+            "{DROP_V12} {DROP_V11} {DROP_V10} UPDATE kdrift_meta SET value = '9' WHERE key = 'schema_version'; \
              UPDATE drain_moves_kept SET schema_version = 9;"
         ))
         .expect("downgrade");
     }
     let store = Store::open_existing(&path).expect("migrated, then opened read-only");
-    assert!(kdrift_analyze::drains::moves_are_fresh(&store).expect("fresh?"), "the kept moves stay fresh");
+    // Migration 12 keeps no drain episode: the moves kept under schema 9 are
+    // stale until the next ingest keeps both (why-pending matches them from
+    // the history meanwhile).
+    assert!(!kdrift_analyze::drains::moves_are_fresh(&store).expect("fresh?"), "kept without their episodes");
+    // Migration 12 sorted the bindings by node.
+    let (out_of_order, bindings) = bindings_out_of_node_order(&store);
+    assert_eq!(out_of_order, 0, "of {bindings} bindings");
+    assert!(bindings > 50, "{bindings} bindings");
     // Migration 11 indexed every stored version by name, sorted whole.
     let (outside, rows): (i64, i64) =
         store.conn().query_row(ROWS_OUTSIDE_THEIR_NAME_BOUND, [], |r| Ok((r.get(0)?, r.get(1)?))).expect("bound");
@@ -630,6 +641,16 @@ fn a_version_9_store_gets_the_filter_fields_and_the_name_index_and_keeps_its_dra
     let after = kdrift_analyze::why_pending(&store, &pending.namespace, &pending.name).expect("why").expect("report");
     assert_eq!(serde_json::to_value(after).expect("json"), before, "why-pending answers as before the migration");
     assert!(kdrift_tests::assert_filter_load_agrees(&store, 10) > 50);
+    drop(store);
+    // As the next ingest does: the moves and episodes kept; read from them, the same answer.
+    let store = Store::open(&path).expect("open for writing");
+    assert!(kdrift_analyze::drains::keep_moves(&store).expect("keep").computed, "stale moves are kept again");
+    assert!(kdrift_analyze::drains::moves_are_fresh(&store).expect("fresh?"));
+    let episodes: i64 =
+        store.conn().query_row("SELECT count(*) FROM drain_episodes", [], |r| r.get(0)).expect("episodes");
+    assert!(episodes >= 5, "{episodes} episodes kept");
+    let kept = kdrift_analyze::why_pending(&store, &pending.namespace, &pending.name).expect("why").expect("report");
+    assert_eq!(serde_json::to_value(kept).expect("json"), before, "why-pending answers the same from the kept rows");
 }
 
 /// Every stored row a lookup by name reads lies between the name's first and
@@ -787,4 +808,88 @@ fn the_name_index_bounds_every_lookup_by_name_batch_by_batch_and_is_sorted_after
         )
         .expect("order");
     assert_eq!((out_of_order, after), (0, entries), "in (namespace, name, obs_id) order, no entry lost");
+}
+
+/// `pod_bindings` in (node, bound_at) order, checked row by row; returns
+/// (rows out of order, rows).
+fn bindings_out_of_node_order(store: &Store) -> (i64, i64) {
+    store
+        .conn()
+        .query_row(
+            "SELECT count(*) FILTER (WHERE (node, bound_at) < prev), count(*) FROM (SELECT node, bound_at, \
+             lag((node, bound_at)) OVER (ORDER BY rowid) AS prev FROM pod_bindings)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .expect("order")
+}
+
+/// Every `pod_bindings` row, as text, sorted (the table's content whatever its order).
+fn every_binding(store: &Store) -> Vec<String> {
+    let mut stmt = store.conn().prepare("SELECT CAST(b AS VARCHAR) FROM pod_bindings b ORDER BY 1").expect("prepare");
+    stmt.query_map([], |r| r.get(0)).expect("rows").collect::<Result<_, _>>().expect("rows")
+}
+
+#[test]
+fn the_bindings_are_sorted_by_node_after_an_ingest_and_each_nodes_read_alone_as_in_the_whole_table() {
+    use kdrift_ingest::demo::ingest_scenario;
+    use kdrift_ingest::scenario::{generate, ScenarioConfig};
+    use kdrift_ingest::store::catalog;
+    let (dir, store) = temp_store();
+    ingest_scenario(&store, generate(&ScenarioConfig { seed: 1, scale: 1 }), 1).expect("ingest");
+    let marker = |store: &Store| -> (i64, i64) {
+        store
+            .conn()
+            .query_row("SELECT sorted_rows, appended_rows FROM pod_bindings_sorted", [], |r| Ok((r.get(0)?, r.get(1)?)))
+            .expect("marker")
+    };
+    let before = every_binding(&store);
+    let (sorted, appended) = marker(&store);
+    assert_eq!(sorted, 0, "a new store's table was sorted empty");
+    assert!(appended >= before.len() as i64, "every row a batch appended is counted: {appended}");
+    assert!(store.sort_pod_bindings().expect("sort"), "a store never sorted is sorted");
+    assert!(!store.sort_pod_bindings().expect("sort again"), "nothing appended since");
+    assert_eq!(bindings_out_of_node_order(&store), (0, before.len() as i64), "in node order");
+    assert_eq!(every_binding(&store), before, "no binding lost or changed");
+    assert_eq!(marker(&store), (before.len() as i64, 0));
+
+    // Run 2: a Scheduled event rewrites one pod's bindings at the end of the
+    // table, out of node order (node-1 after the sorted part's node-5).
+    let (ns, name): (String, String) = store
+        .conn()
+        .query_row("SELECT namespace, name FROM pod_bindings WHERE node = 'node-2' LIMIT 1", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .expect("a pod on node-2");
+    let scheduled = serde_json::json!({
+        "apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "late.s", "namespace": ns, "uid": "uid-late-s"},
+        "involvedObject": {"kind": "Pod", "namespace": ns, "name": name},
+        "reason": "Scheduled", "message": format!("Successfully assigned {ns}/{name} to node-1"),
+        "count": 1, "type": "Normal", "source": {"component": "default-scheduler"},
+        "firstTimestamp": "2030-01-01T00:00:00Z", "lastTimestamp": "2030-01-01T00:00:00Z"
+    });
+    let file = write(dir.path(), "late.ndjson", format!("{scheduled}\n").as_bytes());
+    assert_eq!(ingest_files(&store, &[file], &mut NoProgress).expect("run 2").error_count(), 0);
+    let (_, appended) = marker(&store);
+    assert!(appended >= 1, "run 2's rewritten rows counted");
+    let (out_of_order, rows) = bindings_out_of_node_order(&store);
+    assert!(out_of_order >= 1, "run 2's rows sit after the sorted part ({rows} rows)");
+    // Each node's bindings, read alone, are the table's (sorted part and tail).
+    let until = ("until_us".to_string(), "2031-01-01T00:00:00Z".to_string());
+    let all = catalog::run(
+        &store,
+        "pod_placements",
+        &[("since_us".to_string(), "0001-01-01T00:00:00Z".to_string()), until.clone()],
+    )
+    .expect("pod_placements");
+    for node in ["node-1", "node-2", "node-5"] {
+        let alone = catalog::run(&store, "bindings_to_node", &[("node".to_string(), node.to_string()), until.clone()])
+            .expect("bindings_to_node");
+        let want: Vec<_> = all.rows.iter().filter(|r| r[3] == node).cloned().collect();
+        assert!(!want.is_empty(), "bindings to {node}");
+        assert_eq!(alone.rows, want, "{node}'s bindings, oldest first");
+    }
+    let late = |rows: &[Vec<serde_json::Value>]| rows.iter().any(|r| r[1] == name.as_str() && r[3] == "node-1");
+    assert!(late(&all.rows), "run 2's binding of {name} to node-1");
 }

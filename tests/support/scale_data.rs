@@ -140,8 +140,9 @@ pub fn write(config: &ScaleConfig, outputs: &Outputs) -> Result<ScaleFacts, Stri
     }
     if let Some(s) = &store {
         // As `kdrift ingest` does after a run: the name index sorted (schema
-        // v11), the drain moves kept (schema v9).
+        // v11), the bindings sorted by node (v12), the drain moves kept (v9).
         s.sort_name_index().map_err(|e| format!("sorting the name index: {e}"))?;
+        s.sort_pod_bindings().map_err(|e| format!("sorting the bindings: {e}"))?;
         kdrift_analyze::drains::keep_moves(s).map_err(|e| format!("keeping the drain moves: {e}"))?;
     }
     if let Some(dir) = &outputs.kubectl_dir {

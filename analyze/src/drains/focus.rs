@@ -1,12 +1,9 @@
-//! The drain history as `why-pending` needs it: only the moves that can
-//! have sent pods to the few nodes it explains, read from the store without
-//! the rest of the history.
+//! The drain history as `why-pending` needs it when the kept moves are
+//! stale ([`super::to_nodes`] reads the kept rows otherwise): only the
+//! moves that can have sent pods to the few nodes it explains, matched from
+//! a part of the history.
 //!
-//! With the moves kept in the store ([`super::kept`]) and fresh, those are
-//! the kept rows whose replacement was bound to one of the nodes (query
-//! `drain_moves_to_nodes`): nothing else is read but the bindings to the
-//! nodes. Otherwise they are matched from the history, from a part of it:
-//! an evicted pod's replacement is a pod of its own owner
+//! An evicted pod's replacement is a pod of its own owner
 //! ([`super::moves`]), and owners never share a replacement, so the moves
 //! whose replacements landed on a set of nodes are among the moves of the
 //! owners of the pods bound to those nodes (query `node_owners`). Reading
@@ -16,8 +13,8 @@
 //! exactly as the whole-history timeline gives them (a test compares both
 //! on every node of a generated cluster), at a fraction of the rows: at 10M
 //! events the whole history is 820,000 bindings and 500,000 pieces of
-//! evidence. Either way, [`Focus::retain_landed`] then keeps the moves
-//! whose replacement is on one of the nodes.
+//! evidence. [`Focus::retain_landed`] then keeps the moves whose
+//! replacement is on one of the nodes.
 
 use std::cell::OnceCell;
 use std::collections::HashSet;
@@ -42,7 +39,7 @@ pub(crate) struct Focus {
     /// The nodes.
     nodes: Vec<String>,
     /// The nodes, as a JSON array of names (the queries' parameter).
-    pub(crate) nodes_json: String,
+    nodes_json: String,
     /// Bindings up to this instant name the owners.
     until: DateTime<Utc>,
     /// `(namespace, owner name)` of every pod bound to the nodes (query
@@ -57,8 +54,7 @@ pub(crate) struct Focus {
 impl Focus {
     /// The focus on `nodes` up to `until`. Reads nothing: the owners of
     /// the pods bound to them (query `node_owners`) and their pods (query
-    /// `owner_pods`) are read when first needed, which the kept moves never
-    /// do.
+    /// `owner_pods`) are read when first needed.
     pub(crate) fn of_nodes(nodes: &[&str], until: DateTime<Utc>) -> Focus {
         Focus {
             nodes: nodes.iter().map(|n| n.to_string()).collect(),
@@ -105,21 +101,14 @@ impl Focus {
         Ok(self.pods.get_or_init(|| Value::Array(pods).to_string()))
     }
 
-    /// Every binding to the nodes up to `until`, oldest first (query
-    /// `owner_bindings`), and, with `of_owner_pods`, every binding of the
-    /// owners' pods too (what matching their moves needs; the kept moves
-    /// need none).
+    /// Every binding to the nodes up to `until`, and every binding of the
+    /// owners' pods (what matching their moves needs), oldest first (query
+    /// `owner_bindings`).
     ///
     /// # Errors
     /// [`AnalyzeError::Store`] when a query fails.
-    pub(crate) fn placements(
-        &self,
-        store: &Store,
-        until: DateTime<Utc>,
-        of_owner_pods: bool,
-    ) -> Result<Vec<Placement>, AnalyzeError> {
-        let pods = if of_owner_pods { self.pods(store)? } else { "[]" };
-        let params = duckdb::params![pods, self.nodes_json, until.timestamp_micros()];
+    pub(crate) fn placements(&self, store: &Store, until: DateTime<Utc>) -> Result<Vec<Placement>, AnalyzeError> {
+        let params = duckdb::params![self.pods(store)?, self.nodes_json, until.timestamp_micros()];
         Ok(store.query_map(&sql::OWNER_BINDINGS, params, history::placement_row)?)
     }
 
@@ -165,7 +154,7 @@ impl Focus {
 
     /// Keeps the moved pods whose replacement was bound to one of the
     /// nodes: the only moves that brought a pod there (what the kept rows
-    /// of query `drain_moves_to_nodes` are).
+    /// of query `drain_moves_to_node` are).
     pub(crate) fn retain_landed(&self, episodes: &mut [NodeEpisode]) {
         for ep in episodes.iter_mut() {
             ep.evicted.retain(|m| m.replacement.as_ref().is_some_and(|r| self.nodes.contains(&r.node)));

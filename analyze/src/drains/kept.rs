@@ -6,7 +6,8 @@
 //! every binding and every piece of eviction evidence of the history (at 10M
 //! events, 820,000 bindings and 500,000 pieces of evidence: most of a 3.7 s
 //! timeline). [`keep_moves`] runs that matching once for the whole store
-//! and writes one row per moved pod, with the history it came from (the
+//! and writes one row per moved pod (and, schema v12, one per node
+//! episode: `drain_episodes`), with the history it came from (the
 //! highest obs_id, the schema version and [`RULES_VERSION`]); `kdrift`
 //! calls it after every ingest. The timeline then reads those rows when
 //! they are fresh ([`kept_moves`]), and computes the moves from the history
@@ -80,31 +81,57 @@ fn write(store: &Store, operations: &[super::Operation]) -> Result<KeptMoves, An
     let append_error = |source| StoreError::Append { table: "drain_moves", source };
     let mut moves = 0usize;
     {
-        let mut appender = store.conn().appender("drain_moves").map_err(append_error)?;
+        // Schema v12: each episode's span, for readers that need no signal.
+        let append_error = |source| StoreError::Append { table: "drain_episodes", source };
+        let mut appender = store.conn().appender("drain_episodes").map_err(append_error)?;
         for op in operations {
             for (episode, ep) in op.episodes.iter().enumerate() {
-                for m in &ep.evicted {
-                    let r = m.replacement.as_ref();
-                    appender
-                        .append_row(duckdb::params![
-                            op.number as i64,
-                            episode as i64,
-                            ep.node,
-                            m.namespace,
-                            m.name,
-                            m.uid,
-                            timestamp(m.evicted_at),
-                            m.evidence.join(","),
-                            m.detail,
-                            m.owner,
-                            r.map(|r| r.name.as_str()),
-                            r.map(|r| r.node.as_str()),
-                            r.map_or(Value::Null, |r| timestamp(r.bound_at)),
-                        ])
-                        .map_err(append_error)?;
-                    moves += 1;
-                }
+                appender
+                    .append_row(duckdb::params![
+                        op.number as i64,
+                        episode as i64,
+                        ep.node,
+                        timestamp(ep.started_at),
+                        timestamp(ep.last_at()),
+                        ep.back_at().map_or(Value::Null, timestamp),
+                    ])
+                    .map_err(append_error)?;
             }
+        }
+        appender.flush().map_err(append_error)?;
+    }
+    {
+        // In replacement-node order (schema v12): the moves landed on one
+        // node lie together, where `drain_moves_to_node` skips to them.
+        let mut rows: Vec<(&super::Operation, usize, &NodeEpisode, &MovedPod)> = operations
+            .iter()
+            .flat_map(|op| {
+                op.episodes.iter().enumerate().flat_map(move |(i, ep)| ep.evicted.iter().map(move |m| (op, i, ep, m)))
+            })
+            .collect();
+        // Stable: the timeline's order within a node (moves with no replacement last).
+        rows.sort_by_key(|(_, _, _, m)| m.replacement.as_ref().map_or((true, ""), |r| (false, r.node.as_str())));
+        let mut appender = store.conn().appender("drain_moves").map_err(append_error)?;
+        for (op, episode, ep, m) in rows {
+            let r = m.replacement.as_ref();
+            appender
+                .append_row(duckdb::params![
+                    op.number as i64,
+                    episode as i64,
+                    ep.node,
+                    m.namespace,
+                    m.name,
+                    m.uid,
+                    timestamp(m.evicted_at),
+                    m.evidence.join(","),
+                    m.detail,
+                    m.owner,
+                    r.map(|r| r.name.as_str()),
+                    r.map(|r| r.node.as_str()),
+                    r.map_or(Value::Null, |r| timestamp(r.bound_at)),
+                ])
+                .map_err(append_error)?;
+            moves += 1;
         }
         appender.flush().map_err(append_error)?;
     }
@@ -121,23 +148,17 @@ fn timestamp(t: DateTime<Utc>) -> Value {
 }
 
 /// One kept row: the operation (1-based), the episode's position in it, and the moved pod.
-type KeptRow = (usize, usize, MovedPod);
+pub(super) type KeptRow = (usize, usize, MovedPod);
 
 /// Fills the `evicted` lists of the selected operations' episodes from the
 /// kept moves when they are fresh (then returns true); leaves them alone
 /// and returns false otherwise, and when they cannot be read (a store
 /// whose kept tables were dropped: the caller computes the moves). `selected`: `(operation number from 0,
-/// its episodes in the timeline's order)`; `to_nodes`: only the moves whose
-/// replacement was bound to one of these nodes (a JSON array of names,
-/// query `drain_moves_to_nodes`), when given.
+/// its episodes in the timeline's order)`.
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
-pub(crate) fn kept_moves(
-    store: &Store,
-    selected: &mut [(usize, &mut Vec<NodeEpisode>)],
-    to_nodes: Option<&str>,
-) -> Result<bool, AnalyzeError> {
+pub(crate) fn kept_moves(store: &Store, selected: &mut [(usize, &mut Vec<NodeEpisode>)]) -> Result<bool, AnalyzeError> {
     let mut steps = crate::steps::Steps::start();
     // The kept rows are only a faster path: when they cannot be read (a
     // damaged store without the tables), the moves are computed instead.
@@ -156,10 +177,7 @@ pub(crate) fn kept_moves(
         return Ok(true);
     };
     let (first, last) = (first as i64 + 1, last as i64 + 1);
-    let rows = match to_nodes {
-        Some(nodes) => store.query_map(&sql::DRAIN_MOVES_TO_NODES, duckdb::params![first, last, nodes], kept_row),
-        None => store.query_map(&sql::DRAIN_MOVES, [first, last], kept_row),
-    };
+    let rows = store.query_map(&sql::DRAIN_MOVES, [first, last], kept_row);
     steps.done("kept moves: query");
     let rows = match rows {
         Ok(rows) => rows,
@@ -189,7 +207,8 @@ pub(crate) fn kept_moves(
     Ok(true)
 }
 
-fn kept_row(r: &duckdb::Row<'_>) -> duckdb::Result<KeptRow> {
+/// A row of `drain_moves` (or `drain_moves_to_node`).
+pub(super) fn kept_row(r: &duckdb::Row<'_>) -> duckdb::Result<KeptRow> {
     let operation: i64 = r.get(0)?;
     let episode: i64 = r.get(1)?;
     let namespace: String = r.get(3)?;

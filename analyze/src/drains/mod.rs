@@ -18,6 +18,7 @@ mod focus;
 pub mod kept;
 pub mod moves;
 mod none_found;
+pub mod to_nodes;
 
 use chrono::{DateTime, Duration, Utc};
 use kdrift_ingest::Store;
@@ -26,6 +27,7 @@ use serde::Serialize;
 pub use episodes::{Band, BandKind, EpisodeEnd, NodeEpisode};
 pub use kept::{keep_moves, moves_are_fresh, KeptMoves};
 pub use moves::{MovedPod, Replacement};
+pub use to_nodes::{drain_moves_to_nodes, EpisodeOnNode, MovesToNodes, OperationToNodes};
 
 use crate::history::{self, NodeSignal, Placement};
 use crate::usage::{requested_at_instants, RequestedAt};
@@ -216,32 +218,6 @@ pub fn drain_moves_and_placements(
     Ok((moves, placed))
 }
 
-/// [`drain_moves_and_placements`] for what sent pods to `nodes` only (why
-/// some nodes are full): every operation and episode, but only the moved
-/// pods whose replacement was bound to one of `nodes` (matched as the whole
-/// history's timeline matches them), and every binding to `nodes` up to
-/// `until`. `pods_moved`, `landed` and `not_replaced` count those moves
-/// alone (so `not_replaced` is 0). With the moves kept and fresh
-/// ([`keep_moves`]), they are the kept rows landed on `nodes` (query
-/// `drain_moves_to_nodes`): nothing else is read but the bindings to
-/// `nodes`. Otherwise they are matched from the moves of the owners of the
-/// pods bound to `nodes` (their pods, bindings and eviction evidence: at
-/// 10M events a few thousand rows where the whole history is 820,000
-/// bindings and 500,000 pieces of evidence).
-///
-/// # Errors
-/// [`AnalyzeError::Store`] when a query fails.
-pub fn drain_moves_to_nodes(
-    store: &Store,
-    until: DateTime<Utc>,
-    nodes: &[&str],
-) -> Result<(DrainTimeline, Vec<Placement>), AnalyzeError> {
-    let (moves, mut placed) =
-        timeline(store, None, Some(until), false, Some(until), Some(nodes), Moves::KeptWhenFresh)?;
-    placed.retain(|p| p.bound_at <= until);
-    Ok((moves, placed))
-}
-
 /// Every operation of the store with its moves computed from the history
 /// (never the kept ones): what [`keep_moves`] keeps.
 ///
@@ -315,12 +291,14 @@ fn timeline(
         _ => None,
     };
     steps.done("timeline: operations, focus");
-    // The kept moves, when fresh (with a focus, those landed on its nodes only):
-    // then no evidence is read and no binding looked up for them.
+    // The kept moves, when fresh: then no evidence is read and no binding
+    // looked up for them. (A focus comes with `Moves::FromHistory` only:
+    // `to_nodes` reads the kept rows for some nodes itself.)
+    debug_assert!(focus.is_none() || source == Moves::FromHistory, "a focus matches its moves from the history");
     let from_kept = source == Moves::KeptWhenFresh && {
         let mut episodes: Vec<(usize, &mut Vec<NodeEpisode>)> =
             selected.iter_mut().map(|(i, episodes, _, _)| (*i, episodes)).collect();
-        kept::kept_moves(store, &mut episodes, focus.as_ref().map(|f| f.nodes_json.as_str()))?
+        kept::kept_moves(store, &mut episodes)?
     };
     steps.done("timeline: kept moves");
     if source == Moves::KeptWhenFresh {
@@ -353,7 +331,7 @@ fn timeline(
     let all_placements = match (placed_range, &focus) {
         _ if from_kept && placements_until.is_none() => Vec::new(),
         // With a focus the range starts at the beginning (`placements_until`).
-        (Some((_, to)), Some(f)) => f.placements(store, to, !from_kept)?,
+        (Some((_, to)), Some(f)) => f.placements(store, to)?,
         (Some((from, to)), None) => history::placements(store, from, to)?,
         (None, _) => Vec::new(),
     };
@@ -366,6 +344,7 @@ fn timeline(
     } else {
         instants.iter().map(|t| RequestedAt::empty(*t)).collect::<Vec<_>>().into_iter()
     };
+    steps.done("timeline: requested amounts");
     let mut operations = Vec::new();
     let mut notes = Vec::new();
     // Indexed once for every operation; each looks at its own window of it.
@@ -440,6 +419,7 @@ fn timeline(
             episodes,
         });
     }
+    steps.done("timeline: operations built");
     let timeline =
         DrainTimeline { since, until, group_gap_seconds: GROUP_GAP.num_seconds(), operations, why_none, notes };
     Ok((timeline, all_placements))

@@ -18,7 +18,7 @@ use kdrift_rebalance::quantity::format_amount;
 use kdrift_rebalance::PodInfo;
 use serde::Serialize;
 
-use crate::drains::{Operation, SETTLE};
+use crate::drains::{OperationToNodes, SETTLE};
 use crate::history::Placement;
 use crate::words::count;
 
@@ -164,8 +164,8 @@ pub(super) fn bound<'a>(
         .max_by_key(|p| p.bound_at)
 }
 
-fn in_burst(op: &Operation, node: &str, at: DateTime<Utc>) -> bool {
-    op.episode(node).and_then(|e| e.back_at()).is_some_and(|back| at >= back && at <= back + BURST_WINDOW)
+fn in_burst(op: &OperationToNodes, node: &str, at: DateTime<Utc>) -> bool {
+    op.back_at(node).is_some_and(|back| at >= back && at <= back + BURST_WINDOW)
 }
 
 /// What brought `pod` (bound to `node` by `placement`): the move whose
@@ -177,7 +177,7 @@ pub(super) fn arrival(
     pod: &PodInfo,
     node: &str,
     placement: Option<&Placement>,
-    operations: &[Operation],
+    operations: &[OperationToNodes],
     scale_ups: &[ScaleUp],
 ) -> Arrival {
     if pod.is_daemonset_pod() {
@@ -189,7 +189,7 @@ pub(super) fn arrival(
         r.namespace == pod.namespace && r.name == pod.name && r.node == node && bound_at.is_none_or(|t| r.bound_at == t)
     };
     for op in operations {
-        for m in op.episodes.iter().flat_map(|e| e.evicted.iter()) {
+        for m in &op.moves {
             if let Some(r) = m.replacement.as_ref().filter(this_binding) {
                 return Arrival::Drain {
                     operation: op.number,
@@ -202,7 +202,7 @@ pub(super) fn arrival(
         }
     }
     if let Some(at) = bound_at {
-        if let Some(op) = operations.iter().find(|op| at >= op.started_at && at <= op.last_at() + SETTLE) {
+        if let Some(op) = operations.iter().find(|op| at >= op.started_at && at <= op.last_at + SETTLE) {
             return Arrival::Drain {
                 operation: op.number,
                 operation_started_at: op.started_at,
@@ -244,11 +244,11 @@ pub(super) fn bursts(
     requested: i64,
     holders: &[Holder],
     placements: &[Placement],
-    operations: &[Operation],
+    operations: &[OperationToNodes],
 ) -> Vec<Burst> {
     let mut out = Vec::new();
     for op in operations {
-        let back_at = op.episode(node).and_then(|e| e.back_at());
+        let back_at = op.back_at(node);
         let landed: Vec<&Placement> = match back_at {
             Some(back) => placements
                 .iter()
@@ -258,9 +258,8 @@ pub(super) fn bursts(
             // of the same name bound to the node is not one of them).
             None => {
                 let replacements: Vec<(&str, &str, DateTime<Utc>)> = op
-                    .episodes
+                    .moves
                     .iter()
-                    .flat_map(|e| e.evicted.iter())
                     .filter_map(|m| m.replacement.as_ref())
                     .filter(|r| r.node == node)
                     .map(|r| (r.namespace.as_str(), r.name.as_str(), r.bound_at))

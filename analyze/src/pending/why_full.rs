@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::anchor::{explain, Anchor};
 use super::chain::StateAtFailure;
 use super::full::{arrival, bound, bursts, scale_ups, Holder, NodeFill};
-use crate::drains::drain_moves_to_nodes;
+use crate::drains::{drain_moves_to_nodes, MovesToNodes};
 use crate::state::unlisted::Unlisted;
 use crate::state::ClusterAt;
 use crate::AnalyzeError;
@@ -76,9 +76,8 @@ pub(super) fn why_full(
     let pods_on = unlisted.pods_on(store, at, cs, event_only, &nodes)?;
     let on = |node: &str| pods_on.get(node).map_or(&[][..], Vec::as_slice);
     steps.done("holders whole");
-    let (moves, placed) = drain_moves_to_nodes(store, at, &nodes)?;
+    let MovesToNodes { operations, placed } = drain_moves_to_nodes(store, at, &nodes)?;
     steps.done("drain moves to nodes");
-    let operations = moves.operations;
     let ups = scale_ups(store, at)?;
     steps.done("scale-ups");
 

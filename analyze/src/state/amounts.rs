@@ -75,6 +75,7 @@ impl AmountsAt {
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
 pub fn amounts_at(store: &Store, instants: &[DateTime<Utc>]) -> Result<Vec<AmountsAt>, AnalyzeError> {
+    let mut steps = crate::steps::Steps::start();
     let list = instants.iter().map(|t| t.timestamp_micros().to_string()).collect::<Vec<_>>().join(",");
     let mut by_at: HashMap<i64, AmountsAt> =
         instants.iter().map(|t| (t.timestamp_micros(), AmountsAt { at: Some(*t), ..AmountsAt::default() })).collect();
@@ -121,6 +122,7 @@ pub fn amounts_at(store: &Store, instants: &[DateTime<Utc>]) -> Result<Vec<Amoun
         }
     }
 
+    steps.done("amounts: nodes");
     // The pods: a checkpoint and the changes since, per instant (schema v8).
     let times = checkpoint_times(store)?;
     for (at_us, out) in by_at.iter_mut() {
@@ -130,7 +132,9 @@ pub fn amounts_at(store: &Store, instants: &[DateTime<Utc>]) -> Result<Vec<Amoun
         out.unreadable.extend(pods.unreadable);
     }
 
+    steps.done("amounts: pods");
     add_event_only(store, instants, &mut by_at)?;
+    steps.done("amounts: event-only pods");
     // Moved out, not copied (5,000 nodes per instant); a repeated instant gets a copy.
     let mut out: Vec<AmountsAt> = Vec::with_capacity(instants.len());
     for t in instants {

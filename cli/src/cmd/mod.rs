@@ -71,13 +71,16 @@ pub(crate) fn open_store(db: &Path) -> anyhow::Result<Store> {
     Ok(store)
 }
 
-/// After an ingest that completed: sorts the name index again when
-/// batches appended enough to it ([`Store::sort_name_index`]), then keeps
-/// the drain timeline's moves of the history as it now is ([`kdrift_analyze::drains::keep_moves`]), so that
-/// `timeline drains` reads them instead of matching every eviction of the
+/// After an ingest that completed: sorts the name index and the bindings
+/// again when batches appended enough to them ([`Store::sort_name_index`],
+/// [`Store::sort_pod_bindings`]), then keeps the drain timeline's moves and
+/// episodes of the history as it now is
+/// ([`kdrift_analyze::drains::keep_moves`]), so that `timeline drains` and
+/// `why-pending` read them instead of matching every eviction of the
 /// history again. Logged (`-v`); a failure is a warning, not the command's:
-/// the ingested data stays, lookups by name read more of the unsorted index,
-/// and the timeline computes the moves from the history instead.
+/// the ingested data stays, lookups by name or node read more of the
+/// unsorted tables, and the analyses compute the moves from the history
+/// instead.
 ///
 /// # Errors
 /// Writing the warning to stderr failed.
@@ -89,6 +92,17 @@ pub(crate) fn keep_after_ingest(store: &Store) -> anyhow::Result<()> {
         Err(e) => writeln!(
             std::io::stderr(),
             "kdrift: warning: store {}: the name index was not sorted ({:#}); lookups by name read more of it",
+            store.path().display(),
+            anyhow::Error::new(e)
+        )?,
+    }
+    let started = std::time::Instant::now();
+    match store.sort_pod_bindings() {
+        Ok(true) => tracing::info!("sorted the bindings by node, {:.2} s", started.elapsed().as_secs_f64()),
+        Ok(false) => tracing::debug!("the bindings' unsorted tail is small; not sorted"),
+        Err(e) => writeln!(
+            std::io::stderr(),
+            "kdrift: warning: store {}: the bindings were not sorted by node ({:#}); lookups by node read more of them",
             store.path().display(),
             anyhow::Error::new(e)
         )?,

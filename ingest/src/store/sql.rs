@@ -63,6 +63,8 @@ queries! {
     SCHEMA_V10 = "schema_v10", "schema/v10.sql";
     /// Migration 10 → 11: the name index (`name_index`, sorted by object name).
     SCHEMA_V11 = "schema_v11", "schema/v11.sql";
+    /// Migration 11 → 12: the kept drain episodes (`drain_episodes`), `pod_bindings` sorted by node.
+    SCHEMA_V12 = "schema_v12", "schema/v12.sql";
     /// Records the schema version after a migration.
     UPDATE_SCHEMA_VERSION = "update_schema_version", "schema/update_version.sql";
     /// Opens a transaction.
@@ -117,6 +119,12 @@ queries! {
     NAME_INDEX_UNSORTED = "name_index_unsorted", "derive/name_index_unsorted.sql";
     /// Sorts `name_index` whole again.
     SORT_NAME_INDEX = "sort_name_index", "derive/sort_name_index.sql";
+    /// Counts the `pod_bindings` rows a batch appended out of node order.
+    POD_BINDINGS_APPENDED = "pod_bindings_appended", "derive/pod_bindings_appended.sql";
+    /// How many `pod_bindings` rows were appended since its last whole sort, and how many it sorted.
+    POD_BINDINGS_UNSORTED = "pod_bindings_unsorted", "derive/pod_bindings_unsorted.sql";
+    /// Sorts `pod_bindings` whole again, by node.
+    SORT_POD_BINDINGS = "sort_pod_bindings", "derive/sort_pod_bindings.sql";
     /// Sets `valid_until` / `first_version` of the pods a run touched (every pod when run_id < 0).
     DERIVE_POD_INTERVALS = "derive_pod_intervals", "derive/pod_intervals.sql";
     /// Sets `valid_until` / `first_version` of the nodes a run touched (every node when run_id < 0).
@@ -223,8 +231,12 @@ queries! {
     DRAIN_MOVES_FRESH = "drain_moves_fresh", "timeline/drain_moves_fresh.sql";
     /// The kept drain moves of a range of operations.
     DRAIN_MOVES = "drain_moves", "timeline/drain_moves.sql";
-    /// The kept drain moves of a range of operations whose replacement was bound to one of some nodes.
-    DRAIN_MOVES_TO_NODES = "drain_moves_to_nodes", "timeline/drain_moves_to_nodes.sql";
+    /// The kept drain moves of a range of operations whose replacement was bound to one node.
+    DRAIN_MOVES_TO_NODE = "drain_moves_to_node", "timeline/drain_moves_to_node.sql";
+    /// The kept drain operations (schema v12) started up to an instant: number, start, last signal.
+    DRAIN_OPERATIONS_KEPT = "drain_operations_kept", "timeline/drain_operations_kept.sql";
+    /// The kept episodes (schema v12) of some nodes: when each came back.
+    DRAIN_EPISODES_ON_NODES = "drain_episodes_on_nodes", "timeline/drain_episodes_on_nodes.sql";
     /// Empties the kept drain moves before they are computed again.
     CLEAR_DRAIN_MOVES = "clear_drain_moves", "derive/clear_drain_moves.sql";
     /// Records which history the kept drain moves were computed from.
@@ -253,6 +265,8 @@ queries! {
     OWNER_PODS = "owner_pods", "why_pending/owner_pods.sql";
     /// The bindings of some pods, and every binding to some nodes.
     OWNER_BINDINGS = "owner_bindings", "why_pending/owner_bindings.sql";
+    /// Every binding to one node up to an instant (`pod_bindings` is sorted by node).
+    BINDINGS_TO_NODE = "bindings_to_node", "why_pending/bindings_to_node.sql";
     /// `pod_evictions` of some pods.
     OWNER_EVICTIONS = "owner_evictions", "why_pending/owner_evictions.sql";
     /// Pods bound to a node between two instants, with owner and creation.

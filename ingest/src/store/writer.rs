@@ -350,7 +350,8 @@ impl<'s> RunWriter<'s> {
         store.execute(&sql::DERIVE_NODE_INTERVALS, params![self.run_id, after])?;
         // Only the bindings and eviction evidence of the pods this batch names change.
         store.execute(&sql::CLEAR_POD_BINDINGS, params![self.run_id, after])?;
-        store.execute(&sql::DERIVE_POD_BINDINGS, params![self.run_id, after])?;
+        let bindings = store.execute(&sql::DERIVE_POD_BINDINGS, params![self.run_id, after])?;
+        store.execute(&sql::POD_BINDINGS_APPENDED, [bindings as i64])?;
         store.execute(&sql::CLEAR_EVICTION_EVIDENCE, params![self.run_id, after])?;
         store.execute(&sql::DERIVE_EVICTION_EVIDENCE, params![self.run_id, after])?;
         // And the signals of the nodes it names.

@@ -1,0 +1,37 @@
+-- name: schema_v12
+-- purpose: Migrates a store from schema version 11 to 12: what why-pending
+--   reads about a few nodes, laid out to be read by node (kdrift issue 6).
+--   `drain_episodes`: one row per node episode of every drain operation,
+--   kept with the drain moves (`drains::keep_moves`, same transaction, same
+--   freshness record `drain_moves_kept`): why a node is full needs the
+--   operations' spans and the episodes of that node only, which the drain
+--   timeline otherwise groups from every node signal of the history (at 10M
+--   events 55,000 signals, ~170 ms of a ~730 ms why-pending). Its rows
+--   come with the moves: a store migrated here has none, and its kept moves
+--   (recorded under schema 11) are stale until the next ingest keeps both.
+--   `pod_bindings` is sorted by node (then bound_at): one node's bindings
+--   then lie in a row group or two, which DuckDB skips to for `node = X`
+--   (at 10M events, 820,000 bindings: ~20 ms for five nodes, against ~100
+--   ms in insertion order). Batches rewrite the rows of the pods they name
+--   at the end of the table; `pod_bindings_sorted` counts the rows in order
+--   at the last whole sort and those appended since, and
+--   `sort_pod_bindings` (after an ingest, when the appended rows reach an
+--   eighth of the sorted ones) sorts the table whole again.
+-- params: none
+-- columns: none (DDL)
+CREATE TABLE drain_episodes (
+    operation  INTEGER NOT NULL,    -- 1-based operation number, as drain_moves
+    episode    INTEGER NOT NULL,    -- 0-based position in the operation, as drain_moves
+    node       VARCHAR NOT NULL,
+    started_at TIMESTAMP NOT NULL,  -- UTC: the first signal
+    last_at    TIMESTAMP NOT NULL,  -- UTC: when it ended, else its last signal
+    back_at    TIMESTAMP            -- UTC: Ready again after NotReady, else uncordoned, else ended; NULL: not back
+);
+CREATE TABLE pod_bindings_sorted (
+    sorted_rows   BIGINT NOT NULL,  -- rows of pod_bindings in (node, bound_at) order from its start at the last sort
+    appended_rows BIGINT NOT NULL   -- rows batches appended since
+);
+INSERT INTO pod_bindings_sorted VALUES (0, 0);
+CREATE OR REPLACE TABLE pod_bindings AS
+SELECT * FROM pod_bindings ORDER BY node, bound_at, namespace, name, uid;
+UPDATE pod_bindings_sorted SET sorted_rows = (SELECT count(*) FROM pod_bindings);
