@@ -708,10 +708,12 @@ fn a_pod_name_reused_from_move_to_move_is_explained_by_its_own_move() {
 }
 
 #[test]
-fn a_pod_stored_without_a_namespace_is_not_taken_for_its_namesake_in_default() {
+fn a_pod_stored_without_a_namespace_is_one_pod_with_its_namesake_in_default() {
     // Break-it trial: `filler` without a namespace (800m, a ReplicaSet's) and
     // `default/filler` with the same uid (700m, a StatefulSet's) on one node:
-    // why-pending listed both holders as the StatefulSet's 700m.
+    // why-pending listed both holders as the StatefulSet's 700m. Since
+    // schema v12 both are `default/filler` with one uid: two versions of one
+    // pod, of which the later (700m) is the pod at the instant, whole or not.
     let (dir, store) = temp_store();
     let pod = |ns: Option<&str>, cpu: &str, owner: &str| {
         let mut meta = serde_json::json!({"name": "filler", "uid": "u-f", "creationTimestamp": "2026-01-01T00:00:00Z",
@@ -732,10 +734,12 @@ fn a_pod_stored_without_a_namespace_is_not_taken_for_its_namesake_in_default() {
     // Each pod read whole later is the one loaded (whole_pods equal to `load`'s, in order).
     kdrift_tests::assert_filter_load_agrees(&store, 4);
     let at = chrono::Utc::now() + chrono::Duration::hours(1);
-    let (cluster, versions) = kdrift_analyze::state::ClusterAt::load_for_filters(&store, at, false).expect("load");
-    assert!(versions.is_empty(), "a namespace-less pod: every pod read whole");
-    let cpu: Vec<i64> = cluster.pods.iter().map(|p| p.requests.get("cpu")).collect();
-    assert_eq!(cpu, [800, 700]);
+    let (cluster, _) = kdrift_analyze::state::ClusterAt::load_for_filters(&store, at, false).expect("load");
+    let pods: Vec<(String, i64)> = cluster.pods.iter().map(|p| (p.key(), p.requests.get("cpu"))).collect();
+    assert_eq!(pods, [("default/filler".to_string(), 700)], "one pod, its later version");
+    let whole = kdrift_analyze::state::ClusterAt::load(&store, at).expect("load whole");
+    let pods: Vec<(String, i64)> = whole.pods.iter().map(|p| (p.key(), p.requests.get("cpu"))).collect();
+    assert_eq!(pods, [("default/filler".to_string(), 700)], "the same pod, loaded whole");
 }
 
 #[test]
@@ -818,4 +822,134 @@ fn a_pod_stored_without_a_namespace_is_the_default_pod_its_events_name() {
         (gone.namespace.as_str(), gone.deleted_at.map(|t| t.to_rfc3339())),
         ("default", Some("2026-01-01T00:07:00+00:00".into()))
     );
+}
+
+#[test]
+fn a_deleted_pod_stored_without_a_namespace_is_not_revived_by_its_scheduled_event() {
+    // Break-it trial (session 20): `web-1` stored without a namespace, bound
+    // to n1 and deleted at 00:06 (a watch's DELETED), came back at 00:08 as
+    // a pod known only from its Scheduled event naming default/web-1: its
+    // deletion was keyed under '' and its binding under `default`.
+    let (dir, store) = temp_store();
+    let web1 = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "web-1", "uid": "u-web-1", "creationTimestamp": "2026-01-01T00:00:00Z"},
+        "spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": "800m"}}}]},
+        "status": {"phase": "Running"}});
+    let mut deleted = web1.clone();
+    deleted["metadata"]["deletionTimestamp"] = serde_json::json!("2026-01-01T00:06:00Z");
+    let watch = [
+        serde_json::json!({"type": "ADDED", "object": web1}).to_string(),
+        serde_json::json!({"type": "DELETED", "object": deleted}).to_string(),
+    ];
+    let node = serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+        "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"}}});
+    let scheduled = serde_json::json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "web-1.s", "namespace": "default", "uid": "u-web-1.s"},
+        "involvedObject": {"kind": "Pod", "namespace": "default", "name": "web-1", "uid": "u-web-1"},
+        "reason": "Scheduled", "message": "Successfully assigned default/web-1 to n1", "count": 1, "type": "Normal",
+        "firstTimestamp": "2026-01-01T00:01:00Z", "lastTimestamp": "2026-01-01T00:01:00Z"});
+    let files = [
+        write(dir.path(), "node.json", node.to_string().as_bytes()),
+        write(dir.path(), "watch.ndjson", watch.join("\n").as_bytes()),
+        write(dir.path(), "events.json", scheduled.to_string().as_bytes()),
+    ];
+    assert_eq!(ingest_files(&store, &files, &mut NoProgress).expect("ingest").error_count(), 0);
+    let at = |t: &str| t.parse::<chrono::DateTime<chrono::Utc>>().expect("time");
+    let on_n1 = |t: &str| -> (Vec<String>, Vec<String>) {
+        let cluster = kdrift_analyze::state::ClusterAt::load(&store, at(t)).expect("load");
+        let on: Vec<String> =
+            cluster.pods.iter().filter(|p| p.node_name.as_deref() == Some("n1")).map(|p| p.key()).collect();
+        (on, cluster.event_only_pods)
+    };
+    assert_eq!(on_n1("2026-01-01T00:05:00Z"), (vec!["default/web-1".to_string()], vec![]), "stored, counted once");
+    assert_eq!(on_n1("2026-01-01T00:08:00Z"), (vec![], vec![]), "deleted at 00:06: gone, not revived");
+    let bindings = |store: &Store| -> Vec<(String, String, String)> {
+        let mut stmt =
+            store.conn().prepare("SELECT namespace, name, known_from FROM pod_bindings ORDER BY ALL").expect("prepare");
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .expect("rows")
+            .collect::<Result<_, _>>()
+            .expect("rows")
+    };
+    let one = vec![("default".to_string(), "web-1".to_string(), "both".to_string())];
+    assert_eq!(bindings(&store), one, "the object's binding and the event's are one");
+
+    // The same store as schema 11 would keep it with web-1 stored and named
+    // without a namespace: its versions and its Scheduled event under ''
+    // (indexed there), its bindings derived apart. Migration 12 makes them
+    // `default`'s (the event's own namespace).
+    let path = dir.path().join("test.duckdb");
+    store
+        .conn()
+        .execute_batch(
+            "DELETE FROM name_index WHERE namespace = 'default' AND name = 'web-1'; \
+             INSERT INTO name_index SELECT '', name, obs_id FROM pod_versions WHERE name = 'web-1' \
+               UNION ALL SELECT '', involved_name, obs_id FROM event_versions WHERE involved_name = 'web-1'; \
+             UPDATE pod_versions SET namespace = '' WHERE name = 'web-1'; \
+             UPDATE event_versions SET involved_namespace = '' WHERE involved_name = 'web-1';",
+        )
+        .expect("downgrade the rows");
+    store.rederive_everything().expect("derive as schema 11 did");
+    let under_blank = vec![(String::new(), "web-1".to_string(), "both".to_string())];
+    assert_eq!(bindings(&store), under_blank, "as schema 11 derived it");
+    drop(store);
+    duckdb::Connection::open(&path)
+        .expect("open")
+        .execute_batch(
+            "DROP TABLE drain_episodes; DROP TABLE pod_bindings_sorted; \
+             UPDATE kdrift_meta SET value = '11' WHERE key = 'schema_version';",
+        )
+        .expect("downgrade the schema");
+    let store = Store::open(&path).expect("migrate");
+    assert_eq!(bindings(&store), one, "migrated: one binding again");
+    let unnamespaced: (i64, i64, i64) = store
+        .conn()
+        .query_row(
+            "SELECT (SELECT count(*) FROM pod_versions WHERE namespace = ''), \
+                    (SELECT count(*) FROM event_versions WHERE involved_namespace = ''), \
+                    (SELECT count(*) FROM name_index WHERE namespace = 'default' AND name = 'web-1')",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .expect("count");
+    assert_eq!(unnamespaced, (0, 0, 3), "two pod versions and the event indexed as `default`'s");
+    let on_n1 = |t: &str| -> (Vec<String>, Vec<String>) {
+        let cluster = kdrift_analyze::state::ClusterAt::load(&store, at(t)).expect("load");
+        let on: Vec<String> =
+            cluster.pods.iter().filter(|p| p.node_name.as_deref() == Some("n1")).map(|p| p.key()).collect();
+        (on, cluster.event_only_pods)
+    };
+    assert_eq!(on_n1("2026-01-01T00:05:00Z"), (vec!["default/web-1".to_string()], vec![]), "migrated: counted once");
+    assert_eq!(on_n1("2026-01-01T00:08:00Z"), (vec![], vec![]), "migrated: gone, not revived");
+}
+
+#[test]
+fn an_event_naming_no_namespace_for_its_pod_is_about_the_pod_in_the_events_namespace() {
+    // Break-it trial (session 20): a FailedScheduling event recorded in `web`
+    // whose involvedObject names no namespace was listed by `--all` as
+    // `/big` and could not be explained by any name.
+    let (dir, store) = temp_store();
+    let node = serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+        "status": {"allocatable": {"cpu": "1", "memory": "4Gi", "pods": "110"}}});
+    let big = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "big", "namespace": "web", "uid": "u-big", "creationTimestamp": "2026-01-01T00:00:00Z"},
+        "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1500m"}}}]},
+        "status": {"phase": "Pending"}});
+    let failed = serde_json::json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "big.f", "namespace": "web", "uid": "u-big.f"},
+        "involvedObject": {"kind": "Pod", "name": "big", "uid": "u-big"},
+        "reason": "FailedScheduling", "message": "0/1 nodes are available: 1 Insufficient cpu.", "count": 1,
+        "type": "Warning", "firstTimestamp": "2026-01-01T00:05:00Z", "lastTimestamp": "2026-01-01T00:05:00Z"});
+    let items = serde_json::json!({"kind": "List", "items": [node, big, failed]});
+    let f = write(dir.path(), "dump.json", items.to_string().as_bytes());
+    assert_eq!(ingest_files(&store, &[f], &mut NoProgress).expect("ingest").error_count(), 0);
+    let listed: Vec<(String, String)> =
+        pending_pods(&store).expect("pending pods").into_iter().map(|p| (p.namespace, p.name)).collect();
+    assert_eq!(listed, [("web".to_string(), "big".to_string())]);
+    let report = why_pending(&store, "web", "big").expect("why").expect("a report");
+    let state = report.state.as_ref().expect("state");
+    assert!(state.pod_known, "the stored web/big is the pod explained");
+    let short: Vec<(&str, i64, i64, i64)> =
+        state.shortfalls.iter().map(|s| (s.node.as_str(), s.requested, s.free, s.short)).collect();
+    assert_eq!(short, [("n1", 1500, 1000, 500)]);
 }

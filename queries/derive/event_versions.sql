@@ -4,6 +4,7 @@
 --   Times: last = series.lastObservedTime → lastTimestamp → deprecatedLastTimestamp
 --   → eventTime → firstTimestamp → creationTimestamp → observed_at;
 --   first = firstTimestamp → deprecatedFirstTimestamp → eventTime → creationTimestamp → last.
+--   Involved namespace: the object's; for a Pod that names none, the event's own namespace, else `default`.
 --   Count: the largest of series.count, count, deprecatedCount; 0 or missing counts as 1;
 --   clamped to 2147483647 (Kubernetes counts are int32; ingest rejects larger ones).
 --   Each object is parsed once (json_extract_string with a list of paths; one
@@ -25,7 +26,12 @@ SELECT
     regexp_replace(COALESCE(f[3], f[4], ''), '^\(combined from similar events\): ', ''),
     NULLIF(f[5], ''),
     COALESCE(f[6], f[7]),
-    COALESCE(f[8], f[9], ''),
+    -- A pod is namespaced: an event naming none for it is about the pod in
+    -- the event's own namespace (where the kubelet and the scheduler record
+    -- it), else `default` (schema v12).
+    CASE WHEN COALESCE(f[8], f[9], '') = '' AND COALESCE(f[6], f[7]) = 'Pod'
+         THEN COALESCE(NULLIF(namespace, ''), 'default')
+         ELSE COALESCE(f[8], f[9], '') END,
     COALESCE(f[10], f[11]),
     NULLIF(COALESCE(f[12], f[13]), ''),
     COALESCE(NULLIF(f[14], ''), NULLIF(f[15], ''), NULLIF(f[16], ''), NULLIF(f[17], '')),

@@ -4,9 +4,9 @@
 --   0: migration 11), sorted by (namespace, name, obs_id) among themselves:
 --   an event version under its involved object, and a controller's
 --   "Created pod: NAME" / "Deleted pod: NAME" event also under the pod it
---   names; a pod version under its namespace and name (and one stored
---   without a namespace also under `default`); a node version under ('',
---   name).
+--   names; a pod version under its namespace and name (`default` for one
+--   stored without a namespace: `derive_pod_versions`); a node version
+--   under ('', name).
 -- params: $1 run_id BIGINT (negative: every run), $2 after_obs_id BIGINT (only versions after it)
 -- columns: none (inserts)
 INSERT INTO name_index
@@ -26,12 +26,6 @@ FROM (
     SELECT namespace, name, obs_id
     FROM pod_versions
     WHERE obs_id > $2 AND ($1 < 0 OR run_id = $1)
-    UNION ALL
-    -- A pod stored without a namespace is `default`'s (as the cluster model
-    -- reads it, and as events about it name it): also indexed there.
-    SELECT 'default', name, obs_id
-    FROM pod_versions
-    WHERE obs_id > $2 AND ($1 < 0 OR run_id = $1) AND namespace = ''
     UNION ALL
     SELECT '', name, obs_id
     FROM node_versions

@@ -5,6 +5,8 @@
 --   (DisruptionTarget=True: time, "reason: message"), and what the version adds to its node's requested amounts
 --   (schema v4: `usage_node`, `requests_*`, `model_error`, computed at staging; NULL when the staging row has
 --   none; schema v10: `labels`, `scheduling_terms`, likewise). `valid_until` and `first_version` are left NULL here: `derive_pod_intervals` sets them next.
+--   A version stored without a namespace is `default`'s (schema v12: every
+--   reader keys pods by the namespace as the cluster model reads it).
 -- params: $1 run_id BIGINT, $2 after_obs_id BIGINT (only observations after it: one committed batch of a long run; 0 for all)
 -- columns: none (inserts)
 INSERT INTO pod_versions
@@ -50,7 +52,10 @@ FROM (
                s.usage_node, s.requests_cpu, s.requests_memory, s.requests_other, s.model_error,
                s.labels, s.scheduling_terms
         FROM (
-            SELECT obs_id, run_id, observed_at, change, namespace, name, uid, resource_version, content_hash,
+            -- A pod stored without a namespace is `default`'s, as the API
+            -- server and the cluster model read it and as events about it name it.
+            SELECT obs_id, run_id, observed_at, change, COALESCE(NULLIF(namespace, ''), 'default') AS namespace,
+                   name, uid, resource_version, content_hash,
                    -- One parse of each object: every field at once (1-based list).
                    json_extract_string(object, [
                        '$.spec.nodeName', '$.status.phase', '$.metadata.creationTimestamp',

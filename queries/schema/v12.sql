@@ -17,6 +17,12 @@
 --   at the last whole sort and those appended since, and
 --   `sort_pod_bindings` (after an ingest, when the appended rows reach an
 --   eighth of the sorted ones) sorts the table whole again.
+--   From schema 12 on, a pod version stored without a namespace is
+--   `default`'s and an event naming none for its pod is about the pod in the
+--   event's namespace, as derived (`derive_pod_versions`,
+--   `derive_event_versions`); a store that kept any under '' gets them
+--   renamed and every table keyed by pod derived again
+--   (`schema_v12_default_namespace`, run by `Store::migrate`).
 -- params: none
 -- columns: none (DDL)
 CREATE TABLE drain_episodes (

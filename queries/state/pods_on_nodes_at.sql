@@ -15,6 +15,6 @@ WHERE p.observed_at <= make_timestamp($1) AND p.valid_until > make_timestamp($1)
   AND p.change <> 'DELETED'
   AND (p.created_at IS NULL OR p.created_at <= make_timestamp($1))
   AND p.scheduling_terms IS false AND p.model_error IS NULL
-  AND NOT (p.name = $4 AND (p.namespace = $3 OR (p.namespace = '' AND $3 = 'default')))
+  AND NOT (p.name = $4 AND p.namespace = $3)
   AND list_contains(from_json($2, '["VARCHAR"]'), p.usage_node)
 ORDER BY p.namespace, p.name, p.obs_id;

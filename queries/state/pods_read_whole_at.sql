@@ -7,8 +7,7 @@
 --   versions with host ports or inter-pod (anti-)affinity terms
 --   (`scheduling_terms`; NULL counts as true), the models the cluster model
 --   cannot read, the versions observed after the instant (estimated), and
---   every version of the pending pod itself (a version stored without a
---   namespace is read as `default`'s, as the cluster model reads it). With each, what the checkpoints
+--   every version of the pending pod itself. With each, what the checkpoints
 --   counted of it — its node, requests and whether it was left out — so the
 --   reader subtracts exactly that from the sums. The models come after, by
 --   obs_id (`pod_models`): a filter with an OR here would read every live
@@ -54,9 +53,8 @@ FROM pod_versions p
 WHERE p.observed_at <= make_timestamp($1) AND p.valid_until > make_timestamp($1)
   AND p.change <> 'DELETED'
   AND (p.created_at IS NULL OR p.created_at <= make_timestamp($1))
-  AND NOT p.scheduling_terms AND p.model_error IS NULL AND p.name = $3 AND (p.namespace = $2 OR (p.namespace = '' AND $2 = 'default'))
-  -- Only skips row groups (the name index, schema v11; a version stored
-  -- without a namespace is also indexed under `default`): the conditions
+  AND NOT p.scheduling_terms AND p.model_error IS NULL AND p.name = $3 AND p.namespace = $2
+  -- Only skips row groups (the name index, schema v11): the conditions
   -- above decide (at 10M events this part read every row group: ~70 of ~100 ms).
   AND p.obs_id BETWEEN first_obs_naming($2, $3) AND last_obs_naming($2, $3)
 UNION ALL

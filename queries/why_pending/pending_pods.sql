@@ -57,9 +57,7 @@ rejections AS (
     FROM event_versions
     WHERE involved_kind = 'Pod' AND COALESCE(reporting_component, '') IN ('kubelet', '')
     UNION ALL
-    -- A pod version stored without a namespace is `default`'s (the
-    -- namespace its events name), as `pod_at` and `pod_deletions` read it.
-    SELECT CASE WHEN p.namespace = '' THEN 'default' ELSE p.namespace END, p.name, COALESCE(p.uid, ''), p.observed_at,
+    SELECT p.namespace, p.name, COALESCE(p.uid, ''), p.observed_at,
            json_extract_string(o.object, '$.status.reason'), false
     FROM pod_versions p
     JOIN observations o ON o.obs_id = p.obs_id
@@ -77,7 +75,7 @@ admission_rejections AS (
 -- its Job. Not aggregated: the first deletion after the first failure is
 -- picked below (a reused name's earlier pod was deleted before it).
 deleted AS (
-    SELECT CASE WHEN namespace = '' THEN 'default' ELSE namespace END AS namespace, name, COALESCE(uid, '') AS uid,
+    SELECT namespace, name, COALESCE(uid, '') AS uid,
            CASE WHEN change = 'DELETED' THEN observed_at ELSE deleted_at END AS deleted_at, true AS own
     FROM pod_versions
     WHERE change = 'DELETED' OR deleted_at IS NOT NULL

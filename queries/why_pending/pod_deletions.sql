@@ -10,8 +10,8 @@
 --   and the end of the Job that created it (DeadlineExceeded,
 --   BackoffLimitExceeded: the Job controller deletes its active pods). The
 --   events name no uid: a reused name's earlier pod was deleted before the
---   instant. The same sources as `pending_pods`' deletions. A pod version
---   stored without a namespace is `default`'s.
+--   instant. The same sources as `pending_pods`' deletions. (A pod version
+--   stored without a namespace is `default`'s: `derive_pod_versions`.)
 -- params: $1 namespace VARCHAR, $2 name VARCHAR, $3 uid VARCHAR ('' = any pod of that name),
 --   $4 since_us BIGINT (UTC microseconds)
 -- columns: deleted_at TIMESTAMP, evidence VARCHAR
@@ -33,7 +33,7 @@ FROM (
            CASE WHEN change = 'DELETED' THEN 'DELETED version' ELSE 'deletionTimestamp' END AS evidence,
            CASE WHEN change = 'DELETED' THEN 1 ELSE 2 END AS rank
     FROM pod_versions
-    WHERE name = $2 AND (namespace = $1 OR (namespace = '' AND $1 = 'default'))
+    WHERE name = $2 AND namespace = $1
       AND ($3 = '' OR COALESCE(uid, '') IN ($3, ''))
       AND (change = 'DELETED' OR deleted_at IS NOT NULL)
       AND obs_id BETWEEN first_obs_naming($1, $2) AND last_obs_naming($1, $2)

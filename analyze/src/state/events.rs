@@ -96,10 +96,8 @@ pub(crate) struct EventOnlyPods {
 
 /// The pods bound at `at` that only events show: of `placements` (query
 /// `event_only_placements` at `at` or later: those bound after `at` are left
-/// out), the latest per pod, unless the pod is among `known` (stored at `at`).
-/// A pod stored without a namespace is `default`'s, as the cluster model
-/// reads it (the namespace an event about it names): `default/NAME` is
-/// known when `NAME` is stored without one.
+/// out), the latest per pod, unless the pod is among `known` (stored at `at`;
+/// a pod stored without a namespace is kept as `default`'s: schema v12).
 pub(crate) fn event_only_pods(
     store: &Store,
     at: DateTime<Utc>,
@@ -109,7 +107,7 @@ pub(crate) fn event_only_pods(
     let mut state = EventOnlyPods::default();
     let mut latest: BTreeMap<(String, String), Placement> = BTreeMap::new();
     for p in placements.iter().filter(|p| p.bound_at <= at) {
-        if known(&p.namespace, &p.name) || (p.namespace == "default" && known("", &p.name)) {
+        if known(&p.namespace, &p.name) {
             continue;
         }
         latest.insert((p.namespace.clone(), p.name.clone()), p.clone());

@@ -143,15 +143,13 @@ impl ClusterAt {
         steps.done("filter fields query");
         // As `load`: by namespace and name, versions of one name in store order.
         let rows = by_name(rows);
-        let same_pod = |a: &Row, b: &Row| a.namespace == b.namespace && a.name == b.name && a.uid == b.uid;
-        // Two versions of one namespace, name and uid are not told apart when
-        // read whole later; nor is a pod stored without a namespace from one
-        // in `default` (the model reads no namespace as `default`; break-it
-        // trial: holders of one swapped for the other's). Both are rare
-        // (hand-made dumps): every pod is read whole then.
-        if rows.iter().any(|r| r.namespace.is_empty())
-            || rows.windows(2).any(|w| same_pod(&w[0], &w[1]) && !(w[0].whole && w[1].whole))
-        {
+        let same_pod = |a: &Row, b: &Row| a.namespace == b.namespace && a.name == b.name;
+        // Two versions of one namespace and name are not told apart when read
+        // whole later (whatever their uids: a pod stored without a namespace
+        // and one in `default` are both `default`'s since schema v12; break-it
+        // trial: holders of one swapped for the other's). Rare (hand-made
+        // dumps, a reused name): every pod is read whole then.
+        if rows.windows(2).any(|w| same_pod(&w[0], &w[1]) && !(w[0].whole && w[1].whole)) {
             return every_pod_whole(store);
         }
         // The rows read whole first, parsed together on every core (as `load`).

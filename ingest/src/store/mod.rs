@@ -418,8 +418,10 @@ impl Store {
     /// every pod's bindings and eviction evidence and every node's signals,
     /// which v7.sql emptied. v8: the requested-amount changes and checkpoints
     /// of every pod version. v11: the name index of every stored version,
-    /// then sorted whole. v12: its DDL alone (the kept drain episodes
-    /// table, `pod_bindings` sorted by node).
+    /// then sorted whole. v12 (the kept drain episodes table, `pod_bindings`
+    /// sorted by node): pod versions kept without a namespace, when there
+    /// are any, become `default`'s, and every table keyed by pod is derived
+    /// again.
     fn after_migration(&self, version: i64) -> Result<(), StoreError> {
         match version {
             4 => self.backfill_v4(),
@@ -443,6 +445,15 @@ impl Store {
             }
             11 => {
                 self.execute(&sql::DERIVE_NAME_INDEX, duckdb::params![-1i64, 0i64])?;
+                self.batch(&sql::SORT_NAME_INDEX)
+            }
+            12 => {
+                let unnamespaced: i64 = self.query_one(&sql::SCHEMA_V12_UNNAMESPACED_PODS, [], |r| r.get(0))?;
+                if unnamespaced == 0 {
+                    return Ok(());
+                }
+                self.batch(&sql::SCHEMA_V12_DEFAULT_NAMESPACE)?;
+                self.rederive_everything()?;
                 self.batch(&sql::SORT_NAME_INDEX)
             }
             _ => Ok(()),

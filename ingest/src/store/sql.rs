@@ -65,6 +65,10 @@ queries! {
     SCHEMA_V11 = "schema_v11", "schema/v11.sql";
     /// Migration 11 → 12: the kept drain episodes (`drain_episodes`), `pod_bindings` sorted by node.
     SCHEMA_V12 = "schema_v12", "schema/v12.sql";
+    /// Migration 12: how many pod versions are kept without a namespace.
+    SCHEMA_V12_UNNAMESPACED_PODS = "schema_v12_unnamespaced_pods", "schema/v12_unnamespaced_pods.sql";
+    /// Migration 12: pod versions kept without a namespace become `default`'s.
+    SCHEMA_V12_DEFAULT_NAMESPACE = "schema_v12_default_namespace", "schema/v12_default_namespace.sql";
     /// Records the schema version after a migration.
     UPDATE_SCHEMA_VERSION = "update_schema_version", "schema/update_version.sql";
     /// Opens a transaction.
