@@ -953,3 +953,53 @@ fn an_event_naming_no_namespace_for_its_pod_is_about_the_pod_in_the_events_names
         state.shortfalls.iter().map(|s| (s.node.as_str(), s.requested, s.free, s.short)).collect();
     assert_eq!(short, [("n1", 1500, 1000, 500)]);
 }
+
+#[test]
+fn one_binding_named_by_two_scheduled_events_is_stored_once_and_an_event_naming_no_pod_is_not_listed() {
+    // Break-it trial (session 21): the same Scheduled event under two names,
+    // one without the pod's uid (a kubectl dump next to a VictoriaLogs
+    // pull), stored the binding twice, and drain moves matched one
+    // replacement to two evicted pods; a FailedScheduling event naming no
+    // pod failed `why-pending --all` for the whole store.
+    let (dir, store) = temp_store();
+    let node = serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+        "status": {"allocatable": {"cpu": "1", "memory": "4Gi", "pods": "110"}}});
+    let pod = |name: &str, node: Option<&str>| {
+        let mut spec = serde_json::json!({"containers": [{"name": "c", "resources": {"requests": {"cpu": "600m"}}}]});
+        if let Some(n) = node {
+            spec["nodeName"] = serde_json::json!(n);
+        }
+        serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "web", "uid": format!("u-{name}"), "creationTimestamp": "2026-01-01T00:00:00Z"},
+            "spec": spec, "status": {"phase": if node.is_some() { "Running" } else { "Pending" }}})
+    };
+    let event = |name: &str, reason: &str, involved: serde_json::Value, message: &str| {
+        serde_json::json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": name, "namespace": "web", "uid": format!("u-{name}")},
+            "involvedObject": involved, "reason": reason, "message": message, "count": 1, "type": "Normal",
+            "firstTimestamp": "2026-01-01T00:01:00Z", "lastTimestamp": "2026-01-01T00:01:00Z"})
+    };
+    let assigned = "Successfully assigned web/a to n1";
+    let items = serde_json::json!({"kind": "List", "items": [node, pod("a", Some("n1")), pod("b", None),
+        event("a.1", "Scheduled", serde_json::json!({"kind": "Pod", "namespace": "web", "name": "a", "uid": "u-a"}), assigned),
+        event("a.2", "Scheduled", serde_json::json!({"kind": "Pod", "namespace": "web", "name": "a"}), assigned),
+        event("b.f", "FailedScheduling", serde_json::json!({"kind": "Pod", "namespace": "web", "name": "b", "uid": "u-b"}),
+            "0/1 nodes are available: 1 Insufficient cpu."),
+        event("x.f", "FailedScheduling", serde_json::json!({"kind": "Pod"}), "0/1 nodes are available: 1 Insufficient cpu.")]});
+    let f = write(dir.path(), "dump.json", items.to_string().as_bytes());
+    assert_eq!(ingest_files(&store, &[f], &mut NoProgress).expect("ingest").error_count(), 0);
+    let mut stmt =
+        store.conn().prepare("SELECT name, node, known_from FROM pod_bindings ORDER BY ALL").expect("prepare");
+    let bindings: Vec<(String, String, String)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .expect("rows")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    assert_eq!(bindings, [("a".to_string(), "n1".to_string(), "both".to_string())], "one binding, once");
+    let listed: Vec<(String, String)> = pending_pods(&store)
+        .expect("listed despite the nameless event")
+        .into_iter()
+        .map(|p| (p.namespace, p.name))
+        .collect();
+    assert_eq!(listed, [("web".to_string(), "b".to_string())]);
+}

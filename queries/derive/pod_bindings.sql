@@ -73,7 +73,11 @@ merged AS (
     FULL OUTER JOIN scheduled s
       ON s.namespace = v.namespace AND s.name = v.name AND (s.uid = v.uid OR s.uid = '' OR v.uid = '')
 )
-SELECT m.namespace, m.name, m.uid, m.node, m.bound_at,
+-- Once each: the same binding named by two Scheduled events (a kubectl dump
+-- and a VictoriaLogs pull of one event under two names, one without the
+-- pod's uid) joins the pod's version twice (break-it trial: one
+-- replacement matched to two evicted pods).
+SELECT DISTINCT m.namespace, m.name, m.uid, m.node, m.bound_at,
        COALESCE(m.v_owner_kind, c.owner_kind) AS owner_kind,
        COALESCE(m.v_owner_name, c.owner_name) AS owner_name,
        COALESCE(m.v_created_at, c.created_at) AS created_at,

@@ -7,5 +7,5 @@
 -- params: none
 -- columns: none (DDL)
 CREATE OR REPLACE TABLE pod_bindings AS
-SELECT * FROM pod_bindings ORDER BY node, bound_at, namespace, name, uid;
+SELECT DISTINCT * FROM pod_bindings ORDER BY node, bound_at, namespace, name, uid;
 UPDATE pod_bindings_sorted SET sorted_rows = (SELECT count(*) FROM pod_bindings), appended_rows = 0;

@@ -25,6 +25,14 @@
 --   (`schema_v12_default_namespace`, run by `Store::migrate`).
 -- params: none
 -- columns: none (DDL)
+-- Stores written by development builds between the name index and
+-- `pod_namespaces` (both schema 11) lack the latter.
+CREATE TABLE IF NOT EXISTS pod_namespaces (
+    namespace VARCHAR NOT NULL
+);
+INSERT INTO pod_namespaces
+SELECT DISTINCT CASE WHEN namespace = '' THEN 'default' ELSE namespace END FROM pod_versions
+WHERE NOT EXISTS (SELECT 1 FROM pod_namespaces);
 CREATE TABLE drain_episodes (
     operation  INTEGER NOT NULL,    -- 1-based operation number, as drain_moves
     episode    INTEGER NOT NULL,    -- 0-based position in the operation, as drain_moves
@@ -38,6 +46,8 @@ CREATE TABLE pod_bindings_sorted (
     appended_rows BIGINT NOT NULL   -- rows batches appended since
 );
 INSERT INTO pod_bindings_sorted VALUES (0, 0);
+-- Once each (derived twice before schema 12 when two Scheduled events named
+-- one binding: `derive_pod_bindings`).
 CREATE OR REPLACE TABLE pod_bindings AS
-SELECT * FROM pod_bindings ORDER BY node, bound_at, namespace, name, uid;
+SELECT DISTINCT * FROM pod_bindings ORDER BY node, bound_at, namespace, name, uid;
 UPDATE pod_bindings_sorted SET sorted_rows = (SELECT count(*) FROM pod_bindings);

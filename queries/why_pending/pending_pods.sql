@@ -33,6 +33,9 @@ WITH failures AS (
         -- Event's reason and involved object never change between versions):
         -- the view windows over every event version of the store first.
         SELECT * FROM event_versions WHERE reason = 'FailedScheduling' AND involved_kind = 'Pod'
+          -- An event naming no pod explains none (break-it trial: a NULL
+          -- name failed the whole listing).
+          AND involved_name IS NOT NULL AND involved_name <> ''
         QUALIFY row_number() OVER (PARTITION BY event_key
             ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
     )

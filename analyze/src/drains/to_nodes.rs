@@ -49,11 +49,15 @@ pub struct OperationToNodes {
 }
 
 impl OperationToNodes {
-    /// When `node` came back from its (first) episode in this operation
-    /// ([`super::NodeEpisode::back_at`]); `None` when it has no episode here
-    /// or is not back.
-    pub fn back_at(&self, node: &str) -> Option<DateTime<Utc>> {
-        self.episodes.iter().find(|e| e.node == node).and_then(|e| e.back_at)
+    /// Each time `node` came back in this operation, oldest first
+    /// ([`super::NodeEpisode::back_at`] of each of its episodes here: a node
+    /// cordoned twice in one operation comes back twice); empty when it has
+    /// no episode here or is not back.
+    pub fn back_ats(&self, node: &str) -> Vec<DateTime<Utc>> {
+        let mut back: Vec<DateTime<Utc>> =
+            self.episodes.iter().filter(|e| e.node == node).filter_map(|e| e.back_at).collect();
+        back.sort();
+        back
     }
 
     /// `op` cut to `nodes`: their episodes, and the moves landed on them.

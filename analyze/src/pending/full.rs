@@ -165,7 +165,7 @@ pub(super) fn bound<'a>(
 }
 
 fn in_burst(op: &OperationToNodes, node: &str, at: DateTime<Utc>) -> bool {
-    op.back_at(node).is_some_and(|back| at >= back && at <= back + BURST_WINDOW)
+    op.back_ats(node).into_iter().any(|back| at >= back && at <= back + BURST_WINDOW)
 }
 
 /// What brought `pod` (bound to `node` by `placement`): the move whose
@@ -247,8 +247,16 @@ pub(super) fn bursts(
     operations: &[OperationToNodes],
 ) -> Vec<Burst> {
     let mut out = Vec::new();
-    for op in operations {
-        let back_at = op.back_at(node);
+    // Per operation, a burst after each time the node came back (a node
+    // cordoned twice in one operation comes back twice), else the
+    // replacements the operation sent there.
+    let windows = operations.iter().flat_map(|op| {
+        let backs = op.back_ats(node);
+        let backs: Vec<Option<DateTime<Utc>>> =
+            if backs.is_empty() { vec![None] } else { backs.into_iter().map(Some).collect() };
+        backs.into_iter().map(move |back| (op, back))
+    });
+    for (op, back_at) in windows {
         let landed: Vec<&Placement> = match back_at {
             Some(back) => placements
                 .iter()
@@ -324,4 +332,60 @@ pub(super) fn bursts(
         b.holding.cmp(&a.holding).then(b.still_there.cmp(&a.still_there)).then(a.operation.cmp(&b.operation))
     });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::drains::EpisodeOnNode;
+
+    fn t(hms: &str) -> DateTime<Utc> {
+        format!("2026-02-01T{hms}Z").parse().expect("time")
+    }
+
+    #[test]
+    fn a_node_back_twice_in_one_operation_gets_the_burst_after_its_second_return() {
+        // Break-it trial (session 21): n1 cordoned 01:00–01:01 and again
+        // 01:05–01:06, then n2 drained and 5 pods landed on n1 at 01:07:30–34.
+        // Only the first return (01:01) was looked at: no burst.
+        let back = |at: &str| EpisodeOnNode { node: "n1".into(), back_at: Some(t(at)) };
+        let op = OperationToNodes {
+            number: 1,
+            started_at: t("01:00:00"),
+            last_at: t("01:08:00"),
+            episodes: vec![back("01:01:00"), back("01:06:00")],
+            moves: Vec::new(),
+        };
+        let placed: Vec<Placement> = (0..5)
+            .map(|i| Placement {
+                namespace: "web".into(),
+                name: format!("b{i}"),
+                uid: String::new(),
+                node: "n1".into(),
+                bound_at: t(&format!("01:07:3{i}")),
+                owner_kind: None,
+                owner_name: None,
+                created_at: None,
+                known_from: "event".into(),
+            })
+            .collect();
+        let holders: Vec<Holder> = placed
+            .iter()
+            .map(|p| Holder {
+                namespace: p.namespace.clone(),
+                name: p.name.clone(),
+                owner: None,
+                request: 300,
+                requests: vec![("cpu".into(), 300)],
+                bound_at: Some(p.bound_at),
+                arrival: Arrival::Created { owner: None },
+            })
+            .collect();
+        let found = bursts("n1", "cpu", 1500, &holders, &placed, std::slice::from_ref(&op));
+        let summary: Vec<(Option<DateTime<Utc>>, usize, usize, i64)> =
+            found.iter().map(|b| (b.back_at, b.landed, b.still_there, b.holding)).collect();
+        assert_eq!(summary, [(Some(t("01:06:00")), 5, 5, 1500)]);
+        assert!(in_burst(&op, "n1", t("01:07:32")), "a landing 92 s after the second return");
+        assert!(!in_burst(&op, "n1", t("01:04:30")), "nor 3.5 min after the first");
+    }
 }
