@@ -133,6 +133,23 @@ fn every_read_query_runs_on_the_demo_store() {
                 let all = catalog::run(&store, "pod_evictions", &since_until).expect("pod_evictions");
                 assert!(!r.rows.is_empty() && all.rows.len() >= r.rows.len(), "{:?}", r.rows);
             }
+            "scale_ups" => {
+                // Over the whole history: the demo's rollouts, from the
+                // ScalingReplicaSet versions ingest keeps apart (schema v13).
+                let whole = [
+                    ("since_us".to_string(), "0001-01-01T00:00:00Z".to_string()),
+                    ("until_us".to_string(), "2100-01-01T00:00:00Z".to_string()),
+                ];
+                let all = catalog::run(&store, "scale_ups", &whole).expect("scale_ups");
+                assert!(!all.rows.is_empty(), "the demo's rollouts scale ReplicaSets up");
+                let message = all.columns.iter().position(|c| c == "message").expect("message column");
+                let replica_set = all.columns.iter().position(|c| c == "replica_set").expect("replica_set column");
+                for row in &all.rows {
+                    let text = row[message].as_str().expect("a message");
+                    let rs = row[replica_set].as_str().expect("a ReplicaSet");
+                    assert!(text.starts_with(&format!("Scaled up replica set {rs} to ")), "{row:?}");
+                }
+            }
             // Every pod the demo's events name has stored objects in its namespace.
             "unstored_namespaces" => assert!(r.rows.is_empty(), "{:?}", r.rows),
             "episode_evictions" => {

@@ -64,14 +64,14 @@ fn a_version_1_store_is_migrated_to_the_current_version_and_keeps_its_data() {
         // Test fixture: the store as kdrift 0.1 (schema 1) left it.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "DROP TABLE vl_windows; {DROP_V12} {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '1' WHERE key = 'schema_version'"
+            "DROP TABLE vl_windows; {DROP_V13} {DROP_V12} {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '1' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }
     let store = Store::open(&path).expect("migrate");
     let version = kdrift_ingest::store::catalog::run(&store, "get_schema_version", &[]).expect("version");
     assert_eq!(version.rows[0][0], serde_json::Value::String(SCHEMA_VERSION.to_string()));
-    assert_eq!(SCHEMA_VERSION, 12);
+    assert_eq!(SCHEMA_VERSION, 13);
     assert!(kdrift_ingest::store::catalog::run(&store, "vl_windows", &[]).expect("vl_windows exists").rows.is_empty());
     assert_eq!(store.counts().expect("counts").events, 1, "the data stays");
 }
@@ -97,6 +97,7 @@ fn downgrade_to_v6_order(path: &std::path::Path) {
          UPDATE kdrift_meta SET value = '6' WHERE key = 'schema_version';",
     )
     .expect("downgrade");
+    c.execute_batch(DROP_V13).expect("drop schema 13's tables");
     c.execute_batch(DROP_V12).expect("drop schema 12's tables");
     c.execute_batch(DROP_V11).expect("drop schema 11's tables");
     c.execute_batch(DROP_V10).expect("drop schema 10's columns");
@@ -108,7 +109,10 @@ fn downgrade_to_v6_order(path: &std::path::Path) {
 const DROP_V10: &str = "ALTER TABLE pod_versions DROP COLUMN labels; ALTER TABLE pod_versions DROP COLUMN scheduling_terms; \
     ALTER TABLE staging_observations DROP COLUMN labels; ALTER TABLE staging_observations DROP COLUMN scheduling_terms;";
 
-/// Test fixture: undoes schema v12 (the kept drain episodes; the bindings' sort marker).
+/// Test fixture: undoes schema v13 (the ScalingReplicaSet event versions kept apart).
+const DROP_V13: &str = "DROP TABLE replica_set_scalings;";
+
+/// Test fixture: undoes schema v12 (the kept drain episodes, the bindings' sort record).
 const DROP_V12: &str = "DROP TABLE drain_episodes; DROP TABLE pod_bindings_sorted;";
 
 /// Test fixture: undoes schema v11 (the name index).
@@ -211,7 +215,7 @@ fn a_version_2_store_is_migrated_even_when_opened_for_analysis() {
         // Test fixture: the store as schema 2 left it.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "{DROP_V12} {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '2' WHERE key = 'schema_version'"
+            "{DROP_V13} {DROP_V12} {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '2' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }
@@ -264,7 +268,7 @@ fn a_version_3_store_gets_intervals_and_requested_amounts_when_migrated() {
         // Test fixture: the store as kdrift 0.1 with schema v3 left it.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "{DROP_V12} {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} UPDATE kdrift_meta SET value = '3' WHERE key = 'schema_version'"
+            "{DROP_V13} {DROP_V12} {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} UPDATE kdrift_meta SET value = '3' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }
@@ -608,7 +612,7 @@ fn a_version_9_store_migrates_and_why_pending_answers_as_before_from_the_history
         // Test fixture: the store as schema 9 left it, its moves kept then.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "{DROP_V12} {DROP_V11} {DROP_V10} UPDATE kdrift_meta SET value = '9' WHERE key = 'schema_version'; \
+            "{DROP_V13} {DROP_V12} {DROP_V11} {DROP_V10} UPDATE kdrift_meta SET value = '9' WHERE key = 'schema_version'; \
              UPDATE drain_moves_kept SET schema_version = 9;"
         ))
         .expect("downgrade");
@@ -892,4 +896,85 @@ fn the_bindings_are_sorted_by_node_after_an_ingest_and_each_nodes_read_alone_as_
     }
     let late = |rows: &[Vec<serde_json::Value>]| rows.iter().any(|r| r[1] == name.as_str() && r[3] == "node-1");
     assert!(late(&all.rows), "run 2's binding of {name} to node-1");
+}
+
+#[test]
+fn a_pod_created_right_after_its_deployment_scaled_up_arrived_by_that_scale_up_before_and_after_migration_13() {
+    // n1 (2 CPU) holds web-abc-1 (1500m), created 30 s after "Scaled up
+    // replica set web-abc to 2 from 1", and old-1 (300m), created long
+    // before any scale-up; job-1 (1000m) stays Pending on it.
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("scale-up.duckdb");
+    let pod = |name: &str, cpu: &str, created: &str, node: Option<&str>, owner: Option<&str>| {
+        let mut meta = serde_json::json!({"name": name, "namespace": "default", "uid": format!("u-{name}"),
+            "creationTimestamp": created});
+        if let Some(rs) = owner {
+            meta["ownerReferences"] = serde_json::json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": rs, "uid": "u-rs", "controller": true}]);
+        }
+        let mut spec = serde_json::json!({"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]});
+        let mut status = serde_json::json!({"phase": "Pending"});
+        if let Some(node) = node {
+            spec["nodeName"] = serde_json::json!(node);
+            status = serde_json::json!({"phase": "Running"});
+        }
+        serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status})
+    };
+    let event = |name: &str, reason: &str, kind: &str, involved: &str, message: &str, at: &str| {
+        serde_json::json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": name, "namespace": "default", "uid": format!("u-{name}")},
+            "involvedObject": {"kind": kind, "namespace": "default", "name": involved},
+            "reason": reason, "message": message, "count": 1, "type": "Normal",
+            "firstTimestamp": at, "lastTimestamp": at})
+    };
+    let node = serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+        "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"}}});
+    let items = serde_json::json!({"kind": "List", "items": [node,
+        event("web.1", "ScalingReplicaSet", "Deployment", "web", "Scaled up replica set web-abc to 2 from 1",
+            "2026-01-01T00:01:00Z"),
+        // Not a scale-up, and another Deployment's: neither explains a pod.
+        event("web.2", "ScalingReplicaSet", "Deployment", "web", "Scaled down replica set web-old to 0 from 1",
+            "2026-01-01T00:01:10Z"),
+        event("api.1", "ScalingReplicaSet", "Deployment", "api", "Scaled up replica set api-x to 3 from 2",
+            "2026-01-01T00:01:20Z"),
+        pod("web-abc-1", "1500m", "2026-01-01T00:01:30Z", Some("n1"), Some("web-abc")),
+        pod("old-1", "300m", "2025-12-01T00:00:00Z", Some("n1"), Some("web-abc")),
+        pod("job-1", "1000m", "2026-01-01T00:04:00Z", None, None),
+        event("job-1.f", "FailedScheduling", "Pod", "job-1", "0/1 nodes are available: 1 Insufficient cpu.",
+            "2026-01-01T00:05:00Z")]});
+    let file = write(dir.path(), "cluster.json", items.to_string().as_bytes());
+    let arrivals = |store: &Store| -> Vec<(String, serde_json::Value)> {
+        let report = kdrift_analyze::why_pending(store, "default", "job-1").expect("why").expect("report");
+        let json = serde_json::to_value(&report).expect("json");
+        let holders = json["why_full"]["fills"][0]["holders"].as_array().expect("holders").clone();
+        holders.iter().map(|h| (h["name"].as_str().expect("name").to_string(), h["arrival"].clone())).collect()
+    };
+    let expected = vec![
+        (
+            "web-abc-1".to_string(),
+            serde_json::json!({"kind": "scale-up", "deployment": "default/web",
+                "message": "Scaled up replica set web-abc to 2 from 1", "at": "2026-01-01T00:01:00Z"}),
+        ),
+        ("old-1".to_string(), serde_json::json!({"kind": "created", "owner": "ReplicaSet/web-abc"})),
+    ];
+    {
+        let store = Store::open(&path).expect("create");
+        assert_eq!(ingest_files(&store, &[file], &mut NoProgress).expect("ingest").error_count(), 0);
+        assert_eq!(arrivals(&store), expected, "from the scalings ingest kept");
+        kdrift_analyze::drains::keep_moves(&store).expect("keep");
+    }
+    // Test fixture: the store as schema 12 left it (no scalings kept apart,
+    // the moves kept under 12).
+    duckdb::Connection::open(&path)
+        .expect("open")
+        .execute_batch(&format!(
+            "{DROP_V13} UPDATE kdrift_meta SET value = '12' WHERE key = 'schema_version'; \
+             UPDATE drain_moves_kept SET schema_version = 12;"
+        ))
+        .expect("downgrade");
+    let store = Store::open(&path).expect("migrate");
+    assert!(kdrift_analyze::drains::moves_are_fresh(&store).expect("fresh?"), "migration 13 changes no move");
+    assert_eq!(arrivals(&store), expected, "from the scalings migration 13 copied");
+    let kept: i64 =
+        store.conn().query_row("SELECT count(*) FROM replica_set_scalings", [], |r| r.get(0)).expect("count");
+    assert_eq!(kept, 3, "every ScalingReplicaSet version, once");
 }

@@ -20,6 +20,10 @@ WITH named AS (
       AND involved_name IS NOT NULL AND involved_name <> ''
       AND COALESCE(first_time, last_time) <= make_timestamp($2)
       AND last_time >= make_timestamp($1)
+      -- Implied by the COALESCE above, which DuckDB does not push into the
+      -- scan: by this it skips the row groups of events that began after
+      -- `until` (at 10M events 2 row groups read of 108, against 55).
+      AND (first_time <= make_timestamp($2) OR first_time IS NULL)
 )
 SELECT n.namespace, count(*) AS pods
 FROM named n

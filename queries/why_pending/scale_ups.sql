@@ -11,10 +11,11 @@ SELECT involved_namespace AS namespace, involved_name AS deployment,
        regexp_extract(message, 'replica set (\S+)', 1) AS replica_set,
        first_time AS occurred_at, message
 FROM (
-    -- The `events` view's choice among ScalingReplicaSet versions only (an
-    -- Event's reason never changes between its versions): the view would
-    -- window over every event version of the store first.
-    SELECT * FROM event_versions WHERE reason = 'ScalingReplicaSet'
+    -- The `events` view's choice among ScalingReplicaSet versions only,
+    -- kept apart by ingest (schema v13: `replica_set_scalings`; an Event's
+    -- reason never changes between its versions): the view would window
+    -- over every event version of the store first.
+    SELECT * FROM replica_set_scalings
     QUALIFY row_number() OVER (PARTITION BY event_key
         ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
 )

@@ -36,6 +36,7 @@ mod fast_hash;
 pub mod filter_fields;
 pub mod model_fields;
 pub mod node;
+pub mod node_text;
 pub mod objects;
 pub mod percent;
 pub mod planner;

@@ -41,22 +41,24 @@ impl PodInfo {
     /// # Errors
     /// The JSON parser's message when the text is not JSON; otherwise
     /// [`PodInfo::from_json`]'s error (naming the pod and the field).
-    pub fn from_json_text(text: &str) -> Result<PodInfo, PodTextError> {
+    pub fn from_json_text(text: &str) -> Result<PodInfo, ModelTextError> {
         if let Some(pod) = read_typed(text) {
             return Ok(pod);
         }
-        let v: Value = serde_json::from_str(text).map_err(PodTextError::Json)?;
-        PodInfo::from_json(&v).map_err(PodTextError::Model)
+        let v: Value = serde_json::from_str(text).map_err(ModelTextError::Json)?;
+        PodInfo::from_json(&v).map_err(ModelTextError::Model)
     }
 }
 
-/// Why [`PodInfo::from_json_text`] could not read a pod.
+/// Why [`PodInfo::from_json_text`] could not read a pod (or
+/// [`crate::NodeInfo::from_json_text`] a node).
 #[derive(Debug, thiserror::Error)]
-pub enum PodTextError {
+pub enum ModelTextError {
     /// The text is not JSON (the parser's message: line and column).
     #[error("{0}")]
     Json(serde_json::Error),
-    /// The model cannot read the object ([`PodInfo::from_json`]'s error).
+    /// The model cannot read the object ([`PodInfo::from_json`]'s or
+    /// [`crate::NodeInfo::from_json`]'s error).
     #[error("{0}")]
     Model(ModelError),
 }
@@ -217,16 +219,16 @@ fn volume(r: &Reader, fields: Fields) -> Option<Volume> {
     Some(Volume { name, source })
 }
 
-fn resource_list(q: Option<Quantities>) -> ResourceList {
+pub(crate) fn resource_list(q: Option<Quantities>) -> ResourceList {
     q.map(|Quantities(list)| list).unwrap_or_default()
 }
 
 /// A string-to-string map read as `Reader::string_map` reads it: a null
 /// value is an empty string, a repeated key keeps its last value.
-struct StrMap(BTreeMap<String, String>);
+pub(crate) struct StrMap(BTreeMap<String, String>);
 
 impl StrMap {
-    fn into_inner(self) -> BTreeMap<String, String> {
+    pub(crate) fn into_inner(self) -> BTreeMap<String, String> {
         self.0
     }
 }
@@ -255,7 +257,7 @@ impl<'de> Deserialize<'de> for StrMap {
 /// strings or bare numbers, nulls skipped. A bad quantity, another JSON
 /// type, or a resource named again after a value (where the last value
 /// decides) fails, sending the pod to the fallback.
-struct Quantities(ResourceList);
+pub(crate) struct Quantities(ResourceList);
 
 impl<'de> Deserialize<'de> for Quantities {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -290,10 +292,10 @@ impl<'de> Deserialize<'de> for Quantities {
 /// A JSON object read as `T`, and only an object: serde's derived structs
 /// also accept an array of their fields in order, which
 /// [`PodInfo::from_json`] reads as "no such field" (or refuses).
-struct Obj<T>(T);
+pub(crate) struct Obj<T>(pub(crate) T);
 
 impl<T> Obj<T> {
-    fn into_inner(self) -> T {
+    pub(crate) fn into_inner(self) -> T {
         self.0
     }
 }
@@ -520,7 +522,7 @@ mod tests {
         }
         // Invalid JSON text: the parser's message.
         let err = PodInfo::from_json_text("{\"metadata\": ").expect_err("not JSON");
-        assert!(matches!(err, PodTextError::Json(_)), "{err}");
+        assert!(matches!(err, ModelTextError::Json(_)), "{err}");
     }
 
     #[test]

@@ -178,6 +178,7 @@ pub fn assert_model_fields_agree(store: &Store) -> usize {
         .collect::<Result<_, _>>()
         .expect("rows");
     let (mut pods, mut typed) = (0usize, 0usize);
+    let (mut nodes, mut typed_nodes) = (0usize, 0usize);
     for (kind, object, model_text) in &rows {
         let whole: serde_json::Value = serde_json::from_str(object).expect("object JSON");
         let model: serde_json::Value =
@@ -198,9 +199,18 @@ pub fn assert_model_fields_agree(store: &Store) -> usize {
                     && kdrift_rebalance::PodInfo::from_json_text(text).map_err(|e| e.to_string()) == from_value
             }
             _ => {
+                let text = model_text.as_deref().expect("a model");
+                let from_value = kdrift_rebalance::NodeInfo::from_json(&model).map_err(|e| e.to_string());
+                if from_value.is_ok() {
+                    nodes += 1;
+                    if kdrift_rebalance::node_text::reads_typed(text) {
+                        typed_nodes += 1;
+                    }
+                }
                 node_model_fields_agree(&whole)
-                    && kdrift_rebalance::NodeInfo::from_json(&whole).ok()
-                        == kdrift_rebalance::NodeInfo::from_json(&model).ok()
+                    && kdrift_rebalance::NodeInfo::from_json(&whole).ok() == from_value.clone().ok()
+                    // The typed reader of stored models (`ClusterAt::load_nodes`) reads the same.
+                    && kdrift_rebalance::NodeInfo::from_json_text(text).map_err(|e| e.to_string()) == from_value
             }
         };
         assert!(same, "{kind} {}: the model fields lose something the model reads", &object[..object.len().min(200)]);
@@ -208,6 +218,7 @@ pub fn assert_model_fields_agree(store: &Store) -> usize {
     // Every readable pod model takes the typed path (the speed of loading a
     // cluster depends on it; a fallback would be silent otherwise).
     assert_eq!(typed, pods, "readable pod models read by the typed path");
+    assert_eq!(typed_nodes, nodes, "readable node models read by the typed path");
     rows.len()
 }
 

@@ -104,10 +104,13 @@ impl ClusterAt {
     pub fn load_nodes(store: &Store, at: DateTime<Utc>) -> Result<ClusterAt, AnalyzeError> {
         let us = at.timestamp_micros();
         let mut state = ClusterAt { at: Some(at), ..ClusterAt::default() };
+        let mut steps = crate::steps::Steps::start();
         let nodes = store.query_map(&sql::NODES_AT, [us], |r| {
             Ok((r.get::<_, String>(0)?, r.get::<_, bool>(2)?, r.get::<_, String>(3)?))
         })?;
+        steps.done("nodes query");
         let read = read_nodes(nodes.iter().map(|(_, _, json)| json.as_str()).collect());
+        steps.done("nodes read");
         for ((name, estimated, _), node) in nodes.into_iter().zip(read) {
             match node {
                 Ok(node) => state.nodes.push(node),
@@ -196,11 +199,8 @@ pub fn after_history(store: &Store, at: DateTime<Utc>) -> Result<Option<String>,
 /// one (kdrift issue 6). An unreadable node gives the model's or the JSON
 /// parser's message.
 pub(crate) fn read_nodes(models: Vec<&str>) -> Vec<Result<NodeInfo, String>> {
-    kdrift_ingest::parallel::map_ordered(models, |json| {
-        serde_json::from_str::<Value>(json)
-            .map_err(|e| e.to_string())
-            .and_then(|v| NodeInfo::from_json(&v).map_err(|e| e.to_string()))
-    })
+    // Typed, without a `Value` per node (same node or error text).
+    kdrift_ingest::parallel::map_ordered(models, |json| NodeInfo::from_json_text(json).map_err(|e| e.to_string()))
 }
 
 /// A pod version to read: namespace, name, estimated (observed after the

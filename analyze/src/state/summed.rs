@@ -138,8 +138,9 @@ impl ClusterAt {
             listed.push((row.namespace.clone(), row.name.clone(), row.estimated, json));
         }
         let read = read_pods(&listed, at);
+        steps.done("listed pods");
         let mut state = ClusterAt::load_nodes(store, at)?;
-        steps.done("listed pods, nodes");
+        steps.done("nodes");
         for ((ns, name, estimated, _), pod) in listed.iter().zip(read) {
             match pod {
                 Ok(pod) => state.pods.push(pod),

@@ -14,7 +14,7 @@ use duckdb::{Connection, Params, Row};
 pub use sql::NamedQuery;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 12;
+pub const SCHEMA_VERSION: i64 = 13;
 
 /// The `ingest_errors` message of a run closed by [`Store::open`] because
 /// the process that ran it ended without closing it.
@@ -34,6 +34,7 @@ const MIGRATIONS: &[(i64, &NamedQuery)] = &[
     (10, &sql::SCHEMA_V10),
     (11, &sql::SCHEMA_V11),
     (12, &sql::SCHEMA_V12),
+    (13, &sql::SCHEMA_V13),
 ];
 
 /// The derivations of the requested-amount changes and checkpoints (schema
@@ -421,7 +422,8 @@ impl Store {
     /// then sorted whole. v12 (the kept drain episodes table, `pod_bindings`
     /// sorted by node): pod versions kept without a namespace, when there
     /// are any, become `default`'s, and every table keyed by pod is derived
-    /// again.
+    /// again. v13: every stored ScalingReplicaSet event version copied into
+    /// `replica_set_scalings`.
     fn after_migration(&self, version: i64) -> Result<(), StoreError> {
         match version {
             4 => self.backfill_v4(),
@@ -455,6 +457,10 @@ impl Store {
                 self.batch(&sql::SCHEMA_V12_DEFAULT_NAMESPACE)?;
                 self.rederive_everything()?;
                 self.batch(&sql::SORT_NAME_INDEX)
+            }
+            13 => {
+                self.execute(&sql::DERIVE_REPLICA_SET_SCALINGS, duckdb::params![-1i64, 0i64])?;
+                Ok(())
             }
             _ => Ok(()),
         }

@@ -69,6 +69,8 @@ queries! {
     SCHEMA_V12_UNNAMESPACED_PODS = "schema_v12_unnamespaced_pods", "schema/v12_unnamespaced_pods.sql";
     /// Migration 12: pod versions kept without a namespace become `default`'s.
     SCHEMA_V12_DEFAULT_NAMESPACE = "schema_v12_default_namespace", "schema/v12_default_namespace.sql";
+    /// Migration 12 → 13: the ScalingReplicaSet event versions kept apart (`replica_set_scalings`).
+    SCHEMA_V13 = "schema_v13", "schema/v13.sql";
     /// Records the schema version after a migration.
     UPDATE_SCHEMA_VERSION = "update_schema_version", "schema/update_version.sql";
     /// Opens a transaction.
@@ -111,6 +113,8 @@ queries! {
     RUN_NODE_UIDS = "run_node_uids", "ingest/run_node_uids.sql";
     /// Derives `event_versions` for a run.
     DERIVE_EVENT_VERSIONS = "derive_event_versions", "derive/event_versions.sql";
+    /// Copies a run's ScalingReplicaSet event versions into `replica_set_scalings` (schema v13).
+    DERIVE_REPLICA_SET_SCALINGS = "derive_replica_set_scalings", "derive/replica_set_scalings.sql";
     /// Derives `pod_versions` for a run.
     DERIVE_POD_VERSIONS = "derive_pod_versions", "derive/pod_versions.sql";
     /// Derives `node_versions` for a run.

@@ -342,6 +342,7 @@ impl<'s> RunWriter<'s> {
         let after: i64 = store.query_one(&sql::MAX_OBS_ID, [], |r| r.get(0))?;
         let added = store.execute(&sql::COMMIT_OBSERVATIONS, [self.run_id])? as u64;
         store.execute(&sql::DERIVE_EVENT_VERSIONS, params![self.run_id, after])?;
+        store.execute(&sql::DERIVE_REPLICA_SET_SCALINGS, params![self.run_id, after])?;
         store.execute(&sql::DERIVE_POD_VERSIONS, params![self.run_id, after])?;
         store.execute(&sql::DERIVE_NODE_VERSIONS, params![self.run_id, after])?;
         store.execute(&sql::DERIVE_NAME_INDEX, params![self.run_id, after])?;
