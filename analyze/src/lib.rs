@@ -15,6 +15,7 @@
 //! - [`report`]: what `kdrift report` shows, gathered from the analyses above;
 //! - [`words`]: counts in words, agreeing in number.
 
+mod columns;
 pub mod drains;
 pub mod error;
 pub mod failed_scheduling;

@@ -177,15 +177,17 @@ pub(crate) fn kept_moves(store: &Store, selected: &mut [(usize, &mut Vec<NodeEpi
         return Ok(true);
     };
     let (first, last) = (first as i64 + 1, last as i64 + 1);
-    let rows = store.query_map(&sql::DRAIN_MOVES, [first, last], kept_row);
+    let batches = store.query_arrow(&sql::DRAIN_MOVES, [first, last]);
     steps.done("kept moves: query");
-    let rows = match rows {
-        Ok(rows) => rows,
+    let batches = match batches {
+        Ok(batches) => batches,
         Err(e) => {
             tracing::debug!("the kept drain moves cannot be read ({e}); computing them from the history");
             return Ok(false);
         }
     };
+    let rows = kept_rows(&batches)?;
+    steps.done("kept moves: rows");
     let mut rows = rows.into_iter().peekable();
     // Both in operation order (rows: then episode, then the episode's order).
     let mut order: Vec<usize> = (0..selected.len()).collect();
@@ -205,6 +207,60 @@ pub(crate) fn kept_moves(store: &Store, selected: &mut [(usize, &mut Vec<NodeEpi
         }
     }
     Ok(true)
+}
+
+/// The rows of query `drain_moves`, read column by column (175,678 rows at
+/// 10M events: ~0.6 s through [`kept_row`], row by row); the same rows as
+/// [`kept_row`] gives.
+///
+/// # Errors
+/// [`AnalyzeError::Column`] when a column is not of its SQL type, or is
+/// NULL where [`kept_row`] requires a value.
+fn kept_rows(batches: &[duckdb::arrow::record_batch::RecordBatch]) -> Result<Vec<KeptRow>, AnalyzeError> {
+    let mut out = Vec::with_capacity(batches.iter().map(|b| b.num_rows()).sum());
+    for batch in batches {
+        let c = crate::columns::Columns::of(&sql::DRAIN_MOVES, batch);
+        let (operation, episode) = (c.int32(0)?, c.int32(1)?);
+        let (node, namespace, name, uid) = (c.text(2)?, c.text(3)?, c.text(4)?, c.text(5)?);
+        let (evicted_at, evidence, detail, owner) = (c.times(6)?, c.text(7)?, c.text(8)?, c.text(9)?);
+        let (replacement_name, replacement_node, replacement_bound_at) = (c.text(10)?, c.text(11)?, c.times(12)?);
+        let required = |v: Option<&str>, i: usize| v.map(str::to_string).ok_or_else(|| c.null(i));
+        for row in 0..c.rows() {
+            use duckdb::arrow::array::Array;
+            if operation.is_null(row) || episode.is_null(row) {
+                return Err(c.null(if operation.is_null(row) { 0 } else { 1 }));
+            }
+            let namespace = required(namespace.get(row), 3)?;
+            let replacement =
+                match (replacement_name.get(row), replacement_node.get(row), replacement_bound_at.get(row)) {
+                    (Some(name), Some(node), Some(bound_at)) => Some(Replacement {
+                        namespace: namespace.clone(),
+                        name: name.to_string(),
+                        node: node.to_string(),
+                        bound_at,
+                    }),
+                    _ => None,
+                };
+            let moved = MovedPod {
+                from_node: required(node.get(row), 2)?,
+                namespace,
+                name: required(name.get(row), 4)?,
+                uid: required(uid.get(row), 5)?,
+                evicted_at: evicted_at.get(row).ok_or_else(|| c.null(6))?,
+                evidence: required(evidence.get(row), 7)?
+                    .split(',')
+                    .filter(|k| !k.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+                detail: detail.get(row).map(str::to_string),
+                owner: owner.get(row).map(str::to_string),
+                replacement,
+            };
+            let (op, ep) = (operation.value(row), episode.value(row));
+            out.push((usize::try_from(op).unwrap_or(0), usize::try_from(ep).unwrap_or(usize::MAX), moved));
+        }
+    }
+    Ok(out)
 }
 
 /// A row of `drain_moves` (or `drain_moves_to_node`).

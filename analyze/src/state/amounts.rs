@@ -81,15 +81,23 @@ pub fn amounts_at(store: &Store, instants: &[DateTime<Utc>]) -> Result<Vec<Amoun
         instants.iter().map(|t| (t.timestamp_micros(), AmountsAt { at: Some(*t), ..AmountsAt::default() })).collect();
 
     // Nodes: a version that holds at several instants is read once.
-    let rows = store.query_map(&sql::NODES_AT_INSTANTS, [&list], |r| {
-        Ok((
-            r.get::<_, i64>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, i64>(2)?,
-            r.get::<_, bool>(3)?,
-            r.get::<_, Option<String>>(4)?,
-        ))
-    })?;
+    // Column by column (20 instants of 5,000 nodes are 100,000 rows), the
+    // names and objects borrowed from the result.
+    let batches = store.query_arrow(&sql::NODES_AT_INSTANTS, [&list])?;
+    let mut rows: Vec<(i64, &str, i64, bool, Option<&str>)> = Vec::new();
+    for batch in &batches {
+        let c = crate::columns::Columns::of(&sql::NODES_AT_INSTANTS, batch);
+        let (at_us, name, obs_id, estimated, object) = (c.int64(0)?, c.text(1)?, c.int64(2)?, c.bools(3)?, c.text(4)?);
+        for row in 0..c.rows() {
+            rows.push((
+                c.required_i64(at_us, 0, row)?,
+                name.get(row).ok_or_else(|| c.null(1))?,
+                c.required_i64(obs_id, 2, row)?,
+                c.required_bool(estimated, 3, row)?,
+                object.get(row),
+            ));
+        }
+    }
     // Each version is parsed once (on every core; its object comes with its
     // first row only) and shared by every instant it holds at: 20 instants
     // of 5,000 nodes are 5,000 parses and no copy.
@@ -98,7 +106,7 @@ pub fn amounts_at(store: &Store, instants: &[DateTime<Utc>]) -> Result<Vec<Amoun
     let mut per_instant: HashMap<i64, usize> = HashMap::new();
     for (at_us, _, obs_id, _, json) in &rows {
         if let (true, Some(json)) = (seen.insert(*obs_id), json) {
-            first.push((*obs_id, json.as_str()));
+            first.push((*obs_id, json));
         }
         *per_instant.entry(*at_us).or_default() += 1;
     }
@@ -118,7 +126,7 @@ pub fn amounts_at(store: &Store, instants: &[DateTime<Utc>]) -> Result<Vec<Amoun
             None => {}
         }
         if *estimated {
-            out.estimated_nodes.push(name.clone());
+            out.estimated_nodes.push(name.to_string());
         }
     }
 
