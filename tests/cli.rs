@@ -295,3 +295,47 @@ fn why_pending_does_not_call_a_fit_contradicted_by_an_event_that_names_no_modell
         "{volume}"
     );
 }
+
+#[test]
+fn an_ingest_sorts_its_lookup_tables_and_keeps_the_moves_and_says_so_with_v() {
+    // A bound pod (a binding and name-index entries to sort); a second
+    // ingest of the same file adds nothing, so nothing is sorted again.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let file = dir.path().join("pods.json");
+    std::fs::write(
+        &file,
+        r#"{"kind":"List","items":[
+            {"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"2","pods":"110"}}},
+            {"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-1","namespace":"d","uid":"u1","creationTimestamp":"2026-01-01T00:00:00Z"},
+             "spec":{"nodeName":"n1","containers":[{"name":"c"}]},"status":{"phase":"Running"}}]}"#,
+    )
+    .expect("write");
+    let ingest = || {
+        let out = kdrift().arg("-v").arg("--db").arg(&db).args(["ingest", "file"]).arg(&file).assert().success();
+        String::from_utf8_lossy(&out.get_output().stderr).to_string()
+    };
+    let first = ingest();
+    for needle in ["sorted the name index, ", "sorted the bindings by node, ", "kept the moves of 0 drain operation(s)"]
+    {
+        assert!(first.contains(needle), "missing {needle:?} in:\n{first}");
+    }
+    let again = ingest();
+    assert!(!again.contains("sorted the"), "nothing new to sort:\n{again}");
+    assert!(again.contains("the kept drain moves are already those of the history"), "{again}");
+    // Test fixture: the store as schema 12 left it; the next open migrates it, and says so.
+    kdrift_ingest::Store::open(&db)
+        .expect("open")
+        .conn()
+        .execute_batch(
+            "DROP TABLE replica_set_scalings; UPDATE kdrift_meta SET value = '12' WHERE key = 'schema_version'; \
+             UPDATE drain_moves_kept SET schema_version = 12;",
+        )
+        .expect("downgrade");
+    let out = kdrift().arg("-v").arg("--db").arg(&db).arg("skew").assert().success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    let said = format!("from schema version 12 to {}", kdrift_ingest::store::SCHEMA_VERSION);
+    assert!(stderr.contains("migrating store") && stderr.contains(&said), "{stderr}");
+    let out = kdrift().arg("-v").arg("--db").arg(&db).arg("skew").assert().success();
+    assert!(!String::from_utf8_lossy(&out.get_output().stderr).contains("migrating"), "migrated once");
+}

@@ -308,3 +308,24 @@ fn real_node_events_k8s_ha_master_goes_not_ready_and_the_node_controller_evicts(
     // Kept (schema v9), the moves read back the same: the three static pods.
     assert_eq!(kdrift_tests::assert_kept_moves_agree(&store), 3);
 }
+
+#[test]
+fn a_kept_move_row_edited_to_null_sends_the_timeline_back_to_the_history_with_the_same_answer() {
+    // Break-it trial (session 22): a kept row with a NULL uid made the column
+    // reader fail the whole command, where the row reader had fallen back.
+    use kdrift_analyze::drains::{drain_timeline, keep_moves, read_kept_moves};
+    let (_dir, store) = kdrift_tests::temp_store();
+    let scenario = kdrift_ingest::scenario::generate(&kdrift_ingest::scenario::ScenarioConfig { seed: 1, scale: 1 });
+    kdrift_ingest::demo::ingest_scenario(&store, scenario, 1).expect("ingest");
+    keep_moves(&store).expect("keep");
+    let expected = drain_timeline(&store, None, None).expect("from the kept rows");
+    assert!(expected.operations.iter().map(|o| o.pods_moved).sum::<usize>() > 10, "moves to read");
+    // Test fixture: a store edited by hand.
+    store
+        .conn()
+        .execute_batch("UPDATE drain_moves SET uid = NULL WHERE rowid = (SELECT min(rowid) FROM drain_moves)")
+        .expect("edit");
+    let err = read_kept_moves(&store).expect_err("the column reader refuses the row");
+    assert!(err.to_string().contains("column 5 (uid) is NULL where a value is required"), "{err}");
+    assert_eq!(drain_timeline(&store, None, None).expect("from the history"), expected);
+}

@@ -298,7 +298,9 @@ pub fn assert_amounts_agree(store: &Store, samples: usize) -> usize {
 /// be read or written.
 pub fn assert_kept_moves_agree(store: &Store) -> usize {
     use chrono::{DateTime, Duration, Utc};
-    use kdrift_analyze::drains::{drain_moves_and_placements, drain_timeline, keep_moves, moves_are_fresh};
+    use kdrift_analyze::drains::{
+        drain_moves_and_placements, drain_timeline, keep_moves, moves_are_fresh, read_kept_moves,
+    };
     // Test-only: drop the kept rows so that the first reads compute (a fresh store may already have them).
     store.conn().execute_batch("DELETE FROM drain_moves; DELETE FROM drain_moves_kept;").expect("clear kept moves");
     assert!(!moves_are_fresh(store).expect("fresh?"), "nothing kept yet");
@@ -325,6 +327,9 @@ pub fn assert_kept_moves_agree(store: &Store) -> usize {
     assert_eq!(kept.operations, whole.operations.len());
     assert_eq!(kept.moves, whole.operations.iter().map(|o| o.pods_moved).sum::<usize>(), "one row per moved pod");
     assert!(moves_are_fresh(store).expect("fresh?"), "kept moves are fresh");
+    // The timeline reads every kept row column by column (a refused row
+    // would send it back to the history, silently).
+    assert_eq!(read_kept_moves(store).expect("kept rows read column by column"), kept.moves);
     assert!(!keep_moves(store).expect("keep again").computed, "fresh moves are not computed again");
     for ((s, u), expected) in windows.iter().zip(&computed) {
         let got = drain_timeline(store, *s, *u).expect("timeline from the kept moves");

@@ -25,7 +25,7 @@ use kdrift_ingest::Store;
 use serde::Serialize;
 
 pub use episodes::{Band, BandKind, EpisodeEnd, NodeEpisode};
-pub use kept::{keep_moves, moves_are_fresh, KeptMoves};
+pub use kept::{keep_moves, moves_are_fresh, read_kept_moves, KeptMoves};
 pub use moves::{MovedPod, Replacement};
 pub use to_nodes::{drain_moves_to_nodes, EpisodeOnNode, MovesToNodes, OperationToNodes};
 

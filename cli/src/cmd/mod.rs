@@ -85,28 +85,26 @@ pub(crate) fn open_store(db: &Path) -> anyhow::Result<Store> {
 /// # Errors
 /// Writing the warning to stderr failed.
 pub(crate) fn keep_after_ingest(store: &Store) -> anyhow::Result<()> {
-    let started = std::time::Instant::now();
-    match store.sort_name_index() {
-        Ok(true) => tracing::info!("sorted the name index, {:.2} s", started.elapsed().as_secs_f64()),
-        Ok(false) => tracing::debug!("the name index's unsorted tail is small; not sorted"),
-        Err(e) => writeln!(
-            std::io::stderr(),
-            "kdrift: warning: store {}: the name index was not sorted ({:#}); lookups by name read more of it",
-            store.path().display(),
-            anyhow::Error::new(e)
-        )?,
-    }
-    let started = std::time::Instant::now();
-    match store.sort_pod_bindings() {
-        Ok(true) => tracing::info!("sorted the bindings by node, {:.2} s", started.elapsed().as_secs_f64()),
-        Ok(false) => tracing::debug!("the bindings' unsorted tail is small; not sorted"),
-        Err(e) => writeln!(
-            std::io::stderr(),
-            "kdrift: warning: store {}: the bindings were not sorted by node ({:#}); lookups by node read more of them",
-            store.path().display(),
-            anyhow::Error::new(e)
-        )?,
-    }
+    sort_when_grown(
+        store,
+        Store::sort_name_index,
+        [
+            "sorted the name index",
+            "the name index's",
+            "the name index was not sorted",
+            "lookups by name read more of it",
+        ],
+    )?;
+    sort_when_grown(
+        store,
+        Store::sort_pod_bindings,
+        [
+            "sorted the bindings by node",
+            "the bindings'",
+            "the bindings were not sorted by node",
+            "lookups by node read more of them",
+        ],
+    )?;
     let started = std::time::Instant::now();
     match kdrift_analyze::drains::keep_moves(store) {
         Ok(kept) if kept.computed => tracing::info!(
@@ -120,6 +118,30 @@ pub(crate) fn keep_after_ingest(store: &Store) -> anyhow::Result<()> {
             std::io::stderr(),
             "kdrift: warning: store {}: the drain moves were not kept ({:#}); `kdrift timeline drains` computes them \
              from the history instead",
+            store.path().display(),
+            anyhow::Error::new(e)
+        )?,
+    }
+    Ok(())
+}
+
+/// Runs one of the store's "sort when grown by an eighth" steps
+/// ([`Store::sort_name_index`], [`Store::sort_pod_bindings`]): logs what it
+/// did (`-v`), or warns on stderr when it failed (the store stays correct,
+/// only slower to read). `words`: what sorting did, whose unsorted tail
+/// was small, what failed, and what that costs.
+fn sort_when_grown(
+    store: &Store,
+    sort: fn(&Store) -> Result<bool, kdrift_ingest::StoreError>,
+    [done, whose, failed, cost]: [&str; 4],
+) -> anyhow::Result<()> {
+    let started = std::time::Instant::now();
+    match sort(store) {
+        Ok(true) => tracing::info!("{done}, {:.2} s", started.elapsed().as_secs_f64()),
+        Ok(false) => tracing::debug!("{whose} unsorted tail is small; not sorted"),
+        Err(e) => writeln!(
+            std::io::stderr(),
+            "kdrift: warning: store {}: {failed} ({:#}); {cost}",
             store.path().display(),
             anyhow::Error::new(e)
         )?,

@@ -380,6 +380,14 @@ impl Store {
             })?;
         }
         let found = self.check_version()?;
+        if has_meta != 0 && found < SCHEMA_VERSION {
+            // In place and one way: an older kdrift refuses the store afterwards.
+            tracing::info!(
+                "migrating store {} from schema version {found} to {SCHEMA_VERSION} (older kdrift releases \
+                 cannot open it afterwards)",
+                self.path.display()
+            );
+        }
         self.migrate(found)
     }
 
