@@ -188,7 +188,7 @@ pub(crate) fn kept_moves(store: &Store, selected: &mut [(usize, &mut Vec<NodeEpi
     };
     // A row the column reader refuses (a NULL where a value is required: a
     // store edited by hand) makes the kept rows unreadable, as a failed query does.
-    let rows = match kept_rows(&batches) {
+    let rows = match kept_rows(&sql::DRAIN_MOVES, &batches) {
         Ok(rows) => rows,
         Err(e) => {
             tracing::debug!("the kept drain moves cannot be read ({e}); computing them from the history");
@@ -227,20 +227,24 @@ pub(crate) fn kept_moves(store: &Store, selected: &mut [(usize, &mut Vec<NodeEpi
 #[doc(hidden)]
 pub fn read_kept_moves(store: &Store) -> Result<usize, AnalyzeError> {
     let batches = store.query_arrow(&sql::DRAIN_MOVES, [i64::MIN, i64::MAX])?;
-    Ok(kept_rows(&batches)?.len())
+    Ok(kept_rows(&sql::DRAIN_MOVES, &batches)?.len())
 }
 
-/// The rows of query `drain_moves`, read column by column (175,678 rows at
-/// 10M events: ~0.6 s through [`kept_row`], row by row); the same rows as
-/// [`kept_row`] gives.
+/// The rows of query `q` (`drain_moves` or `drain_moves_to_node`: the
+/// columns of `drain_moves`), read column by column (175,678 rows at 10M
+/// events: ~0.6 s row by row through duckdb-rs).
 ///
 /// # Errors
 /// [`AnalyzeError::Column`] when a column is not of its SQL type, or is
-/// NULL where [`kept_row`] requires a value.
-fn kept_rows(batches: &[duckdb::arrow::record_batch::RecordBatch]) -> Result<Vec<KeptRow>, AnalyzeError> {
+/// NULL where the move needs a value (all but `detail`, `owner` and the
+/// replacement's).
+pub(super) fn kept_rows(
+    q: &kdrift_ingest::store::NamedQuery,
+    batches: &[duckdb::arrow::record_batch::RecordBatch],
+) -> Result<Vec<KeptRow>, AnalyzeError> {
     let mut out = Vec::with_capacity(batches.iter().map(|b| b.num_rows()).sum());
     for batch in batches {
-        let c = crate::columns::Columns::of(&sql::DRAIN_MOVES, batch);
+        let c = crate::columns::Columns::of(q, batch);
         let (operation, episode) = (c.int32(0)?, c.int32(1)?);
         let (node, namespace, name, uid) = (c.text(2)?, c.text(3)?, c.text(4)?, c.text(5)?);
         let (evicted_at, evidence, detail, owner) = (c.times(6)?, c.text(7)?, c.text(8)?, c.text(9)?);
@@ -282,30 +286,4 @@ fn kept_rows(batches: &[duckdb::arrow::record_batch::RecordBatch]) -> Result<Vec
         }
     }
     Ok(out)
-}
-
-/// A row of `drain_moves` (or `drain_moves_to_node`).
-pub(super) fn kept_row(r: &duckdb::Row<'_>) -> duckdb::Result<KeptRow> {
-    let operation: i64 = r.get(0)?;
-    let episode: i64 = r.get(1)?;
-    let namespace: String = r.get(3)?;
-    let evidence: String = r.get(7)?;
-    let replacement = match (r.get::<_, Option<String>>(10)?, r.get::<_, Option<String>>(11)?, r.get(12)?) {
-        (Some(name), Some(node), Some(bound_at)) => {
-            Some(Replacement { namespace: namespace.clone(), name, node, bound_at })
-        }
-        _ => None,
-    };
-    let moved = MovedPod {
-        from_node: r.get(2)?,
-        namespace,
-        name: r.get(4)?,
-        uid: r.get(5)?,
-        evicted_at: r.get(6)?,
-        evidence: evidence.split(',').filter(|k| !k.is_empty()).map(str::to_string).collect(),
-        detail: r.get(8)?,
-        owner: r.get(9)?,
-        replacement,
-    };
-    Ok((usize::try_from(operation).unwrap_or(0), usize::try_from(episode).unwrap_or(usize::MAX), moved))
 }

@@ -140,7 +140,8 @@ fn from_kept(store: &Store, until: DateTime<Utc>, nodes: &[&str]) -> Result<Opti
     // in the kept order: operation, episode, eviction, pod.
     let mut moves: Vec<KeptRow> = Vec::new();
     for node in nodes {
-        moves.extend(store.query_map(&sql::DRAIN_MOVES_TO_NODE, duckdb::params![1i64, last, node], kept::kept_row)?);
+        let batches = store.query_arrow(&sql::DRAIN_MOVES_TO_NODE, duckdb::params![1i64, last, node])?;
+        moves.extend(kept::kept_rows(&sql::DRAIN_MOVES_TO_NODE, &batches)?);
     }
     moves.sort_by(|(a_op, a_ep, a), (b_op, b_ep, b)| {
         (a_op, a_ep, a.evicted_at, &a.namespace, &a.name).cmp(&(b_op, b_ep, b.evicted_at, &b.namespace, &b.name))
