@@ -328,7 +328,7 @@ fn an_ingest_sorts_its_lookup_tables_and_keeps_the_moves_and_says_so_with_v() {
         .expect("open")
         .conn()
         .execute_batch(
-            "DROP TABLE replica_set_scalings; UPDATE kdrift_meta SET value = '12' WHERE key = 'schema_version'; \
+            "ALTER TABLE pod_versions DROP COLUMN first_seen_late; DROP TABLE replica_set_scalings; UPDATE kdrift_meta SET value = '12' WHERE key = 'schema_version'; \
              UPDATE drain_moves_kept SET schema_version = 12;",
         )
         .expect("downgrade");

@@ -896,7 +896,7 @@ fn a_deleted_pod_stored_without_a_namespace_is_not_revived_by_its_scheduled_even
     duckdb::Connection::open(&path)
         .expect("open")
         .execute_batch(
-            "DROP TABLE replica_set_scalings; DROP TABLE drain_episodes; DROP TABLE pod_bindings_sorted; \
+            "ALTER TABLE pod_versions DROP COLUMN first_seen_late; DROP TABLE replica_set_scalings; DROP TABLE drain_episodes; DROP TABLE pod_bindings_sorted; \
              UPDATE kdrift_meta SET value = '11' WHERE key = 'schema_version';",
         )
         .expect("downgrade the schema");

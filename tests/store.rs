@@ -64,14 +64,14 @@ fn a_version_1_store_is_migrated_to_the_current_version_and_keeps_its_data() {
         // Test fixture: the store as kdrift 0.1 (schema 1) left it.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "DROP TABLE vl_windows; {DROP_V13} {DROP_V12} {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '1' WHERE key = 'schema_version'"
+            "DROP TABLE vl_windows; {DROP_V14} {DROP_V13} {DROP_V12} {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '1' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }
     let store = Store::open(&path).expect("migrate");
     let version = kdrift_ingest::store::catalog::run(&store, "get_schema_version", &[]).expect("version");
     assert_eq!(version.rows[0][0], serde_json::Value::String(SCHEMA_VERSION.to_string()));
-    assert_eq!(SCHEMA_VERSION, 13);
+    assert_eq!(SCHEMA_VERSION, 14);
     assert!(kdrift_ingest::store::catalog::run(&store, "vl_windows", &[]).expect("vl_windows exists").rows.is_empty());
     assert_eq!(store.counts().expect("counts").events, 1, "the data stays");
 }
@@ -97,6 +97,7 @@ fn downgrade_to_v6_order(path: &std::path::Path) {
          UPDATE kdrift_meta SET value = '6' WHERE key = 'schema_version';",
     )
     .expect("downgrade");
+    c.execute_batch(DROP_V14).expect("drop schema 14's column");
     c.execute_batch(DROP_V13).expect("drop schema 13's tables");
     c.execute_batch(DROP_V12).expect("drop schema 12's tables");
     c.execute_batch(DROP_V11).expect("drop schema 11's tables");
@@ -108,6 +109,9 @@ fn downgrade_to_v6_order(path: &std::path::Path) {
 /// Test fixture: undoes schema v10 (the filter fields of pod versions).
 const DROP_V10: &str = "ALTER TABLE pod_versions DROP COLUMN labels; ALTER TABLE pod_versions DROP COLUMN scheduling_terms; \
     ALTER TABLE staging_observations DROP COLUMN labels; ALTER TABLE staging_observations DROP COLUMN scheduling_terms;";
+
+/// Test fixture: undoes schema v14 (the pod versions first observed late, flagged).
+const DROP_V14: &str = "ALTER TABLE pod_versions DROP COLUMN first_seen_late;";
 
 /// Test fixture: undoes schema v13 (the ScalingReplicaSet event versions kept apart).
 const DROP_V13: &str = "DROP TABLE replica_set_scalings;";
@@ -215,7 +219,7 @@ fn a_version_2_store_is_migrated_even_when_opened_for_analysis() {
         // Test fixture: the store as schema 2 left it.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "{DROP_V13} {DROP_V12} {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '2' WHERE key = 'schema_version'"
+            "{DROP_V14} {DROP_V13} {DROP_V12} {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '2' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }
@@ -268,7 +272,7 @@ fn a_version_3_store_gets_intervals_and_requested_amounts_when_migrated() {
         // Test fixture: the store as kdrift 0.1 with schema v3 left it.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "{DROP_V13} {DROP_V12} {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} UPDATE kdrift_meta SET value = '3' WHERE key = 'schema_version'"
+            "{DROP_V14} {DROP_V13} {DROP_V12} {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} UPDATE kdrift_meta SET value = '3' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }
@@ -612,7 +616,7 @@ fn a_version_9_store_migrates_and_why_pending_answers_as_before_from_the_history
         // Test fixture: the store as schema 9 left it, its moves kept then.
         let c = duckdb::Connection::open(&path).expect("open");
         c.execute_batch(&format!(
-            "{DROP_V13} {DROP_V12} {DROP_V11} {DROP_V10} UPDATE kdrift_meta SET value = '9' WHERE key = 'schema_version'; \
+            "{DROP_V14} {DROP_V13} {DROP_V12} {DROP_V11} {DROP_V10} UPDATE kdrift_meta SET value = '9' WHERE key = 'schema_version'; \
              UPDATE drain_moves_kept SET schema_version = 9;"
         ))
         .expect("downgrade");
@@ -967,7 +971,7 @@ fn a_pod_created_right_after_its_deployment_scaled_up_arrived_by_that_scale_up_b
     duckdb::Connection::open(&path)
         .expect("open")
         .execute_batch(&format!(
-            "{DROP_V13} UPDATE kdrift_meta SET value = '12' WHERE key = 'schema_version'; \
+            "{DROP_V14} {DROP_V13} UPDATE kdrift_meta SET value = '12' WHERE key = 'schema_version'; \
              UPDATE drain_moves_kept SET schema_version = 12;"
         ))
         .expect("downgrade");

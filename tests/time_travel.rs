@@ -82,3 +82,68 @@ fn events_and_owner_templates_rebuild_node_1_at_the_failure() {
     assert_eq!(s.matches_event, Some(true));
     assert!(r.notes.iter().any(|n| n.contains("known only from events")), "{:?}", r.notes);
 }
+
+/// The contract of `first_seen_late` (schema v14, queries/schema/v14.sql),
+/// test-only SQL on the raw table: (late first versions, those of them not
+/// flagged, flagged versions that are no longer first).
+fn first_seen_late_counts(store: &kdrift_ingest::Store) -> (i64, i64, i64) {
+    store
+        .conn()
+        .query_row(
+            "SELECT count(*) FILTER (WHERE late), count(*) FILTER (WHERE late AND NOT COALESCE(first_seen_late, false)), \
+                    count(*) FILTER (WHERE first_seen_late AND NOT first_version) \
+             FROM (SELECT *, first_version AND (created_at IS NULL OR observed_at > created_at + INTERVAL 1 HOUR) AS late \
+                   FROM pod_versions)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .expect("first_seen_late counts")
+}
+
+/// Estimated pods (stored at the instant, first observed after it) per
+/// instant, from the checkpoints and `requested_extras_at`.
+fn estimated_pods(store: &kdrift_ingest::Store, instants: &[chrono::DateTime<chrono::Utc>]) -> Vec<u64> {
+    let amounts = kdrift_analyze::state::amounts::amounts_at(store, instants).expect("amounts_at");
+    amounts.iter().map(|a| a.estimated_pods).collect()
+}
+
+#[test]
+fn pods_first_observed_hours_after_their_creation_are_estimated_before_it_batch_by_batch_and_after_migration_14() {
+    // The demo history in seven runs, the later part first: a pod whose
+    // later versions arrive first is first observed late until its older
+    // versions arrive (its flag then stays, no longer first).
+    let scenario = generate(&ScenarioConfig { seed: 9, scale: 1 });
+    let start = scenario.facts.start;
+    let mut parts: Vec<Vec<_>> = scenario.records.chunks(scenario.records.len() / 7 + 1).map(<[_]>::to_vec).collect();
+    parts.rotate_left(4);
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("late.duckdb");
+    let store = kdrift_ingest::Store::open(&path).expect("create");
+    for (i, part) in parts.into_iter().enumerate() {
+        let location = format!("demo:part={i}");
+        ingest_records(&store, "demo", &location, part.into_iter().map(|r| to_record(r, &location))).expect("ingest");
+    }
+    let (late, unflagged, stale) = first_seen_late_counts(&store);
+    assert!(late > 20, "{late} pods first observed over an hour after their creation");
+    assert_eq!(unflagged, 0, "every late first version is flagged, batch by batch");
+    assert!(stale > 0, "the out-of-order parts leave flags on versions no longer first");
+    // Instants more than an hour before those pods were first observed: the
+    // flag finds them (the hour after the instant does not hold them).
+    let instants: Vec<_> = [-48, -3, -2, 0, 5, 30].iter().map(|h| start + chrono::Duration::hours(*h)).collect();
+    let before = estimated_pods(&store, &instants);
+    assert!(before[1] > 20 && before[0] > 0, "estimated pods at {instants:?}: {before:?}");
+    assert!(kdrift_tests::assert_amounts_agree(&store, 40) > 40);
+    drop(store);
+    // Test fixture: the store as schema 13 left it.
+    duckdb::Connection::open(&path)
+        .expect("open")
+        .execute_batch(
+            "ALTER TABLE pod_versions DROP COLUMN first_seen_late; \
+             UPDATE kdrift_meta SET value = '13' WHERE key = 'schema_version';",
+        )
+        .expect("downgrade");
+    let store = kdrift_ingest::Store::open(&path).expect("migrate");
+    assert_eq!(first_seen_late_counts(&store), (late, 0, 0), "migration 14 flags exactly the late first versions");
+    assert_eq!(estimated_pods(&store, &instants), before, "the same pods estimated");
+    assert!(kdrift_tests::assert_amounts_agree(&store, 40) > 40);
+}

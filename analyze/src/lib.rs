@@ -15,6 +15,7 @@
 //! - [`report`]: what `kdrift report` shows, gathered from the analyses above;
 //! - [`words`]: counts in words, agreeing in number.
 
+mod alongside;
 mod columns;
 pub mod drains;
 pub mod error;

@@ -4,7 +4,8 @@
 --   row has none) and, read from them, when the pod was bound (PodScheduled=True) and its eviction mark
 --   (DisruptionTarget=True: time, "reason: message"), and what the version adds to its node's requested amounts
 --   (schema v4: `usage_node`, `requests_*`, `model_error`, computed at staging; NULL when the staging row has
---   none; schema v10: `labels`, `scheduling_terms`, likewise). `valid_until` and `first_version` are left NULL here: `derive_pod_intervals` sets them next.
+--   none; schema v10: `labels`, `scheduling_terms`, likewise). `valid_until` and `first_version` are left NULL here: `derive_pod_intervals` sets them next
+--   (schema v14: `first_seen_late` too, set by `derive_pod_first_seen_late` after it).
 --   A version stored without a namespace is `default`'s (schema v12: every
 --   reader keys pods by the namespace as the cluster model reads it).
 -- params: $1 run_id BIGINT, $2 after_obs_id BIGINT (only observations after it: one committed batch of a long run; 0 for all)
@@ -41,7 +42,8 @@ SELECT
     requests_other,
     model_error,
     labels,
-    scheduling_terms
+    scheduling_terms,
+    NULL
 FROM (
     SELECT x.*,
            -- The model keeps only the PodScheduled and DisruptionTarget conditions: small to parse.

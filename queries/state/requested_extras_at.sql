@@ -8,18 +8,28 @@
 --   or before it that the model cannot read (`model_error`) or that request
 --   resources other than cpu and memory (`requests_other`, counted toward a
 --   node). Each part is a plain range or null test on one table, so that
---   DuckDB prunes row groups (one query per instant).
+--   DuckDB prunes row groups (one query per instant): the versions observed
+--   after the instant are read from the hour after it, plus those flagged
+--   `first_seen_late` (a first version observed after the instant's hour
+--   and created at or before the instant was observed over an hour after
+--   its creation: the flag's contract, queries/schema/v14.sql).
 -- params: $1 at_us BIGINT (UTC microseconds)
 -- columns: namespace VARCHAR, name VARCHAR, usage_node VARCHAR, requests_cpu BIGINT (millicores),
 --   requests_memory BIGINT (bytes), requests_other VARCHAR (JSON object), model_error VARCHAR,
 --   unreadable VARCHAR ("Pod namespace/name: why", as `pods_summary_at`; NULL when readable),
 --   scheduled_after BOOLEAN (PodScheduled turned True after the instant), estimated BOOLEAN
 WITH v AS (
+    -- Estimated, first observed within the hour after the instant: the common case.
     SELECT namespace, name, usage_node, requests_cpu, requests_memory, requests_other, model_error, scheduled_at, true AS estimated FROM pod_versions
-    WHERE first_version AND observed_at > make_timestamp($1) AND created_at <= make_timestamp($1)
+    WHERE first_version AND observed_at > make_timestamp($1) AND observed_at <= make_timestamp($1) + INTERVAL 1 HOUR
+      AND (created_at <= make_timestamp($1) OR created_at IS NULL)
     UNION ALL
+    -- Estimated, first observed later: more than an hour after creation (or
+    -- without a creationTimestamp), so `first_seen_late` (schema v14), which
+    -- few row groups hold.
     SELECT namespace, name, usage_node, requests_cpu, requests_memory, requests_other, model_error, scheduled_at, true FROM pod_versions
-    WHERE first_version AND observed_at > make_timestamp($1) AND created_at IS NULL
+    WHERE first_seen_late AND first_version AND observed_at > make_timestamp($1) + INTERVAL 1 HOUR
+      AND (created_at <= make_timestamp($1) OR created_at IS NULL)
     UNION ALL
     SELECT namespace, name, usage_node, requests_cpu, requests_memory, requests_other, model_error, scheduled_at, false FROM pod_versions
     WHERE model_error IS NOT NULL

@@ -223,9 +223,9 @@ pub fn assert_model_fields_agree(store: &Store) -> usize {
 }
 
 /// About `samples` instants spread over the store's pod and node version
-/// times, plus the first and last, each of them 1 µs earlier, an hour
-/// before the history and an hour after it: where the state at an instant
-/// changes, and around it.
+/// times, plus the first and last, each of them 1 µs earlier, an hour,
+/// three hours and two days before the history and an hour after it: where
+/// the state at an instant changes, and around it.
 ///
 /// # Panics
 /// When the store has no pod or node version, or cannot be read.
@@ -248,6 +248,9 @@ pub fn sample_instants(store: &Store, samples: usize) -> Vec<chrono::DateTime<ch
     let edges: Vec<DateTime<Utc>> = instants.iter().map(|t| *t - Duration::microseconds(1)).collect();
     instants.extend(edges);
     instants.push(times[0] - Duration::hours(1));
+    // Further before: pods created then but first observed over an hour
+    // later are found by `first_seen_late` (schema v14), not the hour after.
+    instants.extend([times[0] - Duration::hours(3), times[0] - Duration::days(2)]);
     instants.push(times[times.len() - 1] + Duration::hours(1));
     instants
 }
@@ -258,7 +261,7 @@ pub use filter_load::assert_filter_load_agrees;
 /// aggregates (`kdrift_analyze::state::amounts::amounts_at`, schema v4) are
 /// those of the state loaded pod by pod (`ClusterAt::load`, summed as
 /// `NodePods::usage`), at the store's first and last instants, just before
-/// both, and at up to `samples` pod or node version times (each, and 1 µs
+/// both, an hour after the last, 1 and 3 hours and 2 days before the first, and at up to `samples` pod or node version times (each, and 1 µs
 /// before it: the edges of the version intervals). Returns how many instants
 /// were compared.
 ///

@@ -237,6 +237,32 @@ enum Moves {
     FromHistory,
 }
 
+/// Whether the moves of the `selected` operations come from the kept rows
+/// (then read into their episodes: no evidence is read and no binding
+/// looked up for them), which needs `source` to allow it and the kept rows
+/// to be fresh. A focus comes with `Moves::FromHistory` only: `to_nodes`
+/// reads the kept rows for some nodes itself.
+fn kept_or_history(
+    store: &Store,
+    source: Moves,
+    focus: &Option<focus::Focus>,
+    selected: &mut [Selected],
+) -> Result<bool, AnalyzeError> {
+    debug_assert!(focus.is_none() || source == Moves::FromHistory, "a focus matches its moves from the history");
+    let from_kept = source == Moves::KeptWhenFresh && {
+        let mut episodes: Vec<(usize, &mut Vec<NodeEpisode>)> =
+            selected.iter_mut().map(|(i, episodes, _, _)| (*i, episodes)).collect();
+        kept::kept_moves(store, &mut episodes)?
+    };
+    if source == Moves::KeptWhenFresh {
+        tracing::debug!(
+            "drain moves: {}",
+            if from_kept { "read from the kept rows" } else { "matched from the history (no fresh kept rows)" }
+        );
+    }
+    Ok(from_kept)
+}
+
 /// One operation in the window: its number (from 0), episodes, start and last signal.
 type Selected = (usize, Vec<NodeEpisode>, DateTime<Utc>, DateTime<Utc>);
 
@@ -291,22 +317,24 @@ fn timeline(
         _ => None,
     };
     steps.done("timeline: operations, focus");
-    // The kept moves, when fresh: then no evidence is read and no binding
-    // looked up for them. (A focus comes with `Moves::FromHistory` only:
-    // `to_nodes` reads the kept rows for some nodes itself.)
-    debug_assert!(focus.is_none() || source == Moves::FromHistory, "a focus matches its moves from the history");
-    let from_kept = source == Moves::KeptWhenFresh && {
-        let mut episodes: Vec<(usize, &mut Vec<NodeEpisode>)> =
-            selected.iter_mut().map(|(i, episodes, _, _)| (*i, episodes)).collect();
-        kept::kept_moves(store, &mut episodes)?
+    // The amounts before and after every operation: one read for all
+    // instants, on a second connection while this one reads the moves (at
+    // 10M events each takes ~0.5 s, mostly on one core; kdrift issue 6).
+    let instants: Vec<DateTime<Utc>> =
+        selected.iter().flat_map(|(_, _, start, last)| [*start - Duration::seconds(1), *last + SETTLE]).collect();
+    let (from_kept, amounts) = if with_requested {
+        let (from_kept, amounts) = crate::alongside::alongside(
+            store,
+            |reader| requested_at_instants(reader, &instants),
+            || kept_or_history(store, source, &focus, &mut selected),
+        )?;
+        (from_kept?, amounts?)
+    } else {
+        let from_kept = kept_or_history(store, source, &focus, &mut selected)?;
+        (from_kept, instants.iter().map(|t| RequestedAt::empty(*t)).collect())
     };
-    steps.done("timeline: kept moves");
-    if source == Moves::KeptWhenFresh {
-        tracing::debug!(
-            "drain moves: {}",
-            if from_kept { "read from the kept rows" } else { "matched from the history (no fresh kept rows)" }
-        );
-    }
+    let mut amounts = amounts.into_iter();
+    steps.done("timeline: kept moves, requested amounts");
     let all_evidence = match (reach, &focus) {
         _ if from_kept => Vec::new(),
         (Some((from, to)), Some(f)) => f.evidence(store, from, to)?,
@@ -336,15 +364,6 @@ fn timeline(
         (None, _) => Vec::new(),
     };
     steps.done("timeline: evidence, placements");
-    // The amounts before and after every operation: one read for all instants.
-    let instants: Vec<DateTime<Utc>> =
-        selected.iter().flat_map(|(_, _, start, last)| [*start - Duration::seconds(1), *last + SETTLE]).collect();
-    let mut amounts = if with_requested {
-        requested_at_instants(store, &instants)?.into_iter()
-    } else {
-        instants.iter().map(|t| RequestedAt::empty(*t)).collect::<Vec<_>>().into_iter()
-    };
-    steps.done("timeline: requested amounts");
     let mut operations = Vec::new();
     let mut notes = Vec::new();
     // Indexed once for every operation; each looks at its own window of it.

@@ -14,7 +14,7 @@ use duckdb::{Connection, Params, Row};
 pub use sql::NamedQuery;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 13;
+pub const SCHEMA_VERSION: i64 = 14;
 
 /// The `ingest_errors` message of a run closed by [`Store::open`] because
 /// the process that ran it ended without closing it.
@@ -35,6 +35,7 @@ const MIGRATIONS: &[(i64, &NamedQuery)] = &[
     (11, &sql::SCHEMA_V11),
     (12, &sql::SCHEMA_V12),
     (13, &sql::SCHEMA_V13),
+    (14, &sql::SCHEMA_V14),
 ];
 
 /// The derivations of the requested-amount changes and checkpoints (schema
@@ -333,6 +334,18 @@ impl Store {
         &self.path
     }
 
+    /// A second connection to this open store (the same database instance
+    /// and buffer pool, read-only when this one is), for reading on another
+    /// thread while this one reads too: a `Store` is `Send`, not `Sync`. It
+    /// sees what is committed, not this connection's open transaction.
+    ///
+    /// # Errors
+    /// [`StoreError::Open`] when DuckDB cannot open another connection.
+    pub fn try_clone(&self) -> Result<Store, StoreError> {
+        let conn = self.conn.try_clone().map_err(|source| StoreError::Open { path: self.path.clone(), source })?;
+        Ok(Store { conn, path: self.path.clone(), abandoned: Vec::new(), unclosed: Vec::new() })
+    }
+
     /// The underlying connection, for callers that run named queries.
     pub fn conn(&self) -> &Connection {
         &self.conn
@@ -431,7 +444,9 @@ impl Store {
     /// sorted by node): pod versions kept without a namespace, when there
     /// are any, become `default`'s, and every table keyed by pod is derived
     /// again. v13: every stored ScalingReplicaSet event version copied into
-    /// `replica_set_scalings`.
+    /// `replica_set_scalings`. v14: every pod version's `first_seen_late`
+    /// (the version intervals are current: every migration before it that
+    /// changes them derives them again).
     fn after_migration(&self, version: i64) -> Result<(), StoreError> {
         match version {
             4 => self.backfill_v4(),
@@ -463,11 +478,15 @@ impl Store {
                     return Ok(());
                 }
                 self.batch(&sql::SCHEMA_V12_DEFAULT_NAMESPACE)?;
-                self.rederive_everything()?;
+                self.rederive_tables_of(12)?;
                 self.batch(&sql::SORT_NAME_INDEX)
             }
             13 => {
                 self.execute(&sql::DERIVE_REPLICA_SET_SCALINGS, duckdb::params![-1i64, 0i64])?;
+                Ok(())
+            }
+            14 => {
+                self.execute(&sql::DERIVE_POD_FIRST_SEEN_LATE, duckdb::params![-1i64, 0i64])?;
                 Ok(())
             }
             _ => Ok(()),
@@ -478,16 +497,27 @@ impl Store {
     /// version intervals (`valid_until`, `first_version`) of every pod and
     /// node, then `pod_bindings`, `eviction_evidence` and `node_signals`,
     /// each emptied first, then the requested-amount changes and checkpoints
-    /// (schema v8), and `pod_bindings` sorted by node (schema v12). What
-    /// migration v7 runs (without the sort), and what the tables that
-    /// ingest keeps batch by batch must equal (tests compare both).
+    /// (schema v8), every pod version's `first_seen_late` (schema v14), and
+    /// `pod_bindings` sorted by node (schema v12). What the tables that
+    /// ingest keeps batch by batch must equal (tests compare both), but for
+    /// `first_seen_late`, which a batch may leave true on a version that lost
+    /// `first_version` (its contract: queries/schema/v14.sql).
     ///
     /// # Errors
     /// [`StoreError`] when a derivation fails.
     pub fn rederive_everything(&self) -> Result<(), StoreError> {
+        self.rederive_tables_of(SCHEMA_VERSION)
+    }
+
+    /// [`Store::rederive_everything`] for the tables a store at schema
+    /// `version` has (migration 12 runs it before schema 14's column exists).
+    fn rederive_tables_of(&self, version: i64) -> Result<(), StoreError> {
         self.rederive_v7_tables()?;
         for q in REQUESTED_DERIVATIONS {
             self.execute(q, duckdb::params![-1i64, 0i64])?;
+        }
+        if version >= 14 {
+            self.execute(&sql::DERIVE_POD_FIRST_SEEN_LATE, duckdb::params![-1i64, 0i64])?;
         }
         // Written whole in derivation order: sorted by node again (schema v12).
         self.batch(&sql::SORT_POD_BINDINGS)

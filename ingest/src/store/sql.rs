@@ -71,6 +71,8 @@ queries! {
     SCHEMA_V12_DEFAULT_NAMESPACE = "schema_v12_default_namespace", "schema/v12_default_namespace.sql";
     /// Migration 12 → 13: the ScalingReplicaSet event versions kept apart (`replica_set_scalings`).
     SCHEMA_V13 = "schema_v13", "schema/v13.sql";
+    /// Migration 13 → 14: `first_seen_late` on pod versions (first observed over an hour after creation).
+    SCHEMA_V14 = "schema_v14", "schema/v14.sql";
     /// Records the schema version after a migration.
     UPDATE_SCHEMA_VERSION = "update_schema_version", "schema/update_version.sql";
     /// Opens a transaction.
@@ -137,6 +139,8 @@ queries! {
     DERIVE_POD_INTERVALS = "derive_pod_intervals", "derive/pod_intervals.sql";
     /// Sets `valid_until` / `first_version` of the nodes a run touched (every node when run_id < 0).
     DERIVE_NODE_INTERVALS = "derive_node_intervals", "derive/node_intervals.sql";
+    /// Sets `first_seen_late` of a batch's pod versions (every version when run_id < 0; schema v14).
+    DERIVE_POD_FIRST_SEEN_LATE = "derive_pod_first_seen_late", "derive/pod_first_seen_late.sql";
     /// Removes the `pod_bindings` rows of the pods a batch names (every row when run_id < 0).
     CLEAR_POD_BINDINGS = "clear_pod_bindings", "derive/clear_pod_bindings.sql";
     /// Writes the `pod_bindings` rows (every binding to a node) of the pods a batch names.

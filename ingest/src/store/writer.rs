@@ -348,6 +348,7 @@ impl<'s> RunWriter<'s> {
         store.execute(&sql::DERIVE_NAME_INDEX, params![self.run_id, after])?;
         store.execute(&sql::DERIVE_POD_NAMESPACES, params![self.run_id, after])?;
         store.execute(&sql::DERIVE_POD_INTERVALS, params![self.run_id, after])?;
+        store.execute(&sql::DERIVE_POD_FIRST_SEEN_LATE, params![self.run_id, after])?;
         store.execute(&sql::DERIVE_NODE_INTERVALS, params![self.run_id, after])?;
         // Only the bindings and eviction evidence of the pods this batch names change.
         store.execute(&sql::CLEAR_POD_BINDINGS, params![self.run_id, after])?;

@@ -1,0 +1,22 @@
+-- name: schema_v14
+-- purpose: Migrates a store from schema version 13 to 14: `first_seen_late`
+--   on pod versions, so that "the pods stored at an instant but first
+--   observed after it" (query `requested_extras_at`, the drain timeline's
+--   and skew's estimated pods) reads the hour after the instant and the few
+--   row groups holding late first versions, instead of every row group after
+--   the instant (at 10M events ~30–70 ms per instant, 20 instants per drain
+--   timeline: ~0.6 s of ~1.5 s; kdrift issue 6). The flag is set by
+--   `derive_pod_first_seen_late`, per batch right after
+--   `derive_pod_intervals`, and for every stored version by this migration
+--   (`Store::migrate`). Its contract: every version with `first_version`
+--   that was observed more than an hour after its pod's creationTimestamp,
+--   or whose pod has none, has `first_seen_late`. A version keeps the flag
+--   when an older version arriving later takes `first_version` from it (a
+--   version never gains `first_version` afterwards: a new version can only
+--   be earlier or tied), so readers test `first_version` as well. The drain
+--   moves kept under schema 13 stay fresh: no table they are computed from
+--   changes here.
+-- params: none
+-- columns: none (DDL)
+ALTER TABLE pod_versions ADD COLUMN first_seen_late BOOLEAN;
+UPDATE drain_moves_kept SET schema_version = 14 WHERE schema_version = 13;
