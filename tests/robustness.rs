@@ -1003,3 +1003,32 @@ fn one_binding_named_by_two_scheduled_events_is_stored_once_and_an_event_naming_
         .collect();
     assert_eq!(listed, [("web".to_string(), "b".to_string())]);
 }
+
+#[test]
+fn a_creation_time_at_the_end_of_duckdbs_range_is_reported_and_the_file_around_it_loads() {
+    // Found by trying to break schema v14: an hour added to this
+    // creationTimestamp left DuckDB's range and failed the whole batch.
+    let (dir, store) = temp_store();
+    let pod = |name: &str, created: &str| {
+        serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "uid": format!("u-{name}"), "creationTimestamp": created},
+            "spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}}}]},
+            "status": {"phase": "Running"}})
+    };
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "uid": "un1"},
+         "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"}}},
+        pod("ok", "2026-11-02T00:00:00Z"),
+        pod("odd", "294247-01-10T03:30:00Z"),
+    ]});
+    let file = write(dir.path(), "pods.json", list.to_string().as_bytes());
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    assert_eq!(report.files[0].records, 3, "{:?}", report.files[0].errors);
+    let flags: (i64, i64) = store
+        .conn()
+        .query_row("SELECT count(*), count(*) FILTER (WHERE first_seen_late) FROM pod_versions", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .expect("flags");
+    assert_eq!(flags, (2, 0), "both pods stored; neither first observed an hour after its creation");
+}

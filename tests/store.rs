@@ -321,6 +321,28 @@ fn bad_lines_are_reported_and_good_ones_kept() {
 }
 
 #[test]
+fn an_ndjson_file_whose_first_line_is_bad_loads_every_other_line() {
+    // A header line (a shipper's, a `#` comment) before the objects: that
+    // line's error, the rest loaded — whether the first two lines are
+    // bad or only the first (the streaming reader looks at two lines, the
+    // whole-file parser at all).
+    let (dir, store) = temp_store();
+    let second = EVENT_A.replace("p.1", "p.2").replace("\"count\":4", "\"count\":2");
+    let one_bad = write(dir.path(), "one.ndjson", format!("# exported\n{EVENT_A}\n{second}\n").as_bytes());
+    let two_bad = write(dir.path(), "two.jsonl", format!("not json\n\n# again\n{EVENT_A}\n").as_bytes());
+    let report = ingest_files(&store, &[one_bad, two_bad], &mut NoProgress).expect("ingest");
+    let of = |name: &str| report.files.iter().find(|f| f.location.ends_with(name)).expect("file");
+    assert_eq!((of("one.ndjson").records, of("one.ndjson").errors.len()), (2, 1));
+    assert_eq!(of("one.ndjson").errors[0].origin.line, Some(1));
+    assert_eq!((of("two.jsonl").records, of("two.jsonl").errors.len()), (1, 2));
+    let lines: Vec<_> = of("two.jsonl").errors.iter().map(|e| e.origin.line).collect();
+    assert_eq!(lines, [Some(1), Some(3)]);
+    assert_eq!(format!("{:?}", report.status), "Partial");
+    let pods = kdrift_analyze::pending_pods(&store).expect("pending");
+    assert_eq!(pods[0].occurrences, 6, "two distinct events: 4 + 2");
+}
+
+#[test]
 fn a_higher_count_of_the_same_event_replaces_never_adds() {
     let (dir, store) = temp_store();
     let first = write(dir.path(), "a.json", EVENT_A.as_bytes());

@@ -92,7 +92,7 @@ fn first_seen_late_counts(store: &kdrift_ingest::Store) -> (i64, i64, i64) {
         .query_row(
             "SELECT count(*) FILTER (WHERE late), count(*) FILTER (WHERE late AND NOT COALESCE(first_seen_late, false)), \
                     count(*) FILTER (WHERE first_seen_late AND NOT first_version) \
-             FROM (SELECT *, first_version AND (created_at IS NULL OR observed_at > created_at + INTERVAL 1 HOUR) AS late \
+             FROM (SELECT *, first_version AND (created_at IS NULL OR observed_at - INTERVAL 1 HOUR > created_at) AS late \
                    FROM pod_versions)",
             [],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),

@@ -135,3 +135,20 @@ fn a_400_body_is_shown_and_a_stopped_pull_resumes() {
     assert!(stdout.contains("resumed after the last committed window, at 2026-11-27T04:00:00Z"), "{stdout}");
     assert!(stdout.contains("10 rows from"), "{stdout}");
 }
+
+#[test]
+fn a_start_after_the_end_is_refused_before_any_store_exists_and_a_pull_that_stored_nothing_prints_no_summary() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let mut c = Command::cargo_bin("kdrift").expect("binary");
+    c.arg("--db").arg(&db).args(["ingest", "victorialogs", "--url", "http://127.0.0.1:9"]);
+    let out = c.args(["--start", END, "--end", START]).assert().code(2).get_output().clone();
+    let text = output(&out);
+    assert!(text.contains(&format!("--start ({END}) must be before --end ({START})")), "{text}");
+    assert!(out.stdout.is_empty(), "no summary: {text}");
+    assert!(!db.exists(), "no store created");
+    // Nothing listens on port 9: the pull fails before its first window.
+    let out = kdrift(&db, "http://127.0.0.1:9").args(["--attempts", "1"]).assert().code(2).get_output().clone();
+    assert!(out.stdout.is_empty(), "no summary of a pull that stored nothing: {}", output(&out));
+    assert!(!String::from_utf8_lossy(&out.stderr).is_empty());
+}

@@ -202,10 +202,16 @@ pub(crate) fn stream_file(
         }
     }
     let is_ndjson = match (head.first().map(|(_, l)| l), head.get(1).map(|(_, l)| l)) {
-        // Named NDJSON and opening like JSON (YAML in such a file is left
-        // to the whole-file parser, which names the mistake once).
+        // Named NDJSON and a line of the head opening like JSON (a bad first
+        // line is that line's error; YAML in such a file is left to the
+        // whole-file parser, which names the mistake once).
         (Some(HeadLine::TooLong(_)), _) => ndjson_by_name(&location),
-        (Some(HeadLine::Bytes(a)), _) if ndjson_by_name(&location) => a.trim_ascii_start().starts_with(b"{"),
+        (Some(HeadLine::Bytes(a)), b) if ndjson_by_name(&location) => {
+            let opens_object = |l: &[u8]| l.trim_ascii_start().starts_with(b"{");
+            opens_object(a)
+                || matches!(b, Some(HeadLine::Bytes(b)) if opens_object(b))
+                || matches!(b, Some(HeadLine::TooLong(_)))
+        }
         // A one-line object, then a line too long to look at: a stream of objects.
         (Some(HeadLine::Bytes(a)), Some(HeadLine::TooLong(_))) => {
             let a = a.trim_ascii();

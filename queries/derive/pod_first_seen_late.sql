@@ -11,5 +11,8 @@
 -- params: $1 run_id BIGINT (negative: every run), $2 after_obs_id BIGINT (only versions after it)
 -- columns: none (updates)
 UPDATE pod_versions
-SET first_seen_late = first_version AND (created_at IS NULL OR observed_at > created_at + INTERVAL 1 HOUR)
+-- The hour is taken from observed_at, never added to created_at: a
+-- creationTimestamp can be DuckDB's latest timestamp, an hour before which
+-- there is room, and none after (observed_at is chrono's, far inside it).
+SET first_seen_late = first_version AND (created_at IS NULL OR observed_at - INTERVAL 1 HOUR > created_at)
 WHERE obs_id > $2 AND ($1 < 0 OR run_id = $1);

@@ -162,20 +162,32 @@ pub(super) fn build_state(
     let labels = pod.as_ref().is_some_and(|p| {
         !p.affinity.pod_affinity.required.is_empty() || !p.affinity.pod_anti_affinity.required.is_empty()
     });
-    // Without such terms the filters read other pods one by one only for
-    // their host ports and inter-pod terms: the rest count by their nodes'
-    // sums (kdrift issue 6).
-    let summed = if labels { None } else { ClusterAt::load_summed(store, at, namespace, name)? };
-    let (mut cluster_at, unlisted) = match summed {
-        Some((cluster_at, summed)) => {
-            (cluster_at, Unlisted::Summed { summed, pending: (namespace.to_string(), name.to_string()) })
-        }
-        None => {
-            let (cluster_at, versions) = ClusterAt::load_for_filters(store, at, labels)?;
-            (cluster_at, Unlisted::FilterFields(versions))
-        }
-    };
-    steps.done("load cluster for filters");
+    // Pods of namespaces that were not dumped are missing from every node
+    // (as skew says): found on a second connection while this one loads.
+    let (loaded, unstored) = crate::alongside::alongside(
+        store,
+        |reader| -> Result<_, AnalyzeError> {
+            let events_at = events_instant(reader, at)?;
+            Ok((events_at, unstored_namespaces(reader, events_at)?))
+        },
+        || -> Result<_, AnalyzeError> {
+            // Without such terms the filters read other pods one by one only
+            // for their host ports and inter-pod terms: the rest count by
+            // their nodes' sums (kdrift issue 6).
+            let summed = if labels { None } else { ClusterAt::load_summed(store, at, namespace, name)? };
+            Ok(match summed {
+                Some((cluster_at, summed)) => {
+                    (cluster_at, Unlisted::Summed { summed, pending: (namespace.to_string(), name.to_string()) })
+                }
+                None => {
+                    let (cluster_at, versions) = ClusterAt::load_for_filters(store, at, labels)?;
+                    (cluster_at, Unlisted::FilterFields(versions))
+                }
+            })
+        },
+    )?;
+    let (mut cluster_at, unlisted) = loaded?;
+    steps.done("load cluster for filters; beside: unstored namespaces");
     notes.extend(cluster_at.unreadable.iter().map(|u| format!("unreadable object: {u}")));
     if cluster_at.nodes.is_empty() {
         notes.push(
@@ -191,11 +203,8 @@ pub(super) fn build_state(
         ));
     }
     notes.extend(event_only_note(cluster_at.event_only_pods.len(), cluster_at.requests_unknown.len(), &[]));
-    // Pods of namespaces that were not dumped are missing from every node (as skew says).
-    let events_at = events_instant(store, at)?;
-    let unstored = unstored_namespaces(store, events_at)?;
+    let (events_at, unstored) = unstored?;
     notes.extend(unstored_note(events_at, &unstored));
-    steps.done("unstored namespaces");
     let unknown_capacity: Vec<&str> =
         cluster_at.nodes.iter().filter(|n| n.allocatable.is_empty()).map(|n| n.name.as_str()).collect();
     if !unknown_capacity.is_empty() {

@@ -158,61 +158,6 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
     let last_failure = latest.last_time;
     steps.done("failures");
 
-    // Bindings before the first failure are not this wait's: the query
-    // reads only the events since (a few row groups of a large store).
-    let since = first_failure.timestamp_micros();
-    let scheduled = store
-        .query_map(&sql::POD_SCHEDULED, duckdb::params![namespace, name, since], |r| {
-            Ok((r.get::<_, String>(0)?, ScheduledAt { at: r.get(1)?, node: r.get(2)? }))
-        })?
-        .into_iter()
-        .filter(|(u, _)| u.is_empty() || uid.is_empty() || *u == uid)
-        .map(|(_, s)| s)
-        // A failure that began after a binding is of a later pod of the name
-        // (events without a uid merge them): that binding ended nothing.
-        .find(|s| s.at >= first_failure && !failures.iter().any(|f| f.first_time > s.at));
-    let deletion = store
-        .query_map(&sql::POD_DELETIONS, duckdb::params![namespace, name, uid, first_failure.timestamp_micros()], |r| {
-            Ok((r.get::<_, DateTime<Utc>>(0)?, r.get::<_, String>(1)?))
-        })?
-        .into_iter()
-        .next();
-    steps.done("scheduled, last version, deletion");
-    let (deleted_at, deleted_by) = deletion.map_or((None, None), |(at, by)| (Some(at), Some(by)));
-    // Only a version of this pod (the query takes its uid) says how its
-    // binding ended: a StatefulSet's next pod of the same name has its own
-    // deletion and status. Read only for a pod that was bound.
-    let rejected = match &scheduled {
-        Some(s) => {
-            let far_future = DateTime::<Utc>::MAX_UTC.timestamp_micros() / 2;
-            let last_object = store
-                .query_map(&sql::POD_AT, duckdb::params![namespace, name, far_future, uid], |r| r.get::<_, String>(6))?
-                .into_iter()
-                .next()
-                .and_then(|json| serde_json::from_str::<serde_json::Value>(&json).ok());
-            kubelet_rejection(store, namespace, name, &uid, s, last_object.as_ref())?
-        }
-        None => None,
-    };
-    let (end, outcome) = match (&scheduled, deleted_at) {
-        (Some(s), _) if rejected.is_some() => (s.at, "rejected-by-kubelet"),
-        (Some(s), _) => (s.at, "scheduled"),
-        (None, Some(d)) => (d, "deleted-unscheduled"),
-        (None, None) => (last_failure, "pending"),
-    };
-    let history = History {
-        first_failure,
-        last_failure,
-        occurrences: failures.iter().fold(0u64, |acc, f| acc.saturating_add(f.count)),
-        failure_events: failures.len() as u64,
-        scheduled: scheduled.clone(),
-        deleted_at,
-        deleted_by,
-        rejected,
-        waited_seconds: (end - first_failure).num_seconds(),
-        outcome,
-    };
-
     let parsed_latest = parse(&latest.message);
     let reasons = reason_lines(&failures, &parsed_latest);
     let preemption = parsed_latest.preemption.as_ref().map(|p| match p {
@@ -226,15 +171,27 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
              this report explains the newest pod, uid {uid}"
         ));
     }
-    steps.done("rejection, reasons");
-    let evaluated = build_state(store, namespace, name, &uid, last_failure, &parsed_latest, &mut notes)?;
-    let full = match &evaluated {
-        Some(Evaluated { state, cluster, pod: Some(pod), unlisted, event_only }) => {
-            why_full(store, pod, state, cluster, unlisted, event_only, last_failure)?
-        }
-        _ => None,
-    };
-    steps.done("why full");
+    steps.done("reasons");
+    // How the wait ended (the binding, deletion or rejection: ~25 ms of
+    // lookups by name at 10M events) on a second connection while this one
+    // evaluates the state at the last failure (kdrift issue 6).
+    let (evaluated, history) = crate::alongside::alongside(
+        store,
+        |reader| binding_history(reader, namespace, name, &uid, &failures, first_failure, last_failure),
+        || -> Result<_, AnalyzeError> {
+            let evaluated = build_state(store, namespace, name, &uid, last_failure, &parsed_latest, &mut notes)?;
+            let full = match &evaluated {
+                Some(Evaluated { state, cluster, pod: Some(pod), unlisted, event_only }) => {
+                    why_full(store, pod, state, cluster, unlisted, event_only, last_failure)?
+                }
+                _ => None,
+            };
+            Ok((evaluated, full))
+        },
+    )?;
+    let (evaluated, full) = evaluated?;
+    let history = history?;
+    steps.done("state, why full; beside: binding history");
     let state = evaluated.map(|e| e.state);
     let mut report = PendingReport {
         namespace: namespace.to_string(),
@@ -254,6 +211,78 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
     report.next_steps = next_steps(&report);
     steps.done("next steps, drop");
     Ok(Some(report))
+}
+
+/// How the wait of the pod `namespace/name` (its newest `uid`, '' when the
+/// events name none) ended, from its `failures` (those of that uid, oldest
+/// first; the first began at `first_failure`, the latest ended at
+/// `last_failure`): its binding after the first failure (a Scheduled event),
+/// its deletion, and a kubelet's rejection of a bound pod.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when a query fails.
+fn binding_history(
+    store: &Store,
+    namespace: &str,
+    name: &str,
+    uid: &str,
+    failures: &[FailureEvent],
+    first_failure: DateTime<Utc>,
+    last_failure: DateTime<Utc>,
+) -> Result<History, AnalyzeError> {
+    // Bindings before the first failure are not this wait's: the query
+    // reads only the events since (a few row groups of a large store).
+    let since = first_failure.timestamp_micros();
+    let scheduled = store
+        .query_map(&sql::POD_SCHEDULED, duckdb::params![namespace, name, since], |r| {
+            Ok((r.get::<_, String>(0)?, ScheduledAt { at: r.get(1)?, node: r.get(2)? }))
+        })?
+        .into_iter()
+        .filter(|(u, _)| u.is_empty() || uid.is_empty() || *u == uid)
+        .map(|(_, s)| s)
+        // A failure that began after a binding is of a later pod of the name
+        // (events without a uid merge them): that binding ended nothing.
+        .find(|s| s.at >= first_failure && !failures.iter().any(|f| f.first_time > s.at));
+    let deletion = store
+        .query_map(&sql::POD_DELETIONS, duckdb::params![namespace, name, uid, first_failure.timestamp_micros()], |r| {
+            Ok((r.get::<_, DateTime<Utc>>(0)?, r.get::<_, String>(1)?))
+        })?
+        .into_iter()
+        .next();
+    let (deleted_at, deleted_by) = deletion.map_or((None, None), |(at, by)| (Some(at), Some(by)));
+    // Only a version of this pod (the query takes its uid) says how its
+    // binding ended: a StatefulSet's next pod of the same name has its own
+    // deletion and status. Read only for a pod that was bound.
+    let rejected = match &scheduled {
+        Some(s) => {
+            let far_future = DateTime::<Utc>::MAX_UTC.timestamp_micros() / 2;
+            let last_object = store
+                .query_map(&sql::POD_AT, duckdb::params![namespace, name, far_future, uid], |r| r.get::<_, String>(6))?
+                .into_iter()
+                .next()
+                .and_then(|json| serde_json::from_str::<serde_json::Value>(&json).ok());
+            kubelet_rejection(store, namespace, name, uid, s, last_object.as_ref())?
+        }
+        None => None,
+    };
+    let (end, outcome) = match (&scheduled, deleted_at) {
+        (Some(s), _) if rejected.is_some() => (s.at, "rejected-by-kubelet"),
+        (Some(s), _) => (s.at, "scheduled"),
+        (None, Some(d)) => (d, "deleted-unscheduled"),
+        (None, None) => (last_failure, "pending"),
+    };
+    Ok(History {
+        first_failure,
+        last_failure,
+        occurrences: failures.iter().fold(0u64, |acc, f| acc.saturating_add(f.count)),
+        failure_events: failures.len() as u64,
+        scheduled,
+        deleted_at,
+        deleted_by,
+        rejected,
+        waited_seconds: (end - first_failure).num_seconds(),
+        outcome,
+    })
 }
 
 fn reason_lines(failures: &[FailureEvent], latest: &crate::failed_scheduling::FailedScheduling) -> Vec<ReasonLine> {

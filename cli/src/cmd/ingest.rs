@@ -170,6 +170,8 @@ pub fn victorialogs(cli: &Cli, args: &IngestVictorialogsArgs) -> anyhow::Result<
         interrupt: caught.interrupt().clone(),
         ..PullOptions::default()
     };
+    // A range that cannot be pulled is refused before any store is created.
+    options.range(chrono::Utc::now())?;
     let store = crate::cmd::open_store(&cli.db)?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the runtime")?;
     let pulled = {
@@ -183,7 +185,11 @@ pub fn victorialogs(cli: &Cli, args: &IngestVictorialogsArgs) -> anyhow::Result<
             (failed.committed, Some(failed.error))
         }
     };
-    print_pull(cli, &report)?;
+    // A pull that failed before committing anything has no summary to give
+    // (0 rows, 0 windows would read as a finished pull): only its error.
+    if failure.is_none() || !report.windows.is_empty() {
+        print_pull(cli, &report)?;
+    }
     if let Some(error @ VlError::Interrupted { .. }) = &failure {
         writeln!(std::io::stderr(), "kdrift: error: interrupted by {}: {error}", caught.signal_name())?;
         return Ok(caught.exit_code());

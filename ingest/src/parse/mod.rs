@@ -95,9 +95,13 @@ pub fn kind_hint_from_path(location: &str) -> Option<&'static str> {
 pub enum Naming {
     /// `.yaml`, `.yml` (also `.gz`): read as YAML.
     Yaml,
-    /// `.json`, `.ndjson`, `.jsonl` (also `.gz`): read as JSON or NDJSON
-    /// only; content that is not JSON is an error, not read as YAML.
+    /// `.json` (also `.gz`): read as JSON or NDJSON only; content that is
+    /// not JSON is an error, not read as YAML.
     Json,
+    /// `.ndjson`, `.jsonl` (also `.gz`): read line by line as NDJSON when
+    /// any line opens with `{` (a bad line, even the first, is an error of
+    /// its own and the others load); otherwise one error, as [`Naming::Json`].
+    Ndjson,
     /// Any other name: the content decides.
     Content,
 }
@@ -107,7 +111,8 @@ impl Naming {
     pub fn of(location: &str) -> Naming {
         match name_ending(location).as_deref() {
             Some("yaml" | "yml") => Naming::Yaml,
-            Some("json" | "ndjson" | "jsonl") => Naming::Json,
+            Some("json") => Naming::Json,
+            Some("ndjson" | "jsonl") => Naming::Ndjson,
             _ => Naming::Content,
         }
     }
@@ -123,6 +128,8 @@ fn name_ending(location: &str) -> Option<String> {
 /// Parses one file's (already decompressed) bytes. [`Naming::Yaml`] reads
 /// YAML; [`Naming::Json`] reads JSON or NDJSON, and content that opens
 /// with neither `{` nor `[` is one error (a YAML dump saved as `.json`);
+/// [`Naming::Ndjson`] reads NDJSON line by line when a line opens with `{`
+/// (a bad first line is that line's error), else is one error as `.json`;
 /// [`Naming::Content`]: the first non-blank byte decides (`{`/`[` → JSON,
 /// else YAML).
 pub fn parse_bytes(location: &str, bytes: &[u8], named: Naming) -> Parsed {
@@ -141,7 +148,12 @@ pub fn parse_bytes(location: &str, bytes: &[u8], named: Naming) -> Parsed {
         });
         return out;
     };
-    if named == Naming::Json && first != b'{' && first != b'[' {
+    if named == Naming::Ndjson && bytes.split(|b| *b == b'\n').any(|l| l.trim_ascii_start().starts_with(b"{")) {
+        out.format = Some(Format::Ndjson);
+        parse_ndjson(location, bytes, hint, &mut out);
+        return out;
+    }
+    if matches!(named, Naming::Json | Naming::Ndjson) && first != b'{' && first != b'[' {
         out.format = Some(Format::Json);
         out.errors.push(not_json_error(location, bytes));
         return out;
@@ -663,6 +675,25 @@ mod tests {
     }
 
     #[test]
+    fn a_named_ndjson_file_whose_first_line_is_bad_keeps_the_lines_after_it() {
+        let good = "{\"kind\":\"Event\",\"metadata\":{\"name\":\"a\"},\"involvedObject\":{}}";
+        for first in ["not json at all", "# exported by a shipper"] {
+            for name in ["x.ndjson", "x.JSONL.gz"] {
+                let input = format!("{first}\n{good}\n{}\n", good.replace("\"a\"", "\"b\""));
+                let p = parse_bytes(name, input.as_bytes(), Naming::of(name));
+                assert_eq!(p.format, Some(Format::Ndjson), "{name}");
+                assert_eq!(p.records.len(), 2, "{name}: {:?}", p.errors);
+                assert_eq!(p.errors.len(), 1, "{name}");
+                assert_eq!(p.errors[0].origin.line, Some(1), "{name}");
+            }
+        }
+        // No line opens like JSON (YAML saved as .ndjson): one error, as for `.json`.
+        let p = parse_bytes("x.ndjson", b"kind: Node\nmetadata:\n  name: n1\n", Naming::of("x.ndjson"));
+        assert_eq!((p.records.len(), p.errors.len()), (0, 1));
+        assert!(p.errors[0].message.contains("read as JSON only"), "{}", p.errors[0].message);
+    }
+
+    #[test]
     fn truncated_json_names_the_line() {
         let input = b"{\n \"kind\": \"List\",\n \"items\": [\n  {\"kind\": \"Pod\", \"metadata\": {\"name\": \"a\"}}";
         let p = parse_bytes("t.json", input, Naming::Json);
@@ -786,8 +817,8 @@ mod tests {
     #[test]
     fn a_file_named_json_is_read_as_json_only() {
         assert_eq!(Naming::of("/d/pods.json"), Naming::Json);
-        assert_eq!(Naming::of("/d/e.JSONL.gz"), Naming::Json);
-        assert_eq!(Naming::of("/d/x.ndjson"), Naming::Json);
+        assert_eq!(Naming::of("/d/e.JSONL.gz"), Naming::Ndjson);
+        assert_eq!(Naming::of("/d/x.ndjson"), Naming::Ndjson);
         assert_eq!(Naming::of("/d/a.yml"), Naming::Yaml);
         assert_eq!(Naming::of("/d.json/pods.txt"), Naming::Content);
         let yaml = b"\n\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n";

@@ -85,6 +85,27 @@ impl Default for PullOptions {
     }
 }
 
+impl PullOptions {
+    /// The range to pull, `[start, end)`: `end` or `now`, `start` or 7 days
+    /// before that end. Checked before anything is pulled or stored (the
+    /// CLI checks it before it opens the store).
+    ///
+    /// # Errors
+    /// [`VlError::Options`] when the start is not before the end.
+    pub fn range(&self, now: DateTime<Utc>) -> Result<(DateTime<Utc>, DateTime<Utc>), VlError> {
+        let end = self.end.unwrap_or(now);
+        let start = self.start.unwrap_or(end - Duration::days(7));
+        if start >= end {
+            return Err(VlError::Options(format!(
+                "--start ({}) must be before --end ({})",
+                super::error::show_time(&start),
+                super::error::show_time(&end)
+            )));
+        }
+        Ok((start, end))
+    }
+}
+
 /// What a pull did (also what was committed before a failure).
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct PullReport {
@@ -241,15 +262,7 @@ async fn run(
     progress: &mut dyn PullProgress,
     report: &mut PullReport,
 ) -> Result<(), VlError> {
-    let end = options.end.unwrap_or_else(Utc::now);
-    let requested_start = options.start.unwrap_or(end - Duration::days(7));
-    if requested_start >= end {
-        return Err(VlError::Options(format!(
-            "--start ({}) must be before --end ({})",
-            super::error::show_time(&requested_start),
-            super::error::show_time(&end)
-        )));
-    }
+    let (requested_start, end) = options.range(Utc::now())?;
     let (layout, source) = choose_layout(client, options, requested_start, end).await?;
     report.layout = Some(layout);
     report.layout_source = source;
