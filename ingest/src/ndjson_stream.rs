@@ -143,9 +143,7 @@ pub(crate) fn too_long_error(location: &str, line_no: u64, bytes: u64, limit: us
 
 /// Whether the name says NDJSON (`.ndjson`, `.jsonl`, also with `.gz`).
 fn ndjson_by_name(location: &str) -> bool {
-    let l = location.to_ascii_lowercase();
-    let l = l.strip_suffix(".gz").unwrap_or(&l);
-    l.ends_with(".ndjson") || l.ends_with(".jsonl")
+    crate::parse::Naming::of(location) == crate::parse::Naming::Ndjson
 }
 
 /// A line of a file's head: its bytes, or the length of a line too long to keep.
