@@ -619,6 +619,39 @@ fn a_run_aborted_by_a_store_error_in_a_batch_commit_is_closed_as_failed() {
 }
 
 #[test]
+fn staged_records_stay_in_the_writers_connection_and_never_reach_the_store_file() {
+    use kdrift_ingest::record::{Change, Origin, Record};
+    use kdrift_ingest::store::writer::{RunWriter, APPENDER_FLUSH_ROWS};
+    let (_dir, store) = temp_store();
+    let staged = APPENDER_FLUSH_ROWS + 100;
+    let mut writer = RunWriter::begin(&store, "file", "stream").expect("begin");
+    for i in 0..staged {
+        let record = Record {
+            object: serde_json::from_str(&EVENT_A.replace("p.1", &format!("p.{i}"))).expect("event"),
+            origin: Origin { location: "stream".into(), line: Some(i + 1), item: None },
+            observed_at: None,
+            change: Change::Listed,
+        };
+        writer.stage(record).expect("store").expect("object");
+    }
+    // The appender flushed its first APPENDER_FLUSH_ROWS rows. The staging
+    // table is a TEMP table (ingest/create_staging.sql): the writer's
+    // connection sees them, another connection (as another process after
+    // a crash) sees none. A stored staging table took them in a commit of
+    // their own, through the WAL and its checkpoints (BENCHMARKS.md, session 24).
+    let count = |s: &Store| -> i64 {
+        s.conn().query_row("SELECT count(*) FROM staging_observations", [], |r| r.get(0)).expect("count")
+    };
+    assert_eq!(count(&store), APPENDER_FLUSH_ROWS as i64, "the writer's connection holds the flushed rows");
+    let other = store.try_clone().expect("second connection");
+    assert_eq!(count(&other), 0, "nothing staged is in the store file");
+    let (counts, _) = writer.commit(kdrift_ingest::store::writer::RunStatus::Ok, 0).expect("commit");
+    assert_eq!((counts.records, counts.added), (staged, staged));
+    assert_eq!(count(&store), 0, "the commit empties the staging table");
+    assert_eq!(other.counts().expect("counts").events, staged as i64, "the commit is in the store file");
+}
+
+#[test]
 fn a_version_9_store_migrates_and_why_pending_answers_as_before_from_the_history_then_from_the_kept_moves() {
     use kdrift_ingest::demo::ingest_scenario;
     use kdrift_ingest::scenario::{generate, ScenarioConfig};

@@ -4,15 +4,15 @@
 //! in batches of [`BATCH`] records, so that memory does not grow with the
 //! file's length (BENCHMARKS.md, issue 6). It is bounded by the batch size
 //! times the record size, not by a fixed amount: event-sized records peak
-//! at about 980 MiB, big objects such as Pods much earlier (50,000 Pods
+//! at about 1 GiB, big objects such as Pods much earlier (50,000 Pods
 //! as NDJSON peak at about 890 MiB). Each batch is its own
 //! transaction (as a recorder's); the run stays `running` until the end, and
 //! ingesting the file again after a crash adds only what is missing.
 //!
-//! A second thread reads [`CHUNK`] lines at a time and parses and prepares
-//! them on every core ([`crate::store::prepare`]) while this one stages and
-//! commits (order kept: one producer, one queue of at most [`QUEUED`]
-//! chunks, so memory stays bounded too).
+//! A second thread reads [`CHUNK`] lines (or [`CHUNK_BYTES`]) at a time and
+//! parses and prepares them on every core ([`crate::store::prepare`]) while
+//! this one stages and commits (order kept: one producer, one queue of at
+//! most [`QUEUED`] chunks, so memory stays bounded too).
 //!
 //! A file whose first two non-blank lines are not one-line objects is not
 //! NDJSON: it is left to the whole-file parser (unless its name ends
@@ -51,11 +51,19 @@ pub const BATCH: u64 = 100_000;
 /// Read buffer, bytes.
 const BUFFER: usize = 1 << 20;
 
-/// Lines parsed per chunk handed from the parsing thread.
+/// Lines parsed per chunk handed from the parsing thread, at most.
 pub const CHUNK: usize = 2_048;
 
-/// Parsed chunks waiting to be staged, at most.
-pub const QUEUED: usize = 2;
+/// Bytes of lines per chunk, at most (a chunk ends at [`CHUNK`] lines or
+/// at the line that reaches this size): big objects make smaller chunks.
+pub const CHUNK_BYTES: usize = 2 << 20;
+
+/// Parsed chunks waiting to be staged, at most: enough for the reader to
+/// go on parsing and preparing while a batch commits (~1.5 s of DuckDB
+/// work per 100,000 events on one core; 2 chunks kept it idle then), and
+/// a bound on what it holds ahead: 16 × [`CHUNK_BYTES`] of lines (about
+/// 27 MiB for event-sized ones) with their prepared rows.
+pub const QUEUED: usize = 16;
 
 fn open(path: &Path) -> Option<Box<dyn BufRead + Send>> {
     let mut raw = BufReader::with_capacity(BUFFER, File::open(path).ok()?);
@@ -244,6 +252,7 @@ pub(crate) fn stream_file(
         scope.spawn(move || {
             // The reader: chunks of lines, parsed and prepared on every core, in file order.
             let mut lines: Vec<(u64, Vec<u8>)> = Vec::with_capacity(CHUNK);
+            let mut chunk_bytes = 0usize;
             let mut too_long = Vec::new();
             let mut failed = None;
             loop {
@@ -269,8 +278,10 @@ pub(crate) fn stream_file(
                     }
                 }
                 line_no += 1;
+                chunk_bytes += line.len();
                 lines.push((line_no, line));
-                if lines.len() == CHUNK {
+                if lines.len() == CHUNK || chunk_bytes >= CHUNK_BYTES {
+                    chunk_bytes = 0;
                     let mut chunk = Ready::of(location, hint, std::mem::take(&mut lines), started_at);
                     chunk.add_errors(std::mem::take(&mut too_long));
                     if tx.send(chunk).is_err() {

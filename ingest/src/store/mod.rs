@@ -633,7 +633,10 @@ impl Store {
     /// # Errors
     /// [`StoreError::Query`] naming the query.
     pub fn batch(&self, q: &NamedQuery) -> Result<(), StoreError> {
-        self.conn.execute_batch(q.sql).map_err(|e| query_error(q, e))
+        let started = std::time::Instant::now();
+        let done = self.conn.execute_batch(q.sql).map_err(|e| query_error(q, e));
+        log_time(q, started);
+        done
     }
 
     /// Executes one statement with bound parameters; returns the rows changed.
@@ -641,8 +644,11 @@ impl Store {
     /// # Errors
     /// [`StoreError::Query`] naming the query.
     pub fn execute<P: Params>(&self, q: &NamedQuery, params: P) -> Result<usize, StoreError> {
+        let started = std::time::Instant::now();
         let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| query_error(q, e))?;
-        stmt.execute(params).map_err(|e| query_error(q, e))
+        let done = stmt.execute(params).map_err(|e| query_error(q, e));
+        log_time(q, started);
+        done
     }
 
     /// Runs a query expected to return exactly one row.
@@ -687,6 +693,12 @@ impl Store {
         let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| query_error(q, e))?;
         Ok(stmt.query_arrow(params).map_err(|e| query_error(q, e))?.collect())
     }
+}
+
+/// Logs a statement's time at trace level (`kdrift -vvv`, target
+/// `kdrift_ingest::store`): where an ingest's commit spends it (issue 6).
+fn log_time(q: &NamedQuery, started: std::time::Instant) {
+    tracing::trace!(query = q.name, ms = started.elapsed().as_secs_f64() * 1e3, "statement");
 }
 
 /// Refuses an existing, non-empty file without DuckDB's header (the magic

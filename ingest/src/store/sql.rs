@@ -93,6 +93,8 @@ queries! {
     RECORD_FILE = "record_file", "ingest/record_file.sql";
     /// Records an input error.
     RECORD_ERROR = "record_error", "ingest/record_error.sql";
+    /// Creates this connection's (TEMP) staging table, if missing.
+    CREATE_STAGING = "create_staging", "ingest/create_staging.sql";
     /// Empties the staging table.
     CLEAR_STAGING = "clear_staging", "ingest/clear_staging.sql";
     /// Moves new staged versions into `observations`.

@@ -124,6 +124,7 @@ impl<'s> RunWriter<'s> {
     /// [`StoreError`] when the run row or the appender cannot be created.
     pub fn begin(store: &'s Store, source_kind: &str, location: &str) -> Result<Self, StoreError> {
         let started_at = Utc::now();
+        store.batch(&sql::CREATE_STAGING)?;
         store.execute(&sql::CLEAR_STAGING, [])?;
         let run_id: i64 = store.query_one(
             &sql::BEGIN_RUN,
@@ -333,9 +334,11 @@ impl<'s> RunWriter<'s> {
         errors: u64,
         also: impl FnOnce(&Store, i64) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
+        let started = std::time::Instant::now();
         if let Some(mut appender) = self.appender.take() {
             appender.flush().map_err(|source| StoreError::Append { table: "staging_observations", source })?;
         }
+        tracing::trace!(ms = started.elapsed().as_secs_f64() * 1e3, "appender flushed");
         self.errors = errors;
         let store = self.store;
         let tx = TransactionGuard::begin(store)?;
@@ -378,6 +381,7 @@ impl<'s> RunWriter<'s> {
         };
         also(store, self.run_id)?;
         tx.commit()?;
+        tracing::debug!(rows = self.pending, added, ms = started.elapsed().as_secs_f64() * 1e3, "batch committed");
         self.committed = c;
         self.pending = 0;
         Ok(())

@@ -1,0 +1,36 @@
+-- name: create_staging
+-- purpose: Creates this connection's bulk-load staging table, if it has
+--   none yet: a TEMP table (per connection, never written to the store's
+--   file or its WAL), where a run's records land through the Appender
+--   before `commit_observations` moves the new ones into `observations`.
+--   Its columns are in the order `RunWriter::append` appends them. It
+--   shadows the store's own `staging_observations` (schema v1, unchanged
+--   so that older kdrift versions still write through it), which made
+--   every 8,192-row appender flush a commit to the WAL, and checkpoints
+--   compress rows deleted moments later (BENCHMARKS.md, session 24).
+-- params: none
+-- columns: none (DDL)
+CREATE TEMP TABLE IF NOT EXISTS staging_observations (
+    seq                    BIGINT NOT NULL,
+    observed_at_us         BIGINT NOT NULL,     -- microseconds since the Unix epoch, UTC
+    observed_at_estimated  BOOLEAN NOT NULL,
+    change                 VARCHAR NOT NULL,
+    kind                   VARCHAR NOT NULL,
+    api_version            VARCHAR NOT NULL,
+    namespace              VARCHAR NOT NULL,
+    name                   VARCHAR NOT NULL,
+    uid                    VARCHAR,
+    resource_version       VARCHAR,
+    content_hash           UBIGINT NOT NULL,
+    location               VARCHAR NOT NULL,
+    line                   BIGINT,
+    object                 VARCHAR NOT NULL,
+    model                  VARCHAR,             -- model_fields as JSON (pods and nodes)
+    usage_node             VARCHAR,
+    requests_cpu           BIGINT,              -- millicores
+    requests_memory        BIGINT,              -- bytes
+    requests_other         VARCHAR,
+    model_error            VARCHAR,
+    labels                 VARCHAR,
+    scheduling_terms       BOOLEAN
+);
