@@ -20,15 +20,45 @@ fn a_new_store_is_created_and_reopened() {
 #[test]
 fn a_foreign_duckdb_file_is_refused() {
     let dir = tempfile::tempdir().expect("tmp");
-    let path = dir.path().join("other.duckdb");
-    {
-        // Test fixture: someone else's database.
-        let c = duckdb::Connection::open(&path).expect("open");
-        c.execute_batch("CREATE TABLE accounts (id INTEGER)").expect("create");
+    // Test fixtures: someone else's databases, one holding a table, one
+    // only a view, one only a sequence.
+    for (name, ddl) in [
+        ("table", "CREATE TABLE accounts (id INTEGER)"),
+        ("view", "CREATE VIEW answer AS SELECT 42 AS a"),
+        ("sequence", "CREATE SEQUENCE ids"),
+    ] {
+        let path = dir.path().join(format!("{name}.duckdb"));
+        duckdb::Connection::open(&path).expect("open").execute_batch(ddl).expect("create");
+        let err = Store::open(&path).expect_err("must refuse");
+        assert!(matches!(err, StoreError::NotAStore { .. }), "{name}: {err}");
+        assert!(err.to_string().contains("not a kdrift store"), "{name}: {err}");
+        let c = duckdb::Connection::open(&path).expect("reopen");
+        let tables: i64 = c.query_row("SELECT count(*) FROM duckdb_tables()", [], |r| r.get(0)).expect("count");
+        assert_eq!(tables, i64::from(name == "table"), "{name}: nothing of kdrift's was written");
     }
-    let err = Store::open(&path).expect_err("must refuse");
-    assert!(matches!(err, StoreError::NotAStore { .. }), "{err}");
-    assert!(err.to_string().contains("not a kdrift store"));
+}
+
+#[test]
+fn rows_an_older_kdrift_left_in_the_stored_staging_table_are_emptied_on_open() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("k.duckdb");
+    drop(Store::open(&path).expect("create"));
+    {
+        // Test fixture: an older kdrift, killed mid-run, left a staged row in the file.
+        let c = duckdb::Connection::open(&path).expect("open");
+        c.execute_batch(
+            "INSERT INTO staging_observations (seq, observed_at_us, observed_at_estimated, change, kind, \
+             api_version, namespace, name, content_hash, location, object) \
+             VALUES (1, 0, false, 'LISTED', 'Event', 'v1', 'default', 'e', 7, 'old', '{}')",
+        )
+        .expect("leftover");
+    }
+    let store = Store::open(&path).expect("reopen");
+    let other = store.try_clone().expect("second connection");
+    let left: i64 =
+        other.conn().query_row("SELECT count(*) FROM staging_observations", [], |r| r.get(0)).expect("count");
+    assert_eq!(left, 0, "the stored staging table is emptied before any TEMP one shadows it");
+    assert_eq!(store.counts().expect("counts").observations, 0, "and nothing of it was committed");
 }
 
 #[test]

@@ -54,15 +54,16 @@ const BUFFER: usize = 1 << 20;
 /// Lines parsed per chunk handed from the parsing thread, at most.
 pub const CHUNK: usize = 2_048;
 
-/// Bytes of lines per chunk, at most (a chunk ends at [`CHUNK`] lines or
-/// at the line that reaches this size): big objects make smaller chunks.
+/// Bytes of lines per chunk: a chunk ends at [`CHUNK`] lines or at the
+/// line that reaches this size (so it holds at most this plus one line),
+/// and big objects make smaller chunks.
 pub const CHUNK_BYTES: usize = 2 << 20;
 
 /// Parsed chunks waiting to be staged, at most: enough for the reader to
 /// go on parsing and preparing while a batch commits (~1.5 s of DuckDB
 /// work per 100,000 events on one core; 2 chunks kept it idle then), and
-/// a bound on what it holds ahead: 16 × [`CHUNK_BYTES`] of lines (about
-/// 27 MiB for event-sized ones) with their prepared rows.
+/// a bound on what it holds ahead: 16 chunks of lines with their prepared
+/// rows (about 27 MiB of event-sized lines).
 pub const QUEUED: usize = 16;
 
 fn open(path: &Path) -> Option<Box<dyn BufRead + Send>> {

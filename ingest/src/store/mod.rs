@@ -246,6 +246,10 @@ impl Store {
         let mut store = Store { conn, path: path.to_path_buf(), abandoned: Vec::new(), unclosed: Vec::new() };
         store.ensure_schema()?;
         store.abandoned = store.close_abandoned_runs()?;
+        // Rows an older kdrift left in the stored staging table (killed
+        // mid-run): writers now stage in a TEMP table, which shadows the
+        // stored one once created, so it is emptied here, before any is.
+        store.execute(&sql::CLEAR_STAGING, [])?;
         Ok(store)
     }
 
@@ -695,8 +699,8 @@ impl Store {
     }
 }
 
-/// Logs a statement's time at trace level (`kdrift -vvv`, target
-/// `kdrift_ingest::store`): where an ingest's commit spends it (issue 6).
+/// Logs a statement's time at trace level (`KDRIFT_LOG=kdrift_ingest::store=trace`):
+/// where an ingest's commit spends it (issue 6).
 fn log_time(q: &NamedQuery, started: std::time::Instant) {
     tracing::trace!(query = q.name, ms = started.elapsed().as_secs_f64() * 1e3, "statement");
 }
