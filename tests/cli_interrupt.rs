@@ -197,6 +197,12 @@ fn an_interrupted_victorialogs_pull_closes_the_window_in_progress_as_failed_and_
 /// `lines` one-line Events; returns the byte offset where each line starts
 /// (and the end of the file last).
 fn write_events(path: &Path, lines: usize) -> Vec<u64> {
+    write_events_with_bad(path, lines, &[])
+}
+
+/// [`write_events`], with the 0-based lines `bad` holding `not json <i>`
+/// instead of an Event.
+fn write_events_with_bad(path: &Path, lines: usize, bad: &[usize]) -> Vec<u64> {
     use std::io::Write;
     let mut w = std::io::BufWriter::new(std::fs::File::create(path).expect("create"));
     let mut offsets = Vec::with_capacity(lines + 1);
@@ -210,6 +216,7 @@ fn write_events(path: &Path, lines: usize) -> Vec<u64> {
                           "reason": "Pulled", "type": "Normal", "count": 1, "message": "pulled",
                           "firstTimestamp": ts, "lastTimestamp": ts})
         .to_string();
+        let line = if bad.contains(&i) { format!("not json {i}") } else { line };
         writeln!(w, "{line}").expect("write");
         at += line.len() as u64 + 1;
     }
@@ -294,4 +301,92 @@ fn a_store_killed_while_it_is_being_created_opens_again_and_the_ingest_completes
         assert_eq!(out.status.code(), Some(0), "killed after {delay_ms} ms: {stderr}");
         assert_eq!(observations(&db), 2_000, "killed after {delay_ms} ms: {stderr}");
     }
+}
+
+/// The `ingest_errors` (line, message) rows of run 1 and its `errors` count.
+fn run_one_errors(db: &Path) -> (Vec<(Option<i64>, String)>, i64) {
+    let store = Store::open_existing(db).expect("store");
+    let mut stmt = store
+        .conn()
+        .prepare("SELECT line, message FROM ingest_errors WHERE run_id = 1 ORDER BY line NULLS LAST, message")
+        .expect("prepare");
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).expect("query");
+    let rows = rows.map(|r| r.expect("row")).collect();
+    let count =
+        store.conn().query_row("SELECT errors FROM ingest_runs WHERE run_id = 1", [], |r| r.get(0)).expect("run");
+    (rows, count)
+}
+
+/// Starts `kdrift ingest file` on `file` and waits until its first batch
+/// is committed (or being committed; see the test above).
+fn start_past_first_batch(db: &Path, file: &Path, offsets: &[u64]) -> Child {
+    let mut child = kdrift(db).args(["ingest", "file"]).arg(file).spawn().expect("start kdrift");
+    let past_first_batch = offsets[BATCH as usize + (QUEUED + 2) * CHUNK] + (2 << 20);
+    let pid = child.id();
+    wait_until(&mut child, "the first batch", || read_position(pid, file).is_some_and(|p| p > past_first_batch));
+    child
+}
+
+#[test]
+fn an_interrupted_file_ingest_prints_and_keeps_the_input_errors_it_met() {
+    // Break-it finding: the bad lines of an interrupted run were neither
+    // printed nor stored (only the "interrupted" row was).
+    let dir = tempfile::tempdir().expect("tmp");
+    let dir_path: PathBuf = std::fs::canonicalize(dir.path()).expect("canonical");
+    let file = dir_path.join("events.ndjson");
+    let offsets = write_events_with_bad(&file, 4 * BATCH as usize, &[10, 20]);
+    let db = dir_path.join("k.duckdb");
+    let child = start_past_first_batch(&db, &file, &offsets);
+    let out = signal_and_wait(child, "INT");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let printed: Vec<&str> = stderr.lines().collect();
+    assert_eq!(printed.len(), 3, "{stderr}");
+    assert!(printed[0].starts_with(&format!("kdrift: {}:11:2: invalid JSON", file.display())), "{stderr}");
+    assert!(printed[1].starts_with(&format!("kdrift: {}:21:2: invalid JSON", file.display())), "{stderr}");
+    assert!(printed[2].starts_with("kdrift: error: interrupted by SIGINT: run 1 is closed as failed"), "{stderr}");
+    let (rows, count) = run_one_errors(&db);
+    let lines: Vec<Option<i64>> = rows.iter().map(|(l, _)| *l).collect();
+    assert_eq!(lines, vec![Some(11), Some(21), None], "{rows:?}");
+    assert_eq!(rows[2].1, INTERRUPTED_RUN_MESSAGE);
+    assert_eq!(count, 3, "the run's error count is its rows");
+    assert_eq!(observations(&db), BATCH as i64, "the committed batch (of records; the bad lines are none) stays");
+}
+
+#[test]
+fn a_killed_file_ingest_keeps_the_input_errors_of_its_committed_batches() {
+    // Break-it finding: after SIGKILL the run counted 4 errors and stored 1
+    // row (the "abandoned" one): the bad lines of its committed batch were
+    // written only at the final commit, which never came.
+    let dir = tempfile::tempdir().expect("tmp");
+    let dir_path: PathBuf = std::fs::canonicalize(dir.path()).expect("canonical");
+    let file = dir_path.join("events.ndjson");
+    write_events_with_bad(&file, 4 * BATCH as usize, &[10, 20, 30]);
+    let db = dir_path.join("k.duckdb");
+    // Killed once the writer logs its first batch committed.
+    let mut child = kdrift(&db)
+        .args(["ingest", "file"])
+        .arg(&file)
+        .env("KDRIFT_LOG", "kdrift_ingest::store::writer=debug")
+        .spawn()
+        .expect("start kdrift");
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.contains("batch committed") {
+                let _ = tx.send(());
+            }
+        }
+    });
+    rx.recv_timeout(WAIT).expect("the first batch committed");
+    let _ = signal_and_wait(child, "KILL");
+    // The next writer closes the run as failed, adding one row and one error.
+    let out = kdrift(&db).args(["ingest", "file"]).arg(&file).output().expect("run");
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    let (rows, count) = run_one_errors(&db);
+    let lines: Vec<Option<i64>> = rows.iter().map(|(l, _)| *l).collect();
+    assert_eq!(lines, vec![Some(11), Some(21), Some(31), None], "{rows:?}");
+    assert_eq!(count, 4, "the run's error count is its rows: {rows:?}");
 }

@@ -35,7 +35,27 @@ fn a_foreign_duckdb_file_is_refused() {
         let c = duckdb::Connection::open(&path).expect("reopen");
         let tables: i64 = c.query_row("SELECT count(*) FROM duckdb_tables()", [], |r| r.get(0)).expect("count");
         assert_eq!(tables, i64::from(name == "table"), "{name}: nothing of kdrift's was written");
+        assert!(err.to_string().ends_with("refusing to write into it"), "{name}: {err}");
     }
+}
+
+#[test]
+fn an_empty_duckdb_file_opened_to_read_says_there_is_nothing_to_read_not_that_it_refuses_to_write() {
+    // Break-it finding: `kdrift query runs` on an empty DuckDB file said
+    // "refusing to write into it", though it only reads.
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("empty.duckdb");
+    drop(duckdb::Connection::open(&path).expect("create"));
+    let err = Store::open_existing(&path).expect_err("no kdrift store");
+    assert!(matches!(err, StoreError::NotAStore { reading: true, .. }), "{err}");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{} is a DuckDB database but not a kdrift store (no kdrift_meta table); there is nothing of kdrift's in \
+             it to read",
+            path.display()
+        )
+    );
 }
 
 #[test]

@@ -336,6 +336,9 @@ pub fn ingest_files_until(
         summaries.push(FileSummary { location, errors: vec![err], ..FileSummary::default() });
     }
     for file in &files {
+        // The errors of the files before go with the next commit (the
+        // streamed file's batches, or the final one).
+        note_new_errors(&mut writer, &summaries);
         if interrupt.is_triggered() {
             break;
         }
@@ -384,8 +387,12 @@ fn abandon_interrupted(
 ) -> Result<IngestReport, StoreError> {
     let (run_id, counts) = (writer.run_id(), writer.committed());
     tracing::info!(run_id, committed = counts.records, "interrupted: closing the run as failed");
-    writer.record_error(location, None, None, None, INTERRUPTED_RUN_MESSAGE)?;
-    writer.abandon(1)?;
+    // The input errors met are facts about the files, kept with the run
+    // even though the records read since the last batch commit are dropped.
+    note_new_errors(&mut writer, &files);
+    writer.note_error(location, None, None, None, INTERRUPTED_RUN_MESSAGE);
+    let errors = writer.errors_noted();
+    writer.abandon(errors)?;
     Ok(IngestReport {
         run_id,
         status: RunStatus::Failed,
@@ -396,6 +403,23 @@ fn abandon_interrupted(
         interrupted_during_commit: false,
         warnings: Vec::new(),
     })
+}
+
+/// Gives `writer` the input errors of `summaries` (in order) past those it
+/// was given already ([`RunWriter::errors_noted`]): it writes them with its
+/// next commit. Every error is given once, in file order, because
+/// summaries only grow at their end.
+pub(crate) fn note_new_errors(writer: &mut RunWriter<'_>, summaries: &[FileSummary]) {
+    let given = writer.errors_noted() as usize;
+    let new: Vec<&InputError> = summaries.iter().flat_map(|s| &s.errors).skip(given).collect();
+    for e in new {
+        note_error(writer, e);
+    }
+}
+
+/// Gives `writer` one input error ([`RunWriter::note_error`]).
+pub(crate) fn note_error(writer: &mut RunWriter<'_>, e: &InputError) {
+    writer.note_error(&e.origin.location, e.origin.line, e.column, e.origin.item, &e.message);
 }
 
 /// Reads a (non-NDJSON) file whole and stages its records.
@@ -518,10 +542,8 @@ fn finish(
             s.skipped,
             s.errors.len() as u64,
         )?;
-        for e in &s.errors {
-            writer.record_error(&e.origin.location, e.origin.line, e.column, e.origin.item, &e.message)?;
-        }
     }
+    note_new_errors(&mut writer, &summaries);
     let errors: u64 = summaries.iter().map(|s| s.errors.len() as u64).sum();
     let read: u64 = summaries.iter().map(|s| s.records).sum();
     let status = match (errors, read) {

@@ -357,6 +357,12 @@ fn stage_chunk(
     for record in chunk.records {
         stage_prepared(writer, record, summary)?;
         if writer.pending() >= BATCH {
+            // The file's errors so far commit with the batch (those of the
+            // files before, `errors_before` of them, were given already).
+            let given = writer.errors_noted().saturating_sub(errors_before) as usize;
+            for e in summary.errors.iter().skip(given) {
+                crate::files::note_error(writer, e);
+            }
             writer.commit_batch(errors_before + summary.errors.len() as u64)?;
         }
     }

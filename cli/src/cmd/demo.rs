@@ -130,7 +130,7 @@ fn save_error(err: StoreError) -> anyhow::Error {
         StoreError::BadPath { path, problem } => {
             anyhow::anyhow!("--save {} cannot hold the demo's store: {problem}", path.display())
         }
-        StoreError::NotAStore { path } => anyhow::anyhow!(
+        StoreError::NotAStore { path, .. } => anyhow::anyhow!(
             "--save {}: a DuckDB database but not a kdrift store (no kdrift_meta table); refusing to write into it \
              — choose a new --save path",
             path.display()

@@ -89,6 +89,10 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
     };
     let kept = run_kept(report.run_id);
     if let Outcome::Stopped { exit_status } = outcome(caught.signal(), stage, &kept) {
+        // The input errors met before the signal: recorded with the run too.
+        for e in report.files.iter().flat_map(|f| &f.errors) {
+            writeln!(std::io::stderr(), "kdrift: {e}")?;
+        }
         let c = report.counts;
         writeln!(
             std::io::stderr(),

@@ -12,7 +12,9 @@ use crate::store::prepare::{prepare, Prepared};
 use crate::store::writer::RunWriter;
 use crate::store::StoreError;
 
-/// Stages one observation, counting it (or its error) in `report`.
+/// Stages one observation, counting it (or its error) in `report`; an
+/// item error is also noted to `writer` ([`RunWriter::note_error`]), which
+/// writes it with the next commit.
 ///
 /// # Errors
 /// [`StoreError`] when the store fails.
@@ -23,19 +25,27 @@ pub fn stage_observation(
 ) -> Result<(), StoreError> {
     let Prepared { origin, problem, row, .. } = prepare(record, writer.started_at());
     if let Some(problem) = problem {
-        report.item_errors.push(format!("{origin}: {problem}; the version is stored, but analyses cannot use it"));
+        item_error(writer, report, format!("{origin}: {problem}; the version is stored, but analyses cannot use it"));
     }
     match row {
         Ok(row) => {
             writer.append(&row, &origin)?;
             report.received += 1;
         }
-        Err(e) => report.item_errors.push(format!("{origin}: {e}")),
+        Err(e) => item_error(writer, report, format!("{origin}: {e}")),
     }
     Ok(())
 }
 
-/// Records the per-resource summaries and problems, commits the run and
+/// Reports an item error and notes it to `writer`, which writes it with
+/// the next commit (a recorder killed later keeps it).
+fn item_error(writer: &mut RunWriter<'_>, report: &mut ResourceReport, message: String) {
+    writer.note_error(&report.location, None, None, None, &message);
+    report.item_errors.push(message);
+}
+
+/// Records the per-resource summaries and problems (the item errors were
+/// noted as they came, [`stage_observation`]), commits the run and
 /// fills in what each resource added.
 ///
 /// # Errors
@@ -56,9 +66,6 @@ pub fn finish(
             if p.severity == Severity::Error {
                 errors += 1;
             }
-        }
-        for e in &r.item_errors {
-            writer.record_error(&r.location, None, None, None, e)?;
         }
         errors += item_errors;
     }

@@ -112,10 +112,15 @@ pub enum StoreError {
         problem: String,
     },
     /// The file is a DuckDB database but not a kdrift store.
-    #[error("{path} is a DuckDB database but not a kdrift store (no kdrift_meta table); refusing to write into it")]
+    #[error(
+        "{path} is a DuckDB database but not a kdrift store (no kdrift_meta table); {}",
+        if *reading { "there is nothing of kdrift's in it to read" } else { "refusing to write into it" }
+    )]
     NotAStore {
         /// The file.
         path: PathBuf,
+        /// Met opening it to read ([`Store::open_existing`]), else to write.
+        reading: bool,
     },
     /// Written by a newer kdrift.
     #[error("store {path} has schema version {found}, newer than this kdrift understands (up to {supported}); upgrade kdrift")]
@@ -314,7 +319,7 @@ impl Store {
         let store = Store { conn, path: path.to_path_buf(), abandoned: Vec::new(), unclosed: Vec::new() };
         let has_meta: i64 = store.query_one(&sql::HAS_META, [], |r| r.get(0))?;
         if has_meta == 0 {
-            return Err(StoreError::NotAStore { path: path.to_path_buf() });
+            return Err(StoreError::NotAStore { path: path.to_path_buf(), reading: true });
         }
         if store.check_version()? < SCHEMA_VERSION {
             // An older schema: migrated once, in place (the queries need the
@@ -385,7 +390,7 @@ impl Store {
         if has_meta == 0 {
             let tables: i64 = self.query_one(&sql::TABLE_COUNT, [], |r| r.get(0))?;
             if tables > 0 {
-                return Err(StoreError::NotAStore { path: self.path.clone() });
+                return Err(StoreError::NotAStore { path: self.path.clone(), reading: false });
             }
             // One transaction: a process killed while creating the store
             // (Ctrl-C right after `kdrift ingest` starts) leaves an empty

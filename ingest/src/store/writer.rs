@@ -76,8 +76,23 @@ pub struct RunWriter<'s> {
     errors: u64,
     /// The first store error met, with its causes (for a failed run).
     failure: Option<String>,
+    /// Input errors noted ([`RunWriter::note_error`]) and not yet written:
+    /// they go into `ingest_errors` with the next commit.
+    unwritten: Vec<ErrorRow>,
+    /// Input errors noted since the run began (written or not).
+    noted: u64,
     /// Committed or abandoned: nothing left to close.
     closed: bool,
+}
+
+/// One `ingest_errors` row waiting for a commit.
+#[derive(Debug)]
+struct ErrorRow {
+    location: String,
+    line: Option<u64>,
+    column: Option<u64>,
+    item: Option<u64>,
+    message: String,
 }
 
 /// The schema v4 usage columns of a staged pod version (all NULL for other kinds).
@@ -142,6 +157,8 @@ impl<'s> RunWriter<'s> {
             location: location.to_string(),
             errors: 0,
             failure: None,
+            unwritten: Vec::new(),
+            noted: 0,
             closed: false,
         };
         // From here on, a failure closes the run as `failed` (see `Drop`).
@@ -279,7 +296,36 @@ impl<'s> RunWriter<'s> {
         self.remember(recorded)
     }
 
-    /// Records one input error.
+    /// Notes one input error (file or resource `location`, 1-based `line`
+    /// and `column`, 0-based list `item`): it is written to `ingest_errors`
+    /// in the same transaction as the next batch commit (or the final one),
+    /// so a run killed later keeps the errors of the batches it committed.
+    /// A run abandoned or aborted writes what it noted as it closes.
+    pub fn note_error(
+        &mut self,
+        location: &str,
+        line: Option<u64>,
+        column: Option<u64>,
+        item: Option<u64>,
+        message: &str,
+    ) {
+        self.noted += 1;
+        self.unwritten.push(ErrorRow {
+            location: location.to_string(),
+            line,
+            column,
+            item,
+            message: message.to_string(),
+        });
+    }
+
+    /// Input errors noted with [`RunWriter::note_error`] since the run began.
+    pub fn errors_noted(&self) -> u64 {
+        self.noted
+    }
+
+    /// Records one input error now (in its own statement, outside any
+    /// batch; [`RunWriter::note_error`] writes it with the next commit).
     ///
     /// # Errors
     /// [`StoreError::Query`].
@@ -367,6 +413,7 @@ impl<'s> RunWriter<'s> {
             store.execute(q, params![self.run_id, after])?;
         }
         store.execute(&sql::CLEAR_STAGING, [])?;
+        write_errors(store, self.run_id, &self.unwritten)?;
         let mut c = self.committed;
         c.records += self.pending;
         c.added += added;
@@ -384,6 +431,7 @@ impl<'s> RunWriter<'s> {
         tracing::debug!(rows = self.pending, added, ms = started.elapsed().as_secs_f64() * 1e3, "batch committed");
         self.committed = c;
         self.pending = 0;
+        self.unwritten.clear();
         Ok(())
     }
 
@@ -428,9 +476,10 @@ impl<'s> RunWriter<'s> {
 }
 
 impl RunWriter<'_> {
-    /// Gives the run up: nothing staged is kept, and the run is closed as
-    /// `failed` with the number of input errors recorded for it (instead of
-    /// staying `running`, which means a crash).
+    /// Gives the run up: nothing staged is kept, the input errors noted and
+    /// not yet written are written, and the run is closed as `failed` with
+    /// `errors`, the number of input errors it met (instead of staying
+    /// `running`, which means a crash).
     ///
     /// # Errors
     /// [`StoreError`] when the store fails.
@@ -439,6 +488,7 @@ impl RunWriter<'_> {
         let (store, run_id, done) = (self.store, self.run_id, self.committed);
         drop(self.appender.take());
         store.execute(&sql::CLEAR_STAGING, [])?;
+        write_errors(store, run_id, &self.unwritten)?;
         // Batches committed before (a recorder's) stay, and are counted.
         finish_failed(store, run_id, done, errors)
     }
@@ -476,6 +526,7 @@ impl Drop for RunWriter<'_> {
         // caller reports, and a store too broken for these statements leaves
         // the run `running`, as a crash would.
         let _ = store.execute(&sql::CLEAR_STAGING, []);
+        let _ = write_errors(store, run_id, &self.unwritten);
         let message = match &self.failure {
             Some(text) => format!("run aborted by a store error: {text}"),
             None => "run aborted before it was committed".to_string(),
@@ -484,8 +535,26 @@ impl Drop for RunWriter<'_> {
             &sql::RECORD_ERROR,
             params![run_id, self.location, None::<i64>, None::<i64>, None::<i64>, message],
         );
-        let _ = finish_failed(store, run_id, done, self.errors + 1);
+        let _ = finish_failed(store, run_id, done, self.errors.max(self.noted) + 1);
     }
+}
+
+/// Writes the `ingest_errors` rows of run `run_id`, in order.
+fn write_errors(store: &Store, run_id: i64, rows: &[ErrorRow]) -> Result<(), StoreError> {
+    for e in rows {
+        store.execute(
+            &sql::RECORD_ERROR,
+            params![
+                run_id,
+                e.location,
+                e.line.map(|v| v as i64),
+                e.column.map(|v| v as i64),
+                e.item.map(|v| v as i64),
+                e.message
+            ],
+        )?;
+    }
+    Ok(())
 }
 
 /// An error with its causes, `: `-separated (the driver's text included).
