@@ -126,19 +126,54 @@ fn pull(db: &Path, url: &str, resume: bool) -> Command {
 }
 
 /// Starts a pull whose window `stalled_hour` never ends, and waits until
-/// kdrift is reading it.
-fn start_stalled(vl: &FakeVlogs, db: &Path, stalled_hour: u32, resume: bool) -> Child {
+/// kdrift has committed the `before` windows ahead of it and is reading it
+/// (the fetcher works ahead of the commits: the window it asks for is not
+/// yet the one being staged). Returns the child and its stderr, read as it
+/// comes (joined: the text).
+fn start_stalled(
+    vl: &FakeVlogs,
+    db: &Path,
+    stalled_hour: u32,
+    resume: bool,
+    before: usize,
+) -> (Child, std::thread::JoinHandle<String>) {
     vl.clear_faults();
     vl.inject(Fault::Stall { lines: 4 }, None, Some(&hour(stalled_hour)));
-    let mut child = pull(db, &vl.url(), resume).spawn().expect("start kdrift");
+    let mut child = pull(db, &vl.url(), resume)
+        .env("KDRIFT_LOG", "kdrift_ingest::victorialogs::window=info")
+        .spawn()
+        .expect("start kdrift");
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let tap = std::thread::spawn(move || {
+        use std::io::BufRead;
+        let mut text = String::new();
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.contains("window committed") {
+                let _ = tx.send(());
+            }
+            text.push_str(&line);
+            text.push('\n');
+        }
+        text
+    });
+    for i in 0..before {
+        rx.recv_timeout(WAIT).unwrap_or_else(|_| panic!("window {i} committed"));
+    }
     let asked = |h: u32| {
         vl.seen()
             .iter()
             .any(|s| s.path == "/select/logsql/query" && s.query.as_deref().is_some_and(|q| q.contains(&hour(h))))
     };
     wait_until(&mut child, "the stalled window's query", || asked(stalled_hour));
-    std::thread::sleep(Duration::from_millis(200)); // its first rows arrive
-    child
+    std::thread::sleep(Duration::from_millis(200)); // its first rows arrive, its run begins
+    (child, tap)
+}
+
+/// The stderr lines of a pull started by [`start_stalled`], without the log lines.
+fn messages(tap: std::thread::JoinHandle<String>) -> String {
+    let text = tap.join().expect("stderr reader");
+    text.lines().filter(|l| !l.contains(" INFO ")).map(|l| format!("{l}\n")).collect()
 }
 
 #[test]
@@ -148,9 +183,9 @@ fn an_interrupted_victorialogs_pull_closes_the_window_in_progress_as_failed_and_
     let db = dir.path().join("k.duckdb");
 
     // SIGINT while window 03:00 hangs: windows 00:00-03:00 (runs 1-3) are committed.
-    let child = start_stalled(&vl, &db, 3, false);
+    let (child, tap) = start_stalled(&vl, &db, 3, false, 3);
     let out = signal_and_wait(child, "INT");
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = messages(tap);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     assert_eq!(
         stderr.lines().last(),
@@ -169,9 +204,9 @@ fn an_interrupted_victorialogs_pull_closes_the_window_in_progress_as_failed_and_
     assert_eq!(observations(&db), 30, "the three committed windows, nothing of the fourth");
 
     // SIGTERM while the resumed pull's window 04:00 hangs: 143, window 03:00 kept.
-    let child = start_stalled(&vl, &db, 4, true);
+    let (child, tap) = start_stalled(&vl, &db, 4, true, 1);
     let out = signal_and_wait(child, "TERM");
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = messages(tap);
     assert_eq!(out.status.code(), Some(143), "{stderr}");
     assert!(
         stderr.ends_with(

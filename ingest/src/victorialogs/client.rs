@@ -37,6 +37,7 @@ pub struct VlClient {
     http: Client,
     base: Url,
     auth: Auth,
+    timeouts: Timeouts,
 }
 
 /// Removes `user:password@` from a URL for display.
@@ -62,6 +63,14 @@ fn transport(e: &reqwest::Error) -> Failure {
         source = s.source();
     }
     Failure::Transport(text)
+}
+
+fn http_client(timeouts: Timeouts) -> reqwest::Result<Client> {
+    Client::builder()
+        .connect_timeout(timeouts.connect)
+        .read_timeout(timeouts.read)
+        .user_agent(concat!("kdrift/", env!("CARGO_PKG_VERSION")))
+        .build()
 }
 
 /// Reads at most [`ERROR_BODY_LIMIT`] bytes of an error answer.
@@ -120,13 +129,23 @@ impl VlClient {
             HeaderValue::from_str(value.expose())
                 .map_err(|_| VlError::Credentials(format!("the value of header {name} is not valid in HTTP")))?;
         }
-        let http = Client::builder()
-            .connect_timeout(timeouts.connect)
-            .read_timeout(timeouts.read)
-            .user_agent(concat!("kdrift/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| bad(&format!("cannot build an HTTP client: {e}")))?;
-        Ok(VlClient { http, base, auth })
+        let http = http_client(timeouts).map_err(|e| bad(&format!("cannot build an HTTP client: {e}")))?;
+        Ok(VlClient { http, base, auth, timeouts })
+    }
+
+    /// The same server, credentials and timeouts with an HTTP client of its
+    /// own: its connections belong to the Tokio runtime that first uses it
+    /// (a pooled connection's task runs on the runtime that opened it, so a
+    /// client shared with a busy runtime would stall).
+    ///
+    /// # Errors
+    /// [`VlError::BadUrl`] when the HTTP client cannot be built.
+    pub fn detached(&self) -> Result<VlClient, VlError> {
+        let http = http_client(self.timeouts).map_err(|e| VlError::BadUrl {
+            url: self.base_url(),
+            problem: format!("cannot build an HTTP client: {e}"),
+        })?;
+        Ok(VlClient { http, base: self.base.clone(), auth: self.auth.clone(), timeouts: self.timeouts })
     }
 
     /// The tenant the requests carry.

@@ -14,6 +14,7 @@
 pub mod auth;
 pub mod client;
 pub mod error;
+pub mod fetch;
 pub mod layout;
 pub mod lines;
 pub mod logsql;

@@ -11,7 +11,7 @@ use super::client::VlClient;
 use super::error::{Failure, VlError};
 use super::layout::{detect, Layout};
 use super::logsql::{base_query, window_query};
-use super::window::{pull_window, AttemptError, WindowJob, WindowReport};
+use super::window::{pull_windows, WindowJob, WindowReport};
 use super::windows::{hits_step, plan, Window};
 use crate::interrupt::Interrupt;
 use crate::store::{sql, Store};
@@ -307,16 +307,8 @@ async fn run(
     tracing::info!(%layout, source, windows = windows.len(), expected_rows = buckets.iter().map(|b| b.1).sum::<u64>(), "planned");
     progress.planned(layout, &windows);
     let pull_key = report.pull_key.clone();
-    let job = WindowJob { layout, base_query: &base, pull_key: &pull_key, max_line: options.max_line_bytes };
-    for window in &windows {
-        if options.interrupt.is_triggered() {
-            return Err(VlError::Interrupted { window: Some((window.start, window.end)), run_id: None });
-        }
-        let done = pull_with_retries(store, client, job, window, options, progress).await?;
-        tracing::info!(start = %window.start, end = %window.end, rows = done.rows, added = done.added, run = done.run_id, "window committed");
-        progress.window_done(&done);
-        report.windows.push(done);
-    }
+    let job = WindowJob { layout, base_query: &base, pull_key: &pull_key };
+    pull_windows(store, client, job, &windows, options, progress, &mut report.windows).await?;
     // Triggered since the last check: during the final window's commit, which went on.
     report.interrupted_during_commit = options.interrupt.is_triggered();
     let rejected: u64 = report.windows.iter().map(|w| w.schema_rejected).sum();
@@ -369,47 +361,4 @@ async fn sleep_unless_interrupted(delay: StdDuration, interrupt: &Interrupt) -> 
 fn client_tenant(client: &VlClient) -> String {
     let t = client.tenant();
     format!("account={} project={}", t.account_id.unwrap_or(0), t.project_id.unwrap_or(0))
-}
-
-async fn pull_with_retries(
-    store: &Store,
-    client: &VlClient,
-    job: WindowJob<'_>,
-    window: &Window,
-    options: &PullOptions,
-    progress: &mut dyn PullProgress,
-) -> Result<WindowReport, VlError> {
-    let (retry, interrupt) = (&options.retry, &options.interrupt);
-    let attempts = retry.attempts.max(1);
-    let mut attempt = 1;
-    loop {
-        match pull_window(store, client, job, window, interrupt).await {
-            Ok(mut report) => {
-                report.attempts = attempt;
-                return Ok(report);
-            }
-            Err(AttemptError::Store(e)) => return Err(VlError::Store(e)),
-            Err(AttemptError::Interrupted { run_id }) => {
-                return Err(VlError::Interrupted { window: Some((window.start, window.end)), run_id })
-            }
-            Err(AttemptError::Failure(failure)) => {
-                if attempt >= attempts || !failure.is_retryable() {
-                    return Err(VlError::Window {
-                        url: client.endpoint("/select/logsql/query"),
-                        start: window.start,
-                        end: window.end,
-                        attempts: attempt,
-                        failure,
-                    });
-                }
-                let delay = retry.delay(attempt);
-                tracing::info!(attempt, %failure, ?delay, "window failed; retrying");
-                progress.retrying(window, attempt, &failure, delay);
-                sleep_unless_interrupted(delay, interrupt)
-                    .await
-                    .map_err(|()| VlError::Interrupted { window: Some((window.start, window.end)), run_id: None })?;
-                attempt += 1;
-            }
-        }
-    }
 }

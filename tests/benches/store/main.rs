@@ -99,9 +99,16 @@ fn data_set(name: &str, events: u64, ndjson: bool, kubectl: bool) -> Result<Data
 /// Runs `store child ARGS…` and parses its result line.
 fn child(args: &[&str]) -> Result<Value, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let out = Command::new(exe).arg("child").args(args).output().map_err(|e| e.to_string())?;
+    // Its stderr is the terminal's: the child's error, and its log lines
+    // under `KDRIFT_BENCH_LOG`, show as they come.
+    let out = Command::new(exe)
+        .arg("child")
+        .args(args)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| e.to_string())?;
     if !out.status.success() {
-        return Err(format!("child {args:?} failed: {}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!("child {args:?} failed ({}; its stderr is above)", out.status));
     }
     let text = String::from_utf8_lossy(&out.stdout);
     serde_json::from_str(text.lines().last().unwrap_or("")).map_err(|e| format!("child {args:?}: {e}: {text}"))
