@@ -393,6 +393,31 @@ fn an_ndjson_file_whose_first_line_is_bad_loads_every_other_line() {
 }
 
 #[test]
+fn a_file_of_objects_one_per_line_under_comment_lines_is_read_line_by_line_whatever_its_name() {
+    // New-user finding: a `#`-headed log saved as `.txt` was read as YAML
+    // ("more than one document is not supported"), its objects lost. The
+    // comments are now those lines' errors and every object loads; a
+    // YAML file under comments is still YAML.
+    let (dir, store) = temp_store();
+    let second = EVENT_A.replace("p.1", "p.2").replace("\"count\":4", "\"count\":2");
+    let txt =
+        write(dir.path(), "saved.txt", format!("# kubectl get events\n# -o json\n{EVENT_A}\n{second}\n").as_bytes());
+    let yaml = "# a pod\napiVersion: v1\nkind: Pod\nmetadata:\n  name: y\n  namespace: default\n  uid: u-y\n  \
+                resourceVersion: \"1\"\n  creationTimestamp: \"2026-11-27T00:00:00Z\"\nspec:\n  containers: []\n";
+    let yaml = write(dir.path(), "pod.txt", yaml.as_bytes());
+    let report = ingest_files(&store, &[txt, yaml], &mut NoProgress).expect("ingest");
+    let of = |name: &str| report.files.iter().find(|f| f.location.ends_with(name)).expect("file");
+    assert_eq!(of("saved.txt").format.map(|f| f.as_str()), Some("ndjson"));
+    assert_eq!((of("saved.txt").records, of("saved.txt").errors.len()), (2, 2));
+    let lines: Vec<_> = of("saved.txt").errors.iter().map(|e| e.origin.line).collect();
+    assert_eq!(lines, [Some(1), Some(2)]);
+    assert_eq!(of("pod.txt").format.map(|f| f.as_str()), Some("yaml"));
+    assert_eq!((of("pod.txt").records, of("pod.txt").errors.len()), (1, 0), "{:?}", of("pod.txt").errors);
+    let pods = kdrift_analyze::pending_pods(&store).expect("pending");
+    assert_eq!(pods[0].occurrences, 6, "two distinct events: 4 + 2");
+}
+
+#[test]
 fn a_higher_count_of_the_same_event_replaces_never_adds() {
     let (dir, store) = temp_store();
     let first = write(dir.path(), "a.json", EVENT_A.as_bytes());

@@ -371,7 +371,8 @@ pub struct RebalanceRunArgs {
     /// Confirm: evict pods now. Without it `run` refuses (exit 2); plan-only is `kdrift rebalance plan`.
     #[arg(long)]
     pub yes: bool,
-    /// Do not spend evictions on pods that request none of the resources their node is over on.
+    /// Skip pods that request none of the resources their node is over on, instead of evicting
+    /// them (descheduler evicts them, BestEffort pods first; so does kdrift by default).
     #[arg(long)]
     pub skip_zero_request: bool,
     /// Write the plan executed to FILE.
@@ -447,8 +448,8 @@ pub struct RebalancePlanArgs {
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10",
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub rounds: Option<u32>,
-    /// Do not spend evictions on pods that request none of the resources their node is over on
-    /// (descheduler does).
+    /// Skip pods that request none of the resources their node is over on, instead of evicting
+    /// them (descheduler evicts them, BestEffort pods first; so does kdrift by default).
     #[arg(long)]
     pub skip_zero_request: bool,
     /// Plan on the live cluster (the same reads `rebalance apply` makes) instead of the store;

@@ -161,6 +161,11 @@ enum HeadLine {
     TooLong(u64),
 }
 
+/// `#` comment lines read at most before the lines that decide whether a
+/// file is NDJSON ([`stream_file`]); a file of more is left to the
+/// whole-file reader.
+const MAX_HEAD_COMMENTS: usize = 16;
+
 /// Streams `path` into `writer` when it is NDJSON, filling `summary`;
 /// returns false (nothing read) when it is not, or cannot be opened (the
 /// whole-file reader then reports it). `errors_before` counts the run's
@@ -178,11 +183,16 @@ pub(crate) fn stream_file(
 ) -> Result<bool, StoreError> {
     let Some(mut reader) = open(path) else { return Ok(false) };
     let location = summary.location.clone();
-    // The first two non-blank lines decide.
+    // The first two non-blank lines that are not `#` comments decide (a
+    // log saved with a `# …` header line is still one object per line;
+    // the header is that line's error). YAML's comments lead to YAML
+    // lines, which decide the other way.
+    let is_comment = |l: &HeadLine| matches!(l, HeadLine::Bytes(b) if b.trim_ascii_start().starts_with(b"#"));
     let mut head: Vec<(u64, HeadLine)> = Vec::new();
+    let mut comments = 0usize;
     let mut line_no = 0u64;
     let mut read_bytes = 0u64;
-    while head.len() < 2 {
+    while head.len() - comments < 2 && comments <= MAX_HEAD_COMMENTS {
         let mut line = Vec::new();
         let read = match read_line_capped(&mut *reader, &mut line, MAX_LINE_BYTES) {
             Ok(LineRead::End) => break,
@@ -203,12 +213,15 @@ pub(crate) fn stream_file(
                     }
                 }
                 if !line.trim_ascii().is_empty() {
-                    head.push((line_no, HeadLine::Bytes(line)));
+                    let line = HeadLine::Bytes(line);
+                    comments += usize::from(is_comment(&line));
+                    head.push((line_no, line));
                 }
             }
         }
     }
-    let is_ndjson = match (head.first().map(|(_, l)| l), head.get(1).map(|(_, l)| l)) {
+    let mut decisive = head.iter().map(|(_, l)| l).filter(|l| !is_comment(l));
+    let is_ndjson = match (decisive.next(), decisive.next()) {
         // Named NDJSON and a line of the head opening like JSON (a bad first
         // line is that line's error; YAML in such a file is left to the
         // whole-file parser, which names the mistake once).
