@@ -126,6 +126,23 @@ fn rebalance_plan_on_the_saved_demo_store() {
     assert_eq!(v["simulation"]["landings"].as_array().map(Vec::len), Some(5));
     assert_eq!(v["rounds"]["verdict"]["kind"], "Converged");
 
+    // Written out, a plan made from the store says so before it is applied
+    // (new-user finding: the hint read as if it were the live cluster's).
+    let file = dir.path().join("plan.json");
+    let out =
+        kdrift().arg("--db").arg(&db).args(["rebalance", "plan", "--policy", policy, "--out"]).arg(&file).assert();
+    let stderr = String::from_utf8_lossy(&out.success().get_output().stderr).to_string();
+    let hint = format!(
+        "kdrift: plan written to {0} (5 eviction(s)); execute it with `kdrift rebalance apply {0}` (made from the \
+         store's history at ",
+        file.display()
+    );
+    assert!(stderr.contains(&hint), "{stderr}");
+    assert!(
+        stderr.contains("apply re-reads the live cluster first and refuses a plan that no longer holds"),
+        "{stderr}"
+    );
+
     // A misspelt field is an error naming the file and the field; exit 2.
     let typo = dir.path().join("typo.yaml");
     let text = std::fs::read_to_string(policy).expect("policy").replace("targetThresholds:", "targetThreshold:");

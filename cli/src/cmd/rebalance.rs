@@ -67,9 +67,21 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.out {
         let text = serde_json::to_string_pretty(&doc)?;
         std::fs::write(path, text + "\n").with_context(|| format!("writing the plan to {}", path.display()))?;
+        // A plan made from the store describes the cluster as it was at
+        // that instant: apply re-reads the live cluster and refuses the
+        // evictions that no longer hold, so say so before anyone relies on it.
+        let made_from = if live {
+            String::new()
+        } else {
+            format!(
+                " (made from the store's history at {}: apply re-reads the live cluster first and refuses a plan \
+                 that no longer holds; `--live` plans on the live cluster)",
+                loaded.at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            )
+        };
         writeln!(
             std::io::stderr(),
-            "kdrift: plan written to {} ({} eviction(s)); execute it with `kdrift rebalance apply {}`",
+            "kdrift: plan written to {} ({} eviction(s)); execute it with `kdrift rebalance apply {}`{made_from}",
             path.display(),
             doc.evictions.len(),
             path.display()
