@@ -62,7 +62,7 @@ pub fn finish(
         let events = if r.resource.starts_with("events") { r.received } else { 0 };
         writer.record_file(&r.location, "api", r.received, events, r.received - events, 0, item_errors)?;
         if let Some(p) = &r.problem {
-            writer.record_error(&r.location, None, None, None, &p.message)?;
+            writer.note_error(&r.location, None, None, None, &p.message);
             if p.severity == Severity::Error {
                 errors += 1;
             }

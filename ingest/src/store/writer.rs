@@ -324,36 +324,6 @@ impl<'s> RunWriter<'s> {
         self.noted
     }
 
-    /// Records one input error now (in its own statement, outside any
-    /// batch; [`RunWriter::note_error`] writes it with the next commit).
-    ///
-    /// # Errors
-    /// [`StoreError::Query`].
-    pub fn record_error(
-        &mut self,
-        location: &str,
-        line: Option<u64>,
-        column: Option<u64>,
-        item: Option<u64>,
-        message: &str,
-    ) -> Result<(), StoreError> {
-        let recorded = self
-            .store
-            .execute(
-                &sql::RECORD_ERROR,
-                params![
-                    self.run_id,
-                    location,
-                    line.map(|v| v as i64),
-                    column.map(|v| v as i64),
-                    item.map(|v| v as i64),
-                    message
-                ],
-            )
-            .map(|_| ());
-        self.remember(recorded)
-    }
-
     /// Commits the records staged since the last batch in one transaction
     /// (new versions into `observations`, derived tables, the run's counts),
     /// leaving the run open (`running`). A crash after it keeps the batch.
