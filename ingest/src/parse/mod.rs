@@ -4,10 +4,16 @@
 //! `PodList`, `NodeList`, `items: null`), watch-event wrappers, old
 //! internal-type dumps and flattened log-store exports. Bad input becomes an
 //! [`InputError`] naming the line (or item) and what was expected; the
-//! records around it are kept.
+//! records around it are kept: a List cut off by the end of its file keeps
+//! its complete items (`cut`), the container logs in `kubectl cluster-info
+//! dump`'s stdout are skipped (`stream`), UTF-16 text is decoded first
+//! (`utf16`). Secrets and ConfigMaps are never kept ([`NOT_KEPT_KINDS`]).
 
+mod cut;
 pub mod flat;
 pub mod legacy;
+mod stream;
+mod utf16;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -71,7 +77,9 @@ pub struct Parsed {
     pub format: Option<Format>,
     /// Object versions, in file order.
     pub records: Vec<Record>,
-    /// Documents that hold no object (empty YAML documents, BOOKMARK events).
+    /// Documents that hold no object (empty YAML documents, BOOKMARK events,
+    /// the container logs of a `kubectl cluster-info dump`) and objects
+    /// kdrift does not keep ([`NOT_KEPT_KINDS`]).
     pub skipped: u64,
     /// Input errors; the records above are still good.
     pub errors: Vec<InputError>,
@@ -131,8 +139,17 @@ fn name_ending(location: &str) -> Option<String> {
 /// [`Naming::Ndjson`] reads NDJSON line by line when a line opens with `{`
 /// (a bad first line is that line's error), else is one error as `.json`;
 /// [`Naming::Content`]: the first non-blank byte decides (`{`/`[` → JSON,
-/// else YAML).
+/// else YAML). UTF-16 text (PowerShell's `>`) is decoded first and read
+/// as its UTF-8 copy would be.
 pub fn parse_bytes(location: &str, bytes: &[u8], named: Naming) -> Parsed {
+    if let Some((text, lossy)) = utf16::decode(bytes) {
+        let mut out = parse_bytes(location, text.as_bytes(), named);
+        if lossy {
+            let origin = Origin { location: location.to_string(), line: None, item: None };
+            out.errors.insert(0, InputError { origin, column: None, message: utf16::LOSSY.into() });
+        }
+        return out;
+    }
     let yaml_by_name = named == Naming::Yaml;
     let mut out = Parsed::default();
     let hint = kind_hint_from_path(location);
@@ -164,7 +181,7 @@ pub fn parse_bytes(location: &str, bytes: &[u8], named: Naming) -> Parsed {
             parse_ndjson(location, bytes, hint, &mut out);
         } else {
             out.format = Some(Format::Json);
-            parse_json_stream(location, bytes, hint, &mut out);
+            stream::parse_json_stream(location, bytes, hint, &mut out);
         }
     } else {
         out.format = Some(Format::Yaml);
@@ -175,7 +192,7 @@ pub fn parse_bytes(location: &str, bytes: &[u8], named: Naming) -> Parsed {
 
 /// The error of a file named `.json` (`.ndjson`, `.jsonl`) whose content
 /// is not JSON: at the line and column of its first non-blank character,
-/// quoting that line, saying where YAML goes.
+/// quoting that line, saying where YAML goes when it looks like YAML.
 fn not_json_error(location: &str, bytes: &[u8]) -> InputError {
     let start = bytes.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(0);
     let line = line_of_offset(bytes, start);
@@ -188,13 +205,19 @@ fn not_json_error(location: &str, bytes: &[u8]) -> InputError {
         quoted.push('…');
     }
     let ending = name_ending(location).unwrap_or_else(|| "json".into());
-    let yaml = if looks_like_yaml(bytes) { "it looks like YAML, but " } else { "" };
+    let why = if looks_like_yaml(bytes) {
+        format!(
+            "it looks like YAML, but a file ending .{ending} is read as JSON only: YAML goes in a file ending .yaml \
+             or .yml"
+        )
+    } else {
+        format!("a file ending .{ending} is read as JSON only (a `kubectl get` table is no dump: add `-o json`)")
+    };
     InputError {
         origin: Origin { location: location.to_string(), line: Some(line), item: None },
         column: Some(column),
         message: format!(
-            "expected JSON (a Kubernetes object or list, opening with `{{` or `[`), found {quoted:?}; {yaml}a file \
-             ending .{ending} is read as JSON only: YAML goes in a file ending .yaml or .yml"
+            "expected JSON (a Kubernetes object or list, opening with `{{` or `[`), found {quoted:?}; {why}"
         ),
     }
 }
@@ -208,7 +231,12 @@ fn not_json_error(location: &str, bytes: &[u8]) -> InputError {
 /// A table (`kubectl get` without `-o`, a TSV) is none of them, nor is
 /// `kubectl describe` output (`Name:   web-0`, `Namespace:   default`, …),
 /// which reads as YAML but holds no object.
+///
+/// UTF-16 text (PowerShell's `>`) is judged by its characters.
 pub fn looks_like_a_dump(bytes: &[u8]) -> bool {
+    if let Some((text, _)) = utf16::decode(bytes) {
+        return looks_like_a_dump(text.as_bytes());
+    }
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     match first_line_shape(bytes) {
         // `---` then `kubectl describe` text is no dump either.
@@ -294,6 +322,9 @@ fn first_line_shape(bytes: &[u8]) -> Shape {
 /// YAML-shaped text without a Kubernetes key (`kubectl describe` output)
 /// is told apart from a table or CSV; both end with [`SUPPORTED_FORMATS`].
 pub fn not_a_dump_message(bytes: &[u8]) -> String {
+    if let Some((text, _)) = utf16::decode(bytes) {
+        return not_a_dump_message(text.as_bytes());
+    }
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     if matches!(first_line_shape(bytes), Shape::Mapping | Shape::DocumentMarker) {
         format!(
@@ -398,66 +429,15 @@ fn json_error_text(e: &serde_json::Error) -> String {
     if e.is_eof() {
         return "the line ends in the middle of a JSON value (cut off?)".to_string();
     }
+    json_error_what(e)
+}
+
+/// `invalid JSON: ` and serde's text without its ` at line L column C`
+/// (the error names the position once, counted from the file's start).
+fn json_error_what(e: &serde_json::Error) -> String {
     let text = e.to_string();
     let position = format!(" at line {} column {}", e.line(), e.column());
     format!("invalid JSON: {}", text.strip_suffix(&position).unwrap_or(&text))
-}
-
-fn parse_json_stream(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed) {
-    // Concatenated documents (`kubectl get -w -o json`): after a bad one,
-    // resume at the next line that opens a document in column 0.
-    let mut base = 0usize;
-    while base < bytes.len() {
-        let mut stream = serde_json::Deserializer::from_slice(&bytes[base..]).into_iter::<Value>();
-        let mut resume = None;
-        loop {
-            let start = stream.byte_offset();
-            match stream.next() {
-                None => break,
-                Some(Ok(doc)) => {
-                    let skip_ws = bytes[base + start..].iter().take_while(|b| b.is_ascii_whitespace()).count();
-                    let origin = Origin {
-                        location: location.to_string(),
-                        line: Some(line_of_offset(bytes, base + start + skip_ws)),
-                        item: None,
-                    };
-                    expand_document(doc, origin, hint, out);
-                }
-                Some(Err(e)) => {
-                    let line = line_of_offset(bytes, base) - 1 + e.line() as u64;
-                    let what = if e.is_eof() {
-                        "the file ends in the middle of a JSON document (truncated?)".to_string()
-                    } else {
-                        format!("invalid JSON: {e}")
-                    };
-                    out.errors.push(InputError {
-                        origin: Origin { location: location.to_string(), line: Some(line), item: None },
-                        column: Some(e.column() as u64),
-                        message: format!("{what}; expected a Kubernetes object or list"),
-                    });
-                    resume = next_document_start(bytes, base + stream.byte_offset().max(start) + 1);
-                    break;
-                }
-            }
-        }
-        match resume {
-            Some(next) if next > base => base = next,
-            _ => break,
-        }
-    }
-}
-
-/// The offset of the next line at or after `from` that starts with `{` in column 0.
-fn next_document_start(bytes: &[u8], from: usize) -> Option<usize> {
-    let mut i = from.min(bytes.len());
-    while i < bytes.len() {
-        let line_start = i == 0 || bytes[i - 1] == b'\n';
-        if line_start && bytes[i] == b'{' {
-            return Some(i);
-        }
-        i += 1;
-    }
-    None
 }
 
 /// Splits YAML text into documents at `---` lines, with each document's
@@ -511,7 +491,11 @@ fn parse_yaml(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed
             Ok(Value::Null) => out.skipped += 1,
             Ok(doc) => {
                 let origin = Origin { location: location.to_string(), line: Some(first_line), item: None };
-                expand_document(doc, origin, hint, out);
+                if cut::is_cut_yaml_list(&doc) {
+                    cut::load_cut_yaml_list(doc, &doc_text, origin, hint, out);
+                } else {
+                    expand_document(doc, origin, hint, out);
+                }
             }
             Err(e) => {
                 let (line, column) = match e.location() {
@@ -520,6 +504,10 @@ fn parse_yaml(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed
                 };
                 // The parser counts lines from the document's start; the user from the file's.
                 let e = shift_line_numbers(&e.to_string(), first_line - 1);
+                let origin = Origin { location: location.to_string(), line: Some(first_line), item: None };
+                if cut::recover_yaml_list(&doc_text, &origin, hint, &e, out) {
+                    continue;
+                }
                 out.errors.push(InputError {
                     origin: Origin { location: location.to_string(), line, item: None },
                     column,
@@ -638,6 +626,7 @@ pub fn expand_document(doc: Value, origin: Origin, hint: Option<&str>, out: &mut
     if flat::is_flat(&doc) {
         let Value::Object(row) = doc else { return };
         match flat::convert(row) {
+            Ok(c) if not_kept(&c.object, None) => out.skipped += 1,
             Ok(c) => {
                 let mut object = c.object;
                 match identify(&mut object, None) {
@@ -652,7 +641,23 @@ pub fn expand_document(doc: Value, origin: Origin, hint: Option<&str>, out: &mut
     push_object(doc, origin, hint, Change::Listed, out);
 }
 
+/// Kinds of object kdrift never stores, counted in [`Parsed::skipped`]:
+/// it uses none of them, and their data (passwords, keys, configuration)
+/// would travel with every copy of a store and every report it is attached to.
+pub const NOT_KEPT_KINDS: [&str; 2] = ["Secret", "ConfigMap"];
+
+/// Whether `object` (its `kind`, else the kind `hint` gives it) is of a
+/// kind kdrift does not keep ([`NOT_KEPT_KINDS`]).
+fn not_kept(object: &Value, hint: Option<&str>) -> bool {
+    let kind = object.get("kind").and_then(Value::as_str).filter(|k| !k.is_empty()).or(hint);
+    kind.is_some_and(|k| NOT_KEPT_KINDS.contains(&k))
+}
+
 fn push_object(mut object: Value, origin: Origin, hint: Option<&str>, change: Change, out: &mut Parsed) {
+    if not_kept(&object, hint) {
+        out.skipped += 1;
+        return;
+    }
     match identify(&mut object, hint) {
         Ok(_) => out.records.push(Record { object, origin, observed_at: None, change }),
         Err(e) => out.errors.push(InputError { origin, column: None, message: e.to_string() }),
@@ -697,10 +702,20 @@ mod tests {
     fn truncated_json_names_the_line() {
         let input = b"{\n \"kind\": \"List\",\n \"items\": [\n  {\"kind\": \"Pod\", \"metadata\": {\"name\": \"a\"}}";
         let p = parse_bytes("t.json", input, Naming::Json);
-        assert_eq!(p.records.len(), 0);
+        // The one item is complete: it loads.
+        assert_eq!(p.records.len(), 1);
         assert_eq!(p.errors.len(), 1);
         assert_eq!(p.errors[0].origin.line, Some(4));
         assert!(p.errors[0].message.contains("truncated"), "{}", p.errors[0].message);
+        // Not a List: nothing to keep.
+        let p = parse_bytes("t.json", b"{\n \"kind\": \"Pod\",\n \"metadata\": {\"name\": \"a\"", Naming::Json);
+        assert_eq!(p.records.len(), 0);
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            errors,
+            ["t.json:3:25: the file ends in the middle of a JSON document (truncated?); expected a Kubernetes object \
+              or list"]
+        );
     }
 
     #[test]

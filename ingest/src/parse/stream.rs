@@ -1,0 +1,154 @@
+//! JSON files of one or more documents: one object or List, or
+//! concatenated documents as `kubectl get -w -o json` writes them, or the
+//! stdout of `kubectl cluster-info dump`, whose Lists are followed by
+//! container logs between `==== START logs for container … ====` and
+//! `==== END logs for container … ====` lines. Those log sections hold no
+//! object: each is counted in [`Parsed::skipped`].
+//!
+//! After a bad document, reading resumes at the next line that opens a
+//! document (or a log section) in column 0. A List cut off by the end of
+//! the file keeps its complete items ([`super::cut::recover_json_list`]).
+
+use serde_json::Value;
+
+use super::{cut, expand_document, json_error_what, line_of_offset, InputError, Parsed};
+use crate::record::Origin;
+
+/// How a container log section of `kubectl cluster-info dump` opens, in column 0.
+const LOG_START: &[u8] = b"==== START logs for ";
+
+/// Reads `bytes` as JSON documents into `out`.
+pub(super) fn parse_json_stream(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed) {
+    let mut pos = 0usize;
+    loop {
+        pos += bytes[pos..].iter().take_while(|b| b.is_ascii_whitespace()).count();
+        if pos >= bytes.len() {
+            return;
+        }
+        if bytes[pos..].starts_with(LOG_START) && at_line_start(bytes, pos) {
+            pos = log_section_end(bytes, pos);
+            out.skipped += 1;
+            continue;
+        }
+        let mut stream = serde_json::Deserializer::from_slice(&bytes[pos..]).into_iter::<Value>();
+        match stream.next() {
+            None => return,
+            Some(Ok(doc)) => {
+                let origin =
+                    Origin { location: location.to_string(), line: Some(line_of_offset(bytes, pos)), item: None };
+                expand_document(doc, origin, hint, out);
+                pos += stream.byte_offset().max(1);
+            }
+            Some(Err(e)) => {
+                if e.is_eof() && cut::recover_json_list(location, bytes, pos, hint, out) {
+                    return;
+                }
+                // The parser counts from `pos`: the first line's columns from `pos`'s column.
+                let line = line_of_offset(bytes, pos) - 1 + e.line() as u64;
+                let column = if e.line() == 1 { column_of(bytes, pos) - 1 + e.column() } else { e.column() };
+                let what = if e.is_eof() {
+                    "the file ends in the middle of a JSON document (truncated?)".to_string()
+                } else {
+                    json_error_what(&e)
+                };
+                out.errors.push(InputError {
+                    origin: Origin { location: location.to_string(), line: Some(line), item: None },
+                    column: Some(column as u64),
+                    message: format!("{what}; expected a Kubernetes object or list"),
+                });
+                match next_document_start(bytes, pos + stream.byte_offset().max(1)) {
+                    Some(next) => pos = next,
+                    None => return,
+                }
+            }
+        }
+    }
+}
+
+/// Whether `pos` is the first byte of a line.
+fn at_line_start(bytes: &[u8], pos: usize) -> bool {
+    pos == 0 || bytes[pos - 1] == b'\n'
+}
+
+/// The 1-based column (in bytes) of offset `pos`.
+fn column_of(bytes: &[u8], pos: usize) -> usize {
+    pos - bytes[..pos].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1) + 1
+}
+
+/// The offset just past the log section opening at `start` (a
+/// `==== START logs for container C of pod NS/P ====` line): past the end
+/// of the line holding its `==== END logs for container C of pod NS/P ====`
+/// (which follows the log text on the same line when the log does not end
+/// with a newline), or the end of the file when the file ends first.
+fn log_section_end(bytes: &[u8], start: usize) -> usize {
+    let line_end = bytes[start..].iter().position(|b| *b == b'\n').map_or(bytes.len(), |i| start + i);
+    let subject = &bytes[start + LOG_START.len()..line_end];
+    let end_marker = [&b"==== END logs for "[..], subject.trim_ascii_end()].concat();
+    let Some(found) = find(&bytes[line_end..], &end_marker) else { return bytes.len() };
+    let after = line_end + found + end_marker.len();
+    bytes[after..].iter().position(|b| *b == b'\n').map_or(bytes.len(), |i| after + i + 1)
+}
+
+/// The offset of `needle` in `haystack`.
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// The offset of the next line at or after `from` that opens a document
+/// (`{` in column 0) or a log section.
+fn next_document_start(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut i = from.min(bytes.len());
+    while i < bytes.len() {
+        if at_line_start(bytes, i) && (bytes[i] == b'{' || bytes[i..].starts_with(LOG_START)) {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse::{parse_bytes, Naming};
+
+    #[test]
+    fn cluster_info_dump_log_sections_are_skipped() {
+        let list = |name: &str| {
+            format!(
+                "{{\n    \"kind\": \"PodList\",\n    \"apiVersion\": \"v1\",\n    \"items\": [\n        {{\"metadata\": \
+                 {{\"name\": \"{name}\", \"namespace\": \"kube-system\"}}}}\n    ]\n}}\n"
+            )
+        };
+        let input = [
+            list("a"),
+            "==== START logs for container c of pod kube-system/a ====\nI0101 started\n{\"level\":\"info\"}\n\
+             ==== END logs for container c of pod kube-system/a ====\n"
+                .to_string(),
+            // A log that does not end with a newline, then an empty one.
+            "==== START logs for container d of pod kube-system/a ====\nno newline==== END logs for container d of \
+             pod kube-system/a ====\n==== START logs for container e of pod kube-system/a ====\n==== END logs for \
+             container e of pod kube-system/a ====\n"
+                .to_string(),
+            list("b"),
+            // The dump cut inside a log.
+            "==== START logs for container c of pod kube-system/b ====\n{ half a log line\n".to_string(),
+        ]
+        .concat();
+        let p = parse_bytes("cidump.json", input.as_bytes(), Naming::Json);
+        assert_eq!(p.errors, []);
+        let names: Vec<&str> = p.records.iter().filter_map(|r| r.object["metadata"]["name"].as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!(p.skipped, 4);
+    }
+
+    #[test]
+    fn a_bad_document_is_positioned_once_from_the_files_start() {
+        let input =
+            b"{\"kind\": \"Pod\", \"metadata\": {\"name\": \"a\"}} {\"kind\": oops}\nnot json\n{\"kind\": \"Pod\", \
+                      \"metadata\": {\"name\": \"b\"}}\n";
+        let p = parse_bytes("c.json", input, Naming::Json);
+        assert_eq!(p.records.len(), 2);
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(errors, ["c.json:1:53: invalid JSON: expected value; expected a Kubernetes object or list"]);
+    }
+}

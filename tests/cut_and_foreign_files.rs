@@ -1,0 +1,360 @@
+//! Files a new user's first trial met: Lists cut off by `head` (JSON and
+//! YAML), UTF-16 files PowerShell's `>` writes, `kubectl cluster-info dump`
+//! saved from stdout with its container logs, a `kubectl get` table saved
+//! as `.json`, and Secrets and ConfigMaps, which are never stored. Inputs
+//! are generated in temporary directories; the real fixtures are read in
+//! place.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use kdrift_ingest::files::FileSummary;
+use kdrift_ingest::store::catalog;
+use kdrift_ingest::store::writer::RunStatus;
+use kdrift_ingest::{ingest_files, NoProgress, Store};
+use kdrift_tests::{real_fixtures_or_skip, temp_store};
+use serde_json::{json, Value};
+
+fn write(dir: &Path, name: &str, body: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::File::create(&p).and_then(|mut f| f.write_all(body)).expect("write");
+    p
+}
+
+/// A core/v1 Event named `ev-{i}` in namespace `d`.
+fn event(i: usize) -> Value {
+    json!({
+        "apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": format!("ev-{i}"), "namespace": "d", "uid": format!("u-{i}")},
+        "involvedObject": {"kind": "Pod", "namespace": "d", "name": format!("p{i}"), "uid": format!("pu-{i}")},
+        "reason": "FailedScheduling", "message": "0/2 nodes are available: 2 Insufficient cpu.",
+        "count": 1, "type": "Warning",
+        "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": "2026-01-01T00:00:00Z"
+    })
+}
+
+/// A kubectl List of `n` events as JSON, one item per line: item `i` is
+/// on line `4 + i`.
+fn json_list(n: usize) -> String {
+    let items: Vec<String> = (0..n).map(|i| format!("        {}", event(i))).collect();
+    format!(
+        "{{\n    \"apiVersion\": \"v1\",\n    \"items\": [\n{}\n    ],\n    \"kind\": \"List\",\n    \"metadata\": \
+         {{\n        \"resourceVersion\": \"\"\n    }}\n}}\n",
+        items.join(",\n")
+    )
+}
+
+/// A kubectl List of `n` events as YAML, as `kubectl get -o yaml` writes it
+/// (`apiVersion`, `items`, `kind: List`, `metadata`).
+fn yaml_list(n: usize) -> String {
+    let items: Vec<Value> = (0..n).map(event).collect();
+    serde_yaml::to_string(
+        &json!({"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}),
+    )
+    .expect("yaml")
+}
+
+/// The lines of `text` up to and including line `n` (`head -n`).
+fn head_n(text: &str, n: usize) -> String {
+    text.split_inclusive('\n').take(n).collect()
+}
+
+fn errors(f: &FileSummary) -> Vec<String> {
+    f.errors.iter().map(ToString::to_string).collect()
+}
+
+/// The names of the stored objects of `kind` (any time).
+fn stored(store: &Store, kind: &str) -> Vec<String> {
+    let params = [("kind".to_string(), kind.to_string()), ("at_us".to_string(), "2100-01-01T00:00:00Z".to_string())];
+    let result = catalog::run(store, "objects_at", &params).expect("objects_at");
+    let name = result.columns.iter().position(|c| c == "name").expect("name column");
+    result.rows.iter().map(|r| r[name].as_str().unwrap_or_default().to_string()).collect()
+}
+
+#[test]
+fn a_json_list_cut_off_keeps_its_complete_items_and_names_the_cut_one() {
+    let (dir, store) = temp_store();
+    let full = json_list(20);
+    let inside = full.find("\"ev-14\"").expect("item 14") + 3;
+    let in_item = write(dir.path(), "in-item.json", &full.as_bytes()[..inside]);
+    let after_comma = full[..full.find("\"ev-1\"").expect("item 1")].rfind(",\n").expect("comma") + 1;
+    let between = write(dir.path(), "between.json", &full.as_bytes()[..after_comma]);
+    let tail = full.find("\"resourceVersion\": \"\"").expect("tail") + 5;
+    let after = write(dir.path(), "after.json", &full.as_bytes()[..tail]);
+    let whole = write(dir.path(), "whole.json", full.as_bytes());
+    let not_a_list = serde_json::to_string_pretty(&event(99)).expect("json");
+    let object = write(dir.path(), "object.json", &not_a_list.as_bytes()[..not_a_list.len() - 20]);
+    let report = ingest_files(&store, &[in_item, between, after, whole, object], &mut NoProgress).expect("ingest");
+    assert_eq!(report.status, RunStatus::Partial);
+    let f = &report.files;
+    let loc = |i: usize| f[i].location.clone();
+    assert_eq!(f[0].events, 14);
+    assert_eq!(
+        errors(&f[0]),
+        [format!(
+            "{}:18: items[14]: the file ends inside this item: it is cut off (truncated?) and not stored; the 14 \
+             items before it are loaded",
+            loc(0)
+        )]
+    );
+    assert_eq!(f[1].events, 1);
+    assert_eq!(
+        errors(&f[1]),
+        [format!(
+            "{}:4: the file ends inside the List's items, after 1 item (truncated?): they are loaded; any after them \
+             are missing",
+            loc(1)
+        )]
+    );
+    assert_eq!(f[2].events, 20);
+    assert_eq!(
+        errors(&f[2]),
+        [format!(
+            "{}:27: the file ends after the List's items, before the List's end (truncated?); all 20 items are loaded",
+            loc(2)
+        )]
+    );
+    assert_eq!((f[3].events, f[3].errors.len()), (20, 0));
+    // A cut single object keeps today's error.
+    assert_eq!(f[4].events, 0);
+    assert_eq!(errors(&f[4]).len(), 1);
+    assert!(
+        errors(&f[4])[0].ends_with(
+            ": the file ends in the middle of a JSON document (truncated?); expected a \
+                                    Kubernetes object or list"
+        ),
+        "{:?}",
+        errors(&f[4])
+    );
+    let mut names = stored(&store, "Event");
+    names.sort_by_key(|n| n[3..].parse::<u32>().expect("number"));
+    assert_eq!(names, (0..20).map(|i| format!("ev-{i}")).collect::<Vec<_>>());
+}
+
+#[test]
+#[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
+fn real_lists_cut_by_head_keep_the_items_before_the_cut() {
+    let Some(real) = real_fixtures_or_skip("real_lists_cut_by_head_keep_the_items_before_the_cut") else { return };
+    let dumps = real.join("dumps");
+    let (dir, store) = temp_store();
+    // `head -c 20000` of an old internal-type EventList (`Items`).
+    let legacy = std::fs::read(dumps.join("erwee402__multi-k8s__default__events.json")).expect("read");
+    let json = write(dir.path(), "trunc.json", &legacy[..20000]);
+    // `head -n 34` and `head -n 3629` of `kubectl get events -o yaml`.
+    let yaml = std::fs::read_to_string(dumps.join("jgyy__ckad__default__events.yaml")).expect("read");
+    let cut2 = write(dir.path(), "cut2.yaml", head_n(&yaml, 34).as_bytes());
+    let cut3 = write(dir.path(), "cut3.yaml", head_n(&yaml, 3629).as_bytes());
+    let report = ingest_files(&store, &[json, cut2, cut3], &mut NoProgress).expect("ingest");
+    let f = &report.files;
+    assert_eq!(f[0].events, 14);
+    assert_eq!(
+        errors(&f[0]),
+        [format!(
+            "{}:467: items[14]: the file ends inside this item: it is cut off (truncated?) and not stored; the 14 \
+             items before it are loaded",
+            f[0].location
+        )]
+    );
+    let cut = "the file ends inside the List: kubectl writes `kind: List` after the items and it is missing (cut off \
+               or truncated?), so this last item may be incomplete and is not stored";
+    assert_eq!(f[1].events, 1);
+    assert_eq!(
+        errors(&f[1]),
+        [format!(
+            "{}:27: items[1]: {cut} (as it stands: Event has neither metadata.name nor metadata.uid); the item \
+             before it is loaded",
+            f[1].location
+        )]
+    );
+    assert_eq!(f[2].events, 135);
+    assert_eq!(
+        errors(&f[2]),
+        [format!(
+            "{}:3615: items[135]: {cut} (as it stands: Event has neither metadata.name nor metadata.uid); the 135 \
+             items before it are loaded",
+            f[2].location
+        )]
+    );
+    // What loaded is the files' first events.
+    let names = stored(&store, "Event");
+    for first in ["client-deployment-6c68fd7497-828dw.1589efe7dfc704b0", "minikube.1689e61b78fbb832"] {
+        assert!(names.iter().any(|n| n == first), "{first}: {names:?}");
+    }
+}
+
+#[test]
+fn a_yaml_list_cut_inside_its_items_reports_its_last_item() {
+    let (dir, store) = temp_store();
+    let full = yaml_list(5);
+    let lines: Vec<&str> = full.lines().collect();
+    let starts: Vec<usize> =
+        lines.iter().enumerate().filter(|(_, l)| l.starts_with("- ")).map(|(i, _)| i + 1).collect();
+    assert_eq!(starts.len(), 5);
+    // Cut two lines into the last item; cut inside a quoted string of it.
+    let cut = write(dir.path(), "cut.yaml", head_n(&full, starts[4] + 1).as_bytes());
+    let message_line = (starts[4]..lines.len()).find(|i| lines[*i].contains("message:")).expect("message line");
+    let mut quoted = head_n(&full, message_line);
+    quoted.push_str("  message: '0/2 nodes are");
+    let quoted = write(dir.path(), "quoted.yaml", quoted.as_bytes());
+    let whole = write(dir.path(), "whole.yaml", full.as_bytes());
+    let report = ingest_files(&store, &[cut, quoted, whole], &mut NoProgress).expect("ingest");
+    let f = &report.files;
+    let cut = "the file ends inside the List: kubectl writes `kind: List` after the items and it is missing (cut off \
+               or truncated?), so this last item may be incomplete and is not stored";
+    assert_eq!(f[0].events, 4);
+    assert_eq!(
+        errors(&f[0]),
+        [format!(
+            "{}:{}: items[4]: {cut} (as it stands: Event has neither metadata.name nor metadata.uid); the 4 items \
+             before it are loaded",
+            f[0].location, starts[4]
+        )]
+    );
+    assert_eq!(f[1].events, 4);
+    let e = errors(&f[1]);
+    assert_eq!(e.len(), 1);
+    assert!(
+        e[0].starts_with(&format!("{}:{}: items[4]: {cut} (its YAML is incomplete: ", f[1].location, starts[4])),
+        "{e:?}"
+    );
+    assert!(e[0].ends_with("); the 4 items before it are loaded"), "{e:?}");
+    assert_eq!((f[2].events, f[2].errors.len()), (5, 0));
+}
+
+/// `text` as UTF-16, little- or big-endian, with or without a byte-order mark.
+fn utf16(text: &str, big: bool, mark: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    if mark {
+        out.extend_from_slice(if big { b"\xFE\xFF" } else { b"\xFF\xFE" });
+    }
+    for u in text.encode_utf16() {
+        out.extend_from_slice(&if big { u.to_be_bytes() } else { u.to_le_bytes() });
+    }
+    out
+}
+
+#[test]
+fn utf16_files_load_like_their_utf8_copies() {
+    let (dir, store) = temp_store();
+    let json = json_list(3).replace("\n", "\r\n");
+    let files = [
+        write(dir.path(), "le.json", &utf16(&json, false, true)),
+        write(dir.path(), "be.yaml", &utf16(&yaml_list(4), true, true)),
+        write(dir.path(), "nomark.json", &utf16(&json, false, false)),
+        write(dir.path(), "events.txt", &utf16(&yaml_list(2), false, true)),
+    ];
+    assert!(kdrift_ingest::files::refused_files(&files).is_empty());
+    let report = ingest_files(&store, &files, &mut NoProgress).expect("ingest");
+    let got: Vec<(u64, usize)> = report.files.iter().map(|f| (f.events, f.errors.len())).collect();
+    assert_eq!(got, [(3, 0), (4, 0), (3, 0), (2, 0)], "{:?}", report.files);
+    assert_eq!(report.status, RunStatus::Ok);
+    // A cut one: the same error as its UTF-8 copy, after one about the half character.
+    let cut = write(dir.path(), "cut.json", &utf16(&json, false, true)[..json.find("\"ev-1\"").expect("ev-1") * 2 + 5]);
+    let report = ingest_files(&store, &[cut], &mut NoProgress).expect("ingest");
+    let e = errors(&report.files[0]);
+    assert_eq!(e.len(), 2, "{e:?}");
+    assert!(e[0].contains("is UTF-16 (as PowerShell's `>` and `Out-File` write it)"), "{e:?}");
+    assert!(
+        e[1].ends_with(
+            ":5: items[1]: the file ends inside this item: it is cut off (truncated?) and not stored; \
+                            the item before it is loaded"
+        ),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn a_kubectl_table_saved_as_json_is_not_told_to_be_yaml() {
+    let (dir, store) = temp_store();
+    let table = write(
+        dir.path(),
+        "pods.json",
+        b"NAME    READY   STATUS    RESTARTS   AGE\nweb-0   1/1     Running   0          3d\n",
+    );
+    let report = ingest_files(&store, &[table], &mut NoProgress).expect("ingest");
+    let f = &report.files[0];
+    assert_eq!(
+        errors(f),
+        [format!(
+            "{}:1:1: expected JSON (a Kubernetes object or list, opening with `{{` or `[`), found \"NAME    READY   \
+             STATUS    RESTARTS   AGE\"; a file ending .json is read as JSON only (a `kubectl get` table is no \
+             dump: add `-o json`)",
+            f.location
+        )]
+    );
+}
+
+/// A list printed as `kubectl cluster-info dump` prints it (4-space indent).
+fn pretty_list(kind: &str, items: Vec<Value>) -> String {
+    let doc = json!({"kind": kind, "apiVersion": "v1", "metadata": {"resourceVersion": "9"}, "items": items});
+    let mut out = Vec::new();
+    let mut ser =
+        serde_json::Serializer::with_formatter(&mut out, serde_json::ser::PrettyFormatter::with_indent(b"    "));
+    serde::Serialize::serialize(&doc, &mut ser).expect("json");
+    String::from_utf8(out).expect("utf8") + "\n"
+}
+
+fn pod(name: &str) -> Value {
+    json!({"metadata": {"name": name, "namespace": "kube-system", "uid": format!("u-{name}")},
+           "spec": {"nodeName": "n1", "containers": [{"name": "c"}]}, "status": {"phase": "Running"}})
+}
+
+#[test]
+fn cluster_info_dump_from_stdout_skips_the_container_logs() {
+    let (dir, store) = temp_store();
+    let node = json!({"metadata": {"name": "n1", "uid": "u-n1"}, "status": {"allocatable": {"cpu": "2"}}});
+    let logs = |pod: &str, body: &str| {
+        format!(
+            "==== START logs for container c of pod kube-system/{pod} ====\n{body}==== END logs for container c of \
+             pod kube-system/{pod} ====\n"
+        )
+    };
+    let dump = [
+        pretty_list("NodeList", vec![node]),
+        pretty_list("EventList", (0..3).map(event).collect()),
+        pretty_list("ReplicationControllerList", vec![]),
+        pretty_list("PodList", vec![pod("a"), pod("b")]),
+        logs("a", "I0101 00:00:00.000000       1 server.go:1] started\n{\"level\":\"info\",\"msg\":\"json log\"}\n"),
+        logs("b", "a log without a final newline"),
+        pretty_list("EventList", vec![event(3)]),
+    ]
+    .concat();
+    let file = write(dir.path(), "cidump.json", dump.as_bytes());
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    let f = &report.files[0];
+    assert_eq!(errors(f), Vec::<String>::new());
+    assert_eq!((f.events, f.objects, f.skipped), (4, 3, 2));
+    assert_eq!(report.status, RunStatus::Ok);
+}
+
+#[test]
+fn secrets_and_configmaps_are_counted_as_skipped_and_never_stored() {
+    let (dir, store) = temp_store();
+    let secret = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name, "namespace": "d"},
+               "data": {"password": "aHVudGVyMg=="}})
+    };
+    let config = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "namespace": "d"},
+                        "data": {"token": "x"}});
+    let pod_d = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "d", "uid": "w"}});
+    let single = write(dir.path(), "secret.yaml", serde_yaml::to_string(&secret("s1")).expect("yaml").as_bytes());
+    let list = write(
+        dir.path(),
+        "mixed.json",
+        json!({"kind": "List", "items": [config, pod_d, secret("s2")]}).to_string().as_bytes(),
+    );
+    // Items without a kind of a SecretList, and a watch event.
+    let bare = json!({"metadata": {"name": "s3", "namespace": "d"}, "data": {"k": "dg=="}});
+    let lines = [
+        json!({"kind": "SecretList", "apiVersion": "v1", "items": [bare]}).to_string(),
+        json!({"type": "ADDED", "object": secret("s4")}).to_string(),
+        event(1).to_string(),
+    ];
+    let ndjson = write(dir.path(), "watch.ndjson", lines.join("\n").as_bytes());
+    let report = ingest_files(&store, &[single, list, ndjson], &mut NoProgress).expect("ingest");
+    let got: Vec<(u64, u64, usize)> = report.files.iter().map(|f| (f.records, f.skipped, f.errors.len())).collect();
+    assert_eq!(got, [(0, 1, 0), (1, 2, 0), (1, 2, 0)], "{:?}", report.files);
+    assert_eq!(stored(&store, "Secret"), Vec::<String>::new());
+    assert_eq!(stored(&store, "ConfigMap"), Vec::<String>::new());
+    assert_eq!(stored(&store, "Pod"), ["web"]);
+}
