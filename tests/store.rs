@@ -571,6 +571,16 @@ fn a_directory_an_empty_file_and_a_missing_directory_are_refused_with_what_to_do
     assert!(!dir.path().join("no-such-dir").exists());
     // A new store in an existing directory, and a bare file name, are fine.
     assert!(Store::open(&dir.path().join("new.duckdb")).is_ok());
+    // It was made under a temporary name and linked into place (a process
+    // killed while DuckDB created the file left it 0 bytes long, refused by
+    // every later command): no temporary file is left.
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["empty.duckdb", "new.duckdb"]);
+    assert!(Store::open_existing(&dir.path().join("new.duckdb")).expect("a whole store").counts().is_ok());
 }
 
 /// (status, records_read, errors) of run `run_id`, and its `ingest_errors` messages.
@@ -691,6 +701,48 @@ fn a_run_aborted_by_a_store_error_in_a_batch_commit_is_closed_as_failed() {
     );
     assert!(messages[0].contains("pod_bindings does not exist"), "the driver's text: {messages:?}");
     assert_eq!(store.counts().expect("counts").events, 1, "the failed batch is not stored");
+}
+
+#[test]
+fn a_files_summary_is_stored_with_its_records_or_not_at_all() {
+    use kdrift_ingest::record::{Change, Origin, Record};
+    use kdrift_ingest::store::writer::{RunStatus, RunWriter};
+    let (_dir, store) = temp_store();
+    let record = |name: &str| Record {
+        object: serde_json::from_str(&EVENT_A.replace("p.1", name)).expect("event"),
+        origin: Origin { location: "events.ndjson".into(), line: Some(1), item: None },
+        observed_at: None,
+        change: Change::Listed,
+    };
+    let files_of = |run_id: i64| -> Vec<(String, String, i64, i64, i64)> {
+        let mut q = store
+            .conn()
+            .prepare("SELECT location, format, records_read, events_read, errors FROM ingest_files WHERE run_id = ?")
+            .expect("prepare");
+        q.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+            .expect("query")
+            .collect::<Result<_, _>>()
+            .expect("rows")
+    };
+    let mut writer = RunWriter::begin(&store, "file", "events.ndjson").expect("begin");
+    let stored = writer.run_id();
+    writer.stage(record("p.1")).expect("store").expect("object");
+    writer.record_file("events.ndjson", "ndjson", 1, 1, 0, 0, 2);
+    assert!(files_of(stored).is_empty(), "nothing is written before the commit");
+    writer.commit(RunStatus::Partial, 2).expect("commit");
+    assert_eq!(files_of(stored), vec![("events.ndjson".into(), "ndjson".into(), 1, 1, 2)]);
+
+    // The final commit fails (a store broken under the run, as a process
+    // killed in its commit): the summary of the records it lost goes too.
+    let mut writer = RunWriter::begin(&store, "file", "later.ndjson").expect("begin");
+    let lost = writer.run_id();
+    writer.stage(record("p.2")).expect("store").expect("object");
+    writer.record_file("later.ndjson", "ndjson", 1, 1, 0, 0, 0);
+    store.conn().execute_batch("DROP TABLE pod_bindings").expect("drop");
+    writer.commit(RunStatus::Ok, 0).expect_err("the final commit fails");
+    assert!(files_of(lost).is_empty(), "a summary of records not stored: {:?}", files_of(lost));
+    assert_eq!(run_row(&store, lost).0 .0, "failed");
+    assert_eq!(store.counts().expect("counts").events, 1, "only the first run's event");
 }
 
 #[test]

@@ -60,7 +60,7 @@ pub fn finish(
     for r in &resources {
         let item_errors = r.item_errors.len() as u64;
         let events = if r.resource.starts_with("events") { r.received } else { 0 };
-        writer.record_file(&r.location, "api", r.received, events, r.received - events, 0, item_errors)?;
+        writer.record_file(&r.location, "api", r.received, events, r.received - events, 0, item_errors);
         if let Some(p) = &r.problem {
             writer.note_error(&r.location, None, None, None, &p.message);
             if p.severity == Severity::Error {

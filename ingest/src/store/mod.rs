@@ -247,6 +247,9 @@ impl Store {
     /// [`StoreError::TooNew`], or a failed migration query.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         check_duckdb_header(path)?;
+        if !path.exists() {
+            create_in_place(path)?;
+        }
         let conn = Connection::open(path).map_err(|source| open_error(path, source))?;
         let mut store = Store { conn, path: path.to_path_buf(), abandoned: Vec::new(), unclosed: Vec::new() };
         store.ensure_schema()?;
@@ -383,6 +386,17 @@ impl Store {
     /// [`StoreError::Query`].
     pub fn source_kinds(&self) -> Result<Vec<(String, i64)>, StoreError> {
         self.query_map(&sql::RUN_SOURCES, [], |r| Ok((r.get(0)?, r.get(1)?)))
+    }
+
+    /// The seeds of the demo scenarios loaded into the store (`kdrift demo
+    /// --save`), from their runs' `demo:seed=<seed>` locations; runs closed
+    /// as failed are left out.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub fn demo_seeds(&self) -> Result<Vec<String>, StoreError> {
+        let locations: Vec<String> = self.query_map(&sql::DEMO_SEEDS, [], |r| r.get(0))?;
+        Ok(locations.into_iter().map(|l| l.strip_prefix("demo:seed=").map_or(l.clone(), str::to_string)).collect())
     }
 
     fn ensure_schema(&self) -> Result<(), StoreError> {
@@ -751,6 +765,47 @@ fn check_duckdb_header(path: &Path) -> Result<(), StoreError> {
 
 /// DuckDB's failure to open `path`: [`StoreError::Locked`] when another
 /// process holds the file's lock, else [`StoreError::Open`].
+/// Creates a new store at `path` without ever leaving a half-made file
+/// there: the schema is written under a temporary name beside it
+/// (`.NAME.creating-PID`), checkpointed, closed, then linked into place.
+/// DuckDB creates its file before it writes the header, so a process killed
+/// in its first milliseconds left a 0-byte file at `path` that no later
+/// command could open. A process killed here leaves only the temporary
+/// file. When another process created `path` meanwhile, its store is kept.
+///
+/// # Errors
+/// [`StoreError::Open`] naming `path` (the temporary file's error as the
+/// source), or the schema's queries.
+fn create_in_place(path: &Path) -> Result<(), StoreError> {
+    let name = path.file_name().map_or_else(|| "kdrift.duckdb".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = path.with_file_name(format!(".{name}.creating-{}", std::process::id()));
+    let wal = |p: &Path| PathBuf::from(format!("{}.wal", p.display()));
+    let remove = |p: &Path| {
+        let _ = std::fs::remove_file(p);
+        let _ = std::fs::remove_file(wal(p));
+    };
+    remove(&tmp);
+    let created = (|| {
+        let conn = Connection::open(&tmp).map_err(|source| open_error(path, source))?;
+        let store = Store { conn, path: path.to_path_buf(), abandoned: Vec::new(), unclosed: Vec::new() };
+        store.ensure_schema()?;
+        store.batch(&sql::CHECKPOINT)?;
+        drop(store);
+        match std::fs::hard_link(&tmp, path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+            // A file system without hard links: rename (the race with another
+            // process creating the same store at the same instant is lost).
+            Err(_) => std::fs::rename(&tmp, path).map_err(|e| StoreError::BadPath {
+                path: path.to_path_buf(),
+                problem: format!("cannot move the new store into place from {}: {e}", tmp.display()),
+            }),
+        }
+    })();
+    remove(&tmp);
+    created
+}
+
 fn open_error(path: &Path, source: duckdb::Error) -> StoreError {
     let detail = source.to_string();
     if detail.contains("Could not set lock on file") {

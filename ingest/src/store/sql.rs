@@ -79,6 +79,8 @@ queries! {
     TX_BEGIN = "tx_begin", "tx/begin.sql";
     /// Commits the open transaction.
     TX_COMMIT = "tx_commit", "tx/commit.sql";
+    /// Writes the WAL into the database file.
+    CHECKPOINT = "checkpoint", "tx/checkpoint.sql";
     /// Rolls back the open transaction.
     TX_ROLLBACK = "tx_rollback", "tx/rollback.sql";
     /// Benchmark baseline: DuckDB's read_json loading an NDJSON file into a table (scratch database only).
@@ -175,6 +177,8 @@ queries! {
     RUN_ERRORS = "run_errors", "stats/run_errors.sql";
     /// Source kinds of the store's runs.
     RUN_SOURCES = "run_sources", "stats/run_sources.sql";
+    /// The locations (`demo:seed=<seed>`) of the demo runs a store holds.
+    DEMO_SEEDS = "demo_seeds", "stats/demo_seeds.sql";
     /// Pods that had FailedScheduling, longest-pending first.
     PENDING_PODS = "pending_pods", "why_pending/pending_pods.sql";
     /// The distinct FailedScheduling events of one pod.
@@ -187,6 +191,8 @@ queries! {
     POD_DELETIONS = "pod_deletions", "why_pending/pod_deletions.sql";
     /// The namespaces in which a pod of a name had FailedScheduling events.
     POD_NAME_NAMESPACES = "pod_name_namespaces", "why_pending/pod_name_namespaces.sql";
+    /// The namespaces of the Jobs and CronJobs of one name.
+    JOB_NAME_NAMESPACES = "job_name_namespaces", "postmortem/job_name_namespaces.sql";
     /// Latest version of one pod at or before an instant (else the earliest after).
     POD_AT = "pod_at", "state/pod_at.sql";
     /// Latest version of every pod at or before an instant (else the earliest after).

@@ -79,6 +79,10 @@ pub struct RunWriter<'s> {
     /// Input errors noted ([`RunWriter::note_error`]) and not yet written:
     /// they go into `ingest_errors` with the next commit.
     unwritten: Vec<ErrorRow>,
+    /// `ingest_files` rows ([`RunWriter::record_file`]) waiting for the
+    /// final commit: a file's summary is stored with its records, or not
+    /// at all.
+    files: Vec<FileRow>,
     /// Input errors noted since the run began (written or not).
     noted: u64,
     /// Committed or abandoned: nothing left to close.
@@ -93,6 +97,19 @@ struct ErrorRow {
     column: Option<u64>,
     item: Option<u64>,
     message: String,
+}
+
+/// One `ingest_files` row waiting for the run's commit (`record_file.sql`'s
+/// columns after the run id).
+#[derive(Debug)]
+struct FileRow {
+    location: String,
+    format: String,
+    records: u64,
+    events: u64,
+    objects: u64,
+    skipped: u64,
+    errors: u64,
 }
 
 /// The schema v4 usage columns of a staged pod version (all NULL for other kinds).
@@ -158,6 +175,7 @@ impl<'s> RunWriter<'s> {
             errors: 0,
             failure: None,
             unwritten: Vec::new(),
+            files: Vec::new(),
             noted: 0,
             closed: false,
         };
@@ -262,10 +280,11 @@ impl<'s> RunWriter<'s> {
         Ok(())
     }
 
-    /// Records one per-file summary row.
-    ///
-    /// # Errors
-    /// [`StoreError::Query`].
+    /// Records one per-file summary row (records, events and other objects
+    /// read, files skipped, input errors). It is written in the transaction
+    /// of the next commit, with the records it counts: a run killed, failed
+    /// or abandoned before that keeps no summary of records it did not
+    /// store.
     #[allow(clippy::too_many_arguments)]
     pub fn record_file(
         &mut self,
@@ -276,24 +295,16 @@ impl<'s> RunWriter<'s> {
         objects: u64,
         skipped: u64,
         errors: u64,
-    ) -> Result<(), StoreError> {
-        let recorded = self
-            .store
-            .execute(
-                &sql::RECORD_FILE,
-                params![
-                    self.run_id,
-                    location,
-                    format,
-                    records as i64,
-                    events as i64,
-                    objects as i64,
-                    skipped as i64,
-                    errors as i64
-                ],
-            )
-            .map(|_| ());
-        self.remember(recorded)
+    ) {
+        self.files.push(FileRow {
+            location: location.to_string(),
+            format: format.to_string(),
+            records,
+            events,
+            objects,
+            skipped,
+            errors,
+        });
     }
 
     /// Notes one input error (file or resource `location`, 1-based `line`
@@ -384,6 +395,7 @@ impl<'s> RunWriter<'s> {
         }
         store.execute(&sql::CLEAR_STAGING, [])?;
         write_errors(store, self.run_id, &self.unwritten)?;
+        write_files(store, self.run_id, &self.files)?;
         let mut c = self.committed;
         c.records += self.pending;
         c.added += added;
@@ -402,6 +414,7 @@ impl<'s> RunWriter<'s> {
         self.committed = c;
         self.pending = 0;
         self.unwritten.clear();
+        self.files.clear();
         Ok(())
     }
 
@@ -536,6 +549,27 @@ fn write_errors(store: &Store, run_id: i64, rows: &[ErrorRow]) -> Result<(), Sto
             .map_err(failed)?;
     }
     appender.flush().map_err(failed)
+}
+
+/// Writes the `ingest_files` rows of run `run_id` (a handful per run: one
+/// INSERT each, in the connection's open transaction).
+fn write_files(store: &Store, run_id: i64, rows: &[FileRow]) -> Result<(), StoreError> {
+    for f in rows {
+        store.execute(
+            &sql::RECORD_FILE,
+            params![
+                run_id,
+                f.location,
+                f.format,
+                f.records as i64,
+                f.events as i64,
+                f.objects as i64,
+                f.skipped as i64,
+                f.errors as i64
+            ],
+        )?;
+    }
+    Ok(())
 }
 
 /// An error with its causes, `: `-separated (the driver's text included).
