@@ -111,8 +111,10 @@ fn loaded_vlogs() -> FakeVlogs {
     vl
 }
 
+/// The time filter of the window `[h:00, h+1:00)` (not a prefix of the
+/// layout probe's `[00:00, 06:00)`).
 fn hour(h: u32) -> String {
-    format!("_time:[2026-11-27T{h:02}:00:00Z")
+    format!("_time:[2026-11-27T{h:02}:00:00Z, 2026-11-27T{:02}:00:00Z)", h + 1)
 }
 
 fn pull(db: &Path, url: &str, resume: bool) -> Command {
@@ -191,8 +193,8 @@ fn an_interrupted_victorialogs_pull_closes_the_window_in_progress_as_failed_and_
         stderr.lines().last(),
         Some(
             "kdrift: error: interrupted by SIGINT: the pull was interrupted during window [2026-11-27T03:00:00Z, \
-             2026-11-27T04:00:00Z) (its run 4 is closed as failed, nothing of it kept); the windows committed before \
-             stay (rerun with --resume to continue after them)"
+             2026-11-27T04:00:00Z) (its run 4 is closed as failed, nothing of it kept); the 3 window(s) it \
+             committed stay (rerun with --resume to continue after them)"
         ),
         "{stderr}"
     );
@@ -212,7 +214,7 @@ fn an_interrupted_victorialogs_pull_closes_the_window_in_progress_as_failed_and_
         stderr.ends_with(
             "kdrift: error: interrupted by SIGTERM: the pull was interrupted during window \
              [2026-11-27T04:00:00Z, 2026-11-27T05:00:00Z) (its run 6 is closed as failed, nothing of it kept); the \
-             windows committed before stay (rerun with --resume to continue after them)\n"
+             1 window(s) it committed stay (rerun with --resume to continue after them)\n"
         ),
         "{stderr}"
     );
@@ -227,6 +229,26 @@ fn an_interrupted_victorialogs_pull_closes_the_window_in_progress_as_failed_and_
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     assert_eq!(observations(&db), 60);
+
+    // SIGINT in a new store's first window: nothing was committed, and the
+    // message does not say that windows stay. (A new server: this one has
+    // seen the first window's query already.)
+    let vl = loaded_vlogs();
+    let fresh = dir.path().join("fresh.duckdb");
+    let (child, tap) = start_stalled(&vl, &fresh, 0, false, 0);
+    let out = signal_and_wait(child, "INT");
+    let stderr = messages(tap);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert_eq!(
+        stderr.lines().last(),
+        Some(
+            "kdrift: error: interrupted by SIGINT: the pull was interrupted during window [2026-11-27T00:00:00Z, \
+             2026-11-27T01:00:00Z) (its run 1 is closed as failed, nothing of it kept); it committed no window \
+             (rerun the same command to pull them)"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(observations(&fresh), 0);
 }
 
 /// `lines` one-line Events; returns the byte offset where each line starts

@@ -218,11 +218,12 @@ fn skew_before_the_history_names_the_stores_span() {
                     its history spans 2026-11-27T00:00:00Z to 2026-11-28T05:30:01.020Z";
     let (code, stdout, _) = on_demo(&["skew", "--at", "2026-01-01T00:00:00Z"]);
     assert_eq!(code, 1);
-    assert!(stdout.contains(&format!("not classified: {expected}")), "{stdout}");
+    let hint = ": ingest `kubectl get nodes -o json` first (or choose an --at within it)";
+    assert!(stdout.contains(&format!("not classified: {expected}{hint}")), "{stdout}");
     assert!(!stdout.contains(">=2 nodes") && !stdout.contains("NODE"), "{stdout}");
     let (_, json_out, _) = on_demo(&["skew", "--at", "2026-01-01T00:00:00Z", "-o", "json"]);
     let report: Value = serde_json::from_str(&json_out).expect("json");
-    assert_eq!(report["not_classified"], expected);
+    assert_eq!(report["not_classified"], format!("{expected}{hint}"));
     assert_eq!(report["nodes"], json!([]));
 
     // Nothing found is exit 1 for the planner too (it used to be 2, an error).
@@ -403,6 +404,56 @@ fn demo_json_names_a_saved_store() {
     let v: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(v["store"], json!(db.display().to_string()));
     assert!(db.exists());
+}
+
+#[test]
+fn postmortem_job_finds_the_namespace_of_a_name_given_alone() {
+    // `postmortem job backup` was refused: "expected NAMESPACE/NAME".
+    let (code, full, _) = on_demo(&["postmortem", "job", "media/backup", "-o", "json"]);
+    assert_eq!(code, 0);
+    let (code, alone, stderr) = on_demo(&["postmortem", "job", "backup", "-o", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(alone, full);
+    let (code, stdout, stderr) = on_demo(&["postmortem", "job", "nightly-nope"]);
+    assert_eq!((code, stdout.as_str()), (1, ""));
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "kdrift: no Job or CronJob named nightly-nope in {} (no Job object, no Job or CronJob event)",
+            demo_db().display()
+        )
+    );
+}
+
+#[test]
+fn demo_save_refuses_to_mix_the_demos_of_two_seeds() {
+    // The second seed's cluster has the same node names: skew read 194 %.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("kept.duckdb");
+    kdrift().args(["demo", "-o", "json", "--save"]).arg(&db).assert().success();
+    let runs = |db: &Path| -> usize {
+        let out = kdrift().arg("--db").arg(db).args(["query", "runs", "-o", "json"]).output().expect("run");
+        let rows: Value = serde_json::from_slice(&out.stdout).expect("json");
+        rows.as_array().expect("rows").len()
+    };
+    let out = kdrift().args(["demo", "--seed", "2", "--save"]).arg(&db).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).lines().last(),
+        Some(
+            format!(
+                "kdrift: error: {} already holds the demo of seed 1; the cluster of seed 2 would mix with it (the \
+                 same node and pod names, other objects) — choose a new --save path, or pass --seed 1 to load the \
+                 same demo again",
+                db.display()
+            )
+            .as_str()
+        )
+    );
+    assert_eq!(runs(&db), 1, "nothing loaded");
+    // The same seed again adds nothing new and is allowed.
+    kdrift().args(["demo", "-o", "json", "--save"]).arg(&db).assert().success();
+    assert_eq!(runs(&db), 2);
 }
 
 #[test]
@@ -966,6 +1017,41 @@ fn why_pending_next_steps_do_not_repeat_the_reason_they_address() {
         ],
         "{report}"
     );
+}
+
+#[test]
+fn why_pending_does_not_advise_removing_taints_kubernetes_manages() {
+    // `kubectl taint nodes NODE KEY-` for memory-pressure: the kubelet puts it
+    // back, and a toleration sends the pod where the kubelet is evicting.
+    let dir = tempfile::tempdir().expect("tmp");
+    let event = json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "web.1", "namespace": "default", "uid": "e1"},
+        "involvedObject": {"kind": "Pod", "namespace": "default", "name": "web", "uid": "u-web"},
+        "reason": "FailedScheduling", "type": "Warning", "count": 2,
+        "message": "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, \
+                    1 node(s) had untolerated taint {node.kubernetes.io/memory-pressure: }, \
+                    1 node(s) had untolerated taint {node.kubernetes.io/unreachable: }. \
+                    preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+        "firstTimestamp": "2026-01-01T00:10:00Z", "lastTimestamp": "2026-01-01T00:20:00Z"});
+    let file = dir.path().join("events.json");
+    std::fs::write(&file, json!({"kind": "List", "items": [event]}).to_string()).expect("write");
+    assert_eq!(ingest_in(dir.path(), &[&file]).0, 0);
+    let out = kdrift()
+        .arg("--db")
+        .arg(dir.path().join("k.duckdb"))
+        .args(["why-pending", "default/web", "-o", "json"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let actions: Vec<&str> =
+        report["next_steps"].as_array().expect("steps").iter().map(|s| s["action"].as_str().expect("action")).collect();
+    assert_eq!(actions.len(), 3, "{actions:#?}");
+    assert!(actions.iter().all(|a| !a.contains("remove the taint")), "{actions:#?}");
+    let about = |key: &str| *actions.iter().find(|a| a.contains(key)).unwrap_or_else(|| panic!("{key}: {actions:#?}"));
+    assert!(about("node-role.kubernetes.io/control-plane").starts_with("these are control-plane nodes"));
+    assert!(about("node.kubernetes.io/memory-pressure").starts_with("the kubelet reports MemoryPressure"));
+    assert!(about("node.kubernetes.io/unreachable").starts_with("the node controller lost contact"));
 }
 
 #[test]
@@ -1667,4 +1753,30 @@ fn query_json_output_nests_json_columns_as_objects() {
     let (_, table, _) = on_demo(&["query", "pods_at", "--param", "at_us=2026-11-28T05:00:00Z"]);
     let line = table.lines().find(|l| l.contains("backup-29930640-5l8lp")).expect("the pending pod's line");
     assert!(line.contains("{\"") && !line.contains('\\'), "{line}");
+}
+
+#[test]
+fn plan_out_refuses_to_replace_the_policy_or_the_store() {
+    // `--policy pol.yaml --out pol.yaml` replaced the policy with the plan.
+    let dir = tempfile::tempdir().expect("tmp");
+    let policy = dir.path().join("pol.yaml");
+    let text = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles: []\n";
+    std::fs::write(&policy, text).expect("write");
+    let (code, stdout, stderr) = on_demo(&[
+        "rebalance",
+        "plan",
+        "--at",
+        "2026-11-28T04:00:00Z",
+        "--policy",
+        &policy.display().to_string(),
+        "--out",
+        &dir.path().join(".").join("pol.yaml").display().to_string(),
+    ]);
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert!(stderr.contains("is the --policy file: the plan would replace the policy"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&policy).expect("read"), text, "left as it was");
+    let db = demo_db().display().to_string();
+    let (code, _, stderr) = on_demo(&["rebalance", "plan", "--at", "2026-11-28T04:00:00Z", "--out", &db]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("is the store (--db): the plan would replace it"), "{stderr}");
 }

@@ -273,3 +273,24 @@ fn a_list_the_cluster_refuses_is_an_error_not_an_empty_plan() {
     assert!(stderr(&a).contains("reading pods from the cluster"), "{}", stderr(&a));
     assert!(e.kube.evictions().is_empty());
 }
+
+#[test]
+fn an_api_server_that_refuses_the_connection_is_named_once_with_the_cause() {
+    // It printed kube's own ERROR log line, then "ServiceError: client error
+    // (Connect)" without the server or the refusal.
+    let e = env();
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        l.local_addr().expect("addr").port()
+    };
+    let kubeconfig = e.dir.path().join("down.kubeconfig");
+    let config = std::fs::read_to_string(&e.kubeconfig).expect("kubeconfig");
+    let server = format!("http://127.0.0.1:{port}");
+    std::fs::write(&kubeconfig, config.replace(e.kube.url(), &server)).expect("write");
+    let policy = e.policy.display().to_string();
+    let a = e.kdrift(&["rebalance", "plan", "--policy", &policy, "--kubeconfig"]).arg(&kubeconfig).assert().code(2);
+    let err = stderr(&a);
+    assert_eq!(err.lines().count(), 1, "one line, no log lines: {err}");
+    assert!(err.starts_with(&format!("kdrift: error: reading the cluster at {server}")), "{err}");
+    assert!(err.to_lowercase().contains("connection refused"), "{err}");
+}

@@ -317,7 +317,7 @@ fn golden_value(v: &Value) -> Value {
 /// The parameter values every golden run uses (the demo scenario, seed 1).
 fn golden_params(query: &str, param: &str, facts: &kdrift_ingest::scenario::ScenarioFacts) -> String {
     match (query, param) {
-        ("jobs", "name") => facts.cronjob_name.clone(),
+        ("jobs" | "job_name_namespaces", "name") => facts.cronjob_name.clone(),
         (_, "namespace") => facts.pending_pod.namespace.clone(),
         (_, "name") => facts.pending_pod.name.clone(),
         (_, "job") => facts.job_name.clone(),

@@ -216,3 +216,39 @@ fn a_store_held_by_a_running_recorder_is_named_as_in_use_with_its_pid() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(observations(&Store::open_existing(&db).expect("store")) as u64, total);
 }
+
+#[test]
+fn a_recorder_whose_server_refuses_connections_says_so_once_with_the_cause() {
+    // It printed kube's ERROR line and a WARN per resource on every retry,
+    // ~140 lines in 5 s, each ending "client error (Connect)".
+    let dir = tempfile::tempdir().expect("tmp");
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        l.local_addr().expect("addr").port()
+    };
+    let kube = FakeKube::start();
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(&kubeconfig, kube.kubeconfig(None).replace(kube.url(), &format!("http://127.0.0.1:{port}")))
+        .expect("write");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kdrift"))
+        .arg("--db")
+        .arg(dir.path().join("k.duckdb"))
+        .args(["record", "-A", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .env_remove("KDRIFT_LOG")
+        .env_remove("KUBECONFIG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start kdrift record");
+    std::thread::sleep(Duration::from_secs(3));
+    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().expect("kill -TERM");
+    assert!(status.success());
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut stderr).expect("read");
+    child.wait().expect("exit");
+    let warnings: Vec<&str> = stderr.lines().filter(|l| l.contains(" WARN ") || l.contains(" ERROR ")).collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(warnings[0].to_lowercase().contains("connection refused"), "{stderr}");
+    assert!(warnings[0].contains("(retrying; the same failure"), "{stderr}");
+}

@@ -110,6 +110,24 @@ fn a_url_with_credentials_is_refused_without_echoing_them() {
 }
 
 #[test]
+fn a_url_without_its_scheme_is_refused_with_the_url_it_meant() {
+    // `127.0.0.1:9428` said "not a URL (relative URL without a base)".
+    let dir = tempfile::tempdir().expect("tmp");
+    for (url, problem) in [
+        ("127.0.0.1:9428", "not a URL (relative URL without a base)"),
+        ("localhost:9428", "scheme \"localhost\" is not HTTP"),
+    ] {
+        let out = kdrift(&dir.path().join("k.duckdb"), url).assert().code(2).get_output().clone();
+        let text = output(&out);
+        assert!(text.contains(&format!("{problem}; expected http:// or https://, e.g. http://{url}")), "{url}: {text}");
+    }
+    // A scheme-less URL with credentials is not echoed back.
+    let url = format!("kdrift:{PASSWORD}@127.0.0.1:9428");
+    let out = kdrift(&dir.path().join("k.duckdb"), &url).assert().code(2).get_output().clone();
+    assert!(!output(&out).contains(PASSWORD), "{}", output(&out));
+}
+
+#[test]
 fn a_400_body_is_shown_and_a_stopped_pull_resumes() {
     let vl = loaded();
     let dir = tempfile::tempdir().expect("tmp");

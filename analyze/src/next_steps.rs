@@ -148,6 +148,27 @@ fn left_nodes(report: &PendingReport) -> String {
         .unwrap_or_else(|| "the matching nodes".into())
 }
 
+/// The action for a taint Kubernetes puts on and takes off nodes itself
+/// (the well-known `node.kubernetes.io/*` taints the node controller and the
+/// kubelet set from node conditions, the cloud provider's, the control
+/// plane's): removing it by hand does not last, and tolerating a condition
+/// taint sends pods to a failing node. `None` for other taints.
+fn managed_taint_action(reason: &str) -> Option<&'static str> {
+    const ACTIONS: [(&str, &str); 10] = [
+        ("node.kubernetes.io/not-ready", "nodes are NotReady (the node controller's node.kubernetes.io/not-ready taint, removed when the node is Ready again): check the kubelet and the node's conditions (`kubectl describe node NODE`) rather than tolerating it"),
+        ("node.kubernetes.io/unreachable", "the node controller lost contact with these nodes (node.kubernetes.io/unreachable, removed when the kubelet reports again): check the node and its network (`kubectl describe node NODE`) rather than tolerating it"),
+        ("node.kubernetes.io/memory-pressure", "the kubelet reports MemoryPressure on these nodes (node.kubernetes.io/memory-pressure, removed when it ends): free memory there (`kubectl top pods --sort-by=memory -A`); tolerating it sends the pod where the kubelet is evicting"),
+        ("node.kubernetes.io/disk-pressure", "the kubelet reports DiskPressure on these nodes (node.kubernetes.io/disk-pressure, removed when it ends): free disk (images, logs, emptyDir) on them rather than tolerating it"),
+        ("node.kubernetes.io/pid-pressure", "the kubelet reports PIDPressure on these nodes (node.kubernetes.io/pid-pressure, removed when it ends): find the pods forking processes there rather than tolerating it"),
+        ("node.kubernetes.io/network-unavailable", "these nodes' network is not configured (node.kubernetes.io/network-unavailable): check the CNI plugin's pods on them"),
+        ("node.kubernetes.io/out-of-service", "these nodes were marked out of service by hand (node.kubernetes.io/out-of-service, for a non-graceful shutdown): remove that taint once the node is back (`kubectl taint nodes NODE node.kubernetes.io/out-of-service-`)"),
+        ("node.cloudprovider.kubernetes.io/uninitialized", "the cloud controller manager has not initialized these nodes yet (node.cloudprovider.kubernetes.io/uninitialized): check the cloud controller manager"),
+        ("node-role.kubernetes.io/control-plane", "these are control-plane nodes (node-role.kubernetes.io/control-plane): run the pod on worker nodes, or add a toleration only if it belongs on the control plane"),
+        ("node-role.kubernetes.io/master", "these are control-plane nodes (node-role.kubernetes.io/master): run the pod on worker nodes, or add a toleration only if it belongs on the control plane"),
+    ];
+    ACTIONS.iter().find(|(key, _)| reason.contains(key)).map(|(_, action)| *action)
+}
+
 /// The action for one reason (the step's `addresses` is the reason itself,
 /// so the action does not start with it again).
 fn reason_action(kind: ReasonKind, reason: &str, report: &PendingReport) -> Option<String> {
@@ -182,7 +203,10 @@ fn reason_action(kind: ReasonKind, reason: &str, report: &PendingReport) -> Opti
         // The cordon's own taint (kube-scheduler names it in some versions): uncordon, not untaint.
         K::UntoleratedTaint if reason.contains("node.kubernetes.io/unschedulable") => "nodes are cordoned (their \
              node.kubernetes.io/unschedulable taint): uncordon them when the drain is over (`kubectl uncordon NODE`)".into(),
-        K::UntoleratedTaint => "add a matching toleration, or remove the taint when it is stale (`kubectl taint nodes NODE KEY-`)".into(),
+        K::UntoleratedTaint => match managed_taint_action(reason) {
+            Some(action) => action.into(),
+            None => "add a matching toleration, or remove the taint when it is stale (`kubectl taint nodes NODE KEY-`)".into(),
+        },
         K::Unschedulable => "nodes are cordoned (spec.unschedulable): uncordon them when the drain is over (`kubectl uncordon NODE`)".into(),
         K::NotReady | K::UnknownCondition | K::NodeCondition => "nodes are not Ready or under pressure: check the kubelet and node conditions".into(),
         K::NodeName => "spec.nodeName names a node the pod cannot run on: remove nodeName or free that node".into(),

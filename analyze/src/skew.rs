@@ -123,7 +123,14 @@ pub fn skew(store: &Store, at: Option<DateTime<Utc>>, policy: &Policy) -> Result
     let notes: Vec<String> = after_history.into_iter().chain(notes(&amounts, &unstored, events_at)).collect();
     // No node at all: say so with the store's span (a time outside it is the
     // usual cause), not descheduler's "requires >=2 nodes".
-    let no_nodes = if amounts.nodes.is_empty() { Some(no_nodes_at(store, at)?) } else { None };
+    let no_nodes = if amounts.nodes.is_empty() {
+        Some(format!(
+            "{}: ingest `kubectl get nodes -o json` first (or choose an --at within it)",
+            no_nodes_at(store, at)?
+        ))
+    } else {
+        None
+    };
     // One instant: each node is held once, so taken without a copy.
     let nodes = amounts.nodes.into_iter().map(|n| std::sync::Arc::try_unwrap(n).unwrap_or_else(|n| (*n).clone()));
     let planned = classify_nodes(nodes.collect(), &usage, policy);

@@ -257,14 +257,17 @@ pub enum PostmortemCommand {
 /// `kdrift postmortem job`.
 #[derive(Debug, Args)]
 pub struct PostmortemJobArgs {
-    /// The Job or CronJob, as NAMESPACE/NAME.
-    #[arg(value_name = "NAMESPACE/NAME", value_parser = parse_job_ref)]
+    /// The Job or CronJob, as NAMESPACE/NAME, or NAME alone when the store
+    /// knows one namespace with a Job or CronJob of that name.
+    #[arg(value_name = "[NAMESPACE/]NAME", value_parser = parse_job_ref)]
     pub job: PodRef,
 }
 
-/// Parses a Job or CronJob `NAMESPACE/NAME` (pure; used by clap).
+/// Parses a Job or CronJob `NAMESPACE/NAME`, or `NAME` alone (namespace
+/// `""`: found in the store) (pure; used by clap).
 pub fn parse_job_ref(s: &str) -> Result<PodRef, String> {
-    parse_pod_ref(s).map_err(|_| format!("expected NAMESPACE/NAME of a Job or CronJob (e.g. media/backup), got {s:?}"))
+    parse_pending_pod_ref(s)
+        .map_err(|_| format!("expected [NAMESPACE/]NAME of a Job or CronJob (e.g. media/backup or backup), got {s:?}"))
 }
 
 /// `kdrift timeline`.

@@ -39,9 +39,11 @@ fn main() -> ExitCode {
 }
 
 fn init_tracing(verbose: u8) {
+    // kube's client logs each failed request at ERROR (and its watcher each
+    // retry): kdrift reports the same failure once, with what to do.
     let level = match verbose {
-        0 => "warn",
-        1 => "info",
+        0 => "warn,kube_client=off,kube_runtime=off",
+        1 => "info,kube_client=error,kube_runtime=error",
         _ => "debug",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("KDRIFT_LOG")

@@ -133,6 +133,8 @@ impl ClusterAt {
 /// [`AnalyzeError::Store`] when the query fails.
 pub fn no_nodes_at(store: &Store, at: DateTime<Utc>) -> Result<String, AnalyzeError> {
     let utc = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+    // `now` has nanoseconds nobody asked for: milliseconds at most.
+    let at = chrono::DurationRound::duration_trunc(at, chrono::TimeDelta::milliseconds(1)).unwrap_or(at);
     Ok(match crate::report::time_span(store)? {
         None => format!("the store has no Node objects at {}: it holds no history at all", utc(at)),
         Some((first, last)) => {
@@ -184,6 +186,8 @@ pub fn no_bound_pods_note(
 /// [`AnalyzeError::Store`] when the query fails.
 pub fn after_history(store: &Store, at: DateTime<Utc>) -> Result<Option<String>, AnalyzeError> {
     let utc = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+    // `now` has nanoseconds nobody asked for: milliseconds at most.
+    let at = chrono::DurationRound::duration_trunc(at, chrono::TimeDelta::milliseconds(1)).unwrap_or(at);
     Ok(match crate::report::time_span(store)? {
         Some((_, last)) if at > last => Some(format!(
             "{} is after the store's history: its last recorded instant is {}; showing the state as recorded then",

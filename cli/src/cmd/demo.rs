@@ -47,6 +47,17 @@ pub fn run(cli: &Cli, args: &DemoArgs) -> anyhow::Result<ExitCode> {
             others.join(", ")
         );
     }
+    let seed = args.seed.to_string();
+    let seeds: Vec<String> = store.demo_seeds()?.into_iter().filter(|s| *s != seed).collect();
+    if !seeds.is_empty() {
+        anyhow::bail!(
+            "{} already holds the demo of seed {}; the cluster of seed {seed} would mix with it (the same node and \
+             pod names, other objects) — choose a new --save path, or pass --seed {} to load the same demo again",
+            path.display(),
+            seeds.join(", "),
+            seeds[0]
+        );
+    }
     // Generated once the store is open: a bad --save path is all that is said.
     writeln!(err, "kdrift demo: generating the scenario (seed {})…", args.seed)?;
     let scenario = generate(&ScenarioConfig { seed: args.seed, scale: 1 });

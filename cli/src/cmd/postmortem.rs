@@ -1,9 +1,11 @@
-//! `kdrift postmortem job NAMESPACE/NAME`: why a Job (or a CronJob's runs) failed.
+//! `kdrift postmortem job NAMESPACE/NAME` (or `NAME` alone, its namespace
+//! found in the store): why a Job (or a CronJob's runs) failed.
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use kdrift_analyze::postmortem_job;
+use kdrift_ingest::store::sql;
 
 use crate::args::{Cli, Output, PostmortemJobArgs};
 use crate::render;
@@ -12,7 +14,27 @@ use crate::render;
 /// (or the CronJob has no failed run).
 pub fn job(cli: &Cli, args: &PostmortemJobArgs) -> anyhow::Result<ExitCode> {
     let store = crate::cmd::open_existing_store(&cli.db)?;
-    let (ns, name) = (&args.job.namespace, &args.job.name);
+    let name = &args.job.name;
+    let namespaces: Vec<String> = if args.job.namespace.is_empty() {
+        store.query_map(&sql::JOB_NAME_NAMESPACES, [name], |r| r.get(0))?
+    } else {
+        vec![args.job.namespace.clone()]
+    };
+    let ns = match namespaces.as_slice() {
+        [only] => only,
+        [] => {
+            writeln!(
+                std::io::stderr(),
+                "kdrift: no Job or CronJob named {name} in {} (no Job object, no Job or CronJob event)",
+                store.path().display()
+            )?;
+            return Ok(ExitCode::from(1));
+        }
+        several => {
+            let refs: Vec<String> = several.iter().map(|ns| format!("{ns}/{name}")).collect();
+            anyhow::bail!("Jobs or CronJobs named {name} exist in several namespaces: give one of {}", refs.join(", "));
+        }
+    };
     let Some(pm) = postmortem_job(&store, ns, name)? else {
         writeln!(
             std::io::stderr(),

@@ -26,6 +26,29 @@ use crate::render::rebalance::{PlanReport, RecommendReport};
 /// `policy_source` when no `--policy` is given.
 const CHART_DEFAULT: &str = "helm-chart-default";
 
+/// Refuses an `--out` that names the `--policy` file or the store: the plan
+/// would replace what it was made from (same file by its canonical path
+/// when both exist, else by the path given).
+fn refuse_to_overwrite_inputs(out: &Path, policy: Option<&Path>, db: &Path) -> anyhow::Result<()> {
+    let same = |other: &Path| match (std::fs::canonicalize(out), std::fs::canonicalize(other)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => out == other,
+    };
+    if policy.is_some_and(same) {
+        anyhow::bail!(
+            "--out {} is the --policy file: the plan would replace the policy; write the plan to another file",
+            out.display()
+        );
+    }
+    if same(db) {
+        anyhow::bail!(
+            "--out {} is the store (--db): the plan would replace it; write the plan to another file",
+            out.display()
+        );
+    }
+    Ok(())
+}
+
 /// Exit 0 when a plan was made (even one without evictions), 1 when the
 /// store has no nodes at the instant (nothing to plan on, as `kdrift skew`);
 /// errors (a bad policy file, no store, an unreachable cluster) are exit 2
@@ -37,10 +60,15 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
             "--at plans from the store's history; a live plan (--live, --kubeconfig, --context) is always now"
         );
     }
+    if let Some(out) = &args.out {
+        refuse_to_overwrite_inputs(out, args.policy.as_deref(), &cli.db)?;
+    }
     let (policy, policy_source) = read_policy(args.policy.as_deref())?;
     let (loaded, source) = if live {
         let (runtime, client, source) = cluster::connect(&args.cluster)?;
-        let read = runtime.block_on(kdrift_rebalance::execute::read_snapshot(&client, &policy, Utc::now()))?;
+        let read = runtime
+            .block_on(kdrift_rebalance::execute::read_snapshot(&client, &policy, Utc::now()))
+            .with_context(|| format!("reading the cluster at {}", client.server().unwrap_or("the API server")))?;
         let at = read.snapshot.now;
         let loaded = LoadedSnapshot { snapshot: read.snapshot, at, notes: read.notes, lower_bound_nodes: Vec::new() };
         (loaded, source)

@@ -48,6 +48,10 @@ pub fn redact_url(url: &str) -> String {
             let _ = u.set_password(None);
             u.to_string()
         }
+        // `user:secret@host:9428` parses as scheme `user`, the secret in its path.
+        Ok(u) if !matches!(u.scheme(), "http" | "https") && url.contains('@') => {
+            format!("(credentials hidden)@{}", url.rsplit('@').next().unwrap_or_default())
+        }
         Ok(u) => u.to_string(),
         Err(_) => "(unparseable URL)".to_string(),
     }
@@ -105,9 +109,16 @@ impl VlClient {
     pub fn new(url: &str, auth: Auth, timeouts: Timeouts) -> Result<VlClient, VlError> {
         let shown = redact_url(url);
         let bad = |problem: &str| VlError::BadUrl { url: shown.clone(), problem: problem.to_string() };
-        let mut base = Url::parse(url.trim()).map_err(|e| bad(&format!("not a URL ({e})")))?;
+        // `127.0.0.1:9428` is no URL, and `localhost:9428` one of scheme `localhost`.
+        let with_scheme = |problem: &str| match url.trim() {
+            u if !u.contains("://") && !u.contains('@') => {
+                bad(&format!("{problem}; expected http:// or https://, e.g. http://{u}"))
+            }
+            _ => bad(&format!("{problem}; expected http:// or https://")),
+        };
+        let mut base = Url::parse(url.trim()).map_err(|e| with_scheme(&format!("not a URL ({e})")))?;
         if !matches!(base.scheme(), "http" | "https") {
-            return Err(bad("expected http:// or https://"));
+            return Err(with_scheme(&format!("scheme {:?} is not HTTP", base.scheme())));
         }
         if !base.username().is_empty() || base.password().is_some() {
             return Err(bad("credentials in the URL would show in `ps` and shell history; set KDRIFT_VL_USER and \

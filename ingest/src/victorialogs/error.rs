@@ -126,10 +126,10 @@ pub enum VlError {
         fields: String,
     },
     /// The pull was interrupted ([`crate::interrupt::Interrupt`]): the
-    /// window in progress (if any) is closed as failed, the windows
-    /// committed before stay.
+    /// window in progress (if any) is closed as failed, the `committed`
+    /// windows before it stay.
     #[error(
-        "the pull was interrupted{}; the windows committed before stay (rerun with --resume to continue after them)",
+        "the pull was interrupted{}; {}",
         match (window, run_id) {
             (Some(w), Some(run)) => format!(
                 " during window [{}, {}) (its run {run} is closed as failed, nothing of it kept)",
@@ -138,6 +138,10 @@ pub enum VlError {
             ),
             (Some(w), None) => format!(" before window [{}, {}) was read", show_time(&w.0), show_time(&w.1)),
             _ => String::new(),
+        },
+        match committed {
+            0 => "it committed no window (rerun the same command to pull them)".to_string(),
+            n => format!("the {n} window(s) it committed stay (rerun with --resume to continue after them)"),
         }
     )]
     Interrupted {
@@ -145,6 +149,8 @@ pub enum VlError {
         window: Option<(DateTime<Utc>, DateTime<Utc>)>,
         /// Its run, when one was begun.
         run_id: Option<i64>,
+        /// Windows this pull committed before the interrupt.
+        committed: usize,
     },
     /// The store failed.
     #[error(transparent)]

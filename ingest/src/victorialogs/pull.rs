@@ -334,15 +334,17 @@ where
     loop {
         let answer = tokio::select! {
             answer = request() => answer,
-            () = interrupt.triggered() => return Err(VlError::Interrupted { window: None, run_id: None }),
+            () = interrupt.triggered() => return Err(VlError::Interrupted { window: None, run_id: None, committed: 0 }),
         };
         match answer {
             Err(VlError::Request { url, failure }) if failure.is_retryable() && attempt < retry.attempts => {
                 let delay = retry.delay(attempt);
                 tracing::warn!(%url, attempt, %failure, ?delay, "request failed; retrying");
-                sleep_unless_interrupted(delay, interrupt)
-                    .await
-                    .map_err(|()| VlError::Interrupted { window: None, run_id: None })?;
+                sleep_unless_interrupted(delay, interrupt).await.map_err(|()| VlError::Interrupted {
+                    window: None,
+                    run_id: None,
+                    committed: 0,
+                })?;
                 attempt += 1;
             }
             other => return other,

@@ -133,7 +133,7 @@ pub async fn pull_windows(
                 Some(a) => Some(a.abandon(INTERRUPTED_RUN_MESSAGE)?),
                 None => None,
             };
-            return Err(VlError::Interrupted { window: next_window, run_id });
+            return Err(VlError::Interrupted { window: next_window, run_id, committed: done.len() });
         };
         match message {
             Fetched::Begin { index, attempt } => {
@@ -245,7 +245,7 @@ impl Attempt<'_> {
             summary.objects,
             0,
             summary.errors.len() as u64,
-        )?;
+        );
         for e in &summary.errors {
             writer.note_error(&e.origin.location, e.origin.line, e.column, e.origin.item, &e.message);
         }

@@ -125,3 +125,33 @@ impl ClusterError {
         matches!(self.code(), Some(403 | 404))
     }
 }
+
+/// `e`'s text followed by its causes' (`: `-separated; a cause whose text
+/// the text so far already ends with is left out, as a `#[error("…:
+/// {source}")]` variant shows its source itself): kube's "client error
+/// (Connect)" says nothing without the "Connection refused" under it.
+pub fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let part = cause.to_string();
+        if !text.ends_with(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// The text of `e`'s innermost cause (`e`'s own without one): the same
+/// refused connection under every resource's request.
+pub fn root_cause(e: &dyn std::error::Error) -> String {
+    let mut last = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        last = cause.to_string();
+        source = cause.source();
+    }
+    last
+}

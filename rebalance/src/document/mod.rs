@@ -39,11 +39,15 @@ pub const PLAN_FORMAT_VERSION: u32 = 1;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum DocumentError {
-    /// Not JSON, or not the shape of a plan document.
+    /// Not JSON, or not the shape of a plan document (serde's text in the
+    /// message, not as a `source`: `{:#}` printed it twice).
     #[error("not a kdrift plan document: {0}")]
-    Json(#[source] serde_json::Error),
+    Json(serde_json::Error),
     /// A JSON document of another kind.
-    #[error("not a kdrift plan document: format is {found:?}, expected {PLAN_FORMAT:?}")]
+    #[error(
+        "not a kdrift plan document: {}, expected {PLAN_FORMAT:?} (`kdrift rebalance plan --out FILE` writes one)",
+        if found.is_empty() { "it has no `format` field".to_string() } else { format!("format is {found:?}") }
+    )]
     Format {
         /// The `format` found.
         found: String,

@@ -86,7 +86,17 @@ fn the_document_describes_the_plan_and_reads_back_equal() {
 #[test]
 fn other_documents_are_refused_with_what_they_are() {
     let err = PlanDocument::from_json(r#"{"kind": "PodList"}"#).expect_err("not a plan");
-    assert_eq!(err.to_string(), "not a kdrift plan document: format is \"\", expected \"kdrift.rebalance-plan\"");
+    assert_eq!(
+        err.to_string(),
+        "not a kdrift plan document: it has no `format` field, expected \"kdrift.rebalance-plan\" (`kdrift \
+         rebalance plan --out FILE` writes one)"
+    );
+    let err = PlanDocument::from_json(r#"{"format": "x"}"#).expect_err("not a plan");
+    assert!(err.to_string().starts_with("not a kdrift plan document: format is \"x\", expected"), "{err}");
+    // serde's text once, not again as the error's source (`{:#}` repeated it).
+    let err = PlanDocument::from_json(r#"{"format": "#).expect_err("cut");
+    assert_eq!(err.to_string(), "not a kdrift plan document: EOF while parsing a value at line 1 column 11");
+    assert!(std::error::Error::source(&err).is_none());
     let err =
         PlanDocument::from_json(r#"{"format": "kdrift.rebalance-plan", "format_version": 9}"#).expect_err("newer");
     assert!(err.to_string().starts_with("plan format version 9 is newer"), "{err}");

@@ -71,7 +71,7 @@ impl From<ClusterError> for ClientError {
     fn from(e: ClusterError) -> Self {
         match e {
             ClusterError::Api { code, message, .. } => ClientError::Status { code, message },
-            ClusterError::Transport { .. } => ClientError::Transport(e.to_string()),
+            ClusterError::Transport { .. } => ClientError::Transport(crate::cluster::error::with_causes(&e)),
             ClusterError::Decode { .. } | ClusterError::Request { .. } => ClientError::Decode(e.to_string()),
             ClusterError::Kubeconfig { .. } | ClusterError::NoConfiguration { .. } | ClusterError::Client { .. } => {
                 ClientError::Config(e.to_string())

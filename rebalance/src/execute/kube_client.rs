@@ -16,6 +16,8 @@ pub struct KubeClient {
     client: kube::Client,
     /// Objects per list request (kubectl's `--chunk-size`).
     page_size: u32,
+    /// The API server's URL, when connected by [`KubeClient::connect`].
+    server: Option<String>,
 }
 
 impl std::fmt::Debug for KubeClient {
@@ -27,7 +29,13 @@ impl std::fmt::Debug for KubeClient {
 impl KubeClient {
     /// Wraps a kube client.
     pub fn new(client: kube::Client) -> KubeClient {
-        KubeClient { client, page_size: DEFAULT_PAGE_SIZE }
+        KubeClient { client, page_size: DEFAULT_PAGE_SIZE, server: None }
+    }
+
+    /// The API server's URL (`https://host:port`), when connected by
+    /// [`KubeClient::connect`]: what errors name.
+    pub fn server(&self) -> Option<&str> {
+        self.server.as_deref()
     }
 
     /// Lists `page_size` objects per request ([`DEFAULT_PAGE_SIZE`] unless
@@ -47,7 +55,10 @@ impl KubeClient {
         let mut config = options.config().await?;
         config.default_retry = false;
         let url = config.cluster_url.to_string();
-        kube::Client::try_from(config).map(KubeClient::new).map_err(|source| ClusterError::Client { url, source })
+        match kube::Client::try_from(config) {
+            Ok(client) => Ok(KubeClient { server: Some(url), ..KubeClient::new(client) }),
+            Err(source) => Err(ClusterError::Client { url, source }),
+        }
     }
 }
 

@@ -113,6 +113,10 @@ struct Recorder<'s, 'o> {
     /// the resource never got in sync (a server that never answered ended
     /// as "ok, 0 errors").
     retried: BTreeMap<String, ResourceProblem>,
+    /// The innermost causes of the retried problems warned about since the
+    /// last resource got in sync: a server that refuses connections is
+    /// said once, not once per resource and retry (the rest go to debug).
+    warned: std::collections::HashSet<String>,
 }
 
 impl Recorder<'_, '_> {
@@ -166,12 +170,24 @@ impl Recorder<'_, '_> {
             }
             Msg::Synced { resource, resource_version, relist } => {
                 tracing::info!(resource = %resource.name(), %resource_version, relist, "in sync");
+                self.warned.clear();
                 self.report(&resource, &o.cluster, &o.scope).resource_version = Some(resource_version.clone());
                 self.observer.synced(&resource, &resource_version, relist);
             }
             Msg::Problem { resource, error, fatal } => {
-                let message = error.to_string();
-                tracing::warn!(resource = %resource.name(), fatal, "{message}");
+                let message = kdrift_rebalance::cluster::error::with_causes(&error);
+                let cause = kdrift_rebalance::cluster::error::root_cause(&error);
+                if fatal {
+                    tracing::warn!(resource = %resource.name(), fatal, "{message}");
+                } else if self.warned.insert(cause) {
+                    tracing::warn!(
+                        resource = %resource.name(),
+                        fatal,
+                        "{message} (retrying; the same failure of other resources and of the retries is logged with -vv)"
+                    );
+                } else {
+                    tracing::debug!(resource = %resource.name(), fatal, "{message}");
+                }
                 self.observer.problem(&resource, &message, fatal);
                 if fatal {
                     self.report(&resource, &o.cluster, &o.scope).problem = Some(ResourceProblem::from_error(&error));
@@ -203,8 +219,16 @@ pub async fn record(
     let location = format!("{} ({}, recorder)", options.cluster, options.scope);
     let writer = RunWriter::begin(store, "api", &location)?;
     let (tx, mut rx) = mpsc::channel(options.channel_capacity.max(1));
-    let mut recorder =
-        Recorder { store, writer, reports: BTreeMap::new(), clock, observer, errors: 0, retried: BTreeMap::new() };
+    let mut recorder = Recorder {
+        store,
+        writer,
+        reports: BTreeMap::new(),
+        clock,
+        observer,
+        errors: 0,
+        retried: BTreeMap::new(),
+        warned: Default::default(),
+    };
     let mut tasks = Vec::new();
     for resource in &options.resources {
         recorder.report(resource, &options.cluster, &options.scope);
