@@ -241,12 +241,26 @@ fn a_recorder_whose_server_refuses_connections_says_so_once_with_the_cause() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start kdrift record");
+    // The first warning, then 3 s of retries (13 resources, backoff from 1 s).
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = channel();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.contains(" WARN ") {
+                let _ = tx.send(());
+            }
+            text.push_str(&line);
+            text.push('\n');
+        }
+        text
+    });
+    rx.recv_timeout(WAIT).expect("a warning");
     std::thread::sleep(Duration::from_secs(3));
     let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().expect("kill -TERM");
     assert!(status.success());
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut stderr).expect("read");
     child.wait().expect("exit");
+    let stderr = reader.join().expect("stderr reader");
     let warnings: Vec<&str> = stderr.lines().filter(|l| l.contains(" WARN ") || l.contains(" ERROR ")).collect();
     assert_eq!(warnings.len(), 1, "{stderr}");
     assert!(warnings[0].to_lowercase().contains("connection refused"), "{stderr}");
