@@ -1164,3 +1164,35 @@ fn a_pod_created_right_after_its_deployment_scaled_up_arrived_by_that_scale_up_b
         store.conn().query_row("SELECT count(*) FROM replica_set_scalings", [], |r| r.get(0)).expect("count");
     assert_eq!(kept, 3, "every ScalingReplicaSet version, once");
 }
+
+#[test]
+fn input_errors_are_reported_and_stored_in_line_order() {
+    // A streamed chunk's parse errors were found, reported and stored before
+    // its records' model problems: line 2200 came before line 2100 (in the
+    // second chunk; the first is read apart).
+    let (dir, store) = temp_store();
+    let good = |i: u32| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"Event","metadata":{{"name":"e{i}","namespace":"d"}},"reason":"Pulled","involvedObject":{{"kind":"Pod","name":"p","namespace":"d"}},"lastTimestamp":"2026-01-01T00:00:01Z"}}"#
+        )
+    };
+    // A Pod the cluster model cannot read: stored, and an input error.
+    let pod = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"d","uid":"u"},"spec":{"nodeName":"n1","containers":[{"name":"c","resources":{"requests":{"cpu":"lots"}}}]}}"#;
+    let lines: Vec<String> = (1..=3000)
+        .map(|i| match i {
+            2100 => pod.to_string(),
+            2200 => "not json".to_string(),
+            _ => good(i),
+        })
+        .collect();
+    let file = write(dir.path(), "events.ndjson", (lines.join("\n") + "\n").as_bytes());
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    let reported: Vec<Option<u64>> = report.files[0].errors.iter().map(|e| e.origin.line).collect();
+    assert_eq!(reported, [Some(2100), Some(2200)], "{:?}", report.files[0].errors);
+    assert_eq!(report.counts.records, 2999);
+    let stored =
+        kdrift_ingest::store::catalog::run(&store, "run_errors", &[("run_id".into(), report.run_id.to_string())])
+            .expect("run_errors");
+    let lines: Vec<&serde_json::Value> = stored.rows.iter().map(|r| &r[1]).collect();
+    assert_eq!(lines, [&serde_json::json!(2100), &serde_json::json!(2200)], "{:?}", stored.rows);
+}

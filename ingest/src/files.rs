@@ -395,6 +395,8 @@ fn abandon_interrupted(
     writer.note_error(location, None, None, None, INTERRUPTED_RUN_MESSAGE);
     let errors = writer.errors_noted();
     writer.abandon(errors)?;
+    let mut files = files;
+    in_line_order(&mut files);
     Ok(IngestReport {
         run_id,
         status: RunStatus::Failed,
@@ -405,6 +407,16 @@ fn abandon_interrupted(
         interrupted_during_commit: false,
         warnings: Vec::new(),
     })
+}
+
+/// Sorts each file's input errors by line (stably; errors without a line,
+/// about the whole file, first), once every one is noted: a chunk's parse
+/// errors are found before its records' model problems. Only for the
+/// report: [`note_new_errors`] counts on errors only growing at the end.
+fn in_line_order(summaries: &mut [FileSummary]) {
+    for s in summaries {
+        s.errors.sort_by_key(|e| e.origin.line.unwrap_or(0));
+    }
 }
 
 /// Gives `writer` the input errors of `summaries` (in order) past those it
@@ -561,6 +573,7 @@ fn finish(
         s.added = per_location.iter().find(|(l, _)| *l == s.location).map_or(0, |(_, n)| *n);
         s.duplicates = s.records.saturating_sub(s.added);
     }
+    in_line_order(&mut summaries);
     let warnings = store.query_map(&sql::RUN_NODE_UIDS, [run_id], |r| {
         let (name, uids, locations): (String, i64, String) =
             (r.get(0)?, r.get(1)?, r.get::<_, duckdb::types::Value>(2).map(list_text)?);

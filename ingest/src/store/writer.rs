@@ -526,7 +526,7 @@ impl Drop for RunWriter<'_> {
     }
 }
 
-/// Writes the `ingest_errors` rows of run `run_id`, in order, through an
+/// Writes the `ingest_errors` rows of run `run_id`, in line order, through an
 /// Appender (in the connection's open transaction, if any): one INSERT per
 /// row took ~3 ms, minutes for a file with tens of thousands of bad lines.
 /// The columns are `record_error.sql`'s.
@@ -535,8 +535,19 @@ fn write_errors(store: &Store, run_id: i64, rows: &[ErrorRow]) -> Result<(), Sto
         return Ok(());
     }
     let failed = |source| StoreError::Append { table: "ingest_errors", source };
+    // In line order within each location (locations in the order they were
+    // met): a chunk's parse errors are noted before its records' model problems.
+    let mut first_seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut ordered: Vec<(usize, u64, &ErrorRow)> = rows
+        .iter()
+        .map(|e| {
+            let next = first_seen.len();
+            (*first_seen.entry(e.location.as_str()).or_insert(next), e.line.unwrap_or(0), e)
+        })
+        .collect();
+    ordered.sort_by_key(|&(at, line, _)| (at, line));
     let mut appender = store.conn().appender("ingest_errors").map_err(failed)?;
-    for e in rows {
+    for (_, _, e) in ordered {
         appender
             .append_row(params![
                 run_id,
