@@ -1775,6 +1775,15 @@ fn plan_out_refuses_to_replace_the_policy_or_the_store() {
     assert_eq!((code, stdout.as_str()), (2, ""));
     assert!(stderr.contains("is the --policy file: the plan would replace the policy"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&policy).expect("read"), text, "left as it was");
+    // A hard link to it is the same file.
+    let link = dir.path().join("link.yaml");
+    std::fs::hard_link(&policy, &link).expect("link");
+    let policy_arg = policy.display().to_string();
+    let link_arg = link.display().to_string();
+    let plan = ["rebalance", "plan", "--at", "2026-11-28T04:00:00Z", "--policy", &policy_arg, "--out", &link_arg];
+    let (code, _, stderr) = on_demo(&plan);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(std::fs::read_to_string(&policy).expect("read"), text, "left as it was");
     let db = demo_db().display().to_string();
     let (code, _, stderr) = on_demo(&["rebalance", "plan", "--at", "2026-11-28T04:00:00Z", "--out", &db]);
     assert_eq!(code, 2);

@@ -358,3 +358,78 @@ fn secrets_and_configmaps_are_counted_as_skipped_and_never_stored() {
     assert_eq!(stored(&store, "ConfigMap"), Vec::<String>::new());
     assert_eq!(stored(&store, "Pod"), ["web"]);
 }
+
+#[test]
+fn a_yaml_list_cut_inside_its_closing_lines_keeps_every_item() {
+    // Cut inside `kind: List` / `metadata:` (break-it): `kind: Li` was read
+    // as an object of kind Li, and a cut in `metadata` failed the whole
+    // document: 0 of 5 items stored.
+    let (dir, store) = temp_store();
+    let full = yaml_list(5);
+    let kind_at = full.find("\nkind: List").expect("kind line") + 1;
+    let kind_line = full[..kind_at].lines().count() + 1;
+    let cuts = [
+        ("li.yaml", full[..kind_at + "kind: Li".len()].to_string()),
+        ("meta.yaml", full[..full.find("\nmetadata:").expect("metadata") + "\nmeta".len()].to_string()),
+        ("quoted.yaml", full[..full.len() - 2].to_string()), // `resourceVersion: '`
+    ];
+    let files: Vec<PathBuf> = cuts.iter().map(|(name, text)| write(dir.path(), name, text.as_bytes())).collect();
+    let whole = write(dir.path(), "whole.yaml", full.as_bytes());
+    let report = ingest_files(&store, &[&files[..], &[whole]].concat(), &mut NoProgress).expect("ingest");
+    for f in &report.files[..3] {
+        assert_eq!(f.events, 5, "{}: {:?}", f.location, f.errors);
+        assert_eq!(
+            errors(f),
+            [format!(
+                "{}:{kind_line}: the file ends inside the List's closing lines (kubectl writes `kind: List` and \
+                 `metadata` after the items; cut off or truncated?): all 5 items are loaded",
+                f.location
+            )]
+        );
+    }
+    assert_eq!((report.files[3].events, report.files[3].errors.len()), (5, 0), "the whole file");
+}
+
+#[test]
+fn a_log_section_without_its_end_line_does_not_swallow_the_objects_after_it() {
+    let (dir, store) = temp_store();
+    let dump = [
+        pretty_list("NodeList", vec![json!({"metadata": {"name": "n1", "uid": "u-n1"}})]),
+        "==== START logs for container c of pod kube-system/a ====\nI0101 log\n{\"level\":\"info\"}\n".to_string(),
+        pretty_list("EventList", (0..3).map(event).collect()),
+        // The dump cut inside its last log: the rest is log, no error.
+        "==== START logs for container c of pod kube-system/b ====\nI0101 half a li".to_string(),
+    ]
+    .concat();
+    let start_line = dump[..dump.find("==== START").expect("start")].lines().count() + 1;
+    let objects_line = start_line + 3;
+    let file = write(dir.path(), "cidump.json", dump.as_bytes());
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    let f = &report.files[0];
+    assert_eq!((f.events, f.objects, f.skipped), (3, 1, 2));
+    assert_eq!(
+        errors(f),
+        [format!(
+            "{}:{start_line}: this container-log section (`==== START logs for …`) has no `==== END logs for …` line; \
+             read as log up to the Kubernetes object on line {objects_line}",
+            f.location
+        )]
+    );
+}
+
+#[test]
+fn a_secret_is_not_stored_whatever_the_case_of_its_kind() {
+    let (dir, store) = temp_store();
+    let items: Vec<Value> = ["secret", "SECRET", " Secret", "configmap"]
+        .iter()
+        .enumerate()
+        .map(|(i, kind)| {
+            json!({"apiVersion": "v1", "kind": kind, "metadata": {"name": format!("s{i}"), "namespace": "d"},
+                   "stringData": {"pw": "PLANTED"}})
+        })
+        .collect();
+    let file = write(dir.path(), "lower.json", json!({"kind": "List", "items": items}).to_string().as_bytes());
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    assert_eq!((report.files[0].records, report.files[0].skipped), (0, 4));
+    assert_eq!(report.counts.records, 0);
+}

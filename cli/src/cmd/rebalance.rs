@@ -27,12 +27,17 @@ use crate::render::rebalance::{PlanReport, RecommendReport};
 const CHART_DEFAULT: &str = "helm-chart-default";
 
 /// Refuses an `--out` that names the `--policy` file or the store: the plan
-/// would replace what it was made from (same file by its canonical path
-/// when both exist, else by the path given).
+/// would replace what it was made from (the same file by device and inode
+/// when both exist, hard links included, else by the path given).
 fn refuse_to_overwrite_inputs(out: &Path, policy: Option<&Path>, db: &Path) -> anyhow::Result<()> {
-    let same = |other: &Path| match (std::fs::canonicalize(out), std::fs::canonicalize(other)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => out == other,
+    // The same file by device and inode (a hard link, a symlink, another
+    // spelling of the path), else by the path given.
+    let same = |other: &Path| {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(out), std::fs::metadata(other)) {
+            (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+            _ => out == other,
+        }
     };
     if policy.is_some_and(same) {
         anyhow::bail!(

@@ -306,6 +306,59 @@ pub(super) fn recover_yaml_list(
     true
 }
 
+/// Whether a YAML document that parsed as `doc` may be a List cut inside
+/// its closing lines: `apiVersion` and an `items` sequence, and a `kind`
+/// that is no List's (`kind: Li`, the rest of the line cut off).
+pub(super) fn may_have_cut_trailer(doc: &Value) -> bool {
+    doc.as_object().is_some_and(|m| {
+        m.contains_key("apiVersion")
+            && m.get("items").is_some_and(Value::is_array)
+            && m.get("kind").and_then(Value::as_str).is_some_and(|k| !k.ends_with("List"))
+    })
+}
+
+/// Recovers a YAML List whose file ends inside the closing lines kubectl
+/// writes after the items (`kind: List`, `metadata:`): the text up to the
+/// first top-level key after `items:` is parsed alone, and when it is
+/// `apiVersion` and a complete `items` sequence, every item loads and one
+/// error names the cut line. Returns false, adding nothing, when the text
+/// has no such closing lines, they are whole (`kind` ends with `List`), or
+/// the items do not parse on their own.
+pub(super) fn recover_cut_trailer(doc_text: &str, origin: &Origin, hint: Option<&str>, out: &mut Parsed) -> bool {
+    let lines: Vec<&str> = doc_text.split_inclusive('\n').collect();
+    let top_key = |l: &str| !l.starts_with([' ', '\t', '-', '#']) && l.contains(':');
+    let Some(items_at) = lines.iter().position(|l| l.strip_prefix("items:").is_some()) else { return false };
+    let Some(trailer_at) = lines.iter().skip(items_at + 1).position(|l| top_key(l)).map(|i| i + items_at + 1) else {
+        return false;
+    };
+    let trailer: String = lines[trailer_at..].concat();
+    if let Ok(t) = Value::deserialize(serde_yaml::Deserializer::from_str(&trailer)) {
+        if t.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List")) && t.get("metadata").is_some() {
+            return false;
+        }
+    }
+    let before: String = lines[..trailer_at].concat();
+    let Ok(mut doc) = Value::deserialize(serde_yaml::Deserializer::from_str(&before)) else { return false };
+    let n = match doc.get("items").and_then(Value::as_array) {
+        Some(items) if !items.is_empty() && doc.get("apiVersion").is_some() && doc.get("kind").is_none() => items.len(),
+        _ => return false,
+    };
+    if let Some(m) = doc.as_object_mut() {
+        m.insert("kind".into(), Value::String("List".into()));
+    }
+    expand_document(doc, origin.clone(), hint, out);
+    out.errors.push(InputError {
+        origin: Origin { line: Some(origin.line.unwrap_or(1) + trailer_at as u64), item: None, ..origin.clone() },
+        column: None,
+        message: format!(
+            "the file ends inside the List's closing lines (kubectl writes `kind: List` and `metadata` after the \
+             items; cut off or truncated?): all {} are loaded",
+            count(n, "item")
+        ),
+    });
+    true
+}
+
 /// The 0-based lines of `text` on which the items of its top-level
 /// `items:` sequence start: the `- ` lines at the indentation of the
 /// first one after `items:` (deeper ones belong to an item), up to the

@@ -493,7 +493,8 @@ fn parse_yaml(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed
                 let origin = Origin { location: location.to_string(), line: Some(first_line), item: None };
                 if cut::is_cut_yaml_list(&doc) {
                     cut::load_cut_yaml_list(doc, &doc_text, origin, hint, out);
-                } else {
+                } else if !(cut::may_have_cut_trailer(&doc) && cut::recover_cut_trailer(&doc_text, &origin, hint, out))
+                {
                     expand_document(doc, origin, hint, out);
                 }
             }
@@ -505,7 +506,9 @@ fn parse_yaml(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed
                 // The parser counts lines from the document's start; the user from the file's.
                 let e = shift_line_numbers(&e.to_string(), first_line - 1);
                 let origin = Origin { location: location.to_string(), line: Some(first_line), item: None };
-                if cut::recover_yaml_list(&doc_text, &origin, hint, &e, out) {
+                if cut::recover_cut_trailer(&doc_text, &origin, hint, out)
+                    || cut::recover_yaml_list(&doc_text, &origin, hint, &e, out)
+                {
                     continue;
                 }
                 out.errors.push(InputError {
@@ -649,8 +652,9 @@ pub const NOT_KEPT_KINDS: [&str; 2] = ["Secret", "ConfigMap"];
 /// Whether `object` (its `kind`, else the kind `hint` gives it) is of a
 /// kind kdrift does not keep ([`NOT_KEPT_KINDS`]).
 fn not_kept(object: &Value, hint: Option<&str>) -> bool {
-    let kind = object.get("kind").and_then(Value::as_str).filter(|k| !k.is_empty()).or(hint);
-    kind.is_some_and(|k| NOT_KEPT_KINDS.contains(&k))
+    // `secret`, ` Secret`: a hand-written kind is still a Secret to whoever reads the store.
+    let kind = object.get("kind").and_then(Value::as_str).map(str::trim).filter(|k| !k.is_empty()).or(hint);
+    kind.is_some_and(|k| NOT_KEPT_KINDS.iter().any(|n| n.eq_ignore_ascii_case(k)))
 }
 
 fn push_object(mut object: Value, origin: Origin, hint: Option<&str>, change: Change, out: &mut Parsed) {

@@ -26,8 +26,31 @@ pub(super) fn parse_json_stream(location: &str, bytes: &[u8], hint: Option<&str>
             return;
         }
         if bytes[pos..].starts_with(LOG_START) && at_line_start(bytes, pos) {
-            pos = log_section_end(bytes, pos);
             out.skipped += 1;
+            match log_section_end(bytes, pos) {
+                Some(end) => pos = end,
+                // No end line: the file was cut inside this log (the rest is
+                // log), unless a Kubernetes object follows, read from there on.
+                None => match next_object_start(bytes, pos + 1) {
+                    None => return,
+                    Some(next) => {
+                        out.errors.push(InputError {
+                            origin: Origin {
+                                location: location.to_string(),
+                                line: Some(line_of_offset(bytes, pos)),
+                                item: None,
+                            },
+                            column: None,
+                            message: format!(
+                                "this container-log section (`==== START logs for …`) has no `==== END logs for …` \
+                                 line; read as log up to the Kubernetes object on line {}",
+                                line_of_offset(bytes, next)
+                            ),
+                        });
+                        pos = next;
+                    }
+                },
+            }
             continue;
         }
         let mut stream = serde_json::Deserializer::from_slice(&bytes[pos..]).into_iter::<Value>();
@@ -79,14 +102,32 @@ fn column_of(bytes: &[u8], pos: usize) -> usize {
 /// `==== START logs for container C of pod NS/P ====` line): past the end
 /// of the line holding its `==== END logs for container C of pod NS/P ====`
 /// (which follows the log text on the same line when the log does not end
-/// with a newline), or the end of the file when the file ends first.
-fn log_section_end(bytes: &[u8], start: usize) -> usize {
+/// with a newline); `None` when the file has no such line.
+fn log_section_end(bytes: &[u8], start: usize) -> Option<usize> {
     let line_end = bytes[start..].iter().position(|b| *b == b'\n').map_or(bytes.len(), |i| start + i);
     let subject = &bytes[start + LOG_START.len()..line_end];
     let end_marker = [&b"==== END logs for "[..], subject.trim_ascii_end()].concat();
-    let Some(found) = find(&bytes[line_end..], &end_marker) else { return bytes.len() };
-    let after = line_end + found + end_marker.len();
-    bytes[after..].iter().position(|b| *b == b'\n').map_or(bytes.len(), |i| after + i + 1)
+    let after = line_end + find(&bytes[line_end..], &end_marker)? + end_marker.len();
+    Some(bytes[after..].iter().position(|b| *b == b'\n').map_or(bytes.len(), |i| after + i + 1))
+}
+
+/// The offset of the next document at or after `from` (`{` in column 0)
+/// that is a Kubernetes object or list (a JSON object with a `kind`), past
+/// log lines that are JSON too.
+fn next_object_start(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    while let Some(next) = next_document_start(bytes, at) {
+        if bytes[next] == b'{' {
+            let mut stream = serde_json::Deserializer::from_slice(&bytes[next..]).into_iter::<Value>();
+            if let Some(Ok(v)) = stream.next() {
+                if v.get("kind").is_some_and(Value::is_string) {
+                    return Some(next);
+                }
+            }
+        }
+        at = next + 1;
+    }
+    None
 }
 
 /// The offset of `needle` in `haystack`.
