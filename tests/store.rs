@@ -1196,3 +1196,22 @@ fn input_errors_are_reported_and_stored_in_line_order() {
     let lines: Vec<&serde_json::Value> = stored.rows.iter().map(|r| &r[1]).collect();
     assert_eq!(lines, [&serde_json::json!(2100), &serde_json::json!(2200)], "{:?}", stored.rows);
 }
+
+#[test]
+fn a_store_creation_left_by_a_killed_process_is_removed_and_a_running_ones_kept() {
+    // A process killed while creating a store left `.NAME.creating-PID`
+    // (and its WAL) beside it, never cleaned up.
+    let dir = tempfile::tempdir().expect("tmp");
+    let dead = format!(".k.duckdb.creating-{}", u32::MAX); // above any PID
+    let alive = ".k.duckdb.creating-1".to_string(); // init: always running (not this process: its own name)
+    for name in [dead.clone(), format!("{dead}.wal"), alive.clone()] {
+        write(dir.path(), &name, b"half a store");
+    }
+    Store::open(&dir.path().join("k.duckdb")).expect("create");
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, [alive, "k.duckdb".to_string()]);
+}

@@ -784,9 +784,17 @@ fn create_in_place(path: &Path) -> Result<(), StoreError> {
         let _ = std::fs::remove_file(p);
         let _ = std::fs::remove_file(wal(p));
     };
+    remove_stale_creations(path, &name);
     remove(&tmp);
     let created = (|| {
-        let conn = Connection::open(&tmp).map_err(|source| open_error(path, source))?;
+        // DuckDB's error names the temporary file: name the store instead.
+        let conn = Connection::open(&tmp).map_err(|source| StoreError::BadPath {
+            path: path.to_path_buf(),
+            problem: format!(
+                "cannot create it: {}",
+                source.to_string().replace(&tmp.display().to_string(), &path.display().to_string())
+            ),
+        })?;
         let store = Store { conn, path: path.to_path_buf(), abandoned: Vec::new(), unclosed: Vec::new() };
         store.ensure_schema()?;
         store.batch(&sql::CHECKPOINT)?;
@@ -804,6 +812,24 @@ fn create_in_place(path: &Path) -> Result<(), StoreError> {
     })();
     remove(&tmp);
     created
+}
+
+/// Removes the temporary files ([`create_in_place`]) that processes no
+/// longer running left beside `path` (killed while creating the store);
+/// those of a running process are its own business.
+fn remove_stale_creations(path: &Path, name: &str) {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let prefix = format!(".{name}.creating-");
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = file.strip_prefix(&prefix).map(|rest| rest.trim_end_matches(".wal")) else { continue };
+        let running = pid.parse::<u32>().is_ok_and(|p| Path::new(&format!("/proc/{p}")).exists());
+        if !running {
+            tracing::debug!(file = %entry.path().display(), "removing a store creation a killed process left");
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 fn open_error(path: &Path, source: duckdb::Error) -> StoreError {

@@ -70,6 +70,27 @@ pub struct Auth {
     pub tenant: Tenant,
 }
 
+impl Auth {
+    /// `text` (a server's error body) with every credential value kdrift
+    /// sends replaced by `***`: the password, `user:password` as Basic
+    /// auth encodes it, the bearer token and the extra headers' values (of
+    /// 4 characters or more). A proxy that echoes the request's headers in
+    /// its error page must not make kdrift print them.
+    pub fn redact(&self, text: &str) -> String {
+        use base64::Engine;
+        let mut secrets: Vec<String> = Vec::new();
+        if let Some((user, password)) = &self.basic {
+            secrets.push(base64::engine::general_purpose::STANDARD.encode(format!("{user}:{}", password.expose())));
+            secrets.push(password.expose().to_string());
+        }
+        secrets.extend(self.bearer.iter().map(|t| t.expose().to_string()));
+        secrets.extend(self.headers.iter().map(|(_, v)| v.expose().to_string()));
+        // Longest first: a secret inside another is replaced with it.
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        secrets.into_iter().filter(|s| s.chars().count() >= 4).fold(text.to_string(), |t, s| t.replace(&s, "***"))
+    }
+}
+
 /// Where the credentials are: the non-secret parts given on the command
 /// line, and the files holding the secret ones.
 #[derive(Debug, Clone, Default)]
@@ -208,5 +229,23 @@ mod tests {
         let missing = CredentialSources { bearer_token_file: Some("/nonexistent/token".into()), ..Default::default() };
         let e = Auth::load(&missing, &env_of(&[])).expect_err("missing file");
         assert!(e.to_string().contains("/nonexistent/token"), "{e}");
+    }
+
+    #[test]
+    fn a_server_echoing_the_request_headers_shows_no_credential() {
+        // `u:PWs3cret` as Basic auth sends it: dTpQV3MzY3JldA==.
+        let auth = Auth {
+            basic: Some(("u".into(), Secret::new("PWs3cret"))),
+            bearer: Some(Secret::new("BEARERs3cret")),
+            headers: vec![("X-Key".into(), Secret::new("hdr-s3cret")), ("X-Short".into(), Secret::new("a"))],
+            tenant: Tenant::default(),
+        };
+        let body = "your headers: {'authorization': 'Basic dTpQV3MzY3JldA==', 'x-key': 'hdr-s3cret', 'x-short': 'a', \
+                    'bearer': 'BEARERs3cret', 'echo': 'PWs3cret'}";
+        assert_eq!(
+            auth.redact(body),
+            "your headers: {'authorization': 'Basic ***', 'x-key': '***', 'x-short': 'a', 'bearer': '***', \
+             'echo': '***'}"
+        );
     }
 }

@@ -203,7 +203,8 @@ impl VlClient {
         let response = self.post(path, form).send().await.map_err(|e| transport(&e))?;
         let status = response.status();
         if !status.is_success() {
-            return Err(Failure::Status { status: status.as_u16(), body: error_body(response).await });
+            let body = self.auth.redact(&error_body(response).await);
+            return Err(Failure::Status { status: status.as_u16(), body });
         }
         Ok(response)
     }
