@@ -14,7 +14,7 @@ use duckdb::{Connection, Params, Row};
 pub use sql::NamedQuery;
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 14;
+pub const SCHEMA_VERSION: i64 = 15;
 
 /// The `ingest_errors` message of a run closed by [`Store::open`] because
 /// the process that ran it ended without closing it.
@@ -36,6 +36,7 @@ const MIGRATIONS: &[(i64, &NamedQuery)] = &[
     (12, &sql::SCHEMA_V12),
     (13, &sql::SCHEMA_V13),
     (14, &sql::SCHEMA_V14),
+    (15, &sql::SCHEMA_V15),
 ];
 
 /// The derivations of the requested-amount changes and checkpoints (schema

@@ -73,6 +73,8 @@ queries! {
     SCHEMA_V13 = "schema_v13", "schema/v13.sql";
     /// Migration 13 → 14: `first_seen_late` on pod versions (first observed over an hour after creation).
     SCHEMA_V14 = "schema_v14", "schema/v14.sql";
+    /// Migration 14 → 15: `observations.object` stored with zstd compression (the table rebuilt).
+    SCHEMA_V15 = "schema_v15", "schema/v15.sql";
     /// Records the schema version after a migration.
     UPDATE_SCHEMA_VERSION = "update_schema_version", "schema/update_version.sql";
     /// Opens a transaction.

@@ -79,6 +79,19 @@ pub fn existing(dir: &Path, config: &ScaleConfig) -> Option<DataSet> {
 }
 
 /// The first `limit` rows of an exported NDJSON as the fake VictoriaLogs stores them.
+/// Copies the first `limit` lines of `ndjson` (the rows [`stored_rows`]
+/// reads) to `out`, for DuckDB's `read_json` to load the same rows.
+pub fn copy_first_lines(ndjson: &Path, limit: usize, out: &Path) -> Result<(), String> {
+    use std::io::{BufRead, Write};
+    let file = std::fs::File::open(ndjson).map_err(|e| format!("{}: {e}", ndjson.display()))?;
+    let mut to = std::io::BufWriter::new(std::fs::File::create(out).map_err(|e| format!("{}: {e}", out.display()))?);
+    for line in std::io::BufReader::new(file).lines().take(limit) {
+        let line = line.map_err(|e| format!("{}: {e}", ndjson.display()))?;
+        writeln!(to, "{line}").map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    to.flush().map_err(|e| format!("{}: {e}", out.display()))
+}
+
 pub fn stored_rows(ndjson: &Path, limit: usize) -> Result<Vec<StoredRow>, String> {
     use std::io::BufRead;
     let file = std::fs::File::open(ndjson).map_err(|e| format!("{}: {e}", ndjson.display()))?;

@@ -4,7 +4,9 @@
 //!   file` (its library function), side by side with DuckDB's own
 //!   `read_json` loading the same file (queries/bench/), each in a fresh
 //!   child process: seconds, events/s, peak RSS (VmHWM), the ratio;
-//! - a VictoriaLogs pull from the fake server on loopback (child process);
+//! - a VictoriaLogs pull from the fake server on loopback (child process),
+//!   then `read_json` loading the same rows from a local file: the ceiling
+//!   of any pull that stores them, and the ratio to it;
 //! - `why-pending`, `timeline drains` and `skew --at` on the largest store
 //!   (10M events when generated, else 1M): median of warm runs.
 //!
@@ -208,6 +210,25 @@ fn bench_pull(set: &DataSet) -> Result<(), String> {
         r["windows"]
     );
     println!("target >= 200000 events/s: {}", if rate >= 200_000.0 { "met" } else { "MISSED" });
+    // The ceiling of any pull that stores what it fetches: DuckDB's own
+    // loader on the same rows, from a local file, into a table of a new
+    // database (fresh child process, the close included).
+    let base = scratch()?;
+    let lines = base.path().join("rows.ndjson");
+    data::copy_first_lines(&set.ndjson(), limit, &lines)?;
+    let b = child(&["ingest-duckdb", &lines.display().to_string(), &base.path().display().to_string()])?;
+    let base_rate = f(&b, "rows") / f(&b, "secs");
+    println!(
+        "duckdb read_json of the same rows from a local file {:>8.2} s {:>10.0} events/s  peak RSS {:>7.1} MiB",
+        f(&b, "secs"),
+        base_rate,
+        mib(&b)
+    );
+    println!(
+        "ratio pull/read_json (events/s): {:.2}x; the target is {:.1}x read_json",
+        rate / base_rate,
+        200_000.0 / base_rate
+    );
     Ok(())
 }
 
