@@ -14,6 +14,7 @@ use kdrift_ingest::Store;
 pub mod busy_cluster;
 pub mod fake_kube;
 pub mod filter_load;
+pub mod list_calls;
 pub mod recorder;
 pub mod scale_data;
 pub mod tied_versions;
