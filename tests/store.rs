@@ -779,6 +779,31 @@ fn staged_records_stay_in_the_writers_connection_and_never_reach_the_store_file(
 }
 
 #[test]
+fn duckdb_runs_on_one_thread_while_a_run_is_open_and_on_its_default_after_however_the_run_ends() {
+    use kdrift_ingest::store::writer::{RunStatus, RunWriter};
+    let (_dir, store) = temp_store();
+    let threads = |s: &Store| -> i64 {
+        s.conn().query_row("SELECT current_setting('threads')::BIGINT", [], |r| r.get(0)).expect("threads")
+    };
+    let default = threads(&store);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as i64;
+    assert_eq!(default, cores, "DuckDB's default: one thread per core");
+    let writer = RunWriter::begin(&store, "file", "committed").expect("begin");
+    assert_eq!(threads(&store), 1, "the run's records are prepared by kdrift's threads");
+    writer.commit(RunStatus::Ok, 0).expect("commit");
+    assert_eq!(threads(&store), default, "after a commit");
+    let writer = RunWriter::begin(&store, "file", "abandoned").expect("begin");
+    assert_eq!(threads(&store), 1);
+    writer.abandon(0).expect("abandon");
+    assert_eq!(threads(&store), default, "after an abandoned run");
+    {
+        let _aborted = RunWriter::begin(&store, "file", "aborted").expect("begin");
+        assert_eq!(threads(&store), 1);
+    }
+    assert_eq!(threads(&store), default, "after a run its writer dropped uncommitted");
+}
+
+#[test]
 fn a_version_9_store_migrates_and_why_pending_answers_as_before_from_the_history_then_from_the_kept_moves() {
     use kdrift_ingest::demo::ingest_scenario;
     use kdrift_ingest::scenario::{generate, ScenarioConfig};

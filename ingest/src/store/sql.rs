@@ -101,6 +101,10 @@ queries! {
     CREATE_STAGING = "create_staging", "ingest/create_staging.sql";
     /// Empties the staging table.
     CLEAR_STAGING = "clear_staging", "ingest/clear_staging.sql";
+    /// One DuckDB thread while an ingest run is open (kdrift's own threads prepare its records).
+    WRITER_THREADS = "writer_threads", "ingest/writer_threads.sql";
+    /// DuckDB's default thread count again, when an ingest run's writer goes.
+    RESET_THREADS = "reset_threads", "ingest/reset_threads.sql";
     /// Moves new staged versions into `observations`.
     COMMIT_OBSERVATIONS = "commit_observations", "ingest/commit_observations.sql";
     /// The highest obs_id (where a batch's observations start).

@@ -10,6 +10,9 @@
 //! `failed` when its writer goes away, with the store error's text in
 //! `ingest_errors`: only a killed process leaves a run `running`, until the
 //! store is next opened for writing ([`Store::open`] closes it as `failed`).
+//!
+//! While a run is open DuckDB runs on one thread (`writer_threads.sql`):
+//! the records are prepared on every core by kdrift's own threads.
 
 use chrono::{DateTime, Utc};
 use duckdb::{params, Appender};
@@ -87,6 +90,31 @@ pub struct RunWriter<'s> {
     noted: u64,
     /// Committed or abandoned: nothing left to close.
     closed: bool,
+    /// DuckDB on one thread while the run is open (dropped last, after the
+    /// run is closed).
+    _threads: WriterThreads<'s>,
+}
+
+/// Lowers DuckDB to one thread for as long as it lives (`writer_threads.sql`:
+/// kdrift's own threads prepare the records on every core), then gives it
+/// its default back (`reset_threads.sql`).
+struct WriterThreads<'s> {
+    store: &'s Store,
+}
+
+impl<'s> WriterThreads<'s> {
+    fn lower(store: &'s Store) -> Result<Self, StoreError> {
+        store.batch(&sql::WRITER_THREADS)?;
+        Ok(WriterThreads { store })
+    }
+}
+
+impl Drop for WriterThreads<'_> {
+    fn drop(&mut self) {
+        // A store too broken to take a SET is reported by whatever broke
+        // it; the thread count only matters to later statements.
+        let _ = self.store.batch(&sql::RESET_THREADS);
+    }
 }
 
 /// One `ingest_errors` row waiting for a commit.
@@ -156,6 +184,7 @@ impl<'s> RunWriter<'s> {
     /// [`StoreError`] when the run row or the appender cannot be created.
     pub fn begin(store: &'s Store, source_kind: &str, location: &str) -> Result<Self, StoreError> {
         let started_at = Utc::now();
+        let threads = WriterThreads::lower(store)?;
         store.batch(&sql::CREATE_STAGING)?;
         store.execute(&sql::CLEAR_STAGING, [])?;
         let run_id: i64 = store.query_one(
@@ -178,6 +207,7 @@ impl<'s> RunWriter<'s> {
             files: Vec::new(),
             noted: 0,
             closed: false,
+            _threads: threads,
         };
         // From here on, a failure closes the run as `failed` (see `Drop`).
         writer.appender = Some(writer.remember(open_appender(store))?);

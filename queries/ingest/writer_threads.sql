@@ -1,0 +1,12 @@
+-- name: writer_threads
+-- purpose: One DuckDB thread while an ingest run is open (`RunWriter`):
+--   the run's records are parsed, hashed and prepared on every core by
+--   kdrift's own threads, and a second DuckDB thread competed with them,
+--   most of its time spent waiting for tasks (DuckDB's task scheduler and
+--   its locks: ~17 % of the process's CPU samples). 1M events: 31–32 s
+--   against 34–36 s, 45–48 s of CPU against 53–55 s, a peak of 603–612 MiB
+--   against 709–835 MiB (kdrift issue 6, BENCHMARKS.md "Session 27").
+--   `reset_threads` undoes it when the run's writer goes.
+-- params: none
+-- columns: none
+SET threads = 1;
