@@ -1032,3 +1032,144 @@ fn a_creation_time_at_the_end_of_duckdbs_range_is_reported_and_the_file_around_i
         .expect("flags");
     assert_eq!(flags, (2, 0), "both pods stored; neither first observed an hour after its creation");
 }
+
+/// Issue 34, finding 5: a gzip bomb (1 MiB of gzip expanding to 256 MiB of
+/// spaces) is refused once it passes its cap, without holding the expansion;
+/// the files beside it load, and a raised cap reads a real file whole.
+#[test]
+fn a_gzip_that_expands_past_its_cap_is_refused_and_the_files_beside_it_load() {
+    use flate2::write::GzEncoder;
+    use kdrift_ingest::gzip::DecompressedCap;
+    use kdrift_ingest::{ingest_files_with, FileLimits, Interrupt};
+    let (dir, store) = temp_store();
+    let mut gz = GzEncoder::new(Vec::new(), flate2::Compression::best());
+    let spaces = vec![b' '; 1 << 20];
+    for _ in 0..256 {
+        gz.write_all(&spaces).expect("gz");
+    }
+    let bomb = write(dir.path(), "bomb.json.gz", &gz.finish().expect("gz"));
+    let compressed = std::fs::metadata(&bomb).expect("meta").len();
+    assert!(compressed < 1 << 20, "{compressed} bytes");
+    let good = write(
+        dir.path(),
+        "events.json",
+        ev("g.1", "p", "u", "FailedScheduling", FS, 1.into(), "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z")
+            .as_bytes(),
+    );
+    let report = ingest_files(&store, &[bomb.clone(), good], &mut NoProgress).expect("ingest");
+    assert_eq!(report.counts.records, 1, "the good file loads");
+    let bomb_summary = report.files.iter().find(|f| f.location.ends_with("bomb.json.gz")).expect("bomb row");
+    assert_eq!(bomb_summary.records, 0);
+    let message = bomb_summary.errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
+    assert!(
+        message.contains("bomb.json.gz: gzip data expands to more than 64 MiB (67108864 bytes, the default cap")
+            && message.contains("--max-decompressed SIZE"),
+        "{message}"
+    );
+    // A gzip of real events over a small explicit cap: refused; under a raised one: loaded.
+    let mut body = String::new();
+    for i in 0..200 {
+        body.push_str(&ev(
+            &format!("c.{i}"),
+            &format!("p{i}"),
+            "u",
+            "FailedScheduling",
+            FS,
+            1.into(),
+            "2026-01-01T00:00:00Z",
+            "2026-01-01T00:00:00Z",
+        ));
+        body.push('\n');
+    }
+    let mut gz = GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(body.as_bytes()).expect("gz");
+    let events = write(dir.path(), "events.ndjson.gz", &gz.finish().expect("gz"));
+    let small = FileLimits { decompressed: DecompressedCap::Bytes(body.len() as u64 / 2) };
+    let report = ingest_files_with(&store, std::slice::from_ref(&events), &small, &mut NoProgress, &Interrupt::new())
+        .expect("ingest");
+    let f = &report.files[0];
+    assert!(f.records > 0 && f.records < 200, "the lines before the cap load: {}", f.records);
+    assert!(f.errors.iter().any(|e| e.message.contains("the cap --max-decompressed sets")), "{:?}", f.errors);
+    let raised = FileLimits { decompressed: DecompressedCap::Bytes(body.len() as u64) };
+    let report = ingest_files_with(&store, &[events], &raised, &mut NoProgress, &Interrupt::new()).expect("ingest");
+    assert_eq!((report.files[0].records, report.files[0].errors.len()), (200, 0));
+}
+
+/// Issue 34, finding 7: lines bigger than the reader's whole queue budget
+/// (32 MiB) go through one at a time and load (the batch bound in bytes
+/// itself: `ndjson_stream`'s unit test).
+#[test]
+fn ndjson_lines_bigger_than_the_read_ahead_budget_load_one_at_a_time() {
+    use kdrift_ingest::ndjson_stream::QUEUED_BYTES;
+    let (dir, store) = temp_store();
+    let pad = "x".repeat(QUEUED_BYTES + (1 << 20));
+    let mut body = String::new();
+    for i in 0..3 {
+        let mut e: serde_json::Value = serde_json::from_str(&ev(
+            &format!("big.{i}"),
+            &format!("p{i}"),
+            "u",
+            "FailedScheduling",
+            FS,
+            1.into(),
+            "2026-01-01T00:00:00Z",
+            "2026-01-01T00:00:00Z",
+        ))
+        .expect("event");
+        e["metadata"]["annotations"] = serde_json::json!({ "pad": pad });
+        body.push_str(&e.to_string());
+        body.push('\n');
+    }
+    let file = write(dir.path(), "big.ndjson", body.as_bytes());
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    assert_eq!((report.counts.records, report.files[0].errors.len()), (3, 0));
+    assert_eq!(store.counts().expect("counts").observations, 3);
+}
+
+/// Issue 34, finding 9: a FIFO named as the store is refused at once (it
+/// blocked, waiting for a writer, and ignored the first SIGTERM).
+#[cfg(unix)]
+#[test]
+fn a_fifo_named_as_the_store_is_refused_without_blocking() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let fifo = dir.path().join("k.duckdb");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
+    if !made {
+        eprintln!("skipped: mkfifo failed");
+        return;
+    }
+    let started = std::time::Instant::now();
+    for opened in [Store::open(&fifo).map(drop), Store::open_existing(&fifo).map(drop)] {
+        let err = opened.expect_err("a FIFO is no store").to_string();
+        assert!(err.contains("it is a FIFO (named pipe), not a regular file; --db must name a store file"), "{err}");
+    }
+    assert!(started.elapsed() < std::time::Duration::from_secs(30), "refused without waiting for a writer");
+}
+
+/// Issue 34, finding 6: YAML nested 100,000 levels deep (a 200 KB
+/// document) is refused before the YAML parser sees it — whose work grows
+/// with the square of the depth (38 s) — and the documents beside it load.
+#[test]
+fn yaml_nested_past_the_depth_limit_is_refused_unparsed_and_its_neighbours_load() {
+    let (dir, store) = temp_store();
+    let good = |name: &str| {
+        format!(
+            "apiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n  uid: u-{name}\nstatus:\n  allocatable:\n    cpu: \"1\"\n"
+        )
+    };
+    let deep = format!("{}x\n", "- ".repeat(100_000));
+    let body = format!("{}---\n{deep}---\n{}", good("n1"), good("n2"));
+    let file = write(dir.path(), "nodes.yaml", body.as_bytes());
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    let f = &report.files[0];
+    assert_eq!(f.records, 2, "both neighbours load");
+    assert_eq!(f.errors.len(), 1, "{:?}", f.errors);
+    let e = f.errors[0].to_string();
+    assert!(
+        e.ends_with(
+            "nodes.yaml:10: YAML document 2 nests 513 levels deep here, more than the 512 kdrift reads (no \
+             Kubernetes object comes near); not parsed; expected a Kubernetes object or list"
+        ),
+        "{e}"
+    );
+}

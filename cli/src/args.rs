@@ -588,6 +588,10 @@ pub struct IngestFileArgs {
     /// Files or directories (walked recursively).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
+    /// How far a gzip file may expand (bytes, or with KiB/MiB/GiB): past it the file is an input
+    /// error and the other files load. Default: 100 times its compressed size, at least 64 MiB.
+    #[arg(long, value_name = "SIZE", value_parser = kdrift_ingest::gzip::parse_size)]
+    pub max_decompressed: Option<u64>,
 }
 
 /// `kdrift why-pending`.

@@ -6,6 +6,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use crate::gzip::{Capped, DecompressedCap};
 use crate::interrupt::{Interrupt, INTERRUPTED_RUN_MESSAGE};
 use crate::parse::{looks_like_a_dump, not_a_dump_message, parse_bytes, Format, InputError, Naming, EMPTY_FILE};
 use crate::record::{Origin, Record};
@@ -19,6 +20,15 @@ use crate::store::{sql, Store, StoreError};
 /// JSON, NDJSON or YAML ([`crate::parse::looks_like_a_dump`]), else refused
 /// with an error naming the formats.
 pub const DUMP_EXTENSIONS: &[&str] = &["json", "yaml", "yml", "ndjson", "jsonl"];
+
+/// Bounds on what one input file may make `ingest file` hold, each with
+/// the flag that raises it (the CLI's); [`FileLimits::default`] is what
+/// `kdrift ingest file` uses without flags.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FileLimits {
+    /// How far a gzip file may expand ([`crate::gzip`], `--max-decompressed`).
+    pub decompressed: DecompressedCap,
+}
 
 /// What one input file gave.
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -270,17 +280,23 @@ fn path_error(path: &Path, message: &str) -> InputError {
     }
 }
 
-/// Reads a file, decompressing gzip (detected by its magic bytes). A damaged
-/// gzip stream gives what decompressed before the damage plus an error.
+/// Reads a file, decompressing gzip (detected by its magic bytes) up to
+/// `cap`. A damaged gzip stream gives what decompressed before the damage
+/// plus an error.
 ///
 /// # Errors
-/// An [`InputError`] naming the file when it cannot be read, or when nothing
-/// decompresses.
-pub fn read_maybe_gzip(path: &Path) -> Result<(Vec<u8>, Option<InputError>), InputError> {
+/// An [`InputError`] naming the file when it cannot be read, when nothing
+/// decompresses, or when it expands past `cap` (nothing of it is kept).
+pub fn read_maybe_gzip(path: &Path, cap: DecompressedCap) -> Result<(Vec<u8>, Option<InputError>), InputError> {
     let bytes = std::fs::read(path).map_err(|e| path_error(path, &format!("cannot read: {e}")))?;
     if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::with_capacity(bytes.len() * 4);
-        if let Err(e) = flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_end(&mut out) {
+        let decoder = flate2::read::MultiGzDecoder::new(&bytes[..]);
+        if let Err(e) = Capped::new(decoder, cap, bytes.len() as u64).read_to_end(&mut out) {
+            if e.kind() == std::io::ErrorKind::FileTooLarge {
+                // A prefix of a bomb is no dump; a real one over the cap is read whole once the cap is raised.
+                return Err(path_error(path, &e.to_string()));
+            }
             let err = path_error(
                 path,
                 &format!("gzip data is corrupt or truncated after {} decompressed bytes: {e}", out.len()),
@@ -323,6 +339,22 @@ pub fn ingest_files_until(
     progress: &mut dyn Progress,
     interrupt: &Interrupt,
 ) -> Result<IngestReport, StoreError> {
+    ingest_files_with(store, paths, &FileLimits::default(), progress, interrupt)
+}
+
+/// [`ingest_files_until`] with `limits` instead of the defaults (the CLI's
+/// `--max-decompressed`): a file past a limit is an input error naming the
+/// limit and its flag; the other files load.
+///
+/// # Errors
+/// Only [`StoreError`]s abort; input problems are in the report.
+pub fn ingest_files_with(
+    store: &Store,
+    paths: &[PathBuf],
+    limits: &FileLimits,
+    progress: &mut dyn Progress,
+    interrupt: &Interrupt,
+) -> Result<IngestReport, StoreError> {
     // Stored absolute: `kdrift ingest file dumps/x.json` names the same file
     // in every later report, wherever it runs.
     let paths: Vec<PathBuf> = paths.iter().map(|p| absolute_location(p)).collect();
@@ -349,11 +381,11 @@ pub fn ingest_files_until(
         let mut streamed = FileSummary { location: location.clone(), ..FileSummary::default() };
         let errors_before = summaries.iter().map(|s| s.errors.len() as u64).sum();
         let summary = if !is_yaml_name(&location)
-            && crate::ndjson_stream::stream_file(&mut writer, file, &mut streamed, errors_before, interrupt)?
+            && crate::ndjson_stream::stream_file(&mut writer, file, &mut streamed, errors_before, limits, interrupt)?
         {
             streamed
         } else {
-            read_whole(&mut writer, file, location, interrupt)?
+            read_whole(&mut writer, file, location, limits, interrupt)?
         };
         tracing::info!(
             file = %summary.location,
@@ -441,9 +473,10 @@ fn read_whole(
     writer: &mut RunWriter<'_>,
     file: &Path,
     location: String,
+    limits: &FileLimits,
     interrupt: &Interrupt,
 ) -> Result<FileSummary, StoreError> {
-    Ok(match read_maybe_gzip(file) {
+    Ok(match read_maybe_gzip(file, limits.decompressed) {
         Err(e) => FileSummary { location, errors: vec![e], ..FileSummary::default() },
         Ok((bytes, _)) if !is_dump_name(file) && !looks_like_a_dump(&bytes) => {
             // A named file of another kind (a table, a TSV): read as YAML it

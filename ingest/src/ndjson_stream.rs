@@ -28,7 +28,8 @@ use std::path::Path;
 
 use chrono::{DateTime, Utc};
 
-use crate::files::{stage_prepared, FileSummary};
+use crate::files::{stage_prepared, FileLimits, FileSummary};
+use crate::gzip::{Capped, DecompressedCap};
 use crate::interrupt::Interrupt;
 use crate::parallel::map_ordered;
 use crate::parse::{kind_hint_from_path, looks_like_ndjson, parse_ndjson_line, Format, InputError, Parsed};
@@ -45,8 +46,20 @@ use crate::store::StoreError;
 /// around it still load.
 pub const MAX_LINE_BYTES: usize = 64 << 20;
 
-/// Records staged between two batch commits.
+/// Records staged between two batch commits, at most.
 pub const BATCH: u64 = 100_000;
+
+/// Bytes staged between two batch commits, at most (plus one record): the
+/// objects' compact JSON and model columns ([`RunWriter::pending_bytes`]).
+/// [`BATCH`] alone bounds a batch of events (~1 KiB each) but not one of
+/// lines near [`MAX_LINE_BYTES`]: twenty 63 MiB lines (1.26 GB) were staged
+/// in one transaction and passed 6 GiB (kdrift issue 34).
+pub const BATCH_BYTES: u64 = 64 << 20;
+
+/// Bytes of lines the reader holds ahead of the stager, at most (plus one
+/// chunk when none is queued): [`QUEUED`] chunks bound the count, this the
+/// size when lines are big.
+pub const QUEUED_BYTES: usize = 32 << 20;
 
 /// Read buffer, bytes.
 const BUFFER: usize = 1 << 20;
@@ -66,11 +79,14 @@ pub const CHUNK_BYTES: usize = 2 << 20;
 /// rows (about 27 MiB of event-sized lines).
 pub const QUEUED: usize = 16;
 
-fn open(path: &Path) -> Option<Box<dyn BufRead + Send>> {
-    let mut raw = BufReader::with_capacity(BUFFER, File::open(path).ok()?);
+fn open(path: &Path, cap: DecompressedCap) -> Option<Box<dyn BufRead + Send>> {
+    let file = File::open(path).ok()?;
+    let compressed = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut raw = BufReader::with_capacity(BUFFER, file);
     let gzip = raw.fill_buf().ok()?.starts_with(&[0x1f, 0x8b]);
     Some(if gzip {
-        Box::new(BufReader::with_capacity(BUFFER, flate2::bufread::MultiGzDecoder::new(raw)))
+        let decoder = Capped::new(flate2::bufread::MultiGzDecoder::new(raw), cap, compressed);
+        Box::new(BufReader::with_capacity(BUFFER, decoder))
     } else {
         Box::new(raw)
     })
@@ -179,9 +195,10 @@ pub(crate) fn stream_file(
     path: &Path,
     summary: &mut FileSummary,
     errors_before: u64,
+    limits: &FileLimits,
     interrupt: &Interrupt,
 ) -> Result<bool, StoreError> {
-    let Some(mut reader) = open(path) else { return Ok(false) };
+    let Some(mut reader) = open(path, limits.decompressed) else { return Ok(false) };
     let location = summary.location.clone();
     // The first two non-blank lines that are not `#` comments decide (a
     // log saved with a `# …` header line is still one object per line;
@@ -256,13 +273,16 @@ pub(crate) fn stream_file(
     }
     let started_at = writer.started_at();
     let first = Ready {
+        bytes: 0,
         skipped: first.skipped,
         errors: first.errors,
         records: first.records.into_iter().map(|r| prepare(r, started_at)).collect(),
     };
     let (tx, rx) = std::sync::mpsc::sync_channel::<Ready>(QUEUED);
+    let budget = Budget::new(QUEUED_BYTES);
     std::thread::scope(|scope| {
         let location = location.as_str();
+        let reader_budget = &budget;
         scope.spawn(move || {
             // The reader: chunks of lines, parsed and prepared on every core, in file order.
             let mut lines: Vec<(u64, Vec<u8>)> = Vec::with_capacity(CHUNK);
@@ -281,12 +301,16 @@ pub(crate) fn stream_file(
                         continue;
                     }
                     Err(e) => {
+                        // Past the decompression cap: the lines before it load.
+                        let message = if e.kind() == ErrorKind::FileTooLarge {
+                            format!("{e}; the lines before it are kept")
+                        } else {
+                            format!("gzip data is corrupt or truncated after {read_bytes} decompressed bytes: {e}")
+                        };
                         failed = Some(InputError {
                             origin: Origin { location: location.to_string(), line: None, item: None },
                             column: None,
-                            message: format!(
-                                "gzip data is corrupt or truncated after {read_bytes} decompressed bytes: {e}"
-                            ),
+                            message,
                         });
                         break;
                     }
@@ -295,34 +319,102 @@ pub(crate) fn stream_file(
                 chunk_bytes += line.len();
                 lines.push((line_no, line));
                 if lines.len() == CHUNK || chunk_bytes >= CHUNK_BYTES {
-                    chunk_bytes = 0;
+                    // Held until the chunks queued ahead leave room for it.
+                    if !reader_budget.take(chunk_bytes) {
+                        return; // the stager stopped (a store error, an interrupt)
+                    }
                     let mut chunk = Ready::of(location, hint, std::mem::take(&mut lines), started_at);
+                    chunk.bytes = std::mem::take(&mut chunk_bytes);
                     chunk.add_errors(std::mem::take(&mut too_long));
                     if tx.send(chunk).is_err() {
                         return; // the stager stopped (a store error, an interrupt)
                     }
                 }
             }
+            if !reader_budget.take(chunk_bytes) {
+                return;
+            }
             let mut last = Ready::of(location, hint, lines, started_at);
+            last.bytes = chunk_bytes;
             last.add_errors(too_long);
             last.errors.extend(failed);
             let _ = tx.send(last);
         });
+        // However the stager ends (a store error, an interrupt), a reader
+        // waiting for room is released.
+        let _closed = budget.closer();
         stage_chunk(writer, first, summary, errors_before)?;
         for chunk in rx {
             if interrupt.is_triggered() {
                 break; // dropping the receiver stops the reader
             }
+            let bytes = chunk.bytes;
             stage_chunk(writer, chunk, summary, errors_before)?;
+            budget.give(bytes);
         }
         Ok::<(), StoreError>(())
     })?;
     Ok(true)
 }
 
+/// The bytes of lines the reader may hold ahead of the stager
+/// ([`QUEUED_BYTES`]): the reader takes a chunk's bytes before sending it,
+/// the stager gives them back once the chunk is staged. A chunk larger
+/// than the whole budget goes alone.
+struct Budget {
+    state: std::sync::Mutex<(usize, bool)>,
+    changed: std::sync::Condvar,
+    limit: usize,
+}
+
+impl Budget {
+    fn new(limit: usize) -> Budget {
+        Budget { state: std::sync::Mutex::new((0, false)), changed: std::sync::Condvar::new(), limit }
+    }
+
+    /// Waits until `bytes` fit beside those held (or none are held), then
+    /// holds them. False when the stager has stopped.
+    fn take(&self, bytes: usize) -> bool {
+        let mut state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        while !state.1 && state.0 > 0 && state.0 + bytes > self.limit {
+            state = self.changed.wait(state).unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        if state.1 {
+            return false;
+        }
+        state.0 += bytes;
+        true
+    }
+
+    /// Gives back the bytes of a staged chunk.
+    fn give(&self, bytes: usize) {
+        let mut state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        state.0 = state.0.saturating_sub(bytes);
+        self.changed.notify_all();
+    }
+
+    /// A guard that marks the stager stopped when dropped.
+    fn closer(&self) -> BudgetCloser<'_> {
+        BudgetCloser(self)
+    }
+}
+
+/// Marks the [`Budget`]'s stager stopped when dropped.
+struct BudgetCloser<'a>(&'a Budget);
+
+impl Drop for BudgetCloser<'_> {
+    fn drop(&mut self) {
+        let mut state = self.0.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        state.1 = true;
+        self.0.changed.notify_all();
+    }
+}
+
 /// A chunk of lines parsed and prepared for staging.
 #[derive(Default)]
 struct Ready {
+    /// Bytes of the lines it was parsed from ([`Budget`]).
+    bytes: usize,
     /// Lines holding no object.
     skipped: u64,
     /// Lines that are not a record.
@@ -358,7 +450,8 @@ impl Ready {
     }
 }
 
-/// Stages one parsed chunk; commits a batch when [`BATCH`] records are pending.
+/// Stages one parsed chunk; commits a batch when [`BATCH`] records or
+/// [`BATCH_BYTES`] bytes are pending.
 fn stage_chunk(
     writer: &mut RunWriter<'_>,
     mut chunk: Ready,
@@ -369,7 +462,7 @@ fn stage_chunk(
     summary.errors.append(&mut chunk.errors);
     for record in chunk.records {
         stage_prepared(writer, record, summary)?;
-        if writer.pending() >= BATCH {
+        if writer.pending() >= BATCH || writer.pending_bytes() >= BATCH_BYTES {
             // The file's errors so far commit with the batch (those of the
             // files before, `errors_before` of them, were given already).
             let given = writer.errors_noted().saturating_sub(errors_before) as usize;
@@ -415,6 +508,32 @@ mod tests {
         );
         // The last line without a newline, over the cap.
         assert_eq!(lines(b"0123456789AB", 10), vec![(LineRead::TooLong(12, 12), String::new())]);
+    }
+
+    #[test]
+    fn a_batch_commits_once_its_staged_bytes_reach_the_bound_whatever_its_record_count() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let store = crate::Store::open(&dir.path().join("k.duckdb")).expect("store");
+        let mut writer = RunWriter::begin(&store, "file", "big.ndjson").expect("run");
+        let pad = "x".repeat((BATCH_BYTES / 3) as usize);
+        let records: Vec<Prepared> = (0..4)
+            .map(|i| {
+                let object = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                    "metadata": {"name": format!("p{i}"), "namespace": "ns", "uid": format!("u{i}"),
+                                 "annotations": {"pad": pad}}});
+                let origin = Origin { location: "big.ndjson".into(), line: Some(i + 1), item: None };
+                let record =
+                    crate::record::Record { object, origin, observed_at: None, change: crate::record::Change::Listed };
+                prepare(record, writer.started_at())
+            })
+            .collect();
+        let mut summary = FileSummary::default();
+        let chunk = Ready { records, ..Ready::default() };
+        stage_chunk(&mut writer, chunk, &mut summary, 0).expect("stage");
+        // 3 × a third of the bound reach it: committed; the 4th waits.
+        assert_eq!((writer.committed().records, writer.pending()), (3, 1));
+        assert!(writer.pending_bytes() < BATCH_BYTES);
+        writer.abandon(0).expect("close");
     }
 
     #[test]

@@ -5,10 +5,11 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use kdrift_ingest::files::{directories_without_dumps, missing_paths, refused_files, DUMP_EXTENSIONS};
-use kdrift_ingest::ingest_files_until;
+use kdrift_ingest::gzip::DecompressedCap;
 use kdrift_ingest::victorialogs::{
     pull, Auth, CredentialSources, PullOptions, PullReport, Retry, Tenant, Timeouts, VlClient, VlError,
 };
+use kdrift_ingest::{ingest_files_with, FileLimits};
 
 use crate::args::{Cli, IngestFileArgs, IngestVictorialogsArgs, Output};
 use crate::progress::{Bar, PullBar};
@@ -78,7 +79,9 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
     }
     let report = {
         let mut bar = Bar::new();
-        ingest_files_until(&store, &args.paths, &mut bar, caught.interrupt())?
+        let limits =
+            FileLimits { decompressed: args.max_decompressed.map_or(DecompressedCap::Default, DecompressedCap::Bytes) };
+        ingest_files_with(&store, &args.paths, &limits, &mut bar, caught.interrupt())?
     };
     let stage = if report.interrupted {
         Stage::Reading

@@ -5,7 +5,6 @@ use std::path::Path;
 
 use kdrift_analyze::words::count;
 use kdrift_ingest::api::{ApiReport, Severity};
-use tabled::settings::Style;
 use tabled::{Table, Tabled};
 
 #[derive(Tabled)]
@@ -43,7 +42,7 @@ pub fn summary<W: Write>(out: &mut W, report: &ApiReport, db: &Path) -> anyhow::
             },
         })
         .collect();
-    writeln!(out, "{}", Table::new(rows).with(Style::blank()))?;
+    writeln!(out, "{}", super::plain(&mut Table::new(rows)))?;
     let c = report.counts;
     writeln!(
         out,

@@ -6,7 +6,6 @@ use std::path::Path;
 use kdrift_analyze::words::count;
 use kdrift_ingest::victorialogs::PullReport;
 use kdrift_ingest::IngestReport;
-use tabled::settings::Style;
 use tabled::{Table, Tabled};
 
 #[derive(Tabled)]
@@ -45,7 +44,7 @@ pub fn summary<W: Write>(out: &mut W, report: &IngestReport, db: &Path) -> anyho
             errors: f.errors.len(),
         })
         .collect();
-    writeln!(out, "{}", Table::new(rows).with(Style::blank()))?;
+    writeln!(out, "{}", super::plain(&mut Table::new(rows)))?;
     let c = report.counts;
     writeln!(
         out,
@@ -114,7 +113,7 @@ pub fn victorialogs<W: Write>(out: &mut W, report: &PullReport, db: &Path) -> an
                 attempts: w.attempts,
             })
             .collect();
-        writeln!(out, "{}", Table::new(rows).with(Style::blank()))?;
+        writeln!(out, "{}", super::plain(&mut Table::new(rows)))?;
     }
     let layout = report.layout.map_or_else(|| "unknown".to_string(), |l| format!("{l}, {}", report.layout_source));
     writeln!(

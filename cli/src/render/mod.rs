@@ -14,6 +14,23 @@ pub mod timeline;
 
 use std::io::Write;
 
+use tabled::settings::object::Segment;
+use tabled::settings::{Style, Width};
+use tabled::Table;
+
+/// The widest a table cell is printed, in characters (per line of the
+/// cell): a longer value is cut and ends with `…`; `-o json` keeps every
+/// value whole. Kubernetes messages stay well within it (the API server
+/// caps an event's message near 1 KiB); a 200 MB message stored from a
+/// file made `why-pending --all` pad every row to its width and print
+/// 1 GB (kdrift issue 34).
+pub const MAX_CELL_WIDTH: usize = 1024;
+
+/// Every kdrift table's look: no borders, every cell cut at [`MAX_CELL_WIDTH`].
+pub fn plain(table: &mut Table) -> &mut Table {
+    table.with(Style::blank()).modify(Segment::all(), Width::truncate(MAX_CELL_WIDTH).suffix("…"))
+}
+
 /// Writes `value` as pretty JSON followed by a newline.
 pub fn json<W: Write, T: serde::Serialize>(out: &mut W, value: &T) -> anyhow::Result<()> {
     // As io::Error, so that a closed pipe (`| head`) is recognised as one.
@@ -69,7 +86,23 @@ pub fn duration(seconds: i64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{duration, skew_points};
+    use super::{duration, plain, skew_points, MAX_CELL_WIDTH};
+
+    #[test]
+    fn a_cell_wider_than_the_cap_is_cut_with_an_ellipsis_and_pads_no_row_beyond_it() {
+        let huge = "m".repeat(5 * MAX_CELL_WIDTH);
+        let mut b = tabled::builder::Builder::default();
+        b.push_record(["POD", "MESSAGE"]);
+        b.push_record(["a", huge.as_str()]);
+        b.push_record(["b", "short"]);
+        let text = plain(&mut b.build()).to_string();
+        let widths: Vec<usize> = text.lines().map(|l| l.chars().count()).collect();
+        assert!(widths.iter().all(|w| *w < MAX_CELL_WIDTH + 20), "{widths:?}");
+        let cut = text.lines().nth(1).expect("row a");
+        assert!(cut.trim_end().ends_with('…'), "{}", &cut[cut.len().saturating_sub(20)..]);
+        assert_eq!(cut.matches('m').count(), MAX_CELL_WIDTH - 1, "the cell keeps the cap less the ellipsis");
+        assert!(text.lines().nth(2).expect("row b").contains("short"));
+    }
 
     #[test]
     fn durations() {

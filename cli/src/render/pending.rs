@@ -7,7 +7,6 @@ use kdrift_analyze::pending::{Arrival, StateAtFailure, WhyFull};
 use kdrift_analyze::{PendingPod, PendingReport};
 use kdrift_rebalance::percent::percent_text;
 use kdrift_rebalance::quantity::format_amount;
-use tabled::settings::Style;
 use tabled::{Table, Tabled};
 
 use kdrift_analyze::words::count;
@@ -63,7 +62,7 @@ pub fn list<W: Write>(out: &mut W, pods: &[PendingPod]) -> anyhow::Result<()> {
         },
         reasons: p.reasons.clone(),
     });
-    writeln!(out, "{}", Table::new(rows).with(Style::blank()))?;
+    writeln!(out, "{}", super::plain(&mut Table::new(rows)))?;
     let n = pods.len();
     writeln!(out, "{n} pod{} had FailedScheduling", if n == 1 { "" } else { "s" })?;
     Ok(())
@@ -151,7 +150,7 @@ pub fn report<W: Write>(out: &mut W, r: &PendingReport) -> anyhow::Result<()> {
         attempts: x.occurrences,
         preemption: if x.preemption_can_help { "yes" } else { "no" },
     });
-    writeln!(out, "{}", Table::new(rows).with(Style::blank()))?;
+    writeln!(out, "{}", super::plain(&mut Table::new(rows)))?;
     if let Some(p) = &r.preemption {
         writeln!(out, "  preemption: {p}")?;
     }
@@ -247,7 +246,7 @@ fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
             },
         }
     });
-    writeln!(out, "{}", Table::new(rows).with(Style::blank()))?;
+    writeln!(out, "{}", super::plain(&mut Table::new(rows)))?;
     let hidden = shown.iter().filter(|show| !**show).count();
     if hidden > 0 {
         writeln!(out, "  … and {hidden} more nodes (use -o json for all)")?;
@@ -387,7 +386,7 @@ fn why_full<W: Write>(out: &mut W, w: &WhyFull) -> anyhow::Result<()> {
             bound: h.bound_at.map_or("-".into(), t),
             by: arrival(&h.arrival),
         });
-        writeln!(out, "{}", Table::new(rows).with(Style::blank()))?;
+        writeln!(out, "{}", super::plain(&mut Table::new(rows)))?;
         if f.holders.len() > HOLDERS_SHOWN {
             let rest = &f.holders[HOLDERS_SHOWN..];
             writeln!(

@@ -5,7 +5,6 @@ use std::io::Write;
 use kdrift_ingest::store::catalog::{QueryInfo, QueryResult};
 use serde_json::{Map, Value};
 use tabled::builder::Builder;
-use tabled::settings::Style;
 
 /// The query list: name, parameters, purpose.
 pub fn list<W: Write>(out: &mut W, queries: &[QueryInfo]) -> anyhow::Result<()> {
@@ -15,7 +14,7 @@ pub fn list<W: Write>(out: &mut W, queries: &[QueryInfo]) -> anyhow::Result<()> 
         let params = q.params.iter().map(|p| format!("{} ({})", p.name, p.expects())).collect::<Vec<_>>().join(", ");
         b.push_record([q.name.to_string(), params, format!("queries/{}", q.file), shorten(&q.purpose, PURPOSE_WIDTH)]);
     }
-    writeln!(out, "{}", b.build().with(Style::blank()))?;
+    writeln!(out, "{}", super::plain(&mut b.build()))?;
     Ok(())
 }
 
@@ -56,7 +55,7 @@ pub fn table<W: Write>(out: &mut W, r: &QueryResult) -> anyhow::Result<()> {
     for row in &r.rows {
         b.push_record(row.iter().map(cell));
     }
-    writeln!(out, "{}", b.build().with(Style::blank()))?;
+    writeln!(out, "{}", super::plain(&mut b.build()))?;
     writeln!(out, "{}", kdrift_analyze::words::count(r.rows.len(), "row", "rows"))?;
     Ok(())
 }

@@ -16,7 +16,6 @@ use kdrift_rebalance::simulate::{LandingOutcome, NodeChange, Round, Severity};
 use kdrift_rebalance::{QosClass, ResourceList, Rounds, Simulation, Suggestion, Verdict};
 use serde::Serialize;
 use tabled::builder::Builder;
-use tabled::settings::Style;
 
 /// How many pods each skip reason lists by name before `… (+N more)`.
 const SKIPPED_SHOWN: usize = 3;
@@ -123,7 +122,7 @@ fn ordered(resources: &[String]) -> Vec<String> {
 
 fn table<W: Write>(out: &mut W, b: Builder) -> anyhow::Result<()> {
     let mut table = b.build();
-    table.with(Style::blank());
+    super::plain(&mut table);
     writeln!(out, "{table}")?;
     Ok(())
 }

@@ -8,7 +8,6 @@ use std::io::Write;
 use chrono::{DateTime, SecondsFormat, Utc};
 use kdrift_rebalance::execute::{EvictionOutcome, ExecutionReport, Replacement, RunOutcome};
 use tabled::builder::Builder;
-use tabled::settings::Style;
 
 fn t(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Secs, true)
@@ -100,7 +99,7 @@ pub fn report<W: Write>(out: &mut W, r: &ExecutionReport) -> anyhow::Result<()> 
                 b.push_record([x.order.to_string(), x.pod.clone(), x.node.clone(), o, d]);
             }
             let mut table = b.build();
-            table.with(Style::blank());
+            super::plain(&mut table);
             writeln!(out, "{table}")?;
         }
     }

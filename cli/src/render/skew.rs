@@ -7,7 +7,6 @@ use kdrift_analyze::skew::SkewReport;
 use kdrift_rebalance::percent::{percent_text, threshold_text};
 use kdrift_rebalance::planner::NodeClass;
 use tabled::builder::Builder;
-use tabled::settings::Style;
 
 use super::skew_points;
 use super::timeline::full;
@@ -64,7 +63,7 @@ pub fn report<W: Write>(out: &mut W, r: &SkewReport, source: &str) -> anyhow::Re
         b.push_record(row);
     }
     if !r.nodes.is_empty() {
-        writeln!(out, "{}", b.build().with(Style::blank()))?;
+        writeln!(out, "{}", super::plain(&mut b.build()))?;
     }
     for s in &r.skew {
         writeln!(out, "  skew {}: {}", s.resource, skew_points(s))?;

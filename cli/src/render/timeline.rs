@@ -10,7 +10,6 @@ use kdrift_analyze::drains::{EpisodeEnd, OperationKind};
 use kdrift_analyze::usage::RequestedAt;
 use kdrift_analyze::{DrainTimeline, Operation};
 use kdrift_rebalance::percent::percent_text;
-use tabled::settings::Style;
 use tabled::{Table, Tabled};
 
 use super::{duration, skew_points};
@@ -138,7 +137,7 @@ fn operation<W: Write>(out: &mut W, op: &Operation) -> anyhow::Result<()> {
             EpisodeEnd::RecoveryUnseen => "recovered (unseen)".into(),
         },
     });
-    writeln!(out, "{}", Table::new(rows).with(Style::blank()))?;
+    writeln!(out, "{}", super::plain(&mut Table::new(rows)))?;
     for e in &op.episodes {
         if !e.node_controller_deleted_pods.is_empty() {
             writeln!(
@@ -173,7 +172,7 @@ fn operation<W: Write>(out: &mut W, op: &Operation) -> anyhow::Result<()> {
         mem_after: pct(&op.after, &n.node, "memory"),
         pods: format!("{} → {}", op.before.node(&n.node).map_or(0, |b| b.pods), n.pods),
     });
-    writeln!(out, "{}", Table::new(rows).with(Style::blank()))?;
+    writeln!(out, "{}", super::plain(&mut Table::new(rows)))?;
     let skew =
         |r: &RequestedAt, res: &str| r.skew.iter().find(|s| s.resource == res).map_or("-".to_string(), skew_points);
     writeln!(

@@ -10,6 +10,7 @@
 //! (`utf16`). Secrets and ConfigMaps are never kept ([`NOT_KEPT_KINDS`]).
 
 mod cut;
+mod depth;
 pub mod flat;
 pub mod legacy;
 mod stream;
@@ -486,6 +487,19 @@ fn parse_yaml(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed
             continue;
         }
         number += 1;
+        if let Some((line, depth)) = depth::too_deep(&doc_text, depth::MAX_YAML_DEPTH) {
+            // Refused before the parser, whose work grows with the square of the depth.
+            out.errors.push(InputError {
+                origin: Origin { location: location.to_string(), line: Some(first_line - 1 + line), item: None },
+                column: None,
+                message: format!(
+                    "YAML document {number} nests {depth} levels deep here, more than the {} kdrift reads (no \
+                     Kubernetes object comes near); not parsed; expected a Kubernetes object or list",
+                    depth::MAX_YAML_DEPTH
+                ),
+            });
+            continue;
+        }
         let de = serde_yaml::Deserializer::from_str(&doc_text);
         match Value::deserialize(de) {
             Ok(Value::Null) => out.skipped += 1,

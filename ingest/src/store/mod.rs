@@ -738,7 +738,15 @@ fn check_duckdb_header(path: &Path) -> Result<(), StoreError> {
         Ok(m) if m.is_dir() => {
             return bad(format!("it is a directory; name a file in it, e.g. {}", path.join("kdrift.duckdb").display()))
         }
-        Ok(m) if m.is_file() && m.len() == 0 => {
+        // A FIFO, socket or device: opening it to read its header would
+        // block (a FIFO waits for a writer) or read something else.
+        Ok(m) if !m.is_file() => {
+            return bad(format!(
+                "it is {}, not a regular file; --db must name a store file, or a path that does not exist yet",
+                special_file_kind(&m)
+            ))
+        }
+        Ok(m) if m.len() == 0 => {
             return bad("it is an empty file (0 bytes), which DuckDB does not open; delete it, or name a path that \
                         does not exist yet (ingest creates the store there)"
                 .into())
@@ -762,6 +770,26 @@ fn check_duckdb_header(path: &Path) -> Result<(), StoreError> {
         Ok(()) if &head[8..12] == b"DUCK" => Ok(()),
         _ => Err(StoreError::NotDuckDb { path: path.to_path_buf() }),
     }
+}
+
+/// What a path that is neither a file nor a directory is, for people.
+fn special_file_kind(m: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = m.file_type();
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+    }
+    let _ = m;
+    "a special file"
 }
 
 /// DuckDB's failure to open `path`: [`StoreError::Locked`] when another

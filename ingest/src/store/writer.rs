@@ -60,6 +60,11 @@ impl RunStatus {
 /// table (which DuckDB's buffer manager holds or spills).
 pub const APPENDER_FLUSH_ROWS: u64 = 8_192;
 
+/// Bytes appended between two flushes of the appender, at most (plus one
+/// row): rows of big objects (Pods of several KiB, or a 60 MiB line) would
+/// otherwise be held [`APPENDER_FLUSH_ROWS`] at a time in its buffer.
+pub const APPENDER_FLUSH_BYTES: u64 = 16 << 20;
+
 /// An open ingest run. Stage records with [`RunWriter::stage`], then
 /// [`RunWriter::commit`].
 pub struct RunWriter<'s> {
@@ -73,6 +78,10 @@ pub struct RunWriter<'s> {
     committed: RunCounts,
     /// Records staged since the last batch commit.
     pending: u64,
+    /// Bytes of objects (and their models) staged since the last batch commit.
+    pending_bytes: u64,
+    /// Bytes appended since the appender's last flush.
+    unflushed_bytes: u64,
     /// The run's location (for the error row of a failed run).
     location: String,
     /// Input errors as of the last commit (for the counts of a failed run).
@@ -200,6 +209,8 @@ impl<'s> RunWriter<'s> {
             seq: 0,
             committed: RunCounts::default(),
             pending: 0,
+            pending_bytes: 0,
+            unflushed_bytes: 0,
             location: location.to_string(),
             errors: 0,
             failure: None,
@@ -228,6 +239,15 @@ impl<'s> RunWriter<'s> {
     /// Records staged and not yet committed.
     pub fn pending(&self) -> u64 {
         self.pending
+    }
+
+    /// Bytes staged and not yet committed: each object's compact JSON plus
+    /// its model columns (what the staging table holds for it). Callers
+    /// that commit in batches bound a batch by this as well as by records
+    /// ([`crate::ndjson_stream::BATCH_BYTES`]): a few large objects weigh
+    /// as much as many events.
+    pub fn pending_bytes(&self) -> u64 {
+        self.pending_bytes
     }
 
     /// This run's id.
@@ -272,6 +292,9 @@ impl<'s> RunWriter<'s> {
     fn append_row(&mut self, row: &StagingRow, origin: &Origin) -> Result<(), StoreError> {
         self.seq += 1;
         self.pending += 1;
+        let bytes = (row.json.len() + row.model.as_ref().map_or(0, String::len)) as u64;
+        self.pending_bytes += bytes;
+        self.unflushed_bytes += bytes;
         let line = origin.line.map(|l| l as i64);
         let appender = match &mut self.appender {
             Some(a) => a,
@@ -304,7 +327,8 @@ impl<'s> RunWriter<'s> {
                 usage.scheduling_terms,
             ])
             .map_err(|source| StoreError::Append { table: "staging_observations", source })?;
-        if self.pending.is_multiple_of(APPENDER_FLUSH_ROWS) {
+        if self.pending.is_multiple_of(APPENDER_FLUSH_ROWS) || self.unflushed_bytes >= APPENDER_FLUSH_BYTES {
+            self.unflushed_bytes = 0;
             appender.flush().map_err(|source| StoreError::Append { table: "staging_observations", source })?;
         }
         Ok(())
@@ -443,6 +467,8 @@ impl<'s> RunWriter<'s> {
         tracing::debug!(rows = self.pending, added, ms = started.elapsed().as_secs_f64() * 1e3, "batch committed");
         self.committed = c;
         self.pending = 0;
+        self.pending_bytes = 0;
+        self.unflushed_bytes = 0;
         self.unwritten.clear();
         self.files.clear();
         Ok(())
