@@ -82,6 +82,8 @@ proptest! {
         message.push_str(&noise);
         assert_sane(&message);
         assert_sane(&format!("0/5 nodes are available: 1 {message}"));
+        assert_sane(&format!("0/5 nodes are unavailable: 1 plugin X predicates failed {message}"));
+        assert_sane(&format!("failed to find fit for pod: &{{{message}}}Node n1: {message}"));
     }
 
     #[test]
@@ -290,6 +292,12 @@ fn long_inputs_stay_linear_enough() {
     assert_eq!(parsed.items.len(), 50_000);
     let bracketed = vec!["SchedulerPredicates failed due to x, which is unexpected."; 50_000].join(", ");
     assert_eq!(parse(&format!("[{bracketed}]")).items, vec![rc(50_000, Reason::Other("x".into()))]);
+    let volcano =
+        vec!["1 plugin NodeAffinity predicates failed node(s) didn't match Pod's node affinity/selector"; 50_000];
+    assert_eq!(parse(&format!("0/50000 nodes are unavailable: {}.", volcano.join(", "))).items.len(), 50_000);
+    let lines = "Node n: PodFitsResources,HostName".repeat(50_000);
+    let parsed = parse(&format!("failed to find fit for pod: &{{{}}}{lines}", "Node x: {".repeat(50_000)));
+    assert_eq!((parsed.per_node.len(), parsed.items.len()), (100_000, 2));
 }
 
 #[test]
