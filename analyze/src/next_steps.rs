@@ -177,6 +177,9 @@ fn reason_action(kind: ReasonKind, reason: &str, report: &PendingReport) -> Opti
     Some(match kind {
         K::Insufficient if has_shortfall => return None,
         K::Insufficient => "lower the pod's request or free room on a node (`kdrift rebalance plan`); ingest the Pod and Node objects for exact numbers".into(),
+        K::ResourceFit if has_shortfall => return None,
+        K::ResourceFit => "the nodes lacked room for the pod's requests (the message names no resource): compare its cpu and memory requests with the nodes' free allocatable, then lower them or free room (`kdrift rebalance plan`)".into(),
+        K::NoNodesAvailable => "the scheduler had no node to try: check that nodes are registered and Ready (`kubectl get nodes`); before 1.6 it also left out cordoned and NotReady nodes, so uncordon or repair them".into(),
         K::TooManyPods => "nodes are at their pod limit (allocatable pods): spread pods or raise the kubelet's maxPods".into(),
         K::NodeAffinity => "the pod's nodeSelector / required node affinity rules these nodes out: relax it or label a node to match".into(),
         K::PodAffinity | K::PodAffinityOrAntiAffinity => match report.why_full.as_ref().and_then(|w| w.anchors.first()) {

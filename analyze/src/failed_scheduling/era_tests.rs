@@ -200,7 +200,12 @@ fn preemption_text_forms() {
 fn non_counting_messages() {
     check(
         "no nodes available to schedule pods",
-        FailedScheduling { total_nodes: Some(0), form: MessageForm::NoNodes, ..FailedScheduling::default() },
+        FailedScheduling {
+            total_nodes: Some(0),
+            form: MessageForm::NoNodes,
+            prefilter: Some(NoNodesAvailable),
+            ..FailedScheduling::default()
+        },
     );
     check(
         "skip schedule deleting pod: default/redis-5fd75d8cc6-2nvkh",
@@ -356,6 +361,8 @@ fn every_known_reason_round_trips_through_its_message() {
         PreemptionNotHelpful,
         NoPreemptionVictims,
         NodeCondition { condition: NodeConditionType::PidPressure },
+        ResourceFit,
+        NoNodesAvailable,
     ];
     for reason in reasons {
         assert_eq!(wording::classify(&reason.message()), reason, "{}", reason.message());

@@ -3,11 +3,23 @@
 
 use proptest::prelude::*;
 
-use super::tests::{insufficient, modern, rc};
+use super::tests::{insufficient, modern, pvc, rc};
 use super::*;
 
 /// Pieces of every era's grammar, so random joins reach the deep paths.
-const FRAGMENTS: [&str; 30] = [
+const FRAGMENTS: [&str; 42] = [
+    " nodes are unavailable",
+    "all nodes are unavailable: ",
+    "plugin NodeAffinity predicates failed ",
+    " pre-predicates failed ",
+    "failed to find fit for pod: ",
+    "Error scheduling: ",
+    "&{{ } {",
+    "}Node ",
+    "n1: PodFitsResources",
+    ",MatchNodeSelector",
+    "no nodes available to schedule pods",
+    "\" not found, which is unexpected.",
     "0/",
     "3",
     "99999999999",
@@ -70,6 +82,8 @@ proptest! {
         message.push_str(&noise);
         assert_sane(&message);
         assert_sane(&format!("0/5 nodes are available: 1 {message}"));
+        assert_sane(&format!("0/5 nodes are unavailable: 1 plugin X predicates failed {message}"));
+        assert_sane(&format!("failed to find fit for pod: &{{{message}}}Node n1: {message}"));
     }
 
     #[test]
@@ -78,6 +92,100 @@ proptest! {
         let text: Vec<String> = items.iter().map(ToString::to_string).collect();
         let parsed = parse(&format!("0/9 nodes are available: {}.", text.join(", ")));
         prop_assert_eq!(parsed.items, items);
+    }
+}
+
+/// Reasons whose wording reads back to themselves, for generated Volcano items.
+fn known_reason(index: usize) -> Reason {
+    let reasons = [
+        insufficient("cpu"),
+        Reason::TooManyPods,
+        Reason::ResourceFit,
+        Reason::NodeAffinity,
+        Reason::PodAffinity,
+        Reason::HostPorts,
+        Reason::Unschedulable,
+        Reason::UntoleratedTaint { key: Some("k".into()), value: Some("v".into()) },
+        pvc(Some("a. b, 2 c"), PvcProblem::NotFound),
+    ];
+    reasons[index % reasons.len()].clone()
+}
+
+/// The 2015 predicate names and what they read as.
+const PREDICATES: [(&str, Reason); 5] = [
+    ("PodFitsResources", Reason::ResourceFit),
+    ("PodFitsHostPorts", Reason::HostPorts),
+    ("MatchNodeSelector", Reason::NodeAffinity),
+    ("NoDiskConflict", Reason::VolumeRestrictions),
+    ("HostName", Reason::NodeName),
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+    #[test]
+    fn volcano_items_round_trip(
+        items in proptest::collection::vec((0u32..10_000, 0usize..9, proptest::option::of("[A-Z][A-Za-z]{0,12}")), 1..8),
+    ) {
+        let text: Vec<String> = items
+            .iter()
+            .map(|(count, reason, plugin)| match plugin {
+                Some(name) => format!("{count} plugin {name} predicates failed {}", known_reason(*reason)),
+                None => format!("{count} {}", known_reason(*reason)),
+            })
+            .collect();
+        let parsed = parse(&format!("0/{} nodes are unavailable: {}.", items.len(), text.join(", ")));
+        let want: Vec<ReasonCount> = items.iter().map(|(count, reason, _)| rc(*count, known_reason(*reason))).collect();
+        prop_assert_eq!(parsed.form, MessageForm::Volcano);
+        prop_assert_eq!(parsed.items, want);
+    }
+
+    #[test]
+    fn find_fit_node_lines_round_trip(
+        nodes in proptest::collection::vec(("[a-z0-9][a-z0-9.-]{0,15}", proptest::collection::vec(0usize..5, 1..4)), 1..6),
+        pod in "[a-zA-Z0-9 :/.<>\\[\\]{}-]{0,60}",
+        separator in prop_oneof![Just(": &{"), Just(": {"), Just(", ")],
+    ) {
+        let lines: String = nodes
+            .iter()
+            .map(|(node, preds)| {
+                let names: Vec<&str> = preds.iter().map(|&p| PREDICATES[p].0).collect();
+                format!("Node {node}: {}", names.join(","))
+            })
+            .collect();
+        let body = if separator == ", " { String::new() } else { format!("{pod}}}") };
+        let parsed = parse(&format!("failed to find fit for pod{separator}{body}{lines}"));
+        let want: Vec<(String, Reason)> = nodes
+            .iter()
+            .flat_map(|(node, preds)| preds.iter().map(move |&p| (node.clone(), PREDICATES[p].1.clone())))
+            .collect();
+        prop_assert_eq!(parsed.form, MessageForm::FindFit);
+        prop_assert_eq!(parsed.per_node, want);
+        prop_assert_eq!(parsed.items.iter().map(|i| i.count as usize).sum::<usize>(), nodes.iter().map(|(_, p)| p.len()).sum::<usize>());
+    }
+
+    #[test]
+    fn quoted_claim_names_never_split(
+        name in "[a-z0-9.,:()-]{1,6}( [a-z0-9.,:()-]{1,6}){0,2}",
+        count in 1u32..50,
+        form in 0usize..5,
+    ) {
+        let claim = pvc(Some(&name), PvcProblem::NotFound);
+        let text = format!("persistentvolumeclaim \"{name}\" not found");
+        let parsed = match form {
+            0 => parse(&format!("0/{count} nodes are available: {count} {text}, 1 Insufficient cpu.")),
+            1 => parse(&format!("0/{count} nodes are available: {text}. preemption: 0/{count} nodes are available: {count} Preemption is not helpful for scheduling..")),
+            2 => parse(&format!("No nodes are available that match all of the following predicates:: {text} ({count}), Insufficient cpu (1).")),
+            3 => parse(&format!("[SchedulerPredicates failed due to {text}, which is unexpected., SchedulerPredicates failed due to Insufficient cpu, which is unexpected.]")),
+            _ => parse(&format!("0/{count} nodes are unavailable: {count} {text}, which is unexpected, 1 Insufficient cpu.")),
+        };
+        let first = parsed.prefilter.clone().or_else(|| parsed.items.first().map(|i| i.reason.clone()));
+        prop_assert_eq!(first, Some(claim), "{:?}", parsed);
+        if form == 1 {
+            prop_assert!(matches!(parsed.preemption, Some(Preemption::Nodes(_))), "{:?}", parsed);
+        } else {
+            prop_assert_eq!(parsed.items.last().map(|i| i.reason.clone()), Some(insufficient("cpu")));
+        }
     }
 }
 
@@ -112,6 +220,22 @@ fn edge_cases() {
         "0/3 nodes are available: 1 persistentvolumeclaim \"",
         "0/٣ nodes are available: ٣ Insufficient cpu.",
         "0/3 nodes are available: 1 Insufficient ç☃, 2 ノード(s) didn't match 😀.",
+        "0/3 nodes are unavailable",
+        "0/3 nodes are unavailable: ",
+        "0/3 nodes are unavailable: 1 plugin ",
+        "0/3 nodes are unavailable: 1 plugin X predicates failed",
+        "0/3 nodes are unavailable: x, 2",
+        "all nodes are unavailable",
+        "failed to find fit for pod",
+        "failed to find fit for pod:",
+        "failed to find fit for pod: Node ",
+        "failed to find fit for pod: Node : ",
+        "failed to find fit for pod: }Node n: ,,",
+        "failed to find fit for podx",
+        "Error scheduling:",
+        "\"",
+        "0/3 nodes are available: 1 persistentvolumeclaim \"a, 2 b. preemption: c",
+        "[SchedulerPredicates failed due to \", which is unexpected.\"",
     ] {
         assert_sane(message);
     }
@@ -168,6 +292,12 @@ fn long_inputs_stay_linear_enough() {
     assert_eq!(parsed.items.len(), 50_000);
     let bracketed = vec!["SchedulerPredicates failed due to x, which is unexpected."; 50_000].join(", ");
     assert_eq!(parse(&format!("[{bracketed}]")).items, vec![rc(50_000, Reason::Other("x".into()))]);
+    let volcano =
+        vec!["1 plugin NodeAffinity predicates failed node(s) didn't match Pod's node affinity/selector"; 50_000];
+    assert_eq!(parse(&format!("0/50000 nodes are unavailable: {}.", volcano.join(", "))).items.len(), 50_000);
+    let lines = "Node n: PodFitsResources,HostName".repeat(50_000);
+    let parsed = parse(&format!("failed to find fit for pod: &{{{}}}{lines}", "Node x: {".repeat(50_000)));
+    assert_eq!((parsed.per_node.len(), parsed.items.len()), (100_000, 2));
 }
 
 #[test]

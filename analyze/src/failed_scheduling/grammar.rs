@@ -47,8 +47,56 @@ pub(super) fn collapse_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Byte ranges strictly inside `"…"` pairs (claim, volume and plugin names), so
+/// that a `,`, `.` or `preemption: ` inside a quoted name never splits the
+/// text. Quotes pair left to right; a last quote without a partner opens nothing.
+struct Quotes(Vec<(usize, usize)>);
+
+impl Quotes {
+    fn of(text: &str) -> Self {
+        let mut spans = Vec::new();
+        let mut open = None;
+        for (at, byte) in text.bytes().enumerate() {
+            if byte == b'"' {
+                match open.take() {
+                    Some(start) => spans.push((start, at)),
+                    None => open = Some(at),
+                }
+            }
+        }
+        Quotes(spans)
+    }
+
+    /// Whether byte `at` lies between an opening and its closing quote.
+    fn inside(&self, at: usize) -> bool {
+        let before = self.0.partition_point(|&(start, _)| start < at);
+        before > 0 && at < self.0[before - 1].1
+    }
+
+    /// Positions of `pattern` in `text` (the text these quotes were read from)
+    /// outside quoted names.
+    fn find_all<'t>(&'t self, text: &'t str, pattern: &'t str) -> impl Iterator<Item = usize> + 't {
+        text.match_indices(pattern).map(|(at, _)| at).filter(|&at| !self.inside(at))
+    }
+}
+
+/// Splits on `separator` outside quoted names.
+pub(super) fn split_outside_quotes<'t>(text: &'t str, separator: &str) -> Vec<&'t str> {
+    let quotes = Quotes::of(text);
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for at in quotes.find_all(text, separator) {
+        if at >= start {
+            parts.push(&text[start..at]);
+            start = at + separator.len();
+        }
+    }
+    parts.push(&text[start..]);
+    parts
+}
+
 /// Reads leading ASCII digits: their value (saturating at `u32::MAX`) and the rest.
-fn take_number(text: &str) -> Option<(u32, &str)> {
+pub(super) fn take_number(text: &str) -> Option<(u32, &str)> {
     let end = text.bytes().take_while(u8::is_ascii_digit).count();
     if end == 0 {
         return None;
@@ -59,7 +107,7 @@ fn take_number(text: &str) -> Option<(u32, &str)> {
 }
 
 /// `<digits> <rest>`: a count followed by one space.
-fn take_count(text: &str) -> Option<(u32, &str)> {
+pub(super) fn take_count(text: &str) -> Option<(u32, &str)> {
     let (count, rest) = take_number(text)?;
     Some((count, rest.strip_prefix(' ')?))
 }
@@ -91,9 +139,8 @@ pub(super) fn modern_body(out: &mut FailedScheduling, body: &str, depth: usize) 
         out.prefilter = Some(classify(list));
     }
     // `after` keeps the `, ` that joined the last post-filter text to `preemption:`.
-    out.post_filter = after
-        .trim_end_matches(',')
-        .split(", ")
+    out.post_filter = split_outside_quotes(after.trim_end_matches(','), ", ")
+        .into_iter()
         .map(|text| text.trim().trim_end_matches('.').trim_end())
         .filter(|text| !text.is_empty())
         .map(str::to_string)
@@ -106,7 +153,8 @@ pub(super) fn modern_body(out: &mut FailedScheduling, body: &str, depth: usize) 
 /// Splits at the first `preemption: ` that starts the text or follows a space.
 fn split_preemption(body: &str) -> (&str, Option<&str>) {
     const MARK: &str = "preemption: ";
-    for (at, _) in body.match_indices(MARK) {
+    let quotes = Quotes::of(body);
+    for at in quotes.find_all(body, MARK) {
         if at == 0 || body.as_bytes()[at - 1] == b' ' {
             return (&body[..at], Some(&body[at + MARK.len()..]));
         }
@@ -116,13 +164,19 @@ fn split_preemption(body: &str) -> (&str, Option<&str>) {
 
 /// Splits at the first run of periods that ends the text or is followed by a
 /// space. Periods inside a reason (`nvidia.com/gpu`, `{node.kubernetes.io/x: }`,
-/// claim names) are followed by other characters, so they never end it.
-fn split_terminator(text: &str) -> (&str, &str) {
+/// claim names) are followed by other characters, so they never end it; nor
+/// do periods inside a quoted name.
+pub(super) fn split_terminator(text: &str) -> (&str, &str) {
     let bytes = text.as_bytes();
+    let quotes = Quotes::of(text);
     let mut at = 0;
     while let Some(offset) = text[at..].find('.') {
         let start = at + offset;
         let end = start + bytes[start..].iter().take_while(|&&b| b == b'.').count();
+        if quotes.inside(start) {
+            at = start + 1;
+            continue;
+        }
         if end == bytes.len() || bytes[end] == b' ' {
             return (text[..start].trim(), text[end..].trim());
         }
@@ -133,11 +187,12 @@ fn split_terminator(text: &str) -> (&str, &str) {
 
 /// Splits a counted list on `, ` followed by digits and a space only: the 1.18
 /// taint wording `node(s) had taint {k: v}, that the pod didn't tolerate`
-/// contains a bare `, `.
-fn split_items(list: &str) -> Vec<&str> {
+/// contains a bare `, `. A `, ` inside a quoted name never splits.
+pub(super) fn split_items(list: &str) -> Vec<&str> {
+    let quotes = Quotes::of(list);
     let mut items = Vec::new();
     let mut start = 0;
-    for (at, _) in list.match_indices(", ") {
+    for at in quotes.find_all(list, ", ") {
         if at >= start && take_count(&list[at + 2..]).is_some() {
             items.push(&list[start..at]);
             start = at + 2;
@@ -181,8 +236,9 @@ pub(super) fn predicate_list(out: &mut FailedScheduling, text: &str) -> bool {
     // segment instead of losing its count.
     // The `(n)` is looked for in the piece since the previous `), ` only, which
     // keeps a long run of unparsable pieces linear.
+    let quotes = Quotes::of(body);
     let (mut start, mut piece) = (0, 0);
-    for (at, _) in body.match_indices("), ") {
+    for at in quotes.find_all(body, "), ") {
         if name_count(&body[piece..=at]).is_some() {
             if let Some(item) = name_count(&body[start..=at]) {
                 out.items.push(item);
@@ -245,30 +301,40 @@ pub(super) fn bracketed(out: &mut FailedScheduling, text: &str) -> bool {
     if !inner.starts_with(MARK) {
         return false;
     }
+    let inner = inner.trim();
+    let quotes = Quotes::of(inner);
+    // The first `pattern` at or after byte `from`, outside quoted names.
+    let find_from = |pattern: &str, from: usize| {
+        inner[from..].match_indices(pattern).map(|(at, _)| from + at).find(|&at| !quotes.inside(at))
+    };
+    let separator = format!(", {MARK}");
     let mut tally = Tally::default();
-    let mut rest = inner.trim();
-    while !rest.is_empty() {
+    let mut at = 0;
+    while at < inner.len() {
         let element;
-        if let Some(after_mark) = rest.strip_prefix(MARK) {
-            match after_mark.find(END) {
+        if inner[at..].starts_with(MARK) {
+            let start = at + MARK.len();
+            match find_from(END, start) {
                 Some(end) => {
-                    element = &after_mark[..end];
-                    rest = &after_mark[end + END.len()..];
+                    element = &inner[start..end];
+                    at = end + END.len();
                 }
                 None => {
-                    element = after_mark.trim_end_matches(", which is unexpected");
-                    rest = "";
+                    element = inner[start..].trim_end_matches(", which is unexpected");
+                    at = inner.len();
                 }
             }
         } else {
-            let next = rest.find(&format!(", {MARK}")).unwrap_or(rest.len());
-            element = &rest[..next];
-            rest = &rest[next..];
+            let next = find_from(&separator, at).unwrap_or(inner.len());
+            element = &inner[at..next];
+            at = next;
         }
         if !element.trim().is_empty() {
             tally.add(classify(element));
         }
-        rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
+        let rest = &inner[at..];
+        let rest = rest.strip_prefix(',').unwrap_or(rest);
+        at = inner.len() - rest.trim_start().len();
     }
     out.items = tally.items;
     true
@@ -276,13 +342,13 @@ pub(super) fn bracketed(out: &mut FailedScheduling, text: &str) -> bool {
 
 /// Counts equal reasons, keeping the order in which each first appeared.
 #[derive(Default)]
-struct Tally {
-    items: Vec<ReasonCount>,
+pub(super) struct Tally {
+    pub(super) items: Vec<ReasonCount>,
     index: HashMap<Reason, usize>,
 }
 
 impl Tally {
-    fn add(&mut self, reason: Reason) {
+    pub(super) fn add(&mut self, reason: Reason) {
         match self.index.get(&reason) {
             Some(&at) => self.items[at].count = self.items[at].count.saturating_add(1),
             None => {

@@ -9,7 +9,9 @@
 //! parts (`.` or `..` endings of 1.24–1.27), the <=1.9 predicate list, the
 //! 1.4/1.5 per-node lines and the 1.6 bracketed predicate errors, plus the
 //! non-counting messages (`no nodes available to schedule pods`, deleting pods,
-//! bind errors). [`parse`] never fails and never panics; what it cannot place
+//! bind errors), the ~2015 `failed to find fit for pod: …Node NAME: Predicate`
+//! form and Volcano's `0/N nodes are unavailable: …`. Quoted names
+//! (`persistentvolumeclaim "a.b, c"`) never split a list. [`parse`] never fails and never panics; what it cannot place
 //! is kept verbatim, and [`FailedScheduling::raw`] always holds the input.
 //!
 //! ```
@@ -21,11 +23,14 @@
 //! ```
 
 mod grammar;
+mod other_forms;
 mod reason;
 mod wording;
 
 #[cfg(test)]
 mod era_tests;
+#[cfg(test)]
+mod form_tests;
 #[cfg(test)]
 mod fuzz_tests;
 #[cfg(test)]
@@ -51,8 +56,16 @@ pub enum MessageForm {
     PerNodeLines,
     /// 1.6: `[SchedulerPredicates failed due to …, which is unexpected., …]`.
     Bracketed,
-    /// `no nodes available to schedule pods`: the scheduler knew no node at all.
+    /// `no nodes available to schedule pods`: the scheduler's node list was empty
+    /// (no node registered or, before ~1.6, none Ready and schedulable);
+    /// `prefilter` is [`Reason::NoNodesAvailable`].
     NoNodes,
+    /// ~2015 (Kubernetes 0.x–1.0): `failed to find fit for pod: <pod as a Go
+    /// struct>Node NAME: Pred1,Pred2Node …`; nodes and predicates are in `per_node`.
+    FindFit,
+    /// Volcano: `0/N nodes are unavailable: <count> <reason>, ….`, reasons
+    /// possibly wrapped as `plugin NAME predicates failed REASON`.
+    Volcano,
     /// `skip schedule deleting pod: <ns>/<name>`: the pod was being deleted.
     SkipDeletingPod,
     /// Binding failed after a node was chosen (`running PreBind plugin "VolumeBinding": …`,
@@ -71,8 +84,9 @@ pub enum MessageForm {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct FailedScheduling {
     /// N of `0/N nodes are available`: every node the scheduler knew (saturates
-    /// at `u32::MAX`). `Some(0)` for [`MessageForm::NoNodes`]; `None` when the
-    /// message does not state it (predicate list, per-node lines, bracketed…).
+    /// at `u32::MAX`); for [`MessageForm::Volcano`], the nodes it tried. `Some(0)`
+    /// for [`MessageForm::NoNodes`]; `None` when the message does not state it
+    /// (predicate list, per-node lines, bracketed, `failed to find fit`…).
     pub total_nodes: Option<u32>,
     /// Which shape of message this was.
     pub form: MessageForm,
@@ -87,8 +101,8 @@ pub struct FailedScheduling {
     /// `total_nodes`. For per-node lines and bracketed errors, equal reasons are
     /// counted in order of first appearance.
     pub items: Vec<ReasonCount>,
-    /// `(node name, reason)` when the era names nodes ([`MessageForm::PerNodeLines`]),
-    /// one entry per reason of each node, in message order.
+    /// `(node name, reason)` when the era names nodes ([`MessageForm::PerNodeLines`],
+    /// [`MessageForm::FindFit`]), one entry per reason of each node, in message order.
     pub per_node: Vec<(String, Reason)>,
     /// Post-filter texts before `preemption:`, without their final period,
     /// e.g. `no new claims to deallocate` (DRA).
@@ -157,6 +171,10 @@ pub fn parse(message: &str) -> FailedScheduling {
         out.truncated = true;
         text = rest.trim_end();
     }
+    // The ~2015 scheduler wrote `Error scheduling: <error>`.
+    if let Some(rest) = text.strip_prefix("Error scheduling:") {
+        text = rest.trim_start();
+    }
     if grammar::per_node_lines(&mut out, text) {
         out.form = MessageForm::PerNodeLines;
         return out;
@@ -166,6 +184,12 @@ pub fn parse(message: &str) -> FailedScheduling {
         out.total_nodes = Some(total);
         grammar::modern_body(&mut out, body, 0);
         MessageForm::Modern
+    } else if let Some((total, body)) = other_forms::volcano_prefix(&text) {
+        out.total_nodes = total;
+        other_forms::volcano_body(&mut out, body);
+        MessageForm::Volcano
+    } else if other_forms::find_fit(&mut out, &text) {
+        MessageForm::FindFit
     } else if grammar::predicate_list(&mut out, &text) {
         MessageForm::PredicateList
     } else if grammar::bracketed(&mut out, &text) {
@@ -189,6 +213,7 @@ fn single_sentence(out: &mut FailedScheduling, text: &str) -> MessageForm {
     let sentence = text.trim_end_matches('.').trim_end();
     if sentence == "no nodes available to schedule pods" {
         out.total_nodes = Some(0);
+        out.prefilter = Some(Reason::NoNodesAvailable);
         return MessageForm::NoNodes;
     }
     if sentence.starts_with("skip schedule deleting pod") {

@@ -25,6 +25,10 @@ pub enum Reason {
         /// extended resource such as `nvidia.com/gpu` or `gpu.intel.com/i915`.
         resource: String,
     },
+    /// NodeResourcesFit failed without naming the resource: the 2015 predicate
+    /// name `PodFitsResources` (cpu or memory) and Volcano's
+    /// `node(s) resource fit failed`.
+    ResourceFit,
     /// NodeResourcesFit: `Too many pods` (the node's pod capacity is used up);
     /// ~1.8 wording `Insufficient pods`.
     TooManyPods,
@@ -106,6 +110,10 @@ pub enum Reason {
     PreemptionNotHelpful,
     /// Preemption dry run: `No preemption victims found for incoming pod`.
     NoPreemptionVictims,
+    /// `no nodes available to schedule pods` (<=1.5 and later versions): the
+    /// scheduler's node list was empty. Before ~1.6 that list held only Ready,
+    /// schedulable nodes, so it also means every node was NotReady or cordoned.
+    NoNodesAvailable,
     /// Any other text (other schedulers, removed predicates such as
     /// `CheckServiceAffinity`), verbatim apart from whitespace runs collapsed.
     Other(String),
@@ -201,6 +209,10 @@ pub enum ReasonKind {
     PreemptionNotHelpful,
     /// [`Reason::NoPreemptionVictims`].
     NoPreemptionVictims,
+    /// [`Reason::ResourceFit`] (listed late so that the order of the older kinds is kept).
+    ResourceFit,
+    /// [`Reason::NoNodesAvailable`].
+    NoNodesAvailable,
     /// [`Reason::Other`].
     Other,
 }
@@ -211,6 +223,7 @@ impl Reason {
     pub fn kind(&self) -> ReasonKind {
         match self {
             Reason::Insufficient { .. } => ReasonKind::Insufficient,
+            Reason::ResourceFit => ReasonKind::ResourceFit,
             Reason::TooManyPods => ReasonKind::TooManyPods,
             Reason::NodeAffinity => ReasonKind::NodeAffinity,
             Reason::PodAffinity => ReasonKind::PodAffinity,
@@ -235,6 +248,7 @@ impl Reason {
             Reason::DynamicResources { .. } => ReasonKind::DynamicResources,
             Reason::PreemptionNotHelpful => ReasonKind::PreemptionNotHelpful,
             Reason::NoPreemptionVictims => ReasonKind::NoPreemptionVictims,
+            Reason::NoNodesAvailable => ReasonKind::NoNodesAvailable,
             Reason::Other(_) => ReasonKind::Other,
         }
     }
@@ -244,9 +258,9 @@ impl Reason {
     /// `false` for the "hard" reasons (kube-scheduler status
     /// `UnschedulableAndUnresolvable`, reference §1 table): node affinity, taints,
     /// node name, cordon, volume topology, PVC problems, required pod affinity,
-    /// topology spread with a missing label, and the preemption results
-    /// themselves. `true` for resources, pod count, ports, anti-affinity, volume
-    /// limits, disk conflicts, spread skew, the <=1.20 combined affinity wording
+    /// topology spread with a missing label, the preemption results
+    /// themselves and an empty node list. `true` for resources (named or not),
+    /// pod count, ports, anti-affinity, volume limits, disk conflicts, spread skew, the <=1.20 combined affinity wording
     /// (which older preemption treated as resolvable) and [`Reason::Other`]
     /// (not known to be hard). Since 2025 a request larger than a node's whole
     /// allocatable is hard too; that cannot be seen from the text.
@@ -254,6 +268,7 @@ impl Reason {
     pub fn preemption_can_help(&self) -> bool {
         match self {
             Reason::Insufficient { .. }
+            | Reason::ResourceFit
             | Reason::TooManyPods
             | Reason::PodAntiAffinity
             | Reason::ExistingPodsAntiAffinity
@@ -278,7 +293,8 @@ impl Reason {
             | Reason::Pvc { .. }
             | Reason::DynamicResources { .. }
             | Reason::PreemptionNotHelpful
-            | Reason::NoPreemptionVictims => false,
+            | Reason::NoPreemptionVictims
+            | Reason::NoNodesAvailable => false,
         }
     }
 
@@ -289,7 +305,9 @@ impl Reason {
     /// a known taint gives `node(s) had untolerated taint {key: value}` (the
     /// 1.24–1.34 wording; 1.35 says `node(s) had untolerated taint(s)`). Reasons
     /// whose check no longer exists give their last wording
-    /// (`node(s) were not ready`, `node(s) didn't match pod affinity/anti-affinity`).
+    /// (`node(s) were not ready`, `node(s) didn't match pod affinity/anti-affinity`);
+    /// [`Reason::ResourceFit`], which kube-scheduler never words without a
+    /// resource, gives Volcano's `node(s) resource fit failed`.
     #[must_use]
     pub fn message(&self) -> String {
         let fixed = match self {
@@ -301,6 +319,7 @@ impl Reason {
             Reason::Pvc { claim, problem } => return pvc_message(claim.as_deref(), problem),
             Reason::DynamicResources { detail } => return detail.clone(),
             Reason::Other(text) => return text.clone(),
+            Reason::ResourceFit => "node(s) resource fit failed",
             Reason::TooManyPods => "Too many pods",
             Reason::NodeAffinity => "node(s) didn't match Pod's node affinity/selector",
             Reason::PodAffinity => "node(s) didn't match pod affinity rules",
@@ -332,6 +351,7 @@ impl Reason {
             }
             Reason::PreemptionNotHelpful => "Preemption is not helpful for scheduling",
             Reason::NoPreemptionVictims => "No preemption victims found for incoming pod",
+            Reason::NoNodesAvailable => "no nodes available to schedule pods",
         };
         fixed.to_string()
     }

@@ -4,14 +4,58 @@
 //! (`shared/reference/kubernetes-events.md` §1, "Reason strings by plugin")
 //! maps to a variant: plugin strings of 1.10–1.36, the 1.4–1.9 predicate names
 //! (`MatchNodeSelector`, `PodToleratesNodeTaints`, …) and the 1.6 predicate
-//! errors (`PersistentVolumeClaim is not bound: "x"`). Anything else is kept
-//! verbatim in [`Reason::Other`].
+//! errors (`PersistentVolumeClaim is not bound: "x"`), the 2015 predicate
+//! `PodFitsResources` and Volcano's own wordings (`node(s) resource fit failed`,
+//! `node(s) pod number exceeded`). Anything else is kept verbatim in
+//! [`Reason::Other`].
 
 use super::reason::{NodeConditionType, PvcProblem, Reason};
 
 /// Classifies one reason text (no count, no trailing period) of any era.
+///
+/// A reason wrapped as a 1.6 predicate error (`SchedulerPredicates failed due
+/// to X, which is unexpected`, or only its `, which is unexpected` tail) or as a
+/// Volcano predicate error (`plugin NAME predicates failed X`) is classified by
+/// its `X`; when `X` is not known the whole text is kept in [`Reason::Other`].
 pub(super) fn classify(text: &str) -> Reason {
     let text = text.trim();
+    let inner = unwrap_error(text);
+    if inner.len() == text.len() {
+        return classify_plain(text);
+    }
+    match classify_plain(inner) {
+        Reason::Other(_) => Reason::Other(text.to_string()),
+        known => known,
+    }
+}
+
+/// The reason inside the wrappers [`classify`] removes (the text itself when
+/// there is none).
+pub(super) fn unwrap_error(text: &str) -> &str {
+    let inner = text.strip_prefix("SchedulerPredicates failed due to ").unwrap_or(text);
+    let inner = inner
+        .strip_suffix(", which is unexpected.")
+        .or_else(|| inner.strip_suffix(", which is unexpected"))
+        .unwrap_or(inner);
+    let inner = volcano_plugin(inner).map_or(inner, |(_, reason)| reason);
+    if inner.len() == text.len() {
+        text
+    } else {
+        inner.trim()
+    }
+}
+
+/// Volcano's predicate error (`pkg/scheduler/plugins/predicates`):
+/// `plugin NAME predicates failed REASON` (also `pre-predicates`), → (NAME, REASON).
+pub(super) fn volcano_plugin(text: &str) -> Option<(&str, &str)> {
+    let rest = text.strip_prefix("plugin ")?;
+    let (name, rest) = rest.split_once(' ')?;
+    let reason = rest.strip_prefix("predicates failed").or_else(|| rest.strip_prefix("pre-predicates failed"))?;
+    (!name.is_empty()).then_some((name, reason.trim_start()))
+}
+
+/// [`classify`] without the wrappers.
+fn classify_plain(text: &str) -> Reason {
     if let Some(reason) = fixed_wording(text) {
         return reason;
     }
@@ -37,7 +81,9 @@ fn fixed_wording(text: &str) -> Option<Reason> {
     let no_taint = Reason::UntoleratedTaint { key: None, value: None };
     let condition = |condition| Some(Reason::NodeCondition { condition });
     let reason = match text {
-        "Too many pods" | "PodExceedsMaxPodNumber" => Reason::TooManyPods,
+        "Too many pods" | "PodExceedsMaxPodNumber" | "node(s) pod number exceeded" => Reason::TooManyPods,
+        "node(s) resource fit failed" | "PodFitsResources" => Reason::ResourceFit,
+        "no nodes available to schedule pods" => Reason::NoNodesAvailable,
         "PodExceedsFreeCPU" => Reason::Insufficient { resource: "cpu".to_string() },
         "PodExceedsFreeMemory" => Reason::Insufficient { resource: "memory".to_string() },
         "node(s) didn't match Pod's node affinity/selector"
@@ -125,7 +171,10 @@ fn taint(text: &str) -> Option<Reason> {
 /// predicate errors.
 fn pvc(text: &str) -> Option<Reason> {
     let named = |claim: &str, problem| Some(Reason::Pvc { claim: Some(claim.to_string()), problem });
-    if let Some(rest) = text.strip_prefix("persistentvolumeclaim \"") {
+    // The lister's error is singular, the API server's plural.
+    let named_prefix =
+        text.strip_prefix("persistentvolumeclaim \"").or_else(|| text.strip_prefix("persistentvolumeclaims \""));
+    if let Some(rest) = named_prefix {
         let (claim, tail) = rest.split_once('"')?;
         let tail = tail.trim_start();
         return match tail {
