@@ -66,6 +66,8 @@ fn every_read_query_runs_on_the_demo_store() {
                 json!([r.rows[0][0], r.rows[1][0]]).to_string()
             }
             "last_operation" => "2".to_string(),
+            "lower_us" => "0".to_string(),
+            "upper_us" => (chrono::Utc::now() + chrono::Duration::days(1)).timestamp_micros().to_string(),
             other => panic!("no test value for parameter {other}"),
         }
     };
@@ -106,6 +108,14 @@ fn every_read_query_runs_on_the_demo_store() {
             "requested_checkpoint_times" => assert!(r.rows.len() >= 2, "{:?}", r.rows),
             "objects_at" => assert_eq!(r.rows.len(), 5, "the five Node objects"),
             "latest_observation" => assert!(r.rows[0][0].is_string(), "{:?}", r.rows),
+            "latest_observation_plausible" => {
+                let all = catalog::run(&store, "latest_observation", &[]).expect("latest");
+                assert_eq!(r.rows, all.rows, "the demo's times are all plausible");
+            }
+            "time_span_plausible" => {
+                let all = catalog::run(&store, "time_span", &[]).expect("span");
+                assert_eq!(r.rows, all.rows, "the demo's times are all plausible");
+            }
             "pods_at" => assert!(r.rows.len() > 50, "{} pods", r.rows.len()),
             "pod_filter_fields_at" => {
                 let pods_at = catalog::run(&store, "pods_at", &[("at_us".into(), at.clone())]).expect("pods_at");

@@ -1173,3 +1173,26 @@ fn yaml_nested_past_the_depth_limit_is_refused_unparsed_and_its_neighbours_load(
         "{e}"
     );
 }
+
+/// Issue 34, finding 10: one event dated 9999-12-31 is kept and flagged at
+/// ingest, but moves neither "now" (skew) nor the report's range.
+#[test]
+fn an_event_dated_9999_is_kept_and_flagged_but_is_never_now_nor_a_range_edge() {
+    let (dir, store) = temp_store();
+    let nodes = one_cpu_nodes(dir.path(), 2);
+    let normal = ev("ok.1", "p", "u", "FailedScheduling", FS, 1.into(), "2026-01-01T00:00:00Z", "2026-01-01T01:00:00Z");
+    let future =
+        ev("odd.1", "q", "v", "FailedScheduling", FS, 1.into(), "2026-01-01T00:00:00Z", "9999-12-31T00:00:00Z");
+    let events = write(dir.path(), "events.ndjson", format!("{normal}\n{future}\n").as_bytes());
+    let report = ingest_files(&store, &[nodes, events], &mut NoProgress).expect("ingest");
+    assert_eq!(report.counts.records, 4, "both events and both nodes are kept");
+    let warning = report.warnings.iter().find(|w| w.contains("before 1970 or more than a day from now"));
+    let warning = warning.unwrap_or_else(|| panic!("no warning: {:?}", report.warnings));
+    assert!(warning.starts_with("1 stored object version has a time before 1970"), "{warning}");
+    assert!(warning.contains("(e.g. Event d/odd.1 at 9999-12-31T00:00:00Z)"), "{warning}");
+    let (first, last) = kdrift_analyze::report::time_span(&store).expect("span").expect("non-empty");
+    assert_eq!(last.format("%Y").to_string(), "2026", "the range ends at the last plausible instant: {last}");
+    assert!(first.format("%Y").to_string() >= "2025".to_string(), "{first}");
+    let now = kdrift_analyze::plausible::latest_observation(&store).expect("latest").expect("some");
+    assert_eq!(now.format("%Y").to_string(), "2026", "{now}");
+}

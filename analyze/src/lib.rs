@@ -13,6 +13,7 @@
 //! - [`drains`]: `timeline drains`, drains and outages grouped into rolling operations;
 //! - [`series`]: every node's requested % over a time range, sampled where it changes;
 //! - [`report`]: what `kdrift report` shows, gathered from the analyses above;
+//! - [`plausible`]: the store's "now" and range, from times an analysis may believe;
 //! - [`words`]: counts in words, agreeing in number.
 
 mod alongside;
@@ -23,6 +24,7 @@ pub mod failed_scheduling;
 pub mod history;
 pub mod next_steps;
 pub mod pending;
+pub mod plausible;
 pub mod postmortem;
 pub mod rebalance_runs;
 pub mod report;

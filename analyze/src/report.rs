@@ -5,7 +5,7 @@
 //! each pod that was Pending in the range, longest-pending first.
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::{sql, StoreCounts};
+use kdrift_ingest::store::StoreCounts;
 use kdrift_ingest::Store;
 use serde::Serialize;
 
@@ -64,15 +64,14 @@ pub struct ReportData {
 /// A time range: first and last instant (UTC).
 pub type Span = (DateTime<Utc>, DateTime<Utc>);
 
-/// The store's first and last instants (query `time_span`); `None` for an empty store.
+/// The store's first and last instants (query `time_span`), leaving out
+/// times before 1970 or after tomorrow ([`crate::plausible::time_span`]);
+/// `None` for an empty store.
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
 pub fn time_span(store: &Store) -> Result<Option<Span>, AnalyzeError> {
-    let (first, last) = store.query_one(&sql::TIME_SPAN, [], |r| {
-        Ok((r.get::<_, Option<DateTime<Utc>>>(0)?, r.get::<_, Option<DateTime<Utc>>>(1)?))
-    })?;
-    Ok(first.zip(last))
+    crate::plausible::time_span(store)
 }
 
 /// Whether a pending pod's wait (first failure to scheduling, deletion or

@@ -14,7 +14,6 @@
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
 use kdrift_ingest::Store;
 use kdrift_rebalance::planner::{ExcludedNode, NodeClass, NodeReport, ThresholdsApplied};
 use kdrift_rebalance::policy::{
@@ -105,9 +104,7 @@ pub fn skew(store: &Store, at: Option<DateTime<Utc>>, policy: &Policy) -> Result
     };
     let at = match at {
         Some(at) => at,
-        None => store
-            .query_one(&sql::LATEST_OBSERVATION, [], |r| r.get::<_, Option<DateTime<Utc>>>(0))?
-            .unwrap_or_else(Utc::now),
+        None => crate::plausible::latest_observation(store)?.unwrap_or_else(Utc::now),
     };
     // Classes from the per-node aggregates: no pod is loaded (issue 6).
     let amounts = amounts_at(store, &[at])?.remove(0);

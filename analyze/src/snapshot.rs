@@ -60,7 +60,7 @@ pub fn load_snapshot(store: &Store, at: Option<DateTime<Utc>>) -> Result<LoadedS
             notes.extend(crate::state::after_history(store, at)?);
             at
         }
-        None => match store.query_one(&sql::LATEST_OBSERVATION, [], |r| r.get::<_, Option<DateTime<Utc>>>(0))? {
+        None => match crate::plausible::latest_observation(store)? {
             Some(latest) => latest,
             None => {
                 notes.push("the store holds no observation: planning on an empty cluster".to_string());

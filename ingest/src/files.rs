@@ -607,7 +607,7 @@ fn finish(
         s.duplicates = s.records.saturating_sub(s.added);
     }
     in_line_order(&mut summaries);
-    let warnings = store.query_map(&sql::RUN_NODE_UIDS, [run_id], |r| {
+    let mut warnings = store.query_map(&sql::RUN_NODE_UIDS, [run_id], |r| {
         let (name, uids, locations): (String, i64, String) =
             (r.get(0)?, r.get(1)?, r.get::<_, duckdb::types::Value>(2).map(list_text)?);
         Ok(format!(
@@ -616,6 +616,7 @@ fn finish(
              and re-created under its name between the dumps"
         ))
     })?;
+    warnings.extend(implausible_times_warning(store, run_id)?);
     Ok(IngestReport {
         run_id,
         status,
@@ -626,6 +627,32 @@ fn finish(
         interrupted_during_commit: false,
         warnings,
     })
+}
+
+/// The warning about the versions run `run_id` stored with a time before
+/// 1970 or more than a day from now ([`crate::instant::plausible_range`]):
+/// kept, but never the store's "now" or a report's edge. `None` when there
+/// are none.
+fn implausible_times_warning(store: &Store, run_id: i64) -> Result<Option<String>, StoreError> {
+    let (lower, upper) = crate::instant::plausible_range(chrono::Utc::now());
+    let rows = store.query_map(
+        &sql::RUN_IMPLAUSIBLE_TIMES,
+        duckdb::params![run_id, lower.timestamp_micros(), upper.timestamp_micros()],
+        |r| {
+            let (n, kind, namespace, name, at): (i64, String, String, String, chrono::NaiveDateTime) =
+                (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
+            Ok((n, kind, namespace, name, at))
+        },
+    )?;
+    Ok(rows.into_iter().next().map(|(n, kind, namespace, name, at)| {
+        let object = if namespace.is_empty() { format!("{kind} {name}") } else { format!("{kind} {namespace}/{name}") };
+        format!(
+            "{n} stored object {} {} a time before 1970 or more than a day from now (e.g. {object} at {}Z): kept as              the input says, but no analysis takes such a time as the store's latest instant or a report's range",
+            if n == 1 { "version" } else { "versions" },
+            if n == 1 { "has" } else { "have" },
+            at.format("%Y-%m-%dT%H:%M:%S"),
+        )
+    }))
 }
 
 /// A DuckDB list of texts as `a, b` (other values as DuckDB shows them).

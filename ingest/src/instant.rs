@@ -20,6 +20,16 @@ pub struct InstantError {
     pub hint: &'static str,
 }
 
+/// The instants a stored time may have and still define "now" or the edges
+/// of a report's range, as of `now` (the wall clock): from 1970-01-01 to
+/// one day after `now`. A time outside (an event dated 9999-12-31, a
+/// timestamp of 0001) is kept in the store, as the input said, and flagged
+/// when ingested (query `run_implausible_times`), but no analysis takes it
+/// as the store's latest or first instant (kdrift issue 34).
+pub fn plausible_range(now: DateTime<Utc>) -> (DateTime<Utc>, DateTime<Utc>) {
+    (DateTime::<Utc>::UNIX_EPOCH, now + chrono::Duration::days(1))
+}
+
 /// The last instant a number is taken for: 9999-12-31T23:59:59.999999Z in
 /// microseconds. A larger one is a unit mistake (nanoseconds are 1,000
 /// times larger: `date +%s%N`, Go's `UnixNano`), not a time.

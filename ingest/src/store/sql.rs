@@ -123,6 +123,8 @@ queries! {
     RUN_ADDED_BY_LOCATION = "run_added_by_location", "ingest/run_added_by_location.sql";
     /// Node names one run stored with several uids (two clusters' dumps together?).
     RUN_NODE_UIDS = "run_node_uids", "ingest/run_node_uids.sql";
+    /// The versions and events a run stored with a time before 1970 or after the ingest + 1 day.
+    RUN_IMPLAUSIBLE_TIMES = "run_implausible_times", "ingest/run_implausible_times.sql";
     /// Derives `event_versions` for a run.
     DERIVE_EVENT_VERSIONS = "derive_event_versions", "derive/event_versions.sql";
     /// Copies a run's ScalingReplicaSet event versions into `replica_set_scalings` (schema v13).
@@ -241,6 +243,8 @@ queries! {
     OWNER_SAMPLES = "owner_samples", "state/owner_samples.sql";
     /// The store's newest observation time.
     LATEST_OBSERVATION = "latest_observation", "stats/latest_observation.sql";
+    /// The newest observation time within plausible bounds.
+    LATEST_OBSERVATION_PLAUSIBLE = "latest_observation_plausible", "stats/latest_observation_plausible.sql";
     /// Every event's current version.
     EVENT_LIST = "event_list", "stats/event_list.sql";
     /// Records a committed VictoriaLogs query window.
@@ -275,6 +279,8 @@ queries! {
     EPISODE_EVICTIONS = "episode_evictions", "timeline/episode_evictions.sql";
     /// The first and last instant the store knows about (`kdrift report`'s default range).
     TIME_SPAN = "time_span", "stats/time_span.sql";
+    /// The store's first and last instants within plausible bounds.
+    TIME_SPAN_PLAUSIBLE = "time_span_plausible", "stats/time_span_plausible.sql";
     /// Instants at which a node's requested amounts can change (the requested % charts' samples).
     REQUESTED_CHANGES = "requested_changes", "timeline/requested_changes.sql";
     /// The Jobs a name stands for (the Job, or a CronJob's Jobs), latest version each.
