@@ -1196,3 +1196,25 @@ fn an_event_dated_9999_is_kept_and_flagged_but_is_never_now_nor_a_range_edge() {
     let now = kdrift_analyze::plausible::latest_observation(&store).expect("latest").expect("some");
     assert_eq!(now.format("%Y").to_string(), "2026", "{now}");
 }
+
+/// Issue 34, finding 10: a duplicate key is an input error naming the key
+/// and the line (serde_json kept the last value silently); the lines around
+/// it load.
+#[test]
+fn an_ndjson_object_with_a_duplicate_key_is_an_error_and_its_neighbours_load() {
+    let (dir, store) = temp_store();
+    let good = |name: &str| {
+        ev(name, "p", "u", "FailedScheduling", FS, 1.into(), "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z")
+    };
+    let dup = good("dup.1").replacen("\"reason\":", "\"reason\":\"Scheduled\",\"reason\":", 1);
+    let file = write(dir.path(), "events.ndjson", format!("{}\n{dup}\n{}\n", good("a.1"), good("b.1")).as_bytes());
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    let f = &report.files[0];
+    assert_eq!(f.records, 2);
+    let errors: Vec<String> = f.errors.iter().map(ToString::to_string).collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("events.ndjson:2:") && errors[0].contains("the key \"reason\" appears twice in one object"),
+        "{errors:?}"
+    );
+}

@@ -14,6 +14,7 @@ mod depth;
 pub mod flat;
 pub mod legacy;
 mod stream;
+mod strict;
 mod utf16;
 
 use serde::Deserialize;
@@ -392,7 +393,7 @@ pub fn parse_ndjson_line(location: &str, line_no: u64, line: &[u8], hint: Option
         column,
         message: format!("{found}; expected {NDJSON_EXPECTED}"),
     };
-    match serde_json::from_slice::<Value>(line) {
+    match serde_json::from_slice::<strict::Strict>(line).map(|s| s.0) {
         Ok(doc @ Value::Object(_)) => {
             let (records, errors) = (out.records.len(), out.errors.len());
             expand_document(doc, origin, hint, out);
