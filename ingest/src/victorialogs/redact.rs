@@ -210,9 +210,12 @@ fn find_all<'a>(hay: &'a [u8], needle: &'a [u8]) -> impl Iterator<Item = usize> 
     (0..last).filter(move |&i| hay[i] == needle[0] && hay[i..].starts_with(needle))
 }
 
+/// A decoded layer: its bytes, and the range of the layer below each comes from.
+type Layer = (Vec<u8>, Vec<(usize, usize)>);
+
 /// `bytes` with one layer of escapes undone, and the range of `bytes`
 /// each output byte comes from; `None` when there is no escape.
-fn decode(bytes: &[u8]) -> Option<(Vec<u8>, Vec<(usize, usize)>)> {
+fn decode(bytes: &[u8]) -> Option<Layer> {
     let mut out = Vec::with_capacity(bytes.len());
     let mut from = Vec::with_capacity(bytes.len());
     let mut changed = false;
