@@ -2,12 +2,19 @@
 //! VictoriaLogs: credentials from the environment and files reach the
 //! server but never stdout or stderr (even with -vv debug logs, and in
 //! errors), a URL with credentials is refused without echoing them, a 400
-//! body is shown, and a stopped pull resumes with --resume.
+//! body is shown, and a stopped pull resumes with --resume. Against
+//! hostile servers (a proxy echoing the request's headers in a 200 that is
+//! not JSON, in a 400 whose 4096-byte cut a credential straddles, URL-
+//! encoded or JSON-escaped; redirects to another port), no form of a
+//! credential reaches stdout, stderr or the store's `ingest_errors`, and
+//! nothing reaches another origin.
 
 use assert_cmd::Command;
 use chrono::Duration;
 use kdrift_ingest::victorialogs::Layout;
+use kdrift_tests::fake_vlogs::scripted::{Reply, Request, Scripted};
 use kdrift_tests::fake_vlogs::{FakeVlogs, Fault};
+use kdrift_tests::leaks::{html_escaped, ingest_errors, json_escaped, unicode_escaped, url_encoded, HOSTILE};
 use kdrift_tests::shippers::{ship, Seen, Sighting};
 use kdrift_tests::vl_pull::utc;
 use serde_json::json;
@@ -169,4 +176,176 @@ fn a_start_after_the_end_is_refused_before_any_store_exists_and_a_pull_that_stor
     let out = kdrift(&db, "http://127.0.0.1:9").args(["--attempts", "1"]).assert().code(2).get_output().clone();
     assert!(out.stdout.is_empty(), "no summary of a pull that stored nothing: {}", output(&out));
     assert!(!String::from_utf8_lossy(&out.stderr).is_empty());
+}
+
+/// One `/hits` bucket of 5 rows at the start: one window to pull.
+fn one_bucket() -> String {
+    format!(r#"{{"hits":[{{"fields":{{}},"timestamps":["{START}"],"values":[5]}}],"hits_total":5}}"#)
+}
+
+/// A pull with the hostile credentials (Basic and an API key header),
+/// `-vv` logs on, the layout forced (no `/field_names`), 2 attempts.
+fn hostile_pull(db: &std::path::Path, url: &str) -> Command {
+    let mut c = kdrift(db, url);
+    c.args(["-vv", "--layout", "raw", "--attempts", "2", "--user", HOSTILE.user]).envs(HOSTILE.env());
+    c
+}
+
+/// stdout, stderr and the store's `ingest_errors` rows of a pull, checked
+/// for every form of the credentials; returns stderr.
+fn assert_nothing_leaked(out: &std::process::Output, db: &std::path::Path) -> String {
+    HOSTILE.assert_absent(&String::from_utf8_lossy(&out.stdout), "stdout");
+    HOSTILE.assert_absent(&String::from_utf8_lossy(&out.stderr), "stderr");
+    for message in ingest_errors(db) {
+        HOSTILE.assert_absent(&message, "ingest_errors");
+    }
+    String::from_utf8_lossy(&out.stderr).to_string()
+}
+
+fn headers_line(r: &Request) -> String {
+    // The credentials first: the old quote of 300 characters showed them whole.
+    let mut line = format!(
+        "proxy debug: authorization={}; x-api-key={};",
+        r.header("authorization").unwrap_or("-"),
+        r.header("x-api-key").unwrap_or("-")
+    );
+    for (name, value) in &r.headers {
+        line.push_str(&format!(" {name}={value};"));
+    }
+    line
+}
+
+#[test]
+fn a_200_that_is_not_json_echoing_the_headers_shows_and_stores_no_credential() {
+    // The whole Basic credential was printed and stored (quoted up to 300 characters, unredacted).
+    let proxy = Scripted::start(|r| match r.path.as_str() {
+        "/select/logsql/hits" => Reply::new(200, one_bucket()),
+        _ => Reply::new(200, format!("{}\n<html>more</html>\n", headers_line(r))),
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let out = hostile_pull(&db, &proxy.url()).assert().code(2).get_output().clone();
+    let stderr = assert_nothing_leaked(&out, &db);
+    assert!(stderr.contains("line 1 of the response is not JSON"), "{stderr}");
+    assert!(stderr.contains("proxy debug: authorization=Basic ***; x-api-key=***;"), "{stderr}");
+    let errors = ingest_errors(&db);
+    assert_eq!(errors.len(), 2, "one abandoned run per attempt: {errors:?}");
+    assert!(errors.iter().all(|e| e.contains("authorization=Basic ***; x-api-key=***;")), "{errors:?}");
+    // The credentials did reach the server (that is what it echoed).
+    let query = proxy.seen().into_iter().find(|r| r.path == "/select/logsql/query").expect("a query");
+    assert_eq!(query.header("authorization"), Some(format!("Basic {}", HOSTILE.basic()).as_str()));
+    assert_eq!(query.header("x-api-key"), Some(HOSTILE.header_value));
+}
+
+#[test]
+fn a_400_body_with_a_credential_straddling_its_cut_shows_no_part_of_it() {
+    // Error bodies were cut to 4096 bytes before redaction: the part of a
+    // credential before the cut survived (15 of 17 password characters).
+    let basic = format!("Basic {}", HOSTILE.basic());
+    let straddling: Vec<(&str, String, usize)> = vec![
+        ("the password", HOSTILE.password.to_string(), 9),
+        ("the base64 credential", basic.clone(), 36),
+        ("the API key", HOSTILE.header_value.to_string(), 12),
+    ];
+    for (what, secret, before_cut) in straddling {
+        let head = format!("bad request; you sent authorization={basic} x-api-key={} and ", HOSTILE.header_value);
+        // Longer than kdrift reads of it: the read ends in the z's.
+        let body = format!("{head}{}{secret} {}", ".".repeat(4096 - before_cut - head.len()), "z".repeat(30_000));
+        assert_eq!(&body[4096 - before_cut..4096], &secret[..before_cut]);
+        let proxy = Scripted::start(move |r| match r.path.as_str() {
+            "/select/logsql/hits" => Reply::new(200, one_bucket()),
+            _ => Reply::new(400, body.clone()),
+        });
+        let dir = tempfile::tempdir().expect("tmp");
+        let db = dir.path().join("k.duckdb");
+        let out = hostile_pull(&db, &proxy.url()).assert().code(2).get_output().clone();
+        let stderr = assert_nothing_leaked(&out, &db);
+        assert!(
+            stderr.contains("HTTP 400: bad request; you sent authorization=Basic *** x-api-key=*** and ...."),
+            "{what}: {stderr}"
+        );
+        assert!(stderr.contains(".*** zzz") || stderr.contains(".Basic *** zzz"), "{what}: {stderr}");
+    }
+}
+
+#[test]
+fn url_encoded_json_escaped_and_html_echoes_of_the_credentials_are_masked() {
+    let basic = format!("Basic {}", HOSTILE.basic());
+    let body = format!(
+        "{{\"error\":\"unauthorized\",\"authorization\":\"{}\",\"password\":\"{}\",\"pw\":\"{}\",\
+         \"echo\":\"{}\",\"key\":\"{}\",\"html\":\"{}\",\"key_json\":\"{}\"}}",
+        json_escaped(&basic),
+        json_escaped(HOSTILE.password),
+        unicode_escaped(HOSTILE.password),
+        url_encoded(&basic),
+        url_encoded(HOSTILE.header_value),
+        html_escaped(HOSTILE.password),
+        json_escaped(HOSTILE.header_value),
+    );
+    let proxy = Scripted::start(move |_| Reply::new(401, body.clone()));
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let out = hostile_pull(&db, &proxy.url()).assert().code(2).get_output().clone();
+    let stderr = assert_nothing_leaked(&out, &db);
+    assert!(
+        stderr.contains(
+            "HTTP 401: {\"error\":\"unauthorized\",\"authorization\":\"Basic ***\",\"password\":\"***\",\"pw\":\"***\",\
+             \"echo\":\"Basic%20***\",\"key\":\"***\",\"html\":\"***\",\"key_json\":\"***\"}"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn redirects_are_refused_unless_asked_and_never_followed_to_another_origin() {
+    // Redirects were followed: reqwest dropped Authorization on the other
+    // origin, but the extra headers (API keys) went there, over http too.
+    let elsewhere = Scripted::start(|_| Reply::new(200, one_bucket()));
+    let to = elsewhere.url();
+    let proxy = Scripted::start(move |r| Reply::redirect(307, format!("{to}{}?k=x", r.path)));
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let out = hostile_pull(&db, &proxy.url()).assert().code(2).get_output().clone();
+    let stderr = assert_nothing_leaked(&out, &db);
+    let origin = elsewhere.url();
+    assert!(
+        stderr.contains(&format!(
+            "HTTP 307: the server redirects to {origin}; kdrift follows no redirect unless --follow-redirects is given"
+        )),
+        "{stderr}"
+    );
+    let out = hostile_pull(&db, &proxy.url()).arg("--follow-redirects").assert().code(2).get_output().clone();
+    let stderr = assert_nothing_leaked(&out, &db);
+    assert!(
+        stderr.contains(&format!("HTTP 307: the server redirects to another origin, {origin}; kdrift follows a redirect only to the same origin")),
+        "{stderr}"
+    );
+    let seen = elsewhere.seen();
+    assert!(seen.iter().all(|r| r.header("authorization").is_none() && r.header("x-api-key").is_none()), "{seen:?}");
+    assert!(seen.is_empty(), "nothing is asked of another origin: {seen:?}");
+    assert_eq!(proxy.seen().len(), 2, "one refused redirect per run");
+
+    // The same origin (a vmauth prefix moved): followed with the flag, the credentials kept.
+    let moved = Scripted::start(|r| match r.path.strip_prefix("/vl") {
+        Some("/select/logsql/hits") => Reply::new(200, one_bucket()),
+        Some(_) => Reply::new(200, ""),
+        None => Reply::redirect(if r.path.ends_with("/hits") { 307 } else { 308 }, format!("/vl{}", r.path)),
+    });
+    let out = hostile_pull(&db, &moved.url()).assert().code(2).get_output().clone();
+    let stderr = assert_nothing_leaked(&out, &db);
+    assert!(stderr.contains(&format!("the server redirects to {}; ", moved.url())), "{stderr}");
+    assert!(moved.seen().iter().all(|r| !r.path.starts_with("/vl")), "not followed without the flag");
+    let out = hostile_pull(&db, &moved.url()).arg("--follow-redirects").assert().success().get_output().clone();
+    assert_nothing_leaked(&out, &db);
+    let followed: Vec<Request> = moved.seen().into_iter().filter(|r| r.path.starts_with("/vl/")).collect();
+    assert_eq!(
+        followed.iter().map(|r| r.path.as_str()).collect::<Vec<_>>(),
+        ["/vl/select/logsql/hits", "/vl/select/logsql/query"]
+    );
+    let basic = format!("Basic {}", HOSTILE.basic());
+    for r in &followed {
+        assert_eq!((r.method.as_str(), r.header("authorization")), ("POST", Some(basic.as_str())), "{r:?}");
+        assert_eq!(r.header("x-api-key"), Some(HOSTILE.header_value), "{r:?}");
+        assert!(r.body.contains("query="), "the form goes along: {r:?}");
+    }
 }

@@ -3,7 +3,8 @@
 //! committed; a body cut off mid-stream fails the window, which is retried
 //! and never half-committed; a persistent abort names the window while the
 //! earlier windows stay; `--resume` continues after the last committed
-//! window; tenant headers and Bearer auth reach the server.
+//! window; tenant headers and Bearer auth reach the server; what a hostile
+//! server says is quoted redacted, and its redirects are not followed.
 
 use chrono::{DateTime, Duration, Utc};
 use kdrift_ingest::victorialogs::{Auth, Failure, Layout, Tenant, VlError};
@@ -244,4 +245,34 @@ fn an_interrupt_during_the_final_windows_commit_completes_the_pull_and_says_so()
     // Not interrupted: the flag stays down.
     let report = pull_blocking(&store, &vl.url(), Auth::default(), &options()).expect("pull");
     assert!(!report.interrupted_during_commit);
+}
+
+#[test]
+fn a_hits_answer_that_is_not_json_is_quoted_redacted_and_a_redirect_is_not_followed() {
+    use kdrift_ingest::victorialogs::Secret;
+    use kdrift_tests::fake_vlogs::scripted::{Reply, Scripted};
+    use kdrift_tests::leaks::HOSTILE;
+    let auth = Auth {
+        basic: Some((HOSTILE.user.into(), Secret::new(HOSTILE.password))),
+        headers: vec![(HOSTILE.header_name.into(), Secret::new(HOSTILE.header_value))],
+        ..Auth::default()
+    };
+    let forced = kdrift_ingest::victorialogs::PullOptions { layout: Some(Layout::Raw), ..options() };
+    // A login page instead of JSON: quoted (it said only "not JSON"), redacted.
+    let page = format!("<html>you sent Basic {} and {}</html>", HOSTILE.basic(), HOSTILE.header_value);
+    let login = Scripted::start(move |_| Reply::new(200, page.clone()));
+    let (_d, store) = temp_store();
+    let err = pull_blocking(&store, &login.url(), auth.clone(), &forced).expect_err("not JSON");
+    let VlError::Request { failure: Failure::BadAnswer(text), .. } = &err.error else { panic!("{:?}", err.error) };
+    assert_eq!(text, "not JSON (expected value at line 1 column 1): \"<html>you sent Basic *** and ***</html>\"");
+    HOSTILE.assert_absent(&anyhow_like(&err), "the error");
+
+    // A redirect to another port: an error naming its origin, nothing asked there.
+    let elsewhere = Scripted::start(|_| Reply::new(200, "{}"));
+    let to = elsewhere.url();
+    let moved = Scripted::start(move |r| Reply::redirect(302, format!("{to}{}", r.path)));
+    let err = pull_blocking(&store, &moved.url(), auth, &forced).expect_err("redirect");
+    let VlError::Request { failure, .. } = &err.error else { panic!("{:?}", err.error) };
+    assert_eq!(failure, &Failure::Redirected { status: 302, to: elsewhere.url(), following: false });
+    assert!(elsewhere.seen().is_empty(), "{:?}", elsewhere.seen());
 }

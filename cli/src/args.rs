@@ -544,6 +544,11 @@ pub struct IngestVictorialogsArgs {
     /// File of extra request headers, one `Name: value` per line.
     #[arg(long, value_name = "FILE")]
     pub headers_file: Option<PathBuf>,
+    /// Follow HTTP redirects, to the same origin (scheme, host, port) only: a redirect to another
+    /// origin is an error, never followed (the credentials and extra headers would go there).
+    /// Without it, any redirect is an error naming where it points.
+    #[arg(long)]
+    pub follow_redirects: bool,
     /// Tenant: the AccountID header.
     #[arg(long, value_name = "N")]
     pub account_id: Option<u32>,

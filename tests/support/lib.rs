@@ -4,6 +4,7 @@
 //! shippers that load it ([`shippers`]).
 
 pub mod fake_vlogs;
+pub mod leaks;
 pub mod shippers;
 pub mod vl_pull;
 

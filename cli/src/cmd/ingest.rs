@@ -164,7 +164,7 @@ pub fn victorialogs(cli: &Cli, args: &IngestVictorialogsArgs) -> anyhow::Result<
         tenant: Tenant { account_id: args.account_id, project_id: args.project_id },
     };
     let auth = Auth::load(&sources, &|name| std::env::var(name).ok())?;
-    let client = VlClient::new(&args.url, auth, Timeouts::default())?;
+    let client = VlClient::new(&args.url, auth, Timeouts::default())?.follow_redirects(args.follow_redirects)?;
     let caught = crate::signals::catch()?;
     let options = PullOptions {
         start: args.start,

@@ -1,5 +1,12 @@
 //! What a Kubernetes API run reports, per resource and in total; shared by
 //! the snapshot (`kdrift ingest api`) and the recorder (`kdrift record`).
+//!
+//! A problem's message carries the server's words (a `Status` message, or
+//! the whole body of an answer that is not one: a proxy's page echoing the
+//! request's headers). The kubeconfig's credentials are resolved by kube
+//! (an exec plugin's token is never seen by kdrift), so what looks like
+//! one is masked instead: the word after `Bearer` or `Basic` and every JWT
+//! (`eyJ….…`, a service account token) become `***` ([`mask_credentials`]).
 
 use kdrift_rebalance::cluster::ClusterError;
 
@@ -30,8 +37,70 @@ impl ResourceProblem {
     /// Classifies a cluster error: 403 / 404 are warnings.
     pub fn from_error(e: &ClusterError) -> ResourceProblem {
         let severity = if e.is_unavailable_resource() { Severity::Warning } else { Severity::Error };
-        ResourceProblem { severity, message: e.to_string() }
+        ResourceProblem { severity, message: mask_credentials(&e.to_string()) }
     }
+}
+
+/// Shortest token masked after `Bearer`/`Basic`, characters (shorter ones
+/// are ordinary words: "Bearer token").
+const MIN_TOKEN: usize = 8;
+
+/// Shortest JWT masked, characters.
+const MIN_JWT: usize = 16;
+
+/// `text` with the credentials a server may echo masked: the token after
+/// an HTTP auth scheme (`Bearer`, `Basic`, any case, after spaces, `+` or
+/// `%20`; URL-encoded tokens included) and every JWT (`eyJ` then base64url
+/// with a `.`).
+pub fn mask_credentials(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let lower = text.to_ascii_lowercase();
+    let lower = lower.as_bytes();
+    let token = |b: &u8| b.is_ascii_alphanumeric() || b"-._~+/=%".contains(b);
+    let mut out = String::with_capacity(text.len());
+    let (mut i, mut copied) = (0, 0);
+    while i < bytes.len() {
+        let at_word = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
+        let mut masked = None;
+        if at_word {
+            for scheme in [&b"bearer"[..], b"basic"] {
+                if !lower[i..].starts_with(scheme) {
+                    continue;
+                }
+                let mut j = i + scheme.len();
+                let separated = j;
+                loop {
+                    if matches!(lower.get(j), Some(b' ' | b'+')) {
+                        j += 1;
+                    } else if lower[j..].starts_with(b"%20") {
+                        j += 3;
+                    } else {
+                        break;
+                    }
+                }
+                let end = j + bytes[j..].iter().take_while(|b| token(b)).count();
+                if j > separated && end - j >= MIN_TOKEN {
+                    masked = Some((j, end));
+                }
+            }
+            if masked.is_none() && bytes[i..].starts_with(b"eyJ") {
+                let end = i + bytes[i..].iter().take_while(|b| b.is_ascii_alphanumeric() || b"-_.".contains(b)).count();
+                if end - i >= MIN_JWT && bytes[i..end].contains(&b'.') {
+                    masked = Some((i, end));
+                }
+            }
+        }
+        match masked {
+            Some((start, end)) => {
+                out.push_str(&text[copied..start]);
+                out.push_str("***");
+                (i, copied) = (end, end);
+            }
+            None => i += 1,
+        }
+    }
+    out.push_str(&text[copied..]);
+    out
 }
 
 /// One resource of a run.
@@ -113,5 +182,33 @@ pub fn run_status(resources: &[ResourceReport]) -> RunStatus {
         (0, _) => RunStatus::Ok,
         (_, u) if u == resources.len() => RunStatus::Failed,
         _ => RunStatus::Partial,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_proxy_page_echoing_the_request_headers_is_stored_masked() {
+        let jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2EifQ.c2lnbmF0dXJl";
+        let message = format!(
+            "<pre>Authorization: Bearer {jwt}\nx: basic a2RyaWZ0OnNlY3JldC1wdw==\nforwarded: Bearer%20abc%2Bdef123\n\
+             raw {jwt}</pre> Bearer token expired; basic auth"
+        );
+        let e = ClusterError::Api {
+            resource: "pods".into(),
+            path: "/api/v1/pods".into(),
+            code: 502,
+            reason: String::new(),
+            message,
+        };
+        let problem = ResourceProblem::from_error(&e);
+        assert_eq!(
+            problem.message,
+            "pods: the server answered 502 : <pre>Authorization: Bearer ***\nx: basic ***\nforwarded: Bearer%20***\nraw \
+             ***</pre> Bearer token expired; basic auth (/api/v1/pods)"
+        );
+        assert_eq!(problem.severity, Severity::Error);
     }
 }

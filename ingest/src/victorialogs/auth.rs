@@ -16,6 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use super::error::VlError;
+use super::redact::Redactor;
 
 /// Environment variable of the Basic auth user.
 pub const ENV_USER: &str = "KDRIFT_VL_USER";
@@ -71,23 +72,29 @@ pub struct Auth {
 }
 
 impl Auth {
-    /// `text` (a server's error body) with every credential value kdrift
-    /// sends replaced by `***`: the password, `user:password` as Basic
-    /// auth encodes it, the bearer token and the extra headers' values (of
-    /// 4 characters or more). A proxy that echoes the request's headers in
-    /// its error page must not make kdrift print them.
-    pub fn redact(&self, text: &str) -> String {
-        use base64::Engine;
-        let mut secrets: Vec<String> = Vec::new();
+    /// The [`Redactor`] of every credential value kdrift sends: the
+    /// password, `user:password` (as Basic auth encodes it), the bearer
+    /// token and the extra headers' values, in every form the redactor
+    /// knows (raw, base64, URL-encoded, JSON-escaped…). A proxy that echoes
+    /// the request's headers in any answer must not make kdrift print or
+    /// store them.
+    pub fn redactor(&self) -> Redactor {
+        let mut values: Vec<String> = Vec::new();
         if let Some((user, password)) = &self.basic {
-            secrets.push(base64::engine::general_purpose::STANDARD.encode(format!("{user}:{}", password.expose())));
-            secrets.push(password.expose().to_string());
+            if !password.expose().is_empty() {
+                values.push(format!("{user}:{}", password.expose()));
+                values.push(password.expose().to_string());
+            }
         }
-        secrets.extend(self.bearer.iter().map(|t| t.expose().to_string()));
-        secrets.extend(self.headers.iter().map(|(_, v)| v.expose().to_string()));
-        // Longest first: a secret inside another is replaced with it.
-        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
-        secrets.into_iter().filter(|s| s.chars().count() >= 4).fold(text.to_string(), |t, s| t.replace(&s, "***"))
+        values.extend(self.bearer.iter().map(|t| t.expose().to_string()));
+        values.extend(self.headers.iter().map(|(_, v)| v.expose().to_string()));
+        Redactor::new(values.iter().map(String::as_str))
+    }
+
+    /// `text` (a server's whole answer) with every credential value kdrift
+    /// sends replaced by `***` ([`Auth::redactor`]).
+    pub fn redact(&self, text: &str) -> String {
+        self.redactor().redact(text)
     }
 }
 

@@ -1,20 +1,36 @@
 //! The HTTP side of a pull (reqwest, rustls): `/select/logsql/field_names`,
 //! `/select/logsql/hits` and `/select/logsql/query`, POSTed as forms with
 //! the credentials and tenant headers of [`Auth`]. Error answers keep
-//! VictoriaLogs' plain-text body (capped) for the user.
+//! VictoriaLogs' plain-text body (capped) for the user; everything a server
+//! says passes through the [`Redactor`] of the credentials before it is cut
+//! or shown.
+//!
+//! Redirects are not followed unless asked ([`VlClient::follow_redirects`],
+//! `--follow-redirects`), and then only to the same origin (scheme, host
+//! and port): the extra headers (API keys) would otherwise reach another
+//! server, which reqwest's cross-host rule (it drops only `Authorization`)
+//! does not prevent. A redirect not followed is [`Failure::Redirected`],
+//! naming the `Location`'s origin.
 
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use futures::StreamExt;
-use reqwest::header::{HeaderName, HeaderValue};
-use reqwest::{Client, RequestBuilder, Response, Url};
+use reqwest::header::{HeaderName, HeaderValue, LOCATION};
+use reqwest::{redirect, Client, RequestBuilder, Response, Url};
 
 use super::auth::Auth;
 use super::error::{show_time, Failure, VlError};
+use super::redact::Redactor;
 
-/// Most bytes of an error body kept for the message.
-const ERROR_BODY_LIMIT: usize = 4096;
+/// Most characters of an error body kept for the message (after redaction).
+pub const ERROR_BODY_LIMIT: usize = 4096;
+
+/// Most characters of a `200` answer that is not JSON quoted in its error.
+pub const QUOTE_LIMIT: usize = 300;
+
+/// Most redirects followed in a row (same origin only), as reqwest's default.
+pub const MAX_REDIRECTS: usize = 10;
 
 /// Connection settings.
 #[derive(Debug, Clone, Copy)]
@@ -37,7 +53,9 @@ pub struct VlClient {
     http: Client,
     base: Url,
     auth: Auth,
+    redactor: Redactor,
     timeouts: Timeouts,
+    follow_redirects: bool,
 }
 
 /// Removes `user:password@` from a URL for display.
@@ -57,7 +75,7 @@ pub fn redact_url(url: &str) -> String {
     }
 }
 
-fn transport(e: &reqwest::Error) -> Failure {
+fn transport(e: &reqwest::Error, redactor: &Redactor) -> Failure {
     // reqwest's own text is terse; the sources say what broke (reset, EOF, timeout).
     let mut text = if e.is_timeout() { "timed out".to_string() } else { e.to_string() };
     let mut source = std::error::Error::source(e);
@@ -66,33 +84,74 @@ fn transport(e: &reqwest::Error) -> Failure {
         text.push_str(&s.to_string());
         source = s.source();
     }
-    Failure::Transport(text)
+    Failure::Transport(redactor.redact(&text))
 }
 
-fn http_client(timeouts: Timeouts) -> reqwest::Result<Client> {
+/// Whether `a` and `b` have the same origin: scheme, host and port.
+fn same_origin(a: &Url, b: &Url) -> bool {
+    a.scheme() == b.scheme() && a.host_str() == b.host_str() && a.port_or_known_default() == b.port_or_known_default()
+}
+
+/// `scheme://host:port` of `url` (never its user, path or query).
+fn origin_of(url: &Url) -> String {
+    match (url.host_str(), url.port()) {
+        (Some(host), Some(port)) => format!("{}://{host}:{port}", url.scheme()),
+        (Some(host), None) => format!("{}://{host}", url.scheme()),
+        (None, _) => format!("a {}: URL", url.scheme()),
+    }
+}
+
+fn http_client(timeouts: Timeouts, follow_redirects: bool) -> reqwest::Result<Client> {
+    let policy = if follow_redirects {
+        redirect::Policy::custom(|attempt| {
+            let same = attempt.previous().first().is_some_and(|first| same_origin(first, attempt.url()));
+            if !same {
+                // Answered with the redirect itself: [`Failure::Redirected`].
+                attempt.stop()
+            } else if attempt.previous().len() > MAX_REDIRECTS {
+                attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
+            } else {
+                attempt.follow()
+            }
+        })
+    } else {
+        redirect::Policy::none()
+    };
     Client::builder()
         .connect_timeout(timeouts.connect)
         .read_timeout(timeouts.read)
+        .redirect(policy)
+        .referer(false)
         .user_agent(concat!("kdrift/", env!("CARGO_PKG_VERSION")))
         .build()
 }
 
-/// Reads at most [`ERROR_BODY_LIMIT`] bytes of an error answer.
-async fn error_body(response: Response) -> String {
+/// The beginning of an error answer, redacted then cut to
+/// [`ERROR_BODY_LIMIT`] characters: [`Redactor::reach`] bytes more are read
+/// than kept, so that a credential straddling the cut is masked whole.
+async fn error_body(response: Response, redactor: &Redactor) -> String {
+    let wanted = ERROR_BODY_LIMIT * 4 + redactor.reach();
     let mut body = Vec::new();
+    let mut complete = true;
     let mut stream = response.bytes_stream();
-    while let Some(Ok(chunk)) = stream.next().await {
+    while let Some(chunk) = stream.next().await {
+        let Ok(chunk) = chunk else {
+            complete = false;
+            break;
+        };
         body.extend_from_slice(&chunk);
-        if body.len() >= ERROR_BODY_LIMIT {
-            body.truncate(ERROR_BODY_LIMIT);
+        if body.len() >= wanted {
+            complete = false;
+            body.truncate(wanted);
             break;
         }
     }
-    let text = String::from_utf8_lossy(&body).trim().to_string();
+    let text = redactor.cut(&String::from_utf8_lossy(&body), complete, ERROR_BODY_LIMIT);
+    let text = text.trim();
     if text.is_empty() {
         "(empty body)".into()
     } else {
-        text
+        text.to_string()
     }
 }
 
@@ -140,8 +199,24 @@ impl VlClient {
             HeaderValue::from_str(value.expose())
                 .map_err(|_| VlError::Credentials(format!("the value of header {name} is not valid in HTTP")))?;
         }
-        let http = http_client(timeouts).map_err(|e| bad(&format!("cannot build an HTTP client: {e}")))?;
-        Ok(VlClient { http, base, auth, timeouts })
+        let http = http_client(timeouts, false).map_err(|e| bad(&format!("cannot build an HTTP client: {e}")))?;
+        let redactor = auth.redactor();
+        Ok(VlClient { http, base, auth, redactor, timeouts, follow_redirects: false })
+    }
+
+    /// The same client following redirects to the same origin (`follow`)
+    /// or none (the default; `--follow-redirects`). A redirect to another
+    /// origin is never followed.
+    ///
+    /// # Errors
+    /// [`VlError::BadUrl`] when the HTTP client cannot be built.
+    pub fn follow_redirects(self, follow: bool) -> Result<VlClient, VlError> {
+        VlClient { follow_redirects: follow, ..self }.detached()
+    }
+
+    /// Masks the credentials of this client in `text` (a server's words).
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
     }
 
     /// The same server, credentials and timeouts with an HTTP client of its
@@ -152,11 +227,11 @@ impl VlClient {
     /// # Errors
     /// [`VlError::BadUrl`] when the HTTP client cannot be built.
     pub fn detached(&self) -> Result<VlClient, VlError> {
-        let http = http_client(self.timeouts).map_err(|e| VlError::BadUrl {
+        let http = http_client(self.timeouts, self.follow_redirects).map_err(|e| VlError::BadUrl {
             url: self.base_url(),
             problem: format!("cannot build an HTTP client: {e}"),
         })?;
-        Ok(VlClient { http, base: self.base.clone(), auth: self.auth.clone(), timeouts: self.timeouts })
+        Ok(VlClient { http, ..self.clone() })
     }
 
     /// The tenant the requests carry.
@@ -198,22 +273,40 @@ impl VlClient {
         rb
     }
 
-    /// Sends a request; a non-2xx answer becomes [`Failure::Status`] with its body.
+    /// Sends a request; a redirect not followed becomes
+    /// [`Failure::Redirected`], another non-2xx answer [`Failure::Status`]
+    /// with its body (redacted, then capped).
     async fn send(&self, path: &str, form: &[(&str, String)]) -> Result<Response, Failure> {
-        let response = self.post(path, form).send().await.map_err(|e| transport(&e))?;
+        let response = self.post(path, form).send().await.map_err(|e| transport(&e, &self.redactor))?;
         let status = response.status();
+        if status.is_redirection() {
+            let to = match response.headers().get(LOCATION).map(|l| l.to_str()) {
+                None => "(no Location header)".to_string(),
+                Some(Err(_)) => "(a Location that is not text)".to_string(),
+                Some(Ok(l)) => match response.url().join(l) {
+                    Ok(url) => origin_of(&url),
+                    Err(_) => "(a Location that is no URL)".to_string(),
+                },
+            };
+            let to = self.redactor.cut(&to, true, 200);
+            return Err(Failure::Redirected { status: status.as_u16(), to, following: self.follow_redirects });
+        }
         if !status.is_success() {
-            let body = self.auth.redact(&error_body(response).await);
+            let body = error_body(response, &self.redactor).await;
             return Err(Failure::Status { status: status.as_u16(), body });
         }
         Ok(response)
     }
 
     async fn json(&self, path: &str, form: &[(&str, String)]) -> Result<serde_json::Value, VlError> {
-        let request_error = |failure| VlError::Request { url: self.endpoint(path), failure };
+        let request_error =
+            |failure: Failure| VlError::Request { url: self.endpoint(path), failure: failure.redacted(&self.redactor) };
         let response = self.send(path, form).await.map_err(request_error)?;
-        let bytes = response.bytes().await.map_err(|e| request_error(transport(&e)))?;
-        serde_json::from_slice(&bytes).map_err(|e| request_error(Failure::BadAnswer(format!("not JSON ({e})"))))
+        let bytes = response.bytes().await.map_err(|e| request_error(transport(&e, &self.redactor)))?;
+        serde_json::from_slice(&bytes).map_err(|e| {
+            let quote = self.redactor.quote(&bytes, QUOTE_LIMIT);
+            request_error(Failure::BadAnswer(format!("not JSON ({e}): {quote:?}")))
+        })
     }
 
     /// `/select/logsql/field_names`: the field names of the rows matching
@@ -230,7 +323,10 @@ impl VlClient {
         let path = "/select/logsql/field_names";
         let form = [("query", query.to_string()), ("start", show_time(&start)), ("end", show_time(&end))];
         let v = self.json(path, &form).await?;
-        let bad = |what: &str| VlError::Request { url: self.endpoint(path), failure: Failure::BadAnswer(what.into()) };
+        let bad = |what: &str| VlError::Request {
+            url: self.endpoint(path),
+            failure: Failure::BadAnswer(what.into()).redacted(&self.redactor),
+        };
         let values = v.get("values").and_then(|x| x.as_array()).ok_or_else(|| bad("no \"values\" list"))?;
         Ok(values
             .iter()
@@ -262,16 +358,18 @@ impl VlClient {
             ("step", format!("{}s", step.num_seconds().max(1))),
         ];
         let v = self.json(path, &form).await?;
-        let bad = |what: String| VlError::Request { url: self.endpoint(path), failure: Failure::BadAnswer(what) };
+        let bad = |what: String| VlError::Request {
+            url: self.endpoint(path),
+            failure: Failure::BadAnswer(what).redacted(&self.redactor),
+        };
         let mut out = Vec::new();
         for series in v.get("hits").and_then(|h| h.as_array()).ok_or_else(|| bad("no \"hits\" list".into()))? {
             let times = series.get("timestamps").and_then(|t| t.as_array()).cloned().unwrap_or_default();
             let values = series.get("values").and_then(|t| t.as_array()).cloned().unwrap_or_default();
             for (t, n) in times.iter().zip(values.iter()) {
-                let t = t
-                    .as_str()
-                    .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
-                    .ok_or_else(|| bad(format!("bucket time {t} is not RFC 3339")))?;
+                let t = t.as_str().and_then(|s| DateTime::parse_from_rfc3339(s).ok()).ok_or_else(|| {
+                    bad(format!("bucket time {} is not RFC 3339", self.redactor.quote(t.to_string().as_bytes(), 100)))
+                })?;
                 let n = n.as_u64().or_else(|| n.as_str().and_then(|s| s.parse().ok())).unwrap_or(0);
                 out.push((t.with_timezone(&Utc), n));
             }
@@ -287,12 +385,12 @@ impl VlClient {
     pub async fn query(&self, query: &str) -> Result<Response, Failure> {
         self.send("/select/logsql/query", &[("query", query.to_string())]).await
     }
-}
 
-/// The next chunk of a streamed answer (`None` at its end).
-///
-/// # Errors
-/// [`Failure::Transport`] when the stream breaks (reset, truncated chunked body, read timeout).
-pub async fn next_chunk(response: &mut Response) -> Result<Option<impl AsRef<[u8]>>, Failure> {
-    response.chunk().await.map_err(|e| transport(&e))
+    /// The next chunk of a streamed answer (`None` at its end).
+    ///
+    /// # Errors
+    /// [`Failure::Transport`] when the stream breaks (reset, truncated chunked body, read timeout).
+    pub async fn next_chunk(&self, response: &mut Response) -> Result<Option<impl AsRef<[u8]>>, Failure> {
+        response.chunk().await.map_err(|e| transport(&e, &self.redactor))
+    }
 }

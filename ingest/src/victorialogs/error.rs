@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, Utc};
 
+use super::redact::Redactor;
 use crate::store::StoreError;
 
 /// RFC 3339 UTC text of a window bound.
@@ -47,6 +48,36 @@ pub enum Failure {
     /// The answer of `/hits` or `/field_names` is not what VictoriaLogs sends.
     #[error("unexpected answer: {0}")]
     BadAnswer(String),
+    /// The server answered with a redirect that was not followed: redirects
+    /// are followed only with `--follow-redirects`, and then only to the
+    /// same origin (scheme, host and port), so that the credentials and
+    /// extra headers never reach another server.
+    #[error("{}", redirect_text(*status, to, *following))]
+    Redirected {
+        /// The status code (301, 302, 303, 307, 308).
+        status: u16,
+        /// The origin of its `Location` (`http://host:port`, redacted), or
+        /// why there is none.
+        to: String,
+        /// Whether `--follow-redirects` was given (the `Location` is then
+        /// on another origin).
+        following: bool,
+    },
+}
+
+fn redirect_text(status: u16, to: &str, following: bool) -> String {
+    if following {
+        format!(
+            "HTTP {status}: the server redirects to another origin, {to}; kdrift follows a redirect only to the \
+             same origin, even with --follow-redirects (the credentials and extra headers would go to {to}); \
+             pass --url with that server if you trust it"
+        )
+    } else {
+        format!(
+            "HTTP {status}: the server redirects to {to}; kdrift follows no redirect unless --follow-redirects \
+             is given (then only to the same origin: the credentials and extra headers never go to another)"
+        )
+    }
 }
 
 impl Failure {
@@ -57,7 +88,25 @@ impl Failure {
         match self {
             Failure::Status { status, .. } => *status == 429 || *status >= 500,
             Failure::Transport(_) | Failure::NotJson { .. } | Failure::Truncated { .. } => true,
-            Failure::BadAnswer(_) => false,
+            Failure::BadAnswer(_) | Failure::Redirected { .. } => false,
+        }
+    }
+
+    /// The failure with every credential in its text masked by `redactor`
+    /// (what a server said is redacted where it is read; this applies it
+    /// again wherever a failure is reported or stored).
+    pub fn redacted(self, redactor: &Redactor) -> Failure {
+        match self {
+            Failure::Status { status, body } => Failure::Status { status, body: redactor.redact(&body) },
+            Failure::Transport(text) => Failure::Transport(redactor.redact(&text)),
+            Failure::NotJson { line, problem, text } => {
+                Failure::NotJson { line, problem: redactor.redact(&problem), text: redactor.redact(&text) }
+            }
+            f @ Failure::Truncated { .. } => f,
+            Failure::BadAnswer(text) => Failure::BadAnswer(redactor.redact(&text)),
+            Failure::Redirected { status, to, following } => {
+                Failure::Redirected { status, to: redactor.redact(&to), following }
+            }
         }
     }
 }

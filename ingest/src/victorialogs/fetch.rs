@@ -18,12 +18,13 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 use tokio::sync::mpsc::{Receiver, Sender};
 
-use super::client::{next_chunk, VlClient};
+use super::client::{VlClient, QUOTE_LIMIT};
 use super::error::Failure;
 use super::layout::{convert, Layout, Typing};
 use super::lines::{Line, LineSplitter};
 use super::logsql::window_query;
 use super::pull::Retry;
+use super::redact::Redactor;
 use super::windows::Window;
 use crate::interrupt::Interrupt;
 use crate::parallel::map_ordered;
@@ -37,9 +38,6 @@ pub const CHUNK: usize = 2_048;
 /// Messages the queue holds ahead of the caller: at most this many chunks
 /// of [`CHUNK`] lines are converted and waiting while a window commits.
 pub const QUEUED: usize = 8;
-
-/// Most characters of a bad line quoted in an error.
-const QUOTE_LIMIT: usize = 300;
 
 /// What the fetcher hands over, in order.
 #[derive(Debug)]
@@ -109,6 +107,9 @@ pub struct FetchJob {
     pub locations: Vec<String>,
     /// The observation time of a record that carries none (the run's start).
     pub started_at: DateTime<Utc>,
+    /// Masks the credentials in what the server says (a line that is not
+    /// JSON, a row's bad value) before it is quoted in an error.
+    pub redactor: Redactor,
 }
 
 /// A running fetcher: its queue and its thread.
@@ -170,7 +171,7 @@ async fn fetch_all(client: &VlClient, job: &FetchJob, interrupt: &Interrupt, tx:
             let failure = match fetch_attempt(client, job, index, attempt, window, interrupt, tx).await {
                 Ok(()) => break,
                 Err(Stop::Quit) => return,
-                Err(Stop::Failed(failure)) => failure,
+                Err(Stop::Failed(failure)) => failure.redacted(&job.redactor),
             };
             let retry_in = (attempt < attempts && failure.is_retryable()).then(|| job.retry.delay(attempt));
             if tx.send(Fetched::Failed { index, attempt, failure, retry_in }).await.is_err() {
@@ -218,7 +219,7 @@ async fn fetch_attempt(
     let mut lines = Pending { job, location: &job.locations[index], held: Vec::new() };
     let mut splitter = LineSplitter::new(job.max_line);
     loop {
-        let chunk = match unless_stopped(next_chunk(&mut response), interrupt, tx).await? {
+        let chunk = match unless_stopped(client.next_chunk(&mut response), interrupt, tx).await? {
             Ok(Some(chunk)) => chunk,
             Ok(None) => break,
             Err(f) => {
@@ -270,8 +271,9 @@ impl Pending<'_> {
             return Ok(());
         }
         let (layout, location, started_at) = (self.job.layout, self.location, self.job.started_at);
+        let redactor = &self.job.redactor;
         let outcomes = map_ordered(std::mem::take(&mut self.held), |(line, held)| match held {
-            Held::Bytes(bytes) => outcome(layout, location, line, &bytes, started_at),
+            Held::Bytes(bytes) => outcome(layout, location, line, &bytes, started_at, redactor),
             Held::TooLong(len) => Outcome::Line(FetchedLine::TooLong { line, len }),
         });
         let mut lines = Vec::with_capacity(outcomes.len());
@@ -306,15 +308,22 @@ enum Outcome {
     Line(FetchedLine),
 }
 
-/// Reads one response line (pure: runs on any core).
-fn outcome(layout: Layout, location: &str, line: u64, bytes: &[u8], started_at: DateTime<Utc>) -> Outcome {
+/// Reads one response line (pure: runs on any core). What it quotes of
+/// the line is redacted before it is cut.
+fn outcome(
+    layout: Layout,
+    location: &str,
+    line: u64,
+    bytes: &[u8],
+    started_at: DateTime<Utc>,
+    redactor: &Redactor,
+) -> Outcome {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Outcome::Blank;
     }
     let not_json = |problem: String| {
-        let text = String::from_utf8_lossy(bytes);
-        let text: String = text.chars().take(QUOTE_LIMIT).collect();
-        Outcome::NotJson(Failure::NotJson { line, problem, text })
+        let text = redactor.quote(bytes, QUOTE_LIMIT);
+        Outcome::NotJson(Failure::NotJson { line, problem: redactor.redact(&problem), text })
     };
     let row = match serde_json::from_slice::<Value>(bytes) {
         Ok(Value::Object(row)) => row,
@@ -325,7 +334,7 @@ fn outcome(layout: Layout, location: &str, line: u64, bytes: &[u8], started_at: 
     Outcome::Line(match convert(layout, row) {
         Ok(c) => {
             let rejected = match c.typing {
-                Typing::Rejected(why) => Some(why),
+                Typing::Rejected(why) => Some(redactor.redact(&why)),
                 _ => None,
             };
             let record = Record { object: c.object, origin, observed_at: c.observed_at, change: c.change };
@@ -334,7 +343,7 @@ fn outcome(layout: Layout, location: &str, line: u64, bytes: &[u8], started_at: 
         Err(e) => FetchedLine::Row {
             line,
             rejected: None,
-            record: Err(InputError { origin, column: None, message: e.to_string() }),
+            record: Err(InputError { origin, column: None, message: redactor.redact(&e.to_string()) }),
         },
     })
 }

@@ -10,6 +10,7 @@
 //! - [`window`]: one window streamed into one ingest run, committed atomically
 //!   with its progress row, or not at all;
 //! - [`pull`]: the whole pull: layout, windows, retries with backoff, `--resume`.
+//! - [`redact`]: every form of every credential masked in what a server says.
 
 pub mod auth;
 pub mod client;
@@ -19,6 +20,7 @@ pub mod layout;
 pub mod lines;
 pub mod logsql;
 pub mod pull;
+pub mod redact;
 pub mod window;
 pub mod windows;
 
@@ -27,5 +29,6 @@ pub use client::{Timeouts, VlClient};
 pub use error::{Failure, VlError};
 pub use layout::Layout;
 pub use pull::{pull, NoPullProgress, PullFailed, PullOptions, PullProgress, PullReport, Retry};
+pub use redact::Redactor;
 pub use window::WindowReport;
 pub use windows::Window;

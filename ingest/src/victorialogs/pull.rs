@@ -234,7 +234,9 @@ async fn choose_layout(
     if names.is_empty() {
         names.push("none".into());
     }
-    Err(VlError::NoLayout { url: client.endpoint("/select/logsql/field_names"), start, end, fields: names.join(", ") })
+    // Field names are the server's words too.
+    let fields = client.redactor().cut(&names.join(", "), true, 2000);
+    Err(VlError::NoLayout { url: client.endpoint("/select/logsql/field_names"), start, end, fields })
 }
 
 /// Pulls `[start, end)` from `client` into `store`.

@@ -108,6 +108,7 @@ pub async fn pull_windows(
         retry: options.retry,
         locations: windows.iter().map(|w| location(client, w)).collect(),
         started_at: Utc::now(),
+        redactor: client.redactor().clone(),
     };
     let mut fetcher = Fetcher::start(client.detached()?, fetch, interrupt.clone())
         .map_err(|problem| VlError::BadUrl { url: client.base_url(), problem })?;
@@ -162,6 +163,7 @@ pub async fn pull_windows(
                 done.push(report);
             }
             Fetched::Failed { index, attempt, failure, retry_in } => {
+                let failure = failure.redacted(client.redactor());
                 if let Some(a) = current.take() {
                     a.abandon(&failure.to_string())?;
                 }

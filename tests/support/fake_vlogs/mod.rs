@@ -7,10 +7,12 @@
 //! injected failures ([`Fault`]): 400 and 503 with the real bodies, a 200
 //! cut off mid-line, or a 200 whose body ends with an error text, each
 //! followed by an aborted connection; a 200 that never ends, or one with an
-//! overlong line.
+//! overlong line. [`scripted`] answers with the test's closure instead and
+//! records every request (hostile proxies, redirects).
 
 pub mod handlers;
 pub mod logsql;
+pub mod scripted;
 pub mod storage;
 
 use std::net::SocketAddr;

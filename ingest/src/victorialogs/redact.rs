@@ -1,0 +1,382 @@
+//! Credentials kept out of everything a server's words reach: error
+//! messages on stderr, the run's `ingest_errors` rows, logs. A proxy or a
+//! broken server may echo the request's headers in any answer (an error
+//! page, a `200` that is not JSON, a row's field), in any encoding.
+//! [`Redactor`] replaces every form of every credential kdrift sends with
+//! `***`:
+//!
+//! - the value itself, and its whitespace-separated parts of
+//!   [`MIN_PART`]+ characters (`ApiKey 3f9c…` → `3f9c…`); the Basic
+//!   password alone and `user:password`;
+//! - its base64 (standard and URL-safe alphabets, padded or not), as Basic
+//!   auth sends `user:password`;
+//! - the encodings an echo may wrap it in, decoded before matching, up to
+//!   [`DECODE_LEVELS`] deep and in any mix: URL-encoding (`%3D`), JSON and
+//!   C escapes (`\u003d`, `\/`, `\"`, `\x3d`), HTML entities (`&#61;`,
+//!   `&amp;`); form encoding's `+` for a space; ASCII case ignored (`%3d`).
+//!
+//! Values shorter than [`MIN_SECRET`] characters are not redacted (they
+//! would blank out ordinary words). Redaction comes before any cut: a text
+//! read in part is redacted with [`Redactor::reach`] bytes more than it
+//! keeps, and the end that cannot be checked (where a credential may
+//! straddle the end of what was read) is dropped ([`Redactor::cut`]).
+
+use std::sync::Arc;
+
+use base64::Engine;
+
+/// Shortest credential value redacted, characters.
+pub const MIN_SECRET: usize = 4;
+/// Shortest whitespace-separated part of a value redacted on its own, characters.
+pub const MIN_PART: usize = 8;
+/// Encoding layers undone before matching (`%253D` is two).
+pub const DECODE_LEVELS: usize = 2;
+/// Most raw bytes one decoded byte can come from in one layer (`&#x0003d;`).
+const WIDEST_ESCAPE: usize = 10;
+/// Most digits of a numeric HTML entity.
+const ENTITY_DIGITS: usize = 6;
+
+/// What replaces a credential.
+pub const MASK: &str = "***";
+
+/// Replaces every form of a set of credentials (see the module doc).
+/// Cheap to clone; its `Debug` never shows a value.
+#[derive(Clone, Default)]
+pub struct Redactor {
+    inner: Arc<Needles>,
+}
+
+#[derive(Default)]
+struct Needles {
+    /// Every form, ASCII-lowercased, longest first.
+    forms: Vec<Vec<u8>>,
+    /// Longest form, bytes.
+    longest: usize,
+}
+
+impl std::fmt::Debug for Redactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Redactor({} forms)", self.inner.forms.len())
+    }
+}
+
+/// The forms of one credential value that are matched (before decoding).
+fn forms_of(value: &str, out: &mut Vec<String>) {
+    if value.chars().count() < MIN_SECRET {
+        return;
+    }
+    let mut plain = vec![value.to_string()];
+    let parts: Vec<&str> = value.split_whitespace().collect();
+    if parts.len() > 1 {
+        plain.extend(parts.iter().filter(|p| p.chars().count() >= MIN_PART).map(|p| p.to_string()));
+    }
+    if value.contains(' ') {
+        plain.push(value.replace(' ', "+"));
+    }
+    use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+    for p in plain {
+        for engine in [&STANDARD, &STANDARD_NO_PAD, &URL_SAFE, &URL_SAFE_NO_PAD] {
+            out.push(engine.encode(&p));
+        }
+        out.push(p);
+    }
+}
+
+impl Redactor {
+    /// A redactor of `values` (each credential value kdrift sends; for
+    /// Basic auth, the password and `user:password`).
+    pub fn new<'a>(values: impl IntoIterator<Item = &'a str>) -> Redactor {
+        let mut forms = Vec::new();
+        for v in values {
+            forms_of(v, &mut forms);
+        }
+        let mut forms: Vec<Vec<u8>> = forms.into_iter().map(|f| f.to_ascii_lowercase().into_bytes()).collect();
+        forms.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        forms.dedup();
+        let longest = forms.first().map_or(0, Vec::len);
+        Redactor { inner: Arc::new(Needles { forms, longest }) }
+    }
+
+    /// Most bytes one occurrence of a credential (in any encoding handled)
+    /// can span: read this much past what is kept, so that nothing kept is
+    /// part of an occurrence running past the end of what was read.
+    pub fn reach(&self) -> usize {
+        self.inner.longest * WIDEST_ESCAPE.pow(DECODE_LEVELS as u32)
+    }
+
+    /// `text` with every credential replaced by [`MASK`].
+    pub fn redact(&self, text: &str) -> String {
+        self.cut(text, true, usize::MAX)
+    }
+
+    /// `text` redacted, then cut to `limit` characters (`…` marks a cut).
+    /// `complete`: `text` is the whole of what the server said; when it is
+    /// only the beginning, its last [`Redactor::reach`] bytes are dropped
+    /// (a credential may straddle its end).
+    pub fn cut(&self, text: &str, complete: bool, limit: usize) -> String {
+        let len = text.len();
+        let safe_end = if complete { len } else { floor_boundary(text, len.saturating_sub(self.reach())) };
+        let mut out = String::new();
+        let mut pos = 0;
+        for (start, end) in self.spans(text.as_bytes()) {
+            let (start, end) = (floor_boundary(text, start), ceil_boundary(text, end));
+            if start >= safe_end {
+                break;
+            }
+            if end <= pos {
+                continue;
+            }
+            if start >= pos {
+                out.push_str(&text[pos..start]);
+                out.push_str(MASK);
+            }
+            pos = end;
+        }
+        if pos < safe_end {
+            out.push_str(&text[pos..safe_end]);
+        }
+        let mut was_cut = safe_end < len;
+        if let Some((at, _)) = out.char_indices().nth(limit) {
+            out.truncate(at);
+            was_cut = true;
+        }
+        if was_cut {
+            out.push('…');
+        }
+        out
+    }
+
+    /// The beginning of `bytes` (UTF-8, lossily), redacted and cut to
+    /// `limit` characters; only about `4 × limit` + [`Redactor::reach`]
+    /// bytes of it are looked at.
+    pub fn quote(&self, bytes: &[u8], limit: usize) -> String {
+        let window = bytes.len().min(limit.saturating_mul(4).saturating_add(self.reach()));
+        self.cut(&String::from_utf8_lossy(&bytes[..window]), window == bytes.len(), limit)
+    }
+
+    /// Byte ranges of `hay` holding a credential, sorted and merged.
+    fn spans(&self, hay: &[u8]) -> Vec<(usize, usize)> {
+        let forms = &self.inner.forms;
+        if forms.is_empty() || hay.is_empty() {
+            return Vec::new();
+        }
+        let mut spans = Vec::new();
+        // The current layer, and the raw range each of its bytes comes from.
+        let mut layer = hay.to_vec();
+        let mut from: Vec<(usize, usize)> = (0..hay.len()).map(|i| (i, i + 1)).collect();
+        for depth in 0..=DECODE_LEVELS {
+            let lower = layer.to_ascii_lowercase();
+            for form in forms {
+                for at in find_all(&lower, form) {
+                    spans.push((from[at].0, from[at + form.len() - 1].1));
+                }
+            }
+            if depth == DECODE_LEVELS {
+                break;
+            }
+            let Some((next, next_from)) = decode(&layer) else { break };
+            from = next_from.iter().map(|&(s, e)| (from[s].0, from[e - 1].1)).collect();
+            layer = next;
+        }
+        spans.sort_unstable();
+        let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
+        for (s, e) in spans {
+            match merged.last_mut() {
+                Some(last) if s <= last.1 => last.1 = last.1.max(e),
+                _ => merged.push((s, e)),
+            }
+        }
+        merged
+    }
+}
+
+fn floor_boundary(text: &str, mut i: usize) -> usize {
+    while i > 0 && !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_boundary(text: &str, mut i: usize) -> usize {
+    while i < text.len() && !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// Start offsets of every (possibly overlapping) occurrence of `needle`.
+fn find_all<'a>(hay: &'a [u8], needle: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+    let last = hay.len().checked_sub(needle.len()).map(|n| n + 1).unwrap_or(0);
+    (0..last).filter(move |&i| hay[i] == needle[0] && hay[i..].starts_with(needle))
+}
+
+/// A decoded layer: its bytes, and the range of the layer below each comes from.
+type Layer = (Vec<u8>, Vec<(usize, usize)>);
+
+/// `bytes` with one layer of escapes undone, and the range of `bytes`
+/// each output byte comes from; `None` when there is no escape.
+fn decode(bytes: &[u8]) -> Option<Layer> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut from = Vec::with_capacity(bytes.len());
+    let mut changed = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match escape_at(bytes, i) {
+            Some((decoded, len)) => {
+                for b in decoded {
+                    out.push(b);
+                    from.push((i, i + len));
+                }
+                i += len;
+                changed = true;
+            }
+            None => {
+                out.push(bytes[i]);
+                from.push((i, i + 1));
+                i += 1;
+            }
+        }
+    }
+    changed.then_some((out, from))
+}
+
+fn hex_value(digits: &[u8]) -> Option<u32> {
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_hexdigit) {
+        return None;
+    }
+    u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+}
+
+fn char_bytes(code: u32) -> Option<Vec<u8>> {
+    let c = char::from_u32(code)?;
+    Some(c.to_string().into_bytes())
+}
+
+/// The escape starting at `bytes[i]`: what it stands for and its length.
+fn escape_at(bytes: &[u8], i: usize) -> Option<(Vec<u8>, usize)> {
+    let rest = &bytes[i..];
+    match rest.first()? {
+        b'%' => Some((vec![u8::try_from(hex_value(rest.get(1..3)?)?).ok()?], 3)),
+        b'\\' => match rest.get(1)? {
+            b'u' => Some((char_bytes(hex_value(rest.get(2..6)?)?)?, 6)),
+            b'x' => Some((vec![u8::try_from(hex_value(rest.get(2..4)?)?).ok()?], 4)),
+            c @ (b'/' | b'"' | b'\\' | b'\'') => Some((vec![*c], 2)),
+            _ => None,
+        },
+        b'&' => {
+            for (name, c) in [("amp;", b'&'), ("lt;", b'<'), ("gt;", b'>'), ("quot;", b'"'), ("apos;", b'\'')] {
+                if rest[1..].to_ascii_lowercase().starts_with(name.as_bytes()) {
+                    return Some((vec![c], 1 + name.len()));
+                }
+            }
+            let body = rest.get(1..)?.strip_prefix(b"#")?;
+            let (hex, digits) = match body.first()? {
+                b'x' | b'X' => (true, &body[1..]),
+                _ => (false, body),
+            };
+            let n = digits.iter().take(ENTITY_DIGITS + 1).position(|b| *b == b';')?;
+            let code = if hex {
+                hex_value(&digits[..n])?
+            } else if n > 0 && digits[..n].iter().all(u8::is_ascii_digit) {
+                std::str::from_utf8(&digits[..n]).ok()?.parse().ok()?
+            } else {
+                return None;
+            };
+            Some((char_bytes(code)?, 2 + usize::from(hex) + n + 1))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const USER: &str = "kdrift";
+    const PASSWORD: &str = "pa55/W0rd\"q+y=z&7731<Q>";
+    const BEARER: &str = "tok-3f9c2b7e11aa";
+    const HEADER: &str = "ApiKey hk_9d8e7f6a5b4c";
+
+    fn redactor() -> Redactor {
+        let basic = format!("{USER}:{PASSWORD}");
+        Redactor::new([PASSWORD, basic.as_str(), BEARER, HEADER, "ab"])
+    }
+
+    fn b64(s: &str) -> String {
+        base64::engine::general_purpose::STANDARD.encode(s)
+    }
+
+    fn url_encoded(s: &str) -> String {
+        s.bytes()
+            .map(|b| if b.is_ascii_alphanumeric() { char::from(b).to_string() } else { format!("%{b:02X}") })
+            .collect()
+    }
+
+    #[test]
+    fn every_form_of_every_credential_is_masked() {
+        let basic = b64(&format!("{USER}:{PASSWORD}"));
+        let unpadded = basic.trim_end_matches('=').to_string();
+        let json = serde_json::to_string(PASSWORD).expect("json");
+        let json = &json[1..json.len() - 1];
+        let escaped: String = PASSWORD.chars().map(|c| format!("\\u{:04x}", c as u32)).collect();
+        let url_safe = basic.replace('+', "-").replace('/', "_");
+        // (what the server wrote, what kdrift shows)
+        let table: Vec<(String, String)> = vec![
+            (format!("authorization: Basic {basic}"), "authorization: Basic ***".into()),
+            (format!("auth={unpadded};"), "auth=***;".into()),
+            (format!("auth={url_safe}"), "auth=***".into()),
+            (format!("password {PASSWORD}!"), "password ***!".into()),
+            (format!("Basic%20{}", url_encoded(&basic)), "Basic%20***".into()),
+            (format!("Basic%20{}", url_encoded(&basic).to_lowercase()), "Basic%20***".into()),
+            (format!("pw={}", url_encoded(PASSWORD).replace('%', "%25")), "pw=***".into()),
+            (format!("{{\"password\":\"{json}\"}}"), "{\"password\":\"***\"}".into()),
+            (format!("{{\"password\":\"{escaped}\"}}"), "{\"password\":\"***\"}".into()),
+            (
+                format!("<td>{}</td>", PASSWORD.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")),
+                "<td>***</td>".into(),
+            ),
+            (format!("bearer: {BEARER}, {}", b64(BEARER)), "bearer: ***, ***".into()),
+            (format!("x-api-key: {HEADER}"), "x-api-key: ***".into()),
+            ("key alone: hk_9d8e7f6a5b4c".into(), "key alone: ***".into()),
+            // Short values and the scheme word of a header are left alone.
+            ("ab ApiKey".into(), "ab ApiKey".into()),
+            ("nothing secret here".into(), "nothing secret here".into()),
+        ];
+        let r = redactor();
+        for (said, shown) in table {
+            assert_eq!(r.redact(&said), shown, "{said}");
+        }
+        assert!(!format!("{r:?}").contains("7731"));
+    }
+
+    #[test]
+    fn a_credential_straddling_the_cut_never_shows_in_part() {
+        let r = redactor();
+        for shift in 0..PASSWORD.len() + 2 {
+            let text = format!("{}{PASSWORD} and more text after it{}", "x".repeat(4096 - shift), "z".repeat(20_000));
+            // Read in part: the beginning only, with the reach beyond the limit.
+            let read = &text[..text.len().min(4096 + r.reach())];
+            let shown = r.cut(read, read.len() == text.len(), 4096);
+            for i in 0..=PASSWORD.len() - 6 {
+                assert!(!shown.contains(&PASSWORD[i..i + 6]), "shift {shift}: {}", &shown[shown.len() - 40..]);
+            }
+            assert!(shown.ends_with('…') && shown.starts_with("xxxx"), "shift {shift}");
+        }
+        // Whole texts are cut after redaction, and only marked when cut.
+        assert_eq!(r.cut(&format!("{PASSWORD} {PASSWORD} abcdef"), true, 9), "*** *** a…");
+        assert_eq!(r.cut("short", true, 7), "short");
+        // A read that stopped inside a credential loses the unchecked end.
+        let partial = format!("ok {}", &b64(&format!("{USER}:{PASSWORD}"))[..10]);
+        assert_eq!(r.cut(&partial, false, 100), "…");
+    }
+
+    #[test]
+    fn quoting_a_long_line_looks_at_its_beginning_only() {
+        let r = redactor();
+        let mut line = format!("not json: {BEARER} ").into_bytes();
+        line.resize(line.len() + 10_000_000, b'y');
+        let quoted = r.quote(&line, 30);
+        assert_eq!(quoted, "not json: *** yyyyyyyyyyyyyyyy…");
+        assert_eq!(Redactor::default().quote(b"plain", 30), "plain");
+    }
+}
