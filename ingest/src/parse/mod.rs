@@ -775,6 +775,51 @@ mod tests {
     }
 
     #[test]
+    fn cluster_info_dump_lists_of_every_era_give_their_items_kind_and_api_version() {
+        // 1.14+ (typed clients, printer sets the List's kind), `-o yaml` in later versions.
+        let y = b"apiVersion: apps/v1\nkind: DeploymentList\nitems:\n- metadata:\n    name: web\n    namespace: d\n  \
+                  spec:\n    replicas: 1\n";
+        let p = parse_bytes("/dump/d/deployments.yaml", y, Naming::Yaml);
+        assert_eq!(p.errors, []);
+        assert_eq!(
+            (&p.records[0].object["kind"], &p.records[0].object["apiVersion"]),
+            (&"Deployment".into(), &"apps/v1".into())
+        );
+        // Between: no List kind, public camelCase, the List's metadata.selfLink.
+        let j = br#"{"metadata":{"selfLink":"/apis/apps/v1/namespaces/d/replicasets"},"items":[{"metadata":{"name":"web-1","namespace":"d"},"spec":{"replicas":1}}]}"#;
+        let p = parse_bytes("/dump/d/whatever.json", j, Naming::Json);
+        assert_eq!(
+            (&p.records[0].object["kind"], &p.records[0].object["apiVersion"]),
+            (&"ReplicaSet".into(), &"apps/v1".into())
+        );
+        // Nothing but the file name: the kind's default apiVersion.
+        let j = br#"{"items":[{"metadata":{"name":"nightly","namespace":"d"}}]}"#;
+        let p = parse_bytes("/dump/d/cronjobs.json", j, Naming::Json);
+        assert_eq!(
+            (&p.records[0].object["kind"], &p.records[0].object["apiVersion"]),
+            (&"CronJob".into(), &"batch/v1".into())
+        );
+        // An item with its own kind keeps it, and no apiVersion from the List.
+        let j = br#"{"kind":"DeploymentList","apiVersion":"apps/v1","items":[{"kind":"Pod","metadata":{"name":"p"}}]}"#;
+        let p = parse_bytes("x.json", j, Naming::Json);
+        assert_eq!((&p.records[0].object["kind"], &p.records[0].object["apiVersion"]), (&"Pod".into(), &"v1".into()));
+        // Services, by List kind, file name or shape: skipped, never errors.
+        for (name, text) in [
+            ("/dump/d/services.yaml", &b"kind: ServiceList\napiVersion: v1\nitems:\n- metadata: {name: a}\n"[..]),
+            ("/dump/d/services.json", br#"{"Items":[{"name":"kubernetes","Spec":{"ClusterIP":"10.96.0.1"}}]}"#),
+            ("/dump/mixed.json", br#"[{"metadata":{"name":"s"},"spec":{"clusterIP":"None","ports":[]}}]"#),
+            ("/dump/svc.json", br#"{"kind":"Service","apiVersion":"v1","metadata":{"name":"s"}}"#),
+        ] {
+            let p = parse_bytes(name, text, Naming::of(name));
+            assert_eq!((p.records.len(), p.skipped, p.errors.len()), (0, 1, 0), "{name}: {:?}", p.errors);
+        }
+        // Nothing tells the kind: an error naming what would have.
+        let p = parse_bytes("/dump/objects.json", br#"{"items":[{"metadata":{"name":"x"}}]}"#, Naming::Json);
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(errors, [format!("/dump/objects.json: items[0]: {NO_KIND}")]);
+    }
+
+    #[test]
     fn list_items_null_and_bad_item() {
         let p = parse_bytes("e.json", br#"{"kind":"EventList","items":null}"#, Naming::Json);
         assert_eq!((p.records.len(), p.errors.len()), (0, 0));
