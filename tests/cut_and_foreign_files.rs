@@ -433,3 +433,102 @@ fn a_secret_is_not_stored_whatever_the_case_of_its_kind() {
     assert_eq!((report.files[0].records, report.files[0].skipped), (0, 4));
     assert_eq!(report.counts.records, 0);
 }
+
+/// Every stored object of the given kinds: (kind, namespace, name,
+/// apiVersion, controller owner as `kind/name` or `""`), sorted.
+fn stored_identities(store: &Store, kinds: &[&str]) -> Vec<(String, String, String, String, String)> {
+    let mut out = Vec::new();
+    for kind in kinds {
+        let params =
+            [("kind".to_string(), kind.to_string()), ("at_us".to_string(), "2100-01-01T00:00:00Z".to_string())];
+        let result = catalog::run(store, "objects_at", &params).expect("objects_at");
+        let col = |name: &str| result.columns.iter().position(|c| c == name).expect("column");
+        let (ns, name, object) = (col("namespace"), col("name"), col("object"));
+        for row in &result.rows {
+            let o = &row[object];
+            let owner = match (
+                o.pointer("/metadata/ownerReferences/0/kind").and_then(Value::as_str),
+                o.pointer("/metadata/ownerReferences/0/name").and_then(Value::as_str),
+            ) {
+                (Some(k), Some(n)) => format!("{k}/{n}"),
+                _ => String::new(),
+            };
+            assert_eq!(o["kind"], *kind, "{o}");
+            out.push((
+                kind.to_string(),
+                row[ns].as_str().unwrap_or_default().to_string(),
+                row[name].as_str().unwrap_or_default().to_string(),
+                o["apiVersion"].as_str().unwrap_or_default().to_string(),
+                owner,
+            ));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_resource_file_of_a_kubectl_1_8_cluster_info_dump_is_stored_with_its_kind_and_owner() {
+    // kubectl 1.8–1.13 printed internal types: no `kind` on the Lists or
+    // their items, so only Events, Pods and Nodes were recognised (by file
+    // name and selfLink) and every Deployment, ReplicaSet, DaemonSet and
+    // ReplicationController item was an error ("object has no `kind`"),
+    // the Services too.
+    use kdrift_tests::cluster_info_dump::{write_tree, EXPECTED, FILES, LOGS};
+    let (dir, store) = temp_store();
+    let tree = write_tree(&dir.path().join("cluster-state"));
+    let report = ingest_files(&store, std::slice::from_ref(&tree), &mut NoProgress).expect("ingest");
+    let per_file: Vec<(String, u64, u64, Vec<String>)> = report
+        .files
+        .iter()
+        .map(|f| {
+            let rel = f.location.strip_prefix(&format!("{}/", tree.display())).unwrap_or(&f.location).to_string();
+            (rel, f.records, f.skipped, errors(f))
+        })
+        .collect();
+    let expected: Vec<(String, u64, u64, Vec<String>)> =
+        FILES.iter().map(|(path, records, skipped)| (path.to_string(), *records, *skipped, Vec::new())).collect();
+    assert_eq!(per_file, expected);
+    let ignored: Vec<String> = report.ignored.iter().map(|p| p.replace(&format!("{}/", tree.display()), "")).collect();
+    assert_eq!(ignored, LOGS, "the container logs are listed as ignored, not errors");
+    assert_eq!((report.status, report.error_count()), (RunStatus::Ok, 0));
+
+    let kinds: std::collections::BTreeSet<&str> = EXPECTED.iter().map(|e| e.0).chain(["Service"]).collect();
+    let kinds: Vec<&str> = kinds.into_iter().collect();
+    let got = stored_identities(&store, &kinds);
+    let want: Vec<(String, String, String, String, String)> = EXPECTED
+        .iter()
+        .map(|(k, ns, n, v, o)| (k.to_string(), ns.to_string(), n.to_string(), v.to_string(), o.to_string()))
+        .collect();
+    assert_eq!(got, want);
+
+    // The templates' flattened metadata is under `metadata`, as the public
+    // types have it: the owners' pod templates read like a v1 pod's.
+    let object = |kind: &str, name: &str| {
+        let params =
+            [("kind".to_string(), kind.to_string()), ("at_us".to_string(), "2100-01-01T00:00:00Z".to_string())];
+        let result = catalog::run(&store, "objects_at", &params).expect("objects_at");
+        let (n, o) = (
+            result.columns.iter().position(|c| c == "name").expect("name"),
+            result.columns.iter().position(|c| c == "object").expect("object"),
+        );
+        result.rows.iter().find(|r| r[n] == name).map(|r| r[o].clone()).expect("stored")
+    };
+    let cronjob = object("CronJob", "backup");
+    let pod_template = &cronjob["spec"]["jobTemplate"]["spec"]["template"];
+    assert_eq!(pod_template["metadata"]["labels"]["app"], "backup");
+    assert_eq!(pod_template["spec"]["containers"][0]["resources"]["requests"]["memory"], "2Gi");
+    assert_eq!(object("Job", "backup-1520000000")["spec"]["activeDeadlineSeconds"], 3600);
+    let rs = object("ReplicaSet", "web-5d4f8b7c9");
+    assert_eq!(rs["spec"]["template"]["metadata"]["labels"]["app"], "web");
+    assert_eq!(rs["spec"]["selector"]["matchLabels"]["app"], "web");
+    assert_eq!(object("ReplicationController", "legacy-rc")["spec"]["selector"]["app"], "legacy");
+    assert_eq!(object("StatefulSet", "db")["spec"]["volumeClaimTemplates"][0]["metadata"]["name"], "data");
+    let pdb = object("PodDisruptionBudget", "db");
+    assert_eq!(
+        (pdb["status"]["disruptionsAllowed"].as_i64(), pdb["spec"]["minAvailable"].as_i64()),
+        (Some(0), Some(1))
+    );
+    assert_eq!(object("PriorityClass", "high")["value"], 1_000_000);
+    assert_eq!(object("Namespace", "media")["status"]["phase"], "Active");
+}

@@ -292,3 +292,97 @@ fn timeline_on_erwee402_says_why_it_finds_no_drain() {
         )
     );
 }
+
+#[test]
+#[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
+fn a_whole_cluster_info_dump_tree_and_the_real_erwee402_files_load_with_zero_errors() {
+    // A kubectl 1.8 `cluster-info dump --output-directory` tree (namespace
+    // folders, every resource file, container logs in POD/logs.txt) given
+    // with the real 2019 minikube dump (internal types) read in place.
+    let Some(real) =
+        real_fixtures_or_skip("a_whole_cluster_info_dump_tree_and_the_real_erwee402_files_load_with_zero_errors")
+    else {
+        return;
+    };
+    let (dir, store) = temp_store();
+    let tree = kdrift_tests::cluster_info_dump::write_tree(&dir.path().join("cluster-state"));
+    let mut inputs = vec![tree.clone()];
+    inputs.extend(
+        ["default__events.json", "kube-system__events.json", "kube-system__pods.json", "nodes.json"]
+            .iter()
+            .map(|f| real.join("dumps").join(format!("erwee402__multi-k8s__{f}"))),
+    );
+    let report = ingest_files(&store, &inputs, &mut NoProgress).expect("ingest");
+    for f in &report.files {
+        assert!(f.errors.is_empty(), "{}: {:?}", f.location, f.errors);
+    }
+    assert_eq!((report.status, report.error_count()), (kdrift_ingest::store::writer::RunStatus::Ok, 0));
+    assert_eq!(report.files.len(), 22 + 4);
+    assert_eq!(report.ignored.len(), 2, "the two logs.txt: {:?}", report.ignored);
+    // Objects per kind: the tree's, plus erwee402's 11 kube-system pods and its node.
+    let per_kind: Vec<(&str, usize)> = [
+        "Event",
+        "Node",
+        "Pod",
+        "Deployment",
+        "ReplicaSet",
+        "DaemonSet",
+        "ReplicationController",
+        "StatefulSet",
+        "Job",
+        "CronJob",
+        "PodDisruptionBudget",
+        "Namespace",
+        "PriorityClass",
+        "Service",
+    ]
+    .iter()
+    .map(|kind| {
+        let params =
+            [("kind".to_string(), kind.to_string()), ("at_us".to_string(), "2100-01-01T00:00:00Z".to_string())];
+        (*kind, kdrift_ingest::store::catalog::run(&store, "objects_at", &params).expect("objects_at").rows.len())
+    })
+    .collect();
+    assert_eq!(
+        per_kind,
+        [
+            ("Event", 1 + 430 + 59),
+            ("Node", 2),
+            ("Pod", 5 + 11),
+            ("Deployment", 1),
+            ("ReplicaSet", 1),
+            ("DaemonSet", 1),
+            ("ReplicationController", 1),
+            ("StatefulSet", 1),
+            ("Job", 1),
+            ("CronJob", 1),
+            ("PodDisruptionBudget", 1),
+            ("Namespace", 1),
+            ("PriorityClass", 1),
+            ("Service", 0),
+        ]
+    );
+    let events: u64 = report.files.iter().map(|f| f.events).sum();
+    let skipped: u64 = report.files.iter().map(|f| f.skipped).sum();
+    assert_eq!((events, skipped), (1 + 430 + 59, 1), "one Service skipped");
+
+    // `kdrift ingest file` of the same inputs exits 0 (2 with any input error).
+    match assert_cmd::Command::cargo_bin("kdrift") {
+        Ok(mut kdrift) => {
+            let out = kdrift
+                .arg("--db")
+                .arg(dir.path().join("cli.duckdb"))
+                .args(["ingest", "file"])
+                .args(&inputs)
+                .env_remove("KDRIFT_DB")
+                .assert()
+                .code(0);
+            let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+            assert!(
+                stdout.contains("run 1 (ok): 518 object versions read, 518 new, 0 already stored, 0 input errors"),
+                "{stdout}"
+            );
+        }
+        Err(e) => eprintln!("the kdrift binary is not built ({e}): its exit status is not checked"),
+    }
+}

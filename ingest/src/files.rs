@@ -49,7 +49,9 @@ pub struct FileSummary {
     pub duplicates: u64,
     /// Documents kdrift does not keep: empty YAML documents, bookmarks,
     /// Secrets and ConfigMaps ([`crate::parse::NOT_KEPT_KINDS`]: never
-    /// stored), the container-log sections of a `kubectl cluster-info dump`.
+    /// stored), kinds it has no use for (Services, Endpoints, …:
+    /// [`crate::parse::kinds::UNUSED_KINDS`]), the container-log sections
+    /// of a `kubectl cluster-info dump`.
     pub skipped: u64,
     /// Input errors (the file's other records still load).
     #[serde(serialize_with = "ser_errors")]

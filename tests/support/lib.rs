@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use kdrift_ingest::Store;
 
 pub mod busy_cluster;
+pub mod cluster_info_dump;
 pub mod fake_kube;
 pub mod filter_load;
 pub mod list_calls;

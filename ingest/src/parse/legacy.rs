@@ -3,7 +3,11 @@
 //! object metadata flattened into the object (`name`, `namespace`, `uid` at
 //! the top). This module rewrites such documents into the public camelCase
 //! shape so that everything downstream sees one format
-//! (kubernetes-events.md §5).
+//! (kubernetes-events.md §5). The metadata flattened into pod templates
+//! (`Spec.Template`, a CronJob's `Spec.JobTemplate`, a StatefulSet's
+//! `Spec.VolumeClaimTemplates`) goes under their `metadata` too, and the
+//! few internal field names whose public JSON name differs are renamed
+//! ([`RENAMED_FIELDS`]).
 
 use serde_json::{Map, Value};
 
@@ -44,7 +48,14 @@ const DATA_MAPS: &[&str] = &[
     "stringData",
     "binaryData",
     "selector",
+    "disruptedPods",
 ];
+
+/// Internal Go field names whose public JSON name is not their camelCase:
+/// (path of the containing object, name after [`camel_key`], public name).
+/// policy/v1beta1 and policy/v1 PodDisruptionBudgetStatus:
+/// `PodDisruptionsAllowed int32 json:"disruptionsAllowed"`.
+pub const RENAMED_FIELDS: &[(&str, &str, &str)] = &[("/status", "podDisruptionsAllowed", "disruptionsAllowed")];
 
 /// True when a document looks like an internal-type dump: a Capitalised
 /// `Items`, or an object with Capitalised field names next to flattened
@@ -101,9 +112,26 @@ fn convert_data_map(v: Value) -> Value {
 }
 
 /// Rewrites one internal-type object into the public shape: renames keys and
-/// moves flattened metadata under `metadata`.
+/// moves flattened metadata under `metadata` (also in its templates).
 pub fn normalise_object(value: Value) -> Value {
     let Value::Object(map) = convert(value) else { return Value::Null };
+    let mut out = nest_metadata(map);
+    nest_template_metadata(&mut out);
+    for (pointer, internal, public) in RENAMED_FIELDS {
+        if let Some(Value::Object(parent)) = out.pointer_mut(pointer) {
+            if !parent.contains_key(*public) {
+                if let Some(v) = parent.remove(*internal) {
+                    parent.insert((*public).to_string(), v);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// An object (or template) with its flattened metadata fields moved under
+/// `metadata`; unchanged when it has a `metadata` already.
+fn nest_metadata(map: Map<String, Value>) -> Value {
     if map.contains_key("metadata") {
         return Value::Object(map);
     }
@@ -120,6 +148,31 @@ pub fn normalise_object(value: Value) -> Value {
     out.insert("metadata".into(), Value::Object(metadata));
     out.extend(rest);
     Value::Object(out)
+}
+
+/// Nests the metadata of the templates internal types embed `ObjectMeta`
+/// in: `spec.template` (PodTemplateSpec: ReplicaSet, Deployment,
+/// DaemonSet, StatefulSet, Job, ReplicationController), `spec.jobTemplate`
+/// and its `spec.template` (CronJob), `spec.volumeClaimTemplates[*]`
+/// (StatefulSet).
+fn nest_template_metadata(object: &mut Value) {
+    let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut) else { return };
+    for key in ["template", "jobTemplate"] {
+        if let Some(template) = spec.get_mut(key).filter(|t| t.is_object()) {
+            if let Value::Object(map) = std::mem::take(template) {
+                *template = nest_metadata(map);
+                // A CronJob's job template holds the pod template.
+                nest_template_metadata(template);
+            }
+        }
+    }
+    if let Some(Value::Array(claims)) = spec.get_mut("volumeClaimTemplates") {
+        for claim in claims.iter_mut().filter(|c| c.is_object()) {
+            if let Value::Object(map) = std::mem::take(claim) {
+                *claim = nest_metadata(map);
+            }
+        }
+    }
 }
 
 /// Rewrites a whole internal-type document: a list (`Items`) or one object.
@@ -188,5 +241,32 @@ mod tests {
         let pod = json!({"name": "p", "Spec": {"Containers": [{"Resources": {"Requests": {"cpu": "100m"}}}]}});
         let out = normalise_object(pod);
         assert_eq!(out["spec"]["containers"][0]["resources"]["requests"]["cpu"], "100m");
+    }
+
+    #[test]
+    fn template_metadata_is_nested_and_internal_names_renamed() {
+        // Internal PodTemplateSpec / JobTemplateSpec embed ObjectMeta: flattened.
+        let cronjob = json!({"name": "backup", "namespace": "media",
+            "Spec": {"Schedule": "0 4 * * *", "JobTemplate": {"creationTimestamp": null, "labels": {"App": "b"},
+                "Spec": {"BackoffLimit": 6, "Template": {"creationTimestamp": null, "labels": {"App": "b"},
+                    "Spec": {"Containers": [{"Name": "c"}]}}}}}});
+        let out = normalise_object(cronjob);
+        assert_eq!(out["metadata"]["name"], "backup");
+        let job = &out["spec"]["jobTemplate"];
+        assert_eq!(job["metadata"]["labels"]["App"], "b");
+        assert_eq!(job["spec"]["backoffLimit"], 6);
+        assert_eq!(job["spec"]["template"]["metadata"]["labels"]["App"], "b");
+        assert_eq!(job["spec"]["template"]["spec"]["containers"][0]["name"], "c");
+        assert!(job["spec"]["template"].get("labels").is_none());
+        let sts = normalise_object(json!({"name": "db", "Spec": {"Template": {"labels": {"a": "b"}, "Spec": {}},
+            "VolumeClaimTemplates": [{"name": "data", "Spec": {"AccessModes": ["ReadWriteOnce"]}}]}}));
+        assert_eq!(sts["spec"]["volumeClaimTemplates"][0]["metadata"]["name"], "data");
+        assert_eq!(sts["spec"]["volumeClaimTemplates"][0]["spec"]["accessModes"][0], "ReadWriteOnce");
+        assert_eq!(sts["spec"]["template"]["metadata"]["labels"]["a"], "b");
+        let pdb = normalise_object(json!({"name": "web", "Spec": {"MinAvailable": 1},
+            "Status": {"PodDisruptionsAllowed": 2, "DisruptedPods": {"Web-0": "2019-03-08T08:55:25Z"}}}));
+        assert_eq!(pdb["status"]["disruptionsAllowed"], 2);
+        assert!(pdb["status"].get("podDisruptionsAllowed").is_none());
+        assert_eq!(pdb["status"]["disruptedPods"]["Web-0"], "2019-03-08T08:55:25Z", "pod names are data");
     }
 }

@@ -7,11 +7,15 @@
 //! records around it are kept: a List cut off by the end of its file keeps
 //! its complete items (`cut`), the container logs in `kubectl cluster-info
 //! dump`'s stdout are skipped (`stream`), UTF-16 text is decoded first
-//! (`utf16`). Secrets and ConfigMaps are never kept ([`NOT_KEPT_KINDS`]).
+//! (`utf16`). List items without `kind` (every List of a `kubectl
+//! cluster-info dump`) get it from the List, the file name or their shape
+//! (`kinds`). Secrets and ConfigMaps are never kept ([`NOT_KEPT_KINDS`]),
+//! nor kinds kdrift has no use for ([`kinds::UNUSED_KINDS`]).
 
 mod cut;
 mod depth;
 pub mod flat;
+pub mod kinds;
 pub mod legacy;
 mod stream;
 mod strict;
@@ -81,23 +85,21 @@ pub struct Parsed {
     pub records: Vec<Record>,
     /// Documents that hold no object (empty YAML documents, BOOKMARK events,
     /// the container logs of a `kubectl cluster-info dump`) and objects
-    /// kdrift does not keep ([`NOT_KEPT_KINDS`]).
+    /// kdrift does not keep ([`NOT_KEPT_KINDS`], [`kinds::UNUSED_KINDS`]).
     pub skipped: u64,
     /// Input errors; the records above are still good.
     pub errors: Vec<InputError>,
 }
 
 /// A kind hint from a file name as `kubectl cluster-info dump` writes them
-/// (`events.json`, `pods.json`, `nodes.json`), for lists whose items lack `kind`.
+/// (`events.json`, `pods.json`, `nodes.json`, `deployments.json`,
+/// `replication-controllers.json`, …: [`kinds::RESOURCES`]), for lists
+/// whose items lack `kind`. The name up to its first `.` counts
+/// (`replicasets.apps.json` is `replicasets`).
 pub fn kind_hint_from_path(location: &str) -> Option<&'static str> {
-    let file = location.rsplit(['/', '\\']).next().unwrap_or(location).to_ascii_lowercase();
+    let file = location.rsplit(['/', '\\']).next().unwrap_or(location);
     let stem = file.split('.').next().unwrap_or("");
-    match stem {
-        "events" => Some("Event"),
-        "pods" => Some("Pod"),
-        "nodes" => Some("Node"),
-        _ => None,
-    }
+    kinds::kind_of_resource_name(stem)
 }
 
 /// What a file's name says about its syntax.
@@ -554,6 +556,8 @@ fn shift_line_numbers(text: &str, offset: u64) -> String {
     out
 }
 
+/// The kind of a List's items that lack one: the List's `<Kind>List`, else
+/// the resource its `selfLink` names, else `fallback` (the file name's).
 fn list_item_hint(doc: &Value, fallback: Option<&'static str>) -> Option<String> {
     if let Some(kind) = doc.get("kind").and_then(Value::as_str) {
         if let Some(base) = kind.strip_suffix("List") {
@@ -562,15 +566,35 @@ fn list_item_hint(doc: &Value, fallback: Option<&'static str>) -> Option<String>
             }
         }
     }
-    if let Some(link) = doc.pointer("/metadata/selfLink").or_else(|| doc.get("selfLink")).and_then(Value::as_str) {
-        match link.rsplit('/').next() {
-            Some("events") => return Some("Event".into()),
-            Some("pods") => return Some("Pod".into()),
-            Some("nodes") => return Some("Node".into()),
-            _ => {}
-        }
+    if let Some((kind, _)) = list_self_link(doc).and_then(kinds::kind_of_self_link) {
+        return Some(kind.to_string());
     }
     fallback.map(str::to_string)
+}
+
+/// A List's `selfLink` (`metadata.selfLink`, or flattened at the top in
+/// internal-type dumps).
+fn list_self_link(doc: &Value) -> Option<&str> {
+    doc.pointer("/metadata/selfLink").or_else(|| doc.get("selfLink")).and_then(Value::as_str)
+}
+
+/// The `apiVersion` of a List's items of kind `kind` that lack one: the
+/// List's own when it is a `<kind>List` (`apiVersion: apps/v1`,
+/// `kind: DeploymentList`), else the group and version its `selfLink`
+/// was served at when that names the same resource
+/// (`/apis/extensions/v1beta1/namespaces/web/deployments`). `None`: the
+/// kind's default applies.
+fn list_item_api_version(doc: &Value, kind: &str) -> Option<String> {
+    let list_kind = doc.get("kind").and_then(Value::as_str);
+    let own = doc.get("apiVersion").and_then(Value::as_str).filter(|v| !v.trim().is_empty());
+    if let (Some(list_kind), Some(own)) = (list_kind, own) {
+        if list_kind.strip_suffix("List") == Some(kind) {
+            return Some(own.to_string());
+        }
+    }
+    list_self_link(doc)
+        .and_then(kinds::kind_of_self_link)
+        .and_then(|(linked, api_version)| (linked == kind).then_some(api_version))
 }
 
 fn is_list(doc: &Value) -> bool {
@@ -618,13 +642,20 @@ pub fn expand_document(doc: Value, origin: Origin, hint: Option<&str>, out: &mut
     if is_list(&doc) {
         let item_hint = list_item_hint(&doc, kind_hint_from_path(&origin.location));
         let item_hint = item_hint.as_deref().or(hint);
+        let item_api_version = item_hint.and_then(|k| list_item_api_version(&doc, k));
         let Value::Object(mut map) = doc else { return };
         let items = match map.remove("items") {
             Some(Value::Array(items)) => items,
             _ => Vec::new(), // `items: null`: an empty list
         };
         for (i, item) in items.into_iter().enumerate() {
-            let item = if legacy::is_legacy(&item) { legacy::normalise_object(item) } else { item };
+            let mut item = if legacy::is_legacy(&item) { legacy::normalise_object(item) } else { item };
+            if let (Some(version), Some(map)) = (&item_api_version, item.as_object_mut()) {
+                // Only an item whose kind is the List's: one with its own kind keeps the default.
+                if !has_kind(map) && map.get("apiVersion").and_then(Value::as_str).is_none_or(|v| v.is_empty()) {
+                    map.insert("apiVersion".into(), Value::String(version.clone()));
+                }
+            }
             // The document's first line is not the item's: name the item only.
             let origin = Origin { item: Some(i as u64), line: None, ..origin.clone() };
             push_object(item, origin, item_hint, Change::Listed, out);
@@ -665,14 +696,35 @@ pub fn expand_document(doc: Value, origin: Origin, hint: Option<&str>, out: &mut
 pub const NOT_KEPT_KINDS: [&str; 2] = ["Secret", "ConfigMap"];
 
 /// Whether `object` (its `kind`, else the kind `hint` gives it) is of a
-/// kind kdrift does not keep ([`NOT_KEPT_KINDS`]).
+/// kind kdrift does not keep ([`NOT_KEPT_KINDS`], [`kinds::UNUSED_KINDS`]).
 fn not_kept(object: &Value, hint: Option<&str>) -> bool {
     // `secret`, ` Secret`: a hand-written kind is still a Secret to whoever reads the store.
     let kind = object.get("kind").and_then(Value::as_str).map(str::trim).filter(|k| !k.is_empty()).or(hint);
-    kind.is_some_and(|k| NOT_KEPT_KINDS.iter().any(|n| n.eq_ignore_ascii_case(k)))
+    kind.is_some_and(|k| NOT_KEPT_KINDS.iter().chain(&kinds::UNUSED_KINDS).any(|n| n.eq_ignore_ascii_case(k)))
 }
 
+/// Whether an object names its kind (a non-blank `kind`).
+fn has_kind(map: &serde_json::Map<String, Value>) -> bool {
+    map.get("kind").and_then(Value::as_str).is_some_and(|k| !k.trim().is_empty())
+}
+
+/// The error of an object whose kind nothing tells.
+const NO_KIND: &str = "object has no `kind`, and neither its List (`kind: <Kind>List`, `selfLink`), its file's name \
+     (pods.json, deployments.json, replication-controllers.json, …) nor its shape tells it; expected a Kubernetes \
+     object with `kind`";
+
 fn push_object(mut object: Value, origin: Origin, hint: Option<&str>, change: Change, out: &mut Parsed) {
+    // No kind, none from the List or file: the shape's (`kinds`).
+    let hint = match object.as_object() {
+        Some(map) if !has_kind(map) => match hint.or_else(|| kinds::kind_from_shape(&object)) {
+            Some(kind) => Some(kind),
+            None => {
+                out.errors.push(InputError { origin, column: None, message: NO_KIND.into() });
+                return;
+            }
+        },
+        _ => hint,
+    };
     if not_kept(&object, hint) {
         out.skipped += 1;
         return;
@@ -735,6 +787,51 @@ mod tests {
             ["t.json:3:25: the file ends in the middle of a JSON document (truncated?); expected a Kubernetes object \
               or list"]
         );
+    }
+
+    #[test]
+    fn cluster_info_dump_lists_of_every_era_give_their_items_kind_and_api_version() {
+        // 1.14+ (typed clients, printer sets the List's kind), `-o yaml` in later versions.
+        let y = b"apiVersion: apps/v1\nkind: DeploymentList\nitems:\n- metadata:\n    name: web\n    namespace: d\n  \
+                  spec:\n    replicas: 1\n";
+        let p = parse_bytes("/dump/d/deployments.yaml", y, Naming::Yaml);
+        assert_eq!(p.errors, []);
+        assert_eq!(
+            (&p.records[0].object["kind"], &p.records[0].object["apiVersion"]),
+            (&"Deployment".into(), &"apps/v1".into())
+        );
+        // Between: no List kind, public camelCase, the List's metadata.selfLink.
+        let j = br#"{"metadata":{"selfLink":"/apis/apps/v1/namespaces/d/replicasets"},"items":[{"metadata":{"name":"web-1","namespace":"d"},"spec":{"replicas":1}}]}"#;
+        let p = parse_bytes("/dump/d/whatever.json", j, Naming::Json);
+        assert_eq!(
+            (&p.records[0].object["kind"], &p.records[0].object["apiVersion"]),
+            (&"ReplicaSet".into(), &"apps/v1".into())
+        );
+        // Nothing but the file name: the kind's default apiVersion.
+        let j = br#"{"items":[{"metadata":{"name":"nightly","namespace":"d"}}]}"#;
+        let p = parse_bytes("/dump/d/cronjobs.json", j, Naming::Json);
+        assert_eq!(
+            (&p.records[0].object["kind"], &p.records[0].object["apiVersion"]),
+            (&"CronJob".into(), &"batch/v1".into())
+        );
+        // An item with its own kind keeps it, and no apiVersion from the List.
+        let j = br#"{"kind":"DeploymentList","apiVersion":"apps/v1","items":[{"kind":"Pod","metadata":{"name":"p"}}]}"#;
+        let p = parse_bytes("x.json", j, Naming::Json);
+        assert_eq!((&p.records[0].object["kind"], &p.records[0].object["apiVersion"]), (&"Pod".into(), &"v1".into()));
+        // Services, by List kind, file name or shape: skipped, never errors.
+        for (name, text) in [
+            ("/dump/d/services.yaml", &b"kind: ServiceList\napiVersion: v1\nitems:\n- metadata: {name: a}\n"[..]),
+            ("/dump/d/services.json", br#"{"Items":[{"name":"kubernetes","Spec":{"ClusterIP":"10.96.0.1"}}]}"#),
+            ("/dump/mixed.json", br#"[{"metadata":{"name":"s"},"spec":{"clusterIP":"None","ports":[]}}]"#),
+            ("/dump/svc.json", br#"{"kind":"Service","apiVersion":"v1","metadata":{"name":"s"}}"#),
+        ] {
+            let p = parse_bytes(name, text, Naming::of(name));
+            assert_eq!((p.records.len(), p.skipped, p.errors.len()), (0, 1, 0), "{name}: {:?}", p.errors);
+        }
+        // Nothing tells the kind: an error naming what would have.
+        let p = parse_bytes("/dump/objects.json", br#"{"items":[{"metadata":{"name":"x"}}]}"#, Naming::Json);
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(errors, [format!("/dump/objects.json: items[0]: {NO_KIND}")]);
     }
 
     #[test]
