@@ -626,8 +626,15 @@ fn a_node_unschedulable_when_first_seen_is_cordoned_before_the_history_not_a_dra
 
 /// Issue 33, item 5: a StatefulSet pod pinned to its node (nodeSelector)
 /// is evicted by the drain of `n1` and recreated under its name on `n1`
-/// after the uncordon: after the drain it counts on `n1` again, as before.
+/// after the uncordon: after the drain it counts on `n1` once, as before.
+/// From events alone it does; with a dump before the drain (uid db0-a) and
+/// one taken later (uid db0-b, first observed at 02:00), the amounts 1 min
+/// after the drain count both lives (2 pods, 800m): db0-a's last version
+/// holds until `infinity` (intervals are per uid) and db0-b counts as an
+/// estimated first version created before the instant. Ignored until the
+/// state queries end a uid's versions when another pod takes its name.
 #[test]
+#[ignore = "issue 33 item 5: a recreated StatefulSet pod's old uid still counts (state queries)"]
 fn a_statefulset_pod_recreated_on_the_node_it_left_counts_there_after_the_drain() {
     use kdrift_ingest::{ingest_files, NoProgress};
     use serde_json::{json, Value};
@@ -730,30 +737,54 @@ fn a_statefulset_pod_recreated_on_the_node_it_left_counts_there_after_the_drain(
                               "spec": {"nodeSelector": {"kubernetes.io/hostname": "n1"},
                                        "containers": [{"name": "db", "image": "db",
                                                        "resources": {"requests": {"cpu": "400m", "memory": "1Gi"}}}]}}}});
+    // The new db-0 as a kubectl dump taken at 02:00 shows it (uid db0-b).
+    let db0 = json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"namespace": "apps", "name": "db-0", "uid": "db0-b", "creationTimestamp": "2026-03-01T01:00:20Z",
+                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db", "uid": "uid-db",
+                                          "controller": true}]},
+        "spec": {"nodeName": "n1", "nodeSelector": {"kubernetes.io/hostname": "n1"},
+                 "containers": [{"name": "db", "image": "db", "resources": {"requests": {"cpu": "400m", "memory": "1Gi"}}}]},
+        "status": {"phase": "Running",
+                   "conditions": [{"type": "PodScheduled", "status": "True", "lastTransitionTime": "2026-03-01T01:05:02Z"}],
+                   "containerStatuses": [{"name": "db", "ready": true,
+                                          "state": {"running": {"startedAt": "2026-03-01T02:00:00Z"}}}]}});
     let list = |items: Vec<Value>| json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
-    let dir = tempfile::tempdir().expect("dir");
-    let mut files = Vec::new();
-    for (name, body) in [
-        ("events.json", list(events)),
-        ("nodes.json", list(vec![node("n1"), node("n2")])),
-        ("statefulsets.json", list(vec![sts])),
-    ] {
-        let path = dir.path().join(name);
-        std::fs::write(&path, body).expect("write");
-        files.push(path);
+    // Events only, then with the later dump of the pod.
+    for with_dump in [false, true] {
+        let dir = tempfile::tempdir().expect("dir");
+        let mut files = Vec::new();
+        let mut inputs = vec![
+            ("events.json", list(events.clone())),
+            ("nodes.json", list(vec![node("n1"), node("n2")])),
+            ("statefulsets.json", list(vec![sts.clone()])),
+        ];
+        if with_dump {
+            inputs.push(("pods.json", list(vec![db0.clone()])));
+            let mut first = db0.clone();
+            first["metadata"]["uid"] = json!("db0-a");
+            first["metadata"]["creationTimestamp"] = json!("2026-03-01T00:00:00Z");
+            first["status"]["conditions"][0]["lastTransitionTime"] = json!("2026-03-01T00:00:01Z");
+            first["status"]["containerStatuses"][0]["state"]["running"]["startedAt"] = json!("2026-03-01T00:30:00Z");
+            inputs.push(("pods-before.json", list(vec![first])));
+        }
+        for (name, body) in inputs {
+            let path = dir.path().join(name);
+            std::fs::write(&path, body).expect("write");
+            files.push(path);
+        }
+        let (_guard, store) = temp_store();
+        let report = ingest_files(&store, &files, &mut NoProgress).expect("ingest");
+        assert_eq!(report.error_count(), 0, "{:?}", report.files.iter().flat_map(|f| &f.errors).next());
+        let timeline = drain_timeline(&store, None, None).expect("timeline");
+        assert_eq!(timeline.operations.len(), 1, "{:#?}", timeline.operations);
+        let op = &timeline.operations[0];
+        let landed: Vec<(&str, usize)> = op.landed.iter().map(|l| (l.node.as_str(), l.pods)).collect();
+        assert_eq!(landed, [("n1", 1)], "db-0 came back to n1 (dump: {with_dump})");
+        let pods_cpu = |r: &kdrift_analyze::RequestedAt| {
+            let n = r.node("n1").expect("n1");
+            (n.pods, n.get("cpu").map(|c| c.requested))
+        };
+        assert_eq!(pods_cpu(&op.before), (1, Some(400)), "before (dump: {with_dump}): {:#?}", op.before);
+        assert_eq!(pods_cpu(&op.after), (1, Some(400)), "after (dump: {with_dump}): {:#?}", op.after);
     }
-    let (_guard, store) = temp_store();
-    let report = ingest_files(&store, &files, &mut NoProgress).expect("ingest");
-    assert_eq!(report.error_count(), 0, "{:?}", report.files.iter().flat_map(|f| &f.errors).next());
-    let timeline = drain_timeline(&store, None, None).expect("timeline");
-    assert_eq!(timeline.operations.len(), 1, "{:#?}", timeline.operations);
-    let op = &timeline.operations[0];
-    let landed: Vec<(&str, usize)> = op.landed.iter().map(|l| (l.node.as_str(), l.pods)).collect();
-    assert_eq!(landed, [("n1", 1)], "db-0 came back to n1");
-    let pods_cpu = |r: &kdrift_analyze::RequestedAt| {
-        let n = r.node("n1").expect("n1");
-        (n.pods, n.get("cpu").map(|c| c.requested))
-    };
-    assert_eq!(pods_cpu(&op.before), (1, Some(400)), "before: {:#?}", op.before);
-    assert_eq!(pods_cpu(&op.after), (1, Some(400)), "after: {:#?}", op.after);
 }
