@@ -412,6 +412,32 @@ mod tests {
         format!("2026-02-01T{hms}Z").parse().expect("time")
     }
 
+    fn up(rs: &str, at: &str, message: &str) -> ScaleUp {
+        ScaleUp {
+            namespace: "web".into(),
+            deployment: "api".into(),
+            replica_set: rs.into(),
+            at: t(at),
+            message: message.into(),
+        }
+    }
+
+    #[test]
+    fn a_new_replica_set_scaling_up_is_a_rollout_and_its_later_scale_ups_are_not() {
+        // The Deployment controller's ScalingReplicaSet (pkg/controller/deployment/sync.go,
+        // `scaleReplicaSetAndRecordEvent`): "Scaled up replica set RS to N", since 1.29
+        // "Scaled up replica set RS from M to N".
+        let old = up("api-1", "00:00:00", "Scaled up replica set api-1 to 3");
+        let new = up("api-2", "01:00:00", "Scaled up replica set api-2 to 1");
+        let next = up("api-2", "01:00:30", "Scaled up replica set api-2 to 2");
+        let later = up("api-2", "03:00:00", "Scaled up replica set api-2 to 5");
+        let all = [old, new, next, later];
+        let rollout: Vec<bool> = all.iter().map(|s| is_rollout(s, &all)).collect();
+        assert_eq!(rollout, [false, true, true, false], "the first ReplicaSet is the Deployment's creation");
+        let from_zero = up("api-9", "05:00:00", "Scaled up replica set api-9 from 0 to 2");
+        assert!(is_rollout(&from_zero, std::slice::from_ref(&from_zero)));
+    }
+
     #[test]
     fn a_node_back_twice_in_one_operation_gets_the_burst_after_its_second_return() {
         // Break-it trial (session 21): n1 cordoned 01:00–01:01 and again

@@ -157,3 +157,39 @@ pub(super) fn runs(resource: &str, requested: i64, holders: &[Holder]) -> Vec<Mo
     runs.sort_by(|a, b| b.holding.cmp(&a.holding).then(b.pods.cmp(&a.pods)).then(a.started_at.cmp(&b.started_at)));
     runs
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(hms: &str) -> DateTime<Utc> {
+        format!("2026-02-01T{hms}Z").parse().expect("time")
+    }
+
+    fn rescale(name: &str, size: &str, at: &str) -> MoveCause {
+        MoveCause {
+            cause: Cause::Hpa,
+            by: Some(size.into()),
+            namespace: "web".into(),
+            name: name.into(),
+            node: None,
+            at: t(at),
+            owner: None,
+            message: format!("New size: {size}; reason: cpu resource utilization (percentage of request) above target"),
+        }
+    }
+
+    #[test]
+    fn an_hpa_named_otherwise_is_matched_by_the_size_it_rescaled_to_and_only_within_a_minute() {
+        // The HPA controller's SuccessfulRescale "New size: N; reason: …"
+        // (pkg/controller/podautoscaler/horizontal.go, `reconcileAutoscaler`),
+        // then the Deployment controller's "Scaled up replica set RS from M to N"
+        // (1.29+ wording; "to N" before).
+        let causes = [rescale("api-hpa", "6", "01:00:00"), rescale("other", "3", "01:00:10")];
+        let found = |message: &str, at: &str| hpa_before(&causes, "web", "api", message, t(at)).map(|c| c.name.clone());
+        assert_eq!(found("Scaled up replica set api-7d from 4 to 6", "01:00:02"), Some("api-hpa".into()));
+        assert_eq!(found("Scaled up replica set api-7d to 6", "01:00:59"), Some("api-hpa".into()));
+        assert_eq!(found("Scaled up replica set api-7d to 6", "01:01:01"), None, "61 s later");
+        assert_eq!(found("Scaled up replica set api-7d to 5", "01:00:20"), None, "another size, another name");
+    }
+}
