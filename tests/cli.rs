@@ -360,7 +360,9 @@ fn an_ingest_sorts_its_lookup_tables_and_keeps_the_moves_and_says_so_with_v() {
 /// Issue 33, item 4: a store holding only a descheduler run (two
 /// events.k8s.io/v1 `Descheduled` events, as descheduler v0.36's
 /// `PodEvictor.EvictPod` records them in pkg/descheduler/evictions/evictions.go)
-/// has no drain, but `timeline drains` lists the run and exits 0.
+/// and a pre-v1 Karpenter eviction (`Evicted` "Evicted pod",
+/// pkg/controllers/node/termination/eviction `PodEvictedEvent`) has no
+/// drain, but `timeline drains` lists both runs and exits 0.
 #[test]
 fn timeline_drains_lists_a_descheduler_run_without_any_drain_and_exits_0() {
     let dir = tempfile::tempdir().expect("tmp");
@@ -375,7 +377,13 @@ fn timeline_drains_lists_a_descheduler_run_without_any_drain_and_exits_0() {
             "note": "pod eviction from node-2 node by sigs.k8s.io/descheduler"})
     };
     let path = dir.path().join("events.json");
-    let list = serde_json::json!({"kind": "List", "apiVersion": "v1", "items": [event("api-7d-a1", 0), event("api-7d-a2", 1)]});
+    let karpenter = serde_json::json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "cache-5f-b1.18a2", "namespace": "web", "uid": "u-k1", "creationTimestamp": "2026-02-01T01:45:00Z"},
+        "involvedObject": {"kind": "Pod", "namespace": "web", "name": "cache-5f-b1", "uid": "p-cache"},
+        "reason": "Evicted", "message": "Evicted pod", "type": "Normal", "source": {"component": "karpenter"},
+        "firstTimestamp": "2026-02-01T01:45:00Z", "lastTimestamp": "2026-02-01T01:45:00Z", "count": 1});
+    let items = [event("api-7d-a1", 0), event("api-7d-a2", 1), karpenter];
+    let list = serde_json::json!({"kind": "List", "apiVersion": "v1", "items": items});
     std::fs::write(&path, list.to_string()).expect("write");
     let db = dir.path().join("k.duckdb");
     kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&path).assert().success();
@@ -387,6 +395,10 @@ fn timeline_drains_lists_a_descheduler_run_without_any_drain_and_exits_0() {
             "descheduler's LowNodeUtilization run at 2026-02-01 01:30: 2 pods evicted from node-2 (2); \
              no replacement in the store"
         ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Karpenter's disruption (eviction) at 2026-02-01 01:45: 1 pod evicted from an unknown node (1); no replacement in the store"),
         "{stdout}"
     );
 }

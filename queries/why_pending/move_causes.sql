@@ -15,7 +15,8 @@
 --   - kdrift: kdrift's own `Evicted` (reportingComponent kdrift, "pod
 --     evicted from NODE node by kdrift (rebalance RUN, eviction N...)";
 --     rebalance/src/execute/record.rs); by = the run;
---   - karpenter: `Evicted` "Evicted pod: REASON" and `Disrupted` "Deleting
+--   - karpenter: `Evicted` "Evicted pod: REASON" ("Evicted pod" before
+--     v1: pkg/controllers/node/termination/eviction), `Disrupted` "Deleting
 --     the pod to accommodate the terminationTime ..." (karpenter
 --     pkg/controllers/node/termination/terminator/events/events.go); by =
 --     REASON (Underutilized, Drifted, Empty, ...) or terminationTime;
@@ -50,7 +51,7 @@ causes AS (
                     AND regexp_matches(message, '^pod evict(ed|ion) from \S* ?node by sigs\.k8s\.io/descheduler')
                    THEN 'descheduler'
                WHEN reason = 'Evicted' AND reporting_component = 'kdrift' THEN 'kdrift'
-               WHEN reason = 'Evicted' AND message LIKE 'Evicted pod: %' THEN 'karpenter'
+               WHEN reason = 'Evicted' AND (message LIKE 'Evicted pod: %' OR message = 'Evicted pod') THEN 'karpenter'
                WHEN reason = 'Disrupted' AND message LIKE 'Deleting the pod to accommodate the terminationTime%'
                    THEN 'karpenter'
                WHEN reason = 'ScaleDown' AND message LIKE 'deleting pod for node scale down%' THEN 'cluster-autoscaler'

@@ -192,7 +192,8 @@ pub struct EvictionRun {
     pub last_at: DateTime<Utc>,
     /// Pods evicted.
     pub pods: usize,
-    /// Per node they left, `(node, pods)`, most first (`?` when unknown).
+    /// Per node they left, `(node, pods)`, most first (`?` when unknown:
+    /// "an unknown node" in the summary).
     pub from: Vec<(String, usize)>,
     /// Per node their replacements landed on, `(node, pods)`, most first.
     pub landed: Vec<(String, usize)>,
@@ -268,8 +269,10 @@ pub fn eviction_runs(causes: &[MoveCause], placements: &[crate::history::Placeme
             let last_at = g.iter().map(|(_, c)| c.at).max().unwrap_or(first.at);
             let from = tally(g.iter().map(|(_, c)| c.node.clone().unwrap_or_else(|| "?".into())));
             let landed = tally(g.iter().filter_map(|(i, _)| landed_on.get(i).cloned()));
-            let list =
-                |v: &[(String, usize)]| v.iter().map(|(n, k)| format!("{n} ({k})")).collect::<Vec<_>>().join(", ");
+            let list = |v: &[(String, usize)]| {
+                let named = |n: &str| if n == "?" { "an unknown node".to_string() } else { n.to_string() };
+                v.iter().map(|(n, k)| format!("{} ({k})", named(n))).collect::<Vec<_>>().join(", ")
+            };
             let pods = g.len();
             let replaced_count: usize = landed.iter().map(|(_, k)| k).sum();
             let landed_words = crate::words::count(replaced_count, "replacement landed", "replacements landed");
