@@ -356,3 +356,49 @@ fn an_ingest_sorts_its_lookup_tables_and_keeps_the_moves_and_says_so_with_v() {
     let out = kdrift().arg("-v").arg("--db").arg(&db).arg("skew").assert().success();
     assert!(!String::from_utf8_lossy(&out.get_output().stderr).contains("migrating"), "migrated once");
 }
+
+/// Issue 33, item 4: a store holding only a descheduler run (two
+/// events.k8s.io/v1 `Descheduled` events, as descheduler v0.36's
+/// `PodEvictor.EvictPod` records them in pkg/descheduler/evictions/evictions.go)
+/// and a pre-v1 Karpenter eviction (`Evicted` "Evicted pod",
+/// pkg/controllers/node/termination/eviction `PodEvictedEvent`) has no
+/// drain, but `timeline drains` lists both runs and exits 0.
+#[test]
+fn timeline_drains_lists_a_descheduler_run_without_any_drain_and_exits_0() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let event = |pod: &str, second: u32| {
+        serde_json::json!({"apiVersion": "events.k8s.io/v1", "kind": "Event",
+            "metadata": {"name": format!("{pod}.18a1"), "namespace": "web", "uid": format!("u-{pod}"),
+                         "creationTimestamp": format!("2026-02-01T01:30:0{second}Z")},
+            "eventTime": format!("2026-02-01T01:30:0{second}.000000Z"),
+            "reportingController": "sigs.k8s.io.descheduler", "reportingInstance": "sigs.k8s.io.descheduler-x",
+            "action": "Descheduled", "reason": "LowNodeUtilization", "type": "Normal",
+            "regarding": {"kind": "Pod", "namespace": "web", "name": pod, "uid": format!("p-{pod}")},
+            "note": "pod eviction from node-2 node by sigs.k8s.io/descheduler"})
+    };
+    let path = dir.path().join("events.json");
+    let karpenter = serde_json::json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "cache-5f-b1.18a2", "namespace": "web", "uid": "u-k1", "creationTimestamp": "2026-02-01T01:45:00Z"},
+        "involvedObject": {"kind": "Pod", "namespace": "web", "name": "cache-5f-b1", "uid": "p-cache"},
+        "reason": "Evicted", "message": "Evicted pod", "type": "Normal", "source": {"component": "karpenter"},
+        "firstTimestamp": "2026-02-01T01:45:00Z", "lastTimestamp": "2026-02-01T01:45:00Z", "count": 1});
+    let items = [event("api-7d-a1", 0), event("api-7d-a2", 1), karpenter];
+    let list = serde_json::json!({"kind": "List", "apiVersion": "v1", "items": items});
+    std::fs::write(&path, list.to_string()).expect("write");
+    let db = dir.path().join("k.duckdb");
+    kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&path).assert().success();
+    let out = kdrift().arg("--db").arg(&db).args(["timeline", "drains"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(
+            "descheduler's LowNodeUtilization run at 2026-02-01 01:30: 2 pods evicted from node-2 (2); \
+             no replacement in the store"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Karpenter's disruption (eviction) at 2026-02-01 01:45: 1 pod evicted from an unknown node (1); no replacement in the store"),
+        "{stdout}"
+    );
+}

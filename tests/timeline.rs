@@ -329,3 +329,462 @@ fn a_kept_move_row_edited_to_null_sends_the_timeline_back_to_the_history_with_th
     assert!(err.to_string().contains("column 5 (uid) is NULL where a value is required"), "{err}");
     assert_eq!(drain_timeline(&store, None, None).expect("from the history"), expected);
 }
+
+/// Issue 33, item 4: who filled the node when no drain did. `n1` (2000m)
+/// holds 1700m when `apps/big-7f-abc` (600m) finds no room; its holders
+/// arrived through every other cause of a move, each written as the
+/// component writes its events:
+/// - descheduler v0.36, `pkg/descheduler/evictions/evictions.go`
+///   (`PodEvictor.EvictPod`): `eventRecorder.Eventf(pod, nil, Normal,
+///   reason /* the plugin */, "Descheduled", "pod eviction from %v node by
+///   sigs.k8s.io/descheduler", nodeName)` — an events.k8s.io/v1 Event,
+///   reportingController `sigs.k8s.io.descheduler`;
+/// - kdrift, `rebalance/src/execute/record.rs` (`attempt_event`): core/v1
+///   `Evicted`, reportingComponent `kdrift`, "pod evicted from NODE node by
+///   kdrift (rebalance RUN, eviction N): REASON";
+/// - Karpenter, `pkg/controllers/node/termination/terminator/events/events.go`
+///   (`EvictPod`): `Evicted` "Evicted pod: " + reason;
+/// - cluster-autoscaler, `core/scaledown/actuation/drain.go`
+///   (`Evictor.evictPod`): `ScaleDown` "deleting pod for node scale down";
+/// - the node lifecycle controller's taint manager: `TaintManagerEviction`
+///   "Marking for deletion Pod NS/NAME";
+/// - the HPA controller's `SuccessfulRescale` "New size: N; reason: …" then
+///   the Deployment controller's `ScalingReplicaSet` "Scaled up replica set
+///   RS to N" (`pkg/controller/deployment/sync.go`, `scaleReplicaSetAndRecordEvent`);
+/// - a rollout: `ScalingReplicaSet` for a second ReplicaSet of `shop`;
+/// - a StatefulSet pod `db-0` evicted from `n1` by the descheduler and
+///   recreated under its name on `n1`.
+#[test]
+fn who_filled_the_node_names_every_cause_of_a_move_with_its_node_count_and_time() {
+    use kdrift_ingest::{ingest_files, NoProgress};
+    use serde_json::{json, Value};
+    let at = |hms: &str| format!("2026-02-01T{hms}Z");
+    let mut events: Vec<Value> = Vec::new();
+    let mut core = |kind: &str, name: &str, reason: &str, message: &str, when: &str, component: &str| {
+        let n = events.len();
+        events.push(json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": format!("{name}.{n:08x}"), "namespace": "apps", "uid": format!("ev-{n}"),
+                         "creationTimestamp": when},
+            "involvedObject": {"kind": kind, "namespace": "apps", "name": name, "uid": format!("uid-{name}")},
+            "reason": reason, "message": message, "type": "Normal",
+            "firstTimestamp": when, "lastTimestamp": when, "count": 1,
+            "source": {"component": component}, "reportingComponent": component
+        }));
+    };
+    let scheduled = |pod: &str, node: &str| format!("Successfully assigned apps/{pod} to {node}");
+    // The evicted pods' bindings (Karpenter's, cluster-autoscaler's and the
+    // taint manager's events name no node) and the StatefulSet pod's first life.
+    for (pod, node) in [("cache-7b-e1", "n4"), ("q-8d-e1", "n5"), ("nc-9f-e1", "n6"), ("db-0", "n1")] {
+        core("Pod", pod, "Scheduled", &scheduled(pod, node), &at("00:10:00"), "default-scheduler");
+    }
+    let kdrift_message = "pod evicted from n3 node by kdrift (rebalance rebalance-20260201-020000-000000, \
+                          eviction 1): n3 is overutilized (above target: cpu 90.0 % > 50)";
+    core("Pod", "api-6c-e1", "Evicted", kdrift_message, &at("02:00:00"), "kdrift");
+    core("Pod", "cache-7b-e1", "Evicted", "Evicted pod: Underutilized", &at("02:30:00"), "karpenter");
+    core("Pod", "q-8d-e1", "ScaleDown", "deleting pod for node scale down", &at("03:00:00"), "cluster-autoscaler");
+    core(
+        "Pod",
+        "nc-9f-e1",
+        "TaintManagerEviction",
+        "Marking for deletion Pod apps/nc-9f-e1",
+        &at("03:10:00"),
+        "taint-eviction-controller",
+    );
+    let hpa = "New size: 4; reason: cpu resource utilization (percentage of request) above target";
+    core("HorizontalPodAutoscaler", "front", "SuccessfulRescale", hpa, &at("03:20:00"), "horizontal-pod-autoscaler");
+    let scaled = "Scaled up replica set front-55 to 4";
+    core("Deployment", "front", "ScalingReplicaSet", scaled, &at("03:20:01"), "deployment-controller");
+    let old = "Scaled up replica set shop-11 to 2";
+    core("Deployment", "shop", "ScalingReplicaSet", old, &at("00:05:00"), "deployment-controller");
+    let new = "Scaled up replica set shop-22 to 1";
+    core("Deployment", "shop", "ScalingReplicaSet", new, &at("03:30:00"), "deployment-controller");
+    let failed = "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: \
+                  1 No preemption victims found for incoming pod.";
+    core("Pod", "big-7f-abc", "FailedScheduling", failed, &at("04:00:00"), "default-scheduler");
+    let descheduled = |pod: &str, plugin: &str, node: &str, when: &str| {
+        json!({
+            "apiVersion": "events.k8s.io/v1", "kind": "Event",
+            "metadata": {"name": format!("{pod}.d{}", when.replace(':', "")), "namespace": "apps",
+                         "uid": format!("desched-{pod}-{when}"), "creationTimestamp": when},
+            "eventTime": when.replace('Z', ".000000Z"),
+            "reportingController": "sigs.k8s.io.descheduler", "reportingInstance": "sigs.k8s.io.descheduler-7c9",
+            "action": "Descheduled", "reason": plugin, "type": "Normal",
+            "regarding": {"kind": "Pod", "namespace": "apps", "name": pod, "uid": format!("uid-{pod}")},
+            "note": format!("pod eviction from {node} node by sigs.k8s.io/descheduler")
+        })
+    };
+    for (i, pod) in ["web-5d-e1", "web-5d-e2", "web-5d-e3"].iter().enumerate() {
+        events.push(descheduled(pod, "LowNodeUtilization", "n2", &at(&format!("01:30:0{i}"))));
+    }
+    events.push(descheduled("db-0", "RemovePodsHavingTooManyRestarts", "n1", &at("03:40:00")));
+
+    let pod = |name: &str, owner: (&str, &str), cpu: &str, created: &str, bound: Option<&str>| {
+        let mut spec = json!({"containers": [{"name": "c", "image": "x",
+                                              "resources": {"requests": {"cpu": cpu, "memory": "64Mi"}}}]});
+        let condition = match bound {
+            Some(b) => {
+                spec["nodeName"] = json!("n1");
+                json!({"type": "PodScheduled", "status": "True", "lastTransitionTime": b})
+            }
+            None => json!({"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                           "lastTransitionTime": created}),
+        };
+        json!({"apiVersion": "v1", "kind": "Pod",
+            // db-0's second life: a new uid (its first is its Scheduled event's).
+            "metadata": {"namespace": "apps", "name": name, "uid": format!("uid-{name}{}", if name == "db-0" { "-b" } else { "" }),
+                         "creationTimestamp": created,
+                         "ownerReferences": [{"apiVersion": "apps/v1", "kind": owner.0, "name": owner.1,
+                                              "uid": format!("o-{}", owner.1), "controller": true}]},
+            "spec": spec,
+            "status": {"phase": if bound.is_some() { "Running" } else { "Pending" }, "conditions": [condition]}})
+    };
+    let mut pods =
+        vec![pod("base-1-x", ("ReplicaSet", "base-1"), "700m", "2026-01-15T00:00:00Z", Some("2026-01-15T00:00:02Z"))];
+    // Each replacement bound 2 s after its creation.
+    for (name, owner, created, bound) in [
+        ("web-5d-r1", "web-5d", "01:30:05", "01:30:07"),
+        ("web-5d-r2", "web-5d", "01:30:06", "01:30:08"),
+        ("web-5d-r3", "web-5d", "01:30:07", "01:30:09"),
+        ("api-6c-r1", "api-6c", "02:00:03", "02:00:05"),
+        ("cache-7b-r1", "cache-7b", "02:30:04", "02:30:06"),
+        ("q-8d-r1", "q-8d", "03:00:05", "03:00:07"),
+        ("nc-9f-r1", "nc-9f", "03:10:30", "03:10:32"),
+        ("front-55-r1", "front-55", "03:20:01", "03:20:03"),
+        ("shop-22-r1", "shop-22", "03:30:01", "03:30:03"),
+    ] {
+        pods.push(pod(name, ("ReplicaSet", owner), "100m", &at(created), Some(&at(bound))));
+    }
+    pods.push(pod("db-0", ("StatefulSet", "db"), "100m", &at("03:40:02"), Some(&at("03:40:03"))));
+    pods.push(pod("big-7f-abc", ("ReplicaSet", "big-7f"), "600m", &at("03:50:00"), None));
+    let node = json!({"apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": "n1", "uid": "uid-n1", "creationTimestamp": "2026-01-01T00:00:00Z",
+                     "labels": {"kubernetes.io/hostname": "n1"}},
+        "spec": {},
+        "status": {"allocatable": {"cpu": "2000m", "memory": "8Gi", "pods": "110"},
+                   "capacity": {"cpu": "2000m", "memory": "8Gi", "pods": "110"},
+                   "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}});
+    let list = |items: Vec<Value>| json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
+    let dir = tempfile::tempdir().expect("dir");
+    let files: Vec<std::path::PathBuf> =
+        [("events.json", list(events)), ("nodes.json", list(vec![node])), ("pods.json", list(pods))]
+            .into_iter()
+            .map(|(name, body)| {
+                let path = dir.path().join(name);
+                std::fs::write(&path, body).expect("write");
+                path
+            })
+            .collect();
+    let (_guard, store) = temp_store();
+    let report = ingest_files(&store, &files, &mut NoProgress).expect("ingest");
+    assert_eq!(report.error_count(), 0, "{:?}", report.files.iter().flat_map(|f| &f.errors).next());
+
+    let report = kdrift_analyze::why_pending(&store, "apps", "big-7f-abc").expect("why-pending").expect("a report");
+    let json = serde_json::to_value(&report).expect("json");
+    let fill = &json["why_full"]["fills"][0];
+    assert_eq!((fill["node"].as_str(), fill["requested"].as_i64()), (Some("n1"), Some(1700)), "{json:#}");
+    let arrival = |pod: &str| -> Value {
+        let holders = fill["holders"].as_array().expect("holders");
+        holders.iter().find(|h| h["name"] == pod).unwrap_or_else(|| panic!("{pod} holds n1: {holders:#?}"))["arrival"]
+            .clone()
+    };
+    let evicted = |pod: &str| {
+        let a = arrival(pod);
+        assert_eq!(a["kind"], "evicted", "{pod}: {a:#}");
+        (
+            a["cause"].as_str().map(str::to_string),
+            a["by"].as_str().map(str::to_string),
+            a["replaced"].as_str().map(str::to_string),
+            a["from_node"].as_str().map(str::to_string),
+            a["evicted_at"].as_str().map(str::to_string),
+        )
+    };
+    let s = |v: &str| Some(v.to_string());
+    assert_eq!(
+        evicted("web-5d-r2"),
+        (s("descheduler"), s("LowNodeUtilization"), s("apps/web-5d-e2"), s("n2"), s("2026-02-01T01:30:01Z"))
+    );
+    assert_eq!(
+        evicted("api-6c-r1"),
+        (s("kdrift"), s("rebalance-20260201-020000-000000"), s("apps/api-6c-e1"), s("n3"), s("2026-02-01T02:00:00Z"))
+    );
+    assert_eq!(
+        evicted("cache-7b-r1"),
+        (s("karpenter"), s("Underutilized"), s("apps/cache-7b-e1"), s("n4"), s("2026-02-01T02:30:00Z"))
+    );
+    assert_eq!(
+        evicted("q-8d-r1"),
+        (s("cluster-autoscaler"), s("scale-down"), s("apps/q-8d-e1"), s("n5"), s("2026-02-01T03:00:00Z"))
+    );
+    assert_eq!(
+        evicted("nc-9f-r1"),
+        (s("node-controller"), s("TaintManagerEviction"), s("apps/nc-9f-e1"), s("n6"), s("2026-02-01T03:10:00Z"))
+    );
+    assert_eq!(
+        evicted("db-0"),
+        (s("descheduler"), s("RemovePodsHavingTooManyRestarts"), s("apps/db-0"), s("n1"), s("2026-02-01T03:40:00Z"))
+    );
+    let front = arrival("front-55-r1");
+    assert_eq!((front["kind"].as_str(), front["hpa"].as_str()), (Some("scale-up"), Some("apps/front")), "{front:#}");
+    let shop = arrival("shop-22-r1");
+    assert_eq!((shop["kind"].as_str(), shop["rollout"].as_bool()), (Some("scale-up"), Some(true)), "{shop:#}");
+    assert_eq!(arrival("base-1-x")["kind"], "created");
+
+    let runs: Vec<&str> = fill["runs"].as_array().expect("runs").iter().filter_map(|r| r["summary"].as_str()).collect();
+    assert_eq!(
+        runs,
+        [
+            "3 of its pods arrived in descheduler's LowNodeUtilization run at 2026-02-01 01:30 (evicted from n2); \
+             holding 300m of its 1700m cpu requested",
+            "1 of its pods arrived in kdrift's rebalance rebalance-20260201-020000-000000 at 2026-02-01 02:00 \
+             (evicted from n3); holding 100m of its 1700m cpu requested",
+            "1 of its pods arrived in Karpenter's disruption (Underutilized) at 2026-02-01 02:30 (evicted from n4); \
+             holding 100m of its 1700m cpu requested",
+            "1 of its pods arrived in cluster-autoscaler's scale-down at 2026-02-01 03:00 (evicted from n5); \
+             holding 100m of its 1700m cpu requested",
+            "1 of its pods arrived in the node controller's evictions at 2026-02-01 03:10 (evicted from n6); \
+             holding 100m of its 1700m cpu requested",
+            "1 of its pods arrived in HPA apps/front's scale-up of apps/front at 2026-02-01 03:20; \
+             holding 100m of its 1700m cpu requested",
+            "1 of its pods arrived in the rollout of apps/shop at 2026-02-01 03:30; holding 100m of its 1700m cpu requested",
+            "1 of its pods arrived in descheduler's RemovePodsHavingTooManyRestarts run at 2026-02-01 03:40 \
+             (evicted from n1); holding 100m of its 1700m cpu requested",
+        ]
+    );
+
+    // The drain timeline lists the same evictions beside the drains (none here).
+    let timeline = drain_timeline(&store, None, None).expect("timeline");
+    assert!(timeline.operations.is_empty(), "{:#?}", timeline.operations);
+    let runs: Vec<&str> = timeline.evictions.iter().map(|r| r.summary.as_str()).collect();
+    assert_eq!(
+        runs,
+        [
+            "descheduler's LowNodeUtilization run at 2026-02-01 01:30: 3 pods evicted from n2 (3); \
+             3 replacements landed on n1 (3)",
+            "kdrift's rebalance rebalance-20260201-020000-000000 at 2026-02-01 02:00: 1 pod evicted from n3 (1); \
+             1 replacement landed on n1 (1)",
+            "Karpenter's disruption (Underutilized) at 2026-02-01 02:30: 1 pod evicted from n4 (1); \
+             1 replacement landed on n1 (1)",
+            "cluster-autoscaler's scale-down at 2026-02-01 03:00: 1 pod evicted from n5 (1); \
+             1 replacement landed on n1 (1)",
+            "the node controller's evictions at 2026-02-01 03:10: 1 pod evicted from n6 (1); \
+             1 replacement landed on n1 (1)",
+            "descheduler's RemovePodsHavingTooManyRestarts run at 2026-02-01 03:40: 1 pod evicted from n1 (1); \
+             1 replacement landed on n1 (1)",
+        ]
+    );
+}
+
+/// Issue 33, item 5: `n0`, an old cluster's control-plane node, is
+/// unschedulable in its only stored version (no taint time): cordoned
+/// before the history starts, not an open drain from its first
+/// observation. `n1`'s drain (the kubelet's NodeNotSchedulable /
+/// NodeSchedulable) is the only operation.
+#[test]
+fn a_node_unschedulable_when_first_seen_is_cordoned_before_the_history_not_a_drain() {
+    use kdrift_ingest::{ingest_files, NoProgress};
+    use serde_json::json;
+    let node = |name: &str, unschedulable: bool| {
+        json!({"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "uid": format!("uid-{name}"), "creationTimestamp": "2017-01-01T00:00:00Z"},
+            "spec": {"unschedulable": unschedulable},
+            "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"},
+                       "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2017-01-01T00:00:00Z"}]}})
+    };
+    let event = |reason: &str, when: &str| {
+        json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": format!("n1.{reason}"), "namespace": "default", "uid": format!("ev-{reason}"),
+                         "creationTimestamp": when},
+            "involvedObject": {"kind": "Node", "name": "n1", "uid": "uid-n1"},
+            "reason": reason, "message": format!("Node n1 status is now: {reason}"), "type": "Normal",
+            "firstTimestamp": when, "lastTimestamp": when, "count": 1,
+            "source": {"component": "kubelet", "host": "n1"}})
+    };
+    let list = |items: Vec<serde_json::Value>| json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
+    let dir = tempfile::tempdir().expect("dir");
+    let nodes = dir.path().join("nodes.json");
+    std::fs::write(&nodes, list(vec![node("n0", true), node("n1", false)])).expect("write");
+    let events = dir.path().join("events.json");
+    let body = list(vec![
+        event("NodeNotSchedulable", "2017-06-01T01:00:00Z"),
+        event("NodeSchedulable", "2017-06-01T01:10:00Z"),
+    ]);
+    std::fs::write(&events, body).expect("write");
+    let (_guard, store) = temp_store();
+    let report = ingest_files(&store, &[nodes, events], &mut NoProgress).expect("ingest");
+    assert_eq!(report.error_count(), 0);
+    let timeline = drain_timeline(&store, None, None).expect("timeline");
+    let ops: Vec<(Vec<String>, OperationKind, Option<DateTime<Utc>>)> =
+        timeline.operations.iter().map(|o| (o.order.clone(), o.kind, o.ended_at)).collect();
+    assert_eq!(ops, [(vec!["n1".to_string()], OperationKind::Drain, Some(t("2017-06-01T01:10:00Z")))]);
+    let note = timeline.notes.iter().find(|n| n.starts_with("n0 (first seen ")).expect("a note on n0");
+    assert!(
+        note.ends_with(") was cordoned before the history starts (unschedulable when first seen): not a drain"),
+        "{note}"
+    );
+}
+
+/// Issue 33, item 5: a StatefulSet pod pinned to its node (nodeSelector)
+/// is evicted by the drain of `n1` and recreated under its name on `n1`
+/// after the uncordon: after the drain it counts on `n1` once, as before.
+/// From events alone it does; with a dump before the drain (uid db0-a) and
+/// one taken later (uid db0-b, first observed at 02:00), the amounts 1 min
+/// after the drain count both lives (2 pods, 800m): db0-a's last version
+/// holds until `infinity` (intervals are per uid) and db0-b counts as an
+/// estimated first version created before the instant. Ignored until the
+/// state queries end a uid's versions when another pod takes its name.
+#[test]
+#[ignore = "issue 33 item 5: a recreated StatefulSet pod's old uid still counts (state queries)"]
+fn a_statefulset_pod_recreated_on_the_node_it_left_counts_there_after_the_drain() {
+    use kdrift_ingest::{ingest_files, NoProgress};
+    use serde_json::{json, Value};
+    let mut events: Vec<Value> = Vec::new();
+    let mut ev = |kind: &str, name: &str, uid: &str, reason: &str, message: &str, when: &str, component: &str| {
+        let n = events.len();
+        let ns = if kind == "Pod" { "apps" } else { "default" };
+        events.push(json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": format!("{name}.{n:08x}"), "namespace": ns, "uid": format!("ev-{n}"), "creationTimestamp": when},
+            "involvedObject": {"kind": kind, "namespace": if kind == "Pod" { json!("apps") } else { Value::Null }, "name": name, "uid": uid},
+            "reason": reason, "message": message, "type": "Normal",
+            "firstTimestamp": when, "lastTimestamp": when, "count": 1,
+            "source": {"component": component, "host": if component == "kubelet" { "n1" } else { "" }}}));
+    };
+    ev(
+        "StatefulSet",
+        "db",
+        "uid-db",
+        "SuccessfulCreate",
+        "create Pod db-0 in StatefulSet db successful",
+        "2026-03-01T00:00:00Z",
+        "statefulset-controller",
+    );
+    ev(
+        "Pod",
+        "db-0",
+        "db0-a",
+        "Scheduled",
+        "Successfully assigned apps/db-0 to n1",
+        "2026-03-01T00:00:01Z",
+        "default-scheduler",
+    );
+    ev(
+        "Pod",
+        "web-1",
+        "web1",
+        "Scheduled",
+        "Successfully assigned apps/web-1 to n2",
+        "2026-03-01T00:00:01Z",
+        "default-scheduler",
+    );
+    ev(
+        "Node",
+        "n1",
+        "uid-n1",
+        "NodeNotSchedulable",
+        "Node n1 status is now: NodeNotSchedulable",
+        "2026-03-01T01:00:00Z",
+        "kubelet",
+    );
+    ev("Pod", "db-0", "db0-a", "Killing", "Stopping container db", "2026-03-01T01:00:10Z", "kubelet");
+    ev(
+        "StatefulSet",
+        "db",
+        "uid-db",
+        "SuccessfulCreate",
+        "create Pod db-0 in StatefulSet db successful",
+        "2026-03-01T01:00:20Z",
+        "statefulset-controller",
+    );
+    ev(
+        "Pod",
+        "db-0",
+        "db0-b",
+        "FailedScheduling",
+        "0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) were unschedulable.",
+        "2026-03-01T01:00:21Z",
+        "default-scheduler",
+    );
+    ev(
+        "Node",
+        "n1",
+        "uid-n1",
+        "NodeSchedulable",
+        "Node n1 status is now: NodeSchedulable",
+        "2026-03-01T01:05:00Z",
+        "kubelet",
+    );
+    ev(
+        "Pod",
+        "db-0",
+        "db0-b",
+        "Scheduled",
+        "Successfully assigned apps/db-0 to n1",
+        "2026-03-01T01:05:02Z",
+        "default-scheduler",
+    );
+    let node = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "uid": format!("uid-{name}"), "creationTimestamp": "2026-01-01T00:00:00Z",
+                         "labels": {"kubernetes.io/hostname": name}},
+            "spec": {},
+            "status": {"allocatable": {"cpu": "1000m", "memory": "4Gi", "pods": "110"},
+                       "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}})
+    };
+    let sts = json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+        "metadata": {"namespace": "apps", "name": "db", "uid": "uid-db", "creationTimestamp": "2026-02-01T00:00:00Z"},
+        "spec": {"replicas": 1, "serviceName": "db", "selector": {"matchLabels": {"app": "db"}},
+                 "template": {"metadata": {"labels": {"app": "db"}},
+                              "spec": {"nodeSelector": {"kubernetes.io/hostname": "n1"},
+                                       "containers": [{"name": "db", "image": "db",
+                                                       "resources": {"requests": {"cpu": "400m", "memory": "1Gi"}}}]}}}});
+    // The new db-0 as a kubectl dump taken at 02:00 shows it (uid db0-b).
+    let db0 = json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"namespace": "apps", "name": "db-0", "uid": "db0-b", "creationTimestamp": "2026-03-01T01:00:20Z",
+                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db", "uid": "uid-db",
+                                          "controller": true}]},
+        "spec": {"nodeName": "n1", "nodeSelector": {"kubernetes.io/hostname": "n1"},
+                 "containers": [{"name": "db", "image": "db", "resources": {"requests": {"cpu": "400m", "memory": "1Gi"}}}]},
+        "status": {"phase": "Running",
+                   "conditions": [{"type": "PodScheduled", "status": "True", "lastTransitionTime": "2026-03-01T01:05:02Z"}],
+                   "containerStatuses": [{"name": "db", "ready": true,
+                                          "state": {"running": {"startedAt": "2026-03-01T02:00:00Z"}}}]}});
+    let list = |items: Vec<Value>| json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
+    // Events only, then with the later dump of the pod.
+    for with_dump in [false, true] {
+        let dir = tempfile::tempdir().expect("dir");
+        let mut files = Vec::new();
+        let mut inputs = vec![
+            ("events.json", list(events.clone())),
+            ("nodes.json", list(vec![node("n1"), node("n2")])),
+            ("statefulsets.json", list(vec![sts.clone()])),
+        ];
+        if with_dump {
+            inputs.push(("pods.json", list(vec![db0.clone()])));
+            let mut first = db0.clone();
+            first["metadata"]["uid"] = json!("db0-a");
+            first["metadata"]["creationTimestamp"] = json!("2026-03-01T00:00:00Z");
+            first["status"]["conditions"][0]["lastTransitionTime"] = json!("2026-03-01T00:00:01Z");
+            first["status"]["containerStatuses"][0]["state"]["running"]["startedAt"] = json!("2026-03-01T00:30:00Z");
+            inputs.push(("pods-before.json", list(vec![first])));
+        }
+        for (name, body) in inputs {
+            let path = dir.path().join(name);
+            std::fs::write(&path, body).expect("write");
+            files.push(path);
+        }
+        let (_guard, store) = temp_store();
+        let report = ingest_files(&store, &files, &mut NoProgress).expect("ingest");
+        assert_eq!(report.error_count(), 0, "{:?}", report.files.iter().flat_map(|f| &f.errors).next());
+        let timeline = drain_timeline(&store, None, None).expect("timeline");
+        assert_eq!(timeline.operations.len(), 1, "{:#?}", timeline.operations);
+        let op = &timeline.operations[0];
+        let landed: Vec<(&str, usize)> = op.landed.iter().map(|l| (l.node.as_str(), l.pods)).collect();
+        assert_eq!(landed, [("n1", 1)], "db-0 came back to n1 (dump: {with_dump})");
+        let pods_cpu = |r: &kdrift_analyze::RequestedAt| {
+            let n = r.node("n1").expect("n1");
+            (n.pods, n.get("cpu").map(|c| c.requested))
+        };
+        assert_eq!(pods_cpu(&op.before), (1, Some(400)), "before (dump: {with_dump}): {:#?}", op.before);
+        assert_eq!(pods_cpu(&op.after), (1, Some(400)), "after (dump: {with_dump}): {:#?}", op.after);
+    }
+}

@@ -22,7 +22,12 @@
 //!   is kept;
 //! - `Starting`, `RegisteredNode` and `RemovingNode` are kept as evidence of
 //!   an open episode and open none;
-//! - an episode still open after the last signal is [`EpisodeEnd::Open`].
+//! - an episode still open after the last signal is [`EpisodeEnd::Open`];
+//! - a node unschedulable when first seen, with no time for it (its first
+//!   stored version's cordon, [`FIRST_SEEN`]: an old cluster's
+//!   control-plane node), was cordoned before the history starts: that is
+//!   no drain, and no episode opens until it is uncordoned (its NotReady
+//!   spans are outages as on any node).
 
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
@@ -145,6 +150,26 @@ pub const SPLIT_AFTER: Duration = Duration::minutes(30);
 /// Reboots closer than this are one.
 const SAME_REBOOT: Duration = Duration::seconds(60);
 
+/// The detail of a cordon from a node's first stored version with no time
+/// of its own (query `node_signals`): cordoned before the history starts.
+pub const FIRST_SEEN: &str = "spec.unschedulable: true when first seen";
+
+/// Whether `s` is a cordon from the node's first version ([`FIRST_SEEN`]).
+pub fn first_seen_cordon(s: &NodeSignal) -> bool {
+    s.kind == SignalKind::Cordon && s.source == "object" && s.detail == FIRST_SEEN
+}
+
+/// The nodes cordoned before the history starts (unschedulable when first
+/// seen, no earlier cordon or uncordon signal), with the time first seen.
+pub fn cordoned_before_history(signals: &[NodeSignal]) -> Vec<(String, DateTime<Utc>)> {
+    let mut seen: std::collections::BTreeMap<&str, Option<DateTime<Utc>>> = std::collections::BTreeMap::new();
+    for s in signals.iter().filter(|s| matches!(s.kind, SignalKind::Cordon | SignalKind::Uncordon | SignalKind::Drain))
+    {
+        seen.entry(s.node.as_str()).or_insert_with(|| first_seen_cordon(s).then_some(s.at));
+    }
+    seen.into_iter().filter_map(|(n, at)| Some((n.to_string(), at?))).collect()
+}
+
 /// An event this close to an object change of the same kind is that change.
 const SAME_CHANGE: Duration = Duration::seconds(2);
 
@@ -159,7 +184,17 @@ pub fn episodes(node: &str, signals: &[NodeSignal]) -> Vec<NodeEpisode> {
     let mut out = Vec::new();
     let mut cur: Option<NodeEpisode> = None;
     let (mut cordoned, mut not_ready) = (false, false);
+    // Cordoned before the history starts: no drain until an uncordon.
+    let mut cordoned_before = false;
     for s in mine.iter().copied().filter(|s| precise(s)) {
+        if first_seen_cordon(s) {
+            cordoned_before |= !cordoned;
+            continue;
+        }
+        if cordoned_before && matches!(s.kind, SignalKind::Cordon | SignalKind::Drain | SignalKind::Uncordon) {
+            cordoned_before = s.kind != SignalKind::Uncordon;
+            continue;
+        }
         if let (Some(ep), SignalKind::NotReady, "event") = (&mut cur, s.kind, s.source.as_str()) {
             if not_ready && !cordoned && s.at - ep.last_at() > SPLIT_AFTER {
                 ep.end = EpisodeEnd::RecoveryUnseen;
@@ -304,6 +339,48 @@ mod tests {
             sig("2021-06-01T00:00:03Z", K::Uncordon, "event"),
         ];
         assert!(episodes("n", &s).is_empty());
+    }
+
+    #[test]
+    fn a_node_unschedulable_when_first_seen_is_no_drain_and_its_outages_still_are() {
+        // Issue 33, item 5: an old cluster's control-plane node, first seen
+        // with spec.unschedulable and no taint time, opened a drain at its
+        // first observation that never ended.
+        use SignalKind as K;
+        let mut first = sig("2017-11-02T09:00:00Z", K::Cordon, "object");
+        first.detail = FIRST_SEEN.into();
+        first.estimated = true;
+        let s = vec![
+            first.clone(),
+            sig("2017-11-02T09:00:01Z", K::Cordon, "event"),
+            sig("2017-11-02T10:00:00Z", K::NotReady, "event"),
+            sig("2017-11-02T10:05:00Z", K::Ready, "event"),
+        ];
+        let e = episodes("n", &s);
+        let got: Vec<_> = e.iter().map(|e| (e.started_at, e.ended_at, e.cordoned(), e.end)).collect();
+        assert_eq!(
+            got,
+            [(t("2017-11-02T10:00:00Z"), Some(t("2017-11-02T10:05:00Z")), false, EpisodeEnd::Closed)],
+            "only the outage, closed at Ready though the node stays cordoned"
+        );
+        assert_eq!(cordoned_before_history(&s), [("n".to_string(), t("2017-11-02T09:00:00Z"))]);
+        // Uncordoned, then cordoned again: that second cordon is a drain.
+        let s = vec![
+            first,
+            sig("2017-11-02T11:00:00Z", K::Uncordon, "object"),
+            sig("2017-11-02T12:00:00Z", K::Cordon, "object"),
+            sig("2017-11-02T12:10:00Z", K::Uncordon, "object"),
+        ];
+        let e = episodes("n", &s);
+        let got: Vec<_> = e.iter().map(|e| (e.started_at, e.ended_at, e.cordoned())).collect();
+        assert_eq!(got, [(t("2017-11-02T12:00:00Z"), Some(t("2017-11-02T12:10:00Z")), true)]);
+        // A cordon event before the first version: a drain with a known start.
+        let mut late = sig("2017-11-02T09:30:00Z", K::Cordon, "object");
+        late.detail = FIRST_SEEN.into();
+        let s = vec![sig("2017-11-02T09:00:00Z", K::Cordon, "event"), late];
+        let e = episodes("n", &s);
+        assert_eq!(e.iter().map(|e| e.cordoned_at).collect::<Vec<_>>(), [Some(t("2017-11-02T09:00:00Z"))]);
+        assert!(cordoned_before_history(&s).is_empty());
     }
 
     #[test]

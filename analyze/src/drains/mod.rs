@@ -13,6 +13,7 @@
 //! the first episode starts and one minute after the last one ends, with the
 //! skew (max − min of cpu requested %) it left.
 
+pub mod causes;
 pub mod episodes;
 mod focus;
 pub mod kept;
@@ -129,6 +130,12 @@ pub struct DrainTimeline {
     pub why_none: Option<String>,
     /// Caveats.
     pub notes: Vec<String>,
+    /// The evictions other components asked for in the window (descheduler,
+    /// kdrift, Karpenter, cluster-autoscaler, node controller; cordon or
+    /// not), one run per cause, oldest first; only from `timeline drains`
+    /// itself (omitted from JSON when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub evictions: Vec<causes::EvictionRun>,
 }
 
 /// Groups episodes (any order) into operations' episode lists. See the module docs.
@@ -266,6 +273,23 @@ fn kept_or_history(
 /// One operation in the window: its number (from 0), episodes, start and last signal.
 type Selected = (usize, Vec<NodeEpisode>, DateTime<Utc>, DateTime<Utc>);
 
+/// The eviction runs ([`causes::eviction_runs`]) in `[since, until]`, with
+/// the bindings up to an hour after the last eviction for their replacements.
+fn eviction_runs_in(
+    store: &Store,
+    since: Option<DateTime<Utc>>,
+    until: Option<DateTime<Utc>>,
+) -> Result<Vec<causes::EvictionRun>, AnalyzeError> {
+    let (from, to) = (since.unwrap_or_else(history::beginning), until.unwrap_or_else(history::far_future));
+    let found = causes::move_causes(store, from, to)?;
+    let evictions = found.iter().filter(|c| c.cause != causes::Cause::Hpa);
+    let (Some(first), Some(last)) = (evictions.clone().map(|c| c.at).min(), evictions.map(|c| c.at).max()) else {
+        return Ok(Vec::new());
+    };
+    let placed = history::placements(store, first - Duration::seconds(5), last + Duration::hours(1))?;
+    Ok(causes::eviction_runs(&found, &placed))
+}
+
 fn timeline(
     store: &Store,
     since: Option<DateTime<Utc>>,
@@ -366,6 +390,22 @@ fn timeline(
     steps.done("timeline: evidence, placements");
     let mut operations = Vec::new();
     let mut notes = Vec::new();
+    let before_history = episodes::cordoned_before_history(&signals);
+    if !before_history.is_empty() {
+        let shown: Vec<String> = before_history
+            .iter()
+            .take(5)
+            .map(|(n, at)| format!("{n} (first seen {})", at.format("%Y-%m-%d %H:%M:%SZ")))
+            .collect();
+        let more = before_history.len().saturating_sub(shown.len());
+        notes.push(format!(
+            "{}{} {} cordoned before the history starts (unschedulable when first seen): not {}",
+            shown.join(", "),
+            if more > 0 { format!(" and {more} more") } else { String::new() },
+            if before_history.len() == 1 { "was" } else { "were" },
+            if before_history.len() == 1 { "a drain" } else { "drains" },
+        ));
+    }
     // Indexed once for every operation; each looks at its own window of it.
     let index = moves::PlacementIndex::new(if from_kept { &[][..] } else { &all_placements[..] });
     for (i, mut episodes, start, last) in selected {
@@ -439,7 +479,15 @@ fn timeline(
         });
     }
     steps.done("timeline: operations built");
-    let timeline =
-        DrainTimeline { since, until, group_gap_seconds: GROUP_GAP.num_seconds(), operations, why_none, notes };
+    let evictions = if with_requested { eviction_runs_in(store, since, until)? } else { Vec::new() };
+    let timeline = DrainTimeline {
+        since,
+        until,
+        group_gap_seconds: GROUP_GAP.num_seconds(),
+        operations,
+        why_none,
+        notes,
+        evictions,
+    };
     Ok((timeline, all_placements))
 }

@@ -4,6 +4,11 @@
 //! node came back), a Deployment scaling up, a DaemonSet, or its owner
 //! creating it — and the bursts of placements each drain sent to the node.
 //!
+//! A pod that replaced one evicted by another component (the descheduler,
+//! kdrift, Karpenter, cluster-autoscaler, the node controller) arrived
+//! through that eviction ([`super::moved_by`]); a scale-up is a rollout
+//! (the Deployment's new ReplicaSet) or an HPA's when the events say so.
+//!
 //! A burst is every pod bound to the node within [`BURST_WINDOW`] (3
 //! minutes) after it came back (Ready after the reboot, else the uncordon)
 //! from an operation it was part of; for an operation that did not touch the
@@ -18,6 +23,8 @@ use kdrift_rebalance::quantity::format_amount;
 use kdrift_rebalance::PodInfo;
 use serde::Serialize;
 
+use super::moved_by::{evicted_arrival, hpa_before, MoveRun};
+use crate::drains::causes::{Cause, MoveCause, Replacements};
 use crate::drains::{OperationToNodes, SETTLE};
 use crate::history::Placement;
 use crate::words::count;
@@ -50,6 +57,29 @@ pub enum Arrival {
         message: String,
         /// Its time (UTC).
         at: DateTime<Utc>,
+        /// `namespace/name` of the HorizontalPodAutoscaler whose
+        /// `SuccessfulRescale` came right before (at most 1 minute).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        hpa: Option<String>,
+        /// A rollout: the Deployment's new ReplicaSet scaling up (from 0,
+        /// or within 30 minutes of its first scale-up while an older
+        /// ReplicaSet of the Deployment was scaled up before).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        rollout: bool,
+    },
+    /// Created by its owner right after another component evicted one of
+    /// the owner's pods (a StatefulSet pod: the pod of the same name).
+    Evicted {
+        /// Who evicted it.
+        cause: Cause,
+        /// The descheduler plugin, kdrift run or Karpenter reason, when known.
+        by: Option<String>,
+        /// `namespace/name` of the evicted pod.
+        replaced: String,
+        /// The node it was evicted from, when known.
+        from_node: Option<String>,
+        /// The eviction's time (UTC).
+        evicted_at: DateTime<Utc>,
     },
     /// A DaemonSet pod (one per node).
     DaemonSet {
@@ -116,6 +146,11 @@ pub struct NodeFill {
     pub holders: Vec<Holder>,
     /// Drains that sent pods still on it at the failure, most held first.
     pub bursts: Vec<Burst>,
+    /// The other evictions (descheduler, kdrift, Karpenter, cluster-autoscaler,
+    /// node controller), HPA scale-ups and rollouts that brought its holders,
+    /// most held first (omitted from JSON when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<MoveRun>,
 }
 
 /// A `ScalingReplicaSet` scale-up.
@@ -171,14 +206,18 @@ fn in_burst(op: &OperationToNodes, node: &str, at: DateTime<Utc>) -> bool {
 /// What brought `pod` (bound to `node` by `placement`): the move whose
 /// replacement is that very binding (same pod name, node and binding time:
 /// a StatefulSet pod keeps its name from move to move, so the name alone
-/// would pick its first move anywhere), else an operation in progress when
-/// it was bound, else a scale-up of its ReplicaSet, else its owner.
+/// would pick its first move anywhere), else another component's eviction
+/// of its owner's pod right before its creation, else an operation in
+/// progress when it was bound, else a scale-up of its ReplicaSet (an HPA's,
+/// a rollout's), else its owner.
 pub(super) fn arrival(
     pod: &PodInfo,
     node: &str,
     placement: Option<&Placement>,
     operations: &[OperationToNodes],
     scale_ups: &[ScaleUp],
+    causes: &[MoveCause],
+    paired: &Replacements,
 ) -> Arrival {
     if pod.is_daemonset_pod() {
         let name = pod.controller().map(|o| o.name.clone()).unwrap_or_default();
@@ -201,6 +240,10 @@ pub(super) fn arrival(
             }
         }
     }
+    let (owner, created) = owner_created(pod, placement);
+    if let Some(c) = created.and_then(|t| paired.of(causes, &pod.namespace, &pod.name, t)) {
+        return evicted_arrival(c);
+    }
     if let Some(at) = bound_at {
         if let Some(op) = operations.iter().find(|op| at >= op.started_at && at <= op.last_at + SETTLE) {
             return Arrival::Drain {
@@ -212,11 +255,6 @@ pub(super) fn arrival(
             };
         }
     }
-    let owner = pod
-        .controller()
-        .map(|o| (o.kind.clone(), o.name.clone()))
-        .or_else(|| placement.and_then(|p| Some((p.owner_kind.clone()?, p.owner_name.clone()?))));
-    let created = pod.creation_timestamp.or_else(|| placement.and_then(|p| p.created_at));
     if let (Some((kind, rs)), Some(created)) = (&owner, created) {
         if kind == "ReplicaSet" {
             let s = scale_ups.iter().rev().find(|s| {
@@ -226,15 +264,46 @@ pub(super) fn arrival(
                     && created - s.at <= Duration::minutes(2)
             });
             if let Some(s) = s {
+                let hpa = hpa_before(causes, &s.namespace, &s.deployment, &s.message, s.at)
+                    .map(|h| format!("{}/{}", h.namespace, h.name));
                 return Arrival::ScaleUp {
                     deployment: format!("{}/{}", s.namespace, s.deployment),
                     message: s.message.clone(),
                     at: s.at,
+                    rollout: hpa.is_none() && is_rollout(s, scale_ups),
+                    hpa,
                 };
             }
         }
     }
     Arrival::Created { owner: owner.map(|(k, n)| format!("{k}/{n}")) }
+}
+
+/// A pod's controller `(kind, name)` (else its binding's owner) and its
+/// creation (else its binding's).
+pub(super) fn owner_created(
+    pod: &PodInfo,
+    placement: Option<&Placement>,
+) -> (Option<(String, String)>, Option<DateTime<Utc>>) {
+    let owner = pod
+        .controller()
+        .map(|o| (o.kind.clone(), o.name.clone()))
+        .or_else(|| placement.and_then(|p| Some((p.owner_kind.clone()?, p.owner_name.clone()?))));
+    (owner, pod.creation_timestamp.or_else(|| placement.and_then(|p| p.created_at)))
+}
+
+/// Whether the scale-up `s` is a rollout: its ReplicaSet scaled up from 0,
+/// or first scaled up at most 30 minutes before while an older ReplicaSet
+/// of the same Deployment had been scaled up earlier.
+fn is_rollout(s: &ScaleUp, scale_ups: &[ScaleUp]) -> bool {
+    if s.message.contains(" from 0 to ") {
+        return true;
+    }
+    let same_deployment = || scale_ups.iter().filter(|o| o.namespace == s.namespace && o.deployment == s.deployment);
+    let Some(first) = same_deployment().filter(|o| o.replica_set == s.replica_set).map(|o| o.at).min() else {
+        return false;
+    };
+    s.at - first <= Duration::minutes(30) && same_deployment().any(|o| o.replica_set != s.replica_set && o.at < first)
 }
 
 /// The bursts `operations` sent to `node`, given its holders at the failure.
@@ -341,6 +410,32 @@ mod tests {
 
     fn t(hms: &str) -> DateTime<Utc> {
         format!("2026-02-01T{hms}Z").parse().expect("time")
+    }
+
+    fn up(rs: &str, at: &str, message: &str) -> ScaleUp {
+        ScaleUp {
+            namespace: "web".into(),
+            deployment: "api".into(),
+            replica_set: rs.into(),
+            at: t(at),
+            message: message.into(),
+        }
+    }
+
+    #[test]
+    fn a_new_replica_set_scaling_up_is_a_rollout_and_its_later_scale_ups_are_not() {
+        // The Deployment controller's ScalingReplicaSet (pkg/controller/deployment/sync.go,
+        // `scaleReplicaSetAndRecordEvent`): "Scaled up replica set RS to N", since 1.29
+        // "Scaled up replica set RS from M to N".
+        let old = up("api-1", "00:00:00", "Scaled up replica set api-1 to 3");
+        let new = up("api-2", "01:00:00", "Scaled up replica set api-2 to 1");
+        let next = up("api-2", "01:00:30", "Scaled up replica set api-2 to 2");
+        let later = up("api-2", "03:00:00", "Scaled up replica set api-2 to 5");
+        let all = [old, new, next, later];
+        let rollout: Vec<bool> = all.iter().map(|s| is_rollout(s, &all)).collect();
+        assert_eq!(rollout, [false, true, true, false], "the first ReplicaSet is the Deployment's creation");
+        let from_zero = up("api-9", "05:00:00", "Scaled up replica set api-9 from 0 to 2");
+        assert!(is_rollout(&from_zero, std::slice::from_ref(&from_zero)));
     }
 
     #[test]

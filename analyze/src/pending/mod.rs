@@ -11,6 +11,7 @@
 mod anchor;
 mod chain;
 mod full;
+mod moved_by;
 mod rejection;
 mod report;
 mod why_full;
@@ -20,9 +21,11 @@ use kdrift_ingest::store::sql;
 use kdrift_ingest::Store;
 use serde::Serialize;
 
+pub use crate::drains::causes::{Cause, REPLACE_WINDOW};
 pub use anchor::Anchor;
 pub use chain::{ConstraintLine, NodeLine, ResourceLine, Shortfall, StateAtFailure};
 pub use full::{Arrival, Burst, Holder, NodeFill, BURST_WINDOW};
+pub use moved_by::MoveRun;
 pub use rejection::{is_admission_rejection, KubeletRejection};
 pub use report::{why_pending, FailureEvent, History, PendingReport, ReasonLine, ScheduledAt};
 pub use why_full::{WhyFull, EXPLAINED_NODES};

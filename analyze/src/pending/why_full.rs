@@ -11,7 +11,9 @@ use serde::Serialize;
 
 use super::anchor::{explain, Anchor};
 use super::chain::StateAtFailure;
-use super::full::{arrival, bound, bursts, scale_ups, Holder, NodeFill};
+use super::full::{arrival, bound, bursts, owner_created, scale_ups, Holder, NodeFill};
+use super::moved_by::runs;
+use crate::drains::causes::{move_causes, Candidate, Replacements};
 use crate::drains::{drain_moves_to_nodes, MovesToNodes};
 use crate::state::unlisted::Unlisted;
 use crate::state::ClusterAt;
@@ -83,21 +85,38 @@ pub(super) fn why_full(
             steps.done("drain moves to nodes");
             let ups = scale_ups(reader, at)?;
             steps.done("scale-ups");
-            Ok((moves, ups))
+            let causes = move_causes(reader, crate::history::beginning(), at)?;
+            steps.done("move causes");
+            Ok((moves, ups, causes))
         },
         // The cluster was loaded for the filters: the pods shown are read whole.
         || unlisted.pods_on(store, at, cs, event_only, &nodes),
     )?;
     let pods_on = pods_on?;
-    let (MovesToNodes { operations, placed }, ups) = moves_and_ups?;
+    let (MovesToNodes { operations, placed }, ups, causes) = moves_and_ups?;
     steps.done("holders whole, moves to nodes, scale-ups");
     let on = |node: &str| pods_on.get(node).map_or(&[][..], Vec::as_slice);
 
-    let mut fills = Vec::new();
-    let by_node = cs.by_node();
     // The bindings to each explained node, so that per-pod lookups scan a
     // node's few hundred bindings, not the whole history's.
     let placed_on = |node: &str| -> Vec<_> { placed.iter().filter(|p| p.node == node).cloned().collect() };
+    // The explained nodes' pods paired one to one with the evictions they replaced.
+    let candidates: Vec<Candidate> = targets
+        .iter()
+        .flat_map(|(node, _)| {
+            let placed = placed_on(node);
+            on(node)
+                .iter()
+                .filter_map(|p| match owner_created(p, bound(&placed, p, node, at)) {
+                    (Some(owner), Some(created)) => Some((p.namespace.clone(), p.name.clone(), owner, created)),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let paired = Replacements::pair(&causes, candidates);
+    let mut fills = Vec::new();
+    let by_node = cs.by_node();
     for (node, resource) in &targets {
         let placed = placed_on(node);
         let mut holders: Vec<Holder> = on(node)
@@ -111,7 +130,7 @@ pub(super) fn why_full(
                     request: p.requests.get(resource),
                     requests: p.requests.iter().map(|(r, v)| (r.to_string(), v)).collect(),
                     bound_at: placement.map(|x| x.bound_at),
-                    arrival: arrival(p, node, placement, &operations, &ups),
+                    arrival: arrival(p, node, placement, &operations, &ups, &causes, &paired),
                 }
             })
             .collect();
@@ -127,6 +146,7 @@ pub(super) fn why_full(
         }
         let allocatable = cs.node(node).map_or(0, |n| n.allocatable.get(resource));
         let bursts = bursts(node, resource, requested, &holders, &placed, &operations);
+        let runs = runs(resource, requested, &holders);
         fills.push(NodeFill {
             node: node.to_string(),
             resource: resource.to_string(),
@@ -134,6 +154,7 @@ pub(super) fn why_full(
             allocatable,
             holders,
             bursts,
+            runs,
         });
     }
 
@@ -149,7 +170,7 @@ pub(super) fn why_full(
                     Some(t) => ClusterAt::load_nodes(store, t)?.nodes,
                     None => Vec::new(),
                 };
-                let arrived = arrival(p, node, placement, &operations, &ups);
+                let arrived = arrival(p, node, placement, &operations, &ups, &causes, &paired);
                 anchors.push(explain(p, node, bound_at, arrived, &cs.nodes, &then));
             }
         }

@@ -8,8 +8,9 @@ use kdrift_analyze::drain_timeline;
 use crate::args::{Cli, Output, TimelineDrainsArgs};
 use crate::render;
 
-/// Exit 0 with at least one operation, 1 when the window has none; a
-/// `--since` after `--until` is an error (exit 2).
+/// Exit 0 with at least one operation or eviction run (the descheduler's,
+/// kdrift's, Karpenter's, …), 1 when the window has neither; a `--since`
+/// after `--until` is an error (exit 2).
 pub fn drains(cli: &Cli, args: &TimelineDrainsArgs) -> anyhow::Result<ExitCode> {
     super::check_range(args.since, args.until)?;
     let store = crate::cmd::open_existing_store(&cli.db)?;
@@ -18,6 +19,16 @@ pub fn drains(cli: &Cli, args: &TimelineDrainsArgs) -> anyhow::Result<ExitCode> 
     match cli.output {
         Output::Json => render::json(&mut out, &timeline)?,
         Output::Table => render::timeline::drains(&mut out, &timeline)?,
+    }
+    if timeline.operations.is_empty() && !timeline.evictions.is_empty() {
+        let runs = timeline.evictions.len();
+        writeln!(
+            std::io::stderr(),
+            "kdrift: no drain, reboot or outage found in {}; {} of evictions by other components",
+            store.path().display(),
+            if runs == 1 { "1 run".to_string() } else { format!("{runs} runs") }
+        )?;
+        return Ok(ExitCode::SUCCESS);
     }
     if timeline.operations.is_empty() {
         let why = timeline.why_none.as_deref().map(|w| format!(": {w}")).unwrap_or_default();

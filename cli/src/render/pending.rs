@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use chrono::{DateTime, Utc};
-use kdrift_analyze::pending::{Arrival, StateAtFailure, WhyFull};
+use kdrift_analyze::pending::{Arrival, Cause, StateAtFailure, WhyFull};
 use kdrift_analyze::{PendingPod, PendingReport};
 use kdrift_rebalance::percent::percent_text;
 use kdrift_rebalance::quantity::format_amount;
@@ -358,7 +358,25 @@ pub fn arrival(a: &Arrival) -> String {
             }
             s
         }
+        Arrival::ScaleUp { deployment, message, hpa: Some(h), .. } => format!("HPA {h}, {deployment}: {message}"),
+        Arrival::ScaleUp { deployment, message, rollout: true, .. } => format!("rollout of {deployment}: {message}"),
         Arrival::ScaleUp { deployment, message, .. } => format!("{deployment}: {message}"),
+        Arrival::Evicted { cause, by, replaced, from_node, .. } => {
+            let who = match (cause, by) {
+                (Cause::Descheduler, Some(b)) => format!("descheduler {b}"),
+                (Cause::Descheduler, None) => "descheduler".into(),
+                (Cause::Kdrift, Some(b)) => format!("kdrift rebalance {b}"),
+                (Cause::Kdrift, None) => "kdrift rebalance".into(),
+                (Cause::Karpenter, Some(b)) => format!("Karpenter disruption ({b})"),
+                (Cause::Karpenter, None) => "Karpenter disruption".into(),
+                (Cause::ClusterAutoscaler, _) => "cluster-autoscaler scale-down".into(),
+                (Cause::NodeController, _) | (Cause::Hpa, _) => "node controller".into(),
+            };
+            match from_node {
+                Some(f) => format!("{who}: replaces {replaced} evicted from {f}"),
+                None => format!("{who}: replaces {replaced}"),
+            }
+        }
         Arrival::DaemonSet { name } => format!("DaemonSet {name}"),
         Arrival::Created { owner: Some(o) } => format!("created by {o}"),
         Arrival::Created { owner: None } => "created (owner unknown)".into(),
@@ -379,6 +397,9 @@ fn why_full<W: Write>(out: &mut W, w: &WhyFull) -> anyhow::Result<()> {
         )?;
         for b in &f.bursts {
             writeln!(out, "  {}", b.summary)?;
+        }
+        for r in &f.runs {
+            writeln!(out, "  {}", r.summary)?;
         }
         let rows = f.holders.iter().take(HOLDERS_SHOWN).map(|h| HolderRow {
             pod: format!("{}/{}", h.namespace, h.name),

@@ -101,6 +101,15 @@ pub fn drains<W: Write>(out: &mut W, t: &DrainTimeline) -> anyhow::Result<()> {
             duration(t.group_gap_seconds),
         )?;
     }
+    if !t.evictions.is_empty() {
+        if !t.operations.is_empty() {
+            writeln!(out)?;
+        }
+        writeln!(out, "Evictions by other components (cordon or not):")?;
+        for r in &t.evictions {
+            writeln!(out, "  {}", r.summary)?;
+        }
+    }
     for n in &t.notes {
         writeln!(out, "note: {n}")?;
     }

@@ -291,6 +291,8 @@ queries! {
     JOB_PODS = "job_pods", "postmortem/job_pods.sql";
     /// ReplicaSets scaled up by their Deployment between two instants.
     SCALE_UPS = "scale_ups", "why_pending/scale_ups.sql";
+    /// The events that say who moved a pod (descheduler, kdrift, Karpenter, cluster-autoscaler, node controller, HPA).
+    MOVE_CAUSES = "move_causes", "why_pending/move_causes.sql";
     /// The owners of the pods bound to some nodes (whose drain moves `why-pending` follows).
     NODE_OWNERS = "node_owners", "why_pending/node_owners.sql";
     /// The pods of some owners (bindings of theirs, or eviction evidence under a name with their prefix).

@@ -292,6 +292,9 @@ fn fill<W: Write>(out: &mut W, f: &NodeFill) -> std::io::Result<()> {
     for b in &f.bursts {
         writeln!(out, r#"<li class="burst" data-operation="{}">{}</li>"#, b.operation, Esc(&b.summary))?;
     }
+    for r in &f.runs {
+        writeln!(out, r#"<li class="run" data-cause="{}">{}</li>"#, Esc(&r.cause), Esc(&r.summary))?;
+    }
     writeln!(out, "</ul>")?;
     writeln!(
         out,
