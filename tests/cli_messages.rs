@@ -581,6 +581,26 @@ fn drain_and_why_pending_tables_show_percents_with_one_decimal_like_skew() {
     assert!(chain.contains("(node-1 is at 97.1 % cpu requested, node-5 at 29.0 %)"), "{chain}");
 }
 
+#[test]
+fn demo_why_pending_says_preemption_cannot_help_beside_no_preemption_victims() {
+    // It printed "Insufficient cpu 1/5 16 yes" under PREEMPTION CAN HELP
+    // beside "preemption: 1 No preemption victims found for incoming pod".
+    let (code, chain, stderr) = on_demo(&["why-pending", "media/backup-29930640-5l8lp"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(chain.contains("  preemption: 1 No preemption victims found for incoming pod"), "{chain}");
+    let row = chain.lines().find(|l| l.starts_with(" Insufficient cpu ")).expect("cpu row");
+    let cells = row.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(cells, "Insufficient cpu 1/5 16 no", "{chain}");
+    assert!(chain.contains("\n  - preemption cannot help: the event's own preemption part says"), "{chain}");
+    // The HTML report says the same.
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("r.html");
+    let (code, _, stderr) = on_demo(&["report", "--html", file.to_str().expect("utf-8")]);
+    assert_eq!(code, 0, "{stderr}");
+    let html = std::fs::read_to_string(&file).expect("html");
+    assert!(html.contains("Insufficient cpu — 1/5 nodes; preemption cannot help"), "{html}");
+}
+
 /// The lines of `text` where a digit is directly followed by `%` (`97.1%`).
 fn unspaced_percents(text: &str) -> Vec<&str> {
     text.lines().filter(|l| l.as_bytes().windows(2).any(|w| w[0].is_ascii_digit() && w[1] == b'%')).collect()
@@ -1010,8 +1030,9 @@ fn why_pending_next_steps_do_not_repeat_the_reason_they_address() {
     assert_eq!(
         steps,
         [
-            "  1. [node(s) had untolerated taint {dedicated: gpu}] add a matching toleration, or remove the taint \
-             when it is stale (`kubectl taint nodes NODE KEY-`)",
+            "  1. [node(s) had untolerated taint {dedicated: gpu}] the nodes carry the taint dedicated=gpu (set by \
+             hand or by the tool that provisions the nodes: no Kubernetes component sets it): add a toleration for \
+             it to the pod, or remove the taint when it is stale (`kubectl taint nodes NODE dedicated-`)",
             "  2. [Insufficient cpu] lower the pod's request or free room on a node (`kdrift rebalance plan`); \
              ingest the Pod and Node objects for exact numbers",
         ],

@@ -253,7 +253,7 @@ fn why_pending_on_erwee402_says_the_kubelet_rejected_a_bound_pod() {
     let report = why_pending(&store, "default", name).expect("query").expect("report");
     let h = &report.history;
     assert_eq!(h.outcome, "rejected-by-kubelet");
-    assert_eq!(h.waited_seconds, 9);
+    assert_eq!(h.pending_seconds, 9);
     let r = h.rejected.as_ref().expect("rejected");
     assert_eq!(r.at.to_rfc3339(), "2019-03-08T08:48:48+00:00");
     assert_eq!((r.node.as_str(), r.reason.as_str()), ("minikube", "OutOfcpu"));

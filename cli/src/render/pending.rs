@@ -124,20 +124,20 @@ pub fn report<W: Write>(out: &mut W, r: &PendingReport) -> anyhow::Result<()> {
                  at {}: {} ({}); it never ran",
                 s.node,
                 t(s.at),
-                duration(h.waited_seconds),
+                duration(h.pending_seconds),
                 t(r.at),
                 r.reason,
                 r.message
             ),
-            None => format!("scheduled on {} at {} after waiting {}", s.node, t(s.at), duration(h.waited_seconds)),
+            None => format!("scheduled on {} at {} after waiting {}", s.node, t(s.at), duration(h.pending_seconds)),
         },
         (None, Some(d)) => format!(
             "never scheduled: deleted at {}{} after {} pending",
             t(d),
             h.deleted_by.as_ref().map_or(String::new(), |by| format!(" ({by})")),
-            duration(h.waited_seconds)
+            duration(h.pending_seconds)
         ),
-        (None, None) => format!("not seen scheduled: pending for at least {}", duration(h.waited_seconds)),
+        (None, None) => format!("not seen scheduled: pending for at least {}", duration(h.pending_seconds)),
     };
     writeln!(out, "  outcome: {outcome}")?;
     writeln!(out)?;

@@ -95,19 +95,19 @@ pub fn chain<W: Write>(out: &mut W, r: &PendingReport) -> std::io::Result<()> {
                  {}: {} ({}); it never ran",
                 Esc(&s.node),
                 full(s.at),
-                duration(h.waited_seconds),
+                duration(h.pending_seconds),
                 full(r.at),
                 Esc(&r.reason),
                 Esc(&r.message)
             ),
             None => {
-                format!("scheduled on {} at {} after waiting {}", Esc(&s.node), full(s.at), duration(h.waited_seconds))
+                format!("scheduled on {} at {} after waiting {}", Esc(&s.node), full(s.at), duration(h.pending_seconds))
             }
         },
         (None, Some(d)) => {
-            format!("never scheduled: deleted at {} after {} Pending", full(d), duration(h.waited_seconds))
+            format!("never scheduled: deleted at {} after {} Pending", full(d), duration(h.pending_seconds))
         }
-        (None, None) => format!("not seen scheduled: Pending for at least {}", duration(h.waited_seconds)),
+        (None, None) => format!("not seen scheduled: Pending for at least {}", duration(h.pending_seconds)),
     };
     writeln!(
         out,
@@ -127,8 +127,9 @@ pub fn chain<W: Write>(out: &mut W, r: &PendingReport) -> std::io::Result<()> {
         )?,
     }
     if let Some(w) = &r.why_full {
+        let bound = r.state.as_ref().is_some_and(|s| s.requested_is_lower_bound);
         for f in &w.fills {
-            fill(out, f)?;
+            fill(out, f, if bound { "≥" } else { "" })?;
         }
         if w.nodes_not_explained > 0 {
             writeln!(
@@ -256,11 +257,15 @@ fn state_steps<W: Write>(out: &mut W, s: &StateAtFailure) -> std::io::Result<()>
     };
     writeln!(out, r#"<li class="step left"><span class="step-name">Node left</span> {left}</li>"#)?;
     if !s.shortfalls.is_empty() {
+        // As the terminal: with a lower bound on the requested amounts, free
+        // is at most and short at least (`data-bound` says so to scripts).
+        let (le, ge) = if s.requested_is_lower_bound { ("≤", "≥") } else { ("", "") };
+        let bound = if s.requested_is_lower_bound { r#" data-bound="lower""# } else { "" };
         writeln!(out, r#"<li class="step shortfall"><span class="step-name">Shortfall</span><ul>"#)?;
         for sf in &s.shortfalls {
             writeln!(
                 out,
-                r#"<li class="shortfall" data-node="{}" data-resource="{}" data-requested="{}" data-free="{}" data-short="{}">{} {}: the pod requests <b>{}</b>, <b>{}</b> free → <b>{}</b> short</li>"#,
+                r#"<li class="shortfall" data-node="{}" data-resource="{}" data-requested="{}" data-free="{}" data-short="{}"{bound}>{} {}: the pod requests <b>{}</b>, <b>{le}{}</b> free → <b>{ge}{}</b> short</li>"#,
                 Esc(&sf.node),
                 Esc(&sf.resource),
                 sf.requested,
@@ -278,10 +283,11 @@ fn state_steps<W: Write>(out: &mut W, s: &StateAtFailure) -> std::io::Result<()>
     Ok(())
 }
 
-fn fill<W: Write>(out: &mut W, f: &NodeFill) -> std::io::Result<()> {
+/// `bound` (`≥` or '') prefixes the requested amount when it is a lower bound.
+fn fill<W: Write>(out: &mut W, f: &NodeFill, bound: &str) -> std::io::Result<()> {
     writeln!(
         out,
-        r#"<li class="step full" data-node="{}"><span class="step-name">Why {} is full</span> {}/{} {} requested by {}.<ul class="bursts">"#,
+        r#"<li class="step full" data-node="{}"><span class="step-name">Why {} is full</span> {bound}{}/{} {} requested by {}.<ul class="bursts">"#,
         Esc(&f.node),
         Esc(&f.node),
         Esc(&amount(&f.resource, f.requested)),
