@@ -1003,6 +1003,49 @@ fn nodes_only_store(dir: &Path, names: &[&str]) -> PathBuf {
     dir.join("k.duckdb")
 }
 
+#[test]
+fn rebalance_recommend_names_no_policy_that_evicts_nothing_while_a_node_is_above_target() {
+    // busy holds 1900m of 2000m cpu in two DaemonSet pods (never evicted),
+    // idle nothing. Every pair with a target under 95 % stalls; 60 → 100 %
+    // "converges" because busy is under 100 %: it was recommended (exit 0)
+    // although it evicts nothing while busy stays above the other targets.
+    let dir = tempfile::tempdir().expect("tmp");
+    let at = "2026-01-01T00:00:00Z";
+    let node = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "creationTimestamp": at},
+               "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"},
+                          "conditions": [{"type": "Ready", "status": "True"}]}})
+    };
+    let pod = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": name, "namespace": "kube-system", "uid": format!("u-{name}"),
+                            "creationTimestamp": at,
+                            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent",
+                                                 "uid": "ds-1", "controller": true}]},
+               "spec": {"nodeName": "busy", "containers": [{"name": "c", "image": "agent",
+                        "resources": {"requests": {"cpu": "950m", "memory": "64Mi"}}}]},
+               "status": {"phase": "Running"}})
+    };
+    let file = dir.path().join("cluster.json");
+    let items = vec![node("busy"), node("idle"), pod("agent-a"), pod("agent-b")];
+    std::fs::write(&file, json!({"kind": "List", "items": items}).to_string()).expect("write");
+    assert_eq!(ingest_in(dir.path(), &[&file]).0, 0);
+    let db = dir.path().join("k.duckdb");
+    let out = kdrift().arg("--db").arg(&db).args(["rebalance", "recommend"]).output().expect("run");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(!stdout.contains("Recommended") && !stdout.contains("apiVersion"), "{stdout}");
+    let why = "no threshold pair helps: every pair that converges moves nothing (its target is above every node), \
+               while a node stays above the lower targets (with thresholds ";
+    assert!(stdout.contains(&format!("\nNo policy to recommend: {why}")), "{stdout}");
+    assert!(stderr.contains(&format!("kdrift: no policy to recommend: {why}")), "{stderr}");
+    assert!(stdout.contains("busy"), "the stall names the node above its target: {stdout}");
+    let out = kdrift().arg("--db").arg(&db).args(["rebalance", "recommend", "-o", "json"]).output().expect("run");
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["recommended_policy_yaml"], Value::Null);
+    assert!(doc["no_recommendation"].as_str().is_some_and(|w| w.starts_with(why)), "{doc}");
+}
+
 const NO_PODS_NOTE: &str = "no bound Pod objects in the store at 2026-01-01T00:00:00Z: requested amounts count no \
                             pods (ingest `kubectl get pods -A -o json` for them)";
 

@@ -219,11 +219,7 @@ fn why_no_pair_helps(suggestions: &[kdrift_rebalance::Suggestion]) -> Option<Str
         return None;
     }
     let why = suggestions.iter().find_map(|s| match &s.verdict {
-        Verdict::Stalled { reason, .. } => Some(format!(
-            "with thresholds {} → {} %: {reason}",
-            kdrift_rebalance::percent::percent_text(s.threshold),
-            kdrift_rebalance::percent::percent_text(s.target)
-        )),
+        Verdict::Stalled { reason, .. } => Some(format!("with thresholds {} → {} %: {reason}", s.threshold, s.target)),
         _ => None,
     });
     Some(format!(
