@@ -601,6 +601,23 @@ fn demo_why_pending_says_preemption_cannot_help_beside_no_preemption_victims() {
     assert!(html.contains("Insufficient cpu — 1/5 nodes; preemption cannot help"), "{html}");
 }
 
+#[test]
+fn the_pending_time_has_one_name_and_one_value_in_the_list_and_the_chain() {
+    // The list's JSON said `pending_seconds`, the chain's `waited_seconds`.
+    let (code, list, stderr) = on_demo(&["why-pending", "--all", "-o", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let list: Value = serde_json::from_str(&list).expect("json");
+    let row = &list[0];
+    let name = format!("{}/{}", row["namespace"].as_str().expect("ns"), row["name"].as_str().expect("name"));
+    let (code, chain, stderr) = on_demo(&["why-pending", &name, "-o", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!chain.contains("waited_seconds"), "{chain}");
+    let chain: Value = serde_json::from_str(&chain).expect("json");
+    assert_eq!(row["pending_seconds"], json!(5400));
+    assert_eq!(chain["history"]["pending_seconds"], row["pending_seconds"]);
+    assert_eq!(chain["history"]["deleted_at"], row["deleted_at"]);
+}
+
 /// The lines of `text` where a digit is directly followed by `%` (`97.1%`).
 fn unspaced_percents(text: &str) -> Vec<&str> {
     text.lines().filter(|l| l.as_bytes().windows(2).any(|w| w[0].is_ascii_digit() && w[1] == b'%')).collect()

@@ -42,6 +42,7 @@ fn short(node: &str, requested: i64, free: i64) -> Shortfall {
         free,
         short: requested - free,
         display: [format!("{requested}m"), format!("{free}m"), format!("{}m", requested - free)],
+        exact_from: None,
     }
 }
 

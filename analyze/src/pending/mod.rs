@@ -24,7 +24,7 @@ use serde::Serialize;
 pub use anchor::Anchor;
 pub use chain::{ConstraintLine, NodeLine, ResourceLine, Shortfall, StateAtFailure};
 pub use full::{Arrival, Burst, Holder, NodeFill, BURST_WINDOW};
-pub use rejection::{is_admission_rejection, KubeletRejection};
+pub use rejection::{is_admission_rejection, AdmissionCount, KubeletRejection};
 pub use relief::{Relief, ReliefPolicy, SIMULATED_NODES};
 pub use report::{why_pending, FailureEvent, History, PendingReport, ReasonLine, ScheduledAt};
 pub use why_full::{WhyFull, EXPLAINED_NODES};

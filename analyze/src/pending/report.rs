@@ -9,7 +9,7 @@ use kdrift_ingest::store::sql;
 use kdrift_ingest::Store;
 use serde::Serialize;
 
-use super::chain::{build_state, Evaluated, StateAtFailure};
+use super::chain::{build_state, Evaluated, Shortfall, StateAtFailure};
 use super::rejection::{kubelet_rejection, KubeletRejection};
 use super::relief::{relief, Relief};
 use super::why_full::{why_full, WhyFull};
@@ -215,7 +215,10 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
             notes.push(format!("preemption cannot help: {why}"));
         }
     }
-    let state = evaluated.map(|e| e.state);
+    let mut state = evaluated.map(|e| e.state);
+    if let Some(state) = state.as_mut() {
+        notes.extend(admission_shortfall(state, history.rejected.as_ref()));
+    }
     let mut report = PendingReport {
         namespace: namespace.to_string(),
         name: name.to_string(),
@@ -309,6 +312,50 @@ fn binding_history(
         pending_seconds: (end - first_failure).num_seconds(),
         outcome,
     })
+}
+
+/// The kubelet's admission count ([`KubeletRejection::counted`]: the
+/// node's used and capacity at that instant) as the shortfall on its node,
+/// in place of the store's lower bound: the pod's request, the free amount
+/// and the shortfall are then exact. Only when the store's amounts are a
+/// lower bound (else the state at the failure stands) and the node is among
+/// the state's. Returns the note that says so.
+fn admission_shortfall(state: &mut StateAtFailure, rejected: Option<&KubeletRejection>) -> Option<String> {
+    let r = rejected?;
+    let c = r.counted.as_ref()?;
+    if !state.requested_is_lower_bound || !state.nodes.iter().any(|n| n.name == r.node) {
+        return None;
+    }
+    let from = format!("the kubelet's count at admission, {}", r.at.format("%Y-%m-%d %H:%M:%SZ"));
+    // cpu in millicores as the kubelet counts it (`1775m of 2000m`, not `of 2`).
+    let fmt = |v: i64| match c.resource.as_str() {
+        "cpu" => format!("{v}m"),
+        r => kdrift_rebalance::quantity::format_amount(r, v),
+    };
+    let exact = Shortfall {
+        node: r.node.clone(),
+        resource: c.resource.clone(),
+        requested: c.requested,
+        free: c.free(),
+        short: c.short(),
+        display: [fmt(c.requested), fmt(c.free()), fmt(c.short())],
+        exact_from: Some(from.clone()),
+    };
+    match state.shortfalls.iter_mut().find(|s| s.node == r.node && s.resource == c.resource) {
+        Some(s) => *s = exact,
+        None => state.shortfalls.push(exact),
+    }
+    Some(format!(
+        "{} {}: {from} says {} used of {} ({} free for the pod's {}, {} short): exact where the store's amounts \
+         are a lower bound",
+        r.node,
+        c.resource,
+        fmt(c.used),
+        fmt(c.capacity),
+        fmt(c.free()),
+        fmt(c.requested),
+        fmt(c.short())
+    ))
 }
 
 /// Why preemption cannot help, whatever the reasons' kinds say; `None`

@@ -270,10 +270,15 @@ fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
         }
     }
     for sf in &s.shortfalls {
-        // As the table: with a lower bound on the requested amounts, free is at most and short at least.
+        // As the table: with a lower bound on the requested amounts, free is
+        // at most and short at least — unless exact numbers replaced them.
+        let (le, ge, from) = match &sf.exact_from {
+            Some(from) => ("", "", format!(" ({from})")),
+            None => (le, ge, String::new()),
+        };
         writeln!(
             out,
-            "  {} {}: the pod requests {}, {le}{} free → {ge}{} short",
+            "  {} {}: the pod requests {}, {le}{} free → {ge}{} short{from}",
             sf.node, sf.resource, sf.display[0], sf.display[1], sf.display[2]
         )?;
     }
