@@ -18,7 +18,7 @@ use crate::AnalyzeError;
 /// Nodes up to which [`relief`] runs the threshold simulation (11 pairs ×
 /// up to 10 nights each); above, the step points to `kdrift rebalance
 /// recommend` instead of running it inside `why-pending`.
-pub const SIMULATED_NODES: usize = 300;
+pub const SIMULATED_NODES: usize = 100;
 
 /// A threshold pair the simulation shows freeing a short node.
 #[derive(Debug, Clone, PartialEq, Serialize)]
