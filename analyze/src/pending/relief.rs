@@ -15,7 +15,7 @@ use super::chain::Evaluated;
 use super::why_full::EXPLAINED_NODES;
 use crate::AnalyzeError;
 
-/// Nodes up to which [`relief`] runs the threshold simulation (11 pairs ×
+/// Nodes up to which `why-pending` runs the threshold simulation (11 pairs ×
 /// up to 10 nights each); above, the step points to `kdrift rebalance
 /// recommend` instead of running it inside `why-pending`.
 pub const SIMULATED_NODES: usize = 100;
