@@ -3,8 +3,8 @@
 //! the node that is left), then rebalancing, then the constraint to relax.
 
 //!
-//! [`room`] makes the steps that need room on a node (a smaller request,
-//! moving pods, uncordoning); [`reasons`] the step for each reason of the
+//! `room` makes the steps that need room on a node (a smaller request,
+//! moving pods, uncordoning); `reasons` the step for each reason of the
 //! event (taints, affinity, volumes, …).
 
 mod reasons;
