@@ -1,7 +1,6 @@
 //! Next steps for a pending pod, per reason kind, most direct first: a fix
 //! with a number when the state is known (the largest request that would fit
 //! the node that is left), then rebalancing, then the constraint to relax.
-
 //!
 //! `room` makes the steps that need room on a node (a smaller request,
 //! moving pods, uncordoning); `reasons` the step for each reason of the
