@@ -581,6 +581,43 @@ fn drain_and_why_pending_tables_show_percents_with_one_decimal_like_skew() {
     assert!(chain.contains("(node-1 is at 97.1 % cpu requested, node-5 at 29.0 %)"), "{chain}");
 }
 
+#[test]
+fn demo_why_pending_says_preemption_cannot_help_beside_no_preemption_victims() {
+    // It printed "Insufficient cpu 1/5 16 yes" under PREEMPTION CAN HELP
+    // beside "preemption: 1 No preemption victims found for incoming pod".
+    let (code, chain, stderr) = on_demo(&["why-pending", "media/backup-29930640-5l8lp"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(chain.contains("  preemption: 1 No preemption victims found for incoming pod"), "{chain}");
+    let row = chain.lines().find(|l| l.starts_with(" Insufficient cpu ")).expect("cpu row");
+    let cells = row.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(cells, "Insufficient cpu 1/5 16 no", "{chain}");
+    assert!(chain.contains("\n  - preemption cannot help: the event's own preemption part says"), "{chain}");
+    // The HTML report says the same.
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("r.html");
+    let (code, _, stderr) = on_demo(&["report", "--html", file.to_str().expect("utf-8")]);
+    assert_eq!(code, 0, "{stderr}");
+    let html = std::fs::read_to_string(&file).expect("html");
+    assert!(html.contains("Insufficient cpu — 1/5 nodes; preemption cannot help"), "{html}");
+}
+
+#[test]
+fn the_pending_time_has_one_name_and_one_value_in_the_list_and_the_chain() {
+    // The list's JSON said `pending_seconds`, the chain's `waited_seconds`.
+    let (code, list, stderr) = on_demo(&["why-pending", "--all", "-o", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let list: Value = serde_json::from_str(&list).expect("json");
+    let row = &list[0];
+    let name = format!("{}/{}", row["namespace"].as_str().expect("ns"), row["name"].as_str().expect("name"));
+    let (code, chain, stderr) = on_demo(&["why-pending", &name, "-o", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!chain.contains("waited_seconds"), "{chain}");
+    let chain: Value = serde_json::from_str(&chain).expect("json");
+    assert_eq!(row["pending_seconds"], json!(5400));
+    assert_eq!(chain["history"]["pending_seconds"], row["pending_seconds"]);
+    assert_eq!(chain["history"]["deleted_at"], row["deleted_at"]);
+}
+
 /// The lines of `text` where a digit is directly followed by `%` (`97.1%`).
 fn unspaced_percents(text: &str) -> Vec<&str> {
     text.lines().filter(|l| l.as_bytes().windows(2).any(|w| w[0].is_ascii_digit() && w[1] == b'%')).collect()
@@ -983,6 +1020,49 @@ fn nodes_only_store(dir: &Path, names: &[&str]) -> PathBuf {
     dir.join("k.duckdb")
 }
 
+#[test]
+fn rebalance_recommend_names_no_policy_that_evicts_nothing_while_a_node_is_above_target() {
+    // busy holds 1900m of 2000m cpu in two DaemonSet pods (never evicted),
+    // idle nothing. Every pair with a target under 95 % stalls; 60 → 100 %
+    // "converges" because busy is under 100 %: it was recommended (exit 0)
+    // although it evicts nothing while busy stays above the other targets.
+    let dir = tempfile::tempdir().expect("tmp");
+    let at = "2026-01-01T00:00:00Z";
+    let node = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "creationTimestamp": at},
+               "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"},
+                          "conditions": [{"type": "Ready", "status": "True"}]}})
+    };
+    let pod = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": name, "namespace": "kube-system", "uid": format!("u-{name}"),
+                            "creationTimestamp": at,
+                            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent",
+                                                 "uid": "ds-1", "controller": true}]},
+               "spec": {"nodeName": "busy", "containers": [{"name": "c", "image": "agent",
+                        "resources": {"requests": {"cpu": "950m", "memory": "64Mi"}}}]},
+               "status": {"phase": "Running"}})
+    };
+    let file = dir.path().join("cluster.json");
+    let items = vec![node("busy"), node("idle"), pod("agent-a"), pod("agent-b")];
+    std::fs::write(&file, json!({"kind": "List", "items": items}).to_string()).expect("write");
+    assert_eq!(ingest_in(dir.path(), &[&file]).0, 0);
+    let db = dir.path().join("k.duckdb");
+    let out = kdrift().arg("--db").arg(&db).args(["rebalance", "recommend"]).output().expect("run");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(!stdout.contains("Recommended") && !stdout.contains("apiVersion"), "{stdout}");
+    let why = "no threshold pair helps: every pair that converges moves nothing (its target is above every node), \
+               while a node stays above the lower targets (with thresholds ";
+    assert!(stdout.contains(&format!("\nNo policy to recommend: {why}")), "{stdout}");
+    assert!(stderr.contains(&format!("kdrift: no policy to recommend: {why}")), "{stderr}");
+    assert!(stdout.contains("busy"), "the stall names the node above its target: {stdout}");
+    let out = kdrift().arg("--db").arg(&db).args(["rebalance", "recommend", "-o", "json"]).output().expect("run");
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["recommended_policy_yaml"], Value::Null);
+    assert!(doc["no_recommendation"].as_str().is_some_and(|w| w.starts_with(why)), "{doc}");
+}
+
 const NO_PODS_NOTE: &str = "no bound Pod objects in the store at 2026-01-01T00:00:00Z: requested amounts count no \
                             pods (ingest `kubectl get pods -A -o json` for them)";
 
@@ -1010,8 +1090,9 @@ fn why_pending_next_steps_do_not_repeat_the_reason_they_address() {
     assert_eq!(
         steps,
         [
-            "  1. [node(s) had untolerated taint {dedicated: gpu}] add a matching toleration, or remove the taint \
-             when it is stale (`kubectl taint nodes NODE KEY-`)",
+            "  1. [node(s) had untolerated taint {dedicated: gpu}] the nodes carry the taint dedicated=gpu (set by \
+             hand or by the tool that provisions the nodes: no Kubernetes component sets it): add a toleration for \
+             it to the pod, or remove the taint when it is stale (`kubectl taint nodes NODE dedicated-`)",
             "  2. [Insufficient cpu] lower the pod's request or free room on a node (`kdrift rebalance plan`); \
              ingest the Pod and Node objects for exact numbers",
         ],

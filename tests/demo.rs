@@ -31,8 +31,8 @@ fn demo_chain_names_node_1_and_the_42m_shortfall() {
 
     let r = why_pending(&store, &facts.pending_pod.namespace, &facts.pending_pod.name).expect("query").expect("report");
     assert_eq!(r.history.outcome, "deleted-unscheduled");
-    assert_eq!(r.history.waited_seconds, (facts.pending_pod_deleted_at - r.history.first_failure).num_seconds());
-    assert!(r.history.waited_seconds >= 89 * 60, "about 90 minutes: {}", r.history.waited_seconds);
+    assert_eq!(r.history.pending_seconds, (facts.pending_pod_deleted_at - r.history.first_failure).num_seconds());
+    assert!(r.history.pending_seconds >= 89 * 60, "about 90 minutes: {}", r.history.pending_seconds);
     assert_eq!(r.total_nodes, Some(5));
     let affinity = r.reasons.iter().find(|l| l.kind == ReasonKind::PodAffinity).expect("pod affinity reason");
     assert_eq!(affinity.nodes, Some(4));
@@ -262,4 +262,49 @@ fn postmortem_of_the_cronjob_reaches_the_same_chain_as_why_pending() {
     let c = &pod.containers[0];
     assert_eq!((c.name.as_str(), c.state.as_str(), c.exit_code), ("restic", "terminated", Some(0)));
     assert!(postmortem_job(&store, "media", "nope").expect("query").is_none());
+}
+
+#[test]
+fn demo_preemption_verdict_follows_the_events_preemption_part_and_the_move_step_names_a_policy_that_moves() {
+    // The demo printed "PREEMPTION CAN HELP yes" for Insufficient cpu beside
+    // the event's "No preemption victims found for incoming pod", and sent
+    // the user to `kdrift rebalance plan` whose default policy (20 → 50 %)
+    // plans nothing on this cluster.
+    let scenario = generate(&ScenarioConfig { seed: 7, scale: 1 });
+    let facts = scenario.facts.clone();
+    let (_dir, store) = temp_store();
+    ingest_scenario(&store, scenario, 7).expect("ingest");
+    let r = why_pending(&store, &facts.pending_pod.namespace, &facts.pending_pod.name).expect("query").expect("report");
+    assert!(r.latest_message.contains("preemption: 0/5 nodes are available: 1 No preemption victims found"));
+    let cpu = r.reasons.iter().find(|l| l.kind == ReasonKind::Insufficient).expect("Insufficient cpu");
+    assert!(!cpu.preemption_can_help, "{cpu:?}");
+    assert!(r.reasons.iter().all(|l| !l.preemption_can_help), "{:?}", r.reasons);
+    assert!(
+        r.notes.contains(
+            &"preemption cannot help: the event's own preemption part says \"1 No preemption victims found for \
+              incoming pod, 4 Preemption is not helpful for scheduling\""
+                .to_string()
+        ),
+        "{:?}",
+        r.notes
+    );
+
+    // The threshold pair the simulation shows freeing node-1 (as `rebalance
+    // recommend` ranks them: 50 → 90 %, 5 evictions in 1 night).
+    assert_eq!(r.relief.len(), 1, "{:?}", r.relief);
+    let relief = &r.relief[0];
+    assert_eq!((relief.node.as_str(), relief.resource.as_str()), ("node-1", "cpu"));
+    assert!(relief.movable_pods > 0 && relief.fixed_pods > 0, "{relief:?}");
+    let p = relief.policy.as_ref().expect("a pair that frees node-1");
+    assert_eq!((p.threshold, p.target, p.nights, p.evictions), (50.0, 90.0, 1, 5));
+    assert!(p.freed >= 42, "{p:?}");
+    let step = &r.next_steps[1].action;
+    assert!(
+        step.starts_with(
+            "free 42m of cpu on node-1: move pods elsewhere with `kdrift rebalance plan --policy FILE --simulate` \
+             and LowNodeUtilization thresholds 50 % → targetThresholds 90 % in FILE (the simulation converges in 1 \
+             night with 5 evictions, "
+        ),
+        "{step}"
+    );
 }

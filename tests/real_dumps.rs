@@ -253,11 +253,29 @@ fn why_pending_on_erwee402_says_the_kubelet_rejected_a_bound_pod() {
     let report = why_pending(&store, "default", name).expect("query").expect("report");
     let h = &report.history;
     assert_eq!(h.outcome, "rejected-by-kubelet");
-    assert_eq!(h.waited_seconds, 9);
+    assert_eq!(h.pending_seconds, 9);
     let r = h.rejected.as_ref().expect("rejected");
     assert_eq!(r.at.to_rfc3339(), "2019-03-08T08:48:48+00:00");
     assert_eq!((r.node.as_str(), r.reason.as_str()), ("minikube", "OutOfcpu"));
     assert_eq!(r.message, "Node didn't have enough resource: cpu, requested: 500, used: 1775, capacity: 2000");
+    // The kubelet's numbers are the exact shortfall where the store's are a
+    // lower bound (default's pods were not dumped): it had none at all.
+    let c = r.counted.as_ref().expect("the kubelet's count");
+    assert_eq!((c.resource.as_str(), c.requested, c.used, c.capacity), ("cpu", 500, 1775, 2000));
+    let s = report.state.as_ref().expect("state");
+    assert!(s.requested_is_lower_bound);
+    let sf: Vec<_> =
+        s.shortfalls.iter().map(|x| (x.node.as_str(), x.resource.as_str(), x.requested, x.free, x.short)).collect();
+    assert_eq!(sf, [("minikube", "cpu", 500, 225, 275)]);
+    assert_eq!(s.shortfalls[0].exact_from.as_deref(), Some("the kubelet's count at admission, 2019-03-08 08:48:48Z"));
+    assert!(
+        report.notes.iter().any(|n| n.starts_with(
+            "minikube cpu: the kubelet's count at admission, 2019-03-08 08:48:48Z says 1775m used of 2000m (225m free \
+             for the pod's 500m, 275m short)"
+        )),
+        "{:?}",
+        report.notes
+    );
     let pods = pending_pods(&store).expect("pending");
     let row = pods.iter().find(|p| p.name == name).expect("row");
     assert_eq!(row.rejected_reason.as_deref(), Some("OutOfcpu"));

@@ -57,7 +57,7 @@ fn expected(layout: Layout, reference: &Value) -> Value {
         Layout::OtelK8sevents => {
             e["history"]["last_failure"] = first.clone();
             e["history"]["occurrences"] = 1.into();
-            e["history"]["waited_seconds"] = 0.into();
+            e["history"]["pending_seconds"] = 0.into();
             for r in e["reasons"].as_array_mut().into_iter().flatten() {
                 r["occurrences"] = 1.into();
             }
@@ -70,7 +70,7 @@ fn expected(layout: Layout, reference: &Value) -> Value {
         Layout::Kent => {
             e["uid"] = "".into();
             e["history"]["first_failure"] = last.clone();
-            e["history"]["waited_seconds"] = 0.into();
+            e["history"]["pending_seconds"] = 0.into();
             e["failures"][0]["first_time"] = last;
         }
         Layout::Raw | Layout::MsgJson | Layout::OtelK8sobjects => {}

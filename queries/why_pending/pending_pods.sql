@@ -79,19 +79,20 @@ admission_rejections AS (
 -- picked below (a reused name's earlier pod was deleted before it).
 deleted AS (
     SELECT namespace, name, COALESCE(uid, '') AS uid,
-           CASE WHEN change = 'DELETED' THEN observed_at ELSE deleted_at END AS deleted_at, true AS own
+           CASE WHEN change = 'DELETED' THEN observed_at ELSE deleted_at END AS deleted_at, true AS own,
+           CASE WHEN change = 'DELETED' THEN 1 ELSE 2 END AS rank
     FROM pod_versions
     WHERE change = 'DELETED' OR deleted_at IS NOT NULL
     UNION ALL
-    SELECT involved_namespace, regexp_extract(message, '^Deleted pod: (\S+)$', 1), '', first_time, false
+    SELECT involved_namespace, regexp_extract(message, '^Deleted pod: (\S+)$', 1), '', first_time, false, 3
     FROM event_versions
     WHERE reason = 'SuccessfulDelete' AND message LIKE 'Deleted pod: %'
     UNION ALL
-    SELECT involved_namespace, involved_name, COALESCE(involved_uid, ''), last_time, false
+    SELECT involved_namespace, involved_name, COALESCE(involved_uid, ''), last_time, false, 3
     FROM event_versions
     WHERE reason = 'FailedScheduling' AND involved_kind = 'Pod' AND message LIKE 'skip schedule deleting pod%'
     UNION ALL
-    SELECT c.involved_namespace, regexp_extract(c.message, '^Created pod: (\S+)$', 1), '', j.first_time, false
+    SELECT c.involved_namespace, regexp_extract(c.message, '^Created pod: (\S+)$', 1), '', j.first_time, false, 3
     FROM event_versions c
     JOIN event_versions j ON j.involved_kind = 'Job' AND j.involved_namespace = c.involved_namespace
                          AND j.involved_name = c.involved_name
@@ -115,8 +116,9 @@ joined AS (
 with_deleted AS (
     SELECT j.namespace, j.name, j.uid, j.first_failure, j.last_failure, j.occurrences, j.failure_events,
            j.latest_message, j.scheduled_at, j.scheduled_node,
-           CAST(epoch(COALESCE(j.scheduled_at, greatest(d.deleted_at, j.last_failure), j.last_failure))
-                - epoch(j.first_failure) AS BIGINT) AS pending_seconds,
+           -- Whole seconds, truncated as the chain's `history.pending_seconds` (a cast rounds).
+           CAST(trunc(epoch(COALESCE(j.scheduled_at, greatest(d.deleted_at, j.last_failure), j.last_failure))
+                - epoch(j.first_failure)) AS BIGINT) AS pending_seconds,
            d.deleted_at
     FROM joined j
     LEFT JOIN deleted d
@@ -124,8 +126,11 @@ with_deleted AS (
      AND d.deleted_at >= j.first_failure
     -- Without a uid several pods of that name may have been deleted: take the
     -- first deletion after the first failure.
-    -- The pod's own evidence first (its owner's and Job's come a moment before the deletion).
-    QUALIFY row_number() OVER (PARTITION BY j.namespace, j.name, j.uid ORDER BY d.own DESC NULLS LAST, d.deleted_at NULLS LAST) = 1
+    -- The pod's own evidence first (its owner's and Job's come a moment before the deletion):
+    -- a DELETED version, then a deletionTimestamp, as `pod_deletions` ranks
+    -- them, so that the list and the chain give one deletion time.
+    QUALIFY row_number() OVER (PARTITION BY j.namespace, j.name, j.uid
+        ORDER BY d.own DESC NULLS LAST, d.rank NULLS LAST, d.deleted_at NULLS LAST) = 1
 )
 SELECT w.*, CASE WHEN r.from_event THEN r.rejected_at WHEN NOT r.from_event THEN w.scheduled_at END AS rejected_at,
        r.reason AS rejected_reason

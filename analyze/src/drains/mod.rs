@@ -36,6 +36,9 @@ use crate::AnalyzeError;
 
 /// Episodes closer than this belong to one operation.
 pub const GROUP_GAP: Duration = Duration::minutes(10);
+/// Cordons of several nodes this close to the first are one simultaneous
+/// cordon, not a rolling drain in an order ([`OperationKind::SimultaneousCordon`]).
+pub const SIMULTANEOUS: Duration = Duration::seconds(30);
 /// "After" is measured this long after an operation's last episode ends.
 pub const SETTLE: Duration = Duration::minutes(1);
 
@@ -43,8 +46,13 @@ pub const SETTLE: Duration = Duration::minutes(1);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OperationKind {
-    /// Two or more nodes, every one cordoned.
+    /// Two or more nodes, every one cordoned, one after another.
     RollingDrain,
+    /// Two or more nodes, every one cordoned within [`SIMULTANEOUS`] of the
+    /// first (a node-pool upgrade, a script cordoning them all): no node was
+    /// drained before another, and every pod they held had to go to the
+    /// nodes left.
+    SimultaneousCordon,
     /// One node, cordoned.
     Drain,
     /// No node cordoned: NotReady, node-controller evictions, reboots.
@@ -163,7 +171,14 @@ fn kind_of(episodes: &[NodeEpisode]) -> OperationKind {
     let cordoned = episodes.iter().filter(|e| e.cordoned()).count();
     match (cordoned, episodes.len()) {
         (0, _) => OperationKind::Outage,
-        (c, n) if c == n && n >= 2 => OperationKind::RollingDrain,
+        (c, n) if c == n && n >= 2 => {
+            let cordons = episodes.iter().filter_map(|e| e.cordoned_at);
+            let (first, last) = (cordons.clone().min(), cordons.max());
+            match first.zip(last) {
+                Some((first, last)) if last - first <= SIMULTANEOUS => OperationKind::SimultaneousCordon,
+                _ => OperationKind::RollingDrain,
+            }
+        }
         (c, n) if c == n => OperationKind::Drain,
         _ => OperationKind::Mixed,
     }
@@ -490,4 +505,45 @@ fn timeline(
         evictions,
     };
     Ok((timeline, all_placements))
+}
+
+#[cfg(test)]
+mod simultaneous_tests {
+    use chrono::{DateTime, Duration, Utc};
+
+    use super::{all_episodes, group, kind_of, OperationKind};
+    use crate::history::{NodeSignal, SignalKind};
+
+    fn signal(node: &str, at: DateTime<Utc>, kind: SignalKind) -> NodeSignal {
+        NodeSignal {
+            node: node.into(),
+            at,
+            kind,
+            source: "event".into(),
+            reason: String::new(),
+            detail: String::new(),
+            estimated: false,
+        }
+    }
+
+    /// Three nodes cordoned `gap` apart, each uncordoned 20 minutes after its cordon.
+    fn kind_with_gap(gap: Duration) -> OperationKind {
+        let t0 = DateTime::parse_from_rfc3339("2026-11-28T02:00:00Z").expect("t").with_timezone(&Utc);
+        let mut signals = Vec::new();
+        for (i, node) in ["pool-a", "pool-b", "pool-c"].iter().enumerate() {
+            let at = t0 + gap * i as i32;
+            signals.push(signal(node, at, SignalKind::Cordon));
+            signals.push(signal(node, at + Duration::minutes(20), SignalKind::Uncordon));
+        }
+        let groups = group(all_episodes(&signals));
+        assert_eq!(groups.len(), 1, "{groups:?}");
+        kind_of(&groups[0])
+    }
+
+    #[test]
+    fn nodes_cordoned_within_seconds_are_a_simultaneous_cordon_not_a_rolling_drain() {
+        // A GKE node-pool upgrade cordons the pool's nodes within seconds.
+        assert_eq!(kind_with_gap(Duration::seconds(4)), OperationKind::SimultaneousCordon);
+        assert_eq!(kind_with_gap(Duration::minutes(5)), OperationKind::RollingDrain);
+    }
 }

@@ -87,6 +87,11 @@ pub struct Shortfall {
     pub short: i64,
     /// The three numbers for people (`100m`, `58m`, `42m`).
     pub display: [String; 3],
+    /// Where exact numbers came from when the store's are a lower bound
+    /// (the kubelet's admission count, [`super::KubeletRejection::counted`]);
+    /// `None`: the store's own state at the failure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact_from: Option<String>,
 }
 
 /// The cluster at the pod's last failure, as far as the store knows it.
@@ -360,6 +365,7 @@ pub(super) fn build_state(
                             format_amount(&ins.resource, free),
                             format_amount(&ins.resource, ins.short_by()),
                         ],
+                        exact_from: None,
                     });
                 }
             }

@@ -13,6 +13,7 @@ mod chain;
 mod full;
 mod moved_by;
 mod rejection;
+mod relief;
 mod report;
 mod why_full;
 
@@ -26,7 +27,8 @@ pub use anchor::Anchor;
 pub use chain::{ConstraintLine, NodeLine, ResourceLine, Shortfall, StateAtFailure};
 pub use full::{Arrival, Burst, Holder, NodeFill, BURST_WINDOW};
 pub use moved_by::MoveRun;
-pub use rejection::{is_admission_rejection, KubeletRejection};
+pub use rejection::{is_admission_rejection, AdmissionCount, KubeletRejection};
+pub use relief::{Relief, ReliefPolicy, SIMULATED_NODES};
 pub use report::{why_pending, FailureEvent, History, PendingReport, ReasonLine, ScheduledAt};
 pub use why_full::{WhyFull, EXPLAINED_NODES};
 
@@ -58,7 +60,8 @@ pub struct PendingPod {
     /// Where it was scheduled.
     pub scheduled_node: Option<String>,
     /// Seconds from the first failure to scheduling, else to the pod's
-    /// deletion, else to the last failure.
+    /// deletion (or the last failure when that is later), else to the last
+    /// failure: the same value and name as the chain's `history.pending_seconds`.
     pub pending_seconds: i64,
     /// Whether `pending_seconds` is a lower bound: the store saw the pod
     /// neither scheduled nor deleted, so it may still be pending (measured

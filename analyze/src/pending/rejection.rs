@@ -55,6 +55,50 @@ pub struct KubeletRejection {
     pub reason: String,
     /// The kubelet's message (`Node didn't have enough resource: cpu, requested: 500, used: 1775, capacity: 2000`).
     pub message: String,
+    /// The numbers of an `OutOf<resource>` message: the node's count at that instant.
+    pub counted: Option<AdmissionCount>,
+}
+
+/// The kubelet's own count at admission (`Node didn't have enough resource:
+/// cpu, requested: 500, used: 1775, capacity: 2000`; kubelet
+/// `lifecycle.InsufficientResourceError`): exact, where the store's
+/// requested amounts may be a lower bound. Units: cpu millicores, memory
+/// and storage bytes, others in their units.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AdmissionCount {
+    /// The resource (`cpu`).
+    pub resource: String,
+    /// The pod's request.
+    pub requested: i64,
+    /// What the node's admitted pods requested.
+    pub used: i64,
+    /// The node's allocatable as the kubelet counts it.
+    pub capacity: i64,
+}
+
+impl AdmissionCount {
+    /// capacity − used.
+    pub fn free(&self) -> i64 {
+        self.capacity - self.used
+    }
+
+    /// requested − free.
+    pub fn short(&self) -> i64 {
+        self.requested - self.free()
+    }
+
+    /// The numbers of an `OutOf…` message (with or without the `Pod ` prefix
+    /// old kubelets wrote); `None` for any other message.
+    pub fn parse(message: &str) -> Option<AdmissionCount> {
+        let rest = message.split_once("Node didn't have enough resource: ")?.1;
+        let mut parts = rest.split(", ");
+        let resource = parts.next()?.trim().to_string();
+        let mut number = |key: &str| -> Option<i64> { parts.next()?.trim().strip_prefix(key)?.trim().parse().ok() };
+        let requested = number("requested:")?;
+        let used = number("used:")?;
+        let capacity = number("capacity:")?;
+        (!resource.is_empty()).then_some(AdmissionCount { resource, requested, used, capacity })
+    }
 }
 
 /// The rejection of the pod bound as `scheduled` (of uid `uid` when
@@ -76,7 +120,7 @@ pub fn kubelet_rejection(
     let rows = store.query_map(&sql::POD_REJECTIONS, [namespace, name], |r| {
         Ok((
             r.get::<_, String>(0)?,
-            KubeletRejection { at: r.get(1)?, node: r.get(2)?, reason: r.get(3)?, message: r.get(4)? },
+            KubeletRejection { at: r.get(1)?, node: r.get(2)?, reason: r.get(3)?, message: r.get(4)?, counted: None },
         ))
     })?;
     let from_events = rows
@@ -88,6 +132,7 @@ pub fn kubelet_rejection(
         if r.node.is_empty() {
             r.node = scheduled.node.clone();
         }
+        r.counted = AdmissionCount::parse(&r.message);
         return Ok(Some(r));
     }
     Ok(last_object.and_then(|pod| from_status(pod, scheduled)))
@@ -103,6 +148,7 @@ fn from_status(pod: &Value, scheduled: &ScheduledAt) -> Option<KubeletRejection>
             node: scheduled.node.clone(),
             reason: reason.to_string(),
             message: status.get("message").and_then(Value::as_str).unwrap_or_default().to_string(),
+            counted: status.get("message").and_then(Value::as_str).and_then(AdmissionCount::parse),
         }
     })
 }
@@ -111,6 +157,19 @@ fn from_status(pod: &Value, scheduled: &ScheduledAt) -> Option<KubeletRejection>
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_kubelets_count_is_read_from_its_message() {
+        let c =
+            AdmissionCount::parse("Node didn't have enough resource: cpu, requested: 500, used: 1775, capacity: 2000")
+                .expect("count");
+        assert_eq!(
+            (c.resource.as_str(), c.requested, c.used, c.capacity, c.free(), c.short()),
+            ("cpu", 500, 1775, 2000, 225, 275)
+        );
+        assert_eq!(AdmissionCount::parse("Node didn't have enough resource: cpu"), None);
+        assert_eq!(AdmissionCount::parse("Predicate NodeAffinity failed"), None);
+    }
 
     #[test]
     fn admission_reasons_and_a_failed_status() {
@@ -125,6 +184,8 @@ mod tests {
         let r = from_status(&failed, &scheduled).expect("rejected");
         assert_eq!((r.node.as_str(), r.reason.as_str(), r.at), ("minikube", "OutOfmemory", at));
         assert!(r.message.starts_with("Pod Node didn't have enough resource: memory"));
+        let c = r.counted.as_ref().expect("counted");
+        assert_eq!((c.resource.as_str(), c.requested, c.used, c.capacity), ("memory", 1073741824, 0, 0));
         let evicted = json!({"status": {"phase": "Failed", "reason": "Evicted"}});
         assert_eq!(from_status(&evicted, &scheduled), None);
         let running = json!({"status": {"phase": "Running", "reason": "OutOfcpu"}});

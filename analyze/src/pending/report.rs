@@ -9,8 +9,9 @@ use kdrift_ingest::store::sql;
 use kdrift_ingest::Store;
 use serde::Serialize;
 
-use super::chain::{build_state, Evaluated, StateAtFailure};
+use super::chain::{build_state, Evaluated, Shortfall, StateAtFailure};
 use super::rejection::{kubelet_rejection, KubeletRejection};
+use super::relief::{relief, Relief};
 use super::why_full::{why_full, WhyFull};
 use crate::failed_scheduling::{parse, Preemption, ReasonKind};
 use crate::next_steps::{next_steps, NextStep};
@@ -61,9 +62,11 @@ pub struct History {
     pub deleted_by: Option<String>,
     /// The kubelet's refusal of the pod at admission, right after the binding.
     pub rejected: Option<KubeletRejection>,
-    /// Seconds from the first failure to scheduling, else to deletion, else
-    /// to the last failure.
-    pub waited_seconds: i64,
+    /// Seconds from the first failure to scheduling, else to deletion (or
+    /// the last failure when that is later), else to the last failure: the
+    /// same value and name as `why-pending --all`'s `pending_seconds` (query
+    /// `pending_pods`); a lower bound when `outcome` is `pending`.
+    pub pending_seconds: i64,
     /// `scheduled`, `rejected-by-kubelet` (scheduled, then refused at
     /// admission: it never ran), `deleted-unscheduled` or `pending`.
     pub outcome: &'static str,
@@ -81,8 +84,14 @@ pub struct ReasonLine {
     pub nodes: Option<u32>,
     /// Scheduling attempts that reported it, summed over all failure events.
     pub occurrences: u64,
-    /// Whether preemption could resolve it (kube-scheduler's
-    /// UnschedulableAndUnresolvable reasons cannot).
+    /// Whether preemption could resolve it: kube-scheduler's
+    /// UnschedulableAndUnresolvable reasons cannot, and no reason can when
+    /// the event's own `preemption:` part says the dry run failed (`No
+    /// preemption victims found for incoming pod`, `Preemption is not
+    /// helpful for scheduling`, `not eligible due to preemptionPolicy=Never`:
+    /// kube-scheduler writes that part only when PostFilter nominated no
+    /// node) or when no pod at the failure had a lower priority than the
+    /// pending pod's on the nodes left after the other constraints.
     pub preemption_can_help: bool,
 }
 
@@ -112,6 +121,10 @@ pub struct PendingReport {
     /// Why the node(s) left are full and why the anchor pod is there (when a
     /// node is left but short, and the pod's object is known).
     pub why_full: Option<WhyFull>,
+    /// Whether room can be made on each short node that is left: its
+    /// movable pods, lower-priority pods, and the LowNodeUtilization pair
+    /// the rebalance simulation shows freeing it.
+    pub relief: Vec<Relief>,
     /// What to do, most direct first.
     pub next_steps: Vec<NextStep>,
     /// Caveats (estimated numbers, missing objects).
@@ -159,7 +172,7 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
     steps.done("failures");
 
     let parsed_latest = parse(&latest.message);
-    let reasons = reason_lines(&failures, &parsed_latest);
+    let mut reasons = reason_lines(&failures, &parsed_latest);
     let preemption = parsed_latest.preemption.as_ref().map(|p| match p {
         Preemption::Text(t) => t.clone(),
         Preemption::Nodes(n) => n.items.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
@@ -186,13 +199,26 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
                 }
                 _ => None,
             };
-            Ok((evaluated, full))
+            let relief = match &evaluated {
+                Some(ev) => relief(store, ev, last_failure)?,
+                None => Vec::new(),
+            };
+            Ok((evaluated, full, relief))
         },
     )?;
-    let (evaluated, full) = evaluated?;
+    let (evaluated, full, relief) = evaluated?;
     let history = history?;
     steps.done("state, why full; beside: binding history");
-    let state = evaluated.map(|e| e.state);
+    if let Some(why) = preemption_verdict(&parsed_latest, evaluated.as_ref(), &reasons, &relief) {
+        if reasons.iter().any(|r| r.preemption_can_help) {
+            reasons.iter_mut().for_each(|r| r.preemption_can_help = false);
+            notes.push(format!("preemption cannot help: {why}"));
+        }
+    }
+    let mut state = evaluated.map(|e| e.state);
+    if let Some(state) = state.as_mut() {
+        notes.extend(admission_shortfall(state, history.rejected.as_ref()));
+    }
     let mut report = PendingReport {
         namespace: namespace.to_string(),
         name: name.to_string(),
@@ -205,6 +231,7 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
         failures,
         state,
         why_full: full,
+        relief,
         next_steps: Vec::new(),
         notes,
     };
@@ -268,7 +295,9 @@ fn binding_history(
     let (end, outcome) = match (&scheduled, deleted_at) {
         (Some(s), _) if rejected.is_some() => (s.at, "rejected-by-kubelet"),
         (Some(s), _) => (s.at, "scheduled"),
-        (None, Some(d)) => (d, "deleted-unscheduled"),
+        // As `pending_pods`: a deletion seen before the last failure ends
+        // the wait at that failure.
+        (None, Some(d)) => (d.max(last_failure), "deleted-unscheduled"),
         (None, None) => (last_failure, "pending"),
     };
     Ok(History {
@@ -280,9 +309,97 @@ fn binding_history(
         deleted_at,
         deleted_by,
         rejected,
-        waited_seconds: (end - first_failure).num_seconds(),
+        pending_seconds: (end - first_failure).num_seconds(),
         outcome,
     })
+}
+
+/// The kubelet's admission count ([`KubeletRejection::counted`]: the
+/// node's used and capacity at that instant) as the shortfall on its node,
+/// in place of the store's lower bound: the pod's request, the free amount
+/// and the shortfall are then exact. Only when the store's amounts are a
+/// lower bound (else the state at the failure stands) and the node is among
+/// the state's. Returns the note that says so.
+fn admission_shortfall(state: &mut StateAtFailure, rejected: Option<&KubeletRejection>) -> Option<String> {
+    let r = rejected?;
+    let c = r.counted.as_ref()?;
+    if !state.requested_is_lower_bound || !state.nodes.iter().any(|n| n.name == r.node) {
+        return None;
+    }
+    let from = format!("the kubelet's count at admission, {}", r.at.format("%Y-%m-%d %H:%M:%SZ"));
+    // cpu in millicores as the kubelet counts it (`1775m of 2000m`, not `of 2`).
+    let fmt = |v: i64| match c.resource.as_str() {
+        "cpu" => format!("{v}m"),
+        r => kdrift_rebalance::quantity::format_amount(r, v),
+    };
+    let exact = Shortfall {
+        node: r.node.clone(),
+        resource: c.resource.clone(),
+        requested: c.requested,
+        free: c.free(),
+        short: c.short(),
+        display: [fmt(c.requested), fmt(c.free()), fmt(c.short())],
+        exact_from: Some(from.clone()),
+    };
+    match state.shortfalls.iter_mut().find(|s| s.node == r.node && s.resource == c.resource) {
+        Some(s) => *s = exact,
+        None => state.shortfalls.push(exact),
+    }
+    Some(format!(
+        "{} {}: {from} says {} used of {} ({} free for the pod's {}, {} short): exact where the store's amounts \
+         are a lower bound",
+        r.node,
+        c.resource,
+        fmt(c.used),
+        fmt(c.capacity),
+        fmt(c.free()),
+        fmt(c.requested),
+        fmt(c.short())
+    ))
+}
+
+/// Why preemption cannot help, whatever the reasons' kinds say; `None`
+/// when it might. The event's `preemption:` part decides first: kube-scheduler
+/// (1.24+) appends it only when its PostFilter nominated no node, so any such
+/// part is a failed dry run. Without that part (older schedulers), it cannot
+/// help when every pod on the nodes is listed and none has a lower priority
+/// than the pending pod (preemption evicts only lower-priority pods: equal
+/// priority or higher, as DaemonSet pods of `system-node-critical`, are never
+/// victims; kube-scheduler `defaultpreemption.SelectVictimsOnNode`).
+fn preemption_verdict(
+    latest: &crate::failed_scheduling::FailedScheduling,
+    evaluated: Option<&Evaluated>,
+    reasons: &[ReasonLine],
+    relief: &[Relief],
+) -> Option<String> {
+    match &latest.preemption {
+        Some(Preemption::Nodes(n)) => {
+            let items = n.items.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+            return Some(format!("the event's own preemption part says \"{items}\""));
+        }
+        Some(Preemption::Text(t)) => return Some(format!("the event's own preemption part says \"{t}\"")),
+        None => {}
+    }
+    // The nodes that are left are where preemption would make room: their
+    // pods are read whole for `relief`.
+    let pod = evaluated?.pod.as_ref()?;
+    if reasons
+        .iter()
+        .any(|r| r.preemption_can_help && !matches!(r.kind, ReasonKind::Insufficient | ReasonKind::TooManyPods))
+    {
+        return None;
+    }
+    if relief.is_empty() || relief.iter().any(|r| r.lower_priority) {
+        return None;
+    }
+    let mut nodes: Vec<&str> = relief.iter().map(|r| r.node.as_str()).collect();
+    nodes.dedup();
+    Some(format!(
+        "no pod on {} has a lower priority than the pod's ({}): preemption evicts only lower-priority pods \
+         (equal or higher priority, as DaemonSet pods, are never victims)",
+        nodes.join(", "),
+        pod.priority.unwrap_or(0)
+    ))
 }
 
 fn reason_lines(failures: &[FailureEvent], latest: &crate::failed_scheduling::FailedScheduling) -> Vec<ReasonLine> {

@@ -148,8 +148,16 @@ pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<Exi
     note_default_policy(&policy_source)?;
     let candidates = Candidates { max_rounds: args.max_rounds as usize, ..Candidates::default() };
     let suggestions = suggest_thresholds(&loaded.snapshot, &policy, &candidates);
-    // Ranked: the first converging candidate is the best one.
-    let best = suggestions.iter().position(|s| s.converged());
+    // Ranked: the first converging candidate that moves pods is the best
+    // one. One that moves nothing is recommended only when every candidate
+    // converges without moving anything (no node is above any target tried):
+    // while a node stays above a target, a policy that evicts nothing is no
+    // advice (issue 33).
+    let no_recommendation = why_no_pair_helps(&suggestions);
+    let best = match no_recommendation {
+        Some(_) => None,
+        None => suggestions.iter().position(|s| s.converged()),
+    };
     let recommended_policy_yaml = match best {
         Some(i) => {
             let s = &suggestions[i];
@@ -166,6 +174,7 @@ pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<Exi
         suggestions,
         recommended_policy_yaml,
         recommended: best,
+        no_recommendation,
         max_rounds: candidates.max_rounds,
         notes: loaded.notes,
     };
@@ -180,7 +189,7 @@ pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<Exi
             kdrift_rebalance::Verdict::NothingToDo { reason } => Some(reason.clone()),
             _ => None,
         });
-        match nothing_to_do {
+        match nothing_to_do.as_ref().or(report.no_recommendation.as_ref()) {
             Some(reason) => writeln!(std::io::stderr(), "kdrift: no policy to recommend: {reason}")?,
             None => writeln!(
                 std::io::stderr(),
@@ -191,6 +200,36 @@ pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<Exi
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Why no threshold pair helps, when none converges after moving pods while
+/// some candidate shows a node above its target (it stalls or keeps
+/// evicting): the candidates that converge then move nothing because their
+/// target is above every node, not because the cluster is balanced. `None`
+/// when a candidate converges after moving pods, or every one converges
+/// without moving any (no node above any target tried), or descheduler
+/// skips its cycle ([`kdrift_rebalance::Verdict::NothingToDo`], said apart).
+fn why_no_pair_helps(suggestions: &[kdrift_rebalance::Suggestion]) -> Option<String> {
+    use kdrift_rebalance::Verdict;
+    if suggestions
+        .iter()
+        .any(|s| (s.converged() && s.evictions > 0) || matches!(s.verdict, Verdict::NothingToDo { .. }))
+        || suggestions.iter().all(|s| s.converged())
+    {
+        return None;
+    }
+    let why = suggestions.iter().find_map(|s| match &s.verdict {
+        Verdict::Stalled { reason, .. } => Some(format!("with thresholds {} → {} %: {reason}", s.threshold, s.target)),
+        _ => None,
+    });
+    Some(format!(
+        "no threshold pair helps: every pair that converges moves nothing (its target is above every node), while \
+         a node stays above the lower targets{}",
+        why.map_or_else(
+            || " and every pair that moves pods still evicts after the last night".to_string(),
+            |w| format!(" ({w})")
+        )
+    ))
 }
 
 /// The snapshot at `at` from the store (an `at` after its history is the

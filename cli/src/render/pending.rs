@@ -123,20 +123,20 @@ pub fn report<W: Write>(out: &mut W, r: &PendingReport) -> anyhow::Result<()> {
                  at {}: {} ({}); it never ran",
                 s.node,
                 t(s.at),
-                duration(h.waited_seconds),
+                duration(h.pending_seconds),
                 t(r.at),
                 r.reason,
                 r.message
             ),
-            None => format!("scheduled on {} at {} after waiting {}", s.node, t(s.at), duration(h.waited_seconds)),
+            None => format!("scheduled on {} at {} after waiting {}", s.node, t(s.at), duration(h.pending_seconds)),
         },
         (None, Some(d)) => format!(
             "never scheduled: deleted at {}{} after {} pending",
             t(d),
             h.deleted_by.as_ref().map_or(String::new(), |by| format!(" ({by})")),
-            duration(h.waited_seconds)
+            duration(h.pending_seconds)
         ),
-        (None, None) => format!("not seen scheduled: pending for at least {}", duration(h.waited_seconds)),
+        (None, None) => format!("not seen scheduled: pending for at least {}", duration(h.pending_seconds)),
     };
     writeln!(out, "  outcome: {outcome}")?;
     writeln!(out)?;
@@ -269,10 +269,15 @@ fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
         }
     }
     for sf in &s.shortfalls {
-        // As the table: with a lower bound on the requested amounts, free is at most and short at least.
+        // As the table: with a lower bound on the requested amounts, free is
+        // at most and short at least — unless exact numbers replaced them.
+        let (le, ge, from) = match &sf.exact_from {
+            Some(from) => ("", "", format!(" ({from})")),
+            None => (le, ge, String::new()),
+        };
         writeln!(
             out,
-            "  {} {}: the pod requests {}, {le}{} free → {ge}{} short",
+            "  {} {}: the pod requests {}, {le}{} free → {ge}{} short{from}",
             sf.node, sf.resource, sf.display[0], sf.display[1], sf.display[2]
         )?;
     }

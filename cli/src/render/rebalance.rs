@@ -44,7 +44,8 @@ pub struct PlanReport {
 }
 
 /// Everything `rebalance recommend` prints (`-o json` prints `at`,
-/// `policy_source`, `suggestions`, `recommended_policy_yaml`).
+/// `policy_source`, `suggestions`, `recommended_policy_yaml`,
+/// `no_recommendation`).
 #[derive(Debug, Serialize)]
 pub struct RecommendReport {
     /// The instant recommended at.
@@ -58,6 +59,10 @@ pub struct RecommendReport {
     /// The index of that candidate in `suggestions`.
     #[serde(skip)]
     pub recommended: Option<usize>,
+    /// Why no policy is recommended although candidates converge: none
+    /// moves pods while a node stays above the lower targets (`None`
+    /// otherwise).
+    pub no_recommendation: Option<String>,
     /// Nights tried per candidate.
     #[serde(skip)]
     pub max_rounds: usize,
@@ -567,7 +572,12 @@ pub fn recommendation<W: Write>(out: &mut W, r: &RecommendReport) -> anyhow::Res
         }
         _ => {
             writeln!(out)?;
-            writeln!(out, "No candidate converges within {} night(s): no policy to recommend.", r.max_rounds)?;
+            match &r.no_recommendation {
+                Some(why) => writeln!(out, "No policy to recommend: {why}.")?,
+                None => {
+                    writeln!(out, "No candidate converges within {} night(s): no policy to recommend.", r.max_rounds)?
+                }
+            }
         }
     }
     list(out, "Notes", &r.notes)?;

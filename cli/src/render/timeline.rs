@@ -32,6 +32,7 @@ fn short(t: Option<DateTime<Utc>>, day: DateTime<Utc>) -> String {
 pub fn kind(k: OperationKind) -> &'static str {
     match k {
         OperationKind::RollingDrain => "rolling drain",
+        OperationKind::SimultaneousCordon => "simultaneous cordon",
         OperationKind::Drain => "drain",
         OperationKind::Outage => "outage (no cordon)",
         OperationKind::Mixed => "drain and outage",
@@ -127,7 +128,19 @@ fn operation<W: Write>(out: &mut W, op: &Operation) -> anyhow::Result<()> {
         None => format!("{} → {}", full(op.started_at), unended(op, &short(Some(op.last_at()), op.started_at))),
     };
     writeln!(out, "#{} {} — {span}", op.number, kind(op.kind))?;
-    writeln!(out, "  order: {}", op.order.join(" → "))?;
+    if op.kind == OperationKind::SimultaneousCordon {
+        // No order to tell: every node was cordoned within seconds.
+        let cordons = op.episodes.iter().filter_map(|e| e.cordoned_at);
+        let spread = cordons.clone().max().zip(cordons.min()).map_or(0, |(l, f)| (l - f).num_seconds());
+        writeln!(
+            out,
+            "  cordoned together within {}: {} (e.g. a node-pool upgrade; their pods could only go to the other nodes)",
+            duration(spread),
+            op.order.join(", ")
+        )?;
+    } else {
+        writeln!(out, "  order: {}", op.order.join(" → "))?;
+    }
     let rows = op.episodes.iter().map(|e| EpisodeRow {
         node: e.node.clone(),
         cordoned: short(e.cordoned_at, op.started_at),

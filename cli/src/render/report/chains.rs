@@ -95,19 +95,19 @@ pub fn chain<W: Write>(out: &mut W, r: &PendingReport) -> std::io::Result<()> {
                  {}: {} ({}); it never ran",
                 Esc(&s.node),
                 full(s.at),
-                duration(h.waited_seconds),
+                duration(h.pending_seconds),
                 full(r.at),
                 Esc(&r.reason),
                 Esc(&r.message)
             ),
             None => {
-                format!("scheduled on {} at {} after waiting {}", Esc(&s.node), full(s.at), duration(h.waited_seconds))
+                format!("scheduled on {} at {} after waiting {}", Esc(&s.node), full(s.at), duration(h.pending_seconds))
             }
         },
         (None, Some(d)) => {
-            format!("never scheduled: deleted at {} after {} Pending", full(d), duration(h.waited_seconds))
+            format!("never scheduled: deleted at {} after {} Pending", full(d), duration(h.pending_seconds))
         }
-        (None, None) => format!("not seen scheduled: Pending for at least {}", duration(h.waited_seconds)),
+        (None, None) => format!("not seen scheduled: Pending for at least {}", duration(h.pending_seconds)),
     };
     writeln!(
         out,
@@ -127,8 +127,9 @@ pub fn chain<W: Write>(out: &mut W, r: &PendingReport) -> std::io::Result<()> {
         )?,
     }
     if let Some(w) = &r.why_full {
+        let bound = r.state.as_ref().is_some_and(|s| s.requested_is_lower_bound);
         for f in &w.fills {
-            fill(out, f)?;
+            fill(out, f, if bound { "≥" } else { "" })?;
         }
         if w.nodes_not_explained > 0 {
             writeln!(
@@ -256,11 +257,19 @@ fn state_steps<W: Write>(out: &mut W, s: &StateAtFailure) -> std::io::Result<()>
     };
     writeln!(out, r#"<li class="step left"><span class="step-name">Node left</span> {left}</li>"#)?;
     if !s.shortfalls.is_empty() {
+        // As the terminal: with a lower bound on the requested amounts, free
+        // is at most and short at least (`data-bound` says so to scripts).
+        let (le, ge) = if s.requested_is_lower_bound { ("≤", "≥") } else { ("", "") };
+        let bound = if s.requested_is_lower_bound { r#" data-bound="lower""# } else { "" };
         writeln!(out, r#"<li class="step shortfall"><span class="step-name">Shortfall</span><ul>"#)?;
         for sf in &s.shortfalls {
+            let (le, ge, bound, from) = match &sf.exact_from {
+                Some(from) => ("", "", "", format!(" ({})", Esc(from))),
+                None => (le, ge, bound, String::new()),
+            };
             writeln!(
                 out,
-                r#"<li class="shortfall" data-node="{}" data-resource="{}" data-requested="{}" data-free="{}" data-short="{}">{} {}: the pod requests <b>{}</b>, <b>{}</b> free → <b>{}</b> short</li>"#,
+                r#"<li class="shortfall" data-node="{}" data-resource="{}" data-requested="{}" data-free="{}" data-short="{}"{bound}>{} {}: the pod requests <b>{}</b>, <b>{le}{}</b> free → <b>{ge}{}</b> short{from}</li>"#,
                 Esc(&sf.node),
                 Esc(&sf.resource),
                 sf.requested,
@@ -278,10 +287,11 @@ fn state_steps<W: Write>(out: &mut W, s: &StateAtFailure) -> std::io::Result<()>
     Ok(())
 }
 
-fn fill<W: Write>(out: &mut W, f: &NodeFill) -> std::io::Result<()> {
+/// `bound` (`≥` or '') prefixes the requested amount when it is a lower bound.
+fn fill<W: Write>(out: &mut W, f: &NodeFill, bound: &str) -> std::io::Result<()> {
     writeln!(
         out,
-        r#"<li class="step full" data-node="{}"><span class="step-name">Why {} is full</span> {}/{} {} requested by {}.<ul class="bursts">"#,
+        r#"<li class="step full" data-node="{}"><span class="step-name">Why {} is full</span> {bound}{}/{} {} requested by {}.<ul class="bursts">"#,
         Esc(&f.node),
         Esc(&f.node),
         Esc(&amount(&f.resource, f.requested)),
@@ -389,7 +399,55 @@ fn fit_cell(s: &StateAtFailure, n: &kdrift_analyze::pending::NodeLine) -> String
 
 #[cfg(test)]
 mod tests {
-    use super::shown_line;
+    use super::{shown_line, state_steps};
+
+    #[test]
+    fn shortfalls_are_marked_as_bounds_as_the_terminal_marks_them() {
+        // The chain's shortfall said "58m free → 42m short" where the
+        // terminal said "≤58m free → ≥42m short".
+        use kdrift_analyze::pending::{Shortfall, StateAtFailure};
+        let at = chrono::DateTime::parse_from_rfc3339("2026-11-28T05:15:00Z").expect("t").to_utc();
+        let short = |exact_from: Option<String>| Shortfall {
+            node: "node-1".into(),
+            resource: "cpu".into(),
+            requested: 100,
+            free: 58,
+            short: 42,
+            display: ["100m".into(), "58m".into(), "42m".into()],
+            exact_from,
+        };
+        let mut s = StateAtFailure {
+            at,
+            pod_known: true,
+            pod_requests: vec![("cpu".into(), 100)],
+            requests_without_limit: Vec::new(),
+            nodes: Vec::new(),
+            constraints: Vec::new(),
+            left: vec!["node-1".into()],
+            shortfalls: vec![short(None)],
+            reconstructed_message: None,
+            matches_event: None,
+            pods_counted: 0,
+            requested_is_lower_bound: true,
+        };
+        let html = |s: &StateAtFailure| {
+            let mut out = Vec::new();
+            state_steps(&mut out, s).expect("write");
+            String::from_utf8(out).expect("utf-8")
+        };
+        let text = html(&s);
+        assert!(
+            text.contains(r#"data-short="42" data-bound="lower">node-1 cpu: the pod requests <b>100m</b>, <b>≤58m</b> free → <b>≥42m</b> short</li>"#),
+            "{text}"
+        );
+        // Exact numbers (the kubelet's count) are not bounds, and say where they come from.
+        s.shortfalls = vec![short(Some("the kubelet's count at admission, 2026-11-28 05:15:00Z".into()))];
+        let text = html(&s);
+        assert!(
+            text.contains(r#"data-short="42">node-1 cpu: the pod requests <b>100m</b>, <b>58m</b> free → <b>42m</b> short (the kubelet&#39;s count at admission, 2026-11-28 05:15:00Z)</li>"#),
+            "{text}"
+        );
+    }
 
     #[test]
     fn the_chains_shown_are_counted_against_the_pods_pending() {

@@ -1,0 +1,257 @@
+//! Next steps on hand-built reports: one-node clusters, DaemonSet-only
+//! nodes, the threshold pair, the request that fits the most nodes,
+//! cordoned nodes, taints, affinity wordings.
+
+use chrono::{DateTime, Utc};
+
+use super::next_steps;
+use crate::failed_scheduling::ReasonKind;
+use crate::pending::{
+    History, NodeLine, PendingReport, ReasonLine, Relief, ReliefPolicy, ResourceLine, Shortfall, StateAtFailure,
+};
+
+fn at() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339("2019-03-08T08:55:25Z").expect("t").with_timezone(&Utc)
+}
+
+/// A node with `cpu_requested` of 2000m requested.
+fn node(name: &str, cpu_requested: i64, cordoned: bool, fails: &[&str]) -> NodeLine {
+    NodeLine {
+        name: name.into(),
+        ready: Some(true),
+        unschedulable: cordoned,
+        pods: 3,
+        resources: vec![ResourceLine {
+            resource: "cpu".into(),
+            allocatable: 2000,
+            requested: cpu_requested,
+            free: 2000 - cpu_requested,
+            percent: cpu_requested as f64 / 20.0,
+        }],
+        fails: fails.iter().map(ToString::to_string).collect(),
+        recorded_as: None,
+        estimated: false,
+    }
+}
+
+fn short(node: &str, requested: i64, free: i64) -> Shortfall {
+    Shortfall {
+        node: node.into(),
+        resource: "cpu".into(),
+        requested,
+        free,
+        short: requested - free,
+        display: [format!("{requested}m"), format!("{free}m"), format!("{}m", requested - free)],
+        exact_from: None,
+    }
+}
+
+fn line(reason: &str, kind: ReasonKind, nodes: u32) -> ReasonLine {
+    ReasonLine { reason: reason.into(), kind, nodes: Some(nodes), occurrences: 1, preemption_can_help: false }
+}
+
+fn report(nodes: Vec<NodeLine>, left: &[&str], shortfalls: Vec<Shortfall>, reasons: Vec<ReasonLine>) -> PendingReport {
+    let total = nodes.len() as u32;
+    PendingReport {
+        namespace: "default".into(),
+        name: "web-1".into(),
+        uid: String::new(),
+        history: History {
+            first_failure: at(),
+            last_failure: at(),
+            occurrences: 1,
+            failure_events: 1,
+            scheduled: None,
+            deleted_at: None,
+            deleted_by: None,
+            rejected: None,
+            pending_seconds: 0,
+            outcome: "pending",
+        },
+        total_nodes: Some(total),
+        latest_message: String::new(),
+        reasons,
+        preemption: None,
+        failures: Vec::new(),
+        state: Some(StateAtFailure {
+            at: at(),
+            pod_known: true,
+            pod_requests: vec![("cpu".into(), 500)],
+            requests_without_limit: Vec::new(),
+            nodes,
+            constraints: Vec::new(),
+            left: left.iter().map(ToString::to_string).collect(),
+            shortfalls,
+            reconstructed_message: None,
+            matches_event: Some(true),
+            pods_counted: 3,
+            requested_is_lower_bound: false,
+        }),
+        why_full: None,
+        relief: Vec::new(),
+        next_steps: Vec::new(),
+        notes: Vec::new(),
+    }
+}
+
+fn relief(node: &str, movable: usize, policy: Option<ReliefPolicy>) -> Relief {
+    Relief {
+        node: node.into(),
+        resource: "cpu".into(),
+        movable_pods: movable,
+        movable_amount: 300 * movable as i64,
+        fixed_pods: 2,
+        lower_priority: false,
+        policy,
+        no_policy: None,
+    }
+}
+
+fn actions(r: &PendingReport) -> Vec<String> {
+    next_steps(r).into_iter().map(|s| s.action).collect()
+}
+
+#[test]
+fn a_one_node_cluster_gets_no_move_pods_elsewhere() {
+    // erwee402/multi-k8s: minikube alone, "0/1 nodes are available: 1 Insufficient cpu."
+    let r = report(
+        vec![node("minikube", 1775, false, &["Insufficient cpu"])],
+        &["minikube"],
+        vec![short("minikube", 500, 225)],
+        vec![line("Insufficient cpu", ReasonKind::Insufficient, 1)],
+    );
+    let a = actions(&r);
+    assert!(a.iter().all(|s| !s.contains("move pods elsewhere") && !s.contains("rebalance")), "{a:#?}");
+    assert_eq!(a[0], "lower the pod's cpu request from 500m to at most 225m (it fits minikube then)");
+    assert!(a[1].starts_with("minikube is the cluster's only node: no other node can take its pods"), "{a:#?}");
+}
+
+#[test]
+fn only_daemonset_or_static_pods_on_the_node_get_no_move_pods_elsewhere() {
+    let mut r = report(
+        vec![
+            node("a", 1900, false, &["Insufficient cpu"]),
+            node("b", 100, false, &["node(s) didn't match pod affinity rules"]),
+        ],
+        &["a"],
+        vec![short("a", 500, 100)],
+        vec![line("Insufficient cpu", ReasonKind::Insufficient, 1)],
+    );
+    r.relief = vec![relief("a", 0, None)];
+    let a = actions(&r);
+    assert!(a.iter().all(|s| !s.contains("move pods elsewhere")), "{a:#?}");
+    assert!(a[1].starts_with("only DaemonSet or static pods hold cpu on a (2 pods): none can move"), "{a:#?}");
+}
+
+#[test]
+fn the_move_step_names_the_threshold_pair_that_frees_the_node() {
+    let mut r = report(
+        vec![node("a", 1942, false, &["Insufficient cpu"]), node("b", 600, false, &["x"])],
+        &["a"],
+        vec![short("a", 100, 58)],
+        vec![line("Insufficient cpu", ReasonKind::Insufficient, 1)],
+    );
+    let policy = ReliefPolicy { threshold: 40.0, target: 70.0, nights: 1, evictions: 3, freed: 550 };
+    r.relief = vec![relief("a", 4, Some(policy))];
+    let a = actions(&r);
+    assert!(
+        a[1].starts_with(
+            "free 42m of cpu on a: move pods elsewhere with `kdrift rebalance plan --policy FILE --simulate` and \
+             LowNodeUtilization thresholds 40 % → targetThresholds 70 % in FILE (the simulation converges in 1 \
+             night with 3 evictions, 550m of cpu off a;"
+        ),
+        "{a:#?}"
+    );
+}
+
+#[test]
+fn the_smallest_request_fix_names_the_value_that_fits_the_most_nodes() {
+    let r = report(
+        vec![
+            node("a", 1942, false, &["Insufficient cpu"]),
+            node("b", 1970, false, &["Insufficient cpu"]),
+            node("c", 1970, false, &["Insufficient cpu"]),
+            node("d", 500, false, &["x"]),
+        ],
+        &["a", "b", "c"],
+        vec![short("a", 100, 58), short("b", 100, 30), short("c", 100, 30)],
+        vec![line("Insufficient cpu", ReasonKind::Insufficient, 3)],
+    );
+    let a = actions(&r);
+    assert_eq!(
+        a[0],
+        "lower the pod's cpu request from 100m to at most 30m (it fits 3 nodes then: c, b, a; at most 58m fits 1 node)"
+    );
+    assert_eq!(a.iter().filter(|s| s.starts_with("lower the pod's")).count(), 1, "{a:#?}");
+}
+
+#[test]
+fn a_cordoned_node_that_would_take_the_pod_is_uncordoned_first() {
+    let r = report(
+        vec![
+            node("a", 1942, false, &["Insufficient cpu"]),
+            node("b", 200, true, &["node(s) were unschedulable"]),
+            node("c", 200, true, &["node(s) were unschedulable", "Insufficient cpu"]),
+        ],
+        &["a"],
+        vec![short("a", 100, 58)],
+        vec![
+            line("Insufficient cpu", ReasonKind::Insufficient, 1),
+            line("node(s) were unschedulable", ReasonKind::Unschedulable, 2),
+        ],
+    );
+    let steps = next_steps(&r);
+    assert_eq!(
+        steps[0].action,
+        "uncordon b (`kubectl uncordon b`): it is cordoned and passes every other filter for this pod"
+    );
+    // Said once, not again as the generic cordon advice.
+    assert_eq!(steps.iter().filter(|s| s.action.contains("uncordon")).count(), 1, "{steps:#?}");
+}
+
+#[test]
+fn taint_advice_fits_the_nodes_that_exist() {
+    let taint = "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }";
+    let one = report(
+        vec![node("cp", 800, false, &[taint])],
+        &[],
+        Vec::new(),
+        vec![line(taint, ReasonKind::UntoleratedTaint, 1)],
+    );
+    let a = actions(&one);
+    assert!(a.iter().all(|s| !s.contains("worker nodes")), "{a:#?}");
+    assert!(
+        a[0].starts_with(
+            "every node carries the control-plane taint node-role.kubernetes.io/control-plane:NoSchedule (set by \
+             kubeadm on control-plane nodes): there is no worker node"
+        ),
+        "{a:#?}"
+    );
+    let custom = "node(s) had untolerated taint {dedicated: db}";
+    let two = report(
+        vec![node("a", 800, false, &[custom]), node("b", 800, false, &[custom])],
+        &[],
+        Vec::new(),
+        vec![line(custom, ReasonKind::UntoleratedTaint, 2)],
+    );
+    assert_eq!(
+        actions(&two)[0],
+        "the nodes carry the taint dedicated=db (set by hand or by the tool that provisions the nodes: no \
+         Kubernetes component sets it): add a toleration for it to the pod, or remove the taint when it is stale \
+         (`kubectl taint nodes NODE dedicated-`)"
+    );
+}
+
+#[test]
+fn affinity_or_anti_affinity_gets_advice_for_both() {
+    let reason = "node(s) didn't match pod affinity/anti-affinity";
+    let r = report(
+        vec![node("a", 800, false, &[reason])],
+        &[],
+        Vec::new(),
+        vec![line(reason, ReasonKind::PodAffinityOrAntiAffinity, 1)],
+    );
+    let a = actions(&r);
+    assert!(a[0].contains("if its required pod affinity, the required pod affinity pins"), "{a:#?}");
+    assert!(a[0].contains("if a required anti-affinity (the pod's, or an existing pod's against it), relax"), "{a:#?}");
+}

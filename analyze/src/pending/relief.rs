@@ -1,0 +1,185 @@
+//! Whether room can be made on a node that is left but short: which of its
+//! pods could move (not DaemonSet, static or mirror pods, which are bound to
+//! the node), whether any has a lower priority than the pending pod (what
+//! preemption would need), and the LowNodeUtilization threshold pair the
+//! rebalance simulation shows moving pods off it — so that a next step
+//! pointing to `kdrift rebalance plan` names a policy that plans something,
+//! not the chart default that may plan nothing.
+
+use chrono::{DateTime, Utc};
+use kdrift_ingest::Store;
+use kdrift_rebalance::{simulate_rounds_with, Candidates, PodInfo, Policy, Rounds, Verdict};
+use serde::Serialize;
+
+use super::chain::Evaluated;
+use super::why_full::EXPLAINED_NODES;
+use crate::AnalyzeError;
+
+/// Nodes up to which `why-pending` runs the threshold simulation (11 pairs ×
+/// up to 10 nights each); above, the step points to `kdrift rebalance
+/// recommend` instead of running it inside `why-pending`.
+pub const SIMULATED_NODES: usize = 100;
+
+/// A threshold pair the simulation shows freeing a short node.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReliefPolicy {
+    /// LowNodeUtilization `thresholds` for every configured resource, percent.
+    pub threshold: f64,
+    /// `targetThresholds` for every configured resource, percent.
+    pub target: f64,
+    /// Nights that evicted something before the simulation converged.
+    pub nights: usize,
+    /// Evictions over those nights (whole cluster).
+    pub evictions: usize,
+    /// What left the node of the short resource (cpu millicores, bytes, units).
+    pub freed: i64,
+}
+
+/// Room on one short node that is left after the constraints.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Relief {
+    /// The node.
+    pub node: String,
+    /// The short resource.
+    pub resource: String,
+    /// Pods on the node requesting the resource that could run elsewhere
+    /// (not DaemonSet, static or mirror pods).
+    pub movable_pods: usize,
+    /// What those pods request of the resource (same unit as `freed`).
+    pub movable_amount: i64,
+    /// Pods on the node requesting it that cannot move (DaemonSet, static, mirror).
+    pub fixed_pods: usize,
+    /// Whether a pod on the node has a lower priority than the pending pod
+    /// (`spec.priority`, 0 when unset): preemption's only possible victims.
+    pub lower_priority: bool,
+    /// The threshold pair that frees the node (fewest evictions, then
+    /// nights), when the simulation ran and one does.
+    pub policy: Option<ReliefPolicy>,
+    /// Why no pair is named (the simulation did not run, or no pair freed the node).
+    pub no_policy: Option<String>,
+}
+
+/// The relief of every short node that is left (at most
+/// [`EXPLAINED_NODES`], the smallest shortfalls, as `why_full` explains
+/// them), at the failure instant `at`.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when a query fails.
+pub(super) fn relief(store: &Store, ev: &Evaluated, at: DateTime<Utc>) -> Result<Vec<Relief>, AnalyzeError> {
+    let Some(pod) = ev.pod.as_ref() else { return Ok(Vec::new()) };
+    let mut short: Vec<(&str, i64)> = Vec::new();
+    for s in ev.state.shortfalls.iter().filter(|s| ev.state.left.contains(&s.node)) {
+        if !short.iter().any(|(n, _)| *n == s.node) {
+            short.push((s.node.as_str(), s.short));
+        }
+    }
+    short.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(b.0)));
+    short.truncate(EXPLAINED_NODES);
+    let nodes: Vec<&str> = short.into_iter().map(|(n, _)| n).collect();
+    if nodes.is_empty() {
+        return Ok(Vec::new());
+    }
+    let nodes = nodes.as_slice();
+    let pods = ev.unlisted.pods_on(store, at, &ev.cluster, &ev.event_only, nodes)?;
+    let own = pod.priority.unwrap_or(0);
+    let mut out = Vec::new();
+    let mut simulated: Option<Option<(kdrift_rebalance::Snapshot, Policy)>> = None;
+    for sf in ev.state.shortfalls.iter().filter(|s| nodes.contains(&s.node.as_str())) {
+        let on: &[PodInfo] = pods.get(&sf.node).map_or(&[], Vec::as_slice);
+        let requesting = || on.iter().filter(|p| p.requests.get(&sf.resource) > 0);
+        let fixed = |p: &&PodInfo| p.is_daemonset_pod() || p.is_static() || p.is_mirror();
+        let movable: Vec<&PodInfo> = requesting().filter(|p| !fixed(p)).collect();
+        let mut r = Relief {
+            node: sf.node.clone(),
+            resource: sf.resource.clone(),
+            movable_pods: movable.len(),
+            movable_amount: movable.iter().map(|p| p.requests.get(&sf.resource)).sum(),
+            fixed_pods: requesting().filter(fixed).count(),
+            lower_priority: on.iter().any(|p| p.priority.unwrap_or(0) < own),
+            policy: None,
+            no_policy: None,
+        };
+        if r.movable_pods > 0 {
+            if ev.state.nodes.len() > SIMULATED_NODES {
+                r.no_policy = Some(format!(
+                    "{} nodes: find a threshold pair with `kdrift rebalance recommend`",
+                    ev.state.nodes.len()
+                ));
+            } else {
+                if simulated.is_none() {
+                    let loaded = crate::snapshot::load_snapshot(store, Some(at))?;
+                    let policy = Policy::from_yaml("deschedulerPolicy: null").ok();
+                    simulated = Some(policy.map(|p| (loaded.snapshot, p)));
+                }
+                if let Some(Some((snapshot, policy))) = &simulated {
+                    match freeing_pair(snapshot, policy, &sf.node, &sf.resource, sf.short) {
+                        Ok(p) => r.policy = Some(p),
+                        Err(why) => r.no_policy = Some(why),
+                    }
+                }
+            }
+        }
+        out.push(r);
+    }
+    Ok(out)
+}
+
+/// What `rounds` took off `node` of `resource`: its amount before the first
+/// night minus after the last.
+fn freed_on(rounds: &Rounds, node: &str, resource: &str) -> i64 {
+    let before = rounds.rounds.first().and_then(|r| r.simulation.node(node)).and_then(|n| n.resource(resource));
+    let after = rounds.rounds.last().and_then(|r| r.simulation.node(node)).and_then(|n| n.resource(resource));
+    match (before, after) {
+        (Some(b), Some(a)) => b.before - a.after,
+        _ => 0,
+    }
+}
+
+/// The default candidate pairs of `kdrift rebalance recommend`, each
+/// simulated; the converging pair that frees at least `short` of `resource`
+/// on `node` (else any that frees some), by fewest evictions then nights
+/// (as recommend ranks). `Err` says why none does.
+fn freeing_pair(
+    snapshot: &kdrift_rebalance::Snapshot,
+    policy: &Policy,
+    node: &str,
+    resource: &str,
+    short: i64,
+) -> Result<ReliefPolicy, String> {
+    let candidates = Candidates::default();
+    let mut found: Vec<ReliefPolicy> = Vec::new();
+    let mut stalled: Option<String> = None;
+    for &(threshold, target) in &candidates.pairs {
+        let Ok(p) = policy.with_uniform_thresholds(threshold, target) else { continue };
+        let rounds =
+            simulate_rounds_with(snapshot, &p, &candidates.plan_options, &candidates.simulate, candidates.max_rounds);
+        match &rounds.verdict {
+            Verdict::Converged { rounds: nights } => {
+                let freed = freed_on(&rounds, node, resource);
+                if freed > 0 {
+                    found.push(ReliefPolicy {
+                        threshold,
+                        target,
+                        nights: *nights,
+                        evictions: rounds.total_evictions(),
+                        freed,
+                    });
+                }
+            }
+            Verdict::NothingToDo { reason } => return Err(reason.clone()),
+            Verdict::Stalled { reason, .. } => {
+                stalled.get_or_insert_with(|| reason.clone());
+            }
+            Verdict::Limit { .. } => {}
+        }
+    }
+    found.sort_by(|a, b| {
+        (a.freed < short).cmp(&(b.freed < short)).then(a.evictions.cmp(&b.evictions)).then(a.nights.cmp(&b.nights))
+    });
+    found.into_iter().next().ok_or_else(|| match stalled {
+        Some(reason) => {
+            format!("no LowNodeUtilization threshold pair moves pods off {node} in the simulation ({reason})")
+        }
+        None => format!("no LowNodeUtilization threshold pair moves pods off {node} in the simulation"),
+    })
+}
