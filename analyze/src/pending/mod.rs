@@ -13,6 +13,7 @@ mod chain;
 mod full;
 mod rejection;
 mod report;
+mod template;
 mod why_full;
 
 use chrono::{DateTime, Utc};
@@ -25,6 +26,7 @@ pub use chain::{ConstraintLine, NodeLine, ResourceLine, Shortfall, StateAtFailur
 pub use full::{Arrival, Burst, Holder, NodeFill, BURST_WINDOW};
 pub use rejection::{is_admission_rejection, KubeletRejection};
 pub use report::{why_pending, FailureEvent, History, PendingReport, ReasonLine, ScheduledAt};
+pub use template::SpecFrom;
 pub use why_full::{WhyFull, EXPLAINED_NODES};
 
 use crate::failed_scheduling::{parse, ReasonKind};
