@@ -1151,3 +1151,35 @@ fn a_pod_whose_object_is_gone_is_evaluated_from_its_cronjobs_template_current_at
     let json = serde_json::to_value(&r).expect("json");
     assert_eq!(json["state"]["spec_from"]["kind"], "CronJob");
 }
+#[test]
+fn a_pasted_pending_pod_with_an_unschedulable_condition_is_evidence_without_any_event() {
+    // Issue 33 item 7: `kubectl get pod -o yaml` of a Pending pod, no event.
+    let (dir, store) = temp_store();
+    let message = "0/2 nodes are available: 1 Insufficient memory, 1 node(s) had untolerated taint {dedicated: gpu}.";
+    let pod = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "web-1", "namespace": "d", "uid": "u-web1", "labels": {"app": "web"},
+                     "creationTimestamp": "2026-11-28T04:59:58Z"},
+        "spec": {"schedulerName": "default-scheduler",
+                 "containers": [{"name": "web", "resources": {"requests": {"memory": "1536Mi"}}}]},
+        "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False",
+            "reason": "Unschedulable", "message": message, "lastTransitionTime": "2026-11-28T05:00:00Z"}]}});
+    let mut files = db_cluster(dir.path());
+    files.push(write(dir.path(), "web-1.json", pod.to_string().as_bytes()));
+    let report = ingest_files(&store, &files, &mut NoProgress).expect("ingest");
+    assert_eq!(report.error_count(), 0, "{:?}", report.files);
+
+    let r = why_pending(&store, "d", "web-1").expect("query").expect("the condition is evidence");
+    assert_eq!(r.latest_message, message);
+    assert_eq!(r.history.first_failure.to_rfc3339(), "2026-11-28T05:00:00+00:00");
+    assert_eq!((r.history.occurrences, r.history.failure_events), (1, 1));
+    let state = r.state.as_ref().expect("state");
+    assert!(state.pod_known && state.spec_from.is_none(), "its own object");
+    let short: Vec<(&str, i64)> = state.shortfalls.iter().map(|s| (s.node.as_str(), s.short)).collect();
+    assert_eq!(short, [("n1", 512 << 20)]);
+    assert_eq!(state.matches_event, Some(true));
+    let all = pending_pods(&store).expect("all");
+    let listed: Vec<(&str, &str, &str)> =
+        all.iter().map(|p| (p.name.as_str(), p.uid.as_str(), p.latest_message.as_str())).collect();
+    assert_eq!(listed, [("web-1", "u-web1", message)]);
+    assert_eq!(all[0].first_failure.to_rfc3339(), "2026-11-28T05:00:00+00:00");
+}
