@@ -1151,6 +1151,7 @@ fn a_pod_whose_object_is_gone_is_evaluated_from_its_cronjobs_template_current_at
     let json = serde_json::to_value(&r).expect("json");
     assert_eq!(json["state"]["spec_from"]["kind"], "CronJob");
 }
+
 #[test]
 fn a_pasted_pending_pod_with_an_unschedulable_condition_is_evidence_without_any_event() {
     // Issue 33 item 7: `kubectl get pod -o yaml` of a Pending pod, no event.
