@@ -1148,8 +1148,24 @@ fn a_pod_whose_object_is_gone_is_evaluated_from_its_cronjobs_template_current_at
         "{:?}",
         r.notes
     );
-    let json = serde_json::to_value(&r).expect("json");
+    let mut json = serde_json::to_value(&r).expect("json");
     assert_eq!(json["state"]["spec_from"]["kind"], "CronJob");
+
+    // The same chain as with the pod's own object (as the Job controller created it) stored.
+    let own = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": pod, "namespace": "d", "uid": format!("u-{pod}"), "creationTimestamp": "2026-11-28T04:00:01Z",
+                     "labels": {"app": "backup", "job-name": "backup-29930640"},
+                     "ownerReferences": [{"kind": "Job", "name": "backup-29930640", "controller": true}]},
+        "spec": versions[0]["spec"]["jobTemplate"]["spec"]["template"]["spec"].clone(),
+        "status": {"phase": "Pending"}});
+    let (dir2, owned) = temp_store();
+    files.push(write(dir2.path(), "own.json", own.to_string().as_bytes()));
+    assert_eq!(ingest_files(&owned, &files, &mut NoProgress).expect("ingest").error_count(), 0);
+    let reference = serde_json::to_value(why_pending(&owned, "d", pod).expect("query").expect("report")).expect("json");
+    assert_eq!(reference["state"]["spec_from"], serde_json::Value::Null);
+    json["state"]["spec_from"] = serde_json::Value::Null;
+    assert_eq!(json["state"], reference["state"]);
+    assert_eq!(json["why_full"], reference["why_full"]);
 }
 
 #[test]
