@@ -256,10 +256,10 @@ fn events_through_raw_and_a_later_snapshot_give_the_chain_of_the_pods_own_object
     let own = scenario
         .records
         .iter()
+        .rev()
         .filter(|r| r.change != ObjectChange::Deleted)
         .filter(|r| r.object.get("kind").and_then(Value::as_str) == Some("Pod"))
-        .filter(|r| r.object.pointer("/metadata/name").and_then(Value::as_str) == Some(pod.as_str()))
-        .last()
+        .find(|r| r.object.pointer("/metadata/name").and_then(Value::as_str) == Some(pod.as_str()))
         .expect("the pending pod's versions")
         .object
         .clone();
