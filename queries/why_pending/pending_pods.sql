@@ -2,7 +2,7 @@
 -- access: read
 -- cli: runs as it is in the duckdb shell on the store file (no parameters)
 -- purpose: Every pod that had FailedScheduling events, longest-pending first.
---   A pod with none whose stored versions are unbound, Pending, with the
+--   A pod with none, never seen bound, whose stored versions are Pending with the
 --   condition PodScheduled False, reason Unschedulable and a message (a
 --   pasted `kubectl get pod -o yaml`) counts too: each distinct
 --   lastTransitionTime of that condition is one failure at that time (its
@@ -30,6 +30,12 @@ WITH conditions AS (
     FROM pod_versions p
     JOIN observations o ON o.obs_id = p.obs_id
     WHERE p.phase = 'Pending' AND COALESCE(p.node_name, '') = ''
+      -- A pod the store sees bound has its binding's evidence: only pods
+      -- never seen bound are read (a recorder stores an unbound version of
+      -- every pod; reading each object whole would cost the listing seconds).
+      AND NOT EXISTS (SELECT 1 FROM pod_versions b
+                      WHERE b.namespace = p.namespace AND b.name = p.name
+                        AND COALESCE(b.uid, '') = COALESCE(p.uid, '') AND COALESCE(b.node_name, '') <> '')
       -- Only skips parsing: the conditions below decide.
       AND o.object LIKE '%Unschedulable%'
 ),

@@ -2,7 +2,7 @@
 -- access: read
 -- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q('media', 'backup-29930640-x7k2q');
 -- purpose: The distinct FailedScheduling events of one pod (each at its highest count), oldest first.
---   A pod with none whose stored versions are Pending with the condition
+--   A pod with none, never seen bound, whose stored versions are Pending with the condition
 --   PodScheduled False, reason Unschedulable and a message (a pasted
 --   `kubectl get pod -o yaml`) has that message as its evidence instead: one
 --   failure per distinct lastTransitionTime (its time; else the version's
@@ -32,6 +32,11 @@ conditions AS (
     WHERE p.namespace = $1 AND p.name = $2 AND p.phase = 'Pending'
       AND p.obs_id BETWEEN first_obs_naming($1, $2) AND last_obs_naming($1, $2)
       AND NOT EXISTS (SELECT 1 FROM failed)
+      -- As `pending_pods`: only a pod never seen bound.
+      AND NOT EXISTS (SELECT 1 FROM pod_versions b
+                      WHERE b.namespace = $1 AND b.name = $2 AND COALESCE(b.uid, '') = COALESCE(p.uid, '')
+                        AND COALESCE(b.node_name, '') <> ''
+                        AND b.obs_id BETWEEN first_obs_naming($1, $2) AND last_obs_naming($1, $2))
 ),
 unschedulable AS (
     SELECT uid, c->>'$.message' AS message,
