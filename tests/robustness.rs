@@ -1217,4 +1217,171 @@ fn an_ndjson_object_with_a_duplicate_key_is_an_error_and_its_neighbours_load() {
         errors[0].contains("events.ndjson:2:") && errors[0].contains("the key \"reason\" appears twice in one object"),
         "{errors:?}"
     );
+
+/// Nodes n1 and n2 (1 CPU, 4 GiB each; n2 tainted `dedicated=gpu:NoSchedule`)
+/// and `d/db-0` on n1 (`app=db`, 3 GiB requested), as a later dump has them.
+fn db_cluster(dir: &Path) -> Vec<PathBuf> {
+    let node = |name: &str, taints: serde_json::Value| {
+        serde_json::json!({"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "uid": format!("u-{name}"), "creationTimestamp": "2026-11-01T00:00:00Z",
+                         "labels": {"kubernetes.io/hostname": name}},
+            "spec": {"taints": taints},
+            "status": {"allocatable": {"cpu": "1", "memory": "4Gi", "pods": "110"},
+                       "conditions": [{"type": "Ready", "status": "True"}]}})
+    };
+    let nodes = serde_json::json!({"kind": "List", "items": [
+        node("n1", serde_json::json!([])),
+        node("n2", serde_json::json!([{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}])),
+    ]});
+    let db = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "db-0", "namespace": "d", "uid": "u-db", "labels": {"app": "db"},
+                     "creationTimestamp": "2026-11-01T00:00:00Z"},
+        "spec": {"nodeName": "n1", "containers": [{"name": "db", "resources": {"requests": {"memory": "3Gi"}}}]},
+        "status": {"phase": "Running", "startTime": "2026-11-01T00:00:05Z"}});
+    vec![
+        write(dir, "nodes.json", nodes.to_string().as_bytes()),
+        write(dir, "pods.json", serde_json::json!({"kind": "List", "items": [db]}).to_string().as_bytes()),
+    ]
+}
+
+#[test]
+fn a_pod_whose_object_is_gone_is_evaluated_from_its_cronjobs_template_current_at_the_jobs_scheduled_time() {
+    // Issue 33 item 1: the Job and its pod are gone, the events and the
+    // CronJob remain. The Job name's suffix (minute 29,930,640 = 2026-11-28
+    // 04:00) picks the CronJob version that created it (2 GiB), not the
+    // later edit (100 MiB), and admission's defaults are added.
+    let (dir, store) = temp_store();
+    let cronjob = |rv: &str, memory: &str, last_schedule: &str| {
+        serde_json::json!({"apiVersion": "batch/v1", "kind": "CronJob",
+            "metadata": {"name": "backup", "namespace": "d", "uid": "u-cj", "resourceVersion": rv,
+                         "creationTimestamp": "2026-11-01T00:00:00Z"},
+            "spec": {"schedule": "0 4 * * *", "jobTemplate": {"spec": {"template": {
+                "metadata": {"labels": {"app": "backup"}},
+                "spec": {"restartPolicy": "Never",
+                    "affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                        {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}]}},
+                    "containers": [{"name": "backup", "resources": {"requests": {"memory": memory}}}]}}}}},
+            "status": {"lastScheduleTime": last_schedule}})
+    };
+    let pod = "backup-29930640-x7k2q";
+    let event = |name: &str, kind: &str, object: &str, reason: &str, msg: &str, at: &str| {
+        serde_json::json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": name, "namespace": "d"},
+            "involvedObject": {"kind": kind, "namespace": "d", "name": object, "uid": format!("u-{object}")},
+            "reason": reason, "message": msg, "count": 1, "type": "Normal",
+            "firstTimestamp": at, "lastTimestamp": at})
+        .to_string()
+    };
+    let events = [
+        event(
+            "e1",
+            "Job",
+            "backup-29930640",
+            "SuccessfulCreate",
+            &format!("Created pod: {pod}"),
+            "2026-11-28T04:00:01Z",
+        ),
+        event(
+            "e2",
+            "Pod",
+            pod,
+            "FailedScheduling",
+            "0/2 nodes are available: 1 Insufficient memory, 1 node(s) had untolerated taint {dedicated: gpu}. \
+             preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is \
+             not helpful for scheduling.",
+            "2026-11-28T04:00:02Z",
+        ),
+    ];
+    let mut files = db_cluster(dir.path());
+    files.push(write(dir.path(), "events.ndjson", events.join("\n").as_bytes()));
+    let versions = [cronjob("100", "2Gi", "2026-11-27T04:00:00Z"), cronjob("200", "100Mi", "2026-11-28T10:00:00Z")];
+    files.push(write(dir.path(), "cronjob-v1.json", versions[0].to_string().as_bytes()));
+    files.push(write(dir.path(), "cronjob-v2.json", versions[1].to_string().as_bytes()));
+    let report = ingest_files(&store, &files, &mut NoProgress).expect("ingest");
+    assert_eq!(report.error_count(), 0, "{:?}", report.files);
+
+    let r = why_pending(&store, "d", pod).expect("query").expect("report");
+    let state = r.state.as_ref().expect("state");
+    assert!(state.pod_known, "from the owner's template");
+    let from = state.spec_from.as_ref().expect("spec_from");
+    assert_eq!((from.source, from.kind.as_str(), from.name.as_str()), ("owner's template", "CronJob", "backup"));
+    assert_eq!(from.chosen_for.to_rfc3339(), "2026-11-28T04:00:00+00:00");
+    assert_eq!(from.observed_at.to_rfc3339(), "2026-11-27T04:00:00+00:00", "the version current at 04:00");
+    assert_eq!(from.owner, "Job d/backup-29930640, by its SuccessfulCreate event");
+    assert_eq!(
+        from.added,
+        [
+            "schedulerName default-scheduler",
+            "toleration node.kubernetes.io/not-ready:NoExecute for 300s",
+            "toleration node.kubernetes.io/unreachable:NoExecute for 300s"
+        ]
+    );
+    assert_eq!(state.pod_requests, vec![("memory".to_string(), 2 << 30)]);
+    assert_eq!(state.left, ["n1"]);
+    let excluded: Vec<(&str, &[String])> =
+        state.constraints.iter().map(|c| (c.plugin.as_str(), c.nodes.as_slice())).collect();
+    assert_eq!(excluded, [("TaintToleration", &["n2".to_string()][..]), ("InterPodAffinity", &["n2".to_string()][..])]);
+    let short: Vec<(&str, &str, i64, i64)> =
+        state.shortfalls.iter().map(|s| (s.node.as_str(), s.resource.as_str(), s.free, s.short)).collect();
+    assert_eq!(short, [("n1", "memory", 1 << 30, 1 << 30)]);
+    assert_eq!(state.matches_event, Some(true), "{:?}", state.reconstructed_message);
+    assert!(
+        r.notes.iter().any(|n| n.starts_with(&format!(
+            "the Pod object of d/{pod} is not in the store: its spec is taken from its owner's template — CronJob \
+             d/backup (the version current then, observed 2026-11-27 04:00:00Z, for 2026-11-28 04:00:00Z)"
+        ))),
+        "{:?}",
+        r.notes
+    );
+    let mut json = serde_json::to_value(&r).expect("json");
+    assert_eq!(json["state"]["spec_from"]["kind"], "CronJob");
+
+    // The same chain as with the pod's own object (as the Job controller created it) stored.
+    let own = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": pod, "namespace": "d", "uid": format!("u-{pod}"), "creationTimestamp": "2026-11-28T04:00:01Z",
+                     "labels": {"app": "backup", "job-name": "backup-29930640"},
+                     "ownerReferences": [{"kind": "Job", "name": "backup-29930640", "controller": true}]},
+        "spec": versions[0]["spec"]["jobTemplate"]["spec"]["template"]["spec"].clone(),
+        "status": {"phase": "Pending"}});
+    let (dir2, owned) = temp_store();
+    files.push(write(dir2.path(), "own.json", own.to_string().as_bytes()));
+    assert_eq!(ingest_files(&owned, &files, &mut NoProgress).expect("ingest").error_count(), 0);
+    let reference = serde_json::to_value(why_pending(&owned, "d", pod).expect("query").expect("report")).expect("json");
+    assert_eq!(reference["state"]["spec_from"], serde_json::Value::Null);
+    json["state"]["spec_from"] = serde_json::Value::Null;
+    assert_eq!(json["state"], reference["state"]);
+    assert_eq!(json["why_full"], reference["why_full"]);
+}
+
+#[test]
+fn a_pasted_pending_pod_with_an_unschedulable_condition_is_evidence_without_any_event() {
+    // Issue 33 item 7: `kubectl get pod -o yaml` of a Pending pod, no event.
+    let (dir, store) = temp_store();
+    let message = "0/2 nodes are available: 1 Insufficient memory, 1 node(s) had untolerated taint {dedicated: gpu}.";
+    let pod = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "web-1", "namespace": "d", "uid": "u-web1", "labels": {"app": "web"},
+                     "creationTimestamp": "2026-11-28T04:59:58Z"},
+        "spec": {"schedulerName": "default-scheduler",
+                 "containers": [{"name": "web", "resources": {"requests": {"memory": "1536Mi"}}}]},
+        "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False",
+            "reason": "Unschedulable", "message": message, "lastTransitionTime": "2026-11-28T05:00:00Z"}]}});
+    let mut files = db_cluster(dir.path());
+    files.push(write(dir.path(), "web-1.json", pod.to_string().as_bytes()));
+    let report = ingest_files(&store, &files, &mut NoProgress).expect("ingest");
+    assert_eq!(report.error_count(), 0, "{:?}", report.files);
+
+    let r = why_pending(&store, "d", "web-1").expect("query").expect("the condition is evidence");
+    assert_eq!(r.latest_message, message);
+    assert_eq!(r.history.first_failure.to_rfc3339(), "2026-11-28T05:00:00+00:00");
+    assert_eq!((r.history.occurrences, r.history.failure_events), (1, 1));
+    let state = r.state.as_ref().expect("state");
+    assert!(state.pod_known && state.spec_from.is_none(), "its own object");
+    let short: Vec<(&str, i64)> = state.shortfalls.iter().map(|s| (s.node.as_str(), s.short)).collect();
+    assert_eq!(short, [("n1", 512 << 20)]);
+    assert_eq!(state.matches_event, Some(true));
+    let all = pending_pods(&store).expect("all");
+    let listed: Vec<(&str, &str, &str)> =
+        all.iter().map(|p| (p.name.as_str(), p.uid.as_str(), p.latest_message.as_str())).collect();
+    assert_eq!(listed, [("web-1", "u-web1", message)]);
+    assert_eq!(all[0].first_failure.to_rfc3339(), "2026-11-28T05:00:00+00:00");
 }

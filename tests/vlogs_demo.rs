@@ -218,3 +218,109 @@ fn otel_k8sobjects_events_pods_and_nodes_give_the_dump_files_answer() {
 fn kent_layout_gives_the_dump_files_answer_less_what_it_cannot_carry() {
     check(Layout::Kent);
 }
+
+/// The latest version up to `until` of every object of `kind` still there
+/// (what `kubectl get KIND -A -o json` lists then), as a `kind: List`.
+fn list_of(scenario: &Scenario, until: chrono::DateTime<chrono::Utc>, kind: &str) -> Value {
+    let mut latest: std::collections::BTreeMap<(String, String), Option<Value>> = Default::default();
+    for r in scenario.records.iter().filter(|r| r.observed_at <= until) {
+        if r.object.get("kind").and_then(Value::as_str) != Some(kind) {
+            continue;
+        }
+        let text = |p: &str| r.object.pointer(p).and_then(Value::as_str).unwrap_or("").to_string();
+        let key = (text("/metadata/namespace"), text("/metadata/name"));
+        latest.insert(key, (r.change != ObjectChange::Deleted).then(|| r.object.clone()));
+    }
+    serde_json::json!({"apiVersion": "v1", "kind": "List", "items": latest.into_values().flatten().collect::<Vec<_>>()})
+}
+
+#[test]
+fn events_through_raw_and_a_later_snapshot_give_the_chain_of_the_pods_own_object_from_its_owners_template() {
+    // Issue 33 item 1: the Job controller deleted the pending pod at the
+    // deadline; the events sit in VictoriaLogs (raw layout) and pods, nodes,
+    // jobs and cronjobs are dumped at the scenario's end. The chain from the
+    // owner's template equals the chain with the pod's own object stored:
+    // same node left, shortfall, excluded-node counts and drain.
+    let Reference { scenario, .. } = reference();
+    let facts = &scenario.facts;
+    let later = facts.end;
+    let (ns, pod) = (&facts.pending_pod.namespace, &facts.pending_pod.name);
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut snapshot = write_dumps(scenario, later, dir.path(), &["pods.json", "nodes.json"]);
+    for (file, kind) in [("jobs.json", "Job"), ("cronjobs.json", "CronJob")] {
+        let p = dir.path().join(file);
+        std::fs::write(&p, list_of(scenario, later, kind).to_string()).expect("write");
+        snapshot.push(p);
+    }
+    // The pending pod's own last version, for the reference store only.
+    let own = scenario
+        .records
+        .iter()
+        .rev()
+        .filter(|r| r.change != ObjectChange::Deleted)
+        .filter(|r| r.object.get("kind").and_then(Value::as_str) == Some("Pod"))
+        .find(|r| r.object.pointer("/metadata/name").and_then(Value::as_str) == Some(pod.as_str()))
+        .expect("the pending pod's versions")
+        .object
+        .clone();
+    assert!(!std::fs::read_to_string(&snapshot[0]).expect("pods").contains(pod.as_str()), "gone from the snapshot");
+    let own_file = dir.path().join("pending-pod.json");
+    std::fs::write(&own_file, own.to_string()).expect("write");
+
+    let vl = FakeVlogs::start();
+    ship(&vl.url(), Layout::Raw, &sightings(scenario, later, &["Event"]), None);
+    let options = test_options(facts.start - Duration::hours(1), later + Duration::minutes(1), 2000);
+    let load = |extra: &[std::path::PathBuf]| {
+        let (d, store) = temp_store();
+        let files: Vec<_> = snapshot.iter().chain(extra).cloned().collect();
+        assert_eq!(ingest_files(&store, &files, &mut NoProgress).expect("objects").error_count(), 0);
+        let pulled = pull_blocking(&store, &vl.url(), Auth::default(), &options).expect("pull");
+        assert_eq!((pulled.layout, pulled.error_count()), (Some(Layout::Raw), 0));
+        (d, store)
+    };
+    let (_d1, templated) = load(&[]);
+    let (_d2, owned) = load(&[own_file]);
+    let mut from_template = report(&templated, ns, pod);
+    let with_object = report(&owned, ns, pod);
+
+    let state = &from_template["state"];
+    assert_eq!(state["pod_known"], true);
+    assert_eq!(state["spec_from"]["source"], "owner's template", "{:#}", state["spec_from"]);
+    assert_eq!(state["spec_from"]["kind"], "Job");
+    assert_eq!(state["spec_from"]["name"], facts.job_name.as_str());
+    assert_eq!(with_object["state"]["spec_from"], Value::Null);
+    assert_eq!(state["left"], serde_json::json!(["node-1"]));
+    assert_eq!(state["shortfalls"][0]["short"], 42, "node-1 is 42m short");
+    let note =
+        format!("the Pod object of {ns}/{pod} is not in the store: its spec is taken from its owner's template — Job");
+    assert!(from_template["notes"]
+        .as_array()
+        .expect("notes")
+        .iter()
+        .any(|n| n.as_str().is_some_and(|n| n.starts_with(&note))));
+    // Apart from the marking and its note, the same chain.
+    from_template["state"]["spec_from"] = Value::Null;
+    for key in ["state", "why_full", "next_steps", "reasons"] {
+        assert_eq!(from_template[key], with_object[key], "{key}");
+    }
+    // Its deletion is told by the Job's event instead of the pod's deletionTimestamp, at the same instant.
+    assert_eq!(from_template["history"]["deleted_by"], format!("Job {} SuccessfulDelete", facts.job_name));
+    from_template["history"]["deleted_by"] = with_object["history"]["deleted_by"].clone();
+    assert_eq!(from_template["history"], with_object["history"]);
+    let job = &facts.job_name;
+    let chain_of = |store: &Store| {
+        let pm = kdrift_analyze::postmortem_job(store, ns, job).expect("postmortem").expect("the Job");
+        let mut v = serde_json::to_value(pm).expect("json");
+        let runs = v["runs"].as_array_mut().into_iter().flatten();
+        let chains: Vec<Value> = runs
+            .flat_map(|r| r["pods"].as_array_mut().into_iter().flatten().map(|p| p["chain"].take()).collect::<Vec<_>>())
+            .collect();
+        chains.into_iter().find(|c| !c.is_null()).expect("a chain")
+    };
+    let (mut pm_template, pm_object) = (chain_of(&templated), chain_of(&owned));
+    assert_eq!(pm_template["state"]["spec_from"]["kind"], "Job");
+    pm_template["state"]["spec_from"] = Value::Null;
+    for key in ["state", "why_full", "next_steps"] {
+        assert_eq!(pm_template[key], pm_object[key], "postmortem job {job}: {key}");
+    }
+}

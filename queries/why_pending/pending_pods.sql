@@ -2,6 +2,12 @@
 -- access: read
 -- cli: runs as it is in the duckdb shell on the store file (no parameters)
 -- purpose: Every pod that had FailedScheduling events, longest-pending first.
+--   A pod with none, never seen bound, whose stored versions are Pending with the
+--   condition PodScheduled False, reason Unschedulable and a message (a
+--   pasted `kubectl get pod -o yaml`) counts too: each distinct
+--   lastTransitionTime of that condition is one failure at that time (its
+--   latest observed message; the version's observation time when it has no
+--   lastTransitionTime), as in `pod_failures`.
 --   Occurrences sum each distinct event's highest count (re-sent copies of an
 --   event are never summed, kubernetes-events.md §4). Pending time runs from the
 --   first failure to the first Scheduled event after it, else to the pod's
@@ -18,7 +24,33 @@
 --   failure_events BIGINT, latest_message VARCHAR, scheduled_at TIMESTAMP (NULL: never seen),
 --   scheduled_node VARCHAR, pending_seconds BIGINT, deleted_at TIMESTAMP (NULL: not seen deleted),
 --   rejected_at TIMESTAMP (NULL: not rejected by the kubelet), rejected_reason VARCHAR
-WITH failures AS (
+WITH conditions AS (
+    SELECT p.namespace, p.name, COALESCE(p.uid, '') AS uid, p.observed_at, p.obs_id,
+           unnest(json_extract(o.object, '$.status.conditions[*]')) AS c
+    FROM pod_versions p
+    JOIN observations o ON o.obs_id = p.obs_id
+    WHERE p.phase = 'Pending' AND COALESCE(p.node_name, '') = ''
+      -- A pod the store sees bound has its binding's evidence: only pods
+      -- never seen bound are read (a recorder stores an unbound version of
+      -- every pod; reading each object whole would cost the listing seconds).
+      AND NOT EXISTS (SELECT 1 FROM pod_versions b
+                      WHERE b.namespace = p.namespace AND b.name = p.name
+                        AND COALESCE(b.uid, '') = COALESCE(p.uid, '') AND COALESCE(b.node_name, '') <> '')
+      -- Only skips parsing: the conditions below decide.
+      AND o.object LIKE '%Unschedulable%'
+),
+unschedulable AS (
+    SELECT namespace, name, uid, c->>'$.message' AS message,
+           COALESCE(TRY_CAST(c->>'$.lastTransitionTime' AS TIMESTAMP), observed_at) AS failed_at
+    FROM conditions u
+    WHERE c->>'$.type' = 'PodScheduled' AND c->>'$.status' = 'False' AND c->>'$.reason' = 'Unschedulable'
+      AND COALESCE(c->>'$.message', '') <> ''
+      AND NOT EXISTS (SELECT 1 FROM event_versions e
+                      WHERE e.reason = 'FailedScheduling' AND e.involved_kind = 'Pod'
+                        AND e.involved_namespace = u.namespace AND e.involved_name = u.name)
+    QUALIFY row_number() OVER (PARTITION BY namespace, name, uid, failed_at ORDER BY observed_at DESC, obs_id DESC) = 1
+),
+failures AS (
     SELECT involved_namespace AS namespace,
            involved_name AS name,
            COALESCE(involved_uid, '') AS uid,
@@ -38,6 +70,11 @@ WITH failures AS (
           AND involved_name IS NOT NULL AND involved_name <> ''
         QUALIFY row_number() OVER (PARTITION BY event_key
             ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
+        UNION ALL BY NAME
+        SELECT namespace AS involved_namespace, name AS involved_name, uid AS involved_uid, failed_at AS first_time,
+               failed_at AS last_time, 1 AS count, message,
+               'PodScheduled:' || namespace || '/' || name || '@' || strftime(failed_at, '%Y-%m-%dT%H:%M:%S') AS event_key
+        FROM unschedulable
     )
     GROUP BY ALL
 ),

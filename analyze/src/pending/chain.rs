@@ -14,6 +14,7 @@ use kdrift_rebalance::{evaluate, evaluate_with_sums, fit_error_message, ClusterS
 use serde::Serialize;
 use serde_json::Value;
 
+use super::template::{pod_from_owner, SpecFrom};
 use crate::failed_scheduling::{parse, FailedScheduling};
 use crate::state::lower_bound::{event_only_note, events_instant, unstored_namespaces, unstored_note};
 use crate::state::unlisted::Unlisted;
@@ -99,8 +100,13 @@ pub struct Shortfall {
 pub struct StateAtFailure {
     /// The instant (UTC).
     pub at: DateTime<Utc>,
-    /// Whether the pending pod's own object is in the store.
+    /// Whether the pending pod's spec is known: its own object is in the
+    /// store, or it was derived from its owner's template (`spec_from`).
     pub pod_known: bool,
+    /// Set when the pod's own object is not stored and its spec comes from
+    /// its owner's template: every value derived from the spec (requests,
+    /// fails, constraints, left nodes, shortfalls) is from that template.
+    pub spec_from: Option<SpecFrom>,
     /// The pod's requests (descheduler §1 rules), `(resource, amount)`.
     pub pod_requests: Vec<(String, i64)>,
     /// Resources requested by a container without a limit for them
@@ -160,7 +166,16 @@ pub(super) fn build_state(
     notes: &mut Vec<String>,
 ) -> Result<Option<Evaluated>, AnalyzeError> {
     let mut steps = crate::steps::Steps::start();
-    let pod = load_pod(store, namespace, name, uid, at)?;
+    let mut pod = load_pod(store, namespace, name, uid, at)?;
+    // Its object gone (deleted by its Job at the deadline), from its owner's template.
+    let mut spec_from = None;
+    if pod.is_none() {
+        if let Some((derived, from)) = pod_from_owner(store, namespace, name, at)? {
+            notes.push(from.note(namespace, name));
+            pod = Some(derived);
+            spec_from = Some(from);
+        }
+    }
     // Only the filters read the other pods here (why_full reads the pods on
     // the nodes it explains whole), and their labels only through the pod's
     // own required inter-pod terms.
@@ -427,6 +442,7 @@ pub(super) fn build_state(
     let state_at_failure = StateAtFailure {
         at,
         pod_known: pod.is_some(),
+        spec_from,
         pod_requests,
         requests_without_limit,
         nodes,

@@ -15,6 +15,7 @@ mod moved_by;
 mod rejection;
 mod relief;
 mod report;
+mod template;
 mod why_full;
 
 use chrono::{DateTime, Utc};
@@ -30,6 +31,7 @@ pub use moved_by::MoveRun;
 pub use rejection::{is_admission_rejection, AdmissionCount, KubeletRejection};
 pub use relief::{Relief, ReliefPolicy, SIMULATED_NODES};
 pub use report::{why_pending, FailureEvent, History, PendingReport, ReasonLine, ScheduledAt};
+pub use template::SpecFrom;
 pub use why_full::{WhyFull, EXPLAINED_NODES};
 
 use crate::failed_scheduling::{parse, ReasonKind};

@@ -183,12 +183,25 @@ fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
     if s.requested_is_lower_bound {
         writeln!(out, "  ≥/≤: lower/upper bounds — the store lacks pod objects (see notes)")?;
     }
+    // Marks a value derived from the owner's template.
+    let tpl = if s.spec_from.is_some() { " (from the owner's template)" } else { "" };
     if s.pod_known {
         let req: Vec<String> = s.pod_requests.iter().map(|(r, v)| format!("{r} {}", format_amount(r, *v))).collect();
         writeln!(
             out,
-            "  the pod requests: {}",
+            "  the pod requests: {}{tpl}",
             if req.is_empty() { "nothing (BestEffort)".into() } else { req.join(", ") }
+        )?;
+    }
+    if let Some(f) = &s.spec_from {
+        writeln!(
+            out,
+            "  the pod's spec is from the owner's template: {} {}/{} (observed {}); its requests, FAILS FOR THIS POD, \
+             the nodes left and the shortfalls below derive from it",
+            f.kind,
+            f.namespace,
+            f.name,
+            t(f.observed_at)
         )?;
     }
     // "≥" marks a lower bound: the store lacks some pods' objects.
@@ -265,7 +278,7 @@ fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
         if s.left.is_empty() {
             writeln!(out, "  no node passes the pod's constraints")?;
         } else {
-            writeln!(out, "  left after the constraints: {}", names(&s.left))?;
+            writeln!(out, "  left after the constraints: {}{tpl}", names(&s.left))?;
         }
     }
     for sf in &s.shortfalls {
@@ -277,7 +290,7 @@ fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
         };
         writeln!(
             out,
-            "  {} {}: the pod requests {}, {le}{} free → {ge}{} short{from}",
+            "  {} {}: the pod requests {}, {le}{} free → {ge}{} short{from}{tpl}",
             sf.node, sf.resource, sf.display[0], sf.display[1], sf.display[2]
         )?;
     }

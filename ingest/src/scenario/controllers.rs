@@ -162,10 +162,20 @@ pub(crate) fn template_json(t: &PodTemplate, with_hash: bool) -> Value {
         .map(|(k, v)| (k.clone(), json!(v)))
         .collect();
     let containers: Vec<Value> = t.containers.iter().map(super::pods::container_json).collect();
-    json!({
-        "metadata": { "labels": labels },
-        "spec": { "containers": containers, "restartPolicy": t.restart_policy, "schedulerName": "default-scheduler" },
-    })
+    let mut spec =
+        json!({ "containers": containers, "restartPolicy": t.restart_policy, "schedulerName": "default-scheduler" });
+    // The scheduling constraints its pods carry (a DaemonSet's per-node
+    // affinity and tolerations are added by its controller, not templated).
+    let affinity = t.affinity();
+    if let Some(m) = spec.as_object_mut() {
+        if !affinity.is_empty() {
+            m.insert("affinity".into(), Value::Object(affinity));
+        }
+        if t.gpu_only {
+            m.insert("nodeSelector".into(), json!({ super::catalog::GPU_LABEL: "true" }));
+        }
+    }
+    json!({ "metadata": { "labels": labels }, "spec": spec })
 }
 
 /// The `backup` CronJob and what it needs to render.

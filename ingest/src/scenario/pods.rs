@@ -52,6 +52,28 @@ pub(crate) struct PodTemplate {
 }
 
 impl PodTemplate {
+    /// The template's own affinity (preferred node affinity, required pod
+    /// affinity), as its pods and its controller's `spec.template` carry it.
+    pub(crate) fn affinity(&self) -> Map<String, Value> {
+        let mut affinity = Map::new();
+        if let Some(term) = pref_term(self.pref) {
+            affinity.insert(
+                "nodeAffinity".into(),
+                json!({ "preferredDuringSchedulingIgnoredDuringExecution": [{ "weight": 100, "preference": term }] }),
+            );
+        }
+        if let Some(app) = &self.affinity_app {
+            affinity.insert(
+                "podAffinity".into(),
+                json!({ "requiredDuringSchedulingIgnoredDuringExecution": [{
+                    "labelSelector": { "matchLabels": { "app": app } },
+                    "topologyKey": "kubernetes.io/hostname",
+                }] }),
+            );
+        }
+        affinity
+    }
+
     /// The pod's requests as the scheduler sums them.
     pub(crate) fn demand(&self) -> Demand {
         Demand::of(&self.containers)
@@ -229,22 +251,7 @@ impl PodState {
             "enableServiceLinks": true,
         });
         let Some(m) = spec.as_object_mut() else { return spec };
-        let mut affinity = Map::new();
-        if let Some(term) = pref_term(t.pref) {
-            affinity.insert(
-                "nodeAffinity".into(),
-                json!({ "preferredDuringSchedulingIgnoredDuringExecution": [{ "weight": 100, "preference": term }] }),
-            );
-        }
-        if let Some(app) = &t.affinity_app {
-            affinity.insert(
-                "podAffinity".into(),
-                json!({ "requiredDuringSchedulingIgnoredDuringExecution": [{
-                    "labelSelector": { "matchLabels": { "app": app } },
-                    "topologyKey": "kubernetes.io/hostname",
-                }] }),
-            );
-        }
+        let mut affinity = t.affinity();
         if t.owner.kind == "DaemonSet" {
             if let Some((_, node)) = self.node {
                 affinity.insert(

@@ -197,6 +197,10 @@ queries! {
     POD_REJECTIONS = "pod_rejections", "why_pending/pod_rejections.sql";
     /// Evidence that one pod was deleted after an instant (its versions, its owner's events).
     POD_DELETIONS = "pod_deletions", "why_pending/pod_deletions.sql";
+    /// Who created one pod (its controller's SuccessfulCreate) and when an event first named it.
+    POD_CREATOR = "pod_creator", "why_pending/pod_creator.sql";
+    /// The version of one owner object (or of every object of a kind in a namespace) current at an instant.
+    OWNER_VERSIONS_AT = "owner_versions_at", "why_pending/owner_versions_at.sql";
     /// The namespaces in which a pod of a name had FailedScheduling events.
     POD_NAME_NAMESPACES = "pod_name_namespaces", "why_pending/pod_name_namespaces.sql";
     /// The namespaces of the Jobs and CronJobs of one name.

@@ -216,6 +216,22 @@ fn constraint<W: Write>(out: &mut W, r: &PendingReport) -> std::io::Result<()> {
             .collect();
         let text = if requests.is_empty() { "nothing (BestEffort)".to_string() } else { requests.join(", ") };
         writeln!(out, "<p>The pod requests {text}.</p>")?;
+        if let Some(f) = &s.spec_from {
+            writeln!(
+                out,
+                concat!(
+                    r#"<p class="spec-from" data-kind="{}" data-name="{}">From the owner's template: its Pod object is "#,
+                    "not in the store, so its requests, constraints, the node left and the shortfalls derive from ",
+                    "{} {}/{} (observed {}).</p>"
+                ),
+                Esc(&f.kind),
+                Esc(&f.name),
+                Esc(&f.kind),
+                Esc(&f.namespace),
+                Esc(&f.name),
+                f.observed_at.format("%Y-%m-%d %H:%M:%SZ")
+            )?;
+        }
     }
     writeln!(out, "</li>")
 }
