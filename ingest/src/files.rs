@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::gzip::{Capped, DecompressedCap};
 use crate::interrupt::{Interrupt, INTERRUPTED_RUN_MESSAGE};
-use crate::parse::{looks_like_a_dump, not_a_dump_message, parse_bytes, Format, InputError, Naming, EMPTY_FILE};
+use crate::parse::{looks_like_a_dump, not_a_dump_message, parse_bytes_until, Format, InputError, Naming, EMPTY_FILE};
 use crate::record::{Origin, Record};
 use crate::store::prepare::{prepare_all, Prepared};
 use crate::store::writer::{RunCounts, RunStatus, RunWriter};
@@ -99,6 +99,8 @@ impl IngestReport {
 pub trait Progress {
     /// Before reading: how many files and bytes in all.
     fn start(&mut self, _files: usize, _bytes: u64) {}
+    /// A file is about to be read (after the interrupt was looked at).
+    fn reading(&mut self, _location: &str) {}
     /// One file read and staged.
     fn file_done(&mut self, _summary: &FileSummary, _bytes: u64) {}
     /// Committing the run (deduplicate, derive).
@@ -377,6 +379,7 @@ pub fn ingest_files_with(
             break;
         }
         let location = file.display().to_string();
+        progress.reading(&location);
         let bytes_len = file.metadata().map(|m| m.len()).unwrap_or(0);
         let mut streamed = FileSummary { location: location.clone(), ..FileSummary::default() };
         let errors_before = summaries.iter().map(|s| s.errors.len() as u64).sum();
@@ -485,7 +488,8 @@ fn read_whole(
             FileSummary { location, errors: vec![error], ..FileSummary::default() }
         }
         Ok((bytes, damage)) => {
-            let parsed = parse_bytes(&location, &bytes, Naming::of(&location));
+            // Stops within a few MB on an interrupt (the run is then closed as failed).
+            let parsed = parse_bytes_until(&location, &bytes, Naming::of(&location), interrupt);
             let mut errors: Vec<InputError> = damage.into_iter().collect();
             errors.extend(parsed.errors);
             let mut summary = FileSummary {
