@@ -1217,4 +1217,22 @@ fn an_interrupt_during_a_whole_file_parse_stops_it_within_a_few_mb() {
     messages.sort();
     assert_eq!(messages, [stopped.message.clone(), kdrift_ingest::interrupt::INTERRUPTED_RUN_MESSAGE.to_string()]);
     assert_eq!(store.counts().expect("counts").observations, 0);
+
+    // Gzip-compressed: the decompression stops at once.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(body.as_bytes()).expect("gzip");
+    let file = write(dir.path(), "events.json.gz", &gz.finish().expect("gzip"));
+    let (_other_dir, store) = temp_store();
+    let interrupt = kdrift_ingest::Interrupt::new();
+    let mut progress = InterruptWhenReading(interrupt.clone());
+    let report = kdrift_ingest::ingest_files_until(&store, &[file], &mut progress, &interrupt).expect("ingest");
+    assert!(report.interrupted);
+    let errors: Vec<String> = report.files[0].errors.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        errors,
+        [format!(
+            "{}: reading stopped on an interrupt (SIGINT or SIGTERM) after 0 decompressed bytes: the file is not read",
+            report.files[0].location
+        )]
+    );
 }

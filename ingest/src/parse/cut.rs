@@ -230,7 +230,7 @@ pub(super) fn recover_cut_trailer(doc_text: &str, origin: &Origin, hint: Option<
 /// `items:` sequence start: the `- ` lines at the indentation of the
 /// first one after `items:` (deeper ones belong to an item), up to the
 /// next top-level key.
-fn item_starts(text: &str) -> Vec<usize> {
+pub(super) fn item_starts(text: &str) -> Vec<usize> {
     let mut lines = text.lines().enumerate();
     if !lines.any(|(_, l)| l.strip_prefix("items:").is_some_and(|rest| rest.trim().is_empty())) {
         return Vec::new();

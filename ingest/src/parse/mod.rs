@@ -16,6 +16,7 @@ pub mod legacy;
 mod stream;
 mod utf16;
 mod walk;
+mod yaml_items;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -542,6 +543,7 @@ fn parse_yaml(location: &str, bytes: &[u8], hint: Option<&str>, interrupt: &Inte
                 let origin = Origin { location: location.to_string(), line: Some(first_line), item: None };
                 if cut::recover_cut_trailer(&doc_text, &origin, hint, out)
                     || cut::recover_yaml_list(&doc_text, &origin, hint, &e, out)
+                    || yaml_items::recover_yaml_items(&doc_text, &origin, hint, out)
                 {
                     continue;
                 }

@@ -235,18 +235,7 @@ pub(super) fn read_document(
     if !legacy::is_legacy(&doc) && !is_list(&doc) {
         return Walked::Whole;
     }
-    let (records, errors) = (out.records.len(), out.errors.len());
-    expand_document(doc, origin.clone(), hint, out);
-    // `expand_document` numbers the items it was given: give each its own.
-    let renumber = |o: &mut Origin| {
-        if let Some(i) = o.item {
-            o.item = index.get(i as usize).copied().or(Some(i));
-        }
-    };
-    out.records[records..].iter_mut().for_each(|r| renumber(&mut r.origin));
-    out.errors[errors..].iter_mut().for_each(|e| renumber(&mut e.origin));
-    out.errors.extend(bad);
-    out.errors[errors..].sort_by_key(|e| e.origin.item.unwrap_or(u64::MAX));
+    expand_items(doc, origin.clone(), hint, &index, bad, out);
     match end {
         ItemsEnd::Closed | ItemsEnd::Unended => Walked::Read(walk.pos.max(start + 1)),
         ItemsEnd::Cut(cut) => {
@@ -267,6 +256,32 @@ pub(super) fn read_document(
         }
         ItemsEnd::Interrupted => Walked::Interrupted,
     }
+}
+
+/// Expands a List `doc` holding the good items of a List whose items are
+/// not all good: as [`expand_document`] does, except that the good item
+/// `j` keeps its index `index[j]` among all the List's items, and the
+/// errors of the bad ones (`bad`) come in item order with the others.
+pub(super) fn expand_items(
+    doc: Value,
+    origin: Origin,
+    hint: Option<&str>,
+    index: &[u64],
+    bad: Vec<InputError>,
+    out: &mut Parsed,
+) {
+    let (records, errors) = (out.records.len(), out.errors.len());
+    expand_document(doc, origin, hint, out);
+    // `expand_document` numbers the items it was given: give each its own.
+    let renumber = |o: &mut Origin| {
+        if let Some(i) = o.item {
+            o.item = index.get(i as usize).copied().or(Some(i));
+        }
+    };
+    out.records[records..].iter_mut().for_each(|r| renumber(&mut r.origin));
+    out.errors[errors..].iter_mut().for_each(|e| renumber(&mut e.origin));
+    out.errors.extend(bad);
+    out.errors[errors..].sort_by_key(|e| e.origin.item.unwrap_or(u64::MAX));
 }
 
 /// Walks the items of a JSON array after its `[` into `list`, up to its
