@@ -531,4 +531,57 @@ fn every_resource_file_of_a_kubectl_1_8_cluster_info_dump_is_stored_with_its_kin
     );
     assert_eq!(object("PriorityClass", "high")["value"], 1_000_000);
     assert_eq!(object("Namespace", "media")["status"]["phase"], "Active");
+
+#[test]
+fn a_json_list_with_one_bad_item_keeps_every_other_item() {
+    let (dir, store) = temp_store();
+    // Item 4 (the 5th of 10, on line 8) misses a comma inside.
+    let comma = json_list(10).replacen("\"name\":\"ev-4\",", "\"name\":\"ev-4\"", 1);
+    assert_ne!(comma, json_list(10));
+    // Item 6 of 11 (line 10) holds a byte that is not UTF-8 in a string.
+    let mut utf8 = json_list(11).into_bytes();
+    let at = utf8.windows(6).position(|w| w == b"\"ev-6\"").expect("ev-6") + 3;
+    utf8[at] = 0xff;
+    // The same on one line (`kubectl get -o json | jq -c .`).
+    let mut one_line = serde_json::to_vec(&json!({"apiVersion": "v1", "kind": "EventList",
+        "items": (0..11).map(event).collect::<Vec<_>>()}))
+    .expect("json");
+    let at = one_line.windows(6).position(|w| w == b"\"ev-6\"").expect("ev-6") + 3;
+    one_line[at] = 0xff;
+    let files = [
+        write(dir.path(), "comma.json", comma.as_bytes()),
+        write(dir.path(), "utf8.json", &utf8),
+        write(dir.path(), "one-line.json", &one_line),
+    ];
+    let report = ingest_files(&store, &files, &mut NoProgress).expect("ingest");
+    assert_eq!(report.status, RunStatus::Partial);
+    let f = &report.files;
+    let got: Vec<(u64, usize)> = f.iter().map(|f| (f.events, f.errors.len())).collect();
+    assert_eq!(got, [(9, 1), (10, 1), (10, 1)], "{:?}", f.iter().map(errors).collect::<Vec<_>>());
+    assert_eq!(
+        errors(&f[0]),
+        [format!(
+            "{}:8: items[4]: invalid JSON: expected `,` or `}}` at line 8 column 68; this item is skipped (not \
+             stored); the List's other items are loaded",
+            f[0].location
+        )]
+    );
+    assert!(
+        errors(&f[1])[0].starts_with(&format!(
+            "{}:10: items[6]: invalid JSON: invalid unicode code point at line 10 column ",
+            f[1].location
+        )),
+        "{:?}",
+        errors(&f[1])
+    );
+    assert!(errors(&f[2])[0].starts_with(&format!("{}:1: items[6]: invalid JSON: ", f[2].location)));
+    let mut names = stored(&store, "Event");
+    names.sort_by_key(|n| n[3..].parse::<u32>().expect("number"));
+    // ev-4 from utf8.json and one-line.json, ev-6 from comma.json.
+    assert_eq!(names, (0..11).map(|i| format!("ev-{i}")).collect::<Vec<_>>());
+    let (_other_dir, store) = temp_store();
+    ingest_files(&store, &files[1..], &mut NoProgress).expect("ingest");
+    let mut names = stored(&store, "Event");
+    names.sort_by_key(|n| n[3..].parse::<u32>().expect("number"));
+    assert_eq!(names, (0..11).filter(|i| *i != 6).map(|i| format!("ev-{i}")).collect::<Vec<_>>());
 }

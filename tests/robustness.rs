@@ -1384,4 +1384,66 @@ fn a_pasted_pending_pod_with_an_unschedulable_condition_is_evidence_without_any_
         all.iter().map(|p| (p.name.as_str(), p.uid.as_str(), p.latest_message.as_str())).collect();
     assert_eq!(listed, [("web-1", "u-web1", message)]);
     assert_eq!(all[0].first_failure.to_rfc3339(), "2026-11-28T05:00:00+00:00");
+
+/// Triggers the interrupt as soon as a file starts to be read (as a SIGINT
+/// during its parse would).
+struct InterruptWhenReading(kdrift_ingest::Interrupt);
+impl kdrift_ingest::Progress for InterruptWhenReading {
+    fn reading(&mut self, _location: &str) {
+        self.0.trigger();
+    }
+}
+
+#[test]
+fn an_interrupt_during_a_whole_file_parse_stops_it_within_a_few_mb() {
+    let (dir, store) = temp_store();
+    let n = 40_000;
+    let events: Vec<String> = (0..n)
+        .map(|i| ev(&format!("e{i}"), &format!("p{i}"), &format!("u{i}"), "FailedScheduling", FS, 1.into(), "", ""))
+        .collect();
+    let body = format!("{{\"kind\": \"EventList\",\n\"items\": [\n{}\n]}}\n", events.join(",\n"));
+    assert!(body.len() > 8 << 20, "{} bytes", body.len());
+    let file = write(dir.path(), "events.json", body.as_bytes());
+    let interrupt = kdrift_ingest::Interrupt::new();
+    let mut progress = InterruptWhenReading(interrupt.clone());
+    let report = kdrift_ingest::ingest_files_until(&store, &[file], &mut progress, &interrupt).expect("ingest");
+    assert!(report.interrupted);
+    assert_eq!(report.status, kdrift_ingest::store::writer::RunStatus::Failed);
+    // The parse stopped at its first look at the interrupt, 4 MiB into the
+    // List (about 1 item in 3), not after its 40,000 items.
+    let errors = &report.files[0].errors;
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let stopped = &errors[0];
+    let k = stopped.origin.item.expect("an item");
+    let per_item = body.len() as u64 / n;
+    assert!(k.abs_diff((4 << 20) / per_item) < 100, "stopped at items[{k}], {per_item} bytes an item");
+    assert_eq!(stopped.origin.line, Some(k + 3));
+    assert_eq!(
+        stopped.message,
+        "reading stopped here on an interrupt (SIGINT or SIGTERM): the rest of the file is not read"
+    );
+    let mut stmt = store.conn().prepare("SELECT message FROM ingest_errors WHERE run_id = 1").expect("prepare");
+    let mut messages: Vec<String> =
+        stmt.query_map([], |r| r.get(0)).expect("errors").collect::<Result<_, _>>().expect("rows");
+    messages.sort();
+    assert_eq!(messages, [stopped.message.clone(), kdrift_ingest::interrupt::INTERRUPTED_RUN_MESSAGE.to_string()]);
+    assert_eq!(store.counts().expect("counts").observations, 0);
+
+    // Gzip-compressed: the decompression stops at once.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(body.as_bytes()).expect("gzip");
+    let file = write(dir.path(), "events.json.gz", &gz.finish().expect("gzip"));
+    let (_other_dir, store) = temp_store();
+    let interrupt = kdrift_ingest::Interrupt::new();
+    let mut progress = InterruptWhenReading(interrupt.clone());
+    let report = kdrift_ingest::ingest_files_until(&store, &[file], &mut progress, &interrupt).expect("ingest");
+    assert!(report.interrupted);
+    let errors: Vec<String> = report.files[0].errors.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        errors,
+        [format!(
+            "{}: reading stopped on an interrupt (SIGINT or SIGTERM) after 0 decompressed bytes: the file is not read",
+            report.files[0].location
+        )]
+    );
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::gzip::{Capped, DecompressedCap};
 use crate::interrupt::{Interrupt, INTERRUPTED_RUN_MESSAGE};
-use crate::parse::{looks_like_a_dump, not_a_dump_message, parse_bytes, Format, InputError, Naming, EMPTY_FILE};
+use crate::parse::{looks_like_a_dump, not_a_dump_message, parse_bytes_until, Format, InputError, Naming, EMPTY_FILE};
 use crate::record::{Origin, Record};
 use crate::store::prepare::{prepare_all, Prepared};
 use crate::store::writer::{RunCounts, RunStatus, RunWriter};
@@ -101,6 +101,8 @@ impl IngestReport {
 pub trait Progress {
     /// Before reading: how many files and bytes in all.
     fn start(&mut self, _files: usize, _bytes: u64) {}
+    /// A file is about to be read (after the interrupt was looked at).
+    fn reading(&mut self, _location: &str) {}
     /// One file read and staged.
     fn file_done(&mut self, _summary: &FileSummary, _bytes: u64) {}
     /// Committing the run (deduplicate, derive).
@@ -290,11 +292,35 @@ fn path_error(path: &Path, message: &str) -> InputError {
 /// An [`InputError`] naming the file when it cannot be read, when nothing
 /// decompresses, or when it expands past `cap` (nothing of it is kept).
 pub fn read_maybe_gzip(path: &Path, cap: DecompressedCap) -> Result<(Vec<u8>, Option<InputError>), InputError> {
+    read_maybe_gzip_until(path, cap, &Interrupt::new())
+}
+
+/// [`read_maybe_gzip`], stopping the decompression as soon as `interrupt`
+/// is triggered (looked at on every read of the decoder, a few KiB each).
+///
+/// # Errors
+/// As [`read_maybe_gzip`], and an [`InputError`] saying reading stopped
+/// when the interrupt came during the decompression.
+pub fn read_maybe_gzip_until(
+    path: &Path,
+    cap: DecompressedCap,
+    interrupt: &Interrupt,
+) -> Result<(Vec<u8>, Option<InputError>), InputError> {
     let bytes = std::fs::read(path).map_err(|e| path_error(path, &format!("cannot read: {e}")))?;
     if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::with_capacity(bytes.len() * 4);
-        let decoder = flate2::read::MultiGzDecoder::new(&bytes[..]);
+        let decoder = UntilInterrupt { inner: flate2::read::MultiGzDecoder::new(&bytes[..]), interrupt };
         if let Err(e) = Capped::new(decoder, cap, bytes.len() as u64).read_to_end(&mut out) {
+            if interrupt.is_triggered() {
+                return Err(path_error(
+                    path,
+                    &format!(
+                        "reading stopped on an interrupt (SIGINT or SIGTERM) after {} decompressed bytes: the file \
+                         is not read",
+                        out.len()
+                    ),
+                ));
+            }
             if e.kind() == std::io::ErrorKind::FileTooLarge {
                 // A prefix of a bomb is no dump; a real one over the cap is read whole once the cap is raised.
                 return Err(path_error(path, &e.to_string()));
@@ -312,6 +338,21 @@ pub fn read_maybe_gzip(path: &Path, cap: DecompressedCap) -> Result<(Vec<u8>, Op
         return Ok((out, None));
     }
     Ok((bytes, None))
+}
+
+/// A reader that fails once `interrupt` is triggered.
+struct UntilInterrupt<'a, R> {
+    inner: R,
+    interrupt: &'a Interrupt,
+}
+
+impl<R: Read> Read for UntilInterrupt<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.interrupt.is_triggered() {
+            return Err(std::io::Error::other("interrupted"));
+        }
+        self.inner.read(buf)
+    }
 }
 
 /// Ingests dump files and directories into `store` as one run (source kind
@@ -379,6 +420,7 @@ pub fn ingest_files_with(
             break;
         }
         let location = file.display().to_string();
+        progress.reading(&location);
         let bytes_len = file.metadata().map(|m| m.len()).unwrap_or(0);
         let mut streamed = FileSummary { location: location.clone(), ..FileSummary::default() };
         let errors_before = summaries.iter().map(|s| s.errors.len() as u64).sum();
@@ -478,7 +520,7 @@ fn read_whole(
     limits: &FileLimits,
     interrupt: &Interrupt,
 ) -> Result<FileSummary, StoreError> {
-    Ok(match read_maybe_gzip(file, limits.decompressed) {
+    Ok(match read_maybe_gzip_until(file, limits.decompressed, interrupt) {
         Err(e) => FileSummary { location, errors: vec![e], ..FileSummary::default() },
         Ok((bytes, _)) if !is_dump_name(file) && !looks_like_a_dump(&bytes) => {
             // A named file of another kind (a table, a TSV): read as YAML it
@@ -487,7 +529,8 @@ fn read_whole(
             FileSummary { location, errors: vec![error], ..FileSummary::default() }
         }
         Ok((bytes, damage)) => {
-            let parsed = parse_bytes(&location, &bytes, Naming::of(&location));
+            // Stops within a few MB on an interrupt (the run is then closed as failed).
+            let parsed = parse_bytes_until(&location, &bytes, Naming::of(&location), interrupt);
             let mut errors: Vec<InputError> = damage.into_iter().collect();
             errors.extend(parsed.errors);
             let mut summary = FileSummary {

@@ -2,10 +2,11 @@
 //! download interrupted): a kubectl List keeps its complete items, and the
 //! one the file ends inside is reported (never stored half).
 //!
-//! - JSON: the document fails to parse at the end of the input. When it is
-//!   an object with an `items` array (`Items` in old internal-type dumps),
-//!   it is walked key by key, item by item, and every complete item is
-//!   loaded as the whole List's would be ([`recover_json_list`]).
+//! - JSON: the document is walked key by key, item by item
+//!   ([`super::walk`]); when the input ends inside an object with an
+//!   `items` array (`Items` in old internal-type dumps), every complete
+//!   item is loaded as the whole List's would be, and one error says where
+//!   the file ends ([`json_cut_error`]).
 //! - YAML: the document parses, since any prefix of lines is YAML, so the
 //!   cut shows in what is missing: kubectl writes a List as `apiVersion`,
 //!   `items`, then `kind: List` and `metadata`, so a mapping with
@@ -16,69 +17,15 @@
 //!   recovered the same way when the text before the last item parses
 //!   ([`recover_yaml_list`]).
 
-use serde::de::DeserializeOwned;
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::{expand_document, is_list, legacy, line_of_offset, list_item_hint, top_level_keys, InputError, Parsed};
+use super::{expand_document, line_of_offset, list_item_hint, top_level_keys, InputError, Parsed};
 use crate::record::{identify, Origin};
 
-/// One step of the walk through a cut JSON document.
-enum Step<T> {
-    /// A complete value.
-    Got(T),
-    /// The input ends inside the value (or before it).
-    Cut,
-    /// Something that is not what the parser of the whole document saw.
-    Bad,
-}
-
-/// A cursor over the bytes of one JSON document.
-struct Walk<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-}
-
-impl Walk<'_> {
-    /// The next byte that is not a blank (without taking it); `None` at the end.
-    fn peek(&mut self) -> Option<u8> {
-        self.pos += self.bytes[self.pos..].iter().take_while(|b| b.is_ascii_whitespace()).count();
-        self.bytes.get(self.pos).copied()
-    }
-
-    /// Takes the next non-blank byte when it is `b`.
-    fn eat(&mut self, b: u8) -> Step<()> {
-        match self.peek() {
-            None => Step::Cut,
-            Some(c) if c == b => {
-                self.pos += 1;
-                Step::Got(())
-            }
-            Some(_) => Step::Bad,
-        }
-    }
-
-    /// Parses the next value.
-    fn value<T: DeserializeOwned>(&mut self) -> Step<T> {
-        if self.peek().is_none() {
-            return Step::Cut;
-        }
-        let mut stream = serde_json::Deserializer::from_slice(&self.bytes[self.pos..]).into_iter::<T>();
-        match stream.next() {
-            Some(Ok(v)) => {
-                self.pos += stream.byte_offset();
-                Step::Got(v)
-            }
-            Some(Err(e)) if e.is_eof() => Step::Cut,
-            None => Step::Cut,
-            Some(Err(_)) => Step::Bad,
-        }
-    }
-}
-
 /// Where in a List the file ends.
-enum CutAt {
-    /// Inside item `n`, which starts at this offset.
+pub(super) enum CutAt {
+    /// Inside an item, which starts at this offset.
     Item(usize),
     /// Between two items, or before the first.
     BetweenItems,
@@ -86,81 +33,15 @@ enum CutAt {
     AfterItems,
 }
 
-/// Recovers a JSON document starting at `start` in `bytes` that the end of
-/// the input cuts off: when it is a List (an object with an `items` array
-/// before the cut, `Items` in old dumps, and no `kind` that is not a List),
-/// its complete items are expanded into `out` as [`expand_document`] does
-/// for the whole List (same hints, origins `items[i]`), and one error says
-/// where the file ends: in an item (named, at the line it starts on), or
-/// between items, or after them. Returns false, adding nothing, for
-/// anything else (the caller reports the document as truncated).
-pub(super) fn recover_json_list(
-    location: &str,
-    bytes: &[u8],
-    start: usize,
-    hint: Option<&str>,
-    out: &mut Parsed,
-) -> bool {
-    let mut walk = Walk { bytes, pos: start };
-    let mut fields = Map::new();
-    let mut items: Option<(String, Vec<Value>)> = None;
-    let mut cut = CutAt::AfterItems;
-    if !matches!(walk.eat(b'{'), Step::Got(())) {
-        return false;
-    }
-    loop {
-        let key = match walk.value::<String>() {
-            Step::Got(key) => key,
-            Step::Cut => break,
-            Step::Bad => return false,
-        };
-        match walk.eat(b':') {
-            Step::Got(()) => {}
-            Step::Cut => break,
-            Step::Bad => return false,
-        }
-        if (key == "items" || key == "Items") && items.is_none() && walk.peek() == Some(b'[') {
-            walk.pos += 1;
-            let mut list = Vec::new();
-            let ended = walk_items(&mut walk, &mut list);
-            items = Some((key, list));
-            match ended {
-                Step::Got(()) => {}
-                Step::Cut => {
-                    cut = if walk.peek().is_some() { CutAt::Item(walk.pos) } else { CutAt::BetweenItems };
-                    break;
-                }
-                Step::Bad => return false,
-            }
-        } else {
-            match walk.value::<Value>() {
-                Step::Got(v) => {
-                    fields.insert(key, v);
-                }
-                Step::Cut => break,
-                Step::Bad => return false,
-            }
-        }
-        match walk.peek() {
-            None => break,
-            Some(b',') => walk.pos += 1,
-            // A complete document (or a bad one) is not what the parser saw.
-            Some(_) => return false,
-        }
-    }
-    let Some((key, list)) = items else { return false };
-    let loaded = list.len();
-    fields.insert(key, Value::Array(list));
-    let doc = Value::Object(fields);
-    if !legacy::is_legacy(&doc) && !is_list(&doc) {
-        return false;
-    }
-    let origin = Origin { location: location.to_string(), line: Some(line_of_offset(bytes, start)), item: None };
-    expand_document(doc, origin.clone(), hint, out);
+/// The error of a JSON List (whose first line is `origin`'s) that the end
+/// of the input cuts off at `cut`, after `walked` items of which `loaded`
+/// were loaded (the others were bad, and reported): in an item (named by
+/// its index, at the line it starts on), or between items, or after them.
+pub(super) fn json_cut_error(bytes: &[u8], origin: Origin, cut: CutAt, loaded: usize, walked: u64) -> InputError {
     let (line, item, message) = match cut {
         CutAt::Item(at) => (
             line_of_offset(bytes, at),
-            Some(loaded as u64),
+            Some(walked),
             format!(
                 "the file ends inside this item: it is cut off (truncated?) and not stored; {}",
                 items_before(loaded)
@@ -171,11 +52,15 @@ pub(super) fn recover_json_list(
             None,
             format!(
                 "the file ends inside the List's items, after {} (truncated?): {}; any after them are missing",
-                count(loaded, "item"),
-                if loaded == 0 { "nothing is loaded" } else { "they are loaded" }
+                count(walked as usize, "item"),
+                match loaded {
+                    0 => "nothing is loaded".to_string(),
+                    n if n as u64 == walked => "they are loaded".to_string(),
+                    n => format!("{n} of them are loaded"),
+                }
             ),
         ),
-        CutAt::AfterItems => (
+        CutAt::AfterItems if loaded as u64 == walked => (
             line_of_offset(bytes, bytes.len()),
             None,
             format!(
@@ -183,35 +68,17 @@ pub(super) fn recover_json_list(
                 count(loaded, "item")
             ),
         ),
+        CutAt::AfterItems => (
+            line_of_offset(bytes, bytes.len()),
+            None,
+            format!(
+                "the file ends after the List's items, before the List's end (truncated?); {} of its {} are loaded",
+                count(loaded, "item"),
+                count(walked as usize, "item")
+            ),
+        ),
     };
-    out.errors.push(InputError { origin: Origin { line: Some(line), item, ..origin }, column: None, message });
-    true
-}
-
-/// Walks the items of a JSON array after its `[` into `list`: `Got` at
-/// its `]`, `Cut` when the input ends first (`walk.pos` then at the start
-/// of the cut item, or at the end).
-fn walk_items(walk: &mut Walk<'_>, list: &mut Vec<Value>) -> Step<()> {
-    if walk.peek() == Some(b']') {
-        walk.pos += 1;
-        return Step::Got(());
-    }
-    loop {
-        match walk.value::<Value>() {
-            Step::Got(v) => list.push(v),
-            Step::Cut => return Step::Cut,
-            Step::Bad => return Step::Bad,
-        }
-        match walk.peek() {
-            None => return Step::Cut,
-            Some(b',') => walk.pos += 1,
-            Some(b']') => {
-                walk.pos += 1;
-                return Step::Got(());
-            }
-            Some(_) => return Step::Bad,
-        }
-    }
+    InputError { origin: Origin { line: Some(line), item, ..origin }, column: None, message }
 }
 
 /// `1 item`, `14 items`.
@@ -363,7 +230,7 @@ pub(super) fn recover_cut_trailer(doc_text: &str, origin: &Origin, hint: Option<
 /// `items:` sequence start: the `- ` lines at the indentation of the
 /// first one after `items:` (deeper ones belong to an item), up to the
 /// next top-level key.
-fn item_starts(text: &str) -> Vec<usize> {
+pub(super) fn item_starts(text: &str) -> Vec<usize> {
     let mut lines = text.lines().enumerate();
     if !lines.any(|(_, l)| l.strip_prefix("items:").is_some_and(|rest| rest.trim().is_empty())) {
         return Vec::new();

@@ -20,10 +20,13 @@ pub mod legacy;
 mod stream;
 mod strict;
 mod utf16;
+mod walk;
+mod yaml_items;
 
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::interrupt::Interrupt;
 use crate::record::{identify, Change, Origin, Record};
 
 /// The syntax a file was read as.
@@ -146,8 +149,15 @@ fn name_ending(location: &str) -> Option<String> {
 /// else YAML). UTF-16 text (PowerShell's `>`) is decoded first and read
 /// as its UTF-8 copy would be.
 pub fn parse_bytes(location: &str, bytes: &[u8], named: Naming) -> Parsed {
+    parse_bytes_until(location, bytes, named, &Interrupt::new())
+}
+
+/// [`parse_bytes`], stopping early when `interrupt` is triggered (looked at
+/// between documents and every few MB inside a JSON List): what was read
+/// before is returned, with an error at the place reading stopped.
+pub fn parse_bytes_until(location: &str, bytes: &[u8], named: Naming, interrupt: &Interrupt) -> Parsed {
     if let Some((text, lossy)) = utf16::decode(bytes) {
-        let mut out = parse_bytes(location, text.as_bytes(), named);
+        let mut out = parse_bytes_until(location, text.as_bytes(), named, interrupt);
         if lossy {
             let origin = Origin { location: location.to_string(), line: None, item: None };
             out.errors.insert(0, InputError { origin, column: None, message: utf16::LOSSY.into() });
@@ -185,11 +195,11 @@ pub fn parse_bytes(location: &str, bytes: &[u8], named: Naming) -> Parsed {
             parse_ndjson(location, bytes, hint, &mut out);
         } else {
             out.format = Some(Format::Json);
-            stream::parse_json_stream(location, bytes, hint, &mut out);
+            stream::parse_json_stream(location, bytes, hint, interrupt, &mut out);
         }
     } else {
         out.format = Some(Format::Yaml);
-        parse_yaml(location, bytes, hint, &mut out);
+        parse_yaml(location, bytes, hint, interrupt, &mut out);
     }
     out
 }
@@ -468,7 +478,7 @@ fn yaml_documents(text: &str) -> Vec<(u64, String)> {
     docs
 }
 
-fn parse_yaml(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed) {
+fn parse_yaml(location: &str, bytes: &[u8], hint: Option<&str>, interrupt: &Interrupt, out: &mut Parsed) {
     let text = String::from_utf8_lossy(bytes);
     if let std::borrow::Cow::Owned(_) = text {
         out.errors.push(InputError {
@@ -480,6 +490,8 @@ fn parse_yaml(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed
     // Documents are numbered as a user counts them: the non-empty ones
     // (a leading `---` or an empty document between two is not one).
     let mut number = 0;
+    // Bytes of documents read, and read when the interrupt was last looked at.
+    let (mut read, mut checked) = (0usize, 0usize);
     for (n, (first_line, doc_text)) in yaml_documents(&text).into_iter().enumerate() {
         if doc_text.trim().is_empty()
             || doc_text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
@@ -490,6 +502,15 @@ fn parse_yaml(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed
             continue;
         }
         number += 1;
+        read += doc_text.len();
+        if read >= checked + walk::CHECK_EVERY {
+            checked = read;
+            if interrupt.is_triggered() {
+                let origin = Origin { location: location.to_string(), line: Some(first_line), item: None };
+                out.errors.push(InputError { origin, column: None, message: walk::STOPPED.to_string() });
+                return;
+            }
+        }
         if let Some((line, depth)) = depth::too_deep(&doc_text, depth::MAX_YAML_DEPTH) {
             // Refused before the parser, whose work grows with the square of the depth.
             out.errors.push(InputError {
@@ -525,6 +546,7 @@ fn parse_yaml(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed
                 let origin = Origin { location: location.to_string(), line: Some(first_line), item: None };
                 if cut::recover_cut_trailer(&doc_text, &origin, hint, out)
                     || cut::recover_yaml_list(&doc_text, &origin, hint, &e, out)
+                    || yaml_items::recover_yaml_items(&doc_text, &origin, hint, out)
                 {
                     continue;
                 }

@@ -5,25 +5,54 @@
 //! `==== END logs for container … ====` lines. Those log sections hold no
 //! object: each is counted in [`Parsed::skipped`].
 //!
-//! After a bad document, reading resumes at the next line that opens a
-//! document (or a log section) in column 0. A List cut off by the end of
-//! the file keeps its complete items ([`super::cut::recover_json_list`]).
+//! Each object is read key by key and a List item by item ([`super::walk`]):
+//! a bad item is skipped and the others load; a List cut off by the end of
+//! the file keeps its complete items. After any other bad document, reading
+//! resumes at the next line that opens a document (or a log section) in
+//! column 0. The interrupt is looked at every few MB read, between documents
+//! and inside one; when it is triggered, reading stops (one error says where).
 
 use serde_json::Value;
 
-use super::{cut, expand_document, json_error_what, line_of_offset, InputError, Parsed};
+use super::walk::{self, Walked};
+use super::{expand_document, json_error_what, line_of_offset, InputError, Parsed};
+use crate::interrupt::Interrupt;
 use crate::record::Origin;
 
 /// How a container log section of `kubectl cluster-info dump` opens, in column 0.
 const LOG_START: &[u8] = b"==== START logs for ";
 
-/// Reads `bytes` as JSON documents into `out`.
-pub(super) fn parse_json_stream(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Parsed) {
+/// Reads `bytes` as JSON documents into `out`, until they end or
+/// `interrupt` is triggered.
+pub(super) fn parse_json_stream(
+    location: &str,
+    bytes: &[u8],
+    hint: Option<&str>,
+    interrupt: &Interrupt,
+    out: &mut Parsed,
+) {
     let mut pos = 0usize;
+    // The offset at which the interrupt was last looked at.
+    let mut checked = 0usize;
     loop {
         pos += bytes[pos..].iter().take_while(|b| b.is_ascii_whitespace()).count();
         if pos >= bytes.len() {
             return;
+        }
+        if pos >= checked + walk::CHECK_EVERY {
+            checked = pos;
+            if interrupt.is_triggered() {
+                out.errors.push(InputError {
+                    origin: Origin {
+                        location: location.to_string(),
+                        line: Some(line_of_offset(bytes, pos)),
+                        item: None,
+                    },
+                    column: None,
+                    message: walk::STOPPED.to_string(),
+                });
+                return;
+            }
         }
         if bytes[pos..].starts_with(LOG_START) && at_line_start(bytes, pos) {
             out.skipped += 1;
@@ -53,6 +82,23 @@ pub(super) fn parse_json_stream(location: &str, bytes: &[u8], hint: Option<&str>
             }
             continue;
         }
+        if bytes[pos] == b'{' {
+            match walk::read_document(location, bytes, pos, hint, interrupt, out) {
+                Walked::Read(end) => {
+                    pos = end;
+                    continue;
+                }
+                Walked::Broken(at) => match next_document_start(bytes, at) {
+                    Some(next) => {
+                        pos = next;
+                        continue;
+                    }
+                    None => return,
+                },
+                Walked::Interrupted => return,
+                Walked::Whole => {}
+            }
+        }
         let mut stream = serde_json::Deserializer::from_slice(&bytes[pos..]).into_iter::<Value>();
         match stream.next() {
             None => return,
@@ -63,9 +109,6 @@ pub(super) fn parse_json_stream(location: &str, bytes: &[u8], hint: Option<&str>
                 pos += stream.byte_offset().max(1);
             }
             Some(Err(e)) => {
-                if e.is_eof() && cut::recover_json_list(location, bytes, pos, hint, out) {
-                    return;
-                }
                 // The parser counts from `pos`: the first line's columns from `pos`'s column.
                 let line = line_of_offset(bytes, pos) - 1 + e.line() as u64;
                 let column = if e.line() == 1 { column_of(bytes, pos) - 1 + e.column() } else { e.column() };

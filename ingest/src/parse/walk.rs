@@ -1,0 +1,578 @@
+//! JSON documents read key by key, and a List's items one at a time
+//! (kubectl writes Lists of hundreds of MB in one document):
+//!
+//! - an item that does not parse (invalid UTF-8 in a string, a missing
+//!   comma, a bad value) is skipped to its end, found by a scan of its
+//!   brackets that steps over strings ([`value_end`]), reported as
+//!   `items[i]` at the line it starts on with what was wrong, and the walk
+//!   goes on at the next item; the good items keep their own index `i`;
+//! - a List cut off by the end of the file keeps its complete items
+//!   ([`super::cut::json_cut_error`] words the cut);
+//! - the interrupt is looked at every [`CHECK_EVERY`] bytes read, so that
+//!   SIGINT stops a long parse within a few MB.
+//!
+//! A document this walk cannot read better than a whole parse (a bad key
+//! or value outside the items, anything but a List with a bad or cut item)
+//! is left to the caller ([`Walked::Whole`]), which reports it as one error.
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use super::cut::{json_cut_error, CutAt};
+use super::{expand_document, is_list, json_error_what, legacy, line_of_offset, InputError, Parsed};
+use crate::interrupt::Interrupt;
+use crate::record::Origin;
+
+/// How many bytes of input are read between two looks at the interrupt.
+pub(super) const CHECK_EVERY: usize = 4 << 20;
+
+/// What reading stopped early says, at the place it stopped.
+pub(super) const STOPPED: &str =
+    "reading stopped here on an interrupt (SIGINT or SIGTERM): the rest of the file is not read";
+
+/// How a document's walk ended.
+pub(super) enum Walked {
+    /// Read (its records and errors are in `out`); the next document may
+    /// start at this offset (the end of the input when the List was cut).
+    Read(usize),
+    /// Read up to a point after which the List's syntax is broken (reported,
+    /// its items before it are in `out`): the next document is looked for
+    /// from this offset.
+    Broken(usize),
+    /// Nothing added: the caller parses the document whole and reports it.
+    Whole,
+    /// The interrupt was triggered (reported in `out`): stop reading the file.
+    Interrupted,
+}
+
+/// One step of the walk.
+enum Step<T> {
+    /// A complete value.
+    Got(T),
+    /// The input ends inside the value (or before it).
+    Cut,
+    /// Not valid JSON here (the parser's error, when it parsed).
+    Bad(Option<serde_json::Error>),
+}
+
+/// A cursor over the bytes of one JSON document.
+struct Walk<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    /// The offset at which the interrupt was last looked at.
+    checked: usize,
+    interrupt: &'a Interrupt,
+}
+
+impl Walk<'_> {
+    /// The next byte that is not a blank (without taking it); `None` at the end.
+    fn peek(&mut self) -> Option<u8> {
+        self.pos += self.bytes[self.pos..].iter().take_while(|b| b.is_ascii_whitespace()).count();
+        self.bytes.get(self.pos).copied()
+    }
+
+    /// Takes the next non-blank byte when it is `b`.
+    fn eat(&mut self, b: u8) -> Step<()> {
+        match self.peek() {
+            None => Step::Cut,
+            Some(c) if c == b => {
+                self.pos += 1;
+                Step::Got(())
+            }
+            Some(_) => Step::Bad(None),
+        }
+    }
+
+    /// Parses the next value.
+    fn value<T: DeserializeOwned>(&mut self) -> Step<T> {
+        if self.peek().is_none() {
+            return Step::Cut;
+        }
+        let mut stream = serde_json::Deserializer::from_slice(&self.bytes[self.pos..]).into_iter::<T>();
+        match stream.next() {
+            Some(Ok(v)) => {
+                self.pos += stream.byte_offset();
+                Step::Got(v)
+            }
+            Some(Err(e)) if e.is_eof() => Step::Cut,
+            None => Step::Cut,
+            Some(Err(e)) => Step::Bad(Some(e)),
+        }
+    }
+
+    /// Whether the interrupt is triggered, looked at once [`CHECK_EVERY`]
+    /// bytes were read since the last look.
+    fn interrupted(&mut self) -> bool {
+        if self.pos >= self.checked + CHECK_EVERY {
+            self.checked = self.pos;
+            return self.interrupt.is_triggered();
+        }
+        false
+    }
+}
+
+/// The items of a List walked so far.
+#[derive(Default)]
+struct Items {
+    /// The good ones, in file order.
+    values: Vec<Value>,
+    /// Each good one's index among all the List's items.
+    index: Vec<u64>,
+    /// Items met, good or bad.
+    walked: u64,
+    /// The bad ones' errors.
+    errors: Vec<InputError>,
+}
+
+/// How the walk through a List's items ended.
+enum ItemsEnd {
+    /// At the `]`.
+    Closed,
+    /// At the end of the input.
+    Cut(CutAt),
+    /// A bad item whose end the input does not hold (reported): nothing after it is read.
+    Unended,
+    /// Not `,` or `]` after an item, at this offset (reported).
+    Broken(usize),
+    /// The interrupt was triggered.
+    Interrupted,
+}
+
+/// Reads the JSON document that opens at `start` in `bytes` (a `{`) into
+/// `out` as [`expand_document`] does with the whole document, except that
+/// the items of a List (an `items` array, `Items` in old internal-type
+/// dumps) are read one at a time: a bad item is an error naming it and the
+/// others load with their own index; a cut one ends the List with an error
+/// saying where the file ends. See [`Walked`] for what the caller does next.
+pub(super) fn read_document(
+    location: &str,
+    bytes: &[u8],
+    start: usize,
+    hint: Option<&str>,
+    interrupt: &Interrupt,
+    out: &mut Parsed,
+) -> Walked {
+    let mut walk = Walk { bytes, pos: start, checked: start, interrupt };
+    if !matches!(walk.eat(b'{'), Step::Got(())) {
+        return Walked::Whole;
+    }
+    let mut fields = Map::new();
+    let mut items: Option<(String, Items)> = None;
+    // Until the `}`: cut after the items (or before them, then nothing to keep).
+    let mut end = ItemsEnd::Cut(CutAt::AfterItems);
+    if walk.peek() == Some(b'}') {
+        walk.pos += 1;
+        end = ItemsEnd::Closed;
+    }
+    while !matches!(end, ItemsEnd::Closed) {
+        let key = match walk.value::<String>() {
+            Step::Got(key) => key,
+            Step::Cut => break,
+            Step::Bad(_) => return Walked::Whole,
+        };
+        match walk.eat(b':') {
+            Step::Got(()) => {}
+            Step::Cut => break,
+            Step::Bad(_) => return Walked::Whole,
+        }
+        if (key == "items" || key == "Items") && items.is_none() && walk.peek() == Some(b'[') {
+            walk.pos += 1;
+            let mut list = Items::default();
+            let ended = walk_items(&mut walk, &mut list, location);
+            // Its place among the keys (the whole document's key order).
+            fields.insert(key.clone(), Value::Null);
+            items = Some((key, list));
+            match ended {
+                ItemsEnd::Closed => {}
+                ItemsEnd::Interrupted => {
+                    let walked = items.map_or(0, |(_, l)| l.walked);
+                    return stopped(location, bytes, walk.pos, Some(walked), out);
+                }
+                other => {
+                    end = other;
+                    break;
+                }
+            }
+        } else {
+            match walk.value::<Value>() {
+                Step::Got(v) => {
+                    fields.insert(key, v);
+                }
+                Step::Cut => break,
+                Step::Bad(_) => return Walked::Whole,
+            }
+        }
+        if walk.interrupted() {
+            return stopped(location, bytes, walk.pos, None, out);
+        }
+        match walk.peek() {
+            None => break,
+            Some(b',') => walk.pos += 1,
+            Some(b'}') => {
+                walk.pos += 1;
+                end = ItemsEnd::Closed;
+            }
+            Some(_) => return Walked::Whole,
+        }
+    }
+    let origin = Origin { location: location.to_string(), line: Some(line_of_offset(bytes, start)), item: None };
+    let Some((key, list)) = items else {
+        if !matches!(end, ItemsEnd::Closed) {
+            return Walked::Whole;
+        }
+        expand_document(Value::Object(fields), origin, hint, out);
+        return Walked::Read(walk.pos);
+    };
+    let Items { values, index, walked, errors: bad } = list;
+    let loaded = values.len();
+    let whole = matches!(end, ItemsEnd::Closed) && bad.is_empty();
+    fields.insert(key, Value::Array(values));
+    let doc = Value::Object(fields);
+    if whole {
+        expand_document(doc, origin, hint, out);
+        return Walked::Read(walk.pos);
+    }
+    if !legacy::is_legacy(&doc) && !is_list(&doc) {
+        return Walked::Whole;
+    }
+    expand_items(doc, origin.clone(), hint, &index, bad, out);
+    match end {
+        ItemsEnd::Closed | ItemsEnd::Unended => Walked::Read(walk.pos.max(start + 1)),
+        ItemsEnd::Cut(cut) => {
+            out.errors.push(json_cut_error(bytes, origin, cut, loaded, walked));
+            Walked::Read(bytes.len())
+        }
+        ItemsEnd::Broken(at) => {
+            out.errors.push(InputError {
+                origin: Origin { line: Some(line_of_offset(bytes, at)), ..origin },
+                column: Some(column_of(bytes, at) as u64),
+                message: format!(
+                    "invalid JSON: expected `,` or `]` after the List's items[{}]; the items before are loaded, the \
+                     rest of this document is not read",
+                    walked.saturating_sub(1)
+                ),
+            });
+            Walked::Broken(at)
+        }
+        ItemsEnd::Interrupted => Walked::Interrupted,
+    }
+}
+
+/// Expands a List `doc` holding the good items of a List whose items are
+/// not all good: as [`expand_document`] does, except that the good item
+/// `j` keeps its index `index[j]` among all the List's items, and the
+/// errors of the bad ones (`bad`) come in item order with the others.
+pub(super) fn expand_items(
+    doc: Value,
+    origin: Origin,
+    hint: Option<&str>,
+    index: &[u64],
+    bad: Vec<InputError>,
+    out: &mut Parsed,
+) {
+    let (records, errors) = (out.records.len(), out.errors.len());
+    expand_document(doc, origin, hint, out);
+    // `expand_document` numbers the items it was given: give each its own.
+    let renumber = |o: &mut Origin| {
+        if let Some(i) = o.item {
+            o.item = index.get(i as usize).copied().or(Some(i));
+        }
+    };
+    out.records[records..].iter_mut().for_each(|r| renumber(&mut r.origin));
+    out.errors[errors..].iter_mut().for_each(|e| renumber(&mut e.origin));
+    out.errors.extend(bad);
+    out.errors[errors..].sort_by_key(|e| e.origin.item.unwrap_or(u64::MAX));
+}
+
+/// Walks the items of a JSON array after its `[` into `list`, up to its
+/// `]`, the end of the input, or a break in its syntax.
+fn walk_items(walk: &mut Walk<'_>, list: &mut Items, location: &str) -> ItemsEnd {
+    if walk.peek() == Some(b']') {
+        walk.pos += 1;
+        return ItemsEnd::Closed;
+    }
+    loop {
+        if walk.interrupted() {
+            return ItemsEnd::Interrupted;
+        }
+        match walk.value::<Value>() {
+            Step::Got(v) => {
+                list.values.push(v);
+                list.index.push(list.walked);
+            }
+            Step::Cut if walk.peek().is_some() => return ItemsEnd::Cut(CutAt::Item(walk.pos)),
+            Step::Cut => return ItemsEnd::Cut(CutAt::BetweenItems),
+            Step::Bad(e) => {
+                // `value` stopped at the item's first byte.
+                let start = walk.pos;
+                let end = value_end(walk.bytes, start);
+                list.errors.push(bad_item(location, walk.bytes, start, list.walked, e, end.is_none()));
+                match end {
+                    Some(end) => walk.pos = end,
+                    None => {
+                        walk.pos = walk.bytes.len();
+                        return ItemsEnd::Unended;
+                    }
+                }
+            }
+        }
+        list.walked += 1;
+        match walk.peek() {
+            None => return ItemsEnd::Cut(CutAt::BetweenItems),
+            Some(b',') => walk.pos += 1,
+            Some(b']') => {
+                walk.pos += 1;
+                return ItemsEnd::Closed;
+            }
+            Some(_) => return ItemsEnd::Broken(walk.pos),
+        }
+    }
+}
+
+/// The error of item `i`, starting at `start`, that does not parse (`e`);
+/// `unended` when the input holds no end for it.
+fn bad_item(
+    location: &str,
+    bytes: &[u8],
+    start: usize,
+    i: u64,
+    e: Option<serde_json::Error>,
+    unended: bool,
+) -> InputError {
+    let line = line_of_offset(bytes, start);
+    let what = match e {
+        // The parser counts from `start`: its first line's columns from `start`'s column.
+        Some(e) => {
+            let column = if e.line() == 1 { column_of(bytes, start) - 1 + e.column() } else { e.column() };
+            format!("{} at line {} column {column}", json_error_what(&e), line - 1 + e.line() as u64)
+        }
+        None => "invalid JSON".to_string(),
+    };
+    let then = if unended {
+        "the file ends before this item's closing bracket (cut off, or a `}` missing?): it is not stored and \
+         nothing after it is read; the items before it are loaded"
+    } else {
+        "this item is skipped (not stored); the List's other items are loaded"
+    };
+    InputError {
+        origin: Origin { location: location.to_string(), line: Some(line), item: Some(i) },
+        column: None,
+        message: format!("{what}; {then}"),
+    }
+}
+
+/// Reports that reading stopped at `at` on an interrupt (in item `item`).
+fn stopped(location: &str, bytes: &[u8], at: usize, item: Option<u64>, out: &mut Parsed) -> Walked {
+    // At what comes next (the next item's line), past the blanks.
+    let at = at + bytes[at..].iter().take_while(|b| b.is_ascii_whitespace()).count();
+    out.errors.push(InputError {
+        origin: Origin { location: location.to_string(), line: Some(line_of_offset(bytes, at)), item },
+        column: None,
+        message: STOPPED.to_string(),
+    });
+    Walked::Interrupted
+}
+
+/// The 1-based column (in bytes) of offset `pos`.
+fn column_of(bytes: &[u8], pos: usize) -> usize {
+    pos - bytes[..pos].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1) + 1
+}
+
+/// The offset just past the JSON value that starts at `start`, found
+/// without parsing it: an object or array ends at its matching closing
+/// bracket (brackets inside strings, escaped quotes included, do not
+/// count), a string at its closing quote, anything else before the next
+/// `,`, `]` or `}`. `None` when the input ends first.
+fn value_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut i = start;
+    while i < bytes.len() {
+        match (in_string, bytes[i]) {
+            (true, b'\\') => i += 1,
+            (true, b'"') => {
+                in_string = false;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            (true, _) => {}
+            (false, b'"') => in_string = true,
+            (false, b'{' | b'[') => depth += 1,
+            (false, b'}' | b']') if depth <= 1 => return Some(if depth == 0 { i } else { i + 1 }),
+            (false, b'}' | b']') => depth -= 1,
+            (false, b',') if depth == 0 => return Some(i),
+            (false, _) => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::{parse_bytes, parse_bytes_until, Naming};
+
+    /// A Pod named `p{i}`.
+    fn pod(i: usize) -> Value {
+        serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("p{i}"), "namespace": "d", "uid": format!("u-{i}")},
+            "spec": {"containers": [{"name": "c", "image": "x{]\"y"}]}})
+    }
+
+    /// A kubectl List of `n` Pods as `kubectl get -o json` prints it.
+    fn pretty_list(n: usize) -> String {
+        let items: Vec<Value> = (0..n).map(pod).collect();
+        let list = serde_json::json!({"apiVersion": "v1", "items": items, "kind": "List",
+            "metadata": {"resourceVersion": ""}});
+        serde_json::to_string_pretty(&list).expect("json") + "\n"
+    }
+
+    /// The 1-based line of the `{` opening the item holding `needle`.
+    fn item_line(text: &str, needle: &str) -> u64 {
+        let at = text.find(needle).expect("needle");
+        let open = text[..at].rfind("\n    {").expect("item") + 1;
+        text[..open].matches('\n').count() as u64 + 1
+    }
+
+    fn names(p: &Parsed) -> Vec<(String, Option<u64>)> {
+        let name = |r: &crate::record::Record| r.object["metadata"]["name"].as_str().unwrap_or_default().to_string();
+        p.records.iter().map(|r| (name(r), r.origin.item)).collect()
+    }
+
+    /// Every item but `skip`, with its own index.
+    fn all_but(n: usize, skip: &[usize]) -> Vec<(String, Option<u64>)> {
+        (0..n).filter(|i| !skip.contains(i)).map(|i| (format!("p{i}"), Some(i as u64))).collect()
+    }
+
+    #[test]
+    fn a_missing_comma_in_one_item_skips_that_item_only() {
+        let text = pretty_list(10).replacen("\"name\": \"p4\",", "\"name\": \"p4\"", 1);
+        let line = item_line(&text, "\"p4\"");
+        let p = parse_bytes("pods.json", text.as_bytes(), Naming::Json);
+        assert_eq!(names(&p), all_but(10, &[4]));
+        let comma_line = line_of_offset(text.as_bytes(), text.find("\"p4\"").expect("p4")) + 1;
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            errors,
+            [format!(
+                "pods.json:{line}: items[4]: invalid JSON: expected `,` or `}}` at line {comma_line} column 9; this \
+                 item is skipped (not stored); the List's other items are loaded"
+            )]
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_in_one_item_of_a_one_line_list_skips_that_item_only() {
+        let mut bytes = serde_json::to_vec(&serde_json::json!({"kind": "PodList", "items": (0..11).map(pod)
+            .collect::<Vec<_>>()}))
+        .expect("json");
+        let at = bytes.windows(4).position(|w| w == b"\"p6\"").expect("p6") + 2;
+        bytes[at] = 0xff;
+        let p = parse_bytes("pods.json", &bytes, Naming::Json);
+        assert_eq!(names(&p), all_but(11, &[6]));
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        let e = &p.errors[0];
+        assert_eq!((e.origin.line, e.origin.item), (Some(1), Some(6)));
+        assert!(e.message.starts_with("invalid JSON: invalid unicode code point at line 1 column "), "{e}");
+        // The same List pretty-printed: the same records, the error on the item's line.
+        let mut text = pretty_list(11).into_bytes();
+        let at = text.windows(4).position(|w| w == b"\"p6\"").expect("p6") + 2;
+        text[at] = 0xff;
+        let p = parse_bytes("pods.json", &text, Naming::Json);
+        assert_eq!(names(&p), all_but(11, &[6]));
+        let line = item_line(&String::from_utf8_lossy(&text), "\"p\u{fffd}\"");
+        assert_eq!((p.errors.len(), p.errors[0].origin.line, p.errors[0].origin.item), (1, Some(line), Some(6)));
+    }
+
+    #[test]
+    fn bad_items_are_reported_in_order_with_those_expand_document_finds() {
+        let text = br#"{"kind":"PodList",
+"items":[{"metadata":{"name":"p0"}}, tru, {"metadata":{}}, {"metadata":{"name":"p3"} "x": 1}, {"metadata":{"name":"p4"}}]}
+{"kind":"Pod","metadata":{"name":"after"}}"#;
+        let p = parse_bytes("pods.json", text, Naming::Json);
+        assert_eq!(names(&p), [("p0".into(), Some(0)), ("p4".into(), Some(4)), ("after".into(), None)]);
+        let items: Vec<Option<u64>> = p.errors.iter().map(|e| e.origin.item).collect();
+        assert_eq!(items, [Some(1), Some(2), Some(3)], "{:?}", p.errors);
+        assert!(p.errors[1].message.contains("neither metadata.name nor metadata.uid"), "{}", p.errors[1]);
+    }
+
+    #[test]
+    fn a_bad_last_item_before_the_cut_end_is_reported_with_the_cut() {
+        let full = pretty_list(5).replacen("\"name\": \"p3\",", "\"name\": \"p3\"", 1);
+        // Cut after item 3 (its `},`): item 3 is bad, the file ends between items.
+        let cut = &full[..full.find("\"p4\"").expect("p4")];
+        let cut = &cut[..cut.rfind("},").expect("end of item 3") + 2];
+        let p = parse_bytes("pods.json", cut.as_bytes(), Naming::Json);
+        assert_eq!(names(&p), all_but(4, &[3]));
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].contains(": items[3]: invalid JSON: expected `,` or `}`"), "{errors:?}");
+        assert!(
+            errors[1].ends_with(
+                "the file ends inside the List's items, after 4 items (truncated?): 3 of them are loaded; any after \
+                 them are missing"
+            ),
+            "{errors:?}"
+        );
+        // Cut inside the bad item: it has no end; the ones before load.
+        let cut = &full[..full.find("\"p3\"").expect("p3") + 10];
+        let p = parse_bytes("pods.json", cut.as_bytes(), Naming::Json);
+        assert_eq!(names(&p), all_but(3, &[]));
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        // A cut good item is reported as before.
+        let cut = &pretty_list(5)[..full.find("\"p3\"").expect("p3") + 10];
+        let p = parse_bytes("pods.json", cut.as_bytes(), Naming::Json);
+        assert_eq!(names(&p), all_but(3, &[]));
+        assert!(p.errors[0].to_string().contains(": items[3]: the file ends inside this item"), "{:?}", p.errors);
+    }
+
+    #[test]
+    fn a_broken_list_keeps_the_items_before_the_break() {
+        let text =
+            b"{\"kind\":\"PodList\",\n\"items\":[{\"metadata\":{\"name\":\"p0\"}} {\"metadata\":{\"name\":\"p1\"}}]}\n\
+                     {\"kind\":\"Pod\",\"metadata\":{\"name\":\"after\"}}\n";
+        let p = parse_bytes("pods.json", text, Naming::Json);
+        assert_eq!(names(&p), [("p0".into(), Some(0)), ("after".into(), None)]);
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            errors,
+            ["pods.json:2:37: invalid JSON: expected `,` or `]` after the List's items[0]; the items before are \
+              loaded, the rest of this document is not read"]
+        );
+    }
+
+    #[test]
+    fn an_interrupt_stops_a_long_list_within_a_few_mb() {
+        let items: Vec<Value> = (0..60_000).map(pod).collect();
+        let bytes = serde_json::to_vec(&serde_json::json!({"kind": "PodList", "items": &items})).expect("json");
+        assert!(bytes.len() > 2 * CHECK_EVERY, "{}", bytes.len());
+        let interrupt = Interrupt::new();
+        interrupt.trigger();
+        let p = parse_bytes_until("pods.json", &bytes, Naming::Json, &interrupt);
+        assert!(p.records.is_empty());
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        let e = &p.errors[0];
+        assert_eq!(e.message, STOPPED);
+        // Stopped at the first look, once 4 MiB were read: before item k,
+        // `{"kind":"PodList","items":[` and k items each with its comma.
+        let read_before = |k: usize| -> usize {
+            27 + items[..k].iter().map(|i| serde_json::to_vec(i).expect("json").len() + 1).sum::<usize>()
+        };
+        let k = e.origin.item.expect("item") as usize;
+        assert!(read_before(k) >= CHECK_EVERY && read_before(k - 1) < CHECK_EVERY, "stopped at items[{k}]");
+        // Not triggered: every item.
+        assert_eq!(parse_bytes("pods.json", &bytes, Naming::Json).records.len(), 60_000);
+    }
+
+    #[test]
+    fn value_end_steps_over_strings_and_nested_brackets() {
+        let text = br#"{"a": "}{\"]", "b": [1, {"c": 2}]} , 7"#;
+        assert_eq!(value_end(text, 0), Some(34));
+        assert_eq!(&text[..34], br#"{"a": "}{\"]", "b": [1, {"c": 2}]}"#);
+        assert_eq!(value_end(b"tru, 1", 0), Some(3));
+        assert_eq!(value_end(b"\"a,b\" ]", 0), Some(5));
+        assert_eq!(value_end(b"{\"a\": [1, 2}", 0), None);
+    }
+}

@@ -1,0 +1,102 @@
+//! A YAML List whose document does not parse because of one item (a
+//! quote left open, a bad indentation inside item 5): each item is parsed
+//! on its own (the `- ` lines of the top-level `items:` sequence,
+//! [`super::cut::item_starts`]), the bad ones are reported as `items[i]`
+//! at the line they start on with the parser's words, and the others load
+//! with their own index, as a bad NDJSON line or YAML document is skipped.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::cut::item_starts;
+use super::walk::expand_items;
+use super::{is_list, legacy, shift_line_numbers, InputError, Parsed};
+use crate::record::Origin;
+
+/// Recovers the YAML document `doc_text` (its first line is `origin`'s)
+/// that does not parse: when the text around its `items:` sequence parses
+/// alone, and at least one of its items does not, the good items load and
+/// each bad one is an error. Returns false, adding nothing, otherwise (the
+/// caller reports the document as one error).
+pub(super) fn recover_yaml_items(doc_text: &str, origin: &Origin, hint: Option<&str>, out: &mut Parsed) -> bool {
+    let lines: Vec<&str> = doc_text.split_inclusive('\n').collect();
+    let starts = item_starts(doc_text);
+    let Some(&first) = starts.first() else { return false };
+    // The items end at the first unindented line after them that is not an item.
+    let end = (first..lines.len())
+        .find(|&i| {
+            let l = lines[i];
+            !l.starts_with([' ', '\t', '-', '#', '\n', '\r']) && !l.trim().is_empty()
+        })
+        .unwrap_or(lines.len());
+    let around = [lines[..first].concat(), lines[end..].concat()].concat();
+    let Ok(mut doc) = Value::deserialize(serde_yaml::Deserializer::from_str(&around)) else { return false };
+    if !matches!(doc.get("items"), Some(Value::Null)) {
+        return false;
+    }
+    let first_line = origin.line.unwrap_or(1);
+    let (mut good, mut index, mut bad) = (Vec::new(), Vec::new(), Vec::new());
+    for (k, &at) in starts.iter().enumerate() {
+        let upto = starts.get(k + 1).copied().unwrap_or(end);
+        let text = lines[at..upto].concat();
+        match Value::deserialize(serde_yaml::Deserializer::from_str(&text)) {
+            Ok(Value::Array(mut one)) if one.len() == 1 => {
+                good.extend(one.pop());
+                index.push(k as u64);
+            }
+            Ok(_) => return false,
+            Err(e) => bad.push(InputError {
+                origin: Origin { line: Some(first_line + at as u64), item: Some(k as u64), ..origin.clone() },
+                column: None,
+                message: format!(
+                    "invalid YAML in this item: {}; it is skipped (not stored), the List's other items are loaded",
+                    shift_line_numbers(&e.to_string(), first_line - 1 + at as u64)
+                ),
+            }),
+        }
+    }
+    if bad.is_empty() {
+        return false;
+    }
+    if let Some(m) = doc.as_object_mut() {
+        m.insert("items".into(), Value::Array(good));
+    }
+    if !legacy::is_legacy(&doc) && !is_list(&doc) {
+        return false;
+    }
+    expand_items(doc, origin.clone(), hint, &index, bad, out);
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse::{parse_bytes, Naming};
+
+    #[test]
+    fn a_yaml_list_with_one_bad_item_keeps_the_others() {
+        let item = |i: usize| format!("- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p{i}\n    namespace: d\n");
+        let mut items: Vec<String> = (0..5).map(item).collect();
+        items[2] = "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: \"p2\n    namespace: d\n".to_string();
+        let text =
+            format!("apiVersion: v1\nitems:\n{}kind: List\nmetadata:\n  resourceVersion: \"\"\n", items.concat());
+        let p = parse_bytes("pods.yaml", text.as_bytes(), Naming::Yaml);
+        let got: Vec<(String, Option<u64>)> = p
+            .records
+            .iter()
+            .map(|r| (r.object["metadata"]["name"].as_str().unwrap_or_default().to_string(), r.origin.item))
+            .collect();
+        let want: Vec<(String, Option<u64>)> =
+            [0, 1, 3, 4].iter().map(|i| (format!("p{i}"), Some(*i as u64))).collect();
+        assert_eq!(got, want, "{:?}", p.errors);
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        let e = &p.errors[0];
+        assert_eq!((e.origin.line, e.origin.item), (Some(13), Some(2)), "{e}");
+        assert!(e.message.starts_with("invalid YAML in this item: "), "{e}");
+        // Lines counted from the file's start: the quote opens on line 16.
+        assert_eq!(
+            e.message,
+            "invalid YAML in this item: found unexpected end of stream at line 18 column 1, while scanning a quoted \
+             scalar at line 16 column 11; it is skipped (not stored), the List's other items are loaded"
+        );
+    }
+}
