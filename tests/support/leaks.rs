@@ -114,3 +114,27 @@ pub fn ingest_errors(db: &Path) -> Vec<String> {
     let rows = stmt.query_map([], |r| r.get::<_, String>(0)).expect("query");
     rows.map(|r| r.expect("row")).collect()
 }
+
+impl Secrets {
+    /// The `user:` of a kubeconfig holding these credentials: the header
+    /// value as a bearer token, or (`basic`) the Basic user and password.
+    pub fn kube_user(&self, basic: bool) -> String {
+        if basic {
+            format!("    username: {}\n    password: '{}'\n", self.user, self.password)
+        } else {
+            format!("    token: '{}'\n", self.header_value)
+        }
+    }
+
+    /// [`Secrets::assert_absent`], and the base64 of the `Authorization`
+    /// header values a kubeconfig user of [`Secrets::kube_user`] sends
+    /// (`Bearer …`, `Basic …`), padded or not.
+    pub fn assert_absent_from_kube(&self, text: &str, place: &str) {
+        self.assert_absent(text, place);
+        for header in [format!("Bearer {}", self.header_value), format!("Basic {}", self.basic())] {
+            let b64 = base64::engine::general_purpose::STANDARD.encode(&header);
+            let unpadded = b64.trim_end_matches('=');
+            assert!(!text.contains(unpadded), "the base64 of `Authorization: {header}` leaked into {place}:\n{text}");
+        }
+    }
+}
