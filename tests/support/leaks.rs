@@ -138,3 +138,33 @@ impl Secrets {
         }
     }
 }
+
+/// Every row of every table of the store at `db`, one JSON object a line
+/// (empty when it does not exist): what a credential must not be in.
+///
+/// # Panics
+/// When the store cannot be opened or queried.
+pub fn store_text(db: &Path) -> String {
+    if !db.exists() {
+        return String::new();
+    }
+    let store = Store::open_existing(db).expect("store");
+    let conn = store.conn();
+    let mut stmt = conn
+        .prepare("SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' ORDER BY 1")
+        .expect("prepare");
+    let tables: Vec<String> =
+        stmt.query_map([], |r| r.get::<_, String>(0)).expect("tables").map(|r| r.expect("row")).collect();
+    let mut out = String::new();
+    for table in tables {
+        let sql = format!("SELECT CAST(to_json(t) AS VARCHAR) FROM \"{}\" t", table.replace('"', "\"\""));
+        let mut stmt = conn.prepare(&sql).expect("prepare");
+        for row in stmt.query_map([], |r| r.get::<_, String>(0)).expect("rows") {
+            out.push_str(&table);
+            out.push(' ');
+            out.push_str(&row.expect("row"));
+            out.push('\n');
+        }
+    }
+    out
+}

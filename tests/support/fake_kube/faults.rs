@@ -43,7 +43,8 @@ pub struct Faults {
     pub evictions: Vec<EvictionRule>,
     /// How often open watches that asked for bookmarks get one.
     pub bookmark_interval: Duration,
-    /// The injected errors of `resource_codes` quote the request's
+    /// The injected errors of `resource_codes`, and every eviction error,
+    /// quote the request's
     /// `Authorization` header: raw, base64 (padded and not), URL-encoded
     /// and JSON-escaped.
     pub echo_authorization: bool,

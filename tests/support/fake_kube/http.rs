@@ -219,7 +219,7 @@ pub async fn dispatch(
             match parsed_body() {
                 Ok(b) => {
                     let dry_run = query.get("dryRun").is_some_and(|d| d == "All");
-                    eviction::evict(shared, ns, name, b, dry_run).await
+                    eviction::evict(shared, ns, name, b, dry_run, &authorization).await
                 }
                 Err(e) => error(&e),
             }
@@ -233,6 +233,21 @@ pub async fn dispatch(
     }
 }
 
+/// `e`'s message followed by `authorization` raw, as base64 (padded and
+/// not), URL-encoded and JSON-escaped, as a hostile server may echo it.
+pub fn echo_authorization(e: &mut ApiError, authorization: &str) {
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(authorization);
+    e.message = format!(
+        "{}; the request had Authorization: {authorization} (base64 {b64}, unpadded {}, URL-encoded {}, \
+         JSON-escaped \"{}\")",
+        e.message,
+        b64.trim_end_matches('='),
+        crate::leaks::url_encoded(authorization),
+        crate::leaks::json_escaped(authorization),
+    );
+}
+
 /// The injected status for reading `rid`, if any; its message quotes
 /// `authorization` in every form when the fault says so.
 fn injected(shared: &Shared, rid: ResourceId, ns: Option<&str>, verb: &str, authorization: &str) -> Option<Response> {
@@ -243,16 +258,7 @@ fn injected(shared: &Shared, rid: ResourceId, ns: Option<&str>, verb: &str, auth
     };
     let mut e = if code == 403 { ApiError::forbidden(r.plural, r.group, verb, ns) } else { ApiError::injected(code) };
     if echo {
-        use base64::Engine;
-        let b64 = base64::engine::general_purpose::STANDARD.encode(authorization);
-        e.message = format!(
-            "{}; the request had Authorization: {authorization} (base64 {b64}, unpadded {}, URL-encoded {}, \
-             JSON-escaped \"{}\")",
-            e.message,
-            b64.trim_end_matches('='),
-            crate::leaks::url_encoded(authorization),
-            crate::leaks::json_escaped(authorization),
-        );
+        echo_authorization(&mut e, authorization);
     }
     Some(error(&e))
 }

@@ -281,7 +281,8 @@ impl FakeKube {
         self.with(|st| st.faults.resource_codes.insert(resource.to_string(), code));
     }
 
-    /// The errors [`FakeKube::fail_resource`] injects quote the request's
+    /// The errors [`FakeKube::fail_resource`] injects, and every eviction
+    /// error, quote the request's
     /// `Authorization` header (raw, base64 padded and not, URL-encoded,
     /// JSON-escaped), as a hostile server or proxy may.
     pub fn echo_authorization(&self) {
