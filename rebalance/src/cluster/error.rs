@@ -169,3 +169,31 @@ pub fn root_cause(e: &dyn std::error::Error) -> String {
     }
     held().redact(&last)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::execute::ClientError;
+
+    #[test]
+    fn a_status_echoing_a_held_credential_is_redacted_when_built() {
+        crate::redact::hold(["err-test-token-5f6e7d"]);
+        let status = kube::core::Status::failure(
+            "Cannot evict pod; Authorization: Bearer err-test-token-5f6e7d, ZXJyLXRlc3QtdG9rZW4tNWY2ZTdk",
+            "TooManyRequests",
+        )
+        .with_code(429);
+        let path = "/api/v1/namespaces/web/pods/web-0/eviction";
+        let e = ClusterError::from_kube("pods/eviction", path, kube::Error::Api(status.boxed()));
+        assert_eq!(
+            e.to_string(),
+            format!("pods/eviction: the server answered 429 TooManyRequests: Cannot evict pod; Authorization: Bearer ***, *** ({path})")
+        );
+        match ClientError::from(e) {
+            ClientError::Status { code: 429, message } => {
+                assert_eq!(message, "Cannot evict pod; Authorization: Bearer ***, ***")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
