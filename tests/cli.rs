@@ -230,6 +230,57 @@ fn ingest_api_stores_a_snapshot_and_warns_about_a_refused_resource() {
         .stdout(predicate::str::contains("node-1 cpu: the pod requests 100m, 58m free → 42m short"));
 }
 
+/// A Status whose message quotes the request's `Authorization` header (raw,
+/// base64, URL-encoded, JSON-escaped): `kdrift -vv ingest api` with a
+/// kubeconfig holding a bearer token, then Basic auth, shows no form of
+/// either (nor 6 characters of it) on stdout, stderr (with kube's debug
+/// log) or in the run's `ingest_errors`; the echo itself reaches them.
+#[test]
+fn an_error_echoing_the_authorization_header_shows_no_form_of_the_kubeconfig_credentials() {
+    use kdrift_ingest::scenario::{generate, ScenarioConfig};
+    use kdrift_tests::fake_kube::FakeKube;
+    use kdrift_tests::leaks::{self, HOSTILE};
+    let scenario = generate(&ScenarioConfig { seed: 5, scale: 1 });
+    let kube = FakeKube::start();
+    kube.load_final_state(&scenario);
+    kube.fail_resource("pods", 500);
+    kube.echo_authorization();
+    for (basic, scheme) in [(false, "bearer token"), (true, "Basic auth")] {
+        let dir = tempfile::tempdir().expect("tmp");
+        let kubeconfig = dir.path().join("kubeconfig");
+        let config = kube.kubeconfig(None).replace("    token: fake-token\n", &HOSTILE.kube_user(basic));
+        std::fs::write(&kubeconfig, config).expect("kubeconfig");
+        let db = dir.path().join("kdrift.duckdb");
+        let out = kdrift()
+            .env_remove("KUBECONFIG")
+            .env_remove("KDRIFT_DB")
+            .env_remove("KDRIFT_LOG")
+            .env("HOME", dir.path())
+            .arg("--db")
+            .arg(&db)
+            .args(["-vv", "ingest", "api", "-A", "--kubeconfig"])
+            .arg(&kubeconfig)
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(2), "pods failed with 500");
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        let rows = leaks::ingest_errors(&db);
+        let pods = rows.iter().find(|m| m.starts_with("pods: the server answered 500")).expect("the pods error row");
+        // The echo came through, with every form of the credential masked.
+        assert!(
+            pods.contains(
+                "the request had Authorization: *** (base64 ***, unpadded ***, URL-encoded ***, JSON-escaped \"***\")"
+            ),
+            "{pods}"
+        );
+        assert!(stderr.contains("the request had Authorization: *** (base64 ***"), "{stderr}");
+        assert!(stderr.contains("DEBUG"), "kube's debug log is on: {stderr}");
+        HOSTILE.assert_absent_from_kube(&stdout, &format!("stdout ({scheme})"));
+        HOSTILE.assert_absent_from_kube(&stderr, &format!("stderr with -vv ({scheme})"));
+        HOSTILE.assert_absent_from_kube(&rows.join("\n"), &format!("ingest_errors ({scheme})"));
+    }
+}
+
 /// `why-pending d/web-0` on two empty 1-CPU nodes, the pod (100m) stored
 /// after the failure, its one FailedScheduling event saying `message`.
 fn why_pending_with_message(message: &str) -> String {

@@ -294,3 +294,74 @@ fn an_api_server_that_refuses_the_connection_is_named_once_with_the_cause() {
     assert!(err.starts_with(&format!("kdrift: error: reading the cluster at {server}")), "{err}");
     assert!(err.to_lowercase().contains("connection refused"), "{err}");
 }
+
+/// A Status whose message quotes the request's `Authorization` header (raw,
+/// base64, URL-encoded, JSON-escaped): `kdrift -vv rebalance plan
+/// --kubeconfig` with a bearer token, then Basic auth, shows no form of
+/// either (nor 6 characters of it) on stdout or stderr (kube's debug log
+/// included), while the echo itself is reported.
+#[test]
+fn plan_against_a_server_echoing_the_authorization_header_shows_no_form_of_the_credentials() {
+    use kdrift_tests::leaks::HOSTILE;
+    let e = env();
+    e.kube.fail_resource("pods", 500);
+    e.kube.echo_authorization();
+    let policy = e.policy.display().to_string();
+    for (basic, scheme) in [(false, "bearer token"), (true, "Basic auth")] {
+        let kubeconfig = e.dir.path().join(format!("hostile-{basic}.kubeconfig"));
+        let config = e.kube.kubeconfig(None).replace("    token: fake-token\n", &HOSTILE.kube_user(basic));
+        std::fs::write(&kubeconfig, config).expect("kubeconfig");
+        let a = e
+            .kdrift(&["-vv", "rebalance", "plan", "--policy", &policy, "--kubeconfig"])
+            .arg(&kubeconfig)
+            .env_remove("KDRIFT_LOG")
+            .assert()
+            .code(2);
+        let (out, err) = (stdout(&a), stderr(&a));
+        let last = err.lines().last().unwrap_or_default();
+        assert!(last.starts_with("kdrift: error: reading the cluster at"), "{err}");
+        assert!(
+            last.contains(
+                "the request had Authorization: *** (base64 ***, unpadded ***, URL-encoded ***, JSON-escaped \"***\")"
+            ),
+            "{last}"
+        );
+        assert!(err.contains("DEBUG"), "kube's debug log is on: {err}");
+        HOSTILE.assert_absent_from_kube(&out, &format!("stdout ({scheme})"));
+        HOSTILE.assert_absent_from_kube(&err, &format!("stderr with -vv ({scheme})"));
+    }
+}
+
+/// Evictions refused with a 429 whose message quotes the request's
+/// `Authorization` header: `kdrift -vv rebalance run --yes` with a bearer
+/// token, then Basic auth, shows no form of either on stdout (the report,
+/// with the refusal), stderr, or in any row of the store.
+#[test]
+fn run_against_evictions_echoing_the_authorization_header_shows_no_form_of_the_credentials() {
+    use kdrift_tests::fake_kube::EvictionFault;
+    use kdrift_tests::leaks::{self, HOSTILE};
+    let e = env();
+    e.kube.fail_evictions(EvictionFault::TooManyRequests, None, None);
+    e.kube.echo_authorization();
+    let policy = e.policy.display().to_string();
+    for (basic, scheme) in [(false, "bearer token"), (true, "Basic auth")] {
+        let kubeconfig = e.dir.path().join(format!("hostile-{basic}.kubeconfig"));
+        let config = e.kube.kubeconfig(None).replace("    token: fake-token\n", &HOSTILE.kube_user(basic));
+        std::fs::write(&kubeconfig, config).expect("kubeconfig");
+        let a = e
+            .kdrift(&["-vv", "rebalance", "run", "--policy", &policy, "--yes", "--ready-timeout", "0", "-o", "json"])
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .env_remove("KDRIFT_LOG")
+            .assert();
+        let (out, err) = (stdout(&a), stderr(&a));
+        assert!(out.contains("Authorization: *** (base64 ***, unpadded ***, URL-encoded ***"), "{out}\n{err}");
+        assert!(err.contains("DEBUG"), "kube's debug log is on: {err}");
+        assert!(e.evicted().is_empty(), "every eviction refused");
+        HOSTILE.assert_absent_from_kube(&out, &format!("stdout ({scheme})"));
+        HOSTILE.assert_absent_from_kube(&err, &format!("stderr with -vv ({scheme})"));
+        let stored = leaks::store_text(&e.db);
+        assert!(stored.contains("Authorization: ***"), "the refusal is stored: {stored}");
+        HOSTILE.assert_absent_from_kube(&stored, &format!("the store ({scheme})"));
+    }
+}

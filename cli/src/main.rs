@@ -31,8 +31,10 @@ fn main() -> ExitCode {
             }) {
                 return ExitCode::SUCCESS;
             }
+            // Redacted of every credential held: an error may quote a server.
+            let text = kdrift_rebalance::redact::held().redact(&format!("{err:#}"));
             let mut stderr = std::io::stderr().lock();
-            let _ = writeln!(stderr, "kdrift: error: {err:#}");
+            let _ = writeln!(stderr, "kdrift: error: {text}");
             ExitCode::from(2)
         }
     }
@@ -49,5 +51,23 @@ fn init_tracing(verbose: u8) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("KDRIFT_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi).try_init();
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(|| RedactedStderr).with_ansi(ansi).try_init();
+}
+
+/// stderr for log lines, each redacted of every credential held
+/// ([`kdrift_rebalance::redact::held`]): kube logs a failed request's
+/// Status, and a body that is not JSON whole, at `-vv`. The fmt layer
+/// writes one event in one `write`.
+struct RedactedStderr;
+
+impl Write for RedactedStderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = kdrift_rebalance::redact::held().redact(&String::from_utf8_lossy(buf));
+        std::io::stderr().lock().write_all(text.as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
 }

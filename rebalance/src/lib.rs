@@ -17,7 +17,8 @@
 //! cluster like kubectl and lists and watches raw objects (shared by
 //! `kdrift ingest api`, `kdrift record` and the rebalance executor);
 //! [`execute`] reads the live snapshot, checks a plan file ([`document`])
-//! against it and evicts through the Eviction API.
+//! against it and evicts through the Eviction API. [`redact`] masks every
+//! form of every credential kdrift holds in what a server says.
 //!
 //! Compatibility contracts: descheduler v0.36 for pod requests and node usage
 //! (`shared/reference/descheduler-lownodeutilization.md` §1), kube-scheduler
@@ -45,6 +46,7 @@ pub mod pod_text;
 pub mod policy;
 pub mod qos;
 pub mod quantity;
+pub mod redact;
 pub mod resources;
 pub mod scheduler;
 pub mod simulate;

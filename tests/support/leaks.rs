@@ -114,3 +114,57 @@ pub fn ingest_errors(db: &Path) -> Vec<String> {
     let rows = stmt.query_map([], |r| r.get::<_, String>(0)).expect("query");
     rows.map(|r| r.expect("row")).collect()
 }
+
+impl Secrets {
+    /// The `user:` of a kubeconfig holding these credentials: the header
+    /// value as a bearer token, or (`basic`) the Basic user and password.
+    pub fn kube_user(&self, basic: bool) -> String {
+        if basic {
+            format!("    username: {}\n    password: '{}'\n", self.user, self.password)
+        } else {
+            format!("    token: '{}'\n", self.header_value)
+        }
+    }
+
+    /// [`Secrets::assert_absent`], and the base64 of the `Authorization`
+    /// header values a kubeconfig user of [`Secrets::kube_user`] sends
+    /// (`Bearer …`, `Basic …`), padded or not.
+    pub fn assert_absent_from_kube(&self, text: &str, place: &str) {
+        self.assert_absent(text, place);
+        for header in [format!("Bearer {}", self.header_value), format!("Basic {}", self.basic())] {
+            let b64 = base64::engine::general_purpose::STANDARD.encode(&header);
+            let unpadded = b64.trim_end_matches('=');
+            assert!(!text.contains(unpadded), "the base64 of `Authorization: {header}` leaked into {place}:\n{text}");
+        }
+    }
+}
+
+/// Every row of every table of the store at `db`, one JSON object a line
+/// (empty when it does not exist): what a credential must not be in.
+///
+/// # Panics
+/// When the store cannot be opened or queried.
+pub fn store_text(db: &Path) -> String {
+    if !db.exists() {
+        return String::new();
+    }
+    let store = Store::open_existing(db).expect("store");
+    let conn = store.conn();
+    let mut stmt = conn
+        .prepare("SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' ORDER BY 1")
+        .expect("prepare");
+    let tables: Vec<String> =
+        stmt.query_map([], |r| r.get::<_, String>(0)).expect("tables").map(|r| r.expect("row")).collect();
+    let mut out = String::new();
+    for table in tables {
+        let sql = format!("SELECT CAST(to_json(t) AS VARCHAR) FROM \"{}\" t", table.replace('"', "\"\""));
+        let mut stmt = conn.prepare(&sql).expect("prepare");
+        for row in stmt.query_map([], |r| r.get::<_, String>(0)).expect("rows") {
+            out.push_str(&table);
+            out.push(' ');
+            out.push_str(&row.expect("row"));
+            out.push('\n');
+        }
+    }
+    out
+}

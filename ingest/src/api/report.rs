@@ -3,12 +3,15 @@
 //!
 //! A problem's message carries the server's words (a `Status` message, or
 //! the whole body of an answer that is not one: a proxy's page echoing the
-//! request's headers). The kubeconfig's credentials are resolved by kube
-//! (an exec plugin's token is never seen by kdrift), so what looks like
-//! one is masked instead: the word after `Bearer` or `Basic` and every JWT
+//! request's headers). Every form of every credential of the kubeconfig or
+//! in-cluster configuration is redacted ([`held`], filled by
+//! `kdrift_rebalance::cluster::credentials`); an exec plugin's token is
+//! obtained inside kube and never seen by kdrift, so what looks like one is
+//! masked as well: the word after `Bearer` or `Basic` and every JWT
 //! (`eyJ….…`, a service account token) become `***` ([`mask_credentials`]).
 
 use kdrift_rebalance::cluster::ClusterError;
+use kdrift_rebalance::redact::held;
 
 use crate::store::writer::{RunCounts, RunStatus};
 
@@ -37,7 +40,7 @@ impl ResourceProblem {
     /// Classifies a cluster error: 403 / 404 are warnings.
     pub fn from_error(e: &ClusterError) -> ResourceProblem {
         let severity = if e.is_unavailable_resource() { Severity::Warning } else { Severity::Error };
-        ResourceProblem { severity, message: mask_credentials(&e.to_string()) }
+        ResourceProblem { severity, message: mask_credentials(&held().redact(&e.to_string())) }
     }
 }
 

@@ -88,6 +88,8 @@ impl Auth {
         }
         values.extend(self.bearer.iter().map(|t| t.expose().to_string()));
         values.extend(self.headers.iter().map(|(_, v)| v.expose().to_string()));
+        // Also for the sinks no redactor reaches (kdrift's stderr, logs).
+        super::redact::hold(values.iter().cloned());
         Redactor::new(values.iter().map(String::as_str))
     }
 

@@ -20,7 +20,7 @@ pub mod layout;
 pub mod lines;
 pub mod logsql;
 pub mod pull;
-pub mod redact;
+pub use kdrift_rebalance::redact;
 pub mod window;
 pub mod windows;
 

@@ -30,6 +30,14 @@ impl ClusterOptions {
     /// cannot be read or lacks the context; [`ClusterError::NoConfiguration`]
     /// when there is no kubeconfig and no in-cluster service account.
     pub async fn config(&self) -> Result<Config, ClusterError> {
+        let config = self.resolve().await?;
+        // Before any request: every error and log line from here on is
+        // redacted of these credentials.
+        super::credentials::hold(&config);
+        Ok(config)
+    }
+
+    async fn resolve(&self) -> Result<Config, ClusterError> {
         let options = KubeConfigOptions { context: self.context.clone(), ..KubeConfigOptions::default() };
         if let Some(path) = &self.kubeconfig {
             let file = Kubeconfig::read_from(path)

@@ -1,7 +1,13 @@
 //! [`ClusterError`]: what went wrong talking to a cluster, naming the
 //! kubeconfig, the resource and URL path, and the server's own message.
+//! The server's words are redacted when an error is built, with every
+//! credential the process holds ([`crate::redact::held`], filled when the
+//! configuration is resolved, [`super::credentials`]): an error `Status`
+//! may echo the request's `Authorization` header.
 
 use kube::config::{InClusterError, KubeconfigError};
+
+use crate::redact::held;
 
 /// Failures of [`super::connect`], [`super::list`] and [`super::watch`].
 #[derive(Debug, thiserror::Error)]
@@ -89,19 +95,26 @@ impl ClusterError {
     /// [`ClusterError::Api`], anything else [`ClusterError::Transport`].
     pub fn from_kube(resource: &str, path: &str, err: kube::Error) -> ClusterError {
         match err {
-            kube::Error::Api(status) => ClusterError::Api {
-                resource: resource.to_string(),
-                path: path.to_string(),
-                code: status.code,
-                reason: status.reason.clone(),
-                message: status.message.clone(),
-            },
+            kube::Error::Api(status) => ClusterError::status(resource, path, &status),
             kube::Error::SerdeError(e) => ClusterError::Decode {
                 resource: resource.to_string(),
                 path: path.to_string(),
-                problem: format!("not JSON: {e}"),
+                problem: held().redact(&format!("not JSON: {e}")),
             },
             source => ClusterError::Transport { resource: resource.to_string(), path: path.to_string(), source },
+        }
+    }
+
+    /// [`ClusterError::Api`] from an error `Status` about `resource` at
+    /// `path`, its reason and message redacted.
+    pub fn status(resource: &str, path: &str, status: &kube::core::Status) -> ClusterError {
+        let redactor = held();
+        ClusterError::Api {
+            resource: resource.to_string(),
+            path: path.to_string(),
+            code: status.code,
+            reason: redactor.redact(&status.reason),
+            message: redactor.redact(&status.message),
         }
     }
 
@@ -130,6 +143,7 @@ impl ClusterError {
 /// the text so far already ends with is left out, as a `#[error("…:
 /// {source}")]` variant shows its source itself): kube's "client error
 /// (Connect)" says nothing without the "Connection refused" under it.
+/// Redacted ([`held`]): a cause may quote a server or an exec plugin.
 pub fn with_causes(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
@@ -141,11 +155,11 @@ pub fn with_causes(e: &dyn std::error::Error) -> String {
         }
         source = cause.source();
     }
-    text
+    held().redact(&text)
 }
 
 /// The text of `e`'s innermost cause (`e`'s own without one): the same
-/// refused connection under every resource's request.
+/// refused connection under every resource's request. Redacted ([`held`]).
 pub fn root_cause(e: &dyn std::error::Error) -> String {
     let mut last = e.to_string();
     let mut source = e.source();
@@ -153,5 +167,33 @@ pub fn root_cause(e: &dyn std::error::Error) -> String {
         last = cause.to_string();
         source = cause.source();
     }
-    last
+    held().redact(&last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::execute::ClientError;
+
+    #[test]
+    fn a_status_echoing_a_held_credential_is_redacted_when_built() {
+        crate::redact::hold(["err-test-token-5f6e7d"]);
+        let status = kube::core::Status::failure(
+            "Cannot evict pod; Authorization: Bearer err-test-token-5f6e7d, ZXJyLXRlc3QtdG9rZW4tNWY2ZTdk",
+            "TooManyRequests",
+        )
+        .with_code(429);
+        let path = "/api/v1/namespaces/web/pods/web-0/eviction";
+        let e = ClusterError::from_kube("pods/eviction", path, kube::Error::Api(status.boxed()));
+        assert_eq!(
+            e.to_string(),
+            format!("pods/eviction: the server answered 429 TooManyRequests: Cannot evict pod; Authorization: Bearer ***, *** ({path})")
+        );
+        match ClientError::from(e) {
+            ClientError::Status { code: 429, message } => {
+                assert_eq!(message, "Cannot evict pod; Authorization: Bearer ***, ***")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }

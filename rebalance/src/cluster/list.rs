@@ -102,8 +102,12 @@ impl ListPager {
             .map_err(|source| ClusterError::Request { resource: name.clone(), path: self.path.clone(), source })?;
         let body: Value =
             self.client.request(request).await.map_err(|e| ClusterError::from_kube(&name, &self.path, e))?;
-        let decode =
-            |problem: String| ClusterError::Decode { resource: name.clone(), path: self.path.clone(), problem };
+        // A problem may quote the server (a Status message, a token).
+        let decode = |problem: String| ClusterError::Decode {
+            resource: name.clone(),
+            path: self.path.clone(),
+            problem: crate::redact::held().redact(&problem),
+        };
         let Value::Object(mut body) = body else {
             return Err(decode("expected a list object".into()));
         };

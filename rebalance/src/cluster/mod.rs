@@ -13,9 +13,12 @@
 //!   `serde_json::Value` items plus the list's `resourceVersion`;
 //! - [`watch`]: one raw watch request as a stream of [`WatchItem`]s;
 //! - [`error`]: [`ClusterError`], naming the resource, the URL and the
-//!   server's message.
+//!   server's message (redacted);
+//! - [`credentials`]: the resolved configuration's credentials, held for
+//!   redaction ([`crate::redact::held`]).
 
 pub mod connect;
+pub mod credentials;
 pub mod error;
 pub mod list;
 pub mod resource;

@@ -93,13 +93,7 @@ pub async fn watch(
             Ok(WatchEvent::Modified(o)) => Ok(WatchItem::Modified(complete(o))),
             Ok(WatchEvent::Deleted(o)) => Ok(WatchItem::Deleted(complete(o))),
             Ok(WatchEvent::Bookmark(b)) => Ok(WatchItem::Bookmark { resource_version: b.metadata.resource_version }),
-            Ok(WatchEvent::Error(status)) => Err(ClusterError::Api {
-                resource: name.clone(),
-                path: path.clone(),
-                code: status.code,
-                reason: status.reason.clone(),
-                message: status.message.clone(),
-            }),
+            Ok(WatchEvent::Error(status)) => Err(ClusterError::status(&name, &path, &status)),
             Err(e) => Err(ClusterError::from_kube(&name, &path, e)),
         }
     });

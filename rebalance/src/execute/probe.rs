@@ -143,7 +143,9 @@ pub async fn ask(http: &reqwest::Client, probe: &Probe, namespace: &str, name: &
     let (url, pointer) = probe.target(namespace, name);
     let response =
         http.get(&url).header(reqwest::header::ACCEPT, "application/json").timeout(PROBE_TIMEOUT).send().await;
-    match response {
+    // The reason quotes the application: redacted of every credential held.
+    let redact = |text: String| crate::redact::held().redact(&text);
+    let answer = match response {
         Err(e) => ProbeAnswer::Unknown(format!("no answer from {url}: {e}")),
         Ok(r) => {
             let status = r.status().as_u16();
@@ -152,6 +154,11 @@ pub async fn ask(http: &reqwest::Client, probe: &Probe, namespace: &str, name: &
                 Err(e) => ProbeAnswer::Unknown(format!("reading the answer of {url}: {e}")),
             }
         }
+    };
+    match answer {
+        ProbeAnswer::Idle => ProbeAnswer::Idle,
+        ProbeAnswer::InUse(why) => ProbeAnswer::InUse(redact(why)),
+        ProbeAnswer::Unknown(why) => ProbeAnswer::Unknown(redact(why)),
     }
 }
 

@@ -14,7 +14,7 @@ use axum::response::Response;
 use serde_json::{json, Value};
 
 use super::faults::EvictionFault;
-use super::http::{error, json, Shared};
+use super::http::{echo_authorization, error, json, Shared};
 use super::resources::by_kind;
 use super::selectors::label_selector_matches;
 use super::state::{EvictionRecord, Stamp, State};
@@ -95,14 +95,25 @@ fn outcome(
     Ok(())
 }
 
-/// Handles one eviction request.
-pub async fn evict(shared: Arc<Shared>, namespace: String, name: String, body: Value, dry_run: bool) -> Response {
+/// Handles one eviction request; an error quotes `authorization` when
+/// the faults say so.
+pub async fn evict(
+    shared: Arc<Shared>,
+    namespace: String,
+    name: String,
+    body: Value,
+    dry_run: bool,
+    authorization: &str,
+) -> Response {
     let fault = shared.lock().faults.take_eviction_fault(&namespace, &name);
     if let Some(EvictionFault::Delay(d)) = fault {
         tokio::time::sleep(d).await;
     }
     let mut st = shared.lock();
-    let result = outcome(&mut st, &namespace, &name, &body, dry_run, fault);
+    let mut result = outcome(&mut st, &namespace, &name, &body, dry_run, fault);
+    if let (Err(e), true) = (&mut result, st.faults.echo_authorization) {
+        echo_authorization(e, authorization);
+    }
     let code = result.as_ref().map_or_else(|e| e.code, |()| 201);
     st.evictions.push(EvictionRecord { namespace, name, body, code, dry_run });
     drop(st);

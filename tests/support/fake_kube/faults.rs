@@ -1,6 +1,7 @@
 //! Faults a test can inject into the fake apiserver: error answers for one
 //! resource, resources the server does not serve, expired watches, slow or
-//! failing evictions, and the bookmark cadence.
+//! failing evictions, the bookmark cadence, and error messages echoing the
+//! request's `Authorization` header (as a hostile server or proxy may).
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
@@ -42,6 +43,11 @@ pub struct Faults {
     pub evictions: Vec<EvictionRule>,
     /// How often open watches that asked for bookmarks get one.
     pub bookmark_interval: Duration,
+    /// The injected errors of `resource_codes`, and every eviction error,
+    /// quote the request's
+    /// `Authorization` header: raw, base64 (padded and not), URL-encoded
+    /// and JSON-escaped.
+    pub echo_authorization: bool,
 }
 
 impl Default for Faults {
@@ -52,6 +58,7 @@ impl Default for Faults {
             expire_watches: 0,
             evictions: Vec::new(),
             bookmark_interval: Duration::from_millis(500),
+            echo_authorization: false,
         }
     }
 }

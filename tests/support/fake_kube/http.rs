@@ -156,6 +156,7 @@ pub async fn dispatch(
     let query = query_map(&uri);
     let accept = headers.get("accept").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
     let content_type = headers.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+    let authorization = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
     let route = {
         let mut st = shared.lock();
         st.requests.push(RequestRecord {
@@ -177,9 +178,13 @@ pub async fn dispatch(
         (&Method::GET, Route::Group(g)) => discovery::group(&shared, &g),
         (&Method::GET, Route::Resources(g, v)) => discovery::resources(&shared, &g, &v),
         (&Method::GET, Route::Collection(rid, ns)) => {
-            if let Some(resp) =
-                injected(&shared, rid, ns.as_deref(), if query.contains_key("watch") { "watch" } else { "list" })
-            {
+            if let Some(resp) = injected(
+                &shared,
+                rid,
+                ns.as_deref(),
+                if query.contains_key("watch") { "watch" } else { "list" },
+                &authorization,
+            ) {
                 return resp;
             }
             let is_watch = query.get("watch").is_some_and(|w| w == "1" || w == "true");
@@ -190,7 +195,7 @@ pub async fn dispatch(
             }
         }
         (&Method::GET, Route::Object(rid, ns, name)) => {
-            if let Some(resp) = injected(&shared, rid, ns.as_deref(), "get") {
+            if let Some(resp) = injected(&shared, rid, ns.as_deref(), "get", &authorization) {
                 return resp;
             }
             list::get(&shared, rid, ns.as_deref(), &name, &accept)
@@ -214,7 +219,7 @@ pub async fn dispatch(
             match parsed_body() {
                 Ok(b) => {
                     let dry_run = query.get("dryRun").is_some_and(|d| d == "All");
-                    eviction::evict(shared, ns, name, b, dry_run).await
+                    eviction::evict(shared, ns, name, b, dry_run, &authorization).await
                 }
                 Err(e) => error(&e),
             }
@@ -228,10 +233,32 @@ pub async fn dispatch(
     }
 }
 
-/// The injected status for reading `rid`, if any.
-fn injected(shared: &Shared, rid: ResourceId, ns: Option<&str>, verb: &str) -> Option<Response> {
+/// `e`'s message followed by `authorization` raw, as base64 (padded and
+/// not), URL-encoded and JSON-escaped, as a hostile server may echo it.
+pub fn echo_authorization(e: &mut ApiError, authorization: &str) {
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(authorization);
+    e.message = format!(
+        "{}; the request had Authorization: {authorization} (base64 {b64}, unpadded {}, URL-encoded {}, \
+         JSON-escaped \"{}\")",
+        e.message,
+        b64.trim_end_matches('='),
+        crate::leaks::url_encoded(authorization),
+        crate::leaks::json_escaped(authorization),
+    );
+}
+
+/// The injected status for reading `rid`, if any; its message quotes
+/// `authorization` in every form when the fault says so.
+fn injected(shared: &Shared, rid: ResourceId, ns: Option<&str>, verb: &str, authorization: &str) -> Option<Response> {
     let r = &SERVED[rid];
-    let code = *shared.lock().faults.resource_codes.get(&r.name())?;
-    let e = if code == 403 { ApiError::forbidden(r.plural, r.group, verb, ns) } else { ApiError::injected(code) };
+    let (code, echo) = {
+        let st = shared.lock();
+        (*st.faults.resource_codes.get(&r.name())?, st.faults.echo_authorization)
+    };
+    let mut e = if code == 403 { ApiError::forbidden(r.plural, r.group, verb, ns) } else { ApiError::injected(code) };
+    if echo {
+        echo_authorization(&mut e, authorization);
+    }
     Some(error(&e))
 }

@@ -281,6 +281,14 @@ impl FakeKube {
         self.with(|st| st.faults.resource_codes.insert(resource.to_string(), code));
     }
 
+    /// The errors [`FakeKube::fail_resource`] injects, and every eviction
+    /// error, quote the request's
+    /// `Authorization` header (raw, base64 padded and not, URL-encoded,
+    /// JSON-escaped), as a hostile server or proxy may.
+    pub fn echo_authorization(&self) {
+        self.with(|st| st.faults.echo_authorization = true);
+    }
+
     /// `resource` is not served: absent from discovery, 404.
     pub fn hide_resource(&self, resource: &str) {
         self.with(|st| st.faults.hidden.insert(resource.to_string()));

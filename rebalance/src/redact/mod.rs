@@ -20,8 +20,15 @@
 //! read in part is redacted with [`Redactor::reach`] bytes more than it
 //! keeps, and the end that cannot be checked (where a credential may
 //! straddle the end of what was read) is dropped ([`Redactor::cut`]).
+//!
+//! [`held`]: the credentials this process holds (VictoriaLogs', the
+//! kubeconfig's), for the sinks no redactor is handed to.
+
+pub mod held;
 
 use std::sync::Arc;
+
+pub use held::{held, hold};
 
 use base64::Engine;
 

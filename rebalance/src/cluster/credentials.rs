@@ -1,0 +1,149 @@
+//! The credentials of a resolved cluster configuration (kubeconfig or
+//! in-cluster service account), so that what the API server says (an error
+//! `Status` echoing the request's `Authorization` header, a proxy's page)
+//! reaches no output or store with any form of them in it: every value is
+//! [`hold`](crate::redact::hold)-ed when the configuration is resolved and
+//! redacted by [`crate::redact::held`] ([`ClusterError`](super::ClusterError)
+//! messages, kdrift's stderr and logs).
+//!
+//! Held: the bearer token and the token file's contents (re-read by kube,
+//! read here once), the Basic password, `user:password` and the header
+//! values (`Bearer …`, `Basic …`); the client key (`client-key-data` and
+//! the PEM body of it or of the `client-key` file, line by line); an
+//! auth-provider's tokens and secrets (`access-token`, `id-token`,
+//! `refresh-token`, `client-secret`); an exec plugin's environment values
+//! named like a secret (`*TOKEN*`, `*SECRET*`, `*PASSWORD*`, `*KEY*`).
+//! An exec plugin's token itself is obtained inside kube and never seen
+//! by kdrift: messages still have the token after `Bearer` and JWTs masked
+//! by pattern where they are reported.
+
+use base64::Engine;
+use kube::Config;
+use serde_json::Value;
+
+use crate::redact::Redactor;
+
+/// Every credential value of `config`, as the module doc lists them.
+pub fn values(config: &Config) -> Vec<String> {
+    // kube's AuthInfo serializes its secret strings in clear: one way to
+    // read them all without secrecy's API.
+    let auth = serde_json::to_value(&config.auth_info).unwrap_or_default();
+    let field = |name: &str| auth.get(name).and_then(Value::as_str).map(str::to_string);
+    let mut out = Vec::new();
+    let mut token = |t: String| {
+        let t = t.trim().to_string();
+        if !t.is_empty() {
+            out.push(format!("Bearer {t}"));
+            out.push(t);
+        }
+    };
+    if let Some(t) = field("token") {
+        token(t);
+    }
+    if let Some(t) = field("tokenFile").and_then(|path| std::fs::read_to_string(path).ok()) {
+        token(t);
+    }
+    if let Some(password) = field("password") {
+        let pair = format!("{}:{password}", field("username").unwrap_or_default());
+        out.push(format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(&pair)));
+        out.push(pair);
+        out.push(password);
+    }
+    if let Some(data) = field("client-key-data") {
+        if let Ok(pem) = base64::engine::general_purpose::STANDARD.decode(data.trim()) {
+            pem_body(&String::from_utf8_lossy(&pem), &mut out);
+        }
+        out.push(data);
+    }
+    if let Some(pem) = field("client-key").and_then(|path| std::fs::read_to_string(path).ok()) {
+        pem_body(&pem, &mut out);
+    }
+    if let Some(Value::Object(provider)) = auth.pointer("/auth-provider/config") {
+        for (key, value) in provider {
+            let key = key.to_ascii_lowercase();
+            if key.contains("token") || key.contains("secret") {
+                out.extend(value.as_str().map(str::to_string));
+            }
+        }
+    }
+    if let Some(Value::Array(env)) = auth.pointer("/exec/env") {
+        for var in env {
+            let name = var.get("name").and_then(Value::as_str).unwrap_or_default().to_ascii_uppercase();
+            if ["TOKEN", "SECRET", "PASSWORD", "KEY"].iter().any(|w| name.contains(w)) {
+                out.extend(var.get("value").and_then(Value::as_str).map(str::to_string));
+            }
+        }
+    }
+    out.extend(config.headers.iter().filter_map(|(_, v)| v.to_str().ok().map(str::to_string)));
+    out.retain(|v| !v.trim().is_empty());
+    out
+}
+
+/// The lines of a PEM's base64 body, and the body joined.
+fn pem_body(pem: &str, out: &mut Vec<String>) {
+    let lines: Vec<&str> = pem.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("-----")).collect();
+    out.push(lines.concat());
+    out.extend(lines.iter().map(|l| l.to_string()));
+}
+
+/// A [`Redactor`] of [`values`]`(config)`.
+pub fn redactor(config: &Config) -> Redactor {
+    let values = values(config);
+    Redactor::new(values.iter().map(String::as_str))
+}
+
+/// Holds [`values`]`(config)` for [`crate::redact::held`].
+pub fn hold(config: &Config) {
+    crate::redact::hold(values(config));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(user: &str) -> Config {
+        let text = format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n- name: c\n  cluster: {{server: 'http://127.0.0.1:1'}}\n\
+             contexts:\n- name: c\n  context: {{cluster: c, user: u}}\nusers:\n- name: u\n  user:\n{user}"
+        );
+        let file: kube::config::Kubeconfig = serde_yaml::from_str(&text).expect("kubeconfig");
+        let options = kube::config::KubeConfigOptions::default();
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime")
+            .block_on(Config::from_custom_kubeconfig(file, &options))
+            .expect("config")
+    }
+
+    #[test]
+    fn a_token_basic_auth_a_token_file_and_provider_tokens_are_held() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let token_file = dir.path().join("token");
+        std::fs::write(&token_file, "file-token-0a1b2c3d\n").expect("write");
+        let r = redactor(&config("    token: tok/3f9c+2b7e=11aa\n"));
+        assert_eq!(r.redact("Authorization: Bearer tok%2F3f9c%2B2b7e%3D11aa"), "Authorization: ***");
+        assert_eq!(r.redact("token=tok%2F3f9c%2B2b7e%3D11aa"), "token=***");
+        assert_eq!(r.redact("h=QmVhcmVyIHRvay8zZjljKzJiN2U9MTFhYQ"), "h=***");
+        let r = redactor(&config(&format!("    tokenFile: {}\n", token_file.display())));
+        assert_eq!(r.redact("\"Bearer file-token-0a1b2c3d\""), "\"***\"");
+        let r = redactor(&config("    username: kdrift\n    password: 'pa55\"w0rd/x'\n"));
+        // base64 of `kdrift:pa55"w0rd/x`, and the password JSON-escaped.
+        assert_eq!(r.redact("Basic a2RyaWZ0OnBhNTUidzByZC94 pw=\"pa55\\\"w0rd\\/x\""), "*** pw=\"***\"");
+        assert_eq!(r.redact("kdrift is not secret"), "kdrift is not secret");
+        let r = redactor(&config(
+            "    auth-provider:\n      name: oidc\n      config: {id-token: idtok-77aa88bb, client-id: kdrift-app, \
+             refresh-token: rtok-99cc00dd}\n",
+        ));
+        assert_eq!(r.redact("idtok-77aa88bb rtok-99cc00dd kdrift-app"), "*** *** kdrift-app");
+    }
+
+    #[test]
+    fn a_client_key_pem_body_is_held_line_by_line() {
+        let pem = "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oDnUNxTqP\nAwEHoUQDQgAE\n-----END EC PRIVATE KEY-----\n";
+        let data = base64::engine::general_purpose::STANDARD.encode(pem);
+        let r = redactor(&config(&format!("    client-key-data: {data}\n")));
+        assert_eq!(r.redact("key MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oDnUNxTqP!"), "key ***!");
+        assert_eq!(r.redact(&format!("data {data}")), "data ***");
+    }
+}
