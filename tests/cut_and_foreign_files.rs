@@ -531,6 +531,7 @@ fn every_resource_file_of_a_kubectl_1_8_cluster_info_dump_is_stored_with_its_kin
     );
     assert_eq!(object("PriorityClass", "high")["value"], 1_000_000);
     assert_eq!(object("Namespace", "media")["status"]["phase"], "Active");
+}
 
 #[test]
 fn a_json_list_with_one_bad_item_keeps_every_other_item() {

@@ -1217,6 +1217,7 @@ fn an_ndjson_object_with_a_duplicate_key_is_an_error_and_its_neighbours_load() {
         errors[0].contains("events.ndjson:2:") && errors[0].contains("the key \"reason\" appears twice in one object"),
         "{errors:?}"
     );
+}
 
 /// Nodes n1 and n2 (1 CPU, 4 GiB each; n2 tainted `dedicated=gpu:NoSchedule`)
 /// and `d/db-0` on n1 (`app=db`, 3 GiB requested), as a later dump has them.
@@ -1384,6 +1385,7 @@ fn a_pasted_pending_pod_with_an_unschedulable_condition_is_evidence_without_any_
         all.iter().map(|p| (p.name.as_str(), p.uid.as_str(), p.latest_message.as_str())).collect();
     assert_eq!(listed, [("web-1", "u-web1", message)]);
     assert_eq!(all[0].first_failure.to_rfc3339(), "2026-11-28T05:00:00+00:00");
+}
 
 /// Triggers the interrupt as soon as a file starts to be read (as a SIGINT
 /// during its parse would).
@@ -1445,5 +1447,31 @@ fn an_interrupt_during_a_whole_file_parse_stops_it_within_a_few_mb() {
             "{}: reading stopped on an interrupt (SIGINT or SIGTERM) after 0 decompressed bytes: the file is not read",
             report.files[0].location
         )]
+    );
+}
+
+/// Issue 34, finding 10: in a JSON List, an item with a duplicate key is
+/// that item's error (`items[1]`); the other items load.
+#[test]
+fn a_list_item_with_a_duplicate_key_is_its_error_and_the_other_items_load() {
+    let (dir, store) = temp_store();
+    let item = |name: &str| {
+        ev(name, "p", "u", "FailedScheduling", FS, 1.into(), "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z")
+    };
+    let dup = item("dup.1").replacen("\"reason\":", "\"reason\":\"Scheduled\",\"reason\":", 1);
+    let list = format!(
+        "{{\"kind\": \"List\", \"apiVersion\": \"v1\", \"items\": [\n{},\n{dup},\n{}\n]}}\n",
+        item("a.1"),
+        item("b.1")
+    );
+    let file = write(dir.path(), "events.json", list.as_bytes());
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    let f = &report.files[0];
+    assert_eq!(f.records, 2);
+    let errors: Vec<String> = f.errors.iter().map(ToString::to_string).collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("items[1]") && errors[0].contains("the key \"reason\" appears twice in one object"),
+        "{errors:?}"
     );
 }

@@ -99,10 +99,11 @@ pub(super) fn parse_json_stream(
                 Walked::Whole => {}
             }
         }
-        let mut stream = serde_json::Deserializer::from_slice(&bytes[pos..]).into_iter::<Value>();
+        // Keys checked for duplicates (`strict`): which of two values is meant is unknown.
+        let mut stream = serde_json::Deserializer::from_slice(&bytes[pos..]).into_iter::<super::strict::Strict>();
         match stream.next() {
             None => return,
-            Some(Ok(doc)) => {
+            Some(Ok(super::strict::Strict(doc))) => {
                 let origin =
                     Origin { location: location.to_string(), line: Some(line_of_offset(bytes, pos)), item: None };
                 expand_document(doc, origin, hint, out);

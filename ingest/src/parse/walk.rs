@@ -194,8 +194,8 @@ pub(super) fn read_document(
                 }
             }
         } else {
-            match walk.value::<Value>() {
-                Step::Got(v) => {
+            match walk.value::<super::strict::Strict>() {
+                Step::Got(super::strict::Strict(v)) => {
                     fields.insert(key, v);
                 }
                 Step::Cut => break,
@@ -295,8 +295,8 @@ fn walk_items(walk: &mut Walk<'_>, list: &mut Items, location: &str) -> ItemsEnd
         if walk.interrupted() {
             return ItemsEnd::Interrupted;
         }
-        match walk.value::<Value>() {
-            Step::Got(v) => {
+        match walk.value::<super::strict::Strict>() {
+            Step::Got(super::strict::Strict(v)) => {
                 list.values.push(v);
                 list.index.push(list.walked);
             }
