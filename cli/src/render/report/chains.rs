@@ -445,6 +445,7 @@ mod tests {
             matches_event: None,
             pods_counted: 0,
             requested_is_lower_bound: true,
+            spec_from: None,
         };
         let html = |s: &StateAtFailure| {
             let mut out = Vec::new();
