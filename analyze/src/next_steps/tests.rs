@@ -86,6 +86,7 @@ fn report(nodes: Vec<NodeLine>, left: &[&str], shortfalls: Vec<Shortfall>, reaso
             matches_event: Some(true),
             pods_counted: 3,
             requested_is_lower_bound: false,
+            spec_from: None,
         }),
         why_full: None,
         relief: Vec::new(),
