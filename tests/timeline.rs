@@ -627,14 +627,14 @@ fn a_node_unschedulable_when_first_seen_is_cordoned_before_the_history_not_a_dra
 /// Issue 33, item 5: a StatefulSet pod pinned to its node (nodeSelector)
 /// is evicted by the drain of `n1` and recreated under its name on `n1`
 /// after the uncordon: after the drain it counts on `n1` once, as before.
-/// From events alone it does; with a dump before the drain (uid db0-a) and
-/// one taken later (uid db0-b, first observed at 02:00), the amounts 1 min
-/// after the drain count both lives (2 pods, 800m): db0-a's last version
-/// holds until `infinity` (intervals are per uid) and db0-b counts as an
-/// estimated first version created before the instant. Ignored until the
-/// state queries end a uid's versions when another pod takes its name.
+/// From events alone it does; and with a dump before the drain (uid db0-a)
+/// and one taken later (uid db0-b, first observed at 02:00): db0-a's last
+/// version ends when db0-b is created (01:00:20), so the amounts 1 min after
+/// the drain count db0-b alone (1 pod, 400m; 2 pods / 800m before the fix),
+/// whether both dumps come in one ingest or each in its own, in either
+/// order; the requested changes and checkpoints the batches keep equal a
+/// rebuild from the whole history.
 #[test]
-#[ignore = "issue 33 item 5: a recreated StatefulSet pod's old uid still counts (state queries)"]
 fn a_statefulset_pod_recreated_on_the_node_it_left_counts_there_after_the_drain() {
     use kdrift_ingest::{ingest_files, NoProgress};
     use serde_json::{json, Value};
@@ -749,42 +749,150 @@ fn a_statefulset_pod_recreated_on_the_node_it_left_counts_there_after_the_drain(
                    "containerStatuses": [{"name": "db", "ready": true,
                                           "state": {"running": {"startedAt": "2026-03-01T02:00:00Z"}}}]}});
     let list = |items: Vec<Value>| json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
-    // Events only, then with the later dump of the pod.
-    for with_dump in [false, true] {
+    let mut before = db0.clone();
+    before["metadata"]["uid"] = json!("db0-a");
+    before["metadata"]["creationTimestamp"] = json!("2026-03-01T00:00:00Z");
+    before["status"]["conditions"][0]["lastTransitionTime"] = json!("2026-03-01T00:00:01Z");
+    before["status"]["containerStatuses"][0]["state"]["running"]["startedAt"] = json!("2026-03-01T00:30:00Z");
+    let base = vec![
+        ("events.json", list(events)),
+        ("nodes.json", list(vec![node("n1"), node("n2")])),
+        ("statefulsets.json", list(vec![sts])),
+    ];
+    let (later, earlier) = (("pods.json", list(vec![db0])), ("pods-before.json", list(vec![before])));
+    // Events only; with both dumps in one ingest; then each dump in a later
+    // ingest of its own, in either order (a later batch brings the other uid).
+    let cases = [
+        ("events only", vec![base.clone()]),
+        ("both dumps", vec![[base.clone(), vec![later.clone(), earlier.clone()]].concat()]),
+        ("dump before, then later dump", vec![[base.clone(), vec![earlier.clone()]].concat(), vec![later.clone()]]),
+        ("later dump, then dump before", vec![[base.clone(), vec![later.clone()]].concat(), vec![earlier.clone()]]),
+    ];
+    for (case, runs) in cases {
         let dir = tempfile::tempdir().expect("dir");
-        let mut files = Vec::new();
-        let mut inputs = vec![
-            ("events.json", list(events.clone())),
-            ("nodes.json", list(vec![node("n1"), node("n2")])),
-            ("statefulsets.json", list(vec![sts.clone()])),
-        ];
-        if with_dump {
-            inputs.push(("pods.json", list(vec![db0.clone()])));
-            let mut first = db0.clone();
-            first["metadata"]["uid"] = json!("db0-a");
-            first["metadata"]["creationTimestamp"] = json!("2026-03-01T00:00:00Z");
-            first["status"]["conditions"][0]["lastTransitionTime"] = json!("2026-03-01T00:00:01Z");
-            first["status"]["containerStatuses"][0]["state"]["running"]["startedAt"] = json!("2026-03-01T00:30:00Z");
-            inputs.push(("pods-before.json", list(vec![first])));
-        }
-        for (name, body) in inputs {
-            let path = dir.path().join(name);
-            std::fs::write(&path, body).expect("write");
-            files.push(path);
-        }
         let (_guard, store) = temp_store();
-        let report = ingest_files(&store, &files, &mut NoProgress).expect("ingest");
-        assert_eq!(report.error_count(), 0, "{:?}", report.files.iter().flat_map(|f| &f.errors).next());
+        for run in runs {
+            let mut files = Vec::new();
+            for (name, body) in run {
+                let path = dir.path().join(name);
+                std::fs::write(&path, body).expect("write");
+                files.push(path);
+            }
+            let report = ingest_files(&store, &files, &mut NoProgress).expect("ingest");
+            assert_eq!(report.error_count(), 0, "{:?}", report.files.iter().flat_map(|f| &f.errors).next());
+        }
         let timeline = drain_timeline(&store, None, None).expect("timeline");
         assert_eq!(timeline.operations.len(), 1, "{:#?}", timeline.operations);
         let op = &timeline.operations[0];
         let landed: Vec<(&str, usize)> = op.landed.iter().map(|l| (l.node.as_str(), l.pods)).collect();
-        assert_eq!(landed, [("n1", 1)], "db-0 came back to n1 (dump: {with_dump})");
+        assert_eq!(landed, [("n1", 1)], "db-0 came back to n1 ({case})");
         let pods_cpu = |r: &kdrift_analyze::RequestedAt| {
             let n = r.node("n1").expect("n1");
             (n.pods, n.get("cpu").map(|c| c.requested))
         };
-        assert_eq!(pods_cpu(&op.before), (1, Some(400)), "before (dump: {with_dump}): {:#?}", op.before);
-        assert_eq!(pods_cpu(&op.after), (1, Some(400)), "after (dump: {with_dump}): {:#?}", op.after);
+        assert_eq!(pods_cpu(&op.before), (1, Some(400)), "before ({case}): {:#?}", op.before);
+        assert_eq!(pods_cpu(&op.after), (1, Some(400)), "after ({case}): {:#?}", op.after);
+        // What the batches kept equals a rebuild from the whole history.
+        let kept = requested_tables(&store);
+        store.rederive_everything().expect("rederive");
+        assert_eq!(kept, requested_tables(&store), "requested changes and checkpoints ({case})");
     }
+}
+
+/// Issue 33, item 5 (and 4): pods known only from their `Scheduled` events
+/// stop counting on `n1` once another mover evicted them, as query
+/// `move_causes` reads those events: the descheduler's events.k8s.io/v1
+/// `Descheduled` (descheduler v0.36 `pkg/descheduler/evictions/evictions.go`,
+/// `EvictPod`: reason = the plugin, note "pod eviction from NODE node by
+/// sigs.k8s.io/descheduler"), cluster-autoscaler's `ScaleDown` "deleting pod
+/// for node scale down" (`core/scaledown/actuation/drain.go`, `evictPod`)
+/// and Karpenter's `Disrupted` "Deleting the pod to accommodate the
+/// terminationTime …" (`pkg/controllers/node/termination/terminator/events/events.go`).
+/// A failed descheduler eviction (`EvictionFailed`) leaves its pod there.
+/// Before, query `pods_gone` knew none of them: all four pods counted at 02:00.
+#[test]
+fn pods_known_from_events_leave_their_node_when_the_descheduler_autoscaler_or_karpenter_evicts_them() {
+    use kdrift_ingest::{ingest_files, NoProgress};
+    use serde_json::{json, Value};
+    let mut events: Vec<Value> = Vec::new();
+    for (i, pod) in ["web-5d-e1", "q-8d-e1", "kp-7c-e1", "stay-9a-e1"].iter().enumerate() {
+        events.push(json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": format!("{pod}.s"), "namespace": "apps", "uid": format!("ev-s{i}"),
+                         "creationTimestamp": "2026-02-01T00:10:00Z"},
+            "involvedObject": {"kind": "Pod", "namespace": "apps", "name": pod, "uid": format!("uid-{pod}")},
+            "reason": "Scheduled", "message": format!("Successfully assigned apps/{pod} to n1"), "type": "Normal",
+            "firstTimestamp": "2026-02-01T00:10:00Z", "lastTimestamp": "2026-02-01T00:10:00Z", "count": 1,
+            "source": {"component": "default-scheduler"}}));
+    }
+    let descheduled = |pod: &str, reason: &str, kind: &str, note: &str, when: &str| {
+        json!({"apiVersion": "events.k8s.io/v1", "kind": "Event",
+            "metadata": {"name": format!("{pod}.d"), "namespace": "apps", "uid": format!("ev-d-{pod}"),
+                         "creationTimestamp": when},
+            "eventTime": when.replace('Z', ".000000Z"),
+            "reportingController": "sigs.k8s.io.descheduler", "reportingInstance": "sigs.k8s.io.descheduler-7c9",
+            "action": "Descheduled", "reason": reason, "type": kind,
+            "regarding": {"kind": "Pod", "namespace": "apps", "name": pod, "uid": format!("uid-{pod}")},
+            "note": note})
+    };
+    events.push(descheduled(
+        "web-5d-e1",
+        "LowNodeUtilization",
+        "Normal",
+        "pod eviction from n1 node by sigs.k8s.io/descheduler",
+        "2026-02-01T01:30:00Z",
+    ));
+    events.push(descheduled(
+        "stay-9a-e1",
+        "EvictionFailed",
+        "Warning",
+        "pod eviction from n1 node by sigs.k8s.io/descheduler failed: Cannot evict pod as it would violate the pod's disruption budget.",
+        "2026-02-01T01:35:00Z",
+    ));
+    let mut core = |pod: &str, reason: &str, message: &str, when: &str, component: &str| {
+        events.push(json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": format!("{pod}.c"), "namespace": "apps", "uid": format!("ev-c-{pod}"),
+                         "creationTimestamp": when},
+            "involvedObject": {"kind": "Pod", "namespace": "apps", "name": pod, "uid": format!("uid-{pod}")},
+            "reason": reason, "message": message, "type": "Normal",
+            "firstTimestamp": when, "lastTimestamp": when, "count": 1,
+            "source": {"component": component}, "reportingComponent": component}));
+    };
+    core("q-8d-e1", "ScaleDown", "deleting pod for node scale down", "2026-02-01T01:40:00Z", "cluster-autoscaler");
+    core(
+        "kp-7c-e1",
+        "Disrupted",
+        "Deleting the pod to accommodate the terminationTime 2026-02-01T01:50:00Z of the node. The pod was granted 0 seconds of grace-period of its 30 terminationGracePeriodSeconds.",
+        "2026-02-01T01:50:00Z",
+        "karpenter",
+    );
+    let node = json!({"apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": "n1", "uid": "uid-n1", "creationTimestamp": "2026-01-01T00:00:00Z",
+                     "labels": {"kubernetes.io/hostname": "n1"}},
+        "spec": {},
+        "status": {"allocatable": {"cpu": "2000m", "memory": "8Gi", "pods": "110"},
+                   "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}});
+    let list = |items: Vec<Value>| json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
+    let dir = tempfile::tempdir().expect("dir");
+    let mut files = Vec::new();
+    for (name, body) in [("events.json", list(events)), ("nodes.json", list(vec![node]))] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, body).expect("write");
+        files.push(path);
+    }
+    let (_guard, store) = temp_store();
+    let report = ingest_files(&store, &files, &mut NoProgress).expect("ingest");
+    assert_eq!(report.error_count(), 0, "{:?}", report.files.iter().flat_map(|f| &f.errors).next());
+    let on_n1 = |at: &str| {
+        let state = kdrift_analyze::state::ClusterAt::load(&store, t(at)).expect("state loads");
+        let mut names: Vec<String> =
+            state.pods.iter().filter(|p| p.node_name.as_deref() == Some("n1")).map(|p| p.name.clone()).collect();
+        names.sort();
+        names
+    };
+    assert_eq!(on_n1("2026-02-01T01:00:00Z"), ["kp-7c-e1", "q-8d-e1", "stay-9a-e1", "web-5d-e1"]);
+    assert_eq!(
+        on_n1("2026-02-01T02:00:00Z"),
+        ["stay-9a-e1"],
+        "evicted by the descheduler, cluster-autoscaler, Karpenter"
+    );
 }

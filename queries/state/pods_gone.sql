@@ -7,8 +7,14 @@
 --   OutOfmemory, …), the node controller's NodeControllerEviction and
 --   TaintManagerEviction, its owner's SuccessfulDelete ("Deleted pod: X"),
 --   a DELETED Pod version, and the end of its Job (Completed,
---   DeadlineExceeded, BackoffLimitExceeded). Used to tell which pods known
---   only from Scheduled events were still on their node.
+--   DeadlineExceeded, BackoffLimitExceeded), and the evictions of the
+--   other movers, as query `move_causes` reads them: the descheduler's
+--   (events.k8s.io action `Descheduled`, note "pod evict(ed|ion) from NODE
+--   node by sigs.k8s.io/descheduler"; failures left out), cluster-
+--   autoscaler's `ScaleDown` ("deleting pod for node scale down") and
+--   Karpenter's `Disrupted` ("Deleting the pod to accommodate the
+--   terminationTime"; its `Evicted` is the kubelet's reason above). Used to
+--   tell which pods known only from Scheduled events were still on their node.
 -- params: $1 at_us BIGINT (UTC microseconds)
 -- columns: namespace VARCHAR, name VARCHAR, gone_at TIMESTAMP, evidence VARCHAR
 WITH evidence AS (
@@ -20,6 +26,16 @@ WITH evidence AS (
       AND NOT (reason = 'Killing' AND (message LIKE '%will be restarted%' OR message LIKE '%failed liveness%'
                                        OR message LIKE '%failed startup%'))
       AND NOT (reason = 'TaintManagerEviction' AND message LIKE 'Cancelling%')
+    UNION ALL
+    SELECT involved_namespace, involved_name, first_time,
+           CASE WHEN action = 'Descheduled' THEN 'Descheduled' ELSE reason END
+    FROM events
+    WHERE involved_kind = 'Pod'
+      AND ((action = 'Descheduled' AND COALESCE(type, 'Normal') = 'Normal' AND reason <> 'EvictionFailed'
+            AND message NOT LIKE '%failed%'
+            AND regexp_matches(message, '^pod evict(ed|ion) from \S* ?node by sigs\.k8s\.io/descheduler'))
+           OR (reason = 'ScaleDown' AND message LIKE 'deleting pod for node scale down%')
+           OR (reason = 'Disrupted' AND message LIKE 'Deleting the pod to accommodate the terminationTime%'))
     UNION ALL
     SELECT involved_namespace, regexp_extract(message, '^Deleted pod: (\S+)', 1), first_time, 'SuccessfulDelete'
     FROM events
