@@ -767,6 +767,43 @@ fn kubectl_describe_output_saved_as_text_is_refused_before_the_store_is_opened()
 }
 
 #[test]
+fn a_kubectl_table_saved_as_json_alone_is_refused_before_the_store_is_opened() {
+    // New-user trial: `kubectl get pods > pods.json` (no `-o json`) created the store and a failed run.
+    let dir = tempfile::tempdir().expect("tmp");
+    let table = dir.path().join("pods.json");
+    std::fs::write(&table, "NAME    READY   STATUS    RESTARTS   AGE\nweb-0   1/1     Running   0          3d\n")
+        .expect("write");
+    let db = dir.path().join("k.duckdb");
+    let (code, _, stderr) = ingest_in(dir.path(), &[&table]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.starts_with(&format!(
+            "kdrift: error: {}:1:1: expected JSON (a Kubernetes object or list, opening with `{{` or `[`), found \
+             \"NAME    READY   STATUS    RESTARTS   AGE\"; a file ending .json is read as JSON only (a `kubectl get` \
+             table is no dump: add `-o json`)",
+            table.display()
+        )),
+        "{stderr}"
+    );
+    assert!(!db.exists(), "no store created");
+}
+
+#[test]
+fn a_gzip_cut_before_any_content_alone_is_named_as_damaged_gzip_not_as_an_empty_file() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&b"{\"kind\": \"List\", \"items\": []}\n".repeat(1000)).expect("gz");
+    let whole = gz.finish().expect("gz");
+    let cut = dir.path().join("events.json.gz");
+    std::fs::write(&cut, &whole[..5]).expect("write");
+    let (code, _, stderr) = ingest_in(dir.path(), &[&cut]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("gzip data is corrupt or truncated after 0 decompressed bytes"), "{stderr}");
+    assert!(!stderr.contains("the file is empty"), "{stderr}");
+}
+
+#[test]
 fn an_empty_dump_alone_is_refused_before_the_store_is_opened() {
     // A failed `kubectl get … > pods.json` left an empty file: it created the
     // store and a failed run.

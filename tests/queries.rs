@@ -351,6 +351,8 @@ fn golden_params(query: &str, param: &str, facts: &kdrift_ingest::scenario::Scen
         (_, "run_id") => "1".into(),
         (_, "obs_ids") => "[1380, 1620]".into(),
         (_, "last_operation") => "2".into(),
+        (_, "lower_us") => "1970-01-01T00:00:00Z".into(),
+        (_, "upper_us") => "2100-01-01T00:00:00Z".into(),
         (_, "nodes") => r#"["node-1"]"#.into(),
         (_, "node") => "node-1".into(),
         (_, "owners") => {

@@ -217,7 +217,9 @@ pub fn directories_without_dumps(paths: &[PathBuf]) -> Vec<(&Path, usize)> {
 
 /// The given files that are neither JSON, NDJSON nor YAML, each with the
 /// message refusing it: an empty file (only blanks, whatever its name:
-/// [`EMPTY_FILE`]), and a file named explicitly whose name has no dump
+/// [`EMPTY_FILE`]), a file named `.json`/`.ndjson`/`.jsonl` whose content
+/// opens no JSON document (a `kubectl get` table saved as `pods.json`:
+/// [`crate::parse::not_json_for_its_name`]), and a file named explicitly whose name has no dump
 /// ending ([`DUMP_EXTENSIONS`], also `.gz`) and whose first bytes are none
 /// of them (a TSV, a `kubectl get` table, `kubectl describe` output; see
 /// [`crate::parse::looks_like_a_dump`]). `kdrift ingest file` checks them
@@ -235,6 +237,10 @@ pub fn refused_files(paths: &[PathBuf]) -> Vec<InputError> {
                 // Whatever its name: nothing in it (a failed `kubectl get … > file`).
                 return Some(path_error(p, EMPTY_FILE));
             }
+            if let Some(e) = crate::parse::not_json_for_its_name(&p.display().to_string(), &head) {
+                // Named JSON, holding a table or YAML: refused as the run would report it.
+                return Some(e);
+            }
             (!is_dump_name(p) && !looks_like_a_dump(&head)).then(|| path_error(p, &not_a_dump_message(&head)))
         })
         .collect()
@@ -251,9 +257,11 @@ fn head_of(path: &Path) -> Option<Vec<u8>> {
     }
     let mut out = Vec::new();
     let file = std::fs::File::open(path).ok()?;
-    // A damaged stream still gives what decompressed before the damage.
-    let _ = flate2::read::MultiGzDecoder::new(file).take(HEAD).read_to_end(&mut out);
-    Some(out)
+    // A damaged stream still gives what decompressed before the damage; one
+    // that gives nothing is not judged here (the run names the damage, not
+    // an empty file).
+    let damaged = flate2::read::MultiGzDecoder::new(file).take(HEAD).read_to_end(&mut out).is_err();
+    (!(damaged && out.is_empty())).then_some(out)
 }
 
 /// `path` made absolute for the run's and the observations' `location`

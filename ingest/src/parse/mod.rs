@@ -204,6 +204,24 @@ pub fn parse_bytes_until(location: &str, bytes: &[u8], named: Naming, interrupt:
     out
 }
 
+/// The error of a file whose name says JSON (`.json`, `.ndjson`, `.jsonl`,
+/// also `.gz`) but whose first non-blank character opens no JSON document
+/// (a `kubectl get` table, YAML, a log), judged from its first bytes
+/// (`head`, decompressed; UTF-16 decoded first), as [`parse_bytes`] would
+/// report it; `None` for any other file. `kdrift ingest file` refuses such
+/// a file before it opens the store when nothing else is given.
+pub fn not_json_for_its_name(location: &str, head: &[u8]) -> Option<InputError> {
+    if let Some((text, _)) = utf16::decode(head) {
+        return not_json_for_its_name(location, text.as_bytes());
+    }
+    if !matches!(Naming::of(location), Naming::Json | Naming::Ndjson) {
+        return None;
+    }
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let first = head.iter().copied().find(|b| !b.is_ascii_whitespace())?;
+    (first != b'{' && first != b'[').then(|| not_json_error(location, head))
+}
+
 /// The error of a file named `.json` (`.ndjson`, `.jsonl`) whose content
 /// is not JSON: at the line and column of its first non-blank character,
 /// quoting that line, saying where YAML goes when it looks like YAML.
