@@ -324,8 +324,24 @@ fn walk_items(walk: &mut Walk<'_>, list: &mut Items, location: &str) -> ItemsEnd
                 walk.pos += 1;
                 return ItemsEnd::Closed;
             }
+            // The next item opens where the `,` belongs (a hand edit that
+            // dropped it): read on as if it were there, saying so once.
+            Some(b'{') => list.errors.push(missing_comma(location, walk.bytes, walk.pos, list.walked)),
             Some(_) => return ItemsEnd::Broken(walk.pos),
         }
+    }
+}
+
+/// The error of a `,` missing before item `i`, which opens at `at`.
+fn missing_comma(location: &str, bytes: &[u8], at: usize, i: u64) -> InputError {
+    InputError {
+        origin: Origin { location: location.to_string(), line: Some(line_of_offset(bytes, at)), item: Some(i) },
+        column: Some(column_of(bytes, at) as u64),
+        message: format!(
+            "invalid JSON: a `,` is missing between items[{}] and items[{i}]; read as if it were there (both items \
+             are loaded)",
+            i.saturating_sub(1)
+        ),
     }
 }
 
@@ -529,16 +545,31 @@ mod tests {
     }
 
     #[test]
-    fn a_broken_list_keeps_the_items_before_the_break() {
+    fn a_missing_comma_between_items_is_said_once_and_both_items_load() {
         let text =
             b"{\"kind\":\"PodList\",\n\"items\":[{\"metadata\":{\"name\":\"p0\"}} {\"metadata\":{\"name\":\"p1\"}}]}\n\
+                     {\"kind\":\"Pod\",\"metadata\":{\"name\":\"after\"}}\n";
+        let p = parse_bytes("pods.json", text, Naming::Json);
+        assert_eq!(names(&p), [("p0".into(), Some(0)), ("p1".into(), Some(1)), ("after".into(), None)]);
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            errors,
+            ["pods.json:2:37: items[1]: invalid JSON: a `,` is missing between items[0] and items[1]; read as if it \
+              were there (both items are loaded)"]
+        );
+    }
+
+    #[test]
+    fn a_broken_list_keeps_the_items_before_the_break() {
+        let text =
+            b"{\"kind\":\"PodList\",\n\"items\":[{\"metadata\":{\"name\":\"p0\"}}} {\"metadata\":{\"name\":\"p1\"}}]}\n\
                      {\"kind\":\"Pod\",\"metadata\":{\"name\":\"after\"}}\n";
         let p = parse_bytes("pods.json", text, Naming::Json);
         assert_eq!(names(&p), [("p0".into(), Some(0)), ("after".into(), None)]);
         let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
         assert_eq!(
             errors,
-            ["pods.json:2:37: invalid JSON: expected `,` or `]` after the List's items[0]; the items before are \
+            ["pods.json:2:36: invalid JSON: expected `,` or `]` after the List's items[0]; the items before are \
               loaded, the rest of this document is not read"]
         );
     }

@@ -463,6 +463,7 @@ mod tests {
                 "nodes_at_instants.object",
                 "objects_at.object",
                 "owner_samples.object",
+                "owner_versions_at.object",
                 "pod_at.object",
                 "pod_filter_fields_at.labels",
                 "pod_filter_fields_at.requests_other",
