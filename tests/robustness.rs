@@ -1475,3 +1475,39 @@ fn a_list_item_with_a_duplicate_key_is_its_error_and_the_other_items_load() {
         "{errors:?}"
     );
 }
+
+/// Break-it: YAML kept the last of two `reason:` keys silently while JSON
+/// refused it; a YAML document with a key twice is its error too.
+#[test]
+fn a_yaml_document_with_a_duplicate_key_is_an_error_as_in_json() {
+    let (dir, store) = temp_store();
+    let doc = |name: &str, reason: &str| {
+        format!(
+            "apiVersion: v1\nkind: Event\nmetadata:\n  name: {name}\n  namespace: d\ninvolvedObject:\n  kind: Pod\n  \
+             namespace: d\n  name: p\nreason: FailedScheduling\n{reason}message: m\nfirstTimestamp: \
+             \"2026-01-01T00:00:00Z\"\nlastTimestamp: \"2026-01-01T00:00:00Z\"\n"
+        )
+    };
+    let body = format!("{}---\n{}---\n{}", doc("a.1", ""), doc("dup.1", "reason: Scheduled\n"), doc("b.1", ""));
+    let file = write(dir.path(), "events.yaml", body.as_bytes());
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    let f = &report.files[0];
+    assert_eq!(f.records, 2);
+    let errors: Vec<String> = f.errors.iter().map(ToString::to_string).collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("document 2") && errors[0].contains("the key \"reason\" appears twice"), "{errors:?}");
+}
+
+/// Break-it: 70,000 spaces before a List are no empty file.
+#[test]
+fn a_list_after_more_blank_space_than_the_head_read_is_not_called_empty() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let list = serde_json::json!({"kind": "List", "items": [serde_json::from_str::<serde_json::Value>(&ev(
+        "sp.1", "p", "u", "FailedScheduling", FS, 1.into(), "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z"
+    )).expect("event")]});
+    let file = write(dir.path(), "events.json", format!("{}{list}\n", " ".repeat(70_000)).as_bytes());
+    assert!(kdrift_ingest::files::refused_files(std::slice::from_ref(&file)).is_empty());
+    let store = Store::open(&dir.path().join("k.duckdb")).expect("store");
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    assert_eq!((report.counts.records, report.files[0].errors.len()), (1, 0));
+}

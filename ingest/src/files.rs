@@ -233,7 +233,9 @@ pub fn refused_files(paths: &[PathBuf]) -> Vec<InputError> {
         .filter_map(|p| {
             let head = head_of(p)?;
             let text = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
-            if text.iter().all(u8::is_ascii_whitespace) {
+            // Blank as far as the head goes, and the head is the whole file
+            // (70,000 spaces before a List are no empty file: break-it).
+            if text.iter().all(u8::is_ascii_whitespace) && head.len() < HEAD_BYTES {
                 // Whatever its name: nothing in it (a failed `kubectl get … > file`).
                 return Some(path_error(p, EMPTY_FILE));
             }
@@ -248,8 +250,11 @@ pub fn refused_files(paths: &[PathBuf]) -> Vec<InputError> {
 
 /// The first 64 KiB of a file (decompressed when it is gzip), enough for
 /// [`looks_like_a_dump`]; `None` when it cannot be read (reported later).
+/// How much of a file [`refused_files`] reads to judge it, bytes (decompressed).
+const HEAD_BYTES: usize = 64 * 1024;
+
 fn head_of(path: &Path) -> Option<Vec<u8>> {
-    const HEAD: u64 = 64 * 1024;
+    const HEAD: u64 = HEAD_BYTES as u64;
     let mut raw = Vec::new();
     std::fs::File::open(path).ok()?.take(HEAD).read_to_end(&mut raw).ok()?;
     if !raw.starts_with(&[0x1f, 0x8b]) {
@@ -700,7 +705,8 @@ fn implausible_times_warning(store: &Store, run_id: i64) -> Result<Option<String
     Ok(rows.into_iter().next().map(|(n, kind, namespace, name, at)| {
         let object = if namespace.is_empty() { format!("{kind} {name}") } else { format!("{kind} {namespace}/{name}") };
         format!(
-            "{n} stored object {} {} a time before 1970 or more than a day from now (e.g. {object} at {}Z): kept as              the input says, but no analysis takes such a time as the store's latest instant or a report's range",
+            "{n} stored object {} {} a time before 1970 or more than a day from now (e.g. {object} at {}Z): kept as \
+             the input says, but no analysis takes such a time as the store's latest instant or a report's range",
             if n == 1 { "version" } else { "versions" },
             if n == 1 { "has" } else { "have" },
             at.format("%Y-%m-%dT%H:%M:%S"),

@@ -543,7 +543,8 @@ fn parse_yaml(location: &str, bytes: &[u8], hint: Option<&str>, interrupt: &Inte
             continue;
         }
         let de = serde_yaml::Deserializer::from_str(&doc_text);
-        match Value::deserialize(de) {
+        // Keys checked for duplicates, as in JSON (`strict`).
+        match strict::Strict::deserialize(de).map(|s| s.0) {
             Ok(Value::Null) => out.skipped += 1,
             Ok(doc) => {
                 let origin = Origin { location: location.to_string(), line: Some(first_line), item: None };

@@ -39,7 +39,7 @@ pub(super) fn recover_yaml_items(doc_text: &str, origin: &Origin, hint: Option<&
     for (k, &at) in starts.iter().enumerate() {
         let upto = starts.get(k + 1).copied().unwrap_or(end);
         let text = lines[at..upto].concat();
-        match Value::deserialize(serde_yaml::Deserializer::from_str(&text)) {
+        match super::strict::Strict::deserialize(serde_yaml::Deserializer::from_str(&text)).map(|s| s.0) {
             Ok(Value::Array(mut one)) if one.len() == 1 => {
                 good.extend(one.pop());
                 index.push(k as u64);

@@ -85,9 +85,38 @@ fn forms_of(value: &str, out: &mut Vec<String>) {
         for engine in [&STANDARD, &STANDARD_NO_PAD, &URL_SAFE, &URL_SAFE_NO_PAD] {
             out.push(engine.encode(&p));
         }
+        out.extend(base64_cores(&p));
         out.push(p);
     }
 }
+
+/// The base64 characters of `value` that are the same wherever it stands
+/// inside a longer encoded text (`base64("Authorization: " + value)`, a
+/// proxy's encoded header line): for each of the three offsets it can start
+/// at, its encoding after the characters that share bits with the bytes
+/// before it, and without a last character that shares bits with the bytes
+/// after it. Cores shorter than [`MIN_CORE`] are left out (they would match
+/// too much).
+fn base64_cores(value: &str) -> Vec<String> {
+    use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
+    let mut out = Vec::new();
+    for (before, skip) in [(0usize, 0usize), (1, 2), (2, 3)] {
+        let mut bytes = vec![0u8; before];
+        bytes.extend_from_slice(value.as_bytes());
+        let partial = !bytes.len().is_multiple_of(3);
+        for engine in [&STANDARD_NO_PAD, &URL_SAFE_NO_PAD] {
+            let encoded = engine.encode(&bytes);
+            let end = encoded.len() - usize::from(partial);
+            if end > skip && end - skip >= MIN_CORE {
+                out.push(encoded[skip..end].to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The shortest base64 core ([`base64_cores`]) matched, characters.
+const MIN_CORE: usize = 8;
 
 impl Redactor {
     /// A redactor of `values` (each credential value kdrift sends; for
@@ -354,6 +383,33 @@ mod tests {
             assert_eq!(r.redact(&said), shown, "{said}");
         }
         assert!(!format!("{r:?}").contains("7731"));
+    }
+
+    #[test]
+    fn base64_of_a_longer_text_holding_a_credential_at_any_offset_is_masked() {
+        // Break-it: a proxy encoding the whole header line (`X-Api-Key: <key>`,
+        // the key at byte 11) showed the key's bytes, decodable.
+        let r = redactor();
+        for before in ["", "A", "AB", "ABC", "X-Api-Key: "] {
+            for after in ["", "z", "zz", "zzz"] {
+                for secret in [PASSWORD, HEADER, BEARER] {
+                    let encoded = b64(&format!("{before}{secret}{after}"));
+                    let shown = r.redact(&format!("ERR {encoded} END"));
+                    assert!(shown.contains("***"), "{before:?}+{secret}+{after:?}: {shown}");
+                    // What is left decodes to no 6 characters of the secret.
+                    let kept: String = shown.replace("***", " ").split(' ').filter(|w| w.len() > 3).collect();
+                    let decoded = base64::engine::general_purpose::STANDARD_NO_PAD
+                        .decode(kept.trim_end_matches('=').as_bytes())
+                        .unwrap_or_default();
+                    let decoded = String::from_utf8_lossy(&decoded).to_string();
+                    let chars: Vec<char> = secret.chars().collect();
+                    for w in chars.windows(6) {
+                        let piece: String = w.iter().collect();
+                        assert!(!decoded.contains(&piece), "{before:?}+{secret}+{after:?}: {piece} in {decoded:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
