@@ -38,7 +38,7 @@ pub fn latest_observation(store: &Store) -> Result<Option<DateTime<Utc>>, Analyz
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
-pub fn time_span(store: &Store) -> Result<Option<(DateTime<Utc>, DateTime<Utc>)>, AnalyzeError> {
+pub fn time_span(store: &Store) -> Result<Option<crate::report::Span>, AnalyzeError> {
     let (lower, upper) = plausible_range(Utc::now());
     let read = |r: &duckdb::Row<'_>| Ok((r.get::<_, Option<DateTime<Utc>>>(0)?, r.get::<_, Option<DateTime<Utc>>>(1)?));
     let (first, last) = store.query_one(&sql::TIME_SPAN, [], read)?;
