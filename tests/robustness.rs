@@ -40,6 +40,32 @@ fn ev(
 
 const FS: &str = "0/2 nodes are available: 2 Insufficient cpu.";
 
+/// `n` FailedScheduling events as NDJSON lines, named `{prefix}.{i}` for pods `p{i}`.
+fn failed_scheduling_lines(prefix: &str, n: usize) -> String {
+    (0..n)
+        .map(|i| {
+            let name = format!("{prefix}.{i}");
+            ev(
+                &name,
+                &format!("p{i}"),
+                "u",
+                "FailedScheduling",
+                FS,
+                1.into(),
+                "2026-01-01T00:00:00Z",
+                "2026-01-01T00:00:00Z",
+            ) + "\n"
+        })
+        .collect()
+}
+
+/// `bytes` gzip-compressed.
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(bytes).expect("gz");
+    gz.finish().expect("gz")
+}
+
 /// A Scheduled event binding `d/web-0` (`uid`, `""` for none) to n1 at `at`.
 fn web0_scheduled(name: &str, uid: &str, at: &str) -> String {
     ev(name, "web-0", uid, "Scheduled", "Successfully assigned d/web-0 to n1", 1.into(), at, at)
@@ -341,25 +367,8 @@ fn damaged_files_keep_every_good_record() {
 
 #[test]
 fn a_truncated_gzip_keeps_the_records_before_the_damage() {
-    use flate2::write::GzEncoder;
     let (dir, store) = temp_store();
-    let mut body = String::new();
-    for i in 0..2000 {
-        body.push_str(&ev(
-            &format!("z.{i}"),
-            &format!("p{i}"),
-            "u",
-            "FailedScheduling",
-            FS,
-            1.into(),
-            "2026-01-01T00:00:00Z",
-            "2026-01-01T00:00:00Z",
-        ));
-        body.push('\n');
-    }
-    let mut gz = GzEncoder::new(Vec::new(), flate2::Compression::default());
-    gz.write_all(body.as_bytes()).expect("gz");
-    let full = gz.finish().expect("gz");
+    let full = gzip(failed_scheduling_lines("z", 2000).as_bytes());
     let cut = write(dir.path(), "cut.ndjson.gz", &full[..full.len() * 2 / 3]);
     let report = ingest_files(&store, &[cut], &mut NoProgress).expect("ingest");
     let f = &report.files[0];
@@ -1067,23 +1076,8 @@ fn a_gzip_that_expands_past_its_cap_is_refused_and_the_files_beside_it_load() {
         "{message}"
     );
     // A gzip of real events over a small explicit cap: refused; under a raised one: loaded.
-    let mut body = String::new();
-    for i in 0..200 {
-        body.push_str(&ev(
-            &format!("c.{i}"),
-            &format!("p{i}"),
-            "u",
-            "FailedScheduling",
-            FS,
-            1.into(),
-            "2026-01-01T00:00:00Z",
-            "2026-01-01T00:00:00Z",
-        ));
-        body.push('\n');
-    }
-    let mut gz = GzEncoder::new(Vec::new(), flate2::Compression::default());
-    gz.write_all(body.as_bytes()).expect("gz");
-    let events = write(dir.path(), "events.ndjson.gz", &gz.finish().expect("gz"));
+    let body = failed_scheduling_lines("c", 200);
+    let events = write(dir.path(), "events.ndjson.gz", &gzip(body.as_bytes()));
     let small = FileLimits { decompressed: DecompressedCap::Bytes(body.len() as u64 / 2) };
     let report = ingest_files_with(&store, std::slice::from_ref(&events), &small, &mut NoProgress, &Interrupt::new())
         .expect("ingest");
