@@ -9,7 +9,9 @@
 //!   [`MIN_PART`]+ characters (`ApiKey 3f9c…` → `3f9c…`); the Basic
 //!   password alone and `user:password`;
 //! - its base64 (standard and URL-safe alphabets, padded or not), as Basic
-//!   auth sends `user:password`;
+//!   auth sends `user:password`, also inside a longer encoded text;
+//! - what is left of the value or its base64 when the echo is cut short:
+//!   its prefixes and suffixes of 8+ characters;
 //! - the encodings an echo may wrap it in, decoded before matching, up to
 //!   [`DECODE_LEVELS`] deep and in any mix: URL-encoding (`%3D`), JSON and
 //!   C escapes (`\u003d`, `\/`, `\"`, `\x3d`), HTML entities (`&#61;`,
@@ -82,13 +84,37 @@ fn forms_of(value: &str, out: &mut Vec<String>) {
     }
     use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
     for p in plain {
-        for engine in [&STANDARD, &STANDARD_NO_PAD, &URL_SAFE, &URL_SAFE_NO_PAD] {
+        let mut whole = Vec::new();
+        for engine in [&STANDARD_NO_PAD, &URL_SAFE_NO_PAD] {
+            whole.push(engine.encode(&p));
+        }
+        for engine in [&STANDARD, &URL_SAFE] {
             out.push(engine.encode(&p));
         }
         out.extend(base64_cores(&p));
-        out.push(p);
+        whole.push(p);
+        for form in whole {
+            out.extend(ends_of(&form));
+            out.push(form);
+        }
     }
 }
+
+/// The prefixes and suffixes of `form` of [`MIN_END`] characters or more:
+/// what is left of a credential that a server or proxy cut short in its
+/// echo (`bad password Pw/S3cr3t+x=` for `Pw/S3cr3t+x=y&z`: break-it).
+fn ends_of(form: &str) -> Vec<String> {
+    let chars: Vec<char> = form.chars().collect();
+    (MIN_END..chars.len())
+        .flat_map(|n| [chars[..n].iter().collect::<String>(), chars[chars.len() - n..].iter().collect::<String>()])
+        // Blanks at a cut end are the text's, not the credential's.
+        .map(|end| end.trim().to_string())
+        .filter(|end| end.chars().count() >= MIN_END)
+        .collect()
+}
+
+/// The shortest prefix or suffix of a credential matched ([`ends_of`]), characters.
+const MIN_END: usize = 8;
 
 /// The base64 characters of `value` that are the same wherever it stands
 /// inside a longer encoded text (`base64("Authorization: " + value)`, a
@@ -383,6 +409,27 @@ mod tests {
             assert_eq!(r.redact(&said), shown, "{said}");
         }
         assert!(!format!("{r:?}").contains("7731"));
+    }
+
+    #[test]
+    fn a_credential_the_server_cut_short_is_masked_from_eight_characters_on() {
+        let r = redactor();
+        let basic = b64(&format!("{USER}:{PASSWORD}"));
+        for shown in [
+            format!("bad password {}", &PASSWORD[..12]),
+            format!("{} was refused", &PASSWORD[PASSWORD.len() - 9..]),
+            format!("Authorization: Basic {}", &basic[..30]),
+            format!("key {}", &HEADER[..10]),
+        ] {
+            let redacted = r.redact(&shown);
+            assert!(redacted.contains("***"), "{shown} → {redacted}");
+            for w in PASSWORD.as_bytes().windows(8).chain(basic.as_bytes().windows(8)) {
+                let piece = String::from_utf8_lossy(w);
+                assert!(!redacted.contains(piece.as_ref()), "{shown} → {redacted}: {piece}");
+            }
+        }
+        // Seven characters are left alone: ordinary words would be blanked out.
+        assert_eq!(r.redact(&format!("x {} y", &PASSWORD[..7])), format!("x {} y", &PASSWORD[..7]));
     }
 
     #[test]
