@@ -1192,25 +1192,30 @@ fn an_event_dated_9999_is_kept_and_flagged_but_is_never_now_nor_a_range_edge() {
 }
 
 /// Issue 34, finding 10: a duplicate key is an input error naming the key
-/// and the line (serde_json kept the last value silently); the lines around
-/// it load.
+/// and where it stands (serde_json kept the last value silently), in an
+/// NDJSON line as in a List's item; the records around it load.
 #[test]
-fn an_ndjson_object_with_a_duplicate_key_is_an_error_and_its_neighbours_load() {
-    let (dir, store) = temp_store();
-    let good = |name: &str| {
+fn an_object_with_a_duplicate_key_is_an_error_and_its_neighbours_load() {
+    let event = |name: &str| {
         ev(name, "p", "u", "FailedScheduling", FS, 1.into(), "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z")
     };
-    let dup = good("dup.1").replacen("\"reason\":", "\"reason\":\"Scheduled\",\"reason\":", 1);
-    let file = write(dir.path(), "events.ndjson", format!("{}\n{dup}\n{}\n", good("a.1"), good("b.1")).as_bytes());
-    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
-    let f = &report.files[0];
-    assert_eq!(f.records, 2);
-    let errors: Vec<String> = f.errors.iter().map(ToString::to_string).collect();
-    assert_eq!(errors.len(), 1, "{errors:?}");
-    assert!(
-        errors[0].contains("events.ndjson:2:") && errors[0].contains("the key \"reason\" appears twice in one object"),
-        "{errors:?}"
-    );
+    let dup = event("dup.1").replacen("\"reason\":", "\"reason\":\"Scheduled\",\"reason\":", 1);
+    let (a, b) = (event("a.1"), event("b.1"));
+    let ndjson = format!("{a}\n{dup}\n{b}\n");
+    let list = format!("{{\"kind\": \"List\", \"apiVersion\": \"v1\", \"items\": [\n{a},\n{dup},\n{b}\n]}}\n");
+    for (name, body, at) in [("events.ndjson", ndjson, "events.ndjson:2:"), ("events.json", list, "items[1]")] {
+        let (dir, store) = temp_store();
+        let file = write(dir.path(), name, body.as_bytes());
+        let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+        let f = &report.files[0];
+        assert_eq!(f.records, 2, "{name}");
+        let errors: Vec<String> = f.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].contains(at) && errors[0].contains("the key \"reason\" appears twice in one object"),
+            "{errors:?}"
+        );
+    }
 }
 
 /// Nodes n1 and n2 (1 CPU, 4 GiB each; n2 tainted `dedicated=gpu:NoSchedule`)
@@ -1441,32 +1446,6 @@ fn an_interrupt_during_a_whole_file_parse_stops_it_within_a_few_mb() {
             "{}: reading stopped on an interrupt (SIGINT or SIGTERM) after 0 decompressed bytes: the file is not read",
             report.files[0].location
         )]
-    );
-}
-
-/// Issue 34, finding 10: in a JSON List, an item with a duplicate key is
-/// that item's error (`items[1]`); the other items load.
-#[test]
-fn a_list_item_with_a_duplicate_key_is_its_error_and_the_other_items_load() {
-    let (dir, store) = temp_store();
-    let item = |name: &str| {
-        ev(name, "p", "u", "FailedScheduling", FS, 1.into(), "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z")
-    };
-    let dup = item("dup.1").replacen("\"reason\":", "\"reason\":\"Scheduled\",\"reason\":", 1);
-    let list = format!(
-        "{{\"kind\": \"List\", \"apiVersion\": \"v1\", \"items\": [\n{},\n{dup},\n{}\n]}}\n",
-        item("a.1"),
-        item("b.1")
-    );
-    let file = write(dir.path(), "events.json", list.as_bytes());
-    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
-    let f = &report.files[0];
-    assert_eq!(f.records, 2);
-    let errors: Vec<String> = f.errors.iter().map(ToString::to_string).collect();
-    assert_eq!(errors.len(), 1, "{errors:?}");
-    assert!(
-        errors[0].contains("items[1]") && errors[0].contains("the key \"reason\" appears twice in one object"),
-        "{errors:?}"
     );
 }
 
