@@ -32,11 +32,11 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 
-use crate::node::NodeInfo;
+use crate::model::node::NodeInfo;
+use crate::model::pod::{ContainerInfo, ContainerKind, OwnerRef, PodInfo, PodPhase};
+use crate::model::resources::{ResourceList, CPU, MEMORY, PODS};
 use crate::planner::Snapshot;
-use crate::pod::{ContainerInfo, ContainerKind, OwnerRef, PodInfo, PodPhase};
 use crate::policy::{Policy, PolicyError};
-use crate::resources::{ResourceList, CPU, MEMORY, PODS};
 
 /// One mebibyte, in bytes.
 const MI: i64 = 1024 * 1024;
@@ -266,8 +266,8 @@ fn app_pod(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::pod::qos::QosClass;
     use crate::planner::{plan, PlanOptions};
-    use crate::qos::QosClass;
 
     #[test]
     fn shape_matches_the_issue() {

@@ -32,33 +32,29 @@ pub mod deadman;
 pub mod document;
 pub mod error;
 pub mod execute;
-mod extract;
 mod fast_hash;
-pub mod filter_fields;
-pub mod model_fields;
-pub mod node;
-pub mod node_text;
-pub mod objects;
-pub mod percent;
+pub mod model;
 pub mod planner;
-pub mod pod;
-pub mod pod_text;
 pub mod policy;
-pub mod qos;
-pub mod quantity;
 pub mod redact;
-pub mod resources;
 pub mod scheduler;
 pub mod simulate;
 
+// Transitional paths for the other crates until the curated API lands.
+pub use model::fields as model_fields;
+pub use model::node::text as node_text;
+pub use model::pod::text as pod_text;
+pub use model::pod::{filter_fields, qos};
+pub use model::{node, objects, percent, pod, quantity, resources};
+
 pub use error::ModelError;
-pub use node::{NodeInfo, Taint, TaintEffect};
+pub use model::node::{NodeInfo, Taint, TaintEffect};
+pub use model::pod::qos::QosClass;
+pub use model::pod::{PodInfo, PodPhase};
+pub use model::quantity::Quantity;
+pub use model::resources::ResourceList;
 pub use planner::{classify_nodes, plan, Plan, PlanOptions, Snapshot};
-pub use pod::{PodInfo, PodPhase};
 pub use policy::{Policy, PolicyError};
-pub use qos::QosClass;
-pub use quantity::Quantity;
-pub use resources::ResourceList;
 pub use scheduler::{
     evaluate, evaluate_with_sums, fit_error_message, pick_node, ClusterState, FailureKind, FilterFailure,
     NodeEvaluation, NodePods, Placement, Plugin, PluginFailure, SummedPods,

@@ -11,7 +11,7 @@ use super::{
     DocumentError, NodeIdentity, OwnerIdentity, PlanDocument, PlanSource, PlannedEviction, PodIdentity, ProfileClass,
     SkippedCandidate, SnapshotIdentity, PLAN_FORMAT, PLAN_FORMAT_VERSION,
 };
-use crate::percent::hundredths;
+use crate::model::percent::hundredths;
 use crate::planner::{Plan, PlanOptions, Snapshot};
 use crate::policy::Policy;
 use crate::simulate::{LandingOutcome, Simulation};

@@ -21,8 +21,8 @@ use std::fmt;
 use serde::Serialize;
 
 use super::PlanDocument;
+use crate::model::pod::PodInfo;
 use crate::planner::{NodeClass, Plan, Snapshot};
-use crate::pod::PodInfo;
 
 /// One way the cluster no longer matches the plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

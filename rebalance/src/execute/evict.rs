@@ -19,8 +19,8 @@ use super::replacement::wait_replacement;
 use super::report::{EvictionOutcome, EvictionResult, ExecutionReport, Replacement, RunOutcome, SkipCause};
 use super::ExecuteOptions;
 use crate::document::{PlanDocument, PlannedEviction};
+use crate::model::pod::PodInfo;
 use crate::planner::{Snapshot, PREFER_NO_EVICTION};
-use crate::pod::PodInfo;
 use crate::policy::{NoEvictionPolicy, Policy};
 
 /// A report with nothing done yet.

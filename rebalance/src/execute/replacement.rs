@@ -13,7 +13,7 @@ use super::evict::Ctx;
 use super::record::EventSink;
 use super::report::{seconds, Replacement};
 use crate::document::PlannedEviction;
-use crate::pod::PodInfo;
+use crate::model::pod::PodInfo;
 
 /// True when the pod's `Ready` condition is `True`.
 pub fn is_ready(pod: &Value) -> bool {

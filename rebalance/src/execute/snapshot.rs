@@ -15,10 +15,10 @@ use serde_json::Value;
 
 use super::client::{kinds, ClusterClient, ResourceKind};
 use super::ExecuteError;
-use crate::node::NodeInfo;
-use crate::objects::{namespace_from_json, pdb_from_json, priority_class_from_json, pvc_from_json};
+use crate::model::node::NodeInfo;
+use crate::model::objects::{namespace_from_json, pdb_from_json, priority_class_from_json, pvc_from_json};
+use crate::model::pod::PodInfo;
 use crate::planner::Snapshot;
-use crate::pod::PodInfo;
 use crate::policy::Policy;
 use crate::ModelError;
 

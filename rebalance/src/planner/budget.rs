@@ -8,9 +8,9 @@
 //! `subtractPodUsageFromNodeAvailability` (requests from node usage and
 //! budget; `pods` by 1). Destination nodes' own usage is never updated.
 
-use crate::node::NodeInfo;
-use crate::pod::PodInfo;
-use crate::resources::{ResourceList, PODS};
+use crate::model::node::NodeInfo;
+use crate::model::pod::PodInfo;
+use crate::model::resources::{ResourceList, PODS};
 
 /// A node's allocatable of `resource` capped at `target` percent: 0 when the
 /// node lacks the resource, full allocatable without a target, otherwise

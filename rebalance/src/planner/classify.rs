@@ -12,11 +12,11 @@ use std::collections::BTreeMap;
 
 use super::budget::cap;
 use super::plan::{EarlyExit, EarlyExitKind, NodeClass, NodeReport, ResourceUsage, ThresholdsApplied};
-use crate::node::NodeInfo;
-use crate::percent::percent_text;
-use crate::pod::PodInfo;
+use crate::model::node::NodeInfo;
+use crate::model::percent::percent_text;
+use crate::model::pod::PodInfo;
+use crate::model::resources::{ResourceList, CPU, MEMORY, PODS};
 use crate::policy::LowNodeUtilizationArgs;
-use crate::resources::{ResourceList, CPU, MEMORY, PODS};
 
 /// A considered node with the pods counting toward it.
 pub(crate) struct NodeState<'a> {

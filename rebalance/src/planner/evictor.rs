@@ -31,7 +31,7 @@ use chrono::{DateTime, Utc};
 use super::node_fit::NodeFit;
 use super::plan::SkipReason;
 use super::Snapshot;
-use crate::pod::{LabelSelector, PodInfo, PodPhase};
+use crate::model::pod::{LabelSelector, PodInfo, PodPhase};
 use crate::policy::{DefaultEvictorArgs, GoDuration, NoEvictionPolicy, PodProtection, StringSelector};
 
 /// The annotation that makes any pod evictable.

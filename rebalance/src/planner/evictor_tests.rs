@@ -3,7 +3,7 @@
 
 use super::tests::{lnu, node, now, owner, pod, policy_with, run_of, MI};
 use super::*;
-use crate::pod::{Volume, VolumeSource};
+use crate::model::pod::{Volume, VolumeSource};
 use crate::policy::{DefaultEvictorArgs, PodProtection};
 
 /// Plans a cluster where `subject` (900m on node a) is the only candidate and
@@ -122,7 +122,7 @@ fn evictor_options_messages() {
     };
     assert_eq!(outcome(a, subject(), pdb), "evicted");
     // labelSelector, minReplicas, minPodAge.
-    let a = with(|a| a.label_selector = Some(crate::pod::LabelSelector::from_labels(&[("app", "web")])));
+    let a = with(|a| a.label_selector = Some(crate::model::pod::LabelSelector::from_labels(&[("app", "web")])));
     assert_eq!(
         outcome(a, subject(), |_| {}),
         "pod labels do not match the labelSelector filter in the policy parameter"
@@ -159,7 +159,7 @@ fn pre_eviction_filter_messages() {
     assert!(outcome(a, sel, |_| {}).starts_with("pod does not fit on any other node"));
     // namespaceLabelSelector applies only with matchLabels.
     let a = DefaultEvictorArgs {
-        namespace_label_selector: Some(crate::pod::LabelSelector::from_labels(&[("team", "a")])),
+        namespace_label_selector: Some(crate::model::pod::LabelSelector::from_labels(&[("team", "a")])),
         ..Default::default()
     };
     assert_eq!(

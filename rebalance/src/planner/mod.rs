@@ -49,10 +49,10 @@ pub use plan::{
     SKIPPED_FEW_NODES,
 };
 
-use crate::node::NodeInfo;
-use crate::pod::{LabelSelector, PodInfo};
+use crate::model::node::NodeInfo;
+use crate::model::pod::{LabelSelector, PodInfo};
+use crate::model::resources::ResourceList;
 use crate::policy::{Policy, StringSelector, LOW_NODE_UTILIZATION};
-use crate::resources::ResourceList;
 use crate::scheduler::ClusterState;
 use run::Cycle;
 

@@ -12,9 +12,9 @@
 
 use std::collections::HashMap;
 
-use crate::node::{NodeInfo, TaintEffect};
-use crate::pod::{tolerations_tolerate, LabelSelector, PodInfo};
-use crate::resources::{ResourceList, CPU, MEMORY, PODS};
+use crate::model::node::{NodeInfo, TaintEffect};
+use crate::model::pod::{tolerations_tolerate, LabelSelector, PodInfo};
+use crate::model::resources::{ResourceList, CPU, MEMORY, PODS};
 
 /// The nodes nodeFit may pick and what is on them.
 pub(crate) struct NodeFit<'a> {

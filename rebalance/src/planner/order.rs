@@ -13,8 +13,8 @@
 
 use std::cmp::Ordering;
 
-use crate::pod::PodInfo;
-use crate::qos::QosClass;
+use crate::model::pod::qos::QosClass;
+use crate::model::pod::PodInfo;
 
 /// The annotation that asks descheduler to prefer other pods.
 pub const PREFER_NO_EVICTION: &str = "descheduler.alpha.kubernetes.io/prefer-no-eviction";
@@ -65,7 +65,7 @@ pub(crate) fn rule(pod: &PodInfo, rank: usize, total: usize, node: &str) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resources::ResourceList;
+    use crate::model::resources::ResourceList;
 
     fn pod(name: &str, prio: Option<i32>, qos: QosClass, prefer: bool) -> PodInfo {
         let mut p = PodInfo::new("ns", name);

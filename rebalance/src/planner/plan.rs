@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::qos::QosClass;
-use crate::resources::ResourceList;
+use crate::model::pod::qos::QosClass;
+use crate::model::resources::ResourceList;
 
 /// The plan's compatibility mode.
 pub const MODE_DESCHEDULER_V0_36: &str = "descheduler-v0.36";
@@ -189,7 +189,7 @@ pub struct ResourceUsage {
     /// Allocatable (capacity when allocatable is empty); `None` when the node lacks the resource.
     pub allocatable: Option<i64>,
     /// `used / allocatable * 100`, unclamped; 0 when the node lacks the resource.
-    #[serde(serialize_with = "crate::percent::serialize_hundredths")]
+    #[serde(serialize_with = "crate::model::percent::serialize_hundredths")]
     pub percent: f64,
     /// The underutilization threshold, when the resource has one.
     pub low: Option<f64>,

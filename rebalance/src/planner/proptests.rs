@@ -6,8 +6,8 @@ use proptest::prelude::*;
 
 use super::tests::{node, now, owner, pod};
 use super::*;
-use crate::node::{Taint, TaintEffect};
-use crate::pod::{Toleration, Volume, VolumeSource};
+use crate::model::node::{Taint, TaintEffect};
+use crate::model::pod::{Toleration, Volume, VolumeSource};
 use crate::policy::{
     DefaultEvictorArgs, EvictionLimits, LowNodeUtilizationArgs, Namespaces, NoEvictionPolicy, PluginArgs, PluginConfig,
     PodProtection, Profile,
@@ -330,12 +330,12 @@ proptest! {
         let pol = policy(&g);
         let p = plan(&snapshot, &pol, &PlanOptions::default());
         // Each node's usage as `kdrift skew` reads it from the store: summed requests, `pods` = count.
-        let mut usage: BTreeMap<String, crate::resources::ResourceList> = BTreeMap::new();
+        let mut usage: BTreeMap<String, crate::model::resources::ResourceList> = BTreeMap::new();
         for pod in snapshot.pods.iter().filter(|x| x.counts_toward_usage()) {
             let Some(node) = pod.node_name.clone() else { continue };
             let used = usage.entry(node).or_default();
             used.add(&pod.requests);
-            used.set(crate::resources::PODS, used.get(crate::resources::PODS) + 1);
+            used.set(crate::model::resources::PODS, used.get(crate::model::resources::PODS) + 1);
         }
         let c = classify_nodes(snapshot.nodes.clone(), &usage, &pol);
         prop_assert_eq!(&c.aborted, &p.aborted);

@@ -23,10 +23,10 @@ use super::limits::{Counters, LimitHit};
 use super::order::{compare_pods, compare_sources, prefers_no_eviction, rule};
 use super::plan::{Budget, Eviction, NodeClass, PluginRun, PodRef, SkipReason, SkippedPod, SourceNode, StopReason};
 use super::{PlanOptions, Snapshot};
-use crate::node::{NodeInfo, Taint};
-use crate::pod::{tolerations_tolerate, PodInfo};
+use crate::model::node::{NodeInfo, Taint};
+use crate::model::pod::{tolerations_tolerate, PodInfo};
+use crate::model::resources::{ResourceList, PODS};
 use crate::policy::{LowNodeUtilizationArgs, Profile};
-use crate::resources::{ResourceList, PODS};
 
 /// What a run shares with the rest of the cycle.
 pub(crate) struct Cycle<'a> {

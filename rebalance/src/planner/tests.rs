@@ -5,13 +5,13 @@ use std::collections::BTreeMap;
 use chrono::{TimeZone, Utc};
 
 use super::*;
-use crate::node::{Taint, TaintEffect};
-use crate::pod::{ContainerInfo, ContainerKind, OwnerRef, PodPhase, Toleration, Volume, VolumeSource};
+use crate::model::node::{Taint, TaintEffect};
+use crate::model::pod::qos::QosClass;
+use crate::model::pod::{ContainerInfo, ContainerKind, OwnerRef, PodPhase, Toleration, Volume, VolumeSource};
+use crate::model::resources::ResourceList;
 use crate::policy::{
     DefaultEvictorArgs, EvictionLimits, LowNodeUtilizationArgs, Namespaces, PluginArgs, PluginConfig, Profile,
 };
-use crate::qos::QosClass;
-use crate::resources::ResourceList;
 
 pub(crate) const MI: i64 = 1024 * 1024;
 

@@ -11,7 +11,7 @@ use super::duration::GoDuration;
 use super::error::PolicyError;
 use super::reader::{mapping, string, strings, Obj};
 use super::selector::{label_selector_value, read_label_selector, read_string_selector};
-use crate::pod::LabelSelector;
+use crate::model::pod::LabelSelector;
 
 /// A pod protection policy name (`podProtections.defaultDisabled` /
 /// `extraEnabled`). Source: descheduler v0.36 `defaultevictor/types.go`.

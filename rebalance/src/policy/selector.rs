@@ -14,7 +14,7 @@ use serde_yaml::Value;
 
 use super::error::PolicyError;
 use super::reader::{as_string, join, mapping, str_map_value, string, strings, Obj};
-use crate::pod::{LabelSelector, Requirement, SelectorOperator};
+use crate::model::pod::{LabelSelector, Requirement, SelectorOperator};
 
 /// Reads a `metav1.LabelSelector` (`matchLabels`, `matchExpressions`).
 pub(crate) fn read_label_selector(o: &Obj<'_>) -> Result<LabelSelector, PolicyError> {

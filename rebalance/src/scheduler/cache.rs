@@ -16,9 +16,9 @@
 //! checked by property tests (`scheduler/cache_tests.rs`).
 
 use crate::fast_hash::{fast_map, FastMap};
-use crate::node::NodeInfo;
-use crate::pod::PodInfo;
-use crate::resources::{ResourceList, PODS};
+use crate::model::node::NodeInfo;
+use crate::model::pod::PodInfo;
+use crate::model::resources::{ResourceList, PODS};
 
 use super::order::NodeOrder;
 use super::pick::{pick_in, Pick};

@@ -10,8 +10,8 @@ use proptest::prelude::*;
 
 use super::pick::Pick;
 use super::*;
-use crate::node::{Taint, TaintEffect};
-use crate::pod::{
+use crate::model::node::{Taint, TaintEffect};
+use crate::model::pod::{
     ContainerInfo, ContainerKind, LabelSelector, OwnerRef, PodAffinityTerm, PodPhase, Toleration,
     WeightedPodAffinityTerm,
 };

@@ -8,8 +8,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::node::NodeInfo;
-use crate::pod::{PodAffinityTerm, PodInfo};
+use crate::model::node::NodeInfo;
+use crate::model::pod::{PodAffinityTerm, PodInfo};
 
 use super::{FilterFailure, NodeSlot, Snapshot};
 

@@ -37,9 +37,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::fast_hash::{fast_map, FastMap};
-use crate::node::{NodeInfo, Taint};
-use crate::pod::{HostPort, PodInfo};
-use crate::resources::{ResourceList, PODS};
+use crate::model::node::{NodeInfo, Taint};
+use crate::model::pod::{HostPort, PodInfo};
+use crate::model::resources::{ResourceList, PODS};
 
 pub(crate) use cache::SchedulerCache;
 use node_affinity::NodeNameFilter;

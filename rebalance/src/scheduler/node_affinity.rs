@@ -3,8 +3,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::node::NodeInfo;
-use crate::pod::{NodeSelectorTerm, PodInfo, Requirement, SelectorOperator};
+use crate::model::node::NodeInfo;
+use crate::model::pod::{NodeSelectorTerm, PodInfo, Requirement, SelectorOperator};
 
 use super::FilterFailure;
 
@@ -145,7 +145,7 @@ pub(crate) fn raw_score(pod: &PodInfo, node: &NodeInfo) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resources::ResourceList;
+    use crate::model::resources::ResourceList;
 
     fn node(name: &str, labels: &[(&str, &str)]) -> NodeInfo {
         let mut n = NodeInfo::new(name, ResourceList::new());

@@ -2,8 +2,8 @@
 //! node field or one pod field.
 
 use super::{FilterFailure, NodeSlot};
-use crate::node::{NodeInfo, Taint, TaintEffect};
-use crate::pod::{tolerations_tolerate, HostPort, PodInfo};
+use crate::model::node::{NodeInfo, Taint, TaintEffect};
+use crate::model::pod::{tolerations_tolerate, HostPort, PodInfo};
 
 /// The taint a cordoned node implicitly carries.
 pub(crate) const UNSCHEDULABLE_TAINT_KEY: &str = "node.kubernetes.io/unschedulable";

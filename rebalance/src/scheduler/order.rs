@@ -33,7 +33,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::pod::PodInfo;
+use crate::model::pod::PodInfo;
 
 use super::inter_pod_affinity;
 use super::resources_fit::{PodAmounts, MAX_NODE_SCORE};
@@ -153,7 +153,7 @@ impl NodeOrder {
             prefer_no_schedule: snap
                 .slots
                 .iter()
-                .any(|s| s.node.taints.iter().any(|t| t.effect == crate::node::TaintEffect::PreferNoSchedule)),
+                .any(|s| s.node.taints.iter().any(|t| t.effect == crate::model::node::TaintEffect::PreferNoSchedule)),
         };
         for i in 0..snap.slots.len() {
             order.insert(i);

@@ -2,7 +2,7 @@
 //! candidate: the feasible nodes' totals, then the best, its ties and the
 //! runner-up — what [`super::pick_node`] reads off its sorted candidates.
 
-use crate::pod::PodInfo;
+use crate::model::pod::PodInfo;
 
 use super::inter_pod_affinity::PreFilterState;
 use super::node_affinity::{self, NodeNameFilter};

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::resources_fit::{balanced_allocation, least_allocated, PodAmounts, MAX_NODE_SCORE};
 use super::{evaluate_in, inter_pod_affinity, node_affinity, taint_toleration, ClusterState, NodeSlot, Snapshot};
-use crate::pod::PodInfo;
+use crate::model::pod::PodInfo;
 
 /// Weight of NodeResourcesFit in the default profile.
 const WEIGHT_FIT: i64 = 1;

@@ -4,9 +4,9 @@
 //! as integers.
 
 use crate::fast_hash::{fast_map, FastMap};
-use crate::node::NodeInfo;
-use crate::pod::PodInfo;
-use crate::resources::{ResourceList, CPU, EPHEMERAL_STORAGE, MEMORY, PODS};
+use crate::model::node::NodeInfo;
+use crate::model::pod::PodInfo;
+use crate::model::resources::{ResourceList, CPU, EPHEMERAL_STORAGE, MEMORY, PODS};
 
 use super::ClusterState;
 

@@ -1,8 +1,8 @@
 //! TaintToleration: NoSchedule/NoExecute taints filter, PreferNoSchedule
 //! taints score.
 
-use crate::node::{NodeInfo, TaintEffect};
-use crate::pod::{tolerations_tolerate, PodInfo, Toleration};
+use crate::model::node::{NodeInfo, TaintEffect};
+use crate::model::pod::{tolerations_tolerate, PodInfo, Toleration};
 
 use super::FilterFailure;
 

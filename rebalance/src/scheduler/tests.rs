@@ -4,8 +4,8 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::node::{NodeInfo, TaintEffect};
-use crate::pod::PodInfo;
+use crate::model::node::{NodeInfo, TaintEffect};
+use crate::model::pod::PodInfo;
 
 fn node(name: &str, cpu: &str, extra: Value) -> NodeInfo {
     let mut v = json!({
@@ -278,17 +278,17 @@ fn daemonset_pods_are_narrowed_by_prefilter() {
     );
 
     let mut conflict = ds.clone();
-    conflict.affinity.node_affinity.required = Some(vec![crate::pod::NodeSelectorTerm {
+    conflict.affinity.node_affinity.required = Some(vec![crate::model::pod::NodeSelectorTerm {
         match_expressions: vec![],
         match_fields: vec![
-            crate::pod::Requirement {
+            crate::model::pod::Requirement {
                 key: "metadata.name".into(),
-                operator: crate::pod::SelectorOperator::In,
+                operator: crate::model::pod::SelectorOperator::In,
                 values: vec!["n1".into()],
             },
-            crate::pod::Requirement {
+            crate::model::pod::Requirement {
                 key: "metadata.name".into(),
-                operator: crate::pod::SelectorOperator::In,
+                operator: crate::model::pod::SelectorOperator::In,
                 values: vec!["n2".into()],
             },
         ],

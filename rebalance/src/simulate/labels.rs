@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use super::SimulateOptions;
-use crate::node::NodeInfo;
+use crate::model::node::NodeInfo;
 
 /// Label keys compared by default: the CPU architecture and the instance type
 /// (well-known labels set by the kubelet / cloud provider).
@@ -72,7 +72,7 @@ pub(crate) fn label_diffs(source: &NodeInfo, target: &NodeInfo, options: &Simula
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resources::ResourceList;
+    use crate::model::resources::ResourceList;
 
     fn node(labels: &[(&str, &str)]) -> NodeInfo {
         let mut n = NodeInfo::new("n", ResourceList::new());

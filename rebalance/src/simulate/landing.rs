@@ -17,9 +17,9 @@ use super::labels::{label_diffs, LabelDiff};
 use super::usage::{cpu_skew, node_changes, tracked_resources, usage_by_node, NodeChange};
 use super::SimulateOptions;
 use crate::fast_hash::{fast_map, FastMap};
-use crate::node::NodeInfo;
+use crate::model::node::NodeInfo;
+use crate::model::pod::{PodInfo, PodPhase};
 use crate::planner::{Plan, PodRef, Snapshot};
-use crate::pod::{PodInfo, PodPhase};
 use crate::scheduler::SchedulerCache;
 
 /// What happens to one evicted pod's replacement.
@@ -155,10 +155,10 @@ pub struct Simulation {
     pub nodes: Vec<NodeChange>,
     /// max − min of the cpu requested percent over the schedulable nodes
     /// before the evictions, in percentage points.
-    #[serde(serialize_with = "crate::percent::serialize_hundredths_opt")]
+    #[serde(serialize_with = "crate::model::percent::serialize_hundredths_opt")]
     pub cpu_skew_before: Option<f64>,
     /// The same after the replacements landed.
-    #[serde(serialize_with = "crate::percent::serialize_hundredths_opt")]
+    #[serde(serialize_with = "crate::model::percent::serialize_hundredths_opt")]
     pub cpu_skew_after: Option<f64>,
     /// Set when more than half of the replacements land on one node.
     pub pile_up: Option<PileUp>,

@@ -9,9 +9,9 @@ use super::labels::label_diffs;
 use super::landing::{bound_to, landing_warnings, pile_up};
 use super::usage::{cpu_skew, percent, schedulable, tracked_resources};
 use super::*;
+use crate::model::resources::ResourceList;
 use crate::planner::{plan, Plan, PlanOptions, Snapshot};
 use crate::policy::Policy;
-use crate::resources::ResourceList;
 use crate::scheduler::{pick_node, scheduler_message, ClusterState};
 
 fn reference_simulate(snapshot: &Snapshot, plan: &Plan, options: &SimulateOptions) -> Simulation {

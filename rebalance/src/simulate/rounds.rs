@@ -28,7 +28,7 @@ use serde::Serialize;
 
 use super::landing::{bound_to, simulate_plan_with, Landing, LandingOutcome, PileUp, Simulation};
 use super::SimulateOptions;
-use crate::percent::percent_text;
+use crate::model::percent::percent_text;
 use crate::planner::{plan, EarlyExit, EarlyExitKind, NodeClass, NodeReport, Plan, PlanOptions, PluginRun, Snapshot};
 use crate::policy::Policy;
 

@@ -21,9 +21,9 @@ use serde::Serialize;
 
 use super::rounds::{simulate_rounds_with, Rounds, Verdict};
 use super::SimulateOptions;
+use crate::model::resources::CPU;
 use crate::planner::{PlanOptions, Snapshot};
 use crate::policy::{Policy, ResourceThresholds};
-use crate::resources::CPU;
 
 /// The candidates to try and how.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -85,10 +85,10 @@ pub struct Suggestion {
     /// Rounds with a pile-up.
     pub pile_ups: usize,
     /// The cpu skew (percentage points) after the last round.
-    #[serde(serialize_with = "crate::percent::serialize_hundredths_opt")]
+    #[serde(serialize_with = "crate::model::percent::serialize_hundredths_opt")]
     pub final_cpu_skew: Option<f64>,
     /// The highest cpu requested percent of a schedulable node after the last round.
-    #[serde(serialize_with = "crate::percent::serialize_hundredths_opt")]
+    #[serde(serialize_with = "crate::model::percent::serialize_hundredths_opt")]
     pub final_max_cpu_percent: Option<f64>,
 }
 

@@ -6,9 +6,9 @@ use chrono::{DateTime, TimeZone, Utc};
 use serde_json::{json, Value};
 
 use super::*;
-use crate::node::NodeInfo;
+use crate::model::node::NodeInfo;
+use crate::model::pod::PodInfo;
 use crate::planner::{plan, NodeClass, Plan, PlanOptions, Snapshot};
-use crate::pod::PodInfo;
 use crate::policy::Policy;
 
 const AVX2: &str = "feature.node.kubernetes.io/cpu-cpuid.AVX2";

@@ -9,10 +9,10 @@
 use serde::Serialize;
 
 use crate::fast_hash::{fast_map, FastMap};
-use crate::node::NodeInfo;
+use crate::model::node::NodeInfo;
+use crate::model::pod::PodInfo;
+use crate::model::resources::{ResourceList, CPU, MEMORY, PODS};
 use crate::planner::Plan;
-use crate::pod::PodInfo;
-use crate::resources::{ResourceList, CPU, MEMORY, PODS};
 
 /// One resource on one node, before and after.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -27,10 +27,10 @@ pub struct ResourceChange {
     /// Requested after the replacements landed.
     pub after: i64,
     /// `before / allocatable × 100`; `None` when the node lacks the resource.
-    #[serde(serialize_with = "crate::percent::serialize_hundredths_opt")]
+    #[serde(serialize_with = "crate::model::percent::serialize_hundredths_opt")]
     pub percent_before: Option<f64>,
     /// `after / allocatable × 100`; `None` when the node lacks the resource.
-    #[serde(serialize_with = "crate::percent::serialize_hundredths_opt")]
+    #[serde(serialize_with = "crate::model::percent::serialize_hundredths_opt")]
     pub percent_after: Option<f64>,
 }
 

@@ -20,8 +20,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::pod::PodInfo;
-use crate::resources::{ResourceList, CPU, MEMORY};
+use crate::model::pod::PodInfo;
+use crate::model::resources::{ResourceList, CPU, MEMORY};
 use crate::scheduler::has_pod_affinity_terms;
 
 /// `metadata.labels` as JSON object text (`{"app":"web"}`, keys in order),

@@ -13,9 +13,9 @@
 use serde_json::Value;
 
 use crate::error::ModelError;
-use crate::extract::{get, Reader};
+use crate::model::extract::{get, Reader};
+use crate::model::pod::read_label_selector;
 use crate::planner::{Namespace, Pdb, Pvc};
-use crate::pod::read_label_selector;
 
 /// `metadata.namespace` and `metadata.name` (each `""` when missing).
 fn identity(r: &Reader, v: &Value) -> Result<(String, String), ModelError> {
@@ -39,7 +39,7 @@ fn reader_for(kind: &str, v: &Value) -> Reader {
 /// Checks that `v` is an object with a name.
 fn object(kind: &'static str, v: &Value) -> Result<(Reader, String, String), ModelError> {
     if !v.is_object() {
-        return Err(ModelError::NotAnObject { expected: kind, found: crate::extract::describe(v) });
+        return Err(ModelError::NotAnObject { expected: kind, found: crate::model::extract::describe(v) });
     }
     let r = reader_for(&kind.to_lowercase(), v);
     let (namespace, name) = identity(&r, v)?;

@@ -3,7 +3,7 @@
 //! (5,000 at the scale of kdrift issue 6, ~10 µs each through a
 //! `serde_json::Value`).
 //!
-//! The same rule as [`crate::pod_text`]: the fields [`NodeInfo::from_json`]
+//! The same rule as [`crate::model::pod::text`]: the fields [`NodeInfo::from_json`]
 //! reads are deserialized into typed structs, and this gives exactly what
 //! [`NodeInfo::from_json`] gives on the same text. Anything this path does
 //! not accept as it is (a field of another JSON type, a bad quantity, a
@@ -17,8 +17,8 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::node::{NodeInfo, Taint, TaintEffect};
-use crate::pod_text::{resource_list, ModelTextError, Obj, Quantities, StrMap};
+use crate::model::node::{NodeInfo, Taint, TaintEffect};
+use crate::model::pod::text::{resource_list, ModelTextError, Obj, Quantities, StrMap};
 
 impl NodeInfo {
     /// Reads a Node object from its JSON text (a stored `node_versions.model`,

@@ -23,15 +23,15 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::ModelError;
-use crate::extract::{self, Reader};
-use crate::node::TaintEffect;
-use crate::pod::{
+use crate::model::extract::{self, Reader};
+use crate::model::node::TaintEffect;
+use crate::model::pod::qos::QosClass;
+use crate::model::pod::{
     container_info, read_affinity, ContainerKind, HostPort, OwnerRef, PodInfo, PodPhase, Toleration,
     TolerationOperator, Volume, VolumeSource,
 };
-use crate::qos::QosClass;
-use crate::quantity;
-use crate::resources::ResourceList;
+use crate::model::quantity;
+use crate::model::resources::ResourceList;
 
 impl PodInfo {
     /// Reads a Pod object from its JSON text (a stored `pod_versions.model`,
@@ -150,7 +150,7 @@ pub(crate) fn read_typed(text: &str) -> Option<PodInfo> {
 }
 
 /// One container and its host ports, as `pod::read_container` reads them.
-fn container(r: &Reader, c: Container, init: bool) -> Option<(crate::pod::ContainerInfo, Vec<HostPort>)> {
+fn container(r: &Reader, c: Container, init: bool) -> Option<(crate::model::pod::ContainerInfo, Vec<HostPort>)> {
     let resources = c.resources.map(Obj::into_inner).unwrap_or_default();
     let requests = resource_list(resources.requests);
     let limits = resource_list(resources.limits);

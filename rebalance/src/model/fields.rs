@@ -14,8 +14,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::node::NodeInfo;
-use crate::pod::PodInfo;
+use crate::model::node::NodeInfo;
+use crate::model::pod::PodInfo;
 
 /// Metadata fields kept whole.
 const METADATA: [&str; 9] = [
@@ -221,7 +221,7 @@ pub fn node_model_fields_agree(node: &Value) -> bool {
 ///
 /// The amounts are [`PodInfo::requests`] (descheduler v0.36 §1: the larger
 /// of the app containers' sum and each init container, sidecars, overhead,
-/// pod-level requests) in the units of [`crate::resources`]: cpu in
+/// pod-level requests) in the units of [`crate::model::resources`]: cpu in
 /// millicores, memory in bytes, others in their own units.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PodUsageFields {
@@ -238,11 +238,11 @@ pub struct PodUsageFields {
     pub other: Option<String>,
     /// `metadata.labels` as a JSON object of strings (`None` when the pod
     /// has none): what inter-pod affinity terms select on (schema v10
-    /// `pod_versions.labels`; [`crate::filter_fields`]).
+    /// `pod_versions.labels`; [`crate::model::pod::filter_fields`]).
     pub labels: Option<String>,
     /// Whether the scheduler's filters read more of this pod, as an existing
     /// pod, than its requests, node and labels: host ports or inter-pod
-    /// (anti-)affinity terms ([`crate::filter_fields::has_scheduling_terms`];
+    /// (anti-)affinity terms ([`crate::model::pod::filter_fields::has_scheduling_terms`];
     /// schema v10 `pod_versions.scheduling_terms`).
     pub scheduling_terms: bool,
 }
@@ -258,17 +258,17 @@ pub fn pod_usage_fields(pod: &Value) -> Result<PodUsageFields, String> {
     let info = PodInfo::from_json(pod).map_err(|e| e.to_string())?;
     let mut other = Map::new();
     for (name, amount) in info.requests.iter() {
-        if name != crate::resources::CPU && name != crate::resources::MEMORY {
+        if name != crate::model::resources::CPU && name != crate::model::resources::MEMORY {
             other.insert(name.to_string(), Value::from(amount));
         }
     }
     Ok(PodUsageFields {
         usage_node: if info.counts_toward_usage() { info.node_name.clone() } else { None },
-        cpu: info.requests.get(crate::resources::CPU),
-        memory: info.requests.get(crate::resources::MEMORY),
+        cpu: info.requests.get(crate::model::resources::CPU),
+        memory: info.requests.get(crate::model::resources::MEMORY),
         other: (!other.is_empty()).then(|| Value::Object(other).to_string()),
-        labels: crate::filter_fields::labels_text(&info),
-        scheduling_terms: crate::filter_fields::has_scheduling_terms(&info),
+        labels: crate::model::pod::filter_fields::labels_text(&info),
+        scheduling_terms: crate::model::pod::filter_fields::has_scheduling_terms(&info),
     })
 }
 

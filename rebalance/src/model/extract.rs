@@ -11,8 +11,8 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use crate::error::ModelError;
-use crate::quantity;
-use crate::resources::ResourceList;
+use crate::model::quantity;
+use crate::model::resources::ResourceList;
 
 /// The object being read (for error messages) and helpers bound to it.
 pub(crate) struct Reader {

@@ -7,8 +7,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::ModelError;
-use crate::extract::{describe, get, get_path, Reader};
-use crate::resources::ResourceList;
+use crate::model::extract::{describe, get, get_path, Reader};
+use crate::model::resources::ResourceList;
+
+pub mod text;
 
 /// The effect of a taint (or the effect a toleration is limited to).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use crate::resources::{ResourceList, CPU, MEMORY};
+use crate::model::resources::{ResourceList, CPU, MEMORY};
 
 /// A pod's quality-of-service class. Ordered as descheduler sorts eviction
 /// candidates: BestEffort < Burstable < Guaranteed.
@@ -82,7 +82,7 @@ fn accumulate(
 /// take over entirely, as in `ComputePodQOS`).
 ///
 /// Requests are expected AFTER the API server's defaulting (a missing request
-/// defaults to the limit), which [`crate::pod::PodInfo::from_json`] applies.
+/// defaults to the limit), which [`crate::model::pod::PodInfo::from_json`] applies.
 ///
 /// Source: kubernetes `qos.ComputePodQOS`.
 pub fn compute_qos<'a>(
