@@ -22,7 +22,7 @@ fn documents() -> Vec<(String, Value)> {
         .expect("deploy/")
         .map(|e| e.expect("entry").path())
         // Only the files directly in deploy/: the nightly rebalance CronJob is
-        // installed on its own from deploy/rebalance/ (tests/deploy_rebalance.rs).
+        // installed on its own from deploy/rebalance/ (tests/library/deploy_rebalance.rs).
         .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
         .collect();
     files.sort();

@@ -1,0 +1,29 @@
+//! kdrift's library-level integration tests, one binary (each test binary
+//! links the bundled DuckDB, so they are gathered in one): a module per
+//! area, each with its own `//!` saying what it covers. The `kdrift`
+//! binary's end-to-end tests are the other binary, `tests/cli/main.rs`.
+//!
+//! Run one area with a filter: `cargo test -p kdrift-tests --test library robustness::`.
+
+mod api_ingest;
+mod cut_and_foreign_files;
+mod demo;
+mod deploy_rebalance;
+mod deploy_recorder;
+mod fake_kube;
+mod queries;
+mod real_dumps;
+mod rebalance;
+mod rebalance_exec;
+mod rebalance_list_calls;
+mod recorder;
+mod report_data;
+mod robustness;
+mod scale_data;
+mod store;
+mod store_compression;
+mod time_travel;
+mod timeline;
+mod vlogs_demo;
+mod vlogs_failures;
+mod vlogs_layouts;
