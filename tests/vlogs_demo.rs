@@ -392,8 +392,8 @@ fn memory_short_cronjob_pod_behind_a_taint_gets_the_same_chain_from_events_and_a
         assert_eq!((pulled.layout, pulled.error_count()), (Some(Layout::Raw), 0));
         (d, store)
     };
-    let (_d1, templated) = load(&[]);
-    let (_d2, owned) = load(&[own_file]);
+    let (dir_a, templated) = load(&[]);
+    let (dir_b, owned) = load(&[own_file]);
     let (a, pm_a) = pending_and_postmortem(&templated, ns, pod, job);
     let (b, pm_b) = pending_and_postmortem(&owned, ns, pod, job);
     // The full object history (every version of every object, the pod's own included).
@@ -514,5 +514,30 @@ fn memory_short_cronjob_pod_behind_a_taint_gets_the_same_chain_from_events_and_a
         for key in ["state", "why_full", "next_steps", "reasons", "relief"] {
             assert_eq!(x[key], y[key], "{name}: {key}");
         }
+    }
+    // The terminal tables mark the same values (`kdrift why-pending`, `kdrift postmortem job`).
+    drop((templated, owned));
+    let text = |dir: &tempfile::TempDir, args: &[&str]| {
+        let out = assert_cmd::Command::cargo_bin("kdrift")
+            .expect("binary")
+            .arg("--db")
+            .arg(dir.path().join("test.duckdb"))
+            .args(args)
+            .output()
+            .expect("run kdrift");
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let (pod_ref, job_ref) = (format!("{ns}/{pod}"), format!("{ns}/{job}"));
+    for args in [["why-pending", pod_ref.as_str()], ["postmortem job", job_ref.as_str()]] {
+        let args: Vec<&str> = args.iter().flat_map(|a| a.split(' ')).collect();
+        let (a, b) = (text(&dir_a, &args), text(&dir_b, &args));
+        for needle in [
+            "left after the constraints: node-1",
+            "node-1 memory: the pod requests 3 GiB, 2.95 GiB free → 48 MiB short",
+        ] {
+            assert!(a.contains(needle) && b.contains(needle), "{args:?}: {needle:?} in\n{a}\n---\n{b}");
+        }
+        assert!(a.contains("the pod requests: memory 3 GiB (from the owner's template)"), "{args:?}:\n{a}");
+        assert!(!b.contains("(from the owner's template)"), "{args:?}:\n{b}");
     }
 }
