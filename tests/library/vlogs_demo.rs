@@ -7,6 +7,8 @@
 //! identical except the documented values those layouts cannot carry (see
 //! [`expected`]); for otel-k8sobjects identical except where its Node
 //! history is richer than a dump's last version (see [`with_node_history`]).
+//! The pending pod's chain from its owner's template (issue 33) is checked
+//! on the demo and on the generator's memory/taint variant.
 
 use chrono::Duration;
 use kdrift_analyze::why_pending;
@@ -322,5 +324,220 @@ fn events_through_raw_and_a_later_snapshot_give_the_chain_of_the_pods_own_object
     pm_template["state"]["spec_from"] = Value::Null;
     for key in ["state", "why_full", "next_steps"] {
         assert_eq!(pm_template[key], pm_object[key], "postmortem job {job}: {key}");
+    }
+}
+
+/// `why-pending` of the pending pod and the chain `postmortem job` shows for it, as JSON.
+fn pending_and_postmortem(store: &Store, ns: &str, pod: &str, job: &str) -> (Value, Value) {
+    let report = report(store, ns, pod);
+    let pm = kdrift_analyze::postmortem_job(store, ns, job).expect("postmortem").expect("the Job");
+    let mut v = serde_json::to_value(pm).expect("json");
+    let runs = v["runs"].as_array_mut().into_iter().flatten();
+    let chains: Vec<Value> = runs
+        .flat_map(|r| r["pods"].as_array_mut().into_iter().flatten().map(|p| p["chain"].take()).collect::<Vec<_>>())
+        .collect();
+    (report, chains.into_iter().find(|c| !c.is_null()).expect("a chain"))
+}
+
+#[test]
+fn memory_short_cronjob_pod_behind_a_taint_gets_the_same_chain_from_events_and_a_dump_after_a_scale_down() {
+    // Issue 33, Done-when 1, with the generator's memory/taint variant: the
+    // backup pod (3Gi memory, no CPU, required pod affinity to plex) stays
+    // Pending until the Job's deadline; node-1 (plex's) is 50331648 bytes
+    // short, node-2 carries dedicated=gpu:NoSchedule, node-3..5 have no plex.
+    // At 07:00 queue-worker is scaled 14 → 4, deleting its 4 pods on node-1,
+    // so the dump of pods, nodes, jobs and cronjobs taken two hours later
+    // shows node-1 with room for the 3Gi. Store A: the events through the
+    // VictoriaLogs raw layout + that dump; store B: the same plus the pod's
+    // own last version. Same node left, shortfall in bytes, excluded-node
+    // counts and drain; A marks what comes from the owner's template.
+    let variant = kdrift_ingest::scenario::memory_taint(11);
+    let (scenario, mem) = (&variant.scenario, &variant.facts);
+    let facts = &scenario.facts;
+    let later = facts.end + Duration::hours(2);
+    let (ns, pod, job) = (&facts.pending_pod.namespace, &facts.pending_pod.name, &facts.job_name);
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut snapshot = write_dumps(scenario, later, dir.path(), &["pods.json", "nodes.json"]);
+    for (file, kind) in [("jobs.json", "Job"), ("cronjobs.json", "CronJob")] {
+        let p = dir.path().join(file);
+        std::fs::write(&p, list_of(scenario, later, kind).to_string()).expect("write");
+        snapshot.push(p);
+    }
+    let dumped = std::fs::read_to_string(&snapshot[0]).expect("pods");
+    assert!(!dumped.contains(pod.as_str()), "the pending pod is gone from the dump");
+    for deleted in &mem.deleted_from_pinned_node {
+        assert!(!dumped.contains(deleted.as_str()), "{deleted} was scaled away before the dump");
+    }
+    let own = scenario
+        .records
+        .iter()
+        .rev()
+        .filter(|r| r.change != ObjectChange::Deleted)
+        .filter(|r| r.object.get("kind").and_then(Value::as_str) == Some("Pod"))
+        .find(|r| r.object.pointer("/metadata/name").and_then(Value::as_str) == Some(pod.as_str()))
+        .expect("the pending pod's versions")
+        .object
+        .clone();
+    let own_file = dir.path().join("pending-pod.json");
+    std::fs::write(&own_file, own.to_string()).expect("write");
+
+    let vl = FakeVlogs::start();
+    ship(&vl.url(), Layout::Raw, &sightings(scenario, later, &["Event"]), None);
+    let options = test_options(facts.start - Duration::hours(1), later + Duration::minutes(1), 2000);
+    let load = |extra: &[std::path::PathBuf]| {
+        let (d, store) = temp_store();
+        let files: Vec<_> = snapshot.iter().chain(extra).cloned().collect();
+        assert_eq!(ingest_files(&store, &files, &mut NoProgress).expect("objects").error_count(), 0);
+        let pulled = pull_blocking(&store, &vl.url(), Auth::default(), &options).expect("pull");
+        assert_eq!((pulled.layout, pulled.error_count()), (Some(Layout::Raw), 0));
+        (d, store)
+    };
+    let (dir_a, templated) = load(&[]);
+    let (dir_b, owned) = load(&[own_file]);
+    let (a, pm_a) = pending_and_postmortem(&templated, ns, pod, job);
+    let (b, pm_b) = pending_and_postmortem(&owned, ns, pod, job);
+    // The full object history (every version of every object, the pod's own included).
+    let (_d3, full) = temp_store();
+    kdrift_ingest::demo::ingest_scenario(&full, scenario.clone(), 11).expect("full history");
+    let (c, pm_c) = pending_and_postmortem(&full, ns, pod, job);
+
+    // The figures of the story, in A as with the pod's own object (B) and with every version (C).
+    let short = mem.memory_shortfall_bytes;
+    assert_eq!(short, 50_331_648, "48Mi");
+    let affinity = ["node-2", "node-3", "node-4", "node-5"];
+    for (name, v) in
+        [("A", &a), ("B", &b), ("C", &c), ("postmortem A", &pm_a), ("postmortem B", &pm_b), ("postmortem C", &pm_c)]
+    {
+        let state = &v["state"];
+        assert_eq!(state["left"], serde_json::json!([mem.pinned_node]), "{name}: node-1 is left by the constraints");
+        assert_eq!(
+            state["pod_requests"],
+            serde_json::json!([["memory", mem.pending_pod_memory_request_bytes]]),
+            "{name}"
+        );
+        let expected = serde_json::json!([{
+            "node": "node-1", "resource": "memory",
+            "requested": 3_221_225_472_i64, "free": 3_170_893_824_i64, "short": short,
+            "display": ["3 GiB", "2.95 GiB", "48 MiB"],
+        }]);
+        assert_eq!(state["shortfalls"], expected, "{name}: not fooled by the dump after the scale-down");
+        let constraints: Vec<(String, Value)> = state["constraints"]
+            .as_array()
+            .expect("constraints")
+            .iter()
+            .map(|c| (c["plugin"].as_str().unwrap_or("").to_string(), c["nodes"].clone()))
+            .collect();
+        assert_eq!(
+            constraints,
+            [
+                ("TaintToleration".to_string(), serde_json::json!(["node-2"])),
+                ("InterPodAffinity".into(), serde_json::json!(affinity))
+            ],
+            "{name}"
+        );
+        let recorded = |reason: &str| {
+            state["nodes"].as_array().into_iter().flatten().filter(|n| n["recorded_as"] == reason).count()
+        };
+        assert_eq!(
+            (
+                recorded("Insufficient memory"),
+                recorded("node(s) had untolerated taint(s)"),
+                recorded("node(s) didn't match pod affinity rules")
+            ),
+            (1, 1, 3),
+            "{name}: excluded-node counts"
+        );
+        assert_eq!(state["matches_event"], true, "{name}");
+        let counts: Vec<(String, Value)> = v["reasons"]
+            .as_array()
+            .expect("reasons")
+            .iter()
+            .map(|r| (r["kind"].as_str().unwrap_or("").to_string(), r["nodes"].clone()))
+            .collect();
+        assert_eq!(
+            counts,
+            [
+                ("insufficient".to_string(), 1.into()),
+                ("untolerated_taint".into(), 1.into()),
+                ("pod_affinity".into(), 3.into())
+            ],
+            "{name}"
+        );
+        // Why node-1 is full: its memory requested at the failure (not the
+        // dump's 4577034240), filled by drain #2's burst.
+        let fill = &v["why_full"]["fills"][0];
+        assert_eq!((&fill["node"], &fill["resource"]), (&"node-1".into(), &"memory".into()), "{name}");
+        assert_eq!(fill["requested"], mem.requested_memory_bytes_at_failure, "{name}");
+        assert_eq!(mem.requested_memory_bytes_at_failure, 5_113_905_152);
+        assert_eq!(fill["bursts"][0]["operation"], 2, "{name}: drain #2");
+        let plex = fill["holders"].as_array().into_iter().flatten().find(|h| h["name"] == facts.plex.name.as_str());
+        let arrival = &plex.expect("plex holds node-1's memory")["arrival"];
+        assert_eq!(
+            (&arrival["kind"], &arrival["operation"], &arrival["in_burst"]),
+            (&"drain".into(), &2.into(), &true.into()),
+            "{name}"
+        );
+    }
+    // The same holders and arrivals with every version stored; only the drain's start and the
+    // anchor's story are finer there (Node history: the cordon instant, not the event 10 s later).
+    let holders = |v: &Value| -> Vec<(Value, Value, Value, Value)> {
+        let fill = &v["why_full"]["fills"][0];
+        let holders = fill["holders"].as_array().into_iter().flatten();
+        holders
+            .map(|h| {
+                (
+                    h["name"].clone(),
+                    h["request"].clone(),
+                    h["arrival"]["kind"].clone(),
+                    h["arrival"]["operation"].clone(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(holders(&a), holders(&c));
+    assert_eq!(holders(&pm_a), holders(&pm_c));
+
+    // A marks what comes from the template; the rest is B's, section by section.
+    for (name, (mut x, y)) in [("why-pending", (a, b)), ("postmortem job", (pm_a, pm_b))] {
+        let spec_from = &x["state"]["spec_from"];
+        assert_eq!(spec_from["source"], "owner's template", "{name}: {spec_from:#}");
+        assert_eq!((&spec_from["kind"], &spec_from["name"]), (&"Job".into(), &job.as_str().into()), "{name}");
+        assert_eq!(y["state"]["spec_from"], Value::Null, "{name}: the pod's own object");
+        let note = format!(
+            "the Pod object of {ns}/{pod} is not in the store: its spec is taken from its owner's template — Job"
+        );
+        assert!(
+            x["notes"].as_array().into_iter().flatten().any(|n| n.as_str().is_some_and(|n| n.starts_with(&note))),
+            "{name}"
+        );
+        x["state"]["spec_from"] = Value::Null;
+        for key in ["state", "why_full", "next_steps", "reasons", "relief"] {
+            assert_eq!(x[key], y[key], "{name}: {key}");
+        }
+    }
+    // The terminal tables mark the same values (`kdrift why-pending`, `kdrift postmortem job`).
+    drop((templated, owned));
+    let text = |dir: &tempfile::TempDir, args: &[&str]| {
+        let out = assert_cmd::Command::cargo_bin("kdrift")
+            .expect("binary")
+            .arg("--db")
+            .arg(dir.path().join("test.duckdb"))
+            .args(args)
+            .output()
+            .expect("run kdrift");
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let (pod_ref, job_ref) = (format!("{ns}/{pod}"), format!("{ns}/{job}"));
+    for args in [["why-pending", pod_ref.as_str()], ["postmortem job", job_ref.as_str()]] {
+        let args: Vec<&str> = args.iter().flat_map(|a| a.split(' ')).collect();
+        let (a, b) = (text(&dir_a, &args), text(&dir_b, &args));
+        for needle in [
+            "left after the constraints: node-1",
+            "node-1 memory: the pod requests 3 GiB, 2.95 GiB free → 48 MiB short",
+        ] {
+            assert!(a.contains(needle) && b.contains(needle), "{args:?}: {needle:?} in\n{a}\n---\n{b}");
+        }
+        assert!(a.contains("the pod requests: memory 3 GiB (from the owner's template)"), "{args:?}:\n{a}");
+        assert!(!b.contains("(from the owner's template)"), "{args:?}:\n{b}");
     }
 }

@@ -392,4 +392,114 @@ mod tests {
         let info = kdrift_rebalance::PodInfo::from_json(&bare).expect("pod");
         assert_eq!(info.requests.get("memory"), 1 << 30);
     }
+
+    /// A store holding `objects`, each observed at its time (a dump's list items).
+    fn store_with(objects: Vec<(&str, Value)>) -> (tempfile::TempDir, kdrift_ingest::Store) {
+        let dir = tempfile::tempdir().expect("tmp");
+        let store = kdrift_ingest::Store::open(&dir.path().join("k.duckdb")).expect("create");
+        let records = objects.into_iter().map(|(at, object)| {
+            let record = kdrift_ingest::scenario::ScenarioRecord {
+                observed_at: at.parse().expect("time"),
+                change: kdrift_ingest::scenario::ObjectChange::Added,
+                object,
+            };
+            kdrift_ingest::demo::to_record(record, "test")
+        });
+        let report = kdrift_ingest::ingest_records(&store, "file", "test", records).expect("ingest");
+        assert_eq!(report.error_count(), 0);
+        (dir, store)
+    }
+
+    /// A controller of `kind` with a one-container template requesting `cpu` and `memory`.
+    fn owner(kind: &str, api: &str, name: &str, rv: &str, cpu: &str, memory: &str) -> Value {
+        json!({
+            "apiVersion": api, "kind": kind,
+            "metadata": {"namespace": "web", "name": name, "uid": format!("uid-{name}"), "resourceVersion": rv},
+            "spec": {"replicas": 3, "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": cpu, "memory": memory}}}]},
+            }},
+        })
+    }
+
+    /// A core/v1 event about `kind/name` in `web`.
+    fn event(kind: &str, name: &str, reason: &str, message: &str, at: &str, n: u32) -> Value {
+        json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"namespace": "web", "name": format!("{name}.{n:x}"), "uid": format!("ev-{n}"), "resourceVersion": n.to_string()},
+            "involvedObject": {"kind": kind, "namespace": "web", "name": name, "uid": format!("uid-{name}")},
+            "reason": reason, "message": message, "type": "Normal", "count": 1,
+            "firstTimestamp": at, "lastTimestamp": at,
+        })
+    }
+
+    fn at(text: &str) -> chrono::DateTime<chrono::Utc> {
+        text.parse().expect("time")
+    }
+
+    #[test]
+    fn without_events_the_pod_name_prefix_finds_the_replicaset_and_its_requests() {
+        // No SuccessfulCreate, no event at all: `api-7d4b9c-x2k9p` without its
+        // last `-suffix` is ReplicaSet api-7d4b9c (a hash suffix: not a StatefulSet ordinal).
+        let (_d, store) = store_with(vec![
+            ("2026-11-28T06:00:00Z", owner("ReplicaSet", "apps/v1", "api-7d4b9c", "10", "250m", "512Mi")),
+            ("2026-11-28T06:00:00Z", owner("StatefulSet", "apps/v1", "api-7d4b9c", "11", "4", "8Gi")),
+        ]);
+        let (pod, from) = super::pod_from_owner(&store, "web", "api-7d4b9c-x2k9p", at("2026-11-28T04:00:00Z"))
+            .expect("query")
+            .expect("derived from the ReplicaSet");
+        assert_eq!((from.kind.as_str(), from.name.as_str()), ("ReplicaSet", "api-7d4b9c"));
+        assert_eq!(from.owner, "ReplicaSet web/api-7d4b9c, by the pod name's prefix");
+        assert!(from.observed_after, "only a later dump holds the ReplicaSet");
+        assert_eq!((pod.requests.get("cpu"), pod.requests.get("memory")), (250, 512 << 20));
+        assert_eq!(pod.labels.get("app").map(String::as_str), Some("api-7d4b9c"));
+        // A prefix that names no stored owner gives nothing.
+        let none = super::pod_from_owner(&store, "web", "web-5f6d8-q2w3e", at("2026-11-28T04:00:00Z")).expect("query");
+        assert_eq!(none.map(|(_, f)| f.kind), None);
+    }
+
+    #[test]
+    fn an_ordinal_suffix_finds_the_statefulset_first_with_its_pod_name_label() {
+        let (_d, store) = store_with(vec![
+            ("2026-11-28T06:00:00Z", owner("ReplicaSet", "apps/v1", "db", "10", "100m", "128Mi")),
+            ("2026-11-28T06:00:00Z", owner("StatefulSet", "apps/v1", "db", "11", "1500m", "2Gi")),
+        ]);
+        let (pod, from) =
+            super::pod_from_owner(&store, "web", "db-2", at("2026-11-28T04:00:00Z")).expect("query").expect("derived");
+        assert_eq!(
+            (from.kind.as_str(), from.owner.as_str()),
+            ("StatefulSet", "StatefulSet web/db, by the pod name's prefix")
+        );
+        assert_eq!((pod.requests.get("cpu"), pod.requests.get("memory")), (1500, 2 << 30));
+        assert_eq!(pod.labels.get("statefulset.kubernetes.io/pod-name").map(String::as_str), Some("db-2"));
+    }
+
+    #[test]
+    fn the_successful_create_event_names_the_replicaset_and_the_version_current_at_the_creation_is_used() {
+        // The ReplicaSet's template changed at 05:00 (a VPA raised the request);
+        // the pod was created at 04:00: the 03:00 version's 100m / 256Mi count.
+        let (_d, store) = store_with(vec![
+            ("2026-11-28T03:00:00Z", owner("ReplicaSet", "apps/v1", "worker-5c8f7", "10", "100m", "256Mi")),
+            ("2026-11-28T05:00:00Z", owner("ReplicaSet", "apps/v1", "worker-5c8f7", "20", "300m", "1Gi")),
+            (
+                "2026-11-28T04:00:00Z",
+                event(
+                    "ReplicaSet",
+                    "worker-5c8f7",
+                    "SuccessfulCreate",
+                    "Created pod: pending-pod-abc12",
+                    "2026-11-28T04:00:00Z",
+                    1,
+                ),
+            ),
+        ]);
+        // The pod's name leads nowhere (`pending-pod`): only the event names its owner.
+        let (pod, from) = super::pod_from_owner(&store, "web", "pending-pod-abc12", at("2026-11-28T04:30:00Z"))
+            .expect("query")
+            .expect("derived from the ReplicaSet the event names");
+        assert_eq!(from.owner, "ReplicaSet web/worker-5c8f7, by its SuccessfulCreate event");
+        assert_eq!((from.observed_after, from.chosen_for), (false, at("2026-11-28T04:00:00Z")));
+        assert_eq!(from.observed_at, at("2026-11-28T03:00:00Z"));
+        assert_eq!((pod.requests.get("cpu"), pod.requests.get("memory")), (100, 256 << 20));
+    }
 }

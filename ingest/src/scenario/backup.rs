@@ -92,36 +92,52 @@ fn job_ref(j: &JobState) -> ObjRef {
     }
 }
 
-/// The CronJob creates the Job of `scheduled` and the Job its pod.
-fn start_job(w: &mut World, cj: &mut CronJobState, scheduled: DateTime<Utc>) -> (JobState, usize) {
-    let name = format!("{BACKUP_CRONJOB}-{}", scheduled.timestamp() / 60);
-    let uid = w.rng.uuid();
-    let template = Rc::new(PodTemplate {
+/// The demo's backup container: 100m CPU, 256Mi memory (Burstable).
+pub(crate) fn container() -> ContainerDef {
+    ContainerDef {
+        name: "restic",
+        image: "restic/restic:0.17.3".into(),
+        cpu_m: BACKUP_CPU_M,
+        mem_mi: BACKUP_MEM_MI,
+        i915: 0,
+        qos: Qos::Burstable,
+    }
+}
+
+/// The pod template of the backup Job `name` (uid `uid`) with `container`:
+/// required pod affinity `app=plex` on the hostname topology.
+pub(crate) fn pod_template(name: &str, uid: &str, container: ContainerDef) -> PodTemplate {
+    PodTemplate {
         namespace: BACKUP_NS.to_string(),
         app: "backup".into(),
         generate_name: format!("{name}-"),
         labels: vec![
             ("app.kubernetes.io/name".into(), "backup".into()),
-            ("batch.kubernetes.io/controller-uid".into(), uid.clone()),
-            ("batch.kubernetes.io/job-name".into(), name.clone()),
-            ("controller-uid".into(), uid.clone()),
-            ("job-name".into(), name.clone()),
+            ("batch.kubernetes.io/controller-uid".into(), uid.into()),
+            ("batch.kubernetes.io/job-name".into(), name.into()),
+            ("controller-uid".into(), uid.into()),
+            ("job-name".into(), name.into()),
         ],
-        owner: Owner { api_version: "batch/v1", kind: "Job", name: name.clone(), uid: uid.clone() },
-        containers: vec![ContainerDef {
-            name: "restic",
-            image: "restic/restic:0.17.3".into(),
-            cpu_m: BACKUP_CPU_M,
-            mem_mi: BACKUP_MEM_MI,
-            i915: 0,
-            qos: Qos::Burstable,
-        }],
+        owner: Owner { api_version: "batch/v1", kind: "Job", name: name.into(), uid: uid.into() },
+        containers: vec![container],
         pref: Pref::None,
         affinity_app: Some("plex".into()),
         gpu_only: false,
         restart_policy: "Never",
         job_tracking: true,
-    });
+    }
+}
+
+/// The CronJob creates the Job of `scheduled` and the Job its pod, with `container`.
+fn start_job(
+    w: &mut World,
+    cj: &mut CronJobState,
+    scheduled: DateTime<Utc>,
+    container: ContainerDef,
+) -> (JobState, usize) {
+    let name = format!("{BACKUP_CRONJOB}-{}", scheduled.timestamp() / 60);
+    let uid = w.rng.uuid();
+    let template = Rc::new(pod_template(&name, &uid, container));
     let created = scheduled + ms(37);
     let mut job = JobState {
         name: name.clone(),
@@ -165,8 +181,9 @@ pub(crate) fn run_day1(w: &mut World, scheduled: DateTime<Utc>) -> Day1 {
         last_schedule: None,
         last_success: None,
         active: Vec::new(),
+        generation: 1,
     };
-    let (mut job, p) = start_job(w, &mut cj, scheduled);
+    let (mut job, p) = start_job(w, &mut cj, scheduled, container());
     let template = super::controllers::template_json(&job.template, false);
     cj.last_schedule = Some(scheduled - Duration::days(1));
     cj.last_success = Some(scheduled - Duration::days(1) + Duration::minutes(23));
@@ -230,8 +247,9 @@ fn spread_ms(s: &str) -> i64 {
 
 /// Day 2: the Job's pod cannot be placed; it stays Pending until the
 /// deadline, then the Job fails.
-pub(crate) fn run_day2(w: &mut World, scheduled: DateTime<Utc>, mut cj: CronJobState) -> Day2 {
-    let (mut job, p) = start_job(w, &mut cj, scheduled);
+pub(crate) fn run_day2(w: &mut World, scheduled: DateTime<Utc>, mut cj: CronJobState, container: ContainerDef) -> Day2 {
+    let (cpu_m, mem_mi) = (container.cpu_m, container.mem_mi);
+    let (mut job, p) = start_job(w, &mut cj, scheduled, container);
     let t0 = job.created + ms(60);
     let usage = w.node_views();
     let note = match w.schedule(p, t0) {
@@ -313,8 +331,8 @@ pub(crate) fn run_day2(w: &mut World, scheduled: DateTime<Utc>, mut cj: CronJobS
         job_name: job.name.clone(),
         job_created_at: job.created,
         pod: pod_fact(&w.pods[p]),
-        cpu_m: BACKUP_CPU_M,
-        mem_mi: BACKUP_MEM_MI,
+        cpu_m,
+        mem_mi,
         failure_at: t0,
         usage,
         note,

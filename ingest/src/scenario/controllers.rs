@@ -179,7 +179,7 @@ pub(crate) fn template_json(t: &PodTemplate, with_hash: bool) -> Value {
 }
 
 /// The `backup` CronJob and what it needs to render.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct CronJobState {
     /// Uid.
     pub uid: String,
@@ -191,6 +191,8 @@ pub(crate) struct CronJobState {
     pub last_success: Option<DateTime<Utc>>,
     /// Active jobs (name, uid).
     pub active: Vec<(String, String)>,
+    /// `metadata.generation` (1 until a spec edit).
+    pub generation: i64,
 }
 
 /// Namespace of the backup CronJob.
@@ -223,7 +225,7 @@ impl CronJobState {
         json!({
             "apiVersion": "batch/v1",
             "kind": "CronJob",
-            "metadata": { "name": BACKUP_CRONJOB, "namespace": BACKUP_NS, "uid": self.uid, "resourceVersion": "", "generation": 1, "creationTimestamp": ts(self.created) },
+            "metadata": { "name": BACKUP_CRONJOB, "namespace": BACKUP_NS, "uid": self.uid, "resourceVersion": "", "generation": self.generation, "creationTimestamp": ts(self.created) },
             "spec": {
                 "schedule": BACKUP_SCHEDULE,
                 "timeZone": "Etc/UTC",

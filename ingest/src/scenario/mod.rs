@@ -22,6 +22,10 @@
 //!    match pod affinity rules. …`. It stays Pending until the Job's
 //!    `activeDeadlineSeconds` (5400) expires at 05:30.
 //!
+//! A variant, [`memory_taint`], tells the same two days with a backup pod
+//! short of memory (not CPU) behind a tainted node, and a scale-down hours
+//! later that makes node-1 look roomy (see `variant.rs`).
+//!
 //! Output never depends on anything but the seed: the generator has its own
 //! PRNG (`rng.rs`), a fixed calendar, and a scheduler model (`sim.rs`) that
 //! picks every node. The seed changes identifiers (uids, name suffixes,
@@ -42,16 +46,20 @@ mod rng;
 pub mod scale;
 mod sim;
 mod story;
+mod variant;
 mod world;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod variant_tests;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use kubectl::KUBECTL_FILES;
+pub use variant::{memory_taint, MemoryTaint, MemoryTaintFacts};
 
 /// What to generate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

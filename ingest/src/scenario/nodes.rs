@@ -55,6 +55,9 @@ pub(crate) struct NodeState {
     pub images: BTreeSet<String>,
     /// Cordoned at (for the unschedulable taint's timeAdded).
     pub cordoned_at: Option<DateTime<Utc>>,
+    /// A NoSchedule taint set with `kubectl taint` (key, value, effect):
+    /// written without `timeAdded`, which the API server sets only for NoExecute.
+    pub taint: Option<(&'static str, &'static str, &'static str)>,
 }
 
 impl NodeState {
@@ -105,6 +108,9 @@ impl NodeState {
         let mut taints: Vec<Value> = Vec::new();
         for (key, effect, at) in &self.health_taints {
             taints.push(json!({ "key": key, "effect": effect, "timeAdded": ts(*at) }));
+        }
+        if let Some((key, value, effect)) = self.taint {
+            taints.push(json!({ "key": key, "value": value, "effect": effect }));
         }
         if let (true, Some(at)) = (self.unschedulable, self.cordoned_at) {
             taints.push(

@@ -424,7 +424,10 @@ pub(crate) fn container_json(c: &ContainerDef) -> Value {
     match c.qos {
         Qos::BestEffort => {}
         Qos::Burstable => {
-            requests.insert("cpu".into(), json!(cpu_qty(c.cpu_m)));
+            // A Burstable container may request memory only (no CPU request at all).
+            if c.cpu_m > 0 {
+                requests.insert("cpu".into(), json!(cpu_qty(c.cpu_m)));
+            }
             requests.insert("memory".into(), json!(mem_qty(c.mem_mi)));
             limits.insert("memory".into(), json!(mem_qty(c.mem_mi * 2)));
         }

@@ -4,8 +4,10 @@
 //!
 //! Filters, in the scheduler's order, first failure wins per node:
 //! NodeUnschedulable (cordon, and the not-ready/unreachable NoSchedule taints
-//! a rebooting node carries), NodeResourcesFit (cpu, memory, i915, pods),
-//! InterPodAffinity (a required `app=<x>` affinity on the hostname topology).
+//! a rebooting node carries), TaintToleration (a NoSchedule taint an
+//! operator set, which no pod of the story tolerates), NodeResourcesFit
+//! (cpu, memory, i915, pods), InterPodAffinity (a required `app=<x>`
+//! affinity on the hostname topology).
 //!
 //! Scores: NodeResourcesFit LeastAllocated (weight 1, non-zero defaults of
 //! 100m / 200Mi for containers without requests), BalancedAllocation
@@ -70,6 +72,8 @@ pub(crate) struct NodeView {
     pub fast: bool,
     /// Cordoned or carrying a NoSchedule not-ready/unreachable taint.
     pub blocked: bool,
+    /// A NoSchedule taint set by an operator (key, value): no pod tolerates it.
+    pub taint: Option<(&'static str, &'static str)>,
     /// Sum of the bound, non-terminal pods.
     pub used: Demand,
     /// Number of those pods.
@@ -92,6 +96,8 @@ impl NodeView {
 pub(crate) enum Reject {
     /// `node(s) were unschedulable` (or had untolerated taints).
     Unschedulable,
+    /// `node(s) had untolerated taint {KEY: VALUE}` (TaintToleration, 1.24–1.33 wording).
+    Taint(&'static str, &'static str),
     /// `Insufficient <resource>` items.
     Insufficient(Vec<&'static str>),
     /// `node(s) didn't match pod affinity rules`.
@@ -111,6 +117,9 @@ pub(crate) struct Request<'a> {
 fn filter(n: &NodeView, r: &Request<'_>) -> Result<(), Reject> {
     if n.blocked {
         return Err(Reject::Unschedulable);
+    }
+    if let Some((key, value)) = n.taint {
+        return Err(Reject::Taint(key, value));
     }
     let d = r.demand;
     let mut short = Vec::new();
@@ -205,6 +214,10 @@ pub(crate) fn failure_message(rejects: &[Reject]) -> String {
                 }
                 bump("No preemption victims found for incoming pod", &mut pre);
             }
+            Reject::Taint(key, value) => {
+                bump(&format!("node(s) had untolerated taint {{{key}: {value}}}"), &mut counts);
+                bump("Preemption is not helpful for scheduling", &mut pre);
+            }
             Reject::PodAffinity => {
                 bump("node(s) didn't match pod affinity rules", &mut counts);
                 bump("Preemption is not helpful for scheduling", &mut pre);
@@ -229,6 +242,7 @@ mod tests {
             mem_alloc_mi: if fast { 7901 } else { 3800 },
             fast,
             blocked: false,
+            taint: None,
             used: Demand { cpu_m, nz_cpu_m: cpu_m, ..Demand::default() },
             pods: apps.len() as i64,
             apps: apps.iter().map(|a| a.to_string()).collect(),

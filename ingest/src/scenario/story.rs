@@ -40,8 +40,33 @@ const ROLLOUTS: [(&str, &str); 8] = [
 /// queue-worker is scaled up for the night at 03:00 on day 2.
 const SCALE_UP: (&str, u32) = ("queue-worker", 14);
 
+/// The story up to day 2, 04:00 (before the day-2 backup): the world and
+/// what the facts need from it. Shared by the demo and its variants.
+pub(crate) struct Night {
+    /// The world at day 2, 04:00.
+    pub w: World,
+    /// Drain #1.
+    pub d1: DrainFacts,
+    /// Drain #2.
+    pub d2: DrainFacts,
+    /// node-1's Ready time in drain #2.
+    pub burst_ready_at: DateTime<Utc>,
+    /// Pods bound to node-1 in the 3 minutes after it.
+    pub burst_pods: Vec<String>,
+    /// What the day-1 backup left (its Job, its pod, the CronJob).
+    pub previous: backup::Day1,
+}
+
 /// Runs the story; returns its records and the facts.
 pub(crate) fn run(seed: u64) -> (Vec<ScenarioRecord>, ScenarioFacts) {
+    let mut night = until_backup(seed);
+    let cronjob = night.previous.cronjob.clone();
+    let b = backup::run_day2(&mut night.w, at(2026, 11, 28, 4, 0, 0), cronjob, backup::container());
+    finish(night, b)
+}
+
+/// Bootstrap, drain #1, the day-1 backup, drain #2 and the 03:00 rollouts.
+pub(crate) fn until_backup(seed: u64) -> Night {
     let mut w = World::new(seed, start());
     w.bootstrap();
 
@@ -65,16 +90,19 @@ pub(crate) fn run(seed: u64) -> (Vec<ScenarioRecord>, ScenarioFacts) {
     for (name, tag) in ROLLOUTS {
         t = rollout(&mut w, name, tag, t) + Duration::seconds(40);
     }
+    Night { w, d1, d2, burst_ready_at, burst_pods, previous }
+}
 
+/// The records and the facts once the day-2 backup `b` has run (and
+/// whatever a variant adds after it).
+pub(crate) fn finish(night: Night, b: backup::Day2) -> (Vec<ScenarioRecord>, ScenarioFacts) {
+    let Night { mut w, d1, d2, burst_ready_at, burst_pods, previous } = night;
     let plex = w.pods.iter().find(|p| p.occupies() && p.template.app == "plex");
     let (plex, plex_bound_at) = match plex {
         Some(p) => (pod_fact(p), p.scheduled_at.unwrap_or_default()),
         None => (PodFact { namespace: String::new(), name: String::new(), uid: String::new(), node: None }, start()),
     };
-
-    let b = backup::run_day2(&mut w, at(2026, 11, 28, 4, 0, 0), previous.cronjob);
     let usage_at_failure = b.usage.iter().map(usage).collect();
-
     let records = std::mem::replace(&mut w.rec, super::recorder::Recorder::new(start())).finish(Lane::Story);
     let end = records.last().map_or(start(), |r| r.observed_at);
     let facts = ScenarioFacts {
@@ -226,11 +254,11 @@ fn drain_batched(w: &mut World, t0: DateTime<Utc>) -> (DrainFacts, DateTime<Utc>
     (drain_facts(2, windows), node1_ready)
 }
 
-fn deployment_index(w: &World, name: &str) -> Option<usize> {
+pub(crate) fn deployment_index(w: &World, name: &str) -> Option<usize> {
     w.deployments.iter().position(|d| d.def.name == name)
 }
 
-fn scaling_event(w: &mut World, d: usize, t: DateTime<Utc>, msg: String) {
+pub(crate) fn scaling_event(w: &mut World, d: usize, t: DateTime<Utc>, msg: String) {
     let dep = &w.deployments[d];
     let r = super::events::ObjRef {
         api_version: "apps/v1",

@@ -112,6 +112,7 @@ impl World {
                 mem_alloc_mi: n.def.mem_alloc_mi,
                 fast: n.def.fast,
                 blocked: n.blocked(),
+                taint: n.taint.map(|(key, value, _)| (key, value)),
                 used: sim::Demand::default(),
                 pods: 0,
                 apps: Vec::new(),
@@ -207,6 +208,7 @@ impl World {
                 reachable: true,
                 pressure_since: last_boot + Duration::minutes(5 * i as i64 + 2),
                 health_taints: Vec::new(),
+                taint: None,
                 images: Default::default(),
                 cordoned_at: None,
             });
