@@ -78,16 +78,37 @@ fn taint_action(line: &ReasonLine, report: &PendingReport) -> String {
         return action.into();
     }
     match taint {
-        Some((key, value)) => format!(
-            "the nodes carry the taint {key}{} (set {}): add a toleration for it to the pod, or remove the \
-             taint when it is stale (`kubectl taint nodes NODE {key}-`)",
-            if value.is_empty() { String::new() } else { format!("={value}") },
-            taint_setter(key)
-        ),
+        Some((key, value)) => {
+            let tainted = tainted_nodes(report, key);
+            let (who, target) = match tainted.as_slice() {
+                [] => ("the nodes carry".to_string(), "NODE".to_string()),
+                [one] => (format!("{one} carries"), one.clone()),
+                many => (format!("{} carry", many.join(", ")), many.join(" ")),
+            };
+            format!(
+                "{who} the taint {key}{} (set {}): add a toleration for it to the pod, or remove the taint when \
+                 it is stale (`kubectl taint nodes {target} {key}-`)",
+                if value.is_empty() { String::new() } else { format!("={value}") },
+                taint_setter(key)
+            )
+        }
         None => {
             "add a matching toleration, or remove the taint when it is stale (`kubectl taint nodes NODE KEY-`)".into()
         }
     }
+}
+
+/// The nodes of the state whose modelled failures include an untolerated
+/// taint with this key (or a taint the model did not name), in state order;
+/// empty when the state is unknown.
+fn tainted_nodes(report: &PendingReport, key: &str) -> Vec<String> {
+    let Some(state) = report.state.as_ref() else { return Vec::new() };
+    state
+        .nodes
+        .iter()
+        .filter(|n| n.fails.iter().any(|f| f.contains("untolerated taint") && (f.contains(key) || !f.contains('{'))))
+        .map(|n| n.name.clone())
+        .collect()
 }
 
 fn left_nodes(report: &PendingReport) -> String {

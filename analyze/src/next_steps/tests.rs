@@ -237,9 +237,27 @@ fn taint_advice_fits_the_nodes_that_exist() {
     );
     assert_eq!(
         actions(&two)[0],
-        "the nodes carry the taint dedicated=db (set by hand or by the tool that provisions the nodes: no \
+        "a, b carry the taint dedicated=db (set by hand or by the tool that provisions the nodes: no \
          Kubernetes component sets it): add a toleration for it to the pod, or remove the taint when it is stale \
-         (`kubectl taint nodes NODE dedicated-`)"
+         (`kubectl taint nodes a b dedicated-`)"
+    );
+    // Only the node that carries it is named (the generated memory/taint
+    // story: node-2 tainted, node-1 short, the others without the affinity).
+    let one = report(
+        vec![
+            node("node-1", 1990, false, &["Insufficient memory"]),
+            node("node-2", 800, false, &["node(s) had untolerated taint(s)"]),
+            node("node-3", 800, false, &["node(s) didn't match pod affinity rules"]),
+        ],
+        &[],
+        Vec::new(),
+        vec![line("node(s) had untolerated taint {dedicated: gpu}", ReasonKind::UntoleratedTaint, 1)],
+    );
+    assert_eq!(
+        actions(&one)[0],
+        "node-2 carries the taint dedicated=gpu (set by hand or by the tool that provisions the nodes: no \
+         Kubernetes component sets it): add a toleration for it to the pod, or remove the taint when it is stale \
+         (`kubectl taint nodes node-2 dedicated-`)"
     );
 }
 
