@@ -55,6 +55,17 @@ fn demo_has_two_rolling_drains_in_the_scenario_order_with_the_skew_each_left() {
     let (d1, d2) = (&tl.operations[0], &tl.operations[1]);
     // Drain #2: node-2/3/4 drained together while node-1 was back: the burst
     // of replacements on node-1 is the scenario's burst.
+    // Drain #1 cordoned one node after another; drain #2's node-2, node-3
+    // and node-4 were cordoned within 4 s: no order among them, and node-1
+    // and node-5 were the nodes left for their pods.
+    assert!(d1.cordoned_together.is_empty(), "{:?}", d1.cordoned_together);
+    let together: Vec<(&[String], &[String], i64)> = d2
+        .cordoned_together
+        .iter()
+        .map(|t| (t.nodes.as_slice(), t.left.as_slice(), (t.last_at - t.first_at).num_seconds()))
+        .collect();
+    let (nodes, left) = (["node-2", "node-3", "node-4"].map(String::from), ["node-1", "node-5"].map(String::from));
+    assert_eq!(together, [(&nodes[..], &left[..], 4)]);
     let on_node1 = d2.landed.iter().find(|l| l.node == "node-1").map(|l| (l.pods, l.moved_again));
     assert_eq!(on_node1, Some((facts.burst_pods.len(), 0)), "the burst stayed on node-1");
     assert_eq!(facts.burst_pods.len(), 19);

@@ -20,6 +20,7 @@ pub mod kept;
 pub mod moves;
 mod none_found;
 pub mod to_nodes;
+mod together;
 
 use chrono::{DateTime, Duration, Utc};
 use kdrift_ingest::Store;
@@ -29,6 +30,7 @@ pub use episodes::{Band, BandKind, EpisodeEnd, NodeEpisode};
 pub use kept::{keep_moves, moves_are_fresh, read_kept_moves, KeptMoves};
 pub use moves::{MovedPod, Replacement};
 pub use to_nodes::{drain_moves_to_nodes, EpisodeOnNode, MovesToNodes, OperationToNodes};
+pub use together::{cordoned_together, CordonedTogether};
 
 use crate::history::{self, NodeSignal, Placement};
 use crate::usage::{requested_at_instants, RequestedAt};
@@ -88,6 +90,10 @@ pub struct Operation {
     pub order: Vec<String>,
     /// Per node, in that order.
     pub episodes: Vec<NodeEpisode>,
+    /// Nodes cordoned together within [`SIMULTANEOUS`] (two or more), with
+    /// the nodes left schedulable: no order among them
+    /// ([`cordoned_together`]). Empty when every cordon came apart.
+    pub cordoned_together: Vec<CordonedTogether>,
     /// Pods evicted or stopped, over all episodes.
     pub pods_moved: usize,
     /// Replacements per destination node, most first (then by name).
@@ -476,8 +482,11 @@ fn timeline(
                 i + 1
             ));
         }
+        let known: Vec<&str> = before.nodes.iter().map(|n| n.node.as_str()).collect();
+        let together = cordoned_together(&episodes, &known);
         operations.push(Operation {
             number: i + 1,
+            cordoned_together: together,
             kind: kind_of(&episodes),
             started_at: start,
             ended_at,

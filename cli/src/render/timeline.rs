@@ -117,6 +117,26 @@ pub fn drains<W: Write>(out: &mut W, t: &DrainTimeline) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The operation's order, nodes cordoned together shown as one step:
+/// `node-1 → [node-2, node-3, node-4 together] → node-5`.
+fn order_text(op: &Operation) -> String {
+    let mut steps: Vec<String> = Vec::new();
+    let mut done: Vec<&str> = Vec::new();
+    for node in &op.order {
+        if done.contains(&node.as_str()) {
+            continue;
+        }
+        match op.cordoned_together.iter().find(|t| t.nodes.contains(node)) {
+            Some(t) => {
+                done.extend(t.nodes.iter().map(String::as_str));
+                steps.push(format!("[{} together]", t.nodes.join(", ")));
+            }
+            None => steps.push(node.clone()),
+        }
+    }
+    steps.join(" → ")
+}
+
 fn operation<W: Write>(out: &mut W, op: &Operation) -> anyhow::Result<()> {
     let span = match op.ended_at {
         Some(end) => format!(
@@ -139,7 +159,17 @@ fn operation<W: Write>(out: &mut W, op: &Operation) -> anyhow::Result<()> {
             op.order.join(", ")
         )?;
     } else {
-        writeln!(out, "  order: {}", op.order.join(" → "))?;
+        writeln!(out, "  order: {}", order_text(op))?;
+        for t in &op.cordoned_together {
+            let left = if t.left.is_empty() { "no node".to_string() } else { t.left.join(", ") };
+            writeln!(
+                out,
+                "  {} cordoned together at {} (within {}): no order among them; their pods could only go to {left}",
+                t.nodes.join(", "),
+                short(Some(t.first_at), op.started_at),
+                duration((t.last_at - t.first_at).num_seconds()),
+            )?;
+        }
     }
     let rows = op.episodes.iter().map(|e| EpisodeRow {
         node: e.node.clone(),

@@ -364,6 +364,7 @@ mod tests {
             estimated: false,
         };
         Operation {
+            cordoned_together: Vec::new(),
             number: 2,
             kind: OperationKind::Drain,
             started_at: t("2026-11-28T02:00:00Z"),
