@@ -1,5 +1,5 @@
 //! Benchmark data from the scale generator
-//! ([`kdrift_ingest::scenario::scale`]), written in one streaming pass:
+//! ([`kdrift_scenario::scale`]), written in one streaming pass:
 //!
 //! - `events.ndjson`: every Event version as VictoriaLogs exports it in the
 //!   `raw` layout (kubernetes-event-exporter's webhook sink stored by
@@ -19,11 +19,11 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Duration, Utc};
 use kdrift_ingest::demo::to_record;
-use kdrift_ingest::scenario::scale::{ScaleConfig, ScaleFacts, ScaleGen};
-use kdrift_ingest::scenario::{core_v1_view, ScenarioRecord};
 use kdrift_ingest::store::writer::{RunStatus, RunWriter};
 use kdrift_ingest::victorialogs::Layout;
 use kdrift_ingest::Store;
+use kdrift_scenario::scale::{ScaleConfig, ScaleFacts, ScaleGen};
+use kdrift_scenario::{core_v1_view, ScenarioRecord};
 use serde_json::Value;
 
 use crate::fake_vlogs::storage::{ingest as vl_ingest, InsertArgs, StoredRow};

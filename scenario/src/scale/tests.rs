@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde_json::Value;
 
 use super::{ScaleConfig, ScaleGen};
-use crate::scenario::ScenarioRecord;
+use crate::ScenarioRecord;
 
 fn small() -> ScaleConfig {
     ScaleConfig { seed: 7, nodes: 40, pods: 1_200, events: 20_000, days: 3 }
