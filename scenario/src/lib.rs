@@ -12,12 +12,14 @@
 //!
 //! Everything is deterministic: the output depends only on the seed and the
 //! sizes asked for, never on the clock, the environment or a file. What this
-//! crate must not do: read or write files, the network or a store (the
-//! generators return or stream plain values — [`ScenarioRecord`]s of
-//! `serde_json::Value` objects, a planner `Snapshot` — and the callers write
-//! them), or depend on `kdrift-ingest` or `kdrift-analyze` (they depend on
-//! it, through their tests and the demo). It depends on `kdrift-rebalance`
-//! for the model types of the bench cluster only.
+//! crate must not do: read files, touch the network or a store, or write
+//! anything but the kubectl dump files of a streamed scale history
+//! ([`scale::KubectlDump`]) — the generators return or stream plain values
+//! ([`ScenarioRecord`]s of `serde_json::Value` objects, a planner
+//! `Snapshot`) and the callers store them; nor depend on `kdrift-ingest` or
+//! `kdrift-analyze` (they depend on it, through their tests and the demo). It
+//! depends on `kdrift-rebalance` for the model types of the bench cluster
+//! only.
 //!
 //! # The demo story
 //!
