@@ -1,6 +1,6 @@
 //! Planner benchmark (issue 6): the descheduler-compatible LowNodeUtilization
 //! plan, the plan with `nodeFit`, and the landing simulation, on the
-//! generated cluster of [`kdrift_rebalance::bench_cluster`] at 500, 2,000 and
+//! generated cluster of [`kdrift_scenario::bench_cluster`] at 500, 2,000 and
 //! 5,000 nodes (30 pods per node).
 //!
 //! Run with `cargo bench --bench planner` (all benches: `cargo bench`).
@@ -17,8 +17,8 @@
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
-use kdrift_rebalance::bench_cluster::{generate, policy};
 use kdrift_rebalance::{plan, simulate_plan, PlanOptions};
+use kdrift_scenario::bench_cluster::{generate, policy};
 
 /// descheduler v0.36 figures from issue 6 (same machine class):
 /// `(nodes, seconds, peak MiB)` for the plan, and the nodeFit run at 5,000.

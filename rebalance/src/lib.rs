@@ -26,7 +26,11 @@
 //! (`shared/reference/kubernetes-events.md` §1 and §6), descheduler v0.36
 //! for LowNodeUtilization and DefaultEvictor (the same descheduler reference).
 
-pub mod bench_cluster;
+// The unit tests compile the bench cluster's source from `kdrift-scenario`
+// (`simulate/reference_tests.rs`): its `kdrift_rebalance::` paths name this
+// crate there, so that the snapshot it builds has this build's types.
+#[cfg(test)]
+extern crate self as kdrift_rebalance;
 pub mod cluster;
 pub mod deadman;
 pub mod document;

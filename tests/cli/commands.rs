@@ -196,7 +196,7 @@ fn ingest_api_and_record_without_a_kubeconfig_create_no_store() {
 
 #[test]
 fn ingest_api_stores_a_snapshot_and_warns_about_a_refused_resource() {
-    use kdrift_ingest::scenario::{generate, ScenarioConfig};
+    use kdrift_scenario::{generate, ScenarioConfig};
     let scenario = generate(&ScenarioConfig { seed: 9, scale: 1 });
     let facts = scenario.facts.clone();
     let kube = kdrift_tests::fake_kube::FakeKube::start();
@@ -237,7 +237,7 @@ fn ingest_api_stores_a_snapshot_and_warns_about_a_refused_resource() {
 /// log) or in the run's `ingest_errors`; the echo itself reaches them.
 #[test]
 fn an_error_echoing_the_authorization_header_shows_no_form_of_the_kubeconfig_credentials() {
-    use kdrift_ingest::scenario::{generate, ScenarioConfig};
+    use kdrift_scenario::{generate, ScenarioConfig};
     use kdrift_tests::fake_kube::FakeKube;
     use kdrift_tests::leaks::{self, HOSTILE};
     let scenario = generate(&ScenarioConfig { seed: 5, scale: 1 });

@@ -7,8 +7,8 @@
 use kdrift_analyze::failed_scheduling::ReasonKind;
 use kdrift_analyze::{pending_pods, why_pending};
 use kdrift_ingest::demo::ingest_scenario;
-use kdrift_ingest::scenario::{generate, ScenarioConfig};
 use kdrift_ingest::{ingest_files, NoProgress};
+use kdrift_scenario::{generate, ScenarioConfig};
 use kdrift_tests::temp_store;
 
 #[test]

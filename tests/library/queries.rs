@@ -3,8 +3,8 @@
 
 use kdrift_ingest::demo::ingest_scenario;
 use kdrift_ingest::instant::InstantListError;
-use kdrift_ingest::scenario::{generate, ScenarioConfig};
 use kdrift_ingest::store::catalog::{self, CatalogError};
+use kdrift_scenario::{generate, ScenarioConfig};
 use kdrift_tests::temp_store;
 use serde_json::{json, Value};
 
@@ -325,7 +325,7 @@ fn golden_value(v: &Value) -> Value {
 }
 
 /// The parameter values every golden run uses (the demo scenario, seed 1).
-fn golden_params(query: &str, param: &str, facts: &kdrift_ingest::scenario::ScenarioFacts) -> String {
+fn golden_params(query: &str, param: &str, facts: &kdrift_scenario::ScenarioFacts) -> String {
     match (query, param) {
         ("jobs" | "job_name_namespaces", "name") => facts.cronjob_name.clone(),
         (_, "namespace") => facts.pending_pod.namespace.clone(),

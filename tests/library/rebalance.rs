@@ -13,10 +13,10 @@
 use chrono::{DateTime, Duration, Utc};
 use kdrift_analyze::snapshot::{load_snapshot, LoadedSnapshot};
 use kdrift_ingest::demo::ingest_scenario;
-use kdrift_ingest::scenario::{generate, ScenarioConfig, ScenarioFacts};
 use kdrift_rebalance::planner::NodeClass;
 use kdrift_rebalance::simulate::WarningKind;
 use kdrift_rebalance::{plan, simulate_plan, simulate_rounds, PlanOptions, Policy, Verdict};
+use kdrift_scenario::{generate, ScenarioConfig, ScenarioFacts};
 use kdrift_tests::temp_store;
 
 const HOMELAB: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/homelab-policy.yaml"));

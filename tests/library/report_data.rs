@@ -7,8 +7,8 @@ use chrono::{DateTime, Duration, Utc};
 use kdrift_analyze::report::{report_data, time_span, ReportOptions};
 use kdrift_analyze::series::{change_instants, requested_series};
 use kdrift_ingest::demo::ingest_scenario;
-use kdrift_ingest::scenario::{generate, ScenarioConfig};
 use kdrift_ingest::{ingest_files, ingest_records, NoProgress};
+use kdrift_scenario::{generate, ScenarioConfig};
 use kdrift_tests::{real_fixtures_or_skip, temp_store, tsv_node_events};
 
 fn at(series: &kdrift_analyze::series::RequestedSeries, node: &str, t: DateTime<Utc>) -> Option<f64> {

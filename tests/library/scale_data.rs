@@ -5,9 +5,9 @@
 
 use std::path::PathBuf;
 
-use kdrift_ingest::scenario::scale::ScaleConfig;
 use kdrift_ingest::store::sql;
 use kdrift_ingest::{ingest_files, NoProgress, Store};
+use kdrift_scenario::scale::ScaleConfig;
 use kdrift_tests::scale_data::{write, Outputs};
 use kdrift_tests::temp_store;
 

@@ -4,9 +4,9 @@
 //! same rows, the same primary key and the same answers as before.
 
 use kdrift_ingest::demo::ingest_scenario;
-use kdrift_ingest::scenario::{generate, ScenarioConfig};
 use kdrift_ingest::store::SCHEMA_VERSION;
 use kdrift_ingest::Store;
+use kdrift_scenario::{generate, ScenarioConfig};
 
 /// The compression DuckDB used for each checkpointed data segment of
 /// `table.column` (validity segments left out), distinct and sorted.

@@ -10,9 +10,9 @@ use kdrift_analyze::drains::{EpisodeEnd, OperationKind};
 use kdrift_analyze::skew::{policy_from_thresholds, skew};
 use kdrift_ingest::demo::{ingest_scenario, to_record};
 use kdrift_ingest::ingest_records;
-use kdrift_ingest::scenario::{generate, ScenarioConfig};
 use kdrift_rebalance::planner::NodeClass;
 use kdrift_rebalance::Policy;
+use kdrift_scenario::{generate, ScenarioConfig};
 use kdrift_tests::{real_fixtures_or_skip, temp_store, tsv_node_events};
 
 fn t(s: &str) -> DateTime<Utc> {
@@ -326,7 +326,7 @@ fn a_kept_move_row_edited_to_null_sends_the_timeline_back_to_the_history_with_th
     // reader fail the whole command, where the row reader had fallen back.
     use kdrift_analyze::drains::{drain_timeline, keep_moves, read_kept_moves};
     let (_dir, store) = kdrift_tests::temp_store();
-    let scenario = kdrift_ingest::scenario::generate(&kdrift_ingest::scenario::ScenarioConfig { seed: 1, scale: 1 });
+    let scenario = kdrift_scenario::generate(&kdrift_scenario::ScenarioConfig { seed: 1, scale: 1 });
     kdrift_ingest::demo::ingest_scenario(&store, scenario, 1).expect("ingest");
     keep_moves(&store).expect("keep");
     let expected = drain_timeline(&store, None, None).expect("from the kept rows");

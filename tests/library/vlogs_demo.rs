@@ -12,9 +12,9 @@
 
 use chrono::Duration;
 use kdrift_analyze::why_pending;
-use kdrift_ingest::scenario::{core_v1_view, generate, ObjectChange, Scenario, ScenarioConfig};
 use kdrift_ingest::victorialogs::{Auth, Layout};
 use kdrift_ingest::{ingest_files, NoProgress, Store};
+use kdrift_scenario::{core_v1_view, generate, ObjectChange, Scenario, ScenarioConfig};
 use kdrift_tests::fake_vlogs::FakeVlogs;
 use kdrift_tests::shippers::{ship, Seen, Sighting};
 use kdrift_tests::temp_store;
@@ -170,7 +170,7 @@ fn values_of<'a>(v: &'a mut Value, key: &str, out: &mut Vec<&'a mut Value>) {
 /// was back at its Ready condition's instant, and node-2..4 are seen
 /// cordoned when plex was bound to node-1. Asserts those values, then puts
 /// the dump path's values in their place so the rest compares whole.
-fn with_node_history(mut got: Value, reference: &Value, facts: &kdrift_ingest::scenario::ScenarioFacts) -> Value {
+fn with_node_history(mut got: Value, reference: &Value, facts: &kdrift_scenario::ScenarioFacts) -> Value {
     let mut reference = reference.clone();
     let cordon = facts.drains[1].windows[0].cordoned_at;
     for key in ["operation_started_at", "back_at", "unavailable_at_binding", "why"] {
@@ -351,7 +351,7 @@ fn memory_short_cronjob_pod_behind_a_taint_gets_the_same_chain_from_events_and_a
     // VictoriaLogs raw layout + that dump; store B: the same plus the pod's
     // own last version. Same node left, shortfall in bytes, excluded-node
     // counts and drain; A marks what comes from the owner's template.
-    let variant = kdrift_ingest::scenario::memory_taint(11);
+    let variant = kdrift_scenario::memory_taint(11);
     let (scenario, mem) = (&variant.scenario, &variant.facts);
     let facts = &scenario.facts;
     let later = facts.end + Duration::hours(2);

@@ -1,29 +1,28 @@
 //! Benchmark data from the scale generator
-//! ([`kdrift_ingest::scenario::scale`]), written in one streaming pass:
+//! ([`kdrift_scenario::scale`]), written in one streaming pass:
 //!
 //! - `events.ndjson`: every Event version as VictoriaLogs exports it in the
 //!   `raw` layout (kubernetes-event-exporter's webhook sink stored by
 //!   `/insert/jsonline`, then one row of `/select/logsql/query`), what
 //!   `kdrift ingest file` and `kdrift ingest victorialogs` read;
 //! - `kubectl/{events,nodes,pods}.json`: `kubectl get … -A -o json` at the
-//!   end (events: the last hour only, as the API still has them);
+//!   end (events: the last hour only, as the API still has them), written by
+//!   the generator's [`KubectlDump`];
 //! - `store.duckdb`: a ready store with every version (pods, nodes, events),
 //!   loaded through the ordinary ingest writer in batches.
 //!
 //! Memory stays bounded by the cluster size (the generator's state, the
 //! last hour of events), whatever the number of events.
 
-use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use chrono::{DateTime, Duration, Utc};
 use kdrift_ingest::demo::to_record;
-use kdrift_ingest::scenario::scale::{ScaleConfig, ScaleFacts, ScaleGen};
-use kdrift_ingest::scenario::{core_v1_view, ScenarioRecord};
 use kdrift_ingest::store::writer::{RunStatus, RunWriter};
 use kdrift_ingest::victorialogs::Layout;
 use kdrift_ingest::Store;
+use kdrift_scenario::scale::{KubectlDump, ScaleConfig, ScaleFacts, ScaleGen};
+use kdrift_scenario::{core_v1_view, ScenarioRecord};
 use serde_json::Value;
 
 use crate::fake_vlogs::storage::{ingest as vl_ingest, InsertArgs, StoredRow};
@@ -94,8 +93,7 @@ pub fn write(config: &ScaleConfig, outputs: &Outputs) -> Result<ScaleFacts, Stri
         Some(s) => Some(RunWriter::begin(s, "bench", "scale-generator").map_err(|e| e.to_string())?),
         None => None,
     };
-    let keep_recent = outputs.kubectl_dir.is_some();
-    let mut recent: VecDeque<(DateTime<Utc>, Value)> = VecDeque::new();
+    let mut dump = outputs.kubectl_dir.is_some().then(KubectlDump::new);
     let mut failure: Option<String> = None;
     let mut staged = 0u64;
     let mut gen = ScaleGen::new(config);
@@ -110,11 +108,8 @@ pub fn write(config: &ScaleConfig, outputs: &Outputs) -> Result<ScaleFacts, Stri
                 }
             }
         }
-        if keep_recent && r.object.get("kind").and_then(Value::as_str) == Some("Event") {
-            while recent.front().is_some_and(|(t, _)| *t < r.observed_at - Duration::hours(1)) {
-                recent.pop_front();
-            }
-            recent.push_back((r.observed_at, core_v1_view(&r.object)));
+        if let Some(d) = dump.as_mut() {
+            d.observe(&r);
         }
         if let Some(w) = writer.as_mut() {
             match w.stage(to_record(r, "scale-generator")) {
@@ -145,23 +140,10 @@ pub fn write(config: &ScaleConfig, outputs: &Outputs) -> Result<ScaleFacts, Stri
         s.sort_pod_bindings().map_err(|e| format!("sorting the bindings: {e}"))?;
         kdrift_analyze::drains::keep_moves(s).map_err(|e| format!("keeping the drain moves: {e}"))?;
     }
-    if let Some(dir) = &outputs.kubectl_dir {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let end = facts.end - Duration::hours(1);
-        let mut events: BTreeMap<(String, String), Value> = BTreeMap::new();
-        for e in recent.into_iter().filter(|(t, _)| *t >= end).map(|(_, e)| e) {
-            let key = (text(&e, "/metadata/namespace"), text(&e, "/metadata/name"));
-            events.insert(key, e);
-        }
-        write_list(&dir.join("events.json"), events.into_values())?;
-        write_list(&dir.join("nodes.json"), gen.final_nodes())?;
-        write_list(&dir.join("pods.json"), gen.final_pods())?;
+    if let (Some(dir), Some(d)) = (&outputs.kubectl_dir, dump) {
+        d.write(dir, &gen, facts.end)?;
     }
     Ok(facts)
-}
-
-fn text(v: &Value, ptr: &str) -> String {
-    v.pointer(ptr).and_then(Value::as_str).unwrap_or("").to_string()
 }
 
 fn create(p: &Path) -> Result<std::fs::File, String> {
@@ -169,19 +151,4 @@ fn create(p: &Path) -> Result<std::fs::File, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))
-}
-
-/// Writes a `kind: List` as kubectl prints it, item by item.
-fn write_list(path: &Path, items: impl Iterator<Item = Value>) -> Result<(), String> {
-    let err = |e: std::io::Error| format!("{}: {e}", path.display());
-    let mut out = BufWriter::with_capacity(1 << 20, create(path)?);
-    out.write_all(b"{\"apiVersion\":\"v1\",\"items\":[").map_err(err)?;
-    for (i, item) in items.enumerate() {
-        if i > 0 {
-            out.write_all(b",\n").map_err(err)?;
-        }
-        serde_json::to_writer(&mut out, &item).map_err(|e| format!("{}: {e}", path.display()))?;
-    }
-    out.write_all(b"],\"kind\":\"List\",\"metadata\":{\"resourceVersion\":\"\"}}\n").map_err(err)?;
-    out.flush().map_err(err)
 }

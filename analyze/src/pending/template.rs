@@ -398,9 +398,9 @@ mod tests {
         let dir = tempfile::tempdir().expect("tmp");
         let store = kdrift_ingest::Store::open(&dir.path().join("k.duckdb")).expect("create");
         let records = objects.into_iter().map(|(at, object)| {
-            let record = kdrift_ingest::scenario::ScenarioRecord {
+            let record = kdrift_scenario::ScenarioRecord {
                 observed_at: at.parse().expect("time"),
-                change: kdrift_ingest::scenario::ObjectChange::Added,
+                change: kdrift_scenario::ObjectChange::Added,
                 object,
             };
             kdrift_ingest::demo::to_record(record, "test")

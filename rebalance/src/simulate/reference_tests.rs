@@ -14,6 +14,16 @@ use crate::planner::{plan, Plan, PlanOptions, Snapshot};
 use crate::policy::Policy;
 use crate::scheduler::{pick_node, scheduler_message, ClusterState};
 
+// The bench cluster lives in `kdrift-scenario`, which depends on this crate:
+// through the dev-dependency (for benches/planner.rs) its snapshots have the
+// types of this crate's ordinary build, not of this test build, so the unit
+// tests compile its one source file here (its `kdrift_rebalance::` paths name
+// this crate through lib.rs's `extern crate self`; its own tests are in
+// kdrift-scenario, these use `generate` and `policy` only).
+#[allow(dead_code)]
+#[path = "../../../scenario/src/bench_cluster.rs"]
+mod bench_cluster;
+
 fn reference_simulate(snapshot: &Snapshot, plan: &Plan, options: &SimulateOptions) -> Simulation {
     let tracked = tracked_resources(plan);
     let before = snapshot.cluster_state();
@@ -176,7 +186,7 @@ profiles:
 }
 
 fn now() -> chrono::DateTime<chrono::Utc> {
-    crate::bench_cluster::generate(0, 0).snapshot.now
+    bench_cluster::generate(0, 0).snapshot.now
 }
 
 proptest! {
@@ -200,8 +210,8 @@ proptest! {
     /// The benchmark cluster shape, small.
     #[test]
     fn same_simulation_on_bench_clusters(nodes in 10usize..60, seed in any::<u64>()) {
-        let c = crate::bench_cluster::generate(nodes, seed);
-        let policy = crate::bench_cluster::policy(false).expect("bench policy");
+        let c = bench_cluster::generate(nodes, seed);
+        let policy = bench_cluster::policy(false).expect("bench policy");
         let p = plan(&c.snapshot, &policy, &PlanOptions::default());
         let options = SimulateOptions::default();
         prop_assert_eq!(simulate_plan_with(&c.snapshot, &p, &options), reference_simulate(&c.snapshot, &p, &options));

@@ -44,7 +44,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::scenario::{ObjectChange, Scenario, ScenarioRecord};
+use kdrift_scenario::{ObjectChange, Scenario, ScenarioRecord};
 use serde_json::Value;
 
 pub use eviction::PDB_MESSAGE;

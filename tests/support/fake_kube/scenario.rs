@@ -1,10 +1,10 @@
-//! Loading kdrift's demo scenario (`kdrift_ingest::scenario`) into the fake:
+//! Loading kdrift's demo scenario (`kdrift_scenario`) into the fake:
 //! the state at an instant as ADDED objects, or the whole history replayed
 //! change by change so that watchers see every ADDED / MODIFIED / DELETED
 //! in order. Recorded resourceVersions are kept (they strictly increase).
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::scenario::{ObjectChange, Scenario, ScenarioRecord};
+use kdrift_scenario::{ObjectChange, Scenario, ScenarioRecord};
 use serde_json::Value;
 
 use super::resources::{by_kind, ResourceId, SERVED};

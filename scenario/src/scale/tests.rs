@@ -4,8 +4,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde_json::Value;
 
-use super::{ScaleConfig, ScaleGen};
-use crate::scenario::ScenarioRecord;
+use super::{KubectlDump, ScaleConfig, ScaleGen};
+use crate::ScenarioRecord;
 
 fn small() -> ScaleConfig {
     ScaleConfig { seed: 7, nodes: 40, pods: 1_200, events: 20_000, days: 3 }
@@ -86,4 +86,37 @@ fn the_same_seed_gives_the_same_history_and_the_end_state_lists_every_node() {
     g.run(&mut |_| {});
     assert_eq!(g.final_nodes().count(), 40);
     assert_eq!(g.final_pods().count(), 1_200, "replacements take their pod's slot");
+}
+
+#[test]
+fn the_kubectl_dump_has_the_last_hours_events_in_core_v1_and_every_node_and_pod() {
+    let c = ScaleConfig { events: 3_000, ..small() };
+    let (records, facts) = generate(&c);
+    let since = facts.end - chrono::Duration::hours(1);
+    let key = |o: &Value| (text(o, "/metadata/namespace").to_string(), text(o, "/metadata/name").to_string());
+    let events = records.iter().filter(|r| text(&r.object, "/kind") == "Event");
+    let all: BTreeSet<(String, String)> = events.clone().map(|r| key(&r.object)).collect();
+    let last_hour: BTreeSet<(String, String)> =
+        events.filter(|r| r.observed_at >= since).map(|r| key(&r.object)).collect();
+
+    let mut dump = KubectlDump::new();
+    let mut g = ScaleGen::new(&c);
+    g.run(&mut |r| dump.observe(&r));
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("kubectl");
+    dump.write(&dir, &g, facts.end).expect("write");
+    let read = |file: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join(file)).expect("read")).expect("JSON")
+    };
+
+    let listed = read("events.json");
+    assert_eq!((listed["kind"].as_str(), listed["apiVersion"].as_str()), (Some("List"), Some("v1")));
+    let items = listed["items"].as_array().expect("items");
+    assert!(items.iter().all(|e| text(e, "/apiVersion") == "v1"), "events in their core/v1 form");
+    let got: BTreeSet<(String, String)> = items.iter().map(key).collect();
+    assert_eq!(got.len(), items.len(), "one item per event");
+    assert_eq!(got, last_hour);
+    assert!(!got.is_empty() && got.len() < all.len(), "{} of {} events", got.len(), all.len());
+    assert_eq!(read("nodes.json")["items"].as_array().map(Vec::len), Some(40));
+    assert_eq!(read("pods.json")["items"].as_array().map(Vec::len), Some(1_200));
 }

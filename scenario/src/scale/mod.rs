@@ -31,6 +31,7 @@
 //! `&'static str`.
 
 mod cluster;
+mod dump;
 mod steps;
 
 #[cfg(test)]
@@ -45,6 +46,7 @@ use serde_json::Value;
 
 use super::{ObjectChange, ScenarioRecord};
 use cluster::Cluster;
+pub use dump::KubectlDump;
 
 /// What to generate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

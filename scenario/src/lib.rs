@@ -1,3 +1,28 @@
+//! Generated clusters, one home for the demo, the tests and the benchmarks:
+//!
+//! - the demo story (this file, with `story.rs` and its parts): two days of a
+//!   five-node cluster's history ending in a Pending backup pod, what
+//!   `kdrift demo` ingests (`kdrift_ingest::demo`), and its memory/taint
+//!   variant ([`memory_taint`]);
+//! - the filler namespaces of [`ScenarioConfig::scale`] and the scale
+//!   generator ([`scale`]: a month of a 5,000-node cluster, streamed) the
+//!   store benchmarks and the scale tests write their data from;
+//! - the planner's bench cluster ([`bench_cluster`]: descheduler's
+//!   LowNodeUtilization benchmark shape as a `kdrift_rebalance` snapshot).
+//!
+//! Everything is deterministic: the output depends only on the seed and the
+//! sizes asked for, never on the clock, the environment or a file. What this
+//! crate must not do: read files, touch the network or a store, or write
+//! anything but the kubectl dump files of a streamed scale history
+//! ([`scale::KubectlDump`]) — the generators return or stream plain values
+//! ([`ScenarioRecord`]s of `serde_json::Value` objects, a planner
+//! `Snapshot`) and the callers store them; nor depend on `kdrift-ingest` or
+//! `kdrift-analyze` (they depend on it, through their tests and the demo). It
+//! depends on `kdrift-rebalance` for the model types of the bench cluster
+//! only.
+//!
+//! # The demo story
+//!
 //! Deterministic demo scenario: two days of a five-node home cluster's
 //! history, as a watch on pods, nodes, events and their owners would have
 //! recorded it, ending with a backup pod that stays Pending for 90 minutes.
@@ -33,6 +58,7 @@
 //! placement, a time to the millisecond, or a number.
 
 mod backup;
+pub mod bench_cluster;
 mod catalog;
 mod controllers;
 mod events;
@@ -49,6 +75,8 @@ mod story;
 mod variant;
 mod world;
 
+#[cfg(test)]
+mod bench_cluster_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
