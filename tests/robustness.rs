@@ -1484,3 +1484,62 @@ fn a_list_after_more_blank_space_than_the_head_read_is_not_called_empty() {
     let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
     assert_eq!((report.counts.records, report.files[0].errors.len()), (1, 0));
 }
+
+/// Issue 34, break-it F6: an NDJSON file of ONE good line and then a gzip
+/// bomb or a damaged tail kept nothing (the head that decides the format
+/// gave up on the read error), while two good lines loaded. The line loads,
+/// and the error names the file, the line and byte offset where reading
+/// stopped and what was expected there.
+#[test]
+fn one_good_ndjson_line_before_a_gzip_bomb_or_a_damaged_tail_is_kept() {
+    use kdrift_ingest::gzip::DecompressedCap;
+    use kdrift_ingest::{ingest_files_with, FileLimits, Interrupt};
+    let (dir, store) = temp_store();
+    let line = failed_scheduling_lines("one", 1);
+    // A bomb: the line, then 8 MiB of spaces over a 1 MiB cap.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gz.write_all(line.as_bytes()).expect("gz");
+    gz.write_all(&vec![b' '; 8 << 20]).expect("gz");
+    let bomb = write(dir.path(), "bomb.ndjson.gz", &gz.finish().expect("gz"));
+    // A damaged tail: the line, then a second one (of text that does not
+    // compress) cut in its gzip stream.
+    let mut seed = 7u64;
+    let noise: String = (0..200_000)
+        .map(|_| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            char::from(b'a' + (seed >> 59) as u8)
+        })
+        .collect();
+    let other = failed_scheduling_lines("two", 1);
+    let full = gzip(format!("{other}{{\"kind\":\"Event\",\"message\":\"{noise}\"}}\n").as_bytes());
+    let cut = write(dir.path(), "cut.json.gz", &full[..full.len() - 1000]);
+    let limits = FileLimits { decompressed: DecompressedCap::Bytes(1 << 20) };
+    let report = ingest_files_with(&store, &[bomb, cut], &limits, &mut NoProgress, &Interrupt::new()).expect("ingest");
+    let file = |n: &str| report.files.iter().find(|f| f.location.ends_with(n)).expect(n);
+    for name in ["bomb.ndjson.gz", "cut.json.gz"] {
+        let f = file(name);
+        assert_eq!(f.records, 1, "{name}: {:?}", f.errors);
+        assert_eq!(f.errors.len(), 1, "{name}: {:?}", f.errors);
+        assert_eq!(f.errors[0].origin.line, Some(2), "{name}: {:?}", f.errors);
+    }
+    let offset = line.len();
+    assert_eq!(other.len(), offset);
+    let bomb = file("bomb.ndjson.gz").errors[0].to_string();
+    assert!(
+        bomb.ends_with(&format!(
+            "bomb.ndjson.gz:2: reading stopped at byte {offset} of the decompressed data: gzip data expands \
+             to more than 1 MiB (1048576 bytes, the cap --max-decompressed sets); stopped decompressing (a \
+             decompression bomb, or a dump that compresses unusually well: raise the cap with --max-decompressed \
+             SIZE, e.g. --max-decompressed 8GiB); the lines before it are kept (expected one JSON object per line \
+             (a Kubernetes object or a log record))"
+        )),
+        "{bomb}"
+    );
+    let cut = file("cut.json.gz").errors[0].to_string();
+    assert!(
+        cut.contains(&format!("cut.json.gz:2: reading stopped at byte {offset} of the decompressed data: gzip data is corrupt or truncated"))
+            && cut.ends_with("the lines before it are kept (expected one JSON object per line (a Kubernetes object or a log record))"),
+        "{cut}"
+    );
+    assert_eq!(store.counts().expect("counts").observations, 2);
+}
