@@ -1543,3 +1543,90 @@ fn one_good_ndjson_line_before_a_gzip_bomb_or_a_damaged_tail_is_kept() {
     );
     assert_eq!(store.counts().expect("counts").observations, 2);
 }
+
+/// Break-it F4: credential-shaped text inside valid records (an Event's
+/// message, an annotation, a container's env) was stored as data. It is
+/// masked before the store; every other value is stored as it was; a
+/// Secret is never stored, from a file or handed in directly.
+#[test]
+fn credentials_in_records_are_masked_before_the_store_and_secrets_never_stored() {
+    let (dir, store) = temp_store();
+    let jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2EifQ.c2lnbmF0dXJl";
+    let leaky = ev(
+        "leak.1",
+        "web-0",
+        "u-web0",
+        "Unhealthy",
+        &format!("Readiness probe failed: 401 for Authorization: Bearer {jwt} at https://probe:hunter2pw@web-0:8443/"),
+        1.into(),
+        "2026-01-01T00:00:00Z",
+        "2026-01-01T00:00:00Z",
+    );
+    let failed = failed_scheduling_lines("fs", 1);
+    let pod = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "p0", "namespace": "d", "uid": "u", "resourceVersion": "4242",
+            "annotations": {"example.com/hook": "password=hunter2pw", "example.com/owner": "team-a"}},
+        "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "registry.example.com/app:1.0",
+            "env": [{"name": "DB_PASSWORD", "value": "hunter2pw"}, {"name": "MODE", "value": "fast"}],
+            "resources": {"requests": {"cpu": "100m"}}}]}});
+    let secret = serde_json::json!({"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+        "metadata": {"name": "db", "namespace": "d"}, "data": {"password": "aHVudGVyMnB3"}});
+    let file = write(dir.path(), "mixed.ndjson", format!("{leaky}\n{failed}{pod}\n{secret}\n").as_bytes());
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    assert_eq!((report.files[0].records, report.files[0].skipped, report.files[0].errors.len()), (3, 1, 0));
+    let object = |kind: &str, name: &str| -> serde_json::Value {
+        let text: String = store
+            .conn()
+            .query_row("SELECT object::VARCHAR FROM observations WHERE kind = ? AND name = ?", [kind, name], |r| {
+                r.get(0)
+            })
+            .expect("row");
+        serde_json::from_str(&text).expect("json")
+    };
+    assert_eq!(
+        object("Event", "leak.1")["message"],
+        "Readiness probe failed: 401 for Authorization: Bearer *** at https://probe:***@web-0:8443/"
+    );
+    let stored = object("Pod", "p0");
+    assert_eq!(
+        stored["metadata"]["annotations"],
+        serde_json::json!({"example.com/hook": "password=***", "example.com/owner": "team-a"})
+    );
+    assert_eq!(
+        stored["spec"]["containers"][0]["env"],
+        serde_json::json!([{"name": "DB_PASSWORD", "value": "***"}, {"name": "MODE", "value": "fast"}])
+    );
+    // The rest as it was: the scheduler's message, names, image, uid, resourceVersion, requests.
+    assert_eq!(object("Event", "fs.0")["message"], FS);
+    assert_eq!(
+        (&stored["metadata"]["uid"], &stored["metadata"]["resourceVersion"], &stored["spec"]["nodeName"]),
+        (&serde_json::json!("u"), &serde_json::json!("4242"), &serde_json::json!("n1"))
+    );
+    assert_eq!(stored["spec"]["containers"][0]["image"], "registry.example.com/app:1.0");
+    assert_eq!(stored["spec"]["containers"][0]["resources"], serde_json::json!({"requests": {"cpu": "100m"}}));
+    let all: String = store
+        .conn()
+        .query_row("SELECT string_agg(object::VARCHAR, '|') FROM observations", [], |r| r.get(0))
+        .expect("all");
+    for secret in ["hunter2pw", jwt, "aHVudGVyMnB3"] {
+        assert!(!all.contains(secret), "{secret} stored");
+    }
+    // A Secret handed in directly (an API or log source) is refused too.
+    let record = kdrift_ingest::record::Record {
+        object: secret,
+        origin: kdrift_ingest::record::Origin { location: "api".into(), line: None, item: None },
+        observed_at: None,
+        change: kdrift_ingest::record::Change::Listed,
+    };
+    let report = kdrift_ingest::ingest_records(&store, "api", "api", [record]).expect("ingest");
+    assert_eq!(report.counts.records, 0);
+    let errors: Vec<String> = report.files.iter().flat_map(|f| f.errors.iter().map(|e| e.message.clone())).collect();
+    assert_eq!(
+        errors,
+        ["Secret d/db: not stored: kdrift never stores a Secret (it reads nothing from one, and its data would travel \
+          with every copy of the store)"]
+    );
+    let secrets: i64 =
+        store.conn().query_row("SELECT count(*) FROM observations WHERE kind = 'Secret'", [], |r| r.get(0)).expect("n");
+    assert_eq!(secrets, 0);
+}

@@ -25,12 +25,18 @@
 //!
 //! [`held`]: the credentials this process holds (VictoriaLogs', the
 //! kubeconfig's), for the sinks no redactor is handed to.
+//!
+//! [`patterns`]: credentials nobody handed kdrift, masked by their shape
+//! (a token after `Bearer`, a JWT, a URL's password, `password=…`), in
+//! what a server says and in the free text of the records kdrift stores.
 
 pub mod held;
+pub mod patterns;
 
 use std::sync::Arc;
 
 pub use held::{held, hold};
+pub use patterns::mask_patterns;
 
 use base64::Engine;
 
