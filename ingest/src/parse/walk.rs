@@ -12,7 +12,8 @@
 //! - a List cut off by the end of the file keeps its complete items
 //!   ([`super::cut::json_cut_error`] words the cut);
 //! - the interrupt is looked at every [`CHECK_EVERY`] bytes read, so that
-//!   SIGINT stops a long parse within a few MB.
+//!   SIGINT stops a long parse within a few MB, between a List's items and
+//!   inside one huge value of an object that is no List.
 //!
 //! A document this walk cannot read better than a whole parse (a bad key
 //! or value outside the items, anything but a List with a bad or cut item)
@@ -103,6 +104,32 @@ impl Walk<'_> {
         }
     }
 
+    /// [`Walk::value`] for a value that may be long (a key's of a document:
+    /// one huge object that is no List): with more than [`CHECK_EVERY`]
+    /// bytes of input left, parsed through a reader that fails once the
+    /// interrupt is triggered, looked at every [`CHECK_EVERY`] bytes (the
+    /// caller sees `Bad` and the interrupt triggered).
+    fn long_value<T: DeserializeOwned>(&mut self) -> Step<T> {
+        if self.peek().is_none() {
+            return Step::Cut;
+        }
+        if self.bytes.len() - self.pos <= CHECK_EVERY {
+            return self.value();
+        }
+        let reader = UntilInterrupt { rest: &self.bytes[self.pos..], read: 0, checked: 0, interrupt: self.interrupt };
+        let mut stream =
+            serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(64 << 10, reader)).into_iter::<T>();
+        match stream.next() {
+            Some(Ok(v)) => {
+                self.pos += stream.byte_offset();
+                Step::Got(v)
+            }
+            Some(Err(e)) if e.is_eof() => Step::Cut,
+            None => Step::Cut,
+            Some(Err(e)) => Step::Bad(Some(e)),
+        }
+    }
+
     /// Whether the interrupt is triggered, looked at once [`CHECK_EVERY`]
     /// bytes were read since the last look.
     fn interrupted(&mut self) -> bool {
@@ -111,6 +138,32 @@ impl Walk<'_> {
             return self.interrupt.is_triggered();
         }
         false
+    }
+}
+
+/// Input bytes as a reader that fails once the interrupt is triggered,
+/// looked at every [`CHECK_EVERY`] bytes given out.
+struct UntilInterrupt<'a> {
+    rest: &'a [u8],
+    read: usize,
+    checked: usize,
+    interrupt: &'a Interrupt,
+}
+
+impl std::io::Read for UntilInterrupt<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.read >= self.checked + CHECK_EVERY {
+            self.checked = self.read;
+            if self.interrupt.is_triggered() {
+                // Not `Interrupted`: readers retry that one.
+                return Err(std::io::Error::other("interrupted"));
+            }
+        }
+        let n = buf.len().min(self.rest.len());
+        buf[..n].copy_from_slice(&self.rest[..n]);
+        self.rest = &self.rest[n..];
+        self.read += n;
+        Ok(n)
     }
 }
 
@@ -197,11 +250,13 @@ pub(super) fn read_document(
                 }
             }
         } else {
-            match walk.value::<super::strict::Strict>() {
+            match walk.long_value::<super::strict::Strict>() {
                 Step::Got(super::strict::Strict(v)) => {
                     fields.insert(key, v);
                 }
                 Step::Cut => break,
+                // Stopped inside the value, where it starts.
+                Step::Bad(_) if interrupt.is_triggered() => return stopped(location, bytes, walk.pos, None, out),
                 Step::Bad(_) => return Walked::Whole,
             }
         }
@@ -694,6 +749,30 @@ mod tests {
                     .starts_with("invalid JSON: expected `,` or `]` after the List's items[10]"));
             }
         }
+    }
+
+    /// One huge object that is no List (a Pod with 300,000 annotations,
+    /// ~10 MiB): SIGINT stopped it only once its whole `metadata` was
+    /// parsed; it stops within its first few MB, named at the value's start.
+    #[test]
+    fn an_interrupt_stops_inside_one_huge_object() {
+        let annotations: serde_json::Map<String, Value> =
+            (0..300_000).map(|i| (format!("example.com/a{i}"), Value::String("v".repeat(16)))).collect();
+        let metadata = serde_json::to_string_pretty(&serde_json::json!({"name": "big", "annotations": annotations}))
+            .expect("json");
+        let text =
+            format!("{{\"apiVersion\": \"v1\", \"kind\": \"Pod\",\n\"metadata\": {metadata},\n\"spec\": {{}}}}\n");
+        assert!(text.len() > 2 * CHECK_EVERY, "{}", text.len());
+        let interrupt = Interrupt::new();
+        interrupt.trigger();
+        let p = parse_bytes_until("pod.json", text.as_bytes(), Naming::Json, &interrupt);
+        assert!(p.records.is_empty());
+        let errors: Vec<(Option<u64>, &str)> = p.errors.iter().map(|e| (e.origin.line, e.message.as_str())).collect();
+        assert_eq!(errors, [(Some(2), STOPPED)]);
+        // Not triggered: the object, whole.
+        let p = parse_bytes("pod.json", text.as_bytes(), Naming::Json);
+        assert_eq!((p.records.len(), p.errors.len()), (1, 0));
+        assert_eq!(p.records[0].object["metadata"]["annotations"].as_object().map(serde_json::Map::len), Some(300_000));
     }
 
     #[test]
