@@ -222,6 +222,10 @@ pub(super) fn read_document(
     }
     while !matches!(end, ItemsEnd::Closed) {
         let key = match walk.value::<String>() {
+            // A key twice: the whole parse names it (`strict`).
+            Step::Got(key) if fields.contains_key(&key) || items.as_ref().is_some_and(|(k, _)| *k == key) => {
+                return Walked::Whole
+            }
             Step::Got(key) => key,
             Step::Cut => break,
             Step::Bad(_) => return Walked::Whole,
@@ -773,6 +777,18 @@ mod tests {
         let p = parse_bytes("pod.json", text.as_bytes(), Naming::Json);
         assert_eq!((p.records.len(), p.errors.len()), (1, 0));
         assert_eq!(p.records[0].object["metadata"]["annotations"].as_object().map(serde_json::Map::len), Some(300_000));
+    }
+
+    #[test]
+    fn a_key_twice_in_a_document_or_a_one_line_list_is_its_error() {
+        let text = b"{\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"},\"kind\":\"Pod\"}\n";
+        let p = parse_bytes("x.json", text, Naming::Json);
+        assert_eq!(p.records.len(), 0);
+        assert!(p.errors[0].message.contains("the key \"kind\" appears twice"), "{:?}", p.errors);
+        let list = b"{\"kind\":\"List\",\"items\":[{\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"}}],\"items\":[]}\n{\"kind\":\"Node\",\"metadata\":{\"name\":\"n2\"}}\n";
+        let p = parse_bytes("x.ndjson", list, Naming::Json);
+        assert_eq!(p.records.len(), 1, "{:?}", p.errors);
+        assert!(p.errors[0].message.contains("the key \"items\" appears twice"), "{:?}", p.errors);
     }
 
     #[test]
