@@ -3,6 +3,7 @@
 //!
 //! - [`api`]: `kdrift ingest api` (snapshot) and `kdrift record` (recorder);
 //! - [`parse`]: bytes of a dump → object-version [`record::Record`]s;
+//! - [`record_mask`]: credentials in records' free text masked before the store;
 //! - [`store`]: the DuckDB file, its schema and every named query;
 //! - [`files`]: `kdrift ingest file`, one run over many files;
 //! - [`gzip`]: gzip input with a cap on what it may expand to;
@@ -23,6 +24,7 @@ pub mod ndjson_stream;
 pub mod parallel;
 pub mod parse;
 pub mod record;
+pub mod record_mask;
 pub mod store;
 pub mod victorialogs;
 

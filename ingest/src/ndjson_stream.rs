@@ -16,7 +16,10 @@
 //!
 //! A file whose first two non-blank lines are not one-line objects is not
 //! NDJSON: it is left to the whole-file parser (unless its name ends
-//! `.ndjson` or `.jsonl` and it opens with `{`).
+//! `.ndjson` or `.jsonl` and it opens with `{`). One such line followed by
+//! a read error (a gzip bomb past its cap, a damaged gzip tail) is NDJSON
+//! too: the line loads, and the error names the line and decompressed byte
+//! where reading stopped.
 //!
 //! No line is held longer than [`MAX_LINE_BYTES`]: a longer one is skipped
 //! as it is read and becomes an input error naming the file and line; the
@@ -166,6 +169,28 @@ pub(crate) fn too_long_error(location: &str, line_no: u64, bytes: u64, limit: us
     }
 }
 
+/// How the message of [`read_failed_error`] starts.
+const READ_FAILED: &str = "reading stopped at byte ";
+
+/// The input error of a read that failed (`e`: the decompression cap, or
+/// damaged gzip data) in line `line_no`, `offset` bytes into the
+/// decompressed data: the lines before it are kept.
+fn read_failed_error(location: &str, line_no: u64, offset: u64, e: &std::io::Error) -> InputError {
+    let what = if e.kind() == ErrorKind::FileTooLarge {
+        e.to_string()
+    } else {
+        format!("gzip data is corrupt or truncated: {e}")
+    };
+    InputError {
+        origin: Origin { location: location.to_string(), line: Some(line_no), item: None },
+        column: None,
+        message: format!(
+            "{READ_FAILED}{offset} of the decompressed data: {what}; the lines before it are kept (expected {})",
+            crate::parse::NDJSON_EXPECTED
+        ),
+    }
+}
+
 /// Whether the name says NDJSON (`.ndjson`, `.jsonl`, also with `.gz`).
 fn ndjson_by_name(location: &str) -> bool {
     crate::parse::Naming::of(location) == crate::parse::Naming::Ndjson
@@ -209,12 +234,18 @@ pub(crate) fn stream_file(
     let mut comments = 0usize;
     let mut line_no = 0u64;
     let mut read_bytes = 0u64;
+    // A read error in the head (a gzip bomb or damaged tail after the
+    // first line): what was read before it decides, and loads.
+    let mut head_failed = None;
     while head.len() - comments < 2 && comments <= MAX_HEAD_COMMENTS {
         let mut line = Vec::new();
         let read = match read_line_capped(&mut *reader, &mut line, MAX_LINE_BYTES) {
             Ok(LineRead::End) => break,
             Ok(read) => read,
-            Err(_) => return Ok(false),
+            Err(e) => {
+                head_failed = Some(read_failed_error(&location, line_no + 1, read_bytes, &e));
+                break;
+            }
         };
         line_no += 1;
         match read {
@@ -222,8 +253,9 @@ pub(crate) fn stream_file(
                 read_bytes += n;
                 head.push((line_no, HeadLine::TooLong(len)));
             }
-            _ => {
-                read_bytes += line.len() as u64;
+            LineRead::End => {}
+            LineRead::Line(n) => {
+                read_bytes += n;
                 if line_no == 1 {
                     if let Some(rest) = line.strip_prefix(b"\xEF\xBB\xBF") {
                         line = rest.to_vec();
@@ -257,6 +289,12 @@ pub(crate) fn stream_file(
         (Some(HeadLine::Bytes(a)), Some(HeadLine::Bytes(b))) => {
             looks_like_ndjson(&[a.as_slice(), b"\n", b.as_slice(), b"\n"].concat())
         }
+        // A one-line object, then a read error: that object loads here (the
+        // whole-file reader would lose it with the damaged rest).
+        (Some(HeadLine::Bytes(a)), None) if head_failed.is_some() => {
+            let a = a.trim_ascii();
+            a.len() > 1 && a.starts_with(b"{") && a.ends_with(b"}")
+        }
         _ => false,
     };
     if !is_ndjson {
@@ -271,13 +309,20 @@ pub(crate) fn stream_file(
             HeadLine::TooLong(bytes) => first.errors.push(too_long_error(&location, *n, *bytes, MAX_LINE_BYTES)),
         }
     }
+    first.errors.extend(head_failed.take());
     let started_at = writer.started_at();
+    let read_failed = first.errors.last().is_some_and(|e| e.message.starts_with(READ_FAILED));
     let first = Ready {
         bytes: 0,
         skipped: first.skipped,
         errors: first.errors,
         records: first.records.into_iter().map(|r| prepare(r, started_at)).collect(),
     };
+    if read_failed {
+        // Nothing more can be read.
+        stage_chunk(writer, first, summary, errors_before)?;
+        return Ok(true);
+    }
     let (tx, rx) = std::sync::mpsc::sync_channel::<Ready>(QUEUED);
     let budget = Budget::new(QUEUED_BYTES);
     std::thread::scope(|scope| {
@@ -301,17 +346,8 @@ pub(crate) fn stream_file(
                         continue;
                     }
                     Err(e) => {
-                        // Past the decompression cap: the lines before it load.
-                        let message = if e.kind() == ErrorKind::FileTooLarge {
-                            format!("{e}; the lines before it are kept")
-                        } else {
-                            format!("gzip data is corrupt or truncated after {read_bytes} decompressed bytes: {e}")
-                        };
-                        failed = Some(InputError {
-                            origin: Origin { location: location.to_string(), line: None, item: None },
-                            column: None,
-                            message,
-                        });
+                        // Past the decompression cap, or damaged: the lines before it load.
+                        failed = Some(read_failed_error(location, line_no + 1, read_bytes, &e));
                         break;
                     }
                 }

@@ -103,6 +103,13 @@ pub enum IdentityError {
         /// The object's kind.
         kind: String,
     },
+    /// A Secret: never stored, whatever its source
+    /// ([`crate::parse::NOT_KEPT_KINDS`], [`crate::record_mask`]).
+    #[error("Secret {name}: not stored: kdrift never stores a Secret (it reads nothing from one, and its data would travel with every copy of the store)")]
+    Secret {
+        /// `namespace/name` (or uid).
+        name: String,
+    },
     /// A field with a value of the wrong type or out of range.
     #[error("{kind} {name}: {field}: {problem}")]
     BadField {

@@ -248,3 +248,51 @@ fn a_forbidden_resource_is_named_with_the_servers_message() {
     assert!(text.starts_with("poddisruptionbudgets.policy: the server answered 403 Forbidden: "), "{text}");
     assert!(text.contains("cannot list resource \"poddisruptionbudgets\" in API group \"policy\""), "{text}");
 }
+
+/// Break-it F9: a 307 from the Kubernetes API was reported as "not JSON".
+/// It is reported as a redirect, not followed: the status, the `Location`'s
+/// origin without its credentials, path or query, and what to do.
+#[test]
+fn a_redirect_from_the_api_is_named_as_one_with_its_origin_and_not_followed() {
+    use kdrift_tests::fake_vlogs::scripted::{Reply, Scripted};
+    let away = Scripted::start(|_| Reply::redirect(307, "http://admin:hunter2pw@127.0.0.1:9/steal?token=abc123"));
+    let here = Scripted::start(|_| Reply::redirect(302, "/login?next=%2Fapi"));
+    let dir = tempfile::tempdir().expect("tmp");
+    let pods = HISTORY_RESOURCES.iter().find(|r| r.kind == "Pod").expect("pods");
+    let mut texts = Vec::new();
+    for (name, server) in [("away", &away), ("here", &here)] {
+        let config = dir.path().join(name);
+        std::fs::write(
+            &config,
+            format!(
+                "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n- name: c\n  cluster: {{server: '{}'}}\n\
+                 contexts:\n- name: c\n  context: {{cluster: c, user: u}}\nusers:\n- name: u\n  user: {{token: \
+                 redirect-test-token-77aa}}\n",
+                server.url()
+            ),
+        )
+        .expect("kubeconfig");
+        let opts = ClusterOptions { kubeconfig: Some(config), context: None };
+        let err = rt().block_on(async {
+            let client = opts.connect().await.expect("client");
+            list_all(&client, pods, &Scope::AllNamespaces, 10).await.expect_err("a redirect")
+        });
+        texts.push(err.to_string());
+        assert_eq!(server.seen().len(), 1, "{name}: not followed, not retried");
+    }
+    assert_eq!(
+        texts,
+        [
+            "pods: HTTP 307: the server redirects to another origin, http://127.0.0.1:9; kdrift follows no redirect \
+             from the Kubernetes API (the credentials would go there): if that is your API server, set the \
+             kubeconfig's `server:` to it (/api/v1/pods)"
+                .to_string(),
+            format!(
+                "pods: HTTP 302: the server redirects to another path on the same origin, {}; kdrift follows no \
+                 redirect from the Kubernetes API (a proxy in front of it? point the kubeconfig's `server:` at the \
+                 API server's own URL; --follow-redirects is for VictoriaLogs only) (/api/v1/pods)",
+                here.url()
+            ),
+        ]
+    );
+}

@@ -1484,3 +1484,149 @@ fn a_list_after_more_blank_space_than_the_head_read_is_not_called_empty() {
     let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
     assert_eq!((report.counts.records, report.files[0].errors.len()), (1, 0));
 }
+
+/// Issue 34, break-it F6: an NDJSON file of ONE good line and then a gzip
+/// bomb or a damaged tail kept nothing (the head that decides the format
+/// gave up on the read error), while two good lines loaded. The line loads,
+/// and the error names the file, the line and byte offset where reading
+/// stopped and what was expected there.
+#[test]
+fn one_good_ndjson_line_before_a_gzip_bomb_or_a_damaged_tail_is_kept() {
+    use kdrift_ingest::gzip::DecompressedCap;
+    use kdrift_ingest::{ingest_files_with, FileLimits, Interrupt};
+    let (dir, store) = temp_store();
+    let line = failed_scheduling_lines("one", 1);
+    // A bomb: the line, then 8 MiB of spaces over a 1 MiB cap.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gz.write_all(line.as_bytes()).expect("gz");
+    gz.write_all(&vec![b' '; 8 << 20]).expect("gz");
+    let bomb = write(dir.path(), "bomb.ndjson.gz", &gz.finish().expect("gz"));
+    // A damaged tail: the line, then a second one (of text that does not
+    // compress) cut in its gzip stream.
+    let mut seed = 7u64;
+    let noise: String = (0..200_000)
+        .map(|_| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            char::from(b'a' + (seed >> 59) as u8)
+        })
+        .collect();
+    let other = failed_scheduling_lines("two", 1);
+    let full = gzip(format!("{other}{{\"kind\":\"Event\",\"message\":\"{noise}\"}}\n").as_bytes());
+    let cut = write(dir.path(), "cut.json.gz", &full[..full.len() - 1000]);
+    let limits = FileLimits { decompressed: DecompressedCap::Bytes(1 << 20) };
+    let report = ingest_files_with(&store, &[bomb, cut], &limits, &mut NoProgress, &Interrupt::new()).expect("ingest");
+    let file = |n: &str| report.files.iter().find(|f| f.location.ends_with(n)).expect(n);
+    for name in ["bomb.ndjson.gz", "cut.json.gz"] {
+        let f = file(name);
+        assert_eq!(f.records, 1, "{name}: {:?}", f.errors);
+        assert_eq!(f.errors.len(), 1, "{name}: {:?}", f.errors);
+        assert_eq!(f.errors[0].origin.line, Some(2), "{name}: {:?}", f.errors);
+    }
+    let offset = line.len();
+    assert_eq!(other.len(), offset);
+    let bomb = file("bomb.ndjson.gz").errors[0].to_string();
+    assert!(
+        bomb.ends_with(&format!(
+            "bomb.ndjson.gz:2: reading stopped at byte {offset} of the decompressed data: gzip data expands \
+             to more than 1 MiB (1048576 bytes, the cap --max-decompressed sets); stopped decompressing (a \
+             decompression bomb, or a dump that compresses unusually well: raise the cap with --max-decompressed \
+             SIZE, e.g. --max-decompressed 8GiB); the lines before it are kept (expected one JSON object per line \
+             (a Kubernetes object or a log record))"
+        )),
+        "{bomb}"
+    );
+    let cut = file("cut.json.gz").errors[0].to_string();
+    assert!(
+        cut.contains(&format!("cut.json.gz:2: reading stopped at byte {offset} of the decompressed data: gzip data is corrupt or truncated"))
+            && cut.ends_with("the lines before it are kept (expected one JSON object per line (a Kubernetes object or a log record))"),
+        "{cut}"
+    );
+    assert_eq!(store.counts().expect("counts").observations, 2);
+}
+
+/// Break-it F4: credential-shaped text inside valid records (an Event's
+/// message, an annotation, a container's env) was stored as data. It is
+/// masked before the store; every other value is stored as it was; a
+/// Secret is never stored, from a file or handed in directly.
+#[test]
+fn credentials_in_records_are_masked_before_the_store_and_secrets_never_stored() {
+    let (dir, store) = temp_store();
+    let jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2EifQ.c2lnbmF0dXJl";
+    let leaky = ev(
+        "leak.1",
+        "web-0",
+        "u-web0",
+        "Unhealthy",
+        &format!("Readiness probe failed: 401 for Authorization: Bearer {jwt} at https://probe:hunter2pw@web-0:8443/"),
+        1.into(),
+        "2026-01-01T00:00:00Z",
+        "2026-01-01T00:00:00Z",
+    );
+    let failed = failed_scheduling_lines("fs", 1);
+    let pod = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "p0", "namespace": "d", "uid": "u", "resourceVersion": "4242",
+            "annotations": {"example.com/hook": "password=hunter2pw", "example.com/owner": "team-a"}},
+        "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "registry.example.com/app:1.0",
+            "env": [{"name": "DB_PASSWORD", "value": "hunter2pw"}, {"name": "MODE", "value": "fast"}],
+            "resources": {"requests": {"cpu": "100m"}}}]}});
+    let secret = serde_json::json!({"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+        "metadata": {"name": "db", "namespace": "d"}, "data": {"password": "aHVudGVyMnB3"}});
+    let file = write(dir.path(), "mixed.ndjson", format!("{leaky}\n{failed}{pod}\n{secret}\n").as_bytes());
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    assert_eq!((report.files[0].records, report.files[0].skipped, report.files[0].errors.len()), (3, 1, 0));
+    let object = |kind: &str, name: &str| -> serde_json::Value {
+        let text: String = store
+            .conn()
+            .query_row("SELECT object::VARCHAR FROM observations WHERE kind = ? AND name = ?", [kind, name], |r| {
+                r.get(0)
+            })
+            .expect("row");
+        serde_json::from_str(&text).expect("json")
+    };
+    assert_eq!(
+        object("Event", "leak.1")["message"],
+        "Readiness probe failed: 401 for Authorization: Bearer *** at https://probe:***@web-0:8443/"
+    );
+    let stored = object("Pod", "p0");
+    assert_eq!(
+        stored["metadata"]["annotations"],
+        serde_json::json!({"example.com/hook": "password=***", "example.com/owner": "team-a"})
+    );
+    assert_eq!(
+        stored["spec"]["containers"][0]["env"],
+        serde_json::json!([{"name": "DB_PASSWORD", "value": "***"}, {"name": "MODE", "value": "fast"}])
+    );
+    // The rest as it was: the scheduler's message, names, image, uid, resourceVersion, requests.
+    assert_eq!(object("Event", "fs.0")["message"], FS);
+    assert_eq!(
+        (&stored["metadata"]["uid"], &stored["metadata"]["resourceVersion"], &stored["spec"]["nodeName"]),
+        (&serde_json::json!("u"), &serde_json::json!("4242"), &serde_json::json!("n1"))
+    );
+    assert_eq!(stored["spec"]["containers"][0]["image"], "registry.example.com/app:1.0");
+    assert_eq!(stored["spec"]["containers"][0]["resources"], serde_json::json!({"requests": {"cpu": "100m"}}));
+    let all: String = store
+        .conn()
+        .query_row("SELECT string_agg(object::VARCHAR, '|') FROM observations", [], |r| r.get(0))
+        .expect("all");
+    for secret in ["hunter2pw", jwt, "aHVudGVyMnB3"] {
+        assert!(!all.contains(secret), "{secret} stored");
+    }
+    // A Secret handed in directly (an API or log source) is refused too.
+    let record = kdrift_ingest::record::Record {
+        object: secret,
+        origin: kdrift_ingest::record::Origin { location: "api".into(), line: None, item: None },
+        observed_at: None,
+        change: kdrift_ingest::record::Change::Listed,
+    };
+    let report = kdrift_ingest::ingest_records(&store, "api", "api", [record]).expect("ingest");
+    assert_eq!(report.counts.records, 0);
+    let errors: Vec<String> = report.files.iter().flat_map(|f| f.errors.iter().map(|e| e.message.clone())).collect();
+    assert_eq!(
+        errors,
+        ["Secret d/db: not stored: kdrift never stores a Secret (it reads nothing from one, and its data would travel \
+          with every copy of the store)"]
+    );
+    let secrets: i64 =
+        store.conn().query_row("SELECT count(*) FROM observations WHERE kind = 'Secret'", [], |r| r.get(0)).expect("n");
+    assert_eq!(secrets, 0);
+}

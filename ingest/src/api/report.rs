@@ -44,66 +44,11 @@ impl ResourceProblem {
     }
 }
 
-/// Shortest token masked after `Bearer`/`Basic`, characters (shorter ones
-/// are ordinary words: "Bearer token").
-const MIN_TOKEN: usize = 8;
-
-/// Shortest JWT masked, characters.
-const MIN_JWT: usize = 16;
-
-/// `text` with the credentials a server may echo masked: the token after
-/// an HTTP auth scheme (`Bearer`, `Basic`, any case, after spaces, `+` or
-/// `%20`; URL-encoded tokens included) and every JWT (`eyJ` then base64url
-/// with a `.`).
+/// `text` with the credentials a server may echo masked by their shape
+/// ([`kdrift_rebalance::redact::patterns`]: the token after `Bearer` or
+/// `Basic`, every JWT, a URL's password, `password=…`).
 pub fn mask_credentials(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let lower = text.to_ascii_lowercase();
-    let lower = lower.as_bytes();
-    let token = |b: &u8| b.is_ascii_alphanumeric() || b"-._~+/=%".contains(b);
-    let mut out = String::with_capacity(text.len());
-    let (mut i, mut copied) = (0, 0);
-    while i < bytes.len() {
-        let at_word = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
-        let mut masked = None;
-        if at_word {
-            for scheme in [&b"bearer"[..], b"basic"] {
-                if !lower[i..].starts_with(scheme) {
-                    continue;
-                }
-                let mut j = i + scheme.len();
-                let separated = j;
-                loop {
-                    if matches!(lower.get(j), Some(b' ' | b'+')) {
-                        j += 1;
-                    } else if lower[j..].starts_with(b"%20") {
-                        j += 3;
-                    } else {
-                        break;
-                    }
-                }
-                let end = j + bytes[j..].iter().take_while(|b| token(b)).count();
-                if j > separated && end - j >= MIN_TOKEN {
-                    masked = Some((j, end));
-                }
-            }
-            if masked.is_none() && bytes[i..].starts_with(b"eyJ") {
-                let end = i + bytes[i..].iter().take_while(|b| b.is_ascii_alphanumeric() || b"-_.".contains(b)).count();
-                if end - i >= MIN_JWT && bytes[i..end].contains(&b'.') {
-                    masked = Some((i, end));
-                }
-            }
-        }
-        match masked {
-            Some((start, end)) => {
-                out.push_str(&text[copied..start]);
-                out.push_str("***");
-                (i, copied) = (end, end);
-            }
-            None => i += 1,
-        }
-    }
-    out.push_str(&text[copied..]);
-    out
+    kdrift_rebalance::redact::mask_patterns(text)
 }
 
 /// One resource of a run.

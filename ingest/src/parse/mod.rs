@@ -436,7 +436,26 @@ pub fn parse_ndjson_line(location: &str, line_no: u64, line: &[u8], hint: Option
             }
         }
         Ok(other) => out.errors.push(problem(origin, None, format!("found {}", json_type(&other)))),
+        Err(e) if !e.is_eof() && list_line_read_by_item(location, line_no, line, hint, out) => {}
         Err(e) => out.errors.push(problem(origin, Some(e.column() as u64), json_error_text(&e))),
+    }
+}
+
+/// A one-line List whose line does not parse whole, read item by item as
+/// in a `.json` file ([`walk::read_document`]): its good items load and
+/// each bad one is its `items[i]` error. False (nothing added) when that
+/// does no better than one error for the line.
+fn list_line_read_by_item(location: &str, line_no: u64, line: &[u8], hint: Option<&str>, out: &mut Parsed) -> bool {
+    let start = line.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    let (records, errors) = (out.records.len(), out.errors.len());
+    match walk::read_document(location, line, start, hint, &Interrupt::new(), out) {
+        walk::Walked::Whole | walk::Walked::Interrupted => false,
+        walk::Walked::Read(_) | walk::Walked::Broken(_) => {
+            // Lines counted in the line: all line 1.
+            out.records[records..].iter_mut().for_each(|r| r.origin.line = Some(line_no));
+            out.errors[errors..].iter_mut().for_each(|e| e.origin.line = Some(line_no));
+            true
+        }
     }
 }
 

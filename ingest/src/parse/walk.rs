@@ -6,10 +6,14 @@
 //!   brackets that steps over strings ([`value_end`]), reported as
 //!   `items[i]` at the line it starts on with what was wrong, and the walk
 //!   goes on at the next item; the good items keep their own index `i`;
+//!   a string that lost its closing quote ends at its line's end, and on a
+//!   one-line List the walk resyncs at the next item of the List's kind
+//!   ([`resync`]), so the items after a bad one are not taken with it;
 //! - a List cut off by the end of the file keeps its complete items
 //!   ([`super::cut::json_cut_error`] words the cut);
 //! - the interrupt is looked at every [`CHECK_EVERY`] bytes read, so that
-//!   SIGINT stops a long parse within a few MB.
+//!   SIGINT stops a long parse within a few MB, between a List's items and
+//!   inside one huge value of an object that is no List.
 //!
 //! A document this walk cannot read better than a whole parse (a bad key
 //! or value outside the items, anything but a List with a bad or cut item)
@@ -100,6 +104,32 @@ impl Walk<'_> {
         }
     }
 
+    /// [`Walk::value`] for a value that may be long (a key's of a document:
+    /// one huge object that is no List): with more than [`CHECK_EVERY`]
+    /// bytes of input left, parsed through a reader that fails once the
+    /// interrupt is triggered, looked at every [`CHECK_EVERY`] bytes (the
+    /// caller sees `Bad` and the interrupt triggered).
+    fn long_value<T: DeserializeOwned>(&mut self) -> Step<T> {
+        if self.peek().is_none() {
+            return Step::Cut;
+        }
+        if self.bytes.len() - self.pos <= CHECK_EVERY {
+            return self.value();
+        }
+        let reader = UntilInterrupt { rest: &self.bytes[self.pos..], read: 0, checked: 0, interrupt: self.interrupt };
+        let mut stream =
+            serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(64 << 10, reader)).into_iter::<T>();
+        match stream.next() {
+            Some(Ok(v)) => {
+                self.pos += stream.byte_offset();
+                Step::Got(v)
+            }
+            Some(Err(e)) if e.is_eof() => Step::Cut,
+            None => Step::Cut,
+            Some(Err(e)) => Step::Bad(Some(e)),
+        }
+    }
+
     /// Whether the interrupt is triggered, looked at once [`CHECK_EVERY`]
     /// bytes were read since the last look.
     fn interrupted(&mut self) -> bool {
@@ -108,6 +138,32 @@ impl Walk<'_> {
             return self.interrupt.is_triggered();
         }
         false
+    }
+}
+
+/// Input bytes as a reader that fails once the interrupt is triggered,
+/// looked at every [`CHECK_EVERY`] bytes given out.
+struct UntilInterrupt<'a> {
+    rest: &'a [u8],
+    read: usize,
+    checked: usize,
+    interrupt: &'a Interrupt,
+}
+
+impl std::io::Read for UntilInterrupt<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.read >= self.checked + CHECK_EVERY {
+            self.checked = self.read;
+            if self.interrupt.is_triggered() {
+                // Not `Interrupted`: readers retry that one.
+                return Err(std::io::Error::other("interrupted"));
+            }
+        }
+        let n = buf.len().min(self.rest.len());
+        buf[..n].copy_from_slice(&self.rest[..n]);
+        self.rest = &self.rest[n..];
+        self.read += n;
+        Ok(n)
     }
 }
 
@@ -166,6 +222,10 @@ pub(super) fn read_document(
     }
     while !matches!(end, ItemsEnd::Closed) {
         let key = match walk.value::<String>() {
+            // A key twice: the whole parse names it (`strict`).
+            Step::Got(key) if fields.contains_key(&key) || items.as_ref().is_some_and(|(k, _)| *k == key) => {
+                return Walked::Whole
+            }
             Step::Got(key) => key,
             Step::Cut => break,
             Step::Bad(_) => return Walked::Whole,
@@ -194,11 +254,13 @@ pub(super) fn read_document(
                 }
             }
         } else {
-            match walk.value::<super::strict::Strict>() {
+            match walk.long_value::<super::strict::Strict>() {
                 Step::Got(super::strict::Strict(v)) => {
                     fields.insert(key, v);
                 }
                 Step::Cut => break,
+                // Stopped inside the value, where it starts.
+                Step::Bad(_) if interrupt.is_triggered() => return stopped(location, bytes, walk.pos, None, out),
                 Step::Bad(_) => return Walked::Whole,
             }
         }
@@ -305,7 +367,7 @@ fn walk_items(walk: &mut Walk<'_>, list: &mut Items, location: &str) -> ItemsEnd
             Step::Bad(e) => {
                 // `value` stopped at the item's first byte.
                 let start = walk.pos;
-                let end = value_end(walk.bytes, start);
+                let end = resync(walk.bytes, start, value_end(walk.bytes, start), list.values.last());
                 list.errors.push(bad_item(location, walk.bytes, start, list.walked, e, end.is_none()));
                 match end {
                     Some(end) => walk.pos = end,
@@ -394,11 +456,52 @@ fn column_of(bytes: &[u8], pos: usize) -> usize {
     pos - bytes[..pos].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1) + 1
 }
 
+/// The end of the bad item that starts at `start`, where [`value_end`]
+/// put it (`scanned`) unless the next item of the List opens before that:
+/// a string that lost its closing quote on a one-line List makes the scan
+/// read the items after it as strings and stop inside one (or at the end
+/// of the input). Looked at only when the scan's end is doubtful (no end,
+/// or not followed by `,` or `]`: then up to the end of the input) or a
+/// good item came before (then up to the scan's end): the first `{` after
+/// `}` and `,` that parses as an object followed by `,` or
+/// `]`, with a `metadata` object and the same `kind` as the good item
+/// before (`previous`), is the next item.
+fn resync(bytes: &[u8], start: usize, scanned: Option<usize>, previous: Option<&Value>) -> Option<usize> {
+    let next_byte = |at: usize| bytes[at..].iter().copied().find(|b| !b.is_ascii_whitespace());
+    let doubtful = scanned.is_none_or(|end| !matches!(next_byte(end), Some(b',' | b']')));
+    if !doubtful && previous.is_none() {
+        return scanned;
+    }
+    // A doubtful scan may have stopped inside the bad item itself (an
+    // escaped quote put it back in step): look on to the next item.
+    let region = if doubtful { bytes.len() } else { scanned.unwrap_or(bytes.len()) };
+    let before = |at: usize| bytes[..at].iter().rposition(|b| !b.is_ascii_whitespace());
+    let like_previous = |v: &Value| {
+        v.get("metadata").is_some_and(Value::is_object) && previous.is_none_or(|p| p.get("kind") == v.get("kind"))
+    };
+    for at in (start + 1..region).filter(|&i| bytes[i] == b'{') {
+        let Some(comma) = before(at).filter(|&c| bytes[c] == b',') else { continue };
+        if before(comma).is_none_or(|c| bytes[c] != b'}') {
+            continue;
+        }
+        let mut stream = serde_json::Deserializer::from_slice(&bytes[at..]).into_iter::<Value>();
+        if let Some(Ok(v)) = stream.next() {
+            if like_previous(&v) && matches!(next_byte(at + stream.byte_offset()), Some(b',' | b']')) {
+                // The item ends at the `,` before it.
+                return Some(comma);
+            }
+        }
+    }
+    scanned
+}
+
 /// The offset just past the JSON value that starts at `start`, found
 /// without parsing it: an object or array ends at its matching closing
 /// bracket (brackets inside strings, escaped quotes included, do not
-/// count), a string at its closing quote, anything else before the next
-/// `,`, `]` or `}`. `None` when the input ends first.
+/// count), a string at its closing quote or at the end of its line (a
+/// JSON string holds no raw newline: its closing quote is missing),
+/// anything else before the next `,`, `]` or `}`. `None` when the input
+/// ends first.
 fn value_end(bytes: &[u8], start: usize) -> Option<usize> {
     let mut depth = 0usize;
     let mut in_string = false;
@@ -410,6 +513,12 @@ fn value_end(bytes: &[u8], start: usize) -> Option<usize> {
                 in_string = false;
                 if depth == 0 {
                     return Some(i + 1);
+                }
+            }
+            (true, b'\n' | b'\r') => {
+                in_string = false;
+                if depth == 0 {
+                    return Some(i);
                 }
             }
             (true, _) => {}
@@ -595,6 +704,91 @@ mod tests {
         assert!(read_before(k) >= CHECK_EVERY && read_before(k - 1) < CHECK_EVERY, "stopped at items[{k}]");
         // Not triggered: every item.
         assert_eq!(parse_bytes("pods.json", &bytes, Naming::Json).records.len(), 60_000);
+    }
+
+    /// Break-it F7: an item whose string has lost its closing quote took
+    /// the items after it along (the scan for its end read them as inside
+    /// strings). Pretty-printed, the string ends at its line's end (JSON
+    /// strings hold no raw newline); on one line, the walk resyncs at the
+    /// next item that parses as one of the List's kind.
+    #[test]
+    fn an_item_with_an_unclosed_string_skips_that_item_only() {
+        let text = pretty_list(10).replacen("\"name\": \"p4\",", "\"name\": \"p4,", 1);
+        let line = item_line(&text, "\"p4,");
+        let p = parse_bytes("pods.json", text.as_bytes(), Naming::Json);
+        assert_eq!(names(&p), all_but(10, &[4]));
+        assert_eq!(p.records.len(), 9);
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].starts_with(&format!("pods.json:{line}: items[4]: invalid JSON: control character"))
+                && errors[0].ends_with("this item is skipped (not stored); the List's other items are loaded"),
+            "{errors:?}"
+        );
+        // One line: `"p4}},{"…` reads on into items[5] as a string.
+        let list = serde_json::json!({"kind": "PodList", "items": (0..11).map(pod).collect::<Vec<_>>()});
+        for at in ["\"p4\"", "\"u-4\"", "\"p10\""] {
+            let text = serde_json::to_string(&list).expect("json");
+            let cut = text.find(at).expect(at) + at.len() - 1;
+            let text = format!(
+                "{}{}\n{{\"kind\":\"Pod\",\"metadata\":{{\"name\":\"after\"}}}}\n",
+                &text[..cut],
+                &text[cut + 1..]
+            );
+            let p = parse_bytes("pods.json", text.as_bytes(), Naming::Json);
+            let bad = if at == "\"p10\"" { 10 } else { 4 };
+            let mut want = all_but(11, &[bad]);
+            want.push(("after".into(), None));
+            assert_eq!(names(&p), want, "{at}: {:?}", p.errors);
+            let items: Vec<(Option<u64>, Option<u64>)> =
+                p.errors.iter().map(|e| (e.origin.line, e.origin.item)).collect();
+            if bad == 4 {
+                assert_eq!(items, [(Some(1), Some(4))], "{at}: {:?}", p.errors);
+            } else {
+                // The last item: no next item to resync at, the List's end
+                // is not found either (said too); the document after loads.
+                assert_eq!(items, [(Some(1), Some(10)), (Some(1), None)], "{at}: {:?}", p.errors);
+                assert!(p.errors[1]
+                    .message
+                    .starts_with("invalid JSON: expected `,` or `]` after the List's items[10]"));
+            }
+        }
+    }
+
+    /// One huge object that is no List (a Pod with 300,000 annotations,
+    /// ~10 MiB): SIGINT stopped it only once its whole `metadata` was
+    /// parsed; it stops within its first few MB, named at the value's start.
+    #[test]
+    fn an_interrupt_stops_inside_one_huge_object() {
+        let annotations: serde_json::Map<String, Value> =
+            (0..300_000).map(|i| (format!("example.com/a{i}"), Value::String("v".repeat(16)))).collect();
+        let metadata = serde_json::to_string_pretty(&serde_json::json!({"name": "big", "annotations": annotations}))
+            .expect("json");
+        let text =
+            format!("{{\"apiVersion\": \"v1\", \"kind\": \"Pod\",\n\"metadata\": {metadata},\n\"spec\": {{}}}}\n");
+        assert!(text.len() > 2 * CHECK_EVERY, "{}", text.len());
+        let interrupt = Interrupt::new();
+        interrupt.trigger();
+        let p = parse_bytes_until("pod.json", text.as_bytes(), Naming::Json, &interrupt);
+        assert!(p.records.is_empty());
+        let errors: Vec<(Option<u64>, &str)> = p.errors.iter().map(|e| (e.origin.line, e.message.as_str())).collect();
+        assert_eq!(errors, [(Some(2), STOPPED)]);
+        // Not triggered: the object, whole.
+        let p = parse_bytes("pod.json", text.as_bytes(), Naming::Json);
+        assert_eq!((p.records.len(), p.errors.len()), (1, 0));
+        assert_eq!(p.records[0].object["metadata"]["annotations"].as_object().map(serde_json::Map::len), Some(300_000));
+    }
+
+    #[test]
+    fn a_key_twice_in_a_document_or_a_one_line_list_is_its_error() {
+        let text = b"{\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"},\"kind\":\"Pod\"}\n";
+        let p = parse_bytes("x.json", text, Naming::Json);
+        assert_eq!(p.records.len(), 0);
+        assert!(p.errors[0].message.contains("the key \"kind\" appears twice"), "{:?}", p.errors);
+        let list = b"{\"kind\":\"List\",\"items\":[{\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"}}],\"items\":[]}\n{\"kind\":\"Node\",\"metadata\":{\"name\":\"n2\"}}\n";
+        let p = parse_bytes("x.ndjson", list, Naming::Json);
+        assert_eq!(p.records.len(), 1, "{:?}", p.errors);
+        assert!(p.errors[0].message.contains("the key \"items\" appears twice"), "{:?}", p.errors);
     }
 
     #[test]

@@ -45,7 +45,9 @@ pub struct StagingRow {
     pub(super) usage: UsageColumns,
 }
 
-/// Prepares one record. The observation time is the source's, else the
+/// Prepares one record: a Secret is refused ([`IdentityError::Secret`]),
+/// the credentials in any other's free text masked
+/// ([`crate::record_mask`]). The observation time is the source's, else the
 /// newest timestamp inside the object (marked estimated), else `fallback`
 /// (the run's start).
 pub fn prepare(mut record: Record, fallback: DateTime<Utc>) -> Prepared {
@@ -62,6 +64,12 @@ pub fn prepare(mut record: Record, fallback: DateTime<Utc>) -> Prepared {
         Some(t) => (t, false),
         None => (newest_timestamp(&record.object).unwrap_or(fallback), true),
     };
+    if identity.kind.trim().eq_ignore_ascii_case("Secret") {
+        let name = format!("{}/{}", identity.namespace, identity.name);
+        return Prepared { origin: record.origin, is_event, problem: None, row: Err(IdentityError::Secret { name }) };
+    }
+    // Credentials in free text (an Event's message, an annotation, an env value) masked.
+    crate::record_mask::mask_object(&mut record.object);
     let json = record.object.to_string();
     // What the cluster model reads of a pod or node, kept next to it (schema v3).
     let model = model_fields(&identity.kind, &record.object);

@@ -66,7 +66,8 @@ impl ClusterOptions {
         let config = self.config().await?;
         let url = config.cluster_url.to_string().trim_end_matches('/').to_string();
         let default_namespace = config.default_namespace.clone();
-        let client = Client::try_from(config).map_err(|source| ClusterError::Client { url: url.clone(), source })?;
+        let client =
+            super::redirect::client(config).map_err(|source| ClusterError::Client { url: url.clone(), source })?;
         Ok(Connected { client, url, default_namespace })
     }
 
@@ -83,7 +84,7 @@ impl ClusterOptions {
     pub async fn connect(&self) -> Result<Client, ClusterError> {
         let config = self.config().await?;
         let url = config.cluster_url.to_string();
-        Client::try_from(config).map_err(|source| ClusterError::Client { url, source })
+        super::redirect::client(config).map_err(|source| ClusterError::Client { url, source })
     }
 }
 

@@ -78,6 +78,17 @@ pub enum ClusterError {
         #[source]
         source: kube::Error,
     },
+    /// The server answered with a redirect (3xx), not followed
+    /// ([`super::redirect`]): its status and the `Location`'s origin.
+    #[error("{resource}: {redirect} ({path})")]
+    Redirected {
+        /// The resource.
+        resource: String,
+        /// The URL path requested.
+        path: String,
+        /// The status and where it points.
+        redirect: super::redirect::Redirected,
+    },
     /// The server answered 2xx with a body that is not what the API promises.
     #[error("{resource}: unexpected response from {path}: {problem}")]
     Decode {
@@ -100,6 +111,18 @@ impl ClusterError {
                 resource: resource.to_string(),
                 path: path.to_string(),
                 problem: held().redact(&format!("not JSON: {e}")),
+            },
+            kube::Error::Service(e) if e.is::<super::redirect::Redirected>() => match e.downcast() {
+                Ok(redirect) => ClusterError::Redirected {
+                    resource: resource.to_string(),
+                    path: path.to_string(),
+                    redirect: *redirect,
+                },
+                Err(e) => ClusterError::Transport {
+                    resource: resource.to_string(),
+                    path: path.to_string(),
+                    source: kube::Error::Service(e),
+                },
             },
             source => ClusterError::Transport { resource: resource.to_string(), path: path.to_string(), source },
         }

@@ -14,6 +14,8 @@
 //! - [`watch`]: one raw watch request as a stream of [`WatchItem`]s;
 //! - [`error`]: [`ClusterError`], naming the resource, the URL and the
 //!   server's message (redacted);
+//! - [`redirect`]: every client's 3xx answers refused as [`ClusterError::Redirected`]
+//!   naming the status and the `Location`'s origin (never followed);
 //! - [`credentials`]: the resolved configuration's credentials, held for
 //!   redaction ([`crate::redact::held`]).
 
@@ -21,6 +23,7 @@ pub mod connect;
 pub mod credentials;
 pub mod error;
 pub mod list;
+pub mod redirect;
 pub mod resource;
 pub mod watch;
 

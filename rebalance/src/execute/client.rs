@@ -71,6 +71,9 @@ impl From<ClusterError> for ClientError {
     fn from(e: ClusterError) -> Self {
         match e {
             ClusterError::Api { code, message, .. } => ClientError::Status { code, message },
+            ClusterError::Redirected { redirect, .. } => {
+                ClientError::Status { code: redirect.status, message: redirect.to_string() }
+            }
             ClusterError::Transport { .. } => ClientError::Transport(crate::cluster::error::with_causes(&e)),
             ClusterError::Decode { .. } | ClusterError::Request { .. } => ClientError::Decode(e.to_string()),
             ClusterError::Kubeconfig { .. } | ClusterError::NoConfiguration { .. } | ClusterError::Client { .. } => {

@@ -55,7 +55,7 @@ impl KubeClient {
         let mut config = options.config().await?;
         config.default_retry = false;
         let url = config.cluster_url.to_string();
-        match kube::Client::try_from(config) {
+        match crate::cluster::redirect::client(config) {
             Ok(client) => Ok(KubeClient { server: Some(url), ..KubeClient::new(client) }),
             Err(source) => Err(ClusterError::Client { url, source }),
         }

@@ -10,6 +10,8 @@
 //!   password alone and `user:password`;
 //! - its base64 (standard and URL-safe alphabets, padded or not), as Basic
 //!   auth sends `user:password`, also inside a longer encoded text;
+//! - its hex (lower or upper case), also inside a longer hex text (a
+//!   debugging proxy's dump of the request bytes);
 //! - what is left of the value or its base64 when the echo is cut short:
 //!   its prefixes and suffixes of 8+ characters;
 //! - the encodings an echo may wrap it in, decoded before matching, up to
@@ -25,12 +27,18 @@
 //!
 //! [`held`]: the credentials this process holds (VictoriaLogs', the
 //! kubeconfig's), for the sinks no redactor is handed to.
+//!
+//! [`patterns`]: credentials nobody handed kdrift, masked by their shape
+//! (a token after `Bearer`, a JWT, a URL's password, `password=…`), in
+//! what a server says and in the free text of the records kdrift stores.
 
 pub mod held;
+pub mod patterns;
 
 use std::sync::Arc;
 
 pub use held::{held, hold};
+pub use patterns::mask_patterns;
 
 use base64::Engine;
 
@@ -92,6 +100,8 @@ fn forms_of(value: &str, out: &mut Vec<String>) {
             out.push(engine.encode(&p));
         }
         out.extend(base64_cores(&p));
+        // Hex (matched in any case): byte-aligned, so the same inside a longer encoded text.
+        whole.push(p.bytes().map(|b| format!("{b:02x}")).collect());
         whole.push(p);
         for form in whole {
             out.extend(ends_of(&form));
@@ -457,6 +467,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Break-it F3: a hex echo of a held credential (lower or upper case,
+    /// alone or inside a hex dump of the whole header line, cut short) was
+    /// shown as it came.
+    #[test]
+    fn hex_echoes_of_a_credential_are_masked_in_either_case() {
+        let r = redactor();
+        let hex = |s: &str| s.bytes().map(|b| format!("{b:02x}")).collect::<String>();
+        for secret in [PASSWORD, BEARER, HEADER] {
+            let lower = hex(secret);
+            assert_eq!(r.redact(&format!("dump {lower} end")), "dump *** end", "{secret}");
+            assert_eq!(r.redact(&format!("dump {} end", lower.to_uppercase())), "dump *** end", "{secret}");
+            let line = hex(&format!("Authorization: Bearer {secret}\r\n"));
+            let shown = r.redact(&format!("bytes={line}"));
+            assert!(!shown.contains(&lower[..16]) && shown.contains("***"), "{secret}: {shown}");
+            // Cut short by the server: what is left of it (16 hex digits, 8 bytes) is masked.
+            let cut = &lower[..16];
+            assert_eq!(r.redact(&format!("dump {cut}")), "dump ***", "{secret}");
+        }
+        // Other hex is left alone.
+        let digest = "sha256:0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9";
+        assert_eq!(r.redact(digest), digest);
     }
 
     #[test]
