@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use chrono::{DateTime, Utc};
 use kdrift_ingest::store::sql;
 use kdrift_ingest::Store;
-use kdrift_rebalance::objects::{namespace_from_json, pdb_from_json, priority_class_from_json, pvc_from_json};
+use kdrift_rebalance::{namespace_from_json, pdb_from_json, priority_class_from_json, pvc_from_json};
 use kdrift_rebalance::{ModelError, Snapshot};
 use serde_json::Value;
 

@@ -8,11 +8,11 @@
 //! Units: cpu in millicores, memory in bytes, pods and extended resources in
 //! units; percent of allocatable (0 when allocatable is 0), computed and
 //! compared exact, serialized with two decimals
-//! ([`kdrift_rebalance::percent::hundredths`]).
+//! ([`kdrift_rebalance::hundredths`]).
 
 use chrono::{DateTime, Utc};
 use kdrift_ingest::Store;
-use kdrift_rebalance::resources::{CPU, MEMORY, PODS};
+use kdrift_rebalance::{CPU, MEMORY, PODS};
 use serde::Serialize;
 
 use crate::state::amounts::{amounts_at, AmountsAt};
@@ -28,7 +28,7 @@ pub struct Requested {
     /// Sum of the requests of the pods counting toward the node (`pods`: their number).
     pub requested: i64,
     /// `requested × 100 / allocatable`; 0 when allocatable is 0.
-    #[serde(serialize_with = "kdrift_rebalance::percent::serialize_hundredths")]
+    #[serde(serialize_with = "kdrift_rebalance::serialize_hundredths")]
     pub percent: f64,
 }
 
@@ -75,15 +75,15 @@ pub struct ResourceSkew {
     /// The node with the highest percent.
     pub max_node: String,
     /// Its percent.
-    #[serde(serialize_with = "kdrift_rebalance::percent::serialize_hundredths")]
+    #[serde(serialize_with = "kdrift_rebalance::serialize_hundredths")]
     pub max_percent: f64,
     /// The node with the lowest percent.
     pub min_node: String,
     /// Its percent.
-    #[serde(serialize_with = "kdrift_rebalance::percent::serialize_hundredths")]
+    #[serde(serialize_with = "kdrift_rebalance::serialize_hundredths")]
     pub min_percent: f64,
     /// `max_percent − min_percent`, percentage points.
-    #[serde(serialize_with = "kdrift_rebalance::percent::serialize_hundredths")]
+    #[serde(serialize_with = "kdrift_rebalance::serialize_hundredths")]
     pub skew: f64,
     /// How many nodes offer the resource (allocatable > 0); under two, the
     /// skew is 0 and measures nothing (`max_node` is `min_node`).

@@ -158,7 +158,7 @@ fn check_threshold_resource(name: &str) -> Result<(), String> {
         return Ok(());
     }
     if let Some(size) = name.strip_prefix("hugepages-") {
-        return match kdrift_rebalance::quantity::parse_amount(name, size) {
+        return match kdrift_rebalance::parse_amount(name, size) {
             Ok(bytes) if bytes > 0 => Ok(()),
             _ => Err(format!(
                 "resource {name:?}: expected hugepages-<size> with a size such as 2Mi or 1Gi, got {size:?}"
@@ -323,8 +323,8 @@ impl ClusterArgs {
     }
 
     /// The connection options these flags name.
-    pub fn options(&self) -> kdrift_rebalance::cluster::ClusterOptions {
-        kdrift_rebalance::cluster::ClusterOptions { kubeconfig: self.kubeconfig.clone(), context: self.context.clone() }
+    pub fn options(&self) -> kdrift_rebalance::ClusterOptions {
+        kdrift_rebalance::ClusterOptions { kubeconfig: self.kubeconfig.clone(), context: self.context.clone() }
     }
 }
 
@@ -340,7 +340,7 @@ pub struct ExecuteArgs {
     /// Pre-flight probe, SELECTOR=URL (repeatable): pods matching the label selector are evicted only when
     /// the URL's JSON answer says they are idle, e.g. `app=plex=http://plex.media:32400/sessions`.
     #[arg(long = "probe", value_name = "SELECTOR=URL", value_parser = parse_probe)]
-    pub probes: Vec<kdrift_rebalance::execute::Probe>,
+    pub probes: Vec<kdrift_rebalance::Probe>,
     /// Do not record the evictions and the run in the store.
     #[arg(long)]
     pub no_store: bool,
@@ -402,7 +402,7 @@ pub struct CheckArgs {
 
 /// Parses a maximum age (pure; used by clap): the duration and the text as given.
 pub fn parse_max_age(s: &str) -> Result<(chrono::Duration, String), String> {
-    kdrift_rebalance::deadman::parse_max_age(s).map(|d| (d, s.trim().to_string()))
+    kdrift_rebalance::parse_max_age(s).map(|d| (d, s.trim().to_string()))
 }
 
 /// Parses a timeout: `0` or a duration such as `5m`, `90s`, `1h` (pure; used by clap).
@@ -410,13 +410,13 @@ pub fn parse_timeout(s: &str) -> Result<std::time::Duration, String> {
     if s.trim() == "0" {
         return Ok(std::time::Duration::ZERO);
     }
-    let d = kdrift_rebalance::deadman::parse_max_age(s)?;
+    let d = kdrift_rebalance::parse_max_age(s)?;
     Ok(std::time::Duration::from_secs(d.num_seconds().unsigned_abs()))
 }
 
 /// Parses `SELECTOR=URL` (pure; used by clap).
-pub fn parse_probe(s: &str) -> Result<kdrift_rebalance::execute::Probe, String> {
-    kdrift_rebalance::execute::Probe::parse(s).map_err(|e| e.to_string())
+pub fn parse_probe(s: &str) -> Result<kdrift_rebalance::Probe, String> {
+    kdrift_rebalance::Probe::parse(s).map_err(|e| e.to_string())
 }
 
 /// `kdrift rebalance recommend`.

@@ -32,7 +32,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             // Redacted of every credential held: an error may quote a server.
-            let text = kdrift_rebalance::redact::held().redact(&format!("{err:#}"));
+            let text = kdrift_rebalance::held().redact(&format!("{err:#}"));
             let mut stderr = std::io::stderr().lock();
             let _ = writeln!(stderr, "kdrift: error: {text}");
             ExitCode::from(2)
@@ -55,14 +55,14 @@ fn init_tracing(verbose: u8) {
 }
 
 /// stderr for log lines, each redacted of every credential held
-/// ([`kdrift_rebalance::redact::held`]): kube logs a failed request's
+/// ([`kdrift_rebalance::held`]): kube logs a failed request's
 /// Status, and a body that is not JSON whole, at `-vv`. The fmt layer
 /// writes one event in one `write`.
 struct RedactedStderr;
 
 impl Write for RedactedStderr {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let text = kdrift_rebalance::redact::held().redact(&String::from_utf8_lossy(buf));
+        let text = kdrift_rebalance::held().redact(&String::from_utf8_lossy(buf));
         std::io::stderr().lock().write_all(text.as_bytes())?;
         Ok(buf.len())
     }

@@ -6,7 +6,7 @@
 //! see kdrift's evictions next to the scheduler's events.
 
 use chrono::Utc;
-use kdrift_rebalance::execute::EventSink;
+use kdrift_rebalance::EventSink;
 use serde_json::Value;
 
 use crate::files::ingest_records;

@@ -8,7 +8,7 @@
 //! - every `message` and `note` string (an Event's; a condition's or a
 //!   container state's message), and every string of an `args` or
 //!   `command` list: credential shapes masked
-//!   ([`kdrift_rebalance::redact::mask_patterns`]);
+//!   ([`kdrift_rebalance::mask_patterns`]);
 //! - every `env` entry: its whole `value` when its `name` is a secret's
 //!   ([`secret_name`]: `*TOKEN*`, `*SECRET*`, `*PASSWORD*`, `*PASSWD*`,
 //!   `*KEY*`, `*CREDENTIAL*`), else the shapes in it;
@@ -21,7 +21,7 @@
 //! never stored at all ([`crate::parse::NOT_KEPT_KINDS`], and
 //! [`crate::store::prepare::prepare`] refuses one whatever its source).
 
-use kdrift_rebalance::redact::{mask_patterns, MASK};
+use kdrift_rebalance::{mask_patterns, MASK};
 use serde_json::Value;
 
 /// Whether an environment variable named `name` holds a secret (any case).

@@ -66,7 +66,7 @@ pub struct SourceReading {
 
 /// The verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Status {
+pub enum DeadmanStatus {
     /// The newest success is within the maximum age.
     Ok,
     /// The newest success is older.
@@ -79,7 +79,7 @@ pub enum Status {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CheckResult {
     /// The verdict.
-    pub status: Status,
+    pub status: DeadmanStatus,
     /// The one status line (`OK: last successful rebalance 3h12m ago (…)`).
     pub line: String,
     /// The newest success over all sources.
@@ -95,7 +95,7 @@ pub struct CheckResult {
 /// Judges the readings at `now` against `max_age` (`max_age_text`: as the user wrote it). The newest success over all sources
 /// counts (a run that succeeded is a run that succeeded, wherever it was
 /// recorded); every source is named in the line.
-pub fn evaluate(
+pub fn check_last_success(
     readings: Vec<SourceReading>,
     max_age: Duration,
     max_age_text: &str,
@@ -115,16 +115,19 @@ pub fn evaluate(
             .join("; ")
     };
     let (status, line, last, age) = match newest.and_then(|r| r.last_success.map(|t| (r, t))) {
-        None => {
-            (Status::Never, format!("NEVER: no successful rebalance ({}; max age {max})", others(None)), None, None)
-        }
+        None => (
+            DeadmanStatus::Never,
+            format!("NEVER: no successful rebalance ({}; max age {max})", others(None)),
+            None,
+            None,
+        ),
         Some((r, t)) => {
             let age = (now - t).max(Duration::zero());
-            let status = if age <= max_age { Status::Ok } else { Status::Stale };
+            let status = if age <= max_age { DeadmanStatus::Ok } else { DeadmanStatus::Stale };
             let rest = others(Some(r));
             let line = format!(
                 "{}: last successful rebalance {} ago ({}, {} {}{}; max age {max})",
-                if status == Status::Ok { "OK" } else { "STALE" },
+                if status == DeadmanStatus::Ok { "OK" } else { "STALE" },
                 format_age(age),
                 t.to_rfc3339_opts(SecondsFormat::Secs, true),
                 r.source,
@@ -177,18 +180,18 @@ mod tests {
             last_success: at,
             detail: if at.is_some() { "run rebalance-1".into() } else { "no successful run recorded".into() },
         };
-        let ok = evaluate(vec![store(Some(t(2, 0)))], Duration::hours(26), "26h", t(5, 12));
-        assert_eq!(ok.status, Status::Ok);
+        let ok = check_last_success(vec![store(Some(t(2, 0)))], Duration::hours(26), "26h", t(5, 12));
+        assert_eq!(ok.status, DeadmanStatus::Ok);
         assert_eq!(
             ok.line,
             "OK: last successful rebalance 3h12m ago (2026-11-28T02:00:00Z, store kdrift.duckdb run rebalance-1; max age 26h)"
         );
         assert_eq!(ok.age_seconds, Some(192 * 60));
-        let stale = evaluate(vec![store(Some(t(2, 0)))], Duration::minutes(90), "90m", t(5, 12));
-        assert_eq!(stale.status, Status::Stale);
+        let stale = check_last_success(vec![store(Some(t(2, 0)))], Duration::minutes(90), "90m", t(5, 12));
+        assert_eq!(stale.status, DeadmanStatus::Stale);
         assert!(stale.line.starts_with("STALE: last successful rebalance 3h12m ago"), "{}", stale.line);
-        let never = evaluate(vec![store(None)], Duration::hours(26), "26h", t(5, 12));
-        assert_eq!(never.status, Status::Never);
+        let never = check_last_success(vec![store(None)], Duration::hours(26), "26h", t(5, 12));
+        assert_eq!(never.status, DeadmanStatus::Never);
         assert_eq!(
             never.line,
             "NEVER: no successful rebalance (store kdrift.duckdb: no successful run recorded; max age 26h)"
@@ -199,8 +202,8 @@ mod tests {
             last_success: Some(t(4, 0)),
             detail: "status.lastSuccessfulTime".into(),
         };
-        let both = evaluate(vec![store(Some(t(2, 0))), cron], Duration::hours(2), "2h", t(5, 0));
-        assert_eq!(both.status, Status::Ok);
+        let both = check_last_success(vec![store(Some(t(2, 0))), cron], Duration::hours(2), "2h", t(5, 0));
+        assert_eq!(both.status, DeadmanStatus::Ok);
         assert!(both.line.contains("1h00m ago (2026-11-28T04:00:00Z, CronJob kube-system/kdrift"), "{}", both.line);
         assert!(both.line.contains("store kdrift.duckdb: 2026-11-28T02:00:00Z (run rebalance-1)"), "{}", both.line);
     }

@@ -1,24 +1,33 @@
-//! kdrift's cluster model and kube-scheduler filter model.
+//! kdrift's cluster model, kube-scheduler model, descheduler planner and the
+//! rebalance executor: shared by the CLI and any controller.
 //!
-//! Pure data (except [`cluster`]): stored Pod and Node objects (`serde_json::Value`, as
-//! kept by ingest) are read tolerantly into [`PodInfo`] and [`NodeInfo`];
-//! [`quantity`] parses Kubernetes quantities exactly; [`scheduler`] replays
-//! kube-scheduler's Filter plugins for one pod against a [`ClusterState`] to
-//! say why it stayed Pending, rebuilds the `FailedScheduling` text, and scores
-//! feasible nodes to simulate where a pod would land. [`policy`] reads
-//! descheduler policy files (plain, Helm values, ConfigMap) with descheduler's
-//! validation messages; [`planner`] replays descheduler's LowNodeUtilization
-//! on a [`Snapshot`] and returns a [`Plan`] saying what it would evict and why;
-//! [`simulate`] predicts where the evicted pods' replacements land
-//! ([`simulate_plan`]), replays the following nights ([`simulate_rounds`]) and
-//! compares alternative thresholds ([`suggest_thresholds`]).
+//! **Owns** (pure data, no store, no DuckDB):
+//! - the cluster model (`model/`): stored Pod and Node objects
+//!   (`serde_json::Value` or JSON text) read tolerantly into [`PodInfo`] and
+//!   [`NodeInfo`]; Kubernetes quantities parsed exactly ([`Quantity`]) and
+//!   kept as integers ([`ResourceList`]: millicores, bytes, counts); percent
+//!   of allocatable as every output writes it ([`percent_text`]);
+//! - the kube-scheduler model (`scheduler/`): [`evaluate`] replays the Filter
+//!   plugins for one pod against a [`ClusterState`] (why it stayed Pending,
+//!   the rebuilt `FailedScheduling` text: [`fit_error_message`]) and
+//!   [`pick_node`] scores feasible nodes (where a pod would land) — the one
+//!   model behind why-pending, the planner's nodeFit and the simulation;
+//! - descheduler policies ([`Policy::from_yaml`]: plain, Helm values,
+//!   ConfigMap, with descheduler's validation messages) and the planner:
+//!   [`plan`] replays LowNodeUtilization on a [`Snapshot`] and returns a
+//!   [`Plan`] (what it would evict and why, as data); [`simulate_plan`],
+//!   [`simulate_rounds`] and [`suggest_thresholds`] predict landings, the
+//!   following nights and alternative thresholds.
 //!
-//! [`cluster`] and [`execute`] are the I/O edge: [`cluster`] connects to a
-//! cluster like kubectl and lists and watches raw objects (shared by
-//! `kdrift ingest api`, `kdrift record` and the rebalance executor);
-//! [`execute`] reads the live snapshot, checks a plan file ([`document`])
-//! against it and evicts through the Eviction API. [`redact`] masks every
-//! form of every credential kdrift holds in what a server says.
+//! **The I/O edge**, kept apart from the pure parts: connecting to a cluster
+//! like kubectl and listing/watching raw objects ([`ClusterOptions`],
+//! [`list_all`], [`watch`]; shared by `kdrift ingest api`, `kdrift record`
+//! and the executor); executing a plan ([`read_snapshot`] of the live
+//! cluster, [`apply_plan`] of a [`PlanDocument`], [`run_rebalance`]) through
+//! the Eviction API; masking every credential kdrift holds ([`held`]).
+//!
+//! **Must not**: read or write the store (the CLI hands it snapshots and
+//! event sinks), or plan and execute in one step (a plan is data first).
 //!
 //! Compatibility contracts: descheduler v0.36 for pod requests and node usage
 //! (`shared/reference/descheduler-lownodeutilization.md` §1), kube-scheduler
@@ -31,39 +40,66 @@
 // crate there, so that the snapshot it builds has this build's types.
 #[cfg(test)]
 extern crate self as kdrift_rebalance;
-pub mod cluster;
-pub mod deadman;
-pub mod document;
-pub mod error;
-pub mod execute;
+mod cluster;
+mod deadman;
+mod document;
+mod error;
+mod execute;
 mod fast_hash;
-pub mod model;
-pub mod planner;
-pub mod policy;
-pub mod redact;
-pub mod scheduler;
-pub mod simulate;
+mod model;
+mod planner;
+mod policy;
+mod redact;
+mod scheduler;
+mod simulate;
 
-// Transitional paths for the other crates until the curated API lands.
-pub use model::fields as model_fields;
-pub use model::node::text as node_text;
-pub use model::pod::text as pod_text;
-pub use model::pod::{filter_fields, qos};
-pub use model::{node, objects, percent, pod, quantity, resources};
-
+pub use cluster::error::{root_cause, with_causes};
+pub use cluster::{
+    list_all, watch, ClusterError, ClusterOptions, Connected, ListPager, ObjectList, Page, ResourceKind, Scope,
+    WatchItem, WatchOptions, DEFAULT_PAGE_SIZE, HISTORY_RESOURCES,
+};
+pub use deadman::{check_last_success, parse_max_age, CheckResult, DeadmanStatus, SourceReading};
+pub use document::{PlanDocument, PlanInputs, PlanSource};
 pub use error::ModelError;
+pub use execute::{
+    apply_plan, kinds, needs_pvcs, plan_document, read_snapshot, run_rebalance, ClientError, ClusterClient, EventSink,
+    EvictionOutcome, EvictionRequest, EvictionResult, ExecuteOptions, ExecutionReport, KubeClient, LiveSnapshot, Probe,
+    Replacement, RunOutcome, RunSettings, SkipCause,
+};
+pub use model::fields::{model_fields, node_model_fields_agree, pod_model_fields_agree, pod_usage_fields};
+pub use model::node::text::node_json_reads_typed;
 pub use model::node::{NodeInfo, Taint, TaintEffect};
+pub use model::objects::{namespace_from_json, pdb_from_json, priority_class_from_json, pvc_from_json};
+pub use model::percent::{hundredths, percent_text, points_text, serialize_hundredths, tenths, threshold_text};
+pub use model::pod::filter_fields::{pod_for_filters, FilterFields};
 pub use model::pod::qos::QosClass;
-pub use model::pod::{PodInfo, PodPhase};
-pub use model::quantity::Quantity;
-pub use model::resources::ResourceList;
-pub use planner::{classify_nodes, plan, Plan, PlanOptions, Snapshot};
-pub use policy::{Policy, PolicyError};
+pub use model::pod::text::pod_json_reads_typed;
+pub use model::pod::{
+    tolerations_tolerate, Affinity, ContainerInfo, ContainerKind, HostPort, LabelSelector, NodeAffinity,
+    NodeSelectorTerm, OwnerRef, PodAffinityRules, PodAffinityTerm, PodInfo, PodPhase, PreferredNodeTerm, Requirement,
+    SelectorOperator, Toleration, TolerationOperator, Volume, VolumeSource, WeightedPodAffinityTerm,
+};
+pub use model::quantity::{format_amount, parse_amount, Quantity};
+pub use model::resources::{ResourceList, CPU, MEMORY, PODS};
+pub use planner::{
+    classify_nodes, plan, Budget, EarlyExit, EarlyExitKind, Eviction, ExcludedNode, NodeClass, NodeReport, Plan,
+    PlanOptions, PluginRun, PodRef, ResourceUsage, SkipReason, SkippedPod, Snapshot, SourceNode, StopReason,
+    ThresholdsApplied, EVICT_ANNOTATION, MODE_DESCHEDULER_V0_36, PREFER_NO_EVICTION, SKIPPED_FEW_NODES,
+    SYSTEM_CRITICAL_PRIORITY,
+};
+pub use policy::{
+    aggregate, DefaultEvictorArgs, EvictionLimits, GoDuration, LowNodeUtilizationArgs, Namespaces, NoEvictionPolicy,
+    PluginArgs, PluginConfig, PluginSet, Plugins, PodProtection, PodProtections, Policy, PolicyError,
+    PriorityThreshold, Profile, ResourceThresholds, StringSelector, LOW_NODE_UTILIZATION,
+};
+pub use redact::{held, hold, mask_patterns, Redactor, MASK};
 pub use scheduler::{
-    evaluate, evaluate_with_sums, fit_error_message, pick_node, ClusterState, FailureKind, FilterFailure,
-    NodeEvaluation, NodePods, Placement, Plugin, PluginFailure, SummedPods,
+    balanced_allocation_score, evaluate, evaluate_with_sums, fit_error_message, least_allocated_score, pick_node,
+    scheduler_message, score_nodes, ClusterState, FailureKind, FilterFailure, NodeEvaluation, NodePods, NodeScore,
+    Placement, Plugin, PluginFailure, SummedPods,
 };
 pub use simulate::{
-    simulate_plan, simulate_plan_with, simulate_rounds, simulate_rounds_with, suggest_thresholds, Candidates, Landing,
-    LandingOutcome, Rounds, SimulateOptions, Simulation, Suggestion, Verdict,
+    simulate_plan, simulate_plan_with, simulate_rounds, simulate_rounds_with, suggest_thresholds, Candidates,
+    LabelDiff, Landing, LandingOutcome, NodeChange, PileUp, ResourceChange, Round, Rounds, Severity, SimulateOptions,
+    Simulation, Suggestion, Verdict, Warning, WarningKind, DEFAULT_RISK_LABEL_KEYS, DEFAULT_RISK_LABEL_NAMESPACES,
 };

@@ -32,11 +32,11 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 
-use kdrift_rebalance::model::node::NodeInfo;
-use kdrift_rebalance::model::pod::{ContainerInfo, ContainerKind, OwnerRef, PodInfo, PodPhase};
-use kdrift_rebalance::model::resources::{ResourceList, CPU, MEMORY, PODS};
-use kdrift_rebalance::planner::Snapshot;
-use kdrift_rebalance::policy::{Policy, PolicyError};
+use kdrift_rebalance::NodeInfo;
+use kdrift_rebalance::Snapshot;
+use kdrift_rebalance::{ContainerInfo, ContainerKind, OwnerRef, PodInfo, PodPhase};
+use kdrift_rebalance::{Policy, PolicyError};
+use kdrift_rebalance::{ResourceList, CPU, MEMORY, PODS};
 
 /// One mebibyte, in bytes.
 const MI: i64 = 1024 * 1024;

@@ -4,9 +4,9 @@
 //! the generator's file too.)
 
 use crate::bench_cluster::{generate, policy, Temperature, PODS_PER_NODE};
-use kdrift_rebalance::model::pod::qos::QosClass;
-use kdrift_rebalance::model::resources::{CPU, MEMORY};
-use kdrift_rebalance::planner::{plan, PlanOptions};
+use kdrift_rebalance::QosClass;
+use kdrift_rebalance::{plan, PlanOptions};
+use kdrift_rebalance::{CPU, MEMORY};
 
 /// One mebibyte, in bytes.
 const MI: i64 = 1024 * 1024;
@@ -45,9 +45,9 @@ fn temperatures_are_what_the_planner_classifies() {
     assert!(run.early_exit.is_none());
     for (report, t) in run.nodes.iter().zip(&c.temperatures) {
         let want = match t {
-            Temperature::Hot => kdrift_rebalance::planner::NodeClass::Overutilized,
-            Temperature::Cold => kdrift_rebalance::planner::NodeClass::Underutilized,
-            Temperature::Normal => kdrift_rebalance::planner::NodeClass::AppropriatelyUtilized,
+            Temperature::Hot => kdrift_rebalance::NodeClass::Overutilized,
+            Temperature::Cold => kdrift_rebalance::NodeClass::Underutilized,
+            Temperature::Normal => kdrift_rebalance::NodeClass::AppropriatelyUtilized,
         };
         assert_eq!(report.class, want, "{}: {}", report.name, report.why);
     }

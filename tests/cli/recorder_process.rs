@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use kdrift_ingest::store::catalog;
 use kdrift_ingest::Store;
-use kdrift_rebalance::cluster::HISTORY_RESOURCES;
+use kdrift_rebalance::HISTORY_RESOURCES;
 use kdrift_scenario::{generate, ScenarioConfig};
 use kdrift_tests::fake_kube::FakeKube;
 use serde_json::{json, Value};

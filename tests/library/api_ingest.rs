@@ -9,7 +9,7 @@ use kdrift_analyze::why_pending;
 use kdrift_ingest::api::{snapshot, ApiReport, ManualClock, Severity, SnapshotOptions};
 use kdrift_ingest::store::writer::RunStatus;
 use kdrift_ingest::{ingest_files, NoProgress, Store};
-use kdrift_rebalance::cluster::{ClusterOptions, Scope};
+use kdrift_rebalance::{ClusterOptions, Scope};
 use kdrift_scenario::{generate, Scenario, ScenarioConfig};
 use kdrift_tests::fake_kube::FakeKube;
 use kdrift_tests::temp_store;

@@ -4,8 +4,8 @@
 //! equal to `examples/homelab-policy.yaml`, `rebalance run --policy … --yes`,
 //! no overlapping runs, requests that fit on a full node.
 
-use kdrift_rebalance::quantity::Quantity;
 use kdrift_rebalance::Policy;
+use kdrift_rebalance::Quantity;
 use serde::Deserialize;
 use serde_yaml::Value;
 

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use kdrift_rebalance::cluster::HISTORY_RESOURCES;
+use kdrift_rebalance::HISTORY_RESOURCES;
 use serde::Deserialize;
 use serde_json::Value;
 

@@ -7,9 +7,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use futures::StreamExt;
-use kdrift_rebalance::cluster::{
-    list_all, watch, ClusterOptions, ListPager, Scope, WatchItem, WatchOptions, HISTORY_RESOURCES,
-};
+use kdrift_rebalance::{list_all, watch, ClusterOptions, ListPager, Scope, WatchItem, WatchOptions, HISTORY_RESOURCES};
 use kdrift_scenario::{generate, ScenarioConfig};
 use kdrift_tests::fake_kube::{EvictionFault, FakeKube, PDB_MESSAGE};
 use serde_json::{json, Value};

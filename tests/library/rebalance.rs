@@ -13,8 +13,8 @@
 use chrono::{DateTime, Duration, Utc};
 use kdrift_analyze::snapshot::{load_snapshot, LoadedSnapshot};
 use kdrift_ingest::demo::ingest_scenario;
-use kdrift_rebalance::planner::NodeClass;
-use kdrift_rebalance::simulate::WarningKind;
+use kdrift_rebalance::NodeClass;
+use kdrift_rebalance::WarningKind;
 use kdrift_rebalance::{plan, simulate_plan, simulate_rounds, PlanOptions, Policy, Verdict};
 use kdrift_scenario::{generate, ScenarioConfig, ScenarioFacts};
 use kdrift_tests::temp_store;

@@ -10,11 +10,12 @@ use std::time::Duration;
 use chrono::Utc;
 use kdrift_ingest::actions::StoreSink;
 use kdrift_ingest::store::catalog;
-use kdrift_rebalance::cluster::ClusterOptions;
-use kdrift_rebalance::document::{PlanDocument, PlanSource};
-use kdrift_rebalance::execute::{
-    self, read_snapshot, EvictionOutcome, ExecuteOptions, ExecutionReport, KubeClient, Replacement, RunOutcome,
+use kdrift_rebalance::ClusterOptions;
+use kdrift_rebalance::{apply_plan, plan_document};
+use kdrift_rebalance::{
+    read_snapshot, EvictionOutcome, ExecuteOptions, ExecutionReport, KubeClient, Replacement, RunOutcome,
 };
+use kdrift_rebalance::{PlanDocument, PlanSource};
 use kdrift_rebalance::{PlanOptions, Policy};
 use kdrift_tests::busy_cluster::{self, BUSY_POLICY};
 use kdrift_tests::fake_kube::{EvictionFault, FakeKube, PDB_MESSAGE};
@@ -59,15 +60,15 @@ fn plan(s: &Setup) -> PlanDocument {
     let p = policy();
     let live = s.rt.block_on(read_snapshot(&s.client, &p, Utc::now())).expect("read");
     let source = PlanSource { kind: "live".into(), detail: "fake".into() };
-    let doc = execute::plan_document(&live.snapshot, &p, "busy.yaml", PlanOptions::default(), &source, live.notes)
-        .expect("plan");
+    let doc =
+        plan_document(&live.snapshot, &p, "busy.yaml", PlanOptions::default(), &source, live.notes).expect("plan");
     // Through the file format and back.
     PlanDocument::from_json(&serde_json::to_string(&doc).expect("json")).expect("read back")
 }
 
 fn apply(s: &Setup, doc: &PlanDocument, options: &ExecuteOptions) -> (ExecutionReport, PlanDocument, Vec<Value>) {
     let mut records = Vec::new();
-    let (report, executed) = s.rt.block_on(execute::apply(&s.client, doc, options, &mut records)).expect("apply");
+    let (report, executed) = s.rt.block_on(apply_plan(&s.client, doc, options, &mut records)).expect("apply");
     (report, executed, records)
 }
 
@@ -232,7 +233,7 @@ fn the_store_receives_one_kdrift_event_per_eviction_attempt() {
     s.kube.fail_evictions(EvictionFault::TooManyRequests, Some((&blocked.namespace, &blocked.name)), None);
     let (_dir, store) = temp_store();
     let mut sink = StoreSink::new(&store, "rebalance apply plan.json");
-    let (report, _) = s.rt.block_on(execute::apply(&s.client, &doc, &options(), &mut sink)).expect("apply");
+    let (report, _) = s.rt.block_on(apply_plan(&s.client, &doc, &options(), &mut sink)).expect("apply");
     assert_eq!(report.count("Evicted"), 3);
     let at = (Utc::now() + chrono::Duration::minutes(1)).to_rfc3339();
     let events = catalog::run(&store, "objects_at", &[("kind".into(), "Event".into()), ("at_us".into(), at.clone())])

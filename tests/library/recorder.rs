@@ -18,7 +18,7 @@ use kdrift_ingest::demo::ingest_scenario;
 use kdrift_ingest::record::Change;
 use kdrift_ingest::store::catalog;
 use kdrift_ingest::Store;
-use kdrift_rebalance::cluster::{ResourceKind, Scope, HISTORY_RESOURCES};
+use kdrift_rebalance::{ResourceKind, Scope, HISTORY_RESOURCES};
 use kdrift_scenario::{generate, ScenarioConfig};
 use kdrift_tests::fake_kube::FakeKube;
 use kdrift_tests::recorder::RunningRecorder;

@@ -518,7 +518,7 @@ fn versions_tied_on_their_observation_time_are_ordered_by_resource_version_whate
     // Ingest order used to break the tie: a cordon and an uncordon at one
     // instant left the node cordoned, a DELETED version losing to the
     // older MODIFIED one kept the pod alive forever.
-    use kdrift_rebalance::planner::NodeClass;
+    use kdrift_rebalance::NodeClass;
     use kdrift_tests::tied_versions::{ingest, orders, Answers};
     let mut first: Option<Answers> = None;
     for (order, runs) in orders() {

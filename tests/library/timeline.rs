@@ -10,7 +10,7 @@ use kdrift_analyze::drains::{EpisodeEnd, OperationKind};
 use kdrift_analyze::skew::{policy_from_thresholds, skew};
 use kdrift_ingest::demo::{ingest_scenario, to_record};
 use kdrift_ingest::ingest_records;
-use kdrift_rebalance::planner::NodeClass;
+use kdrift_rebalance::NodeClass;
 use kdrift_rebalance::Policy;
 use kdrift_scenario::{generate, ScenarioConfig};
 use kdrift_tests::{real_fixtures_or_skip, temp_store, tsv_node_events};

@@ -165,7 +165,7 @@ pub fn tsv_node_events(path: &std::path::Path) -> Result<Vec<kdrift_ingest::reco
 /// # Panics
 /// On the first version that differs (naming it), or when the store cannot be read.
 pub fn assert_model_fields_agree(store: &Store) -> usize {
-    use kdrift_rebalance::model_fields::{node_model_fields_agree, pod_model_fields_agree};
+    use kdrift_rebalance::{node_model_fields_agree, pod_model_fields_agree};
     // Test-only read of the raw tables (not a product query).
     let mut stmt = store
         .conn()
@@ -193,7 +193,7 @@ pub fn assert_model_fields_agree(store: &Store) -> usize {
             "Pod" => {
                 let text = model_text.as_deref().expect("a model");
                 let from_value = kdrift_rebalance::PodInfo::from_json(&model).map_err(|e| e.to_string());
-                if from_value.is_ok() && kdrift_rebalance::pod_text::reads_typed(text) {
+                if from_value.is_ok() && kdrift_rebalance::pod_json_reads_typed(text) {
                     typed += 1;
                 }
                 pod_model_fields_agree(&whole)
@@ -206,7 +206,7 @@ pub fn assert_model_fields_agree(store: &Store) -> usize {
                 let from_value = kdrift_rebalance::NodeInfo::from_json(&model).map_err(|e| e.to_string());
                 if from_value.is_ok() {
                     nodes += 1;
-                    if kdrift_rebalance::node_text::reads_typed(text) {
+                    if kdrift_rebalance::node_json_reads_typed(text) {
                         typed_nodes += 1;
                     }
                 }

@@ -11,9 +11,9 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use chrono::Utc;
-use kdrift_rebalance::cluster::ClusterOptions;
-use kdrift_rebalance::execute::{read_snapshot, KubeClient};
+use kdrift_rebalance::ClusterOptions;
 use kdrift_rebalance::Policy;
+use kdrift_rebalance::{read_snapshot, KubeClient};
 use serde_json::json;
 
 use crate::busy_cluster::{self, BUSY_POLICY};

@@ -11,7 +11,7 @@ use kdrift_ingest::api::{record, ApiReport, Clock, RecordObserver, RecordOptions
 use kdrift_ingest::record::Change;
 use kdrift_ingest::store::writer::RunCounts;
 use kdrift_ingest::Store;
-use kdrift_rebalance::cluster::{ClusterOptions, ResourceKind, Scope};
+use kdrift_rebalance::{ClusterOptions, ResourceKind, Scope};
 
 /// What the recorder reported so far.
 #[derive(Debug, Default, Clone)]

@@ -105,14 +105,14 @@ pub struct Operation {
     /// Every node one minute after the end (or after the last signal while open).
     pub after: RequestedAt,
     /// cpu skew after (max − min of cpu requested %, percentage points);
-    /// the skews' JSON has two decimals ([`kdrift_rebalance::percent::hundredths`]).
-    #[serde(serialize_with = "kdrift_rebalance::percent::serialize_hundredths")]
+    /// the skews' JSON has two decimals ([`kdrift_rebalance::hundredths`]).
+    #[serde(serialize_with = "kdrift_rebalance::serialize_hundredths")]
     pub cpu_skew_after: f64,
     /// cpu skew before.
-    #[serde(serialize_with = "kdrift_rebalance::percent::serialize_hundredths")]
+    #[serde(serialize_with = "kdrift_rebalance::serialize_hundredths")]
     pub cpu_skew_before: f64,
     /// memory skew after.
-    #[serde(serialize_with = "kdrift_rebalance::percent::serialize_hundredths")]
+    #[serde(serialize_with = "kdrift_rebalance::serialize_hundredths")]
     pub memory_skew_after: f64,
 }
 

@@ -13,7 +13,7 @@ mod tests;
 
 use std::collections::{HashMap, HashSet};
 
-use kdrift_rebalance::percent::percent_text;
+use kdrift_rebalance::percent_text;
 use serde::Serialize;
 
 use crate::pending::{NodeLine, PendingReport, Shortfall, StateAtFailure, EXPLAINED_NODES};

@@ -2,7 +2,7 @@
 //! would take it, the request that fits the most nodes that are left, and
 //! moving pods off a short node only when another node could take them.
 
-use kdrift_rebalance::quantity::format_amount;
+use kdrift_rebalance::format_amount;
 
 use super::NextStep;
 use crate::failed_scheduling::ReasonKind;

@@ -5,8 +5,8 @@
 //! bound (cordoned or NotReady then).
 
 use chrono::{DateTime, Utc};
-use kdrift_rebalance::pod::{NodeSelectorTerm, SelectorOperator};
 use kdrift_rebalance::{NodeInfo, PodInfo};
+use kdrift_rebalance::{NodeSelectorTerm, SelectorOperator};
 use serde::Serialize;
 
 use super::full::{amount, Arrival};

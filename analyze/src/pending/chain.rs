@@ -1,5 +1,5 @@
 //! The nodes at the pod's last scheduling failure, re-evaluated with the
-//! shared kube-scheduler filter model (`kdrift_rebalance::scheduler`): each
+//! shared kube-scheduler filter model (`kdrift_rebalance`'s `scheduler`): each
 //! node's allocatable vs requested, which constraint excluded which nodes,
 //! which node(s) were left, and by how much each Insufficient resource fell
 //! short (millicores for cpu, bytes for memory and storage, units otherwise).
@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use chrono::{DateTime, Utc};
 use kdrift_ingest::store::sql;
 use kdrift_ingest::Store;
-use kdrift_rebalance::quantity::format_amount;
+use kdrift_rebalance::format_amount;
 use kdrift_rebalance::{evaluate, evaluate_with_sums, fit_error_message, ClusterState, FilterFailure, Plugin, PodInfo};
 use serde::Serialize;
 use serde_json::Value;
@@ -34,8 +34,8 @@ pub struct ResourceLine {
     /// allocatable − requested (may be negative).
     pub free: i64,
     /// requested as percent of allocatable (0 when allocatable is 0); JSON:
-    /// two decimals ([`kdrift_rebalance::percent::hundredths`]).
-    #[serde(serialize_with = "kdrift_rebalance::percent::serialize_hundredths")]
+    /// two decimals ([`kdrift_rebalance::hundredths`]).
+    #[serde(serialize_with = "kdrift_rebalance::serialize_hundredths")]
     pub percent: f64,
 }
 

@@ -19,7 +19,7 @@
 use chrono::{DateTime, Duration, Utc};
 use kdrift_ingest::store::sql;
 use kdrift_ingest::Store;
-use kdrift_rebalance::quantity::format_amount;
+use kdrift_rebalance::format_amount;
 use kdrift_rebalance::PodInfo;
 use serde::Serialize;
 

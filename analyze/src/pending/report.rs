@@ -330,7 +330,7 @@ fn admission_shortfall(state: &mut StateAtFailure, rejected: Option<&KubeletReje
     // cpu in millicores as the kubelet counts it (`1775m of 2000m`, not `of 2`).
     let fmt = |v: i64| match c.resource.as_str() {
         "cpu" => format!("{v}m"),
-        r => kdrift_rebalance::quantity::format_amount(r, v),
+        r => kdrift_rebalance::format_amount(r, v),
     };
     let exact = Shortfall {
         node: r.node.clone(),

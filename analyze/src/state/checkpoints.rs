@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 
 use kdrift_ingest::store::sql;
 use kdrift_ingest::Store;
-use kdrift_rebalance::resources::{CPU, MEMORY, PODS};
 use kdrift_rebalance::ResourceList;
+use kdrift_rebalance::{CPU, MEMORY, PODS};
 use serde_json::Value;
 
 use super::amounts::NodeUsage;

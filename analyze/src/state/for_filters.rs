@@ -1,7 +1,7 @@
 //! The cluster at an instant as kube-scheduler's filters need it, read
 //! without parsing every pod (schema v10, kdrift issue 6): each pod comes
 //! from its filter fields (query `pod_filter_fields_at`: node, requests,
-//! labels; [`kdrift_rebalance::filter_fields::pod_for_filters`]) unless it
+//! labels; [`kdrift_rebalance::pod_for_filters`]) unless it
 //! must be read whole — host ports or inter-pod (anti-)affinity terms, a
 //! model the cluster model cannot read, or a version observed after the
 //! instant — and those few come from their models (query `pod_models`, by
@@ -22,8 +22,8 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use kdrift_ingest::store::sql;
 use kdrift_ingest::Store;
-use kdrift_rebalance::filter_fields::{pod_for_filters, FilterFields};
 use kdrift_rebalance::PodInfo;
+use kdrift_rebalance::{pod_for_filters, FilterFields};
 
 use super::{events, read_pods, unreadable_note, ClusterAt};
 use crate::AnalyzeError;

@@ -19,8 +19,8 @@ use std::collections::BTreeSet;
 use chrono::{DateTime, Utc};
 use kdrift_ingest::store::sql;
 use kdrift_ingest::Store;
-use kdrift_rebalance::resources::{CPU, MEMORY, PODS};
 use kdrift_rebalance::{PodInfo, ResourceList, SummedPods};
+use kdrift_rebalance::{CPU, MEMORY, PODS};
 use serde_json::Value;
 
 use super::checkpoints::{checkpoint_times, pod_amounts_at};

@@ -52,7 +52,7 @@ impl Unlisted {
 
     /// Pods counted on `node` by their sums only (0 when every pod is listed).
     pub fn summed_pods_on(&self, node: &str) -> usize {
-        self.summed_on(node).map_or(0, |r| usize::try_from(r.get(kdrift_rebalance::resources::PODS)).unwrap_or(0))
+        self.summed_on(node).map_or(0, |r| usize::try_from(r.get(kdrift_rebalance::PODS)).unwrap_or(0))
     }
 
     /// Every pod counting toward each of `nodes` at `at`, whole (every field

@@ -11,8 +11,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use chrono::{DateTime, SecondsFormat, Utc};
 use kdrift_analyze::rebalance_runs::{last_success, latest_runs};
-use kdrift_rebalance::deadman::{evaluate, SourceReading, Status};
-use kdrift_rebalance::execute::{kinds, ClusterClient};
+use kdrift_rebalance::{check_last_success, DeadmanStatus, SourceReading};
+use kdrift_rebalance::{kinds, ClusterClient};
 use serde_json::Value;
 
 use super::cluster;
@@ -66,11 +66,11 @@ pub fn run(cli: &Cli, args: &CheckArgs) -> anyhow::Result<ExitCode> {
         });
     }
     let (max_age, text) = &args.max_age;
-    let result = evaluate(readings, *max_age, text, Utc::now());
+    let result = check_last_success(readings, *max_age, text, Utc::now());
     let mut out = std::io::stdout().lock();
     match cli.output {
         Output::Json => render::json(&mut out, &result)?,
         Output::Table => writeln!(out, "{}", result.line)?,
     }
-    Ok(if result.status == Status::Ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if result.status == DeadmanStatus::Ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -13,10 +13,10 @@ use std::process::ExitCode;
 use anyhow::Context;
 use chrono::{DateTime, Utc};
 use kdrift_analyze::snapshot::{load_snapshot, LoadedSnapshot};
-use kdrift_rebalance::document::{PlanDocument, PlanInputs, PlanSource};
 use kdrift_rebalance::{
     plan as make_plan, simulate_plan, simulate_rounds, suggest_thresholds, Candidates, PlanOptions, Policy,
 };
+use kdrift_rebalance::{PlanDocument, PlanInputs, PlanSource};
 
 use super::cluster;
 use crate::args::{Cli, Output, RebalancePlanArgs, RebalanceRecommendArgs};
@@ -72,7 +72,7 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
     let (loaded, source) = if live {
         let (runtime, client, source) = cluster::connect(&args.cluster)?;
         let read = runtime
-            .block_on(kdrift_rebalance::execute::read_snapshot(&client, &policy, Utc::now()))
+            .block_on(kdrift_rebalance::read_snapshot(&client, &policy, Utc::now()))
             .with_context(|| format!("reading the cluster at {}", client.server().unwrap_or("the API server")))?;
         let at = read.snapshot.now;
         let loaded = LoadedSnapshot { snapshot: read.snapshot, at, notes: read.notes, lower_bound_nodes: Vec::new() };

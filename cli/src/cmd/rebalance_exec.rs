@@ -1,5 +1,5 @@
 //! `kdrift rebalance apply PLAN.json` and `kdrift rebalance run --yes`: the
-//! commands that evict. The executor lives in `kdrift_rebalance::execute`;
+//! commands that evict. The executor lives in `kdrift_rebalance` (`execute/`);
 //! here: reading the plan file, connecting, choosing the sink, rendering,
 //! and the exit code — 0 the run succeeded (evictions made, refused by a
 //! PodDisruptionBudget or skipped), 1 refused because the cluster drifted
@@ -11,9 +11,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use kdrift_rebalance::document::PlanDocument;
-use kdrift_rebalance::execute::{self, ExecuteOptions, ExecutionReport, RunOutcome};
+use kdrift_rebalance::PlanDocument;
 use kdrift_rebalance::PlanOptions;
+use kdrift_rebalance::{apply_plan, run_rebalance};
+use kdrift_rebalance::{ExecuteOptions, ExecutionReport, RunOutcome};
 
 use super::cluster::{self, Sink};
 use super::rebalance::{note_default_policy, read_policy};
@@ -44,7 +45,7 @@ pub fn apply(cli: &Cli, args: &RebalanceApplyArgs) -> anyhow::Result<ExitCode> {
         Some(s) => Sink::Store(kdrift_ingest::actions::StoreSink::new(s, &location)),
         None => Sink::Memory(Vec::new()),
     };
-    let (report, executed) = runtime.block_on(execute::apply(&client, &doc, &options, &mut sink))?;
+    let (report, executed) = runtime.block_on(apply_plan(&client, &doc, &options, &mut sink))?;
     drop(sink);
     keep_after_ingest(store.as_ref())?;
     finish(cli, &report, &executed, args.out.as_deref())
@@ -69,8 +70,15 @@ pub fn run(cli: &Cli, args: &RebalanceRunArgs) -> anyhow::Result<ExitCode> {
         None => Sink::Memory(Vec::new()),
     };
     let plan_options = PlanOptions { skip_zero_request: args.skip_zero_request };
-    let (report, executed) =
-        runtime.block_on(execute::run(&client, &policy, &policy_source, plan_options, &source, &options, &mut sink))?;
+    let (report, executed) = runtime.block_on(run_rebalance(
+        &client,
+        &policy,
+        &policy_source,
+        plan_options,
+        &source,
+        &options,
+        &mut sink,
+    ))?;
     drop(sink);
     keep_after_ingest(store.as_ref())?;
     finish(cli, &report, &executed, args.out.as_deref())

@@ -45,7 +45,7 @@ pub fn json<W: Write, T: serde::Serialize>(out: &mut W, value: &T) -> anyhow::Re
 /// than two nodes: `needs at least two nodes with allocatable cpu (only a
 /// offers it)`.
 pub fn skew_points(s: &kdrift_analyze::usage::ResourceSkew) -> String {
-    use kdrift_rebalance::percent::{percent_text, points_text};
+    use kdrift_rebalance::{percent_text, points_text};
     if s.nodes < 2 {
         // A node against itself (`0.0 points (a − a)`) measures nothing.
         return format!("needs at least two nodes with allocatable {} (only {} offers it)", s.resource, s.max_node);

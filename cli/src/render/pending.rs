@@ -5,8 +5,8 @@ use std::io::Write;
 use chrono::{DateTime, Utc};
 use kdrift_analyze::pending::{Arrival, Cause, StateAtFailure, WhyFull};
 use kdrift_analyze::{PendingPod, PendingReport};
-use kdrift_rebalance::percent::percent_text;
-use kdrift_rebalance::quantity::format_amount;
+use kdrift_rebalance::format_amount;
+use kdrift_rebalance::percent_text;
 use tabled::{Table, Tabled};
 
 use kdrift_analyze::words::count;

@@ -8,11 +8,11 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use chrono::{DateTime, Utc};
-use kdrift_rebalance::percent::{percent_text, tenths, threshold_text};
-use kdrift_rebalance::planner::{NodeClass, NodeReport, Plan, PluginRun};
-use kdrift_rebalance::policy::ResourceThresholds;
-use kdrift_rebalance::quantity::format_amount;
-use kdrift_rebalance::simulate::{LandingOutcome, NodeChange, Round, Severity};
+use kdrift_rebalance::format_amount;
+use kdrift_rebalance::ResourceThresholds;
+use kdrift_rebalance::{percent_text, tenths, threshold_text};
+use kdrift_rebalance::{LandingOutcome, NodeChange, Round, Severity};
+use kdrift_rebalance::{NodeClass, NodeReport, Plan, PluginRun};
 use kdrift_rebalance::{QosClass, ResourceList, Rounds, Simulation, Suggestion, Verdict};
 use serde::Serialize;
 use tabled::builder::Builder;

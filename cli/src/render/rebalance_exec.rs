@@ -6,7 +6,7 @@
 use std::io::Write;
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use kdrift_rebalance::execute::{EvictionOutcome, ExecutionReport, Replacement, RunOutcome};
+use kdrift_rebalance::{EvictionOutcome, ExecutionReport, Replacement, RunOutcome};
 use tabled::builder::Builder;
 
 fn t(at: DateTime<Utc>) -> String {

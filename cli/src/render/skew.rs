@@ -4,8 +4,8 @@
 use std::io::Write;
 
 use kdrift_analyze::skew::SkewReport;
-use kdrift_rebalance::percent::{percent_text, threshold_text};
-use kdrift_rebalance::planner::NodeClass;
+use kdrift_rebalance::NodeClass;
+use kdrift_rebalance::{percent_text, threshold_text};
 use tabled::builder::Builder;
 
 use super::skew_points;

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use kdrift_analyze::drains::{EpisodeEnd, OperationKind};
 use kdrift_analyze::usage::RequestedAt;
 use kdrift_analyze::{DrainTimeline, Operation};
-use kdrift_rebalance::percent::percent_text;
+use kdrift_rebalance::percent_text;
 use tabled::{Table, Tabled};
 
 use super::{duration, skew_points};

@@ -1,5 +1,5 @@
 //! The Kubernetes API as an ingest source (issue 3), through the shared
-//! cluster client of `kdrift_rebalance::cluster`:
+//! cluster client of `kdrift_rebalance` (`cluster/`):
 //!
 //! - [`snapshot`]: `kdrift ingest api`, every history resource listed once;
 //! - [`record`]: `kdrift record`, list then watch, batched commits;

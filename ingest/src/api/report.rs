@@ -5,13 +5,13 @@
 //! the whole body of an answer that is not one: a proxy's page echoing the
 //! request's headers). Every form of every credential of the kubeconfig or
 //! in-cluster configuration is redacted ([`held`], filled by
-//! `kdrift_rebalance::cluster::credentials`); an exec plugin's token is
+//! `kdrift_rebalance`'s `cluster/credentials.rs`); an exec plugin's token is
 //! obtained inside kube and never seen by kdrift, so what looks like one is
 //! masked as well: the word after `Bearer` or `Basic` and every JWT
 //! (`eyJ….…`, a service account token) become `***` ([`mask_credentials`]).
 
-use kdrift_rebalance::cluster::ClusterError;
-use kdrift_rebalance::redact::held;
+use kdrift_rebalance::held;
+use kdrift_rebalance::ClusterError;
 
 use crate::store::writer::{RunCounts, RunStatus};
 
@@ -45,10 +45,10 @@ impl ResourceProblem {
 }
 
 /// `text` with the credentials a server may echo masked by their shape
-/// ([`kdrift_rebalance::redact::patterns`]: the token after `Bearer` or
+/// ([`kdrift_rebalance::mask_patterns`]: the token after `Bearer` or
 /// `Basic`, every JWT, a URL's password, `password=…`).
 pub fn mask_credentials(text: &str) -> String {
-    kdrift_rebalance::redact::mask_patterns(text)
+    kdrift_rebalance::mask_patterns(text)
 }
 
 /// One resource of a run.

@@ -5,7 +5,7 @@
 //! not serve (404) is a warning naming it; the others are still stored. A
 //! continue token that expires (410) restarts that resource's list.
 
-use kdrift_rebalance::cluster::{ListPager, Scope, HISTORY_RESOURCES};
+use kdrift_rebalance::{ListPager, Scope, HISTORY_RESOURCES};
 use kube::Client;
 
 use super::clock::Clock;

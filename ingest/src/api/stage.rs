@@ -4,7 +4,7 @@
 //! recorded in `ingest_errors`; the others (and, for model problems, the
 //! item itself) are stored.
 
-use kdrift_rebalance::cluster::Scope;
+use kdrift_rebalance::Scope;
 
 use super::report::{run_status, ApiReport, ResourceReport, Severity};
 use crate::record::Record;

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::writer::UsageColumns;
 use crate::record::{content_hash, identify, newest_timestamp, Change, Identity, IdentityError, Origin, Record};
-use kdrift_rebalance::model_fields::model_fields;
+use kdrift_rebalance::model_fields;
 
 /// One record made ready for staging.
 #[derive(Debug)]

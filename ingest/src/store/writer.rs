@@ -16,7 +16,7 @@
 
 use chrono::{DateTime, Utc};
 use duckdb::{params, Appender};
-use kdrift_rebalance::model_fields::pod_usage_fields;
+use kdrift_rebalance::pod_usage_fields;
 
 use super::prepare::{prepare, StagingRow};
 use super::{query_error, sql, Store, StoreError};

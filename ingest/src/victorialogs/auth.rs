@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use super::error::VlError;
-use super::redact::Redactor;
+use kdrift_rebalance::Redactor;
 
 /// Environment variable of the Basic auth user.
 pub const ENV_USER: &str = "KDRIFT_VL_USER";
@@ -89,7 +89,7 @@ impl Auth {
         values.extend(self.bearer.iter().map(|t| t.expose().to_string()));
         values.extend(self.headers.iter().map(|(_, v)| v.expose().to_string()));
         // Also for the sinks no redactor reaches (kdrift's stderr, logs).
-        super::redact::hold(values.iter().cloned());
+        kdrift_rebalance::hold(values.iter().cloned());
         Redactor::new(values.iter().map(String::as_str))
     }
 

@@ -21,7 +21,7 @@ use reqwest::{redirect, Client, RequestBuilder, Response, Url};
 
 use super::auth::Auth;
 use super::error::{show_time, Failure, VlError};
-use super::redact::Redactor;
+use kdrift_rebalance::Redactor;
 
 /// Most characters of an error body kept for the message (after redaction).
 pub const ERROR_BODY_LIMIT: usize = 4096;

@@ -3,8 +3,8 @@
 
 use chrono::{DateTime, Utc};
 
-use super::redact::Redactor;
 use crate::store::StoreError;
+use kdrift_rebalance::Redactor;
 
 /// RFC 3339 UTC text of a window bound.
 pub fn show_time(t: &DateTime<Utc>) -> String {

@@ -24,13 +24,13 @@ use super::layout::{convert, Layout, Typing};
 use super::lines::{Line, LineSplitter};
 use super::logsql::window_query;
 use super::pull::Retry;
-use super::redact::Redactor;
 use super::windows::Window;
 use crate::interrupt::Interrupt;
 use crate::parallel::map_ordered;
 use crate::parse::InputError;
 use crate::record::{Origin, Record};
 use crate::store::prepare::{prepare, Prepared};
+use kdrift_rebalance::Redactor;
 
 /// Lines converted and prepared together, on every core (one message).
 pub const CHUNK: usize = 2_048;

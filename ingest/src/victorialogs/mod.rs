@@ -10,7 +10,8 @@
 //! - [`window`]: one window streamed into one ingest run, committed atomically
 //!   with its progress row, or not at all;
 //! - [`pull`]: the whole pull: layout, windows, retries with backoff, `--resume`.
-//! - [`redact`]: every form of every credential masked in what a server says.
+//! - redaction: every form of every credential masked in what a server says
+//!   ([`Redactor`], from `kdrift-rebalance`).
 
 pub mod auth;
 pub mod client;
@@ -20,15 +21,14 @@ pub mod layout;
 pub mod lines;
 pub mod logsql;
 pub mod pull;
-pub use kdrift_rebalance::redact;
 pub mod window;
 pub mod windows;
 
 pub use auth::{Auth, CredentialSources, Secret, Tenant};
 pub use client::{Timeouts, VlClient};
 pub use error::{Failure, VlError};
+pub use kdrift_rebalance::Redactor;
 pub use layout::Layout;
 pub use pull::{pull, NoPullProgress, PullFailed, PullOptions, PullProgress, PullReport, Retry};
-pub use redact::Redactor;
 pub use window::WindowReport;
 pub use windows::Window;

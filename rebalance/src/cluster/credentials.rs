@@ -21,8 +21,6 @@ use base64::Engine;
 use kube::Config;
 use serde_json::Value;
 
-use crate::redact::Redactor;
-
 /// Every credential value of `config`, as the module doc lists them.
 pub fn values(config: &Config) -> Vec<String> {
     // kube's AuthInfo serializes its secret strings in clear: one way to
@@ -86,12 +84,6 @@ fn pem_body(pem: &str, out: &mut Vec<String>) {
     out.extend(lines.iter().map(|l| l.to_string()));
 }
 
-/// A [`Redactor`] of [`values`]`(config)`.
-pub fn redactor(config: &Config) -> Redactor {
-    let values = values(config);
-    Redactor::new(values.iter().map(String::as_str))
-}
-
 /// Holds [`values`]`(config)` for [`crate::redact::held`].
 pub fn hold(config: &Config) {
     crate::redact::hold(values(config));
@@ -100,6 +92,13 @@ pub fn hold(config: &Config) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::redact::Redactor;
+
+    /// A [`Redactor`] of [`values`]`(config)`.
+    fn redactor(config: &Config) -> Redactor {
+        let values = values(config);
+        Redactor::new(values.iter().map(String::as_str))
+    }
 
     fn config(user: &str) -> Config {
         let text = format!(

@@ -96,7 +96,7 @@ async fn apply_performs_exactly_the_planned_evictions_and_records_them() {
     assert_eq!(doc.evictions.len(), 4, "{:?}", planned_keys(&doc));
     assert!(doc.evictions.iter().all(|e| e.node == "node-1"));
     let mut records = Vec::new();
-    let (report, executed) = apply(&fake, &doc, &fast(), &mut records).await.expect("apply");
+    let (report, executed) = apply_plan(&fake, &doc, &fast(), &mut records).await.expect("apply");
     assert_eq!(executed.evictions, doc.evictions, "no drift: the file's plan is executed");
     assert_eq!(report.outcome, RunOutcome::Succeeded);
     assert!(!report.replanned);
@@ -134,7 +134,7 @@ async fn concurrency_is_bounded_and_the_evictions_are_the_same() {
     let fake = cluster();
     let doc = live_plan(&fake).await;
     let options = ExecuteOptions { concurrency: 3, ..fast() };
-    let (report, _) = apply(&fake, &doc, &options, &mut Vec::new()).await.expect("apply");
+    let (report, _) = apply_plan(&fake, &doc, &options, &mut Vec::new()).await.expect("apply");
     let s = fake.lock();
     let mut log = s.evicted.clone();
     log.sort();
@@ -153,7 +153,7 @@ async fn a_pdb_refusal_is_skipped_and_the_others_continue() {
     let second = doc.evictions[1].pod.key();
     fake.script(&second, &[Answer::Status(429, "Cannot evict pod as it would violate the pod's disruption budget.")]);
     let mut records = Vec::new();
-    let (report, _) = apply(&fake, &doc, &fast(), &mut records).await.expect("apply");
+    let (report, _) = apply_plan(&fake, &doc, &fast(), &mut records).await.expect("apply");
     assert_eq!(report.outcome, RunOutcome::Succeeded);
     assert!(
         matches!(&report.results[1].outcome, EvictionOutcome::Blocked { message } if message.contains("disruption budget"))
@@ -172,7 +172,7 @@ async fn server_errors_are_retried_then_the_run_stops() {
     let second = doc.evictions[1].pod.key();
     fake.script(&second, &[Answer::Status(500, "etcdserver: leader changed"); 3]);
     let mut records = Vec::new();
-    let (report, _) = apply(&fake, &doc, &fast(), &mut records).await.expect("apply");
+    let (report, _) = apply_plan(&fake, &doc, &fast(), &mut records).await.expect("apply");
     assert_eq!(report.outcome, RunOutcome::Stopped);
     assert!(
         matches!(&report.results[1].outcome, EvictionOutcome::Failed { attempts: 3, error } if error.contains("HTTP 500"))
@@ -195,7 +195,7 @@ async fn a_transient_error_then_success_and_a_timeout_are_retried() {
     let doc = live_plan(&fake).await;
     fake.script(&doc.evictions[0].pod.key(), &[Answer::Status(503, "unavailable")]);
     fake.script(&doc.evictions[2].pod.key(), &[Answer::Hang]);
-    let (report, _) = apply(&fake, &doc, &fast(), &mut Vec::new()).await.expect("apply");
+    let (report, _) = apply_plan(&fake, &doc, &fast(), &mut Vec::new()).await.expect("apply");
     assert_eq!(report.outcome, RunOutcome::Succeeded);
     assert!(matches!(report.results[0].outcome, EvictionOutcome::Evicted { attempts: 2, .. }));
     assert!(matches!(report.results[2].outcome, EvictionOutcome::Evicted { attempts: 2, .. }));
@@ -215,7 +215,7 @@ async fn drift_is_refused_with_the_difference_named_and_replan_executes_the_new_
         true
     });
     let mut records = Vec::new();
-    let (report, _) = apply(&fake, &doc, &fast(), &mut records).await.expect("apply");
+    let (report, _) = apply_plan(&fake, &doc, &fast(), &mut records).await.expect("apply");
     assert_eq!(report.outcome, RunOutcome::Refused);
     assert!(fake.lock().calls.is_empty(), "nothing evicted");
     assert!(report.differences.contains(&format!("pod {gone} (eviction 1) is gone")), "{:?}", report.differences);
@@ -228,7 +228,7 @@ async fn drift_is_refused_with_the_difference_named_and_replan_executes_the_new_
     assert_eq!(records[0]["status"]["outcome"], "Refused");
 
     let options = ExecuteOptions { replan: true, ..fast() };
-    let (report, executed) = apply(&fake, &doc, &options, &mut Vec::new()).await.expect("apply");
+    let (report, executed) = apply_plan(&fake, &doc, &options, &mut Vec::new()).await.expect("apply");
     assert!(report.replanned);
     assert_eq!(report.outcome, RunOutcome::Succeeded);
     assert!(!report.differences.is_empty());
@@ -246,7 +246,7 @@ async fn a_status_update_does_not_refuse_the_plan() {
         p["metadata"]["resourceVersion"] = json!("8");
         true
     });
-    let (report, _) = apply(&fake, &doc, &fast(), &mut Vec::new()).await.expect("apply");
+    let (report, _) = apply_plan(&fake, &doc, &fast(), &mut Vec::new()).await.expect("apply");
     assert_eq!(report.outcome, RunOutcome::Succeeded);
     assert!(report.differences.is_empty());
     assert!(report.notes.iter().any(|n| n.contains("1 planned pod(s) changed")), "{:?}", report.notes);
@@ -302,7 +302,7 @@ async fn replacements_that_do_not_become_ready_are_reported() {
     let doc = live_plan(&fake).await;
     let options = ExecuteOptions { ready_timeout: Duration::from_millis(30), ..fast() };
     let mut records = Vec::new();
-    let (report, _) = apply(&fake, &doc, &options, &mut records).await.expect("apply");
+    let (report, _) = apply_plan(&fake, &doc, &options, &mut records).await.expect("apply");
     assert_eq!(report.outcome, RunOutcome::Succeeded, "a slow replacement does not stop the run");
     let EvictionOutcome::Evicted { replacement: Replacement::NotReady { pod, node, .. }, .. } =
         &report.results[0].outcome
@@ -330,7 +330,7 @@ async fn same_cluster_same_plan_as_printed() {
     let again = live_plan(&fake).await;
     assert_eq!(printed.evictions, again.evictions);
     assert_eq!(printed.snapshot.pods, again.snapshot.pods);
-    let (_, executed) = apply(&fake, &printed, &fast(), &mut Vec::new()).await.expect("apply");
+    let (_, executed) = apply_plan(&fake, &printed, &fast(), &mut Vec::new()).await.expect("apply");
     assert_eq!(executed.evictions, printed.evictions);
 }
 
@@ -371,7 +371,8 @@ async fn probes_skip_pods_in_use_and_pods_they_cannot_ask_about() {
         // Nothing listens on port 1: cannot tell, treated as in use.
         Probe::parse(&format!("app={}=http://127.0.0.1:1/sessions", names[2])).expect("probe"),
     ];
-    let (report, _) = apply(&fake, &doc, &ExecuteOptions { probes, ..fast() }, &mut Vec::new()).await.expect("apply");
+    let (report, _) =
+        apply_plan(&fake, &doc, &ExecuteOptions { probes, ..fast() }, &mut Vec::new()).await.expect("apply");
     assert!(
         matches!(&report.results[0].outcome, EvictionOutcome::Skipped { cause: SkipCause::InUse, message } if message.contains("active: true")),
         "{:?}",

@@ -9,7 +9,7 @@ use std::io::Write;
 use kdrift_analyze::pending::{NodeFill, StateAtFailure};
 use kdrift_analyze::words::count;
 use kdrift_analyze::{PendingPod, PendingReport};
-use kdrift_rebalance::percent::percent_text;
+use kdrift_rebalance::percent_text;
 
 use super::escape::{id, Esc};
 use crate::render::pending::{amount, arrival};

@@ -8,7 +8,7 @@ use std::io::Write;
 use kdrift_analyze::drains::{EpisodeEnd, OperationKind};
 use kdrift_analyze::report::ReportData;
 use kdrift_analyze::Operation;
-use kdrift_rebalance::percent::percent_text;
+use kdrift_rebalance::percent_text;
 
 use super::chains;
 use super::escape::Esc;

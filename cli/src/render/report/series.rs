@@ -8,7 +8,7 @@ use std::io::Write;
 use chrono::{DateTime, Utc};
 use kdrift_analyze::series::RequestedSeries;
 use kdrift_analyze::Operation;
-use kdrift_rebalance::percent::percent_text;
+use kdrift_rebalance::percent_text;
 
 use super::escape::Esc;
 use super::gantt::WIDTH;

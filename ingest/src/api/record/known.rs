@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use kdrift_rebalance::cluster::{ResourceKind, Scope};
+use kdrift_rebalance::{ResourceKind, Scope};
 use serde_json::{json, Value};
 
 use crate::store::{sql, Store, StoreError};

@@ -32,7 +32,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kdrift_rebalance::cluster::{ResourceKind, Scope, HISTORY_RESOURCES};
+use kdrift_rebalance::{ResourceKind, Scope, HISTORY_RESOURCES};
 use kube::Client;
 use tokio::sync::mpsc;
 
@@ -175,8 +175,8 @@ impl Recorder<'_, '_> {
                 self.observer.synced(&resource, &resource_version, relist);
             }
             Msg::Problem { resource, error, fatal } => {
-                let message = kdrift_rebalance::cluster::error::with_causes(&error);
-                let cause = kdrift_rebalance::cluster::error::root_cause(&error);
+                let message = kdrift_rebalance::with_causes(&error);
+                let cause = kdrift_rebalance::root_cause(&error);
                 if fatal {
                     tracing::warn!(resource = %resource.name(), fatal, "{message}");
                 } else if self.warned.insert(cause) {

@@ -16,7 +16,7 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use futures::StreamExt;
-use kdrift_rebalance::cluster::{watch, ClusterError, ListPager, ResourceKind, Scope, WatchItem, WatchOptions};
+use kdrift_rebalance::{watch, ClusterError, ListPager, ResourceKind, Scope, WatchItem, WatchOptions};
 use kube::Client;
 use serde_json::Value;
 use tokio::sync::mpsc;

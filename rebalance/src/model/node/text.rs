@@ -41,7 +41,7 @@ impl NodeInfo {
 /// to [`NodeInfo::from_json`] (for the tests that check the fast path is the
 /// one taken on real and generated nodes).
 #[doc(hidden)]
-pub fn reads_typed(text: &str) -> bool {
+pub fn node_json_reads_typed(text: &str) -> bool {
     read_typed(text).is_some()
 }
 
@@ -166,7 +166,7 @@ mod tests {
     #[test]
     fn a_typical_node_is_read_typed_and_as_from_json_reads_it() {
         let v = typical();
-        assert!(reads_typed(&v.to_string()), "the fast path");
+        assert!(node_json_reads_typed(&v.to_string()), "the fast path");
         let n = agree(&v).expect("valid node");
         assert_eq!(n.name, "node-1");
         assert_eq!(n.allocatable.get("cpu"), 1930);
@@ -188,7 +188,7 @@ mod tests {
             json!({"metadata": {"name": "n"}, "spec": null, "status": null}),
             json!({"metadata": {"name": "n"}, "status": {"conditions": [{"type": "Ready"}]}}),
         ] {
-            assert!(reads_typed(&v.to_string()), "{v}");
+            assert!(node_json_reads_typed(&v.to_string()), "{v}");
             agree(&v).expect("valid node");
         }
     }

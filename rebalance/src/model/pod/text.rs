@@ -67,7 +67,7 @@ pub enum ModelTextError {
 /// [`PodInfo::from_json`] (for the tests that check the fast path is the
 /// one taken on real and generated pods).
 #[doc(hidden)]
-pub fn reads_typed(text: &str) -> bool {
+pub fn pod_json_reads_typed(text: &str) -> bool {
     read_typed(text).is_some()
 }
 
