@@ -24,6 +24,10 @@ pub struct Cli {
     /// More log output on stderr (-v info, -vv debug; or KDRIFT_LOG=…).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
+    /// The widest a table cell is printed, in characters: a longer value is cut and ends with `…`
+    /// (`-o json` keeps every value whole). 0: no cut.
+    #[arg(long, global = true, value_name = "N", default_value_t = crate::render::MAX_CELL_WIDTH)]
+    pub max_cell_width: usize,
     /// The command.
     #[command(subcommand)]
     pub command: Command,
@@ -597,6 +601,17 @@ pub struct IngestFileArgs {
     /// error and the other files load. Default: 100 times its compressed size, at least 64 MiB.
     #[arg(long, value_name = "SIZE", value_parser = kdrift_ingest::gzip::parse_size)]
     pub max_decompressed: Option<u64>,
+    /// The deepest a YAML document may nest, in levels (block and flow collections), checked before
+    /// it is parsed: a deeper document is an input error and the others load. The YAML parser itself
+    /// stops at 128 nested collections whatever this says.
+    #[arg(long, value_name = "N", default_value_t = kdrift_ingest::parse::depth::MAX_YAML_DEPTH,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_yaml_depth: usize,
+    /// Bytes of objects a streamed NDJSON file stages between two commits (bytes, or with
+    /// KiB/MiB/GiB): the memory bound of a streamed ingest, beside 100,000 records a batch; the
+    /// reader holds at most half as much ahead.
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = kdrift_ingest::gzip::parse_size)]
+    pub max_batch_bytes: u64,
 }
 
 /// `kdrift why-pending`.

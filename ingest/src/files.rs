@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::gzip::{Capped, DecompressedCap};
 use crate::interrupt::{Interrupt, INTERRUPTED_RUN_MESSAGE};
-use crate::parse::{looks_like_a_dump, not_a_dump_message, parse_bytes_until, Format, InputError, Naming, EMPTY_FILE};
+use crate::parse::{looks_like_a_dump, not_a_dump_message, parse_bytes_with, Format, InputError, Naming, EMPTY_FILE};
 use crate::record::{Origin, Record};
 use crate::store::prepare::{prepare_all, Prepared};
 use crate::store::writer::{RunCounts, RunStatus, RunWriter};
@@ -24,10 +24,29 @@ pub const DUMP_EXTENSIONS: &[&str] = &["json", "yaml", "yml", "ndjson", "jsonl"]
 /// Bounds on what one input file may make `ingest file` hold, each with
 /// the flag that raises it (the CLI's); [`FileLimits::default`] is what
 /// `kdrift ingest file` uses without flags.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileLimits {
     /// How far a gzip file may expand ([`crate::gzip`], `--max-decompressed`).
     pub decompressed: DecompressedCap,
+    /// The deepest nesting a YAML document may have, levels, checked before
+    /// it is parsed ([`crate::parse::depth`], `--max-yaml-depth`; default
+    /// [`crate::parse::depth::MAX_YAML_DEPTH`]).
+    pub yaml_depth: usize,
+    /// Bytes of objects staged between two batch commits of a streamed
+    /// NDJSON file, the memory bound of a streamed ingest; the reader holds
+    /// at most half as much ahead ([`crate::ndjson_stream`],
+    /// `--max-batch-bytes`; default [`crate::ndjson_stream::BATCH_BYTES`]).
+    pub batch_bytes: u64,
+}
+
+impl Default for FileLimits {
+    fn default() -> Self {
+        FileLimits {
+            decompressed: DecompressedCap::Default,
+            yaml_depth: crate::parse::depth::MAX_YAML_DEPTH,
+            batch_bytes: crate::ndjson_stream::BATCH_BYTES,
+        }
+    }
 }
 
 /// What one input file gave.
@@ -399,7 +418,7 @@ pub fn ingest_files_until(
 }
 
 /// [`ingest_files_until`] with `limits` instead of the defaults (the CLI's
-/// `--max-decompressed`): a file past a limit is an input error naming the
+/// `--max-decompressed`, `--max-yaml-depth`, `--max-batch-bytes`): a file past a limit is an input error naming the
 /// limit and its flag; the other files load.
 ///
 /// # Errors
@@ -543,7 +562,7 @@ fn read_whole(
         }
         Ok((bytes, damage)) => {
             // Stops within a few MB on an interrupt (the run is then closed as failed).
-            let parsed = parse_bytes_until(&location, &bytes, Naming::of(&location), interrupt);
+            let parsed = parse_bytes_with(&location, &bytes, Naming::of(&location), limits.yaml_depth, interrupt);
             let mut errors: Vec<InputError> = damage.into_iter().collect();
             errors.extend(parsed.errors);
             let mut summary = FileSummary {

@@ -52,17 +52,19 @@ pub const MAX_LINE_BYTES: usize = 64 << 20;
 /// Records staged between two batch commits, at most.
 pub const BATCH: u64 = 100_000;
 
-/// Bytes staged between two batch commits, at most (plus one record): the
-/// objects' compact JSON and model columns ([`RunWriter::pending_bytes`]).
+/// Bytes staged between two batch commits, at most (plus one record), by
+/// default (`kdrift ingest file --max-batch-bytes SIZE` sets another:
+/// [`FileLimits::batch_bytes`]): the objects' compact JSON and model
+/// columns ([`RunWriter::pending_bytes`]).
 /// [`BATCH`] alone bounds a batch of events (~1 KiB each) but not one of
 /// lines near [`MAX_LINE_BYTES`]: twenty 63 MiB lines (1.26 GB) were staged
 /// in one transaction and passed 6 GiB (kdrift issue 34).
 pub const BATCH_BYTES: u64 = 64 << 20;
 
 /// Bytes of lines the reader holds ahead of the stager, at most (plus one
-/// chunk when none is queued): [`QUEUED`] chunks bound the count, this the
-/// size when lines are big.
-pub const QUEUED_BYTES: usize = 32 << 20;
+/// chunk when none is queued), by default: half of [`FileLimits::batch_bytes`].
+/// [`QUEUED`] chunks bound the count, this the size when lines are big.
+pub const QUEUED_BYTES: usize = (BATCH_BYTES / 2) as usize;
 
 /// Read buffer, bytes.
 const BUFFER: usize = 1 << 20;
@@ -320,11 +322,11 @@ pub(crate) fn stream_file(
     };
     if read_failed {
         // Nothing more can be read.
-        stage_chunk(writer, first, summary, errors_before)?;
+        stage_chunk(writer, first, summary, errors_before, limits.batch_bytes)?;
         return Ok(true);
     }
     let (tx, rx) = std::sync::mpsc::sync_channel::<Ready>(QUEUED);
-    let budget = Budget::new(QUEUED_BYTES);
+    let budget = Budget::new(usize::try_from(limits.batch_bytes / 2).unwrap_or(usize::MAX));
     std::thread::scope(|scope| {
         let location = location.as_str();
         let reader_budget = &budget;
@@ -379,13 +381,13 @@ pub(crate) fn stream_file(
         // However the stager ends (a store error, an interrupt), a reader
         // waiting for room is released.
         let _closed = budget.closer();
-        stage_chunk(writer, first, summary, errors_before)?;
+        stage_chunk(writer, first, summary, errors_before, limits.batch_bytes)?;
         for chunk in rx {
             if interrupt.is_triggered() {
                 break; // dropping the receiver stops the reader
             }
             let bytes = chunk.bytes;
-            stage_chunk(writer, chunk, summary, errors_before)?;
+            stage_chunk(writer, chunk, summary, errors_before, limits.batch_bytes)?;
             budget.give(bytes);
         }
         Ok::<(), StoreError>(())
@@ -487,18 +489,19 @@ impl Ready {
 }
 
 /// Stages one parsed chunk; commits a batch when [`BATCH`] records or
-/// [`BATCH_BYTES`] bytes are pending.
+/// `batch_bytes` bytes ([`FileLimits::batch_bytes`]) are pending.
 fn stage_chunk(
     writer: &mut RunWriter<'_>,
     mut chunk: Ready,
     summary: &mut FileSummary,
     errors_before: u64,
+    batch_bytes: u64,
 ) -> Result<(), StoreError> {
     summary.skipped += chunk.skipped;
     summary.errors.append(&mut chunk.errors);
     for record in chunk.records {
         stage_prepared(writer, record, summary)?;
-        if writer.pending() >= BATCH || writer.pending_bytes() >= BATCH_BYTES {
+        if writer.pending() >= BATCH || writer.pending_bytes() >= batch_bytes {
             // The file's errors so far commit with the batch (those of the
             // files before, `errors_before` of them, were given already).
             let given = writer.errors_noted().saturating_sub(errors_before) as usize;
@@ -565,10 +568,38 @@ mod tests {
             .collect();
         let mut summary = FileSummary::default();
         let chunk = Ready { records, ..Ready::default() };
-        stage_chunk(&mut writer, chunk, &mut summary, 0).expect("stage");
+        stage_chunk(&mut writer, chunk, &mut summary, 0, BATCH_BYTES).expect("stage");
         // 3 × a third of the bound reach it: committed; the 4th waits.
         assert_eq!((writer.committed().records, writer.pending()), (3, 1));
         assert!(writer.pending_bytes() < BATCH_BYTES);
+        writer.abandon(0).expect("close");
+    }
+
+    #[test]
+    fn a_smaller_batch_bytes_bound_commits_sooner() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let store = crate::Store::open(&dir.path().join("k.duckdb")).expect("store");
+        let mut writer = RunWriter::begin(&store, "file", "small.ndjson").expect("run");
+        let records: Vec<Prepared> = (0..5)
+            .map(|i| {
+                let object = serde_json::json!({"apiVersion": "v1", "kind": "Node",
+                    "metadata": {"name": format!("n{i}"), "uid": format!("u{i}")}});
+                let origin = Origin { location: "small.ndjson".into(), line: Some(i + 1), item: None };
+                let record =
+                    crate::record::Record { object, origin, observed_at: None, change: crate::record::Change::Listed };
+                prepare(record, writer.started_at())
+            })
+            .collect();
+        let mut records = records.into_iter();
+        let (first, rest): (Vec<Prepared>, Vec<Prepared>) = (records.by_ref().take(2).collect(), records.collect());
+        let mut summary = FileSummary::default();
+        // The default bound: all pending, nothing committed yet.
+        stage_chunk(&mut writer, Ready { records: first, ..Ready::default() }, &mut summary, 0, BATCH_BYTES)
+            .expect("stage");
+        assert_eq!((writer.committed().records, writer.pending()), (0, 2));
+        // Each record alone passes a 1-byte bound: committed as it comes, nothing left pending.
+        stage_chunk(&mut writer, Ready { records: rest, ..Ready::default() }, &mut summary, 0, 1).expect("stage");
+        assert_eq!((writer.committed().records, writer.pending(), summary.records), (5, 0, 5));
         writer.abandon(0).expect("close");
     }
 

@@ -1907,3 +1907,165 @@ fn plan_out_refuses_to_replace_the_policy_or_the_store() {
     assert_eq!(code, 2);
     assert!(stderr.contains("is the store (--db): the plan would replace it"), "{stderr}");
 }
+
+/// `kdrift ARGS…` with `KDRIFT_LOG` unset: (exit code, stdout, stderr).
+fn kdrift_out(args: &[&str]) -> (i32, String, String) {
+    let out = kdrift().env_remove("KDRIFT_LOG").args(args).output().expect("run");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A temporary path as an argument (they are UTF-8).
+fn path_str(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 path")
+}
+
+/// A Node whose `spec.x` nests `levels` mappings (`k:` in `k:`), the
+/// document `levels + 3` deep (top, spec, x).
+fn deep_node_yaml(name: &str, levels: usize) -> String {
+    let mut s = format!("apiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n  uid: u-{name}\nspec:\n  x:\n");
+    for d in 0..levels {
+        s.push_str(&" ".repeat(4 + 2 * d));
+        s.push_str("k:\n");
+    }
+    s.push_str(&" ".repeat(4 + 2 * levels));
+    s.push_str("v: 1\n");
+    s
+}
+
+/// Issue 34's caps: YAML depth is checked before parsing at 512 levels by
+/// default, the error naming the file, the limit and `--max-yaml-depth`,
+/// which sets another limit (the YAML parser itself stops at 128).
+#[test]
+fn max_yaml_depth_sets_the_depth_a_yaml_document_is_refused_past_and_the_error_names_it() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let deep = dir.path().join("deep.yaml");
+    std::fs::write(&deep, deep_node_yaml("n600", 600)).expect("write");
+    let db = |n: u32| dir.path().join(format!("k{n}.duckdb"));
+    let ingest = |n: u32, file: &Path, flags: &[&str]| {
+        let db = db(n);
+        let mut args: Vec<&str> = vec!["--db", path_str(&db), "ingest"];
+        args.extend(["file", path_str(file)]);
+        args.extend(flags.iter().copied());
+        let (code, stdout, stderr) = kdrift_out(&args);
+        (code, stdout, stderr)
+    };
+    // The default: 513 levels counted at line 518 (the 511th `k:`), refused unparsed.
+    let (code, stdout, stderr) = ingest(1, &deep, &[]);
+    assert_eq!(code, 2, "{stdout}");
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "kdrift: {}:518: YAML document 1 nests 513 levels deep here, more than the 512 kdrift reads (no \
+             Kubernetes object comes near; raise the limit with --max-yaml-depth N); not parsed; expected a \
+             Kubernetes object or list",
+            deep.display()
+        )
+    );
+    // Raised past it: the depth check passes, and the YAML parser's own limit (128) is what refuses it.
+    let (code, _, stderr) = ingest(2, &deep, &["--max-yaml-depth", "700"]);
+    assert_eq!(code, 2);
+    assert!(!stderr.contains("levels deep here"), "{stderr}");
+    assert!(stderr.contains("recursion limit exceeded"), "{stderr}");
+
+    // A 23-level document: loads by default, refused at 10, loads again at 30.
+    let node = dir.path().join("node.yaml");
+    std::fs::write(&node, deep_node_yaml("n20", 20)).expect("write");
+    let (code, stdout, stderr) = ingest(3, &node, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("run 1 (ok): 1 object version read, 1 new"), "{stdout}");
+    let (code, stdout, stderr) = ingest(4, &node, &["--max-yaml-depth", "10"]);
+    assert_eq!(code, 2, "{stdout}");
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "kdrift: {}:16: YAML document 1 nests 11 levels deep here, more than the 10 kdrift reads (no Kubernetes \
+             object comes near; raise the limit with --max-yaml-depth N); not parsed; expected a Kubernetes object \
+             or list",
+            node.display()
+        )
+    );
+    assert!(stdout.contains("run 1 (failed): 0 object versions read"), "{stdout}");
+    let (code, stdout, stderr) = ingest(4, &node, &["--max-yaml-depth", "30"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("run 2 (ok): 1 object version read, 1 new"), "{stdout}");
+    // The flag's default and unit are in the help.
+    let (_, help, _) = kdrift_out(&["ingest", "file", "--help"]);
+    assert!(help.contains("--max-yaml-depth <N>") && help.contains("[default: 512]"), "{help}");
+}
+
+/// Issue 34's caps: `--max-batch-bytes` bounds the bytes a streamed NDJSON
+/// file stages between two commits: a 1-byte bound commits each of 5
+/// Nodes alone (5 batches and the final commit, `-vv` logs each), the
+/// default commits once; the same 5 versions are stored either way.
+#[test]
+fn max_batch_bytes_commits_a_streamed_file_in_more_batches_with_the_same_records() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("nodes.ndjson");
+    let lines: Vec<String> = (0..5)
+        .map(|i| {
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": format!("n{i}"), "uid": format!("u{i}")}})
+                .to_string()
+        })
+        .collect();
+    std::fs::write(&file, lines.join("\n") + "\n").expect("write");
+    for (n, flags, batches) in
+        [(1, vec![], 1), (2, vec!["--max-batch-bytes", "1"], 6), (3, vec!["--max-batch-bytes", "64MiB"], 1)]
+    {
+        let db = dir.path().join(format!("k{n}.duckdb"));
+        let mut args: Vec<&str> = vec!["-vv", "--db", path_str(&db)];
+        args.extend(["ingest", "file", path_str(&file)]);
+        args.extend(flags.iter().copied());
+        let (code, stdout, stderr) = kdrift_out(&args);
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(stderr.lines().filter(|l| l.contains("batch committed")).count(), batches, "{flags:?}");
+        assert!(stdout.contains("run 1 (ok): 5 object versions read, 5 new"), "{stdout}");
+    }
+    let (code, _, stderr) = kdrift_out(&["ingest", "file", path_str(&file), "--max-batch-bytes", "lots"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("invalid value 'lots' for '--max-batch-bytes <SIZE>'"), "{stderr}");
+    let (_, help, _) = kdrift_out(&["ingest", "file", "--help"]);
+    assert!(help.contains("--max-batch-bytes <SIZE>") && help.contains("[default: 64MiB]"), "{help}");
+}
+
+/// Issue 34's caps: a table cell is cut at 1,024 characters with `…` by
+/// default, at `--max-cell-width N`, or not at all with 0; `-o json` keeps
+/// the whole value whatever the width.
+#[test]
+fn max_cell_width_cuts_table_cells_and_json_keeps_the_whole_value() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let events = dir.path().join("events.json");
+    let message = format!("0/2 nodes are available: 2 {}.", "w".repeat(2000));
+    let event = json!({"metadata": {"name": "p.1", "namespace": "d"},
+        "involvedObject": {"kind": "Pod", "name": "p", "namespace": "d"},
+        "reason": "FailedScheduling", "message": message, "count": 3});
+    std::fs::write(&events, json!({"kind": "EventList", "items": [event]}).to_string()).expect("write");
+    let (code, _, stderr) = kdrift_out(&["--db", path_str(&db), "ingest", "file", path_str(&events)]);
+    assert_eq!(code, 0, "{stderr}");
+    // The REASONS cell: `2 ` and the w's, cut to the width with `…`.
+    let reasons_cell = |flags: &[&str]| {
+        let mut args: Vec<&str> = vec!["--db", path_str(&db), "why-pending", "--all"];
+        args.extend(flags.iter().copied());
+        let (code, stdout, stderr) = kdrift_out(&args);
+        assert_eq!(code, 0, "{stderr}");
+        let row = stdout.lines().find(|l| l.trim_start().starts_with("d/p")).expect("row").to_string();
+        row[row.find(" 2 w").expect("cell") + 1..].trim_end().to_string()
+    };
+    let cut = reasons_cell(&[]);
+    assert_eq!(cut.chars().count(), 1024, "{cut}");
+    assert_eq!(cut, format!("2 {}…", "w".repeat(1021)));
+    assert_eq!(reasons_cell(&["--max-cell-width", "0"]), format!("2 {}", "w".repeat(2000)));
+    assert_eq!(reasons_cell(&["--max-cell-width", "50"]), format!("2 {}…", "w".repeat(47)));
+    // JSON: whole, whatever the width.
+    let (_, stdout, _) =
+        kdrift_out(&["--db", path_str(&db), "why-pending", "--all", "-o", "json", "--max-cell-width", "50"]);
+    let v: Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(v[0]["latest_message"], json!(message));
+    assert_eq!(v[0]["reasons"], json!(format!("2 {}", "w".repeat(2000))));
+    let (_, help, _) = kdrift_out(&["--help"]);
+    assert!(help.contains("--max-cell-width <N>") && help.contains("[default: 1024]"), "{help}");
+}

@@ -1078,13 +1078,13 @@ fn a_gzip_that_expands_past_its_cap_is_refused_and_the_files_beside_it_load() {
     // A gzip of real events over a small explicit cap: refused; under a raised one: loaded.
     let body = failed_scheduling_lines("c", 200);
     let events = write(dir.path(), "events.ndjson.gz", &gzip(body.as_bytes()));
-    let small = FileLimits { decompressed: DecompressedCap::Bytes(body.len() as u64 / 2) };
+    let small = FileLimits { decompressed: DecompressedCap::Bytes(body.len() as u64 / 2), ..FileLimits::default() };
     let report = ingest_files_with(&store, std::slice::from_ref(&events), &small, &mut NoProgress, &Interrupt::new())
         .expect("ingest");
     let f = &report.files[0];
     assert!(f.records > 0 && f.records < 200, "the lines before the cap load: {}", f.records);
     assert!(f.errors.iter().any(|e| e.message.contains("the cap --max-decompressed sets")), "{:?}", f.errors);
-    let raised = FileLimits { decompressed: DecompressedCap::Bytes(body.len() as u64) };
+    let raised = FileLimits { decompressed: DecompressedCap::Bytes(body.len() as u64), ..FileLimits::default() };
     let report = ingest_files_with(&store, &[events], &raised, &mut NoProgress, &Interrupt::new()).expect("ingest");
     assert_eq!((report.files[0].records, report.files[0].errors.len()), (200, 0));
 }
@@ -1162,7 +1162,8 @@ fn yaml_nested_past_the_depth_limit_is_refused_unparsed_and_its_neighbours_load(
     assert!(
         e.ends_with(
             "nodes.yaml:10: YAML document 2 nests 513 levels deep here, more than the 512 kdrift reads (no \
-             Kubernetes object comes near); not parsed; expected a Kubernetes object or list"
+             Kubernetes object comes near; raise the limit with --max-yaml-depth N); not parsed; expected a \
+             Kubernetes object or list"
         ),
         "{e}"
     );
@@ -1513,7 +1514,7 @@ fn one_good_ndjson_line_before_a_gzip_bomb_or_a_damaged_tail_is_kept() {
     let other = failed_scheduling_lines("two", 1);
     let full = gzip(format!("{other}{{\"kind\":\"Event\",\"message\":\"{noise}\"}}\n").as_bytes());
     let cut = write(dir.path(), "cut.json.gz", &full[..full.len() - 1000]);
-    let limits = FileLimits { decompressed: DecompressedCap::Bytes(1 << 20) };
+    let limits = FileLimits { decompressed: DecompressedCap::Bytes(1 << 20), ..FileLimits::default() };
     let report = ingest_files_with(&store, &[bomb, cut], &limits, &mut NoProgress, &Interrupt::new()).expect("ingest");
     let file = |n: &str| report.files.iter().find(|f| f.location.ends_with(n)).expect(n);
     for name in ["bomb.ndjson.gz", "cut.json.gz"] {

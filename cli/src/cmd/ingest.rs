@@ -79,8 +79,11 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
     }
     let report = {
         let mut bar = Bar::new();
-        let limits =
-            FileLimits { decompressed: args.max_decompressed.map_or(DecompressedCap::Default, DecompressedCap::Bytes) };
+        let limits = FileLimits {
+            decompressed: args.max_decompressed.map_or(DecompressedCap::Default, DecompressedCap::Bytes),
+            yaml_depth: args.max_yaml_depth,
+            batch_bytes: args.max_batch_bytes,
+        };
         ingest_files_with(&store, &args.paths, &limits, &mut bar, caught.interrupt())?
     };
     let stage = if report.interrupted {

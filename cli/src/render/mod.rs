@@ -13,22 +13,37 @@ pub mod skew;
 pub mod timeline;
 
 use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tabled::settings::object::Segment;
 use tabled::settings::{Style, Width};
 use tabled::Table;
 
-/// The widest a table cell is printed, in characters (per line of the
-/// cell): a longer value is cut and ends with `…`; `-o json` keeps every
-/// value whole. Kubernetes messages stay well within it (the API server
+/// The widest a table cell is printed by default, in characters (per line
+/// of the cell): a longer value is cut and ends with `…`; `-o json` keeps
+/// every value whole; `--max-cell-width N` sets another width (0: no cut). Kubernetes messages stay well within it (the API server
 /// caps an event's message near 1 KiB); a 200 MB message stored from a
 /// file made `why-pending --all` pad every row to its width and print
 /// 1 GB (kdrift issue 34).
 pub const MAX_CELL_WIDTH: usize = 1024;
 
-/// Every kdrift table's look: no borders, every cell cut at [`MAX_CELL_WIDTH`].
+/// The cell width tables are cut at, characters (0: none): the global
+/// `--max-cell-width`, set once before a command renders.
+static CELL_WIDTH: AtomicUsize = AtomicUsize::new(MAX_CELL_WIDTH);
+
+/// Sets the width [`plain`] cuts cells at, characters (0: no cut).
+pub fn set_max_cell_width(width: usize) {
+    CELL_WIDTH.store(width, Ordering::Relaxed);
+}
+
+/// Every kdrift table's look: no borders, every cell cut at the
+/// `--max-cell-width` ([`MAX_CELL_WIDTH`] by default; 0: not cut).
 pub fn plain(table: &mut Table) -> &mut Table {
-    table.with(Style::blank()).modify(Segment::all(), Width::truncate(MAX_CELL_WIDTH).suffix("…"))
+    table.with(Style::blank());
+    match CELL_WIDTH.load(Ordering::Relaxed) {
+        0 => table,
+        width => table.modify(Segment::all(), Width::truncate(width).suffix("…")),
+    }
 }
 
 /// Writes `value` as pretty JSON followed by a newline.

@@ -14,8 +14,23 @@
 //! is read as a flow opening here): it only ever errs on the deep side,
 //! and the limit is far above any object kdrift reads.
 
-/// The deepest nesting a YAML document may have (block and flow levels).
+/// The deepest nesting a YAML document may have by default (block and
+/// flow levels); `kdrift ingest file --max-yaml-depth N` sets another.
+/// The YAML parser (serde_norway) refuses more than 128 nested collections
+/// of its own ("recursion limit exceeded"), whatever this limit says.
 pub const MAX_YAML_DEPTH: usize = 512;
+
+/// The flag that sets the limit [`too_deep`] checks.
+pub const FLAG: &str = "--max-yaml-depth";
+
+/// The error of YAML document `number` (1-based) found `depth` levels deep,
+/// past `limit`: names the limit and the flag that raises it.
+pub fn too_deep_message(number: usize, depth: usize, limit: usize) -> String {
+    format!(
+        "YAML document {number} nests {depth} levels deep here, more than the {limit} kdrift reads (no Kubernetes \
+         object comes near; raise the limit with {FLAG} N); not parsed; expected a Kubernetes object or list"
+    )
+}
 
 /// The first line (1-based, within `text`) at which the nesting passes
 /// `limit`, with the depth reached there; `None` when it never does.

@@ -13,7 +13,7 @@
 //! nor kinds kdrift has no use for ([`kinds::UNUSED_KINDS`]).
 
 mod cut;
-mod depth;
+pub mod depth;
 pub mod flat;
 pub mod kinds;
 pub mod legacy;
@@ -156,8 +156,21 @@ pub fn parse_bytes(location: &str, bytes: &[u8], named: Naming) -> Parsed {
 /// between documents and every few MB inside a JSON List): what was read
 /// before is returned, with an error at the place reading stopped.
 pub fn parse_bytes_until(location: &str, bytes: &[u8], named: Naming, interrupt: &Interrupt) -> Parsed {
+    parse_bytes_with(location, bytes, named, depth::MAX_YAML_DEPTH, interrupt)
+}
+
+/// [`parse_bytes_until`] refusing YAML documents that nest deeper than
+/// `yaml_depth` levels ([`depth::too_deep`]; `--max-yaml-depth`) instead
+/// of [`depth::MAX_YAML_DEPTH`].
+pub fn parse_bytes_with(
+    location: &str,
+    bytes: &[u8],
+    named: Naming,
+    yaml_depth: usize,
+    interrupt: &Interrupt,
+) -> Parsed {
     if let Some((text, lossy)) = utf16::decode(bytes) {
-        let mut out = parse_bytes_until(location, text.as_bytes(), named, interrupt);
+        let mut out = parse_bytes_with(location, text.as_bytes(), named, yaml_depth, interrupt);
         if lossy {
             let origin = Origin { location: location.to_string(), line: None, item: None };
             out.errors.insert(0, InputError { origin, column: None, message: utf16::LOSSY.into() });
@@ -199,7 +212,7 @@ pub fn parse_bytes_until(location: &str, bytes: &[u8], named: Naming, interrupt:
         }
     } else {
         out.format = Some(Format::Yaml);
-        parse_yaml(location, bytes, hint, interrupt, &mut out);
+        parse_yaml(location, bytes, hint, yaml_depth, interrupt, &mut out);
     }
     out
 }
@@ -515,7 +528,14 @@ fn yaml_documents(text: &str) -> Vec<(u64, String)> {
     docs
 }
 
-fn parse_yaml(location: &str, bytes: &[u8], hint: Option<&str>, interrupt: &Interrupt, out: &mut Parsed) {
+fn parse_yaml(
+    location: &str,
+    bytes: &[u8],
+    hint: Option<&str>,
+    max_depth: usize,
+    interrupt: &Interrupt,
+    out: &mut Parsed,
+) {
     let text = String::from_utf8_lossy(bytes);
     if let std::borrow::Cow::Owned(_) = text {
         out.errors.push(InputError {
@@ -548,16 +568,12 @@ fn parse_yaml(location: &str, bytes: &[u8], hint: Option<&str>, interrupt: &Inte
                 return;
             }
         }
-        if let Some((line, depth)) = depth::too_deep(&doc_text, depth::MAX_YAML_DEPTH) {
+        if let Some((line, depth)) = depth::too_deep(&doc_text, max_depth) {
             // Refused before the parser, whose work grows with the square of the depth.
             out.errors.push(InputError {
                 origin: Origin { location: location.to_string(), line: Some(first_line - 1 + line), item: None },
                 column: None,
-                message: format!(
-                    "YAML document {number} nests {depth} levels deep here, more than the {} kdrift reads (no \
-                     Kubernetes object comes near); not parsed; expected a Kubernetes object or list",
-                    depth::MAX_YAML_DEPTH
-                ),
+                message: depth::too_deep_message(number, depth, max_depth),
             });
             continue;
         }
