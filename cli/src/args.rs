@@ -602,10 +602,10 @@ pub struct IngestFileArgs {
     #[arg(long, value_name = "SIZE", value_parser = kdrift_ingest::gzip::parse_size)]
     pub max_decompressed: Option<u64>,
     /// The deepest a YAML document may nest, in levels (block and flow collections), checked before
-    /// it is parsed: a deeper document is an input error and the others load. The YAML parser itself
-    /// stops at 128 nested collections whatever this says.
+    /// it is parsed: a deeper document is an input error and the others load. At most 128, the YAML
+    /// parser's own limit.
     #[arg(long, value_name = "N", default_value_t = kdrift_ingest::parse::depth::MAX_YAML_DEPTH,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=128))]
     pub max_yaml_depth: usize,
     /// Bytes of objects a streamed NDJSON file stages between two commits (bytes, or with
     /// KiB/MiB/GiB): the memory bound of a streamed ingest, beside 100,000 records a batch; the

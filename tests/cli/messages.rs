@@ -1936,9 +1936,9 @@ fn deep_node_yaml(name: &str, levels: usize) -> String {
     s
 }
 
-/// Issue 34's caps: YAML depth is checked before parsing at 512 levels by
-/// default, the error naming the file, the limit and `--max-yaml-depth`,
-/// which sets another limit (the YAML parser itself stops at 128).
+/// Issue 34's caps: YAML depth is checked before parsing at 128 levels (the
+/// YAML parser's own limit) by default, the error naming the file and the
+/// limit; `--max-yaml-depth` lowers it (1..=128).
 #[test]
 fn max_yaml_depth_sets_the_depth_a_yaml_document_is_refused_past_and_the_error_names_it() {
     let dir = tempfile::tempdir().expect("tmp");
@@ -1953,23 +1953,22 @@ fn max_yaml_depth_sets_the_depth_a_yaml_document_is_refused_past_and_the_error_n
         let (code, stdout, stderr) = kdrift_out(&args);
         (code, stdout, stderr)
     };
-    // The default: 513 levels counted at line 518 (the 511th `k:`), refused unparsed.
+    // The default: 129 levels counted at line 134 (the 127th `k:`), refused unparsed.
     let (code, stdout, stderr) = ingest(1, &deep, &[]);
     assert_eq!(code, 2, "{stdout}");
     assert_eq!(
         stderr.trim_end(),
         format!(
-            "kdrift: {}:518: YAML document 1 nests 513 levels deep here, more than the 512 kdrift reads (no \
-             Kubernetes object comes near; raise the limit with --max-yaml-depth N); not parsed; expected a \
-             Kubernetes object or list",
+            "kdrift: {}:134: YAML document 1 nests 129 levels deep here, more than the 128 kdrift reads (no \
+             Kubernetes object comes near; the YAML parser's own limit); not parsed; expected a Kubernetes object \
+             or list",
             deep.display()
         )
     );
-    // Raised past it: the depth check passes, and the YAML parser's own limit (128) is what refuses it.
+    // It cannot be raised past the parser's limit.
     let (code, _, stderr) = ingest(2, &deep, &["--max-yaml-depth", "700"]);
     assert_eq!(code, 2);
-    assert!(!stderr.contains("levels deep here"), "{stderr}");
-    assert!(stderr.contains("recursion limit exceeded"), "{stderr}");
+    assert!(stderr.contains("700 is not in 1..=128"), "{stderr}");
 
     // A 23-level document: loads by default, refused at 10, loads again at 30.
     let node = dir.path().join("node.yaml");
@@ -1983,8 +1982,8 @@ fn max_yaml_depth_sets_the_depth_a_yaml_document_is_refused_past_and_the_error_n
         stderr.trim_end(),
         format!(
             "kdrift: {}:16: YAML document 1 nests 11 levels deep here, more than the 10 kdrift reads (no Kubernetes \
-             object comes near; raise the limit with --max-yaml-depth N); not parsed; expected a Kubernetes object \
-             or list",
+             object comes near; raise the limit with --max-yaml-depth N, up to 128); not parsed; expected a \
+             Kubernetes object or list",
             node.display()
         )
     );
@@ -1994,7 +1993,7 @@ fn max_yaml_depth_sets_the_depth_a_yaml_document_is_refused_past_and_the_error_n
     assert!(stdout.contains("run 2 (ok): 1 object version read, 1 new"), "{stdout}");
     // The flag's default and unit are in the help.
     let (_, help, _) = kdrift_out(&["ingest", "file", "--help"]);
-    assert!(help.contains("--max-yaml-depth <N>") && help.contains("[default: 512]"), "{help}");
+    assert!(help.contains("--max-yaml-depth <N>") && help.contains("[default: 128]"), "{help}");
 }
 
 /// Issue 34's caps: `--max-batch-bytes` bounds the bytes a streamed NDJSON

@@ -1161,9 +1161,9 @@ fn yaml_nested_past_the_depth_limit_is_refused_unparsed_and_its_neighbours_load(
     let e = f.errors[0].to_string();
     assert!(
         e.ends_with(
-            "nodes.yaml:10: YAML document 2 nests 513 levels deep here, more than the 512 kdrift reads (no \
-             Kubernetes object comes near; raise the limit with --max-yaml-depth N); not parsed; expected a \
-             Kubernetes object or list"
+            "nodes.yaml:10: YAML document 2 nests 129 levels deep here, more than the 128 kdrift reads (no \
+             Kubernetes object comes near; the YAML parser's own limit); not parsed; expected a Kubernetes object \
+             or list"
         ),
         "{e}"
     );

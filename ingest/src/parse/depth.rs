@@ -14,21 +14,29 @@
 //! is read as a flow opening here): it only ever errs on the deep side,
 //! and the limit is far above any object kdrift reads.
 
-/// The deepest nesting a YAML document may have by default (block and
-/// flow levels); `kdrift ingest file --max-yaml-depth N` sets another.
-/// The YAML parser (serde_norway) refuses more than 128 nested collections
-/// of its own ("recursion limit exceeded"), whatever this limit says.
-pub const MAX_YAML_DEPTH: usize = 512;
+/// The deepest nesting a YAML document may have (block and flow levels):
+/// the YAML parser's own limit (serde_norway refuses more than 128 nested
+/// collections, "recursion limit exceeded"), checked here first so that a
+/// deeper document is refused at once with its line. `kdrift ingest file
+/// --max-yaml-depth N` lowers it; it cannot be raised past the parser's.
+/// The measure only errs on the deep side, so a document within it parses.
+pub const MAX_YAML_DEPTH: usize = 128;
 
 /// The flag that sets the limit [`too_deep`] checks.
 pub const FLAG: &str = "--max-yaml-depth";
 
 /// The error of YAML document `number` (1-based) found `depth` levels deep,
-/// past `limit`: names the limit and the flag that raises it.
+/// past `limit`: names the limit and, below [`MAX_YAML_DEPTH`], the flag
+/// that raises it.
 pub fn too_deep_message(number: usize, depth: usize, limit: usize) -> String {
+    let raise = if limit < MAX_YAML_DEPTH {
+        format!("raise the limit with {FLAG} N, up to {MAX_YAML_DEPTH}")
+    } else {
+        "the YAML parser's own limit".to_string()
+    };
     format!(
         "YAML document {number} nests {depth} levels deep here, more than the {limit} kdrift reads (no Kubernetes \
-         object comes near; raise the limit with {FLAG} N); not parsed; expected a Kubernetes object or list"
+         object comes near; {raise}); not parsed; expected a Kubernetes object or list"
     )
 }
 
