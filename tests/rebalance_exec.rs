@@ -9,13 +9,13 @@ use std::time::Duration;
 
 use chrono::Utc;
 use kdrift_ingest::actions::StoreSink;
-use kdrift_ingest::store::catalog;
 use kdrift_rebalance::cluster::ClusterOptions;
 use kdrift_rebalance::document::{PlanDocument, PlanSource};
 use kdrift_rebalance::execute::{
     self, read_snapshot, EvictionOutcome, ExecuteOptions, ExecutionReport, KubeClient, Replacement, RunOutcome,
 };
 use kdrift_rebalance::{PlanOptions, Policy};
+use kdrift_store::catalog;
 use kdrift_tests::busy_cluster::{self, BUSY_POLICY};
 use kdrift_tests::fake_kube::{EvictionFault, FakeKube, PDB_MESSAGE};
 use kdrift_tests::temp_store;

@@ -6,8 +6,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use kdrift_analyze::{pending_pods, why_pending};
-use kdrift_ingest::store::StoreError;
-use kdrift_ingest::{ingest_files, NoProgress, Store};
+use kdrift_ingest::{ingest_files, NoProgress};
+use kdrift_store::Store;
+use kdrift_store::StoreError;
 use kdrift_tests::temp_store;
 
 fn write(dir: &Path, name: &str, body: &[u8]) -> PathBuf {
@@ -481,7 +482,7 @@ fn a_scheduled_event_naming_no_pod_is_left_out_and_the_state_still_loads() {
     let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
     assert_eq!(report.counts.records, 3);
     let all = [("since_us".to_string(), "0".to_string()), ("until_us".to_string(), "2030-01-01T00:00:00Z".to_string())];
-    let placed = kdrift_ingest::store::catalog::run(&store, "pod_placements", &all).expect("placements");
+    let placed = kdrift_store::catalog::run(&store, "pod_placements", &all).expect("placements");
     let names: Vec<&str> = placed.rows.iter().map(|r| r[1].as_str().unwrap_or("<null>")).collect();
     assert_eq!(names, vec!["p"], "only the named pod is bound");
     let state = kdrift_analyze::state::ClusterAt::load(&store, t("2026-01-01T00:20:00Z")).expect("state loads");
@@ -1409,7 +1410,7 @@ fn an_interrupt_during_a_whole_file_parse_stops_it_within_a_few_mb() {
     let mut progress = InterruptWhenReading(interrupt.clone());
     let report = kdrift_ingest::ingest_files_until(&store, &[file], &mut progress, &interrupt).expect("ingest");
     assert!(report.interrupted);
-    assert_eq!(report.status, kdrift_ingest::store::writer::RunStatus::Failed);
+    assert_eq!(report.status, kdrift_store::writer::RunStatus::Failed);
     // The parse stopped at its first look at the interrupt, 4 MiB into the
     // List (about 1 item in 3), not after its 40,000 items.
     let errors = &report.files[0].errors;

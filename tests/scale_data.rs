@@ -6,8 +6,9 @@
 use std::path::PathBuf;
 
 use kdrift_ingest::scenario::scale::ScaleConfig;
-use kdrift_ingest::store::sql;
-use kdrift_ingest::{ingest_files, NoProgress, Store};
+use kdrift_ingest::{ingest_files, NoProgress};
+use kdrift_store::sql;
+use kdrift_store::Store;
 use kdrift_tests::scale_data::{write, Outputs};
 use kdrift_tests::temp_store;
 

@@ -5,8 +5,8 @@
 
 use kdrift_ingest::demo::ingest_scenario;
 use kdrift_ingest::scenario::{generate, ScenarioConfig};
-use kdrift_ingest::store::SCHEMA_VERSION;
-use kdrift_ingest::Store;
+use kdrift_store::Store;
+use kdrift_store::SCHEMA_VERSION;
 
 /// The compression DuckDB used for each checkpointed data segment of
 /// `table.column` (validity segments left out), distinct and sorted.

@@ -5,7 +5,7 @@
 //! drain timeline's amounts beside its moves, why-pending's nodes beside its
 //! pods, its moves to the explained nodes beside their pods).
 
-use kdrift_ingest::Store;
+use kdrift_store::Store;
 
 use crate::AnalyzeError;
 

@@ -1,5 +1,5 @@
 //! Query results read column by column (Arrow record batches, as
-//! [`kdrift_ingest::Store::query_arrow`] returns them), for the few results
+//! [`kdrift_store::Store::query_arrow`] returns them), for the few results
 //! of 100,000+ rows: duckdb-rs' row-by-row `Row::get` costs ~0.25 µs a value
 //! (a downcast and a type match per call), which made reading the 175,678
 //! kept drain moves of the 10M-event store take ~0.6 s against ~0.2 s for
@@ -12,7 +12,7 @@
 use chrono::{DateTime, Utc};
 use duckdb::arrow::array::{Array, BooleanArray, Int32Array, Int64Array, StringArray, TimestampMicrosecondArray};
 use duckdb::arrow::record_batch::RecordBatch;
-use kdrift_ingest::store::sql::NamedQuery;
+use kdrift_store::sql::NamedQuery;
 
 use crate::AnalyzeError;
 

@@ -1,6 +1,6 @@
 //! Errors of the analyses.
 
-use kdrift_ingest::StoreError;
+use kdrift_store::StoreError;
 
 /// Why an analysis could not run (input problems inside the store, such as an
 /// unparseable Pod object, are reported inside the findings instead).

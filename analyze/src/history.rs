@@ -5,8 +5,8 @@
 //! event-only reconstruction of placements.
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde::Serialize;
 
 use crate::AnalyzeError;

@@ -12,10 +12,10 @@
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
 use kdrift_rebalance::objects::{namespace_from_json, pdb_from_json, priority_class_from_json, pvc_from_json};
 use kdrift_rebalance::{ModelError, Snapshot};
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde_json::Value;
 
 use crate::state::lower_bound::{event_only_note, events_instant, unstored_namespaces, unstored_note};

@@ -1,13 +1,14 @@
 //! kdrift's ingest side: sources (dump files, the Kubernetes API,
-//! VictoriaLogs, the demo scenario) into the append-only DuckDB store.
+//! VictoriaLogs, the demo scenario) into the append-only store. It writes
+//! through `kdrift-store` (runs, staged records, derived tables) and never
+//! touches DuckDB itself; it re-exports nothing of the store (callers depend
+//! on `kdrift-store` directly).
 //!
 //! - [`api`]: `kdrift ingest api` (snapshot) and `kdrift record` (recorder);
-//! - [`parse`]: bytes of a dump → object-version [`record::Record`]s;
-//! - [`store`]: the DuckDB file, its schema and every named query;
+//! - [`parse`]: bytes of a dump → object-version `Record`s (`kdrift_store::record`);
 //! - [`files`]: `kdrift ingest file`, one run over many files;
 //! - [`gzip`]: gzip input with a cap on what it may expand to;
 //! - [`interrupt`]: stopping an ingest early (the CLI's SIGINT/SIGTERM);
-//! - [`instant`]: instants as users type them (RFC 3339 or UTC microseconds);
 //! - [`victorialogs`]: `kdrift ingest victorialogs`, one run per query window;
 //! - [`scenario`]: the deterministic demo cluster history; [`demo`] loads it.
 
@@ -16,14 +17,10 @@ pub mod api;
 pub mod demo;
 pub mod files;
 pub mod gzip;
-pub mod instant;
 pub mod interrupt;
 pub mod ndjson_stream;
-pub mod parallel;
 pub mod parse;
-pub mod record;
 pub mod scenario;
-pub mod store;
 pub mod victorialogs;
 
 pub use files::{
@@ -31,4 +28,10 @@ pub use files::{
     NoProgress, Progress,
 };
 pub use interrupt::Interrupt;
-pub use store::{Store, StoreError};
+
+// The store crate under the names this crate's modules use (`crate::store`,
+// `crate::record`, `crate::Store`, …); private: nothing of it is re-exported.
+use kdrift_store as store;
+#[cfg(test)]
+use kdrift_store::Store;
+use kdrift_store::{instant, parallel, record};

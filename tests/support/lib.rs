@@ -10,7 +10,7 @@ pub mod vl_pull;
 
 use std::path::PathBuf;
 
-use kdrift_ingest::Store;
+use kdrift_store::Store;
 
 pub mod busy_cluster;
 pub mod cluster_info_dump;
@@ -108,8 +108,8 @@ pub fn victorialogs_flatten(doc: &serde_json::Value, message_field: &str, time_f
 /// message file_ns`) as core/v1 Event records, exactly as the cluster wrote
 /// them: `object` is `Kind/name` or `Kind/namespace/name`, `source` is
 /// `component` or `component@host`.
-pub fn tsv_node_events(path: &std::path::Path) -> Result<Vec<kdrift_ingest::record::Record>, String> {
-    use kdrift_ingest::record::{Change, Origin, Record};
+pub fn tsv_node_events(path: &std::path::Path) -> Result<Vec<kdrift_store::record::Record>, String> {
+    use kdrift_store::record::{Change, Origin, Record};
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut out = Vec::new();
     let mut header_seen = false;

@@ -21,9 +21,9 @@ use chrono::{DateTime, Duration, Utc};
 use kdrift_ingest::demo::to_record;
 use kdrift_ingest::scenario::scale::{ScaleConfig, ScaleFacts, ScaleGen};
 use kdrift_ingest::scenario::{core_v1_view, ScenarioRecord};
-use kdrift_ingest::store::writer::{RunStatus, RunWriter};
 use kdrift_ingest::victorialogs::Layout;
-use kdrift_ingest::Store;
+use kdrift_store::writer::{RunStatus, RunWriter};
+use kdrift_store::Store;
 use serde_json::Value;
 
 use crate::fake_vlogs::storage::{ingest as vl_ingest, InsertArgs, StoredRow};

@@ -20,8 +20,8 @@ use std::cell::OnceCell;
 use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde_json::{json, Value};
 
 use super::episodes::NodeEpisode;

@@ -18,8 +18,8 @@
 
 use chrono::{DateTime, Utc};
 use duckdb::types::{TimeUnit, Value};
-use kdrift_ingest::store::{sql, SCHEMA_VERSION};
-use kdrift_ingest::{Store, StoreError};
+use kdrift_store::{sql, SCHEMA_VERSION};
+use kdrift_store::{Store, StoreError};
 
 use super::{MovedPod, NodeEpisode, Replacement};
 use crate::AnalyzeError;
@@ -239,7 +239,7 @@ pub fn read_kept_moves(store: &Store) -> Result<usize, AnalyzeError> {
 /// NULL where the move needs a value (all but `detail`, `owner` and the
 /// replacement's).
 pub(super) fn kept_rows(
-    q: &kdrift_ingest::store::NamedQuery,
+    q: &kdrift_store::NamedQuery,
     batches: &[duckdb::arrow::record_batch::RecordBatch],
 ) -> Result<Vec<KeptRow>, AnalyzeError> {
     let mut out = Vec::with_capacity(batches.iter().map(|b| b.num_rows()).sum());

@@ -22,7 +22,7 @@ mod none_found;
 pub mod to_nodes;
 
 use chrono::{DateTime, Duration, Utc};
-use kdrift_ingest::Store;
+use kdrift_store::Store;
 use serde::Serialize;
 
 pub use episodes::{Band, BandKind, EpisodeEnd, NodeEpisode};

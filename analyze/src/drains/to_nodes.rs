@@ -13,8 +13,8 @@
 //! ([`super::focus`]) and cut to the same shape; tests compare both.
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde_json::Value;
 
 use super::kept::{self, KeptRow};

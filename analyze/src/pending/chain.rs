@@ -7,10 +7,10 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
 use kdrift_rebalance::quantity::format_amount;
 use kdrift_rebalance::{evaluate, evaluate_with_sums, fit_error_message, ClusterState, FilterFailure, Plugin, PodInfo};
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde::Serialize;
 use serde_json::Value;
 

@@ -19,8 +19,8 @@ mod template;
 mod why_full;
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde::Serialize;
 
 pub use crate::drains::causes::{Cause, REPLACE_WINDOW};

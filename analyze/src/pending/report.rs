@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde::Serialize;
 
 use super::chain::{build_state, Evaluated, Shortfall, StateAtFailure};

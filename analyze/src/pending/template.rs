@@ -16,9 +16,9 @@
 //! container defaults only when a LimitRange object is stored.
 
 use chrono::{DateTime, TimeZone, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
 use kdrift_rebalance::PodInfo;
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 

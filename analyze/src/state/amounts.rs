@@ -15,9 +15,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
 use kdrift_rebalance::{NodeInfo, NodePods, PodInfo, ResourceList};
+use kdrift_store::sql;
+use kdrift_store::Store;
 
 use super::checkpoints::{checkpoint_times, pod_amounts_at, PodAmounts};
 use super::events::event_only_pods;

@@ -17,10 +17,10 @@
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
 use kdrift_rebalance::resources::{CPU, MEMORY, PODS};
 use kdrift_rebalance::{PodInfo, ResourceList, SummedPods};
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde_json::Value;
 
 use super::checkpoints::{checkpoint_times, pod_amounts_at};

@@ -9,9 +9,9 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
 use kdrift_rebalance::{ClusterState, PodInfo, ResourceList, SummedPods};
+use kdrift_store::sql;
+use kdrift_store::Store;
 
 use super::for_filters::{read_models, whole, FilterVersions};
 #[cfg(doc)]

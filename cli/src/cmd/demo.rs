@@ -9,7 +9,7 @@ use anyhow::Context;
 use kdrift_analyze::{pending_pods, why_pending};
 use kdrift_ingest::demo::ingest_scenario;
 use kdrift_ingest::scenario::{generate, ScenarioConfig};
-use kdrift_ingest::{Store, StoreError};
+use kdrift_store::{Store, StoreError};
 
 use crate::args::{Cli, DemoArgs, Output};
 use crate::render;

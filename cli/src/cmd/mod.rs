@@ -20,7 +20,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use chrono::{DateTime, Utc};
-use kdrift_ingest::Store;
+use kdrift_store::Store;
 
 use crate::args::{Cli, Command, IngestCommand, PostmortemCommand, RebalanceCommand, TimelineCommand};
 
@@ -132,7 +132,7 @@ pub(crate) fn keep_after_ingest(store: &Store) -> anyhow::Result<()> {
 /// was small, what failed, and what that costs.
 fn sort_when_grown(
     store: &Store,
-    sort: fn(&Store) -> Result<bool, kdrift_ingest::StoreError>,
+    sort: fn(&Store) -> Result<bool, kdrift_store::StoreError>,
     [done, whose, failed, cost]: [&str; 4],
 ) -> anyhow::Result<()> {
     let started = std::time::Instant::now();

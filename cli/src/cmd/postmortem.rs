@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use kdrift_analyze::postmortem_job;
-use kdrift_ingest::store::sql;
+use kdrift_store::sql;
 
 use crate::args::{Cli, Output, PostmortemJobArgs};
 use crate::render;

@@ -5,8 +5,8 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use kdrift_analyze::{pending_pods, why_pending};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
+use kdrift_store::sql;
+use kdrift_store::Store;
 
 use crate::args::{Cli, Output, WhyPendingArgs};
 use crate::render;

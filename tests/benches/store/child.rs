@@ -7,9 +7,10 @@ use std::time::Instant;
 use chrono::{DateTime, Utc};
 use kdrift_analyze::skew::{policy_from_thresholds, skew};
 use kdrift_analyze::{drain_timeline, why_pending};
-use kdrift_ingest::store::sql;
 use kdrift_ingest::victorialogs::{Auth, PullOptions};
-use kdrift_ingest::{ingest_files, NoProgress, Store};
+use kdrift_ingest::{ingest_files, NoProgress};
+use kdrift_store::sql;
+use kdrift_store::Store;
 use kdrift_tests::vl_pull::pull_blocking;
 use serde_json::{json, Value};
 
@@ -196,7 +197,7 @@ fn breakdown(store: &Path, ns: &str, name: &str, at: &str, end: &str) -> Result<
     let mut out = serde_json::Map::new();
     for (query, params) in cases {
         let (timing, rows) = timed(3, || {
-            kdrift_ingest::store::catalog::run(&store, query, &params).map(|r| r.rows.len()).map_err(|e| e.to_string())
+            kdrift_store::catalog::run(&store, query, &params).map(|r| r.rows.len()).map_err(|e| e.to_string())
         })?;
         let key = match params.iter().find(|(k, _)| k == "instants") {
             Some((_, v)) => format!("{query} ({} instants)", v.split(',').count()),

@@ -244,7 +244,7 @@ impl<'s> RunWriter<'s> {
     /// Bytes staged and not yet committed: each object's compact JSON plus
     /// its model columns (what the staging table holds for it). Callers
     /// that commit in batches bound a batch by this as well as by records
-    /// ([`crate::ndjson_stream::BATCH_BYTES`]): a few large objects weigh
+    /// (`kdrift_ingest::ndjson_stream::BATCH_BYTES`): a few large objects weigh
     /// as much as many events.
     pub fn pending_bytes(&self) -> u64 {
         self.pending_bytes

@@ -1,9 +1,26 @@
-//! The kdrift store: one DuckDB file, event-sourced and append-only.
-//! [`Store`] owns the connection, creates or migrates the schema, and maps
-//! driver errors to [`StoreError`] naming the query that failed.
+//! The kdrift store: one DuckDB file, event-sourced and append-only, and
+//! the only code of kdrift that touches DuckDB.
+//!
+//! It owns the schema and its migrations, every named SQL file (under
+//! `queries/<area>/`, registered in [`sql`]), the registry behind
+//! `kdrift query` ([`catalog`]), the connection, transactions, the bulk
+//! loads (DuckDB's Appender, [`writer`]) and the mapping of rows into plain
+//! structs. `kdrift-ingest` writes through it and `kdrift-analyze` reads
+//! through it; neither names `duckdb::`. [`Store`] owns the connection,
+//! creates or migrates the schema, and maps driver errors to [`StoreError`]
+//! naming the query that failed.
+//!
+//! - [`record`]: one object version on its way into the store, and its identity;
+//! - [`prepare`]: a record made into its staging row (pure CPU work, on every core);
+//! - [`writer`]: one ingest run, staged and committed;
+//! - [`instant`]: instants as users type them (RFC 3339 or UTC microseconds);
+//! - [`parallel`]: an order-keeping parallel map (preparing records, parsing pod models).
 
 pub mod catalog;
+pub mod instant;
+pub mod parallel;
 pub mod prepare;
+pub mod record;
 pub mod sql;
 pub mod writer;
 
@@ -719,7 +736,7 @@ impl Store {
     }
 }
 
-/// Logs a statement's time at trace level (`KDRIFT_LOG=kdrift_ingest::store=trace`):
+/// Logs a statement's time at trace level (`KDRIFT_LOG=kdrift_store=trace`):
 /// where an ingest's commit spends it (issue 6).
 fn log_time(q: &NamedQuery, started: std::time::Instant) {
     tracing::trace!(query = q.name, ms = started.elapsed().as_secs_f64() * 1e3, "statement");
