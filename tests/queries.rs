@@ -382,7 +382,7 @@ fn every_read_query_matches_its_golden_file_and_runs_from_the_sql_text_alone() {
     let store = kdrift_store::Store::open(&path).expect("store");
     ingest_scenario(&store, scenario, 1).expect("ingest");
     // As `kdrift ingest` leaves it: the drain moves kept (schema v9).
-    kdrift_analyze::drains::keep_moves(&store).expect("keep the drain moves");
+    kdrift_tests::keep_moves(&store).expect("keep the drain moves");
     let update = std::env::var_os("KDRIFT_UPDATE_GOLDEN").is_some();
     let golden_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("golden/queries");
     let mut failures = Vec::new();

@@ -814,7 +814,7 @@ fn a_version_9_store_migrates_and_why_pending_answers_as_before_from_the_history
     let before = {
         let store = Store::open(&path).expect("create");
         ingest_scenario(&store, scenario, 1).expect("ingest");
-        kdrift_analyze::drains::keep_moves(&store).expect("keep");
+        kdrift_tests::keep_moves(&store).expect("keep");
         let report =
             kdrift_analyze::why_pending(&store, &pending.namespace, &pending.name).expect("why").expect("report");
         serde_json::to_value(report).expect("json")
@@ -859,7 +859,7 @@ fn a_version_9_store_migrates_and_why_pending_answers_as_before_from_the_history
     drop(store);
     // As the next ingest does: the moves and episodes kept; read from them, the same answer.
     let store = Store::open(&path).expect("open for writing");
-    assert!(kdrift_analyze::drains::keep_moves(&store).expect("keep").computed, "stale moves are kept again");
+    assert!(kdrift_tests::keep_moves(&store).expect("keep").computed, "stale moves are kept again");
     assert!(kdrift_analyze::drains::moves_are_fresh(&store).expect("fresh?"));
     let episodes: i64 =
         store.conn().query_row("SELECT count(*) FROM drain_episodes", [], |r| r.get(0)).expect("episodes");
@@ -1171,7 +1171,7 @@ fn a_pod_created_right_after_its_deployment_scaled_up_arrived_by_that_scale_up_b
         let store = Store::open(&path).expect("create");
         assert_eq!(ingest_files(&store, &[file], &mut NoProgress).expect("ingest").error_count(), 0);
         assert_eq!(arrivals(&store), expected, "from the scalings ingest kept");
-        kdrift_analyze::drains::keep_moves(&store).expect("keep");
+        kdrift_tests::keep_moves(&store).expect("keep");
     }
     // Test fixture: the store as schema 12 left it (no scalings kept apart,
     // the moves kept under 12).

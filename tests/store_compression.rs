@@ -60,7 +60,7 @@ fn objects_are_stored_zstd_compressed_and_a_v14_store_migrates_to_it_with_the_sa
     let (before, why_before) = {
         let store = Store::open(&path).expect("create");
         ingest_scenario(&store, scenario, 1).expect("ingest");
-        kdrift_analyze::drains::keep_moves(&store).expect("keep");
+        kdrift_tests::keep_moves(&store).expect("keep");
         store.conn().execute_batch("CHECKPOINT").expect("checkpoint");
         assert_eq!(compressions(store.conn(), "observations", "object"), ["ZSTD"], "a new store");
         assert_eq!(compressions(store.conn(), "pod_versions", "model"), ["ZSTD"], "a new store");

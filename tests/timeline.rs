@@ -171,7 +171,8 @@ fn bindings_evidence_and_node_signals_kept_per_batch_equal_a_full_rebuild() {
 
 #[test]
 fn kept_drain_moves_are_read_while_fresh_and_ignored_once_the_history_changes() {
-    use kdrift_analyze::drains::{keep_moves, moves_are_fresh};
+    use kdrift_analyze::drains::moves_are_fresh;
+    use kdrift_tests::keep_moves;
     let scenario = generate(&ScenarioConfig { seed: 3, scale: 1 });
     let burst = scenario.facts.burst_pods.clone();
     let (_dir, store) = temp_store();
@@ -313,7 +314,8 @@ fn real_node_events_k8s_ha_master_goes_not_ready_and_the_node_controller_evicts(
 fn a_kept_move_row_edited_to_null_sends_the_timeline_back_to_the_history_with_the_same_answer() {
     // Break-it trial (session 22): a kept row with a NULL uid made the column
     // reader fail the whole command, where the row reader had fallen back.
-    use kdrift_analyze::drains::{drain_timeline, keep_moves, read_kept_moves};
+    use kdrift_analyze::drains::{drain_timeline, read_kept_moves};
+    use kdrift_tests::keep_moves;
     let (_dir, store) = kdrift_tests::temp_store();
     let scenario = kdrift_ingest::scenario::generate(&kdrift_ingest::scenario::ScenarioConfig { seed: 1, scale: 1 });
     kdrift_ingest::demo::ingest_scenario(&store, scenario, 1).expect("ingest");

@@ -17,7 +17,6 @@
 //! - [`words`]: counts in words, agreeing in number.
 
 mod alongside;
-mod columns;
 pub mod drains;
 pub mod error;
 pub mod failed_scheduling;

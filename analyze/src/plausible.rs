@@ -40,7 +40,9 @@ pub fn latest_observation(store: &Store) -> Result<Option<DateTime<Utc>>, Analyz
 /// [`AnalyzeError::Store`] when a query fails.
 pub fn time_span(store: &Store) -> Result<Option<crate::report::Span>, AnalyzeError> {
     let (lower, upper) = plausible_range(Utc::now());
-    let read = |r: &duckdb::Row<'_>| Ok((r.get::<_, Option<DateTime<Utc>>>(0)?, r.get::<_, Option<DateTime<Utc>>>(1)?));
+    let read = |r: &kdrift_store::Row<'_, '_>| {
+        Ok((r.get::<_, Option<DateTime<Utc>>>(0)?, r.get::<_, Option<DateTime<Utc>>>(1)?))
+    };
     let (first, last) = store.query_one(&sql::TIME_SPAN, [], read)?;
     let inside = |t: Option<DateTime<Utc>>| t.is_none_or(|t| t >= lower && t <= upper);
     if inside(first) && inside(last) {

@@ -174,7 +174,7 @@ impl Stored {
 
 /// Every object of `kind` at `at`.
 fn objects(store: &Store, kind: &'static str, at: DateTime<Utc>) -> Result<Vec<Stored>, AnalyzeError> {
-    let rows = store.query_map(&sql::OBJECTS_AT, duckdb::params![kind, at.timestamp_micros()], |r| {
+    let rows = store.query_map(&sql::OBJECTS_AT, kdrift_store::params![kind, at.timestamp_micros()], |r| {
         Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, bool>(4)?, r.get::<_, String>(5)?))
     })?;
     Ok(rows

@@ -17,17 +17,24 @@
 //! - [`parallel`]: an order-keeping parallel map (preparing records, parsing pod models).
 
 pub mod catalog;
+pub mod columns;
+pub mod drain_moves;
 pub mod instant;
 pub mod parallel;
 pub mod prepare;
 pub mod record;
+mod row;
 pub mod sql;
+#[cfg(feature = "test-support")]
+mod test_support;
 pub mod writer;
 
 use std::path::{Path, PathBuf};
 
-use duckdb::{Connection, Params, Row};
+use duckdb::{Connection, Params};
 
+pub use columns::Batches;
+pub use row::{ColumnIndex, FromColumn, Param, Row, RowError};
 pub use sql::NamedQuery;
 
 /// The schema version this build writes and reads.
@@ -160,6 +167,20 @@ pub enum StoreError {
         /// The driver's error.
         #[source]
         source: duckdb::Error,
+    },
+    /// A query's result column is not of the type its reader expects (a
+    /// store whose tables were altered by hand), or holds NULL where a
+    /// value is required ([`columns`]).
+    #[error("query {query}: column {column} ({name}) {problem}")]
+    Column {
+        /// The query (its `-- name:`).
+        query: &'static str,
+        /// The column's position, from 0.
+        column: usize,
+        /// The column's name in the result.
+        name: String,
+        /// What is wrong, e.g. `is Int64, expected Utf8`.
+        problem: String,
     },
     /// The bulk-load appender failed.
     #[error("bulk load into {table} failed")]
@@ -376,7 +397,10 @@ impl Store {
         Ok(Store { conn, path: self.path.clone(), abandoned: Vec::new(), unclosed: Vec::new() })
     }
 
-    /// The underlying connection, for callers that run named queries.
+    /// The underlying connection, for the tests of kdrift-tests that damage
+    /// a store or read what no named query reads (feature `test-support`).
+    #[cfg(feature = "test-support")]
+    #[doc(hidden)]
     pub fn conn(&self) -> &Connection {
         &self.conn
     }
@@ -699,10 +723,10 @@ impl Store {
     pub fn query_one<T, P, F>(&self, q: &NamedQuery, params: P, f: F) -> Result<T, StoreError>
     where
         P: Params,
-        F: FnOnce(&Row<'_>) -> duckdb::Result<T>,
+        F: FnOnce(&Row<'_, '_>) -> Result<T, RowError>,
     {
         let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| query_error(q, e))?;
-        stmt.query_row(params, f).map_err(|e| query_error(q, e))
+        stmt.query_row(params, |r| f(&Row(r)).map_err(|e| e.0)).map_err(|e| query_error(q, e))
     }
 
     /// Runs a query and maps every row.
@@ -712,27 +736,23 @@ impl Store {
     pub fn query_map<T, P, F>(&self, q: &NamedQuery, params: P, mut f: F) -> Result<Vec<T>, StoreError>
     where
         P: Params,
-        F: FnMut(&Row<'_>) -> duckdb::Result<T>,
+        F: FnMut(&Row<'_, '_>) -> Result<T, RowError>,
     {
         let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| query_error(q, e))?;
-        let rows = stmt.query_map(params, |r| f(r)).map_err(|e| query_error(q, e))?;
+        let rows = stmt.query_map(params, |r| f(&Row(r)).map_err(|e| e.0)).map_err(|e| query_error(q, e))?;
         rows.collect::<duckdb::Result<Vec<T>>>().map_err(|e| query_error(q, e))
     }
 
-    /// Runs a query and returns its result as Arrow record batches, column
-    /// by column as DuckDB hands them over: for results of 100,000+ rows,
+    /// Runs a query and returns its result column by column ([`columns`]),
+    /// in the batches DuckDB hands over: for results of 100,000+ rows,
     /// where [`Store::query_map`]'s row-by-row access (a downcast and a type
     /// match per value, ~0.25 µs) costs more than the query itself.
     ///
     /// # Errors
     /// [`StoreError::Query`] naming the query.
-    pub fn query_arrow<P: Params>(
-        &self,
-        q: &NamedQuery,
-        params: P,
-    ) -> Result<Vec<duckdb::arrow::record_batch::RecordBatch>, StoreError> {
+    pub fn query_columns<P: Params>(&self, q: &NamedQuery, params: P) -> Result<Batches, StoreError> {
         let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| query_error(q, e))?;
-        Ok(stmt.query_arrow(params).map_err(|e| query_error(q, e))?.collect())
+        Ok(Batches::new(q, stmt.query_arrow(params).map_err(|e| query_error(q, e))?.collect()))
     }
 }
 

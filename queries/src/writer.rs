@@ -602,7 +602,7 @@ fn write_errors(store: &Store, run_id: i64, rows: &[ErrorRow]) -> Result<(), Sto
         })
         .collect();
     ordered.sort_by_key(|&(at, line, _)| (at, line));
-    let mut appender = store.conn().appender("ingest_errors").map_err(failed)?;
+    let mut appender = store.conn.appender("ingest_errors").map_err(failed)?;
     for (_, _, e) in ordered {
         appender
             .append_row(params![
@@ -652,7 +652,7 @@ fn error_chain(e: &StoreError) -> String {
 
 fn open_appender(store: &Store) -> Result<Appender<'_>, StoreError> {
     store
-        .conn()
+        .conn
         .appender("staging_observations")
         .map_err(|source| StoreError::Append { table: "staging_observations", source })
 }
@@ -682,8 +682,7 @@ impl Drop for TransactionGuard<'_> {
             // Nothing more can be done about a failed rollback while unwinding
             // from the error that brought us here; that error is what the
             // caller sees.
-            let _ =
-                self.store.conn().execute_batch(sql::TX_ROLLBACK.sql).map_err(|e| query_error(&sql::TX_ROLLBACK, e));
+            let _ = self.store.conn.execute_batch(sql::TX_ROLLBACK.sql).map_err(|e| query_error(&sql::TX_ROLLBACK, e));
         }
     }
 }

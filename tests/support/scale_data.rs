@@ -143,7 +143,7 @@ pub fn write(config: &ScaleConfig, outputs: &Outputs) -> Result<ScaleFacts, Stri
         // v11), the bindings sorted by node (v12), the drain moves kept (v9).
         s.sort_name_index().map_err(|e| format!("sorting the name index: {e}"))?;
         s.sort_pod_bindings().map_err(|e| format!("sorting the bindings: {e}"))?;
-        kdrift_analyze::drains::keep_moves(s).map_err(|e| format!("keeping the drain moves: {e}"))?;
+        crate::keep_moves(s).map_err(|e| format!("keeping the drain moves: {e}"))?;
     }
     if let Some(dir) = &outputs.kubectl_dir {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;

@@ -133,15 +133,14 @@ fn from_kept(store: &Store, until: DateTime<Utc>, nodes: &[&str]) -> Result<Opti
         Ok((r.get::<_, i64>(0)?, r.get::<_, DateTime<Utc>>(1)?, r.get::<_, DateTime<Utc>>(2)?))
     })?;
     let last = spans.last().map_or(0, |(n, _, _)| *n);
-    let episodes = store.query_map(&sql::DRAIN_EPISODES_ON_NODES, duckdb::params![last, nodes_json], |r| {
+    let episodes = store.query_map(&sql::DRAIN_EPISODES_ON_NODES, kdrift_store::params![last, nodes_json], |r| {
         Ok((r.get::<_, i64>(0)?, EpisodeOnNode { node: r.get(2)?, back_at: r.get(3)? }))
     })?;
     // One query per node (the kept rows lie in replacement-node order), then
     // in the kept order: operation, episode, eviction, pod.
     let mut moves: Vec<KeptRow> = Vec::new();
     for node in nodes {
-        let batches = store.query_arrow(&sql::DRAIN_MOVES_TO_NODE, duckdb::params![1i64, last, node])?;
-        moves.extend(kept::kept_rows(&sql::DRAIN_MOVES_TO_NODE, &batches)?);
+        moves.extend(store.kept_drain_moves_to_node(last, node)?.into_iter().map(kept::kept_row));
     }
     moves.sort_by(|(a_op, a_ep, a), (b_op, b_ep, b)| {
         (a_op, a_ep, a.evicted_at, &a.namespace, &a.name).cmp(&(b_op, b_ep, b.evicted_at, &b.namespace, &b.name))
@@ -188,7 +187,7 @@ fn bindings_to_nodes(store: &Store, until: DateTime<Utc>, nodes: &[&str]) -> Res
     for node in nodes {
         placed.extend(store.query_map(
             &sql::BINDINGS_TO_NODE,
-            duckdb::params![node, until.timestamp_micros()],
+            kdrift_store::params![node, until.timestamp_micros()],
             history::placement_row,
         )?);
     }

@@ -467,9 +467,10 @@ fn load_pod(
     uid: &str,
     at: DateTime<Utc>,
 ) -> Result<Option<PodInfo>, AnalyzeError> {
-    let rows = store.query_map(&sql::POD_AT, duckdb::params![namespace, name, at.timestamp_micros(), uid], |r| {
-        r.get::<_, String>(6)
-    })?;
+    let rows =
+        store.query_map(&sql::POD_AT, kdrift_store::params![namespace, name, at.timestamp_micros(), uid], |r| {
+            r.get::<_, String>(6)
+        })?;
     Ok(rows
         .into_iter()
         .next()

@@ -89,7 +89,7 @@ fn versions_at(
 ) -> Result<Vec<(String, Version)>, AnalyzeError> {
     let rows = store.query_map(
         &sql::OWNER_VERSIONS_AT,
-        duckdb::params![kind, namespace, name, at.timestamp_micros()],
+        kdrift_store::params![kind, namespace, name, at.timestamp_micros()],
         |r| Ok((r.get::<_, String>(0)?, r.get::<_, DateTime<Utc>>(1)?, r.get::<_, bool>(2)?, r.get::<_, String>(3)?)),
     )?;
     Ok(rows

@@ -129,7 +129,7 @@ impl ClusterAt {
         steps: &mut crate::steps::Steps,
     ) -> Result<Option<PodsSummed>, AnalyzeError> {
         let us = at.timestamp_micros();
-        let mut rows = store.query_map(&sql::PODS_READ_WHOLE_AT, duckdb::params![us, namespace, name], |r| {
+        let mut rows = store.query_map(&sql::PODS_READ_WHOLE_AT, kdrift_store::params![us, namespace, name], |r| {
             Ok(Row {
                 obs_id: r.get(0)?,
                 namespace: r.get(1)?,

@@ -90,7 +90,7 @@ impl Unlisted {
                 let list = serde_json::to_string(nodes).unwrap_or_else(|_| "[]".into());
                 let rows = store.query_map(
                     &sql::PODS_ON_NODES_AT,
-                    duckdb::params![at.timestamp_micros(), list, ns, name],
+                    kdrift_store::params![at.timestamp_micros(), list, ns, name],
                     |r| {
                         Ok((
                             r.get::<_, i64>(0)?,

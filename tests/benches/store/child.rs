@@ -139,7 +139,7 @@ fn keep_moves(store: &Path) -> Result<Value, String> {
     store.batch(&sql::CLEAR_DRAIN_MOVES).map_err(|e| e.to_string())?;
     let (from_history, computed) = timed(runs, || drain_timeline(&store, None, None).map_err(|e| e.to_string()))?;
     let t = Instant::now();
-    let kept = kdrift_analyze::drains::keep_moves(&store).map_err(|e| e.to_string())?;
+    let kept = kdrift_tests::keep_moves(&store).map_err(|e| e.to_string())?;
     let keep_ms = t.elapsed().as_secs_f64() * 1000.0;
     let (from_kept, read) = timed(runs, || drain_timeline(&store, None, None).map_err(|e| e.to_string()))?;
     if read != computed {
