@@ -95,6 +95,15 @@ pub struct ReasonItem {
     pub kind: ReasonKind,
 }
 
+/// The namespaces in which a pod named `name` had FailedScheduling events
+/// (query `pod_name_namespaces`): where `why-pending NAME` looks for it.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn pod_name_namespaces(store: &Store, name: &str) -> Result<Vec<String>, AnalyzeError> {
+    Ok(store.query_map(&sql::POD_NAME_NAMESPACES, [name], |r| r.get(0))?)
+}
+
 /// Every pod that had FailedScheduling, longest-pending first.
 ///
 /// # Errors

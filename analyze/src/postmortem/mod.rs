@@ -154,6 +154,16 @@ struct JobRow {
     object: Option<Value>,
 }
 
+/// The namespaces holding a Job or CronJob named `name` (a Job object, or a
+/// Job or CronJob event; query `job_name_namespaces`): where
+/// `postmortem job NAME` looks for it.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn job_name_namespaces(store: &Store, name: &str) -> Result<Vec<String>, AnalyzeError> {
+    Ok(store.query_map(&sql::JOB_NAME_NAMESPACES, [name], |r| r.get(0))?)
+}
+
 /// The postmortem of the Job (or the CronJob's failed Jobs) `namespace/name`.
 /// `Ok(None)` when the store knows no such Job or CronJob.
 ///
