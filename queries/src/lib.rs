@@ -24,6 +24,7 @@ pub mod parallel;
 pub mod prepare;
 pub mod record;
 mod row;
+pub mod run_checks;
 pub mod sql;
 #[cfg(feature = "test-support")]
 mod test_support;
