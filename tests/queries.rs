@@ -459,11 +459,7 @@ fn every_read_query_matches_its_golden_file_and_runs_from_the_sql_text_alone() {
         ));
     }
     drop(store);
-    let plain = duckdb::Connection::open_with_flags(
-        &path,
-        duckdb::Config::default().access_mode(duckdb::AccessMode::ReadOnly).expect("config"),
-    )
-    .expect("plain connection");
+    let plain = kdrift_store::test_support::RawConnection::open_read_only(&path).expect("plain connection");
     for (name, sql, literals, rows) in literal_runs {
         plain
             .execute_batch(&format!("DEALLOCATE PREPARE q; PREPARE q AS {sql};"))

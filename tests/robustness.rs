@@ -410,7 +410,7 @@ fn symlink_loops_end_and_fifos_are_not_read() {
 fn analysis_opens_read_only_and_never_writes_into_a_foreign_file() {
     let dir = tempfile::tempdir().expect("tmp");
     let foreign = dir.path().join("empty.duckdb");
-    drop(duckdb::Connection::open(&foreign).expect("create empty duckdb"));
+    drop(kdrift_store::test_support::RawConnection::open(&foreign).expect("create empty duckdb"));
     let before = std::fs::metadata(&foreign).expect("meta").len();
     assert!(matches!(Store::open_existing(&foreign), Err(StoreError::NotAStore { .. })));
     assert_eq!(std::fs::metadata(&foreign).expect("meta").len(), before, "nothing written");
@@ -903,7 +903,7 @@ fn a_deleted_pod_stored_without_a_namespace_is_not_revived_by_its_scheduled_even
     let under_blank = vec![(String::new(), "web-1".to_string(), "both".to_string())];
     assert_eq!(bindings(&store), under_blank, "as schema 11 derived it");
     drop(store);
-    duckdb::Connection::open(&path)
+    kdrift_store::test_support::RawConnection::open(&path)
         .expect("open")
         .execute_batch(
             "ALTER TABLE pod_versions DROP COLUMN first_seen_late; DROP TABLE replica_set_scalings; DROP TABLE drain_episodes; DROP TABLE pod_bindings_sorted; \

@@ -29,11 +29,11 @@ fn a_foreign_duckdb_file_is_refused() {
         ("sequence", "CREATE SEQUENCE ids"),
     ] {
         let path = dir.path().join(format!("{name}.duckdb"));
-        duckdb::Connection::open(&path).expect("open").execute_batch(ddl).expect("create");
+        kdrift_store::test_support::RawConnection::open(&path).expect("open").execute_batch(ddl).expect("create");
         let err = Store::open(&path).expect_err("must refuse");
         assert!(matches!(err, StoreError::NotAStore { .. }), "{name}: {err}");
         assert!(err.to_string().contains("not a kdrift store"), "{name}: {err}");
-        let c = duckdb::Connection::open(&path).expect("reopen");
+        let c = kdrift_store::test_support::RawConnection::open(&path).expect("reopen");
         let tables: i64 = c.query_row("SELECT count(*) FROM duckdb_tables()", [], |r| r.get(0)).expect("count");
         assert_eq!(tables, i64::from(name == "table"), "{name}: nothing of kdrift's was written");
         assert!(err.to_string().ends_with("refusing to write into it"), "{name}: {err}");
@@ -46,7 +46,7 @@ fn an_empty_duckdb_file_opened_to_read_says_there_is_nothing_to_read_not_that_it
     // "refusing to write into it", though it only reads.
     let dir = tempfile::tempdir().expect("tmp");
     let path = dir.path().join("empty.duckdb");
-    drop(duckdb::Connection::open(&path).expect("create"));
+    drop(kdrift_store::test_support::RawConnection::open(&path).expect("create"));
     let err = Store::open_existing(&path).expect_err("no kdrift store");
     assert!(matches!(err, StoreError::NotAStore { reading: true, .. }), "{err}");
     assert_eq!(
@@ -66,7 +66,7 @@ fn rows_an_older_kdrift_left_in_the_stored_staging_table_are_emptied_on_open() {
     drop(Store::open(&path).expect("create"));
     {
         // Test fixture: an older kdrift, killed mid-run, left a staged row in the file.
-        let c = duckdb::Connection::open(&path).expect("open");
+        let c = kdrift_store::test_support::RawConnection::open(&path).expect("open");
         c.execute_batch(
             "INSERT INTO staging_observations (seq, observed_at_us, observed_at_estimated, change, kind, \
              api_version, namespace, name, content_hash, location, object) \
@@ -89,7 +89,7 @@ fn a_newer_store_is_refused_with_a_clear_message() {
     drop(Store::open(&path).expect("create"));
     {
         // Test fixture: pretend a future kdrift wrote it.
-        let c = duckdb::Connection::open(&path).expect("open");
+        let c = kdrift_store::test_support::RawConnection::open(&path).expect("open");
         c.execute("UPDATE kdrift_meta SET value = '99' WHERE key = 'schema_version'", []).expect("bump");
     }
     let err = Store::open(&path).expect_err("must refuse");
@@ -113,7 +113,7 @@ fn a_version_1_store_is_migrated_to_the_current_version_and_keeps_its_data() {
     }
     {
         // Test fixture: the store as kdrift 0.1 (schema 1) left it.
-        let c = duckdb::Connection::open(&path).expect("open");
+        let c = kdrift_store::test_support::RawConnection::open(&path).expect("open");
         c.execute_batch(&format!(
             "DROP TABLE vl_windows; {DROP_V14} {DROP_V13} {DROP_V12} {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '1' WHERE key = 'schema_version'"
         ))
@@ -196,7 +196,7 @@ fn a_version_6_store_gets_the_version_order_of_ties_when_migrated() {
     downgrade_to_v6_order(&path);
     {
         // Test fixture check: v6's intervals are the ingest order's (n1's cordoned version is its newest).
-        let c = duckdb::Connection::open(&path).expect("open");
+        let c = kdrift_store::test_support::RawConnection::open(&path).expect("open");
         let newest: String = c
             .query_row(
                 "SELECT resource_version FROM node_versions WHERE name = 'n1' AND valid_until = 'infinity'",
@@ -267,7 +267,7 @@ fn a_version_2_store_is_migrated_even_when_opened_for_analysis() {
     }
     {
         // Test fixture: the store as schema 2 left it.
-        let c = duckdb::Connection::open(&path).expect("open");
+        let c = kdrift_store::test_support::RawConnection::open(&path).expect("open");
         c.execute_batch(&format!(
             "{DROP_V14} {DROP_V13} {DROP_V12} {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '2' WHERE key = 'schema_version'"
         ))
@@ -320,7 +320,7 @@ fn a_version_3_store_gets_intervals_and_requested_amounts_when_migrated() {
     }
     {
         // Test fixture: the store as kdrift 0.1 with schema v3 left it.
-        let c = duckdb::Connection::open(&path).expect("open");
+        let c = kdrift_store::test_support::RawConnection::open(&path).expect("open");
         c.execute_batch(&format!(
             "{DROP_V14} {DROP_V13} {DROP_V12} {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} UPDATE kdrift_meta SET value = '3' WHERE key = 'schema_version'"
         ))
@@ -508,9 +508,9 @@ fn event_only_bindings_follow_each_run_for_the_pods_it_names() {
     ingest_files(&store, &[write(dir.path(), "three.ndjson", three.as_bytes())], &mut NoProgress).expect("run 3");
     assert_eq!(event_only_bindings(&store), vec![s("w-1", "node-1", "web-7d"), s("w-3", "node-3", "-")]);
     // A full rebuild (what the v5 migration runs) gives the same table.
-    store.execute(&kdrift_store::sql::CLEAR_POD_BINDINGS, duckdb::params![-1i64, 0i64]).expect("clear");
+    store.execute(&kdrift_store::sql::CLEAR_POD_BINDINGS, kdrift_store::params![-1i64, 0i64]).expect("clear");
     assert!(event_only_bindings(&store).is_empty());
-    store.execute(&kdrift_store::sql::DERIVE_POD_BINDINGS, duckdb::params![-1i64, 0i64]).expect("rebuild");
+    store.execute(&kdrift_store::sql::DERIVE_POD_BINDINGS, kdrift_store::params![-1i64, 0i64]).expect("rebuild");
     assert_eq!(event_only_bindings(&store), vec![s("w-1", "node-1", "web-7d"), s("w-3", "node-3", "-")]);
 }
 
@@ -608,12 +608,16 @@ fn a_run_left_running_by_a_process_that_ended_is_closed_as_failed_when_the_store
         let store = Store::open(&path).expect("open");
         let begin = |location: &str| -> i64 {
             store
-                .query_one(&sql::BEGIN_RUN, duckdb::params!["file", location, 1_000_000i64, "0.0.0"], |r| r.get(0))
+                .query_one(&sql::BEGIN_RUN, kdrift_store::params!["file", location, 1_000_000i64, "0.0.0"], |r| {
+                    r.get(0)
+                })
                 .expect("begin run")
         };
         let dead = begin("big.ndjson");
         let done = begin("small.json");
-        store.execute(&sql::FINISH_RUN, duckdb::params![done, "ok", 2_000_000i64, 0i64, 0i64, 0i64]).expect("finish");
+        store
+            .execute(&sql::FINISH_RUN, kdrift_store::params![done, "ok", 2_000_000i64, 0i64, 0i64, 0i64])
+            .expect("finish");
         (dead, done)
     };
     let finished_at = |store: &Store, run_id: i64| -> Option<i64> {
@@ -821,7 +825,7 @@ fn a_version_9_store_migrates_and_why_pending_answers_as_before_from_the_history
     };
     {
         // Test fixture: the store as schema 9 left it, its moves kept then.
-        let c = duckdb::Connection::open(&path).expect("open");
+        let c = kdrift_store::test_support::RawConnection::open(&path).expect("open");
         c.execute_batch(&format!(
             "{DROP_V14} {DROP_V13} {DROP_V12} {DROP_V11} {DROP_V10} UPDATE kdrift_meta SET value = '9' WHERE key = 'schema_version'; \
              UPDATE drain_moves_kept SET schema_version = 9;"
@@ -908,23 +912,20 @@ fn distinct_pod_namespaces(store: &Store) -> Vec<String> {
 }
 
 /// The rows of one named query, each as its values' debug text.
-fn rows_of(store: &Store, q: &kdrift_store::NamedQuery, params: &[duckdb::types::Value]) -> Vec<String> {
+fn rows_of(
+    store: &Store,
+    q: &kdrift_store::NamedQuery,
+    params: &[kdrift_store::test_support::RawValue],
+) -> Vec<String> {
     let mut stmt = store.conn().prepare(q.sql).expect(q.name);
-    let mut rows = stmt.query(duckdb::params_from_iter(params)).expect(q.name);
-    let mut out = Vec::new();
-    while let Some(row) = rows.next().expect(q.name) {
-        let n = row.as_ref().column_count();
-        let values: Vec<duckdb::types::Value> = (0..n).map(|i| row.get(i).expect("value")).collect();
-        out.push(format!("{values:?}"));
-    }
-    out
+    stmt.query_debug(params).expect(q.name)
 }
 
 /// What why-pending's lookups by pod name answer for every pod name the
 /// store knows (its versions and its events), in order.
 fn lookups_by_pod_name(store: &Store) -> Vec<String> {
-    use duckdb::types::Value as V;
     use kdrift_store::sql;
+    use kdrift_store::test_support::RawValue as V;
     let pods: Vec<(String, String)> = {
         let mut stmt = store
             .conn()
@@ -1175,7 +1176,7 @@ fn a_pod_created_right_after_its_deployment_scaled_up_arrived_by_that_scale_up_b
     }
     // Test fixture: the store as schema 12 left it (no scalings kept apart,
     // the moves kept under 12).
-    duckdb::Connection::open(&path)
+    kdrift_store::test_support::RawConnection::open(&path)
         .expect("open")
         .execute_batch(&format!(
             "{DROP_V14} {DROP_V13} UPDATE kdrift_meta SET value = '12' WHERE key = 'schema_version'; \

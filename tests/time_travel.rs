@@ -135,7 +135,7 @@ fn pods_first_observed_hours_after_their_creation_are_estimated_before_it_batch_
     assert!(kdrift_tests::assert_amounts_agree(&store, 40) > 40);
     drop(store);
     // Test fixture: the store as schema 13 left it.
-    duckdb::Connection::open(&path)
+    kdrift_store::test_support::RawConnection::open(&path)
         .expect("open")
         .execute_batch(
             "ALTER TABLE pod_versions DROP COLUMN first_seen_late; \

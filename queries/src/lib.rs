@@ -14,7 +14,12 @@
 //! - [`prepare`]: a record made into its staging row (pure CPU work, on every core);
 //! - [`writer`]: one ingest run, staged and committed;
 //! - [`instant`]: instants as users type them (RFC 3339 or UTC microseconds);
-//! - [`parallel`]: an order-keeping parallel map (preparing records, parsing pod models).
+//! - [`parallel`]: an order-keeping parallel map (preparing records, parsing pod models);
+//! - [`columns`]: results of 100,000+ rows read column by column;
+//! - [`drain_moves`]: the drain moves kept after every ingest (written here, matched by `kdrift-analyze`);
+//! - [`run_checks`]: what a committed run stored that its user should hear about;
+//! - [`Row`], [`Param`], [`params!`]: what callers of a named query see of a row and its parameters;
+//! - `test_support` (feature `test-support`): raw SQL for the tests of other crates.
 
 pub mod catalog;
 pub mod columns;
@@ -27,7 +32,7 @@ mod row;
 pub mod run_checks;
 pub mod sql;
 #[cfg(feature = "test-support")]
-mod test_support;
+pub mod test_support;
 pub mod writer;
 
 use std::path::{Path, PathBuf};
@@ -396,14 +401,6 @@ impl Store {
     pub fn try_clone(&self) -> Result<Store, StoreError> {
         let conn = self.conn.try_clone().map_err(|source| StoreError::Open { path: self.path.clone(), source })?;
         Ok(Store { conn, path: self.path.clone(), abandoned: Vec::new(), unclosed: Vec::new() })
-    }
-
-    /// The underlying connection, for the tests of kdrift-tests that damage
-    /// a store or read what no named query reads (feature `test-support`).
-    #[cfg(feature = "test-support")]
-    #[doc(hidden)]
-    pub fn conn(&self) -> &Connection {
-        &self.conn
     }
 
     /// What the store holds.

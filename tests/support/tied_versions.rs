@@ -219,7 +219,9 @@ impl Answers {
         }
         for (kind, namespace, name) in [("Node", "", "n1"), ("Node", "", "n2"), ("Pod", "shop", "p")] {
             let texts = store
-                .query_map(&sql::LAST_VERSION, duckdb::params!["v1", kind, namespace, name], |r| r.get::<_, String>(0))
+                .query_map(&sql::LAST_VERSION, kdrift_store::params!["v1", kind, namespace, name], |r| {
+                    r.get::<_, String>(0)
+                })
                 .expect("last_version");
             let object: Value = serde_json::from_str(&texts[0]).expect("JSON");
             answers.last_versions.push(object["metadata"]["resourceVersion"].as_str().expect("rv").to_string());

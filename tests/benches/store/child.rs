@@ -59,7 +59,8 @@ fn ingest_kdrift(ndjson: &Path, dir: &Path) -> Result<Value, String> {
 }
 
 fn ingest_duckdb(ndjson: &Path, dir: &Path) -> Result<Value, String> {
-    let conn = duckdb::Connection::open(dir.join("baseline.duckdb")).map_err(|e| e.to_string())?;
+    let conn =
+        kdrift_store::test_support::RawConnection::open(dir.join("baseline.duckdb")).map_err(|e| e.to_string())?;
     let path = ndjson.display().to_string();
     let t = Instant::now();
     conn.execute(sql::BENCH_READ_JSON_BASELINE.sql, [&path]).map_err(|e| format!("read_json baseline: {e}"))?;
@@ -218,13 +219,12 @@ fn explain(store: &Path, query: &str, params: &[String]) -> Result<Value, String
         Some(file) => std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?,
         None => sql::ALL.iter().find(|q| q.name == query).ok_or_else(|| format!("no query {query}"))?.sql.to_string(),
     };
-    let values: Vec<duckdb::types::Value> = params
-        .iter()
-        .map(|p| p.parse::<i64>().map_or_else(|_| duckdb::types::Value::Text(p.clone()), duckdb::types::Value::BigInt))
-        .collect();
+    use kdrift_store::test_support::RawValue;
+    let values: Vec<RawValue> =
+        params.iter().map(|p| p.parse::<i64>().map_or_else(|_| RawValue::Text(p.clone()), RawValue::BigInt)).collect();
     let mut stmt = store.conn().prepare(&format!("EXPLAIN ANALYZE {text}")).map_err(|e| e.to_string())?;
     let rows: Vec<String> = stmt
-        .query_map(duckdb::params_from_iter(values), |r| r.get::<_, String>(1))
+        .query_map(kdrift_store::test_support::values(&values), |r| r.get::<_, String>(1))
         .map_err(|e| e.to_string())?
         .collect::<Result<_, _>>()
         .map_err(|e| e.to_string())?;
@@ -238,7 +238,7 @@ fn explain(store: &Path, query: &str, params: &[String]) -> Result<Value, String
 /// schema check or migration): for trying out a derived table on a copy of
 /// the bench store (not product SQL). Prints the elapsed time.
 fn exec(store: &Path, file: &Path) -> Result<Value, String> {
-    let conn = duckdb::Connection::open(store).map_err(|e| e.to_string())?;
+    let conn = kdrift_store::test_support::RawConnection::open(store).map_err(|e| e.to_string())?;
     let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
     let t = Instant::now();
     conn.execute_batch(&text).map_err(|e| e.to_string())?;
