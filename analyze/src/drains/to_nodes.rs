@@ -94,7 +94,7 @@ pub struct EpisodeOnNode {
 /// the moved pods whose replacement was bound to one of them (matched as
 /// the whole history's timeline matches them), and every binding to
 /// `nodes` up to `until`, oldest first. From the kept rows when fresh
-/// ([`super::keep_moves`]), else from the history (the moves of the owners
+/// ([`super::moves_to_keep`], kept by the store), else from the history (the moves of the owners
 /// of the pods bound to `nodes`: at 10M events a few thousand rows where
 /// the whole history is 820,000 bindings and 500,000 pieces of evidence).
 ///
