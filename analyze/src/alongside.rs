@@ -5,7 +5,7 @@
 //! drain timeline's amounts beside its moves, why-pending's nodes beside its
 //! pods, its moves to the explained nodes beside their pods).
 
-use kdrift_ingest::Store;
+use kdrift_store::Store;
 
 use crate::AnalyzeError;
 
@@ -37,7 +37,7 @@ mod tests {
     use super::*;
 
     fn one_number(store: &Store, sql: &str) -> i64 {
-        store.conn().query_row(sql, [], |r| r.get(0)).expect("query")
+        store.raw_i64(sql).expect("query")
     }
 
     #[test]
@@ -45,7 +45,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tmp");
         let store = Store::open(&dir.path().join("k.duckdb")).expect("create");
         // Test fixture: a committed row the second connection must see.
-        store.conn().execute_batch("CREATE TABLE t (v BIGINT); INSERT INTO t VALUES (7), (35);").expect("fixture");
+        store.raw_batch("CREATE TABLE t (v BIGINT); INSERT INTO t VALUES (7), (35);").expect("fixture");
         let (main, side) = alongside(
             &store,
             |reader| one_number(reader, "SELECT sum(v) FROM t"),

@@ -5,8 +5,8 @@
 //! event-only reconstruction of placements.
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde::Serialize;
 
 use crate::AnalyzeError;
@@ -158,10 +158,9 @@ pub fn node_signals(
     until: DateTime<Utc>,
 ) -> Result<Vec<NodeSignal>, AnalyzeError> {
     // Column by column: 55,000 signals at 10M events.
-    let batches = store.query_arrow(&sql::NODE_SIGNALS, bounds(since, until))?;
-    let mut out = Vec::with_capacity(batches.iter().map(|b| b.num_rows()).sum());
-    for batch in &batches {
-        let c = crate::columns::Columns::of(&sql::NODE_SIGNALS, batch);
+    let batches = store.query_columns(&sql::NODE_SIGNALS, bounds(since, until))?;
+    let mut out = Vec::with_capacity(batches.rows());
+    for c in batches.iter() {
         let (node, at, kind, source) = (c.text(0)?, c.times(1)?, c.text(2)?, c.text(3)?);
         let (reason, detail, estimated) = (c.text(4)?, c.text(5)?, c.bools(6)?);
         for row in 0..c.rows() {
@@ -180,7 +179,7 @@ pub fn node_signals(
     Ok(out)
 }
 
-pub(crate) fn evidence_row(r: &duckdb::Row<'_>) -> duckdb::Result<EvictionEvidence> {
+pub(crate) fn evidence_row(r: &kdrift_store::Row<'_, '_>) -> Result<EvictionEvidence, kdrift_store::RowError> {
     Ok(EvictionEvidence {
         namespace: r.get(0)?,
         name: r.get(1)?,
@@ -208,7 +207,7 @@ pub fn eviction_evidence_in(
     until: DateTime<Utc>,
 ) -> Result<Vec<EvictionEvidence>, AnalyzeError> {
     let list = ranges_json(ranges);
-    let params = duckdb::params![list, since.timestamp_micros(), until.timestamp_micros()];
+    let params = kdrift_store::params![list, since.timestamp_micros(), until.timestamp_micros()];
     Ok(store.query_map(&sql::EPISODE_EVICTIONS, params, evidence_row)?)
 }
 
@@ -244,7 +243,7 @@ pub fn event_only_placements(store: &Store, at: DateTime<Utc>) -> Result<Vec<Pla
     Ok(store.query_map(&sql::EVENT_ONLY_PLACEMENTS, [at.timestamp_micros()], placement_row)?)
 }
 
-pub(crate) fn placement_row(r: &duckdb::Row<'_>) -> duckdb::Result<Placement> {
+pub(crate) fn placement_row(r: &kdrift_store::Row<'_, '_>) -> Result<Placement, kdrift_store::RowError> {
     Ok(Placement {
         namespace: r.get(0)?,
         name: r.get(1)?,

@@ -1,6 +1,10 @@
 //! kdrift's analyses: store → findings. Every analysis reads the store
-//! through named queries and returns plain data (serde-serialisable) that the
-//! CLI renders as tables or JSON.
+//! through `kdrift-store` (its named queries, rows mapped through its `Row`,
+//! or its typed readers) and returns plain data (serde-serialisable) that the
+//! CLI renders as tables or JSON. The analyses only read: they never write
+//! to the store (the drain moves the CLI keeps after an ingest are computed
+//! here by [`drains::moves_to_keep`] and written by the store), and never
+//! touch DuckDB or depend on `kdrift-ingest`.
 //!
 //! - [`failed_scheduling`]: the FailedScheduling message parser (every era);
 //! - [`pending`]: `why-pending`, one pod's chain or every pending pod;
@@ -17,7 +21,6 @@
 //! - [`words`]: counts in words, agreeing in number.
 
 mod alongside;
-mod columns;
 pub mod drains;
 pub mod error;
 pub mod failed_scheduling;

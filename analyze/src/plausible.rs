@@ -4,13 +4,13 @@
 //! ingest, but moved `skew`'s "now" to year 9999 and stretched `kdrift
 //! report`'s range from year 0000 (kdrift issue 34). Both functions read
 //! the columns' statistics first (no scan), and scan, skipping the times
-//! outside [`kdrift_ingest::instant::plausible_range`], only when the
+//! outside [`kdrift_store::instant::plausible_range`], only when the
 //! statistics fall outside it.
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::instant::plausible_range;
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
+use kdrift_store::instant::plausible_range;
+use kdrift_store::sql;
+use kdrift_store::Store;
 
 use crate::AnalyzeError;
 
@@ -40,7 +40,9 @@ pub fn latest_observation(store: &Store) -> Result<Option<DateTime<Utc>>, Analyz
 /// [`AnalyzeError::Store`] when a query fails.
 pub fn time_span(store: &Store) -> Result<Option<crate::report::Span>, AnalyzeError> {
     let (lower, upper) = plausible_range(Utc::now());
-    let read = |r: &duckdb::Row<'_>| Ok((r.get::<_, Option<DateTime<Utc>>>(0)?, r.get::<_, Option<DateTime<Utc>>>(1)?));
+    let read = |r: &kdrift_store::Row<'_, '_>| {
+        Ok((r.get::<_, Option<DateTime<Utc>>>(0)?, r.get::<_, Option<DateTime<Utc>>>(1)?))
+    };
     let (first, last) = store.query_one(&sql::TIME_SPAN, [], read)?;
     let inside = |t: Option<DateTime<Utc>>| t.is_none_or(|t| t >= lower && t <= upper);
     if inside(first) && inside(last) {

@@ -2,8 +2,8 @@
 //! of each outcome (`Succeeded`, `Stopped`, `Refused`), for `kdrift check`.
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde::Serialize;
 
 use crate::AnalyzeError;

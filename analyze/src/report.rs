@@ -5,8 +5,8 @@
 //! each pod that was Pending in the range, longest-pending first.
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::StoreCounts;
-use kdrift_ingest::Store;
+use kdrift_store::Store;
+use kdrift_store::StoreCounts;
 use serde::Serialize;
 
 use crate::drains::{drain_timeline, DrainTimeline};

@@ -11,8 +11,8 @@
 //! [`crate::state::ClusterAt`]); a value holds until the next sample.
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde::Serialize;
 
 use crate::usage::{requested_at_instants, RequestedAt};

@@ -14,13 +14,13 @@
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::Store;
 use kdrift_rebalance::{classify_nodes, Policy, PolicyError, ResourceList};
 use kdrift_rebalance::{ExcludedNode, NodeClass, NodeReport, ThresholdsApplied};
 use kdrift_rebalance::{
     LowNodeUtilizationArgs, PluginArgs, PluginConfig, PluginSet, Plugins, Profile, ResourceThresholds,
     LOW_NODE_UTILIZATION,
 };
+use kdrift_store::Store;
 use serde::Serialize;
 
 use crate::state::amounts::{amounts_at, AmountsAt};

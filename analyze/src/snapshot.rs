@@ -12,10 +12,10 @@
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
 use kdrift_rebalance::{namespace_from_json, pdb_from_json, priority_class_from_json, pvc_from_json};
 use kdrift_rebalance::{ModelError, Snapshot};
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde_json::Value;
 
 use crate::state::lower_bound::{event_only_note, events_instant, unstored_namespaces, unstored_note};
@@ -174,7 +174,7 @@ impl Stored {
 
 /// Every object of `kind` at `at`.
 fn objects(store: &Store, kind: &'static str, at: DateTime<Utc>) -> Result<Vec<Stored>, AnalyzeError> {
-    let rows = store.query_map(&sql::OBJECTS_AT, duckdb::params![kind, at.timestamp_micros()], |r| {
+    let rows = store.query_map(&sql::OBJECTS_AT, kdrift_store::params![kind, at.timestamp_micros()], |r| {
         Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, bool>(4)?, r.get::<_, String>(5)?))
     })?;
     Ok(rows

@@ -11,8 +11,8 @@
 //! ([`kdrift_rebalance::hundredths`]).
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::Store;
 use kdrift_rebalance::{CPU, MEMORY, PODS};
+use kdrift_store::Store;
 use serde::Serialize;
 
 use crate::state::amounts::{amounts_at, AmountsAt};

@@ -684,15 +684,18 @@ fn finish(
         s.duplicates = s.records.saturating_sub(s.added);
     }
     in_line_order(&mut summaries);
-    let mut warnings = store.query_map(&sql::RUN_NODE_UIDS, [run_id], |r| {
-        let (name, uids, locations): (String, i64, String) =
-            (r.get(0)?, r.get(1)?, r.get::<_, duckdb::types::Value>(2).map(list_text)?);
-        Ok(format!(
-            "node {name} was stored with {uids} different uids (from {locations}): dumps of two clusters given \
-             together become one cluster in the store (keep one store per cluster), unless the node was deleted \
-             and re-created under its name between the dumps"
-        ))
-    })?;
+    let mut warnings: Vec<String> = store
+        .run_node_uids(run_id)?
+        .into_iter()
+        .map(|n| {
+            let (name, uids, locations) = (n.name, n.uids, n.locations.join(", "));
+            format!(
+                "node {name} was stored with {uids} different uids (from {locations}): dumps of two clusters given \
+                 together become one cluster in the store (keep one store per cluster), unless the node was deleted \
+                 and re-created under its name between the dumps"
+            )
+        })
+        .collect();
     warnings.extend(implausible_times_warning(store, run_id)?);
     Ok(IngestReport {
         run_id,
@@ -714,7 +717,7 @@ fn implausible_times_warning(store: &Store, run_id: i64) -> Result<Option<String
     let (lower, upper) = crate::instant::plausible_range(chrono::Utc::now());
     let rows = store.query_map(
         &sql::RUN_IMPLAUSIBLE_TIMES,
-        duckdb::params![run_id, lower.timestamp_micros(), upper.timestamp_micros()],
+        kdrift_store::params![run_id, lower.timestamp_micros(), upper.timestamp_micros()],
         |r| {
             let (n, kind, namespace, name, at): (i64, String, String, String, chrono::NaiveDateTime) =
                 (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
@@ -731,21 +734,6 @@ fn implausible_times_warning(store: &Store, run_id: i64) -> Result<Option<String
             at.format("%Y-%m-%dT%H:%M:%S"),
         )
     }))
-}
-
-/// A DuckDB list of texts as `a, b` (other values as DuckDB shows them).
-fn list_text(v: duckdb::types::Value) -> String {
-    match v {
-        duckdb::types::Value::List(items) => items
-            .into_iter()
-            .map(|i| match i {
-                duckdb::types::Value::Text(t) => t,
-                other => format!("{other:?}"),
-            })
-            .collect::<Vec<_>>()
-            .join(", "),
-        other => format!("{other:?}"),
-    }
 }
 
 #[cfg(test)]

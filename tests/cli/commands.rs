@@ -392,7 +392,7 @@ fn an_ingest_sorts_its_lookup_tables_and_keeps_the_moves_and_says_so_with_v() {
     assert!(!again.contains("sorted the"), "nothing new to sort:\n{again}");
     assert!(again.contains("the kept drain moves are already those of the history"), "{again}");
     // Test fixture: the store as schema 12 left it; the next open migrates it, and says so.
-    kdrift_ingest::Store::open(&db)
+    kdrift_store::Store::open(&db)
         .expect("open")
         .conn()
         .execute_batch(
@@ -402,7 +402,7 @@ fn an_ingest_sorts_its_lookup_tables_and_keeps_the_moves_and_says_so_with_v() {
         .expect("downgrade");
     let out = kdrift().arg("-v").arg("--db").arg(&db).arg("skew").assert().success();
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
-    let said = format!("from schema version 12 to {}", kdrift_ingest::store::SCHEMA_VERSION);
+    let said = format!("from schema version 12 to {}", kdrift_store::SCHEMA_VERSION);
     assert!(stderr.contains("migrating store") && stderr.contains(&said), "{stderr}");
     let out = kdrift().arg("-v").arg("--db").arg(&db).arg("skew").assert().success();
     assert!(!String::from_utf8_lossy(&out.get_output().stderr).contains("migrating"), "migrated once");

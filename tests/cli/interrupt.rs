@@ -13,7 +13,7 @@ use chrono::Duration as Minutes;
 use kdrift_ingest::interrupt::INTERRUPTED_RUN_MESSAGE;
 use kdrift_ingest::ndjson_stream::{BATCH, CHUNK, QUEUED};
 use kdrift_ingest::victorialogs::Layout;
-use kdrift_ingest::Store;
+use kdrift_store::Store;
 use kdrift_tests::fake_vlogs::{FakeVlogs, Fault};
 use kdrift_tests::shippers::{ship, Seen, Sighting};
 use kdrift_tests::vl_pull::utc;
@@ -424,7 +424,7 @@ fn a_killed_file_ingest_keeps_the_input_errors_of_its_committed_batches() {
     let mut child = kdrift(&db)
         .args(["ingest", "file"])
         .arg(&file)
-        .env("KDRIFT_LOG", "kdrift_ingest::store::writer=debug")
+        .env("KDRIFT_LOG", "kdrift_store::writer=debug")
         .spawn()
         .expect("start kdrift");
     let stderr = child.stderr.take().expect("stderr");

@@ -534,14 +534,14 @@ fn an_ingest_aborted_by_a_store_error_closes_its_run_as_failed() {
     let (_dir, db, events) = store_after_one_empty_ingest();
     // A store damaged between two runs: a derived table is gone.
     {
-        let store = kdrift_ingest::Store::open(&db).expect("open");
+        let store = kdrift_store::Store::open(&db).expect("open");
         store.conn().execute_batch("DROP TABLE pod_bindings").expect("drop");
     }
     let out = kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&events).output().expect("run");
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("query clear_pod_bindings (derive/clear_pod_bindings.sql) failed"), "{stderr}");
-    let store = kdrift_ingest::Store::open_existing(&db).expect("open");
+    let store = kdrift_store::Store::open_existing(&db).expect("open");
     let (status, finished, message): (String, bool, String) = store
         .conn()
         .query_row(
@@ -731,7 +731,7 @@ fn a_file_that_is_no_dump_alone_is_refused_before_the_store_is_opened() {
     assert_eq!(ingest_in(dir.path(), &[&node]).0, 0);
     let (code, _, stderr) = ingest_in(dir.path(), &[&tsv]);
     assert_eq!((code, stderr.trim_end()), (2, expected.as_str()));
-    let store = kdrift_ingest::Store::open_existing(&db).expect("open");
+    let store = kdrift_store::Store::open_existing(&db).expect("open");
     let runs: i64 = store.conn().query_row("SELECT count(*) FROM ingest_runs", [], |r| r.get(0)).expect("runs");
     assert_eq!(runs, 1, "only the node's run");
 }
@@ -895,7 +895,7 @@ fn ingest_stores_a_relative_path_as_an_absolute_one() {
         .expect("run");
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let absolute = root.join("dumps").join("nodes.json").display().to_string();
-    let store = kdrift_ingest::Store::open_existing(&root.join("k.duckdb")).expect("open");
+    let store = kdrift_store::Store::open_existing(&root.join("k.duckdb")).expect("open");
     let location = |sql: &str| -> String { store.conn().query_row(sql, [], |r| r.get(0)).expect(sql) };
     assert_eq!(location("SELECT location FROM ingest_runs"), absolute);
     assert_eq!(location("SELECT DISTINCT location FROM observations"), absolute);
@@ -1663,7 +1663,7 @@ fn a_run_left_running_by_a_process_that_ended_is_a_kdrift_warning_naming_the_run
     let (_dir, db, events) = store_after_one_empty_ingest();
     // What a killed `kdrift ingest` leaves: its run row `running`.
     {
-        let store = kdrift_ingest::Store::open(&db).expect("open");
+        let store = kdrift_store::Store::open(&db).expect("open");
         store
             .conn()
             .execute_batch(
@@ -1702,7 +1702,7 @@ fn a_run_left_running_by_a_process_that_ended_is_a_kdrift_warning_naming_the_run
         )],
         "one line, like every other warning (not tracing's log format)"
     );
-    let store = kdrift_ingest::Store::open_existing(&db).expect("open");
+    let store = kdrift_store::Store::open_existing(&db).expect("open");
     let (status, finished): (String, bool) = store
         .conn()
         .query_row("SELECT status, finished_at IS NOT NULL FROM ingest_runs WHERE run_id = 2", [], |r| {

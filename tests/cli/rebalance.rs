@@ -197,7 +197,7 @@ fn run_with_yes_evicts_and_check_reads_the_cronjob() {
     assert_eq!(e.evicted().len(), 4);
     // The run's records are new observations: the drain moves are kept
     // again, as after an ingest (break-it trial: they were left stale).
-    let store = kdrift_ingest::Store::open_existing(&e.db).expect("store");
+    let store = kdrift_store::Store::open_existing(&e.db).expect("store");
     assert!(kdrift_analyze::drains::moves_are_fresh(&store).expect("fresh?"), "kept after the run");
     drop(store);
 

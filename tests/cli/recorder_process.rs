@@ -11,10 +11,10 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 
-use kdrift_ingest::store::catalog;
-use kdrift_ingest::Store;
 use kdrift_rebalance::HISTORY_RESOURCES;
 use kdrift_scenario::{generate, ScenarioConfig};
+use kdrift_store::catalog;
+use kdrift_store::Store;
 use kdrift_tests::fake_kube::FakeKube;
 use serde_json::{json, Value};
 
@@ -153,7 +153,7 @@ fn a_killed_recorder_keeps_what_it_committed_and_catches_up_on_restart() {
         let mut stmt = store.conn().prepare("SELECT message FROM ingest_errors WHERE run_id = 1").expect("prepare");
         stmt.query_map([], |r| r.get(0)).expect("query").collect::<Result<_, _>>().expect("rows")
     };
-    assert_eq!(why, vec![kdrift_ingest::store::ABANDONED_RUN_MESSAGE.to_string()]);
+    assert_eq!(why, vec![kdrift_store::ABANDONED_RUN_MESSAGE.to_string()]);
     let params = [
         ("namespace".to_string(), gone_ns.to_string()),
         ("name".to_string(), gone_name.to_string()),

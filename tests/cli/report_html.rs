@@ -319,7 +319,8 @@ fn a_window_keeps_drain_2_and_the_chain() {
 #[test]
 #[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
 fn report_of_every_real_fixture_renders() {
-    use kdrift_ingest::{ingest_files, ingest_records, NoProgress, Store};
+    use kdrift_ingest::{ingest_files, ingest_records, NoProgress};
+    use kdrift_store::Store;
     let Some(real) = kdrift_tests::real_fixtures_or_skip("report_of_every_real_fixture_renders") else { return };
     let dir = tempfile::tempdir().expect("temp dir");
     let db = dir.path().join("real.duckdb");

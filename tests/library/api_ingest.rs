@@ -7,10 +7,11 @@
 use chrono::{DateTime, Utc};
 use kdrift_analyze::why_pending;
 use kdrift_ingest::api::{snapshot, ApiReport, ManualClock, Severity, SnapshotOptions};
-use kdrift_ingest::store::writer::RunStatus;
-use kdrift_ingest::{ingest_files, NoProgress, Store};
+use kdrift_ingest::{ingest_files, NoProgress};
 use kdrift_rebalance::{ClusterOptions, Scope};
 use kdrift_scenario::{generate, Scenario, ScenarioConfig};
+use kdrift_store::writer::RunStatus;
+use kdrift_store::Store;
 use kdrift_tests::fake_kube::FakeKube;
 use kdrift_tests::temp_store;
 use serde_json::Value;

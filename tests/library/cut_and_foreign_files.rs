@@ -9,9 +9,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use kdrift_ingest::files::FileSummary;
-use kdrift_ingest::store::catalog;
-use kdrift_ingest::store::writer::RunStatus;
-use kdrift_ingest::{ingest_files, NoProgress, Store};
+use kdrift_ingest::{ingest_files, NoProgress};
+use kdrift_store::catalog;
+use kdrift_store::writer::RunStatus;
+use kdrift_store::Store;
 use kdrift_tests::{real_fixtures_or_skip, temp_store};
 use serde_json::{json, Value};
 

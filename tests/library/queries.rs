@@ -2,9 +2,9 @@
 //! scenario) through `kdrift query`'s catalog, with values checked.
 
 use kdrift_ingest::demo::ingest_scenario;
-use kdrift_ingest::instant::InstantListError;
-use kdrift_ingest::store::catalog::{self, CatalogError};
 use kdrift_scenario::{generate, ScenarioConfig};
+use kdrift_store::catalog::{self, CatalogError};
+use kdrift_store::instant::InstantListError;
 use kdrift_tests::temp_store;
 use serde_json::{json, Value};
 
@@ -57,7 +57,7 @@ fn every_read_query_runs_on_the_demo_store() {
             }
             "job" => facts.job_name.clone(),
             "pull_key" => "http://127.0.0.1:9428 raw".to_string(),
-            "schema_version" => kdrift_ingest::store::SCHEMA_VERSION.to_string(),
+            "schema_version" => kdrift_store::SCHEMA_VERSION.to_string(),
             "rules_version" => kdrift_analyze::drains::kept::RULES_VERSION.to_string(),
             "first_operation" => "1".to_string(),
             "run_id" => "1".to_string(),
@@ -126,7 +126,7 @@ fn every_read_query_runs_on_the_demo_store() {
             "pod_models" => assert_eq!(r.rows.len(), 2, "the two versions asked for"),
             "store_counts" => assert_eq!(r.rows[0][col("nodes")], Value::from(5)),
             "get_schema_version" => {
-                assert_eq!(r.rows[0][0], Value::String(kdrift_ingest::store::SCHEMA_VERSION.to_string()))
+                assert_eq!(r.rows[0][0], Value::String(kdrift_store::SCHEMA_VERSION.to_string()))
             }
             "event_list" => {
                 let row =
@@ -345,7 +345,7 @@ fn golden_params(query: &str, param: &str, facts: &kdrift_scenario::ScenarioFact
         // node-2 over since..until.
         (_, "episodes") => r#"[{"node":"node-2","from_us":1795831200000000,"to_us":1795831440000000}]"#.into(),
         (_, "pull_key") => "http://127.0.0.1:9428 raw".into(),
-        (_, "schema_version") => kdrift_ingest::store::SCHEMA_VERSION.to_string(),
+        (_, "schema_version") => kdrift_store::SCHEMA_VERSION.to_string(),
         (_, "rules_version") => kdrift_analyze::drains::kept::RULES_VERSION.to_string(),
         (_, "first_operation") => "1".into(),
         (_, "run_id") => "1".into(),
@@ -379,17 +379,17 @@ fn every_read_query_matches_its_golden_file_and_runs_from_the_sql_text_alone() {
     let facts = scenario.facts.clone();
     let dir = tempfile::tempdir().expect("tmp");
     let path = dir.path().join("golden.duckdb");
-    let store = kdrift_ingest::Store::open(&path).expect("store");
+    let store = kdrift_store::Store::open(&path).expect("store");
     ingest_scenario(&store, scenario, 1).expect("ingest");
     // As `kdrift ingest` leaves it: the drain moves kept (schema v9).
-    kdrift_analyze::drains::keep_moves(&store).expect("keep the drain moves");
+    kdrift_tests::keep_moves(&store).expect("keep the drain moves");
     let update = std::env::var_os("KDRIFT_UPDATE_GOLDEN").is_some();
     let golden_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("golden/queries");
     let mut failures = Vec::new();
     let mut literal_runs = Vec::new();
     let reads: Vec<_> = catalog::list().into_iter().filter(|q| q.read_only).collect();
     for q in &reads {
-        let sql = kdrift_ingest::store::sql::by_name(q.name).expect("registered").sql;
+        let sql = kdrift_store::sql::by_name(q.name).expect("registered").sql;
         assert!(sql.lines().any(|l| l.starts_with("-- cli: ")), "{}: no `-- cli:` header line", q.file);
         let params: Vec<(String, String)> =
             q.params.iter().map(|p| (p.name.clone(), golden_params(q.name, &p.name, &facts))).collect();
@@ -459,11 +459,7 @@ fn every_read_query_matches_its_golden_file_and_runs_from_the_sql_text_alone() {
         ));
     }
     drop(store);
-    let plain = duckdb::Connection::open_with_flags(
-        &path,
-        duckdb::Config::default().access_mode(duckdb::AccessMode::ReadOnly).expect("config"),
-    )
-    .expect("plain connection");
+    let plain = kdrift_store::test_support::RawConnection::open_read_only(&path).expect("plain connection");
     for (name, sql, literals, rows) in literal_runs {
         plain
             .execute_batch(&format!("DEALLOCATE PREPARE q; PREPARE q AS {sql};"))

@@ -130,7 +130,7 @@ fn jgyy_same_events_through_both_apis_count_once() {
     ingest_files(&one, std::slice::from_ref(&core), &mut NoProgress).expect("ingest");
     let (_d2, both) = temp_store();
     ingest_files(&both, &[core, new_api], &mut NoProgress).expect("ingest");
-    let count = |s: &kdrift_ingest::Store| -> i64 { s.counts().expect("counts").events };
+    let count = |s: &kdrift_store::Store| -> i64 { s.counts().expect("counts").events };
     assert_eq!(count(&one), 488);
     assert_eq!(count(&both), 488, "the events.k8s.io copies are the same events");
 }
@@ -181,7 +181,7 @@ fn every_forensics_command_runs_on_a_store_of_every_real_file() {
 
 /// The erwee402 files only: its default namespace's pods are known only
 /// from events (the dump holds kube-system's Pod objects).
-fn erwee402_store(real: &std::path::Path) -> (tempfile::TempDir, kdrift_ingest::Store) {
+fn erwee402_store(real: &std::path::Path) -> (tempfile::TempDir, kdrift_store::Store) {
     let (dir, store) = temp_store();
     let dumps = real.join("dumps");
     let files: Vec<std::path::PathBuf> =
@@ -334,7 +334,7 @@ fn a_whole_cluster_info_dump_tree_and_the_real_erwee402_files_load_with_zero_err
     for f in &report.files {
         assert!(f.errors.is_empty(), "{}: {:?}", f.location, f.errors);
     }
-    assert_eq!((report.status, report.error_count()), (kdrift_ingest::store::writer::RunStatus::Ok, 0));
+    assert_eq!((report.status, report.error_count()), (kdrift_store::writer::RunStatus::Ok, 0));
     assert_eq!(report.files.len(), 22 + 4);
     assert_eq!(report.ignored.len(), 2, "the two logs.txt: {:?}", report.ignored);
     // Objects per kind: the tree's, plus erwee402's 11 kube-system pods and its node.
@@ -358,7 +358,7 @@ fn a_whole_cluster_info_dump_tree_and_the_real_erwee402_files_load_with_zero_err
     .map(|kind| {
         let params =
             [("kind".to_string(), kind.to_string()), ("at_us".to_string(), "2100-01-01T00:00:00Z".to_string())];
-        (*kind, kdrift_ingest::store::catalog::run(&store, "objects_at", &params).expect("objects_at").rows.len())
+        (*kind, kdrift_store::catalog::run(&store, "objects_at", &params).expect("objects_at").rows.len())
     })
     .collect();
     assert_eq!(

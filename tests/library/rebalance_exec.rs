@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use chrono::Utc;
 use kdrift_ingest::actions::StoreSink;
-use kdrift_ingest::store::catalog;
 use kdrift_rebalance::ClusterOptions;
 use kdrift_rebalance::{apply_plan, plan_document};
 use kdrift_rebalance::{
@@ -17,6 +16,7 @@ use kdrift_rebalance::{
 };
 use kdrift_rebalance::{PlanDocument, PlanSource};
 use kdrift_rebalance::{PlanOptions, Policy};
+use kdrift_store::catalog;
 use kdrift_tests::busy_cluster::{self, BUSY_POLICY};
 use kdrift_tests::fake_kube::{EvictionFault, FakeKube, PDB_MESSAGE};
 use kdrift_tests::temp_store;

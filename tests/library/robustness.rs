@@ -6,8 +6,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use kdrift_analyze::{pending_pods, why_pending};
-use kdrift_ingest::store::StoreError;
-use kdrift_ingest::{ingest_files, NoProgress, Store};
+use kdrift_ingest::{ingest_files, NoProgress};
+use kdrift_store::Store;
+use kdrift_store::StoreError;
 use kdrift_tests::temp_store;
 
 fn write(dir: &Path, name: &str, body: &[u8]) -> PathBuf {
@@ -409,7 +410,7 @@ fn symlink_loops_end_and_fifos_are_not_read() {
 fn analysis_opens_read_only_and_never_writes_into_a_foreign_file() {
     let dir = tempfile::tempdir().expect("tmp");
     let foreign = dir.path().join("empty.duckdb");
-    drop(duckdb::Connection::open(&foreign).expect("create empty duckdb"));
+    drop(kdrift_store::test_support::RawConnection::open(&foreign).expect("create empty duckdb"));
     let before = std::fs::metadata(&foreign).expect("meta").len();
     assert!(matches!(Store::open_existing(&foreign), Err(StoreError::NotAStore { .. })));
     assert_eq!(std::fs::metadata(&foreign).expect("meta").len(), before, "nothing written");
@@ -481,7 +482,7 @@ fn a_scheduled_event_naming_no_pod_is_left_out_and_the_state_still_loads() {
     let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
     assert_eq!(report.counts.records, 3);
     let all = [("since_us".to_string(), "0".to_string()), ("until_us".to_string(), "2030-01-01T00:00:00Z".to_string())];
-    let placed = kdrift_ingest::store::catalog::run(&store, "pod_placements", &all).expect("placements");
+    let placed = kdrift_store::catalog::run(&store, "pod_placements", &all).expect("placements");
     let names: Vec<&str> = placed.rows.iter().map(|r| r[1].as_str().unwrap_or("<null>")).collect();
     assert_eq!(names, vec!["p"], "only the named pod is bound");
     let state = kdrift_analyze::state::ClusterAt::load(&store, t("2026-01-01T00:20:00Z")).expect("state loads");
@@ -902,7 +903,7 @@ fn a_deleted_pod_stored_without_a_namespace_is_not_revived_by_its_scheduled_even
     let under_blank = vec![(String::new(), "web-1".to_string(), "both".to_string())];
     assert_eq!(bindings(&store), under_blank, "as schema 11 derived it");
     drop(store);
-    duckdb::Connection::open(&path)
+    kdrift_store::test_support::RawConnection::open(&path)
         .expect("open")
         .execute_batch(
             "ALTER TABLE pod_versions DROP COLUMN first_seen_late; DROP TABLE replica_set_scalings; DROP TABLE drain_episodes; DROP TABLE pod_bindings_sorted; \
@@ -1410,7 +1411,7 @@ fn an_interrupt_during_a_whole_file_parse_stops_it_within_a_few_mb() {
     let mut progress = InterruptWhenReading(interrupt.clone());
     let report = kdrift_ingest::ingest_files_until(&store, &[file], &mut progress, &interrupt).expect("ingest");
     assert!(report.interrupted);
-    assert_eq!(report.status, kdrift_ingest::store::writer::RunStatus::Failed);
+    assert_eq!(report.status, kdrift_store::writer::RunStatus::Failed);
     // The parse stopped at its first look at the interrupt, 4 MiB into the
     // List (about 1 item in 3), not after its 40,000 items.
     let errors = &report.files[0].errors;
@@ -1613,11 +1614,11 @@ fn credentials_in_records_are_masked_before_the_store_and_secrets_never_stored()
         assert!(!all.contains(secret), "{secret} stored");
     }
     // A Secret handed in directly (an API or log source) is refused too.
-    let record = kdrift_ingest::record::Record {
+    let record = kdrift_store::record::Record {
         object: secret,
-        origin: kdrift_ingest::record::Origin { location: "api".into(), line: None, item: None },
+        origin: kdrift_store::record::Origin { location: "api".into(), line: None, item: None },
         observed_at: None,
-        change: kdrift_ingest::record::Change::Listed,
+        change: kdrift_store::record::Change::Listed,
     };
     let report = kdrift_ingest::ingest_records(&store, "api", "api", [record]).expect("ingest");
     assert_eq!(report.counts.records, 0);

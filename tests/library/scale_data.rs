@@ -5,9 +5,10 @@
 
 use std::path::PathBuf;
 
-use kdrift_ingest::store::sql;
-use kdrift_ingest::{ingest_files, NoProgress, Store};
+use kdrift_ingest::{ingest_files, NoProgress};
 use kdrift_scenario::scale::ScaleConfig;
+use kdrift_store::sql;
+use kdrift_store::Store;
 use kdrift_tests::scale_data::{write, Outputs};
 use kdrift_tests::temp_store;
 

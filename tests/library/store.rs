@@ -3,8 +3,9 @@
 
 use std::io::Write;
 
-use kdrift_ingest::store::{StoreError, SCHEMA_VERSION};
-use kdrift_ingest::{ingest_files, NoProgress, Store};
+use kdrift_ingest::{ingest_files, NoProgress};
+use kdrift_store::Store;
+use kdrift_store::{StoreError, SCHEMA_VERSION};
 use kdrift_tests::temp_store;
 
 #[test]
@@ -28,11 +29,11 @@ fn a_foreign_duckdb_file_is_refused() {
         ("sequence", "CREATE SEQUENCE ids"),
     ] {
         let path = dir.path().join(format!("{name}.duckdb"));
-        duckdb::Connection::open(&path).expect("open").execute_batch(ddl).expect("create");
+        kdrift_store::test_support::RawConnection::open(&path).expect("open").execute_batch(ddl).expect("create");
         let err = Store::open(&path).expect_err("must refuse");
         assert!(matches!(err, StoreError::NotAStore { .. }), "{name}: {err}");
         assert!(err.to_string().contains("not a kdrift store"), "{name}: {err}");
-        let c = duckdb::Connection::open(&path).expect("reopen");
+        let c = kdrift_store::test_support::RawConnection::open(&path).expect("reopen");
         let tables: i64 = c.query_row("SELECT count(*) FROM duckdb_tables()", [], |r| r.get(0)).expect("count");
         assert_eq!(tables, i64::from(name == "table"), "{name}: nothing of kdrift's was written");
         assert!(err.to_string().ends_with("refusing to write into it"), "{name}: {err}");
@@ -45,7 +46,7 @@ fn an_empty_duckdb_file_opened_to_read_says_there_is_nothing_to_read_not_that_it
     // "refusing to write into it", though it only reads.
     let dir = tempfile::tempdir().expect("tmp");
     let path = dir.path().join("empty.duckdb");
-    drop(duckdb::Connection::open(&path).expect("create"));
+    drop(kdrift_store::test_support::RawConnection::open(&path).expect("create"));
     let err = Store::open_existing(&path).expect_err("no kdrift store");
     assert!(matches!(err, StoreError::NotAStore { reading: true, .. }), "{err}");
     assert_eq!(
@@ -65,7 +66,7 @@ fn rows_an_older_kdrift_left_in_the_stored_staging_table_are_emptied_on_open() {
     drop(Store::open(&path).expect("create"));
     {
         // Test fixture: an older kdrift, killed mid-run, left a staged row in the file.
-        let c = duckdb::Connection::open(&path).expect("open");
+        let c = kdrift_store::test_support::RawConnection::open(&path).expect("open");
         c.execute_batch(
             "INSERT INTO staging_observations (seq, observed_at_us, observed_at_estimated, change, kind, \
              api_version, namespace, name, content_hash, location, object) \
@@ -88,7 +89,7 @@ fn a_newer_store_is_refused_with_a_clear_message() {
     drop(Store::open(&path).expect("create"));
     {
         // Test fixture: pretend a future kdrift wrote it.
-        let c = duckdb::Connection::open(&path).expect("open");
+        let c = kdrift_store::test_support::RawConnection::open(&path).expect("open");
         c.execute("UPDATE kdrift_meta SET value = '99' WHERE key = 'schema_version'", []).expect("bump");
     }
     let err = Store::open(&path).expect_err("must refuse");
@@ -112,17 +113,17 @@ fn a_version_1_store_is_migrated_to_the_current_version_and_keeps_its_data() {
     }
     {
         // Test fixture: the store as kdrift 0.1 (schema 1) left it.
-        let c = duckdb::Connection::open(&path).expect("open");
+        let c = kdrift_store::test_support::RawConnection::open(&path).expect("open");
         c.execute_batch(&format!(
             "DROP TABLE vl_windows; {DROP_V14} {DROP_V13} {DROP_V12} {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '1' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }
     let store = Store::open(&path).expect("migrate");
-    let version = kdrift_ingest::store::catalog::run(&store, "get_schema_version", &[]).expect("version");
+    let version = kdrift_store::catalog::run(&store, "get_schema_version", &[]).expect("version");
     assert_eq!(version.rows[0][0], serde_json::Value::String(SCHEMA_VERSION.to_string()));
     assert_eq!(SCHEMA_VERSION, 15);
-    assert!(kdrift_ingest::store::catalog::run(&store, "vl_windows", &[]).expect("vl_windows exists").rows.is_empty());
+    assert!(kdrift_store::catalog::run(&store, "vl_windows", &[]).expect("vl_windows exists").rows.is_empty());
     assert_eq!(store.counts().expect("counts").events, 1, "the data stays");
 }
 
@@ -195,7 +196,7 @@ fn a_version_6_store_gets_the_version_order_of_ties_when_migrated() {
     downgrade_to_v6_order(&path);
     {
         // Test fixture check: v6's intervals are the ingest order's (n1's cordoned version is its newest).
-        let c = duckdb::Connection::open(&path).expect("open");
+        let c = kdrift_store::test_support::RawConnection::open(&path).expect("open");
         let newest: String = c
             .query_row(
                 "SELECT resource_version FROM node_versions WHERE name = 'n1' AND valid_until = 'infinity'",
@@ -206,7 +207,7 @@ fn a_version_6_store_gets_the_version_order_of_ties_when_migrated() {
         assert_eq!(newest, "100", "the fixture leaves the v6 state");
     }
     let migrated = Store::open_existing(&path).expect("migrated, then opened read-only");
-    let version = kdrift_ingest::store::catalog::run(&migrated, "get_schema_version", &[]).expect("version");
+    let version = kdrift_store::catalog::run(&migrated, "get_schema_version", &[]).expect("version");
     assert_eq!(version.rows[0][0], serde_json::Value::String(SCHEMA_VERSION.to_string()));
     let got = Answers::of(&migrated);
     assert_eq!(got.last_versions, ["101", "92", "103"]);
@@ -257,9 +258,8 @@ fn a_version_2_store_is_migrated_even_when_opened_for_analysis() {
         let store = Store::open(&path).expect("create");
         ingest_files(&store, std::slice::from_ref(&file), &mut NoProgress).expect("ingest");
         // Written at ingest: the fields the model reads, without managedFields or the image list.
-        let pods =
-            kdrift_ingest::store::catalog::run(&store, "pods_at", &[("at_us".into(), "2026-02-01T00:00:00Z".into())])
-                .expect("pods_at");
+        let pods = kdrift_store::catalog::run(&store, "pods_at", &[("at_us".into(), "2026-02-01T00:00:00Z".into())])
+            .expect("pods_at");
         let object = &pods.rows[0][6];
         assert!(object.is_object(), "a JSON column's object: {object}");
         let text = object.to_string();
@@ -267,14 +267,14 @@ fn a_version_2_store_is_migrated_even_when_opened_for_analysis() {
     }
     {
         // Test fixture: the store as schema 2 left it.
-        let c = duckdb::Connection::open(&path).expect("open");
+        let c = kdrift_store::test_support::RawConnection::open(&path).expect("open");
         c.execute_batch(&format!(
             "{DROP_V14} {DROP_V13} {DROP_V12} {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} {DROP_V3} UPDATE kdrift_meta SET value = '2' WHERE key = 'schema_version'"
         ))
         .expect("downgrade");
     }
     let store = Store::open_existing(&path).expect("migrated, then opened read-only");
-    let version = kdrift_ingest::store::catalog::run(&store, "get_schema_version", &[]).expect("version");
+    let version = kdrift_store::catalog::run(&store, "get_schema_version", &[]).expect("version");
     assert_eq!(version.rows[0][0], serde_json::Value::String(SCHEMA_VERSION.to_string()));
     // Versions stored before the migration carry their whole object.
     let at = chrono::DateTime::parse_from_rfc3339("2026-02-01T00:00:00Z").expect("t").with_timezone(&chrono::Utc);
@@ -320,7 +320,7 @@ fn a_version_3_store_gets_intervals_and_requested_amounts_when_migrated() {
     }
     {
         // Test fixture: the store as kdrift 0.1 with schema v3 left it.
-        let c = duckdb::Connection::open(&path).expect("open");
+        let c = kdrift_store::test_support::RawConnection::open(&path).expect("open");
         c.execute_batch(&format!(
             "{DROP_V14} {DROP_V13} {DROP_V12} {DROP_V11} {DROP_V10} {DROP_V9} {DROP_V8} {DROP_V6} {DROP_V5} {DROP_V4} UPDATE kdrift_meta SET value = '3' WHERE key = 'schema_version'"
         ))
@@ -467,7 +467,7 @@ fn event_line(name: &str, reason: &str, kind: &str, involved: &str, message: &st
 /// (name, node, owner) of each event-only binding, through the `kdrift query` catalog.
 fn event_only_bindings(store: &Store) -> Vec<(String, String, String)> {
     let at = vec![("at_us".to_string(), "2026-02-01T00:00:00Z".to_string())];
-    let result = kdrift_ingest::store::catalog::run(store, "event_only_placements", &at).expect("query");
+    let result = kdrift_store::catalog::run(store, "event_only_placements", &at).expect("query");
     let col = |name: &str| result.columns.iter().position(|c| c == name).expect("column");
     let (n, node, owner) = (col("name"), col("node"), col("owner_name"));
     let text = |v: &serde_json::Value| v.as_str().unwrap_or("-").to_string();
@@ -508,9 +508,9 @@ fn event_only_bindings_follow_each_run_for_the_pods_it_names() {
     ingest_files(&store, &[write(dir.path(), "three.ndjson", three.as_bytes())], &mut NoProgress).expect("run 3");
     assert_eq!(event_only_bindings(&store), vec![s("w-1", "node-1", "web-7d"), s("w-3", "node-3", "-")]);
     // A full rebuild (what the v5 migration runs) gives the same table.
-    store.execute(&kdrift_ingest::store::sql::CLEAR_POD_BINDINGS, duckdb::params![-1i64, 0i64]).expect("clear");
+    store.execute(&kdrift_store::sql::CLEAR_POD_BINDINGS, kdrift_store::params![-1i64, 0i64]).expect("clear");
     assert!(event_only_bindings(&store).is_empty());
-    store.execute(&kdrift_ingest::store::sql::DERIVE_POD_BINDINGS, duckdb::params![-1i64, 0i64]).expect("rebuild");
+    store.execute(&kdrift_store::sql::DERIVE_POD_BINDINGS, kdrift_store::params![-1i64, 0i64]).expect("rebuild");
     assert_eq!(event_only_bindings(&store), vec![s("w-1", "node-1", "web-7d"), s("w-3", "node-3", "-")]);
 }
 
@@ -599,7 +599,7 @@ fn run_row(store: &Store, run_id: i64) -> ((String, i64, i64), Vec<String>) {
 
 #[test]
 fn a_run_left_running_by_a_process_that_ended_is_closed_as_failed_when_the_store_is_next_opened_for_writing() {
-    use kdrift_ingest::store::{sql, UnclosedRun, ABANDONED_RUN_MESSAGE};
+    use kdrift_store::{sql, UnclosedRun, ABANDONED_RUN_MESSAGE};
     let dir = tempfile::tempdir().expect("dir");
     let path = dir.path().join("store.duckdb");
     // What a killed `kdrift ingest` (or one whose connection a fatal DuckDB
@@ -608,12 +608,16 @@ fn a_run_left_running_by_a_process_that_ended_is_closed_as_failed_when_the_store
         let store = Store::open(&path).expect("open");
         let begin = |location: &str| -> i64 {
             store
-                .query_one(&sql::BEGIN_RUN, duckdb::params!["file", location, 1_000_000i64, "0.0.0"], |r| r.get(0))
+                .query_one(&sql::BEGIN_RUN, kdrift_store::params!["file", location, 1_000_000i64, "0.0.0"], |r| {
+                    r.get(0)
+                })
                 .expect("begin run")
         };
         let dead = begin("big.ndjson");
         let done = begin("small.json");
-        store.execute(&sql::FINISH_RUN, duckdb::params![done, "ok", 2_000_000i64, 0i64, 0i64, 0i64]).expect("finish");
+        store
+            .execute(&sql::FINISH_RUN, kdrift_store::params![done, "ok", 2_000_000i64, 0i64, 0i64, 0i64])
+            .expect("finish");
         (dead, done)
     };
     let finished_at = |store: &Store, run_id: i64| -> Option<i64> {
@@ -652,12 +656,12 @@ fn a_run_left_running_by_a_process_that_ended_is_closed_as_failed_when_the_store
         .expect("error row");
     assert_eq!(location, "big.ndjson");
     // `kdrift query runs` counts that error (it said ERRORS 0), and `run_errors` lists it.
-    let runs = kdrift_ingest::store::catalog::run(&store, "runs", &[]).expect("runs");
+    let runs = kdrift_store::catalog::run(&store, "runs", &[]).expect("runs");
     let col = |c: &str| runs.columns.iter().position(|x| x == c).expect("column");
     let row = runs.rows.iter().find(|r| r[col("run_id")] == serde_json::json!(dead)).expect("the dead run");
     assert_eq!(row[col("errors")], serde_json::json!(1), "{row:?}");
-    let errors = kdrift_ingest::store::catalog::run(&store, "run_errors", &[("run_id".into(), dead.to_string())])
-        .expect("run_errors");
+    let errors =
+        kdrift_store::catalog::run(&store, "run_errors", &[("run_id".into(), dead.to_string())]).expect("run_errors");
     assert_eq!(errors.rows.len(), 1);
     assert_eq!(errors.rows[0][4], serde_json::json!(ABANDONED_RUN_MESSAGE));
     // Closed once: opening again adds no second error row.
@@ -671,8 +675,8 @@ fn a_run_left_running_by_a_process_that_ended_is_closed_as_failed_when_the_store
 
 #[test]
 fn a_run_aborted_by_a_store_error_in_a_batch_commit_is_closed_as_failed() {
-    use kdrift_ingest::record::{Change, Origin, Record};
-    use kdrift_ingest::store::writer::RunWriter;
+    use kdrift_store::record::{Change, Origin, Record};
+    use kdrift_store::writer::RunWriter;
     let (_dir, store) = temp_store();
     let record = |name: &str| Record {
         object: serde_json::from_str(&EVENT_A.replace("p.1", name)).expect("event"),
@@ -705,8 +709,8 @@ fn a_run_aborted_by_a_store_error_in_a_batch_commit_is_closed_as_failed() {
 
 #[test]
 fn a_files_summary_is_stored_with_its_records_or_not_at_all() {
-    use kdrift_ingest::record::{Change, Origin, Record};
-    use kdrift_ingest::store::writer::{RunStatus, RunWriter};
+    use kdrift_store::record::{Change, Origin, Record};
+    use kdrift_store::writer::{RunStatus, RunWriter};
     let (_dir, store) = temp_store();
     let record = |name: &str| Record {
         object: serde_json::from_str(&EVENT_A.replace("p.1", name)).expect("event"),
@@ -747,8 +751,8 @@ fn a_files_summary_is_stored_with_its_records_or_not_at_all() {
 
 #[test]
 fn staged_records_stay_in_the_writers_connection_and_never_reach_the_store_file() {
-    use kdrift_ingest::record::{Change, Origin, Record};
-    use kdrift_ingest::store::writer::{RunWriter, APPENDER_FLUSH_ROWS};
+    use kdrift_store::record::{Change, Origin, Record};
+    use kdrift_store::writer::{RunWriter, APPENDER_FLUSH_ROWS};
     let (_dir, store) = temp_store();
     let staged = APPENDER_FLUSH_ROWS + 100;
     let mut writer = RunWriter::begin(&store, "file", "stream").expect("begin");
@@ -772,7 +776,7 @@ fn staged_records_stay_in_the_writers_connection_and_never_reach_the_store_file(
     assert_eq!(count(&store), APPENDER_FLUSH_ROWS as i64, "the writer's connection holds the flushed rows");
     let other = store.try_clone().expect("second connection");
     assert_eq!(count(&other), 0, "nothing staged is in the store file");
-    let (counts, _) = writer.commit(kdrift_ingest::store::writer::RunStatus::Ok, 0).expect("commit");
+    let (counts, _) = writer.commit(kdrift_store::writer::RunStatus::Ok, 0).expect("commit");
     assert_eq!((counts.records, counts.added), (staged, staged));
     assert_eq!(count(&store), 0, "the commit empties the staging table");
     assert_eq!(other.counts().expect("counts").events, staged as i64, "the commit is in the store file");
@@ -780,7 +784,7 @@ fn staged_records_stay_in_the_writers_connection_and_never_reach_the_store_file(
 
 #[test]
 fn duckdb_runs_on_one_thread_while_a_run_is_open_and_on_its_default_after_however_the_run_ends() {
-    use kdrift_ingest::store::writer::{RunStatus, RunWriter};
+    use kdrift_store::writer::{RunStatus, RunWriter};
     let (_dir, store) = temp_store();
     let threads = |s: &Store| -> i64 {
         s.conn().query_row("SELECT current_setting('threads')::BIGINT", [], |r| r.get(0)).expect("threads")
@@ -814,14 +818,14 @@ fn a_version_9_store_migrates_and_why_pending_answers_as_before_from_the_history
     let before = {
         let store = Store::open(&path).expect("create");
         ingest_scenario(&store, scenario, 1).expect("ingest");
-        kdrift_analyze::drains::keep_moves(&store).expect("keep");
+        kdrift_tests::keep_moves(&store).expect("keep");
         let report =
             kdrift_analyze::why_pending(&store, &pending.namespace, &pending.name).expect("why").expect("report");
         serde_json::to_value(report).expect("json")
     };
     {
         // Test fixture: the store as schema 9 left it, its moves kept then.
-        let c = duckdb::Connection::open(&path).expect("open");
+        let c = kdrift_store::test_support::RawConnection::open(&path).expect("open");
         c.execute_batch(&format!(
             "{DROP_V14} {DROP_V13} {DROP_V12} {DROP_V11} {DROP_V10} UPDATE kdrift_meta SET value = '9' WHERE key = 'schema_version'; \
              UPDATE drain_moves_kept SET schema_version = 9;"
@@ -859,7 +863,7 @@ fn a_version_9_store_migrates_and_why_pending_answers_as_before_from_the_history
     drop(store);
     // As the next ingest does: the moves and episodes kept; read from them, the same answer.
     let store = Store::open(&path).expect("open for writing");
-    assert!(kdrift_analyze::drains::keep_moves(&store).expect("keep").computed, "stale moves are kept again");
+    assert!(kdrift_tests::keep_moves(&store).expect("keep").computed, "stale moves are kept again");
     assert!(kdrift_analyze::drains::moves_are_fresh(&store).expect("fresh?"));
     let episodes: i64 =
         store.conn().query_row("SELECT count(*) FROM drain_episodes", [], |r| r.get(0)).expect("episodes");
@@ -908,23 +912,20 @@ fn distinct_pod_namespaces(store: &Store) -> Vec<String> {
 }
 
 /// The rows of one named query, each as its values' debug text.
-fn rows_of(store: &Store, q: &kdrift_ingest::store::NamedQuery, params: &[duckdb::types::Value]) -> Vec<String> {
+fn rows_of(
+    store: &Store,
+    q: &kdrift_store::NamedQuery,
+    params: &[kdrift_store::test_support::RawValue],
+) -> Vec<String> {
     let mut stmt = store.conn().prepare(q.sql).expect(q.name);
-    let mut rows = stmt.query(duckdb::params_from_iter(params)).expect(q.name);
-    let mut out = Vec::new();
-    while let Some(row) = rows.next().expect(q.name) {
-        let n = row.as_ref().column_count();
-        let values: Vec<duckdb::types::Value> = (0..n).map(|i| row.get(i).expect("value")).collect();
-        out.push(format!("{values:?}"));
-    }
-    out
+    stmt.query_debug(params).expect(q.name)
 }
 
 /// What why-pending's lookups by pod name answer for every pod name the
 /// store knows (its versions and its events), in order.
 fn lookups_by_pod_name(store: &Store) -> Vec<String> {
-    use duckdb::types::Value as V;
-    use kdrift_ingest::store::sql;
+    use kdrift_store::sql;
+    use kdrift_store::test_support::RawValue as V;
     let pods: Vec<(String, String)> = {
         let mut stmt = store
             .conn()
@@ -1048,8 +1049,8 @@ fn every_binding(store: &Store) -> Vec<String> {
 #[test]
 fn the_bindings_are_sorted_by_node_after_an_ingest_and_each_nodes_read_alone_as_in_the_whole_table() {
     use kdrift_ingest::demo::ingest_scenario;
-    use kdrift_ingest::store::catalog;
     use kdrift_scenario::{generate, ScenarioConfig};
+    use kdrift_store::catalog;
     let (dir, store) = temp_store();
     ingest_scenario(&store, generate(&ScenarioConfig { seed: 1, scale: 1 }), 1).expect("ingest");
     let marker = |store: &Store| -> (i64, i64) {
@@ -1171,11 +1172,11 @@ fn a_pod_created_right_after_its_deployment_scaled_up_arrived_by_that_scale_up_b
         let store = Store::open(&path).expect("create");
         assert_eq!(ingest_files(&store, &[file], &mut NoProgress).expect("ingest").error_count(), 0);
         assert_eq!(arrivals(&store), expected, "from the scalings ingest kept");
-        kdrift_analyze::drains::keep_moves(&store).expect("keep");
+        kdrift_tests::keep_moves(&store).expect("keep");
     }
     // Test fixture: the store as schema 12 left it (no scalings kept apart,
     // the moves kept under 12).
-    duckdb::Connection::open(&path)
+    kdrift_store::test_support::RawConnection::open(&path)
         .expect("open")
         .execute_batch(&format!(
             "{DROP_V14} {DROP_V13} UPDATE kdrift_meta SET value = '12' WHERE key = 'schema_version'; \
@@ -1215,9 +1216,8 @@ fn input_errors_are_reported_and_stored_in_line_order() {
     let reported: Vec<Option<u64>> = report.files[0].errors.iter().map(|e| e.origin.line).collect();
     assert_eq!(reported, [Some(2100), Some(2200)], "{:?}", report.files[0].errors);
     assert_eq!(report.counts.records, 2999);
-    let stored =
-        kdrift_ingest::store::catalog::run(&store, "run_errors", &[("run_id".into(), report.run_id.to_string())])
-            .expect("run_errors");
+    let stored = kdrift_store::catalog::run(&store, "run_errors", &[("run_id".into(), report.run_id.to_string())])
+        .expect("run_errors");
     let lines: Vec<&serde_json::Value> = stored.rows.iter().map(|r| &r[1]).collect();
     assert_eq!(lines, [&serde_json::json!(2100), &serde_json::json!(2200)], "{:?}", stored.rows);
 }

@@ -4,13 +4,13 @@
 //! same rows, the same primary key and the same answers as before.
 
 use kdrift_ingest::demo::ingest_scenario;
-use kdrift_ingest::store::SCHEMA_VERSION;
-use kdrift_ingest::Store;
 use kdrift_scenario::{generate, ScenarioConfig};
+use kdrift_store::Store;
+use kdrift_store::SCHEMA_VERSION;
 
 /// The compression DuckDB used for each checkpointed data segment of
 /// `table.column` (validity segments left out), distinct and sorted.
-fn compressions(conn: &duckdb::Connection, table: &str, column: &str) -> Vec<String> {
+fn compressions(conn: kdrift_store::test_support::RawSql<'_>, table: &str, column: &str) -> Vec<String> {
     let sql = format!(
         "SELECT DISTINCT compression FROM pragma_storage_info('{table}') \
          WHERE column_name = '{column}' AND segment_type <> 'VALIDITY' ORDER BY 1"
@@ -20,7 +20,7 @@ fn compressions(conn: &duckdb::Connection, table: &str, column: &str) -> Vec<Str
 }
 
 /// Rows and a digest of every stored object and pod model, in obs_id order.
-fn contents(conn: &duckdb::Connection) -> (i64, String, i64, String) {
+fn contents(conn: kdrift_store::test_support::RawSql<'_>) -> (i64, String, i64, String) {
     conn.query_row(
         "SELECT (SELECT count(*) FROM observations), \
                 (SELECT md5(string_agg(object::VARCHAR, '|' ORDER BY obs_id)) FROM observations), \
@@ -60,7 +60,7 @@ fn objects_are_stored_zstd_compressed_and_a_v14_store_migrates_to_it_with_the_sa
     let (before, why_before) = {
         let store = Store::open(&path).expect("create");
         ingest_scenario(&store, scenario, 1).expect("ingest");
-        kdrift_analyze::drains::keep_moves(&store).expect("keep");
+        kdrift_tests::keep_moves(&store).expect("keep");
         store.conn().execute_batch("CHECKPOINT").expect("checkpoint");
         assert_eq!(compressions(store.conn(), "observations", "object"), ["ZSTD"], "a new store");
         assert_eq!(compressions(store.conn(), "pod_versions", "model"), ["ZSTD"], "a new store");
@@ -69,12 +69,12 @@ fn objects_are_stored_zstd_compressed_and_a_v14_store_migrates_to_it_with_the_sa
     };
     assert!(before.0 > 500 && before.2 > 100, "the demo stores objects and pod versions: {before:?}");
     {
-        let c = duckdb::Connection::open(&path).expect("open");
+        let c = kdrift_store::test_support::RawConnection::open(&path).expect("open");
         c.execute_batch(DOWNGRADE_TO_V14).expect("downgrade");
         c.execute_batch("CHECKPOINT").expect("checkpoint");
         // The fixture is what it says: no zstd before the migration.
-        assert!(!compressions(&c, "observations", "object").contains(&"ZSTD".to_string()));
-        assert!(!compressions(&c, "pod_versions", "model").contains(&"ZSTD".to_string()));
+        assert!(!compressions(c.sql(), "observations", "object").contains(&"ZSTD".to_string()));
+        assert!(!compressions(c.sql(), "pod_versions", "model").contains(&"ZSTD".to_string()));
     }
     let store = Store::open(&path).expect("migrate");
     store.conn().execute_batch("CHECKPOINT").expect("checkpoint");

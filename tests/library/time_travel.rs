@@ -86,7 +86,7 @@ fn events_and_owner_templates_rebuild_node_1_at_the_failure() {
 /// The contract of `first_seen_late` (schema v14, queries/schema/v14.sql),
 /// test-only SQL on the raw table: (late first versions, those of them not
 /// flagged, flagged versions that are no longer first).
-fn first_seen_late_counts(store: &kdrift_ingest::Store) -> (i64, i64, i64) {
+fn first_seen_late_counts(store: &kdrift_store::Store) -> (i64, i64, i64) {
     store
         .conn()
         .query_row(
@@ -102,7 +102,7 @@ fn first_seen_late_counts(store: &kdrift_ingest::Store) -> (i64, i64, i64) {
 
 /// Estimated pods (stored at the instant, first observed after it) per
 /// instant, from the checkpoints and `requested_extras_at`.
-fn estimated_pods(store: &kdrift_ingest::Store, instants: &[chrono::DateTime<chrono::Utc>]) -> Vec<u64> {
+fn estimated_pods(store: &kdrift_store::Store, instants: &[chrono::DateTime<chrono::Utc>]) -> Vec<u64> {
     let amounts = kdrift_analyze::state::amounts::amounts_at(store, instants).expect("amounts_at");
     amounts.iter().map(|a| a.estimated_pods).collect()
 }
@@ -118,7 +118,7 @@ fn pods_first_observed_hours_after_their_creation_are_estimated_before_it_batch_
     parts.rotate_left(4);
     let dir = tempfile::tempdir().expect("tmp");
     let path = dir.path().join("late.duckdb");
-    let store = kdrift_ingest::Store::open(&path).expect("create");
+    let store = kdrift_store::Store::open(&path).expect("create");
     for (i, part) in parts.into_iter().enumerate() {
         let location = format!("demo:part={i}");
         ingest_records(&store, "demo", &location, part.into_iter().map(|r| to_record(r, &location))).expect("ingest");
@@ -135,14 +135,14 @@ fn pods_first_observed_hours_after_their_creation_are_estimated_before_it_batch_
     assert!(kdrift_tests::assert_amounts_agree(&store, 40) > 40);
     drop(store);
     // Test fixture: the store as schema 13 left it.
-    duckdb::Connection::open(&path)
+    kdrift_store::test_support::RawConnection::open(&path)
         .expect("open")
         .execute_batch(
             "ALTER TABLE pod_versions DROP COLUMN first_seen_late; \
              UPDATE kdrift_meta SET value = '13' WHERE key = 'schema_version';",
         )
         .expect("downgrade");
-    let store = kdrift_ingest::Store::open(&path).expect("migrate");
+    let store = kdrift_store::Store::open(&path).expect("migrate");
     assert_eq!(first_seen_late_counts(&store), (late, 0, 0), "migration 14 flags exactly the late first versions");
     assert_eq!(estimated_pods(&store, &instants), before, "the same pods estimated");
     assert!(kdrift_tests::assert_amounts_agree(&store, 40) > 40);

@@ -99,15 +99,15 @@ fn demo_has_two_rolling_drains_in_the_scenario_order_with_the_skew_each_left() {
 }
 
 /// Every row of `pod_placements`, `pod_evictions` and `node_signals` over the whole history, as JSON values.
-fn bindings_evidence_and_signals(store: &kdrift_ingest::Store) -> [Vec<Vec<serde_json::Value>>; 3] {
+fn bindings_evidence_and_signals(store: &kdrift_store::Store) -> [Vec<Vec<serde_json::Value>>; 3] {
     let all = [("since_us".to_string(), "0".to_string()), ("until_us".to_string(), "9000000000000000".to_string())];
-    let rows = |q: &str| kdrift_ingest::store::catalog::run(store, q, &all).expect(q).rows;
+    let rows = |q: &str| kdrift_store::catalog::run(store, q, &all).expect(q).rows;
     [rows("pod_placements"), rows("pod_evictions"), rows("node_signals")]
 }
 
 /// Test-only read of the raw tables schema v8 adds (not product queries):
 /// every row as text, sorted.
-fn requested_tables(store: &kdrift_ingest::Store) -> [Vec<String>; 3] {
+fn requested_tables(store: &kdrift_store::Store) -> [Vec<String>; 3] {
     let rows = |sql: &str| -> Vec<String> {
         let mut stmt = store.conn().prepare(sql).expect("prepare");
         let mut out: Vec<String> =
@@ -162,7 +162,7 @@ fn bindings_evidence_and_node_signals_kept_per_batch_equal_a_full_rebuild() {
     // Each checkpoint holds exactly the sums of the changes up to it.
     let since = |checkpoint: &str, at: &str| {
         let params = [("checkpoint_us".to_string(), checkpoint.to_string()), ("at_us".to_string(), at.to_string())];
-        kdrift_ingest::store::catalog::run(&store, "requested_since_checkpoint", &params).expect("query").rows
+        kdrift_store::catalog::run(&store, "requested_since_checkpoint", &params).expect("query").rows
     };
     for time in &times {
         let at = format!("{}Z", time.replace(' ', "T"));
@@ -182,7 +182,8 @@ fn bindings_evidence_and_node_signals_kept_per_batch_equal_a_full_rebuild() {
 
 #[test]
 fn kept_drain_moves_are_read_while_fresh_and_ignored_once_the_history_changes() {
-    use kdrift_analyze::drains::{keep_moves, moves_are_fresh};
+    use kdrift_analyze::drains::moves_are_fresh;
+    use kdrift_tests::keep_moves;
     let scenario = generate(&ScenarioConfig { seed: 3, scale: 1 });
     let burst = scenario.facts.burst_pods.clone();
     let (_dir, store) = temp_store();
@@ -324,7 +325,8 @@ fn real_node_events_k8s_ha_master_goes_not_ready_and_the_node_controller_evicts(
 fn a_kept_move_row_edited_to_null_sends_the_timeline_back_to_the_history_with_the_same_answer() {
     // Break-it trial (session 22): a kept row with a NULL uid made the column
     // reader fail the whole command, where the row reader had fallen back.
-    use kdrift_analyze::drains::{drain_timeline, keep_moves, read_kept_moves};
+    use kdrift_analyze::drains::{drain_timeline, read_kept_moves};
+    use kdrift_tests::keep_moves;
     let (_dir, store) = kdrift_tests::temp_store();
     let scenario = kdrift_scenario::generate(&kdrift_scenario::ScenarioConfig { seed: 1, scale: 1 });
     kdrift_ingest::demo::ingest_scenario(&store, scenario, 1).expect("ingest");

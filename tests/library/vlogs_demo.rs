@@ -13,8 +13,9 @@
 use chrono::Duration;
 use kdrift_analyze::why_pending;
 use kdrift_ingest::victorialogs::{Auth, Layout};
-use kdrift_ingest::{ingest_files, NoProgress, Store};
+use kdrift_ingest::{ingest_files, NoProgress};
 use kdrift_scenario::{core_v1_view, generate, ObjectChange, Scenario, ScenarioConfig};
+use kdrift_store::Store;
 use kdrift_tests::fake_vlogs::FakeVlogs;
 use kdrift_tests::shippers::{ship, Seen, Sighting};
 use kdrift_tests::temp_store;

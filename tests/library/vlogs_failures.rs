@@ -55,7 +55,7 @@ fn hour(h: u32) -> String {
     format!("_time:[2026-11-27T{h:02}:00:00Z")
 }
 
-fn last_times(store: &kdrift_ingest::Store) -> Vec<DateTime<Utc>> {
+fn last_times(store: &kdrift_store::Store) -> Vec<DateTime<Utc>> {
     store_events(store).values().map(|e| utc(e["last_time"].as_str().unwrap_or_default())).collect()
 }
 

@@ -11,8 +11,8 @@ use chrono::{DateTime, Utc};
 use kdrift_analyze::state::for_filters::whole;
 use kdrift_analyze::state::unlisted::Unlisted;
 use kdrift_analyze::state::ClusterAt;
-use kdrift_ingest::Store;
 use kdrift_rebalance::{evaluate, evaluate_with_sums, ClusterState, PodInfo};
+use kdrift_store::Store;
 use serde_json::json;
 
 /// What the filters read of an existing pod, comparable.

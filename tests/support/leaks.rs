@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use base64::Engine;
-use kdrift_ingest::Store;
+use kdrift_store::Store;
 
 /// The credentials of a pull: Basic auth and one extra header.
 #[derive(Debug, Clone)]

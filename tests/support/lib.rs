@@ -10,7 +10,7 @@ pub mod vl_pull;
 
 use std::path::PathBuf;
 
-use kdrift_ingest::Store;
+use kdrift_store::Store;
 
 pub mod busy_cluster;
 pub mod cluster_info_dump;
@@ -108,8 +108,8 @@ pub fn victorialogs_flatten(doc: &serde_json::Value, message_field: &str, time_f
 /// message file_ns`) as core/v1 Event records, exactly as the cluster wrote
 /// them: `object` is `Kind/name` or `Kind/namespace/name`, `source` is
 /// `component` or `component@host`.
-pub fn tsv_node_events(path: &std::path::Path) -> Result<Vec<kdrift_ingest::record::Record>, String> {
-    use kdrift_ingest::record::{Change, Origin, Record};
+pub fn tsv_node_events(path: &std::path::Path) -> Result<Vec<kdrift_store::record::Record>, String> {
+    use kdrift_store::record::{Change, Origin, Record};
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut out = Vec::new();
     let mut header_seen = false;
@@ -292,8 +292,23 @@ pub fn assert_amounts_agree(store: &Store, samples: usize) -> usize {
     instants.len()
 }
 
+/// Keeps the drain moves of the store's history as `kdrift` does after
+/// every ingest: matched by the analyses
+/// (`kdrift_analyze::drains::moves_to_keep`, which only read), written by
+/// the store (`Store::keep_drain_moves`); nothing when the kept ones are
+/// fresh.
+///
+/// # Errors
+/// The analysis or the write failed.
+pub fn keep_moves(store: &Store) -> Result<kdrift_store::drain_moves::KeptMoves, kdrift_analyze::AnalyzeError> {
+    Ok(match kdrift_analyze::drains::moves_to_keep(store)? {
+        Some(moves) => store.keep_drain_moves(&moves)?,
+        None => kdrift_store::drain_moves::KeptMoves { computed: false, operations: 0, moves: 0 },
+    })
+}
+
 /// Checks that the drain timeline read from the kept moves
-/// (`drains::keep_moves`, schema v9) is the one computed from the history:
+/// ([`keep_moves`], schema v9) is the one computed from the history:
 /// for the whole store, for windows around each operation (one operation,
 /// from the second on, up to the first's end), and for
 /// `drain_moves_and_placements` at the middle of each operation. Keeps the
@@ -304,9 +319,7 @@ pub fn assert_amounts_agree(store: &Store, samples: usize) -> usize {
 /// be read or written.
 pub fn assert_kept_moves_agree(store: &Store) -> usize {
     use chrono::{DateTime, Duration, Utc};
-    use kdrift_analyze::drains::{
-        drain_moves_and_placements, drain_timeline, keep_moves, moves_are_fresh, read_kept_moves,
-    };
+    use kdrift_analyze::drains::{drain_moves_and_placements, drain_timeline, moves_are_fresh, read_kept_moves};
     // Test-only: drop the kept rows so that the first reads compute (a fresh store may already have them).
     store.conn().execute_batch("DELETE FROM drain_moves; DELETE FROM drain_moves_kept;").expect("clear kept moves");
     assert!(!moves_are_fresh(store).expect("fresh?"), "nothing kept yet");

@@ -8,10 +8,10 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use kdrift_ingest::api::{record, ApiReport, Clock, RecordObserver, RecordOptions};
-use kdrift_ingest::record::Change;
-use kdrift_ingest::store::writer::RunCounts;
-use kdrift_ingest::Store;
 use kdrift_rebalance::{ClusterOptions, ResourceKind, Scope};
+use kdrift_store::record::Change;
+use kdrift_store::writer::RunCounts;
+use kdrift_store::Store;
 
 /// What the recorder reported so far.
 #[derive(Debug, Default, Clone)]

@@ -18,11 +18,11 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use kdrift_ingest::demo::to_record;
-use kdrift_ingest::store::writer::{RunStatus, RunWriter};
 use kdrift_ingest::victorialogs::Layout;
-use kdrift_ingest::Store;
 use kdrift_scenario::scale::{KubectlDump, ScaleConfig, ScaleFacts, ScaleGen};
 use kdrift_scenario::{core_v1_view, ScenarioRecord};
+use kdrift_store::writer::{RunStatus, RunWriter};
+use kdrift_store::Store;
 use serde_json::Value;
 
 use crate::fake_vlogs::storage::{ingest as vl_ingest, InsertArgs, StoredRow};
@@ -138,7 +138,7 @@ pub fn write(config: &ScaleConfig, outputs: &Outputs) -> Result<ScaleFacts, Stri
         // v11), the bindings sorted by node (v12), the drain moves kept (v9).
         s.sort_name_index().map_err(|e| format!("sorting the name index: {e}"))?;
         s.sort_pod_bindings().map_err(|e| format!("sorting the bindings: {e}"))?;
-        kdrift_analyze::drains::keep_moves(s).map_err(|e| format!("keeping the drain moves: {e}"))?;
+        crate::keep_moves(s).map_err(|e| format!("keeping the drain moves: {e}"))?;
     }
     if let (Some(dir), Some(d)) = (&outputs.kubectl_dir, dump) {
         d.write(dir, &gen, facts.end)?;

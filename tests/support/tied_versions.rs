@@ -19,8 +19,9 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use kdrift_analyze::skew::{policy_from_thresholds, skew, SkewReport};
 use kdrift_analyze::state::ClusterAt;
-use kdrift_ingest::store::sql;
-use kdrift_ingest::{ingest_files, NoProgress, Store};
+use kdrift_ingest::{ingest_files, NoProgress};
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde_json::{json, Value};
 
 /// Node creation, `n1`'s first version, both of `n2`'s, the pod's first.
@@ -187,7 +188,7 @@ impl Answers {
 
     /// Reads them from `store`.
     pub fn of(store: &Store) -> Answers {
-        use kdrift_ingest::store::catalog::run;
+        use kdrift_store::catalog::run;
         let p = |k: &str, v: &str| (k.to_string(), v.to_string());
         let mut answers = Answers {
             state_rows: Vec::new(),
@@ -218,7 +219,9 @@ impl Answers {
         }
         for (kind, namespace, name) in [("Node", "", "n1"), ("Node", "", "n2"), ("Pod", "shop", "p")] {
             let texts = store
-                .query_map(&sql::LAST_VERSION, duckdb::params!["v1", kind, namespace, name], |r| r.get::<_, String>(0))
+                .query_map(&sql::LAST_VERSION, kdrift_store::params!["v1", kind, namespace, name], |r| {
+                    r.get::<_, String>(0)
+                })
                 .expect("last_version");
             let object: Value = serde_json::from_str(&texts[0]).expect("JSON");
             answers.last_versions.push(object["metadata"]["resourceVersion"].as_str().expect("rv").to_string());

@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 use std::time::Duration as StdDuration;
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::catalog;
 use kdrift_ingest::victorialogs::{
     pull, Auth, NoPullProgress, PullFailed, PullOptions, PullReport, Retry, Timeouts, VlClient,
 };
-use kdrift_ingest::Store;
+use kdrift_store::catalog;
+use kdrift_store::Store;
 use serde_json::Value;
 
 /// Options for tests: the range, small windows (so a pull has several),

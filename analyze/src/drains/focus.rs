@@ -20,8 +20,8 @@ use std::cell::OnceCell;
 use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde_json::{json, Value};
 
 use super::episodes::NodeEpisode;
@@ -77,7 +77,7 @@ impl Focus {
         }
         let rows = store.query_map(
             &sql::NODE_OWNERS,
-            duckdb::params![self.nodes_json, self.until.timestamp_micros()],
+            kdrift_store::params![self.nodes_json, self.until.timestamp_micros()],
             |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
         )?;
         let json = Value::Array(rows.iter().map(|(ns, owner)| json!({ "namespace": ns, "owner": owner })).collect())
@@ -108,7 +108,7 @@ impl Focus {
     /// # Errors
     /// [`AnalyzeError::Store`] when a query fails.
     pub(crate) fn placements(&self, store: &Store, until: DateTime<Utc>) -> Result<Vec<Placement>, AnalyzeError> {
-        let params = duckdb::params![self.pods(store)?, self.nodes_json, until.timestamp_micros()];
+        let params = kdrift_store::params![self.pods(store)?, self.nodes_json, until.timestamp_micros()];
         Ok(store.query_map(&sql::OWNER_BINDINGS, params, history::placement_row)?)
     }
 
@@ -126,7 +126,7 @@ impl Focus {
         since: DateTime<Utc>,
         until: DateTime<Utc>,
     ) -> Result<Vec<EvictionEvidence>, AnalyzeError> {
-        let params = duckdb::params![self.pods(store)?, since.timestamp_micros(), until.timestamp_micros()];
+        let params = kdrift_store::params![self.pods(store)?, since.timestamp_micros(), until.timestamp_micros()];
         Ok(store.query_map(&sql::OWNER_EVICTIONS, params, history::evidence_row)?)
     }
 

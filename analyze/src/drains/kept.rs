@@ -5,21 +5,20 @@
 //! Matching the evictions of every rolling drain to their replacements reads
 //! every binding and every piece of eviction evidence of the history (at 10M
 //! events, 820,000 bindings and 500,000 pieces of evidence: most of a 3.7 s
-//! timeline). [`keep_moves`] runs that matching once for the whole store
-//! and writes one row per moved pod (and, schema v12, one per node
-//! episode: `drain_episodes`), with the history it came from (the
-//! highest obs_id, the schema version and [`RULES_VERSION`]); `kdrift`
-//! calls it after every ingest. The timeline then reads those rows when
+//! timeline). [`moves_to_keep`] runs that matching once for the whole
+//! store, and the store keeps one row per moved pod (and, schema v12, one
+//! per node episode: `drain_episodes`), with the history it came from (the
+//! highest obs_id, the schema version and [`RULES_VERSION`]):
+//! `kdrift_store::Store::keep_drain_moves`, which `kdrift` runs after every
+//! ingest (the analyses never write). The timeline then reads those rows when
 //! they are fresh ([`kept_moves`]), and computes the moves from the history
 //! as before when they are not (a store ingested by other means, or opened
 //! read-only before any ingest kept them): the rows only make it faster,
 //! never different — each operation's moves depend on the operation alone,
 //! not on the window asked for (tests compare both paths).
 
-use chrono::{DateTime, Utc};
-use duckdb::types::{TimeUnit, Value};
-use kdrift_ingest::store::{sql, SCHEMA_VERSION};
-use kdrift_ingest::{Store, StoreError};
+use kdrift_store::drain_moves::{DrainMovesToKeep, KeptEpisode, KeptMove, KeptReplacement};
+use kdrift_store::Store;
 
 use super::{MovedPod, NodeEpisode, Replacement};
 use crate::AnalyzeError;
@@ -30,121 +29,60 @@ use crate::AnalyzeError;
 /// computed again rather than read.
 pub const RULES_VERSION: i64 = 1;
 
-/// What [`keep_moves`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct KeptMoves {
-    /// False when the kept moves were already those of the history (nothing written).
-    pub computed: bool,
-    /// Operations in the store.
-    pub operations: usize,
-    /// Moved pods kept (rows of `drain_moves`), over every operation.
-    pub moves: usize,
-}
-
 /// Whether the store's kept moves are those of its history as it is now.
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
 pub fn moves_are_fresh(store: &Store) -> Result<bool, AnalyzeError> {
-    Ok(store.query_one(&sql::DRAIN_MOVES_FRESH, [SCHEMA_VERSION, RULES_VERSION], |r| r.get(0))?)
+    Ok(store.drain_moves_fresh(RULES_VERSION)?)
 }
 
-/// Computes every operation's moves from the history and keeps them in the
-/// store (one transaction: the rows and the record of the history they
-/// come from), unless the kept ones are already fresh. Needs a store opened
-/// for writing ([`Store::open`]).
+/// Every operation's moves computed from the history, for the store to
+/// keep ([`Store::keep_drain_moves`], which the CLI runs after every
+/// ingest); `None` when the kept ones are already fresh. Reads only.
 ///
 /// # Errors
-/// [`AnalyzeError::Store`] when a query or the append fails (the transaction
-/// is rolled back: the old rows stay, and readers see they are stale).
-pub fn keep_moves(store: &Store) -> Result<KeptMoves, AnalyzeError> {
+/// [`AnalyzeError::Store`] when a query fails.
+pub fn moves_to_keep(store: &Store) -> Result<Option<DrainMovesToKeep>, AnalyzeError> {
     if moves_are_fresh(store)? {
-        return Ok(KeptMoves { computed: false, operations: 0, moves: 0 });
+        return Ok(None);
     }
     let timeline = super::computed_moves(store)?;
-    store.batch(&sql::TX_BEGIN)?;
-    match write(store, &timeline.operations) {
-        Ok(kept) => {
-            store.batch(&sql::TX_COMMIT)?;
-            Ok(kept)
-        }
-        Err(e) => {
-            // The write's error is the one to report.
-            let _ = store.batch(&sql::TX_ROLLBACK);
-            Err(e)
+    let mut kept = DrainMovesToKeep {
+        rules_version: RULES_VERSION,
+        operations: timeline.operations.len(),
+        ..DrainMovesToKeep::default()
+    };
+    for op in &timeline.operations {
+        for (episode, ep) in op.episodes.iter().enumerate() {
+            kept.episodes.push(KeptEpisode {
+                operation: op.number,
+                episode,
+                node: ep.node.clone(),
+                started_at: ep.started_at,
+                last_at: ep.last_at(),
+                back_at: ep.back_at(),
+            });
+            kept.moves.extend(ep.evicted.iter().map(|m| KeptMove {
+                operation: op.number,
+                episode,
+                from_node: ep.node.clone(),
+                namespace: m.namespace.clone(),
+                name: m.name.clone(),
+                uid: m.uid.clone(),
+                evicted_at: m.evicted_at,
+                evidence: m.evidence.clone(),
+                detail: m.detail.clone(),
+                owner: m.owner.clone(),
+                replacement: m.replacement.as_ref().map(|r| KeptReplacement {
+                    name: r.name.clone(),
+                    node: r.node.clone(),
+                    bound_at: r.bound_at,
+                }),
+            }));
         }
     }
-}
-
-fn write(store: &Store, operations: &[super::Operation]) -> Result<KeptMoves, AnalyzeError> {
-    store.batch(&sql::CLEAR_DRAIN_MOVES)?;
-    let append_error = |source| StoreError::Append { table: "drain_moves", source };
-    let mut moves = 0usize;
-    {
-        // Schema v12: each episode's span, for readers that need no signal.
-        let append_error = |source| StoreError::Append { table: "drain_episodes", source };
-        let mut appender = store.conn().appender("drain_episodes").map_err(append_error)?;
-        for op in operations {
-            for (episode, ep) in op.episodes.iter().enumerate() {
-                appender
-                    .append_row(duckdb::params![
-                        op.number as i64,
-                        episode as i64,
-                        ep.node,
-                        timestamp(ep.started_at),
-                        timestamp(ep.last_at()),
-                        ep.back_at().map_or(Value::Null, timestamp),
-                    ])
-                    .map_err(append_error)?;
-            }
-        }
-        appender.flush().map_err(append_error)?;
-    }
-    {
-        // In replacement-node order (schema v12): the moves landed on one
-        // node lie together, where `drain_moves_to_node` skips to them.
-        let mut rows: Vec<(&super::Operation, usize, &NodeEpisode, &MovedPod)> = operations
-            .iter()
-            .flat_map(|op| {
-                op.episodes.iter().enumerate().flat_map(move |(i, ep)| ep.evicted.iter().map(move |m| (op, i, ep, m)))
-            })
-            .collect();
-        // Stable: the timeline's order within a node (moves with no replacement last).
-        rows.sort_by_key(|(_, _, _, m)| m.replacement.as_ref().map_or((true, ""), |r| (false, r.node.as_str())));
-        let mut appender = store.conn().appender("drain_moves").map_err(append_error)?;
-        for (op, episode, ep, m) in rows {
-            let r = m.replacement.as_ref();
-            appender
-                .append_row(duckdb::params![
-                    op.number as i64,
-                    episode as i64,
-                    ep.node,
-                    m.namespace,
-                    m.name,
-                    m.uid,
-                    timestamp(m.evicted_at),
-                    m.evidence.join(","),
-                    m.detail,
-                    m.owner,
-                    r.map(|r| r.name.as_str()),
-                    r.map(|r| r.node.as_str()),
-                    r.map_or(Value::Null, |r| timestamp(r.bound_at)),
-                ])
-                .map_err(append_error)?;
-            moves += 1;
-        }
-        appender.flush().map_err(append_error)?;
-    }
-    let kept_at = Utc::now().timestamp_micros();
-    store.execute(
-        &sql::DRAIN_MOVES_KEPT,
-        duckdb::params![SCHEMA_VERSION, RULES_VERSION, operations.len() as i64, moves as i64, kept_at],
-    )?;
-    Ok(KeptMoves { computed: true, operations: operations.len(), moves })
-}
-
-fn timestamp(t: DateTime<Utc>) -> Value {
-    Value::Timestamp(TimeUnit::Microsecond, t.timestamp_micros())
+    Ok(Some(kept))
 }
 
 /// One kept row: the operation (1-based), the episode's position in it, and the moved pod.
@@ -177,19 +115,10 @@ pub(crate) fn kept_moves(store: &Store, selected: &mut [(usize, &mut Vec<NodeEpi
         return Ok(true);
     };
     let (first, last) = (first as i64 + 1, last as i64 + 1);
-    let batches = store.query_arrow(&sql::DRAIN_MOVES, [first, last]);
-    steps.done("kept moves: query");
-    let batches = match batches {
-        Ok(batches) => batches,
-        Err(e) => {
-            tracing::debug!("the kept drain moves cannot be read ({e}); computing them from the history");
-            return Ok(false);
-        }
-    };
     // A row the column reader refuses (a NULL where a value is required: a
     // store edited by hand) makes the kept rows unreadable, as a failed query does.
-    let rows = match kept_rows(&sql::DRAIN_MOVES, &batches) {
-        Ok(rows) => rows,
+    let rows = match store.kept_drain_moves(first, last) {
+        Ok(rows) => rows.into_iter().map(kept_row).collect::<Vec<_>>(),
         Err(e) => {
             tracing::debug!("the kept drain moves cannot be read ({e}); computing them from the history");
             return Ok(false);
@@ -222,68 +151,31 @@ pub(crate) fn kept_moves(store: &Store, selected: &mut [(usize, &mut Vec<NodeEpi
 /// refused would make the timeline compute the moves instead, silently).
 ///
 /// # Errors
-/// [`AnalyzeError::Store`] when the query fails; [`AnalyzeError::Column`]
-/// when a row is refused.
+/// [`AnalyzeError::Store`] when the query fails or a row is refused
+/// (`StoreError::Column`).
 #[doc(hidden)]
 pub fn read_kept_moves(store: &Store) -> Result<usize, AnalyzeError> {
-    let batches = store.query_arrow(&sql::DRAIN_MOVES, [i64::MIN, i64::MAX])?;
-    Ok(kept_rows(&sql::DRAIN_MOVES, &batches)?.len())
+    Ok(store.kept_drain_moves(i64::MIN, i64::MAX)?.len())
 }
 
-/// The rows of query `q` (`drain_moves` or `drain_moves_to_node`: the
-/// columns of `drain_moves`), read column by column (175,678 rows at 10M
-/// events: ~0.6 s row by row through duckdb-rs).
-///
-/// # Errors
-/// [`AnalyzeError::Column`] when a column is not of its SQL type, or is
-/// NULL where the move needs a value (all but `detail`, `owner` and the
-/// replacement's).
-pub(super) fn kept_rows(
-    q: &kdrift_ingest::store::NamedQuery,
-    batches: &[duckdb::arrow::record_batch::RecordBatch],
-) -> Result<Vec<KeptRow>, AnalyzeError> {
-    let mut out = Vec::with_capacity(batches.iter().map(|b| b.num_rows()).sum());
-    for batch in batches {
-        let c = crate::columns::Columns::of(q, batch);
-        let (operation, episode) = (c.int32(0)?, c.int32(1)?);
-        let (node, namespace, name, uid) = (c.text(2)?, c.text(3)?, c.text(4)?, c.text(5)?);
-        let (evicted_at, evidence, detail, owner) = (c.times(6)?, c.text(7)?, c.text(8)?, c.text(9)?);
-        let (replacement_name, replacement_node, replacement_bound_at) = (c.text(10)?, c.text(11)?, c.times(12)?);
-        let required = |v: Option<&str>, i: usize| v.map(str::to_string).ok_or_else(|| c.null(i));
-        for row in 0..c.rows() {
-            use duckdb::arrow::array::Array;
-            if operation.is_null(row) || episode.is_null(row) {
-                return Err(c.null(if operation.is_null(row) { 0 } else { 1 }));
-            }
-            let namespace = required(namespace.get(row), 3)?;
-            let replacement =
-                match (replacement_name.get(row), replacement_node.get(row), replacement_bound_at.get(row)) {
-                    (Some(name), Some(node), Some(bound_at)) => Some(Replacement {
-                        namespace: namespace.clone(),
-                        name: name.to_string(),
-                        node: node.to_string(),
-                        bound_at,
-                    }),
-                    _ => None,
-                };
-            let moved = MovedPod {
-                from_node: required(node.get(row), 2)?,
-                namespace,
-                name: required(name.get(row), 4)?,
-                uid: required(uid.get(row), 5)?,
-                evicted_at: evicted_at.get(row).ok_or_else(|| c.null(6))?,
-                evidence: required(evidence.get(row), 7)?
-                    .split(',')
-                    .filter(|k| !k.is_empty())
-                    .map(str::to_string)
-                    .collect(),
-                detail: detail.get(row).map(str::to_string),
-                owner: owner.get(row).map(str::to_string),
-                replacement,
-            };
-            let (op, ep) = (operation.value(row), episode.value(row));
-            out.push((usize::try_from(op).unwrap_or(0), usize::try_from(ep).unwrap_or(usize::MAX), moved));
-        }
-    }
-    Ok(out)
+/// A kept row as the timeline's `(operation, episode, moved pod)`.
+pub(super) fn kept_row(m: KeptMove) -> KeptRow {
+    let replacement = m.replacement.map(|r| Replacement {
+        namespace: m.namespace.clone(),
+        name: r.name,
+        node: r.node,
+        bound_at: r.bound_at,
+    });
+    let moved = MovedPod {
+        from_node: m.from_node,
+        namespace: m.namespace,
+        name: m.name,
+        uid: m.uid,
+        evicted_at: m.evicted_at,
+        evidence: m.evidence,
+        detail: m.detail,
+        owner: m.owner,
+        replacement,
+    };
+    (m.operation, m.episode, moved)
 }

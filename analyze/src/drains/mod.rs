@@ -23,11 +23,11 @@ pub mod to_nodes;
 mod together;
 
 use chrono::{DateTime, Duration, Utc};
-use kdrift_ingest::Store;
+use kdrift_store::Store;
 use serde::Serialize;
 
 pub use episodes::{Band, BandKind, EpisodeEnd, NodeEpisode};
-pub use kept::{keep_moves, moves_are_fresh, read_kept_moves, KeptMoves};
+pub use kept::{moves_are_fresh, moves_to_keep, read_kept_moves, RULES_VERSION};
 pub use moves::{MovedPod, Replacement};
 pub use to_nodes::{drain_moves_to_nodes, EpisodeOnNode, MovesToNodes, OperationToNodes};
 pub use together::{cordoned_together, CordonedTogether};
@@ -247,7 +247,7 @@ pub fn drain_moves_and_placements(
 }
 
 /// Every operation of the store with its moves computed from the history
-/// (never the kept ones): what [`keep_moves`] keeps.
+/// (never the kept ones): what [`moves_to_keep`] gives the store to keep.
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
@@ -258,7 +258,7 @@ pub(crate) fn computed_moves(store: &Store) -> Result<DrainTimeline, AnalyzeErro
 /// Where a timeline takes its operations' moves from.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Moves {
-    /// The moves [`keep_moves`] kept, when they are those of the history as
+    /// The moves the store kept ([`moves_to_keep`]), when they are those of the history as
     /// it is now; else computed from the history.
     KeptWhenFresh,
     /// Computed from the history's bindings and eviction evidence.

@@ -13,8 +13,8 @@
 //! ([`super::focus`]) and cut to the same shape; tests compare both.
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde_json::Value;
 
 use super::kept::{self, KeptRow};
@@ -94,7 +94,7 @@ pub struct EpisodeOnNode {
 /// the moved pods whose replacement was bound to one of them (matched as
 /// the whole history's timeline matches them), and every binding to
 /// `nodes` up to `until`, oldest first. From the kept rows when fresh
-/// ([`super::keep_moves`]), else from the history (the moves of the owners
+/// ([`super::moves_to_keep`], kept by the store), else from the history (the moves of the owners
 /// of the pods bound to `nodes`: at 10M events a few thousand rows where
 /// the whole history is 820,000 bindings and 500,000 pieces of evidence).
 ///
@@ -133,15 +133,14 @@ fn from_kept(store: &Store, until: DateTime<Utc>, nodes: &[&str]) -> Result<Opti
         Ok((r.get::<_, i64>(0)?, r.get::<_, DateTime<Utc>>(1)?, r.get::<_, DateTime<Utc>>(2)?))
     })?;
     let last = spans.last().map_or(0, |(n, _, _)| *n);
-    let episodes = store.query_map(&sql::DRAIN_EPISODES_ON_NODES, duckdb::params![last, nodes_json], |r| {
+    let episodes = store.query_map(&sql::DRAIN_EPISODES_ON_NODES, kdrift_store::params![last, nodes_json], |r| {
         Ok((r.get::<_, i64>(0)?, EpisodeOnNode { node: r.get(2)?, back_at: r.get(3)? }))
     })?;
     // One query per node (the kept rows lie in replacement-node order), then
     // in the kept order: operation, episode, eviction, pod.
     let mut moves: Vec<KeptRow> = Vec::new();
     for node in nodes {
-        let batches = store.query_arrow(&sql::DRAIN_MOVES_TO_NODE, duckdb::params![1i64, last, node])?;
-        moves.extend(kept::kept_rows(&sql::DRAIN_MOVES_TO_NODE, &batches)?);
+        moves.extend(store.kept_drain_moves_to_node(last, node)?.into_iter().map(kept::kept_row));
     }
     moves.sort_by(|(a_op, a_ep, a), (b_op, b_ep, b)| {
         (a_op, a_ep, a.evicted_at, &a.namespace, &a.name).cmp(&(b_op, b_ep, b.evicted_at, &b.namespace, &b.name))
@@ -188,7 +187,7 @@ fn bindings_to_nodes(store: &Store, until: DateTime<Utc>, nodes: &[&str]) -> Res
     for node in nodes {
         placed.extend(store.query_map(
             &sql::BINDINGS_TO_NODE,
-            duckdb::params![node, until.timestamp_micros()],
+            kdrift_store::params![node, until.timestamp_micros()],
             history::placement_row,
         )?);
     }

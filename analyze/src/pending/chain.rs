@@ -7,10 +7,10 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
 use kdrift_rebalance::format_amount;
 use kdrift_rebalance::{evaluate, evaluate_with_sums, fit_error_message, ClusterState, FilterFailure, Plugin, PodInfo};
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -467,9 +467,10 @@ fn load_pod(
     uid: &str,
     at: DateTime<Utc>,
 ) -> Result<Option<PodInfo>, AnalyzeError> {
-    let rows = store.query_map(&sql::POD_AT, duckdb::params![namespace, name, at.timestamp_micros(), uid], |r| {
-        r.get::<_, String>(6)
-    })?;
+    let rows =
+        store.query_map(&sql::POD_AT, kdrift_store::params![namespace, name, at.timestamp_micros(), uid], |r| {
+            r.get::<_, String>(6)
+        })?;
     Ok(rows
         .into_iter()
         .next()

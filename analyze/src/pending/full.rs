@@ -17,10 +17,10 @@
 //! X" for its ReplicaSet came at most 2 minutes before its creation.
 
 use chrono::{DateTime, Duration, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
 use kdrift_rebalance::format_amount;
 use kdrift_rebalance::PodInfo;
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde::Serialize;
 
 use super::moved_by::{evicted_arrival, hpa_before, MoveRun};

@@ -19,8 +19,8 @@ mod template;
 mod why_full;
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde::Serialize;
 
 pub use crate::drains::causes::{Cause, REPLACE_WINDOW};
@@ -93,6 +93,15 @@ pub struct ReasonItem {
     pub reason: String,
     /// Its kind.
     pub kind: ReasonKind,
+}
+
+/// The namespaces in which a pod named `name` had FailedScheduling events
+/// (query `pod_name_namespaces`): where `why-pending NAME` looks for it.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn pod_name_namespaces(store: &Store, name: &str) -> Result<Vec<String>, AnalyzeError> {
+    Ok(store.query_map(&sql::POD_NAME_NAMESPACES, [name], |r| r.get(0))?)
 }
 
 /// Every pod that had FailedScheduling, longest-pending first.

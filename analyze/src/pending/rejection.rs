@@ -8,8 +8,8 @@
 //! kubelet's count.
 
 use chrono::{DateTime, Duration, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde::Serialize;
 use serde_json::Value;
 

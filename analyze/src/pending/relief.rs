@@ -7,8 +7,8 @@
 //! not the chart default that may plan nothing.
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::Store;
 use kdrift_rebalance::{simulate_rounds_with, Candidates, PodInfo, Policy, Rounds, Verdict};
+use kdrift_store::Store;
 use serde::Serialize;
 
 use super::chain::Evaluated;

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde::Serialize;
 
 use super::chain::{build_state, Evaluated, Shortfall, StateAtFailure};
@@ -261,7 +261,7 @@ fn binding_history(
     // reads only the events since (a few row groups of a large store).
     let since = first_failure.timestamp_micros();
     let scheduled = store
-        .query_map(&sql::POD_SCHEDULED, duckdb::params![namespace, name, since], |r| {
+        .query_map(&sql::POD_SCHEDULED, kdrift_store::params![namespace, name, since], |r| {
             Ok((r.get::<_, String>(0)?, ScheduledAt { at: r.get(1)?, node: r.get(2)? }))
         })?
         .into_iter()
@@ -271,9 +271,11 @@ fn binding_history(
         // (events without a uid merge them): that binding ended nothing.
         .find(|s| s.at >= first_failure && !failures.iter().any(|f| f.first_time > s.at));
     let deletion = store
-        .query_map(&sql::POD_DELETIONS, duckdb::params![namespace, name, uid, first_failure.timestamp_micros()], |r| {
-            Ok((r.get::<_, DateTime<Utc>>(0)?, r.get::<_, String>(1)?))
-        })?
+        .query_map(
+            &sql::POD_DELETIONS,
+            kdrift_store::params![namespace, name, uid, first_failure.timestamp_micros()],
+            |r| Ok((r.get::<_, DateTime<Utc>>(0)?, r.get::<_, String>(1)?)),
+        )?
         .into_iter()
         .next();
     let (deleted_at, deleted_by) = deletion.map_or((None, None), |(at, by)| (Some(at), Some(by)));
@@ -284,7 +286,9 @@ fn binding_history(
         Some(s) => {
             let far_future = DateTime::<Utc>::MAX_UTC.timestamp_micros() / 2;
             let last_object = store
-                .query_map(&sql::POD_AT, duckdb::params![namespace, name, far_future, uid], |r| r.get::<_, String>(6))?
+                .query_map(&sql::POD_AT, kdrift_store::params![namespace, name, far_future, uid], |r| {
+                    r.get::<_, String>(6)
+                })?
                 .into_iter()
                 .next()
                 .and_then(|json| serde_json::from_str::<serde_json::Value>(&json).ok());

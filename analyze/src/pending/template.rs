@@ -16,9 +16,9 @@
 //! container defaults only when a LimitRange object is stored.
 
 use chrono::{DateTime, TimeZone, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
 use kdrift_rebalance::PodInfo;
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -89,7 +89,7 @@ fn versions_at(
 ) -> Result<Vec<(String, Version)>, AnalyzeError> {
     let rows = store.query_map(
         &sql::OWNER_VERSIONS_AT,
-        duckdb::params![kind, namespace, name, at.timestamp_micros()],
+        kdrift_store::params![kind, namespace, name, at.timestamp_micros()],
         |r| Ok((r.get::<_, String>(0)?, r.get::<_, DateTime<Utc>>(1)?, r.get::<_, bool>(2)?, r.get::<_, String>(3)?)),
     )?;
     Ok(rows
@@ -394,19 +394,20 @@ mod tests {
     }
 
     /// A store holding `objects`, each observed at its time (a dump's list items).
-    fn store_with(objects: Vec<(&str, Value)>) -> (tempfile::TempDir, kdrift_ingest::Store) {
+    fn store_with(objects: Vec<(&str, Value)>) -> (tempfile::TempDir, kdrift_store::Store) {
         let dir = tempfile::tempdir().expect("tmp");
-        let store = kdrift_ingest::Store::open(&dir.path().join("k.duckdb")).expect("create");
-        let records = objects.into_iter().map(|(at, object)| {
-            let record = kdrift_scenario::ScenarioRecord {
-                observed_at: at.parse().expect("time"),
-                change: kdrift_scenario::ObjectChange::Added,
+        let store = kdrift_store::Store::open(&dir.path().join("k.duckdb")).expect("create");
+        let mut run = kdrift_store::writer::RunWriter::begin(&store, "file", "test").expect("run");
+        for (at, object) in objects {
+            let record = kdrift_store::record::Record {
                 object,
+                origin: kdrift_store::record::Origin { location: "test".into(), line: None, item: None },
+                observed_at: Some(at.parse().expect("time")),
+                change: kdrift_store::record::Change::Listed,
             };
-            kdrift_ingest::demo::to_record(record, "test")
-        });
-        let report = kdrift_ingest::ingest_records(&store, "file", "test", records).expect("ingest");
-        assert_eq!(report.error_count(), 0);
+            run.stage(record).expect("stage").expect("identity");
+        }
+        run.commit(kdrift_store::writer::RunStatus::Ok, 0).expect("commit");
         (dir, store)
     }
 

@@ -5,8 +5,8 @@
 use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::Store;
 use kdrift_rebalance::{ClusterState, PodInfo};
+use kdrift_store::Store;
 use serde::Serialize;
 
 use super::anchor::{explain, Anchor};

@@ -9,8 +9,8 @@
 pub mod containers;
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -152,6 +152,16 @@ struct JobRow {
     owner_name: Option<String>,
     created_at: Option<DateTime<Utc>>,
     object: Option<Value>,
+}
+
+/// The namespaces holding a Job or CronJob named `name` (a Job object, or a
+/// Job or CronJob event; query `job_name_namespaces`): where
+/// `postmortem job NAME` looks for it.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn job_name_namespaces(store: &Store, name: &str) -> Result<Vec<String>, AnalyzeError> {
+    Ok(store.query_map(&sql::JOB_NAME_NAMESPACES, [name], |r| r.get(0))?)
 }
 
 /// The postmortem of the Job (or the CronJob's failed Jobs) `namespace/name`.

@@ -15,9 +15,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
 use kdrift_rebalance::{NodeInfo, NodePods, PodInfo, ResourceList};
+use kdrift_store::sql;
+use kdrift_store::Store;
 
 use super::checkpoints::{checkpoint_times, pod_amounts_at, PodAmounts};
 use super::events::event_only_pods;
@@ -73,10 +73,9 @@ impl AmountsAt {
 fn add_nodes(store: &Store, list: &str, by_at: &mut HashMap<i64, AmountsAt>) -> Result<(), AnalyzeError> {
     // Column by column (20 instants of 5,000 nodes are 100,000 rows), the
     // names and objects borrowed from the result.
-    let batches = store.query_arrow(&sql::NODES_AT_INSTANTS, [list])?;
+    let batches = store.query_columns(&sql::NODES_AT_INSTANTS, [list])?;
     let mut rows: Vec<(i64, &str, i64, bool, Option<&str>)> = Vec::new();
-    for batch in &batches {
-        let c = crate::columns::Columns::of(&sql::NODES_AT_INSTANTS, batch);
+    for c in batches.iter() {
         let (at_us, name, obs_id, estimated, object) = (c.int64(0)?, c.text(1)?, c.int64(2)?, c.bools(3)?, c.text(4)?);
         for row in 0..c.rows() {
             rows.push((

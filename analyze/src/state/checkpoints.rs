@@ -10,10 +10,10 @@
 
 use std::collections::BTreeMap;
 
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
 use kdrift_rebalance::ResourceList;
 use kdrift_rebalance::{CPU, MEMORY, PODS};
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde_json::Value;
 
 use super::amounts::NodeUsage;

@@ -19,9 +19,9 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
 use kdrift_rebalance::{PodInfo, PodPhase};
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde_json::{json, Value};
 
 use super::ClusterAt;

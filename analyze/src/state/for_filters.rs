@@ -20,10 +20,10 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
 use kdrift_rebalance::PodInfo;
 use kdrift_rebalance::{pod_for_filters, FilterFields};
+use kdrift_store::sql;
+use kdrift_store::Store;
 
 use super::{events, read_pods, unreadable_note, ClusterAt};
 use crate::AnalyzeError;

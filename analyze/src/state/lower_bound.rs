@@ -14,8 +14,8 @@
 //! instant.
 
 use chrono::{DateTime, Duration, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde::Serialize;
 
 use crate::words::{count, pick};

@@ -17,10 +17,10 @@
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
 use kdrift_rebalance::{PodInfo, ResourceList, SummedPods};
 use kdrift_rebalance::{CPU, MEMORY, PODS};
+use kdrift_store::sql;
+use kdrift_store::Store;
 use serde_json::Value;
 
 use super::checkpoints::{checkpoint_times, pod_amounts_at};
@@ -129,7 +129,7 @@ impl ClusterAt {
         steps: &mut crate::steps::Steps,
     ) -> Result<Option<PodsSummed>, AnalyzeError> {
         let us = at.timestamp_micros();
-        let mut rows = store.query_map(&sql::PODS_READ_WHOLE_AT, duckdb::params![us, namespace, name], |r| {
+        let mut rows = store.query_map(&sql::PODS_READ_WHOLE_AT, kdrift_store::params![us, namespace, name], |r| {
             Ok(Row {
                 obs_id: r.get(0)?,
                 namespace: r.get(1)?,

@@ -9,9 +9,9 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
 use kdrift_rebalance::{ClusterState, PodInfo, ResourceList, SummedPods};
+use kdrift_store::sql;
+use kdrift_store::Store;
 
 use super::for_filters::{read_models, whole, FilterVersions};
 #[cfg(doc)]
@@ -90,7 +90,7 @@ impl Unlisted {
                 let list = serde_json::to_string(nodes).unwrap_or_else(|_| "[]".into());
                 let rows = store.query_map(
                     &sql::PODS_ON_NODES_AT,
-                    duckdb::params![at.timestamp_micros(), list, ns, name],
+                    kdrift_store::params![at.timestamp_micros(), list, ns, name],
                     |r| {
                         Ok((
                             r.get::<_, i64>(0)?,

@@ -7,9 +7,9 @@ use std::path::Path;
 
 use anyhow::Context;
 use kdrift_ingest::actions::{ActionError, StoreSink};
-use kdrift_ingest::Store;
 use kdrift_rebalance::PlanSource;
 use kdrift_rebalance::{EventSink, KubeClient};
+use kdrift_store::Store;
 use serde_json::Value;
 
 use crate::args::ClusterArgs;

@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use kdrift_analyze::{pending_pods, why_pending};
 use kdrift_ingest::demo::ingest_scenario;
-use kdrift_ingest::{Store, StoreError};
 use kdrift_scenario::{generate, ScenarioConfig};
+use kdrift_store::{Store, StoreError};
 
 use crate::args::{Cli, DemoArgs, Output};
 use crate::render;

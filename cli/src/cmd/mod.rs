@@ -20,7 +20,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use chrono::{DateTime, Utc};
-use kdrift_ingest::Store;
+use kdrift_store::Store;
 
 use crate::args::{Cli, Command, IngestCommand, PostmortemCommand, RebalanceCommand, TimelineCommand};
 
@@ -75,7 +75,7 @@ pub(crate) fn open_store(db: &Path) -> anyhow::Result<Store> {
 /// again when batches appended enough to them ([`Store::sort_name_index`],
 /// [`Store::sort_pod_bindings`]), then keeps the drain timeline's moves and
 /// episodes of the history as it now is
-/// ([`kdrift_analyze::drains::keep_moves`]), so that `timeline drains` and
+/// ([`keep_drain_moves`]), so that `timeline drains` and
 /// `why-pending` read them instead of matching every eviction of the
 /// history again. Logged (`-v`); a failure is a warning, not the command's:
 /// the ingested data stays, lookups by name or node read more of the
@@ -106,7 +106,7 @@ pub(crate) fn keep_after_ingest(store: &Store) -> anyhow::Result<()> {
         ],
     )?;
     let started = std::time::Instant::now();
-    match kdrift_analyze::drains::keep_moves(store) {
+    match keep_drain_moves(store) {
         Ok(kept) if kept.computed => tracing::info!(
             "kept the moves of {} drain operation(s): {} pod(s), {:.2} s",
             kept.operations,
@@ -119,10 +119,24 @@ pub(crate) fn keep_after_ingest(store: &Store) -> anyhow::Result<()> {
             "kdrift: warning: store {}: the drain moves were not kept ({:#}); `kdrift timeline drains` computes them \
              from the history instead",
             store.path().display(),
-            anyhow::Error::new(e)
+            e
         )?,
     }
     Ok(())
+}
+
+/// Keeps the drain moves of the history as it now is: matched by the
+/// analyses ([`kdrift_analyze::drains::moves_to_keep`], which only read),
+/// written by the store ([`Store::keep_drain_moves`]); nothing when the kept
+/// ones are fresh.
+///
+/// # Errors
+/// The analysis or the write failed.
+pub(crate) fn keep_drain_moves(store: &Store) -> anyhow::Result<kdrift_store::drain_moves::KeptMoves> {
+    Ok(match kdrift_analyze::drains::moves_to_keep(store)? {
+        Some(moves) => store.keep_drain_moves(&moves)?,
+        None => kdrift_store::drain_moves::KeptMoves { computed: false, operations: 0, moves: 0 },
+    })
 }
 
 /// Runs one of the store's "sort when grown by an eighth" steps
@@ -132,7 +146,7 @@ pub(crate) fn keep_after_ingest(store: &Store) -> anyhow::Result<()> {
 /// was small, what failed, and what that costs.
 fn sort_when_grown(
     store: &Store,
-    sort: fn(&Store) -> Result<bool, kdrift_ingest::StoreError>,
+    sort: fn(&Store) -> Result<bool, kdrift_store::StoreError>,
     [done, whose, failed, cost]: [&str; 4],
 ) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
@@ -143,7 +157,7 @@ fn sort_when_grown(
             std::io::stderr(),
             "kdrift: warning: store {}: {failed} ({:#}); {cost}",
             store.path().display(),
-            anyhow::Error::new(e)
+            e
         )?,
     }
     Ok(())

@@ -4,8 +4,8 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use kdrift_analyze::postmortem::job_name_namespaces;
 use kdrift_analyze::postmortem_job;
-use kdrift_ingest::store::sql;
 
 use crate::args::{Cli, Output, PostmortemJobArgs};
 use crate::render;
@@ -16,7 +16,7 @@ pub fn job(cli: &Cli, args: &PostmortemJobArgs) -> anyhow::Result<ExitCode> {
     let store = crate::cmd::open_existing_store(&cli.db)?;
     let name = &args.job.name;
     let namespaces: Vec<String> = if args.job.namespace.is_empty() {
-        store.query_map(&sql::JOB_NAME_NAMESPACES, [name], |r| r.get(0))?
+        job_name_namespaces(&store, name)?
     } else {
         vec![args.job.namespace.clone()]
     };

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use kdrift_ingest::store::catalog;
+use kdrift_store::catalog;
 
 use crate::args::{Cli, Output, QueryArgs};
 use crate::render;

@@ -87,7 +87,7 @@ pub fn run(cli: &Cli, args: &RebalanceRunArgs) -> anyhow::Result<ExitCode> {
 /// The run's records are new observations: sorts the name index and keeps the drain moves of the
 /// history as it now is, as ingest does ([`crate::cmd::keep_after_ingest`]),
 /// so that the next `timeline drains` does not compute them.
-fn keep_after_ingest(store: Option<&kdrift_ingest::Store>) -> anyhow::Result<()> {
+fn keep_after_ingest(store: Option<&kdrift_store::Store>) -> anyhow::Result<()> {
     match store {
         Some(s) => crate::cmd::keep_after_ingest(s),
         None => Ok(()),

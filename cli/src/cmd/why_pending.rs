@@ -5,8 +5,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use kdrift_analyze::{pending_pods, why_pending};
-use kdrift_ingest::store::sql;
-use kdrift_ingest::Store;
+use kdrift_store::Store;
 
 use crate::args::{Cli, Output, WhyPendingArgs};
 use crate::render;
@@ -86,5 +85,5 @@ pub fn explain<W: Write>(
 
 /// The namespaces in which a pod of this name had FailedScheduling events (query `pod_name_namespaces`).
 fn pod_name_namespaces(store: &Store, name: &str) -> anyhow::Result<Vec<String>> {
-    Ok(store.query_map(&sql::POD_NAME_NAMESPACES, [name], |r| r.get::<_, String>(0))?)
+    Ok(kdrift_analyze::pending::pod_name_namespaces(store, name)?)
 }

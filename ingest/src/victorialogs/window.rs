@@ -14,7 +14,7 @@
 //! interrupt ([`crate::interrupt::Interrupt`]) closes the window's run as failed.
 
 use chrono::Utc;
-use duckdb::params;
+use kdrift_store::params;
 
 use super::client::VlClient;
 use super::error::{show_time, VlError};

@@ -7,9 +7,10 @@ use std::time::Instant;
 use chrono::{DateTime, Utc};
 use kdrift_analyze::skew::{policy_from_thresholds, skew};
 use kdrift_analyze::{drain_timeline, why_pending};
-use kdrift_ingest::store::sql;
 use kdrift_ingest::victorialogs::{Auth, PullOptions};
-use kdrift_ingest::{ingest_files, NoProgress, Store};
+use kdrift_ingest::{ingest_files, NoProgress};
+use kdrift_store::sql;
+use kdrift_store::Store;
 use kdrift_tests::vl_pull::pull_blocking;
 use serde_json::{json, Value};
 
@@ -58,7 +59,8 @@ fn ingest_kdrift(ndjson: &Path, dir: &Path) -> Result<Value, String> {
 }
 
 fn ingest_duckdb(ndjson: &Path, dir: &Path) -> Result<Value, String> {
-    let conn = duckdb::Connection::open(dir.join("baseline.duckdb")).map_err(|e| e.to_string())?;
+    let conn =
+        kdrift_store::test_support::RawConnection::open(dir.join("baseline.duckdb")).map_err(|e| e.to_string())?;
     let path = ndjson.display().to_string();
     let t = Instant::now();
     conn.execute(sql::BENCH_READ_JSON_BASELINE.sql, [&path]).map_err(|e| format!("read_json baseline: {e}"))?;
@@ -138,7 +140,7 @@ fn keep_moves(store: &Path) -> Result<Value, String> {
     store.batch(&sql::CLEAR_DRAIN_MOVES).map_err(|e| e.to_string())?;
     let (from_history, computed) = timed(runs, || drain_timeline(&store, None, None).map_err(|e| e.to_string()))?;
     let t = Instant::now();
-    let kept = kdrift_analyze::drains::keep_moves(&store).map_err(|e| e.to_string())?;
+    let kept = kdrift_tests::keep_moves(&store).map_err(|e| e.to_string())?;
     let keep_ms = t.elapsed().as_secs_f64() * 1000.0;
     let (from_kept, read) = timed(runs, || drain_timeline(&store, None, None).map_err(|e| e.to_string()))?;
     if read != computed {
@@ -196,7 +198,7 @@ fn breakdown(store: &Path, ns: &str, name: &str, at: &str, end: &str) -> Result<
     let mut out = serde_json::Map::new();
     for (query, params) in cases {
         let (timing, rows) = timed(3, || {
-            kdrift_ingest::store::catalog::run(&store, query, &params).map(|r| r.rows.len()).map_err(|e| e.to_string())
+            kdrift_store::catalog::run(&store, query, &params).map(|r| r.rows.len()).map_err(|e| e.to_string())
         })?;
         let key = match params.iter().find(|(k, _)| k == "instants") {
             Some((_, v)) => format!("{query} ({} instants)", v.split(',').count()),
@@ -217,13 +219,12 @@ fn explain(store: &Path, query: &str, params: &[String]) -> Result<Value, String
         Some(file) => std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?,
         None => sql::ALL.iter().find(|q| q.name == query).ok_or_else(|| format!("no query {query}"))?.sql.to_string(),
     };
-    let values: Vec<duckdb::types::Value> = params
-        .iter()
-        .map(|p| p.parse::<i64>().map_or_else(|_| duckdb::types::Value::Text(p.clone()), duckdb::types::Value::BigInt))
-        .collect();
+    use kdrift_store::test_support::RawValue;
+    let values: Vec<RawValue> =
+        params.iter().map(|p| p.parse::<i64>().map_or_else(|_| RawValue::Text(p.clone()), RawValue::BigInt)).collect();
     let mut stmt = store.conn().prepare(&format!("EXPLAIN ANALYZE {text}")).map_err(|e| e.to_string())?;
     let rows: Vec<String> = stmt
-        .query_map(duckdb::params_from_iter(values), |r| r.get::<_, String>(1))
+        .query_map(kdrift_store::test_support::values(&values), |r| r.get::<_, String>(1))
         .map_err(|e| e.to_string())?
         .collect::<Result<_, _>>()
         .map_err(|e| e.to_string())?;
@@ -237,7 +238,7 @@ fn explain(store: &Path, query: &str, params: &[String]) -> Result<Value, String
 /// schema check or migration): for trying out a derived table on a copy of
 /// the bench store (not product SQL). Prints the elapsed time.
 fn exec(store: &Path, file: &Path) -> Result<Value, String> {
-    let conn = duckdb::Connection::open(store).map_err(|e| e.to_string())?;
+    let conn = kdrift_store::test_support::RawConnection::open(store).map_err(|e| e.to_string())?;
     let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
     let t = Instant::now();
     conn.execute_batch(&text).map_err(|e| e.to_string())?;

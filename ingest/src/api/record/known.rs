@@ -24,7 +24,7 @@ pub fn load(store: &Store, resource: &ResourceKind, scope: &Scope) -> Result<Kno
     };
     let rows = store.query_map(
         &sql::KNOWN_OBJECTS,
-        duckdb::params![resource.api_version(), resource.kind, namespace],
+        kdrift_store::params![resource.api_version(), resource.kind, namespace],
         |r| Ok(((r.get::<_, String>(0)?, r.get::<_, String>(1)?), (r.get::<_, String>(2)?, r.get::<_, String>(3)?))),
     )?;
     Ok(rows.into_iter().collect())
@@ -45,7 +45,7 @@ pub fn last_version(
 ) -> Result<Value, StoreError> {
     let rows = store.query_map(
         &sql::LAST_VERSION,
-        duckdb::params![resource.api_version(), resource.kind, namespace, name],
+        kdrift_store::params![resource.api_version(), resource.kind, namespace, name],
         |r| r.get::<_, String>(0),
     )?;
     let parsed = rows.first().and_then(|text| serde_json::from_str::<Value>(text).ok());

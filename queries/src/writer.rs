@@ -244,7 +244,7 @@ impl<'s> RunWriter<'s> {
     /// Bytes staged and not yet committed: each object's compact JSON plus
     /// its model columns (what the staging table holds for it). Callers
     /// that commit in batches bound a batch by this as well as by records
-    /// ([`crate::ndjson_stream::BATCH_BYTES`]): a few large objects weigh
+    /// (`kdrift_ingest::ndjson_stream::BATCH_BYTES`): a few large objects weigh
     /// as much as many events.
     pub fn pending_bytes(&self) -> u64 {
         self.pending_bytes
@@ -602,7 +602,7 @@ fn write_errors(store: &Store, run_id: i64, rows: &[ErrorRow]) -> Result<(), Sto
         })
         .collect();
     ordered.sort_by_key(|&(at, line, _)| (at, line));
-    let mut appender = store.conn().appender("ingest_errors").map_err(failed)?;
+    let mut appender = store.conn.appender("ingest_errors").map_err(failed)?;
     for (_, _, e) in ordered {
         appender
             .append_row(params![
@@ -652,7 +652,7 @@ fn error_chain(e: &StoreError) -> String {
 
 fn open_appender(store: &Store) -> Result<Appender<'_>, StoreError> {
     store
-        .conn()
+        .conn
         .appender("staging_observations")
         .map_err(|source| StoreError::Append { table: "staging_observations", source })
 }
@@ -682,8 +682,7 @@ impl Drop for TransactionGuard<'_> {
             // Nothing more can be done about a failed rollback while unwinding
             // from the error that brought us here; that error is what the
             // caller sees.
-            let _ =
-                self.store.conn().execute_batch(sql::TX_ROLLBACK.sql).map_err(|e| query_error(&sql::TX_ROLLBACK, e));
+            let _ = self.store.conn.execute_batch(sql::TX_ROLLBACK.sql).map_err(|e| query_error(&sql::TX_ROLLBACK, e));
         }
     }
 }

@@ -20,7 +20,7 @@ macro_rules! queries {
             pub const $ident: NamedQuery = NamedQuery {
                 name: $name,
                 file: $file,
-                sql: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../queries/", $file)),
+                sql: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/", $file)),
             };
         )*
         /// Every named query, in registry order.

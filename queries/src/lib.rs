@@ -1,16 +1,47 @@
-//! The kdrift store: one DuckDB file, event-sourced and append-only.
-//! [`Store`] owns the connection, creates or migrates the schema, and maps
-//! driver errors to [`StoreError`] naming the query that failed.
+//! The kdrift store: one DuckDB file, event-sourced and append-only, and
+//! the only code of kdrift that touches DuckDB.
+//!
+//! It owns the schema and its migrations, every named SQL file (under
+//! `queries/<area>/`, registered in [`sql`]), the registry behind
+//! `kdrift query` ([`catalog`]), the connection, transactions, the bulk
+//! loads (DuckDB's Appender, [`writer`]) and the mapping of rows into plain
+//! structs. `kdrift-ingest` writes through it and `kdrift-analyze` reads
+//! through it; neither names `duckdb::`. [`Store`] owns the connection,
+//! creates or migrates the schema, and maps driver errors to [`StoreError`]
+//! naming the query that failed.
+//!
+//! - [`record`]: one object version on its way into the store, and its identity;
+//! - [`prepare`]: a record made into its staging row (pure CPU work, on every core);
+//! - [`writer`]: one ingest run, staged and committed;
+//! - [`instant`]: instants as users type them (RFC 3339 or UTC microseconds);
+//! - [`parallel`]: an order-keeping parallel map (preparing records, parsing pod models);
+//! - [`columns`]: results of 100,000+ rows read column by column;
+//! - [`drain_moves`]: the drain moves kept after every ingest (written here, matched by `kdrift-analyze`);
+//! - [`run_checks`]: what a committed run stored that its user should hear about;
+//! - [`Row`], [`Param`], [`params!`]: what callers of a named query see of a row and its parameters;
+//! - `test_support` (feature `test-support`): raw SQL for the tests of other crates.
 
 pub mod catalog;
+pub mod columns;
+pub mod drain_moves;
+pub mod instant;
+pub mod parallel;
 pub mod prepare;
+pub mod record;
+pub mod record_mask;
+mod row;
+pub mod run_checks;
 pub mod sql;
+#[cfg(feature = "test-support")]
+pub mod test_support;
 pub mod writer;
 
 use std::path::{Path, PathBuf};
 
-use duckdb::{Connection, Params, Row};
+use duckdb::{Connection, Params};
 
+pub use columns::Batches;
+pub use row::{ColumnIndex, FromColumn, Param, Row, RowError};
 pub use sql::NamedQuery;
 
 /// The schema version this build writes and reads.
@@ -143,6 +174,20 @@ pub enum StoreError {
         /// The driver's error.
         #[source]
         source: duckdb::Error,
+    },
+    /// A query's result column is not of the type its reader expects (a
+    /// store whose tables were altered by hand), or holds NULL where a
+    /// value is required ([`columns`]).
+    #[error("query {query}: column {column} ({name}) {problem}")]
+    Column {
+        /// The query (its `-- name:`).
+        query: &'static str,
+        /// The column's position, from 0.
+        column: usize,
+        /// The column's name in the result.
+        name: String,
+        /// What is wrong, e.g. `is Int64, expected Utf8`.
+        problem: String,
     },
     /// The bulk-load appender failed.
     #[error("bulk load into {table} failed")]
@@ -357,11 +402,6 @@ impl Store {
     pub fn try_clone(&self) -> Result<Store, StoreError> {
         let conn = self.conn.try_clone().map_err(|source| StoreError::Open { path: self.path.clone(), source })?;
         Ok(Store { conn, path: self.path.clone(), abandoned: Vec::new(), unclosed: Vec::new() })
-    }
-
-    /// The underlying connection, for callers that run named queries.
-    pub fn conn(&self) -> &Connection {
-        &self.conn
     }
 
     /// What the store holds.
@@ -682,10 +722,10 @@ impl Store {
     pub fn query_one<T, P, F>(&self, q: &NamedQuery, params: P, f: F) -> Result<T, StoreError>
     where
         P: Params,
-        F: FnOnce(&Row<'_>) -> duckdb::Result<T>,
+        F: FnOnce(&Row<'_, '_>) -> Result<T, RowError>,
     {
         let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| query_error(q, e))?;
-        stmt.query_row(params, f).map_err(|e| query_error(q, e))
+        stmt.query_row(params, |r| f(&Row(r)).map_err(|e| e.0)).map_err(|e| query_error(q, e))
     }
 
     /// Runs a query and maps every row.
@@ -695,31 +735,27 @@ impl Store {
     pub fn query_map<T, P, F>(&self, q: &NamedQuery, params: P, mut f: F) -> Result<Vec<T>, StoreError>
     where
         P: Params,
-        F: FnMut(&Row<'_>) -> duckdb::Result<T>,
+        F: FnMut(&Row<'_, '_>) -> Result<T, RowError>,
     {
         let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| query_error(q, e))?;
-        let rows = stmt.query_map(params, |r| f(r)).map_err(|e| query_error(q, e))?;
+        let rows = stmt.query_map(params, |r| f(&Row(r)).map_err(|e| e.0)).map_err(|e| query_error(q, e))?;
         rows.collect::<duckdb::Result<Vec<T>>>().map_err(|e| query_error(q, e))
     }
 
-    /// Runs a query and returns its result as Arrow record batches, column
-    /// by column as DuckDB hands them over: for results of 100,000+ rows,
+    /// Runs a query and returns its result column by column ([`columns`]),
+    /// in the batches DuckDB hands over: for results of 100,000+ rows,
     /// where [`Store::query_map`]'s row-by-row access (a downcast and a type
     /// match per value, ~0.25 µs) costs more than the query itself.
     ///
     /// # Errors
     /// [`StoreError::Query`] naming the query.
-    pub fn query_arrow<P: Params>(
-        &self,
-        q: &NamedQuery,
-        params: P,
-    ) -> Result<Vec<duckdb::arrow::record_batch::RecordBatch>, StoreError> {
+    pub fn query_columns<P: Params>(&self, q: &NamedQuery, params: P) -> Result<Batches, StoreError> {
         let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| query_error(q, e))?;
-        Ok(stmt.query_arrow(params).map_err(|e| query_error(q, e))?.collect())
+        Ok(Batches::new(q, stmt.query_arrow(params).map_err(|e| query_error(q, e))?.collect()))
     }
 }
 
-/// Logs a statement's time at trace level (`KDRIFT_LOG=kdrift_ingest::store=trace`):
+/// Logs a statement's time at trace level (`KDRIFT_LOG=kdrift_store=trace`):
 /// where an ingest's commit spends it (issue 6).
 fn log_time(q: &NamedQuery, started: std::time::Instant) {
     tracing::trace!(query = q.name, ms = started.elapsed().as_secs_f64() * 1e3, "statement");

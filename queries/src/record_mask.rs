@@ -18,8 +18,8 @@
 //!
 //! Names, images, node names, uids, resourceVersions, labels, quantities
 //! and every other field stay exactly as they were. Secrets themselves are
-//! never stored at all ([`crate::parse::NOT_KEPT_KINDS`], and
-//! [`crate::store::prepare::prepare`] refuses one whatever its source).
+//! never stored at all (`kdrift_ingest`'s `parse::NOT_KEPT_KINDS`, and
+//! [`crate::prepare::prepare`] refuses one whatever its source).
 
 use kdrift_rebalance::{mask_patterns, MASK};
 use serde_json::Value;

@@ -377,7 +377,7 @@ pub fn run(store: &Store, name: &str, params: &[(String, String)]) -> Result<Que
         bound.push(bind_value(spec, value)?);
     }
     let refs: Vec<&dyn ToSql> = bound.iter().map(|b| b.as_ref()).collect();
-    let mut stmt = store.conn().prepare(q.sql).map_err(|e| query_error(q, e))?;
+    let mut stmt = store.conn.prepare(q.sql).map_err(|e| query_error(q, e))?;
     let mut rows_out = Vec::new();
     let mut rows = stmt.query(refs.as_slice()).map_err(|e| query_error(q, e))?;
     let columns = rows.as_ref().map(|s| s.column_names()).unwrap_or_default();
