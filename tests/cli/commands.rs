@@ -453,3 +453,44 @@ fn timeline_drains_lists_a_descheduler_run_without_any_drain_and_exits_0() {
         "{stdout}"
     );
 }
+
+/// Issue 34 break-it: a password or token in the kubeconfig's `server:` URL
+/// (user info, query) reaches no output and no store, and a kubeconfig
+/// whose YAML is broken right after `token:` does not quote the token.
+#[test]
+fn credentials_in_the_server_url_and_around_a_kubeconfig_syntax_error_are_never_shown() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = dir.path().join("kubeconfig");
+    let config = |server: &str, extra: &str| {
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n- name: c\n  cluster:\n    server: {server}\n\
+             contexts:\n- name: c\n  context:\n    cluster: c\n    user: u\n\
+             users:\n- name: u\n  user:\n    token: sEcReTtOkEn5678\n{extra}"
+        )
+    };
+    // Port 1 on 127.0.0.1: refused at once.
+    let server = "http://admin:PaSsWoRdSeCrEt42@127.0.0.1:1/?access_token=QuErYtOkEn9999";
+    std::fs::write(&kubeconfig, config(server, "")).expect("write");
+    let db = dir.path().join("k.duckdb");
+    let run = |args: &[&str]| {
+        let out = kdrift().arg("--db").arg(&db).args(args).env_remove("KUBECONFIG").output().expect("run");
+        (out.status.code(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    };
+    let (code, text) = run(&["ingest", "api", "-A", "--kubeconfig", kubeconfig.to_str().expect("utf-8")]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("http://127.0.0.1:1"), "the server is named without its credentials: {text}");
+    let (_, runs) = run(&["query", "runs", "-o", "json"]);
+    let (_, errors) = run(&["query", "run_errors", "--param", "run_id=1", "-o", "json"]);
+    assert!(runs.contains("http://127.0.0.1:1"), "{runs}");
+    for secret in ["PaSsWoRdSeCrEt42", "QuErYtOkEn9999", "sEcReTtOkEn5678"] {
+        for (what, t) in [("output", &text), ("runs", &runs), ("run_errors", &errors)] {
+            assert!(!t.contains(secret), "{secret} in the {what}: {t}");
+        }
+    }
+    // A YAML syntax error on the line after the token: kube quotes the lines around it.
+    std::fs::write(&kubeconfig, config("http://127.0.0.1:1", "preferences: {x: [}\n")).expect("write");
+    let (code, text) = run(&["rebalance", "plan", "--kubeconfig", kubeconfig.to_str().expect("utf-8")]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("kubeconfig"), "{text}");
+    assert!(!text.contains("sEcReTtOkEn5678"), "{text}");
+}

@@ -64,7 +64,7 @@ impl ClusterOptions {
     /// As [`ClusterOptions::connect`].
     pub async fn open(&self) -> Result<Connected, ClusterError> {
         let config = self.config().await?;
-        let url = config.cluster_url.to_string().trim_end_matches('/').to_string();
+        let url = super::credentials::shown_url(&config.cluster_url.to_string()).trim_end_matches('/').to_string();
         let default_namespace = config.default_namespace.clone();
         let client =
             super::redirect::client(config).map_err(|source| ClusterError::Client { url: url.clone(), source })?;
@@ -83,7 +83,7 @@ impl ClusterOptions {
     /// client cannot be built (bad TLS material, unsupported auth).
     pub async fn connect(&self) -> Result<Client, ClusterError> {
         let config = self.config().await?;
-        let url = config.cluster_url.to_string();
+        let url = super::credentials::shown_url(&config.cluster_url.to_string());
         super::redirect::client(config).map_err(|source| ClusterError::Client { url, source })
     }
 }

@@ -73,8 +73,53 @@ pub fn values(config: &Config) -> Vec<String> {
         }
     }
     out.extend(config.headers.iter().filter_map(|(_, v)| v.to_str().ok().map(str::to_string)));
+    url_secrets(&config.cluster_url.to_string(), &mut out);
+    if let Some(proxy) = &config.proxy_url {
+        url_secrets(&proxy.to_string(), &mut out);
+    }
     out.retain(|v| !v.trim().is_empty());
     out
+}
+
+/// The credentials a URL may carry: its user info (`user:password`) and
+/// password (`http://admin:PASSWORD@host`), and its query values
+/// (`?access_token=…`, 4+ characters), for a kubeconfig's `server:` and
+/// `proxy-url:`, and a rebalance probe's URL.
+pub(crate) fn url_secrets(url: &str, out: &mut Vec<String>) {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    if let Some((userinfo, _)) = authority.rsplit_once('@') {
+        out.push(userinfo.to_string());
+        if let Some((_, password)) = userinfo.split_once(':') {
+            out.push(password.to_string());
+        }
+    }
+    if let Some((_, query)) = rest.split_once('?') {
+        let query = query.split('#').next().unwrap_or_default();
+        out.extend(
+            query
+                .split('&')
+                .filter_map(|pair| pair.split_once('='))
+                .map(|(_, v)| v.to_string())
+                .filter(|v| v.len() >= 4),
+        );
+    }
+}
+
+/// A cluster URL as kdrift shows and stores it (run locations, errors):
+/// scheme, host, port and path, without user info or query, which may
+/// carry credentials.
+pub fn shown_url(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let end = rest.find(['?', '#']).unwrap_or(rest.len());
+    let rest = &rest[..end];
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    if scheme.is_empty() {
+        format!("{host}{path}")
+    } else {
+        format!("{scheme}://{host}{path}")
+    }
 }
 
 /// The lines of a PEM's base64 body, and the body joined.
@@ -87,6 +132,24 @@ fn pem_body(pem: &str, out: &mut Vec<String>) {
 /// Holds [`values`]`(config)` for [`crate::redact::held`].
 pub fn hold(config: &Config) {
     crate::redact::hold(values(config));
+}
+
+#[cfg(test)]
+mod url_tests {
+    use super::{shown_url, url_secrets};
+
+    #[test]
+    fn a_servers_user_info_and_query_are_held_and_never_shown() {
+        let url = "http://admin:PaSsWoRdSeCrEt42@127.0.0.1:18081/api?access_token=sEcReTtOkEn1234#x";
+        let mut held = Vec::new();
+        url_secrets(url, &mut held);
+        assert_eq!(held, ["admin:PaSsWoRdSeCrEt42", "PaSsWoRdSeCrEt42", "sEcReTtOkEn1234"]);
+        assert_eq!(shown_url(url), "http://127.0.0.1:18081/api");
+        assert_eq!(shown_url("https://10.0.0.1:6443/"), "https://10.0.0.1:6443/");
+        let mut none = Vec::new();
+        url_secrets("https://10.0.0.1:6443/", &mut none);
+        assert!(none.is_empty(), "{none:?}");
+    }
 }
 
 #[cfg(test)]

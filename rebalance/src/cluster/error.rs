@@ -9,12 +9,19 @@ use kube::config::{InClusterError, KubeconfigError};
 
 use crate::redact::held;
 
+/// kube's kubeconfig error with credential-shaped text masked: a YAML
+/// syntax error quotes the lines around it (`token: …`,
+/// `client-key-data: …`) before any credential could be held.
+fn masked(cause: &KubeconfigError) -> String {
+    crate::redact::mask_patterns(&cause.to_string())
+}
+
 /// Failures of [`super::connect`], [`super::list`] and [`super::watch`].
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ClusterError {
     /// The kubeconfig could not be read, or lacks the context / cluster.
-    #[error("kubeconfig {location}: {cause}")]
+    #[error("kubeconfig {location}: {}", masked(cause))]
     Kubeconfig {
         /// The file (or `KUBECONFIG=…` / `~/.kube/config`).
         location: String,
@@ -23,8 +30,9 @@ pub enum ClusterError {
     },
     /// Neither a kubeconfig nor an in-cluster service account was found.
     #[error(
-        "no cluster configuration: no kubeconfig ({kubeconfig}) and not running in a pod ({in_cluster}); \
-         pass --kubeconfig or set KUBECONFIG"
+        "no cluster configuration: no kubeconfig ({}) and not running in a pod ({in_cluster}); \
+         pass --kubeconfig or set KUBECONFIG",
+        masked(kubeconfig)
     )]
     NoConfiguration {
         /// Why the kubeconfig could not be used.

@@ -271,7 +271,7 @@ async fn probe_says_in_use<C, S>(ctx: &Ctx<'_, '_, C, S>, pod: &PodInfo) -> Opti
             Some(http) => probe::ask(http, p, &pod.namespace, &pod.name).await,
             None => ProbeAnswer::Unknown("no HTTP client".to_string()),
         };
-        let url = p.target(&pod.namespace, &pod.name).0;
+        let url = p.shown_target(&pod.namespace, &pod.name);
         match answer {
             ProbeAnswer::Idle => {}
             ProbeAnswer::InUse(what) => return Some(format!("in use according to {url} ({what})")),

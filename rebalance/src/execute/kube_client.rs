@@ -54,7 +54,7 @@ impl KubeClient {
     pub async fn connect(options: &ClusterOptions) -> Result<KubeClient, ClusterError> {
         let mut config = options.config().await?;
         config.default_retry = false;
-        let url = config.cluster_url.to_string();
+        let url = crate::cluster::credentials::shown_url(&config.cluster_url.to_string());
         match crate::cluster::redirect::client(config) {
             Ok(client) => Ok(KubeClient { server: Some(url), ..KubeClient::new(client) }),
             Err(source) => Err(ClusterError::Client { url, source }),

@@ -71,12 +71,22 @@ impl Probe {
         }
         let selector = StringSelector::parse(selector, "probe")
             .map_err(|e| ProbeError::Selector { selector: selector.to_string(), message: e.to_string() })?;
+        // A token in the URL (`?X-Plex-Token=…`, `user:password@`) is held:
+        // masked in every report, record and log line that names the probe.
+        let mut secrets = Vec::new();
+        crate::cluster::credentials::url_secrets(url, &mut secrets);
+        crate::redact::hold(secrets);
         Ok(Probe { selector, url: url.to_string() })
     }
 
-    /// The text as given.
+    /// The text as given, with the credentials its URL carries masked.
     pub fn spec(&self) -> String {
-        format!("{}={}", self.selector.text, self.url)
+        crate::redact::held().redact(&format!("{}={}", self.selector.text, self.url))
+    }
+
+    /// The URL asked for one pod, as reports show it (credentials masked).
+    pub fn shown_target(&self, namespace: &str, name: &str) -> String {
+        crate::redact::held().redact(&self.target(namespace, name).0)
     }
 
     /// The URL for one pod: placeholders filled, fragment split off as the JSON pointer.
@@ -146,12 +156,14 @@ pub async fn ask(http: &reqwest::Client, probe: &Probe, namespace: &str, name: &
     // The reason quotes the application: redacted of every credential held.
     let redact = |text: String| crate::redact::held().redact(&text);
     let answer = match response {
-        Err(e) => ProbeAnswer::Unknown(format!("no answer from {url}: {e}")),
+        Err(e) => ProbeAnswer::Unknown(crate::redact::held().redact(&format!("no answer from {url}: {e}"))),
         Ok(r) => {
             let status = r.status().as_u16();
             match r.text().await {
                 Ok(body) => interpret(status, &body, pointer.as_deref()),
-                Err(e) => ProbeAnswer::Unknown(format!("reading the answer of {url}: {e}")),
+                Err(e) => {
+                    ProbeAnswer::Unknown(crate::redact::held().redact(&format!("reading the answer of {url}: {e}")))
+                }
             }
         }
     };
@@ -165,6 +177,18 @@ pub async fn ask(http: &reqwest::Client, probe: &Probe, namespace: &str, name: &
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_token_in_a_probe_url_is_held_shown_masked_and_still_sent() {
+        let p = Probe::parse(
+            "app=plex=http://127.0.0.1:32400/status/sessions?X-Plex-Token=PrObEtOkEn4321#/MediaContainer/size",
+        )
+        .expect("probe");
+        assert_eq!(p.spec(), "app=plex=http://127.0.0.1:32400/status/sessions?X-Plex-Token=***#/MediaContainer/size");
+        assert_eq!(p.shown_target("media", "plex-0"), "http://127.0.0.1:32400/status/sessions?X-Plex-Token=***");
+        assert_eq!(p.target("media", "plex-0").0, "http://127.0.0.1:32400/status/sessions?X-Plex-Token=PrObEtOkEn4321");
+        assert!(!crate::redact::held().redact("sent PrObEtOkEn4321").contains("PrObEtOkEn4321"));
+    }
 
     #[test]
     fn parsing() {

@@ -34,7 +34,7 @@ pub const MIN_JWT: usize = 16;
 /// (`DB_PASSWORD`, `x-api-key` included) and end (`passwordless` is not).
 /// The `token` ones are masked after `:` only when the value is not a
 /// plain word.
-pub const SECRET_KEYS: [&str; 16] = [
+pub const SECRET_KEYS: [&str; 20] = [
     "password",
     "passwd",
     "pwd",
@@ -51,6 +51,10 @@ pub const SECRET_KEYS: [&str; 16] = [
     "refresh_token",
     "id_token",
     "auth_token",
+    "secret_key",
+    "secret-key",
+    "accountkey",
+    "client-key-data",
 ];
 
 /// `text` with every credential-shaped part masked (see the module doc).
@@ -203,6 +207,12 @@ mod tests {
         let cases = [
             (format!("Authorization: Bearer {jwt}"), "Authorization: Bearer ***".to_string()),
             (format!("raw {jwt} end"), "raw *** end".into()),
+            ("aws secret_key=wJalrXUtnFEMI/K7MDENG".into(), "aws secret_key=***".into()),
+            (
+                "DefaultEndpointsProtocol=https;AccountKey=c2VjcmV0a2V5".into(),
+                "DefaultEndpointsProtocol=https;AccountKey=***".into(),
+            ),
+            ("    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVk".into(), "    client-key-data: ***".into()),
             (
                 "pull from https://robot:hunter2pw@registry.example.com/v2/".into(),
                 "pull from https://robot:***@registry.example.com/v2/".into(),
