@@ -44,6 +44,6 @@ pub use drains::{
     Operation,
 };
 pub use error::AnalyzeError;
-pub use pending::{pending_pods, why_pending, PendingPod, PendingReport};
+pub use pending::{pending_pods, why_pending, PendingPod, PendingReport, PreemptionVerdict};
 pub use postmortem::{postmortem_job, JobPostmortem};
 pub use usage::{requested_at, requested_at_instants, requested_over_time, RequestedAt};

@@ -2068,3 +2068,30 @@ fn max_cell_width_cuts_table_cells_and_json_keeps_the_whole_value() {
     let (_, help, _) = kdrift_out(&["--help"]);
     assert!(help.contains("--max-cell-width <N>") && help.contains("[default: 1024]"), "{help}");
 }
+
+/// New-user trial (session 29): a message without a `preemption:` part
+/// (kube-scheduler before 1.24) showed "yes" under PREEMPTION CAN HELP with
+/// nothing to support it; it is "maybe", and "no" stays "no".
+#[test]
+fn preemption_is_maybe_when_the_message_has_no_preemption_part() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let event = json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "web.1", "namespace": "default", "uid": "e1"},
+        "involvedObject": {"kind": "Pod", "namespace": "default", "name": "web", "uid": "u-web"},
+        "reason": "FailedScheduling", "type": "Warning", "count": 2,
+        "message": "0/3 nodes are available: 1 node(s) had taint {dedicated: gpu}, that the pod didn't tolerate, 2 Insufficient cpu.",
+        "firstTimestamp": "2019-01-01T00:10:00Z", "lastTimestamp": "2019-01-01T00:20:00Z"});
+    let file = dir.path().join("events.json");
+    std::fs::write(&file, json!({"kind": "List", "items": [event]}).to_string()).expect("write");
+    assert_eq!(ingest_in(dir.path(), &[&file]).0, 0);
+    let out = kdrift().arg("--db").arg(dir.path().join("k.duckdb")).args(["why-pending", "default/web"]).output();
+    let out = out.expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8_lossy(&out.stdout);
+    let cells = |start: &str| {
+        let row = report.lines().find(|l| l.starts_with(start)).unwrap_or_else(|| panic!("{start} in {report}"));
+        row.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    assert_eq!(cells(" Insufficient cpu "), "Insufficient cpu 2/3 2 maybe", "{report}");
+    assert!(cells(" node(s) had untolerated taint").ends_with(" no"), "{report}");
+}

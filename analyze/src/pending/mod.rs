@@ -30,7 +30,7 @@ pub use full::{Arrival, Burst, Holder, NodeFill, BURST_WINDOW};
 pub use moved_by::MoveRun;
 pub use rejection::{is_admission_rejection, AdmissionCount, KubeletRejection};
 pub use relief::{Relief, ReliefPolicy, SIMULATED_NODES};
-pub use report::{why_pending, FailureEvent, History, PendingReport, ReasonLine, ScheduledAt};
+pub use report::{why_pending, FailureEvent, History, PendingReport, PreemptionVerdict, ReasonLine, ScheduledAt};
 pub use template::SpecFrom;
 pub use why_full::{WhyFull, EXPLAINED_NODES};
 

@@ -95,6 +95,35 @@ pub struct ReasonLine {
     pub preemption_can_help: bool,
 }
 
+/// What the evidence says of preemption for one reason: kube-scheduler's
+/// own dry run, else the pods on the nodes left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PreemptionVerdict {
+    /// Not ruled out, and lower-priority pods on the nodes left could make room.
+    Yes,
+    /// Ruled out (the reason is unresolvable, the event's `preemption:` part
+    /// says the dry run failed, or no pod on the nodes left has a lower priority).
+    No,
+    /// Not ruled out by the reason, but nothing says it would work: the
+    /// message has no `preemption:` part (kube-scheduler before 1.24) and
+    /// the pods' priorities on the nodes left are not known.
+    Maybe,
+}
+
+impl PendingReport {
+    /// The verdict on preemption for `line` (one of [`PendingReport::reasons`]).
+    pub fn preemption_verdict(&self, line: &ReasonLine) -> PreemptionVerdict {
+        if !line.preemption_can_help {
+            PreemptionVerdict::No
+        } else if self.preemption.is_none() && !self.relief.iter().any(|r| r.lower_priority) {
+            PreemptionVerdict::Maybe
+        } else {
+            PreemptionVerdict::Yes
+        }
+    }
+}
+
 /// Everything `why-pending NAMESPACE/POD` says.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PendingReport {

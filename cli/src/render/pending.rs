@@ -1,5 +1,6 @@
 //! Tables for `why-pending`: the list of pending pods and one pod's chain.
 
+use kdrift_analyze::PreemptionVerdict;
 use std::io::Write;
 
 use chrono::{DateTime, Utc};
@@ -148,7 +149,11 @@ pub fn report<W: Write>(out: &mut W, r: &PendingReport) -> anyhow::Result<()> {
             None => n.to_string(),
         }),
         attempts: x.occurrences,
-        preemption: if x.preemption_can_help { "yes" } else { "no" },
+        preemption: match r.preemption_verdict(x) {
+            PreemptionVerdict::Yes => "yes",
+            PreemptionVerdict::No => "no",
+            PreemptionVerdict::Maybe => "maybe",
+        },
     });
     writeln!(out, "{}", super::plain(&mut Table::new(rows)))?;
     if let Some(p) = &r.preemption {

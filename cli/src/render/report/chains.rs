@@ -4,6 +4,7 @@
 //! the anchor pod is there → fixes, ranked — with the nodes at the failure
 //! in a collapsed table. Every text from the store is escaped.
 
+use kdrift_analyze::PreemptionVerdict;
 use std::io::Write;
 
 use kdrift_analyze::pending::{NodeFill, StateAtFailure};
@@ -197,7 +198,11 @@ fn constraint<W: Write>(out: &mut W, r: &PendingReport) -> std::io::Result<()> {
             out,
             r#"<li class="reason">{} — {nodes}; preemption {}</li>"#,
             Esc(&x.reason),
-            if x.preemption_can_help { "can help" } else { "cannot help" }
+            match r.preemption_verdict(x) {
+                PreemptionVerdict::Yes => "can help",
+                PreemptionVerdict::No => "cannot help",
+                PreemptionVerdict::Maybe => "might help (no preemption part in the message)",
+            }
         )?;
     }
     writeln!(out, "</ul>")?;
