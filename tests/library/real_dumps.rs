@@ -276,6 +276,16 @@ fn why_pending_on_erwee402_says_the_kubelet_rejected_a_bound_pod() {
         "{:?}",
         report.notes
     );
+    // No note says the shortfall it just printed cannot be computed (new-user trial, session 29).
+    assert!(!report.notes.iter().any(|n| n.contains("shortfalls cannot be computed")), "{:?}", report.notes);
+    assert!(
+        report.notes.iter().any(|n| n.ends_with(
+            "is not in the store: its requests are unknown but for the one the kubelet's admission refusal names \
+             (its shortfall below)"
+        )),
+        "{:?}",
+        report.notes
+    );
     let pods = pending_pods(&store).expect("pending");
     let row = pods.iter().find(|p| p.name == name).expect("row");
     assert_eq!(row.rejected_reason.as_deref(), Some("OutOfcpu"));

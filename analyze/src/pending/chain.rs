@@ -256,7 +256,8 @@ pub(super) fn build_state(
             .map(|n| by_node.pods_on(&n.name).iter().filter(|p| event_only.contains(p.key().as_str())).count())
             .sum();
         notes.push(format!(
-            "the Pod object of {namespace}/{name} is not in the store: its requests are unknown, so shortfalls cannot be computed"
+            "the Pod object of {namespace}/{name} is not in the store: {}",
+            super::report::UNKNOWN_REQUESTS
         ));
         let stored = pods_counted - counted_event_only;
         notes.push(format!(

@@ -246,7 +246,16 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
     }
     let mut state = evaluated.map(|e| e.state);
     if let Some(state) = state.as_mut() {
-        notes.extend(admission_shortfall(state, history.rejected.as_ref()));
+        if let Some(note) = admission_shortfall(state, history.rejected.as_ref()) {
+            // The kubelet's refusal gives the pod's request for that
+            // resource: "its requests are unknown" would contradict it.
+            for n in notes.iter_mut() {
+                if let Some(head) = n.strip_suffix(UNKNOWN_REQUESTS) {
+                    *n = format!("{head}{KUBELET_REQUESTS}");
+                }
+            }
+            notes.push(note);
+        }
     }
     let mut report = PendingReport {
         namespace: namespace.to_string(),
@@ -353,6 +362,12 @@ fn binding_history(
 /// and the shortfall are then exact. Only when the store's amounts are a
 /// lower bound (else the state at the failure stands) and the node is among
 /// the state's. Returns the note that says so.
+/// The end of the note for a pending pod whose object is not stored.
+pub(crate) const UNKNOWN_REQUESTS: &str = "its requests are unknown, so shortfalls cannot be computed";
+/// That note's end when the kubelet's refusal gives the request.
+const KUBELET_REQUESTS: &str =
+    "its requests are unknown but for the one the kubelet's admission refusal names (its shortfall below)";
+
 fn admission_shortfall(state: &mut StateAtFailure, rejected: Option<&KubeletRejection>) -> Option<String> {
     let r = rejected?;
     let c = r.counted.as_ref()?;
