@@ -31,6 +31,11 @@ pub struct RequestedSeries {
     pub coalesced: bool,
     /// The samples, oldest first.
     pub samples: Vec<RequestedAt>,
+    /// Set when the values are lower bounds (≥): events name pods of
+    /// namespaces whose Pod objects the store never held (a dump without
+    /// them), as `skew` and `why-pending` say it
+    /// ([`crate::state::lower_bound::unstored_note`] at the range's end).
+    pub lower_bound_note: Option<String>,
 }
 
 impl RequestedSeries {
@@ -118,7 +123,9 @@ pub fn requested_series(
     let instants = sampling_instants(from, to, &changes, max_samples);
     let coalesced = instants.len() < changes.len() + 1;
     let samples = requested_at_instants(store, &instants)?;
-    Ok(RequestedSeries { from, to, changes: changes.len(), coalesced, samples })
+    let unstored = crate::state::lower_bound::unstored_namespaces(store, to)?;
+    let lower_bound_note = crate::state::lower_bound::unstored_note(to, &unstored);
+    Ok(RequestedSeries { from, to, changes: changes.len(), coalesced, samples, lower_bound_note })
 }
 
 #[cfg(test)]

@@ -108,3 +108,38 @@ fn report_data_on_every_real_fixture() {
     assert!(!data.pending.is_empty(), "erwee402's Insufficient cpu pods");
     assert!(data.chains.len() <= 20);
 }
+
+/// New-user trial (session 29): the HTML report's "Requested % over time"
+/// showed minikube at 38.8 % where `skew` says ≥ 38.8 % (the default
+/// namespace's pods were not dumped); the series now carries the same
+/// lower-bound note, and the demo's none.
+#[test]
+fn the_requested_series_says_when_its_values_are_lower_bounds() {
+    let Some(real) = real_fixtures_or_skip("the_requested_series_says_when_its_values_are_lower_bounds") else {
+        return;
+    };
+    let (_dir, store) = temp_store();
+    let files: Vec<std::path::PathBuf> =
+        ["default__events.json", "kube-system__events.json", "kube-system__pods.json", "nodes.json"]
+            .iter()
+            .map(|f| real.join("dumps").join(format!("erwee402__multi-k8s__{f}")))
+            .collect();
+    let report = ingest_files(&store, &files, &mut NoProgress).expect("ingest");
+    assert_eq!(report.error_count(), 0, "{:?}", report.files);
+    let data = report_data(&store, None, None, &ReportOptions::default()).expect("report");
+    let note = data.requested.lower_bound_note.as_deref().expect("a lower-bound note");
+    assert!(
+        note.starts_with("requested amounts are lower bounds (≥) on every node: events in the hour up to "),
+        "{note}"
+    );
+    assert!(note.contains("of namespace default"), "{note}");
+    let (_dir, demo) = temp_store();
+    kdrift_ingest::demo::ingest_scenario(
+        &demo,
+        kdrift_scenario::generate(&kdrift_scenario::ScenarioConfig { seed: 1, scale: 1 }),
+        1,
+    )
+    .expect("demo");
+    let data = report_data(&demo, None, None, &ReportOptions::default()).expect("report");
+    assert_eq!(data.requested.lower_bound_note, None);
+}

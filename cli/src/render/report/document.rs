@@ -247,6 +247,9 @@ fn requested<W: Write>(out: &mut W, d: &ReportData) -> std::io::Result<()> {
         if s.coalesced { "the last change of each equal slice of the range" } else { "every change" },
         s.changes
     )?;
+    if let Some(note) = &s.lower_bound_note {
+        writeln!(out, r#"<p class="note lower-bound">{}</p>"#, Esc(note))?;
+    }
     for resource in ["cpu", "memory"] {
         writeln!(out, r#"<h3>{resource}</h3><div class="figure">"#)?;
         series::chart(out, s, &d.nodes, &d.timeline.operations, resource)?;

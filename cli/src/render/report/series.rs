@@ -114,10 +114,11 @@ pub fn chart<W: Write>(
             continue;
         }
         let (colour, dash) = style(i);
+        let bound = if series.lower_bound_note.is_some() { "≥ " } else { "" };
         let last = percent_text(points.last().map_or(0.0, |p| p.1));
         writeln!(
             out,
-            r#"<path class="line" data-node="{}" data-resource="{}" data-last="{last}" stroke="{colour}"{} d="{}"><title>{} {} requested: {last} % at the end</title></path>"#,
+            r#"<path class="line" data-node="{}" data-resource="{}" data-last="{last}" stroke="{colour}"{} d="{}"><title>{} {} requested: {bound}{last} % at the end</title></path>"#,
             Esc(node),
             Esc(resource),
             dash.map(|d| format!(r#" stroke-dasharray="{d}""#)).unwrap_or_default(),
@@ -161,9 +162,10 @@ pub fn legend<W: Write>(
                 continue;
             }
         };
+        let b = if series.lower_bound_note.is_some() { "≥ " } else { "" };
         writeln!(
             out,
-            r#"<tr data-node="{n}"><td>{swatch} {n}</td><td>{} %</td><td>{} %</td><td>{} %</td></tr>"#,
+            r#"<tr data-node="{n}"><td>{swatch} {n}</td><td>{b}{} %</td><td>{b}{} %</td><td>{b}{} %</td></tr>"#,
             percent_text(lo),
             percent_text(hi),
             percent_text(last),
