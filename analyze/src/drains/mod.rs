@@ -517,13 +517,14 @@ fn timeline(
 }
 
 #[cfg(test)]
-mod simultaneous_tests {
+pub(crate) mod simultaneous_tests {
     use chrono::{DateTime, Duration, Utc};
 
     use super::{all_episodes, group, kind_of, OperationKind};
     use crate::history::{NodeSignal, SignalKind};
 
-    fn signal(node: &str, at: DateTime<Utc>, kind: SignalKind) -> NodeSignal {
+    /// One node signal from an event (for the drains' unit tests).
+    pub(crate) fn signal(node: &str, at: DateTime<Utc>, kind: SignalKind) -> NodeSignal {
         NodeSignal {
             node: node.into(),
             at,

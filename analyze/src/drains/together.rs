@@ -71,20 +71,9 @@ mod tests {
     use chrono::{DateTime, Duration, Utc};
 
     use super::cordoned_together;
+    use crate::drains::simultaneous_tests::signal;
     use crate::drains::{all_episodes, group};
-    use crate::history::{NodeSignal, SignalKind};
-
-    fn signal(node: &str, at: DateTime<Utc>, kind: SignalKind) -> NodeSignal {
-        NodeSignal {
-            node: node.into(),
-            at,
-            kind,
-            source: "event".into(),
-            reason: String::new(),
-            detail: String::new(),
-            estimated: false,
-        }
-    }
+    use crate::history::SignalKind;
 
     #[test]
     fn three_nodes_cordoned_within_seconds_inside_a_rolling_drain_are_named_with_the_nodes_left() {
