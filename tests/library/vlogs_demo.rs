@@ -237,6 +237,31 @@ fn list_of(scenario: &Scenario, until: chrono::DateTime<chrono::Utc>, kind: &str
     serde_json::json!({"apiVersion": "v1", "kind": "List", "items": latest.into_values().flatten().collect::<Vec<_>>()})
 }
 
+/// Two stores of a postmortem after the pod is gone: the events (shipped
+/// through the VictoriaLogs raw layout, pulled from `start` − 1 h to `later`)
+/// plus the later kubectl `snapshot`; the second also holds the pending
+/// pod's own object (`own_file`).
+fn events_and_snapshot(
+    scenario: &Scenario,
+    start: chrono::DateTime<chrono::Utc>,
+    later: chrono::DateTime<chrono::Utc>,
+    snapshot: &[std::path::PathBuf],
+    own_file: std::path::PathBuf,
+) -> [(tempfile::TempDir, Store); 2] {
+    let vl = FakeVlogs::start();
+    ship(&vl.url(), Layout::Raw, &sightings(scenario, later, &["Event"]), None);
+    let options = test_options(start - Duration::hours(1), later + Duration::minutes(1), 2000);
+    let load = |extra: Option<std::path::PathBuf>| {
+        let (d, store) = temp_store();
+        let files: Vec<_> = snapshot.iter().cloned().chain(extra).collect();
+        assert_eq!(ingest_files(&store, &files, &mut NoProgress).expect("objects").error_count(), 0);
+        let pulled = pull_blocking(&store, &vl.url(), Auth::default(), &options).expect("pull");
+        assert_eq!((pulled.layout, pulled.error_count()), (Some(Layout::Raw), 0));
+        (d, store)
+    };
+    [load(None), load(Some(own_file))]
+}
+
 #[test]
 fn events_through_raw_and_a_later_snapshot_give_the_chain_of_the_pods_own_object_from_its_owners_template() {
     // Issue 33 item 1: the Job controller deleted the pending pod at the
@@ -270,19 +295,7 @@ fn events_through_raw_and_a_later_snapshot_give_the_chain_of_the_pods_own_object
     let own_file = dir.path().join("pending-pod.json");
     std::fs::write(&own_file, own.to_string()).expect("write");
 
-    let vl = FakeVlogs::start();
-    ship(&vl.url(), Layout::Raw, &sightings(scenario, later, &["Event"]), None);
-    let options = test_options(facts.start - Duration::hours(1), later + Duration::minutes(1), 2000);
-    let load = |extra: &[std::path::PathBuf]| {
-        let (d, store) = temp_store();
-        let files: Vec<_> = snapshot.iter().chain(extra).cloned().collect();
-        assert_eq!(ingest_files(&store, &files, &mut NoProgress).expect("objects").error_count(), 0);
-        let pulled = pull_blocking(&store, &vl.url(), Auth::default(), &options).expect("pull");
-        assert_eq!((pulled.layout, pulled.error_count()), (Some(Layout::Raw), 0));
-        (d, store)
-    };
-    let (_d1, templated) = load(&[]);
-    let (_d2, owned) = load(&[own_file]);
+    let [(_d1, templated), (_d2, owned)] = events_and_snapshot(scenario, facts.start, later, &snapshot, own_file);
     let mut from_template = report(&templated, ns, pod);
     let with_object = report(&owned, ns, pod);
 
@@ -382,19 +395,7 @@ fn memory_short_cronjob_pod_behind_a_taint_gets_the_same_chain_from_events_and_a
     let own_file = dir.path().join("pending-pod.json");
     std::fs::write(&own_file, own.to_string()).expect("write");
 
-    let vl = FakeVlogs::start();
-    ship(&vl.url(), Layout::Raw, &sightings(scenario, later, &["Event"]), None);
-    let options = test_options(facts.start - Duration::hours(1), later + Duration::minutes(1), 2000);
-    let load = |extra: &[std::path::PathBuf]| {
-        let (d, store) = temp_store();
-        let files: Vec<_> = snapshot.iter().chain(extra).cloned().collect();
-        assert_eq!(ingest_files(&store, &files, &mut NoProgress).expect("objects").error_count(), 0);
-        let pulled = pull_blocking(&store, &vl.url(), Auth::default(), &options).expect("pull");
-        assert_eq!((pulled.layout, pulled.error_count()), (Some(Layout::Raw), 0));
-        (d, store)
-    };
-    let (dir_a, templated) = load(&[]);
-    let (dir_b, owned) = load(&[own_file]);
+    let [(dir_a, templated), (dir_b, owned)] = events_and_snapshot(scenario, facts.start, later, &snapshot, own_file);
     let (a, pm_a) = pending_and_postmortem(&templated, ns, pod, job);
     let (b, pm_b) = pending_and_postmortem(&owned, ns, pod, job);
     // The full object history (every version of every object, the pod's own included).
