@@ -25,6 +25,9 @@
 //! and the executor); executing a plan ([`read_snapshot`] of the live
 //! cluster, [`apply_plan`] of a [`PlanDocument`], [`run_rebalance`]) through
 //! the Eviction API; masking every credential kdrift holds ([`held`]).
+//! The connecting, listing and executing parts are behind the default
+//! feature `cluster` (kube, tokio, reqwest); `analyze`, `kdrift-store` and
+//! `scenario` build without it, so reading a store never links a client.
 //!
 //! **Must not**: read or write the store (the CLI hands it snapshots and
 //! event sinks), or plan and execute in one step (a plan is data first).
@@ -40,10 +43,12 @@
 // crate there, so that the snapshot it builds has this build's types.
 #[cfg(test)]
 extern crate self as kdrift_rebalance;
+#[cfg(feature = "cluster")]
 mod cluster;
 mod deadman;
 mod document;
 mod error;
+#[cfg(feature = "cluster")]
 mod execute;
 mod fast_hash;
 mod model;
@@ -53,7 +58,9 @@ mod redact;
 mod scheduler;
 mod simulate;
 
+#[cfg(feature = "cluster")]
 pub use cluster::error::{root_cause, with_causes};
+#[cfg(feature = "cluster")]
 pub use cluster::{
     list_all, watch, ClusterError, ClusterOptions, Connected, ListPager, ObjectList, Page, ResourceKind, Scope,
     WatchItem, WatchOptions, DEFAULT_PAGE_SIZE, HISTORY_RESOURCES,
@@ -61,6 +68,7 @@ pub use cluster::{
 pub use deadman::{check_last_success, parse_max_age, CheckResult, DeadmanStatus, SourceReading};
 pub use document::{PlanDocument, PlanInputs, PlanSource};
 pub use error::ModelError;
+#[cfg(feature = "cluster")]
 pub use execute::{
     apply_plan, kinds, needs_pvcs, plan_document, read_snapshot, run_rebalance, ClientError, ClusterClient, EventSink,
     EvictionOutcome, EvictionRequest, EvictionResult, ExecuteOptions, ExecutionReport, KubeClient, LiveSnapshot, Probe,
