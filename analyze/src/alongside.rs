@@ -1,11 +1,11 @@
 //! Two independent reads of one store at once. DuckDB runs the small
 //! queries of an analysis mostly on one core; a second connection to the
-//! same open database ([`Store::try_clone`]) lets an independent read use
+//! same open database ([`Reader::try_clone`]) lets an independent read use
 //! the other core of the 2-core machines kdrift issue 6 measures on (the
 //! drain timeline's amounts beside its moves, why-pending's nodes beside its
 //! pods, its moves to the explained nodes beside their pods).
 
-use kdrift_store::Store;
+use kdrift_store::Reader;
 
 use crate::AnalyzeError;
 
@@ -17,8 +17,8 @@ use crate::AnalyzeError;
 /// # Errors
 /// [`AnalyzeError::Store`] when the second connection cannot be opened.
 pub(crate) fn alongside<A, B>(
-    store: &Store,
-    side: impl FnOnce(&Store) -> B + Send,
+    store: &Reader,
+    side: impl FnOnce(&Reader) -> B + Send,
     main: impl FnOnce() -> A,
 ) -> Result<(A, B), AnalyzeError>
 where
@@ -35,8 +35,9 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kdrift_store::Store;
 
-    fn one_number(store: &Store, sql: &str) -> i64 {
+    fn one_number(store: &Reader, sql: &str) -> i64 {
         store.raw_i64(sql).expect("query")
     }
 

@@ -6,7 +6,7 @@
 
 use chrono::{DateTime, Utc};
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde::Serialize;
 
 use crate::AnalyzeError;
@@ -153,7 +153,7 @@ fn bounds(since: DateTime<Utc>, until: DateTime<Utc>) -> [i64; 2] {
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
 pub fn node_signals(
-    store: &Store,
+    store: &Reader,
     since: DateTime<Utc>,
     until: DateTime<Utc>,
 ) -> Result<Vec<NodeSignal>, AnalyzeError> {
@@ -201,7 +201,7 @@ pub(crate) fn evidence_row(r: &kdrift_store::Row<'_, '_>) -> Result<EvictionEvid
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
 pub fn eviction_evidence_in(
-    store: &Store,
+    store: &Reader,
     ranges: &[(&str, DateTime<Utc>, DateTime<Utc>)],
     since: DateTime<Utc>,
     until: DateTime<Utc>,
@@ -228,7 +228,7 @@ fn ranges_json(ranges: &[(&str, DateTime<Utc>, DateTime<Utc>)]) -> String {
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
-pub fn placements(store: &Store, since: DateTime<Utc>, until: DateTime<Utc>) -> Result<Vec<Placement>, AnalyzeError> {
+pub fn placements(store: &Reader, since: DateTime<Utc>, until: DateTime<Utc>) -> Result<Vec<Placement>, AnalyzeError> {
     Ok(store.query_map(&sql::POD_PLACEMENTS, bounds(since, until), placement_row)?)
 }
 
@@ -239,7 +239,7 @@ pub fn placements(store: &Store, since: DateTime<Utc>, until: DateTime<Utc>) -> 
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
-pub fn event_only_placements(store: &Store, at: DateTime<Utc>) -> Result<Vec<Placement>, AnalyzeError> {
+pub fn event_only_placements(store: &Reader, at: DateTime<Utc>) -> Result<Vec<Placement>, AnalyzeError> {
     Ok(store.query_map(&sql::EVENT_ONLY_PLACEMENTS, [at.timestamp_micros()], placement_row)?)
 }
 

@@ -1,8 +1,9 @@
 //! kdrift's analyses: store → findings. Every analysis reads the store
 //! through `kdrift-store` (its named queries, rows mapped through its `Row`,
 //! or its typed readers) and returns plain data (serde-serialisable) that the
-//! CLI renders as tables or JSON. The analyses only read: they never write
-//! to the store (the drain moves the CLI keeps after an ingest are computed
+//! CLI renders as tables or JSON. The analyses only read, and the compiler
+//! holds them to it: they are handed a `kdrift_store::Reader` (a `Store`
+//! derefs to one), which has no write. They never write to the store (the drain moves the CLI keeps after an ingest are computed
 //! here by [`drains::moves_to_keep`] and written by the store), and never
 //! touch DuckDB or depend on `kdrift-ingest`.
 //!

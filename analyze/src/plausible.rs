@@ -10,7 +10,7 @@
 use chrono::{DateTime, Utc};
 use kdrift_store::instant::plausible_range;
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 
 use crate::AnalyzeError;
 
@@ -20,7 +20,7 @@ use crate::AnalyzeError;
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
-pub fn latest_observation(store: &Store) -> Result<Option<DateTime<Utc>>, AnalyzeError> {
+pub fn latest_observation(store: &Reader) -> Result<Option<DateTime<Utc>>, AnalyzeError> {
     let (lower, upper) = plausible_range(Utc::now());
     let latest = store.query_one(&sql::LATEST_OBSERVATION, [], |r| r.get::<_, Option<DateTime<Utc>>>(0))?;
     if latest.is_none_or(|t| t >= lower && t <= upper) {
@@ -38,7 +38,7 @@ pub fn latest_observation(store: &Store) -> Result<Option<DateTime<Utc>>, Analyz
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
-pub fn time_span(store: &Store) -> Result<Option<crate::report::Span>, AnalyzeError> {
+pub fn time_span(store: &Reader) -> Result<Option<crate::report::Span>, AnalyzeError> {
     let (lower, upper) = plausible_range(Utc::now());
     let read = |r: &kdrift_store::Row<'_, '_>| {
         Ok((r.get::<_, Option<DateTime<Utc>>>(0)?, r.get::<_, Option<DateTime<Utc>>>(1)?))

@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde::Serialize;
 
 use crate::AnalyzeError;
@@ -36,7 +36,7 @@ pub struct RunSummary {
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
-pub fn latest_runs(store: &Store) -> Result<Vec<RunSummary>, AnalyzeError> {
+pub fn latest_runs(store: &Reader) -> Result<Vec<RunSummary>, AnalyzeError> {
     Ok(store.query_map(&sql::REBALANCE_LATEST_RUNS, [], |r| {
         Ok(RunSummary {
             outcome: r.get(0)?,

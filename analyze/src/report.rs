@@ -5,7 +5,7 @@
 //! each pod that was Pending in the range, longest-pending first.
 
 use chrono::{DateTime, Utc};
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use kdrift_store::StoreCounts;
 use serde::Serialize;
 
@@ -70,7 +70,7 @@ pub type Span = (DateTime<Utc>, DateTime<Utc>);
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
-pub fn time_span(store: &Store) -> Result<Option<Span>, AnalyzeError> {
+pub fn time_span(store: &Reader) -> Result<Option<Span>, AnalyzeError> {
     crate::plausible::time_span(store)
 }
 
@@ -100,7 +100,7 @@ pub fn node_names(timeline: &DrainTimeline, requested: &RequestedSeries) -> Vec<
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
 pub fn report_data(
-    store: &Store,
+    store: &Reader,
     since: Option<DateTime<Utc>>,
     until: Option<DateTime<Utc>>,
     options: &ReportOptions,

@@ -12,7 +12,7 @@
 
 use chrono::{DateTime, Utc};
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde::Serialize;
 
 use crate::usage::{requested_at_instants, RequestedAt};
@@ -65,7 +65,7 @@ impl RequestedSeries {
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
 pub fn change_instants(
-    store: &Store,
+    store: &Reader,
     from: DateTime<Utc>,
     to: DateTime<Utc>,
 ) -> Result<Vec<DateTime<Utc>>, AnalyzeError> {
@@ -113,7 +113,7 @@ pub fn sampling_instants(
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
 pub fn requested_series(
-    store: &Store,
+    store: &Reader,
     from: DateTime<Utc>,
     to: DateTime<Utc>,
     max_samples: usize,

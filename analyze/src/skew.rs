@@ -20,7 +20,7 @@ use kdrift_rebalance::{
     LowNodeUtilizationArgs, PluginArgs, PluginConfig, PluginSet, Plugins, Profile, ResourceThresholds,
     LOW_NODE_UTILIZATION,
 };
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde::Serialize;
 
 use crate::state::amounts::{amounts_at, AmountsAt};
@@ -97,7 +97,7 @@ pub fn policy_from_thresholds(
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
-pub fn skew(store: &Store, at: Option<DateTime<Utc>>, policy: &Policy) -> Result<SkewReport, AnalyzeError> {
+pub fn skew(store: &Reader, at: Option<DateTime<Utc>>, policy: &Policy) -> Result<SkewReport, AnalyzeError> {
     let after_history = match at {
         Some(at) => crate::state::after_history(store, at)?,
         None => None,

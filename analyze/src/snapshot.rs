@@ -15,7 +15,7 @@ use chrono::{DateTime, Utc};
 use kdrift_rebalance::{namespace_from_json, pdb_from_json, priority_class_from_json, pvc_from_json};
 use kdrift_rebalance::{ModelError, Snapshot};
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde_json::Value;
 
 use crate::state::lower_bound::{event_only_note, events_instant, unstored_namespaces, unstored_note};
@@ -53,7 +53,7 @@ struct Stored {
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
-pub fn load_snapshot(store: &Store, at: Option<DateTime<Utc>>) -> Result<LoadedSnapshot, AnalyzeError> {
+pub fn load_snapshot(store: &Reader, at: Option<DateTime<Utc>>) -> Result<LoadedSnapshot, AnalyzeError> {
     let mut notes = Vec::new();
     let at = match at {
         Some(at) => {
@@ -80,7 +80,7 @@ pub fn load_snapshot(store: &Store, at: Option<DateTime<Utc>>) -> Result<LoadedS
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
-pub fn snapshot_from(store: &Store, cluster: ClusterAt, at: DateTime<Utc>) -> Result<LoadedSnapshot, AnalyzeError> {
+pub fn snapshot_from(store: &Reader, cluster: ClusterAt, at: DateTime<Utc>) -> Result<LoadedSnapshot, AnalyzeError> {
     let mut notes = Vec::new();
     let lower_bound_nodes = lower_bound_nodes(store, &cluster, at, &mut notes)?;
     if cluster.nodes.is_empty() {
@@ -140,7 +140,7 @@ pub fn snapshot_from(store: &Store, cluster: ClusterAt, at: DateTime<Utc>) -> Re
 /// The nodes whose requested amounts are a lower bound, with the notes
 /// that say why (as `kdrift skew`'s).
 fn lower_bound_nodes(
-    store: &Store,
+    store: &Reader,
     cluster: &ClusterAt,
     at: DateTime<Utc>,
     notes: &mut Vec<String>,
@@ -173,7 +173,7 @@ impl Stored {
 }
 
 /// Every object of `kind` at `at`.
-fn objects(store: &Store, kind: &'static str, at: DateTime<Utc>) -> Result<Vec<Stored>, AnalyzeError> {
+fn objects(store: &Reader, kind: &'static str, at: DateTime<Utc>) -> Result<Vec<Stored>, AnalyzeError> {
     let rows = store.query_map(&sql::OBJECTS_AT, kdrift_store::params![kind, at.timestamp_micros()], |r| {
         Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, bool>(4)?, r.get::<_, String>(5)?))
     })?;

@@ -12,7 +12,7 @@
 
 use chrono::{DateTime, Utc};
 use kdrift_rebalance::{CPU, MEMORY, PODS};
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde::Serialize;
 
 use crate::state::amounts::{amounts_at, AmountsAt};
@@ -204,7 +204,7 @@ pub fn skew_of(nodes: &[NodeRequested]) -> Vec<ResourceSkew> {
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
-pub fn requested_at(store: &Store, at: DateTime<Utc>) -> Result<RequestedAt, AnalyzeError> {
+pub fn requested_at(store: &Reader, at: DateTime<Utc>) -> Result<RequestedAt, AnalyzeError> {
     Ok(requested_at_instants(store, &[at])?.remove(0))
 }
 
@@ -215,7 +215,7 @@ pub fn requested_at(store: &Store, at: DateTime<Utc>) -> Result<RequestedAt, Ana
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
-pub fn requested_at_instants(store: &Store, instants: &[DateTime<Utc>]) -> Result<Vec<RequestedAt>, AnalyzeError> {
+pub fn requested_at_instants(store: &Reader, instants: &[DateTime<Utc>]) -> Result<Vec<RequestedAt>, AnalyzeError> {
     let amounts = amounts_at(store, instants)?;
     Ok(amounts.iter().zip(instants).map(|(a, at)| requested_from(a, *at)).collect())
 }
@@ -227,7 +227,7 @@ pub fn requested_at_instants(store: &Store, instants: &[DateTime<Utc>]) -> Resul
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
 pub fn requested_over_time(
-    store: &Store,
+    store: &Reader,
     from: DateTime<Utc>,
     to: DateTime<Utc>,
     step: chrono::Duration,

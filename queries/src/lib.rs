@@ -27,6 +27,7 @@ pub mod drain_moves;
 pub mod instant;
 pub mod parallel;
 pub mod prepare;
+mod reader;
 pub mod record;
 pub mod record_mask;
 mod row;
@@ -41,6 +42,7 @@ use std::path::{Path, PathBuf};
 use duckdb::{Connection, Params};
 
 pub use columns::Batches;
+pub use reader::Reader;
 pub use row::{ColumnIndex, FromColumn, Param, Row, RowError};
 pub use sql::NamedQuery;
 
@@ -268,12 +270,21 @@ pub struct StoreCounts {
 
 /// An open kdrift store.
 pub struct Store {
-    conn: Connection,
-    path: PathBuf,
+    /// The connection and what only reads through it; a `Store` derefs to it.
+    reader: Reader,
     /// The runs this open closed as failed ([`Store::abandoned_runs`]).
     abandoned: Vec<AbandonedRun>,
     /// The runs a read-only open found `running` ([`Store::unclosed_runs`]).
     unclosed: Vec<UnclosedRun>,
+}
+
+/// Every read ([`Reader`]'s methods) works on a `Store` too; the writes are
+/// `Store`'s own, so code handed a `&Reader` cannot write.
+impl std::ops::Deref for Store {
+    type Target = Reader;
+    fn deref(&self) -> &Reader {
+        &self.reader
+    }
 }
 
 impl std::fmt::Debug for Store {
@@ -297,7 +308,8 @@ impl Store {
             create_in_place(path)?;
         }
         let conn = Connection::open(path).map_err(|source| open_error(path, source))?;
-        let mut store = Store { conn, path: path.to_path_buf(), abandoned: Vec::new(), unclosed: Vec::new() };
+        let mut store =
+            Store { reader: Reader { conn, path: path.to_path_buf() }, abandoned: Vec::new(), unclosed: Vec::new() };
         store.ensure_schema()?;
         store.abandoned = store.close_abandoned_runs()?;
         // Rows an older kdrift left in the stored staging table (killed
@@ -365,7 +377,8 @@ impl Store {
         let open_err = |source| open_error(path, source);
         let config = duckdb::Config::default().access_mode(duckdb::AccessMode::ReadOnly).map_err(open_err)?;
         let conn = Connection::open_with_flags(path, config).map_err(open_err)?;
-        let store = Store { conn, path: path.to_path_buf(), abandoned: Vec::new(), unclosed: Vec::new() };
+        let store =
+            Store { reader: Reader { conn, path: path.to_path_buf() }, abandoned: Vec::new(), unclosed: Vec::new() };
         let has_meta: i64 = store.query_one(&sql::HAS_META, [], |r| r.get(0))?;
         if has_meta == 0 {
             return Err(StoreError::NotAStore { path: path.to_path_buf(), reading: true });
@@ -385,59 +398,6 @@ impl Store {
         store.unclosed =
             store.query_map(&sql::UNCLOSED_RUNS, [], |r| Ok(UnclosedRun { run_id: r.get(0)?, location: r.get(1)? }))?;
         Ok(store)
-    }
-
-    /// The store file.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// A second connection to this open store (the same database instance
-    /// and buffer pool, read-only when this one is), for reading on another
-    /// thread while this one reads too: a `Store` is `Send`, not `Sync`. It
-    /// sees what is committed, not this connection's open transaction.
-    ///
-    /// # Errors
-    /// [`StoreError::Open`] when DuckDB cannot open another connection.
-    pub fn try_clone(&self) -> Result<Store, StoreError> {
-        let conn = self.conn.try_clone().map_err(|source| StoreError::Open { path: self.path.clone(), source })?;
-        Ok(Store { conn, path: self.path.clone(), abandoned: Vec::new(), unclosed: Vec::new() })
-    }
-
-    /// What the store holds.
-    ///
-    /// # Errors
-    /// [`StoreError::Query`].
-    pub fn counts(&self) -> Result<StoreCounts, StoreError> {
-        self.query_one(&sql::STORE_COUNTS, [], |r| {
-            Ok(StoreCounts {
-                observations: r.get(0)?,
-                events: r.get(1)?,
-                event_versions: r.get(2)?,
-                pods: r.get(3)?,
-                nodes: r.get(4)?,
-                runs: r.get(5)?,
-            })
-        })
-    }
-
-    /// The source kinds the store's runs came from, with their run counts.
-    ///
-    /// # Errors
-    /// [`StoreError::Query`].
-    pub fn source_kinds(&self) -> Result<Vec<(String, i64)>, StoreError> {
-        self.query_map(&sql::RUN_SOURCES, [], |r| Ok((r.get(0)?, r.get(1)?)))
-    }
-
-    /// The seeds of the demo scenarios loaded into the store (`kdrift demo
-    /// --save`), from their runs' `demo:seed=<seed>` locations; runs closed
-    /// as failed are left out.
-    ///
-    /// # Errors
-    /// [`StoreError::Query`].
-    pub fn demo_seeds(&self) -> Result<Vec<String>, StoreError> {
-        let locations: Vec<String> = self.query_map(&sql::DEMO_SEEDS, [], |r| r.get(0))?;
-        Ok(locations.into_iter().map(|l| l.strip_prefix("demo:seed=").map_or(l.clone(), str::to_string)).collect())
     }
 
     fn ensure_schema(&self) -> Result<(), StoreError> {
@@ -714,45 +674,6 @@ impl Store {
         log_time(q, started);
         done
     }
-
-    /// Runs a query expected to return exactly one row.
-    ///
-    /// # Errors
-    /// [`StoreError::Query`] naming the query (also when no row comes back).
-    pub fn query_one<T, P, F>(&self, q: &NamedQuery, params: P, f: F) -> Result<T, StoreError>
-    where
-        P: Params,
-        F: FnOnce(&Row<'_, '_>) -> Result<T, RowError>,
-    {
-        let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| query_error(q, e))?;
-        stmt.query_row(params, |r| f(&Row(r)).map_err(|e| e.0)).map_err(|e| query_error(q, e))
-    }
-
-    /// Runs a query and maps every row.
-    ///
-    /// # Errors
-    /// [`StoreError::Query`] naming the query.
-    pub fn query_map<T, P, F>(&self, q: &NamedQuery, params: P, mut f: F) -> Result<Vec<T>, StoreError>
-    where
-        P: Params,
-        F: FnMut(&Row<'_, '_>) -> Result<T, RowError>,
-    {
-        let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| query_error(q, e))?;
-        let rows = stmt.query_map(params, |r| f(&Row(r)).map_err(|e| e.0)).map_err(|e| query_error(q, e))?;
-        rows.collect::<duckdb::Result<Vec<T>>>().map_err(|e| query_error(q, e))
-    }
-
-    /// Runs a query and returns its result column by column ([`columns`]),
-    /// in the batches DuckDB hands over: for results of 100,000+ rows,
-    /// where [`Store::query_map`]'s row-by-row access (a downcast and a type
-    /// match per value, ~0.25 µs) costs more than the query itself.
-    ///
-    /// # Errors
-    /// [`StoreError::Query`] naming the query.
-    pub fn query_columns<P: Params>(&self, q: &NamedQuery, params: P) -> Result<Batches, StoreError> {
-        let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| query_error(q, e))?;
-        Ok(Batches::new(q, stmt.query_arrow(params).map_err(|e| query_error(q, e))?.collect()))
-    }
 }
 
 /// Logs a statement's time at trace level (`KDRIFT_LOG=kdrift_store=trace`):
@@ -860,7 +781,8 @@ fn create_in_place(path: &Path) -> Result<(), StoreError> {
                 source.to_string().replace(&tmp.display().to_string(), &path.display().to_string())
             ),
         })?;
-        let store = Store { conn, path: path.to_path_buf(), abandoned: Vec::new(), unclosed: Vec::new() };
+        let store =
+            Store { reader: Reader { conn, path: path.to_path_buf() }, abandoned: Vec::new(), unclosed: Vec::new() };
         store.ensure_schema()?;
         store.batch(&sql::CHECKPOINT)?;
         drop(store);

@@ -197,7 +197,9 @@ impl Store {
     pub fn raw_batch(&self, sql: &str) -> Result<(), String> {
         self.conn.execute_batch(sql).map_err(|e| e.to_string())
     }
+}
 
+impl crate::Reader {
     /// The one integer `sql` returns (its first row's first column).
     ///
     /// # Errors

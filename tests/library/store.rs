@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use kdrift_ingest::{ingest_files, NoProgress};
-use kdrift_store::Store;
+use kdrift_store::{Reader, Store};
 use kdrift_store::{StoreError, SCHEMA_VERSION};
 use kdrift_tests::temp_store;
 
@@ -76,8 +76,7 @@ fn rows_an_older_kdrift_left_in_the_stored_staging_table_are_emptied_on_open() {
     }
     let store = Store::open(&path).expect("reopen");
     let other = store.try_clone().expect("second connection");
-    let left: i64 =
-        other.conn().query_row("SELECT count(*) FROM staging_observations", [], |r| r.get(0)).expect("count");
+    let left = other.raw_i64("SELECT count(*) FROM staging_observations").expect("count");
     assert_eq!(left, 0, "the stored staging table is emptied before any TEMP one shadows it");
     assert_eq!(store.counts().expect("counts").observations, 0, "and nothing of it was committed");
 }
@@ -770,9 +769,7 @@ fn staged_records_stay_in_the_writers_connection_and_never_reach_the_store_file(
     // connection sees them, another connection (as another process after
     // a crash) sees none. A stored staging table took them in a commit of
     // their own, through the WAL and its checkpoints (BENCHMARKS.md, session 24).
-    let count = |s: &Store| -> i64 {
-        s.conn().query_row("SELECT count(*) FROM staging_observations", [], |r| r.get(0)).expect("count")
-    };
+    let count = |s: &Reader| -> i64 { s.raw_i64("SELECT count(*) FROM staging_observations").expect("count") };
     assert_eq!(count(&store), APPENDER_FLUSH_ROWS as i64, "the writer's connection holds the flushed rows");
     let other = store.try_clone().expect("second connection");
     assert_eq!(count(&other), 0, "nothing staged is in the store file");

@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Duration, Utc};
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde::Serialize;
 
 /// A replacement created this long after an eviction of its owner's pod is that eviction's.
@@ -80,7 +80,7 @@ pub struct MoveCause {
 /// # Errors
 /// [`crate::AnalyzeError::Store`] when the query fails.
 pub fn move_causes(
-    store: &Store,
+    store: &Reader,
     since: DateTime<Utc>,
     until: DateTime<Utc>,
 ) -> Result<Vec<MoveCause>, crate::AnalyzeError> {

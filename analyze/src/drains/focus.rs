@@ -21,7 +21,7 @@ use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde_json::{json, Value};
 
 use super::episodes::NodeEpisode;
@@ -71,7 +71,7 @@ impl Focus {
     ///
     /// # Errors
     /// [`AnalyzeError::Store`] when the query fails.
-    fn owners(&self, store: &Store) -> Result<&Owners, AnalyzeError> {
+    fn owners(&self, store: &Reader) -> Result<&Owners, AnalyzeError> {
         if let Some(owners) = self.owners.get() {
             return Ok(owners);
         }
@@ -90,7 +90,7 @@ impl Focus {
     ///
     /// # Errors
     /// [`AnalyzeError::Store`] when the query fails.
-    fn pods(&self, store: &Store) -> Result<&str, AnalyzeError> {
+    fn pods(&self, store: &Reader) -> Result<&str, AnalyzeError> {
         if let Some(pods) = self.pods.get() {
             return Ok(pods);
         }
@@ -107,7 +107,7 @@ impl Focus {
     ///
     /// # Errors
     /// [`AnalyzeError::Store`] when a query fails.
-    pub(crate) fn placements(&self, store: &Store, until: DateTime<Utc>) -> Result<Vec<Placement>, AnalyzeError> {
+    pub(crate) fn placements(&self, store: &Reader, until: DateTime<Utc>) -> Result<Vec<Placement>, AnalyzeError> {
         let params = kdrift_store::params![self.pods(store)?, self.nodes_json, until.timestamp_micros()];
         Ok(store.query_map(&sql::OWNER_BINDINGS, params, history::placement_row)?)
     }
@@ -122,7 +122,7 @@ impl Focus {
     /// [`AnalyzeError::Store`] when the query fails.
     pub(crate) fn evidence(
         &self,
-        store: &Store,
+        store: &Reader,
         since: DateTime<Utc>,
         until: DateTime<Utc>,
     ) -> Result<Vec<EvictionEvidence>, AnalyzeError> {
@@ -139,7 +139,7 @@ impl Focus {
     /// [`AnalyzeError::Store`] when the owners' query fails.
     pub(crate) fn retain_owned(
         &self,
-        store: &Store,
+        store: &Reader,
         episodes: &mut [NodeEpisode],
         placements: PlacementWindow<'_, '_>,
     ) -> Result<(), AnalyzeError> {

@@ -18,7 +18,7 @@
 //! not on the window asked for (tests compare both paths).
 
 use kdrift_store::drain_moves::{DrainMovesToKeep, KeptEpisode, KeptMove, KeptReplacement};
-use kdrift_store::Store;
+use kdrift_store::Reader;
 
 use super::{MovedPod, NodeEpisode, Replacement};
 use crate::AnalyzeError;
@@ -33,17 +33,17 @@ pub const RULES_VERSION: i64 = 1;
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
-pub fn moves_are_fresh(store: &Store) -> Result<bool, AnalyzeError> {
+pub fn moves_are_fresh(store: &Reader) -> Result<bool, AnalyzeError> {
     Ok(store.drain_moves_fresh(RULES_VERSION)?)
 }
 
 /// Every operation's moves computed from the history, for the store to
-/// keep ([`Store::keep_drain_moves`], which the CLI runs after every
+/// keep (`kdrift_store::Store::keep_drain_moves`, which the CLI runs after every
 /// ingest); `None` when the kept ones are already fresh. Reads only.
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
-pub fn moves_to_keep(store: &Store) -> Result<Option<DrainMovesToKeep>, AnalyzeError> {
+pub fn moves_to_keep(store: &Reader) -> Result<Option<DrainMovesToKeep>, AnalyzeError> {
     if moves_are_fresh(store)? {
         return Ok(None);
     }
@@ -96,7 +96,10 @@ pub(super) type KeptRow = (usize, usize, MovedPod);
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
-pub(crate) fn kept_moves(store: &Store, selected: &mut [(usize, &mut Vec<NodeEpisode>)]) -> Result<bool, AnalyzeError> {
+pub(crate) fn kept_moves(
+    store: &Reader,
+    selected: &mut [(usize, &mut Vec<NodeEpisode>)],
+) -> Result<bool, AnalyzeError> {
     let mut steps = crate::steps::Steps::start();
     // The kept rows are only a faster path: when they cannot be read (a
     // damaged store without the tables), the moves are computed instead.
@@ -154,7 +157,7 @@ pub(crate) fn kept_moves(store: &Store, selected: &mut [(usize, &mut Vec<NodeEpi
 /// [`AnalyzeError::Store`] when the query fails or a row is refused
 /// (`StoreError::Column`).
 #[doc(hidden)]
-pub fn read_kept_moves(store: &Store) -> Result<usize, AnalyzeError> {
+pub fn read_kept_moves(store: &Reader) -> Result<usize, AnalyzeError> {
     Ok(store.kept_drain_moves(i64::MIN, i64::MAX)?.len())
 }
 

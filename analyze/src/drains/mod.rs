@@ -23,7 +23,7 @@ pub mod to_nodes;
 mod together;
 
 use chrono::{DateTime, Duration, Utc};
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde::Serialize;
 
 pub use episodes::{Band, BandKind, EpisodeEnd, NodeEpisode};
@@ -207,7 +207,7 @@ pub fn all_episodes(signals: &[NodeSignal]) -> Vec<NodeEpisode> {
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
 pub fn drain_timeline(
-    store: &Store,
+    store: &Reader,
     since: Option<DateTime<Utc>>,
     until: Option<DateTime<Utc>>,
 ) -> Result<DrainTimeline, AnalyzeError> {
@@ -222,7 +222,7 @@ pub fn drain_timeline(
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
 pub fn drain_moves(
-    store: &Store,
+    store: &Reader,
     since: Option<DateTime<Utc>>,
     until: Option<DateTime<Utc>>,
 ) -> Result<DrainTimeline, AnalyzeError> {
@@ -238,7 +238,7 @@ pub fn drain_moves(
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
 pub fn drain_moves_and_placements(
-    store: &Store,
+    store: &Reader,
     until: DateTime<Utc>,
 ) -> Result<(DrainTimeline, Vec<Placement>), AnalyzeError> {
     let (moves, mut placed) = timeline(store, None, Some(until), false, Some(until), None, Moves::KeptWhenFresh)?;
@@ -251,7 +251,7 @@ pub fn drain_moves_and_placements(
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
-pub(crate) fn computed_moves(store: &Store) -> Result<DrainTimeline, AnalyzeError> {
+pub(crate) fn computed_moves(store: &Reader) -> Result<DrainTimeline, AnalyzeError> {
     Ok(timeline(store, None, None, false, None, None, Moves::FromHistory)?.0)
 }
 
@@ -271,7 +271,7 @@ enum Moves {
 /// to be fresh. A focus comes with `Moves::FromHistory` only: `to_nodes`
 /// reads the kept rows for some nodes itself.
 fn kept_or_history(
-    store: &Store,
+    store: &Reader,
     source: Moves,
     focus: &Option<focus::Focus>,
     selected: &mut [Selected],
@@ -297,7 +297,7 @@ type Selected = (usize, Vec<NodeEpisode>, DateTime<Utc>, DateTime<Utc>);
 /// The eviction runs ([`causes::eviction_runs`]) in `[since, until]`, with
 /// the bindings up to an hour after the last eviction for their replacements.
 fn eviction_runs_in(
-    store: &Store,
+    store: &Reader,
     since: Option<DateTime<Utc>>,
     until: Option<DateTime<Utc>>,
 ) -> Result<Vec<causes::EvictionRun>, AnalyzeError> {
@@ -312,7 +312,7 @@ fn eviction_runs_in(
 }
 
 fn timeline(
-    store: &Store,
+    store: &Reader,
     since: Option<DateTime<Utc>>,
     until: Option<DateTime<Utc>>,
     with_requested: bool,

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 
 use crate::history::NodeSignal;
 use crate::words::count;
@@ -31,7 +31,7 @@ fn utc(t: DateTime<Utc>) -> String {
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
 pub(super) fn why_none(
-    store: &Store,
+    store: &Reader,
     since: Option<DateTime<Utc>>,
     until: Option<DateTime<Utc>>,
     operations: &[(DateTime<Utc>, DateTime<Utc>)],

@@ -14,7 +14,7 @@
 
 use chrono::{DateTime, Utc};
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde_json::Value;
 
 use super::kept::{self, KeptRow};
@@ -100,7 +100,11 @@ pub struct EpisodeOnNode {
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
-pub fn drain_moves_to_nodes(store: &Store, until: DateTime<Utc>, nodes: &[&str]) -> Result<MovesToNodes, AnalyzeError> {
+pub fn drain_moves_to_nodes(
+    store: &Reader,
+    until: DateTime<Utc>,
+    nodes: &[&str],
+) -> Result<MovesToNodes, AnalyzeError> {
     if let Some(kept) = from_kept(store, until, nodes)? {
         return Ok(kept);
     }
@@ -113,7 +117,7 @@ pub fn drain_moves_to_nodes(store: &Store, until: DateTime<Utc>, nodes: &[&str])
 
 /// The kept answer, or `None` when the kept rows are stale or cannot be
 /// read (the caller computes it from the history).
-fn from_kept(store: &Store, until: DateTime<Utc>, nodes: &[&str]) -> Result<Option<MovesToNodes>, AnalyzeError> {
+fn from_kept(store: &Reader, until: DateTime<Utc>, nodes: &[&str]) -> Result<Option<MovesToNodes>, AnalyzeError> {
     let mut steps = crate::steps::Steps::start();
     let fresh = kept::moves_are_fresh(store);
     steps.done("kept moves: fresh");
@@ -182,7 +186,7 @@ fn from_kept(store: &Store, until: DateTime<Utc>, nodes: &[&str]) -> Result<Opti
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
-fn bindings_to_nodes(store: &Store, until: DateTime<Utc>, nodes: &[&str]) -> Result<Vec<Placement>, AnalyzeError> {
+fn bindings_to_nodes(store: &Reader, until: DateTime<Utc>, nodes: &[&str]) -> Result<Vec<Placement>, AnalyzeError> {
     let mut placed = Vec::new();
     for node in nodes {
         placed.extend(store.query_map(

@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use kdrift_rebalance::format_amount;
 use kdrift_rebalance::{evaluate, evaluate_with_sums, fit_error_message, ClusterState, FilterFailure, Plugin, PodInfo};
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -157,7 +157,7 @@ pub(super) struct Evaluated {
 /// Loads the state at `at` and evaluates the pod against it. `Ok(None)`
 /// when the store has no Node object at all.
 pub(super) fn build_state(
-    store: &Store,
+    store: &Reader,
     namespace: &str,
     name: &str,
     uid: &str,
@@ -462,7 +462,7 @@ pub(super) fn build_state(
 /// The pending pod's version at `at`: of its own uid when the events gave
 /// one (a reused name's other pod has other requests), else of its name.
 fn load_pod(
-    store: &Store,
+    store: &Reader,
     namespace: &str,
     name: &str,
     uid: &str,

@@ -20,7 +20,7 @@ use chrono::{DateTime, Duration, Utc};
 use kdrift_rebalance::format_amount;
 use kdrift_rebalance::PodInfo;
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde::Serialize;
 
 use super::moved_by::{evicted_arrival, hpa_before, MoveRun};
@@ -163,7 +163,7 @@ pub(super) struct ScaleUp {
 }
 
 /// Loads the scale-ups up to `until`.
-pub(super) fn scale_ups(store: &Store, until: DateTime<Utc>) -> Result<Vec<ScaleUp>, crate::AnalyzeError> {
+pub(super) fn scale_ups(store: &Reader, until: DateTime<Utc>) -> Result<Vec<ScaleUp>, crate::AnalyzeError> {
     let bounds = [crate::history::beginning().timestamp_micros(), until.timestamp_micros()];
     Ok(store.query_map(&sql::SCALE_UPS, bounds, |r| {
         Ok(ScaleUp {

@@ -20,7 +20,7 @@ mod why_full;
 
 use chrono::{DateTime, Utc};
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde::Serialize;
 
 pub use crate::drains::causes::{Cause, REPLACE_WINDOW};
@@ -100,7 +100,7 @@ pub struct ReasonItem {
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
-pub fn pod_name_namespaces(store: &Store, name: &str) -> Result<Vec<String>, AnalyzeError> {
+pub fn pod_name_namespaces(store: &Reader, name: &str) -> Result<Vec<String>, AnalyzeError> {
     Ok(store.query_map(&sql::POD_NAME_NAMESPACES, [name], |r| r.get(0))?)
 }
 
@@ -108,7 +108,7 @@ pub fn pod_name_namespaces(store: &Store, name: &str) -> Result<Vec<String>, Ana
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
-pub fn pending_pods(store: &Store) -> Result<Vec<PendingPod>, AnalyzeError> {
+pub fn pending_pods(store: &Reader) -> Result<Vec<PendingPod>, AnalyzeError> {
     let rows = store.query_map(&sql::PENDING_PODS, [], |r| {
         Ok(PendingPod {
             namespace: r.get(0)?,

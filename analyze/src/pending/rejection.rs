@@ -9,7 +9,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -110,7 +110,7 @@ impl AdmissionCount {
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
 pub fn kubelet_rejection(
-    store: &Store,
+    store: &Reader,
     namespace: &str,
     name: &str,
     uid: &str,

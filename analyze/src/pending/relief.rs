@@ -8,7 +8,7 @@
 
 use chrono::{DateTime, Utc};
 use kdrift_rebalance::{simulate_rounds_with, Candidates, PodInfo, Policy, Rounds, Verdict};
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde::Serialize;
 
 use super::chain::Evaluated;
@@ -65,7 +65,7 @@ pub struct Relief {
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
-pub(super) fn relief(store: &Store, ev: &Evaluated, at: DateTime<Utc>) -> Result<Vec<Relief>, AnalyzeError> {
+pub(super) fn relief(store: &Reader, ev: &Evaluated, at: DateTime<Utc>) -> Result<Vec<Relief>, AnalyzeError> {
     let Some(pod) = ev.pod.as_ref() else { return Ok(Vec::new()) };
     let mut short: Vec<(&str, i64)> = Vec::new();
     for s in ev.state.shortfalls.iter().filter(|s| ev.state.left.contains(&s.node)) {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde::Serialize;
 
 use super::chain::{build_state, Evaluated, Shortfall, StateAtFailure};
@@ -165,7 +165,7 @@ pub struct PendingReport {
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
-pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<PendingReport>, AnalyzeError> {
+pub fn why_pending(store: &Reader, namespace: &str, name: &str) -> Result<Option<PendingReport>, AnalyzeError> {
     let mut steps = crate::steps::Steps::start();
     let failures = store.query_map(&sql::POD_FAILURES, [namespace, name], |r| {
         Ok((
@@ -287,7 +287,7 @@ pub fn why_pending(store: &Store, namespace: &str, name: &str) -> Result<Option<
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
 fn binding_history(
-    store: &Store,
+    store: &Reader,
     namespace: &str,
     name: &str,
     uid: &str,

@@ -18,7 +18,7 @@
 use chrono::{DateTime, TimeZone, Utc};
 use kdrift_rebalance::PodInfo;
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -81,7 +81,7 @@ struct Version {
 }
 
 fn versions_at(
-    store: &Store,
+    store: &Reader,
     kind: &str,
     namespace: &str,
     name: &str,
@@ -102,7 +102,7 @@ fn versions_at(
 }
 
 fn version_at(
-    store: &Store,
+    store: &Reader,
     kind: &str,
     namespace: &str,
     name: &str,
@@ -140,7 +140,7 @@ fn template_of<'a>(kind: &str, object: &'a Value) -> Option<&'a Value> {
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
 pub(super) fn pod_from_owner(
-    store: &Store,
+    store: &Reader,
     namespace: &str,
     name: &str,
     at: DateTime<Utc>,
@@ -244,7 +244,7 @@ const DEFAULT_TOLERATION_KEYS: [&str; 2] = ["node.kubernetes.io/not-ready", "nod
 
 /// Applies what admission adds to a pod where its spec is silent, naming each addition in `added`.
 fn admit(
-    store: &Store,
+    store: &Reader,
     mut pod: Value,
     namespace: &str,
     at: DateTime<Utc>,

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
 use kdrift_rebalance::{ClusterState, PodInfo};
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde::Serialize;
 
 use super::anchor::{explain, Anchor};
@@ -44,7 +44,7 @@ fn is_zero(n: &usize) -> bool {
 
 /// `Ok(None)` when no node is left short (nothing to explain).
 pub(super) fn why_full(
-    store: &Store,
+    store: &Reader,
     pending: &PodInfo,
     state: &StateAtFailure,
     cs: &ClusterState,

@@ -10,7 +10,7 @@ pub mod containers;
 
 use chrono::{DateTime, Utc};
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -160,7 +160,7 @@ struct JobRow {
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
-pub fn job_name_namespaces(store: &Store, name: &str) -> Result<Vec<String>, AnalyzeError> {
+pub fn job_name_namespaces(store: &Reader, name: &str) -> Result<Vec<String>, AnalyzeError> {
     Ok(store.query_map(&sql::JOB_NAME_NAMESPACES, [name], |r| r.get(0))?)
 }
 
@@ -169,7 +169,7 @@ pub fn job_name_namespaces(store: &Store, name: &str) -> Result<Vec<String>, Ana
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
-pub fn postmortem_job(store: &Store, namespace: &str, name: &str) -> Result<Option<JobPostmortem>, AnalyzeError> {
+pub fn postmortem_job(store: &Reader, namespace: &str, name: &str) -> Result<Option<JobPostmortem>, AnalyzeError> {
     let rows = store.query_map(&sql::JOBS, [namespace, name], |r| {
         Ok(JobRow {
             name: r.get(0)?,
@@ -213,7 +213,7 @@ pub fn postmortem_job(store: &Store, namespace: &str, name: &str) -> Result<Opti
     }))
 }
 
-fn run(store: &Store, namespace: &str, row: &JobRow) -> Result<JobRun, AnalyzeError> {
+fn run(store: &Reader, namespace: &str, row: &JobRow) -> Result<JobRun, AnalyzeError> {
     let events = store.query_map(&sql::JOB_EVENTS, [namespace, row.name.as_str()], |r| {
         Ok(JobEvent {
             at: r.get(0)?,
@@ -274,7 +274,7 @@ fn run(store: &Store, namespace: &str, row: &JobRow) -> Result<JobRun, AnalyzeEr
     })
 }
 
-fn pods(store: &Store, namespace: &str, job: &str) -> Result<Vec<JobPod>, AnalyzeError> {
+fn pods(store: &Reader, namespace: &str, job: &str) -> Result<Vec<JobPod>, AnalyzeError> {
     let rows = store.query_map(&sql::JOB_PODS, [namespace, job], |r| {
         Ok((
             r.get::<_, String>(0)?,

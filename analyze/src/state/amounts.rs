@@ -17,7 +17,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use kdrift_rebalance::{NodeInfo, NodePods, PodInfo, ResourceList};
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 
 use super::checkpoints::{checkpoint_times, pod_amounts_at, PodAmounts};
 use super::events::event_only_pods;
@@ -70,7 +70,7 @@ impl AmountsAt {
 /// Adds the nodes at each instant of `list` (UTC microseconds, comma
 /// separated: the keys of `by_at`) to `by_at`: a version that holds at
 /// several instants is read once.
-fn add_nodes(store: &Store, list: &str, by_at: &mut HashMap<i64, AmountsAt>) -> Result<(), AnalyzeError> {
+fn add_nodes(store: &Reader, list: &str, by_at: &mut HashMap<i64, AmountsAt>) -> Result<(), AnalyzeError> {
     // Column by column (20 instants of 5,000 nodes are 100,000 rows), the
     // names and objects borrowed from the result.
     let batches = store.query_columns(&sql::NODES_AT_INSTANTS, [list])?;
@@ -129,7 +129,7 @@ fn add_nodes(store: &Store, list: &str, by_at: &mut HashMap<i64, AmountsAt>) -> 
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
-pub fn amounts_at(store: &Store, instants: &[DateTime<Utc>]) -> Result<Vec<AmountsAt>, AnalyzeError> {
+pub fn amounts_at(store: &Reader, instants: &[DateTime<Utc>]) -> Result<Vec<AmountsAt>, AnalyzeError> {
     let mut steps = crate::steps::Steps::start();
     let list = instants.iter().map(|t| t.timestamp_micros().to_string()).collect::<Vec<_>>().join(",");
     let mut by_at: HashMap<i64, AmountsAt> =
@@ -176,7 +176,7 @@ pub fn amounts_at(store: &Store, instants: &[DateTime<Utc>]) -> Result<Vec<Amoun
 /// every instant; the stored pods' names are read only for instants that
 /// have some.
 fn add_event_only(
-    store: &Store,
+    store: &Reader,
     instants: &[DateTime<Utc>],
     by_at: &mut HashMap<i64, AmountsAt>,
 ) -> Result<(), AnalyzeError> {

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use kdrift_rebalance::ResourceList;
 use kdrift_rebalance::{CPU, MEMORY, PODS};
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde_json::Value;
 
 use super::amounts::NodeUsage;
@@ -36,7 +36,7 @@ pub(crate) struct PodAmounts {
 
 /// The checkpoint instants of a store (UTC microseconds, oldest first), read
 /// once per set of instants.
-pub(crate) fn checkpoint_times(store: &Store) -> Result<Vec<i64>, AnalyzeError> {
+pub(crate) fn checkpoint_times(store: &Reader) -> Result<Vec<i64>, AnalyzeError> {
     Ok(store.query_map(&sql::REQUESTED_CHECKPOINT_TIMES, [], |r| r.get::<_, i64>(0))?)
 }
 
@@ -55,7 +55,7 @@ struct Sums {
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
-pub(crate) fn pod_amounts_at(store: &Store, times: &[i64], at_us: i64) -> Result<PodAmounts, AnalyzeError> {
+pub(crate) fn pod_amounts_at(store: &Reader, times: &[i64], at_us: i64) -> Result<PodAmounts, AnalyzeError> {
     // Before the first checkpoint: from an hour before it, before every
     // change (the earliest change is in the hour up to the first checkpoint),
     // where no checkpoint is. Without checkpoints there is no change.

@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use kdrift_rebalance::{PodInfo, PodPhase};
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde_json::{json, Value};
 
 use super::ClusterAt;
@@ -71,7 +71,7 @@ pub(crate) type Known<'a> = dyn Fn(&str, &str) -> bool + 'a;
 /// Adds to `state` the pods bound at `at` that only events show (none
 /// `known`: the pods stored at `at`, readable or not).
 pub(super) fn add_event_only_pods(
-    store: &Store,
+    store: &Reader,
     at: DateTime<Utc>,
     state: &mut ClusterAt,
     known: &Known<'_>,
@@ -99,7 +99,7 @@ pub(crate) struct EventOnlyPods {
 /// out), the latest per pod, unless the pod is among `known` (stored at `at`;
 /// a pod stored without a namespace is kept as `default`'s: schema v12).
 pub(crate) fn event_only_pods(
-    store: &Store,
+    store: &Reader,
     at: DateTime<Utc>,
     placements: &[Placement],
     known: &Known<'_>,

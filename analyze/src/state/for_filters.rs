@@ -23,7 +23,7 @@ use chrono::{DateTime, Utc};
 use kdrift_rebalance::PodInfo;
 use kdrift_rebalance::{pod_for_filters, FilterFields};
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 
 use super::{events, read_pods, unreadable_note, ClusterAt};
 use crate::AnalyzeError;
@@ -85,7 +85,7 @@ impl FilterVersions {
     ///
     /// # Errors
     /// [`AnalyzeError::Store`] when the query fails.
-    pub fn whole(&self, store: &Store, pods: &[&PodInfo]) -> Result<HashMap<PodKey, PodInfo>, AnalyzeError> {
+    pub fn whole(&self, store: &Reader, pods: &[&PodInfo]) -> Result<HashMap<PodKey, PodInfo>, AnalyzeError> {
         let ids: Vec<i64> = pods.iter().filter_map(|p| self.version_of(p)).collect();
         let models = read_models(store, &ids)?;
         let rows: Vec<(String, String, bool, String)> =
@@ -118,11 +118,11 @@ impl ClusterAt {
     /// # Errors
     /// [`AnalyzeError::Store`] when a query fails.
     pub fn load_for_filters(
-        store: &Store,
+        store: &Reader,
         at: DateTime<Utc>,
         labels: bool,
     ) -> Result<(ClusterAt, FilterVersions), AnalyzeError> {
-        let every_pod_whole = |store: &Store| Ok((ClusterAt::load(store, at)?, FilterVersions::default()));
+        let every_pod_whole = |store: &Reader| Ok((ClusterAt::load(store, at)?, FilterVersions::default()));
         let us = at.timestamp_micros();
         let mut steps = crate::steps::Steps::start();
         let rows = store.query_map(&sql::POD_FILTER_FIELDS_AT, [us], |r| {
@@ -233,7 +233,7 @@ fn by_name(rows: Vec<Row>) -> Vec<Row> {
 }
 
 /// `pod_models` of `ids`: `obs_id → model text` (no query for no id).
-pub(super) fn read_models(store: &Store, ids: &[i64]) -> Result<HashMap<i64, String>, AnalyzeError> {
+pub(super) fn read_models(store: &Reader, ids: &[i64]) -> Result<HashMap<i64, String>, AnalyzeError> {
     if ids.is_empty() {
         return Ok(HashMap::new());
     }

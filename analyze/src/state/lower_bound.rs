@@ -15,7 +15,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde::Serialize;
 
 use crate::words::{count, pick};
@@ -40,7 +40,7 @@ pub struct UnstoredNamespace {
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
-pub fn events_instant(store: &Store, at: DateTime<Utc>) -> Result<DateTime<Utc>, AnalyzeError> {
+pub fn events_instant(store: &Reader, at: DateTime<Utc>) -> Result<DateTime<Utc>, AnalyzeError> {
     Ok(match crate::report::time_span(store)? {
         Some((_, last)) if last < at => last,
         _ => at,
@@ -52,7 +52,7 @@ pub fn events_instant(store: &Store, at: DateTime<Utc>) -> Result<DateTime<Utc>,
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
-pub fn unstored_namespaces(store: &Store, at: DateTime<Utc>) -> Result<Vec<UnstoredNamespace>, AnalyzeError> {
+pub fn unstored_namespaces(store: &Reader, at: DateTime<Utc>) -> Result<Vec<UnstoredNamespace>, AnalyzeError> {
     let since = at - EVENT_TTL;
     Ok(store.query_map(&sql::UNSTORED_NAMESPACES, [since.timestamp_micros(), at.timestamp_micros()], |r| {
         Ok(UnstoredNamespace { namespace: r.get(0)?, pods: r.get::<_, i64>(1)?.max(0) as usize })

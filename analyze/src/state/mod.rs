@@ -23,7 +23,7 @@ pub mod unlisted;
 use chrono::{DateTime, Utc};
 use kdrift_rebalance::{NodeInfo, PodInfo};
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde_json::Value;
 
 use crate::AnalyzeError;
@@ -67,7 +67,7 @@ impl ClusterAt {
     ///
     /// # Errors
     /// [`AnalyzeError::Store`] when a query fails.
-    pub fn load(store: &Store, at: DateTime<Utc>) -> Result<ClusterAt, AnalyzeError> {
+    pub fn load(store: &Reader, at: DateTime<Utc>) -> Result<ClusterAt, AnalyzeError> {
         let us = at.timestamp_micros();
         let mut state = ClusterAt::load_nodes(store, at)?;
         let mut pods = store.query_map(&sql::PODS_AT, [us], |r| {
@@ -101,7 +101,7 @@ impl ClusterAt {
     ///
     /// # Errors
     /// [`AnalyzeError::Store`] when the query fails.
-    pub fn load_nodes(store: &Store, at: DateTime<Utc>) -> Result<ClusterAt, AnalyzeError> {
+    pub fn load_nodes(store: &Reader, at: DateTime<Utc>) -> Result<ClusterAt, AnalyzeError> {
         let us = at.timestamp_micros();
         let mut state = ClusterAt { at: Some(at), ..ClusterAt::default() };
         let mut steps = crate::steps::Steps::start();
@@ -131,7 +131,7 @@ impl ClusterAt {
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
-pub fn no_nodes_at(store: &Store, at: DateTime<Utc>) -> Result<String, AnalyzeError> {
+pub fn no_nodes_at(store: &Reader, at: DateTime<Utc>) -> Result<String, AnalyzeError> {
     let utc = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
     // `now` has nanoseconds nobody asked for: milliseconds at most.
     let at = chrono::DurationRound::duration_trunc(at, chrono::TimeDelta::milliseconds(1)).unwrap_or(at);
@@ -184,7 +184,7 @@ pub fn no_bound_pods_note(
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
-pub fn after_history(store: &Store, at: DateTime<Utc>) -> Result<Option<String>, AnalyzeError> {
+pub fn after_history(store: &Reader, at: DateTime<Utc>) -> Result<Option<String>, AnalyzeError> {
     let utc = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
     // `now` has nanoseconds nobody asked for: milliseconds at most.
     let at = chrono::DurationRound::duration_trunc(at, chrono::TimeDelta::milliseconds(1)).unwrap_or(at);

@@ -20,7 +20,7 @@ use chrono::{DateTime, Utc};
 use kdrift_rebalance::{PodInfo, ResourceList, SummedPods};
 use kdrift_rebalance::{CPU, MEMORY, PODS};
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 use serde_json::Value;
 
 use super::checkpoints::{checkpoint_times, pod_amounts_at};
@@ -87,7 +87,7 @@ impl ClusterAt {
     /// # Errors
     /// [`AnalyzeError::Store`] when a query fails.
     pub fn load_summed(
-        store: &Store,
+        store: &Reader,
         at: DateTime<Utc>,
         namespace: &str,
         name: &str,
@@ -122,7 +122,7 @@ impl ClusterAt {
     /// read gave (`None`: the summed requests cannot be trusted; load every
     /// pod).
     fn pods_summed(
-        store: &Store,
+        store: &Reader,
         at: DateTime<Utc>,
         namespace: &str,
         name: &str,
@@ -185,7 +185,7 @@ impl ClusterAt {
 /// Adds the pods known only from events (as [`ClusterAt::load`] does): the
 /// stored pods' names are read only when events show a binding by then.
 /// They are listed, not summed: the sums count stored pods only.
-fn add_event_only(store: &Store, at: DateTime<Utc>, state: &mut ClusterAt) -> Result<(), AnalyzeError> {
+fn add_event_only(store: &Reader, at: DateTime<Utc>, state: &mut ClusterAt) -> Result<(), AnalyzeError> {
     let placements = event_only_placements(store, at)?;
     if !placements.iter().any(|p| p.bound_at <= at) {
         return Ok(());

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use kdrift_rebalance::{ClusterState, PodInfo, ResourceList, SummedPods};
 use kdrift_store::sql;
-use kdrift_store::Store;
+use kdrift_store::Reader;
 
 use super::for_filters::{read_models, whole, FilterVersions};
 #[cfg(doc)]
@@ -67,7 +67,7 @@ impl Unlisted {
     /// [`AnalyzeError::Store`] when a query fails.
     pub fn pods_on(
         &self,
-        store: &Store,
+        store: &Reader,
         at: DateTime<Utc>,
         cs: &ClusterState,
         event_only: &[String],
