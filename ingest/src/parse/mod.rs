@@ -440,7 +440,7 @@ fn json_type(v: &Value) -> &'static str {
 
 /// `invalid JSON: ` and serde's text without its ` at line L column C`
 /// (the error names the position once, counted from the file's start).
-fn json_error_what(e: &serde_json::Error) -> String {
+pub(crate) fn json_error_what(e: &serde_json::Error) -> String {
     let text = e.to_string();
     let position = format!(" at line {} column {}", e.line(), e.column());
     format!("invalid JSON: {}", text.strip_suffix(&position).unwrap_or(&text))
