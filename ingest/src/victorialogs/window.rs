@@ -44,7 +44,8 @@ pub struct WindowReport {
     pub window: Window,
     /// The ingest run that committed it.
     pub run_id: i64,
-    /// Rows (response lines) read.
+    /// Rows read: response lines holding something (each object of a line
+    /// holding several, and each bad line, counted once).
     pub rows: u64,
     /// Object versions staged.
     pub records: u64,
@@ -196,7 +197,7 @@ struct Attempt<'s> {
     attempt: u32,
     writer: RunWriter<'s>,
     summary: FileSummary,
-    /// Rows (response lines holding something) read.
+    /// Rows read (as [`WindowReport::rows`]).
     rows: u64,
     schema_rejected: u64,
     /// The longest line read ([`PullOptions::max_line_bytes`]), for errors.
