@@ -1776,6 +1776,32 @@ fn an_ndjson_line_over_the_limit_is_an_error_and_the_lines_around_it_load() {
 }
 
 #[test]
+fn every_object_on_an_ndjson_line_loads_and_text_after_one_is_named_by_line_and_column() {
+    // Glued, blank-separated, old-Mac `\r` line ends, then an object followed by text.
+    let node = |n: u32| format!(r#"{{"kind":"Node","metadata":{{"name":"n{n}","uid":"u{n}"}}}}"#);
+    let dir = tempfile::tempdir().expect("tmp");
+    let nd = dir.path().join("nodes.ndjson");
+    let text =
+        format!("{}{}\n{} {}\r{}\r\n{} oops\n{}\n", node(1), node(2), node(3), node(4), node(5), node(6), node(7));
+    std::fs::write(&nd, text).expect("write");
+    let (code, stdout, stderr) = ingest_in(dir.path(), &[&nd]);
+    assert_eq!(code, 2, "{stdout}");
+    assert_eq!(
+        stderr.lines().collect::<Vec<_>>(),
+        [format!(
+            "kdrift: {}:3:{}: invalid JSON: expected value, after 1 complete JSON value on this line (read); the \
+             rest of the line is not read; expected one JSON object per line (a Kubernetes object or a log record)",
+            nd.display(),
+            node(6).len() + 2
+        )]
+    );
+    assert!(
+        stdout.contains("run 1 (partial): 7 object versions read, 7 new, 0 already stored, 1 input error"),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn unknown_threshold_resources_are_refused_listing_the_accepted_ones() {
     let (code, _, stderr) = on_demo(&["skew", "--thresholds", "cpuu=20", "--target-thresholds", "cpu=50"]);
     assert_eq!(code, 2);

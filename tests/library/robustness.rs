@@ -366,6 +366,65 @@ fn damaged_files_keep_every_good_record() {
     );
 }
 
+/// Several JSON values on one line (glued `{…}{…}`, blank-separated, old-Mac
+/// `\r` line ends) all load, in the small-file and the streamed chunked
+/// reader alike; text after a value that is not JSON is an error at its
+/// file, line and column, and the values around it load (kdrift issue 34:
+/// all but the first value of a line were dropped, exit 0, no error).
+#[test]
+fn every_value_on_a_line_loads_and_text_after_one_is_an_error_naming_its_line_and_column() {
+    let (dir, store) = temp_store();
+    let good = |i: usize| {
+        ev(
+            &format!("v.{i}"),
+            &format!("p{i}"),
+            "u",
+            "FailedScheduling",
+            FS,
+            1.into(),
+            "2026-01-01T00:00:00Z",
+            "2026-01-01T00:00:00Z",
+        )
+    };
+    let glued =
+        write(dir.path(), "glued.ndjson", format!("{}{}\n{} {}\n", good(1), good(2), good(3), good(4)).as_bytes());
+    let mac = write(dir.path(), "mac.ndjson", format!("{}\r{}\r{}\r", good(5), good(6), good(7)).as_bytes());
+    let tail = write(dir.path(), "tail.ndjson", format!("{} garbage\n{}\n", good(8), good(9)).as_bytes());
+    // Not named NDJSON: read as such by content, and as one JSON stream.
+    let cat = write(dir.path(), "cat.json", format!("{}{}\n{}\n", good(10), good(11), good(12)).as_bytes());
+    let one = write(dir.path(), "one.json", format!("{}{}\r{}", good(13), good(14), good(15)).as_bytes());
+    // Past one chunk of the parallel reader (2,048 lines): 3,000 lines of two values each.
+    let many: String = (0..3000).map(|i| format!("{}{}\n", good(100 + 2 * i), good(101 + 2 * i))).collect();
+    let many = write(dir.path(), "many.ndjson", many.as_bytes());
+    let report = ingest_files(&store, &[glued, mac, tail, cat, one, many], &mut NoProgress).expect("ingest");
+    let file = |n: &str| report.files.iter().find(|f| f.location.ends_with(n)).expect(n);
+    for (name, records) in [
+        ("glued.ndjson", 4),
+        ("mac.ndjson", 3),
+        ("tail.ndjson", 2),
+        ("cat.json", 3),
+        ("one.json", 3),
+        ("many.ndjson", 6000),
+    ] {
+        let f = file(name);
+        assert_eq!((f.records, f.added), (records, records), "{name}: {:?}", f.errors);
+        if name != "tail.ndjson" {
+            assert_eq!(f.errors, [], "{name}");
+        }
+    }
+    let errors: Vec<String> = file("tail.ndjson").errors.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        errors,
+        [format!(
+            "{}:1:{}: invalid JSON: expected value, after 1 complete JSON value on this line (read); the rest of the \
+             line is not read; expected one JSON object per line (a Kubernetes object or a log record)",
+            file("tail.ndjson").location,
+            good(8).len() + 2
+        )]
+    );
+    assert_eq!((report.counts.records, report.counts.added), (6015, 6015));
+}
+
 #[test]
 fn a_truncated_gzip_keeps_the_records_before_the_damage() {
     let (dir, store) = temp_store();

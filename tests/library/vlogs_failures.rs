@@ -202,6 +202,112 @@ fn a_line_over_the_limit_is_an_input_error_of_its_window_and_the_rows_around_it_
     assert_eq!(store_events(&store).len(), 60, "every row loads");
 }
 
+/// `(line, column, message)` of every input error the store keeps for run `run_id`.
+fn stored_errors(store: &kdrift_store::Store, run_id: i64) -> Vec<(Option<i64>, Option<i64>, String)> {
+    let mut stmt = store
+        .conn()
+        .prepare("SELECT line, column_no, message FROM ingest_errors WHERE run_id = ? ORDER BY line")
+        .expect("prepare");
+    stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .expect("errors")
+        .collect::<Result<_, _>>()
+        .expect("rows")
+}
+
+#[test]
+fn a_bad_response_line_is_an_input_error_of_its_window_the_other_rows_load_and_resume_goes_past_it() {
+    // Every answer for the 02:00 window has a broken row after its 4th, and
+    // text that is not JSON after the 05:00 window's 2nd: asking again gives them again.
+    let vl = loaded();
+    let cut = r#"{"_time":"2026-11-27T02:30:00Z" "_msg":"{\"kind\":\"Event\"}"}"#;
+    vl.inject(Fault::BadLine { lines: 4, text: cut.into() }, None, Some(&hour(2)));
+    vl.inject(Fault::BadLine { lines: 2, text: "not a row at all".into() }, None, Some(&hour(5)));
+    let (_d, store) = temp_store();
+    let r = pull_blocking(&store, &vl.url(), Auth::default(), &options()).expect("the pull goes on");
+    assert_eq!(r.windows.len(), 6);
+    let window =
+        |w: usize| format!("{}/select/logsql/query [2026-11-27T0{w}:00:00Z, 2026-11-27T0{}:00:00Z)", vl.url(), w + 1);
+    let (w2, w5) = (&r.windows[2], &r.windows[5]);
+    assert_eq!((w2.attempts, w2.rows, w2.added), (1, 11, 10), "not retried: the ten rows and the bad line");
+    assert_eq!((w5.attempts, w5.rows, w5.added), (1, 11, 10));
+    let column = cut.find(" \"_msg\"").expect("gap") + 2;
+    assert_eq!(
+        w2.errors,
+        [format!(
+            "{}:5:{column}: response line 5 is not a row (invalid JSON: expected `,` or `}}`): {cut:?}; expected one \
+             JSON object per line (a VictoriaLogs row); the window's other lines are stored",
+            window(2)
+        )]
+    );
+    assert_eq!(
+        w5.errors,
+        [format!(
+            "{}:3:2: response line 3 is not a row (invalid JSON: expected ident): \"not a row at all\"; expected one \
+             JSON object per line (a VictoriaLogs row); the window's other lines are stored",
+            window(5)
+        )]
+    );
+    assert!(r.windows.iter().enumerate().all(|(i, w)| i == 2 || i == 5 || w.errors.is_empty()));
+    assert_eq!((r.rows(), r.added()), (62, 60));
+    assert_eq!(store_events(&store).len(), 60, "every row of every window");
+    // The run record keeps each error with its line and column.
+    let stored = stored_errors(&store, w2.run_id);
+    assert_eq!(stored.len(), 1);
+    assert_eq!((stored[0].0, stored[0].1), (Some(5), Some(column as i64)));
+    assert!(stored[0].2.starts_with("response line 5 is not a row"), "{}", stored[0].2);
+    assert_eq!(stored_errors(&store, w5.run_id).len(), 1);
+
+    // --resume: nothing left to pull; nothing new stored, no new error.
+    let runs: i64 = store.conn().query_row("SELECT count(*) FROM ingest_runs", [], |r| r.get(0)).expect("runs");
+    let errors: i64 = store.conn().query_row("SELECT count(*) FROM ingest_errors", [], |r| r.get(0)).expect("errors");
+    let mut resume = options();
+    resume.resume = true;
+    let done = pull_blocking(&store, &vl.url(), Auth::default(), &resume).expect("resume finishes ok");
+    assert!(done.windows.is_empty() && done.notes.iter().any(|n| n.contains("nothing left")), "{:?}", done.notes);
+    assert_eq!((done.rows(), done.added()), (0, 0));
+    assert_eq!(store_events(&store).len(), 60);
+    let errors_after: i64 =
+        store.conn().query_row("SELECT count(*) FROM ingest_errors", [], |r| r.get(0)).expect("errors");
+    let runs_after: i64 = store.conn().query_row("SELECT count(*) FROM ingest_runs", [], |r| r.get(0)).expect("runs");
+    assert_eq!((runs_after, errors_after), (runs, errors));
+}
+
+#[test]
+fn two_rows_on_one_response_line_both_load_and_text_after_them_is_an_error_of_that_line() {
+    // Two rows glued (a relay lost a newline) in the 01:00 window, and glued with text after them in the 04:00 one.
+    let vl = loaded();
+    vl.inject(Fault::Glued { lines: 3, tail: String::new() }, None, Some(&hour(1)));
+    vl.inject(Fault::Glued { lines: 0, tail: " xyz".into() }, None, Some(&hour(4)));
+    let (_d, store) = temp_store();
+    let r = pull_blocking(&store, &vl.url(), Auth::default(), &options()).expect("pull");
+    let (w1, w4) = (&r.windows[1], &r.windows[4]);
+    assert_eq!((w1.attempts, w1.added, w1.errors.len()), (1, 10, 0), "{:?}", w1.errors);
+    assert_eq!((w4.attempts, w4.added, w4.errors.len()), (1, 10, 1), "{:?}", w4.errors);
+    let prefix = format!("{}/select/logsql/query [2026-11-27T04:00:00Z, 2026-11-27T05:00:00Z):1:", vl.url());
+    assert!(w4.errors[0].starts_with(&prefix), "{}", w4.errors[0]);
+    assert!(
+        w4.errors[0].contains(
+            ": response line 1 is not a row (invalid JSON: expected value, after 2 JSON values on this line (read)): "
+        ),
+        "{}",
+        w4.errors[0]
+    );
+    assert_eq!(store_events(&store).len(), 60, "every row, the glued ones too");
+}
+
+#[test]
+fn text_that_ends_an_answer_is_the_servers_error_and_the_window_is_asked_again() {
+    // VictoriaLogs' way of failing after the 200: its error text, then the end.
+    let vl = loaded();
+    let text = "error during query execution: cannot read block #3 of part: unexpected EOF";
+    vl.inject(Fault::BadLine { lines: 10, text: text.into() }, Some(1), Some(&hour(1)));
+    let (_d, store) = temp_store();
+    let r = pull_blocking(&store, &vl.url(), Auth::default(), &options()).expect("pull");
+    let w = &r.windows[1];
+    assert_eq!((w.attempts, w.rows, w.added, w.errors.len()), (2, 10, 10, 0), "{:?}", w.errors);
+    assert_eq!(store_events(&store).len(), 60);
+}
+
 /// Triggers the interrupt when the last of the planned windows is committed.
 struct InterruptAtLastCommit {
     interrupt: kdrift_ingest::Interrupt,

@@ -17,6 +17,7 @@ pub mod depth;
 pub mod flat;
 pub mod kinds;
 pub mod legacy;
+mod line;
 mod stream;
 mod strict;
 mod utf16;
@@ -28,6 +29,8 @@ use serde_json::Value;
 
 use crate::interrupt::Interrupt;
 use crate::record::{identify, Change, Origin, Record};
+
+pub use line::parse_ndjson_line;
 
 /// The syntax a file was read as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -420,58 +423,6 @@ fn parse_ndjson(location: &str, bytes: &[u8], hint: Option<&str>, out: &mut Pars
     }
 }
 
-/// Parses line `line_no` (1-based) of an NDJSON file into `out` (blank
-/// lines add nothing). Used line by line by the streaming reader of large
-/// files ([`crate::ndjson_stream`]).
-///
-/// Every error names the file and the line (a List on one line: the line
-/// and the item) and what a line must be: [`NDJSON_EXPECTED`].
-pub fn parse_ndjson_line(location: &str, line_no: u64, line: &[u8], hint: Option<&str>, out: &mut Parsed) {
-    if line.iter().all(u8::is_ascii_whitespace) {
-        return;
-    }
-    let origin = Origin { location: location.to_string(), line: Some(line_no), item: None };
-    let problem = |origin, column, found: String| InputError {
-        origin,
-        column,
-        message: format!("{found}; expected {NDJSON_EXPECTED}"),
-    };
-    match serde_json::from_slice::<strict::Strict>(line).map(|s| s.0) {
-        Ok(doc @ Value::Object(_)) => {
-            let (records, errors) = (out.records.len(), out.errors.len());
-            expand_document(doc, origin, hint, out);
-            // A List on one line: its items' line is that line.
-            for r in &mut out.records[records..] {
-                r.origin.line.get_or_insert(line_no);
-            }
-            for e in &mut out.errors[errors..] {
-                e.origin.line.get_or_insert(line_no);
-            }
-        }
-        Ok(other) => out.errors.push(problem(origin, None, format!("found {}", json_type(&other)))),
-        Err(e) if !e.is_eof() && list_line_read_by_item(location, line_no, line, hint, out) => {}
-        Err(e) => out.errors.push(problem(origin, Some(e.column() as u64), json_error_text(&e))),
-    }
-}
-
-/// A one-line List whose line does not parse whole, read item by item as
-/// in a `.json` file ([`walk::read_document`]): its good items load and
-/// each bad one is its `items[i]` error. False (nothing added) when that
-/// does no better than one error for the line.
-fn list_line_read_by_item(location: &str, line_no: u64, line: &[u8], hint: Option<&str>, out: &mut Parsed) -> bool {
-    let start = line.iter().take_while(|b| b.is_ascii_whitespace()).count();
-    let (records, errors) = (out.records.len(), out.errors.len());
-    match walk::read_document(location, line, start, hint, &Interrupt::new(), out) {
-        walk::Walked::Whole | walk::Walked::Interrupted => false,
-        walk::Walked::Read(_) | walk::Walked::Broken(_) => {
-            // Lines counted in the line: all line 1.
-            out.records[records..].iter_mut().for_each(|r| r.origin.line = Some(line_no));
-            out.errors[errors..].iter_mut().for_each(|e| e.origin.line = Some(line_no));
-            true
-        }
-    }
-}
-
 /// What each line of an NDJSON file must hold.
 pub const NDJSON_EXPECTED: &str = "one JSON object per line (a Kubernetes object or a log record)";
 
@@ -487,18 +438,9 @@ fn json_type(v: &Value) -> &'static str {
     }
 }
 
-/// A JSON syntax error of one line in our words: what is wrong, without
-/// serde's position suffix (the caller names line and column).
-fn json_error_text(e: &serde_json::Error) -> String {
-    if e.is_eof() {
-        return "the line ends in the middle of a JSON value (cut off?)".to_string();
-    }
-    json_error_what(e)
-}
-
 /// `invalid JSON: ` and serde's text without its ` at line L column C`
 /// (the error names the position once, counted from the file's start).
-fn json_error_what(e: &serde_json::Error) -> String {
+pub(crate) fn json_error_what(e: &serde_json::Error) -> String {
     let text = e.to_string();
     let position = format!(" at line {} column {}", e.line(), e.column());
     format!("invalid JSON: {}", text.strip_suffix(&position).unwrap_or(&text))

@@ -26,8 +26,9 @@ pub enum Failure {
     /// The connection failed or broke (refused, reset, timed out, truncated chunked body).
     #[error("{0}")]
     Transport(String),
-    /// A line of a 200 response is not JSON: VictoriaLogs writes its error
-    /// text into the body when a query fails after the header was sent.
+    /// A 200 response ends with lines that are not JSON: VictoriaLogs writes
+    /// its error text into the body when a query fails after the header was
+    /// sent. (Such a line with rows after it is a bad row: an input error.)
     #[error("line {line} of the response is not JSON ({problem}): {text:?}")]
     NotJson {
         /// 1-based line number in the response.

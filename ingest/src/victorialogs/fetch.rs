@@ -11,6 +11,10 @@
 //! the window is asked again after the backoff. The fetcher stops when the
 //! pull is interrupted, when the caller drops the queue, after the last
 //! window, or after a failure it does not retry.
+//!
+//! A response line that is not a row is an input error of its window, not
+//! a failure, unless it is text ending the answer (the server's error
+//! report): [`outcome`] says why that is safe for `--resume`.
 
 use std::time::Duration as StdDuration;
 
@@ -216,17 +220,17 @@ async fn fetch_attempt(
     // The request comes first: a refused query begins no run.
     let mut response = unless_stopped(client.query(&query), interrupt, tx).await?.map_err(Stop::Failed)?;
     send(tx, Fetched::Begin { index, attempt }).await?;
-    let mut lines = Pending { job, location: &job.locations[index], held: Vec::new() };
+    let mut lines = Pending { job, location: &job.locations[index], held: Vec::new(), text: Vec::new() };
     let mut splitter = LineSplitter::new(job.max_line);
     loop {
         let chunk = match unless_stopped(client.next_chunk(&mut response), interrupt, tx).await? {
             Ok(Some(chunk)) => chunk,
             Ok(None) => break,
             Err(f) => {
-                // The lines before the break go first (an earlier line that
-                // is not JSON is what the attempt reports).
+                // The lines before the break go first (error text the server
+                // wrote before it is what the attempt reports).
                 lines.flush(tx).await?;
-                return Err(Stop::Failed(f));
+                return Err(Stop::Failed(lines.error_text().unwrap_or(f)));
             }
         };
         let _ = splitter.push::<()>(chunk.as_ref(), &mut |n, line| {
@@ -241,6 +245,9 @@ async fn fetch_attempt(
         }
     }
     lines.flush(tx).await?;
+    if let Some(f) = lines.error_text() {
+        return Err(Stop::Failed(f));
+    }
     splitter.finish().map_err(Stop::Failed)?;
     send(tx, Fetched::End).await
 }
@@ -260,12 +267,16 @@ struct Pending<'j> {
     job: &'j FetchJob,
     location: &'j str,
     held: Vec<(u64, Held)>,
+    /// Lines that are not JSON nor open like a row, with no row after them
+    /// yet: VictoriaLogs' error text when the answer ends with them
+    /// ([`Pending::error_text`]), else bad rows.
+    text: Vec<(Failure, FetchedLine)>,
 }
 
 impl Pending<'_> {
-    /// Converts and prepares the held lines on every core and sends them;
-    /// the first line that is not JSON fails the attempt, after the lines
-    /// before it are sent.
+    /// Converts and prepares the held lines on every core and sends them.
+    /// Lines that are not JSON and do not open with `{` are held back until
+    /// a row follows them (then they are bad rows, sent before it).
     async fn flush(&mut self, tx: &Sender<Fetched>) -> Result<(), Stop> {
         if self.held.is_empty() {
             return Ok(());
@@ -274,27 +285,33 @@ impl Pending<'_> {
         let redactor = &self.job.redactor;
         let outcomes = map_ordered(std::mem::take(&mut self.held), |(line, held)| match held {
             Held::Bytes(bytes) => outcome(layout, location, line, &bytes, started_at, redactor),
-            Held::TooLong(len) => Outcome::Line(FetchedLine::TooLong { line, len }),
+            Held::TooLong(len) => Outcome::Lines(vec![FetchedLine::TooLong { line, len }]),
         });
         let mut lines = Vec::with_capacity(outcomes.len());
-        let mut failed = None;
         for o in outcomes {
             match o {
                 Outcome::Blank => {}
-                Outcome::Line(l) => lines.push(l),
-                Outcome::NotJson(f) => {
-                    failed = Some(f);
-                    break;
+                Outcome::Text(failure, row) => self.text.push((failure, row)),
+                Outcome::Lines(rows) => {
+                    // The server went on writing rows: the text before was no error of its own.
+                    lines.extend(self.text.drain(..).map(|(_, row)| row));
+                    lines.extend(rows);
                 }
             }
         }
         if !lines.is_empty() {
             send(tx, Fetched::Lines(lines)).await?;
         }
-        match failed {
-            Some(f) => Err(Stop::Failed(f)),
-            None => Ok(()),
-        }
+        Ok(())
+    }
+
+    /// The first of the lines that are not JSON when no row followed them:
+    /// how VictoriaLogs reports a query that failed after the 200 header
+    /// (`error during query execution: …`, then the body ends). The
+    /// attempt fails (and is retried): what the server had left to send is
+    /// missing.
+    fn error_text(&mut self) -> Option<Failure> {
+        self.text.drain(..).next().map(|(failure, _)| failure)
     }
 }
 
@@ -302,14 +319,31 @@ impl Pending<'_> {
 enum Outcome {
     /// Whitespace only.
     Blank,
-    /// Not a JSON object: the attempt fails.
-    NotJson(Failure),
-    /// A line to hand over.
-    Line(FetchedLine),
+    /// Not JSON, and not opening with `{` as a row does: the server's error
+    /// text when no row follows (the attempt fails), else a bad row (the
+    /// line's input error).
+    Text(Failure, FetchedLine),
+    /// The rows on the line (one, normally) and the input errors of what
+    /// is not a row.
+    Lines(Vec<FetchedLine>),
 }
+
+/// What a response line must hold, for the input error of one that does not.
+pub const ROW_EXPECTED: &str = "one JSON object per line (a VictoriaLogs row)";
 
 /// Reads one response line (pure: runs on any core). What it quotes of
 /// the line is redacted before it is cut.
+///
+/// A line that is not a row (cut, not JSON, a JSON value that is no
+/// object, text after a row) is an input error of the window naming the
+/// response line and column, and the window's other rows load: the window
+/// is committed and a `--resume` goes on after it. That is safe: the real
+/// server writes every row whole from what it stored, so a bad line comes
+/// from what stored or relayed it and would be as bad when asked again;
+/// failing the window made every run (and `--resume`) fail on it forever
+/// (kdrift issue 34). Every object on a line loads (`{…}{…}`: a relay
+/// that lost a newline). Only text that is not JSON and ends the answer is
+/// the server's own error report ([`Outcome::Text`]).
 fn outcome(
     layout: Layout,
     location: &str,
@@ -318,20 +352,72 @@ fn outcome(
     started_at: DateTime<Utc>,
     redactor: &Redactor,
 ) -> Outcome {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
+    let start = bytes.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    if start == bytes.len() {
         return Outcome::Blank;
     }
-    let not_json = |problem: String| {
-        let text = redactor.quote(bytes, QUOTE_LIMIT);
-        Outcome::NotJson(Failure::NotJson { line, problem: redactor.redact(&problem), text })
-    };
-    let row = match serde_json::from_slice::<Value>(bytes) {
-        Ok(Value::Object(row)) => row,
-        Ok(_) => return not_json("a JSON value that is not an object".into()),
-        Err(e) => return not_json(e.to_string()),
-    };
     let origin = Origin { location: location.to_string(), line: Some(line), item: None };
-    Outcome::Line(match convert(layout, row) {
+    let bad = |column: Option<usize>, problem: String| {
+        let text = redactor.quote(bytes, QUOTE_LIMIT);
+        let message = format!(
+            "response line {line} is not a row ({}): {text:?}; expected {ROW_EXPECTED}; the window's other lines are \
+             stored",
+            redactor.redact(&problem)
+        );
+        FetchedLine::Row {
+            line,
+            rejected: None,
+            record: Err(InputError { origin: origin.clone(), column: column.map(|c| c as u64), message }),
+        }
+    };
+    let mut rows = Vec::new();
+    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
+    loop {
+        let at = stream.byte_offset();
+        match stream.next() {
+            None => break,
+            Some(Ok(Value::Object(row))) => rows.push(row_of(layout, origin.clone(), line, row, started_at, redactor)),
+            Some(Ok(other)) => {
+                let found = match other {
+                    Value::Array(_) => "a JSON array",
+                    Value::String(_) => "a string",
+                    Value::Number(_) => "a number",
+                    Value::Bool(_) => "a boolean",
+                    _ => "null",
+                };
+                let column = at + bytes[at..].iter().take_while(|b| b.is_ascii_whitespace()).count() + 1;
+                rows.push(bad(Some(column), format!("found {found}, not a JSON object")));
+            }
+            Some(Err(e)) => {
+                let mut problem = crate::parse::json_error_what(&e);
+                if !rows.is_empty() {
+                    let s = if rows.len() == 1 { "" } else { "s" };
+                    problem.push_str(&format!(", after {} JSON value{s} on this line (read)", rows.len()));
+                }
+                let row = bad(Some(e.column()), problem);
+                if rows.is_empty() && bytes[start] != b'{' {
+                    let text = redactor.quote(bytes, QUOTE_LIMIT);
+                    let failure = Failure::NotJson { line, problem: redactor.redact(&e.to_string()), text };
+                    return Outcome::Text(failure, row);
+                }
+                rows.push(row);
+                break;
+            }
+        }
+    }
+    Outcome::Lines(rows)
+}
+
+/// One JSON object of a response line, converted by `layout` and prepared.
+fn row_of(
+    layout: Layout,
+    origin: Origin,
+    line: u64,
+    row: serde_json::Map<String, Value>,
+    started_at: DateTime<Utc>,
+    redactor: &Redactor,
+) -> FetchedLine {
+    match convert(layout, row) {
         Ok(c) => {
             let rejected = match c.typing {
                 Typing::Rejected(why) => Some(redactor.redact(&why)),
@@ -345,5 +431,5 @@ fn outcome(
             rejected: None,
             record: Err(InputError { origin, column: None, message: redactor.redact(&e.to_string()) }),
         },
-    })
+    }
 }

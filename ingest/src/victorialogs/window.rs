@@ -5,11 +5,13 @@
 //! one transaction — or abandoned, leaving nothing of the attempt in the
 //! store. While a window commits, the fetcher goes on with the next.
 //!
-//! A non-JSON line, a body cut off mid-line, or a broken connection fails
-//! the attempt (VictoriaLogs reports errors after the 200 header inside the
-//! body; a 200 is no proof of completeness). A row that is JSON but not of
-//! the layout is an input error of the run; the other rows still load, and
-//! so do they around a line longer than the limit
+//! Text that is not JSON ending the body, a body cut off mid-line, or a
+//! broken connection fails the attempt (VictoriaLogs reports errors after
+//! the 200 header inside the body; a 200 is no proof of completeness). A
+//! line that is not a row with rows after it, and a row that is JSON but
+//! not of the layout, are input errors of the run ([`super::fetch`] says
+//! why the window is still committed); the other rows still load, and so
+//! do they around a line longer than the limit
 //! ([`crate::ndjson_stream::MAX_LINE_BYTES`]), also an input error. An
 //! interrupt ([`crate::interrupt::Interrupt`]) closes the window's run as failed.
 
@@ -42,7 +44,8 @@ pub struct WindowReport {
     pub window: Window,
     /// The ingest run that committed it.
     pub run_id: i64,
-    /// Rows (response lines) read.
+    /// Rows read: response lines holding something (each object of a line
+    /// holding several, and each bad line, counted once).
     pub rows: u64,
     /// Object versions staged.
     pub records: u64,
@@ -194,7 +197,7 @@ struct Attempt<'s> {
     attempt: u32,
     writer: RunWriter<'s>,
     summary: FileSummary,
-    /// Rows (response lines holding something) read.
+    /// Rows read (as [`WindowReport::rows`]).
     rows: u64,
     schema_rejected: u64,
     /// The longest line read ([`PullOptions::max_line_bytes`]), for errors.

@@ -178,6 +178,18 @@ async fn query(State(state): State<Arc<Shared>>, headers: HeaderMap, Form(args):
             body.push(b'\n');
             body.extend(lines.iter().skip(n).flat_map(|l| l.bytes()));
         }
+        Some(Fault::BadLine { lines: n, text }) => {
+            body.extend(lines.iter().take(n).flat_map(|l| l.bytes()));
+            body.extend_from_slice(text.as_bytes());
+            body.push(b'\n');
+            body.extend(lines.iter().skip(n).flat_map(|l| l.bytes()));
+        }
+        Some(Fault::Glued { lines: n, tail }) => {
+            body.extend(lines.iter().take(n).flat_map(|l| l.bytes()));
+            let glued: String = lines.iter().skip(n).take(2).map(|l| l.trim_end()).collect();
+            body.extend_from_slice(format!("{glued}{tail}\n").as_bytes());
+            body.extend(lines.iter().skip(n + 2).flat_map(|l| l.bytes()));
+        }
         Some(Fault::Truncate { lines: n }) => {
             body.extend(lines.iter().take(n).flat_map(|l| l.bytes()));
             let next = lines.get(n).map_or("{\"_time\":\"2026", |l| &l[..l.len() / 2]);
@@ -225,7 +237,12 @@ fn status_fault(fault: &Fault, query: &str) -> Option<Response> {
              -search.maxQueryDuration=30s; to pass bigger value to 'timeout' query arg"
                 .into(),
         )),
-        Fault::Truncate { .. } | Fault::ErrorText { .. } | Fault::Stall { .. } | Fault::LongLine { .. } => None,
+        Fault::Truncate { .. }
+        | Fault::ErrorText { .. }
+        | Fault::Stall { .. }
+        | Fault::LongLine { .. }
+        | Fault::BadLine { .. }
+        | Fault::Glued { .. } => None,
     }
 }
 

@@ -52,6 +52,23 @@ pub enum Fault {
         /// The long line's length, without its newline.
         bytes: usize,
     },
+    /// 200, `lines` rows, then the next two rows on one line (a relay that
+    /// lost a newline), followed by `tail` on that line, then the other rows.
+    Glued {
+        /// Whole rows sent first.
+        lines: usize,
+        /// Text after the two rows (`""`: none).
+        tail: String,
+    },
+    /// 200, `lines` rows, the line `text` (a broken row: cut, not JSON,
+    /// trailing text), then the other rows (a broken proxy or shipper: the
+    /// real server writes every row whole).
+    BadLine {
+        /// Whole rows sent first.
+        lines: usize,
+        /// The bad line, without its newline.
+        text: String,
+    },
 }
 
 /// When a fault applies.

@@ -1,0 +1,229 @@
+//! One line of an NDJSON file (or of a VictoriaLogs export): every JSON
+//! value on it is read, not only the first. A line normally holds one
+//! object, but a writer that lost its newlines (`{…}{…}`, `{…} {…}`) or
+//! one with old-Mac line ends (a bare `\r` between objects, so the whole
+//! file is one line to a `\n` reader) puts several on one line; each loads
+//! (kdrift issue 34: all but the first were dropped with no error).
+//!
+//! Text after a value that is not JSON (`{…} garbage`) is an error at its
+//! line and column; the values before it load. Reading then goes on at the
+//! next `{` after a bare `\r` on the line, if any: a raw `\r` cannot be
+//! inside a JSON string, so it is a line end there, never part of a value;
+//! otherwise the rest of the line is not read (which the error says), as a
+//! guess at where the next object starts inside broken text could load a
+//! nested object as a record of its own.
+
+use serde_json::Value;
+
+use super::strict::Strict;
+use super::{expand_document, json_error_what, json_type, walk, InputError, Parsed, NDJSON_EXPECTED};
+use crate::interrupt::Interrupt;
+use crate::record::Origin;
+
+/// Parses line `line_no` (1-based) of an NDJSON file into `out` (blank
+/// lines add nothing): every JSON value on it, in order (module doc).
+/// Used line by line by the streaming reader of large files
+/// ([`crate::ndjson_stream`]).
+///
+/// Every error names the file and the line (a List on one line: the line
+/// and the item), the column when the parser gives one or the value is not
+/// the line's first, and what a line must be: [`NDJSON_EXPECTED`].
+pub fn parse_ndjson_line(location: &str, line_no: u64, line: &[u8], hint: Option<&str>, out: &mut Parsed) {
+    let origin = || Origin { location: location.to_string(), line: Some(line_no), item: None };
+    let problem = |column: Option<usize>, found: String| InputError {
+        origin: origin(),
+        column: column.map(|c| c as u64),
+        message: format!("{found}; expected {NDJSON_EXPECTED}"),
+    };
+    // Offset of the next value (blanks before it allowed), and how many
+    // values were read whole before it on this line.
+    let (mut pos, mut read) = (0usize, 0u64);
+    loop {
+        let start = pos + blanks(&line[pos..]);
+        if start == line.len() {
+            return;
+        }
+        let mut stream = serde_json::Deserializer::from_slice(&line[start..]).into_iter::<Strict>();
+        match stream.next() {
+            None => return,
+            Some(Ok(Strict(doc @ Value::Object(_)))) => {
+                let (records, errors) = (out.records.len(), out.errors.len());
+                expand_document(doc, origin(), hint, out);
+                // A List on one line: its items' line is that line.
+                for r in &mut out.records[records..] {
+                    r.origin.line.get_or_insert(line_no);
+                }
+                for e in &mut out.errors[errors..] {
+                    e.origin.line.get_or_insert(line_no);
+                }
+                pos = start + stream.byte_offset();
+            }
+            Some(Ok(Strict(other))) => {
+                // The line's first value is the line; a later one has its column.
+                let column = (read > 0).then_some(start + 1);
+                out.errors.push(problem(column, format!("found {}", json_type(&other))));
+                pos = start + stream.byte_offset();
+            }
+            Some(Err(e)) => {
+                if !e.is_eof() {
+                    if let Some(next) = list_line_read_by_item(location, line_no, line, start, hint, out) {
+                        read += 1;
+                        match next {
+                            Some(next) => {
+                                pos = next;
+                                continue;
+                            }
+                            None => return,
+                        }
+                    }
+                }
+                // The parser counts from `start`, 1-based; past the line's
+                // newline (a value cut at its end): the line's end.
+                let (at, column) = if e.line() == 1 {
+                    (start + e.column().saturating_sub(1), start + e.column().max(1))
+                } else {
+                    (line.len(), line.trim_ascii_end().len() + 1)
+                };
+                let what = if e.is_eof() {
+                    "the line ends in the middle of a JSON value (cut off?)".to_string()
+                } else {
+                    json_error_what(&e)
+                };
+                let resume = after_carriage_return(line, at);
+                let mut found = what;
+                if read > 0 {
+                    let s = if read == 1 { "" } else { "s" };
+                    found.push_str(&format!(", after {read} complete JSON value{s} on this line (read)"));
+                }
+                match resume {
+                    Some(r) => found.push_str(&format!(
+                        "; the line is read on from column {}, after a carriage return (an old Mac line end)",
+                        r + 1
+                    )),
+                    None if read > 0 => found.push_str("; the rest of the line is not read"),
+                    None => {}
+                }
+                out.errors.push(problem(Some(column), found));
+                match resume {
+                    Some(r) => pos = r,
+                    None => return,
+                }
+            }
+        }
+        read += 1;
+    }
+}
+
+/// Blank bytes (space, tab, `\r`, `\n`, form feed) at the start of `bytes`.
+fn blanks(bytes: &[u8]) -> usize {
+    bytes.iter().take_while(|b| b.is_ascii_whitespace()).count()
+}
+
+/// The offset of the next `{` that opens a line of its own after a bare
+/// `\r` at or after `from` (blanks between allowed): where reading goes
+/// on after a bad stretch of a line (module doc).
+fn after_carriage_return(line: &[u8], from: usize) -> Option<usize> {
+    let mut i = from.min(line.len());
+    while let Some(r) = line[i..].iter().position(|b| *b == b'\r') {
+        let next = i + r + 1;
+        let start = next + blanks(&line[next..]);
+        if line.get(start) == Some(&b'{') {
+            return Some(start);
+        }
+        i = next;
+    }
+    None
+}
+
+/// A one-line List at `start` whose value does not parse whole, read item
+/// by item as in a `.json` file ([`walk::read_document`]): its good items
+/// load and each bad one is its `items[i]` error. `None` (nothing added)
+/// when that does no better than one error for the value; else where the
+/// line's next value may start (`Some(None)`: nothing more is read).
+fn list_line_read_by_item(
+    location: &str,
+    line_no: u64,
+    line: &[u8],
+    start: usize,
+    hint: Option<&str>,
+    out: &mut Parsed,
+) -> Option<Option<usize>> {
+    let (records, errors) = (out.records.len(), out.errors.len());
+    let next = match walk::read_document(location, line, start, hint, &Interrupt::new(), out) {
+        walk::Walked::Whole | walk::Walked::Interrupted => return None,
+        walk::Walked::Read(end) => Some(end),
+        // Reported: the List's syntax broke; the rest of the line is not read.
+        walk::Walked::Broken(at) => after_carriage_return(line, at),
+    };
+    // Lines counted in the line: all line 1.
+    out.records[records..].iter_mut().for_each(|r| r.origin.line = Some(line_no));
+    out.errors[errors..].iter_mut().for_each(|e| e.origin.line = Some(line_no));
+    Some(next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(name: &str) -> String {
+        format!(
+            r#"{{"kind":"Event","apiVersion":"v1","metadata":{{"name":"{name}","namespace":"d","uid":"u-{name}"}},"involvedObject":{{"kind":"Pod","name":"p"}}}}"#
+        )
+    }
+
+    fn names(p: &Parsed) -> Vec<&str> {
+        p.records.iter().filter_map(|r| r.object["metadata"]["name"].as_str()).collect()
+    }
+
+    fn errors(p: &Parsed) -> Vec<String> {
+        p.errors.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn every_value_on_a_line_loads_whatever_separates_them() {
+        let (a, b, c) = (event("a"), event("b"), event("c"));
+        for line in [format!("{a}{b}{c}"), format!("{a} {b}\t{c}\n"), format!("{a}\r{b}\r{c}\r"), format!("{a}\r\n")] {
+            let mut p = Parsed::default();
+            parse_ndjson_line("x.ndjson", 4, line.as_bytes(), None, &mut p);
+            assert_eq!(errors(&p), Vec::<String>::new(), "{line}");
+            let expected = if line.contains(&b) { vec!["a", "b", "c"] } else { vec!["a"] };
+            assert_eq!(names(&p), expected, "{line}");
+            assert!(p.records.iter().all(|r| r.origin.line == Some(4)));
+        }
+    }
+
+    #[test]
+    fn text_after_a_value_is_an_error_at_its_column_and_the_values_before_load() {
+        let (a, b) = (event("a"), event("b"));
+        let mut p = Parsed::default();
+        let line = format!("{a} garbage {b}\n");
+        parse_ndjson_line("x.ndjson", 2, line.as_bytes(), None, &mut p);
+        assert_eq!(names(&p), ["a"]);
+        let column = a.len() + 2;
+        assert_eq!(
+            errors(&p),
+            [format!(
+                "x.ndjson:2:{column}: invalid JSON: expected value, after 1 complete JSON value on this line (read); \
+                 the rest of the line is not read; expected {NDJSON_EXPECTED}"
+            )]
+        );
+        // Old-Mac line ends: reading goes on after the next `\r`, and a later number is its own error.
+        let mut p = Parsed::default();
+        let line = format!("{a}\r{b} oops\r{a}\r7\r");
+        parse_ndjson_line("m.json", 1, line.as_bytes(), None, &mut p);
+        assert_eq!(names(&p), ["a", "b", "a"]);
+        let (bad, next) = (a.len() + b.len() + 3, a.len() + b.len() + 8);
+        let number = 2 * a.len() + b.len() + 9;
+        assert_eq!(
+            errors(&p),
+            [
+                format!(
+                    "m.json:1:{bad}: invalid JSON: expected value, after 2 complete JSON values on this line (read); \
+                     the line is read on from column {next}, after a carriage return (an old Mac line end); expected \
+                     {NDJSON_EXPECTED}"
+                ),
+                format!("m.json:1:{number}: found a number; expected {NDJSON_EXPECTED}"),
+            ]
+        );
+    }
+}
