@@ -65,7 +65,7 @@ pub struct ReportData {
 pub type Span = (DateTime<Utc>, DateTime<Utc>);
 
 /// The store's first and last instants (query `time_span`), leaving out
-/// times before 1970 or after tomorrow ([`crate::plausible::time_span`]);
+/// times before 1970 or after tomorrow (`crate::plausible::time_span`);
 /// `None` for an empty store.
 ///
 /// # Errors

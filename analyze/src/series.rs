@@ -34,7 +34,7 @@ pub struct RequestedSeries {
     /// Set when the values are lower bounds (≥): events name pods of
     /// namespaces whose Pod objects the store never held (a dump without
     /// them), as `skew` and `why-pending` say it
-    /// ([`crate::state::lower_bound::unstored_note`] at the range's end).
+    /// (`crate::state::lower_bound::unstored_note` at the range's end).
     pub lower_bound_note: Option<String>,
 }
 

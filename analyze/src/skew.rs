@@ -93,7 +93,7 @@ pub fn policy_from_thresholds(
 
 /// The skew at `at` (default: the store's newest observation) under `policy`.
 /// An `at` after the store's history shows the state as last recorded, and
-/// the first note says so ([`crate::state::after_history`]).
+/// the first note says so (`crate::state::after_history`).
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.

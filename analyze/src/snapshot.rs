@@ -32,7 +32,7 @@ pub struct LoadedSnapshot {
     /// What the snapshot lacks or had to estimate, in words.
     pub notes: Vec<String>,
     /// Nodes whose requested amounts are a lower bound (a namespace that was
-    /// not dumped, pods counted with no requests: [`crate::state::lower_bound`]),
+    /// not dumped, pods counted with no requests: `crate::state::lower_bound`),
     /// in name order.
     pub lower_bound_nodes: Vec<String>,
 }
@@ -48,7 +48,7 @@ struct Stored {
 
 /// Loads the cluster at `at` (default: the store's newest observation).
 /// An `at` after the store's history loads the state as last recorded, and
-/// the first note says so ([`crate::state::after_history`]), as in
+/// the first note says so (`crate::state::after_history`), as in
 /// `kdrift skew`'s report.
 ///
 /// # Errors

@@ -51,7 +51,7 @@ pub struct NodeRequested {
     /// The requested amounts are a lower bound: a pod counted on the node
     /// has unknown requests (known only from events, owner not stored
     /// either), or the store lacks the pods of a namespace that was not
-    /// dumped ([`crate::state::lower_bound`]).
+    /// dumped (`crate::state::lower_bound`).
     pub lower_bound: bool,
 }
 

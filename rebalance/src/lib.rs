@@ -66,6 +66,10 @@ pub use cluster::{
     WatchItem, WatchOptions, DEFAULT_PAGE_SIZE, HISTORY_RESOURCES,
 };
 pub use deadman::{check_last_success, parse_max_age, CheckResult, DeadmanStatus, SourceReading};
+pub use document::{
+    DocumentError, DocumentOptions, NodeIdentity, OwnerIdentity, PlannedEviction, PodIdentity, ProfileClass,
+    SkippedCandidate, SnapshotIdentity,
+};
 pub use document::{PlanDocument, PlanInputs, PlanSource};
 pub use error::ModelError;
 #[cfg(feature = "cluster")]
@@ -74,6 +78,7 @@ pub use execute::{
     EvictionOutcome, EvictionRequest, EvictionResult, ExecuteOptions, ExecutionReport, KubeClient, LiveSnapshot, Probe,
     Replacement, RunOutcome, RunSettings, SkipCause,
 };
+pub use model::fields::PodUsageFields;
 pub use model::fields::{model_fields, node_model_fields_agree, pod_model_fields_agree, pod_usage_fields};
 pub use model::node::text::node_json_reads_typed;
 pub use model::node::{NodeInfo, Taint, TaintEffect};
@@ -82,6 +87,7 @@ pub use model::percent::{hundredths, percent_text, points_text, serialize_hundre
 pub use model::pod::filter_fields::{pod_for_filters, FilterFields};
 pub use model::pod::qos::QosClass;
 pub use model::pod::text::pod_json_reads_typed;
+pub use model::pod::text::ModelTextError;
 pub use model::pod::{
     tolerations_tolerate, Affinity, ContainerInfo, ContainerKind, HostPort, LabelSelector, NodeAffinity,
     NodeSelectorTerm, OwnerRef, PodAffinityRules, PodAffinityTerm, PodInfo, PodPhase, PreferredNodeTerm, Requirement,
@@ -95,12 +101,15 @@ pub use planner::{
     ThresholdsApplied, EVICT_ANNOTATION, MODE_DESCHEDULER_V0_36, PREFER_NO_EVICTION, SKIPPED_FEW_NODES,
     SYSTEM_CRITICAL_PRIORITY,
 };
+pub use planner::{Namespace, Pdb, Pvc};
+pub use policy::PolicyForm;
 pub use policy::{
     aggregate, DefaultEvictorArgs, EvictionLimits, GoDuration, LowNodeUtilizationArgs, Namespaces, NoEvictionPolicy,
     PluginArgs, PluginConfig, PluginSet, Plugins, PodProtection, PodProtections, Policy, PolicyError,
     PriorityThreshold, Profile, ResourceThresholds, StringSelector, LOW_NODE_UTILIZATION,
 };
 pub use redact::{held, hold, mask_patterns, Redactor, MASK};
+pub use scheduler::InsufficientResource;
 pub use scheduler::{
     balanced_allocation_score, evaluate, evaluate_with_sums, fit_error_message, least_allocated_score, pick_node,
     scheduler_message, score_nodes, ClusterState, FailureKind, FilterFailure, NodeEvaluation, NodePods, NodeScore,

@@ -198,7 +198,7 @@ fn run_with_yes_evicts_and_check_reads_the_cronjob() {
     // The run's records are new observations: the drain moves are kept
     // again, as after an ingest (break-it trial: they were left stale).
     let store = kdrift_store::Store::open_existing(&e.db).expect("store");
-    assert!(kdrift_analyze::drains::moves_are_fresh(&store).expect("fresh?"), "kept after the run");
+    assert!(kdrift_analyze::moves_are_fresh(&store).expect("fresh?"), "kept after the run");
     drop(store);
 
     let finished = (chrono::Utc::now() - chrono::Duration::hours(3)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true);

@@ -4,7 +4,7 @@
 //! scheduler's filters; the kubectl-dump form of the same history gives the
 //! same answer.
 
-use kdrift_analyze::failed_scheduling::ReasonKind;
+use kdrift_analyze::ReasonKind;
 use kdrift_analyze::{pending_pods, why_pending};
 use kdrift_ingest::demo::ingest_scenario;
 use kdrift_ingest::{ingest_files, NoProgress};
@@ -62,7 +62,7 @@ fn demo_chain_names_node_1_and_the_42m_shortfall() {
 
 #[test]
 fn demo_chain_says_why_node_1_is_full_and_why_plex_is_there() {
-    use kdrift_analyze::pending::Arrival;
+    use kdrift_analyze::Arrival;
     let scenario = generate(&ScenarioConfig { seed: 8, scale: 1 });
     let facts = scenario.facts.clone();
     let (_dir, store) = temp_store();
@@ -220,8 +220,8 @@ fn demo_events_through_a_victorialogs_export_give_the_same_answer() {
 
 #[test]
 fn postmortem_of_the_cronjob_reaches_the_same_chain_as_why_pending() {
-    use kdrift_analyze::postmortem::RunStatus;
     use kdrift_analyze::postmortem_job;
+    use kdrift_analyze::RunStatus;
     let scenario = generate(&ScenarioConfig { seed: 9, scale: 1 });
     let facts = scenario.facts.clone();
     let (_dir, store) = temp_store();

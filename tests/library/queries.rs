@@ -58,7 +58,7 @@ fn every_read_query_runs_on_the_demo_store() {
             "job" => facts.job_name.clone(),
             "pull_key" => "http://127.0.0.1:9428 raw".to_string(),
             "schema_version" => kdrift_store::SCHEMA_VERSION.to_string(),
-            "rules_version" => kdrift_analyze::drains::kept::RULES_VERSION.to_string(),
+            "rules_version" => kdrift_analyze::RULES_VERSION.to_string(),
             "first_operation" => "1".to_string(),
             "run_id" => "1".to_string(),
             "obs_ids" => {
@@ -346,7 +346,7 @@ fn golden_params(query: &str, param: &str, facts: &kdrift_scenario::ScenarioFact
         (_, "episodes") => r#"[{"node":"node-2","from_us":1795831200000000,"to_us":1795831440000000}]"#.into(),
         (_, "pull_key") => "http://127.0.0.1:9428 raw".into(),
         (_, "schema_version") => kdrift_store::SCHEMA_VERSION.to_string(),
-        (_, "rules_version") => kdrift_analyze::drains::kept::RULES_VERSION.to_string(),
+        (_, "rules_version") => kdrift_analyze::RULES_VERSION.to_string(),
         (_, "first_operation") => "1".into(),
         (_, "run_id") => "1".into(),
         (_, "obs_ids") => "[1380, 1620]".into(),

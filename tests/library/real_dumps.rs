@@ -138,7 +138,7 @@ fn jgyy_same_events_through_both_apis_count_once() {
 #[test]
 #[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
 fn every_forensics_command_runs_on_a_store_of_every_real_file() {
-    use kdrift_analyze::skew::skew;
+    use kdrift_analyze::skew;
     use kdrift_analyze::{drain_timeline, postmortem_job, requested_at};
     let Some(real) = real_fixtures_or_skip("every_forensics_command_runs_on_a_store_of_every_real_file") else {
         return;
@@ -206,7 +206,7 @@ fn skew_and_plan_on_erwee402_say_the_requested_amounts_are_a_lower_bound() {
     };
     let (_dir, store) = erwee402_store(&real);
     let chart = kdrift_rebalance::Policy::from_yaml("deschedulerPolicy: null").expect("policy");
-    let s = kdrift_analyze::skew::skew(&store, None, &chart).expect("skew");
+    let s = kdrift_analyze::skew(&store, None, &chart).expect("skew");
     assert_eq!(s.at.to_rfc3339(), "2019-03-08T08:59:58+00:00");
     let minikube = &s.nodes[0].requested;
     let cpu = minikube.get("cpu").expect("cpu");
@@ -218,16 +218,16 @@ fn skew_and_plan_on_erwee402_say_the_requested_amounts_are_a_lower_bound() {
                 -A -o json`)";
     assert_eq!(s.notes[0], note);
 
-    let loaded = kdrift_analyze::snapshot::load_snapshot(&store, None).expect("snapshot");
+    let loaded = kdrift_analyze::load_snapshot(&store, None).expect("snapshot");
     assert_eq!(loaded.lower_bound_nodes, ["minikube"]);
     assert_eq!(loaded.notes[0], note);
     // An --at after the history shows the same last state, still a lower
     // bound (the events of the history's last hour name the same pods).
     let later = chrono::DateTime::parse_from_rfc3339("2030-01-01T00:00:00Z").expect("time").to_utc();
-    let after = kdrift_analyze::skew::skew(&store, Some(later), &chart).expect("skew");
+    let after = kdrift_analyze::skew(&store, Some(later), &chart).expect("skew");
     assert!(after.nodes[0].requested.lower_bound, "{:?}", after.nodes[0]);
     assert!(after.notes.iter().any(|n| n == note), "{:?}", after.notes);
-    let loaded = kdrift_analyze::snapshot::load_snapshot(&store, Some(later)).expect("snapshot");
+    let loaded = kdrift_analyze::load_snapshot(&store, Some(later)).expect("snapshot");
     assert_eq!(loaded.lower_bound_nodes, ["minikube"]);
     // Kube-system alone, with every pod's object: no lower bound.
     let (_d2, only_system) = temp_store();
@@ -235,7 +235,7 @@ fn skew_and_plan_on_erwee402_say_the_requested_amounts_are_a_lower_bound() {
     let system = ["kube-system__events.json", "kube-system__pods.json", "nodes.json"]
         .map(|f| dumps.join(format!("erwee402__multi-k8s__{f}")));
     ingest_files(&only_system, &system, &mut NoProgress).expect("ingest");
-    let s = kdrift_analyze::skew::skew(&only_system, None, &chart).expect("skew");
+    let s = kdrift_analyze::skew(&only_system, None, &chart).expect("skew");
     assert!(!s.nodes[0].requested.lower_bound);
     assert!(!s.notes.iter().any(|n| n.contains("lower bound")), "{:?}", s.notes);
 }

@@ -11,7 +11,7 @@
 //! with a what-if in which node-5 is the only node left to land on.
 
 use chrono::{DateTime, Duration, Utc};
-use kdrift_analyze::snapshot::{load_snapshot, LoadedSnapshot};
+use kdrift_analyze::{load_snapshot, LoadedSnapshot};
 use kdrift_ingest::demo::ingest_scenario;
 use kdrift_rebalance::NodeClass;
 use kdrift_rebalance::WarningKind;

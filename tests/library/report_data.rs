@@ -4,14 +4,14 @@
 //! chain of the backup pod; and on a store of every real fixture.
 
 use chrono::{DateTime, Duration, Utc};
-use kdrift_analyze::report::{report_data, time_span, ReportOptions};
-use kdrift_analyze::series::{change_instants, requested_series};
+use kdrift_analyze::{change_instants, requested_series};
+use kdrift_analyze::{report_data, time_span, ReportOptions};
 use kdrift_ingest::demo::ingest_scenario;
 use kdrift_ingest::{ingest_files, ingest_records, NoProgress};
 use kdrift_scenario::{generate, ScenarioConfig};
 use kdrift_tests::{real_fixtures_or_skip, temp_store, tsv_node_events};
 
-fn at(series: &kdrift_analyze::series::RequestedSeries, node: &str, t: DateTime<Utc>) -> Option<f64> {
+fn at(series: &kdrift_analyze::RequestedSeries, node: &str, t: DateTime<Utc>) -> Option<f64> {
     // The value that holds at t: the last sample at or before it.
     let points = series.percent_of(node, "cpu");
     points.iter().rev().find(|(s, _)| *s <= t).map(|(_, p)| *p)

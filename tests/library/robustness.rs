@@ -501,8 +501,7 @@ fn unreadable_pod_and_node_values_are_reported_at_ingest() {
     // The per-node aggregates leave the unreadable objects out and name
     // them, pods in namespace/name order, at every instant asked.
     let at = chrono::Utc::now() + chrono::Duration::hours(1);
-    let amounts =
-        kdrift_analyze::state::amounts::amounts_at(&store, &[at, at + chrono::Duration::hours(1)]).expect("amounts");
+    let amounts = kdrift_analyze::amounts_at(&store, &[at, at + chrono::Duration::hours(1)]).expect("amounts");
     for a in &amounts {
         let names: Vec<&str> = a.unreadable.iter().map(|u| u.split(':').next().unwrap_or("")).collect();
         assert_eq!(names, ["Node n1", "Pod d/pa", "Pod d/pw"], "{:?}", a.unreadable);
@@ -544,7 +543,7 @@ fn a_scheduled_event_naming_no_pod_is_left_out_and_the_state_still_loads() {
     let placed = kdrift_store::catalog::run(&store, "pod_placements", &all).expect("placements");
     let names: Vec<&str> = placed.rows.iter().map(|r| r[1].as_str().unwrap_or("<null>")).collect();
     assert_eq!(names, vec!["p"], "only the named pod is bound");
-    let state = kdrift_analyze::state::ClusterAt::load(&store, t("2026-01-01T00:20:00Z")).expect("state loads");
+    let state = kdrift_analyze::ClusterAt::load(&store, t("2026-01-01T00:20:00Z")).expect("state loads");
     let on_n1: Vec<&str> = state.pods.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(on_n1, vec!["p"], "the pod known from its Scheduled event is on n1");
 }
@@ -565,11 +564,11 @@ fn eviction_evidence_on_a_node_with_any_characters_in_its_name_is_attached() {
     let file = write(dir.path(), "events.ndjson", format!("{killing}\n").as_bytes());
     ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
     let (from, to) = (t("2026-01-01T00:00:00Z"), t("2026-01-01T01:00:00Z"));
-    let got = kdrift_analyze::history::eviction_evidence_in(&store, &[(node, from, to)], from, to).expect("evidence");
+    let got = kdrift_analyze::eviction_evidence_in(&store, &[(node, from, to)], from, to).expect("evidence");
     let got: Vec<(&str, Option<&str>, &str)> =
         got.iter().map(|e| (e.name.as_str(), e.node.as_deref(), e.evidence.as_str())).collect();
     assert_eq!(got, vec![("w", Some(node), "Killing")]);
-    let other = kdrift_analyze::history::eviction_evidence_in(&store, &[("pipe", from, to)], from, to).expect("other");
+    let other = kdrift_analyze::eviction_evidence_in(&store, &[("pipe", from, to)], from, to).expect("other");
     assert!(other.is_empty(), "another node's range takes none: {other:?}");
 }
 
@@ -803,10 +802,10 @@ fn a_pod_stored_without_a_namespace_is_one_pod_with_its_namesake_in_default() {
     // Each pod read whole later is the one loaded (whole_pods equal to `load`'s, in order).
     kdrift_tests::assert_filter_load_agrees(&store, 4);
     let at = chrono::Utc::now() + chrono::Duration::hours(1);
-    let (cluster, _) = kdrift_analyze::state::ClusterAt::load_for_filters(&store, at, false).expect("load");
+    let (cluster, _) = kdrift_analyze::ClusterAt::load_for_filters(&store, at, false).expect("load");
     let pods: Vec<(String, i64)> = cluster.pods.iter().map(|p| (p.key(), p.requests.get("cpu"))).collect();
     assert_eq!(pods, [("default/filler".to_string(), 700)], "one pod, its later version");
-    let whole = kdrift_analyze::state::ClusterAt::load(&store, at).expect("load whole");
+    let whole = kdrift_analyze::ClusterAt::load(&store, at).expect("load whole");
     let pods: Vec<(String, i64)> = whole.pods.iter().map(|p| (p.key(), p.requests.get("cpu"))).collect();
     assert_eq!(pods, [("default/filler".to_string(), 700)], "the same pod, loaded whole");
 }
@@ -854,7 +853,7 @@ fn a_pod_stored_without_a_namespace_is_the_default_pod_its_events_name() {
     assert_eq!(ingest_files(&store, &[f], &mut NoProgress).expect("ingest").error_count(), 0);
     kdrift_tests::assert_filter_load_agrees(&store, 4);
     let at = "2026-01-01T00:05:00Z".parse::<chrono::DateTime<chrono::Utc>>().expect("time");
-    let cluster = kdrift_analyze::state::ClusterAt::load(&store, at).expect("load");
+    let cluster = kdrift_analyze::ClusterAt::load(&store, at).expect("load");
     assert!(cluster.event_only_pods.is_empty(), "web-1 is stored: {:?}", cluster.event_only_pods);
     let on_n1: Vec<(&str, i64)> = cluster
         .pods
@@ -925,7 +924,7 @@ fn a_deleted_pod_stored_without_a_namespace_is_not_revived_by_its_scheduled_even
     assert_eq!(ingest_files(&store, &files, &mut NoProgress).expect("ingest").error_count(), 0);
     let at = |t: &str| t.parse::<chrono::DateTime<chrono::Utc>>().expect("time");
     let on_n1 = |t: &str| -> (Vec<String>, Vec<String>) {
-        let cluster = kdrift_analyze::state::ClusterAt::load(&store, at(t)).expect("load");
+        let cluster = kdrift_analyze::ClusterAt::load(&store, at(t)).expect("load");
         let on: Vec<String> =
             cluster.pods.iter().filter(|p| p.node_name.as_deref() == Some("n1")).map(|p| p.key()).collect();
         (on, cluster.event_only_pods)
@@ -983,7 +982,7 @@ fn a_deleted_pod_stored_without_a_namespace_is_not_revived_by_its_scheduled_even
         .expect("count");
     assert_eq!(unnamespaced, (0, 0, 3), "two pod versions and the event indexed as `default`'s");
     let on_n1 = |t: &str| -> (Vec<String>, Vec<String>) {
-        let cluster = kdrift_analyze::state::ClusterAt::load(&store, at(t)).expect("load");
+        let cluster = kdrift_analyze::ClusterAt::load(&store, at(t)).expect("load");
         let on: Vec<String> =
             cluster.pods.iter().filter(|p| p.node_name.as_deref() == Some("n1")).map(|p| p.key()).collect();
         (on, cluster.event_only_pods)
@@ -1245,10 +1244,10 @@ fn an_event_dated_9999_is_kept_and_flagged_but_is_never_now_nor_a_range_edge() {
     let warning = warning.unwrap_or_else(|| panic!("no warning: {:?}", report.warnings));
     assert!(warning.starts_with("1 stored object version has a time before 1970"), "{warning}");
     assert!(warning.contains("(e.g. Event d/odd.1 at 9999-12-31T00:00:00Z)"), "{warning}");
-    let (first, last) = kdrift_analyze::report::time_span(&store).expect("span").expect("non-empty");
+    let (first, last) = kdrift_analyze::time_span(&store).expect("span").expect("non-empty");
     assert_eq!(last.format("%Y").to_string(), "2026", "the range ends at the last plausible instant: {last}");
     assert!(first.format("%Y").to_string().as_str() >= "2025", "{first}");
-    let now = kdrift_analyze::plausible::latest_observation(&store).expect("latest").expect("some");
+    let now = kdrift_analyze::latest_observation(&store).expect("latest").expect("some");
     assert_eq!(now.format("%Y").to_string(), "2026", "{now}");
 }
 

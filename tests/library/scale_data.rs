@@ -71,7 +71,7 @@ fn the_ready_store_holds_every_version() {
     assert!(kdrift_tests::assert_amounts_agree(&store, 30) > 30);
     assert!(kdrift_tests::assert_filter_load_agrees(&store, 10) > 100);
     // The generator keeps the drain moves, as `kdrift ingest` does.
-    assert!(kdrift_analyze::drains::moves_are_fresh(&store).expect("fresh?"), "the ready store keeps its drain moves");
+    assert!(kdrift_analyze::moves_are_fresh(&store).expect("fresh?"), "the ready store keeps its drain moves");
     let (ns, name) = facts.last_failed_pod.clone().expect("a failed pod");
     let report = kdrift_analyze::why_pending(&store, &ns, &name).expect("why-pending").expect("a report");
     let json = serde_json::to_value(&report).expect("json");
@@ -87,8 +87,8 @@ fn the_ready_store_holds_every_version() {
         .map(|s| (s.short, s.node.as_str()))
         .collect();
     short.sort();
-    assert!(short.len() > kdrift_analyze::pending::EXPLAINED_NODES, "{} short nodes", short.len());
-    assert_eq!(full.fills.len(), kdrift_analyze::pending::EXPLAINED_NODES);
+    assert!(short.len() > kdrift_analyze::EXPLAINED_NODES, "{} short nodes", short.len());
+    assert_eq!(full.fills.len(), kdrift_analyze::EXPLAINED_NODES);
     assert_eq!(full.nodes_not_explained, short.len() - full.fills.len());
     let mut explained: Vec<&str> = full.fills.iter().map(|f| f.node.as_str()).collect();
     explained.sort_unstable();
@@ -106,7 +106,7 @@ fn the_ready_store_holds_every_version() {
     assert_eq!(advised.into_iter().collect::<Vec<_>>(), closest, "{:#?}", report.next_steps);
     assert_eq!(
         report.next_steps.iter().filter(|s| s.action.starts_with("free ")).count(),
-        kdrift_analyze::pending::EXPLAINED_NODES
+        kdrift_analyze::EXPLAINED_NODES
     );
     let timeline = kdrift_analyze::drain_timeline(&store, None, None).expect("timeline");
     let drained: usize = timeline.operations.iter().map(|o| o.episodes.len()).sum();
@@ -129,17 +129,17 @@ fn the_ready_store_holds_every_version() {
 /// history alike.
 #[test]
 fn the_moves_to_a_node_are_the_whole_timelines() {
-    use kdrift_analyze::drains::MovesToNodes;
+    use kdrift_analyze::MovesToNodes;
     use kdrift_analyze::{drain_moves_and_placements, drain_moves_to_nodes, DrainTimeline};
     let dir = tempfile::tempdir().expect("dir");
     let path = dir.path().join("store.duckdb");
     let config = ScaleConfig { seed: 5, ..small() };
     write(&config, &Outputs { store: Some(path.clone()), ..Outputs::default() }).expect("write");
     let store = Store::open(&path).expect("open");
-    assert!(kdrift_analyze::drains::moves_are_fresh(&store).expect("fresh?"), "the generator kept the moves");
-    let (first, last) = kdrift_analyze::report::time_span(&store).expect("span").expect("a history");
+    assert!(kdrift_analyze::moves_are_fresh(&store).expect("fresh?"), "the generator kept the moves");
+    let (first, last) = kdrift_analyze::time_span(&store).expect("span").expect("a history");
     type Landed = Vec<(usize, String, String, String, i64)>;
-    let landed = |number: usize, m: &kdrift_analyze::drains::MovedPod, node: &str| {
+    let landed = |number: usize, m: &kdrift_analyze::MovedPod, node: &str| {
         let r = m.replacement.as_ref().filter(|r| r.node == node)?;
         Some((number, m.key(), m.from_node.clone(), format!("{}/{}", r.namespace, r.name), r.bound_at.timestamp()))
     };
@@ -161,7 +161,7 @@ fn the_moves_to_a_node_are_the_whole_timelines() {
         if cleared {
             // Test-only: the kept moves dropped, as a store that never kept them.
             store.conn().execute_batch("DELETE FROM drain_moves_kept").expect("clear");
-            assert!(!kdrift_analyze::drains::moves_are_fresh(&store).expect("fresh?"));
+            assert!(!kdrift_analyze::moves_are_fresh(&store).expect("fresh?"));
         }
         let (full, full_placed) = drain_moves_and_placements(&store, until).expect("whole timeline");
         let mut nodes: Vec<&str> = full_placed.iter().map(|p| p.node.as_str()).collect();
@@ -189,8 +189,7 @@ fn the_moves_to_a_node_are_the_whole_timelines() {
             let (want, got) = (landed_on(&full, node), moved_to(&focused, node));
             assert_eq!(got, want, "{node} at {until} (kept moves cleared: {cleared})");
             compared += want.len();
-            let on: Vec<kdrift_analyze::history::Placement> =
-                full_placed.iter().filter(|p| p.node == *node).cloned().collect();
+            let on: Vec<kdrift_analyze::Placement> = full_placed.iter().filter(|p| p.node == *node).cloned().collect();
             assert_eq!(focused.placed, on, "{node}: the bindings to it, oldest first");
             assert!(!on.is_empty(), "{node}: bindings to compare");
         }

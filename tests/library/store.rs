@@ -277,19 +277,19 @@ fn a_version_2_store_is_migrated_even_when_opened_for_analysis() {
     assert_eq!(version.rows[0][0], serde_json::Value::String(SCHEMA_VERSION.to_string()));
     // Versions stored before the migration carry their whole object.
     let at = chrono::DateTime::parse_from_rfc3339("2026-02-01T00:00:00Z").expect("t").with_timezone(&chrono::Utc);
-    let cluster = kdrift_analyze::state::ClusterAt::load(&store, at).expect("state");
+    let cluster = kdrift_analyze::ClusterAt::load(&store, at).expect("state");
     assert_eq!(cluster.nodes.len(), 1);
     assert_eq!(cluster.nodes[0].allocatable.get("cpu"), 2000);
     assert_eq!(cluster.pods.len(), 1);
     assert_eq!(cluster.pods[0].requests.get("cpu"), 300);
     assert_eq!(cluster.pods[0].node_name.as_deref(), Some("node-1"));
     // v4 columns backfilled from those objects: the per-node aggregates see the pod's 300m.
-    let amounts = kdrift_analyze::state::amounts::amounts_at(&store, &[at]).expect("amounts");
+    let amounts = kdrift_analyze::amounts_at(&store, &[at]).expect("amounts");
     assert_eq!(amounts[0].usage_of("node-1").requested.get("cpu"), 300);
     assert_eq!(amounts[0].usage_of("node-1").requested.get("pods"), 1);
     // v5: the bindings table, filled by the migration from the stored version.
-    let (from, to) = (kdrift_analyze::history::beginning(), kdrift_analyze::history::far_future());
-    let placed = kdrift_analyze::history::placements(&store, from, to).expect("placements");
+    let (from, to) = (kdrift_analyze::beginning(), kdrift_analyze::far_future());
+    let placed = kdrift_analyze::placements(&store, from, to).expect("placements");
     let placed: Vec<_> = placed.iter().map(|p| (p.name.as_str(), p.node.as_str(), p.known_from.as_str())).collect();
     assert_eq!(placed, vec![("web-1", "node-1", "object")]);
 }
@@ -329,8 +329,7 @@ fn a_version_3_store_gets_intervals_and_requested_amounts_when_migrated() {
     // The files carry no observation time: each version is dated by its newest timestamp.
     let t = |s: &str| chrono::DateTime::parse_from_rfc3339(s).expect("t").with_timezone(&chrono::Utc);
     let amounts =
-        kdrift_analyze::state::amounts::amounts_at(&store, &[t("2026-01-01T12:00:00Z"), t("2026-01-03T00:00:00Z")])
-            .expect("amounts");
+        kdrift_analyze::amounts_at(&store, &[t("2026-01-01T12:00:00Z"), t("2026-01-03T00:00:00Z")]).expect("amounts");
     assert_eq!(amounts[0].usage_of("node-1").requested.get("cpu"), 300, "the first version's interval");
     assert_eq!(amounts[0].usage_of("node-2").requested.get("pods"), 0);
     assert_eq!(amounts[1].usage_of("node-2").requested.get("cpu"), 500, "the second version's interval");
@@ -833,7 +832,7 @@ fn a_version_9_store_migrates_and_why_pending_answers_as_before_from_the_history
     // Migration 12 keeps no drain episode: the moves kept under schema 9 are
     // stale until the next ingest keeps both (why-pending matches them from
     // the history meanwhile).
-    assert!(!kdrift_analyze::drains::moves_are_fresh(&store).expect("fresh?"), "kept without their episodes");
+    assert!(!kdrift_analyze::moves_are_fresh(&store).expect("fresh?"), "kept without their episodes");
     // Migration 12 sorted the bindings by node.
     let (out_of_order, bindings) = bindings_out_of_node_order(&store);
     assert_eq!(out_of_order, 0, "of {bindings} bindings");
@@ -861,7 +860,7 @@ fn a_version_9_store_migrates_and_why_pending_answers_as_before_from_the_history
     // As the next ingest does: the moves and episodes kept; read from them, the same answer.
     let store = Store::open(&path).expect("open for writing");
     assert!(kdrift_tests::keep_moves(&store).expect("keep").computed, "stale moves are kept again");
-    assert!(kdrift_analyze::drains::moves_are_fresh(&store).expect("fresh?"));
+    assert!(kdrift_analyze::moves_are_fresh(&store).expect("fresh?"));
     let episodes: i64 =
         store.conn().query_row("SELECT count(*) FROM drain_episodes", [], |r| r.get(0)).expect("episodes");
     assert!(episodes >= 5, "{episodes} episodes kept");
@@ -1181,7 +1180,7 @@ fn a_pod_created_right_after_its_deployment_scaled_up_arrived_by_that_scale_up_b
         ))
         .expect("downgrade");
     let store = Store::open(&path).expect("migrate");
-    assert!(kdrift_analyze::drains::moves_are_fresh(&store).expect("fresh?"), "migration 13 changes no move");
+    assert!(kdrift_analyze::moves_are_fresh(&store).expect("fresh?"), "migration 13 changes no move");
     assert_eq!(arrivals(&store), expected, "from the scalings migration 13 copied");
     let kept: i64 =
         store.conn().query_row("SELECT count(*) FROM replica_set_scalings", [], |r| r.get(0)).expect("count");

@@ -86,7 +86,7 @@ fn objects_are_stored_zstd_compressed_and_a_v14_store_migrates_to_it_with_the_sa
     let error = duplicate.expect_err("obs_id is still the primary key").to_string();
     assert!(error.to_lowercase().contains("primary key"), "{error}");
     // Nothing derived changed: the moves kept under schema 14 stay fresh.
-    assert!(kdrift_analyze::drains::moves_are_fresh(&store).expect("fresh?"));
+    assert!(kdrift_analyze::moves_are_fresh(&store).expect("fresh?"));
     let why = kdrift_analyze::why_pending(&store, &pending.namespace, &pending.name).expect("why").expect("report");
     assert_eq!(serde_json::to_value(why).expect("json"), why_before, "why-pending answers as before");
 }

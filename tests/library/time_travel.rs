@@ -5,8 +5,8 @@
 //! version of the same owner; the chain reaches the same numbers, marked
 //! estimated.
 
-use kdrift_analyze::state::ClusterAt;
 use kdrift_analyze::why_pending;
+use kdrift_analyze::ClusterAt;
 use kdrift_ingest::demo::to_record;
 use kdrift_ingest::ingest_records;
 use kdrift_rebalance::PodPhase;
@@ -103,7 +103,7 @@ fn first_seen_late_counts(store: &kdrift_store::Store) -> (i64, i64, i64) {
 /// Estimated pods (stored at the instant, first observed after it) per
 /// instant, from the checkpoints and `requested_extras_at`.
 fn estimated_pods(store: &kdrift_store::Store, instants: &[chrono::DateTime<chrono::Utc>]) -> Vec<u64> {
-    let amounts = kdrift_analyze::state::amounts::amounts_at(store, instants).expect("amounts_at");
+    let amounts = kdrift_analyze::amounts_at(store, instants).expect("amounts_at");
     amounts.iter().map(|a| a.estimated_pods).collect()
 }
 

@@ -6,8 +6,8 @@
 
 use chrono::{DateTime, Utc};
 use kdrift_analyze::drain_timeline;
-use kdrift_analyze::drains::{EpisodeEnd, OperationKind};
-use kdrift_analyze::skew::{policy_from_thresholds, skew};
+use kdrift_analyze::{policy_from_thresholds, skew};
+use kdrift_analyze::{EpisodeEnd, OperationKind};
 use kdrift_ingest::demo::{ingest_scenario, to_record};
 use kdrift_ingest::ingest_records;
 use kdrift_rebalance::NodeClass;
@@ -182,7 +182,7 @@ fn bindings_evidence_and_node_signals_kept_per_batch_equal_a_full_rebuild() {
 
 #[test]
 fn kept_drain_moves_are_read_while_fresh_and_ignored_once_the_history_changes() {
-    use kdrift_analyze::drains::moves_are_fresh;
+    use kdrift_analyze::moves_are_fresh;
     use kdrift_tests::keep_moves;
     let scenario = generate(&ScenarioConfig { seed: 3, scale: 1 });
     let burst = scenario.facts.burst_pods.clone();
@@ -325,7 +325,7 @@ fn real_node_events_k8s_ha_master_goes_not_ready_and_the_node_controller_evicts(
 fn a_kept_move_row_edited_to_null_sends_the_timeline_back_to_the_history_with_the_same_answer() {
     // Break-it trial (session 22): a kept row with a NULL uid made the column
     // reader fail the whole command, where the row reader had fallen back.
-    use kdrift_analyze::drains::{drain_timeline, read_kept_moves};
+    use kdrift_analyze::{drain_timeline, read_kept_moves};
     use kdrift_tests::keep_moves;
     let (_dir, store) = kdrift_tests::temp_store();
     let scenario = kdrift_scenario::generate(&kdrift_scenario::ScenarioConfig { seed: 1, scale: 1 });
@@ -896,7 +896,7 @@ fn pods_known_from_events_leave_their_node_when_the_descheduler_autoscaler_or_ka
     let report = ingest_files(&store, &files, &mut NoProgress).expect("ingest");
     assert_eq!(report.error_count(), 0, "{:?}", report.files.iter().flat_map(|f| &f.errors).next());
     let on_n1 = |at: &str| {
-        let state = kdrift_analyze::state::ClusterAt::load(&store, t(at)).expect("state loads");
+        let state = kdrift_analyze::ClusterAt::load(&store, t(at)).expect("state loads");
         let mut names: Vec<String> =
             state.pods.iter().filter(|p| p.node_name.as_deref() == Some("n1")).map(|p| p.name.clone()).collect();
         names.sort();

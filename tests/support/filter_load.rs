@@ -8,9 +8,9 @@
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
-use kdrift_analyze::state::for_filters::whole;
-use kdrift_analyze::state::unlisted::Unlisted;
-use kdrift_analyze::state::ClusterAt;
+use kdrift_analyze::whole;
+use kdrift_analyze::ClusterAt;
+use kdrift_analyze::Unlisted;
 use kdrift_rebalance::{evaluate, evaluate_with_sums, ClusterState, PodInfo};
 use kdrift_store::Store;
 use serde_json::json;

@@ -261,7 +261,7 @@ pub fn sample_instants(store: &Store, samples: usize) -> Vec<chrono::DateTime<ch
 pub use filter_load::assert_filter_load_agrees;
 
 /// Asserts that the per-node requested amounts read from the store's
-/// aggregates (`kdrift_analyze::state::amounts::amounts_at`, schema v4) are
+/// aggregates (`kdrift_analyze::amounts_at`, schema v4) are
 /// those of the state loaded pod by pod (`ClusterAt::load`, summed as
 /// `NodePods::usage`), at the store's first and last instants, just before
 /// both, an hour after the last, 1 and 3 hours and 2 days before the first, and at up to `samples` pod or node version times (each, and 1 µs
@@ -272,8 +272,8 @@ pub use filter_load::assert_filter_load_agrees;
 /// On the first instant where they differ (naming it and the difference),
 /// or when the store cannot be read.
 pub fn assert_amounts_agree(store: &Store, samples: usize) -> usize {
-    use kdrift_analyze::state::amounts::{amounts_at, AmountsAt};
-    use kdrift_analyze::state::ClusterAt;
+    use kdrift_analyze::ClusterAt;
+    use kdrift_analyze::{amounts_at, AmountsAt};
     let instants = sample_instants(store, samples);
     let from_aggregates = amounts_at(store, &instants).expect("amounts_at");
     assert_eq!(from_aggregates.len(), instants.len());
@@ -294,14 +294,14 @@ pub fn assert_amounts_agree(store: &Store, samples: usize) -> usize {
 
 /// Keeps the drain moves of the store's history as `kdrift` does after
 /// every ingest: matched by the analyses
-/// (`kdrift_analyze::drains::moves_to_keep`, which only read), written by
+/// (`kdrift_analyze::moves_to_keep`, which only read), written by
 /// the store (`Store::keep_drain_moves`); nothing when the kept ones are
 /// fresh.
 ///
 /// # Errors
 /// The analysis or the write failed.
 pub fn keep_moves(store: &Store) -> Result<kdrift_store::drain_moves::KeptMoves, kdrift_analyze::AnalyzeError> {
-    Ok(match kdrift_analyze::drains::moves_to_keep(store)? {
+    Ok(match kdrift_analyze::moves_to_keep(store)? {
         Some(moves) => store.keep_drain_moves(&moves)?,
         None => kdrift_store::drain_moves::KeptMoves { computed: false, operations: 0, moves: 0 },
     })
@@ -319,7 +319,7 @@ pub fn keep_moves(store: &Store) -> Result<kdrift_store::drain_moves::KeptMoves,
 /// be read or written.
 pub fn assert_kept_moves_agree(store: &Store) -> usize {
     use chrono::{DateTime, Duration, Utc};
-    use kdrift_analyze::drains::{drain_moves_and_placements, drain_timeline, moves_are_fresh, read_kept_moves};
+    use kdrift_analyze::{drain_moves_and_placements, drain_timeline, moves_are_fresh, read_kept_moves};
     // Test-only: drop the kept rows so that the first reads compute (a fresh store may already have them).
     store.conn().execute_batch("DELETE FROM drain_moves; DELETE FROM drain_moves_kept;").expect("clear kept moves");
     assert!(!moves_are_fresh(store).expect("fresh?"), "nothing kept yet");

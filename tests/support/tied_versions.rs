@@ -17,8 +17,8 @@
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use kdrift_analyze::skew::{policy_from_thresholds, skew, SkewReport};
-use kdrift_analyze::state::ClusterAt;
+use kdrift_analyze::ClusterAt;
+use kdrift_analyze::{policy_from_thresholds, skew, SkewReport};
 use kdrift_ingest::{ingest_files, NoProgress};
 use kdrift_store::sql;
 use kdrift_store::Store;

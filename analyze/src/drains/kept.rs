@@ -23,7 +23,7 @@ use kdrift_store::Reader;
 use super::{MovedPod, NodeEpisode, Replacement};
 use crate::AnalyzeError;
 
-/// The version of the rules in [`super::moves`] and [`super::episodes`]:
+/// The version of the rules in `super::moves` and `super::episodes`:
 /// raise it when a change to them changes which pods an episode moved or
 /// which replacement they got, so that moves kept by an older kdrift are
 /// computed again rather than read.

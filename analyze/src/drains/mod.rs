@@ -27,7 +27,7 @@ use kdrift_store::Reader;
 use serde::Serialize;
 
 pub use episodes::{Band, BandKind, EpisodeEnd, NodeEpisode};
-pub use kept::{moves_are_fresh, moves_to_keep, read_kept_moves, RULES_VERSION};
+pub use kept::{moves_are_fresh, moves_to_keep, read_kept_moves};
 pub use moves::{MovedPod, Replacement};
 pub use to_nodes::{drain_moves_to_nodes, EpisodeOnNode, MovesToNodes, OperationToNodes};
 pub use together::{cordoned_together, CordonedTogether};
@@ -50,7 +50,7 @@ pub const SETTLE: Duration = Duration::minutes(1);
 pub enum OperationKind {
     /// Two or more nodes, every one cordoned, one after another.
     RollingDrain,
-    /// Two or more nodes, every one cordoned within [`SIMULTANEOUS`] of the
+    /// Two or more nodes, every one cordoned within `SIMULTANEOUS` of the
     /// first (a node-pool upgrade, a script cordoning them all): no node was
     /// drained before another, and every pod they held had to go to the
     /// nodes left.
@@ -90,9 +90,9 @@ pub struct Operation {
     pub order: Vec<String>,
     /// Per node, in that order.
     pub episodes: Vec<NodeEpisode>,
-    /// Nodes cordoned together within [`SIMULTANEOUS`] (two or more), with
+    /// Nodes cordoned together within `SIMULTANEOUS` (two or more), with
     /// the nodes left schedulable: no order among them
-    /// ([`cordoned_together`]). Empty when every cordon came apart.
+    /// (`cordoned_together`). Empty when every cordon came apart.
     pub cordoned_together: Vec<CordonedTogether>,
     /// Pods evicted or stopped, over all episodes.
     pub pods_moved: usize,

@@ -112,6 +112,7 @@ impl<'a> PlacementIndex<'a> {
     }
 
     /// Every binding, whatever its time.
+    #[cfg(test)]
     pub fn all(&self) -> PlacementWindow<'_, 'a> {
         self.window(DateTime::<Utc>::MIN_UTC, DateTime::<Utc>::MAX_UTC)
     }

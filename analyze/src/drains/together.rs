@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::{NodeEpisode, SIMULTANEOUS};
 
-/// Two or more nodes of one operation cordoned within [`SIMULTANEOUS`] of
+/// Two or more nodes of one operation cordoned within `SIMULTANEOUS` of
 /// the first of them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CordonedTogether {

@@ -15,8 +15,8 @@
 //! is kept verbatim, and [`FailedScheduling::raw`] always holds the input.
 //!
 //! ```
-//! use kdrift_analyze::failed_scheduling::{parse, Reason};
-//! let parsed = parse("0/5 nodes are available: 1 Insufficient cpu, 4 node(s) didn't match pod affinity rules.");
+//! use kdrift_analyze::{parse_failed_scheduling, Reason};
+//! let parsed = parse_failed_scheduling("0/5 nodes are available: 1 Insufficient cpu, 4 node(s) didn't match pod affinity rules.");
 //! assert_eq!(parsed.total_nodes, Some(5));
 //! assert_eq!(parsed.items[1].count, 4);
 //! assert_eq!(parsed.items[1].reason, Reason::PodAffinity);

@@ -130,7 +130,7 @@ pub struct StateAtFailure {
     /// The requested amounts are a lower bound: the store lacks pod objects
     /// (the pending pod's own object is missing, so its namespace was likely
     /// not dumped; events name pods of a namespace with no stored Pod
-    /// object, [`crate::state::lower_bound::unstored_namespaces`]; or pods
+    /// object, `crate::state::lower_bound::unstored_namespaces`; or pods
     /// known only from events count with no requests).
     pub requested_is_lower_bound: bool,
 }

@@ -23,13 +23,13 @@ use kdrift_store::sql;
 use kdrift_store::Reader;
 use serde::Serialize;
 
-pub use crate::drains::causes::{Cause, REPLACE_WINDOW};
+pub use crate::drains::causes::Cause;
 pub use anchor::Anchor;
 pub use chain::{ConstraintLine, NodeLine, ResourceLine, Shortfall, StateAtFailure};
-pub use full::{Arrival, Burst, Holder, NodeFill, BURST_WINDOW};
+pub use full::{Arrival, Burst, Holder, NodeFill};
 pub use moved_by::MoveRun;
-pub use rejection::{is_admission_rejection, AdmissionCount, KubeletRejection};
-pub use relief::{Relief, ReliefPolicy, SIMULATED_NODES};
+pub use rejection::{AdmissionCount, KubeletRejection};
+pub use relief::{Relief, ReliefPolicy};
 pub use report::{why_pending, FailureEvent, History, PendingReport, PreemptionVerdict, ReasonLine, ScheduledAt};
 pub use template::SpecFrom;
 pub use why_full::{WhyFull, EXPLAINED_NODES};

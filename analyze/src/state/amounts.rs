@@ -125,7 +125,7 @@ fn add_nodes(store: &Reader, list: &str, by_at: &mut HashMap<i64, AmountsAt>) ->
 /// The amounts at every instant of `instants` (in that order; repeated
 /// instants are answered once each): the nodes with one query for all of
 /// them, the pods' amounts per instant from the checkpoints ingest keeps
-/// ([`super::checkpoints`]).
+/// (`super::checkpoints`).
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.

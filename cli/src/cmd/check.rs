@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use chrono::{DateTime, SecondsFormat, Utc};
-use kdrift_analyze::rebalance_runs::{last_success, latest_runs};
+use kdrift_analyze::{last_success, latest_runs};
 use kdrift_rebalance::{check_last_success, DeadmanStatus, SourceReading};
 use kdrift_rebalance::{kinds, ClusterClient};
 use serde_json::Value;

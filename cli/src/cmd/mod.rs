@@ -126,14 +126,14 @@ pub(crate) fn keep_after_ingest(store: &Store) -> anyhow::Result<()> {
 }
 
 /// Keeps the drain moves of the history as it now is: matched by the
-/// analyses ([`kdrift_analyze::drains::moves_to_keep`], which only read),
+/// analyses ([`kdrift_analyze::moves_to_keep`], which only read),
 /// written by the store ([`Store::keep_drain_moves`]); nothing when the kept
 /// ones are fresh.
 ///
 /// # Errors
 /// The analysis or the write failed.
 pub(crate) fn keep_drain_moves(store: &Store) -> anyhow::Result<kdrift_store::drain_moves::KeptMoves> {
-    Ok(match kdrift_analyze::drains::moves_to_keep(store)? {
+    Ok(match kdrift_analyze::moves_to_keep(store)? {
         Some(moves) => store.keep_drain_moves(&moves)?,
         None => kdrift_store::drain_moves::KeptMoves { computed: false, operations: 0, moves: 0 },
     })

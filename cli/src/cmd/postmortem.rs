@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use kdrift_analyze::postmortem::job_name_namespaces;
+use kdrift_analyze::job_name_namespaces;
 use kdrift_analyze::postmortem_job;
 
 use crate::args::{Cli, Output, PostmortemJobArgs};

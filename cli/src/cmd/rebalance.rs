@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use chrono::{DateTime, Utc};
-use kdrift_analyze::snapshot::{load_snapshot, LoadedSnapshot};
+use kdrift_analyze::{load_snapshot, LoadedSnapshot};
 use kdrift_rebalance::{
     plan as make_plan, simulate_plan, simulate_rounds, suggest_thresholds, Candidates, PlanOptions, Policy,
 };
@@ -244,7 +244,7 @@ fn load_store(cli: &Cli, at: Option<DateTime<Utc>>) -> anyhow::Result<Option<Loa
             std::io::stderr(),
             "kdrift: {}: {}: ingest `kubectl get nodes -o json` and `kubectl get pods -A -o json` first{}",
             store.path().display(),
-            kdrift_analyze::state::no_nodes_at(&store, loaded.at)?,
+            kdrift_analyze::no_nodes_at(&store, loaded.at)?,
             if at.is_some() { " (or choose an --at within it)" } else { "" }
         )?;
         return Ok(None);

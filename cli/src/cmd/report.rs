@@ -5,7 +5,7 @@ use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use kdrift_analyze::report::{report_data, ReportOptions};
+use kdrift_analyze::{report_data, ReportOptions};
 use serde::Serialize;
 
 use crate::args::{Cli, Output, ReportArgs};
@@ -55,7 +55,7 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> anyhow::Result<ExitCode> {
             written.file,
             render::timeline::full(written.from),
             render::timeline::full(written.to),
-            kdrift_analyze::words::count(written.nodes, "node charted", "nodes charted"),
+            kdrift_analyze::count(written.nodes, "node charted", "nodes charted"),
             written.operations,
             written.samples,
             written.pending,

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
-use kdrift_analyze::skew::{policy_from_thresholds, skew};
+use kdrift_analyze::{policy_from_thresholds, skew};
 
 use crate::args::{Cli, Output, SkewArgs};
 use crate::cmd::rebalance::{note_default_policy, read_policy};

@@ -85,5 +85,5 @@ pub fn explain<W: Write>(
 
 /// The namespaces in which a pod of this name had FailedScheduling events (query `pod_name_namespaces`).
 fn pod_name_namespaces(store: &Store, name: &str) -> anyhow::Result<Vec<String>> {
-    Ok(kdrift_analyze::pending::pod_name_namespaces(store, name)?)
+    Ok(kdrift_analyze::pod_name_namespaces(store, name)?)
 }

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use kdrift_analyze::words::count;
+use kdrift_analyze::count;
 use kdrift_ingest::api::{ApiReport, Severity};
 use tabled::{Table, Tabled};
 

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use kdrift_analyze::words::count;
+use kdrift_analyze::count;
 use kdrift_ingest::victorialogs::PullReport;
 use kdrift_ingest::IngestReport;
 use tabled::{Table, Tabled};

@@ -59,7 +59,7 @@ pub fn json<W: Write, T: serde::Serialize>(out: &mut W, value: &T) -> anyhow::Re
 /// (so the line adds up; `-o json` has the exact values). Offered by fewer
 /// than two nodes: `needs at least two nodes with allocatable cpu (only a
 /// offers it)`.
-pub fn skew_points(s: &kdrift_analyze::usage::ResourceSkew) -> String {
+pub fn skew_points(s: &kdrift_analyze::ResourceSkew) -> String {
     use kdrift_rebalance::{percent_text, points_text};
     if s.nodes < 2 {
         // A node against itself (`0.0 points (a − a)`) measures nothing.
@@ -132,7 +132,7 @@ mod tests {
 
     #[test]
     fn skew_parts_add_up_to_the_points() {
-        let s = kdrift_analyze::usage::ResourceSkew {
+        let s = kdrift_analyze::ResourceSkew {
             resource: "cpu".into(),
             max_node: "node-1".into(),
             max_percent: 99.64,

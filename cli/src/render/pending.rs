@@ -4,13 +4,13 @@ use kdrift_analyze::PreemptionVerdict;
 use std::io::Write;
 
 use chrono::{DateTime, Utc};
-use kdrift_analyze::pending::{Arrival, Cause, StateAtFailure, WhyFull};
+use kdrift_analyze::{Arrival, Cause, StateAtFailure, WhyFull};
 use kdrift_analyze::{PendingPod, PendingReport};
 use kdrift_rebalance::format_amount;
 use kdrift_rebalance::percent_text;
 use tabled::{Table, Tabled};
 
-use kdrift_analyze::words::count;
+use kdrift_analyze::count;
 
 use super::{duration, pending_duration};
 
@@ -323,7 +323,7 @@ fn shown_nodes(s: &StateAtFailure) -> Vec<bool> {
     if s.nodes.len() <= NODES_SHOWN {
         return vec![true; s.nodes.len()];
     }
-    let rank = |n: &kdrift_analyze::pending::NodeLine| {
+    let rank = |n: &kdrift_analyze::NodeLine| {
         if s.shortfalls.iter().any(|sf| sf.node == n.name) {
             0
         } else if s.left.contains(&n.name) {

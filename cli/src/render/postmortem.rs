@@ -3,8 +3,8 @@
 
 use std::io::Write;
 
-use kdrift_analyze::postmortem::{JobRun, RunStatus};
 use kdrift_analyze::JobPostmortem;
+use kdrift_analyze::{JobRun, RunStatus};
 
 use super::duration;
 use super::timeline::full;

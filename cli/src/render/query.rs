@@ -56,7 +56,7 @@ pub fn table<W: Write>(out: &mut W, r: &QueryResult) -> anyhow::Result<()> {
         b.push_record(row.iter().map(cell));
     }
     writeln!(out, "{}", super::plain(&mut b.build()))?;
-    writeln!(out, "{}", kdrift_analyze::words::count(r.rows.len(), "row", "rows"))?;
+    writeln!(out, "{}", kdrift_analyze::count(r.rows.len(), "row", "rows"))?;
     Ok(())
 }
 

@@ -499,7 +499,7 @@ fn suggestion_verdict(s: &Suggestion) -> String {
         Verdict::Converged { .. } => "converged".into(),
         Verdict::Stalled { round, .. } => format!("STALLED at night {round}"),
         Verdict::NothingToDo { .. } => "nothing to do (fewer than 2 nodes)".into(),
-        Verdict::Limit { rounds } => format!("LIMIT ({})", kdrift_analyze::words::count(*rounds, "night", "nights")),
+        Verdict::Limit { rounds } => format!("LIMIT ({})", kdrift_analyze::count(*rounds, "night", "nights")),
     }
 }
 

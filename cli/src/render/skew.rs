@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use kdrift_analyze::skew::SkewReport;
+use kdrift_analyze::SkewReport;
 use kdrift_rebalance::NodeClass;
 use kdrift_rebalance::{percent_text, threshold_text};
 use tabled::builder::Builder;

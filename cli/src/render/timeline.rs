@@ -6,9 +6,9 @@
 use std::io::Write;
 
 use chrono::{DateTime, Utc};
-use kdrift_analyze::drains::{EpisodeEnd, OperationKind};
-use kdrift_analyze::usage::RequestedAt;
+use kdrift_analyze::RequestedAt;
 use kdrift_analyze::{DrainTimeline, Operation};
+use kdrift_analyze::{EpisodeEnd, OperationKind};
 use kdrift_rebalance::percent_text;
 use tabled::{Table, Tabled};
 
@@ -257,7 +257,7 @@ pub(crate) fn unended(op: &Operation, last: &str) -> String {
 /// One destination of an operation's replacements, `node-5 39`, with how
 /// many of them the operation evicted from it again (`node-5 39 (12 moved
 /// on)`): a rolling drain lands pods on nodes it drains later.
-pub(crate) fn landing_text(l: &kdrift_analyze::drains::Landing) -> String {
+pub(crate) fn landing_text(l: &kdrift_analyze::Landing) -> String {
     match l.moved_again {
         0 => format!("{} {}", l.node, l.pods),
         again => format!("{} {} ({again} moved on)", l.node, l.pods),

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
-use kdrift_analyze::skew::{policy_from_thresholds, skew};
 use kdrift_analyze::{drain_timeline, why_pending};
+use kdrift_analyze::{policy_from_thresholds, skew};
 use kdrift_ingest::victorialogs::{Auth, PullOptions};
 use kdrift_ingest::{ingest_files, NoProgress};
 use kdrift_store::sql;

@@ -7,8 +7,8 @@
 use kdrift_analyze::PreemptionVerdict;
 use std::io::Write;
 
-use kdrift_analyze::pending::{NodeFill, StateAtFailure};
-use kdrift_analyze::words::count;
+use kdrift_analyze::count;
+use kdrift_analyze::{NodeFill, StateAtFailure};
 use kdrift_analyze::{PendingPod, PendingReport};
 use kdrift_rebalance::percent_text;
 
@@ -409,7 +409,7 @@ fn nodes_table<W: Write>(out: &mut W, s: &StateAtFailure) -> std::io::Result<()>
 /// its failing filters, "fits", or "?" when the pod's object is unknown; a
 /// fit the event contradicts is said to be the stored objects', not the
 /// failure's.
-fn fit_cell(s: &StateAtFailure, n: &kdrift_analyze::pending::NodeLine) -> String {
+fn fit_cell(s: &StateAtFailure, n: &kdrift_analyze::NodeLine) -> String {
     match (n.fails.is_empty(), s.pod_known, s.matches_event) {
         (false, ..) => Esc(&n.fails.join("; ")).to_string(),
         (true, false, _) => "?".to_string(),
@@ -426,7 +426,7 @@ mod tests {
     fn shortfalls_are_marked_as_bounds_as_the_terminal_marks_them() {
         // The chain's shortfall said "58m free → 42m short" where the
         // terminal said "≤58m free → ≥42m short".
-        use kdrift_analyze::pending::{Shortfall, StateAtFailure};
+        use kdrift_analyze::{Shortfall, StateAtFailure};
         let at = chrono::DateTime::parse_from_rfc3339("2026-11-28T05:15:00Z").expect("t").to_utc();
         let short = |exact_from: Option<String>| Shortfall {
             node: "node-1".into(),

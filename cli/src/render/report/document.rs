@@ -5,9 +5,9 @@
 
 use std::io::Write;
 
-use kdrift_analyze::drains::{EpisodeEnd, OperationKind};
-use kdrift_analyze::report::ReportData;
 use kdrift_analyze::Operation;
+use kdrift_analyze::ReportData;
+use kdrift_analyze::{EpisodeEnd, OperationKind};
 use kdrift_rebalance::percent_text;
 
 use super::chains;
@@ -161,7 +161,7 @@ fn operation<W: Write>(out: &mut W, d: &ReportData, op: &Operation) -> std::io::
         out,
         "<p>Order: {}; {span}. {} moved; replacements landed on: {}. Skew left (max − min requested %): cpu {} (before: {}), memory {}.</p>",
         Esc(&op.order.join(" → ")),
-        kdrift_analyze::words::count(op.pods_moved, "pod", "pods"),
+        kdrift_analyze::count(op.pods_moved, "pod", "pods"),
         Esc(&if landed.is_empty() { "-".to_string() } else { landed.join(", ") }),
         skew_text(&op.after, "cpu"),
         skew_text(&op.before, "cpu"),
@@ -187,7 +187,7 @@ fn operation<W: Write>(out: &mut W, d: &ReportData, op: &Operation) -> std::io::
 
 fn episodes_table<W: Write>(out: &mut W, op: &Operation) -> std::io::Result<()> {
     let t = |x: Option<chrono::DateTime<chrono::Utc>>| x.map_or("-".to_string(), |t| t.format("%H:%M:%S").to_string());
-    let pct = |r: &kdrift_analyze::usage::RequestedAt, node: &str, res: &str| {
+    let pct = |r: &kdrift_analyze::RequestedAt, node: &str, res: &str| {
         r.node(node)
             .and_then(|n| n.get(res))
             .filter(|l| l.allocatable > 0)
@@ -289,7 +289,7 @@ fn notes<W: Write>(out: &mut W, d: &ReportData) -> std::io::Result<()> {
 
 /// A resource's skew in points, `-` when no two nodes offer it (no Node
 /// objects: it read `0.0 points`).
-fn skew_text(r: &kdrift_analyze::usage::RequestedAt, resource: &str) -> String {
+fn skew_text(r: &kdrift_analyze::RequestedAt, resource: &str) -> String {
     r.skew
         .iter()
         .find(|s| s.resource == resource && s.nodes >= 2)

@@ -8,8 +8,8 @@
 use std::io::Write;
 
 use chrono::{DateTime, Duration, Utc};
-use kdrift_analyze::drains::{BandKind, NodeEpisode};
 use kdrift_analyze::Operation;
+use kdrift_analyze::{BandKind, NodeEpisode};
 
 use super::escape::Esc;
 use super::scale::{axis, num, TimeScale};
@@ -110,9 +110,7 @@ pub fn nodes_of(op: &Operation, all: &[String]) -> Vec<String> {
     all.iter().filter(|n| op.order.contains(n) || landings(op).any(|(_, r)| &r.node == *n)).cloned().collect()
 }
 
-fn landings(
-    op: &Operation,
-) -> impl Iterator<Item = (&kdrift_analyze::drains::MovedPod, &kdrift_analyze::drains::Replacement)> {
+fn landings(op: &Operation) -> impl Iterator<Item = (&kdrift_analyze::MovedPod, &kdrift_analyze::Replacement)> {
     op.episodes.iter().flat_map(|e| e.evicted.iter()).filter_map(|m| m.replacement.as_ref().map(|r| (m, r)))
 }
 
@@ -275,8 +273,7 @@ fn episode<W: Write>(out: &mut W, g: &Gantt<'_>, op: usize, e: &NodeEpisode, y: 
     let first = e.evicted.iter().map(|m| m.evicted_at).min();
     let last = e.evicted.iter().map(|m| m.evicted_at).max();
     if let (Some(first), Some(last)) = (first, last) {
-        let what =
-            format!("draining ({})", kdrift_analyze::words::count(e.evicted.len(), "pod evicted", "pods evicted"));
+        let what = format!("draining ({})", kdrift_analyze::count(e.evicted.len(), "pod evicted", "pods evicted"));
         band(out, g, "draining", (node, op), (first, Some(last)), (y + 4.0, ROW - 8.0), &what)?;
     }
     for b in e.bands.iter().filter(|b| b.kind == BandKind::NotReady) {
@@ -325,8 +322,8 @@ fn episode<W: Write>(out: &mut W, g: &Gantt<'_>, op: usize, e: &NodeEpisode, y: 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kdrift_analyze::drains::{Band, EpisodeEnd, MovedPod, OperationKind};
-    use kdrift_analyze::usage::RequestedAt;
+    use kdrift_analyze::RequestedAt;
+    use kdrift_analyze::{Band, EpisodeEnd, MovedPod, OperationKind};
 
     fn t(s: &str) -> DateTime<Utc> {
         DateTime::parse_from_rfc3339(s).map(|t| t.with_timezone(&Utc)).expect("time")

@@ -1,7 +1,7 @@
 //! `kdrift report --html`: one self-contained HTML file (inline CSS and
 //! SVG, no script, no network) with the drain timeline as a Gantt chart,
 //! every node's requested % over time, and the Pending chains. Pure
-//! functions over [`kdrift_analyze::report::ReportData`] writing to any
+//! functions over [`kdrift_analyze::ReportData`] writing to any
 //! `Write`; the same data always gives the same bytes.
 //!
 //! - [`document`]: the page, its header and sections;

@@ -6,8 +6,8 @@
 use std::io::Write;
 
 use chrono::{DateTime, Utc};
-use kdrift_analyze::series::RequestedSeries;
 use kdrift_analyze::Operation;
+use kdrift_analyze::RequestedSeries;
 use kdrift_rebalance::percent_text;
 
 use super::escape::Esc;
