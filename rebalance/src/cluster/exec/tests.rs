@@ -150,3 +150,34 @@ fn an_expiring_token_is_renewed_by_the_client_layer_and_the_new_token_held() {
     assert_eq!(std::fs::read_to_string(&count).expect("count").trim(), "3");
     assert_eq!(crate::redact::held().redact("got rEnEwEdToKeN-3 then rEnEwEdToKeN-2"), "got *** then ***");
 }
+
+#[test]
+fn a_client_certificate_replaces_the_exec_entry_and_its_key_is_held() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let cert = "-----BEGIN CERTIFICATE-----\\nMIIBcert0123456789\\n-----END CERTIFICATE-----\\n";
+    let key = "-----BEGIN EC PRIVATE KEY-----\\nMHcCAQEEIkEyBoDy0a1b2c3d4e5f6\\n-----END EC PRIVATE KEY-----\\n";
+    let plugin = script(
+        dir.path(),
+        "cred",
+        &format!(
+            "echo '{{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\
+             \"status\":{{\"clientCertificateData\":\"{cert}\",\"clientKeyData\":\"{key}\",\
+             \"expirationTimestamp\":\"2030-01-01T00:00:00Z\"}}}}'"
+        ),
+    );
+    let mut c = config(&exec_lines(&plugin, ""));
+    apply(&mut c, "dev").expect("plugin ran");
+    let auth = serde_json::to_value(&c.auth_info).expect("json");
+    let decode = |field: &str| {
+        let data = auth[field].as_str().expect(field);
+        String::from_utf8(base64::engine::general_purpose::STANDARD.decode(data).expect("base64")).expect("utf-8")
+    };
+    assert_eq!(decode("client-certificate-data"), cert.replace("\\n", "\n"));
+    assert_eq!(decode("client-key-data"), key.replace("\\n", "\n"));
+    // No token: nothing to renew (a certificate is part of the TLS connector).
+    assert!(auth.get("exec").is_none() && auth.get("token").is_none() && auth.get(refresh::KEY).is_none(), "{auth}");
+    assert_eq!(
+        crate::redact::held().redact("key MHcCAQEEIkEyBoDy0a1b2c3d4e5f6 cert MIIBcert0123456789"),
+        "key *** cert MIIBcert0123456789"
+    );
+}
