@@ -55,14 +55,20 @@ fn init_tracing(verbose: u8) {
 }
 
 /// stderr for log lines, each redacted of every credential held
-/// ([`kdrift_rebalance::held`]): kube logs a failed request's
-/// Status, and a body that is not JSON whole, at `-vv`. The fmt layer
-/// writes one event in one `write`.
+/// ([`kdrift_rebalance::held`]) and of every credential shape
+/// ([`kdrift_rebalance::mask_patterns`]: the value after `Bearer`/`Basic`,
+/// as in an `Authorization` header, a JWT): kube logs a failed request's
+/// Status, and a body that is not JSON whole, at `-vv`. No target logs a
+/// request's headers at `-vv` or `KDRIFT_LOG=trace` (kube's trace line
+/// lists the answer's headers; hyper, tower and rustls none): the masking
+/// is for what a server echoes, and for whatever a dependency may log in
+/// future. The fmt layer writes one event in one `write`.
 struct RedactedStderr;
 
 impl Write for RedactedStderr {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let text = kdrift_rebalance::held().redact(&String::from_utf8_lossy(buf));
+        let text = kdrift_rebalance::mask_patterns(&text);
         std::io::stderr().lock().write_all(text.as_bytes())?;
         Ok(buf.len())
     }

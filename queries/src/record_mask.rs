@@ -8,7 +8,9 @@
 //! - every `message` and `note` string (an Event's; a condition's or a
 //!   container state's message), and every string of an `args` or
 //!   `command` list: credential shapes masked
-//!   ([`kdrift_rebalance::mask_patterns`]);
+//!   ([`kdrift_rebalance::mask_patterns`]), and every form of a credential
+//!   kdrift itself holds ([`kdrift_rebalance::held`]: the kubeconfig's
+//!   token, an exec plugin's token) — a server may echo it in a record;
 //! - every `env` entry: its whole `value` when its `name` is a secret's
 //!   ([`secret_name`]: `*TOKEN*`, `*SECRET*`, `*PASSWORD*`, `*PASSWD*`,
 //!   `*KEY*`, `*CREDENTIAL*`), else the shapes in it;
@@ -82,9 +84,9 @@ fn walk(value: &mut Value, key: Option<&str>) -> bool {
     }
 }
 
-/// Masks the shapes in `s`; true when it changed.
+/// Masks the held credentials and the shapes in `s`; true when it changed.
 fn mask_string(s: &mut String) -> bool {
-    let masked = mask_patterns(s);
+    let masked = mask_patterns(&kdrift_rebalance::held().redact(s));
     if masked == *s {
         return false;
     }

@@ -281,6 +281,89 @@ fn an_error_echoing_the_authorization_header_shows_no_form_of_the_kubeconfig_cre
     }
 }
 
+/// A kubeconfig user authenticating with an `exec` credential plugin (a
+/// script printing an ExecCredential): every request carries
+/// `Bearer <its token>`; the server echoes it in the pods' 500 Status (raw,
+/// base64, URL-encoded, JSON-escaped), in the nodes' `200` that is not
+/// JSON (raw, base64, hex, JSON-escaped) and in an Event's message (raw,
+/// JSON-escaped); `kdrift -vv ingest api` shows no form of it on stdout or
+/// stderr (kube's debug log included) and stores none in any table.
+#[test]
+fn an_exec_plugins_token_echoed_by_the_server_is_masked_in_every_output_and_store_row() {
+    use kdrift_scenario::{generate, ScenarioConfig};
+    use kdrift_tests::fake_kube::FakeKube;
+    use kdrift_tests::leaks::{self, base64_of as b64, hex_of as hex};
+    use std::os::unix::fs::PermissionsExt;
+    const TOKEN: &str = "eXeC/pLuGiN+tOkEn=4f3e2d1c";
+    let json_escaped = leaks::json_escaped(TOKEN);
+    let dir = tempfile::tempdir().expect("tmp");
+    let plugin = dir.path().join("get-token");
+    std::fs::write(
+        &plugin,
+        format!(
+            "#!/bin/bash\necho '{{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\
+             \"status\":{{\"token\":\"{TOKEN}\"}}}}'\n"
+        ),
+    )
+    .expect("plugin");
+    std::fs::set_permissions(&plugin, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let kube = FakeKube::start();
+    kube.load_final_state(&generate(&ScenarioConfig { seed: 5, scale: 1 }));
+    kube.create(serde_json::json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "echo.1", "namespace": "default", "creationTimestamp": "2026-01-01T00:00:00Z"},
+        "involvedObject": {"kind": "Pod", "namespace": "default", "name": "web-0"},
+        "reason": "Echo", "message": format!("webhook saw token {TOKEN} (json \"{json_escaped}\")")}))
+        .expect("event");
+    kube.fail_resource("pods", 500);
+    kube.fail_resource("nodes", 200);
+    kube.echo_authorization();
+    let kubeconfig = dir.path().join("kubeconfig");
+    let user = format!(
+        "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: {}\n      interactiveMode: Never\n",
+        plugin.display()
+    );
+    std::fs::write(&kubeconfig, kube.kubeconfig(None).replace("    token: fake-token\n", &user)).expect("kubeconfig");
+    let db = dir.path().join("kdrift.duckdb");
+    let out = kdrift()
+        .env_remove("KUBECONFIG")
+        .env_remove("KDRIFT_DB")
+        .env_remove("KDRIFT_LOG")
+        .env("HOME", dir.path())
+        .arg("--db")
+        .arg(&db)
+        .args(["-vv", "ingest", "api", "-A", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .output()
+        .expect("run");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(2), "pods failed with 500: {stderr}");
+    let requests = kube.requests();
+    assert!(requests.len() > 5, "{requests:?}");
+    for r in &requests {
+        assert_eq!(r.authorization, format!("Bearer {TOKEN}"), "{} {}", r.method, r.path);
+    }
+    // The echoes came through, masked.
+    assert!(stderr.contains("the request had Authorization: *** (base64 ***"), "{stderr}");
+    assert!(stderr.contains("DEBUG"), "kube's debug log is on: {stderr}");
+    let store = leaks::store_text(&db);
+    assert!(store.contains("webhook saw token *** (json"), "the event is stored, masked: {store}");
+    let forms = [
+        ("raw", TOKEN.to_string()),
+        ("base64", b64(TOKEN)),
+        ("base64 of the header", b64(&format!("Bearer {TOKEN}")).trim_end_matches('=').to_string()),
+        ("hex", hex(TOKEN)),
+        ("hex of the header", hex(&format!("Bearer {TOKEN}"))),
+        ("JSON-escaped", json_escaped.clone()),
+        ("URL-encoded", leaks::url_encoded(TOKEN)),
+        ("a part", "pLuGiN+tOkEn".to_string()),
+    ];
+    for (what, form) in &forms {
+        for (place, text) in [("stdout", &*stdout), ("stderr", &*stderr), ("the store", &*store)] {
+            assert!(!text.contains(form.as_str()), "the token ({what}: {form}) leaked into {place}:\n{text}");
+        }
+    }
+}
+
 /// `why-pending d/web-0` on two empty 1-CPU nodes, the pod (100m) stored
 /// after the failure, its one FailedScheduling event saying `message`.
 fn why_pending_with_message(message: &str) -> String {

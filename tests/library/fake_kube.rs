@@ -294,3 +294,48 @@ fn a_redirect_from_the_api_is_named_as_one_with_its_origin_and_not_followed() {
         ]
     );
 }
+
+/// An exec plugin (a script) whose tokens expire 30 s after issue, inside
+/// the 60 s renewal margin: kdrift's client runs it again before each
+/// request (on a multi-thread runtime, as `kdrift record`'s), and each
+/// request carries the newest token.
+#[test]
+fn an_expiring_exec_token_is_renewed_before_each_request_of_one_client() {
+    use std::os::unix::fs::PermissionsExt;
+    let kube = FakeKube::start();
+    kube.create(node("node-1")).expect("node");
+    let dir = tempfile::tempdir().expect("tmp");
+    let count = dir.path().join("count");
+    let plugin = dir.path().join("get-token");
+    std::fs::write(
+        &plugin,
+        format!(
+            "#!/bin/bash\nn=$(( $(cat {c} 2>/dev/null || echo 0) + 1 )); echo $n > {c}\n\
+             exp=$(date -u -d '+30 seconds' +%Y-%m-%dT%H:%M:%SZ)\n\
+             echo \"{{\\\"apiVersion\\\":\\\"client.authentication.k8s.io/v1beta1\\\",\\\"kind\\\":\\\"ExecCredential\\\",\
+             \\\"status\\\":{{\\\"token\\\":\\\"sHoRtLiVeD-$n\\\",\\\"expirationTimestamp\\\":\\\"$exp\\\"}}}}\"\n",
+            c = count.display()
+        ),
+    )
+    .expect("plugin");
+    std::fs::set_permissions(&plugin, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let user = format!(
+        "    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      command: {}\n      interactiveMode: Never\n",
+        plugin.display()
+    );
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(&kubeconfig, kube.kubeconfig(None).replace("    token: fake-token\n", &user)).expect("write");
+    let opts = ClusterOptions { kubeconfig: Some(kubeconfig), context: None };
+    let nodes = HISTORY_RESOURCES.iter().find(|r| r.kind == "Node").expect("nodes");
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("rt");
+    runtime.block_on(async {
+        let client = opts.connect().await.expect("client");
+        for _ in 0..3 {
+            let list = list_all(&client, nodes, &Scope::AllNamespaces, 0).await.expect("list");
+            assert_eq!(list.items.len(), 1);
+        }
+    });
+    let sent: Vec<String> = kube.requests().into_iter().map(|r| r.authorization).collect();
+    assert_eq!(sent, ["Bearer sHoRtLiVeD-2", "Bearer sHoRtLiVeD-3", "Bearer sHoRtLiVeD-4"]);
+    assert_eq!(kdrift_rebalance::held().redact("sHoRtLiVeD-4"), "***");
+}

@@ -41,6 +41,16 @@ pub fn json_escaped(s: &str) -> String {
     quoted[1..quoted.len() - 1].replace('/', "\\/")
 }
 
+/// `s` as base64 (standard alphabet, padded).
+pub fn base64_of(s: &str) -> String {
+    base64::engine::general_purpose::STANDARD.encode(s)
+}
+
+/// `s` as lower-case hex, as a proxy's dump of the request bytes shows it.
+pub fn hex_of(s: &str) -> String {
+    s.bytes().map(|b| format!("{b:02x}")).collect()
+}
+
 /// `s` with every character as `\uXXXX`.
 pub fn unicode_escaped(s: &str) -> String {
     s.chars().map(|c| format!("\\u{:04x}", c as u32)).collect()

@@ -79,6 +79,14 @@ impl Auth {
     /// the request's headers in any answer must not make kdrift print or
     /// store them.
     pub fn redactor(&self) -> Redactor {
+        let values = self.secret_values();
+        // Also for the sinks no redactor reaches (kdrift's stderr, logs).
+        kdrift_rebalance::hold(values.iter().cloned());
+        Redactor::new(values.iter().map(String::as_str))
+    }
+
+    /// The credential values of [`Auth::redactor`].
+    pub fn secret_values(&self) -> Vec<String> {
         let mut values: Vec<String> = Vec::new();
         if let Some((user, password)) = &self.basic {
             if !password.expose().is_empty() {
@@ -88,9 +96,7 @@ impl Auth {
         }
         values.extend(self.bearer.iter().map(|t| t.expose().to_string()));
         values.extend(self.headers.iter().map(|(_, v)| v.expose().to_string()));
-        // Also for the sinks no redactor reaches (kdrift's stderr, logs).
-        kdrift_rebalance::hold(values.iter().cloned());
-        Redactor::new(values.iter().map(String::as_str))
+        values
     }
 
     /// `text` (a server's whole answer) with every credential value kdrift
@@ -151,9 +157,22 @@ fn parse_headers(text: &str, origin: &str) -> Result<Vec<(String, Secret)>, VlEr
             return Err(VlError::Credentials(format!("{origin} line {}: expected `Name: value`", i + 1)));
         };
         let name = name.trim();
-        let valid = !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_".contains(&b));
-        if !valid {
-            return Err(VlError::Credentials(format!("{origin} line {}: {name:?} is not a header name", i + 1)));
+        // Never quoted: a line that is not `Name: value` (`X-Key=secret:…`,
+        // a pasted token) has its value in what precedes the `:`.
+        if name.is_empty() {
+            return Err(VlError::Credentials(format!(
+                "{origin} line {}: no header name before the `:` (the line is not shown: it may hold a credential)",
+                i + 1
+            )));
+        }
+        if let Some(at) = name.chars().position(|c| !(c.is_ascii_alphanumeric() || c == '-' || c == '_')) {
+            return Err(VlError::Credentials(format!(
+                "{origin} line {}: the header name (before the first `:`) may only have letters, digits, `-` and \
+                 `_`, and character {} is not one; write `Name: value` (the line is not shown: it may hold a \
+                 credential)",
+                i + 1,
+                at + 1
+            )));
         }
         out.push((name.to_string(), Secret::new(value.trim())));
     }
@@ -235,6 +254,17 @@ mod tests {
         assert!(e.to_string().contains("both Basic"), "{e}");
         let e = Auth::load(&none, &env_of(&[("KDRIFT_VL_HEADERS", "no colon here")])).expect_err("bad header");
         assert!(e.to_string().contains("expected `Name: value`"), "{e}");
+        // A value pasted where the name goes: named by its line and position, never quoted.
+        let e = Auth::load(&none, &env_of(&[("KDRIFT_VL_HEADERS", "X-Scope: a\nX-Api-Key=ak/live+5e4d:3c2b\n")]))
+            .expect_err("bad name");
+        assert_eq!(
+            e.to_string(),
+            "credentials: KDRIFT_VL_HEADERS line 2: the header name (before the first `:`) may only have letters, \
+             digits, `-` and `_`, and character 10 is not one; write `Name: value` (the line is not shown: it may \
+             hold a credential)"
+        );
+        let e = Auth::load(&none, &env_of(&[("KDRIFT_VL_HEADERS", ": ak/live+5e4d3c2b")])).expect_err("no name");
+        assert!(!e.to_string().contains("5e4d3c2b") && e.to_string().contains("line 1: no header name"), "{e}");
         let missing = CredentialSources { bearer_token_file: Some("/nonexistent/token".into()), ..Default::default() };
         let e = Auth::load(&missing, &env_of(&[])).expect_err("missing file");
         assert!(e.to_string().contains("/nonexistent/token"), "{e}");

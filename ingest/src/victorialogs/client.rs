@@ -21,6 +21,7 @@ use reqwest::{redirect, Client, RequestBuilder, Response, Url};
 
 use super::auth::Auth;
 use super::error::{show_time, Failure, VlError};
+use super::url_query::{masked, UrlQuery};
 use kdrift_rebalance::Redactor;
 
 /// Most characters of an error body kept for the message (after redaction).
@@ -52,25 +53,32 @@ impl Default for Timeouts {
 pub struct VlClient {
     http: Client,
     base: Url,
+    /// The `--url`'s query parameters, sent on every request.
+    query: UrlQuery,
     auth: Auth,
     redactor: Redactor,
     timeouts: Timeouts,
     follow_redirects: bool,
 }
 
-/// Removes `user:password@` from a URL for display.
+/// Removes `user:password@` from a URL for display, and masks its query
+/// values (`?authKey=***`).
 pub fn redact_url(url: &str) -> String {
     match Url::parse(url) {
         Ok(mut u) if !u.username().is_empty() || u.password().is_some() => {
             let _ = u.set_username("");
             let _ = u.set_password(None);
+            masked(&mut u);
             u.to_string()
         }
         // `user:secret@host:9428` parses as scheme `user`, the secret in its path.
         Ok(u) if !matches!(u.scheme(), "http" | "https") && url.contains('@') => {
             format!("(credentials hidden)@{}", url.rsplit('@').next().unwrap_or_default())
         }
-        Ok(u) => u.to_string(),
+        Ok(mut u) => {
+            masked(&mut u);
+            u.to_string()
+        }
         Err(_) => "(unparseable URL)".to_string(),
     }
 }
@@ -158,7 +166,8 @@ async fn error_body(response: Response, redactor: &Redactor) -> String {
 impl VlClient {
     /// A client for the server at `url` (`http://host:9428`, or a path
     /// prefix such as `https://vmauth/vl`; a trailing `/select/logsql/…`
-    /// is removed).
+    /// is removed). Its query parameters (`?authKey=…`) are sent with every
+    /// request and held as credentials ([`super::url_query`]).
     ///
     /// # Errors
     /// [`VlError::BadUrl`] for an unparseable URL, another scheme than
@@ -183,7 +192,7 @@ impl VlClient {
             return Err(bad("credentials in the URL would show in `ps` and shell history; set KDRIFT_VL_USER and \
                  KDRIFT_VL_PASSWORD (or --user and --password-file) instead"));
         }
-        base.set_query(None);
+        let query = UrlQuery::take(&mut base);
         base.set_fragment(None);
         let mut path = base.path().trim_end_matches('/').to_string();
         for suffix in ["/select/logsql/query", "/select/logsql", "/select"] {
@@ -193,15 +202,21 @@ impl VlClient {
             }
         }
         base.set_path(&path);
-        for (name, value) in &auth.headers {
-            HeaderName::from_bytes(name.as_bytes())
-                .map_err(|_| VlError::Credentials(format!("{name:?} is not a valid header name")))?;
+        for (i, (name, value)) in auth.headers.iter().enumerate() {
+            // Not quoted: an invalid name may hold a value.
+            HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+                VlError::Credentials(format!("the name of extra header {} is not valid in HTTP", i + 1))
+            })?;
             HeaderValue::from_str(value.expose())
                 .map_err(|_| VlError::Credentials(format!("the value of header {name} is not valid in HTTP")))?;
         }
         let http = http_client(timeouts, false).map_err(|e| bad(&format!("cannot build an HTTP client: {e}")))?;
-        let redactor = auth.redactor();
-        Ok(VlClient { http, base, auth, redactor, timeouts, follow_redirects: false })
+        let mut values = auth.secret_values();
+        values.extend(query.values());
+        // Also for the sinks no redactor reaches (kdrift's stderr, logs).
+        kdrift_rebalance::hold(values.iter().cloned());
+        let redactor = Redactor::new(values.iter().map(String::as_str));
+        Ok(VlClient { http, base, query, auth, redactor, timeouts, follow_redirects: false })
     }
 
     /// The same client following redirects to the same origin (`follow`)
@@ -250,7 +265,7 @@ impl VlClient {
     }
 
     fn post(&self, path: &str, form: &[(&str, String)]) -> RequestBuilder {
-        let mut rb = self.http.post(self.endpoint(path)).form(form);
+        let mut rb = self.http.post(self.endpoint(path)).query(&self.query.pairs()).form(form);
         if let Some((user, password)) = &self.auth.basic {
             rb = rb.basic_auth(user, Some(password.expose()));
         }

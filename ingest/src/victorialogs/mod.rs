@@ -5,7 +5,8 @@
 //! - [`layout`]: the shippers' field layouts, detected from
 //!   `/select/logsql/field_names` and converted into the objects the store keeps;
 //! - [`client`]: the HTTP requests, with [`auth`] (Basic, Bearer, headers,
-//!   tenant; secrets from the environment or files only);
+//!   tenant; secrets from the environment or files only) and [`url_query`]
+//!   (the `--url`'s query parameters, `?authKey=…`, kept on every request, held);
 //! - [`windows`]: `[start, end)` cut into windows sized with `/select/logsql/hits`;
 //! - [`window`]: one window streamed into one ingest run, committed atomically
 //!   with its progress row, or not at all;
@@ -21,6 +22,7 @@ pub mod layout;
 pub mod lines;
 pub mod logsql;
 pub mod pull;
+pub mod url_query;
 pub mod window;
 pub mod windows;
 

@@ -28,13 +28,33 @@ impl ClusterOptions {
     /// # Errors
     /// [`ClusterError::Kubeconfig`] when the named or default kubeconfig
     /// cannot be read or lacks the context; [`ClusterError::NoConfiguration`]
-    /// when there is no kubeconfig and no in-cluster service account.
+    /// when there is no kubeconfig and no in-cluster service account;
+    /// [`ClusterError::ExecPlugin`] when the user's exec credential plugin
+    /// fails (kdrift runs it here, [`super::exec::apply`]).
     pub async fn config(&self) -> Result<Config, ClusterError> {
-        let config = self.resolve().await?;
+        let mut config = self.resolve().await?;
         // Before any request: every error and log line from here on is
         // redacted of these credentials.
         super::credentials::hold(&config);
+        if super::exec::uses_exec(&config) {
+            super::exec::apply(&mut config, &self.user_name())?;
+        }
         Ok(config)
+    }
+
+    /// The kubeconfig user of the selected context, for messages
+    /// (`(unnamed)` when the kubeconfig cannot say).
+    fn user_name(&self) -> String {
+        let file = match &self.kubeconfig {
+            Some(path) => Kubeconfig::read_from(path),
+            None => Kubeconfig::read(),
+        };
+        file.ok()
+            .and_then(|k| {
+                let name = self.context.clone().or(k.current_context.clone())?;
+                k.contexts.iter().find(|c| c.name == name)?.context.as_ref()?.user.clone()
+            })
+            .unwrap_or_else(|| "(unnamed)".to_string())
     }
 
     async fn resolve(&self) -> Result<Config, ClusterError> {

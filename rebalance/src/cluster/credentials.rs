@@ -13,9 +13,8 @@
 //! auth-provider's tokens and secrets (`access-token`, `id-token`,
 //! `refresh-token`, `client-secret`); an exec plugin's environment values
 //! named like a secret (`*TOKEN*`, `*SECRET*`, `*PASSWORD*`, `*KEY*`).
-//! An exec plugin's token itself is obtained inside kube and never seen
-//! by kdrift: messages still have the token after `Bearer` and JWTs masked
-//! by pattern where they are reported.
+//! An exec plugin's token or client key is held when kdrift runs the
+//! plugin ([`super::exec`]), and again at each renewal.
 
 use base64::Engine;
 use kube::Config;
@@ -123,7 +122,7 @@ pub fn shown_url(url: &str) -> String {
 }
 
 /// The lines of a PEM's base64 body, and the body joined.
-fn pem_body(pem: &str, out: &mut Vec<String>) {
+pub(crate) fn pem_body(pem: &str, out: &mut Vec<String>) {
     let lines: Vec<&str> = pem.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("-----")).collect();
     out.push(lines.concat());
     out.extend(lines.iter().map(|l| l.to_string()));

@@ -40,6 +40,17 @@ pub enum ClusterError {
         /// Why the in-cluster configuration could not be used.
         in_cluster: Box<InClusterError>,
     },
+    /// The kubeconfig user's `exec` credential plugin is missing, failed,
+    /// or printed no usable `ExecCredential` ([`super::exec`]).
+    #[error("kubeconfig user {user}: the exec credential plugin {command} {problem}")]
+    ExecPlugin {
+        /// The kubeconfig user (`users[].name`).
+        user: String,
+        /// Its `command` (never its arguments: they may hold a credential).
+        command: String,
+        /// What went wrong (a failing plugin's stderr redacted).
+        problem: String,
+    },
     /// The HTTP client could not be built for the server.
     #[error("cannot build a client for {url}")]
     Client {
@@ -119,6 +130,15 @@ impl ClusterError {
                 resource: resource.to_string(),
                 path: path.to_string(),
                 problem: held().redact(&format!("not JSON: {e}")),
+            },
+            // An exec plugin's renewal failed ([`super::exec::refresh`]): its own error.
+            kube::Error::Service(e) if e.is::<ClusterError>() => match e.downcast::<ClusterError>() {
+                Ok(plugin) => *plugin,
+                Err(e) => ClusterError::Transport {
+                    resource: resource.to_string(),
+                    path: path.to_string(),
+                    source: kube::Error::Service(e),
+                },
             },
             kube::Error::Service(e) if e.is::<super::redirect::Redirected>() => match e.downcast() {
                 Ok(redirect) => ClusterError::Redirected {

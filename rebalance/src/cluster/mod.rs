@@ -16,12 +16,15 @@
 //!   server's message (redacted);
 //! - [`redirect`]: every client's 3xx answers refused as [`ClusterError::Redirected`]
 //!   naming the status and the `Location`'s origin (never followed);
+//! - [`exec`]: kubeconfig `exec` credential plugins, run by kdrift so that
+//!   the token they issue is held for redaction, renewed before it expires;
 //! - [`credentials`]: the resolved configuration's credentials, held for
 //!   redaction ([`crate::redact::held`]).
 
 pub mod connect;
 pub mod credentials;
 pub mod error;
+pub mod exec;
 pub mod list;
 pub mod redirect;
 pub mod resource;

@@ -67,11 +67,13 @@ pub fn redirected(status: u16, location: Option<&[u8]>, server: &str) -> Redirec
 
 /// A client for `config` whose 3xx answers are [`Redirected`] errors
 /// ([`kube::Error::Service`] holding one, [`super::ClusterError::Redirected`]
-/// once wrapped).
+/// once wrapped), and whose exec plugin's expiring token is renewed
+/// ([`super::exec::refresh`]).
 ///
 /// # Errors
 /// kube's, when the client cannot be built (bad TLS material, unsupported auth).
-pub fn client(config: kube::Config) -> Result<Client, kube::Error> {
+pub fn client(mut config: kube::Config) -> Result<Client, kube::Error> {
+    let refresh = super::exec::refresh::take(&mut config);
     let server = config.cluster_url.to_string();
     let layer = tower::util::AndThenLayer::new(move |response: http::Response<Box<DynBody>>| {
         let status = response.status();
@@ -83,7 +85,11 @@ pub fn client(config: kube::Config) -> Result<Client, kube::Error> {
         };
         std::future::ready(result)
     });
-    Ok(ClientBuilder::try_from(config)?.with_layer(&layer).build())
+    let builder = ClientBuilder::try_from(config)?;
+    Ok(match refresh {
+        Some(refresh) => builder.with_layer(&refresh).with_layer(&layer).build(),
+        None => builder.with_layer(&layer).build(),
+    })
 }
 
 #[cfg(test)]

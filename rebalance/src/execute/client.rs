@@ -76,9 +76,10 @@ impl From<ClusterError> for ClientError {
             }
             ClusterError::Transport { .. } => ClientError::Transport(crate::cluster::error::with_causes(&e)),
             ClusterError::Decode { .. } | ClusterError::Request { .. } => ClientError::Decode(e.to_string()),
-            ClusterError::Kubeconfig { .. } | ClusterError::NoConfiguration { .. } | ClusterError::Client { .. } => {
-                ClientError::Config(e.to_string())
-            }
+            ClusterError::Kubeconfig { .. }
+            | ClusterError::NoConfiguration { .. }
+            | ClusterError::Client { .. }
+            | ClusterError::ExecPlugin { .. } => ClientError::Config(e.to_string()),
         }
     }
 }

@@ -69,6 +69,70 @@ struct Needles {
     forms: Vec<Vec<u8>>,
     /// Longest form, bytes.
     longest: usize,
+    /// The forms by their first [`KEY`] bytes (indices into `forms`, longest
+    /// first): a text is scanned once, not once per form (a token has
+    /// hundreds of forms; a record's annotations are kilobytes).
+    by_start: std::collections::HashMap<[u8; KEY], Vec<usize>>,
+    /// A bit per hash of the first [`KEY`] bytes of a form: most positions
+    /// of a text are rejected without a map lookup.
+    starts: Vec<u64>,
+    /// Forms shorter than [`KEY`] bytes, searched for one by one.
+    short: Vec<usize>,
+}
+
+/// Bytes of a form's start indexed in [`Needles::by_start`].
+const KEY: usize = 4;
+/// Bits of [`Needles::starts`] (a power of two).
+const START_BITS: usize = 1 << 16;
+
+/// The bit of [`Needles::starts`] for a form's or text position's first [`KEY`] bytes.
+fn start_bit(key: &[u8]) -> usize {
+    let word = u32::from_le_bytes([key[0], key[1], key[2], key[3]]);
+    (word.wrapping_mul(0x9E37_79B1) >> 16) as usize & (START_BITS - 1)
+}
+
+impl Needles {
+    fn new(forms: Vec<Vec<u8>>) -> Needles {
+        let longest = forms.first().map_or(0, Vec::len);
+        let mut by_start: std::collections::HashMap<[u8; KEY], Vec<usize>> = std::collections::HashMap::new();
+        let mut starts = vec![0u64; START_BITS / 64];
+        let mut short = Vec::new();
+        for (i, form) in forms.iter().enumerate() {
+            match form.get(..KEY) {
+                Some(key) => {
+                    let bit = start_bit(key);
+                    starts[bit / 64] |= 1 << (bit % 64);
+                    by_start.entry([key[0], key[1], key[2], key[3]]).or_default().push(i);
+                }
+                None => short.push(i),
+            }
+        }
+        Needles { forms, longest, by_start, starts, short }
+    }
+
+    /// Every (start, end) of a form in `lower` (an ASCII-lowercased text).
+    fn find(&self, lower: &[u8], out: &mut Vec<(usize, usize)>) {
+        if self.starts.is_empty() {
+            return;
+        }
+        for at in 0..lower.len().saturating_sub(KEY - 1) {
+            let key = &lower[at..at + KEY];
+            let bit = start_bit(key);
+            if self.starts[bit / 64] & (1 << (bit % 64)) == 0 {
+                continue;
+            }
+            for &i in self.by_start.get(key).map_or(&[][..], Vec::as_slice) {
+                let form = &self.forms[i];
+                if lower[at..].starts_with(form) {
+                    out.push((at, at + form.len()));
+                }
+            }
+        }
+        for &i in &self.short {
+            let form = &self.forms[i];
+            out.extend(find_all(lower, form).map(|at| (at, at + form.len())));
+        }
+    }
 }
 
 impl std::fmt::Debug for Redactor {
@@ -165,8 +229,7 @@ impl Redactor {
         let mut forms: Vec<Vec<u8>> = forms.into_iter().map(|f| f.to_ascii_lowercase().into_bytes()).collect();
         forms.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
         forms.dedup();
-        let longest = forms.first().map_or(0, Vec::len);
-        Redactor { inner: Arc::new(Needles { forms, longest }) }
+        Redactor { inner: Arc::new(Needles::new(forms)) }
     }
 
     /// Most bytes one occurrence of a credential (in any encoding handled)
@@ -238,11 +301,9 @@ impl Redactor {
         let mut from: Vec<(usize, usize)> = (0..hay.len()).map(|i| (i, i + 1)).collect();
         for depth in 0..=DECODE_LEVELS {
             let lower = layer.to_ascii_lowercase();
-            for form in forms {
-                for at in find_all(&lower, form) {
-                    spans.push((from[at].0, from[at + form.len() - 1].1));
-                }
-            }
+            let mut found = Vec::new();
+            self.inner.find(&lower, &mut found);
+            spans.extend(found.into_iter().map(|(start, end)| (from[start].0, from[end - 1].1)));
             if depth == DECODE_LEVELS {
                 break;
             }

@@ -32,7 +32,9 @@ pub struct EvictionRule {
 #[derive(Debug, Clone)]
 pub struct Faults {
     /// Resource name (`pods`, `poddisruptionbudgets.policy`) → status code
-    /// answered to every list, watch and get of it.
+    /// answered to every list, watch and get of it (`200`: a page that is
+    /// not JSON, quoting the `Authorization` header when
+    /// `echo_authorization`).
     pub resource_codes: HashMap<String, u16>,
     /// Resources not served at all: absent from discovery, 404.
     pub hidden: HashSet<String>,
@@ -46,7 +48,7 @@ pub struct Faults {
     /// The injected errors of `resource_codes`, and every eviction error,
     /// quote the request's
     /// `Authorization` header: raw, base64 (padded and not), URL-encoded
-    /// and JSON-escaped.
+    /// and JSON-escaped (a `200` page: raw, base64, hex, JSON-escaped).
     pub echo_authorization: bool,
 }
 

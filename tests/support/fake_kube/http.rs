@@ -163,6 +163,7 @@ pub async fn dispatch(
             method: method.to_string(),
             path: path.clone(),
             query: uri.query().unwrap_or("").to_string(),
+            authorization: authorization.clone(),
         });
         let hidden = st.faults.hidden.clone();
         route(&path, &|r| hidden.contains(&SERVED[r].name()))
@@ -248,14 +249,39 @@ pub fn echo_authorization(e: &mut ApiError, authorization: &str) {
     );
 }
 
-/// The injected status for reading `rid`, if any; its message quotes
-/// `authorization` in every form when the fault says so.
+/// A `200` whose body is not JSON (a proxy's debug page), quoting
+/// `authorization` raw, as base64, hex and JSON-escaped when `echo`.
+fn not_json(authorization: &str, echo: bool) -> Response {
+    use base64::Engine;
+    let body = if echo {
+        format!(
+            "<html>proxy debug: Authorization: {authorization}; base64 {}; hex {}; json \"{}\"</html>",
+            base64::engine::general_purpose::STANDARD.encode(authorization),
+            authorization.bytes().map(|b| format!("{b:02x}")).collect::<String>(),
+            crate::leaks::json_escaped(authorization),
+        )
+    } else {
+        "<html>proxy debug page</html>".to_string()
+    };
+    Response::builder()
+        .status(StatusCode::OK)
+        .header("content-type", "text/html")
+        .body(Body::from(body))
+        .unwrap_or_default()
+}
+
+/// The injected answer for reading `rid`, if any: a `200` that is not JSON
+/// ([`not_json`]), else a status whose message quotes `authorization` in
+/// every form when the fault says so.
 fn injected(shared: &Shared, rid: ResourceId, ns: Option<&str>, verb: &str, authorization: &str) -> Option<Response> {
     let r = &SERVED[rid];
     let (code, echo) = {
         let st = shared.lock();
         (*st.faults.resource_codes.get(&r.name())?, st.faults.echo_authorization)
     };
+    if code == 200 {
+        return Some(not_json(authorization, echo));
+    }
     let mut e = if code == 403 { ApiError::forbidden(r.plural, r.group, verb, ns) } else { ApiError::injected(code) };
     if echo {
         echo_authorization(&mut e, authorization);

@@ -276,7 +276,8 @@ impl FakeKube {
     }
 
     /// Every list, watch and get of `resource` (`pods`,
-    /// `poddisruptionbudgets.policy`) answers `code` (403 as RBAC words it).
+    /// `poddisruptionbudgets.policy`) answers `code` (403 as RBAC words it;
+    /// 200: a page that is not JSON, as a proxy's).
     pub fn fail_resource(&self, resource: &str, code: u16) {
         self.with(|st| st.faults.resource_codes.insert(resource.to_string(), code));
     }

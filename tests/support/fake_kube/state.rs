@@ -72,6 +72,8 @@ pub struct RequestRecord {
     pub path: String,
     /// Raw query string (`""` when none).
     pub query: String,
+    /// The `Authorization` header (`""` when none).
+    pub authorization: String,
 }
 
 /// One `pods/eviction` request and its answer.

@@ -1,0 +1,114 @@
+//! The query parameters of a VictoriaLogs `--url`
+//! (`http://host:9428/?authKey=…`): VictoriaLogs and vmauth accept an
+//! `authKey` (and other arguments) in the query string, so they are kept
+//! on every request ([`super::client::VlClient`] adds them to each
+//! endpoint's URL), and their values are treated as credentials: held for
+//! redaction ([`kdrift_rebalance::hold`]) and never shown — the URL kdrift
+//! shows and stores has no query ([`super::client::VlClient::base_url`]),
+//! and an invalid `--url` is quoted with every value as `***` ([`masked`]).
+
+use reqwest::Url;
+
+use super::auth::Secret;
+
+/// The parameters of a URL's query, in order; values are secrets.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UrlQuery(Vec<(String, Secret)>);
+
+impl UrlQuery {
+    /// Takes the query parameters out of `url` (left without a query).
+    pub fn take(url: &mut Url) -> UrlQuery {
+        let pairs = url.query_pairs().map(|(k, v)| (k.into_owned(), Secret::new(v.into_owned()))).collect();
+        url.set_query(None);
+        UrlQuery(pairs)
+    }
+
+    /// The (name, value) pairs, for a request.
+    pub fn pairs(&self) -> Vec<(&str, &str)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v.expose())).collect()
+    }
+
+    /// The values, for a redactor.
+    pub fn values(&self) -> impl Iterator<Item = String> + '_ {
+        self.0.iter().map(|(_, v)| v.expose().to_string()).filter(|v| !v.is_empty())
+    }
+}
+
+/// `url` with each query value replaced by `***` (names kept).
+pub fn masked(url: &mut Url) {
+    if url.query().is_none() {
+        return;
+    }
+    let names: Vec<String> = url.query_pairs().map(|(k, _)| k.into_owned()).collect();
+    url.query_pairs_mut().clear().extend_pairs(names.iter().map(|n| (n.as_str(), kdrift_rebalance::MASK)));
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+
+    use crate::victorialogs::client::redact_url;
+    use crate::victorialogs::{Auth, Failure, Timeouts, VlClient};
+
+    const URL: &str = "http://127.0.0.1:9/select/logsql/query?authKey=AuThKeY%2F9c8b7a6f&tenant=ab";
+
+    #[test]
+    fn the_query_is_never_shown_and_its_values_are_held() {
+        let client = VlClient::new(URL, Auth::default(), Timeouts::default()).expect("client");
+        assert_eq!(client.base_url(), "http://127.0.0.1:9");
+        assert_eq!(redact_url("http://h:9428/?authKey=AuThKeY%2F9c8b7a6f&x=1"), "http://h:9428/?authKey=***&x=***");
+        assert_eq!(client.redactor().redact("key AuThKeY/9c8b7a6f or AuThKeY%2F9c8b7a6f"), "key *** or ***");
+        assert_eq!(kdrift_rebalance::held().redact("QXVUaEtlWS85YzhiN2E2Zg"), "***");
+        // A bad URL is quoted with its query values masked.
+        let e = VlClient::new("ftp://h:9428/?authKey=AuThKeY%2F9c8b7a6f", Auth::default(), Timeouts::default())
+            .expect_err("not http")
+            .to_string();
+        assert!(e.contains("ftp://h:9428/?authKey=***") && !e.contains("9c8b7a6f"), "{e}");
+    }
+
+    /// A one-request server on 127.0.0.1 answering 500 with the request line (path and query) echoed.
+    fn echo_server() -> (String, std::thread::JoinHandle<String>) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("addr"));
+        let handle = std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().expect("accept");
+            let mut request = Vec::new();
+            let mut buf = [0u8; 4096];
+            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                let n = conn.read(&mut buf).expect("read");
+                if n == 0 {
+                    break;
+                }
+                request.extend_from_slice(&buf[..n]);
+            }
+            let line = String::from_utf8_lossy(&request).lines().next().unwrap_or_default().to_string();
+            let body = format!("bad request: {line}");
+            let answer = format!(
+                "HTTP/1.1 500 Internal Server Error\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            conn.write_all(answer.as_bytes()).expect("write");
+            line
+        });
+        (url, handle)
+    }
+
+    #[test]
+    fn every_request_carries_the_query_and_an_echo_of_it_is_masked() {
+        let (server, handle) = echo_server();
+        let url = format!("{server}/?authKey=AuThKeY%2F9c8b7a6f&tenant=ab");
+        let client = VlClient::new(&url, Auth::default(), Timeouts::default()).expect("client");
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("rt");
+        let failure = runtime.block_on(client.query("*")).expect_err("500");
+        let line = handle.join().expect("server");
+        assert_eq!(line, "POST /select/logsql/query?authKey=AuThKeY%2F9c8b7a6f&tenant=ab HTTP/1.1");
+        match failure {
+            // `ab` is too short to be masked (MIN_SECRET).
+            Failure::Status { status, body } => assert_eq!(
+                (status, body.as_str()),
+                (500, "bad request: POST /select/logsql/query?authKey=***&tenant=ab HTTP/1.1")
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+}

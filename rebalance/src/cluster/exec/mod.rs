@@ -1,0 +1,313 @@
+//! kubeconfig `exec` credential plugins (`users[].user.exec`, the
+//! `client.authentication.k8s.io` `ExecCredential` protocol, as kubectl runs
+//! them: <https://kubernetes.io/docs/reference/access-authn-authz/authentication/#client-go-credential-plugins>),
+//! run by kdrift itself rather than inside kube's auth layer, so that the
+//! token (or client key) they issue is [`hold`](crate::redact::hold)-ed
+//! like every other credential: a server echoing it (in an error `Status`,
+//! a `200` that is not JSON, a record) and kube's `-vv` log lines show it
+//! masked in every form ([`crate::redact`]).
+//!
+//! - [`Plugin`]: the kubeconfig's `exec` entry and the user it belongs to;
+//!   [`run`] runs it: `command` with `args`, its `env` added to kdrift's,
+//!   `KUBERNETES_EXEC_INFO` set as kubectl sets it (`apiVersion`,
+//!   `spec.interactive`, `spec.cluster` when `provideClusterInfo`); stdin is
+//!   the terminal only when the plugin may be interactive
+//!   (`interactiveMode` not `Never`) and kdrift's stdin is one, else empty;
+//!   stderr is captured (and quoted, redacted, when the plugin fails) unless
+//!   interactive, when it is the user's terminal as with kubectl;
+//! - [`apply`]: replaces a [`kube::Config`]'s `exec` by the static token or
+//!   client certificate the plugin issued, and, when the token expires
+//!   (`status.expirationTimestamp`), marks the configuration so that
+//!   [`super::redirect::client`] builds a client that re-runs the plugin
+//!   before it expires ([`refresh`]).
+//!
+//! A plugin that cannot start, fails, or prints no usable `ExecCredential`
+//! is a [`ClusterError::ExecPlugin`] naming the kubeconfig user and the
+//! command (never its arguments, environment or output, which may hold a
+//! credential), with the `installHint` when the command is missing.
+
+pub mod refresh;
+
+use std::io::IsTerminal;
+use std::process::{Command, Stdio};
+
+use base64::Engine;
+use chrono::{DateTime, Utc};
+use kube::config::{ExecConfig, ExecInteractiveMode};
+use kube::Config;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::error::ClusterError;
+
+/// Most characters of a failing plugin's stderr quoted in its error (redacted first).
+pub const STDERR_LIMIT: usize = 600;
+
+/// A kubeconfig user's `exec` credential plugin. No `Debug`: its
+/// environment may hold credentials.
+#[derive(Clone, Serialize, Deserialize)]
+pub struct Plugin {
+    /// The kubeconfig user (`users[].name`), for messages.
+    pub user: String,
+    /// `command`: the executable (a path, or a name looked up in `PATH`).
+    pub command: String,
+    /// `args`.
+    pub args: Vec<String>,
+    /// `env`: (name, value) added to kdrift's environment.
+    pub env: Vec<(String, String)>,
+    /// `apiVersion` (`client.authentication.k8s.io/v1` or `v1beta1`): of
+    /// `KUBERNETES_EXEC_INFO` and of the answer.
+    pub api_version: String,
+    /// `installHint`, shown when the command is missing.
+    pub install_hint: Option<String>,
+    /// `interactiveMode`: `Never`, `IfAvailable` (the default) or `Always`.
+    pub interactive_mode: String,
+    /// `spec.cluster` of `KUBERNETES_EXEC_INFO` (`provideClusterInfo: true`).
+    pub cluster: Option<Value>,
+}
+
+/// What a plugin issued.
+pub struct Issued {
+    /// `status.token`: a bearer token.
+    pub token: Option<String>,
+    /// `status.clientCertificateData` and `status.clientKeyData` (PEM).
+    pub certificate: Option<(String, String)>,
+    /// `status.expirationTimestamp`: when to run the plugin again.
+    pub expires: Option<DateTime<Utc>>,
+}
+
+impl Plugin {
+    /// The plugin of kube's `exec` entry for the kubeconfig user `user`.
+    ///
+    /// # Errors
+    /// [`ClusterError::ExecPlugin`] without `command` or `apiVersion` (as kubectl).
+    pub fn new(exec: &ExecConfig, user: &str) -> Result<Plugin, ClusterError> {
+        let command = exec.command.clone().unwrap_or_default();
+        let fail = |problem: &str| ClusterError::ExecPlugin {
+            user: user.to_string(),
+            command: command.clone(),
+            problem: problem.to_string(),
+        };
+        if command.is_empty() {
+            return Err(fail("has no `command`"));
+        }
+        let api_version = exec.api_version.clone().unwrap_or_default();
+        if api_version.is_empty() {
+            return Err(fail("has no `apiVersion` (client.authentication.k8s.io/v1 or v1beta1)"));
+        }
+        let env = exec
+            .env
+            .iter()
+            .flatten()
+            .filter_map(|e| Some((e.get("name")?.clone(), e.get("value").cloned().unwrap_or_default())))
+            .collect();
+        let interactive_mode = match exec.interactive_mode {
+            Some(ExecInteractiveMode::Never) => "Never",
+            Some(ExecInteractiveMode::Always) => "Always",
+            Some(ExecInteractiveMode::IfAvailable) | None => "IfAvailable",
+        };
+        let cluster = match (&exec.cluster, exec.provide_cluster_info) {
+            (Some(c), true) => serde_json::to_value(c).ok(),
+            _ => None,
+        };
+        Ok(Plugin {
+            user: user.to_string(),
+            command,
+            args: exec.args.clone().unwrap_or_default(),
+            env,
+            api_version,
+            install_hint: exec.install_hint.clone(),
+            interactive_mode: interactive_mode.to_string(),
+            cluster,
+        })
+    }
+
+    fn error(&self, problem: impl Into<String>) -> ClusterError {
+        ClusterError::ExecPlugin { user: self.user.clone(), command: self.command.clone(), problem: problem.into() }
+    }
+}
+
+/// The answer of a plugin (`ExecCredential`).
+#[derive(Deserialize)]
+struct Answer {
+    #[serde(rename = "apiVersion")]
+    api_version: Option<String>,
+    kind: Option<String>,
+    status: Option<AnswerStatus>,
+}
+
+#[derive(Deserialize)]
+struct AnswerStatus {
+    #[serde(rename = "expirationTimestamp")]
+    expiration_timestamp: Option<String>,
+    token: Option<String>,
+    #[serde(rename = "clientCertificateData")]
+    client_certificate_data: Option<String>,
+    #[serde(rename = "clientKeyData")]
+    client_key_data: Option<String>,
+}
+
+/// Runs `plugin` (see the module doc) and holds what it issued
+/// ([`crate::redact::hold`]: the token, `Bearer <token>`, the client key).
+///
+/// # Errors
+/// [`ClusterError::ExecPlugin`]: the command is missing or cannot start,
+/// exits non-zero (its stderr quoted, redacted), or prints no
+/// `ExecCredential` of the configured `apiVersion` with a token or a
+/// certificate and key.
+pub fn run(plugin: &Plugin) -> Result<Issued, ClusterError> {
+    let stdin_is_terminal = std::io::stdin().is_terminal();
+    let interactive = plugin.interactive_mode != "Never" && stdin_is_terminal;
+    if plugin.interactive_mode == "Always" && !interactive {
+        return Err(plugin.error("has interactiveMode Always, and kdrift's stdin is not a terminal"));
+    }
+    let mut spec = serde_json::json!({ "interactive": interactive });
+    if let Some(cluster) = &plugin.cluster {
+        spec["cluster"] = cluster.clone();
+    }
+    let info = serde_json::json!({ "apiVersion": plugin.api_version, "kind": "ExecCredential", "spec": spec });
+    let mut cmd = Command::new(&plugin.command);
+    cmd.args(&plugin.args)
+        .envs(plugin.env.iter().map(|(k, v)| (k, v)))
+        .env("KUBERNETES_EXEC_INFO", info.to_string())
+        .stdin(if interactive { Stdio::inherit() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(if interactive { Stdio::inherit() } else { Stdio::piped() });
+    let out = cmd.output().map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            let hint = plugin.install_hint.as_deref().map(str::trim).filter(|h| !h.is_empty());
+            plugin.error(match hint {
+                Some(hint) => format!("was not found (is it installed and on PATH?); installHint: {hint}"),
+                None => "was not found (is it installed and on PATH?)".to_string(),
+            })
+        } else {
+            plugin.error(format!("could not be started: {e}"))
+        }
+    })?;
+    if !out.status.success() {
+        let stderr = crate::redact::held().redact(&String::from_utf8_lossy(&out.stderr));
+        let stderr = crate::redact::mask_patterns(stderr.trim());
+        let stderr: String = stderr.chars().take(STDERR_LIMIT).collect();
+        let said = if stderr.is_empty() { String::new() } else { format!("; its stderr: {stderr}") };
+        return Err(plugin.error(format!("failed ({}){said}", out.status)));
+    }
+    let issued = parse(plugin, &out.stdout)?;
+    hold(&issued);
+    Ok(issued)
+}
+
+/// The credential in a plugin's stdout, checked as kubectl checks it.
+fn parse(plugin: &Plugin, stdout: &[u8]) -> Result<Issued, ClusterError> {
+    // serde's messages may quote a value (the token itself): only the position is told.
+    let answer: Answer = match serde_json::from_slice(stdout) {
+        Ok(a) => a,
+        // client-go decodes YAML too.
+        Err(json) => serde_yaml::from_slice(stdout).map_err(|_| {
+            let what = match json.classify() {
+                serde_json::error::Category::Data => "a field of the wrong type",
+                _ => "not JSON",
+            };
+            plugin.error(format!(
+                "printed no ExecCredential ({what} at line {}, column {})",
+                json.line(),
+                json.column()
+            ))
+        })?,
+    };
+    if answer.kind.as_deref().is_some_and(|k| k != "ExecCredential") {
+        return Err(plugin.error(format!("printed a {:?}, not an ExecCredential", answer.kind.unwrap_or_default())));
+    }
+    if let Some(v) = answer.api_version.as_deref().filter(|v| *v != plugin.api_version) {
+        return Err(plugin.error(format!(
+            "answered apiVersion {v:?}; the kubeconfig configures {:?} (they must be the same)",
+            plugin.api_version
+        )));
+    }
+    let Some(status) = answer.status else { return Err(plugin.error("printed an ExecCredential without `status`")) };
+    let expires = match status.expiration_timestamp.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+        None => None,
+        Some(t) => Some(DateTime::parse_from_rfc3339(t).map(|t| t.with_timezone(&Utc)).map_err(|_| {
+            plugin.error(format!("printed status.expirationTimestamp {t:?}, which is not an RFC 3339 time"))
+        })?),
+    };
+    let token = status.token.filter(|t| !t.trim().is_empty());
+    let certificate = match (status.client_certificate_data, status.client_key_data) {
+        (Some(c), Some(k)) if !c.trim().is_empty() && !k.trim().is_empty() => Some((c, k)),
+        (None, None) => None,
+        _ => {
+            return Err(plugin
+                .error("printed only one of status.clientCertificateData and status.clientKeyData (both are needed)"))
+        }
+    };
+    if token.is_none() && certificate.is_none() {
+        return Err(plugin.error("printed neither status.token nor a client certificate and key"));
+    }
+    Ok(Issued { token, certificate, expires })
+}
+
+/// Holds what `issued` carries, for every redaction path.
+fn hold(issued: &Issued) {
+    let mut values = Vec::new();
+    if let Some(t) = &issued.token {
+        let t = t.trim();
+        values.push(format!("Bearer {t}"));
+        values.push(t.to_string());
+    }
+    if let Some((_, key)) = &issued.certificate {
+        super::credentials::pem_body(key, &mut values);
+        values.push(base64::engine::general_purpose::STANDARD.encode(key));
+    }
+    values.retain(|v| !v.trim().is_empty());
+    crate::redact::hold(values);
+}
+
+/// Whether kube would use `config`'s `exec` plugin: its credentials of
+/// higher precedence (auth-provider, Basic, token, token file) are absent.
+pub fn uses_exec(config: &Config) -> bool {
+    let a = &config.auth_info;
+    a.exec.is_some()
+        && a.auth_provider.is_none()
+        && !(a.username.is_some() && a.password.is_some())
+        && a.token.is_none()
+        && a.token_file.is_none()
+}
+
+/// When `config` authenticates with an exec plugin ([`uses_exec`]): runs
+/// it ([`run`]) as the kubeconfig user `user`, and replaces the `exec`
+/// entry by the token (`token`) or the client certificate
+/// (`client-certificate-data`, `client-key-data`) it issued; an expiring
+/// token also leaves the plugin for [`refresh::take`].
+///
+/// # Errors
+/// As [`Plugin::new`] and [`run`].
+pub fn apply(config: &mut Config, user: &str) -> Result<(), ClusterError> {
+    if !uses_exec(config) {
+        return Ok(());
+    }
+    let Some(exec) = &config.auth_info.exec else { return Ok(()) };
+    let plugin = Plugin::new(exec, user)?;
+    let issued = run(&plugin)?;
+    // kube's AuthInfo keeps its secret strings in a type of a crate kdrift
+    // does not use: rewritten through its (clear-text) serialization.
+    let mut auth = serde_json::to_value(&config.auth_info).unwrap_or_default();
+    let Some(map) = auth.as_object_mut() else { return Err(plugin.error("(kube's user entry is not an object)")) };
+    map.remove("exec");
+    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+    if let Some((cert, key)) = &issued.certificate {
+        map.insert("client-certificate-data".into(), b64(cert).into());
+        map.insert("client-key-data".into(), b64(key).into());
+        map.remove("client-certificate");
+        map.remove("client-key");
+    }
+    if let Some(token) = &issued.token {
+        map.insert("token".into(), token.trim().into());
+        if let Some(expires) = issued.expires {
+            map.insert(refresh::KEY.into(), refresh::marker(&plugin, expires));
+        }
+    }
+    config.auth_info = serde_json::from_value(auth).map_err(|e| plugin.error(format!("(kube's user entry: {e})")))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,183 @@
+//! Exec plugins run by kdrift: fake plugins (bash scripts in a tempdir).
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use super::*;
+
+/// A plugin script `body` (bash) at `dir/name`, executable.
+fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/bash\n{body}\n")).expect("write plugin");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
+}
+
+/// kube's configuration of a kubeconfig whose user `dev` has `exec` (YAML lines, indented 4).
+fn config(exec: &str) -> Config {
+    let text = format!(
+        "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n- name: c\n  cluster: {{server: 'http://127.0.0.1:1'}}\n\
+         contexts:\n- name: c\n  context: {{cluster: c, user: dev}}\nusers:\n- name: dev\n  user:\n    exec:\n{exec}"
+    );
+    let file: kube::config::Kubeconfig = serde_yaml::from_str(&text).expect("kubeconfig");
+    let options = kube::config::KubeConfigOptions::default();
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(Config::from_custom_kubeconfig(file, &options))
+        .expect("config")
+}
+
+fn exec_lines(command: &Path, extra: &str) -> String {
+    format!(
+        "      apiVersion: client.authentication.k8s.io/v1\n      command: {}\n      interactiveMode: Never\n{extra}",
+        command.display()
+    )
+}
+
+#[test]
+fn the_plugin_runs_as_kubectl_runs_it_and_its_token_is_held_in_every_form() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let seen = dir.path().join("seen");
+    let plugin = script(
+        dir.path(),
+        "cred",
+        &format!(
+            "printf '%s\\n%s\\n%s\\n' \"$KUBERNETES_EXEC_INFO\" \"$*\" \"$REGION\" > {}\n\
+             echo '{{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\
+             \"status\":{{\"token\":\"eXeCtOkEn/4d2c+9b8a=77\"}}}}'",
+            seen.display()
+        ),
+    );
+    let mut c = config(&exec_lines(
+        &plugin,
+        "      args: [get-token, --cluster, prod]\n      env: [{name: REGION, value: eu-west-1}]\n",
+    ));
+    assert!(uses_exec(&c));
+    apply(&mut c, "dev").expect("plugin ran");
+    let seen = std::fs::read_to_string(&seen).expect("the plugin ran");
+    assert_eq!(
+        seen,
+        "{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"spec\":{\"interactive\":false}}\n\
+         get-token --cluster prod\neu-west-1\n"
+    );
+    // kube now sends the static token; nothing is left to renew.
+    let auth = serde_json::to_value(&c.auth_info).expect("json");
+    assert_eq!(auth["token"], "eXeCtOkEn/4d2c+9b8a=77");
+    assert!(auth.get("exec").is_none() && auth.get(refresh::KEY).is_none(), "{auth}");
+    let token = "eXeCtOkEn/4d2c+9b8a=77";
+    let b64 = base64::engine::general_purpose::STANDARD.encode(format!("Bearer {token}"));
+    let hex: String = token.bytes().map(|b| format!("{b:02x}")).collect();
+    let text =
+        format!("raw {token} b64 {b64} hex {hex} json \"eXeCtOkEn\\/4d2c+9b8a=77\" url eXeCtOkEn%2F4d2c%2B9b8a%3D77");
+    assert_eq!(crate::redact::held().redact(&text), "raw *** b64 *** hex *** json \"***\" url ***");
+}
+
+#[test]
+fn a_missing_or_failing_plugin_names_the_user_and_command_and_quotes_no_credential() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let absent = dir.path().join("kubelogin-absent");
+    let mut c = config(&exec_lines(&absent, "      installHint: 'brew install kubelogin'\n"));
+    let e = apply(&mut c, "dev").expect_err("missing").to_string();
+    assert_eq!(
+        e,
+        format!(
+            "kubeconfig user dev: the exec credential plugin {} was not found (is it installed and on PATH?); \
+             installHint: brew install kubelogin",
+            absent.display()
+        )
+    );
+    // Its environment's secret (held from the kubeconfig) and a bearer token on its stderr: masked.
+    let failing =
+        script(dir.path(), "fail", "echo \"login failed for $API_KEY with Bearer abcdefgh12345678\" >&2; exit 3");
+    let mut c = config(&exec_lines(&failing, "      env: [{name: API_KEY, value: sEcReTaPiKeY9182}]\n"));
+    crate::cluster::credentials::hold(&c);
+    let e = apply(&mut c, "dev").expect_err("fails").to_string();
+    assert_eq!(
+        e,
+        format!(
+            "kubeconfig user dev: the exec credential plugin {} failed (exit status: 3); its stderr: login failed \
+             for *** with Bearer ***",
+            failing.display()
+        )
+    );
+    // A value where the object should be: serde would quote it; the position is told instead.
+    let bad = script(dir.path(), "bad", "echo '{\"status\": \"NoTaCrEdEnTiAl55\"'");
+    let mut c = config(&exec_lines(&bad, ""));
+    let e = apply(&mut c, "dev").expect_err("bad output").to_string();
+    assert!(e.ends_with("printed no ExecCredential (a field of the wrong type at line 1, column 29)"), "{e}");
+    assert!(!e.contains("NoTaCrEdEnTiAl55"), "{e}");
+    let other = script(
+        dir.path(),
+        "v1beta1",
+        "echo '{\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"status\":{\"token\":\"t0k3n-v1beta1\"}}'",
+    );
+    let mut c = config(&exec_lines(&other, ""));
+    let e = apply(&mut c, "dev").expect_err("other version").to_string();
+    assert!(
+        e.ends_with("the kubeconfig configures \"client.authentication.k8s.io/v1\" (they must be the same)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_expiring_token_is_renewed_by_the_client_layer_and_the_new_token_held() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let count = dir.path().join("count");
+    // Token n expires 30 s from now: inside the renewal margin, so every request renews it.
+    let plugin = script(
+        dir.path(),
+        "cred",
+        &format!(
+            "n=$(( $(cat {c} 2>/dev/null || echo 0) + 1 )); echo $n > {c}\n\
+             exp=$(date -u -d '+30 seconds' +%Y-%m-%dT%H:%M:%SZ)\n\
+             echo \"{{\\\"apiVersion\\\":\\\"client.authentication.k8s.io/v1\\\",\\\"kind\\\":\\\"ExecCredential\\\",\
+             \\\"status\\\":{{\\\"token\\\":\\\"rEnEwEdToKeN-$n\\\",\\\"expirationTimestamp\\\":\\\"$exp\\\"}}}}\"",
+            c = count.display()
+        ),
+    );
+    let mut c = config(&exec_lines(&plugin, ""));
+    apply(&mut c, "dev").expect("first run");
+    let layer = refresh::take(&mut c).expect("an expiring token leaves its plugin");
+    // kube adds no Authorization of its own: the layer sends it.
+    let auth = serde_json::to_value(&c.auth_info).expect("json");
+    assert!(auth.get("token").is_none() && auth.get(refresh::KEY).is_none(), "{auth}");
+    let header = layer.header().expect("renewed");
+    assert_eq!(header.to_str().expect("text"), "Bearer rEnEwEdToKeN-2");
+    assert!(header.is_sensitive());
+    assert_eq!(layer.header().expect("renewed").to_str().expect("text"), "Bearer rEnEwEdToKeN-3");
+    assert_eq!(std::fs::read_to_string(&count).expect("count").trim(), "3");
+    assert_eq!(crate::redact::held().redact("got rEnEwEdToKeN-3 then rEnEwEdToKeN-2"), "got *** then ***");
+}
+
+#[test]
+fn a_client_certificate_replaces_the_exec_entry_and_its_key_is_held() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let cert = "-----BEGIN CERTIFICATE-----\\nMIIBcert0123456789\\n-----END CERTIFICATE-----\\n";
+    let key = "-----BEGIN EC PRIVATE KEY-----\\nMHcCAQEEIkEyBoDy0a1b2c3d4e5f6\\n-----END EC PRIVATE KEY-----\\n";
+    let plugin = script(
+        dir.path(),
+        "cred",
+        &format!(
+            "echo '{{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\
+             \"status\":{{\"clientCertificateData\":\"{cert}\",\"clientKeyData\":\"{key}\",\
+             \"expirationTimestamp\":\"2030-01-01T00:00:00Z\"}}}}'"
+        ),
+    );
+    let mut c = config(&exec_lines(&plugin, ""));
+    apply(&mut c, "dev").expect("plugin ran");
+    let auth = serde_json::to_value(&c.auth_info).expect("json");
+    let decode = |field: &str| {
+        let data = auth[field].as_str().expect(field);
+        String::from_utf8(base64::engine::general_purpose::STANDARD.decode(data).expect("base64")).expect("utf-8")
+    };
+    assert_eq!(decode("client-certificate-data"), cert.replace("\\n", "\n"));
+    assert_eq!(decode("client-key-data"), key.replace("\\n", "\n"));
+    // No token: nothing to renew (a certificate is part of the TLS connector).
+    assert!(auth.get("exec").is_none() && auth.get("token").is_none() && auth.get(refresh::KEY).is_none(), "{auth}");
+    assert_eq!(
+        crate::redact::held().redact("key MHcCAQEEIkEyBoDy0a1b2c3d4e5f6 cert MIIBcert0123456789"),
+        "key *** cert MIIBcert0123456789"
+    );
+}
