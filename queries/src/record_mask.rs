@@ -14,14 +14,21 @@
 //!   `*KEY*`, `*CREDENTIAL*`), else the shapes in it;
 //! - every annotation value: the shapes in it, or, when it holds JSON (as
 //!   `kubectl.kubernetes.io/last-applied-configuration` does), the same
-//!   rules inside that JSON (rewritten only when something was masked).
+//!   rules inside that JSON (rewritten only when something was masked);
+//! - every string and key of the object, whatever its field: each
+//!   credential kdrift holds (the kubeconfig's token or password,
+//!   VictoriaLogs' header values: [`kdrift_rebalance::held_in_records`]) in
+//!   every form the [`kdrift_rebalance::Redactor`] knows (raw, base64, hex,
+//!   URL-encoded, JSON-escaped), as a server that echoes it in an Event's
+//!   message, a label or an annotation would store it (issue 34). Nothing
+//!   held (files only): this pass is skipped.
 //!
 //! Names, images, node names, uids, resourceVersions, labels, quantities
 //! and every other field stay exactly as they were. Secrets themselves are
 //! never stored at all (`kdrift_ingest`'s `parse::NOT_KEPT_KINDS`, and
 //! [`crate::prepare::prepare`] refuses one whatever its source).
 
-use kdrift_rebalance::{mask_patterns, MASK};
+use kdrift_rebalance::{held_in_records, mask_patterns, Redactor, MASK};
 use serde_json::Value;
 
 /// Whether an environment variable named `name` holds a secret (any case).
@@ -33,7 +40,38 @@ pub fn secret_name(name: &str) -> bool {
 /// Masks the credentials in `object`'s free text (see the module doc);
 /// true when anything changed.
 pub fn mask_object(object: &mut Value) -> bool {
-    walk(object, None)
+    let mut changed = walk(object, None);
+    let held = held_in_records();
+    if !held.is_empty() {
+        changed |= redact_held(object, &held);
+    }
+    changed
+}
+
+/// Every held credential masked in every string and key of `value`.
+fn redact_held(value: &mut Value, held: &Redactor) -> bool {
+    match value {
+        Value::String(s) => match held.redact_found(s) {
+            Some(masked) => {
+                *s = masked;
+                true
+            }
+            None => false,
+        },
+        Value::Array(items) => items.iter_mut().fold(false, |changed, item| redact_held(item, held) | changed),
+        Value::Object(map) => {
+            let mut changed = map.values_mut().fold(false, |changed, v| redact_held(v, held) | changed);
+            if map.keys().any(|k| held.redact_found(k).is_some()) {
+                let old = std::mem::take(map);
+                for (k, v) in old {
+                    map.insert(held.redact_found(&k).unwrap_or(k), v);
+                }
+                changed = true;
+            }
+            changed
+        }
+        _ => false,
+    }
 }
 
 fn walk(value: &mut Value, key: Option<&str>) -> bool {
@@ -189,5 +227,41 @@ mod tests {
         let copy = plain.clone();
         assert!(!mask_object(&mut plain));
         assert_eq!(plain, copy);
+    }
+
+    /// Issue 34 A: a credential kdrift holds, echoed bare (no `Bearer`) by
+    /// a server in any field, in any form, was stored as is.
+    #[test]
+    fn a_held_credential_is_masked_in_every_string_and_key_in_every_form() {
+        use base64::Engine;
+        const TOKEN: &str = "rm-held-7Qx2pL9vK3wZ8";
+        kdrift_rebalance::hold([TOKEN]);
+        let b64 = base64::engine::general_purpose::STANDARD.encode(TOKEN);
+        let hex: String = TOKEN.bytes().map(|b| format!("{b:02x}")).collect();
+        let url: String = TOKEN.bytes().map(|b| format!("%{b:02X}")).collect();
+        let json_escaped: String = TOKEN.chars().map(|c| format!("\\u{:04x}", c as u32)).collect();
+        let fs = "0/3 nodes are available: 3 Insufficient memory. preemption: 0/3 nodes are available";
+        let mut event = json!({"kind": "Event", "metadata": {"name": "web-0.17a", "uid": "5e1c-77d0",
+                "labels": {"leak": TOKEN, TOKEN: "x"},
+                "annotations": {"echo": format!("got {b64} back"), "hex": hex, "url": format!("t={url}"),
+                    "json": format!("{{\"t\":\"{json_escaped}\"}}")}},
+            "involvedObject": {"name": "web-0", "uid": "0b9f-4c"},
+            "message": format!("webhook answered 401 for token {TOKEN} on node-1"),
+            "reason": TOKEN, "related": [TOKEN, fs]});
+        assert!(mask_object(&mut event));
+        let text = event.to_string();
+        for form in [TOKEN, &b64, &hex, &url, &json_escaped] {
+            assert!(!text.contains(form), "{form} in {text}");
+        }
+        assert_eq!(event["message"], "webhook answered 401 for token *** on node-1");
+        assert_eq!(event["metadata"]["labels"], json!({"leak": "***", "***": "x"}));
+        assert_eq!(event["metadata"]["annotations"]["echo"], "got *** back");
+        assert_eq!(event["metadata"]["annotations"]["url"], "t=***");
+        assert_eq!(event["reason"], "***");
+        assert_eq!(event["related"], json!(["***", fs]));
+        // Neighbours kept.
+        assert_eq!(event["metadata"]["name"], "web-0.17a");
+        assert_eq!(event["metadata"]["uid"], "5e1c-77d0");
+        assert_eq!(event["involvedObject"], json!({"name": "web-0", "uid": "0b9f-4c"}));
     }
 }
