@@ -92,7 +92,7 @@ pub use policy::{
     PluginArgs, PluginConfig, PluginSet, Plugins, PodProtection, PodProtections, Policy, PolicyError,
     PriorityThreshold, Profile, ResourceThresholds, StringSelector, LOW_NODE_UTILIZATION,
 };
-pub use redact::{held, held_in_records, hold, mask_patterns, Redactor, MASK};
+pub use redact::{held, held_in_records, hold, mask_flag_argument, mask_patterns, secret_named, Redactor, MASK};
 pub use scheduler::{
     balanced_allocation_score, evaluate, evaluate_with_sums, fit_error_message, least_allocated_score, pick_node,
     scheduler_message, score_nodes, ClusterState, FailureKind, FilterFailure, NodeEvaluation, NodePods, NodeScore,

@@ -39,7 +39,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 pub use held::{held, held_in_records, hold};
-pub use patterns::mask_patterns;
+pub use patterns::{mask_flag_argument, mask_patterns, secret_named};
 
 use base64::Engine;
 
