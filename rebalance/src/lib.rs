@@ -52,11 +52,12 @@ mod policy;
 mod redact;
 mod scheduler;
 mod simulate;
+mod strict_json;
 
 pub use cluster::error::{root_cause, with_causes};
 pub use cluster::{
-    list_all, watch, ClusterError, ClusterOptions, Connected, ListPager, ObjectList, Page, ResourceKind, Scope,
-    WatchItem, WatchOptions, DEFAULT_PAGE_SIZE, HISTORY_RESOURCES,
+    list_all, watch, ClusterError, ClusterOptions, Connected, ListPager, ObjectList, Page, RefusedItem, ResourceKind,
+    Scope, WatchItem, WatchOptions, DEFAULT_PAGE_SIZE, HISTORY_RESOURCES,
 };
 pub use deadman::{check_last_success, parse_max_age, CheckResult, DeadmanStatus, SourceReading};
 pub use document::{PlanDocument, PlanInputs, PlanSource};
@@ -103,3 +104,4 @@ pub use simulate::{
     LabelDiff, Landing, LandingOutcome, NodeChange, PileUp, ResourceChange, Round, Rounds, Severity, SimulateOptions,
     Simulation, Suggestion, Verdict, Warning, WarningKind, DEFAULT_RISK_LABEL_KEYS, DEFAULT_RISK_LABEL_NAMESPACES,
 };
+pub use strict_json::{duplicate_message, parse_noting_duplicates, Duplicate, StrictValue};

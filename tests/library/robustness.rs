@@ -1709,3 +1709,48 @@ fn a_held_credential_echoed_in_any_record_field_is_never_stored() {
     );
     assert_eq!((&node["metadata"]["uid"], &node["metadata"]["resourceVersion"]), (&"4f1e-node7".into(), &"99".into()));
 }
+
+/// Issue 34 C: a key twice deep inside an item of a List file (here
+/// `items[3].metadata.labels.app`) is that item's error naming the key's
+/// path; the other items, and an NDJSON line's neighbours, load.
+#[test]
+fn a_nested_duplicate_key_is_the_items_error_naming_its_path() {
+    let (dir, store) = temp_store();
+    let item = |i: usize| {
+        format!(
+            "{{\"kind\":\"Pod\",\"metadata\":{{\"name\":\"p{i}\",\"namespace\":\"d\",\"labels\":{{\"app\":\"a\"}}}}}}"
+        )
+    };
+    let mut items: Vec<String> = (0..5).map(item).collect();
+    items[3] = items[3].replace("\"app\":\"a\"", "\"app\":\"a\",\"app\":\"b\"");
+    let list = format!("{{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"items\":[{}]}}", items.join(",\n"));
+    let json = write(dir.path(), "pods.json", list.as_bytes());
+    let lines = format!(
+        "{}\n{}\n{}\n",
+        item(10),
+        item(11).replace("\"namespace\":\"d\"", "\"namespace\":\"d\",\"namespace\":\"e\""),
+        item(12)
+    );
+    let ndjson = write(dir.path(), "pods.ndjson", lines.as_bytes());
+    let report = ingest_files(&store, &[json, ndjson], &mut NoProgress).expect("ingest");
+    let errors: Vec<String> = report.files.iter().flat_map(|f| f.errors.iter().map(|e| e.to_string())).collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors[0].ends_with(
+            "pods.json:4: items[3]: invalid JSON: the key \"app\" appears twice in one object (at \
+             metadata.labels.app; which value is meant is unknown) at line 4 column 84; this item is skipped (not \
+             stored); the List's other items are loaded"
+        ),
+        "{errors:?}"
+    );
+    assert!(
+        errors[1].contains(
+            "pods.ndjson:2:70: invalid JSON: the key \"namespace\" appears twice in one object (at \
+             metadata.namespace; which value is meant is unknown)"
+        ),
+        "{errors:?}"
+    );
+    let n: i64 =
+        store.conn().query_row("SELECT count(*) FROM observations WHERE kind = 'Pod'", [], |r| r.get(0)).expect("n");
+    assert_eq!(n, 6);
+}

@@ -325,12 +325,21 @@ fn outcome(
         let text = redactor.quote(bytes, QUOTE_LIMIT);
         Outcome::NotJson(Failure::NotJson { line, problem: redactor.redact(&problem), text })
     };
-    let row = match serde_json::from_slice::<Value>(bytes) {
+    let origin = Origin { location: location.to_string(), line: Some(line), item: None };
+    // Keys checked for duplicates at any depth (issue 34): the row's error.
+    let row = match serde_json::from_slice::<kdrift_rebalance::StrictValue>(bytes).map(|s| s.0) {
         Ok(Value::Object(row)) => row,
         Ok(_) => return not_json("a JSON value that is not an object".into()),
+        Err(e) if e.classify() == serde_json::error::Category::Data => {
+            let message = redactor.redact(&e.to_string());
+            return Outcome::Line(FetchedLine::Row {
+                line,
+                rejected: None,
+                record: Err(InputError { origin, column: None, message }),
+            });
+        }
         Err(e) => return not_json(e.to_string()),
     };
-    let origin = Origin { location: location.to_string(), line: Some(line), item: None };
     Outcome::Line(match convert(layout, row) {
         Ok(c) => {
             let rejected = match c.typing {

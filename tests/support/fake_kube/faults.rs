@@ -48,6 +48,9 @@ pub struct Faults {
     /// `Authorization` header: raw, base64 (padded and not), URL-encoded
     /// and JSON-escaped.
     pub echo_authorization: bool,
+    /// Every list answer's JSON text has each `from` replaced by its `to`
+    /// (a broken writer or proxy: a key twice in an item).
+    pub list_rewrites: Vec<(String, String)>,
 }
 
 impl Default for Faults {
@@ -59,6 +62,7 @@ impl Default for Faults {
             evictions: Vec::new(),
             bookmark_interval: Duration::from_millis(500),
             echo_authorization: false,
+            list_rewrites: Vec::new(),
         }
     }
 }

@@ -52,6 +52,14 @@ pub enum Fault {
         /// The long line's length, without its newline.
         bytes: usize,
     },
+    /// 200, every row with `from` replaced by `to` in its JSON text (a
+    /// broken writer or proxy: a key twice).
+    Rewrite {
+        /// Text replaced.
+        from: String,
+        /// What replaces it.
+        to: String,
+    },
 }
 
 /// When a fault applies.
