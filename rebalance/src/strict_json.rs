@@ -56,6 +56,25 @@ pub fn parse_noting_duplicates(text: &str) -> Result<(Value, Vec<Duplicate>), se
     Ok((value, reading.found.into_inner()))
 }
 
+/// A [`Value`] read with the keys that appear twice in its objects noted
+/// (as [`parse_noting_duplicates`] does), where a value is read as part of
+/// a larger one (a watch event's `object`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotedValue {
+    /// The value (the last of duplicates kept).
+    pub value: Value,
+    /// Every key that appears twice, its path from this value.
+    pub duplicates: Vec<Duplicate>,
+}
+
+impl<'de> Deserialize<'de> for NotedValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<NotedValue, D::Error> {
+        let reading = Reading::default();
+        let value = Seed { reading: &reading, at: None }.deserialize(deserializer)?;
+        Ok(NotedValue { value, duplicates: reading.found.into_inner() })
+    }
+}
+
 /// The message of a duplicate `key` at `path`.
 pub fn duplicate_message(key: &str, path: &str) -> String {
     format!("the key {key:?} appears twice in one object (at {path}; which value is meant is unknown)")

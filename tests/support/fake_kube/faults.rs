@@ -48,8 +48,9 @@ pub struct Faults {
     /// `Authorization` header: raw, base64 (padded and not), URL-encoded
     /// and JSON-escaped.
     pub echo_authorization: bool,
-    /// Every list answer's JSON text has each `from` replaced by its `to`
-    /// (a broken writer or proxy: a key twice in an item).
+    /// Every list answer's JSON text, and every watch event's line, has
+    /// each `from` replaced by its `to` (a broken writer or proxy: a key
+    /// twice in an item).
     pub list_rewrites: Vec<(String, String)>,
 }
 

@@ -289,8 +289,9 @@ impl FakeKube {
         self.with(|st| st.faults.echo_authorization = true);
     }
 
-    /// Every list answer's JSON text gets `from` replaced by `to` (to write
-    /// a key twice in an item, as no `Value` can).
+    /// Every list answer's JSON text and watch event line gets `from`
+    /// replaced by `to` (to write a key twice in an item, as no `Value`
+    /// can).
     pub fn rewrite_lists(&self, from: &str, to: &str) {
         self.with(|st| st.faults.list_rewrites.push((from.to_string(), to.to_string())));
     }

@@ -256,6 +256,17 @@ impl Watcher {
                     delivered = true;
                     continue;
                 }
+                Ok(WatchItem::Refused { resource_version, message }) => {
+                    // A version holding a key twice: its error, then read on after it.
+                    if !resource_version.is_empty() {
+                        *rv = resource_version;
+                    }
+                    delivered = true;
+                    if !self.send(Msg::Refused { resource: self.resource, message }).await {
+                        return WatchEnd::Stopped;
+                    }
+                    continue;
+                }
                 Ok(WatchItem::Added(o)) => (Change::Added, o),
                 Ok(WatchItem::Modified(o)) => (Change::Modified, o),
                 Ok(WatchItem::Deleted(o)) => (Change::Deleted, o),
