@@ -8,22 +8,35 @@
 //! - every `message` and `note` string (an Event's; a condition's or a
 //!   container state's message), and every string of an `args` or
 //!   `command` list: credential shapes masked
-//!   ([`kdrift_rebalance::mask_patterns`]), and every form of a credential
-//!   kdrift itself holds ([`kdrift_rebalance::held`]: the kubeconfig's
-//!   token, an exec plugin's token) — a server may echo it in a record;
+//!   ([`kdrift_rebalance::mask_patterns`]); in such a list, the item after
+//!   a flag named like a secret is masked whole (`["--token", "***"]`) and
+//!   the password of the item after `-u`/`--user` (`["-u", "bob:***"]`)
+//!   ([`kdrift_rebalance::mask_flag_argument`]);
 //! - every `env` entry: its whole `value` when its `name` is a secret's
 //!   ([`secret_name`]: `*TOKEN*`, `*SECRET*`, `*PASSWORD*`, `*PASSWD*`,
 //!   `*KEY*`, `*CREDENTIAL*`), else the shapes in it;
 //! - every annotation value: the shapes in it, or, when it holds JSON (as
 //!   `kubectl.kubernetes.io/last-applied-configuration` does), the same
-//!   rules inside that JSON (rewritten only when something was masked).
+//!   rules inside that JSON (rewritten only when something was masked);
+//! - every annotation or label value, whole, whose key (its name after the
+//!   last `/`) is named like a secret ([`kdrift_rebalance::secret_named`]:
+//!   `secret`, `db-password`, `api-key`, `example.com/token`; not
+//!   `token-ttl`, `secret-name`), on any kind, unless it is empty, `true`
+//!   or `false`;
+//! - every string and key of the object, whatever its field: each
+//!   credential kdrift holds (the kubeconfig's token or password,
+//!   VictoriaLogs' header values: [`kdrift_rebalance::held_in_records`]) in
+//!   every form the [`kdrift_rebalance::Redactor`] knows (raw, base64, hex,
+//!   URL-encoded, JSON-escaped), as a server that echoes it in an Event's
+//!   message, a label or an annotation would store it (issue 34). Nothing
+//!   held (files only): this pass is skipped.
 //!
 //! Names, images, node names, uids, resourceVersions, labels, quantities
 //! and every other field stay exactly as they were. Secrets themselves are
 //! never stored at all (`kdrift_ingest`'s `parse::NOT_KEPT_KINDS`, and
 //! [`crate::prepare::prepare`] refuses one whatever its source).
 
-use kdrift_rebalance::{mask_patterns, MASK};
+use kdrift_rebalance::{held_in_records, mask_flag_argument, mask_patterns, secret_named, Redactor, MASK};
 use serde_json::Value;
 
 /// Whether an environment variable named `name` holds a secret (any case).
@@ -35,7 +48,38 @@ pub fn secret_name(name: &str) -> bool {
 /// Masks the credentials in `object`'s free text (see the module doc);
 /// true when anything changed.
 pub fn mask_object(object: &mut Value) -> bool {
-    walk(object, None)
+    let mut changed = walk(object, None);
+    let held = held_in_records();
+    if !held.is_empty() {
+        changed |= redact_held(object, &held);
+    }
+    changed
+}
+
+/// Every held credential masked in every string and key of `value`.
+fn redact_held(value: &mut Value, held: &Redactor) -> bool {
+    match value {
+        Value::String(s) => match held.redact_found(s) {
+            Some(masked) => {
+                *s = masked;
+                true
+            }
+            None => false,
+        },
+        Value::Array(items) => items.iter_mut().fold(false, |changed, item| redact_held(item, held) | changed),
+        Value::Object(map) => {
+            let mut changed = map.values_mut().fold(false, |changed, v| redact_held(v, held) | changed);
+            if map.keys().any(|k| held.redact_found(k).is_some()) {
+                let old = std::mem::take(map);
+                for (k, v) in old {
+                    map.insert(held.redact_found(&k).unwrap_or(k), v);
+                }
+                changed = true;
+            }
+            changed
+        }
+        _ => false,
+    }
 }
 
 fn walk(value: &mut Value, key: Option<&str>) -> bool {
@@ -43,9 +87,29 @@ fn walk(value: &mut Value, key: Option<&str>) -> bool {
         (Some("message" | "note"), Value::String(s)) => mask_string(s),
         (Some("args" | "command"), Value::Array(items)) => {
             let mut changed = false;
+            let mut flag: Option<String> = None;
             for item in items.iter_mut() {
-                if let Value::String(s) = item {
-                    changed |= mask_string(s);
+                let Value::String(s) = item else {
+                    flag = None;
+                    continue;
+                };
+                let next_flag = s.starts_with('-').then(|| s.clone());
+                match flag.as_deref().and_then(|f| mask_flag_argument(f, s)) {
+                    Some(masked) => {
+                        *s = masked;
+                        changed = true;
+                    }
+                    None => changed |= mask_string(s),
+                }
+                flag = next_flag;
+            }
+            changed
+        }
+        (Some("labels"), Value::Object(map)) => {
+            let mut changed = false;
+            for (k, v) in map.iter_mut() {
+                if let Value::String(s) = v {
+                    changed |= mask_secret_named(k, s);
                 }
             }
             changed
@@ -59,9 +123,9 @@ fn walk(value: &mut Value, key: Option<&str>) -> bool {
         }
         (Some("annotations"), Value::Object(map)) => {
             let mut changed = false;
-            for v in map.values_mut() {
+            for (k, v) in map.iter_mut() {
                 if let Value::String(s) = v {
-                    changed |= mask_annotation(s);
+                    changed |= mask_secret_named(k, s) || mask_annotation(s);
                 }
             }
             changed
@@ -84,9 +148,9 @@ fn walk(value: &mut Value, key: Option<&str>) -> bool {
     }
 }
 
-/// Masks the held credentials and the shapes in `s`; true when it changed.
+/// Masks the shapes in `s`; true when it changed.
 fn mask_string(s: &mut String) -> bool {
-    let masked = mask_patterns(&kdrift_rebalance::held().redact(s));
+    let masked = mask_patterns(s);
     if masked == *s {
         return false;
     }
@@ -106,6 +170,17 @@ fn mask_env(entry: &mut Value) -> bool {
         Some(Value::String(s)) if !secret => mask_string(s),
         _ => false,
     }
+}
+
+/// An annotation or label value masked whole when its key is named like a
+/// secret (see the module doc); true when it changed.
+fn mask_secret_named(key: &str, value: &mut String) -> bool {
+    let name = key.rsplit('/').next().unwrap_or(key);
+    if !secret_named(name) || matches!(value.as_str(), "" | "true" | "false" | MASK) {
+        return false;
+    }
+    *value = MASK.to_string();
+    true
 }
 
 /// One annotation value: JSON inside it walked, else its shapes masked.
@@ -191,5 +266,106 @@ mod tests {
         let copy = plain.clone();
         assert!(!mask_object(&mut plain));
         assert_eq!(plain, copy);
+    }
+
+    /// Issue 34 A: a credential kdrift holds, echoed bare (no `Bearer`) by
+    /// a server in any field, in any form, was stored as is.
+    #[test]
+    fn a_held_credential_is_masked_in_every_string_and_key_in_every_form() {
+        use base64::Engine;
+        const TOKEN: &str = "rm-held-7Qx2pL9vK3wZ8";
+        kdrift_rebalance::hold([TOKEN]);
+        let b64 = base64::engine::general_purpose::STANDARD.encode(TOKEN);
+        let hex: String = TOKEN.bytes().map(|b| format!("{b:02x}")).collect();
+        let url: String = TOKEN.bytes().map(|b| format!("%{b:02X}")).collect();
+        let json_escaped: String = TOKEN.chars().map(|c| format!("\\u{:04x}", c as u32)).collect();
+        let fs = "0/3 nodes are available: 3 Insufficient memory. preemption: 0/3 nodes are available";
+        let mut event = json!({"kind": "Event", "metadata": {"name": "web-0.17a", "uid": "5e1c-77d0",
+                "labels": {"leak": TOKEN, TOKEN: "x"},
+                "annotations": {"echo": format!("got {b64} back"), "hex": hex, "url": format!("t={url}"),
+                    "json": format!("{{\"t\":\"{json_escaped}\"}}")}},
+            "involvedObject": {"name": "web-0", "uid": "0b9f-4c"},
+            "message": format!("webhook answered 401 for token {TOKEN} on node-1"),
+            "reason": TOKEN, "related": [TOKEN, fs]});
+        assert!(mask_object(&mut event));
+        let text = event.to_string();
+        for form in [TOKEN, &b64, &hex, &url, &json_escaped] {
+            assert!(!text.contains(form), "{form} in {text}");
+        }
+        assert_eq!(event["message"], "webhook answered 401 for token *** on node-1");
+        assert_eq!(event["metadata"]["labels"], json!({"leak": "***", "***": "x"}));
+        assert_eq!(event["metadata"]["annotations"]["echo"], "got *** back");
+        assert_eq!(event["metadata"]["annotations"]["url"], "t=***");
+        assert_eq!(event["reason"], "***");
+        assert_eq!(event["related"], json!(["***", fs]));
+        // Neighbours kept.
+        assert_eq!(event["metadata"]["name"], "web-0.17a");
+        assert_eq!(event["metadata"]["uid"], "5e1c-77d0");
+        assert_eq!(event["involvedObject"], json!({"name": "web-0", "uid": "0b9f-4c"}));
+    }
+
+    /// Issue 34 B: shapes in records that were stored as they came (each
+    /// masked), next to near misses that must stay.
+    #[test]
+    fn secret_named_keys_flag_arguments_and_new_shapes_are_masked_in_records() {
+        let pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n";
+        let mut node = json!({"kind": "Node", "metadata": {"name": "node-1", "uid": "7d0e-11",
+            "labels": {"kubernetes.io/hostname": "node-1", "example.com/token": "t0k3n", "app": "web"},
+            "annotations": {"secret": "s3cr3t-value", "example.com/api-key": "k-123", "db-password": "pw",
+                "example.com/token-ttl": "30s", "vault.hashicorp.com/agent-inject-token": "true",
+                "example.com/secret-name": "db-creds", "example.com/tls": pem,
+                "node.alpha.kubernetes.io/ttl": "0"}},
+            "spec": {"containers": [{"name": "c", "image": "ghcr.io/o/a@sha256:0a1b2c3d",
+                "command": ["mysql", "-uroot", "-pS3cret!", "-p3306"],
+                "args": ["--token", "abc123", "--token-ttl", "30s", "-u", "bob:pw", "--port", "8080", "-p", "9090",
+                    "--password", "--verbose", "--cookie-file=/x"]}]},
+            "status": {"conditions": [{"type": "Ready",
+                "message": "sent Authorization: Token 9f8e7d; webhook said Cookie: sid=abc; x=y"}]}});
+        let before = node.clone();
+        assert!(mask_object(&mut node));
+        assert_eq!(
+            node["metadata"]["labels"],
+            json!({"kubernetes.io/hostname": "node-1", "example.com/token": "***", "app": "web"})
+        );
+        let a = &node["metadata"]["annotations"];
+        for (key, want) in [
+            ("secret", "***"),
+            ("example.com/api-key", "***"),
+            ("db-password", "***"),
+            ("example.com/token-ttl", "30s"),
+            ("vault.hashicorp.com/agent-inject-token", "true"),
+            ("example.com/secret-name", "db-creds"),
+            ("example.com/tls", "-----BEGIN PRIVATE KEY-----***-----END PRIVATE KEY-----\n"),
+            ("node.alpha.kubernetes.io/ttl", "0"),
+        ] {
+            assert_eq!(a[key], want, "{key}");
+        }
+        let c = &node["spec"]["containers"][0];
+        assert_eq!(c["command"], json!(["mysql", "-uroot", "-p***", "-p3306"]));
+        assert_eq!(
+            c["args"],
+            json!([
+                "--token",
+                "***",
+                "--token-ttl",
+                "30s",
+                "-u",
+                "bob:***",
+                "--port",
+                "8080",
+                "-p",
+                "9090",
+                "--password",
+                "--verbose",
+                "--cookie-file=/x"
+            ])
+        );
+        assert_eq!(
+            node["status"]["conditions"][0]["message"],
+            "sent Authorization: Token ***; webhook said Cookie: ***"
+        );
+        for ptr in ["/metadata/name", "/metadata/uid", "/spec/containers/0/image", "/status/conditions/0/type"] {
+            assert_eq!(node.pointer(ptr), before.pointer(ptr), "{ptr}");
+        }
     }
 }

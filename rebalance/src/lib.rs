@@ -57,13 +57,14 @@ mod policy;
 mod redact;
 mod scheduler;
 mod simulate;
+mod strict_json;
 
 #[cfg(feature = "cluster")]
 pub use cluster::error::{root_cause, with_causes};
 #[cfg(feature = "cluster")]
 pub use cluster::{
-    list_all, watch, ClusterError, ClusterOptions, Connected, ListPager, ObjectList, Page, ResourceKind, Scope,
-    WatchItem, WatchOptions, DEFAULT_PAGE_SIZE, HISTORY_RESOURCES,
+    list_all, watch, ClusterError, ClusterOptions, Connected, ListPager, ObjectList, Page, RefusedItem, ResourceKind,
+    Scope, WatchItem, WatchOptions, DEFAULT_PAGE_SIZE, HISTORY_RESOURCES,
 };
 pub use deadman::{check_last_success, parse_max_age, CheckResult, DeadmanStatus, SourceReading};
 pub use document::{
@@ -108,7 +109,7 @@ pub use policy::{
     PluginArgs, PluginConfig, PluginSet, Plugins, PodProtection, PodProtections, Policy, PolicyError,
     PriorityThreshold, Profile, ResourceThresholds, StringSelector, LOW_NODE_UTILIZATION,
 };
-pub use redact::{held, hold, mask_patterns, Redactor, MASK};
+pub use redact::{held, held_in_records, hold, mask_flag_argument, mask_patterns, secret_named, Redactor, MASK};
 pub use scheduler::InsufficientResource;
 pub use scheduler::{
     balanced_allocation_score, evaluate, evaluate_with_sums, fit_error_message, least_allocated_score, pick_node,
@@ -120,3 +121,4 @@ pub use simulate::{
     LabelDiff, Landing, LandingOutcome, NodeChange, PileUp, ResourceChange, Round, Rounds, Severity, SimulateOptions,
     Simulation, Suggestion, Verdict, Warning, WarningKind, DEFAULT_RISK_LABEL_KEYS, DEFAULT_RISK_LABEL_NAMESPACES,
 };
+pub use strict_json::{duplicate_message, parse_noting_duplicates, Duplicate, NotedValue, StrictValue};

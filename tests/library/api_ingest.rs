@@ -160,3 +160,40 @@ fn a_refused_resource_is_a_warning_naming_it_and_the_rest_is_stored() {
     let nodes = report.resources.iter().find(|r| r.resource == "nodes").expect("nodes");
     assert_eq!(nodes.received, 5, "cluster-scoped resources are read whatever the namespace");
 }
+
+/// Issue 34 C (break-it LOW 13): a key written twice inside an item of a
+/// list response (not at a document's top level) was read silently, the
+/// last value winning. That item is now an item error naming the key's
+/// path; the items around it, on the same page and on the next, are
+/// stored.
+#[test]
+fn a_list_item_holding_a_nested_key_twice_is_an_item_error_and_its_neighbours_are_stored() {
+    let kube = FakeKube::start();
+    for (name, app) in [("web-0", "web"), ("web-1", "dup"), ("web-2", "web")] {
+        let pod = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "media", "labels": {"app": app}},
+            "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "nginx"}]}});
+        kube.create(pod).expect("create");
+    }
+    // A broken proxy writes web-1's label twice.
+    kube.rewrite_lists("\"app\":\"dup\"", "\"app\":\"web\",\"app\":\"dup\"");
+    let (_d, store) = temp_store();
+    let report = take_snapshot(&kube, &store, Utc::now(), Scope::AllNamespaces, 2);
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!(pods.received, 2, "{:?}", pods.item_errors);
+    assert_eq!(pods.item_errors.len(), 1, "{:?}", pods.item_errors);
+    assert!(
+        pods.item_errors[0].ends_with(
+            "(items[1]): the key \"app\" appears twice in one object (at metadata.labels.app; which value is meant \
+             is unknown); this item is not stored"
+        ),
+        "{}",
+        pods.item_errors[0]
+    );
+    let names: Vec<String> = store
+        .conn()
+        .prepare("SELECT name FROM observations WHERE kind = 'Pod' ORDER BY name")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .expect("names");
+    assert_eq!(names, ["web-0", "web-2"]);
+}

@@ -246,3 +246,46 @@ fn recording_the_replayed_demo_history_answers_why_pending_like_the_demo() {
     assert_eq!(recorded["state"]["shortfalls"][0]["short"], 42);
     assert_eq!(recorded, direct);
 }
+
+/// Issue 34 C: a pod holding a key twice, in the first list or in a watch
+/// event, is an item error naming the key's path; it is neither stored nor
+/// taken for deleted, and the versions around it are recorded.
+#[test]
+fn an_object_holding_a_key_twice_is_an_item_error_in_lists_and_watches() {
+    let kube = FakeKube::start();
+    let dup = |name: &str| {
+        let mut p = pod(name, "node-1");
+        p["metadata"]["labels"]["app"] = json!("dup");
+        p
+    };
+    kube.create(pod("web-0", "node-1")).expect("web-0");
+    kube.create(dup("web-1")).expect("web-1");
+    // A broken proxy writes the label twice in every answer.
+    kube.rewrite_lists("\"app\":\"dup\"", "\"app\":\"web\",\"app\":\"dup\"");
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let db = dir.path().join("rec.duckdb");
+    let rec = RunningRecorder::start(&kubeconfig, &db, Arc::new(WallClock), |_| {});
+    let pods = ResourceKind::by_kind("v1", "Pod").expect("pods");
+    assert!(rec.wait_listed(std::slice::from_ref(pods), 1, WAIT), "{:?}", rec.watched.seen().problems);
+    kube.create(dup("web-2")).expect("web-2");
+    let web3 = rv_of(&kube.create(pod("web-3", "node-1")).expect("web-3"));
+    assert!(rec.watched.wait(WAIT, |s| s.max_rv.get("pods").is_some_and(|rv| *rv >= web3)));
+    let report = rec.stop();
+    let p = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    let tail = "the key \"app\" appears twice in one object (at metadata.labels.app; which value is meant is unknown)";
+    assert_eq!(
+        p.item_errors,
+        [
+            format!("web/web-1: {tail}; this item is not stored"),
+            format!("web/web-2: {tail}; this version is not stored")
+        ]
+    );
+    let store = Store::open(&db).expect("store");
+    let rows: Vec<(String, String)> = store
+        .conn()
+        .prepare("SELECT name, change FROM observations WHERE kind = 'Pod' ORDER BY name")
+        .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+        .expect("rows");
+    assert_eq!(rows, [("web-0".to_string(), "LISTED".to_string()), ("web-3".to_string(), "ADDED".to_string())]);
+}

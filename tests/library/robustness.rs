@@ -1690,3 +1690,125 @@ fn credentials_in_records_are_masked_before_the_store_and_secrets_never_stored()
         store.conn().query_row("SELECT count(*) FROM observations WHERE kind = 'Secret'", [], |r| r.get(0)).expect("n");
     assert_eq!(secrets, 0);
 }
+
+/// Issue 34 A (break-it MEDIUM 6): a credential kdrift holds (here as the
+/// kubeconfig's token would be), echoed bare by a server inside otherwise
+/// valid records (an Event's message, an annotation, a label value), from
+/// the API or a file, in raw, base64, hex, URL-encoded and JSON-escaped
+/// form, was stored as it came.
+#[test]
+fn a_held_credential_echoed_in_any_record_field_is_never_stored() {
+    use base64::Engine;
+    const TOKEN: &str = "kd34-held-Zr8mW2xQ5nB7";
+    kdrift_rebalance::hold([TOKEN]);
+    let b64 = base64::engine::general_purpose::STANDARD.encode(TOKEN);
+    let hex: String = TOKEN.bytes().map(|b| format!("{b:02X}")).collect();
+    let url: String = TOKEN.bytes().map(|b| format!("%{b:02x}")).collect();
+    let json_escaped: String = TOKEN.chars().map(|c| format!("\\u{:04x}", c as u32)).collect();
+    let (dir, store) = temp_store();
+    let echo = ev(
+        "echo.1",
+        "web-0",
+        "u-web0",
+        "FailedMount",
+        &format!("MountVolume.SetUp failed: token {TOKEN} rejected by the CSI driver"),
+        1.into(),
+        "2026-01-01T00:00:00Z",
+        "2026-01-01T00:00:00Z",
+    );
+    let failed = failed_scheduling_lines("fs", 1);
+    let file = write(dir.path(), "echo.ndjson", format!("{echo}\n{failed}").as_bytes());
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    assert_eq!((report.files[0].records, report.files[0].errors.len()), (2, 0));
+    let node = serde_json::json!({"apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": "node-7", "uid": "4f1e-node7", "resourceVersion": "99",
+            "labels": {"kubernetes.io/hostname": "node-7", "example.com/seen": TOKEN},
+            "annotations": {"example.com/b64": b64, "example.com/hex": format!("dump {hex}"),
+                "example.com/url": format!("https://hook/?t={url}"),
+                "example.com/json": format!("{{\"auth\":\"{json_escaped}\"}}")}},
+        "status": {"allocatable": {"cpu": "4", "memory": "8Gi"}}});
+    let record = kdrift_store::record::Record {
+        object: node,
+        origin: kdrift_store::record::Origin { location: "api".into(), line: None, item: None },
+        observed_at: None,
+        change: kdrift_store::record::Change::Listed,
+    };
+    let report = kdrift_ingest::ingest_records(&store, "api", "api", [record]).expect("ingest");
+    assert_eq!(report.counts.records, 1);
+    let all: String = store
+        .conn()
+        .query_row("SELECT string_agg(object::VARCHAR, '|') FROM observations", [], |r| r.get(0))
+        .expect("all");
+    for form in [TOKEN, b64.as_str(), hex.as_str(), &hex.to_lowercase(), url.as_str(), &json_escaped] {
+        assert!(!all.contains(form), "{form} stored: {all}");
+    }
+    let object = |kind: &str, name: &str| -> serde_json::Value {
+        let text: String = store
+            .conn()
+            .query_row("SELECT object::VARCHAR FROM observations WHERE kind = ? AND name = ?", [kind, name], |r| {
+                r.get(0)
+            })
+            .expect("row");
+        serde_json::from_str(&text).expect("json")
+    };
+    let event = object("Event", "echo.1");
+    assert_eq!(event["message"], "MountVolume.SetUp failed: token *** rejected by the CSI driver");
+    assert_eq!(event["involvedObject"]["uid"], "u-web0");
+    assert_eq!(object("Event", "fs.0")["message"], FS);
+    let node = object("Node", "node-7");
+    assert_eq!(
+        node["metadata"]["labels"],
+        serde_json::json!({"kubernetes.io/hostname": "node-7", "example.com/seen": "***"})
+    );
+    assert_eq!(
+        node["metadata"]["annotations"],
+        serde_json::json!({"example.com/b64": "***", "example.com/hex": "dump ***",
+            "example.com/url": "https://hook/?t=***", "example.com/json": "{\"auth\":\"***\"}"})
+    );
+    assert_eq!((&node["metadata"]["uid"], &node["metadata"]["resourceVersion"]), (&"4f1e-node7".into(), &"99".into()));
+}
+
+/// Issue 34 C: a key twice deep inside an item of a List file (here
+/// `items[3].metadata.labels.app`) is that item's error naming the key's
+/// path; the other items, and an NDJSON line's neighbours, load.
+#[test]
+fn a_nested_duplicate_key_is_the_items_error_naming_its_path() {
+    let (dir, store) = temp_store();
+    let item = |i: usize| {
+        format!(
+            "{{\"kind\":\"Pod\",\"metadata\":{{\"name\":\"p{i}\",\"namespace\":\"d\",\"labels\":{{\"app\":\"a\"}}}}}}"
+        )
+    };
+    let mut items: Vec<String> = (0..5).map(item).collect();
+    items[3] = items[3].replace("\"app\":\"a\"", "\"app\":\"a\",\"app\":\"b\"");
+    let list = format!("{{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"items\":[{}]}}", items.join(",\n"));
+    let json = write(dir.path(), "pods.json", list.as_bytes());
+    let lines = format!(
+        "{}\n{}\n{}\n",
+        item(10),
+        item(11).replace("\"namespace\":\"d\"", "\"namespace\":\"d\",\"namespace\":\"e\""),
+        item(12)
+    );
+    let ndjson = write(dir.path(), "pods.ndjson", lines.as_bytes());
+    let report = ingest_files(&store, &[json, ndjson], &mut NoProgress).expect("ingest");
+    let errors: Vec<String> = report.files.iter().flat_map(|f| f.errors.iter().map(|e| e.to_string())).collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors[0].ends_with(
+            "pods.json:4: items[3]: invalid JSON: the key \"app\" appears twice in one object (at \
+             metadata.labels.app; which value is meant is unknown) at line 4 column 84; this item is skipped (not \
+             stored); the List's other items are loaded"
+        ),
+        "{errors:?}"
+    );
+    assert!(
+        errors[1].contains(
+            "pods.ndjson:2:70: invalid JSON: the key \"namespace\" appears twice in one object (at \
+             metadata.namespace; which value is meant is unknown)"
+        ),
+        "{errors:?}"
+    );
+    let n: i64 =
+        store.conn().query_row("SELECT count(*) FROM observations WHERE kind = 'Pod'", [], |r| r.get(0)).expect("n");
+    assert_eq!(n, 6);
+}

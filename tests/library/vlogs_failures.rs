@@ -382,3 +382,31 @@ fn a_hits_answer_that_is_not_json_is_quoted_redacted_and_a_redirect_is_not_follo
     assert_eq!(failure, &Failure::Redirected { status: 302, to: elsewhere.url(), following: false });
     assert!(elsewhere.seen().is_empty(), "{:?}", elsewhere.seen());
 }
+
+/// Issue 34 C: a key twice inside the event JSON of a row (here the
+/// `_msg` of kubernetes-event-exporter's stdout, `involvedObject.name`
+/// written twice by a broken writer) was read silently, the last value
+/// winning. It is that row's input error naming the key's path; the rows
+/// around it load and the window is not retried.
+#[test]
+fn a_key_twice_inside_a_rows_event_json_is_that_rows_error() {
+    let vl = FakeVlogs::start();
+    ship(&vl.url(), Layout::MsgJson, &events(), None);
+    let from = "\\\"name\\\":\\\"web-21\\\"";
+    let to = "\\\"name\\\":\\\"web-x\\\",\\\"name\\\":\\\"web-21\\\"";
+    vl.inject(Fault::Rewrite { from: from.into(), to: to.into() }, Some(1), Some(&hour(2)));
+    let (_d, store) = temp_store();
+    let r = pull_blocking(&store, &vl.url(), Auth::default(), &options()).expect("pull");
+    let w = &r.windows[2];
+    assert_eq!((w.attempts, w.rows, w.added), (1, 10, 9), "{:?}", w.errors);
+    assert_eq!(w.errors.len(), 1, "{:?}", w.errors);
+    assert!(
+        w.errors[0].ends_with(
+            "):9: not a valid msg-json row (event JSON in _msg): _msg JSON: the key \"name\" appears twice in one object (at involvedObject.name; which value is meant is \
+             unknown) at line 1 column 251"
+        ),
+        "{}",
+        w.errors[0]
+    );
+    assert_eq!(store_events(&store).len(), 59, "every other row loads");
+}

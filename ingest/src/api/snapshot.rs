@@ -10,7 +10,7 @@ use kube::Client;
 
 use super::clock::Clock;
 use super::report::{ApiReport, ResourceProblem, ResourceReport};
-use super::stage::stage_observation;
+use super::stage::{stage_observation, stage_refused};
 use crate::record::{Change, Origin, Record};
 use crate::store::writer::RunWriter;
 use crate::store::{Store, StoreError};
@@ -53,10 +53,16 @@ pub async fn snapshot(
             match pager.next_page().await {
                 Ok(Some(page)) => {
                     report.resource_version = Some(page.resource_version);
-                    for object in page.items {
-                        let observed_at = Some(clock.observation_time(&object));
+                    let mut refused = page.refused.iter().peekable();
+                    for (i, object) in page.items.into_iter().enumerate() {
                         let origin = Origin { location: report.location.clone(), line: None, item: Some(item) };
                         item += 1;
+                        // An item holding a key twice: an input error, not stored (issue 34).
+                        if let Some(r) = refused.next_if(|r| r.index == i) {
+                            stage_refused(&mut writer, &mut report, format!("{origin}: {}", r.message));
+                            continue;
+                        }
+                        let observed_at = Some(clock.observation_time(&object));
                         let record = Record { object, origin, observed_at, change: Change::Listed };
                         stage_observation(&mut writer, record, &mut report)?;
                     }

@@ -371,11 +371,21 @@ fn outcome(
         }
     };
     let mut rows = Vec::new();
-    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
+    // Keys checked for duplicates at any depth (issue 34): the row's error.
+    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<kdrift_rebalance::StrictValue>();
     loop {
         let at = stream.byte_offset();
-        match stream.next() {
+        match stream.next().map(|v| v.map(|s| s.0)) {
             None => break,
+            Some(Err(e)) if e.classify() == serde_json::error::Category::Data => {
+                let message = redactor.redact(&e.to_string());
+                rows.push(FetchedLine::Row {
+                    line,
+                    rejected: None,
+                    record: Err(InputError { origin: origin.clone(), column: Some(e.column() as u64), message }),
+                });
+                break;
+            }
             Some(Ok(Value::Object(row))) => rows.push(row_of(layout, origin.clone(), line, row, started_at, redactor)),
             Some(Ok(other)) => {
                 let found = match other {

@@ -24,6 +24,22 @@ pub struct Page {
     /// The list's `metadata.resourceVersion` (the same on every page of one
     /// list: the snapshot it reads).
     pub resource_version: String,
+    /// The items of `items` that are input errors: an object holding a key
+    /// twice at any depth ([`crate::parse_noting_duplicates`], issue 34),
+    /// whose meaning is unknown. Not to be stored; still listed, so a
+    /// recorder does not take them for deleted.
+    pub refused: Vec<RefusedItem>,
+}
+
+/// An item of a [`Page`] that is an input error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefusedItem {
+    /// Its index in [`Page::items`].
+    pub index: usize,
+    /// What is wrong, naming the key and its path inside the item
+    /// (`the key "app" appears twice in one object (at
+    /// metadata.labels.app; …)`).
+    pub message: String,
 }
 
 /// A whole list.
@@ -100,8 +116,11 @@ impl ListPager {
         let request = kube::core::Request::new(self.path.clone())
             .list(&params)
             .map_err(|source| ClusterError::Request { resource: name.clone(), path: self.path.clone(), source })?;
-        let body: Value =
-            self.client.request(request).await.map_err(|e| ClusterError::from_kube(&name, &self.path, e))?;
+        let text =
+            self.client.request_text(request).await.map_err(|e| ClusterError::from_kube(&name, &self.path, e))?;
+        let (body, duplicates) = crate::parse_noting_duplicates(&text)
+            .map_err(|e| ClusterError::from_kube(&name, &self.path, kube::Error::SerdeError(e)))?;
+        drop(text);
         // A problem may quote the server (a Status message, a token).
         let decode = |problem: String| ClusterError::Decode {
             resource: name.clone(),
@@ -123,6 +142,10 @@ impl ListPager {
             Some(Value::Null) | None => Vec::new(),
             Some(other) => return Err(decode(format!("`items` is not an array but {}", json_type(&other)))),
         };
+        let refused = match refused_items(&duplicates, items.len()) {
+            Ok(refused) => refused,
+            Err(message) => return Err(decode(message)),
+        };
         let meta = body.get("metadata");
         let rv = meta.and_then(|m| m.get("resourceVersion")).and_then(Value::as_str).unwrap_or("").to_string();
         if rv.is_empty() {
@@ -140,8 +163,30 @@ impl ListPager {
         let resource_version = self.resource_version.get_or_insert(rv).clone();
         let api_version = self.resource.api_version();
         let items = items.into_iter().map(|item| complete_item(item, &api_version, self.resource.kind)).collect();
-        Ok(Some(Page { items, resource_version }))
+        Ok(Some(Page { items, resource_version, refused }))
     }
+}
+
+/// The items holding a [`crate::Duplicate`] key (the first one each), or
+/// the message of one outside `items` (the list itself is then unreadable).
+fn refused_items(duplicates: &[crate::Duplicate], items: usize) -> Result<Vec<RefusedItem>, String> {
+    let mut refused: Vec<RefusedItem> = Vec::new();
+    for d in duplicates {
+        let item = d.path.strip_prefix("items[").and_then(|rest| {
+            let (index, within) = rest.split_once(']')?;
+            Some((index.parse::<usize>().ok()?, within.trim_start_matches('.')))
+        });
+        match item {
+            Some((index, within)) if index < items && !within.is_empty() => {
+                if refused.last().is_none_or(|r| r.index != index) {
+                    let message = format!("{}; this item is not stored", crate::duplicate_message(&d.key, within));
+                    refused.push(RefusedItem { index, message });
+                }
+            }
+            _ => return Err(crate::duplicate_message(&d.key, &d.path)),
+        }
+    }
+    Ok(refused)
 }
 
 /// Sets `kind` and `apiVersion` on a list item that lacks them.

@@ -32,6 +32,6 @@ pub mod watch;
 
 pub use connect::{ClusterOptions, Connected};
 pub use error::ClusterError;
-pub use list::{list_all, ListPager, ObjectList, Page, DEFAULT_PAGE_SIZE};
+pub use list::{list_all, ListPager, ObjectList, Page, RefusedItem, DEFAULT_PAGE_SIZE};
 pub use resource::{ResourceKind, Scope, HISTORY_RESOURCES};
 pub use watch::{watch, WatchItem, WatchOptions};

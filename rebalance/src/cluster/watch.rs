@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use super::error::ClusterError;
 use super::resource::{ResourceKind, Scope};
+use crate::strict_json::{duplicate_message, NotedValue};
 
 /// Where and how long to watch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +36,14 @@ pub enum WatchItem {
     Modified(Value),
     /// DELETED: the object's last state before it was removed.
     Deleted(Value),
+    /// ADDED, MODIFIED or DELETED of an object holding a key twice at any
+    /// depth (issue 34): an input error, not to be stored.
+    Refused {
+        /// The object's resourceVersion (to resume from).
+        resource_version: String,
+        /// `namespace/name: the key … appears twice … (at path; …)`.
+        message: String,
+    },
     /// BOOKMARK: nothing changed up to this resourceVersion.
     Bookmark {
         /// The resourceVersion to resume from.
@@ -49,7 +58,9 @@ impl WatchItem {
             WatchItem::Added(o) | WatchItem::Modified(o) | WatchItem::Deleted(o) => {
                 o.pointer("/metadata/resourceVersion").and_then(Value::as_str)
             }
-            WatchItem::Bookmark { resource_version } => Some(resource_version),
+            WatchItem::Bookmark { resource_version } | WatchItem::Refused { resource_version, .. } => {
+                Some(resource_version)
+            }
         }
     }
 }
@@ -77,7 +88,8 @@ pub async fn watch(
     let request = kube::core::Request::new(path.clone())
         .watch(&params, &options.resource_version)
         .map_err(|source| ClusterError::Request { resource: name.clone(), path: path.clone(), source })?;
-    let events = client.request_events::<Value>(request).await.map_err(|e| ClusterError::from_kube(&name, &path, e))?;
+    let events =
+        client.request_events::<NotedValue>(request).await.map_err(|e| ClusterError::from_kube(&name, &path, e))?;
     let api_version = resource.api_version();
     let kind = resource.kind;
     let stream = events.map(move |event| {
@@ -89,13 +101,59 @@ pub async fn watch(
             o
         };
         match event {
-            Ok(WatchEvent::Added(o)) => Ok(WatchItem::Added(complete(o))),
-            Ok(WatchEvent::Modified(o)) => Ok(WatchItem::Modified(complete(o))),
-            Ok(WatchEvent::Deleted(o)) => Ok(WatchItem::Deleted(complete(o))),
+            Ok(WatchEvent::Added(o) | WatchEvent::Modified(o) | WatchEvent::Deleted(o)) if !o.duplicates.is_empty() => {
+                Ok(refused(o))
+            }
+            Ok(WatchEvent::Added(o)) => Ok(WatchItem::Added(complete(o.value))),
+            Ok(WatchEvent::Modified(o)) => Ok(WatchItem::Modified(complete(o.value))),
+            Ok(WatchEvent::Deleted(o)) => Ok(WatchItem::Deleted(complete(o.value))),
             Ok(WatchEvent::Bookmark(b)) => Ok(WatchItem::Bookmark { resource_version: b.metadata.resource_version }),
             Ok(WatchEvent::Error(status)) => Err(ClusterError::status(&name, &path, &status)),
             Err(e) => Err(ClusterError::from_kube(&name, &path, e)),
         }
     });
     Ok(stream.boxed())
+}
+/// The [`WatchItem::Refused`] of an object holding a key twice.
+fn refused(o: NotedValue) -> WatchItem {
+    let text = |pointer: &str| o.value.pointer(pointer).and_then(Value::as_str).unwrap_or("").to_string();
+    let (namespace, name) = (text("/metadata/namespace"), text("/metadata/name"));
+    let first = &o.duplicates[0];
+    WatchItem::Refused {
+        resource_version: text("/metadata/resourceVersion"),
+        message: format!(
+            "{namespace}/{name}: {}; this version is not stored",
+            duplicate_message(&first.key, &first.path)
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 34 C: a key twice in a watch event's object is found whichever
+    /// of the event's keys comes first (`object` before `type` is buffered).
+    #[test]
+    fn a_key_twice_in_a_watch_events_object_refuses_that_version() {
+        for line in [
+            r#"{"type":"MODIFIED","object":{"metadata":{"name":"web-1","namespace":"media","resourceVersion":"42","labels":{"app":"a","app":"b"}}}}"#,
+            r#"{"object":{"metadata":{"name":"web-1","namespace":"media","resourceVersion":"42","labels":{"app":"a","app":"b"}}},"type":"MODIFIED"}"#,
+        ] {
+            let event: WatchEvent<NotedValue> = serde_json::from_str(line).expect("event");
+            let WatchEvent::Modified(o) = event else { panic!("{line}") };
+            assert_eq!(
+                refused(o),
+                WatchItem::Refused {
+                    resource_version: "42".into(),
+                    message: "media/web-1: the key \"app\" appears twice in one object (at metadata.labels.app; which \
+                              value is meant is unknown); this version is not stored"
+                        .into()
+                }
+            );
+        }
+        let event: WatchEvent<NotedValue> =
+            serde_json::from_str(r#"{"type":"ADDED","object":{"metadata":{"name":"ok"}}}"#).expect("event");
+        assert!(matches!(event, WatchEvent::Added(o) if o.duplicates.is_empty()));
+    }
 }

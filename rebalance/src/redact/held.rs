@@ -2,14 +2,17 @@
 //! a server's words but are not handed a [`Redactor`]: kube's own log lines
 //! (`kdrift -vv`), the top-level error on stderr, an error built deep inside
 //! the cluster edge. Whoever resolves a credential [`hold`]s it; [`held`]
-//! redacts all of them. Only added to, never shown.
+//! redacts all of them; [`held_in_records`] those long enough to look for
+//! in the records kdrift stores. Only added to, never shown.
 
 use std::sync::{PoisonError, RwLock};
 
-use super::Redactor;
+use super::{Redactor, MIN_PART};
 
-/// Every credential value held so far, and their redactor.
-static HELD: RwLock<Option<(Vec<String>, Redactor)>> = RwLock::new(None);
+/// Every credential value held so far, their redactor, and the redactor
+/// of those looked for in records.
+type Held = (Vec<String>, Redactor, Redactor);
+static HELD: RwLock<Option<Held>> = RwLock::new(None);
 
 /// Adds `values` (credential values, as for [`Redactor::new`]) to what
 /// [`held`] redacts. Values already held are not added twice.
@@ -19,7 +22,7 @@ where
     S: Into<String>,
 {
     let mut guard = HELD.write().unwrap_or_else(PoisonError::into_inner);
-    let (mut all, _) = guard.take().unwrap_or_default();
+    let (mut all, _, _) = guard.take().unwrap_or_default();
     for v in values {
         let v = v.into();
         if !all.contains(&v) {
@@ -27,13 +30,29 @@ where
         }
     }
     let redactor = Redactor::new(all.iter().map(String::as_str));
-    *guard = Some((all, redactor));
+    let in_records = Redactor::new(all.iter().map(String::as_str).filter(|v| !word_like(v)));
+    *guard = Some((all, redactor, in_records));
+}
+
+/// A value too much like a word to look for in a record's every string: under
+/// [`MIN_PART`] characters, letters only (a Basic password `admin` would
+/// blank out the ClusterRole `admin`, the namespace `admin-tools`).
+fn word_like(value: &str) -> bool {
+    value.chars().count() < MIN_PART && value.chars().all(|c| c.is_ascii_alphabetic())
 }
 
 /// The [`Redactor`] of every credential [`hold`] was given (none: it
 /// changes nothing).
 pub fn held() -> Redactor {
-    HELD.read().unwrap_or_else(PoisonError::into_inner).as_ref().map(|(_, r)| r.clone()).unwrap_or_default()
+    HELD.read().unwrap_or_else(PoisonError::into_inner).as_ref().map(|(_, r, _)| r.clone()).unwrap_or_default()
+}
+
+/// The [`Redactor`] of what [`held`] redacts but values under [`MIN_PART`]
+/// characters made of letters only (a word, not a token: see [`word_like`]),
+/// for every string of every record stored (`kdrift_store`'s `record_mask`).
+/// Empty ([`Redactor::is_empty`]) while nothing is held.
+pub fn held_in_records() -> Redactor {
+    HELD.read().unwrap_or_else(PoisonError::into_inner).as_ref().map(|(_, _, r)| r.clone()).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -46,5 +65,9 @@ mod tests {
         hold([String::from("held-secret-two"), String::from("held-secret-one")]);
         let r = held();
         assert_eq!(r.redact("a held-secret-one b aGVsZC1zZWNyZXQtdHdv c"), "a *** b *** c");
+        // In records: all but a short word (as `admin` would be); a short token with a digit is looked for.
+        hold(["qzxwvk", "q7zk9x"]);
+        assert_eq!(held().redact("qzxwvk q7zk9x"), "*** ***");
+        assert_eq!(held_in_records().redact("qzxwvk q7zk9x held-secret-one"), "qzxwvk *** ***");
     }
 }

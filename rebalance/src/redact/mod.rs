@@ -35,10 +35,11 @@
 pub mod held;
 pub mod patterns;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
-pub use held::{held, hold};
-pub use patterns::mask_patterns;
+pub use held::{held, held_in_records, hold};
+pub use patterns::{mask_flag_argument, mask_patterns, secret_named};
 
 use base64::Engine;
 
@@ -69,70 +70,23 @@ struct Needles {
     forms: Vec<Vec<u8>>,
     /// Longest form, bytes.
     longest: usize,
-    /// The forms by their first [`KEY`] bytes (indices into `forms`, longest
-    /// first): a text is scanned once, not once per form (a token has
-    /// hundreds of forms; a record's annotations are kilobytes).
-    by_start: std::collections::HashMap<[u8; KEY], Vec<usize>>,
-    /// A bit per hash of the first [`KEY`] bytes of a form: most positions
-    /// of a text are rejected without a map lookup.
-    starts: Vec<u64>,
-    /// Forms shorter than [`KEY`] bytes, searched for one by one.
-    short: Vec<usize>,
+    /// The forms (indices into `forms`, longest first) by their first
+    /// [`HEAD`] bytes: a text is looked up once per byte, not once per form
+    /// per byte (a service account token has thousands of forms).
+    by_head: HashMap<[u8; HEAD], Vec<usize>>,
+    /// A bit per hashed head of `by_head` ([`head_bit`]): most of a text's
+    /// windows are passed over without a map look-up.
+    heads: Vec<u64>,
 }
 
-/// Bytes of a form's start indexed in [`Needles::by_start`].
-const KEY: usize = 4;
-/// Bits of [`Needles::starts`] (a power of two).
-const START_BITS: usize = 1 << 16;
+/// Bytes of a form's head: every form is at least this long ([`MIN_SECRET`]).
+const HEAD: usize = 4;
+/// Bits of [`Needles::heads`].
+const HEAD_BITS: u32 = 16;
 
-/// The bit of [`Needles::starts`] for a form's or text position's first [`KEY`] bytes.
-fn start_bit(key: &[u8]) -> usize {
-    let word = u32::from_le_bytes([key[0], key[1], key[2], key[3]]);
-    (word.wrapping_mul(0x9E37_79B1) >> 16) as usize & (START_BITS - 1)
-}
-
-impl Needles {
-    fn new(forms: Vec<Vec<u8>>) -> Needles {
-        let longest = forms.first().map_or(0, Vec::len);
-        let mut by_start: std::collections::HashMap<[u8; KEY], Vec<usize>> = std::collections::HashMap::new();
-        let mut starts = vec![0u64; START_BITS / 64];
-        let mut short = Vec::new();
-        for (i, form) in forms.iter().enumerate() {
-            match form.get(..KEY) {
-                Some(key) => {
-                    let bit = start_bit(key);
-                    starts[bit / 64] |= 1 << (bit % 64);
-                    by_start.entry([key[0], key[1], key[2], key[3]]).or_default().push(i);
-                }
-                None => short.push(i),
-            }
-        }
-        Needles { forms, longest, by_start, starts, short }
-    }
-
-    /// Every (start, end) of a form in `lower` (an ASCII-lowercased text).
-    fn find(&self, lower: &[u8], out: &mut Vec<(usize, usize)>) {
-        if self.starts.is_empty() {
-            return;
-        }
-        for at in 0..lower.len().saturating_sub(KEY - 1) {
-            let key = &lower[at..at + KEY];
-            let bit = start_bit(key);
-            if self.starts[bit / 64] & (1 << (bit % 64)) == 0 {
-                continue;
-            }
-            for &i in self.by_start.get(key).map_or(&[][..], Vec::as_slice) {
-                let form = &self.forms[i];
-                if lower[at..].starts_with(form) {
-                    out.push((at, at + form.len()));
-                }
-            }
-        }
-        for &i in &self.short {
-            let form = &self.forms[i];
-            out.extend(find_all(lower, form).map(|at| (at, at + form.len())));
-        }
-    }
+/// The bit of `heads` for a window of [`HEAD`] bytes.
+fn head_bit(window: [u8; HEAD]) -> usize {
+    (u32::from_le_bytes(window).wrapping_mul(0x9E37_79B1) >> (32 - HEAD_BITS)) as usize
 }
 
 impl std::fmt::Debug for Redactor {
@@ -229,7 +183,23 @@ impl Redactor {
         let mut forms: Vec<Vec<u8>> = forms.into_iter().map(|f| f.to_ascii_lowercase().into_bytes()).collect();
         forms.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
         forms.dedup();
-        Redactor { inner: Arc::new(Needles::new(forms)) }
+        forms.retain(|f| f.len() >= HEAD);
+        let longest = forms.first().map_or(0, Vec::len);
+        let mut by_head: HashMap<[u8; HEAD], Vec<usize>> = HashMap::new();
+        let mut heads = vec![0u64; 1 << (HEAD_BITS - 6)];
+        for (i, form) in forms.iter().enumerate() {
+            let head = [form[0], form[1], form[2], form[3]];
+            by_head.entry(head).or_default().push(i);
+            let bit = head_bit(head);
+            heads[bit / 64] |= 1 << (bit % 64);
+        }
+        Redactor { inner: Arc::new(Needles { forms, longest, by_head, heads }) }
+    }
+
+    /// Whether it redacts nothing (no credential of [`MIN_SECRET`]+
+    /// characters was given): callers may skip it.
+    pub fn is_empty(&self) -> bool {
+        self.inner.forms.is_empty()
     }
 
     /// Most bytes one occurrence of a credential (in any encoding handled)
@@ -242,6 +212,15 @@ impl Redactor {
     /// `text` with every credential replaced by [`MASK`].
     pub fn redact(&self, text: &str) -> String {
         self.cut(text, true, usize::MAX)
+    }
+
+    /// `text` redacted, or `None` when it holds no credential (nothing to
+    /// copy).
+    pub fn redact_found(&self, text: &str) -> Option<String> {
+        if self.spans(text.as_bytes()).is_empty() {
+            return None;
+        }
+        Some(self.redact(text))
     }
 
     /// `text` redacted, then cut to `limit` characters (`…` marks a cut).
@@ -295,21 +274,21 @@ impl Redactor {
         if forms.is_empty() || hay.is_empty() {
             return Vec::new();
         }
+        // The raw text first: its bytes are their own ranges.
         let mut spans = Vec::new();
-        // The current layer, and the raw range each of its bytes comes from.
-        let mut layer = hay.to_vec();
-        let mut from: Vec<(usize, usize)> = (0..hay.len()).map(|i| (i, i + 1)).collect();
-        for depth in 0..=DECODE_LEVELS {
-            let lower = layer.to_ascii_lowercase();
-            let mut found = Vec::new();
-            self.inner.find(&lower, &mut found);
-            spans.extend(found.into_iter().map(|(start, end)| (from[start].0, from[end - 1].1)));
-            if depth == DECODE_LEVELS {
-                break;
+        self.find(&hay.to_ascii_lowercase(), |at, len| spans.push((at, at + len)));
+        // Then each decoded layer, and the raw range each of its bytes comes from.
+        if let Some((mut layer, mut from)) = decode(hay) {
+            for depth in 1..=DECODE_LEVELS {
+                let lower = layer.to_ascii_lowercase();
+                self.find(&lower, |at, len| spans.push((from[at].0, from[at + len - 1].1)));
+                if depth == DECODE_LEVELS {
+                    break;
+                }
+                let Some((next, next_from)) = decode(&layer) else { break };
+                from = next_from.iter().map(|&(s, e)| (from[s].0, from[e - 1].1)).collect();
+                layer = next;
             }
-            let Some((next, next_from)) = decode(&layer) else { break };
-            from = next_from.iter().map(|&(s, e)| (from[s].0, from[e - 1].1)).collect();
-            layer = next;
         }
         spans.sort_unstable();
         let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
@@ -320,6 +299,27 @@ impl Redactor {
             }
         }
         merged
+    }
+}
+
+impl Redactor {
+    /// Calls `hit(at, len)` for every (possibly overlapping) occurrence of
+    /// a form in `lower` (ASCII-lowercased).
+    fn find(&self, lower: &[u8], mut hit: impl FnMut(usize, usize)) {
+        let needles = &self.inner;
+        for (at, w) in lower.windows(HEAD).enumerate() {
+            let head = [w[0], w[1], w[2], w[3]];
+            let bit = head_bit(head);
+            if needles.heads[bit / 64] & (1 << (bit % 64)) == 0 {
+                continue;
+            }
+            for &f in needles.by_head.get(&head).into_iter().flatten() {
+                let form = &needles.forms[f];
+                if lower[at..].starts_with(form) {
+                    hit(at, form.len());
+                }
+            }
+        }
     }
 }
 
@@ -337,18 +337,15 @@ fn ceil_boundary(text: &str, mut i: usize) -> usize {
     i
 }
 
-/// Start offsets of every (possibly overlapping) occurrence of `needle`.
-fn find_all<'a>(hay: &'a [u8], needle: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
-    let last = hay.len().checked_sub(needle.len()).map(|n| n + 1).unwrap_or(0);
-    (0..last).filter(move |&i| hay[i] == needle[0] && hay[i..].starts_with(needle))
-}
-
 /// A decoded layer: its bytes, and the range of the layer below each comes from.
 type Layer = (Vec<u8>, Vec<(usize, usize)>);
 
 /// `bytes` with one layer of escapes undone, and the range of `bytes`
 /// each output byte comes from; `None` when there is no escape.
 fn decode(bytes: &[u8]) -> Option<Layer> {
+    if !bytes.iter().any(|b| matches!(b, b'%' | b'\\' | b'&')) {
+        return None;
+    }
     let mut out = Vec::with_capacity(bytes.len());
     let mut from = Vec::with_capacity(bytes.len());
     let mut changed = false;

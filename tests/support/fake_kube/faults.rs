@@ -50,6 +50,10 @@ pub struct Faults {
     /// `Authorization` header: raw, base64 (padded and not), URL-encoded
     /// and JSON-escaped (a `200` page: raw, base64, hex, JSON-escaped).
     pub echo_authorization: bool,
+    /// Every list answer's JSON text, and every watch event's line, has
+    /// each `from` replaced by its `to` (a broken writer or proxy: a key
+    /// twice in an item).
+    pub list_rewrites: Vec<(String, String)>,
 }
 
 impl Default for Faults {
@@ -61,6 +65,7 @@ impl Default for Faults {
             evictions: Vec::new(),
             bookmark_interval: Duration::from_millis(500),
             echo_authorization: false,
+            list_rewrites: Vec::new(),
         }
     }
 }

@@ -98,10 +98,15 @@ pub fn route(path: &str, hidden: &dyn Fn(ResourceId) -> bool) -> Option<Route> {
 
 /// A JSON response.
 pub fn json(code: u16, body: &Value) -> Response {
+    json_text(code, body.to_string())
+}
+
+/// A JSON response from its text.
+pub fn json_text(code: u16, text: String) -> Response {
     Response::builder()
         .status(StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
         .header("content-type", "application/json")
-        .body(Body::from(body.to_string()))
+        .body(Body::from(text))
         .unwrap_or_default()
 }
 

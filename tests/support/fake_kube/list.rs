@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use axum::response::Response;
 use serde_json::{json, Value};
 
-use super::http::{error, json, Shared};
+use super::http::{error, json, json_text, Shared};
 use super::resources::{ResourceId, SERVED};
 use super::selectors::Selector;
 use super::state::ListSnapshot;
@@ -85,6 +85,7 @@ pub fn list(
             token = encode_token(rv, id);
         }
     }
+    let rewrites = st.faults.list_rewrites.clone();
     drop(st);
     if wants_table(accept) {
         let include = query.get("includeObject").map_or("Metadata", String::as_str);
@@ -95,10 +96,13 @@ pub fn list(
         metadata["continue"] = json!(token);
     }
     let items: Vec<Value> = items.into_iter().map(strip_type).collect();
-    json(
-        200,
-        &json!({"kind": format!("{}List", r.kind), "apiVersion": r.api_version(), "metadata": metadata, "items": items}),
-    )
+    let body =
+        json!({"kind": format!("{}List", r.kind), "apiVersion": r.api_version(), "metadata": metadata, "items": items});
+    if rewrites.is_empty() {
+        return json(200, &body);
+    }
+    let text = rewrites.iter().fold(body.to_string(), |text, (from, to)| text.replace(from, to));
+    json_text(200, text)
 }
 
 /// One object (or its one-row Table).

@@ -290,6 +290,13 @@ impl FakeKube {
         self.with(|st| st.faults.echo_authorization = true);
     }
 
+    /// Every list answer's JSON text and watch event line gets `from`
+    /// replaced by `to` (to write a key twice in an item, as no `Value`
+    /// can).
+    pub fn rewrite_lists(&self, from: &str, to: &str) {
+        self.with(|st| st.faults.list_rewrites.push((from.to_string(), to.to_string())));
+    }
+
     /// `resource` is not served: absent from discovery, 404.
     pub fn hide_resource(&self, resource: &str) {
         self.with(|st| st.faults.hidden.insert(resource.to_string()));

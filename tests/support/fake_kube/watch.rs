@@ -41,8 +41,18 @@ fn bookmark(rid: ResourceId, rv: u64, initial_end: bool) -> Vec<u8> {
     line("BOOKMARK", &json!({"kind": r.kind, "apiVersion": r.api_version(), "metadata": metadata}))
 }
 
-fn streaming(rx: mpsc::Receiver<Chunk>) -> Response {
+/// The response streaming `rx`'s chunks (each line with `rewrites` done).
+fn streaming(rx: mpsc::Receiver<Chunk>, rewrites: Vec<(String, String)>) -> Response {
+    let rewrite = move |chunk: Chunk| {
+        chunk.map(|bytes| match std::str::from_utf8(&bytes) {
+            Ok(text) if !rewrites.is_empty() => {
+                rewrites.iter().fold(text.to_string(), |text, (from, to)| text.replace(from, to)).into_bytes()
+            }
+            _ => bytes,
+        })
+    };
     let stream = futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|c| (c, rx)) });
+    let stream = futures::StreamExt::map(stream, rewrite);
     Response::builder()
         .status(200)
         .header("content-type", "application/json")
@@ -92,7 +102,7 @@ pub fn watch(
             expired.or_else(|| from.filter(|v| *v < st.oldest_rv).map(|v| ApiError::too_old(v, st.oldest_rv)));
         if let Some(e) = expired {
             let _ = tx.try_send(Ok(line("ERROR", &e.status())));
-            return streaming(rx);
+            return streaming(rx, Vec::new());
         }
         let current = |st: &super::state::State| -> Vec<Vec<u8>> {
             st.list(rid, None)
@@ -119,6 +129,7 @@ pub fn watch(
         (st.changes.subscribe(), st.rv, st.faults.bookmark_interval)
     };
     shared.open_watches.fetch_add(1, Ordering::SeqCst);
+    let rewrites = shared.lock().faults.list_rewrites.clone();
     let drops = shared.drops.subscribe();
     tokio::spawn(run(
         shared,
@@ -134,7 +145,7 @@ pub fn watch(
         selector,
         Box::new(ns_matches),
     ));
-    streaming(rx)
+    streaming(rx, rewrites)
 }
 
 #[allow(clippy::too_many_arguments)]

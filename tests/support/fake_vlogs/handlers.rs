@@ -172,6 +172,7 @@ async fn query(State(state): State<Arc<Shared>>, headers: HeaderMap, Form(args):
             body.extend(lines.iter().take(n).flat_map(|l| l.bytes()));
             stall = true;
         }
+        Some(Fault::Rewrite { from, to }) => body.extend(lines.iter().flat_map(|l| l.replace(&from, &to).into_bytes())),
         Some(Fault::LongLine { lines: n, bytes }) => {
             body.extend(lines.iter().take(n).flat_map(|l| l.bytes()));
             body.resize(body.len() + bytes, b'x');
@@ -242,7 +243,8 @@ fn status_fault(fault: &Fault, query: &str) -> Option<Response> {
         | Fault::Stall { .. }
         | Fault::LongLine { .. }
         | Fault::BadLine { .. }
-        | Fault::Glued { .. } => None,
+        | Fault::Glued { .. }
+        | Fault::Rewrite { .. } => None,
     }
 }
 

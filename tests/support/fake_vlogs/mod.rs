@@ -69,6 +69,14 @@ pub enum Fault {
         /// The bad line, without its newline.
         text: String,
     },
+    /// 200, every row with `from` replaced by `to` in its JSON text (a
+    /// broken writer or proxy: a key twice).
+    Rewrite {
+        /// Text replaced.
+        from: String,
+        /// What replaces it.
+        to: String,
+    },
 }
 
 /// When a fault applies.

@@ -38,7 +38,7 @@ use tokio::sync::mpsc;
 
 use super::clock::Clock;
 use super::report::{ApiReport, ResourceProblem, ResourceReport};
-use super::stage::{finish, stage_observation};
+use super::stage::{finish, stage_observation, stage_refused};
 use crate::record::{Change, Origin, Record};
 use crate::store::writer::{RunCounts, RunWriter};
 use crate::store::{Store, StoreError};
@@ -173,6 +173,13 @@ impl Recorder<'_, '_> {
                 self.warned.clear();
                 self.report(&resource, &o.cluster, &o.scope).resource_version = Some(resource_version.clone());
                 self.observer.synced(&resource, &resource_version, relist);
+            }
+            Msg::Refused { resource, message } => {
+                let report = self.reports.entry(resource.name()).or_insert_with(|| {
+                    ResourceReport::new(resource.name(), format!("{}{}", o.cluster, resource.collection_path(&o.scope)))
+                });
+                stage_refused(&mut self.writer, report, message);
+                self.errors += 1;
             }
             Msg::Problem { resource, error, fatal } => {
                 let message = kdrift_rebalance::with_causes(&error);

@@ -56,6 +56,14 @@ pub enum Msg {
         /// `false` for the first list, `true` after a 410 or a failure.
         relist: bool,
     },
+    /// A listed object that is an input error (a key twice in it,
+    /// [`kdrift_rebalance::RefusedItem`]): not stored, reported.
+    Refused {
+        /// Its resource.
+        resource: ResourceKind,
+        /// `namespace/name: what is wrong`.
+        message: String,
+    },
     /// Something went wrong; `fatal`: the watcher gave up (403 / 404).
     Problem {
         /// The resource.
@@ -180,10 +188,19 @@ impl Watcher {
                     Err(e) => return Err(e),
                 };
                 list_rv = page.resource_version;
-                for object in page.items {
+                let mut refused = page.refused.into_iter().peekable();
+                for (i, object) in page.items.into_iter().enumerate() {
                     let key = key_of(&object);
                     let (rv, uid) = rv_uid(&object);
                     seen.insert(key.clone());
+                    // Listed (not deleted), but not stored: a key twice in it (issue 34).
+                    if let Some(r) = refused.next_if(|r| r.index == i) {
+                        let message = format!("{}/{}: {}", key.0, key.1, r.message);
+                        if !self.send(Msg::Refused { resource: self.resource, message }).await {
+                            return Ok(None);
+                        }
+                        continue;
+                    }
                     match self.known.get(&key) {
                         Some((known_rv, _)) if *known_rv == rv => continue,
                         Some((_, known_uid)) if !known_uid.is_empty() && !uid.is_empty() && *known_uid != uid => {
@@ -237,6 +254,17 @@ impl Watcher {
                 Ok(WatchItem::Bookmark { resource_version }) => {
                     *rv = resource_version;
                     delivered = true;
+                    continue;
+                }
+                Ok(WatchItem::Refused { resource_version, message }) => {
+                    // A version holding a key twice: its error, then read on after it.
+                    if !resource_version.is_empty() {
+                        *rv = resource_version;
+                    }
+                    delivered = true;
+                    if !self.send(Msg::Refused { resource: self.resource, message }).await {
+                        return WatchEnd::Stopped;
+                    }
                     continue;
                 }
                 Ok(WatchItem::Added(o)) => (Change::Added, o),

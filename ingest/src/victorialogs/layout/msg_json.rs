@@ -26,7 +26,14 @@ fn not_this(problem: impl Into<String>) -> RowError {
 pub fn convert(row: Row, time: Option<DateTime<Utc>>) -> Result<Converted, RowError> {
     let msg = row.get("_msg").and_then(Value::as_str).ok_or_else(|| not_this("no _msg"))?;
     let start = msg.find('{').ok_or_else(|| not_this("_msg holds no JSON object"))?;
-    let doc: Value = serde_json::from_str(&msg[start..]).map_err(|e| not_this(format!("_msg is not JSON ({e})")))?;
+    // Keys checked for duplicates at any depth (issue 34).
+    let doc = serde_json::from_str::<kdrift_rebalance::StrictValue>(&msg[start..]).map(|s| s.0).map_err(|e| {
+        if e.classify() == serde_json::error::Category::Data {
+            not_this(format!("_msg JSON: {e}"))
+        } else {
+            not_this(format!("_msg is not JSON ({e})"))
+        }
+    })?;
     let (change, object) = match doc {
         Value::Object(mut map) if map.contains_key("object") && map.get("type").is_some_and(Value::is_string) => {
             let change = match map.get("type").and_then(Value::as_str) {

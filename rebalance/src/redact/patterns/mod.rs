@@ -1,0 +1,448 @@
+//! Credentials kdrift does not hold but can recognise by their shape, for
+//! text that may carry anybody's (a server's error page, an Event's
+//! message, an annotation, a container's environment): [`mask_patterns`]
+//! replaces with [`MASK`](super::MASK)
+//!
+//! - the token after an HTTP auth scheme (`Bearer`, `Basic`, any case,
+//!   after spaces, a tab, a newline, `+` or `%20`; URL-encoded tokens
+//!   included), of [`MIN_SCHEME_TOKEN`]+ characters and not a plain word
+//!   (`Bearer token expired`, `Bearer Authentication` stay);
+//! - the credentials of an `Authorization` header, any scheme (`Token X`,
+//!   `ApiKey X`), and the whole value of a `Cookie` or `Set-Cookie` header
+//!   ([`headers`]);
+//! - the body of a PEM private key (`-----BEGIN … PRIVATE KEY-----`, RSA,
+//!   EC, OPENSSH, ENCRYPTED…) up to its `-----END` line (certificates stay);
+//! - every JWT (`eyJ` then base64url with a `.`, [`MIN_JWT`]+ characters: a
+//!   service account token), and GitHub, GitLab and Slack tokens by their
+//!   prefix ([`VENDOR_TOKENS`]: `ghp_…`, `github_pat_…`, `glpat-…`, `xoxb-…`);
+//! - the password of a URL's user info (`https://user:***@host`), or the
+//!   whole user info without a `:` of [`MIN_TOKEN`]+ characters (a token
+//!   used as the user name);
+//! - the value after a key named like a secret ([`SECRET_KEYS`]: `password=…`,
+//!   `"client_secret": "…"`, `token: …`, a URL's `X-Amz-Signature=…` or
+//!   `sig=…`): any value after `=`; after `:`, any value for a password or
+//!   secret, and for a token or signature one of [`MIN_TOKEN`]+ characters
+//!   that is not a plain word (`token: expired` stays);
+//! - on a command line ([`flags`]): the value of a flag whose name ends in
+//!   a secret's word (`--password X`, `--db-pass=X`, `--token X`, not
+//!   `--token-ttl=30s` nor `--password-file /p`), MySQL's `-pPASS` (not
+//!   `-pthread`, `-p8080:80`), the password of `-u user:pass` (not a
+//!   numeric `uid:gid`).
+//!
+//! Everything else is left exactly as it is: image names and digests, node
+//! names, uids, resourceVersions, scheduler messages.
+
+mod flags;
+mod headers;
+
+pub use flags::{mask_flag_argument, secret_named};
+
+use super::MASK;
+
+/// Shortest token masked after `token:`, and shortest URL user info
+/// without a password, characters (shorter ones are ordinary words).
+pub const MIN_TOKEN: usize = 8;
+
+/// Shortest token masked after `Bearer` or `Basic`, characters (`Bearer
+/// x7k2p9`); a plain word ([`plain_word`]) is never one.
+pub const MIN_SCHEME_TOKEN: usize = 6;
+
+/// Shortest JWT masked, characters.
+pub const MIN_JWT: usize = 16;
+
+/// Prefixes of the tokens GitHub, GitLab and Slack issue, and the fewest
+/// characters after them that make one.
+pub const VENDOR_TOKENS: [(&str, usize); 13] = [
+    ("ghp_", 20),
+    ("gho_", 20),
+    ("ghs_", 20),
+    ("ghu_", 20),
+    ("ghr_", 20),
+    ("github_pat_", 20),
+    ("glpat-", 16),
+    ("xoxb-", 10),
+    ("xoxp-", 10),
+    ("xoxa-", 10),
+    ("xoxr-", 10),
+    ("xoxs-", 10),
+    ("xoxe-", 10),
+];
+
+/// Keys whose value is a credential, lowercase; matched at a word start
+/// (`DB_PASSWORD`, `x-api-key` included) and end (`passwordless` is not).
+/// The `token` and signature ones are masked after `:` only when the value
+/// is not a plain word.
+pub const SECRET_KEYS: [&str; 22] = [
+    "password",
+    "passwd",
+    "pwd",
+    "secret",
+    "client_secret",
+    "client-secret",
+    "api_key",
+    "api-key",
+    "apikey",
+    "access_key",
+    "private_key",
+    "token",
+    "access_token",
+    "refresh_token",
+    "id_token",
+    "auth_token",
+    "secret_key",
+    "secret-key",
+    "accountkey",
+    "client-key-data",
+    "signature",
+    "sig",
+];
+
+/// `text` with every credential-shaped part masked (see the module doc).
+pub fn mask_patterns(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let lower = text.to_ascii_lowercase();
+    let lower = lower.as_bytes();
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let at_word = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
+        let found = if at_word {
+            headers::pem_private_key(bytes, i)
+                .or_else(|| headers::authorization(bytes, lower, i))
+                .or_else(|| headers::cookie(bytes, lower, i))
+                .or_else(|| auth_scheme(bytes, lower, i))
+                .or_else(|| vendor_token(bytes, i))
+                .or_else(|| jwt(bytes, i))
+                .or_else(|| flags::flag_value(bytes, i))
+                .or_else(|| secret_value(bytes, lower, i))
+                .or_else(|| url_user_info(bytes, i))
+        } else {
+            url_user_info(bytes, i)
+        };
+        match found {
+            Some((start, end)) if end > start => {
+                spans.push((start, end));
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    if spans.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    for (start, end) in spans {
+        out.push_str(&text[copied..start]);
+        out.push_str(MASK);
+        copied = end;
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+/// A byte of a token: base64, URL-encoding, `-._~`.
+fn token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"-._~+/=%".contains(&b)
+}
+
+/// A word of letters only, capitalised at most (`token`, `Authentication`):
+/// not a credential (`AbCdEf` and `abc123` are).
+pub(crate) fn plain_word(word: &[u8]) -> bool {
+    word.iter().all(u8::is_ascii_alphabetic) && word.iter().skip(1).all(u8::is_ascii_lowercase)
+}
+
+/// The token after `Bearer` or `Basic` at `i`.
+fn auth_scheme(bytes: &[u8], lower: &[u8], i: usize) -> Option<(usize, usize)> {
+    for scheme in [&b"bearer"[..], b"basic"] {
+        if !lower[i..].starts_with(scheme) {
+            continue;
+        }
+        let mut j = i + scheme.len();
+        let separated = j;
+        loop {
+            if matches!(lower.get(j), Some(b' ' | b'+' | b'\t' | b'\n' | b'\r')) {
+                j += 1;
+            } else if lower[j..].starts_with(b"%20") {
+                j += 3;
+            } else if lower[j..].starts_with(b"\\n") || lower[j..].starts_with(b"\\t") {
+                j += 2; // an escaped newline or tab inside a JSON string
+            } else {
+                break;
+            }
+        }
+        let end = j + bytes[j..].iter().take_while(|b| token_byte(**b)).count();
+        let token = &bytes[j..end];
+        if j > separated && token.len() >= MIN_SCHEME_TOKEN && !plain_word(token) && token != MASK.as_bytes() {
+            return Some((j, end));
+        }
+    }
+    None
+}
+
+/// The GitHub, GitLab or Slack token ([`VENDOR_TOKENS`]) starting at `i`.
+fn vendor_token(bytes: &[u8], i: usize) -> Option<(usize, usize)> {
+    let (prefix, min) = VENDOR_TOKENS.iter().find(|(p, _)| bytes[i..].starts_with(p.as_bytes()))?;
+    let body = i + prefix.len();
+    let end = body + bytes[body..].iter().take_while(|b| b.is_ascii_alphanumeric() || b"_-".contains(b)).count();
+    (end - body >= *min).then_some((i, end))
+}
+
+/// The JWT starting at `i`.
+fn jwt(bytes: &[u8], i: usize) -> Option<(usize, usize)> {
+    if !bytes[i..].starts_with(b"eyJ") {
+        return None;
+    }
+    let end = i + bytes[i..].iter().take_while(|b| b.is_ascii_alphanumeric() || b"-_.".contains(b)).count();
+    (end - i >= MIN_JWT && bytes[i..end].contains(&b'.')).then_some((i, end))
+}
+
+/// The value after a [`SECRET_KEYS`] key starting at `i`.
+fn secret_value(bytes: &[u8], lower: &[u8], i: usize) -> Option<(usize, usize)> {
+    let key = SECRET_KEYS.iter().filter(|k| lower[i..].starts_with(k.as_bytes())).max_by_key(|k| k.len())?;
+    let mut j = i + key.len();
+    if bytes.get(j).is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_') {
+        return None; // a longer word: `passwordless`, `tokens`
+    }
+    if matches!(bytes.get(j), Some(b'"' | b'\'')) {
+        j += 1;
+    }
+    j += bytes[j..].iter().take_while(|b| **b == b' ' || **b == b'\t').count();
+    let separator = *bytes.get(j).filter(|b| matches!(b, b'=' | b':'))?;
+    j += 1;
+    if separator == b':' && bytes.get(j) == Some(&b'/') {
+        return None; // `token://`
+    }
+    j += bytes[j..].iter().take_while(|b| **b == b' ' || **b == b'\t').count();
+    let quote = bytes.get(j).copied().filter(|b| matches!(b, b'"' | b'\''));
+    let start = j + usize::from(quote.is_some());
+    let end = match quote {
+        Some(q) => {
+            let mut k = start;
+            while k < bytes.len() && bytes[k] != q && bytes[k] != b'\n' {
+                k += if bytes[k] == b'\\' { 2 } else { 1 };
+            }
+            k.min(bytes.len())
+        }
+        None => {
+            start
+                + bytes[start..].iter().take_while(|b| !b.is_ascii_whitespace() && !b"\"'&,;})]<>".contains(b)).count()
+        }
+    };
+    let value = &bytes[start..end];
+    if value.is_empty() || value == MASK.as_bytes() {
+        return None;
+    }
+    let token_key = key.contains("token") || key.starts_with("sig");
+    let plain_word = value.iter().all(u8::is_ascii_alphabetic);
+    if separator == b':' && token_key && (value.len() < MIN_TOKEN || plain_word) {
+        return None;
+    }
+    Some((start, end))
+}
+
+/// The password (or token) of a URL's user info whose `://` starts at `i`.
+fn url_user_info(bytes: &[u8], i: usize) -> Option<(usize, usize)> {
+    if !bytes[i..].starts_with(b"://") || i == 0 || !bytes[i - 1].is_ascii_alphanumeric() {
+        return None;
+    }
+    let start = i + 3;
+    let len = bytes[start..].iter().take_while(|b| !b"/?#@\"'<> \t\r\n".contains(b)).count();
+    if bytes.get(start + len) != Some(&b'@') || len == 0 {
+        return None;
+    }
+    let info = &bytes[start..start + len];
+    match info.iter().position(|b| *b == b':') {
+        Some(colon) if colon + 1 < len => Some((start + colon + 1, start + len)),
+        Some(_) => None,
+        None => (len >= MIN_TOKEN).then_some((start, start + len)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credential_shapes_are_masked_and_ordinary_text_is_not() {
+        let jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2EifQ.c2lnbmF0dXJl";
+        let cases = [
+            (format!("Authorization: Bearer {jwt}"), "Authorization: Bearer ***".to_string()),
+            (format!("raw {jwt} end"), "raw *** end".into()),
+            ("aws secret_key=wJalrXUtnFEMI/K7MDENG".into(), "aws secret_key=***".into()),
+            (
+                "DefaultEndpointsProtocol=https;AccountKey=c2VjcmV0a2V5".into(),
+                "DefaultEndpointsProtocol=https;AccountKey=***".into(),
+            ),
+            ("    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVk".into(), "    client-key-data: ***".into()),
+            (
+                "pull from https://robot:hunter2pw@registry.example.com/v2/".into(),
+                "pull from https://robot:***@registry.example.com/v2/".into(),
+            ),
+            ("clone https://ghp_abcdef123456@github.com/x".into(), "clone https://***@github.com/x".into()),
+            (
+                "dsn=postgres://app:s3cr3t@db:5432/x?sslmode=disable".into(),
+                "dsn=postgres://app:***@db:5432/x?sslmode=disable".into(),
+            ),
+            ("login failed: password=hunter2&user=bob".into(), "login failed: password=***&user=bob".into()),
+            ("DB_PASSWORD=hunter2 ./run".into(), "DB_PASSWORD=*** ./run".into()),
+            ("{\"client_secret\": \"abc def\", \"x\": 1}".into(), "{\"client_secret\": \"***\", \"x\": 1}".into()),
+            ("token: 9f8e7d6c5b4a3f2e".into(), "token: ***".into()),
+            ("x-api-key: k3y-v4lue".into(), "x-api-key: ***".into()),
+        ];
+        for (text, want) in cases {
+            assert_eq!(mask_patterns(&text), want, "{text}");
+        }
+        for plain in [
+            "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 \
+             Insufficient cpu. preemption: 0/3 nodes are available",
+            "Successfully assigned media/plex-7d9f-abcde to node-1",
+            "Failed to refresh token: context deadline exceeded; Bearer token expired; basic auth",
+            "Pulling image \"ghcr.io/org/app@sha256:0123456789abcdef\"",
+            "passwordless login, 3 tokens left, secretName set, see http://example.com/a@b",
+            "registry.k8s.io/pause:3.9",
+        ] {
+            assert_eq!(mask_patterns(plain), plain);
+        }
+    }
+
+    /// Issue 34 B (break-it MEDIUM 7): shapes that were stored or shown as
+    /// they came, each masked, and the near misses next to them kept.
+    #[test]
+    fn keys_tokens_cookies_and_command_line_secrets_are_masked() {
+        let pem_body = "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun";
+        let cases: Vec<(String, String)> = vec![
+            (
+                format!("key: -----BEGIN RSA PRIVATE KEY-----\n{pem_body}\n-----END RSA PRIVATE KEY-----\nnext"),
+                "key: -----BEGIN RSA PRIVATE KEY-----***-----END RSA PRIVATE KEY-----\nnext".into(),
+            ),
+            (
+                format!("{{\"k\":\"-----BEGIN EC PRIVATE KEY-----\\n{pem_body}\\n-----END EC PRIVATE KEY-----\"}}"),
+                "{\"k\":\"-----BEGIN EC PRIVATE KEY-----***-----END EC PRIVATE KEY-----\"}".into(),
+            ),
+            (
+                format!("-----BEGIN OPENSSH PRIVATE KEY-----\n{pem_body}\n-----END OPENSSH PRIVATE KEY-----"),
+                "-----BEGIN OPENSSH PRIVATE KEY-----***-----END OPENSSH PRIVATE KEY-----".into(),
+            ),
+            (
+                format!("cut: -----BEGIN ENCRYPTED PRIVATE KEY-----\n{pem_body}"),
+                "cut: -----BEGIN ENCRYPTED PRIVATE KEY-----***".into(),
+            ),
+            ("Authorization: Token 9f8e7d6c5b".into(), "Authorization: Token ***".into()),
+            ("{\"Authorization\": \"ApiKey k-1 x\"}".into(), "{\"Authorization\": \"ApiKey ***\"}".into()),
+            ("authorization=Zm9vOmJhcg".into(), "authorization=***".into()),
+            ("Authorization: Bearer\nx7k2p9".into(), "Authorization: Bearer\n***".into()),
+            ("got Bearer\tx7k2p9 back".into(), "got Bearer\t*** back".into()),
+            ("got Bearer\\nx7k2p9 back".into(), "got Bearer\\n*** back".into()),
+            ("probe sent Bearer x7k2p9".into(), "probe sent Bearer ***".into()),
+            ("Cookie: session=5f2b9c; theme=dark\nHost: x".into(), "Cookie: ***\nHost: x".into()),
+            ("Set-Cookie: sid=abc123; Path=/; HttpOnly".into(), "Set-Cookie: ***".into()),
+            ("{\"cookie\": \"sid=abc123\", \"n\": 1}".into(), "{\"cookie\": \"***\", \"n\": 1}".into()),
+            ("push with ghp_0123456789abcdefghijABCDEFGHIJ0123 ok".into(), "push with *** ok".into()),
+            ("t=github_pat_11ABCDEFG0123456789_abcdefghij".into(), "t=***".into()),
+            ("token glpat-abcdEFGH12345678ijkl".into(), "token ***".into()),
+            ("hook xoxb-123456789012-abcdefABCDEF".into(), "hook ***".into()),
+            ("[xoxp-1234-5678-abcdef]".into(), "[***]".into()),
+            ("mysql -uroot -pS3cret! -h db".into(), "mysql -uroot -p*** -h db".into()),
+            ("run --password hunter2 --port 80".into(), "run --password *** --port 80".into()),
+            ("run --password=hunter2".into(), "run --password=***".into()),
+            ("run --db-pass=hunter2 --token\tabc".into(), "run --db-pass=*** --token\t***".into()),
+            ("join --token abcdef.0123456789abcdef x".into(), "join --token *** x".into()),
+            ("curl -u bob:pa55w0rd https://x".into(), "curl -u bob:*** https://x".into()),
+            ("curl --user=bob:pw https://x".into(), "curl --user=bob:*** https://x".into()),
+            (
+                "https://b.s3.amazonaws.com/o?X-Amz-Credential=A%2F1&X-Amz-Signature=9f8e7d6c".into(),
+                "https://b.s3.amazonaws.com/o?X-Amz-Credential=A%2F1&X-Amz-Signature=***".into(),
+            ),
+            (
+                "https://a.blob.core.windows.net/c?sv=2021&sig=AbC%2Bd3F&se=1".into(),
+                "https://a.blob.core.windows.net/c?sv=2021&sig=***&se=1".into(),
+            ),
+            ("X-Amz-Security-Token=IQoJb3JpZ2lu".into(), "X-Amz-Security-Token=***".into()),
+        ];
+        for (text, want) in cases {
+            assert_eq!(mask_patterns(&text), want, "{text}");
+        }
+        for plain in [
+            "-----BEGIN CERTIFICATE-----\nMIIC0z\n-----END CERTIFICATE-----",
+            "-----BEGIN PUBLIC KEY-----\nMIIBIj\n-----END PUBLIC KEY-----",
+            "Bearer Authentication failed; bearer token; Bearer abcdef",
+            "authorization failed: Authorization: denied",
+            "3 cookies set; cookie jar",
+            "ghp_short and xoxb- and glpat-abc",
+            "kubeadm init --token-ttl=30s --token-ttl 30s --password-file /etc/pw --secret-name db",
+            "gcc -pthread -pedantic; docker run -p8080:80 -p 9090 -u 1000:1000 img",
+            "pod uid 5e1c77d0-1b2a-4c3d-9e8f-0a1b2c3d4e5f, resourceVersion 81234",
+            "image ghcr.io/org/app@sha256:0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9",
+            "0/5 nodes are available: 2 Insufficient memory, 3 node(s) didn't match Pod's node affinity/selector. \
+             preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.",
+            "signature: valid; invalid signature",
+            "node ip-10-0-1-23.ec2.internal, node aks-nodepool1-12345678-vmss000000",
+        ] {
+            assert_eq!(mask_patterns(plain), plain);
+        }
+    }
+
+    #[test]
+    fn names_that_hold_a_secret_and_the_flag_arguments_after_them() {
+        for name in [
+            "secret",
+            "password",
+            "db-password",
+            "dbPassword",
+            "api-key",
+            "apiKey",
+            "x-api-key",
+            "auth_token",
+            "authtoken",
+            "client-secret",
+            "private_key",
+            "passphrase",
+            "example.com/token",
+            "PGPASSWORD",
+        ] {
+            assert!(secret_named(name), "{name}");
+        }
+        for name in [
+            "token-ttl",
+            "secret-name",
+            "password-file",
+            "tokens",
+            "key",
+            "sharding-key",
+            "passwordless",
+            "last-applied-configuration",
+            "app",
+            "secretName",
+            "bypass",
+        ] {
+            assert!(!secret_named(name), "{name}");
+        }
+        assert_eq!(mask_flag_argument("--token", "abc123").as_deref(), Some("***"));
+        assert_eq!(mask_flag_argument("-u", "bob:pw").as_deref(), Some("bob:***"));
+        assert_eq!(mask_flag_argument("--user", "1000:1000"), None);
+        assert_eq!(mask_flag_argument("--token", "--other"), None);
+        assert_eq!(mask_flag_argument("--token-ttl", "30s"), None);
+        assert_eq!(mask_flag_argument("--token=x", "next"), None);
+        assert_eq!(mask_flag_argument("plain", "value"), None);
+    }
+
+    proptest::proptest! {
+        /// Any text near the shapes (multi-byte characters, cut blocks,
+        /// escapes) is masked without a panic, on character boundaries.
+        #[test]
+        fn any_text_is_masked_without_a_panic(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                "-----BEGIN RSA PRIVATE KEY-----", "-----END", "Authorization", ": ", "=", "\"", "'", "Cookie", "Bearer",
+                "\t", "\n", "\\n", "ghp_", "xoxb-", "-p", "-u", "--token", " ", "é", "日本", "bob:", "pw", "abc123",
+                "://", "@", "sig", "a", "%20", "\\",
+            ]), 0..24)
+        ) {
+            let text: String = parts.concat();
+            // Slicing off a character boundary would panic here.
+            let masked = mask_patterns(&text);
+            // Each masked span (a byte or more) becomes three bytes.
+            proptest::prop_assert!(masked.len() <= 3 * text.len());
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! JSON values in which no object has the same key twice, at any depth.
+//! serde_json keeps the last of duplicate keys silently, so `{"metadata":
+//! {"labels": {"app": "a", "app": "b"}}}` was read as `b` with nothing said
+//! (kdrift issue 34). kubectl, the API server and every exporter write each
+//! key once (the API server's strict field validation refuses a duplicate
+//! field), so a duplicate is a hand edit or a broken writer or proxy: the
+//! object holding it is an input error naming the key's path
+//! (`items[3].metadata.labels.app`), and the objects around it are read.
+//!
+//! [`StrictValue`] (files: `kdrift_ingest`'s parsers) fails on the first
+//! duplicate; [`parse_noting_duplicates`] (an API server's list response)
+//! reads the whole body and names every duplicate's path, so that only the
+//! items holding one are refused. Both read values as [`serde_json::Value`]
+//! does otherwise. The path costs nothing until a duplicate is found: each
+//! nested value's reader holds a link to its parent's key on the call
+//! stack, walked only to name a duplicate.
+
+use std::cell::RefCell;
+use std::fmt::{self, Write};
+
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+/// A [`Value`] read with every object's keys checked for duplicates: the
+/// first one is a deserialization error naming its key and path.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StrictValue(pub Value);
+
+impl<'de> Deserialize<'de> for StrictValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<StrictValue, D::Error> {
+        let reading = Reading { fail: true, ..Reading::default() };
+        Seed { reading: &reading, at: None }.deserialize(deserializer).map(StrictValue)
+    }
+}
+
+/// A key that appears twice in one object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Duplicate {
+    /// The key.
+    pub key: String,
+    /// Its path from the top of the text (`items[3].metadata.labels.app`).
+    pub path: String,
+}
+
+/// `text` read as JSON, with every key that appears twice in its object
+/// (in text order); the value keeps the last of duplicates, as serde_json
+/// does.
+///
+/// # Errors
+/// serde_json's, when `text` is not JSON.
+pub fn parse_noting_duplicates(text: &str) -> Result<(Value, Vec<Duplicate>), serde_json::Error> {
+    let reading = Reading::default();
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = Seed { reading: &reading, at: None }.deserialize(&mut de)?;
+    de.end()?;
+    Ok((value, reading.found.into_inner()))
+}
+
+/// A [`Value`] read with the keys that appear twice in its objects noted
+/// (as [`parse_noting_duplicates`] does), where a value is read as part of
+/// a larger one (a watch event's `object`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotedValue {
+    /// The value (the last of duplicates kept).
+    pub value: Value,
+    /// Every key that appears twice, its path from this value.
+    pub duplicates: Vec<Duplicate>,
+}
+
+impl<'de> Deserialize<'de> for NotedValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<NotedValue, D::Error> {
+        let reading = Reading::default();
+        let value = Seed { reading: &reading, at: None }.deserialize(deserializer)?;
+        Ok(NotedValue { value, duplicates: reading.found.into_inner() })
+    }
+}
+
+/// The message of a duplicate `key` at `path`.
+pub fn duplicate_message(key: &str, path: &str) -> String {
+    format!("the key {key:?} appears twice in one object (at {path}; which value is meant is unknown)")
+}
+
+/// One step of a path: a key, or an index in an array.
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// Where a value being read stands: its step, and its parent's node (on
+/// the reader's call stack).
+struct Node<'a> {
+    step: Step<'a>,
+    up: Option<&'a Node<'a>>,
+}
+
+/// The state of one read: how a duplicate is handled, and what was found.
+#[derive(Default)]
+struct Reading {
+    /// Fail on the first duplicate ([`StrictValue`]) rather than note it.
+    fail: bool,
+    found: RefCell<Vec<Duplicate>>,
+}
+
+/// The path of `key` in the object at `at`.
+fn path_to(at: Option<&Node<'_>>, key: &str) -> String {
+    let mut steps = vec![Step::Key(key)];
+    let mut node = at;
+    while let Some(n) = node {
+        steps.push(n.step);
+        node = n.up;
+    }
+    let mut out = String::new();
+    for step in steps.iter().rev() {
+        match step {
+            Step::Key(k) => push_key(&mut out, k),
+            Step::Index(i) => {
+                let _ = write!(out, "[{i}]");
+            }
+        }
+    }
+    out
+}
+
+/// `.key`, or `["key"]` when the key holds more than letters, digits, `_`
+/// and `-` (`labels["app.kubernetes.io/name"]`).
+fn push_key(out: &mut String, key: &str) {
+    if !key.is_empty() && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+        if !out.is_empty() {
+            out.push('.');
+        }
+        out.push_str(key);
+    } else {
+        let _ = write!(out, "[{key:?}]");
+    }
+}
+
+/// Reads one value at `at`.
+#[derive(Clone, Copy)]
+struct Seed<'a> {
+    reading: &'a Reading,
+    at: Option<&'a Node<'a>>,
+}
+
+impl<'de> DeserializeSeed<'de> for Seed<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Seed<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        self.deserialize(deserializer)
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        loop {
+            let node = Node { step: Step::Index(out.len()), up: self.at };
+            match seq.next_element_seed(Seed { reading: self.reading, at: Some(&node) })? {
+                Some(v) => out.push(v),
+                None => break,
+            }
+        }
+        Ok(Value::Array(out))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let node = Node { step: Step::Key(&key), up: self.at };
+            let value = map.next_value_seed(Seed { reading: self.reading, at: Some(&node) })?;
+            if out.contains_key(&key) {
+                let path = path_to(self.at, &key);
+                if self.reading.fail {
+                    return Err(de::Error::custom(duplicate_message(&key, &path)));
+                }
+                self.reading.found.borrow_mut().push(Duplicate { key: key.clone(), path });
+            }
+            out.insert(key, value);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_duplicate_at_any_depth_is_named_by_its_path() {
+        let e = serde_json::from_str::<StrictValue>(
+            "{\"kind\": \"Pod\",\n \"metadata\": {\"labels\": {\"app.kubernetes.io/name\": \"a\", \
+             \"app.kubernetes.io/name\": \"b\"}}}",
+        )
+        .expect_err("duplicate");
+        assert_eq!(
+            e.to_string(),
+            "the key \"app.kubernetes.io/name\" appears twice in one object (at \
+             metadata.labels[\"app.kubernetes.io/name\"]; which value is meant is unknown) at line 2 column 86"
+        );
+        let text = r#"{"kind": "PodList", "metadata": {"resourceVersion": "9"}, "items": [
+            {"metadata": {"name": "p0"}},
+            {"metadata": {"name": "p1", "labels": {"app": "a", "app": "b"}}},
+            {"metadata": {"name": "p2"}, "spec": {"containers": [{"name": "c", "env": [{"name": "A", "name": "B"}]}]}},
+            {"metadata": {"name": "p3"}, "status": {"phase": "Running", "phase": "Failed"}}]}"#;
+        let (value, found) = parse_noting_duplicates(text).expect("json");
+        let paths: Vec<&str> = found.iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["items[1].metadata.labels.app", "items[2].spec.containers[0].env[0].name", "items[3].status.phase"]
+        );
+        assert_eq!(found[2].key, "phase");
+        assert_eq!(value["items"][3]["status"]["phase"], "Failed");
+        let plain: Value = serde_json::from_str(text).expect("plain");
+        assert_eq!(value, plain);
+        assert!(parse_noting_duplicates("{\"a\": 1} x").is_err());
+    }
+}
