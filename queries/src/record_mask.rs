@@ -48,11 +48,12 @@ pub fn secret_name(name: &str) -> bool {
 /// Masks the credentials in `object`'s free text (see the module doc);
 /// true when anything changed.
 pub fn mask_object(object: &mut Value) -> bool {
-    let mut changed = walk(object, None);
+    // Held credentials first: they are known exactly, where a shape may
+    // take only part of one (`token a/b+c=d` stops at `=`) and leave the
+    // rest to be masked on its own (`******`).
     let held = held_in_records();
-    if !held.is_empty() {
-        changed |= redact_held(object, &held);
-    }
+    let mut changed = !held.is_empty() && redact_held(object, &held);
+    changed |= walk(object, None);
     changed
 }
 
