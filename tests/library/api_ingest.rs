@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use kdrift_analyze::why_pending;
 use kdrift_ingest::api::{snapshot, ApiReport, ManualClock, Severity, SnapshotOptions};
 use kdrift_ingest::{ingest_files, NoProgress};
-use kdrift_rebalance::{ClusterOptions, Scope};
+use kdrift_rebalance::{ClusterOptions, Scope, DEFAULT_REQUEST_TIMEOUT};
 use kdrift_scenario::{generate, Scenario, ScenarioConfig};
 use kdrift_store::writer::RunStatus;
 use kdrift_store::Store;
@@ -22,7 +22,8 @@ fn take_snapshot(kube: &FakeKube, store: &Store, at: DateTime<Utc>, scope: Scope
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     rt.block_on(async {
         let c = opts.open().await.expect("connect");
-        let options = SnapshotOptions { cluster: c.url.clone(), scope, page_size };
+        let options =
+            SnapshotOptions { cluster: c.url.clone(), scope, page_size, request_timeout: DEFAULT_REQUEST_TIMEOUT };
         snapshot(store, &c.client, &options, &ManualClock::new(at)).await.expect("snapshot")
     })
 }

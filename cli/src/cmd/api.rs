@@ -81,7 +81,12 @@ pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
     let store = crate::cmd::open_store(&cli.db)?;
     let result = runtime.block_on(async {
         let taken = async {
-            let options = SnapshotOptions { cluster: connected.url.clone(), scope, page_size: args.chunk_size };
+            let options = SnapshotOptions {
+                cluster: connected.url.clone(),
+                scope,
+                page_size: args.chunk_size,
+                request_timeout: Duration::from_secs(args.request_timeout),
+            };
             anyhow::Ok(api::snapshot(&store, &connected.client, &options, &WallClock).await?)
         };
         // Interrupted: the snapshot is dropped, and with it its run writer,
@@ -158,6 +163,7 @@ pub fn record(cli: &Cli, args: &RecordArgs) -> anyhow::Result<ExitCode> {
     let result = runtime.block_on(async {
         let mut options = RecordOptions::new(connected.url.clone(), scope);
         options.watch.page_size = args.kube.chunk_size;
+        options.watch.request_timeout = Duration::from_secs(args.kube.request_timeout);
         options.batch_records = args.batch_records;
         options.batch_interval = Duration::from_secs(args.batch_seconds);
         tracing::info!("recording {} ({}) into {}", connected.url, options.scope, cli.db.display());

@@ -39,7 +39,7 @@ pub fn stage_observation(
 
 /// Reports an item error and notes it to `writer`, which writes it with
 /// the next commit (a recorder killed later keeps it).
-fn item_error(writer: &mut RunWriter<'_>, report: &mut ResourceReport, message: String) {
+pub fn item_error(writer: &mut RunWriter<'_>, report: &mut ResourceReport, message: String) {
     writer.note_error(&report.location, None, None, None, &message);
     report.item_errors.push(message);
 }
