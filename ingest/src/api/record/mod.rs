@@ -323,6 +323,16 @@ pub async fn record(
             r.problem = Some(problem);
         }
     }
+    // Still waiting for its first list: not recorded either.
+    for r in reports.values_mut().filter(|r| r.resource_version.is_none() && r.problem.is_none()) {
+        r.problem = Some(ResourceProblem {
+            severity: super::report::Severity::Error,
+            message: format!(
+                "{}: never in sync until the recorder stopped; its first list was not answered yet ({})",
+                r.resource, r.location
+            ),
+        });
+    }
     let resources = order.iter().filter_map(|n| reports.remove(n)).collect();
     finish(recorder.writer, &options.cluster, &options.scope, resources)
 }

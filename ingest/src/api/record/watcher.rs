@@ -18,7 +18,8 @@
 //! - a server silent for longer than [`WatchSettings::request_timeout`]
 //!   (a list, a watch's answer) or the watch's timeoutSeconds plus it (a
 //!   watch's next event) is a problem, retried with backoff; the first
-//!   watch that starts after a failure says so ([`Msg::Resumed`]).
+//!   event (or normal end) of a watch after a failure says it is watched
+//!   again ([`Msg::Resumed`]).
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -297,11 +298,13 @@ impl Watcher {
             Err(e) if e.is_gone() => return WatchEnd::Gone,
             Err(e) => return WatchEnd::Failed(e),
         };
-        if std::mem::take(&mut self.failing) && !self.send(Msg::Resumed { resource: self.resource }).await {
-            return WatchEnd::Stopped;
-        }
         let mut delivered = false;
         while let Some(item) = stream.next().await {
+            // Watching again: the first event after a failure says so (a
+            // server that answers the headers and then nothing has not).
+            if item.is_ok() && !self.resumed().await {
+                return WatchEnd::Stopped;
+            }
             let (change, object) = match item {
                 Ok(WatchItem::Bookmark { resource_version }) => {
                     *rv = resource_version;
@@ -344,6 +347,16 @@ impl Watcher {
                 return WatchEnd::Stopped;
             }
         }
+        // A watch that ends as the server meant it: no longer failing.
+        if !self.resumed().await {
+            return WatchEnd::Stopped;
+        }
         WatchEnd::Closed { delivered }
+    }
+
+    /// Sends [`Msg::Resumed`] when the last list or watch failed; false
+    /// when the recorder stopped listening.
+    async fn resumed(&mut self) -> bool {
+        !std::mem::take(&mut self.failing) || self.send(Msg::Resumed { resource: self.resource }).await
     }
 }
