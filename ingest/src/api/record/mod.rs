@@ -200,7 +200,7 @@ impl Recorder<'_, '_> {
             }
             Msg::Resumed { resource } => {
                 if self.retried.remove(&resource.name()).is_some() {
-                    tracing::warn!(resource = %resource.name(), "watching again after the failure above");
+                    tracing::info!(resource = %resource.name(), "watching again after a failure");
                 }
             }
             Msg::Synced { resource, resource_version, relist } => {
