@@ -276,6 +276,28 @@ pub struct Store {
     unclosed: Vec<UnclosedRun>,
 }
 
+/// Stops the statement a [`Store`]'s connection is running
+/// ([`Store::interrupt_handle`]).
+#[derive(Clone)]
+pub struct StoreInterrupt(std::sync::Arc<duckdb::InterruptHandle>);
+
+impl StoreInterrupt {
+    /// The running statement fails with an interrupt error, and the
+    /// transaction it is part of is rolled back by its guard: a batch
+    /// being committed is then not stored at all, never half. Called while
+    /// no statement runs, it stops nothing (the next statement clears it);
+    /// once DuckDB has begun writing a COMMIT, the commit completes.
+    pub fn interrupt(&self) {
+        self.0.interrupt();
+    }
+}
+
+impl std::fmt::Debug for StoreInterrupt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StoreInterrupt")
+    }
+}
+
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Store").field("path", &self.path).finish_non_exhaustive()
@@ -390,6 +412,13 @@ impl Store {
     /// The store file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// A handle that stops the statement this connection is running, from
+    /// any thread ([`StoreInterrupt::interrupt`]): SIGINT during a long
+    /// commit (issue 34).
+    pub fn interrupt_handle(&self) -> StoreInterrupt {
+        StoreInterrupt(self.conn.interrupt_handle())
     }
 
     /// A second connection to this open store (the same database instance
@@ -922,6 +951,14 @@ pub fn query_error(q: &NamedQuery, source: duckdb::Error) -> StoreError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_interrupt_while_no_statement_runs_stops_nothing() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let store = Store::open(&dir.path().join("s.duckdb")).expect("store");
+        store.interrupt_handle().interrupt();
+        assert_eq!(store.counts().expect("the next statement runs").observations, 0);
+    }
 
     #[test]
     fn the_lock_holders_pid_is_read_from_duckdbs_message() {
