@@ -76,7 +76,7 @@ pub enum Msg {
         /// The error, naming the resource, the URL and the item or line.
         message: String,
     },
-    /// A watch started again after a failure.
+    /// A watch delivers again (an event, or its normal end) after a failure.
     Resumed {
         /// The resource.
         resource: ResourceKind,
@@ -137,7 +137,7 @@ pub struct Watcher {
     pub tx: mpsc::Sender<Msg>,
     /// The server as messages name it (the cluster URL).
     pub server: String,
-    /// The last list or watch failed, and no watch started since.
+    /// The last list or watch failed, and no watch has delivered since.
     pub failing: bool,
 }
 
