@@ -106,6 +106,11 @@ pub struct KubeArgs {
     /// Objects per list request (kubectl's --chunk-size).
     #[arg(long, value_name = "N", default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..))]
     pub chunk_size: u32,
+    /// Give up on a server silent this long: waiting for a list's answer or
+    /// its next bytes, or a watch's answer (a watch waits its 290 s plus this
+    /// for its next event). kubectl's --request-timeout.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub request_timeout: u64,
 }
 
 /// `kdrift record`.

@@ -287,6 +287,28 @@ impl std::ops::Deref for Store {
     }
 }
 
+/// Stops the statement a [`Store`]'s connection is running
+/// ([`Store::interrupt_handle`]).
+#[derive(Clone)]
+pub struct StoreInterrupt(std::sync::Arc<duckdb::InterruptHandle>);
+
+impl StoreInterrupt {
+    /// The running statement fails with an interrupt error, and the
+    /// transaction it is part of is rolled back by its guard: a batch
+    /// being committed is then not stored at all, never half. Called while
+    /// no statement runs, it stops nothing (the next statement clears it);
+    /// once DuckDB has begun writing a COMMIT, the commit completes.
+    pub fn interrupt(&self) {
+        self.0.interrupt();
+    }
+}
+
+impl std::fmt::Debug for StoreInterrupt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StoreInterrupt")
+    }
+}
+
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Store").field("path", &self.path).finish_non_exhaustive()
@@ -398,6 +420,13 @@ impl Store {
         store.unclosed =
             store.query_map(&sql::UNCLOSED_RUNS, [], |r| Ok(UnclosedRun { run_id: r.get(0)?, location: r.get(1)? }))?;
         Ok(store)
+    }
+
+    /// A handle that stops the statement this connection is running, from
+    /// any thread ([`StoreInterrupt::interrupt`]): SIGINT during a long
+    /// commit (issue 34).
+    pub fn interrupt_handle(&self) -> StoreInterrupt {
+        StoreInterrupt(self.conn.interrupt_handle())
     }
 
     fn ensure_schema(&self) -> Result<(), StoreError> {
@@ -844,6 +873,14 @@ pub fn query_error(q: &NamedQuery, source: duckdb::Error) -> StoreError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_interrupt_while_no_statement_runs_stops_nothing() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let store = Store::open(&dir.path().join("s.duckdb")).expect("store");
+        store.interrupt_handle().interrupt();
+        assert_eq!(store.counts().expect("the next statement runs").observations, 0);
+    }
 
     #[test]
     fn the_lock_holders_pid_is_read_from_duckdbs_message() {

@@ -63,8 +63,8 @@ mod strict_json;
 pub use cluster::error::{root_cause, with_causes};
 #[cfg(feature = "cluster")]
 pub use cluster::{
-    list_all, watch, ClusterError, ClusterOptions, Connected, ListPager, ObjectList, Page, RefusedItem, ResourceKind,
-    Scope, WatchItem, WatchOptions, DEFAULT_PAGE_SIZE, HISTORY_RESOURCES,
+    list_all, watch, BadEventKind, BadItem, ClusterError, ClusterOptions, Connected, Deadlines, ListPager, ObjectList,
+    Page, ResourceKind, Scope, WatchItem, WatchOptions, DEFAULT_PAGE_SIZE, DEFAULT_REQUEST_TIMEOUT, HISTORY_RESOURCES,
 };
 pub use deadman::{check_last_success, parse_max_age, CheckResult, DeadmanStatus, SourceReading};
 pub use document::{

@@ -577,3 +577,49 @@ fn credentials_in_the_server_url_and_around_a_kubeconfig_syntax_error_are_never_
     assert!(text.contains("kubeconfig"), "{text}");
     assert!(!text.contains("sEcReTtOkEn5678"), "{text}");
 }
+
+#[test]
+fn ingest_api_stores_a_pages_good_items_around_a_bad_one_and_gives_up_on_a_silent_server() {
+    // One bad item lost its whole page, and a list never answered held the
+    // command forever (issue 34).
+    use kdrift_tests::hostile_kube::{list_of, pod, Answer, HostileKube};
+    let mut items: Vec<Vec<u8>> = (0..4).map(|i| pod(i, 10 + i).into_bytes()).collect();
+    items[2] = br#"{"metadata":{"name":"p2","namespace":"default"},"spec":{"x":1,}}"#.to_vec();
+    let page = list_of("PodList", &items);
+    let kube = HostileKube::start(move |t| {
+        if t.starts_with("/api/v1/pods?") {
+            Some(Answer::Body(page.clone()))
+        } else {
+            t.starts_with("/api/v1/nodes?").then_some(Answer::Silent)
+        }
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let out = kdrift()
+        .arg("--db")
+        .arg(dir.path().join("k.duckdb"))
+        .args(["-o", "json", "ingest", "api", "-A", "--request-timeout", "1", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .env_remove("KUBECONFIG")
+        .timeout(std::time::Duration::from_secs(90))
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    let url = kube.url();
+    for line in [
+        format!(
+            "kdrift: pods: page 1 of {url}/api/v1/pods, items[2]: invalid JSON: trailing comma (column 63 of the \
+             item); the item is skipped, the page's other items are kept"
+        ),
+        format!("kdrift: nodes: {url} sent nothing for 1 s while kdrift waited for the list's answer; given up (/api/v1/nodes)"),
+    ] {
+        assert!(stderr.lines().any(|l| l == line), "missing {line:?} in:\n{stderr}");
+    }
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("stdout is JSON");
+    assert_eq!(v["status"], "partial");
+    let received = |name: &str| {
+        let r = v["resources"].as_array().expect("resources").iter().find(|r| r["resource"] == name).expect("resource");
+        r["received"].as_u64()
+    };
+    assert_eq!((received("pods"), received("nodes")), (Some(3), Some(0)));
+}

@@ -266,3 +266,75 @@ fn a_recorder_whose_server_refuses_connections_says_so_once_with_the_cause() {
     assert!(warnings[0].to_lowercase().contains("connection refused"), "{stderr}");
     assert!(warnings[0].contains("(retrying; the same failure"), "{stderr}");
 }
+
+#[test]
+fn a_recorder_whose_server_never_answers_says_so_retries_and_ends_failed() {
+    // The server accepted the connections and never answered: the recorder
+    // waited forever, silent, and its run ended "ok" (issue 34).
+    use kdrift_tests::hostile_kube::{Answer, HostileKube};
+    let kube = HostileKube::start(|_| Some(Answer::Silent));
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kdrift"))
+        .arg("--db")
+        .arg(dir.path().join("k.duckdb"))
+        .args(["-o", "json", "record", "-A", "--request-timeout", "1", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .env_remove("KDRIFT_LOG")
+        .env_remove("KUBECONFIG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start kdrift record");
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = channel();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.contains(" WARN ") {
+                let _ = tx.send(line.clone());
+            }
+            text.push_str(&line);
+            text.push('\n');
+        }
+        text
+    });
+    let warning = rx.recv_timeout(WAIT).expect("a warning");
+    let url = kube.url();
+    assert!(
+        warning.contains(&format!("{url} sent nothing for 1 s while kdrift waited for the list's answer")),
+        "{warning}"
+    );
+    assert!(warning.contains("(retrying; the same failure"), "{warning}");
+    // Every resource's first list given up (1 s) and retried.
+    std::thread::sleep(Duration::from_secs(3));
+    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().expect("kill -TERM");
+    assert!(status.success());
+    // The test's own bound on the end after SIGTERM.
+    let deadline = Instant::now() + WAIT;
+    let exit = loop {
+        if let Some(exit) = child.try_wait().expect("wait") {
+            break exit;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("kdrift record did not end within {WAIT:?} of SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().expect("stdout"), &mut stdout).expect("stdout");
+    let stderr = reader.join().expect("stderr reader");
+    assert_eq!(exit.code(), Some(2), "{stderr}");
+    let v: Value = serde_json::from_str(&stdout).expect("stdout is JSON");
+    assert_eq!(v["status"], "failed", "{stdout}");
+    let pods = v["resources"].as_array().expect("resources").iter().find(|r| r["resource"] == "pods").expect("pods");
+    assert_eq!(
+        pods["problem"]["message"],
+        format!(
+            "never in sync until the recorder stopped; last retried: pods: {url} sent nothing for 1 s while kdrift \
+             waited for the list's answer; given up (/api/v1/pods)"
+        )
+    );
+    assert_eq!(pods["received"], 0);
+}

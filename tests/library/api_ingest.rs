@@ -2,17 +2,24 @@
 //! loaded with the demo scenario as it stood during the Pending window, the
 //! store answers `why-pending` for the CronJob pod exactly as the kubectl
 //! dumps of the same instant do; a second snapshot adds nothing; a resource
-//! the server refuses is a warning naming it while the others are stored.
+//! the server refuses is a warning naming it while the others are stored;
+//! against a hostile server, a page's bad items are skipped with an error
+//! naming each `items[i]` while its good ones are stored, and a list the
+//! server never answers fails that resource naming the server.
+
+use std::path::PathBuf;
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use kdrift_analyze::why_pending;
 use kdrift_ingest::api::{snapshot, ApiReport, ManualClock, Severity, SnapshotOptions};
 use kdrift_ingest::{ingest_files, NoProgress};
-use kdrift_rebalance::{ClusterOptions, Scope};
+use kdrift_rebalance::{ClusterOptions, Scope, DEFAULT_REQUEST_TIMEOUT};
 use kdrift_scenario::{generate, Scenario, ScenarioConfig};
 use kdrift_store::writer::RunStatus;
 use kdrift_store::Store;
 use kdrift_tests::fake_kube::FakeKube;
+use kdrift_tests::hostile_kube::{list_of, pod, Answer, HostileKube};
 use kdrift_tests::temp_store;
 use serde_json::Value;
 
@@ -22,7 +29,8 @@ fn take_snapshot(kube: &FakeKube, store: &Store, at: DateTime<Utc>, scope: Scope
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     rt.block_on(async {
         let c = opts.open().await.expect("connect");
-        let options = SnapshotOptions { cluster: c.url.clone(), scope, page_size };
+        let options =
+            SnapshotOptions { cluster: c.url.clone(), scope, page_size, request_timeout: DEFAULT_REQUEST_TIMEOUT };
         snapshot(store, &c.client, &options, &ManualClock::new(at)).await.expect("snapshot")
     })
 }
@@ -184,8 +192,8 @@ fn a_list_item_holding_a_nested_key_twice_is_an_item_error_and_its_neighbours_ar
     assert_eq!(pods.item_errors.len(), 1, "{:?}", pods.item_errors);
     assert!(
         pods.item_errors[0].ends_with(
-            "(items[1]): the key \"app\" appears twice in one object (at metadata.labels.app; which value is meant \
-             is unknown); this item is not stored"
+            "items[1] (media/web-1): the key \"app\" appears twice in one object (at metadata.labels.app; which \
+             value is meant is unknown); the item is skipped, the page's other items are kept"
         ),
         "{}",
         pods.item_errors[0]
@@ -196,4 +204,108 @@ fn a_list_item_holding_a_nested_key_twice_is_an_item_error_and_its_neighbours_ar
         .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
         .expect("names");
     assert_eq!(names, ["web-0", "web-2"]);
+}
+
+/// Takes a snapshot of the server `kubeconfig` points at into a fresh store,
+/// in its own thread: the report and the store's observation count, or
+/// `None` when it did not end within `bound` (the test's own timeout).
+fn bounded_snapshot(kubeconfig: PathBuf, request_timeout: Duration, bound: Duration) -> Option<(ApiReport, i64)> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let (_dir, store) = temp_store();
+        let opts = ClusterOptions { kubeconfig: Some(kubeconfig), context: None };
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        let report = rt.block_on(async {
+            let c = opts.open().await.expect("connect");
+            let options = SnapshotOptions {
+                cluster: c.url.clone(),
+                scope: Scope::AllNamespaces,
+                page_size: 500,
+                request_timeout,
+            };
+            snapshot(&store, &c.client, &options, &ManualClock::new(Utc::now())).await.expect("snapshot")
+        });
+        let _ = tx.send((report, store.counts().expect("counts").observations));
+    });
+    rx.recv_timeout(bound).ok()
+}
+
+/// Ten pods; items[3] has invalid UTF-8 in its image, items[5] is a
+/// number, items[7] has an array for metadata.
+fn page_with_three_bad_items() -> (Vec<u8>, usize) {
+    let mut items: Vec<Vec<u8>> = (0..10).map(|i| pod(i, 10 + i).into_bytes()).collect();
+    items[3] = pod(3, 13).replace("img:1", "img:\u{1}").into_bytes();
+    let bad_byte = items[3].iter().position(|b| *b == 1).expect("marker");
+    items[3][bad_byte] = 0xff;
+    items[5] = b"7".to_vec();
+    items[7] = pod(7, 17).replacen(r#""metadata":{"#, r#""metadata":["x"],"m":{"#, 1).into_bytes();
+    (list_of("PodList", &items), bad_byte)
+}
+
+#[test]
+fn a_bad_item_of_a_page_is_skipped_and_the_pages_other_items_are_stored() {
+    // One bad item lost the whole page: invalid UTF-8 made the body "not JSON" (issue 34).
+    let (page, bad_byte) = page_with_three_bad_items();
+    let kube = HostileKube::start(move |t| t.starts_with("/api/v1/pods?").then(|| Answer::Body(page.clone())));
+    let dir = tempfile::tempdir().expect("tmp");
+    let (report, observations) =
+        bounded_snapshot(kube.write_kubeconfig(dir.path()), Duration::from_secs(10), Duration::from_secs(60))
+            .expect("the snapshot ended");
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!((pods.received, pods.added, observations), (7, 7, 7));
+    let at = format!("pods: page 1 of {}/api/v1/pods", kube.url());
+    let skipped = "the item is skipped, the page's other items are kept";
+    assert_eq!(
+        pods.item_errors,
+        [
+            format!("{at}, items[3] (default/p3): not valid UTF-8 (byte {bad_byte} of the item); expected UTF-8 JSON; {skipped}"),
+            format!("{at}, items[5]: expected a Kubernetes object (a JSON object), found a number; {skipped}"),
+            format!(
+                "{at}, items[7]: metadata is an array, expected an object (name, namespace, resourceVersion…); {skipped}"
+            ),
+        ]
+    );
+    assert!(pods.problem.is_none(), "{pods:?}");
+    assert_eq!((report.status, report.errors()), (RunStatus::Partial, 3));
+}
+
+#[test]
+fn a_server_that_never_answers_a_list_fails_that_resource_naming_the_server() {
+    // A list the server never answered held `ingest api` forever (issue 34).
+    let kube = HostileKube::start(|t| {
+        if t.starts_with("/api/v1/pods?") {
+            Some(Answer::Silent)
+        } else if t.starts_with("/api/v1/nodes?") {
+            Some(Answer::HeadersOnly)
+        } else {
+            None
+        }
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let (report, observations) =
+        bounded_snapshot(kube.write_kubeconfig(dir.path()), Duration::from_secs(1), Duration::from_secs(60))
+            .expect("the snapshot ended within 60 s with a 1 s request timeout");
+    let message = |name: &str| {
+        let r = report.resources.iter().find(|r| r.resource == name).expect("resource");
+        r.problem.as_ref().map(|p| (p.severity, p.message.clone()))
+    };
+    let url = kube.url();
+    assert_eq!(
+        message("pods"),
+        Some((
+            Severity::Error,
+            format!(
+                "pods: {url} sent nothing for 1 s while kdrift waited for the list's answer; given up (/api/v1/pods)"
+            )
+        ))
+    );
+    assert_eq!(
+        message("nodes"),
+        Some((
+            Severity::Error,
+            format!("nodes: {url} sent nothing for 1 s while kdrift waited for the rest of the list; given up (/api/v1/nodes)")
+        ))
+    );
+    assert_eq!(message("namespaces"), None);
+    assert_eq!((report.status, report.errors(), observations), (RunStatus::Partial, 2, 0));
 }

@@ -142,7 +142,12 @@ fn watches_replay_bookmark_expire_and_drop() {
     let pods = HISTORY_RESOURCES.iter().find(|r| r.kind == "Pod").expect("pods");
     rt().block_on(async {
         let client = opts.connect().await.expect("client");
-        let options = WatchOptions { resource_version: start.clone(), timeout_seconds: Some(30), bookmarks: true };
+        let options = WatchOptions {
+            resource_version: start.clone(),
+            timeout_seconds: Some(30),
+            bookmarks: true,
+            deadlines: Default::default(),
+        };
         let mut s = watch(&client, pods, &Scope::Namespace("d".into()), &options).await.expect("watch");
         let first = s.next().await.expect("event").expect("ok");
         assert!(matches!(&first, WatchItem::Added(o) if o["metadata"]["name"] == "b"), "{first:?}");

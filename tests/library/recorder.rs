@@ -5,7 +5,10 @@
 //! again under its name) and re-stores nothing unchanged; a resource that
 //! answers 500 is retried while a forbidden one is reported; replaying the
 //! demo history through it gives the same why-pending answer as ingesting
-//! the history directly.
+//! the history directly. Against a hostile server: a bad list item or watch
+//! line is an error of the run while the rest is stored and the watch
+//! reads on; a server that never answers is retried and the run ends
+//! `partial`, naming the server.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -21,6 +24,7 @@ use kdrift_store::catalog;
 use kdrift_store::record::Change;
 use kdrift_store::Store;
 use kdrift_tests::fake_kube::FakeKube;
+use kdrift_tests::hostile_kube::{list_of, pod as pod_text, Answer, HostileKube};
 use kdrift_tests::recorder::RunningRecorder;
 use kdrift_tests::temp_store;
 use serde_json::{json, Value};
@@ -274,12 +278,18 @@ fn an_object_holding_a_key_twice_is_an_item_error_in_lists_and_watches() {
     let report = rec.stop();
     let p = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
     let tail = "the key \"app\" appears twice in one object (at metadata.labels.app; which value is meant is unknown)";
-    assert_eq!(
-        p.item_errors,
-        [
-            format!("web/web-1: {tail}; this item is not stored"),
-            format!("web/web-2: {tail}; this version is not stored")
-        ]
+    assert_eq!(p.item_errors.len(), 2, "{:?}", p.item_errors);
+    let listed = format!("items[1] (web/web-1): {tail}; the item is skipped, the page's other items are kept");
+    assert!(
+        p.item_errors[0].starts_with("pods: page 1 of ") && p.item_errors[0].ends_with(&listed),
+        "{:?}",
+        p.item_errors
+    );
+    let watched = format!(", web/web-2: {tail}; this version is not stored");
+    assert!(
+        p.item_errors[1].starts_with("pods: watch of ") && p.item_errors[1].ends_with(&watched),
+        "{:?}",
+        p.item_errors
     );
     let store = Store::open(&db).expect("store");
     let rows: Vec<(String, String)> = store
@@ -288,4 +298,122 @@ fn an_object_holding_a_key_twice_is_an_item_error_in_lists_and_watches() {
         .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
         .expect("rows");
     assert_eq!(rows, [("web-0".to_string(), "LISTED".to_string()), ("web-3".to_string(), "ADDED".to_string())]);
+}
+
+/// The watch event line `{"type": type, "object": object}`.
+fn event(kind: &str, object: &str) -> Vec<u8> {
+    format!(r#"{{"type":"{kind}","object":{object}}}"#).into_bytes()
+}
+
+#[test]
+fn bad_list_items_and_watch_lines_are_errors_of_the_run_and_the_watch_reads_on() {
+    // A watch line cut off was dropped silently, one with invalid UTF-8
+    // restarted the watch silently, and one bad list item lost its page (issue 34).
+    let mut bad_item = pod_text(1, 11).into_bytes();
+    let at = bad_item.windows(5).position(|w| w == b"img:1").expect("image") + 4;
+    bad_item[at] = 0xff;
+    let list = list_of("PodList", &[pod_text(0, 10).into_bytes(), bad_item, pod_text(2, 12).into_bytes()]);
+    let mut not_utf8 = event("MODIFIED", &pod_text(2, 203));
+    let bad_byte = not_utf8.windows(5).position(|w| w == b"img:1").expect("image") + 4;
+    not_utf8[bad_byte] = 0xfe;
+    let lines = vec![
+        event("MODIFIED", &pod_text(0, 201)),
+        br#"{"type":"MODIFIED","object":{"metadata":{"name":"p0"#.to_vec(),
+        not_utf8,
+        event("MODIFIED", &pod_text(2, 204)),
+    ];
+    let kube = HostileKube::start(move |t| {
+        let pods = t.starts_with("/api/v1/pods?");
+        pods.then(|| if t.contains("watch=") { Answer::Watch(lines.clone()) } else { Answer::Body(list.clone()) })
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("rec.duckdb");
+    let pods = *ResourceKind::by_kind("v1", "Pod").expect("pods");
+    let rec = RunningRecorder::start(&kube.write_kubeconfig(dir.path()), &db, Arc::new(WallClock), move |o| {
+        o.resources = vec![pods];
+    });
+    assert!(rec.watched.wait(WAIT, |s| s.max_rv.get("pods") == Some(&204)), "{:?}", rec.watched.seen());
+    let report = rec.stop();
+    let r = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    let url = format!("{}/api/v1/pods", kube.url());
+    assert_eq!(r.received, 4, "2 listed, 2 watched");
+    assert_eq!(r.item_errors.len(), 3, "{:?}", r.item_errors);
+    assert_eq!(
+        r.item_errors[0],
+        format!(
+            "pods: page 1 of {url}, items[1] (default/p1): not valid UTF-8 (byte {at} of the item); expected UTF-8 \
+             JSON; the item is skipped, the page's other items are kept"
+        )
+    );
+    let expected = "expected one JSON watch event per line ({\"type\": ADDED|MODIFIED|DELETED|BOOKMARK|ERROR, \
+                    \"object\": {…}}); the line is skipped";
+    assert_eq!(
+        r.item_errors[1],
+        format!("pods: watch line 2 from {url} is not JSON (EOF while parsing a string at column 51); {expected}")
+    );
+    assert_eq!(
+        r.item_errors[2],
+        format!("pods: watch line 3 from {url} is not UTF-8 (byte {bad_byte} of the line); {expected}")
+    );
+    assert!(r.problem.is_none(), "{r:?}");
+    assert_eq!((report.status.as_str(), report.errors()), ("partial", 3));
+    let watches = kube.requests().iter().filter(|t| t.starts_with("/api/v1/pods?") && t.contains("watch=")).count();
+    assert_eq!(watches, 1, "the watch read on: {:?}", kube.requests());
+    let store = Store::open_existing(&db).expect("store");
+    assert_eq!(store.counts().expect("counts").observations, 4);
+}
+
+#[test]
+fn a_server_that_never_answers_is_retried_and_the_run_does_not_end_ok() {
+    // A list never answered (nodes) and a watch answering its headers and
+    // then nothing (pods) ended as "ok" (issue 34).
+    let list = list_of("PodList", &[pod_text(0, 10).into_bytes()]);
+    let kube = HostileKube::start(move |t| {
+        if t.starts_with("/api/v1/nodes?") {
+            Some(Answer::Silent)
+        } else if t.starts_with("/api/v1/pods?") {
+            Some(if t.contains("watch=") { Answer::HeadersOnly } else { Answer::Body(list.clone()) })
+        } else {
+            None
+        }
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("rec.duckdb");
+    let resources: Vec<ResourceKind> =
+        ["Node", "Pod"].iter().map(|k| *ResourceKind::by_kind("v1", k).expect("kind")).collect();
+    let rec = RunningRecorder::start(&kube.write_kubeconfig(dir.path()), &db, Arc::new(WallClock), move |o| {
+        o.resources = resources;
+        o.watch.request_timeout = Duration::from_secs(1);
+        o.watch.watch_timeout_seconds = 1;
+        o.watch.backoff_initial = Duration::from_millis(20);
+    });
+    let retried = |s: &kdrift_tests::recorder::Seen, name: &str| s.problems.iter().any(|(r, _, f)| r == name && !*f);
+    assert!(rec.watched.wait(WAIT, |s| retried(s, "nodes") && retried(s, "pods")), "{:?}", rec.watched.seen());
+    let report = rec.stop();
+    let message = |name: &str| {
+        let r = report.resources.iter().find(|r| r.resource == name).expect("resource");
+        (r.received, r.problem.as_ref().map(|p| p.message.clone()).unwrap_or_default())
+    };
+    let url = kube.url();
+    assert_eq!(
+        message("nodes"),
+        (
+            0,
+            format!(
+                "never in sync until the recorder stopped; last retried: nodes: {url} sent nothing for 1 s while kdrift \
+                 waited for the list's answer; given up (/api/v1/nodes)"
+            )
+        )
+    );
+    assert_eq!(
+        message("pods"),
+        (
+            1,
+            format!(
+                "not watched when the recorder stopped; last retried: pods: {url} sent nothing for 2 s while kdrift \
+                 waited for the next watch event (timeoutSeconds and the request timeout); given up (/api/v1/pods)"
+            )
+        )
+    );
+    assert_eq!((report.status.as_str(), report.errors()), ("partial", 2));
 }

@@ -56,9 +56,10 @@ fn report(cli: &Cli, report: &ApiReport) -> anyhow::Result<ExitCode> {
 
 /// `kdrift ingest api`. SIGINT or SIGTERM stops it: the snapshot's run is
 /// closed as failed (it commits nothing before its end) and the exit
-/// status is 130 or 143 ([`crate::signals`]); during its final commit it
-/// is too late: the run completes, a warning says so, and the exit status
-/// is that of a completed snapshot, as for `ingest file`.
+/// status is 130 or 143 ([`crate::signals`]); its final commit is stopped
+/// too, and rolled back whole (issue 34), unless DuckDB already writes its
+/// COMMIT: then it is too late, the run completes, a warning says so, and
+/// the exit status is that of a completed snapshot, as for `ingest file`.
 pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
     let caught = crate::signals::catch()?;
     let runtime = runtime()?;
@@ -79,9 +80,22 @@ pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
         return Ok(caught.exit_code());
     };
     let store = crate::cmd::open_store(&cli.db)?;
+    // The final commit runs on this thread and would hold the signal until
+    // its end (issue 34: 11.6 s): the first signal stops the statement it
+    // runs, and the commit's transaction is rolled back whole.
+    let (stop_commit, interrupt) = (store.interrupt_handle(), caught.interrupt().clone());
+    runtime.spawn(async move {
+        interrupt.triggered().await;
+        stop_commit.interrupt();
+    });
     let result = runtime.block_on(async {
         let taken = async {
-            let options = SnapshotOptions { cluster: connected.url.clone(), scope, page_size: args.chunk_size };
+            let options = SnapshotOptions {
+                cluster: connected.url.clone(),
+                scope,
+                page_size: args.chunk_size,
+                request_timeout: Duration::from_secs(args.request_timeout),
+            };
             anyhow::Ok(api::snapshot(&store, &connected.client, &options, &WallClock).await?)
         };
         // Interrupted: the snapshot is dropped, and with it its run writer,
@@ -89,14 +103,19 @@ pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
         // poll the signal came in committed meanwhile (its final commit
         // awaits nothing): too late to stop, as `ingest file`'s.
         tokio::select! {
-            taken = taken => taken.map(|r| Some((r, caught.interrupt().is_triggered()))),
+            taken = taken => match taken {
+                // The commit, stopped by the signal: rolled back, the run closed as failed.
+                Err(_) if caught.interrupt().is_triggered() => Ok(None),
+                taken => taken.map(|r| Some((r, caught.interrupt().is_triggered()))),
+            },
             () = caught.interrupt().triggered() => Ok(None),
         }
     })?;
     let Some((result, during_commit)) = result else {
         writeln!(
             std::io::stderr(),
-            "kdrift: error: interrupted by {}: the snapshot's run is closed as failed and nothing of it is kept in {}",
+            "kdrift: error: interrupted by {}: the snapshot's run is closed as failed and nothing of it is kept in {} \
+             (a commit in progress is rolled back whole)",
             caught.signal_name(),
             cli.db.display()
         )?;
@@ -149,21 +168,55 @@ async fn shutdown_signal() {
     tracing::info!("stopping: committing what was received");
 }
 
-/// `kdrift record`.
+/// `kdrift record`. SIGTERM or SIGINT stops it: it commits what was
+/// received and closes its run. A batch commit in progress when the signal
+/// comes is stopped (issue 34: the signal waited for its end): that batch
+/// is rolled back whole, the batches before stay, the run is closed as
+/// failed, and the next `kdrift record` lists again and stores what the
+/// store lacks.
 pub fn record(cli: &Cli, args: &RecordArgs) -> anyhow::Result<ExitCode> {
     let runtime = runtime()?;
     // Connected before the store is opened, as `ingest api`.
     let (connected, scope) = runtime.block_on(connect(&args.kube))?;
     let store = crate::cmd::open_store(&cli.db)?;
+    // On a task of its own: the recorder's loop is busy while it commits.
+    let (stop_commit, (stop_tx, stop_rx)) = (store.interrupt_handle(), tokio::sync::oneshot::channel::<()>());
+    let stopping = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = Arc::clone(&stopping);
+    runtime.spawn(async move {
+        shutdown_signal().await;
+        flag.store(true, std::sync::atomic::Ordering::SeqCst);
+        stop_commit.interrupt();
+        let _ = stop_tx.send(());
+    });
+    let shutdown = async move {
+        let _ = stop_rx.await;
+    };
     let result = runtime.block_on(async {
         let mut options = RecordOptions::new(connected.url.clone(), scope);
         options.watch.page_size = args.kube.chunk_size;
+        options.watch.request_timeout = Duration::from_secs(args.kube.request_timeout);
         options.batch_records = args.batch_records;
         options.batch_interval = Duration::from_secs(args.batch_seconds);
         tracing::info!("recording {} ({}) into {}", connected.url, options.scope, cli.db.display());
         let clock = Arc::new(WallClock);
-        anyhow::Ok(api::record(&store, &connected.client, &options, clock, shutdown_signal(), &mut LogObserver).await?)
-    })?;
+        api::record(&store, &connected.client, &options, clock, shutdown, &mut LogObserver).await
+    });
+    let result = match result {
+        Ok(r) => r,
+        Err(e) if stopping.load(std::sync::atomic::Ordering::SeqCst) => {
+            tracing::debug!("the store's work stopped by the signal: {e}");
+            writeln!(
+                std::io::stderr(),
+                "kdrift: error: stopped during a batch commit: that batch was rolled back whole (none of it is \
+                 stored), the batches committed before stay in {}; the run is closed as failed; the next `kdrift \
+                 record` lists again and stores what the store lacks",
+                cli.db.display()
+            )?;
+            return Ok(ExitCode::from(2));
+        }
+        Err(e) => return Err(e.into()),
+    };
     crate::cmd::keep_after_ingest(&store)?;
     report(cli, &result)
 }

@@ -4,13 +4,21 @@
 //! collection URL) in one run. A resource the server refuses (403) or does
 //! not serve (404) is a warning naming it; the others are still stored. A
 //! continue token that expires (410) restarts that resource's list.
+//!
+//! A bad item of a page (not an object, invalid UTF-8 or JSON inside it) is
+//! an item error naming the resource, the page and its `items[i]`; the
+//! page's other items are stored (issue 34). A server that does not answer
+//! within [`SnapshotOptions::request_timeout`] fails that resource, named
+//! in its problem.
 
-use kdrift_rebalance::{ListPager, Scope, HISTORY_RESOURCES};
+use std::time::Duration;
+
+use kdrift_rebalance::{Deadlines, ListPager, Scope, HISTORY_RESOURCES};
 use kube::Client;
 
 use super::clock::Clock;
 use super::report::{ApiReport, ResourceProblem, ResourceReport};
-use super::stage::{stage_observation, stage_refused};
+use super::stage::{item_error, stage_observation};
 use crate::record::{Change, Origin, Record};
 use crate::store::writer::RunWriter;
 use crate::store::{Store, StoreError};
@@ -27,6 +35,9 @@ pub struct SnapshotOptions {
     pub scope: Scope,
     /// Items per list request (kubectl's `--chunk-size`, 500).
     pub page_size: u32,
+    /// The longest wait for a list's answer, and between two pieces of it
+    /// (kubectl's `--request-timeout`; [`kdrift_rebalance::DEFAULT_REQUEST_TIMEOUT`]).
+    pub request_timeout: Duration,
 }
 
 /// Takes the snapshot into `store`; observation times come from `clock`.
@@ -41,28 +52,31 @@ pub async fn snapshot(
     clock: &dyn Clock,
 ) -> Result<ApiReport, StoreError> {
     let location = format!("{} ({})", options.cluster, options.scope);
+    let deadlines = Deadlines::new(&options.cluster, options.request_timeout);
+    let new_pager = |resource| {
+        ListPager::new(client.clone(), resource, &options.scope, options.page_size).with_deadlines(deadlines.clone())
+    };
     let mut writer = RunWriter::begin(store, "api", &location)?;
     let mut reports = Vec::new();
     for resource in HISTORY_RESOURCES {
         let path = resource.collection_path(&options.scope);
         let mut report = ResourceReport::new(resource.name(), format!("{}{}", options.cluster, path));
         let mut restarts = 0;
-        let mut pager = ListPager::new(client.clone(), resource, &options.scope, options.page_size);
+        let mut pager = new_pager(resource);
         let mut item = 0u64;
         loop {
             match pager.next_page().await {
                 Ok(Some(page)) => {
                     report.resource_version = Some(page.resource_version);
-                    let mut refused = page.refused.iter().peekable();
-                    for (i, object) in page.items.into_iter().enumerate() {
+                    for bad in &page.bad {
+                        let message =
+                            format!("{}: page {} of {}, {bad}", report.resource, page.number, report.location);
+                        item_error(&mut writer, &mut report, message);
+                    }
+                    for object in page.items {
+                        let observed_at = Some(clock.observation_time(&object));
                         let origin = Origin { location: report.location.clone(), line: None, item: Some(item) };
                         item += 1;
-                        // An item holding a key twice: an input error, not stored (issue 34).
-                        if let Some(r) = refused.next_if(|r| r.index == i) {
-                            stage_refused(&mut writer, &mut report, format!("{origin}: {}", r.message));
-                            continue;
-                        }
-                        let observed_at = Some(clock.observation_time(&object));
                         let record = Record { object, origin, observed_at, change: Change::Listed };
                         stage_observation(&mut writer, record, &mut report)?;
                     }
@@ -72,7 +86,7 @@ pub async fn snapshot(
                     tracing::info!(resource = %report.resource, "continue token expired; listing again");
                     restarts += 1;
                     item = 0;
-                    pager = ListPager::new(client.clone(), resource, &options.scope, options.page_size);
+                    pager = new_pager(resource);
                 }
                 Err(e) => {
                     report.problem = Some(ResourceProblem::from_error(&e));

@@ -37,15 +37,9 @@ pub fn stage_observation(
     Ok(())
 }
 
-/// Reports a listed item that is not stored (a key twice in it:
-/// [`kdrift_rebalance::RefusedItem`]) as an item error.
-pub fn stage_refused(writer: &mut RunWriter<'_>, report: &mut ResourceReport, message: String) {
-    item_error(writer, report, message);
-}
-
 /// Reports an item error and notes it to `writer`, which writes it with
 /// the next commit (a recorder killed later keeps it).
-fn item_error(writer: &mut RunWriter<'_>, report: &mut ResourceReport, message: String) {
+pub fn item_error(writer: &mut RunWriter<'_>, report: &mut ResourceReport, message: String) {
     writer.note_error(&report.location, None, None, None, &message);
     report.item_errors.push(message);
 }

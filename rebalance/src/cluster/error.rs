@@ -108,6 +108,42 @@ pub enum ClusterError {
         /// The status and where it points.
         redirect: super::redirect::Redirected,
     },
+    /// The server sent nothing for as long as kdrift waits
+    /// ([`super::answer::Deadlines`]): it accepted the connection, then
+    /// said nothing (or stopped in the middle of an answer).
+    #[error(
+        "{resource}: {server} sent nothing for {waited_seconds} s while kdrift waited for {waiting_for}; \
+         given up ({path})"
+    )]
+    Timeout {
+        /// The resource.
+        resource: String,
+        /// The server, as `shown_url` shows it (or `the server`).
+        server: String,
+        /// The URL path requested.
+        path: String,
+        /// How long kdrift waited, in seconds.
+        waited_seconds: f64,
+        /// What was awaited: `the list's answer`, `the next watch event`, ….
+        waiting_for: &'static str,
+    },
+    /// One line of a watch stream that is not a watch event (not UTF-8, not
+    /// JSON, no known `type`): skipped, the watch goes on with the next line.
+    #[error(
+        "{resource}: watch line {line} from {url} is {problem}; expected {WATCH_LINE_EXPECTED}; the line is skipped"
+    )]
+    BadEvent {
+        /// The resource.
+        resource: String,
+        /// The URL watched (the server as `shown_url` shows it, and the path).
+        url: String,
+        /// The line's number in this watch response (1-based).
+        line: u64,
+        /// Which kind of bad line ([`BadEventKind`]).
+        kind: BadEventKind,
+        /// What the line is (`not UTF-8 (…)`, `not JSON (…)`, …).
+        problem: String,
+    },
     /// The server answered 2xx with a body that is not what the API promises.
     #[error("{resource}: unexpected response from {path}: {problem}")]
     Decode {
@@ -118,6 +154,32 @@ pub enum ClusterError {
         /// What was wrong and what was expected.
         problem: String,
     },
+}
+
+/// What each line of a watch stream must be (the apiserver's watch protocol).
+pub const WATCH_LINE_EXPECTED: &str =
+    "one JSON watch event per line ({\"type\": ADDED|MODIFIED|DELETED|BOOKMARK|ERROR, \"object\": {…}})";
+
+/// The kinds of bad watch lines, counted apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BadEventKind {
+    /// Bytes that are not UTF-8.
+    NotUtf8,
+    /// Text that is not JSON.
+    NotJson,
+    /// JSON that is not a watch event (no known `type`, an `object` that is no object).
+    NotAnEvent,
+}
+
+impl BadEventKind {
+    /// `not UTF-8`, `not JSON`, `not a watch event`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BadEventKind::NotUtf8 => "not UTF-8",
+            BadEventKind::NotJson => "not JSON",
+            BadEventKind::NotAnEvent => "not a watch event",
+        }
+    }
 }
 
 impl ClusterError {

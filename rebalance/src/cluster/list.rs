@@ -3,13 +3,19 @@
 //! `apiVersion` (the apiserver leaves them out of list items), plus the
 //! list's `resourceVersion` (where a watch starts). [`ListPager`] yields one
 //! page at a time so callers keep memory bounded; [`list_all`] collects.
+//! A page is decoded item by item ([`super::page`]): a bad item is skipped
+//! as a [`BadItem`] and the page's other items are kept. Each request is
+//! bounded by [`Deadlines`] ([`super::answer`]): a server that does not
+//! answer, or stops in the middle of a page, is a [`ClusterError::Timeout`].
 //! Shared by `kdrift ingest api`, `kdrift record` and the rebalance executor.
 
 use kube::api::ListParams;
 use kube::Client;
 use serde_json::Value;
 
+use super::answer::Deadlines;
 use super::error::ClusterError;
+pub use super::page::BadItem;
 use super::resource::{ResourceKind, Scope};
 
 /// Items per page when the caller has no preference (kubectl's `--chunk-size`
@@ -24,22 +30,10 @@ pub struct Page {
     /// The list's `metadata.resourceVersion` (the same on every page of one
     /// list: the snapshot it reads).
     pub resource_version: String,
-    /// The items of `items` that are input errors: an object holding a key
-    /// twice at any depth ([`crate::parse_noting_duplicates`], issue 34),
-    /// whose meaning is unknown. Not to be stored; still listed, so a
-    /// recorder does not take them for deleted.
-    pub refused: Vec<RefusedItem>,
-}
-
-/// An item of a [`Page`] that is an input error.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RefusedItem {
-    /// Its index in [`Page::items`].
-    pub index: usize,
-    /// What is wrong, naming the key and its path inside the item
-    /// (`the key "app" appears twice in one object (at
-    /// metadata.labels.app; …)`).
-    pub message: String,
+    /// The page's number in this list (1-based).
+    pub number: u32,
+    /// Items skipped, with why (`items[i]` of this page).
+    pub bad: Vec<BadItem>,
 }
 
 /// A whole list.
@@ -49,6 +43,8 @@ pub struct ObjectList {
     pub items: Vec<Value>,
     /// The list's `metadata.resourceVersion`.
     pub resource_version: String,
+    /// Items skipped: the page's number and the item.
+    pub bad: Vec<(u32, BadItem)>,
 }
 
 /// Reads a list page by page. Create with [`ListPager::new`], then call
@@ -61,6 +57,8 @@ pub struct ListPager {
     continue_token: Option<String>,
     resource_version: Option<String>,
     done: bool,
+    pages: u32,
+    deadlines: Deadlines,
 }
 
 impl std::fmt::Debug for ListPager {
@@ -86,7 +84,17 @@ impl ListPager {
             continue_token: None,
             resource_version: None,
             done: false,
+            pages: 0,
+            deadlines: Deadlines::default(),
         }
+    }
+
+    /// Waits for the server as `deadlines` say (default: 60 s, the server
+    /// unnamed).
+    #[must_use]
+    pub fn with_deadlines(mut self, deadlines: Deadlines) -> ListPager {
+        self.deadlines = deadlines;
+        self
     }
 
     /// The collection path requested, e.g. `/api/v1/pods`.
@@ -100,7 +108,9 @@ impl ListPager {
     /// [`ClusterError::Api`] with the server's Status (403 Forbidden, 404 for
     /// an API the server does not serve, 410 Expired when a continue token
     /// is too old: list again from the start), [`ClusterError::Transport`],
-    /// or [`ClusterError::Decode`] when the body is not a list.
+    /// [`ClusterError::Timeout`] when the server does not answer (or stops
+    /// sending) within the deadlines, or [`ClusterError::Decode`] when the
+    /// body is not a list (a bad item is no error: [`Page::bad`]).
     pub async fn next_page(&mut self) -> Result<Option<Page>, ClusterError> {
         if self.done {
             return Ok(None);
@@ -116,36 +126,25 @@ impl ListPager {
         let request = kube::core::Request::new(self.path.clone())
             .list(&params)
             .map_err(|source| ClusterError::Request { resource: name.clone(), path: self.path.clone(), source })?;
-        let text =
-            self.client.request_text(request).await.map_err(|e| ClusterError::from_kube(&name, &self.path, e))?;
-        let (body, duplicates) = crate::parse_noting_duplicates(&text)
-            .map_err(|e| ClusterError::from_kube(&name, &self.path, kube::Error::SerdeError(e)))?;
-        drop(text);
+        let response =
+            super::answer::send(&self.client, request, &name, &self.path, &self.deadlines, "the list's answer").await?;
+        let bytes =
+            super::answer::read_all(response.into_body(), &name, &self.path, &self.deadlines, "the rest of the list")
+                .await?;
         // A problem may quote the server (a Status message, a token).
         let decode = |problem: String| ClusterError::Decode {
             resource: name.clone(),
             path: self.path.clone(),
             problem: crate::redact::held().redact(&problem),
         };
-        let Value::Object(mut body) = body else {
-            return Err(decode("expected a list object".into()));
-        };
+        let page = super::page::decode(&bytes).map_err(decode)?;
+        let body = &page.fields;
         if let Some(kind) = body.get("kind").and_then(Value::as_str) {
             if kind == "Status" {
                 let message = body.get("message").and_then(Value::as_str).unwrap_or("").to_string();
                 return Err(decode(format!("a Status instead of a list: {message}")));
             }
         }
-        let items = match body.remove("items") {
-            Some(Value::Array(items)) => items,
-            // An empty list may come back with `"items": null`.
-            Some(Value::Null) | None => Vec::new(),
-            Some(other) => return Err(decode(format!("`items` is not an array but {}", json_type(&other)))),
-        };
-        let refused = match refused_items(&duplicates, items.len()) {
-            Ok(refused) => refused,
-            Err(message) => return Err(decode(message)),
-        };
         let meta = body.get("metadata");
         let rv = meta.and_then(|m| m.get("resourceVersion")).and_then(Value::as_str).unwrap_or("").to_string();
         if rv.is_empty() {
@@ -162,31 +161,10 @@ impl ListPager {
         // The snapshot is the first page's: later pages read the same one.
         let resource_version = self.resource_version.get_or_insert(rv).clone();
         let api_version = self.resource.api_version();
-        let items = items.into_iter().map(|item| complete_item(item, &api_version, self.resource.kind)).collect();
-        Ok(Some(Page { items, resource_version, refused }))
+        let items = page.items.into_iter().map(|item| complete_item(item, &api_version, self.resource.kind)).collect();
+        self.pages += 1;
+        Ok(Some(Page { items, resource_version, number: self.pages, bad: page.bad }))
     }
-}
-
-/// The items holding a [`crate::Duplicate`] key (the first one each), or
-/// the message of one outside `items` (the list itself is then unreadable).
-fn refused_items(duplicates: &[crate::Duplicate], items: usize) -> Result<Vec<RefusedItem>, String> {
-    let mut refused: Vec<RefusedItem> = Vec::new();
-    for d in duplicates {
-        let item = d.path.strip_prefix("items[").and_then(|rest| {
-            let (index, within) = rest.split_once(']')?;
-            Some((index.parse::<usize>().ok()?, within.trim_start_matches('.')))
-        });
-        match item {
-            Some((index, within)) if index < items && !within.is_empty() => {
-                if refused.last().is_none_or(|r| r.index != index) {
-                    let message = format!("{}; this item is not stored", crate::duplicate_message(&d.key, within));
-                    refused.push(RefusedItem { index, message });
-                }
-            }
-            _ => return Err(crate::duplicate_message(&d.key, &d.path)),
-        }
-    }
-    Ok(refused)
 }
 
 /// Sets `kind` and `apiVersion` on a list item that lacks them.
@@ -200,17 +178,6 @@ fn complete_item(mut item: Value, api_version: &str, kind: &str) -> Value {
         }
     }
     item
-}
-
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Lists every object of `resource` in `scope`, following `continue` tokens.
@@ -227,6 +194,7 @@ pub async fn list_all(
     let mut out = ObjectList::default();
     while let Some(page) = pager.next_page().await? {
         out.items.extend(page.items);
+        out.bad.extend(page.bad.into_iter().map(|b| (page.number, b)));
         out.resource_version = page.resource_version;
     }
     Ok(out)

@@ -9,6 +9,10 @@
 //!   in-cluster service account);
 //! - [`resource`]: the API resources kdrift reads ([`ResourceKind`],
 //!   [`HISTORY_RESOURCES`]) and their URL paths;
+//! - [`answer`]: the server's answers read under [`Deadlines`] (a server
+//!   that does not answer is a [`ClusterError::Timeout`]);
+//! - [`page`]: a list page decoded item by item (a bad item is a
+//!   [`BadItem`], the others are kept);
 //! - [`list`]: paginated lists (`limit`/`continue`) of any resource as raw
 //!   `serde_json::Value` items plus the list's `resourceVersion`;
 //! - [`watch`]: one raw watch request as a stream of [`WatchItem`]s;
@@ -21,17 +25,20 @@
 //! - [`credentials`]: the resolved configuration's credentials, held for
 //!   redaction ([`crate::redact::held`]).
 
+pub mod answer;
 pub mod connect;
 pub mod credentials;
 pub mod error;
 pub mod exec;
 pub mod list;
+pub mod page;
 pub mod redirect;
 pub mod resource;
 pub mod watch;
 
+pub use answer::{Deadlines, DEFAULT_REQUEST_TIMEOUT};
 pub use connect::{ClusterOptions, Connected};
-pub use error::ClusterError;
-pub use list::{list_all, ListPager, ObjectList, Page, RefusedItem, DEFAULT_PAGE_SIZE};
+pub use error::{BadEventKind, ClusterError};
+pub use list::{list_all, BadItem, ListPager, ObjectList, Page, DEFAULT_PAGE_SIZE};
 pub use resource::{ResourceKind, Scope, HISTORY_RESOURCES};
 pub use watch::{watch, WatchItem, WatchOptions};

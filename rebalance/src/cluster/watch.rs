@@ -4,16 +4,32 @@
 //! resumes from the last resourceVersion it saw, and lists again when the
 //! server answers 410 Gone ([`ClusterError::is_gone`]). Shared by
 //! `kdrift record` and the rebalance executor (which watches evicted pods go).
+//!
+//! The stream is cut into lines here (issue 34): a line that is not a
+//! watch event (not UTF-8, not JSON, no known `type`) is a
+//! [`ClusterError::BadEvent`] naming its line, and the stream goes on with
+//! the next line; only a broken connection or a server silent for longer
+//! than the watch's `timeoutSeconds` plus [`Deadlines::idle`] ends it with
+//! an error.
+
+use std::time::Duration;
 
 use futures::stream::{BoxStream, StreamExt};
+use http_body_util::{BodyDataStream, BodyExt};
 use kube::api::WatchParams;
-use kube::core::WatchEvent;
+use kube::client::Body;
 use kube::Client;
 use serde_json::Value;
 
-use super::error::ClusterError;
+use super::answer::Deadlines;
+use super::error::{BadEventKind, ClusterError};
+use super::page::json_type;
 use super::resource::{ResourceKind, Scope};
-use crate::strict_json::{duplicate_message, NotedValue};
+use crate::strict_json::duplicate_message;
+
+/// The watch length assumed when none is asked for: the apiserver's
+/// longest default (`--min-request-timeout` 1800 s, doubled at random).
+const SERVER_DEFAULT_WATCH_SECONDS: u32 = 3600;
 
 /// Where and how long to watch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +41,9 @@ pub struct WatchOptions {
     pub timeout_seconds: Option<u32>,
     /// Ask for BOOKMARK events (`allowWatchBookmarks=true`).
     pub bookmarks: bool,
+    /// The wait for the answer's headers; the wait for the next bytes is
+    /// `timeout_seconds` (else 3600 s) plus its `idle`.
+    pub deadlines: Deadlines,
 }
 
 /// One event of a watch, objects completed with `kind` and `apiVersion`.
@@ -69,10 +88,13 @@ impl WatchItem {
 ///
 /// # Errors
 /// Starting: [`ClusterError::Api`] (410 Gone when the resourceVersion is too
-/// old, 403, 404), [`ClusterError::Transport`]. In the stream: an ERROR
-/// event becomes [`ClusterError::Api`] (the real apiserver reports a too old
-/// resourceVersion this way, as 410 `Expired`), a line that is not a watch
-/// event [`ClusterError::Decode`]; the stream may go on after either.
+/// old, 403, 404), [`ClusterError::Transport`], [`ClusterError::Timeout`].
+/// In the stream: an ERROR event becomes [`ClusterError::Api`] (the real
+/// apiserver reports a too old resourceVersion this way, as 410 `Expired`)
+/// and a line that is not a watch event [`ClusterError::BadEvent`], after
+/// either the stream goes on; a broken connection
+/// ([`ClusterError::Transport`]) or a silent server
+/// ([`ClusterError::Timeout`]) ends it.
 pub async fn watch(
     client: &Client,
     resource: &ResourceKind,
@@ -85,46 +107,173 @@ pub async fn watch(
     if let Some(t) = options.timeout_seconds {
         params = params.timeout(t);
     }
-    let request = kube::core::Request::new(path.clone())
+    let mut request = kube::core::Request::new(path.clone())
         .watch(&params, &options.resource_version)
         .map_err(|source| ClusterError::Request { resource: name.clone(), path: path.clone(), source })?;
-    let events =
-        client.request_events::<NotedValue>(request).await.map_err(|e| ClusterError::from_kube(&name, &path, e))?;
-    let api_version = resource.api_version();
-    let kind = resource.kind;
-    let stream = events.map(move |event| {
-        let complete = |mut o: Value| {
-            if let Value::Object(m) = &mut o {
-                m.entry("kind").or_insert_with(|| Value::String(kind.to_string()));
-                m.entry("apiVersion").or_insert_with(|| Value::String(api_version.clone()));
-            }
-            o
-        };
-        match event {
-            Ok(WatchEvent::Added(o) | WatchEvent::Modified(o) | WatchEvent::Deleted(o)) if !o.duplicates.is_empty() => {
-                Ok(refused(o))
-            }
-            Ok(WatchEvent::Added(o)) => Ok(WatchItem::Added(complete(o.value))),
-            Ok(WatchEvent::Modified(o)) => Ok(WatchItem::Modified(complete(o.value))),
-            Ok(WatchEvent::Deleted(o)) => Ok(WatchItem::Deleted(complete(o.value))),
-            Ok(WatchEvent::Bookmark(b)) => Ok(WatchItem::Bookmark { resource_version: b.metadata.resource_version }),
-            Ok(WatchEvent::Error(status)) => Err(ClusterError::status(&name, &path, &status)),
-            Err(e) => Err(ClusterError::from_kube(&name, &path, e)),
-        }
-    });
+    // One gzip member per event is not decoded by kube's middleware (as
+    // kube's own `request_events`).
+    request.headers_mut().insert(http::header::ACCEPT_ENCODING, http::HeaderValue::from_static("identity"));
+    let deadlines = &options.deadlines;
+    let response = super::answer::send(client, request, &name, &path, deadlines, "the watch's answer").await?;
+    let seconds = options.timeout_seconds.unwrap_or(SERVER_DEFAULT_WATCH_SECONDS);
+    let lines = Lines {
+        data: response.into_body().into_data_stream(),
+        buffer: Vec::new(),
+        line: 0,
+        ended: false,
+        idle: Duration::from_secs(u64::from(seconds)) + deadlines.idle,
+        deadlines: deadlines.clone(),
+        resource: name,
+        path,
+        kind: resource.kind,
+        api_version: resource.api_version(),
+    };
+    let stream = futures::stream::unfold(lines, |mut lines| async move { lines.next().await.map(|i| (i, lines)) });
     Ok(stream.boxed())
 }
-/// The [`WatchItem::Refused`] of an object holding a key twice.
-fn refused(o: NotedValue) -> WatchItem {
-    let text = |pointer: &str| o.value.pointer(pointer).and_then(Value::as_str).unwrap_or("").to_string();
+
+/// The [`WatchItem::Refused`] of an object holding a key twice (`path`
+/// inside the object).
+fn refused(object: &Value, key: &str, path: &str) -> WatchItem {
+    let text = |pointer: &str| object.pointer(pointer).and_then(Value::as_str).unwrap_or("").to_string();
     let (namespace, name) = (text("/metadata/namespace"), text("/metadata/name"));
-    let first = &o.duplicates[0];
     WatchItem::Refused {
         resource_version: text("/metadata/resourceVersion"),
-        message: format!(
-            "{namespace}/{name}: {}; this version is not stored",
-            duplicate_message(&first.key, &first.path)
-        ),
+        message: format!("{namespace}/{name}: {}; this version is not stored", duplicate_message(key, path)),
+    }
+}
+
+/// A watch response read line by line.
+struct Lines {
+    data: BodyDataStream<Body>,
+    buffer: Vec<u8>,
+    /// Lines taken so far.
+    line: u64,
+    /// The body ended (or failed): what is left in `buffer` is the last line.
+    ended: bool,
+    /// The longest wait for the next bytes.
+    idle: Duration,
+    deadlines: Deadlines,
+    resource: String,
+    path: String,
+    kind: &'static str,
+    api_version: String,
+}
+
+impl Lines {
+    async fn next(&mut self) -> Option<Result<WatchItem, ClusterError>> {
+        loop {
+            if let Some(end) = self.buffer.iter().position(|b| *b == b'\n') {
+                let line: Vec<u8> = self.buffer.drain(..=end).collect();
+                self.line += 1;
+                match self.decode(&line) {
+                    Some(item) => return Some(item),
+                    None => continue,
+                }
+            }
+            if self.ended {
+                if self.buffer.iter().all(u8::is_ascii_whitespace) {
+                    return None;
+                }
+                // A last line without its newline: the server's last word.
+                let line = std::mem::take(&mut self.buffer);
+                self.line += 1;
+                return self.decode(&line);
+            }
+            match tokio::time::timeout(self.idle, self.data.next()).await {
+                Err(_) => {
+                    self.end();
+                    let what = "the next watch event (timeoutSeconds and the request timeout)";
+                    return Some(Err(self.deadlines.timeout(&self.resource, &self.path, self.idle, what)));
+                }
+                Ok(None) => self.ended = true,
+                Ok(Some(Ok(chunk))) => self.buffer.extend_from_slice(&chunk),
+                Ok(Some(Err(e))) => {
+                    self.end();
+                    return Some(Err(ClusterError::from_kube(&self.resource, &self.path, e)));
+                }
+            }
+        }
+    }
+
+    /// Ends the stream: nothing more is read or returned.
+    fn end(&mut self) {
+        self.ended = true;
+        self.buffer.clear();
+    }
+
+    /// One line as a watch item; `None` for a blank line.
+    fn decode(&self, line: &[u8]) -> Option<Result<WatchItem, ClusterError>> {
+        let line = line.trim_ascii();
+        if line.is_empty() {
+            return None;
+        }
+        let bad = |kind: BadEventKind, problem: String| {
+            Some(Err(ClusterError::BadEvent {
+                resource: self.resource.clone(),
+                url: format!("{}{}", self.deadlines.server, self.path),
+                line: self.line,
+                kind,
+                problem: crate::redact::held().redact(&problem),
+            }))
+        };
+        let text = match std::str::from_utf8(line) {
+            Ok(t) => t,
+            Err(e) => return bad(BadEventKind::NotUtf8, format!("not UTF-8 (byte {} of the line)", e.valid_up_to())),
+        };
+        let (event, duplicates) = match crate::parse_noting_duplicates(text) {
+            Ok(parsed) => parsed,
+            Err(e) => {
+                let full = e.to_string();
+                let what = full.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).unwrap_or(&full);
+                return bad(BadEventKind::NotJson, format!("not JSON ({what} at column {})", e.column()));
+            }
+        };
+        let mut event = match event {
+            Value::Object(event) => event,
+            other => return bad(BadEventKind::NotAnEvent, format!("{} instead of an object", json_type(&other))),
+        };
+        let object = event.remove("object");
+        let kind = event.get("type").and_then(Value::as_str);
+        // Issue 34 C: a key twice inside the object refuses that version.
+        let twice = duplicates.iter().find_map(|d| d.path.strip_prefix("object.").map(|path| (d, path)));
+        if let (Some((d, path)), Some("ADDED" | "MODIFIED" | "DELETED"), Some(o)) = (twice, kind, object.as_ref()) {
+            return Some(Ok(refused(o, &d.key, path)));
+        }
+        match (kind, object) {
+            (Some(t @ ("ADDED" | "MODIFIED" | "DELETED")), Some(Value::Object(mut o))) => {
+                o.entry("kind").or_insert_with(|| Value::String(self.kind.to_string()));
+                o.entry("apiVersion").or_insert_with(|| Value::String(self.api_version.clone()));
+                let o = Value::Object(o);
+                Some(Ok(match t {
+                    "ADDED" => WatchItem::Added(o),
+                    "MODIFIED" => WatchItem::Modified(o),
+                    _ => WatchItem::Deleted(o),
+                }))
+            }
+            (Some("BOOKMARK"), Some(o)) => match o.pointer("/metadata/resourceVersion").and_then(Value::as_str) {
+                Some(rv) => Some(Ok(WatchItem::Bookmark { resource_version: rv.to_string() })),
+                None => bad(BadEventKind::NotAnEvent, "a BOOKMARK without object.metadata.resourceVersion".into()),
+            },
+            (Some("ERROR"), Some(o)) => Some(Err(self.status(o))),
+            // A bare Status line (kube's client reads it as an error too).
+            (None, None) if event.get("kind").and_then(Value::as_str) == Some("Status") => {
+                Some(Err(self.status(Value::Object(event))))
+            }
+            (Some(t @ ("ADDED" | "MODIFIED" | "DELETED")), Some(o)) => {
+                bad(BadEventKind::NotAnEvent, format!("a {t} event whose object is {}", json_type(&o)))
+            }
+            (Some(t), Some(_)) => bad(BadEventKind::NotAnEvent, format!("an event of unknown type {t:?}")),
+            (Some(t), None) => bad(BadEventKind::NotAnEvent, format!("a {t:?} event without an object")),
+            (None, _) => bad(BadEventKind::NotAnEvent, "a JSON object without a `type`".into()),
+        }
+    }
+
+    /// The [`ClusterError::Api`] of an ERROR event's Status.
+    fn status(&self, object: Value) -> ClusterError {
+        let status = serde_json::from_value::<kube::core::Status>(object.clone())
+            .unwrap_or_else(|_| kube::core::Status::failure(&object.to_string(), "").with_code(500));
+        ClusterError::status(&self.resource, &self.path, &status)
     }
 }
 
@@ -132,18 +281,18 @@ fn refused(o: NotedValue) -> WatchItem {
 mod tests {
     use super::*;
 
-    /// Issue 34 C: a key twice in a watch event's object is found whichever
-    /// of the event's keys comes first (`object` before `type` is buffered).
+    /// Issue 34 C: a key twice in a watch event's object refuses that
+    /// version, whichever of the event's keys comes first.
     #[test]
     fn a_key_twice_in_a_watch_events_object_refuses_that_version() {
+        let l = lines();
         for line in [
             r#"{"type":"MODIFIED","object":{"metadata":{"name":"web-1","namespace":"media","resourceVersion":"42","labels":{"app":"a","app":"b"}}}}"#,
             r#"{"object":{"metadata":{"name":"web-1","namespace":"media","resourceVersion":"42","labels":{"app":"a","app":"b"}}},"type":"MODIFIED"}"#,
         ] {
-            let event: WatchEvent<NotedValue> = serde_json::from_str(line).expect("event");
-            let WatchEvent::Modified(o) = event else { panic!("{line}") };
+            let Some(Ok(item)) = l.decode(line.as_bytes()) else { panic!("{line}") };
             assert_eq!(
-                refused(o),
+                item,
                 WatchItem::Refused {
                     resource_version: "42".into(),
                     message: "media/web-1: the key \"app\" appears twice in one object (at metadata.labels.app; which \
@@ -152,8 +301,45 @@ mod tests {
                 }
             );
         }
-        let event: WatchEvent<NotedValue> =
-            serde_json::from_str(r#"{"type":"ADDED","object":{"metadata":{"name":"ok"}}}"#).expect("event");
-        assert!(matches!(event, WatchEvent::Added(o) if o.duplicates.is_empty()));
+        let added = l.decode(br#"{"type":"ADDED","object":{"metadata":{"name":"ok"}}}"#);
+        assert!(matches!(added, Some(Ok(WatchItem::Added(_)))));
+    }
+
+    fn lines() -> Lines {
+        let (_, body) = http::Response::new(Body::from(Vec::new())).into_parts();
+        Lines {
+            data: body.into_data_stream(),
+            buffer: Vec::new(),
+            line: 6,
+            ended: false,
+            idle: Duration::from_secs(1),
+            deadlines: Deadlines::default(),
+            resource: "pods".into(),
+            path: "/api/v1/pods".into(),
+            kind: "Pod",
+            api_version: "v1".into(),
+        }
+    }
+
+    #[test]
+    fn each_bad_line_names_its_kind_and_line() {
+        let l = lines();
+        let err = |line: &[u8]| match l.decode(line) {
+            Some(Err(e @ ClusterError::BadEvent { .. })) => e.to_string(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            err(b"{\"type\":\"ADDED\",\"object\":{\"x\":\"\xff\"}}"),
+            format!(
+                "pods: watch line 6 from /api/v1/pods is not UTF-8 (byte 31 of the line); expected {}; the line is \
+                 skipped",
+                super::super::error::WATCH_LINE_EXPECTED
+            )
+        );
+        assert!(err(b"{\"type\":\"ADDED\",\"obj").contains("is not JSON (EOF while parsing a string at column 20)"));
+        assert!(err(b"{\"type\":\"GONE\",\"object\":{}}").contains("is an event of unknown type \"GONE\""));
+        assert!(l.decode(b" \r").is_none());
+        let added = l.decode(b"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"}}}");
+        assert!(matches!(added, Some(Ok(WatchItem::Added(o))) if o["kind"] == "Pod" && o["apiVersion"] == "v1"));
     }
 }

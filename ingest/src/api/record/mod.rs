@@ -21,6 +21,13 @@
 //! its last batch until the next start, which closes it as `failed` when it
 //! opens the store and re-lists.
 //!
+//! A list item or watch line that is skipped (issue 34) is an error of the
+//! run, stored with the next batch; the first of each kind is logged at
+//! warn, and the run's end logs each kind's count. A resource whose last
+//! list or watch failed and that was not watched again before the end is
+//! a problem of the run (`partial`, or `failed` when nothing was read):
+//! a server that never answers does not end as `ok`.
+//!
 //! Observation times come from a [`Clock`]: the wall clock live, a manual
 //! clock in tests replaying a recorded history.
 
@@ -32,13 +39,13 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kdrift_rebalance::{ResourceKind, Scope, HISTORY_RESOURCES};
+use kdrift_rebalance::{BadEventKind, ResourceKind, Scope, DEFAULT_REQUEST_TIMEOUT, HISTORY_RESOURCES};
 use kube::Client;
 use tokio::sync::mpsc;
 
 use super::clock::Clock;
 use super::report::{ApiReport, ResourceProblem, ResourceReport};
-use super::stage::{finish, stage_observation, stage_refused};
+use super::stage::{finish, item_error, stage_observation};
 use crate::record::{Change, Origin, Record};
 use crate::store::writer::{RunCounts, RunWriter};
 use crate::store::{Store, StoreError};
@@ -65,8 +72,8 @@ pub struct RecordOptions {
 
 impl RecordOptions {
     /// Defaults for `cluster` and `scope`: every history resource, pages of
-    /// 500, watches of 290 s, backoff 250 ms … 30 s, batches of 1000 records
-    /// or 5 s.
+    /// 500, watches of 290 s, requests given up after 60 s of silence,
+    /// backoff 250 ms … 30 s, batches of 1000 records or 5 s.
     pub fn new(cluster: String, scope: Scope) -> RecordOptions {
         RecordOptions {
             cluster,
@@ -77,6 +84,7 @@ impl RecordOptions {
                 watch_timeout_seconds: 290,
                 backoff_initial: Duration::from_millis(250),
                 backoff_max: Duration::from_secs(30),
+                request_timeout: DEFAULT_REQUEST_TIMEOUT,
             },
             batch_records: 1000,
             batch_interval: Duration::from_secs(5),
@@ -95,6 +103,8 @@ pub trait RecordObserver {
     fn committed(&mut self, _counts: &RunCounts) {}
     /// A resource had a problem; `fatal`: it is no longer watched.
     fn problem(&mut self, _resource: &ResourceKind, _message: &str, _fatal: bool) {}
+    /// A list item or watch line was skipped (an error of the run).
+    fn item_error(&mut self, _resource: &ResourceKind, _message: &str) {}
 }
 
 /// An observer that does nothing.
@@ -117,6 +127,9 @@ struct Recorder<'s, 'o> {
     /// last resource got in sync: a server that refuses connections is
     /// said once, not once per resource and retry (the rest go to debug).
     warned: std::collections::HashSet<String>,
+    /// Skipped list items and watch lines, per kind (`list items`, `not
+    /// JSON`, …): the first is logged at warn, the count at the end.
+    skipped: BTreeMap<&'static str, u64>,
 }
 
 impl Recorder<'_, '_> {
@@ -168,18 +181,34 @@ impl Recorder<'_, '_> {
                 tracing::info!(resource = %resource.name(), %namespace, %name, "deleted while not watched");
                 self.stage(&resource, Change::Deleted, last, o)?;
             }
-            Msg::Synced { resource, resource_version, relist } => {
-                tracing::info!(resource = %resource.name(), %resource_version, relist, "in sync");
-                self.warned.clear();
-                self.report(&resource, &o.cluster, &o.scope).resource_version = Some(resource_version.clone());
-                self.observer.synced(&resource, &resource_version, relist);
-            }
-            Msg::Refused { resource, message } => {
+            Msg::ItemError { resource, kind, message } => {
+                let what = kind.map_or("list items", BadEventKind::as_str);
+                let count = self.skipped.entry(what).or_insert(0);
+                *count += 1;
+                if *count == 1 {
+                    tracing::warn!(
+                        resource = %resource.name(),
+                        "{message} (stored in the run's errors; further ones of this kind are counted at the end)"
+                    );
+                }
+                self.observer.item_error(&resource, &message);
                 let report = self.reports.entry(resource.name()).or_insert_with(|| {
                     ResourceReport::new(resource.name(), format!("{}{}", o.cluster, resource.collection_path(&o.scope)))
                 });
-                stage_refused(&mut self.writer, report, message);
+                item_error(&mut self.writer, report, message);
                 self.errors += 1;
+            }
+            Msg::Resumed { resource } => {
+                if self.retried.remove(&resource.name()).is_some() {
+                    tracing::info!(resource = %resource.name(), "watching again after a failure");
+                }
+            }
+            Msg::Synced { resource, resource_version, relist } => {
+                tracing::info!(resource = %resource.name(), %resource_version, relist, "in sync");
+                self.retried.remove(&resource.name());
+                self.warned.clear();
+                self.report(&resource, &o.cluster, &o.scope).resource_version = Some(resource_version.clone());
+                self.observer.synced(&resource, &resource_version, relist);
             }
             Msg::Problem { resource, error, fatal } => {
                 let message = kdrift_rebalance::with_causes(&error);
@@ -235,6 +264,7 @@ pub async fn record(
         errors: 0,
         retried: BTreeMap::new(),
         warned: Default::default(),
+        skipped: BTreeMap::new(),
     };
     let mut tasks = Vec::new();
     for resource in &options.resources {
@@ -246,6 +276,8 @@ pub async fn record(
             settings: options.watch,
             known: known::load(store, resource, &options.scope)?,
             tx: tx.clone(),
+            server: options.cluster.clone(),
+            failing: false,
         };
         tasks.push(tokio::spawn(watcher.run()));
     }
@@ -274,12 +306,32 @@ pub async fn record(
     }
     let order: Vec<String> = options.resources.iter().map(ResourceKind::name).collect();
     let mut reports = recorder.reports;
-    // Never in sync, for the reason last retried: a problem of the run.
+    for (what, count) in &recorder.skipped {
+        let what = if *what == "list items" { what.to_string() } else { format!("watch lines {what}") };
+        tracing::warn!("{what} skipped: {count}; each is in the run's errors (kdrift query run_errors)");
+    }
+    // Failed, and not watched again before the end, for the reason last
+    // retried: a problem of the run.
     for (name, mut problem) in recorder.retried {
-        if let Some(r) = reports.get_mut(&name).filter(|r| r.resource_version.is_none() && r.problem.is_none()) {
-            problem.message = format!("never in sync until the recorder stopped; last retried: {}", problem.message);
+        if let Some(r) = reports.get_mut(&name).filter(|r| r.problem.is_none()) {
+            let state = if r.resource_version.is_none() {
+                "never in sync until the recorder stopped"
+            } else {
+                "not watched when the recorder stopped"
+            };
+            problem.message = format!("{state}; last retried: {}", problem.message);
             r.problem = Some(problem);
         }
+    }
+    // Still waiting for its first list: not recorded either.
+    for r in reports.values_mut().filter(|r| r.resource_version.is_none() && r.problem.is_none()) {
+        r.problem = Some(ResourceProblem {
+            severity: super::report::Severity::Error,
+            message: format!(
+                "{}: never in sync until the recorder stopped; its first list was not answered yet ({})",
+                r.resource, r.location
+            ),
+        });
     }
     let resources = order.iter().filter_map(|n| reports.remove(n)).collect();
     finish(recorder.writer, &options.cluster, &options.scope, resources)

@@ -10,13 +10,24 @@
 //! - 410 Gone → list again and reconcile; a watch that ends (server
 //!   timeout, dropped connection) resumes from the last resourceVersion,
 //!   after an exponential backoff when it delivered nothing;
-//! - 403 / 404 → the resource is reported unavailable and the task ends.
+//! - 403 / 404 → the resource is reported unavailable and the task ends;
+//! - a bad list item or watch line (issue 34) is an item error
+//!   ([`Msg::ItemError`]): the list keeps the page's other items (a bad
+//!   item whose name is readable counts as listed; when one is not, the
+//!   re-list records no deletion), the watch goes on with the next line;
+//! - a server silent for longer than [`WatchSettings::request_timeout`]
+//!   (a list, a watch's answer) or the watch's timeoutSeconds plus it (a
+//!   watch's next event) is a problem, retried with backoff; the first
+//!   event (or normal end) of a watch after a failure says it is watched
+//!   again ([`Msg::Resumed`]).
 
 use std::collections::HashSet;
 use std::time::Duration;
 
 use futures::StreamExt;
-use kdrift_rebalance::{watch, ClusterError, ListPager, ResourceKind, Scope, WatchItem, WatchOptions};
+use kdrift_rebalance::{
+    watch, BadEventKind, ClusterError, Deadlines, ListPager, ResourceKind, Scope, WatchItem, WatchOptions,
+};
 use kube::Client;
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -56,13 +67,19 @@ pub enum Msg {
         /// `false` for the first list, `true` after a 410 or a failure.
         relist: bool,
     },
-    /// A listed object that is an input error (a key twice in it,
-    /// [`kdrift_rebalance::RefusedItem`]): not stored, reported.
-    Refused {
-        /// Its resource.
+    /// A list item or watch line that was skipped: an error of the run.
+    ItemError {
+        /// The resource.
         resource: ResourceKind,
-        /// `namespace/name: what is wrong`.
+        /// The kind of bad watch line; `None`: a list item.
+        kind: Option<BadEventKind>,
+        /// The error, naming the resource, the URL and the item or line.
         message: String,
+    },
+    /// A watch delivers again (an event, or its normal end) after a failure.
+    Resumed {
+        /// The resource.
+        resource: ResourceKind,
     },
     /// Something went wrong; `fatal`: the watcher gave up (403 / 404).
     Problem {
@@ -86,6 +103,10 @@ pub struct WatchSettings {
     pub backoff_initial: Duration,
     /// Longest wait.
     pub backoff_max: Duration,
+    /// The longest wait for a list's (or a watch's) answer and between two
+    /// pieces of a list; a watch waits its timeoutSeconds plus this for
+    /// its next bytes.
+    pub request_timeout: Duration,
 }
 
 /// How a watch request ended.
@@ -114,6 +135,10 @@ pub struct Watcher {
     pub known: Known,
     /// Where to send.
     pub tx: mpsc::Sender<Msg>,
+    /// The server as messages name it (the cluster URL).
+    pub server: String,
+    /// The last list or watch failed, and no watch has delivered since.
+    pub failing: bool,
 }
 
 fn key_of(o: &Value) -> (String, String) {
@@ -131,6 +156,10 @@ impl Watcher {
         self.tx.send(msg).await.is_ok()
     }
 
+    fn deadlines(&self) -> Deadlines {
+        Deadlines::new(&self.server, self.settings.request_timeout)
+    }
+
     /// Runs until the resource is unavailable or the recorder stops.
     pub async fn run(mut self) {
         let mut backoff = self.settings.backoff_initial;
@@ -141,6 +170,7 @@ impl Watcher {
                 Ok(None) => return,
                 Err(error) => {
                     let fatal = error.is_unavailable_resource();
+                    self.failing = true;
                     if !self.send(Msg::Problem { resource: self.resource, error, fatal }).await || fatal {
                         return;
                     }
@@ -162,6 +192,7 @@ impl Watcher {
                     }
                     WatchEnd::Failed(error) => {
                         let fatal = error.is_unavailable_resource();
+                        self.failing = true;
                         if !self.send(Msg::Problem { resource: self.resource, error, fatal }).await || fatal {
                             return;
                         }
@@ -177,8 +208,11 @@ impl Watcher {
     /// the recorder stopped). A 410 on a continue token restarts the list.
     async fn list(&mut self, relist: bool) -> Result<Option<String>, ClusterError> {
         'again: loop {
-            let mut pager = ListPager::new(self.client.clone(), &self.resource, &self.scope, self.settings.page_size);
+            let mut pager = ListPager::new(self.client.clone(), &self.resource, &self.scope, self.settings.page_size)
+                .with_deadlines(self.deadlines());
             let mut seen: HashSet<(String, String)> = HashSet::new();
+            // A bad item whose name cannot be read may be any known object.
+            let mut unnamed_bad = false;
             let mut list_rv = String::new();
             loop {
                 let page = match pager.next_page().await {
@@ -188,19 +222,26 @@ impl Watcher {
                     Err(e) => return Err(e),
                 };
                 list_rv = page.resource_version;
-                let mut refused = page.refused.into_iter().peekable();
-                for (i, object) in page.items.into_iter().enumerate() {
+                for bad in page.bad {
+                    match &bad.key {
+                        Some(key) => _ = seen.insert(key.clone()),
+                        None => unnamed_bad = true,
+                    }
+                    let message = format!(
+                        "{}: page {} of {}{}, {bad}",
+                        self.resource.name(),
+                        page.number,
+                        self.server,
+                        self.resource.collection_path(&self.scope)
+                    );
+                    if !self.send(Msg::ItemError { resource: self.resource, kind: None, message }).await {
+                        return Ok(None);
+                    }
+                }
+                for object in page.items {
                     let key = key_of(&object);
                     let (rv, uid) = rv_uid(&object);
                     seen.insert(key.clone());
-                    // Listed (not deleted), but not stored: a key twice in it (issue 34).
-                    if let Some(r) = refused.next_if(|r| r.index == i) {
-                        let message = format!("{}/{}: {}", key.0, key.1, r.message);
-                        if !self.send(Msg::Refused { resource: self.resource, message }).await {
-                            return Ok(None);
-                        }
-                        continue;
-                    }
                     match self.known.get(&key) {
                         Some((known_rv, _)) if *known_rv == rv => continue,
                         Some((_, known_uid)) if !known_uid.is_empty() && !uid.is_empty() && *known_uid != uid => {
@@ -220,7 +261,15 @@ impl Watcher {
                     }
                 }
             }
-            let gone: Vec<(String, String)> = self.known.keys().filter(|k| !seen.contains(*k)).cloned().collect();
+            let gone: Vec<(String, String)> = if unnamed_bad {
+                tracing::info!(
+                    resource = %self.resource.name(),
+                    "a skipped list item has no readable name: no deletion is recorded from this list"
+                );
+                Vec::new()
+            } else {
+                self.known.keys().filter(|k| !seen.contains(*k)).cloned().collect()
+            };
             for key in gone {
                 let uid = self.known.remove(&key).map(|(_, uid)| uid).unwrap_or_default();
                 let (namespace, name) = key;
@@ -242,6 +291,7 @@ impl Watcher {
             resource_version: rv.clone(),
             timeout_seconds: Some(self.settings.watch_timeout_seconds),
             bookmarks: true,
+            deadlines: self.deadlines(),
         };
         let mut stream = match watch(&self.client, &self.resource, &self.scope, &options).await {
             Ok(s) => s,
@@ -250,6 +300,11 @@ impl Watcher {
         };
         let mut delivered = false;
         while let Some(item) = stream.next().await {
+            // Watching again: the first event after a failure says so (a
+            // server that answers the headers and then nothing has not).
+            if item.is_ok() && !self.resumed().await {
+                return WatchEnd::Stopped;
+            }
             let (change, object) = match item {
                 Ok(WatchItem::Bookmark { resource_version }) => {
                     *rv = resource_version;
@@ -262,7 +317,13 @@ impl Watcher {
                         *rv = resource_version;
                     }
                     delivered = true;
-                    if !self.send(Msg::Refused { resource: self.resource, message }).await {
+                    let message = format!(
+                        "{}: watch of {}{}, {message}",
+                        self.resource.name(),
+                        self.server,
+                        self.resource.collection_path(&self.scope)
+                    );
+                    if !self.send(Msg::ItemError { resource: self.resource, kind: None, message }).await {
                         return WatchEnd::Stopped;
                     }
                     continue;
@@ -271,6 +332,14 @@ impl Watcher {
                 Ok(WatchItem::Modified(o)) => (Change::Modified, o),
                 Ok(WatchItem::Deleted(o)) => (Change::Deleted, o),
                 Err(e) if e.is_gone() => return WatchEnd::Gone,
+                Err(e @ ClusterError::BadEvent { kind, .. }) => {
+                    // One bad line: an error of the run; read on.
+                    let msg = Msg::ItemError { resource: self.resource, kind: Some(kind), message: e.to_string() };
+                    if !self.send(msg).await {
+                        return WatchEnd::Stopped;
+                    }
+                    continue;
+                }
                 Err(e @ ClusterError::Decode { .. }) => {
                     // One bad line: report it and keep reading.
                     if !self.send(Msg::Problem { resource: self.resource, error: e, fatal: false }).await {
@@ -295,6 +364,16 @@ impl Watcher {
                 return WatchEnd::Stopped;
             }
         }
+        // A watch that ends as the server meant it: no longer failing.
+        if !self.resumed().await {
+            return WatchEnd::Stopped;
+        }
         WatchEnd::Closed { delivered }
+    }
+
+    /// Sends [`Msg::Resumed`] when the last list or watch failed; false
+    /// when the recorder stopped listening.
+    async fn resumed(&mut self) -> bool {
+        !std::mem::take(&mut self.failing) || self.send(Msg::Resumed { resource: self.resource }).await
     }
 }
