@@ -4,11 +4,11 @@
 //! ingest, but moved `skew`'s "now" to year 9999 and stretched `kdrift
 //! report`'s range from year 0000 (kdrift issue 34). Both functions read
 //! the columns' statistics first (no scan), and scan, skipping the times
-//! outside [`kdrift_store::instant::plausible_range`], only when the
+//! outside [`kdrift_store::plausible_range`], only when the
 //! statistics fall outside it.
 
 use chrono::{DateTime, Utc};
-use kdrift_store::instant::plausible_range;
+use kdrift_store::plausible_range;
 use kdrift_store::sql;
 use kdrift_store::Reader;
 

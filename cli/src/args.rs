@@ -478,7 +478,7 @@ pub struct RebalancePlanArgs {
 /// Parses an instant into UTC: RFC 3339, or UTC microseconds since the
 /// epoch as `kdrift query`'s `_us` parameters take (pure; used by clap).
 pub fn parse_instant(s: &str) -> Result<DateTime<Utc>, String> {
-    kdrift_store::instant::parse_instant(s).map_err(|e| e.to_string())
+    kdrift_store::parse_instant(s).map_err(|e| e.to_string())
 }
 
 /// `kdrift query`.

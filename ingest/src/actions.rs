@@ -10,7 +10,7 @@ use kdrift_rebalance::EventSink;
 use serde_json::Value;
 
 use crate::files::ingest_records;
-use crate::record::{Change, Origin, Record};
+use crate::store::{Change, Origin, Record};
 use crate::store::{Store, StoreError};
 
 /// The `ingest_runs.source_kind` of kdrift's own records.

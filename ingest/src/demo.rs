@@ -5,7 +5,7 @@
 use kdrift_scenario::{ObjectChange, Scenario, ScenarioRecord};
 
 use crate::files::{ingest_records, IngestReport};
-use crate::record::{Change, Origin, Record};
+use crate::store::{Change, Origin, Record};
 use crate::store::{Store, StoreError};
 
 /// The record a watch would have delivered for a scenario record.

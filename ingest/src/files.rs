@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use crate::gzip::{Capped, DecompressedCap};
 use crate::interrupt::{Interrupt, INTERRUPTED_RUN_MESSAGE};
 use crate::parse::{looks_like_a_dump, not_a_dump_message, parse_bytes_with, Format, InputError, Naming, EMPTY_FILE};
-use crate::record::{Origin, Record};
-use crate::store::prepare::{prepare_all, Prepared};
-use crate::store::writer::{RunCounts, RunStatus, RunWriter};
+use crate::store::{prepare_all, Prepared};
 use crate::store::{sql, Store, StoreError};
+use crate::store::{Origin, Record};
+use crate::store::{RunCounts, RunStatus, RunWriter};
 
 /// File name endings `ingest file` reads when walking a directory (also with
 /// `.gz`). Other files in a directory (a cluster-info dump's `logs.txt`) are
@@ -710,11 +710,11 @@ fn finish(
 }
 
 /// The warning about the versions run `run_id` stored with a time before
-/// 1970 or more than a day from now ([`crate::instant::plausible_range`]):
+/// 1970 or more than a day from now ([`crate::store::plausible_range`]):
 /// kept, but never the store's "now" or a report's edge. `None` when there
 /// are none.
 fn implausible_times_warning(store: &Store, run_id: i64) -> Result<Option<String>, StoreError> {
-    let (lower, upper) = crate::instant::plausible_range(chrono::Utc::now());
+    let (lower, upper) = crate::store::plausible_range(chrono::Utc::now());
     let rows = store.query_map(
         &sql::RUN_IMPLAUSIBLE_TIMES,
         kdrift_store::params![run_id, lower.timestamp_micros(), upper.timestamp_micros()],

@@ -34,4 +34,3 @@ pub use interrupt::Interrupt;
 use kdrift_store as store;
 #[cfg(test)]
 use kdrift_store::Store;
-use kdrift_store::{instant, parallel, record};

@@ -34,12 +34,12 @@ use chrono::{DateTime, Utc};
 use crate::files::{stage_prepared, FileLimits, FileSummary};
 use crate::gzip::{Capped, DecompressedCap};
 use crate::interrupt::Interrupt;
-use crate::parallel::map_ordered;
 use crate::parse::{kind_hint_from_path, looks_like_ndjson, parse_ndjson_line, Format, InputError, Parsed};
-use crate::record::Origin;
-use crate::store::prepare::{prepare, Prepared};
-use crate::store::writer::RunWriter;
+use crate::store::map_ordered;
+use crate::store::Origin;
+use crate::store::RunWriter;
 use crate::store::StoreError;
+use crate::store::{prepare, Prepared};
 
 /// The longest NDJSON line (and VictoriaLogs response line) read, bytes,
 /// without its newline: 64 MiB, far above any Kubernetes object (etcd
@@ -562,7 +562,7 @@ mod tests {
                                  "annotations": {"pad": pad}}});
                 let origin = Origin { location: "big.ndjson".into(), line: Some(i + 1), item: None };
                 let record =
-                    crate::record::Record { object, origin, observed_at: None, change: crate::record::Change::Listed };
+                    crate::store::Record { object, origin, observed_at: None, change: crate::store::Change::Listed };
                 prepare(record, writer.started_at())
             })
             .collect();
@@ -586,7 +586,7 @@ mod tests {
                     "metadata": {"name": format!("n{i}"), "uid": format!("u{i}")}});
                 let origin = Origin { location: "small.ndjson".into(), line: Some(i + 1), item: None };
                 let record =
-                    crate::record::Record { object, origin, observed_at: None, change: crate::record::Change::Listed };
+                    crate::store::Record { object, origin, observed_at: None, change: crate::store::Change::Listed };
                 prepare(record, writer.started_at())
             })
             .collect();

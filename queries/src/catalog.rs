@@ -211,7 +211,7 @@ pub fn info(q: &NamedQuery) -> QueryInfo {
 }
 
 /// Every query's header, in registry order.
-pub fn list() -> Vec<QueryInfo> {
+pub fn list_queries() -> Vec<QueryInfo> {
     ALL.iter().map(info).collect()
 }
 
@@ -345,7 +345,7 @@ fn to_json(v: DbValue) -> Value {
 /// # Errors
 /// [`CatalogError`] for an unknown query or parameter, a missing or
 /// ill-typed value, a query that writes, or a store failure.
-pub fn run(store: &Store, name: &str, params: &[(String, String)]) -> Result<QueryResult, CatalogError> {
+pub fn run_query(store: &Store, name: &str, params: &[(String, String)]) -> Result<QueryResult, CatalogError> {
     let q = ALL.iter().find(|q| q.name == name).ok_or_else(|| CatalogError::Unknown(name.to_string()))?;
     let info = info(q);
     if !info.read_only {
@@ -406,7 +406,7 @@ mod tests {
 
     #[test]
     fn every_query_has_a_header_with_purpose() {
-        for q in list() {
+        for q in list_queries() {
             assert!(!q.purpose.is_empty(), "{} has no purpose line", q.file);
         }
     }

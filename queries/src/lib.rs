@@ -3,48 +3,60 @@
 //!
 //! It owns the schema and its migrations, every named SQL file (under
 //! `queries/<area>/`, registered in [`sql`]), the registry behind
-//! `kdrift query` ([`catalog`]), the connection, transactions, the bulk
-//! loads (DuckDB's Appender, [`writer`]) and the mapping of rows into plain
-//! structs. `kdrift-ingest` writes through it and `kdrift-analyze` reads
-//! through it; neither names `duckdb::`. [`Store`] owns the connection,
-//! creates or migrates the schema, and maps driver errors to [`StoreError`]
-//! naming the query that failed.
+//! `kdrift query` ([`list_queries`], [`run_query`]), the connection,
+//! transactions, the bulk loads (DuckDB's Appender, [`RunWriter`]) and the
+//! mapping of rows into plain structs. `kdrift-ingest` writes through it
+//! and `kdrift-analyze` reads through it ([`Reader`]: a [`Store`] derefs
+//! to one, and it cannot write); neither names `duckdb::`. [`Store`] owns
+//! the connection, creates or migrates the schema, and maps driver errors
+//! to [`StoreError`] naming the query that failed.
 //!
-//! - [`record`]: one object version on its way into the store, and its identity;
-//! - [`prepare`]: a record made into its staging row (pure CPU work, on every core);
-//! - [`writer`]: one ingest run, staged and committed;
-//! - [`instant`]: instants as users type them (RFC 3339 or UTC microseconds);
-//! - [`parallel`]: an order-keeping parallel map (preparing records, parsing pod models);
-//! - [`columns`]: results of 100,000+ rows read column by column;
-//! - [`drain_moves`]: the drain moves kept after every ingest (written here, matched by `kdrift-analyze`);
-//! - [`run_checks`]: what a committed run stored that its user should hear about;
+//! Modules are private; the API is the `pub use` block below:
+//! - `record`: one object version on its way into the store ([`Record`]) and its identity ([`identify`]);
+//! - `prepare`: a record made into its staging row ([`prepare()`], pure CPU work, on every core);
+//! - `writer`: one ingest run, staged and committed ([`RunWriter`]);
+//! - `instant`: instants as users type them ([`parse_instant`]: RFC 3339 or UTC microseconds);
+//! - `parallel`: an order-keeping parallel map ([`map_ordered`]);
+//! - `columns`: results of 100,000+ rows read column by column ([`Batches`]);
+//! - `drain_moves`: the drain moves kept after every ingest ([`Store::keep_drain_moves`],
+//!   matched by `kdrift-analyze`);
+//! - `run_checks`: what a committed run stored that its user should hear about;
+//! - `record_mask`: credentials masked in every record before it is staged;
 //! - [`Row`], [`Param`], [`params!`]: what callers of a named query see of a row and its parameters;
 //! - `test_support` (feature `test-support`): raw SQL for the tests of other crates.
 
-pub mod catalog;
-pub mod columns;
-pub mod drain_moves;
-pub mod instant;
-pub mod parallel;
-pub mod prepare;
+mod catalog;
+mod columns;
+mod drain_moves;
+mod instant;
+mod parallel;
+mod prepare;
 mod reader;
-pub mod record;
-pub mod record_mask;
+mod record;
+mod record_mask;
 mod row;
-pub mod run_checks;
+mod run_checks;
 pub mod sql;
 #[cfg(feature = "test-support")]
 pub mod test_support;
-pub mod writer;
+mod writer;
 
 use std::path::{Path, PathBuf};
 
 use duckdb::{Connection, Params};
 
-pub use columns::Batches;
+pub use catalog::{list_queries, run_query, CatalogError, ParamKind, ParamSpec, QueryInfo, QueryResult};
+pub use columns::{Batches, Bools, Columns, Int32s, Int64s, Text, Times};
+pub use drain_moves::{DrainMovesToKeep, KeptEpisode, KeptMove, KeptMoves, KeptReplacement};
+pub use instant::{parse_instant, plausible_range, InstantError, InstantListError};
+pub use parallel::map_ordered;
+pub use prepare::{prepare, prepare_all, Prepared, StagingRow};
 pub use reader::Reader;
+pub use record::{identify, Change, Identity, IdentityError, Origin, Record};
 pub use row::{ColumnIndex, FromColumn, Param, Row, RowError};
+pub use run_checks::NodeUids;
 pub use sql::NamedQuery;
+pub use writer::{RunCounts, RunStatus, RunWriter, APPENDER_FLUSH_ROWS};
 
 /// The schema version this build writes and reads.
 pub const SCHEMA_VERSION: i64 = 15;
@@ -179,7 +191,7 @@ pub enum StoreError {
     },
     /// A query's result column is not of the type its reader expects (a
     /// store whose tables were altered by hand), or holds NULL where a
-    /// value is required ([`columns`]).
+    /// value is required (`columns`).
     #[error("query {query}: column {column} ({name}) {problem}")]
     Column {
         /// The query (its `-- name:`).
@@ -251,7 +263,7 @@ impl std::fmt::Display for UnclosedRun {
     }
 }
 
-/// What a store holds ([`Store::counts`]).
+/// What a store holds ([`Reader::counts`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct StoreCounts {
     /// Object versions (all kinds).

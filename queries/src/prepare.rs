@@ -47,7 +47,7 @@ pub struct StagingRow {
 
 /// Prepares one record: a Secret is refused ([`IdentityError::Secret`]),
 /// the credentials in any other's free text masked
-/// ([`crate::record_mask`]). The observation time is the source's, else the
+/// (`crate::record_mask`). The observation time is the source's, else the
 /// newest timestamp inside the object (marked estimated), else `fallback`
 /// (the run's start).
 pub fn prepare(mut record: Record, fallback: DateTime<Utc>) -> Prepared {

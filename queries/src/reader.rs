@@ -109,7 +109,7 @@ impl Reader {
         rows.collect::<duckdb::Result<Vec<T>>>().map_err(|e| query_error(q, e))
     }
 
-    /// Runs a query and returns its result column by column ([`columns`]),
+    /// Runs a query and returns its result column by column ([`Batches`]),
     /// in the batches DuckDB hands over: for results of 100,000+ rows,
     /// where [`Reader::query_map`]'s row-by-row access (a downcast and a type
     /// match per value, ~0.25 µs) costs more than the query itself.

@@ -104,7 +104,7 @@ pub enum IdentityError {
         kind: String,
     },
     /// A Secret: never stored, whatever its source
-    /// (`kdrift_ingest`'s `parse::NOT_KEPT_KINDS`, [`crate::record_mask`]).
+    /// (`kdrift_ingest`'s `parse::NOT_KEPT_KINDS`, `crate::record_mask`).
     #[error("Secret {name}: not stored: kdrift never stores a Secret (it reads nothing from one, and its data would travel with every copy of the store)")]
     Secret {
         /// `namespace/name` (or uid).

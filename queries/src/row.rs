@@ -47,8 +47,8 @@ pub trait ColumnIndex: duckdb::RowIndex {}
 
 impl<T: duckdb::RowIndex> ColumnIndex for T {}
 
-/// One row of a named query's result ([`crate::Store::query_map`],
-/// [`crate::Store::query_one`]).
+/// One row of a named query's result ([`crate::Reader::query_map`],
+/// [`crate::Reader::query_one`]).
 pub struct Row<'r, 's>(pub(crate) &'r duckdb::Row<'s>);
 
 impl Row<'_, '_> {

@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use kdrift_rebalance::HISTORY_RESOURCES;
 use kdrift_scenario::{generate, ScenarioConfig};
-use kdrift_store::catalog;
+
+use kdrift_store::run_query;
 use kdrift_store::Store;
 use kdrift_tests::fake_kube::FakeKube;
 use serde_json::{json, Value};
@@ -64,7 +65,7 @@ fn wait_committed(rx: &Receiver<String>, records: u64) {
 }
 
 fn runs(store: &Store) -> Vec<(String, u64)> {
-    let r = catalog::run(store, "runs", &[]).expect("runs");
+    let r = run_query(store, "runs", &[]).expect("runs");
     let col = |c: &str| r.columns.iter().position(|x| x == c).expect("column");
     let mut rows: Vec<(String, u64)> = r
         .rows
@@ -160,7 +161,7 @@ fn a_killed_recorder_keeps_what_it_committed_and_catches_up_on_restart() {
         ("at_us".to_string(), "2100-01-01T00:00:00Z".to_string()),
         ("uid".to_string(), String::new()),
     ];
-    let r = catalog::run(&store, "pod_at", &params).expect("pod_at");
+    let r = run_query(&store, "pod_at", &params).expect("pod_at");
     let col = |c: &str| r.columns.iter().position(|x| x == c).expect("column");
     assert_eq!(r.rows[0][col("change")], json!("DELETED"));
     assert_eq!(r.rows[0][col("node_name")], gone["spec"]["nodeName"]);

@@ -16,7 +16,7 @@ use kdrift_ingest::api::{snapshot, ApiReport, ManualClock, Severity, SnapshotOpt
 use kdrift_ingest::{ingest_files, NoProgress};
 use kdrift_rebalance::{ClusterOptions, Scope, DEFAULT_REQUEST_TIMEOUT};
 use kdrift_scenario::{generate, Scenario, ScenarioConfig};
-use kdrift_store::writer::RunStatus;
+use kdrift_store::RunStatus;
 use kdrift_store::Store;
 use kdrift_tests::fake_kube::FakeKube;
 use kdrift_tests::hostile_kube::{list_of, pod, Answer, HostileKube};

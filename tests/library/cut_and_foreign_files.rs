@@ -10,8 +10,9 @@ use std::path::{Path, PathBuf};
 
 use kdrift_ingest::files::FileSummary;
 use kdrift_ingest::{ingest_files, NoProgress};
-use kdrift_store::catalog;
-use kdrift_store::writer::RunStatus;
+
+use kdrift_store::run_query;
+use kdrift_store::RunStatus;
 use kdrift_store::Store;
 use kdrift_tests::{real_fixtures_or_skip, temp_store};
 use serde_json::{json, Value};
@@ -67,7 +68,7 @@ fn errors(f: &FileSummary) -> Vec<String> {
 /// The names of the stored objects of `kind` (any time).
 fn stored(store: &Store, kind: &str) -> Vec<String> {
     let params = [("kind".to_string(), kind.to_string()), ("at_us".to_string(), "2100-01-01T00:00:00Z".to_string())];
-    let result = catalog::run(store, "objects_at", &params).expect("objects_at");
+    let result = run_query(store, "objects_at", &params).expect("objects_at");
     let name = result.columns.iter().position(|c| c == "name").expect("name column");
     result.rows.iter().map(|r| r[name].as_str().unwrap_or_default().to_string()).collect()
 }
@@ -442,7 +443,7 @@ fn stored_identities(store: &Store, kinds: &[&str]) -> Vec<(String, String, Stri
     for kind in kinds {
         let params =
             [("kind".to_string(), kind.to_string()), ("at_us".to_string(), "2100-01-01T00:00:00Z".to_string())];
-        let result = catalog::run(store, "objects_at", &params).expect("objects_at");
+        let result = run_query(store, "objects_at", &params).expect("objects_at");
         let col = |name: &str| result.columns.iter().position(|c| c == name).expect("column");
         let (ns, name, object) = (col("namespace"), col("name"), col("object"));
         for row in &result.rows {
@@ -508,7 +509,7 @@ fn every_resource_file_of_a_kubectl_1_8_cluster_info_dump_is_stored_with_its_kin
     let object = |kind: &str, name: &str| {
         let params =
             [("kind".to_string(), kind.to_string()), ("at_us".to_string(), "2100-01-01T00:00:00Z".to_string())];
-        let result = catalog::run(&store, "objects_at", &params).expect("objects_at");
+        let result = run_query(&store, "objects_at", &params).expect("objects_at");
         let (n, o) = (
             result.columns.iter().position(|c| c == "name").expect("name"),
             result.columns.iter().position(|c| c == "object").expect("object"),

@@ -3,8 +3,9 @@
 
 use kdrift_ingest::demo::ingest_scenario;
 use kdrift_scenario::{generate, ScenarioConfig};
-use kdrift_store::catalog::{self, CatalogError};
-use kdrift_store::instant::InstantListError;
+use kdrift_store::CatalogError;
+use kdrift_store::InstantListError;
+use kdrift_store::{list_queries, run_query};
 use kdrift_tests::temp_store;
 use serde_json::{json, Value};
 
@@ -20,7 +21,7 @@ fn every_read_query_runs_on_the_demo_store() {
     let values_owners = || {
         let params =
             [("nodes".to_string(), values_nodes()), ("until_us".to_string(), "2026-11-29T00:00:00Z".to_string())];
-        let r = catalog::run(&store, "node_owners", &params).expect("node_owners");
+        let r = run_query(&store, "node_owners", &params).expect("node_owners");
         let owners = r.rows.iter().map(|row| json!({"namespace": row[0], "owner": row[1]}));
         Value::Array(owners.collect()).to_string()
     };
@@ -51,7 +52,7 @@ fn every_read_query_runs_on_the_demo_store() {
             // The pods of those owners (query owner_pods).
             "pods" => {
                 let r =
-                    catalog::run(&store, "owner_pods", &[("owners".to_string(), values_owners())]).expect("owner_pods");
+                    run_query(&store, "owner_pods", &[("owners".to_string(), values_owners())]).expect("owner_pods");
                 let pods = r.rows.iter().map(|row| json!({"namespace": row[0], "name": row[1]}));
                 Value::Array(pods.collect()).to_string()
             }
@@ -62,7 +63,7 @@ fn every_read_query_runs_on_the_demo_store() {
             "first_operation" => "1".to_string(),
             "run_id" => "1".to_string(),
             "obs_ids" => {
-                let r = catalog::run(&store, "pod_filter_fields_at", &[("at_us".into(), at.clone())]).expect("fields");
+                let r = run_query(&store, "pod_filter_fields_at", &[("at_us".into(), at.clone())]).expect("fields");
                 json!([r.rows[0][0], r.rows[1][0]]).to_string()
             }
             "last_operation" => "2".to_string(),
@@ -72,9 +73,9 @@ fn every_read_query_runs_on_the_demo_store() {
         }
     };
     let mut ran = 0;
-    for q in catalog::list().into_iter().filter(|q| q.read_only) {
+    for q in list_queries().into_iter().filter(|q| q.read_only) {
         let params: Vec<(String, String)> = q.params.iter().map(|p| (p.name.clone(), values(&p.name))).collect();
-        let r = catalog::run(&store, q.name, &params).unwrap_or_else(|e| panic!("{}: {e}", q.name));
+        let r = run_query(&store, q.name, &params).unwrap_or_else(|e| panic!("{}: {e}", q.name));
         let col =
             |c: &str| r.columns.iter().position(|x| x == c).unwrap_or_else(|| panic!("{}: no column {c}", q.name));
         match q.name {
@@ -109,16 +110,16 @@ fn every_read_query_runs_on_the_demo_store() {
             "objects_at" => assert_eq!(r.rows.len(), 5, "the five Node objects"),
             "latest_observation" => assert!(r.rows[0][0].is_string(), "{:?}", r.rows),
             "latest_observation_plausible" => {
-                let all = catalog::run(&store, "latest_observation", &[]).expect("latest");
+                let all = run_query(&store, "latest_observation", &[]).expect("latest");
                 assert_eq!(r.rows, all.rows, "the demo's times are all plausible");
             }
             "time_span_plausible" => {
-                let all = catalog::run(&store, "time_span", &[]).expect("span");
+                let all = run_query(&store, "time_span", &[]).expect("span");
                 assert_eq!(r.rows, all.rows, "the demo's times are all plausible");
             }
             "pods_at" => assert!(r.rows.len() > 50, "{} pods", r.rows.len()),
             "pod_filter_fields_at" => {
-                let pods_at = catalog::run(&store, "pods_at", &[("at_us".into(), at.clone())]).expect("pods_at");
+                let pods_at = run_query(&store, "pods_at", &[("at_us".into(), at.clone())]).expect("pods_at");
                 assert_eq!(r.rows.len(), pods_at.rows.len(), "the versions pods_at picks");
                 let light = r.rows.iter().filter(|row| row[col("whole")] == Value::Bool(false)).count();
                 assert!(light > 50, "{light} pods read from their filter fields alone");
@@ -140,7 +141,7 @@ fn every_read_query_runs_on_the_demo_store() {
             "eviction_counts" => {
                 let since_until: Vec<(String, String)> =
                     ["since_us", "until_us"].iter().map(|p| (p.to_string(), values(p))).collect();
-                let all = catalog::run(&store, "pod_evictions", &since_until).expect("pod_evictions");
+                let all = run_query(&store, "pod_evictions", &since_until).expect("pod_evictions");
                 assert!(!r.rows.is_empty() && all.rows.len() >= r.rows.len(), "{:?}", r.rows);
             }
             "scale_ups" => {
@@ -150,7 +151,7 @@ fn every_read_query_runs_on_the_demo_store() {
                     ("since_us".to_string(), "0001-01-01T00:00:00Z".to_string()),
                     ("until_us".to_string(), "2100-01-01T00:00:00Z".to_string()),
                 ];
-                let all = catalog::run(&store, "scale_ups", &whole).expect("scale_ups");
+                let all = run_query(&store, "scale_ups", &whole).expect("scale_ups");
                 assert!(!all.rows.is_empty(), "the demo's rollouts scale ReplicaSets up");
                 let message = all.columns.iter().position(|c| c == "message").expect("message column");
                 let replica_set = all.columns.iter().position(|c| c == "replica_set").expect("replica_set column");
@@ -166,7 +167,7 @@ fn every_read_query_runs_on_the_demo_store() {
                 // Every node over the whole range: exactly pod_evictions' rows.
                 let since_until: Vec<(String, String)> =
                     ["since_us", "until_us"].iter().map(|p| (p.to_string(), values(p))).collect();
-                let all = catalog::run(&store, "pod_evictions", &since_until).expect("pod_evictions");
+                let all = run_query(&store, "pod_evictions", &since_until).expect("pod_evictions");
                 assert!(r.rows.len() > 40, "{} rows", r.rows.len());
                 assert_eq!(r.rows, all.rows);
             }
@@ -178,7 +179,7 @@ fn every_read_query_runs_on_the_demo_store() {
                 // Every binding to node-1, and those owners' pods on other nodes.
                 let since_until: Vec<(String, String)> =
                     ["since_us", "until_us"].iter().map(|p| (p.to_string(), values(p))).collect();
-                let all = catalog::run(&store, "pod_placements", &since_until).expect("pod_placements");
+                let all = run_query(&store, "pod_placements", &since_until).expect("pod_placements");
                 let node = all.columns.iter().position(|c| c == "node").expect("node column");
                 let on_node_1: Vec<&Vec<Value>> = all.rows.iter().filter(|row| row[node] == "node-1").collect();
                 assert!(on_node_1.len() > 10, "{} bindings to node-1", on_node_1.len());
@@ -192,7 +193,7 @@ fn every_read_query_runs_on_the_demo_store() {
                     ("since_us".to_string(), "0001-01-01T00:00:00Z".to_string()),
                     ("until_us".to_string(), values("until_us")),
                 ];
-                let all = catalog::run(&store, "pod_placements", &from_start).expect("pod_placements");
+                let all = run_query(&store, "pod_placements", &from_start).expect("pod_placements");
                 let on_node_1: Vec<Vec<Value>> =
                     all.rows.iter().filter(|row| row[col("node")] == "node-1").cloned().collect();
                 assert!(on_node_1.len() > 10, "{} bindings to node-1", on_node_1.len());
@@ -207,14 +208,14 @@ fn every_read_query_runs_on_the_demo_store() {
                     ("nodes".to_string(), values_nodes()),
                     ("until_us".to_string(), values("until_us")),
                 ];
-                let bound = catalog::run(&store, "owner_bindings", &alone).expect("owner_bindings of node-1 alone");
+                let bound = run_query(&store, "owner_bindings", &alone).expect("owner_bindings of node-1 alone");
                 assert!(bound.rows.len() > 10, "{} bindings to node-1", bound.rows.len());
                 assert!(bound.rows.iter().all(|row| names.contains(&&row[1])), "every pod bound to node-1");
             }
             "owner_evictions" => {
                 let since_until: Vec<(String, String)> =
                     ["since_us", "until_us"].iter().map(|p| (p.to_string(), values(p))).collect();
-                let all = catalog::run(&store, "pod_evictions", &since_until).expect("pod_evictions");
+                let all = run_query(&store, "pod_evictions", &since_until).expect("pod_evictions");
                 assert!(!r.rows.is_empty(), "the owners' pods were evicted by the drains");
                 assert!(r.rows.iter().all(|row| all.rows.contains(row)), "a part of pod_evictions");
                 assert!(r.rows.len() < all.rows.len(), "not every eviction");
@@ -229,34 +230,33 @@ fn every_read_query_runs_on_the_demo_store() {
 #[test]
 fn writes_and_bad_parameters_are_refused() {
     let (_dir, store) = temp_store();
-    assert!(matches!(catalog::run(&store, "commit_observations", &[]), Err(CatalogError::NotARead(_))));
-    assert!(matches!(catalog::run(&store, "nope", &[]), Err(CatalogError::Unknown(_))));
-    let bad = catalog::run(&store, "nodes_at", &[("at_us".into(), "yesterday".into())]);
+    assert!(matches!(run_query(&store, "commit_observations", &[]), Err(CatalogError::NotARead(_))));
+    assert!(matches!(run_query(&store, "nope", &[]), Err(CatalogError::Unknown(_))));
+    let bad = run_query(&store, "nodes_at", &[("at_us".into(), "yesterday".into())]);
     assert!(matches!(bad, Err(CatalogError::BadValue { .. })), "{bad:?}");
     // Unit mistakes get the hint `--at` gives (new-user trial: `query` gave none).
-    let at = |v: &str| {
-        catalog::run(&store, "nodes_at", &[("at_us".into(), v.into())]).expect_err("a unit mistake").to_string()
-    };
+    let at =
+        |v: &str| run_query(&store, "nodes_at", &[("at_us".into(), v.into())]).expect_err("a unit mistake").to_string();
     assert!(at("1795842000000000000").ends_with("nanoseconds? (divide by 1000)"), "{}", at("1795842000000000000"));
     assert!(
         at("1795842000").ends_with("seconds (multiply by 1000000) or milliseconds (by 1000)?"),
         "{}",
         at("1795842000")
     );
-    let listed = catalog::run(&store, "requested_by_node", &[("instants".into(), "1795842000000".into())]);
+    let listed = run_query(&store, "requested_by_node", &[("instants".into(), "1795842000000".into())]);
     assert!(listed.expect_err("ms").to_string().ends_with("or milliseconds (by 1000)?"));
-    let extra = catalog::run(&store, "store_counts", &[("x".into(), "1".into())]);
+    let extra = run_query(&store, "store_counts", &[("x".into(), "1".into())]);
     assert_eq!(
         extra.expect_err("unknown parameter").to_string(),
         "query store_counts has no parameter \"x\" (it takes none)"
     );
-    let extra = catalog::run(&store, "nodes_at", &[("x".into(), "1".into())]);
+    let extra = run_query(&store, "nodes_at", &[("x".into(), "1".into())]);
     assert_eq!(
         extra.expect_err("unknown parameter").to_string(),
         "query nodes_at has no parameter \"x\" (it takes: at_us)"
     );
     // A list of instants: every element checked, an empty list refused (it used to give 0 rows).
-    let instants = |v: &str| catalog::run(&store, "requested_by_node", &[("instants".into(), v.into())]);
+    let instants = |v: &str| run_query(&store, "requested_by_node", &[("instants".into(), v.into())]);
     match instants("1795842600000000,abc") {
         Err(CatalogError::BadInstants { name, problem: InstantListError::Element(e), .. }) => {
             assert_eq!((name.as_str(), e.given.as_str()), ("instants", "abc"))
@@ -279,7 +279,7 @@ fn writes_and_bad_parameters_are_refused() {
         }
     }
     // A parameter given twice is refused, naming it and both values.
-    let twice = catalog::run(
+    let twice = run_query(
         &store,
         "nodes_at",
         &[("at_us".into(), "2026-11-28T05:00:00Z".into()), ("at_us".into(), "1795842600000000".into())],
@@ -297,8 +297,7 @@ fn instants_are_rfc3339_or_microseconds_bound_as_microseconds() {
     let (_dir, store) = temp_store();
     ingest_scenario(&store, scenario, 1).expect("ingest");
     let run = |v: &str| {
-        catalog::run(&store, "nodes_at_instants", &[("instants".into(), v.into())])
-            .unwrap_or_else(|e| panic!("{v}: {e}"))
+        run_query(&store, "nodes_at_instants", &[("instants".into(), v.into())]).unwrap_or_else(|e| panic!("{v}: {e}"))
     };
     let by_time = run("2026-11-28T07:10:00+02:00,2026-11-27T00:00:00Z");
     let by_us = run("1795842600000000, 1795737600000000");
@@ -387,14 +386,14 @@ fn every_read_query_matches_its_golden_file_and_runs_from_the_sql_text_alone() {
     let golden_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("golden/queries");
     let mut failures = Vec::new();
     let mut literal_runs = Vec::new();
-    let reads: Vec<_> = catalog::list().into_iter().filter(|q| q.read_only).collect();
+    let reads: Vec<_> = list_queries().into_iter().filter(|q| q.read_only).collect();
     for q in &reads {
         let sql = kdrift_store::sql::by_name(q.name).expect("registered").sql;
         assert!(sql.lines().any(|l| l.starts_with("-- cli: ")), "{}: no `-- cli:` header line", q.file);
         let params: Vec<(String, String)> =
             q.params.iter().map(|p| (p.name.clone(), golden_params(q.name, &p.name, &facts))).collect();
-        let r = catalog::run(&store, q.name, &params).unwrap_or_else(|e| panic!("{}: {e}", q.name));
-        let again = catalog::run(&store, q.name, &params).expect("again");
+        let r = run_query(&store, q.name, &params).unwrap_or_else(|e| panic!("{}: {e}", q.name));
+        let again = run_query(&store, q.name, &params).expect("again");
         assert_eq!(r, again, "{}: two runs differ (order not deterministic)", q.name);
         let mut text = format!("-- query: {} ({})\n", q.name, q.file);
         let shown: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();

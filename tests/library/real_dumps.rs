@@ -344,7 +344,7 @@ fn a_whole_cluster_info_dump_tree_and_the_real_erwee402_files_load_with_zero_err
     for f in &report.files {
         assert!(f.errors.is_empty(), "{}: {:?}", f.location, f.errors);
     }
-    assert_eq!((report.status, report.error_count()), (kdrift_store::writer::RunStatus::Ok, 0));
+    assert_eq!((report.status, report.error_count()), (kdrift_store::RunStatus::Ok, 0));
     assert_eq!(report.files.len(), 22 + 4);
     assert_eq!(report.ignored.len(), 2, "the two logs.txt: {:?}", report.ignored);
     // Objects per kind: the tree's, plus erwee402's 11 kube-system pods and its node.
@@ -368,7 +368,7 @@ fn a_whole_cluster_info_dump_tree_and_the_real_erwee402_files_load_with_zero_err
     .map(|kind| {
         let params =
             [("kind".to_string(), kind.to_string()), ("at_us".to_string(), "2100-01-01T00:00:00Z".to_string())];
-        (*kind, kdrift_store::catalog::run(&store, "objects_at", &params).expect("objects_at").rows.len())
+        (*kind, kdrift_store::run_query(&store, "objects_at", &params).expect("objects_at").rows.len())
     })
     .collect();
     assert_eq!(

@@ -4,6 +4,7 @@
 //! timeouts, drift and `--replan`, replacements against the prediction, and
 //! one kdrift Event per eviction attempt in the store.
 
+use kdrift_store::run_query;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -16,7 +17,7 @@ use kdrift_rebalance::{
 };
 use kdrift_rebalance::{PlanDocument, PlanSource};
 use kdrift_rebalance::{PlanOptions, Policy};
-use kdrift_store::catalog;
+
 use kdrift_tests::busy_cluster::{self, BUSY_POLICY};
 use kdrift_tests::fake_kube::{EvictionFault, FakeKube, PDB_MESSAGE};
 use kdrift_tests::temp_store;
@@ -236,7 +237,7 @@ fn the_store_receives_one_kdrift_event_per_eviction_attempt() {
     let (report, _) = s.rt.block_on(apply_plan(&s.client, &doc, &options(), &mut sink)).expect("apply");
     assert_eq!(report.count("Evicted"), 3);
     let at = (Utc::now() + chrono::Duration::minutes(1)).to_rfc3339();
-    let events = catalog::run(&store, "objects_at", &[("kind".into(), "Event".into()), ("at_us".into(), at.clone())])
+    let events = run_query(&store, "objects_at", &[("kind".into(), "Event".into()), ("at_us".into(), at.clone())])
         .expect("events");
     let object = events.columns.iter().position(|c| c == "object").expect("object column");
     let mut reasons: Vec<(String, String)> = events
@@ -262,7 +263,7 @@ fn the_store_receives_one_kdrift_event_per_eviction_attempt() {
         .collect();
     expected.sort();
     assert_eq!(reasons, expected);
-    let runs = catalog::run(&store, "rebalance_latest_runs", &[]).expect("runs");
+    let runs = run_query(&store, "rebalance_latest_runs", &[]).expect("runs");
     assert_eq!(runs.rows.len(), 1);
     assert_eq!(runs.rows[0][0], "Succeeded");
     assert_eq!(runs.rows[0][runs.columns.iter().position(|c| c == "evicted").expect("col")], 3);

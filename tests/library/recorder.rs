@@ -20,8 +20,9 @@ use kdrift_ingest::api::{ReplayClock, WallClock};
 use kdrift_ingest::demo::ingest_scenario;
 use kdrift_rebalance::{ResourceKind, Scope, HISTORY_RESOURCES};
 use kdrift_scenario::{generate, ScenarioConfig};
-use kdrift_store::catalog;
-use kdrift_store::record::Change;
+
+use kdrift_store::run_query;
+use kdrift_store::Change;
 use kdrift_store::Store;
 use kdrift_tests::fake_kube::FakeKube;
 use kdrift_tests::hostile_kube::{list_of, pod as pod_text, Answer, HostileKube};
@@ -131,11 +132,11 @@ fn a_dropped_watch_and_a_410_gap_end_with_exactly_the_servers_objects() {
             ("uid".to_string(), String::new()),
         ]
     };
-    let b = catalog::run(&store, "pod_at", &params("b")).expect("pod_at");
+    let b = run_query(&store, "pod_at", &params("b")).expect("pod_at");
     let col = |c: &str| b.columns.iter().position(|x| x == c).expect("column");
     assert_eq!(b.rows[0][col("change")], json!("DELETED"));
     assert_eq!(b.rows[0][col("node_name")], json!("node-1"), "a deleted pod keeps its last node");
-    let c = catalog::run(&store, "pod_at", &params("c")).expect("pod_at");
+    let c = run_query(&store, "pod_at", &params("c")).expect("pod_at");
     assert_eq!(c.rows[0][col("change")], json!("DELETED"));
     assert_eq!(c.rows[0][col("node_name")], json!("node-2"));
     let relisted: Vec<String> = report

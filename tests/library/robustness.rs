@@ -540,7 +540,7 @@ fn a_scheduled_event_naming_no_pod_is_left_out_and_the_state_still_loads() {
     let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
     assert_eq!(report.counts.records, 3);
     let all = [("since_us".to_string(), "0".to_string()), ("until_us".to_string(), "2030-01-01T00:00:00Z".to_string())];
-    let placed = kdrift_store::catalog::run(&store, "pod_placements", &all).expect("placements");
+    let placed = kdrift_store::run_query(&store, "pod_placements", &all).expect("placements");
     let names: Vec<&str> = placed.rows.iter().map(|r| r[1].as_str().unwrap_or("<null>")).collect();
     assert_eq!(names, vec!["p"], "only the named pod is bound");
     let state = kdrift_analyze::ClusterAt::load(&store, t("2026-01-01T00:20:00Z")).expect("state loads");
@@ -1469,7 +1469,7 @@ fn an_interrupt_during_a_whole_file_parse_stops_it_within_a_few_mb() {
     let mut progress = InterruptWhenReading(interrupt.clone());
     let report = kdrift_ingest::ingest_files_until(&store, &[file], &mut progress, &interrupt).expect("ingest");
     assert!(report.interrupted);
-    assert_eq!(report.status, kdrift_store::writer::RunStatus::Failed);
+    assert_eq!(report.status, kdrift_store::RunStatus::Failed);
     // The parse stopped at its first look at the interrupt, 4 MiB into the
     // List (about 1 item in 3), not after its 40,000 items.
     let errors = &report.files[0].errors;
@@ -1672,11 +1672,11 @@ fn credentials_in_records_are_masked_before_the_store_and_secrets_never_stored()
         assert!(!all.contains(secret), "{secret} stored");
     }
     // A Secret handed in directly (an API or log source) is refused too.
-    let record = kdrift_store::record::Record {
+    let record = kdrift_store::Record {
         object: secret,
-        origin: kdrift_store::record::Origin { location: "api".into(), line: None, item: None },
+        origin: kdrift_store::Origin { location: "api".into(), line: None, item: None },
         observed_at: None,
-        change: kdrift_store::record::Change::Listed,
+        change: kdrift_store::Change::Listed,
     };
     let report = kdrift_ingest::ingest_records(&store, "api", "api", [record]).expect("ingest");
     assert_eq!(report.counts.records, 0);
@@ -1727,11 +1727,11 @@ fn a_held_credential_echoed_in_any_record_field_is_never_stored() {
                 "example.com/url": format!("https://hook/?t={url}"),
                 "example.com/json": format!("{{\"auth\":\"{json_escaped}\"}}")}},
         "status": {"allocatable": {"cpu": "4", "memory": "8Gi"}}});
-    let record = kdrift_store::record::Record {
+    let record = kdrift_store::Record {
         object: node,
-        origin: kdrift_store::record::Origin { location: "api".into(), line: None, item: None },
+        origin: kdrift_store::Origin { location: "api".into(), line: None, item: None },
         observed_at: None,
-        change: kdrift_store::record::Change::Listed,
+        change: kdrift_store::Change::Listed,
     };
     let report = kdrift_ingest::ingest_records(&store, "api", "api", [record]).expect("ingest");
     assert_eq!(report.counts.records, 1);

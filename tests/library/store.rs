@@ -4,6 +4,7 @@
 use std::io::Write;
 
 use kdrift_ingest::{ingest_files, NoProgress};
+use kdrift_store::run_query;
 use kdrift_store::{Reader, Store};
 use kdrift_store::{StoreError, SCHEMA_VERSION};
 use kdrift_tests::temp_store;
@@ -119,10 +120,10 @@ fn a_version_1_store_is_migrated_to_the_current_version_and_keeps_its_data() {
         .expect("downgrade");
     }
     let store = Store::open(&path).expect("migrate");
-    let version = kdrift_store::catalog::run(&store, "get_schema_version", &[]).expect("version");
+    let version = kdrift_store::run_query(&store, "get_schema_version", &[]).expect("version");
     assert_eq!(version.rows[0][0], serde_json::Value::String(SCHEMA_VERSION.to_string()));
     assert_eq!(SCHEMA_VERSION, 15);
-    assert!(kdrift_store::catalog::run(&store, "vl_windows", &[]).expect("vl_windows exists").rows.is_empty());
+    assert!(kdrift_store::run_query(&store, "vl_windows", &[]).expect("vl_windows exists").rows.is_empty());
     assert_eq!(store.counts().expect("counts").events, 1, "the data stays");
 }
 
@@ -206,7 +207,7 @@ fn a_version_6_store_gets_the_version_order_of_ties_when_migrated() {
         assert_eq!(newest, "100", "the fixture leaves the v6 state");
     }
     let migrated = Store::open_existing(&path).expect("migrated, then opened read-only");
-    let version = kdrift_store::catalog::run(&migrated, "get_schema_version", &[]).expect("version");
+    let version = kdrift_store::run_query(&migrated, "get_schema_version", &[]).expect("version");
     assert_eq!(version.rows[0][0], serde_json::Value::String(SCHEMA_VERSION.to_string()));
     let got = Answers::of(&migrated);
     assert_eq!(got.last_versions, ["101", "92", "103"]);
@@ -257,7 +258,7 @@ fn a_version_2_store_is_migrated_even_when_opened_for_analysis() {
         let store = Store::open(&path).expect("create");
         ingest_files(&store, std::slice::from_ref(&file), &mut NoProgress).expect("ingest");
         // Written at ingest: the fields the model reads, without managedFields or the image list.
-        let pods = kdrift_store::catalog::run(&store, "pods_at", &[("at_us".into(), "2026-02-01T00:00:00Z".into())])
+        let pods = kdrift_store::run_query(&store, "pods_at", &[("at_us".into(), "2026-02-01T00:00:00Z".into())])
             .expect("pods_at");
         let object = &pods.rows[0][6];
         assert!(object.is_object(), "a JSON column's object: {object}");
@@ -273,7 +274,7 @@ fn a_version_2_store_is_migrated_even_when_opened_for_analysis() {
         .expect("downgrade");
     }
     let store = Store::open_existing(&path).expect("migrated, then opened read-only");
-    let version = kdrift_store::catalog::run(&store, "get_schema_version", &[]).expect("version");
+    let version = kdrift_store::run_query(&store, "get_schema_version", &[]).expect("version");
     assert_eq!(version.rows[0][0], serde_json::Value::String(SCHEMA_VERSION.to_string()));
     // Versions stored before the migration carry their whole object.
     let at = chrono::DateTime::parse_from_rfc3339("2026-02-01T00:00:00Z").expect("t").with_timezone(&chrono::Utc);
@@ -465,7 +466,7 @@ fn event_line(name: &str, reason: &str, kind: &str, involved: &str, message: &st
 /// (name, node, owner) of each event-only binding, through the `kdrift query` catalog.
 fn event_only_bindings(store: &Store) -> Vec<(String, String, String)> {
     let at = vec![("at_us".to_string(), "2026-02-01T00:00:00Z".to_string())];
-    let result = kdrift_store::catalog::run(store, "event_only_placements", &at).expect("query");
+    let result = kdrift_store::run_query(store, "event_only_placements", &at).expect("query");
     let col = |name: &str| result.columns.iter().position(|c| c == name).expect("column");
     let (n, node, owner) = (col("name"), col("node"), col("owner_name"));
     let text = |v: &serde_json::Value| v.as_str().unwrap_or("-").to_string();
@@ -654,12 +655,12 @@ fn a_run_left_running_by_a_process_that_ended_is_closed_as_failed_when_the_store
         .expect("error row");
     assert_eq!(location, "big.ndjson");
     // `kdrift query runs` counts that error (it said ERRORS 0), and `run_errors` lists it.
-    let runs = kdrift_store::catalog::run(&store, "runs", &[]).expect("runs");
+    let runs = kdrift_store::run_query(&store, "runs", &[]).expect("runs");
     let col = |c: &str| runs.columns.iter().position(|x| x == c).expect("column");
     let row = runs.rows.iter().find(|r| r[col("run_id")] == serde_json::json!(dead)).expect("the dead run");
     assert_eq!(row[col("errors")], serde_json::json!(1), "{row:?}");
     let errors =
-        kdrift_store::catalog::run(&store, "run_errors", &[("run_id".into(), dead.to_string())]).expect("run_errors");
+        kdrift_store::run_query(&store, "run_errors", &[("run_id".into(), dead.to_string())]).expect("run_errors");
     assert_eq!(errors.rows.len(), 1);
     assert_eq!(errors.rows[0][4], serde_json::json!(ABANDONED_RUN_MESSAGE));
     // Closed once: opening again adds no second error row.
@@ -673,8 +674,8 @@ fn a_run_left_running_by_a_process_that_ended_is_closed_as_failed_when_the_store
 
 #[test]
 fn a_run_aborted_by_a_store_error_in_a_batch_commit_is_closed_as_failed() {
-    use kdrift_store::record::{Change, Origin, Record};
-    use kdrift_store::writer::RunWriter;
+    use kdrift_store::RunWriter;
+    use kdrift_store::{Change, Origin, Record};
     let (_dir, store) = temp_store();
     let record = |name: &str| Record {
         object: serde_json::from_str(&EVENT_A.replace("p.1", name)).expect("event"),
@@ -707,8 +708,8 @@ fn a_run_aborted_by_a_store_error_in_a_batch_commit_is_closed_as_failed() {
 
 #[test]
 fn a_files_summary_is_stored_with_its_records_or_not_at_all() {
-    use kdrift_store::record::{Change, Origin, Record};
-    use kdrift_store::writer::{RunStatus, RunWriter};
+    use kdrift_store::{Change, Origin, Record};
+    use kdrift_store::{RunStatus, RunWriter};
     let (_dir, store) = temp_store();
     let record = |name: &str| Record {
         object: serde_json::from_str(&EVENT_A.replace("p.1", name)).expect("event"),
@@ -749,8 +750,8 @@ fn a_files_summary_is_stored_with_its_records_or_not_at_all() {
 
 #[test]
 fn staged_records_stay_in_the_writers_connection_and_never_reach_the_store_file() {
-    use kdrift_store::record::{Change, Origin, Record};
-    use kdrift_store::writer::{RunWriter, APPENDER_FLUSH_ROWS};
+    use kdrift_store::{Change, Origin, Record};
+    use kdrift_store::{RunWriter, APPENDER_FLUSH_ROWS};
     let (_dir, store) = temp_store();
     let staged = APPENDER_FLUSH_ROWS + 100;
     let mut writer = RunWriter::begin(&store, "file", "stream").expect("begin");
@@ -772,7 +773,7 @@ fn staged_records_stay_in_the_writers_connection_and_never_reach_the_store_file(
     assert_eq!(count(&store), APPENDER_FLUSH_ROWS as i64, "the writer's connection holds the flushed rows");
     let other = store.try_clone().expect("second connection");
     assert_eq!(count(&other), 0, "nothing staged is in the store file");
-    let (counts, _) = writer.commit(kdrift_store::writer::RunStatus::Ok, 0).expect("commit");
+    let (counts, _) = writer.commit(kdrift_store::RunStatus::Ok, 0).expect("commit");
     assert_eq!((counts.records, counts.added), (staged, staged));
     assert_eq!(count(&store), 0, "the commit empties the staging table");
     assert_eq!(other.counts().expect("counts").events, staged as i64, "the commit is in the store file");
@@ -780,7 +781,7 @@ fn staged_records_stay_in_the_writers_connection_and_never_reach_the_store_file(
 
 #[test]
 fn duckdb_runs_on_one_thread_while_a_run_is_open_and_on_its_default_after_however_the_run_ends() {
-    use kdrift_store::writer::{RunStatus, RunWriter};
+    use kdrift_store::{RunStatus, RunWriter};
     let (_dir, store) = temp_store();
     let threads = |s: &Store| -> i64 {
         s.conn().query_row("SELECT current_setting('threads')::BIGINT", [], |r| r.get(0)).expect("threads")
@@ -1046,7 +1047,7 @@ fn every_binding(store: &Store) -> Vec<String> {
 fn the_bindings_are_sorted_by_node_after_an_ingest_and_each_nodes_read_alone_as_in_the_whole_table() {
     use kdrift_ingest::demo::ingest_scenario;
     use kdrift_scenario::{generate, ScenarioConfig};
-    use kdrift_store::catalog;
+
     let (dir, store) = temp_store();
     ingest_scenario(&store, generate(&ScenarioConfig { seed: 1, scale: 1 }), 1).expect("ingest");
     let marker = |store: &Store| -> (i64, i64) {
@@ -1089,14 +1090,14 @@ fn the_bindings_are_sorted_by_node_after_an_ingest_and_each_nodes_read_alone_as_
     assert!(out_of_order >= 1, "run 2's rows sit after the sorted part ({rows} rows)");
     // Each node's bindings, read alone, are the table's (sorted part and tail).
     let until = ("until_us".to_string(), "2031-01-01T00:00:00Z".to_string());
-    let all = catalog::run(
+    let all = run_query(
         &store,
         "pod_placements",
         &[("since_us".to_string(), "0001-01-01T00:00:00Z".to_string()), until.clone()],
     )
     .expect("pod_placements");
     for node in ["node-1", "node-2", "node-5"] {
-        let alone = catalog::run(&store, "bindings_to_node", &[("node".to_string(), node.to_string()), until.clone()])
+        let alone = run_query(&store, "bindings_to_node", &[("node".to_string(), node.to_string()), until.clone()])
             .expect("bindings_to_node");
         let want: Vec<_> = all.rows.iter().filter(|r| r[3] == node).cloned().collect();
         assert!(!want.is_empty(), "bindings to {node}");
@@ -1212,7 +1213,7 @@ fn input_errors_are_reported_and_stored_in_line_order() {
     let reported: Vec<Option<u64>> = report.files[0].errors.iter().map(|e| e.origin.line).collect();
     assert_eq!(reported, [Some(2100), Some(2200)], "{:?}", report.files[0].errors);
     assert_eq!(report.counts.records, 2999);
-    let stored = kdrift_store::catalog::run(&store, "run_errors", &[("run_id".into(), report.run_id.to_string())])
+    let stored = kdrift_store::run_query(&store, "run_errors", &[("run_id".into(), report.run_id.to_string())])
         .expect("run_errors");
     let lines: Vec<&serde_json::Value> = stored.rows.iter().map(|r| &r[1]).collect();
     assert_eq!(lines, [&serde_json::json!(2100), &serde_json::json!(2200)], "{:?}", stored.rows);

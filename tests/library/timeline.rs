@@ -101,7 +101,7 @@ fn demo_has_two_rolling_drains_in_the_scenario_order_with_the_skew_each_left() {
 /// Every row of `pod_placements`, `pod_evictions` and `node_signals` over the whole history, as JSON values.
 fn bindings_evidence_and_signals(store: &kdrift_store::Store) -> [Vec<Vec<serde_json::Value>>; 3] {
     let all = [("since_us".to_string(), "0".to_string()), ("until_us".to_string(), "9000000000000000".to_string())];
-    let rows = |q: &str| kdrift_store::catalog::run(store, q, &all).expect(q).rows;
+    let rows = |q: &str| kdrift_store::run_query(store, q, &all).expect(q).rows;
     [rows("pod_placements"), rows("pod_evictions"), rows("node_signals")]
 }
 
@@ -162,7 +162,7 @@ fn bindings_evidence_and_node_signals_kept_per_batch_equal_a_full_rebuild() {
     // Each checkpoint holds exactly the sums of the changes up to it.
     let since = |checkpoint: &str, at: &str| {
         let params = [("checkpoint_us".to_string(), checkpoint.to_string()), ("at_us".to_string(), at.to_string())];
-        kdrift_store::catalog::run(&store, "requested_since_checkpoint", &params).expect("query").rows
+        kdrift_store::run_query(&store, "requested_since_checkpoint", &params).expect("query").rows
     };
     for time in &times {
         let at = format!("{}Z", time.replace(' ', "T"));

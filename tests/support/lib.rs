@@ -109,8 +109,8 @@ pub fn victorialogs_flatten(doc: &serde_json::Value, message_field: &str, time_f
 /// message file_ns`) as core/v1 Event records, exactly as the cluster wrote
 /// them: `object` is `Kind/name` or `Kind/namespace/name`, `source` is
 /// `component` or `component@host`.
-pub fn tsv_node_events(path: &std::path::Path) -> Result<Vec<kdrift_store::record::Record>, String> {
-    use kdrift_store::record::{Change, Origin, Record};
+pub fn tsv_node_events(path: &std::path::Path) -> Result<Vec<kdrift_store::Record>, String> {
+    use kdrift_store::{Change, Origin, Record};
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut out = Vec::new();
     let mut header_seen = false;
@@ -301,10 +301,10 @@ pub fn assert_amounts_agree(store: &Store, samples: usize) -> usize {
 ///
 /// # Errors
 /// The analysis or the write failed.
-pub fn keep_moves(store: &Store) -> Result<kdrift_store::drain_moves::KeptMoves, kdrift_analyze::AnalyzeError> {
+pub fn keep_moves(store: &Store) -> Result<kdrift_store::KeptMoves, kdrift_analyze::AnalyzeError> {
     Ok(match kdrift_analyze::moves_to_keep(store)? {
         Some(moves) => store.keep_drain_moves(&moves)?,
-        None => kdrift_store::drain_moves::KeptMoves { computed: false, operations: 0, moves: 0 },
+        None => kdrift_store::KeptMoves { computed: false, operations: 0, moves: 0 },
     })
 }
 

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use kdrift_ingest::api::{record, ApiReport, Clock, RecordObserver, RecordOptions};
 use kdrift_rebalance::{ClusterOptions, ResourceKind, Scope};
-use kdrift_store::record::Change;
-use kdrift_store::writer::RunCounts;
+use kdrift_store::Change;
+use kdrift_store::RunCounts;
 use kdrift_store::Store;
 
 /// What the recorder reported so far.

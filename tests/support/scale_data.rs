@@ -21,8 +21,8 @@ use kdrift_ingest::demo::to_record;
 use kdrift_ingest::victorialogs::Layout;
 use kdrift_scenario::scale::{KubectlDump, ScaleConfig, ScaleFacts, ScaleGen};
 use kdrift_scenario::{core_v1_view, ScenarioRecord};
-use kdrift_store::writer::{RunStatus, RunWriter};
 use kdrift_store::Store;
+use kdrift_store::{RunStatus, RunWriter};
 use serde_json::Value;
 
 use crate::fake_vlogs::storage::{ingest as vl_ingest, InsertArgs, StoredRow};

@@ -188,7 +188,7 @@ impl Answers {
 
     /// Reads them from `store`.
     pub fn of(store: &Store) -> Answers {
-        use kdrift_store::catalog::run;
+        use kdrift_store::run_query;
         let p = |k: &str, v: &str| (k.to_string(), v.to_string());
         let mut answers = Answers {
             state_rows: Vec::new(),
@@ -205,17 +205,17 @@ impl Answers {
                 ("pods_at", vec![p("at_us", at)]),
                 ("objects_at", vec![p("kind", "Node"), p("at_us", at)]),
             ] {
-                answers.state_rows.push(run(store, q, &params).expect(q).rows);
+                answers.state_rows.push(run_query(store, q, &params).expect(q).rows);
             }
             let one = [p("namespace", "shop"), p("name", "p"), p("at_us", at), p("uid", "")];
-            answers.pod_at.push(run(store, "pod_at", &one).expect("pod_at").rows);
+            answers.pod_at.push(run_query(store, "pod_at", &one).expect("pod_at").rows);
             let state = ClusterAt::load(store, t(at)).expect("state");
             answers.nodes.push(state.nodes.iter().map(|n| (n.name.clone(), n.unschedulable)).collect());
             answers.pods.push(state.pods.iter().map(|p| format!("{}/{}", p.namespace, p.name)).collect());
         }
         let all = [p("since_us", "0"), p("until_us", "2030-01-01T00:00:00Z")];
         for q in ["node_signals", "pod_placements", "pod_evictions"] {
-            answers.history_rows.push(run(store, q, &all).expect(q).rows);
+            answers.history_rows.push(run_query(store, q, &all).expect(q).rows);
         }
         for (kind, namespace, name) in [("Node", "", "n1"), ("Node", "", "n2"), ("Pod", "shop", "p")] {
             let texts = store

@@ -8,7 +8,8 @@ use chrono::{DateTime, Utc};
 use kdrift_ingest::victorialogs::{
     pull, Auth, NoPullProgress, PullFailed, PullOptions, PullReport, Retry, Timeouts, VlClient,
 };
-use kdrift_store::catalog;
+
+use kdrift_store::run_query;
 use kdrift_store::Store;
 use serde_json::Value;
 
@@ -51,7 +52,7 @@ pub type EventRow = BTreeMap<String, Value>;
 /// # Panics
 /// When the query fails.
 pub fn store_events(store: &Store) -> BTreeMap<String, EventRow> {
-    let r = catalog::run(store, "event_list", &[]).expect("event_list");
+    let r = run_query(store, "event_list", &[]).expect("event_list");
     r.rows
         .into_iter()
         .map(|row| {

@@ -17,8 +17,8 @@
 //! never different — each operation's moves depend on the operation alone,
 //! not on the window asked for (tests compare both paths).
 
-use kdrift_store::drain_moves::{DrainMovesToKeep, KeptEpisode, KeptMove, KeptReplacement};
 use kdrift_store::Reader;
+use kdrift_store::{DrainMovesToKeep, KeptEpisode, KeptMove, KeptReplacement};
 
 use super::{MovedPod, NodeEpisode, Replacement};
 use crate::AnalyzeError;

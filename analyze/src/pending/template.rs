@@ -397,17 +397,17 @@ mod tests {
     fn store_with(objects: Vec<(&str, Value)>) -> (tempfile::TempDir, kdrift_store::Store) {
         let dir = tempfile::tempdir().expect("tmp");
         let store = kdrift_store::Store::open(&dir.path().join("k.duckdb")).expect("create");
-        let mut run = kdrift_store::writer::RunWriter::begin(&store, "file", "test").expect("run");
+        let mut run = kdrift_store::RunWriter::begin(&store, "file", "test").expect("run");
         for (at, object) in objects {
-            let record = kdrift_store::record::Record {
+            let record = kdrift_store::Record {
                 object,
-                origin: kdrift_store::record::Origin { location: "test".into(), line: None, item: None },
+                origin: kdrift_store::Origin { location: "test".into(), line: None, item: None },
                 observed_at: Some(at.parse().expect("time")),
-                change: kdrift_store::record::Change::Listed,
+                change: kdrift_store::Change::Listed,
             };
             run.stage(record).expect("stage").expect("identity");
         }
-        run.commit(kdrift_store::writer::RunStatus::Ok, 0).expect("commit");
+        run.commit(kdrift_store::RunStatus::Ok, 0).expect("commit");
         (dir, store)
     }
 

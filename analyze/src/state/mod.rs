@@ -204,7 +204,7 @@ pub fn after_history(store: &Reader, at: DateTime<Utc>) -> Result<Option<String>
 /// parser's message.
 pub(crate) fn read_nodes(models: Vec<&str>) -> Vec<Result<NodeInfo, String>> {
     // Typed, without a `Value` per node (same node or error text).
-    kdrift_store::parallel::map_ordered(models, |json| NodeInfo::from_json_text(json).map_err(|e| e.to_string()))
+    kdrift_store::map_ordered(models, |json| NodeInfo::from_json_text(json).map_err(|e| e.to_string()))
 }
 
 /// A pod version to read: namespace, name, estimated (observed after the
@@ -230,7 +230,7 @@ fn read_pods(rows: &[ModelRow], at: DateTime<Utc>) -> Vec<Result<PodInfo, String
             Ok(pod)
         })
     };
-    kdrift_store::parallel::map_ordered(rows.iter().collect(), read)
+    kdrift_store::map_ordered(rows.iter().collect(), read)
 }
 
 /// Whether the pod's `PodScheduled` condition turned True after `at` (so at

@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use kdrift_ingest::api::{self, ApiReport, RecordObserver, RecordOptions, Severity, SnapshotOptions, WallClock};
 use kdrift_rebalance::{Connected, ResourceKind, Scope};
-use kdrift_store::writer::{RunCounts, RunStatus};
+use kdrift_store::{RunCounts, RunStatus};
 
 use crate::args::{Cli, KubeArgs, Output, RecordArgs};
 use crate::render;

@@ -132,10 +132,10 @@ pub(crate) fn keep_after_ingest(store: &Store) -> anyhow::Result<()> {
 ///
 /// # Errors
 /// The analysis or the write failed.
-pub(crate) fn keep_drain_moves(store: &Store) -> anyhow::Result<kdrift_store::drain_moves::KeptMoves> {
+pub(crate) fn keep_drain_moves(store: &Store) -> anyhow::Result<kdrift_store::KeptMoves> {
     Ok(match kdrift_analyze::moves_to_keep(store)? {
         Some(moves) => store.keep_drain_moves(&moves)?,
-        None => kdrift_store::drain_moves::KeptMoves { computed: false, operations: 0, moves: 0 },
+        None => kdrift_store::KeptMoves { computed: false, operations: 0, moves: 0 },
     })
 }
 

@@ -1,8 +1,7 @@
 //! `kdrift query --list` and `kdrift query NAME --param k=v`.
 
+use kdrift_store::{list_queries, run_query};
 use std::process::ExitCode;
-
-use kdrift_store::catalog;
 
 use crate::args::{Cli, Output, QueryArgs};
 use crate::render;
@@ -11,7 +10,7 @@ use crate::render;
 pub fn run(cli: &Cli, args: &QueryArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     if args.list {
-        let list: Vec<_> = catalog::list().into_iter().filter(|q| q.read_only).collect();
+        let list: Vec<_> = list_queries().into_iter().filter(|q| q.read_only).collect();
         match cli.output {
             Output::Json => render::json(&mut out, &list)?,
             Output::Table => render::query::list(&mut out, &list)?,
@@ -20,7 +19,7 @@ pub fn run(cli: &Cli, args: &QueryArgs) -> anyhow::Result<ExitCode> {
     }
     let name = args.name.as_deref().unwrap_or_default();
     let store = crate::cmd::open_existing_store(&cli.db)?;
-    let result = catalog::run(&store, name, &args.params)?;
+    let result = run_query(&store, name, &args.params)?;
     match cli.output {
         Output::Json => render::json(&mut out, &render::query::as_objects(&result))?,
         Output::Table => render::query::table(&mut out, &result)?,

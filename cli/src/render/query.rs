@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use kdrift_store::catalog::{QueryInfo, QueryResult};
+use kdrift_store::{QueryInfo, QueryResult};
 use serde_json::{Map, Value};
 use tabled::builder::Builder;
 

@@ -13,7 +13,7 @@
 use kdrift_rebalance::held;
 use kdrift_rebalance::ClusterError;
 
-use crate::store::writer::{RunCounts, RunStatus};
+use crate::store::{RunCounts, RunStatus};
 
 /// How bad a resource's problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

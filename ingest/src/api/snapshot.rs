@@ -19,8 +19,8 @@ use kube::Client;
 use super::clock::Clock;
 use super::report::{ApiReport, ResourceProblem, ResourceReport};
 use super::stage::{item_error, stage_observation};
-use crate::record::{Change, Origin, Record};
-use crate::store::writer::RunWriter;
+use crate::store::RunWriter;
+use crate::store::{Change, Origin, Record};
 use crate::store::{Store, StoreError};
 
 /// Lists restarted at most this many times after a 410 on a continue token.

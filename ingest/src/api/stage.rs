@@ -7,10 +7,10 @@
 use kdrift_rebalance::Scope;
 
 use super::report::{run_status, ApiReport, ResourceReport, Severity};
-use crate::record::Record;
-use crate::store::prepare::{prepare, Prepared};
-use crate::store::writer::RunWriter;
+use crate::store::Record;
+use crate::store::RunWriter;
 use crate::store::StoreError;
+use crate::store::{prepare, Prepared};
 
 /// Stages one observation, counting it (or its error) in `report`; an
 /// item error is also noted to `writer` ([`RunWriter::note_error`]), which

@@ -21,7 +21,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{expand_document, line_of_offset, list_item_hint, top_level_keys, InputError, Parsed};
-use crate::record::{identify, Origin};
+use crate::store::{identify, Origin};
 
 /// Where in a List the file ends.
 pub(super) enum CutAt {

@@ -39,7 +39,7 @@ pub fn convert(row: Row) -> Result<Converted, RowError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Change;
+    use crate::store::Change;
     use serde_json::json;
 
     fn row(v: Value) -> Row {

@@ -18,7 +18,7 @@ use serde_json::Value;
 use super::strict::Strict;
 use super::{expand_document, json_error_what, json_type, walk, InputError, Parsed, NDJSON_EXPECTED};
 use crate::interrupt::Interrupt;
-use crate::record::Origin;
+use crate::store::Origin;
 
 /// Parses line `line_no` (1-based) of an NDJSON file into `out` (blank
 /// lines add nothing): every JSON value on it, in order (module doc).

@@ -28,7 +28,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::interrupt::Interrupt;
-use crate::record::{identify, Change, Origin, Record};
+use crate::store::{identify, Change, Origin, Record};
 
 pub use line::parse_ndjson_line;
 

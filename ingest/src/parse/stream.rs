@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::walk::{self, Walked};
 use super::{expand_document, json_error_what, line_of_offset, InputError, Parsed};
 use crate::interrupt::Interrupt;
-use crate::record::Origin;
+use crate::store::Origin;
 
 /// How a container log section of `kubectl cluster-info dump` opens, in column 0.
 const LOG_START: &[u8] = b"==== START logs for ";

@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 use super::cut::{json_cut_error, CutAt};
 use super::{expand_document, is_list, json_error_what, legacy, line_of_offset, InputError, Parsed};
 use crate::interrupt::Interrupt;
-use crate::record::Origin;
+use crate::store::Origin;
 
 /// How many bytes of input are read between two looks at the interrupt.
 pub(super) const CHECK_EVERY: usize = 4 << 20;
@@ -562,7 +562,7 @@ mod tests {
     }
 
     fn names(p: &Parsed) -> Vec<(String, Option<u64>)> {
-        let name = |r: &crate::record::Record| r.object["metadata"]["name"].as_str().unwrap_or_default().to_string();
+        let name = |r: &crate::store::Record| r.object["metadata"]["name"].as_str().unwrap_or_default().to_string();
         p.records.iter().map(|r| (name(r), r.origin.item)).collect()
     }
 

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::cut::item_starts;
 use super::walk::expand_items;
 use super::{is_list, legacy, shift_line_numbers, InputError, Parsed};
-use crate::record::Origin;
+use crate::store::Origin;
 
 /// Recovers the YAML document `doc_text` (its first line is `origin`'s)
 /// that does not parse: when the text around its `items:` sequence parses

@@ -30,10 +30,10 @@ use super::logsql::window_query;
 use super::pull::Retry;
 use super::windows::Window;
 use crate::interrupt::Interrupt;
-use crate::parallel::map_ordered;
 use crate::parse::InputError;
-use crate::record::{Origin, Record};
-use crate::store::prepare::{prepare, Prepared};
+use crate::store::map_ordered;
+use crate::store::{prepare, Prepared};
+use crate::store::{Origin, Record};
 use kdrift_rebalance::Redactor;
 
 /// Lines converted and prepared together, on every core (one message).

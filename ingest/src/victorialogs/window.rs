@@ -27,8 +27,8 @@ use super::pull::{PullOptions, PullProgress};
 use super::windows::Window;
 use crate::files::{stage_prepared, FileSummary};
 use crate::interrupt::INTERRUPTED_RUN_MESSAGE;
-use crate::store::writer::{RunStatus, RunWriter};
 use crate::store::{sql, Store, StoreError};
+use crate::store::{RunStatus, RunWriter};
 
 /// The ingest run's `source_kind`.
 pub const SOURCE_KIND: &str = "victorialogs";

@@ -198,7 +198,7 @@ fn breakdown(store: &Path, ns: &str, name: &str, at: &str, end: &str) -> Result<
     let mut out = serde_json::Map::new();
     for (query, params) in cases {
         let (timing, rows) = timed(3, || {
-            kdrift_store::catalog::run(&store, query, &params).map(|r| r.rows.len()).map_err(|e| e.to_string())
+            kdrift_store::run_query(&store, query, &params).map(|r| r.rows.len()).map_err(|e| e.to_string())
         })?;
         let key = match params.iter().find(|(k, _)| k == "instants") {
             Some((_, v)) => format!("{query} ({} instants)", v.split(',').count()),

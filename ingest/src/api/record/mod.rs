@@ -46,8 +46,8 @@ use tokio::sync::mpsc;
 use super::clock::Clock;
 use super::report::{ApiReport, ResourceProblem, ResourceReport};
 use super::stage::{finish, item_error, stage_observation};
-use crate::record::{Change, Origin, Record};
-use crate::store::writer::{RunCounts, RunWriter};
+use crate::store::{Change, Origin, Record};
+use crate::store::{RunCounts, RunWriter};
 use crate::store::{Store, StoreError};
 use watcher::{Msg, WatchSettings, Watcher};
 

@@ -33,7 +33,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::known::Known;
-use crate::record::Change;
+use crate::store::Change;
 
 /// What a watcher tells the recorder.
 #[derive(Debug)]

@@ -21,7 +21,7 @@ use serde_json::{json, Map, Value};
 
 use super::times::set_event_time;
 use super::{message, Converted, Layout, Row, RowError, Typing};
-use crate::record::Change;
+use crate::store::Change;
 
 fn text<'a>(row: &'a Row, field: &str) -> &'a str {
     row.get(field).and_then(Value::as_str).unwrap_or("")

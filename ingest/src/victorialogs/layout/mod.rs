@@ -27,7 +27,7 @@ pub mod unflatten;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
-use crate::record::Change;
+use crate::store::Change;
 pub use typed::Typing;
 
 /// One row as `/select/logsql/query` returns it: field name → string value.

@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::{event_kind, Converted, Layout, Row, RowError, Typing};
-use crate::record::Change;
+use crate::store::Change;
 
 fn not_this(problem: impl Into<String>) -> RowError {
     RowError::NotThisLayout { layout: Layout::MsgJson, problem: problem.into() }

@@ -25,7 +25,7 @@ use serde_json::{json, Map, Value};
 
 use super::times::{k8s_time, parse_go_time, set_event_time};
 use super::{message, Converted, Layout, Row, RowError, Typing};
-use crate::record::Change;
+use crate::store::Change;
 
 fn text<'a>(row: &'a Row, field: &str) -> Option<&'a str> {
     row.get(field).and_then(Value::as_str).filter(|s| !s.is_empty())

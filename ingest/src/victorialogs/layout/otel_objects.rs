@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 use super::typed::restore_types;
 use super::unflatten::insert_dotted;
 use super::{Converted, Layout, Row, RowError};
-use crate::record::Change;
+use crate::store::Change;
 
 /// Attributes the receiver adds next to the object's fields.
 const ATTRIBUTES: &[&str] = &["k8s.resource.name", "k8s.namespace.name", "event.domain", "event.name"];
@@ -72,7 +72,7 @@ pub fn convert(row: Row, time: Option<DateTime<Utc>>) -> Result<Converted, RowEr
 #[cfg(test)]
 mod tests {
     use super::super::{convert as convert_layout, Layout, Typing};
-    use crate::record::Change;
+    use crate::store::Change;
     use serde_json::json;
 
     #[test]

@@ -19,7 +19,7 @@ use super::times::restore_removed_time_field;
 use super::typed::restore_types;
 use super::unflatten::insert_dotted;
 use super::{event_kind, message, Converted, Layout, Row, RowError};
-use crate::record::Change;
+use crate::store::Change;
 
 /// Converts one `raw` row.
 ///
