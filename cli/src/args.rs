@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use kdrift_ingest::victorialogs::Layout;
+use kdrift_ingest::Layout;
 
 /// The default store file, in the working directory.
 pub const DEFAULT_DB: &str = "kdrift.duckdb";
@@ -604,18 +604,18 @@ pub struct IngestFileArgs {
     pub paths: Vec<PathBuf>,
     /// How far a gzip file may expand (bytes, or with KiB/MiB/GiB): past it the file is an input
     /// error and the other files load. Default: 100 times its compressed size, at least 64 MiB.
-    #[arg(long, value_name = "SIZE", value_parser = kdrift_ingest::gzip::parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = kdrift_ingest::parse_size)]
     pub max_decompressed: Option<u64>,
     /// The deepest a YAML document may nest, in levels (block and flow collections), checked before
     /// it is parsed: a deeper document is an input error and the others load. At most 128, the YAML
     /// parser's own limit.
-    #[arg(long, value_name = "N", default_value_t = kdrift_ingest::parse::depth::MAX_YAML_DEPTH,
+    #[arg(long, value_name = "N", default_value_t = kdrift_ingest::MAX_YAML_DEPTH,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=128))]
     pub max_yaml_depth: usize,
     /// Bytes of objects a streamed NDJSON file stages between two commits (bytes, or with
     /// KiB/MiB/GiB): the memory bound of a streamed ingest, beside 100,000 records a batch; the
     /// reader holds at most half as much ahead.
-    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = kdrift_ingest::gzip::parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = kdrift_ingest::parse_size)]
     pub max_batch_bytes: u64,
 }
 

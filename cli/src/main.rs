@@ -55,7 +55,7 @@ fn init_tracing(verbose: u8) {
 }
 
 /// stderr for log lines, each redacted of every credential held
-/// ([`kdrift_rebalance::held`]) and of every credential shape
+/// ([`kdrift_rebalance::held()`]) and of every credential shape
 /// ([`kdrift_rebalance::mask_patterns`]: the value after `Bearer`/`Basic`,
 /// as in an `Authorization` header, a JWT): kube logs a failed request's
 /// Status, and a body that is not JSON whole, at `-vv`. No target logs a

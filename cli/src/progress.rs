@@ -2,7 +2,7 @@
 //! is a terminal; otherwise it stays silent so logs and pipes stay clean.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use kdrift_ingest::victorialogs::{Failure, Layout, PullProgress, Window, WindowReport};
+use kdrift_ingest::{Failure, Layout, PullProgress, Window, WindowReport};
 use kdrift_ingest::{FileSummary, Progress};
 
 /// A byte-count progress bar over all input files.

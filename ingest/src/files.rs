@@ -17,7 +17,7 @@ use crate::store::{RunCounts, RunStatus, RunWriter};
 /// File name endings `ingest file` reads when walking a directory (also with
 /// `.gz`). Other files in a directory (a cluster-info dump's `logs.txt`) are
 /// listed as ignored; a file named explicitly is read when its content is
-/// JSON, NDJSON or YAML ([`crate::parse::looks_like_a_dump`]), else refused
+/// JSON, NDJSON or YAML (`crate::parse::looks_like_a_dump`), else refused
 /// with an error naming the formats.
 pub const DUMP_EXTENSIONS: &[&str] = &["json", "yaml", "yml", "ndjson", "jsonl"];
 
@@ -26,16 +26,16 @@ pub const DUMP_EXTENSIONS: &[&str] = &["json", "yaml", "yml", "ndjson", "jsonl"]
 /// `kdrift ingest file` uses without flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileLimits {
-    /// How far a gzip file may expand ([`crate::gzip`], `--max-decompressed`).
+    /// How far a gzip file may expand (`crate::gzip`, `--max-decompressed`).
     pub decompressed: DecompressedCap,
     /// The deepest nesting a YAML document may have, levels, checked before
-    /// it is parsed ([`crate::parse::depth`], `--max-yaml-depth`; default
+    /// it is parsed (`crate::parse::depth`, `--max-yaml-depth`; default
     /// [`crate::parse::depth::MAX_YAML_DEPTH`]).
     pub yaml_depth: usize,
     /// Bytes of objects staged between two batch commits of a streamed
     /// NDJSON file, the memory bound of a streamed ingest; the reader holds
-    /// at most half as much ahead ([`crate::ndjson_stream`],
-    /// `--max-batch-bytes`; default [`crate::ndjson_stream::BATCH_BYTES`]).
+    /// at most half as much ahead (`crate::ndjson_stream`,
+    /// `--max-batch-bytes`; default `crate::ndjson_stream::BATCH_BYTES`).
     pub batch_bytes: u64,
 }
 
@@ -67,9 +67,9 @@ pub struct FileSummary {
     /// Versions the store already had.
     pub duplicates: u64,
     /// Documents kdrift does not keep: empty YAML documents, bookmarks,
-    /// Secrets and ConfigMaps ([`crate::parse::NOT_KEPT_KINDS`]: never
+    /// Secrets and ConfigMaps (`crate::parse::NOT_KEPT_KINDS`: never
     /// stored), kinds it has no use for (Services, Endpoints, …:
-    /// [`crate::parse::kinds::UNUSED_KINDS`]), the container-log sections
+    /// `crate::parse::kinds::UNUSED_KINDS`), the container-log sections
     /// of a `kubectl cluster-info dump`.
     pub skipped: u64,
     /// Input errors (the file's other records still load).
@@ -220,7 +220,7 @@ pub fn missing_paths(paths: &[PathBuf]) -> Vec<&Path> {
 }
 
 /// The given directories in which no dump file was found ([`DUMP_EXTENSIONS`],
-/// walked as [`collect_paths`] walks them), with the number of other files
+/// walked as `collect_paths` walks them), with the number of other files
 /// they hold: `kdrift ingest file DIR` on an empty directory says so instead
 /// of loading nothing silently.
 pub fn directories_without_dumps(paths: &[PathBuf]) -> Vec<(&Path, usize)> {
@@ -236,12 +236,12 @@ pub fn directories_without_dumps(paths: &[PathBuf]) -> Vec<(&Path, usize)> {
 
 /// The given files that are neither JSON, NDJSON nor YAML, each with the
 /// message refusing it: an empty file (only blanks, whatever its name:
-/// [`EMPTY_FILE`]), a file named `.json`/`.ndjson`/`.jsonl` whose content
+/// `EMPTY_FILE`), a file named `.json`/`.ndjson`/`.jsonl` whose content
 /// opens no JSON document (a `kubectl get` table saved as `pods.json`:
-/// [`crate::parse::not_json_for_its_name`]), and a file named explicitly whose name has no dump
+/// `crate::parse::not_json_for_its_name`), and a file named explicitly whose name has no dump
 /// ending ([`DUMP_EXTENSIONS`], also `.gz`) and whose first bytes are none
 /// of them (a TSV, a `kubectl get` table, `kubectl describe` output; see
-/// [`crate::parse::looks_like_a_dump`]). `kdrift ingest file` checks them
+/// `crate::parse::looks_like_a_dump`). `kdrift ingest file` checks them
 /// before it opens the store: when nothing else is given, no store is
 /// created and no run recorded. Directories and unreadable paths are not
 /// judged here.
@@ -316,17 +316,6 @@ fn path_error(path: &Path, message: &str) -> InputError {
     }
 }
 
-/// Reads a file, decompressing gzip (detected by its magic bytes) up to
-/// `cap`. A damaged gzip stream gives what decompressed before the damage
-/// plus an error.
-///
-/// # Errors
-/// An [`InputError`] naming the file when it cannot be read, when nothing
-/// decompresses, or when it expands past `cap` (nothing of it is kept).
-pub fn read_maybe_gzip(path: &Path, cap: DecompressedCap) -> Result<(Vec<u8>, Option<InputError>), InputError> {
-    read_maybe_gzip_until(path, cap, &Interrupt::new())
-}
-
 /// [`read_maybe_gzip`], stopping the decompression as soon as `interrupt`
 /// is triggered (looked at on every read of the decoder, a few KiB each).
 ///
@@ -389,7 +378,7 @@ impl<R: Read> Read for UntilInterrupt<'_, R> {
 
 /// Ingests dump files and directories into `store` as one run (source kind
 /// `file`). Locations (the run's, each file's) are stored absolute
-/// ([`absolute_location`]).
+/// (`absolute_location`).
 ///
 /// # Errors
 /// Only [`StoreError`]s abort; input problems are in the report.

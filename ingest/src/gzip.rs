@@ -20,7 +20,7 @@ pub const FLAG: &str = "--max-decompressed";
 /// How far a gzip file may expand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DecompressedCap {
-    /// [`DEFAULT_RATIO`] times its compressed size, at least [`DEFAULT_FLOOR`]
+    /// `DEFAULT_RATIO` times its compressed size, at least `DEFAULT_FLOOR`
     /// (Kubernetes JSON and YAML compress 5–30×).
     #[default]
     Default,

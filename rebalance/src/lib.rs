@@ -21,10 +21,10 @@
 //!
 //! **The I/O edge**, kept apart from the pure parts: connecting to a cluster
 //! like kubectl and listing/watching raw objects ([`ClusterOptions`],
-//! [`list_all`], [`watch`]; shared by `kdrift ingest api`, `kdrift record`
+//! [`list_all`], [`watch()`]; shared by `kdrift ingest api`, `kdrift record`
 //! and the executor); executing a plan ([`read_snapshot`] of the live
 //! cluster, [`apply_plan`] of a [`PlanDocument`], [`run_rebalance`]) through
-//! the Eviction API; masking every credential kdrift holds ([`held`]).
+//! the Eviction API; masking every credential kdrift holds ([`held()`]).
 //! The connecting, listing and executing parts are behind the default
 //! feature `cluster` (kube, tokio, reqwest); `analyze`, `kdrift-store` and
 //! `scenario` build without it, so reading a store never links a client.
@@ -62,11 +62,14 @@ mod strict_json;
 #[cfg(feature = "cluster")]
 pub use cluster::error::{root_cause, with_causes};
 #[cfg(feature = "cluster")]
+pub use cluster::redirect::Redirected;
+#[cfg(feature = "cluster")]
 pub use cluster::{
     list_all, watch, BadEventKind, BadItem, ClusterError, ClusterOptions, Connected, Deadlines, ListPager, ObjectList,
     Page, ResourceKind, Scope, WatchItem, WatchOptions, DEFAULT_PAGE_SIZE, DEFAULT_REQUEST_TIMEOUT, HISTORY_RESOURCES,
 };
 pub use deadman::{check_last_success, parse_max_age, CheckResult, DeadmanStatus, SourceReading};
+pub use document::drift::Difference;
 pub use document::{
     DocumentError, DocumentOptions, NodeIdentity, OwnerIdentity, PlannedEviction, PodIdentity, ProfileClass,
     SkippedCandidate, SnapshotIdentity,
@@ -79,6 +82,8 @@ pub use execute::{
     EvictionOutcome, EvictionRequest, EvictionResult, ExecuteOptions, ExecutionReport, KubeClient, LiveSnapshot, Probe,
     Replacement, RunOutcome, RunSettings, SkipCause,
 };
+#[cfg(feature = "cluster")]
+pub use execute::{ExecuteError, ProbeError};
 pub use model::fields::PodUsageFields;
 pub use model::fields::{model_fields, node_model_fields_agree, pod_model_fields_agree, pod_usage_fields};
 pub use model::node::text::node_json_reads_typed;

@@ -10,9 +10,9 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use chrono::Duration as Minutes;
-use kdrift_ingest::interrupt::INTERRUPTED_RUN_MESSAGE;
-use kdrift_ingest::ndjson_stream::{BATCH, CHUNK, QUEUED};
-use kdrift_ingest::victorialogs::Layout;
+use kdrift_ingest::Layout;
+use kdrift_ingest::INTERRUPTED_RUN_MESSAGE;
+use kdrift_ingest::{BATCH, CHUNK, QUEUED};
 use kdrift_store::Store;
 use kdrift_tests::fake_vlogs::{FakeVlogs, Fault};
 use kdrift_tests::shippers::{ship, Seen, Sighting};

@@ -1748,7 +1748,7 @@ fn a_json_file_holding_yaml_is_an_error_naming_line_column_and_where_yaml_goes()
 
 #[test]
 fn an_ndjson_line_over_the_limit_is_an_error_and_the_lines_around_it_load() {
-    use kdrift_ingest::ndjson_stream::MAX_LINE_BYTES;
+    use kdrift_ingest::MAX_LINE_BYTES;
     let dir = tempfile::tempdir().expect("tmp");
     let nd = dir.path().join("nodes.ndjson");
     {

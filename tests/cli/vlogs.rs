@@ -11,7 +11,7 @@
 
 use assert_cmd::Command;
 use chrono::Duration;
-use kdrift_ingest::victorialogs::Layout;
+use kdrift_ingest::Layout;
 use kdrift_tests::fake_vlogs::scripted::{Reply, Request, Scripted};
 use kdrift_tests::fake_vlogs::{FakeVlogs, Fault};
 use kdrift_tests::leaks::{html_escaped, ingest_errors, json_escaped, unicode_escaped, url_encoded, HOSTILE};

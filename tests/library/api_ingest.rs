@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use kdrift_analyze::why_pending;
-use kdrift_ingest::api::{snapshot, ApiReport, ManualClock, Severity, SnapshotOptions};
 use kdrift_ingest::{ingest_files, NoProgress};
+use kdrift_ingest::{snapshot_cluster, ApiReport, ManualClock, Severity, SnapshotOptions};
 use kdrift_rebalance::{ClusterOptions, Scope, DEFAULT_REQUEST_TIMEOUT};
 use kdrift_scenario::{generate, Scenario, ScenarioConfig};
 use kdrift_store::RunStatus;
@@ -31,7 +31,7 @@ fn take_snapshot(kube: &FakeKube, store: &Store, at: DateTime<Utc>, scope: Scope
         let c = opts.open().await.expect("connect");
         let options =
             SnapshotOptions { cluster: c.url.clone(), scope, page_size, request_timeout: DEFAULT_REQUEST_TIMEOUT };
-        snapshot(store, &c.client, &options, &ManualClock::new(at)).await.expect("snapshot")
+        snapshot_cluster(store, &c.client, &options, &ManualClock::new(at)).await.expect("snapshot")
     })
 }
 
@@ -223,7 +223,7 @@ fn bounded_snapshot(kubeconfig: PathBuf, request_timeout: Duration, bound: Durat
                 page_size: 500,
                 request_timeout,
             };
-            snapshot(&store, &c.client, &options, &ManualClock::new(Utc::now())).await.expect("snapshot")
+            snapshot_cluster(&store, &c.client, &options, &ManualClock::new(Utc::now())).await.expect("snapshot")
         });
         let _ = tx.send((report, store.counts().expect("counts").observations));
     });

@@ -8,7 +8,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use kdrift_ingest::files::FileSummary;
+use kdrift_ingest::FileSummary;
 use kdrift_ingest::{ingest_files, NoProgress};
 
 use kdrift_store::run_query;
@@ -245,7 +245,7 @@ fn utf16_files_load_like_their_utf8_copies() {
         write(dir.path(), "nomark.json", &utf16(&json, false, false)),
         write(dir.path(), "events.txt", &utf16(&yaml_list(2), false, true)),
     ];
-    assert!(kdrift_ingest::files::refused_files(&files).is_empty());
+    assert!(kdrift_ingest::refused_files(&files).is_empty());
     let report = ingest_files(&store, &files, &mut NoProgress).expect("ingest");
     let got: Vec<(u64, usize)> = report.files.iter().map(|f| (f.events, f.errors.len())).collect();
     assert_eq!(got, [(3, 0), (4, 0), (3, 0), (2, 0)], "{:?}", report.files);

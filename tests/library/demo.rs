@@ -6,7 +6,7 @@
 
 use kdrift_analyze::ReasonKind;
 use kdrift_analyze::{pending_pods, why_pending};
-use kdrift_ingest::demo::ingest_scenario;
+use kdrift_ingest::ingest_scenario;
 use kdrift_ingest::{ingest_files, NoProgress};
 use kdrift_scenario::{generate, ScenarioConfig};
 use kdrift_tests::temp_store;

@@ -1,7 +1,7 @@
 //! Every read query in queries/ runs against a real store (the demo
 //! scenario) through `kdrift query`'s catalog, with values checked.
 
-use kdrift_ingest::demo::ingest_scenario;
+use kdrift_ingest::ingest_scenario;
 use kdrift_scenario::{generate, ScenarioConfig};
 use kdrift_store::CatalogError;
 use kdrift_store::InstantListError;

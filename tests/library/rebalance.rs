@@ -12,7 +12,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 use kdrift_analyze::{load_snapshot, LoadedSnapshot};
-use kdrift_ingest::demo::ingest_scenario;
+use kdrift_ingest::ingest_scenario;
 use kdrift_rebalance::NodeClass;
 use kdrift_rebalance::WarningKind;
 use kdrift_rebalance::{plan, simulate_plan, simulate_rounds, PlanOptions, Policy, Verdict};

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use chrono::Utc;
-use kdrift_ingest::actions::StoreSink;
+use kdrift_ingest::StoreSink;
 use kdrift_rebalance::ClusterOptions;
 use kdrift_rebalance::{apply_plan, plan_document};
 use kdrift_rebalance::{

@@ -15,9 +15,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kdrift_analyze::why_pending;
-use kdrift_ingest::api::record::known;
-use kdrift_ingest::api::{ReplayClock, WallClock};
-use kdrift_ingest::demo::ingest_scenario;
+use kdrift_ingest::ingest_scenario;
+use kdrift_ingest::load_known_objects;
+use kdrift_ingest::{ReplayClock, WallClock};
 use kdrift_rebalance::{ResourceKind, Scope, HISTORY_RESOURCES};
 use kdrift_scenario::{generate, ScenarioConfig};
 
@@ -47,7 +47,7 @@ fn pod(name: &str, node: &str) -> Value {
 /// names, same resourceVersions.
 fn assert_store_matches_server(store: &Store, kube: &FakeKube) {
     for r in HISTORY_RESOURCES {
-        let stored = known::load(store, r, &Scope::AllNamespaces).expect("known");
+        let stored = load_known_objects(store, r, &Scope::AllNamespaces).expect("known");
         let mut stored: Vec<(String, String, String)> =
             stored.into_iter().map(|((ns, name), (rv, _))| (ns, name, rv)).collect();
         stored.sort();

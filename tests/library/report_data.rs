@@ -6,7 +6,7 @@
 use chrono::{DateTime, Duration, Utc};
 use kdrift_analyze::{change_instants, requested_series};
 use kdrift_analyze::{report_data, time_span, ReportOptions};
-use kdrift_ingest::demo::ingest_scenario;
+use kdrift_ingest::ingest_scenario;
 use kdrift_ingest::{ingest_files, ingest_records, NoProgress};
 use kdrift_scenario::{generate, ScenarioConfig};
 use kdrift_tests::{real_fixtures_or_skip, temp_store, tsv_node_events};
@@ -134,7 +134,7 @@ fn the_requested_series_says_when_its_values_are_lower_bounds() {
     );
     assert!(note.contains("of namespace default"), "{note}");
     let (_dir, demo) = temp_store();
-    kdrift_ingest::demo::ingest_scenario(
+    kdrift_ingest::ingest_scenario(
         &demo,
         kdrift_scenario::generate(&kdrift_scenario::ScenarioConfig { seed: 1, scale: 1 }),
         1,

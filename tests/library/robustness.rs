@@ -1107,7 +1107,7 @@ fn a_creation_time_at_the_end_of_duckdbs_range_is_reported_and_the_file_around_i
 #[test]
 fn a_gzip_that_expands_past_its_cap_is_refused_and_the_files_beside_it_load() {
     use flate2::write::GzEncoder;
-    use kdrift_ingest::gzip::DecompressedCap;
+    use kdrift_ingest::DecompressedCap;
     use kdrift_ingest::{ingest_files_with, FileLimits, Interrupt};
     let (dir, store) = temp_store();
     let mut gz = GzEncoder::new(Vec::new(), flate2::Compression::best());
@@ -1153,7 +1153,7 @@ fn a_gzip_that_expands_past_its_cap_is_refused_and_the_files_beside_it_load() {
 /// itself: `ndjson_stream`'s unit test).
 #[test]
 fn ndjson_lines_bigger_than_the_read_ahead_budget_load_one_at_a_time() {
-    use kdrift_ingest::ndjson_stream::QUEUED_BYTES;
+    use kdrift_ingest::QUEUED_BYTES;
     let (dir, store) = temp_store();
     let pad = "x".repeat(QUEUED_BYTES + (1 << 20));
     let mut body = String::new();
@@ -1487,7 +1487,7 @@ fn an_interrupt_during_a_whole_file_parse_stops_it_within_a_few_mb() {
     let mut messages: Vec<String> =
         stmt.query_map([], |r| r.get(0)).expect("errors").collect::<Result<_, _>>().expect("rows");
     messages.sort();
-    assert_eq!(messages, [stopped.message.clone(), kdrift_ingest::interrupt::INTERRUPTED_RUN_MESSAGE.to_string()]);
+    assert_eq!(messages, [stopped.message.clone(), kdrift_ingest::INTERRUPTED_RUN_MESSAGE.to_string()]);
     assert_eq!(store.counts().expect("counts").observations, 0);
 
     // Gzip-compressed: the decompression stops at once.
@@ -1539,7 +1539,7 @@ fn a_list_after_more_blank_space_than_the_head_read_is_not_called_empty() {
         "sp.1", "p", "u", "FailedScheduling", FS, 1.into(), "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z"
     )).expect("event")]});
     let file = write(dir.path(), "events.json", format!("{}{list}\n", " ".repeat(70_000)).as_bytes());
-    assert!(kdrift_ingest::files::refused_files(std::slice::from_ref(&file)).is_empty());
+    assert!(kdrift_ingest::refused_files(std::slice::from_ref(&file)).is_empty());
     let store = Store::open(&dir.path().join("k.duckdb")).expect("store");
     let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
     assert_eq!((report.counts.records, report.files[0].errors.len()), (1, 0));
@@ -1552,7 +1552,7 @@ fn a_list_after_more_blank_space_than_the_head_read_is_not_called_empty() {
 /// stopped and what was expected there.
 #[test]
 fn one_good_ndjson_line_before_a_gzip_bomb_or_a_damaged_tail_is_kept() {
-    use kdrift_ingest::gzip::DecompressedCap;
+    use kdrift_ingest::DecompressedCap;
     use kdrift_ingest::{ingest_files_with, FileLimits, Interrupt};
     let (dir, store) = temp_store();
     let line = failed_scheduling_lines("one", 1);

@@ -806,7 +806,7 @@ fn duckdb_runs_on_one_thread_while_a_run_is_open_and_on_its_default_after_howeve
 
 #[test]
 fn a_version_9_store_migrates_and_why_pending_answers_as_before_from_the_history_then_from_the_kept_moves() {
-    use kdrift_ingest::demo::ingest_scenario;
+    use kdrift_ingest::ingest_scenario;
     use kdrift_scenario::{generate, ScenarioConfig};
     let scenario = generate(&ScenarioConfig { seed: 1, scale: 1 });
     let pending = scenario.facts.pending_pod.clone();
@@ -947,7 +947,7 @@ fn lookups_by_pod_name(store: &Store) -> Vec<String> {
 
 #[test]
 fn the_name_index_bounds_every_lookup_by_name_batch_by_batch_and_is_sorted_after_an_ingest() {
-    use kdrift_ingest::demo::ingest_scenario;
+    use kdrift_ingest::ingest_scenario;
     use kdrift_scenario::{generate, ScenarioConfig};
     let scenario = generate(&ScenarioConfig { seed: 1, scale: 1 });
     let pending = scenario.facts.pending_pod.clone();
@@ -1045,7 +1045,7 @@ fn every_binding(store: &Store) -> Vec<String> {
 
 #[test]
 fn the_bindings_are_sorted_by_node_after_an_ingest_and_each_nodes_read_alone_as_in_the_whole_table() {
-    use kdrift_ingest::demo::ingest_scenario;
+    use kdrift_ingest::ingest_scenario;
     use kdrift_scenario::{generate, ScenarioConfig};
 
     let (dir, store) = temp_store();

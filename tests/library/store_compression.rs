@@ -3,7 +3,7 @@
 //! compression, in a new store and in a v14 store once migrated, with the
 //! same rows, the same primary key and the same answers as before.
 
-use kdrift_ingest::demo::ingest_scenario;
+use kdrift_ingest::ingest_scenario;
 use kdrift_scenario::{generate, ScenarioConfig};
 use kdrift_store::Store;
 use kdrift_store::SCHEMA_VERSION;

@@ -7,8 +7,8 @@
 
 use kdrift_analyze::why_pending;
 use kdrift_analyze::ClusterAt;
-use kdrift_ingest::demo::to_record;
 use kdrift_ingest::ingest_records;
+use kdrift_ingest::to_record;
 use kdrift_rebalance::PodPhase;
 use kdrift_scenario::{generate, ScenarioConfig};
 use kdrift_tests::temp_store;

@@ -8,8 +8,8 @@ use chrono::{DateTime, Utc};
 use kdrift_analyze::drain_timeline;
 use kdrift_analyze::{policy_from_thresholds, skew};
 use kdrift_analyze::{EpisodeEnd, OperationKind};
-use kdrift_ingest::demo::{ingest_scenario, to_record};
 use kdrift_ingest::ingest_records;
+use kdrift_ingest::{ingest_scenario, to_record};
 use kdrift_rebalance::NodeClass;
 use kdrift_rebalance::Policy;
 use kdrift_scenario::{generate, ScenarioConfig};
@@ -329,7 +329,7 @@ fn a_kept_move_row_edited_to_null_sends_the_timeline_back_to_the_history_with_th
     use kdrift_tests::keep_moves;
     let (_dir, store) = kdrift_tests::temp_store();
     let scenario = kdrift_scenario::generate(&kdrift_scenario::ScenarioConfig { seed: 1, scale: 1 });
-    kdrift_ingest::demo::ingest_scenario(&store, scenario, 1).expect("ingest");
+    kdrift_ingest::ingest_scenario(&store, scenario, 1).expect("ingest");
     keep_moves(&store).expect("keep");
     let expected = drain_timeline(&store, None, None).expect("from the kept rows");
     assert!(expected.operations.iter().map(|o| o.pods_moved).sum::<usize>() > 10, "moves to read");

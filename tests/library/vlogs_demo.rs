@@ -12,8 +12,8 @@
 
 use chrono::Duration;
 use kdrift_analyze::why_pending;
-use kdrift_ingest::victorialogs::{Auth, Layout};
 use kdrift_ingest::{ingest_files, NoProgress};
+use kdrift_ingest::{Auth, Layout};
 use kdrift_scenario::{core_v1_view, generate, ObjectChange, Scenario, ScenarioConfig};
 use kdrift_store::Store;
 use kdrift_tests::fake_vlogs::FakeVlogs;
@@ -400,7 +400,7 @@ fn memory_short_cronjob_pod_behind_a_taint_gets_the_same_chain_from_events_and_a
     let (b, pm_b) = pending_and_postmortem(&owned, ns, pod, job);
     // The full object history (every version of every object, the pod's own included).
     let (_d3, full) = temp_store();
-    kdrift_ingest::demo::ingest_scenario(&full, scenario.clone(), 11).expect("full history");
+    kdrift_ingest::ingest_scenario(&full, scenario.clone(), 11).expect("full history");
     let (c, pm_c) = pending_and_postmortem(&full, ns, pod, job);
 
     // The figures of the story, in A as with the pod's own object (B) and with every version (C).

@@ -7,7 +7,7 @@
 //! server says is quoted redacted, and its redirects are not followed.
 
 use chrono::{DateTime, Duration, Utc};
-use kdrift_ingest::victorialogs::{Auth, Failure, Layout, Tenant, VlError};
+use kdrift_ingest::{Auth, Failure, Layout, Tenant, VlError};
 use kdrift_tests::fake_vlogs::{FakeVlogs, Fault};
 use kdrift_tests::shippers::{ship, Seen, Sighting};
 use kdrift_tests::temp_store;
@@ -47,7 +47,7 @@ fn loaded() -> FakeVlogs {
 }
 
 /// 10 rows per window: the hour windows 00:00, 01:00, … 05:00.
-fn options() -> kdrift_ingest::victorialogs::PullOptions {
+fn options() -> kdrift_ingest::PullOptions {
     test_options(utc(START), utc(END), 10)
 }
 
@@ -157,7 +157,7 @@ fn tenant_headers_and_bearer_tokens_reach_the_server() {
     vl.require_bearer("t0k3n");
     let (_d, store) = temp_store();
     let auth = Auth {
-        bearer: Some(kdrift_ingest::victorialogs::Secret::new("t0k3n")),
+        bearer: Some(kdrift_ingest::Secret::new("t0k3n")),
         tenant: Tenant { account_id: Some(3), project_id: Some(7) },
         ..Auth::default()
     };
@@ -169,11 +169,11 @@ fn tenant_headers_and_bearer_tokens_reach_the_server() {
 
     // The default tenant sees nothing of tenant 3/7; a wrong token is refused with 401.
     let (_d2, store2) = temp_store();
-    let mut no_tenant = Auth { bearer: Some(kdrift_ingest::victorialogs::Secret::new("t0k3n")), ..Auth::default() };
+    let mut no_tenant = Auth { bearer: Some(kdrift_ingest::Secret::new("t0k3n")), ..Auth::default() };
     let mut opts = options();
     opts.layout = Some(Layout::Raw);
     assert_eq!(pull_blocking(&store2, &vl.url(), no_tenant.clone(), &opts).expect("pull").rows(), 0);
-    no_tenant.bearer = Some(kdrift_ingest::victorialogs::Secret::new("wrong"));
+    no_tenant.bearer = Some(kdrift_ingest::Secret::new("wrong"));
     let err = pull_blocking(&store2, &vl.url(), no_tenant, &opts).expect_err("401");
     assert!(anyhow_like(&err).contains("HTTP 401: Unauthorized"), "{}", anyhow_like(&err));
     assert!(!format!("{err:?}").contains("wrong"), "the token never shows");
@@ -315,11 +315,11 @@ struct InterruptAtLastCommit {
     done: usize,
 }
 
-impl kdrift_ingest::victorialogs::PullProgress for InterruptAtLastCommit {
-    fn planned(&mut self, _layout: Layout, windows: &[kdrift_ingest::victorialogs::Window]) {
+impl kdrift_ingest::PullProgress for InterruptAtLastCommit {
+    fn planned(&mut self, _layout: Layout, windows: &[kdrift_ingest::Window]) {
         self.planned = windows.len();
     }
-    fn window_done(&mut self, _report: &kdrift_ingest::victorialogs::WindowReport) {
+    fn window_done(&mut self, _report: &kdrift_ingest::WindowReport) {
         self.done += 1;
         if self.done == self.planned {
             self.interrupt.trigger();
@@ -334,17 +334,12 @@ fn an_interrupt_during_the_final_windows_commit_completes_the_pull_and_says_so()
     let vl = loaded();
     let (_dir, store) = temp_store();
     let interrupt = kdrift_ingest::Interrupt::new();
-    let stoppable = kdrift_ingest::victorialogs::PullOptions { interrupt: interrupt.clone(), ..options() };
-    let client = kdrift_ingest::victorialogs::VlClient::new(
-        &vl.url(),
-        Auth::default(),
-        kdrift_ingest::victorialogs::Timeouts::default(),
-    )
-    .expect("client");
+    let stoppable = kdrift_ingest::PullOptions { interrupt: interrupt.clone(), ..options() };
+    let client =
+        kdrift_ingest::VlClient::new(&vl.url(), Auth::default(), kdrift_ingest::Timeouts::default()).expect("client");
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     let mut progress = InterruptAtLastCommit { interrupt: interrupt.clone(), planned: 0, done: 0 };
-    let report =
-        rt.block_on(kdrift_ingest::victorialogs::pull(&store, &client, &stoppable, &mut progress)).expect("pull");
+    let report = rt.block_on(kdrift_ingest::pull(&store, &client, &stoppable, &mut progress)).expect("pull");
     assert!(interrupt.is_triggered());
     assert_eq!((report.windows.len(), report.rows(), report.interrupted_during_commit), (6, 60, true));
     assert_eq!(store_events(&store).len(), 60, "every window is kept");
@@ -355,7 +350,7 @@ fn an_interrupt_during_the_final_windows_commit_completes_the_pull_and_says_so()
 
 #[test]
 fn a_hits_answer_that_is_not_json_is_quoted_redacted_and_a_redirect_is_not_followed() {
-    use kdrift_ingest::victorialogs::Secret;
+    use kdrift_ingest::Secret;
     use kdrift_tests::fake_vlogs::scripted::{Reply, Scripted};
     use kdrift_tests::leaks::HOSTILE;
     let auth = Auth {
@@ -363,7 +358,7 @@ fn a_hits_answer_that_is_not_json_is_quoted_redacted_and_a_redirect_is_not_follo
         headers: vec![(HOSTILE.header_name.into(), Secret::new(HOSTILE.header_value))],
         ..Auth::default()
     };
-    let forced = kdrift_ingest::victorialogs::PullOptions { layout: Some(Layout::Raw), ..options() };
+    let forced = kdrift_ingest::PullOptions { layout: Some(Layout::Raw), ..options() };
     // A login page instead of JSON: quoted (it said only "not JSON"), redacted.
     let page = format!("<html>you sent Basic {} and {}</html>", HOSTILE.basic(), HOSTILE.header_value);
     let login = Scripted::start(move |_| Reply::new(200, page.clone()));

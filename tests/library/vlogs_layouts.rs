@@ -7,8 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use kdrift_ingest::victorialogs::{Auth, Layout};
 use kdrift_ingest::{ingest_files, NoProgress};
+use kdrift_ingest::{Auth, Layout};
 use kdrift_tests::fake_vlogs::FakeVlogs;
 use kdrift_tests::shippers::{ship, sightings_of_list};
 use kdrift_tests::vl_pull::{pull_blocking, store_events, test_options, utc, EventRow};

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use kdrift_ingest::api::{record, ApiReport, Clock, RecordObserver, RecordOptions};
+use kdrift_ingest::{record_cluster, ApiReport, Clock, RecordObserver, RecordOptions};
 use kdrift_rebalance::{ClusterOptions, ResourceKind, Scope};
 use kdrift_store::Change;
 use kdrift_store::RunCounts;
@@ -120,7 +120,7 @@ impl RunningRecorder {
                 let shutdown = async move {
                     let _ = stopped.await;
                 };
-                record(&store, &c.client, &options, clock, shutdown, &mut observer).await.expect("record")
+                record_cluster(&store, &c.client, &options, clock, shutdown, &mut observer).await.expect("record")
             })
         });
         RunningRecorder { stop: Some(stop), thread: Some(thread), watched }

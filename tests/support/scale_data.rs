@@ -17,8 +17,8 @@
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use kdrift_ingest::demo::to_record;
-use kdrift_ingest::victorialogs::Layout;
+use kdrift_ingest::to_record;
+use kdrift_ingest::Layout;
 use kdrift_scenario::scale::{KubectlDump, ScaleConfig, ScaleFacts, ScaleGen};
 use kdrift_scenario::{core_v1_view, ScenarioRecord};
 use kdrift_store::Store;

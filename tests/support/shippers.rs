@@ -23,7 +23,7 @@
 //!   the count as series.count → count.
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::victorialogs::Layout;
+use kdrift_ingest::Layout;
 use serde_json::{json, Map, Value};
 
 /// How a watch saw an object version.

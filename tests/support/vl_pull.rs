@@ -5,9 +5,7 @@ use std::collections::BTreeMap;
 use std::time::Duration as StdDuration;
 
 use chrono::{DateTime, Utc};
-use kdrift_ingest::victorialogs::{
-    pull, Auth, NoPullProgress, PullFailed, PullOptions, PullReport, Retry, Timeouts, VlClient,
-};
+use kdrift_ingest::{pull, Auth, NoPullProgress, PullFailed, PullOptions, PullReport, Retry, Timeouts, VlClient};
 
 use kdrift_store::run_query;
 use kdrift_store::Store;

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use kdrift_ingest::api::{self, ApiReport, RecordObserver, RecordOptions, Severity, SnapshotOptions, WallClock};
+use kdrift_ingest::{record_cluster, snapshot_cluster};
+use kdrift_ingest::{ApiReport, RecordObserver, RecordOptions, Severity, SnapshotOptions, WallClock};
 use kdrift_rebalance::{Connected, ResourceKind, Scope};
 use kdrift_store::{RunCounts, RunStatus};
 
@@ -96,7 +97,7 @@ pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
                 page_size: args.chunk_size,
                 request_timeout: Duration::from_secs(args.request_timeout),
             };
-            anyhow::Ok(api::snapshot(&store, &connected.client, &options, &WallClock).await?)
+            anyhow::Ok(snapshot_cluster(&store, &connected.client, &options, &WallClock).await?)
         };
         // Interrupted: the snapshot is dropped, and with it its run writer,
         // which closes the run as failed. A snapshot that completes in the
@@ -200,7 +201,7 @@ pub fn record(cli: &Cli, args: &RecordArgs) -> anyhow::Result<ExitCode> {
         options.batch_interval = Duration::from_secs(args.batch_seconds);
         tracing::info!("recording {} ({}) into {}", connected.url, options.scope, cli.db.display());
         let clock = Arc::new(WallClock);
-        api::record(&store, &connected.client, &options, clock, shutdown, &mut LogObserver).await
+        record_cluster(&store, &connected.client, &options, clock, shutdown, &mut LogObserver).await
     });
     let result = match result {
         Ok(r) => r,

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use anyhow::Context;
-use kdrift_ingest::actions::{ActionError, StoreSink};
+use kdrift_ingest::{ActionError, StoreSink};
 use kdrift_rebalance::PlanSource;
 use kdrift_rebalance::{EventSink, KubeClient};
 use kdrift_store::Store;

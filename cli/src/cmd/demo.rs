@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use kdrift_analyze::{pending_pods, why_pending};
-use kdrift_ingest::demo::ingest_scenario;
+use kdrift_ingest::ingest_scenario;
 use kdrift_scenario::{generate, ScenarioConfig};
 use kdrift_store::{Store, StoreError};
 

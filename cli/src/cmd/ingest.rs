@@ -4,12 +4,12 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use kdrift_ingest::files::{directories_without_dumps, missing_paths, refused_files, DUMP_EXTENSIONS};
-use kdrift_ingest::gzip::DecompressedCap;
-use kdrift_ingest::victorialogs::{
+use kdrift_ingest::DecompressedCap;
+use kdrift_ingest::{directories_without_dumps, missing_paths, refused_files, DUMP_EXTENSIONS};
+use kdrift_ingest::{ingest_files_with, FileLimits};
+use kdrift_ingest::{
     pull, Auth, CredentialSources, PullOptions, PullReport, Retry, Tenant, Timeouts, VlClient, VlError,
 };
-use kdrift_ingest::{ingest_files_with, FileLimits};
 
 use crate::args::{Cli, IngestFileArgs, IngestVictorialogsArgs, Output};
 use crate::progress::{Bar, PullBar};

@@ -42,7 +42,7 @@ pub fn apply(cli: &Cli, args: &RebalanceApplyArgs) -> anyhow::Result<ExitCode> {
     let (runtime, client, _) = cluster::connect(&args.cluster)?;
     let location = format!("rebalance apply {}", args.plan.display());
     let mut sink = match &store {
-        Some(s) => Sink::Store(kdrift_ingest::actions::StoreSink::new(s, &location)),
+        Some(s) => Sink::Store(kdrift_ingest::StoreSink::new(s, &location)),
         None => Sink::Memory(Vec::new()),
     };
     let (report, executed) = runtime.block_on(apply_plan(&client, &doc, &options, &mut sink))?;
@@ -66,7 +66,7 @@ pub fn run(cli: &Cli, args: &RebalanceRunArgs) -> anyhow::Result<ExitCode> {
     note_default_policy(&policy_source)?;
     let location = format!("rebalance run --policy {policy_source}");
     let mut sink = match &store {
-        Some(s) => Sink::Store(kdrift_ingest::actions::StoreSink::new(s, &location)),
+        Some(s) => Sink::Store(kdrift_ingest::StoreSink::new(s, &location)),
         None => Sink::Memory(Vec::new()),
     };
     let plan_options = PlanOptions { skip_zero_request: args.skip_zero_request };

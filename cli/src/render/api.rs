@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::Path;
 
 use kdrift_analyze::count;
-use kdrift_ingest::api::{ApiReport, Severity};
+use kdrift_ingest::{ApiReport, Severity};
 use tabled::{Table, Tabled};
 
 #[derive(Tabled)]

@@ -4,8 +4,8 @@ use std::io::Write;
 use std::path::Path;
 
 use kdrift_analyze::count;
-use kdrift_ingest::victorialogs::PullReport;
 use kdrift_ingest::IngestReport;
+use kdrift_ingest::PullReport;
 use tabled::{Table, Tabled};
 
 #[derive(Tabled)]

@@ -143,6 +143,7 @@ fn name_ending(location: &str) -> Option<String> {
     file.rsplit_once('.').map(|(_, ext)| ext.to_string())
 }
 
+#[cfg(test)]
 /// Parses one file's (already decompressed) bytes. [`Naming::Yaml`] reads
 /// YAML; [`Naming::Json`] reads JSON or NDJSON, and content that opens
 /// with neither `{` nor `[` is one error (a YAML dump saved as `.json`);
@@ -155,6 +156,7 @@ pub fn parse_bytes(location: &str, bytes: &[u8], named: Naming) -> Parsed {
     parse_bytes_until(location, bytes, named, &Interrupt::new())
 }
 
+#[cfg(test)]
 /// [`parse_bytes`], stopping early when `interrupt` is triggered (looked at
 /// between documents and every few MB inside a JSON List): what was read
 /// before is returned, with an error at the place reading stopped.

@@ -8,9 +8,9 @@
 //! load. [`Strict`] deserializes like [`serde_json::Value`] otherwise, and
 //! names the duplicate's path (`metadata.labels.app`).
 
-/// A [`Value`](serde_json::Value) read with every object's keys checked
-/// for duplicates at any depth; the error names the key's path
-/// ([`kdrift_rebalance::StrictValue`], shared with the API's list reader).
+// A `serde_json::Value` read with every object's keys checked for
+// duplicates at any depth; the error names the key's path
+// (`kdrift_rebalance::StrictValue`, shared with the API's list reader).
 pub use kdrift_rebalance::StrictValue as Strict;
 
 #[cfg(test)]

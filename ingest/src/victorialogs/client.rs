@@ -167,7 +167,7 @@ impl VlClient {
     /// A client for the server at `url` (`http://host:9428`, or a path
     /// prefix such as `https://vmauth/vl`; a trailing `/select/logsql/…`
     /// is removed). Its query parameters (`?authKey=…`) are sent with every
-    /// request and held as credentials ([`super::url_query`]).
+    /// request and held as credentials (`super::url_query`).
     ///
     /// # Errors
     /// [`VlError::BadUrl`] for an unparseable URL, another scheme than

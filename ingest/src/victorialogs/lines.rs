@@ -34,11 +34,6 @@ impl LineSplitter {
         LineSplitter { partial: Vec::new(), skipping: None, max_line, line: 0 }
     }
 
-    /// Lines completed so far.
-    pub fn lines(&self) -> u64 {
-        self.line
-    }
-
     /// Feeds one chunk; calls `on_line(line_number, line)` for every line it
     /// completes (without the newline; blank lines included; a line longer
     /// than the cap as [`Line::TooLong`]).

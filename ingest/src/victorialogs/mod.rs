@@ -29,7 +29,6 @@ pub mod windows;
 pub use auth::{Auth, CredentialSources, Secret, Tenant};
 pub use client::{Timeouts, VlClient};
 pub use error::{Failure, VlError};
-pub use kdrift_rebalance::Redactor;
 pub use layout::Layout;
 pub use pull::{pull, NoPullProgress, PullFailed, PullOptions, PullProgress, PullReport, Retry};
 pub use window::WindowReport;

@@ -30,7 +30,7 @@ impl ClusterOptions {
     /// cannot be read or lacks the context; [`ClusterError::NoConfiguration`]
     /// when there is no kubeconfig and no in-cluster service account;
     /// [`ClusterError::ExecPlugin`] when the user's exec credential plugin
-    /// fails (kdrift runs it here, [`super::exec::apply`]).
+    /// fails (kdrift runs it here, `super::exec::apply`).
     pub async fn config(&self) -> Result<Config, ClusterError> {
         let mut config = self.resolve().await?;
         // Before any request: every error and log line from here on is

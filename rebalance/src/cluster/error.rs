@@ -16,7 +16,7 @@ fn masked(cause: &KubeconfigError) -> String {
     crate::redact::mask_patterns(&cause.to_string())
 }
 
-/// Failures of [`super::connect`], [`super::list`] and [`super::watch`].
+/// Failures of `super::connect`, `super::list` and [`super::watch()`].
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ClusterError {
@@ -41,7 +41,7 @@ pub enum ClusterError {
         in_cluster: Box<InClusterError>,
     },
     /// The kubeconfig user's `exec` credential plugin is missing, failed,
-    /// or printed no usable `ExecCredential` ([`super::exec`]).
+    /// or printed no usable `ExecCredential` (`super::exec`).
     #[error("kubeconfig user {user}: the exec credential plugin {command} {problem}")]
     ExecPlugin {
         /// The kubeconfig user (`users[].name`).
@@ -98,7 +98,7 @@ pub enum ClusterError {
         source: kube::Error,
     },
     /// The server answered with a redirect (3xx), not followed
-    /// ([`super::redirect`]): its status and the `Location`'s origin.
+    /// (`super::redirect`): its status and the `Location`'s origin.
     #[error("{resource}: {redirect} ({path})")]
     Redirected {
         /// The resource.
@@ -256,7 +256,7 @@ impl ClusterError {
 /// the text so far already ends with is left out, as a `#[error("…:
 /// {source}")]` variant shows its source itself): kube's "client error
 /// (Connect)" says nothing without the "Connection refused" under it.
-/// Redacted ([`held`]): a cause may quote a server or an exec plugin.
+/// Redacted ([`held()`]): a cause may quote a server or an exec plugin.
 pub fn with_causes(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
@@ -272,7 +272,7 @@ pub fn with_causes(e: &dyn std::error::Error) -> String {
 }
 
 /// The text of `e`'s innermost cause (`e`'s own without one): the same
-/// refused connection under every resource's request. Redacted ([`held`]).
+/// refused connection under every resource's request. Redacted ([`held()`]).
 pub fn root_cause(e: &dyn std::error::Error) -> String {
     let mut last = e.to_string();
     let mut source = e.source();

@@ -207,9 +207,9 @@ pub struct SkippedCandidate {
 /// The plan file. See the module docs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanDocument {
-    /// [`PLAN_FORMAT`].
+    /// `PLAN_FORMAT`.
     pub format: String,
-    /// [`PLAN_FORMAT_VERSION`].
+    /// `PLAN_FORMAT_VERSION`.
     pub format_version: u32,
     /// When the document was written.
     pub created_at: DateTime<Utc>,

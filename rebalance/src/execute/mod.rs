@@ -45,7 +45,7 @@ use chrono::Utc;
 
 pub use client::{kinds, ClientError, ClusterClient, EvictionRequest};
 pub use kube_client::KubeClient;
-pub use probe::Probe;
+pub use probe::{Probe, ProbeError};
 pub use record::EventSink;
 pub use report::{EvictionOutcome, EvictionResult, ExecutionReport, Replacement, RunOutcome, RunSettings, SkipCause};
 pub use snapshot::{needs_pvcs, read_snapshot, LiveSnapshot};

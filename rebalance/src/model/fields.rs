@@ -199,7 +199,7 @@ pub fn model_fields(kind: &str, object: &Value) -> Option<Value> {
     }
 }
 
-/// Whether [`pod_model_fields`] keeps everything the model reads of `pod`:
+/// Whether `pod_model_fields` keeps everything the model reads of `pod`:
 /// [`PodInfo::from_json`] gives the same result (pod or error text) on both.
 pub fn pod_model_fields_agree(pod: &Value) -> bool {
     let whole = PodInfo::from_json(pod).map_err(|e| e.to_string());
@@ -207,7 +207,7 @@ pub fn pod_model_fields_agree(pod: &Value) -> bool {
     whole == cut
 }
 
-/// Whether [`node_model_fields`] keeps everything the model reads of `node`.
+/// Whether `node_model_fields` keeps everything the model reads of `node`.
 pub fn node_model_fields_agree(node: &Value) -> bool {
     let whole = NodeInfo::from_json(node).map_err(|e| e.to_string());
     let cut = NodeInfo::from_json(&node_model_fields(node)).map_err(|e| e.to_string());
@@ -221,7 +221,7 @@ pub fn node_model_fields_agree(node: &Value) -> bool {
 ///
 /// The amounts are [`PodInfo::requests`] (descheduler v0.36 §1: the larger
 /// of the app containers' sum and each init container, sidecars, overhead,
-/// pod-level requests) in the units of [`crate::model::resources`]: cpu in
+/// pod-level requests) in the units of `crate::model::resources`: cpu in
 /// millicores, memory in bytes, others in their own units.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PodUsageFields {
@@ -238,16 +238,16 @@ pub struct PodUsageFields {
     pub other: Option<String>,
     /// `metadata.labels` as a JSON object of strings (`None` when the pod
     /// has none): what inter-pod affinity terms select on (schema v10
-    /// `pod_versions.labels`; [`crate::model::pod::filter_fields`]).
+    /// `pod_versions.labels`; `crate::model::pod::filter_fields`).
     pub labels: Option<String>,
     /// Whether the scheduler's filters read more of this pod, as an existing
     /// pod, than its requests, node and labels: host ports or inter-pod
-    /// (anti-)affinity terms ([`crate::model::pod::filter_fields::has_scheduling_terms`];
+    /// (anti-)affinity terms (`crate::model::pod::filter_fields::has_scheduling_terms`;
     /// schema v10 `pod_versions.scheduling_terms`).
     pub scheduling_terms: bool,
 }
 
-/// The [`PodUsageFields`] of a pod object (whole, or its [`pod_model_fields`]:
+/// The [`PodUsageFields`] of a pod object (whole, or its `pod_model_fields`:
 /// the same result).
 ///
 /// # Errors

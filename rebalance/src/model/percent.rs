@@ -33,7 +33,7 @@ pub fn tenths_text(tenths: i64) -> String {
 }
 
 /// A percent with one decimal, without the `%` sign: `50.8`, `100.0`, `0.0`
-/// ([`tenths`] then [`tenths_text`]).
+/// ([`tenths`] then `tenths_text`).
 pub fn percent_text(percent: f64) -> String {
     tenths_text(tenths(percent))
 }

@@ -279,8 +279,8 @@ pub fn format_bytes(bytes: i64) -> String {
     format!("{sign}{number} {}", UNITS[idx])
 }
 
-/// An amount of a resource for display: [`format_cpu`] for cpu,
-/// [`format_bytes`] for byte resources, the plain integer otherwise (pods,
+/// An amount of a resource for display: `format_cpu` for cpu,
+/// `format_bytes` for byte resources, the plain integer otherwise (pods,
 /// extended resources).
 pub fn format_amount(resource: &str, amount: i64) -> String {
     if is_milli_resource(resource) {

@@ -48,7 +48,7 @@ pub struct LowNodeUtilizationArgs {
     /// `evictionLimits`.
     pub eviction_limits: Option<EvictionLimits>,
     /// `metricsUtilization`, kept as written (the planner works on requests;
-    /// see [`crate::planner`]).
+    /// see `crate::planner`).
     pub metrics_utilization: Option<Value>,
 }
 

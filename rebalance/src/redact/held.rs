@@ -47,8 +47,8 @@ pub fn held() -> Redactor {
     HELD.read().unwrap_or_else(PoisonError::into_inner).as_ref().map(|(_, r, _)| r.clone()).unwrap_or_default()
 }
 
-/// The [`Redactor`] of what [`held`] redacts but values under [`MIN_PART`]
-/// characters made of letters only (a word, not a token: see [`word_like`]),
+/// The [`Redactor`] of what [`held`] redacts but values under `MIN_PART`
+/// characters made of letters only (a word, not a token: see `word_like`),
 /// for every string of every record stored (`kdrift_store`'s `record_mask`).
 /// Empty ([`Redactor::is_empty`]) while nothing is held.
 pub fn held_in_records() -> Redactor {

@@ -196,7 +196,7 @@ impl Redactor {
         Redactor { inner: Arc::new(Needles { forms, longest, by_head, heads }) }
     }
 
-    /// Whether it redacts nothing (no credential of [`MIN_SECRET`]+
+    /// Whether it redacts nothing (no credential of `MIN_SECRET`+
     /// characters was given): callers may skip it.
     pub fn is_empty(&self) -> bool {
         self.inner.forms.is_empty()

@@ -46,7 +46,7 @@ pub(crate) fn term_matches(term: &PodAffinityTerm, owner_namespace: &str, target
 impl PodAffinityTerm {
     /// Whether this term, carried by a pod in `owner_namespace`, selects
     /// `target` (the rule the InterPodAffinity filter applies; see
-    /// [`term_matches`]). Used to name the pods a required affinity pins a
+    /// `term_matches`). Used to name the pods a required affinity pins a
     /// pod to.
     pub fn selects(&self, owner_namespace: &str, target: &PodInfo) -> bool {
         term_matches(self, owner_namespace, target)

@@ -60,7 +60,7 @@ pub(crate) fn fits_request(pod: &PodInfo, slot: &NodeSlot<'_>) -> Vec<FilterFail
 /// averaged over cpu and memory with weight 1 each, integer division at both
 /// steps; resources the node lacks are left out. `requested` is the node's
 /// NON-ZERO requested plus the pod's NON-ZERO request (100m / 200 MiB per
-/// container that sets none: [`crate::model::pod::NON_ZERO_DEFAULTS`]).
+/// container that sets none: `crate::model::pod::NON_ZERO_DEFAULTS`).
 /// Source: kube-scheduler `leastResourceScorer` / `leastRequestedScore`,
 /// `kubernetes-events.md` §6.
 pub fn least_allocated_score(

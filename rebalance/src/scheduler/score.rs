@@ -90,7 +90,7 @@ fn min_max_normalize(scores: &mut [i64]) {
     }
 }
 
-/// Scores every node that passes [`evaluate`], in state order. Empty when no
+/// Scores every node that passes [`evaluate`](super::evaluate), in state order. Empty when no
 /// node is feasible.
 /// Source: kube-scheduler `prioritizeNodes` with the default plugin weights
 /// (`kubernetes-events.md` §6).

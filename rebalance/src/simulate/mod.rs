@@ -74,7 +74,7 @@ pub struct SimulateOptions {
     pub risk_label_namespaces: Vec<String>,
     /// How far the snapshot's "now" moves between two rounds of
     /// [`simulate_rounds`], in seconds (default one day,
-    /// [`DEFAULT_ROUND_INTERVAL_SECONDS`]); matters for `minPodAge`:
+    /// `DEFAULT_ROUND_INTERVAL_SECONDS`); matters for `minPodAge`:
     /// replacement pods are created at the round's "now".
     pub round_interval_seconds: i64,
 }

@@ -57,6 +57,7 @@ pub fn insert_dotted(root: &mut Map<String, Value>, key: &str, value: Value) {
     }
 }
 
+#[cfg(test)]
 /// Rebuilds a nested object from flat `(dotted key, value)` pairs.
 pub fn unflatten<'a>(pairs: impl IntoIterator<Item = (&'a str, Value)>) -> Value {
     let mut out = Map::new();

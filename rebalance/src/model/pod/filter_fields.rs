@@ -62,7 +62,7 @@ pub struct FilterFields<'a> {
 }
 
 /// A pod that carries only what the filters read of an existing pod without
-/// [`has_scheduling_terms`]: namespace, name, uid, the node it counts toward
+/// `has_scheduling_terms`: namespace, name, uid, the node it counts toward
 /// (`spec.nodeName`; phase left unknown, so it counts while bound), its
 /// effective requests and its labels. Everything else is empty (no
 /// containers, owners, priority or tolerations; QoS BestEffort; no non-zero

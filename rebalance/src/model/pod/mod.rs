@@ -152,7 +152,7 @@ pub struct PodInfo {
     /// memory per container that does not set them), for scoring only.
     pub non_zero_requests: ResourceList,
     /// The QoS class: `status.qosClass` when present (fixed by the API server
-    /// at creation), otherwise computed by [`compute_qos`].
+    /// at creation), otherwise computed by `compute_qos`.
     pub qos: QosClass,
     /// True when [`PodInfo::qos`] came from `status.qosClass`.
     pub qos_from_status: bool,
@@ -290,7 +290,7 @@ impl PodInfo {
 
     /// The effective requests, optionally with per-container defaults for
     /// resources a container does not list (`non_missing`, e.g.
-    /// [`NON_ZERO_DEFAULTS`] for scoring).
+    /// `NON_ZERO_DEFAULTS` for scoring).
     ///
     /// Source: kube component-helpers `resource.PodRequests` /
     /// `AggregateContainerRequests` (descheduler v0.36 §1): app containers and

@@ -33,8 +33,8 @@ const SECRET_ENDINGS: [&str; 8] =
     ["password", "passwd", "secret", "token", "apikey", "accesskey", "secretkey", "privatekey"];
 
 /// Whether a value named `name` is a credential: its last word (split at
-/// `-`, `_`, `.`, `/` and camelCase) is one of [`SECRET_WORDS`], or `key`
-/// after one of [`KEY_OWNERS`], or ends like [`SECRET_ENDINGS`].
+/// `-`, `_`, `.`, `/` and camelCase) is one of `SECRET_WORDS`, or `key`
+/// after one of `KEY_OWNERS`, or ends like `SECRET_ENDINGS`.
 /// `--token-ttl`, `secret-name`, `password-file` and `tokens` are not.
 pub fn secret_named(name: &str) -> bool {
     let mut words: Vec<String> = Vec::new();
