@@ -18,7 +18,7 @@ use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
 use kdrift_rebalance::{plan, simulate_plan, PlanOptions};
-use kdrift_scenario::bench_cluster::{generate, policy};
+use kdrift_scenario::{bench_cluster, bench_policy};
 
 /// descheduler v0.36 figures from issue 6 (same machine class):
 /// `(nodes, seconds, peak MiB)` for the plan, and the nodeFit run at 5,000.
@@ -97,11 +97,11 @@ fn median(mut v: Vec<Duration>) -> Duration {
 /// One case in this process; prints the `RESULT` line.
 fn child(case: &str, nodes: usize, runs: usize, seed: u64) -> Result<(), String> {
     let start = Instant::now();
-    let cluster = generate(nodes, seed);
+    let cluster = bench_cluster(nodes, seed);
     let generated = start.elapsed();
     let rss_input = peak_rss_mib();
     let snapshot = &cluster.snapshot;
-    let pol = policy(case == "nodefit").map_err(|e| e.to_string())?;
+    let pol = bench_policy(case == "nodefit").map_err(|e| e.to_string())?;
     let options = PlanOptions::default();
     // For `simulate`, the plan is made once and only the simulation is timed.
     let base_plan = (case == "simulate").then(|| plan(snapshot, &pol, &options));

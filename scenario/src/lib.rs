@@ -5,16 +5,16 @@
 //!   `kdrift demo` ingests (`kdrift_ingest::demo`), and its memory/taint
 //!   variant ([`memory_taint`]);
 //! - the filler namespaces of [`ScenarioConfig::scale`] and the scale
-//!   generator ([`scale`]: a month of a 5,000-node cluster, streamed) the
+//!   generator ([`ScaleGen`]: a month of a 5,000-node cluster, streamed) the
 //!   store benchmarks and the scale tests write their data from;
-//! - the planner's bench cluster ([`bench_cluster`]: descheduler's
+//! - the planner's bench cluster ([`bench_cluster()`]: descheduler's
 //!   LowNodeUtilization benchmark shape as a `kdrift_rebalance` snapshot).
 //!
 //! Everything is deterministic: the output depends only on the seed and the
 //! sizes asked for, never on the clock, the environment or a file. What this
 //! crate must not do: read files, touch the network or a store, or write
 //! anything but the kubectl dump files of a streamed scale history
-//! ([`scale::KubectlDump`]) — the generators return or stream plain values
+//! ([`KubectlDump`]) — the generators return or stream plain values
 //! ([`ScenarioRecord`]s of `serde_json::Value` objects, a planner
 //! `Snapshot`) and the callers store them; nor depend on `kdrift-ingest` or
 //! `kdrift-analyze` (they depend on it, through their tests and the demo). It
@@ -58,7 +58,7 @@
 //! placement, a time to the millisecond, or a number.
 
 mod backup;
-pub mod bench_cluster;
+mod bench_cluster;
 mod catalog;
 mod controllers;
 mod events;
@@ -69,7 +69,7 @@ mod nodes;
 mod pods;
 mod recorder;
 mod rng;
-pub mod scale;
+mod scale;
 mod sim;
 mod story;
 mod variant;
@@ -86,7 +86,9 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use bench_cluster::{generate as bench_cluster, policy as bench_policy, BenchCluster, Temperature};
 pub use kubectl::KUBECTL_FILES;
+pub use scale::{KubectlDump, ScaleConfig, ScaleFacts, ScaleGen};
 pub use variant::{memory_taint, MemoryTaint, MemoryTaintFacts};
 
 /// What to generate.

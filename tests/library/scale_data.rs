@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use kdrift_ingest::{ingest_files, NoProgress};
-use kdrift_scenario::scale::ScaleConfig;
+use kdrift_scenario::ScaleConfig;
 use kdrift_store::sql;
 use kdrift_store::Store;
 use kdrift_tests::scale_data::{write, Outputs};

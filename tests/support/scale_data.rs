@@ -1,5 +1,5 @@
 //! Benchmark data from the scale generator
-//! ([`kdrift_scenario::scale`]), written in one streaming pass:
+//! ([`kdrift_scenario::ScaleGen`]), written in one streaming pass:
 //!
 //! - `events.ndjson`: every Event version as VictoriaLogs exports it in the
 //!   `raw` layout (kubernetes-event-exporter's webhook sink stored by
@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 
 use kdrift_ingest::to_record;
 use kdrift_ingest::Layout;
-use kdrift_scenario::scale::{KubectlDump, ScaleConfig, ScaleFacts, ScaleGen};
 use kdrift_scenario::{core_v1_view, ScenarioRecord};
+use kdrift_scenario::{KubectlDump, ScaleConfig, ScaleFacts, ScaleGen};
 use kdrift_store::Store;
 use kdrift_store::{RunStatus, RunWriter};
 use serde_json::Value;

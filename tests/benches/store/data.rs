@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use kdrift_scenario::scale::{ScaleConfig, ScaleFacts};
+use kdrift_scenario::{ScaleConfig, ScaleFacts};
 use kdrift_tests::fake_vlogs::storage::{parse_time, StoredRow};
 use kdrift_tests::scale_data::{write, Outputs};
 use serde_json::Value;

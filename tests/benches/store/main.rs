@@ -27,7 +27,7 @@ mod data;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
-use kdrift_scenario::scale::ScaleConfig;
+use kdrift_scenario::ScaleConfig;
 use kdrift_tests::fake_vlogs::FakeVlogs;
 use serde_json::Value;
 
