@@ -309,3 +309,34 @@ fn a_server_that_never_answers_a_list_fails_that_resource_naming_the_server() {
     assert_eq!(message("namespaces"), None);
     assert_eq!((report.status, report.errors(), observations), (RunStatus::Partial, 2, 0));
 }
+
+/// A server that accepts every connection and answers nothing cost one
+/// request timeout per resource, one after another (13 of them): after
+/// three resources in a row got nothing, the others are not asked.
+#[test]
+fn after_three_silent_resources_the_others_are_not_asked() {
+    let kube = HostileKube::start(|_| Some(Answer::Silent));
+    let dir = tempfile::tempdir().expect("tmp");
+    let (report, observations) =
+        bounded_snapshot(kube.write_kubeconfig(dir.path()), Duration::from_secs(1), Duration::from_secs(30))
+            .expect("the snapshot ended within 30 s with a 1 s request timeout");
+    let problems: Vec<String> =
+        report.resources.iter().map(|r| r.problem.as_ref().map(|p| p.message.clone()).unwrap_or_default()).collect();
+    assert_eq!(problems.len(), 13, "{problems:?}");
+    let url = kube.url();
+    assert_eq!(
+        problems[0],
+        format!(
+            "namespaces: {url} sent nothing for 1 s while kdrift waited for the list's answer; given up \
+             (/api/v1/namespaces)"
+        )
+    );
+    assert!(problems[1..3].iter().all(|p| p.contains("sent nothing for 1 s")), "{problems:?}");
+    assert_eq!(
+        problems[3],
+        "poddisruptionbudgets.policy: not asked: the server sent nothing to the 3 resources before it within 1 s \
+         each; kdrift gave up on the rest (raise --request-timeout if the server is only slow)"
+    );
+    assert_eq!(problems[3..].iter().filter(|p| p.contains(": not asked: ")).count(), 10, "{problems:?}");
+    assert_eq!((report.status, report.errors(), observations), (RunStatus::Failed, 13, 0));
+}

@@ -9,7 +9,9 @@
 //! an item error naming the resource, the page and its `items[i]`; the
 //! page's other items are stored (issue 34). A server that does not answer
 //! within [`SnapshotOptions::request_timeout`] fails that resource, named
-//! in its problem.
+//! in its problem; after [`SILENT_RESOURCES`] resources in a row got
+//! nothing at all, the rest are not asked (each would wait as long) and
+//! say so.
 
 use std::time::Duration;
 
@@ -25,6 +27,12 @@ use crate::store::{Store, StoreError};
 
 /// Lists restarted at most this many times after a 410 on a continue token.
 const GONE_RESTARTS: u32 = 3;
+
+/// Resources in a row whose list got nothing within the request timeout
+/// after which the snapshot stops asking: a server that accepts
+/// connections and never answers would otherwise cost one timeout per
+/// resource (13 minutes at the default 60 s).
+pub const SILENT_RESOURCES: usize = 3;
 
 /// What to snapshot.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,9 +66,22 @@ pub async fn snapshot(
     };
     let mut writer = RunWriter::begin(store, "api", &location)?;
     let mut reports = Vec::new();
+    // Resources in a row that timed out having received nothing.
+    let mut silent = 0usize;
     for resource in HISTORY_RESOURCES {
         let path = resource.collection_path(&options.scope);
         let mut report = ResourceReport::new(resource.name(), format!("{}{}", options.cluster, path));
+        if silent >= SILENT_RESOURCES {
+            let message = format!(
+                "{}: not asked: the server sent nothing to the {silent} resources before it within {} s each; kdrift \
+                 gave up on the rest (raise --request-timeout if the server is only slow)",
+                resource.name(),
+                options.request_timeout.as_secs()
+            );
+            report.problem = Some(ResourceProblem { severity: super::report::Severity::Error, message });
+            reports.push(report);
+            continue;
+        }
         let mut restarts = 0;
         let mut pager = new_pager(resource);
         let mut item = 0u64;
@@ -89,10 +110,15 @@ pub async fn snapshot(
                     pager = new_pager(resource);
                 }
                 Err(e) => {
+                    let nothing = report.received == 0 && matches!(e, kdrift_rebalance::ClusterError::Timeout { .. });
+                    silent = if nothing { silent + 1 } else { 0 };
                     report.problem = Some(ResourceProblem::from_error(&e));
                     break;
                 }
             }
+        }
+        if report.problem.is_none() {
+            silent = 0;
         }
         tracing::info!(resource = %report.resource, items = report.received, "listed");
         reports.push(report);
