@@ -200,12 +200,19 @@ pub(super) fn recover_cut_trailer(doc_text: &str, origin: &Origin, hint: Option<
     };
     let trailer: String = lines[trailer_at..].concat();
     if let Ok(t) = Value::deserialize(serde_yaml::Deserializer::from_str(&trailer)) {
-        if t.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List")) && t.get("metadata").is_some() {
+        // Whole closing lines (`kind: …List`, with `metadata` after it or
+        // not): nothing was cut; the document failed for another reason
+        // (a key twice in an item), which the item-by-item reader names.
+        if t.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List")) {
             return false;
         }
     }
     let before: String = lines[..trailer_at].concat();
-    let Ok(mut doc) = Value::deserialize(serde_yaml::Deserializer::from_str(&before)) else { return false };
+    // Keys checked for duplicates, as everywhere (`strict`).
+    let Ok(mut doc) = super::strict::Strict::deserialize(serde_yaml::Deserializer::from_str(&before)).map(|s| s.0)
+    else {
+        return false;
+    };
     let n = match doc.get("items").and_then(Value::as_array) {
         Some(items) if !items.is_empty() && doc.get("apiVersion").is_some() && doc.get("kind").is_none() => items.len(),
         _ => return false,

@@ -29,6 +29,9 @@ use crate::store::Origin;
 /// and the item), the column when the parser gives one or the value is not
 /// the line's first, and what a line must be: [`NDJSON_EXPECTED`].
 pub fn parse_ndjson_line(location: &str, line_no: u64, line: &[u8], hint: Option<&str>, out: &mut Parsed) {
+    // A byte-order mark opens any line of files joined with `cat` (one
+    // saved by a Windows editor): not part of the JSON.
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     let origin = || Origin { location: location.to_string(), line: Some(line_no), item: None };
     let problem = |column: Option<usize>, found: String| InputError {
         origin: origin(),
@@ -177,6 +180,21 @@ mod tests {
 
     fn errors(p: &Parsed) -> Vec<String> {
         p.errors.iter().map(ToString::to_string).collect()
+    }
+
+    /// Break-it (issue 34): a UTF-8 byte-order mark opening a middle line
+    /// (files joined with `cat`) lost that line's record.
+    #[test]
+    fn a_byte_order_mark_opening_any_line_is_not_json() {
+        let mut out = Parsed::default();
+        parse_ndjson_line(
+            "a.ndjson",
+            7,
+            b"\xEF\xBB\xBF{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"}}",
+            None,
+            &mut out,
+        );
+        assert_eq!((out.records.len(), out.errors.len()), (1, 0), "{:?}", out.errors);
     }
 
     #[test]

@@ -870,6 +870,22 @@ mod tests {
         assert!(p.errors[1].to_string().contains("items[2]"));
     }
 
+    /// Break-it (issue 34): a key twice in an item of a YAML List whose
+    /// closing lines are `kind: List` alone was taken for a List cut inside
+    /// its closing lines, loading the item with its last value.
+    #[test]
+    fn a_key_twice_in_a_yaml_list_item_with_kind_last_is_that_items_error() {
+        let y = b"apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Event\n  metadata: {name: a1, namespace: d}\n  \
+                  reason: R\n  reason: S\n- apiVersion: v1\n  kind: Event\n  metadata: {name: a2, namespace: d}\n  \
+                  reason: R\nkind: List\n";
+        let p = parse_bytes("yl.yaml", y, Naming::Yaml);
+        let names: Vec<_> = p.records.iter().map(|r| r.object["metadata"]["name"].as_str().unwrap_or("")).collect();
+        assert_eq!(names, ["a2"]);
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        assert!(p.errors[0].message.contains("the key \"reason\" appears twice"), "{:?}", p.errors[0]);
+        assert!(!p.errors[0].message.contains("closing lines"), "{:?}", p.errors[0]);
+    }
+
     #[test]
     fn yaml_multi_document_and_watch_wrappers() {
         let y = b"kind: Node\nmetadata:\n  name: n1\n---\n---\nkind: Pod\nmetadata:\n  name: p\n";
