@@ -196,6 +196,8 @@ fn demo_report_renders_in_chromium_with_the_drains_and_the_chain() {
         "{stdout}"
     );
     let html = std::fs::read_to_string(&report).expect("report");
+    // Nodes cordoned together are one step, as `timeline drains` says (new-user trial).
+    assert!(html.contains("Order: node-1 → [node-2, node-3, node-4 together] → node-5;"), "{html}");
 
     // Self-contained and deterministic.
     assert_eq!(external_references(&html), Vec::<String>::new());

@@ -119,7 +119,7 @@ pub fn drains<W: Write>(out: &mut W, t: &DrainTimeline) -> anyhow::Result<()> {
 
 /// The operation's order, nodes cordoned together shown as one step:
 /// `node-1 → [node-2, node-3, node-4 together] → node-5`.
-fn order_text(op: &Operation) -> String {
+pub(crate) fn order_text(op: &Operation) -> String {
     let mut steps: Vec<String> = Vec::new();
     let mut done: Vec<&str> = Vec::new();
     for node in &op.order {

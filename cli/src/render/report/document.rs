@@ -160,7 +160,7 @@ fn operation<W: Write>(out: &mut W, d: &ReportData, op: &Operation) -> std::io::
     writeln!(
         out,
         "<p>Order: {}; {span}. {} moved; replacements landed on: {}. Skew left (max − min requested %): cpu {} (before: {}), memory {}.</p>",
-        Esc(&op.order.join(" → ")),
+        Esc(&crate::render::timeline::order_text(op)),
         kdrift_analyze::count(op.pods_moved, "pod", "pods"),
         Esc(&if landed.is_empty() { "-".to_string() } else { landed.join(", ") }),
         skew_text(&op.after, "cpu"),
