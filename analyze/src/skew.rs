@@ -121,10 +121,10 @@ pub fn skew(store: &Reader, at: Option<DateTime<Utc>>, policy: &Policy) -> Resul
     // No node at all: say so with the store's span (a time outside it is the
     // usual cause), not descheduler's "requires >=2 nodes".
     let no_nodes = if amounts.nodes.is_empty() {
-        Some(format!(
-            "{}: ingest `kubectl get nodes -o json` first (or choose an --at within it)",
-            no_nodes_at(store, at)?
-        ))
+        let why = no_nodes_at(store, at)?;
+        // An --at can only help when there is a history to choose from.
+        let choose = if why.ends_with("no history at all") { "" } else { " (or choose an --at within it)" };
+        Some(format!("{why}: ingest `kubectl get nodes -o json` first{choose}"))
     } else {
         None
     };

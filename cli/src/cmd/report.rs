@@ -51,10 +51,13 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> anyhow::Result<ExitCode> {
         Output::Json => render::json(&mut out, &written)?,
         Output::Table => writeln!(
             out,
-            "wrote {}: {} → {}, {}, {} drain(s) or outage(s), {} requested % samples, {} Pending pod(s), {} chain(s)",
+            "wrote {}: {}, {}, {} drain(s) or outage(s), {} requested % samples, {} Pending pod(s), {} chain(s)",
             written.file,
-            render::timeline::full(written.from),
-            render::timeline::full(written.to),
+            match data.store_first_at {
+                // An empty store has no range (it read 1970-01-01 → 1970-01-01).
+                None => "the store holds no history yet".to_string(),
+                Some(_) => format!("{} → {}", render::timeline::full(written.from), render::timeline::full(written.to)),
+            },
             kdrift_analyze::count(written.nodes, "node charted", "nodes charted"),
             written.operations,
             written.samples,
