@@ -115,3 +115,69 @@ fn pods_placed_from_scheduled_events_count_the_same_whatever_the_windows_or_resu
     let after = facts.end + Duration::minutes(75);
     assert_eq!((pods_on(&one, node, after), pods_on(&many, node, after), pods_on(&resumed, node, after)), (0, 0, 0));
 }
+
+const README_FILTER: &str = "reason:in(FailedScheduling, Scheduled)";
+const MSG_JSON_ADVICE: &str = "for msg-json, filter with words or phrases of _msg (its fields are inside _msg, so a \
+                               field filter such as reason:… matches nothing), e.g. --filter '_msg:FailedScheduling \
+                               or _msg:Scheduled'";
+
+#[test]
+fn the_readme_field_filter_on_msg_json_rows_says_it_matched_nothing_and_which_filter_works() {
+    let Some((vl, scenario)) = server_with_events("the_readme_field_filter_on_msg_json_rows", Layout::MsgJson) else {
+        return;
+    };
+    let utc = kdrift_tests::vl_pull::utc;
+    let (start, end) = (utc("2026-11-27T00:00:00Z"), utc("2026-11-29T00:00:00Z"));
+    let mut options = test_options(start, end, 100_000);
+    options.filter = Some(README_FILTER.into());
+    let url = vl.url();
+
+    // Detected: the filter is blamed, not the range.
+    let (_d, store) = temp_store();
+    let failed = pull_blocking(&store, &url, Auth::default(), &options).expect_err("no layout under the filter");
+    assert_eq!(
+        failed.to_string(),
+        format!(
+            "{url}/select/logsql/field_names: --filter '{README_FILTER}' matched no row in [2026-11-27T00:00:00Z, \
+             2026-11-29T00:00:00Z), so no layout can be detected (without it the rows there are of the msg-json \
+             layout); {MSG_JSON_ADVICE}"
+        )
+    );
+
+    // Forced: 0 rows, and a warning saying why.
+    options.layout = Some(Layout::MsgJson);
+    let pulled = pull_blocking(&store, &url, Auth::default(), &options).expect("forced");
+    assert_eq!(pulled.rows(), 0);
+    assert_eq!(
+        pulled.warnings,
+        vec![format!(
+            "--filter '{README_FILTER}' matched no row in [2026-11-27T00:00:00Z, 2026-11-29T00:00:00Z), while \
+             without it the range holds 1551 row(s) of the msg-json layout; {MSG_JSON_ADVICE}"
+        )]
+    );
+
+    // The suggested filter keeps exactly the FailedScheduling and Scheduled versions (detected).
+    options.layout = None;
+    options.filter = Some("_msg:FailedScheduling or _msg:Scheduled".into());
+    let wanted = events(&scenario)
+        .iter()
+        .filter(|s| matches!(s.object["reason"].as_str(), Some("FailedScheduling" | "Scheduled")))
+        .count() as u64;
+    let pulled = pull_blocking(&store, &url, Auth::default(), &options).expect("suggested filter");
+    assert_eq!((pulled.layout, pulled.rows(), pulled.warnings.len()), (Some(Layout::MsgJson), wanted, 0));
+    assert!(wanted > 100, "{wanted}");
+
+    // Nothing in the range, with or without the filter: the range is blamed, the filter named.
+    options.filter = Some(README_FILTER.into());
+    options.start = Some(utc("2026-11-20T00:00:00Z"));
+    options.end = Some(utc("2026-11-21T00:00:00Z"));
+    let failed = pull_blocking(&store, &url, Auth::default(), &options).expect_err("nothing there");
+    assert_eq!(
+        failed.to_string(),
+        format!(
+            "{url}/select/logsql/field_names: no Kubernetes event layout found in [2026-11-20T00:00:00Z, \
+             2026-11-21T00:00:00Z) under --filter '{README_FILTER}' (fields seen: none); pass --layout (raw, \
+             msg-json, otel-k8sevents, otel-k8sobjects, kent) or widen --start/--end"
+        )
+    );
+}
