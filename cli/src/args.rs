@@ -531,7 +531,9 @@ pub struct IngestVictorialogsArgs {
     /// Range end, exclusive (default: now); RFC 3339 or UTC microseconds.
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub end: Option<DateTime<Utc>>,
-    /// A LogsQL filter ANDed to the layout's, e.g. 'reason:in(FailedScheduling, Scheduled)' (no pipes).
+    /// A LogsQL filter ANDed to the layout's (no pipes), on the layout's fields, e.g. for raw
+    /// 'reason:in(FailedScheduling, Scheduled)', for msg-json (the Event inside _msg)
+    /// '_msg:FailedScheduling or _msg:Scheduled'.
     #[arg(long, value_name = "LOGSQL")]
     pub filter: Option<String>,
     /// The shipper's field layout: raw, msg-json, otel-k8sevents, otel-k8sobjects or kent

@@ -349,3 +349,62 @@ fn redirects_are_refused_unless_asked_and_never_followed_to_another_origin() {
         assert!(r.body.contains("query="), "the form goes along: {r:?}");
     }
 }
+
+/// Against the real VictoriaLogs: the README's field filter on rows of the
+/// msg-json layout exits 2 naming the filter (not the range) when the
+/// layout is detected, and exits 0 with a warning on stderr when it is
+/// forced; the suggested `_msg:` filter pulls the 30 rows.
+#[test]
+fn the_readme_field_filter_on_msg_json_rows_is_named_with_the_filter_that_works() {
+    let Some(vl) = kdrift_tests::real_vlogs::RealVlogs::start_or_skip("the_readme_field_filter_on_msg_json_rows")
+    else {
+        return;
+    };
+    let events: Vec<Sighting> = (0..30)
+        .map(|i| {
+            let t = utc(START) + Duration::minutes(12 * i);
+            let ts = t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+            Sighting {
+                observed_at: t,
+                seen: Seen::Added,
+                object: json!({"metadata": {"name": format!("db-{i}.1"), "namespace": "data"},
+                               "involvedObject": {"kind": "Pod", "namespace": "data", "name": format!("db-{i}")},
+                               "reason": "FailedScheduling", "type": "Warning", "count": 1,
+                               "message": "0/3 nodes are available: 3 Insufficient memory.",
+                               "firstTimestamp": ts, "lastTimestamp": ts}),
+            }
+        })
+        .collect();
+    assert_eq!(ship(&vl.url(), Layout::MsgJson, &events, None), 30);
+    vl.flush();
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let filter = "reason:in(FailedScheduling, Scheduled)";
+    let advice = "for msg-json, filter with words or phrases of _msg (its fields are inside _msg, so a field filter \
+                  such as reason:… matches nothing), e.g. --filter '_msg:FailedScheduling or _msg:Scheduled'";
+    let range = format!("[{START}, {END})");
+
+    let out = kdrift(&db, &vl.url()).args(["--filter", filter]).assert().code(2).get_output().clone();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "kdrift: error: {}/select/logsql/field_names: --filter '{filter}' matched no row in {range}, so no layout \
+             can be detected (without it the rows there are of the msg-json layout); {advice}\n",
+            vl.url()
+        )
+    );
+
+    let out = kdrift(&db, &vl.url()).args(["--filter", filter, "--layout", "msg-json"]).assert().success();
+    let out = out.get_output();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "kdrift: warning: --filter '{filter}' matched no row in {range}, while without it the range holds 30 \
+             row(s) of the msg-json layout; {advice}\n"
+        )
+    );
+
+    let out = kdrift(&db, &vl.url()).args(["--filter", "_msg:FailedScheduling or _msg:Scheduled"]).assert().success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(stdout.contains("30 rows from"), "{stdout}");
+}

@@ -27,3 +27,4 @@ mod timeline;
 mod vlogs_demo;
 mod vlogs_failures;
 mod vlogs_layouts;
+mod vlogs_real;

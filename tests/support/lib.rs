@@ -5,6 +5,7 @@
 
 pub mod fake_vlogs;
 pub mod leaks;
+pub mod real_vlogs;
 pub mod shippers;
 pub mod vl_pull;
 

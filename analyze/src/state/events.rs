@@ -6,9 +6,10 @@
 //! as still there unless deletion evidence (query `pods_gone`: Killing,
 //! SuccessfulDelete, eviction, admission rejection, DELETED version, the end
 //! of its Job) came between its binding and the instant, and the instant is
-//! at most an hour (the event TTL) after the newest event of the file or
-//! export its Scheduled event came from (query `scheduled_coverage`; beyond,
-//! that source says nothing about it). Its requests come
+//! at most an hour (the event TTL) after the newest event of the file,
+//! export or VictoriaLogs pull (all its windows and `--resume` runs) its
+//! Scheduled event came from (query `scheduled_coverage`; beyond, that
+//! source says nothing about it). Its requests come
 //! from the nearest known version of the same owner (query `owner_samples`:
 //! one of the owner's pods, else the owner's pod template); the owner is the
 //! one of the controller's `SuccessfulCreate` event, else the pod name

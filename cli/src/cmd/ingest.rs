@@ -215,6 +215,9 @@ pub fn victorialogs(cli: &Cli, args: &IngestVictorialogsArgs) -> anyhow::Result<
         }
         return Err(error.into());
     }
+    for warning in &report.warnings {
+        writeln!(std::io::stderr(), "kdrift: warning: {warning}")?;
+    }
     crate::cmd::keep_after_ingest(&store)?;
     let stage = if report.interrupted_during_commit { Stage::FinalCommit } else { Stage::Finished };
     let runs: Vec<i64> = report.windows.iter().map(|w| w.run_id).collect();

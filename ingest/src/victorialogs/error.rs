@@ -158,14 +158,17 @@ pub enum VlError {
         #[source]
         failure: Failure,
     },
-    /// No layout could be detected.
+    /// No layout could be detected (`filter` is `""`, or ` under --filter
+    /// '…'` when one was given and the rows without it show no layout either).
     #[error(
-        "{url}: no Kubernetes event layout found in [{}, {}) (fields seen: {fields}); pass --layout \
+        "{url}: no Kubernetes event layout found in [{}, {}){filter} (fields seen: {fields}); pass --layout \
          (raw, msg-json, otel-k8sevents, otel-k8sobjects, kent) or widen --start/--end",
         show_time(start),
         show_time(end)
     )]
     NoLayout {
+        /// `""`, or ` under --filter '…'` (the filter as given).
+        filter: String,
         /// The field_names endpoint.
         url: String,
         /// Range looked at.
@@ -174,6 +177,28 @@ pub enum VlError {
         end: DateTime<Utc>,
         /// The field names found (capped).
         fields: String,
+    },
+    /// `--filter` matched no row in the range, while the rows without it
+    /// are of `layout`: the layout cannot be detected from nothing. Said
+    /// instead of [`VlError::NoLayout`], which would blame the range.
+    #[error(
+        "{url}: --filter '{filter}' matched no row in [{}, {}), so no layout can be detected (without it the \
+         rows there are of the {layout} layout); for {layout}, filter with {example}",
+        show_time(start),
+        show_time(end),
+        example = filter_advice(*layout)
+    )]
+    FilterMatchedNothing {
+        /// The field_names endpoint.
+        url: String,
+        /// Range looked at.
+        start: DateTime<Utc>,
+        /// Range end.
+        end: DateTime<Utc>,
+        /// The filter as given.
+        filter: String,
+        /// The layout the rows show without the filter.
+        layout: super::layout::Layout,
     },
     /// The pull was interrupted ([`crate::interrupt::Interrupt`]): the
     /// window in progress (if any) is closed as failed, the `committed`
@@ -205,4 +230,18 @@ pub enum VlError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// How to filter `layout`'s rows, for messages: `--filter '…'` with the
+/// layout's example ([`super::layout::Layout::reason_filter_example`]), and
+/// for `msg-json` why a field filter finds nothing there.
+pub(crate) fn filter_advice(layout: super::layout::Layout) -> String {
+    let example = layout.reason_filter_example();
+    match layout {
+        super::layout::Layout::MsgJson => format!(
+            "words or phrases of _msg (its fields are inside _msg, so a field filter such as reason:… matches \
+             nothing), e.g. --filter '{example}'"
+        ),
+        _ => format!("its own field names, e.g. --filter '{example}'"),
+    }
 }

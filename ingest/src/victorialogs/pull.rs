@@ -127,6 +127,10 @@ pub struct PullReport {
     pub windows: Vec<WindowReport>,
     /// What the layout cannot carry, and other caveats.
     pub notes: Vec<String>,
+    /// What the user should act on (the CLI prints them on stderr as
+    /// warnings): a `--filter` that matched no row, with the filter the
+    /// layout needs.
+    pub warnings: Vec<String>,
     /// The interrupt was triggered during the final window's commit (after
     /// the last check): too late to stop the pull, which completed and is
     /// kept, as `ingest file`'s final commit
@@ -215,20 +219,17 @@ async fn choose_layout(
         return Ok((l, "forced"));
     }
     let user = options.filter.as_deref().map(str::trim).filter(|f| !f.is_empty());
-    let scope = match user {
-        Some(f) => format!("{} ({f})", super::logsql::time_filter(start, end)),
-        None => super::logsql::time_filter(start, end),
-    };
-    let fields = retrying(options, || client.field_names(&scope, start, end)).await?;
-    if let Some((layout, _)) = detect(&fields) {
+    let (layout, fields) = detect_under(client, options, user, start, end).await?;
+    if let Some(layout) = layout {
         return Ok((layout, "detected"));
     }
-    // msg-json has no field of its own: probe with its filter.
-    let probe = window_query(&base_query(Layout::MsgJson, user), start, end);
-    let whole = (end - start).max(Duration::seconds(1));
-    let hits = retrying(options, || client.hits(&probe, start, end, whole)).await?;
-    if hits.iter().map(|(_, n)| n).sum::<u64>() > 0 {
-        return Ok((Layout::MsgJson, "detected"));
+    let url = client.endpoint("/select/logsql/field_names");
+    if let Some(filter) = user {
+        // Nothing under the filter: does the range hold rows without it?
+        if let (Some(layout), _) = detect_under(client, options, None, start, end).await? {
+            let filter = client.redactor().cut(filter, true, 2000);
+            return Err(VlError::FilterMatchedNothing { url, start, end, filter, layout });
+        }
     }
     let mut names: Vec<String> = fields.into_iter().map(|(n, _)| n).take(20).collect();
     if names.is_empty() {
@@ -236,7 +237,34 @@ async fn choose_layout(
     }
     // Field names are the server's words too.
     let fields = client.redactor().cut(&names.join(", "), true, 2000);
-    Err(VlError::NoLayout { url: client.endpoint("/select/logsql/field_names"), start, end, fields })
+    let filter =
+        user.map(|f| format!(" under --filter '{}'", client.redactor().cut(f, true, 2000))).unwrap_or_default();
+    Err(VlError::NoLayout { url, start, end, filter, fields })
+}
+
+/// The layout of the rows in `[start, end)` matching `filter` (all rows
+/// without one), with the field names seen; `None` when none shows.
+async fn detect_under(
+    client: &VlClient,
+    options: &PullOptions,
+    filter: Option<&str>,
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+) -> Result<(Option<Layout>, Vec<(String, u64)>), VlError> {
+    let scope = match filter {
+        Some(f) => format!("{} ({f})", super::logsql::time_filter(start, end)),
+        None => super::logsql::time_filter(start, end),
+    };
+    let fields = retrying(options, || client.field_names(&scope, start, end)).await?;
+    if let Some((layout, _)) = detect(&fields) {
+        return Ok((Some(layout), fields));
+    }
+    // msg-json has no field of its own: probe with its filter.
+    let probe = window_query(&base_query(Layout::MsgJson, filter), start, end);
+    let whole = (end - start).max(Duration::seconds(1));
+    let hits = retrying(options, || client.hits(&probe, start, end, whole)).await?;
+    let found = hits.iter().map(|(_, n)| n).sum::<u64>() > 0;
+    Ok((found.then_some(Layout::MsgJson), fields))
 }
 
 /// Pulls `[start, end)` from `client` into `store`.
@@ -313,6 +341,9 @@ async fn run(
     pull_windows(store, client, job, &windows, options, progress, &mut report.windows).await?;
     // Triggered since the last check: during the final window's commit, which went on.
     report.interrupted_during_commit = options.interrupt.is_triggered();
+    if let Some(warning) = empty_filter_warning(client, options, layout, start, end, report).await? {
+        report.warnings.push(warning);
+    }
     let rejected: u64 = report.windows.iter().map(|w| w.schema_rejected).sum();
     if rejected > 0 {
         report.notes.push(format!(
@@ -321,6 +352,41 @@ async fn run(
         ));
     }
     Ok(())
+}
+
+/// When a pull with `--filter` (not resumed) read no row: says so, naming
+/// the filter, with how many rows of `layout` the range holds without it
+/// (one more `/hits`) and the filter that layout needs
+/// ([`super::error::filter_advice`]).
+async fn empty_filter_warning(
+    client: &VlClient,
+    options: &PullOptions,
+    layout: Layout,
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+    report: &PullReport,
+) -> Result<Option<String>, VlError> {
+    let Some(filter) = options.filter.as_deref().map(str::trim).filter(|f| !f.is_empty()) else {
+        return Ok(None);
+    };
+    if report.rows() > 0 || report.resumed_from.is_some() || options.interrupt.is_triggered() {
+        return Ok(None);
+    }
+    let probe = window_query(&base_query(layout, None), start, end);
+    let whole = (end - start).max(Duration::seconds(1));
+    let hits = retrying(options, || client.hits(&probe, start, end, whole)).await?;
+    let unfiltered: u64 = hits.iter().map(|(_, n)| n).sum();
+    let range = format!("[{}, {})", super::error::show_time(&start), super::error::show_time(&end));
+    let filter = client.redactor().cut(filter, true, 2000);
+    Ok(Some(if unfiltered > 0 {
+        format!(
+            "--filter '{filter}' matched no row in {range}, while without it the range holds {unfiltered} row(s) \
+             of the {layout} layout; for {layout}, filter with {}",
+            super::error::filter_advice(layout)
+        )
+    } else {
+        format!("--filter '{filter}' matched no row in {range}, and the range holds no row of the {layout} layout without it either")
+    }))
 }
 
 /// Runs a request (`/field_names`, `/hits`) until it succeeds, fails in a

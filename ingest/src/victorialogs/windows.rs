@@ -4,7 +4,10 @@
 //! (30 s by default). Windows are contiguous, cover the range exactly, never
 //! span more than `max_span`, and start on the hits buckets' (UTC-aligned)
 //! boundaries where they can. A bucket holding more than `max_rows` is cut
-//! into equal parts.
+//! into equal parts; an empty stretch fills a window up to `max_span`. The
+//! span cap (a day by default, [`super::pull::PullOptions::max_window`],
+//! VictoriaLogs' daily partitions) makes a range of several days several
+//! windows however few its rows.
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -95,6 +98,13 @@ pub fn plan(
         };
         for (s, e, rows) in pieces {
             current = match current {
+                // An empty stretch fills the window up to its longest span
+                // rather than cutting it where the stretch starts.
+                Some(w) if rows == 0 && e - w.start > max_span && w.start + max_span > s => {
+                    let cut = w.start + max_span;
+                    windows.push(Window { end: cut, ..w });
+                    Some(Window { start: cut, end: e, expected_rows: 0 })
+                }
                 Some(w) if w.expected_rows + rows <= max_rows && e - w.start <= max_span => {
                     Some(Window { end: e, expected_rows: w.expected_rows + rows, ..w })
                 }
@@ -148,6 +158,17 @@ mod tests {
         assert_eq!(ws[0].end - ws[0].start, Duration::seconds(20));
         assert_eq!(ws.iter().map(|w| w.expected_rows).sum::<u64>(), 250);
         assert!(ws.iter().all(|w| w.end - w.start <= Duration::days(1) && w.expected_rows <= 100), "{ws:?}");
+    }
+
+    #[test]
+    fn an_empty_stretch_fills_the_window_to_its_longest_span() {
+        // The demo's events: 601 rows the first morning, 950 the next.
+        let (s, e) = (t("2026-11-27T00:00:00Z"), t("2026-11-29T00:00:00Z"));
+        let b = [(t("2026-11-27T04:00:00Z"), 601), (t("2026-11-28T02:00:00Z"), 950)];
+        let ws = plan(s, e, Duration::hours(1), &b, 100_000, Duration::days(1));
+        assert_contiguous(&ws, s, e);
+        let got: Vec<_> = ws.iter().map(|w| (w.start, w.end, w.expected_rows)).collect();
+        assert_eq!(got, vec![(s, t("2026-11-28T00:00:00Z"), 601), (t("2026-11-28T00:00:00Z"), e, 950)]);
     }
 
     #[test]

@@ -95,6 +95,23 @@ impl Layout {
         }
     }
 
+    /// A `--filter` keeping this layout's FailedScheduling and Scheduled
+    /// events, for messages suggesting one (victorialogs.md "LogsQL you
+    /// need"): a field filter where the reason is a field of its own, words
+    /// of `_msg` for `msg-json` (the Event JSON is inside `_msg`: a field
+    /// filter such as `reason:…` matches nothing there).
+    pub fn reason_filter_example(self) -> &'static str {
+        match self {
+            Layout::Raw => "reason:in(FailedScheduling, Scheduled)",
+            Layout::MsgJson => "_msg:FailedScheduling or _msg:Scheduled",
+            Layout::OtelK8sevents => "k8s.event.reason:in(FailedScheduling, Scheduled)",
+            Layout::OtelK8sobjects => {
+                "object.reason:in(FailedScheduling, Scheduled) or reason:in(FailedScheduling, Scheduled)"
+            }
+            Layout::Kent => "event.reason:in(FailedScheduling, Scheduled)",
+        }
+    }
+
     /// The LogsQL filter that selects this layout's rows.
     pub fn filter(self) -> &'static str {
         match self {

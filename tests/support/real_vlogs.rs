@@ -1,0 +1,82 @@
+//! The real VictoriaLogs server (`../shared/tools/victoria-logs`, see its
+//! README) for tests: started on 127.0.0.1 with a free port, a fresh data
+//! directory and `-retentionPeriod=100y` (the scenario's timestamps are
+//! old), stopped by its PID when dropped.
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A running `victoria-logs`; killed (by its PID) and its data removed on drop.
+pub struct RealVlogs {
+    child: Child,
+    port: u16,
+    _data: tempfile::TempDir,
+}
+
+/// `../shared/tools/victoria-logs` next to the checkout, when present.
+fn binary() -> Option<PathBuf> {
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string());
+    let path = PathBuf::from(manifest).join("../../shared/tools/victoria-logs");
+    path.is_file().then_some(path)
+}
+
+impl RealVlogs {
+    /// Starts the server and waits until `/health` answers `OK`; `None`
+    /// after printing why the calling test skips (no `../shared/tools`).
+    ///
+    /// # Panics
+    /// When the binary is there but does not start within 20 s.
+    pub fn start_or_skip(test: &str) -> Option<RealVlogs> {
+        let Some(bin) = binary() else {
+            eprintln!("{test}: SKIPPED: ../shared/tools/victoria-logs is absent (a clone outside the workplace); CI always has it");
+            return None;
+        };
+        let data = tempfile::tempdir().expect("data dir");
+        let port = std::net::TcpListener::bind("127.0.0.1:0").expect("free port").local_addr().expect("addr").port();
+        let child = Command::new(bin)
+            .arg(format!("-storageDataPath={}", data.path().display()))
+            .arg(format!("-httpListenAddr=127.0.0.1:{port}"))
+            .arg("-retentionPeriod=100y")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start victoria-logs");
+        let server = RealVlogs { child, port, _data: data };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while server.get("/health").as_deref() != Some("OK") {
+            assert!(Instant::now() < deadline, "victoria-logs did not answer /health within 20 s");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Some(server)
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Makes the rows inserted so far searchable (`/internal/force_flush`).
+    ///
+    /// # Panics
+    /// When the server does not answer.
+    pub fn flush(&self) {
+        self.get("/internal/force_flush").expect("force_flush");
+    }
+
+    fn get(&self, path: &str) -> Option<String> {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        rt.block_on(async {
+            let r = reqwest::get(format!("{}{path}", self.url())).await.ok()?;
+            r.status().is_success().then_some(())?;
+            r.text().await.ok().map(|t| t.trim().to_string())
+        })
+    }
+}
+
+impl Drop for RealVlogs {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
