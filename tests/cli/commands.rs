@@ -671,3 +671,38 @@ fn postmortem_job_tells_the_deleted_pending_pods_chain_from_the_last_hours_event
         "{stdout}"
     );
 }
+
+#[test]
+fn why_pending_finds_a_pasted_pod_by_name_alone_and_counts_its_wait_to_the_listing() {
+    // `kubectl get pod,node -o yaml` pasted at 05:15, no event: the name
+    // alone finds it, pending from its creation (04:00) to the listing.
+    let scenario = kdrift_scenario::generate(&kdrift_scenario::ScenarioConfig { seed: 1, scale: 1 });
+    let listed = scenario.facts.job_created_at + chrono::Duration::minutes(75);
+    let dir = tempfile::tempdir().expect("tmp");
+    let (db, pod, other) = (dir.path().join("p.duckdb"), dir.path().join("pod.yaml"), dir.path().join("other.yaml"));
+    std::fs::write(&pod, kdrift_tests::after_the_fact::pasted_pod_yaml(&scenario, listed, None)).expect("write");
+    kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&pod).assert().success();
+    let out = kdrift().arg("--db").arg(&db).args(["why-pending", "backup-29930640-5l8lp"]).assert().success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "Pod media/backup-29930640-5l8lp  (uid 55d2bfac-6273-40b2-9cfe-23b7664918e2)", "{stdout}");
+    assert_eq!(lines[1], "  failed to schedule 1 time in 1 event, from 2026-11-28 04:00:00Z to 2026-11-28 05:15:00Z");
+    assert_eq!(lines[2], "  outcome: not seen scheduled: pending for at least 1h 15m");
+    let out = kdrift().arg("--db").arg(&db).args(["why-pending", "--all"]).assert().success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        stdout.lines().any(|l| l.starts_with(" media/backup-29930640-5l8lp   at least 1h 15m   2026-11-28 04:00:00Z ")),
+        "{stdout}"
+    );
+
+    // Pasted in a second namespace too: the name alone is ambiguous.
+    std::fs::write(&other, kdrift_tests::after_the_fact::pasted_pod_yaml(&scenario, listed, Some("other")))
+        .expect("write");
+    kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&other).assert().success();
+    kdrift().arg("--db").arg(&db).args(["why-pending", "backup-29930640-5l8lp"]).assert().code(2).stderr(
+        predicate::str::contains(
+            "pods named backup-29930640-5l8lp failed to schedule in several namespaces: give one of \
+             media/backup-29930640-5l8lp, other/backup-29930640-5l8lp",
+        ),
+    );
+}

@@ -600,3 +600,33 @@ fn postmortem_finds_the_gone_pod_of_the_job_from_its_deleted_pod_and_failed_sche
         )
     );
 }
+
+#[test]
+fn a_pasted_pending_pod_is_found_by_name_alone_and_pending_from_its_creation_to_the_listing() {
+    // No event: the pod's PodScheduled condition (04:00) stands for the
+    // failure, and it was still Pending when listed at 05:15 — 1h 15m.
+    let Reference { scenario, .. } = reference();
+    let facts = &scenario.facts;
+    let (ns, name) = (&facts.pending_pod.namespace, &facts.pending_pod.name);
+    let listed = facts.job_created_at + Duration::minutes(75);
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("pod.yaml");
+    std::fs::write(&file, kdrift_tests::after_the_fact::pasted_pod_yaml(scenario, listed, None)).expect("write");
+    let (_d, store) = temp_store();
+    assert_eq!(ingest_files(&store, &[file], &mut NoProgress).expect("ingest").error_count(), 0);
+    assert_eq!(kdrift_analyze::pod_name_namespaces(&store, name).expect("lookup"), [ns.as_str()]);
+    let pending = kdrift_analyze::pending_pods(&store).expect("list");
+    let row = pending.iter().find(|p| &p.name == name).expect("listed");
+    let created: chrono::DateTime<chrono::Utc> = "2026-11-28T04:00:00Z".parse().expect("time");
+    assert_eq!((row.first_failure, row.pending_seconds), (created, 4500));
+    let chain = report(&store, ns, name);
+    assert_eq!(chain["history"]["pending_seconds"], 4500);
+    assert_eq!(chain["history"]["first_failure"], serde_json::json!(created));
+
+    // The same pod pasted in a second namespace: the name alone is ambiguous.
+    let other = dir.path().join("other.yaml");
+    std::fs::write(&other, kdrift_tests::after_the_fact::pasted_pod_yaml(scenario, listed, Some("other")))
+        .expect("write");
+    assert_eq!(ingest_files(&store, &[other], &mut NoProgress).expect("ingest").error_count(), 0);
+    assert_eq!(kdrift_analyze::pod_name_namespaces(&store, name).expect("lookup"), [ns.as_str(), "other"]);
+}

@@ -59,3 +59,31 @@ pub fn write_files(scenario: &Scenario, dir: &Path) -> Vec<PathBuf> {
     }
     paths
 }
+
+/// What a user pastes at `at` (after the Job's creation, before its pod's
+/// deletion): `kubectl get pod,node -o yaml` of the Job's pending pod and
+/// the node its affinity leaves (node-1), as one `kind: List`. The node's
+/// Ready condition carries the kubelet's heartbeat at `at` (a real kubelet
+/// refreshes it every few minutes; the scenario's nodes do not), the one
+/// timestamp of the listing's instant. In `namespace` (the pod's own when
+/// `None`).
+pub fn pasted_pod_yaml(scenario: &Scenario, at: DateTime<Utc>, namespace: Option<&str>) -> String {
+    let name = Value::from(scenario.facts.pending_pod.name.as_str());
+    let lists = scenario.to_kubectl_lists_at(at);
+    let find = |file: &str, name: &Value| {
+        let list = &lists.iter().find(|(n, _)| n == file).expect("list").1;
+        list["items"].as_array().expect("items").iter().find(|o| o.pointer("/metadata/name") == Some(name)).cloned()
+    };
+    let mut pod = find("pods.json", &name).expect("the pending pod at that time");
+    if let Some(ns) = namespace {
+        pod["metadata"]["namespace"] = ns.into();
+        pod["metadata"]["uid"] = format!("{}-{ns}", pod["metadata"]["uid"].as_str().unwrap_or("")).into();
+    }
+    let mut node = find("nodes.json", &Value::from("node-1")).expect("node-1");
+    for c in node.pointer_mut("/status/conditions").and_then(Value::as_array_mut).into_iter().flatten() {
+        if c["type"] == "Ready" {
+            c["lastHeartbeatTime"] = at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true).into();
+        }
+    }
+    serde_yaml::to_string(&serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [pod, node]})).expect("yaml")
+}
