@@ -13,7 +13,7 @@
 --   then resourceVersion as an integer, then obs_id; NULL when known only
 --   from events), the node it was ever bound to (spec.nodeName or its
 --   Scheduled event), and what found it, oldest first.
--- params: $1 namespace VARCHAR, $2 job VARCHAR, $3 job_created_at BIGINT (microseconds since the epoch; 0 when unknown)
+-- params: $1 namespace VARCHAR, $2 job VARCHAR, $3 since_us BIGINT (UTC microseconds: the Job's creation; 0 when unknown)
 -- columns: name VARCHAR, uid VARCHAR ('' when unknown), node VARCHAR (NULL: never bound),
 --   created_at TIMESTAMP, observed_at TIMESTAMP (NULL: no object), change VARCHAR, object JSON,
 --   found_by VARCHAR (comma-separated: owner, created-event, deleted-event, pod-events)
