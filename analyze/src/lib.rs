@@ -72,7 +72,7 @@ pub use pending::{
     ReasonItem, ReasonLine, Relief, ReliefPolicy, ResourceLine, ScheduledAt, SpecFrom,
 };
 pub use plausible::latest_observation;
-pub use postmortem::{job_name_namespaces, postmortem_job, JobPostmortem, JobRun, RunStatus};
+pub use postmortem::{job_name_namespaces, no_pod_found, postmortem_job, JobPostmortem, JobRun, RunStatus};
 pub use postmortem::{ContainerEnd, JobCondition, JobEvent, JobFailure, JobPod, OtherRun};
 pub use rebalance_runs::RunSummary;
 pub use rebalance_runs::{last_success, latest_runs};

@@ -6,8 +6,9 @@
 --   condition PodScheduled False, reason Unschedulable and a message (a
 --   pasted `kubectl get pod -o yaml`) counts too: each distinct
 --   lastTransitionTime of that condition is one failure at that time (its
---   latest observed message; the version's observation time when it has no
---   lastTransitionTime), as in `pod_failures`.
+--   latest observed message; the pod's creationTimestamp, else the version's
+--   observation time, when it has no lastTransitionTime) lasting to the last
+--   time a version with it was seen, as in `pod_failures`.
 --   Occurrences sum each distinct event's highest count (re-sent copies of an
 --   event are never summed, kubernetes-events.md §4). Pending time runs from the
 --   first failure to the first Scheduled event after it, else to the pod's
@@ -26,6 +27,8 @@
 --   rejected_at TIMESTAMP (NULL: not rejected by the kubelet), rejected_reason VARCHAR
 WITH conditions AS (
     SELECT p.namespace, p.name, COALESCE(p.uid, '') AS uid, p.observed_at, p.obs_id,
+           o.run_id, o.location, o.observed_at_estimated,
+           TRY_CAST(o.object->>'$.metadata.creationTimestamp' AS TIMESTAMP) AS created_at,
            unnest(json_extract(o.object, '$.status.conditions[*]')) AS c
     FROM pod_versions p
     JOIN observations o ON o.obs_id = p.obs_id
@@ -39,10 +42,21 @@ WITH conditions AS (
       -- Only skips parsing: the conditions below decide.
       AND o.object LIKE '%Unschedulable%'
 ),
+-- As `pod_failures`: a dump's estimated observation time is lifted to the
+-- newest of its file in that run (a listing is taken after every timestamp in it).
+dumps AS (
+    SELECT x.run_id, x.location, max(x.observed_at) AS listed_at
+    FROM observations x
+    JOIN (SELECT DISTINCT run_id, location FROM conditions WHERE observed_at_estimated) c USING (run_id, location)
+    GROUP BY ALL
+),
 unschedulable AS (
     SELECT namespace, name, uid, c->>'$.message' AS message,
-           COALESCE(TRY_CAST(c->>'$.lastTransitionTime' AS TIMESTAMP), observed_at) AS failed_at
+           COALESCE(TRY_CAST(c->>'$.lastTransitionTime' AS TIMESTAMP), created_at, observed_at) AS failed_at,
+           max(CASE WHEN observed_at_estimated THEN greatest(observed_at, d.listed_at) ELSE observed_at END)
+               OVER (PARTITION BY namespace, name, uid, failed_at) AS seen_at
     FROM conditions u
+    LEFT JOIN dumps d USING (run_id, location)
     WHERE c->>'$.type' = 'PodScheduled' AND c->>'$.status' = 'False' AND c->>'$.reason' = 'Unschedulable'
       AND COALESCE(c->>'$.message', '') <> ''
       AND NOT EXISTS (SELECT 1 FROM event_versions e
@@ -72,7 +86,7 @@ failures AS (
             ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
         UNION ALL BY NAME
         SELECT namespace AS involved_namespace, name AS involved_name, uid AS involved_uid, failed_at AS first_time,
-               failed_at AS last_time, 1 AS count, message,
+               greatest(failed_at, seen_at) AS last_time, 1 AS count, message,
                'PodScheduled:' || namespace || '/' || name || '@' || strftime(failed_at, '%Y-%m-%dT%H:%M:%S') AS event_key
         FROM unschedulable
     )

@@ -623,3 +623,86 @@ fn ingest_api_stores_a_pages_good_items_around_a_bad_one_and_gives_up_on_a_silen
     };
     assert_eq!((received("pods"), received("nodes")), (Some(3), Some(0)));
 }
+
+/// A store at `db` of the demo's (seed 1) after-the-fact files named in `keep`
+/// ([`kdrift_tests::after_the_fact`]), loaded with `kdrift ingest file`.
+fn after_the_fact_store(dir: &std::path::Path, db: &std::path::Path, keep: &[&str]) {
+    let scenario = kdrift_scenario::generate(&kdrift_scenario::ScenarioConfig { seed: 1, scale: 1 });
+    let files: Vec<_> = kdrift_tests::after_the_fact::write_files(&scenario, dir)
+        .into_iter()
+        .filter(|p| keep.iter().any(|k| p.ends_with(k)))
+        .collect();
+    kdrift().arg("--db").arg(db).args(["ingest", "file"]).args(&files).assert().success();
+}
+
+#[test]
+fn postmortem_job_tells_the_deleted_pending_pods_chain_from_the_last_hours_events() {
+    // The demo cut down to a 05:30:01 dump and the last hour's events: the
+    // Job's `Deleted pod:` event names the pod, and its section carries the
+    // why-pending chain, marked as reconstructed.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("atf.duckdb");
+    after_the_fact_store(dir.path(), &db, &["events.json", "pods.json", "nodes.json", "jobs.json", "cronjobs.json"]);
+    let out = kdrift().arg("--db").arg(&db).args(["postmortem", "job", "backup"]).assert().success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let lines: Vec<&str> = stdout.lines().collect();
+    let at = |line: &str| lines.iter().position(|l| *l == line).unwrap_or_else(|| panic!("no {line:?} in:\n{stdout}"));
+    let deleted = at("  2026-11-28 05:30:00Z  Job Normal SuccessfulDelete: Deleted pod: backup-29930640-5l8lp");
+    let pod = at("  pod backup-29930640-5l8lp never started (deleted unscheduled)");
+    assert!(deleted < pod);
+    assert_eq!(
+        lines[pod + 1],
+        "    reconstructed: its object is not in the store; known from the Job's `Deleted pod:` event and its own events"
+    );
+    let short = at("      node-1 cpu: the pod requests 100m, 58m free → 42m short (from the owner's template)");
+    assert!(pod < short);
+    at("      left after the constraints: node-1 (from the owner's template)");
+
+    // The Jobs without events or pods: one line of what was looked for.
+    let bare = tempfile::tempdir().expect("tmp");
+    let db = bare.path().join("bare.duckdb");
+    after_the_fact_store(bare.path(), &db, &["jobs.json", "cronjobs.json"]);
+    let out = kdrift().arg("--db").arg(&db).args(["postmortem", "job", "backup-29930640"]).assert();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        stdout.lines().any(|l| l
+            == "  no pod of Job media/backup-29930640 in the store (looked for pods owned by the Job, its `Created pod:` \
+                and `Deleted pod:` events, and events of pods named backup-29930640-xxxxx since its creation)"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn why_pending_finds_a_pasted_pod_by_name_alone_and_counts_its_wait_to_the_listing() {
+    // `kubectl get pod,node -o yaml` pasted at 05:15, no event: the name
+    // alone finds it, pending from its creation (04:00) to the listing.
+    let scenario = kdrift_scenario::generate(&kdrift_scenario::ScenarioConfig { seed: 1, scale: 1 });
+    let listed = scenario.facts.job_created_at + chrono::Duration::minutes(75);
+    let dir = tempfile::tempdir().expect("tmp");
+    let (db, pod, other) = (dir.path().join("p.duckdb"), dir.path().join("pod.yaml"), dir.path().join("other.yaml"));
+    std::fs::write(&pod, kdrift_tests::after_the_fact::pasted_pod_yaml(&scenario, listed, None)).expect("write");
+    kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&pod).assert().success();
+    let out = kdrift().arg("--db").arg(&db).args(["why-pending", "backup-29930640-5l8lp"]).assert().success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "Pod media/backup-29930640-5l8lp  (uid 55d2bfac-6273-40b2-9cfe-23b7664918e2)", "{stdout}");
+    assert_eq!(lines[1], "  failed to schedule 1 time in 1 event, from 2026-11-28 04:00:00Z to 2026-11-28 05:15:00Z");
+    assert_eq!(lines[2], "  outcome: not seen scheduled: pending for at least 1h 15m");
+    let out = kdrift().arg("--db").arg(&db).args(["why-pending", "--all"]).assert().success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        stdout.lines().any(|l| l.starts_with(" media/backup-29930640-5l8lp   at least 1h 15m   2026-11-28 04:00:00Z ")),
+        "{stdout}"
+    );
+
+    // Pasted in a second namespace too: the name alone is ambiguous.
+    std::fs::write(&other, kdrift_tests::after_the_fact::pasted_pod_yaml(&scenario, listed, Some("other")))
+        .expect("write");
+    kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&other).assert().success();
+    kdrift().arg("--db").arg(&db).args(["why-pending", "backup-29930640-5l8lp"]).assert().code(2).stderr(
+        predicate::str::contains(
+            "pods named backup-29930640-5l8lp failed to schedule in several namespaces: give one of \
+             media/backup-29930640-5l8lp, other/backup-29930640-5l8lp",
+        ),
+    );
+}

@@ -543,3 +543,90 @@ fn memory_short_cronjob_pod_behind_a_taint_gets_the_same_chain_from_events_and_a
         assert!(!b.contains("(from the owner's template)"), "{args:?}:\n{b}");
     }
 }
+
+/// A store of the after-the-fact files ([`kdrift_tests::after_the_fact`]) named in `keep`.
+fn after_the_fact_store(scenario: &Scenario, keep: &[&str]) -> (tempfile::TempDir, tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let files: Vec<_> = kdrift_tests::after_the_fact::write_files(scenario, dir.path())
+        .into_iter()
+        .filter(|p| keep.iter().any(|k| p.ends_with(k)))
+        .collect();
+    let (d, store) = temp_store();
+    assert_eq!(ingest_files(&store, &files, &mut NoProgress).expect("ingest").error_count(), 0);
+    (dir, d, store)
+}
+
+#[test]
+fn postmortem_finds_the_gone_pod_of_the_job_from_its_deleted_pod_and_failed_scheduling_events() {
+    // A new user's store: the pods/nodes/jobs/cronjobs dump at 05:30:01 on
+    // day 2 and the last hour's events. The pending pod's object and the
+    // Job's `Created pod:` event are gone; its `Deleted pod:` event and
+    // FailedScheduling event remain. The postmortem finds it and carries
+    // the why-pending chain of the full-history store (node-1 42m short).
+    let Reference { scenario, answer, .. } = reference();
+    let facts = &scenario.facts;
+    let all = ["events.json", "pods.json", "nodes.json", "jobs.json", "cronjobs.json"];
+    let (_f, _d, store) = after_the_fact_store(scenario, &all);
+    let pm = kdrift_analyze::postmortem_job(&store, &facts.cronjob_namespace, &facts.cronjob_name)
+        .expect("postmortem")
+        .expect("the CronJob");
+    assert_eq!(pm.runs.len(), 1);
+    let run = &pm.runs[0];
+    assert_eq!(run.name, facts.job_name);
+    assert_eq!(run.no_pods, None);
+    let names: Vec<&str> = run.pods.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, [facts.pending_pod.name.as_str()], "the run's one pod, no other run's");
+    let pod = &run.pods[0];
+    assert_eq!((pod.outcome.as_str(), pod.deleted, pod.reconstructed), ("never-started", true, true));
+    assert_eq!(pod.found_by, ["deleted-event", "pod-events"]);
+    let chain = serde_json::to_value(pod.chain.as_ref().expect("the why-pending chain")).expect("JSON");
+    assert_eq!(chain["state"]["left"], serde_json::json!(["node-1"]));
+    assert_eq!(chain["state"]["shortfalls"][0]["short"], 42, "node-1 is 42m short");
+    assert_eq!(chain["state"]["shortfalls"], answer["state"]["shortfalls"], "the full-history store's shortfalls");
+    assert_eq!(chain["state"]["spec_from"]["source"], "owner's template");
+    assert_eq!(chain, report(&store, &facts.pending_pod.namespace, &facts.pending_pod.name), "why-pending's chain");
+
+    // Without any event or pod: the Jobs alone, and one line of what was looked for.
+    let (_f, _d, bare) = after_the_fact_store(scenario, &["jobs.json", "cronjobs.json"]);
+    let pm = kdrift_analyze::postmortem_job(&bare, &facts.cronjob_namespace, &facts.job_name)
+        .expect("postmortem")
+        .expect("the Job");
+    assert!(pm.runs[0].pods.is_empty());
+    assert_eq!(
+        pm.runs[0].no_pods.as_deref(),
+        Some(
+            "no pod of Job media/backup-29930640 in the store (looked for pods owned by the Job, its `Created pod:` \
+             and `Deleted pod:` events, and events of pods named backup-29930640-xxxxx since its creation)"
+        )
+    );
+}
+
+#[test]
+fn a_pasted_pending_pod_is_found_by_name_alone_and_pending_from_its_creation_to_the_listing() {
+    // No event: the pod's PodScheduled condition (04:00) stands for the
+    // failure, and it was still Pending when listed at 05:15 — 1h 15m.
+    let Reference { scenario, .. } = reference();
+    let facts = &scenario.facts;
+    let (ns, name) = (&facts.pending_pod.namespace, &facts.pending_pod.name);
+    let listed = facts.job_created_at + Duration::minutes(75);
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("pod.yaml");
+    std::fs::write(&file, kdrift_tests::after_the_fact::pasted_pod_yaml(scenario, listed, None)).expect("write");
+    let (_d, store) = temp_store();
+    assert_eq!(ingest_files(&store, &[file], &mut NoProgress).expect("ingest").error_count(), 0);
+    assert_eq!(kdrift_analyze::pod_name_namespaces(&store, name).expect("lookup"), [ns.as_str()]);
+    let pending = kdrift_analyze::pending_pods(&store).expect("list");
+    let row = pending.iter().find(|p| &p.name == name).expect("listed");
+    let created: chrono::DateTime<chrono::Utc> = "2026-11-28T04:00:00Z".parse().expect("time");
+    assert_eq!((row.first_failure, row.pending_seconds), (created, 4500));
+    let chain = report(&store, ns, name);
+    assert_eq!(chain["history"]["pending_seconds"], 4500);
+    assert_eq!(chain["history"]["first_failure"], serde_json::json!(created));
+
+    // The same pod pasted in a second namespace: the name alone is ambiguous.
+    let other = dir.path().join("other.yaml");
+    std::fs::write(&other, kdrift_tests::after_the_fact::pasted_pod_yaml(scenario, listed, Some("other")))
+        .expect("write");
+    assert_eq!(ingest_files(&store, &[other], &mut NoProgress).expect("ingest").error_count(), 0);
+    assert_eq!(kdrift_analyze::pod_name_namespaces(&store, name).expect("lookup"), [ns.as_str(), "other"]);
+}

@@ -3,6 +3,7 @@
 //! in temporary directories, a fake VictoriaLogs ([`fake_vlogs`]) and the
 //! shippers that load it ([`shippers`]).
 
+pub mod after_the_fact;
 pub mod fake_vlogs;
 pub mod leaks;
 pub mod real_vlogs;

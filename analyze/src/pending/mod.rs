@@ -95,8 +95,10 @@ pub struct ReasonItem {
     pub kind: ReasonKind,
 }
 
-/// The namespaces in which a pod named `name` had FailedScheduling events
-/// (query `pod_name_namespaces`): where `why-pending NAME` looks for it.
+/// The namespaces in which a pod named `name` had FailedScheduling events,
+/// else those holding a stored Pod object of that name (a pasted
+/// `kubectl get pod -o yaml`; query `pod_name_namespaces`): where
+/// `why-pending NAME` looks for it.
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.

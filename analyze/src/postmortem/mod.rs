@@ -84,6 +84,22 @@ pub struct JobPod {
     pub containers: Vec<ContainerEnd>,
     /// The why-pending chain (a pod that never started and had FailedScheduling).
     pub chain: Option<PendingReport>,
+    /// What found it (query `job_pods`): `owner` (its ownerReferences),
+    /// `created-event` / `deleted-event` (the Job's `Created pod:` /
+    /// `Deleted pod:` events), `pod-events` (events of a pod named
+    /// `<job>-<5 characters>` since the Job's creation).
+    pub found_by: Vec<String>,
+    /// No object of it is stored: it is known only from events, and its
+    /// chain is reconstructed from them (its spec from its owner's template).
+    pub reconstructed: bool,
+}
+
+/// What `postmortem job` looked for when it found no pod of a Job: one line.
+pub fn no_pod_found(namespace: &str, job: &str) -> String {
+    format!(
+        "no pod of Job {namespace}/{job} in the store (looked for pods owned by the Job, its `Created pod:` and \
+         `Deleted pod:` events, and events of pods named {job}-xxxxx since its creation)"
+    )
 }
 
 /// One run (Job).
@@ -115,6 +131,8 @@ pub struct JobRun {
     pub events: Vec<JobEvent>,
     /// Its pods, oldest first.
     pub pods: Vec<JobPod>,
+    /// When no pod was found: what was looked for ([`no_pod_found`]).
+    pub no_pods: Option<String>,
 }
 
 /// A run of the CronJob that is not explained (it did not fail).
@@ -253,7 +271,8 @@ fn run(store: &Reader, namespace: &str, row: &JobRow) -> Result<JobRun, AnalyzeE
         (None, false, Some(_)) => RunStatus::Running,
         (None, false, None) => RunStatus::Unknown,
     };
-    let pods = pods(store, namespace, &row.name)?;
+    let pods = pods(store, namespace, &row.name, row.created_at)?;
+    let no_pods = pods.is_empty().then(|| no_pod_found(namespace, &row.name));
     Ok(JobRun {
         name: row.name.clone(),
         uid: row.uid.clone(),
@@ -271,21 +290,32 @@ fn run(store: &Reader, namespace: &str, row: &JobRow) -> Result<JobRun, AnalyzeE
         conditions,
         events,
         pods,
+        no_pods,
     })
 }
 
-fn pods(store: &Reader, namespace: &str, job: &str) -> Result<Vec<JobPod>, AnalyzeError> {
-    let rows = store.query_map(&sql::JOB_PODS, [namespace, job], |r| {
+fn pods(
+    store: &Reader,
+    namespace: &str,
+    job: &str,
+    created_at: Option<DateTime<Utc>>,
+) -> Result<Vec<JobPod>, AnalyzeError> {
+    let since = created_at.map_or(0, |t| t.timestamp_micros());
+    let rows = store.query_map(&sql::JOB_PODS, kdrift_store::params![namespace, job, since], |r| {
         Ok((
             r.get::<_, String>(0)?,
             r.get::<_, String>(1)?,
             r.get::<_, Option<String>>(2)?,
             r.get::<_, Option<String>>(5)?,
             r.get::<_, Option<String>>(6)?,
+            r.get::<_, Option<String>>(7)?,
         ))
     })?;
     let mut out = Vec::new();
-    for (name, uid, node, change, object) in rows {
+    for (name, uid, node, change, object, found_by) in rows {
+        let found_by: Vec<String> =
+            found_by.unwrap_or_default().split(',').filter(|s| !s.is_empty()).map(str::to_string).collect();
+        let reconstructed = object.is_none();
         let object: Option<Value> = object.and_then(|j| serde_json::from_str(&j).ok());
         let phase =
             object.as_ref().and_then(|o| o.pointer("/status/phase")).and_then(Value::as_str).map(str::to_string);
@@ -302,10 +332,12 @@ fn pods(store: &Reader, namespace: &str, job: &str) -> Result<Vec<JobPod>, Analy
             uid,
             node,
             phase,
-            deleted: change.as_deref() == Some("DELETED"),
+            deleted: change.as_deref() == Some("DELETED") || found_by.iter().any(|f| f == "deleted-event"),
             outcome: outcome.to_string(),
             containers: if outcome == "ran" { containers } else { Vec::new() },
             chain,
+            found_by,
+            reconstructed,
         });
     }
     Ok(out)

@@ -29,7 +29,7 @@ pub fn explain<W: Write>(
         let lookup = || pod_name_namespaces(store, &pod.name);
         let namespaces = if pod.namespace.is_empty() { lookup()? } else { Vec::new() };
         let namespace = match (pod.namespace.as_str(), namespaces.as_slice()) {
-            // NAME alone: the one namespace where it failed to schedule.
+            // NAME alone: the one namespace where it failed to schedule (else where a pod object of it is stored).
             ("", [only]) => only.clone(),
             ("", []) => {
                 writeln!(
@@ -51,8 +51,11 @@ pub fn explain<W: Write>(
             (given, _) => given.to_string(),
         };
         let Some(report) = why_pending(store, &namespace, &pod.name)? else {
-            let elsewhere: Vec<String> =
-                lookup()?.iter().map(|ns| format!("`kdrift why-pending {ns}/{}`", pod.name)).collect();
+            let elsewhere: Vec<String> = lookup()?
+                .iter()
+                .filter(|ns| **ns != namespace)
+                .map(|ns| format!("`kdrift why-pending {ns}/{}`", pod.name))
+                .collect();
             let hint = if elsewhere.is_empty() {
                 "try `kdrift why-pending --all`".to_string()
             } else {
@@ -83,7 +86,8 @@ pub fn explain<W: Write>(
     Ok(if pods.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-/// The namespaces in which a pod of this name had FailedScheduling events (query `pod_name_namespaces`).
+/// The namespaces in which a pod of this name had FailedScheduling events,
+/// else those holding a stored pod of that name (query `pod_name_namespaces`).
 fn pod_name_namespaces(store: &Store, name: &str) -> anyhow::Result<Vec<String>> {
     Ok(kdrift_analyze::pod_name_namespaces(store, name)?)
 }

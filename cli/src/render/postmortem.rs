@@ -38,6 +38,25 @@ pub fn job<W: Write>(out: &mut W, pm: &JobPostmortem) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The evidence that found a pod, in words.
+fn found_by(found: &[String]) -> String {
+    let words: Vec<&str> = found
+        .iter()
+        .map(|f| match f.as_str() {
+            "owner" => "its ownerReferences",
+            "created-event" => "the Job's `Created pod:` event",
+            "deleted-event" => "the Job's `Deleted pod:` event",
+            "pod-events" => "its own events",
+            other => other,
+        })
+        .collect();
+    if words.is_empty() {
+        "nothing".into()
+    } else {
+        words.join(" and ")
+    }
+}
+
 fn run<W: Write>(out: &mut W, r: &JobRun) -> anyhow::Result<()> {
     writeln!(
         out,
@@ -69,6 +88,10 @@ fn run<W: Write>(out: &mut W, r: &JobRun) -> anyhow::Result<()> {
     }
     for e in &r.events {
         writeln!(out, "  {}  {} {} {}: {}", full(e.at), e.kind, e.event_type, e.reason, e.message)?;
+    }
+    if let Some(none) = &r.no_pods {
+        writeln!(out)?;
+        writeln!(out, "  {none}")?;
     }
     for p in &r.pods {
         writeln!(out)?;
@@ -112,6 +135,13 @@ fn run<W: Write>(out: &mut W, r: &JobRun) -> anyhow::Result<()> {
                     p.name,
                     if p.deleted { " (deleted unscheduled)" } else { "" }
                 )?;
+                if p.reconstructed {
+                    writeln!(
+                        out,
+                        "    reconstructed: its object is not in the store; known from {}",
+                        found_by(&p.found_by)
+                    )?;
+                }
                 match &p.chain {
                     Some(chain) => {
                         let mut buf = Vec::new();
