@@ -400,7 +400,7 @@ fn token_run(hay: &[u8], mut start: usize, mut end: usize) -> (usize, usize) {
             _ => break,
         }
     }
-    while end < hay.len() && token_byte(hay[end]) && !percent_at(hay, end).is_some_and(|b| !token_byte(b)) {
+    while end < hay.len() && token_byte(hay[end]) && percent_at(hay, end).is_none_or(token_byte) {
         end += 1;
     }
     (start, end)
