@@ -32,7 +32,13 @@
 //!   held (files only): this pass is skipped.
 //!
 //! Names, images, node names, uids, resourceVersions, labels, quantities
-//! and every other field stay exactly as they were. Secrets themselves are
+//! and every other field stay exactly as they were, unless they hold a
+//! held credential (a server echoing the token into a name): the object is
+//! masked before its identity is read ([`crate::prepare::prepare`]), so
+//! the name is stored masked everywhere. A held value under 8 characters
+//! is never looked for here, one under 16 only as a whole token
+//! ([`kdrift_rebalance::Redactor::for_records`]): a password `2026` must
+//! not mask every timestamp. Secrets themselves are
 //! never stored at all (`kdrift_ingest`'s `parse::NOT_KEPT_KINDS`, and
 //! [`crate::prepare::prepare`] refuses one whatever its source).
 

@@ -13,14 +13,23 @@
 //! - its hex (lower or upper case), also inside a longer hex text (a
 //!   debugging proxy's dump of the request bytes);
 //! - what is left of the value or its base64 when the echo is cut short:
-//!   its prefixes and suffixes of 8+ characters;
+//!   its prefixes and suffixes of 8+ characters, also of its base64 inside
+//!   a longer encoded text at any of the three byte alignments;
 //! - the encodings an echo may wrap it in, decoded before matching, up to
 //!   [`DECODE_LEVELS`] deep and in any mix: URL-encoding (`%3D`), JSON and
 //!   C escapes (`\u003d`, `\/`, `\"`, `\x3d`), HTML entities (`&#61;`,
 //!   `&amp;`); form encoding's `+` for a space; ASCII case ignored (`%3d`).
 //!
+//! A match inside a longer run of token characters (letters, digits,
+//! `-._~+/=%`) masks the whole run: a held `sha256~HELD…` masked first
+//! left the rest of a longer foreign `sha256~HELD…FOREIGN…` (break-it,
+//! issue 34). Going back, `=` ends the run (`token=***`).
+//!
 //! Values shorter than [`MIN_SECRET`] characters are not redacted (they
-//! would blank out ordinary words). Redaction comes before any cut: a text
+//! would blank out ordinary words). In stored records
+//! ([`Redactor::for_records`]) a value is looked for from
+//! [`MIN_RECORD_SECRET`] characters on, and under [`WHOLE_TOKEN_BELOW`]
+//! only as a whole token: a short secret cannot be told from data. Redaction comes before any cut: a text
 //! read in part is redacted with [`Redactor::reach`] bytes more than it
 //! keeps, and the end that cannot be checked (where a credential may
 //! straddle the end of what was read) is dropped ([`Redactor::cut`]).
@@ -195,8 +204,8 @@ impl Redactor {
     }
 
     /// A redactor of `values` for the records kdrift stores, where a false
-    /// mask destroys data: a value under [`MIN_RECORD_SECRET`] characters
-    /// is not looked for at all, and one under [`WHOLE_TOKEN_BELOW`] only
+    /// mask destroys data: a value under `MIN_RECORD_SECRET` (8) characters
+    /// is not looked for at all, and one under `WHOLE_TOKEN_BELOW` (16) only
     /// as a whole token (no ASCII letter or digit right before or after
     /// it). Break-it (issue 34): a kubeconfig password `2026` turned every
     /// stored timestamp into `***-11-27T…`, a header value `100m` every
