@@ -1851,17 +1851,20 @@ fn a_held_token_in_a_name_is_stored_masked_and_a_short_one_masks_no_data() {
     let (_d, store) = temp_store();
     let opts = ClusterOptions { kubeconfig: Some(kubeconfig), context: None };
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-    let report = rt.block_on(async {
-        let c = opts.open().await.expect("connect");
-        let options = SnapshotOptions {
-            cluster: c.url.clone(),
-            scope: Scope::AllNamespaces,
-            page_size: 10,
-            request_timeout: DEFAULT_REQUEST_TIMEOUT,
-        };
-        let clock = ManualClock::new(t("2026-11-27T10:05:00Z"));
-        snapshot_cluster(&store, &c.client, &options, &clock).await.expect("snapshot")
-    });
+    let snapshot = || {
+        rt.block_on(async {
+            let c = opts.open().await.expect("connect");
+            let options = SnapshotOptions {
+                cluster: c.url.clone(),
+                scope: Scope::AllNamespaces,
+                page_size: 10,
+                request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            };
+            let clock = ManualClock::new(t("2026-11-27T10:05:00Z"));
+            snapshot_cluster(&store, &c.client, &options, &clock).await.expect("snapshot")
+        })
+    };
+    let report = snapshot();
     let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
     assert_eq!(pods.item_errors.len(), 1, "{:?}", pods.item_errors);
     assert!(
@@ -1911,4 +1914,8 @@ fn a_held_token_in_a_name_is_stored_masked_and_a_short_one_masks_no_data() {
          SELECT e FROM event_versions e UNION ALL SELECT x FROM events x UNION ALL SELECT r FROM ingest_errors r)",
     );
     assert!(!all[0].contains(TOKEN) && all[0].contains("4417m"), "{all:?}");
+    // Again: the masked names are the stored ones, nothing new or vanished.
+    let again = snapshot();
+    assert_eq!(again.counts.added, 0, "{:?}", again.counts);
+    assert_eq!(rows("SELECT count(*)::VARCHAR FROM observations WHERE upper(change) = 'DELETED'"), ["0"]);
 }
