@@ -45,14 +45,20 @@ pub struct StagingRow {
     pub(super) usage: UsageColumns,
 }
 
-/// Prepares one record: a Secret is refused ([`IdentityError::Secret`]),
-/// the credentials in any other's free text masked
-/// (`crate::record_mask`). The observation time is the source's, else the
+/// Prepares one record: the credentials in it masked
+/// (`crate::record_mask`) before anything is read from it, its identity
+/// included; a Secret is refused ([`IdentityError::Secret`]). The observation time is the source's, else the
 /// newest timestamp inside the object (marked estimated), else `fallback`
 /// (the run's start).
 pub fn prepare(mut record: Record, fallback: DateTime<Utc>) -> Prepared {
     let declared = record.object.get("kind").and_then(Value::as_str).map(str::to_string);
     let is_event = declared.as_deref() == Some("Event");
+    // Credentials masked first (an Event's message, an annotation, an env
+    // value; a held credential anywhere): the identity is read from the
+    // masked object, so a name, uid or resourceVersion a server wrote a
+    // held credential into is stored masked in the identity columns too
+    // (break-it, issue 34).
+    crate::record_mask::mask_object(&mut record.object);
     let identity = match identify(&mut record.object, None) {
         Ok(id) => id,
         Err(e) => {
@@ -68,8 +74,6 @@ pub fn prepare(mut record: Record, fallback: DateTime<Utc>) -> Prepared {
         let name = format!("{}/{}", identity.namespace, identity.name);
         return Prepared { origin: record.origin, is_event, problem: None, row: Err(IdentityError::Secret { name }) };
     }
-    // Credentials in free text (an Event's message, an annotation, an env value) masked.
-    crate::record_mask::mask_object(&mut record.object);
     let json = record.object.to_string();
     // What the cluster model reads of a pod or node, kept next to it (schema v3).
     let model = model_fields(&identity.kind, &record.object);

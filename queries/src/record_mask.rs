@@ -32,7 +32,13 @@
 //!   held (files only): this pass is skipped.
 //!
 //! Names, images, node names, uids, resourceVersions, labels, quantities
-//! and every other field stay exactly as they were. Secrets themselves are
+//! and every other field stay exactly as they were, unless they hold a
+//! held credential (a server echoing the token into a name): the object is
+//! masked before its identity is read ([`crate::prepare::prepare`]), so
+//! the name is stored masked everywhere. A held value under 8 characters
+//! is never looked for here, one under 16 only as a whole token
+//! ([`kdrift_rebalance::Redactor::for_records`]): a password `2026` must
+//! not mask every timestamp. Secrets themselves are
 //! never stored at all (`kdrift_ingest`'s `parse::NOT_KEPT_KINDS`, and
 //! [`crate::prepare::prepare`] refuses one whatever its source).
 
@@ -303,6 +309,34 @@ mod tests {
         assert_eq!(event["metadata"]["name"], "web-0.17a");
         assert_eq!(event["metadata"]["uid"], "5e1c-77d0");
         assert_eq!(event["involvedObject"], json!({"name": "web-0", "uid": "0b9f-4c"}));
+    }
+
+    /// Break-it (issue 34) HIGH 2 and 3: a held `sha256~HELD…` masked first
+    /// left the rest of a longer foreign token sharing its beginning; a
+    /// short held value (a password `2026`, a header value `100m`) masked
+    /// every timestamp and cpu request.
+    #[test]
+    fn a_held_value_masks_a_longer_token_whole_and_a_short_one_no_data() {
+        const HELD: &str = "sha256~HELDt0kenQwErTy1234567";
+        kdrift_rebalance::hold([HELD, "2026", "100m"]);
+        let foreign = format!("{HELD}FOREIGNtok9xyz8765abcdefgh");
+        let mut event = json!({"kind": "Event",
+            "metadata": {"name": "e1", "namespace": "default", "creationTimestamp": "2026-11-27T10:00:00Z"},
+            "message": format!("retry with Bearer {foreign} failed"),
+            "related": [format!("token={foreign}"), format!("curl -H 'Authorization: Bearer {foreign}'")],
+            "firstTimestamp": "2026-11-27T10:00:00Z", "count": 2026});
+        assert!(mask_object(&mut event));
+        assert_eq!(event["message"], "retry with Bearer *** failed");
+        assert_eq!(event["related"], json!(["token=***", "curl -H 'Authorization: Bearer ***'"]));
+        assert_eq!(event["firstTimestamp"], "2026-11-27T10:00:00Z");
+        assert_eq!(event["metadata"]["creationTimestamp"], "2026-11-27T10:00:00Z");
+        let mut pod = json!({"kind": "Pod", "metadata": {"name": "web-2026", "namespace": "default",
+                "creationTimestamp": "2026-11-27T10:00:00Z", "labels": {"year": "2026"}},
+            "spec": {"containers": [{"name": "c", "image": "img:2026",
+                "resources": {"requests": {"cpu": "100m", "memory": "2026Mi"}}}]}});
+        let before = pod.clone();
+        assert!(!mask_object(&mut pod));
+        assert_eq!(pod, before);
     }
 
     /// Issue 34 B: shapes in records that were stored as they came (each

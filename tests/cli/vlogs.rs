@@ -250,7 +250,9 @@ fn a_400_body_with_a_credential_straddling_its_cut_shows_no_part_of_it() {
     for (what, secret, before_cut) in straddling {
         let head = format!("bad request; you sent authorization={basic} x-api-key={} and ", HOSTILE.header_value);
         // Longer than kdrift reads of it: the read ends in the z's.
-        let body = format!("{head}{}{secret} {}", ".".repeat(4096 - before_cut - head.len()), "z".repeat(30_000));
+        // A blank before it: a credential inside a longer token masks the
+        // whole token (here the dots).
+        let body = format!("{head}{} {secret} {}", ".".repeat(4095 - before_cut - head.len()), "z".repeat(30_000));
         assert_eq!(&body[4096 - before_cut..4096], &secret[..before_cut]);
         let proxy = Scripted::start(move |r| match r.path.as_str() {
             "/select/logsql/hits" => Reply::new(200, one_bucket()),
@@ -264,7 +266,7 @@ fn a_400_body_with_a_credential_straddling_its_cut_shows_no_part_of_it() {
             stderr.contains("HTTP 400: bad request; you sent authorization=Basic *** x-api-key=*** and ...."),
             "{what}: {stderr}"
         );
-        assert!(stderr.contains(".*** zzz") || stderr.contains(".Basic *** zzz"), "{what}: {stderr}");
+        assert!(stderr.contains(". *** zzz") || stderr.contains(". Basic *** zzz"), "{what}: {stderr}");
     }
 }
 

@@ -1812,3 +1812,110 @@ fn a_nested_duplicate_key_is_the_items_error_naming_its_path() {
         store.conn().query_row("SELECT count(*) FROM observations WHERE kind = 'Pod'", [], |r| r.get(0)).expect("n");
     assert_eq!(n, 6);
 }
+
+/// Break-it (issue 34) HIGH 1 and 3: a server that echoes the kubeconfig's
+/// token into an object's name, an Event's name and its involvedObject had
+/// it stored raw in the identity columns (the identity was read before
+/// masking) and quoted in a bad item's error (`items[1] (default/q-TOKEN)`);
+/// a short held value (here `4417`, as a header `X-Scope-OrgID: 4417`)
+/// masked every quantity and timestamp holding it.
+#[test]
+fn a_held_token_in_a_name_is_stored_masked_and_a_short_one_masks_no_data() {
+    use kdrift_ingest::{snapshot_cluster, ManualClock, SnapshotOptions};
+    use kdrift_rebalance::{ClusterOptions, Scope, DEFAULT_REQUEST_TIMEOUT};
+    const TOKEN: &str = "sectok7h3k9q2w8e5r1t";
+    kdrift_rebalance::hold(["4417"]);
+    let kube = kdrift_tests::fake_kube::FakeKube::start();
+    let created = "2026-11-27T10:00:00Z";
+    let pod = |name: String, label: &str| {
+        serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "creationTimestamp": created,
+                "labels": {"build": label}},
+            "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "img:4417",
+                "resources": {"requests": {"cpu": "4417m", "memory": "4417Mi"}}}]},
+            "status": {"phase": "Running"}})
+    };
+    kube.create(pod(format!("p-{TOKEN}"), "4417")).expect("pod");
+    kube.create(pod(format!("q-{TOKEN}"), "dup")).expect("pod");
+    kube.create(serde_json::json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": format!("e1.{TOKEN}"), "namespace": "default"},
+        "involvedObject": {"kind": "Pod", "name": format!("p-{TOKEN}"), "namespace": "default"},
+        "reason": "Started", "message": "started at 4417m", "type": "Normal", "count": 1,
+        "firstTimestamp": created, "lastTimestamp": created}))
+        .expect("event");
+    kube.rewrite_lists("\"build\":\"dup\"", "\"build\":\"dup\",\"build\":\"twice\"");
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(&kubeconfig, kube.kubeconfig(None).replace("token: fake-token", &format!("token: {TOKEN}")))
+        .expect("kubeconfig");
+    let (_d, store) = temp_store();
+    let opts = ClusterOptions { kubeconfig: Some(kubeconfig), context: None };
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let snapshot = || {
+        rt.block_on(async {
+            let c = opts.open().await.expect("connect");
+            let options = SnapshotOptions {
+                cluster: c.url.clone(),
+                scope: Scope::AllNamespaces,
+                page_size: 10,
+                request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            };
+            let clock = ManualClock::new(t("2026-11-27T10:05:00Z"));
+            snapshot_cluster(&store, &c.client, &options, &clock).await.expect("snapshot")
+        })
+    };
+    let report = snapshot();
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!(pods.item_errors.len(), 1, "{:?}", pods.item_errors);
+    assert!(
+        pods.item_errors[0].ends_with(
+            "items[1] (default/***): the key \"build\" appears twice in one object (at metadata.labels.build; \
+             which value is meant is unknown); the item is skipped, the page's other items are kept"
+        ),
+        "{}",
+        pods.item_errors[0]
+    );
+    let rows = |sql: &str| -> Vec<String> {
+        store.conn().prepare(sql).and_then(|mut s| s.query_map([], |r| r.get(0))?.collect()).expect(sql)
+    };
+    assert_eq!(
+        rows(
+            "SELECT kind || ' ' || api_version || ' ' || namespace || '/' || name || ' ' || \
+             (object->>'$.metadata.creationTimestamp') FROM observations WHERE kind IN ('Pod', 'Event') \
+             ORDER BY kind, api_version"
+        )[2],
+        "Pod v1 default/*** 2026-11-27T10:00:00Z"
+    );
+    assert_eq!(
+        rows(
+            "SELECT kind || ' ' || api_version || ' ' || namespace || '/' || name FROM observations \
+             WHERE kind IN ('Pod', 'Event') ORDER BY kind, api_version"
+        ),
+        ["Event events.k8s.io/v1 default/***", "Event v1 default/***", "Pod v1 default/***"]
+    );
+    assert_eq!(
+        rows(
+            "SELECT DISTINCT event_key || ' ' || name || ' ' || involved_name || ' ' || message || ' ' || \
+             first_time::VARCHAR FROM event_versions"
+        ),
+        ["default/*** *** *** started at 4417m 2026-11-27 10:00:00"]
+    );
+    // The short held value masks no data: quantities, labels, images and times kept.
+    assert_eq!(
+        rows(
+            "SELECT (object->'$.metadata.labels')::VARCHAR || ' ' || (object->'$.spec.containers[0].image')::VARCHAR \
+             || ' ' || (object->'$.spec.containers[0].resources')::VARCHAR FROM observations WHERE kind = 'Pod'"
+        ),
+        [r#"{"build":"4417"} "img:4417" {"requests":{"cpu":"4417m","memory":"4417Mi"}}"#]
+    );
+    // The token is nowhere in the store.
+    let all = rows(
+        "SELECT string_agg(t::VARCHAR, '|') FROM (SELECT o AS t FROM observations o UNION ALL \
+         SELECT e FROM event_versions e UNION ALL SELECT x FROM events x UNION ALL SELECT r FROM ingest_errors r)",
+    );
+    assert!(!all[0].contains(TOKEN) && all[0].contains("4417m"), "{all:?}");
+    // Again: the masked names are the stored ones, nothing new or vanished.
+    let again = snapshot();
+    assert_eq!(again.counts.added, 0, "{:?}", again.counts);
+    assert_eq!(rows("SELECT count(*)::VARCHAR FROM observations WHERE upper(change) = 'DELETED'"), ["0"]);
+}

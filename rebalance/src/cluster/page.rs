@@ -25,9 +25,11 @@ pub struct BadItem {
 impl std::fmt::Display for BadItem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "items[{}]", self.index)?;
+        // A name may hold a credential a server echoed into it (break-it, issue 34).
+        let held = crate::redact::held();
         match &self.key {
-            Some((ns, name)) if !ns.is_empty() => write!(f, " ({ns}/{name})")?,
-            Some((_, name)) => write!(f, " ({name})")?,
+            Some((ns, name)) if !ns.is_empty() => write!(f, " ({}/{})", held.redact(ns), held.redact(name))?,
+            Some((_, name)) => write!(f, " ({})", held.redact(name))?,
             None => {}
         }
         write!(f, ": {}; the item is skipped, the page's other items are kept", self.problem)

@@ -7,7 +7,7 @@
 
 use std::sync::{PoisonError, RwLock};
 
-use super::{Redactor, MIN_PART};
+use super::Redactor;
 
 /// Every credential value held so far, their redactor, and the redactor
 /// of those looked for in records.
@@ -30,15 +30,8 @@ where
         }
     }
     let redactor = Redactor::new(all.iter().map(String::as_str));
-    let in_records = Redactor::new(all.iter().map(String::as_str).filter(|v| !word_like(v)));
+    let in_records = Redactor::for_records(all.iter().map(String::as_str));
     *guard = Some((all, redactor, in_records));
-}
-
-/// A value too much like a word to look for in a record's every string: under
-/// [`MIN_PART`] characters, letters only (a Basic password `admin` would
-/// blank out the ClusterRole `admin`, the namespace `admin-tools`).
-fn word_like(value: &str) -> bool {
-    value.chars().count() < MIN_PART && value.chars().all(|c| c.is_ascii_alphabetic())
 }
 
 /// The [`Redactor`] of every credential [`hold`] was given (none: it
@@ -47,9 +40,10 @@ pub fn held() -> Redactor {
     HELD.read().unwrap_or_else(PoisonError::into_inner).as_ref().map(|(_, r, _)| r.clone()).unwrap_or_default()
 }
 
-/// The [`Redactor`] of what [`held`] redacts but values under `MIN_PART`
-/// characters made of letters only (a word, not a token: see `word_like`),
-/// for every string of every record stored (`kdrift_store`'s `record_mask`).
+/// The [`Redactor`] of the credentials [`held`] redacts that can be told
+/// from data ([`Redactor::for_records`]: 8+ characters, whole tokens under
+/// 16), for every string of every record stored (`kdrift_store`'s
+/// `record_mask`).
 /// Empty ([`Redactor::is_empty`]) while nothing is held.
 pub fn held_in_records() -> Redactor {
     HELD.read().unwrap_or_else(PoisonError::into_inner).as_ref().map(|(_, _, r)| r.clone()).unwrap_or_default()
@@ -65,9 +59,12 @@ mod tests {
         hold([String::from("held-secret-two"), String::from("held-secret-one")]);
         let r = held();
         assert_eq!(r.redact("a held-secret-one b aGVsZC1zZWNyZXQtdHdv c"), "a *** b *** c");
-        // In records: all but a short word (as `admin` would be); a short token with a digit is looked for.
-        hold(["qzxwvk", "q7zk9x"]);
+        // In records: 8+ characters only, whole tokens under 16 (`Redactor::for_records`).
+        hold(["qzxwvk", "q7zk9x", "q7zk9x3m"]);
         assert_eq!(held().redact("qzxwvk q7zk9x"), "*** ***");
-        assert_eq!(held_in_records().redact("qzxwvk q7zk9x held-secret-one"), "qzxwvk *** ***");
+        assert_eq!(
+            held_in_records().redact("qzxwvk q7zk9x q7zk9x3m q7zk9x3mm held-secret-one"),
+            "qzxwvk q7zk9x *** q7zk9x3mm ***"
+        );
     }
 }

@@ -13,14 +13,23 @@
 //! - its hex (lower or upper case), also inside a longer hex text (a
 //!   debugging proxy's dump of the request bytes);
 //! - what is left of the value or its base64 when the echo is cut short:
-//!   its prefixes and suffixes of 8+ characters;
+//!   its prefixes and suffixes of 8+ characters, also of its base64 inside
+//!   a longer encoded text at any of the three byte alignments;
 //! - the encodings an echo may wrap it in, decoded before matching, up to
 //!   [`DECODE_LEVELS`] deep and in any mix: URL-encoding (`%3D`), JSON and
 //!   C escapes (`\u003d`, `\/`, `\"`, `\x3d`), HTML entities (`&#61;`,
 //!   `&amp;`); form encoding's `+` for a space; ASCII case ignored (`%3d`).
 //!
+//! A match inside a longer run of token characters (letters, digits,
+//! `-._~+/=%`) masks the whole run: a held `sha256~HELD…` masked first
+//! left the rest of a longer foreign `sha256~HELD…FOREIGN…` (break-it,
+//! issue 34). Going back, `=` ends the run (`token=***`).
+//!
 //! Values shorter than [`MIN_SECRET`] characters are not redacted (they
-//! would blank out ordinary words). Redaction comes before any cut: a text
+//! would blank out ordinary words). In stored records
+//! ([`Redactor::for_records`]) a value is looked for from
+//! [`MIN_RECORD_SECRET`] characters on, and under [`WHOLE_TOKEN_BELOW`]
+//! only as a whole token: a short secret cannot be told from data. Redaction comes before any cut: a text
 //! read in part is redacted with [`Redactor::reach`] bytes more than it
 //! keeps, and the end that cannot be checked (where a credential may
 //! straddle the end of what was read) is dropped ([`Redactor::cut`]).
@@ -45,6 +54,12 @@ use base64::Engine;
 
 /// Shortest credential value redacted, characters.
 pub const MIN_SECRET: usize = 4;
+/// Shortest credential value looked for in stored records, characters
+/// ([`Redactor::for_records`]).
+pub const MIN_RECORD_SECRET: usize = 8;
+/// Credential values shorter than this (characters) are looked for in
+/// stored records only as whole tokens ([`Redactor::for_records`]).
+pub const WHOLE_TOKEN_BELOW: usize = 16;
 /// Shortest whitespace-separated part of a value redacted on its own, characters.
 pub const MIN_PART: usize = 8;
 /// Encoding layers undone before matching (`%253D` is two).
@@ -68,6 +83,9 @@ pub struct Redactor {
 struct Needles {
     /// Every form, ASCII-lowercased, longest first.
     forms: Vec<Vec<u8>>,
+    /// Per form: found only as a whole token (no ASCII letter or digit
+    /// right before or after it; [`Redactor::for_records`]).
+    bounded: Vec<bool>,
     /// Longest form, bytes.
     longest: usize,
     /// The forms (indices into `forms`, longest first) by their first
@@ -117,7 +135,13 @@ fn forms_of(value: &str, out: &mut Vec<String>) {
         for engine in [&STANDARD, &URL_SAFE] {
             out.push(engine.encode(&p));
         }
-        out.extend(base64_cores(&p));
+        // Inside a longer encoded text, at any of the three alignments, and
+        // cut short there (break-it: `base64("X-Api-Key: " + key)` cut to 44
+        // characters showed the key's first 22 characters).
+        for core in base64_cores(&p) {
+            out.extend(ends_of(&core));
+            out.push(core);
+        }
         // Hex (matched in any case): byte-aligned, so the same inside a longer encoded text.
         whole.push(p.bytes().map(|b| format!("{b:02x}")).collect());
         whole.push(p);
@@ -176,14 +200,41 @@ impl Redactor {
     /// A redactor of `values` (each credential value kdrift sends; for
     /// Basic auth, the password and `user:password`).
     pub fn new<'a>(values: impl IntoIterator<Item = &'a str>) -> Redactor {
-        let mut forms = Vec::new();
-        for v in values {
-            forms_of(v, &mut forms);
+        Redactor::build(values.into_iter().map(|v| (v, false)))
+    }
+
+    /// A redactor of `values` for the records kdrift stores, where a false
+    /// mask destroys data: a value under `MIN_RECORD_SECRET` (8) characters
+    /// is not looked for at all, and one under `WHOLE_TOKEN_BELOW` (16) only
+    /// as a whole token (no ASCII letter or digit right before or after
+    /// it). Break-it (issue 34): a kubeconfig password `2026` turned every
+    /// stored timestamp into `***-11-27T…`, a header value `100m` every
+    /// cpu request into `***`. A secret that short cannot be told from
+    /// data without destroying data; it is still masked in errors and
+    /// logs ([`Redactor::new`]), where a false mask costs nothing.
+    pub fn for_records<'a>(values: impl IntoIterator<Item = &'a str>) -> Redactor {
+        Redactor::build(
+            values
+                .into_iter()
+                .filter(|v| v.chars().count() >= MIN_RECORD_SECRET)
+                .map(|v| (v, v.chars().count() < WHOLE_TOKEN_BELOW)),
+        )
+    }
+
+    /// A redactor of `values`, each with whether its forms are found only
+    /// as whole tokens.
+    fn build<'a>(values: impl IntoIterator<Item = (&'a str, bool)>) -> Redactor {
+        let mut forms: Vec<(Vec<u8>, bool)> = Vec::new();
+        for (v, bounded) in values {
+            let mut of = Vec::new();
+            forms_of(v, &mut of);
+            forms.extend(of.into_iter().map(|f| (f.to_ascii_lowercase().into_bytes(), bounded)));
         }
-        let mut forms: Vec<Vec<u8>> = forms.into_iter().map(|f| f.to_ascii_lowercase().into_bytes()).collect();
-        forms.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-        forms.dedup();
-        forms.retain(|f| f.len() >= HEAD);
+        // Longest first; of a form given both ways, the unbounded one kept.
+        forms.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.cmp(b)));
+        forms.dedup_by(|later, first| later.0 == first.0);
+        forms.retain(|f| f.0.len() >= HEAD);
+        let (forms, bounded): (Vec<Vec<u8>>, Vec<bool>) = forms.into_iter().unzip();
         let longest = forms.first().map_or(0, Vec::len);
         let mut by_head: HashMap<[u8; HEAD], Vec<usize>> = HashMap::new();
         let mut heads = vec![0u64; 1 << (HEAD_BITS - 6)];
@@ -193,7 +244,7 @@ impl Redactor {
             let bit = head_bit(head);
             heads[bit / 64] |= 1 << (bit % 64);
         }
-        Redactor { inner: Arc::new(Needles { forms, longest, by_head, heads }) }
+        Redactor { inner: Arc::new(Needles { forms, bounded, longest, by_head, heads }) }
     }
 
     /// Whether it redacts nothing (no credential of `MIN_SECRET`+
@@ -290,6 +341,10 @@ impl Redactor {
                 layer = next;
             }
         }
+        // A match inside a longer token masks the whole token (break-it:
+        // a held `sha256~HELD…` masked first left the rest of a foreign
+        // `sha256~HELD…FOREIGN…` that the shapes could no longer see).
+        let mut spans: Vec<(usize, usize)> = spans.into_iter().map(|(s, e)| token_run(hay, s, e)).collect();
         spans.sort_unstable();
         let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
         for (s, e) in spans {
@@ -315,12 +370,49 @@ impl Redactor {
             }
             for &f in needles.by_head.get(&head).into_iter().flatten() {
                 let form = &needles.forms[f];
-                if lower[at..].starts_with(form) {
-                    hit(at, form.len());
+                if !lower[at..].starts_with(form) {
+                    continue;
                 }
+                let alnum = |i: Option<usize>| i.and_then(|i| lower.get(i)).is_some_and(u8::is_ascii_alphanumeric);
+                if needles.bounded[f] && (alnum(at.checked_sub(1)) || alnum(Some(at + form.len()))) {
+                    continue;
+                }
+                hit(at, form.len());
             }
         }
     }
+}
+
+/// Whether `b` may be part of a token (a credential's characters: base64,
+/// URL-safe base64, `sha256~…`, percent-encoding).
+fn token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"-._~+/=%".contains(&b)
+}
+
+/// The byte a percent escape `%XX` starting at `hay[i]` stands for.
+fn percent_at(hay: &[u8], i: usize) -> Option<u8> {
+    (hay.get(i) == Some(&b'%')).then_some(())?;
+    u8::try_from(hex_value(hay.get(i + 1..i + 3)?)?).ok()
+}
+
+/// `start..end` widened to the run of token characters ([`token_byte`])
+/// around it. Going back, a `=` ends the run (`token=…`: base64 pads only
+/// at its end), and so does an escape of a character that is not a
+/// token's (`Basic%20…`), either way.
+fn token_run(hay: &[u8], mut start: usize, mut end: usize) -> (usize, usize) {
+    loop {
+        if start >= 3 && percent_at(hay, start - 3).is_some_and(|b| !token_byte(b)) {
+            break;
+        }
+        match start.checked_sub(1).map(|i| hay[i]) {
+            Some(b) if b != b'=' && token_byte(b) => start -= 1,
+            _ => break,
+        }
+    }
+    while end < hay.len() && token_byte(hay[end]) && percent_at(hay, end).is_none_or(token_byte) {
+        end += 1;
+    }
+    (start, end)
 }
 
 fn floor_boundary(text: &str, mut i: usize) -> usize {
@@ -554,7 +646,7 @@ mod tests {
     fn a_credential_straddling_the_cut_never_shows_in_part() {
         let r = redactor();
         for shift in 0..PASSWORD.len() + 2 {
-            let text = format!("{}{PASSWORD} and more text after it{}", "x".repeat(4096 - shift), "z".repeat(20_000));
+            let text = format!("{} {PASSWORD} and more text after it{}", "x".repeat(4096 - shift), "z".repeat(20_000));
             // Read in part: the beginning only, with the reach beyond the limit.
             let read = &text[..text.len().min(4096 + r.reach())];
             let shown = r.cut(read, read.len() == text.len(), 4096);
@@ -569,6 +661,81 @@ mod tests {
         // A read that stopped inside a credential loses the unchecked end.
         let partial = format!("ok {}", &b64(&format!("{USER}:{PASSWORD}"))[..10]);
         assert_eq!(r.cut(&partial, false, 100), "…");
+    }
+
+    /// Break-it (issue 34) HIGH 2: masking the held `sha256~HELD…` first
+    /// left the rest of a longer foreign token sharing its beginning,
+    /// which the shapes could then no longer see as a token.
+    #[test]
+    fn a_held_value_inside_a_longer_token_masks_the_whole_token() {
+        const HELD: &str = "sha256~HELDt0kenQwErTy1234567";
+        let foreign = format!("{HELD}FOREIGNtok9xyz8765abcdefgh");
+        for r in [Redactor::new([HELD]), Redactor::for_records([HELD])] {
+            for (said, shown) in [
+                (format!("retry with Bearer {foreign} failed"), "retry with Bearer *** failed"),
+                (format!("curl -H 'Authorization: Bearer {foreign}'"), "curl -H 'Authorization: Bearer ***'"),
+                (format!("token={foreign}"), "token=***"),
+                (format!("x/pre{HELD}.more, next"), "***, next"),
+                (format!("name=p-{HELD}-0 ok"), "name=*** ok"),
+                (format!("Basic%20{foreign}%20end"), "Basic%20***%20end"),
+            ] {
+                assert_eq!(r.redact(&said), shown, "{said}");
+            }
+        }
+    }
+
+    /// Break-it (issue 34) HIGH 3: a kubeconfig password `2026` turned every
+    /// stored timestamp into `***-11-27T…`, a header value `100m` every cpu
+    /// request into `***`. In records a value is looked for from 8
+    /// characters on, and under 16 only as a whole token; errors mask all.
+    #[test]
+    fn in_records_a_short_held_value_never_masks_data() {
+        let values = ["2026", "100m", "u:2026", "q7zk9x3m", "hdrQ9zzSecretValue0123456789abcdef"];
+        let records = Redactor::for_records(values);
+        for data in [
+            "2026-11-27T10:00:00Z",
+            "100m",
+            "cpu 100m, 2026 pods",
+            "q7zk9x3mm",
+            "aq7zk9x3m",
+            "web-2026-q7zk9x3m0",
+            "default/u:2026x",
+            "e1.abc",
+        ] {
+            assert_eq!(records.redact(data), data);
+        }
+        assert_eq!(records.redact("pw q7zk9x3m, \"q7zk9x3m\""), "pw ***, \"***\"");
+        assert_eq!(records.redact("web-q7zk9x3m:1"), "***:1");
+        assert_eq!(records.redact("k hdrQ9zzSecretValue0123456789abcdefX"), "k ***");
+        // Errors and logs still mask the short ones.
+        let errors = Redactor::new(values);
+        assert_eq!(errors.redact("at 2026-11-27T10:00:00Z: 100m"), "at ***:00:00Z: ***");
+    }
+
+    /// Break-it (issue 34) MEDIUM 4: a server echoing
+    /// `base64("X-Api-Key: " + key)` cut to 20–44 characters showed
+    /// `WC1BcGkt…MTIz`, the key's first 22 characters, when the key stood
+    /// at byte offset 1 or 2 of the encoded text.
+    #[test]
+    fn a_cut_base64_echo_at_any_alignment_is_masked() {
+        use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+        const KEY: &str = "hdrQ9zzSecretValue0123456789abcdef";
+        let r = Redactor::new([KEY]);
+        for before in ["X-Api-Key: ", "X-Api-Key:", "X-Api-Key:  ", "A", "AB", ""] {
+            // Where the key's own characters begin in the encoding, plus the
+            // shortest cut-short form found.
+            let first = (before.len() * 4).div_ceil(3) + 1 + MIN_END;
+            for engine in [&STANDARD, &URL_SAFE_NO_PAD] {
+                let encoded = engine.encode(format!("{before}{KEY}"));
+                for cut in first..=encoded.len() {
+                    let said = format!("dump {} end", &encoded[..cut]);
+                    assert_eq!(r.redact(&said), "dump *** end", "{before:?} cut at {cut}: {said}");
+                }
+            }
+        }
+        // Break-it's exact echo: offset 2, cut to 44.
+        let echo = &STANDARD.encode(format!("X-Api-Key: {KEY}"))[..44];
+        assert_eq!(r.redact(&format!("dump {echo} end\n")), "dump *** end\n");
     }
 
     #[test]

@@ -182,6 +182,9 @@ impl Recorder<'_, '_> {
                 self.stage(&resource, Change::Deleted, last, o)?;
             }
             Msg::ItemError { resource, kind, message } => {
+                // A bad item's or line's name may hold a credential the
+                // server echoed into it (break-it, issue 34).
+                let message = kdrift_rebalance::held().redact(&message);
                 let what = kind.map_or("list items", BadEventKind::as_str);
                 let count = self.skipped.entry(what).or_insert(0);
                 *count += 1;
