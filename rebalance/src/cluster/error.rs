@@ -51,6 +51,16 @@ pub enum ClusterError {
         /// What went wrong (a failing plugin's stderr redacted).
         problem: String,
     },
+    /// The kubeconfig's `tokenFile` (or the in-cluster service account's
+    /// token) could not be read before the first request, or holds no
+    /// usable token (`super::exec::refresh`).
+    #[error("the token file {path}: {cause}")]
+    TokenFile {
+        /// The file.
+        path: String,
+        /// What went wrong (an I/O error, `it is empty`).
+        cause: String,
+    },
     /// The HTTP client could not be built for the server.
     #[error("cannot build a client for {url}")]
     Client {

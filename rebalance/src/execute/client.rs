@@ -84,7 +84,8 @@ impl From<ClusterError> for ClientError {
             ClusterError::Kubeconfig { .. }
             | ClusterError::NoConfiguration { .. }
             | ClusterError::Client { .. }
-            | ClusterError::ExecPlugin { .. } => ClientError::Config(e.to_string()),
+            | ClusterError::ExecPlugin { .. }
+            | ClusterError::TokenFile { .. } => ClientError::Config(e.to_string()),
         }
     }
 }
