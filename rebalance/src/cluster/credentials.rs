@@ -8,7 +8,8 @@
 //!
 //! Held: the bearer token and the token file's contents (read here once;
 //! re-read and each new token held by [`super::exec::refresh`]), the
-//! Basic password, `user:password` and the header values (`Bearer …`, `Basic …`); the client key (`client-key-data` and
+//! Basic password, `user:password` and the header values (`Bearer …`,
+//! `Basic …`); the client key (`client-key-data` and
 //! the PEM body of it or of the `client-key` file, line by line); an
 //! auth-provider's tokens and secrets (`access-token`, `id-token`,
 //! `refresh-token`, `client-secret`); an exec plugin's environment values
