@@ -463,3 +463,37 @@ fn a_stop_during_the_first_paginated_list_ends_partial_naming_the_unfinished_lis
     let store = Store::open_existing(&db).expect("store");
     assert_eq!(store.counts().expect("counts").observations, 3);
 }
+
+#[test]
+fn a_watched_pod_the_model_cannot_read_is_an_item_error_of_the_run_as_in_ingest_api() {
+    // Break-it (issue 34): `spec: "bad"` in a watched pod was stored
+    // silently (run ok) while `ingest api` reported it (exit 2).
+    let list = list_of("PodList", &[pod_text(0, 10).into_bytes()]);
+    let bad = pod_text(1, 201)
+        .replace(r#""spec":{"nodeName":"node-1","containers":[{"name":"c","image":"img:1"}]}"#, r#""spec":"bad""#);
+    assert!(bad.contains(r#""spec":"bad""#), "{bad}");
+    let lines = vec![event("ADDED", &bad), event("MODIFIED", &pod_text(0, 202))];
+    let kube = HostileKube::start(move |t| {
+        let pods = t.starts_with("/api/v1/pods?");
+        pods.then(|| if t.contains("watch=") { Answer::Watch(lines.clone()) } else { Answer::Body(list.clone()) })
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("rec.duckdb");
+    let pods = *ResourceKind::by_kind("v1", "Pod").expect("pods");
+    let rec = RunningRecorder::start(&kube.write_kubeconfig(dir.path()), &db, Arc::new(WallClock), move |o| {
+        o.resources = vec![pods];
+    });
+    assert!(rec.watched.wait(WAIT, |s| s.max_rv.get("pods") == Some(&202)), "{:?}", rec.watched.seen());
+    let report = rec.stop();
+    let r = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!(r.received, 3, "1 listed, 2 watched");
+    assert_eq!(
+        r.item_errors,
+        [format!(
+            "{}/api/v1/pods: pod default/p1: spec: expected an object, got string \"bad\"; the version is stored, \
+             but analyses cannot use it",
+            kube.url()
+        )]
+    );
+    assert_eq!((report.status.as_str(), report.errors()), ("partial", 1));
+}
