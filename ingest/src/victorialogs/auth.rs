@@ -105,7 +105,7 @@ impl Auth {
                 values.push(password.expose().to_string());
             }
         }
-        for token in &self.bearer {
+        if let Some(token) = &self.bearer {
             values.push(format!("Bearer {}", token.expose()));
             values.push(token.expose().to_string());
         }
