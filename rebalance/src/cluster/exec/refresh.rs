@@ -81,8 +81,9 @@ pub struct RefreshLayer {
 }
 
 /// Removes the plugin left by [`super::apply`] (and the token, which the
-/// layer then sends), or the `tokenFile` when no `token` is set (kube's
-/// precedence), from `config`; `None` when there is neither.
+/// layer then sends), or the `tokenFile` when kube would use it (no
+/// auth-provider, Basic pair or `token`), from `config`; `None` when
+/// there is neither.
 pub fn take(config: &mut Config) -> Option<RefreshLayer> {
     let mut auth = serde_json::to_value(&config.auth_info).ok()?;
     let map = auth.as_object_mut()?;
@@ -93,7 +94,11 @@ pub fn take(config: &mut Config) -> Option<RefreshLayer> {
             let token = map.remove("token")?.as_str()?.to_string();
             (Source::Exec { plugin, expires }, token)
         }
-        None if map.get("token").is_none() => {
+        // kube's precedence: an auth-provider, then Basic, then `token`, then `tokenFile`.
+        None if ["auth-provider", "token"].iter().all(|k| map.get(*k).is_none_or(Value::is_null))
+            && !(map.get("username").is_some_and(|u| !u.is_null())
+                && map.get("password").is_some_and(|p| !p.is_null())) =>
+        {
             let path = PathBuf::from(map.remove("tokenFile")?.as_str()?);
             // Unreadable now: kube would fail the same way; the layer says so at the first request.
             let (token, stamp) = read_token(&path).unwrap_or_default();
