@@ -108,7 +108,8 @@ pub struct KubeArgs {
     pub chunk_size: u32,
     /// Give up on a server silent this long: waiting for a list's answer or
     /// its next bytes, or a watch's answer (a watch waits its 290 s plus this
-    /// for its next event). kubectl's --request-timeout.
+    /// for its next event). kubectl's --request-timeout. One whole list
+    /// page may take at most 10 times this (a server sending too slowly).
     #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub request_timeout: u64,
 }

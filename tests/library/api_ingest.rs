@@ -340,3 +340,34 @@ fn after_three_silent_resources_the_others_are_not_asked() {
     assert_eq!(problems[3..].iter().filter(|p| p.contains(": not asked: ")).count(), 10, "{problems:?}");
     assert_eq!((report.status, report.errors(), observations), (RunStatus::Failed, 13, 0));
 }
+
+/// A server sending the pods list one byte every 100 ms, never 300 ms
+/// silent: the request timeout (between two pieces) never ran out and
+/// `ingest api` ran on indefinitely (break-it, issue 34). One page may
+/// take 10 request timeouts in all.
+#[test]
+fn a_list_page_sent_too_slowly_fails_that_resource_after_ten_request_timeouts() {
+    let list = list_of("PodList", &[pod(0, 10).into_bytes(), pod(1, 11).into_bytes()]);
+    let kube = HostileKube::start(move |t| {
+        t.starts_with("/api/v1/pods?").then(|| Answer::Drip(list.clone(), Duration::from_millis(100)))
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let started = std::time::Instant::now();
+    let (report, observations) =
+        bounded_snapshot(kube.write_kubeconfig(dir.path()), Duration::from_millis(300), Duration::from_secs(30))
+            .expect("the snapshot ended within 30 s with a 0.3 s request timeout");
+    assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    let url = kube.url();
+    assert_eq!(
+        pods.problem.as_ref().map(|p| (p.severity, p.message.clone())),
+        Some((
+            Severity::Error,
+            format!(
+                "pods: {url} did not send one whole list page within 3 s (10 × the request timeout: it kept \
+                 sending, too slowly); given up (/api/v1/pods)"
+            )
+        ))
+    );
+    assert_eq!((report.status, report.errors(), observations), (RunStatus::Partial, 1, 0));
+}

@@ -344,3 +344,34 @@ fn an_expiring_exec_token_is_renewed_before_each_request_of_one_client() {
     assert_eq!(sent, ["Bearer sHoRtLiVeD-2", "Bearer sHoRtLiVeD-3", "Bearer sHoRtLiVeD-4"]);
     assert_eq!(kdrift_rebalance::held().redact("sHoRtLiVeD-4"), "***");
 }
+
+/// Break-it (issue 34): a kubeconfig `tokenFile` (the in-cluster service
+/// account's token is one) rewritten between requests of one client, as
+/// the kubelet rotates a projected token: kdrift re-reads it, sends the
+/// new token, and holds it before it is sent (kube re-read it on its own
+/// and nothing held the new token: an echo of it was stored in the clear).
+#[test]
+fn a_rotated_token_file_is_re_read_and_the_new_token_held_before_it_is_sent() {
+    let kube = FakeKube::start();
+    kube.create(node("node-1")).expect("node");
+    let dir = tempfile::tempdir().expect("tmp");
+    let token_file = dir.path().join("token");
+    std::fs::write(&token_file, "rOtAtEdToKeN-first1\n").expect("token");
+    let kubeconfig = dir.path().join("kubeconfig");
+    let user = format!("    tokenFile: {}\n", token_file.display());
+    std::fs::write(&kubeconfig, kube.kubeconfig(None).replace("    token: fake-token\n", &user)).expect("write");
+    let opts = ClusterOptions { kubeconfig: Some(kubeconfig), context: None };
+    let nodes = HISTORY_RESOURCES.iter().find(|r| r.kind == "Node").expect("nodes");
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("rt");
+    runtime.block_on(async {
+        let client = opts.connect().await.expect("client");
+        list_all(&client, nodes, &Scope::AllNamespaces, 0).await.expect("list");
+        std::fs::write(&token_file, "rOtAtEdToKeN-second22\n").expect("rotate");
+        list_all(&client, nodes, &Scope::AllNamespaces, 0).await.expect("list");
+        list_all(&client, nodes, &Scope::AllNamespaces, 0).await.expect("list");
+    });
+    let sent: Vec<String> = kube.requests().into_iter().map(|r| r.authorization).collect();
+    assert_eq!(sent, ["Bearer rOtAtEdToKeN-first1", "Bearer rOtAtEdToKeN-second22", "Bearer rOtAtEdToKeN-second22"]);
+    let hex: String = "rOtAtEdToKeN-second22".bytes().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(kdrift_rebalance::held().redact(&format!("got rOtAtEdToKeN-second22 hex {hex}")), "got *** hex ***");
+}

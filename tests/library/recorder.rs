@@ -418,3 +418,82 @@ fn a_server_that_never_answers_is_retried_and_the_run_does_not_end_ok() {
     );
     assert_eq!((report.status.as_str(), report.errors()), ("partial", 2));
 }
+
+#[test]
+fn a_stop_during_the_first_paginated_list_ends_partial_naming_the_unfinished_list() {
+    // Break-it (issue 34): SIGTERM while the first list of 20000 pods was
+    // paging ended `ok` with 6628 pods stored and no word about the rest.
+    let items: Vec<Vec<u8>> = (0..3).map(|i| pod_text(i, 10 + i).into_bytes()).collect();
+    let first = String::from_utf8(list_of("PodList", &items))
+        .expect("utf-8")
+        .replace(r#""resourceVersion":"100"}"#, r#""resourceVersion":"100","continue":"page-2"}"#)
+        .into_bytes();
+    let kube = HostileKube::start(move |t| {
+        if t.starts_with("/api/v1/pods?") && t.contains("continue=page-2") {
+            Some(Answer::Silent)
+        } else if t.starts_with("/api/v1/pods?") && !t.contains("watch=") {
+            Some(Answer::Body(first.clone()))
+        } else {
+            None
+        }
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("rec.duckdb");
+    let resources = vec![*ResourceKind::by_kind("v1", "Pod").expect("kind")];
+    let rec = RunningRecorder::start(&kube.write_kubeconfig(dir.path()), &db, Arc::new(WallClock), move |o| {
+        o.resources = resources;
+        o.watch.page_size = 3;
+    });
+    assert!(rec.watched.wait(WAIT, |s| s.observed.len() == 3), "{:?}", rec.watched.seen());
+    assert!(rec.watched.wait(WAIT, |_| kube.requests().iter().any(|t| t.contains("continue=page-2"))));
+    let report = rec.stop();
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    let url = kube.url();
+    assert_eq!(
+        (pods.received, pods.problem.as_ref().map(|p| p.message.clone()).unwrap_or_default()),
+        (
+            3,
+            format!(
+                "pods: never in sync until the recorder stopped; its first list was not finished (3 objects stored; \
+                 the next record lists it again) ({url}/api/v1/pods)"
+            )
+        )
+    );
+    assert_eq!((report.status.as_str(), report.errors()), ("partial", 1));
+    let store = Store::open_existing(&db).expect("store");
+    assert_eq!(store.counts().expect("counts").observations, 3);
+}
+
+#[test]
+fn a_watched_pod_the_model_cannot_read_is_an_item_error_of_the_run_as_in_ingest_api() {
+    // Break-it (issue 34): `spec: "bad"` in a watched pod was stored
+    // silently (run ok) while `ingest api` reported it (exit 2).
+    let list = list_of("PodList", &[pod_text(0, 10).into_bytes()]);
+    let bad = pod_text(1, 201)
+        .replace(r#""spec":{"nodeName":"node-1","containers":[{"name":"c","image":"img:1"}]}"#, r#""spec":"bad""#);
+    assert!(bad.contains(r#""spec":"bad""#), "{bad}");
+    let lines = vec![event("ADDED", &bad), event("MODIFIED", &pod_text(0, 202))];
+    let kube = HostileKube::start(move |t| {
+        let pods = t.starts_with("/api/v1/pods?");
+        pods.then(|| if t.contains("watch=") { Answer::Watch(lines.clone()) } else { Answer::Body(list.clone()) })
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("rec.duckdb");
+    let pods = *ResourceKind::by_kind("v1", "Pod").expect("pods");
+    let rec = RunningRecorder::start(&kube.write_kubeconfig(dir.path()), &db, Arc::new(WallClock), move |o| {
+        o.resources = vec![pods];
+    });
+    assert!(rec.watched.wait(WAIT, |s| s.max_rv.get("pods") == Some(&202)), "{:?}", rec.watched.seen());
+    let report = rec.stop();
+    let r = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!(r.received, 3, "1 listed, 2 watched");
+    assert_eq!(
+        r.item_errors,
+        [format!(
+            "{}/api/v1/pods: pod default/p1: spec: expected an object, got string \"bad\"; the version is stored, \
+             but analyses cannot use it",
+            kube.url()
+        )]
+    );
+    assert_eq!((report.status.as_str(), report.errors()), ("partial", 1));
+}

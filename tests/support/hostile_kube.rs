@@ -3,8 +3,9 @@
 //! page with one bad item (bytes as given, invalid UTF-8 included), a watch
 //! stream with lines that are not JSON or not UTF-8, a server that accepts
 //! the connection and never answers, or answers the headers and then
-//! nothing. A route decides each request's [`Answer`]; without one, a list
-//! is an empty list at resourceVersion 100 and a watch is held open, silent.
+//! nothing, or sends a list one byte at a time. A route decides each
+//! request's [`Answer`]; without one, a list is an empty list at
+//! resourceVersion 100 and a watch is held open, silent.
 //! Connections are HTTP/1.1 keep-alive, as kube's client uses them.
 
 use std::io::{Read, Write};
@@ -24,6 +25,9 @@ pub enum Answer {
     Silent,
     /// The headers of a 200 with a chunked body, then nothing.
     HeadersOnly,
+    /// A 200 with this body (its full `Content-Length`), one byte per
+    /// interval: never silent for long, never done (issue 34's slow drip).
+    Drip(Vec<u8>, std::time::Duration),
 }
 
 /// Decides the answer from the request's path and query (`/api/v1/pods?limit=500`).
@@ -142,6 +146,21 @@ fn serve(mut conn: TcpStream, route: &Route, log: &Mutex<Vec<String>>) {
                 true
             }
             Answer::Silent => true,
+            Answer::Drip(body, every) => {
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                    body.len()
+                );
+                let mut sent = conn.write_all(head.as_bytes());
+                for byte in &body {
+                    if sent.is_err() {
+                        break;
+                    }
+                    std::thread::sleep(every);
+                    sent = conn.write_all(&[*byte]);
+                }
+                true
+            }
             Answer::HeadersOnly => {
                 let _ = conn.write_all(
                     b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",

@@ -85,16 +85,30 @@ impl Auth {
         Redactor::new(values.iter().map(String::as_str))
     }
 
-    /// The credential values of [`Auth::redactor`].
+    /// The credential values of [`Auth::redactor`]: every header value
+    /// sent with a credential as it goes on the wire (`Basic <base64>`,
+    /// `Bearer <token>`), its base64 alone, `user:password`, the password,
+    /// the token and the extra headers' values. Each is also masked in
+    /// its other forms (hex, base64, URL, JSON), so a proxy echoing the
+    /// hex or base64 of the whole `Authorization` header is masked too
+    /// (break-it, issue 34).
     pub fn secret_values(&self) -> Vec<String> {
+        use base64::Engine as _;
         let mut values: Vec<String> = Vec::new();
         if let Some((user, password)) = &self.basic {
             if !password.expose().is_empty() {
-                values.push(format!("{user}:{}", password.expose()));
+                let pair = format!("{user}:{}", password.expose());
+                let encoded = base64::engine::general_purpose::STANDARD.encode(pair.as_bytes());
+                values.push(format!("Basic {encoded}"));
+                values.push(encoded);
+                values.push(pair);
                 values.push(password.expose().to_string());
             }
         }
-        values.extend(self.bearer.iter().map(|t| t.expose().to_string()));
+        if let Some(token) = &self.bearer {
+            values.push(format!("Bearer {}", token.expose()));
+            values.push(token.expose().to_string());
+        }
         values.extend(self.headers.iter().map(|(_, v)| v.expose().to_string()));
         values
     }
@@ -283,7 +297,7 @@ mod tests {
                     'bearer': 'BEARERs3cret', 'echo': 'PWs3cret'}";
         assert_eq!(
             auth.redact(body),
-            "your headers: {'authorization': 'Basic ***', 'x-key': '***', 'x-short': 'a', 'bearer': '***', \
+            "your headers: {'authorization': '***', 'x-key': '***', 'x-short': 'a', 'bearer': '***', \
              'echo': '***'}"
         );
     }

@@ -409,3 +409,72 @@ impl VlClient {
         response.chunk().await.map_err(|e| transport(&e, &self.redactor))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+
+    use super::*;
+    use crate::victorialogs::auth::Secret;
+
+    /// A one-request server on 127.0.0.1 answering 502 with the hex (or
+    /// base64) of the request's `Authorization` header, as a proxy dump.
+    fn auth_echo_server(hex: bool) -> (String, std::thread::JoinHandle<String>) {
+        use base64::Engine as _;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("addr"));
+        let handle = std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().expect("accept");
+            let mut request = Vec::new();
+            let mut buf = [0u8; 4096];
+            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                let n = conn.read(&mut buf).expect("read");
+                if n == 0 {
+                    break;
+                }
+                request.extend_from_slice(&buf[..n]);
+            }
+            let text = String::from_utf8_lossy(&request).to_string();
+            let auth = text
+                .lines()
+                .find_map(|l| l.strip_prefix("authorization: ").or_else(|| l.strip_prefix("Authorization: ")))
+                .unwrap_or_default()
+                .to_string();
+            let dump = if hex {
+                auth.bytes().map(|b| format!("{b:02x}")).collect::<String>()
+            } else {
+                base64::engine::general_purpose::STANDARD.encode(auth.as_bytes())
+            };
+            let body = format!("proxy dump: {dump}\n");
+            let answer = format!(
+                "HTTP/1.1 502 Bad Gateway\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            conn.write_all(answer.as_bytes()).expect("write");
+            auth
+        });
+        (url, handle)
+    }
+
+    /// Break-it (issue 34): a 502 whose body is the hex or base64 of the
+    /// whole `Authorization: Basic …` value showed the password.
+    #[test]
+    fn a_hex_or_base64_echo_of_the_basic_header_is_masked() {
+        for hex in [true, false] {
+            let (url, handle) = auth_echo_server(hex);
+            let auth = Auth { basic: Some(("kuser".into(), Secret::new("Pw9zQ7secretX"))), ..Default::default() };
+            let client = VlClient::new(&url, auth, Timeouts::default()).expect("client");
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("rt");
+            let failure = runtime.block_on(client.query("*")).expect_err("502");
+            // `kuser:Pw9zQ7secretX` in base64.
+            assert_eq!(handle.join().expect("server"), "Basic a3VzZXI6UHc5elE3c2VjcmV0WA==");
+            match failure {
+                Failure::Status { status, body } => assert_eq!((status, body.as_str()), (502, "proxy dump: ***")),
+                other => panic!("{other:?}"),
+            }
+            // Held for the sinks no redactor reaches (stderr).
+            let header_hex = "4261736963206133567a5a58493655486335656c45336332566a636d563057413d3d";
+            assert_eq!(kdrift_rebalance::held().redact(&format!("dump {header_hex}")), "dump ***");
+        }
+    }
+}

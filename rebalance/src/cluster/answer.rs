@@ -5,6 +5,10 @@
 //! [`ClusterError::Timeout`] naming the server (as `shown_url` shows it),
 //! the resource and what was awaited. Connecting is bounded by kube's own
 //! connect timeout (30 s) and, with the headers, by [`Deadlines::idle`].
+//! One whole list page is also bounded, by [`Deadlines::page`]
+//! ([`PAGE_BOUND_FACTOR`] × the request timeout): a server sending one
+//! byte a second never lets the idle bound run out (break-it, issue 34),
+//! and is a [`ClusterError::TooSlow`].
 //!
 //! Error answers (4xx / 5xx) become [`ClusterError::Api`] as kube's client
 //! makes them: the body's `Status`, or the body's text as the message.
@@ -20,6 +24,12 @@ use super::error::ClusterError;
 
 /// The wait kdrift gives a server when the caller says nothing: 60 s.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// One list page (request, headers and whole body) may take at most this
+/// many request timeouts ([`Deadlines::page`]): 10, so a 60 s request
+/// timeout bounds a page at 10 min, far above what a healthy API server
+/// needs for a page of 500 objects.
+pub const PAGE_BOUND_FACTOR: u32 = 10;
 
 /// How long to wait for a server, and how to name it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +53,23 @@ impl Deadlines {
     /// `idle` for `server`.
     pub fn new(server: &str, idle: Duration) -> Deadlines {
         Deadlines { server: server.to_string(), idle }
+    }
+
+    /// The longest time one whole list page may take:
+    /// [`PAGE_BOUND_FACTOR`] × [`Deadlines::idle`].
+    pub fn page(&self) -> Duration {
+        self.idle.saturating_mul(PAGE_BOUND_FACTOR)
+    }
+
+    /// The [`ClusterError::TooSlow`] of a list page not read within [`Deadlines::page`].
+    pub(crate) fn too_slow(&self, resource: &str, path: &str) -> ClusterError {
+        ClusterError::TooSlow {
+            resource: resource.to_string(),
+            server: if self.server.is_empty() { "the server".to_string() } else { self.server.clone() },
+            path: path.to_string(),
+            waited_seconds: self.page().as_secs_f64(),
+            factor: PAGE_BOUND_FACTOR,
+        }
     }
 
     /// The [`ClusterError::Timeout`] of waiting `waited` for `waiting_for`.

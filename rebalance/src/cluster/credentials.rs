@@ -6,9 +6,10 @@
 //! redacted by [`crate::redact::held`] ([`ClusterError`](super::ClusterError)
 //! messages, kdrift's stderr and logs).
 //!
-//! Held: the bearer token and the token file's contents (re-read by kube,
-//! read here once), the Basic password, `user:password` and the header
-//! values (`Bearer …`, `Basic …`); the client key (`client-key-data` and
+//! Held: the bearer token and the token file's contents (read here once;
+//! re-read and each new token held by [`super::exec::refresh`]), the
+//! Basic password, `user:password` and the header values (`Bearer …`,
+//! `Basic …`); the client key (`client-key-data` and
 //! the PEM body of it or of the `client-key` file, line by line); an
 //! auth-provider's tokens and secrets (`access-token`, `id-token`,
 //! `refresh-token`, `client-secret`); an exec plugin's environment values

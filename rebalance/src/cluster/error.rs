@@ -51,6 +51,16 @@ pub enum ClusterError {
         /// What went wrong (a failing plugin's stderr redacted).
         problem: String,
     },
+    /// The kubeconfig's `tokenFile` (or the in-cluster service account's
+    /// token) could not be read before the first request, or holds no
+    /// usable token (`super::exec::refresh`).
+    #[error("the token file {path}: {cause}")]
+    TokenFile {
+        /// The file.
+        path: String,
+        /// What went wrong (an I/O error, `it is empty`).
+        cause: String,
+    },
     /// The HTTP client could not be built for the server.
     #[error("cannot build a client for {url}")]
     Client {
@@ -126,6 +136,25 @@ pub enum ClusterError {
         waited_seconds: f64,
         /// What was awaited: `the list's answer`, `the next watch event`, ….
         waiting_for: &'static str,
+    },
+    /// A list page that kept coming, too slowly, for longer than
+    /// [`super::answer::Deadlines::page`] (a byte a second never lets the
+    /// request timeout between two pieces run out).
+    #[error(
+        "{resource}: {server} did not send one whole list page within {waited_seconds} s ({factor} × the request \
+         timeout: it kept sending, too slowly); given up ({path})"
+    )]
+    TooSlow {
+        /// The resource.
+        resource: String,
+        /// The server, as `shown_url` shows it (or `the server`).
+        server: String,
+        /// The URL path requested.
+        path: String,
+        /// The page bound, in seconds.
+        waited_seconds: f64,
+        /// The bound in request timeouts ([`super::answer::PAGE_BOUND_FACTOR`]).
+        factor: u32,
     },
     /// One line of a watch stream that is not a watch event (not UTF-8, not
     /// JSON, no known `type`): skipped, the watch goes on with the next line.

@@ -6,7 +6,9 @@
 //! A page is decoded item by item ([`super::page`]): a bad item is skipped
 //! as a [`BadItem`] and the page's other items are kept. Each request is
 //! bounded by [`Deadlines`] ([`super::answer`]): a server that does not
-//! answer, or stops in the middle of a page, is a [`ClusterError::Timeout`].
+//! answer, or stops in the middle of a page, is a [`ClusterError::Timeout`];
+//! one that sends a page too slowly to end within [`Deadlines::page`] is a
+//! [`ClusterError::TooSlow`].
 //! Shared by `kdrift ingest api`, `kdrift record` and the rebalance executor.
 
 use kube::api::ListParams;
@@ -109,8 +111,10 @@ impl ListPager {
     /// an API the server does not serve, 410 Expired when a continue token
     /// is too old: list again from the start), [`ClusterError::Transport`],
     /// [`ClusterError::Timeout`] when the server does not answer (or stops
-    /// sending) within the deadlines, or [`ClusterError::Decode`] when the
-    /// body is not a list (a bad item is no error: [`Page::bad`]).
+    /// sending) within the deadlines, [`ClusterError::TooSlow`] when the
+    /// page is not whole within [`Deadlines::page`], or
+    /// [`ClusterError::Decode`] when the body is not a list (a bad item is
+    /// no error: [`Page::bad`]).
     pub async fn next_page(&mut self) -> Result<Option<Page>, ClusterError> {
         if self.done {
             return Ok(None);
@@ -126,11 +130,17 @@ impl ListPager {
         let request = kube::core::Request::new(self.path.clone())
             .list(&params)
             .map_err(|source| ClusterError::Request { resource: name.clone(), path: self.path.clone(), source })?;
-        let response =
-            super::answer::send(&self.client, request, &name, &self.path, &self.deadlines, "the list's answer").await?;
-        let bytes =
+        let whole = async {
+            let response =
+                super::answer::send(&self.client, request, &name, &self.path, &self.deadlines, "the list's answer")
+                    .await?;
             super::answer::read_all(response.into_body(), &name, &self.path, &self.deadlines, "the rest of the list")
-                .await?;
+                .await
+        };
+        let bytes = match tokio::time::timeout(self.deadlines.page(), whole).await {
+            Ok(bytes) => bytes?,
+            Err(_) => return Err(self.deadlines.too_slow(&name, &self.path)),
+        };
         // A problem may quote the server (a Status message, a token).
         let decode = |problem: String| ClusterError::Decode {
             resource: name.clone(),

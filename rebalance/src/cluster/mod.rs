@@ -36,7 +36,7 @@ pub mod redirect;
 pub mod resource;
 pub mod watch;
 
-pub use answer::{Deadlines, DEFAULT_REQUEST_TIMEOUT};
+pub use answer::{Deadlines, DEFAULT_REQUEST_TIMEOUT, PAGE_BOUND_FACTOR};
 pub use connect::{ClusterOptions, Connected};
 pub use error::{BadEventKind, ClusterError};
 pub use list::{list_all, BadItem, ListPager, ObjectList, Page, DEFAULT_PAGE_SIZE};

@@ -75,7 +75,7 @@ impl From<ClusterError> for ClientError {
                 ClientError::Status { code: redirect.status, message: redirect.to_string() }
             }
             ClusterError::Transport { .. } => ClientError::Transport(crate::cluster::error::with_causes(&e)),
-            ClusterError::Timeout { waited_seconds, .. } => {
+            ClusterError::Timeout { waited_seconds, .. } | ClusterError::TooSlow { waited_seconds, .. } => {
                 ClientError::Timeout(std::time::Duration::from_secs_f64(waited_seconds))
             }
             ClusterError::Decode { .. } | ClusterError::Request { .. } | ClusterError::BadEvent { .. } => {
@@ -84,7 +84,8 @@ impl From<ClusterError> for ClientError {
             ClusterError::Kubeconfig { .. }
             | ClusterError::NoConfiguration { .. }
             | ClusterError::Client { .. }
-            | ClusterError::ExecPlugin { .. } => ClientError::Config(e.to_string()),
+            | ClusterError::ExecPlugin { .. }
+            | ClusterError::TokenFile { .. } => ClientError::Config(e.to_string()),
         }
     }
 }

@@ -26,7 +26,10 @@
 //! warn, and the run's end logs each kind's count. A resource whose last
 //! list or watch failed and that was not watched again before the end is
 //! a problem of the run (`partial`, or `failed` when nothing was read):
-//! a server that never answers does not end as `ok`.
+//! a server that never answers does not end as `ok`. Nor does a stop
+//! during a resource's first (paginated) list: what its pages gave is
+//! stored, and the resource is a problem of the run (`partial`), the
+//! next record listing it again.
 //!
 //! Observation times come from a [`Clock`]: the wall clock live, a manual
 //! clock in tests replaying a recorded history.
@@ -130,6 +133,11 @@ struct Recorder<'s, 'o> {
     /// Skipped list items and watch lines, per kind (`list items`, `not
     /// JSON`, …): the first is logged at warn, the count at the end.
     skipped: BTreeMap<&'static str, u64>,
+    /// The resources whose first list ended (`Msg::Synced`): a resource
+    /// whose first list was cut short by a stop has staged items (and a
+    /// resourceVersion from them) but was never in sync (break-it, issue
+    /// 34: 6628 of 20000 pods ended `ok`).
+    synced: std::collections::HashSet<String>,
 }
 
 impl Recorder<'_, '_> {
@@ -209,6 +217,7 @@ impl Recorder<'_, '_> {
             Msg::Synced { resource, resource_version, relist } => {
                 tracing::info!(resource = %resource.name(), %resource_version, relist, "in sync");
                 self.retried.remove(&resource.name());
+                self.synced.insert(resource.name());
                 self.warned.clear();
                 self.report(&resource, &o.cluster, &o.scope).resource_version = Some(resource_version.clone());
                 self.observer.synced(&resource, &resource_version, relist);
@@ -268,6 +277,7 @@ pub async fn record(
         retried: BTreeMap::new(),
         warned: Default::default(),
         skipped: BTreeMap::new(),
+        synced: Default::default(),
     };
     let mut tasks = Vec::new();
     for resource in &options.resources {
@@ -315,26 +325,34 @@ pub async fn record(
     }
     // Failed, and not watched again before the end, for the reason last
     // retried: a problem of the run.
+    let synced = recorder.synced;
     for (name, mut problem) in recorder.retried {
         if let Some(r) = reports.get_mut(&name).filter(|r| r.problem.is_none()) {
-            let state = if r.resource_version.is_none() {
-                "never in sync until the recorder stopped"
-            } else {
+            let state = if synced.contains(&name) {
                 "not watched when the recorder stopped"
+            } else {
+                "never in sync until the recorder stopped"
             };
             problem.message = format!("{state}; last retried: {}", problem.message);
             r.problem = Some(problem);
         }
     }
-    // Still waiting for its first list: not recorded either.
-    for r in reports.values_mut().filter(|r| r.resource_version.is_none() && r.problem.is_none()) {
-        r.problem = Some(ResourceProblem {
-            severity: super::report::Severity::Error,
-            message: format!(
+    // Still in its first list: not recorded either (what it received is
+    // stored; the next record lists the resource again).
+    for r in reports.values_mut().filter(|r| !synced.contains(&r.resource) && r.problem.is_none()) {
+        let message = if r.received == 0 {
+            format!(
                 "{}: never in sync until the recorder stopped; its first list was not answered yet ({})",
                 r.resource, r.location
-            ),
-        });
+            )
+        } else {
+            format!(
+                "{}: never in sync until the recorder stopped; its first list was not finished ({} objects stored; \
+                 the next record lists it again) ({})",
+                r.resource, r.received, r.location
+            )
+        };
+        r.problem = Some(ResourceProblem { severity: super::report::Severity::Error, message });
     }
     let resources = order.iter().filter_map(|n| reports.remove(n)).collect();
     finish(recorder.writer, &options.cluster, &options.scope, resources)

@@ -9,15 +9,28 @@
 //! new token for redaction) when the token expires within
 //! [`REFRESH_MARGIN`].
 //!
+//! A kubeconfig's `tokenFile` (and the in-cluster service account's
+//! `/var/run/secrets/kubernetes.io/serviceaccount/token`, which kube's
+//! in-cluster configuration names as one) goes through the same layer:
+//! [`take`] removes it from the configuration, so that kube does not
+//! re-read the file and send a new token kdrift has not held, and the
+//! layer re-reads the file itself when it changed (its modification time
+//! or size) or [`TOKEN_FILE_REREAD`] after the last read (the kubelet
+//! rotates projected tokens; client-go re-reads every minute), holding
+//! each new token before it is sent (break-it, issue 34: a rotated token
+//! echoed by the API server was stored in the clear).
+//!
 //! Chosen over rebuilding the client on expiry (every holder of a client
 //! would have to) and over kube's `token_file` (it needs a file holding
-//! the token). A client certificate issued by a plugin is not renewed:
-//! it is part of the TLS connector built once.
+//! the token, and holds nothing). A client certificate issued by a
+//! plugin is not renewed: it is part of the TLS connector built once.
 
 use std::future::Future;
+use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
+use std::time::{Duration, Instant, SystemTime};
 
 use chrono::{DateTime, Utc};
 use http::{header::AUTHORIZATION, HeaderValue, Request};
@@ -36,57 +49,146 @@ pub const KEY: &str = "kdrift.exec-refresh";
 /// margin for exec tokens: a request never leaves with a token about to expire).
 pub const REFRESH_MARGIN: i64 = 60;
 
+/// At most this long between two reads of a token file, seconds
+/// (client-go's `cachingTokenSource` period), besides the re-read when
+/// its modification time or size changes.
+pub const TOKEN_FILE_REREAD: Duration = Duration::from_secs(60);
+
 /// The value left at [`KEY`]: the plugin and when the token expires.
 pub fn marker(plugin: &Plugin, expires: DateTime<Utc>) -> Value {
     serde_json::json!({ "plugin": serde_json::to_value(plugin).unwrap_or_default(), "expires": expires.to_rfc3339() })
 }
 
-/// The current token and how to renew it.
-struct Current {
-    plugin: Plugin,
-    token: String,
-    expires: DateTime<Utc>,
+/// Where the token comes from.
+enum Source {
+    /// An exec plugin, re-run when the token expires.
+    Exec { plugin: Plugin, expires: DateTime<Utc> },
+    /// A token file, re-read when it changes or [`TOKEN_FILE_REREAD`] after the last read.
+    File { path: PathBuf, read: Instant, stamp: Option<(SystemTime, u64)> },
 }
 
-/// Sets each request's `Authorization` from a renewed exec token.
+/// The current token and how to renew it.
+struct Current {
+    source: Source,
+    token: String,
+}
+
+/// Sets each request's `Authorization` from a renewed exec token or a
+/// re-read token file.
 #[derive(Clone)]
 pub struct RefreshLayer {
     current: Arc<Mutex<Current>>,
 }
 
 /// Removes the plugin left by [`super::apply`] (and the token, which the
-/// layer then sends) from `config`; `None` when there is none.
+/// layer then sends), or the `tokenFile` when kube would use it (no
+/// auth-provider, Basic pair or `token`), from `config`; `None` when
+/// there is neither.
 pub fn take(config: &mut Config) -> Option<RefreshLayer> {
-    let marker = config.auth_info.other.remove(KEY)?;
-    let plugin: Plugin = serde_json::from_value(marker.get("plugin")?.clone()).ok()?;
-    let expires = DateTime::parse_from_rfc3339(marker.get("expires")?.as_str()?).ok()?.with_timezone(&Utc);
     let mut auth = serde_json::to_value(&config.auth_info).ok()?;
-    let token = auth.as_object_mut()?.remove("token")?.as_str()?.to_string();
+    let map = auth.as_object_mut()?;
+    let (source, token) = match map.remove(KEY) {
+        Some(marker) => {
+            let plugin: Plugin = serde_json::from_value(marker.get("plugin")?.clone()).ok()?;
+            let expires = DateTime::parse_from_rfc3339(marker.get("expires")?.as_str()?).ok()?.with_timezone(&Utc);
+            let token = map.remove("token")?.as_str()?.to_string();
+            (Source::Exec { plugin, expires }, token)
+        }
+        // kube's precedence: an auth-provider, then Basic, then `token`, then `tokenFile`.
+        None if ["auth-provider", "token"].iter().all(|k| map.get(*k).is_none_or(Value::is_null))
+            && !(map.get("username").is_some_and(|u| !u.is_null())
+                && map.get("password").is_some_and(|p| !p.is_null())) =>
+        {
+            let path = PathBuf::from(map.remove("tokenFile")?.as_str()?);
+            // Unreadable now: kube would fail the same way; the layer says so at the first request.
+            let (token, stamp) = read_token(&path).unwrap_or_default();
+            (Source::File { path, read: Instant::now(), stamp }, token)
+        }
+        None => return None,
+    };
     config.auth_info = serde_json::from_value(auth).ok()?;
-    Some(RefreshLayer { current: Arc::new(Mutex::new(Current { plugin, token, expires })) })
+    Some(RefreshLayer { current: Arc::new(Mutex::new(Current { source, token })) })
+}
+
+/// The token in `path` (trimmed, held for redaction before any use) and
+/// the file's modification time and size.
+fn read_token(path: &std::path::Path) -> std::io::Result<(String, Option<(SystemTime, u64)>)> {
+    let token = std::fs::read_to_string(path)?.trim().to_string();
+    if !token.is_empty() {
+        crate::redact::hold([format!("Bearer {token}"), token.clone()]);
+    }
+    Ok((token, stamp_of(path)))
+}
+
+fn stamp_of(path: &std::path::Path) -> Option<(SystemTime, u64)> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.modified().ok()?, meta.len()))
 }
 
 impl RefreshLayer {
-    /// The `Authorization` value to send now, renewing the token first
-    /// when it expires within [`REFRESH_MARGIN`].
+    /// The `Authorization` value to send now: for an exec plugin, renewing
+    /// the token first when it expires within [`REFRESH_MARGIN`]; for a
+    /// token file, re-reading it when it changed or [`TOKEN_FILE_REREAD`]
+    /// passed (a file that cannot be read keeps the last token, as
+    /// client-go does).
     ///
     /// # Errors
-    /// [`ClusterError::ExecPlugin`] when the renewal fails.
+    /// [`ClusterError::ExecPlugin`] when the renewal fails;
+    /// [`ClusterError::TokenFile`] when the token file has never been read
+    /// or its token is not valid in an HTTP header.
     pub fn header(&self) -> Result<HeaderValue, ClusterError> {
-        let mut current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
-        if current.expires - chrono::Duration::seconds(REFRESH_MARGIN) <= Utc::now() {
-            let issued = blocking(|| run(&current.plugin))?;
-            let Some(token) = issued.token else {
-                return Err(current.plugin.error("renewed the credential without status.token"));
-            };
-            current.token = token.trim().to_string();
-            // Without an expiry now: valid until the server says otherwise.
-            current.expires = issued.expires.unwrap_or(DateTime::<Utc>::MAX_UTC);
+        let mut guard = self.current.lock().unwrap_or_else(PoisonError::into_inner);
+        let current = &mut *guard;
+        match &mut current.source {
+            Source::Exec { plugin, expires } => {
+                if *expires - chrono::Duration::seconds(REFRESH_MARGIN) <= Utc::now() {
+                    let issued = blocking(|| run(plugin))?;
+                    let Some(token) = issued.token else {
+                        return Err(plugin.error("renewed the credential without status.token"));
+                    };
+                    current.token = token.trim().to_string();
+                    // Without an expiry now: valid until the server says otherwise.
+                    *expires = issued.expires.unwrap_or(DateTime::<Utc>::MAX_UTC);
+                }
+                let mut value = HeaderValue::try_from(format!("Bearer {}", current.token))
+                    .map_err(|_| plugin.error("issued a token that is not valid in an HTTP header"))?;
+                value.set_sensitive(true);
+                Ok(value)
+            }
+            Source::File { path, read, stamp } => {
+                if current.token.is_empty() || read.elapsed() >= TOKEN_FILE_REREAD || stamp_of(path) != *stamp {
+                    match read_token(path) {
+                        Ok((token, new_stamp)) if !token.is_empty() => {
+                            current.token = token;
+                            *stamp = new_stamp;
+                            *read = Instant::now();
+                        }
+                        Ok(_) if current.token.is_empty() => {
+                            return Err(ClusterError::TokenFile {
+                                path: path.display().to_string(),
+                                cause: "it is empty".into(),
+                            })
+                        }
+                        Err(e) if current.token.is_empty() => {
+                            return Err(ClusterError::TokenFile {
+                                path: path.display().to_string(),
+                                cause: e.to_string(),
+                            })
+                        }
+                        // Being rewritten or gone for a moment: the last token still serves.
+                        _ => {}
+                    }
+                }
+                let mut value = HeaderValue::try_from(format!("Bearer {}", current.token)).map_err(|_| {
+                    ClusterError::TokenFile {
+                        path: path.display().to_string(),
+                        cause: "its token is not valid in an HTTP header".into(),
+                    }
+                })?;
+                value.set_sensitive(true);
+                Ok(value)
+            }
         }
-        let mut value = HeaderValue::try_from(format!("Bearer {}", current.token))
-            .map_err(|_| current.plugin.error("issued a token that is not valid in an HTTP header"))?;
-        value.set_sensitive(true);
-        Ok(value)
     }
 }
 

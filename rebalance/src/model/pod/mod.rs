@@ -416,6 +416,10 @@ impl PodInfo {
         }
 
         let spec = get(v, "spec");
+        // Break-it (issue 34): `spec: "bad"` read as an empty spec, silently.
+        if let Some(other) = spec.filter(|s| !s.is_object()) {
+            return Err(r.bad("spec", format!("expected an object, got {}", describe(other))));
+        }
         let sget = |k: &str| spec.and_then(|s| get(s, k));
         pod.node_name = r.opt_str(sget("nodeName"), "spec.nodeName")?.filter(|s| !s.is_empty());
         pod.scheduler_name = r.opt_str(sget("schedulerName"), "spec.schedulerName")?.filter(|s| !s.is_empty());
@@ -452,6 +456,9 @@ impl PodInfo {
         pod.volumes = read_volumes(&r, sget("volumes"))?;
 
         let status = get(v, "status");
+        if let Some(other) = status.filter(|s| !s.is_object()) {
+            return Err(r.bad("status", format!("expected an object, got {}", describe(other))));
+        }
         let stget = |k: &str| status.and_then(|s| get(s, k));
         if let Some(phase) = r.opt_str(stget("phase"), "status.phase")?.filter(|s| !s.is_empty()) {
             pod.phase = Some(PodPhase::parse(&phase).ok_or_else(|| {
