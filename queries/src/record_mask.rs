@@ -40,10 +40,44 @@ use kdrift_rebalance::{held_in_records, mask_flag_argument, mask_patterns, secre
 use serde_json::Value;
 
 /// Whether an environment variable named `name` holds a secret (any case).
+/// Words anywhere in the name: `TOKEN`, `SECRET`, `PASSWORD`, `PASSWD`,
+/// `KEY` (`APIKEY`, `PRIVATE_KEY`), `CREDENTIAL`, `PASSPHRASE`; and as its
+/// last `_`-separated word `PASS`, `AUTH` (`AUTH`, `BASIC_AUTH`; not
+/// `AUTHOR`) or, after another word, `PWD` (`DB_PWD`; `PWD` alone is the
+/// shell's working directory).
 pub fn secret_name(name: &str) -> bool {
     let name = name.to_ascii_uppercase();
-    ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL"].iter().any(|w| name.contains(w))
+    if ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "PASSPHRASE"].iter().any(|w| name.contains(w)) {
+        return true;
+    }
+    let words: Vec<&str> = name.split(['_', '-', '.']).filter(|w| !w.is_empty()).collect();
+    match words.as_slice() {
+        [.., last] if matches!(*last, "PASS" | "AUTH") => true,
+        [_, .., last] => *last == "PWD",
+        _ => false,
+    }
 }
+
+/// HTTP header names whose value is a credential, lowercase (a probe's
+/// `httpHeaders`).
+const SECRET_HEADERS: [&str; 6] =
+    ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token"];
+
+/// Fields that name or identify (never free text): not pattern-masked, so
+/// a name that happens to look like `key:value` stays exactly.
+const IDENTITY_FIELDS: [&str; 11] = [
+    "name",
+    "namespace",
+    "uid",
+    "resourceVersion",
+    "image",
+    "imageID",
+    "nodeName",
+    "generateName",
+    "creationTimestamp",
+    "kind",
+    "apiVersion",
+];
 
 /// Masks the credentials in `object`'s free text (see the module doc);
 /// true when anything changed.
@@ -115,6 +149,14 @@ fn walk(value: &mut Value, key: Option<&str>) -> bool {
             }
             changed
         }
+        (Some("httpHeaders"), Value::Array(entries)) => {
+            let mut changed = false;
+            for entry in entries.iter_mut() {
+                changed |= mask_header(entry);
+            }
+            changed
+        }
+        (Some(k), Value::String(s)) if !IDENTITY_FIELDS.contains(&k) => mask_string(s),
         (Some("env"), Value::Array(entries)) => {
             let mut changed = false;
             for entry in entries.iter_mut() {
@@ -173,6 +215,55 @@ fn mask_env(entry: &mut Value) -> bool {
     }
 }
 
+/// One probe header (`{"name": …, "value": …}`): its whole `value` when
+/// its name is a credential header's ([`SECRET_HEADERS`]) or named like a
+/// secret, else the shapes in it.
+fn mask_header(entry: &mut Value) -> bool {
+    let Some(map) = entry.as_object_mut() else { return false };
+    let secret = map.get("name").and_then(Value::as_str).is_some_and(|n| {
+        SECRET_HEADERS.contains(&n.to_ascii_lowercase().as_str()) || secret_named(n) || secret_name(n)
+    });
+    match map.get_mut("value") {
+        Some(Value::String(s)) if secret && !s.is_empty() && s != MASK => {
+            *s = MASK.to_string();
+            true
+        }
+        Some(Value::String(s)) if !secret => mask_string(s),
+        _ => false,
+    }
+}
+
+/// Inside JSON held in a string: every string value masked whole when its
+/// key is named like a secret, else its shapes masked.
+fn mask_inner_json(value: &mut Value) -> bool {
+    match value {
+        Value::Object(map) => {
+            let mut changed = false;
+            for (k, v) in map.iter_mut() {
+                changed |= match v {
+                    Value::String(s) if secret_named(k) || k.eq_ignore_ascii_case("auth") => mask_secret_named_value(s),
+                    Value::String(_) if IDENTITY_FIELDS.contains(&k.as_str()) => false,
+                    Value::String(s) => mask_string(s),
+                    _ => mask_inner_json(v),
+                };
+            }
+            changed
+        }
+        Value::Array(items) => items.iter_mut().fold(false, |changed, item| mask_inner_json(item) | changed),
+        Value::String(s) => mask_string(s),
+        _ => false,
+    }
+}
+
+/// A value masked whole unless it is empty, `true` or `false`.
+fn mask_secret_named_value(value: &mut String) -> bool {
+    if matches!(value.as_str(), "" | "true" | "false" | MASK) {
+        return false;
+    }
+    *value = MASK.to_string();
+    true
+}
+
 /// An annotation or label value masked whole when its key is named like a
 /// secret (see the module doc); true when it changed.
 fn mask_secret_named(key: &str, value: &mut String) -> bool {
@@ -189,7 +280,8 @@ fn mask_annotation(s: &mut String) -> bool {
     let trimmed = s.trim();
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
         if let Ok(mut inner) = serde_json::from_str::<Value>(trimmed) {
-            if !walk(&mut inner, None) {
+            let walked = walk(&mut inner, None);
+            if !(mask_inner_json(&mut inner) | walked) {
                 return false;
             }
             let newline = if s.ends_with('\n') { "\n" } else { "" };

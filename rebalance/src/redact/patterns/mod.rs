@@ -34,6 +34,7 @@
 
 mod flags;
 mod headers;
+mod named;
 
 pub use flags::{mask_flag_argument, secret_named};
 
@@ -50,9 +51,22 @@ pub const MIN_SCHEME_TOKEN: usize = 6;
 /// Shortest JWT masked, characters.
 pub const MIN_JWT: usize = 16;
 
-/// Prefixes of the tokens GitHub, GitLab and Slack issue, and the fewest
-/// characters after them that make one.
-pub const VENDOR_TOKENS: [(&str, usize); 13] = [
+/// Prefixes of the tokens GitHub, GitLab, Slack, Stripe, Google, npm,
+/// OpenAI and AWS issue, and the fewest characters after them that make
+/// one (a Google API key is `AIza` and 35 more, an AWS access key id
+/// `AKIA` and 16 more, an npm token `npm_` and 36 more).
+pub const VENDOR_TOKENS: [(&str, usize); 24] = [
+    ("sk_live_", 16),
+    ("sk_test_", 16),
+    ("rk_live_", 16),
+    ("rk_test_", 16),
+    ("AIza", 30),
+    ("npm_", 30),
+    ("sk-proj-", 20),
+    ("sk-ant-", 20),
+    ("sk-", 32),
+    ("xapp-", 10),
+    ("AKIA", 16),
     ("ghp_", 20),
     ("gho_", 20),
     ("ghs_", 20),
@@ -115,6 +129,9 @@ pub fn mask_patterns(text: &str) -> String {
                 .or_else(|| jwt(bytes, i))
                 .or_else(|| flags::flag_value(bytes, i))
                 .or_else(|| secret_value(bytes, lower, i))
+                .or_else(|| named::named_value(bytes, i))
+                .or_else(|| named::command_password(bytes, i))
+                .or_else(|| named::password_hash(bytes, i))
                 .or_else(|| url_user_info(bytes, i))
         } else {
             url_user_info(bytes, i)
@@ -352,7 +369,8 @@ mod tests {
             ("curl --user=bob:pw https://x".into(), "curl --user=bob:*** https://x".into()),
             (
                 "https://b.s3.amazonaws.com/o?X-Amz-Credential=A%2F1&X-Amz-Signature=9f8e7d6c".into(),
-                "https://b.s3.amazonaws.com/o?X-Amz-Credential=A%2F1&X-Amz-Signature=***".into(),
+                // The credential holds the access key id (`AKIA…`): masked too.
+                "https://b.s3.amazonaws.com/o?X-Amz-Credential=***&X-Amz-Signature=***".into(),
             ),
             (
                 "https://a.blob.core.windows.net/c?sv=2021&sig=AbC%2Bd3F&se=1".into(),
