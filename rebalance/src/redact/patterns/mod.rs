@@ -112,7 +112,48 @@ pub const SECRET_KEYS: [&str; 22] = [
 ];
 
 /// `text` with every credential-shaped part masked (see the module doc).
+/// Fullwidth letters and signs (`ｐａｓｓｗｏｒｄ＝`, U+FF01–U+FF5E) are
+/// read as their ASCII forms.
 pub fn mask_patterns(text: &str) -> String {
+    let spans = match ascii_folded(text) {
+        Some((folded, at)) => spans(&folded).into_iter().map(|(s, e)| (at[s], at[e])).collect(),
+        None => spans(text),
+    };
+    if spans.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    for (start, end) in spans {
+        out.push_str(&text[copied..start]);
+        out.push_str(MASK);
+        copied = end;
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+/// `text` with its fullwidth ASCII forms folded to ASCII, and for each byte
+/// of that (and its end) the offset in `text` it came from; `None` when
+/// there is none.
+fn ascii_folded(text: &str) -> Option<(String, Vec<usize>)> {
+    let fullwidth = |c: char| ('\u{FF01}'..='\u{FF5E}').contains(&c);
+    if !text.chars().any(fullwidth) {
+        return None;
+    }
+    let mut folded = String::with_capacity(text.len());
+    let mut at = Vec::with_capacity(text.len() + 1);
+    for (i, c) in text.char_indices() {
+        let c = if fullwidth(c) { char::from_u32(c as u32 - 0xFEE0).unwrap_or(c) } else { c };
+        at.extend(std::iter::repeat_n(i, c.len_utf8()));
+        folded.push(c);
+    }
+    at.push(text.len());
+    Some((folded, at))
+}
+
+/// The credential-shaped byte ranges of `text`, in order.
+fn spans(text: &str) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
     let lower = text.to_ascii_lowercase();
     let lower = lower.as_bytes();
@@ -144,18 +185,7 @@ pub fn mask_patterns(text: &str) -> String {
             _ => i += 1,
         }
     }
-    if spans.is_empty() {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut copied = 0;
-    for (start, end) in spans {
-        out.push_str(&text[copied..start]);
-        out.push_str(MASK);
-        copied = end;
-    }
-    out.push_str(&text[copied..]);
-    out
+    spans
 }
 
 /// A byte of a token: base64, URL-encoding, `-._~`.

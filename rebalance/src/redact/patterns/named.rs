@@ -193,6 +193,8 @@ mod tests {
             ("xapp-1-A0123-456-abcdef", "***"),
             ("apiKey: 9f8e7d6c5b4a", "apiKey: ***"),
             ("secretAccessKey=wJalrXUt", "secretAccessKey=***"),
+            ("ｐａｓｓｗｏｒｄ=Hx7qPw93zz8 ok", "ｐａｓｓｗｏｒｄ=*** ok"),
+            ("ｐａｓｓｗｏｒｄ＝Ｈｘ７ｑ ok", "ｐａｓｓｗｏｒｄ＝*** ok"),
         ] {
             assert_eq!(mask_patterns(text), want, "{text}");
         }
@@ -207,6 +209,7 @@ mod tests {
             "uid 5e1c77d0-1b2a-4c3d-9e8f-0a1b2c3d4e5f on node sk-node-1 task-runner AKIA short",
             "docker run -p 9090 img; echo $1 $2; price $5",
             "redis-cli -h r ping; sshpass -f /p ssh host",
+            "ｐａｓｓｗｏｒｄ ｓｅｔ，日本語",
         ] {
             assert_eq!(mask_patterns(plain), plain);
         }
