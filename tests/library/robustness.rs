@@ -1939,3 +1939,26 @@ fn none_of_the_planted_credentials_of_the_break_it_file_is_stored() {
     }
     assert_eq!(stored["metadata"]["creationTimestamp"], T);
 }
+
+/// Issue 34 (break-it MEDIUM 7): a bad line quoted in an input error was
+/// shown on stderr and stored in `ingest_errors` with the credentials in
+/// it; the shapes are masked in both, the good line loads.
+#[test]
+fn an_input_error_quoting_a_bad_line_shows_and_stores_no_credential() {
+    let (dir, store) = temp_store();
+    let bad = "password=FrgnPwQ5 Bearer FrgnT0kQ6xyzabc not json";
+    let file = write(dir.path(), "bad.ndjson", format!("{bad}\n{}", failed_scheduling_lines("ok", 1)).as_bytes());
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    let f = &report.files[0];
+    assert_eq!((f.records, f.errors.len()), (1, 1), "{:?}", f.errors);
+    let shown = f.errors[0].to_string();
+    let stored: Vec<String> = {
+        let mut stmt = store.conn().prepare("SELECT message FROM ingest_errors").expect("prepare");
+        stmt.query_map([], |r| r.get(0)).expect("query").map(|m| m.expect("row")).collect()
+    };
+    assert_eq!(stored.len(), 1);
+    for text in [&shown, &stored[0]] {
+        assert!(!text.contains("FrgnPwQ5") && !text.contains("FrgnT0kQ6xyzabc"), "{text}");
+    }
+    assert!(shown.contains("password=*** Bearer ***") || !shown.contains("password="), "{shown}");
+}
