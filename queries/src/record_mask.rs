@@ -14,10 +14,17 @@
 //!   ([`kdrift_rebalance::mask_flag_argument`]);
 //! - every `env` entry: its whole `value` when its `name` is a secret's
 //!   ([`secret_name`]: `*TOKEN*`, `*SECRET*`, `*PASSWORD*`, `*PASSWD*`,
-//!   `*KEY*`, `*CREDENTIAL*`), else the shapes in it;
+//!   `*KEY*`, `*CREDENTIAL*`, `*PASSPHRASE*`, `PASS`, `AUTH`, `DB_PWD`),
+//!   else the shapes in it; a probe's `httpHeaders` entry likewise, by
+//!   its header name (`Authorization`, `Cookie`, `X-Api-Key`…);
 //! - every annotation value: the shapes in it, or, when it holds JSON (as
 //!   `kubectl.kubernetes.io/last-applied-configuration` does), the same
-//!   rules inside that JSON (rewritten only when something was masked);
+//!   rules inside that JSON, plus every string there masked by shape and a
+//!   secret-named key's value whole (rewritten only when something was
+//!   masked);
+//! - every other string field but the identity ones (`IDENTITY_FIELDS`:
+//!   names, uids, resourceVersions, images, node names, timestamps): the
+//!   shapes in it (a probe's `path: /x?token=…`, a status `reason`);
 //! - every annotation or label value, whole, whose key (its name after the
 //!   last `/`) is named like a secret ([`kdrift_rebalance::secret_named`]:
 //!   `secret`, `db-password`, `api-key`, `example.com/token`; not
@@ -460,5 +467,50 @@ mod tests {
         for ptr in ["/metadata/name", "/metadata/uid", "/spec/containers/0/image", "/status/conditions/0/type"] {
             assert_eq!(node.pointer(ptr), before.pointer(ptr), "{ptr}");
         }
+    }
+
+    /// Issue 34 (break-it `mkmask.py`): env names, probe headers, JSON in
+    /// an annotation and other string fields that stored credentials as
+    /// they came; near misses kept.
+    #[test]
+    fn env_names_probe_headers_annotation_json_and_other_fields_are_masked() {
+        for name in ["PASS", "AUTH", "DB_PWD", "BASIC_AUTH", "SSH_PASSPHRASE", "GPG_PRIVATE_KEY", "STRIPE_APIKEY"] {
+            assert!(secret_name(name), "{name}");
+        }
+        for name in ["AUTHOR", "PWD", "PATH", "AUTH_URL", "PASSENGERS", "COMPASS", "LOG_LEVEL"] {
+            assert!(!secret_name(name), "{name}");
+        }
+        let cfg = json!({"password": "Ann7qPw93a1", "url": "https://u:Ann7qPw93a2@h/x", "msg": "Bearer Ann7qPw93a3",
+            "name": "web", "replicas": 3, "auth": "", "nested": [{"apiToken": "t-9f8e7d6c"}]});
+        let mut pod = json!({"kind": "Pod", "metadata": {"name": "pp", "resourceVersion": "900",
+                "annotations": {"cfg": cfg.to_string()}},
+            "spec": {"containers": [{"name": "c", "image": "ghcr.io/o/a@sha256:0a1b",
+                "readinessProbe": {"httpGet": {"path": "/x?token=Ann7qPw93b5", "httpHeaders": [
+                    {"name": "Authorization", "value": "Bearer Ann7qPw93a9"},
+                    {"name": "X-Api-Key", "value": "k"}, {"name": "Accept", "value": "application/json"}]}},
+                "env": [{"name": "PASS", "value": "p"}, {"name": "AUTHOR", "value": "jane"}]}]},
+            "status": {"phase": "Running", "reason": "password=Ann7qPw93b6", "startTime": "2026-11-27T10:00:00Z"}});
+        assert!(mask_object(&mut pod));
+        let inner: Value =
+            serde_json::from_str(pod["metadata"]["annotations"]["cfg"].as_str().expect("cfg")).expect("json");
+        assert_eq!(
+            inner,
+            json!({"password": "***", "url": "https://u:***@h/x", "msg": "Bearer ***", "name": "web", "replicas": 3,
+                "auth": "", "nested": [{"apiToken": "***"}]})
+        );
+        let c = &pod["spec"]["containers"][0];
+        assert_eq!(c["readinessProbe"]["httpGet"]["path"], "/x?token=***");
+        assert_eq!(
+            c["readinessProbe"]["httpGet"]["httpHeaders"],
+            json!([{"name": "Authorization", "value": "***"}, {"name": "X-Api-Key", "value": "***"},
+                {"name": "Accept", "value": "application/json"}])
+        );
+        assert_eq!(c["env"], json!([{"name": "PASS", "value": "***"}, {"name": "AUTHOR", "value": "jane"}]));
+        assert_eq!(c["image"], "ghcr.io/o/a@sha256:0a1b");
+        assert_eq!(
+            pod["status"],
+            json!({"phase": "Running", "reason": "password=***", "startTime": "2026-11-27T10:00:00Z"})
+        );
+        assert_eq!(pod["metadata"]["resourceVersion"], "900");
     }
 }
