@@ -14,10 +14,17 @@
 //!   ([`kdrift_rebalance::mask_flag_argument`]);
 //! - every `env` entry: its whole `value` when its `name` is a secret's
 //!   ([`secret_name`]: `*TOKEN*`, `*SECRET*`, `*PASSWORD*`, `*PASSWD*`,
-//!   `*KEY*`, `*CREDENTIAL*`), else the shapes in it;
+//!   `*KEY*`, `*CREDENTIAL*`, `*PASSPHRASE*`, `PASS`, `AUTH`, `DB_PWD`),
+//!   else the shapes in it; a probe's `httpHeaders` entry likewise, by
+//!   its header name (`Authorization`, `Cookie`, `X-Api-Key`…);
 //! - every annotation value: the shapes in it, or, when it holds JSON (as
 //!   `kubectl.kubernetes.io/last-applied-configuration` does), the same
-//!   rules inside that JSON (rewritten only when something was masked);
+//!   rules inside that JSON, plus every string there masked by shape and a
+//!   secret-named key's value whole (rewritten only when something was
+//!   masked);
+//! - every other string field but the identity ones (`IDENTITY_FIELDS`:
+//!   names, uids, resourceVersions, images, node names, timestamps): the
+//!   shapes in it (a probe's `path: /x?token=…`, a status `reason`);
 //! - every annotation or label value, whole, whose key (its name after the
 //!   last `/`) is named like a secret ([`kdrift_rebalance::secret_named`]:
 //!   `secret`, `db-password`, `api-key`, `example.com/token`; not
@@ -46,10 +53,44 @@ use kdrift_rebalance::{held_in_records, mask_flag_argument, mask_patterns, secre
 use serde_json::Value;
 
 /// Whether an environment variable named `name` holds a secret (any case).
+/// Words anywhere in the name: `TOKEN`, `SECRET`, `PASSWORD`, `PASSWD`,
+/// `KEY` (`APIKEY`, `PRIVATE_KEY`), `CREDENTIAL`, `PASSPHRASE`; and as its
+/// last `_`-separated word `PASS`, `AUTH` (`AUTH`, `BASIC_AUTH`; not
+/// `AUTHOR`) or, after another word, `PWD` (`DB_PWD`; `PWD` alone is the
+/// shell's working directory).
 pub fn secret_name(name: &str) -> bool {
     let name = name.to_ascii_uppercase();
-    ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL"].iter().any(|w| name.contains(w))
+    if ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "PASSPHRASE"].iter().any(|w| name.contains(w)) {
+        return true;
+    }
+    let words: Vec<&str> = name.split(['_', '-', '.']).filter(|w| !w.is_empty()).collect();
+    match words.as_slice() {
+        [.., last] if matches!(*last, "PASS" | "AUTH") => true,
+        [_, .., last] => *last == "PWD",
+        _ => false,
+    }
 }
+
+/// HTTP header names whose value is a credential, lowercase (a probe's
+/// `httpHeaders`).
+const SECRET_HEADERS: [&str; 6] =
+    ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token"];
+
+/// Fields that name or identify (never free text): not pattern-masked, so
+/// a name that happens to look like `key:value` stays exactly.
+const IDENTITY_FIELDS: [&str; 11] = [
+    "name",
+    "namespace",
+    "uid",
+    "resourceVersion",
+    "image",
+    "imageID",
+    "nodeName",
+    "generateName",
+    "creationTimestamp",
+    "kind",
+    "apiVersion",
+];
 
 /// Masks the credentials in `object`'s free text (see the module doc);
 /// true when anything changed.
@@ -121,6 +162,14 @@ fn walk(value: &mut Value, key: Option<&str>) -> bool {
             }
             changed
         }
+        (Some("httpHeaders"), Value::Array(entries)) => {
+            let mut changed = false;
+            for entry in entries.iter_mut() {
+                changed |= mask_header(entry);
+            }
+            changed
+        }
+        (Some(k), Value::String(s)) if !IDENTITY_FIELDS.contains(&k) => mask_string(s),
         (Some("env"), Value::Array(entries)) => {
             let mut changed = false;
             for entry in entries.iter_mut() {
@@ -179,6 +228,55 @@ fn mask_env(entry: &mut Value) -> bool {
     }
 }
 
+/// One probe header (`{"name": …, "value": …}`): its whole `value` when
+/// its name is a credential header's ([`SECRET_HEADERS`]) or named like a
+/// secret, else the shapes in it.
+fn mask_header(entry: &mut Value) -> bool {
+    let Some(map) = entry.as_object_mut() else { return false };
+    let secret = map.get("name").and_then(Value::as_str).is_some_and(|n| {
+        SECRET_HEADERS.contains(&n.to_ascii_lowercase().as_str()) || secret_named(n) || secret_name(n)
+    });
+    match map.get_mut("value") {
+        Some(Value::String(s)) if secret && !s.is_empty() && s != MASK => {
+            *s = MASK.to_string();
+            true
+        }
+        Some(Value::String(s)) if !secret => mask_string(s),
+        _ => false,
+    }
+}
+
+/// Inside JSON held in a string: every string value masked whole when its
+/// key is named like a secret, else its shapes masked.
+fn mask_inner_json(value: &mut Value) -> bool {
+    match value {
+        Value::Object(map) => {
+            let mut changed = false;
+            for (k, v) in map.iter_mut() {
+                changed |= match v {
+                    Value::String(s) if secret_named(k) || k.eq_ignore_ascii_case("auth") => mask_secret_named_value(s),
+                    Value::String(_) if IDENTITY_FIELDS.contains(&k.as_str()) => false,
+                    Value::String(s) => mask_string(s),
+                    _ => mask_inner_json(v),
+                };
+            }
+            changed
+        }
+        Value::Array(items) => items.iter_mut().fold(false, |changed, item| mask_inner_json(item) | changed),
+        Value::String(s) => mask_string(s),
+        _ => false,
+    }
+}
+
+/// A value masked whole unless it is empty, `true` or `false`.
+fn mask_secret_named_value(value: &mut String) -> bool {
+    if matches!(value.as_str(), "" | "true" | "false" | MASK) {
+        return false;
+    }
+    *value = MASK.to_string();
+    true
+}
+
 /// An annotation or label value masked whole when its key is named like a
 /// secret (see the module doc); true when it changed.
 fn mask_secret_named(key: &str, value: &mut String) -> bool {
@@ -195,7 +293,8 @@ fn mask_annotation(s: &mut String) -> bool {
     let trimmed = s.trim();
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
         if let Ok(mut inner) = serde_json::from_str::<Value>(trimmed) {
-            if !walk(&mut inner, None) {
+            let walked = walk(&mut inner, None);
+            if !(mask_inner_json(&mut inner) | walked) {
                 return false;
             }
             let newline = if s.ends_with('\n') { "\n" } else { "" };
@@ -402,5 +501,50 @@ mod tests {
         for ptr in ["/metadata/name", "/metadata/uid", "/spec/containers/0/image", "/status/conditions/0/type"] {
             assert_eq!(node.pointer(ptr), before.pointer(ptr), "{ptr}");
         }
+    }
+
+    /// Issue 34 (break-it `mkmask.py`): env names, probe headers, JSON in
+    /// an annotation and other string fields that stored credentials as
+    /// they came; near misses kept.
+    #[test]
+    fn env_names_probe_headers_annotation_json_and_other_fields_are_masked() {
+        for name in ["PASS", "AUTH", "DB_PWD", "BASIC_AUTH", "SSH_PASSPHRASE", "GPG_PRIVATE_KEY", "STRIPE_APIKEY"] {
+            assert!(secret_name(name), "{name}");
+        }
+        for name in ["AUTHOR", "PWD", "PATH", "AUTH_URL", "PASSENGERS", "COMPASS", "LOG_LEVEL"] {
+            assert!(!secret_name(name), "{name}");
+        }
+        let cfg = json!({"password": "Ann7qPw93a1", "url": "https://u:Ann7qPw93a2@h/x", "msg": "Bearer Ann7qPw93a3",
+            "name": "web", "replicas": 3, "auth": "", "nested": [{"apiToken": "t-9f8e7d6c"}]});
+        let mut pod = json!({"kind": "Pod", "metadata": {"name": "pp", "resourceVersion": "900",
+                "annotations": {"cfg": cfg.to_string()}},
+            "spec": {"containers": [{"name": "c", "image": "ghcr.io/o/a@sha256:0a1b",
+                "readinessProbe": {"httpGet": {"path": "/x?token=Ann7qPw93b5", "httpHeaders": [
+                    {"name": "Authorization", "value": "Bearer Ann7qPw93a9"},
+                    {"name": "X-Api-Key", "value": "k"}, {"name": "Accept", "value": "application/json"}]}},
+                "env": [{"name": "PASS", "value": "p"}, {"name": "AUTHOR", "value": "jane"}]}]},
+            "status": {"phase": "Running", "reason": "password=Ann7qPw93b6", "startTime": "2026-11-27T10:00:00Z"}});
+        assert!(mask_object(&mut pod));
+        let inner: Value =
+            serde_json::from_str(pod["metadata"]["annotations"]["cfg"].as_str().expect("cfg")).expect("json");
+        assert_eq!(
+            inner,
+            json!({"password": "***", "url": "https://u:***@h/x", "msg": "Bearer ***", "name": "web", "replicas": 3,
+                "auth": "", "nested": [{"apiToken": "***"}]})
+        );
+        let c = &pod["spec"]["containers"][0];
+        assert_eq!(c["readinessProbe"]["httpGet"]["path"], "/x?token=***");
+        assert_eq!(
+            c["readinessProbe"]["httpGet"]["httpHeaders"],
+            json!([{"name": "Authorization", "value": "***"}, {"name": "X-Api-Key", "value": "***"},
+                {"name": "Accept", "value": "application/json"}])
+        );
+        assert_eq!(c["env"], json!([{"name": "PASS", "value": "***"}, {"name": "AUTHOR", "value": "jane"}]));
+        assert_eq!(c["image"], "ghcr.io/o/a@sha256:0a1b");
+        assert_eq!(
+            pod["status"],
+            json!({"phase": "Running", "reason": "password=***", "startTime": "2026-11-27T10:00:00Z"})
+        );
+        assert_eq!(pod["metadata"]["resourceVersion"], "900");
     }
 }

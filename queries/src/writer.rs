@@ -380,7 +380,8 @@ impl<'s> RunWriter<'s> {
             line,
             column,
             item,
-            message: message.to_string(),
+            // It may quote a file's or a server's text (issue 34).
+            message: kdrift_rebalance::mask_shown(message),
         });
     }
 

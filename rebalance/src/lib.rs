@@ -115,7 +115,9 @@ pub use policy::{
     PluginArgs, PluginConfig, PluginSet, Plugins, PodProtection, PodProtections, Policy, PolicyError,
     PriorityThreshold, Profile, ResourceThresholds, StringSelector, LOW_NODE_UTILIZATION,
 };
-pub use redact::{held, held_in_records, hold, mask_flag_argument, mask_patterns, secret_named, Redactor, MASK};
+pub use redact::{
+    held, held_in_records, hold, mask_flag_argument, mask_patterns, mask_shown, secret_named, Redactor, MASK,
+};
 pub use scheduler::InsufficientResource;
 pub use scheduler::{
     balanced_allocation_score, evaluate, evaluate_with_sums, fit_error_message, least_allocated_score, pick_node,

@@ -1919,3 +1919,153 @@ fn a_held_token_in_a_name_is_stored_masked_and_a_short_one_masks_no_data() {
     assert_eq!(again.counts.added, 0, "{:?}", again.counts);
     assert_eq!(rows("SELECT count(*)::VARCHAR FROM observations WHERE upper(change) = 'DELETED'"), ["0"]);
 }
+
+/// Issue 34 (break-it pass `mkmask.py`): 49 credentials planted in Event
+/// messages and in a pod's annotations (JSON inside one), args, probe
+/// headers, env and status; 31 were stored as they came. None is stored
+/// now, and ten benign values next to them are stored exactly.
+#[test]
+fn none_of_the_planted_credentials_of_the_break_it_file_is_stored() {
+    use serde_json::json;
+    const T: &str = "2026-11-27T10:00:00Z";
+    let messages = [
+        ("camel_dbPassword", "connect failed dbPassword=Hx7qPw93zz"),
+        ("pgpassword", "PGPASSWORD=Hx7qPw93zb psql -h db"),
+        ("db_pass", "DB_PASS=Hx7qPw93zc ./run"),
+        ("accessToken_json", r#"{"accessToken":"Hx7qPw93zdAbCdEf12"}"#),
+        ("clientSecret", "clientSecret: Hx7qPw93ze"),
+        ("docker_auth", r#"{"auths":{"reg.io":{"auth":"dXNlcjpIeDdxUHc5M3pm"}}}"#),
+        ("pgp_key", "-----BEGIN PGP PRIVATE KEY BLOCK-----\nHx7qPw93zgPGPBODY\n-----END PGP PRIVATE KEY BLOCK-----"),
+        ("pem_noend", "key: -----BEGIN RSA PRIVATE KEY-----\nHx7qPw93zhMIIEow"),
+        ("url_at_pw", "https://bob:Hx7q@Pw93zi@db.example.com/x"),
+        ("passphrase", "passphrase=Hx7qPw93zj"),
+        ("x_auth_token", "X-Auth-Token: Hx7qPw93zk"),
+        ("proxy_auth", "Proxy-Authorization: Digest username=bob, response=Hx7qPw93zl"),
+        ("aws_secret", "aws_secret_access_key = Hx7qPw93zm/AbCd"),
+        ("private_key_hyphen", "private-key: Hx7qPw93zn"),
+        ("auth_eq", "auth=Hx7qPw93zo&user=bob"),
+        ("bearer_lower", "Authorization: Bearer hxqpwzpabcdefgh"),
+        ("bearer_quote", r#""Authorization": "Bearer Hx7qPw93zq""#),
+        ("authorization_eq", "authorization=Hx7qPw93zr"),
+        ("sk_live", "stripe sk_live_Hx7qPw93zsAbCdEfGhIjKl"),
+        ("google", "key AIzaSyHx7qPw93ztAbCdEfGhIjKlMnOpQrStUv"),
+        ("npm", "npm_Hx7qPw93zuAbCdEfGhIjKlMnOpQrStUvWx"),
+        ("openai", "sk-proj-Hx7qPw93zvAbCdEfGhIjKlMnOp"),
+        ("token_colon_lower", "token: hxqpwzwlowercaseonly"),
+        ("curl_user", "curl --user bob:Hx7qPw93zx http://x"),
+        ("curl_u_nospace", "curl -ubob:Hx7qPw93zy http://x"),
+        ("mysql_pass", "mysql --password=Hx7qPw93zz1 db"),
+        ("sshpass", "sshpass -p Hx7qPw93zz2 ssh host"),
+        ("redis_a", "redis-cli -a Hx7qPw93zz3 ping"),
+        ("htpasswd", "bob:$apr1$Hx7qPw93$zz4abcdefghijkl"),
+        ("cookie_lower", "cookie: session=Hx7qPw93zz5"),
+        ("pw_unicode_sep", "password\u{a0}=\u{a0}Hx7qPw93zz6"),
+        ("password_is", "the password is Hx7qPw93zz7"),
+        ("pw_fullwidth", "ｐａｓｓｗｏｒｄ=Hx7qPw93zz8"),
+        ("pass_json_esc", r"password\u003dHx7qPw93zz9"),
+        ("basic_b64_cut", "Basic"),
+        ("failed_scheduling", FS),
+    ];
+    let mut lines: Vec<String> = messages
+        .iter()
+        .enumerate()
+        .map(|(i, (name, message))| {
+            json!({"apiVersion": "v1", "kind": "Event",
+                "metadata": {"name": format!("ev-{name}"), "namespace": "default", "uid": format!("uid-{i}"),
+                    "resourceVersion": (i + 1).to_string()},
+                "involvedObject": {"kind": "Pod", "name": "p1", "namespace": "default"}, "reason": "Test",
+                "message": message, "type": "Warning", "firstTimestamp": T, "lastTimestamp": T, "count": 1})
+            .to_string()
+        })
+        .collect();
+    let image = "ghcr.io/org/app@sha256:0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9";
+    let cfg = json!({"password": "Ann7qPw93a1", "url": "https://u:Ann7qPw93a2@h/x", "msg": "Bearer Ann7qPw93a3",
+        "replicas": 3});
+    let pod = json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "pp", "namespace": "default", "uid": "5e1c77d0-1b2a-4c3d-9e8f-0a1b2c3d4e5f",
+            "resourceVersion": "900", "creationTimestamp": T,
+            "annotations": {"cfg": cfg.to_string(), "plain": "Bearer Ann7qPw93a4"}},
+        "spec": {"nodeName": "ip-10-0-1-23.ec2.internal", "containers": [{"name": "c", "image": image,
+            "args": ["--dbPassword", "Ann7qPw93a5", "--pass", "Ann7qPw93a6", "-passwordAnn7qPw93a7",
+                "--auth-token=Ann7qPw93a8", "--token-ttl=30s"],
+            "livenessProbe": {"httpGet": {"path": "/h", "port": 80,
+                "httpHeaders": [{"name": "Authorization", "value": "Bearer Ann7qPw93a9"}]}},
+            "env": [{"name": "DATABASE_URL", "value": "postgres://u:Ann7qPw93b1@db/x"},
+                {"name": "PASS", "value": "Ann7qPw93b2"}, {"name": "AUTH", "value": "Ann7qPw93b3"},
+                {"name": "DB_PWD", "value": "Ann7qPw93b4"}, {"name": "AUTHOR", "value": "jane-doe"}],
+            "resources": {"requests": {"cpu": "250m", "memory": "64Mi"}},
+            "lifecycle": {"postStart": {"httpGet": {"path": "/x?token=Ann7qPw93b5", "port": 80}}}}]},
+        "status": {"phase": "Running", "reason": "password=Ann7qPw93b6"}});
+    lines.push(pod.to_string());
+    let (dir, store) = temp_store();
+    let file = write(dir.path(), "mask.ndjson", (lines.join("\n") + "\n").as_bytes());
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    assert_eq!((report.files[0].records, report.files[0].errors.len()), (37, 0), "{:?}", report.files[0].errors);
+    let all: String = store
+        .conn()
+        .query_row("SELECT string_agg(object::VARCHAR, '|') FROM observations", [], |r| r.get(0))
+        .expect("all");
+    let mut planted: Vec<String> = ["zb", "zc", "zdAbCdEf12", "ze", "zgPGPBODY", "zhMIIEow", "zj", "zk", "zl", "zm"]
+        .iter()
+        .chain(&["zn", "zo", "zq", "zr", "zsAbCdEfGhIjKl", "ztAbCdEfGhIjKlMnOpQrStUv", "zuAbCdEfGhIjKlMnOpQrStUvWx"])
+        .chain(&["zvAbCdEfGhIjKlMnOp", "zx", "zy", "zz", "zz1", "zz2", "zz3", "zz5", "zz6", "zz7", "zz8", "zz9"])
+        .map(|s| format!("Hx7qPw93{s}"))
+        .collect();
+    planted.extend((1..=9).map(|i| format!("Ann7qPw93a{i}")));
+    planted.extend((1..=6).map(|i| format!("Ann7qPw93b{i}")));
+    planted.extend(["Hx7q@Pw93zi", "Hx7qPw93$zz4abcdefghijkl", "dXNlcjpIeDdxUHc5M3pm"].map(String::from));
+    planted.extend(["hxqpwzpabcdefgh", "hxqpwzwlowercaseonly"].map(String::from));
+    assert_eq!(planted.len(), 49);
+    let stored: Vec<&String> = planted.iter().filter(|s| all.contains(s.as_str())).collect();
+    assert!(stored.is_empty(), "{} of {} stored: {stored:?}", stored.len(), planted.len());
+    let text = |kind: &str, name: &str| -> serde_json::Value {
+        let text: String = store
+            .conn()
+            .query_row("SELECT object::VARCHAR FROM observations WHERE kind = ? AND name = ?", [kind, name], |r| {
+                r.get(0)
+            })
+            .expect("row");
+        serde_json::from_str(&text).expect("json")
+    };
+    let stored = text("Pod", "pp");
+    let c = &stored["spec"]["containers"][0];
+    let benign = [
+        (text("Event", "ev-failed_scheduling")["message"].clone(), json!(FS)),
+        (text("Event", "ev-basic_b64_cut")["message"].clone(), json!("Basic")),
+        (text("Event", "ev-pgpassword")["metadata"]["uid"].clone(), json!("uid-1")),
+        (stored["metadata"]["uid"].clone(), json!("5e1c77d0-1b2a-4c3d-9e8f-0a1b2c3d4e5f")),
+        (stored["metadata"]["resourceVersion"].clone(), json!("900")),
+        (stored["spec"]["nodeName"].clone(), json!("ip-10-0-1-23.ec2.internal")),
+        (c["image"].clone(), json!(image)),
+        (c["args"][6].clone(), json!("--token-ttl=30s")),
+        (c["env"][4].clone(), json!({"name": "AUTHOR", "value": "jane-doe"})),
+        (c["resources"].clone(), json!({"requests": {"cpu": "250m", "memory": "64Mi"}})),
+    ];
+    for (got, want) in benign {
+        assert_eq!(got, want);
+    }
+    assert_eq!(stored["metadata"]["creationTimestamp"], T);
+}
+
+/// Issue 34 (break-it MEDIUM 7): a bad line quoted in an input error was
+/// shown on stderr and stored in `ingest_errors` with the credentials in
+/// it; the shapes are masked in both, the good line loads.
+#[test]
+fn an_input_error_quoting_a_bad_line_shows_and_stores_no_credential() {
+    let (dir, store) = temp_store();
+    let bad = "password=FrgnPwQ5 Bearer FrgnT0kQ6xyzabc not json";
+    let file = write(dir.path(), "bad.ndjson", format!("{bad}\n{}", failed_scheduling_lines("ok", 1)).as_bytes());
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    let f = &report.files[0];
+    assert_eq!((f.records, f.errors.len()), (1, 1), "{:?}", f.errors);
+    let shown = f.errors[0].to_string();
+    let stored: Vec<String> = {
+        let mut stmt = store.conn().prepare("SELECT message FROM ingest_errors").expect("prepare");
+        stmt.query_map([], |r| r.get(0)).expect("query").map(|m| m.expect("row")).collect()
+    };
+    assert_eq!(stored.len(), 1);
+    for text in [&shown, &stored[0]] {
+        assert!(!text.contains("FrgnPwQ5") && !text.contains("FrgnT0kQ6xyzabc"), "{text}");
+    }
+    assert!(shown.contains("password=*** Bearer ***") || !shown.contains("password="), "{shown}");
+}

@@ -365,7 +365,7 @@ fn a_hits_answer_that_is_not_json_is_quoted_redacted_and_a_redirect_is_not_follo
     let (_d, store) = temp_store();
     let err = pull_blocking(&store, &login.url(), auth.clone(), &forced).expect_err("not JSON");
     let VlError::Request { failure: Failure::BadAnswer(text), .. } = &err.error else { panic!("{:?}", err.error) };
-    assert_eq!(text, "not JSON (expected value at line 1 column 1): \"<html>you sent Basic *** and ***</html>\"");
+    assert_eq!(text, "not JSON (expected value at line 1 column 1): \"<html>you sent *** and ***</html>\"");
     HOSTILE.assert_absent(&anyhow_like(&err), "the error");
 
     // A redirect to another port: an error naming its origin, nothing asked there.

@@ -78,7 +78,8 @@ impl std::fmt::Display for InputError {
         if let Some(item) = self.origin.item {
             write!(f, ": items[{item}]")?;
         }
-        write!(f, ": {}", self.message)
+        // The message may quote the file's or a server's text (issue 34).
+        write!(f, ": {}", kdrift_rebalance::mask_shown(&self.message))
     }
 }
 

@@ -13,7 +13,8 @@
 //! the PEM body of it or of the `client-key` file, line by line); an
 //! auth-provider's tokens and secrets (`access-token`, `id-token`,
 //! `refresh-token`, `client-secret`); an exec plugin's environment values
-//! named like a secret (`*TOKEN*`, `*SECRET*`, `*PASSWORD*`, `*KEY*`).
+//! named like a secret (`*TOKEN*`, `*SECRET*`, `*PASSWORD*`, `*KEY*`,
+//! `*PASSPHRASE*`, `PASS`, `DB_PWD`: [`crate::redact::secret_named`]).
 //! An exec plugin's token or client key is held when kdrift runs the
 //! plugin ([`super::exec`]), and again at each renewal.
 
@@ -66,8 +67,11 @@ pub fn values(config: &Config) -> Vec<String> {
     }
     if let Some(Value::Array(env)) = auth.pointer("/exec/env") {
         for var in env {
-            let name = var.get("name").and_then(Value::as_str).unwrap_or_default().to_ascii_uppercase();
-            if ["TOKEN", "SECRET", "PASSWORD", "KEY"].iter().any(|w| name.contains(w)) {
+            let raw = var.get("name").and_then(Value::as_str).unwrap_or_default();
+            let name = raw.to_ascii_uppercase();
+            if ["TOKEN", "SECRET", "PASSWORD", "KEY", "PASSPHRASE"].iter().any(|w| name.contains(w))
+                || crate::redact::secret_named(raw)
+            {
                 out.extend(var.get("value").and_then(Value::as_str).map(str::to_string));
             }
         }

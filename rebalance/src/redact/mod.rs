@@ -69,6 +69,15 @@ const WIDEST_ESCAPE: usize = 10;
 /// Most digits of a numeric HTML entity.
 const ENTITY_DIGITS: usize = 6;
 
+/// `text` as kdrift may show or store it (an error message quoting a
+/// server's or a file's text): every credential this process holds
+/// ([`held`]) and every credential shape ([`mask_patterns`]) masked.
+pub fn mask_shown(text: &str) -> String {
+    let held = held();
+    let text = if held.is_empty() { text.to_string() } else { held.redact(text) };
+    mask_patterns(&text)
+}
+
 /// What replaces a credential.
 pub const MASK: &str = "***";
 
@@ -316,7 +325,8 @@ impl Redactor {
     /// bytes of it are looked at.
     pub fn quote(&self, bytes: &[u8], limit: usize) -> String {
         let window = bytes.len().min(limit.saturating_mul(4).saturating_add(self.reach()));
-        self.cut(&String::from_utf8_lossy(&bytes[..window]), window == bytes.len(), limit)
+        // Shapes too (`password=…`, `Bearer …`): a server's text may carry anybody's credential (issue 34).
+        mask_patterns(&self.cut(&String::from_utf8_lossy(&bytes[..window]), window == bytes.len(), limit))
     }
 
     /// Byte ranges of `hay` holding a credential, sorted and merged.
@@ -513,6 +523,22 @@ fn escape_at(bytes: &[u8], i: usize) -> Option<(Vec<u8>, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 34 (fakevl2 `leakshort`): a server's line that is not JSON was
+    /// quoted with only the held credentials masked.
+    #[test]
+    fn a_quote_masks_credential_shapes_as_well_as_held_values() {
+        let r = Redactor::new(["held-Vq8zT2mX"]);
+        assert_eq!(
+            r.quote(b"password=FrgnPwQ5 Bearer FrgnT0kQ6xyzabc held-Vq8zT2mX not json", 200),
+            "password=*** Bearer *** *** not json"
+        );
+        assert_eq!(
+            r.quote(b"0/2 nodes are available: 2 Insufficient cpu.", 200),
+            "0/2 nodes are available: 2 Insufficient cpu."
+        );
+        assert_eq!(mask_shown("line 3: dbPassword=Qw9ErTy7 is not JSON"), "line 3: dbPassword=*** is not JSON");
+    }
 
     const USER: &str = "kdrift";
     const PASSWORD: &str = "pa55/W0rd\"q+y=z&7731<Q>";

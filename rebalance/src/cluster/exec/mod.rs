@@ -39,9 +39,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::ClusterError;
+use crate::redact::Redactor;
 
 /// Most characters of a failing plugin's stderr quoted in its error (redacted first).
 pub const STDERR_LIMIT: usize = 600;
+
+/// Shortest value of a plugin's `env` masked in its stderr whatever its
+/// name, characters (a secret-named one is held from any length:
+/// `credentials::hold`).
+pub const ENV_SHOWN: usize = 8;
 
 /// A kubeconfig user's `exec` credential plugin. No `Debug`: its
 /// environment may hold credentials.
@@ -186,6 +192,10 @@ pub fn run(plugin: &Plugin) -> Result<Issued, ClusterError> {
     })?;
     if !out.status.success() {
         let stderr = crate::redact::held().redact(&String::from_utf8_lossy(&out.stderr));
+        // The plugin may echo any of its environment (`LOGIN=…`): every
+        // value of ENV_SHOWN+ characters is masked in what it said.
+        let env = Redactor::new(plugin.env.iter().map(|(_, v)| v.as_str()).filter(|v| v.chars().count() >= ENV_SHOWN));
+        let stderr = env.redact(&stderr);
         let stderr = crate::redact::mask_patterns(stderr.trim());
         let stderr: String = stderr.chars().take(STDERR_LIMIT).collect();
         let said = if stderr.is_empty() { String::new() } else { format!("; its stderr: {stderr}") };

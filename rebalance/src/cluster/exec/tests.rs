@@ -102,6 +102,19 @@ fn a_missing_or_failing_plugin_names_the_user_and_command_and_quotes_no_credenti
             failing.display()
         )
     );
+    // Issue 34: env values under any name (LOGIN), a secret-named short one (PASS) and
+    // `dbPassword=` on its stderr: masked; a short value under an ordinary name stays.
+    let echo = script(
+        dir.path(),
+        "echo-env",
+        "echo \"as $LOGIN pass $PASS region $REGION dbPassword=Qw9ErTy7zz\" >&2; exit 4",
+    );
+    let env =
+        "      env: [{name: LOGIN, value: Zq8wLmN3xPcv}, {name: PASS, value: pw4x}, {name: REGION, value: eu-1}]\n";
+    let mut c = config(&exec_lines(&echo, env));
+    crate::cluster::credentials::hold(&c);
+    let e = apply(&mut c, "dev").expect_err("fails").to_string();
+    assert!(e.ends_with("its stderr: as *** pass *** region eu-1 dbPassword=***"), "{e}");
     // A value where the object should be: serde would quote it; the position is told instead.
     let bad = script(dir.path(), "bad", "echo '{\"status\": \"NoTaCrEdEnTiAl55\"'");
     let mut c = config(&exec_lines(&bad, ""));

@@ -75,7 +75,8 @@ fn value_end(bytes: &[u8], start: usize, quote: Option<u8>) -> usize {
 /// The credentials of an `Authorization` header at `i` (any case, as
 /// `Authorization: …`, `"authorization": "…"` or `authorization=…`): after
 /// a scheme word and blanks (a space, a tab, a newline) the rest of the
-/// value, whatever its length (`Token abc123` → `Token ***`); a value of
+/// value, whatever its length (`Token abc123` → `Token ***`; a `Digest`'s
+/// parameters all, to the line's end: its `response=` is the proof); a value of
 /// one word is masked unless it is a plain word (`Authorization: denied`).
 pub(super) fn authorization(bytes: &[u8], lower: &[u8], i: usize) -> Option<(usize, usize)> {
     if !lower[i..].starts_with(b"authorization") {
@@ -92,6 +93,14 @@ pub(super) fn authorization(bytes: &[u8], lower: &[u8], i: usize) -> Option<(usi
         }
     }
     if scheme > 0 && j > start + scheme {
+        if bytes[start..start + scheme].eq_ignore_ascii_case(b"digest") {
+            // Every parameter (`username=…, response="…"`), to the line's end.
+            let end = match quote {
+                Some(_) => value_end(bytes, j, quote),
+                None => j + bytes[j..].iter().take_while(|b| !matches!(b, b'\n' | b'\r')).count(),
+            };
+            return (end > j && &bytes[j..end] != MASK.as_bytes()).then_some((j, end));
+        }
         let end = match quote {
             Some(_) => value_end(bytes, j, quote),
             None => j + bytes[j..].iter().take_while(|b| !b.is_ascii_whitespace() && !b"\"'\\,;".contains(b)).count(),

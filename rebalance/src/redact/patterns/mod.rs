@@ -34,6 +34,7 @@
 
 mod flags;
 mod headers;
+mod named;
 
 pub use flags::{mask_flag_argument, secret_named};
 
@@ -50,9 +51,22 @@ pub const MIN_SCHEME_TOKEN: usize = 6;
 /// Shortest JWT masked, characters.
 pub const MIN_JWT: usize = 16;
 
-/// Prefixes of the tokens GitHub, GitLab and Slack issue, and the fewest
-/// characters after them that make one.
-pub const VENDOR_TOKENS: [(&str, usize); 13] = [
+/// Prefixes of the tokens GitHub, GitLab, Slack, Stripe, Google, npm,
+/// OpenAI and AWS issue, and the fewest characters after them that make
+/// one (a Google API key is `AIza` and 35 more, an AWS access key id
+/// `AKIA` and 16 more, an npm token `npm_` and 36 more).
+pub const VENDOR_TOKENS: [(&str, usize); 24] = [
+    ("sk_live_", 16),
+    ("sk_test_", 16),
+    ("rk_live_", 16),
+    ("rk_test_", 16),
+    ("AIza", 30),
+    ("npm_", 30),
+    ("sk-proj-", 20),
+    ("sk-ant-", 20),
+    ("sk-", 32),
+    ("xapp-", 10),
+    ("AKIA", 16),
     ("ghp_", 20),
     ("gho_", 20),
     ("ghs_", 20),
@@ -98,7 +112,48 @@ pub const SECRET_KEYS: [&str; 22] = [
 ];
 
 /// `text` with every credential-shaped part masked (see the module doc).
+/// Fullwidth letters and signs (`ｐａｓｓｗｏｒｄ＝`, U+FF01–U+FF5E) are
+/// read as their ASCII forms.
 pub fn mask_patterns(text: &str) -> String {
+    let spans = match ascii_folded(text) {
+        Some((folded, at)) => spans(&folded).into_iter().map(|(s, e)| (at[s], at[e])).collect(),
+        None => spans(text),
+    };
+    if spans.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    for (start, end) in spans {
+        out.push_str(&text[copied..start]);
+        out.push_str(MASK);
+        copied = end;
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+/// `text` with its fullwidth ASCII forms folded to ASCII, and for each byte
+/// of that (and its end) the offset in `text` it came from; `None` when
+/// there is none.
+fn ascii_folded(text: &str) -> Option<(String, Vec<usize>)> {
+    let fullwidth = |c: char| ('\u{FF01}'..='\u{FF5E}').contains(&c);
+    if !text.chars().any(fullwidth) {
+        return None;
+    }
+    let mut folded = String::with_capacity(text.len());
+    let mut at = Vec::with_capacity(text.len() + 1);
+    for (i, c) in text.char_indices() {
+        let c = if fullwidth(c) { char::from_u32(c as u32 - 0xFEE0).unwrap_or(c) } else { c };
+        at.extend(std::iter::repeat_n(i, c.len_utf8()));
+        folded.push(c);
+    }
+    at.push(text.len());
+    Some((folded, at))
+}
+
+/// The credential-shaped byte ranges of `text`, in order.
+fn spans(text: &str) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
     let lower = text.to_ascii_lowercase();
     let lower = lower.as_bytes();
@@ -115,6 +170,9 @@ pub fn mask_patterns(text: &str) -> String {
                 .or_else(|| jwt(bytes, i))
                 .or_else(|| flags::flag_value(bytes, i))
                 .or_else(|| secret_value(bytes, lower, i))
+                .or_else(|| named::named_value(bytes, i))
+                .or_else(|| named::command_password(bytes, i))
+                .or_else(|| named::password_hash(bytes, i))
                 .or_else(|| url_user_info(bytes, i))
         } else {
             url_user_info(bytes, i)
@@ -127,18 +185,7 @@ pub fn mask_patterns(text: &str) -> String {
             _ => i += 1,
         }
     }
-    if spans.is_empty() {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut copied = 0;
-    for (start, end) in spans {
-        out.push_str(&text[copied..start]);
-        out.push_str(MASK);
-        copied = end;
-    }
-    out.push_str(&text[copied..]);
-    out
+    spans
 }
 
 /// A byte of a token: base64, URL-encoding, `-._~`.
@@ -352,7 +399,8 @@ mod tests {
             ("curl --user=bob:pw https://x".into(), "curl --user=bob:*** https://x".into()),
             (
                 "https://b.s3.amazonaws.com/o?X-Amz-Credential=A%2F1&X-Amz-Signature=9f8e7d6c".into(),
-                "https://b.s3.amazonaws.com/o?X-Amz-Credential=A%2F1&X-Amz-Signature=***".into(),
+                // The credential holds the access key id (`AKIA…`): masked too.
+                "https://b.s3.amazonaws.com/o?X-Amz-Credential=***&X-Amz-Signature=***".into(),
             ),
             (
                 "https://a.blob.core.windows.net/c?sv=2021&sig=AbC%2Bd3F&se=1".into(),
