@@ -71,7 +71,7 @@ const ENTITY_DIGITS: usize = 6;
 
 /// `text` as kdrift may show or store it (an error message quoting a
 /// server's or a file's text): every credential this process holds
-/// ([`held`]) and every credential shape ([`mask_patterns`]) masked.
+/// ([`held()`]) and every credential shape ([`mask_patterns`]) masked.
 pub fn mask_shown(text: &str) -> String {
     let held = held();
     let text = if held.is_empty() { text.to_string() } else { held.redact(text) };
