@@ -129,4 +129,6 @@ pub use simulate::{
     LabelDiff, Landing, LandingOutcome, NodeChange, PileUp, ResourceChange, Round, Rounds, Severity, SimulateOptions,
     Simulation, Suggestion, Verdict, Warning, WarningKind, DEFAULT_RISK_LABEL_KEYS, DEFAULT_RISK_LABEL_NAMESPACES,
 };
-pub use strict_json::{duplicate_message, parse_noting_duplicates, Duplicate, NotedValue, StrictValue};
+pub use strict_json::{
+    duplicate_message, json_error_text, parse_noting_duplicates, Duplicate, NotedValue, StrictValue,
+};

@@ -75,6 +75,15 @@ impl<'de> Deserialize<'de> for NotedValue {
     }
 }
 
+/// serde_json's message for `e` without its trailing `at line L column C`
+/// (the callers say where in their own terms: a file's line, an item's
+/// column, a watch line).
+pub fn json_error_text(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let position = format!(" at line {} column {}", e.line(), e.column());
+    text.strip_suffix(&position).map_or_else(|| text.clone(), str::to_string)
+}
+
 /// The message of a duplicate `key` at `path`.
 pub fn duplicate_message(key: &str, path: &str) -> String {
     format!("the key {key:?} appears twice in one object (at {path}; which value is meant is unknown)")

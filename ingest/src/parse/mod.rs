@@ -444,9 +444,7 @@ fn json_type(v: &Value) -> &'static str {
 /// `invalid JSON: ` and serde's text without its ` at line L column C`
 /// (the error names the position once, counted from the file's start).
 pub(crate) fn json_error_what(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    let position = format!(" at line {} column {}", e.line(), e.column());
-    format!("invalid JSON: {}", text.strip_suffix(&position).unwrap_or(&text))
+    format!("invalid JSON: {}", kdrift_rebalance::json_error_text(e))
 }
 
 /// Splits YAML text into documents at `---` lines, with each document's

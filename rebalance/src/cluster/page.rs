@@ -138,11 +138,8 @@ fn parse_item(raw: &[u8]) -> Result<Value, String> {
         return Err(format!("not valid UTF-8 (byte {} of the item); expected UTF-8 JSON", e.valid_up_to()));
     }
     let text = std::str::from_utf8(raw).unwrap_or_default();
-    let (value, duplicates) = crate::parse_noting_duplicates(text).map_err(|e| {
-        let text = e.to_string();
-        let position = format!(" at line {} column {}", e.line(), e.column());
-        format!("invalid JSON: {} (column {} of the item)", text.strip_suffix(&position).unwrap_or(&text), e.column())
-    })?;
+    let (value, duplicates) = crate::parse_noting_duplicates(text)
+        .map_err(|e| format!("invalid JSON: {} (column {} of the item)", crate::json_error_text(&e), e.column()))?;
     match duplicates.first() {
         Some(d) => Err(crate::duplicate_message(&d.key, &d.path)),
         None => Ok(value),

@@ -224,8 +224,7 @@ impl Lines {
         let (event, duplicates) = match crate::parse_noting_duplicates(text) {
             Ok(parsed) => parsed,
             Err(e) => {
-                let full = e.to_string();
-                let what = full.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).unwrap_or(&full);
+                let what = crate::json_error_text(&e);
                 return bad(BadEventKind::NotJson, format!("not JSON ({what} at column {})", e.column()));
             }
         };
