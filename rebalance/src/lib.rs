@@ -96,15 +96,16 @@ pub use model::pod::qos::QosClass;
 pub use model::pod::text::pod_json_reads_typed;
 pub use model::pod::text::ModelTextError;
 pub use model::pod::{
-    tolerations_tolerate, Affinity, ContainerInfo, ContainerKind, HostPort, LabelSelector, NodeAffinity,
-    NodeSelectorTerm, OwnerRef, PodAffinityRules, PodAffinityTerm, PodInfo, PodPhase, PreferredNodeTerm, Requirement,
-    SelectorOperator, Toleration, TolerationOperator, Volume, VolumeSource, WeightedPodAffinityTerm,
+    tolerations_tolerate, Affinity, ContainerInfo, ContainerKind, ContainerStatus, HostPort, LabelSelector,
+    NodeAffinity, NodeSelectorTerm, OwnerRef, PodAffinityRules, PodAffinityTerm, PodCondition, PodInfo, PodPhase,
+    PodStatusInfo, PreferredNodeTerm, Requirement, SelectorOperator, Toleration, TolerationOperator,
+    TopologySpreadConstraint, Volume, VolumeSource, WeightedPodAffinityTerm,
 };
 pub use model::quantity::{format_amount, parse_amount, Quantity};
 pub use model::resources::{ResourceList, CPU, MEMORY, PODS};
 pub use planner::{
-    classify_nodes, plan, Budget, EarlyExit, EarlyExitKind, Eviction, ExcludedNode, NodeClass, NodeReport, Plan,
-    PlanOptions, PluginRun, PodRef, ResourceUsage, SkipReason, SkippedPod, Snapshot, SourceNode, StopReason,
+    classify_nodes, plan, Budget, EarlyExit, EarlyExitKind, Eviction, ExcludedNode, LimitCounts, NodeClass, NodeReport,
+    Plan, PlanOptions, PluginRun, PodRef, ResourceUsage, SkipReason, SkippedPod, Snapshot, SourceNode, StopReason,
     ThresholdsApplied, EVICT_ANNOTATION, MODE_DESCHEDULER_V0_36, PREFER_NO_EVICTION, SKIPPED_FEW_NODES,
     SYSTEM_CRITICAL_PRIORITY,
 };
@@ -114,6 +115,15 @@ pub use policy::{
     aggregate, DefaultEvictorArgs, EvictionLimits, GoDuration, LowNodeUtilizationArgs, Namespaces, NoEvictionPolicy,
     PluginArgs, PluginConfig, PluginSet, Plugins, PodProtection, PodProtections, Policy, PolicyError,
     PriorityThreshold, Profile, ResourceThresholds, StringSelector, LOW_NODE_UTILIZATION,
+};
+pub use policy::{
+    extension_point_of, ExtensionPoint, HighNodeUtilizationArgs, PodLifeTimeArgs, PodScope, RemoveDuplicatesArgs,
+    RemoveFailedPodsArgs, RemovePodsHavingTooManyRestartsArgs, RemovePodsViolatingInterPodAntiAffinityArgs,
+    RemovePodsViolatingNodeAffinityArgs, RemovePodsViolatingNodeTaintsArgs,
+    RemovePodsViolatingTopologySpreadConstraintArgs, DEFAULT_EVICTOR, HIGH_NODE_UTILIZATION, KNOWN_PLUGINS,
+    POD_LIFE_TIME, REMOVE_DUPLICATES, REMOVE_FAILED_PODS, REMOVE_PODS_HAVING_TOO_MANY_RESTARTS,
+    REMOVE_PODS_VIOLATING_INTER_POD_ANTI_AFFINITY, REMOVE_PODS_VIOLATING_NODE_AFFINITY,
+    REMOVE_PODS_VIOLATING_NODE_TAINTS, REMOVE_PODS_VIOLATING_TOPOLOGY_SPREAD_CONSTRAINT,
 };
 pub use redact::{
     held, held_in_records, hold, mask_flag_argument, mask_patterns, mask_shown, secret_named, Redactor, MASK,

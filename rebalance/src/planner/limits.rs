@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 
+use super::plan::LimitCounts;
 use crate::policy::Policy;
 
 /// Which limit refused an eviction.
@@ -61,5 +62,17 @@ impl Counters {
         self.total += 1;
         *self.per_node.entry(node.to_string()).or_insert(0) += 1;
         *self.per_namespace.entry(namespace.to_string()).or_insert(0) += 1;
+    }
+
+    /// The counts for `node` and `namespace` now, with the limits.
+    pub(crate) fn counts(&self, node: &str, namespace: &str) -> LimitCounts {
+        LimitCounts {
+            total: self.total,
+            max_total: self.max_total,
+            node: self.per_node.get(node).copied().unwrap_or(0),
+            max_per_node: self.max_node,
+            namespace: self.per_namespace.get(namespace).copied().unwrap_or(0),
+            max_per_namespace: self.max_namespace,
+        }
     }
 }

@@ -1,13 +1,16 @@
-//! The LowNodeUtilization planner: what descheduler v0.36 would evict from a
-//! cluster snapshot under a policy, and why — as pure data.
+//! The descheduler planner: what descheduler v0.36 would evict from a
+//! cluster snapshot under a whole policy, and why — as pure data.
 //!
-//! [`plan`] replays one descheduling cycle: the nodes descheduler works on
-//! (Ready, matching the policy `nodeSelector`; fewer than 2 → nothing), then,
-//! for every profile enabling `LowNodeUtilization` in `plugins.balance` (in
-//! profile order, sharing the cycle's eviction limits), one run:
-//! classification, the budget ([`budget`]), source and pod order
-//! ([`order`]), the DefaultEvictor filters, the per-pod loop. The
-//! compatibility contract is `shared/reference/descheduler-lownodeutilization.md`.
+//! [`plan`] replays one descheduling cycle ([`cycle`]): the nodes
+//! descheduler works on (Ready, matching the policy `nodeSelector`; fewer
+//! than 2 → nothing), then every profile's Deschedule plugins, then every
+//! profile's Balance plugins, each profile's in `enabled` order, sharing the
+//! cycle's eviction limits. LowNodeUtilization ([`run`]): classification,
+//! the budget ([`budget`]), source and pod order ([`order`]), the
+//! DefaultEvictor filters, the per-pod loop; the other plugins in
+//! [`plugins`]. The compatibility contracts are
+//! `shared/reference/descheduler-lownodeutilization.md` and
+//! `descheduler-plugins.md`.
 //!
 //! Deterministic where upstream is not: source nodes with equal usage sums go
 //! by name; pods equal in priority, QoS and annotation go by namespace/name;
@@ -23,6 +26,7 @@
 
 pub mod budget;
 mod classify;
+mod cycle;
 mod evictor;
 #[cfg(test)]
 mod evictor_tests;
@@ -30,6 +34,7 @@ mod limits;
 mod node_fit;
 pub mod order;
 mod plan;
+mod plugins;
 #[cfg(test)]
 mod proptests;
 mod run;
@@ -44,17 +49,17 @@ use serde::Serialize;
 pub use evictor::{EVICT_ANNOTATION, SYSTEM_CRITICAL_PRIORITY};
 pub use order::PREFER_NO_EVICTION;
 pub use plan::{
-    Budget, EarlyExit, EarlyExitKind, Eviction, ExcludedNode, NodeClass, NodeReport, Plan, PluginRun, PodRef,
-    ResourceUsage, SkipReason, SkippedPod, SourceNode, StopReason, ThresholdsApplied, MODE_DESCHEDULER_V0_36,
+    Budget, EarlyExit, EarlyExitKind, Eviction, ExcludedNode, LimitCounts, NodeClass, NodeReport, Plan, PluginRun,
+    PodRef, ResourceUsage, SkipReason, SkippedPod, SourceNode, StopReason, ThresholdsApplied, MODE_DESCHEDULER_V0_36,
     SKIPPED_FEW_NODES,
 };
 
 use crate::model::node::NodeInfo;
 use crate::model::pod::{LabelSelector, PodInfo};
 use crate::model::resources::ResourceList;
-use crate::policy::{Policy, StringSelector, LOW_NODE_UTILIZATION};
+use crate::policy::{ExtensionPoint, Policy, StringSelector, KNOWN_PLUGINS, LOW_NODE_UTILIZATION};
 use crate::scheduler::ClusterState;
-use run::Cycle;
+use cycle::Cycle;
 
 /// A PodDisruptionBudget, as far as the planner needs it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -170,6 +175,38 @@ pub fn classify_nodes(nodes: Vec<NodeInfo>, usage: &BTreeMap<String, ResourceLis
     plan_with(&snapshot, policy, &PlanOptions::default(), Some(usage))
 }
 
+/// Runs one enabled plugin of `profile` (`None` for a plugin kdrift does
+/// not model; the policy's validation has refused a known plugin without
+/// its `pluginConfig` or at the wrong extension point).
+fn run_plugin(cycle: &mut Cycle<'_>, profile: &crate::policy::Profile, name: &str) -> Option<PluginRun> {
+    if name == LOW_NODE_UTILIZATION {
+        let args = profile.low_node_utilization().cloned().unwrap_or_default();
+        if args.metrics_utilization.is_some() {
+            cycle.warnings.push(format!(
+                "profile {}: metricsUtilization is set; kdrift plans from requests, descheduler would use measured usage",
+                profile.name
+            ));
+        }
+        return Some(cycle.run(profile, &args));
+    }
+    plugins::run(cycle, profile, profile.plugin_args(name)?)
+}
+
+/// The plugins `profile` enables or configures that descheduler v0.36 does
+/// not register, in order, each once.
+fn unmodelled_plugins(profile: &crate::policy::Profile) -> Vec<&str> {
+    let p = &profile.plugins;
+    let mut out: Vec<&str> = Vec::new();
+    let names =
+        p.deschedule.enabled.iter().chain(&p.balance.enabled).chain(profile.plugin_config.iter().map(|c| &c.name));
+    for n in names {
+        if !KNOWN_PLUGINS.contains(&n.as_str()) && !out.contains(&n.as_str()) {
+            out.push(n);
+        }
+    }
+    out
+}
+
 /// [`plan`], or with `usage_given` only its classification ([`classify_nodes`]).
 fn plan_with(
     snapshot: &Snapshot,
@@ -226,10 +263,18 @@ fn plan_with(
             list.push(i);
         }
     }
+    let mut all_pods_by_node: BTreeMap<&str, Vec<usize>> =
+        nodes.iter().map(|n| (n.name.as_str(), Vec::new())).collect();
+    for (i, p) in snapshot.pods.iter().enumerate() {
+        if let Some(list) = p.node_name.as_deref().and_then(|n| all_pods_by_node.get_mut(n)) {
+            list.push(i);
+        }
+    }
     let mut cycle = Cycle {
         snapshot,
         nodes,
         pods_by_node,
+        all_pods_by_node,
         options: *options,
         counters: limits::Counters::new(policy),
         evicted: BTreeSet::new(),
@@ -238,45 +283,32 @@ fn plan_with(
         usage_given,
     };
     for profile in &policy.profiles {
-        let others: Vec<&str> = profile
-            .plugins
-            .deschedule
-            .enabled
-            .iter()
-            .chain(profile.plugins.balance.enabled.iter())
-            .map(String::as_str)
-            .filter(|n| *n != LOW_NODE_UTILIZATION)
-            .collect();
-        if !others.is_empty() {
+        for name in unmodelled_plugins(profile) {
             cycle.warnings.push(format!(
-                "profile {} also enables {}: kdrift does not plan them; their evictions would share the cycle's limits",
-                profile.name,
-                others.join(", ")
-            ));
-        }
-        if !profile.balances_low_node_utilization() {
-            continue;
-        }
-        let args = match profile.low_node_utilization() {
-            Some(a) => a.clone(),
-            None => {
-                cycle.warnings.push(format!(
-                    "profile {}: LowNodeUtilization is enabled without a pluginConfig; its thresholds are empty",
-                    profile.name
-                ));
-                Default::default()
-            }
-        };
-        if args.metrics_utilization.is_some() {
-            cycle.warnings.push(format!(
-                "profile {}: metricsUtilization is set; kdrift plans from requests, descheduler would use measured usage",
+                "profile {}: plugin {name} is not one of descheduler v0.36's (out-of-tree?): kdrift does not model it; \
+                 its evictions would count against the cycle's limits, so every later plugin's evictions and the \
+                 totals here could be fewer",
                 profile.name
             ));
         }
-        let run = cycle.run(profile, &args);
-        out.runs.push(run);
     }
-    if out.runs.is_empty() {
+    for point in [ExtensionPoint::Deschedule, ExtensionPoint::Balance] {
+        for profile in &policy.profiles {
+            let enabled = match point {
+                ExtensionPoint::Deschedule => &profile.plugins.deschedule.enabled,
+                ExtensionPoint::Balance => &profile.plugins.balance.enabled,
+            };
+            for name in enabled {
+                if usage_given.is_some() && name != LOW_NODE_UTILIZATION {
+                    continue;
+                }
+                if let Some(run) = run_plugin(&mut cycle, profile, name) {
+                    out.runs.push(run);
+                }
+            }
+        }
+    }
+    if usage_given.is_some() && out.runs.is_empty() {
         cycle.warnings.push("no profile enables LowNodeUtilization in plugins.balance.enabled".to_string());
     }
     out.warnings = cycle.warnings;

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::pod::qos::QosClass;
 use crate::model::resources::ResourceList;
+use crate::policy::ExtensionPoint;
 
 /// The plan's compatibility mode.
 pub const MODE_DESCHEDULER_V0_36: &str = "descheduler-v0.36";
@@ -111,11 +112,24 @@ pub struct ExcludedNode {
     pub reason: String,
 }
 
-/// One LowNodeUtilization run (one profile).
+/// One plugin's run in one profile.
+///
+/// Every plugin fills `evictions`, `skipped` and `notes`. The utilization
+/// fields (`thresholds` to `source_nodes`) are filled by LowNodeUtilization
+/// and HighNodeUtilization and left empty by the others.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PluginRun {
     /// The profile name.
     pub profile: String,
+    /// The plugin, e.g. `LowNodeUtilization`, `RemovePodsViolatingNodeTaints`.
+    pub plugin: String,
+    /// Where it runs in the cycle.
+    pub extension_point: ExtensionPoint,
+    /// Plugin-level outcomes in descheduler's words where it logs one
+    /// (e.g. "Less than two feasible nodes for duplicates to land, skipping
+    /// eviction"), or kdrift's.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// The thresholds as applied to every node.
     pub thresholds: ThresholdsApplied,
     /// Resources tracked: threshold keys plus always `cpu`, `memory`, `pods`
@@ -131,12 +145,33 @@ pub struct PluginRun {
     pub source_nodes: Vec<SourceNode>,
     /// The evictions of this run, in order.
     pub evictions: Vec<Eviction>,
-    /// Every pod on a source node that was not evicted, with the reason.
+    /// Every candidate pod that was not evicted, with the reason.
     pub skipped: Vec<SkippedPod>,
 }
 
+impl PluginRun {
+    /// An empty run of `plugin` in `profile` (no evictions, skips, notes or
+    /// utilization figures).
+    pub fn new(profile: &str, plugin: &str, extension_point: ExtensionPoint) -> PluginRun {
+        PluginRun {
+            profile: profile.to_string(),
+            plugin: plugin.to_string(),
+            extension_point,
+            notes: Vec::new(),
+            thresholds: ThresholdsApplied::default(),
+            tracked_resources: Vec::new(),
+            nodes: Vec::new(),
+            early_exit: None,
+            budget: None,
+            source_nodes: Vec::new(),
+            evictions: Vec::new(),
+            skipped: Vec::new(),
+        }
+    }
+}
+
 /// Static or deviation thresholds, after computing them.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ThresholdsApplied {
     /// `useDeviationThresholds`.
     pub deviation: bool,
@@ -323,10 +358,12 @@ pub struct Eviction {
     pub order: usize,
     /// The pod.
     pub pod: PodRef,
-    /// The overutilized node it leaves.
+    /// The node it leaves.
     pub source_node: String,
     /// The profile.
     pub profile: String,
+    /// The plugin that chose it, e.g. `LowNodeUtilization`.
+    pub plugin: String,
     /// Position among the node's removable pods in descheduler's order (1-based).
     pub rank_on_node: usize,
     /// The rule that put the pod here, e.g. `lowest priority first (none),
@@ -338,15 +375,38 @@ pub struct Eviction {
     pub qos: QosClass,
     /// Has the `descheduler.alpha.kubernetes.io/prefer-no-eviction` annotation.
     pub prefer_no_eviction: bool,
-    /// What leaving frees, per tracked resource (requests; `pods` = 1).
+    /// What leaving frees, per tracked resource (requests; `pods` = 1);
+    /// empty for plugins that track no usage.
     pub frees: ResourceList,
-    /// The shared budget after this eviction.
+    /// The shared budget after this eviction (utilization plugins only).
     pub budget_after: ResourceList,
-    /// The source node's usage after this eviction.
+    /// The source node's usage after this eviction (utilization plugins only).
     pub node_usage_after: ResourceList,
+    /// The cycle's eviction counts once this eviction is counted, against
+    /// the policy's limits (shared by every profile and plugin).
+    pub counted: LimitCounts,
 }
 
-/// A pod on a source node that was not evicted.
+/// The cycle-wide eviction counts after one eviction, and the policy's
+/// limits they count against (descheduler v0.36 `PodEvictor`: one per
+/// cycle, shared by every profile and plugin).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct LimitCounts {
+    /// Evictions in the cycle so far.
+    pub total: u32,
+    /// `maxNoOfPodsToEvictTotal`.
+    pub max_total: Option<u32>,
+    /// Evictions from this pod's node so far.
+    pub node: u32,
+    /// `maxNoOfPodsToEvictPerNode`.
+    pub max_per_node: Option<u32>,
+    /// Evictions from this pod's namespace so far.
+    pub namespace: u32,
+    /// `maxNoOfPodsToEvictPerNamespace`.
+    pub max_per_namespace: Option<u32>,
+}
+
+/// A candidate pod that was not evicted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SkippedPod {
     /// The pod.
@@ -372,7 +432,7 @@ pub enum SkipReason {
     },
     /// `noEvictionPolicy: Mandatory` and the prefer-no-eviction annotation.
     MandatoryNoEviction,
-    /// Already evicted by an earlier profile's run in this cycle.
+    /// Already evicted earlier in this cycle (an earlier plugin or profile).
     AlreadyEvicted,
     /// `skip_zero_request`: the pod frees nothing of the resources the node is over on.
     FreesNothing {
@@ -398,6 +458,16 @@ pub enum SkipReason {
         /// How it ended.
         stop: StopReason,
     },
+    /// A plugin's own rule keeps the pod (e.g. its restarts are below
+    /// `podRestartThreshold`, it tolerates every taint of its node).
+    Rule {
+        /// A short stable key for the rule, e.g. `restarts-below-threshold`.
+        rule: String,
+        /// The reason in words, with the numbers.
+        message: String,
+        /// True when `message` is descheduler's own text.
+        upstream: bool,
+    },
 }
 
 impl SkipReason {
@@ -409,7 +479,7 @@ impl SkipReason {
                 "pod has the descheduler.alpha.kubernetes.io/prefer-no-eviction annotation and noEvictionPolicy is Mandatory".to_string(),
                 false,
             ),
-            SkipReason::AlreadyEvicted => ("pod was already evicted by an earlier profile in this cycle".to_string(), false),
+            SkipReason::AlreadyEvicted => ("pod was already evicted earlier in this cycle (by an earlier plugin or profile)".to_string(), false),
             SkipReason::FreesNothing { over } => (
                 format!("pod requests none of the resources the node is over target on ({})", over.join(", ")),
                 false,
@@ -428,6 +498,7 @@ impl SkipReason {
             SkipReason::MaxPerNode => ("maximum number of evicted pods per node reached".to_string(), true),
             SkipReason::MaxTotal => ("maximum number of evicted pods per a descheduling cycle reached".to_string(), true),
             SkipReason::NotReached { stop } => (format!("not reached: {}", stop.message()), false),
+            SkipReason::Rule { message, upstream, .. } => (message.clone(), *upstream),
         }
     }
 }

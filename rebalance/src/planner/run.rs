@@ -1,4 +1,5 @@
-//! One LowNodeUtilization run: classify, budget, then drain the overutilized
+//! One LowNodeUtilization run (the cycle's shared state is in
+//! [`super::cycle`]): classify, budget, then drain the overutilized
 //! nodes pod by pod.
 //!
 //! Source: descheduler v0.36 `LowNodeUtilization.Balance`,
@@ -14,42 +15,17 @@
 //! while the node is above its cap on some resource and every budget
 //! resource is > 0.
 
-use std::collections::{BTreeMap, BTreeSet};
-
 use super::budget::{above_target, caps, exhausted, frees};
 use super::classify::{early_exit, percent, report, thresholds, tracked_resources, tracked_usage, usage_of, NodeState};
+use super::cycle::{pod_ref, Cycle};
 use super::evictor::{Evictor, FilterOutcome};
-use super::limits::{Counters, LimitHit};
+use super::limits::LimitHit;
 use super::order::{compare_pods, compare_sources, prefers_no_eviction, rule};
-use super::plan::{Budget, Eviction, NodeClass, PluginRun, PodRef, SkipReason, SkippedPod, SourceNode, StopReason};
-use super::{PlanOptions, Snapshot};
-use crate::model::node::{NodeInfo, Taint};
+use super::plan::{Budget, Eviction, NodeClass, PluginRun, SkipReason, SourceNode, StopReason};
+use crate::model::node::Taint;
 use crate::model::pod::{tolerations_tolerate, PodInfo};
 use crate::model::resources::{ResourceList, PODS};
-use crate::policy::{LowNodeUtilizationArgs, Profile};
-
-/// What a run shares with the rest of the cycle.
-pub(crate) struct Cycle<'a> {
-    pub(crate) snapshot: &'a Snapshot,
-    /// Considered nodes, sorted by name.
-    pub(crate) nodes: Vec<&'a NodeInfo>,
-    /// Pods counting toward each considered node (snapshot indices).
-    pub(crate) pods_by_node: BTreeMap<&'a str, Vec<usize>>,
-    pub(crate) options: PlanOptions,
-    pub(crate) counters: Counters,
-    /// Pods evicted by earlier runs.
-    pub(crate) evicted: BTreeSet<usize>,
-    pub(crate) next_order: usize,
-    pub(crate) warnings: Vec<String>,
-    /// Each node's requested amounts given instead of its pods
-    /// ([`super::classify_nodes`]): the run classifies and stops.
-    pub(crate) usage_given: Option<&'a BTreeMap<String, ResourceList>>,
-}
-
-fn pod_ref(snapshot: &Snapshot, index: usize) -> PodRef {
-    let p = &snapshot.pods[index];
-    PodRef { namespace: p.namespace.clone(), name: p.name.clone(), uid: p.uid.clone(), index }
-}
+use crate::policy::{ExtensionPoint, LowNodeUtilizationArgs, Profile, LOW_NODE_UTILIZATION};
 
 /// `utils.PodToleratesTaints` over the underutilized nodes' taints.
 fn tolerates_some(pod: &PodInfo, destinations: &[&[Taint]]) -> bool {
@@ -67,17 +43,6 @@ fn stop_condition(usage: &ResourceList, caps: &ResourceList, budget: &ResourceLi
 }
 
 impl Cycle<'_> {
-    fn skip(&self, run: &mut PluginRun, index: usize, node: &str, reason: SkipReason) {
-        let (message, upstream_message) = reason.message();
-        run.skipped.push(SkippedPod {
-            pod: pod_ref(self.snapshot, index),
-            node: node.to_string(),
-            reason,
-            message,
-            upstream_message,
-        });
-    }
-
     /// Runs LowNodeUtilization for `profile` with `args`.
     pub(crate) fn run(&mut self, profile: &Profile, args: &LowNodeUtilizationArgs) -> PluginRun {
         let snapshot = self.snapshot;
@@ -102,6 +67,9 @@ impl Cycle<'_> {
         let under = of_class(NodeClass::Underutilized);
         let mut over = of_class(NodeClass::Overutilized);
         let mut run = PluginRun {
+            plugin: LOW_NODE_UTILIZATION.to_string(),
+            extension_point: ExtensionPoint::Balance,
+            notes: Vec::new(),
             profile: profile.name.clone(),
             early_exit: early_exit(under.len(), over.len(), states.len(), args.number_of_nodes),
             thresholds: applied.clone(),
@@ -234,6 +202,7 @@ impl Cycle<'_> {
                     None => {}
                 }
                 self.counters.record(name, &pod.namespace);
+                let counted = self.counters.counts(name, &pod.namespace);
                 self.evicted.insert(idx);
                 source.evicted += 1;
                 let freed = frees(pod, &tracked);
@@ -245,6 +214,7 @@ impl Cycle<'_> {
                     pod: pod_ref(snapshot, idx),
                     source_node: name.to_string(),
                     profile: profile.name.clone(),
+                    plugin: LOW_NODE_UTILIZATION.to_string(),
                     rank_on_node: pos + 1,
                     rule: rule(pod, pos + 1, total, name),
                     priority: pod.priority,
@@ -253,6 +223,7 @@ impl Cycle<'_> {
                     frees: freed,
                     budget_after: budget.clone(),
                     node_usage_after: usage.clone(),
+                    counted,
                 });
                 stop = stop_condition(&usage, &node_caps[src], &budget);
             }

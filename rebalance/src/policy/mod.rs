@@ -25,6 +25,7 @@ mod error;
 pub mod evictor;
 pub mod helm;
 pub mod lnu;
+pub mod plugins;
 mod reader;
 pub mod selector;
 #[cfg(test)]
@@ -36,6 +37,21 @@ pub use duration::GoDuration;
 pub use error::{aggregate, PolicyError};
 pub use evictor::{DefaultEvictorArgs, NoEvictionPolicy, PodProtection, PodProtections, PriorityThreshold};
 pub use lnu::{EvictionLimits, LowNodeUtilizationArgs, Namespaces, ResourceThresholds};
+pub use plugins::duplicates::RemoveDuplicatesArgs;
+pub use plugins::failed_pods::RemoveFailedPodsArgs;
+pub use plugins::high_node_utilization::HighNodeUtilizationArgs;
+pub use plugins::inter_pod_anti_affinity::RemovePodsViolatingInterPodAntiAffinityArgs;
+pub use plugins::node_affinity::RemovePodsViolatingNodeAffinityArgs;
+pub use plugins::node_taints::RemovePodsViolatingNodeTaintsArgs;
+pub use plugins::pod_lifetime::PodLifeTimeArgs;
+pub use plugins::too_many_restarts::RemovePodsHavingTooManyRestartsArgs;
+pub use plugins::topology_spread::RemovePodsViolatingTopologySpreadConstraintArgs;
+pub use plugins::{
+    extension_point_of, ExtensionPoint, PodScope, HIGH_NODE_UTILIZATION, POD_LIFE_TIME, REMOVE_DUPLICATES,
+    REMOVE_FAILED_PODS, REMOVE_PODS_HAVING_TOO_MANY_RESTARTS, REMOVE_PODS_VIOLATING_INTER_POD_ANTI_AFFINITY,
+    REMOVE_PODS_VIOLATING_NODE_AFFINITY, REMOVE_PODS_VIOLATING_NODE_TAINTS,
+    REMOVE_PODS_VIOLATING_TOPOLOGY_SPREAD_CONSTRAINT,
+};
 pub use selector::StringSelector;
 
 use reader::{describe, mapping, string, strings, Obj};
@@ -152,7 +168,26 @@ pub enum PluginArgs {
     DefaultEvictor(Box<DefaultEvictorArgs>),
     /// `LowNodeUtilization` args.
     LowNodeUtilization(Box<LowNodeUtilizationArgs>),
-    /// Any other plugin's args, kept as written (`None` when absent).
+    /// `RemovePodsViolatingNodeAffinity` args.
+    RemovePodsViolatingNodeAffinity(Box<RemovePodsViolatingNodeAffinityArgs>),
+    /// `RemovePodsViolatingNodeTaints` args.
+    RemovePodsViolatingNodeTaints(Box<RemovePodsViolatingNodeTaintsArgs>),
+    /// `RemovePodsViolatingInterPodAntiAffinity` args.
+    RemovePodsViolatingInterPodAntiAffinity(Box<RemovePodsViolatingInterPodAntiAffinityArgs>),
+    /// `PodLifeTime` args.
+    PodLifeTime(Box<PodLifeTimeArgs>),
+    /// `RemoveFailedPods` args.
+    RemoveFailedPods(Box<RemoveFailedPodsArgs>),
+    /// `RemovePodsHavingTooManyRestarts` args.
+    RemovePodsHavingTooManyRestarts(Box<RemovePodsHavingTooManyRestartsArgs>),
+    /// `RemoveDuplicates` args.
+    RemoveDuplicates(Box<RemoveDuplicatesArgs>),
+    /// `RemovePodsViolatingTopologySpreadConstraint` args.
+    RemovePodsViolatingTopologySpreadConstraint(Box<RemovePodsViolatingTopologySpreadConstraintArgs>),
+    /// `HighNodeUtilization` args.
+    HighNodeUtilization(Box<HighNodeUtilizationArgs>),
+    /// A plugin descheduler v0.36 does not register (out-of-tree): its args
+    /// kept as written (`None` when absent).
     Other(Option<Value>),
 }
 
@@ -175,6 +210,11 @@ impl Profile {
             PluginArgs::LowNodeUtilization(a) => Some(&**a),
             _ => None,
         })
+    }
+
+    /// The `pluginConfig` args of `plugin`, if the profile configures it.
+    pub fn plugin_args(&self, plugin: &str) -> Option<&PluginArgs> {
+        self.plugin_config.iter().find(|c| c.name == plugin).map(|c| &c.args)
     }
 
     /// True when `LowNodeUtilization` is in `plugins.balance.enabled`.
@@ -229,23 +269,37 @@ impl Policy {
         Ok((policy, form))
     }
 
-    /// descheduler v0.36 `validateDeschedulerConfiguration`: for every
-    /// profile and `pluginConfig` entry, an unregistered plugin
-    /// (`in profile NAME: plugin X in pluginConfig not registered`) or the
-    /// plugin's own validation error (`in profile NAME: <message>`), all
+    /// descheduler v0.36 `validateDeschedulerConfiguration` and the profile
+    /// build (`NewProfile`): for every profile, a v0.36 plugin enabled at an
+    /// extension point it does not implement (`profile "NAME" configures
+    /// deschedule extension point of non-existing plugins:
+    /// map[LowNodeUtilization:{}]`) or without its `pluginConfig`
+    /// (`unable to create "NAME" profile: unable to build X plugin: unable
+    /// to find "X" plugin config`); for every `pluginConfig` entry, the
+    /// plugin's own validation error (`in profile NAME: <message>`); all
     /// collected; the policy node selector is also checked.
+    ///
+    /// Departure: a plugin name v0.36 does not register is accepted (an
+    /// out-of-tree plugin; the plan names it as not modelled) unless it is a
+    /// near miss of a v0.36 name (`plugin LowNodeUtilisation in pluginConfig
+    /// not registered (did you mean LowNodeUtilization?)`).
     pub fn validate(&self) -> Result<(), PolicyError> {
         if let Some(sel) = &self.node_selector {
             StringSelector::parse(sel, "nodeSelector")?;
         }
         let mut errs = Vec::new();
         for profile in &self.profiles {
+            errs.extend(profile_build_errors(profile));
             for pc in &profile.plugin_config {
                 if !KNOWN_PLUGINS.contains(&pc.name.as_str()) {
-                    errs.push(format!(
-                        "in profile {}: plugin {} in pluginConfig not registered",
-                        profile.name, pc.name
-                    ));
+                    // An out-of-tree plugin is reported by the plan as not
+                    // modelled; a near miss of a v0.36 name is a typo.
+                    if let Some(known) = near_known_plugin(&pc.name) {
+                        errs.push(format!(
+                            "in profile {}: plugin {} in pluginConfig not registered (did you mean {known}?)",
+                            profile.name, pc.name
+                        ));
+                    }
                     continue;
                 }
                 match &pc.args {
@@ -260,7 +314,23 @@ impl Policy {
                             errs.push(format!("in profile {}: {e}", profile.name));
                         }
                     }
-                    PluginArgs::Other(_) => {}
+                    other => {
+                        let checked = match other {
+                            PluginArgs::RemovePodsViolatingNodeAffinity(a) => a.validate(),
+                            PluginArgs::RemovePodsViolatingNodeTaints(a) => a.validate(),
+                            PluginArgs::RemovePodsViolatingInterPodAntiAffinity(a) => a.validate(),
+                            PluginArgs::PodLifeTime(a) => a.validate(),
+                            PluginArgs::RemoveFailedPods(a) => a.validate(),
+                            PluginArgs::RemovePodsHavingTooManyRestarts(a) => a.validate(),
+                            PluginArgs::RemoveDuplicates(a) => a.validate(),
+                            PluginArgs::RemovePodsViolatingTopologySpreadConstraint(a) => a.validate(),
+                            PluginArgs::HighNodeUtilization(a) => a.validate(),
+                            _ => Ok(()),
+                        };
+                        if let Err(e) = checked {
+                            errs.push(format!("in profile {}: {e}", profile.name));
+                        }
+                    }
                 }
             }
         }
@@ -311,6 +381,59 @@ impl Policy {
             ("profiles", Some(Value::Sequence(profiles))),
         ])
     }
+}
+
+/// The v0.36 plugin `name` is a likely misspelling of (same name ignoring
+/// case, or at most 3 edits away), if any.
+fn near_known_plugin(name: &str) -> Option<&'static str> {
+    KNOWN_PLUGINS.iter().copied().find(|k| k.eq_ignore_ascii_case(name) || strsim::levenshtein(k, name) <= 3)
+}
+
+/// The profile-build errors of descheduler v0.36 `NewProfile` for v0.36
+/// plugins (unregistered names are left to the plan's warnings).
+fn profile_build_errors(profile: &Profile) -> Vec<String> {
+    let mut errs = Vec::new();
+    let points = [
+        ("deschedule", &profile.plugins.deschedule.enabled, Some(ExtensionPoint::Deschedule)),
+        ("balance", &profile.plugins.balance.enabled, Some(ExtensionPoint::Balance)),
+        ("filter", &profile.plugins.filter.enabled, None),
+        ("preEvictionFilter", &profile.plugins.pre_eviction_filter.enabled, None),
+    ];
+    for (key, enabled, point) in points {
+        let mut wrong: Vec<&str> = enabled
+            .iter()
+            .map(String::as_str)
+            .filter(|n| KNOWN_PLUGINS.contains(n))
+            .filter(|n| match point {
+                Some(p) => extension_point_of(n) != Some(p),
+                None => *n != DEFAULT_EVICTOR,
+            })
+            .collect();
+        wrong.sort_unstable();
+        wrong.dedup();
+        if !wrong.is_empty() {
+            // Go prints the `sets.Set[string]` difference as a map, keys sorted.
+            let set: Vec<String> = wrong.iter().map(|n| format!("{n}:{{}}")).collect();
+            let key = if key == "preEvictionFilter" { "preEvictionFilter" } else { key };
+            errs.push(format!(
+                "profile {:?} configures {key} extension point of non-existing plugins: map[{}]",
+                profile.name,
+                set.join(" ")
+            ));
+        }
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for n in profile.plugins.deschedule.enabled.iter().chain(&profile.plugins.balance.enabled) {
+        let n = n.as_str();
+        if extension_point_of(n).is_some() && profile.plugin_args(n).is_none() && !seen.contains(&n) {
+            seen.push(n);
+            errs.push(format!(
+                "unable to create {:?} profile: unable to build {n} plugin: unable to find {n:?} plugin config",
+                profile.name
+            ));
+        }
+    }
+    errs
 }
 
 const TOP_FIELDS: [&str; 11] = [
@@ -375,15 +498,39 @@ fn read_profile(o: &Obj<'_>) -> Result<Profile, PolicyError> {
         let pc = Obj::new(v, &path)?;
         pc.only(&["name", "args"])?;
         let pname = pc.str("name")?.ok_or_else(|| PolicyError::field(&pc.at("name"), "is required"))?;
+        let args = if KNOWN_PLUGINS.contains(&pname.as_str()) { pc.obj("args")? } else { None };
         let args = match pname.as_str() {
-            DEFAULT_EVICTOR => PluginArgs::DefaultEvictor(Box::new(match pc.obj("args")? {
-                Some(a) => DefaultEvictorArgs::read(&a)?,
+            DEFAULT_EVICTOR => PluginArgs::DefaultEvictor(Box::new(match &args {
+                Some(a) => DefaultEvictorArgs::read(a)?,
                 None => DefaultEvictorArgs::default(),
             })),
-            LOW_NODE_UTILIZATION => PluginArgs::LowNodeUtilization(Box::new(match pc.obj("args")? {
-                Some(a) => LowNodeUtilizationArgs::read(&a)?,
+            LOW_NODE_UTILIZATION => PluginArgs::LowNodeUtilization(Box::new(match &args {
+                Some(a) => LowNodeUtilizationArgs::read(a)?,
                 None => LowNodeUtilizationArgs::default(),
             })),
+            REMOVE_PODS_VIOLATING_NODE_AFFINITY => PluginArgs::RemovePodsViolatingNodeAffinity(Box::new(
+                RemovePodsViolatingNodeAffinityArgs::read(args.as_ref())?,
+            )),
+            REMOVE_PODS_VIOLATING_NODE_TAINTS => PluginArgs::RemovePodsViolatingNodeTaints(Box::new(
+                RemovePodsViolatingNodeTaintsArgs::read(args.as_ref())?,
+            )),
+            REMOVE_PODS_VIOLATING_INTER_POD_ANTI_AFFINITY => PluginArgs::RemovePodsViolatingInterPodAntiAffinity(
+                Box::new(RemovePodsViolatingInterPodAntiAffinityArgs::read(args.as_ref())?),
+            ),
+            POD_LIFE_TIME => PluginArgs::PodLifeTime(Box::new(PodLifeTimeArgs::read(args.as_ref())?)),
+            REMOVE_FAILED_PODS => PluginArgs::RemoveFailedPods(Box::new(RemoveFailedPodsArgs::read(args.as_ref())?)),
+            REMOVE_PODS_HAVING_TOO_MANY_RESTARTS => PluginArgs::RemovePodsHavingTooManyRestarts(Box::new(
+                RemovePodsHavingTooManyRestartsArgs::read(args.as_ref())?,
+            )),
+            REMOVE_DUPLICATES => PluginArgs::RemoveDuplicates(Box::new(RemoveDuplicatesArgs::read(args.as_ref())?)),
+            REMOVE_PODS_VIOLATING_TOPOLOGY_SPREAD_CONSTRAINT => {
+                PluginArgs::RemovePodsViolatingTopologySpreadConstraint(Box::new(
+                    RemovePodsViolatingTopologySpreadConstraintArgs::read(args.as_ref())?,
+                ))
+            }
+            HIGH_NODE_UTILIZATION => {
+                PluginArgs::HighNodeUtilization(Box::new(HighNodeUtilizationArgs::read(args.as_ref())?))
+            }
             _ => PluginArgs::Other(pc.get("args").cloned()),
         };
         plugin_config.push(PluginConfig { name: pname, args });
@@ -421,6 +568,15 @@ fn profile_value(p: &Profile) -> Value {
             let args = match &c.args {
                 PluginArgs::DefaultEvictor(a) => Some(a.to_value()),
                 PluginArgs::LowNodeUtilization(a) => Some(a.to_value()),
+                PluginArgs::RemovePodsViolatingNodeAffinity(a) => a.to_value(),
+                PluginArgs::RemovePodsViolatingNodeTaints(a) => a.to_value(),
+                PluginArgs::RemovePodsViolatingInterPodAntiAffinity(a) => a.to_value(),
+                PluginArgs::PodLifeTime(a) => a.to_value(),
+                PluginArgs::RemoveFailedPods(a) => a.to_value(),
+                PluginArgs::RemovePodsHavingTooManyRestarts(a) => a.to_value(),
+                PluginArgs::RemoveDuplicates(a) => a.to_value(),
+                PluginArgs::RemovePodsViolatingTopologySpreadConstraint(a) => a.to_value(),
+                PluginArgs::HighNodeUtilization(a) => a.to_value(),
                 PluginArgs::Other(v) => v.clone(),
             };
             mapping(vec![("name", Some(string(&c.name))), ("args", args)])

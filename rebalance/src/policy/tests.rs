@@ -240,10 +240,10 @@ fn evictor_validation_messages_are_descheduler_s() {
 
 #[test]
 fn several_profiles_aggregate() {
-    let text = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: a\n  pluginConfig:\n  - name: Nope\n- name: b\n  pluginConfig:\n  - name: LowNodeUtilization\n    args: {thresholds: {}, targetThresholds: {}}\n";
+    let text = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: a\n  pluginConfig:\n  - name: LowNodeUtilisation\n- name: b\n  pluginConfig:\n  - name: LowNodeUtilization\n    args: {thresholds: {}, targetThresholds: {}}\n";
     assert_eq!(
         invalid(text),
-        "[in profile a: plugin Nope in pluginConfig not registered, in profile b: thresholds config is not valid: no resource threshold is configured]"
+        "[in profile a: plugin LowNodeUtilisation in pluginConfig not registered (did you mean LowNodeUtilization?), in profile b: thresholds config is not valid: no resource threshold is configured]"
     );
 }
 
@@ -280,4 +280,29 @@ fn field_errors_name_the_path() {
     assert!(matches!(err, PolicyError::Yaml(_)));
     let err = Policy::from_yaml("apiVersion: descheduler/v1alpha2\nnodeSelector: \"a b\"\n").expect_err("selector");
     assert!(err.to_string().starts_with("nodeSelector: unable to parse requirement"), "{err}");
+}
+
+/// descheduler v0.36 `NewProfile`: a plugin at an extension point it lacks,
+/// and an enabled plugin without its `pluginConfig`, refuse the profile; an
+/// out-of-tree plugin name is accepted (the plan names it as not modelled).
+#[test]
+fn profile_build_rules() {
+    let head = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n";
+    let wrong_point = format!(
+        "{head}  pluginConfig:\n  - name: LowNodeUtilization\n    args: {{thresholds: {{cpu: 20}}, targetThresholds: {{cpu: 50}}}}\n  - name: RemoveDuplicates\n  plugins:\n    deschedule:\n      enabled: [LowNodeUtilization, RemoveDuplicates]\n"
+    );
+    assert_eq!(
+        invalid(&wrong_point),
+        r#"profile "p" configures deschedule extension point of non-existing plugins: map[LowNodeUtilization:{} RemoveDuplicates:{}]"#
+    );
+    let no_config = format!("{head}  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingNodeTaints]\n");
+    assert_eq!(
+        invalid(&no_config),
+        r#"unable to create "p" profile: unable to build RemovePodsViolatingNodeTaints plugin: unable to find "RemovePodsViolatingNodeTaints" plugin config"#
+    );
+    let out_of_tree = format!(
+        "{head}  pluginConfig:\n  - name: MyCompanyEvictor\n    args: {{anything: [1, 2]}}\n  plugins:\n    deschedule:\n      enabled: [MyCompanyEvictor]\n"
+    );
+    let p = Policy::from_yaml(&out_of_tree).expect("an out-of-tree plugin is accepted");
+    assert_eq!(p.profiles[0].plugins.deschedule.enabled, vec!["MyCompanyEvictor".to_string()]);
 }

@@ -23,6 +23,7 @@ pub mod filter_fields;
 pub mod qos;
 mod read;
 mod spec;
+mod status;
 pub mod text;
 
 use qos::{compute_qos, QosClass};
@@ -33,6 +34,7 @@ pub use spec::{
     NodeSelectorTerm, PodAffinityRules, PodAffinityTerm, PreferredNodeTerm, Requirement, SelectorOperator, Toleration,
     TolerationOperator, Volume, VolumeSource, WeightedPodAffinityTerm,
 };
+pub use status::{ContainerStatus, PodCondition, PodStatusInfo, TopologySpreadConstraint};
 
 /// The scheduler's non-zero defaults for SCORING only: a container without a
 /// cpu request counts as 100m, without a memory request as 200 MiB.
@@ -170,6 +172,14 @@ pub struct PodInfo {
     pub creation_timestamp: Option<DateTime<Utc>>,
     /// `metadata.deletionTimestamp` (terminating).
     pub deletion_timestamp: Option<DateTime<Utc>>,
+    /// `spec.containers[].image`, in order (init containers not included:
+    /// descheduler's RemoveDuplicates keys on these).
+    pub images: Vec<String>,
+    /// `spec.topologySpreadConstraints`.
+    pub topology_spread_constraints: Vec<TopologySpreadConstraint>,
+    /// The status beyond phase, boxed because most planning never reads it
+    /// (read it with [`PodInfo::status`]).
+    pub status: Option<Box<PodStatusInfo>>,
 }
 
 impl PodInfo {
@@ -207,7 +217,16 @@ impl PodInfo {
             volumes: Vec::new(),
             creation_timestamp: None,
             deletion_timestamp: None,
+            images: Vec::new(),
+            topology_spread_constraints: Vec::new(),
+            status: None,
         }
+    }
+
+    /// The status fields beyond phase ([`PodStatusInfo`]); all unset when
+    /// not read.
+    pub fn status(&self) -> &PodStatusInfo {
+        self.status.as_deref().unwrap_or(&status::EMPTY_STATUS)
     }
 
     /// `namespace/name`.

@@ -1,0 +1,25 @@
+//! `RemovePodsViolatingInterPodAntiAffinity` planned: which pods descheduler v0.36 would evict, and why
+//! the others stay.
+//!
+//! Source: descheduler v0.36 `pkg/framework/plugins/removepodsviolatinginterpodantiaffinity/`;
+//! descheduler-plugins.md §2.3. STUB: plans nothing yet.
+
+use crate::planner::cycle::Cycle;
+use crate::planner::plan::PluginRun;
+use crate::policy::{ExtensionPoint, Profile, RemovePodsViolatingInterPodAntiAffinityArgs};
+
+/// Runs `RemovePodsViolatingInterPodAntiAffinity` for `profile` with `args` in the cycle.
+pub(crate) fn run(
+    cycle: &mut Cycle<'_>,
+    profile: &Profile,
+    args: &RemovePodsViolatingInterPodAntiAffinityArgs,
+) -> PluginRun {
+    let _ = (&cycle, args);
+    let mut run = PluginRun::new(
+        &profile.name,
+        crate::policy::REMOVE_PODS_VIOLATING_INTER_POD_ANTI_AFFINITY,
+        ExtensionPoint::Deschedule,
+    );
+    run.notes.push("kdrift does not model this plugin yet: it plans no eviction".to_string());
+    run
+}

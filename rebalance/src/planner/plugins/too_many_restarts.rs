@@ -1,0 +1,18 @@
+//! `RemovePodsHavingTooManyRestarts` planned: which pods descheduler v0.36 would evict, and why
+//! the others stay.
+//!
+//! Source: descheduler v0.36 `pkg/framework/plugins/removepodshavingtoomanyrestarts/`;
+//! descheduler-plugins.md §2.6. STUB: plans nothing yet.
+
+use crate::planner::cycle::Cycle;
+use crate::planner::plan::PluginRun;
+use crate::policy::{ExtensionPoint, Profile, RemovePodsHavingTooManyRestartsArgs};
+
+/// Runs `RemovePodsHavingTooManyRestarts` for `profile` with `args` in the cycle.
+pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &RemovePodsHavingTooManyRestartsArgs) -> PluginRun {
+    let _ = (&cycle, args);
+    let mut run =
+        PluginRun::new(&profile.name, crate::policy::REMOVE_PODS_HAVING_TOO_MANY_RESTARTS, ExtensionPoint::Deschedule);
+    run.notes.push("kdrift does not model this plugin yet: it plans no eviction".to_string());
+    run
+}
