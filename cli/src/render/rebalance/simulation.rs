@@ -1,0 +1,180 @@
+//! `--simulate` and `--rounds`: where each evicted pod lands and what that
+//! does to every node; one line per night and the verdict.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use kdrift_rebalance::{LandingOutcome, NodeChange, NodeClass, Round, Rounds, Severity, Simulation};
+use tabled::builder::Builder;
+
+use kdrift_rebalance::{percent_text, tenths, Verdict};
+
+use super::{ordered, t, table};
+
+/// `97.1 → 72.0 %`; `≥97.1 → ≥72.0 %` when the node's amounts are a lower
+/// bound (as the plan's table marks them).
+fn change_cell(n: &NodeChange, resource: &str, lower_bound: bool) -> String {
+    let ge = if lower_bound { "≥" } else { "" };
+    match (n.percent_before(resource), n.percent_after(resource)) {
+        (Some(b), Some(a)) if tenths(a) == tenths(b) => format!("{ge}{} %", percent_text(b)),
+        (Some(b), Some(a)) => format!("{ge}{} → {ge}{} %", percent_text(b), percent_text(a)),
+        _ => "-".into(),
+    }
+}
+
+pub(super) fn simulation<W: Write>(out: &mut W, s: &Simulation, lower_bound_nodes: &[String]) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "Landing simulation (kube-scheduler filters and default scores; a tie goes on with the first node by name)"
+    )?;
+    if s.landings.is_empty() {
+        writeln!(out, "  nothing is evicted, nothing lands")?;
+    } else {
+        let mut b = Builder::default();
+        b.push_record(["#", "POD", "FROM", "LANDS ON", "SCORE", "OWNER"]);
+        for l in &s.landings {
+            let (node, score) = match &l.outcome {
+                LandingOutcome::Scheduled { node, score, tie_with, .. } if tie_with.is_empty() => {
+                    (node.clone(), score.to_string())
+                }
+                LandingOutcome::Scheduled { node, score, tie_with, .. } => {
+                    (format!("{node} (TIE with {})", tie_with.join(", ")), score.to_string())
+                }
+                LandingOutcome::Unschedulable { message } => (format!("UNSCHEDULABLE: {message}"), "-".into()),
+                LandingOutcome::NotRecreated => ("NOT RECREATED (no controller)".into(), "-".into()),
+            };
+            b.push_record([
+                l.order.to_string(),
+                l.pod.key(),
+                l.source_node.clone(),
+                node,
+                score,
+                l.owner.clone().unwrap_or_else(|| "-".into()),
+            ]);
+        }
+        table(out, b)?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Requested before → after")?;
+    let resources = ordered(&s.tracked_resources);
+    let mut b = Builder::default();
+    let mut header = vec!["NODE".to_string()];
+    header.extend(resources.iter().map(|r| r.to_uppercase()));
+    header.extend(["OUT".to_string(), "IN".to_string()]);
+    b.push_record(header);
+    for n in &s.nodes {
+        let mut row = vec![if n.schedulable { n.node.clone() } else { format!("{} (unschedulable)", n.node) }];
+        let lower = lower_bound_nodes.contains(&n.node);
+        row.extend(resources.iter().map(|r| change_cell(n, r, lower)));
+        row.push(n.pods_out.to_string());
+        row.push(n.pods_in.to_string());
+        b.push_record(row);
+    }
+    table(out, b)?;
+    if s.nodes.iter().any(|n| lower_bound_nodes.contains(&n.node)) {
+        writeln!(out, "  ≥ lower bound: the store lacks pods or their requests (see the notes)")?;
+    }
+    if let (Some(before), Some(after)) = (s.cpu_skew_before, s.cpu_skew_after) {
+        writeln!(
+            out,
+            "  cpu skew (highest − lowest requested % over the schedulable nodes): {} → {} points",
+            percent_text(before),
+            percent_text(after)
+        )?;
+    }
+    if !s.warnings.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Landing warnings")?;
+        for w in &s.warnings {
+            let sev = match w.severity {
+                Severity::Critical => "CRITICAL",
+                Severity::Warning => "warning",
+                Severity::Info => "info",
+            };
+            writeln!(out, "  - {sev}: {}", w.message)?;
+        }
+    }
+    Ok(())
+}
+
+/// `node-5 ×4, node-4 ×1`, `1 UNSCHEDULABLE`.
+fn landings_summary(r: &Round) -> String {
+    let mut to: BTreeMap<&str, usize> = BTreeMap::new();
+    let (mut pending, mut gone) = (0, 0);
+    for l in &r.simulation.landings {
+        match &l.outcome {
+            LandingOutcome::Scheduled { node, .. } => *to.entry(node.as_str()).or_insert(0) += 1,
+            LandingOutcome::Unschedulable { .. } => pending += 1,
+            LandingOutcome::NotRecreated => gone += 1,
+        }
+    }
+    let mut parts: Vec<String> = to.into_iter().map(|(n, c)| format!("{n} ×{c}")).collect();
+    if pending > 0 {
+        parts.push(format!("{pending} UNSCHEDULABLE"));
+    }
+    if gone > 0 {
+        parts.push(format!("{gone} NOT RECREATED"));
+    }
+    if parts.is_empty() {
+        "-".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+pub(super) fn nights<W: Write>(out: &mut W, rounds: &Rounds) -> anyhow::Result<()> {
+    writeln!(out, "Night after night (plan → land → plan again)")?;
+    let mut b = Builder::default();
+    b.push_record(["NIGHT", "AT", "OVERUTILIZED", "UNDERUTILIZED", "EVICTIONS", "LANDINGS", "NOTE"]);
+    for r in &rounds.rounds {
+        let of = |c: NodeClass| {
+            let names: Vec<&str> = r.classes.iter().filter(|(_, k)| **k == c).map(|(n, _)| n.as_str()).collect();
+            if names.is_empty() {
+                "-".to_string()
+            } else {
+                names.join(", ")
+            }
+        };
+        let mut note = Vec::new();
+        if let Some(p) = r.pile_up() {
+            note.push(format!("pile-up: {} of {} on {}", p.count, p.of, p.node));
+        }
+        if let Some(e) = &r.early_exit {
+            note.push(e.message.clone());
+        }
+        if let Some(a) = &r.aborted {
+            note.push(a.clone());
+        }
+        b.push_record([
+            r.number.to_string(),
+            t(r.now),
+            of(NodeClass::Overutilized),
+            of(NodeClass::Underutilized),
+            r.evictions.to_string(),
+            landings_summary(r),
+            note.join("; "),
+        ]);
+    }
+    table(out, b)?;
+    let verdict = match &rounds.verdict {
+        Verdict::Converged { rounds: 0 } => "CONVERGED: nothing to do, no node is above its target".to_string(),
+        Verdict::Converged { rounds } => {
+            format!("CONVERGED after {rounds} night(s): no node is above its target any more")
+        }
+        Verdict::Stalled { round, reason } => format!("STALLED at night {round}: {reason}"),
+        Verdict::NothingToDo { reason } => format!("NOTHING TO DO: {reason}"),
+        Verdict::Limit { rounds } => format!("LIMIT: every one of the {rounds} night(s) still evicted something"),
+    };
+    if let Verdict::NothingToDo { .. } = rounds.verdict {
+        writeln!(out, "  {verdict}")?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "  {verdict} ({} eviction(s) in total, {} left Pending, {} night(s) with a pile-up)",
+        rounds.total_evictions(),
+        rounds.total_unschedulable(),
+        rounds.pile_ups()
+    )?;
+    Ok(())
+}

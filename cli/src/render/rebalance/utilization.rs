@@ -1,0 +1,141 @@
+//! One LowNodeUtilization or HighNodeUtilization run: the nodes with their
+//! class, usage and why, the budget, the evictions in descheduler's order,
+//! how each source node's loop ended, what was skipped and why.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use kdrift_rebalance::{NodeReport, PluginRun, QosClass};
+use tabled::builder::Builder;
+
+use super::{amounts, class, frees, num, ordered, skipped, table, limits_cell};
+use kdrift_rebalance::percent_text;
+
+fn thresholds_line(run: &PluginRun) -> String {
+    let th = &run.thresholds;
+    if run.plugin == kdrift_rebalance::HIGH_NODE_UTILIZATION {
+        let low = th.low.iter().map(|(r, v)| format!("{r} {} %", num(*v))).collect::<Vec<_>>();
+        return format!(
+            "underutilized (drained onto the others) when every one of {} or less",
+            low.join(", ")
+        );
+    }
+    let fmt = |m: &BTreeMap<String, f64>| m.iter().map(|(r, v)| format!("{r} {} %", num(*v))).collect::<Vec<_>>();
+    let mut line = format!(
+        "underutilized when every one of {} or less; overutilized when any is above {}",
+        fmt(&th.low).join(", "),
+        fmt(&th.high).join(", ")
+    );
+    if let Some(avg) = &th.averages {
+        line.push_str(&format!(" (deviation thresholds around the mean: {})", fmt(avg).join(", ")));
+    }
+    line
+}
+
+/// `97.1 % > 80`, `29.0 % ≤ 50`, `60.0 %`; `≥29.0 % ≤ 50` for a lower bound.
+fn usage_cell(n: &NodeReport, resource: &str, lower_bound: bool) -> String {
+    let Some(u) = n.resources.iter().find(|u| u.resource == resource) else { return "-".into() };
+    if u.allocatable.is_none() {
+        return "- (none)".into();
+    }
+    let pct = format!("{}{} %", if lower_bound { "≥" } else { "" }, percent_text(u.percent));
+    match (u.low, u.high) {
+        (_, Some(h)) if u.percent > h => format!("{pct} > {}", num(h)),
+        (Some(l), _) if u.percent <= l => format!("{pct} ≤ {}", num(l)),
+        _ => pct,
+    }
+}
+
+/// Renders a LowNodeUtilization or HighNodeUtilization run.
+pub(super) fn utilization_run<W: Write>(
+    out: &mut W,
+    run: &PluginRun,
+    lower_bound_nodes: &[String],
+) -> anyhow::Result<()> {
+    writeln!(out, "Profile {} — {}: {}", run.profile, run.plugin, thresholds_line(run))?;
+    for n in &run.notes {
+        writeln!(out, "  {n}")?;
+    }
+    let resources = ordered(&run.tracked_resources);
+    let mut b = Builder::default();
+    let mut header = vec!["NODE".to_string(), "CLASS".to_string()];
+    header.extend(resources.iter().map(|r| r.to_uppercase()));
+    header.push("WHY".to_string());
+    b.push_record(header);
+    for n in &run.nodes {
+        let mut row = vec![
+            if n.unschedulable { format!("{} (cordoned)", n.name) } else { n.name.clone() },
+            class(n.class).to_string(),
+        ];
+        let lower = lower_bound_nodes.contains(&n.name);
+        row.extend(resources.iter().map(|r| usage_cell(n, r, lower)));
+        row.push(n.why.clone());
+        b.push_record(row);
+    }
+    table(out, b)?;
+    if run.nodes.iter().any(|n| lower_bound_nodes.contains(&n.name)) {
+        writeln!(out, "  ≥ lower bound: the store lacks pods or their requests (see the notes)")?;
+    }
+    if let Some(e) = &run.early_exit {
+        writeln!(out, "  stops here: {}", e.message)?;
+        return Ok(());
+    }
+    if let Some(budget) = &run.budget {
+        writeln!(
+            out,
+            "  budget (room on the underutilized nodes up to their targets): {}; left after the evictions: {}",
+            amounts(&budget.initial, true),
+            amounts(&budget.remaining, true)
+        )?;
+    }
+    if !run.evictions.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Evictions, in descheduler's order")?;
+        let removable: BTreeMap<&str, usize> =
+            run.source_nodes.iter().map(|s| (s.node.as_str(), s.removable)).collect();
+        let mut b = Builder::default();
+        let with_limits = run.evictions.iter().any(|e| limits_cell(&e.counted).is_some());
+        let mut header = vec!["#", "POD", "FROM", "RULE", "FREES"];
+        if with_limits {
+            header.push("COUNTS AGAINST");
+        }
+        b.push_record(header);
+        for e in &run.evictions {
+            let prio = e.priority.map_or("no priority".to_string(), |p| format!("priority {p}"));
+            let qos = match e.qos {
+                QosClass::BestEffort => "BestEffort",
+                QosClass::Burstable => "Burstable",
+                QosClass::Guaranteed => "Guaranteed",
+            };
+            let of = removable.get(e.source_node.as_str()).copied().unwrap_or(0);
+            let prefer = if e.prefer_no_eviction { ", prefer-no-eviction" } else { "" };
+            let mut row = vec![
+                e.order.to_string(),
+                e.pod.key(),
+                e.source_node.clone(),
+                format!("#{} of {of}: {prio}, {qos}{prefer}", e.rank_on_node),
+                frees(&e.frees),
+            ];
+            if with_limits {
+                row.push(limits_cell(&e.counted).unwrap_or_default());
+            }
+            b.push_record(row);
+        }
+        table(out, b)?;
+        writeln!(
+            out,
+            "  order on each node: lowest priority first, then BestEffort before Burstable before Guaranteed, then \
+             pods without the prefer-no-eviction annotation; ties by namespace/name"
+        )?;
+    }
+    for s in &run.source_nodes {
+        let why = run.nodes.iter().find(|n| n.name == s.node).map(|n| n.why.clone()).unwrap_or_default();
+        writeln!(
+            out,
+            "  {}: {why}; {} of {} removable pod(s) evicted ({} not removable); stopped: {}",
+            s.node, s.evicted, s.removable, s.non_removable, s.stop_message
+        )?;
+    }
+    skipped(out, run, "on the source nodes")?;
+    Ok(())
+}
