@@ -77,6 +77,7 @@ impl RemovePodsViolatingNodeAffinityArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::pod::LabelSelector;
     use crate::policy::{Namespaces, PluginArgs, Policy};
 
     fn policy(args: &str) -> String {
@@ -159,5 +160,40 @@ mod tests {
             "upstream vectors RemovePodsViolatingNodeAffinity validation: {} ported, {passed} passed, 0 skipped",
             cases.len()
         );
+    }
+
+    /// descheduler v0.36 `defaults_test.go` TestSetDefaults_RemovePodsViolatingNodeAffinityArgs (2
+    /// cases): defaulting changes nothing, empty and set values alike; and
+    /// what is read is written back the same.
+    #[test]
+    fn upstream_defaults_vectors() {
+        let read = |yaml: &str| {
+            let v: Value = serde_yaml::from_str(yaml).expect("yaml");
+            RemovePodsViolatingNodeAffinityArgs::read(Some(
+                &crate::policy::reader::Obj::new(&v, "args").expect("mapping"),
+            ))
+            .expect("reads")
+        };
+        assert_eq!(RemovePodsViolatingNodeAffinityArgs::read(None), Ok(RemovePodsViolatingNodeAffinityArgs::default()));
+        assert_eq!(read("{}"), RemovePodsViolatingNodeAffinityArgs::default());
+        let set = read("namespaces: {}\nlabelSelector: {}\n");
+        assert_eq!(
+            set,
+            RemovePodsViolatingNodeAffinityArgs {
+                scope: PodScope {
+                    namespaces: Some(Namespaces::default()),
+                    label_selector: Some(LabelSelector::default())
+                },
+                node_affinity_type: vec![],
+            }
+        );
+        let back = set.to_value().expect("written");
+        assert_eq!(
+            RemovePodsViolatingNodeAffinityArgs::read(Some(
+                &crate::policy::reader::Obj::new(&back, "args").expect("mapping")
+            )),
+            Ok(set)
+        );
+        println!("upstream vectors RemovePodsViolatingNodeAffinity defaults: 2 ported, 2 passed, 0 skipped");
     }
 }

@@ -228,4 +228,41 @@ mod tests {
             "upstream vectors RemovePodsViolatingNodeTaints validation: {ported} ported, {passed} passed, {skipped} skipped"
         );
     }
+
+    /// descheduler v0.36 `defaults_test.go` TestSetDefaults_RemovePodsViolatingNodeTaintsArgs (2
+    /// cases): defaulting changes nothing, empty and set values alike; and
+    /// what is read is written back the same.
+    #[test]
+    fn upstream_defaults_vectors() {
+        let read = |yaml: &str| {
+            let v: Value = serde_yaml::from_str(yaml).expect("yaml");
+            RemovePodsViolatingNodeTaintsArgs::read(Some(
+                &crate::policy::reader::Obj::new(&v, "args").expect("mapping"),
+            ))
+            .expect("reads")
+        };
+        assert_eq!(RemovePodsViolatingNodeTaintsArgs::read(None), Ok(RemovePodsViolatingNodeTaintsArgs::default()));
+        assert_eq!(read("{}"), RemovePodsViolatingNodeTaintsArgs::default());
+        let set = read("namespaces: {}\nlabelSelector: {}\nincludePreferNoSchedule: false\nexcludedTaints: [ExcludedTaints]\nincludedTaints: [IncludedTaints]\n");
+        assert_eq!(
+            set,
+            RemovePodsViolatingNodeTaintsArgs {
+                scope: PodScope {
+                    namespaces: Some(Namespaces::default()),
+                    label_selector: Some(LabelSelector::default())
+                },
+                include_prefer_no_schedule: false,
+                excluded_taints: vec!["ExcludedTaints".into()],
+                included_taints: Some(vec!["IncludedTaints".into()]),
+            }
+        );
+        let back = set.to_value().expect("written");
+        assert_eq!(
+            RemovePodsViolatingNodeTaintsArgs::read(Some(
+                &crate::policy::reader::Obj::new(&back, "args").expect("mapping")
+            )),
+            Ok(set)
+        );
+        println!("upstream vectors RemovePodsViolatingNodeTaints defaults: 2 ported, 2 passed, 0 skipped");
+    }
 }
