@@ -44,14 +44,26 @@ impl<'a> NodeFit<'a> {
         self.nodes.iter().filter(|n| Some(n.name.as_str()) != pod.node_name.as_deref()).any(|n| self.fits(pod, n))
     }
 
+    /// `PodFitsAnyNode`: the first of the nodes (in their order, the pod's
+    /// own included) that passes every check; on the pod's own node its
+    /// requests are not checked (upstream `NodeFit` skips `fitsRequest` when
+    /// `spec.nodeName` is that node).
+    pub(crate) fn first_fit_any_node(&self, pod: &PodInfo) -> Option<&'a NodeInfo> {
+        self.nodes.iter().copied().find(|n| self.fits_with(pod, n, Some(n.name.as_str()) != pod.node_name.as_deref()))
+    }
+
     fn fits(&self, pod: &PodInfo, node: &NodeInfo) -> bool {
+        self.fits_with(pod, node, true)
+    }
+
+    fn fits_with(&self, pod: &PodInfo, node: &NodeInfo, check_request: bool) -> bool {
         matches_node_selector(pod, node)
             && node
                 .taints
                 .iter()
                 .filter(|t| matches!(t.effect, TaintEffect::NoSchedule | TaintEffect::NoExecute))
                 .all(|t| tolerations_tolerate(&pod.tolerations, t))
-            && self.fits_request(pod, node)
+            && (!check_request || self.fits_request(pod, node))
             && !node.unschedulable
             && !self.anti_affinity_conflict(pod, node)
     }

@@ -1,12 +1,136 @@
 //! `RemovePodsViolatingInterPodAntiAffinity` planned: which pods descheduler v0.36 would evict, and why
 //! the others stay.
 //!
-//! Source: descheduler v0.36 `pkg/framework/plugins/removepodsviolatinginterpodantiaffinity/`;
-//! descheduler-plugins.md §2.3. STUB: plans nothing yet.
+//! Source: descheduler v0.36 `pkg/framework/plugins/removepodsviolatinginterpodantiaffinity/pod_antiaffinity.go`
+//! and `utils.CheckPodsWithAntiAffinityExist`; descheduler-plugins.md §2.3.
+//!
+//! The pods of every node of the cycle (`ListPodsOnNodes`: bound, not
+//! Succeeded/Failed) that pass `namespaces` / `labelSelector` — and only
+//! those — are both the candidates and the pods they are checked against;
+//! the DefaultEvictor does not narrow the latter (a protected pod still
+//! conflicts). Pods evicted by earlier plugins of the cycle still count as
+//! existing pods (upstream's informer still lists them) but are not
+//! candidates. Per node, candidates go lowest priority first
+//! ([`compare_pods`]: no priority, then ascending; BestEffort < Burstable <
+//! Guaranteed; pods without prefer-no-eviction first; then namespace/name,
+//! kdrift's tie-break for upstream's unstable sort).
+//!
+//! A candidate violates when one of its **own required** anti-affinity terms
+//! (preferred terms and other pods' terms are ignored) matches another pod
+//! (a different name; the namespace is not compared) in the term's
+//! `namespaces` (or the candidate's own namespace; `namespaceSelector` is
+//! ignored) that is on the same node, or on a node with the same value of
+//! the term's `topologyKey` (both nodes carrying it). A missing selector
+//! matches nothing; an invalid one makes the whole check "no violation".
+//! An evicted pod leaves the set at once, so later candidates stop
+//! conflicting with it.
+//!
+//! Limits: the node limit ends the node ("not reached" for the rest), the
+//! total limit ends the plugin, the namespace limit skips the pod. A pod
+//! kept for several reasons is reported with the first of: already evicted,
+//! the rule, the Filter, the PreEvictionFilter (upstream checks the rule
+//! first too).
 
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::model::node::NodeInfo;
+use crate::model::pod::{LabelSelector, PodAffinityTerm, PodInfo, SelectorOperator};
 use crate::planner::cycle::Cycle;
-use crate::planner::plan::PluginRun;
+use crate::planner::evictor::FilterOutcome;
+use crate::planner::limits::LimitHit;
+use crate::planner::order::compare_pods;
+use crate::planner::plan::{PluginRun, SkipReason, StopReason};
+use crate::planner::Snapshot;
 use crate::policy::{ExtensionPoint, Profile, RemovePodsViolatingInterPodAntiAffinityArgs};
+
+fn keep(rule: &str, message: String, upstream: bool) -> SkipReason {
+    SkipReason::Rule { rule: rule.to_string(), message, upstream }
+}
+
+/// Whether `metav1.LabelSelectorAsSelector` accepts the selector's
+/// operators and values (In/NotIn need values, Exists/DoesNotExist none).
+fn selector_valid(s: &LabelSelector) -> bool {
+    s.match_expressions.iter().all(|r| match r.operator {
+        SelectorOperator::In | SelectorOperator::NotIn => !r.values.is_empty(),
+        SelectorOperator::Exists | SelectorOperator::DoesNotExist => r.values.is_empty(),
+        _ => false,
+    })
+}
+
+/// descheduler's `hasSameLabelValue`: the same node, or both nodes carry
+/// `key` with equal values.
+fn same_domain(a: &NodeInfo, b: &NodeInfo, key: &str) -> bool {
+    a.name == b.name || matches!((a.labels.get(key), b.labels.get(key)), (Some(x), Some(y)) if x == y)
+}
+
+/// The pods the check looks at, and the nodes they are on.
+struct Existing<'a> {
+    snapshot: &'a Snapshot,
+    nodes: BTreeMap<&'a str, &'a NodeInfo>,
+    /// Snapshot indices, in node then input order.
+    pods: Vec<usize>,
+    /// Evicted by this run: no longer existing.
+    gone: BTreeSet<usize>,
+}
+
+impl<'a> Existing<'a> {
+    /// `CheckPodsWithAntiAffinityExist` for the candidate at `idx`: the
+    /// conflicting pod and the term, or why there is none.
+    fn conflict(&self, idx: usize) -> Result<(usize, &'a PodAffinityTerm), SkipReason> {
+        let snapshot: &'a Snapshot = self.snapshot;
+        let pod: &'a PodInfo = &snapshot.pods[idx];
+        let terms = &pod.affinity.pod_anti_affinity.required;
+        if terms.is_empty() {
+            return Err(keep(
+                "no-required-anti-affinity",
+                "pod has no requiredDuringSchedulingIgnoredDuringExecution pod anti-affinity".to_string(),
+                false,
+            ));
+        }
+        let Some(own_node) = pod.node_name.as_deref().and_then(|n| self.nodes.get(n)) else {
+            return Err(keep("node-not-considered", "CandidatePod does not exist in nodeMap".to_string(), true));
+        };
+        for term in terms {
+            let Some(selector) = &term.label_selector else { continue };
+            if !selector_valid(selector) {
+                return Err(keep(
+                    "anti-affinity-selector-invalid",
+                    "Unable to convert LabelSelector into Selector".to_string(),
+                    true,
+                ));
+            }
+            let in_namespaces = |ns: &str| {
+                if term.namespaces.is_empty() {
+                    ns == pod.namespace
+                } else {
+                    term.namespaces.iter().any(|n| n == ns)
+                }
+            };
+            for &other in &self.pods {
+                let o = &self.snapshot.pods[other];
+                if self.gone.contains(&other) || o.name == pod.name || !in_namespaces(&o.namespace) {
+                    continue;
+                }
+                if !selector.matches(&o.labels) {
+                    continue;
+                }
+                let Some(o_node) = o.node_name.as_deref().and_then(|n| self.nodes.get(n)) else { continue };
+                if same_domain(own_node, o_node, &term.topology_key) {
+                    return Ok((other, term));
+                }
+            }
+        }
+        Err(keep(
+            "no-anti-affinity-conflict",
+            format!(
+                "no pod matching its {} required anti-affinity term(s) is on node {} or shares its topology domain",
+                terms.len(),
+                own_node.name
+            ),
+            false,
+        ))
+    }
+}
 
 /// Runs `RemovePodsViolatingInterPodAntiAffinity` for `profile` with `args` in the cycle.
 pub(crate) fn run(
@@ -14,12 +138,91 @@ pub(crate) fn run(
     profile: &Profile,
     args: &RemovePodsViolatingInterPodAntiAffinityArgs,
 ) -> PluginRun {
-    let _ = (&cycle, args);
     let mut run = PluginRun::new(
         &profile.name,
         crate::policy::REMOVE_PODS_VIOLATING_INTER_POD_ANTI_AFFINITY,
         ExtensionPoint::Deschedule,
     );
-    run.notes.push("kdrift does not model this plugin yet: it plans no eviction".to_string());
+    let evictor = cycle.evictor(profile);
+    let snapshot = cycle.snapshot;
+    let nodes = cycle.nodes.clone();
+    let in_scope = |i: &usize| {
+        let p = &snapshot.pods[*i];
+        args.scope.selects(&p.namespace, &p.labels)
+    };
+    let mut existing = Existing {
+        snapshot,
+        nodes: nodes.iter().map(|n| (n.name.as_str(), *n)).collect(),
+        pods: nodes
+            .iter()
+            .flat_map(|n| cycle.pods_by_node.get(n.name.as_str()).cloned().unwrap_or_default())
+            .filter(in_scope)
+            .collect(),
+        gone: BTreeSet::new(),
+    };
+    let mut ended = false;
+    for node in &nodes {
+        let mut candidates: Vec<usize> = cycle
+            .pods_by_node
+            .get(node.name.as_str())
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(in_scope)
+            .collect();
+        candidates.sort_by(|a, b| compare_pods(&snapshot.pods[*a], &snapshot.pods[*b]));
+        let mut stop: Option<StopReason> = ended.then_some(StopReason::NotVisited);
+        let mut rank = 0;
+        for idx in candidates {
+            if let Some(stop) = &stop {
+                cycle.skip(&mut run, idx, &node.name, SkipReason::NotReached { stop: stop.clone() });
+                continue;
+            }
+            if cycle.evicted.contains(&idx) {
+                cycle.skip(&mut run, idx, &node.name, SkipReason::AlreadyEvicted);
+                continue;
+            }
+            let (other, term) = match existing.conflict(idx) {
+                Ok(found) => found,
+                Err(reason) => {
+                    cycle.skip(&mut run, idx, &node.name, reason);
+                    continue;
+                }
+            };
+            let pod = &snapshot.pods[idx];
+            if let FilterOutcome::Fails(reason) = evictor.filter(pod) {
+                cycle.skip(&mut run, idx, &node.name, reason);
+                continue;
+            }
+            if let Some(reason) = evictor.pre_eviction(pod) {
+                cycle.skip(&mut run, idx, &node.name, reason);
+                continue;
+            }
+            let o = &snapshot.pods[other];
+            let rule = format!(
+                "required anti-affinity with {}/{} on {} (topologyKey {})",
+                o.namespace,
+                o.name,
+                o.node_name.as_deref().unwrap_or(""),
+                term.topology_key
+            );
+            rank += 1;
+            match cycle.evict(&mut run, idx, &node.name, rank, rule) {
+                Ok(()) => {
+                    existing.gone.insert(idx);
+                }
+                Err(LimitHit::Namespace) => {}
+                Err(LimitHit::Node) => stop = Some(StopReason::MaxPerNode),
+                Err(LimitHit::Total) => {
+                    stop = Some(StopReason::MaxTotal);
+                    ended = true;
+                }
+            }
+        }
+    }
     run
 }
+
+#[cfg(test)]
+#[path = "inter_pod_anti_affinity_vectors.rs"]
+mod vectors;

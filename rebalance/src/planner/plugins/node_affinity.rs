@@ -1,18 +1,228 @@
 //! `RemovePodsViolatingNodeAffinity` planned: which pods descheduler v0.36 would evict, and why
 //! the others stay.
 //!
-//! Source: descheduler v0.36 `pkg/framework/plugins/removepodsviolatingnodeaffinity/`;
-//! descheduler-plugins.md §2.1. STUB: plans nothing yet.
+//! Source: descheduler v0.36 `pkg/framework/plugins/removepodsviolatingnodeaffinity/node_affinity.go`;
+//! descheduler-plugins.md §2.1. One pass over the cycle's nodes per
+//! `nodeAffinityType` entry, in order (an unknown entry is noted and
+//! skipped, as upstream logs "Invalid nodeAffinityType"); per node, its pods
+//! (`ListPodsOnANode`) in input order after `namespaces` / `labelSelector`.
+//!
+//! - `requiredDuringSchedulingIgnoredDuringExecution`: the pod has required
+//!   node affinity, `PodMatchNodeSelector` (its `nodeSelector` AND the
+//!   required terms, [`matches_node_selector`]) no longer holds on its node,
+//!   the DefaultEvictor passes, and `PodFitsAnyNode`.
+//! - `preferredDuringSchedulingIgnoredDuringExecution`: the pod has a
+//!   preferred term, some node of the cycle (unschedulable, tainted and full
+//!   ones too) has a strictly greater weight (the sum of the weights of the
+//!   matching preferred terms) than its own node, the DefaultEvictor passes,
+//!   and `PodFitsAnyNode`.
+//!
+//! `PodFitsAnyNode` ([`NodeFit::first_fit_any_node`]) runs nodeFit over the
+//! cycle's nodes **including the pod's own**, where its requests are not
+//! checked: a pod that still fits its node passes (only DefaultEvictor
+//! `nodeFit: true` then stops it). Upstream stops at the first fit of 100
+//! parallel workers; kdrift names the first fit in node order.
+//!
+//! Limits: the node limit ends the node ("not reached" for the rest), the
+//! total limit ends the plugin (the rest of the pass "not reached" / "not
+//! visited", later types noted as not run), the namespace limit skips the pod.
+//! A pod kept for several reasons is reported with the first of: already
+//! evicted, the rule, the Filter, the PreEvictionFilter, fits no node
+//! (upstream evaluates the filters first; the outcome is the same).
 
+use crate::model::node::NodeInfo;
+use crate::model::pod::PodInfo;
 use crate::planner::cycle::Cycle;
-use crate::planner::plan::PluginRun;
+use crate::planner::evictor::{Evictor, FilterOutcome};
+use crate::planner::limits::LimitHit;
+use crate::planner::node_fit::{matches_node_selector, NodeFit};
+use crate::planner::plan::{PluginRun, SkipReason, StopReason};
+use crate::policy::plugins::node_affinity::{PREFERRED_DURING_SCHEDULING, REQUIRED_DURING_SCHEDULING};
 use crate::policy::{ExtensionPoint, Profile, RemovePodsViolatingNodeAffinityArgs};
+
+/// The two node affinity types the plugin knows.
+#[derive(Clone, Copy)]
+enum Kind {
+    Required,
+    Preferred,
+}
+
+fn keep(rule: &str, message: String) -> SkipReason {
+    SkipReason::Rule { rule: rule.to_string(), message, upstream: false }
+}
+
+/// The sum of the weights of the pod's preferred node affinity terms that
+/// `node` matches (an invalid term matches nothing). Source: descheduler
+/// v0.36 `GetNodeWeightGivenPodPreferredAffinity`.
+fn preferred_weight(pod: &PodInfo, node: &NodeInfo) -> i64 {
+    pod.affinity
+        .node_affinity
+        .preferred
+        .iter()
+        .filter(|t| t.preference.matches(node))
+        .map(|t| i64::from(t.weight))
+        .sum()
+}
+
+/// Why the pod violates its required node affinity on `node`, or why not.
+fn required_violation(pod: &PodInfo, node: &NodeInfo) -> Result<String, SkipReason> {
+    let Some(terms) = &pod.affinity.node_affinity.required else {
+        return Err(keep(
+            "no-required-node-affinity",
+            "pod has no requiredDuringSchedulingIgnoredDuringExecution node affinity".to_string(),
+        ));
+    };
+    if matches_node_selector(pod, node) {
+        return Err(keep(
+            "node-affinity-satisfied",
+            format!("nodeSelector and required node affinity still match node {}", node.name),
+        ));
+    }
+    let selector_ok = pod.node_selector.iter().all(|(k, v)| node.labels.get(k) == Some(v));
+    let affinity_ok = terms.iter().any(|t| t.matches(node));
+    Ok(match (affinity_ok, selector_ok) {
+        (false, true) => format!("required node affinity no longer matches {}", node.name),
+        (false, false) => format!("required node affinity and nodeSelector no longer match {}", node.name),
+        _ => format!("nodeSelector no longer matches {} (required node affinity does)", node.name),
+    })
+}
+
+/// Why some node is preferred over the pod's `node`, or why not.
+fn preferred_violation(pod: &PodInfo, node: &NodeInfo, nodes: &[&NodeInfo]) -> Result<String, SkipReason> {
+    if pod.affinity.node_affinity.preferred.is_empty() {
+        return Err(keep(
+            "no-preferred-node-affinity",
+            "pod has no preferredDuringSchedulingIgnoredDuringExecution node affinity".to_string(),
+        ));
+    }
+    let current = preferred_weight(pod, node);
+    let mut best: (i64, Option<&str>) = (0, None);
+    for n in nodes {
+        let w = preferred_weight(pod, n);
+        if w > best.0 {
+            best = (w, Some(n.name.as_str()));
+        }
+    }
+    match best {
+        (w, Some(name)) if w > current => {
+            Ok(format!("preferred node affinity weight {current} on {} < {w} on {name}", node.name))
+        }
+        (w, _) => Err(keep(
+            "preferred-weight-best",
+            format!(
+                "node {} already has the best preferred node affinity weight ({current}; best over {} nodes {w})",
+                node.name,
+                nodes.len()
+            ),
+        )),
+    }
+}
 
 /// Runs `RemovePodsViolatingNodeAffinity` for `profile` with `args` in the cycle.
 pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &RemovePodsViolatingNodeAffinityArgs) -> PluginRun {
-    let _ = (&cycle, args);
     let mut run =
         PluginRun::new(&profile.name, crate::policy::REMOVE_PODS_VIOLATING_NODE_AFFINITY, ExtensionPoint::Deschedule);
-    run.notes.push("kdrift does not model this plugin yet: it plans no eviction".to_string());
+    let evictor = cycle.evictor(profile);
+    let snapshot = cycle.snapshot;
+    let fit = NodeFit::new(cycle.nodes.clone(), &snapshot.pods);
+    for (i, name) in args.node_affinity_type.iter().enumerate() {
+        let kind = match name.as_str() {
+            REQUIRED_DURING_SCHEDULING => Kind::Required,
+            PREFERRED_DURING_SCHEDULING => Kind::Preferred,
+            other => {
+                run.notes
+                    .push(format!("Invalid nodeAffinityType {other:?}: skipped (descheduler logs this and goes on)"));
+                continue;
+            }
+        };
+        if pass(cycle, &mut run, &evictor, &fit, args, kind) {
+            let rest = &args.node_affinity_type[i + 1..];
+            if !rest.is_empty() {
+                run.notes.push(format!(
+                    "maximum number of evicted pods per a descheduling cycle reached: nodeAffinityType {} not run",
+                    rest.join(", ")
+                ));
+            }
+            break;
+        }
+    }
     run
 }
+
+/// One pass over the nodes for `kind`; true when the total limit ended it.
+fn pass<'a>(
+    cycle: &mut Cycle<'a>,
+    run: &mut PluginRun,
+    evictor: &Evictor<'a>,
+    fit: &NodeFit<'a>,
+    args: &RemovePodsViolatingNodeAffinityArgs,
+    kind: Kind,
+) -> bool {
+    let snapshot = cycle.snapshot;
+    let nodes = cycle.nodes.clone();
+    let mut ended = false;
+    for node in &nodes {
+        let mut stop: Option<StopReason> = ended.then_some(StopReason::NotVisited);
+        let mut rank = 0;
+        for idx in cycle.pods_by_node.get(node.name.as_str()).cloned().unwrap_or_default() {
+            let pod = &snapshot.pods[idx];
+            if !args.scope.selects(&pod.namespace, &pod.labels) {
+                continue;
+            }
+            if let Some(stop) = &stop {
+                cycle.skip(run, idx, &node.name, SkipReason::NotReached { stop: stop.clone() });
+                continue;
+            }
+            if cycle.evicted.contains(&idx) {
+                cycle.skip(run, idx, &node.name, SkipReason::AlreadyEvicted);
+                continue;
+            }
+            let violation = match kind {
+                Kind::Required => required_violation(pod, node),
+                Kind::Preferred => preferred_violation(pod, node, &nodes),
+            };
+            let why = match violation {
+                Ok(why) => why,
+                Err(reason) => {
+                    cycle.skip(run, idx, &node.name, reason);
+                    continue;
+                }
+            };
+            if let FilterOutcome::Fails(reason) = evictor.filter(pod) {
+                cycle.skip(run, idx, &node.name, reason);
+                continue;
+            }
+            if let Some(reason) = evictor.pre_eviction(pod) {
+                cycle.skip(run, idx, &node.name, reason);
+                continue;
+            }
+            let Some(target) = fit.first_fit_any_node(pod) else {
+                let message = format!(
+                    "{why}, but the pod fits none of the {} nodes (PodFitsAnyNode: nodeSelector and required affinity, NoSchedule/NoExecute taints, requests, unschedulable, anti-affinity)",
+                    nodes.len()
+                );
+                cycle.skip(run, idx, &node.name, keep("fits-no-node", message));
+                continue;
+            };
+            rank += 1;
+            let rule = if target.name == node.name {
+                format!("{why}; fits {} (its own node, requests not checked)", target.name)
+            } else {
+                format!("{why}; fits {}", target.name)
+            };
+            match cycle.evict(run, idx, &node.name, rank, rule) {
+                Ok(()) | Err(LimitHit::Namespace) => {}
+                Err(LimitHit::Node) => stop = Some(StopReason::MaxPerNode),
+                Err(LimitHit::Total) => {
+                    stop = Some(StopReason::MaxTotal);
+                    ended = true;
+                }
+            }
+        }
+    }
+    ended
+}
+
+#[cfg(test)]
+#[path = "node_affinity_vectors.rs"]
+mod vectors;
