@@ -78,12 +78,23 @@ impl PlanDocument {
                     pod: pod_identity(e.pod.index),
                     node: e.source_node.clone(),
                     profile: e.profile.clone(),
+                    plugin: e.plugin.clone(),
                     rule: e.rule.clone(),
-                    reason: format!(
-                        "{} is overutilized ({})",
-                        e.source_node,
-                        why.get(e.source_node.as_str()).copied().unwrap_or("above its target")
-                    ),
+                    reason: if run.nodes.is_empty() {
+                        format!("{}: {}", e.plugin, e.rule)
+                    } else if e.plugin == crate::policy::HIGH_NODE_UTILIZATION {
+                        format!(
+                            "{} is underutilized ({}): HighNodeUtilization drains it",
+                            e.source_node,
+                            why.get(e.source_node.as_str()).copied().unwrap_or("below its thresholds")
+                        )
+                    } else {
+                        format!(
+                            "{} is overutilized ({})",
+                            e.source_node,
+                            why.get(e.source_node.as_str()).copied().unwrap_or("above its target")
+                        )
+                    },
                     owner: pod.controller().map(|o| OwnerIdentity {
                         kind: o.kind.clone(),
                         name: o.name.clone(),
@@ -102,6 +113,7 @@ impl PlanDocument {
                 skipped.push(SkippedCandidate {
                     pod: pod_identity(s.pod.index),
                     profile: run.profile.clone(),
+                    plugin: run.plugin.clone(),
                     reason,
                     message: s.message.clone(),
                 });

@@ -165,6 +165,10 @@ pub struct OwnerIdentity {
     pub uid: String,
 }
 
+fn lnu_name() -> String {
+    crate::policy::LOW_NODE_UTILIZATION.to_string()
+}
+
 /// One planned eviction, in order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlannedEviction {
@@ -176,9 +180,15 @@ pub struct PlannedEviction {
     pub node: String,
     /// The profile whose run chose it.
     pub profile: String,
-    /// The rule that put it at this position (descheduler's pod order).
+    /// The plugin that chose it (`LowNodeUtilization` in plan files written
+    /// before whole-policy planning, which lack the field).
+    #[serde(default = "lnu_name")]
+    pub plugin: String,
+    /// The rule that chose it: a utilization plugin's pod order, or a rule
+    /// plugin's rule with its numbers.
     pub rule: String,
-    /// Why its node is a source of evictions.
+    /// Why it is evicted: its node is a source of evictions (utilization
+    /// plugins), or the rule it breaks.
     pub reason: String,
     /// The controller that recreates it (`None`: nothing recreates it).
     pub owner: Option<OwnerIdentity>,
@@ -191,13 +201,16 @@ pub struct PlannedEviction {
     pub predicted_outcome: Option<String>,
 }
 
-/// A pod on an overutilized node that the plan does not evict.
+/// A candidate pod the plan does not evict.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SkippedCandidate {
     /// The pod.
     pub pod: PodIdentity,
     /// The profile whose run skipped it.
     pub profile: String,
+    /// The plugin whose run skipped it.
+    #[serde(default = "lnu_name")]
+    pub plugin: String,
     /// The reason's kind (`NotEvictable`, `MaxTotal`, …).
     pub reason: String,
     /// The reason in words.

@@ -3,7 +3,8 @@
 //! source kind `kdrift`):
 //!
 //! - one core/v1 `Event` per eviction attempt, involvedObject the pod,
-//!   `reportingComponent: kdrift`, reason [`REASON_EVICTED`] (Normal),
+//!   annotated with the profile and plugin that chose it
+//!   (`kdrift.io/profile`, `kdrift.io/plugin`), `reportingComponent: kdrift`, reason [`REASON_EVICTED`] (Normal),
 //!   [`REASON_BLOCKED`] (Warning: 429, PodDisruptionBudget),
 //!   [`REASON_FAILED`] (Warning) or [`REASON_SKIPPED`] (Normal: gone,
 //!   moved, in use, …) — so `why-pending` and a timeline see kdrift's
@@ -87,6 +88,12 @@ fn event(
             "name": format!("{}.{}-{}{}", e.pod.name, run, e.order, suffix),
             "namespace": e.pod.namespace,
             "creationTimestamp": time(at),
+            // Which descheduler plugin chose the eviction, as descheduler's
+            // own Eviction says it (`reason: "triggered by PROFILE/PLUGIN"`).
+            "annotations": {
+                "kdrift.io/profile": e.profile,
+                "kdrift.io/plugin": e.plugin,
+            },
         },
         "involvedObject": {
             "apiVersion": "v1",
@@ -116,10 +123,12 @@ pub fn attempt_event(run: &str, e: &PlannedEviction, outcome: &EvictionOutcome, 
             "Normal",
             REASON_EVICTED,
             format!(
-                "pod evicted from {} node by kdrift (rebalance {run}, eviction {}{}): {}",
+                "pod evicted from {} node by kdrift (rebalance {run}, eviction {}{}, triggered by {}/{}): {}",
                 e.node,
                 e.order,
                 if *attempts > 1 { format!(", after {attempts} attempts") } else { String::new() },
+                e.profile,
+                e.plugin,
                 e.reason
             ),
         ),
