@@ -144,7 +144,6 @@ pub(crate) fn candidates<'a>(
 /// a node limit ends the node (its other pods are skipped as not reached), a
 /// namespace limit goes on to the next pod, the total limit ends the plugin
 /// (every later pod is skipped as not reached). `rank` is 1-based per node.
-#[allow(dead_code)] // RemoveFailedPods and RemovePodsHavingTooManyRestarts (next commits)
 pub(crate) fn evict_per_node(cycle: &mut Cycle<'_>, run: &mut PluginRun, per_node: &[(String, Vec<(usize, String)>)]) {
     let mut ended = false;
     for (node, pods) in per_node {

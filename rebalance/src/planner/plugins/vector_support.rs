@@ -125,13 +125,16 @@ impl Case {
     }
 
     /// Plans the case. descheduler skips a cycle with fewer than two nodes
-    /// while its plugin tests call `Deschedule` directly with one: an empty
-    /// extra node `zz-spare` (no pods, not used by these plugins unless
-    /// nodeFit) is added when the case has only one.
+    /// while its plugin tests call `Deschedule` directly with one: an empty,
+    /// cordoned extra node `zz-spare` is added when the case has only one
+    /// (cordoned nodes count toward the two; it fits no pod, so nodeFit
+    /// still finds no other node, as upstream's single-node cases do).
     pub(crate) fn plan(&self, plugin: &str) -> Plan {
         let mut nodes = self.nodes.clone();
         if nodes.len() < 2 {
-            nodes.push(node("zz-spare", 2000, 3000, 10));
+            let mut spare = node("zz-spare", 2000, 3000, 10);
+            spare.unschedulable = true;
+            nodes.push(spare);
         }
         let snapshot = Snapshot::new(nodes, self.pods.clone(), now());
         plan(&snapshot, &self.policy(plugin), &PlanOptions::default())
