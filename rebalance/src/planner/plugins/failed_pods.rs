@@ -42,7 +42,14 @@ fn can_evict(
     let min = args.min_pod_lifetime();
     let age = seconds_since(now, pod.creation_timestamp);
     let mut errs = Vec::new();
-    let mut why = vec![format!("phase Failed, age {} >= minPodLifetimeSeconds {min}", age_text(age))];
+    let mut why = vec![if age < 0 {
+        format!(
+            "phase Failed, age {} (created after now: passes minPodLifetimeSeconds {min}, as upstream's uint conversion wraps)",
+            age_text(age)
+        )
+    } else {
+        format!("phase Failed, age {} >= minPodLifetimeSeconds {min}", age_text(age))
+    }];
     if age >= 0 && age < i64::from(min) {
         errs.push(format!("pod does not exceed the min age seconds of {min}"));
     }

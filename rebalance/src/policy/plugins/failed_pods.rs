@@ -71,9 +71,8 @@ impl RemoveFailedPodsArgs {
         })
     }
 
-    /// The `minPodLifetimeSeconds` in force: as written, else
-    /// [`DEFAULT_MIN_POD_LIFETIME_SECONDS`] (upstream's default, set after
-    /// validation).
+    /// The `minPodLifetimeSeconds` in force (seconds): as written, else 3600
+    /// (upstream's default, set after validation).
     pub fn min_pod_lifetime(&self) -> u32 {
         self.min_pod_lifetime_seconds.unwrap_or(DEFAULT_MIN_POD_LIFETIME_SECONDS)
     }
