@@ -73,6 +73,7 @@ mod scale;
 mod sim;
 mod story;
 mod variant;
+mod whole_policy;
 mod world;
 
 #[cfg(test)]
@@ -90,6 +91,7 @@ pub use bench_cluster::{generate as bench_cluster, policy as bench_policy, Bench
 pub use kubectl::KUBECTL_FILES;
 pub use scale::{KubectlDump, ScaleConfig, ScaleFacts, ScaleGen};
 pub use variant::{memory_taint, MemoryTaint, MemoryTaintFacts};
+pub use whole_policy::{all_plugins_policy, whole_policy_cluster, ALL_PLUGINS_POLICY};
 
 /// What to generate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -28,3 +28,4 @@ mod vlogs_demo;
 mod vlogs_failures;
 mod vlogs_layouts;
 mod vlogs_real;
+mod whole_policy;

@@ -1,0 +1,49 @@
+//! The whole descheduler policy (issue 36): every v0.36 plugin planned in
+//! one cycle on a generated cluster where each has something to evict
+//! (`kdrift_scenario::whole_policy_cluster`), with
+//! `examples/all-plugins-policy.yaml`; and the demo store under the Helm
+//! chart's default policy.
+
+use std::collections::BTreeMap;
+
+use kdrift_rebalance::{plan, ExtensionPoint, PlanOptions, KNOWN_PLUGINS};
+use kdrift_scenario::{all_plugins_policy, whole_policy_cluster};
+
+/// Evictions per plugin over the whole plan.
+fn per_plugin(p: &kdrift_rebalance::Plan) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for run in &p.runs {
+        *out.entry(run.plugin.clone()).or_insert(0) += run.evictions.len();
+    }
+    out
+}
+
+#[test]
+fn every_plugin_evicts_on_the_generated_cluster_in_cycle_order() {
+    let cluster = whole_policy_cluster(200, 7);
+    let policy = all_plugins_policy().expect("the example policy is valid");
+    let p = plan(&cluster.snapshot, &policy, &PlanOptions::default());
+    assert_eq!(p.aborted, None);
+    let counts = per_plugin(&p);
+    println!("whole-policy plan on 200 nodes: {counts:?}, total {}", p.evictions_total);
+    for plugin in KNOWN_PLUGINS.iter().filter(|n| **n != "DefaultEvictor") {
+        assert!(counts.get(*plugin).copied().unwrap_or(0) > 0, "{plugin} evicts nothing: {counts:?}");
+    }
+    // Deschedule plugins of every profile first, then Balance, in enabled order.
+    let order: Vec<(ExtensionPoint, &str, &str)> =
+        p.runs.iter().map(|r| (r.extension_point, r.profile.as_str(), r.plugin.as_str())).collect();
+    assert_eq!(order.first().map(|o| o.2), Some("RemovePodsViolatingNodeAffinity"));
+    assert_eq!(order.last().map(|o| (o.1, o.2)), Some(("pack", "HighNodeUtilization")));
+    assert!(order.windows(2).all(|w| w[0].0 <= w[1].0), "Deschedule runs all come before Balance: {order:?}");
+    // One shared evictor: the policy's limits hold over all plugins, and no pod is evicted twice.
+    let mut seen = std::collections::BTreeSet::new();
+    let mut per_node: BTreeMap<&str, u32> = BTreeMap::new();
+    for e in p.evictions() {
+        assert!(seen.insert(e.pod.index), "{} evicted twice", e.pod.key());
+        *per_node.entry(e.source_node.as_str()).or_insert(0) += 1;
+        assert_eq!(e.counted.max_per_node, Some(10));
+    }
+    assert!(per_node.values().all(|n| *n <= 10), "maxNoOfPodsToEvictPerNode 10 holds: {per_node:?}");
+    let orders: Vec<usize> = p.evictions().map(|e| e.order).collect();
+    assert!(orders.windows(2).all(|w| w[0] < w[1]), "eviction order follows the cycle");
+}
