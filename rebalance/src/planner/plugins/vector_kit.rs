@@ -14,7 +14,8 @@ pub(crate) fn bnode(name: &str, cpu: i64, memory: i64, pods: i64) -> NodeInfo {
 }
 
 /// `test.BuildTestPod(name, cpu, mem, node)`: namespace `default`, one
-/// container requesting cpu and memory (entries kept even at 0), no owner.
+/// container (image `""`) requesting cpu and memory (entries kept even at
+/// 0), no owner.
 pub(crate) fn bpod(name: &str, cpu: i64, memory: i64, node: &str) -> PodInfo {
     let mut p = PodInfo::new("default", name);
     if !node.is_empty() {
@@ -24,6 +25,7 @@ pub(crate) fn bpod(name: &str, cpu: i64, memory: i64, node: &str) -> PodInfo {
     p.creation_timestamp = Some(now() - chrono::Duration::hours(1));
     let req = ResourceList::from_pairs(&[("cpu", cpu), ("memory", memory)]);
     p.containers = vec![ContainerInfo::new("c", ContainerKind::App, req)];
+    p.images = vec![String::new()];
     p.refresh_derived();
     p
 }
