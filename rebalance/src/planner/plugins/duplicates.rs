@@ -24,11 +24,13 @@
 //! twice, as upstream's test "Evict pods uniformly with two replica sets"
 //! counts 4; kdrift records both requests. Pods evicted earlier in the cycle
 //! still count (they are still listed) but are skipped as already evicted.
+//! A pod whose `images` were not read counts one empty image per app
+//! container ([`keys_of`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::node::TaintEffect;
-use crate::model::pod::{tolerations_tolerate, PodInfo};
+use crate::model::pod::{tolerations_tolerate, ContainerKind, PodInfo};
 use crate::planner::cycle::Cycle;
 use crate::planner::evictor::FilterOutcome;
 use crate::planner::limits::LimitHit;
@@ -60,8 +62,15 @@ fn rule(key: &str, message: String, upstream: bool) -> SkipReason {
 }
 
 /// The sorted `spec.containers[].image` of `pod` and upstream's key list.
+/// A pod whose images were not read (`images` empty) counts one empty image
+/// per app container (at least one), as a container without `image` would,
+/// so pods of different owners never share an empty key list.
 fn keys_of(pod: &PodInfo) -> (Vec<String>, String) {
     let mut images = pod.images.clone();
+    if images.is_empty() {
+        let apps = pod.containers.iter().filter(|c| c.kind == ContainerKind::App).count();
+        images = vec![String::new(); apps.max(1)];
+    }
     images.sort();
     let mut keys: Vec<String> = pod
         .owners

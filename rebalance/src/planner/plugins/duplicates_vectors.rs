@@ -320,3 +320,18 @@ fn limits_next_node_and_stop() {
     let b3 = plan.runs[0].skipped.iter().find(|s| s.pod.name == "b3").expect("b3");
     assert_eq!(b3.message, "maximum number of evicted pods per a descheduling cycle reached");
 }
+
+/// Pods whose images were not read: owners still tell them apart.
+#[test]
+fn unread_images_do_not_merge_owners() {
+    let mut a = rs(bpod("a", 100, 0, "n1"));
+    let mut b = bpod("b", 100, 0, "n1");
+    b.owners = vec![owned("ReplicaSet", "other")];
+    let mut c = rs(bpod("c", 100, 0, "n1"));
+    for p in [&mut a, &mut b, &mut c] {
+        p.images.clear();
+    }
+    let nodes = vec![bnode("n1", 2000, 3000, 10), bnode("n2", 2000, 3000, 10)];
+    // a and c share replicaset-1 (occurrence 2, upperAvg 1): c goes; b is alone.
+    assert_eq!(evicted(&plan_of(nodes, vec![a, b, c], &dup_policy(&[], false))), ["c"]);
+}
