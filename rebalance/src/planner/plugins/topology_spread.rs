@@ -52,7 +52,9 @@ pub(crate) type NodeAffinityOf = (BTreeMap<String, String>, Option<Vec<NodeSelec
 /// with the inclusion policies resolved.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SpreadConstraint {
+    /// `maxSkew`: the largest allowed difference in matching pods between domains.
     pub(crate) max_skew: i32,
+    /// `topologyKey`: the node label whose values are the domains.
     pub(crate) topology_key: String,
     /// `None` matches no pod.
     pub(crate) selector: Option<LabelSelector>,

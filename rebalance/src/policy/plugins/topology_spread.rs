@@ -2,7 +2,8 @@
 //!
 //! Source: descheduler v0.36 `pkg/framework/plugins/removepodsviolatingtopologyspreadconstraint/` (`types.go`,
 //! `validation.go`, `defaults.go`); descheduler-plugins.md §3.2. The args keep
-//! what was written (so a policy round-trips); [`Self::defaulted`] applies
+//! what was written (so a policy round-trips);
+//! [`RemovePodsViolatingTopologySpreadConstraintArgs::defaulted`] applies
 //! upstream's defaults after validation: `constraints` empty →
 //! `[DoNotSchedule]`, `topologyBalanceNodeFit` unset → `true`.
 
