@@ -33,7 +33,13 @@ pub(crate) struct NodeState<'a> {
 /// Threshold keys plus `cpu`, `memory`, `pods`, sorted.
 /// Source: descheduler v0.36 `uniquifyResourceNames`.
 pub(crate) fn tracked_resources(args: &LowNodeUtilizationArgs) -> Vec<String> {
-    let mut out: Vec<String> = args.thresholds.keys().cloned().collect();
+    tracked_of(args.thresholds.keys())
+}
+
+/// `threshold_keys` plus `cpu`, `memory`, `pods`, sorted (LowNodeUtilization
+/// and HighNodeUtilization alike). Source: descheduler v0.36 `uniquifyResourceNames`.
+pub(crate) fn tracked_of<'k>(threshold_keys: impl Iterator<Item = &'k String>) -> Vec<String> {
+    let mut out: Vec<String> = threshold_keys.cloned().collect();
     for r in [CPU, MEMORY, PODS] {
         if !out.iter().any(|x| x == r) {
             out.push(r.to_string());
@@ -114,7 +120,8 @@ pub(crate) fn thresholds(args: &LowNodeUtilizationArgs, nodes: &[NodeState<'_>])
     }
 }
 
-fn pct_of(n: &NodeState<'_>, r: &str) -> f64 {
+/// The node's percent of `r`, 0 when it lacks the resource.
+pub(crate) fn pct_of(n: &NodeState<'_>, r: &str) -> f64 {
     n.percent.get(r).copied().flatten().unwrap_or(0.0)
 }
 
@@ -151,6 +158,17 @@ pub(crate) fn usage_sum(usage: &ResourceList) -> i64 {
 /// The per-node report.
 pub(crate) fn report(n: &NodeState<'_>, t: &ThresholdsApplied, tracked: &[String]) -> NodeReport {
     let (class, why) = classify(n, t);
+    report_as(n, t, tracked, class, why)
+}
+
+/// The per-node report with the class (and why) a plugin's own rule gave.
+pub(crate) fn report_as(
+    n: &NodeState<'_>,
+    t: &ThresholdsApplied,
+    tracked: &[String],
+    class: NodeClass,
+    why: String,
+) -> NodeReport {
     let resources = tracked
         .iter()
         .map(|r| ResourceUsage {

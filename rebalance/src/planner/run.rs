@@ -14,6 +14,11 @@
 //! requests leave the node's usage and the shared budget; the loop goes on
 //! while the node is above its cap on some resource and every budget
 //! resource is > 0.
+//!
+//! The per-pod loop ([`Cycle::drain`], upstream `evictPodsFromSourceNodes` /
+//! `evictPods`) and the node states ([`Cycle::node_states`]) are shared with
+//! HighNodeUtilization (`plugins::high_node_utilization`); a [`Drain`] holds
+//! what differs (stop rule, plugin node limit, extra removable check).
 
 use super::budget::{above_target, caps, exhausted, frees};
 use super::classify::{early_exit, percent, report, thresholds, tracked_resources, tracked_usage, usage_of, NodeState};
@@ -27,8 +32,10 @@ use crate::model::pod::{tolerations_tolerate, PodInfo};
 use crate::model::resources::{ResourceList, PODS};
 use crate::policy::{ExtensionPoint, LowNodeUtilizationArgs, Profile, LOW_NODE_UTILIZATION};
 
-/// `utils.PodToleratesTaints` over the underutilized nodes' taints.
-fn tolerates_some(pod: &PodInfo, destinations: &[&[Taint]]) -> bool {
+/// `utils.PodToleratesTaints` over the destination nodes' taints: some node
+/// whose every taint the pod tolerates, counted only when the pod has at
+/// least as many tolerations as the node has taints (upstream's quirk).
+pub(crate) fn tolerates_some(pod: &PodInfo, destinations: &[&[Taint]]) -> bool {
     destinations.iter().any(|taints| {
         pod.tolerations.len() >= taints.len() && taints.iter().all(|t| tolerations_tolerate(&pod.tolerations, t))
     })
@@ -38,8 +45,60 @@ fn stop_condition(usage: &ResourceList, caps: &ResourceList, budget: &ResourceLi
     if above_target(usage, caps).is_empty() {
         return Some(StopReason::NoLongerAboveTarget);
     }
+    budget_gone(budget)
+}
+
+/// HighNodeUtilization's `continueEvictionCond` (and the second half of
+/// LowNodeUtilization's): stop once some budget resource is <= 0.
+pub(crate) fn budget_gone(budget: &ResourceList) -> Option<StopReason> {
     let gone = exhausted(budget);
     (!gone.is_empty()).then_some(StopReason::BudgetExhausted { resources: gone })
+}
+
+/// What differs between LowNodeUtilization and HighNodeUtilization in the
+/// shared eviction loop ([`Cycle::drain`]).
+pub(crate) struct Drain<'s> {
+    /// The plugin name the evictions carry.
+    pub(crate) plugin: &'static str,
+    /// Tracked resources (what an eviction frees).
+    pub(crate) tracked: &'s [String],
+    /// The taints of the nodes pods may go to (`utils.PodToleratesTaints`).
+    pub(crate) destinations: Vec<&'s [Taint]>,
+    /// `evictableNamespaces.exclude`.
+    pub(crate) excluded: &'s [String],
+    /// `evictionLimits.node` (LowNodeUtilization only).
+    pub(crate) node_limit: Option<u32>,
+    /// kdrift's opt-in `skip_zero_request` (LowNodeUtilization only).
+    pub(crate) skip_zero_request: bool,
+    /// An extra check making a Filter-passing pod non-removable (HighNodeUtilization's
+    /// `OnlyThresholdingResources`).
+    pub(crate) removable: &'s dyn Fn(&PodInfo) -> Option<SkipReason>,
+    /// `continueEvictionCond` negated: `(node usage, node caps, budget)` → why to stop.
+    pub(crate) stop: &'s dyn Fn(&ResourceList, &ResourceList, &ResourceList) -> Option<StopReason>,
+    /// The eviction's `rule` text: `(pod, rank, removable count, node)`.
+    pub(crate) rule: &'s dyn Fn(&PodInfo, usize, usize, &str) -> String,
+}
+
+impl<'a> Cycle<'a> {
+    /// The considered nodes with their pods, usage and percent of the
+    /// `tracked` resources (usage from the pods' requests, or as given to
+    /// [`super::classify_nodes`]).
+    pub(crate) fn node_states(&self, tracked: &[String]) -> Vec<NodeState<'a>> {
+        let snapshot = self.snapshot;
+        self.nodes
+            .iter()
+            .map(|node| {
+                let pods = self.pods_by_node.get(node.name.as_str()).cloned().unwrap_or_default();
+                let usage = match self.usage_given {
+                    Some(given) => tracked_usage(given.get(&node.name), tracked),
+                    None => usage_of(pods.iter().map(|i| &snapshot.pods[*i]), tracked),
+                };
+                let percent =
+                    tracked.iter().map(|r| (r.clone(), percent(usage.get(r), node.allocatable.get_opt(r)))).collect();
+                NodeState { node, pods, usage, percent }
+            })
+            .collect()
+    }
 }
 
 impl Cycle<'_> {
@@ -47,20 +106,7 @@ impl Cycle<'_> {
     pub(crate) fn run(&mut self, profile: &Profile, args: &LowNodeUtilizationArgs) -> PluginRun {
         let snapshot = self.snapshot;
         let tracked = tracked_resources(args);
-        let states: Vec<NodeState<'_>> = self
-            .nodes
-            .iter()
-            .map(|node| {
-                let pods = self.pods_by_node.get(node.name.as_str()).cloned().unwrap_or_default();
-                let usage = match self.usage_given {
-                    Some(given) => tracked_usage(given.get(&node.name), &tracked),
-                    None => usage_of(pods.iter().map(|i| &snapshot.pods[*i]), &tracked),
-                };
-                let percent =
-                    tracked.iter().map(|r| (r.clone(), percent(usage.get(r), node.allocatable.get_opt(r)))).collect();
-                NodeState { node, pods, usage, percent }
-            })
-            .collect();
+        let states = self.node_states(&tracked);
         let applied = thresholds(args, &states);
         let reports: Vec<_> = states.iter().map(|s| report(s, &applied, &tracked)).collect();
         let of_class = |c: NodeClass| -> Vec<usize> { (0..states.len()).filter(|i| reports[*i].class == c).collect() };
@@ -92,7 +138,6 @@ impl Cycle<'_> {
             budget.add(&node_caps[i].minus(&states[i].usage));
         }
         let initial = budget.clone();
-        let destinations: Vec<&[Taint]> = under.iter().map(|&i| states[i].node.taints.as_slice()).collect();
         over.sort_by(|a, b| {
             compare_sources(
                 (states[*a].node.name.as_str(), run.nodes[*a].usage_sum),
@@ -100,9 +145,39 @@ impl Cycle<'_> {
             )
         });
         let evictor = Evictor::new(snapshot, profile.default_evictor(), &mut self.warnings);
-        let node_limit = args.node_eviction_limit();
+        let drain = Drain {
+            plugin: LOW_NODE_UTILIZATION,
+            tracked: &tracked,
+            destinations: under.iter().map(|&i| states[i].node.taints.as_slice()).collect(),
+            excluded: args.excluded_namespaces(),
+            node_limit: args.node_eviction_limit(),
+            skip_zero_request: self.options.skip_zero_request,
+            removable: &|_| None,
+            stop: &stop_condition,
+            rule: &rule,
+        };
+        self.drain(&mut run, &evictor, &drain, &over, &states, &node_caps, &mut budget);
+        run.budget = Some(Budget { initial, remaining: budget });
+        run
+    }
+
+    /// The shared eviction loop (upstream `evictPodsFromSourceNodes` +
+    /// `evictPods`): each source node in `sources` order, its removable pods
+    /// in [`compare_pods`] order, until `drain.stop` says so.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn drain(
+        &mut self,
+        run: &mut PluginRun,
+        evictor: &Evictor<'_>,
+        drain: &Drain<'_>,
+        sources: &[usize],
+        states: &[NodeState<'_>],
+        node_caps: &[ResourceList],
+        budget: &mut ResourceList,
+    ) {
+        let snapshot = self.snapshot;
         let mut run_ended = false;
-        for &src in &over {
+        for &src in sources {
             let state = &states[src];
             let name = state.node.name.as_str();
             let mut usage = state.usage.clone();
@@ -111,21 +186,26 @@ impl Cycle<'_> {
             for &idx in &state.pods {
                 if self.evicted.contains(&idx) {
                     non_removable += 1;
-                    self.skip(&mut run, idx, name, SkipReason::AlreadyEvicted);
+                    self.skip(run, idx, name, SkipReason::AlreadyEvicted);
                     continue;
                 }
-                match evictor.filter(&snapshot.pods[idx]) {
-                    FilterOutcome::Evictable => removable.push(idx),
-                    FilterOutcome::Fails(reason) => {
+                let outcome = match evictor.filter(&snapshot.pods[idx]) {
+                    FilterOutcome::Evictable => (drain.removable)(&snapshot.pods[idx]),
+                    FilterOutcome::Fails(reason) => Some(reason),
+                };
+                match outcome {
+                    None => removable.push(idx),
+                    Some(reason) => {
                         non_removable += 1;
-                        self.skip(&mut run, idx, name, reason);
+                        self.skip(run, idx, name, reason);
                     }
                 }
             }
             removable.sort_by(|a, b| compare_pods(&snapshot.pods[*a], &snapshot.pods[*b]));
+            let usage_sum = run.nodes.iter().find(|n| n.name == name).map_or(0, |n| n.usage_sum);
             let mut source = SourceNode {
                 node: name.to_string(),
-                usage_sum: run.nodes[src].usage_sum,
+                usage_sum,
                 removable: removable.len(),
                 non_removable,
                 evicted: 0,
@@ -137,11 +217,11 @@ impl Cycle<'_> {
             } else if run_ended {
                 Some(StopReason::NotVisited)
             } else {
-                stop_condition(&usage, &node_caps[src], &budget)
+                (drain.stop)(&usage, &node_caps[src], budget)
             };
             if let Some(stop) = initial_stop {
                 for &idx in &removable {
-                    self.skip(&mut run, idx, name, SkipReason::NotReached { stop: stop.clone() });
+                    self.skip(run, idx, name, SkipReason::NotReached { stop: stop.clone() });
                 }
                 source.stop_message = stop.message();
                 source.stop = stop;
@@ -153,50 +233,50 @@ impl Cycle<'_> {
             for (pos, &idx) in removable.iter().enumerate() {
                 let pod = &snapshot.pods[idx];
                 if let Some(s) = &stop {
-                    self.skip(&mut run, idx, name, SkipReason::NotReached { stop: s.clone() });
+                    self.skip(run, idx, name, SkipReason::NotReached { stop: s.clone() });
                     continue;
                 }
-                if let Some(limit) = node_limit {
+                if let Some(limit) = drain.node_limit {
                     if source.evicted >= limit as usize {
                         let s = StopReason::PluginNodeLimit { limit };
-                        self.skip(&mut run, idx, name, SkipReason::NotReached { stop: s.clone() });
+                        self.skip(run, idx, name, SkipReason::NotReached { stop: s.clone() });
                         stop = Some(s);
                         continue;
                     }
                 }
-                if self.options.skip_zero_request {
+                if drain.skip_zero_request {
                     let over_on = above_target(&usage, &node_caps[src]);
                     if !over_on.iter().any(|r| r == PODS) && over_on.iter().all(|r| pod.requests.get(r) == 0) {
-                        self.skip(&mut run, idx, name, SkipReason::FreesNothing { over: over_on });
+                        self.skip(run, idx, name, SkipReason::FreesNothing { over: over_on });
                         continue;
                     }
                 }
-                if !tolerates_some(pod, &destinations) {
-                    self.skip(&mut run, idx, name, SkipReason::UntoleratedTaints);
+                if !tolerates_some(pod, &drain.destinations) {
+                    self.skip(run, idx, name, SkipReason::UntoleratedTaints);
                     continue;
                 }
-                if args.excluded_namespaces().contains(&pod.namespace) {
-                    self.skip(&mut run, idx, name, SkipReason::ExcludedNamespace);
+                if drain.excluded.contains(&pod.namespace) {
+                    self.skip(run, idx, name, SkipReason::ExcludedNamespace);
                     continue;
                 }
                 if let Some(reason) = evictor.pre_eviction(pod) {
-                    self.skip(&mut run, idx, name, reason);
+                    self.skip(run, idx, name, reason);
                     continue;
                 }
                 match self.counters.check(name, &pod.namespace) {
                     Some(LimitHit::Total) => {
-                        self.skip(&mut run, idx, name, SkipReason::MaxTotal);
+                        self.skip(run, idx, name, SkipReason::MaxTotal);
                         stop = Some(StopReason::MaxTotal);
                         run_ended = true;
                         continue;
                     }
                     Some(LimitHit::Node) => {
-                        self.skip(&mut run, idx, name, SkipReason::MaxPerNode);
+                        self.skip(run, idx, name, SkipReason::MaxPerNode);
                         stop = Some(StopReason::MaxPerNode);
                         continue;
                     }
                     Some(LimitHit::Namespace) => {
-                        self.skip(&mut run, idx, name, SkipReason::MaxPerNamespace);
+                        self.skip(run, idx, name, SkipReason::MaxPerNamespace);
                         continue;
                     }
                     None => {}
@@ -205,7 +285,7 @@ impl Cycle<'_> {
                 let counted = self.counters.counts(name, &pod.namespace);
                 self.evicted.insert(idx);
                 source.evicted += 1;
-                let freed = frees(pod, &tracked);
+                let freed = frees(pod, drain.tracked);
                 usage.sub(&freed);
                 budget.sub(&freed);
                 self.next_order += 1;
@@ -213,10 +293,10 @@ impl Cycle<'_> {
                     order: self.next_order,
                     pod: pod_ref(snapshot, idx),
                     source_node: name.to_string(),
-                    profile: profile.name.clone(),
-                    plugin: LOW_NODE_UTILIZATION.to_string(),
+                    profile: run.profile.clone(),
+                    plugin: drain.plugin.to_string(),
                     rank_on_node: pos + 1,
-                    rule: rule(pod, pos + 1, total, name),
+                    rule: (drain.rule)(pod, pos + 1, total, name),
                     priority: pod.priority,
                     qos: pod.qos,
                     prefer_no_eviction: prefers_no_eviction(pod),
@@ -225,13 +305,11 @@ impl Cycle<'_> {
                     node_usage_after: usage.clone(),
                     counted,
                 });
-                stop = stop_condition(&usage, &node_caps[src], &budget);
+                stop = (drain.stop)(&usage, &node_caps[src], budget);
             }
             source.stop = stop.unwrap_or(StopReason::CandidatesExhausted);
             source.stop_message = source.stop.message();
             run.source_nodes.push(source);
         }
-        run.budget = Some(Budget { initial, remaining: budget });
-        run
     }
 }
