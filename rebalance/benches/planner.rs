@@ -1,12 +1,16 @@
 //! Planner benchmark (issue 6): the descheduler-compatible LowNodeUtilization
 //! plan, the plan with `nodeFit`, and the landing simulation, on the
 //! generated cluster of [`kdrift_scenario::bench_cluster`] at 500, 2,000 and
-//! 5,000 nodes (30 pods per node).
+//! 5,000 nodes (30 pods per node); and (issue 36) `whole`: the whole-policy
+//! plan — all ten v0.36 plugins, DefaultEvictor with nodeFit
+//! (`examples/all-plugins-policy.yaml`) — on
+//! [`kdrift_scenario::whole_policy_cluster`], where each plugin has
+//! something to evict (target at 5,000 nodes: ≤ 1 s, ≤ 500 MiB).
 //!
 //! Run with `cargo bench --bench planner` (all benches: `cargo bench`).
 //! Options after `--`: `--sizes 500,2000`, `--runs N` (timed runs per case,
 //! default 7; the median is reported), `--cases plan,nodefit,simulate`,
-//! `--seed S`.
+//! `--seed S` (`--cases whole` for the whole policy alone).
 //!
 //! Every case runs in a fresh child process (this binary re-executed with
 //! `--case`), so the peak RSS it reports (`VmHWM` of `/proc/self/status`)
@@ -18,7 +22,7 @@ use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
 use kdrift_rebalance::{plan, simulate_plan, PlanOptions};
-use kdrift_scenario::{bench_cluster, bench_policy};
+use kdrift_scenario::{all_plugins_policy, bench_cluster, bench_policy, whole_policy_cluster};
 
 /// descheduler v0.36 figures from issue 6 (same machine class):
 /// `(nodes, seconds, peak MiB)` for the plan, and the nodeFit run at 5,000.
@@ -26,8 +30,8 @@ const BASELINE_PLAN: [(usize, f64, f64); 3] = [(500, 0.40, 236.0), (2000, 1.47, 
 /// descheduler with `nodeFit: true` at 5,000 nodes, seconds.
 const BASELINE_NODEFIT_5000: f64 = 20.1;
 
-/// The three cases.
-const CASES: [&str; 3] = ["plan", "nodefit", "simulate"];
+/// The cases.
+const CASES: [&str; 4] = ["plan", "nodefit", "simulate", "whole"];
 
 struct Options {
     sizes: Vec<usize>,
@@ -97,11 +101,12 @@ fn median(mut v: Vec<Duration>) -> Duration {
 /// One case in this process; prints the `RESULT` line.
 fn child(case: &str, nodes: usize, runs: usize, seed: u64) -> Result<(), String> {
     let start = Instant::now();
-    let cluster = bench_cluster(nodes, seed);
+    let cluster = if case == "whole" { whole_policy_cluster(nodes, seed) } else { bench_cluster(nodes, seed) };
     let generated = start.elapsed();
     let rss_input = peak_rss_mib();
     let snapshot = &cluster.snapshot;
-    let pol = bench_policy(case == "nodefit").map_err(|e| e.to_string())?;
+    let pol = if case == "whole" { all_plugins_policy() } else { bench_policy(case == "nodefit") }
+        .map_err(|e| e.to_string())?;
     let options = PlanOptions::default();
     // For `simulate`, the plan is made once and only the simulation is timed.
     let base_plan = (case == "simulate").then(|| plan(snapshot, &pol, &options));
@@ -116,6 +121,14 @@ fn child(case: &str, nodes: usize, runs: usize, seed: u64) -> Result<(), String>
             None => {
                 let p = plan(snapshot, &pol, &options);
                 evictions = p.evictions_total;
+                if case == "whole" {
+                    let per: Vec<String> = p
+                        .runs
+                        .iter()
+                        .map(|r| format!("{}:{}", r.plugin.trim_start_matches("RemovePods"), r.evictions.len()))
+                        .collect();
+                    extra = format!("per_plugin={}", per.join(","));
+                }
             }
             Some(p) => {
                 let s = simulate_plan(snapshot, p);
@@ -163,6 +176,7 @@ fn num(line: &str, key: &str) -> f64 {
 fn target(case: &str) -> (f64, Option<f64>) {
     match case {
         "plan" => (0.5, Some(500.0)),
+        "whole" => (1.0, Some(500.0)),
         _ => (1.0, None),
     }
 }
@@ -224,6 +238,9 @@ fn parent(o: &Options) -> Result<(), String> {
                 mib,
                 field(line, "evictions"),
             );
+            if case == "whole" {
+                println!("{:<17} evictions per plugin: {}", "", field(line, "per_plugin"));
+            }
             if case == "simulate" {
                 println!(
                     "{:<17} pending={} pile_up={} cpu skew {} -> {} points",

@@ -2,7 +2,8 @@
 //! pods could move (not DaemonSet, static or mirror pods, which are bound to
 //! the node), whether any has a lower priority than the pending pod (what
 //! preemption would need), and the LowNodeUtilization threshold pair the
-//! rebalance simulation shows moving pods off it — so that a next step
+//! rebalance simulation (the chart default's LowNodeUtilization alone) shows
+//! moving pods off it — so that a next step
 //! pointing to `kdrift rebalance plan` names a policy that plans something,
 //! not the chart default that may plan nothing.
 
@@ -108,7 +109,9 @@ pub(super) fn relief(store: &Reader, ev: &Evaluated, at: DateTime<Utc>) -> Resul
             } else {
                 if simulated.is_none() {
                     let loaded = crate::snapshot::load_snapshot(store, Some(at))?;
-                    let policy = Policy::from_yaml("deschedulerPolicy: null").ok();
+                    // The chart default's LowNodeUtilization alone: the step
+                    // names a threshold pair, whatever the other plugins do.
+                    let policy = Policy::from_yaml("deschedulerPolicy: null").ok().map(|p| p.low_node_utilization_only());
                     simulated = Some(policy.map(|p| (loaded.snapshot, p)));
                 }
                 if let Some(Some((snapshot, policy))) = &simulated {

@@ -73,8 +73,11 @@ impl Plan {
     }
 
     /// The `Snapshot::pods` indices of the evicted pods, in eviction order.
+    /// Each pod once, at its first eviction (RemoveDuplicates evicts a pod
+    /// with two owners once per owner, as descheduler v0.36 does).
     pub fn evicted_pod_indices(&self) -> Vec<usize> {
-        self.evictions().map(|e| e.pod.index).collect()
+        let mut seen = std::collections::BTreeSet::new();
+        self.evictions().map(|e| e.pod.index).filter(|i| seen.insert(*i)).collect()
     }
 
     /// When descheduler has nothing to do on this cluster whatever the

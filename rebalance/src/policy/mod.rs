@@ -341,6 +341,22 @@ impl Policy {
         }
     }
 
+    /// This policy with LowNodeUtilization alone: every other plugin
+    /// disabled and its `pluginConfig` dropped (DefaultEvictor kept). For
+    /// questions about LowNodeUtilization's thresholds only (which pair
+    /// moves pods off a node), so that other plugins' evictions — e.g.
+    /// RemoveDuplicates evicting the same copies every night while the
+    /// landing model puts them back — do not decide the answer.
+    pub fn low_node_utilization_only(&self) -> Policy {
+        let mut p = self.clone();
+        for profile in &mut p.profiles {
+            profile.plugins.deschedule.enabled.clear();
+            profile.plugins.balance.enabled.retain(|n| n == LOW_NODE_UTILIZATION);
+            profile.plugin_config.retain(|c| c.name == LOW_NODE_UTILIZATION || c.name == DEFAULT_EVICTOR);
+        }
+        p
+    }
+
     /// This policy with every resource of every `LowNodeUtilization`
     /// profile's `thresholds` set to `threshold` and of its
     /// `targetThresholds` set to `target` (the configured resources are

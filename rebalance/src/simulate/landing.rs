@@ -200,7 +200,12 @@ pub fn simulate_plan_with(snapshot: &Snapshot, plan: &Plan, options: &SimulateOp
     let tracked = tracked_resources(plan);
     let mut warnings = Vec::new();
     let mut valid = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
     for e in plan.evictions() {
+        // A pod RemoveDuplicates evicts once per owner leaves once.
+        if !seen.insert(e.pod.index) {
+            continue;
+        }
         match snapshot.pods.get(e.pod.index) {
             Some(p) if p.namespace == e.pod.namespace && p.name == e.pod.name => valid.push((e, p)),
             _ => warnings.push(Warning {

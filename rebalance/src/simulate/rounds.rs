@@ -155,7 +155,8 @@ pub fn simulate_rounds_with(
     for number in 1..=max_rounds {
         let planned = plan(&current, policy, options);
         let simulation = simulate_plan_with(&current, &planned, simulate);
-        let first = planned.runs.first();
+        // The first utilization run (LowNodeUtilization, HighNodeUtilization) classifies the nodes.
+        let first = planned.runs.iter().find(|r| !r.nodes.is_empty());
         rounds.push(Round {
             number,
             now: current.now,
@@ -273,7 +274,7 @@ fn stall_reason(plan: &Plan, policy: &Policy, number: usize) -> Option<String> {
     if let Some(a) = &plan.aborted {
         return Some(format!("{when} the plan is aborted: {a}"));
     }
-    if plan.runs.is_empty() {
+    if !plan.runs.iter().any(|r| r.plugin == crate::policy::LOW_NODE_UTILIZATION) {
         return Some(format!("{when} nothing runs: no profile enables LowNodeUtilization"));
     }
     let run = plan.runs.iter().find(|r| r.nodes.iter().any(|n| n.class == NodeClass::Overutilized))?;

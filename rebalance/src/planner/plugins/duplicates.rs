@@ -299,7 +299,3 @@ fn target_nodes<'p>(cycle: &Cycle<'_>, dups: impl Iterator<Item = &'p PodInfo>) 
     }
     out
 }
-
-#[cfg(test)]
-#[path = "duplicates_vectors.rs"]
-mod vectors;

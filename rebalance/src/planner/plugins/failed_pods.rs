@@ -101,7 +101,3 @@ pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &RemoveFailedP
     evict_per_node(cycle, &mut run, &per_node);
     run
 }
-
-#[cfg(test)]
-#[path = "failed_pods_vectors.rs"]
-mod vectors;

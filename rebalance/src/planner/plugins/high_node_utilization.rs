@@ -149,10 +149,3 @@ pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &HighNodeUtili
     run.budget = Some(Budget { initial, remaining: budget });
     run
 }
-
-#[cfg(test)]
-#[path = "vector_kit.rs"]
-pub(crate) mod kit;
-#[cfg(test)]
-#[path = "high_node_utilization_vectors.rs"]
-mod vectors;

@@ -222,7 +222,3 @@ pub(crate) fn run(
     }
     run
 }
-
-#[cfg(test)]
-#[path = "inter_pod_anti_affinity_vectors.rs"]
-mod vectors;

@@ -16,6 +16,8 @@ mod node_taints;
 mod pod_lifetime;
 mod too_many_restarts;
 mod topology_spread;
+#[cfg(test)]
+mod vectors;
 
 use super::cycle::Cycle;
 use super::plan::PluginRun;

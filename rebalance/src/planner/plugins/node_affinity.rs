@@ -222,7 +222,3 @@ fn pass<'a>(
     }
     ended
 }
-
-#[cfg(test)]
-#[path = "node_affinity_vectors.rs"]
-mod vectors;

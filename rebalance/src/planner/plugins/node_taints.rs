@@ -142,11 +142,3 @@ pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &RemovePodsVio
     }
     run
 }
-
-#[cfg(test)]
-#[path = "node_taints_vectors.rs"]
-mod vectors;
-
-#[cfg(test)]
-#[path = "vector_support.rs"]
-pub(super) mod support;

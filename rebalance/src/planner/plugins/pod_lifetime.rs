@@ -333,11 +333,3 @@ pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &PodLifeTimeAr
     }
     run
 }
-
-#[cfg(test)]
-#[path = "pod_lifetime_vectors.rs"]
-mod vectors;
-
-#[cfg(test)]
-#[path = "state_vector_support.rs"]
-pub(crate) mod vector_support;

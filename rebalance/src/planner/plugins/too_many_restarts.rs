@@ -89,7 +89,3 @@ pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &RemovePodsHav
     evict_per_node(cycle, &mut run, &per_node);
     run
 }
-
-#[cfg(test)]
-#[path = "too_many_restarts_vectors.rs"]
-mod vectors;

@@ -371,7 +371,3 @@ pub(crate) fn run(
     }
     run
 }
-
-#[cfg(test)]
-#[path = "topology_spread_vectors.rs"]
-mod vectors;

@@ -9,7 +9,7 @@
 //! means "no minimum"; in a running descheduler the default 3600 always
 //! applies, so those cases carry `minPodLifetimeSeconds: 0` (equivalent).
 
-use super::super::pod_lifetime::vector_support::{build_pod, cs, rs_owner, run_vectors, status_mut, Case};
+use super::state_support::{build_pod, cs, rs_owner, run_vectors, status_mut, Case};
 use crate::model::pod::{PodInfo, PodPhase};
 use crate::planner::tests::{node, now};
 use crate::policy::{PluginArgs, Policy, RemoveFailedPodsArgs, REMOVE_FAILED_PODS};
@@ -227,7 +227,7 @@ fn upstream_vectors_remove_failed_pods() {
 
 #[test]
 fn upstream_validation_vectors_remove_failed_pods() {
-    use super::super::pod_lifetime::vector_support::check_validation;
+    use super::state_support::check_validation;
     let load = |args: &str| -> Result<(), String> {
         let text = crate::policy::plugins::pod_lifetime::tests::doc(REMOVE_FAILED_PODS, args);
         Policy::from_yaml(&text).map(|_| ()).map_err(|e| e.to_string())

@@ -1,7 +1,7 @@
 //! descheduler v0.36 `removeduplicates/removeduplicates_test.go` ported:
 //! TestFindDuplicatePods (14 cases) and TestRemoveDuplicatesUniformly (11).
 
-use super::super::high_node_utilization::kit::*;
+use super::kit::*;
 use crate::model::node::{NodeInfo, TaintEffect};
 use crate::model::pod::{NodeSelectorTerm, PodInfo, Requirement, SelectorOperator, Toleration, Volume, VolumeSource};
 use crate::planner::{Plan, SYSTEM_CRITICAL_PRIORITY};
@@ -300,7 +300,7 @@ fn too_few_feasible_nodes_is_noted() {
         "Less than two feasible nodes for duplicates to land, skipping eviction: owner ReplicaSet default/replicaset-1"
     ));
     let p4 = run.skipped.iter().find(|s| s.pod.name == "p4").expect("p4");
-    assert_eq!((p4.message.as_str(), p4.upstream_message), (super::TOO_FEW_FEASIBLE_NODES, true));
+    assert_eq!((p4.message.as_str(), p4.upstream_message), (crate::planner::plugins::duplicates::TOO_FEW_FEASIBLE_NODES, true));
 }
 
 /// The per-node limit moves on to the next node; the total limit ends the plugin.

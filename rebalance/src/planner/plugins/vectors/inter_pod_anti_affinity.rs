@@ -7,8 +7,8 @@
 //! Upstream only counts evictions; kdrift's order (lowest priority first,
 //! then name) also fixes which pods.
 
-use super::super::node_taints::support::{evicted_names, policy, run_once, test_node, test_pod, Limits};
-use super::run;
+use super::support::{evicted_names, policy, run_once, test_node, test_pod, Limits};
+use crate::planner::plugins::inter_pod_anti_affinity::run;
 use crate::model::node::NodeInfo;
 use crate::model::pod::{LabelSelector, PodAffinityTerm, PodInfo, Requirement, SelectorOperator};
 use crate::planner::plan::SkipReason;

@@ -10,13 +10,13 @@
 
 use chrono::{DateTime, Utc};
 
-use super::vector_support::{ago, build_pod, cs, older, owner_of, rs_owner, run_vectors, status_mut, Case};
+use super::state_support::{ago, build_pod, cs, older, owner_of, rs_owner, run_vectors, status_mut, Case};
 use crate::model::pod::{PodCondition, PodInfo, PodPhase, Volume, VolumeSource};
 use crate::planner::tests::{node, now};
 use crate::policy::plugins::pod_lifetime::{OwnerKinds, PodConditionFilter};
 use crate::policy::{Namespaces, PluginArgs, PodLifeTimeArgs, POD_LIFE_TIME};
 
-#[path = "pod_lifetime_vectors_filters.rs"]
+#[path = "pod_lifetime_filters.rs"]
 mod filters;
 
 fn max600() -> PodLifeTimeArgs {
@@ -409,5 +409,5 @@ fn upstream_validation_vectors_pod_lifetime() {
             ),
         ),
     ];
-    super::vector_support::check_validation(POD_LIFE_TIME, &cases);
+    super::state_support::check_validation(POD_LIFE_TIME, &cases);
 }

@@ -8,8 +8,8 @@
 //! for the unknown type), `pod1`, `pod2`; all 100m, with a normal owner.
 //! Upstream names no pod; only `podWithNodeAffinity` can be evicted.
 
-use super::super::node_taints::support::{evicted_names, policy, run_once, test_node, test_pod, Limits};
-use super::run;
+use super::support::{evicted_names, policy, run_once, test_node, test_pod, Limits};
+use crate::planner::plugins::node_affinity::run;
 use crate::model::node::{NodeInfo, Taint, TaintEffect};
 use crate::model::pod::{NodeSelectorTerm, PodInfo, PreferredNodeTerm, Requirement, SelectorOperator};
 use crate::planner::plan::SkipReason;
