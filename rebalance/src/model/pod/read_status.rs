@@ -49,7 +49,9 @@ pub(super) fn read_status_info(r: &Reader, status: Option<&Value>) -> Result<Opt
         start_time: r.opt_time(get(status, "startTime"), "status.startTime")?,
         ..PodStatusInfo::default()
     };
-    for (i, c) in r.array(get(status, "conditions"), "status.conditions")?.iter().enumerate() {
+    let conditions = r.array(get(status, "conditions"), "status.conditions")?;
+    info.conditions.reserve_exact(conditions.len());
+    for (i, c) in conditions.iter().enumerate() {
         let p = format!("status.conditions[{i}]");
         must_be_object(r, c, &p)?;
         info.conditions.push(PodCondition {
@@ -71,8 +73,9 @@ pub(super) fn read_status_info(r: &Reader, status: Option<&Value>) -> Result<Opt
 }
 
 fn read_container_statuses(r: &Reader, v: Option<&Value>, path: &str) -> Result<Vec<ContainerStatus>, ModelError> {
-    let mut out = Vec::new();
-    for (i, cs) in r.array(v, path)?.iter().enumerate() {
+    let list = r.array(v, path)?;
+    let mut out = Vec::with_capacity(list.len());
+    for (i, cs) in list.iter().enumerate() {
         let p = format!("{path}[{i}]");
         must_be_object(r, cs, &p)?;
         let state = object(r, get(cs, "state"), &format!("{p}.state"))?;
@@ -124,8 +127,9 @@ pub(crate) fn read_spread_constraints(
     r: &Reader,
     v: Option<&Value>,
 ) -> Result<Vec<TopologySpreadConstraint>, ModelError> {
-    let mut out = Vec::new();
-    for (i, c) in r.array(v, "spec.topologySpreadConstraints")?.iter().enumerate() {
+    let list = r.array(v, "spec.topologySpreadConstraints")?;
+    let mut out = Vec::with_capacity(list.len());
+    for (i, c) in list.iter().enumerate() {
         let p = format!("spec.topologySpreadConstraints[{i}]");
         must_be_object(r, c, &p)?;
         out.push(TopologySpreadConstraint {
