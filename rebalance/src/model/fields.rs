@@ -3,7 +3,11 @@
 //! `pod_versions.model`, `node_versions.model`), so that loading the cluster
 //! at an instant (150,000 pods at 5,000 nodes) reads and parses a few hundred
 //! bytes per pod instead of the whole object (managedFields, env, probes,
-//! container statuses, a node's image list: kilobytes each).
+//! most of the container statuses, a node's image list: kilobytes each).
+//! Since schema v16 a pod's model also keeps what descheduler's rule
+//! plugins read (every condition cut to type, status, reason and time;
+//! restarts and state reasons of each container status; app container
+//! images; spread constraints): ~1,800 bytes for a demo pod, ~1,300 before.
 //!
 //! The rule: [`PodInfo::from_json`] on [`pod_model_fields`] of an object
 //! gives the same pod as on the object itself, and [`NodeInfo::from_json`] on
