@@ -22,6 +22,7 @@
 //!   matched by `kdrift-analyze`);
 //! - `run_checks`: what a committed run stored that its user should hear about;
 //! - `record_mask`: credentials masked in every record before it is staged;
+//! - `remodel`: every stored pod version's model derived again from its object (migration 16);
 //! - [`Row`], [`Param`], [`params!`]: what callers of a named query see of a row and its parameters;
 //! - `test_support` (feature `test-support`): raw SQL for the tests of other crates.
 
@@ -34,6 +35,7 @@ mod prepare;
 mod reader;
 mod record;
 mod record_mask;
+mod remodel;
 mod row;
 mod run_checks;
 pub mod sql;
@@ -59,7 +61,7 @@ pub use sql::NamedQuery;
 pub use writer::{RunCounts, RunStatus, RunWriter, APPENDER_FLUSH_ROWS};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 15;
+pub const SCHEMA_VERSION: i64 = 16;
 
 /// The `ingest_errors` message of a run closed by [`Store::open`] because
 /// the process that ran it ended without closing it.
@@ -82,6 +84,7 @@ const MIGRATIONS: &[(i64, &NamedQuery)] = &[
     (13, &sql::SCHEMA_V13),
     (14, &sql::SCHEMA_V14),
     (15, &sql::SCHEMA_V15),
+    (16, &sql::SCHEMA_V16),
 ];
 
 /// The derivations of the requested-amount changes and checkpoints (schema
@@ -511,7 +514,8 @@ impl Store {
     /// again. v13: every stored ScalingReplicaSet event version copied into
     /// `replica_set_scalings`. v14: every pod version's `first_seen_late`
     /// (the version intervals are current: every migration before it that
-    /// changes them derives them again).
+    /// changes them derives them again). v16: every pod version's model and
+    /// usage columns derived again from its whole object (`remodel`).
     fn after_migration(&self, version: i64) -> Result<(), StoreError> {
         match version {
             4 => self.backfill_v4(),
@@ -554,6 +558,7 @@ impl Store {
                 self.execute(&sql::DERIVE_POD_FIRST_SEEN_LATE, duckdb::params![-1i64, 0i64])?;
                 Ok(())
             }
+            16 => self.rederive_pod_models(),
             _ => Ok(()),
         }
     }

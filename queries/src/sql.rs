@@ -75,6 +75,18 @@ queries! {
     SCHEMA_V14 = "schema_v14", "schema/v14.sql";
     /// Migration 14 → 15: `observations.object` stored with zstd compression (the table rebuilt).
     SCHEMA_V15 = "schema_v15", "schema/v15.sql";
+    /// Migration 15 → 16: the scratch table of every pod version's model derived again from its object.
+    SCHEMA_V16 = "schema_v16", "schema/v16.sql";
+    /// Migration 16: the obs_id range of the stored pod versions.
+    SCHEMA_V16_OBS_RANGE = "schema_v16_obs_range", "schema/v16_obs_range.sql";
+    /// Migration 16: one obs_id slice of the whole Pod objects.
+    SCHEMA_V16_POD_OBJECTS = "schema_v16_pod_objects", "schema/v16_pod_objects.sql";
+    /// Migration 16: how many pod versions get other usage columns.
+    SCHEMA_V16_USAGE_CHANGED = "schema_v16_usage_changed", "schema/v16_usage_changed.sql";
+    /// Migration 16: copies the derived models and usage columns into `pod_versions`.
+    SCHEMA_V16_BACKFILL = "schema_v16_backfill", "schema/v16_backfill.sql";
+    /// Migration 16: the drain moves kept under schema 15 stay fresh.
+    SCHEMA_V16_MOVES_FRESH = "schema_v16_moves_fresh", "schema/v16_moves_fresh.sql";
     /// Records the schema version after a migration.
     UPDATE_SCHEMA_VERSION = "update_schema_version", "schema/update_version.sql";
     /// Opens a transaction.

@@ -22,6 +22,7 @@ mod robustness;
 mod scale_data;
 mod store;
 mod store_compression;
+mod store_models;
 mod time_travel;
 mod timeline;
 mod vlogs_demo;

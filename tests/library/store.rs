@@ -122,7 +122,7 @@ fn a_version_1_store_is_migrated_to_the_current_version_and_keeps_its_data() {
     let store = Store::open(&path).expect("migrate");
     let version = kdrift_store::run_query(&store, "get_schema_version", &[]).expect("version");
     assert_eq!(version.rows[0][0], serde_json::Value::String(SCHEMA_VERSION.to_string()));
-    assert_eq!(SCHEMA_VERSION, 15);
+    assert_eq!(SCHEMA_VERSION, 16);
     assert!(kdrift_store::run_query(&store, "vl_windows", &[]).expect("vl_windows exists").rows.is_empty());
     assert_eq!(store.counts().expect("counts").events, 1, "the data stays");
 }
@@ -257,13 +257,14 @@ fn a_version_2_store_is_migrated_even_when_opened_for_analysis() {
     {
         let store = Store::open(&path).expect("create");
         ingest_files(&store, std::slice::from_ref(&file), &mut NoProgress).expect("ingest");
-        // Written at ingest: the fields the model reads, without managedFields or the image list.
+        // Written at ingest: the fields the model reads (the container's image
+        // too: RemoveDuplicates), without managedFields or the node's image list.
         let pods = kdrift_store::run_query(&store, "pods_at", &[("at_us".into(), "2026-02-01T00:00:00Z".into())])
             .expect("pods_at");
         let object = &pods.rows[0][6];
         assert!(object.is_object(), "a JSON column's object: {object}");
         let text = object.to_string();
-        assert!(text.contains("300m") && !text.contains("managedFields") && !text.contains("web:1"), "{text}");
+        assert!(text.contains("300m") && !text.contains("managedFields") && text.contains("web:1"), "{text}");
     }
     {
         // Test fixture: the store as schema 2 left it.

@@ -3,14 +3,22 @@
 //! `pod_versions.model`, `node_versions.model`), so that loading the cluster
 //! at an instant (150,000 pods at 5,000 nodes) reads and parses a few hundred
 //! bytes per pod instead of the whole object (managedFields, env, probes,
-//! container statuses, a node's image list: kilobytes each).
+//! most of the container statuses, a node's image list: kilobytes each).
+//! Since schema v16 a pod's model also keeps what descheduler's rule
+//! plugins read (every condition cut to type, status, reason and time;
+//! restarts and state reasons of each container status; app container
+//! images; spread constraints): ~1,800 bytes for a demo pod, ~1,300 before.
 //!
 //! The rule: [`PodInfo::from_json`] on [`pod_model_fields`] of an object
 //! gives the same pod as on the object itself, and [`NodeInfo::from_json`] on
 //! [`node_model_fields`] the same node (tested on generated and real objects);
-//! the pod's `PodScheduled` and `DisruptionTarget` conditions are kept for
-//! the analyses that ask when it was bound and whether it was evicted. A field the model starts reading must be added here too; the
-//! equality tests fail until it is.
+//! the pod's `PodScheduled` and `DisruptionTarget` conditions are kept whole
+//! (with their `message`) for the analyses that ask when it was bound and
+//! whether it was evicted. A field the model starts reading must be added
+//! here too; the equality tests fail until it is. Stores written before a
+//! field was added hold models without it: the store re-derives every
+//! stored model from its whole object when such a store is opened (schema
+//! v16, `kdrift-store`'s `Store::migrate`).
 
 use serde_json::{Map, Value};
 
@@ -31,7 +39,7 @@ const METADATA: [&str; 9] = [
 ];
 
 /// Spec fields kept whole (containers and volumes are cut down separately).
-const SPEC: [&str; 10] = [
+const SPEC: [&str; 11] = [
     "nodeName",
     "schedulerName",
     "priority",
@@ -42,33 +50,56 @@ const SPEC: [&str; 10] = [
     "affinity",
     "tolerations",
     "restartPolicy",
+    "topologySpreadConstraints",
 ];
 
-/// Container fields the model reads.
+/// Container fields the model reads (of an app container, `image` too).
 const CONTAINER: [&str; 3] = ["name", "restartPolicy", "resources"];
 
 /// Volume sources the model tells apart (any other source is kept as an
 /// empty object under its own key, which is all the model reads of it).
 const VOLUME_SOURCES: [&str; 4] = ["hostPath", "emptyDir", "persistentVolumeClaim", "ephemeral"];
 
-/// Status fields kept whole (conditions: only [`KEPT_CONDITIONS`]).
-const STATUS: [&str; 3] = ["phase", "nominatedNodeName", "qosClass"];
+/// Status fields kept whole (conditions and container statuses are cut
+/// down separately).
+const STATUS: [&str; 5] = ["phase", "nominatedNodeName", "qosClass", "reason", "startTime"];
 
-/// The pod conditions kept: when it was bound, and the eviction mark
-/// (`DisruptionTarget`, Kubernetes ≥ 1.26) the drain timeline reads.
+/// The pod conditions kept whole: when it was bound, and the eviction mark
+/// (`DisruptionTarget`, Kubernetes ≥ 1.26, with its `message`) the drain
+/// timeline reads. Of the others, [`CONDITION`]'s fields.
 pub const KEPT_CONDITIONS: [&str; 2] = ["PodScheduled", "DisruptionTarget"];
+
+/// Condition fields the model reads.
+const CONDITION: [&str; 4] = ["type", "status", "reason", "lastTransitionTime"];
+
+/// Container status fields the model reads whole (`state` is cut down to
+/// `waiting.reason`, `terminated.reason` and `terminated.exitCode`).
+const CONTAINER_STATUS: [&str; 2] = ["name", "restartCount"];
 
 fn pick(from: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {
     keys.iter().filter_map(|k| from.get(*k).map(|v| (k.to_string(), v.clone()))).collect()
 }
 
+fn app_container(c: &Value) -> Value {
+    let mut out = container(c);
+    if let (Some(out), Some(image)) = (out.as_object_mut(), c.get("image")) {
+        out.insert("image".into(), image.clone());
+    }
+    out
+}
+
 fn container(c: &Value) -> Value {
     let Some(m) = c.as_object() else { return c.clone() };
     let mut out = pick(m, &CONTAINER);
-    // Only host ports take part in scheduling (NodePorts).
+    // Only host ports take part in scheduling (NodePorts). Those before the
+    // last host port stay as `{}` (read as no host port), so that an error
+    // names the same `ports[i]` as on the whole object.
     if let Some(Value::Array(ports)) = m.get("ports") {
-        let host: Vec<Value> = ports.iter().filter(|p| p.get("hostPort").is_some()).cloned().collect();
-        if !host.is_empty() {
+        if let Some(last) = ports.iter().rposition(|p| p.get("hostPort").is_some()) {
+            let host = ports[..=last]
+                .iter()
+                .map(|p| if p.get("hostPort").is_some() { p.clone() } else { Value::Object(Map::new()) })
+                .collect();
             out.insert("ports".into(), Value::Array(host));
         }
     } else if let Some(other) = m.get("ports") {
@@ -97,6 +128,44 @@ fn volume(v: &Value) -> Value {
     Value::Object(out)
 }
 
+/// `m[key]` cut down by `f` when it is an object (as it is otherwise).
+fn cut_object(
+    m: &Map<String, Value>,
+    key: &str,
+    out: &mut Map<String, Value>,
+    f: impl Fn(&Map<String, Value>) -> Value,
+) {
+    match m.get(key) {
+        Some(Value::Object(o)) => {
+            out.insert(key.into(), f(o));
+        }
+        Some(other) => {
+            out.insert(key.into(), other.clone());
+        }
+        None => {}
+    }
+}
+
+fn condition(c: &Value) -> Value {
+    let Some(m) = c.as_object() else { return c.clone() };
+    if m.get("type").and_then(Value::as_str).is_some_and(|t| KEPT_CONDITIONS.contains(&t)) {
+        return c.clone();
+    }
+    Value::Object(pick(m, &CONDITION))
+}
+
+fn container_status(c: &Value) -> Value {
+    let Some(m) = c.as_object() else { return c.clone() };
+    let mut out = pick(m, &CONTAINER_STATUS);
+    cut_object(m, "state", &mut out, |state| {
+        let mut s = Map::new();
+        cut_object(state, "waiting", &mut s, |w| Value::Object(pick(w, &["reason"])));
+        cut_object(state, "terminated", &mut s, |t| Value::Object(pick(t, &["reason", "exitCode"])));
+        Value::Object(s)
+    });
+    Value::Object(out)
+}
+
 fn list(v: &Value, f: fn(&Value) -> Value) -> Value {
     match v {
         Value::Array(items) => Value::Array(items.iter().map(f).collect()),
@@ -105,7 +174,7 @@ fn list(v: &Value, f: fn(&Value) -> Value) -> Value {
 }
 
 /// The fields of Pod object `pod` that [`PodInfo::from_json`] reads, plus
-/// `status.conditions` reduced to [`KEPT_CONDITIONS`]. A value that
+/// the whole [`KEPT_CONDITIONS`]. A value that
 /// is not an object, or a section that is not an object, is returned as it is
 /// (so the model reports the same error on it).
 pub fn pod_model_fields(pod: &Value) -> Value {
@@ -122,9 +191,10 @@ pub fn pod_model_fields(pod: &Value) -> Value {
             || spec.clone(),
             |m| {
                 let mut s = pick(m, &SPEC);
-                for key in ["containers", "initContainers"] {
+                for (key, cut) in [("containers", app_container as fn(&Value) -> Value), ("initContainers", container)]
+                {
                     if let Some(v) = m.get(key) {
-                        s.insert(key.into(), list(v, container));
+                        s.insert(key.into(), list(v, cut));
                     }
                 }
                 if let Some(v) = m.get("volumes") {
@@ -140,23 +210,13 @@ pub fn pod_model_fields(pod: &Value) -> Value {
             || status.clone(),
             |m| {
                 let mut s = pick(m, &STATUS);
-                match m.get("conditions") {
-                    Some(Value::Array(conds)) => {
-                        let kept: Vec<Value> = conds
-                            .iter()
-                            .filter(|c| {
-                                c.get("type").and_then(Value::as_str).is_some_and(|t| KEPT_CONDITIONS.contains(&t))
-                            })
-                            .cloned()
-                            .collect();
-                        if !kept.is_empty() {
-                            s.insert("conditions".into(), Value::Array(kept));
-                        }
+                if let Some(v) = m.get("conditions") {
+                    s.insert("conditions".into(), list(v, condition));
+                }
+                for key in ["containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"] {
+                    if let Some(v) = m.get(key) {
+                        s.insert(key.into(), list(v, container_status));
                     }
-                    Some(other) => {
-                        s.insert("conditions".into(), other.clone());
-                    }
-                    None => {}
                 }
                 Value::Object(s)
             },
@@ -299,6 +359,10 @@ mod tests {
                 "overhead": {"cpu": "10m"},
                 "nodeSelector": {"disk": "ssd"},
                 "tolerations": [{"key": "k", "operator": "Exists"}],
+                "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+                    "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "web"}},
+                    "minDomains": 2, "nodeAffinityPolicy": "Ignore", "nodeTaintsPolicy": "Honor",
+                    "matchLabelKeys": ["pod-template-hash"]}],
                 "affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
                     {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}]}},
                 "volumes": [
@@ -309,11 +373,20 @@ mod tests {
             },
             "status": {
                 "phase": "Running", "qosClass": "Burstable",
+                "reason": "Evicted", "startTime": "2026-11-01T00:00:02Z", "hostIP": "10.0.0.1",
                 "conditions": [
-                    {"type": "Ready", "status": "True", "lastTransitionTime": "2026-11-01T00:00:05Z"},
-                    {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2026-11-01T00:00:01Z"}
+                    {"type": "Ready", "status": "True", "lastTransitionTime": "2026-11-01T00:00:05Z",
+                     "lastProbeTime": null, "message": "all ready"},
+                    {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2026-11-01T00:00:01Z",
+                     "message": "kept whole"}
                 ],
-                "containerStatuses": [{"name": "app", "ready": true, "restartCount": 0}]
+                "containerStatuses": [{"name": "app", "ready": true, "restartCount": 7, "image": "web:1",
+                    "imageID": "sha256:abc", "containerID": "containerd://x",
+                    "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s"}},
+                    "lastState": {"terminated": {"reason": "OOMKilled", "exitCode": 137}}}],
+                "initContainerStatuses": [{"name": "proxy", "restartCount": "2",
+                    "state": {"terminated": {"reason": "Completed", "exitCode": 0, "startedAt": "2026-11-01T00:00:03Z"}}}],
+                "ephemeralContainerStatuses": [{"name": "debug", "state": {"running": {"startedAt": "2026-11-01T00:00:04Z"}}}]
             }
         })
     }
@@ -327,11 +400,43 @@ mod tests {
         assert_eq!(info.requests.get("cpu"), 250 + 50 + 10);
         assert_eq!(info.host_ports.len(), 2);
         assert_eq!(info.pvc_names(), vec!["data-web-1"]);
-        // What is dropped: managedFields, env, image, container statuses, other conditions.
+        // What the rule plugins read is kept (and read from the cut).
+        assert_eq!(info.images, vec!["web:1"]);
+        assert_eq!(info.topology_spread_constraints[0].match_label_keys, vec!["pod-template-hash"]);
+        let status = info.status();
+        assert_eq!(status.reason.as_deref(), Some("Evicted"));
+        assert_eq!(status.start_time.map(|t| t.to_rfc3339()).as_deref(), Some("2026-11-01T00:00:02+00:00"));
+        assert_eq!(status.conditions.iter().map(|c| c.type_.as_str()).collect::<Vec<_>>(), ["Ready", "PodScheduled"]);
+        assert_eq!(
+            (status.containers[0].restart_count, status.containers[0].waiting_reason.as_deref()),
+            (7, Some("CrashLoopBackOff"))
+        );
+        let proxy = &status.init_containers[0];
+        assert_eq!(
+            (proxy.restart_count, proxy.terminated_reason.as_deref(), proxy.terminated_exit_code),
+            (2, Some("Completed"), Some(0))
+        );
+        assert_eq!(status.ephemeral_containers[0].name, "debug");
+        // What is dropped: managedFields, env, other status fields, the rest
+        // of container statuses, other conditions' messages.
         assert!(cut.pointer("/metadata/managedFields").is_none());
         assert!(cut.pointer("/spec/containers/0/env").is_none());
-        assert!(cut.pointer("/status/containerStatuses").is_none());
-        assert_eq!(cut.pointer("/status/conditions").and_then(Value::as_array).map(Vec::len), Some(1));
+        assert!(cut.pointer("/spec/initContainers/0/image").is_none());
+        assert!(cut.pointer("/status/hostIP").is_none());
+        assert_eq!(
+            cut.pointer("/status/containerStatuses"),
+            Some(&json!([{"name": "app", "restartCount": 7, "state": {"waiting": {"reason": "CrashLoopBackOff"}}}]))
+        );
+        assert_eq!(
+            cut.pointer("/status/initContainerStatuses/0/state"),
+            Some(&json!({"terminated": {"reason": "Completed", "exitCode": 0}}))
+        );
+        assert_eq!(cut.pointer("/status/ephemeralContainerStatuses/0"), Some(&json!({"name": "debug", "state": {}})));
+        assert_eq!(
+            cut.pointer("/status/conditions/0"),
+            Some(&json!({"type": "Ready", "status": "True", "lastTransitionTime": "2026-11-01T00:00:05Z"}))
+        );
+        assert_eq!(cut.pointer("/status/conditions/1/message"), Some(&json!("kept whole")));
         assert_eq!(cut.pointer("/spec/volumes/2"), Some(&json!({"name": "token", "projected": {}})));
         assert!(cut.to_string().len() < pod.to_string().len());
     }
@@ -360,11 +465,26 @@ mod tests {
         for bad in [
             json!({"metadata": {"name": "x"}, "spec": {"containers": "nope"}}),
             json!({"metadata": {"name": "x"}, "spec": {"containers": [{"name": "a", "ports": 3}]}}),
+            // Found by the random pods: the error names ports[1], not ports[0].
+            json!({"metadata": {"name": "x"}, "spec": {"initContainers": [{"ports": [
+                {"containerPort": 1}, {"hostPort": 80, "protocol": 3}, {"containerPort": 2}]}]}}),
             json!({"metadata": {"name": "x"}, "spec": "nope"}),
             json!({"metadata": {"name": "x"}, "status": {"conditions": 3, "phase": "Nope"}}),
+            json!({"metadata": {"name": "x"}, "status": {"conditions": 3}}),
+            json!({"metadata": {"name": "x"}, "status": {"conditions": ["Ready"]}}),
+            json!({"metadata": {"name": "x"}, "status": {"conditions": [{"type": "Ready", "lastTransitionTime": "soon"}]}}),
+            json!({"metadata": {"name": "x"}, "status": {"startTime": 5}}),
+            json!({"metadata": {"name": "x"}, "status": {"containerStatuses": [{"restartCount": "many"}]}}),
+            json!({"metadata": {"name": "x"}, "status": {"containerStatuses": [{"state": "running"}]}}),
+            json!({"metadata": {"name": "x"}, "status": {"initContainerStatuses": [{"state": {"waiting": 1}}]}}),
+            json!({"metadata": {"name": "x"}, "status": {"ephemeralContainerStatuses": [{"state": {"terminated": {"exitCode": 1.5}}}]}}),
+            json!({"metadata": {"name": "x"}, "status": {"containerStatuses": {"name": "a"}}}),
+            json!({"metadata": {"name": "x"}, "spec": {"containers": [{"image": 3}]}}),
+            json!({"metadata": {"name": "x"}, "spec": {"topologySpreadConstraints": [{"maxSkew": "one"}]}}),
             json!([1, 2]),
         ] {
             assert!(pod_model_fields_agree(&bad), "{bad}");
+            assert!(PodInfo::from_json(&bad).is_err(), "{bad}");
         }
     }
 

@@ -22,6 +22,7 @@ use crate::model::resources::{ResourceList, CPU, MEMORY};
 pub mod filter_fields;
 pub mod qos;
 mod read;
+mod read_status;
 mod spec;
 mod status;
 pub mod text;
@@ -29,6 +30,7 @@ pub mod text;
 use qos::{compute_qos, QosClass};
 pub(crate) use read::{container_info, read_affinity, read_label_selector};
 use read::{read_container, read_tolerations, read_volumes};
+pub(crate) use read_status::{push_image, read_spread_constraints};
 pub use spec::{
     tolerations_tolerate, Affinity, ContainerInfo, ContainerKind, HostPort, LabelSelector, NodeAffinity,
     NodeSelectorTerm, PodAffinityRules, PodAffinityTerm, PreferredNodeTerm, Requirement, SelectorOperator, Toleration,
@@ -173,7 +175,9 @@ pub struct PodInfo {
     /// `metadata.deletionTimestamp` (terminating).
     pub deletion_timestamp: Option<DateTime<Utc>>,
     /// `spec.containers[].image`, in order (init containers not included:
-    /// descheduler's RemoveDuplicates keys on these).
+    /// descheduler's RemoveDuplicates keys on these): one per app container
+    /// (`""` for one without an image), or empty when no container names
+    /// an image (so such a pod holds no allocation for it).
     pub images: Vec<String>,
     /// `spec.topologySpreadConstraints`.
     pub topology_spread_constraints: Vec<TopologySpreadConstraint>,
@@ -448,6 +452,7 @@ impl PodInfo {
 
         for (i, c) in r.array(sget("containers"), "spec.containers")?.iter().enumerate() {
             let (info, ports) = read_container(&r, c, &format!("spec.containers[{i}]"), false)?;
+            push_image(&mut pod.images, i, r.opt_str(get(c, "image"), &format!("spec.containers[{i}].image"))?);
             pod.host_ports.extend(ports);
             pod.containers.push(info);
         }
@@ -473,6 +478,7 @@ impl PodInfo {
         pod.affinity = read_affinity(&r, sget("affinity"))?;
         pod.tolerations = read_tolerations(&r, sget("tolerations"))?;
         pod.volumes = read_volumes(&r, sget("volumes"))?;
+        pod.topology_spread_constraints = read_spread_constraints(&r, sget("topologySpreadConstraints"))?;
 
         let status = get(v, "status");
         if let Some(other) = status.filter(|s| !s.is_object()) {
@@ -497,6 +503,7 @@ impl PodInfo {
             }
             None => pod.qos_from_status = false,
         }
+        pod.status = read_status::read_status_info(&r, status)?;
         pod.refresh_derived();
         Ok(pod)
     }
