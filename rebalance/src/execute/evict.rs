@@ -117,7 +117,8 @@ pub(super) async fn execute<C: ClusterClient, S: EventSink>(
     let http = if options.probes.is_empty() {
         None
     } else {
-        match reqwest::Client::builder().build() {
+        // No Referer, no redirect to another origin (break-it 31 F3).
+        match probe::http_client() {
             Ok(c) => Some(c),
             Err(e) => {
                 report.notes.push(format!("no HTTP client for the probes ({e}): every probed pod is skipped"));
