@@ -49,7 +49,7 @@
 //! never stored at all (`kdrift_ingest`'s `parse::NOT_KEPT_KINDS`, and
 //! [`crate::prepare::prepare`] refuses one whatever its source).
 
-use kdrift_rebalance::{held_in_records, mask_flag_argument, mask_patterns, secret_named, Redactor, MASK};
+use kdrift_rebalance::{held_in_records, mask_flag_argument, mask_patterns, secret_named, MASK};
 use serde_json::Value;
 
 /// Whether an environment variable named `name` holds a secret (any case).
@@ -99,35 +99,9 @@ pub fn mask_object(object: &mut Value) -> bool {
     // take only part of one (`token a/b+c=d` stops at `=`) and leave the
     // rest to be masked on its own (`******`).
     let held = held_in_records();
-    let mut changed = !held.is_empty() && redact_held(object, &held);
+    let mut changed = !held.is_empty() && held.redact_json(object);
     changed |= walk(object, None);
     changed
-}
-
-/// Every held credential masked in every string and key of `value`.
-fn redact_held(value: &mut Value, held: &Redactor) -> bool {
-    match value {
-        Value::String(s) => match held.redact_found(s) {
-            Some(masked) => {
-                *s = masked;
-                true
-            }
-            None => false,
-        },
-        Value::Array(items) => items.iter_mut().fold(false, |changed, item| redact_held(item, held) | changed),
-        Value::Object(map) => {
-            let mut changed = map.values_mut().fold(false, |changed, v| redact_held(v, held) | changed);
-            if map.keys().any(|k| held.redact_found(k).is_some()) {
-                let old = std::mem::take(map);
-                for (k, v) in old {
-                    map.insert(held.redact_found(&k).unwrap_or(k), v);
-                }
-                changed = true;
-            }
-            changed
-        }
-        _ => false,
-    }
 }
 
 fn walk(value: &mut Value, key: Option<&str>) -> bool {

@@ -624,6 +624,48 @@ fn ingest_api_stores_a_pages_good_items_around_a_bad_one_and_gives_up_on_a_silen
     assert_eq!((received("pods"), received("nodes")), (Some(3), Some(0)));
 }
 
+/// Break-it 31 F2: a list whose `metadata.resourceVersion` echoes the
+/// kubeconfig's token (`hostile-token`): `ingest api`'s RESOURCE VERSION
+/// column (table and `-o json`) shows `***`, a plain one stays as sent.
+#[test]
+fn ingest_api_shows_a_resource_version_echoing_the_token_masked() {
+    use kdrift_tests::hostile_kube::{list_of, pod, Answer, HostileKube};
+    let page = String::from_utf8(list_of("PodList", &[pod(0, 10).into_bytes()])).expect("utf-8").replacen(
+        r#""resourceVersion":"100""#,
+        r#""resourceVersion":"hostile-token""#,
+        1,
+    );
+    let kube =
+        HostileKube::start(move |t| t.starts_with("/api/v1/pods?").then(|| Answer::Body(page.clone().into_bytes())));
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let run = |json: bool| {
+        let mut c = kdrift();
+        c.arg("--db").arg(dir.path().join("k.duckdb"));
+        if json {
+            c.args(["-o", "json"]);
+        }
+        let out = c
+            .args(["ingest", "api", "-A", "--kubeconfig"])
+            .arg(&kubeconfig)
+            .env_remove("KUBECONFIG")
+            .assert()
+            .success();
+        let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+        assert!(!text.contains("hostile-token"), "{text}");
+        text
+    };
+    let table = run(false);
+    let rv = |resource: &str| {
+        let line = table.lines().find(|l| l.trim_start().starts_with(&format!("{resource} "))).expect("row");
+        line.split_whitespace().nth(4).map(str::to_string)
+    };
+    assert_eq!((rv("pods").as_deref(), rv("nodes").as_deref()), (Some("***"), Some("100")), "{table}");
+    let v: serde_json::Value = serde_json::from_str(&run(true)).expect("stdout is JSON");
+    let pods = v["resources"].as_array().expect("resources").iter().find(|r| r["resource"] == "pods").expect("pods");
+    assert_eq!((pods["resource_version"].as_str(), pods["received"].as_u64()), (Some("***"), Some(1)));
+}
+
 /// A store at `db` of the demo's (seed 1) after-the-fact files named in `keep`
 /// ([`kdrift_tests::after_the_fact`]), loaded with `kdrift ingest file`.
 fn after_the_fact_store(dir: &std::path::Path, db: &std::path::Path, keep: &[&str]) {

@@ -365,3 +365,59 @@ fn run_against_evictions_echoing_the_authorization_header_shows_no_form_of_the_c
         HOSTILE.assert_absent_from_kube(&stored, &format!("the store ({scheme})"));
     }
 }
+
+/// Break-it 31 F2: a live API server that echoes the kubeconfig's token
+/// into a pod's name (`w0-<token>`). `rebalance plan --live` (table, `-o
+/// json`, `--out`) names it `apps/***`, as the store would; `rebalance run
+/// --yes` skips it (MaskedName, the reason said) and evicts the others;
+/// no output shows the token, in any case.
+#[test]
+fn a_pod_named_with_the_held_token_is_shown_masked_by_plan_live_and_not_evicted_by_run() {
+    const TOKEN: &str = "echotokq7h3k9q2w8e5r1zz";
+    let kube = FakeKube::start();
+    busy_cluster::load(&kube);
+    kube.delete("v1", "Pod", "apps", "w0").expect("w0");
+    kube.create(busy_cluster::pod(&format!("w0-{TOKEN}"), "node-1", 450)).expect("pod");
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = dir.path().join("kubeconfig");
+    let config = kube.kubeconfig(None).replace("token: fake-token", &format!("token: {}", TOKEN.to_uppercase()));
+    assert!(config.contains(&TOKEN.to_uppercase()), "{config}");
+    write(&kubeconfig, &config);
+    let policy = dir.path().join("policy.yaml");
+    write(&policy, BUSY_POLICY);
+    let e = Env { kube, db: dir.path().join("kdrift.duckdb"), dir, kubeconfig, policy };
+    let policy = e.policy.display().to_string();
+    let leak = |what: &str, text: &str| assert!(!text.to_lowercase().contains(TOKEN), "{what}: {text}");
+
+    let out = e.path("plan.json");
+    let a = e.with_cluster(&["-o", "json", "rebalance", "plan", "--policy", &policy, "--out", &out]).assert().success();
+    leak("plan -o json", &stdout(&a));
+    leak("plan stderr", &stderr(&a));
+    let file = std::fs::read_to_string(&out).expect("plan file");
+    leak("plan --out", &file);
+    let doc: Value = serde_json::from_str(&file).expect("plan JSON");
+    let names = planned(&doc);
+    assert_eq!(names.len(), 4, "{names:?}");
+    assert!(names.contains(&"apps/***".to_string()), "{names:?}");
+    let a = e.with_cluster(&["rebalance", "plan", "--policy", &policy]).assert().success();
+    let table = stdout(&a);
+    leak("plan table", &table);
+    assert!(table.contains("apps/***"), "{table}");
+
+    let a = e.with_cluster(&["rebalance", "run", "--policy", &policy, "--yes", "--ready-timeout", "0"]).assert();
+    let (report, err) = (stdout(&a), stderr(&a));
+    leak("run report", &report);
+    leak("run stderr", &err);
+    let line = report.lines().find(|l| l.contains("apps/***")).unwrap_or_default();
+    assert!(line.contains("skipped (MaskedName)"), "{report}");
+    assert!(
+        line.contains(
+            "the pod's name holds a credential kdrift holds (the API server echoes it; shown masked): kdrift does \
+             not evict a pod it cannot name; check the API server, then evict the pod yourself"
+        ),
+        "{report}"
+    );
+    let evicted = e.evicted();
+    assert_eq!(evicted.len(), 3, "{evicted:?}");
+    assert!(evicted.iter().all(|p| p.starts_with("apps/w") && !p.contains(TOKEN)), "{evicted:?}");
+}

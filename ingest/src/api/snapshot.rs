@@ -88,7 +88,8 @@ pub async fn snapshot(
         loop {
             match pager.next_page().await {
                 Ok(Some(page)) => {
-                    report.resource_version = Some(page.resource_version);
+                    // The server's text, shown: masked like any (break-it 31 F2).
+                    report.resource_version = Some(kdrift_rebalance::mask_shown(&page.resource_version));
                     for bad in &page.bad {
                         let message =
                             format!("{}: page {} of {}, {bad}", report.resource, page.number, report.location);

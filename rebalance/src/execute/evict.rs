@@ -117,7 +117,8 @@ pub(super) async fn execute<C: ClusterClient, S: EventSink>(
     let http = if options.probes.is_empty() {
         None
     } else {
-        match reqwest::Client::builder().build() {
+        // No Referer, no redirect to another origin (break-it 31 F3).
+        match probe::http_client() {
             Ok(c) => Some(c),
             Err(e) => {
                 report.notes.push(format!("no HTTP client for the probes ({e}): every probed pod is skipped"));
@@ -171,6 +172,9 @@ async fn one<C: ClusterClient, S: EventSink>(ctx: &Ctx<'_, '_, C, S>, e: &Planne
         settle(EvictionOutcome::Failed { attempts, error: format!("{what}: {err}") })
     };
 
+    if let Some(message) = masked_name(e) {
+        return settle(EvictionOutcome::Skipped { cause: SkipCause::MaskedName, message });
+    }
     let (got, attempts) =
         retrying(ctx.options, || ctx.client.get(kinds::POD, Some(&e.pod.namespace), &e.pod.name)).await;
     let live = match got {
@@ -224,6 +228,21 @@ async fn one<C: ClusterClient, S: EventSink>(ctx: &Ctx<'_, '_, C, S>, e: &Planne
     let replacement = wait_replacement(ctx, e, &pod, evicted_at).await;
     ctx.shared.record(replacement_event(&ctx.shared.run, e, &replacement, Utc::now()));
     finish(EvictionOutcome::Evicted { attempts, replacement })
+}
+
+/// Why a planned pod is not evicted when its name or namespace is known
+/// only masked: the API server echoed a held credential into it
+/// ([`super::KubeClient`] masks every object it reads). `*` is in no
+/// Kubernetes name (RFC 1123), so a `***` there is kdrift's mask. Evicting
+/// by the real name would mean keeping a credential-bearing name around
+/// (and `rebalance apply` reads the masked plan file): kdrift refuses and
+/// the run goes on with the other pods.
+fn masked_name(e: &PlannedEviction) -> Option<String> {
+    (e.pod.namespace.contains(crate::redact::MASK) || e.pod.name.contains(crate::redact::MASK)).then(|| {
+        "the pod's name holds a credential kdrift holds (the API server echoes it; shown masked): kdrift does not \
+         evict a pod it cannot name; check the API server, then evict the pod yourself"
+            .to_string()
+    })
 }
 
 /// The live pod, or why it is not evicted.

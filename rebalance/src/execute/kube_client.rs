@@ -1,7 +1,13 @@
 //! [`ClusterClient`] over a kube client connected by [`crate::cluster`]:
 //! lists through [`crate::cluster::list_all`] (paginated, items completed
 //! with `kind`/`apiVersion`), gets and Evictions as raw requests, so the
-//! executor sees exactly the JSON the API server sends.
+//! executor sees exactly the JSON the API server sends — but for the
+//! credentials kdrift holds, masked in every object listed or read
+//! ([`crate::redact::mask_held_in`], as the store masks its records): a
+//! server that echoes the token into a pod's name gets it shown as `***`
+//! by every plan, report and error built from that object (break-it 31
+//! F2). Such a pod keeps its masked name everywhere; the executor does
+//! not evict it ([`super::SkipCause::MaskedName`]).
 
 use kube::api::{GetParams, PostParams};
 use kube::core::Request;
@@ -71,7 +77,10 @@ fn scope(namespace: Option<&str>) -> Scope {
 
 impl ClusterClient for KubeClient {
     async fn list(&self, kind: ResourceKind, namespace: Option<&str>) -> Result<Vec<Value>, ClientError> {
-        let list = list_all(&self.client, &kind, &scope(namespace), self.page_size).await?;
+        let mut list = list_all(&self.client, &kind, &scope(namespace), self.page_size).await?;
+        for item in &mut list.items {
+            crate::redact::mask_held_in(item);
+        }
         Ok(list.items)
     }
 
@@ -81,7 +90,10 @@ impl ClusterClient for KubeClient {
             .get(name, &GetParams::default())
             .map_err(|e| ClientError::Decode(format!("{}: cannot build the request: {e}", kind.name())))?;
         match self.client.request::<Value>(request).await {
-            Ok(v) => Ok(Some(v)),
+            Ok(mut v) => {
+                crate::redact::mask_held_in(&mut v);
+                Ok(Some(v))
+            }
             Err(e) => match ClusterError::from_kube(&kind.name(), &format!("{path}/{name}"), e) {
                 ClusterError::Api { code: 404, .. } => Ok(None),
                 other => Err(other.into()),

@@ -29,6 +29,10 @@ pub enum SkipCause {
     InUse,
     /// The live pod object cannot be read by the model.
     Unreadable,
+    /// The pod's name or namespace held a credential kdrift holds (the API
+    /// server echoed it there) and is only known masked (`***`): kdrift
+    /// does not act on a pod it cannot name (break-it 31 F2).
+    MaskedName,
 }
 
 /// Where an evicted pod's replacement went.

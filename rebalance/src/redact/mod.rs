@@ -37,17 +37,22 @@
 //! [`held`]: the credentials this process holds (VictoriaLogs', the
 //! kubeconfig's), for the sinks no redactor is handed to.
 //!
+//! [`json`]: the held credentials masked in every string and key of a
+//! JSON object (a record before the store, an object read live).
+//!
 //! [`patterns`]: credentials nobody handed kdrift, masked by their shape
 //! (a token after `Bearer`, a JWT, a URL's password, `password=…`), in
 //! what a server says and in the free text of the records kdrift stores.
 
 pub mod held;
+pub mod json;
 pub mod patterns;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 pub use held::{held, held_in_records, hold};
+pub use json::mask_held_in;
 pub use patterns::{mask_flag_argument, mask_patterns, secret_named};
 
 use base64::Engine;

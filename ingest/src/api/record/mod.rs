@@ -172,6 +172,8 @@ impl Recorder<'_, '_> {
         let record = Record { object, origin, observed_at, change };
         stage_observation(&mut self.writer, record, report)?;
         self.errors += (report.item_errors.len() - before) as u64;
+        // The server's text, shown: masked like any (break-it 31 F2).
+        let rv = kdrift_rebalance::mask_shown(&rv);
         if !rv.is_empty() {
             report.resource_version = Some(rv.clone());
         }
@@ -215,6 +217,8 @@ impl Recorder<'_, '_> {
                 }
             }
             Msg::Synced { resource, resource_version, relist } => {
+                // Shown only (the watcher keeps the server's own to resume).
+                let resource_version = kdrift_rebalance::mask_shown(&resource_version);
                 tracing::info!(resource = %resource.name(), %resource_version, relist, "in sync");
                 self.retried.remove(&resource.name());
                 self.synced.insert(resource.name());

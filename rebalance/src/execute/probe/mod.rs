@@ -18,10 +18,22 @@
 //!   answer — means kdrift cannot tell, and the pod is treated as in use
 //!   (skipped, with the reason): a probe never causes an eviction it cannot
 //!   justify.
+//!
+//! - [`target`]: the URL filled for one pod: a pod whose name is not a
+//!   Kubernetes name (RFC 1123) is not probed; `{name}` and `{namespace}`
+//!   are percent-encoded in the path and query (break-it 31 F4);
+//! - [`http`]: the probes' HTTP client and [`ask`]: no `Referer`, redirects
+//!   followed to the same origin only, one to another origin is the
+//!   probe's answer, not followed (break-it 31 F3).
+
+pub mod http;
+pub mod target;
 
 use std::time::Duration;
 
 use serde_json::Value;
+
+pub use http::{ask, http_client};
 
 use crate::policy::StringSelector;
 
@@ -84,18 +96,30 @@ impl Probe {
         crate::redact::held().redact(&format!("{}={}", self.selector.text, self.url))
     }
 
-    /// The URL asked for one pod, as reports show it (credentials masked).
+    /// The URL asked for one pod, as reports show it (credentials masked);
+    /// the URL as given (placeholders unfilled) when the pod's name or
+    /// namespace cannot be put in it ([`Probe::target`]).
     pub fn shown_target(&self, namespace: &str, name: &str) -> String {
-        crate::redact::held().redact(&self.target(namespace, name).0)
+        let url = match self.target(namespace, name) {
+            Ok((url, _)) => url,
+            Err(_) => self.url.split_once('#').map_or(self.url.as_str(), |(u, _)| u).to_string(),
+        };
+        crate::redact::held().redact(&url)
     }
 
-    /// The URL for one pod: placeholders filled, fragment split off as the JSON pointer.
-    pub fn target(&self, namespace: &str, name: &str) -> (String, Option<String>) {
-        let url = self.url.replace("{namespace}", namespace).replace("{name}", name);
-        match url.split_once('#') {
+    /// The URL for one pod: placeholders filled ([`target::fill`]),
+    /// fragment split off as the JSON pointer.
+    ///
+    /// # Errors
+    /// Why the pod is not probed (its name or namespace is no Kubernetes
+    /// name: a hostile server's `127.0.0.1:9/?` would move the host),
+    /// credentials masked.
+    pub fn target(&self, namespace: &str, name: &str) -> Result<(String, Option<String>), String> {
+        let url = target::fill(&self.url, namespace, name)?;
+        Ok(match url.split_once('#') {
             Some((u, pointer)) => (u.to_string(), Some(pointer.to_string())),
             None => (url, None),
-        }
+        })
     }
 }
 
@@ -148,32 +172,6 @@ pub fn interpret(status: u16, body: &str, pointer: Option<&str>) -> ProbeAnswer 
     }
 }
 
-/// Asks `probe` about one pod.
-pub async fn ask(http: &reqwest::Client, probe: &Probe, namespace: &str, name: &str) -> ProbeAnswer {
-    let (url, pointer) = probe.target(namespace, name);
-    let response =
-        http.get(&url).header(reqwest::header::ACCEPT, "application/json").timeout(PROBE_TIMEOUT).send().await;
-    // The reason quotes the application: redacted of every credential held.
-    let redact = |text: String| crate::redact::held().redact(&text);
-    let answer = match response {
-        Err(e) => ProbeAnswer::Unknown(crate::redact::held().redact(&format!("no answer from {url}: {e}"))),
-        Ok(r) => {
-            let status = r.status().as_u16();
-            match r.text().await {
-                Ok(body) => interpret(status, &body, pointer.as_deref()),
-                Err(e) => {
-                    ProbeAnswer::Unknown(crate::redact::held().redact(&format!("reading the answer of {url}: {e}")))
-                }
-            }
-        }
-    };
-    match answer {
-        ProbeAnswer::Idle => ProbeAnswer::Idle,
-        ProbeAnswer::InUse(why) => ProbeAnswer::InUse(redact(why)),
-        ProbeAnswer::Unknown(why) => ProbeAnswer::Unknown(redact(why)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,7 +184,10 @@ mod tests {
         .expect("probe");
         assert_eq!(p.spec(), "app=plex=http://127.0.0.1:32400/status/sessions?X-Plex-Token=***#/MediaContainer/size");
         assert_eq!(p.shown_target("media", "plex-0"), "http://127.0.0.1:32400/status/sessions?X-Plex-Token=***");
-        assert_eq!(p.target("media", "plex-0").0, "http://127.0.0.1:32400/status/sessions?X-Plex-Token=PrObEtOkEn4321");
+        assert_eq!(
+            p.target("media", "plex-0").expect("valid").0,
+            "http://127.0.0.1:32400/status/sessions?X-Plex-Token=PrObEtOkEn4321"
+        );
         assert!(!crate::redact::held().redact("sent PrObEtOkEn4321").contains("PrObEtOkEn4321"));
     }
 
@@ -200,10 +201,10 @@ mod tests {
         assert!(!p.selector.matches(&labels("web")));
         assert_eq!(
             p.target("media", "plex-0"),
-            ("http://plex.media:32400/status/sessions".to_string(), Some("/MediaContainer/size".to_string()))
+            Ok(("http://plex.media:32400/status/sessions".to_string(), Some("/MediaContainer/size".to_string())))
         );
         let q = Probe::parse("app in (a,b),tier!=x=https://{name}.{namespace}.svc/busy").expect("valid");
-        assert_eq!(q.target("ns", "a-1").0, "https://a-1.ns.svc/busy");
+        assert_eq!(q.target("ns", "a-1").expect("valid").0, "https://a-1.ns.svc/busy");
         assert!(matches!(Probe::parse("app=plex"), Err(ProbeError::Shape(_))));
         assert!(matches!(Probe::parse("=http://x"), Err(ProbeError::Shape(_))));
         assert!(matches!(Probe::parse("app in (a=http://x"), Err(ProbeError::Selector { .. })));
