@@ -53,7 +53,8 @@ const HOST: &str = "kubernetes.io/hostname";
 pub fn whole_policy_cluster(nodes: usize, seed: u64) -> BenchCluster {
     let mut c = generate(nodes, seed);
     let now = c.snapshot.now;
-    let zone_of: Vec<String> = c.snapshot.nodes.iter().map(|n| n.labels.get(ZONE).cloned().unwrap_or_default()).collect();
+    let zone_of: Vec<String> =
+        c.snapshot.nodes.iter().map(|n| n.labels.get(ZONE).cloned().unwrap_or_default()).collect();
     for (i, n) in c.snapshot.nodes.iter_mut().enumerate() {
         if i % 50 == 7 {
             n.taints.push(Taint::new("dedicated", "infra", TaintEffect::NoSchedule));
@@ -64,6 +65,8 @@ pub fn whole_policy_cluster(nodes: usize, seed: u64) -> BenchCluster {
     let sets = (app_pods / 10).max(1);
     let mut k = 0usize;
     let mut previous: Option<(String, String, String)> = None;
+    // Position of the pod among its node's app pods.
+    let mut pos = 0usize;
     for p in c.snapshot.pods.iter_mut() {
         let node = p.node_name.clone().unwrap_or_default();
         if p.namespace == "kube-system" {
@@ -74,11 +77,13 @@ pub fn whole_policy_cluster(nodes: usize, seed: u64) -> BenchCluster {
         // ReplicaSets spread: pod k belongs to set k mod sets, so a set's 10
         // pods sit on 10 different nodes, as the scheduler spreads them.
         let n = node_index(&node);
+        pos = if previous.as_ref().is_some_and(|(pn, _, _)| *pn == node) { pos + 1 } else { 0 };
         let mut app = format!("app-{:05}", k % sets);
-        if n % 40 == 11 && (3..6).contains(&(k % 30)) {
-            app = format!("dup-{n:05}");
-        }
         p.namespace = format!("ns-{:02}", (k % sets) % 50);
+        if n % 40 == 11 && (3..6).contains(&pos) {
+            app = format!("dup-{n:05}");
+            p.namespace = "ns-dup".to_string();
+        }
         p.owners[0].name = app.clone();
         p.owners[0].uid = format!("uid-ReplicaSet-{app}");
         p.labels.insert("app".to_string(), app.clone());
@@ -118,8 +123,9 @@ pub fn whole_policy_cluster(nodes: usize, seed: u64) -> BenchCluster {
                 vec![ContainerStatus { name: "main".to_string(), restart_count: 150, ..Default::default() }];
         }
         // Three pods of one spread group on one node of one zone: skew 3.
-        if n % 40 == 21 && (6..9).contains(&(k % 30)) {
+        if n % 40 == 21 && (6..9).contains(&pos) {
             let group = format!("spread-{n:05}");
+            p.namespace = "ns-spread".to_string();
             p.labels.insert("spread".to_string(), group.clone());
             p.topology_spread_constraints = vec![TopologySpreadConstraint {
                 max_skew: 1,

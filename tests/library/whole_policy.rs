@@ -25,7 +25,19 @@ fn every_plugin_evicts_on_the_generated_cluster_in_cycle_order() {
     let p = plan(&cluster.snapshot, &policy, &PlanOptions::default());
     assert_eq!(p.aborted, None);
     let counts = per_plugin(&p);
-    println!("whole-policy plan on 200 nodes: {counts:?}, total {}", p.evictions_total);
+    let skips: usize = p.runs.iter().map(|r| r.skipped.len()).sum();
+    println!("whole-policy plan on 200 nodes: {counts:?}, total {}, skips {skips}", p.evictions_total);
+    for r in &p.runs {
+        println!("  {} {}: {} evicted, {} skipped", r.profile, r.plugin, r.evictions.len(), r.skipped.len());
+        let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+        for k in &r.skipped {
+            let m: String = k.message.chars().take(70).collect();
+            *reasons.entry(m).or_insert(0) += 1;
+        }
+        for (m, n) in reasons.iter().take(6) {
+            println!("      {n} × {m}");
+        }
+    }
     for plugin in KNOWN_PLUGINS.iter().filter(|n| **n != "DefaultEvictor") {
         assert!(counts.get(*plugin).copied().unwrap_or(0) > 0, "{plugin} evicts nothing: {counts:?}");
     }

@@ -111,7 +111,8 @@ pub(super) fn relief(store: &Reader, ev: &Evaluated, at: DateTime<Utc>) -> Resul
                     let loaded = crate::snapshot::load_snapshot(store, Some(at))?;
                     // The chart default's LowNodeUtilization alone: the step
                     // names a threshold pair, whatever the other plugins do.
-                    let policy = Policy::from_yaml("deschedulerPolicy: null").ok().map(|p| p.low_node_utilization_only());
+                    let policy =
+                        Policy::from_yaml("deschedulerPolicy: null").ok().map(|p| p.low_node_utilization_only());
                     simulated = Some(policy.map(|p| (loaded.snapshot, p)));
                 }
                 if let Some(Some((snapshot, policy))) = &simulated {

@@ -300,7 +300,10 @@ fn too_few_feasible_nodes_is_noted() {
         "Less than two feasible nodes for duplicates to land, skipping eviction: owner ReplicaSet default/replicaset-1"
     ));
     let p4 = run.skipped.iter().find(|s| s.pod.name == "p4").expect("p4");
-    assert_eq!((p4.message.as_str(), p4.upstream_message), (crate::planner::plugins::duplicates::TOO_FEW_FEASIBLE_NODES, true));
+    assert_eq!(
+        (p4.message.as_str(), p4.upstream_message),
+        (crate::planner::plugins::duplicates::TOO_FEW_FEASIBLE_NODES, true)
+    );
 }
 
 /// The per-node limit moves on to the next node; the total limit ends the plugin.

@@ -8,10 +8,10 @@
 //! then name) also fixes which pods.
 
 use super::support::{evicted_names, policy, run_once, test_node, test_pod, Limits};
-use crate::planner::plugins::inter_pod_anti_affinity::run;
 use crate::model::node::NodeInfo;
 use crate::model::pod::{LabelSelector, PodAffinityTerm, PodInfo, Requirement, SelectorOperator};
 use crate::planner::plan::SkipReason;
+use crate::planner::plugins::inter_pod_anti_affinity::run;
 use crate::planner::tests::{node, now};
 use crate::planner::SYSTEM_CRITICAL_PRIORITY;
 use crate::policy::{

@@ -9,10 +9,10 @@
 //! Upstream names no pod; only `podWithNodeAffinity` can be evicted.
 
 use super::support::{evicted_names, policy, run_once, test_node, test_pod, Limits};
-use crate::planner::plugins::node_affinity::run;
 use crate::model::node::{NodeInfo, Taint, TaintEffect};
 use crate::model::pod::{NodeSelectorTerm, PodInfo, PreferredNodeTerm, Requirement, SelectorOperator};
 use crate::planner::plan::SkipReason;
+use crate::planner::plugins::node_affinity::run;
 use crate::planner::tests::{now, pod};
 use crate::planner::{plan, PlanOptions, Snapshot};
 use crate::policy::plugins::node_affinity::{PREFERRED_DURING_SCHEDULING, REQUIRED_DURING_SCHEDULING};

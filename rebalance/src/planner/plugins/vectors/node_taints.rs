@@ -11,10 +11,10 @@
 //! evicts p5.
 
 use super::support::{evicted_names, policy, run_once, test_node, test_pod, Limits};
-use crate::planner::plugins::node_taints::{run, taint_text, tolerates};
 use crate::model::node::{NodeInfo, Taint, TaintEffect};
 use crate::model::pod::{PodInfo, Toleration, TolerationOperator, Volume, VolumeSource};
 use crate::planner::plan::SkipReason;
+use crate::planner::plugins::node_taints::{run, taint_text, tolerates};
 use crate::planner::tests::owner;
 use crate::planner::SYSTEM_CRITICAL_PRIORITY;
 use crate::policy::{

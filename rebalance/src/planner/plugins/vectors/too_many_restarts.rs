@@ -7,9 +7,7 @@
 //! DaemonSet pod, pod-7 has local storage, pod-8 is a mirror pod. Two bare
 //! CPU consumers (150m) sit on node4 and node5.
 
-use super::state_support::{
-    build_pod, check_validation, cs, owner_of, run_vectors, status_mut, Case,
-};
+use super::state_support::{build_pod, check_validation, cs, owner_of, run_vectors, status_mut, Case};
 use crate::model::node::{Taint, TaintEffect};
 use crate::model::pod::{PodInfo, PodPhase, Volume, VolumeSource};
 use crate::planner::tests::node;

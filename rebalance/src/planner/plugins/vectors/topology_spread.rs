@@ -6,11 +6,11 @@
 //! that set `zoneAwareNodeFit` (not a v0.36 arg) are kept as skipped.
 
 use super::kit::*;
-use crate::planner::plugins::topology_spread::{sort_domain, SpreadConstraint};
 use crate::model::node::{NodeInfo, TaintEffect};
 use crate::model::pod::{
     LabelSelector, NodeSelectorTerm, PodInfo, Requirement, SelectorOperator, Toleration, TopologySpreadConstraint,
 };
+use crate::planner::plugins::topology_spread::{sort_domain, SpreadConstraint};
 use crate::policy::{DefaultEvictorArgs, PluginArgs, PodScope, RemovePodsViolatingTopologySpreadConstraintArgs};
 
 type Args = RemovePodsViolatingTopologySpreadConstraintArgs;
@@ -306,7 +306,11 @@ fn balanced_and_unfit_are_explained() {
     let evictor = DefaultEvictorArgs { node_fit: true, ..Default::default() };
     let p = policy(plugin, PluginArgs::RemovePodsViolatingTopologySpreadConstraint(Box::new(unfit.args)), evictor);
     let plan = plan_of(unfit.nodes, unfit.pods, &p);
-    let s = plan.runs[0].skipped.iter().find(|s| s.message == crate::planner::plugins::topology_spread::DOES_NOT_FIT).expect("an unfit pod");
+    let s = plan.runs[0]
+        .skipped
+        .iter()
+        .find(|s| s.message == crate::planner::plugins::topology_spread::DOES_NOT_FIT)
+        .expect("an unfit pod");
     assert!(s.upstream_message);
     assert_eq!(s.pod.name, "pod-7");
 }
