@@ -302,7 +302,7 @@ pub struct TimelineDrainsArgs {
 /// `kdrift rebalance`.
 #[derive(Debug, Subcommand)]
 pub enum RebalanceCommand {
-    /// What descheduler's LowNodeUtilization would evict from the cluster as the store knows it, and why;
+    /// What descheduler would evict with the whole policy (every v0.36 plugin, one cycle) from the cluster as the store knows it, and why;
     /// with --simulate, where the replacements would land.
     Plan(RebalancePlanArgs),
     /// Try a grid of LowNodeUtilization thresholds → targets night after night and print the best

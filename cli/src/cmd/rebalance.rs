@@ -1,4 +1,4 @@
-//! `kdrift rebalance plan`: what descheduler's LowNodeUtilization would evict
+//! `kdrift rebalance plan`: what descheduler (every plugin of the policy) would evict
 //! from the cluster as the store knows it (or, `--live`, as the cluster is
 //! now), and (`--simulate`, `--rounds`) where the replacements would land,
 //! night after night; `-o json` / `--out` write the plan document that
