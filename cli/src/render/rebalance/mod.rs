@@ -18,8 +18,8 @@ use std::io::Write;
 
 use chrono::{DateTime, Utc};
 use kdrift_rebalance::format_amount;
-use kdrift_rebalance::{threshold_text, ResourceList, Rounds, Simulation, Suggestion};
 use kdrift_rebalance::{ExtensionPoint, LimitCounts, NodeClass, Plan, PluginRun, LOW_NODE_UTILIZATION};
+use kdrift_rebalance::{threshold_text, ResourceList, Rounds, Simulation, Suggestion};
 use serde::Serialize;
 use tabled::builder::Builder;
 

@@ -13,7 +13,13 @@ use super::{limits_cell, skipped, table};
 /// Renders a rule plugin's run.
 pub(super) fn rule_run<W: Write>(out: &mut W, run: &PluginRun) -> anyhow::Result<()> {
     let n = run.evictions.len();
-    writeln!(out, "Profile {} — {}: {n} eviction{}", run.profile, run.plugin, if n == 1 { "" } else { "s" })?;
+    writeln!(
+        out,
+        "Profile {} — {}: {n} eviction{}",
+        run.profile,
+        run.plugin,
+        if n == 1 { "" } else { "s" }
+    )?;
     for note in &run.notes {
         writeln!(out, "  {note}")?;
     }

@@ -8,14 +8,17 @@ use std::io::Write;
 use kdrift_rebalance::{NodeReport, PluginRun, QosClass};
 use tabled::builder::Builder;
 
-use super::{amounts, class, frees, limits_cell, num, ordered, skipped, table};
+use super::{amounts, class, frees, num, ordered, skipped, table, limits_cell};
 use kdrift_rebalance::percent_text;
 
 fn thresholds_line(run: &PluginRun) -> String {
     let th = &run.thresholds;
     if run.plugin == kdrift_rebalance::HIGH_NODE_UTILIZATION {
         let low = th.low.iter().map(|(r, v)| format!("{r} {} %", num(*v))).collect::<Vec<_>>();
-        return format!("underutilized (drained onto the others) when every one of {} or less", low.join(", "));
+        return format!(
+            "underutilized (drained onto the others) when every one of {} or less",
+            low.join(", ")
+        );
     }
     let fmt = |m: &BTreeMap<String, f64>| m.iter().map(|(r, v)| format!("{r} {} %", num(*v))).collect::<Vec<_>>();
     let mut line = format!(
