@@ -1768,6 +1768,64 @@ fn a_held_credential_echoed_in_any_record_field_is_never_stored() {
     assert_eq!((&node["metadata"]["uid"], &node["metadata"]["resourceVersion"]), (&"4f1e-node7".into(), &"99".into()));
 }
 
+/// Break-it 31 F1: a held credential cut at BOTH ends by the echo (20 of
+/// its 26 characters, raw, in base64, in hex from an odd nibble) and one
+/// cookie value of a held `Cookie:` header were stored as they came: only
+/// prefixes and suffixes were looked for, and a header was held whole.
+/// Stored with a mask where the piece was, the text around it kept.
+#[test]
+fn a_held_credential_cut_at_both_ends_or_one_held_cookie_is_stored_masked() {
+    use base64::Engine;
+    const TOKEN: &str = "kd31-held-Lv7Tq3Wz9Rx2Yp5N";
+    kdrift_rebalance::hold([TOKEN, "sid=CkVal8Zq2Lm9; theme=dark"]);
+    let piece = &TOKEN[3..23];
+    let hex: String = TOKEN.bytes().map(|b| format!("{b:02X}")).collect();
+    let messages = [
+        (format!("token piece {piece} rejected"), "token piece *** rejected".to_string()),
+        (
+            format!("b64 {}, retry", base64::engine::general_purpose::STANDARD.encode(piece)),
+            "b64 ***, retry".to_string(),
+        ),
+        (format!("dump {} end", &hex[1..41]), "dump *** end".to_string()),
+        ("session CkVal8Zq2Lm9 expired; theme=dark kept".into(), "session *** expired; theme=dark kept".into()),
+        // 11 characters cut at both ends: kept (an ordinary word is that long).
+        (format!("x {} y", &TOKEN[3..14]), format!("x {} y", &TOKEN[3..14])),
+    ];
+    let (dir, store) = temp_store();
+    let lines: Vec<String> = messages
+        .iter()
+        .enumerate()
+        .map(|(i, (said, _))| {
+            ev(
+                &format!("cut.{i}"),
+                "web-0",
+                "u-web0",
+                "FailedMount",
+                said,
+                1.into(),
+                "2026-01-01T00:00:00Z",
+                "2026-01-01T00:00:00Z",
+            )
+        })
+        .collect();
+    let file = write(dir.path(), "cut.ndjson", lines.join("\n").as_bytes());
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    assert_eq!((report.files[0].records, report.files[0].errors.len()), (5, 0));
+    for (i, (_, stored)) in messages.iter().enumerate() {
+        let text: String = store
+            .conn()
+            .query_row(
+                "SELECT object::VARCHAR FROM observations WHERE kind = 'Event' AND name = ?",
+                [format!("cut.{i}")],
+                |r| r.get(0),
+            )
+            .expect("row");
+        let event: serde_json::Value = serde_json::from_str(&text).expect("json");
+        assert_eq!(event["message"], stored.as_str(), "cut.{i}");
+        assert_eq!(event["involvedObject"]["name"], "web-0");
+    }
+}
+
 /// Issue 34 C: a key twice deep inside an item of a List file (here
 /// `items[3].metadata.labels.app`) is that item's error naming the key's
 /// path; the other items, and an NDJSON line's neighbours, load.

@@ -58,6 +58,9 @@ impl ClusterOptions {
     }
 
     async fn resolve(&self) -> Result<Config, ClusterError> {
+        for path in self.files() {
+            not_cut_utf16(&path)?;
+        }
         let options = KubeConfigOptions { context: self.context.clone(), ..KubeConfigOptions::default() };
         if let Some(path) = &self.kubeconfig {
             let file = Kubeconfig::read_from(path)
@@ -75,6 +78,21 @@ impl ClusterOptions {
             Err(kubeconfig) => Config::incluster()
                 .map_err(|in_cluster| ClusterError::NoConfiguration { kubeconfig, in_cluster: Box::new(in_cluster) }),
         }
+    }
+
+    /// The kubeconfig files kube reads for these options: the explicit
+    /// one, else `KUBECONFIG`'s, else `~/.kube/config`.
+    fn files(&self) -> Vec<PathBuf> {
+        if let Some(path) = &self.kubeconfig {
+            return vec![path.clone()];
+        }
+        let from_env: Vec<PathBuf> = std::env::var_os("KUBECONFIG")
+            .map(|v| std::env::split_paths(&v).filter(|p| !p.as_os_str().is_empty()).collect())
+            .unwrap_or_default();
+        if !from_env.is_empty() {
+            return from_env;
+        }
+        std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".kube").join("config")).into_iter().collect()
     }
 
     /// A client for the selected cluster, with its URL and default
@@ -123,6 +141,35 @@ impl std::fmt::Debug for Connected {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Connected").field("url", &self.url).field("default_namespace", &self.default_namespace).finish()
     }
+}
+
+/// An error naming `path` when it starts with a UTF-16 byte-order mark
+/// and an odd number of bytes follow it: kube's reader (kube-client 5.0
+/// `file_config::read_path`) panics on it (index out of bounds; break-it
+/// 31: a UTF-8 kubeconfig with a stray `FF FE` in front). A file that
+/// cannot be opened is left to kube, which names it.
+fn not_cut_utf16(path: &std::path::Path) -> Result<(), ClusterError> {
+    use std::io::Read;
+    let Ok(mut file) = std::fs::File::open(path) else { return Ok(()) };
+    let mut head = [0u8; 2];
+    let len = file.metadata().map_or(0, |m| m.len());
+    if file.read_exact(&mut head).is_err() || !matches!(head, [0xFF, 0xFE] | [0xFE, 0xFF]) || len % 2 == 0 {
+        return Ok(());
+    }
+    let why = format!(
+        "it starts with a UTF-16 byte-order mark ({:02X} {:02X}) but {} bytes follow, an odd number: it is not \
+         UTF-16; save it as UTF-8",
+        head[0],
+        head[1],
+        len - 2
+    );
+    Err(ClusterError::Kubeconfig {
+        location: path.display().to_string(),
+        cause: kube::config::KubeconfigError::ReadConfig(
+            std::io::Error::new(std::io::ErrorKind::InvalidData, why),
+            path.to_path_buf(),
+        ),
+    })
 }
 
 /// Where kubectl would have looked, for messages.
@@ -177,6 +224,61 @@ users:
         let c = block_on(opts.config()).expect("config");
         assert_eq!(c.cluster_url.to_string(), "http://127.0.0.1:2/");
         assert_eq!(c.default_namespace, "default");
+    }
+
+    /// Break-it 31 F8: kube's YAML error quoted the lines around it, and a
+    /// credential in a form the line masker did not know was shown. Each
+    /// form, with the YAML error's kind, line and column kept exactly.
+    #[test]
+    fn a_kubeconfig_yaml_error_shows_its_kind_line_and_column_never_its_lines() {
+        const SECRET: &str = "KcSecretZq81Lm02Xv77";
+        let head = "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: http://127.0.0.1:1\n\
+                    contexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\nusers:\n- name: u\n  user:\n";
+        let dir = tempfile::tempdir().expect("tmp");
+        for (user, error) in [
+            ("    password: |\n      KcSecretZq81Lm02Xv77\n    zz: *nope\n", "alias references unknown anchor at line 16, column 9"),
+            ("    token: >-\n      KcSecretZq81Lm02Xv77\n    zz: *nope\n", "alias references unknown anchor at line 16, column 9"),
+            ("    token:\n      KcSecretZq81Lm02Xv77\n    zz: *nope\n", "alias references unknown anchor at line 16, column 9"),
+            ("    token: !!str KcSecretZq81Lm02Xv77\n    zz: *nope\n", "alias references unknown anchor at line 15, column 9"),
+            ("    token: &a KcSecretZq81Lm02Xv77\n    password: *b\n", "alias references unknown anchor at line 15, column 15"),
+            ("    token: {a: KcSecretZq81Lm02Xv77}\n", "expected string scalar at line 14, column 12"),
+            ("    ? token\n    : KcSecretZq81Lm02Xv77\n    zz: *nope\n", "alias references unknown anchor at line 16, column 9"),
+            (
+                "    exec:\n      command: x\n      env: [{name: API_KEY, value: KcSecretZq81Lm02Xv77}]\n    zz: *nope\n",
+                "alias references unknown anchor at line 17, column 9",
+            ),
+        ] {
+            let path = write(dir.path(), &format!("{head}{user}"));
+            let opts = ClusterOptions { kubeconfig: Some(path.clone()), context: None };
+            let err = block_on(opts.config()).expect_err("broken YAML").to_string();
+            assert_eq!(err, format!("kubeconfig {}: failed to parse kubeconfig YAML: {error}", path.display()), "{user}");
+            assert!(!err.contains(SECRET), "{err}");
+        }
+    }
+
+    /// Break-it 31 (low): a kubeconfig with a UTF-16 byte-order mark and an
+    /// odd number of bytes after it panicked inside kube's reader.
+    #[test]
+    fn a_kubeconfig_with_a_utf16_mark_and_an_odd_length_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("config");
+        let mut bytes = vec![0xFF, 0xFE];
+        bytes.extend_from_slice(b"apiVersion: v1\nkind: Config\n#");
+        std::fs::write(&path, &bytes).expect("write");
+        let opts = ClusterOptions { kubeconfig: Some(path.clone()), context: None };
+        let err = block_on(opts.config()).expect_err("odd UTF-16").to_string();
+        assert_eq!(
+            err,
+            format!(
+                "kubeconfig {}: failed to read kubeconfig from '{path:?}': it starts with a UTF-16 byte-order mark \
+                 (FF FE) but 29 bytes follow, an odd number: it is not UTF-16; save it as UTF-8",
+                path.display()
+            )
+        );
+        // An even length is kube's to read (here: not a kubeconfig, no panic).
+        bytes.push(b'\n');
+        std::fs::write(&path, &bytes).expect("write");
+        assert!(block_on(opts.config()).is_err());
     }
 
     #[test]

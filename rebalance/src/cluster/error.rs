@@ -9,11 +9,22 @@ use kube::config::{InClusterError, KubeconfigError};
 
 use crate::redact::held;
 
-/// kube's kubeconfig error with credential-shaped text masked: a YAML
-/// syntax error quotes the lines around it (`token: …`,
-/// `client-key-data: …`) before any credential could be held.
+/// kube's kubeconfig error with credential-shaped text masked. A YAML
+/// error is shown by its line, column and kind only: its source lines
+/// (`token: …`, `client-key-data: …`, read before any credential could be
+/// held) are left out, as no line masker knows every YAML form a
+/// credential takes (a block scalar, the line after `token:`, `!!str`,
+/// an anchor, a flow map, a complex key: break-it 31 F8).
 fn masked(cause: &KubeconfigError) -> String {
-    crate::redact::mask_patterns(&cause.to_string())
+    let text = match cause {
+        KubeconfigError::Parse(yaml) => {
+            let kind = yaml.without_snippet().to_string();
+            // Only its first line: nothing after it is the error's own words.
+            format!("failed to parse kubeconfig YAML: {}", kind.lines().next().unwrap_or_default())
+        }
+        other => other.to_string(),
+    };
+    crate::redact::mask_patterns(&text)
 }
 
 /// Failures of `super::connect`, `super::list` and [`super::watch()`].

@@ -12,9 +12,16 @@
 //!   auth sends `user:password`, also inside a longer encoded text;
 //! - its hex (lower or upper case), also inside a longer hex text (a
 //!   debugging proxy's dump of the request bytes);
-//! - what is left of the value or its base64 when the echo is cut short:
-//!   its prefixes and suffixes of 8+ characters, also of its base64 inside
-//!   a longer encoded text at any of the three byte alignments;
+//! - what is left of the value, its base64 or its hex when the echo is cut
+//!   short: its prefixes and suffixes of 8+ characters, and any piece cut
+//!   at both ends of [`MIN_WINDOW`](forms::MIN_WINDOW) (12)+ characters,
+//!   also of its base64 inside a longer encoded text at any of the three
+//!   byte alignments ([`forms`]: every 12-character window of every form
+//!   in one automaton; a piece of 8–11 characters cut at both ends is not
+//!   found);
+//! - each `name=value` part of a header value of parts (`sid=…; theme=dark`
+//!   of a `Cookie:`, `key=…, sig=…`), from [`MIN_PART`] characters, as a
+//!   value of its own (the rest of the header, `theme=dark`, is not);
 //! - the encodings an echo may wrap it in, decoded before matching, up to
 //!   [`DECODE_LEVELS`] deep and in any mix: URL-encoding (`%3D`), JSON and
 //!   C escapes (`\u003d`, `\/`, `\"`, `\x3d`), HTML entities (`&#61;`,
@@ -44,18 +51,18 @@
 //! (a token after `Bearer`, a JWT, a URL's password, `password=…`), in
 //! what a server says and in the free text of the records kdrift stores.
 
+mod forms;
 pub mod held;
 pub mod json;
 pub mod patterns;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 pub use held::{held, held_in_records, hold};
 pub use json::mask_held_in;
 pub use patterns::{mask_flag_argument, mask_patterns, secret_named};
 
-use base64::Engine;
+use aho_corasick::AhoCorasick;
 
 /// Shortest credential value redacted, characters.
 pub const MIN_SECRET: usize = 4;
@@ -102,24 +109,16 @@ struct Needles {
     bounded: Vec<bool>,
     /// Longest form, bytes.
     longest: usize,
-    /// The forms (indices into `forms`, longest first) by their first
-    /// [`HEAD`] bytes: a text is looked up once per byte, not once per form
-    /// per byte (a service account token has thousands of forms).
-    by_head: HashMap<[u8; HEAD], Vec<usize>>,
-    /// A bit per hashed head of `by_head` ([`head_bit`]): most of a text's
-    /// windows are passed over without a map look-up.
-    heads: Vec<u64>,
+    /// The automaton of `forms` (pattern `i` is `forms[i]`): a text is
+    /// read once, whatever the number of forms (a service account token
+    /// has tens of thousands of windows, [`forms`]). `None` when it could
+    /// not be built (too many states): the forms are then looked for one
+    /// by one.
+    automaton: Option<AhoCorasick>,
 }
 
-/// Bytes of a form's head: every form is at least this long ([`MIN_SECRET`]).
-const HEAD: usize = 4;
-/// Bits of [`Needles::heads`].
-const HEAD_BITS: u32 = 16;
-
-/// The bit of `heads` for a window of [`HEAD`] bytes.
-fn head_bit(window: [u8; HEAD]) -> usize {
-    (u32::from_le_bytes(window).wrapping_mul(0x9E37_79B1) >> (32 - HEAD_BITS)) as usize
-}
+/// Shortest form looked for, bytes ([`MIN_SECRET`]).
+const MIN_FORM_BYTES: usize = 4;
 
 impl std::fmt::Debug for Redactor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -127,94 +126,11 @@ impl std::fmt::Debug for Redactor {
     }
 }
 
-/// The forms of one credential value that are matched (before decoding).
-fn forms_of(value: &str, out: &mut Vec<String>) {
-    if value.chars().count() < MIN_SECRET {
-        return;
-    }
-    let mut plain = vec![value.to_string()];
-    let parts: Vec<&str> = value.split_whitespace().collect();
-    if parts.len() > 1 {
-        plain.extend(parts.iter().filter(|p| p.chars().count() >= MIN_PART).map(|p| p.to_string()));
-    }
-    if value.contains(' ') {
-        plain.push(value.replace(' ', "+"));
-    }
-    use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
-    for p in plain {
-        let mut whole = Vec::new();
-        for engine in [&STANDARD_NO_PAD, &URL_SAFE_NO_PAD] {
-            whole.push(engine.encode(&p));
-        }
-        for engine in [&STANDARD, &URL_SAFE] {
-            out.push(engine.encode(&p));
-        }
-        // Inside a longer encoded text, at any of the three alignments, and
-        // cut short there (break-it: `base64("X-Api-Key: " + key)` cut to 44
-        // characters showed the key's first 22 characters).
-        for core in base64_cores(&p) {
-            out.extend(ends_of(&core));
-            out.push(core);
-        }
-        // Hex (matched in any case): byte-aligned, so the same inside a longer encoded text.
-        whole.push(p.bytes().map(|b| format!("{b:02x}")).collect());
-        whole.push(p);
-        for form in whole {
-            out.extend(ends_of(&form));
-            out.push(form);
-        }
-    }
-}
-
-/// The prefixes and suffixes of `form` of [`MIN_END`] characters or more:
-/// what is left of a credential that a server or proxy cut short in its
-/// echo (`bad password Pw/S3cr3t+x=` for `Pw/S3cr3t+x=y&z`: break-it).
-fn ends_of(form: &str) -> Vec<String> {
-    let chars: Vec<char> = form.chars().collect();
-    (MIN_END..chars.len())
-        .flat_map(|n| [chars[..n].iter().collect::<String>(), chars[chars.len() - n..].iter().collect::<String>()])
-        // Blanks at a cut end are the text's, not the credential's.
-        .map(|end| end.trim().to_string())
-        .filter(|end| end.chars().count() >= MIN_END)
-        .collect()
-}
-
-/// The shortest prefix or suffix of a credential matched ([`ends_of`]), characters.
-const MIN_END: usize = 8;
-
-/// The base64 characters of `value` that are the same wherever it stands
-/// inside a longer encoded text (`base64("Authorization: " + value)`, a
-/// proxy's encoded header line): for each of the three offsets it can start
-/// at, its encoding after the characters that share bits with the bytes
-/// before it, and without a last character that shares bits with the bytes
-/// after it. Cores shorter than [`MIN_CORE`] are left out (they would match
-/// too much).
-fn base64_cores(value: &str) -> Vec<String> {
-    use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
-    let mut out = Vec::new();
-    for (before, skip) in [(0usize, 0usize), (1, 2), (2, 3)] {
-        let mut bytes = vec![0u8; before];
-        bytes.extend_from_slice(value.as_bytes());
-        let partial = !bytes.len().is_multiple_of(3);
-        for engine in [&STANDARD_NO_PAD, &URL_SAFE_NO_PAD] {
-            let encoded = engine.encode(&bytes);
-            let end = encoded.len() - usize::from(partial);
-            if end > skip && end - skip >= MIN_CORE {
-                out.push(encoded[skip..end].to_string());
-            }
-        }
-    }
-    out
-}
-
-/// The shortest base64 core ([`base64_cores`]) matched, characters.
-const MIN_CORE: usize = 8;
-
 impl Redactor {
     /// A redactor of `values` (each credential value kdrift sends; for
     /// Basic auth, the password and `user:password`).
     pub fn new<'a>(values: impl IntoIterator<Item = &'a str>) -> Redactor {
-        Redactor::build(values.into_iter().map(|v| (v, false)))
+        Redactor::build(values.into_iter().flat_map(forms::with_parts).map(|v| (v, false)))
     }
 
     /// A redactor of `values` for the records kdrift stores, where a false
@@ -228,37 +144,32 @@ impl Redactor {
     /// logs ([`Redactor::new`]), where a false mask costs nothing.
     pub fn for_records<'a>(values: impl IntoIterator<Item = &'a str>) -> Redactor {
         Redactor::build(
-            values
-                .into_iter()
-                .filter(|v| v.chars().count() >= MIN_RECORD_SECRET)
-                .map(|v| (v, v.chars().count() < WHOLE_TOKEN_BELOW)),
+            values.into_iter().flat_map(forms::with_parts).filter(|v| v.chars().count() >= MIN_RECORD_SECRET).map(
+                |v| {
+                    let whole_only = v.chars().count() < WHOLE_TOKEN_BELOW;
+                    (v, whole_only)
+                },
+            ),
         )
     }
 
     /// A redactor of `values`, each with whether its forms are found only
     /// as whole tokens.
-    fn build<'a>(values: impl IntoIterator<Item = (&'a str, bool)>) -> Redactor {
+    fn build(values: impl IntoIterator<Item = (String, bool)>) -> Redactor {
         let mut forms: Vec<(Vec<u8>, bool)> = Vec::new();
         for (v, bounded) in values {
             let mut of = Vec::new();
-            forms_of(v, &mut of);
+            forms::forms_of(&v, bounded, &mut of);
             forms.extend(of.into_iter().map(|f| (f.to_ascii_lowercase().into_bytes(), bounded)));
         }
         // Longest first; of a form given both ways, the unbounded one kept.
         forms.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.cmp(b)));
         forms.dedup_by(|later, first| later.0 == first.0);
-        forms.retain(|f| f.0.len() >= HEAD);
+        forms.retain(|f| f.0.len() >= MIN_FORM_BYTES);
         let (forms, bounded): (Vec<Vec<u8>>, Vec<bool>) = forms.into_iter().unzip();
         let longest = forms.first().map_or(0, Vec::len);
-        let mut by_head: HashMap<[u8; HEAD], Vec<usize>> = HashMap::new();
-        let mut heads = vec![0u64; 1 << (HEAD_BITS - 6)];
-        for (i, form) in forms.iter().enumerate() {
-            let head = [form[0], form[1], form[2], form[3]];
-            by_head.entry(head).or_default().push(i);
-            let bit = head_bit(head);
-            heads[bit / 64] |= 1 << (bit % 64);
-        }
-        Redactor { inner: Arc::new(Needles { forms, bounded, longest, by_head, heads }) }
+        let automaton = if forms.is_empty() { None } else { AhoCorasick::new(&forms).ok() };
+        Redactor { inner: Arc::new(Needles { forms, bounded, longest, automaton }) }
     }
 
     /// Whether it redacts nothing (no credential of `MIN_SECRET`+
@@ -267,9 +178,12 @@ impl Redactor {
         self.inner.forms.is_empty()
     }
 
-    /// Most bytes one occurrence of a credential (in any encoding handled)
-    /// can span: read this much past what is kept, so that nothing kept is
-    /// part of an occurrence running past the end of what was read.
+    /// Most bytes one occurrence of a form (in any encoding handled) can
+    /// span: read this much past what is kept, so that nothing kept is
+    /// part of an occurrence running past the end of what was read. A long
+    /// credential's forms are its windows ([`forms`]): the first window of
+    /// an occurrence that starts in what is kept is read whole, and the
+    /// windows after it mask the rest up to the end of what was read.
     pub fn reach(&self) -> usize {
         self.inner.longest * WIDEST_ESCAPE.pow(DECODE_LEVELS as u32)
     }
@@ -377,22 +291,29 @@ impl Redactor {
     /// a form in `lower` (ASCII-lowercased).
     fn find(&self, lower: &[u8], mut hit: impl FnMut(usize, usize)) {
         let needles = &self.inner;
-        for (at, w) in lower.windows(HEAD).enumerate() {
-            let head = [w[0], w[1], w[2], w[3]];
-            let bit = head_bit(head);
-            if needles.heads[bit / 64] & (1 << (bit % 64)) == 0 {
-                continue;
+        let alnum = |i: Option<usize>| i.and_then(|i| lower.get(i)).is_some_and(u8::is_ascii_alphanumeric);
+        let mut found = |at: usize, f: usize| {
+            let len = needles.forms[f].len();
+            if !(needles.bounded[f] && (alnum(at.checked_sub(1)) || alnum(Some(at + len)))) {
+                hit(at, len);
             }
-            for &f in needles.by_head.get(&head).into_iter().flatten() {
-                let form = &needles.forms[f];
-                if !lower[at..].starts_with(form) {
-                    continue;
+        };
+        match &needles.automaton {
+            Some(automaton) => {
+                for m in automaton.find_overlapping_iter(lower) {
+                    found(m.start(), m.pattern().as_usize());
                 }
-                let alnum = |i: Option<usize>| i.and_then(|i| lower.get(i)).is_some_and(u8::is_ascii_alphanumeric);
-                if needles.bounded[f] && (alnum(at.checked_sub(1)) || alnum(Some(at + form.len()))) {
-                    continue;
+            }
+            None => {
+                for (f, form) in needles.forms.iter().enumerate() {
+                    let mut from = 0;
+                    while let Some(i) =
+                        lower.get(from..).and_then(|rest| rest.windows(form.len()).position(|w| w == form))
+                    {
+                        found(from + i, f);
+                        from += i + 1;
+                    }
                 }
-                hit(at, form.len());
             }
         }
     }
@@ -527,7 +448,9 @@ fn escape_at(bytes: &[u8], i: usize) -> Option<(Vec<u8>, usize)> {
 
 #[cfg(test)]
 mod tests {
+    use super::forms::MIN_END;
     use super::*;
+    use base64::Engine;
 
     /// Issue 34 (fakevl2 `leakshort`): a server's line that is not JSON was
     /// quoted with only the held credentials masked.

@@ -1,0 +1,274 @@
+//! The forms of a held credential value that [`Redactor`](super::Redactor)
+//! looks for: the value, its parts, its base64 (whole, and its cores at
+//! the three byte alignments inside a longer encoded text), its hex — and
+//! what an echo that cut any of them leaves.
+//!
+//! A piece cut at both ends (`veTokQ7h3k9q2w8e5r1t` of
+//! `LiveTokQ7h3k9q2w8e5r1tZZ`, and the same in base64 or hex: break-it 31
+//! F1) is found by its windows: every run of [`MIN_WINDOW`] characters of
+//! a form is a form, and the union of the windows found covers any piece
+//! of [`MIN_WINDOW`]+ characters of it, wherever it was cut. A form's
+//! prefixes and suffixes are forms from [`MIN_END`] characters on (a
+//! credential cut at one end). So a held value costs a few windows per
+//! character (about 16 per character with its base64 and hex), not one
+//! form per piece (quadratic).
+//!
+//! Limit: a piece of 8–11 characters cut at both ends is not found (an
+//! ordinary word can be that long); a held value holding ordinary text of
+//! 12+ characters (a long user name in `user:password`) masks that text
+//! too. Values found only as whole tokens ([`Redactor::for_records`](super::Redactor::for_records),
+//! under [`WHOLE_TOKEN_BELOW`](super::WHOLE_TOKEN_BELOW) characters) have no
+//! windows: a piece of them cannot be told from data.
+
+use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+use base64::Engine;
+
+use super::{MIN_PART, MIN_SECRET};
+
+/// Shortest piece of a credential found wherever it was cut (at both
+/// ends), characters ([`windows`]). Twelve: past the 8 of a cut at one
+/// end ([`MIN_END`]), so that no ordinary word is a piece, and under the
+/// 16 from which a short value is looked for inside a longer token in
+/// records.
+pub const MIN_WINDOW: usize = 12;
+
+/// The shortest prefix or suffix of a credential matched ([`ends_of`]), characters.
+pub const MIN_END: usize = 8;
+
+/// The shortest base64 core ([`base64_cores`]) matched, characters.
+const MIN_CORE: usize = 8;
+
+/// The forms of one credential value that are matched (before decoding).
+/// `whole_only`: the value is found only as a whole token, so it gets no
+/// windows (its prefixes and suffixes stay, as whole tokens).
+pub(super) fn forms_of(value: &str, whole_only: bool, out: &mut Vec<String>) {
+    if value.chars().count() < MIN_SECRET {
+        return;
+    }
+    let mut plain = vec![value.to_string()];
+    // A header of parts is found whole; its parts are held on their own
+    // ([`with_parts`]), so `theme=dark` of a held cookie header is not.
+    let parted = has_parts(value);
+    let parts: Vec<&str> = value.split_whitespace().collect();
+    if parts.len() > 1 && !parted {
+        plain.extend(parts.iter().filter(|p| p.chars().count() >= MIN_PART).map(|p| p.to_string()));
+    }
+    if value.contains(' ') {
+        plain.push(value.replace(' ', "+"));
+    }
+    let mut bases = Vec::new();
+    let raw = plain.clone();
+    for p in plain {
+        for engine in [&STANDARD, &URL_SAFE, &STANDARD_NO_PAD, &URL_SAFE_NO_PAD] {
+            bases.push(engine.encode(&p));
+        }
+        // Inside a longer encoded text, at any of the three alignments, and
+        // cut short there (break-it: `base64("X-Api-Key: " + key)` cut to 44
+        // characters showed the key's first 22 characters).
+        bases.extend(base64_cores(&p));
+        // Hex (matched in any case): byte-aligned, so the same inside a longer encoded text.
+        bases.push(p.bytes().map(|b| format!("{b:02x}")).collect());
+        bases.push(p);
+    }
+    for base in bases {
+        let len = base.chars().count();
+        if parted && raw.contains(&base) {
+            out.push(base);
+        } else if whole_only || len < MIN_WINDOW {
+            out.extend(ends_of(&base, len));
+            out.push(base);
+        } else {
+            out.extend(ends_of(&base, MIN_WINDOW));
+            out.extend(windows(&base));
+        }
+    }
+}
+
+/// The prefixes and suffixes of `form` of [`MIN_END`] characters or more
+/// and shorter than `below`: what is left of a credential that a server or
+/// proxy cut short in its echo (`bad password Pw/S3cr3t+x=` for
+/// `Pw/S3cr3t+x=y&z`: break-it).
+fn ends_of(form: &str, below: usize) -> Vec<String> {
+    let chars: Vec<char> = form.chars().collect();
+    (MIN_END..chars.len().min(below))
+        .flat_map(|n| [chars[..n].iter().collect::<String>(), chars[chars.len() - n..].iter().collect::<String>()])
+        // Blanks at a cut end are the text's, not the credential's.
+        .map(|end| end.trim().to_string())
+        .filter(|end| end.chars().count() >= MIN_END)
+        .collect()
+}
+
+/// Every run of [`MIN_WINDOW`] characters of `form` that begins and ends
+/// with a token's character (letters, digits, `-._~+/=%`): a blank or a
+/// `;` at a cut end is the text's (and a match is widened over the token
+/// around it, which would take the word before a `; `); the
+/// neighbouring windows cover the rest.
+fn windows(form: &str) -> Vec<String> {
+    let token = |c: char| c.is_alphanumeric() || "-._~+/=%".contains(c);
+    let chars: Vec<char> = form.chars().collect();
+    chars.windows(MIN_WINDOW).filter(|w| token(w[0]) && token(w[MIN_WINDOW - 1])).map(|w| w.iter().collect()).collect()
+}
+
+/// The base64 characters of `value` that are the same wherever it stands
+/// inside a longer encoded text (`base64("Authorization: " + value)`, a
+/// proxy's encoded header line): for each of the three offsets it can start
+/// at, its encoding after the characters that share bits with the bytes
+/// before it, and without a last character that shares bits with the bytes
+/// after it. Cores shorter than [`MIN_CORE`] are left out (they would match
+/// too much). The base64 of a piece of `value` is a piece of one of them.
+fn base64_cores(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (before, skip) in [(0usize, 0usize), (1, 2), (2, 3)] {
+        let mut bytes = vec![0u8; before];
+        bytes.extend_from_slice(value.as_bytes());
+        let partial = !bytes.len().is_multiple_of(3);
+        for engine in [&STANDARD_NO_PAD, &URL_SAFE_NO_PAD] {
+            let encoded = engine.encode(&bytes);
+            let end = encoded.len() - usize::from(partial);
+            if end > skip && end - skip >= MIN_CORE {
+                out.push(encoded[skip..end].to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The values held for a credential value: itself and, for a header's
+/// value of parts (`sid=…; theme=dark` of a `Cookie:`, `key=…, sig=…`),
+/// each part and each part's value after `=`, of [`MIN_PART`]+ characters.
+/// A server echoing one cookie showed its value whole (break-it 31 F1).
+pub(super) fn with_parts(value: &str) -> Vec<String> {
+    let mut out = vec![value.to_string()];
+    if !has_parts(value) {
+        return out;
+    }
+    for part in value.split([';', ',']).map(str::trim) {
+        // The value of `name=value`; a part without `=` whole.
+        let piece = part.split_once('=').map_or(part, |(_, v)| v.trim());
+        if piece.chars().count() >= MIN_PART && !out.iter().any(|o| o == piece) {
+            out.push(piece.to_string());
+        }
+    }
+    out
+}
+
+/// Whether `value` is a header value of `name=value` parts separated by
+/// `; ` or `, ` (a `Cookie:`, `key=…, sig=…`), not a password that happens
+/// to hold a `;`.
+fn has_parts(value: &str) -> bool {
+    value.contains('=') && (value.contains("; ") || value.contains(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Redactor;
+    use super::*;
+
+    const TOKEN: &str = "LiveTokQ7h3k9q2w8e5r1tZZ";
+
+    fn hex(s: &str) -> String {
+        s.bytes().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Break-it 31 F1: `veTokQ7h3k9q2w8e5r1t` (20 of the token's 24
+    /// characters), its base64 and its hex (from an odd nibble) were stored
+    /// and printed: only prefixes and suffixes were looked for.
+    #[test]
+    fn a_piece_cut_at_both_ends_is_masked_raw_in_base64_and_in_hex() {
+        let bearer = format!("Bearer {TOKEN}");
+        for r in [Redactor::new([TOKEN, bearer.as_str()]), Redactor::for_records([TOKEN, bearer.as_str()])] {
+            for (said, shown) in [
+                ("event: veTokQ7h3k9q2w8e5r1t seen", "event: *** seen"),
+                ("msg=\"dmVUb2tRN2gzazlxMnc4ZTVyMXQ=\", ok", "msg=\"***\", ok"),
+                ("dump c697665546f6b513768336b3971327738653572 end", "dump *** end"),
+                ("dump C697665546F6B513768336B3971327738653572 end", "dump *** end"),
+                ("url /a?t=eTokQ7h3k9q2%77%38e5 next", "url /a?t=*** next"),
+                // 11 characters cut at both ends: left (an ordinary word is that long).
+                ("x veTokQ7h3k9 y", "x veTokQ7h3k9 y"),
+                (
+                    "Back-off restarting failed container web in pod web-0",
+                    "Back-off restarting failed container web in pod web-0",
+                ),
+            ] {
+                assert_eq!(r.redact(said), shown, "{said}");
+            }
+            // Every piece of 12+ characters, wherever it was cut.
+            let chars: Vec<char> = TOKEN.chars().collect();
+            for start in 0..chars.len() {
+                for end in start + MIN_WINDOW..=chars.len() {
+                    let piece: String = chars[start..end].iter().collect();
+                    assert_eq!(r.redact(&format!("a {piece} b")), "a *** b", "{piece}");
+                    assert_eq!(r.redact(&format!("a {} b", hex(&piece).to_uppercase())), "a *** b", "hex {piece}");
+                }
+            }
+            // Its base64 inside a longer encoded text at each alignment, cut
+            // at both ends to 12+ characters of the token's own encoding.
+            for before in ["", "A", "AB"] {
+                let encoded = STANDARD_NO_PAD.encode(format!("{before}{TOKEN}!!!"));
+                let own = (before.len() * 4).div_ceil(3) + 1;
+                for start in own..own + 6 {
+                    for end in start + MIN_WINDOW..encoded.len() - 6 {
+                        let said = format!("b64 {} end", &encoded[start..end]);
+                        assert_eq!(r.redact(&said), "b64 *** end", "{before:?}: {said}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Break-it 31 F1, the natural case: a server echoing one cookie of a
+    /// held `Cookie:` header, or one part of `key=…, sig=…`, showed it.
+    #[test]
+    fn each_cookie_and_each_part_of_a_held_header_is_held_on_its_own() {
+        const COOKIE: &str = "sid=Ck8Zq2Lm9; theme=dark";
+        const PARTS: &str = "key=XAuthKeyDd4, sig=XAuthSig7H, v=1";
+        for r in [Redactor::new([COOKIE, PARTS]), Redactor::for_records([COOKIE, PARTS])] {
+            for (said, shown) in [
+                ("your cookie Ck8Zq2Lm9 expired; theme=dark kept", "your cookie *** expired; theme=dark kept"),
+                ("bad sig XAuthSig7H for key=XAuthKeyDd4", "bad sig *** for key=***"),
+                ("v=1 dark theme", "v=1 dark theme"),
+            ] {
+                assert_eq!(r.redact(said), shown, "{said}");
+            }
+        }
+        assert_eq!(with_parts(COOKIE), [COOKIE, "Ck8Zq2Lm9"]);
+        assert_eq!(with_parts(PARTS), [PARTS, "XAuthKeyDd4", "XAuthSig7H"]);
+    }
+
+    /// The cost of the windows on a large record: a 1,000-character token
+    /// held (about 16,000 windows) and a 4 MiB text. Printed, not asserted
+    /// (`cargo test -p kdrift-rebalance --lib redact::forms -- --nocapture`).
+    #[test]
+    fn the_cost_of_the_windows_on_a_large_text() {
+        let mut seed = 0x2545_f491_u64;
+        let token: String = (0..1000)
+            .map(|_| {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                char::from(
+                    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"[(seed >> 33) as usize % 62],
+                )
+            })
+            .collect();
+        let bearer = format!("Bearer {token}");
+        let started = std::time::Instant::now();
+        let r = Redactor::new([token.as_str(), bearer.as_str()]);
+        let built = started.elapsed();
+        let mut text = String::new();
+        while text.len() < 4 << 20 {
+            text.push_str(
+                "{\"message\":\"Back-off restarting failed container web in pod web-0_shop(0a1b2c3d)\",\"count\":3},",
+            );
+        }
+        text.push_str(&token[100..300]);
+        let started = std::time::Instant::now();
+        let shown = r.redact(&text);
+        let took = started.elapsed();
+        assert!(shown.ends_with("},***"), "{}", &shown[shown.len() - 40..]);
+        println!(
+            "redact cost: {} forms built in {built:?}; {} bytes redacted in {took:?} ({:.0} MB/s)",
+            r.inner.forms.len(),
+            text.len(),
+            text.len() as f64 / took.as_secs_f64() / 1e6
+        );
+    }
+}
