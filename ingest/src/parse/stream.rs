@@ -5,7 +5,8 @@
 //! `==== END logs for container … ====` lines. Those log sections hold no
 //! object: each is counted in [`Parsed::skipped`].
 //!
-//! Each object is read key by key and a List item by item ([`super::walk`]):
+//! Each object is read key by key and a List (or a bare JSON array of
+//! objects) item by item ([`super::walk`]):
 //! a bad item is skipped and the others load; a List cut off by the end of
 //! the file keeps its complete items. After any other bad document, reading
 //! resumes at the next line that opens a document (or a log section) in
@@ -82,8 +83,9 @@ pub(super) fn parse_json_stream(
             }
             continue;
         }
-        if bytes[pos] == b'{' {
-            match walk::read_document(location, bytes, pos, hint, interrupt, out) {
+        if bytes[pos] == b'{' || bytes[pos] == b'[' {
+            let read = if bytes[pos] == b'{' { walk::read_document } else { walk::read_array };
+            match read(location, bytes, pos, hint, interrupt, out) {
                 Walked::Read(end) => {
                     pos = end;
                     continue;
