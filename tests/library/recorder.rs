@@ -497,3 +497,4 @@ fn a_watched_pod_the_model_cannot_read_is_an_item_error_of_the_run_as_in_ingest_
     );
     assert_eq!((report.status.as_str(), report.errors()), ("partial", 1));
 }
+

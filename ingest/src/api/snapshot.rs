@@ -89,7 +89,7 @@ pub async fn snapshot(
             match pager.next_page().await {
                 Ok(Some(page)) => {
                     report.resource_version = Some(page.resource_version);
-                    for bad in &page.bad {
+                    for bad in page.bad.iter().map(ToString::to_string).chain(page.odd.iter().cloned()) {
                         let message =
                             format!("{}: page {} of {}, {bad}", report.resource, page.number, report.location);
                         item_error(&mut writer, &mut report, message);

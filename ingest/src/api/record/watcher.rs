@@ -222,13 +222,17 @@ impl Watcher {
                     Err(e) => return Err(e),
                 };
                 list_rv = page.resource_version;
-                for bad in page.bad {
+                for bad in &page.bad {
                     match &bad.key {
                         Some(key) => _ = seen.insert(key.clone()),
                         None => unnamed_bad = true,
                     }
+                }
+                // Each skipped item, then what was odd about the page.
+                let problems = page.bad.iter().map(ToString::to_string).chain(page.odd);
+                for problem in problems {
                     let message = format!(
-                        "{}: page {} of {}{}, {bad}",
+                        "{}: page {} of {}{}, {problem}",
                         self.resource.name(),
                         page.number,
                         self.server,
