@@ -224,6 +224,12 @@ impl Watcher {
                 list_rv = page.resource_version;
                 for bad in &page.bad {
                     match &bad.key {
+                        // No namespace read (break-it 31 F10): it may be any
+                        // known object of that name; none is taken for deleted.
+                        Some((namespace, name)) if namespace.is_empty() => {
+                            seen.extend(self.known.keys().filter(|k| k.1 == *name).cloned());
+                            seen.insert((String::new(), name.clone()));
+                        }
                         Some(key) => _ = seen.insert(key.clone()),
                         None => unnamed_bad = true,
                     }
