@@ -40,6 +40,12 @@ pub(super) fn parse_json_stream(
         if pos >= bytes.len() {
             return;
         }
+        // A byte-order mark opens each file joined with `cat` (one saved
+        // by a Windows editor): not part of the JSON (break-it 31 F5).
+        if bytes[pos..].starts_with(b"\xEF\xBB\xBF") {
+            pos += 3;
+            continue;
+        }
         if pos >= checked + walk::CHECK_EVERY {
             checked = pos;
             if interrupt.is_triggered() {
@@ -237,5 +243,20 @@ mod tests {
         assert_eq!(p.records.len(), 2);
         let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
         assert_eq!(errors, ["c.json:1:53: invalid JSON: expected value; expected a Kubernetes object or list"]);
+    }
+
+    /// Break-it 31 F5: two Lists joined with `cat`, each saved with a
+    /// byte-order mark: the second List was lost (5 of 10).
+    #[test]
+    fn a_byte_order_mark_before_a_later_document_is_skipped() {
+        let list = |a: &str, b: &str| {
+            format!(
+                "\u{feff}{{\"kind\":\"PodList\",\"items\":[{{\"metadata\":{{\"name\":\"{a}\"}}}},{{\"metadata\":{{\"name\":\"{b}\"}}}}]}}\n"
+            )
+        };
+        let text = list("p0", "p1") + &list("p2", "p3");
+        let p = parse_bytes("pods.json", text.as_bytes(), Naming::Json);
+        let names: Vec<&str> = p.records.iter().filter_map(|r| r.object["metadata"]["name"].as_str()).collect();
+        assert_eq!((names, p.errors.len()), (vec!["p0", "p1", "p2", "p3"], 0), "{:?}", p.errors);
     }
 }
