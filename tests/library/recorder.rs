@@ -497,3 +497,57 @@ fn a_watched_pod_the_model_cannot_read_is_an_item_error_of_the_run_as_in_ingest_
     );
     assert_eq!((report.status.as_str(), report.errors()), ("partial", 1));
 }
+
+/// Break-it 31 F10: after a 410 the relist held p2 with a key twice and
+/// no `metadata.namespace`; its key read as (``, p2) matched no known pod,
+/// so default/p2 was recorded as deleted. An item that could not be read is
+/// neither stored nor taken for deleted: without a namespace it may be any
+/// known pod of its name.
+#[test]
+fn a_relisted_item_that_cannot_be_read_and_names_no_namespace_is_not_taken_for_deleted() {
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    let good: Vec<Vec<u8>> = (0..5).map(|i| pod_text(i, 10 + i).into_bytes()).collect();
+    let first = list_of("PodList", &good);
+    let mut items = good.clone();
+    items[2] = br#"{"metadata":{"name":"p2","uid":"uid-p2"},"spec":{"a":1,"a":1}}"#.to_vec();
+    let second = list_of("PodList", &items);
+    let gone =
+        event("ERROR", r#"{"kind":"Status","apiVersion":"v1","code":410,"reason":"Expired","message":"too old"}"#);
+    let (lists, watches) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let kube = HostileKube::start(move |t| {
+        if !t.starts_with("/api/v1/pods?") {
+            return None;
+        }
+        if t.contains("watch=") {
+            let first_watch = watches.fetch_add(1, SeqCst) == 0;
+            return Some(Answer::Watch(if first_watch { vec![gone.clone()] } else { Vec::new() }));
+        }
+        Some(Answer::Body(if lists.fetch_add(1, SeqCst) == 0 { first.clone() } else { second.clone() }))
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("rec.duckdb");
+    let pods = *ResourceKind::by_kind("v1", "Pod").expect("pods");
+    let rec = RunningRecorder::start(&kube.write_kubeconfig(dir.path()), &db, Arc::new(WallClock), move |o| {
+        o.resources = vec![pods];
+    });
+    assert!(rec.wait_listed(&[pods], 2, WAIT), "{:?}", rec.watched.seen());
+    let seen = rec.watched.seen();
+    let report = rec.stop();
+    let deleted: Vec<&(String, Change, String)> = seen.observed.iter().filter(|o| o.1 == Change::Deleted).collect();
+    assert!(deleted.is_empty(), "{deleted:?}");
+    let r = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!(r.item_errors.len(), 1, "{:?}", r.item_errors);
+    assert!(
+        r.item_errors[0].ends_with(
+            "items[2] (p2): the key \"a\" appears twice in one object (at spec.a; which value is meant is unknown); \
+             the item is skipped, the page's other items are kept"
+        ),
+        "{:?}",
+        r.item_errors
+    );
+    let store = Store::open_existing(&db).expect("store");
+    let known = load_known_objects(&store, &pods, &Scope::AllNamespaces).expect("known");
+    let mut names: Vec<String> = known.keys().map(|(ns, name)| format!("{ns}/{name}")).collect();
+    names.sort();
+    assert_eq!(names, ["default/p0", "default/p1", "default/p2", "default/p3", "default/p4"]);
+}

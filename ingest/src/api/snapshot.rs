@@ -90,7 +90,7 @@ pub async fn snapshot(
                 Ok(Some(page)) => {
                     // The server's text, shown: masked like any (break-it 31 F2).
                     report.resource_version = Some(kdrift_rebalance::mask_shown(&page.resource_version));
-                    for bad in &page.bad {
+                    for bad in page.bad.iter().map(ToString::to_string).chain(page.odd.iter().cloned()) {
                         let message =
                             format!("{}: page {} of {}, {bad}", report.resource, page.number, report.location);
                         item_error(&mut writer, &mut report, message);

@@ -46,6 +46,21 @@ pub fn parse_ndjson_line(location: &str, line_no: u64, line: &[u8], hint: Option
         if start == line.len() {
             return;
         }
+        // A NUL run before JSON (a writer that crashed left its file's
+        // zeroed tail, then wrote on): said, and the JSON after it read.
+        let nuls = line[start..].iter().take_while(|b| **b == 0).count();
+        if nuls > 0 && line[start + nuls..].iter().any(|b| !b.is_ascii_whitespace() && *b != 0) {
+            out.errors.push(InputError {
+                origin: origin(),
+                column: Some(start as u64 + 1),
+                message: format!(
+                    "{nuls} NUL bytes before the JSON (a writer that crashed and wrote on?): skipped, the JSON \
+                     after them is read"
+                ),
+            });
+            pos = start + nuls;
+            continue;
+        }
         let mut stream = serde_json::Deserializer::from_slice(&line[start..]).into_iter::<Strict>();
         match stream.next() {
             None => return,
@@ -195,6 +210,21 @@ mod tests {
             &mut out,
         );
         assert_eq!((out.records.len(), out.errors.len()), (1, 0), "{:?}", out.errors);
+    }
+
+    /// Break-it 31 F5: a NUL run before a line (as a crash leaves) lost
+    /// the line's object.
+    #[test]
+    fn a_nul_run_before_a_lines_json_is_said_and_the_json_loads() {
+        let mut p = Parsed::default();
+        let line = [&[0u8; 8][..], event("a").as_bytes(), b"\n"].concat();
+        parse_ndjson_line("x.ndjson", 6, &line, None, &mut p);
+        assert_eq!(names(&p), ["a"]);
+        assert_eq!(
+            errors(&p),
+            ["x.ndjson:6:1: 8 NUL bytes before the JSON (a writer that crashed and wrote on?): skipped, the JSON after \
+              them is read"]
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod flat;
 pub mod kinds;
 pub mod legacy;
 mod line;
+mod resync;
 mod stream;
 mod strict;
 mod utf16;

@@ -5,7 +5,8 @@
 //! `==== END logs for container … ====` lines. Those log sections hold no
 //! object: each is counted in [`Parsed::skipped`].
 //!
-//! Each object is read key by key and a List item by item ([`super::walk`]):
+//! Each object is read key by key and a List (or a bare JSON array of
+//! objects) item by item ([`super::walk`]):
 //! a bad item is skipped and the others load; a List cut off by the end of
 //! the file keeps its complete items. After any other bad document, reading
 //! resumes at the next line that opens a document (or a log section) in
@@ -38,6 +39,12 @@ pub(super) fn parse_json_stream(
         pos += bytes[pos..].iter().take_while(|b| b.is_ascii_whitespace()).count();
         if pos >= bytes.len() {
             return;
+        }
+        // A byte-order mark opens each file joined with `cat` (one saved
+        // by a Windows editor): not part of the JSON (break-it 31 F5).
+        if bytes[pos..].starts_with(b"\xEF\xBB\xBF") {
+            pos += 3;
+            continue;
         }
         if pos >= checked + walk::CHECK_EVERY {
             checked = pos;
@@ -82,8 +89,9 @@ pub(super) fn parse_json_stream(
             }
             continue;
         }
-        if bytes[pos] == b'{' {
-            match walk::read_document(location, bytes, pos, hint, interrupt, out) {
+        if bytes[pos] == b'{' || bytes[pos] == b'[' {
+            let read = if bytes[pos] == b'{' { walk::read_document } else { walk::read_array };
+            match read(location, bytes, pos, hint, interrupt, out) {
                 Walked::Read(end) => {
                     pos = end;
                     continue;
@@ -235,5 +243,20 @@ mod tests {
         assert_eq!(p.records.len(), 2);
         let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
         assert_eq!(errors, ["c.json:1:53: invalid JSON: expected value; expected a Kubernetes object or list"]);
+    }
+
+    /// Break-it 31 F5: two Lists joined with `cat`, each saved with a
+    /// byte-order mark: the second List was lost (5 of 10).
+    #[test]
+    fn a_byte_order_mark_before_a_later_document_is_skipped() {
+        let list = |a: &str, b: &str| {
+            format!(
+                "\u{feff}{{\"kind\":\"PodList\",\"items\":[{{\"metadata\":{{\"name\":\"{a}\"}}}},{{\"metadata\":{{\"name\":\"{b}\"}}}}]}}\n"
+            )
+        };
+        let text = list("p0", "p1") + &list("p2", "p3");
+        let p = parse_bytes("pods.json", text.as_bytes(), Naming::Json);
+        let names: Vec<&str> = p.records.iter().filter_map(|r| r.object["metadata"]["name"].as_str()).collect();
+        assert_eq!((names, p.errors.len()), (vec!["p0", "p1", "p2", "p3"], 0), "{:?}", p.errors);
     }
 }

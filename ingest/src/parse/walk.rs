@@ -3,12 +3,12 @@
 //!
 //! - an item that does not parse (invalid UTF-8 in a string, a missing
 //!   comma, a bad value) is skipped to its end, found by a scan of its
-//!   brackets that steps over strings ([`value_end`]), reported as
+//!   brackets that steps over strings ([`super::resync`]), reported as
 //!   `items[i]` at the line it starts on with what was wrong, and the walk
 //!   goes on at the next item; the good items keep their own index `i`;
 //!   a string that lost its closing quote ends at its line's end, and on a
 //!   one-line List the walk resyncs at the next item of the List's kind
-//!   ([`resync`]), so the items after a bad one are not taken with it;
+//!   ([`super::resync`]), so the items after a bad one are not taken with it;
 //! - a List cut off by the end of the file keeps its complete items
 //!   ([`super::cut::json_cut_error`] words the cut);
 //! - the interrupt is looked at every [`CHECK_EVERY`] bytes read, so that
@@ -23,6 +23,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::cut::{json_cut_error, CutAt};
+use super::resync::{offset_of, resync, value_end};
 use super::{expand_document, is_list, json_error_what, legacy, line_of_offset, InputError, Parsed};
 use crate::interrupt::Interrupt;
 use crate::store::Origin;
@@ -214,6 +215,8 @@ pub(super) fn read_document(
     }
     let mut fields = Map::new();
     let mut items: Option<(String, Items)> = None;
+    // The keys that appear twice in a value outside the items.
+    let mut twice: Vec<InputError> = Vec::new();
     // Until the `}`: cut after the items (or before them, then nothing to keep).
     let mut end = ItemsEnd::Cut(CutAt::AfterItems);
     if walk.peek() == Some(b'}') {
@@ -254,9 +257,33 @@ pub(super) fn read_document(
                 }
             }
         } else {
-            match walk.long_value::<super::strict::Strict>() {
-                Step::Got(super::strict::Strict(v)) => {
-                    fields.insert(key, v);
+            walk.peek();
+            let at = walk.pos;
+            match walk.long_value::<kdrift_rebalance::NotedValue>() {
+                Step::Got(noted) => {
+                    // A key twice in the List's own fields (`metadata`): said,
+                    // and its items are read (a document that is no List is
+                    // reported whole).
+                    for d in &noted.duplicates {
+                        let path = if d.path.starts_with('[') {
+                            format!("{key}{}", d.path)
+                        } else {
+                            format!("{key}.{}", d.path)
+                        };
+                        twice.push(InputError {
+                            origin: Origin {
+                                location: location.to_string(),
+                                line: Some(line_of_offset(bytes, at)),
+                                item: None,
+                            },
+                            column: Some(column_of(bytes, at) as u64),
+                            message: format!(
+                                "{}; the List's value of `{key}` is read with the last of them, its items are loaded",
+                                kdrift_rebalance::duplicate_message(&d.key, &path)
+                            ),
+                        });
+                    }
+                    fields.insert(key, noted.value);
                 }
                 Step::Cut => break,
                 // Stopped inside the value, where it starts.
@@ -277,29 +304,79 @@ pub(super) fn read_document(
             Some(_) => return Walked::Whole,
         }
     }
-    let origin = Origin { location: location.to_string(), line: Some(line_of_offset(bytes, start)), item: None };
     let Some((key, list)) = items else {
-        if !matches!(end, ItemsEnd::Closed) {
+        if !matches!(end, ItemsEnd::Closed) || !twice.is_empty() {
             return Walked::Whole;
         }
+        let origin = Origin { location: location.to_string(), line: Some(line_of_offset(bytes, start)), item: None };
         expand_document(Value::Object(fields), origin, hint, out);
         return Walked::Read(walk.pos);
     };
+    finish(Read { location, bytes, start, pos: walk.pos, hint }, fields, (key, list), end, twice, out)
+}
+
+/// Reads the bare JSON array (a List without its wrapper) that opens at
+/// `start` in `bytes` (a `[`) into `out` as [`read_document`] reads a List:
+/// a bad item is an error naming it (`items[i]`) and the others load.
+pub(super) fn read_array(
+    location: &str,
+    bytes: &[u8],
+    start: usize,
+    hint: Option<&str>,
+    interrupt: &Interrupt,
+    out: &mut Parsed,
+) -> Walked {
+    let mut walk = Walk { bytes, pos: start + 1, checked: start, interrupt };
+    let mut list = Items::default();
+    let end = walk_items(&mut walk, &mut list, location);
+    if matches!(end, ItemsEnd::Interrupted) {
+        return stopped(location, bytes, walk.pos, Some(list.walked), out);
+    }
+    let mut fields = Map::new();
+    fields.insert("kind".into(), Value::String("List".into()));
+    fields.insert("items".into(), Value::Null);
+    finish(Read { location, bytes, start, pos: walk.pos, hint }, fields, ("items".into(), list), end, Vec::new(), out)
+}
+
+/// Where a document was read: its file, bytes, first byte, the offset
+/// reading stopped at, and the file name's kind hint.
+struct Read<'a> {
+    location: &'a str,
+    bytes: &'a [u8],
+    start: usize,
+    pos: usize,
+    hint: Option<&'a str>,
+}
+
+/// Expands a List document read key by key (`fields`, with its items under
+/// `key` walked into `list`, ended by `end`), with the errors of keys that
+/// appear twice outside its items (`twice`).
+fn finish(
+    read: Read<'_>,
+    mut fields: Map<String, Value>,
+    (key, list): (String, Items),
+    end: ItemsEnd,
+    twice: Vec<InputError>,
+    out: &mut Parsed,
+) -> Walked {
+    let Read { location, bytes, start, pos, hint } = read;
+    let origin = Origin { location: location.to_string(), line: Some(line_of_offset(bytes, start)), item: None };
     let Items { values, index, walked, errors: bad } = list;
     let loaded = values.len();
-    let whole = matches!(end, ItemsEnd::Closed) && bad.is_empty();
+    let whole = matches!(end, ItemsEnd::Closed) && bad.is_empty() && twice.is_empty();
     fields.insert(key, Value::Array(values));
     let doc = Value::Object(fields);
     if whole {
         expand_document(doc, origin, hint, out);
-        return Walked::Read(walk.pos);
+        return Walked::Read(pos);
     }
     if !legacy::is_legacy(&doc) && !is_list(&doc) {
         return Walked::Whole;
     }
+    out.errors.extend(twice);
     expand_items(doc, origin.clone(), hint, &index, bad, out);
     match end {
-        ItemsEnd::Closed | ItemsEnd::Unended => Walked::Read(walk.pos.max(start + 1)),
+        ItemsEnd::Closed | ItemsEnd::Unended => Walked::Read(pos.max(start + 1)),
         ItemsEnd::Cut(cut) => {
             out.errors.push(json_cut_error(bytes, origin, cut, loaded, walked));
             Walked::Read(bytes.len())
@@ -367,7 +444,9 @@ fn walk_items(walk: &mut Walk<'_>, list: &mut Items, location: &str) -> ItemsEnd
             Step::Bad(e) => {
                 // `value` stopped at the item's first byte.
                 let start = walk.pos;
-                let end = resync(walk.bytes, start, value_end(walk.bytes, start), list.values.last());
+                let broken_at = e.as_ref().and_then(|e| offset_of(walk.bytes, start, e));
+                let scanned = value_end(walk.bytes, start);
+                let end = resync(walk.bytes, start, scanned, list.values.last(), broken_at);
                 list.errors.push(bad_item(location, walk.bytes, start, list.walked, e, end.is_none()));
                 match end {
                     Some(end) => walk.pos = end,
@@ -454,84 +533,6 @@ fn stopped(location: &str, bytes: &[u8], at: usize, item: Option<u64>, out: &mut
 /// The 1-based column (in bytes) of offset `pos`.
 fn column_of(bytes: &[u8], pos: usize) -> usize {
     pos - bytes[..pos].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1) + 1
-}
-
-/// The end of the bad item that starts at `start`, where [`value_end`]
-/// put it (`scanned`) unless the next item of the List opens before that:
-/// a string that lost its closing quote on a one-line List makes the scan
-/// read the items after it as strings and stop inside one (or at the end
-/// of the input). Looked at only when the scan's end is doubtful (no end,
-/// or not followed by `,` or `]`: then up to the end of the input) or a
-/// good item came before (then up to the scan's end): the first `{` after
-/// `}` and `,` that parses as an object followed by `,` or
-/// `]`, with a `metadata` object and the same `kind` as the good item
-/// before (`previous`), is the next item.
-fn resync(bytes: &[u8], start: usize, scanned: Option<usize>, previous: Option<&Value>) -> Option<usize> {
-    let next_byte = |at: usize| bytes[at..].iter().copied().find(|b| !b.is_ascii_whitespace());
-    let doubtful = scanned.is_none_or(|end| !matches!(next_byte(end), Some(b',' | b']')));
-    if !doubtful && previous.is_none() {
-        return scanned;
-    }
-    // A doubtful scan may have stopped inside the bad item itself (an
-    // escaped quote put it back in step): look on to the next item.
-    let region = if doubtful { bytes.len() } else { scanned.unwrap_or(bytes.len()) };
-    let before = |at: usize| bytes[..at].iter().rposition(|b| !b.is_ascii_whitespace());
-    let like_previous = |v: &Value| {
-        v.get("metadata").is_some_and(Value::is_object) && previous.is_none_or(|p| p.get("kind") == v.get("kind"))
-    };
-    for at in (start + 1..region).filter(|&i| bytes[i] == b'{') {
-        let Some(comma) = before(at).filter(|&c| bytes[c] == b',') else { continue };
-        if before(comma).is_none_or(|c| bytes[c] != b'}') {
-            continue;
-        }
-        let mut stream = serde_json::Deserializer::from_slice(&bytes[at..]).into_iter::<Value>();
-        if let Some(Ok(v)) = stream.next() {
-            if like_previous(&v) && matches!(next_byte(at + stream.byte_offset()), Some(b',' | b']')) {
-                // The item ends at the `,` before it.
-                return Some(comma);
-            }
-        }
-    }
-    scanned
-}
-
-/// The offset just past the JSON value that starts at `start`, found
-/// without parsing it: an object or array ends at its matching closing
-/// bracket (brackets inside strings, escaped quotes included, do not
-/// count), a string at its closing quote or at the end of its line (a
-/// JSON string holds no raw newline: its closing quote is missing),
-/// anything else before the next `,`, `]` or `}`. `None` when the input
-/// ends first.
-fn value_end(bytes: &[u8], start: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut in_string = false;
-    let mut i = start;
-    while i < bytes.len() {
-        match (in_string, bytes[i]) {
-            (true, b'\\') => i += 1,
-            (true, b'"') => {
-                in_string = false;
-                if depth == 0 {
-                    return Some(i + 1);
-                }
-            }
-            (true, b'\n' | b'\r') => {
-                in_string = false;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            (true, _) => {}
-            (false, b'"') => in_string = true,
-            (false, b'{' | b'[') => depth += 1,
-            (false, b'}' | b']') if depth <= 1 => return Some(if depth == 0 { i } else { i + 1 }),
-            (false, b'}' | b']') => depth -= 1,
-            (false, b',') if depth == 0 => return Some(i),
-            (false, _) => {}
-        }
-        i += 1;
-    }
-    None
 }
 
 #[cfg(test)]
@@ -791,13 +792,38 @@ mod tests {
         assert!(p.errors[0].message.contains("the key \"items\" appears twice"), "{:?}", p.errors);
     }
 
+    /// Break-it 31 F6: a key twice in the List's own `metadata` lost all
+    /// its items (0 of 10); in a bare array, a key twice in one item did.
     #[test]
-    fn value_end_steps_over_strings_and_nested_brackets() {
-        let text = br#"{"a": "}{\"]", "b": [1, {"c": 2}]} , 7"#;
-        assert_eq!(value_end(text, 0), Some(34));
-        assert_eq!(&text[..34], br#"{"a": "}{\"]", "b": [1, {"c": 2}]}"#);
-        assert_eq!(value_end(b"tru, 1", 0), Some(3));
-        assert_eq!(value_end(b"\"a,b\" ]", 0), Some(5));
-        assert_eq!(value_end(b"{\"a\": [1, 2}", 0), None);
+    fn a_key_twice_outside_the_items_or_in_a_bare_arrays_item_keeps_the_items() {
+        let list = pretty_list(10).replacen("\"resourceVersion\": \"\"", "\"a\": 1, \"a\": 2", 1);
+        let p = parse_bytes("pods.json", list.as_bytes(), Naming::Json);
+        assert_eq!(names(&p), all_but(10, &[]));
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        // At the `{` of the List's `metadata` (its last key).
+        let line = line_of_offset(list.as_bytes(), list.rfind("\"metadata\": {").expect("metadata"));
+        assert_eq!(
+            errors,
+            [format!(
+                "pods.json:{line}:15: the key \"a\" appears twice in one object (at metadata.a; which value is meant \
+                 is unknown); the List's value of `metadata` is read with the last of them, its items are loaded"
+            )]
+        );
+        // An object that is no List: one error, as before.
+        let p = parse_bytes("pod.json", br#"{"kind":"Pod","metadata":{"name":"a","name":"b"}}"#, Naming::Json);
+        assert_eq!((p.records.len(), p.errors.len()), (0, 1));
+        let items: Vec<Value> = (0..10).map(pod).collect();
+        let mut array = serde_json::to_string(&items).expect("json");
+        array = array.replacen("\"name\":\"p5\"", "\"name\":\"p5\",\"name\":\"p5b\"", 1);
+        let p = parse_bytes("pods.json", array.as_bytes(), Naming::Json);
+        assert_eq!(names(&p), all_but(10, &[5]));
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].starts_with(
+                "pods.json:1: items[5]: invalid JSON: the key \"name\" appears twice in one object (at metadata.name;"
+            ),
+            "{errors:?}"
+        );
     }
 }

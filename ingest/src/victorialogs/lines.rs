@@ -2,7 +2,9 @@
 //! most one unfinished line (capped) in memory: a line longer than the cap
 //! is dropped as it arrives and handed on as [`Line::TooLong`]. A body that
 //! ends without a final newline was cut off: VictoriaLogs ends every row
-//! with `\n`.
+//! with `\n`. A bare `\r` ends a line too (a proxy or exporter writing
+//! old-Mac line ends; a raw `\r` is never inside a JSON row), and `\r\n`
+//! is one line end (break-it 31: rows joined by `\r` failed the window).
 
 use super::error::Failure;
 
@@ -26,12 +28,14 @@ pub struct LineSplitter {
     skipping: Option<u64>,
     max_line: usize,
     line: u64,
+    /// The last line ended with `\r`: a `\n` right after it ends no line.
+    after_cr: bool,
 }
 
 impl LineSplitter {
     /// A splitter holding lines of at most `max_line` bytes.
     pub fn new(max_line: usize) -> LineSplitter {
-        LineSplitter { partial: Vec::new(), skipping: None, max_line, line: 0 }
+        LineSplitter { partial: Vec::new(), skipping: None, max_line, line: 0, after_cr: false }
     }
 
     /// Feeds one chunk; calls `on_line(line_number, line)` for every line it
@@ -42,8 +46,14 @@ impl LineSplitter {
     /// The first error `on_line` returns.
     pub fn push<E>(&mut self, chunk: &[u8], on_line: &mut OnLine<'_, E>) -> Result<(), E> {
         let mut rest = chunk;
-        while let Some(pos) = rest.iter().position(|b| *b == b'\n') {
+        while let Some(pos) = rest.iter().position(|b| *b == b'\n' || *b == b'\r') {
             let (head, tail) = rest.split_at(pos);
+            let crlf = tail[0] == b'\n' && self.after_cr && head.is_empty();
+            self.after_cr = tail[0] == b'\r';
+            if crlf {
+                rest = &tail[1..];
+                continue;
+            }
             self.line += 1;
             if let Some(skipped) = self.skipping.take() {
                 on_line(self.line, Line::TooLong(skipped + head.len() as u64))?;
@@ -61,6 +71,7 @@ impl LineSplitter {
             rest = &tail[1..];
         }
         if !rest.is_empty() {
+            self.after_cr = false;
             if let Some(skipped) = &mut self.skipping {
                 *skipped += rest.len() as u64;
             } else if self.partial.len() + rest.len() > self.max_line {
@@ -120,6 +131,19 @@ mod tests {
             lines,
             vec![(1, "{\"a\":1}".into()), (2, "{\"b\":2}".into()), (3, String::new()), (4, "{\"c\":3}".into())]
         );
+    }
+
+    /// Break-it 31: rows joined by a bare `\r` (the body one line to a
+    /// `\n` reader, without a final `\n`) failed the whole window.
+    #[test]
+    fn a_bare_carriage_return_ends_a_line_and_crlf_is_one_line_end() {
+        let (lines, end) = split(&[b"{\"a\":1}\r{\"b\":2}\r", b"\n{\"c\":3}\r\n\r\n{\"d\":4}\r"], 100);
+        assert_eq!(end, Ok(5));
+        let want: Vec<(u64, String)> =
+            [(1, "{\"a\":1}"), (2, "{\"b\":2}"), (3, "{\"c\":3}"), (4, ""), (5, "{\"d\":4}")]
+                .map(|(n, l)| (n, l.into()))
+                .into();
+        assert_eq!(lines, want);
     }
 
     #[test]

@@ -37,11 +37,19 @@ pub fn hits_step(start: DateTime<Utc>, end: DateTime<Utc>) -> Duration {
 /// Most pieces one bucket is cut into.
 const MAX_PARTS: u64 = 10_000;
 
+/// The shortest piece a bucket is cut into: 1 s. A server whose `/hits`
+/// claims more rows than that fits (10^12 rows in a minute, break-it 31)
+/// gets 1 s windows, 60 a minute, instead of 10,000 6 ms windows a minute
+/// that never end a pull; no Kubernetes cluster writes 100,000 events a
+/// second.
+pub const MIN_WINDOW: Duration = Duration::seconds(1);
+
 /// Splits `[s, e)` into `parts` equal pieces (the last one ends at `e`).
 fn split_evenly(s: DateTime<Utc>, e: DateTime<Utc>, rows: u64, parts: u64) -> Vec<(DateTime<Utc>, DateTime<Utc>, u64)> {
     let total = (e - s).num_nanoseconds().unwrap_or(i64::MAX);
     // A bogus count from the server must not make millions of windows.
-    let parts = parts.clamp(1, (total.max(1) as u64).min(MAX_PARTS));
+    let floor = MIN_WINDOW.num_nanoseconds().unwrap_or(1);
+    let parts = parts.clamp(1, ((total / floor).max(1) as u64).min(MAX_PARTS));
     let mut out = Vec::with_capacity(parts as usize);
     let mut from = s;
     for i in 1..=parts {
@@ -178,6 +186,18 @@ mod tests {
         let ws = plan(s, e, Duration::minutes(1), &b, 100, Duration::days(1));
         assert_contiguous(&ws, s, e);
         assert!(ws.len() <= 10_001, "{}", ws.len());
+    }
+
+    /// Break-it 31: `/hits` claiming 10^12 rows in a minute cut it into
+    /// 10,000 windows of 6 ms; no window is shorter than [`MIN_WINDOW`].
+    #[test]
+    fn a_bucket_claiming_more_rows_than_fit_is_cut_into_one_second_windows() {
+        let (s, e) = (t("2026-11-27T00:00:00Z"), t("2026-11-27T01:00:00Z"));
+        let ws = plan(s, e, Duration::minutes(1), &[(s, 1_000_000_000_000)], 100_000, Duration::days(1));
+        assert_contiguous(&ws, s, e);
+        assert_eq!(ws.len(), 61, "60 windows of 1 s, then the empty rest of the hour");
+        assert!(ws[..60].iter().all(|w| w.end - w.start == Duration::seconds(1)), "{:?}", &ws[..3]);
+        assert_eq!(ws.iter().map(|w| w.expected_rows).sum::<u64>(), 1_000_000_000_000);
     }
 
     #[test]

@@ -36,6 +36,9 @@ pub struct Page {
     pub number: u32,
     /// Items skipped, with why (`items[i]` of this page).
     pub bad: Vec<BadItem>,
+    /// What was odd about the page as a whole, its items kept (a key twice
+    /// in its `metadata`, text after its JSON, a byte-order mark; redacted).
+    pub odd: Vec<String>,
 }
 
 /// A whole list.
@@ -47,6 +50,8 @@ pub struct ObjectList {
     pub resource_version: String,
     /// Items skipped: the page's number and the item.
     pub bad: Vec<(u32, BadItem)>,
+    /// What was odd about a page as a whole: the page's number and what.
+    pub odd: Vec<(u32, String)>,
 }
 
 /// Reads a list page by page. Create with [`ListPager::new`], then call
@@ -173,7 +178,7 @@ impl ListPager {
         let api_version = self.resource.api_version();
         let items = page.items.into_iter().map(|item| complete_item(item, &api_version, self.resource.kind)).collect();
         self.pages += 1;
-        Ok(Some(Page { items, resource_version, number: self.pages, bad: page.bad }))
+        Ok(Some(Page { items, resource_version, number: self.pages, bad: page.bad, odd: page.odd }))
     }
 }
 
@@ -205,6 +210,7 @@ pub async fn list_all(
     while let Some(page) = pager.next_page().await? {
         out.items.extend(page.items);
         out.bad.extend(page.bad.into_iter().map(|b| (page.number, b)));
+        out.odd.extend(page.odd.into_iter().map(|o| (page.number, o)));
         out.resource_version = page.resource_version;
     }
     Ok(out)

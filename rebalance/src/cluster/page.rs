@@ -4,9 +4,18 @@
 //! readable), and the page's other items are kept, as `kdrift ingest file`
 //! keeps a List file's good items. A body that parses whole is checked item
 //! by item; one that does not is scanned: its top-level keys and each item
-//! are cut out by a scan of brackets that steps over strings, and parsed
-//! one by one. Only a body whose structure outside the items is broken (cut
-//! off, not a list) is an error of the whole page.
+//! are cut out and parsed one by one. An item is cut out where it parses,
+//! else by a scan of brackets that steps over strings; one that lost its
+//! value or closing `}` (`{"bad":` before the next item) ends at the next
+//! item that opens after the point its syntax breaks ([`item_end`]).
+//!
+//! What is odd about the page as a whole but leaves its items readable (a
+//! UTF-8 byte-order mark, text after its JSON such as a proxy's footer or a
+//! second document, a key twice outside the items but in
+//! `metadata.resourceVersion` or `metadata.continue`) is said in
+//! [`Decoded::odd`] and the items are kept. Only a body whose structure
+//! outside the items is broken (cut off, not a list) or whose snapshot or
+//! continue token is ambiguous is an error of the whole page.
 
 use serde_json::{Map, Value};
 
@@ -45,21 +54,48 @@ pub(crate) struct Decoded {
     pub bad: Vec<BadItem>,
     /// The list's top-level fields but `items` (`metadata`, `kind`, …).
     pub fields: Map<String, Value>,
+    /// What is odd about the page as a whole, its items kept (redacted).
+    pub odd: Vec<String>,
 }
+
+/// The oddity of a body that opens with a UTF-8 byte-order mark.
+const BOM: &str =
+    "the body opens with a UTF-8 byte-order mark (an API server sends none; a proxy added it?): read past it";
 
 /// Decodes `body`; `Err` names what is wrong with the page as a whole.
 pub(crate) fn decode(body: &[u8]) -> Result<Decoded, String> {
+    let (body, bom) = match body.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) => (rest, true),
+        None => (body, false),
+    };
+    let mut out = decode_value(body)?;
+    if bom {
+        out.odd.insert(0, BOM.to_string());
+    }
+    Ok(out)
+}
+
+/// [`decode`] past a byte-order mark.
+fn decode_value(body: &[u8]) -> Result<Decoded, String> {
     let parsed =
         std::str::from_utf8(body).map_err(|_| ()).and_then(|text| crate::parse_noting_duplicates(text).map_err(|_| ()));
     let Ok((whole, duplicates)) = parsed else {
+        // The list followed by other text: the list, and the text said.
+        if let Some(end) = first_value_end(body).filter(|&end| skip_blank(body, end) < body.len()) {
+            let mut out = decode_value(&body[..end])?;
+            out.odd.push(trailing(&body[end..]));
+            return Ok(out);
+        }
         // Invalid UTF-8 or JSON somewhere: item by item, to keep the others.
         let whole =
             serde_json::from_slice::<Value>(body).err().map_or_else(|| "not UTF-8".to_string(), |e| e.to_string());
         return scan(body).ok_or_else(|| format!("not JSON: {whole}"));
     };
     // Issue 34 C: an item holding a key twice (at any depth) is a bad item;
-    // one outside `items` makes the page unreadable.
+    // one outside `items` is said, and makes the page unreadable only when
+    // its snapshot, continue token or items are ambiguous.
     let mut twice: Vec<(usize, String)> = Vec::new();
+    let mut odd = Vec::new();
     for d in &duplicates {
         let item = d.path.strip_prefix("items[").and_then(|rest| {
             let (index, within) = rest.split_once(']')?;
@@ -71,7 +107,7 @@ pub(crate) fn decode(body: &[u8]) -> Result<Decoded, String> {
                     twice.push((index, crate::duplicate_message(&d.key, within)));
                 }
             }
-            _ => return Err(crate::duplicate_message(&d.key, &d.path)),
+            _ => odd.push(outside_items(&d.key, &d.path)?),
         }
     }
     match whole {
@@ -82,12 +118,14 @@ pub(crate) fn decode(body: &[u8]) -> Result<Decoded, String> {
                 Some(Value::Null) | None => Vec::new(),
                 Some(other) => return Err(format!("`items` is not an array but {}", json_type(&other))),
             };
-            let mut out = Decoded { fields, ..Decoded::default() };
+            let mut out = Decoded { fields, odd, ..Decoded::default() };
             let mut twice = twice.into_iter().peekable();
             for (index, item) in items.into_iter().enumerate() {
                 match twice.next_if(|(i, _)| *i == index) {
                     Some((_, problem)) => {
-                        let key = item_key(&item);
+                        // A name or namespace twice: which object it is is unknown.
+                        let ambiguous = ["(at metadata.name;", "(at metadata.namespace;"];
+                        let key = item_key(&item).filter(|_| !ambiguous.iter().any(|a| problem.contains(a)));
                         out.bad.push(BadItem { index, key, problem: crate::redact::held().redact(&problem) });
                     }
                     None => out.push(index, Ok(item), None),
@@ -97,6 +135,36 @@ pub(crate) fn decode(body: &[u8]) -> Result<Decoded, String> {
         }
         other => Err(format!("expected a list object, found {}", json_type(&other))),
     }
+}
+
+/// The oddity of `key` twice at `path` outside the items; `Err` when it
+/// makes the page unreadable: which items, snapshot or continue token is
+/// meant is unknown.
+fn outside_items(key: &str, path: &str) -> Result<String, String> {
+    let message = crate::duplicate_message(key, path);
+    match path {
+        "items" | "metadata" | "metadata.resourceVersion" | "metadata.continue" => Err(message),
+        _ => Ok(format!("{message}; the page's items are kept")),
+    }
+}
+
+/// Where the JSON value that opens `body` ends (exclusive), when it parses.
+fn first_value_end(body: &[u8]) -> Option<usize> {
+    let mut stream = serde_json::Deserializer::from_slice(body).into_iter::<serde::de::IgnoredAny>();
+    matches!(stream.next(), Some(Ok(_))).then(|| stream.byte_offset())
+}
+
+/// The oddity of `rest` following the list's JSON value.
+fn trailing(rest: &[u8]) -> String {
+    let rest = rest.trim_ascii();
+    let what = if first_value_end(rest).is_some() { "another JSON value" } else { "text that is not JSON" };
+    let shown: String = String::from_utf8_lossy(rest).chars().take(40).collect();
+    let shown = crate::redact::held().redact(&shown);
+    format!(
+        "{} bytes follow the list's JSON ({what}, starting {shown:?}; a proxy's footer, a second document?): they \
+         are not read, the page's items are kept",
+        rest.len()
+    )
 }
 
 /// (namespace, name) of a parsed item, when it has a name.
@@ -153,47 +221,108 @@ fn scan(body: &[u8]) -> Option<Decoded> {
     let mut pos = skip_blank(body, 0);
     (body.get(pos) == Some(&b'{')).then_some(())?;
     pos = skip_blank(body, pos + 1);
+    let mut items = false;
     if body.get(pos) == Some(&b'}') {
-        return Some(out);
-    }
-    loop {
-        let key_end = value_end(body, pos)?;
-        let key: String = serde_json::from_slice(&body[pos..key_end]).ok()?;
-        pos = skip_blank(body, key_end);
-        (body.get(pos) == Some(&b':')).then_some(())?;
-        pos = skip_blank(body, pos + 1);
-        let end = value_end(body, pos)?;
-        if key == "items" && body[pos] == b'[' {
-            scan_items(&body[pos..end], &mut out)?;
-        } else {
-            out.fields.insert(key, serde_json::from_slice(&body[pos..end]).ok()?);
+        pos += 1;
+    } else {
+        loop {
+            let key_end = value_end(body, pos)?;
+            let key: String = serde_json::from_slice(&body[pos..key_end]).ok()?;
+            pos = skip_blank(body, key_end);
+            (body.get(pos) == Some(&b':')).then_some(())?;
+            pos = skip_blank(body, pos + 1);
+            if key == "items" && body.get(pos) == Some(&b'[') && !items {
+                items = true;
+                pos += scan_items(&body[pos..], &mut out)?;
+            } else {
+                let end = value_end(body, pos)?;
+                let text = std::str::from_utf8(&body[pos..end]).ok()?;
+                let (value, duplicates) = crate::parse_noting_duplicates(text).ok()?;
+                if out.fields.contains_key(&key) || (key == "items" && items) {
+                    out.odd.push(outside_items(&key, &key).ok()?);
+                }
+                for d in duplicates {
+                    let path =
+                        if d.path.starts_with('[') { format!("{key}{}", d.path) } else { format!("{key}.{}", d.path) };
+                    out.odd.push(crate::redact::held().redact(&outside_items(&d.key, &path).ok()?));
+                }
+                out.fields.insert(key, value);
+                pos = end;
+            }
+            pos = skip_blank(body, pos);
+            match body.get(pos)? {
+                b',' => pos = skip_blank(body, pos + 1),
+                b'}' => {
+                    pos += 1;
+                    break;
+                }
+                _ => return None,
+            }
         }
-        pos = skip_blank(body, end);
-        match body.get(pos)? {
-            b',' => pos = skip_blank(body, pos + 1),
-            b'}' => return (skip_blank(body, pos + 1) == body.len()).then_some(out),
+    }
+    if skip_blank(body, pos) < body.len() {
+        out.odd.push(trailing(&body[pos..]));
+    }
+    Some(out)
+}
+
+/// The items of the array that opens `rest` (`[` …), each parsed on its
+/// own; the length of the array (up to its `]`).
+fn scan_items(rest: &[u8], out: &mut Decoded) -> Option<usize> {
+    let mut pos = skip_blank(rest, 1);
+    if rest.get(pos)? == &b']' {
+        return Some(pos + 1);
+    }
+    let mut index = 0;
+    loop {
+        let end = item_end(rest, pos)?;
+        let raw = rest[pos..end].trim_ascii_end();
+        out.push(index, parse_item(raw), Some(raw));
+        index += 1;
+        pos = skip_blank(rest, end);
+        match rest.get(pos)? {
+            b',' => pos = skip_blank(rest, pos + 1),
+            b']' => return Some(pos + 1),
             _ => return None,
         }
     }
 }
 
-/// The items of `array` (`[` … `]`), each parsed on its own.
-fn scan_items(array: &[u8], out: &mut Decoded) -> Option<()> {
-    let mut pos = skip_blank(array, 1);
-    let mut index = 0;
-    while array.get(pos)? != &b']' {
-        let end = value_end(array, pos)?;
-        let raw = &array[pos..end];
-        out.push(index, parse_item(raw), Some(raw));
-        index += 1;
-        pos = skip_blank(array, end);
-        match array.get(pos)? {
-            b',' => pos = skip_blank(array, pos + 1),
-            b']' => break,
-            _ => return None,
+/// Where the item that starts at `pos` in `rest` ends: where it parses,
+/// else where its brackets close when `,` or `]` follows, else at the `,`
+/// before the next item (an object with a `metadata` object, followed by
+/// `,` or `]`) that opens at or after the point the parser found its
+/// syntax broken; `None` when there is none (the page is cut or broken).
+fn item_end(rest: &[u8], pos: usize) -> Option<usize> {
+    let mut stream = serde_json::Deserializer::from_slice(&rest[pos..]).into_iter::<serde::de::IgnoredAny>();
+    let e = match stream.next()? {
+        Ok(_) => return Some(pos + stream.byte_offset()),
+        Err(e) => e,
+    };
+    let followed = |end: usize| matches!(rest.get(skip_blank(rest, end)), Some(b',' | b']'));
+    if let Some(end) = value_end(rest, pos).filter(|&end| followed(end)) {
+        return Some(end);
+    }
+    if e.classify() != serde_json::error::Category::Syntax {
+        return None;
+    }
+    // The parser counts lines from `pos`, columns from 1.
+    let mut line_start = pos;
+    for _ in 1..e.line() {
+        line_start += rest[line_start..].iter().position(|b| *b == b'\n')? + 1;
+    }
+    let broken_at = line_start + e.column().saturating_sub(1);
+    let before = |at: usize| rest[..at].iter().rposition(|b| !b.is_ascii_whitespace());
+    for at in (broken_at.max(pos + 1)..rest.len()).filter(|&i| rest[i] == b'{') {
+        let Some(comma) = before(at).filter(|&c| rest[c] == b',') else { continue };
+        let mut stream = serde_json::Deserializer::from_slice(&rest[at..]).into_iter::<Value>();
+        if let Some(Ok(v)) = stream.next() {
+            if v.get("metadata").is_some_and(Value::is_object) && followed(at + stream.byte_offset()) {
+                return Some(comma);
+            }
         }
     }
-    Some(())
+    None
 }
 
 fn skip_blank(bytes: &[u8], pos: usize) -> usize {
@@ -333,9 +462,13 @@ mod tests {
         let d = decode(&body).expect("page");
         assert_eq!(names(&d), ["c"]);
         assert!(d.bad[0].problem.starts_with("the key \"name\" appears twice"), "{:?}", d.bad);
+        // Outside the items: said, the items kept (break-it 31 F7).
+        let d = decode(br#"{"kind":"PodList","kind":"X","items":[{"metadata":{"name":"a"}}]}"#).expect("page");
+        assert_eq!((names(&d), d.odd.len()), (vec!["a"], 1));
         assert_eq!(
-            decode(br#"{"kind":"PodList","kind":"X","items":[]}"#).expect_err("outside items"),
-            "the key \"kind\" appears twice in one object (at kind; which value is meant is unknown)"
+            d.odd[0],
+            "the key \"kind\" appears twice in one object (at kind; which value is meant is unknown); the page's \
+             items are kept"
         );
     }
 
@@ -344,5 +477,69 @@ mod tests {
         let body = pods(&[br#"{"metadata":{"name":"a"}}"#]);
         assert!(decode(&body[..body.len() - 3]).expect_err("cut").starts_with("not JSON: EOF"));
         assert_eq!(decode(b"[1]").expect_err("array"), "expected a list object, found an array");
+    }
+
+    /// Break-it 31 F7: an item cut short before the next one (`{"bad":`,
+    /// `{"bad":1`) lost the whole page (0 of 10 items); the page's other
+    /// oddities (a key twice in its metadata, text after its JSON, a
+    /// byte-order mark) lost it too.
+    #[test]
+    fn an_item_cut_short_or_an_odd_page_keeps_the_other_items() {
+        let good: Vec<Vec<u8>> = (0..10).map(|i| format!(r#"{{"metadata":{{"name":"e{i}"}}}}"#).into_bytes()).collect();
+        let all: Vec<String> = (0..10).map(|i| format!("e{i}")).collect();
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        for (bad, problem) in [
+            (&b"{\"bad\":"[..], "invalid JSON: EOF while parsing a value (column 7 of the item)"),
+            (b"{\"bad\":1", "invalid JSON: EOF while parsing an object (column 8 of the item)"),
+        ] {
+            let mut items: Vec<&[u8]> = good.iter().map(Vec::as_slice).collect();
+            items.insert(5, bad);
+            let d = decode(&pods(&items)).expect("page");
+            assert_eq!(names(&d), all);
+            let bad: Vec<String> = d.bad.iter().map(|b| format!("{}: {}", b.index, b.problem)).collect();
+            assert_eq!(bad, [format!("5: {problem}")]);
+            assert!(d.odd.is_empty(), "{:?}", d.odd);
+        }
+        let items: Vec<&[u8]> = good.iter().map(Vec::as_slice).collect();
+        let page = pods(&items);
+        let dupmeta = String::from_utf8(page.clone()).expect("utf8").replacen(
+            r#""resourceVersion":"9""#,
+            r#""resourceVersion":"9","remainingItemCount":1,"remainingItemCount":1"#,
+            1,
+        );
+        let footer = [&page[..], b"\n<html>proxy footer</html>"].concat();
+        let cases: [(Vec<u8>, &str); 4] = [
+            (
+                dupmeta.into_bytes(),
+                "the key \"remainingItemCount\" appears twice in one object (at metadata.remainingItemCount; which \
+                 value is meant is unknown); the page's items are kept",
+            ),
+            (
+                footer,
+                "25 bytes follow the list's JSON (text that is not JSON, starting \"<html>proxy footer</html>\"; a \
+                 proxy's footer, a second document?): they are not read, the page's items are kept",
+            ),
+            ([&b"\xEF\xBB\xBF"[..], &page].concat(), BOM),
+            ([&page[..], &page].concat(), "follow the list's JSON (another JSON value, starting \"{\\\"kind"),
+        ];
+        for (body, odd) in cases {
+            let d = decode(&body).expect("page");
+            assert_eq!((names(&d), d.bad.len()), (all.clone(), 0));
+            assert_eq!(d.fields["metadata"]["resourceVersion"], "9");
+            assert_eq!(d.odd.len(), 1, "{:?}", d.odd);
+            assert!(d.odd[0] == odd || d.odd[0].contains(odd), "{:?}", d.odd);
+        }
+        // The same oddities beside a bad item (the body scanned).
+        let mut items: Vec<&[u8]> = good.iter().map(Vec::as_slice).collect();
+        items.insert(5, b"{\"bad\":1");
+        let d = decode(&[&pods(&items)[..], b" footer"].concat()).expect("page");
+        assert_eq!((names(&d), d.bad.len(), d.odd.len()), (all.clone(), 1, 1));
+        // A snapshot or continue token read twice is the page's error.
+        let twice =
+            br#"{"kind":"PodList","metadata":{"resourceVersion":"9","continue":"a","continue":"b"},"items":[]}"#;
+        assert_eq!(
+            decode(twice).expect_err("continue twice"),
+            "the key \"continue\" appears twice in one object (at metadata.continue; which value is meant is unknown)"
+        );
     }
 }

@@ -5,12 +5,20 @@
 //! server answers 410 Gone ([`ClusterError::is_gone`]). Shared by
 //! `kdrift record` and the rebalance executor (which watches evicted pods go).
 //!
-//! The stream is cut into lines here (issue 34): a line that is not a
-//! watch event (not UTF-8, not JSON, no known `type`) is a
-//! [`ClusterError::BadEvent`] naming its line, and the stream goes on with
-//! the next line; only a broken connection or a server silent for longer
-//! than the watch's `timeoutSeconds` plus [`Deadlines::idle`] ends it with
-//! an error.
+//! The stream is cut into JSON values here, as client-go's stream decoder
+//! reads it (issue 34), not strictly one per line: `{…}{…}` on one line,
+//! an event pretty-printed over several lines, a bare `\r` between events
+//! are all read. A value is looked for once its line has ended (the server
+//! ends each event with `\n`), so a huge event is scanned once. A value
+//! that is not a watch event (not UTF-8, not JSON, no known `type`), or
+//! text between events that is no JSON value (` trailing` after an event),
+//! is a [`ClusterError::BadEvent`] naming the line it starts on, and the
+//! stream goes on after it: a value broken inside ends at its line's end
+//! (or before the next line when the break is at that line's start), so
+//! the next event is read. NUL bytes between events (a crashed writer's
+//! padding, the rest of a UTF-16 line) are skipped as blank. Only a broken
+//! connection or a server silent for longer than the watch's
+//! `timeoutSeconds` plus [`Deadlines::idle`] ends the stream with an error.
 
 use std::time::Duration;
 
@@ -119,6 +127,7 @@ pub async fn watch(
     let lines = Lines {
         data: response.into_body().into_data_stream(),
         buffer: Vec::new(),
+        scanned: 0,
         line: 0,
         ended: false,
         idle: Duration::from_secs(u64::from(seconds)) + deadlines.idle,
@@ -143,11 +152,13 @@ fn refused(object: &Value, key: &str, path: &str) -> WatchItem {
     }
 }
 
-/// A watch response read line by line.
+/// A watch response read value by value.
 struct Lines {
     data: BodyDataStream<Body>,
     buffer: Vec<u8>,
-    /// Lines taken so far.
+    /// How far `buffer` is known to hold no `\n`.
+    scanned: usize,
+    /// Lines taken so far (the next value starts on line `line + 1`).
     line: u64,
     /// The body ended (or failed): what is left in `buffer` is the last line.
     ended: bool,
@@ -160,25 +171,50 @@ struct Lines {
     api_version: String,
 }
 
+/// What the bytes before a line end hold next.
+enum Frame {
+    /// A value (or text that is none) of this many bytes.
+    Take(usize),
+    /// A value that goes on past them: wait for the next line.
+    More,
+}
+
+/// Blanks between values: JSON's, and NUL.
+fn blank(b: u8) -> bool {
+    b.is_ascii_whitespace() || b == 0
+}
+
 impl Lines {
     async fn next(&mut self) -> Option<Result<WatchItem, ClusterError>> {
         loop {
-            if let Some(end) = self.buffer.iter().position(|b| *b == b'\n') {
-                let line: Vec<u8> = self.buffer.drain(..=end).collect();
-                self.line += 1;
-                match self.decode(&line) {
-                    Some(item) => return Some(item),
-                    None => continue,
+            let skip = self.buffer.iter().take_while(|b| blank(**b)).count();
+            self.take(skip);
+            self.scanned = self.scanned.saturating_sub(skip);
+            let line_end = self.buffer[self.scanned..].iter().position(|b| *b == b'\n');
+            let limit = match line_end {
+                Some(at) => Some(self.scanned + at + 1),
+                None if self.ended => Some(self.buffer.len()),
+                None => None,
+            };
+            if let Some(limit) = limit.filter(|_| !self.buffer.is_empty()) {
+                match self.frame(limit) {
+                    Frame::Take(n) => {
+                        let line = self.line + 1;
+                        let value = self.take(n);
+                        self.scanned = 0;
+                        match self.decode(&value, line) {
+                            Some(item) => return Some(item),
+                            None => continue,
+                        }
+                    }
+                    Frame::More => self.scanned = limit,
+                }
+                if limit < self.buffer.len() {
+                    continue;
                 }
             }
             if self.ended {
-                if self.buffer.iter().all(u8::is_ascii_whitespace) {
-                    return None;
-                }
-                // A last line without its newline: the server's last word.
-                let line = std::mem::take(&mut self.buffer);
-                self.line += 1;
-                return self.decode(&line);
+                return None;
             }
             match tokio::time::timeout(self.idle, self.data.next()).await {
                 Err(_) => {
@@ -196,14 +232,52 @@ impl Lines {
         }
     }
 
+    /// Takes the first `n` bytes of the buffer, counting their lines.
+    fn take(&mut self, n: usize) -> Vec<u8> {
+        let taken: Vec<u8> = self.buffer.drain(..n).collect();
+        self.line += taken.iter().filter(|b| **b == b'\n').count() as u64;
+        taken
+    }
+
+    /// What the buffer holds before `limit` (a line end, or the end of the
+    /// body), from its first byte (no blank).
+    fn frame(&self, limit: usize) -> Frame {
+        let bytes = &self.buffer[..limit];
+        let line_end = |from: usize| bytes[from..].iter().position(|b| *b == b'\n').map_or(limit, |i| from + i + 1);
+        if bytes[0] != b'{' && bytes[0] != b'[' {
+            // Text that is no value: up to the next `{` or its line's end.
+            let end = line_end(0);
+            return Frame::Take(bytes[..end].iter().position(|b| *b == b'{').unwrap_or(end));
+        }
+        let mut values = serde_json::Deserializer::from_slice(bytes).into_iter::<serde::de::IgnoredAny>();
+        let e = match values.next() {
+            Some(Ok(_)) => return Frame::Take(values.byte_offset()),
+            None => return Frame::Take(limit),
+            Some(Err(e)) if e.is_eof() => {
+                return if self.ended && limit == self.buffer.len() { Frame::Take(limit) } else { Frame::More }
+            }
+            Some(Err(e)) => e,
+        };
+        // Broken inside: the value ends at the end of the line it breaks
+        // on, or before that line when it breaks at its first byte (the
+        // next event opens there).
+        let mut start = 0;
+        for _ in 1..e.line() {
+            start = line_end(start);
+        }
+        let at = (start + e.column().saturating_sub(1)).min(limit);
+        let first = start + bytes[start..].iter().take_while(|b| blank(**b)).count();
+        Frame::Take(if start > 0 && at <= first { start } else { line_end(at.min(limit - 1)) })
+    }
+
     /// Ends the stream: nothing more is read or returned.
     fn end(&mut self) {
         self.ended = true;
         self.buffer.clear();
     }
 
-    /// One line as a watch item; `None` for a blank line.
-    fn decode(&self, line: &[u8]) -> Option<Result<WatchItem, ClusterError>> {
+    /// One value (starting on line `at`) as a watch item; `None` for blanks.
+    fn decode(&self, line: &[u8], at: u64) -> Option<Result<WatchItem, ClusterError>> {
         let line = line.trim_ascii();
         if line.is_empty() {
             return None;
@@ -212,7 +286,7 @@ impl Lines {
             Some(Err(ClusterError::BadEvent {
                 resource: self.resource.clone(),
                 url: format!("{}{}", self.deadlines.server, self.path),
-                line: self.line,
+                line: at,
                 kind,
                 problem: crate::redact::held().redact(&problem),
             }))
@@ -221,6 +295,10 @@ impl Lines {
             Ok(t) => t,
             Err(e) => return bad(BadEventKind::NotUtf8, format!("not UTF-8 (byte {} of the line)", e.valid_up_to())),
         };
+        if !line.starts_with(b"{") && !line.starts_with(b"[") {
+            let shown: String = text.chars().take(40).collect();
+            return bad(BadEventKind::NotJson, format!("not JSON (text between events: {shown:?})"));
+        }
         let (event, duplicates) = match crate::parse_noting_duplicates(text) {
             Ok(parsed) => parsed,
             Err(e) => {
@@ -289,7 +367,7 @@ mod tests {
             r#"{"type":"MODIFIED","object":{"metadata":{"name":"web-1","namespace":"media","resourceVersion":"42","labels":{"app":"a","app":"b"}}}}"#,
             r#"{"object":{"metadata":{"name":"web-1","namespace":"media","resourceVersion":"42","labels":{"app":"a","app":"b"}}},"type":"MODIFIED"}"#,
         ] {
-            let Some(Ok(item)) = l.decode(line.as_bytes()) else { panic!("{line}") };
+            let Some(Ok(item)) = l.decode(line.as_bytes(), 6) else { panic!("{line}") };
             assert_eq!(
                 item,
                 WatchItem::Refused {
@@ -300,16 +378,22 @@ mod tests {
                 }
             );
         }
-        let added = l.decode(br#"{"type":"ADDED","object":{"metadata":{"name":"ok"}}}"#);
+        let added = l.decode(br#"{"type":"ADDED","object":{"metadata":{"name":"ok"}}}"#, 6);
         assert!(matches!(added, Some(Ok(WatchItem::Added(_)))));
     }
 
     fn lines() -> Lines {
-        let (_, body) = http::Response::new(Body::from(Vec::new())).into_parts();
+        lines_of(Vec::new())
+    }
+
+    /// Lines over a body of these bytes, its line count at 0.
+    fn lines_of(bytes: Vec<u8>) -> Lines {
+        let (_, body) = http::Response::new(Body::from(bytes)).into_parts();
         Lines {
             data: body.into_data_stream(),
             buffer: Vec::new(),
-            line: 6,
+            scanned: 0,
+            line: 0,
             ended: false,
             idle: Duration::from_secs(1),
             deadlines: Deadlines::default(),
@@ -323,7 +407,7 @@ mod tests {
     #[test]
     fn each_bad_line_names_its_kind_and_line() {
         let l = lines();
-        let err = |line: &[u8]| match l.decode(line) {
+        let err = |line: &[u8]| match l.decode(line, 6) {
             Some(Err(e @ ClusterError::BadEvent { .. })) => e.to_string(),
             other => panic!("{other:?}"),
         };
@@ -337,8 +421,70 @@ mod tests {
         );
         assert!(err(b"{\"type\":\"ADDED\",\"obj").contains("is not JSON (EOF while parsing a string at column 20)"));
         assert!(err(b"{\"type\":\"GONE\",\"object\":{}}").contains("is an event of unknown type \"GONE\""));
-        assert!(l.decode(b" \r").is_none());
-        let added = l.decode(b"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"}}}");
+        assert!(l.decode(b" \r", 6).is_none());
+        let added = l.decode(b"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"}}}", 6);
         assert!(matches!(added, Some(Ok(WatchItem::Added(o))) if o["kind"] == "Pod" && o["apiVersion"] == "v1"));
+    }
+
+    /// The event of pod `w{i}`, one line without its `\n`.
+    fn ev(i: u32) -> String {
+        format!(r#"{{"type":"ADDED","object":{{"metadata":{{"name":"w{i}","resourceVersion":"{i}"}}}}}}"#)
+    }
+
+    /// Every item of a stream: the pods' names, and each error's text.
+    async fn read(bytes: Vec<u8>) -> (Vec<String>, Vec<String>) {
+        let mut l = lines_of(bytes);
+        let (mut names, mut errors) = (Vec::new(), Vec::new());
+        while let Some(item) = l.next().await {
+            match item {
+                Ok(WatchItem::Added(o)) => names.push(o["metadata"]["name"].as_str().unwrap_or("").to_string()),
+                Ok(other) => panic!("{other:?}"),
+                Err(e) => errors.push(e.to_string()),
+            }
+        }
+        (names, errors)
+    }
+
+    /// Break-it 31 F5: client-go's stream decoder reads JSON values, not
+    /// lines; events on one line, pretty-printed, separated by a bare `\r`,
+    /// followed by text, or after a NUL run were lost.
+    #[tokio::test]
+    async fn watch_events_are_read_as_a_json_value_stream() {
+        let pretty = serde_json::to_string_pretty(&serde_json::from_str::<Value>(&ev(1)).expect("json")).expect("json");
+        let utf16: Vec<u8> = format!("{}\n", ev(2)).encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let cases: [(Vec<u8>, &[&str], usize); 6] = [
+            (format!("{}{}\n{}\n", ev(1), ev(2), ev(3)).into_bytes(), &["w1", "w2", "w3"], 0),
+            (format!("{pretty}\n{}\n", ev(2)).into_bytes(), &["w1", "w2"], 0),
+            (format!("{}\r{}\r\n{}\n", ev(1), ev(2), ev(3)).into_bytes(), &["w1", "w2", "w3"], 0),
+            (format!("{} trailing\n{}\n", ev(1), ev(2)).into_bytes(), &["w1", "w2"], 1),
+            ([format!("{}\n", ev(1)).as_bytes(), &utf16, format!("{}\n", ev(3)).as_bytes()].concat(), &["w1", "w3"], 1),
+            (
+                [format!("{}\n", ev(1)).as_bytes(), &[0u8; 8], format!("{}\n", ev(2)).as_bytes()].concat(),
+                &["w1", "w2"],
+                0,
+            ),
+        ];
+        for (i, (bytes, names, errors)) in cases.into_iter().enumerate() {
+            let (got, errs) = read(bytes).await;
+            assert_eq!(
+                (got.iter().map(String::as_str).collect::<Vec<_>>().as_slice(), errs.len()),
+                (names, errors),
+                "case {i}: {errs:?}"
+            );
+        }
+        let (_, errs) = read(format!("{} trailing\n{}\n", ev(1), ev(2)).into_bytes()).await;
+        assert!(
+            errs[0].starts_with("pods: watch line 1 from /api/v1/pods is not JSON (text between events: \"trailing\")"),
+            "{errs:?}"
+        );
+        // A value broken inside ends at its line's end: the next event reads.
+        let cut = &ev(2)[..ev(2).len() - 5];
+        let (got, errs) = read(format!("{}\n{cut}\n{}\n", ev(1), ev(3)).into_bytes()).await;
+        assert_eq!(got, ["w1", "w3"]);
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(errs[0].contains("watch line 2 ") && errs[0].contains("is not JSON (EOF while parsing"), "{errs:?}");
+        let open = r#"{"type":"ADDED","object":{"metadata":{"name":"x"}"#;
+        let (got, errs) = read(format!("{open}\n{}\n", ev(3)).into_bytes()).await;
+        assert_eq!((got, errs.len()), (vec!["w3".to_string()], 1), "{errs:?}");
     }
 }

@@ -222,13 +222,23 @@ impl Watcher {
                     Err(e) => return Err(e),
                 };
                 list_rv = page.resource_version;
-                for bad in page.bad {
+                for bad in &page.bad {
                     match &bad.key {
+                        // No namespace read (break-it 31 F10): it may be any
+                        // known object of that name; none is taken for deleted.
+                        Some((namespace, name)) if namespace.is_empty() => {
+                            seen.extend(self.known.keys().filter(|k| k.1 == *name).cloned());
+                            seen.insert((String::new(), name.clone()));
+                        }
                         Some(key) => _ = seen.insert(key.clone()),
                         None => unnamed_bad = true,
                     }
+                }
+                // Each skipped item, then what was odd about the page.
+                let problems = page.bad.iter().map(ToString::to_string).chain(page.odd);
+                for problem in problems {
                     let message = format!(
-                        "{}: page {} of {}{}, {bad}",
+                        "{}: page {} of {}{}, {problem}",
                         self.resource.name(),
                         page.number,
                         self.server,
