@@ -118,6 +118,8 @@ fn evictor_options_messages() {
             name: "all".into(),
             selector: Some(Default::default()),
             disruptions_allowed: Some(1),
+            min_available: None,
+            max_unavailable: None,
         })
     };
     assert_eq!(outcome(a, subject(), pdb), "evicted");
