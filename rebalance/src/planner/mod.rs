@@ -289,6 +289,7 @@ fn plan_with(
         warnings: Vec::new(),
         usage_given,
     };
+    cycle.warnings.extend(crate::policy::lnu::threshold_name_warnings(policy));
     for profile in &policy.profiles {
         for name in unmodelled_plugins(profile) {
             cycle.warnings.push(format!(
