@@ -29,7 +29,10 @@ fn default_evictor_filter_messages() {
     assert_eq!(outcome(d(), subject(), |_| {}), "evicted");
     let mut p = subject();
     p.annotations.insert("kubernetes.io/config.mirror".into(), "x".into());
-    assert_eq!(outcome(d(), p, |_| {}), "pod is a mirror pod");
+    assert_eq!(
+        outcome(d(), p, |_| {}),
+        "pod is a mirror pod — static pod from a's kubelet manifest: deleting its mirror would not stop it"
+    );
     let mut p = subject();
     p.annotations.insert("kubernetes.io/config.source".into(), "file".into());
     assert_eq!(outcome(d(), p, |_| {}), "pod is a static pod");

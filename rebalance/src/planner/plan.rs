@@ -452,6 +452,11 @@ pub enum SkipReason {
     NotEvictable {
         /// Each check's message.
         checks: Vec<String>,
+        /// What kdrift adds in its own words, e.g. for a mirror pod "static
+        /// pod from NODE's kubelet manifest: deleting its mirror would not
+        /// stop it".
+        #[serde(skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
     },
     /// `noEvictionPolicy: Mandatory` and the prefer-no-eviction annotation.
     MandatoryNoEviction,
@@ -497,7 +502,10 @@ impl SkipReason {
     /// The message and whether it is descheduler's own text.
     pub fn message(&self) -> (String, bool) {
         match self {
-            SkipReason::NotEvictable { checks } => (crate::policy::aggregate(checks), true),
+            SkipReason::NotEvictable { checks, note: None } => (crate::policy::aggregate(checks), true),
+            SkipReason::NotEvictable { checks, note: Some(n) } => {
+                (format!("{} — {n}", crate::policy::aggregate(checks)), false)
+            }
             SkipReason::MandatoryNoEviction => (
                 "pod has the descheduler.alpha.kubernetes.io/prefer-no-eviction annotation and noEvictionPolicy is Mandatory".to_string(),
                 false,

@@ -122,7 +122,8 @@ fn upstream_vector_evicts_four() {
     assert_eq!(skip_of(&plan, "p6").message, "daemonset pods are protected against eviction");
     assert_eq!(
         skip_of(&plan, "p7").message,
-        "[pod is a mirror pod, pod is a static pod, pod has local storage and is protected against eviction]"
+        "[pod is a mirror pod, pod is a static pod, pod has local storage and is protected against eviction] — static \
+         pod from n1's kubelet manifest: deleting its mirror would not stop it"
     );
     assert_eq!(
         skip_of(&plan, "p8").message,
