@@ -109,7 +109,7 @@ pub use planner::{
     ThresholdsApplied, EVICT_ANNOTATION, MODE_DESCHEDULER_V0_36, PREFER_NO_EVICTION, SKIPPED_FEW_NODES,
     SYSTEM_CRITICAL_PRIORITY,
 };
-pub use planner::{Namespace, Pdb, Pvc};
+pub use planner::{IntOrPercent, Namespace, Pdb, Pvc, REQUEST_EVICT_ONLY_ANNOTATION};
 pub use policy::PolicyForm;
 pub use policy::{
     aggregate, DefaultEvictorArgs, EvictionLimits, GoDuration, LowNodeUtilizationArgs, Namespaces, NoEvictionPolicy,

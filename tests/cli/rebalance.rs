@@ -421,3 +421,34 @@ fn a_pod_named_with_the_held_token_is_shown_masked_by_plan_live_and_not_evicted_
     assert_eq!(evicted.len(), 3, "{evicted:?}");
     assert!(evicted.iter().all(|p| p.starts_with("apps/w") && !p.contains(TOKEN)), "{evicted:?}");
 }
+
+#[test]
+fn an_eviction_a_pdb_allows_no_disruption_for_is_shown_refused_and_not_counted() {
+    let e = env();
+    e.kube
+        .create(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"namespace": "apps", "name": "w0-pdb"},
+            "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "w0"}}},
+            "status": {"disruptionsAllowed": 0}}))
+        .expect("pdb");
+    let policy = e.policy.display().to_string();
+    let plan = e.with_cluster(&["rebalance", "plan", "--policy", &policy]).assert().success();
+    let out = stdout(&plan);
+    // w0 comes first in descheduler's order and is refused; it frees nothing,
+    // so four others are still evicted (w1–w4) and the total stays 4.
+    assert!(
+        out.contains("REFUSED: descheduler will try it and the API will refuse it (429, PDB apps/w0-pdb)"),
+        "{out}"
+    );
+    assert!(out.contains("4 evictions planned"), "{out}");
+    assert!(
+        out.contains(
+            "eviction #1 of apps/w0 (LowNodeUtilization): descheduler will try it and the API will refuse it (429, PDB \
+             apps/w0-pdb) — status.disruptionsAllowed 0: it frees nothing and lands nowhere"
+        ),
+        "{out}"
+    );
+    let json = e.with_cluster(&["rebalance", "plan", "--policy", &policy, "-o", "json"]).assert().success();
+    let doc: Value = serde_json::from_str(&stdout(&json)).expect("plan document");
+    assert_eq!(planned(&doc), ["apps/w0", "apps/w1", "apps/w2", "apps/w3", "apps/w4"]);
+}

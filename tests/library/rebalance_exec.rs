@@ -130,17 +130,26 @@ fn a_429_is_skipped_and_reported_and_the_others_continue() {
 #[test]
 fn a_real_pod_disruption_budget_blocks_its_pod() {
     let s = setup();
-    let doc = plan(&s);
-    let first = doc.evictions[0].pod.name.clone();
+    // w0 is the first pod descheduler would evict from node-1. With its PDB
+    // allowing no disruption the plan says the API will refuse it, and
+    // evicts four others (a refusal frees nothing); apply tries w0 as
+    // descheduler would and is blocked (429).
     s.kube
         .create(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
             "metadata": {"namespace": "apps", "name": "keep-one"},
-            "spec": {"selector": {"matchLabels": {"app": first}}, "minAvailable": 1},
+            "spec": {"selector": {"matchLabels": {"app": "w0"}}, "minAvailable": 1},
             "status": {"disruptionsAllowed": 0, "desiredHealthy": 1, "currentHealthy": 1}}))
         .expect("pdb");
+    let doc = plan(&s);
+    assert_eq!(doc.evictions[0].pod.key(), "apps/w0");
+    assert_eq!(
+        doc.evictions[0].predicted_outcome.as_deref(),
+        Some("descheduler will try it and the API will refuse it (429, PDB apps/keep-one)")
+    );
+    assert_eq!(doc.evictions.len(), 5);
     let (report, _, _) = apply(&s, &doc, &options());
     assert!(matches!(&report.results[0].outcome, EvictionOutcome::Blocked { .. }), "{:?}", report.results[0]);
-    assert_eq!(report.count("Evicted"), 3);
+    assert_eq!(report.count("Evicted"), 4);
 }
 
 #[test]

@@ -66,6 +66,7 @@ impl PlanDocument {
                 let pod = &snapshot.pods[e.pod.index];
                 let landing = simulation.and_then(|s| s.landings.iter().find(|l| l.order == e.order));
                 let (predicted_node, predicted_outcome) = match landing.map(|l| &l.outcome) {
+                    None if e.refused_by_pdb.is_some() => (None, e.refusal()),
                     None => (None, None),
                     Some(LandingOutcome::Scheduled { node, .. }) => (Some(node.clone()), None),
                     Some(LandingOutcome::Unschedulable { message }) => {

@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::error::ModelError;
 use crate::model::extract::{get, Reader};
 use crate::model::pod::read_label_selector;
-use crate::planner::{Namespace, Pdb, Pvc};
+use crate::planner::{IntOrPercent, Namespace, Pdb, Pvc};
 
 /// `metadata.namespace` and `metadata.name` (each `""` when missing).
 fn identity(r: &Reader, v: &Value) -> Result<(String, String), ModelError> {
@@ -59,7 +59,8 @@ pub fn namespace_from_json(v: &Value) -> Result<Namespace, ModelError> {
     Ok(Namespace { name, labels })
 }
 
-/// A PodDisruptionBudget: `spec.selector` and `status.disruptionsAllowed`.
+/// A PodDisruptionBudget: `spec.selector`, `status.disruptionsAllowed`,
+/// `spec.minAvailable` and `spec.maxUnavailable`.
 ///
 /// # Errors
 /// [`ModelError`] naming the field (a selector that is not a mapping,
@@ -69,7 +70,25 @@ pub fn pdb_from_json(v: &Value) -> Result<Pdb, ModelError> {
     let selector = read_label_selector(&r, get(v, "spec").and_then(|s| get(s, "selector")), "spec.selector")?;
     let disruptions_allowed =
         r.opt_i64(get(v, "status").and_then(|s| get(s, "disruptionsAllowed")), "status.disruptionsAllowed")?;
-    Ok(Pdb { namespace, name, selector, disruptions_allowed })
+    let spec = get(v, "spec");
+    let min_available = int_or_percent(&r, spec.and_then(|s| get(s, "minAvailable")), "spec.minAvailable")?;
+    let max_unavailable = int_or_percent(&r, spec.and_then(|s| get(s, "maxUnavailable")), "spec.maxUnavailable")?;
+    Ok(Pdb { namespace, name, selector, disruptions_allowed, min_available, max_unavailable })
+}
+
+/// An `IntOrString` pod count: an integer, or a string `"N%"` (or a
+/// string holding an integer).
+fn int_or_percent(r: &Reader, v: Option<&Value>, field: &str) -> Result<Option<IntOrPercent>, ModelError> {
+    if let Some(Value::String(s)) = v {
+        if let Some(p) = s.trim().strip_suffix('%') {
+            return p
+                .trim()
+                .parse::<i64>()
+                .map(|p| Some(IntOrPercent::Percent(p)))
+                .map_err(|_| r.bad(field, format!("expected an integer or a percentage, got string {s:?}")));
+        }
+    }
+    Ok(r.opt_i64(v, field)?.map(IntOrPercent::Int))
 }
 
 /// A PriorityClass as `(name, value)`.
@@ -113,6 +132,18 @@ mod tests {
         let labels = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         assert!(sel.matches(&labels(&[("app", "web"), ("tier", "a")])));
         assert!(!sel.matches(&labels(&[("app", "web"), ("tier", "c")])));
+        assert_eq!((p.min_available, p.max_unavailable), (None, None));
+        let counts = pdb_from_json(&json!({"metadata": {"namespace": "m", "name": "x"},
+            "spec": {"minAvailable": "50%", "maxUnavailable": 1}}))
+        .expect("reads");
+        assert_eq!(
+            (counts.min_available, counts.max_unavailable),
+            (Some(IntOrPercent::Percent(50)), Some(IntOrPercent::Int(1)))
+        );
+        let err =
+            pdb_from_json(&json!({"metadata": {"namespace": "m", "name": "x"}, "spec": {"minAvailable": "half"}}))
+                .expect_err("bad count");
+        assert!(err.to_string().starts_with("poddisruptionbudget m/x: spec.minAvailable"), "{err}");
         let bare = pdb_from_json(&json!({"metadata": {"name": "x"}, "spec": {}})).expect("reads");
         assert_eq!((bare.selector, bare.disruptions_allowed), (None, None));
         let err = pdb_from_json(&json!({"metadata": {"namespace": "m", "name": "x"},

@@ -12,12 +12,16 @@
 //! terminating"; timing-dependent, §1.1 item 7) but still count toward
 //! node usage and as existing pods (anti-affinity partners, spread domains,
 //! duplicates), as they would in the informer.
+//!
+//! An eviction a PodDisruptionBudget refuses (429) is listed with
+//! `refused_by_pdb`, counted against no limit and not hidden ([`super::pdb`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::evictor::Evictor;
 use super::limits::{Counters, LimitHit};
 use super::order::prefers_no_eviction;
+use super::pdb::{refusal_text, refusing_pdb, REQUEST_EVICT_ONLY_ANNOTATION};
 use super::plan::{Eviction, PluginRun, PodRef, SkipReason, SkippedPod};
 use super::{PlanOptions, Snapshot};
 use crate::model::node::NodeInfo;
@@ -100,6 +104,9 @@ impl<'a> Cycle<'a> {
             self.skip(run, index, node, reason);
             return Err(hit);
         }
+        if self.refused(run, index, node, rank_on_node, &rule) {
+            return Ok(());
+        }
         self.counters.record(node, &pod.namespace);
         self.evicted.insert(index);
         self.next_order += 1;
@@ -122,7 +129,63 @@ impl<'a> Cycle<'a> {
             budget_after: ResourceList::new(),
             node_usage_after: ResourceList::new(),
             counted: self.counters.counts(node, &pod.namespace),
+            refused_by_pdb: None,
         });
         Ok(())
+    }
+
+    /// When a PodDisruptionBudget allows no disruption for pod `index`
+    /// ([`super::pdb`]): appends the eviction descheduler will try and the
+    /// API refuse (nothing counted, freed or hidden from later plugins),
+    /// warns, and returns true. Also warns when the pod asks for an
+    /// eviction in background (modelled with the gate off). Called after
+    /// the limit checks, as `EvictPod` calls the API after them.
+    pub(crate) fn refused(
+        &mut self,
+        run: &mut PluginRun,
+        index: usize,
+        node: &str,
+        rank_on_node: usize,
+        rule: &str,
+    ) -> bool {
+        let pod = &self.snapshot.pods[index];
+        if pod.annotations.contains_key(REQUEST_EVICT_ONLY_ANNOTATION) {
+            self.warnings.push(format!(
+                "{} has {REQUEST_EVICT_ONLY_ANNOTATION}: with descheduler's EvictionsInBackground feature gate \
+                 (off by default) its controller would answer the eviction with an evacuation, counted as an \
+                 eviction request against the same limits; kdrift plans it with the gate off, as an ordinary eviction",
+                pod.key()
+            ));
+        }
+        let Some((pdb, how)) = refusing_pdb(self.snapshot, index, &self.evicted) else {
+            return false;
+        };
+        self.next_order += 1;
+        self.warnings.push(format!(
+            "eviction #{} of {} ({}): {} — {how}: it frees nothing and lands nowhere, and descheduler v0.36 \
+             counts it against no limit (PodEvictor counts only evictions the API admits)",
+            self.next_order,
+            pod.key(),
+            run.plugin,
+            refusal_text(&pdb)
+        ));
+        run.evictions.push(Eviction {
+            order: self.next_order,
+            pod: pod_ref(self.snapshot, index),
+            source_node: node.to_string(),
+            profile: run.profile.clone(),
+            plugin: run.plugin.clone(),
+            rank_on_node,
+            rule: rule.to_string(),
+            priority: pod.priority,
+            qos: pod.qos,
+            prefer_no_eviction: prefers_no_eviction(pod),
+            frees: ResourceList::new(),
+            budget_after: ResourceList::new(),
+            node_usage_after: ResourceList::new(),
+            counted: self.counters.counts(node, &pod.namespace),
+            refused_by_pdb: Some(pdb),
+        });
+        true
     }
 }

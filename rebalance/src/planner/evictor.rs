@@ -9,7 +9,8 @@
 //! protections in upstream's order (SystemCriticalPods with the priority
 //! threshold, FailedBarePods, PodsWithLocalStorage, DaemonSetPods,
 //! PodsWithPVC, PodsWithoutPDB, PodsWithResourceClaims), then
-//! `labelSelector`, `minReplicas`, `minPodAge`.
+//! `labelSelector`, `minReplicas`, `minPodAge`. A mirror pod's skip adds
+//! what it is in kdrift's words ([`mirror_note`]) after upstream's checks.
 //!
 //! Interpretations, all documented where they apply:
 //! - the priority threshold is resolved like descheduler's `setDefaultEvictor`:
@@ -59,6 +60,15 @@ pub(crate) struct Evictor<'a> {
     namespaces: BTreeMap<&'a str, &'a BTreeMap<String, String>>,
     snapshot: &'a Snapshot,
     node_fit: Option<NodeFit<'a>>,
+}
+
+/// What a mirror pod is, in kdrift's words: the API object the kubelet
+/// creates for a static pod it runs from a manifest file; deleting (or
+/// evicting) it only makes the kubelet recreate the mirror, the pod keeps
+/// running.
+pub(crate) fn mirror_note(pod: &PodInfo) -> String {
+    let node = pod.node_name.as_deref().unwrap_or("its node");
+    format!("static pod from {node}'s kubelet manifest: deleting its mirror would not stop it")
 }
 
 /// Resolves the priority threshold like `setDefaultEvictor` +
@@ -214,7 +224,8 @@ impl<'a> Evictor<'a> {
         if checks.is_empty() {
             FilterOutcome::Evictable
         } else {
-            FilterOutcome::Fails(SkipReason::NotEvictable { checks })
+            let note = pod.is_mirror().then(|| mirror_note(pod));
+            FilterOutcome::Fails(SkipReason::NotEvictable { checks, note })
         }
     }
 

@@ -29,7 +29,10 @@ fn default_evictor_filter_messages() {
     assert_eq!(outcome(d(), subject(), |_| {}), "evicted");
     let mut p = subject();
     p.annotations.insert("kubernetes.io/config.mirror".into(), "x".into());
-    assert_eq!(outcome(d(), p, |_| {}), "pod is a mirror pod");
+    assert_eq!(
+        outcome(d(), p, |_| {}),
+        "pod is a mirror pod — static pod from a's kubelet manifest: deleting its mirror would not stop it"
+    );
     let mut p = subject();
     p.annotations.insert("kubernetes.io/config.source".into(), "file".into());
     assert_eq!(outcome(d(), p, |_| {}), "pod is a static pod");
@@ -118,6 +121,8 @@ fn evictor_options_messages() {
             name: "all".into(),
             selector: Some(Default::default()),
             disruptions_allowed: Some(1),
+            min_available: None,
+            max_unavailable: None,
         })
     };
     assert_eq!(outcome(a, subject(), pdb), "evicted");

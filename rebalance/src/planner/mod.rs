@@ -33,6 +33,7 @@ mod evictor_tests;
 mod limits;
 mod node_fit;
 pub mod order;
+pub mod pdb;
 mod plan;
 mod plugins;
 #[cfg(test)]
@@ -48,6 +49,7 @@ use serde::Serialize;
 
 pub use evictor::{EVICT_ANNOTATION, SYSTEM_CRITICAL_PRIORITY};
 pub use order::PREFER_NO_EVICTION;
+pub use pdb::{IntOrPercent, REQUEST_EVICT_ONLY_ANNOTATION};
 pub use plan::{
     Budget, EarlyExit, EarlyExitKind, Eviction, ExcludedNode, LimitCounts, NodeClass, NodeReport, Plan, PluginRun,
     PodRef, ResourceUsage, SkipReason, SkippedPod, SourceNode, StopReason, ThresholdsApplied, MODE_DESCHEDULER_V0_36,
@@ -70,9 +72,14 @@ pub struct Pdb {
     pub name: String,
     /// `spec.selector`; `None` selects no pod, `Some({})` every pod of the namespace.
     pub selector: Option<LabelSelector>,
-    /// `status.disruptionsAllowed`, when known. Not used in descheduler mode
-    /// (descheduler ignores PDBs when choosing pods); kept for later modes.
+    /// `status.disruptionsAllowed`, when known. descheduler ignores PDBs
+    /// when choosing pods; the API refuses an eviction (429) when it is 0
+    /// ([`pdb`]).
     pub disruptions_allowed: Option<i64>,
+    /// `spec.minAvailable` (used when the status is unknown).
+    pub min_available: Option<IntOrPercent>,
+    /// `spec.maxUnavailable` (used when the status is unknown).
+    pub max_unavailable: Option<IntOrPercent>,
 }
 
 /// A namespace and its labels (for `namespaceLabelSelector`).
@@ -282,6 +289,7 @@ fn plan_with(
         warnings: Vec::new(),
         usage_given,
     };
+    cycle.warnings.extend(crate::policy::lnu::threshold_name_warnings(policy));
     for profile in &policy.profiles {
         for name in unmodelled_plugins(profile) {
             cycle.warnings.push(format!(
@@ -312,6 +320,6 @@ fn plan_with(
         cycle.warnings.push("no profile enables LowNodeUtilization in plugins.balance.enabled".to_string());
     }
     out.warnings = cycle.warnings;
-    out.evictions_total = out.runs.iter().map(|r| r.evictions.len()).sum();
+    out.evictions_total = out.evictions().filter(|e| e.refused_by_pdb.is_none()).count();
     out
 }

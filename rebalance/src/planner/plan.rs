@@ -59,7 +59,8 @@ pub struct Plan {
     pub aborted: Option<String>,
     /// One run per profile that enables LowNodeUtilization in `plugins.balance`, in profile order.
     pub runs: Vec<PluginRun>,
-    /// Evictions over all runs.
+    /// Evictions over all runs that the API would admit (those a PDB
+    /// refuses are listed in the runs but not counted here).
     pub evictions_total: usize,
     /// Things the plan could not model exactly (e.g. `metricsUtilization`),
     /// or upstream quirks that apply (an unresolvable priority threshold).
@@ -74,10 +75,15 @@ impl Plan {
 
     /// The `Snapshot::pods` indices of the evicted pods, in eviction order.
     /// Each pod once, at its first eviction (RemoveDuplicates evicts a pod
-    /// with two owners once per owner, as descheduler v0.36 does).
+    /// with two owners once per owner, as descheduler v0.36 does); evictions
+    /// a PDB refuses are left out (the pod stays).
     pub fn evicted_pod_indices(&self) -> Vec<usize> {
         let mut seen = std::collections::BTreeSet::new();
-        self.evictions().map(|e| e.pod.index).filter(|i| seen.insert(*i)).collect()
+        self.evictions()
+            .filter(|e| e.refused_by_pdb.is_none())
+            .map(|e| e.pod.index)
+            .filter(|i| seen.insert(*i))
+            .collect()
     }
 
     /// When descheduler has nothing to do on this cluster whatever the
@@ -386,8 +392,22 @@ pub struct Eviction {
     /// The source node's usage after this eviction (utilization plugins only).
     pub node_usage_after: ResourceList,
     /// The cycle's eviction counts once this eviction is counted, against
-    /// the policy's limits (shared by every profile and plugin).
+    /// the policy's limits (shared by every profile and plugin). A refused
+    /// eviction is not counted: these are the counts it left unchanged.
     pub counted: LimitCounts,
+    /// `NS/NAME` of the PodDisruptionBudget that allows no disruption: the
+    /// API will refuse this eviction (429). It frees nothing, lands nowhere
+    /// and v0.36 counts it against no limit ([`super::pdb`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused_by_pdb: Option<String>,
+}
+
+impl Eviction {
+    /// "descheduler will try it and the API will refuse it (429, PDB NS/NAME)"
+    /// when a PDB refuses it.
+    pub fn refusal(&self) -> Option<String> {
+        self.refused_by_pdb.as_deref().map(super::pdb::refusal_text)
+    }
 }
 
 /// The cycle-wide eviction counts after one eviction, and the policy's
@@ -432,6 +452,11 @@ pub enum SkipReason {
     NotEvictable {
         /// Each check's message.
         checks: Vec<String>,
+        /// What kdrift adds in its own words, e.g. for a mirror pod "static
+        /// pod from NODE's kubelet manifest: deleting its mirror would not
+        /// stop it".
+        #[serde(skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
     },
     /// `noEvictionPolicy: Mandatory` and the prefer-no-eviction annotation.
     MandatoryNoEviction,
@@ -477,7 +502,10 @@ impl SkipReason {
     /// The message and whether it is descheduler's own text.
     pub fn message(&self) -> (String, bool) {
         match self {
-            SkipReason::NotEvictable { checks } => (crate::policy::aggregate(checks), true),
+            SkipReason::NotEvictable { checks, note: None } => (crate::policy::aggregate(checks), true),
+            SkipReason::NotEvictable { checks, note: Some(n) } => {
+                (format!("{} — {n}", crate::policy::aggregate(checks)), false)
+            }
             SkipReason::MandatoryNoEviction => (
                 "pod has the descheduler.alpha.kubernetes.io/prefer-no-eviction annotation and noEvictionPolicy is Mandatory".to_string(),
                 false,

@@ -281,6 +281,13 @@ impl Cycle<'_> {
                     }
                     None => {}
                 }
+                let rule_text = (drain.rule)(pod, pos + 1, total, name);
+                // A PDB refusal (429) changes no usage, budget or counter;
+                // the loop goes on with the next pod (upstream logs
+                // "eviction failed").
+                if self.refused(run, idx, name, pos + 1, &rule_text) {
+                    continue;
+                }
                 self.counters.record(name, &pod.namespace);
                 let counted = self.counters.counts(name, &pod.namespace);
                 self.evicted.insert(idx);
@@ -296,7 +303,7 @@ impl Cycle<'_> {
                     profile: run.profile.clone(),
                     plugin: drain.plugin.to_string(),
                     rank_on_node: pos + 1,
-                    rule: (drain.rule)(pod, pos + 1, total, name),
+                    rule: rule_text,
                     priority: pod.priority,
                     qos: pod.qos,
                     prefer_no_eviction: prefers_no_eviction(pod),
@@ -304,6 +311,7 @@ impl Cycle<'_> {
                     budget_after: budget.clone(),
                     node_usage_after: usage.clone(),
                     counted,
+                    refused_by_pdb: None,
                 });
                 stop = (drain.stop)(&usage, &node_caps[src], budget);
             }

@@ -122,7 +122,8 @@ fn upstream_vector_evicts_four() {
     assert_eq!(skip_of(&plan, "p6").message, "daemonset pods are protected against eviction");
     assert_eq!(
         skip_of(&plan, "p7").message,
-        "[pod is a mirror pod, pod is a static pod, pod has local storage and is protected against eviction]"
+        "[pod is a mirror pod, pod is a static pod, pod has local storage and is protected against eviction] — static \
+         pod from n1's kubelet manifest: deleting its mirror would not stop it"
     );
     assert_eq!(
         skip_of(&plan, "p8").message,
@@ -476,4 +477,24 @@ fn unknown_priority_class_is_warned_about() {
         "{:?}",
         p.warnings
     );
+}
+
+#[test]
+fn a_capitalised_threshold_key_is_warned_about_in_the_plan() {
+    let policy =
+        policy_with(Default::default(), lnu(&[("cpu", 20.0), ("Pods", 20.0)], &[("cpu", 50.0), ("Pods", 50.0)]));
+    let p = plan(&two_nodes(&[900]), &policy, &PlanOptions::default());
+    let warning = |field: &str| {
+        format!(
+            "profile test: LowNodeUtilization {field} key \"Pods\": resource names are case-sensitive; descheduler \
+             takes it as an unknown extended resource that counts 0 on every node (did you mean pods?); its budget on \
+             the underutilized nodes is then 0, so LowNodeUtilization evicts nothing"
+        )
+    };
+    assert_eq!(p.warnings, [warning("thresholds"), warning("targetThresholds")]);
+    // As upstream: "Pods" is on no node, so b (0 %) is underutilized and a
+    // (90 % cpu) overutilized, but the budget for "Pods" is 0: nothing moves.
+    assert_eq!(p.evictions_total, 0);
+    let run = run_of(&p);
+    assert_eq!(run.source_nodes[0].stop, StopReason::BudgetExhausted { resources: vec!["Pods".to_string()] });
 }

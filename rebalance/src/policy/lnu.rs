@@ -176,3 +176,106 @@ impl LowNodeUtilizationArgs {
         ])
     }
 }
+
+/// The resource names Kubernetes defines without a domain (besides the
+/// `hugepages-<size>` family): the only threshold keys without `/` or `.`
+/// that name something a node has.
+const NATIVE_RESOURCES: [&str; 4] = ["cpu", "memory", "pods", "ephemeral-storage"];
+
+/// Threshold keys of LowNodeUtilization (`thresholds`, `targetThresholds`)
+/// and HighNodeUtilization (`thresholds`) that name no resource a node can
+/// have, one warning each (profile order, then plugin config order, then key
+/// order). Resource names are case-sensitive, and descheduler v0.36 takes any
+/// other key as an extended resource (`extendedResourceNames`): one without a
+/// `/` or `.` (extended resources are domain-qualified, e.g. `nvidia.com/gpu`)
+/// is on no node, so it counts 0 everywhere: never over a target, always
+/// under a threshold; LowNodeUtilization's budget for it (the room on the
+/// underutilized nodes) is 0, and its loop runs only while every budget
+/// resource is > 0, so it evicts nothing. The likely intended name is the native one equal to the
+/// key ignoring case.
+pub fn threshold_name_warnings(policy: &super::Policy) -> Vec<String> {
+    let mut out = Vec::new();
+    for profile in &policy.profiles {
+        for config in &profile.plugin_config {
+            let maps: Vec<(&str, &ResourceThresholds)> = match &config.args {
+                super::PluginArgs::LowNodeUtilization(a) => {
+                    vec![("thresholds", &a.thresholds), ("targetThresholds", &a.target_thresholds)]
+                }
+                super::PluginArgs::HighNodeUtilization(a) => vec![("thresholds", &a.thresholds)],
+                _ => continue,
+            };
+            for (field, map) in maps {
+                for key in map.keys() {
+                    let native = NATIVE_RESOURCES.contains(&key.as_str()) || key.starts_with("hugepages-");
+                    if native || key.contains('/') || key.contains('.') {
+                        continue;
+                    }
+                    let hint = match NATIVE_RESOURCES.iter().find(|n| n.eq_ignore_ascii_case(key)) {
+                        Some(n) => format!("did you mean {n}?"),
+                        None => "extended resources are named with their domain, e.g. nvidia.com/gpu".to_string(),
+                    };
+                    // LowNodeUtilization's budget for it is 0 (no node has
+                    // it) and its loop needs every budget resource > 0.
+                    let effect = if matches!(config.args, super::PluginArgs::LowNodeUtilization(_)) {
+                        "; its budget on the underutilized nodes is then 0, so LowNodeUtilization evicts nothing"
+                    } else {
+                        ""
+                    };
+                    out.push(format!(
+                        "profile {}: {} {field} key {key:?}: resource names are case-sensitive; descheduler takes it as \
+                         an unknown extended resource that counts 0 on every node ({hint}){effect}",
+                        profile.name, config.name
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::*;
+    use crate::policy::Policy;
+
+    #[test]
+    fn threshold_keys_that_are_no_resource_are_flagged_with_the_likely_name() {
+        let yaml = "apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+  - name: p
+    pluginConfig:
+      - name: LowNodeUtilization
+        args:
+          thresholds: {CPU: 20, Pods: 20, nvidia.com/gpu: 10, hugepages-2Mi: 5}
+          targetThresholds: {CPU: 50, Pods: 50, nvidia.com/gpu: 60, hugepages-2Mi: 50}
+      - name: HighNodeUtilization
+        args:
+          thresholds: {memory: 20, gpu: 10}
+    plugins:
+      balance:
+        enabled: [LowNodeUtilization]
+";
+        let policy = Policy::from_yaml(yaml).expect("valid policy");
+        let lnu = |field: &str, key: &str, name: &str| {
+            format!(
+                "profile p: LowNodeUtilization {field} key \"{key}\": resource names are case-sensitive; descheduler \
+                 takes it as an unknown extended resource that counts 0 on every node (did you mean {name}?); its \
+                 budget on the underutilized nodes is then 0, so LowNodeUtilization evicts nothing"
+            )
+        };
+        assert_eq!(
+            threshold_name_warnings(&policy),
+            [
+                lnu("thresholds", "CPU", "cpu"),
+                lnu("thresholds", "Pods", "pods"),
+                lnu("targetThresholds", "CPU", "cpu"),
+                lnu("targetThresholds", "Pods", "pods"),
+                "profile p: HighNodeUtilization thresholds key \"gpu\": resource names are case-sensitive; descheduler \
+                 takes it as an unknown extended resource that counts 0 on every node (extended resources are named \
+                 with their domain, e.g. nvidia.com/gpu)"
+                    .to_string(),
+            ]
+        );
+    }
+}

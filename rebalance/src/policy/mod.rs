@@ -30,6 +30,7 @@ mod reader;
 pub mod selector;
 #[cfg(test)]
 pub(crate) mod tests;
+pub mod v1alpha1;
 
 use serde_yaml::Value;
 
@@ -233,9 +234,18 @@ impl Policy {
     pub fn from_yaml_with_form(text: &str) -> Result<(Policy, PolicyForm), PolicyError> {
         let doc: Value = serde_yaml::from_str(text).map_err(|e| PolicyError::Yaml(e.to_string()))?;
         let root = Obj::new(&doc, "")?;
+        if root.str("apiVersion")?.as_deref() == Some(v1alpha1::API_VERSION_V1ALPHA1) {
+            return Err(v1alpha1::refusal("apiVersion", &doc));
+        }
         let (policy, form) = if root.get("deschedulerPolicy").is_some() || root.map.contains_key("deschedulerPolicy") {
             let api = root.str("deschedulerPolicyAPIVersion")?;
             let api = api.as_deref().unwrap_or(helm::CHART_DEFAULT_API_VERSION);
+            if api == v1alpha1::API_VERSION_V1ALPHA1 {
+                return Err(v1alpha1::refusal(
+                    "deschedulerPolicyAPIVersion",
+                    root.get("deschedulerPolicy").unwrap_or(&Value::Null),
+                ));
+            }
             if api != API_VERSION {
                 return Err(PolicyError::field(
                     "deschedulerPolicyAPIVersion",

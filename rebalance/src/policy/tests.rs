@@ -271,7 +271,12 @@ fn field_errors_name_the_path() {
         "profiles[0].pluginConfig[0].args.labelSelector.matchExpressions[0].operator: \"Gt\" is not a valid label selector operator"
     );
     let err = Policy::from_yaml("apiVersion: descheduler/v1alpha1\nkind: DeschedulerPolicy\n").expect_err("v1alpha1");
-    assert!(err.to_string().starts_with("apiVersion: \"descheduler/v1alpha1\" is not supported"), "{err}");
+    assert!(
+        err.to_string().starts_with(
+            "apiVersion: \"descheduler/v1alpha1\" is the old strategies format, which kdrift does not read"
+        ),
+        "{err}"
+    );
     let err = Policy::from_yaml("kind: DeschedulerPolicy\nprofiles: []\n").expect_err("no apiVersion");
     assert!(err.to_string().starts_with("apiVersion: is required"), "{err}");
     let err = Policy::from_yaml("apiVersion: descheduler/v1alpha2\nstrategies: {}\n").expect_err("v1alpha1 field");

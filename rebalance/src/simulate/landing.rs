@@ -202,8 +202,9 @@ pub fn simulate_plan_with(snapshot: &Snapshot, plan: &Plan, options: &SimulateOp
     let mut valid = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
     for e in plan.evictions() {
-        // A pod RemoveDuplicates evicts once per owner leaves once.
-        if !seen.insert(e.pod.index) {
+        // A pod RemoveDuplicates evicts once per owner leaves once; a pod
+        // whose PDB refuses the eviction (429) stays where it is.
+        if e.refused_by_pdb.is_some() || !seen.insert(e.pod.index) {
             continue;
         }
         match snapshot.pods.get(e.pod.index) {

@@ -19,7 +19,7 @@ use std::io::Write;
 use chrono::{DateTime, Utc};
 use kdrift_rebalance::format_amount;
 use kdrift_rebalance::{threshold_text, ResourceList, Rounds, Simulation, Suggestion};
-use kdrift_rebalance::{ExtensionPoint, LimitCounts, NodeClass, Plan, PluginRun, LOW_NODE_UTILIZATION};
+use kdrift_rebalance::{Eviction, ExtensionPoint, LimitCounts, NodeClass, Plan, PluginRun, LOW_NODE_UTILIZATION};
 use serde::Serialize;
 use tabled::builder::Builder;
 
@@ -201,6 +201,36 @@ fn list<W: Write>(out: &mut W, title: &str, items: &[String]) -> anyhow::Result<
         writeln!(out, "  - {i}")?;
     }
     Ok(())
+}
+
+/// The RULE cell: the rule, then, for an eviction a PDB refuses, what
+/// happens instead ("descheduler will try it and the API will refuse it
+/// (429, PDB NS/NAME)").
+fn rule_cell(e: &Eviction, rule: String) -> String {
+    match e.refusal() {
+        Some(r) => format!("{rule} — REFUSED: {r}"),
+        None => rule,
+    }
+}
+
+/// The COUNTS AGAINST cell: a refused eviction counts against no limit in
+/// v0.36 (PodEvictor counts only evictions the API admits).
+fn counts_cell(e: &Eviction) -> String {
+    if e.refused_by_pdb.is_some() {
+        return "nothing (refused evictions are not counted)".to_string();
+    }
+    limits_cell(&e.counted).unwrap_or_default()
+}
+
+/// `N eviction(s)`, plus `(M refused by a PDB)` when some are.
+fn evictions_count(run: &PluginRun) -> String {
+    let n = run.evictions.len();
+    let refused = run.evictions.iter().filter(|e| e.refused_by_pdb.is_some()).count();
+    let mut s = format!("{n} eviction{}", if n == 1 { "" } else { "s" });
+    if refused > 0 {
+        s.push_str(&format!(" ({refused} refused by a PodDisruptionBudget)"));
+    }
+    s
 }
 
 /// `total 3/5, node-1 1/2`: the cycle-wide counts after an eviction against

@@ -8,12 +8,11 @@ use std::io::Write;
 use kdrift_rebalance::PluginRun;
 use tabled::builder::Builder;
 
-use super::{limits_cell, skipped, table};
+use super::{counts_cell, evictions_count, limits_cell, rule_cell, skipped, table};
 
 /// Renders a rule plugin's run.
 pub(super) fn rule_run<W: Write>(out: &mut W, run: &PluginRun) -> anyhow::Result<()> {
-    let n = run.evictions.len();
-    writeln!(out, "Profile {} — {}: {n} eviction{}", run.profile, run.plugin, if n == 1 { "" } else { "s" })?;
+    writeln!(out, "Profile {} — {}: {}", run.profile, run.plugin, evictions_count(run))?;
     for note in &run.notes {
         writeln!(out, "  {note}")?;
     }
@@ -26,9 +25,9 @@ pub(super) fn rule_run<W: Write>(out: &mut W, run: &PluginRun) -> anyhow::Result
         }
         b.push_record(header);
         for e in &run.evictions {
-            let mut row = vec![e.order.to_string(), e.pod.key(), e.source_node.clone(), e.rule.clone()];
+            let mut row = vec![e.order.to_string(), e.pod.key(), e.source_node.clone(), rule_cell(e, e.rule.clone())];
             if with_limits {
-                row.push(limits_cell(&e.counted).unwrap_or_default());
+                row.push(counts_cell(e));
             }
             b.push_record(row);
         }

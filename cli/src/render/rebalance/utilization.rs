@@ -8,7 +8,7 @@ use std::io::Write;
 use kdrift_rebalance::{NodeReport, PluginRun, QosClass};
 use tabled::builder::Builder;
 
-use super::{amounts, class, frees, limits_cell, num, ordered, skipped, table};
+use super::{amounts, class, counts_cell, frees, limits_cell, num, ordered, rule_cell, skipped, table};
 use kdrift_rebalance::percent_text;
 
 fn thresholds_line(run: &PluginRun) -> String {
@@ -110,11 +110,11 @@ pub(super) fn utilization_run<W: Write>(
                 e.order.to_string(),
                 e.pod.key(),
                 e.source_node.clone(),
-                format!("#{} of {of}: {prio}, {qos}{prefer}", e.rank_on_node),
-                frees(&e.frees),
+                rule_cell(e, format!("#{} of {of}: {prio}, {qos}{prefer}", e.rank_on_node)),
+                if e.refused_by_pdb.is_some() { "nothing".to_string() } else { frees(&e.frees) },
             ];
             if with_limits {
-                row.push(limits_cell(&e.counted).unwrap_or_default());
+                row.push(counts_cell(e));
             }
             b.push_record(row);
         }
