@@ -305,6 +305,9 @@ pub enum RebalanceCommand {
     /// What descheduler would evict with the whole policy (every v0.36 plugin, one cycle) from the cluster as the store knows it, and why;
     /// with --simulate, where the replacements would land.
     Plan(RebalancePlanArgs),
+    /// For every plugin of the policy, would it evict this pod (at --at, from the store's history),
+    /// and if not, the first rule that stops it, with its numbers.
+    Explain(RebalanceExplainArgs),
     /// Try a grid of LowNodeUtilization thresholds → targets night after night and print the best
     /// converging one as a complete DeschedulerPolicy (exit 1 when none converges).
     Recommend(RebalanceRecommendArgs),
@@ -442,6 +445,21 @@ pub struct RebalanceRecommendArgs {
     /// Nights replayed per candidate before giving up on it.
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub max_rounds: u32,
+}
+
+/// `kdrift rebalance explain`.
+#[derive(Debug, Args)]
+pub struct RebalanceExplainArgs {
+    /// The pod, as NAMESPACE/NAME.
+    #[arg(value_name = "NAMESPACE/POD")]
+    pub pod: String,
+    /// A descheduler policy (DeschedulerPolicy, Helm values or the chart's ConfigMap);
+    /// default: the descheduler Helm chart's default policy.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// The instant to explain at (default: the store's newest observation); RFC 3339 or UTC microseconds.
+    #[arg(long, value_name = "TIME", value_parser = parse_instant)]
+    pub at: Option<DateTime<Utc>>,
 }
 
 /// `kdrift rebalance plan`.

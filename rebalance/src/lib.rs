@@ -104,10 +104,10 @@ pub use model::pod::{
 pub use model::quantity::{format_amount, parse_amount, Quantity};
 pub use model::resources::{ResourceList, CPU, MEMORY, PODS};
 pub use planner::{
-    classify_nodes, plan, Budget, EarlyExit, EarlyExitKind, Eviction, ExcludedNode, LimitCounts, NodeClass, NodeReport,
-    Plan, PlanOptions, PluginRun, PodRef, ResourceUsage, SkipReason, SkippedPod, Snapshot, SourceNode, StopReason,
-    ThresholdsApplied, EVICT_ANNOTATION, MODE_DESCHEDULER_V0_36, PREFER_NO_EVICTION, SKIPPED_FEW_NODES,
-    SYSTEM_CRITICAL_PRIORITY,
+    classify_nodes, explain_pod, plan, Budget, EarlyExit, EarlyExitKind, Eviction, ExcludedNode, Explanation,
+    LimitCounts, NodeClass, NodeReport, Plan, PlanOptions, PluginRun, PluginVerdict, PodRef, PodVerdict, ResourceUsage,
+    SkipReason, SkippedPod, Snapshot, SourceNode, StopReason, ThresholdsApplied, EVICT_ANNOTATION,
+    MODE_DESCHEDULER_V0_36, PREFER_NO_EVICTION, SKIPPED_FEW_NODES, SYSTEM_CRITICAL_PRIORITY,
 };
 pub use planner::{IntOrPercent, Namespace, Pdb, Pvc, REQUEST_EVICT_ONLY_ANNOTATION};
 pub use policy::PolicyForm;

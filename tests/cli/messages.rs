@@ -208,7 +208,8 @@ fn without_policy_a_store_that_cannot_be_opened_is_all_that_is_said() {
     assert_eq!(
         stderr,
         "kdrift: no --policy given: using the descheduler Helm chart's default policy \
-         (LowNodeUtilization cpu/memory/pods 20 → 50 %)\n"
+         (LowNodeUtilization cpu/memory/pods 20 → 50 %, RemoveDuplicates, RemovePodsHavingTooManyRestarts 100, \
+         RemovePodsViolatingNodeTaints, RemovePodsViolatingNodeAffinity, RemovePodsViolatingInterPodAntiAffinity)\n"
     );
 }
 
@@ -2120,4 +2121,51 @@ fn preemption_is_maybe_when_the_message_has_no_preemption_part() {
     };
     assert_eq!(cells(" Insufficient cpu "), "Insufficient cpu 2/3 2 maybe", "{report}");
     assert!(cells(" node(s) had untolerated taint").ends_with(" no"), "{report}");
+}
+
+/// `rebalance explain` (issue 36): one line per plugin run, in cycle order,
+/// with the plan's own verdict for the pod.
+#[test]
+fn explain_says_which_plugin_evicts_a_pod_and_why_the_others_keep_it() {
+    let policy = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/all-plugins-policy.yaml");
+    let (code, stdout, stderr) =
+        on_demo(&["rebalance", "explain", "batch/queue-worker-99lqv4ktcz-qqrw9", "--policy", policy]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("verdict: EVICTED by RemoveDuplicates (profile rules)"), "{stdout}");
+    let line = |plugin: &str| -> String {
+        stdout.lines().find(|l| l.trim_start().starts_with(plugin)).unwrap_or_default().to_string()
+    };
+    assert!(
+        line("RemoveDuplicates (rules)").contains(
+            "EVICTS it (#1 of the cycle): copy 4 of 4 on node-1, 14 copies of ReplicaSet batch/queue-worker-99lqv4ktcz"
+        ),
+        "{stdout}"
+    );
+    assert!(line("PodLifeTime (rules)").contains("age 12394s (3h26m) <= maxPodLifeTimeSeconds 1209600"), "{stdout}");
+    assert!(
+        line("LowNodeUtilization (rules)").contains(
+            "does not look at it: the run stops before looking at pods: No node is underutilized, nothing to do here"
+        ),
+        "{stdout}"
+    );
+    // The Deschedule plugins come first.
+    let first = stdout.find("RemovePodsViolatingNodeAffinity (rules)").unwrap_or(usize::MAX);
+    assert!(first < stdout.find("RemoveDuplicates (rules)").unwrap_or(0), "{stdout}");
+
+    // A DaemonSet pod under the chart's default policy: kept, with descheduler's words.
+    let (code, stdout, _) = on_demo(&["rebalance", "explain", "kube-system/kube-proxy-nhx5n"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("verdict: not evicted by any plugin of the policy"), "{stdout}");
+    assert!(
+        stdout.contains("keeps it: daemonset pods are protected against eviction (descheduler's words)"),
+        "{stdout}"
+    );
+
+    // No such pod: exit 1, said; not NAMESPACE/NAME: exit 2.
+    let (code, _, stderr) = on_demo(&["rebalance", "explain", "web/nope"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("kdrift: no pod web/nope in the store at 2026-11-28T05:30:01Z"), "{stderr}");
+    let (code, _, stderr) = on_demo(&["rebalance", "explain", "nope"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("expected the pod as NAMESPACE/NAME, got \"nope\""), "{stderr}");
 }

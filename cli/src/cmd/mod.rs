@@ -4,6 +4,7 @@ mod api;
 mod check;
 mod cluster;
 mod demo;
+mod explain;
 mod ingest;
 mod postmortem;
 mod query;
@@ -188,6 +189,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Query(args) => query::run(&cli, args),
         Command::Rebalance(RebalanceCommand::Plan(args)) => rebalance::plan(&cli, args),
         Command::Rebalance(RebalanceCommand::Recommend(args)) => rebalance::recommend(&cli, args),
+        Command::Rebalance(RebalanceCommand::Explain(args)) => explain::explain(&cli, args),
         Command::Rebalance(RebalanceCommand::Apply(args)) => rebalance_exec::apply(&cli, args),
         Command::Rebalance(RebalanceCommand::Run(args)) => rebalance_exec::run(&cli, args),
         Command::Check(args) => check::run(&cli, args),

@@ -236,7 +236,7 @@ fn why_no_pair_helps(suggestions: &[kdrift_rebalance::Suggestion]) -> Option<Str
 /// first of its notes, shown with the plan and kept in its JSON); `None`,
 /// said on stderr, when the store has no nodes then: nothing found, exit 1
 /// (the CLI's convention, as `kdrift skew`).
-fn load_store(cli: &Cli, at: Option<DateTime<Utc>>) -> anyhow::Result<Option<LoadedSnapshot>> {
+pub(super) fn load_store(cli: &Cli, at: Option<DateTime<Utc>>) -> anyhow::Result<Option<LoadedSnapshot>> {
     let store = crate::cmd::open_existing_store(&cli.db)?;
     let loaded = load_snapshot(&store, at)?;
     if loaded.snapshot.nodes.is_empty() {
@@ -281,7 +281,8 @@ pub(super) fn note_default_policy(policy_source: &str) -> anyhow::Result<()> {
         writeln!(
             std::io::stderr(),
             "kdrift: no --policy given: using the descheduler Helm chart's default policy \
-             (LowNodeUtilization cpu/memory/pods 20 → 50 %)"
+             (LowNodeUtilization cpu/memory/pods 20 → 50 %, RemoveDuplicates, RemovePodsHavingTooManyRestarts 100, \
+             RemovePodsViolatingNodeTaints, RemovePodsViolatingNodeAffinity, RemovePodsViolatingInterPodAntiAffinity)"
         )?;
     }
     Ok(())

@@ -49,6 +49,9 @@ pub(crate) struct Cycle<'a> {
     /// Each node's requested amounts given instead of its pods
     /// ([`super::classify_nodes`]): the run classifies and stops.
     pub(crate) usage_given: Option<&'a BTreeMap<String, ResourceList>>,
+    /// The pod (snapshot index) whose every reason is recorded, even where
+    /// pods are only counted ([`super::explain_pod`]).
+    pub(crate) focus: Option<usize>,
 }
 
 /// The [`PodRef`] of snapshot pod `index`.

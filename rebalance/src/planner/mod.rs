@@ -30,6 +30,7 @@ mod cycle;
 mod evictor;
 #[cfg(test)]
 mod evictor_tests;
+mod explain;
 mod limits;
 mod node_fit;
 pub mod order;
@@ -48,6 +49,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 pub use evictor::{EVICT_ANNOTATION, SYSTEM_CRITICAL_PRIORITY};
+pub use explain::{explain_pod, Explanation, PluginVerdict, Verdict as PodVerdict};
 pub use order::PREFER_NO_EVICTION;
 pub use pdb::{IntOrPercent, REQUEST_EVICT_ONLY_ANNOTATION};
 pub use plan::{
@@ -163,7 +165,19 @@ pub struct PlanOptions {
 
 /// Plans one descheduling cycle of LowNodeUtilization. See the module docs.
 pub fn plan(snapshot: &Snapshot, policy: &Policy, options: &PlanOptions) -> Plan {
-    plan_with(snapshot, policy, options, None)
+    plan_with(snapshot, policy, options, None, None)
+}
+
+/// [`plan`], recording every plugin's reason for pod `focus` even where the
+/// plan only counts pods (those that do not break a plugin's rule): for
+/// [`explain_pod`].
+pub(crate) fn plan_with_focus(
+    snapshot: &Snapshot,
+    policy: &Policy,
+    options: &PlanOptions,
+    focus: Option<usize>,
+) -> Plan {
+    plan_with(snapshot, policy, options, None, focus)
 }
 
 /// The node classification of [`plan`] alone, from each node's requested
@@ -179,7 +193,7 @@ pub fn plan(snapshot: &Snapshot, policy: &Policy, options: &PlanOptions) -> Plan
 /// `pods` = their number; a node missing from it has none.
 pub fn classify_nodes(nodes: Vec<NodeInfo>, usage: &BTreeMap<String, ResourceList>, policy: &Policy) -> Plan {
     let snapshot = Snapshot::new(nodes, Vec::new(), DateTime::<Utc>::UNIX_EPOCH);
-    plan_with(&snapshot, policy, &PlanOptions::default(), Some(usage))
+    plan_with(&snapshot, policy, &PlanOptions::default(), Some(usage), None)
 }
 
 /// Runs one enabled plugin of `profile` (`None` for a plugin kdrift does
@@ -220,6 +234,7 @@ fn plan_with(
     policy: &Policy,
     options: &PlanOptions,
     usage_given: Option<&BTreeMap<String, ResourceList>>,
+    focus: Option<usize>,
 ) -> Plan {
     let mut out = Plan {
         mode: MODE_DESCHEDULER_V0_36.to_string(),
@@ -288,6 +303,7 @@ fn plan_with(
         next_order: 0,
         warnings: Vec::new(),
         usage_given,
+        focus,
     };
     cycle.warnings.extend(crate::policy::lnu::threshold_name_warnings(policy));
     for profile in &policy.profiles {

@@ -6,11 +6,13 @@
 //! every candidate not evicted with its reason; with `--simulate` and
 //! `--rounds` ([`simulation`]). `rebalance recommend` in [`recommend`].
 
+mod explain;
 mod recommend;
 mod rules;
 mod simulation;
 mod utilization;
 
+pub use explain::explain;
 pub use recommend::recommendation;
 
 use std::collections::BTreeMap;

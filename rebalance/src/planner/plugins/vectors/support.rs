@@ -88,6 +88,7 @@ pub(crate) fn run_once(
         next_order: 0,
         warnings: Vec::new(),
         usage_given: None,
+        focus: None,
     };
     plugin(&mut cycle, &policy.profiles[0])
 }

@@ -1,0 +1,53 @@
+//! `rebalance explain`: one line per plugin run, in cycle order, saying
+//! whether it evicts the pod and, if not, why.
+
+use std::io::Write;
+
+use chrono::{DateTime, Utc};
+use kdrift_rebalance::{Explanation, ExtensionPoint, PodVerdict};
+
+use super::{list, t};
+
+/// Renders the explanation of one pod.
+pub fn explain<W: Write>(out: &mut W, e: &Explanation, at: DateTime<Utc>, policy_source: &str) -> anyhow::Result<()> {
+    let node = e.node.as_deref().unwrap_or("no node");
+    writeln!(out, "{} on {node} at {} — policy {policy_source} (descheduler v0.36, one cycle)", e.pod, t(at))?;
+    if let Some(why) = &e.not_considered {
+        writeln!(out, "  no plugin looks at it: {why}")?;
+    }
+    let evicted_by = e.plugins.iter().find(|p| matches!(&p.verdict, PodVerdict::Evicts { refused_by_pdb: None, .. }));
+    match evicted_by {
+        Some(p) => writeln!(out, "  verdict: EVICTED by {} (profile {})", p.plugin, p.profile)?,
+        None if e.not_considered.is_none() => writeln!(out, "  verdict: not evicted by any plugin of the policy")?,
+        None => {}
+    }
+    let mut point = None;
+    for p in &e.plugins {
+        if point != Some(p.extension_point) {
+            point = Some(p.extension_point);
+            writeln!(
+                out,
+                "{}",
+                match p.extension_point {
+                    ExtensionPoint::Deschedule => "Deschedule plugins (first)",
+                    ExtensionPoint::Balance => "Balance plugins (after every Deschedule plugin)",
+                }
+            )?;
+        }
+        let what = match &p.verdict {
+            PodVerdict::Evicts { order, rule, refused_by_pdb: None } => {
+                format!("EVICTS it (#{order} of the cycle): {rule}")
+            }
+            PodVerdict::Evicts { order, rule, refused_by_pdb: Some(pdb) } => {
+                format!("tries to evict it (#{order}): {rule}; REFUSED: {pdb}")
+            }
+            PodVerdict::Keeps { reason, upstream } => {
+                format!("keeps it: {reason}{}", if *upstream { " (descheduler's words)" } else { "" })
+            }
+            PodVerdict::Ignores { why } => format!("does not look at it: {why}"),
+        };
+        writeln!(out, "  {:<52} {what}", format!("{} ({})", p.plugin, p.profile))?;
+    }
+    list(out, "Plan warnings", &e.warnings)?;
+    Ok(())
+}
