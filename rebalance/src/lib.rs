@@ -137,8 +137,9 @@ pub use scheduler::{
 };
 pub use simulate::{
     simulate_plan, simulate_plan_with, simulate_rounds, simulate_rounds_with, suggest_thresholds, Candidates,
-    LabelDiff, Landing, LandingOutcome, NodeChange, PileUp, ResourceChange, Round, Rounds, Severity, SimulateOptions,
-    Simulation, Suggestion, Verdict, Warning, WarningKind, DEFAULT_RISK_LABEL_KEYS, DEFAULT_RISK_LABEL_NAMESPACES,
+    EvictionLoop, LabelDiff, Landing, LandingOutcome, NodeChange, PileUp, ResourceChange, Round, Rounds, Severity,
+    SimulateOptions, Simulation, Suggestion, Verdict, Warning, WarningKind, DEFAULT_RISK_LABEL_KEYS,
+    DEFAULT_RISK_LABEL_NAMESPACES,
 };
 pub use strict_json::{
     duplicate_message, json_error_text, parse_noting_duplicates, Duplicate, NotedValue, StrictValue,

@@ -59,3 +59,26 @@ fn every_plugin_evicts_on_the_generated_cluster_in_cycle_order() {
     let orders: Vec<usize> = p.evictions().map(|e| e.order).collect();
     assert!(orders.windows(2).all(|w| w[0] < w[1]), "eviction order follows the cycle");
 }
+
+/// Night after night under the chart's default policy on the demo store:
+/// RemoveDuplicates evicts copies that the landing model puts back next to
+/// their siblings, so the next night evicts them again — flagged as loops.
+#[test]
+fn a_pod_evicted_again_the_next_night_is_flagged_as_a_loop() {
+    let (_dir, store) = kdrift_tests::temp_store();
+    let scenario = kdrift_scenario::generate(&kdrift_scenario::ScenarioConfig { seed: 1, scale: 1 });
+    kdrift_ingest::ingest_scenario(&store, scenario, 1).expect("demo ingests");
+    let loaded = kdrift_analyze::load_snapshot(&store, None).expect("loads");
+    let policy = kdrift_rebalance::Policy::from_yaml("deschedulerPolicy: null").expect("chart default");
+    let rounds = kdrift_rebalance::simulate_rounds(&loaded.snapshot, &policy, &PlanOptions::default(), 3);
+    let coredns = rounds
+        .loops
+        .iter()
+        .find(|l| l.pod == "kube-system/coredns-zmzd9f4fcz-ljsql" && l.round == 1)
+        .expect("the second coredns copy is evicted on nights 1 and 2");
+    assert_eq!(coredns.plugin, "RemoveDuplicates");
+    assert_eq!(coredns.again_by, "RemoveDuplicates");
+    assert_eq!(coredns.landed_on.as_deref(), Some("node-5"), "it lands back next to its sibling");
+    assert!(rounds.loops.iter().all(|l| l.round >= 1 && l.round < 3));
+    assert_eq!(rounds.loops.iter().filter(|l| l.round == 1).count(), 3, "{:?}", rounds.loops);
+}

@@ -10,6 +10,10 @@
 //! Replacements keep the evicted pod's name (a ReplicaSet would pick a new
 //! suffix) so a pod can be followed from night to night.
 //!
+//! A pod whose replacement is evicted again the next night is an
+//! [`EvictionLoop`] (which plugin evicted it, where it landed, which plugin
+//! evicts it again).
+//!
 //! It stops when a round plans no eviction — [`Verdict::NothingToDo`] when
 //! descheduler skips its cycle on this cluster (fewer than two nodes:
 //! nothing is classified, whatever the thresholds), [`Verdict::Converged`]
@@ -109,6 +113,27 @@ pub struct Rounds {
     pub rounds: Vec<Round>,
     /// How it ended.
     pub verdict: Verdict,
+    /// Pods whose replacement is evicted again the next night: a loop
+    /// (e.g. RemoveDuplicates evicting a copy the scheduler puts back next
+    /// to its sibling, or a pod landing where a Deschedule plugin evicts it).
+    pub loops: Vec<EvictionLoop>,
+}
+
+/// A pod evicted on one night and its replacement evicted again the next.
+/// Replacements keep the evicted pod's name (see the module docs), so
+/// `pod` names both.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EvictionLoop {
+    /// `namespace/name`.
+    pub pod: String,
+    /// The round of the first eviction.
+    pub round: usize,
+    /// The plugin that evicted it then.
+    pub plugin: String,
+    /// Where its replacement landed (`None`: stayed Pending).
+    pub landed_on: Option<String>,
+    /// The plugin that evicts the replacement the next round.
+    pub again_by: String,
 }
 
 impl Rounds {
@@ -152,9 +177,33 @@ pub fn simulate_rounds_with(
     let mut current = snapshot.clone();
     let mut seen: Vec<Fingerprint> = Vec::new();
     let mut rounds = Vec::new();
+    let mut loops = Vec::new();
+    // The previous round's evictions: pod key → (plugin, landed on).
+    let mut previous: HashMap<String, (String, Option<String>)> = HashMap::new();
     for number in 1..=max_rounds {
         let planned = plan(&current, policy, options);
         let simulation = simulate_plan_with(&current, &planned, simulate);
+        for e in planned.evictions() {
+            if let Some((plugin, landed_on)) = previous.get(&e.pod.key()) {
+                loops.push(EvictionLoop {
+                    pod: e.pod.key(),
+                    round: number - 1,
+                    plugin: plugin.clone(),
+                    landed_on: landed_on.clone(),
+                    again_by: e.plugin.clone(),
+                });
+            }
+        }
+        previous = planned
+            .evictions()
+            .map(|e| {
+                let landed = simulation.landings.iter().find(|l| l.order == e.order).and_then(|l| match &l.outcome {
+                    LandingOutcome::Scheduled { node, .. } => Some(node.clone()),
+                    _ => None,
+                });
+                (e.pod.key(), (e.plugin.clone(), landed))
+            })
+            .collect();
         // The first utilization run (LowNodeUtilization, HighNodeUtilization) classifies the nodes.
         let first = planned.runs.iter().find(|r| !r.nodes.is_empty());
         rounds.push(Round {
@@ -168,13 +217,13 @@ pub fn simulate_rounds_with(
         });
         if planned.evictions_total == 0 {
             if let Some(reason) = planned.too_few_nodes() {
-                return Rounds { rounds, verdict: Verdict::NothingToDo { reason } };
+                return Rounds { rounds, verdict: Verdict::NothingToDo { reason }, loops };
             }
             let verdict = match stall_reason(&planned, policy, number) {
                 Some(reason) => Verdict::Stalled { round: number, reason },
                 None => Verdict::Converged { rounds: number - 1 },
             };
-            return Rounds { rounds, verdict };
+            return Rounds { rounds, verdict, loops };
         }
         let fp = fingerprint(&planned);
         if let Some(earlier) = seen.iter().position(|f| *f == fp) {
@@ -183,14 +232,14 @@ pub fn simulate_rounds_with(
                  evicted pods land back where they were, descheduler would evict them night after night",
                 earlier + 1
             );
-            return Rounds { rounds, verdict: Verdict::Stalled { round: number, reason } };
+            return Rounds { rounds, verdict: Verdict::Stalled { round: number, reason }, loops };
         }
         seen.push(fp);
         if let Some(r) = rounds.last() {
             current = apply(&current, &r.simulation.landings, number, simulate.round_interval_seconds);
         }
     }
-    Rounds { rounds, verdict: Verdict::Limit { rounds: max_rounds } }
+    Rounds { rounds, verdict: Verdict::Limit { rounds: max_rounds }, loops }
 }
 
 /// Per run, per node: name, class, and the used amount of every tracked resource.

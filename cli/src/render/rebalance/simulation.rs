@@ -176,5 +176,26 @@ pub(super) fn nights<W: Write>(out: &mut W, rounds: &Rounds) -> anyhow::Result<(
         rounds.total_unschedulable(),
         rounds.pile_ups()
     )?;
+    if !rounds.loops.is_empty() {
+        writeln!(out, "  Loops: {} pod(s) evicted again the night after", rounds.loops.len())?;
+        for l in rounds.loops.iter().take(LOOPS_SHOWN) {
+            let landed = l.landed_on.as_deref().map_or("stayed Pending".to_string(), |n| format!("landed on {n}"));
+            writeln!(
+                out,
+                "    {}: evicted night {} by {}, {landed}, evicted again night {} by {}",
+                l.pod,
+                l.round,
+                l.plugin,
+                l.round + 1,
+                l.again_by
+            )?;
+        }
+        if rounds.loops.len() > LOOPS_SHOWN {
+            writeln!(out, "    … (+{} more; -o json lists them all)", rounds.loops.len() - LOOPS_SHOWN)?;
+        }
+    }
     Ok(())
 }
+
+/// Loops listed by name before `… (+N more)`.
+const LOOPS_SHOWN: usize = 10;
