@@ -72,6 +72,12 @@ impl<'a> Cycle<'a> {
         });
     }
 
+    /// Counts a pod `run`'s plugin looked at that does not break its rule
+    /// ([`PluginRun::not_matching`]): not listed as a skip.
+    pub(crate) fn not_matching(&self, run: &mut PluginRun) {
+        run.not_matching += 1;
+    }
+
     /// Tries to evict pod `index` from `node` for `run`, the way every
     /// plugin but the utilization ones does (`PodEvictor.EvictPod`): the
     /// cycle's limits are checked total → node → namespace; when one is

@@ -125,6 +125,7 @@ impl Cycle<'_> {
             source_nodes: Vec::new(),
             evictions: Vec::new(),
             skipped: Vec::new(),
+            not_matching: 0,
         };
         if run.early_exit.is_some() || self.usage_given.is_some() {
             return run;

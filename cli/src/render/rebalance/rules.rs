@@ -10,12 +10,28 @@ use tabled::builder::Builder;
 
 use super::{limits_cell, skipped, table};
 
+/// `n` with a comma every three digits (5940 → "5,940").
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Renders a rule plugin's run.
 pub(super) fn rule_run<W: Write>(out: &mut W, run: &PluginRun) -> anyhow::Result<()> {
     let n = run.evictions.len();
     writeln!(out, "Profile {} — {}: {n} eviction{}", run.profile, run.plugin, if n == 1 { "" } else { "s" })?;
     for note in &run.notes {
         writeln!(out, "  {note}")?;
+    }
+    if run.not_matching > 0 {
+        writeln!(out, "  {} pod(s) do not break the rule", thousands(run.not_matching))?;
     }
     if !run.evictions.is_empty() {
         let with_limits = run.evictions.iter().any(|e| limits_cell(&e.counted).is_some());

@@ -27,11 +27,13 @@
 //!
 //! Limits: the node limit ends the node ("not reached" for the rest), the
 //! total limit ends the plugin, the namespace limit skips the pod. A pod
-//! kept for several reasons is reported with the first of: already evicted,
-//! the rule, the Filter, the PreEvictionFilter (upstream checks the rule
-//! first too).
+//! without required anti-affinity or without a conflicting pod does not
+//! break the rule: it is counted ([`PluginRun::not_matching`]), not listed.
+//! A pod that breaks it and is kept is reported with the first of: not
+//! reached, already evicted, the Filter, the PreEvictionFilter (upstream
+//! checks the rule first too).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::model::node::NodeInfo;
 use crate::model::pod::{LabelSelector, PodAffinityTerm, PodInfo, SelectorOperator};
@@ -71,64 +73,62 @@ struct Existing<'a> {
     pods: Vec<usize>,
     /// Evicted by this run: no longer existing.
     gone: BTreeSet<usize>,
+    /// `pods` by namespace as (position in `pods`, snapshot index), in order.
+    by_namespace: HashMap<&'a str, Vec<(usize, usize)>>,
 }
 
 impl<'a> Existing<'a> {
     /// `CheckPodsWithAntiAffinityExist` for the candidate at `idx`: the
-    /// conflicting pod and the term, or why there is none.
-    fn conflict(&self, idx: usize) -> Result<(usize, &'a PodAffinityTerm), SkipReason> {
+    /// conflicting pod and the term; `Err(None)` when the pod does not
+    /// break the rule (no required anti-affinity, no conflicting pod),
+    /// `Err(Some(why))` when upstream gives up on it (its node is not in the
+    /// cycle, an invalid selector).
+    fn conflict(&self, idx: usize) -> Result<(usize, &'a PodAffinityTerm), Option<SkipReason>> {
         let snapshot: &'a Snapshot = self.snapshot;
         let pod: &'a PodInfo = &snapshot.pods[idx];
         let terms = &pod.affinity.pod_anti_affinity.required;
         if terms.is_empty() {
-            return Err(keep(
-                "no-required-anti-affinity",
-                "pod has no requiredDuringSchedulingIgnoredDuringExecution pod anti-affinity".to_string(),
-                false,
-            ));
+            return Err(None);
         }
         let Some(own_node) = pod.node_name.as_deref().and_then(|n| self.nodes.get(n)) else {
-            return Err(keep("node-not-considered", "CandidatePod does not exist in nodeMap".to_string(), true));
+            return Err(Some(keep("node-not-considered", "CandidatePod does not exist in nodeMap".to_string(), true)));
         };
         for term in terms {
             let Some(selector) = &term.label_selector else { continue };
             if !selector_valid(selector) {
-                return Err(keep(
+                return Err(Some(keep(
                     "anti-affinity-selector-invalid",
                     "Unable to convert LabelSelector into Selector".to_string(),
                     true,
-                ));
+                )));
             }
-            let in_namespaces = |ns: &str| {
-                if term.namespaces.is_empty() {
-                    ns == pod.namespace
-                } else {
-                    term.namespaces.iter().any(|n| n == ns)
+            // The term's namespaces (or the pod's own), each an ordered list
+            // of existing pods: the first match in listing order wins.
+            let own = [pod.namespace.clone()];
+            let namespaces: &[String] = if term.namespaces.is_empty() { &own } else { &term.namespaces };
+            let mut first: Option<usize> = None;
+            for ns in namespaces {
+                let Some(list) = self.by_namespace.get(ns.as_str()) else { continue };
+                for &(pos, other) in list {
+                    if first.is_some_and(|f| pos >= f) {
+                        break;
+                    }
+                    let o = &self.snapshot.pods[other];
+                    if self.gone.contains(&other) || o.name == pod.name || !selector.matches(&o.labels) {
+                        continue;
+                    }
+                    let Some(o_node) = o.node_name.as_deref().and_then(|n| self.nodes.get(n)) else { continue };
+                    if same_domain(own_node, o_node, &term.topology_key) {
+                        first = Some(pos);
+                        break;
+                    }
                 }
-            };
-            for &other in &self.pods {
-                let o = &self.snapshot.pods[other];
-                if self.gone.contains(&other) || o.name == pod.name || !in_namespaces(&o.namespace) {
-                    continue;
-                }
-                if !selector.matches(&o.labels) {
-                    continue;
-                }
-                let Some(o_node) = o.node_name.as_deref().and_then(|n| self.nodes.get(n)) else { continue };
-                if same_domain(own_node, o_node, &term.topology_key) {
-                    return Ok((other, term));
-                }
+            }
+            if let Some(pos) = first {
+                return Ok((self.pods[pos], term));
             }
         }
-        Err(keep(
-            "no-anti-affinity-conflict",
-            format!(
-                "no pod matching its {} required anti-affinity term(s) is on node {} or shares its topology domain",
-                terms.len(),
-                own_node.name
-            ),
-            false,
-        ))
+        Err(None)
     }
 }
 
@@ -159,7 +159,11 @@ pub(crate) fn run(
             .filter(in_scope)
             .collect(),
         gone: BTreeSet::new(),
+        by_namespace: HashMap::new(),
     };
+    for (pos, &idx) in existing.pods.iter().enumerate() {
+        existing.by_namespace.entry(snapshot.pods[idx].namespace.as_str()).or_default().push((pos, idx));
+    }
     let mut ended = false;
     for node in &nodes {
         let mut candidates: Vec<usize> = cycle
@@ -174,6 +178,17 @@ pub(crate) fn run(
         let mut stop: Option<StopReason> = ended.then_some(StopReason::NotVisited);
         let mut rank = 0;
         for idx in candidates {
+            let (other, term) = match existing.conflict(idx) {
+                Ok(found) => found,
+                Err(Some(reason)) => {
+                    cycle.skip(&mut run, idx, &node.name, reason);
+                    continue;
+                }
+                Err(None) => {
+                    cycle.not_matching(&mut run);
+                    continue;
+                }
+            };
             if let Some(stop) = &stop {
                 cycle.skip(&mut run, idx, &node.name, SkipReason::NotReached { stop: stop.clone() });
                 continue;
@@ -182,13 +197,6 @@ pub(crate) fn run(
                 cycle.skip(&mut run, idx, &node.name, SkipReason::AlreadyEvicted);
                 continue;
             }
-            let (other, term) = match existing.conflict(idx) {
-                Ok(found) => found,
-                Err(reason) => {
-                    cycle.skip(&mut run, idx, &node.name, reason);
-                    continue;
-                }
-            };
             let pod = &snapshot.pods[idx];
             if let FilterOutcome::Fails(reason) = evictor.filter(pod) {
                 cycle.skip(&mut run, idx, &node.name, reason);

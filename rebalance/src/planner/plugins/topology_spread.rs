@@ -22,6 +22,12 @@
 //! them so), domains of equal size by value, the chosen set in choice
 //! order. Pods evicted earlier in the cycle still count in their domains but
 //! are skipped as already evicted.
+//!
+//! Listing: pods of balanced constraints, pods not among those moved and
+//! pods no constraint counts do not break the rule: they are counted
+//! ([`PluginRun::not_matching`]), not listed; so is a pod the Filter
+//! protects unless a constraint of its namespace selects it (then it is
+//! listed with the Filter's reason, after its namespace's constraints).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -238,6 +244,9 @@ pub(crate) fn run(
     let node_fit = args.topology_balance_node_fit.unwrap_or(true);
     // Listing: nodes in cycle order, pods on a node by name.
     let mut by_namespace: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    // Pods the Filter protects, per namespace: listed only when a
+    // constraint of their namespace selects them, counted otherwise.
+    let mut protected: BTreeMap<&str, Vec<(usize, SkipReason)>> = BTreeMap::new();
     for n in &nodes {
         let mut on: Vec<usize> = cycle.pods_by_node.get(n.name.as_str()).cloned().unwrap_or_default();
         on.sort_by(|a, b| all[*a].name.cmp(&all[*b].name));
@@ -247,7 +256,7 @@ pub(crate) fn run(
                 continue;
             }
             if let FilterOutcome::Fails(reason) = evictor.filter(p) {
-                cycle.skip(&mut run, idx, &n.name, reason);
+                protected.entry(p.namespace.as_str()).or_default().push((idx, reason));
                 continue;
             }
             by_namespace.entry(p.namespace.as_str()).or_default().push(idx);
@@ -255,7 +264,10 @@ pub(crate) fn run(
     }
     let node_of: BTreeMap<&str, &NodeInfo> = nodes.iter().map(|n| (n.name.as_str(), *n)).collect();
     let mut chosen: Vec<(usize, String)> = Vec::new();
-    let mut why: BTreeMap<usize, SkipReason> = BTreeMap::new();
+    let mut chosen_set: BTreeSet<usize> = BTreeSet::new();
+    // Why each counted pod stays; `None`: it does not break the rule (its
+    // constraints are balanced, or it is not among the pods moved).
+    let mut why: BTreeMap<usize, Option<SkipReason>> = BTreeMap::new();
     for (ns, pods) in &by_namespace {
         let mut constraints: Vec<SpreadConstraint> = Vec::new();
         for &idx in pods {
@@ -300,7 +312,7 @@ pub(crate) fn run(
             if (max - min) as i64 <= i64::from(c.max_skew) {
                 let text = format!("{ALREADY_BALANCED}: {} ({})", c.text(ns), sizes.join(", "));
                 for idx in members {
-                    why.insert(idx, rule("balanced", text.clone(), false));
+                    why.insert(idx, None);
                 }
                 run.notes.push(text);
                 continue;
@@ -308,36 +320,44 @@ pub(crate) fn run(
             let d: Vec<Domain> = domains.into_iter().map(|(value, pods)| Domain { value, pods }).collect();
             let outcome = balance(c, d, sum, &nodes, all, node_fit);
             for idx in members {
-                let text = format!("{} ({}): not among the pods moved", c.text(ns), sizes.join(", "));
-                why.insert(idx, rule("not-moved", text, false));
+                why.insert(idx, None);
             }
             for idx in outcome.unfit {
-                why.insert(idx, rule("does-not-fit", DOES_NOT_FIT.to_string(), true));
+                why.insert(idx, Some(rule("does-not-fit", DOES_NOT_FIT.to_string(), true)));
             }
             for (idx, text) in outcome.chosen {
-                if !chosen.iter().any(|(p, _)| *p == idx) {
+                if chosen_set.insert(idx) {
                     chosen.push((idx, format!("{}: {text}", c.text(ns))));
                 }
             }
         }
         for &idx in pods {
-            why.entry(idx).or_insert_with(|| {
-                rule(
-                    "no-constraint",
-                    format!(
-                        "no topology spread constraint of namespace {ns} (whenUnsatisfiable in {:?}) counts it",
-                        args.constraints
-                    ),
-                    false,
-                )
-            });
+            // No constraint of the namespace counts it.
+            why.entry(idx).or_insert(None);
+        }
+        for (idx, reason) in protected.remove(ns).unwrap_or_default() {
+            if constraints.iter().any(|c| c.selects(&all[idx])) {
+                let node = all[idx].node_name.clone().unwrap_or_default();
+                cycle.skip(&mut run, idx, &node, reason);
+            } else {
+                cycle.not_matching(&mut run);
+            }
         }
     }
-    let chosen_set: BTreeSet<usize> = chosen.iter().map(|(p, _)| *p).collect();
+    // Namespaces whose every pod is protected: no constraint is read.
+    for _ in protected.values().flatten() {
+        cycle.not_matching(&mut run);
+    }
     for (idx, reason) in why {
-        if !chosen_set.contains(&idx) {
-            let node = all[idx].node_name.clone().unwrap_or_default();
-            cycle.skip(&mut run, idx, &node, reason);
+        if chosen_set.contains(&idx) {
+            continue;
+        }
+        match reason {
+            Some(reason) => {
+                let node = all[idx].node_name.clone().unwrap_or_default();
+                cycle.skip(&mut run, idx, &node, reason);
+            }
+            None => cycle.not_matching(&mut run),
         }
     }
     let mut node_limited: BTreeSet<String> = BTreeSet::new();
