@@ -41,7 +41,7 @@ mod run;
 #[cfg(test)]
 pub(crate) mod tests;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -281,6 +281,8 @@ fn plan_with(
         next_order: 0,
         warnings: Vec::new(),
         usage_given,
+        evictors: HashMap::new(),
+        fit_state: None,
     };
     for profile in &policy.profiles {
         for name in unmodelled_plugins(profile) {

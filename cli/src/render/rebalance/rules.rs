@@ -52,3 +52,26 @@ pub(super) fn rule_run<W: Write>(out: &mut W, run: &PluginRun) -> anyhow::Result
     }
     skipped(out, run, "among the candidates")
 }
+
+#[cfg(test)]
+mod tests {
+    use kdrift_rebalance::{ExtensionPoint, PluginRun};
+
+    use super::{rule_run, thousands};
+
+    #[test]
+    fn pods_that_break_nothing_are_one_line() {
+        assert_eq!(thousands(5940), "5,940");
+        assert_eq!(thousands(150_000), "150,000");
+        assert_eq!(thousands(7), "7");
+        let mut run = PluginRun::new("rules", "PodLifeTime", ExtensionPoint::Deschedule);
+        run.not_matching = 5940;
+        let mut out = Vec::new();
+        rule_run(&mut out, &run).expect("renders");
+        let text = String::from_utf8(out).expect("utf-8");
+        assert!(
+            text.starts_with("Profile rules — PodLifeTime: 0 evictions\n  5,940 pod(s) do not break the rule\n"),
+            "{text}"
+        );
+    }
+}

@@ -23,7 +23,10 @@
 //! the term's `topologyKey` (both nodes carrying it). A missing selector
 //! matches nothing; an invalid one makes the whole check "no violation".
 //! An evicted pod leaves the set at once, so later candidates stop
-//! conflicting with it.
+//! conflicting with it. The pods a term's selector matches are found once
+//! per (selector, namespaces, topologyKey) and indexed by node and by
+//! topology value (descheduler's `hasSameLabelValue`), so a candidate only
+//! looks at the pods of its own domain.
 //!
 //! Limits: the node limit ends the node ("not reached" for the rest), the
 //! total limit ends the plugin, the namespace limit skips the pod. A pod
@@ -33,7 +36,9 @@
 //! reached, already evicted, the Filter, the PreEvictionFilter (upstream
 //! checks the rule first too).
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::rc::Rc;
 
 use crate::model::node::NodeInfo;
 use crate::model::pod::{LabelSelector, PodAffinityTerm, PodInfo, SelectorOperator};
@@ -59,12 +64,6 @@ fn selector_valid(s: &LabelSelector) -> bool {
     })
 }
 
-/// descheduler's `hasSameLabelValue`: the same node, or both nodes carry
-/// `key` with equal values.
-fn same_domain(a: &NodeInfo, b: &NodeInfo, key: &str) -> bool {
-    a.name == b.name || matches!((a.labels.get(key), b.labels.get(key)), (Some(x), Some(y)) if x == y)
-}
-
 /// The pods the check looks at, and the nodes they are on.
 struct Existing<'a> {
     snapshot: &'a Snapshot,
@@ -75,9 +74,60 @@ struct Existing<'a> {
     gone: BTreeSet<usize>,
     /// `pods` by namespace as (position in `pods`, snapshot index), in order.
     by_namespace: HashMap<&'a str, Vec<(usize, usize)>>,
+    /// See [`Existing::matching`].
+    matching: RefCell<Matching<'a>>,
+}
+
+/// Existing pods per (selector, namespaces): see [`Existing::matching`].
+type Matching<'a> = HashMap<(&'a LabelSelector, &'a [String], &'a str), Rc<Matches<'a>>>;
+
+/// Existing pods a term's selector matches, as (position in
+/// [`Existing::pods`], snapshot index) in listing order.
+#[derive(Default)]
+struct Matches<'a> {
+    /// By the node they are on.
+    by_node: HashMap<&'a str, Vec<(usize, usize)>>,
+    /// By their node's value of the term's topology key.
+    by_value: HashMap<&'a str, Vec<(usize, usize)>>,
 }
 
 impl<'a> Existing<'a> {
+    /// The existing pods (position in `pods`, snapshot index) in
+    /// `namespaces` whose labels `selector` matches, in listing order, by
+    /// their node and by their node's `key` label value; cached per
+    /// (selector, namespaces, key).
+    fn matching(&self, selector: &'a LabelSelector, namespaces: &'a [String], key: &'a str) -> Rc<Matches<'a>> {
+        let cache_key = (selector, namespaces, key);
+        if let Some(found) = self.matching.borrow().get(&cache_key) {
+            return Rc::clone(found);
+        }
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        let mut out = Matches::default();
+        for ns in namespaces {
+            if !seen.insert(ns.as_str()) {
+                continue;
+            }
+            let Some(list) = self.by_namespace.get(ns.as_str()) else { continue };
+            for &(pos, i) in list {
+                let o = &self.snapshot.pods[i];
+                if !selector.matches(&o.labels) {
+                    continue;
+                }
+                let Some(node) = o.node_name.as_deref().and_then(|n| self.nodes.get(n)) else { continue };
+                out.by_node.entry(node.name.as_str()).or_default().push((pos, i));
+                if let Some(v) = node.labels.get(key) {
+                    out.by_value.entry(v.as_str()).or_default().push((pos, i));
+                }
+            }
+        }
+        for list in out.by_node.values_mut().chain(out.by_value.values_mut()) {
+            list.sort_unstable();
+        }
+        let out = Rc::new(out);
+        self.matching.borrow_mut().insert(cache_key, Rc::clone(&out));
+        out
+    }
+
     /// `CheckPodsWithAntiAffinityExist` for the candidate at `idx`: the
     /// conflicting pod and the term; `Err(None)` when the pod does not
     /// break the rule (no required anti-affinity, no conflicting pod),
@@ -102,28 +152,25 @@ impl<'a> Existing<'a> {
                     true,
                 )));
             }
-            // The term's namespaces (or the pod's own), each an ordered list
-            // of existing pods: the first match in listing order wins.
-            let own = [pod.namespace.clone()];
-            let namespaces: &[String] = if term.namespaces.is_empty() { &own } else { &term.namespaces };
-            let mut first: Option<usize> = None;
-            for ns in namespaces {
-                let Some(list) = self.by_namespace.get(ns.as_str()) else { continue };
-                for &(pos, other) in list {
-                    if first.is_some_and(|f| pos >= f) {
-                        break;
-                    }
-                    let o = &self.snapshot.pods[other];
-                    if self.gone.contains(&other) || o.name == pod.name || !selector.matches(&o.labels) {
-                        continue;
-                    }
-                    let Some(o_node) = o.node_name.as_deref().and_then(|n| self.nodes.get(n)) else { continue };
-                    if same_domain(own_node, o_node, &term.topology_key) {
-                        first = Some(pos);
-                        break;
-                    }
-                }
-            }
+            // The existing pods in the term's namespaces (or the pod's own)
+            // that its selector matches, in listing order: computed once per
+            // (selector, namespaces) — the replicas of one owner share it.
+            let namespaces: &'a [String] =
+                if term.namespaces.is_empty() { std::slice::from_ref(&pod.namespace) } else { &term.namespaces };
+            // Same domain: on the pod's node, or on a node with the same
+            // value of the topology key (both carrying it).
+            let matching = self.matching(selector, namespaces, term.topology_key.as_str());
+            let same_node = matching.by_node.get(own_node.name.as_str());
+            let same_value = own_node.labels.get(&term.topology_key).and_then(|v| matching.by_value.get(v.as_str()));
+            let first = same_node
+                .into_iter()
+                .chain(same_value)
+                .filter_map(|list| {
+                    list.iter()
+                        .find(|&&(_, other)| !self.gone.contains(&other) && self.snapshot.pods[other].name != pod.name)
+                })
+                .map(|&(pos, _)| pos)
+                .min();
             if let Some(pos) = first {
                 return Ok((self.pods[pos], term));
             }
@@ -160,6 +207,7 @@ pub(crate) fn run(
             .collect(),
         gone: BTreeSet::new(),
         by_namespace: HashMap::new(),
+        matching: RefCell::new(HashMap::new()),
     };
     for (pos, &idx) in existing.pods.iter().enumerate() {
         existing.by_namespace.entry(snapshot.pods[idx].namespace.as_str()).or_default().push((pos, idx));

@@ -30,6 +30,7 @@
 //! listed with the Filter's reason, after its namespace's constraints).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 use crate::model::node::{NodeInfo, TaintEffect};
 use crate::model::pod::{
@@ -39,7 +40,7 @@ use crate::model::pod::{
 use crate::planner::cycle::Cycle;
 use crate::planner::evictor::FilterOutcome;
 use crate::planner::limits::LimitHit;
-use crate::planner::node_fit::NodeFit;
+use crate::planner::node_fit::{FitState, NodeFit};
 use crate::planner::plan::{PluginRun, SkipReason, StopReason};
 use crate::policy::{
     ExtensionPoint, Profile, RemovePodsViolatingTopologySpreadConstraintArgs,
@@ -161,13 +162,14 @@ struct Balanced {
 }
 
 /// `balanceDomains`, exactly as upstream's pseudo-code (descheduler-plugins.md §3.2).
-fn balance(
+fn balance<'a>(
     c: &SpreadConstraint,
     mut d: Vec<Domain>,
     sum_pods: usize,
-    nodes: &[&NodeInfo],
-    all: &[PodInfo],
+    nodes: &[&'a NodeInfo],
+    all: &'a [PodInfo],
     node_fit: bool,
+    state: Rc<FitState<'a>>,
 ) -> Balanced {
     let ideal = sum_pods as f64 / d.len() as f64;
     for dom in &mut d {
@@ -181,7 +183,7 @@ fn balance(
         .filter(|n| n.labels.get(&c.topology_key).is_some_and(|v| below_values.contains(v.as_str())) && c.includes(n))
         .copied()
         .collect();
-    let fit = NodeFit::new(below, all);
+    let fit = NodeFit::sharing(below, state);
     let key = &c.topology_key;
     let mut out = Balanced { chosen: Vec::new(), unfit: Vec::new() };
     let (mut i, mut j) = (0usize, d.len() - 1);
@@ -204,7 +206,8 @@ fn balance(
             continue;
         }
         let moved = moved as usize;
-        d[j].pods.sort_by_key(|&p| fit.fits_any_other_node(&all[p]));
+        // Stable, one nodeFit per pod (not per comparison).
+        d[j].pods.sort_by_cached_key(|&p| fit.fits_any_other_node(&all[p]));
         let from = d[j].pods.len() - moved;
         let taken: Vec<usize> = d[j].pods.split_off(from);
         let rule = format!(
@@ -318,7 +321,7 @@ pub(crate) fn run(
                 continue;
             }
             let d: Vec<Domain> = domains.into_iter().map(|(value, pods)| Domain { value, pods }).collect();
-            let outcome = balance(c, d, sum, &nodes, all, node_fit);
+            let outcome = balance(c, d, sum, &nodes, all, node_fit, cycle.fit_state());
             for idx in members {
                 why.insert(idx, None);
             }

@@ -10,7 +10,6 @@
 use super::support::{evicted_names, policy, run_once, test_node, test_pod, Limits};
 use crate::model::node::NodeInfo;
 use crate::model::pod::{LabelSelector, PodAffinityTerm, PodInfo, Requirement, SelectorOperator};
-use crate::planner::plan::SkipReason;
 use crate::planner::plugins::inter_pod_anti_affinity::run;
 use crate::planner::tests::{node, now};
 use crate::planner::SYSTEM_CRITICAL_PRIORITY;
