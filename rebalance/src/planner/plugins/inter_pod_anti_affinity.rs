@@ -36,7 +36,7 @@
 //! reached, already evicted, the Filter, the PreEvictionFilter (upstream
 //! checks the rule first too).
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
 
@@ -76,7 +76,12 @@ struct Existing<'a> {
     by_namespace: HashMap<&'a str, Vec<(usize, usize)>>,
     /// See [`Existing::matching`].
     matching: RefCell<Matching<'a>>,
+    /// See [`Existing::by_label`].
+    by_label: OnceCell<LabelIndex<'a>>,
 }
+
+/// Existing pods by (namespace, label key, label value).
+type LabelIndex<'a> = HashMap<(&'a str, &'a str, &'a str), Vec<(usize, usize)>>;
 
 /// Existing pods per (selector, namespaces): see [`Existing::matching`].
 type Matching<'a> = HashMap<(&'a LabelSelector, &'a [String], &'a str), Rc<Matches<'a>>>;
@@ -108,6 +113,11 @@ impl<'a> Existing<'a> {
                 continue;
             }
             let Some(list) = self.by_namespace.get(ns.as_str()) else { continue };
+            // With a matchLabels pair, only the pods carrying it can match.
+            let list: &[(usize, usize)] = match selector.match_labels.iter().next() {
+                Some((k, v)) => self.by_label(ns, k, v),
+                None => list,
+            };
             for &(pos, i) in list {
                 let o = &self.snapshot.pods[i];
                 if !selector.matches(&o.labels) {
@@ -126,6 +136,22 @@ impl<'a> Existing<'a> {
         let out = Rc::new(out);
         self.matching.borrow_mut().insert(cache_key, Rc::clone(&out));
         out
+    }
+
+    /// The existing pods of namespace `ns` carrying label `key=value`, in
+    /// listing order (the namespace's pods are indexed by label on first use).
+    fn by_label<'s>(&'s self, ns: &'a str, key: &'a str, value: &'a str) -> &'s [(usize, usize)] {
+        let labels = self.by_label.get_or_init(|| {
+            let mut out: LabelIndex<'a> = HashMap::new();
+            for (pos, &i) in self.pods.iter().enumerate() {
+                let p = &self.snapshot.pods[i];
+                for (k, v) in &p.labels {
+                    out.entry((p.namespace.as_str(), k.as_str(), v.as_str())).or_default().push((pos, i));
+                }
+            }
+            out
+        });
+        labels.get(&(ns, key, value)).map_or(&[], Vec::as_slice)
     }
 
     /// `CheckPodsWithAntiAffinityExist` for the candidate at `idx`: the
@@ -208,6 +234,7 @@ pub(crate) fn run(
         gone: BTreeSet::new(),
         by_namespace: HashMap::new(),
         matching: RefCell::new(HashMap::new()),
+        by_label: OnceCell::new(),
     };
     for (pos, &idx) in existing.pods.iter().enumerate() {
         existing.by_namespace.entry(snapshot.pods[idx].namespace.as_str()).or_default().push((pos, idx));
