@@ -28,7 +28,14 @@ fn every_plugin_evicts_on_the_generated_cluster_in_cycle_order() {
     let skips: usize = p.runs.iter().map(|r| r.skipped.len()).sum();
     println!("whole-policy plan on 200 nodes: {counts:?}, total {}, skips {skips}", p.evictions_total);
     for r in &p.runs {
-        println!("  {} {}: {} evicted, {} skipped", r.profile, r.plugin, r.evictions.len(), r.skipped.len());
+        println!(
+            "  {} {}: {} evicted, {} skipped, {} do not break the rule",
+            r.profile,
+            r.plugin,
+            r.evictions.len(),
+            r.skipped.len(),
+            r.not_matching
+        );
         let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
         for k in &r.skipped {
             let m: String = k.message.chars().take(70).collect();
@@ -81,4 +88,46 @@ fn a_pod_evicted_again_the_next_night_is_flagged_as_a_loop() {
     assert_eq!(coredns.landed_on.as_deref(), Some("node-5"), "it lands back next to its sibling");
     assert!(rounds.loops.iter().all(|l| l.round >= 1 && l.round < 3));
     assert_eq!(rounds.loops.iter().filter(|l| l.round == 1).count(), 3, "{:?}", rounds.loops);
+}
+
+/// Rule plugins list only the pods that break their rule and stay (limits,
+/// protection, already evicted, the kept original of a duplicate); the
+/// thousands of pods that break nothing are counted in `not_matching`.
+#[test]
+fn rule_plugins_count_the_pods_that_break_nothing() {
+    let cluster = whole_policy_cluster(200, 7);
+    let policy = all_plugins_policy().expect("the example policy is valid");
+    let p = plan(&cluster.snapshot, &policy, &PlanOptions::default());
+    let pods = cluster.snapshot.pods.len();
+    let noise = [
+        "pod has no required",
+        "has no taint this plugin considers",
+        "tolerates every taint",
+        "<= maxPodLifeTimeSeconds",
+        "not exceeding the threshold",
+        "not a duplicate",
+        "no topology spread constraint",
+        "already balanced",
+        "no pod matching its",
+    ];
+    let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in p.runs.iter().filter(|r| r.plugin != "LowNodeUtilization" && r.plugin != "HighNodeUtilization") {
+        for s in &r.skipped {
+            assert!(
+                !noise.iter().any(|n| s.message.contains(n)),
+                "{}: {} listed: {}",
+                r.plugin,
+                s.pod.key(),
+                s.message
+            );
+        }
+        // Every plugin but RemoveFailedPods (Failed pods only) looks at
+        // most of the cluster's pods and finds nearly all of them fine.
+        if r.plugin != "RemoveFailedPods" {
+            assert!(r.not_matching > pods / 2, "{}: {} of {pods} counted", r.plugin, r.not_matching);
+        }
+        *skipped.entry(r.plugin.as_str()).or_insert(0) += r.skipped.len();
+    }
+    let total: usize = skipped.values().sum();
+    assert!(total < 100, "rule plugins list {total} skips: {skipped:?}");
 }

@@ -16,10 +16,12 @@
 //! An eviction a PodDisruptionBudget refuses (429) is listed with
 //! `refused_by_pdb`, counted against no limit and not hidden ([`super::pdb`]).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::rc::Rc;
 
 use super::evictor::Evictor;
 use super::limits::{Counters, LimitHit};
+use super::node_fit::FitState;
 use super::order::prefers_no_eviction;
 use super::pdb::{refusal_text, refusing_pdb, REQUEST_EVICT_ONLY_ANNOTATION};
 use super::plan::{Eviction, PluginRun, PodRef, SkipReason, SkippedPod};
@@ -49,9 +51,11 @@ pub(crate) struct Cycle<'a> {
     /// Each node's requested amounts given instead of its pods
     /// ([`super::classify_nodes`]): the run classifies and stops.
     pub(crate) usage_given: Option<&'a BTreeMap<String, ResourceList>>,
-    /// The pod (snapshot index) whose every reason is recorded, even where
-    /// pods are only counted ([`super::explain_pod`]).
-    pub(crate) focus: Option<usize>,
+    /// Each profile's DefaultEvictor (by the profile's address) and the
+    /// warnings building it raised: see [`Cycle::evictor`].
+    pub(crate) evictors: HashMap<usize, (Rc<Evictor<'a>>, Vec<String>)>,
+    /// See [`Cycle::fit_state`].
+    pub(crate) fit_state: Option<Rc<FitState<'a>>>,
 }
 
 /// The [`PodRef`] of snapshot pod `index`.
@@ -62,9 +66,30 @@ pub(crate) fn pod_ref(snapshot: &Snapshot, index: usize) -> PodRef {
 
 impl<'a> Cycle<'a> {
     /// The profile's DefaultEvictor (its Filter and PreEvictionFilter);
-    /// warnings it raises (an unresolvable priority threshold) go to the plan.
-    pub(crate) fn evictor(&mut self, profile: &Profile) -> Evictor<'a> {
-        Evictor::new(self.snapshot, profile.default_evictor(), &mut self.warnings)
+    /// warnings it raises (an unresolvable priority threshold) go to the plan
+    /// each time it is asked for, as when it was built per plugin. Built once
+    /// per profile and cycle (it indexes every pod); its nodeFit shares
+    /// [`Cycle::fit_state`].
+    pub(crate) fn evictor(&mut self, profile: &Profile) -> Rc<Evictor<'a>> {
+        let key = std::ptr::from_ref(profile) as usize;
+        if let Some((evictor, warnings)) = self.evictors.get(&key) {
+            self.warnings.extend(warnings.iter().cloned());
+            return Rc::clone(evictor);
+        }
+        let args = profile.default_evictor();
+        let state = args.node_fit.then(|| self.fit_state());
+        let mut warnings = Vec::new();
+        let evictor = Rc::new(Evictor::new(self.snapshot, args, &mut warnings, state));
+        self.warnings.extend(warnings.iter().cloned());
+        self.evictors.insert(key, (Rc::clone(&evictor), warnings));
+        evictor
+    }
+
+    /// What is on every node for nodeFit, built on first use and shared by
+    /// every nodeFit of the cycle.
+    pub(crate) fn fit_state(&mut self) -> Rc<FitState<'a>> {
+        let snapshot = self.snapshot;
+        Rc::clone(self.fit_state.get_or_insert_with(|| Rc::new(FitState::new(&snapshot.pods))))
     }
 
     /// Records that pod `index` on `node` was not evicted, and why.
@@ -77,6 +102,12 @@ impl<'a> Cycle<'a> {
             message,
             upstream_message,
         });
+    }
+
+    /// Counts a pod `run`'s plugin looked at that does not break its rule
+    /// ([`PluginRun::not_matching`]): not listed as a skip.
+    pub(crate) fn not_matching(&self, run: &mut PluginRun) {
+        run.not_matching += 1;
     }
 
     /// Tries to evict pod `index` from `node` for `run`, the way every

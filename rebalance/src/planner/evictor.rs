@@ -26,10 +26,11 @@
 //!   `spec.resourceClaims`): it protects nothing, and the plan warns.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::rc::Rc;
 
 use chrono::{DateTime, Utc};
 
-use super::node_fit::NodeFit;
+use super::node_fit::{FitState, NodeFit};
 use super::plan::SkipReason;
 use super::Snapshot;
 use crate::model::pod::{LabelSelector, PodInfo, PodPhase};
@@ -100,8 +101,15 @@ pub(crate) fn resolve_threshold(args: &DefaultEvictorArgs, classes: &[(String, i
 }
 
 impl<'a> Evictor<'a> {
-    /// Builds the evictor; `warnings` receives what cannot be modelled exactly.
-    pub(crate) fn new(snapshot: &'a Snapshot, args: DefaultEvictorArgs, warnings: &mut Vec<String>) -> Evictor<'a> {
+    /// Builds the evictor; `warnings` receives what cannot be modelled
+    /// exactly. Its nodeFit uses `fit_state` (the cycle's, built once) when
+    /// given, else indexes the snapshot's pods itself.
+    pub(crate) fn new(
+        snapshot: &'a Snapshot,
+        args: DefaultEvictorArgs,
+        warnings: &mut Vec<String>,
+        fit_state: Option<Rc<FitState<'a>>>,
+    ) -> Evictor<'a> {
         let protections = args.effective_protections();
         let (threshold, err) = resolve_threshold(&args, &snapshot.priority_classes);
         if let Some(e) = err {
@@ -133,7 +141,10 @@ impl<'a> Evictor<'a> {
                 .unwrap_or_default();
             let nodes =
                 snapshot.nodes.iter().filter(|n| n.ready != Some(false) && selector.matches(&n.labels)).collect();
-            NodeFit::new(nodes, &snapshot.pods)
+            match fit_state {
+                Some(state) => NodeFit::sharing(nodes, state),
+                None => NodeFit::new(nodes, &snapshot.pods),
+            }
         });
         Evictor {
             min_age: args.min_pod_age,

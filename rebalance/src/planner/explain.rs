@@ -11,7 +11,7 @@
 use serde::Serialize;
 
 use super::plan::{NodeClass, Plan, PluginRun};
-use super::{plan_with_focus, PlanOptions, Snapshot};
+use super::{plan, PlanOptions, Snapshot};
 use crate::policy::{ExtensionPoint, Policy};
 
 /// What one plugin run does with the pod.
@@ -76,7 +76,7 @@ pub struct Explanation {
 /// (see the module docs). Pure; deterministic.
 pub fn explain_pod(snapshot: &Snapshot, policy: &Policy, options: &PlanOptions, index: usize) -> Explanation {
     let pod = &snapshot.pods[index];
-    let plan = plan_with_focus(snapshot, policy, options, Some(index));
+    let plan = plan(snapshot, policy, options);
     let node = pod.node_name.clone();
     let not_considered = not_considered(&plan, node.as_deref());
     let plugins = plan.runs.iter().map(|run| verdict_of(run, index, node.as_deref())).collect();
@@ -96,10 +96,37 @@ fn not_considered(plan: &Plan, node: Option<&str>) -> Option<String> {
         .map(|e| format!("its node {node} is left out of the cycle: {}", e.reason))
 }
 
+/// What not breaking `plugin`'s rule means (a rule plugin counts such pods
+/// in [`PluginRun::not_matching`] without a reason each).
+fn rule_not_broken(plugin: &str) -> &'static str {
+    use crate::policy::*;
+    match plugin {
+        REMOVE_PODS_VIOLATING_NODE_AFFINITY => {
+            "its node still satisfies its node affinity (or it has none of the configured type)"
+        }
+        REMOVE_PODS_VIOLATING_NODE_TAINTS => "it tolerates every taint of its node this plugin considers",
+        REMOVE_PODS_VIOLATING_INTER_POD_ANTI_AFFINITY => {
+            "no pod its required anti-affinity selects runs in its topology domain (or it has none)"
+        }
+        POD_LIFE_TIME => {
+            "it is younger than maxPodLifeTimeSeconds or matches none of the states, conditions or exit codes"
+        }
+        REMOVE_FAILED_PODS => "it is not in phase Failed",
+        REMOVE_PODS_HAVING_TOO_MANY_RESTARTS => {
+            "its restarts are below podRestartThreshold (or its state is not listed)"
+        }
+        REMOVE_DUPLICATES => "no other pod with the same owners and images runs on its node (or it is the one kept)",
+        REMOVE_PODS_VIOLATING_TOPOLOGY_SPREAD_CONSTRAINT => {
+            "no unbalanced spread constraint selects it, or it is not among the pods moved"
+        }
+        _ => "the pod does not break its rule",
+    }
+}
+
 /// Why a run never looked at a pod on `node`.
 fn ignored_because(run: &PluginRun, node: Option<&str>) -> String {
     if run.nodes.is_empty() {
-        return "the pod does not break its rule".to_string();
+        return rule_not_broken(&run.plugin).to_string();
     }
     if let Some(exit) = &run.early_exit {
         return format!("the run stops before looking at pods: {}", exit.message);

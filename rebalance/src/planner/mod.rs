@@ -43,7 +43,7 @@ mod run;
 #[cfg(test)]
 pub(crate) mod tests;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -163,21 +163,9 @@ pub struct PlanOptions {
     pub skip_zero_request: bool,
 }
 
-/// Plans one descheduling cycle of LowNodeUtilization. See the module docs.
+/// Plans one descheduling cycle of the whole policy. See the module docs.
 pub fn plan(snapshot: &Snapshot, policy: &Policy, options: &PlanOptions) -> Plan {
-    plan_with(snapshot, policy, options, None, None)
-}
-
-/// [`plan`], recording every plugin's reason for pod `focus` even where the
-/// plan only counts pods (those that do not break a plugin's rule): for
-/// [`explain_pod`].
-pub(crate) fn plan_with_focus(
-    snapshot: &Snapshot,
-    policy: &Policy,
-    options: &PlanOptions,
-    focus: Option<usize>,
-) -> Plan {
-    plan_with(snapshot, policy, options, None, focus)
+    plan_with(snapshot, policy, options, None)
 }
 
 /// The node classification of [`plan`] alone, from each node's requested
@@ -193,7 +181,7 @@ pub(crate) fn plan_with_focus(
 /// `pods` = their number; a node missing from it has none.
 pub fn classify_nodes(nodes: Vec<NodeInfo>, usage: &BTreeMap<String, ResourceList>, policy: &Policy) -> Plan {
     let snapshot = Snapshot::new(nodes, Vec::new(), DateTime::<Utc>::UNIX_EPOCH);
-    plan_with(&snapshot, policy, &PlanOptions::default(), Some(usage), None)
+    plan_with(&snapshot, policy, &PlanOptions::default(), Some(usage))
 }
 
 /// Runs one enabled plugin of `profile` (`None` for a plugin kdrift does
@@ -234,7 +222,6 @@ fn plan_with(
     policy: &Policy,
     options: &PlanOptions,
     usage_given: Option<&BTreeMap<String, ResourceList>>,
-    focus: Option<usize>,
 ) -> Plan {
     let mut out = Plan {
         mode: MODE_DESCHEDULER_V0_36.to_string(),
@@ -303,7 +290,8 @@ fn plan_with(
         next_order: 0,
         warnings: Vec::new(),
         usage_given,
-        focus,
+        evictors: HashMap::new(),
+        fit_state: None,
     };
     cycle.warnings.extend(crate::policy::lnu::threshold_name_warnings(policy));
     for profile in &policy.profiles {

@@ -11,32 +11,53 @@
 //! taken into account (upstream issue #1026).
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use crate::model::node::{NodeInfo, TaintEffect};
 use crate::model::pod::{tolerations_tolerate, LabelSelector, PodInfo};
 use crate::model::resources::{ResourceList, CPU, MEMORY, PODS};
 
+/// What is on every node, for nodeFit: each node's requested amounts
+/// (millicores, bytes, pods) and its pods. Built once per cycle and shared
+/// by every [`NodeFit`] of the cycle (the pods do not change within it).
+pub(crate) struct FitState<'a> {
+    requested: HashMap<&'a str, ResourceList>,
+    pods_on: HashMap<&'a str, Vec<&'a PodInfo>>,
+}
+
+impl<'a> FitState<'a> {
+    /// Indexes `pods` (every pod of the snapshot) that count toward usage.
+    pub(crate) fn new(pods: &'a [PodInfo]) -> FitState<'a> {
+        let mut requested: HashMap<&str, ResourceList> = HashMap::new();
+        let mut pods_on: HashMap<&str, Vec<&PodInfo>> = HashMap::new();
+        let one_pod = ResourceList::from_pairs(&[(PODS, 1)]);
+        for p in pods.iter().filter(|p| p.counts_toward_usage()) {
+            let Some(n) = p.node_name.as_deref() else { continue };
+            let r = requested.entry(n).or_default();
+            r.add(&p.requests);
+            r.add(&one_pod);
+            pods_on.entry(n).or_default().push(p);
+        }
+        FitState { requested, pods_on }
+    }
+}
+
 /// The nodes nodeFit may pick and what is on them.
 pub(crate) struct NodeFit<'a> {
     nodes: Vec<&'a NodeInfo>,
-    requested: HashMap<&'a str, ResourceList>,
-    pods_on: HashMap<&'a str, Vec<&'a PodInfo>>,
+    state: Rc<FitState<'a>>,
 }
 
 impl<'a> NodeFit<'a> {
     /// `nodes`: the Ready nodes matching the DefaultEvictor's `nodeSelector`;
     /// `pods`: every pod of the snapshot.
     pub(crate) fn new(nodes: Vec<&'a NodeInfo>, pods: &'a [PodInfo]) -> NodeFit<'a> {
-        let mut requested: HashMap<&str, ResourceList> = HashMap::new();
-        let mut pods_on: HashMap<&str, Vec<&PodInfo>> = HashMap::new();
-        for p in pods.iter().filter(|p| p.counts_toward_usage()) {
-            let Some(n) = p.node_name.as_deref() else { continue };
-            let r = requested.entry(n).or_default();
-            r.add(&p.requests);
-            r.add(&ResourceList::from_pairs(&[(PODS, 1)]));
-            pods_on.entry(n).or_default().push(p);
-        }
-        NodeFit { nodes, requested, pods_on }
+        NodeFit::sharing(nodes, Rc::new(FitState::new(pods)))
+    }
+
+    /// `nodes` over an existing [`FitState`] of the cycle's pods.
+    pub(crate) fn sharing(nodes: Vec<&'a NodeInfo>, state: Rc<FitState<'a>>) -> NodeFit<'a> {
+        NodeFit { nodes, state }
     }
 
     /// `PodFitsAnyOtherNode`: some node other than the pod's own passes every check.
@@ -73,7 +94,7 @@ impl<'a> NodeFit<'a> {
     /// for an extended resource the node lacks), and a free pod slot.
     fn fits_request(&self, pod: &PodInfo, node: &NodeInfo) -> bool {
         let empty = ResourceList::new();
-        let used = self.requested.get(node.name.as_str()).unwrap_or(&empty);
+        let used = self.state.requested.get(node.name.as_str()).unwrap_or(&empty);
         let available = |r: &str| -> i64 {
             let basic = r == CPU || r == MEMORY || r == PODS;
             match node.allocatable.get_opt(r) {
@@ -90,7 +111,7 @@ impl<'a> NodeFit<'a> {
     /// ones, or the pod's own when none are listed and there is no
     /// namespaceSelector. Source: descheduler `CheckPodsWithAntiAffinityExist`.
     fn anti_affinity_conflict(&self, pod: &PodInfo, node: &NodeInfo) -> bool {
-        let Some(existing) = self.pods_on.get(node.name.as_str()) else {
+        let Some(existing) = self.state.pods_on.get(node.name.as_str()) else {
             return false;
         };
         pod.affinity.pod_anti_affinity.required.iter().any(|term| {

@@ -154,8 +154,15 @@ pub struct PluginRun {
     pub source_nodes: Vec<SourceNode>,
     /// The evictions of this run, in order.
     pub evictions: Vec<Eviction>,
-    /// Every candidate pod that was not evicted, with the reason.
+    /// Every candidate pod that was not evicted, with the reason: pods that
+    /// break (or are candidates of) the plugin's rule but are protected
+    /// (DefaultEvictor Filter / PreEvictionFilter, nodeFit), stopped by a
+    /// limit, not reached or already evicted, plus pods the plugin rejected
+    /// for a reason of its own (e.g. the kept original of a duplicate).
     pub skipped: Vec<SkippedPod>,
+    /// Pods the plugin looked at (in its namespace/label scope) that do not
+    /// break its rule: counted, not listed in `skipped` (rule plugins only).
+    pub not_matching: usize,
 }
 
 impl PluginRun {
@@ -175,6 +182,7 @@ impl PluginRun {
             source_nodes: Vec::new(),
             evictions: Vec::new(),
             skipped: Vec::new(),
+            not_matching: 0,
         }
     }
 }

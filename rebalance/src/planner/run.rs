@@ -104,7 +104,6 @@ impl<'a> Cycle<'a> {
 impl Cycle<'_> {
     /// Runs LowNodeUtilization for `profile` with `args`.
     pub(crate) fn run(&mut self, profile: &Profile, args: &LowNodeUtilizationArgs) -> PluginRun {
-        let snapshot = self.snapshot;
         let tracked = tracked_resources(args);
         let states = self.node_states(&tracked);
         let applied = thresholds(args, &states);
@@ -125,6 +124,7 @@ impl Cycle<'_> {
             source_nodes: Vec::new(),
             evictions: Vec::new(),
             skipped: Vec::new(),
+            not_matching: 0,
         };
         if run.early_exit.is_some() || self.usage_given.is_some() {
             return run;
@@ -144,7 +144,7 @@ impl Cycle<'_> {
                 (states[*b].node.name.as_str(), run.nodes[*b].usage_sum),
             )
         });
-        let evictor = Evictor::new(snapshot, profile.default_evictor(), &mut self.warnings);
+        let evictor = self.evictor(profile);
         let drain = Drain {
             plugin: LOW_NODE_UTILIZATION,
             tracked: &tracked,

@@ -10,11 +10,27 @@ use tabled::builder::Builder;
 
 use super::{counts_cell, evictions_count, limits_cell, rule_cell, skipped, table};
 
+/// `n` with a comma every three digits (5940 → "5,940").
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Renders a rule plugin's run.
 pub(super) fn rule_run<W: Write>(out: &mut W, run: &PluginRun) -> anyhow::Result<()> {
     writeln!(out, "Profile {} — {}: {}", run.profile, run.plugin, evictions_count(run))?;
     for note in &run.notes {
         writeln!(out, "  {note}")?;
+    }
+    if run.not_matching > 0 {
+        writeln!(out, "  {} pod(s) do not break the rule", thousands(run.not_matching))?;
     }
     if !run.evictions.is_empty() {
         let with_limits = run.evictions.iter().any(|e| limits_cell(&e.counted).is_some());
@@ -34,4 +50,27 @@ pub(super) fn rule_run<W: Write>(out: &mut W, run: &PluginRun) -> anyhow::Result
         table(out, b)?;
     }
     skipped(out, run, "among the candidates")
+}
+
+#[cfg(test)]
+mod tests {
+    use kdrift_rebalance::{ExtensionPoint, PluginRun};
+
+    use super::{rule_run, thousands};
+
+    #[test]
+    fn pods_that_break_nothing_are_one_line() {
+        assert_eq!(thousands(5940), "5,940");
+        assert_eq!(thousands(150_000), "150,000");
+        assert_eq!(thousands(7), "7");
+        let mut run = PluginRun::new("rules", "PodLifeTime", ExtensionPoint::Deschedule);
+        run.not_matching = 5940;
+        let mut out = Vec::new();
+        rule_run(&mut out, &run).expect("renders");
+        let text = String::from_utf8(out).expect("utf-8");
+        assert!(
+            text.starts_with("Profile rules — PodLifeTime: 0 evictions\n  5,940 pod(s) do not break the rule\n"),
+            "{text}"
+        );
+    }
 }

@@ -26,6 +26,12 @@
 //! still count (they are still listed) but are skipped as already evicted.
 //! A pod whose `images` were not read counts one empty image per app
 //! container ([`keys_of`]).
+//!
+//! Listing: a pod with no ownerReferences or an excluded owner kind, a first
+//! pod with no copy on its node, and a protected pod (Filter /
+//! PreEvictionFilter) with no twin on its node do not break the rule: they
+//! are counted ([`PluginRun::not_matching`]), not listed. The kept original
+//! of a duplicate, copies within the average and protected twins are listed.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -110,27 +116,32 @@ pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &RemoveDuplica
     for (ni, node) in nodes.iter().enumerate() {
         let name = node.name.as_str();
         let mut seen: Vec<(Vec<String>, usize)> = Vec::new();
+        // Pods the DefaultEvictor protects, with their keys: listed only
+        // when another pod of the node has the same keys (a duplicate).
+        let mut protected: Vec<(usize, Vec<String>, SkipReason)> = Vec::new();
         for &idx in cycle.pods_by_node.get(name).map(Vec::as_slice).unwrap_or(&[]) {
             let pod = &snapshot.pods[idx];
             if !args.scope.selects(&pod.namespace, &pod.labels) {
                 continue;
             }
-            if let FilterOutcome::Fails(reason) = evictor.filter(pod) {
-                skips.skip(cycle, &mut run, idx, name, reason);
+            let never_duplicate =
+                pod.owners.is_empty() || pod.owners.iter().any(|o| args.exclude_owner_kinds.contains(&o.kind));
+            let blocked = match evictor.filter(pod) {
+                FilterOutcome::Fails(reason) => Some(reason),
+                _ => evictor.pre_eviction(pod),
+            };
+            if let Some(reason) = blocked {
+                if never_duplicate {
+                    cycle.not_matching(&mut run);
+                } else {
+                    protected.push((idx, keys_of(pod).0, reason));
+                }
                 continue;
             }
-            if let Some(reason) = evictor.pre_eviction(pod) {
-                skips.skip(cycle, &mut run, idx, name, reason);
-                continue;
-            }
-            if pod.owners.is_empty() {
-                let why = rule("no-owner", "pod has no ownerReferences: never a duplicate".to_string(), false);
-                skips.skip(cycle, &mut run, idx, name, why);
-                continue;
-            }
-            if let Some(o) = pod.owners.iter().find(|o| args.exclude_owner_kinds.contains(&o.kind)) {
-                let why = format!("owner kind {} is in excludeOwnerKinds: never a duplicate", o.kind);
-                skips.skip(cycle, &mut run, idx, name, rule("excluded-owner-kind", why, false));
+            if never_duplicate {
+                // No ownerReferences, or an owner kind in excludeOwnerKinds:
+                // never a duplicate.
+                cycle.not_matching(&mut run);
                 continue;
             }
             let (keys, images) = keys_of(pod);
@@ -145,10 +156,11 @@ pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &RemoveDuplica
                 })
                 .collect();
             for k in &owner_keys {
-                *occurrence.entry(k.clone()).or_default() += 1;
-                if !owner_order.contains(k) {
+                let n = occurrence.entry(k.clone()).or_default();
+                if *n == 0 {
                     owner_order.push(k.clone());
                 }
+                *n += 1;
             }
             match seen.iter().position(|(k, _)| *k == keys) {
                 Some(at) => {
@@ -166,13 +178,24 @@ pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &RemoveDuplica
                 }
             }
         }
+        for (at, (idx, keys, reason)) in protected.iter().enumerate() {
+            let twin = seen.iter().any(|(k, _)| k == keys)
+                || protected.iter().enumerate().any(|(other, (_, k, _))| other != at && k == keys);
+            if twin {
+                skips.skip(cycle, &mut run, *idx, name, reason.clone());
+            } else {
+                cycle.not_matching(&mut run);
+            }
+        }
     }
     for (idx, ni, has_copies) in originals {
-        let message = if has_copies {
-            format!("first pod with these owners and images on {}: the original, never evicted", nodes[ni].name)
-        } else {
-            format!("no other pod on {} has the same owners and images: not a duplicate", nodes[ni].name)
-        };
+        if !has_copies {
+            // No other pod on its node has the same owners and images.
+            cycle.not_matching(&mut run);
+            continue;
+        }
+        let message =
+            format!("first pod with these owners and images on {}: the original, never evicted", nodes[ni].name);
         skips.skip(cycle, &mut run, idx, &nodes[ni].name, rule("original", message, false));
     }
     let mut evicted_here: BTreeSet<usize> = BTreeSet::new();

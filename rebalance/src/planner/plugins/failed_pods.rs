@@ -96,7 +96,7 @@ pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &RemoveFailedP
         profile,
         &mut run,
         |p| p.phase == Some(PodPhase::Failed) && args.scope.selects(&p.namespace, &p.labels),
-        |p| can_evict(args, p, now),
+        |p| can_evict(args, p, now).map_err(Some),
     );
     evict_per_node(cycle, &mut run, &per_node);
     run

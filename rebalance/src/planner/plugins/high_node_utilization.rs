@@ -30,7 +30,6 @@ use crate::model::resources::{ResourceList, PODS};
 use crate::planner::budget::caps;
 use crate::planner::classify::{early_exit, pct_of, report_as, tracked_of, NodeState};
 use crate::planner::cycle::Cycle;
-use crate::planner::evictor::Evictor;
 use crate::planner::order::rule;
 use crate::planner::plan::{Budget, EarlyExitKind, NodeClass, PluginRun, SkipReason, StopReason, ThresholdsApplied};
 use crate::planner::run::{budget_gone, Drain};
@@ -69,7 +68,6 @@ fn requests_a_threshold_resource(pod: &PodInfo, args: &HighNodeUtilizationArgs) 
 
 /// Runs `HighNodeUtilization` for `profile` with `args` in the cycle.
 pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &HighNodeUtilizationArgs) -> PluginRun {
-    let snapshot = cycle.snapshot;
     let tracked = tracked_of(args.thresholds.keys());
     let states = cycle.node_states(&tracked);
     let applied =
@@ -133,7 +131,7 @@ pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &HighNodeUtili
             rule(pod, rank, total, node)
         )
     };
-    let evictor = Evictor::new(snapshot, profile.default_evictor(), &mut cycle.warnings);
+    let evictor = cycle.evictor(profile);
     let drain = Drain {
         plugin: HIGH_NODE_UTILIZATION,
         tracked: &tracked,

@@ -23,15 +23,22 @@
 //! the term's `topologyKey` (both nodes carrying it). A missing selector
 //! matches nothing; an invalid one makes the whole check "no violation".
 //! An evicted pod leaves the set at once, so later candidates stop
-//! conflicting with it.
+//! conflicting with it. The pods a term's selector matches are found once
+//! per (selector, namespaces, topologyKey) and indexed by node and by
+//! topology value (descheduler's `hasSameLabelValue`), so a candidate only
+//! looks at the pods of its own domain.
 //!
 //! Limits: the node limit ends the node ("not reached" for the rest), the
 //! total limit ends the plugin, the namespace limit skips the pod. A pod
-//! kept for several reasons is reported with the first of: already evicted,
-//! the rule, the Filter, the PreEvictionFilter (upstream checks the rule
-//! first too).
+//! without required anti-affinity or without a conflicting pod does not
+//! break the rule: it is counted ([`PluginRun::not_matching`]), not listed.
+//! A pod that breaks it and is kept is reported with the first of: not
+//! reached, already evicted, the Filter, the PreEvictionFilter (upstream
+//! checks the rule first too).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cell::{OnceCell, RefCell};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::rc::Rc;
 
 use crate::model::node::NodeInfo;
 use crate::model::pod::{LabelSelector, PodAffinityTerm, PodInfo, SelectorOperator};
@@ -57,12 +64,6 @@ fn selector_valid(s: &LabelSelector) -> bool {
     })
 }
 
-/// descheduler's `hasSameLabelValue`: the same node, or both nodes carry
-/// `key` with equal values.
-fn same_domain(a: &NodeInfo, b: &NodeInfo, key: &str) -> bool {
-    a.name == b.name || matches!((a.labels.get(key), b.labels.get(key)), (Some(x), Some(y)) if x == y)
-}
-
 /// The pods the check looks at, and the nodes they are on.
 struct Existing<'a> {
     snapshot: &'a Snapshot,
@@ -71,64 +72,136 @@ struct Existing<'a> {
     pods: Vec<usize>,
     /// Evicted by this run: no longer existing.
     gone: BTreeSet<usize>,
+    /// `pods` by namespace as (position in `pods`, snapshot index), in order.
+    by_namespace: HashMap<&'a str, Vec<(usize, usize)>>,
+    /// See [`Existing::matching`].
+    matching: RefCell<Matching<'a>>,
+    /// See [`Existing::by_label`].
+    by_label: OnceCell<LabelIndex<'a>>,
+}
+
+/// Existing pods by (namespace, label key, label value).
+type LabelIndex<'a> = HashMap<(&'a str, &'a str, &'a str), Vec<(usize, usize)>>;
+
+/// Existing pods per (selector, namespaces): see [`Existing::matching`].
+type Matching<'a> = HashMap<(&'a LabelSelector, &'a [String], &'a str), Rc<Matches<'a>>>;
+
+/// Existing pods a term's selector matches, as (position in
+/// [`Existing::pods`], snapshot index) in listing order.
+#[derive(Default)]
+struct Matches<'a> {
+    /// By the node they are on.
+    by_node: HashMap<&'a str, Vec<(usize, usize)>>,
+    /// By their node's value of the term's topology key.
+    by_value: HashMap<&'a str, Vec<(usize, usize)>>,
 }
 
 impl<'a> Existing<'a> {
+    /// The existing pods (position in `pods`, snapshot index) in
+    /// `namespaces` whose labels `selector` matches, in listing order, by
+    /// their node and by their node's `key` label value; cached per
+    /// (selector, namespaces, key).
+    fn matching(&self, selector: &'a LabelSelector, namespaces: &'a [String], key: &'a str) -> Rc<Matches<'a>> {
+        let cache_key = (selector, namespaces, key);
+        if let Some(found) = self.matching.borrow().get(&cache_key) {
+            return Rc::clone(found);
+        }
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        let mut out = Matches::default();
+        for ns in namespaces {
+            if !seen.insert(ns.as_str()) {
+                continue;
+            }
+            let Some(list) = self.by_namespace.get(ns.as_str()) else { continue };
+            // With a matchLabels pair, only the pods carrying it can match.
+            let list: &[(usize, usize)] = match selector.match_labels.iter().next() {
+                Some((k, v)) => self.by_label(ns, k, v),
+                None => list,
+            };
+            for &(pos, i) in list {
+                let o = &self.snapshot.pods[i];
+                if !selector.matches(&o.labels) {
+                    continue;
+                }
+                let Some(node) = o.node_name.as_deref().and_then(|n| self.nodes.get(n)) else { continue };
+                out.by_node.entry(node.name.as_str()).or_default().push((pos, i));
+                if let Some(v) = node.labels.get(key) {
+                    out.by_value.entry(v.as_str()).or_default().push((pos, i));
+                }
+            }
+        }
+        for list in out.by_node.values_mut().chain(out.by_value.values_mut()) {
+            list.sort_unstable();
+        }
+        let out = Rc::new(out);
+        self.matching.borrow_mut().insert(cache_key, Rc::clone(&out));
+        out
+    }
+
+    /// The existing pods of namespace `ns` carrying label `key=value`, in
+    /// listing order (the namespace's pods are indexed by label on first use).
+    fn by_label<'s>(&'s self, ns: &'a str, key: &'a str, value: &'a str) -> &'s [(usize, usize)] {
+        let labels = self.by_label.get_or_init(|| {
+            let mut out: LabelIndex<'a> = HashMap::new();
+            for (pos, &i) in self.pods.iter().enumerate() {
+                let p = &self.snapshot.pods[i];
+                for (k, v) in &p.labels {
+                    out.entry((p.namespace.as_str(), k.as_str(), v.as_str())).or_default().push((pos, i));
+                }
+            }
+            out
+        });
+        labels.get(&(ns, key, value)).map_or(&[], Vec::as_slice)
+    }
+
     /// `CheckPodsWithAntiAffinityExist` for the candidate at `idx`: the
-    /// conflicting pod and the term, or why there is none.
-    fn conflict(&self, idx: usize) -> Result<(usize, &'a PodAffinityTerm), SkipReason> {
+    /// conflicting pod and the term; `Err(None)` when the pod does not
+    /// break the rule (no required anti-affinity, no conflicting pod),
+    /// `Err(Some(why))` when upstream gives up on it (its node is not in the
+    /// cycle, an invalid selector).
+    fn conflict(&self, idx: usize) -> Result<(usize, &'a PodAffinityTerm), Option<SkipReason>> {
         let snapshot: &'a Snapshot = self.snapshot;
         let pod: &'a PodInfo = &snapshot.pods[idx];
         let terms = &pod.affinity.pod_anti_affinity.required;
         if terms.is_empty() {
-            return Err(keep(
-                "no-required-anti-affinity",
-                "pod has no requiredDuringSchedulingIgnoredDuringExecution pod anti-affinity".to_string(),
-                false,
-            ));
+            return Err(None);
         }
         let Some(own_node) = pod.node_name.as_deref().and_then(|n| self.nodes.get(n)) else {
-            return Err(keep("node-not-considered", "CandidatePod does not exist in nodeMap".to_string(), true));
+            return Err(Some(keep("node-not-considered", "CandidatePod does not exist in nodeMap".to_string(), true)));
         };
         for term in terms {
             let Some(selector) = &term.label_selector else { continue };
             if !selector_valid(selector) {
-                return Err(keep(
+                return Err(Some(keep(
                     "anti-affinity-selector-invalid",
                     "Unable to convert LabelSelector into Selector".to_string(),
                     true,
-                ));
+                )));
             }
-            let in_namespaces = |ns: &str| {
-                if term.namespaces.is_empty() {
-                    ns == pod.namespace
-                } else {
-                    term.namespaces.iter().any(|n| n == ns)
-                }
-            };
-            for &other in &self.pods {
-                let o = &self.snapshot.pods[other];
-                if self.gone.contains(&other) || o.name == pod.name || !in_namespaces(&o.namespace) {
-                    continue;
-                }
-                if !selector.matches(&o.labels) {
-                    continue;
-                }
-                let Some(o_node) = o.node_name.as_deref().and_then(|n| self.nodes.get(n)) else { continue };
-                if same_domain(own_node, o_node, &term.topology_key) {
-                    return Ok((other, term));
-                }
+            // The existing pods in the term's namespaces (or the pod's own)
+            // that its selector matches, in listing order: computed once per
+            // (selector, namespaces) — the replicas of one owner share it.
+            let namespaces: &'a [String] =
+                if term.namespaces.is_empty() { std::slice::from_ref(&pod.namespace) } else { &term.namespaces };
+            // Same domain: on the pod's node, or on a node with the same
+            // value of the topology key (both carrying it).
+            let matching = self.matching(selector, namespaces, term.topology_key.as_str());
+            let same_node = matching.by_node.get(own_node.name.as_str());
+            let same_value = own_node.labels.get(&term.topology_key).and_then(|v| matching.by_value.get(v.as_str()));
+            let first = same_node
+                .into_iter()
+                .chain(same_value)
+                .filter_map(|list| {
+                    list.iter()
+                        .find(|&&(_, other)| !self.gone.contains(&other) && self.snapshot.pods[other].name != pod.name)
+                })
+                .map(|&(pos, _)| pos)
+                .min();
+            if let Some(pos) = first {
+                return Ok((self.pods[pos], term));
             }
         }
-        Err(keep(
-            "no-anti-affinity-conflict",
-            format!(
-                "no pod matching its {} required anti-affinity term(s) is on node {} or shares its topology domain",
-                terms.len(),
-                own_node.name
-            ),
-            false,
-        ))
+        Err(None)
     }
 }
 
@@ -159,7 +232,13 @@ pub(crate) fn run(
             .filter(in_scope)
             .collect(),
         gone: BTreeSet::new(),
+        by_namespace: HashMap::new(),
+        matching: RefCell::new(HashMap::new()),
+        by_label: OnceCell::new(),
     };
+    for (pos, &idx) in existing.pods.iter().enumerate() {
+        existing.by_namespace.entry(snapshot.pods[idx].namespace.as_str()).or_default().push((pos, idx));
+    }
     let mut ended = false;
     for node in &nodes {
         let mut candidates: Vec<usize> = cycle
@@ -174,6 +253,17 @@ pub(crate) fn run(
         let mut stop: Option<StopReason> = ended.then_some(StopReason::NotVisited);
         let mut rank = 0;
         for idx in candidates {
+            let (other, term) = match existing.conflict(idx) {
+                Ok(found) => found,
+                Err(Some(reason)) => {
+                    cycle.skip(&mut run, idx, &node.name, reason);
+                    continue;
+                }
+                Err(None) => {
+                    cycle.not_matching(&mut run);
+                    continue;
+                }
+            };
             if let Some(stop) = &stop {
                 cycle.skip(&mut run, idx, &node.name, SkipReason::NotReached { stop: stop.clone() });
                 continue;
@@ -182,13 +272,6 @@ pub(crate) fn run(
                 cycle.skip(&mut run, idx, &node.name, SkipReason::AlreadyEvicted);
                 continue;
             }
-            let (other, term) = match existing.conflict(idx) {
-                Ok(found) => found,
-                Err(reason) => {
-                    cycle.skip(&mut run, idx, &node.name, reason);
-                    continue;
-                }
-            };
             let pod = &snapshot.pods[idx];
             if let FilterOutcome::Fails(reason) = evictor.filter(pod) {
                 cycle.skip(&mut run, idx, &node.name, reason);

@@ -26,12 +26,16 @@
 //! Limits: the node limit ends the node ("not reached" for the rest), the
 //! total limit ends the plugin (the rest of the pass "not reached" / "not
 //! visited", later types noted as not run), the namespace limit skips the pod.
-//! A pod kept for several reasons is reported with the first of: already
-//! evicted, the rule, the Filter, the PreEvictionFilter, fits no node
-//! (upstream evaluates the filters first; the outcome is the same).
+//! A pod that does not break the rule of the pass (no such affinity, or its
+//! node still satisfies it) is counted ([`PluginRun::not_matching`]), not
+//! listed. A pod that breaks it and is kept is reported with the first of:
+//! not reached, already evicted, the Filter, the PreEvictionFilter, fits no
+//! node (upstream evaluates the filters first; the outcome is the same).
+
+use std::collections::HashMap;
 
 use crate::model::node::NodeInfo;
-use crate::model::pod::PodInfo;
+use crate::model::pod::{PodInfo, PreferredNodeTerm};
 use crate::planner::cycle::Cycle;
 use crate::planner::evictor::{Evictor, FilterOutcome};
 use crate::planner::limits::LimitHit;
@@ -64,57 +68,56 @@ fn preferred_weight(pod: &PodInfo, node: &NodeInfo) -> i64 {
         .sum()
 }
 
-/// Why the pod violates its required node affinity on `node`, or why not.
-fn required_violation(pod: &PodInfo, node: &NodeInfo) -> Result<String, SkipReason> {
-    let Some(terms) = &pod.affinity.node_affinity.required else {
-        return Err(keep(
-            "no-required-node-affinity",
-            "pod has no requiredDuringSchedulingIgnoredDuringExecution node affinity".to_string(),
-        ));
-    };
+/// Why the pod violates its required node affinity on `node`; `None` when it
+/// does not (no required node affinity, or its nodeSelector and required
+/// terms still match `node`).
+fn required_violation(pod: &PodInfo, node: &NodeInfo) -> Option<String> {
+    let terms = pod.affinity.node_affinity.required.as_ref()?;
     if matches_node_selector(pod, node) {
-        return Err(keep(
-            "node-affinity-satisfied",
-            format!("nodeSelector and required node affinity still match node {}", node.name),
-        ));
+        return None;
     }
     let selector_ok = pod.node_selector.iter().all(|(k, v)| node.labels.get(k) == Some(v));
     let affinity_ok = terms.iter().any(|t| t.matches(node));
-    Ok(match (affinity_ok, selector_ok) {
+    Some(match (affinity_ok, selector_ok) {
         (false, true) => format!("required node affinity no longer matches {}", node.name),
         (false, false) => format!("required node affinity and nodeSelector no longer match {}", node.name),
         _ => format!("nodeSelector no longer matches {} (required node affinity does)", node.name),
     })
 }
 
-/// Why some node is preferred over the pod's `node`, or why not.
-fn preferred_violation(pod: &PodInfo, node: &NodeInfo, nodes: &[&NodeInfo]) -> Result<String, SkipReason> {
-    if pod.affinity.node_affinity.preferred.is_empty() {
-        return Err(keep(
-            "no-preferred-node-affinity",
-            "pod has no preferredDuringSchedulingIgnoredDuringExecution node affinity".to_string(),
-        ));
+/// The best preferred weight over the cycle's nodes per distinct preferred
+/// term list (the first node in order with it), computed once per list:
+/// pods of one owner share theirs.
+type BestWeights<'a> = HashMap<&'a [PreferredNodeTerm], (i64, Option<&'a str>)>;
+
+/// Why some node is preferred over the pod's `node`; `None` when it is not
+/// (no preferred term, or `node` already has the best weight).
+fn preferred_violation<'a>(
+    pod: &'a PodInfo,
+    node: &NodeInfo,
+    nodes: &[&'a NodeInfo],
+    best_weight: &mut BestWeights<'a>,
+) -> Option<String> {
+    let terms = pod.affinity.node_affinity.preferred.as_slice();
+    if terms.is_empty() {
+        return None;
     }
     let current = preferred_weight(pod, node);
-    let mut best: (i64, Option<&str>) = (0, None);
-    for n in nodes {
-        let w = preferred_weight(pod, n);
-        if w > best.0 {
-            best = (w, Some(n.name.as_str()));
+    let best = *best_weight.entry(terms).or_insert_with(|| {
+        let mut best: (i64, Option<&str>) = (0, None);
+        for n in nodes {
+            let w = preferred_weight(pod, n);
+            if w > best.0 {
+                best = (w, Some(n.name.as_str()));
+            }
         }
-    }
+        best
+    });
     match best {
         (w, Some(name)) if w > current => {
-            Ok(format!("preferred node affinity weight {current} on {} < {w} on {name}", node.name))
+            Some(format!("preferred node affinity weight {current} on {} < {w} on {name}", node.name))
         }
-        (w, _) => Err(keep(
-            "preferred-weight-best",
-            format!(
-                "node {} already has the best preferred node affinity weight ({current}; best over {} nodes {w})",
-                node.name,
-                nodes.len()
-            ),
-        )),
+        _ => None,
     }
 }
 
@@ -160,6 +163,7 @@ fn pass<'a>(
 ) -> bool {
     let snapshot = cycle.snapshot;
     let nodes = cycle.nodes.clone();
+    let mut best_weight = BestWeights::new();
     let mut ended = false;
     for node in &nodes {
         let mut stop: Option<StopReason> = ended.then_some(StopReason::NotVisited);
@@ -169,6 +173,14 @@ fn pass<'a>(
             if !args.scope.selects(&pod.namespace, &pod.labels) {
                 continue;
             }
+            let violation = match kind {
+                Kind::Required => required_violation(pod, node),
+                Kind::Preferred => preferred_violation(pod, node, &nodes, &mut best_weight),
+            };
+            let Some(why) = violation else {
+                cycle.not_matching(run);
+                continue;
+            };
             if let Some(stop) = &stop {
                 cycle.skip(run, idx, &node.name, SkipReason::NotReached { stop: stop.clone() });
                 continue;
@@ -177,17 +189,6 @@ fn pass<'a>(
                 cycle.skip(run, idx, &node.name, SkipReason::AlreadyEvicted);
                 continue;
             }
-            let violation = match kind {
-                Kind::Required => required_violation(pod, node),
-                Kind::Preferred => preferred_violation(pod, node, &nodes),
-            };
-            let why = match violation {
-                Ok(why) => why,
-                Err(reason) => {
-                    cycle.skip(run, idx, &node.name, reason);
-                    continue;
-                }
-            };
             if let FilterOutcome::Fails(reason) = evictor.filter(pod) {
                 cycle.skip(run, idx, &node.name, reason);
                 continue;

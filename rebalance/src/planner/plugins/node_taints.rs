@@ -18,10 +18,12 @@
 //! total limit ends the plugin (the rest of the node "not reached", later
 //! nodes "not visited"), the namespace limit skips the pod only.
 //!
-//! A pod kept for several reasons is reported with the first of: already
-//! evicted in this cycle, the rule (it tolerates every considered taint),
-//! the Filter, the PreEvictionFilter (upstream evaluates the filters first;
-//! the outcome is the same).
+//! A pod that tolerates every considered taint of its node does not break
+//! the rule: it is counted ([`PluginRun::not_matching`]), not listed, even
+//! when a limit or an earlier eviction would have kept it anyway. A pod that
+//! breaks the rule and is kept is reported with the first of: not reached,
+//! already evicted in this cycle, the Filter, the PreEvictionFilter
+//! (upstream evaluates the filters first; the outcome is the same).
 
 use crate::model::node::{NodeInfo, Taint, TaintEffect};
 use crate::model::pod::{Toleration, TolerationOperator};
@@ -95,6 +97,11 @@ pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &RemovePodsVio
             if !args.scope.selects(&pod.namespace, &pod.labels) {
                 continue;
             }
+            let untolerated = taints.iter().find(|t| !pod.tolerations.iter().any(|tol| tolerates(tol, t)));
+            let Some(taint) = untolerated else {
+                cycle.not_matching(&mut run);
+                continue;
+            };
             if let Some(stop) = &stop {
                 cycle.skip(&mut run, idx, &node.name, SkipReason::NotReached { stop: stop.clone() });
                 continue;
@@ -103,23 +110,6 @@ pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &RemovePodsVio
                 cycle.skip(&mut run, idx, &node.name, SkipReason::AlreadyEvicted);
                 continue;
             }
-            let untolerated = taints.iter().find(|t| !pod.tolerations.iter().any(|tol| tolerates(tol, t)));
-            let Some(taint) = untolerated else {
-                let message = if taints.is_empty() {
-                    format!(
-                        "node {} has no taint this plugin considers ({} taints; effect NoSchedule{}, excludedTaints/includedTaints applied)",
-                        node.name,
-                        node.taints.len(),
-                        if args.include_prefer_no_schedule { " or PreferNoSchedule" } else { "" }
-                    )
-                } else {
-                    let list: Vec<String> = taints.iter().map(|t| taint_text(t)).collect();
-                    format!("tolerates every taint of node {} this plugin considers ({})", node.name, list.join(", "))
-                };
-                let reason = SkipReason::Rule { rule: "taints-tolerated".into(), message, upstream: false };
-                cycle.skip(&mut run, idx, &node.name, reason);
-                continue;
-            };
             if let FilterOutcome::Fails(reason) = evictor.filter(pod) {
                 cycle.skip(&mut run, idx, &node.name, reason);
                 continue;

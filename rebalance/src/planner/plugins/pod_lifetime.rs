@@ -96,14 +96,18 @@ pub(crate) fn rule_skip(rule: &str, message: String, upstream: bool) -> SkipReas
 /// Runs the shared listing: for each considered node, in name order, each
 /// of its pods (any phase) that `scope` selects and that is not already
 /// evicted, passes the DefaultEvictor Filter and PreEvictionFilter, and then
-/// `rule` (`Ok(why)` keeps it, `Err(skip)` records the skip). Returns the
-/// kept pods per node as `(snapshot index, why)`.
+/// `rule` (`Ok(why)` keeps it, `Err(Some(skip))` records the skip). A pod
+/// for which `rule` says `Err(None)` does not break the plugin's rule: it is
+/// counted ([`PluginRun::not_matching`]) whatever the filters would say, and
+/// not listed (the rule is checked first for that decision only; a pod is
+/// kept exactly when upstream keeps it). Returns the kept pods per node as
+/// `(snapshot index, why)`.
 pub(crate) fn candidates<'a>(
     cycle: &mut Cycle<'a>,
     profile: &Profile,
     run: &mut PluginRun,
     selects: impl Fn(&PodInfo) -> bool,
-    mut rule: impl FnMut(&PodInfo) -> Result<String, SkipReason>,
+    mut rule: impl FnMut(&PodInfo) -> Result<String, Option<SkipReason>>,
 ) -> Vec<(String, Vec<(usize, String)>)> {
     let evictor = cycle.evictor(profile);
     let snapshot = cycle.snapshot;
@@ -115,6 +119,11 @@ pub(crate) fn candidates<'a>(
         for idx in pods {
             let pod = &snapshot.pods[idx];
             if !selects(pod) {
+                continue;
+            }
+            let verdict = rule(pod);
+            if let Err(None) = verdict {
+                cycle.not_matching(run);
                 continue;
             }
             if cycle.evicted.contains(&idx) {
@@ -129,9 +138,10 @@ pub(crate) fn candidates<'a>(
                 cycle.skip(run, idx, &node, reason);
                 continue;
             }
-            match rule(pod) {
+            match verdict {
                 Ok(why) => kept.push((idx, why)),
-                Err(reason) => cycle.skip(run, idx, &node, reason),
+                Err(Some(reason)) => cycle.skip(run, idx, &node, reason),
+                Err(None) => {}
             }
         }
         out.push((node, kept));
@@ -312,7 +322,8 @@ pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &PodLifeTimeAr
         profile,
         &mut run,
         |p| args.scope.selects(&p.namespace, &p.labels),
-        |p| matches(args, p, now),
+        // Every filter PodLifeTime fails is its rule: such pods are counted.
+        |p| matches(args, p, now).map_err(|_| None),
     );
     // One list over every node, oldest first (stable: node name, then
     // snapshot order among equal timestamps; `None` first, as Go's zero time).

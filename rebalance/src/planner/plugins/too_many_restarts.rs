@@ -81,8 +81,13 @@ fn rule(args: &RemovePodsHavingTooManyRestartsArgs, pod: &PodInfo) -> Result<Str
 pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &RemovePodsHavingTooManyRestartsArgs) -> PluginRun {
     let mut run = PluginRun::new(&profile.name, REMOVE_PODS_HAVING_TOO_MANY_RESTARTS, ExtensionPoint::Deschedule);
     let snapshot = cycle.snapshot;
-    let mut per_node =
-        candidates(cycle, profile, &mut run, |p| args.scope.selects(&p.namespace, &p.labels), |p| rule(args, p));
+    let mut per_node = candidates(
+        cycle,
+        profile,
+        &mut run,
+        |p| args.scope.selects(&p.namespace, &p.labels),
+        |p| rule(args, p).map_err(|_| None),
+    );
     for (_, pods) in &mut per_node {
         pods.sort_by_key(|(i, _)| std::cmp::Reverse(restarts(args, &snapshot.pods[*i]).0));
     }

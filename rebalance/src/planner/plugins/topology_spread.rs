@@ -22,8 +22,15 @@
 //! them so), domains of equal size by value, the chosen set in choice
 //! order. Pods evicted earlier in the cycle still count in their domains but
 //! are skipped as already evicted.
+//!
+//! Listing: pods of balanced constraints, pods not among those moved and
+//! pods no constraint counts do not break the rule: they are counted
+//! ([`PluginRun::not_matching`]), not listed; so is a pod the Filter
+//! protects unless a constraint of its namespace selects it (then it is
+//! listed with the Filter's reason, after its namespace's constraints).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 use crate::model::node::{NodeInfo, TaintEffect};
 use crate::model::pod::{
@@ -33,7 +40,7 @@ use crate::model::pod::{
 use crate::planner::cycle::Cycle;
 use crate::planner::evictor::FilterOutcome;
 use crate::planner::limits::LimitHit;
-use crate::planner::node_fit::NodeFit;
+use crate::planner::node_fit::{FitState, NodeFit};
 use crate::planner::plan::{PluginRun, SkipReason, StopReason};
 use crate::policy::{
     ExtensionPoint, Profile, RemovePodsViolatingTopologySpreadConstraintArgs,
@@ -155,13 +162,14 @@ struct Balanced {
 }
 
 /// `balanceDomains`, exactly as upstream's pseudo-code (descheduler-plugins.md §3.2).
-fn balance(
+fn balance<'a>(
     c: &SpreadConstraint,
     mut d: Vec<Domain>,
     sum_pods: usize,
-    nodes: &[&NodeInfo],
-    all: &[PodInfo],
+    nodes: &[&'a NodeInfo],
+    all: &'a [PodInfo],
     node_fit: bool,
+    state: Rc<FitState<'a>>,
 ) -> Balanced {
     let ideal = sum_pods as f64 / d.len() as f64;
     for dom in &mut d {
@@ -175,7 +183,7 @@ fn balance(
         .filter(|n| n.labels.get(&c.topology_key).is_some_and(|v| below_values.contains(v.as_str())) && c.includes(n))
         .copied()
         .collect();
-    let fit = NodeFit::new(below, all);
+    let fit = NodeFit::sharing(below, state);
     let key = &c.topology_key;
     let mut out = Balanced { chosen: Vec::new(), unfit: Vec::new() };
     let (mut i, mut j) = (0usize, d.len() - 1);
@@ -198,7 +206,8 @@ fn balance(
             continue;
         }
         let moved = moved as usize;
-        d[j].pods.sort_by_key(|&p| fit.fits_any_other_node(&all[p]));
+        // Stable, one nodeFit per pod (not per comparison).
+        d[j].pods.sort_by_cached_key(|&p| fit.fits_any_other_node(&all[p]));
         let from = d[j].pods.len() - moved;
         let taken: Vec<usize> = d[j].pods.split_off(from);
         let rule = format!(
@@ -238,6 +247,9 @@ pub(crate) fn run(
     let node_fit = args.topology_balance_node_fit.unwrap_or(true);
     // Listing: nodes in cycle order, pods on a node by name.
     let mut by_namespace: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    // Pods the Filter protects, per namespace: listed only when a
+    // constraint of their namespace selects them, counted otherwise.
+    let mut protected: BTreeMap<&str, Vec<(usize, SkipReason)>> = BTreeMap::new();
     for n in &nodes {
         let mut on: Vec<usize> = cycle.pods_by_node.get(n.name.as_str()).cloned().unwrap_or_default();
         on.sort_by(|a, b| all[*a].name.cmp(&all[*b].name));
@@ -247,7 +259,7 @@ pub(crate) fn run(
                 continue;
             }
             if let FilterOutcome::Fails(reason) = evictor.filter(p) {
-                cycle.skip(&mut run, idx, &n.name, reason);
+                protected.entry(p.namespace.as_str()).or_default().push((idx, reason));
                 continue;
             }
             by_namespace.entry(p.namespace.as_str()).or_default().push(idx);
@@ -255,7 +267,10 @@ pub(crate) fn run(
     }
     let node_of: BTreeMap<&str, &NodeInfo> = nodes.iter().map(|n| (n.name.as_str(), *n)).collect();
     let mut chosen: Vec<(usize, String)> = Vec::new();
-    let mut why: BTreeMap<usize, SkipReason> = BTreeMap::new();
+    let mut chosen_set: BTreeSet<usize> = BTreeSet::new();
+    // Why each counted pod stays; `None`: it does not break the rule (its
+    // constraints are balanced, or it is not among the pods moved).
+    let mut why: BTreeMap<usize, Option<SkipReason>> = BTreeMap::new();
     for (ns, pods) in &by_namespace {
         let mut constraints: Vec<SpreadConstraint> = Vec::new();
         for &idx in pods {
@@ -300,44 +315,52 @@ pub(crate) fn run(
             if (max - min) as i64 <= i64::from(c.max_skew) {
                 let text = format!("{ALREADY_BALANCED}: {} ({})", c.text(ns), sizes.join(", "));
                 for idx in members {
-                    why.insert(idx, rule("balanced", text.clone(), false));
+                    why.insert(idx, None);
                 }
                 run.notes.push(text);
                 continue;
             }
             let d: Vec<Domain> = domains.into_iter().map(|(value, pods)| Domain { value, pods }).collect();
-            let outcome = balance(c, d, sum, &nodes, all, node_fit);
+            let outcome = balance(c, d, sum, &nodes, all, node_fit, cycle.fit_state());
             for idx in members {
-                let text = format!("{} ({}): not among the pods moved", c.text(ns), sizes.join(", "));
-                why.insert(idx, rule("not-moved", text, false));
+                why.insert(idx, None);
             }
             for idx in outcome.unfit {
-                why.insert(idx, rule("does-not-fit", DOES_NOT_FIT.to_string(), true));
+                why.insert(idx, Some(rule("does-not-fit", DOES_NOT_FIT.to_string(), true)));
             }
             for (idx, text) in outcome.chosen {
-                if !chosen.iter().any(|(p, _)| *p == idx) {
+                if chosen_set.insert(idx) {
                     chosen.push((idx, format!("{}: {text}", c.text(ns))));
                 }
             }
         }
         for &idx in pods {
-            why.entry(idx).or_insert_with(|| {
-                rule(
-                    "no-constraint",
-                    format!(
-                        "no topology spread constraint of namespace {ns} (whenUnsatisfiable in {:?}) counts it",
-                        args.constraints
-                    ),
-                    false,
-                )
-            });
+            // No constraint of the namespace counts it.
+            why.entry(idx).or_insert(None);
+        }
+        for (idx, reason) in protected.remove(ns).unwrap_or_default() {
+            if constraints.iter().any(|c| c.selects(&all[idx])) {
+                let node = all[idx].node_name.clone().unwrap_or_default();
+                cycle.skip(&mut run, idx, &node, reason);
+            } else {
+                cycle.not_matching(&mut run);
+            }
         }
     }
-    let chosen_set: BTreeSet<usize> = chosen.iter().map(|(p, _)| *p).collect();
+    // Namespaces whose every pod is protected: no constraint is read.
+    for _ in protected.values().flatten() {
+        cycle.not_matching(&mut run);
+    }
     for (idx, reason) in why {
-        if !chosen_set.contains(&idx) {
-            let node = all[idx].node_name.clone().unwrap_or_default();
-            cycle.skip(&mut run, idx, &node, reason);
+        if chosen_set.contains(&idx) {
+            continue;
+        }
+        match reason {
+            Some(reason) => {
+                let node = all[idx].node_name.clone().unwrap_or_default();
+                cycle.skip(&mut run, idx, &node, reason);
+            }
+            None => cycle.not_matching(&mut run),
         }
     }
     let mut node_limited: BTreeSet<String> = BTreeSet::new();

@@ -88,7 +88,8 @@ pub(crate) fn run_once(
         next_order: 0,
         warnings: Vec::new(),
         usage_given: None,
-        focus: None,
+        evictors: std::collections::HashMap::new(),
+        fit_state: None,
     };
     plugin(&mut cycle, &policy.profiles[0])
 }

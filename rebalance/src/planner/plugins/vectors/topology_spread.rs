@@ -261,7 +261,7 @@ fn upstream_test_check_identical_constraints() {
 }
 
 /// [8,7,0]: the rule of each eviction carries the domain sizes, and the
-/// pods not moved say why.
+/// pods not moved are counted.
 #[test]
 fn rule_text_and_skips() {
     let c = cases::all().into_iter().find(|c| c.name.starts_with("3 domains size [8 7 0]")).expect("case");
@@ -279,12 +279,10 @@ fn rule_text_and_skips() {
         run.evictions[3].rule,
         "constraint zone maxSkew 1 in namespace ns1: domain zone=zoneB has 7 pods, zone=zoneC 3 (idealAvg 5.00), maxSkew 1: move 2"
     );
-    let kept = run.skipped.iter().find(|s| s.pod.name == "pod-0").expect("pod-0");
-    assert_eq!(
-        kept.message,
-        "constraint zone maxSkew 1 in namespace ns1 (zone=zoneA 8, zone=zoneB 7, zone=zoneC 0): not among the pods moved"
-    );
-    assert_eq!(run.skipped.len(), 10);
+    // The 10 pods not among those moved break nothing themselves: counted,
+    // not listed.
+    assert!(run.skipped.is_empty(), "{:?}", run.skipped);
+    assert_eq!(run.not_matching, 10);
 }
 
 #[test]
