@@ -368,6 +368,9 @@ fn whole_policy_apply_evicts_in_cycle_order_and_each_event_carries_its_plugin() 
     expected[1].1 = "Blocked";
     assert_eq!(kinds, expected);
     assert!(matches!(&report.results[1].outcome, EvictionOutcome::Blocked { message } if message == PDB_MESSAGE));
+    let results: Vec<(String, String)> = report.results.iter().map(|r| (r.pod.clone(), r.plugin.clone())).collect();
+    assert_eq!(results, owned(&WHOLE_ORDER), "each result names its plugin");
+    assert!(report.results.iter().all(|r| r.profile == "whole"));
     // The fake saw the attempts in the plan's order, b refused (429) and nothing else.
     let attempts: Vec<(String, u16)> =
         s.kube.evictions().into_iter().map(|e| (format!("{}/{}", e.namespace, e.name), e.code)).collect();
@@ -428,4 +431,13 @@ fn whole_policy_plan_drifted_by_a_removed_taint_is_refused_and_replan_drops_that
         })
         .collect();
     assert_eq!(plugins, owned(&WHOLE_ORDER[1..]));
+    // The RebalanceRun record's report names each eviction's plugin too.
+    let run = records.last().expect("run");
+    let results: Vec<(String, String)> = run["status"]["report"]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| (r["pod"].as_str().unwrap_or("").to_string(), r["plugin"].as_str().unwrap_or("").to_string()))
+        .collect();
+    assert_eq!(results, owned(&WHOLE_ORDER[1..]));
 }

@@ -125,15 +125,23 @@ profiles:
         enabled: [RemoveDuplicates, LowNodeUtilization]
 ";
 
-/// The busy cluster plus something for every plugin of [`WHOLE_POLICY`]:
+/// The busy cluster plus [`load_whole_policy_extras`].
+///
+/// # Panics
+/// When the fake refuses an object.
+pub fn load_whole_policy(kube: &FakeKube) {
+    load(kube);
+    load_whole_policy_extras(kube);
+}
+
+/// On the loaded busy cluster, something for every plugin of [`WHOLE_POLICY`]:
 /// node-2 tainted `dedicated=gpu:NoSchedule` (pod `a` does not tolerate
 /// it), pod `b` on node-3 restarted 7 times, and two 100m pods `d0`, `d1`
 /// of one ReplicaSet `rs-dup` on node-3.
 ///
 /// # Panics
 /// When the fake refuses an object.
-pub fn load_whole_policy(kube: &FakeKube) {
-    load(kube);
+pub fn load_whole_policy_extras(kube: &FakeKube) {
     set_gpu_taint(kube, true);
     let mut b = kube.get("v1", "Pod", "apps", "b").expect("pod b");
     b["status"]["containerStatuses"] =
