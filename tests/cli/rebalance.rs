@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use kdrift_tests::busy_cluster::{self, BUSY_POLICY};
+use kdrift_tests::busy_cluster::{self, BUSY_POLICY, WHOLE_POLICY};
 use kdrift_tests::fake_kube::FakeKube;
 use serde_json::{json, Value};
 
@@ -451,4 +451,104 @@ fn an_eviction_a_pdb_allows_no_disruption_for_is_shown_refused_and_not_counted()
     let json = e.with_cluster(&["rebalance", "plan", "--policy", &policy, "-o", "json"]).assert().success();
     let doc: Value = serde_json::from_str(&stdout(&json)).expect("plan document");
     assert_eq!(planned(&doc), ["apps/w0", "apps/w1", "apps/w2", "apps/w3", "apps/w4"]);
+}
+
+/// The busy cluster with something for every plugin of [`WHOLE_POLICY`] (issue 36 item 7).
+fn whole_env() -> Env {
+    let e = env();
+    busy_cluster::load_whole_policy_extras(&e.kube);
+    write(&e.policy, WHOLE_POLICY);
+    e
+}
+
+/// The whole-policy plan, in cycle order: Deschedule plugins first.
+const WHOLE_ORDER: [(&str, &str); 7] = [
+    ("apps/a", "RemovePodsViolatingNodeTaints"),
+    ("apps/b", "RemovePodsHavingTooManyRestarts"),
+    ("apps/d1", "RemoveDuplicates"),
+    ("apps/w0", "LowNodeUtilization"),
+    ("apps/w1", "LowNodeUtilization"),
+    ("apps/w2", "LowNodeUtilization"),
+    ("apps/w3", "LowNodeUtilization"),
+];
+
+fn whole_order() -> Vec<(String, String)> {
+    WHOLE_ORDER.iter().map(|(p, g)| (p.to_string(), g.to_string())).collect()
+}
+
+#[test]
+fn a_whole_policy_plan_is_applied_in_cycle_order_naming_each_plugin() {
+    let e = whole_env();
+    let policy = e.policy.display().to_string();
+    let file = e.path("plan.json");
+    e.with_cluster(&["rebalance", "plan", "--policy", &policy, "--out", &file]).assert().success();
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).expect("plan")).expect("json");
+    let plugins: Vec<(String, String)> = planned(&doc)
+        .into_iter()
+        .zip(doc["evictions"].as_array().expect("evictions"))
+        .map(|(p, ev)| (p, ev["plugin"].as_str().unwrap_or("").to_string()))
+        .collect();
+    assert_eq!(plugins, whole_order());
+
+    e.kube.fail_evictions(kdrift_tests::fake_kube::EvictionFault::TooManyRequests, Some(("apps", "w1")), None);
+    let applied = e.with_cluster(&["rebalance", "apply", &file, "--ready-timeout", "0"]).assert().success();
+    let out = stdout(&applied);
+    assert!(out.contains("7 planned: 6 evicted, 1 blocked by a PodDisruptionBudget, 0 skipped"), "{out}");
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() >= 5 && w[0].parse::<usize>().is_ok() && w[1].starts_with("apps/"))
+        .collect();
+    let table: Vec<(String, String, String)> =
+        rows.iter().map(|w| (w[1].to_string(), w[3].to_string(), w[4].to_string())).collect();
+    let want: Vec<(String, String, String)> = WHOLE_ORDER
+        .iter()
+        .map(|(p, g)| (p.to_string(), g.to_string(), if *p == "apps/w1" { "blocked" } else { "evicted" }.to_string()))
+        .collect();
+    assert_eq!(table, want, "{out}");
+    let mut attempts: Vec<String> = WHOLE_ORDER.iter().map(|(p, _)| p.to_string()).collect();
+    assert_eq!(
+        e.kube.evictions().iter().map(|x| format!("{}/{}", x.namespace, x.name)).collect::<Vec<_>>(),
+        attempts,
+        "attempted in the plan's order"
+    );
+    attempts.remove(4);
+    assert_eq!(e.evicted(), attempts);
+}
+
+#[test]
+fn run_with_yes_executes_the_whole_policy_and_the_store_names_each_plugin() {
+    let e = whole_env();
+    let policy = e.policy.display().to_string();
+    let run = e
+        .with_cluster(&["rebalance", "run", "--policy", &policy, "--yes", "--ready-timeout", "0", "-o", "json"])
+        .assert()
+        .success();
+    let report: Value = serde_json::from_str(&stdout(&run)).expect("report");
+    assert_eq!(report["outcome"], "Succeeded");
+    let results: Vec<(String, String)> = report["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| (r["pod"].as_str().unwrap_or("").to_string(), r["plugin"].as_str().unwrap_or("").to_string()))
+        .collect();
+    assert_eq!(results, whole_order());
+    assert_eq!(e.evicted(), WHOLE_ORDER.iter().map(|(p, _)| p.to_string()).collect::<Vec<_>>());
+
+    // `kdrift query event_list`: kdrift's events say which plugin triggered each eviction.
+    let q = e.kdrift(&["query", "event_list", "-o", "json"]).assert().success();
+    let rows: Vec<Value> = serde_json::from_str(&stdout(&q)).expect("rows");
+    let mut triggered: Vec<(String, String)> = rows
+        .iter()
+        .filter(|r| r["reporting_component"] == "kdrift" && r["reason"] == "Evicted")
+        .map(|r| {
+            let m = r["message"].as_str().unwrap_or("");
+            let plugin = m.split("triggered by whole/").nth(1).and_then(|t| t.split(')').next()).unwrap_or("");
+            (format!("apps/{}", r["involved_name"].as_str().unwrap_or("")), plugin.to_string())
+        })
+        .collect();
+    triggered.sort();
+    let mut want = whole_order();
+    want.sort();
+    assert_eq!(triggered, want, "{}", stdout(&q));
 }

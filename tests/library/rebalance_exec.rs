@@ -18,7 +18,7 @@ use kdrift_rebalance::{
 use kdrift_rebalance::{PlanDocument, PlanSource};
 use kdrift_rebalance::{PlanOptions, Policy};
 
-use kdrift_tests::busy_cluster::{self, BUSY_POLICY};
+use kdrift_tests::busy_cluster::{self, BUSY_POLICY, WHOLE_POLICY};
 use kdrift_tests::fake_kube::{EvictionFault, FakeKube, PDB_MESSAGE};
 use kdrift_tests::temp_store;
 use serde_json::{json, Value};
@@ -276,4 +276,168 @@ fn the_store_receives_one_kdrift_event_per_eviction_attempt() {
     assert_eq!(runs.rows.len(), 1);
     assert_eq!(runs.rows[0][0], "Succeeded");
     assert_eq!(runs.rows[0][runs.columns.iter().position(|c| c == "evicted").expect("col")], 3);
+}
+
+// ---- The whole policy (issue 36 item 7): plugins at both extension points.
+
+fn whole_setup() -> Setup {
+    let kube = FakeKube::start();
+    busy_cluster::load_whole_policy(&kube);
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let options = ClusterOptions { kubeconfig: Some(kubeconfig), context: None };
+    let client = rt.block_on(KubeClient::connect(&options)).expect("connect");
+    Setup { kube, _dir: dir, rt, client }
+}
+
+/// `rebalance plan --live` with [`WHOLE_POLICY`], through the file format.
+fn whole_plan(s: &Setup) -> PlanDocument {
+    let p = Policy::from_yaml(WHOLE_POLICY).expect("policy");
+    let live = s.rt.block_on(read_snapshot(&s.client, &p, Utc::now())).expect("read");
+    let source = PlanSource { kind: "live".into(), detail: "fake".into() };
+    let doc =
+        plan_document(&live.snapshot, &p, "whole.yaml", PlanOptions::default(), &source, live.notes).expect("plan");
+    PlanDocument::from_json(&serde_json::to_string(&doc).expect("json")).expect("read back")
+}
+
+/// `(pod, plugin)` per planned eviction, in plan order.
+fn by_plugin(doc: &PlanDocument) -> Vec<(String, String)> {
+    doc.evictions.iter().map(|e| (e.pod.key(), e.plugin.clone())).collect()
+}
+
+/// The whole-policy plan: Deschedule plugins' evictions first, in enabled order.
+const WHOLE_ORDER: [(&str, &str); 7] = [
+    ("apps/a", "RemovePodsViolatingNodeTaints"),
+    ("apps/b", "RemovePodsHavingTooManyRestarts"),
+    ("apps/d1", "RemoveDuplicates"),
+    ("apps/w0", "LowNodeUtilization"),
+    ("apps/w1", "LowNodeUtilization"),
+    ("apps/w2", "LowNodeUtilization"),
+    ("apps/w3", "LowNodeUtilization"),
+];
+
+fn owned(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter().map(|(p, g)| (p.to_string(), g.to_string())).collect()
+}
+
+/// kdrift's Events in the store: `(pod, reason, kdrift.io/plugin, message)`, by pod.
+fn stored_events(store: &kdrift_store::Store) -> Vec<(String, String, String, String)> {
+    let at = (Utc::now() + chrono::Duration::minutes(1)).to_rfc3339();
+    let events =
+        run_query(store, "objects_at", &[("kind".into(), "Event".into()), ("at_us".into(), at)]).expect("events");
+    let object = events.columns.iter().position(|c| c == "object").expect("object column");
+    let text = |v: &Value| v.as_str().unwrap_or("").to_string();
+    let mut out: Vec<(String, String, String, String)> = events
+        .rows
+        .iter()
+        .filter_map(|r| match &r[object] {
+            Value::String(o) => serde_json::from_str::<Value>(o).ok(),
+            other => Some(other.clone()),
+        })
+        .filter(|e| e["reportingComponent"] == "kdrift")
+        .map(|e| {
+            (
+                format!("{}/{}", text(&e["involvedObject"]["namespace"]), text(&e["involvedObject"]["name"])),
+                text(&e["reason"]),
+                text(&e["metadata"]["annotations"]["kdrift.io/plugin"]),
+                text(&e["message"]),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn whole_policy_apply_evicts_in_cycle_order_and_each_event_carries_its_plugin() {
+    let s = whole_setup();
+    let doc = whole_plan(&s);
+    assert_eq!(by_plugin(&doc), owned(&WHOLE_ORDER), "Deschedule plugins' evictions first");
+    // A PodDisruptionBudget refuses the restarts plugin's eviction: reported, the run goes on.
+    s.kube.fail_evictions(EvictionFault::TooManyRequests, Some(("apps", "b")), None);
+    let (_dir, store) = temp_store();
+    let mut sink = StoreSink::new(&store, "rebalance apply plan.json");
+    let (report, executed) = s.rt.block_on(apply_plan(&s.client, &doc, &options(), &mut sink)).expect("apply");
+    assert_eq!(report.outcome, RunOutcome::Succeeded, "{:?}", report.differences);
+    assert!(report.differences.is_empty(), "the unchanged whole-policy plan holds: {:?}", report.differences);
+    assert!(!report.replanned);
+    assert_eq!(executed.evictions, doc.evictions);
+    let kinds: Vec<(String, &str)> = report.results.iter().map(|r| (r.pod.clone(), r.outcome.kind())).collect();
+    let mut expected: Vec<(String, &str)> = WHOLE_ORDER.iter().map(|(p, _)| (p.to_string(), "Evicted")).collect();
+    expected[1].1 = "Blocked";
+    assert_eq!(kinds, expected);
+    assert!(matches!(&report.results[1].outcome, EvictionOutcome::Blocked { message } if message == PDB_MESSAGE));
+    let results: Vec<(String, String)> = report.results.iter().map(|r| (r.pod.clone(), r.plugin.clone())).collect();
+    assert_eq!(results, owned(&WHOLE_ORDER), "each result names its plugin");
+    assert!(report.results.iter().all(|r| r.profile == "whole"));
+    // The fake saw the attempts in the plan's order, b refused (429) and nothing else.
+    let attempts: Vec<(String, u16)> =
+        s.kube.evictions().into_iter().map(|e| (format!("{}/{}", e.namespace, e.name), e.code)).collect();
+    let mut order: Vec<(String, u16)> = WHOLE_ORDER.iter().map(|(p, _)| (p.to_string(), 201)).collect();
+    order[1].1 = 429;
+    assert_eq!(attempts, order);
+
+    let events = stored_events(&store);
+    let summary: Vec<(String, String, String)> =
+        events.iter().map(|(p, r, g, _)| (p.clone(), r.clone(), g.clone())).collect();
+    let mut want: Vec<(String, String, String)> = WHOLE_ORDER
+        .iter()
+        .map(|(p, g)| (p.to_string(), if *p == "apps/b" { "EvictionBlocked" } else { "Evicted" }.into(), g.to_string()))
+        .collect();
+    want.sort();
+    assert_eq!(summary, want);
+    let taints = events.iter().find(|e| e.0 == "apps/a").expect("a");
+    assert!(
+        taints.3.contains("triggered by whole/RemovePodsViolatingNodeTaints): RemovePodsViolatingNodeTaints: node node-2's taint dedicated=gpu:NoSchedule is not tolerated"),
+        "{}",
+        taints.3
+    );
+    let lnu = events.iter().find(|e| e.0 == "apps/w0").expect("w0");
+    assert!(
+        lnu.3
+            .contains("triggered by whole/LowNodeUtilization): node-1 is overutilized (above target: cpu 90.0 % > 50)"),
+        "{}",
+        lnu.3
+    );
+    let runs = run_query(&store, "rebalance_latest_runs", &[]).expect("runs");
+    assert_eq!(runs.rows[0][runs.columns.iter().position(|c| c == "evicted").expect("col")], 6);
+}
+
+#[test]
+fn whole_policy_plan_drifted_by_a_removed_taint_is_refused_and_replan_drops_that_eviction() {
+    let s = whole_setup();
+    let doc = whole_plan(&s);
+    assert_eq!(by_plugin(&doc), owned(&WHOLE_ORDER));
+    busy_cluster::set_gpu_taint(&s.kube, false);
+    let (report, _, _) = apply(&s, &doc, &options());
+    assert_eq!(report.outcome, RunOutcome::Refused);
+    assert_eq!(report.differences, vec!["planning now gives other evictions (no longer planned: apps/a)".to_string()]);
+    assert!(s.kube.evictions().is_empty(), "nothing evicted");
+
+    let (report, executed, records) = apply(&s, &doc, &ExecuteOptions { replan: true, ..options() });
+    assert!(report.replanned);
+    assert_eq!(report.outcome, RunOutcome::Succeeded);
+    assert_eq!(by_plugin(&executed), owned(&WHOLE_ORDER[1..]));
+    assert_eq!(evicted(&s.kube), keys(&executed), "the new plan, in its order");
+    let plugins: Vec<(String, String)> = records
+        .iter()
+        .filter(|r| r["reason"] == "Evicted")
+        .map(|r| {
+            (
+                format!("apps/{}", r["involvedObject"]["name"].as_str().unwrap_or("")),
+                r["metadata"]["annotations"]["kdrift.io/plugin"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(plugins, owned(&WHOLE_ORDER[1..]));
+    // The RebalanceRun record's report names each eviction's plugin too.
+    let run = records.last().expect("run");
+    let results: Vec<(String, String)> = run["status"]["report"]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| (r["pod"].as_str().unwrap_or("").to_string(), r["plugin"].as_str().unwrap_or("").to_string()))
+        .collect();
+    assert_eq!(results, owned(&WHOLE_ORDER[1..]));
 }

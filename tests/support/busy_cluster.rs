@@ -98,3 +98,71 @@ pub fn replace_evicted(kube: &FakeKube, originals: &[Value], land_on: &str, stop
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// A policy with plugins at both extension points (issue 36 item 7):
+/// Deschedule RemovePodsViolatingNodeTaints then
+/// RemovePodsHavingTooManyRestarts (threshold 5), Balance RemoveDuplicates
+/// then LowNodeUtilization (cpu 40 → 50).
+pub const WHOLE_POLICY: &str = "apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+  - name: whole
+    pluginConfig:
+      - name: DefaultEvictor
+      - name: RemovePodsViolatingNodeTaints
+      - name: RemovePodsHavingTooManyRestarts
+        args:
+          podRestartThreshold: 5
+      - name: RemoveDuplicates
+      - name: LowNodeUtilization
+        args:
+          thresholds: {cpu: 40}
+          targetThresholds: {cpu: 50}
+    plugins:
+      deschedule:
+        enabled: [RemovePodsViolatingNodeTaints, RemovePodsHavingTooManyRestarts]
+      balance:
+        enabled: [RemoveDuplicates, LowNodeUtilization]
+";
+
+/// The busy cluster plus [`load_whole_policy_extras`].
+///
+/// # Panics
+/// When the fake refuses an object.
+pub fn load_whole_policy(kube: &FakeKube) {
+    load(kube);
+    load_whole_policy_extras(kube);
+}
+
+/// On the loaded busy cluster, something for every plugin of [`WHOLE_POLICY`]:
+/// node-2 tainted `dedicated=gpu:NoSchedule` (pod `a` does not tolerate
+/// it), pod `b` on node-3 restarted 7 times, and two 100m pods `d0`, `d1`
+/// of one ReplicaSet `rs-dup` on node-3.
+///
+/// # Panics
+/// When the fake refuses an object.
+pub fn load_whole_policy_extras(kube: &FakeKube) {
+    set_gpu_taint(kube, true);
+    let mut b = kube.get("v1", "Pod", "apps", "b").expect("pod b");
+    b["status"]["containerStatuses"] =
+        json!([{"name": "c", "restartCount": 7, "ready": true, "state": {"running": {}}}]);
+    kube.update(b).expect("restarts");
+    for d in ["d0", "d1"] {
+        let mut p = pod(d, "node-3", 100);
+        p["metadata"]["labels"] = json!({"app": "dup"});
+        p["metadata"]["ownerReferences"][0]["name"] = json!("rs-dup");
+        p["metadata"]["ownerReferences"][0]["uid"] = json!("rs-uid-dup");
+        kube.create(p).expect("duplicate");
+    }
+}
+
+/// Puts node-2's `dedicated=gpu:NoSchedule` taint on (`true`) or takes it off.
+///
+/// # Panics
+/// When node-2 is missing or the fake refuses the update.
+pub fn set_gpu_taint(kube: &FakeKube, on: bool) {
+    let mut n = kube.get("v1", "Node", "", "node-2").expect("node-2");
+    n["spec"]["taints"] =
+        if on { json!([{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]) } else { json!([]) };
+    kube.update(n).expect("taint");
+}

@@ -1,7 +1,7 @@
 //! Text for `rebalance apply` / `rebalance run`: the run's outcome and
 //! counts, how the cluster differed from the plan file, then one line per
-//! planned eviction with its outcome and where the replacement landed
-//! against the prediction.
+//! planned eviction with the plugin that chose it, its outcome and where
+//! the replacement landed against the prediction.
 
 use std::io::Write;
 
@@ -93,10 +93,10 @@ pub fn report<W: Write>(out: &mut W, r: &ExecutionReport) -> anyhow::Result<()> 
         )?;
         if !r.results.is_empty() {
             let mut b = Builder::default();
-            b.push_record(["#", "pod", "from", "outcome", "details"]);
+            b.push_record(["#", "pod", "from", "plugin", "outcome", "details"]);
             for x in &r.results {
                 let (o, d) = outcome(&x.outcome);
-                b.push_record([x.order.to_string(), x.pod.clone(), x.node.clone(), o, d]);
+                b.push_record([x.order.to_string(), x.pod.clone(), x.node.clone(), x.plugin.clone(), o, d]);
             }
             let mut table = b.build();
             super::plain(&mut table);

@@ -156,6 +156,8 @@ async fn one<C: ClusterClient, S: EventSink>(ctx: &Ctx<'_, '_, C, S>, e: &Planne
         order: e.order,
         pod: e.pod.key(),
         node: e.node.clone(),
+        profile: e.profile.clone(),
+        plugin: e.plugin.clone(),
         outcome,
         started_at,
         finished_at: Utc::now(),

@@ -1,6 +1,7 @@
 //! What an execution did: per planned eviction its outcome (evicted,
-//! blocked by a PodDisruptionBudget, skipped, failed, not attempted) and
-//! where the replacement landed against the prediction; per run its outcome
+//! blocked by a PodDisruptionBudget, skipped, failed, not attempted), the
+//! profile and plugin that chose it, and where the replacement landed
+//! against the prediction; per run its outcome
 //! (succeeded, stopped, refused). Serialisable: `rebalance apply -o json`
 //! prints an [`ExecutionReport`], and the store keeps it as a `RebalanceRun`.
 
@@ -129,6 +130,10 @@ pub struct EvictionResult {
     pub pod: String,
     /// The node it was planned to leave.
     pub node: String,
+    /// The profile whose plugin chose it.
+    pub profile: String,
+    /// The plugin that chose it (`RemovePodsViolatingNodeTaints`, `LowNodeUtilization`, …).
+    pub plugin: String,
     /// What happened.
     pub outcome: EvictionOutcome,
     /// When its turn came.
