@@ -28,6 +28,7 @@
 //! - `words/`: counts in words, agreeing in number ([`count`]).
 
 mod alongside;
+mod backtest;
 mod drains;
 mod error;
 mod failed_scheduling;
@@ -47,6 +48,7 @@ mod usage;
 mod words;
 
 // The API: what the CLI and the tests use, and the types reachable from it.
+pub use backtest::{backtest, Backtest, Carried, FailureReplay, Night, NightEviction, Replay};
 pub use drains::causes::EvictionRun;
 pub use drains::kept::RULES_VERSION;
 pub use drains::{

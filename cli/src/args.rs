@@ -308,6 +308,10 @@ pub enum RebalanceCommand {
     /// For every plugin of the policy, would it evict this pod (at --at, from the store's history),
     /// and if not, the first rule that stops it, with its numbers.
     Explain(RebalanceExplainArgs),
+    /// Replay the policy at a schedule's instants over the store's history (each night on the
+    /// cluster as recorded, earlier simulated moves carried in) and ask every FailedScheduling in
+    /// the range again: would it still have happened?
+    Backtest(RebalanceBacktestArgs),
     /// Try a grid of LowNodeUtilization thresholds → targets night after night and print the best
     /// converging one as a complete DeschedulerPolicy (exit 1 when none converges).
     Recommend(RebalanceRecommendArgs),
@@ -445,6 +449,24 @@ pub struct RebalanceRecommendArgs {
     /// Nights replayed per candidate before giving up on it.
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub max_rounds: u32,
+}
+
+/// `kdrift rebalance backtest`.
+#[derive(Debug, Args)]
+pub struct RebalanceBacktestArgs {
+    /// A descheduler policy (DeschedulerPolicy, Helm values or the chart's ConfigMap);
+    /// default: the descheduler Helm chart's default policy.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// The descheduler CronJob's schedule, 5-field cron in UTC (e.g. "30 1 * * *").
+    #[arg(long, value_name = "CRON")]
+    pub schedule: String,
+    /// Start of the range (default: the store's first instant); RFC 3339 or UTC microseconds.
+    #[arg(long, value_name = "TIME", value_parser = parse_instant)]
+    pub since: Option<DateTime<Utc>>,
+    /// End of the range (default: the store's last instant); RFC 3339 or UTC microseconds.
+    #[arg(long, value_name = "TIME", value_parser = parse_instant)]
+    pub until: Option<DateTime<Utc>>,
 }
 
 /// `kdrift rebalance explain`.

@@ -2169,3 +2169,35 @@ fn explain_says_which_plugin_evicts_a_pod_and_why_the_others_keep_it() {
     assert_eq!(code, 2);
     assert!(stderr.contains("expected the pod as NAMESPACE/NAME, got \"nope\""), "{stderr}");
 }
+
+/// `rebalance backtest` (issue 36): the homelab policy replayed nightly
+/// over the demo's history; run at 03:00 it would have freed node-1 after
+/// drain #2, so the 04:00 CronJob pod would have fit; run at 01:30 (before
+/// the drain's burst) it would not.
+#[test]
+fn backtest_says_whether_the_cronjob_pod_would_have_been_scheduled() {
+    let policy = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/homelab-policy.yaml");
+    let (code, stdout, stderr) = on_demo(&["rebalance", "backtest", "--policy", policy, "--schedule", "0 3 * * *"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("2 night(s) SIMULATED on the cluster as RECORDED"), "{stdout}");
+    assert!(stdout.contains("night 2 at 2026-11-28 03:00:00Z: 5 eviction(s)"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "media/backup-29930640-5l8lp at 2026-11-28 04:00:00Z: would have fit on node-1 after night 2 (simulated)"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("recorded: 0/5 nodes are available: 1 Insufficient cpu"), "{stdout}");
+
+    let (code, stdout, _) = on_demo(&["rebalance", "backtest", "--policy", policy, "--schedule", "30 1 * * *"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("night 2 at 2026-11-28 01:30:00Z: 0 eviction(s)"), "{stdout}");
+    assert!(
+        stdout.contains("media/backup-29930640-5l8lp at 2026-11-28 04:00:00Z: would still fail after night 2"),
+        "{stdout}"
+    );
+
+    let (code, _, stderr) = on_demo(&["rebalance", "backtest", "--schedule", "nightly"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--schedule \"nightly\": not a 5-field cron schedule"), "{stderr}");
+}

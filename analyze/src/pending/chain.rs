@@ -461,7 +461,7 @@ pub(super) fn build_state(
 
 /// The pending pod's version at `at`: of its own uid when the events gave
 /// one (a reused name's other pod has other requests), else of its name.
-fn load_pod(
+pub(crate) fn load_pod(
     store: &Reader,
     namespace: &str,
     name: &str,

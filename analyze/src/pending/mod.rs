@@ -18,6 +18,8 @@ mod report;
 mod template;
 mod why_full;
 
+pub(crate) use chain::load_pod;
+
 use chrono::{DateTime, Utc};
 use kdrift_store::sql;
 use kdrift_store::Reader;

@@ -1,6 +1,7 @@
 //! One function per command: open the store, call the library, render.
 
 mod api;
+mod backtest;
 mod check;
 mod cluster;
 mod demo;
@@ -190,6 +191,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Rebalance(RebalanceCommand::Plan(args)) => rebalance::plan(&cli, args),
         Command::Rebalance(RebalanceCommand::Recommend(args)) => rebalance::recommend(&cli, args),
         Command::Rebalance(RebalanceCommand::Explain(args)) => explain::explain(&cli, args),
+        Command::Rebalance(RebalanceCommand::Backtest(args)) => backtest::backtest(&cli, args),
         Command::Rebalance(RebalanceCommand::Apply(args)) => rebalance_exec::apply(&cli, args),
         Command::Rebalance(RebalanceCommand::Run(args)) => rebalance_exec::run(&cli, args),
         Command::Check(args) => check::run(&cli, args),

@@ -6,12 +6,14 @@
 //! every candidate not evicted with its reason; with `--simulate` and
 //! `--rounds` ([`simulation`]). `rebalance recommend` in [`recommend`].
 
+mod backtest;
 mod explain;
 mod recommend;
 mod rules;
 mod simulation;
 mod utilization;
 
+pub use backtest::backtest;
 pub use explain::explain;
 pub use recommend::recommendation;
 
