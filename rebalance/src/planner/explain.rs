@@ -10,6 +10,7 @@
 
 use serde::Serialize;
 
+use super::evictor::{Evictor, FilterOutcome};
 use super::plan::{NodeClass, Plan, PluginRun};
 use super::{plan, PlanOptions, Snapshot};
 use crate::policy::{ExtensionPoint, Policy};
@@ -66,6 +67,10 @@ pub struct Explanation {
     /// Why no plugin looks at the pod at all (its node left out of the
     /// cycle, fewer than 2 nodes, an invalid policy), if so.
     pub not_considered: Option<String>,
+    /// Per profile, the DefaultEvictor's Filter verdict when it protects the
+    /// pod (`(profile, every failed check)`): why no plugin of that profile
+    /// can evict it, whatever its rules.
+    pub protected: Vec<(String, String)>,
     /// Every plugin run, in cycle order.
     pub plugins: Vec<PluginVerdict>,
     /// The plan's warnings (out-of-tree plugins, unknown threshold names…).
@@ -80,7 +85,15 @@ pub fn explain_pod(snapshot: &Snapshot, policy: &Policy, options: &PlanOptions, 
     let node = pod.node_name.clone();
     let not_considered = not_considered(&plan, node.as_deref());
     let plugins = plan.runs.iter().map(|run| verdict_of(run, index, node.as_deref())).collect();
-    Explanation { pod: pod.key(), node, not_considered, plugins, warnings: plan.warnings }
+    let mut protected = Vec::new();
+    let mut ignored = Vec::new();
+    for profile in &policy.profiles {
+        let evictor = Evictor::new(snapshot, profile.default_evictor(), &mut ignored, None);
+        if let FilterOutcome::Fails(reason) = evictor.filter(pod) {
+            protected.push((profile.name.clone(), reason.message().0));
+        }
+    }
+    Explanation { pod: pod.key(), node, not_considered, protected, plugins, warnings: plan.warnings }
 }
 
 fn not_considered(plan: &Plan, node: Option<&str>) -> Option<String> {

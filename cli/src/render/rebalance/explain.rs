@@ -15,6 +15,9 @@ pub fn explain<W: Write>(out: &mut W, e: &Explanation, at: DateTime<Utc>, policy
     if let Some(why) = &e.not_considered {
         writeln!(out, "  no plugin looks at it: {why}")?;
     }
+    for (profile, why) in &e.protected {
+        writeln!(out, "  protected in profile {profile} (DefaultEvictor): {why}")?;
+    }
     let evicted_by = e.plugins.iter().find(|p| matches!(&p.verdict, PodVerdict::Evicts { refused_by_pdb: None, .. }));
     match evicted_by {
         Some(p) => writeln!(out, "  verdict: EVICTED by {} (profile {})", p.plugin, p.profile)?,
