@@ -351,3 +351,110 @@ proptest! {
         }
     }
 }
+
+/// Every v0.36 plugin in one cycle (issue 36): the Deschedule plugins and
+/// RemoveDuplicates, TopologySpread and LowNodeUtilization in profile `p`,
+/// HighNodeUtilization in profile `pack`; the generated DefaultEvictor and
+/// limits.
+fn whole_policy(g: &GenPolicy) -> Policy {
+    let mut pol = policy(g);
+    let text = "apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+  - name: x
+    pluginConfig:
+      - {name: RemovePodsViolatingNodeAffinity, args: {nodeAffinityType: [requiredDuringSchedulingIgnoredDuringExecution]}}
+      - {name: RemovePodsViolatingNodeTaints}
+      - {name: RemovePodsViolatingInterPodAntiAffinity}
+      - {name: PodLifeTime, args: {maxPodLifeTimeSeconds: 86400}}
+      - {name: RemoveFailedPods}
+      - {name: RemovePodsHavingTooManyRestarts, args: {podRestartThreshold: 100}}
+      - {name: RemoveDuplicates}
+      - {name: RemovePodsViolatingTopologySpreadConstraint}
+      - {name: HighNodeUtilization, args: {thresholds: {cpu: 20}}}
+";
+    let extra = Policy::from_yaml(text).expect("valid");
+    let mut configs = extra.profiles[0].plugin_config.clone();
+    let hnu = configs.pop().expect("HighNodeUtilization");
+    let p = &mut pol.profiles[0];
+    let evictor = p.plugin_config[0].clone();
+    p.plugin_config.extend(configs);
+    p.plugins.deschedule.enabled = [
+        "RemovePodsViolatingNodeAffinity",
+        "RemovePodsViolatingNodeTaints",
+        "RemovePodsViolatingInterPodAntiAffinity",
+        "PodLifeTime",
+        "RemoveFailedPods",
+        "RemovePodsHavingTooManyRestarts",
+    ]
+    .map(String::from)
+    .to_vec();
+    p.plugins.balance.enabled =
+        ["RemoveDuplicates", "RemovePodsViolatingTopologySpreadConstraint", "LowNodeUtilization"]
+            .map(String::from)
+            .to_vec();
+    let mut pack = Profile { name: "pack".into(), plugin_config: vec![evictor, hnu], ..Default::default() };
+    pack.plugins.balance.enabled = vec!["HighNodeUtilization".into()];
+    pol.profiles.push(pack);
+    pol
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// The whole policy never plans a protected pod, never exceeds a cycle
+    /// limit summed over every plugin and profile, never evicts a pod twice,
+    /// and plans the same twice.
+    #[test]
+    fn the_whole_policy_respects_protections_and_shared_limits(
+        nodes in prop::collection::vec(gen_node(), 2..6),
+        pods in prop::collection::vec(gen_pod(), 0..48),
+        g in gen_policy(),
+    ) {
+        let mut snapshot = build(&nodes, &pods);
+        // Give the rule plugins something: old pods, restarting pods, images.
+        for (i, p) in snapshot.pods.iter_mut().enumerate() {
+            p.images = vec![format!("img-{}", i % 4)];
+            if i % 3 == 0 {
+                p.creation_timestamp = Some(now() - chrono::Duration::days(3));
+            }
+            if i % 5 == 0 {
+                p.status = Some(Box::new(crate::model::pod::PodStatusInfo {
+                    containers: vec![crate::model::pod::ContainerStatus {
+                        name: "c".into(),
+                        restart_count: 200,
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }));
+            }
+        }
+        let pol = whole_policy(&g);
+        prop_assert!(pol.validate().is_ok(), "{:?}", pol.validate());
+        let opts = PlanOptions::default();
+        let p = plan(&snapshot, &pol, &opts);
+        prop_assert!(p.aborted.is_none(), "{:?}", p.aborted);
+        prop_assert_eq!(&p, &plan(&snapshot, &pol, &opts));
+        let mut per_node: BTreeMap<&str, u32> = BTreeMap::new();
+        let mut per_ns: BTreeMap<&str, u32> = BTreeMap::new();
+        let mut seen = BTreeSet::new();
+        for e in p.evictions().filter(|e| e.refused_by_pdb.is_none()) {
+            let pod = &snapshot.pods[e.pod.index];
+            let kind = pods[e.pod.index].kind;
+            let protected = matches!(kind, Kind::DaemonSet | Kind::Mirror | Kind::Static | Kind::Critical | Kind::Bare | Kind::Terminating)
+                || (kind == Kind::LocalStorage && !g.local_storage_disabled)
+                || (kind == Kind::PreferNoEviction && g.mandatory);
+            prop_assert!(!protected, "protected pod {} ({:?}) planned by {}", pod.name, kind, e.plugin);
+            prop_assert!(seen.insert(e.pod.index), "{} planned twice (again by {})", pod.name, e.plugin);
+            *per_node.entry(e.source_node.as_str()).or_insert(0) += 1;
+            *per_ns.entry(pod.namespace.as_str()).or_insert(0) += 1;
+        }
+        let total: u32 = per_node.values().sum();
+        if let Some(t) = g.total { prop_assert!(total <= t, "{total} > total {t}"); }
+        if let Some(m) = g.per_node { prop_assert!(per_node.values().all(|n| *n <= m), "{per_node:?} > {m}"); }
+        if let Some(m) = g.per_ns { prop_assert!(per_ns.values().all(|n| *n <= m), "{per_ns:?} > {m}"); }
+        // Deschedule runs come before every Balance run.
+        let points: Vec<_> = p.runs.iter().map(|r| r.extension_point).collect();
+        prop_assert!(points.windows(2).all(|w| w[0] <= w[1]));
+    }
+}
