@@ -76,7 +76,7 @@ pub struct Pdb {
     pub selector: Option<LabelSelector>,
     /// `status.disruptionsAllowed`, when known. descheduler ignores PDBs
     /// when choosing pods; the API refuses an eviction (429) when it is 0
-    /// ([`pdb`]).
+    /// (`pdb`).
     pub disruptions_allowed: Option<i64>,
     /// `spec.minAvailable` (used when the status is unknown).
     pub min_available: Option<IntOrPercent>,

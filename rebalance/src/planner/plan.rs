@@ -405,7 +405,7 @@ pub struct Eviction {
     pub counted: LimitCounts,
     /// `NS/NAME` of the PodDisruptionBudget that allows no disruption: the
     /// API will refuse this eviction (429). It frees nothing, lands nowhere
-    /// and v0.36 counts it against no limit ([`super::pdb`]).
+    /// and v0.36 counts it against no limit (`super::pdb`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refused_by_pdb: Option<String>,
 }

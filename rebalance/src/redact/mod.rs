@@ -181,7 +181,7 @@ impl Redactor {
     /// Most bytes one occurrence of a form (in any encoding handled) can
     /// span: read this much past what is kept, so that nothing kept is
     /// part of an occurrence running past the end of what was read. A long
-    /// credential's forms are its windows ([`forms`]): the first window of
+    /// credential's forms are its windows (`forms`): the first window of
     /// an occurrence that starts in what is kept is read whole, and the
     /// windows after it mask the rest up to the end of what was read.
     pub fn reach(&self) -> usize {

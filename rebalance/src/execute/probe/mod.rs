@@ -107,7 +107,7 @@ impl Probe {
         crate::redact::held().redact(&url)
     }
 
-    /// The URL for one pod: placeholders filled ([`target::fill`]),
+    /// The URL for one pod: placeholders filled (`target::fill`),
     /// fragment split off as the JSON pointer.
     ///
     /// # Errors

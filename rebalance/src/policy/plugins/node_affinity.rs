@@ -26,7 +26,7 @@ pub struct RemovePodsViolatingNodeAffinityArgs {
     #[serde(flatten)]
     pub scope: PodScope,
     /// `nodeAffinityType`: one pass over the nodes per entry, in order
-    /// ([`REQUIRED_DURING_SCHEDULING`], [`PREFERRED_DURING_SCHEDULING`]; others are skipped).
+    /// (`REQUIRED_DURING_SCHEDULING`, `PREFERRED_DURING_SCHEDULING`; others are skipped).
     pub node_affinity_type: Vec<String>,
 }
 
