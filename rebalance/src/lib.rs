@@ -126,8 +126,8 @@ pub use policy::{
     REMOVE_PODS_VIOLATING_NODE_TAINTS, REMOVE_PODS_VIOLATING_TOPOLOGY_SPREAD_CONSTRAINT,
 };
 pub use redact::{
-    held, held_in_records, hold, mask_flag_argument, mask_held_in, mask_patterns, mask_shown, secret_named, Redactor,
-    MASK,
+    held, held_in_records, hold, mask_dumps, mask_flag_argument, mask_held_in, mask_patterns, mask_shown, secret_named,
+    Redactor, MASK,
 };
 pub use scheduler::InsufficientResource;
 pub use scheduler::{

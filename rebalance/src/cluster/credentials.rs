@@ -126,8 +126,11 @@ pub fn shown_url(url: &str) -> String {
     }
 }
 
-/// The lines of a PEM's base64 body, and the body joined.
+/// The lines of a PEM's base64 body, and the body joined. Its lines may
+/// be split by literal `\n` escapes (a key written as one YAML line:
+/// break-it 32 N2 held none of it).
 pub(crate) fn pem_body(pem: &str, out: &mut Vec<String>) {
+    let pem = pem.replace("\\r\\n", "\n").replace("\\n", "\n");
     let lines: Vec<&str> = pem.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("-----")).collect();
     out.push(lines.concat());
     out.extend(lines.iter().map(|l| l.to_string()));
@@ -211,5 +214,10 @@ mod tests {
         let r = redactor(&config(&format!("    client-key-data: {data}\n")));
         assert_eq!(r.redact("key MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oDnUNxTqP!"), "key ***!");
         assert_eq!(r.redact(&format!("data {data}")), "data ***");
+        // Break-it 32 N2: the same key written with literal `\n` escapes.
+        let data = base64::engine::general_purpose::STANDARD.encode(pem.replace('\n', "\\n"));
+        let r = redactor(&config(&format!("    client-key-data: {data}\n")));
+        assert_eq!(r.redact("key MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oDnUNxTqP!"), "key ***!");
+        assert_eq!(r.redact("key MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oDnUNxTqPAwEHoUQDQgAE end"), "key *** end");
     }
 }
