@@ -60,6 +60,7 @@ mod simulate;
 mod strict_json;
 
 #[cfg(feature = "cluster")]
+pub use cluster::credentials::MIN_BARE_TOKEN;
 pub use cluster::error::{root_cause, with_causes};
 #[cfg(feature = "cluster")]
 pub use cluster::redirect::Redirected;
