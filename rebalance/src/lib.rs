@@ -61,6 +61,7 @@ mod strict_json;
 
 #[cfg(feature = "cluster")]
 pub use cluster::credentials::MIN_BARE_TOKEN;
+#[cfg(feature = "cluster")]
 pub use cluster::error::{root_cause, with_causes};
 #[cfg(feature = "cluster")]
 pub use cluster::redirect::Redirected;
