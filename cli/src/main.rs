@@ -31,8 +31,9 @@ fn main() -> ExitCode {
             }) {
                 return ExitCode::SUCCESS;
             }
-            // Redacted of every credential held: an error may quote a server.
-            let text = kdrift_rebalance::held().redact(&format!("{err:#}"));
+            // Redacted of every credential held: an error may quote a server,
+            // or a client key as rustls' byte array (break-it 32 N2).
+            let text = kdrift_rebalance::mask_dumps(&kdrift_rebalance::held().redact(&format!("{err:#}")));
             let mut stderr = std::io::stderr().lock();
             let _ = writeln!(stderr, "kdrift: error: {text}");
             ExitCode::from(2)
@@ -68,7 +69,7 @@ struct RedactedStderr;
 impl Write for RedactedStderr {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let text = kdrift_rebalance::held().redact(&String::from_utf8_lossy(buf));
-        let text = kdrift_rebalance::mask_patterns(&text);
+        let text = kdrift_rebalance::mask_dumps(&kdrift_rebalance::mask_patterns(&text));
         std::io::stderr().lock().write_all(text.as_bytes())?;
         Ok(buf.len())
     }

@@ -60,6 +60,8 @@ mod simulate;
 mod strict_json;
 
 #[cfg(feature = "cluster")]
+pub use cluster::credentials::MIN_BARE_TOKEN;
+#[cfg(feature = "cluster")]
 pub use cluster::error::{root_cause, with_causes};
 #[cfg(feature = "cluster")]
 pub use cluster::redirect::Redirected;
@@ -126,8 +128,8 @@ pub use policy::{
     REMOVE_PODS_VIOLATING_NODE_TAINTS, REMOVE_PODS_VIOLATING_TOPOLOGY_SPREAD_CONSTRAINT,
 };
 pub use redact::{
-    held, held_in_records, hold, mask_flag_argument, mask_held_in, mask_patterns, mask_shown, secret_named, Redactor,
-    MASK,
+    held, held_in_records, hold, mask_dumps, mask_flag_argument, mask_held_in, mask_patterns, mask_shown, secret_named,
+    Redactor, MASK,
 };
 pub use scheduler::InsufficientResource;
 pub use scheduler::{

@@ -4,7 +4,8 @@
 //! and never half-committed; a persistent abort names the window while the
 //! earlier windows stay; `--resume` continues after the last committed
 //! window; tenant headers and Bearer auth reach the server; what a hostile
-//! server says is quoted redacted, and its redirects are not followed.
+//! server says is quoted redacted (a Basic password sent as an extra header
+//! too, once the server decoded it), and its redirects are not followed.
 
 use chrono::{DateTime, Duration, Utc};
 use kdrift_ingest::{Auth, Failure, Layout, Tenant, VlError};
@@ -376,6 +377,27 @@ fn a_hits_answer_that_is_not_json_is_quoted_redacted_and_a_redirect_is_not_follo
     let VlError::Request { failure, .. } = &err.error else { panic!("{:?}", err.error) };
     assert_eq!(failure, &Failure::Redirected { status: 302, to: elsewhere.url(), following: false });
     assert!(elsewhere.seen().is_empty(), "{:?}", elsewhere.seen());
+}
+
+/// Break-it 32 N1: `Authorization: Basic <base64>` given as an extra
+/// header (`--headers-file`) was held only as sent; a server that decoded
+/// it showed `user:password` and the password in its 400, printed whole.
+#[test]
+fn a_basic_password_sent_as_an_extra_header_is_masked_once_the_server_decodes_it() {
+    use kdrift_ingest::Secret;
+    use kdrift_tests::fake_vlogs::scripted::{Reply, Scripted};
+    const PASSWORD: &str = "HdrBasicPw5Qz8Lp4Wm2";
+    let auth = Auth {
+        headers: vec![("Authorization".into(), Secret::new("Basic dmx1c2VyOkhkckJhc2ljUHc1UXo4THA0V20y"))],
+        ..Auth::default()
+    };
+    let forced = kdrift_ingest::PullOptions { layout: Some(Layout::Raw), ..options() };
+    let server = Scripted::start(|_| Reply::new(400, format!("item2 [vluser:{PASSWORD}] | item3 [{PASSWORD}]")));
+    let (_d, store) = temp_store();
+    let err = pull_blocking(&store, &server.url(), auth, &forced).expect_err("400");
+    let text = anyhow_like(&err);
+    assert!(text.contains("HTTP 400: item2 [***] | item3 [***]"), "{text}");
+    assert!(!text.contains("HdrBasicPw5"), "{text}");
 }
 
 /// Issue 34 C: a key twice inside the event JSON of a row (here the

@@ -6,21 +6,28 @@
 //! redaction ([`kdrift_rebalance::hold`]) and never shown — the URL kdrift
 //! shows and stores has no query ([`super::client::VlClient::base_url`]),
 //! and an invalid `--url` is quoted with every value as `***` ([`masked`]).
+//! A bare token (`?Ak7Qz8…`, no `=`, [`MIN_BARE_TOKEN`]+ characters) is a
+//! credential too (break-it 32 N3): held, and shown as `***`.
 
 use reqwest::Url;
 
 use super::auth::Secret;
 
-/// The parameters of a URL's query, in order; values are secrets.
+pub use kdrift_rebalance::MIN_BARE_TOKEN;
+
+/// The parameters of a URL's query, in order; values are secrets, and so
+/// are the bare tokens (a parameter without `=` of [`MIN_BARE_TOKEN`]+
+/// characters: its name).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct UrlQuery(Vec<(String, Secret)>);
+pub struct UrlQuery(Vec<(String, Secret)>, Vec<Secret>);
 
 impl UrlQuery {
     /// Takes the query parameters out of `url` (left without a query).
     pub fn take(url: &mut Url) -> UrlQuery {
         let pairs = url.query_pairs().map(|(k, v)| (k.into_owned(), Secret::new(v.into_owned()))).collect();
+        let bare = bare_tokens(url).into_iter().map(Secret::new).collect();
         url.set_query(None);
-        UrlQuery(pairs)
+        UrlQuery(pairs, bare)
     }
 
     /// The (name, value) pairs, for a request.
@@ -30,17 +37,47 @@ impl UrlQuery {
 
     /// The values, for a redactor.
     pub fn values(&self) -> impl Iterator<Item = String> + '_ {
-        self.0.iter().map(|(_, v)| v.expose().to_string()).filter(|v| !v.is_empty())
+        let values = self.0.iter().map(|(_, v)| v.expose().to_string()).filter(|v| !v.is_empty());
+        values.chain(self.1.iter().map(|t| t.expose().to_string()))
     }
 }
 
-/// `url` with each query value replaced by `***` (names kept).
+/// `url`'s query parameters (decoded names), each with `Some(true)` for a
+/// bare token (without `=`, [`MIN_BARE_TOKEN`]+ characters:
+/// `?Ak7Qz8Lp4Wm2Xk99`), `Some(false)` for `name=value`, `None` for a
+/// short parameter without `=` (`?pretty`).
+fn parameters(url: &Url) -> Vec<(String, Option<bool>)> {
+    let raw = url.query().unwrap_or_default().split('&').filter(|p| !p.is_empty());
+    raw.zip(url.query_pairs())
+        .map(|(raw, (name, _))| {
+            let bare =
+                if raw.contains('=') { Some(false) } else { (name.chars().count() >= MIN_BARE_TOKEN).then_some(true) };
+            (name.into_owned(), bare)
+        })
+        .collect()
+}
+
+/// The bare tokens of `url`'s query ([`parameters`]).
+fn bare_tokens(url: &Url) -> Vec<String> {
+    parameters(url).into_iter().filter(|(_, bare)| *bare == Some(true)).map(|(name, _)| name).collect()
+}
+
+/// `url` with each query value replaced by `***` (names kept), each bare
+/// token ([`MIN_BARE_TOKEN`]+ characters without `=`) by `***`, and a
+/// short parameter without `=` (`?pretty`) kept.
 pub fn masked(url: &mut Url) {
     if url.query().is_none() {
         return;
     }
-    let names: Vec<String> = url.query_pairs().map(|(k, _)| k.into_owned()).collect();
-    url.query_pairs_mut().clear().extend_pairs(names.iter().map(|n| (n.as_str(), kdrift_rebalance::MASK)));
+    let shown: Vec<String> = parameters(url)
+        .into_iter()
+        .map(|(name, bare)| match bare {
+            Some(true) => kdrift_rebalance::MASK.to_string(),
+            Some(false) => format!("{name}={}", kdrift_rebalance::MASK),
+            None => name,
+        })
+        .collect();
+    url.set_query(Some(&shown.join("&")));
 }
 
 #[cfg(test)]
@@ -91,6 +128,25 @@ mod tests {
             line
         });
         (url, handle)
+    }
+
+    /// Break-it 32 N3: a bare token (`?Ak7…`, no `=`) was sent as
+    /// `Ak7…=` but not held: echoed, it was stored and printed.
+    #[test]
+    fn a_bare_query_token_is_held_and_never_shown() {
+        let url = "http://127.0.0.1:9/?Ak7Qz8Lp4Wm2Xk99&pretty&authKey=AuThKeY%2F9c8b7a6f";
+        let client = VlClient::new(url, Auth::default(), Timeouts::default()).expect("client");
+        assert_eq!(client.base_url(), "http://127.0.0.1:9");
+        assert_eq!(redact_url(url), "http://127.0.0.1:9/?***&pretty&authKey=***");
+        assert_eq!(
+            client.redactor().redact("field_names?Ak7Qz8Lp4Wm2Xk99= refused; pretty"),
+            "field_names?*** refused; pretty"
+        );
+        assert_eq!(kdrift_rebalance::held().redact("echo Ak7Qz8Lp4Wm2Xk99"), "echo ***");
+        let e = VlClient::new("ftp://h:9428/?Ak7Qz8Lp4Wm2Xk99", Auth::default(), Timeouts::default())
+            .expect_err("not http")
+            .to_string();
+        assert!(e.contains("ftp://h:9428/?***") && !e.contains("Ak7Qz8"), "{e}");
     }
 
     #[test]

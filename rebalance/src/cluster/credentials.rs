@@ -86,9 +86,11 @@ pub fn values(config: &Config) -> Vec<String> {
 }
 
 /// The credentials a URL may carry: its user info (`user:password`) and
-/// password (`http://admin:PASSWORD@host`), and its query values
-/// (`?access_token=…`, 4+ characters), for a kubeconfig's `server:` and
-/// `proxy-url:`, and a rebalance probe's URL.
+/// password (`http://admin:PASSWORD@host`), its query values
+/// (`?access_token=…`, 4+ characters) and a query's bare tokens (`?TOKEN`
+/// without `=`, [`MIN_BARE_TOKEN`]+ characters, no `{name}` placeholder:
+/// break-it 32 N3), for a kubeconfig's `server:` and `proxy-url:`, and a
+/// rebalance probe's URL.
 pub(crate) fn url_secrets(url: &str, out: &mut Vec<String>) {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
@@ -100,15 +102,19 @@ pub(crate) fn url_secrets(url: &str, out: &mut Vec<String>) {
     }
     if let Some((_, query)) = rest.split_once('?') {
         let query = query.split('#').next().unwrap_or_default();
-        out.extend(
-            query
-                .split('&')
-                .filter_map(|pair| pair.split_once('='))
-                .map(|(_, v)| v.to_string())
-                .filter(|v| v.len() >= 4),
-        );
+        for pair in query.split('&') {
+            match pair.split_once('=') {
+                Some((_, v)) if v.len() >= 4 => out.push(v.to_string()),
+                None if pair.chars().count() >= MIN_BARE_TOKEN && !pair.contains('{') => out.push(pair.to_string()),
+                _ => {}
+            }
+        }
     }
 }
+
+/// Shortest bare query token (`?TOKEN`, no `=`) held as a credential,
+/// characters: a shorter one (`?watch`, `?pretty`) is a flag.
+pub const MIN_BARE_TOKEN: usize = 8;
 
 /// A cluster URL as kdrift shows and stores it (run locations, errors):
 /// scheme, host, port and path, without user info or query, which may
@@ -126,8 +132,11 @@ pub fn shown_url(url: &str) -> String {
     }
 }
 
-/// The lines of a PEM's base64 body, and the body joined.
+/// The lines of a PEM's base64 body, and the body joined. Its lines may
+/// be split by literal `\n` escapes (a key written as one YAML line:
+/// break-it 32 N2 held none of it).
 pub(crate) fn pem_body(pem: &str, out: &mut Vec<String>) {
+    let pem = pem.replace("\\r\\n", "\n").replace("\\n", "\n");
     let lines: Vec<&str> = pem.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("-----")).collect();
     out.push(lines.concat());
     out.extend(lines.iter().map(|l| l.to_string()));
@@ -153,6 +162,10 @@ mod url_tests {
         let mut none = Vec::new();
         url_secrets("https://10.0.0.1:6443/", &mut none);
         assert!(none.is_empty(), "{none:?}");
+        // Break-it 32 N3: a bare token (no `=`) is held; a short flag is not.
+        let mut bare = Vec::new();
+        url_secrets("http://127.0.0.1:50307/s?ProbeBareTok7Qz8Lp4Wm&pretty&n=1", &mut bare);
+        assert_eq!(bare, ["ProbeBareTok7Qz8Lp4Wm"]);
     }
 }
 
@@ -211,5 +224,10 @@ mod tests {
         let r = redactor(&config(&format!("    client-key-data: {data}\n")));
         assert_eq!(r.redact("key MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oDnUNxTqP!"), "key ***!");
         assert_eq!(r.redact(&format!("data {data}")), "data ***");
+        // Break-it 32 N2: the same key written with literal `\n` escapes.
+        let data = base64::engine::general_purpose::STANDARD.encode(pem.replace('\n', "\\n"));
+        let r = redactor(&config(&format!("    client-key-data: {data}\n")));
+        assert_eq!(r.redact("key MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oDnUNxTqP!"), "key ***!");
+        assert_eq!(r.redact("key MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oDnUNxTqPAwEHoUQDQgAE end"), "key *** end");
     }
 }

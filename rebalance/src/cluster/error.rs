@@ -24,7 +24,7 @@ fn masked(cause: &KubeconfigError) -> String {
         }
         other => other.to_string(),
     };
-    crate::redact::mask_patterns(&text)
+    crate::redact::mask_dumps(&crate::redact::mask_patterns(&text))
 }
 
 /// Failures of `super::connect`, `super::list` and [`super::watch()`].
@@ -296,7 +296,8 @@ impl ClusterError {
 /// the text so far already ends with is left out, as a `#[error("…:
 /// {source}")]` variant shows its source itself): kube's "client error
 /// (Connect)" says nothing without the "Connection refused" under it.
-/// Redacted ([`held()`]): a cause may quote a server or an exec plugin.
+/// Redacted ([`held()`], [`crate::redact::mask_dumps`]): a cause may quote
+/// a server, an exec plugin or a client key (rustls' byte array).
 pub fn with_causes(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
@@ -308,11 +309,12 @@ pub fn with_causes(e: &dyn std::error::Error) -> String {
         }
         source = cause.source();
     }
-    held().redact(&text)
+    crate::redact::mask_dumps(&held().redact(&text))
 }
 
 /// The text of `e`'s innermost cause (`e`'s own without one): the same
-/// refused connection under every resource's request. Redacted ([`held()`]).
+/// refused connection under every resource's request. Redacted ([`held()`],
+/// [`crate::redact::mask_dumps`]).
 pub fn root_cause(e: &dyn std::error::Error) -> String {
     let mut last = e.to_string();
     let mut source = e.source();
@@ -320,7 +322,7 @@ pub fn root_cause(e: &dyn std::error::Error) -> String {
         last = cause.to_string();
         source = cause.source();
     }
-    held().redact(&last)
+    crate::redact::mask_dumps(&held().redact(&last))
 }
 
 #[cfg(test)]

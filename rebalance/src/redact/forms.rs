@@ -139,6 +139,11 @@ fn base64_cores(value: &str) -> Vec<String> {
 /// A server echoing one cookie showed its value whole (break-it 31 F1).
 pub(super) fn with_parts(value: &str) -> Vec<String> {
     let mut out = vec![value.to_string()];
+    for decoded in decoded_forms(value) {
+        if !out.contains(&decoded) {
+            out.push(decoded);
+        }
+    }
     if !has_parts(value) {
         return out;
     }
@@ -148,6 +153,37 @@ pub(super) fn with_parts(value: &str) -> Vec<String> {
         if piece.chars().count() >= MIN_PART && !out.iter().any(|o| o == piece) {
             out.push(piece.to_string());
         }
+    }
+    out
+}
+
+/// What a server that decodes a held base64 value shows of it (break-it 32
+/// N1: `Authorization: Basic <base64>` given as an extra header came back
+/// as `vluser:HdrBasicPw5Qz8Lp4Wm2`): for `value` or its last
+/// whitespace-separated part (after a scheme, `Basic …`) that decodes
+/// (standard or URL-safe base64, padded or not) to printable text of
+/// [`MIN_PART`]+ characters, that text, and for `user:password` the
+/// password alone — as `--user` and `--password-file` hold them.
+pub(super) fn decoded_forms(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let last = value.split_whitespace().last().unwrap_or_default();
+    for encoded in [value.trim(), last] {
+        let Some(text) = [&STANDARD, &URL_SAFE, &STANDARD_NO_PAD, &URL_SAFE_NO_PAD]
+            .iter()
+            .find_map(|engine| engine.decode(encoded).ok())
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+        else {
+            continue;
+        };
+        if text.chars().count() < MIN_PART || text.chars().any(char::is_control) || out.contains(&text) {
+            continue;
+        }
+        if let Some((_, password)) = text.split_once(':') {
+            if password.chars().count() >= MIN_SECRET {
+                out.push(password.to_string());
+            }
+        }
+        out.insert(0, text);
     }
     out
 }
@@ -233,6 +269,30 @@ mod tests {
         }
         assert_eq!(with_parts(COOKIE), [COOKIE, "Ck8Zq2Lm9"]);
         assert_eq!(with_parts(PARTS), [PARTS, "XAuthKeyDd4", "XAuthSig7H"]);
+    }
+
+    /// Break-it 32 N1: a Basic password sent as an extra header, or a
+    /// base64 API key, came back decoded from a server and was stored and
+    /// printed in clear.
+    #[test]
+    fn a_held_base64_header_value_holds_what_it_decodes_to() {
+        const BASIC: &str = "Basic dmx1c2VyOkhkckJhc2ljUHc1UXo4THA0V20y";
+        const API_KEY: &str = "QXBpS2V5U2VjcmV0N1F6OExwNFdt";
+        assert_eq!(decoded_forms(BASIC), ["vluser:HdrBasicPw5Qz8Lp4Wm2", "HdrBasicPw5Qz8Lp4Wm2"]);
+        assert_eq!(decoded_forms(API_KEY), ["ApiKeySecret7Qz8Lp4Wm"]);
+        // Not base64, or binary once decoded: nothing more held.
+        assert!(decoded_forms("Token HdrTok9Zq8Lp4Wm2Xk7").is_empty());
+        assert!(decoded_forms("sid=Ck8Zq2Lm9; theme=dark").is_empty());
+        for r in [Redactor::new([BASIC, API_KEY]), Redactor::for_records([BASIC, API_KEY])] {
+            for (said, shown) in [
+                ("item2 [vluser:HdrBasicPw5Qz8Lp4Wm2]", "item2 [***]"),
+                ("HTTP 400: bad user; item3 [HdrBasicPw5Qz8Lp4Wm2]", "HTTP 400: bad user; item3 [***]"),
+                ("key ApiKeySecret7Qz8Lp4Wm rejected", "key *** rejected"),
+                ("user vluser ok", "user vluser ok"),
+            ] {
+                assert_eq!(r.redact(said), shown, "{said}");
+            }
+        }
     }
 
     /// The cost of the windows on a large record: a 1,000-character token

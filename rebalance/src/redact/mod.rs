@@ -60,7 +60,7 @@ use std::sync::Arc;
 
 pub use held::{held, held_in_records, hold};
 pub use json::mask_held_in;
-pub use patterns::{mask_flag_argument, mask_patterns, secret_named};
+pub use patterns::{mask_dumps, mask_flag_argument, mask_patterns, secret_named};
 
 use aho_corasick::AhoCorasick;
 
@@ -83,11 +83,12 @@ const ENTITY_DIGITS: usize = 6;
 
 /// `text` as kdrift may show or store it (an error message quoting a
 /// server's or a file's text): every credential this process holds
-/// ([`held()`]) and every credential shape ([`mask_patterns`]) masked.
+/// ([`held()`]), every credential shape ([`mask_patterns`]) and every
+/// key dump ([`mask_dumps`]: a byte array, a PEM body) masked.
 pub fn mask_shown(text: &str) -> String {
     let held = held();
     let text = if held.is_empty() { text.to_string() } else { held.redact(text) };
-    mask_patterns(&text)
+    mask_dumps(&mask_patterns(&text))
 }
 
 /// What replaces a credential.

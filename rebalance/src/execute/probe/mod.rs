@@ -191,6 +191,20 @@ mod tests {
         assert!(!crate::redact::held().redact("sent PrObEtOkEn4321").contains("PrObEtOkEn4321"));
     }
 
+    /// Break-it 32 N3: a bare token in the query (`?TOKEN`, no `=`) was
+    /// shown in the skip messages and stored in the EvictionSkipped events.
+    #[test]
+    fn a_bare_query_token_in_a_probe_url_is_held_and_shown_masked() {
+        let p = Probe::parse("app=web=http://127.0.0.1:50307/s?ProbeBareTok7Qz8Lp4Wm#/active").expect("probe");
+        assert_eq!(p.spec(), "app=web=http://127.0.0.1:50307/s?***#/active");
+        assert_eq!(p.shown_target("web", "web-0"), "http://127.0.0.1:50307/s?***");
+        assert_eq!(p.target("web", "web-0").expect("valid").0, "http://127.0.0.1:50307/s?ProbeBareTok7Qz8Lp4Wm");
+        assert_eq!(
+            crate::redact::held().redact("skipped: probe ProbeBareTok7Qz8Lp4Wm said 500"),
+            "skipped: probe *** said 500"
+        );
+    }
+
     #[test]
     fn parsing() {
         let p = Probe::parse("app=plex=http://plex.media:32400/status/sessions#/MediaContainer/size").expect("valid");

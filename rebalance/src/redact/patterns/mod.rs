@@ -32,10 +32,12 @@
 //! Everything else is left exactly as it is: image names and digests, node
 //! names, uids, resourceVersions, scheduler messages.
 
+mod dumps;
 mod flags;
 mod headers;
 mod named;
 
+pub use dumps::mask_dumps;
 pub use flags::{mask_flag_argument, secret_named};
 
 use super::MASK;
