@@ -286,7 +286,7 @@ impl<'a> Evictor<'a> {
     pub(crate) fn pre_eviction(&self, pod: &PodInfo) -> Option<SkipReason> {
         if let Some(fit) = &self.node_fit {
             if !fit.fits_any_other_node(pod) {
-                return Some(SkipReason::NodeFit);
+                return Some(SkipReason::NodeFit { why: fit.why_no_other_node(pod) });
             }
         }
         if let Some(sel) = self.args.namespace_label_selector.as_ref().filter(|s| !s.match_labels.is_empty()) {

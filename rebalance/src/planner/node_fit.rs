@@ -17,6 +17,9 @@ use crate::model::node::{NodeInfo, TaintEffect};
 use crate::model::pod::{tolerations_tolerate, LabelSelector, PodInfo};
 use crate::model::resources::{ResourceList, CPU, MEMORY, PODS};
 
+/// Nodes a nodeFit skip names with their failing check before `… (+N more)`.
+pub(crate) const WHY_NOT_SHOWN: usize = 5;
+
 /// What is on every node, for nodeFit: each node's requested amounts
 /// (millicores, bytes, pods) and its pods. Built once per cycle and shared
 /// by every [`NodeFit`] of the cycle (the pods do not change within it).
@@ -73,6 +76,72 @@ impl<'a> NodeFit<'a> {
         self.nodes.iter().copied().find(|n| self.fits_with(pod, n, Some(n.name.as_str()) != pod.node_name.as_deref()))
     }
 
+    /// Why the pod fits none of the other nodes, node by node, the first
+    /// failing check of each (e.g. `node-2: required anti-affinity with
+    /// web/x; node-3: insufficient cpu (requests 400m, 100m free)`); at most
+    /// [`WHY_NOT_SHOWN`] nodes, then `… (+N more)`.
+    pub(crate) fn why_no_other_node(&self, pod: &PodInfo) -> String {
+        let others: Vec<String> = self
+            .nodes
+            .iter()
+            .filter(|n| Some(n.name.as_str()) != pod.node_name.as_deref())
+            .filter_map(|n| self.first_failure(pod, n).map(|why| format!("{}: {why}", n.name)))
+            .collect();
+        if others.is_empty() {
+            return "no other Ready node".to_string();
+        }
+        let more = others.len().saturating_sub(WHY_NOT_SHOWN);
+        let mut text = others.into_iter().take(WHY_NOT_SHOWN).collect::<Vec<_>>().join("; ");
+        if more > 0 {
+            text.push_str(&format!("; … (+{more} more nodes)"));
+        }
+        text
+    }
+
+    /// The first check `node` fails for `pod`, in [`Self::fits`]' order,
+    /// with its specifics; `None` when it fits.
+    fn first_failure(&self, pod: &PodInfo, node: &NodeInfo) -> Option<String> {
+        if !matches_node_selector(pod, node) {
+            return Some("nodeSelector/required node affinity does not match".to_string());
+        }
+        let untolerated = node
+            .taints
+            .iter()
+            .filter(|t| matches!(t.effect, TaintEffect::NoSchedule | TaintEffect::NoExecute))
+            .find(|t| !tolerations_tolerate(&pod.tolerations, t));
+        if let Some(t) = untolerated {
+            let value = if t.value.is_empty() { String::new() } else { format!("={}", t.value) };
+            return Some(format!("taint {}{value}:{:?} not tolerated", t.key, t.effect));
+        }
+        if let Some(short) = self.request_shortfall(pod, node) {
+            return Some(short);
+        }
+        if node.unschedulable {
+            return Some("unschedulable (cordoned)".to_string());
+        }
+        self.anti_affinity_partner(pod, node).map(|p| format!("required anti-affinity with {p}"))
+    }
+
+    /// The first resource the pod requests more of than `node` has free.
+    fn request_shortfall(&self, pod: &PodInfo, node: &NodeInfo) -> Option<String> {
+        if self.fits_request(pod, node) {
+            return None;
+        }
+        let empty = ResourceList::new();
+        let used = self.state.requested.get(node.name.as_str()).unwrap_or(&empty);
+        let free = |r: &str| node.allocatable.get_opt(r).map_or(0, |a| a.saturating_sub(used.get(r)));
+        if free(PODS) <= 0 {
+            return Some("no free pod slot".to_string());
+        }
+        pod.requests.iter().find(|(r, want)| *want > free(r)).map(|(r, want)| {
+            format!(
+                "insufficient {r} (requests {}, {} free)",
+                crate::model::quantity::format_amount(r, want),
+                crate::model::quantity::format_amount(r, free(r).max(0))
+            )
+        })
+    }
+
     fn fits(&self, pod: &PodInfo, node: &NodeInfo) -> bool {
         self.fits_with(pod, node, true)
     }
@@ -111,18 +180,25 @@ impl<'a> NodeFit<'a> {
     /// ones, or the pod's own when none are listed and there is no
     /// namespaceSelector. Source: descheduler `CheckPodsWithAntiAffinityExist`.
     fn anti_affinity_conflict(&self, pod: &PodInfo, node: &NodeInfo) -> bool {
-        let Some(existing) = self.state.pods_on.get(node.name.as_str()) else {
-            return false;
-        };
-        pod.affinity.pod_anti_affinity.required.iter().any(|term| {
+        self.anti_affinity_partner(pod, node).is_some()
+    }
+
+    /// The first pod on `node` the pod's required anti-affinity selects
+    /// (`namespace/name`).
+    fn anti_affinity_partner(&self, pod: &PodInfo, node: &NodeInfo) -> Option<String> {
+        let existing = self.state.pods_on.get(node.name.as_str())?;
+        pod.affinity.pod_anti_affinity.required.iter().find_map(|term| {
             let own = [pod.namespace.clone()];
             let namespaces: &[String] =
                 if term.namespaces.is_empty() && term.namespace_selector.is_none() { &own } else { &term.namespaces };
-            existing.iter().any(|e| {
-                e.name != pod.name
-                    && namespaces.contains(&e.namespace)
-                    && term.label_selector.as_ref().is_some_and(|s: &LabelSelector| s.matches(&e.labels))
-            })
+            existing
+                .iter()
+                .find(|e| {
+                    e.name != pod.name
+                        && namespaces.contains(&e.namespace)
+                        && term.label_selector.as_ref().is_some_and(|s: &LabelSelector| s.matches(&e.labels))
+                })
+                .map(|e| e.key())
         })
     }
 }

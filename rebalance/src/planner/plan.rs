@@ -480,7 +480,12 @@ pub enum SkipReason {
     /// In `evictableNamespaces.exclude`.
     ExcludedNamespace,
     /// nodeFit: fits no other Ready node.
-    NodeFit,
+    NodeFit {
+        /// Each other node's first failing check, e.g. `node-2: required
+        /// anti-affinity with web/x; node-3: insufficient cpu (requests
+        /// 400m, 100m free)`.
+        why: String,
+    },
     /// `namespaceLabelSelector` does not select the namespace.
     NamespaceLabelSelector,
     /// `maxNoOfPodsToEvictPerNamespace` reached (the loop goes on).
@@ -525,9 +530,11 @@ impl SkipReason {
             ),
             SkipReason::UntoleratedTaints => ("Skipping eviction for pod, doesn't tolerate node taint".to_string(), true),
             SkipReason::ExcludedNamespace => ("namespace is in evictableNamespaces.exclude".to_string(), false),
-            SkipReason::NodeFit => (
-                "pod does not fit on any other node because of nodeSelector(s), Taint(s), or nodes marked as unschedulable".to_string(),
-                true,
+            SkipReason::NodeFit { why } => (
+                format!(
+                    "pod does not fit on any other node because of nodeSelector(s), Taint(s), or nodes marked as unschedulable ({why})"
+                ),
+                false,
             ),
             SkipReason::NamespaceLabelSelector => (
                 "pod namespace do not match the namespaceLabelSelector filter in the policy parameter".to_string(),
