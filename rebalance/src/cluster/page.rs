@@ -75,6 +75,14 @@ pub(crate) fn decode(body: &[u8]) -> Result<Decoded, String> {
     Ok(out)
 }
 
+/// The complete items of a body cut mid-way (the connection closed inside
+/// the page, break-it 32 N5), with the list's fields read before the cut;
+/// `None` when the cut comes before the items or the body is broken
+/// before the cut.
+pub(crate) fn decode_cut(body: &[u8]) -> Option<Decoded> {
+    scan(body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body), true)
+}
+
 /// [`decode`] past a byte-order mark.
 fn decode_value(body: &[u8]) -> Result<Decoded, String> {
     let parsed =
@@ -89,7 +97,7 @@ fn decode_value(body: &[u8]) -> Result<Decoded, String> {
         // Invalid UTF-8 or JSON somewhere: item by item, to keep the others.
         let whole =
             serde_json::from_slice::<Value>(body).err().map_or_else(|| "not UTF-8".to_string(), |e| e.to_string());
-        return scan(body).ok_or_else(|| format!("not JSON: {whole}"));
+        return scan(body, false).ok_or_else(|| format!("not JSON: {whole}"));
     };
     // Issue 34 C: an item holding a key twice (at any depth) is a bad item;
     // one outside `items` is said, and makes the page unreadable only when
@@ -215,8 +223,9 @@ fn parse_item(raw: &[u8]) -> Result<Value, String> {
 }
 
 /// A body that does not parse whole, read key by key and item by item;
-/// `None` when its structure outside the items is broken.
-fn scan(body: &[u8]) -> Option<Decoded> {
+/// `None` when its structure outside the items is broken. `cut`: the body
+/// ends inside its items (the items before are kept).
+fn scan(body: &[u8], cut: bool) -> Option<Decoded> {
     let mut out = Decoded::default();
     let mut pos = skip_blank(body, 0);
     (body.get(pos) == Some(&b'{')).then_some(())?;
@@ -233,7 +242,10 @@ fn scan(body: &[u8]) -> Option<Decoded> {
             pos = skip_blank(body, pos + 1);
             if key == "items" && body.get(pos) == Some(&b'[') && !items {
                 items = true;
-                pos += scan_items(&body[pos..], &mut out)?;
+                pos += scan_items(&body[pos..], &mut out, cut)?;
+                if cut && pos >= body.len() {
+                    return Some(out);
+                }
             } else {
                 let end = value_end(body, pos)?;
                 let text = std::str::from_utf8(&body[pos..end]).ok()?;
@@ -267,15 +279,17 @@ fn scan(body: &[u8]) -> Option<Decoded> {
 }
 
 /// The items of the array that opens `rest` (`[` …), each parsed on its
-/// own; the length of the array (up to its `]`).
-fn scan_items(rest: &[u8], out: &mut Decoded) -> Option<usize> {
+/// own; the length of the array (up to its `]`). `cut`: `rest` may end
+/// inside the array, its complete items kept (the length is then `rest`'s).
+fn scan_items(rest: &[u8], out: &mut Decoded, cut: bool) -> Option<usize> {
+    let ended = || cut.then_some(rest.len());
     let mut pos = skip_blank(rest, 1);
-    if rest.get(pos)? == &b']' {
-        return Some(pos + 1);
+    if rest.get(pos).or_else(|| ended().map(|_| &b']'))? == &b']' {
+        return Some(pos + 1).filter(|_| pos < rest.len()).or_else(ended);
     }
     let mut index = 0;
     loop {
-        let (end, early) = item_end(rest, pos)?;
+        let Some((end, early)) = item_end(rest, pos) else { return ended() };
         let raw = rest[pos..end].trim_ascii_end();
         match early {
             // Stored it would be cut short (break-it 32 N4).
@@ -284,10 +298,14 @@ fn scan_items(rest: &[u8], out: &mut Decoded) -> Option<usize> {
         }
         index += 1;
         pos = skip_blank(rest, end);
-        match rest.get(pos)? {
-            b',' => pos = skip_blank(rest, pos + 1),
-            b']' => return Some(pos + 1),
-            _ => return None,
+        match rest.get(pos) {
+            Some(b',') => pos = skip_blank(rest, pos + 1),
+            Some(b']') => return Some(pos + 1),
+            None => return ended(),
+            Some(_) => return None,
+        }
+        if pos >= rest.len() {
+            return ended();
         }
     }
 }
