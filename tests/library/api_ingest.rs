@@ -431,3 +431,29 @@ fn a_page_cut_mid_body_keeps_its_complete_items_and_the_cut_is_an_error() {
     );
     assert!(pods.problem.is_some(), "{pods:?}");
 }
+
+#[test]
+fn a_410_on_a_continue_token_lists_again_whole_without_limit() {
+    // Break-it 32 N5 (c): the list restarted with the same limit, met the
+    // same 410 and stored 5 of 10; client-go's pager lists whole instead.
+    let kube = HostileKube::start(|t| {
+        if !t.starts_with("/api/v1/pods") {
+            return None;
+        }
+        Some(match (t.contains("limit="), t.contains("continue=")) {
+            (true, true) => Answer::Expired,
+            (true, false) => Answer::Body(page_of(0..5, "tok2")),
+            (false, _) => Answer::Body(page_of(0..10, "")),
+        })
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let (report, observations) =
+        bounded_snapshot(kube.write_kubeconfig(dir.path()), Duration::from_secs(10), Duration::from_secs(60))
+            .expect("the snapshot ended");
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!((pods.added, observations), (10, 10));
+    assert!(pods.problem.is_none(), "{pods:?}");
+    let asked: Vec<String> = kube.requests().into_iter().filter(|r| r.starts_with("/api/v1/pods")).collect();
+    assert_eq!(asked.len(), 3, "{asked:?}");
+    assert!(!asked[2].contains("limit="), "{asked:?}");
+}

@@ -31,6 +31,8 @@ pub enum Answer {
     /// A 200 whose `Content-Length` is this length, with this body (shorter),
     /// then the connection closed (a page cut mid-body).
     Cut(Vec<u8>, usize),
+    /// 410 Expired with its Status (a continue token too old).
+    Expired,
 }
 
 /// Decides the answer from the request's path and query (`/api/v1/pods?limit=500`).
@@ -170,6 +172,14 @@ fn serve(mut conn: TcpStream, route: &Route, log: &Mutex<Vec<String>>) {
                 let _ = conn.write_all(head.as_bytes()).and_then(|()| conn.write_all(&body));
                 let _ = conn.shutdown(std::net::Shutdown::Both);
                 return;
+            }
+            Answer::Expired => {
+                let body = br#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"The provided continue parameter is too old","reason":"Expired","code":410}"#;
+                let head = format!(
+                    "HTTP/1.1 410 Gone\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                    body.len()
+                );
+                conn.write_all(head.as_bytes()).and_then(|()| conn.write_all(body)).is_err()
             }
             Answer::HeadersOnly => {
                 let _ = conn.write_all(
