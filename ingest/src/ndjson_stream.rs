@@ -277,6 +277,13 @@ pub(crate) fn stream_file(
         // line is that line's error; YAML in such a file is left to the
         // whole-file parser, which names the mistake once).
         (Some(HeadLine::TooLong(_)), _) => ndjson_by_name(&location),
+        // Pretty-printed values (`jq '.items[]'` without `-c`): the
+        // whole-file reader reads them as a stream of JSON values.
+        (Some(HeadLine::Bytes(a)), Some(HeadLine::Bytes(b)))
+            if ndjson_by_name(&location) && crate::parse::pretty_values_for_ndjson(a, Some(b)) =>
+        {
+            false
+        }
         (Some(HeadLine::Bytes(a)), b) if ndjson_by_name(&location) => {
             let opens_object = |l: &[u8]| l.trim_ascii_start().starts_with(b"{");
             opens_object(a)

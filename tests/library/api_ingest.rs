@@ -371,3 +371,89 @@ fn a_list_page_sent_too_slowly_fails_that_resource_after_ten_request_timeouts() 
     );
     assert_eq!((report.status, report.errors(), observations), (RunStatus::Partial, 1, 0));
 }
+
+/// A pod list page (resourceVersion 100) of pods `p{from}`… with this
+/// continue token.
+fn page_of(pods: std::ops::Range<u32>, token: &str) -> Vec<u8> {
+    let items: Vec<String> = pods.map(|i| pod(i, 10 + i)).collect();
+    format!(
+        r#"{{"kind":"PodList","apiVersion":"v1","metadata":{{"resourceVersion":"100","continue":"{token}"}},"items":[{}]}}"#,
+        items.join(",")
+    )
+    .into_bytes()
+}
+
+#[test]
+fn a_page_repeating_the_continue_token_is_kept_and_paging_stops_with_an_error() {
+    // Break-it 32 N5 (a): page 2 repeating page 1's token lost page 2's 5 items.
+    let kube = HostileKube::start(|t| {
+        t.starts_with("/api/v1/pods?")
+            .then(|| Answer::Body(page_of(if t.contains("continue=") { 5..10 } else { 0..5 }, "tok2")))
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let (report, observations) =
+        bounded_snapshot(kube.write_kubeconfig(dir.path()), Duration::from_secs(10), Duration::from_secs(60))
+            .expect("the snapshot ended");
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!((pods.received, pods.added, observations), (10, 10, 10));
+    let problem = pods.problem.as_ref().expect("an error").message.clone();
+    assert!(
+        problem.contains(
+            "the server returned the same continue token again (\"tok2\") on page 2: its items are kept, paging \
+             stops there (the rest of the list is not read)"
+        ),
+        "{problem}"
+    );
+    assert_eq!(kube.requests().iter().filter(|r| r.starts_with("/api/v1/pods?")).count(), 2);
+}
+
+#[test]
+fn a_page_cut_mid_body_keeps_its_complete_items_and_the_cut_is_an_error() {
+    // Break-it 32 N5 (b): a page whose connection closed mid-body lost all of it.
+    let page = page_of(0..10, "");
+    let cut = String::from_utf8_lossy(&page).find(r#""name":"p7""#).expect("p7");
+    let kube = HostileKube::start(move |t| {
+        t.starts_with("/api/v1/pods?").then(|| Answer::Cut(page[..cut].to_vec(), page.len()))
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let (report, observations) =
+        bounded_snapshot(kube.write_kubeconfig(dir.path()), Duration::from_secs(10), Duration::from_secs(60))
+            .expect("the snapshot ended");
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!((pods.received, pods.added, observations), (7, 7, 7));
+    assert_eq!(
+        pods.item_errors,
+        [format!(
+            "pods: page 1 of {}/api/v1/pods, the answer stopped after {cut} bytes, inside the page: its 7 complete \
+             items before the cut are kept, the rest of the list is not read",
+            kube.url()
+        )]
+    );
+    assert!(pods.problem.is_some(), "{pods:?}");
+}
+
+#[test]
+fn a_410_on_a_continue_token_lists_again_whole_without_limit() {
+    // Break-it 32 N5 (c): the list restarted with the same limit, met the
+    // same 410 and stored 5 of 10; client-go's pager lists whole instead.
+    let kube = HostileKube::start(|t| {
+        if !t.starts_with("/api/v1/pods") {
+            return None;
+        }
+        Some(match (t.contains("limit="), t.contains("continue=")) {
+            (true, true) => Answer::Expired,
+            (true, false) => Answer::Body(page_of(0..5, "tok2")),
+            (false, _) => Answer::Body(page_of(0..10, "")),
+        })
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let (report, observations) =
+        bounded_snapshot(kube.write_kubeconfig(dir.path()), Duration::from_secs(10), Duration::from_secs(60))
+            .expect("the snapshot ended");
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!((pods.added, observations), (10, 10));
+    assert!(pods.problem.is_none(), "{pods:?}");
+    let asked: Vec<String> = kube.requests().into_iter().filter(|r| r.starts_with("/api/v1/pods")).collect();
+    assert_eq!(asked.len(), 3, "{asked:?}");
+    assert!(!asked[2].contains("limit="), "{asked:?}");
+}

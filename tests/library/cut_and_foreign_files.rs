@@ -588,3 +588,27 @@ fn a_json_list_with_one_bad_item_keeps_every_other_item() {
     names.sort_by_key(|n| n[3..].parse::<u32>().expect("number"));
     assert_eq!(names, (0..11).filter(|i| *i != 6).map(|i| format!("ev-{i}")).collect::<Vec<_>>());
 }
+
+#[test]
+fn pretty_printed_objects_saved_as_ndjson_load_as_a_stream_of_values() {
+    // Break-it 32 N7: `jq '.items[]'` without `-c` saved as `.ndjson` stored 0 of 10.
+    let dir = tempfile::tempdir().expect("tmp");
+    let pretty: String = (0..10).map(|i| serde_json::to_string_pretty(&event(i)).expect("json") + "\n").collect();
+    let pretty = write(dir.path(), "events.ndjson", pretty.as_bytes());
+    // A genuinely bad line (an object cut on line 1) keeps its own error.
+    let lines: String = (0..3).map(|i| event(i).to_string() + "\n").collect();
+    let bad = write(dir.path(), "bad.ndjson", format!("{{\"kind\":\n{lines}").as_bytes());
+    let (_d, store) = temp_store();
+    let report = ingest_files(&store, &[pretty, bad], &mut NoProgress).expect("ingest");
+    let mut names = stored(&store, "Event");
+    names.sort();
+    let mut want: Vec<String> = (0..10).map(|i| format!("ev-{i}")).collect();
+    want.sort();
+    assert_eq!(names, want);
+    assert_eq!(report.files[0].errors.len(), 0, "{:?}", errors(&report.files[0]));
+    assert_eq!(report.files[0].records, 10);
+    assert_eq!(report.files[1].records, 3);
+    let bad_errors = errors(&report.files[1]);
+    assert_eq!(bad_errors.len(), 1, "{bad_errors:?}");
+    assert!(bad_errors[0].contains("bad.ndjson:1"), "{bad_errors:?}");
+}

@@ -28,6 +28,11 @@ pub enum Answer {
     /// A 200 with this body (its full `Content-Length`), one byte per
     /// interval: never silent for long, never done (issue 34's slow drip).
     Drip(Vec<u8>, std::time::Duration),
+    /// A 200 whose `Content-Length` is this length, with this body (shorter),
+    /// then the connection closed (a page cut mid-body).
+    Cut(Vec<u8>, usize),
+    /// 410 Expired with its Status (a continue token too old).
+    Expired,
 }
 
 /// Decides the answer from the request's path and query (`/api/v1/pods?limit=500`).
@@ -160,6 +165,21 @@ fn serve(mut conn: TcpStream, route: &Route, log: &Mutex<Vec<String>>) {
                     sent = conn.write_all(&[*byte]);
                 }
                 true
+            }
+            Answer::Cut(body, length) => {
+                let head =
+                    format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n");
+                let _ = conn.write_all(head.as_bytes()).and_then(|()| conn.write_all(&body));
+                let _ = conn.shutdown(std::net::Shutdown::Both);
+                return;
+            }
+            Answer::Expired => {
+                let body = br#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"The provided continue parameter is too old","reason":"Expired","code":410}"#;
+                let head = format!(
+                    "HTTP/1.1 410 Gone\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                    body.len()
+                );
+                conn.write_all(head.as_bytes()).and_then(|()| conn.write_all(body)).is_err()
             }
             Answer::HeadersOnly => {
                 let _ = conn.write_all(

@@ -104,11 +104,14 @@ pub async fn snapshot(
                     }
                 }
                 Ok(None) => break,
+                // As client-go's pager does: the whole list again in one
+                // request (no `limit`, so no continue token to expire).
                 Err(e) if e.is_gone() && restarts < GONE_RESTARTS => {
-                    tracing::info!(resource = %report.resource, "continue token expired; listing again");
+                    tracing::info!(resource = %report.resource, "continue token expired; listing again without limit");
                     restarts += 1;
                     item = 0;
-                    pager = new_pager(resource);
+                    pager =
+                        ListPager::new(client.clone(), resource, &options.scope, 0).with_deadlines(deadlines.clone());
                 }
                 Err(e) => {
                     let nothing = report.received == 0 && matches!(e, kdrift_rebalance::ClusterError::Timeout { .. });

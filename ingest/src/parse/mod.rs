@@ -199,7 +199,10 @@ pub fn parse_bytes_with(
         });
         return out;
     };
-    if named == Naming::Ndjson && bytes.split(|b| *b == b'\n').any(|l| l.trim_ascii_start().starts_with(b"{")) {
+    if named == Naming::Ndjson
+        && !pretty_values_in(bytes)
+        && bytes.split(|b| *b == b'\n').any(|l| l.trim_ascii_start().starts_with(b"{"))
+    {
         out.format = Some(Format::Ndjson);
         parse_ndjson(location, bytes, hint, &mut out);
         return out;
@@ -395,6 +398,27 @@ pub const EMPTY_FILE: &str =
 /// What `kdrift ingest file` reads, for the message refusing anything else.
 pub const SUPPORTED_FORMATS: &str = "JSON (a Kubernetes object or list), NDJSON (one object per line) or YAML; \
      files ending .json, .ndjson, .jsonl, .yaml or .yml (also .gz) are read by their ending, others by their content";
+
+/// Whether a file named NDJSON holds pretty-printed JSON values instead
+/// (`jq '.items[]'` without `-c`, break-it 32 N7): its first non-blank
+/// line `a` opens an object that the line does not close, and the next
+/// one `b` opens no object of its own (a key or value of that object).
+/// Such a file is read as a stream of JSON values, as a `.json` file; a
+/// genuinely bad line (`{"a":` then `{…}`) keeps its per-line error.
+pub(crate) fn pretty_values_for_ndjson(a: &[u8], b: Option<&[u8]>) -> bool {
+    let a = a.trim_ascii();
+    if !a.starts_with(b"{") || b.is_none_or(|b| b.trim_ascii_start().starts_with(b"{")) {
+        return false;
+    }
+    let mut stream = serde_json::Deserializer::from_slice(a).into_iter::<serde::de::IgnoredAny>();
+    matches!(stream.next(), Some(Err(e)) if e.is_eof())
+}
+
+/// [`pretty_values_for_ndjson`] of the first two non-blank lines of `bytes`.
+fn pretty_values_in(bytes: &[u8]) -> bool {
+    let mut lines = bytes.split(|b| *b == b'\n').filter(|l| !l.trim_ascii().is_empty());
+    lines.next().is_some_and(|a| pretty_values_for_ndjson(a, lines.next()))
+}
 
 /// NDJSON when the first two non-blank lines each look like a whole object
 /// on one line (`{` … `}`); pretty-printed JSON opens with a lone `{`.

@@ -30,7 +30,7 @@ pub(super) fn resync(
     broken_at: Option<usize>,
 ) -> Option<usize> {
     let next_byte = |at: usize| bytes[at..].iter().copied().find(|b| !b.is_ascii_whitespace());
-    let doubtful = scanned.is_none_or(|end| !matches!(next_byte(end), Some(b',' | b']')));
+    let doubtful = scanned.is_none_or(|end| !matches!(next_byte(end), Some(b',' | b']')) || closed_early(bytes, end));
     if !doubtful && previous.is_none() && broken_at.is_none() {
         return scanned;
     }
@@ -56,6 +56,29 @@ pub(super) fn resync(
         }
     }
     scanned
+}
+
+/// Whether the text at `at`, just after a List item's closing bracket,
+/// shows that the item closed before its end (a stray `}` or `]` inside
+/// it, break-it 32 N4): what follows is neither `,`, `]` nor the next
+/// item's `{` (a missing `,`), or it is a `,` and then a key (`"…":`), the
+/// item's own fields going on after its close. `false` at the end of the
+/// input (a cut List).
+pub(super) fn closed_early(bytes: &[u8], at: usize) -> bool {
+    let skip = |at: usize| at + bytes[at.min(bytes.len())..].iter().take_while(|b| b.is_ascii_whitespace()).count();
+    let at = skip(at);
+    match bytes.get(at) {
+        None | Some(b']' | b'{') => false,
+        Some(b',') => {
+            let key = skip(at + 1);
+            if bytes.get(key) != Some(&b'"') {
+                return false;
+            }
+            let mut stream = serde_json::Deserializer::from_slice(&bytes[key..]).into_iter::<String>();
+            matches!(stream.next(), Some(Ok(_))) && bytes.get(skip(key + stream.byte_offset())) == Some(&b':')
+        }
+        Some(_) => true,
+    }
 }
 
 /// The offset in `bytes` where the syntax error `e` of the value read
@@ -163,6 +186,58 @@ mod tests {
                 assert_eq!(index, [0, 1, 2, 3, 4, 6, 7, 8, 9, 10].map(Some), "{bad} array={array}");
             }
         }
+    }
+
+    /// Break-it 32 N4: a stray `}` or `]` inside item 5 lost every item
+    /// after it, and with `}` item 5 was stored cut short as if good.
+    #[test]
+    fn a_stray_closing_bracket_inside_an_item_skips_that_item_only() {
+        let all: Vec<String> = (0..10).map(|i| format!("p{i}")).collect();
+        let head = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"cut","namespace":"d"},"a":"x""#;
+        for (stray, what) in [
+            ("}", "invalid JSON: the item's object is closed before its end (a stray `}` or `]` in it?): its text goes on at line 1 column COL"),
+            ("]", "invalid JSON: expected `,` or `}` at line 1 column COL"),
+            ("}}", "invalid JSON: the item's object is closed before its end (a stray `}` or `]` in it?): its text goes on at line 1 column COL"),
+        ] {
+            let bad = format!(r#"{head}{stray},"b":"y","c":[{{"d":1}},{{"e":2}}]}}"#);
+            for array in [false, true] {
+                let text = with_bad_item(&bad, array);
+                let p = parse_bytes("pods.json", text.as_bytes(), Naming::Json);
+                assert_eq!(loaded(&p), all, "{stray} array={array}: {:?}", p.errors);
+                let column = text.find(head).expect("head") + head.len() + if stray == "]" { 1 } else { 2 };
+                let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+                let then = if stray == "]" {
+                    "this item is skipped (not stored); the List's other items are loaded".to_string()
+                } else {
+                    "this item is skipped (not stored: it would be cut short); the List's other items are loaded".to_string()
+                };
+                assert_eq!(
+                    errors,
+                    [format!("pods.json:1: items[5]: {}; {then}", what.replace("COL", &column.to_string()))],
+                    "{stray} array={array}"
+                );
+                let index: Vec<Option<u64>> = p.records.iter().map(|r| r.origin.item).collect();
+                assert_eq!(index, [0, 1, 2, 3, 4, 6, 7, 8, 9, 10].map(Some), "{stray} array={array}");
+            }
+        }
+        // Pretty-printed (`kubectl get -o json`), the stray `}` on item 5's line 4.
+        let items: Vec<String> = (0..10)
+            .map(|i| {
+                let close = if i == 5 { "}," } else { "," };
+                format!("    {{\n      \"kind\": \"Pod\",\n      \"metadata\": {{\"name\": \"p{i}\"}},\n      \"a\": \"x\"{close}\n      \"b\": 1\n    }}")
+            })
+            .collect();
+        let text = format!("{{\n  \"kind\": \"List\",\n  \"items\": [\n{}\n  ]\n}}\n", items.join(",\n"));
+        let p = parse_bytes("pods.json", text.as_bytes(), Naming::Json);
+        let want: Vec<String> = (0..10).filter(|i| *i != 5).map(|i| format!("p{i}")).collect();
+        assert_eq!(loaded(&p), want);
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            errors,
+            ["pods.json:34: items[5]: invalid JSON: the item's object is closed before its end (a stray `}` or `]` in \
+              it?): its text goes on at line 37 column 16; this item is skipped (not stored: it would be cut short); \
+              the List's other items are loaded"]
+        );
     }
 
     #[test]

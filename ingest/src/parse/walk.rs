@@ -23,7 +23,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::cut::{json_cut_error, CutAt};
-use super::resync::{offset_of, resync, value_end};
+use super::resync::{closed_early, offset_of, resync, value_end};
 use super::{expand_document, is_list, json_error_what, legacy, line_of_offset, InputError, Parsed};
 use crate::interrupt::Interrupt;
 use crate::store::Origin;
@@ -434,7 +434,33 @@ fn walk_items(walk: &mut Walk<'_>, list: &mut Items, location: &str) -> ItemsEnd
         if walk.interrupted() {
             return ItemsEnd::Interrupted;
         }
+        walk.peek();
+        let start = walk.pos;
         match walk.value::<super::strict::Strict>() {
+            // Its `}` came early (a stray `}` or `]` in it): skipped to the
+            // next item, not stored cut short (break-it 32 N4).
+            // With no item after it and no key of it after its close (`}}`
+            // at the List's end: a `]` missing?), it is kept and the List
+            // is broken there.
+            Step::Got(v) if closed_early(walk.bytes, walk.pos) => {
+                walk.peek();
+                let at = walk.pos;
+                let next = resync(walk.bytes, start, None, list.values.last(), Some(at));
+                if next.is_none() && walk.bytes[at] != b',' {
+                    list.values.push(v.0);
+                    list.index.push(list.walked);
+                    list.walked += 1;
+                    return ItemsEnd::Broken(at);
+                }
+                list.errors.push(closed_early_item(location, walk.bytes, (start, at), list.walked, next.is_some()));
+                match next {
+                    Some(end) => walk.pos = end,
+                    None => {
+                        list.walked += 1;
+                        return ItemsEnd::Broken(at);
+                    }
+                }
+            }
             Step::Got(super::strict::Strict(v)) => {
                 list.values.push(v);
                 list.index.push(list.walked);
@@ -443,7 +469,6 @@ fn walk_items(walk: &mut Walk<'_>, list: &mut Items, location: &str) -> ItemsEnd
             Step::Cut => return ItemsEnd::Cut(CutAt::BetweenItems),
             Step::Bad(e) => {
                 // `value` stopped at the item's first byte.
-                let start = walk.pos;
                 let broken_at = e.as_ref().and_then(|e| offset_of(walk.bytes, start, e));
                 let scanned = value_end(walk.bytes, start);
                 let end = resync(walk.bytes, start, scanned, list.values.last(), broken_at);
@@ -470,6 +495,27 @@ fn walk_items(walk: &mut Walk<'_>, list: &mut Items, location: &str) -> ItemsEnd
             Some(b'{') => list.errors.push(missing_comma(location, walk.bytes, walk.pos, list.walked)),
             Some(_) => return ItemsEnd::Broken(walk.pos),
         }
+    }
+}
+
+/// The error of item `i`, opening at `start`, whose object closes before
+/// its end: text that is no `,` or `]` follows at `at`; `resynced` when
+/// the next item was found after it.
+fn closed_early_item(location: &str, bytes: &[u8], (start, at): (usize, usize), i: u64, resynced: bool) -> InputError {
+    let then = if resynced {
+        "the List's other items are loaded"
+    } else {
+        "no item of the List follows it: the items before it are loaded"
+    };
+    InputError {
+        origin: Origin { location: location.to_string(), line: Some(line_of_offset(bytes, start)), item: Some(i) },
+        column: None,
+        message: format!(
+            "invalid JSON: the item's object is closed before its end (a stray `}}` or `]` in it?): its text goes on \
+             at line {} column {}; this item is skipped (not stored: it would be cut short); {then}",
+            line_of_offset(bytes, at),
+            column_of(bytes, at)
+        ),
     }
 }
 

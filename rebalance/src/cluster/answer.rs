@@ -134,12 +134,29 @@ pub(crate) async fn read_all(
     deadlines: &Deadlines,
     waiting_for: &'static str,
 ) -> Result<Vec<u8>, ClusterError> {
-    let mut data = body.into_data_stream();
     let mut out = Vec::new();
+    read_into(body, resource, path, deadlines, waiting_for, &mut out).await?;
+    Ok(out)
+}
+
+/// [`read_all`] into `out`, which keeps what arrived when reading fails
+/// (a list page cut mid-body keeps its complete items, break-it 32 N5).
+///
+/// # Errors
+/// As [`read_all`].
+pub(crate) async fn read_into(
+    body: Body,
+    resource: &str,
+    path: &str,
+    deadlines: &Deadlines,
+    waiting_for: &'static str,
+    out: &mut Vec<u8>,
+) -> Result<(), ClusterError> {
+    let mut data = body.into_data_stream();
     loop {
         match tokio::time::timeout(deadlines.idle, data.next()).await {
             Err(_) => return Err(deadlines.timeout(resource, path, deadlines.idle, waiting_for)),
-            Ok(None) => return Ok(out),
+            Ok(None) => return Ok(()),
             Ok(Some(Ok(chunk))) => out.extend_from_slice(&chunk),
             Ok(Some(Err(e))) => return Err(ClusterError::from_kube(resource, path, e)),
         }

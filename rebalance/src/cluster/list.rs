@@ -66,6 +66,9 @@ pub struct ListPager {
     done: bool,
     pages: u32,
     deadlines: Deadlines,
+    /// The error the next call returns, after a page whose items were kept
+    /// (a continue token repeated, a page cut mid-body: break-it 32 N5).
+    pending: Option<ClusterError>,
 }
 
 impl std::fmt::Debug for ListPager {
@@ -93,6 +96,7 @@ impl ListPager {
             done: false,
             pages: 0,
             deadlines: Deadlines::default(),
+            pending: None,
         }
     }
 
@@ -121,6 +125,10 @@ impl ListPager {
     /// [`ClusterError::Decode`] when the body is not a list (a bad item is
     /// no error: [`Page::bad`]).
     pub async fn next_page(&mut self) -> Result<Option<Page>, ClusterError> {
+        if let Some(e) = self.pending.take() {
+            self.done = true;
+            return Err(e);
+        }
         if self.done {
             return Ok(None);
         }
@@ -135,16 +143,25 @@ impl ListPager {
         let request = kube::core::Request::new(self.path.clone())
             .list(&params)
             .map_err(|source| ClusterError::Request { resource: name.clone(), path: self.path.clone(), source })?;
+        let mut got = Vec::new();
         let whole = async {
             let response =
                 super::answer::send(&self.client, request, &name, &self.path, &self.deadlines, "the list's answer")
                     .await?;
-            super::answer::read_all(response.into_body(), &name, &self.path, &self.deadlines, "the rest of the list")
-                .await
+            super::answer::read_into(
+                response.into_body(),
+                &name,
+                &self.path,
+                &self.deadlines,
+                "the rest of the list",
+                &mut got,
+            )
+            .await
         };
-        let bytes = match tokio::time::timeout(self.deadlines.page(), whole).await {
-            Ok(bytes) => bytes?,
-            Err(_) => return Err(self.deadlines.too_slow(&name, &self.path)),
+        let failed = match tokio::time::timeout(self.deadlines.page(), whole).await {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(e),
+            Err(_) => Some(self.deadlines.too_slow(&name, &self.path)),
         };
         // A problem may quote the server (a Status message, a token).
         let decode = |problem: String| ClusterError::Decode {
@@ -152,7 +169,24 @@ impl ListPager {
             path: self.path.clone(),
             problem: crate::redact::held().redact(&problem),
         };
-        let page = super::page::decode(&bytes).map_err(decode)?;
+        let page = match failed {
+            None => super::page::decode(&got).map_err(decode)?,
+            // Cut mid-body: its complete items are kept, as a List file cut
+            // the same way keeps them, and the cut is the next call's error.
+            Some(e) => match super::page::decode_cut(&got).filter(|d| !d.items.is_empty() || !d.bad.is_empty()) {
+                Some(mut d) => {
+                    d.odd.push(format!(
+                        "the answer stopped after {} bytes, inside the page: its {} complete items before the cut \
+                         are kept, the rest of the list is not read",
+                        got.len(),
+                        d.items.len()
+                    ));
+                    self.pending = Some(e);
+                    d
+                }
+                None => return Err(e),
+            },
+        };
         let body = &page.fields;
         if let Some(kind) = body.get("kind").and_then(Value::as_str) {
             if kind == "Status" {
@@ -163,12 +197,22 @@ impl ListPager {
         let meta = body.get("metadata");
         let rv = meta.and_then(|m| m.get("resourceVersion")).and_then(Value::as_str).unwrap_or("").to_string();
         if rv.is_empty() {
-            return Err(decode("the list has no metadata.resourceVersion".into()));
+            return Err(self
+                .pending
+                .take()
+                .unwrap_or_else(|| decode("the list has no metadata.resourceVersion".into())));
         }
         let next = meta.and_then(|m| m.get("continue")).and_then(Value::as_str).filter(|t| !t.is_empty());
         match next {
+            // The page is kept; reading on would read it again (or loop).
             Some(token) if self.continue_token.as_deref() == Some(token) => {
-                return Err(decode(format!("the server returned the same continue token twice ({token:?})")));
+                if self.pending.is_none() {
+                    self.pending = Some(decode(format!(
+                        "the server returned the same continue token again ({token:?}) on page {}: its items are \
+                         kept, paging stops there (the rest of the list is not read)",
+                        self.pages + 1
+                    )));
+                }
             }
             Some(token) => self.continue_token = Some(token.to_string()),
             None => self.done = true,

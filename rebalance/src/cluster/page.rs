@@ -75,6 +75,14 @@ pub(crate) fn decode(body: &[u8]) -> Result<Decoded, String> {
     Ok(out)
 }
 
+/// The complete items of a body cut mid-way (the connection closed inside
+/// the page, break-it 32 N5), with the list's fields read before the cut;
+/// `None` when the cut comes before the items or the body is broken
+/// before the cut.
+pub(crate) fn decode_cut(body: &[u8]) -> Option<Decoded> {
+    scan(body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body), true)
+}
+
 /// [`decode`] past a byte-order mark.
 fn decode_value(body: &[u8]) -> Result<Decoded, String> {
     let parsed =
@@ -89,7 +97,7 @@ fn decode_value(body: &[u8]) -> Result<Decoded, String> {
         // Invalid UTF-8 or JSON somewhere: item by item, to keep the others.
         let whole =
             serde_json::from_slice::<Value>(body).err().map_or_else(|| "not UTF-8".to_string(), |e| e.to_string());
-        return scan(body).ok_or_else(|| format!("not JSON: {whole}"));
+        return scan(body, false).ok_or_else(|| format!("not JSON: {whole}"));
     };
     // Issue 34 C: an item holding a key twice (at any depth) is a bad item;
     // one outside `items` is said, and makes the page unreadable only when
@@ -215,8 +223,9 @@ fn parse_item(raw: &[u8]) -> Result<Value, String> {
 }
 
 /// A body that does not parse whole, read key by key and item by item;
-/// `None` when its structure outside the items is broken.
-fn scan(body: &[u8]) -> Option<Decoded> {
+/// `None` when its structure outside the items is broken. `cut`: the body
+/// ends inside its items (the items before are kept).
+fn scan(body: &[u8], cut: bool) -> Option<Decoded> {
     let mut out = Decoded::default();
     let mut pos = skip_blank(body, 0);
     (body.get(pos) == Some(&b'{')).then_some(())?;
@@ -233,7 +242,10 @@ fn scan(body: &[u8]) -> Option<Decoded> {
             pos = skip_blank(body, pos + 1);
             if key == "items" && body.get(pos) == Some(&b'[') && !items {
                 items = true;
-                pos += scan_items(&body[pos..], &mut out)?;
+                pos += scan_items(&body[pos..], &mut out, cut)?;
+                if cut && pos >= body.len() {
+                    return Some(out);
+                }
             } else {
                 let end = value_end(body, pos)?;
                 let text = std::str::from_utf8(&body[pos..end]).ok()?;
@@ -267,41 +279,59 @@ fn scan(body: &[u8]) -> Option<Decoded> {
 }
 
 /// The items of the array that opens `rest` (`[` …), each parsed on its
-/// own; the length of the array (up to its `]`).
-fn scan_items(rest: &[u8], out: &mut Decoded) -> Option<usize> {
+/// own; the length of the array (up to its `]`). `cut`: `rest` may end
+/// inside the array, its complete items kept (the length is then `rest`'s).
+fn scan_items(rest: &[u8], out: &mut Decoded, cut: bool) -> Option<usize> {
+    let ended = || cut.then_some(rest.len());
     let mut pos = skip_blank(rest, 1);
-    if rest.get(pos)? == &b']' {
-        return Some(pos + 1);
+    if rest.get(pos).or_else(|| ended().map(|_| &b']'))? == &b']' {
+        return Some(pos + 1).filter(|_| pos < rest.len()).or_else(ended);
     }
     let mut index = 0;
     loop {
-        let end = item_end(rest, pos)?;
+        let Some((end, early)) = item_end(rest, pos) else { return ended() };
         let raw = rest[pos..end].trim_ascii_end();
-        out.push(index, parse_item(raw), Some(raw));
+        match early {
+            // Stored it would be cut short (break-it 32 N4).
+            Some(close) => out.push(index, Err(closed_early_problem(&rest[pos..close])), Some(&rest[pos..close])),
+            None => out.push(index, parse_item(raw), Some(raw)),
+        }
         index += 1;
         pos = skip_blank(rest, end);
-        match rest.get(pos)? {
-            b',' => pos = skip_blank(rest, pos + 1),
-            b']' => return Some(pos + 1),
-            _ => return None,
+        match rest.get(pos) {
+            Some(b',') => pos = skip_blank(rest, pos + 1),
+            Some(b']') => return Some(pos + 1),
+            None => return ended(),
+            Some(_) => return None,
+        }
+        if pos >= rest.len() {
+            return ended();
         }
     }
 }
 
-/// Where the item that starts at `pos` in `rest` ends: where it parses,
-/// else where its brackets close when `,` or `]` follows, else at the `,`
-/// before the next item (an object with a `metadata` object, followed by
-/// `,` or `]`) that opens at or after the point the parser found its
-/// syntax broken; `None` when there is none (the page is cut or broken).
-fn item_end(rest: &[u8], pos: usize) -> Option<usize> {
+/// Where the item that starts at `pos` in `rest` ends: where it parses
+/// (unless its object closes early: [`closed_early`]), else where its
+/// brackets close when `,` or `]` follows, else at the `,` before the next
+/// item ([`next_item`]) that opens at or after the point the parser found
+/// its syntax broken; `None` when there is none (the page is cut or
+/// broken). The second value is where an item that closed early closed.
+fn item_end(rest: &[u8], pos: usize) -> Option<(usize, Option<usize>)> {
     let mut stream = serde_json::Deserializer::from_slice(&rest[pos..]).into_iter::<serde::de::IgnoredAny>();
     let e = match stream.next()? {
-        Ok(_) => return Some(pos + stream.byte_offset()),
+        Ok(_) => {
+            let close = pos + stream.byte_offset();
+            if !closed_early(rest, close) {
+                return Some((close, None));
+            }
+            return Some((next_item(rest, close)?, Some(close)));
+        }
         Err(e) => e,
     };
-    let followed = |end: usize| matches!(rest.get(skip_blank(rest, end)), Some(b',' | b']'));
+    let followed =
+        |end: usize| matches!(rest.get(skip_blank(rest, end)), Some(b',' | b']')) && !closed_early(rest, end);
     if let Some(end) = value_end(rest, pos).filter(|&end| followed(end)) {
-        return Some(end);
+        return Some((end, None));
     }
     if e.classify() != serde_json::error::Category::Syntax {
         return None;
@@ -312,8 +342,15 @@ fn item_end(rest: &[u8], pos: usize) -> Option<usize> {
         line_start += rest[line_start..].iter().position(|b| *b == b'\n')? + 1;
     }
     let broken_at = line_start + e.column().saturating_sub(1);
+    Some((next_item(rest, broken_at.max(pos + 1))?, None))
+}
+
+/// The `,` before the first item (an object with a `metadata` object,
+/// followed by `,` or `]`) that opens after a `,` at or after `from`.
+fn next_item(rest: &[u8], from: usize) -> Option<usize> {
+    let followed = |end: usize| matches!(rest.get(skip_blank(rest, end)), Some(b',' | b']'));
     let before = |at: usize| rest[..at].iter().rposition(|b| !b.is_ascii_whitespace());
-    for at in (broken_at.max(pos + 1)..rest.len()).filter(|&i| rest[i] == b'{') {
+    for at in (from..rest.len()).filter(|&i| rest[i] == b'{') {
         let Some(comma) = before(at).filter(|&c| rest[c] == b',') else { continue };
         let mut stream = serde_json::Deserializer::from_slice(&rest[at..]).into_iter::<Value>();
         if let Some(Ok(v)) = stream.next() {
@@ -323,6 +360,35 @@ fn item_end(rest: &[u8], pos: usize) -> Option<usize> {
         }
     }
     None
+}
+
+/// Whether the text at `at`, just after an item's closing bracket, shows
+/// that the item closed before its end (a stray `}` or `]` inside it,
+/// break-it 32 N4): neither `,`, `]` nor `{` follows, or a `,` and then a
+/// key (`"…":`), the item's fields going on after its close.
+fn closed_early(rest: &[u8], at: usize) -> bool {
+    let at = skip_blank(rest, at);
+    match rest.get(at) {
+        None | Some(b']' | b'{') => false,
+        Some(b',') => {
+            let key = skip_blank(rest, at + 1);
+            let mut stream = serde_json::Deserializer::from_slice(&rest[key..]).into_iter::<String>();
+            rest.get(key) == Some(&b'"')
+                && matches!(stream.next(), Some(Ok(_)))
+                && rest.get(skip_blank(rest, key + stream.byte_offset())) == Some(&b':')
+        }
+        Some(_) => true,
+    }
+}
+
+/// The problem of an item whose object closed early (`cut`: its text up
+/// to that close).
+fn closed_early_problem(cut: &[u8]) -> String {
+    format!(
+        "invalid JSON: the item's object is closed before its end (a stray `}}` or `]` in it?) at column {} of the \
+         item and its text goes on after it; stored it would be cut short",
+        cut.len()
+    )
 }
 
 fn skip_blank(bytes: &[u8], pos: usize) -> usize {
@@ -477,6 +543,33 @@ mod tests {
         let body = pods(&[br#"{"metadata":{"name":"a"}}"#]);
         assert!(decode(&body[..body.len() - 3]).expect_err("cut").starts_with("not JSON: EOF"));
         assert_eq!(decode(b"[1]").expect_err("array"), "expected a list object, found an array");
+    }
+
+    /// Break-it 32 N4: a stray `}` or `]` inside item 5 (`badpage3.py
+    /// brace`) lost the whole page (0 of 10 items kept).
+    #[test]
+    fn an_item_closed_early_by_a_stray_bracket_is_skipped_and_the_others_kept() {
+        let good: Vec<Vec<u8>> = (0..10).map(|i| format!(r#"{{"metadata":{{"name":"e{i}"}}}}"#).into_bytes()).collect();
+        let all: Vec<String> = (0..10).map(|i| format!("e{i}")).collect();
+        let head = r#"{"metadata":{"name":"cut"},"a":"x""#;
+        let early =
+            "invalid JSON: the item's object is closed before its end (a stray `}` or `]` in it?) at column 35 \
+                     of the item and its text goes on after it; stored it would be cut short";
+        for (stray, problem, key) in [
+            ("}", early, Some("cut")),
+            ("}}", early, Some("cut")),
+            ("]", "invalid JSON: expected `,` or `}` (column 35 of the item)", None),
+        ] {
+            let bad = format!(r#"{head}{stray},"b":"y","c":[{{"d":1}},{{"e":2}}]}}"#);
+            let mut items: Vec<&[u8]> = good.iter().map(Vec::as_slice).collect();
+            items.insert(5, bad.as_bytes());
+            let d = decode(&pods(&items)).expect("page");
+            assert_eq!(names(&d), all, "{stray}");
+            let bad: Vec<String> = d.bad.iter().map(|b| format!("{}: {}", b.index, b.problem)).collect();
+            assert_eq!(bad, [format!("5: {problem}")], "{stray}");
+            let name = d.bad[0].key.as_ref().map(|(_, n)| n.as_str());
+            assert_eq!(name, key, "{stray}");
+        }
     }
 
     /// Break-it 31 F7: an item cut short before the next one (`{"bad":`,

@@ -205,10 +205,13 @@ impl Watcher {
     }
 
     /// Lists and reconciles; returns the list's resourceVersion (`None`:
-    /// the recorder stopped). A 410 on a continue token restarts the list.
+    /// the recorder stopped). A 410 on a continue token restarts the list
+    /// whole in one request (no `limit`), as client-go's pager does; a 410
+    /// then is an error.
     async fn list(&mut self, relist: bool) -> Result<Option<String>, ClusterError> {
+        let mut page_size = self.settings.page_size;
         'again: loop {
-            let mut pager = ListPager::new(self.client.clone(), &self.resource, &self.scope, self.settings.page_size)
+            let mut pager = ListPager::new(self.client.clone(), &self.resource, &self.scope, page_size)
                 .with_deadlines(self.deadlines());
             let mut seen: HashSet<(String, String)> = HashSet::new();
             // A bad item whose name cannot be read may be any known object.
@@ -218,7 +221,10 @@ impl Watcher {
                 let page = match pager.next_page().await {
                     Ok(Some(page)) => page,
                     Ok(None) => break,
-                    Err(e) if e.is_gone() => continue 'again,
+                    Err(e) if e.is_gone() && page_size != 0 => {
+                        page_size = 0;
+                        continue 'again;
+                    }
                     Err(e) => return Err(e),
                 };
                 list_rv = page.resource_version;
