@@ -11,7 +11,7 @@ use super::super::MASK;
 /// PEM's `-----BEGIN` alone is 11 bytes; a short list (`[1, 2, 3]`) is data.
 pub const MIN_DUMP_BYTES: usize = 8;
 
-/// `text` with every byte-array rendering of [`MIN_DUMP_BYTES`]+ numbers
+/// `text` with every byte-array rendering of `MIN_DUMP_BYTES`+ numbers
 /// of 0–255 (`[45, 45, 45, …]`, also cut short without its `]`) replaced
 /// by `[***]`, and the body of every PEM block (`-----BEGIN CERTIFICATE-----`,
 /// a private key: any label) up to its `-----END` line masked; its
