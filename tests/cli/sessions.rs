@@ -127,9 +127,11 @@ fn probed_pods_are_annotated_and_released_a_users_own_annotation_is_left_and_eac
     assert_eq!((events[1].0.as_str(), events[1].1.as_str()), ("idle-0", "SessionsEnded"));
     assert_eq!(events[1].2, format!("every probe says idle: removed {PREFER} and {MARKER} (kdrift had set them)"));
 
-    // A second round: nothing left to change, nothing recorded.
-    let again = kdrift(&["sessions", "annotate", "--probe", &probe]).assert().success();
+    // Two more rounds a second apart: nothing left to change, nothing recorded.
+    let again = kdrift(&["sessions", "annotate", "--probe", &probe, "--every", "1s", "--max-iterations", "2"])
+        .assert()
+        .success();
     let text = String::from_utf8_lossy(&again.get_output().stdout).to_string();
-    assert!(text.contains(": 5 pod(s), 4 probed, 0 change(s) made"), "{text}");
+    assert_eq!(text.matches(": 5 pod(s), 4 probed, 0 change(s) made").count(), 2, "{text}");
     assert!(text.contains("media/idle-users: prefer-no-eviction set by someone else: left alone"), "{text}");
 }

@@ -5,7 +5,8 @@
 //! DefaultEvictor's `noEvictionPolicy: Mandatory` (descheduler v0.36,
 //! `pkg/framework/plugins/defaultevictor/defaultevictor.go`), a pod carrying
 //! `descheduler.alpha.kubernetes.io/prefer-no-eviction` is not evictable.
-//! This module keeps that annotation in step with the [`probe`](super::probe)s:
+//! This module keeps that annotation in step with the session probes
+//! (`--probe SELECTOR=URL`, the executor's contract):
 //!
 //! - a Running pod (not terminating) that a probe selects and that is
 //!   **in use** — or that a probe cannot tell about, treated as in use as by
