@@ -72,9 +72,51 @@ pub enum Command {
     /// What happened over time: drains, reboots and outages.
     #[command(subcommand)]
     Timeline(TimelineCommand),
+    /// Keep descheduler's prefer-no-eviction annotation on the pods whose session probes say they are in use.
+    #[command(subcommand)]
+    Sessions(SessionsCommand),
     /// One self-contained HTML file: the drain timeline as a Gantt chart, every node's requested % over time,
     /// and the Pending chains.
     Report(ReportArgs),
+}
+
+/// `kdrift sessions …`.
+#[derive(Debug, Subcommand)]
+pub enum SessionsCommand {
+    /// Set `descheduler.alpha.kubernetes.io/prefer-no-eviction` (and `kdrift.io/sessions-annotated`) on the
+    /// pods whose probe reports active sessions, remove them when the sessions end; descheduler with
+    /// `noEvictionPolicy: Mandatory` then skips those pods. A prefer-no-eviction set by anyone else is never
+    /// touched. Every change is an Event in the store.
+    Annotate(SessionsAnnotateArgs),
+}
+
+/// `kdrift sessions annotate`.
+#[derive(Debug, Args)]
+pub struct SessionsAnnotateArgs {
+    /// Session probe, SELECTOR=URL (repeatable, at least one): running pods matching the label selector are
+    /// asked about, e.g. `app=plex=http://plex.media:32400/status/sessions#/MediaContainer/size`.
+    #[arg(long = "probe", value_name = "SELECTOR=URL", value_parser = parse_probe, required = true)]
+    pub probes: Vec<kdrift_rebalance::Probe>,
+    /// Keep going: a round every DURATION (e.g. 1m, 30s) until stopped; default: one round.
+    #[arg(long, value_name = "DURATION", value_parser = parse_every)]
+    pub every: Option<std::time::Duration>,
+    /// Stop after N rounds (with --every; for tests).
+    #[arg(long, value_name = "N", hide = true, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_iterations: Option<u64>,
+    /// Do not record the changes in the store.
+    #[arg(long)]
+    pub no_store: bool,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+/// Parses `--every`: a duration of at least one second (pure; used by clap).
+pub fn parse_every(s: &str) -> Result<std::time::Duration, String> {
+    let d = parse_timeout(s)?;
+    if d < std::time::Duration::from_secs(1) {
+        return Err(format!("{s:?}: the interval must be at least 1s (e.g. 1m, 30s)"));
+    }
+    Ok(d)
 }
 
 /// `kdrift report`.
@@ -903,6 +945,9 @@ mod tests {
         assert!(parse_max_age("soon").is_err());
         assert!(parse_probe("app=plex=http://plex:32400/sessions").is_ok());
         assert!(parse_probe("app=plex").is_err());
+        assert_eq!(parse_every("1m"), Ok(std::time::Duration::from_secs(60)));
+        assert_eq!(parse_every("90s"), Ok(std::time::Duration::from_secs(90)));
+        assert!(parse_every("0").is_err());
     }
 
     #[test]

@@ -11,4 +11,5 @@ mod messages;
 mod rebalance;
 mod recorder_process;
 mod report_html;
+mod sessions;
 mod vlogs;

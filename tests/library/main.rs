@@ -10,6 +10,7 @@ mod cut_and_foreign_files;
 mod demo;
 mod deploy_rebalance;
 mod deploy_recorder;
+mod deploy_sessions;
 mod fake_kube;
 mod queries;
 mod real_dumps;

@@ -12,6 +12,7 @@ mod query;
 mod rebalance;
 mod rebalance_exec;
 mod report;
+mod sessions;
 mod skew;
 mod timeline;
 mod why_pending;
@@ -24,7 +25,7 @@ use anyhow::Context;
 use chrono::{DateTime, Utc};
 use kdrift_store::Store;
 
-use crate::args::{Cli, Command, IngestCommand, PostmortemCommand, RebalanceCommand, TimelineCommand};
+use crate::args::{Cli, Command, IngestCommand, PostmortemCommand, RebalanceCommand, SessionsCommand, TimelineCommand};
 
 /// Refuses a `--since` after `--until` (nothing can be in that range; the
 /// commands would report "nothing found" instead).
@@ -195,6 +196,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Rebalance(RebalanceCommand::Apply(args)) => rebalance_exec::apply(&cli, args),
         Command::Rebalance(RebalanceCommand::Run(args)) => rebalance_exec::run(&cli, args),
         Command::Check(args) => check::run(&cli, args),
+        Command::Sessions(SessionsCommand::Annotate(args)) => sessions::annotate(&cli, args),
         Command::Skew(args) => skew::run(&cli, args),
         Command::Postmortem(PostmortemCommand::Job(args)) => postmortem::job(&cli, args),
         Command::Timeline(TimelineCommand::Drains(args)) => timeline::drains(&cli, args),

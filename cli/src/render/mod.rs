@@ -9,6 +9,7 @@ pub mod query;
 pub mod rebalance;
 pub mod rebalance_exec;
 pub mod report;
+pub mod sessions;
 pub mod skew;
 pub mod timeline;
 

@@ -167,6 +167,21 @@ pub trait ClusterClient {
     fn evict(&self, request: &EvictionRequest) -> impl Future<Output = Result<(), ClientError>> + Send;
 }
 
+/// Changing a pod's metadata (`kdrift sessions annotate`), apart from
+/// [`ClusterClient`]: the executor never patches.
+pub trait PodPatcher {
+    /// `PATCH /api/v1/namespaces/{namespace}/pods/{name}` with a JSON merge
+    /// patch (`application/merge-patch+json`, RFC 7386). `Ok(())` for 200;
+    /// every other answer is a [`ClientError::Status`] (404 gone, 409 the
+    /// pod changed since the `resourceVersion` the patch carries).
+    fn patch_pod(
+        &self,
+        namespace: &str,
+        name: &str,
+        patch: &Value,
+    ) -> impl Future<Output = Result<(), ClientError>> + Send;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

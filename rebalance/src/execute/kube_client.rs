@@ -9,11 +9,11 @@
 //! F2). Such a pod keeps its masked name everywhere; the executor does
 //! not evict it ([`super::SkipCause::MaskedName`]).
 
-use kube::api::{GetParams, PostParams};
+use kube::api::{GetParams, Patch, PatchParams, PostParams};
 use kube::core::Request;
 use serde_json::Value;
 
-use super::client::{kinds, ClientError, ClusterClient, EvictionRequest, ResourceKind};
+use super::client::{kinds, ClientError, ClusterClient, EvictionRequest, PodPatcher, ResourceKind};
 use crate::cluster::{list_all, ClusterError, ClusterOptions, Scope, DEFAULT_PAGE_SIZE};
 
 /// A connected cluster.
@@ -110,5 +110,19 @@ impl ClusterClient for KubeClient {
         self.client.request::<Value>(request).await.map(|_| ()).map_err(|e| {
             ClusterError::from_kube("pods/eviction", &format!("{path}/{}/eviction", eviction.name), e).into()
         })
+    }
+}
+
+impl PodPatcher for KubeClient {
+    async fn patch_pod(&self, namespace: &str, name: &str, patch: &Value) -> Result<(), ClientError> {
+        let path = kinds::POD.collection_path(&Scope::Namespace(namespace.to_string()));
+        let request = Request::new(path.clone())
+            .patch(name, &PatchParams::default(), &Patch::Merge(patch))
+            .map_err(|e| ClientError::Decode(format!("pods: cannot build the patch: {e}")))?;
+        self.client
+            .request::<Value>(request)
+            .await
+            .map(|_| ())
+            .map_err(|e| ClusterError::from_kube("pods", &format!("{path}/{name}"), e).into())
     }
 }

@@ -35,6 +35,7 @@ pub mod probe;
 pub mod record;
 mod replacement;
 pub mod report;
+pub mod sessions;
 mod snapshot;
 #[cfg(test)]
 mod tests;
@@ -43,7 +44,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 
-pub use client::{kinds, ClientError, ClusterClient, EvictionRequest};
+pub use client::{kinds, ClientError, ClusterClient, EvictionRequest, PodPatcher};
 pub use kube_client::KubeClient;
 pub use probe::{Probe, ProbeError};
 pub use record::EventSink;
