@@ -39,6 +39,7 @@ impl ClusterOptions {
         if super::exec::uses_exec(&config) {
             super::exec::apply(&mut config, &self.user_name())?;
         }
+        header_safe_token(&config).map_err(|problem| ClusterError::BadToken { user: self.user_name(), problem })?;
         Ok(config)
     }
 
@@ -123,6 +124,25 @@ impl ClusterOptions {
         let config = self.config().await?;
         let url = super::credentials::shown_url(&config.cluster_url.to_string());
         super::redirect::client(config).map_err(|source| ClusterError::Client { url, source })
+    }
+}
+
+/// Refuses a bearer token an HTTP header cannot carry: a control character
+/// other than tab (a stray line break pasted into `token:`, or in an exec
+/// plugin's output) made tower-http panic at the first request. The reason
+/// names the character and its position, never the token.
+fn header_safe_token(config: &Config) -> Result<(), String> {
+    let auth = serde_json::to_value(&config.auth_info).unwrap_or_default();
+    let Some(token) = auth.get("token").and_then(serde_json::Value::as_str) else { return Ok(()) };
+    match token.chars().enumerate().find(|(_, c)| c.is_control() && *c != '\t') {
+        Some((i, c)) => Err(format!(
+            "holds the control character U+{:04X} at character {} of {}: an HTTP header cannot carry it (a stray line \
+             break in the kubeconfig or in the exec plugin's output?)",
+            c as u32,
+            i + 1,
+            token.chars().count()
+        )),
+        None => Ok(()),
     }
 }
 
@@ -258,6 +278,23 @@ users:
 
     /// Break-it 31 (low): a kubeconfig with a UTF-16 byte-order mark and an
     /// odd number of bytes after it panicked inside kube's reader.
+    #[test]
+    fn a_token_with_a_line_break_is_refused_naming_the_user_never_the_token() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = write(
+            dir.path(),
+            "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n- name: k\n  cluster: {server: 'https://127.0.0.1:9'}\n\
+             contexts:\n- name: c\n  context: {cluster: k, user: u}\nusers:\n- name: u\n  user: {token: \"Abc123Secret\\nTok9\"}\n",
+        );
+        let options = ClusterOptions { kubeconfig: Some(path), context: None };
+        let err = block_on(options.config()).expect_err("refused").to_string();
+        assert_eq!(
+            err,
+            "kubeconfig user u: the bearer token holds the control character U+000A at character 13 of 17: an HTTP \
+             header cannot carry it (a stray line break in the kubeconfig or in the exec plugin's output?)"
+        );
+    }
+
     #[test]
     fn a_kubeconfig_with_a_utf16_mark_and_an_odd_length_is_an_error_naming_it() {
         let dir = tempfile::tempdir().expect("tmp");

@@ -62,6 +62,16 @@ pub enum ClusterError {
         /// What went wrong (a failing plugin's stderr redacted).
         problem: String,
     },
+    /// The bearer token (the kubeconfig's `token`, or an exec plugin's)
+    /// holds a character an HTTP header cannot carry (a stray line break):
+    /// refused before any request (the HTTP stack would panic on it).
+    #[error("kubeconfig user {user}: the bearer token {problem}")]
+    BadToken {
+        /// The kubeconfig user (`users[].name`).
+        user: String,
+        /// What is wrong, never the token.
+        problem: String,
+    },
     /// The kubeconfig's `tokenFile` (or the in-cluster service account's
     /// token) could not be read before the first request, or holds no
     /// usable token (`super::exec::refresh`).

@@ -85,6 +85,7 @@ impl From<ClusterError> for ClientError {
             | ClusterError::NoConfiguration { .. }
             | ClusterError::Client { .. }
             | ClusterError::ExecPlugin { .. }
+            | ClusterError::BadToken { .. }
             | ClusterError::TokenFile { .. } => ClientError::Config(e.to_string()),
         }
     }
