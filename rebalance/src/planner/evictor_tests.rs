@@ -156,7 +156,8 @@ fn pre_eviction_filter_messages() {
     let shrink = |s: &mut Snapshot| s.nodes[1] = node("b", 800, 1024 * MI, 110);
     assert_eq!(
         outcome(a.clone(), subject(), shrink),
-        "pod does not fit on any other node because of nodeSelector(s), Taint(s), or nodes marked as unschedulable"
+        "pod does not fit on any other node because of nodeSelector(s), Taint(s), or nodes marked as unschedulable \
+         (b: insufficient cpu (requests 900m, 800m free))"
     );
     assert_eq!(outcome(a.clone(), subject(), |_| {}), "evicted");
     let mut sel = subject();

@@ -98,7 +98,7 @@ fn a_missing_or_failing_plugin_names_the_user_and_command_and_quotes_no_credenti
         e,
         format!(
             "kubeconfig user dev: the exec credential plugin {} failed (exit status: 3); its stderr: login failed \
-             for *** with Bearer ***",
+             for *** with ***",
             failing.display()
         )
     );
