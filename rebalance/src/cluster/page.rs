@@ -12,7 +12,9 @@
 //! What is odd about the page as a whole but leaves its items readable (a
 //! UTF-8 byte-order mark, text after its JSON such as a proxy's footer or a
 //! second document, a key twice outside the items but in
-//! `metadata.resourceVersion` or `metadata.continue`) is said in
+//! `metadata.resourceVersion` or `metadata.continue`; `metadata` twice
+//! giving the same snapshot and continue token; a top-level field too deep
+//! to read, left out) is said in
 //! [`Decoded::odd`] and the items are kept. Only a body whose structure
 //! outside the items is broken (cut off, not a list) or whose snapshot or
 //! continue token is ambiguous is an error of the whole page.
