@@ -64,7 +64,9 @@ pub fn parse_ndjson_line(location: &str, line_no: u64, line: &[u8], hint: Option
         let mut stream = serde_json::Deserializer::from_slice(&line[start..]).into_iter::<Strict>();
         match stream.next() {
             None => return,
-            Some(Ok(Strict(doc @ Value::Object(_)))) => {
+            // An array (`jq -c .items` writes a List's items so): each
+            // item a record, as a bare array in a `.json` file (break-it 33 F5).
+            Some(Ok(Strict(doc @ (Value::Object(_) | Value::Array(_))))) => {
                 let (records, errors) = (out.records.len(), out.errors.len());
                 expand_document(doc, origin(), hint, out);
                 // A List on one line: its items' line is that line.
@@ -153,7 +155,7 @@ fn after_carriage_return(line: &[u8], from: usize) -> Option<usize> {
     None
 }
 
-/// A one-line List at `start` whose value does not parse whole, read item
+/// A one-line List (or bare array) at `start` whose value does not parse whole, read item
 /// by item as in a `.json` file ([`walk::read_document`]): its good items
 /// load and each bad one is its `items[i]` error. `None` (nothing added)
 /// when that does no better than one error for the value; else where the
@@ -167,7 +169,8 @@ fn list_line_read_by_item(
     out: &mut Parsed,
 ) -> Option<Option<usize>> {
     let (records, errors) = (out.records.len(), out.errors.len());
-    let next = match walk::read_document(location, line, start, hint, &Interrupt::new(), out) {
+    let read = if line[start] == b'[' { walk::read_array } else { walk::read_document };
+    let next = match read(location, line, start, hint, &Interrupt::new(), out) {
         walk::Walked::Whole | walk::Walked::Interrupted => return None,
         walk::Walked::Read(end) => Some(end),
         // Reported: the List's syntax broke; the rest of the line is not read.
@@ -272,6 +275,30 @@ mod tests {
                 ),
                 format!("m.json:1:{number}: found a number; expected {NDJSON_EXPECTED}"),
             ]
+        );
+    }
+
+    /// Break-it 33 F5: a line holding a JSON array (`jq -c .items`) lost
+    /// its 4 items ("found a JSON array"); a bad item is its own error.
+    #[test]
+    fn a_line_holding_an_array_loads_each_item() {
+        let items: Vec<String> = (1..5).map(|i| event(&format!("e{i}"))).collect();
+        let text = format!("{}\n[{}]\n{}\n", event("e0"), items.join(","), event("e5"));
+        let p = crate::parse::parse_bytes("ev.ndjson", text.as_bytes(), crate::parse::Naming::Ndjson);
+        assert_eq!(names(&p), ["e0", "e1", "e2", "e3", "e4", "e5"], "{:?}", p.errors);
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        let lines: Vec<Option<u64>> = p.records.iter().map(|r| r.origin.line).collect();
+        assert_eq!(lines, [Some(1), Some(2), Some(2), Some(2), Some(2), Some(3)]);
+        // A key twice in one item: that item's error, the others load.
+        let bad = event("e2").replacen("\"apiVersion\":\"v1\"", "\"apiVersion\":\"v1\",\"apiVersion\":\"v1\"", 1);
+        let text = format!("[{},{bad},{}]\n", event("e1"), event("e3"));
+        let p = crate::parse::parse_bytes("ev.ndjson", text.as_bytes(), crate::parse::Naming::Ndjson);
+        assert_eq!(names(&p), ["e1", "e3"], "{:?}", p.errors);
+        let errors = errors(&p);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].starts_with("ev.ndjson:1: items[1]: invalid JSON: the key \"apiVersion\" appears twice"),
+            "{errors:?}"
         );
     }
 }

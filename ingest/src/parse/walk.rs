@@ -224,10 +224,25 @@ pub(super) fn read_document(
         end = ItemsEnd::Closed;
     }
     while !matches!(end, ItemsEnd::Closed) {
+        walk.peek();
+        let key_at = walk.pos;
         let key = match walk.value::<String>() {
-            // A key twice: the whole parse names it (`strict`).
-            Step::Got(key) if fields.contains_key(&key) || items.as_ref().is_some_and(|(k, _)| *k == key) => {
-                return Walked::Whole
+            // The items twice: the whole parse names it (`strict`).
+            Step::Got(key) if items.as_ref().is_some_and(|(k, _)| *k == key) => return Walked::Whole,
+            // Another of the List's own keys twice (`kind`, `metadata`):
+            // said, read with the last of them, and its items are read
+            // (break-it 33 F3; a document that is no List is reported whole).
+            Step::Got(key) if fields.contains_key(&key) => {
+                twice.push(list_error(
+                    location,
+                    bytes,
+                    key_at,
+                    format!(
+                        "{}; the List is read with the last of them, its items are loaded",
+                        kdrift_rebalance::duplicate_message(&key, &key)
+                    ),
+                ));
+                key
             }
             Step::Got(key) => key,
             Step::Cut => break,
@@ -270,24 +285,41 @@ pub(super) fn read_document(
                         } else {
                             format!("{key}.{}", d.path)
                         };
-                        twice.push(InputError {
-                            origin: Origin {
-                                location: location.to_string(),
-                                line: Some(line_of_offset(bytes, at)),
-                                item: None,
-                            },
-                            column: Some(column_of(bytes, at) as u64),
-                            message: format!(
+                        twice.push(list_error(
+                            location,
+                            bytes,
+                            at,
+                            format!(
                                 "{}; the List's value of `{key}` is read with the last of them, its items are loaded",
                                 kdrift_rebalance::duplicate_message(&d.key, &path)
                             ),
-                        });
+                        ));
                     }
                     fields.insert(key, noted.value);
                 }
                 Step::Cut => break,
                 // Stopped inside the value, where it starts.
                 Step::Bad(_) if interrupt.is_triggered() => return stopped(location, bytes, walk.pos, None, out),
+                // A field of the List nested too deep to read (break-it 33
+                // F3): skipped and said, its items are read.
+                Step::Bad(Some(e)) if e.to_string().starts_with("recursion limit exceeded") => {
+                    match value_end(bytes, at) {
+                        Some(end) if end > at => {
+                            twice.push(list_error(
+                                location,
+                                bytes,
+                                at,
+                                format!(
+                                    "invalid JSON: the List's value of `{key}` is nested too deep to read (recursion \
+                                     limit exceeded); it is left out, its items are loaded"
+                                ),
+                            ));
+                            fields.remove(&key);
+                            walk.pos = end;
+                        }
+                        _ => return Walked::Whole,
+                    }
+                }
                 Step::Bad(_) => return Walked::Whole,
             }
         }
@@ -313,6 +345,15 @@ pub(super) fn read_document(
         return Walked::Read(walk.pos);
     };
     finish(Read { location, bytes, start, pos: walk.pos, hint }, fields, (key, list), end, twice, out)
+}
+
+/// An error about the List's own fields at offset `at` of `bytes`.
+fn list_error(location: &str, bytes: &[u8], at: usize, message: String) -> InputError {
+    InputError {
+        origin: Origin { location: location.to_string(), line: Some(line_of_offset(bytes, at)), item: None },
+        column: Some(column_of(bytes, at) as u64),
+        message,
+    }
 }
 
 /// Reads the bare JSON array (a List without its wrapper) that opens at
@@ -871,5 +912,49 @@ mod tests {
             ),
             "{errors:?}"
         );
+    }
+
+    /// Break-it 33 F3: a key twice at a List's top level (`kind`,
+    /// `apiVersion`, `metadata`) or an extra top-level field nested 300
+    /// deep lost all 10 items: they load, the top level is one error.
+    #[test]
+    fn a_bad_top_level_field_of_a_list_keeps_its_items() {
+        let items: Vec<Value> = (0..10).map(pod).collect();
+        let items = serde_json::to_string(&items).expect("json");
+        for (top, column, what) in [
+            ("\"apiVersion\":\"v1\",\"kind\":\"List\",\"kind\":\"List\"", 34, "kind"),
+            ("\"apiVersion\":\"v1\",\"apiVersion\":\"v1\",\"kind\":\"List\"", 20, "apiVersion"),
+            ("\"kind\":\"List\",\"metadata\":{},\"metadata\":{}", 30, "metadata"),
+        ] {
+            let text = format!("{{{top},\"items\":{items}}}\n");
+            let p = parse_bytes("pods.json", text.as_bytes(), Naming::Json);
+            assert_eq!(names(&p), all_but(10, &[]), "{:?}", p.errors);
+            let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+            assert_eq!(
+                errors,
+                [format!(
+                    "pods.json:1:{column}: the key \"{what}\" appears twice in one object (at {what}; which value is \
+                     meant is unknown); the List is read with the last of them, its items are loaded"
+                )]
+            );
+        }
+        let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
+        let text = format!("{{\"apiVersion\":\"v1\",\"kind\":\"List\",\"x\":{deep},\"items\":{items}}}\n");
+        let p = parse_bytes("pods.json", text.as_bytes(), Naming::Json);
+        assert_eq!(names(&p), all_but(10, &[]), "{:?}", p.errors);
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            errors,
+            ["pods.json:1:38: invalid JSON: the List's value of `x` is nested too deep to read (recursion limit \
+              exceeded); it is left out, its items are loaded"]
+        );
+        // After the items too.
+        let text = format!("{{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":{items},\"x\":{deep}}}\n");
+        let p = parse_bytes("pods.json", text.as_bytes(), Naming::Json);
+        assert_eq!(names(&p), all_but(10, &[]), "{:?}", p.errors);
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        // A document that is no List: one error, as before.
+        let p = parse_bytes("pod.json", br#"{"kind":"Pod","kind":"Pod","metadata":{"name":"a"}}"#, Naming::Json);
+        assert_eq!((p.records.len(), p.errors.len()), (0, 1));
     }
 }

@@ -30,11 +30,38 @@ pub(super) fn recover_yaml_items(doc_text: &str, origin: &Origin, hint: Option<&
         })
         .unwrap_or(lines.len());
     let around = [lines[..first].concat(), lines[end..].concat()].concat();
-    let Ok(mut doc) = Value::deserialize(serde_yaml::Deserializer::from_str(&around)) else { return false };
+    let Ok(noted) = kdrift_rebalance::NotedValue::deserialize(serde_yaml::Deserializer::from_str(&around)) else {
+        return false;
+    };
+    let mut doc = noted.value;
     if !matches!(doc.get("items"), Some(Value::Null)) {
         return false;
     }
     let first_line = origin.line.unwrap_or(1);
+    // A key twice in the List's own fields (`resourceVersion` twice in its
+    // `metadata`): one error naming the first, its items are loaded
+    // (break-it 33 F3), as in JSON (`walk`).
+    let top = noted.duplicates.first().map(|d| {
+        let at = super::strict::Strict::deserialize(serde_yaml::Deserializer::from_str(&around))
+            .err()
+            .and_then(|e| e.location())
+            .map(|l| {
+                let line = l.line() as u64;
+                let line = if line <= first as u64 { line } else { line - first as u64 + end as u64 };
+                (first_line - 1 + line, l.column() as u64)
+            });
+        let field = d.path.split(['.', '[']).next().unwrap_or_default();
+        let then = if field == d.path {
+            "the List is read with the last of them".to_string()
+        } else {
+            format!("the List's value of `{field}` is read with the last of them")
+        };
+        InputError {
+            origin: Origin { line: at.map(|a| a.0).or(origin.line), item: None, ..origin.clone() },
+            column: at.map(|a| a.1),
+            message: format!("{}; {then}, its items are loaded", kdrift_rebalance::duplicate_message(&d.key, &d.path)),
+        }
+    });
     let (mut good, mut index, mut bad) = (Vec::new(), Vec::new(), Vec::new());
     for (k, &at) in starts.iter().enumerate() {
         let upto = starts.get(k + 1).copied().unwrap_or(end);
@@ -55,7 +82,7 @@ pub(super) fn recover_yaml_items(doc_text: &str, origin: &Origin, hint: Option<&
             }),
         }
     }
-    if bad.is_empty() {
+    if bad.is_empty() && top.is_none() {
         return false;
     }
     if let Some(m) = doc.as_object_mut() {
@@ -64,6 +91,7 @@ pub(super) fn recover_yaml_items(doc_text: &str, origin: &Origin, hint: Option<&
     if !legacy::is_legacy(&doc) && !is_list(&doc) {
         return false;
     }
+    out.errors.extend(top);
     expand_items(doc, origin.clone(), hint, &index, bad, out);
     true
 }
@@ -97,6 +125,43 @@ mod tests {
             e.message,
             "invalid YAML in this item: found unexpected end of stream at line 18 column 1, while scanning a quoted \
              scalar at line 16 column 11; it is skipped (not stored), the List's other items are loaded"
+        );
+    }
+
+    /// Break-it 33 F3: `resourceVersion` twice in a YAML List's own
+    /// `metadata` lost all 10 items (its JSON form kept them).
+    #[test]
+    fn a_key_twice_in_a_yaml_lists_own_fields_keeps_its_items() {
+        let item = |i: usize| format!("- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p{i}\n    namespace: d\n");
+        let items: Vec<String> = (0..10).map(item).collect();
+        let text = format!(
+            "apiVersion: v1\nkind: List\nmetadata:\n  resourceVersion: \"\"\n  resourceVersion: \"\"\nitems:\n{}",
+            items.concat()
+        );
+        let p = parse_bytes("pods.yaml", text.as_bytes(), Naming::Yaml);
+        let got: Vec<(String, Option<u64>)> = p
+            .records
+            .iter()
+            .map(|r| (r.object["metadata"]["name"].as_str().unwrap_or_default().to_string(), r.origin.item))
+            .collect();
+        let want: Vec<(String, Option<u64>)> = (0..10).map(|i| (format!("p{i}"), Some(i as u64))).collect();
+        assert_eq!(got, want, "{:?}", p.errors);
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            errors,
+            ["pods.yaml:4:3: the key \"resourceVersion\" appears twice in one object (at metadata.resourceVersion; \
+              which value is meant is unknown); the List's value of `metadata` is read with the last of them, its \
+              items are loaded"]
+        );
+        // After the items, and at the top level.
+        let text = format!("apiVersion: v1\nitems:\n{}kind: List\nkind: List\n", items.concat());
+        let p = parse_bytes("pods.yaml", text.as_bytes(), Naming::Yaml);
+        assert_eq!(p.records.len(), 10, "{:?}", p.errors);
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            errors,
+            ["pods.yaml:1:1: the key \"kind\" appears twice in one object (at kind; which value is meant is \
+              unknown); the List is read with the last of them, its items are loaded"]
         );
     }
 }

@@ -12,7 +12,9 @@
 //! What is odd about the page as a whole but leaves its items readable (a
 //! UTF-8 byte-order mark, text after its JSON such as a proxy's footer or a
 //! second document, a key twice outside the items but in
-//! `metadata.resourceVersion` or `metadata.continue`) is said in
+//! `metadata.resourceVersion` or `metadata.continue`; `metadata` twice
+//! giving the same snapshot and continue token; a top-level field too deep
+//! to read, left out) is said in
 //! [`Decoded::odd`] and the items are kept. Only a body whose structure
 //! outside the items is broken (cut off, not a list) or whose snapshot or
 //! continue token is ambiguous is an error of the whole page.
@@ -105,6 +107,16 @@ fn decode_value(body: &[u8]) -> Result<Decoded, String> {
     let mut twice: Vec<(usize, String)> = Vec::new();
     let mut odd = Vec::new();
     for d in &duplicates {
+        // `metadata` twice: read key by key, which compares the two
+        // (break-it 33 F4).
+        if d.path == "metadata" {
+            return scan(body, false).ok_or_else(|| {
+                format!(
+                    "{}; their resourceVersion or continue differ",
+                    crate::duplicate_message("metadata", "metadata")
+                )
+            });
+        }
         let item = d.path.strip_prefix("items[").and_then(|rest| {
             let (index, within) = rest.split_once(']')?;
             Some((index.parse::<usize>().ok()?, within.trim_start_matches('.')))
@@ -248,9 +260,40 @@ fn scan(body: &[u8], cut: bool) -> Option<Decoded> {
                 }
             } else {
                 let end = value_end(body, pos)?;
-                let text = std::str::from_utf8(&body[pos..end]).ok()?;
-                let (value, duplicates) = crate::parse_noting_duplicates(text).ok()?;
-                if out.fields.contains_key(&key) || (key == "items" && items) {
+                let parsed = std::str::from_utf8(&body[pos..end])
+                    .map_err(|_| "not valid UTF-8".to_string())
+                    .and_then(|text| crate::parse_noting_duplicates(text).map_err(|e| crate::json_error_text(&e)));
+                let (value, duplicates) =
+                    match parsed {
+                        Ok(parsed) => parsed,
+                        // A field the page's reading needs not (nested 300 deep,
+                        // break-it 33 F4): said and left out.
+                        Err(problem) if key != "metadata" && key != "items" => {
+                            out.odd.push(crate::redact::held().redact(&format!(
+                                "the list's `{key}` is not read ({problem}); the page's items are kept"
+                            )));
+                            pos = end;
+                            match body.get(skip_blank(body, pos))? {
+                                b',' => pos = skip_blank(body, skip_blank(body, pos) + 1),
+                                b'}' => {
+                                    pos = skip_blank(body, pos) + 1;
+                                    break;
+                                }
+                                _ => return None,
+                            }
+                            continue;
+                        }
+                        Err(_) => return None,
+                    };
+                if key == "metadata" && out.fields.contains_key(&key) {
+                    // Both the same snapshot and continue token: said.
+                    let same = ["resourceVersion", "continue"].iter().all(|k| out.fields[&key].get(k) == value.get(k));
+                    same.then_some(())?;
+                    out.odd.push(format!(
+                        "{}; both give the same resourceVersion and continue, the page's items are kept",
+                        crate::duplicate_message(&key, &key)
+                    ));
+                } else if out.fields.contains_key(&key) || (key == "items" && items) {
                     out.odd.push(outside_items(&key, &key).ok()?);
                 }
                 for d in duplicates {
@@ -633,6 +676,37 @@ mod tests {
         assert_eq!(
             decode(twice).expect_err("continue twice"),
             "the key \"continue\" appears twice in one object (at metadata.continue; which value is meant is unknown)"
+        );
+    }
+
+    /// Break-it 33 F4: `metadata` twice at a page's top level, or an extra
+    /// field nested 300 deep (`toppage.py dupmeta|extra`), lost the page.
+    #[test]
+    fn metadata_twice_or_a_too_deep_field_keeps_the_pages_items() {
+        let items: Vec<String> = (0..10).map(|i| format!(r#"{{"metadata":{{"name":"e{i}"}}}}"#)).collect();
+        let all: Vec<String> = (0..10).map(|i| format!("e{i}")).collect();
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        let page = |top: &str| format!(r#"{{"kind":"EventList",{top},"items":[{}]}}"#, items.join(","));
+        let meta = r#""metadata":{"resourceVersion":"100"}"#;
+        let d = decode(page(&format!("{meta},{meta}")).as_bytes()).expect("page");
+        assert_eq!((names(&d), d.bad.len()), (all.clone(), 0));
+        assert_eq!(d.fields["metadata"]["resourceVersion"], "100");
+        assert_eq!(
+            d.odd,
+            ["the key \"metadata\" appears twice in one object (at metadata; which value is meant is unknown); both \
+              give the same resourceVersion and continue, the page's items are kept"]
+        );
+        let deep = format!(r#"{meta},"x":{}{}"#, "[".repeat(300), "]".repeat(300));
+        let d = decode(page(&deep).as_bytes()).expect("page");
+        assert_eq!((names(&d), d.bad.len()), (all.clone(), 0));
+        assert_eq!(d.fields["metadata"]["resourceVersion"], "100");
+        assert_eq!(d.odd, ["the list's `x` is not read (recursion limit exceeded); the page's items are kept"]);
+        // Two snapshots: which is meant is unknown, the page's error.
+        let two = format!(r#"{meta},"metadata":{{"resourceVersion":"101"}}"#);
+        assert_eq!(
+            decode(page(&two).as_bytes()).expect_err("two snapshots"),
+            "the key \"metadata\" appears twice in one object (at metadata; which value is meant is unknown); their \
+             resourceVersion or continue differ"
         );
     }
 }

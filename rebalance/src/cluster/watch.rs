@@ -306,6 +306,11 @@ impl Lines {
                 return bad(BadEventKind::NotJson, format!("not JSON ({what} at column {})", e.column()));
             }
         };
+        // A key twice at the event's top (`type` or `object` twice): which
+        // event is meant is unknown, the line is skipped (break-it 33 F8).
+        if let Some(d) = duplicates.iter().find(|d| !d.path.contains(['.', '['])) {
+            return bad(BadEventKind::NotAnEvent, format!("an event in which {}", duplicate_message(&d.key, &d.path)));
+        }
         let mut event = match event {
             Value::Object(event) => event,
             other => return bad(BadEventKind::NotAnEvent, format!("{} instead of an object", json_type(&other))),
@@ -422,6 +427,23 @@ mod tests {
         assert!(err(b"{\"type\":\"ADDED\",\"obj").contains("is not JSON (EOF while parsing a string at column 20)"));
         assert!(err(b"{\"type\":\"GONE\",\"object\":{}}").contains("is an event of unknown type \"GONE\""));
         assert!(l.decode(b" \r", 6).is_none());
+        // Break-it 33 F8: `type` or `object` twice was read silently.
+        for (line, key) in [
+            (&b"{\"type\":\"ADDED\",\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"}}}"[..], "type"),
+            (
+                b"{\"type\":\"ADDED\",\"object\":{\"kind\":\"Status\"},\"object\":{\"metadata\":{\"name\":\"a\"}}}",
+                "object",
+            ),
+        ] {
+            assert_eq!(
+                err(line),
+                format!(
+                    "pods: watch line 6 from /api/v1/pods is an event in which the key \"{key}\" appears twice in one \
+                     object (at {key}; which value is meant is unknown); expected {}; the line is skipped",
+                    super::super::error::WATCH_LINE_EXPECTED
+                )
+            );
+        }
         let added = l.decode(b"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"}}}", 6);
         assert!(matches!(added, Some(Ok(WatchItem::Added(o))) if o["kind"] == "Pod" && o["apiVersion"] == "v1"));
     }
