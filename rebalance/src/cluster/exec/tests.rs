@@ -94,14 +94,14 @@ fn a_missing_or_failing_plugin_names_the_user_and_command_and_quotes_no_credenti
     let mut c = config(&exec_lines(&failing, "      env: [{name: API_KEY, value: sEcReTaPiKeY9182}]\n"));
     crate::cluster::credentials::hold(&c);
     let e = apply(&mut c, "dev").expect_err("fails").to_string();
-    assert_eq!(
-        e,
-        format!(
-            "kubeconfig user dev: the exec credential plugin {} failed (exit status: 3); its stderr: login failed \
-             for *** with ***",
-            failing.display()
-        )
+    // The bearer pattern masks `Bearer TOKEN` as `Bearer ***`; once another
+    // test of this process has held a value the token's pieces share, the
+    // held forms mask it whole (`***`). Either way nothing of it is shown.
+    let head = format!(
+        "kubeconfig user dev: the exec credential plugin {} failed (exit status: 3); its stderr: login failed for *** with ",
+        failing.display()
     );
+    assert!(e == format!("{head}***") || e == format!("{head}Bearer ***"), "{e}");
     // Issue 34: env values under any name (LOGIN), a secret-named short one (PASS) and
     // `dbPassword=` on its stderr: masked; a short value under an ordinary name stays.
     let echo = script(
