@@ -68,6 +68,8 @@ pub(super) fn forms_of(value: &str, whole_only: bool, out: &mut Vec<String>) {
         bases.extend(base64_cores(&p));
         // Hex (matched in any case): byte-aligned, so the same inside a longer encoded text.
         bases.push(p.bytes().map(|b| format!("{b:02x}")).collect());
+        // A byte list and separated hex (break-it 33 F1): whole forms, not windowed.
+        out.extend(listed(p.as_bytes(), if whole_only { p.len() } else { LISTED_PIECE }));
         bases.push(p);
     }
     for base in bases {
@@ -82,6 +84,31 @@ pub(super) fn forms_of(value: &str, whole_only: bool, out: &mut Vec<String>) {
             out.extend(windows(&base));
         }
     }
+}
+
+/// Bytes of a held value in each piece [`listed`] gives, from
+/// [`MIN_WINDOW`]: a byte list or separated hex cut to 12+ bytes holds one.
+const LISTED_PIECE: usize = MIN_WINDOW;
+
+/// Every run of `piece` bytes of `bytes` (all of them when shorter)
+/// written as a decimal byte list (`76, 105, 118`, `76,105,118`: Rust's
+/// `{:?}` of a `Vec<u8>`, Python's `list(b)`) and as hex with `:` or ` `
+/// between bytes (`4c:69:76`, `4C 69 76`: `openssl`, `xxd`, Go's `% x`).
+/// Break-it 33 F1: a server echoing the token in these forms had it
+/// stored and printed. A run of `piece` bytes at every offset: a list
+/// cut anywhere to `piece`+ bytes holds one whole.
+fn listed(bytes: &[u8], piece: usize) -> Vec<String> {
+    let piece = piece.clamp(1, bytes.len().max(1));
+    let mut out = Vec::new();
+    for run in bytes.windows(piece) {
+        for sep in [", ", ","] {
+            out.push(run.iter().map(u8::to_string).collect::<Vec<_>>().join(sep));
+        }
+        for sep in [":", " "] {
+            out.push(run.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(sep));
+        }
+    }
+    out
 }
 
 /// The prefixes and suffixes of `form` of [`MIN_END`] characters or more
@@ -293,6 +320,41 @@ mod tests {
                 assert_eq!(r.redact(said), shown, "{said}");
             }
         }
+    }
+
+    /// Break-it 33 F1: a server echoing the bearer token as a decimal byte
+    /// list (whole or cut short) or as hex with `:` or ` ` between bytes
+    /// had it stored in Event messages and printed on stderr.
+    #[test]
+    fn a_byte_list_and_separated_hex_of_a_held_value_are_masked() {
+        let bytes = |sep: &str, s: &str| s.bytes().map(|b| b.to_string()).collect::<Vec<_>>().join(sep);
+        let hexsep = |sep: &str, s: &str| s.bytes().map(|b| format!("{b:02X}")).collect::<Vec<_>>().join(sep);
+        let bearer = format!("Bearer {TOKEN}");
+        for r in [Redactor::new([TOKEN, bearer.as_str()]), Redactor::for_records([TOKEN, bearer.as_str()])] {
+            assert_eq!(
+                r.redact("token [76, 105, 118, 101, 84, 111, 107, 81, 55, 104, 51, 107, 57, 113, 50, 119, 56, 101, 53, 114, 49, 116, 90, 90] bad"),
+                "token [***] bad"
+            );
+            assert_eq!(r.redact(&format!("t=[{}] x", bytes(",", TOKEN))), "t=[***] x");
+            assert_eq!(r.redact(&format!("tok {} end", hexsep(":", TOKEN).to_lowercase())), "tok *** end");
+            assert_eq!(r.redact(&format!("tok {} end", hexsep(" ", TOKEN))), "tok *** end");
+            // Cut short at both ends to 12+ bytes.
+            assert_eq!(r.redact(&format!("[{}, ...]", bytes(", ", &TOKEN[3..17]))), "[***, ...]");
+            assert_eq!(r.redact(&format!("got {}…", hexsep(" ", &TOKEN[5..19]))), "got ***…");
+            // Ordinary lists and dumps are kept.
+            for kept in [
+                "ports [80, 443, 8080, 9090]",
+                "mac 4c:69:76:65:00:11 up",
+                "bytes 4C 69 76 65 54 6F 6B",
+                "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]",
+            ] {
+                assert_eq!(r.redact(kept), kept);
+            }
+        }
+        // A short value, found only whole in records: its whole list only.
+        let r = Redactor::for_records(["Pw9zQ8x7L"]);
+        assert_eq!(r.redact("pw [80, 119, 57, 122, 81, 56, 120, 55, 76] no"), "pw [***] no");
+        assert_eq!(r.redact("pw [80, 119, 57, 122, 81, 56, 120, 55] no"), "pw [80, 119, 57, 122, 81, 56, 120, 55] no");
     }
 
     /// The cost of the windows on a large record: a 1,000-character token
