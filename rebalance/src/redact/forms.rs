@@ -45,6 +45,18 @@ pub(super) fn forms_of(value: &str, whole_only: bool, out: &mut Vec<String>) {
     if value.chars().count() < MIN_SECRET {
         return;
     }
+    // Already an encoding of binary key material ([`binary_values`]): itself only.
+    if let Some(encoded) = value.strip_prefix(ENCODED) {
+        let len = encoded.chars().count();
+        if whole_only || len < MIN_WINDOW {
+            out.extend(ends_of(encoded, len));
+            out.push(encoded.to_string());
+        } else {
+            out.extend(ends_of(encoded, MIN_WINDOW));
+            out.extend(windows(encoded));
+        }
+        return;
+    }
     let mut plain = vec![value.to_string()];
     // A header of parts is found whole; its parts are held on their own
     // ([`with_parts`]), so `theme=dark` of a held cookie header is not.
@@ -65,7 +77,7 @@ pub(super) fn forms_of(value: &str, whole_only: bool, out: &mut Vec<String>) {
         // Inside a longer encoded text, at any of the three alignments, and
         // cut short there (break-it: `base64("X-Api-Key: " + key)` cut to 44
         // characters showed the key's first 22 characters).
-        bases.extend(base64_cores(&p));
+        bases.extend(base64_cores(p.as_bytes()));
         // Hex (matched in any case): byte-aligned, so the same inside a longer encoded text.
         bases.push(p.bytes().map(|b| format!("{b:02x}")).collect());
         // A byte list and separated hex (break-it 33 F1): whole forms, not windowed.
@@ -111,6 +123,25 @@ fn listed(bytes: &[u8], piece: usize) -> Vec<String> {
     out
 }
 
+/// Marks a held value that is already an encoding of binary bytes
+/// ([`binary_values`]): it is looked for as it is (its windows), not
+/// encoded again. A control character: no credential text holds one
+/// (a token with one is refused).
+const ENCODED: char = '\u{1}';
+
+/// The values to [`hold`](super::hold) for binary credential bytes (a
+/// client key's DER, decoded from its PEM body): their hex and their
+/// base64 (standard and URL-safe) at the three byte alignments, each
+/// looked for by its windows — a piece of 12+ characters of the bytes'
+/// encoding at any offset (break-it 33 F2: the hex of the key's DER, its
+/// base64 shifted by 1 or 2 bytes, and the PKCS#1 key inside the PKCS#8
+/// one, at offset 26, were stored in clear).
+pub fn binary_values(bytes: &[u8]) -> Vec<String> {
+    let mut out = vec![format!("{ENCODED}{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>())];
+    out.extend(base64_cores(bytes).into_iter().map(|core| format!("{ENCODED}{core}")));
+    out
+}
+
 /// The prefixes and suffixes of `form` of [`MIN_END`] characters or more
 /// and shorter than `below`: what is left of a credential that a server or
 /// proxy cut short in its echo (`bad password Pw/S3cr3t+x=` for
@@ -143,11 +174,11 @@ fn windows(form: &str) -> Vec<String> {
 /// before it, and without a last character that shares bits with the bytes
 /// after it. Cores shorter than [`MIN_CORE`] are left out (they would match
 /// too much). The base64 of a piece of `value` is a piece of one of them.
-fn base64_cores(value: &str) -> Vec<String> {
+fn base64_cores(value: &[u8]) -> Vec<String> {
     let mut out = Vec::new();
     for (before, skip) in [(0usize, 0usize), (1, 2), (2, 3)] {
         let mut bytes = vec![0u8; before];
-        bytes.extend_from_slice(value.as_bytes());
+        bytes.extend_from_slice(value);
         let partial = !bytes.len().is_multiple_of(3);
         for engine in [&STANDARD_NO_PAD, &URL_SAFE_NO_PAD] {
             let encoded = engine.encode(&bytes);
@@ -166,6 +197,9 @@ fn base64_cores(value: &str) -> Vec<String> {
 /// A server echoing one cookie showed its value whole (break-it 31 F1).
 pub(super) fn with_parts(value: &str) -> Vec<String> {
     let mut out = vec![value.to_string()];
+    if value.starts_with(ENCODED) {
+        return out;
+    }
     for decoded in decoded_forms(value) {
         if !out.contains(&decoded) {
             out.push(decoded);
