@@ -132,13 +132,19 @@ pub fn shown_url(url: &str) -> String {
     }
 }
 
-/// The lines of a PEM's base64 body, and the body joined. Its lines may
-/// be split by literal `\n` escapes (a key written as one YAML line:
-/// break-it 32 N2 held none of it).
+/// The lines of a PEM's base64 body, the body joined, and the DER bytes
+/// it decodes to as [`binary_values`](crate::redact::binary_values) (hex,
+/// base64 at any alignment: break-it 33 F2 — a PKCS#1 key inside a
+/// PKCS#8 one is a piece of it). Its lines may be split by literal `\n`
+/// escapes (a key written as one YAML line: break-it 32 N2 held none of it).
 pub(crate) fn pem_body(pem: &str, out: &mut Vec<String>) {
     let pem = pem.replace("\\r\\n", "\n").replace("\\n", "\n");
     let lines: Vec<&str> = pem.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("-----")).collect();
-    out.push(lines.concat());
+    let body = lines.concat();
+    if let Ok(der) = base64::engine::general_purpose::STANDARD.decode(&body) {
+        out.extend(crate::redact::binary_values(&der));
+    }
+    out.push(body);
     out.extend(lines.iter().map(|l| l.to_string()));
 }
 
@@ -229,5 +235,34 @@ mod tests {
         let r = redactor(&config(&format!("    client-key-data: {data}\n")));
         assert_eq!(r.redact("key MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oDnUNxTqP!"), "key ***!");
         assert_eq!(r.redact("key MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oDnUNxTqPAwEHoUQDQgAE end"), "key *** end");
+    }
+
+    /// Break-it 33 F2: a server echoing the client key's DER bytes in hex,
+    /// its base64 shifted by 1 or 2 bytes, or the PKCS#1 key inside the
+    /// PKCS#8 one (at offset 26) had it stored and printed: only the PEM
+    /// text was held. A 512-bit RSA key made for this test.
+    #[test]
+    fn a_client_keys_der_bytes_are_held_in_hex_and_in_base64_at_any_alignment() {
+        use base64::engine::general_purpose::STANDARD;
+        let pem = "-----BEGIN PRIVATE KEY-----\nMIIBVQIBADANBgkqhkiG9w0BAQEFAASCAT8wggE7AgEAAkEApmG8CBQab60wiRRm\nOPOuB7zFCwoALYv513v7e0j7njcBsaPT+CzsyFBErD7l9o9y4iHJlQkz3gHYo/U0\nnTQ0rQIDAQABAkAl17DmvXvNzrxtUUB2z6XTiLHgcuPbeCzZQA/Q2KayMz6wUiwh\nCuMbYnAhIbk21wImDhuD9wBKkmofC7Yfz8LBAiEA1ssmToRPEP27D2oaeiqe9CrR\nonM3qdgjYxaYC7H6JBkCIQDGTQGMreX2Vo+m5BBj0W5vLBgI3qh8+lDT/FjYnrwH\ntQIhAIp3G5KyKGZDqzsco0TuBNpSYCHhNJkBBI70GcAwU5jBAiBBy7E07Uo9BxGY\n7Vkm1YmP55B9+OrstN12yObt0RVQdQIhAI5pKc95YTxSRJml7J3+hV9MmnAa4oFI\nw20cIGdkdE6K\n-----END PRIVATE KEY-----\n";
+        let body: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
+        let der = STANDARD.decode(&body).expect("der");
+        assert_eq!(der.len(), 345);
+        let hex = |b: &[u8]| b.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        let config = config(&format!("    client-key-data: {}\n", STANDARD.encode(pem)));
+        for r in [redactor(&config), Redactor::for_records(values(&config).iter().map(String::as_str))] {
+            for (said, shown) in [
+                (format!("dump {} end", hex(&der[100..140])), "dump *** end"),
+                (format!("dump {} end", hex(&der[101..113]).to_uppercase()), "dump *** end"),
+                (format!("b64 {} end", STANDARD.encode(&der[101..200])), "b64 *** end"),
+                (format!("b64 {} end", STANDARD.encode(&der[102..200])), "b64 *** end"),
+                (format!("pkcs1 {} end", STANDARD.encode(&der[26..])), "pkcs1 *** end"),
+                (format!("rsa {} end", hex(&der[26..40])), "rsa *** end"),
+                ("Back-off restarting failed container web".to_string(), "Back-off restarting failed container web"),
+                ("sha 0123456789abcdef0123456789abcdef ok".to_string(), "sha 0123456789abcdef0123456789abcdef ok"),
+            ] {
+                assert_eq!(r.redact(&said), shown, "{said}");
+            }
+        }
     }
 }

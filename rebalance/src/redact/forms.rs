@@ -45,6 +45,18 @@ pub(super) fn forms_of(value: &str, whole_only: bool, out: &mut Vec<String>) {
     if value.chars().count() < MIN_SECRET {
         return;
     }
+    // Already an encoding of binary key material ([`binary_values`]): itself only.
+    if let Some(encoded) = value.strip_prefix(ENCODED) {
+        let len = encoded.chars().count();
+        if whole_only || len < MIN_WINDOW {
+            out.extend(ends_of(encoded, len));
+            out.push(encoded.to_string());
+        } else {
+            out.extend(ends_of(encoded, MIN_WINDOW));
+            out.extend(windows(encoded));
+        }
+        return;
+    }
     let mut plain = vec![value.to_string()];
     // A header of parts is found whole; its parts are held on their own
     // ([`with_parts`]), so `theme=dark` of a held cookie header is not.
@@ -65,9 +77,11 @@ pub(super) fn forms_of(value: &str, whole_only: bool, out: &mut Vec<String>) {
         // Inside a longer encoded text, at any of the three alignments, and
         // cut short there (break-it: `base64("X-Api-Key: " + key)` cut to 44
         // characters showed the key's first 22 characters).
-        bases.extend(base64_cores(&p));
+        bases.extend(base64_cores(p.as_bytes()));
         // Hex (matched in any case): byte-aligned, so the same inside a longer encoded text.
         bases.push(p.bytes().map(|b| format!("{b:02x}")).collect());
+        // A byte list and separated hex (break-it 33 F1): whole forms, not windowed.
+        out.extend(listed(p.as_bytes(), if whole_only { p.len() } else { LISTED_PIECE }));
         bases.push(p);
     }
     for base in bases {
@@ -82,6 +96,50 @@ pub(super) fn forms_of(value: &str, whole_only: bool, out: &mut Vec<String>) {
             out.extend(windows(&base));
         }
     }
+}
+
+/// Bytes of a held value in each piece [`listed`] gives, from
+/// [`MIN_WINDOW`]: a byte list or separated hex cut to 12+ bytes holds one.
+const LISTED_PIECE: usize = MIN_WINDOW;
+
+/// Every run of `piece` bytes of `bytes` (all of them when shorter)
+/// written as a decimal byte list (`76, 105, 118`, `76,105,118`: Rust's
+/// `{:?}` of a `Vec<u8>`, Python's `list(b)`) and as hex with `:` or ` `
+/// between bytes (`4c:69:76`, `4C 69 76`: `openssl`, `xxd`, Go's `% x`).
+/// Break-it 33 F1: a server echoing the token in these forms had it
+/// stored and printed. A run of `piece` bytes at every offset: a list
+/// cut anywhere to `piece`+ bytes holds one whole.
+fn listed(bytes: &[u8], piece: usize) -> Vec<String> {
+    let piece = piece.clamp(1, bytes.len().max(1));
+    let mut out = Vec::new();
+    for run in bytes.windows(piece) {
+        for sep in [", ", ","] {
+            out.push(run.iter().map(u8::to_string).collect::<Vec<_>>().join(sep));
+        }
+        for sep in [":", " "] {
+            out.push(run.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(sep));
+        }
+    }
+    out
+}
+
+/// Marks a held value that is already an encoding of binary bytes
+/// ([`binary_values`]): it is looked for as it is (its windows), not
+/// encoded again. A control character: no credential text holds one
+/// (a token with one is refused).
+const ENCODED: char = '\u{1}';
+
+/// The values to [`hold`](super::hold) for binary credential bytes (a
+/// client key's DER, decoded from its PEM body): their hex and their
+/// base64 (standard and URL-safe) at the three byte alignments, each
+/// looked for by its windows — a piece of 12+ characters of the bytes'
+/// encoding at any offset (break-it 33 F2: the hex of the key's DER, its
+/// base64 shifted by 1 or 2 bytes, and the PKCS#1 key inside the PKCS#8
+/// one, at offset 26, were stored in clear).
+pub fn binary_values(bytes: &[u8]) -> Vec<String> {
+    let mut out = vec![format!("{ENCODED}{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>())];
+    out.extend(base64_cores(bytes).into_iter().map(|core| format!("{ENCODED}{core}")));
+    out
 }
 
 /// The prefixes and suffixes of `form` of [`MIN_END`] characters or more
@@ -116,11 +174,11 @@ fn windows(form: &str) -> Vec<String> {
 /// before it, and without a last character that shares bits with the bytes
 /// after it. Cores shorter than [`MIN_CORE`] are left out (they would match
 /// too much). The base64 of a piece of `value` is a piece of one of them.
-fn base64_cores(value: &str) -> Vec<String> {
+fn base64_cores(value: &[u8]) -> Vec<String> {
     let mut out = Vec::new();
     for (before, skip) in [(0usize, 0usize), (1, 2), (2, 3)] {
         let mut bytes = vec![0u8; before];
-        bytes.extend_from_slice(value.as_bytes());
+        bytes.extend_from_slice(value);
         let partial = !bytes.len().is_multiple_of(3);
         for engine in [&STANDARD_NO_PAD, &URL_SAFE_NO_PAD] {
             let encoded = engine.encode(&bytes);
@@ -139,6 +197,9 @@ fn base64_cores(value: &str) -> Vec<String> {
 /// A server echoing one cookie showed its value whole (break-it 31 F1).
 pub(super) fn with_parts(value: &str) -> Vec<String> {
     let mut out = vec![value.to_string()];
+    if value.starts_with(ENCODED) {
+        return out;
+    }
     for decoded in decoded_forms(value) {
         if !out.contains(&decoded) {
             out.push(decoded);
@@ -293,6 +354,41 @@ mod tests {
                 assert_eq!(r.redact(said), shown, "{said}");
             }
         }
+    }
+
+    /// Break-it 33 F1: a server echoing the bearer token as a decimal byte
+    /// list (whole or cut short) or as hex with `:` or ` ` between bytes
+    /// had it stored in Event messages and printed on stderr.
+    #[test]
+    fn a_byte_list_and_separated_hex_of_a_held_value_are_masked() {
+        let bytes = |sep: &str, s: &str| s.bytes().map(|b| b.to_string()).collect::<Vec<_>>().join(sep);
+        let hexsep = |sep: &str, s: &str| s.bytes().map(|b| format!("{b:02X}")).collect::<Vec<_>>().join(sep);
+        let bearer = format!("Bearer {TOKEN}");
+        for r in [Redactor::new([TOKEN, bearer.as_str()]), Redactor::for_records([TOKEN, bearer.as_str()])] {
+            assert_eq!(
+                r.redact("token [76, 105, 118, 101, 84, 111, 107, 81, 55, 104, 51, 107, 57, 113, 50, 119, 56, 101, 53, 114, 49, 116, 90, 90] bad"),
+                "token [***] bad"
+            );
+            assert_eq!(r.redact(&format!("t=[{}] x", bytes(",", TOKEN))), "t=[***] x");
+            assert_eq!(r.redact(&format!("tok {} end", hexsep(":", TOKEN).to_lowercase())), "tok *** end");
+            assert_eq!(r.redact(&format!("tok {} end", hexsep(" ", TOKEN))), "tok *** end");
+            // Cut short at both ends to 12+ bytes.
+            assert_eq!(r.redact(&format!("[{}, ...]", bytes(", ", &TOKEN[3..17]))), "[***, ...]");
+            assert_eq!(r.redact(&format!("got {}…", hexsep(" ", &TOKEN[5..19]))), "got ***…");
+            // Ordinary lists and dumps are kept.
+            for kept in [
+                "ports [80, 443, 8080, 9090]",
+                "mac 4c:69:76:65:00:11 up",
+                "bytes 4C 69 76 65 54 6F 6B",
+                "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]",
+            ] {
+                assert_eq!(r.redact(kept), kept);
+            }
+        }
+        // A short value, found only whole in records: its whole list only.
+        let r = Redactor::for_records(["Pw9zQ8x7L"]);
+        assert_eq!(r.redact("pw [80, 119, 57, 122, 81, 56, 120, 55, 76] no"), "pw [***] no");
+        assert_eq!(r.redact("pw [80, 119, 57, 122, 81, 56, 120, 55] no"), "pw [80, 119, 57, 122, 81, 56, 120, 55] no");
     }
 
     /// The cost of the windows on a large record: a 1,000-character token

@@ -58,6 +58,7 @@ pub mod patterns;
 
 use std::sync::Arc;
 
+pub use forms::binary_values;
 pub use held::{held, held_in_records, hold};
 pub use json::mask_held_in;
 pub use patterns::{mask_dumps, mask_flag_argument, mask_patterns, secret_named};

@@ -201,9 +201,8 @@ pub fn run(plugin: &Plugin) -> Result<Issued, ClusterError> {
         let said = if stderr.is_empty() { String::new() } else { format!("; its stderr: {stderr}") };
         return Err(plugin.error(format!("failed ({}){said}", out.status)));
     }
-    let issued = parse(plugin, &out.stdout)?;
-    hold(&issued);
-    Ok(issued)
+    // `parse` holds what it issued before quoting any of its fields.
+    parse(plugin, &out.stdout)
 }
 
 /// The credential in a plugin's stdout, checked as kubectl checks it.
@@ -224,12 +223,20 @@ fn parse(plugin: &Plugin, stdout: &[u8]) -> Result<Issued, ClusterError> {
             ))
         })?,
     };
-    if answer.kind.as_deref().is_some_and(|k| k != "ExecCredential") {
-        return Err(plugin.error(format!("printed a {:?}, not an ExecCredential", answer.kind.unwrap_or_default())));
+    // Held before any field is quoted (break-it 33 F7: a token in
+    // status.expirationTimestamp was quoted in clear), and each quoted
+    // field redacted.
+    if let Some(status) = &answer.status {
+        hold(status.token.as_deref(), status.client_key_data.as_deref());
+    }
+    let shown = |field: &str| format!("{:?}", crate::redact::held().redact(field));
+    if let Some(kind) = answer.kind.as_deref().filter(|k| *k != "ExecCredential") {
+        return Err(plugin.error(format!("printed a {}, not an ExecCredential", shown(kind))));
     }
     if let Some(v) = answer.api_version.as_deref().filter(|v| *v != plugin.api_version) {
         return Err(plugin.error(format!(
-            "answered apiVersion {v:?}; the kubeconfig configures {:?} (they must be the same)",
+            "answered apiVersion {}; the kubeconfig configures {:?} (they must be the same)",
+            shown(v),
             plugin.api_version
         )));
     }
@@ -237,7 +244,7 @@ fn parse(plugin: &Plugin, stdout: &[u8]) -> Result<Issued, ClusterError> {
     let expires = match status.expiration_timestamp.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
         None => None,
         Some(t) => Some(DateTime::parse_from_rfc3339(t).map(|t| t.with_timezone(&Utc)).map_err(|_| {
-            plugin.error(format!("printed status.expirationTimestamp {t:?}, which is not an RFC 3339 time"))
+            plugin.error(format!("printed status.expirationTimestamp {}, which is not an RFC 3339 time", shown(t)))
         })?),
     };
     let token = status.token.filter(|t| !t.trim().is_empty());
@@ -255,15 +262,15 @@ fn parse(plugin: &Plugin, stdout: &[u8]) -> Result<Issued, ClusterError> {
     Ok(Issued { token, certificate, expires })
 }
 
-/// Holds what `issued` carries, for every redaction path.
-fn hold(issued: &Issued) {
+/// Holds what a plugin issued (its token, its client key), for every
+/// redaction path.
+fn hold(token: Option<&str>, key: Option<&str>) {
     let mut values = Vec::new();
-    if let Some(t) = &issued.token {
-        let t = t.trim();
+    if let Some(t) = token.map(str::trim).filter(|t| !t.is_empty()) {
         values.push(format!("Bearer {t}"));
         values.push(t.to_string());
     }
-    if let Some((_, key)) = &issued.certificate {
+    if let Some(key) = key.filter(|k| !k.trim().is_empty()) {
         super::credentials::pem_body(key, &mut values);
         values.push(base64::engine::general_purpose::STANDARD.encode(key));
     }

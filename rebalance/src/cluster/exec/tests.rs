@@ -194,3 +194,37 @@ fn a_client_certificate_replaces_the_exec_entry_and_its_key_is_held() {
         "key *** cert MIIBcert0123456789"
     );
 }
+
+/// Break-it 33 F7: a plugin that printed its token in
+/// status.expirationTimestamp had the token quoted in the error: the
+/// output was parsed before the token was held.
+#[test]
+fn a_field_quoted_from_a_plugins_output_never_shows_its_token() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let plugin = script(
+        dir.path(),
+        "badexp",
+        "echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\
+         \"status\":{\"token\":\"ExecTokF7Qz8Lp4Wm2Xk9Vb\",\"expirationTimestamp\":\"ExecTokF7Qz8Lp4Wm2Xk9Vb\"}}'",
+    );
+    let mut c = config(&exec_lines(&plugin, ""));
+    let e = apply(&mut c, "dev").expect_err("bad time").to_string();
+    assert_eq!(
+        e,
+        format!(
+            "kubeconfig user dev: the exec credential plugin {} printed status.expirationTimestamp \"***\", which is \
+             not an RFC 3339 time",
+            plugin.display()
+        )
+    );
+    // An ordinary bad time is quoted as it is.
+    let plugin = script(
+        dir.path(),
+        "badtime",
+        "echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\
+         \"status\":{\"token\":\"ExecTokG8Qz8Lp4Wm2Xk9Vb\",\"expirationTimestamp\":\"2026-13-01\"}}'",
+    );
+    let mut c = config(&exec_lines(&plugin, ""));
+    let e = apply(&mut c, "dev").expect_err("bad time").to_string();
+    assert!(e.ends_with("printed status.expirationTimestamp \"2026-13-01\", which is not an RFC 3339 time"), "{e}");
+}
