@@ -678,9 +678,13 @@ fn bad_ndjson_lines_and_yaml_documents_are_named_as_a_user_counts_them() {
     assert_eq!(code, 2);
     let expected = "expected one JSON object per line (a Kubernetes object or a log record)";
     let line = |n: &str| format!("kdrift: {}:{n}", nd.display());
-    assert!(stderr.contains(&format!("{}: found a JSON array; {expected}\n", line("3"))), "{stderr}");
+    // A line holding an array loads its items (issue 34): each non-object item is its own error.
+    for i in 0..3 {
+        let item = format!("{}: items[{i}]: expected a Kubernetes object (a mapping), found a number\n", line("3"));
+        assert!(stderr.contains(&item), "{stderr}");
+    }
     assert!(stderr.contains(&format!("{}: invalid JSON: key must be a string; {expected}\n", line("4:2"))), "{stderr}");
-    assert!(!stderr.contains("items[") && !stderr.contains("at line 1 column"), "{stderr}");
+    assert!(!stderr.contains("at line 1 column"), "{stderr}");
     assert!(stderr.contains(&format!("kdrift: {}:8:1: invalid YAML in document 2: ", yaml.display())), "{stderr}");
 }
 
