@@ -2145,10 +2145,24 @@ fn explain_says_which_plugin_evicts_a_pod_and_why_the_others_keep_it() {
         ),
         "{stdout}"
     );
+    // A plugin that looked at the pod says why it breaks nothing, with the
+    // pod's numbers against the policy's args.
     assert!(
-        line("PodLifeTime (rules)").contains("does not look at it: it is younger than maxPodLifeTimeSeconds"),
+        line("PodLifeTime (rules)")
+            .contains("does not break its rule: age 12394s (3h26m) <= maxPodLifeTimeSeconds 1209600"),
         "{stdout}"
     );
+    assert!(
+        line("RemovePodsHavingTooManyRestarts (rules)")
+            .contains("does not break its rule: restarts 0 < podRestartThreshold 100"),
+        "{stdout}"
+    );
+    assert!(
+        line("RemovePodsViolatingNodeTaints (rules)")
+            .contains("does not break its rule: node node-1 has no taint this plugin considers"),
+        "{stdout}"
+    );
+    assert!(line("RemoveFailedPods (rules)").contains("it is not in phase Failed (phase Running)"), "{stdout}");
     assert!(
         line("LowNodeUtilization (rules)").contains(
             "does not look at it: the run stops before looking at pods: No node is underutilized, nothing to do here"
@@ -2165,6 +2179,14 @@ fn explain_says_which_plugin_evicts_a_pod_and_why_the_others_keep_it() {
     assert!(stdout.contains("verdict: not evicted by any plugin of the policy"), "{stdout}");
     assert!(
         stdout.contains("protected in profile default (DefaultEvictor): daemonset pods are protected against eviction"),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with("RemoveDuplicates (default)"))
+            .unwrap_or_default()
+            .contains("does not break its rule: no other pod on node-1 has the same owners and container images"),
         "{stdout}"
     );
 

@@ -104,7 +104,7 @@ fn rule_plugins_count_the_pods_that_break_nothing() {
         "has no taint this plugin considers",
         "tolerates every taint",
         "<= maxPodLifeTimeSeconds",
-        "not exceeding the threshold",
+        "< podRestartThreshold",
         "not a duplicate",
         "no topology spread constraint",
         "already balanced",
@@ -130,4 +130,47 @@ fn rule_plugins_count_the_pods_that_break_nothing() {
     }
     let total: usize = skipped.values().sum();
     assert!(total < 100, "rule plugins list {total} skips: {skipped:?}");
+}
+
+/// `rebalance explain` reads the plan's own verdicts: for every pod of a
+/// small generated cluster, each plugin's "does not break its rule" verdicts
+/// add up to the plan's `not_matching` count, each with the pod's numbers,
+/// and every eviction and listed skip is found again.
+#[test]
+fn explain_accounts_for_every_pod_a_plugin_counts() {
+    use kdrift_rebalance::{explain_pod, PodVerdict};
+    let cluster = whole_policy_cluster(8, 3);
+    let policy = all_plugins_policy().expect("the example policy is valid");
+    let options = PlanOptions::default();
+    let p = plan(&cluster.snapshot, &policy, &options);
+    let mut unbroken = vec![0usize; p.runs.len()];
+    let mut evicts = vec![0usize; p.runs.len()];
+    let mut keeps = vec![0usize; p.runs.len()];
+    let mut texts: BTreeMap<String, String> = BTreeMap::new();
+    for index in 0..cluster.snapshot.pods.len() {
+        let e = explain_pod(&cluster.snapshot, &policy, &options, index);
+        assert_eq!(e.plugins.len(), p.runs.len());
+        for (i, v) in e.plugins.iter().enumerate() {
+            match &v.verdict {
+                PodVerdict::Unbroken { why } => {
+                    assert!(!why.is_empty(), "{} {}: empty reason", v.plugin, e.pod);
+                    unbroken[i] += 1;
+                    texts.entry(v.plugin.clone()).or_insert_with(|| why.clone());
+                }
+                PodVerdict::Evicts { .. } => evicts[i] += 1,
+                PodVerdict::Keeps { .. } => keeps[i] += 1,
+                PodVerdict::Ignores { .. } => {}
+            }
+        }
+    }
+    for (i, r) in p.runs.iter().enumerate() {
+        assert_eq!(unbroken[i], r.not_matching, "{} {}: unbroken verdicts vs not_matching", r.profile, r.plugin);
+        assert_eq!(evicts[i], r.evictions.len(), "{}", r.plugin);
+        assert_eq!(keeps[i], r.skipped.len(), "{}", r.plugin);
+    }
+    println!("explain texts: {texts:#?}");
+    assert!(texts["PodLifeTime"].contains("<= maxPodLifeTimeSeconds"), "{texts:?}");
+    assert!(texts["RemovePodsHavingTooManyRestarts"].contains("< podRestartThreshold"), "{texts:?}");
+    assert!(texts.contains_key("RemovePodsViolatingInterPodAntiAffinity"), "{texts:?}");
+    assert!(texts.contains_key("RemovePodsViolatingTopologySpreadConstraint"), "{texts:?}");
 }

@@ -56,6 +56,9 @@ pub(crate) struct Cycle<'a> {
     pub(crate) evictors: HashMap<usize, (Rc<Evictor<'a>>, Vec<String>)>,
     /// See [`Cycle::fit_state`].
     pub(crate) fit_state: Option<Rc<FitState<'a>>>,
+    /// The pod [`super::explain_pod`] asks about (snapshot index): its
+    /// not-matching reasons are kept ([`Cycle::not_matching`]).
+    pub(crate) explained: Option<usize>,
 }
 
 /// The [`PodRef`] of snapshot pod `index`.
@@ -104,10 +107,15 @@ impl<'a> Cycle<'a> {
         });
     }
 
-    /// Counts a pod `run`'s plugin looked at that does not break its rule
-    /// ([`PluginRun::not_matching`]): not listed as a skip.
-    pub(crate) fn not_matching(&self, run: &mut PluginRun) {
+    /// Counts pod `index`, which `run`'s plugin looked at and which does not
+    /// break its rule ([`PluginRun::not_matching`]): not listed as a skip.
+    /// `why` (the rule's numbers for this pod) is computed only for the pod
+    /// being explained ([`PluginRun::explained_not_matching`]).
+    pub(crate) fn not_matching(&self, run: &mut PluginRun, index: usize, why: impl FnOnce() -> String) {
         run.not_matching += 1;
+        if self.explained == Some(index) {
+            run.explained_not_matching = Some(why());
+        }
     }
 
     /// Tries to evict pod `index` from `node` for `run`, the way every

@@ -12,7 +12,8 @@ use serde::Serialize;
 
 use super::evictor::{Evictor, FilterOutcome};
 use super::plan::{NodeClass, Plan, PluginRun};
-use super::{plan, PlanOptions, Snapshot};
+use super::{plan_explaining, PlanOptions, Snapshot};
+use crate::model::pod::PodInfo;
 use crate::policy::{ExtensionPoint, Policy};
 
 /// What one plugin run does with the pod.
@@ -36,8 +37,13 @@ pub enum Verdict {
         /// True when `reason` is descheduler's own text.
         upstream: bool,
     },
-    /// The plugin does not look at the pod: it does not break the rule, its
-    /// node is not a source (utilization plugins), or the run stopped first.
+    /// The plugin looked at the pod and it does not break the rule.
+    Unbroken {
+        /// Why, with the pod's numbers against the plugin's args.
+        why: String,
+    },
+    /// The plugin does not look at the pod: out of its scope, its node is
+    /// not a source (utilization plugins), or the run stopped first.
     Ignores {
         /// Why, with the node's class and numbers where the plugin has them.
         why: String,
@@ -81,10 +87,10 @@ pub struct Explanation {
 /// (see the module docs). Pure; deterministic.
 pub fn explain_pod(snapshot: &Snapshot, policy: &Policy, options: &PlanOptions, index: usize) -> Explanation {
     let pod = &snapshot.pods[index];
-    let plan = plan(snapshot, policy, options);
+    let plan = plan_explaining(snapshot, policy, options, index);
     let node = pod.node_name.clone();
     let not_considered = not_considered(&plan, node.as_deref());
-    let plugins = plan.runs.iter().map(|run| verdict_of(run, index, node.as_deref())).collect();
+    let plugins = plan.runs.iter().map(|run| verdict_of(run, index, pod)).collect();
     let mut protected = Vec::new();
     let mut ignored = Vec::new();
     for profile in &policy.profiles {
@@ -109,37 +115,27 @@ fn not_considered(plan: &Plan, node: Option<&str>) -> Option<String> {
         .map(|e| format!("its node {node} is left out of the cycle: {}", e.reason))
 }
 
-/// What not breaking `plugin`'s rule means (a rule plugin counts such pods
-/// in [`PluginRun::not_matching`] without a reason each).
-fn rule_not_broken(plugin: &str) -> &'static str {
+/// Why a rule plugin's run never looked at `pod` (a pod it looked at is
+/// evicted, skipped with a reason, or counted as not breaking the rule
+/// with its numbers: [`PluginRun::explained_not_matching`]).
+fn not_looked_at(plugin: &str, pod: &PodInfo) -> String {
     use crate::policy::*;
-    match plugin {
-        REMOVE_PODS_VIOLATING_NODE_AFFINITY => {
-            "its node still satisfies its node affinity (or it has none of the configured type)"
-        }
-        REMOVE_PODS_VIOLATING_NODE_TAINTS => "it tolerates every taint of its node this plugin considers",
-        REMOVE_PODS_VIOLATING_INTER_POD_ANTI_AFFINITY => {
-            "no pod its required anti-affinity selects runs in its topology domain (or it has none)"
-        }
-        POD_LIFE_TIME => {
-            "it is younger than maxPodLifeTimeSeconds or matches none of the states, conditions or exit codes"
-        }
-        REMOVE_FAILED_PODS => "it is not in phase Failed",
-        REMOVE_PODS_HAVING_TOO_MANY_RESTARTS => {
-            "its restarts are below podRestartThreshold (or its state is not listed)"
-        }
-        REMOVE_DUPLICATES => "no other pod with the same owners and images runs on its node (or it is the one kept)",
-        REMOVE_PODS_VIOLATING_TOPOLOGY_SPREAD_CONSTRAINT => {
-            "no unbalanced spread constraint selects it, or it is not among the pods moved"
-        }
-        _ => "the pod does not break its rule",
+    let phase = pod.phase.map_or("unknown", |p| p.as_str());
+    if plugin == REMOVE_FAILED_PODS && pod.phase != Some(crate::model::pod::PodPhase::Failed) {
+        return format!("it is not in phase Failed (phase {phase})");
     }
+    let every_phase = [POD_LIFE_TIME, REMOVE_FAILED_PODS, REMOVE_PODS_HAVING_TOO_MANY_RESTARTS].contains(&plugin);
+    if !every_phase && !pod.counts_toward_usage() {
+        return format!("the plugin lists only pods that are not Succeeded/Failed (phase {phase})");
+    }
+    "the plugin does not look at it: out of its namespaces/labelSelector".to_string()
 }
 
 /// Why a run never looked at a pod on `node`.
-fn ignored_because(run: &PluginRun, node: Option<&str>) -> String {
+fn ignored_because(run: &PluginRun, pod: &PodInfo) -> String {
+    let node = pod.node_name.as_deref();
     if run.nodes.is_empty() {
-        return rule_not_broken(&run.plugin).to_string();
+        return not_looked_at(&run.plugin, pod);
     }
     if let Some(exit) = &run.early_exit {
         return format!("the run stops before looking at pods: {}", exit.message);
@@ -159,13 +155,15 @@ fn ignored_because(run: &PluginRun, node: Option<&str>) -> String {
     }
 }
 
-fn verdict_of(run: &PluginRun, index: usize, node: Option<&str>) -> PluginVerdict {
+fn verdict_of(run: &PluginRun, index: usize, pod: &PodInfo) -> PluginVerdict {
     let verdict = if let Some(e) = run.evictions.iter().find(|e| e.pod.index == index) {
         Verdict::Evicts { order: e.order, rule: e.rule.clone(), refused_by_pdb: e.refused_by_pdb.clone() }
     } else if let Some(s) = run.skipped.iter().find(|s| s.pod.index == index) {
         Verdict::Keeps { reason: s.message.clone(), upstream: s.upstream_message }
+    } else if let Some(why) = &run.explained_not_matching {
+        Verdict::Unbroken { why: why.clone() }
     } else {
-        Verdict::Ignores { why: ignored_because(run, node) }
+        Verdict::Ignores { why: ignored_because(run, pod) }
     };
     PluginVerdict {
         profile: run.profile.clone(),

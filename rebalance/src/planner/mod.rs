@@ -165,7 +165,7 @@ pub struct PlanOptions {
 
 /// Plans one descheduling cycle of the whole policy. See the module docs.
 pub fn plan(snapshot: &Snapshot, policy: &Policy, options: &PlanOptions) -> Plan {
-    plan_with(snapshot, policy, options, None)
+    plan_with(snapshot, policy, options, None, None)
 }
 
 /// The node classification of [`plan`] alone, from each node's requested
@@ -181,7 +181,13 @@ pub fn plan(snapshot: &Snapshot, policy: &Policy, options: &PlanOptions) -> Plan
 /// `pods` = their number; a node missing from it has none.
 pub fn classify_nodes(nodes: Vec<NodeInfo>, usage: &BTreeMap<String, ResourceList>, policy: &Policy) -> Plan {
     let snapshot = Snapshot::new(nodes, Vec::new(), DateTime::<Utc>::UNIX_EPOCH);
-    plan_with(&snapshot, policy, &PlanOptions::default(), Some(usage))
+    plan_with(&snapshot, policy, &PlanOptions::default(), Some(usage), None)
+}
+
+/// [`plan`], keeping why pod `index` does not break each plugin's rule
+/// ([`PluginRun::explained_not_matching`]) for [`explain_pod`].
+pub(crate) fn plan_explaining(snapshot: &Snapshot, policy: &Policy, options: &PlanOptions, index: usize) -> Plan {
+    plan_with(snapshot, policy, options, None, Some(index))
 }
 
 /// Runs one enabled plugin of `profile` (`None` for a plugin kdrift does
@@ -222,6 +228,7 @@ fn plan_with(
     policy: &Policy,
     options: &PlanOptions,
     usage_given: Option<&BTreeMap<String, ResourceList>>,
+    explained: Option<usize>,
 ) -> Plan {
     let mut out = Plan {
         mode: MODE_DESCHEDULER_V0_36.to_string(),
@@ -292,6 +299,7 @@ fn plan_with(
         usage_given,
         evictors: HashMap::new(),
         fit_state: None,
+        explained,
     };
     cycle.warnings.extend(crate::policy::lnu::threshold_name_warnings(policy));
     for profile in &policy.profiles {

@@ -163,6 +163,11 @@ pub struct PluginRun {
     /// Pods the plugin looked at (in its namespace/label scope) that do not
     /// break its rule: counted, not listed in `skipped` (rule plugins only).
     pub not_matching: usize,
+    /// Set only when planning for [`super::explain_pod`]: why the explained
+    /// pod does not break this plugin's rule, with its numbers (it is one of
+    /// `not_matching`). Not serialized.
+    #[serde(skip)]
+    pub explained_not_matching: Option<String>,
 }
 
 impl PluginRun {
@@ -183,6 +188,7 @@ impl PluginRun {
             evictions: Vec::new(),
             skipped: Vec::new(),
             not_matching: 0,
+            explained_not_matching: None,
         }
     }
 }

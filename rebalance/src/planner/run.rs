@@ -125,6 +125,7 @@ impl Cycle<'_> {
             evictions: Vec::new(),
             skipped: Vec::new(),
             not_matching: 0,
+            explained_not_matching: None,
         };
         if run.early_exit.is_some() || self.usage_given.is_some() {
             return run;

@@ -47,6 +47,7 @@ pub fn explain<W: Write>(out: &mut W, e: &Explanation, at: DateTime<Utc>, policy
             PodVerdict::Keeps { reason, upstream } => {
                 format!("keeps it: {reason}{}", if *upstream { " (descheduler's words)" } else { "" })
             }
+            PodVerdict::Unbroken { why } => format!("does not break its rule: {why}"),
             PodVerdict::Ignores { why } => format!("does not look at it: {why}"),
         };
         writeln!(out, "  {:<52} {what}", format!("{} ({})", p.plugin, p.profile))?;

@@ -100,6 +100,19 @@ impl Skips {
     }
 }
 
+/// Why a pod is never a duplicate (for an explained pod).
+fn never_duplicate_text(pod: &PodInfo, args: &RemoveDuplicatesArgs) -> String {
+    match pod.owners.iter().find(|o| args.exclude_owner_kinds.contains(&o.kind)) {
+        Some(o) => format!("its owner kind {} is in excludeOwnerKinds: never a duplicate", o.kind),
+        None => "it has no ownerReferences: never a duplicate".to_string(),
+    }
+}
+
+/// Why a pod is no duplicate on `node` (for an explained pod).
+fn no_copy_text(node: &str) -> String {
+    format!("no other pod on {node} has the same owners and container images")
+}
+
 /// Runs `RemoveDuplicates` for `profile` with `args` in the cycle.
 pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &RemoveDuplicatesArgs) -> PluginRun {
     let mut run = PluginRun::new(&profile.name, REMOVE_DUPLICATES, ExtensionPoint::Balance);
@@ -132,7 +145,7 @@ pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &RemoveDuplica
             };
             if let Some(reason) = blocked {
                 if never_duplicate {
-                    cycle.not_matching(&mut run);
+                    cycle.not_matching(&mut run, idx, || never_duplicate_text(pod, args));
                 } else {
                     protected.push((idx, keys_of(pod).0, reason));
                 }
@@ -141,7 +154,7 @@ pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &RemoveDuplica
             if never_duplicate {
                 // No ownerReferences, or an owner kind in excludeOwnerKinds:
                 // never a duplicate.
-                cycle.not_matching(&mut run);
+                cycle.not_matching(&mut run, idx, || never_duplicate_text(pod, args));
                 continue;
             }
             let (keys, images) = keys_of(pod);
@@ -184,14 +197,14 @@ pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &RemoveDuplica
             if twin {
                 skips.skip(cycle, &mut run, *idx, name, reason.clone());
             } else {
-                cycle.not_matching(&mut run);
+                cycle.not_matching(&mut run, *idx, || no_copy_text(name));
             }
         }
     }
     for (idx, ni, has_copies) in originals {
         if !has_copies {
             // No other pod on its node has the same owners and images.
-            cycle.not_matching(&mut run);
+            cycle.not_matching(&mut run, idx, || no_copy_text(&nodes[ni].name));
             continue;
         }
         let message =

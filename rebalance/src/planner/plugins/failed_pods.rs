@@ -17,7 +17,7 @@
 //! age: upstream converts the negative age with Go's `uint(...)`, which
 //! wraps to a huge value on amd64.
 
-use super::pod_lifetime::{age_text, candidates, evict_per_node, rule_skip, seconds_since};
+use super::pod_lifetime::{age_text, candidates, evict_per_node, rule_skip, seconds_since, Miss};
 use crate::model::pod::{ContainerStatus, PodInfo, PodPhase};
 use crate::planner::cycle::Cycle;
 use crate::planner::plan::{PluginRun, SkipReason};
@@ -96,7 +96,7 @@ pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &RemoveFailedP
         profile,
         &mut run,
         |p| p.phase == Some(PodPhase::Failed) && args.scope.selects(&p.namespace, &p.labels),
-        |p| can_evict(args, p, now).map_err(Some),
+        |p| can_evict(args, p, now).map_err(Miss::Skip),
     );
     evict_per_node(cycle, &mut run, &per_node);
     run

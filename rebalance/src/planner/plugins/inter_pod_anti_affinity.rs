@@ -260,7 +260,26 @@ pub(crate) fn run(
                     continue;
                 }
                 Err(None) => {
-                    cycle.not_matching(&mut run);
+                    cycle.not_matching(&mut run, idx, || {
+                        let terms = snapshot.pods[idx].affinity.pod_anti_affinity.required.len();
+                        if terms == 0 {
+                            "it has no required pod anti-affinity".to_string()
+                        } else {
+                            let keys: Vec<&str> = snapshot.pods[idx]
+                                .affinity
+                                .pod_anti_affinity
+                                .required
+                                .iter()
+                                .map(|t| t.topology_key.as_str())
+                                .collect();
+                            format!(
+                                "no pod its {terms} required anti-affinity term(s) select runs in its domain on {} \
+                                 (topologyKey {})",
+                                node.name,
+                                keys.join(", ")
+                            )
+                        }
+                    });
                     continue;
                 }
             };

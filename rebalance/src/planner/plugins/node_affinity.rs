@@ -178,7 +178,15 @@ fn pass<'a>(
                 Kind::Preferred => preferred_violation(pod, node, &nodes, &mut best_weight),
             };
             let Some(why) = violation else {
-                cycle.not_matching(run);
+                cycle.not_matching(run, idx, || match kind {
+                    Kind::Required if pod.affinity.node_affinity.required.is_none() && pod.node_selector.is_empty() => {
+                        "it has no nodeSelector or required node affinity".to_string()
+                    }
+                    Kind::Required => format!("its node {} still satisfies its required node affinity", node.name),
+                    Kind::Preferred => {
+                        format!("no other node satisfies more of its preferred node affinity weight than {}", node.name)
+                    }
+                });
                 continue;
             };
             if let Some(stop) = &stop {

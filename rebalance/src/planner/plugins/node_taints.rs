@@ -99,7 +99,15 @@ pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &RemovePodsVio
             }
             let untolerated = taints.iter().find(|t| !pod.tolerations.iter().any(|tol| tolerates(tol, t)));
             let Some(taint) = untolerated else {
-                cycle.not_matching(&mut run);
+                cycle.not_matching(&mut run, idx, || {
+                    if taints.is_empty() {
+                        format!("node {} has no taint this plugin considers", node.name)
+                    } else {
+                        let list: Vec<String> =
+                            taints.iter().map(|t| format!("{}={}:{}", t.key, t.value, t.effect.as_str())).collect();
+                        format!("it tolerates every taint of {} this plugin considers: {}", node.name, list.join(", "))
+                    }
+                });
                 continue;
             };
             if let Some(stop) = &stop {

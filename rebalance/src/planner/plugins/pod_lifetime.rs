@@ -93,21 +93,30 @@ pub(crate) fn rule_skip(rule: &str, message: String, upstream: bool) -> SkipReas
     SkipReason::Rule { rule: rule.to_string(), message, upstream }
 }
 
+/// A pod a plugin's rule does not keep.
+pub(crate) enum Miss {
+    /// It does not break the rule: counted, not listed; the reason (with
+    /// its numbers) is shown only when the pod is explained.
+    NotMatching(SkipReason),
+    /// It breaks the rule, but the plugin keeps it for this reason (listed).
+    Skip(SkipReason),
+}
+
 /// Runs the shared listing: for each considered node, in name order, each
 /// of its pods (any phase) that `scope` selects and that is not already
 /// evicted, passes the DefaultEvictor Filter and PreEvictionFilter, and then
-/// `rule` (`Ok(why)` keeps it, `Err(Some(skip))` records the skip). A pod
-/// for which `rule` says `Err(None)` does not break the plugin's rule: it is
-/// counted ([`PluginRun::not_matching`]) whatever the filters would say, and
-/// not listed (the rule is checked first for that decision only; a pod is
-/// kept exactly when upstream keeps it). Returns the kept pods per node as
-/// `(snapshot index, why)`.
+/// `rule` (`Ok(why)` keeps it, `Err(Miss::Skip(reason))` records the skip).
+/// A pod for which `rule` says `Err(Miss::NotMatching(_))` does not break the
+/// plugin's rule: it is counted ([`PluginRun::not_matching`]) whatever the
+/// filters would say, and not listed (the rule is checked first for that
+/// decision only; a pod is kept exactly when upstream keeps it). Returns the
+/// kept pods per node as `(snapshot index, why)`.
 pub(crate) fn candidates<'a>(
     cycle: &mut Cycle<'a>,
     profile: &Profile,
     run: &mut PluginRun,
     selects: impl Fn(&PodInfo) -> bool,
-    mut rule: impl FnMut(&PodInfo) -> Result<String, Option<SkipReason>>,
+    mut rule: impl FnMut(&PodInfo) -> Result<String, Miss>,
 ) -> Vec<(String, Vec<(usize, String)>)> {
     let evictor = cycle.evictor(profile);
     let snapshot = cycle.snapshot;
@@ -121,11 +130,14 @@ pub(crate) fn candidates<'a>(
             if !selects(pod) {
                 continue;
             }
-            let verdict = rule(pod);
-            if let Err(None) = verdict {
-                cycle.not_matching(run);
-                continue;
-            }
+            let verdict = match rule(pod) {
+                Err(Miss::NotMatching(reason)) => {
+                    cycle.not_matching(run, idx, || reason.message().0);
+                    continue;
+                }
+                Err(Miss::Skip(reason)) => Err(reason),
+                Ok(why) => Ok(why),
+            };
             if cycle.evicted.contains(&idx) {
                 cycle.skip(run, idx, &node, SkipReason::AlreadyEvicted);
                 continue;
@@ -140,8 +152,7 @@ pub(crate) fn candidates<'a>(
             }
             match verdict {
                 Ok(why) => kept.push((idx, why)),
-                Err(Some(reason)) => cycle.skip(run, idx, &node, reason),
-                Err(None) => {}
+                Err(reason) => cycle.skip(run, idx, &node, reason),
             }
         }
         out.push((node, kept));
@@ -323,7 +334,7 @@ pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &PodLifeTimeAr
         &mut run,
         |p| args.scope.selects(&p.namespace, &p.labels),
         // Every filter PodLifeTime fails is its rule: such pods are counted.
-        |p| matches(args, p, now).map_err(|_| None),
+        |p| matches(args, p, now).map_err(Miss::NotMatching),
     );
     // One list over every node, oldest first (stable: node name, then
     // snapshot order among equal timestamps; `None` first, as Go's zero time).

@@ -15,7 +15,7 @@
 //! Determinism: upstream sorts with the unstable `sort.Slice`; kdrift sorts
 //! stably, equal restarts keeping snapshot order.
 
-use super::pod_lifetime::{candidates, evict_per_node, rule_skip};
+use super::pod_lifetime::{candidates, evict_per_node, rule_skip, Miss};
 use crate::model::pod::PodInfo;
 use crate::planner::cycle::Cycle;
 use crate::planner::plan::{PluginRun, SkipReason};
@@ -41,8 +41,8 @@ fn rule(args: &RemovePodsHavingTooManyRestartsArgs, pod: &PodInfo) -> Result<Str
     if total < i64::from(threshold) {
         return Err(rule_skip(
             "restarts-below-threshold",
-            format!("number of container restarts ({total}) not exceeding the threshold"),
-            true,
+            format!("restarts {total} < podRestartThreshold {threshold}"),
+            false,
         ));
     }
     let parts = match init {
@@ -86,7 +86,7 @@ pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &RemovePodsHav
         profile,
         &mut run,
         |p| args.scope.selects(&p.namespace, &p.labels),
-        |p| rule(args, p).map_err(|_| None),
+        |p| rule(args, p).map_err(Miss::NotMatching),
     );
     for (_, pods) in &mut per_node {
         pods.sort_by_key(|(i, _)| std::cmp::Reverse(restarts(args, &snapshot.pods[*i]).0));

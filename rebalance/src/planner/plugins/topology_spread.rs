@@ -230,6 +230,35 @@ fn rule(key: &str, message: String, upstream: bool) -> SkipReason {
     SkipReason::Rule { rule: key.to_string(), message, upstream }
 }
 
+/// Why a counted pod does not break the rule (said only when the pod is
+/// explained).
+#[derive(Debug, Clone, Copy)]
+enum Unbroken {
+    /// No constraint of its namespace (of a `whenUnsatisfiable` the plugin
+    /// balances) selects it.
+    NoConstraint,
+    /// Its constraint is balanced: the run's note at this index says so.
+    Balanced(usize),
+    /// Its constraint is unbalanced, but balancing moves other pods.
+    NotMoved,
+}
+
+impl Unbroken {
+    fn text(self, notes: &[String]) -> String {
+        match self {
+            Unbroken::NoConstraint => {
+                "no topology spread constraint of its namespace that this plugin balances selects it".to_string()
+            }
+            Unbroken::Balanced(i) => notes.get(i).cloned().unwrap_or_default(),
+            Unbroken::NotMoved => {
+                "a constraint selecting it is unbalanced, but balancing moves other pods (its domain is not above \
+                 the average, or pods of its domain come first)"
+                    .to_string()
+            }
+        }
+    }
+}
+
 /// Runs `RemovePodsViolatingTopologySpreadConstraint` for `profile` with `args` in the cycle.
 pub(crate) fn run(
     cycle: &mut Cycle<'_>,
@@ -268,9 +297,9 @@ pub(crate) fn run(
     let node_of: BTreeMap<&str, &NodeInfo> = nodes.iter().map(|n| (n.name.as_str(), *n)).collect();
     let mut chosen: Vec<(usize, String)> = Vec::new();
     let mut chosen_set: BTreeSet<usize> = BTreeSet::new();
-    // Why each counted pod stays; `None`: it does not break the rule (its
+    // Why each counted pod stays; `Ok`: it does not break the rule (its
     // constraints are balanced, or it is not among the pods moved).
-    let mut why: BTreeMap<usize, Option<SkipReason>> = BTreeMap::new();
+    let mut why: BTreeMap<usize, Result<Unbroken, SkipReason>> = BTreeMap::new();
     for (ns, pods) in &by_namespace {
         let mut constraints: Vec<SpreadConstraint> = Vec::new();
         for &idx in pods {
@@ -315,7 +344,7 @@ pub(crate) fn run(
             if (max - min) as i64 <= i64::from(c.max_skew) {
                 let text = format!("{ALREADY_BALANCED}: {} ({})", c.text(ns), sizes.join(", "));
                 for idx in members {
-                    why.insert(idx, None);
+                    why.insert(idx, Ok(Unbroken::Balanced(run.notes.len())));
                 }
                 run.notes.push(text);
                 continue;
@@ -323,10 +352,10 @@ pub(crate) fn run(
             let d: Vec<Domain> = domains.into_iter().map(|(value, pods)| Domain { value, pods }).collect();
             let outcome = balance(c, d, sum, &nodes, all, node_fit, cycle.fit_state());
             for idx in members {
-                why.insert(idx, None);
+                why.insert(idx, Ok(Unbroken::NotMoved));
             }
             for idx in outcome.unfit {
-                why.insert(idx, Some(rule("does-not-fit", DOES_NOT_FIT.to_string(), true)));
+                why.insert(idx, Err(rule("does-not-fit", DOES_NOT_FIT.to_string(), true)));
             }
             for (idx, text) in outcome.chosen {
                 if chosen_set.insert(idx) {
@@ -336,33 +365,36 @@ pub(crate) fn run(
         }
         for &idx in pods {
             // No constraint of the namespace counts it.
-            why.entry(idx).or_insert(None);
+            why.entry(idx).or_insert(Ok(Unbroken::NoConstraint));
         }
         for (idx, reason) in protected.remove(ns).unwrap_or_default() {
             if constraints.iter().any(|c| c.selects(&all[idx])) {
                 let node = all[idx].node_name.clone().unwrap_or_default();
                 cycle.skip(&mut run, idx, &node, reason);
             } else {
-                cycle.not_matching(&mut run);
+                cycle.not_matching(&mut run, idx, || Unbroken::NoConstraint.text(&[]));
             }
         }
     }
     // Namespaces whose every pod is protected: no constraint is read.
-    for _ in protected.values().flatten() {
-        cycle.not_matching(&mut run);
+    for &(idx, _) in protected.values().flatten() {
+        cycle.not_matching(&mut run, idx, || Unbroken::NoConstraint.text(&[]));
     }
+    // Taken out while the pods are counted, for the explained pod's text.
+    let notes = std::mem::take(&mut run.notes);
     for (idx, reason) in why {
         if chosen_set.contains(&idx) {
             continue;
         }
         match reason {
-            Some(reason) => {
+            Err(reason) => {
                 let node = all[idx].node_name.clone().unwrap_or_default();
                 cycle.skip(&mut run, idx, &node, reason);
             }
-            None => cycle.not_matching(&mut run),
+            Ok(kept) => cycle.not_matching(&mut run, idx, || kept.text(&notes)),
         }
     }
+    run.notes = notes;
     let mut node_limited: BTreeSet<String> = BTreeSet::new();
     let mut ended = false;
     for (rank, (idx, text)) in chosen.into_iter().enumerate() {

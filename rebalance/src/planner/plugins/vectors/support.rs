@@ -90,6 +90,7 @@ pub(crate) fn run_once(
         usage_given: None,
         evictors: std::collections::HashMap::new(),
         fit_state: None,
+        explained: None,
     };
     plugin(&mut cycle, &policy.profiles[0])
 }
