@@ -94,8 +94,11 @@ pub fn patch(
     let Some(mut object) = st.get(rid, namespace.unwrap_or(""), name) else {
         return error(&ApiError::not_found(r.plural, r.group, name));
     };
+    // As the real apiserver: a resourceVersion in the patch is a
+    // precondition (409 Conflict when the object has moved on).
+    let sent_rv = body.pointer("/metadata/resourceVersion").and_then(Value::as_str).map(str::to_string);
     merge_patch(&mut object, &body);
-    match st.update(rid, object, Stamp::Next, false) {
+    match st.update(rid, object, Stamp::Next, sent_rv.is_some()) {
         Ok(o) => json(200, &o),
         Err(e) => error(&e),
     }
