@@ -51,6 +51,20 @@ fn pod(name: &str, annotations: Value) -> Value {
         "status": {"phase": "Running"}})
 }
 
+/// The store's events written by kdrift (`query event_list`).
+fn kdrift_events(db: &std::path::Path) -> Vec<Value> {
+    let q = Command::cargo_bin("kdrift")
+        .expect("binary")
+        .env_remove("KDRIFT_DB")
+        .arg("--db")
+        .arg(db)
+        .args(["query", "event_list", "-o", "json"])
+        .assert()
+        .success();
+    let rows: Vec<Value> = serde_json::from_slice(&q.get_output().stdout).expect("rows");
+    rows.into_iter().filter(|r| r["reporting_component"] == "kdrift").collect()
+}
+
 fn annotations(kube: &FakeKube, name: &str) -> Value {
     kube.get("v1", "Pod", "media", name).expect("pod")["metadata"]["annotations"].clone()
 }
@@ -103,18 +117,9 @@ fn probed_pods_are_annotated_and_released_a_users_own_annotation_is_left_and_eac
     let web = kube.get("v1", "Pod", "web", "busy-web").expect("pod");
     assert_eq!(web["metadata"]["annotations"], Value::Null, "no probe selects it");
 
-    let q = Command::cargo_bin("kdrift")
-        .expect("binary")
-        .env_remove("KDRIFT_DB")
-        .arg("--db")
-        .arg(&db)
-        .args(["query", "event_list", "-o", "json"])
-        .assert()
-        .success();
-    let rows: Vec<Value> = serde_json::from_slice(&q.get_output().stdout).expect("rows");
+    let rows = kdrift_events(&db);
     let mut events: Vec<(String, String, String)> = rows
         .iter()
-        .filter(|r| r["reporting_component"] == "kdrift")
         .map(|r| {
             (
                 r["involved_name"].as_str().unwrap_or("").to_string(),
@@ -186,18 +191,7 @@ fn a_pod_changed_meanwhile_is_a_409_left_for_the_next_round_and_not_recorded() {
     assert!(error.contains("the object has been modified"), "{error}");
     assert_eq!(annotations(&kube, "busy-race"), json!({}), "not annotated");
     assert_eq!(annotations(&kube, "busy-calm"), json!({PREFER: "true", MARKER: "true"}));
-    let recorded = |name: &str| -> usize {
-        let q = Command::cargo_bin("kdrift")
-            .expect("binary")
-            .env_remove("KDRIFT_DB")
-            .arg("--db")
-            .arg(&db)
-            .args(["query", "event_list", "-o", "json"])
-            .assert()
-            .success();
-        let rows: Vec<Value> = serde_json::from_slice(&q.get_output().stdout).expect("rows");
-        rows.iter().filter(|r| r["reporting_component"] == "kdrift" && r["involved_name"] == name).count()
-    };
+    let recorded = |name: &str| -> usize { kdrift_events(&db).iter().filter(|r| r["involved_name"] == name).count() };
     assert_eq!(recorded("busy-calm"), 1);
     assert_eq!(recorded("busy-race"), 0, "a failed change is not recorded");
 
