@@ -45,6 +45,16 @@ impl PolicyError {
     }
 }
 
+/// `Ok` when `errors` is empty, else their [`aggregate`] — how every
+/// v0.36 `Validate…Args` returns (`utilerrors.NewAggregate`).
+pub(crate) fn validated(errors: &[String]) -> Result<(), String> {
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(aggregate(errors))
+    }
+}
+
 /// Joins messages like apimachinery `utilerrors.NewAggregate(errs).Error()`:
 /// a single message as is; otherwise the distinct messages, in order, joined
 /// with `, ` inside `[` `]`. Empty input gives an empty string.

@@ -39,11 +39,7 @@ impl RemoveDuplicatesArgs {
     /// Include/Exclude namespaces can be set`.
     pub fn validate(&self) -> Result<(), String> {
         let errs = self.scope.validate();
-        if errs.is_empty() {
-            Ok(())
-        } else {
-            Err(crate::policy::aggregate(&errs))
-        }
+        crate::policy::error::validated(&errs)
     }
 
     /// The args as YAML (`None` writes no `args`).

@@ -81,11 +81,7 @@ impl RemoveFailedPodsArgs {
     /// aggregated as upstream prints them (one as itself, several as `[a, b]`).
     pub fn validate(&self) -> Result<(), String> {
         let errs = self.scope.validate();
-        if errs.is_empty() {
-            Ok(())
-        } else {
-            Err(crate::policy::aggregate(&errs))
-        }
+        crate::policy::error::validated(&errs)
     }
 
     /// The args as YAML (`None` writes no `args`: every field unset).

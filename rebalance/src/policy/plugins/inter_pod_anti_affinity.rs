@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_yaml::Value;
 
 use super::PodScope;
-use crate::policy::error::{aggregate, PolicyError};
+use crate::policy::error::{validated, PolicyError};
 use crate::policy::reader::{mapping, Obj};
 
 const FIELDS: [&str; 2] = ["namespaces", "labelSelector"];
@@ -37,11 +37,7 @@ impl RemovePodsViolatingInterPodAntiAffinityArgs {
     /// prints them (one as itself, several as `[a, b]`).
     pub fn validate(&self) -> Result<(), String> {
         let errs = self.scope.validate();
-        if errs.is_empty() {
-            Ok(())
-        } else {
-            Err(aggregate(&errs))
-        }
+        validated(&errs)
     }
 
     /// The args as YAML (`None` writes no `args`).
@@ -57,12 +53,11 @@ impl RemovePodsViolatingInterPodAntiAffinityArgs {
 mod tests {
     use super::*;
     use crate::model::pod::LabelSelector;
+    use crate::policy::plugins::test_support::*;
     use crate::policy::{Namespaces, PluginArgs, Policy};
 
     fn policy(args: &str) -> String {
-        format!(
-            "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  pluginConfig:\n  - name: RemovePodsViolatingInterPodAntiAffinity\n{args}  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingInterPodAntiAffinity]\n"
-        )
+        one_plugin_policy("RemovePodsViolatingInterPodAntiAffinity", "deschedule", args)
     }
 
     #[test]
@@ -118,25 +113,8 @@ mod tests {
             // upstream's apimachinery text is not reproduced.
             ("invalid label selector args", None, None),
         ];
-        let (mut ported, mut passed, mut skipped) = (0, 0, 0);
-        for (name, args, want) in &cases {
-            let Some(args) = args else {
-                skipped += 1;
-                continue;
-            };
-            ported += 1;
-            assert_eq!(args.validate().err().as_deref(), *want, "{name}");
-            passed += 1;
-        }
-        let err = Policy::from_yaml(&policy("    args:\n      labelSelector: {matchExpressions: [{operator: In}]}\n"))
-            .expect_err("refused");
-        assert_eq!(
-            err.to_string(),
-            "profiles[0].pluginConfig[0].args.labelSelector.matchExpressions[0].key: is required"
-        );
-        println!(
-            "upstream vectors RemovePodsViolatingInterPodAntiAffinity validation: {ported} ported, {passed} passed, {skipped} skipped"
-        );
+        validation_vectors("RemovePodsViolatingInterPodAntiAffinity", &cases, |a| a.validate());
+        selector_without_key_is_refused("RemovePodsViolatingInterPodAntiAffinity", "deschedule");
     }
 
     /// descheduler v0.36 `defaults_test.go` TestSetDefaults_RemovePodsViolatingInterPodAntiAffinityArgs (2
@@ -144,13 +122,7 @@ mod tests {
     /// what is read is written back the same.
     #[test]
     fn upstream_defaults_vectors() {
-        let read = |yaml: &str| {
-            let v: Value = serde_yaml::from_str(yaml).expect("yaml");
-            RemovePodsViolatingInterPodAntiAffinityArgs::read(Some(
-                &crate::policy::reader::Obj::new(&v, "args").expect("mapping"),
-            ))
-            .expect("reads")
-        };
+        let read = |yaml: &str| read_yaml(yaml, RemovePodsViolatingInterPodAntiAffinityArgs::read);
         assert_eq!(
             RemovePodsViolatingInterPodAntiAffinityArgs::read(None),
             Ok(RemovePodsViolatingInterPodAntiAffinityArgs::default())
@@ -167,12 +139,7 @@ mod tests {
             }
         );
         let back = set.to_value().expect("written");
-        assert_eq!(
-            RemovePodsViolatingInterPodAntiAffinityArgs::read(Some(
-                &crate::policy::reader::Obj::new(&back, "args").expect("mapping")
-            )),
-            Ok(set)
-        );
+        assert_eq!(read_value(&back, RemovePodsViolatingInterPodAntiAffinityArgs::read), Ok(set));
         println!("upstream vectors RemovePodsViolatingInterPodAntiAffinity defaults: 2 ported, 2 passed, 0 skipped");
     }
 }

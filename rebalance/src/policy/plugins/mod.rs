@@ -14,6 +14,8 @@ pub mod inter_pod_anti_affinity;
 pub mod node_affinity;
 pub mod node_taints;
 pub mod pod_lifetime;
+#[cfg(test)]
+pub(crate) mod test_support;
 pub mod too_many_restarts;
 pub mod topology_spread;
 

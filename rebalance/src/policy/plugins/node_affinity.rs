@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_yaml::Value;
 
 use super::PodScope;
-use crate::policy::error::{aggregate, PolicyError};
+use crate::policy::error::{validated, PolicyError};
 use crate::policy::reader::{mapping, strings, Obj};
 
 /// `requiredDuringSchedulingIgnoredDuringExecution`.
@@ -53,11 +53,7 @@ impl RemovePodsViolatingNodeAffinityArgs {
             errs.push("nodeAffinityType needs to be set".to_string());
         }
         errs.extend(self.scope.validate());
-        if errs.is_empty() {
-            Ok(())
-        } else {
-            Err(aggregate(&errs))
-        }
+        validated(&errs)
     }
 
     /// The args as YAML (`None` writes no `args`).
@@ -78,12 +74,11 @@ impl RemovePodsViolatingNodeAffinityArgs {
 mod tests {
     use super::*;
     use crate::model::pod::LabelSelector;
+    use crate::policy::plugins::test_support::*;
     use crate::policy::{Namespaces, PluginArgs, Policy};
 
     fn policy(args: &str) -> String {
-        format!(
-            "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  pluginConfig:\n  - name: RemovePodsViolatingNodeAffinity\n{args}  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingNodeAffinity]\n"
-        )
+        one_plugin_policy("RemovePodsViolatingNodeAffinity", "deschedule", args)
     }
 
     fn args_of(p: &Policy) -> &RemovePodsViolatingNodeAffinityArgs {
@@ -151,15 +146,8 @@ mod tests {
                 Some("[nodeAffinityType needs to be set, only one of Include/Exclude namespaces can be set]"),
             ),
         ];
-        let mut passed = 0;
-        for (name, args, want) in &cases {
-            assert_eq!(args.validate().err().as_deref(), *want, "{name}");
-            passed += 1;
-        }
-        println!(
-            "upstream vectors RemovePodsViolatingNodeAffinity validation: {} ported, {passed} passed, 0 skipped",
-            cases.len()
-        );
+        let cases: Vec<_> = cases.into_iter().map(|(name, args, want)| (name, Some(args), want)).collect();
+        validation_vectors("RemovePodsViolatingNodeAffinity", &cases, |a| a.validate());
     }
 
     /// descheduler v0.36 `defaults_test.go` TestSetDefaults_RemovePodsViolatingNodeAffinityArgs (2
@@ -167,13 +155,7 @@ mod tests {
     /// what is read is written back the same.
     #[test]
     fn upstream_defaults_vectors() {
-        let read = |yaml: &str| {
-            let v: Value = serde_yaml::from_str(yaml).expect("yaml");
-            RemovePodsViolatingNodeAffinityArgs::read(Some(
-                &crate::policy::reader::Obj::new(&v, "args").expect("mapping"),
-            ))
-            .expect("reads")
-        };
+        let read = |yaml: &str| read_yaml(yaml, RemovePodsViolatingNodeAffinityArgs::read);
         assert_eq!(RemovePodsViolatingNodeAffinityArgs::read(None), Ok(RemovePodsViolatingNodeAffinityArgs::default()));
         assert_eq!(read("{}"), RemovePodsViolatingNodeAffinityArgs::default());
         let set = read("namespaces: {}\nlabelSelector: {}\n");
@@ -188,12 +170,7 @@ mod tests {
             }
         );
         let back = set.to_value().expect("written");
-        assert_eq!(
-            RemovePodsViolatingNodeAffinityArgs::read(Some(
-                &crate::policy::reader::Obj::new(&back, "args").expect("mapping")
-            )),
-            Ok(set)
-        );
+        assert_eq!(read_value(&back, RemovePodsViolatingNodeAffinityArgs::read), Ok(set));
         println!("upstream vectors RemovePodsViolatingNodeAffinity defaults: 2 ported, 2 passed, 0 skipped");
     }
 }

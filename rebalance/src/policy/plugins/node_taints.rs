@@ -11,7 +11,7 @@ use serde_yaml::Value;
 
 use super::PodScope;
 use crate::model::node::Taint;
-use crate::policy::error::{aggregate, PolicyError};
+use crate::policy::error::{validated, PolicyError};
 use crate::policy::reader::{mapping, strings, Obj};
 
 const FIELDS: [&str; 5] =
@@ -66,11 +66,7 @@ impl RemovePodsViolatingNodeTaintsArgs {
         if !self.excluded_taints.is_empty() && self.included_taints.as_ref().is_some_and(|i| !i.is_empty()) {
             errs.push("either includedTaints or excludedTaints can be set, but not both".to_string());
         }
-        if errs.is_empty() {
-            Ok(())
-        } else {
-            Err(aggregate(&errs))
-        }
+        validated(&errs)
     }
 
     /// Whether the plugin considers `taint` at all: excluded taints never,
@@ -98,12 +94,11 @@ mod tests {
     use super::*;
     use crate::model::node::TaintEffect;
     use crate::model::pod::LabelSelector;
+    use crate::policy::plugins::test_support::*;
     use crate::policy::{Namespaces, PluginArgs, Policy};
 
     fn policy(args: &str) -> String {
-        format!(
-            "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  pluginConfig:\n  - name: RemovePodsViolatingNodeTaints\n{args}  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingNodeTaints]\n"
-        )
+        one_plugin_policy("RemovePodsViolatingNodeTaints", "deschedule", args)
     }
 
     fn args_of(p: &Policy) -> &RemovePodsViolatingNodeTaintsArgs {
@@ -206,27 +201,12 @@ mod tests {
                 "",
             ),
         ];
-        let (mut ported, mut passed, mut skipped) = (0, 0, 0);
-        for (name, args, want, skip) in &cases {
-            let Some(args) = args else {
-                assert!(!skip.is_empty(), "{name}");
-                skipped += 1;
-                continue;
-            };
-            ported += 1;
-            assert_eq!(args.validate().err().as_deref(), *want, "{name}");
-            passed += 1;
-        }
+        // A skipped case says why.
+        assert!(cases.iter().all(|(_, args, _, skip)| args.is_some() || !skip.is_empty()));
+        let cases: Vec<_> = cases.into_iter().map(|(name, args, want, _)| (name, args, want)).collect();
+        validation_vectors("RemovePodsViolatingNodeTaints", &cases, |a| a.validate());
         // The skipped case's selector is refused at read time instead.
-        let err = Policy::from_yaml(&policy("    args:\n      labelSelector: {matchExpressions: [{operator: In}]}\n"))
-            .expect_err("refused");
-        assert_eq!(
-            err.to_string(),
-            "profiles[0].pluginConfig[0].args.labelSelector.matchExpressions[0].key: is required"
-        );
-        println!(
-            "upstream vectors RemovePodsViolatingNodeTaints validation: {ported} ported, {passed} passed, {skipped} skipped"
-        );
+        selector_without_key_is_refused("RemovePodsViolatingNodeTaints", "deschedule");
     }
 
     /// descheduler v0.36 `defaults_test.go` TestSetDefaults_RemovePodsViolatingNodeTaintsArgs (2
@@ -234,13 +214,7 @@ mod tests {
     /// what is read is written back the same.
     #[test]
     fn upstream_defaults_vectors() {
-        let read = |yaml: &str| {
-            let v: Value = serde_yaml::from_str(yaml).expect("yaml");
-            RemovePodsViolatingNodeTaintsArgs::read(Some(
-                &crate::policy::reader::Obj::new(&v, "args").expect("mapping"),
-            ))
-            .expect("reads")
-        };
+        let read = |yaml: &str| read_yaml(yaml, RemovePodsViolatingNodeTaintsArgs::read);
         assert_eq!(RemovePodsViolatingNodeTaintsArgs::read(None), Ok(RemovePodsViolatingNodeTaintsArgs::default()));
         assert_eq!(read("{}"), RemovePodsViolatingNodeTaintsArgs::default());
         let set = read("namespaces: {}\nlabelSelector: {}\nincludePreferNoSchedule: false\nexcludedTaints: [ExcludedTaints]\nincludedTaints: [IncludedTaints]\n");
@@ -257,12 +231,7 @@ mod tests {
             }
         );
         let back = set.to_value().expect("written");
-        assert_eq!(
-            RemovePodsViolatingNodeTaintsArgs::read(Some(
-                &crate::policy::reader::Obj::new(&back, "args").expect("mapping")
-            )),
-            Ok(set)
-        );
+        assert_eq!(read_value(&back, RemovePodsViolatingNodeTaintsArgs::read), Ok(set));
         println!("upstream vectors RemovePodsViolatingNodeTaints defaults: 2 ported, 2 passed, 0 skipped");
     }
 }

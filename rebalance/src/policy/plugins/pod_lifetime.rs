@@ -179,11 +179,7 @@ impl PodLifeTimeArgs {
                     .to_string(),
             );
         }
-        if errs.is_empty() {
-            Ok(())
-        } else {
-            Err(crate::policy::aggregate(&errs))
-        }
+        crate::policy::error::validated(&errs)
     }
 
     /// The args as YAML (`None` writes no `args`: every field unset).

@@ -61,11 +61,7 @@ impl RemovePodsHavingTooManyRestartsArgs {
         if self.states.iter().any(|s| !TOO_MANY_RESTARTS_STATES.contains(&s.as_str())) {
             errs.push(format!("states must be one of [{}]", TOO_MANY_RESTARTS_STATES.join(" ")));
         }
-        if errs.is_empty() {
-            Ok(())
-        } else {
-            Err(crate::policy::aggregate(&errs))
-        }
+        crate::policy::error::validated(&errs)
     }
 
     /// The args as YAML (`None` writes no `args`: every field unset).

@@ -60,11 +60,7 @@ impl RemovePodsViolatingTopologySpreadConstraintArgs {
                 errs.push(format!("constraint {c} is not one of map[DoNotSchedule:{{}} ScheduleAnyway:{{}}]"));
             }
         }
-        if errs.is_empty() {
-            Ok(())
-        } else {
-            Err(crate::policy::aggregate(&errs))
-        }
+        crate::policy::error::validated(&errs)
     }
 
     /// The args with upstream's defaults applied (`SetDefaults_...`):
