@@ -27,6 +27,7 @@ pub mod helm;
 pub mod lnu;
 pub mod plugins;
 mod reader;
+mod repair;
 pub mod selector;
 #[cfg(test)]
 pub(crate) mod tests;
@@ -232,6 +233,16 @@ impl Policy {
 
     /// Like [`Policy::from_yaml`], also saying which form the text had.
     pub fn from_yaml_with_form(text: &str) -> Result<(Policy, PolicyForm), PolicyError> {
+        let (policy, form) = Policy::from_yaml_unvalidated(text)?;
+        policy.validate()?;
+        Ok((policy, form))
+    }
+
+    /// Reads a policy in any accepted form without [`Policy::validate`]:
+    /// for saying what a policy v0.36 refuses would do once fixed
+    /// ([`Policy::without_invalid_plugins`]). Errors: YAML, a field of the
+    /// wrong shape, an unknown field, a v1alpha1 policy.
+    pub fn from_yaml_unvalidated(text: &str) -> Result<(Policy, PolicyForm), PolicyError> {
         let doc: Value = serde_yaml::from_str(text).map_err(|e| PolicyError::Yaml(e.to_string()))?;
         let root = Obj::new(&doc, "")?;
         if root.str("apiVersion")?.as_deref() == Some(v1alpha1::API_VERSION_V1ALPHA1) {
@@ -270,12 +281,11 @@ impl Policy {
                 .ok_or_else(|| PolicyError::field("data", "a descheduler ConfigMap needs data.\"policy.yaml\""))?;
             let inner =
                 data.str("policy.yaml")?.ok_or_else(|| PolicyError::field("data.policy.yaml", "is required"))?;
-            let (p, _) = Policy::from_yaml_with_form(&inner)?;
+            let (p, _) = Policy::from_yaml_unvalidated(&inner)?;
             return Ok((p, PolicyForm::ConfigMap));
         } else {
             (read_policy(&root, true)?, PolicyForm::Policy)
         };
-        policy.validate()?;
         Ok((policy, form))
     }
 
@@ -301,47 +311,7 @@ impl Policy {
         for profile in &self.profiles {
             errs.extend(profile_build_errors(profile));
             for pc in &profile.plugin_config {
-                if !KNOWN_PLUGINS.contains(&pc.name.as_str()) {
-                    // An out-of-tree plugin is reported by the plan as not
-                    // modelled; a near miss of a v0.36 name is a typo.
-                    if let Some(known) = near_known_plugin(&pc.name) {
-                        errs.push(format!(
-                            "in profile {}: plugin {} in pluginConfig not registered (did you mean {known}?)",
-                            profile.name, pc.name
-                        ));
-                    }
-                    continue;
-                }
-                match &pc.args {
-                    PluginArgs::DefaultEvictor(a) => {
-                        let e = a.validate();
-                        if !e.is_empty() {
-                            errs.push(format!("in profile {}: {}", profile.name, aggregate(&e)));
-                        }
-                    }
-                    PluginArgs::LowNodeUtilization(a) => {
-                        if let Err(e) = a.validate() {
-                            errs.push(format!("in profile {}: {e}", profile.name));
-                        }
-                    }
-                    other => {
-                        let checked = match other {
-                            PluginArgs::RemovePodsViolatingNodeAffinity(a) => a.validate(),
-                            PluginArgs::RemovePodsViolatingNodeTaints(a) => a.validate(),
-                            PluginArgs::RemovePodsViolatingInterPodAntiAffinity(a) => a.validate(),
-                            PluginArgs::PodLifeTime(a) => a.validate(),
-                            PluginArgs::RemoveFailedPods(a) => a.validate(),
-                            PluginArgs::RemovePodsHavingTooManyRestarts(a) => a.validate(),
-                            PluginArgs::RemoveDuplicates(a) => a.validate(),
-                            PluginArgs::RemovePodsViolatingTopologySpreadConstraint(a) => a.validate(),
-                            PluginArgs::HighNodeUtilization(a) => a.validate(),
-                            _ => Ok(()),
-                        };
-                        if let Err(e) = checked {
-                            errs.push(format!("in profile {}: {e}", profile.name));
-                        }
-                    }
-                }
+                errs.extend(config_error(profile, pc));
             }
         }
         if errs.is_empty() {
@@ -413,6 +383,38 @@ impl Policy {
 /// case, or at most 3 edits away), if any.
 fn near_known_plugin(name: &str) -> Option<&'static str> {
     KNOWN_PLUGINS.iter().copied().find(|k| k.eq_ignore_ascii_case(name) || strsim::levenshtein(k, name) <= 3)
+}
+
+/// The validation error of one `pluginConfig` entry of `profile` (its
+/// args as v0.36 validates them; a near miss of a v0.36 plugin name), as
+/// [`Policy::validate`] words it; `None` when it is fine (an out-of-tree
+/// plugin included).
+fn config_error(profile: &Profile, pc: &PluginConfig) -> Option<String> {
+    if !KNOWN_PLUGINS.contains(&pc.name.as_str()) {
+        // An out-of-tree plugin is reported by the plan as not modelled; a
+        // near miss of a v0.36 name is a typo.
+        return near_known_plugin(&pc.name).map(|known| {
+            format!(
+                "in profile {}: plugin {} in pluginConfig not registered (did you mean {known}?)",
+                profile.name, pc.name
+            )
+        });
+    }
+    let checked = match &pc.args {
+        PluginArgs::DefaultEvictor(a) => error::validated(&a.validate()),
+        PluginArgs::LowNodeUtilization(a) => a.validate().map_err(|e| e.to_string()),
+        PluginArgs::RemovePodsViolatingNodeAffinity(a) => a.validate(),
+        PluginArgs::RemovePodsViolatingNodeTaints(a) => a.validate(),
+        PluginArgs::RemovePodsViolatingInterPodAntiAffinity(a) => a.validate(),
+        PluginArgs::PodLifeTime(a) => a.validate(),
+        PluginArgs::RemoveFailedPods(a) => a.validate(),
+        PluginArgs::RemovePodsHavingTooManyRestarts(a) => a.validate(),
+        PluginArgs::RemoveDuplicates(a) => a.validate(),
+        PluginArgs::RemovePodsViolatingTopologySpreadConstraint(a) => a.validate(),
+        PluginArgs::HighNodeUtilization(a) => a.validate(),
+        _ => Ok(()),
+    };
+    checked.err().map(|e| format!("in profile {}: {e}", profile.name))
 }
 
 /// The profile-build errors of descheduler v0.36 `NewProfile` for v0.36
