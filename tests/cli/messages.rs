@@ -2199,6 +2199,46 @@ fn explain_says_which_plugin_evicts_a_pod_and_why_the_others_keep_it() {
     assert!(stderr.contains("expected the pod as NAMESPACE/NAME, got \"nope\""), "{stderr}");
 }
 
+/// A policy descheduler v0.36 refuses (issue 36 item 8): refused with
+/// v0.36's message and exit 2, and the plan it would make once fixed — the
+/// refused plugin taken out — shown, labelled, with the rest of the cycle.
+#[test]
+fn a_refused_policy_is_refused_and_planned_once_fixed() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let policy = dir.path().join("bad.yaml");
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/all-plugins-policy.yaml"))
+        .expect("example");
+    assert!(text.contains("podRestartThreshold: 100"));
+    std::fs::write(&policy, text.replace("podRestartThreshold: 100", "podRestartThreshold: 0")).expect("write");
+    let (code, stdout, stderr) = on_demo(&["rebalance", "plan", "--policy", policy.to_str().expect("utf-8")]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("in profile rules: invalid PodsHavingTooManyRestarts threshold"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "once fixed (here: without profile rules: RemovePodsHavingTooManyRestarts (invalid \
+             PodsHavingTooManyRestarts threshold)), it would plan what follows"
+        ),
+        "{stderr}"
+    );
+    assert!(stdout.lines().next().unwrap_or_default().contains("[REFUSED by descheduler v0.36"), "{stdout}");
+    assert!(stdout.contains("  - POLICY REFUSED: descheduler v0.36 runs no cycle with this policy"), "{stdout}");
+    assert!(!stdout.contains("RemovePodsHavingTooManyRestarts:"), "taken out: {stdout}");
+    assert!(stdout.contains("Profile rules — RemoveDuplicates: 6 evictions"), "the rest is planned: {stdout}");
+    // `--out` never writes a plan of a refused policy: refused outright.
+    let out = dir.path().join("plan.json");
+    let (code, _, stderr) = on_demo(&[
+        "rebalance",
+        "plan",
+        "--policy",
+        policy.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(!out.exists());
+    assert!(!stderr.contains("once fixed"), "{stderr}");
+}
+
 /// `rebalance backtest` (issue 36): the homelab policy replayed nightly
 /// over the demo's history; run at 03:00 it would have freed node-1 after
 /// drain #2, so the 04:00 CronJob pod would have fit; run at 01:30 (before

@@ -68,7 +68,27 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
     if let Some(out) = &args.out {
         refuse_to_overwrite_inputs(out, args.policy.as_deref(), &cli.db)?;
     }
-    let (policy, policy_source) = read_policy(args.policy.as_deref())?;
+    let (policy, policy_source, refused) = match read_policy(args.policy.as_deref()) {
+        Ok((policy, source)) => (policy, source, None),
+        Err(e) => match args.policy.as_deref().filter(|_| args.out.is_none()).and_then(fixed_policy) {
+            Some((policy, removed)) => {
+                let source = format!(
+                    "{} [REFUSED by descheduler v0.36: planned once fixed, see the notes]",
+                    args.policy.as_deref().map(|p| p.display().to_string()).unwrap_or_default()
+                );
+                (policy, source, Some((e, removed)))
+            }
+            None => return Err(e),
+        },
+    };
+    if let Some((e, removed)) = &refused {
+        writeln!(
+            std::io::stderr(),
+            "kdrift: error: {e:#}\nkdrift: descheduler v0.36 refuses this policy and runs no cycle at all; once fixed \
+             (here: without {}), it would plan what follows",
+            removed.join("; ")
+        )?;
+    }
     let (loaded, source) = if live {
         let (runtime, client, source) = cluster::connect(&args.cluster)?;
         let read = runtime
@@ -95,7 +115,11 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
         source: &source,
     };
     let rounds_json = rounds.as_ref().map(serde_json::to_value).transpose()?;
-    let mut doc = PlanDocument::build(inputs, &planned, simulation.as_ref(), rounds_json, loaded.notes.clone())?;
+    let mut notes = loaded.notes.clone();
+    if let Some((_, removed)) = &refused {
+        notes.insert(0, refused_note(removed));
+    }
+    let mut doc = PlanDocument::build(inputs, &planned, simulation.as_ref(), rounds_json, notes.clone())?;
     doc.lower_bound_nodes = loaded.lower_bound_nodes.clone();
     if let Some(path) = &args.out {
         let text = serde_json::to_string_pretty(&doc)?;
@@ -130,13 +154,32 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
                 plan: planned,
                 simulation,
                 rounds,
-                notes: loaded.notes,
+                notes,
                 lower_bound_nodes: loaded.lower_bound_nodes,
             };
             render::rebalance::report(&mut out, &report)?
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if refused.is_some() { ExitCode::from(2) } else { ExitCode::SUCCESS })
+}
+
+/// The policy file at `path` with every plugin v0.36 refuses taken out, and
+/// what was taken out; `None` when it cannot be read or has no such fix
+/// ([`Policy::without_invalid_plugins`]).
+fn fixed_policy(path: &Path) -> Option<(Policy, Vec<String>)> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let (read, _) = Policy::from_yaml_unvalidated(&text).ok()?;
+    read.without_invalid_plugins()
+}
+
+/// The plan's first note when the policy was refused: what is planned is
+/// the policy without the refused plugins.
+fn refused_note(removed: &[String]) -> String {
+    format!(
+        "POLICY REFUSED: descheduler v0.36 runs no cycle with this policy; this is the plan once fixed, without {} \
+         (exit code 2)",
+        removed.join("; ")
+    )
 }
 
 /// Exit 0 with the best converging candidate's policy on stdout; exit 1 when

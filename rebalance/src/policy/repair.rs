@@ -31,7 +31,8 @@ impl Policy {
                     if pc.name == DEFAULT_EVICTOR {
                         return None;
                     }
-                    out.push((pc.name.clone(), e));
+                    let prefix = format!("in profile {}: ", profile.name);
+                    out.push((pc.name.clone(), e.strip_prefix(&prefix).unwrap_or(&e).to_string()));
                 }
             }
             let sets = [
@@ -116,7 +117,7 @@ mod tests {
         assert_eq!(
             removed,
             vec![
-                "profile p: RemovePodsHavingTooManyRestarts (in profile p: invalid PodsHavingTooManyRestarts threshold)",
+                "profile p: RemovePodsHavingTooManyRestarts (invalid PodsHavingTooManyRestarts threshold)",
                 "profile p: RemoveDuplicates (enabled at the deschedule extension point, which it does not implement)",
                 "profile p: LowNodeUtilization (enabled without its pluginConfig)",
             ]
