@@ -83,7 +83,7 @@ impl Policy {
             let names = refused;
             profile.plugin_config.retain(|c| !names.contains(&c.name));
             for enabled in [&mut profile.plugins.deschedule.enabled, &mut profile.plugins.balance.enabled] {
-                enabled.retain(|n| !names.contains(&n));
+                enabled.retain(|n| !names.contains(n));
             }
             let mut seen: Vec<&str> = Vec::new();
             for (name, why) in &out {
