@@ -2199,6 +2199,22 @@ fn explain_says_which_plugin_evicts_a_pod_and_why_the_others_keep_it() {
     assert!(stderr.contains("expected the pod as NAMESPACE/NAME, got \"nope\""), "{stderr}");
 }
 
+/// HighNodeUtilization's table names what the plugin does with each node:
+/// the UNDERUTILIZED ones are drained onto every other node (a
+/// `destination`, however full: it has no upper threshold); its early exit
+/// is said once.
+#[test]
+fn high_node_utilization_labels_sources_and_destinations_and_says_its_exit_once() {
+    let policy = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/all-plugins-policy.yaml");
+    let (code, stdout, stderr) = on_demo(&["rebalance", "plan", "--policy", policy]);
+    assert_eq!(code, 0, "{stderr}");
+    let hnu = stdout.split("HighNodeUtilization:").nth(1).unwrap_or_default();
+    let row = hnu.lines().find(|l| l.trim_start().starts_with("node-5")).unwrap_or_default();
+    assert!(row.trim_start().starts_with("node-5   destination   29.0 %"), "{hnu}");
+    assert!(!hnu.contains("OVERUTILIZED"), "{hnu}");
+    assert_eq!(hnu.matches("No node is underutilized").count(), 1, "{hnu}");
+}
+
 /// A policy descheduler v0.36 refuses (issue 36 item 8): refused with
 /// v0.36's message and exit 2, and the plan it would make once fixed — the
 /// refused plugin taken out — shown, labelled, with the rest of the cycle.

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use kdrift_rebalance::{NodeReport, PluginRun, QosClass};
+use kdrift_rebalance::{NodeClass, NodeReport, PluginRun, QosClass};
 use tabled::builder::Builder;
 
 use super::{amounts, class, counts_cell, frees, limits_cell, num, ordered, rule_cell, skipped, table};
@@ -43,6 +43,18 @@ fn usage_cell(n: &NodeReport, resource: &str, lower_bound: bool) -> String {
     }
 }
 
+/// A node's class as the plugin uses it: LowNodeUtilization drains the
+/// OVERUTILIZED nodes onto the underutilized ones; HighNodeUtilization
+/// drains the UNDERUTILIZED ones onto every other (a `destination`, whatever
+/// its usage: HighNodeUtilization has no upper threshold).
+fn node_class(c: NodeClass, high: bool) -> &'static str {
+    match (high, c) {
+        (true, NodeClass::Underutilized) => "UNDERUTILIZED",
+        (true, _) => "destination",
+        (false, c) => class(c),
+    }
+}
+
 /// Renders a LowNodeUtilization or HighNodeUtilization run.
 pub(super) fn utilization_run<W: Write>(
     out: &mut W,
@@ -50,9 +62,11 @@ pub(super) fn utilization_run<W: Write>(
     lower_bound_nodes: &[String],
 ) -> anyhow::Result<()> {
     writeln!(out, "Profile {} — {}: {}", run.profile, run.plugin, thresholds_line(run))?;
-    for n in &run.notes {
+    // The early exit is said once, after the table.
+    for n in run.notes.iter().filter(|n| run.early_exit.as_ref().is_none_or(|e| &e.message != *n)) {
         writeln!(out, "  {n}")?;
     }
+    let high = run.plugin == kdrift_rebalance::HIGH_NODE_UTILIZATION;
     let resources = ordered(&run.tracked_resources);
     let mut b = Builder::default();
     let mut header = vec!["NODE".to_string(), "CLASS".to_string()];
@@ -62,7 +76,7 @@ pub(super) fn utilization_run<W: Write>(
     for n in &run.nodes {
         let mut row = vec![
             if n.unschedulable { format!("{} (cordoned)", n.name) } else { n.name.clone() },
-            class(n.class).to_string(),
+            node_class(n.class, high).to_string(),
         ];
         let lower = lower_bound_nodes.contains(&n.name);
         row.extend(resources.iter().map(|r| usage_cell(n, r, lower)));
