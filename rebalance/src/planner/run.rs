@@ -222,7 +222,7 @@ impl Cycle<'_> {
             };
             if let Some(stop) = initial_stop {
                 for &idx in &removable {
-                    self.skip(run, idx, name, SkipReason::NotReached { stop: stop.clone() });
+                    self.skip(run, idx, name, not_reached(&snapshot.pods[idx], drain.excluded, &stop));
                 }
                 source.stop_message = stop.message();
                 source.stop = stop;
@@ -234,13 +234,13 @@ impl Cycle<'_> {
             for (pos, &idx) in removable.iter().enumerate() {
                 let pod = &snapshot.pods[idx];
                 if let Some(s) = &stop {
-                    self.skip(run, idx, name, SkipReason::NotReached { stop: s.clone() });
+                    self.skip(run, idx, name, not_reached(pod, drain.excluded, s));
                     continue;
                 }
                 if let Some(limit) = drain.node_limit {
                     if source.evicted >= limit as usize {
                         let s = StopReason::PluginNodeLimit { limit };
-                        self.skip(run, idx, name, SkipReason::NotReached { stop: s.clone() });
+                        self.skip(run, idx, name, not_reached(pod, drain.excluded, &s));
                         stop = Some(s);
                         continue;
                     }
@@ -320,5 +320,17 @@ impl Cycle<'_> {
             source.stop_message = source.stop.message();
             run.source_nodes.push(source);
         }
+    }
+}
+
+/// Why a pod the drain loop stopped before is not evicted: its namespace in
+/// `evictableNamespaces.exclude` when it is (upstream checks that inside the
+/// loop, so it never got there; but it is the reason that holds whatever
+/// the limits), else not reached because of `stop`.
+fn not_reached(pod: &PodInfo, excluded: &[String], stop: &StopReason) -> SkipReason {
+    if excluded.contains(&pod.namespace) {
+        SkipReason::ExcludedNamespace
+    } else {
+        SkipReason::NotReached { stop: stop.clone() }
     }
 }

@@ -342,6 +342,17 @@ fn limits_total_node_namespace_and_plugin_node() {
     let p = plan(&busy_cluster(), &policy_with(Default::default(), args), &PlanOptions::default());
     assert_eq!(p.evictions_total, 2);
     assert!(run_of(&p).source_nodes.iter().all(|s| s.stop == StopReason::PluginNodeLimit { limit: 1 }));
+    // A pod of an excluded namespace after the limit is said excluded (the
+    // reason that holds whatever the limits), the others not reached.
+    let mut args = base();
+    args.eviction_limits = Some(EvictionLimits { node: Some(1) });
+    args.evictable_namespaces = Some(Namespaces { include: vec![], exclude: vec!["y".into()] });
+    let p = plan(&busy_cluster(), &policy_with(Default::default(), args), &PlanOptions::default());
+    let on_a: Vec<(&str, &SkipReason)> =
+        run_of(&p).skipped.iter().filter(|s| s.node == "a").map(|s| (s.pod.namespace.as_str(), &s.reason)).collect();
+    assert_eq!(on_a.len(), 9, "{on_a:?}");
+    assert!(on_a.iter().all(|(ns, r)| (*ns == "y") == (**r == SkipReason::ExcludedNamespace)), "{on_a:?}");
+    assert_eq!(on_a.iter().filter(|(ns, _)| *ns == "y").count(), 5, "{on_a:?}");
 }
 
 #[test]
