@@ -139,6 +139,10 @@ pub use scheduler::{
     scheduler_message, score_nodes, ClusterState, FailureKind, FilterFailure, NodeEvaluation, NodePods, NodeScore,
     Placement, Plugin, PluginFailure, SummedPods,
 };
+pub use scheduler::{
+    pick_node_with, score_nodes_with, scoring_shorthand, ResourceSpec, ScoreWeights, ScoringConfig, ScoringStrategy,
+    ShapePoint, StrategyType, DEFAULT_SCHEDULER, SCHEDULER_API_VERSION,
+};
 pub use simulate::{
     simulate_plan, simulate_plan_with, simulate_rounds, simulate_rounds_with, suggest_thresholds, Candidates,
     EvictionLoop, LabelDiff, Landing, LandingOutcome, NodeChange, PileUp, ResourceChange, Round, Rounds, Severity,

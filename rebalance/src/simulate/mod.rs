@@ -77,6 +77,12 @@ pub struct SimulateOptions {
     /// `DEFAULT_ROUND_INTERVAL_SECONDS`); matters for `minPodAge`:
     /// replacement pods are created at the round's "now".
     pub round_interval_seconds: i64,
+    /// How kube-scheduler scores the feasible nodes (NodeResourcesFit's
+    /// scoring strategy and the score plugins' weights), e.g. read from the
+    /// cluster's KubeSchedulerConfiguration
+    /// ([`crate::ScoringConfig::from_yaml`]); default: the default profile
+    /// (LeastAllocated). HighNodeUtilization is meant to run with MostAllocated.
+    pub scoring: crate::scheduler::ScoringConfig,
 }
 
 impl Default for SimulateOptions {
@@ -85,6 +91,7 @@ impl Default for SimulateOptions {
             risk_label_keys: DEFAULT_RISK_LABEL_KEYS.iter().map(|s| s.to_string()).collect(),
             risk_label_namespaces: DEFAULT_RISK_LABEL_NAMESPACES.iter().map(|s| s.to_string()).collect(),
             round_interval_seconds: DEFAULT_ROUND_INTERVAL_SECONDS,
+            scoring: crate::scheduler::ScoringConfig::default(),
         }
     }
 }
