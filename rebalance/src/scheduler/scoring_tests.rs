@@ -23,6 +23,13 @@ use crate::policy::PolicyError;
 /// `name → quantity` pairs.
 type Amounts<'a> = &'a [(&'a str, &'a str)];
 
+/// A bin-packing row: name, existing `(node, containers)`, the pod's
+/// containers, expected scores.
+type PackRow<'a> = (&'a str, &'a [(&'a str, &'a [Amounts<'a>])], &'a [Amounts<'a>], &'a [i64]);
+
+/// `(points, [(utilization, expected score)])`.
+type ShapeCase<'a> = (&'a [(i64, i64)], &'a [(i64, i64)]);
+
 /// One ported score table row.
 struct Vector<'a> {
     name: &'a str,
@@ -261,7 +268,7 @@ fn vectors() -> Vec<Vector<'static>> {
         ),
     ];
     // TestResourceBinPackingSingleExtended (the existing pod without a node is not bound: left out).
-    let single: &[(&str, &[(&str, &[Amounts])], &[Amounts], &[i64])] = &[
+    let single: &[PackRow] = &[
         ("nothing scheduled, nothing requested", &[], &[], &[0, 0]),
         ("resources requested, pods scheduled with less resources", &[], &[&[("intel.com/foo", "2")]], &[2, 5]),
         (
@@ -285,7 +292,7 @@ fn vectors() -> Vec<Vector<'static>> {
         });
     }
     // TestResourceBinPackingMultipleExtended.
-    let multiple: &[(&str, &[(&str, &[Amounts])], &[Amounts], &[i64])] = &[
+    let multiple: &[PackRow] = &[
         ("nothing scheduled, nothing requested", &[], &[], &[0, 0]),
         (
             "resources requested, pods scheduled with less resources",
@@ -322,7 +329,7 @@ fn vectors() -> Vec<Vector<'static>> {
 }
 
 /// TestBrokenLinearFunction: `(points, [(p, expected)])`.
-const BROKEN_LINEAR: &[(&[(i64, i64)], &[(i64, i64)])] = &[
+const BROKEN_LINEAR: &[ShapeCase] = &[
     (
         &[(10, 1), (90, 9)],
         &[(-10, 1), (0, 1), (9, 1), (10, 1), (15, 1), (19, 1), (20, 2), (89, 8), (90, 9), (99, 9), (100, 9), (110, 9)],
