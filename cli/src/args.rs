@@ -491,6 +491,8 @@ pub struct RebalanceRecommendArgs {
     /// Nights replayed per candidate before giving up on it.
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub max_rounds: u32,
+    #[command(flatten)]
+    pub scoring: SchedulerScoringArgs,
 }
 
 /// How the simulated scheduler scores nodes: `--scheduler-config FILE` or

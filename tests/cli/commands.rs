@@ -197,6 +197,16 @@ fn rebalance_plan_with_a_scheduler_config_lands_by_its_scoring_strategy() {
     assert_eq!(v["simulation"]["scoring"]["strategy"]["type"], "MostAllocated");
     assert_eq!(v["simulation"]["scoring"]["source"], "--scoring most-allocated");
     assert_eq!(v["simulation"]["landings"][0]["outcome"]["node"], "node-1");
+    let backtest = kdrift()
+        .arg("--db")
+        .arg(&db)
+        .args(["rebalance", "backtest", "--policy", policy, "--schedule", "0 3 * * *", "--scheduler-config", config])
+        .args(["-o", "json"])
+        .assert()
+        .success();
+    let b: serde_json::Value = serde_json::from_slice(&backtest.get_output().stdout).expect("stdout is JSON");
+    assert_eq!(b["scoring"]["strategy"]["type"], "MostAllocated");
+    assert_eq!(b["scoring"]["source"], config);
 
     // A config kube-scheduler would refuse is refused with its message, naming the file.
     let bad = dir.path().join("bad.yaml");

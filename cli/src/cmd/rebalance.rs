@@ -148,9 +148,11 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
 /// as for `plan`.
 pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<ExitCode> {
     let (policy, policy_source) = read_policy(args.policy.as_deref())?;
+    let scoring = read_scoring(&args.scoring)?;
     let Some(loaded) = load_store(cli, args.at)? else { return Ok(ExitCode::from(1)) };
     note_default_policy(&policy_source)?;
-    let candidates = Candidates { max_rounds: args.max_rounds as usize, ..Candidates::default() };
+    let simulate = SimulateOptions { scoring, ..SimulateOptions::default() };
+    let candidates = Candidates { max_rounds: args.max_rounds as usize, simulate, ..Candidates::default() };
     let suggestions = suggest_thresholds(&loaded.snapshot, &policy, &candidates);
     // Ranked: the first converging candidate that moves pods is the best
     // one. One that moves nothing is recommended only when every candidate
