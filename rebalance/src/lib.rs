@@ -10,7 +10,9 @@
 //! - the kube-scheduler model (`scheduler/`): [`evaluate`] replays the Filter
 //!   plugins for one pod against a [`ClusterState`] (why it stayed Pending,
 //!   the rebuilt `FailedScheduling` text: [`fit_error_message`]) and
-//!   [`pick_node`] scores feasible nodes (where a pod would land) — the one
+//!   [`pick_node`] scores feasible nodes (where a pod would land; with a
+//!   KubeSchedulerConfiguration's NodeResourcesFit strategy and weights,
+//!   [`ScoringConfig`] and [`pick_node_with`]) — the one
 //!   model behind why-pending, the planner's nodeFit and the simulation;
 //! - descheduler policies ([`Policy::from_yaml`]: plain, Helm values,
 //!   ConfigMap, with descheduler's validation messages) and the planner:

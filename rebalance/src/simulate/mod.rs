@@ -11,7 +11,9 @@
 //! - [`simulate_plan`]: takes the evicted pods off their nodes, then offers
 //!   each replacement ([`crate::PodInfo::unbound_copy`]) to
 //!   [`crate::scheduler::pick_node`] in eviction order, on the cluster as the
-//!   earlier placements left it. Per pod: the predicted node and score, the
+//!   earlier placements left it, scored as [`SimulateOptions::scoring`]
+//!   says (the default profile, or a KubeSchedulerConfiguration's
+//!   NodeResourcesFit strategy and weights). Per pod: the predicted node and score, the
 //!   nodes tied with it (the scheduler picks among them at random,
 //!   `kubernetes-events.md` §6), or the `FailedScheduling` text it would get.
 //!   Per node: requested percent before and after for every tracked

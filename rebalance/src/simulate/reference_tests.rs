@@ -197,13 +197,24 @@ proptest! {
         threshold in 5u32..40,
         gap in 0u32..40,
         node_fit in any::<bool>(),
-        strategy in 0usize..3,
+        strategy in 0usize..4,
     ) {
         let snapshot = Snapshot::new(nodes, pods, now());
         let p = plan(&snapshot, &policy(threshold, threshold + gap, node_fit), &PlanOptions::default());
-        // Every NodeResourcesFit strategy: the cache path equals pick_node_with.
-        let kind = [StrategyType::LeastAllocated, StrategyType::MostAllocated, StrategyType::RequestedToCapacityRatio][strategy];
-        let options = SimulateOptions { scoring: ScoringConfig::with_strategy(kind), ..SimulateOptions::default() };
+        // Every NodeResourcesFit strategy, and the default one with other
+        // plugin weights: the cache path equals pick_node_with.
+        let scoring = match strategy {
+            0 => ScoringConfig::with_strategy(StrategyType::LeastAllocated),
+            1 => ScoringConfig::with_strategy(StrategyType::MostAllocated),
+            2 => ScoringConfig::with_strategy(StrategyType::RequestedToCapacityRatio),
+            _ => {
+                let mut c = ScoringConfig::default();
+                c.weights.node_resources_fit = 5;
+                c.weights.taint_toleration = 0;
+                c
+            }
+        };
+        let options = SimulateOptions { scoring, ..SimulateOptions::default() };
         prop_assert_eq!(simulate_plan_with(&snapshot, &p, &options), reference_simulate(&snapshot, &p, &options));
     }
 
