@@ -207,6 +207,28 @@ fn rebalance_plan_with_a_scheduler_config_lands_by_its_scoring_strategy() {
     let b: serde_json::Value = serde_json::from_slice(&backtest.get_output().stdout).expect("stdout is JSON");
     assert_eq!(b["scoring"]["strategy"]["type"], "MostAllocated");
     assert_eq!(b["scoring"]["source"], config);
+    // Replayed with MostAllocated, night 2's evictions land back on node-1:
+    // the 04:00 CronJob pod that fits after night 2 under the default
+    // profile (messages::backtest_…) would still have failed.
+    let table = kdrift()
+        .arg("--db")
+        .arg(&db)
+        .args(["rebalance", "backtest", "--policy", policy, "--schedule", "0 3 * * *", "--scheduler-config", config])
+        .assert()
+        .success();
+    let table = String::from_utf8_lossy(&table.get_output().stdout).to_string();
+    assert!(
+        table.contains(&format!(
+            "  landings scored by kube-scheduler: NodeResourcesFit MostAllocated (cpu 1, memory 1) from {config}"
+        )),
+        "{table}"
+    );
+    assert!(
+        table.contains(
+            "media/backup-29930640-5l8lp at 2026-11-28 04:00:00Z: would still fail after night 2 (simulated)"
+        ),
+        "{table}"
+    );
 
     // A config kube-scheduler would refuse is refused with its message, naming the file.
     let bad = dir.path().join("bad.yaml");
