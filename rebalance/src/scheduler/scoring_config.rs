@@ -147,10 +147,16 @@ impl ScoringConfig {
         let mut config = ScoringConfig { source: Some(source.to_string()), ..ScoringConfig::default() };
         let mut found = profiles.is_empty();
         let mut errors = Vec::new();
+        let mut names: Vec<String> = Vec::new();
         for (path, v) in &profiles {
             let p = Obj::new(v, path)?;
             p.only(&["schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig"])?;
             let name = p.str("schedulerName")?.unwrap_or_else(|| DEFAULT_SCHEDULER.to_string());
+            // `ValidateKubeSchedulerConfiguration`: scheduler names are unique.
+            if names.contains(&name) {
+                errors.push(format!("{path}.schedulerName: Duplicate value: {name:?}"));
+            }
+            names.push(name.clone());
             // Every profile is validated; the default scheduler's is used.
             let (strategy, weights) = read_profile(&p, &mut errors)?;
             if name == DEFAULT_SCHEDULER && !found {

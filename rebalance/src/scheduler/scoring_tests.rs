@@ -552,6 +552,14 @@ fn scheduler_config_refuses_unknown_fields_with_their_path() {
     .expect_err("refused")
     .to_string();
     assert_eq!(e, "profiles[0].pluginConfig[1]: Duplicate value: \"NodeResourcesFit\"");
+    let e = ScoringConfig::from_yaml(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- {}\n- \
+         schedulerName: default-scheduler\n",
+        "x",
+    )
+    .expect_err("refused")
+    .to_string();
+    assert_eq!(e, "profiles[1].schedulerName: Duplicate value: \"default-scheduler\"");
 }
 
 #[test]
