@@ -24,8 +24,8 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use kdrift_rebalance::{
-    plan, scheduler_message, simulate_plan, ClusterState, LandingOutcome, PlanOptions, PodInfo, PodPhase, Policy,
-    Snapshot,
+    plan, scheduler_message, simulate_plan_with, ClusterState, LandingOutcome, PlanOptions, PodInfo, PodPhase, Policy,
+    ScoringConfig, SimulateOptions, Snapshot,
 };
 use kdrift_store::Reader;
 use serde::Serialize;
@@ -126,6 +126,8 @@ pub enum Replay {
 /// The whole backtest.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Backtest {
+    /// The scheduler scoring the simulated landings used ([`backtest_with`]).
+    pub scoring: ScoringConfig,
     /// Every scheduled night in the range, in order.
     pub nights: Vec<Night>,
     /// Every pod with a FailedScheduling in the range, by first failure.
@@ -145,6 +147,24 @@ pub fn backtest(
     since: DateTime<Utc>,
     until: DateTime<Utc>,
 ) -> Result<Backtest, AnalyzeError> {
+    backtest_with(store, policy, instants, since, until, &ScoringConfig::default())
+}
+
+/// [`backtest`] with the scheduler scoring the landings and the replayed
+/// FailedSchedulings with `scoring` (NodeResourcesFit's strategy and the
+/// score plugins' weights, e.g. MostAllocated for HighNodeUtilization).
+///
+/// # Errors
+/// A store read failing.
+pub fn backtest_with(
+    store: &Reader,
+    policy: &Policy,
+    instants: &[DateTime<Utc>],
+    since: DateTime<Utc>,
+    until: DateTime<Utc>,
+    scoring: &ScoringConfig,
+) -> Result<Backtest, AnalyzeError> {
+    let options = SimulateOptions { scoring: scoring.clone(), ..SimulateOptions::default() };
     let mut carried: BTreeMap<String, Carried> = BTreeMap::new();
     // The moves known after each night, for the failures between nights.
     let mut after: Vec<(DateTime<Utc>, BTreeMap<String, Carried>)> = Vec::new();
@@ -158,7 +178,7 @@ pub fn backtest(
         } else {
             let planned = plan(&snapshot, policy, &PlanOptions::default());
             night.aborted = planned.aborted.clone();
-            let simulation = simulate_plan(&snapshot, &planned);
+            let simulation = simulate_plan_with(&snapshot, &planned, &options);
             for e in planned.evictions().filter(|e| e.refused_by_pdb.is_none()) {
                 let from = e.source_node.clone();
                 let landing = simulation.landings.iter().find(|l| l.order == e.order);
@@ -196,7 +216,7 @@ pub fn backtest(
                     let pending = pod.unbound_copy();
                     match scheduler_message(&state, &pending) {
                         Some(message) => Replay::StillFails { message, after_nights: before },
-                        None => match kdrift_rebalance::pick_node(&state, &pending) {
+                        None => match kdrift_rebalance::pick_node_with(&state, &pending, scoring) {
                             Some(placement) => Replay::WouldFit { node: placement.node, after_nights: before },
                             None => {
                                 Replay::StillFails { message: "no feasible node".to_string(), after_nights: before }
@@ -209,7 +229,7 @@ pub fn backtest(
         failures.push(FailureReplay { pod: key, at: p.first_failure, recorded_message: p.latest_message, replay });
     }
     failures.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.pod.cmp(&b.pod)));
-    Ok(Backtest { nights, failures })
+    Ok(Backtest { scoring: scoring.clone(), nights, failures })
 }
 
 /// `snapshot` with the carried moves applied to the pods of those names

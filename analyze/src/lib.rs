@@ -48,7 +48,7 @@ mod usage;
 mod words;
 
 // The API: what the CLI and the tests use, and the types reachable from it.
-pub use backtest::{backtest, Backtest, Carried, FailureReplay, Night, NightEviction, Replay};
+pub use backtest::{backtest, backtest_with, Backtest, Carried, FailureReplay, Night, NightEviction, Replay};
 pub use drains::causes::EvictionRun;
 pub use drains::kept::RULES_VERSION;
 pub use drains::{

@@ -491,6 +491,25 @@ pub struct RebalanceRecommendArgs {
     /// Nights replayed per candidate before giving up on it.
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub max_rounds: u32,
+    #[command(flatten)]
+    pub scoring: SchedulerScoringArgs,
+}
+
+/// How the simulated scheduler scores nodes: `--scheduler-config FILE` or
+/// the shorthand `--scoring STRATEGY` (default: kube-scheduler's default
+/// profile, NodeResourcesFit LeastAllocated).
+#[derive(Debug, Args, Default)]
+pub struct SchedulerScoringArgs {
+    /// The cluster's KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1): its default-scheduler
+    /// profile's NodeResourcesFit scoringStrategy (LeastAllocated, MostAllocated, RequestedToCapacityRatio)
+    /// and score plugin weights decide where the simulated replacements land.
+    #[arg(long, value_name = "FILE", conflicts_with = "scoring")]
+    pub scheduler_config: Option<PathBuf>,
+    /// Shorthand for the scheduler's NodeResourcesFit scoring strategy over cpu and memory:
+    /// least-allocated (default), most-allocated (what HighNodeUtilization is meant to run with),
+    /// requested-to-capacity-ratio (shape 0 % → 0, 100 % → 10).
+    #[arg(long, value_name = "STRATEGY")]
+    pub scoring: Option<String>,
 }
 
 /// `kdrift rebalance backtest`.
@@ -509,6 +528,8 @@ pub struct RebalanceBacktestArgs {
     /// End of the range (default: the store's last instant); RFC 3339 or UTC microseconds.
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub until: Option<DateTime<Utc>>,
+    #[command(flatten)]
+    pub scoring: SchedulerScoringArgs,
 }
 
 /// `kdrift rebalance explain`.
@@ -554,6 +575,8 @@ pub struct RebalancePlanArgs {
     /// Also write the plan document (what `-o json` prints, for `rebalance apply`) to FILE.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub scoring: SchedulerScoringArgs,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }

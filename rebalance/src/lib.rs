@@ -10,7 +10,9 @@
 //! - the kube-scheduler model (`scheduler/`): [`evaluate`] replays the Filter
 //!   plugins for one pod against a [`ClusterState`] (why it stayed Pending,
 //!   the rebuilt `FailedScheduling` text: [`fit_error_message`]) and
-//!   [`pick_node`] scores feasible nodes (where a pod would land) — the one
+//!   [`pick_node`] scores feasible nodes (where a pod would land; with a
+//!   KubeSchedulerConfiguration's NodeResourcesFit strategy and weights,
+//!   [`ScoringConfig`] and [`pick_node_with`]) — the one
 //!   model behind why-pending, the planner's nodeFit and the simulation;
 //! - descheduler policies ([`Policy::from_yaml`]: plain, Helm values,
 //!   ConfigMap, with descheduler's validation messages) and the planner:
@@ -138,6 +140,10 @@ pub use scheduler::{
     balanced_allocation_score, evaluate, evaluate_with_sums, fit_error_message, least_allocated_score, pick_node,
     scheduler_message, score_nodes, ClusterState, FailureKind, FilterFailure, NodeEvaluation, NodePods, NodeScore,
     Placement, Plugin, PluginFailure, SummedPods,
+};
+pub use scheduler::{
+    pick_node_with, score_nodes_with, scoring_shorthand, ResourceSpec, ScoreWeights, ScoringConfig, ScoringStrategy,
+    ShapePoint, StrategyType, DEFAULT_SCHEDULER, SCHEDULER_API_VERSION,
 };
 pub use simulate::{
     simulate_plan, simulate_plan_with, simulate_rounds, simulate_rounds_with, suggest_thresholds, Candidates,

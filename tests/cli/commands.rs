@@ -156,6 +156,102 @@ fn rebalance_plan_on_the_saved_demo_store() {
 }
 
 #[test]
+fn rebalance_plan_with_a_scheduler_config_lands_by_its_scoring_strategy() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("demo.duckdb");
+    kdrift().arg("demo").arg("--save").arg(&db).env_remove("KDRIFT_DB").assert().success();
+    let policy = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/homelab-policy.yaml");
+    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/scheduler-most-allocated.yaml");
+    let args = ["rebalance", "plan", "--policy", policy, "--simulate", "--scheduler-config", config];
+    let out = kdrift().arg("--db").arg(&db).args(args).assert().success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let header = format!(
+        "Landing simulation (kube-scheduler filters and scores: NodeResourcesFit MostAllocated (cpu 1, memory 1) \
+         from {config}; a tie goes on with the first node by name)"
+    );
+    assert!(stdout.contains(&header), "{stdout}");
+    // MostAllocated sends every replacement back to node-1, the fullest node
+    // (LeastAllocated spreads them, 3 of 5 on node-5).
+    let section = stdout.split_once("Landing simulation").map_or("", |(_, rest)| rest);
+    let lands: Vec<&str> = (1..=5)
+        .map(|i| {
+            let line = section.lines().find(|l| l.trim_start().starts_with(&format!("{i} "))).expect("landing row");
+            line.split_whitespace().nth(3).expect("LANDS ON")
+        })
+        .collect();
+    assert_eq!(lands, ["node-1"; 5], "{stdout}");
+    assert!(stdout.contains("pile-up: 5 of 5 replacement pods land on node-1"), "{stdout}");
+    // The default profile says so in the same header.
+    let plain = kdrift().arg("--db").arg(&db).args(&args[..5]).assert().success();
+    let plain = String::from_utf8_lossy(&plain.get_output().stdout).to_string();
+    assert!(plain.contains("kube-scheduler filters and scores: NodeResourcesFit LeastAllocated (cpu 1, memory 1), the default profile;"), "{plain}");
+
+    // -o json carries the strategy; --scoring is the shorthand.
+    let json = kdrift()
+        .arg("--db")
+        .arg(&db)
+        .args(["rebalance", "plan", "--policy", policy, "--simulate", "--scoring", "most-allocated", "-o", "json"])
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&json.get_output().stdout).expect("stdout is JSON");
+    assert_eq!(v["simulation"]["scoring"]["strategy"]["type"], "MostAllocated");
+    assert_eq!(v["simulation"]["scoring"]["source"], "--scoring most-allocated");
+    assert_eq!(v["simulation"]["landings"][0]["outcome"]["node"], "node-1");
+    let backtest = kdrift()
+        .arg("--db")
+        .arg(&db)
+        .args(["rebalance", "backtest", "--policy", policy, "--schedule", "0 3 * * *", "--scheduler-config", config])
+        .args(["-o", "json"])
+        .assert()
+        .success();
+    let b: serde_json::Value = serde_json::from_slice(&backtest.get_output().stdout).expect("stdout is JSON");
+    assert_eq!(b["scoring"]["strategy"]["type"], "MostAllocated");
+    assert_eq!(b["scoring"]["source"], config);
+    // Replayed with MostAllocated, night 2's evictions land back on node-1:
+    // the 04:00 CronJob pod that fits after night 2 under the default
+    // profile (messages::backtest_…) would still have failed.
+    let table = kdrift()
+        .arg("--db")
+        .arg(&db)
+        .args(["rebalance", "backtest", "--policy", policy, "--schedule", "0 3 * * *", "--scheduler-config", config])
+        .assert()
+        .success();
+    let table = String::from_utf8_lossy(&table.get_output().stdout).to_string();
+    assert!(
+        table.contains(&format!(
+            "  landings scored by kube-scheduler: NodeResourcesFit MostAllocated (cpu 1, memory 1) from {config}"
+        )),
+        "{table}"
+    );
+    assert!(
+        table.contains(
+            "media/backup-29930640-5l8lp at 2026-11-28 04:00:00Z: would still fail after night 2 (simulated)"
+        ),
+        "{table}"
+    );
+
+    // A config kube-scheduler would refuse is refused with its message, naming the file.
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(
+        &bad,
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- pluginConfig:\n  \
+         - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n        type: MostAllocated\n        \
+         resources: [{name: cpu, weight: 200}]\n",
+    )
+    .expect("write");
+    let out = kdrift().arg("--db").arg(&db).args(&args[..6]).arg(&bad).assert().code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(stderr.contains(&format!("scheduler config {}", bad.display())), "{stderr}");
+    assert!(
+        stderr.contains(
+            "profiles[0].pluginConfig[0].args.scoringStrategy.resources[0].weight: Invalid value: 200: resource weight \
+             of cpu not in valid range (0, 100]"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn rebalance_recommend_on_the_saved_demo_store() {
     let dir = tempfile::tempdir().expect("tmp");
     let db = dir.path().join("demo.duckdb");

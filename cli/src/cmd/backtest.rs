@@ -10,7 +10,7 @@ use anyhow::Context;
 use chrono::{DateTime, Utc};
 use croner::Cron;
 
-use super::rebalance::{note_default_policy, read_policy};
+use super::rebalance::{note_default_policy, read_policy, read_scoring};
 use crate::args::{Cli, Output, RebalanceBacktestArgs};
 use crate::render;
 
@@ -46,6 +46,7 @@ fn instants(schedule: &str, since: DateTime<Utc>, until: DateTime<Utc>) -> anyho
 /// never runs in the range (said on stderr); errors are exit 2 via `main`.
 pub fn backtest(cli: &Cli, args: &RebalanceBacktestArgs) -> anyhow::Result<ExitCode> {
     let (policy, policy_source) = read_policy(args.policy.as_deref())?;
+    let scoring = read_scoring(&args.scoring)?;
     let store = crate::cmd::open_existing_store(&cli.db)?;
     let Some((first, last)) = kdrift_analyze::time_span(&store)? else {
         eprintln!("kdrift: {}: the store holds no observations: nothing to replay", store.path().display());
@@ -62,7 +63,7 @@ pub fn backtest(cli: &Cli, args: &RebalanceBacktestArgs) -> anyhow::Result<ExitC
         return Ok(ExitCode::from(1));
     }
     note_default_policy(&policy_source)?;
-    let result = kdrift_analyze::backtest(&store, &policy, &nights, since, until)?;
+    let result = kdrift_analyze::backtest_with(&store, &policy, &nights, since, until, &scoring)?;
     let mut out = std::io::stdout().lock();
     match cli.output {
         Output::Json => render::json(&mut out, &result)?,

@@ -14,12 +14,13 @@ use anyhow::Context;
 use chrono::{DateTime, Utc};
 use kdrift_analyze::{load_snapshot, LoadedSnapshot};
 use kdrift_rebalance::{
-    plan as make_plan, simulate_plan, simulate_rounds, suggest_thresholds, Candidates, PlanOptions, Policy,
+    plan as make_plan, simulate_plan_with, simulate_rounds_with, suggest_thresholds, Candidates, PlanOptions, Policy,
+    ScoringConfig, SimulateOptions,
 };
 use kdrift_rebalance::{PlanDocument, PlanInputs, PlanSource};
 
 use super::cluster;
-use crate::args::{Cli, Output, RebalancePlanArgs, RebalanceRecommendArgs};
+use crate::args::{Cli, Output, RebalancePlanArgs, RebalanceRecommendArgs, SchedulerScoringArgs};
 use crate::render;
 use crate::render::rebalance::{PlanReport, RecommendReport};
 
@@ -89,6 +90,7 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
             removed.join("; ")
         )?;
     }
+    let scoring = read_scoring(&args.scoring)?;
     let (loaded, source) = if live {
         let (runtime, client, source) = cluster::connect(&args.cluster)?;
         let read = runtime
@@ -105,8 +107,10 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
     note_default_policy(&policy_source)?;
     let options = PlanOptions { skip_zero_request: args.skip_zero_request };
     let planned = make_plan(&loaded.snapshot, &policy, &options);
-    let simulation = (args.simulate || args.rounds.is_some()).then(|| simulate_plan(&loaded.snapshot, &planned));
-    let rounds = args.rounds.map(|n| simulate_rounds(&loaded.snapshot, &policy, &options, n as usize));
+    let simulate = SimulateOptions { scoring, ..SimulateOptions::default() };
+    let simulation =
+        (args.simulate || args.rounds.is_some()).then(|| simulate_plan_with(&loaded.snapshot, &planned, &simulate));
+    let rounds = args.rounds.map(|n| simulate_rounds_with(&loaded.snapshot, &policy, &options, &simulate, n as usize));
     let inputs = PlanInputs {
         snapshot: &loaded.snapshot,
         policy: &policy,
@@ -187,9 +191,11 @@ fn refused_note(removed: &[String]) -> String {
 /// as for `plan`.
 pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<ExitCode> {
     let (policy, policy_source) = read_policy(args.policy.as_deref())?;
+    let scoring = read_scoring(&args.scoring)?;
     let Some(loaded) = load_store(cli, args.at)? else { return Ok(ExitCode::from(1)) };
     note_default_policy(&policy_source)?;
-    let candidates = Candidates { max_rounds: args.max_rounds as usize, ..Candidates::default() };
+    let simulate = SimulateOptions { scoring, ..SimulateOptions::default() };
+    let candidates = Candidates { max_rounds: args.max_rounds as usize, simulate, ..Candidates::default() };
     let suggestions = suggest_thresholds(&loaded.snapshot, &policy, &candidates);
     // Ranked: the first converging candidate that moves pods is the best
     // one. One that moves nothing is recommended only when every candidate
@@ -293,6 +299,22 @@ pub(super) fn load_store(cli: &Cli, at: Option<DateTime<Utc>>) -> anyhow::Result
         return Ok(None);
     }
     Ok(Some(loaded))
+}
+
+/// The scheduler scoring of `--scheduler-config FILE` (a
+/// KubeSchedulerConfiguration) or `--scoring STRATEGY`; the default
+/// profile's without either. Errors name the file.
+pub(super) fn read_scoring(args: &SchedulerScoringArgs) -> anyhow::Result<ScoringConfig> {
+    if let Some(path) = &args.scheduler_config {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading scheduler config {}", path.display()))?;
+        return ScoringConfig::from_yaml(&text, &path.display().to_string())
+            .with_context(|| format!("scheduler config {}", path.display()));
+    }
+    match &args.scoring {
+        Some(name) => kdrift_rebalance::scoring_shorthand(name).map_err(anyhow::Error::msg),
+        None => Ok(ScoringConfig::default()),
+    }
 }
 
 /// The policy from `path`, or the descheduler Helm chart's default; with the

@@ -26,7 +26,7 @@ pub mod evictor;
 pub mod helm;
 pub mod lnu;
 pub mod plugins;
-mod reader;
+pub(crate) mod reader;
 mod repair;
 pub mod selector;
 #[cfg(test)]

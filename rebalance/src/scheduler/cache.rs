@@ -22,6 +22,7 @@ use crate::model::resources::{ResourceList, PODS};
 
 use super::order::NodeOrder;
 use super::pick::{pick_in, Pick};
+use super::scoring::ScoringConfig;
 use super::{message_in, prefilter_rejection, Snapshot};
 
 /// The identities of the pods in the snapshot, to know when an incoming pod
@@ -60,6 +61,8 @@ pub(crate) struct SchedulerCache<'a> {
     snap: Snapshot<'a>,
     identities: Identities<'a>,
     order: NodeOrder,
+    /// How nodes are scored ([`SchedulerCache::with_scoring`]; default profile).
+    scoring: ScoringConfig,
 }
 
 impl<'a> SchedulerCache<'a> {
@@ -73,7 +76,16 @@ impl<'a> SchedulerCache<'a> {
             identities.remember(p);
         }
         let order = NodeOrder::new(&snap);
-        SchedulerCache { snap, identities, order }
+        SchedulerCache { snap, identities, order, scoring: ScoringConfig::default() }
+    }
+
+    /// Scores with `scoring` (NodeResourcesFit's strategy, plugin weights)
+    /// instead of the default profile: [`super::pick_node_with`]. The
+    /// bounded scan from the emptiest node holds for the default profile
+    /// only; with another scoring every feasible node is scored.
+    pub(crate) fn with_scoring(mut self, scoring: ScoringConfig) -> SchedulerCache<'a> {
+        self.scoring = scoring;
+        self
     }
 
     /// Adds `pod` on `node`, as if it were bound there and running (the
@@ -98,9 +110,10 @@ impl<'a> SchedulerCache<'a> {
     /// [`super::pick_node`] for `pod` on the cluster as it is now.
     pub(crate) fn pick(&self, pod: &PodInfo) -> Option<Pick> {
         if self.identities.holds(&self.snap, pod) {
-            pick_in(&self.snap.without(pod), pod, None)
+            pick_in(&self.snap.without(pod), pod, None, &self.scoring)
         } else {
-            pick_in(&self.snap, pod, Some(&self.order))
+            let order = self.scoring.is_default().then_some(&self.order);
+            pick_in(&self.snap, pod, order, &self.scoring)
         }
     }
 

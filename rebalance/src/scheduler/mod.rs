@@ -9,7 +9,9 @@
 //! scheduler itself records (it stops at the first failing plugin), and
 //! [`fit_error_message`] rebuilds the `FailedScheduling` text from that.
 //! [`pick_node`] scores the feasible nodes the way the default profile does
-//! and reports ties instead of breaking them.
+//! ([`pick_node_with`]: with a KubeSchedulerConfiguration's NodeResourcesFit
+//! scoring strategy and plugin weights, [`ScoringConfig`]) and reports ties
+//! instead of breaking them.
 //!
 //! Not modelled (a node can still be rejected by these in a real cluster):
 //! volume plugins (VolumeRestrictions, NodeVolumeLimits, VolumeBinding,
@@ -29,6 +31,10 @@ mod order;
 mod pick;
 mod resources_fit;
 mod score;
+mod scoring;
+mod scoring_config;
+#[cfg(test)]
+mod scoring_tests;
 mod snapshot;
 mod taint_toleration;
 
@@ -44,7 +50,9 @@ use crate::model::resources::{ResourceList, PODS};
 pub(crate) use cache::SchedulerCache;
 use node_affinity::NodeNameFilter;
 pub use resources_fit::{balanced_allocation_score, least_allocated_score};
-pub use score::{pick_node, score_nodes, NodeScore, Placement};
+pub use score::{pick_node, pick_node_with, score_nodes, score_nodes_with, NodeScore, Placement};
+pub use scoring::{ResourceSpec, ScoreWeights, ScoringConfig, ScoringStrategy, ShapePoint, StrategyType};
+pub use scoring_config::{scoring_shorthand, DEFAULT_SCHEDULER, SCHEDULER_API_VERSION};
 pub(crate) use snapshot::{has_pod_affinity_terms, NodeSlot, Snapshot};
 
 /// The nodes and pods the scheduler would see.

@@ -9,6 +9,7 @@ use super::node_affinity::{self, NodeNameFilter};
 use super::order::NodeOrder;
 use super::resources_fit::{fits, fits_amounts, resource_scores, PodAmounts};
 use super::score::score_slots;
+use super::scoring::ScoringConfig;
 use super::snapshot::Amounts;
 use super::{node_basics, taint_toleration, NodeSlot, Snapshot};
 
@@ -50,8 +51,14 @@ fn feasible(
 
 /// [`super::pick_node`] on a built snapshot, summarised as a [`Pick`]. With
 /// the snapshot's [`NodeOrder`], only the nodes that can still score as high
-/// as the runner-up are looked at, when the bounds apply to the pod.
-pub(crate) fn pick_in(snap: &Snapshot<'_>, pod: &PodInfo, order: Option<&NodeOrder>) -> Option<Pick> {
+/// as the runner-up are looked at, when the bounds apply to the pod (the
+/// bounds are the default profile's: pass no order for another `scoring`).
+pub(crate) fn pick_in(
+    snap: &Snapshot<'_>,
+    pod: &PodInfo,
+    order: Option<&NodeOrder>,
+    scoring: &ScoringConfig,
+) -> Option<Pick> {
     let names = node_affinity::prefilter_node_names(pod);
     let ipa = PreFilterState::build(snap, pod);
     let amounts = PodAmounts::of(pod);
@@ -70,8 +77,9 @@ pub(crate) fn pick_in(snap: &Snapshot<'_>, pod: &PodInfo, order: Option<&NodeOrd
             feasible(pod, &amounts, &names, &ipa, &snap.slots[i])
         }
     };
-    let constant =
-        order.filter(|_| NodeOrder::applies(&amounts)).and_then(|o| Some((o, o.constant_scores(snap, pod)?)));
+    let constant = order
+        .filter(|_| scoring.is_default() && NodeOrder::applies(&amounts))
+        .and_then(|o| Some((o, o.constant_scores(snap, pod)?)));
     let totals: Vec<(usize, i64)> = match constant {
         Some((order, constant)) => {
             let mut found = Vec::with_capacity(1024);
@@ -98,7 +106,7 @@ pub(crate) fn pick_in(snap: &Snapshot<'_>, pod: &PodInfo, order: Option<&NodeOrd
             let candidates: Vec<usize> =
                 (0..snap.slots.len()).filter(|&i| is_feasible(i, &snap.slots[i].amounts)).collect();
             let slots: Vec<&NodeSlot<'_>> = candidates.iter().map(|&i| &snap.slots[i]).collect();
-            let scores = score_slots(snap, pod, &slots);
+            let scores = score_slots(snap, pod, &slots, scoring);
             candidates.into_iter().zip(scores).map(|(i, s)| (i, s.total)).collect()
         }
     };

@@ -1,9 +1,10 @@
-//! Scoring of feasible nodes with the default profile's weights, and the
-//! landing choice with ties reported.
+//! Scoring of feasible nodes with the default profile's weights (or a
+//! [`ScoringConfig`]'s), and the landing choice with ties reported.
 //!
-//! Modelled score plugins (default weights): NodeResourcesFit LeastAllocated
-//! (1), NodeResourcesBalancedAllocation (1), TaintToleration (3), NodeAffinity
-//! (2), InterPodAffinity (2). Not modelled: PodTopologySpread (2, including
+//! Modelled score plugins (default weights): NodeResourcesFit (1;
+//! LeastAllocated by default, MostAllocated or RequestedToCapacityRatio as
+//! configured, `scoring.rs`), NodeResourcesBalancedAllocation (1),
+//! TaintToleration (3), NodeAffinity (2), InterPodAffinity (2). Not modelled: PodTopologySpread (2, including
 //! the system default spreading of Service/ReplicaSet pods over hostnames and
 //! zones) and ImageLocality (1) — a real scheduler can prefer another node
 //! among close scores for those reasons.
@@ -11,19 +12,9 @@
 use serde::Serialize;
 
 use super::resources_fit::{balanced_allocation, least_allocated, PodAmounts, MAX_NODE_SCORE};
+use super::scoring::{fit_score, ScoringConfig, ScoringStrategy};
 use super::{evaluate_in, inter_pod_affinity, node_affinity, taint_toleration, ClusterState, NodeSlot, Snapshot};
 use crate::model::pod::PodInfo;
-
-/// Weight of NodeResourcesFit in the default profile.
-const WEIGHT_FIT: i64 = 1;
-/// Weight of NodeResourcesBalancedAllocation in the default profile.
-const WEIGHT_BALANCED: i64 = 1;
-/// Weight of TaintToleration in the default profile.
-const WEIGHT_TAINT: i64 = 3;
-/// Weight of NodeAffinity in the default profile.
-const WEIGHT_NODE_AFFINITY: i64 = 2;
-/// Weight of InterPodAffinity in the default profile.
-const WEIGHT_POD_AFFINITY: i64 = 2;
 
 /// One feasible node's scores: each plugin's normalised score (0–100) and the
 /// weighted total the scheduler ranks by.
@@ -31,11 +22,13 @@ const WEIGHT_POD_AFFINITY: i64 = 2;
 pub struct NodeScore {
     /// The node.
     pub node: String,
-    /// `least_allocated + balanced_allocation + 3 × taint_toleration +
-    /// 2 × node_affinity + 2 × inter_pod_affinity`.
+    /// `node_resources_fit + balanced_allocation + 3 × taint_toleration +
+    /// 2 × node_affinity + 2 × inter_pod_affinity` (with the default
+    /// profile's weights; a [`ScoringConfig`]'s otherwise).
     pub total: i64,
-    /// NodeResourcesFit (LeastAllocated), weight 1.
-    pub least_allocated: i64,
+    /// NodeResourcesFit with the configured strategy (LeastAllocated by
+    /// default), weight 1.
+    pub node_resources_fit: i64,
     /// NodeResourcesBalancedAllocation, weight 1.
     pub balanced_allocation: i64,
     /// TaintToleration (fewer untolerated PreferNoSchedule taints is better), weight 3.
@@ -95,17 +88,22 @@ fn min_max_normalize(scores: &mut [i64]) {
 /// Source: kube-scheduler `prioritizeNodes` with the default plugin weights
 /// (`kubernetes-events.md` §6).
 pub fn score_nodes(state: &ClusterState, pod: &PodInfo) -> Vec<NodeScore> {
+    score_nodes_with(state, pod, &ScoringConfig::default())
+}
+
+/// [`score_nodes`] with `scoring`'s NodeResourcesFit strategy and plugin weights.
+pub fn score_nodes_with(state: &ClusterState, pod: &PodInfo, scoring: &ScoringConfig) -> Vec<NodeScore> {
     let snap = Snapshot::build(state, pod);
     let evals = evaluate_in(&snap, pod);
     let feasible: Vec<&NodeSlot<'_>> =
         snap.slots.iter().zip(&evals).filter(|(_, e)| e.is_feasible()).map(|(s, _)| s).collect();
-    score_slots(&snap, pod, &feasible)
+    score_slots(&snap, pod, &feasible, scoring)
         .into_iter()
         .zip(&feasible)
         .map(|(s, slot)| NodeScore {
             node: slot.node.name.clone(),
             total: s.total,
-            least_allocated: s.least_allocated,
+            node_resources_fit: s.node_resources_fit,
             balanced_allocation: s.balanced_allocation,
             taint_toleration: s.taint_toleration,
             node_affinity: s.node_affinity,
@@ -117,7 +115,7 @@ pub fn score_nodes(state: &ClusterState, pod: &PodInfo) -> Vec<NodeScore> {
 /// [`NodeScore`] without the node name, for one of the `feasible` slots.
 pub(crate) struct SlotScore {
     pub(crate) total: i64,
-    least_allocated: i64,
+    node_resources_fit: i64,
     balanced_allocation: i64,
     taint_toleration: i64,
     node_affinity: i64,
@@ -125,7 +123,12 @@ pub(crate) struct SlotScore {
 }
 
 /// The scores of the `feasible` slots of `snap`, in their order (empty when none).
-pub(crate) fn score_slots(snap: &Snapshot<'_>, pod: &PodInfo, feasible: &[&NodeSlot<'_>]) -> Vec<SlotScore> {
+pub(crate) fn score_slots(
+    snap: &Snapshot<'_>,
+    pod: &PodInfo,
+    feasible: &[&NodeSlot<'_>],
+    scoring: &ScoringConfig,
+) -> Vec<SlotScore> {
     if feasible.is_empty() {
         return Vec::new();
     }
@@ -143,25 +146,31 @@ pub(crate) fn score_slots(snap: &Snapshot<'_>, pod: &PodInfo, feasible: &[&NodeS
         min_max_normalize(&mut pod_aff);
     }
     let amounts = PodAmounts::of(pod);
+    let default_fit = scoring.strategy == ScoringStrategy::default();
+    let w = &scoring.weights;
     feasible
         .iter()
         .enumerate()
         .map(|(i, s)| {
             let a = &s.amounts;
             let capacity = [a.alloc_cpu, a.alloc_memory];
-            let least = least_allocated(capacity, [a.non_zero_cpu, a.non_zero_memory], amounts.non_zero);
+            let fit = if default_fit {
+                least_allocated(capacity, [a.non_zero_cpu, a.non_zero_memory], amounts.non_zero)
+            } else {
+                fit_score(&scoring.strategy, s, pod)
+            };
             let balanced = balanced_allocation(
                 capacity,
                 [a.requested_cpu, a.requested_memory],
                 [amounts.requests[0], amounts.requests[1]],
             );
             SlotScore {
-                total: WEIGHT_FIT * least
-                    + WEIGHT_BALANCED * balanced
-                    + WEIGHT_TAINT * taint[i]
-                    + WEIGHT_NODE_AFFINITY * node_aff[i]
-                    + WEIGHT_POD_AFFINITY * pod_aff[i],
-                least_allocated: least,
+                total: w.node_resources_fit * fit
+                    + w.balanced_allocation * balanced
+                    + w.taint_toleration * taint[i]
+                    + w.node_affinity * node_aff[i]
+                    + w.inter_pod_affinity * pod_aff[i],
+                node_resources_fit: fit,
                 balanced_allocation: balanced,
                 taint_toleration: taint[i],
                 node_affinity: node_aff[i],
@@ -176,7 +185,12 @@ pub(crate) fn score_slots(snap: &Snapshot<'_>, pod: &PodInfo, feasible: &[&NodeS
 /// broken silently.
 /// Source: kube-scheduler `selectHost` (random among the best).
 pub fn pick_node(state: &ClusterState, pod: &PodInfo) -> Option<Placement> {
-    let mut candidates = score_nodes(state, pod);
+    pick_node_with(state, pod, &ScoringConfig::default())
+}
+
+/// [`pick_node`] with `scoring`'s NodeResourcesFit strategy and plugin weights.
+pub fn pick_node_with(state: &ClusterState, pod: &PodInfo, scoring: &ScoringConfig) -> Option<Placement> {
+    let mut candidates = score_nodes_with(state, pod, scoring);
     candidates.sort_by(|a, b| b.total.cmp(&a.total).then_with(|| a.node.cmp(&b.node)));
     let best = candidates.first()?;
     let score = best.total;

@@ -547,14 +547,14 @@ fn pick_node_prefers_the_emptier_node_and_reports_ties() {
     assert_eq!(placement.candidates.len(), 3);
     assert_eq!(placement.candidates[2].node, "n1");
     // n2: cpu (4000-1000)*100/4000 = 75; memory (8Gi-200Mi)*100/8Gi = 97 → 86.
-    assert_eq!(placement.candidates[0].least_allocated, 86);
+    assert_eq!(placement.candidates[0].node_resources_fit, 86);
     // balanced: cpu .25, memory 0 → std .125 → 87.
     assert_eq!(placement.candidates[0].balanced_allocation, 87);
     // taint toleration: no taints anywhere → 100 each, weight 3.
     assert_eq!(placement.candidates[0].taint_toleration, 100);
     assert_eq!(placement.score, 86 + 87 + 300);
     // n1: cpu (4000-3000)*100/4000 = 25; memory (8Gi-400Mi) → 95 → 60.
-    assert_eq!(placement.candidates[2].least_allocated, 60);
+    assert_eq!(placement.candidates[2].node_resources_fit, 60);
 }
 
 #[test]

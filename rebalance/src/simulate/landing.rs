@@ -20,7 +20,7 @@ use crate::fast_hash::{fast_map, FastMap};
 use crate::model::node::NodeInfo;
 use crate::model::pod::{PodInfo, PodPhase};
 use crate::planner::{Plan, PodRef, Snapshot};
-use crate::scheduler::SchedulerCache;
+use crate::scheduler::{SchedulerCache, ScoringConfig, StrategyType};
 
 /// What happens to one evicted pod's replacement.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -147,6 +147,9 @@ pub struct Warning {
 /// The landing simulation of one plan.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Simulation {
+    /// The scheduler scoring the landings were chosen with
+    /// ([`SimulateOptions::scoring`]).
+    pub scoring: ScoringConfig,
     /// `cpu`, `memory`, `pods` and the plan's threshold resources, by name.
     pub tracked_resources: Vec<String>,
     /// One per planned eviction, in eviction order.
@@ -232,7 +235,7 @@ pub fn simulate_plan_with(snapshot: &Snapshot, plan: &Plan, options: &SimulateOp
     let replacements: Vec<Option<PodInfo>> =
         valid.iter().map(|(_, p)| p.controller().is_some().then(|| p.unbound_copy())).collect();
     let staying = snapshot.pods.iter().zip(&gone).filter(|(_, g)| !**g).map(|(p, _)| p);
-    let mut cache = SchedulerCache::new(&snapshot.nodes, staying);
+    let mut cache = SchedulerCache::new(&snapshot.nodes, staying).with_scoring(options.scoring.clone());
     let mut node_named: FastMap<&str, &NodeInfo> = fast_map(snapshot.nodes.len());
     for n in &snapshot.nodes {
         node_named.entry(n.name.as_str()).or_insert(n);
@@ -289,11 +292,7 @@ pub fn simulate_plan_with(snapshot: &Snapshot, plan: &Plan, options: &SimulateOp
             kind: WarningKind::PileUp,
             pod: None,
             node: Some(p.node.clone()),
-            message: format!(
-                "pile-up: {} of {} replacement pods land on {}: the scheduler sends them to the node that scores \
-                 best (the least allocated), descheduler does not choose destinations",
-                p.count, p.of, p.node
-            ),
+            message: pile_up_message(p, &options.scoring),
         });
     }
     warnings.sort_by_key(|w| w.severity);
@@ -301,6 +300,7 @@ pub fn simulate_plan_with(snapshot: &Snapshot, plan: &Plan, options: &SimulateOp
     let before = usage_by_node(&snapshot.pods);
     let nodes = node_changes(&snapshot.nodes, &before, |n| cache.usage(n), &tracked, &moves);
     Simulation {
+        scoring: options.scoring.clone(),
         cpu_skew_before: cpu_skew(&nodes, false),
         cpu_skew_after: cpu_skew(&nodes, true),
         tracked_resources: tracked,
@@ -309,6 +309,20 @@ pub fn simulate_plan_with(snapshot: &Snapshot, plan: &Plan, options: &SimulateOp
         pile_up,
         warnings,
     }
+}
+
+/// The pile-up warning's text, naming what the scheduler's scoring favours.
+pub(crate) fn pile_up_message(p: &PileUp, scoring: &ScoringConfig) -> String {
+    let best = match scoring.strategy.kind {
+        StrategyType::LeastAllocated => "the least allocated",
+        StrategyType::MostAllocated => "the most allocated: MostAllocated packs",
+        StrategyType::RequestedToCapacityRatio => "by its RequestedToCapacityRatio shape",
+    };
+    format!(
+        "pile-up: {} of {} replacement pods land on {}: the scheduler sends them to the node that scores best \
+         ({best}), descheduler does not choose destinations",
+        p.count, p.of, p.node
+    )
 }
 
 /// The replacement bound to `node`, as it would run there.

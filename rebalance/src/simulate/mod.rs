@@ -11,7 +11,9 @@
 //! - [`simulate_plan`]: takes the evicted pods off their nodes, then offers
 //!   each replacement ([`crate::PodInfo::unbound_copy`]) to
 //!   [`crate::scheduler::pick_node`] in eviction order, on the cluster as the
-//!   earlier placements left it. Per pod: the predicted node and score, the
+//!   earlier placements left it, scored as [`SimulateOptions::scoring`]
+//!   says (the default profile, or a KubeSchedulerConfiguration's
+//!   NodeResourcesFit strategy and weights). Per pod: the predicted node and score, the
 //!   nodes tied with it (the scheduler picks among them at random,
 //!   `kubernetes-events.md` §6), or the `FailedScheduling` text it would get.
 //!   Per node: requested percent before and after for every tracked
@@ -77,6 +79,12 @@ pub struct SimulateOptions {
     /// `DEFAULT_ROUND_INTERVAL_SECONDS`); matters for `minPodAge`:
     /// replacement pods are created at the round's "now".
     pub round_interval_seconds: i64,
+    /// How kube-scheduler scores the feasible nodes (NodeResourcesFit's
+    /// scoring strategy and the score plugins' weights), e.g. read from the
+    /// cluster's KubeSchedulerConfiguration
+    /// ([`crate::ScoringConfig::from_yaml`]); default: the default profile
+    /// (LeastAllocated). HighNodeUtilization is meant to run with MostAllocated.
+    pub scoring: crate::scheduler::ScoringConfig,
 }
 
 impl Default for SimulateOptions {
@@ -85,6 +93,7 @@ impl Default for SimulateOptions {
             risk_label_keys: DEFAULT_RISK_LABEL_KEYS.iter().map(|s| s.to_string()).collect(),
             risk_label_namespaces: DEFAULT_RISK_LABEL_NAMESPACES.iter().map(|s| s.to_string()).collect(),
             round_interval_seconds: DEFAULT_ROUND_INTERVAL_SECONDS,
+            scoring: crate::scheduler::ScoringConfig::default(),
         }
     }
 }

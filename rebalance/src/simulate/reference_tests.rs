@@ -6,13 +6,13 @@
 use proptest::prelude::*;
 
 use super::labels::label_diffs;
-use super::landing::{bound_to, landing_warnings, pile_up};
+use super::landing::{bound_to, landing_warnings, pile_up, pile_up_message};
 use super::usage::{cpu_skew, percent, schedulable, tracked_resources};
 use super::*;
 use crate::model::resources::ResourceList;
 use crate::planner::{plan, Plan, PlanOptions, Snapshot};
 use crate::policy::Policy;
-use crate::scheduler::{pick_node, scheduler_message, ClusterState};
+use crate::scheduler::{pick_node_with, scheduler_message, ClusterState, ScoringConfig, StrategyType};
 
 // The bench cluster lives in `kdrift-scenario`, which depends on this crate:
 // through the dev-dependency (for benches/planner.rs) its snapshots have the
@@ -55,7 +55,7 @@ fn reference_simulate(snapshot: &Snapshot, plan: &Plan, options: &SimulateOption
             LandingOutcome::NotRecreated
         } else {
             let incoming = original.unbound_copy();
-            match pick_node(&state, &incoming) {
+            match pick_node_with(&state, &incoming, &options.scoring) {
                 Some(p) => {
                     let runner_up = p.candidates.iter().find(|c| c.total < p.score);
                     let outcome = LandingOutcome::Scheduled {
@@ -102,11 +102,7 @@ fn reference_simulate(snapshot: &Snapshot, plan: &Plan, options: &SimulateOption
             kind: WarningKind::PileUp,
             pod: None,
             node: Some(p.node.clone()),
-            message: format!(
-                "pile-up: {} of {} replacement pods land on {}: the scheduler sends them to the node that scores \
-                 best (the least allocated), descheduler does not choose destinations",
-                p.count, p.of, p.node
-            ),
+            message: pile_up_message(p, &options.scoring),
         });
     }
     warnings.sort_by_key(|w| w.severity);
@@ -114,6 +110,7 @@ fn reference_simulate(snapshot: &Snapshot, plan: &Plan, options: &SimulateOption
         landings.iter().map(|l| (l.source_node.clone(), l.node().map(str::to_string))).collect();
     let nodes = reference_node_changes(&before, &state, &tracked, &moves);
     Simulation {
+        scoring: options.scoring.clone(),
         cpu_skew_before: cpu_skew(&nodes, false),
         cpu_skew_after: cpu_skew(&nodes, true),
         tracked_resources: tracked,
@@ -200,10 +197,24 @@ proptest! {
         threshold in 5u32..40,
         gap in 0u32..40,
         node_fit in any::<bool>(),
+        strategy in 0usize..4,
     ) {
         let snapshot = Snapshot::new(nodes, pods, now());
         let p = plan(&snapshot, &policy(threshold, threshold + gap, node_fit), &PlanOptions::default());
-        let options = SimulateOptions::default();
+        // Every NodeResourcesFit strategy, and the default one with other
+        // plugin weights: the cache path equals pick_node_with.
+        let scoring = match strategy {
+            0 => ScoringConfig::with_strategy(StrategyType::LeastAllocated),
+            1 => ScoringConfig::with_strategy(StrategyType::MostAllocated),
+            2 => ScoringConfig::with_strategy(StrategyType::RequestedToCapacityRatio),
+            _ => {
+                let mut c = ScoringConfig::default();
+                c.weights.node_resources_fit = 5;
+                c.weights.taint_toleration = 0;
+                c
+            }
+        };
+        let options = SimulateOptions { scoring, ..SimulateOptions::default() };
         prop_assert_eq!(simulate_plan_with(&snapshot, &p, &options), reference_simulate(&snapshot, &p, &options));
     }
 

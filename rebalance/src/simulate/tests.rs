@@ -634,3 +634,63 @@ fn stall_when_no_pod_on_the_overutilized_node_may_go() {
          maximum number of evicted pods per a descheduling cycle reached)"
     );
 }
+
+const HIGH_NODE_UTILIZATION: &str = r#"
+apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+  - name: packing
+    pluginConfig:
+      - name: HighNodeUtilization
+        args:
+          thresholds: {cpu: 20, memory: 20}
+    plugins:
+      balance:
+        enabled: [HighNodeUtilization]
+"#;
+
+/// Three 4000m / 8000 MiB nodes: full-a at 2800m (70 %), half-b at 1600m
+/// (40 %), low-c at 400m (10 %, two pods): HighNodeUtilization empties low-c.
+fn packing() -> Snapshot {
+    let nodes =
+        vec![node("full-a", 4000, 8000, true), node("half-b", 4000, 8000, true), node("low-c", 4000, 8000, true)];
+    let pods = vec![
+        rs("apps", "big-1", "full-a", 1400, 2800),
+        rs("apps", "big-2", "full-a", 1400, 2800),
+        rs("apps", "mid-1", "half-b", 1600, 3200),
+        rs("apps", "small-1", "low-c", 200, 400),
+        rs("apps", "small-2", "low-c", 200, 400),
+    ];
+    Snapshot::new(nodes, pods, now())
+}
+
+#[test]
+fn high_node_utilization_packs_onto_the_fullest_node_under_most_allocated() {
+    let snapshot = packing();
+    let policy = Policy::from_yaml(HIGH_NODE_UTILIZATION).expect("valid policy");
+    let planned = plan(&snapshot, &policy, &PlanOptions::default());
+    let evicted: Vec<String> = planned.evictions().map(|e| e.pod.key()).collect();
+    assert_eq!(evicted, ["apps/small-1", "apps/small-2"]);
+    // The default profile (LeastAllocated): both go back to the emptied
+    // node, the eviction frees nothing.
+    let least = simulate_plan(&snapshot, &planned);
+    assert_eq!(least.scoring.strategy.kind, crate::scheduler::StrategyType::LeastAllocated);
+    assert_eq!(nodes_of(&least), [Some("low-c"), Some("low-c")]);
+    assert!(least.warnings.iter().any(|w| w.kind == WarningKind::BackOnSource));
+    // MostAllocated, as HighNodeUtilization is meant to run with: the fullest node.
+    let scoring = crate::scheduler::scoring_shorthand("most-allocated").expect("known");
+    let options = SimulateOptions { scoring, ..SimulateOptions::default() };
+    let most = simulate_plan_with(&snapshot, &planned, &options);
+    assert_eq!(nodes_of(&most), [Some("full-a"), Some("full-a")]);
+    // full-a: cpu (2800+200)/4000 = 75, memory (5600+400)/8000 = 75 → 75,
+    // + BalancedAllocation 100 + TaintToleration 3 × 100.
+    assert!(
+        matches!(&most.landings[0].outcome, LandingOutcome::Scheduled { score: 475, runner_up: Some(r), .. } if r == "half-b")
+    );
+    assert_eq!(cpu(&most, "full-a"), (70.0, 80.0));
+    assert_eq!(cpu(&most, "low-c"), (10.0, 0.0));
+    let pile = most.pile_up.as_ref().expect("both on one node");
+    assert_eq!(pile.node, "full-a");
+    let text = &most.warnings.iter().find(|w| w.kind == WarningKind::PileUp).expect("pile-up warning").message;
+    assert!(text.contains("(the most allocated: MostAllocated packs)"), "{text}");
+}

@@ -15,6 +15,7 @@ pub fn backtest<W: Write>(out: &mut W, b: &Backtest, schedule: &str, policy_sour
         "Backtest of policy {policy_source} at \"{schedule}\" (UTC): {} night(s) SIMULATED on the cluster as RECORDED",
         b.nights.len()
     )?;
+    writeln!(out, "  landings scored by kube-scheduler: {}", super::simulation::scoring_text(&b.scoring))?;
     for n in &b.nights {
         let carried =
             if n.carried_in > 0 { format!(", {} earlier move(s) carried in", n.carried_in) } else { String::new() };

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use kdrift_rebalance::{LandingOutcome, NodeChange, NodeClass, Round, Rounds, Severity, Simulation};
+use kdrift_rebalance::{LandingOutcome, NodeChange, NodeClass, Round, Rounds, ScoringConfig, Severity, Simulation};
 use tabled::builder::Builder;
 
 use kdrift_rebalance::{percent_text, tenths, Verdict};
@@ -22,10 +22,20 @@ fn change_cell(n: &NodeChange, resource: &str, lower_bound: bool) -> String {
     }
 }
 
+/// `NodeResourcesFit MostAllocated (cpu 1, memory 1) from FILE`, or `…, the
+/// default profile` when nothing was configured.
+pub(super) fn scoring_text(scoring: &ScoringConfig) -> String {
+    match &scoring.source {
+        Some(source) => format!("{} from {source}", scoring.describe()),
+        None => format!("{}, the default profile", scoring.describe()),
+    }
+}
+
 pub(super) fn simulation<W: Write>(out: &mut W, s: &Simulation, lower_bound_nodes: &[String]) -> anyhow::Result<()> {
     writeln!(
         out,
-        "Landing simulation (kube-scheduler filters and default scores; a tie goes on with the first node by name)"
+        "Landing simulation (kube-scheduler filters and scores: {}; a tie goes on with the first node by name)",
+        scoring_text(&s.scoring)
     )?;
     if s.landings.is_empty() {
         writeln!(out, "  nothing is evicted, nothing lands")?;
