@@ -224,6 +224,62 @@ fn run_with_yes_evicts_and_check_reads_the_cronjob() {
     assert!(stderr(&missing).contains("CronJob kdrift/nope not found"), "{}", stderr(&missing));
 }
 
+/// Break-it 33 F9: an unparseable `status.lastSuccessfulTime` gave NEVER
+/// and exit 1, as if the CronJob had never succeeded.
+#[test]
+fn check_names_a_cronjob_whose_last_successful_time_is_not_a_time() {
+    let e = env();
+    let cron_job = |name: &str, last: Value| {
+        let mut status = json!({});
+        if !last.is_null() {
+            status["lastSuccessfulTime"] = last;
+        }
+        e.kube
+            .create(
+                json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"namespace": "kdrift", "name": name},
+                "spec": {"schedule": "0 2 * * *", "jobTemplate": {"spec": {"template": {"spec": {"containers": []}}}}},
+                "status": status}),
+            )
+            .expect("cronjob");
+    };
+    cron_job("words", json!("yesterday at 3"));
+    cron_job("number", json!(1764212400));
+    cron_job("never", Value::Null);
+    let absent = e.dir.path().join("absent.duckdb");
+    let cluster = e.kubeconfig.display().to_string();
+    let check = |name: &str| {
+        let cj = format!("kdrift/{name}");
+        let out = e
+            .kdrift_db(&absent, &["check", "--max-age", "26h", "--cronjob", &cj, "--kubeconfig", &cluster])
+            .output()
+            .expect("run");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stdout, stderr) = check("words");
+    assert_eq!(code, Some(2), "{stdout}");
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr.trim_end(),
+        "kdrift: error: CronJob kdrift/words: status.lastSuccessfulTime is \"yesterday at 3\", which is not an RFC 3339 time \
+         (expected e.g. 2026-11-27T03:00:00Z); the check cannot tell when it last succeeded"
+    );
+    let (code, _, stderr) = check("number");
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr.trim_end(),
+        "kdrift: error: CronJob kdrift/number: status.lastSuccessfulTime is 1764212400 (not a string), which is not an RFC \
+         3339 time (expected e.g. 2026-11-27T03:00:00Z); the check cannot tell when it last succeeded"
+    );
+    // Absent: it never succeeded, which is the check's NEVER, not an error.
+    let (code, stdout, stderr) = check("never");
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stdout.starts_with("NEVER"), "{stdout}");
+}
+
 #[test]
 fn a_file_that_is_not_a_plan_is_an_error_naming_it() {
     let e = env();

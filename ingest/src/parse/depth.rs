@@ -29,15 +29,30 @@ pub const FLAG: &str = "--max-yaml-depth";
 /// past `limit`: names the limit and, below [`MAX_YAML_DEPTH`], the flag
 /// that raises it.
 pub fn too_deep_message(number: usize, depth: usize, limit: usize) -> String {
-    let raise = if limit < MAX_YAML_DEPTH {
-        format!("raise the limit with {FLAG} N, up to {MAX_YAML_DEPTH}")
-    } else {
-        "the YAML parser's own limit".to_string()
-    };
+    let raise = raise(limit);
     format!(
         "YAML document {number} nests {depth} levels deep here, more than the {limit} kdrift reads (no Kubernetes \
          object comes near; {raise}); not parsed; expected a Kubernetes object or list"
     )
+}
+
+/// The error of one item of a YAML List found `depth` levels deep (counted
+/// from the document's top), past `limit`: the item alone is skipped.
+pub fn too_deep_item_message(depth: usize, limit: usize) -> String {
+    let raise = raise(limit);
+    format!(
+        "this item nests {depth} levels deep here, more than the {limit} kdrift reads in a YAML document (no \
+         Kubernetes object comes near; {raise}); it is skipped (not stored), the List's other items are loaded"
+    )
+}
+
+/// How `limit` may be raised, or that it is the parser's own.
+fn raise(limit: usize) -> String {
+    if limit < MAX_YAML_DEPTH {
+        format!("raise the limit with {FLAG} N, up to {MAX_YAML_DEPTH}")
+    } else {
+        "the YAML parser's own limit".to_string()
+    }
 }
 
 /// The first line (1-based, within `text`) at which the nesting passes

@@ -537,7 +537,12 @@ fn parse_yaml(
             }
         }
         if let Some((line, depth)) = depth::too_deep(&doc_text, max_depth) {
-            // Refused before the parser, whose work grows with the square of the depth.
+            // Refused before the parser, whose work grows with the square of
+            // the depth; in a List, only the items too deep (break-it 32 N6).
+            let origin = Origin { location: location.to_string(), line: Some(first_line), item: None };
+            if yaml_items::recover_yaml_items(&doc_text, &origin, hint, max_depth, out) {
+                continue;
+            }
             out.errors.push(InputError {
                 origin: Origin { location: location.to_string(), line: Some(first_line - 1 + line), item: None },
                 column: None,
@@ -568,7 +573,7 @@ fn parse_yaml(
                 let origin = Origin { location: location.to_string(), line: Some(first_line), item: None };
                 if cut::recover_cut_trailer(&doc_text, &origin, hint, out)
                     || cut::recover_yaml_list(&doc_text, &origin, hint, &e, out)
-                    || yaml_items::recover_yaml_items(&doc_text, &origin, hint, out)
+                    || yaml_items::recover_yaml_items(&doc_text, &origin, hint, max_depth, out)
                 {
                     continue;
                 }

@@ -4,11 +4,16 @@
 //! [`super::cut::item_starts`]), the bad ones are reported as `items[i]`
 //! at the line they start on with the parser's words, and the others load
 //! with their own index, as a bad NDJSON line or YAML document is skipped.
+//! The same split serves a List one item of which nests deeper than the
+//! YAML depth cap ([`super::depth::MAX_YAML_DEPTH`]): the cap applies per
+//! item, so that item is skipped with an error naming it and the limit
+//! (break-it 32 N6: one deep item lost all 10).
 
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::cut::item_starts;
+use super::depth;
 use super::walk::expand_items;
 use super::{is_list, legacy, shift_line_numbers, InputError, Parsed};
 use crate::store::Origin;
@@ -17,8 +22,16 @@ use crate::store::Origin;
 /// that does not parse: when the text around its `items:` sequence parses
 /// alone, and at least one of its items does not, the good items load and
 /// each bad one is an error. Returns false, adding nothing, otherwise (the
-/// caller reports the document as one error).
-pub(super) fn recover_yaml_items(doc_text: &str, origin: &Origin, hint: Option<&str>, out: &mut Parsed) -> bool {
+/// caller reports the document as one error). An item nesting deeper than
+/// `max_depth` is not parsed but reported; the text around the items must
+/// be within it.
+pub(super) fn recover_yaml_items(
+    doc_text: &str,
+    origin: &Origin,
+    hint: Option<&str>,
+    max_depth: usize,
+    out: &mut Parsed,
+) -> bool {
     let lines: Vec<&str> = doc_text.split_inclusive('\n').collect();
     let starts = item_starts(doc_text);
     let Some(&first) = starts.first() else { return false };
@@ -30,6 +43,9 @@ pub(super) fn recover_yaml_items(doc_text: &str, origin: &Origin, hint: Option<&
         })
         .unwrap_or(lines.len());
     let around = [lines[..first].concat(), lines[end..].concat()].concat();
+    if depth::too_deep(&around, max_depth).is_some() {
+        return false;
+    }
     let Ok(noted) = kdrift_rebalance::NotedValue::deserialize(serde_yaml::Deserializer::from_str(&around)) else {
         return false;
     };
@@ -66,6 +82,19 @@ pub(super) fn recover_yaml_items(doc_text: &str, origin: &Origin, hint: Option<&
     for (k, &at) in starts.iter().enumerate() {
         let upto = starts.get(k + 1).copied().unwrap_or(end);
         let text = lines[at..upto].concat();
+        // Measured under an `items:` key, as it nests in the document.
+        if let Some((line, depth)) = depth::too_deep(&format!("items:\n{text}"), max_depth) {
+            bad.push(InputError {
+                origin: Origin {
+                    line: Some(first_line - 1 + at as u64 + line - 1),
+                    item: Some(k as u64),
+                    ..origin.clone()
+                },
+                column: None,
+                message: depth::too_deep_item_message(depth, max_depth),
+            });
+            continue;
+        }
         match super::strict::Strict::deserialize(serde_yaml::Deserializer::from_str(&text)).map(|s| s.0) {
             Ok(Value::Array(mut one)) if one.len() == 1 => {
                 good.extend(one.pop());
@@ -126,6 +155,42 @@ mod tests {
             "invalid YAML in this item: found unexpected end of stream at line 18 column 1, while scanning a quoted \
              scalar at line 16 column 11; it is skipped (not stored), the List's other items are loaded"
         );
+    }
+
+    /// Break-it 32 N6: one item of a YAML List nested past the depth cap
+    /// lost all 10 items; the cap applies per item.
+    #[test]
+    fn a_yaml_list_item_nested_too_deep_is_skipped_alone() {
+        let item = |i: usize| format!("- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p{i}\n    namespace: d\n");
+        let mut items: Vec<String> = (0..10).map(item).collect();
+        items[5] = format!(
+            "- apiVersion: v1\n  kind: Pod\n  metadata: {{name: deep, namespace: d}}\n  x: {}{}\n",
+            "[".repeat(300),
+            "]".repeat(300)
+        );
+        let text = format!("apiVersion: v1\nkind: List\nmetadata: {{}}\nitems:\n{}", items.concat());
+        let p = parse_bytes("pods.yaml", text.as_bytes(), Naming::Yaml);
+        let got: Vec<(String, Option<u64>)> = p
+            .records
+            .iter()
+            .map(|r| (r.object["metadata"]["name"].as_str().unwrap_or_default().to_string(), r.origin.item))
+            .collect();
+        let want: Vec<(String, Option<u64>)> =
+            [0, 1, 2, 3, 4, 6, 7, 8, 9].iter().map(|i| (format!("p{i}"), Some(*i as u64))).collect();
+        assert_eq!(got, want, "{:?}", p.errors);
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        // Item 5 starts on line 30; its `x:` is line 33.
+        assert_eq!(
+            errors,
+            ["pods.yaml:33: items[5]: this item nests 129 levels deep here, more than the 128 kdrift reads in a YAML \
+              document (no Kubernetes object comes near; the YAML parser's own limit); it is skipped (not stored), \
+              the List's other items are loaded"]
+        );
+        // Deep in the List's own fields: the document is one error, as before.
+        let text = format!("apiVersion: v1\nkind: List\nx: {}\nitems:\n{}", "[".repeat(300), item(0));
+        let p = parse_bytes("pods.yaml", text.as_bytes(), Naming::Yaml);
+        assert_eq!((p.records.len(), p.errors.len()), (0, 1), "{:?}", p.errors);
+        assert!(p.errors[0].message.starts_with("YAML document 1 nests 129 levels"), "{}", p.errors[0]);
     }
 
     /// Break-it 33 F3: `resourceVersion` twice in a YAML List's own

@@ -134,16 +134,22 @@ impl ClusterOptions {
 fn header_safe_token(config: &Config) -> Result<(), String> {
     let auth = serde_json::to_value(&config.auth_info).unwrap_or_default();
     let Some(token) = auth.get("token").and_then(serde_json::Value::as_str) else { return Ok(()) };
-    match token.chars().enumerate().find(|(_, c)| c.is_control() && *c != '\t') {
-        Some((i, c)) => Err(format!(
-            "holds the control character U+{:04X} at character {} of {}: an HTTP header cannot carry it (a stray line \
-             break in the kubeconfig or in the exec plugin's output?)",
-            c as u32,
-            i + 1,
-            token.chars().count()
-        )),
-        None => Ok(()),
-    }
+    token_problem(token).map_or(Ok(()), Err)
+}
+
+/// What makes `token` unfit for an `Authorization` header (a control
+/// character other than tab, named with its position, never the token),
+/// or `None`. Also checked on every token an exec plugin renews and every
+/// re-read token file (`super::exec::refresh`).
+pub(super) fn token_problem(token: &str) -> Option<String> {
+    let (i, c) = token.chars().enumerate().find(|(_, c)| c.is_control() && *c != '\t')?;
+    Some(format!(
+        "holds the control character U+{:04X} at character {} of {}: an HTTP header cannot carry it (a stray line \
+         break in the kubeconfig or in the exec plugin's output?)",
+        c as u32,
+        i + 1,
+        token.chars().count()
+    ))
 }
 
 /// A connected client and what it points at.

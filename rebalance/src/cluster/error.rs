@@ -117,16 +117,20 @@ pub enum ClusterError {
         /// The Status `message`, as the server wrote it.
         message: String,
     },
-    /// The connection failed or broke (refused, reset, TLS, timeout).
-    #[error("{resource}: request to {path} failed: {source}")]
+    /// The connection failed or broke (refused, reset, TLS, timeout). The
+    /// message carries kube's error and every cause under it, redacted
+    /// ([`with_causes`]): kube's own words, "client error (Connect)", say
+    /// nothing of a refused connection or of an untrusted certificate
+    /// ("invalid peer certificate: UnknownIssuer", break-it 33 F10).
+    #[error("{resource}: request to {path} failed: {}", with_causes(cause))]
     Transport {
         /// The resource.
         resource: String,
         /// The URL path.
         path: String,
-        /// kube's error.
-        #[source]
-        source: kube::Error,
+        /// kube's error (in the message, not a `source`: `{:#}` printed
+        /// its causes twice).
+        cause: kube::Error,
     },
     /// The server answered with a redirect (3xx), not followed
     /// (`super::redirect`): its status and the `Location`'s origin.
@@ -249,7 +253,7 @@ impl ClusterError {
                 Err(e) => ClusterError::Transport {
                     resource: resource.to_string(),
                     path: path.to_string(),
-                    source: kube::Error::Service(e),
+                    cause: kube::Error::Service(e),
                 },
             },
             kube::Error::Service(e) if e.is::<super::redirect::Redirected>() => match e.downcast() {
@@ -261,10 +265,10 @@ impl ClusterError {
                 Err(e) => ClusterError::Transport {
                     resource: resource.to_string(),
                     path: path.to_string(),
-                    source: kube::Error::Service(e),
+                    cause: kube::Error::Service(e),
                 },
             },
-            source => ClusterError::Transport { resource: resource.to_string(), path: path.to_string(), source },
+            cause => ClusterError::Transport { resource: resource.to_string(), path: path.to_string(), cause },
         }
     }
 
@@ -322,10 +326,15 @@ pub fn with_causes(e: &dyn std::error::Error) -> String {
     crate::redact::mask_dumps(&held().redact(&text))
 }
 
-/// The text of `e`'s innermost cause (`e`'s own without one): the same
-/// refused connection under every resource's request. Redacted ([`held()`],
+/// The text of `e`'s innermost cause (`e`'s own without one; for a
+/// [`ClusterError::Transport`], kube's error's): the same refused
+/// connection under every resource's request. Redacted ([`held()`],
 /// [`crate::redact::mask_dumps`]).
-pub fn root_cause(e: &dyn std::error::Error) -> String {
+pub fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let e = match e.downcast_ref::<ClusterError>() {
+        Some(ClusterError::Transport { cause, .. }) => cause,
+        _ => e,
+    };
     let mut last = e.to_string();
     let mut source = e.source();
     while let Some(cause) = source {

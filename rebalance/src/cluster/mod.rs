@@ -36,6 +36,9 @@ pub mod redirect;
 pub mod resource;
 pub mod watch;
 
+#[cfg(test)]
+mod tls_tests;
+
 pub use answer::{Deadlines, DEFAULT_REQUEST_TIMEOUT, PAGE_BOUND_FACTOR};
 pub use connect::{ClusterOptions, Connected};
 pub use error::{BadEventKind, ClusterError};

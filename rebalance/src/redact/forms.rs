@@ -70,6 +70,11 @@ pub(super) fn forms_of(value: &str, whole_only: bool, out: &mut Vec<String>) {
     }
     let mut bases = Vec::new();
     let raw = plain.clone();
+    // Re-spellings an echo may use, looked for as they are (their own
+    // encodings are not: an echo re-spells or encodes, rarely both).
+    if !parted {
+        bases.extend(respellings(value));
+    }
     for p in plain {
         for engine in [&STANDARD, &URL_SAFE, &STANDARD_NO_PAD, &URL_SAFE_NO_PAD] {
             bases.push(engine.encode(&p));
@@ -96,6 +101,41 @@ pub(super) fn forms_of(value: &str, whole_only: bool, out: &mut Vec<String>) {
             out.extend(windows(&base));
         }
     }
+}
+
+/// The re-spellings of `value` a server or proxy may echo instead of it
+/// (break-it 32 N8): a base64 value in the other alphabet (`+/` as `-_`,
+/// unpadded, and back); `+` read as a form-encoded space; and for a
+/// non-ASCII value (a Basic password `Grüße…`), its upper and lower case
+/// (matching ignores ASCII case only), their NFD ([`super::nfd`]: `ü` as
+/// `u` + U+0308), and its UTF-8 bytes read as Latin-1 (`GrÃ¼Ã\u{9f}e`).
+fn respellings(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if value.chars().all(|c| c.is_ascii_alphanumeric() || "+/=-_".contains(c)) {
+        if value.contains(['+', '/']) {
+            let url = value.replace('+', "-").replace('/', "_");
+            out.push(url.trim_end_matches('=').to_string());
+            out.push(url);
+        }
+        if value.contains(['-', '_']) {
+            out.push(value.replace('-', "+").replace('_', "/"));
+        }
+    }
+    if value.contains('+') {
+        out.push(value.replace('+', " "));
+    }
+    if !value.is_ascii() {
+        let (upper, lower) = (value.to_uppercase(), value.to_lowercase());
+        for v in [value, &upper, &lower] {
+            out.push(super::nfd::nfd(v));
+        }
+        out.extend([upper, lower]);
+        out.push(value.bytes().map(char::from).collect());
+    }
+    out.retain(|v| v != value && v.chars().count() >= MIN_SECRET);
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Bytes of a held value in each piece [`listed`] gives, from
@@ -389,6 +429,45 @@ mod tests {
         let r = Redactor::for_records(["Pw9zQ8x7L"]);
         assert_eq!(r.redact("pw [80, 119, 57, 122, 81, 56, 120, 55, 76] no"), "pw [***] no");
         assert_eq!(r.redact("pw [80, 119, 57, 122, 81, 56, 120, 55] no"), "pw [80, 119, 57, 122, 81, 56, 120, 55] no");
+    }
+
+    /// Break-it 32 N8: echoes that re-spell a held value were stored and
+    /// printed: HTML5 named entities (`&sol;`, `&plus;`, `&equals;`), a
+    /// base64 token in the URL-safe alphabet (and back), `+` read as a
+    /// space, and a non-ASCII Basic password upper-cased, in NFD, or its
+    /// UTF-8 read as Latin-1.
+    #[test]
+    fn re_spellings_of_a_held_value_are_masked() {
+        const SLASHED: &str = "Pw/S3cr3t+xQ7Lp4Wm2=";
+        const URL_SAFE_TOKEN: &str = "Ab-_Cd9Zq8Lp4Wm2Xk";
+        const PASSWORD: &str = "Grüße-Pässwört-7Qz";
+        let basic = format!("vluser:{PASSWORD}");
+        let held = [SLASHED, URL_SAFE_TOKEN, PASSWORD, basic.as_str()];
+        for r in [Redactor::new(held), Redactor::for_records(held)] {
+            for (said, shown) in [
+                // HTML: named entities, numeric ones, and `&quot;`/`&amp;` around or inside.
+                ("td Pw&sol;S3cr3t&plus;xQ7Lp4Wm2&equals; end", "td *** end"),
+                ("td Pw&SOL;S3cr3t&Plus;xQ7Lp4Wm2&equals; end", "td *** end"),
+                ("td Pw&#x2F;S3cr3t&#43;xQ7Lp4Wm2&#x3d; end", "td *** end"),
+                ("v=&quot;Pw/S3cr3t+xQ7Lp4Wm2=&quot; end", "v=&quot;***&quot; end"),
+                ("v=Pw&amp;sol;S3cr3t&amp;plus;xQ7Lp4Wm2 end", "v=*** end"),
+                // The other base64 alphabet, either way, padded or not.
+                ("tok Pw_S3cr3t-xQ7Lp4Wm2 end", "tok *** end"),
+                ("tok Pw_S3cr3t-xQ7Lp4Wm2= end", "tok *** end"),
+                ("tok Ab+/Cd9Zq8Lp4Wm2Xk end", "tok *** end"),
+                // `+` decoded to a space by a form decoder.
+                ("pw Pw/S3cr3t xQ7Lp4Wm2= end", "pw *** end"),
+                // The non-ASCII password: upper case (ß is SS), NFD, Latin-1 mojibake.
+                ("pw GRÜSSE-PÄSSWÖRT-7QZ end", "pw *** end"),
+                ("pw Gru\u{308}ße-Pa\u{308}sswo\u{308}rt-7Qz end", "pw *** end"),
+                ("pw GRU\u{308}SSE-PA\u{308}SSWO\u{308}RT-7QZ end", "pw *** end"),
+                ("pw GrÃ¼Ã\u{9f}e-PÃ¤sswÃ¶rt-7Qz end", "pw *** end"),
+                // Ordinary text is kept.
+                ("plain Grüße from Pässe, a+b=c", "plain Grüße from Pässe, a+b=c"),
+            ] {
+                assert_eq!(r.redact(said), shown, "{said}");
+            }
+        }
     }
 
     /// The cost of the windows on a large record: a 1,000-character token

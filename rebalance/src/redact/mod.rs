@@ -25,7 +25,10 @@
 //! - the encodings an echo may wrap it in, decoded before matching, up to
 //!   [`DECODE_LEVELS`] deep and in any mix: URL-encoding (`%3D`), JSON and
 //!   C escapes (`\u003d`, `\/`, `\"`, `\x3d`), HTML entities (`&#61;`,
-//!   `&amp;`); form encoding's `+` for a space; ASCII case ignored (`%3d`).
+//!   `&amp;`, `&sol;`); form encoding's `+` for a space; ASCII case ignored (`%3d`);
+//! - its re-spellings ([`forms`]): a base64 value in the other alphabet
+//!   (`-_` for `+/`, unpadded), `+` read as a space, and a non-ASCII
+//!   value's upper and lower case, NFD ([`nfd`]) and UTF-8 read as Latin-1.
 //!
 //! A match inside a longer run of token characters (letters, digits,
 //! `-._~+/=%`) masks the whole run: a held `sha256~HELD…` masked first
@@ -54,6 +57,7 @@
 mod forms;
 pub mod held;
 pub mod json;
+mod nfd;
 pub mod patterns;
 
 use std::sync::Arc;
@@ -412,6 +416,42 @@ fn char_bytes(code: u32) -> Option<Vec<u8>> {
     Some(c.to_string().into_bytes())
 }
 
+/// The HTML named entities of the ASCII characters a credential or its
+/// encodings hold (HTML5's `&sol;`, `&plus;`, `&equals;` besides the XML
+/// five: break-it 32 N8), matched in any ASCII case. At most
+/// [`WIDEST_ESCAPE`] bytes each.
+const NAMED_ENTITIES: [(&str, u8); 29] = [
+    ("amp;", b'&'),
+    ("lt;", b'<'),
+    ("gt;", b'>'),
+    ("quot;", b'"'),
+    ("apos;", b'\''),
+    ("sol;", b'/'),
+    ("bsol;", b'\\'),
+    ("plus;", b'+'),
+    ("equals;", b'='),
+    ("percnt;", b'%'),
+    ("colon;", b':'),
+    ("semi;", b';'),
+    ("comma;", b','),
+    ("period;", b'.'),
+    ("lowbar;", b'_'),
+    ("hyphen;", b'-'),
+    ("dash;", b'-'),
+    ("commat;", b'@'),
+    ("num;", b'#'),
+    ("dollar;", b'$'),
+    ("excl;", b'!'),
+    ("quest;", b'?'),
+    ("ast;", b'*'),
+    ("lpar;", b'('),
+    ("rpar;", b')'),
+    ("lsqb;", b'['),
+    ("rsqb;", b']'),
+    ("verbar;", b'|'),
+    ("grave;", b'`'),
+];
+
 /// The escape starting at `bytes[i]`: what it stands for and its length.
 fn escape_at(bytes: &[u8], i: usize) -> Option<(Vec<u8>, usize)> {
     let rest = &bytes[i..];
@@ -424,8 +464,8 @@ fn escape_at(bytes: &[u8], i: usize) -> Option<(Vec<u8>, usize)> {
             _ => None,
         },
         b'&' => {
-            for (name, c) in [("amp;", b'&'), ("lt;", b'<'), ("gt;", b'>'), ("quot;", b'"'), ("apos;", b'\'')] {
-                if rest[1..].to_ascii_lowercase().starts_with(name.as_bytes()) {
+            for (name, c) in NAMED_ENTITIES {
+                if rest.get(1..1 + name.len()).is_some_and(|n| n.eq_ignore_ascii_case(name.as_bytes())) {
                     return Some((vec![c], 1 + name.len()));
                 }
             }

@@ -39,6 +39,7 @@ use serde_json::Value;
 use tower::{BoxError, Layer, Service};
 
 use super::{run, Plugin};
+use crate::cluster::connect::token_problem;
 use crate::cluster::ClusterError;
 
 /// The field of kube's `AuthInfo` (its map of fields it does not model)
@@ -134,6 +135,8 @@ impl RefreshLayer {
     ///
     /// # Errors
     /// [`ClusterError::ExecPlugin`] when the renewal fails;
+    /// [`ClusterError::BadToken`] when the renewed token holds a control
+    /// character (named with its position, never the token);
     /// [`ClusterError::TokenFile`] when the token file has never been read
     /// or its token is not valid in an HTTP header.
     pub fn header(&self) -> Result<HeaderValue, ClusterError> {
@@ -146,7 +149,16 @@ impl RefreshLayer {
                     let Some(token) = issued.token else {
                         return Err(plugin.error("renewed the credential without status.token"));
                     };
-                    current.token = token.trim().to_string();
+                    // Refused as the first token is (`connect`), before any
+                    // request: named by its position, never shown.
+                    let token = token.trim();
+                    if let Some(problem) = token_problem(token) {
+                        return Err(ClusterError::BadToken {
+                            user: plugin.user.clone(),
+                            problem: format!("renewed by the exec plugin {} {problem}", plugin.command),
+                        });
+                    }
+                    current.token = token.to_string();
                     // Without an expiry now: valid until the server says otherwise.
                     *expires = issued.expires.unwrap_or(DateTime::<Utc>::MAX_UTC);
                 }
@@ -159,6 +171,12 @@ impl RefreshLayer {
                 if current.token.is_empty() || read.elapsed() >= TOKEN_FILE_REREAD || stamp_of(path) != *stamp {
                     match read_token(path) {
                         Ok((token, new_stamp)) if !token.is_empty() => {
+                            if let Some(problem) = token_problem(&token) {
+                                return Err(ClusterError::TokenFile {
+                                    path: path.display().to_string(),
+                                    cause: format!("its token {problem}"),
+                                });
+                            }
                             current.token = token;
                             *stamp = new_stamp;
                             *read = Instant::now();

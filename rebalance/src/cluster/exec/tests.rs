@@ -164,6 +164,46 @@ fn an_expiring_token_is_renewed_by_the_client_layer_and_the_new_token_held() {
     assert_eq!(crate::redact::held().redact("got rEnEwEdToKeN-3 then rEnEwEdToKeN-2"), "got *** then ***");
 }
 
+/// A renewed token holding a control character (U+0001, a line break) is
+/// refused as the first token is (`ClusterError::BadToken`), naming the
+/// character and its position, never the token; the plugin runs again at
+/// the next request.
+#[test]
+fn a_renewed_token_with_a_control_character_is_a_clear_error_never_shown() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let count = dir.path().join("count");
+    let plugin = script(
+        dir.path(),
+        "cred",
+        &format!(
+            "n=$(( $(cat {c} 2>/dev/null || echo 0) + 1 )); echo $n > {c}\n\
+             exp=$(date -u -d '+30 seconds' +%Y-%m-%dT%H:%M:%SZ)\n\
+             case $n in 1) tok=GoodExecTok7Qz8Lp4Wm-1;; 2) tok='BadExecTok7Qz\\u0001Lp4Wm-2';; \
+             *) tok='BadExecTok7Qz\\nLp4Wm-'$n;; esac\n\
+             printf '{{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\
+             \"status\":{{\"token\":\"%s\",\"expirationTimestamp\":\"%s\"}}}}' \"$tok\" \"$exp\"",
+            c = count.display()
+        ),
+    );
+    let mut c = config(&exec_lines(&plugin, ""));
+    apply(&mut c, "dev").expect("first run");
+    let layer = refresh::take(&mut c).expect("an expiring token leaves its plugin");
+    for code in ["0001", "000A"] {
+        let e = layer.header().expect_err("a control character").to_string();
+        assert_eq!(
+            e,
+            format!(
+                "kubeconfig user dev: the bearer token renewed by the exec plugin {} holds the control character \
+                 U+{code} at character 14 of 21: an HTTP header cannot carry it (a stray line break in the kubeconfig \
+                 or in the exec plugin's output?)",
+                plugin.display()
+            )
+        );
+        assert!(!e.contains("BadExecTok") && !e.contains("Lp4Wm"), "{e}");
+    }
+    assert_eq!(std::fs::read_to_string(&count).expect("count").trim(), "3");
+}
+
 #[test]
 fn a_client_certificate_replaces_the_exec_entry_and_its_key_is_held() {
     let dir = tempfile::tempdir().expect("tmp");
