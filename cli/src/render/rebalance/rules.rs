@@ -30,7 +30,16 @@ pub(super) fn rule_run<W: Write>(out: &mut W, run: &PluginRun) -> anyhow::Result
         writeln!(out, "  {note}")?;
     }
     if run.not_matching > 0 {
-        writeln!(out, "  {} pod(s) do not break the rule", thousands(run.not_matching))?;
+        // These plugins list pods in every phase (upstream ListAllPodsOnANode),
+        // so their count can exceed the other plugins'.
+        let every_phase = [
+            kdrift_rebalance::POD_LIFE_TIME,
+            kdrift_rebalance::REMOVE_FAILED_PODS,
+            kdrift_rebalance::REMOVE_PODS_HAVING_TOO_MANY_RESTARTS,
+        ]
+        .contains(&run.plugin.as_str());
+        let phases = if every_phase { " (pods in every phase: Succeeded and Failed ones count here)" } else { "" };
+        writeln!(out, "  {} pod(s) do not break the rule{phases}", thousands(run.not_matching))?;
     }
     if !run.evictions.is_empty() {
         let with_limits = run.evictions.iter().any(|e| limits_cell(&e.counted).is_some());
@@ -69,7 +78,10 @@ mod tests {
         rule_run(&mut out, &run).expect("renders");
         let text = String::from_utf8(out).expect("utf-8");
         assert!(
-            text.starts_with("Profile rules — PodLifeTime: 0 evictions\n  5,940 pod(s) do not break the rule\n"),
+            text.starts_with(
+                "Profile rules — PodLifeTime: 0 evictions\n  5,940 pod(s) do not break the rule (pods in every phase: \
+                 Succeeded and Failed ones count here)\n"
+            ),
             "{text}"
         );
     }
