@@ -68,8 +68,23 @@ pub fn parse_instant(s: &str) -> Result<DateTime<Utc>, InstantError> {
         }
         return DateTime::from_timestamp_micros(us).ok_or_else(bad);
     }
-    DateTime::parse_from_rfc3339(value).map(|t| t.with_timezone(&Utc)).map_err(|_| bad())
+    DateTime::parse_from_rfc3339(value).map(|t| t.with_timezone(&Utc)).map_err(|_| {
+        let hint = if chrono::NaiveDate::parse_from_str(value, "%Y-%m-%d").is_ok() {
+            DATE_HINT
+        } else if chrono::NaiveDateTime::parse_from_str(&value.replace(' ', "T"), "%Y-%m-%dT%H:%M:%S%.f").is_ok() {
+            OFFSET_HINT
+        } else {
+            ""
+        };
+        InstantError { given: s.to_string(), hint }
+    })
 }
+
+/// The hint for a date alone: which midnight is meant depends on the zone.
+const DATE_HINT: &str = "; a date alone does not say which midnight: add T, the time and the zone (T00:00:00Z for UTC)";
+
+/// The hint for a date and time without a zone.
+const OFFSET_HINT: &str = "; add the zone: Z for UTC or an offset such as +02:00";
 
 /// Parses a comma-separated list of instants ([`parse_instant`] each) into
 /// UTC microseconds, in the order given. An empty element (`a,,b`, a comma
@@ -130,7 +145,7 @@ mod tests {
 
     #[test]
     fn other_values_are_refused_with_the_value_and_the_accepted_forms() {
-        for bad in ["yesterday", "2026-11-13", "", "1794528000000000x", "99999999999999999999"] {
+        for bad in ["yesterday", "2026-11", "", "1794528000000000x", "99999999999999999999"] {
             let err = parse_instant(bad).expect_err(bad);
             assert_eq!(err.given, bad);
             let text = err.to_string();
@@ -154,6 +169,19 @@ mod tests {
         );
         assert!(parse_instant("253402300800000000").is_err());
         assert!(parse_instant("-253402300800000000").is_err());
+    }
+
+    #[test]
+    fn a_date_alone_or_a_time_without_zone_is_refused_with_what_to_add() {
+        let err = parse_instant("2026-11-28").expect_err("date");
+        assert_eq!(err.hint, DATE_HINT);
+        assert!(err.to_string().ends_with(
+            "got \"2026-11-28\"; a date alone does not say which midnight: add T, the time and the zone (T00:00:00Z for UTC)"
+        ));
+        for no_zone in ["2026-11-28T05:00:00", "2026-11-28 05:00:00", "2026-11-28T05:00:00.5"] {
+            assert_eq!(parse_instant(no_zone).expect_err(no_zone).hint, OFFSET_HINT, "{no_zone}");
+        }
+        assert_eq!(parse_instant("yesterday").expect_err("word").hint, "");
     }
 
     #[test]
