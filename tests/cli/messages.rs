@@ -2230,3 +2230,37 @@ fn backtest_says_whether_the_cronjob_pod_would_have_been_scheduled() {
     assert_eq!(code, 2);
     assert!(stderr.contains("--schedule \"nightly\": not a 5-field cron schedule"), "{stderr}");
 }
+
+/// New-user trial (issue 34): `query` cut its text cells at 120 characters
+/// without `…`, whatever `--max-cell-width` said; its cells follow the one
+/// setting like every table's (0: whole) and `-o json` keeps them whole.
+#[test]
+fn query_table_cells_follow_max_cell_width_and_end_with_an_ellipsis_when_cut() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let long_dir = dir.path().join("d".repeat(200));
+    std::fs::create_dir(&long_dir).expect("mkdir");
+    let nodes = long_dir.join("nodes.json");
+    let node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "uid": "u1"}});
+    std::fs::write(&nodes, json!({"kind": "List", "items": [node]}).to_string()).expect("write");
+    let db = dir.path().join("k.duckdb");
+    let (code, _, stderr) = kdrift_out(&["--db", path_str(&db), "ingest", "file", path_str(&nodes)]);
+    assert_eq!(code, 0, "{stderr}");
+    let location = path_str(&nodes).to_string();
+    assert!(location.chars().count() > 200, "{location}");
+    let location_cell = |flags: &[&str]| {
+        let mut args: Vec<&str> = vec!["--db", path_str(&db), "query", "runs"];
+        args.extend(flags.iter().copied());
+        let (code, stdout, stderr) = kdrift_out(&args);
+        assert_eq!(code, 0, "{stderr}");
+        let row = stdout.lines().find(|l| l.contains(" file ")).expect("run row").to_string();
+        let start = row.find(path_str(dir.path())).expect("location cell");
+        row[start..].split(' ').next().expect("cell").to_string()
+    };
+    assert_eq!(location_cell(&[]), location, "1,024 by default: the whole path");
+    assert_eq!(location_cell(&["--max-cell-width", "0"]), location);
+    let cut = location_cell(&["--max-cell-width", "40"]);
+    assert_eq!(cut, format!("{}…", location.chars().take(39).collect::<String>()));
+    let (_, stdout, _) = kdrift_out(&["--db", path_str(&db), "query", "runs", "-o", "json", "--max-cell-width", "40"]);
+    let v: Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(v[0]["location"], json!(location));
+}

@@ -12,19 +12,29 @@ pub fn list<W: Write>(out: &mut W, queries: &[QueryInfo]) -> anyhow::Result<()> 
     b.push_record(["NAME", "PARAMETERS", "FILE", "PURPOSE"]);
     for q in queries {
         let params = q.params.iter().map(|p| format!("{} ({})", p.name, p.expects())).collect::<Vec<_>>().join(", ");
-        b.push_record([q.name.to_string(), params, format!("queries/{}", q.file), shorten(&q.purpose, PURPOSE_WIDTH)]);
+        b.push_record([q.name.to_string(), params, format!("queries/{}", q.file), purpose(&q.purpose)]);
     }
     writeln!(out, "{}", super::plain(&mut b.build()))?;
     Ok(())
 }
 
-/// Characters of a purpose shown by `--list` (`-o json` has it whole).
+/// Characters of a purpose shown by `--list` (`-o json` has it whole), at
+/// most: a narrower `--max-cell-width` narrows it, 0 shows it whole.
 const PURPOSE_WIDTH: usize = 100;
+
+/// A query's purpose as `--list` shows it: cut between words at
+/// [`PURPOSE_WIDTH`] or the `--max-cell-width`, whichever is narrower.
+fn purpose(text: &str) -> String {
+    match super::max_cell_width() {
+        0 => text.to_string(),
+        width => shorten(text, width.min(PURPOSE_WIDTH)),
+    }
+}
 
 /// `text` cut to at most `max` characters at a word boundary, with `…` when
 /// cut (a word longer than `max` is cut inside).
 fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
+    if text.chars().count() <= max || max == 0 {
         return text.to_string();
     }
     // Room for the ellipsis.
@@ -35,20 +45,19 @@ fn shorten(text: &str, max: usize) -> String {
     format!("{cut}…")
 }
 
-/// Characters of a text or JSON object shown in a table cell (`-o json` has them whole).
-const CELL_WIDTH: usize = 120;
-
+/// One value as its table cell, whole: [`super::plain`] cuts it at the
+/// `--max-cell-width` with `…` like every table's cell (`-o json` keeps it whole).
 fn cell(v: &Value) -> String {
     match v {
         Value::Null => "NULL".into(),
-        Value::String(s) => s.chars().take(CELL_WIDTH).collect(),
-        // A JSON column's object: compact, cut like text.
-        Value::Object(_) => v.to_string().chars().take(CELL_WIDTH).collect(),
+        Value::String(s) => s.clone(),
+        // A JSON column's object or array: compact.
         other => other.to_string(),
     }
 }
 
-/// A result as a table (long texts and objects cut at 120 characters; use -o json for all).
+/// A result as a table (a cell longer than `--max-cell-width`, 1,024
+/// characters by default, is cut with `…`; `-o json` has every value whole).
 pub fn table<W: Write>(out: &mut W, r: &QueryResult) -> anyhow::Result<()> {
     let mut b = Builder::default();
     b.push_record(r.columns.iter().map(|c| c.to_uppercase()));
