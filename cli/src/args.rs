@@ -514,9 +514,10 @@ pub struct RebalanceBacktestArgs {
 /// `kdrift rebalance explain`.
 #[derive(Debug, Args)]
 pub struct RebalanceExplainArgs {
-    /// The pod, as NAMESPACE/NAME.
-    #[arg(value_name = "NAMESPACE/POD")]
-    pub pod: String,
+    /// The pod, as NAMESPACE/NAME, or NAME alone when one namespace has a pod of that name in the
+    /// store at the instant.
+    #[arg(value_name = "NAMESPACE/POD", value_parser = parse_pending_pod_ref)]
+    pub pod: PodRef,
     /// A descheduler policy (DeschedulerPolicy, Helm values or the chart's ConfigMap);
     /// default: the descheduler Helm chart's default policy.
     #[arg(long, value_name = "FILE")]
@@ -754,7 +755,7 @@ pub fn parse_pod_ref(s: &str) -> Result<PodRef, String> {
 }
 
 /// Parses `NAMESPACE/NAME`, or `NAME` alone (namespace `""`: found in the
-/// store by `kdrift why-pending`) (pure; used by clap).
+/// store by `kdrift why-pending` and `kdrift rebalance explain`) (pure; used by clap).
 pub fn parse_pending_pod_ref(s: &str) -> Result<PodRef, String> {
     if !s.is_empty() && !s.contains('/') {
         return Ok(PodRef { namespace: String::new(), name: s.to_string() });

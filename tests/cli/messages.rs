@@ -2190,13 +2190,84 @@ fn explain_says_which_plugin_evicts_a_pod_and_why_the_others_keep_it() {
         "{stdout}"
     );
 
-    // No such pod: exit 1, said; not NAMESPACE/NAME: exit 2.
+    // No such pod, by NAMESPACE/NAME or NAME alone: exit 1, said.
     let (code, _, stderr) = on_demo(&["rebalance", "explain", "web/nope"]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("kdrift: no pod web/nope in the store at 2026-11-28T05:30:01Z"), "{stderr}");
+    assert!(stderr.contains("kdrift: no pod web/nope in the store at 2026-11-28T05:30:01Z\n"), "{stderr}");
     let (code, _, stderr) = on_demo(&["rebalance", "explain", "nope"]);
-    assert_eq!(code, 2);
-    assert!(stderr.contains("expected the pod as NAMESPACE/NAME, got \"nope\""), "{stderr}");
+    assert_eq!(code, 1);
+    assert!(stderr.contains("kdrift: no pod named nope in the store at 2026-11-28T05:30:01Z\n"), "{stderr}");
+}
+
+/// New-user trial: `rebalance explain NAME` refused a name without its
+/// namespace (`why-pending NAME` takes one), and a pod the store had at
+/// another time was only "not in the store". NAME alone is the one pod of
+/// that name at the instant (several: exit 2 naming them); a pod gone (or
+/// not yet there) says when the store had it and which --at to try.
+#[test]
+fn explain_takes_a_pod_name_alone_and_says_when_the_store_had_a_pod_it_lacks_then() {
+    let (code, stdout, stderr) = on_demo(&["rebalance", "explain", "kube-proxy-nhx5n"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("kube-system/kube-proxy-nhx5n on node-1 at 2026-11-28 05:30:01Z"), "{stdout}");
+
+    // Evicted from node-2 in drain #2 and deleted 1.5 s later.
+    let gone = "the store last had it at 2026-11-28T02:03:16.600Z (gone at 2026-11-28T02:03:18.054Z): \
+                try --at 2026-11-28T02:03:16.600Z";
+    let (code, _, stderr) = on_demo(&["rebalance", "explain", "web/api-c6w2dh2mbv-psjx4"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr
+            .contains(&format!("kdrift: no pod web/api-c6w2dh2mbv-psjx4 in the store at 2026-11-28T05:30:01Z: {gone}")),
+        "{stderr}"
+    );
+    let (code, _, stderr) = on_demo(&["rebalance", "explain", "api-c6w2dh2mbv-psjx4"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains(&format!(
+            "kdrift: no pod named api-c6w2dh2mbv-psjx4 in the store at 2026-11-28T05:30:01Z: {}",
+            gone.replace("last had it", "last had web/api-c6w2dh2mbv-psjx4")
+        )),
+        "{stderr}"
+    );
+    // The suggested instant explains it (still running, not terminating).
+    let (code, stdout, stderr) =
+        on_demo(&["rebalance", "explain", "web/api-c6w2dh2mbv-psjx4", "--at", "2026-11-28T02:03:16.600Z"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("verdict: EVICTED by RemovePodsViolatingNodeTaints (profile default)"), "{stdout}");
+    // Before its creation: when the store first has it.
+    let (code, _, stderr) =
+        on_demo(&["rebalance", "explain", "web/api-c6w2dh2mbv-psjx4", "--at", "2026-11-27T00:00:00Z"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains(
+            "no pod web/api-c6w2dh2mbv-psjx4 in the store at 2026-11-27T00:00:00Z: the store first has it at \
+             2026-11-27T02:07:34Z: try --at 2026-11-27T02:07:34Z"
+        ),
+        "{stderr}"
+    );
+
+    // One name in two namespaces: exit 2 naming both.
+    let dir = tempfile::tempdir().expect("tmp");
+    let at = "2026-01-01T00:00:00Z";
+    let pod = |ns: &str| {
+        json!({"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": "web", "namespace": ns, "uid": format!("u-{ns}"), "creationTimestamp": at},
+               "spec": {"nodeName": "a", "containers": [{"name": "c"}]}, "status": {"phase": "Running"}})
+    };
+    let node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a", "creationTimestamp": at},
+                      "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"}}});
+    let file = dir.path().join("cluster.json");
+    std::fs::write(&file, json!({"kind": "List", "items": [node, pod("blue"), pod("green")]}).to_string())
+        .expect("write");
+    assert_eq!(ingest_in(dir.path(), &[&file]).0, 0);
+    let db = dir.path().join("k.duckdb");
+    let (code, _, stderr) = kdrift_out(&["--db", path_str(&db), "rebalance", "explain", "web"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("2 pods named web are in the store at "), "{stderr}");
+    assert!(stderr.contains(": give one of blue/web, green/web"), "{stderr}");
+    let (code, stdout, stderr) = kdrift_out(&["--db", path_str(&db), "rebalance", "explain", "green/web"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("green/web on a at "), "{stdout}");
 }
 
 /// `rebalance backtest` (issue 36): the homelab policy replayed nightly

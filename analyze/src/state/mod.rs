@@ -17,6 +17,7 @@ mod checkpoints;
 mod events;
 pub mod for_filters;
 pub mod lower_bound;
+pub mod spans;
 mod summed;
 pub mod unlisted;
 
