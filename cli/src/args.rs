@@ -493,6 +493,13 @@ pub struct RebalanceRecommendArgs {
     pub max_rounds: u32,
 }
 
+/// The schedules `rebalance backtest --schedule` reads (croner's default
+/// parser), as its help and its error name them.
+pub const SCHEDULE_FORMS: &str =
+    "cron with 5 fields, minute hour day-of-month month day-of-week (e.g. \"30 1 * * *\", \
+     as a CronJob's schedule), or 6 with seconds first (\"0 30 1 * * *\"), or 7 with a year last; or one of @hourly, \
+     @daily, @weekly, @monthly, @yearly (@annually)";
+
 /// `kdrift rebalance backtest`.
 #[derive(Debug, Args)]
 pub struct RebalanceBacktestArgs {
@@ -500,8 +507,8 @@ pub struct RebalanceBacktestArgs {
     /// default: the descheduler Helm chart's default policy.
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
-    /// The descheduler CronJob's schedule, 5-field cron in UTC (e.g. "30 1 * * *").
-    #[arg(long, value_name = "CRON")]
+    /// The descheduler CronJob's schedule, in UTC: [`SCHEDULE_FORMS`].
+    #[arg(long, value_name = "CRON", help = format!("The descheduler CronJob's schedule, in UTC: {SCHEDULE_FORMS}"))]
     pub schedule: String,
     /// Start of the range (default: the store's first instant); RFC 3339 or UTC microseconds.
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]

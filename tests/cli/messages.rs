@@ -2299,7 +2299,7 @@ fn backtest_says_whether_the_cronjob_pod_would_have_been_scheduled() {
 
     let (code, _, stderr) = on_demo(&["rebalance", "backtest", "--schedule", "nightly"]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("--schedule \"nightly\": not a 5-field cron schedule"), "{stderr}");
+    assert!(stderr.contains("--schedule \"nightly\": 1 field; expected cron with 5 fields"), "{stderr}");
 }
 
 /// New-user trial (issue 34): `query` cut its text cells at 120 characters
@@ -2334,4 +2334,26 @@ fn query_table_cells_follow_max_cell_width_and_end_with_an_ellipsis_when_cut() {
     let (_, stdout, _) = kdrift_out(&["--db", path_str(&db), "query", "runs", "-o", "json", "--max-cell-width", "40"]);
     let v: Value = serde_json::from_str(&stdout).expect("json");
     assert_eq!(v[0]["location"], json!(location));
+}
+
+/// New-user trial: `--schedule "0 3 * *"` said "not a 5-field cron schedule:
+/// … must have between 5 and 7 fields" while 6 fields and @daily were
+/// taken: the error and `--help` name the same accepted forms.
+#[test]
+fn backtest_schedule_error_and_help_name_the_forms_accepted() {
+    let forms = "cron with 5 fields, minute hour day-of-month month day-of-week (e.g. \"30 1 * * *\", as a CronJob's \
+                 schedule), or 6 with seconds first (\"0 30 1 * * *\"), or 7 with a year last; or one of @hourly, \
+                 @daily, @weekly, @monthly, @yearly (@annually)";
+    let (code, _, stderr) = on_demo(&["rebalance", "backtest", "--schedule", "0 3 * *"]);
+    assert_eq!(code, 2);
+    assert_eq!(stderr.trim_end(), format!("kdrift: error: --schedule \"0 3 * *\": 4 fields; expected {forms}"));
+    let (_, help, _) = kdrift_out(&["rebalance", "backtest", "--help"]);
+    let help: String = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains(&format!("The descheduler CronJob's schedule, in UTC: {forms}")), "{help}");
+    let policy = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/homelab-policy.yaml");
+    for schedule in ["0 0 3 * * *", "@daily"] {
+        let (code, stdout, stderr) = on_demo(&["rebalance", "backtest", "--policy", policy, "--schedule", schedule]);
+        assert_eq!(code, 0, "{schedule}: {stderr}");
+        assert!(stdout.contains(schedule), "{schedule}: {stdout}");
+    }
 }
