@@ -6,8 +6,8 @@
 //! PriorityClasses (for a `priorityThreshold` given by name) and
 //! PersistentVolumeClaims (for `protectedStorageClasses`) from the
 //! `objects_at` query. Dumps often lack those kinds; the planner then acts as
-//! if the cluster had none, and [`LoadedSnapshot::notes`] says what that
-//! changes. Objects that cannot be read are noted and left out, never fatal.
+//! if the cluster had none, and its plan's warnings say what that changes
+//! when the policy reads the kind. Objects that cannot be read are noted and left out, never fatal.
 
 use std::collections::BTreeSet;
 
@@ -113,19 +113,14 @@ pub fn snapshot_from(store: &Reader, cluster: ClusterAt, at: DateTime<Utc>) -> R
     let pvcs = objects(store, "PersistentVolumeClaim", at)?;
     read_all(&pvcs, pvc_from_json, &mut snapshot.pvcs, &mut notes);
 
-    for (kind, found, consequence) in [
-        ("Namespace", &namespaces, "namespaceLabelSelector matches nothing"),
-        ("PodDisruptionBudget", &pdbs, "PodsWithoutPDB, when enabled, protects every pod"),
-        ("PriorityClass", &classes, "a priorityThreshold given by name cannot be resolved"),
-        (
-            "PersistentVolumeClaim",
-            &pvcs,
-            "with protectedStorageClasses, PodsWithPVC protects every pod with a claim (not found)",
-        ),
+    // A kind with no object at all is said by the plan, and only when its
+    // policy reads that kind (kdrift_rebalance's planner warnings).
+    for (kind, found) in [
+        ("Namespace", &namespaces),
+        ("PodDisruptionBudget", &pdbs),
+        ("PriorityClass", &classes),
+        ("PersistentVolumeClaim", &pvcs),
     ] {
-        if found.is_empty() {
-            notes.push(format!("no {kind} objects: {consequence}"));
-        }
         let estimated = found.iter().filter(|o| o.estimated).count();
         if estimated > 0 {
             notes.push(format!(

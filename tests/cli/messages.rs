@@ -2357,3 +2357,40 @@ fn backtest_schedule_error_and_help_name_the_forms_accepted() {
         assert!(stdout.contains(schedule), "{schedule}: {stdout}");
     }
 }
+
+/// New-user trial: every `rebalance plan` ended with four notes on kinds
+/// the store lacks (Namespace, PodDisruptionBudget, PriorityClass,
+/// PersistentVolumeClaim) whatever the policy read. The demo stores none
+/// of them: under the chart's default policy, which reads none, the plan
+/// (table and JSON) says nothing of them; a policy enabling PodsWithoutPDB
+/// is told, once, that it protects every pod.
+#[test]
+fn plan_names_a_missing_kind_only_when_the_policy_reads_it() {
+    let (code, stdout, stderr) = on_demo(&["rebalance", "plan"]);
+    assert_eq!(code, 0, "{stderr}");
+    for kind in ["Namespace", "PodDisruptionBudget", "PriorityClass", "PersistentVolumeClaim"] {
+        assert!(!stdout.contains(&format!("no {kind} objects")), "{kind}: {stdout}");
+    }
+    let (_, json_out, _) = on_demo(&["rebalance", "plan", "-o", "json"]);
+    let doc: Value = serde_json::from_str(&json_out).expect("json");
+    assert_eq!((&doc["notes"], &doc["plan"]["warnings"]), (&json!([]), &json!([])));
+
+    let dir = tempfile::tempdir().expect("tmp");
+    let policy = dir.path().join("policy.yaml");
+    std::fs::write(
+        &policy,
+        "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n  - name: guarded\n    pluginConfig:\n\
+         \x20     - name: DefaultEvictor\n        args:\n          podProtections:\n            extraEnabled: [PodsWithoutPDB]\n\
+         \x20     - name: LowNodeUtilization\n        args:\n          thresholds: {cpu: 50, memory: 50}\n\
+         \x20         targetThresholds: {cpu: 80, memory: 80}\n    plugins:\n      balance:\n        enabled: [LowNodeUtilization]\n",
+    )
+    .expect("write");
+    let warning = "no PodDisruptionBudget objects: PodsWithoutPDB (profile guarded) protects every pod";
+    let (code, stdout, stderr) = on_demo(&["rebalance", "plan", "--policy", path_str(&policy)]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains(&format!("Plan warnings\n  - {warning}\n")), "{stdout}");
+    assert_eq!(stdout.matches("objects: ").count(), 1, "{stdout}");
+    let (_, json_out, _) = on_demo(&["rebalance", "plan", "--policy", path_str(&policy), "-o", "json"]);
+    let doc: Value = serde_json::from_str(&json_out).expect("json");
+    assert_eq!(doc["plan"]["warnings"], json!([warning]));
+}
