@@ -19,7 +19,7 @@ use kdrift_store::Reader;
 use serde_json::Value;
 
 use crate::state::lower_bound::{event_only_note, events_instant, unstored_namespaces, unstored_note};
-use crate::state::{no_bound_pods_note, ClusterAt};
+use crate::state::{estimated_note, no_bound_pods_note, ClusterAt};
 use crate::AnalyzeError;
 
 /// A snapshot read from the store, with what the reader noticed.
@@ -89,14 +89,11 @@ pub fn snapshot_from(store: &Reader, cluster: ClusterAt, at: DateTime<Utc>) -> R
             at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
         ));
     }
-    if !cluster.estimated_nodes.is_empty() || !cluster.estimated_pods.is_empty() {
-        notes.push(format!(
-            "{} node(s) and {} pod(s) are known only from versions observed after {} (estimated from the nearest later version)",
-            cluster.estimated_nodes.len(),
-            cluster.estimated_pods.len(),
-            at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
-        ));
-    }
+    notes.extend(estimated_note(
+        cluster.estimated_nodes.len(),
+        cluster.estimated_pods.len(),
+        &at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+    ));
     // Nodes but no pod bound to any: the 0 % are missing data (nodes
     // dumped without pods), not empty nodes (as `kdrift skew` notes).
     let bound = cluster.pods.iter().any(|p| p.node_name.is_some());
@@ -124,7 +121,8 @@ pub fn snapshot_from(store: &Reader, cluster: ClusterAt, at: DateTime<Utc>) -> R
         let estimated = found.iter().filter(|o| o.estimated).count();
         if estimated > 0 {
             notes.push(format!(
-                "{estimated} {kind} object(s) are known only from versions observed after {}",
+                "{} known only from versions observed after {}",
+                crate::words::count(estimated, &format!("{kind} object is"), &format!("{kind} objects are")),
                 at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
             ));
         }
