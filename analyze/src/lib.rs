@@ -87,6 +87,7 @@ pub use state::amounts::NodeUsage;
 pub use state::amounts::{amounts_at, AmountsAt};
 pub use state::for_filters::whole;
 pub use state::for_filters::FilterVersions;
+pub use state::spans::{pod_spans, PodSpan};
 pub use state::unlisted::Unlisted;
 pub use state::{no_nodes_at, ClusterAt};
 pub use usage::{requested_at, requested_at_instants, requested_over_time, RequestedAt, ResourceSkew};

@@ -57,7 +57,8 @@ pub struct ReportData {
     /// Caveats.
     pub notes: Vec<String>,
     /// `--since` is after the store's history or `--until` before it: the
-    /// report shows nothing of the range (a note says so).
+    /// report shows nothing of the range (a note says so; no requested %
+    /// is charted).
     pub outside_history: bool,
 }
 
@@ -127,7 +128,13 @@ pub fn report_data(
         Some(_) => {}
     }
     let timeline = drain_timeline(store, since, until)?;
-    let requested = requested_series(store, from, to, options.max_samples)?;
+    // Outside the history nothing is charted: the series would carry the
+    // last (or first) state into a range the store knows nothing of.
+    let requested = if outside_history {
+        RequestedSeries { from, to, changes: 0, coalesced: false, samples: Vec::new(), lower_bound_note: None }
+    } else {
+        requested_series(store, from, to, options.max_samples)?
+    };
     if requested.coalesced {
         notes.push(format!(
             "requested %: {} changes in the range, sampled at the last change of each of {} equal slices",

@@ -27,7 +27,7 @@ use crate::state::amounts::{amounts_at, AmountsAt};
 use crate::state::lower_bound::{
     event_only_note, events_instant, unstored_namespaces, unstored_note, UnstoredNamespace,
 };
-use crate::state::{no_bound_pods_note, no_nodes_at};
+use crate::state::{estimated_note, no_bound_pods_note, no_nodes_at};
 use crate::usage::{requested_from, NodeRequested, ResourceSkew};
 use crate::AnalyzeError;
 
@@ -67,7 +67,9 @@ pub struct SkewReport {
 /// descheduler validates it.
 ///
 /// # Errors
-/// [`PolicyError`] with descheduler's message for invalid thresholds.
+/// [`PolicyError`] with descheduler's message for invalid thresholds,
+/// without its `in profile kdrift-skew: ` (a profile of kdrift's making the
+/// user never wrote: the caller names its flags instead).
 pub fn policy_from_thresholds(
     thresholds: ResourceThresholds,
     targets: ResourceThresholds,
@@ -87,7 +89,13 @@ pub fn policy_from_thresholds(
         }],
         ..Policy::default()
     };
-    policy.validate()?;
+    let prefix = format!("in profile {}: ", policy.profiles[0].name);
+    policy.validate().map_err(|e| match e {
+        PolicyError::Invalid(errors) => PolicyError::Invalid(
+            errors.into_iter().map(|m| m.strip_prefix(&prefix).map_or_else(|| m.clone(), str::to_string)).collect(),
+        ),
+        other => other,
+    })?;
     Ok(policy)
 }
 
@@ -178,13 +186,7 @@ fn notes(amounts: &AmountsAt, unstored: &[UnstoredNamespace], events_at: DateTim
     if let Some(at) = amounts.at {
         notes.extend(no_bound_pods_note(at, !amounts.nodes.is_empty(), !amounts.usage.is_empty(), &amounts.unreadable));
     }
-    if !amounts.estimated_nodes.is_empty() || amounts.estimated_pods > 0 {
-        notes.push(format!(
-            "{} node(s) and {} pod(s) are known only from versions observed after {at} (estimated from the nearest later version)",
-            amounts.estimated_nodes.len(),
-            amounts.estimated_pods,
-        ));
-    }
+    notes.extend(estimated_note(amounts.estimated_nodes.len(), amounts.estimated_pods as usize, &at));
     notes.extend(amounts.unreadable.iter().map(|u| format!("left out, unreadable: {u}")));
     notes
 }
@@ -199,6 +201,6 @@ mod tests {
         let p = policy_from_thresholds(t(&[("cpu", 20.0)]), t(&[("cpu", 50.0)])).expect("valid");
         assert!(p.profiles[0].balances_low_node_utilization());
         let err = policy_from_thresholds(t(&[("cpu", 60.0)]), t(&[("cpu", 50.0)])).expect_err("invalid");
-        assert!(err.to_string().contains("thresholds' cpu percentage is greater than targetThresholds'"), "{err}");
+        assert_eq!(err.to_string(), "thresholds' cpu percentage is greater than targetThresholds'");
     }
 }

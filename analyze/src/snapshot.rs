@@ -6,8 +6,8 @@
 //! PriorityClasses (for a `priorityThreshold` given by name) and
 //! PersistentVolumeClaims (for `protectedStorageClasses`) from the
 //! `objects_at` query. Dumps often lack those kinds; the planner then acts as
-//! if the cluster had none, and [`LoadedSnapshot::notes`] says what that
-//! changes. Objects that cannot be read are noted and left out, never fatal.
+//! if the cluster had none, and its plan's warnings say what that changes
+//! when the policy reads the kind. Objects that cannot be read are noted and left out, never fatal.
 
 use std::collections::BTreeSet;
 
@@ -19,7 +19,7 @@ use kdrift_store::Reader;
 use serde_json::Value;
 
 use crate::state::lower_bound::{event_only_note, events_instant, unstored_namespaces, unstored_note};
-use crate::state::{no_bound_pods_note, ClusterAt};
+use crate::state::{estimated_note, no_bound_pods_note, ClusterAt};
 use crate::AnalyzeError;
 
 /// A snapshot read from the store, with what the reader noticed.
@@ -89,14 +89,11 @@ pub fn snapshot_from(store: &Reader, cluster: ClusterAt, at: DateTime<Utc>) -> R
             at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
         ));
     }
-    if !cluster.estimated_nodes.is_empty() || !cluster.estimated_pods.is_empty() {
-        notes.push(format!(
-            "{} node(s) and {} pod(s) are known only from versions observed after {} (estimated from the nearest later version)",
-            cluster.estimated_nodes.len(),
-            cluster.estimated_pods.len(),
-            at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
-        ));
-    }
+    notes.extend(estimated_note(
+        cluster.estimated_nodes.len(),
+        cluster.estimated_pods.len(),
+        &at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+    ));
     // Nodes but no pod bound to any: the 0 % are missing data (nodes
     // dumped without pods), not empty nodes (as `kdrift skew` notes).
     let bound = cluster.pods.iter().any(|p| p.node_name.is_some());
@@ -113,23 +110,19 @@ pub fn snapshot_from(store: &Reader, cluster: ClusterAt, at: DateTime<Utc>) -> R
     let pvcs = objects(store, "PersistentVolumeClaim", at)?;
     read_all(&pvcs, pvc_from_json, &mut snapshot.pvcs, &mut notes);
 
-    for (kind, found, consequence) in [
-        ("Namespace", &namespaces, "namespaceLabelSelector matches nothing"),
-        ("PodDisruptionBudget", &pdbs, "PodsWithoutPDB, when enabled, protects every pod"),
-        ("PriorityClass", &classes, "a priorityThreshold given by name cannot be resolved"),
-        (
-            "PersistentVolumeClaim",
-            &pvcs,
-            "with protectedStorageClasses, PodsWithPVC protects every pod with a claim (not found)",
-        ),
+    // A kind with no object at all is said by the plan, and only when its
+    // policy reads that kind (kdrift_rebalance's planner warnings).
+    for (kind, found) in [
+        ("Namespace", &namespaces),
+        ("PodDisruptionBudget", &pdbs),
+        ("PriorityClass", &classes),
+        ("PersistentVolumeClaim", &pvcs),
     ] {
-        if found.is_empty() {
-            notes.push(format!("no {kind} objects: {consequence}"));
-        }
         let estimated = found.iter().filter(|o| o.estimated).count();
         if estimated > 0 {
             notes.push(format!(
-                "{estimated} {kind} object(s) are known only from versions observed after {}",
+                "{} known only from versions observed after {}",
+                crate::words::count(estimated, &format!("{kind} object is"), &format!("{kind} objects are")),
                 at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
             ));
         }

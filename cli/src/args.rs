@@ -512,6 +512,13 @@ pub struct SchedulerScoringArgs {
     pub scoring: Option<String>,
 }
 
+/// The schedules `rebalance backtest --schedule` reads (croner's default
+/// parser), as its help and its error name them.
+pub const SCHEDULE_FORMS: &str =
+    "cron with 5 fields, minute hour day-of-month month day-of-week (e.g. \"30 1 * * *\", \
+     as a CronJob's schedule), or 6 with seconds first (\"0 30 1 * * *\"), or 7 with a year last; or one of @hourly, \
+     @daily, @weekly, @monthly, @yearly (@annually)";
+
 /// `kdrift rebalance backtest`.
 #[derive(Debug, Args)]
 pub struct RebalanceBacktestArgs {
@@ -519,8 +526,8 @@ pub struct RebalanceBacktestArgs {
     /// default: the descheduler Helm chart's default policy.
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
-    /// The descheduler CronJob's schedule, 5-field cron in UTC (e.g. "30 1 * * *").
-    #[arg(long, value_name = "CRON")]
+    /// The descheduler CronJob's schedule, in UTC: [`SCHEDULE_FORMS`].
+    #[arg(long, value_name = "CRON", help = format!("The descheduler CronJob's schedule, in UTC: {SCHEDULE_FORMS}"))]
     pub schedule: String,
     /// Start of the range (default: the store's first instant); RFC 3339 or UTC microseconds.
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
@@ -535,9 +542,10 @@ pub struct RebalanceBacktestArgs {
 /// `kdrift rebalance explain`.
 #[derive(Debug, Args)]
 pub struct RebalanceExplainArgs {
-    /// The pod, as NAMESPACE/NAME.
-    #[arg(value_name = "NAMESPACE/POD")]
-    pub pod: String,
+    /// The pod, as NAMESPACE/NAME, or NAME alone when one namespace has a pod of that name in the
+    /// store at the instant.
+    #[arg(value_name = "NAMESPACE/POD", value_parser = parse_pending_pod_ref)]
+    pub pod: PodRef,
     /// A descheduler policy (DeschedulerPolicy, Helm values or the chart's ConfigMap);
     /// default: the descheduler Helm chart's default policy.
     #[arg(long, value_name = "FILE")]
@@ -777,7 +785,7 @@ pub fn parse_pod_ref(s: &str) -> Result<PodRef, String> {
 }
 
 /// Parses `NAMESPACE/NAME`, or `NAME` alone (namespace `""`: found in the
-/// store by `kdrift why-pending`) (pure; used by clap).
+/// store by `kdrift why-pending` and `kdrift rebalance explain`) (pure; used by clap).
 pub fn parse_pending_pod_ref(s: &str) -> Result<PodRef, String> {
     if !s.is_empty() && !s.contains('/') {
         return Ok(PodRef { namespace: String::new(), name: s.to_string() });

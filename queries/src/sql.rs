@@ -219,6 +219,8 @@ queries! {
     JOB_NAME_NAMESPACES = "job_name_namespaces", "postmortem/job_name_namespaces.sql";
     /// Latest version of one pod at or before an instant (else the earliest after).
     POD_AT = "pod_at", "state/pod_at.sql";
+    /// When the store has one pod, per uid: from its creation to its last version's end.
+    POD_SPANS = "pod_spans", "state/pod_spans.sql";
     /// Latest version of every pod at or before an instant (else the earliest after).
     PODS_AT = "pods_at", "state/pods_at.sql";
     /// What the scheduler's filters read of every pod at an instant (schema v10), and which to read whole.

@@ -284,8 +284,11 @@ fn ingest_api_and_record_without_a_kubeconfig_create_no_store() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_ne!(out.status.code(), Some(0), "{command:?}: {stderr}");
         assert!(stderr.contains("no-such-kubeconfig"), "{command:?} names the kubeconfig: {stderr}");
-        // Said once (kube's error was both in the message and its source).
-        assert_eq!(stderr.matches("failed to read kubeconfig").count(), 1, "{command:?}: {stderr}");
+        // Said once (kube's error was both in the message and its source),
+        // the path once and unquoted (kube's text added it again as '"…"').
+        assert_eq!(stderr.matches("failed to read it: No such file").count(), 1, "{command:?}: {stderr}");
+        assert_eq!(stderr.matches("no-such-kubeconfig").count(), 1, "{command:?}: {stderr}");
+        assert!(!stderr.contains("'\""), "{command:?}: {stderr}");
         assert!(!db.exists(), "{command:?} created {}", db.display());
     }
 }
@@ -622,13 +625,13 @@ fn timeline_drains_lists_a_descheduler_run_without_any_drain_and_exits_0() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains(
-            "descheduler's LowNodeUtilization run at 2026-02-01 01:30: 2 pods evicted from node-2 (2); \
+            "descheduler's LowNodeUtilization run at 2026-02-01 01:30: 2 pods evicted from node-2; \
              no replacement in the store"
         ),
         "{stdout}"
     );
     assert!(
-        stdout.contains("Karpenter's disruption (eviction) at 2026-02-01 01:45: 1 pod evicted from an unknown node (1); no replacement in the store"),
+        stdout.contains("Karpenter's disruption (eviction) at 2026-02-01 01:45: 1 pod evicted from an unknown node; no replacement in the store"),
         "{stdout}"
     );
 }

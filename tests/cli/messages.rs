@@ -112,6 +112,9 @@ fn requested_by_node_other_resources_are_json_objects() {
     let (_, table, _) = on_demo(&["query", "requested_by_node", "--param", "instants=2026-11-28T05:10:00Z"]);
     let line = table.lines().find(|l| l.contains("node-1")).expect("node-1 line");
     assert!(line.contains(r#"[{"gpu.intel.com/i915":1}]"#), "{line}");
+    // The instant as a time under AT (it was 1795842600000000 under AT_US); JSON keeps at_us's number.
+    assert_eq!(table.split_whitespace().next(), Some("AT"), "{table}");
+    assert!(line.trim_start().starts_with("2026-11-28T05:10:00Z   node-1 "), "{line}");
     assert!(!line.contains('\\'), "no JSON text inside JSON: {line}");
 }
 
@@ -1246,8 +1249,9 @@ fn rebalance_on_one_node_says_descheduler_has_nothing_to_do_not_stalled() {
                is: nothing is classified or evicted, whatever the thresholds (\"Skipping descheduling cycle: requires \
                >=2 nodes\")";
     let table = stdout_of(&db, &["rebalance", "plan", "--rounds", "3"]);
-    assert!(table.contains(&format!("\n  nothing to do: {why}\n")), "{table}");
-    assert!(table.contains(&format!("\n  NOTHING TO DO: {why}\n")), "{table}");
+    // The plan and the nights' verdict alike, as README writes it (the plan said "nothing to do:").
+    assert_eq!(table.matches(&format!("\n  NOTHING TO DO: {why}\n")).count(), 2, "{table}");
+    assert!(!table.contains("nothing to do:"), "{table}");
     assert!(!table.contains("STALLED"), "{table}");
     let doc: Value =
         serde_json::from_str(&stdout_of(&db, &["rebalance", "plan", "--rounds", "3", "-o", "json"])).expect("json");
@@ -2190,13 +2194,84 @@ fn explain_says_which_plugin_evicts_a_pod_and_why_the_others_keep_it() {
         "{stdout}"
     );
 
-    // No such pod: exit 1, said; not NAMESPACE/NAME: exit 2.
+    // No such pod, by NAMESPACE/NAME or NAME alone: exit 1, said.
     let (code, _, stderr) = on_demo(&["rebalance", "explain", "web/nope"]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("kdrift: no pod web/nope in the store at 2026-11-28T05:30:01Z"), "{stderr}");
+    assert!(stderr.contains("kdrift: no pod web/nope in the store at 2026-11-28T05:30:01Z\n"), "{stderr}");
     let (code, _, stderr) = on_demo(&["rebalance", "explain", "nope"]);
-    assert_eq!(code, 2);
-    assert!(stderr.contains("expected the pod as NAMESPACE/NAME, got \"nope\""), "{stderr}");
+    assert_eq!(code, 1);
+    assert!(stderr.contains("kdrift: no pod named nope in the store at 2026-11-28T05:30:01Z\n"), "{stderr}");
+}
+
+/// New-user trial: `rebalance explain NAME` refused a name without its
+/// namespace (`why-pending NAME` takes one), and a pod the store had at
+/// another time was only "not in the store". NAME alone is the one pod of
+/// that name at the instant (several: exit 2 naming them); a pod gone (or
+/// not yet there) says when the store had it and which --at to try.
+#[test]
+fn explain_takes_a_pod_name_alone_and_says_when_the_store_had_a_pod_it_lacks_then() {
+    let (code, stdout, stderr) = on_demo(&["rebalance", "explain", "kube-proxy-nhx5n"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("kube-system/kube-proxy-nhx5n on node-1 at 2026-11-28 05:30:01Z"), "{stdout}");
+
+    // Evicted from node-2 in drain #2 and deleted 1.5 s later.
+    let gone = "the store last had it at 2026-11-28T02:03:16.600Z (gone at 2026-11-28T02:03:18.054Z): \
+                try --at 2026-11-28T02:03:16.600Z";
+    let (code, _, stderr) = on_demo(&["rebalance", "explain", "web/api-c6w2dh2mbv-psjx4"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr
+            .contains(&format!("kdrift: no pod web/api-c6w2dh2mbv-psjx4 in the store at 2026-11-28T05:30:01Z: {gone}")),
+        "{stderr}"
+    );
+    let (code, _, stderr) = on_demo(&["rebalance", "explain", "api-c6w2dh2mbv-psjx4"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains(&format!(
+            "kdrift: no pod named api-c6w2dh2mbv-psjx4 in the store at 2026-11-28T05:30:01Z: {}",
+            gone.replace("last had it", "last had web/api-c6w2dh2mbv-psjx4")
+        )),
+        "{stderr}"
+    );
+    // The suggested instant explains it (still running, not terminating).
+    let (code, stdout, stderr) =
+        on_demo(&["rebalance", "explain", "web/api-c6w2dh2mbv-psjx4", "--at", "2026-11-28T02:03:16.600Z"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("verdict: EVICTED by RemovePodsViolatingNodeTaints (profile default)"), "{stdout}");
+    // Before its creation: when the store first has it.
+    let (code, _, stderr) =
+        on_demo(&["rebalance", "explain", "web/api-c6w2dh2mbv-psjx4", "--at", "2026-11-27T00:00:00Z"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains(
+            "no pod web/api-c6w2dh2mbv-psjx4 in the store at 2026-11-27T00:00:00Z: the store first has it at \
+             2026-11-27T02:07:34Z: try --at 2026-11-27T02:07:34Z"
+        ),
+        "{stderr}"
+    );
+
+    // One name in two namespaces: exit 2 naming both.
+    let dir = tempfile::tempdir().expect("tmp");
+    let at = "2026-01-01T00:00:00Z";
+    let pod = |ns: &str| {
+        json!({"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": "web", "namespace": ns, "uid": format!("u-{ns}"), "creationTimestamp": at},
+               "spec": {"nodeName": "a", "containers": [{"name": "c"}]}, "status": {"phase": "Running"}})
+    };
+    let node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a", "creationTimestamp": at},
+                      "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"}}});
+    let file = dir.path().join("cluster.json");
+    std::fs::write(&file, json!({"kind": "List", "items": [node, pod("blue"), pod("green")]}).to_string())
+        .expect("write");
+    assert_eq!(ingest_in(dir.path(), &[&file]).0, 0);
+    let db = dir.path().join("k.duckdb");
+    let (code, _, stderr) = kdrift_out(&["--db", path_str(&db), "rebalance", "explain", "web"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("2 pods named web are in the store at "), "{stderr}");
+    assert!(stderr.contains(": give one of blue/web, green/web"), "{stderr}");
+    let (code, stdout, stderr) = kdrift_out(&["--db", path_str(&db), "rebalance", "explain", "green/web"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("green/web on a at "), "{stdout}");
 }
 
 /// HighNodeUtilization's table names what the plugin does with each node:
@@ -2284,5 +2359,125 @@ fn backtest_says_whether_the_cronjob_pod_would_have_been_scheduled() {
 
     let (code, _, stderr) = on_demo(&["rebalance", "backtest", "--schedule", "nightly"]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("--schedule \"nightly\": not a 5-field cron schedule"), "{stderr}");
+    assert!(stderr.contains("--schedule \"nightly\": 1 field; expected cron with 5 fields"), "{stderr}");
+}
+
+/// New-user trial (issue 34): `query` cut its text cells at 120 characters
+/// without `…`, whatever `--max-cell-width` said; its cells follow the one
+/// setting like every table's (0: whole) and `-o json` keeps them whole.
+#[test]
+fn query_table_cells_follow_max_cell_width_and_end_with_an_ellipsis_when_cut() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let long_dir = dir.path().join("d".repeat(200));
+    std::fs::create_dir(&long_dir).expect("mkdir");
+    let nodes = long_dir.join("nodes.json");
+    let node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "uid": "u1"}});
+    std::fs::write(&nodes, json!({"kind": "List", "items": [node]}).to_string()).expect("write");
+    let db = dir.path().join("k.duckdb");
+    let (code, _, stderr) = kdrift_out(&["--db", path_str(&db), "ingest", "file", path_str(&nodes)]);
+    assert_eq!(code, 0, "{stderr}");
+    let location = path_str(&nodes).to_string();
+    assert!(location.chars().count() > 200, "{location}");
+    let location_cell = |flags: &[&str]| {
+        let mut args: Vec<&str> = vec!["--db", path_str(&db), "query", "runs"];
+        args.extend(flags.iter().copied());
+        let (code, stdout, stderr) = kdrift_out(&args);
+        assert_eq!(code, 0, "{stderr}");
+        let row = stdout.lines().find(|l| l.contains(" file ")).expect("run row").to_string();
+        let start = row.find(path_str(dir.path())).expect("location cell");
+        row[start..].split(' ').next().expect("cell").to_string()
+    };
+    assert_eq!(location_cell(&[]), location, "1,024 by default: the whole path");
+    assert_eq!(location_cell(&["--max-cell-width", "0"]), location);
+    let cut = location_cell(&["--max-cell-width", "40"]);
+    assert_eq!(cut, format!("{}…", location.chars().take(39).collect::<String>()));
+    let (_, stdout, _) = kdrift_out(&["--db", path_str(&db), "query", "runs", "-o", "json", "--max-cell-width", "40"]);
+    let v: Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(v[0]["location"], json!(location));
+}
+
+/// New-user trial: `--schedule "0 3 * *"` said "not a 5-field cron schedule:
+/// … must have between 5 and 7 fields" while 6 fields and @daily were
+/// taken: the error and `--help` name the same accepted forms.
+#[test]
+fn backtest_schedule_error_and_help_name_the_forms_accepted() {
+    let forms = "cron with 5 fields, minute hour day-of-month month day-of-week (e.g. \"30 1 * * *\", as a CronJob's \
+                 schedule), or 6 with seconds first (\"0 30 1 * * *\"), or 7 with a year last; or one of @hourly, \
+                 @daily, @weekly, @monthly, @yearly (@annually)";
+    let (code, _, stderr) = on_demo(&["rebalance", "backtest", "--schedule", "0 3 * *"]);
+    assert_eq!(code, 2);
+    assert_eq!(stderr.trim_end(), format!("kdrift: error: --schedule \"0 3 * *\": 4 fields; expected {forms}"));
+    let (_, help, _) = kdrift_out(&["rebalance", "backtest", "--help"]);
+    let help: String = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains(&format!("The descheduler CronJob's schedule, in UTC: {forms}")), "{help}");
+    let policy = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/homelab-policy.yaml");
+    for schedule in ["0 0 3 * * *", "@daily"] {
+        let (code, stdout, stderr) = on_demo(&["rebalance", "backtest", "--policy", policy, "--schedule", schedule]);
+        assert_eq!(code, 0, "{schedule}: {stderr}");
+        assert!(stdout.contains(schedule), "{schedule}: {stdout}");
+    }
+}
+
+/// New-user trial: every `rebalance plan` ended with four notes on kinds
+/// the store lacks (Namespace, PodDisruptionBudget, PriorityClass,
+/// PersistentVolumeClaim) whatever the policy read. The demo stores none
+/// of them: under the chart's default policy, which reads none, the plan
+/// (table and JSON) says nothing of them; a policy enabling PodsWithoutPDB
+/// is told, once, that it protects every pod.
+#[test]
+fn plan_names_a_missing_kind_only_when_the_policy_reads_it() {
+    let (code, stdout, stderr) = on_demo(&["rebalance", "plan"]);
+    assert_eq!(code, 0, "{stderr}");
+    for kind in ["Namespace", "PodDisruptionBudget", "PriorityClass", "PersistentVolumeClaim"] {
+        assert!(!stdout.contains(&format!("no {kind} objects")), "{kind}: {stdout}");
+    }
+    let (_, json_out, _) = on_demo(&["rebalance", "plan", "-o", "json"]);
+    let doc: Value = serde_json::from_str(&json_out).expect("json");
+    assert_eq!((&doc["notes"], &doc["plan"]["warnings"]), (&json!([]), &json!([])));
+
+    let dir = tempfile::tempdir().expect("tmp");
+    let policy = dir.path().join("policy.yaml");
+    std::fs::write(
+        &policy,
+        "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n  - name: guarded\n    pluginConfig:\n\
+         \x20     - name: DefaultEvictor\n        args:\n          podProtections:\n            extraEnabled: [PodsWithoutPDB]\n\
+         \x20     - name: LowNodeUtilization\n        args:\n          thresholds: {cpu: 50, memory: 50}\n\
+         \x20         targetThresholds: {cpu: 80, memory: 80}\n    plugins:\n      balance:\n        enabled: [LowNodeUtilization]\n",
+    )
+    .expect("write");
+    let warning = "no PodDisruptionBudget objects: PodsWithoutPDB (profile guarded) protects every pod";
+    let (code, stdout, stderr) = on_demo(&["rebalance", "plan", "--policy", path_str(&policy)]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains(&format!("Plan warnings\n  - {warning}\n")), "{stdout}");
+    assert_eq!(stdout.matches("objects: ").count(), 1, "{stdout}");
+    let (_, json_out, _) = on_demo(&["rebalance", "plan", "--policy", path_str(&policy), "-o", "json"]);
+    let doc: Value = serde_json::from_str(&json_out).expect("json");
+    assert_eq!(doc["plan"]["warnings"], json!([warning]));
+}
+
+/// New-user trial wording: a zero count is not said ("0 node(s) and 1
+/// pod(s) are known only…"), and a thresholds error names the flags, not
+/// kdrift's internal profile (`in profile kdrift-skew`).
+#[test]
+fn skew_notes_omit_a_zero_count_and_threshold_errors_name_the_flags() {
+    let (code, stdout, stderr) = on_demo(&["skew", "--at", "2026-11-28T04:00:00Z"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains(
+            "1 pod is known only from versions observed after 2026-11-28T04:00:00Z (estimated from the nearest \
+             later version)"
+        ),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("0 node(s)"), "{stdout}");
+    let (_, plan, _) = on_demo(&["rebalance", "plan", "--at", "2026-11-28T04:00:00Z"]);
+    assert!(plan.contains("  - 1 pod is known only from versions observed after 2026-11-28T04:00:00Z"), "{plan}");
+
+    let (code, _, stderr) = on_demo(&["skew", "--thresholds", "cpu=60", "--target-thresholds", "cpu=50"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr.trim_end(),
+        "kdrift: error: --thresholds / --target-thresholds: thresholds' cpu percentage is greater than \
+         targetThresholds'"
+    );
 }

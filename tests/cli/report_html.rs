@@ -181,6 +181,56 @@ fn a_report_range_after_the_history_is_said_to_be_outside_it() {
     );
     let html = std::fs::read_to_string(&report).expect("report");
     assert!(html.contains("is outside the store&#39;s history") || html.contains("is outside the store's history"));
+    // New-user trial: the summary said "5 nodes charted" and the file charted
+    // the last state at 2027 beside "nothing in the store falls in it".
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout,
+        format!("wrote {}: nothing charted or listed: the range is outside the store's history\n", report.display())
+    );
+    assert!(!html.contains(r#"class="gantt-row""#) && !html.contains(r#"<svg id="requested-cpu""#), "{html}");
+    assert!(
+        html.contains("The range is outside the store&#39;s history: no requested % to chart.")
+            || html.contains("The range is outside the store's history: no requested % to chart."),
+        "{html}"
+    );
+}
+
+/// New-user trial: a store without nodes wrote "0 nodes charted, 4
+/// requested % samples" of a file that charts nothing; the summary counts
+/// what the file shows, in number.
+#[test]
+fn a_report_without_nodes_says_no_node_is_charted_and_counts_no_sample() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let events = dir.path().join("events.json");
+    let event = serde_json::json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "p.1", "namespace": "d", "uid": "e1"},
+        "involvedObject": {"kind": "Pod", "name": "p", "namespace": "d"},
+        "reason": "FailedScheduling", "message": "0/2 nodes are available: 2 Insufficient cpu.", "count": 3,
+        "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": "2026-01-01T01:00:00Z"});
+    let pod = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "q", "namespace": "d", "uid": "pq", "creationTimestamp": "2026-01-01T00:00:00Z"},
+        "spec": {"nodeName": "x", "containers": [{"name": "c"}]}, "status": {"phase": "Running"}});
+    std::fs::write(&events, serde_json::json!({"kind": "List", "items": [event, pod]}).to_string()).expect("write");
+    let db = dir.path().join("k.duckdb");
+    kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&events).assert().success();
+    let report = dir.path().join("r.html");
+    let out = kdrift().arg("--db").arg(&db).args(["report", "--html"]).arg(&report).output().expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!(
+            "wrote {}: 2026-01-01 00:00:00Z → 2026-01-01 01:00:00Z, no node charted (no Node objects in the range), \
+             0 drains or outages, 1 Pending pod, 1 chain\n",
+            report.display()
+        )
+    );
+    let out =
+        kdrift().arg("--db").arg(&db).args(["report", "-o", "json", "--html"]).arg(&report).output().expect("run");
+    let written: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!((&written["nodes"], &written["samples"], &written["pending"]), (&0.into(), &0.into(), &1.into()));
+    let html = std::fs::read_to_string(&report).expect("report");
+    assert!(html.contains("The store has no Node objects in the range: no requested % to chart."), "{html}");
 }
 
 #[test]
@@ -192,7 +242,7 @@ fn demo_report_renders_in_chromium_with_the_drains_and_the_chain() {
     let out = kdrift().arg("--db").arg(&db).args(["report", "--html"]).arg(&report).assert().success();
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
     assert!(
-        stdout.contains("5 nodes charted, 2 drain(s) or outage(s)") && stdout.contains("1 Pending pod(s)"),
+        stdout.contains("5 nodes charted (16 requested % samples), 2 drains or outages, 1 Pending pod, 1 chain\n"),
         "{stdout}"
     );
     let html = std::fs::read_to_string(&report).expect("report");

@@ -72,9 +72,12 @@ fn demo_report_data_has_the_drains_the_series_and_the_chain() {
     let after = report_data(&store, Some(last + Duration::days(1)), None, &ReportOptions::default()).expect("report");
     let outside = |notes: &[String]| notes.iter().any(|n| n.contains("is outside the store's history"));
     assert!(outside(&after.notes) && after.outside_history, "{:?}", after.notes);
+    // Nothing charted: it charted the last state at --since (5 nodes beside "nothing falls in it").
+    assert_eq!((after.requested.samples.len(), after.nodes.len()), (0, 0));
     // Before it too (`from` and `to` are clamped to the history's first instant there).
     let before = report_data(&store, None, Some(first - Duration::days(1)), &ReportOptions::default()).expect("report");
     assert!(outside(&before.notes) && before.outside_history, "{:?}", before.notes);
+    assert_eq!((before.requested.samples.len(), before.nodes.len()), (0, 0));
     assert!(!data.outside_history && !windowed.outside_history);
     assert!(!outside(&data.notes) && !outside(&windowed.notes), "{:?}", data.notes);
 

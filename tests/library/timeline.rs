@@ -572,18 +572,18 @@ fn who_filled_the_node_names_every_cause_of_a_move_with_its_node_count_and_time(
     assert_eq!(
         runs,
         [
-            "descheduler's LowNodeUtilization run at 2026-02-01 01:30: 3 pods evicted from n2 (3); \
-             3 replacements landed on n1 (3)",
-            "kdrift's rebalance rebalance-20260201-020000-000000 at 2026-02-01 02:00: 1 pod evicted from n3 (1); \
-             1 replacement landed on n1 (1)",
-            "Karpenter's disruption (Underutilized) at 2026-02-01 02:30: 1 pod evicted from n4 (1); \
-             1 replacement landed on n1 (1)",
-            "cluster-autoscaler's scale-down at 2026-02-01 03:00: 1 pod evicted from n5 (1); \
-             1 replacement landed on n1 (1)",
-            "the node controller's evictions at 2026-02-01 03:10: 1 pod evicted from n6 (1); \
-             1 replacement landed on n1 (1)",
-            "descheduler's RemovePodsHavingTooManyRestarts run at 2026-02-01 03:40: 1 pod evicted from n1 (1); \
-             1 replacement landed on n1 (1)",
+            "descheduler's LowNodeUtilization run at 2026-02-01 01:30: 3 pods evicted from n2; \
+             3 replacements landed on n1",
+            "kdrift's rebalance rebalance-20260201-020000-000000 at 2026-02-01 02:00: 1 pod evicted from n3; \
+             1 replacement landed on n1",
+            "Karpenter's disruption (Underutilized) at 2026-02-01 02:30: 1 pod evicted from n4; \
+             1 replacement landed on n1",
+            "cluster-autoscaler's scale-down at 2026-02-01 03:00: 1 pod evicted from n5; \
+             1 replacement landed on n1",
+            "the node controller's evictions at 2026-02-01 03:10: 1 pod evicted from n6; \
+             1 replacement landed on n1",
+            "descheduler's RemovePodsHavingTooManyRestarts run at 2026-02-01 03:40: 1 pod evicted from n1; \
+             1 replacement landed on n1",
         ]
     );
 }

@@ -269,9 +269,14 @@ pub fn eviction_runs(causes: &[MoveCause], placements: &[crate::history::Placeme
             let last_at = g.iter().map(|(_, c)| c.at).max().unwrap_or(first.at);
             let from = tally(g.iter().map(|(_, c)| c.node.clone().unwrap_or_else(|| "?".into())));
             let landed = tally(g.iter().filter_map(|(i, _)| landed_on.get(i).cloned()));
+            // Nodes with their share of the count (`node-1 (5), node-2 (4)`);
+            // one node alone takes the whole count, said once before it.
             let list = |v: &[(String, usize)]| {
                 let named = |n: &str| if n == "?" { "an unknown node".to_string() } else { n.to_string() };
-                v.iter().map(|(n, k)| format!("{} ({k})", named(n))).collect::<Vec<_>>().join(", ")
+                match v {
+                    [(n, _)] => named(n),
+                    _ => v.iter().map(|(n, k)| format!("{} ({k})", named(n))).collect::<Vec<_>>().join(", "),
+                }
             };
             let pods = g.len();
             let replaced_count: usize = landed.iter().map(|(_, k)| k).sum();

@@ -17,6 +17,7 @@ mod checkpoints;
 mod events;
 pub mod for_filters;
 pub mod lower_bound;
+pub mod spans;
 mod summed;
 pub mod unlisted;
 
@@ -155,6 +156,25 @@ pub fn no_nodes_at(store: &Reader, at: DateTime<Utc>) -> Result<String, AnalyzeE
     })
 }
 
+/// The note on objects known only from versions observed after the
+/// instant `at` (as written), naming only the kinds that have some:
+/// `1 pod is known only from versions observed after … (estimated from the
+/// nearest later version)`, `2 nodes and 1 pod are …`; `None` for none.
+/// Shared by `kdrift skew` and `rebalance plan`.
+pub fn estimated_note(nodes: usize, pods: usize, at: &str) -> Option<String> {
+    use crate::words::count;
+    let (what, n) = match (nodes, pods) {
+        (0, 0) => return None,
+        (0, p) => (count(p, "pod", "pods"), p),
+        (n, 0) => (count(n, "node", "nodes"), n),
+        (n, p) => (format!("{} and {}", count(n, "node", "nodes"), count(p, "pod", "pods")), 2),
+    };
+    let verb = crate::words::pick(n, "is", "are");
+    Some(format!(
+        "{what} {verb} known only from versions observed after {at} (estimated from the nearest later version)"
+    ))
+}
+
 /// When the store has nodes but no pod bound to any of them at `at` (and no
 /// Pod left out as unreadable): the note that their requested amounts are
 /// missing data, not empty nodes, e.g. `no bound Pod objects in the store at
@@ -251,6 +271,17 @@ fn bound_after(pod: &Value, at: DateTime<Utc>) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_estimated_note_names_only_the_kinds_it_counts_agreeing_in_number() {
+        let tail = "known only from versions observed after T (estimated from the nearest later version)";
+        assert_eq!(estimated_note(0, 0, "T"), None);
+        assert_eq!(estimated_note(0, 1, "T"), Some(format!("1 pod is {tail}")));
+        assert_eq!(estimated_note(0, 72, "T"), Some(format!("72 pods are {tail}")));
+        assert_eq!(estimated_note(1, 0, "T"), Some(format!("1 node is {tail}")));
+        assert_eq!(estimated_note(1, 1, "T"), Some(format!("1 node and 1 pod are {tail}")));
+        assert_eq!(estimated_note(4, 72, "T"), Some(format!("4 nodes and 72 pods are {tail}")));
+    }
 
     #[test]
     fn binding_after_the_instant_is_detected() {

@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use croner::Cron;
 
 use super::rebalance::{note_default_policy, read_policy, read_scoring};
-use crate::args::{Cli, Output, RebalanceBacktestArgs};
+use crate::args::{Cli, Output, RebalanceBacktestArgs, SCHEDULE_FORMS};
 use crate::render;
 
 /// Nights a backtest replays at most (a minutely schedule over a year would
@@ -21,8 +21,7 @@ pub const MAX_NIGHTS: usize = 1000;
 /// The schedule's instants in `[since, until]`, ascending, at most
 /// [`MAX_NIGHTS`] (more is an error naming the schedule).
 fn instants(schedule: &str, since: DateTime<Utc>, until: DateTime<Utc>) -> anyhow::Result<Vec<DateTime<Utc>>> {
-    let cron =
-        Cron::from_str(schedule).with_context(|| format!("--schedule {schedule:?}: not a 5-field cron schedule"))?;
+    let cron = parse_schedule(schedule)?;
     let mut out = Vec::new();
     let mut t = since;
     loop {
@@ -40,6 +39,23 @@ fn instants(schedule: &str, since: DateTime<Utc>, until: DateTime<Utc>) -> anyho
         out.push(next);
         t = next;
     }
+}
+
+/// The cron schedule `schedule`, else an error saying what is wrong with it
+/// (its field count, or croner's reason) and what is accepted
+/// ([`SCHEDULE_FORMS`], as `--help` says).
+fn parse_schedule(schedule: &str) -> anyhow::Result<Cron> {
+    Cron::from_str(schedule).map_err(|e| {
+        let fields = schedule.split_whitespace().count();
+        let why = if schedule.trim_start().starts_with('@') {
+            format!("no shortcut {}", schedule.trim())
+        } else if !(5..=7).contains(&fields) {
+            kdrift_analyze::count(fields, "field", "fields")
+        } else {
+            e.to_string().trim_end_matches('.').to_string()
+        };
+        anyhow::anyhow!("--schedule {schedule:?}: {why}; expected {SCHEDULE_FORMS}")
+    })
 }
 
 /// Exit 0 with the backtest; 1 when the store is empty or the schedule
@@ -86,7 +102,20 @@ mod tests {
         // An instant on the schedule at `since` counts.
         assert_eq!(instants("30 1 * * *", at(27, 1, 30), at(27, 2, 0)).expect("parses"), [at(27, 1, 30)]);
         let err = instants("every night", at(26, 0, 0), at(27, 0, 0)).expect_err("refused").to_string();
-        assert!(err.contains("--schedule \"every night\": not a 5-field cron schedule"), "{err}");
+        assert_eq!(err, format!("--schedule \"every night\": 2 fields; expected {SCHEDULE_FORMS}"));
+        // Croner's own forms are all accepted: seconds first, a year last, the shortcuts.
+        for (schedule, first) in [("0 30 1 * * *", at(27, 1, 30)), ("0 30 1 * * * 2026", at(27, 1, 30))] {
+            assert_eq!(instants(schedule, at(26, 12, 0), at(27, 12, 0)).expect(schedule), [first]);
+        }
+        assert_eq!(instants("@daily", at(26, 12, 0), at(28, 5, 0)).expect("@daily"), [at(27, 0, 0), at(28, 0, 0)]);
+        let err = instants("@midnight", at(26, 0, 0), at(27, 0, 0)).expect_err("refused").to_string();
+        assert!(
+            err.starts_with("--schedule \"@midnight\": no shortcut @midnight; expected cron with 5 fields"),
+            "{err}"
+        );
+        let err = instants("61 1 * * *", at(26, 0, 0), at(27, 0, 0)).expect_err("refused").to_string();
+        assert!(err.starts_with("--schedule \"61 1 * * *\": Component error: "), "{err}");
+        assert!(err.contains("; expected cron with 5 fields, minute hour"), "{err}");
         let err = instants("* * * * *", at(1, 0, 0), at(28, 0, 0)).expect_err("too many").to_string();
         assert!(err.contains("runs more than 1000 times"), "{err}");
     }

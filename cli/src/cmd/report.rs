@@ -11,17 +11,49 @@ use serde::Serialize;
 use crate::args::{Cli, Output, ReportArgs};
 use crate::render;
 
-/// What was written (`-o json`).
+/// What was written (`-o json`): the counts of what the file shows.
 #[derive(Debug, Serialize)]
 struct Written {
     file: String,
     from: chrono::DateTime<chrono::Utc>,
     to: chrono::DateTime<chrono::Utc>,
+    /// Nodes of the drain timeline and the requested % charts.
     nodes: usize,
     operations: usize,
+    /// Requested % samples charted (those with a node: none when no node is charted).
     samples: usize,
     pending: usize,
     chains: usize,
+}
+
+impl Written {
+    /// The summary line, saying what the file shows and nothing it does
+    /// not: `wrote r.html: A → B, 5 nodes charted (40 requested % samples),
+    /// 2 drains or outages, 1 Pending pod, 1 chain`. It said `0 nodes
+    /// charted, 4 requested % samples` of a store without nodes, and `5
+    /// nodes charted` of a range outside the history.
+    fn summary(&self, range: &str, outside_history: bool) -> String {
+        use kdrift_analyze::count;
+        if outside_history {
+            return format!("wrote {}: nothing charted or listed: the range is outside the store's history", self.file);
+        }
+        let charted = match (self.nodes, self.samples) {
+            (0, _) => "no node charted (no Node objects in the range)".to_string(),
+            (_, 0) => format!("{} (no requested % sample)", count(self.nodes, "node charted", "nodes charted")),
+            (n, k) => format!(
+                "{} ({})",
+                count(n, "node charted", "nodes charted"),
+                count(k, "requested % sample", "requested % samples")
+            ),
+        };
+        format!(
+            "wrote {}: {range}, {charted}, {}, {}, {}",
+            self.file,
+            count(self.operations, "drain or outage", "drains or outages"),
+            count(self.pending, "Pending pod", "Pending pods"),
+            count(self.chains, "chain", "chains")
+        )
+    }
 }
 
 /// Exit 0 when the report shows something, 1 when the range has no node,
@@ -42,28 +74,21 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> anyhow::Result<ExitCode> {
         to: data.to,
         nodes: data.nodes.len(),
         operations: data.timeline.operations.len(),
-        samples: data.requested.samples.len(),
+        samples: data.requested.samples.iter().filter(|x| !x.nodes.is_empty()).count(),
         pending: data.pending.len(),
         chains: data.chains.len(),
     };
     let mut out = std::io::stdout().lock();
     match cli.output {
         Output::Json => render::json(&mut out, &written)?,
-        Output::Table => writeln!(
-            out,
-            "wrote {}: {}, {}, {} drain(s) or outage(s), {} requested % samples, {} Pending pod(s), {} chain(s)",
-            written.file,
-            match data.store_first_at {
+        Output::Table => {
+            let range = match data.store_first_at {
                 // An empty store has no range (it read 1970-01-01 → 1970-01-01).
                 None => "the store holds no history yet".to_string(),
                 Some(_) => format!("{} → {}", render::timeline::full(written.from), render::timeline::full(written.to)),
-            },
-            kdrift_analyze::count(written.nodes, "node charted", "nodes charted"),
-            written.operations,
-            written.samples,
-            written.pending,
-            written.chains
-        )?,
+            };
+            writeln!(out, "{}", written.summary(&range, data.outside_history))?
+        }
     }
     if data.outside_history {
         let given =

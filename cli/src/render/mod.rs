@@ -37,6 +37,12 @@ pub fn set_max_cell_width(width: usize) {
     CELL_WIDTH.store(width, Ordering::Relaxed);
 }
 
+/// The cell width tables are cut at, characters (0: not cut): what
+/// [`plain`] applies, for a renderer that shortens a text itself.
+pub fn max_cell_width() -> usize {
+    CELL_WIDTH.load(Ordering::Relaxed)
+}
+
 /// Every kdrift table's look: no borders, every cell cut at the
 /// `--max-cell-width` ([`MAX_CELL_WIDTH`] by default; 0: not cut).
 pub fn plain(table: &mut Table) -> &mut Table {

@@ -9,19 +9,26 @@ use kube::config::{InClusterError, KubeconfigError};
 
 use crate::redact::held;
 
-/// kube's kubeconfig error with credential-shaped text masked. A YAML
+/// kube's kubeconfig error with credential-shaped text masked, a path
+/// unquoted (and left out when it is `location`, the file already named). A YAML
 /// error is shown by its line, column and kind only: its source lines
 /// (`token: …`, `client-key-data: …`, read before any credential could be
 /// held) are left out, as no line masker knows every YAML form a
 /// credential takes (a block scalar, the line after `token:`, `!!str`,
 /// an anchor, a flow map, a complex key: break-it 31 F8).
-fn masked(cause: &KubeconfigError) -> String {
+fn masked(cause: &KubeconfigError, location: Option<&str>) -> String {
     let text = match cause {
         KubeconfigError::Parse(yaml) => {
             let kind = yaml.without_snippet().to_string();
             // Only its first line: nothing after it is the error's own words.
             format!("failed to parse kubeconfig YAML: {}", kind.lines().next().unwrap_or_default())
         }
+        // kube writes the path as '{:?}' (`'"/root/.kube/config"'`): plainly,
+        // and not again after `kubeconfig PATH: ` ([`ClusterError::Kubeconfig`]).
+        KubeconfigError::ReadConfig(io, path) if location == Some(path.display().to_string().as_str()) => {
+            format!("failed to read it: {io}")
+        }
+        KubeconfigError::ReadConfig(io, path) => format!("failed to read kubeconfig from {}: {io}", path.display()),
         other => other.to_string(),
     };
     crate::redact::mask_dumps(&crate::redact::mask_patterns(&text))
@@ -32,7 +39,7 @@ fn masked(cause: &KubeconfigError) -> String {
 #[non_exhaustive]
 pub enum ClusterError {
     /// The kubeconfig could not be read, or lacks the context / cluster.
-    #[error("kubeconfig {location}: {}", masked(cause))]
+    #[error("kubeconfig {location}: {}", masked(cause, Some(location)))]
     Kubeconfig {
         /// The file (or `KUBECONFIG=…` / `~/.kube/config`).
         location: String,
@@ -43,7 +50,7 @@ pub enum ClusterError {
     #[error(
         "no cluster configuration: no kubeconfig ({}) and not running in a pod ({in_cluster}); \
          pass --kubeconfig or set KUBECONFIG",
-        masked(kubeconfig)
+        masked(kubeconfig, None)
     )]
     NoConfiguration {
         /// Why the kubeconfig could not be used.

@@ -31,6 +31,7 @@ mod evictor;
 #[cfg(test)]
 mod evictor_tests;
 mod explain;
+mod inputs;
 mod limits;
 mod node_fit;
 pub mod order;
@@ -332,6 +333,7 @@ fn plan_with(
         cycle.warnings.push("no profile enables LowNodeUtilization in plugins.balance.enabled".to_string());
     }
     out.warnings = cycle.warnings;
+    out.warnings.extend(inputs::missing_object_warnings(snapshot, policy));
     out.evictions_total = out.evictions().filter(|e| e.refused_by_pdb.is_none()).count();
     out
 }

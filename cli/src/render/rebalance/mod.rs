@@ -157,7 +157,8 @@ pub fn report<W: Write>(out: &mut W, r: &PlanReport) -> anyhow::Result<()> {
         writeln!(out, "  nodes left out: {}", ex.join(", "))?;
     }
     match (p.too_few_nodes(), &p.aborted) {
-        (Some(why), _) => writeln!(out, "  nothing to do: {why}")?,
+        // As the nights' verdict and README write it.
+        (Some(why), _) => writeln!(out, "  NOTHING TO DO: {why}")?,
         (None, Some(a)) => writeln!(out, "  nothing planned: {a}")?,
         (None, None) => {}
     }

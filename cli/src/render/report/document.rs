@@ -233,6 +233,13 @@ fn requested<W: Write>(out: &mut W, d: &ReportData) -> std::io::Result<()> {
     writeln!(out, r#"<section id="requested"><h2>Requested % over time</h2>"#)?;
     let s = &d.requested;
     let nodes = s.nodes();
+    if d.outside_history {
+        writeln!(
+            out,
+            r#"<p class="empty">The range is outside the store's history: no requested % to chart.</p></section>"#
+        )?;
+        return Ok(());
+    }
     if nodes.is_empty() {
         writeln!(
             out,
