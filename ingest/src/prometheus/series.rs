@@ -132,8 +132,9 @@ impl Merger {
                     let label = |k: &str| series.metric.get(k).filter(|v| !v.is_empty()).cloned();
                     match (label("namespace"), label("pod")) {
                         (Some(ns), Some(p)) => (format!("{ns}/{p}"), Some(ns), Some(p)),
-                        _ => {
-                            self.errors.push(error("has no namespace and pod labels; skipped".into()));
+                        (ns, _) => {
+                            let missing = if ns.is_none() { "namespace" } else { "pod" };
+                            self.errors.push(error(format!("has no {missing} label; skipped")));
                             continue;
                         }
                     }
