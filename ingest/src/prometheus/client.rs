@@ -220,3 +220,68 @@ fn seconds(t: DateTime<Utc>) -> String {
         format!("{:.6}", us as f64 / 1e6)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+
+    use super::*;
+    use crate::victorialogs::auth::Secret;
+
+    /// A one-request server on 127.0.0.1 answering `status` with `body`.
+    fn one_answer(status: &'static str, body: &'static str) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("addr"));
+        std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().expect("accept");
+            let mut request = Vec::new();
+            let mut buf = [0u8; 4096];
+            // Headers, then the form (its length is in the headers; the
+            // form is short: read until the socket pauses).
+            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                let n = conn.read(&mut buf).expect("read");
+                if n == 0 {
+                    break;
+                }
+                request.extend_from_slice(&buf[..n]);
+            }
+            let answer = format!(
+                "HTTP/1.1 {status}\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            conn.write_all(answer.as_bytes()).expect("write");
+        });
+        url
+    }
+
+    fn ask(url: &str, auth: Auth) -> Result<Vec<Series>, Failure> {
+        let client = PromClient::new(url, auth, Timeouts::default()).expect("client");
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("rt");
+        let t = DateTime::from_timestamp(1_794_528_000, 0).expect("t");
+        runtime.block_on(client.query_range("up", t, t, Duration::from_secs(30)))
+    }
+
+    #[test]
+    fn a_200_that_is_no_prometheus_answer_is_an_error_quoting_it_redacted() {
+        let url = one_answer("200 OK", "<html>login as kuser with Pw9zQ7secretX</html>");
+        let auth = Auth { basic: Some(("kuser".into(), Secret::new("Pw9zQ7secretX"))), ..Default::default() };
+        let failure = ask(&url, auth).expect_err("not JSON");
+        assert_eq!(
+            failure.to_string(),
+            "unexpected answer: HTTP 200 but not a Prometheus answer (expected value at line 1 column 1): \
+             \"<html>login as kuser with ***</html>\""
+        );
+        assert!(!failure.is_retryable());
+        let url = one_answer("200 OK", r#"{"status":"success","data":{"resultType":"vector","result":[]}}"#);
+        let failure = ask(&url, Auth::default()).expect_err("a vector");
+        assert_eq!(
+            failure.to_string(),
+            "unexpected answer: resultType \"vector\", expected \"matrix\" (a range query's answer)"
+        );
+        let url = one_answer(
+            "422 Unprocessable Entity",
+            r#"{"status":"error","errorType":"execution","error":"too many points"}"#,
+        );
+        assert_eq!(ask(&url, Auth::default()).expect_err("422").to_string(), "HTTP 422: execution: too many points");
+    }
+}

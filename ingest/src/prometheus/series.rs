@@ -221,3 +221,33 @@ mod tests {
         assert_eq!(of(&[("job", "x")]), Err("it has neither a node nor an instance label".into()));
     }
 }
+
+#[cfg(test)]
+mod value_tests {
+    use super::*;
+    use crate::prometheus::queries::resolve;
+
+    #[test]
+    fn bad_points_are_named_and_the_series_other_points_stored() {
+        let queries = resolve(&[]).expect("defaults");
+        let node_cpu = queries.iter().find(|q| q.name == "node_cpu").expect("node_cpu");
+        let labels: BTreeMap<String, String> = [("node".to_string(), "n1".to_string())].into_iter().collect();
+        let t = 1_794_528_000.0;
+        let values = vec![
+            (t, "0.25".to_string()),
+            (t + 30.0, "NaN".into()),
+            (t + 60.0, "+Inf".into()),
+            (t + 90.0, "1.0005".into()),
+        ];
+        let mut merger = Merger::new("[w)".into());
+        merger.add(node_cpu, &[Series { metric: labels, values }], &NodeMap::default());
+        let (samples, errors) = merger.finish();
+        let cpu: Vec<(i64, Option<i64>)> = samples.iter().map(|s| (s.at_us, s.cpu_millis)).collect();
+        assert_eq!(cpu, [(1_794_528_000_000_000, Some(250)), (1_794_528_090_000_000, Some(1001))]);
+        assert_eq!(
+            errors,
+            ["window [w) query node_cpu series {node=\"n1\"}: 2 point(s) are not a finite number ≥ 0 (the first at \
+              2026-11-13T00:00:30Z: \"NaN\"); skipped, the series' other points are stored"]
+        );
+    }
+}
