@@ -17,6 +17,10 @@
 //! no node: a node series is then an input error (skipped, the window's
 //! other series stored); a pod sample is stored without its node.
 //!
+//! A pod re-created under its name on another node (a StatefulSet's) has a
+//! series per node: at an instant both answer (the old one's lookback), the
+//! first series in the answer's order gives the value and the node.
+//!
 //! Bad points (`NaN`, `±Inf`, negative, not a number) are input errors
 //! naming the window, the query and the series; the series' other points
 //! are stored.
@@ -95,8 +99,9 @@ pub struct Merger {
     /// `[start, end)` of the window, for the errors.
     window: String,
     samples: BTreeMap<(i64, UsageKind, String), UsageSample>,
-    /// Which series first gave an object's value of a query (a second is an error).
-    given_by: HashMap<(&'static str, UsageKind, String), String>,
+    /// Which series first gave an object's value of a query, per node (a
+    /// second series for the same object and node is an error).
+    given_by: HashMap<(&'static str, UsageKind, String, Option<String>), String>,
     errors: Vec<String>,
 }
 
@@ -140,7 +145,10 @@ impl Merger {
                     }
                 }
             };
-            match self.given_by.get(&(query.name, kind, object.clone())) {
+            // A pod re-created under its name on another node (a StatefulSet's)
+            // has one series per node: both are its.
+            let identity = (query.name, kind, object.clone(), node.clone().ok());
+            match self.given_by.get(&identity) {
                 Some(first) => {
                     let what = if kind == UsageKind::Node { "node" } else { "pod" };
                     self.errors
@@ -148,7 +156,7 @@ impl Merger {
                     continue;
                 }
                 None => {
-                    self.given_by.insert((query.name, kind, object.clone()), shown.clone());
+                    self.given_by.insert(identity, shown.clone());
                 }
             }
             let mut bad = 0usize;
@@ -171,12 +179,11 @@ impl Merger {
                     cpu_millis: None,
                     memory_bytes: None,
                 });
-                let rounded = Some(amount.round() as i64);
-                if cpu {
-                    sample.cpu_millis = rounded;
-                } else {
-                    sample.memory_bytes = rounded;
-                }
+                // Where a moved pod's old and new series overlap (the old one's
+                // last minutes of lookback), the first series answered wins:
+                // servers sort series by their labels, so the pick is stable.
+                let value = if cpu { &mut sample.cpu_millis } else { &mut sample.memory_bytes };
+                value.get_or_insert(amount.round() as i64);
             }
             if let Some((at_us, text)) = first_bad {
                 let at = chrono::DateTime::from_timestamp_micros(at_us)
@@ -226,6 +233,34 @@ mod tests {
 mod value_tests {
     use super::*;
     use crate::prometheus::queries::resolve;
+
+    #[test]
+    fn a_pod_moved_to_another_node_keeps_both_series_and_the_first_wins_where_they_overlap() {
+        let queries = resolve(&[]).expect("defaults");
+        let pod_memory = queries.iter().find(|q| q.name == "pod_memory").expect("pod_memory");
+        let on = |node: &str, values: Vec<(f64, String)>| {
+            let metric = [("namespace", "db"), ("pod", "pg-0"), ("node", node)];
+            Series { metric: metric.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(), values }
+        };
+        let t = 1_794_528_000.0;
+        let old = on("n1", vec![(t, "100".into()), (t + 30.0, "100".into())]);
+        let new = on("n2", vec![(t + 30.0, "200".into()), (t + 60.0, "200".into())]);
+        let again = on("n2", vec![(t + 90.0, "300".into())]);
+        let mut merger = Merger::new("[w)".into());
+        merger.add(pod_memory, &[old, new, again], &NodeMap::default());
+        let (samples, errors) = merger.finish();
+        let shown: Vec<(i64, Option<String>, Option<i64>)> =
+            samples.iter().map(|s| (s.at_us / 1_000_000 - 1_794_528_000, s.node.clone(), s.memory_bytes)).collect();
+        assert_eq!(
+            shown,
+            [(0, Some("n1".into()), Some(100)), (30, Some("n1".into()), Some(100)), (60, Some("n2".into()), Some(200))]
+        );
+        assert_eq!(
+            errors,
+            ["window [w) query pod_memory series {namespace=\"db\", node=\"n2\", pod=\"pg-0\"}: gives pod db/pg-0 \
+              again (series {namespace=\"db\", node=\"n2\", pod=\"pg-0\"} gave it first); skipped"]
+        );
+    }
 
     #[test]
     fn bad_points_are_named_and_the_series_other_points_stored() {
