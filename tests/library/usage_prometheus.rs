@@ -198,3 +198,66 @@ fn resume_continues_after_the_last_committed_window_and_a_failing_query_names_it
     assert!(failed.committed.windows.is_empty());
     assert_eq!(stored(&store).0.values().sum::<usize>(), 60, "the windows committed before stay");
 }
+
+/// web/api-1's working set from T0 for an hour, and six more pods from
+/// T0+30m: under `-search.maxSamplesPerQuery=150` the windows before
+/// T0+30m read few enough raw samples, the next one too many.
+fn growing_exposition() -> String {
+    let mut out = String::new();
+    for k in 0..=120i64 {
+        let ms = (T0 + 30 * k) * 1000;
+        let series = |pod: &str| {
+            format!(
+                r#"container_memory_working_set_bytes{{namespace="web",pod="{pod}",container="api",node="node-a"}}"#
+            )
+        };
+        out.push_str(&format!("{} 1000 {ms}\n", series("api-1")));
+        if k >= 60 {
+            for p in 0..6 {
+                out.push_str(&format!("{} 2000 {ms}\n", series(&format!("burst-{p}"))));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_window_the_server_refuses_stops_the_pull_naming_it_and_the_windows_before_stay() {
+    let test = "a_window_the_server_refuses_stops_the_pull";
+    let Some(vm) = RealVmetrics::victoria_metrics_with_or_skip(test, &["-search.maxSamplesPerQuery=150"]) else {
+        return;
+    };
+    vm.post("/api/v1/import/prometheus", growing_exposition());
+    vm.flush();
+    let (_dir, store) = temp_store();
+    let only_pod_memory: Vec<(String, String)> =
+        ["node_info", "node_cpu", "node_memory", "pod_cpu"].iter().map(|n| (n.to_string(), String::new())).collect();
+    let mut options = options(600, 2700, &only_pod_memory);
+    let failed = pull(&store, &vm.url(), &options).expect_err("the fifth window reads too many samples");
+    let windows: Vec<String> =
+        failed.committed.windows.iter().map(|w| format!("{} {}", w.window.start, w.samples)).collect();
+    assert_eq!(
+        windows,
+        [
+            "2026-11-13 00:10:00 UTC 10",
+            "2026-11-13 00:15:00 UTC 10",
+            "2026-11-13 00:20:00 UTC 10",
+            "2026-11-13 00:25:00 UTC 10"
+        ]
+    );
+    let text = failed.error.to_string();
+    let expected = format!(
+        "window [2026-11-13T00:30:00Z, 2026-11-13T00:35:00Z) query pod_memory: {}/api/v1/query_range failed after 1 \
+         attempt(s): HTTP 422: 422: cannot select more than -search.maxSamplesPerQuery=150 samples",
+        vm.url()
+    );
+    assert!(text.starts_with(&expected), "{text}");
+    let (counts, span) = stored(&store);
+    assert_eq!(counts.values().sum::<usize>(), 40, "{counts:?}");
+    assert_eq!(span, ["2026-11-13T00:10:00Z", "2026-11-13T00:29:30Z"]);
+    // --resume starts at the refused window, not before.
+    options.resume = true;
+    let again = pull(&store, &vm.url(), &options).expect_err("still too many");
+    assert_eq!(again.committed.resumed_from, Some(at(1800)));
+    assert!(again.error.to_string().starts_with(&expected), "{}", again.error);
+}

@@ -45,7 +45,18 @@ impl RealServer {
     /// # Panics
     /// When the binary is there but does not start within 20 s.
     pub fn victoria_metrics_or_skip(test: &str) -> Option<RealServer> {
-        RealServer::launch_or_skip(test, "victoria-metrics", &["-search.latencyOffset=0s"])
+        RealServer::victoria_metrics_with_or_skip(test, &[])
+    }
+
+    /// [`RealServer::victoria_metrics_or_skip`] with more flags (limits
+    /// such as `-search.maxSamplesPerQuery=150`).
+    ///
+    /// # Panics
+    /// When the binary is there but does not start within 20 s.
+    pub fn victoria_metrics_with_or_skip(test: &str, flags: &[&str]) -> Option<RealServer> {
+        let mut all = vec!["-search.latencyOffset=0s"];
+        all.extend_from_slice(flags);
+        RealServer::launch_or_skip(test, "victoria-metrics", &all)
     }
 
     fn launch_or_skip(test: &str, name: &str, extra: &[&str]) -> Option<RealServer> {
