@@ -142,6 +142,27 @@ impl Store {
         }
     }
 
+    /// Records a window that could not be pulled as a `failed` ingest run
+    /// (`source_kind`, `location`) with `message` (already redacted) as its
+    /// error, so that `kdrift query runs` shows it next to the windows
+    /// committed. Returns the run's id.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn record_failed_usage_run(&self, source_kind: &str, location: &str, message: &str) -> Result<i64, StoreError> {
+        let now = Utc::now().timestamp_micros();
+        let tx = TransactionGuard::begin(self)?;
+        let run_id: i64 =
+            self.query_one(&sql::BEGIN_RUN, params![source_kind, location, now, env!("CARGO_PKG_VERSION")], |r| {
+                r.get(0)
+            })?;
+        let message = kdrift_rebalance::mask_shown(message);
+        self.execute(&sql::RECORD_ERROR, params![run_id, location, None::<i64>, None::<i64>, None::<i64>, message])?;
+        self.execute(&sql::FINISH_RUN, params![run_id, "failed", now, 0i64, 0i64, 1i64])?;
+        tx.commit()?;
+        Ok(run_id)
+    }
+
     fn store_usage(
         &self,
         run_id: i64,

@@ -252,6 +252,12 @@ fn a_window_the_server_refuses_stops_the_pull_naming_it_and_the_windows_before_s
         vm.url()
     );
     assert!(text.starts_with(&expected), "{text}");
+    // Four ok runs, then the failed window's, its error stored.
+    let runs = run_query(&store, "runs", &[]).expect("runs");
+    let status: Vec<&Value> = runs.rows.iter().map(|r| &r[3]).collect();
+    assert_eq!(status, ["failed", "ok", "ok", "ok", "ok"]);
+    let errors = run_query(&store, "run_errors", &[("run_id".into(), "5".into())]).expect("run_errors");
+    assert!(errors.rows.iter().any(|r| r.iter().any(|v| v.as_str().is_some_and(|t| t.starts_with(&expected)))));
     let (counts, span) = stored(&store);
     assert_eq!(counts.values().sum::<usize>(), 40, "{counts:?}");
     assert_eq!(span, ["2026-11-13T00:10:00Z", "2026-11-13T00:29:30Z"]);

@@ -3,8 +3,8 @@
 //! merged into samples (`super::series`) and committed as one ingest run
 //! with its `usage_windows` row — whole or not at all. A failed request is
 //! retried with exponential backoff; a window that keeps failing stops the
-//! pull with an error naming it and its query, and the windows committed
-//! before stay. `--resume` starts after the last window this pull (same
+//! pull with an error naming it and its query (recorded as a `failed` run),
+//! and the windows committed before stay. `--resume` starts after the last window this pull (same
 //! URL, step and queries) committed.
 
 use std::time::Duration as StdDuration;
@@ -209,6 +209,7 @@ async fn run(
         let shown = format!("[{}, {})", show_time(&window.start), show_time(&window.end));
         let mut merger = Merger::new(shown.clone());
         let mut map = NodeMap::default();
+        let location = format!("{} {shown}", client.endpoint());
         for q in &options.queries {
             let answer = retrying(options, || client.query_range(&q.promql, window.first, window.last, step))
                 .await
@@ -225,7 +226,16 @@ async fn run(
                         attempts,
                         failure: Box::new(failure.redacted(client.redactor())),
                     },
-                })?;
+                });
+            let answer = match answer {
+                Ok(answer) => answer,
+                Err(e @ PromError::Window { .. }) => {
+                    // Shown by `kdrift query runs` next to the windows committed.
+                    store.record_failed_usage_run(SOURCE_KIND, &location, &e.to_string())?;
+                    return Err(e);
+                }
+                Err(e) => return Err(e),
+            };
             if q.measure == Measure::NodeInfo {
                 map = NodeMap::from_info(&answer);
             } else {
@@ -234,7 +244,6 @@ async fn run(
         }
         let (samples, errors) = merger.finish();
         let errors: Vec<String> = errors.iter().map(|e| client.redactor().redact(e)).collect();
-        let location = format!("{} {shown}", client.endpoint());
         let w = UsageWindow {
             pull_key: &report.pull_key,
             start_us: window.start.timestamp_micros(),
