@@ -631,6 +631,74 @@ pub enum IngestCommand {
     /// files only: KDRIFT_VL_USER/--user with KDRIFT_VL_PASSWORD or --password-file,
     /// KDRIFT_VL_BEARER_TOKEN or --bearer-token-file, KDRIFT_VL_HEADERS or --headers-file.
     Victorialogs(IngestVictorialogsArgs),
+    /// Pull measured CPU and memory usage of nodes and pods from a Prometheus-compatible API
+    /// (Prometheus, VictoriaMetrics, Thanos, Mimir: /api/v1/query_range), window by window, into
+    /// the store's usage samples (`kdrift query usage_samples`). Credentials come from the
+    /// environment or files only: KDRIFT_PROM_USER/--user with KDRIFT_PROM_PASSWORD or
+    /// --password-file, KDRIFT_PROM_BEARER_TOKEN or --bearer-token-file, KDRIFT_PROM_HEADERS or
+    /// --headers-file.
+    Prometheus(IngestPrometheusArgs),
+}
+
+/// `kdrift ingest prometheus`.
+#[derive(Debug, Args)]
+pub struct IngestPrometheusArgs {
+    /// The server: http://host:9090 (Prometheus), http://host:8428 (VictoriaMetrics), or a prefix in
+    /// front of /api/v1 (vmselect, Thanos, Mimir). No user:password in it.
+    #[arg(long, value_name = "URL")]
+    pub url: String,
+    /// Range start (default: one day before --end); RFC 3339 or UTC microseconds.
+    #[arg(long, value_name = "TIME", value_parser = parse_instant)]
+    pub start: Option<DateTime<Utc>>,
+    /// Range end, exclusive (default: now); RFC 3339 or UTC microseconds.
+    #[arg(long, value_name = "TIME", value_parser = parse_instant)]
+    pub end: Option<DateTime<Utc>>,
+    /// Resolution: the instants sampled are the multiples of it since the epoch (e.g. 30s, 1m).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_span)]
+    pub step: chrono::Duration,
+    /// Longest query window (each also at most 11,000 points per series, Prometheus' limit).
+    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = parse_span)]
+    pub window: chrono::Duration,
+    /// Replace a default query: node_info, node_cpu, node_memory, pod_cpu or pod_memory
+    /// (`NAME=` with nothing after = leaves it out). Repeatable.
+    #[arg(long = "query", value_name = "NAME=PROMQL", value_parser = parse_param)]
+    pub queries: Vec<(String, String)>,
+    /// Continue after the last window this pull (same URL, step and queries) committed.
+    #[arg(long)]
+    pub resume: bool,
+    /// Basic auth user (or KDRIFT_PROM_USER); the password from KDRIFT_PROM_PASSWORD or --password-file.
+    #[arg(long, value_name = "NAME")]
+    pub user: Option<String>,
+    /// File holding the Basic auth password.
+    #[arg(long, value_name = "FILE")]
+    pub password_file: Option<PathBuf>,
+    /// File holding a Bearer token.
+    #[arg(long, value_name = "FILE")]
+    pub bearer_token_file: Option<PathBuf>,
+    /// File of extra request headers, one `Name: value` per line (e.g. X-Scope-OrgID for Mimir).
+    #[arg(long, value_name = "FILE")]
+    pub headers_file: Option<PathBuf>,
+    /// Attempts per request before giving up (the first included).
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub attempts: u32,
+    /// Wait before the first retry of a request, doubled each time (e.g. 1s, 500ms).
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration)]
+    pub retry_delay: std::time::Duration,
+}
+
+/// Parses `30s`, `5m`, `1h`, `1d` into a positive span (pure; used by clap).
+pub fn parse_span(s: &str) -> Result<chrono::Duration, String> {
+    let bad = || format!("expected a duration such as 30s, 5m, 1h or 1d, got {s:?}");
+    let digits = s.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
+    let n: i64 = s[..digits].parse().map_err(|_| bad())?;
+    let span = match &s[digits..] {
+        "s" => chrono::Duration::try_seconds(n),
+        "m" => chrono::Duration::try_minutes(n),
+        "h" => chrono::Duration::try_hours(n),
+        "d" => chrono::Duration::try_days(n),
+        _ => None,
+    };
+    span.filter(|d| *d > chrono::Duration::zero()).ok_or_else(bad)
 }
 
 /// `kdrift ingest victorialogs`.
@@ -850,6 +918,15 @@ mod tests {
         // No argument takes a password or a token.
         let cli = Cli::try_parse_from(["kdrift", "ingest", "victorialogs", "--url", "http://x", "--password", "p"]);
         assert!(cli.is_err());
+    }
+
+    #[test]
+    fn prometheus_arguments() {
+        assert_eq!(parse_span("30s"), Ok(chrono::Duration::seconds(30)));
+        assert_eq!(parse_span("1h"), Ok(chrono::Duration::hours(1)));
+        assert!(parse_span("0s").is_err() && parse_span("1w").is_err() && parse_span("h").is_err());
+        let cli = Cli::try_parse_from(["kdrift", "ingest", "prometheus", "--url", "http://x", "--token", "t"]);
+        assert!(cli.is_err(), "no argument takes a token");
     }
 
     #[test]

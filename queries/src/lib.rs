@@ -22,6 +22,7 @@
 //!   matched by `kdrift-analyze`);
 //! - `run_checks`: what a committed run stored that its user should hear about;
 //! - `record_mask`: credentials masked in every record before it is staged;
+//! - `usage`: measured usage samples (schema v17), one window committed atomically ([`Store::commit_usage`]);
 //! - `remodel`: every stored pod version's model derived again from its object (migration 16);
 //! - [`Row`], [`Param`], [`params!`]: what callers of a named query see of a row and its parameters;
 //! - `test_support` (feature `test-support`): raw SQL for the tests of other crates.
@@ -41,6 +42,7 @@ mod run_checks;
 pub mod sql;
 #[cfg(feature = "test-support")]
 pub mod test_support;
+mod usage;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -58,10 +60,11 @@ pub use record::{identify, Change, Identity, IdentityError, Origin, Record};
 pub use row::{ColumnIndex, FromColumn, Param, Row, RowError};
 pub use run_checks::NodeUids;
 pub use sql::NamedQuery;
+pub use usage::{UsageCommit, UsageKind, UsageSample, UsageSource, UsageWindow};
 pub use writer::{RunCounts, RunStatus, RunWriter, APPENDER_FLUSH_ROWS};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 16;
+pub const SCHEMA_VERSION: i64 = 17;
 
 /// The `ingest_errors` message of a run closed by [`Store::open`] because
 /// the process that ran it ended without closing it.
@@ -85,6 +88,7 @@ const MIGRATIONS: &[(i64, &NamedQuery)] = &[
     (14, &sql::SCHEMA_V14),
     (15, &sql::SCHEMA_V15),
     (16, &sql::SCHEMA_V16),
+    (17, &sql::SCHEMA_V17),
 ];
 
 /// The derivations of the requested-amount changes and checkpoints (schema

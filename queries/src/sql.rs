@@ -87,6 +87,8 @@ queries! {
     SCHEMA_V16_BACKFILL = "schema_v16_backfill", "schema/v16_backfill.sql";
     /// Migration 16: the drain moves kept under schema 15 stay fresh.
     SCHEMA_V16_MOVES_FRESH = "schema_v16_moves_fresh", "schema/v16_moves_fresh.sql";
+    /// Migration 16 → 17: measured usage samples (`usage_samples`) and the Prometheus windows committed (`usage_windows`).
+    SCHEMA_V17 = "schema_v17", "schema/v17.sql";
     /// Records the schema version after a migration.
     UPDATE_SCHEMA_VERSION = "update_schema_version", "schema/update_version.sql";
     /// Opens a transaction.
@@ -271,6 +273,20 @@ queries! {
     VL_LAST_WINDOW_END = "vl_last_window_end", "victorialogs/last_window_end.sql";
     /// The committed VictoriaLogs query windows.
     VL_WINDOWS = "vl_windows", "victorialogs/windows.sql";
+    /// Creates this connection's (TEMP) staging table of usage samples, if missing.
+    USAGE_CREATE_STAGING = "usage_create_staging", "usage/create_staging.sql";
+    /// Empties the staging table of usage samples.
+    USAGE_CLEAR_STAGING = "usage_clear_staging", "usage/clear_staging.sql";
+    /// Moves the staged usage samples into `usage_samples`, deduplicated.
+    USAGE_COMMIT_SAMPLES = "usage_commit_samples", "usage/commit_samples.sql";
+    /// Records a committed Prometheus query window of usage samples.
+    USAGE_RECORD_WINDOW = "usage_record_window", "usage/record_window.sql";
+    /// End of a Prometheus pull's last committed window (`--resume`).
+    USAGE_LAST_WINDOW_END = "usage_last_window_end", "usage/last_window_end.sql";
+    /// The committed Prometheus query windows of usage samples.
+    USAGE_WINDOWS = "usage_windows", "usage/windows.sql";
+    /// Measured usage samples (CPU millicores, memory bytes) between two instants.
+    USAGE_SAMPLES = "usage_samples", "usage/samples.sql";
     /// The newest kdrift rebalance run of each outcome.
     REBALANCE_LATEST_RUNS = "rebalance_latest_runs", "rebalance/latest_runs.sql";
     /// Cordon, readiness, reboot and node-controller signals per node between two instants.

@@ -660,18 +660,18 @@ fn open_appender(store: &Store) -> Result<Appender<'_>, StoreError> {
 
 /// BEGIN … COMMIT on the store's connection, rolled back when dropped
 /// uncommitted.
-struct TransactionGuard<'s> {
+pub(super) struct TransactionGuard<'s> {
     store: &'s Store,
     done: bool,
 }
 
 impl<'s> TransactionGuard<'s> {
-    fn begin(store: &'s Store) -> Result<Self, StoreError> {
+    pub(super) fn begin(store: &'s Store) -> Result<Self, StoreError> {
         store.batch(&sql::TX_BEGIN)?;
         Ok(TransactionGuard { store, done: false })
     }
 
-    fn commit(mut self) -> Result<(), StoreError> {
+    pub(super) fn commit(mut self) -> Result<(), StoreError> {
         self.done = true;
         self.store.batch(&sql::TX_COMMIT)
     }

@@ -12,4 +12,5 @@ mod rebalance;
 mod recorder_process;
 mod report_html;
 mod sessions;
+mod usage;
 mod vlogs;

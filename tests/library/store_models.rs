@@ -50,7 +50,7 @@ fn cut_as_v15(model: &mut Value) {
 
 #[test]
 fn a_v15_store_gets_restarts_images_and_spread_constraints_in_its_pod_models_when_opened() {
-    assert_eq!(SCHEMA_VERSION, 16, "a new schema: check that this fixture still gives schema 15's tables");
+    assert_eq!(SCHEMA_VERSION, 17, "a new schema: check that this fixture still gives schema 15's tables");
     let dir = tempfile::tempdir().expect("tmp");
     let path = dir.path().join("store.duckdb");
     let file = dir.path().join("pods.json");
@@ -81,6 +81,7 @@ fn a_v15_store_gets_restarts_images_and_spread_constraints_in_its_pod_models_whe
         c.execute_batch(
             "UPDATE pod_versions SET model_error = NULL, usage_node = 'node-1', requests_cpu = 100, \
              requests_memory = 33554432, scheduling_terms = false WHERE name = 'bad-1';
+             DROP TABLE usage_samples; DROP TABLE usage_windows;
              UPDATE kdrift_meta SET value = '15' WHERE key = 'schema_version';
              UPDATE drain_moves_kept SET schema_version = 15;",
         )
@@ -106,7 +107,7 @@ fn a_v15_store_gets_restarts_images_and_spread_constraints_in_its_pod_models_whe
     }
     let store = Store::open_existing(&path).expect("migrated, then opened read-only");
     let version = kdrift_store::run_query(&store, "get_schema_version", &[]).expect("version");
-    assert_eq!(version.rows[0][0], Value::String("16".into()));
+    assert_eq!(version.rows[0][0], Value::String(SCHEMA_VERSION.to_string()));
     // The product's read of the state at an instant sees what the rule plugins read.
     let cluster = kdrift_analyze::ClusterAt::load(&store, at).expect("state");
     let names: Vec<&str> = cluster.pods.iter().map(|p| p.name.as_str()).collect();

@@ -1,4 +1,5 @@
-//! The real VictoriaLogs server (`../shared/tools/victoria-logs`, see its
+//! The real VictoriaLogs and VictoriaMetrics servers
+//! (`../shared/tools/victoria-logs` and `victoria-metrics`, see their
 //! README) for tests: started on 127.0.0.1 with a free port, a fresh data
 //! directory and `-retentionPeriod=100y` (the scenario's timestamps are
 //! old), stopped by its PID when dropped.
@@ -7,29 +8,62 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// A running `victoria-logs`; killed (by its PID) and its data removed on drop.
-pub struct RealVlogs {
+/// A running `victoria-logs` or `victoria-metrics`; killed (by its PID)
+/// and its data removed on drop.
+pub struct RealServer {
     child: Child,
     port: u16,
     _data: tempfile::TempDir,
 }
 
-/// `../shared/tools/victoria-logs` next to the checkout, when present.
-fn binary() -> Option<PathBuf> {
+/// The real VictoriaLogs server.
+pub type RealVlogs = RealServer;
+
+/// The real VictoriaMetrics server.
+pub type RealVmetrics = RealServer;
+
+/// `../shared/tools/NAME` next to the checkout, when present.
+fn binary(name: &str) -> Option<PathBuf> {
     let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string());
-    let path = PathBuf::from(manifest).join("../../shared/tools/victoria-logs");
+    let path = PathBuf::from(manifest).join("../../shared/tools").join(name);
     path.is_file().then_some(path)
 }
 
-impl RealVlogs {
-    /// Starts the server and waits until `/health` answers `OK`; `None`
-    /// after printing why the calling test skips (no `../shared/tools`).
+impl RealServer {
+    /// Starts `victoria-logs` and waits until `/health` answers `OK`;
+    /// `None` after printing why the calling test skips (no `../shared/tools`).
     ///
     /// # Panics
     /// When the binary is there but does not start within 20 s.
-    pub fn start_or_skip(test: &str) -> Option<RealVlogs> {
-        let Some(bin) = binary() else {
-            eprintln!("{test}: SKIPPED: ../shared/tools/victoria-logs is absent (a clone outside the workplace); CI always has it");
+    pub fn start_or_skip(test: &str) -> Option<RealServer> {
+        RealServer::launch_or_skip(test, "victoria-logs", &[])
+    }
+
+    /// Starts `victoria-metrics` as [`RealServer::start_or_skip`] does, with
+    /// `-search.latencyOffset=0s` (queries see the samples just loaded).
+    ///
+    /// # Panics
+    /// When the binary is there but does not start within 20 s.
+    pub fn victoria_metrics_or_skip(test: &str) -> Option<RealServer> {
+        RealServer::victoria_metrics_with_or_skip(test, &[])
+    }
+
+    /// [`RealServer::victoria_metrics_or_skip`] with more flags (limits
+    /// such as `-search.maxSamplesPerQuery=150`).
+    ///
+    /// # Panics
+    /// When the binary is there but does not start within 20 s.
+    pub fn victoria_metrics_with_or_skip(test: &str, flags: &[&str]) -> Option<RealServer> {
+        let mut all = vec!["-search.latencyOffset=0s"];
+        all.extend_from_slice(flags);
+        RealServer::launch_or_skip(test, "victoria-metrics", &all)
+    }
+
+    fn launch_or_skip(test: &str, name: &str, extra: &[&str]) -> Option<RealServer> {
+        let Some(bin) = binary(name) else {
+            eprintln!(
+                "{test}: SKIPPED: ../shared/tools/{name} is absent (a clone outside the workplace); CI always has it"
+            );
             return None;
         };
         let data = tempfile::tempdir().expect("data dir");
@@ -38,17 +72,31 @@ impl RealVlogs {
             .arg(format!("-storageDataPath={}", data.path().display()))
             .arg(format!("-httpListenAddr=127.0.0.1:{port}"))
             .arg("-retentionPeriod=100y")
+            .args(extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .expect("start victoria-logs");
-        let server = RealVlogs { child, port, _data: data };
+            .unwrap_or_else(|e| panic!("start {name}: {e}"));
+        let server = RealServer { child, port, _data: data };
         let deadline = Instant::now() + Duration::from_secs(20);
         while server.get("/health").as_deref() != Some("OK") {
-            assert!(Instant::now() < deadline, "victoria-logs did not answer /health within 20 s");
+            assert!(Instant::now() < deadline, "{name} did not answer /health within 20 s");
             std::thread::sleep(Duration::from_millis(50));
         }
         Some(server)
+    }
+
+    /// POSTs `body` to `path` (`/api/v1/import/prometheus`), expecting a 2xx.
+    ///
+    /// # Panics
+    /// When the server does not accept it.
+    pub fn post(&self, path: &str, body: String) {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        let status = rt.block_on(async {
+            let r = reqwest::Client::new().post(format!("{}{path}", self.url())).body(body).send().await;
+            r.expect("post").status()
+        });
+        assert!(status.is_success(), "POST {path}: {status}");
     }
 
     /// `http://127.0.0.1:PORT`.
@@ -74,7 +122,7 @@ impl RealVlogs {
     }
 }
 
-impl Drop for RealVlogs {
+impl Drop for RealServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();

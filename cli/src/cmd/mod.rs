@@ -7,6 +7,7 @@ mod cluster;
 mod demo;
 mod explain;
 mod ingest;
+mod ingest_prometheus;
 mod postmortem;
 mod query;
 mod rebalance;
@@ -186,6 +187,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Ingest(IngestCommand::Api(args)) => api::snapshot(&cli, args),
         Command::Record(args) => api::record(&cli, args),
         Command::Ingest(IngestCommand::Victorialogs(args)) => ingest::victorialogs(&cli, args),
+        Command::Ingest(IngestCommand::Prometheus(args)) => ingest_prometheus::run(&cli, args),
         Command::WhyPending(args) => why_pending::run(&cli, args),
         Command::Demo(args) => demo::run(&cli, args),
         Command::Query(args) => query::run(&cli, args),

@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod ingest;
+pub mod ingest_prometheus;
 pub mod pending;
 pub mod postmortem;
 pub mod query;

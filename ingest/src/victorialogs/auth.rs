@@ -27,6 +27,24 @@ pub const ENV_BEARER: &str = "KDRIFT_VL_BEARER_TOKEN";
 /// Environment variable of extra headers, one `Name: value` per line.
 pub const ENV_HEADERS: &str = "KDRIFT_VL_HEADERS";
 
+/// The environment variables a source reads its credentials from
+/// ([`VL_ENV`] for VictoriaLogs; `kdrift ingest prometheus` has its own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EnvNames {
+    /// Basic auth user.
+    pub user: &'static str,
+    /// Basic auth password.
+    pub password: &'static str,
+    /// Bearer token.
+    pub bearer: &'static str,
+    /// Extra headers, one `Name: value` per line.
+    pub headers: &'static str,
+}
+
+/// VictoriaLogs' credential variables (`KDRIFT_VL_*`).
+pub const VL_ENV: EnvNames =
+    EnvNames { user: ENV_USER, password: ENV_PASSWORD, bearer: ENV_BEARER, headers: ENV_HEADERS };
+
 /// A credential. No `Display`; `Debug` prints `***`.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Secret(String);
@@ -201,15 +219,28 @@ impl Auth {
     /// [`VlError::Credentials`] when a file cannot be read, a secret is given
     /// twice, a password has no user, or both Basic and Bearer are set.
     pub fn load(sources: &CredentialSources, env: &dyn Fn(&str) -> Option<String>) -> Result<Auth, VlError> {
-        let user = sources.user.clone().or_else(|| env(ENV_USER)).filter(|u| !u.is_empty());
-        let password = one_of(sources.password_file.as_deref(), ENV_PASSWORD, env, "password")?;
-        let bearer = one_of(sources.bearer_token_file.as_deref(), ENV_BEARER, env, "bearer token")?;
+        Auth::load_named(sources, env, &VL_ENV)
+    }
+
+    /// [`Auth::load`] from the variables `names` (another source's).
+    ///
+    /// # Errors
+    /// As [`Auth::load`].
+    pub fn load_named(
+        sources: &CredentialSources,
+        env: &dyn Fn(&str) -> Option<String>,
+        names: &EnvNames,
+    ) -> Result<Auth, VlError> {
+        let (env_user, env_headers) = (names.user, names.headers);
+        let user = sources.user.clone().or_else(|| env(env_user)).filter(|u| !u.is_empty());
+        let password = one_of(sources.password_file.as_deref(), names.password, env, "password")?;
+        let bearer = one_of(sources.bearer_token_file.as_deref(), names.bearer, env, "bearer token")?;
         let basic = match (user, password) {
             (Some(u), Some(p)) => Some((u, Secret::new(p))),
             (Some(u), None) => Some((u, Secret::new(""))),
             (None, Some(_)) => {
                 return Err(VlError::Credentials(format!(
-                    "a password is set but no user; pass --user NAME or set {ENV_USER}"
+                    "a password is set but no user; pass --user NAME or set {env_user}"
                 )))
             }
             (None, None) => None,
@@ -222,15 +253,15 @@ impl Auth {
         }
         let headers = match &sources.headers_file {
             Some(path) => {
-                if env(ENV_HEADERS).is_some_and(|v| !v.is_empty()) {
+                if env(env_headers).is_some_and(|v| !v.is_empty()) {
                     return Err(VlError::Credentials(format!(
-                        "extra headers are given both in {} and in {ENV_HEADERS}; keep one",
+                        "extra headers are given both in {} and in {env_headers}; keep one",
                         path.display()
                     )));
                 }
                 parse_headers(&read_secret_file(path, "headers")?, &path.display().to_string())?
             }
-            None => parse_headers(&env(ENV_HEADERS).unwrap_or_default(), ENV_HEADERS)?,
+            None => parse_headers(&env(env_headers).unwrap_or_default(), env_headers)?,
         };
         Ok(Auth { basic, bearer: bearer.map(Secret::new), headers, tenant: sources.tenant })
     }

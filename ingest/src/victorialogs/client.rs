@@ -83,7 +83,7 @@ pub fn redact_url(url: &str) -> String {
     }
 }
 
-fn transport(e: &reqwest::Error, redactor: &Redactor) -> Failure {
+pub(crate) fn transport(e: &reqwest::Error, redactor: &Redactor) -> Failure {
     // reqwest's own text is terse; the sources say what broke (reset, EOF, timeout).
     let mut text = if e.is_timeout() { "timed out".to_string() } else { e.to_string() };
     let mut source = std::error::Error::source(e);
@@ -109,7 +109,7 @@ fn origin_of(url: &Url) -> String {
     }
 }
 
-fn http_client(timeouts: Timeouts, follow_redirects: bool) -> reqwest::Result<Client> {
+pub(crate) fn http_client(timeouts: Timeouts, follow_redirects: bool) -> reqwest::Result<Client> {
     let policy = if follow_redirects {
         redirect::Policy::custom(|attempt| {
             let same = attempt.previous().first().is_some_and(|first| same_origin(first, attempt.url()));
@@ -137,7 +137,7 @@ fn http_client(timeouts: Timeouts, follow_redirects: bool) -> reqwest::Result<Cl
 /// The beginning of an error answer, redacted then cut to
 /// [`ERROR_BODY_LIMIT`] characters: [`Redactor::reach`] bytes more are read
 /// than kept, so that a credential straddling the cut is masked whole.
-async fn error_body(response: Response, redactor: &Redactor) -> String {
+pub(crate) async fn error_body(response: Response, redactor: &Redactor) -> String {
     let wanted = ERROR_BODY_LIMIT * 4 + redactor.reach();
     let mut body = Vec::new();
     let mut complete = true;

@@ -26,7 +26,7 @@ pub mod url_query;
 pub mod window;
 pub mod windows;
 
-pub use auth::{Auth, CredentialSources, Secret, Tenant};
+pub use auth::{Auth, CredentialSources, EnvNames, Secret, Tenant};
 pub use client::{Timeouts, VlClient};
 pub use error::{Failure, VlError};
 pub use layout::Layout;

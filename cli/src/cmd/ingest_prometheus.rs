@@ -1,0 +1,85 @@
+//! `kdrift ingest prometheus`: measured usage pulled window by window
+//! (`kdrift_ingest::pull_prometheus`), the per-window summary on stdout,
+//! every input error on stderr.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use kdrift_ingest::{
+    pull_prometheus, resolve_queries, Auth, CredentialSources, PromClient, PromError, PromOptions, Retry, Timeouts,
+    PROM_ENV,
+};
+
+use crate::args::{Cli, IngestPrometheusArgs, Output};
+use crate::render;
+
+/// Pulls usage samples from a Prometheus-compatible server. Exit 2 when the
+/// pull stopped (the windows committed before stay; `--resume` continues
+/// after them) or a series had input errors; 130 or 143 on SIGINT or
+/// SIGTERM (the window in progress is not stored).
+pub fn run(cli: &Cli, args: &IngestPrometheusArgs) -> anyhow::Result<ExitCode> {
+    let sources = CredentialSources {
+        user: args.user.clone(),
+        password_file: args.password_file.clone(),
+        bearer_token_file: args.bearer_token_file.clone(),
+        headers_file: args.headers_file.clone(),
+        ..CredentialSources::default()
+    };
+    let auth = Auth::load_named(&sources, &|name| std::env::var(name).ok(), &PROM_ENV).map_err(PromError::from)?;
+    let client = PromClient::new(&args.url, auth, Timeouts::default())?;
+    let caught = crate::signals::catch()?;
+    let options = PromOptions {
+        start: args.start,
+        end: args.end,
+        step: args.step,
+        max_window: args.window,
+        resume: args.resume,
+        retry: Retry { attempts: args.attempts, first_delay: args.retry_delay, ..Retry::default() },
+        interrupt: caught.interrupt().clone(),
+        ..PromOptions::new(resolve_queries(&args.queries)?)
+    };
+    // A range that cannot be pulled is refused before any store is created.
+    options.range(chrono::Utc::now())?;
+    let store = crate::cmd::open_store(&cli.db)?;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the runtime")?;
+    let pulled = runtime.block_on(pull_prometheus(&store, &client, &options, &mut |w| {
+        tracing::debug!(start = %w.window.start, samples = w.samples, "window committed");
+    }));
+    let (report, failure) = match pulled {
+        Ok(report) => (report, None),
+        Err(failed) => {
+            let failed = *failed;
+            (failed.committed, Some(failed.error))
+        }
+    };
+    {
+        let mut err = std::io::stderr().lock();
+        for e in report.windows.iter().flat_map(|w| &w.errors) {
+            writeln!(err, "kdrift: {e}")?;
+        }
+    }
+    if failure.is_none() || !report.windows.is_empty() {
+        let mut out = std::io::stdout().lock();
+        match cli.output {
+            Output::Json => render::json(&mut out, &report)?,
+            Output::Table => render::ingest_prometheus::summary(&mut out, &report, &cli.db)?,
+        }
+    }
+    if let Some(error @ PromError::Interrupted { .. }) = &failure {
+        writeln!(std::io::stderr(), "kdrift: error: interrupted by {}: {error}", caught.signal_name())?;
+        return Ok(caught.exit_code());
+    }
+    if let Some(error) = failure {
+        if !report.windows.is_empty() {
+            writeln!(
+                std::io::stderr(),
+                "kdrift: the {} window(s) committed before the failure stay in {}; rerun with --resume to continue after them",
+                report.windows.len(),
+                cli.db.display()
+            )?;
+        }
+        return Err(error.into());
+    }
+    Ok(if report.error_count() > 0 { ExitCode::from(2) } else { ExitCode::SUCCESS })
+}

@@ -1,0 +1,287 @@
+//! The HTTP side of a Prometheus pull: `/api/v1/query_range` (the
+//! Prometheus HTTP API, which VictoriaMetrics, Thanos and Mimir speak too),
+//! POSTed as a form with the credentials of [`Auth`] (from the
+//! `KDRIFT_PROM_*` variables or files, never the command line). It shares
+//! the VictoriaLogs client's HTTP plumbing: no redirect followed, error
+//! bodies read capped, and everything a server says passed through the
+//! [`Redactor`] of the credentials before it is shown.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use reqwest::header::{HeaderName, HeaderValue};
+use reqwest::{Client, Url};
+use serde::Deserialize;
+
+use super::error::{Failure, PromError};
+use crate::victorialogs::auth::{Auth, EnvNames};
+use crate::victorialogs::client::{error_body, http_client, redact_url, transport, Timeouts, QUOTE_LIMIT};
+use crate::victorialogs::url_query::UrlQuery;
+use kdrift_rebalance::Redactor;
+
+/// Prometheus' credential variables.
+pub const PROM_ENV: EnvNames = EnvNames {
+    user: "KDRIFT_PROM_USER",
+    password: "KDRIFT_PROM_PASSWORD",
+    bearer: "KDRIFT_PROM_BEARER_TOKEN",
+    headers: "KDRIFT_PROM_HEADERS",
+};
+
+/// One series of a range query's answer: its labels and its points
+/// (`(seconds since the epoch, value text)` as the API writes them; the
+/// value is text so that `NaN` and `+Inf` arrive as such).
+#[derive(Debug, Clone, Deserialize)]
+pub struct Series {
+    /// The series' labels.
+    #[serde(default)]
+    pub metric: std::collections::BTreeMap<String, String>,
+    /// `[time, "value"]` pairs.
+    #[serde(default)]
+    pub values: Vec<(f64, String)>,
+}
+
+#[derive(Deserialize)]
+struct Answer {
+    status: String,
+    #[serde(default)]
+    data: Option<Data>,
+    #[serde(default, rename = "errorType")]
+    error_type: Option<String>,
+    #[serde(default)]
+    error: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Data {
+    #[serde(rename = "resultType")]
+    result_type: String,
+    #[serde(default)]
+    result: Vec<Series>,
+}
+
+/// A Prometheus-compatible server (or a proxy in front of one).
+#[derive(Debug, Clone)]
+pub struct PromClient {
+    http: Client,
+    base: Url,
+    query: UrlQuery,
+    auth: Auth,
+    redactor: Redactor,
+}
+
+impl PromClient {
+    /// A client for `url` (`http://host:9090`, a path prefix such as
+    /// `https://vmselect/select/0/prometheus`; a trailing `/api/v1/…` is
+    /// removed). Its query parameters are sent with every request and held
+    /// as credentials.
+    ///
+    /// # Errors
+    /// [`PromError::BadUrl`] for an unparseable URL, another scheme than
+    /// http(s), or credentials inside it; [`PromError::Credentials`] for a
+    /// header that is not valid in HTTP.
+    pub fn new(url: &str, auth: Auth, timeouts: Timeouts) -> Result<PromClient, PromError> {
+        let shown = redact_url(url);
+        let bad = |problem: String| PromError::BadUrl { url: shown.clone(), problem };
+        let mut base =
+            Url::parse(url.trim()).map_err(|e| bad(format!("not a URL ({e}); expected http:// or https://")))?;
+        if !matches!(base.scheme(), "http" | "https") {
+            return Err(bad(format!("scheme {:?} is not HTTP; expected http:// or https://", base.scheme())));
+        }
+        if !base.username().is_empty() || base.password().is_some() {
+            return Err(bad(format!(
+                "credentials in the URL would show in `ps` and shell history; set {} and {} (or --user and \
+                 --password-file) instead",
+                PROM_ENV.user, PROM_ENV.password
+            )));
+        }
+        let query = UrlQuery::take(&mut base);
+        base.set_fragment(None);
+        let mut path = base.path().trim_end_matches('/').to_string();
+        for suffix in ["/api/v1/query_range", "/api/v1/query", "/api/v1"] {
+            if let Some(p) = path.strip_suffix(suffix) {
+                path = p.to_string();
+                break;
+            }
+        }
+        base.set_path(&path);
+        for (i, (name, value)) in auth.headers.iter().enumerate() {
+            HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+                PromError::Credentials(format!("the name of extra header {} is not valid in HTTP", i + 1))
+            })?;
+            HeaderValue::from_str(value.expose())
+                .map_err(|_| PromError::Credentials(format!("the value of header {name} is not valid in HTTP")))?;
+        }
+        let http = http_client(timeouts, false).map_err(|e| bad(format!("cannot build an HTTP client: {e}")))?;
+        let mut values = auth.secret_values();
+        values.extend(query.values());
+        kdrift_rebalance::hold(values.iter().cloned());
+        let redactor = Redactor::new(values.iter().map(String::as_str));
+        Ok(PromClient { http, base, query, auth, redactor })
+    }
+
+    /// The server's base URL (no credentials).
+    pub fn base_url(&self) -> String {
+        self.base.as_str().trim_end_matches('/').to_string()
+    }
+
+    /// The range query endpoint (no credentials).
+    pub fn endpoint(&self) -> String {
+        format!("{}/api/v1/query_range", self.base_url())
+    }
+
+    /// Masks this client's credentials in a server's words.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// `/api/v1/query_range` of `promql` at `start`, `start + step`, … up
+    /// to `end` (inclusive, as the API evaluates): the matrix answered.
+    ///
+    /// # Errors
+    /// [`Failure::Status`] for a non-2xx answer (Prometheus' `error` text
+    /// when its body is its JSON), [`Failure::Transport`],
+    /// [`Failure::BadAnswer`] for a 200 that is not a Prometheus answer
+    /// (not JSON, `status` not `success`, no matrix).
+    pub async fn query_range(
+        &self,
+        promql: &str,
+        start: DateTime<Utc>,
+        end: DateTime<Utc>,
+        step: Duration,
+    ) -> Result<Vec<Series>, Failure> {
+        let form = [
+            ("query", promql.to_string()),
+            ("start", seconds(start)),
+            ("end", seconds(end)),
+            ("step", format!("{}s", step.as_secs_f64())),
+        ];
+        let mut rb = self.http.post(self.endpoint()).query(&self.query.pairs()).form(&form);
+        if let Some((user, password)) = &self.auth.basic {
+            rb = rb.basic_auth(user, Some(password.expose()));
+        }
+        if let Some(token) = &self.auth.bearer {
+            rb = rb.bearer_auth(token.expose());
+        }
+        for (name, value) in &self.auth.headers {
+            if let (Ok(n), Ok(mut v)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value.expose()))
+            {
+                v.set_sensitive(true);
+                rb = rb.header(n, v);
+            }
+        }
+        let response = rb.send().await.map_err(|e| transport(&e, &self.redactor))?;
+        let status = response.status();
+        if status.is_redirection() {
+            return Err(Failure::BadAnswer(format!(
+                "HTTP {}: a redirect, not followed (the credentials would go along); pass --url where it points",
+                status.as_u16()
+            )));
+        }
+        if !status.is_success() {
+            let body = error_body(response, &self.redactor).await;
+            let body = match serde_json::from_str::<Answer>(&body) {
+                Ok(Answer { error: Some(e), error_type, .. }) => {
+                    format!("{}: {e}", error_type.unwrap_or_else(|| "error".into()))
+                }
+                _ => body,
+            };
+            return Err(Failure::Status { status: status.as_u16(), body });
+        }
+        let bytes = response.bytes().await.map_err(|e| transport(&e, &self.redactor))?;
+        let answer: Answer = serde_json::from_slice(&bytes).map_err(|e| {
+            let quote = self.redactor.quote(&bytes, QUOTE_LIMIT);
+            Failure::BadAnswer(format!("HTTP 200 but not a Prometheus answer ({e}): {quote:?}"))
+        })?;
+        if answer.status != "success" {
+            let said = answer.error.unwrap_or_default();
+            return Err(Failure::BadAnswer(self.redactor.redact(&format!(
+                "status {:?} ({}): {said}",
+                answer.status,
+                answer.error_type.unwrap_or_default()
+            ))));
+        }
+        match answer.data {
+            Some(Data { result_type, result }) if result_type == "matrix" => Ok(result),
+            Some(Data { result_type, .. }) => Err(Failure::BadAnswer(format!(
+                "resultType {:?}, expected \"matrix\" (a range query's answer)",
+                self.redactor.redact(&result_type)
+            ))),
+            None => Err(Failure::BadAnswer("no \"data\" in a successful answer".into())),
+        }
+    }
+}
+
+/// `t` as the API's decimal seconds (`1700000000` or `1700000000.5`).
+fn seconds(t: DateTime<Utc>) -> String {
+    let us = t.timestamp_micros();
+    if us % 1_000_000 == 0 {
+        (us / 1_000_000).to_string()
+    } else {
+        format!("{:.6}", us as f64 / 1e6)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+
+    use super::*;
+    use crate::victorialogs::auth::Secret;
+
+    /// A one-request server on 127.0.0.1 answering `status` with `body`.
+    fn one_answer(status: &'static str, body: &'static str) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("addr"));
+        std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().expect("accept");
+            let mut request = Vec::new();
+            let mut buf = [0u8; 4096];
+            // Headers, then the form (its length is in the headers; the
+            // form is short: read until the socket pauses).
+            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                let n = conn.read(&mut buf).expect("read");
+                if n == 0 {
+                    break;
+                }
+                request.extend_from_slice(&buf[..n]);
+            }
+            let answer = format!(
+                "HTTP/1.1 {status}\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            conn.write_all(answer.as_bytes()).expect("write");
+        });
+        url
+    }
+
+    fn ask(url: &str, auth: Auth) -> Result<Vec<Series>, Failure> {
+        let client = PromClient::new(url, auth, Timeouts::default()).expect("client");
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("rt");
+        let t = DateTime::from_timestamp(1_794_528_000, 0).expect("t");
+        runtime.block_on(client.query_range("up", t, t, Duration::from_secs(30)))
+    }
+
+    #[test]
+    fn a_200_that_is_no_prometheus_answer_is_an_error_quoting_it_redacted() {
+        let url = one_answer("200 OK", "<html>login as kuser with Pw9zQ7secretX</html>");
+        let auth = Auth { basic: Some(("kuser".into(), Secret::new("Pw9zQ7secretX"))), ..Default::default() };
+        let failure = ask(&url, auth).expect_err("not JSON");
+        assert_eq!(
+            failure.to_string(),
+            "unexpected answer: HTTP 200 but not a Prometheus answer (expected value at line 1 column 1): \
+             \"<html>login as kuser with ***</html>\""
+        );
+        assert!(!failure.is_retryable());
+        let url = one_answer("200 OK", r#"{"status":"success","data":{"resultType":"vector","result":[]}}"#);
+        let failure = ask(&url, Auth::default()).expect_err("a vector");
+        assert_eq!(
+            failure.to_string(),
+            "unexpected answer: resultType \"vector\", expected \"matrix\" (a range query's answer)"
+        );
+        let url = one_answer(
+            "422 Unprocessable Entity",
+            r#"{"status":"error","errorType":"execution","error":"too many points"}"#,
+        );
+        assert_eq!(ask(&url, Auth::default()).expect_err("422").to_string(), "HTTP 422: execution: too many points");
+    }
+}

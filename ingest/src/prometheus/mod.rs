@@ -1,0 +1,25 @@
+//! `kdrift ingest prometheus`: measured CPU and memory usage of nodes and
+//! pods pulled from a Prometheus-compatible HTTP API (Prometheus,
+//! VictoriaMetrics, Thanos, Mimir: `/api/v1/query_range`) into the store's
+//! `usage_samples` (kdrift issue 37).
+//!
+//! - [`queries`]: the default PromQL per exporter and `--query NAME=PROMQL`;
+//! - [`client`]: the HTTP request, with the VictoriaLogs source's
+//!   credentials (`KDRIFT_PROM_*` variables or files) and redaction;
+//! - [`windows`]: the range cut into step-aligned windows under the
+//!   server's points limit;
+//! - [`series`]: answers into samples (which node a series is, bad points);
+//! - [`pull`]: the windows pulled and committed one by one, `--resume`.
+
+pub mod client;
+pub mod error;
+pub mod pull;
+pub mod queries;
+pub mod series;
+pub mod windows;
+
+pub use client::{PromClient, PROM_ENV};
+pub use error::PromError;
+pub use pull::{pull_prometheus, PromOptions, PromPullFailed, PromReport, PromWindowReport};
+pub use queries::{resolve as resolve_queries, NamedPromql};
+pub use windows::{PromWindow, MAX_POINTS};

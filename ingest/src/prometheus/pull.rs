@@ -1,0 +1,305 @@
+//! `kdrift ingest prometheus`: the range cut into step-aligned windows
+//! (`super::windows`), each asked with every query (`node_info` first),
+//! merged into samples (`super::series`) and committed as one ingest run
+//! with its `usage_windows` row — whole or not at all. A failed request is
+//! retried with exponential backoff; a window that keeps failing stops the
+//! pull with an error naming it and its query (recorded as a `failed` run),
+//! and the windows committed before stay. `--resume` starts after the last window this pull (same
+//! URL, step and queries) committed.
+
+use std::time::Duration as StdDuration;
+
+use chrono::{DateTime, Duration, Utc};
+
+use super::client::PromClient;
+use super::error::{Failure, PromError};
+use super::queries::{Measure, NamedPromql};
+use super::series::{Merger, NodeMap};
+use super::windows::{plan, PromWindow};
+use crate::interrupt::Interrupt;
+use crate::store::{sql, Store, UsageSource, UsageWindow};
+use crate::victorialogs::error::show_time;
+use crate::victorialogs::Retry;
+
+/// `ingest_runs.source_kind` of a window's run.
+pub const SOURCE_KIND: &str = "prometheus";
+
+/// What to pull.
+#[derive(Debug, Clone)]
+pub struct PromOptions {
+    /// Range start (default: one day before the end).
+    pub start: Option<DateTime<Utc>>,
+    /// Range end, exclusive (default: now).
+    pub end: Option<DateTime<Utc>>,
+    /// Resolution: the instants sampled are its multiples since the epoch.
+    pub step: Duration,
+    /// Longest window (also at most [`super::windows::MAX_POINTS`] steps).
+    pub max_window: Duration,
+    /// The queries ([`super::queries::resolve`]).
+    pub queries: Vec<NamedPromql>,
+    /// Continue after the last committed window of this pull.
+    pub resume: bool,
+    /// Retries of a failed request.
+    pub retry: Retry,
+    /// Stops the pull between requests (the CLI's SIGINT/SIGTERM).
+    pub interrupt: Interrupt,
+}
+
+impl PromOptions {
+    /// Options for `queries` with the defaults: 30 s steps, 1 h windows, the last day.
+    pub fn new(queries: Vec<NamedPromql>) -> PromOptions {
+        PromOptions {
+            start: None,
+            end: None,
+            step: Duration::seconds(30),
+            max_window: Duration::hours(1),
+            queries,
+            resume: false,
+            retry: Retry::default(),
+            interrupt: Interrupt::new(),
+        }
+    }
+
+    /// The range `[start, end)`: `end` or `now`, `start` or a day before.
+    ///
+    /// # Errors
+    /// [`PromError::Options`] when the start is not before the end or the step is not positive.
+    pub fn range(&self, now: DateTime<Utc>) -> Result<(DateTime<Utc>, DateTime<Utc>), PromError> {
+        let end = self.end.unwrap_or(now);
+        let start = self.start.unwrap_or(end - Duration::days(1));
+        if start >= end {
+            return Err(PromError::Options(format!(
+                "--start ({}) must be before --end ({})",
+                show_time(&start),
+                show_time(&end)
+            )));
+        }
+        if self.step <= Duration::zero() || self.max_window <= Duration::zero() {
+            return Err(PromError::Options("--step and --window must be longer than 0s".into()));
+        }
+        Ok((start, end))
+    }
+}
+
+/// One committed window.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PromWindowReport {
+    /// The window.
+    pub window: PromWindow,
+    /// Its ingest run.
+    pub run_id: i64,
+    /// Samples read (CPU and memory of one object at one instant are one).
+    pub samples: u64,
+    /// New samples stored.
+    pub added: u64,
+    /// Samples the store already had.
+    pub duplicates: u64,
+    /// Input errors (bad points, series naming no node), stored with the run.
+    pub errors: Vec<String>,
+}
+
+/// What a pull did (also what was committed before a failure).
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct PromReport {
+    /// The server (no credentials).
+    pub url: String,
+    /// The pull's key in `usage_windows`.
+    pub pull_key: String,
+    /// Range start pulled (after `--resume`).
+    pub start: Option<DateTime<Utc>>,
+    /// Range end.
+    pub end: Option<DateTime<Utc>>,
+    /// Where `--resume` continued from, when it did.
+    pub resumed_from: Option<DateTime<Utc>>,
+    /// Committed windows, in time order.
+    pub windows: Vec<PromWindowReport>,
+    /// Caveats.
+    pub notes: Vec<String>,
+}
+
+impl PromReport {
+    /// Samples read over all windows.
+    pub fn samples(&self) -> u64 {
+        self.windows.iter().map(|w| w.samples).sum()
+    }
+    /// New samples over all windows.
+    pub fn added(&self) -> u64 {
+        self.windows.iter().map(|w| w.added).sum()
+    }
+    /// Input errors over all windows.
+    pub fn error_count(&self) -> usize {
+        self.windows.iter().map(|w| w.errors.len()).sum()
+    }
+}
+
+/// A pull that stopped; the windows in `committed` stay in the store.
+#[derive(Debug)]
+pub struct PromPullFailed {
+    /// What was committed before the failure.
+    pub committed: PromReport,
+    /// What stopped it.
+    pub error: PromError,
+}
+
+impl std::fmt::Display for PromPullFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl std::error::Error for PromPullFailed {}
+
+/// The key of a pull in `usage_windows`: URL, step and every query (`--resume`
+/// continues only the same pull).
+pub fn pull_key(client: &PromClient, options: &PromOptions) -> String {
+    let queries: Vec<String> = options.queries.iter().map(|q| format!("{}={}", q.name, q.promql)).collect();
+    format!("{} step={}s {}", client.base_url(), options.step.num_milliseconds() as f64 / 1e3, queries.join(" "))
+}
+
+/// Pulls `[start, end)` from `client` into `store`, calling `progress`
+/// after each committed window.
+///
+/// # Errors
+/// [`PromPullFailed`], carrying the windows committed before the failure.
+pub async fn pull_prometheus(
+    store: &Store,
+    client: &PromClient,
+    options: &PromOptions,
+    progress: &mut dyn FnMut(&PromWindowReport),
+) -> Result<PromReport, Box<PromPullFailed>> {
+    let mut report = PromReport { url: client.base_url(), ..PromReport::default() };
+    match run(store, client, options, progress, &mut report).await {
+        Ok(()) => Ok(report),
+        Err(error) => Err(Box::new(PromPullFailed { committed: report, error })),
+    }
+}
+
+async fn run(
+    store: &Store,
+    client: &PromClient,
+    options: &PromOptions,
+    progress: &mut dyn FnMut(&PromWindowReport),
+    report: &mut PromReport,
+) -> Result<(), PromError> {
+    let (mut start, end) = options.range(Utc::now())?;
+    report.pull_key = pull_key(client, options);
+    if options.resume {
+        let last: Option<i64> = store.query_one(&sql::USAGE_LAST_WINDOW_END, [&report.pull_key], |r| r.get(1))?;
+        match last.and_then(DateTime::from_timestamp_micros) {
+            Some(t) if t > start => {
+                report.resumed_from = Some(t);
+                start = t.min(end);
+            }
+            Some(_) => {}
+            None => report
+                .notes
+                .push("--resume: no window of this pull was committed before; pulling the whole range".into()),
+        }
+    }
+    report.start = Some(start);
+    report.end = Some(end);
+    let step = options.step.to_std().unwrap_or(StdDuration::from_secs(30));
+    for window in plan(start, end, options.step, options.max_window) {
+        if options.interrupt.is_triggered() {
+            return Err(PromError::Interrupted {
+                window: Some((window.start, window.end)),
+                committed: report.windows.len(),
+            });
+        }
+        let shown = format!("[{}, {})", show_time(&window.start), show_time(&window.end));
+        let mut merger = Merger::new(shown.clone());
+        let mut map = NodeMap::default();
+        let location = format!("{} {shown}", client.endpoint());
+        for q in &options.queries {
+            let answer = retrying(options, || client.query_range(&q.promql, window.first, window.last, step))
+                .await
+                .map_err(|outcome| match outcome {
+                    Stop::Interrupted => PromError::Interrupted {
+                        window: Some((window.start, window.end)),
+                        committed: report.windows.len(),
+                    },
+                    Stop::Failed(attempts, failure) => PromError::Window {
+                        url: client.endpoint(),
+                        query: q.name.to_string(),
+                        start: window.start,
+                        end: window.end,
+                        attempts,
+                        failure: Box::new(failure.redacted(client.redactor())),
+                    },
+                });
+            let answer = match answer {
+                Ok(answer) => answer,
+                Err(e @ PromError::Window { .. }) => {
+                    // Shown by `kdrift query runs` next to the windows committed.
+                    store.record_failed_usage_run(SOURCE_KIND, &location, &e.to_string())?;
+                    return Err(e);
+                }
+                Err(e) => return Err(e),
+            };
+            if q.measure == Measure::NodeInfo {
+                map = NodeMap::from_info(&answer);
+            } else {
+                merger.add(q, &answer, &map);
+            }
+        }
+        let (samples, errors) = merger.finish();
+        let errors: Vec<String> = errors.iter().map(|e| client.redactor().redact(e)).collect();
+        let w = UsageWindow {
+            pull_key: &report.pull_key,
+            start_us: window.start.timestamp_micros(),
+            end_us: window.end.timestamp_micros(),
+        };
+        let c = store.commit_usage(SOURCE_KIND, &location, UsageSource::Prometheus, &samples, &errors, Some(w))?;
+        tracing::info!(window = %shown, samples = c.samples, added = c.added, run = c.run_id, "window committed");
+        let done = PromWindowReport {
+            window,
+            run_id: c.run_id,
+            samples: c.samples,
+            added: c.added,
+            duplicates: c.duplicates,
+            errors,
+        };
+        progress(&done);
+        report.windows.push(done);
+    }
+    if report.windows.is_empty() {
+        report.notes.push("nothing to pull: no instant of the step falls in the range".into());
+    }
+    Ok(())
+}
+
+/// Why [`retrying`] gave up.
+enum Stop {
+    Interrupted,
+    Failed(u32, Failure),
+}
+
+/// Runs a request until it succeeds, fails in a way retrying cannot help,
+/// the attempts are spent, or the pull is interrupted.
+async fn retrying<T, F, Fut>(options: &PromOptions, mut request: F) -> Result<T, Stop>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, Failure>>,
+{
+    let (retry, interrupt) = (&options.retry, &options.interrupt);
+    let mut attempt = 1;
+    loop {
+        let answer = tokio::select! {
+            answer = request() => answer,
+            () = interrupt.triggered() => return Err(Stop::Interrupted),
+        };
+        match answer {
+            Ok(v) => return Ok(v),
+            Err(failure) if failure.is_retryable() && attempt < retry.attempts => {
+                let delay = retry.delay(attempt);
+                tracing::warn!(attempt, %failure, ?delay, "request failed; retrying");
+                tokio::select! {
+                    () = tokio::time::sleep(delay) => {}
+                    () = interrupt.triggered() => return Err(Stop::Interrupted),
+                }
+                attempt += 1;
+            }
+            Err(failure) => return Err(Stop::Failed(attempt, failure)),
+        }
+    }
+}

@@ -1,0 +1,288 @@
+//! A window's answers (one matrix per query) into usage samples: the node
+//! each series names, its values checked and converted (cores →
+//! millicores, bytes), CPU and memory of one object at one instant merged
+//! into one sample.
+//!
+//! **Which node a series is** (documented in the README):
+//! 1. its `node` label, when it has one (kube-prometheus-stack relabels
+//!    cAdvisor and node-exporter series so);
+//! 2. else its `instance` without the `:port`: when kube-state-metrics'
+//!    `kube_node_info` (query `node_info`) names that address as the
+//!    `internal_ip` of exactly one node during the window, that node;
+//! 3. else that host, when it is a name and not an IP address (the
+//!    `kubernetes-nodes` and cAdvisor scrape jobs set `instance` to the node
+//!    name; node-exporter scraped by hostname).
+//!
+//! An IP address no `kube_node_info` maps, or maps to several nodes, names
+//! no node: a node series is then an input error (skipped, the window's
+//! other series stored); a pod sample is stored without its node.
+//!
+//! A pod re-created under its name on another node (a StatefulSet's) has a
+//! series per node: at an instant both answer (the old one's lookback), the
+//! first series in the answer's order gives the value and the node.
+//!
+//! Bad points (`NaN`, `±Inf`, negative, not a number) are input errors
+//! naming the window, the query and the series; the series' other points
+//! are stored.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::net::IpAddr;
+
+use super::client::Series;
+use super::queries::{Measure, NamedPromql};
+use crate::store::{UsageKind, UsageSample};
+
+/// `kube_node_info`'s internal_ip → node names, over one window.
+#[derive(Debug, Default, Clone)]
+pub struct NodeMap {
+    by_ip: HashMap<String, BTreeSet<String>>,
+}
+
+impl NodeMap {
+    /// The map of a `node_info` answer (series with `node` and `internal_ip` labels).
+    pub fn from_info(series: &[Series]) -> NodeMap {
+        let mut by_ip: HashMap<String, BTreeSet<String>> = HashMap::new();
+        for s in series {
+            if let (Some(ip), Some(node)) = (s.metric.get("internal_ip"), s.metric.get("node")) {
+                if !ip.is_empty() && !node.is_empty() {
+                    by_ip.entry(ip.clone()).or_default().insert(node.clone());
+                }
+            }
+        }
+        NodeMap { by_ip }
+    }
+
+    /// The node a series' labels name, or why none.
+    pub fn node_of(&self, labels: &BTreeMap<String, String>) -> Result<String, String> {
+        if let Some(node) = labels.get("node").filter(|n| !n.is_empty()) {
+            return Ok(node.clone());
+        }
+        let Some(instance) = labels.get("instance").filter(|i| !i.is_empty()) else {
+            return Err("it has neither a node nor an instance label".into());
+        };
+        let host = host_of(instance);
+        match self.by_ip.get(host) {
+            Some(nodes) if nodes.len() == 1 => Ok(nodes.iter().next().cloned().unwrap_or_default()),
+            Some(nodes) => Err(format!(
+                "its instance {instance} is the internal_ip of several nodes in kube_node_info during the window ({})",
+                nodes.iter().cloned().collect::<Vec<_>>().join(", ")
+            )),
+            None if host.parse::<IpAddr>().is_ok() => Err(format!(
+                "its instance {instance} is an IP address that no kube_node_info series maps to a node (internal_ip) \
+                 during the window; scrape kube-state-metrics, or give the series a node label"
+            )),
+            None => Ok(host.to_string()),
+        }
+    }
+}
+
+/// `host` of `host:port`, `[v6]:port` or a bare host (an IPv6 address without brackets is kept whole).
+fn host_of(instance: &str) -> &str {
+    if let Some(rest) = instance.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or(rest);
+    }
+    match instance.split_once(':') {
+        Some((host, port)) if !port.contains(':') => host,
+        _ => instance,
+    }
+}
+
+/// `{a="1", b="2"}`: a series as PromQL writes it.
+pub fn show_labels(labels: &BTreeMap<String, String>) -> String {
+    let parts: Vec<String> = labels.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
+    format!("{{{}}}", parts.join(", "))
+}
+
+/// Samples of one window being merged, with the input errors met.
+#[derive(Debug)]
+pub struct Merger {
+    /// `[start, end)` of the window, for the errors.
+    window: String,
+    samples: BTreeMap<(i64, UsageKind, String), UsageSample>,
+    /// Which series first gave an object's value of a query, per node (a
+    /// second series for the same object and node is an error).
+    given_by: HashMap<(&'static str, UsageKind, String, Option<String>), String>,
+    errors: Vec<String>,
+}
+
+impl Merger {
+    /// An empty window, `window` being how errors name it (`[start, end)`).
+    pub fn new(window: String) -> Merger {
+        Merger { window, samples: BTreeMap::new(), given_by: HashMap::new(), errors: Vec::new() }
+    }
+
+    /// Adds the answer of `query` (not `node_info`), naming nodes with `map`.
+    pub fn add(&mut self, query: &NamedPromql, answer: &[Series], map: &NodeMap) {
+        let (kind, cpu) = match query.measure {
+            Measure::NodeCpu => (UsageKind::Node, true),
+            Measure::NodeMemory => (UsageKind::Node, false),
+            Measure::PodCpu => (UsageKind::Pod, true),
+            Measure::PodMemory => (UsageKind::Pod, false),
+            Measure::NodeInfo => return,
+        };
+        for series in answer {
+            let shown = show_labels(&series.metric);
+            let error =
+                |problem: String| format!("window {} query {} series {shown}: {problem}", self.window, query.name);
+            let node = map.node_of(&series.metric);
+            let (object, namespace, pod) = match kind {
+                UsageKind::Node => match &node {
+                    Ok(n) => (n.clone(), None, None),
+                    Err(why) => {
+                        self.errors.push(error(format!("names no node: {why}; skipped")));
+                        continue;
+                    }
+                },
+                UsageKind::Pod => {
+                    let label = |k: &str| series.metric.get(k).filter(|v| !v.is_empty()).cloned();
+                    match (label("namespace"), label("pod")) {
+                        (Some(ns), Some(p)) => (format!("{ns}/{p}"), Some(ns), Some(p)),
+                        (ns, _) => {
+                            let missing = if ns.is_none() { "namespace" } else { "pod" };
+                            self.errors.push(error(format!("has no {missing} label; skipped")));
+                            continue;
+                        }
+                    }
+                }
+            };
+            // A pod re-created under its name on another node (a StatefulSet's)
+            // has one series per node: both are its.
+            let identity = (query.name, kind, object.clone(), node.clone().ok());
+            match self.given_by.get(&identity) {
+                Some(first) => {
+                    let what = if kind == UsageKind::Node { "node" } else { "pod" };
+                    self.errors
+                        .push(error(format!("gives {what} {object} again (series {first} gave it first); skipped")));
+                    continue;
+                }
+                None => {
+                    self.given_by.insert(identity, shown.clone());
+                }
+            }
+            let mut bad = 0usize;
+            let mut first_bad = None;
+            for (t, text) in &series.values {
+                let at_us = (t * 1e6).round() as i64;
+                let value = text.trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0);
+                let amount = value.map(|v| if cpu { v * 1000.0 } else { v }).filter(|v| *v < 9.0e18);
+                let Some(amount) = amount else {
+                    bad += 1;
+                    first_bad.get_or_insert_with(|| (at_us, text.clone()));
+                    continue;
+                };
+                let sample = self.samples.entry((at_us, kind, object.clone())).or_insert_with(|| UsageSample {
+                    kind,
+                    node: node.clone().ok(),
+                    namespace: namespace.clone(),
+                    pod: pod.clone(),
+                    at_us,
+                    cpu_millis: None,
+                    memory_bytes: None,
+                });
+                // Where a moved pod's old and new series overlap (the old one's
+                // last minutes of lookback), the first series answered wins:
+                // servers sort series by their labels, so the pick is stable.
+                let value = if cpu { &mut sample.cpu_millis } else { &mut sample.memory_bytes };
+                value.get_or_insert(amount.round() as i64);
+            }
+            if let Some((at_us, text)) = first_bad {
+                let at = chrono::DateTime::from_timestamp_micros(at_us)
+                    .map_or_else(|| at_us.to_string(), |t| crate::victorialogs::error::show_time(&t));
+                self.errors.push(error(format!(
+                    "{bad} point(s) are not a finite number ≥ 0 (the first at {at}: {text:?}); skipped, the series' \
+                     other points are stored"
+                )));
+            }
+        }
+    }
+
+    /// The window's samples in time order (then kind, object), and its input errors.
+    pub fn finish(self) -> (Vec<UsageSample>, Vec<String>) {
+        (self.samples.into_values().collect(), self.errors)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn a_series_is_named_by_its_node_label_then_kube_node_info_then_its_host() {
+        let info = vec![
+            Series { metric: labels(&[("node", "n-a"), ("internal_ip", "10.0.0.1")]), values: vec![] },
+            Series { metric: labels(&[("node", "n-b"), ("internal_ip", "10.0.0.2")]), values: vec![] },
+            Series { metric: labels(&[("node", "n-c"), ("internal_ip", "10.0.0.2")]), values: vec![] },
+        ];
+        let map = NodeMap::from_info(&info);
+        let of = |pairs: &[(&str, &str)]| map.node_of(&labels(pairs));
+        assert_eq!(of(&[("node", "n-x"), ("instance", "10.0.0.1:9100")]), Ok("n-x".into()));
+        assert_eq!(of(&[("instance", "10.0.0.1:9100")]), Ok("n-a".into()));
+        assert_eq!(of(&[("instance", "worker-7:9100")]), Ok("worker-7".into()));
+        assert_eq!(of(&[("instance", "worker-7")]), Ok("worker-7".into()));
+        assert!(of(&[("instance", "10.0.0.2:9100")]).expect_err("two nodes").contains("(n-b, n-c)"));
+        assert!(of(&[("instance", "[fd00::9]:9100")]).expect_err("unmapped v6").contains("is an IP address"));
+        assert_eq!(of(&[("job", "x")]), Err("it has neither a node nor an instance label".into()));
+    }
+}
+
+#[cfg(test)]
+mod value_tests {
+    use super::*;
+    use crate::prometheus::queries::resolve;
+
+    #[test]
+    fn a_pod_moved_to_another_node_keeps_both_series_and_the_first_wins_where_they_overlap() {
+        let queries = resolve(&[]).expect("defaults");
+        let pod_memory = queries.iter().find(|q| q.name == "pod_memory").expect("pod_memory");
+        let on = |node: &str, values: Vec<(f64, String)>| {
+            let metric = [("namespace", "db"), ("pod", "pg-0"), ("node", node)];
+            Series { metric: metric.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(), values }
+        };
+        let t = 1_794_528_000.0;
+        let old = on("n1", vec![(t, "100".into()), (t + 30.0, "100".into())]);
+        let new = on("n2", vec![(t + 30.0, "200".into()), (t + 60.0, "200".into())]);
+        let again = on("n2", vec![(t + 90.0, "300".into())]);
+        let mut merger = Merger::new("[w)".into());
+        merger.add(pod_memory, &[old, new, again], &NodeMap::default());
+        let (samples, errors) = merger.finish();
+        let shown: Vec<(i64, Option<String>, Option<i64>)> =
+            samples.iter().map(|s| (s.at_us / 1_000_000 - 1_794_528_000, s.node.clone(), s.memory_bytes)).collect();
+        assert_eq!(
+            shown,
+            [(0, Some("n1".into()), Some(100)), (30, Some("n1".into()), Some(100)), (60, Some("n2".into()), Some(200))]
+        );
+        assert_eq!(
+            errors,
+            ["window [w) query pod_memory series {namespace=\"db\", node=\"n2\", pod=\"pg-0\"}: gives pod db/pg-0 \
+              again (series {namespace=\"db\", node=\"n2\", pod=\"pg-0\"} gave it first); skipped"]
+        );
+    }
+
+    #[test]
+    fn bad_points_are_named_and_the_series_other_points_stored() {
+        let queries = resolve(&[]).expect("defaults");
+        let node_cpu = queries.iter().find(|q| q.name == "node_cpu").expect("node_cpu");
+        let labels: BTreeMap<String, String> = [("node".to_string(), "n1".to_string())].into_iter().collect();
+        let t = 1_794_528_000.0;
+        let values = vec![
+            (t, "0.25".to_string()),
+            (t + 30.0, "NaN".into()),
+            (t + 60.0, "+Inf".into()),
+            (t + 90.0, "1.0005".into()),
+        ];
+        let mut merger = Merger::new("[w)".into());
+        merger.add(node_cpu, &[Series { metric: labels, values }], &NodeMap::default());
+        let (samples, errors) = merger.finish();
+        let cpu: Vec<(i64, Option<i64>)> = samples.iter().map(|s| (s.at_us, s.cpu_millis)).collect();
+        assert_eq!(cpu, [(1_794_528_000_000_000, Some(250)), (1_794_528_090_000_000, Some(1001))]);
+        assert_eq!(
+            errors,
+            ["window [w) query node_cpu series {node=\"n1\"}: 2 point(s) are not a finite number ≥ 0 (the first at \
+              2026-11-13T00:00:30Z: \"NaN\"); skipped, the series' other points are stored"]
+        );
+    }
+}

@@ -1,0 +1,278 @@
+//! Measured usage (schema v17, kdrift issue 37): the CPU and memory nodes and
+//! pods actually used, stored as an append-only time series in
+//! `usage_samples` (queries/schema/v17.sql).
+//!
+//! One call of [`Store::commit_usage`] is one ingest run: its samples are
+//! appended to a TEMP staging table (DuckDB's Appender), then moved into
+//! `usage_samples` deduplicated on (kind, object, at, source), with the
+//! window's progress row and the run's input errors, in one transaction:
+//! a window lands whole or not at all, and ingesting the same samples again
+//! adds nothing.
+
+use chrono::Utc;
+use duckdb::params;
+
+use super::writer::TransactionGuard;
+use super::{sql, Store, StoreError};
+
+/// What a sample measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UsageKind {
+    /// A node's usage (node-exporter, NodeMetrics, `kubectl top nodes`).
+    Node,
+    /// A pod's usage, its containers summed (cAdvisor, PodMetrics, `kubectl top pods`).
+    Pod,
+}
+
+impl UsageKind {
+    /// `node` or `pod`, as stored in `usage_samples.kind`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UsageKind::Node => "node",
+            UsageKind::Pod => "pod",
+        }
+    }
+}
+
+/// Where samples come from (`usage_samples.source`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum UsageSource {
+    /// `metrics.k8s.io/v1beta1` NodeMetrics and PodMetrics (metrics-server).
+    MetricsApi,
+    /// A Prometheus-compatible HTTP API (`/api/v1/query_range`).
+    Prometheus,
+    /// Saved `kubectl top nodes` / `kubectl top pods -A` output.
+    KubectlTop,
+}
+
+impl UsageSource {
+    /// `metrics-api`, `prometheus` or `kubectl-top`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UsageSource::MetricsApi => "metrics-api",
+            UsageSource::Prometheus => "prometheus",
+            UsageSource::KubectlTop => "kubectl-top",
+        }
+    }
+}
+
+/// One measured sample of a node or a pod.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct UsageSample {
+    /// Node or pod.
+    pub kind: UsageKind,
+    /// The node (a node sample's object; the node a pod ran on, when known).
+    pub node: Option<String>,
+    /// The pod's namespace (pods only).
+    pub namespace: Option<String>,
+    /// The pod's name (pods only).
+    pub pod: Option<String>,
+    /// The instant measured, UTC microseconds.
+    pub at_us: i64,
+    /// CPU used, millicores (`None`: not measured at this instant).
+    pub cpu_millis: Option<i64>,
+    /// Memory working set, bytes (`None`: not measured at this instant).
+    pub memory_bytes: Option<i64>,
+}
+
+/// The progress row a pull's window commits with its samples (`usage_windows`).
+#[derive(Debug, Clone, Copy)]
+pub struct UsageWindow<'a> {
+    /// What identifies the pull (no credentials).
+    pub pull_key: &'a str,
+    /// Window start, UTC µs, inclusive.
+    pub start_us: i64,
+    /// Window end, UTC µs, exclusive.
+    pub end_us: i64,
+}
+
+/// What one [`Store::commit_usage`] stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct UsageCommit {
+    /// The run in `ingest_runs`.
+    pub run_id: i64,
+    /// Samples given.
+    pub samples: u64,
+    /// Samples added (new keys).
+    pub added: u64,
+    /// Samples the store already had, or that repeated in the batch.
+    pub duplicates: u64,
+}
+
+impl Store {
+    /// Stores `samples` from `source` as one ingest run (`source_kind`,
+    /// `location` as `ingest_runs` shows them), with `errors` (input
+    /// problems met reading them, already redacted) as its `ingest_errors`
+    /// rows and, when given, `window` as its `usage_windows` row — all in
+    /// one transaction. The run is `ok`, or `partial` when there are errors.
+    ///
+    /// # Errors
+    /// [`StoreError`]; nothing of the batch is stored, and the run is closed
+    /// as `failed` with the error's text.
+    pub fn commit_usage(
+        &self,
+        source_kind: &str,
+        location: &str,
+        source: UsageSource,
+        samples: &[UsageSample],
+        errors: &[String],
+        window: Option<UsageWindow<'_>>,
+    ) -> Result<UsageCommit, StoreError> {
+        let run_id: i64 = self.query_one(
+            &sql::BEGIN_RUN,
+            params![source_kind, location, Utc::now().timestamp_micros(), env!("CARGO_PKG_VERSION")],
+            |r| r.get(0),
+        )?;
+        match self.store_usage(run_id, location, source, samples, errors, window) {
+            Ok(c) => Ok(c),
+            Err(e) => {
+                // The batch's error is what the caller reports.
+                let message = format!("run aborted by a store error: {e}");
+                let _ = self.execute(
+                    &sql::RECORD_ERROR,
+                    params![run_id, location, None::<i64>, None::<i64>, None::<i64>, message],
+                );
+                let _ = self.execute(
+                    &sql::FINISH_RUN,
+                    params![run_id, "failed", Utc::now().timestamp_micros(), 0i64, 0i64, errors.len() as i64 + 1],
+                );
+                Err(e)
+            }
+        }
+    }
+
+    /// Records a window that could not be pulled as a `failed` ingest run
+    /// (`source_kind`, `location`) with `message` (already redacted) as its
+    /// error, so that `kdrift query runs` shows it next to the windows
+    /// committed. Returns the run's id.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn record_failed_usage_run(&self, source_kind: &str, location: &str, message: &str) -> Result<i64, StoreError> {
+        let now = Utc::now().timestamp_micros();
+        let tx = TransactionGuard::begin(self)?;
+        let run_id: i64 =
+            self.query_one(&sql::BEGIN_RUN, params![source_kind, location, now, env!("CARGO_PKG_VERSION")], |r| {
+                r.get(0)
+            })?;
+        let message = kdrift_rebalance::mask_shown(message);
+        self.execute(&sql::RECORD_ERROR, params![run_id, location, None::<i64>, None::<i64>, None::<i64>, message])?;
+        self.execute(&sql::FINISH_RUN, params![run_id, "failed", now, 0i64, 0i64, 1i64])?;
+        tx.commit()?;
+        Ok(run_id)
+    }
+
+    fn store_usage(
+        &self,
+        run_id: i64,
+        location: &str,
+        source: UsageSource,
+        samples: &[UsageSample],
+        errors: &[String],
+        window: Option<UsageWindow<'_>>,
+    ) -> Result<UsageCommit, StoreError> {
+        self.batch(&sql::USAGE_CREATE_STAGING)?;
+        let tx = TransactionGuard::begin(self)?;
+        self.execute(&sql::USAGE_CLEAR_STAGING, [])?;
+        let failed = |source| StoreError::Append { table: "staging_usage", source };
+        {
+            let mut appender = self.conn.appender("staging_usage").map_err(failed)?;
+            for s in samples {
+                appender
+                    .append_row(params![
+                        s.kind.as_str(),
+                        s.node,
+                        s.namespace,
+                        s.pod,
+                        s.at_us,
+                        s.cpu_millis,
+                        s.memory_bytes,
+                        source.as_str()
+                    ])
+                    .map_err(failed)?;
+            }
+            appender.flush().map_err(failed)?;
+        }
+        let first = samples.iter().map(|s| s.at_us).min().unwrap_or(0);
+        let last = samples.iter().map(|s| s.at_us).max().unwrap_or(0);
+        let added = self.execute(&sql::USAGE_COMMIT_SAMPLES, params![run_id, first, last])? as u64;
+        self.execute(&sql::USAGE_CLEAR_STAGING, [])?;
+        for message in errors {
+            self.execute(
+                &sql::RECORD_ERROR,
+                params![run_id, location, None::<i64>, None::<i64>, None::<i64>, kdrift_rebalance::mask_shown(message)],
+            )?;
+        }
+        let now = Utc::now().timestamp_micros();
+        if let Some(w) = window {
+            self.execute(
+                &sql::USAGE_RECORD_WINDOW,
+                params![w.pull_key, w.start_us, w.end_us, run_id, samples.len() as i64, now],
+            )?;
+        }
+        let n = samples.len() as u64;
+        let status = if errors.is_empty() { "ok" } else { "partial" };
+        self.execute(
+            &sql::FINISH_RUN,
+            params![run_id, status, now, n as i64, n.saturating_sub(added) as i64, errors.len() as i64],
+        )?;
+        tx.commit()?;
+        Ok(UsageCommit { run_id, samples: n, added, duplicates: n.saturating_sub(added) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 2026-11-13T00:00:00Z, UTC µs.
+    const T0: i64 = 1_794_528_000_000_000;
+
+    fn node(name: &str, at_us: i64, cpu: i64, mem: i64) -> UsageSample {
+        UsageSample {
+            kind: UsageKind::Node,
+            node: Some(name.into()),
+            namespace: None,
+            pod: None,
+            at_us,
+            cpu_millis: Some(cpu),
+            memory_bytes: Some(mem),
+        }
+    }
+
+    #[test]
+    fn samples_are_stored_once_whatever_the_reingests_and_keyed_by_source() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let store = Store::open(&dir.path().join("u.duckdb")).expect("store");
+        let mut pod = node("n1", T0 + 30_000_000, 250, 1 << 20);
+        (pod.kind, pod.namespace, pod.pod) = (UsageKind::Pod, Some("web".into()), Some("api-1".into()));
+        let batch = vec![node("n1", T0, 1500, 4 << 30), node("n2", T0, 200, 1 << 30), pod.clone(), pod];
+        let first = store.commit_usage("test", "t", UsageSource::Prometheus, &batch, &[], None).expect("first");
+        assert_eq!((first.samples, first.added, first.duplicates), (4, 3, 1));
+        let again = store.commit_usage("test", "t", UsageSource::Prometheus, &batch, &[], None).expect("again");
+        assert_eq!((again.added, again.duplicates), (0, 4));
+        // Another source at the same instants is another sample.
+        let other = store.commit_usage("test", "t", UsageSource::MetricsApi, &batch[..1], &[], None).expect("other");
+        assert_eq!(other.added, 1);
+        let rows = crate::run_query(
+            &store,
+            "usage_samples",
+            &[
+                ("since_us".into(), "2026-11-13T00:00:00Z".into()),
+                ("until_us".into(), "2026-11-13T00:01:00Z".into()),
+                ("node".into(), "n1".into()),
+            ],
+        )
+        .expect("query");
+        let shown: Vec<String> = rows.rows.iter().map(|r| serde_json::to_string(&r[1..8]).expect("json")).collect();
+        assert_eq!(
+            shown,
+            [
+                r#"["node","n1",null,null,1500,4294967296,"metrics-api"]"#,
+                r#"["node","n1",null,null,1500,4294967296,"prometheus"]"#,
+                r#"["pod","n1","web","api-1",250,1048576,"prometheus"]"#,
+            ]
+        );
+    }
+}
