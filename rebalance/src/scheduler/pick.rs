@@ -7,6 +7,7 @@ use crate::model::pod::PodInfo;
 use super::inter_pod_affinity::PreFilterState;
 use super::node_affinity::{self, NodeNameFilter};
 use super::order::NodeOrder;
+use super::pod_topology_spread::FilterState as SpreadFilter;
 use super::resources_fit::{fits, fits_amounts, resource_scores, PodAmounts};
 use super::score::score_slots;
 use super::snapshot::Amounts;
@@ -32,6 +33,7 @@ fn feasible(
     amounts: &PodAmounts,
     names: &NodeNameFilter,
     ipa: &PreFilterState<'_>,
+    spread: &SpreadFilter<'_, '_>,
     slot: &NodeSlot<'_>,
 ) -> bool {
     if let NodeNameFilter::Only(set) = names {
@@ -45,6 +47,7 @@ fn feasible(
         && node_affinity::filter(pod, slot.node).is_none()
         && (pod.host_ports.is_empty() || node_basics::node_ports(pod, slot).is_empty())
         && fits(pod, amounts, slot)
+        && (spread.is_empty() || spread.filter(slot.node).is_none())
         && (ipa.is_empty() || ipa.filter(pod, slot.node).is_empty())
 }
 
@@ -54,6 +57,7 @@ fn feasible(
 pub(crate) fn pick_in(snap: &Snapshot<'_>, pod: &PodInfo, order: Option<&NodeOrder>) -> Option<Pick> {
     let names = node_affinity::prefilter_node_names(pod);
     let ipa = PreFilterState::build(snap, pod);
+    let spread = SpreadFilter::build(snap, pod);
     let amounts = PodAmounts::of(pod);
     // A pod only NodeResourcesFit can reject, on a node without cordon or taint.
     let plain = matches!(names, NodeNameFilter::All)
@@ -62,12 +66,13 @@ pub(crate) fn pick_in(snap: &Snapshot<'_>, pod: &PodInfo, order: Option<&NodeOrd
         && pod.affinity.node_affinity.required.is_none()
         && pod.host_ports.is_empty()
         && !amounts.other_resources
-        && ipa.is_empty();
+        && ipa.is_empty()
+        && spread.is_empty();
     let is_feasible = |i: usize, a: &Amounts| {
         if plain && a.plain {
             fits_amounts(&amounts, a)
         } else {
-            feasible(pod, &amounts, &names, &ipa, &snap.slots[i])
+            feasible(pod, &amounts, &names, &ipa, &spread, &snap.slots[i])
         }
     };
     let constant =

@@ -3,15 +3,18 @@
 //!
 //! Modelled score plugins (default weights): NodeResourcesFit LeastAllocated
 //! (1), NodeResourcesBalancedAllocation (1), TaintToleration (3), NodeAffinity
-//! (2), InterPodAffinity (2). Not modelled: PodTopologySpread (2, including
-//! the system default spreading of Service/ReplicaSet pods over hostnames and
-//! zones) and ImageLocality (1) — a real scheduler can prefer another node
-//! among close scores for those reasons.
+//! (2), InterPodAffinity (2), PodTopologySpread (2, with the system default
+//! spreading over hostnames and zones; [`super::pod_topology_spread`]). Not
+//! modelled: ImageLocality (1) — a real scheduler can prefer another node
+//! among close scores for that reason.
 
 use serde::Serialize;
 
 use super::resources_fit::{balanced_allocation, least_allocated, PodAmounts, MAX_NODE_SCORE};
-use super::{evaluate_in, inter_pod_affinity, node_affinity, taint_toleration, ClusterState, NodeSlot, Snapshot};
+use super::{
+    evaluate_in, inter_pod_affinity, node_affinity, pod_topology_spread, taint_toleration, ClusterState, NodeSlot,
+    Snapshot,
+};
 use crate::model::pod::PodInfo;
 
 /// Weight of NodeResourcesFit in the default profile.
@@ -24,6 +27,8 @@ const WEIGHT_TAINT: i64 = 3;
 const WEIGHT_NODE_AFFINITY: i64 = 2;
 /// Weight of InterPodAffinity in the default profile.
 const WEIGHT_POD_AFFINITY: i64 = 2;
+/// Weight of PodTopologySpread in the default profile.
+pub(crate) const WEIGHT_SPREAD: i64 = 2;
 
 /// One feasible node's scores: each plugin's normalised score (0–100) and the
 /// weighted total the scheduler ranks by.
@@ -32,7 +37,7 @@ pub struct NodeScore {
     /// The node.
     pub node: String,
     /// `least_allocated + balanced_allocation + 3 × taint_toleration +
-    /// 2 × node_affinity + 2 × inter_pod_affinity`.
+    /// 2 × node_affinity + 2 × inter_pod_affinity + 2 × pod_topology_spread`.
     pub total: i64,
     /// NodeResourcesFit (LeastAllocated), weight 1.
     pub least_allocated: i64,
@@ -44,6 +49,9 @@ pub struct NodeScore {
     pub node_affinity: i64,
     /// InterPodAffinity (preferred terms of both sides, existing pods' required affinity), weight 2.
     pub inter_pod_affinity: i64,
+    /// PodTopologySpread (fewer matching pods in the node's domains is
+    /// better; 0 when the plugin does not score the pod), weight 2.
+    pub pod_topology_spread: i64,
 }
 
 /// Where the pod would land.
@@ -110,6 +118,7 @@ pub fn score_nodes(state: &ClusterState, pod: &PodInfo) -> Vec<NodeScore> {
             taint_toleration: s.taint_toleration,
             node_affinity: s.node_affinity,
             inter_pod_affinity: s.inter_pod_affinity,
+            pod_topology_spread: s.pod_topology_spread,
         })
         .collect()
 }
@@ -122,6 +131,7 @@ pub(crate) struct SlotScore {
     taint_toleration: i64,
     node_affinity: i64,
     inter_pod_affinity: i64,
+    pod_topology_spread: i64,
 }
 
 /// The scores of the `feasible` slots of `snap`, in their order (empty when none).
@@ -142,6 +152,7 @@ pub(crate) fn score_slots(snap: &Snapshot<'_>, pod: &PodInfo, feasible: &[&NodeS
     if has_topology_scores {
         min_max_normalize(&mut pod_aff);
     }
+    let spread = pod_topology_spread::scores(snap, pod, feasible);
     let amounts = PodAmounts::of(pod);
     feasible
         .iter()
@@ -155,17 +166,20 @@ pub(crate) fn score_slots(snap: &Snapshot<'_>, pod: &PodInfo, feasible: &[&NodeS
                 [a.requested_cpu, a.requested_memory],
                 [amounts.requests[0], amounts.requests[1]],
             );
+            let spread = spread.as_ref().map_or(0, |v| v[i]);
             SlotScore {
                 total: WEIGHT_FIT * least
                     + WEIGHT_BALANCED * balanced
                     + WEIGHT_TAINT * taint[i]
                     + WEIGHT_NODE_AFFINITY * node_aff[i]
-                    + WEIGHT_POD_AFFINITY * pod_aff[i],
+                    + WEIGHT_POD_AFFINITY * pod_aff[i]
+                    + WEIGHT_SPREAD * spread,
                 least_allocated: least,
                 balanced_allocation: balanced,
                 taint_toleration: taint[i],
                 node_affinity: node_aff[i],
                 inter_pod_affinity: pod_aff[i],
+                pod_topology_spread: spread,
             }
         })
         .collect()

@@ -251,21 +251,23 @@ fn demo_evicted_pods_pile_up_on_node_5() {
         sim.landings[0].outcome,
         LandingOutcome::Scheduled {
             node: "node-5".into(),
-            score: 370,
+            // PodTopologySpread's system default spreading gives every node 100
+            // (× 2): no other pod of these ReplicaSets runs anywhere.
+            score: 570,
             tie_with: vec![],
             runner_up: Some("node-2".into()),
-            runner_up_score: Some(347),
+            runner_up_score: Some(547),
         }
     );
-    // node-red is a near tie (441 vs 440), queue-worker a real three-way tie.
+    // node-red is a near tie (641 vs 640), queue-worker a real three-way tie.
     assert!(matches!(
         &sim.landings[4].outcome,
-        LandingOutcome::Scheduled { score: 441, runner_up_score: Some(440), tie_with, .. } if tie_with.is_empty()
+        LandingOutcome::Scheduled { score: 641, runner_up_score: Some(640), tie_with, .. } if tie_with.is_empty()
     ));
     assert!(sim.landings[2].is_tie());
     assert!(matches!(
         &sim.landings[2].outcome,
-        LandingOutcome::Scheduled { score: 645, tie_with, .. } if *tie_with == ["node-3", "node-4"]
+        LandingOutcome::Scheduled { score: 845, tie_with, .. } if *tie_with == ["node-3", "node-4"]
     ));
 
     // Percent before → after.
@@ -323,7 +325,7 @@ fn demo_evicted_pods_pile_up_on_node_5() {
     );
     assert_eq!(
         sim.warnings[5].message,
-        "batch/queue-worker-7c9d5-h8m2n: node-2 ties with node-3, node-4 (score 645): the scheduler picks one at \
+        "batch/queue-worker-7c9d5-h8m2n: node-2 ties with node-3, node-4 (score 845): the scheduler picks one at \
          random; the simulation goes on with node-2 (first by name)"
     );
 }
