@@ -20,6 +20,7 @@ use crate::model::node::NodeInfo;
 use crate::model::pod::PodInfo;
 use crate::model::resources::{ResourceList, PODS};
 
+use super::default_spread::DefaultSpreadIndex;
 use super::order::NodeOrder;
 use super::pick::{pick_in, Pick};
 use super::{message_in, prefilter_rejection, Snapshot};
@@ -60,6 +61,7 @@ pub(crate) struct SchedulerCache<'a> {
     snap: Snapshot<'a>,
     identities: Identities<'a>,
     order: NodeOrder,
+    spread: DefaultSpreadIndex<'a>,
 }
 
 impl<'a> SchedulerCache<'a> {
@@ -73,7 +75,8 @@ impl<'a> SchedulerCache<'a> {
             identities.remember(p);
         }
         let order = NodeOrder::new(&snap);
-        SchedulerCache { snap, identities, order }
+        let spread = DefaultSpreadIndex::new(&snap);
+        SchedulerCache { snap, identities, order, spread }
     }
 
     /// Adds `pod` on `node`, as if it were bound there and running (the
@@ -84,6 +87,7 @@ impl<'a> SchedulerCache<'a> {
             self.snap.push(i, pod);
             self.identities.remember(pod);
             self.order.update(i, self.snap.slots[i].amounts);
+            self.spread.add(i, pod);
         }
     }
 
@@ -98,9 +102,9 @@ impl<'a> SchedulerCache<'a> {
     /// [`super::pick_node`] for `pod` on the cluster as it is now.
     pub(crate) fn pick(&self, pod: &PodInfo) -> Option<Pick> {
         if self.identities.holds(&self.snap, pod) {
-            pick_in(&self.snap.without(pod), pod, None)
+            pick_in(&self.snap.without(pod), pod, None, None)
         } else {
-            pick_in(&self.snap, pod, Some(&self.order))
+            pick_in(&self.snap, pod, Some(&self.order), Some(&self.spread))
         }
     }
 

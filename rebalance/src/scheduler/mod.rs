@@ -26,6 +26,7 @@
 mod cache;
 #[cfg(test)]
 pub(crate) mod cache_tests;
+mod default_spread;
 mod inter_pod_affinity;
 mod node_affinity;
 mod node_basics;

@@ -28,18 +28,17 @@
 //! The other scores are the same on every node when no node has a
 //! PreferNoSchedule taint (TaintToleration: 100 each), the pod has no
 //! preferred node affinity (NodeAffinity: 0) and no inter-pod affinity term
-//! applies (InterPodAffinity: 0) and PodTopologySpread does not score the
-//! pod (0); otherwise [`NodeOrder::constant_scores`]
+//! applies (InterPodAffinity: 0); otherwise [`NodeOrder::constant_scores`]
 //! says so and every node is looked at.
 
 use std::collections::{BTreeMap, HashMap};
 
 use crate::model::pod::PodInfo;
 
+use super::inter_pod_affinity;
 use super::resources_fit::{PodAmounts, MAX_NODE_SCORE};
 use super::snapshot::Amounts;
 use super::Snapshot;
-use super::{inter_pod_affinity, pod_topology_spread};
 
 /// Fractions are kept in billionths.
 const ONE: i64 = 1_000_000_000;
@@ -220,12 +219,16 @@ impl NodeOrder {
             || !own.node_affinity.preferred.is_empty()
             || !own.pod_affinity.preferred.is_empty()
             || !own.pod_anti_affinity.preferred.is_empty()
-            || pod_topology_spread::has_score_constraints(pod)
         {
             return None;
         }
         let (_, topology) = inter_pod_affinity::raw_scores(snap, pod, &[]);
         (!topology).then_some(3 * MAX_NODE_SCORE)
+    }
+
+    /// Slot `i`'s cached amounts.
+    pub(crate) fn amounts_of(&self, i: usize) -> &Amounts {
+        &self.amounts[i]
     }
 
     /// Whether the bounds hold for this pod: `non-zero ≥ requested ≥ 0` on

@@ -4,12 +4,13 @@
 
 use crate::model::pod::PodInfo;
 
+use super::default_spread::DefaultSpreadIndex;
 use super::inter_pod_affinity::PreFilterState;
 use super::node_affinity::{self, NodeNameFilter};
 use super::order::NodeOrder;
-use super::pod_topology_spread::FilterState as SpreadFilter;
-use super::resources_fit::{fits, fits_amounts, resource_scores, PodAmounts};
-use super::score::score_slots;
+use super::pod_topology_spread::{has_score_constraints, FilterState as SpreadFilter};
+use super::resources_fit::{fits, fits_amounts, resource_scores, PodAmounts, MAX_NODE_SCORE};
+use super::score::{score_slots, WEIGHT_SPREAD};
 use super::snapshot::Amounts;
 use super::{node_basics, taint_toleration, NodeSlot, Snapshot};
 
@@ -54,7 +55,17 @@ fn feasible(
 /// [`super::pick_node`] on a built snapshot, summarised as a [`Pick`]. With
 /// the snapshot's [`NodeOrder`], only the nodes that can still score as high
 /// as the runner-up are looked at, when the bounds apply to the pod.
-pub(crate) fn pick_in(snap: &Snapshot<'_>, pod: &PodInfo, order: Option<&NodeOrder>) -> Option<Pick> {
+///
+/// With the cache's [`DefaultSpreadIndex`] too, a pod that PodTopologySpread
+/// scores by the system defaults keeps the scan: a pass over the nodes says
+/// which are feasible, the index gives each node's spread score, and the
+/// scan's bound allows for the most a node can get from it (weight 2 × 100).
+pub(crate) fn pick_in(
+    snap: &Snapshot<'_>,
+    pod: &PodInfo,
+    order: Option<&NodeOrder>,
+    spread_index: Option<&DefaultSpreadIndex<'_>>,
+) -> Option<Pick> {
     let names = node_affinity::prefilter_node_names(pod);
     let ipa = PreFilterState::build(snap, pod);
     let spread = SpreadFilter::build(snap, pod);
@@ -75,15 +86,34 @@ pub(crate) fn pick_in(snap: &Snapshot<'_>, pod: &PodInfo, order: Option<&NodeOrd
             feasible(pod, &amounts, &names, &ipa, &spread, &snap.slots[i])
         }
     };
-    let constant =
-        order.filter(|_| NodeOrder::applies(&amounts)).and_then(|o| Some((o, o.constant_scores(snap, pod)?)));
+    // PodTopologySpread scores vary by node: the scan keeps only the system
+    // defaults, which the index gives without a pass over the pods.
+    let spread_scored = has_score_constraints(pod);
+    let index = spread_index.filter(|_| spread_scored && pod.topology_spread_constraints.is_empty());
+    let constant = order
+        .filter(|_| NodeOrder::applies(&amounts) && (!spread_scored || index.is_some()))
+        .and_then(|o| Some((o, o.constant_scores(snap, pod)?)));
     let totals: Vec<(usize, i64)> = match constant {
         Some((order, constant)) => {
+            let defaults = match index {
+                Some(ix) => {
+                    let feasible: Vec<bool> =
+                        (0..snap.slots.len()).map(|i| is_feasible(i, order.amounts_of(i))).collect();
+                    Some((ix, ix.scores(snap, pod, &feasible)?, feasible))
+                }
+                None => None,
+            };
+            let slack = if defaults.is_some() { WEIGHT_SPREAD * MAX_NODE_SCORE } else { 0 };
             let mut found = Vec::with_capacity(1024);
             let (mut best, mut second): (Option<i64>, Option<i64>) = (None, None);
             order.scan(&amounts, |i, a, known| {
-                if is_feasible(i, a) {
-                    let total = known.unwrap_or_else(|| resource_scores(a, &amounts)) + constant;
+                let fits = match &defaults {
+                    Some((_, _, feasible)) => feasible[i],
+                    None => is_feasible(i, a),
+                };
+                if fits {
+                    let spread = defaults.as_ref().map_or(0, |(ix, d, _)| WEIGHT_SPREAD * d.of(i, ix.group_of(i)));
+                    let total = known.unwrap_or_else(|| resource_scores(a, &amounts)) + constant + spread;
                     match best {
                         Some(b) if total > b => (best, second) = (Some(total), Some(b)),
                         Some(b) if total < b && second.is_none_or(|s| total > s) => second = Some(total),
@@ -95,7 +125,7 @@ pub(crate) fn pick_in(snap: &Snapshot<'_>, pod: &PodInfo, order: Option<&NodeOrd
                     }
                 }
                 // Nodes below the runner-up's total no longer matter.
-                second.map(|s| s - constant)
+                second.map(|s| s - constant - slack)
             });
             found
         }

@@ -42,7 +42,7 @@
 
 use crate::fast_hash::{fast_map, FastMap};
 use crate::model::node::NodeInfo;
-use crate::model::pod::{LabelSelector, PodInfo, Requirement, SelectorOperator, TopologySpreadConstraint};
+use crate::model::pod::{LabelSelector, OwnerRef, PodInfo, Requirement, SelectorOperator, TopologySpreadConstraint};
 
 use super::resources_fit::MAX_NODE_SCORE;
 use super::{node_affinity, taint_toleration, FilterFailure, NodeSlot, Snapshot};
@@ -149,7 +149,7 @@ fn explicit<'p>(pod: &'p PodInfo, action: &str) -> Vec<Constraint<'p>> {
 /// `buildDefaultConstraints` with the system defaults (see the module docs
 /// for the selector approximation).
 fn system_defaults(pod: &PodInfo) -> Vec<Constraint<'_>> {
-    let Some(owner) = pod.controller().filter(|o| DEFAULT_SELECTOR_KINDS.contains(&o.kind.as_str())) else {
+    let Some(owner) = default_selector_owner(pod) else {
         return Vec::new();
     };
     [(HOSTNAME, 3), (ZONE, 5)]
@@ -165,6 +165,12 @@ fn system_defaults(pod: &PodInfo) -> Vec<Constraint<'_>> {
         .collect()
 }
 
+/// The pod's controller when it is one whose selector the system defaults
+/// read (ReplicaSet, StatefulSet, ReplicationController).
+pub(crate) fn default_selector_owner(pod: &PodInfo) -> Option<&OwnerRef> {
+    pod.controller().filter(|o| DEFAULT_SELECTOR_KINDS.contains(&o.kind.as_str()))
+}
+
 /// True when the pod has a constraint the filter checks (`DoNotSchedule`).
 pub(crate) fn has_filter_constraints(pod: &PodInfo) -> bool {
     pod.topology_spread_constraints.iter().any(|c| c.when_unsatisfiable == "DoNotSchedule")
@@ -174,7 +180,7 @@ pub(crate) fn has_filter_constraints(pod: &PodInfo) -> bool {
 /// none at all and a controller the system defaults apply to.
 pub(crate) fn has_score_constraints(pod: &PodInfo) -> bool {
     if pod.topology_spread_constraints.is_empty() {
-        pod.controller().is_some_and(|o| DEFAULT_SELECTOR_KINDS.contains(&o.kind.as_str()))
+        default_selector_owner(pod).is_some()
     } else {
         pod.topology_spread_constraints.iter().any(|c| c.when_unsatisfiable == "ScheduleAnyway")
     }
