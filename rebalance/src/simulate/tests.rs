@@ -636,3 +636,42 @@ fn stall_when_no_pod_on_the_overutilized_node_may_go() {
          maximum number of evicted pods per a descheduling cycle reached)"
     );
 }
+
+const DUPLICATES: &str = r#"
+apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+  - name: dups
+    pluginConfig:
+      - name: RemoveDuplicates
+    plugins:
+      balance:
+        enabled: [RemoveDuplicates]
+"#;
+
+#[test]
+fn duplicates_evicted_by_remove_duplicates_spread_instead_of_landing_back_on_their_node() {
+    // web's 3 copies share node a, the emptiest (300m of 4000m); b and c run
+    // 1500m each. LeastAllocated alone sends both evicted copies back to a
+    // (RemoveDuplicates evicts them again the next night); PodTopologySpread's
+    // system default spreading (hostname maxSkew 3) puts a node that already
+    // runs a copy 100 points behind (2 × 50), more than a's 66-point lead.
+    let nodes = vec![node("a", 4000, 8192, true), node("b", 4000, 8192, true), node("c", 4000, 8192, true)];
+    let mut pods: Vec<PodInfo> = (1..=3).map(|i| rs("apps", &format!("web-{i}"), "a", 100, 128)).collect();
+    pods.push(rs("apps", "db-1", "b", 1500, 1024));
+    pods.push(rs("apps", "cache-1", "c", 1500, 1024));
+    let s = Snapshot::new(nodes, pods, now());
+    let policy = Policy::from_yaml(DUPLICATES).expect("valid");
+    let p = plan(&s, &policy, &PlanOptions::default());
+    let sim = simulate_plan(&s, &p);
+    assert_eq!(names(&sim), ["web-2", "web-3"]);
+    assert_eq!(nodes_of(&sim), [Some("b"), Some("c")]);
+    assert!(matches!(
+        &sim.landings[0].outcome,
+        LandingOutcome::Scheduled { node, tie_with, runner_up, .. }
+            if node == "b" && *tie_with == ["c"] && runner_up.as_deref() == Some("a")
+    ));
+    let r = simulate_rounds(&s, &policy, &PlanOptions::default(), 5);
+    assert_eq!(r.loops, vec![], "no copy is evicted again");
+    assert_eq!(r.rounds.iter().map(|x| x.evicted()).collect::<Vec<_>>(), [vec!["apps/web-2", "apps/web-3"], vec![]]);
+}
