@@ -180,9 +180,12 @@ pub(super) fn build_state(
     }
     // Only the filters read the other pods here (why_full reads the pods on
     // the nodes it explains whole), and their labels only through the pod's
-    // own required inter-pod terms.
+    // own required inter-pod terms and DoNotSchedule topology spread
+    // constraints (PodTopologySpread counts the matching pods per domain).
     let labels = pod.as_ref().is_some_and(|p| {
-        !p.affinity.pod_affinity.required.is_empty() || !p.affinity.pod_anti_affinity.required.is_empty()
+        !p.affinity.pod_affinity.required.is_empty()
+            || !p.affinity.pod_anti_affinity.required.is_empty()
+            || p.topology_spread_constraints.iter().any(|c| c.when_unsatisfiable == "DoNotSchedule")
     });
     // Pods of namespaces that were not dumped are missing from every node
     // (as skew says): found on a second connection while this one loads.
@@ -279,7 +282,8 @@ pub(super) fn build_state(
     // other node.
     let unbound = pod.as_ref().map(|p| PodInfo { node_name: None, ..p.clone() });
     let evaluations = unbound.as_ref().map(|p| match &unlisted {
-        // `load_summed` was used only for a pod without required inter-pod terms (`Some`).
+        // `load_summed` was used only for a pod without required inter-pod
+        // terms or DoNotSchedule spread constraints (`Some`).
         Unlisted::Summed { summed, .. } => evaluate_with_sums(&state, summed, p).unwrap_or_else(|| evaluate(&state, p)),
         Unlisted::FilterFields(_) => evaluate(&state, p),
     });
