@@ -88,6 +88,7 @@ impl<'a> SchedulerCache<'a> {
             self.identities.remember(pod);
             self.order.update(i, self.snap.slots[i].amounts);
             self.spread.add(i, pod);
+            self.spread.update(i, &self.snap.slots[i].amounts);
         }
     }
 

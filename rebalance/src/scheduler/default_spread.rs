@@ -9,15 +9,22 @@
 //! the node has the key), `host` the pod's siblings on it, `zone` those in its
 //! zone (nodes without the label form the zone `""`), F the feasible nodes
 //! and Z the zones among them. Nodes without siblings score the same within
-//! a group of equal (zone, labels present): the feasibility pass counts the
-//! feasible nodes per group, so the minimum and maximum come from the groups
-//! and the few nodes with siblings, not from every node.
+//! a group of equal (zone, labels present): the minimum and maximum come
+//! from the groups with a feasible node and from the few nodes with
+//! siblings. The feasible nodes are counted by their complement: for a pod
+//! only NodeResourcesFit can reject, the nodes without cordon or taint that
+//! lack room come from the nodes kept ordered by free cpu, memory and
+//! ephemeral storage and the full ones (a few, not every node); the others
+//! are checked one by one.
+
+use std::collections::BTreeSet;
 
 use crate::fast_hash::{fast_map, FastMap};
 use crate::model::pod::PodInfo;
 
 use super::pod_topology_spread::{default_selector_owner, HOSTNAME, ZONE};
-use super::resources_fit::MAX_NODE_SCORE;
+use super::resources_fit::{PodAmounts, MAX_NODE_SCORE};
+use super::snapshot::Amounts;
 use super::{node_affinity, Snapshot};
 
 /// `(namespace, controller kind, controller name)`.
@@ -40,6 +47,56 @@ pub(crate) struct DefaultSpreadIndex<'a> {
     group: Vec<u32>,
     /// Per group: (zone id, has_zone, has_host).
     groups: Vec<(u32, bool, bool)>,
+    /// Per group: its nodes.
+    group_size: Vec<i64>,
+    /// Per zone id: its nodes.
+    zone_size: Vec<i64>,
+    /// The nodes' room, for the feasibility of pods only NodeResourcesFit can reject.
+    room: Room,
+}
+
+/// Free cpu, memory and ephemeral storage (allocatable − requested) of the
+/// nodes without cordon or taint, kept ordered, and the full ones: what
+/// [`super::resources_fit::fits_amounts`] reads.
+struct Room {
+    by_cpu: BTreeSet<(i64, u32)>,
+    by_memory: BTreeSet<(i64, u32)>,
+    by_ephemeral: BTreeSet<(i64, u32)>,
+    /// No pod slot left.
+    full: BTreeSet<u32>,
+    /// Per slot: its keys in the sets (`None`: cordoned or tainted, checked one by one).
+    keys: Vec<Option<(i64, i64, i64)>>,
+    /// The cordoned or tainted slots.
+    others: Vec<u32>,
+}
+
+impl Room {
+    fn keys_of(a: &Amounts) -> (i64, i64, i64) {
+        (
+            a.alloc_cpu.saturating_sub(a.requested_cpu),
+            a.alloc_memory.saturating_sub(a.requested_memory),
+            a.alloc_ephemeral.saturating_sub(a.requested_ephemeral),
+        )
+    }
+
+    fn set(&mut self, i: usize, a: &Amounts) {
+        let slot = i as u32;
+        if let Some((c, m, e)) = self.keys[i] {
+            self.by_cpu.remove(&(c, slot));
+            self.by_memory.remove(&(m, slot));
+            self.by_ephemeral.remove(&(e, slot));
+        }
+        let (c, m, e) = Self::keys_of(a);
+        self.by_cpu.insert((c, slot));
+        self.by_memory.insert((m, slot));
+        self.by_ephemeral.insert((e, slot));
+        self.keys[i] = Some((c, m, e));
+        if a.pods.saturating_add(1) > a.alloc_pods {
+            self.full.insert(slot);
+        } else {
+            self.full.remove(&slot);
+        }
+    }
 }
 
 impl<'a> DefaultSpreadIndex<'a> {
@@ -56,6 +113,16 @@ impl<'a> DefaultSpreadIndex<'a> {
             zones: 0,
             group: Vec::with_capacity(n),
             groups: Vec::new(),
+            group_size: Vec::new(),
+            zone_size: Vec::new(),
+            room: Room {
+                by_cpu: BTreeSet::new(),
+                by_memory: BTreeSet::new(),
+                by_ephemeral: BTreeSet::new(),
+                full: BTreeSet::new(),
+                keys: vec![None; n],
+                others: Vec::new(),
+            },
         };
         for slot in &snap.slots {
             let labels = &slot.node.labels;
@@ -74,12 +141,50 @@ impl<'a> DefaultSpreadIndex<'a> {
             index.group.push(g);
         }
         index.zones = zone_ids.len();
+        index.group_size = vec![0; index.groups.len()];
+        index.zone_size = vec![0; index.zones];
+        for i in 0..n {
+            index.group_size[index.group[i] as usize] += 1;
+            index.zone_size[index.zone[i] as usize] += 1;
+        }
         for (i, slot) in snap.slots.iter().enumerate() {
             for p in &slot.pods {
                 index.add(i, p);
             }
+            if slot.amounts.plain {
+                index.room.set(i, &slot.amounts);
+            } else {
+                index.room.others.push(i as u32);
+            }
         }
         index
+    }
+
+    /// Takes slot `i`'s new amounts after a pod was bound there.
+    pub(crate) fn update(&mut self, i: usize, a: &Amounts) {
+        if self.room.keys[i].is_some() {
+            self.room.set(i, a);
+        }
+    }
+
+    /// The slots a pod only NodeResourcesFit can reject does not fit, each
+    /// once: the nodes without cordon or taint with less free cpu, memory or
+    /// ephemeral storage than the pod requests, or no pod slot; the others
+    /// when `fits` says so.
+    pub(crate) fn lacking_room(&self, pod: &PodAmounts, fits: impl Fn(usize) -> bool) -> Vec<u32> {
+        let room = &self.room;
+        let mut out: Vec<u32> = room.full.iter().copied().collect();
+        for (set, requested) in
+            [(&room.by_cpu, pod.requests[0]), (&room.by_memory, pod.requests[1]), (&room.by_ephemeral, pod.requests[2])]
+        {
+            if requested > 0 {
+                out.extend(set.range(..(requested, 0)).map(|&(_, i)| i));
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out.extend(room.others.iter().copied().filter(|&i| !fits(i as usize)));
+        out
     }
 
     /// Counts `p`, now on slot `slot`.
@@ -93,23 +198,29 @@ impl<'a> DefaultSpreadIndex<'a> {
         }
     }
 
-    /// The system default scores of `pod` given which slots are feasible,
-    /// or `None` when the defaults do not apply to it (it has constraints of
-    /// its own, or no controller they read).
-    pub(crate) fn scores(&self, snap: &Snapshot<'_>, pod: &PodInfo, feasible: &[bool]) -> Option<DefaultScores> {
+    /// The system default scores of `pod` given the slots it does not fit
+    /// (each once) and a check of one slot, or `None` when the defaults do
+    /// not apply to it (it has constraints of its own, or no controller they read).
+    pub(crate) fn scores(
+        &self,
+        snap: &Snapshot<'_>,
+        pod: &PodInfo,
+        infeasible: &[u32],
+        feasible: impl Fn(usize) -> bool,
+    ) -> Option<DefaultScores> {
         if !pod.topology_spread_constraints.is_empty() {
             return None;
         }
         let owner = default_selector_owner(pod)?;
         let siblings = self.controllers.get(&(pod.namespace.as_str(), owner.kind.as_str(), owner.name.as_str()));
-        let mut per_group = vec![0i64; self.groups.len()];
-        let mut zone_seen = vec![false; self.zones];
-        let mut feasible_count = 0i64;
-        for (i, _) in feasible.iter().enumerate().filter(|(_, f)| **f) {
-            feasible_count += 1;
-            per_group[self.group[i] as usize] += 1;
-            zone_seen[self.zone[i] as usize] = true;
+        let mut per_group = self.group_size.clone();
+        let mut per_zone = self.zone_size.clone();
+        for &i in infeasible {
+            per_group[self.group[i as usize] as usize] -= 1;
+            per_zone[self.zone[i as usize] as usize] -= 1;
         }
+        let feasible_count = self.group.len() as i64 - infeasible.len() as i64;
+        let zone_seen: Vec<bool> = per_zone.iter().map(|n| *n > 0).collect();
         let zones_seen = zone_seen.iter().filter(|s| **s).count();
         let w_host = ((feasible_count + 2) as f64).ln();
         let w_zone = ((zones_seen + 2) as f64).ln();
@@ -137,7 +248,7 @@ impl<'a> DefaultSpreadIndex<'a> {
         let (mut min, mut max) = (i64::MAX, i64::MIN);
         for (&slot, &n) in siblings.into_iter().flatten() {
             let i = slot as usize;
-            if !feasible[i] {
+            if !feasible(i) {
                 continue;
             }
             let r = raw(n, self.zone[i], self.has_zone[i], self.has_host[i]);

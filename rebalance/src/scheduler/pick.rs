@@ -95,11 +95,15 @@ pub(crate) fn pick_in(
         .and_then(|o| Some((o, o.constant_scores(snap, pod)?)));
     let totals: Vec<(usize, i64)> = match constant {
         Some((order, constant)) => {
+            let fits = |i: usize| is_feasible(i, order.amounts_of(i));
             let defaults = match index {
                 Some(ix) => {
-                    let feasible: Vec<bool> =
-                        (0..snap.slots.len()).map(|i| is_feasible(i, order.amounts_of(i))).collect();
-                    Some((ix, ix.scores(snap, pod, &feasible)?, feasible))
+                    let infeasible: Vec<u32> = if plain {
+                        ix.lacking_room(&amounts, fits)
+                    } else {
+                        (0..snap.slots.len() as u32).filter(|&i| !fits(i as usize)).collect()
+                    };
+                    Some((ix, ix.scores(snap, pod, &infeasible, fits)?))
                 }
                 None => None,
             };
@@ -107,12 +111,8 @@ pub(crate) fn pick_in(
             let mut found = Vec::with_capacity(1024);
             let (mut best, mut second): (Option<i64>, Option<i64>) = (None, None);
             order.scan(&amounts, |i, a, known| {
-                let fits = match &defaults {
-                    Some((_, _, feasible)) => feasible[i],
-                    None => is_feasible(i, a),
-                };
-                if fits {
-                    let spread = defaults.as_ref().map_or(0, |(ix, d, _)| WEIGHT_SPREAD * d.of(i, ix.group_of(i)));
+                if is_feasible(i, a) {
+                    let spread = defaults.as_ref().map_or(0, |(ix, d)| WEIGHT_SPREAD * d.of(i, ix.group_of(i)));
                     let total = known.unwrap_or_else(|| resource_scores(a, &amounts)) + constant + spread;
                     match best {
                         Some(b) if total > b => (best, second) = (Some(total), Some(b)),
