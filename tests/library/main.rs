@@ -12,6 +12,7 @@ mod deploy_rebalance;
 mod deploy_recorder;
 mod deploy_sessions;
 mod fake_kube;
+mod pending_chain;
 mod queries;
 mod real_dumps;
 mod rebalance;

@@ -67,7 +67,9 @@ pub struct NodeLine {
 pub struct ConstraintLine {
     /// The filter plugin (`InterPodAffinity`).
     pub plugin: String,
-    /// The reason in scheduler wording.
+    /// The reason in scheduler wording; for a topology spread skew, with the
+    /// domain and the numbers behind it ([`FilterFailure::explain`]: `topology
+    /// spread: zone zone-a has 3 matching pods, min 1, maxSkew 1 → skew 3 > 1`).
     pub reason: String,
     /// The nodes it excludes.
     pub nodes: Vec<String>,
@@ -178,9 +180,12 @@ pub(super) fn build_state(
     }
     // Only the filters read the other pods here (why_full reads the pods on
     // the nodes it explains whole), and their labels only through the pod's
-    // own required inter-pod terms.
+    // own required inter-pod terms and DoNotSchedule topology spread
+    // constraints (PodTopologySpread counts the matching pods per domain).
     let labels = pod.as_ref().is_some_and(|p| {
-        !p.affinity.pod_affinity.required.is_empty() || !p.affinity.pod_anti_affinity.required.is_empty()
+        !p.affinity.pod_affinity.required.is_empty()
+            || !p.affinity.pod_anti_affinity.required.is_empty()
+            || p.topology_spread_constraints.iter().any(|c| c.when_unsatisfiable == "DoNotSchedule")
     });
     // Pods of namespaces that were not dumped are missing from every node
     // (as skew says): found on a second connection while this one loads.
@@ -277,7 +282,8 @@ pub(super) fn build_state(
     // other node.
     let unbound = pod.as_ref().map(|p| PodInfo { node_name: None, ..p.clone() });
     let evaluations = unbound.as_ref().map(|p| match &unlisted {
-        // `load_summed` was used only for a pod without required inter-pod terms (`Some`).
+        // `load_summed` was used only for a pod without required inter-pod
+        // terms or DoNotSchedule spread constraints (`Some`).
         Unlisted::Summed { summed, .. } => evaluate_with_sums(&state, summed, p).unwrap_or_else(|| evaluate(&state, p)),
         Unlisted::FilterFields(_) => evaluate(&state, p),
     });
@@ -348,7 +354,7 @@ pub(super) fn build_state(
                 }
                 passes_non_resource = false;
                 for reason in f.reasons.iter().chain(f.further.iter()) {
-                    let nodes = by_reason.entry((f.plugin, reason.message())).or_default();
+                    let nodes = by_reason.entry((f.plugin, reason.explain())).or_default();
                     // Nodes come one at a time: a node already listed is the last
                     // one (a scan of the list was quadratic, 5,000 nodes × 5,000).
                     if nodes.last() != Some(&e.node) {
@@ -391,8 +397,8 @@ pub(super) fn build_state(
         if !unmodelled.is_empty() {
             notes.push(format!(
                 "the event's {} {} not re-evaluated here (kdrift models NodeUnschedulable, NodeName, \
-                 TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit and InterPodAffinity): a node the pod \
-                 passes here may have failed {} at the failure",
+                 TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, PodTopologySpread and InterPodAffinity): a \
+                 node the pod passes here may have failed {} at the failure",
                 unmodelled.iter().map(|r| format!("\"{r}\"")).collect::<Vec<_>>().join(", "),
                 pick(unmodelled.len(), "is", "are"),
                 pick(unmodelled.len(), "it", "them"),
@@ -553,7 +559,7 @@ fn same_counts(a: &FailedScheduling, b: &FailedScheduling) -> bool {
 }
 
 /// The reasons of the event (pre-filter and per-node) that the shared
-/// scheduler model does not evaluate (volumes, PVCs, topology spread, node
+/// scheduler model does not evaluate (volumes, PVCs, node
 /// conditions, dynamic resources, unknown texts), in scheduler wording, once each.
 fn unmodelled_reasons(m: &FailedScheduling) -> Vec<String> {
     use crate::failed_scheduling::Reason as R;
@@ -571,6 +577,7 @@ fn unmodelled_reasons(m: &FailedScheduling) -> Vec<String> {
                 | R::PodAntiAffinity
                 | R::ExistingPodsAntiAffinity
                 | R::PodAffinityOrAntiAffinity
+                | R::TopologySpread { .. }
         )
     };
     let mut out: Vec<String> = Vec::new();
@@ -649,5 +656,8 @@ mod tests {
         let pvc = parse("0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.");
         assert_eq!(unmodelled_reasons(&pvc).len(), 1, "{:?}", unmodelled_reasons(&pvc));
         assert!(unmodelled_reasons(&parse("0/3 nodes are available: 3 Insufficient cpu.")).is_empty());
+        let spread = "0/3 nodes are available: 1 node(s) didn't match pod topology spread constraints (missing \
+                      required label), 2 node(s) didn't match pod topology spread constraints.";
+        assert!(unmodelled_reasons(&parse(spread)).is_empty(), "PodTopologySpread is modelled");
     }
 }

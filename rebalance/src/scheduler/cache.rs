@@ -20,6 +20,7 @@ use crate::model::node::NodeInfo;
 use crate::model::pod::PodInfo;
 use crate::model::resources::{ResourceList, PODS};
 
+use super::default_spread::DefaultSpreadIndex;
 use super::order::NodeOrder;
 use super::pick::{pick_in, Pick};
 use super::scoring::ScoringConfig;
@@ -63,6 +64,7 @@ pub(crate) struct SchedulerCache<'a> {
     order: NodeOrder,
     /// How nodes are scored ([`SchedulerCache::with_scoring`]; default profile).
     scoring: ScoringConfig,
+    spread: DefaultSpreadIndex<'a>,
 }
 
 impl<'a> SchedulerCache<'a> {
@@ -76,7 +78,8 @@ impl<'a> SchedulerCache<'a> {
             identities.remember(p);
         }
         let order = NodeOrder::new(&snap);
-        SchedulerCache { snap, identities, order, scoring: ScoringConfig::default() }
+        let spread = DefaultSpreadIndex::new(&snap);
+        SchedulerCache { snap, identities, order, scoring: ScoringConfig::default(), spread }
     }
 
     /// Scores with `scoring` (NodeResourcesFit's strategy, plugin weights)
@@ -96,6 +99,8 @@ impl<'a> SchedulerCache<'a> {
             self.snap.push(i, pod);
             self.identities.remember(pod);
             self.order.update(i, self.snap.slots[i].amounts);
+            self.spread.add(i, pod);
+            self.spread.update(i, &self.snap.slots[i].amounts);
         }
     }
 
@@ -110,10 +115,10 @@ impl<'a> SchedulerCache<'a> {
     /// [`super::pick_node`] for `pod` on the cluster as it is now.
     pub(crate) fn pick(&self, pod: &PodInfo) -> Option<Pick> {
         if self.identities.holds(&self.snap, pod) {
-            pick_in(&self.snap.without(pod), pod, None, &self.scoring)
+            pick_in(&self.snap.without(pod), pod, None, &self.scoring, None)
         } else {
             let order = self.scoring.is_default().then_some(&self.order);
-            pick_in(&self.snap, pod, order, &self.scoring)
+            pick_in(&self.snap, pod, order, &self.scoring, Some(&self.spread))
         }
     }
 

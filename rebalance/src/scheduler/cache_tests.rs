@@ -13,7 +13,7 @@ use super::*;
 use crate::model::node::{Taint, TaintEffect};
 use crate::model::pod::{
     ContainerInfo, ContainerKind, LabelSelector, OwnerRef, PodAffinityTerm, PodPhase, Toleration,
-    WeightedPodAffinityTerm,
+    TopologySpreadConstraint, WeightedPodAffinityTerm,
 };
 
 /// A generated node: cpu millicores, pod slots, cordoned, taint kind (0 none,
@@ -60,6 +60,11 @@ fn node_of(i: usize, g: &GenNode) -> NodeInfo {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
+    // PodTopologySpread's system defaults read the well-known zone label;
+    // every fourth node lacks it (the zone `""`).
+    if i % 4 != 3 {
+        n.labels.insert("topology.kubernetes.io/zone".into(), format!("z{zone}"));
+    }
     n.unschedulable = cordoned;
     n.ready = Some(!not_ready);
     match taint {
@@ -85,13 +90,28 @@ fn pod_of(g: &GenPod) -> PodInfo {
         PodPhase::Pending
     });
     p.labels.insert("app".into(), format!("a{app}"));
+    // Two ReplicaSets (system default spreading), and a few pods with
+    // topology spread constraints of their own.
+    let rs = if bit(15) { "rs-b" } else { "rs" };
     p.owners = vec![OwnerRef {
         api_version: "apps/v1".into(),
         kind: "ReplicaSet".into(),
-        name: "rs".into(),
-        uid: "rs".into(),
+        name: rs.into(),
+        uid: rs.into(),
         controller: true,
     }];
+    let spread = |max_skew: i32, key: &str, when: &str| TopologySpreadConstraint {
+        max_skew,
+        topology_key: key.to_string(),
+        when_unsatisfiable: when.to_string(),
+        label_selector: Some(LabelSelector::from_labels(&[("app", &format!("a{app}"))])),
+        ..TopologySpreadConstraint::default()
+    };
+    match name % 17 {
+        0 => p.topology_spread_constraints.push(spread(1, "topology.kubernetes.io/zone", "DoNotSchedule")),
+        1 => p.topology_spread_constraints.push(spread(1, "kubernetes.io/hostname", "ScheduleAnyway")),
+        _ => {}
+    }
     let mut req = ResourceList::new();
     if cpu > 100 {
         req.set("cpu", cpu);
@@ -183,6 +203,47 @@ proptest! {
     }
 }
 
+/// [`arb_cluster`] without inter-pod terms and PreferNoSchedule taints, so
+/// that the other scores are the same on every node and the cache scans
+/// the nodes in order, with PodTopologySpread's system default scores
+/// from its index (`scheduler/default_spread.rs`).
+fn arb_spread_cluster() -> impl Strategy<Value = (Vec<NodeInfo>, Vec<PodInfo>)> {
+    arb_cluster().prop_map(|(mut nodes, mut pods)| {
+        for n in &mut nodes {
+            n.taints.retain(|t| t.effect != TaintEffect::PreferNoSchedule);
+        }
+        for p in &mut pods {
+            p.affinity.pod_affinity = Default::default();
+            p.affinity.pod_anti_affinity = Default::default();
+        }
+        (nodes, pods)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// As `cache_picks_what_pick_node_picks`, on clusters where the scan
+    /// applies: the spread scores from the index are the reference's.
+    #[test]
+    fn cache_picks_what_pick_node_picks_with_default_spreading((nodes, pods) in arb_spread_cluster()) {
+        let (incoming, present): (Vec<PodInfo>, Vec<PodInfo>) = pods.into_iter().partition(|p| p.node_name.is_none());
+        let mut state = ClusterState::new(nodes.clone(), present.clone());
+        let mut cache = SchedulerCache::new(&nodes, present.iter());
+        for p in &incoming {
+            let want = reference_pick(&state, p);
+            prop_assert_eq!(cache.pick(p), want.clone(), "pod {}", p.key());
+            if let Some(w) = want {
+                cache.bind(p, &w.node);
+                let mut bound = p.clone();
+                bound.node_name = Some(w.node.clone());
+                bound.phase = Some(PodPhase::Running);
+                state.pods.push(bound);
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
@@ -203,7 +264,8 @@ proptest! {
             let summed: SummedPods = by_node.nodes().map(|n| (n.to_string(), by_node.usage(n))).collect();
             let with_sums = evaluate_with_sums(&ClusterState::new(nodes.clone(), listed), &summed, incoming);
             let required = !incoming.affinity.pod_affinity.required.is_empty()
-                || !incoming.affinity.pod_anti_affinity.required.is_empty();
+                || !incoming.affinity.pod_anti_affinity.required.is_empty()
+                || incoming.topology_spread_constraints.iter().any(|c| c.when_unsatisfiable == "DoNotSchedule");
             if required {
                 prop_assert!(with_sums.is_none(), "pod {}", incoming.key());
             } else {

@@ -3,7 +3,8 @@
 //!
 //! [`evaluate`] runs, per node, every modelled plugin in the default order
 //! (`kubernetes-events.md` §6): NodeUnschedulable, NodeName, TaintToleration,
-//! NodeAffinity, NodePorts, NodeResourcesFit, InterPodAffinity — and keeps
+//! NodeAffinity, NodePorts, NodeResourcesFit, PodTopologySpread,
+//! InterPodAffinity — and keeps
 //! EVERY failure, so a caller can say "pod affinity excluded 4 nodes; node-1
 //! was left but short 42m cpu". [`NodeEvaluation::first_failure`] is what the
 //! scheduler itself records (it stops at the first failing plugin), and
@@ -15,20 +16,27 @@
 //!
 //! Not modelled (a node can still be rejected by these in a real cluster):
 //! volume plugins (VolumeRestrictions, NodeVolumeLimits, VolumeBinding,
-//! VolumeZone), PodTopologySpread, DynamicResources, nominated pods of other
+//! VolumeZone), DynamicResources, nominated pods of other
 //! preemptors, scheduler-profile added affinity, and the node sampling of very
 //! large clusters (`percentageOfNodesToScore`). Namespace labels are not part
 //! of the state: a `namespaceSelector` is evaluated against the label every
 //! namespace carries, `kubernetes.io/metadata.name=<namespace>`.
+//! PodTopologySpread's system default spreading approximates upstream's
+//! Service/ReplicaSet/StatefulSet selectors by the pod's controller
+//! ([`pod_topology_spread`] module docs).
 
 mod cache;
 #[cfg(test)]
 pub(crate) mod cache_tests;
+mod default_spread;
 mod inter_pod_affinity;
 mod node_affinity;
 mod node_basics;
 mod order;
 mod pick;
+mod pod_topology_spread;
+#[cfg(test)]
+mod pod_topology_spread_tests;
 mod resources_fit;
 mod score;
 mod scoring;
@@ -49,6 +57,7 @@ use crate::model::resources::{ResourceList, PODS};
 
 pub(crate) use cache::SchedulerCache;
 use node_affinity::NodeNameFilter;
+pub use pod_topology_spread::SpreadSkew;
 pub use resources_fit::{balanced_allocation_score, least_allocated_score};
 pub use score::{pick_node, pick_node_with, score_nodes, score_nodes_with, NodeScore, Placement};
 pub use scoring::{ResourceSpec, ScoreWeights, ScoringConfig, ScoringStrategy, ShapePoint, StrategyType};
@@ -166,19 +175,22 @@ pub enum Plugin {
     NodePorts,
     /// Requests against allocatable minus what bound pods request; pod count.
     NodeResourcesFit,
+    /// `DoNotSchedule` topology spread constraints.
+    PodTopologySpread,
     /// Required pod affinity / anti-affinity, and existing pods' anti-affinity.
     InterPodAffinity,
 }
 
 impl Plugin {
     /// Every modelled filter plugin in the order the scheduler runs them.
-    pub const ALL: [Plugin; 7] = [
+    pub const ALL: [Plugin; 8] = [
         Plugin::NodeUnschedulable,
         Plugin::NodeName,
         Plugin::TaintToleration,
         Plugin::NodeAffinity,
         Plugin::NodePorts,
         Plugin::NodeResourcesFit,
+        Plugin::PodTopologySpread,
         Plugin::InterPodAffinity,
     ];
 
@@ -191,6 +203,7 @@ impl Plugin {
             Plugin::NodeAffinity => "NodeAffinity",
             Plugin::NodePorts => "NodePorts",
             Plugin::NodeResourcesFit => "NodeResourcesFit",
+            Plugin::PodTopologySpread => "PodTopologySpread",
             Plugin::InterPodAffinity => "InterPodAffinity",
         }
     }
@@ -215,6 +228,10 @@ pub enum FailureKind {
     InsufficientResource,
     /// [`FilterFailure::Insufficient`] for `pods`.
     TooManyPods,
+    /// [`FilterFailure::TopologySpreadMissingLabel`].
+    TopologySpreadMissingLabel,
+    /// [`FilterFailure::TopologySpreadSkew`].
+    TopologySpreadSkew,
     /// [`FilterFailure::PodAffinityMismatch`].
     PodAffinityMismatch,
     /// [`FilterFailure::PodAntiAffinityConflict`].
@@ -290,6 +307,17 @@ pub enum FilterFailure {
     /// Not enough of a resource (or too many pods).
     /// Source: NodeResourcesFit `fitsRequest`.
     Insufficient(InsufficientResource),
+    /// The node lacks the `topologyKey` label of a `DoNotSchedule` topology
+    /// spread constraint (UnschedulableAndUnresolvable).
+    /// Source: PodTopologySpread `Filter` (`ErrReasonNodeLabelNotMatch`).
+    TopologySpreadMissingLabel {
+        /// The missing label key.
+        topology_key: String,
+    },
+    /// Placing the pod in the node's domain would exceed a `DoNotSchedule`
+    /// constraint's `maxSkew`. Source: PodTopologySpread `Filter`
+    /// (`ErrReasonConstraintsNotMatch`).
+    TopologySpreadSkew(Box<SpreadSkew>),
     /// No pod matching the required pod affinity in the node's topology domain
     /// (or the node lacks the topology label).
     /// Source: InterPodAffinity `satisfyPodAffinity`.
@@ -337,11 +365,28 @@ impl FilterFailure {
             }
             FilterFailure::Insufficient(r) if r.resource == PODS => "Too many pods".to_string(),
             FilterFailure::Insufficient(r) => format!("Insufficient {}", r.resource),
+            FilterFailure::TopologySpreadMissingLabel { .. } => {
+                "node(s) didn't match pod topology spread constraints (missing required label)".to_string()
+            }
+            FilterFailure::TopologySpreadSkew(_) => "node(s) didn't match pod topology spread constraints".to_string(),
             FilterFailure::PodAffinityMismatch { .. } => "node(s) didn't match pod affinity rules".to_string(),
             FilterFailure::PodAntiAffinityConflict { .. } => "node(s) didn't match pod anti-affinity rules".to_string(),
             FilterFailure::ExistingPodAntiAffinity { .. } => {
                 "node(s) didn't satisfy existing pods anti-affinity rules".to_string()
             }
+        }
+    }
+
+    /// The reason with the numbers behind it, for explanations (why-pending's
+    /// chain): the scheduler's text, except for a topology spread skew,
+    /// which names the domain and the skew ([`SpreadSkew::explain`]).
+    pub fn explain(&self) -> String {
+        match self {
+            FilterFailure::TopologySpreadSkew(s) => s.explain(),
+            FilterFailure::TopologySpreadMissingLabel { topology_key } => {
+                format!("topology spread: the node has no {topology_key} label")
+            }
+            _ => self.message(),
         }
     }
 
@@ -356,6 +401,8 @@ impl FilterFailure {
             FilterFailure::HostPortConflict { .. } => FailureKind::HostPortConflict,
             FilterFailure::Insufficient(r) if r.resource == PODS => FailureKind::TooManyPods,
             FilterFailure::Insufficient(_) => FailureKind::InsufficientResource,
+            FilterFailure::TopologySpreadMissingLabel { .. } => FailureKind::TopologySpreadMissingLabel,
+            FilterFailure::TopologySpreadSkew(_) => FailureKind::TopologySpreadSkew,
             FilterFailure::PodAffinityMismatch { .. } => FailureKind::PodAffinityMismatch,
             FilterFailure::PodAntiAffinityConflict { .. } => FailureKind::PodAntiAffinityConflict,
             FilterFailure::ExistingPodAntiAffinity { .. } => FailureKind::ExistingPodAntiAffinity,
@@ -371,6 +418,7 @@ impl FilterFailure {
             FailureKind::NodeAffinityMismatch | FailureKind::PreFilterExcluded => Plugin::NodeAffinity,
             FailureKind::HostPortConflict => Plugin::NodePorts,
             FailureKind::InsufficientResource | FailureKind::TooManyPods => Plugin::NodeResourcesFit,
+            FailureKind::TopologySpreadMissingLabel | FailureKind::TopologySpreadSkew => Plugin::PodTopologySpread,
             FailureKind::PodAffinityMismatch
             | FailureKind::PodAntiAffinityConflict
             | FailureKind::ExistingPodAntiAffinity => Plugin::InterPodAffinity,
@@ -384,6 +432,7 @@ impl FilterFailure {
     pub fn is_unresolvable(&self) -> bool {
         match self {
             FilterFailure::HostPortConflict { .. }
+            | FilterFailure::TopologySpreadSkew(_)
             | FilterFailure::PodAntiAffinityConflict { .. }
             | FilterFailure::ExistingPodAntiAffinity { .. } => false,
             FilterFailure::Insufficient(r) => r.requested > r.allocatable,
@@ -479,11 +528,15 @@ pub type SummedPods = BTreeMap<String, ResourceList>;
 /// [`evaluate`] leaves out). A summed node that `state` does not have is
 /// ignored, as pods bound to it are.
 ///
-/// `None` when `pod` has required pod affinity or anti-affinity terms:
-/// InterPodAffinity would then match them against every existing pod's
+/// `None` when `pod` has required pod affinity or anti-affinity terms or a
+/// `DoNotSchedule` topology spread constraint: InterPodAffinity and
+/// PodTopologySpread would then match them against every existing pod's
 /// labels, which sums do not carry (list every pod and call [`evaluate`]).
 pub fn evaluate_with_sums(state: &ClusterState, summed: &SummedPods, pod: &PodInfo) -> Option<Vec<NodeEvaluation>> {
-    if !pod.affinity.pod_affinity.required.is_empty() || !pod.affinity.pod_anti_affinity.required.is_empty() {
+    if !pod.affinity.pod_affinity.required.is_empty()
+        || !pod.affinity.pod_anti_affinity.required.is_empty()
+        || pod_topology_spread::has_filter_constraints(pod)
+    {
         return None;
     }
     let mut snap = Snapshot::build(state, pod);
@@ -499,6 +552,7 @@ pub fn evaluate_with_sums(state: &ClusterState, summed: &SummedPods, pod: &PodIn
 pub(crate) fn evaluate_in(snap: &Snapshot<'_>, pod: &PodInfo) -> Vec<NodeEvaluation> {
     let names = node_affinity::prefilter_node_names(pod);
     let ipa = inter_pod_affinity::PreFilterState::build(snap, pod);
+    let spread = pod_topology_spread::FilterState::build(snap, pod);
     snap.slots
         .iter()
         .map(|slot| {
@@ -531,6 +585,10 @@ pub(crate) fn evaluate_in(snap: &Snapshot<'_>, pod: &PodInfo) -> Vec<NodeEvaluat
             if !fit.is_empty() {
                 // NodeResourcesFit reports every insufficient resource in one status.
                 failures.push(PluginFailure { plugin: Plugin::NodeResourcesFit, reasons: fit, further: Vec::new() });
+            }
+            if !spread.is_empty() {
+                failures
+                    .extend(first_and_rest(Plugin::PodTopologySpread, spread.filter(slot.node).into_iter().collect()));
             }
             failures.extend(first_and_rest(Plugin::InterPodAffinity, ipa.filter(pod, slot.node)));
             NodeEvaluation { node: slot.node.name.clone(), failures }

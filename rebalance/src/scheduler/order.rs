@@ -226,6 +226,11 @@ impl NodeOrder {
         (!topology).then_some(3 * MAX_NODE_SCORE)
     }
 
+    /// Slot `i`'s cached amounts.
+    pub(crate) fn amounts_of(&self, i: usize) -> &Amounts {
+        &self.amounts[i]
+    }
+
     /// Whether the bounds hold for this pod: `non-zero ≥ requested ≥ 0` on
     /// cpu and memory.
     pub(crate) fn applies(pod: &PodAmounts) -> bool {

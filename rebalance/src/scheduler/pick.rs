@@ -4,11 +4,13 @@
 
 use crate::model::pod::PodInfo;
 
+use super::default_spread::DefaultSpreadIndex;
 use super::inter_pod_affinity::PreFilterState;
 use super::node_affinity::{self, NodeNameFilter};
 use super::order::NodeOrder;
-use super::resources_fit::{fits, fits_amounts, resource_scores, PodAmounts};
-use super::score::score_slots;
+use super::pod_topology_spread::{has_score_constraints, FilterState as SpreadFilter};
+use super::resources_fit::{fits, fits_amounts, resource_scores, PodAmounts, MAX_NODE_SCORE};
+use super::score::{score_slots, WEIGHT_SPREAD};
 use super::scoring::ScoringConfig;
 use super::snapshot::Amounts;
 use super::{node_basics, taint_toleration, NodeSlot, Snapshot};
@@ -33,6 +35,7 @@ fn feasible(
     amounts: &PodAmounts,
     names: &NodeNameFilter,
     ipa: &PreFilterState<'_>,
+    spread: &SpreadFilter<'_, '_>,
     slot: &NodeSlot<'_>,
 ) -> bool {
     if let NodeNameFilter::Only(set) = names {
@@ -46,6 +49,7 @@ fn feasible(
         && node_affinity::filter(pod, slot.node).is_none()
         && (pod.host_ports.is_empty() || node_basics::node_ports(pod, slot).is_empty())
         && fits(pod, amounts, slot)
+        && (spread.is_empty() || spread.filter(slot.node).is_none())
         && (ipa.is_empty() || ipa.filter(pod, slot.node).is_empty())
 }
 
@@ -53,14 +57,21 @@ fn feasible(
 /// the snapshot's [`NodeOrder`], only the nodes that can still score as high
 /// as the runner-up are looked at, when the bounds apply to the pod (the
 /// bounds are the default profile's: pass no order for another `scoring`).
+///
+/// With the cache's [`DefaultSpreadIndex`] too, a pod that PodTopologySpread
+/// scores by the system defaults keeps the scan: a pass over the nodes says
+/// which are feasible, the index gives each node's spread score, and the
+/// scan's bound allows for the most a node can get from it (weight 2 × 100).
 pub(crate) fn pick_in(
     snap: &Snapshot<'_>,
     pod: &PodInfo,
     order: Option<&NodeOrder>,
     scoring: &ScoringConfig,
+    spread_index: Option<&DefaultSpreadIndex<'_>>,
 ) -> Option<Pick> {
     let names = node_affinity::prefilter_node_names(pod);
     let ipa = PreFilterState::build(snap, pod);
+    let spread = SpreadFilter::build(snap, pod);
     let amounts = PodAmounts::of(pod);
     // A pod only NodeResourcesFit can reject, on a node without cordon or taint.
     let plain = matches!(names, NodeNameFilter::All)
@@ -69,24 +80,43 @@ pub(crate) fn pick_in(
         && pod.affinity.node_affinity.required.is_none()
         && pod.host_ports.is_empty()
         && !amounts.other_resources
-        && ipa.is_empty();
+        && ipa.is_empty()
+        && spread.is_empty();
     let is_feasible = |i: usize, a: &Amounts| {
         if plain && a.plain {
             fits_amounts(&amounts, a)
         } else {
-            feasible(pod, &amounts, &names, &ipa, &snap.slots[i])
+            feasible(pod, &amounts, &names, &ipa, &spread, &snap.slots[i])
         }
     };
+    // PodTopologySpread scores vary by node: the scan keeps only the system
+    // defaults, which the index gives without a pass over the pods.
+    let spread_scored = has_score_constraints(pod);
+    let index = spread_index.filter(|_| spread_scored && pod.topology_spread_constraints.is_empty());
     let constant = order
-        .filter(|_| scoring.is_default() && NodeOrder::applies(&amounts))
+        .filter(|_| scoring.is_default() && NodeOrder::applies(&amounts) && (!spread_scored || index.is_some()))
         .and_then(|o| Some((o, o.constant_scores(snap, pod)?)));
     let totals: Vec<(usize, i64)> = match constant {
         Some((order, constant)) => {
+            let fits = |i: usize| is_feasible(i, order.amounts_of(i));
+            let defaults = match index {
+                Some(ix) => {
+                    let infeasible: Vec<u32> = if plain {
+                        ix.lacking_room(&amounts, fits)
+                    } else {
+                        (0..snap.slots.len() as u32).filter(|&i| !fits(i as usize)).collect()
+                    };
+                    Some((ix, ix.scores(snap, pod, &infeasible, fits)?))
+                }
+                None => None,
+            };
+            let slack = if defaults.is_some() { WEIGHT_SPREAD * MAX_NODE_SCORE } else { 0 };
             let mut found = Vec::with_capacity(1024);
             let (mut best, mut second): (Option<i64>, Option<i64>) = (None, None);
             order.scan(&amounts, |i, a, known| {
                 if is_feasible(i, a) {
-                    let total = known.unwrap_or_else(|| resource_scores(a, &amounts)) + constant;
+                    let spread = defaults.as_ref().map_or(0, |(ix, d)| WEIGHT_SPREAD * d.of(i, ix.group_of(i)));
+                    let total = known.unwrap_or_else(|| resource_scores(a, &amounts)) + constant + spread;
                     match best {
                         Some(b) if total > b => (best, second) = (Some(total), Some(b)),
                         Some(b) if total < b && second.is_none_or(|s| total > s) => second = Some(total),
@@ -98,7 +128,7 @@ pub(crate) fn pick_in(
                     }
                 }
                 // Nodes below the runner-up's total no longer matter.
-                second.map(|s| s - constant)
+                second.map(|s| s - constant - slack)
             });
             found
         }

@@ -4,17 +4,26 @@
 //! Modelled score plugins (default weights): NodeResourcesFit (1;
 //! LeastAllocated by default, MostAllocated or RequestedToCapacityRatio as
 //! configured, `scoring.rs`), NodeResourcesBalancedAllocation (1),
-//! TaintToleration (3), NodeAffinity (2), InterPodAffinity (2). Not modelled: PodTopologySpread (2, including
-//! the system default spreading of Service/ReplicaSet pods over hostnames and
-//! zones) and ImageLocality (1) — a real scheduler can prefer another node
-//! among close scores for those reasons.
+//! TaintToleration (3), NodeAffinity (2), InterPodAffinity (2),
+//! PodTopologySpread (2, with the system default spreading over hostnames
+//! and zones; [`super::pod_topology_spread`]). Not modelled: ImageLocality
+//! (1) — a real scheduler can prefer another node among close scores for
+//! that reason.
 
 use serde::Serialize;
 
 use super::resources_fit::{balanced_allocation, least_allocated, PodAmounts, MAX_NODE_SCORE};
 use super::scoring::{fit_score, ScoringConfig, ScoringStrategy};
-use super::{evaluate_in, inter_pod_affinity, node_affinity, taint_toleration, ClusterState, NodeSlot, Snapshot};
+use super::{
+    evaluate_in, inter_pod_affinity, node_affinity, pod_topology_spread, taint_toleration, ClusterState, NodeSlot,
+    Snapshot,
+};
 use crate::model::pod::PodInfo;
+
+/// Weight of PodTopologySpread in the default profile: the bound of the
+/// default-profile fast scan ([`super::pick`]); a [`ScoringConfig`]
+/// carries its own weights.
+pub(crate) const WEIGHT_SPREAD: i64 = 2;
 
 /// One feasible node's scores: each plugin's normalised score (0–100) and the
 /// weighted total the scheduler ranks by.
@@ -23,8 +32,8 @@ pub struct NodeScore {
     /// The node.
     pub node: String,
     /// `node_resources_fit + balanced_allocation + 3 × taint_toleration +
-    /// 2 × node_affinity + 2 × inter_pod_affinity` (with the default
-    /// profile's weights; a [`ScoringConfig`]'s otherwise).
+    /// 2 × node_affinity + 2 × inter_pod_affinity + 2 × pod_topology_spread`
+    /// (with the default profile's weights; a [`ScoringConfig`]'s otherwise).
     pub total: i64,
     /// NodeResourcesFit with the configured strategy (LeastAllocated by
     /// default), weight 1.
@@ -37,6 +46,9 @@ pub struct NodeScore {
     pub node_affinity: i64,
     /// InterPodAffinity (preferred terms of both sides, existing pods' required affinity), weight 2.
     pub inter_pod_affinity: i64,
+    /// PodTopologySpread (fewer matching pods in the node's domains is
+    /// better; 0 when the plugin does not score the pod), weight 2.
+    pub pod_topology_spread: i64,
 }
 
 /// Where the pod would land.
@@ -108,6 +120,7 @@ pub fn score_nodes_with(state: &ClusterState, pod: &PodInfo, scoring: &ScoringCo
             taint_toleration: s.taint_toleration,
             node_affinity: s.node_affinity,
             inter_pod_affinity: s.inter_pod_affinity,
+            pod_topology_spread: s.pod_topology_spread,
         })
         .collect()
 }
@@ -120,6 +133,7 @@ pub(crate) struct SlotScore {
     taint_toleration: i64,
     node_affinity: i64,
     inter_pod_affinity: i64,
+    pod_topology_spread: i64,
 }
 
 /// The scores of the `feasible` slots of `snap`, in their order (empty when none).
@@ -145,6 +159,7 @@ pub(crate) fn score_slots(
     if has_topology_scores {
         min_max_normalize(&mut pod_aff);
     }
+    let spread = pod_topology_spread::scores(snap, pod, feasible);
     let amounts = PodAmounts::of(pod);
     let default_fit = scoring.strategy == ScoringStrategy::default();
     let w = &scoring.weights;
@@ -164,17 +179,20 @@ pub(crate) fn score_slots(
                 [a.requested_cpu, a.requested_memory],
                 [amounts.requests[0], amounts.requests[1]],
             );
+            let spread = spread.as_ref().map_or(0, |v| v[i]);
             SlotScore {
                 total: w.node_resources_fit * fit
                     + w.balanced_allocation * balanced
                     + w.taint_toleration * taint[i]
                     + w.node_affinity * node_aff[i]
-                    + w.inter_pod_affinity * pod_aff[i],
+                    + w.inter_pod_affinity * pod_aff[i]
+                    + w.pod_topology_spread * spread,
                 node_resources_fit: fit,
                 balanced_allocation: balanced,
                 taint_toleration: taint[i],
                 node_affinity: node_aff[i],
                 inter_pod_affinity: pod_aff[i],
+                pod_topology_spread: spread,
             }
         })
         .collect()

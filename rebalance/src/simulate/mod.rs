@@ -30,8 +30,13 @@
 //! reported, and then resolved by node name so later placements are
 //! reproducible).
 //!
-//! What this does not model: the scheduler's PodTopologySpread and
-//! ImageLocality scores and volume filters (see [`crate::scheduler`]);
+//! The replacements are placed by the shared scheduler model, PodTopologySpread
+//! included: a replacement without constraints of its own is spread from its
+//! ReplicaSet's other pods by the default profile's system defaults (so a
+//! pod evicted from the one node without a sibling tends to land back there).
+//!
+//! What this does not model: the scheduler's ImageLocality score and volume
+//! filters (see [`crate::scheduler`]);
 //! terminating pods still holding their requests during their grace period
 //! (the simulation frees them before the first replacement is scheduled);
 //! pods other than the replacements arriving in the meantime.

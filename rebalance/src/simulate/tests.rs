@@ -251,21 +251,23 @@ fn demo_evicted_pods_pile_up_on_node_5() {
         sim.landings[0].outcome,
         LandingOutcome::Scheduled {
             node: "node-5".into(),
-            score: 370,
+            // PodTopologySpread's system default spreading gives every node 100
+            // (× 2): no other pod of these ReplicaSets runs anywhere.
+            score: 570,
             tie_with: vec![],
             runner_up: Some("node-2".into()),
-            runner_up_score: Some(347),
+            runner_up_score: Some(547),
         }
     );
-    // node-red is a near tie (441 vs 440), queue-worker a real three-way tie.
+    // node-red is a near tie (641 vs 640), queue-worker a real three-way tie.
     assert!(matches!(
         &sim.landings[4].outcome,
-        LandingOutcome::Scheduled { score: 441, runner_up_score: Some(440), tie_with, .. } if tie_with.is_empty()
+        LandingOutcome::Scheduled { score: 641, runner_up_score: Some(640), tie_with, .. } if tie_with.is_empty()
     ));
     assert!(sim.landings[2].is_tie());
     assert!(matches!(
         &sim.landings[2].outcome,
-        LandingOutcome::Scheduled { score: 645, tie_with, .. } if *tie_with == ["node-3", "node-4"]
+        LandingOutcome::Scheduled { score: 845, tie_with, .. } if *tie_with == ["node-3", "node-4"]
     ));
 
     // Percent before → after.
@@ -323,7 +325,7 @@ fn demo_evicted_pods_pile_up_on_node_5() {
     );
     assert_eq!(
         sim.warnings[5].message,
-        "batch/queue-worker-7c9d5-h8m2n: node-2 ties with node-3, node-4 (score 645): the scheduler picks one at \
+        "batch/queue-worker-7c9d5-h8m2n: node-2 ties with node-3, node-4 (score 845): the scheduler picks one at \
          random; the simulation goes on with node-2 (first by name)"
     );
 }
@@ -693,4 +695,43 @@ fn high_node_utilization_packs_onto_the_fullest_node_under_most_allocated() {
     assert_eq!(pile.node, "full-a");
     let text = &most.warnings.iter().find(|w| w.kind == WarningKind::PileUp).expect("pile-up warning").message;
     assert!(text.contains("(the most allocated: MostAllocated packs)"), "{text}");
+}
+
+const DUPLICATES: &str = r#"
+apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+  - name: dups
+    pluginConfig:
+      - name: RemoveDuplicates
+    plugins:
+      balance:
+        enabled: [RemoveDuplicates]
+"#;
+
+#[test]
+fn duplicates_evicted_by_remove_duplicates_spread_instead_of_landing_back_on_their_node() {
+    // web's 3 copies share node a, the emptiest (300m of 4000m); b and c run
+    // 1500m each. LeastAllocated alone sends both evicted copies back to a
+    // (RemoveDuplicates evicts them again the next night); PodTopologySpread's
+    // system default spreading (hostname maxSkew 3) puts a node that already
+    // runs a copy 100 points behind (2 × 50), more than a's 66-point lead.
+    let nodes = vec![node("a", 4000, 8192, true), node("b", 4000, 8192, true), node("c", 4000, 8192, true)];
+    let mut pods: Vec<PodInfo> = (1..=3).map(|i| rs("apps", &format!("web-{i}"), "a", 100, 128)).collect();
+    pods.push(rs("apps", "db-1", "b", 1500, 1024));
+    pods.push(rs("apps", "cache-1", "c", 1500, 1024));
+    let s = Snapshot::new(nodes, pods, now());
+    let policy = Policy::from_yaml(DUPLICATES).expect("valid");
+    let p = plan(&s, &policy, &PlanOptions::default());
+    let sim = simulate_plan(&s, &p);
+    assert_eq!(names(&sim), ["web-2", "web-3"]);
+    assert_eq!(nodes_of(&sim), [Some("b"), Some("c")]);
+    assert!(matches!(
+        &sim.landings[0].outcome,
+        LandingOutcome::Scheduled { node, tie_with, runner_up, .. }
+            if node == "b" && *tie_with == ["c"] && runner_up.as_deref() == Some("a")
+    ));
+    let r = simulate_rounds(&s, &policy, &PlanOptions::default(), 5);
+    assert_eq!(r.loops, vec![], "no copy is evicted again");
+    assert_eq!(r.rounds.iter().map(|x| x.evicted()).collect::<Vec<_>>(), [vec!["apps/web-2", "apps/web-3"], vec![]]);
 }
