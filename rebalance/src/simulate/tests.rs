@@ -652,7 +652,8 @@ profiles:
 "#;
 
 /// Three 4000m / 8000 MiB nodes: full-a at 2800m (70 %), half-b at 1600m
-/// (40 %), low-c at 400m (10 %, two pods): HighNodeUtilization empties low-c.
+/// (40 %), low-c at 400m (10 %, two pods of two ReplicaSets):
+/// HighNodeUtilization empties low-c.
 fn packing() -> Snapshot {
     let nodes =
         vec![node("full-a", 4000, 8000, true), node("half-b", 4000, 8000, true), node("low-c", 4000, 8000, true)];
@@ -661,7 +662,9 @@ fn packing() -> Snapshot {
         rs("apps", "big-2", "full-a", 1400, 2800),
         rs("apps", "mid-1", "half-b", 1600, 3200),
         rs("apps", "small-1", "low-c", 200, 400),
-        rs("apps", "small-2", "low-c", 200, 400),
+        // Another ReplicaSet's: the system default spreading does not keep
+        // the two evicted pods apart.
+        rs("apps", "tiny-1", "low-c", 200, 400),
     ];
     Snapshot::new(nodes, pods, now())
 }
@@ -672,7 +675,7 @@ fn high_node_utilization_packs_onto_the_fullest_node_under_most_allocated() {
     let policy = Policy::from_yaml(HIGH_NODE_UTILIZATION).expect("valid policy");
     let planned = plan(&snapshot, &policy, &PlanOptions::default());
     let evicted: Vec<String> = planned.evictions().map(|e| e.pod.key()).collect();
-    assert_eq!(evicted, ["apps/small-1", "apps/small-2"]);
+    assert_eq!(evicted, ["apps/small-1", "apps/tiny-1"]);
     // The default profile (LeastAllocated): both go back to the emptied
     // node, the eviction frees nothing.
     let least = simulate_plan(&snapshot, &planned);
@@ -685,10 +688,12 @@ fn high_node_utilization_packs_onto_the_fullest_node_under_most_allocated() {
     let most = simulate_plan_with(&snapshot, &planned, &options);
     assert_eq!(nodes_of(&most), [Some("full-a"), Some("full-a")]);
     // full-a: cpu (2800+200)/4000 = 75, memory (5600+400)/8000 = 75 → 75,
-    // + BalancedAllocation 100 + TaintToleration 3 × 100.
-    assert!(
-        matches!(&most.landings[0].outcome, LandingOutcome::Scheduled { score: 475, runner_up: Some(r), .. } if r == "half-b")
-    );
+    // + BalancedAllocation 100 + TaintToleration 3 × 100 + PodTopologySpread
+    // 2 × 100 (no sibling anywhere); half-b 30 points behind.
+    assert!(matches!(
+        &most.landings[0].outcome,
+        LandingOutcome::Scheduled { score: 675, runner_up: Some(r), runner_up_score: Some(645), .. } if r == "half-b"
+    ));
     assert_eq!(cpu(&most, "full-a"), (70.0, 80.0));
     assert_eq!(cpu(&most, "low-c"), (10.0, 0.0));
     let pile = most.pile_up.as_ref().expect("both on one node");
