@@ -15,7 +15,9 @@ use serde::Deserialize;
 
 use super::error::{Failure, PromError};
 use crate::victorialogs::auth::{Auth, EnvNames};
-use crate::victorialogs::client::{error_body, http_client, redact_url, transport, Timeouts, QUOTE_LIMIT};
+use crate::victorialogs::client::{
+    error_body, open_server, redact_url, transport, OpenError, Opened, Timeouts, QUOTE_LIMIT,
+};
 use crate::victorialogs::url_query::UrlQuery;
 use kdrift_rebalance::Redactor;
 
@@ -80,42 +82,12 @@ impl PromClient {
     /// http(s), or credentials inside it; [`PromError::Credentials`] for a
     /// header that is not valid in HTTP.
     pub fn new(url: &str, auth: Auth, timeouts: Timeouts) -> Result<PromClient, PromError> {
-        let shown = redact_url(url);
-        let bad = |problem: String| PromError::BadUrl { url: shown.clone(), problem };
-        let mut base =
-            Url::parse(url.trim()).map_err(|e| bad(format!("not a URL ({e}); expected http:// or https://")))?;
-        if !matches!(base.scheme(), "http" | "https") {
-            return Err(bad(format!("scheme {:?} is not HTTP; expected http:// or https://", base.scheme())));
-        }
-        if !base.username().is_empty() || base.password().is_some() {
-            return Err(bad(format!(
-                "credentials in the URL would show in `ps` and shell history; set {} and {} (or --user and \
-                 --password-file) instead",
-                PROM_ENV.user, PROM_ENV.password
-            )));
-        }
-        let query = UrlQuery::take(&mut base);
-        base.set_fragment(None);
-        let mut path = base.path().trim_end_matches('/').to_string();
-        for suffix in ["/api/v1/query_range", "/api/v1/query", "/api/v1"] {
-            if let Some(p) = path.strip_suffix(suffix) {
-                path = p.to_string();
-                break;
-            }
-        }
-        base.set_path(&path);
-        for (i, (name, value)) in auth.headers.iter().enumerate() {
-            HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
-                PromError::Credentials(format!("the name of extra header {} is not valid in HTTP", i + 1))
+        let suffixes = ["/api/v1/query_range", "/api/v1/query", "/api/v1"];
+        let Opened { http, base, query, redactor } =
+            open_server(url, &auth, timeouts, &suffixes, [PROM_ENV.user, PROM_ENV.password]).map_err(|e| match e {
+                OpenError::BadUrl(problem) => PromError::BadUrl { url: redact_url(url), problem },
+                OpenError::Credentials(problem) => PromError::Credentials(problem),
             })?;
-            HeaderValue::from_str(value.expose())
-                .map_err(|_| PromError::Credentials(format!("the value of header {name} is not valid in HTTP")))?;
-        }
-        let http = http_client(timeouts, false).map_err(|e| bad(format!("cannot build an HTTP client: {e}")))?;
-        let mut values = auth.secret_values();
-        values.extend(query.values());
-        kdrift_rebalance::hold(values.iter().cloned());
-        let redactor = Redactor::new(values.iter().map(String::as_str));
         Ok(PromClient { http, base, query, auth, redactor })
     }
 

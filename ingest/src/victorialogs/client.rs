@@ -163,6 +163,84 @@ pub(crate) async fn error_body(response: Response, redactor: &Redactor) -> Strin
     }
 }
 
+/// Why [`open_server`] refused a server URL or its credentials.
+pub(crate) enum OpenError {
+    /// The URL: unparseable, not http(s), or holding credentials.
+    BadUrl(String),
+    /// An extra header not valid in HTTP (never quoted: it may hold a value).
+    Credentials(String),
+}
+
+/// A checked server base URL, its query parameters (sent with every
+/// request, held as credentials), the HTTP client and the redactor of
+/// every credential held.
+pub(crate) struct Opened {
+    pub(crate) http: Client,
+    pub(crate) base: Url,
+    pub(crate) query: UrlQuery,
+    pub(crate) redactor: Redactor,
+}
+
+/// What the VictoriaLogs and Prometheus sources do with the `--url` they
+/// are given: parse it (a bare `host:port` gets a hint with `http://`),
+/// refuse another scheme than http(s) and credentials inside it (they show
+/// in `ps` and shell history: `env` names the variables to use instead),
+/// take its query parameters as credentials, drop the fragment and a
+/// trailing API path (`suffixes`, longest first), check the extra headers,
+/// build the HTTP client (redirects off) and hold every credential for
+/// redaction everywhere (`kdrift_rebalance::hold`).
+pub(crate) fn open_server(
+    url: &str,
+    auth: &Auth,
+    timeouts: Timeouts,
+    suffixes: &[&str],
+    env: [&str; 2],
+) -> Result<Opened, OpenError> {
+    let bad = |problem: &str| OpenError::BadUrl(problem.to_string());
+    // `127.0.0.1:9428` is no URL, and `localhost:9428` one of scheme `localhost`.
+    let with_scheme = |problem: &str| match url.trim() {
+        u if !u.contains("://") && !u.contains('@') => {
+            bad(&format!("{problem}; expected http:// or https://, e.g. http://{u}"))
+        }
+        _ => bad(&format!("{problem}; expected http:// or https://")),
+    };
+    let mut base = Url::parse(url.trim()).map_err(|e| with_scheme(&format!("not a URL ({e})")))?;
+    if !matches!(base.scheme(), "http" | "https") {
+        return Err(with_scheme(&format!("scheme {:?} is not HTTP", base.scheme())));
+    }
+    if !base.username().is_empty() || base.password().is_some() {
+        return Err(bad(&format!(
+            "credentials in the URL would show in `ps` and shell history; set {} and {} (or --user and \
+             --password-file) instead",
+            env[0], env[1]
+        )));
+    }
+    let query = UrlQuery::take(&mut base);
+    base.set_fragment(None);
+    let mut path = base.path().trim_end_matches('/').to_string();
+    for suffix in suffixes {
+        if let Some(p) = path.strip_suffix(suffix) {
+            path = p.to_string();
+            break;
+        }
+    }
+    base.set_path(&path);
+    for (i, (name, value)) in auth.headers.iter().enumerate() {
+        // Not quoted: an invalid name may hold a value.
+        HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| OpenError::Credentials(format!("the name of extra header {} is not valid in HTTP", i + 1)))?;
+        HeaderValue::from_str(value.expose())
+            .map_err(|_| OpenError::Credentials(format!("the value of header {name} is not valid in HTTP")))?;
+    }
+    let http = http_client(timeouts, false).map_err(|e| bad(&format!("cannot build an HTTP client: {e}")))?;
+    let mut values = auth.secret_values();
+    values.extend(query.values());
+    // Also for the sinks no redactor reaches (kdrift's stderr, logs).
+    kdrift_rebalance::hold(values.iter().cloned());
+    let redactor = Redactor::new(values.iter().map(String::as_str));
+    Ok(Opened { http, base, query, redactor })
+}
+
 impl VlClient {
     /// A client for the server at `url` (`http://host:9428`, or a path
     /// prefix such as `https://vmauth/vl`; a trailing `/select/logsql/…`
@@ -175,47 +253,14 @@ impl VlClient {
     /// environment or a file); [`VlError::Credentials`] for a header value
     /// that is not valid in HTTP.
     pub fn new(url: &str, auth: Auth, timeouts: Timeouts) -> Result<VlClient, VlError> {
-        let shown = redact_url(url);
-        let bad = |problem: &str| VlError::BadUrl { url: shown.clone(), problem: problem.to_string() };
-        // `127.0.0.1:9428` is no URL, and `localhost:9428` one of scheme `localhost`.
-        let with_scheme = |problem: &str| match url.trim() {
-            u if !u.contains("://") && !u.contains('@') => {
-                bad(&format!("{problem}; expected http:// or https://, e.g. http://{u}"))
-            }
-            _ => bad(&format!("{problem}; expected http:// or https://")),
-        };
-        let mut base = Url::parse(url.trim()).map_err(|e| with_scheme(&format!("not a URL ({e})")))?;
-        if !matches!(base.scheme(), "http" | "https") {
-            return Err(with_scheme(&format!("scheme {:?} is not HTTP", base.scheme())));
-        }
-        if !base.username().is_empty() || base.password().is_some() {
-            return Err(bad("credentials in the URL would show in `ps` and shell history; set KDRIFT_VL_USER and \
-                 KDRIFT_VL_PASSWORD (or --user and --password-file) instead"));
-        }
-        let query = UrlQuery::take(&mut base);
-        base.set_fragment(None);
-        let mut path = base.path().trim_end_matches('/').to_string();
-        for suffix in ["/select/logsql/query", "/select/logsql", "/select"] {
-            if let Some(p) = path.strip_suffix(suffix) {
-                path = p.to_string();
-                break;
-            }
-        }
-        base.set_path(&path);
-        for (i, (name, value)) in auth.headers.iter().enumerate() {
-            // Not quoted: an invalid name may hold a value.
-            HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
-                VlError::Credentials(format!("the name of extra header {} is not valid in HTTP", i + 1))
-            })?;
-            HeaderValue::from_str(value.expose())
-                .map_err(|_| VlError::Credentials(format!("the value of header {name} is not valid in HTTP")))?;
-        }
-        let http = http_client(timeouts, false).map_err(|e| bad(&format!("cannot build an HTTP client: {e}")))?;
-        let mut values = auth.secret_values();
-        values.extend(query.values());
-        // Also for the sinks no redactor reaches (kdrift's stderr, logs).
-        kdrift_rebalance::hold(values.iter().cloned());
-        let redactor = Redactor::new(values.iter().map(String::as_str));
+        let suffixes = ["/select/logsql/query", "/select/logsql", "/select"];
+        let Opened { http, base, query, redactor } =
+            open_server(url, &auth, timeouts, &suffixes, ["KDRIFT_VL_USER", "KDRIFT_VL_PASSWORD"]).map_err(
+                |e| match e {
+                    OpenError::BadUrl(problem) => VlError::BadUrl { url: redact_url(url), problem },
+                    OpenError::Credentials(problem) => VlError::Credentials(problem),
+                },
+            )?;
         Ok(VlClient { http, base, query, auth, redactor, timeouts, follow_redirects: false })
     }
 
