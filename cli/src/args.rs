@@ -814,6 +814,15 @@ pub struct WhyPendingArgs {
     /// Every pod that had FailedScheduling, longest-pending first.
     #[arg(long)]
     pub all: bool,
+    /// With --all: only the pods of this namespace.
+    #[arg(long, short = 'n', value_name = "NAMESPACE", requires = "all")]
+    pub namespace: Option<String>,
+    /// With --all: only the pods failing to schedule at or after this time (their last failure).
+    #[arg(long, value_name = "TIME", value_parser = parse_instant, requires = "all")]
+    pub since: Option<DateTime<Utc>>,
+    /// With --all: only the pods failing to schedule at or before this time (their first failure).
+    #[arg(long, value_name = "TIME", value_parser = parse_instant, requires = "all")]
+    pub until: Option<DateTime<Utc>>,
 }
 
 /// `kdrift demo`.

@@ -2274,6 +2274,33 @@ fn explain_takes_a_pod_name_alone_and_says_when_the_store_had_a_pod_it_lacks_the
     assert!(stdout.starts_with("green/web on a at "), "{stdout}");
 }
 
+/// `why-pending --all` narrows to a namespace and a time range (the pods
+/// failing within it), and says when the filters leave none.
+#[test]
+fn why_pending_all_narrows_to_a_namespace_and_a_time_range() {
+    let (code, stdout, _) = on_demo(&["why-pending", "--all", "-n", "media", "--since", "2026-11-28T05:00:00Z"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("media/backup-29930640-5l8lp"), "{stdout}");
+    for args in [
+        vec!["why-pending", "--all", "-n", "web"],
+        vec!["why-pending", "--all", "--until", "2026-11-28T03:59:59Z"],
+        vec!["why-pending", "--all", "--since", "2026-11-28T05:15:01Z"],
+    ] {
+        let (code, stdout, stderr) = on_demo(&args);
+        assert_eq!(code, 1, "{args:?}");
+        assert!(stdout.contains("0 pods") || !stdout.contains("media/backup"), "{args:?}: {stdout}");
+        assert!(
+            stderr.contains("kdrift: none of the 1 pod(s) with FailedScheduling in")
+                && stderr.contains("is in the namespace and time range given"),
+            "{args:?}: {stderr}"
+        );
+    }
+    let (code, _, stderr) =
+        on_demo(&["why-pending", "--all", "--since", "2026-11-28T05:00:00Z", "--until", "2026-11-28T04:00:00Z"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("is after --until"), "{stderr}");
+}
+
 /// HighNodeUtilization's table names what the plugin does with each node:
 /// the UNDERUTILIZED ones are drained onto every other node (a
 /// `destination`, however full: it has no upper threshold); its early exit

@@ -75,9 +75,27 @@ pub fn explain<W: Write>(
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let pods = pending_pods(store)?;
-    if pods.is_empty() {
+    if let (Some(since), Some(until)) = (args.since, args.until) {
+        if since > until {
+            anyhow::bail!("--since {since} is after --until {until}");
+        }
+    }
+    let all = pending_pods(store)?;
+    let stored = all.len();
+    let pods: Vec<_> = all
+        .into_iter()
+        .filter(|p| args.namespace.as_ref().is_none_or(|ns| &p.namespace == ns))
+        .filter(|p| args.since.is_none_or(|t| p.last_failure >= t))
+        .filter(|p| args.until.is_none_or(|t| p.first_failure <= t))
+        .collect();
+    if stored == 0 {
         writeln!(std::io::stderr(), "kdrift: no FailedScheduling events in {}", store.path().display())?;
+    } else if pods.is_empty() {
+        writeln!(
+            std::io::stderr(),
+            "kdrift: none of the {stored} pod(s) with FailedScheduling in {} is in the namespace and time range given",
+            store.path().display()
+        )?;
     }
     match output {
         Output::Json => render::json(out, &pods)?,
