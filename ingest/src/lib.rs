@@ -30,6 +30,7 @@ mod interrupt;
 mod ndjson_stream;
 mod parse;
 mod prometheus;
+mod top;
 mod victorialogs;
 
 // The API: what the CLI and the tests use, and the types reachable from it.
@@ -55,6 +56,7 @@ pub use prometheus::{
     pull_prometheus, resolve_queries, NamedPromql, PromClient, PromError, PromOptions, PromPullFailed, PromReport,
     PromWindow, PromWindowReport, MAX_POINTS, PROM_ENV,
 };
+pub use top::{parse_top, top_table, TopTable};
 pub use victorialogs::{
     pull, Auth, CredentialSources, EnvNames, Failure, Layout, NoPullProgress, PullFailed, PullOptions, PullProgress,
     PullReport, Retry, Secret, Tenant, Timeouts, VlClient, VlError, Window, WindowReport,
