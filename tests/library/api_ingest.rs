@@ -457,3 +457,74 @@ fn a_410_on_a_continue_token_lists_again_whole_without_limit() {
     assert_eq!(asked.len(), 3, "{asked:?}");
     assert!(!asked[2].contains("limit="), "{asked:?}");
 }
+
+#[test]
+fn continue_tokens_that_go_round_in_a_cycle_end_the_list_keeping_its_items() {
+    // Break-it 34 H3: tokA → tokB → tokA … paged forever (~100 requests in 5 s).
+    let kube = HostileKube::start(|t| {
+        if !t.starts_with("/api/v1/pods?") {
+            return None;
+        }
+        Some(Answer::Body(if t.contains("continue=tokA") {
+            page_of(3..6, "tokB")
+        } else if t.contains("continue=tokB") {
+            page_of(6..9, "tokA")
+        } else {
+            page_of(0..3, "tokA")
+        }))
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let (report, observations) =
+        bounded_snapshot(kube.write_kubeconfig(dir.path()), Duration::from_secs(10), Duration::from_secs(60))
+            .expect("the snapshot ended");
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!((pods.received, pods.added, observations), (9, 9, 9));
+    let problem = pods.problem.as_ref().expect("an error").message.clone();
+    assert!(
+        problem.contains(
+            "the server returned on page 3 the continue token page 1 already returned (\"tokA\"): the tokens go \
+             round in a cycle; the items of the 3 pages are kept, paging stops there (the rest of the list is not \
+             read)"
+        ),
+        "{problem}"
+    );
+    assert!(problem.starts_with("pods: "), "{problem}");
+    assert_eq!(kube.requests().iter().filter(|r| r.starts_with("/api/v1/pods?")).count(), 3);
+}
+
+#[test]
+fn a_list_of_endless_new_continue_tokens_ends_at_the_page_bound_keeping_its_items() {
+    // Break-it 34 H3 (pages.py endless): every page a new token, forever.
+    use kdrift_rebalance::{ClusterOptions as Options, ListPager, HISTORY_RESOURCES};
+    let kube = HostileKube::start(|t| {
+        let n: u32 = t.split("continue=tok").nth(1).and_then(|r| r.split('&').next()?.parse().ok()).unwrap_or(0);
+        t.starts_with("/api/v1/pods?").then(|| Answer::Body(page_of(n * 2..n * 2 + 2, &format!("tok{}", n + 1))))
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let opts = Options { kubeconfig: Some(kube.write_kubeconfig(dir.path())), context: None };
+    let pods = HISTORY_RESOURCES.iter().find(|r| r.kind == "Pod").expect("pods");
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let (names, error) = rt.block_on(async {
+        let client = opts.connect().await.expect("client");
+        let mut pager = ListPager::new(client, pods, &Scope::AllNamespaces, 2).with_max_pages(4);
+        let mut names = Vec::new();
+        loop {
+            match pager.next_page().await {
+                Ok(Some(page)) => names.extend(page.items.iter().map(|i| i["metadata"]["name"].to_string())),
+                Ok(None) => return (names, None),
+                Err(e) => return (names, Some(e.to_string())),
+            }
+        }
+    });
+    assert_eq!(names.len(), 8, "{names:?}");
+    assert_eq!(kdrift_rebalance::MAX_PAGES, 100_000);
+    let error = error.expect("an error");
+    assert!(
+        error.contains(
+            "the list did not end after 4 pages (at most 4; every page gave a new continue token): the items of \
+             the 4 pages are kept, paging stops there (the rest of the list is not read)"
+        ),
+        "{error}"
+    );
+    assert_eq!(kube.requests().iter().filter(|r| r.starts_with("/api/v1/pods?")).count(), 4);
+}
