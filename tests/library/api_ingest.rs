@@ -528,3 +528,67 @@ fn a_list_of_endless_new_continue_tokens_ends_at_the_page_bound_keeping_its_item
     );
     assert_eq!(kube.requests().iter().filter(|r| r.starts_with("/api/v1/pods?")).count(), 4);
 }
+
+#[test]
+fn an_error_answer_without_end_is_read_up_to_its_cap_and_cut_in_the_message() {
+    // Break-it 34 H5: a 400 body was read and printed whole (an endless one
+    // reached 4.2 GB in 15 s).
+    let kube = HostileKube::start(|t| {
+        t.starts_with("/api/v1/pods?").then(|| Answer::Endless(400, b"bad request: ".repeat(500)))
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let (report, observations) =
+        bounded_snapshot(kube.write_kubeconfig(dir.path()), Duration::from_secs(10), Duration::from_secs(60))
+            .expect("the snapshot ended");
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    let message = pods.problem.as_ref().expect("an error").message.clone();
+    let limit = kdrift_rebalance::ERROR_BODY_LIMIT;
+    assert_eq!(limit, 4096);
+    assert!(message.contains("bad request: bad request: "), "{message}");
+    let end = format!(" bytes: only its first {limit} characters are shown, the rest is not read] (/api/v1/pods)");
+    let read: usize = message
+        .strip_suffix(&end)
+        .and_then(|m| m.rsplit_once("re… [the answer went on past "))
+        .and_then(|(_, n)| n.parse().ok())
+        .unwrap_or_else(|| panic!("{}", &message[message.len().saturating_sub(300)..]));
+    // 4 × the limit, plus what redaction must see past the cut.
+    assert!((limit * 4..limit * 4 + 1_000_000).contains(&read), "{read}");
+    assert!(message.len() < limit + 400, "{} bytes", message.len());
+    assert_eq!(observations, 0);
+}
+
+#[test]
+fn a_list_page_without_end_stops_at_the_page_cap_keeping_its_complete_items() {
+    // Break-it 34 H6: `{"items":[` and spaces without end grew to 6 GB in 25 s
+    // (the request timeout never ran out while bytes kept coming).
+    use kdrift_rebalance::{ClusterOptions as Options, ListPager, HISTORY_RESOURCES, MAX_PAGE_BYTES};
+    let mut page = list_of("PodList", &[pod(0, 10).into_bytes(), pod(1, 11).into_bytes()]);
+    page.truncate(page.len() - 2);
+    page.push(b',');
+    let kube = HostileKube::start(move |t| t.starts_with("/api/v1/pods?").then(|| Answer::Endless(200, page.clone())));
+    let dir = tempfile::tempdir().expect("tmp");
+    let opts = Options { kubeconfig: Some(kube.write_kubeconfig(dir.path())), context: None };
+    let pods = HISTORY_RESOURCES.iter().find(|r| r.kind == "Pod").expect("pods");
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let (names, error) = rt.block_on(async {
+        let client = opts.connect().await.expect("client");
+        let mut pager = ListPager::new(client, pods, &Scope::AllNamespaces, 500).with_max_page_bytes(1 << 20);
+        let mut names = Vec::new();
+        loop {
+            match pager.next_page().await {
+                Ok(Some(page)) => names.extend(page.items.iter().map(|i| i["metadata"]["name"].to_string())),
+                Ok(None) => return (names, None),
+                Err(e) => return (names, Some(e.to_string())),
+            }
+        }
+    });
+    assert_eq!(names, ["\"p0\"", "\"p1\""]);
+    assert_eq!(
+        error.as_deref(),
+        Some(
+            "pods: unexpected response from /api/v1/pods: the answer goes on past 1048576 bytes (1 MiB), the most \
+             kdrift reads of one answer: the rest is not read"
+        )
+    );
+    assert_eq!(MAX_PAGE_BYTES, 256 << 20);
+}

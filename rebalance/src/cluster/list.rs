@@ -80,6 +80,7 @@ pub struct ListPager {
     /// H3). Hashes, not tokens: a hostile server's huge tokens cost 8 bytes.
     seen: std::collections::HashMap<u64, u32>,
     max_pages: u32,
+    max_page_bytes: usize,
 }
 
 impl std::fmt::Debug for ListPager {
@@ -110,6 +111,7 @@ impl ListPager {
             pending: None,
             seen: std::collections::HashMap::new(),
             max_pages: MAX_PAGES,
+            max_page_bytes: super::answer::MAX_PAGE_BYTES,
         }
     }
 
@@ -126,6 +128,15 @@ impl ListPager {
     #[must_use]
     pub fn with_deadlines(mut self, deadlines: Deadlines) -> ListPager {
         self.deadlines = deadlines;
+        self
+    }
+
+    /// Reads at most `bytes` of one page (default
+    /// [`super::answer::MAX_PAGE_BYTES`]); a page going on past it keeps its
+    /// complete items before the cap and ends the list with an error.
+    #[must_use]
+    pub fn with_max_page_bytes(mut self, bytes: usize) -> ListPager {
+        self.max_page_bytes = bytes;
         self
     }
 
@@ -175,6 +186,7 @@ impl ListPager {
                 &self.path,
                 &self.deadlines,
                 "the rest of the list",
+                self.max_page_bytes,
                 &mut got,
             )
             .await

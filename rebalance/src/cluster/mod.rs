@@ -39,7 +39,7 @@ pub mod watch;
 #[cfg(test)]
 mod tls_tests;
 
-pub use answer::{Deadlines, DEFAULT_REQUEST_TIMEOUT, PAGE_BOUND_FACTOR};
+pub use answer::{Deadlines, DEFAULT_REQUEST_TIMEOUT, ERROR_BODY_LIMIT, MAX_PAGE_BYTES, PAGE_BOUND_FACTOR};
 pub use connect::{ClusterOptions, Connected};
 pub use error::{BadEventKind, ClusterError};
 pub use list::{list_all, BadItem, ListPager, ObjectList, Page, DEFAULT_PAGE_SIZE, MAX_PAGES};
