@@ -57,7 +57,7 @@ pub use prometheus::{
 };
 pub use victorialogs::{
     pull, Auth, CredentialSources, EnvNames, Failure, Layout, NoPullProgress, PullFailed, PullOptions, PullProgress,
-    PullReport, Retry, Secret, Tenant, Timeouts, VlClient, VlError, Window, WindowReport,
+    PullReport, Retry, Secret, Tenant, Timeouts, VlClient, VlError, Window, WindowReport, JSON_ANSWER_LIMIT,
 };
 
 // The store crate under the names this crate's modules use (`crate::store`,
