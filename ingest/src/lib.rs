@@ -27,6 +27,7 @@ mod demo;
 mod files;
 mod gzip;
 mod interrupt;
+mod kept_errors;
 mod ndjson_stream;
 mod parse;
 mod prometheus;
