@@ -2145,7 +2145,7 @@ fn a_file_of_many_bad_lines_keeps_the_first_hundred_errors_and_counts_the_rest()
         }
     }
     let f = write(dir.path(), "manyerr.ndjson", body.as_bytes());
-    let report = ingest_files(&store, &[f.clone()], &mut NoProgress).expect("ingest");
+    let report = ingest_files(&store, std::slice::from_ref(&f), &mut NoProgress).expect("ingest");
     let file = &report.files[0];
     assert_eq!((file.records, file.errors.len(), file.errors_not_kept), (10, 101, 17_900));
     assert_eq!((file.error_total(), report.error_count()), (18_000, 18_000));
