@@ -196,6 +196,11 @@ pub(crate) async fn read_into(
                         ),
                     });
                 }
+                // Doubling, but never past the cap (a Vec would reach 2 × it).
+                let need = out.len() + chunk.len();
+                if need > out.capacity() {
+                    out.reserve_exact(need.saturating_mul(2).min(cap) - out.len());
+                }
                 out.extend_from_slice(&chunk);
             }
             Ok(Some(Err(e))) => return Err(ClusterError::from_kube(resource, path, e)),
