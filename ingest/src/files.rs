@@ -73,8 +73,15 @@ pub struct FileSummary {
     /// of a `kubectl cluster-info dump`.
     pub skipped: u64,
     /// Input errors (the file's other records still load).
+    /// (The first [`crate::kept_errors::KEPT_ERRORS_PER_FILE`] of them, then
+    /// one saying how many more were counted.)
     #[serde(serialize_with = "ser_errors")]
     pub errors: Vec<InputError>,
+    /// Input errors past the kept ones, only counted (break-it 34 M1).
+    pub errors_not_kept: u64,
+    /// `errors` ends with the one saying how many more were counted.
+    #[serde(skip)]
+    pub(crate) more_said: bool,
 }
 
 fn ser_errors<S: serde::Serializer>(errors: &[InputError], s: S) -> Result<S::Ok, S::Error> {
@@ -112,7 +119,7 @@ pub struct IngestReport {
 impl IngestReport {
     /// Input errors over all files.
     pub fn error_count(&self) -> u64 {
-        self.files.iter().map(|f| f.errors.len() as u64).sum()
+        self.files.iter().map(FileSummary::error_total).sum()
     }
 }
 
@@ -452,11 +459,13 @@ pub fn ingest_files_with(
         } else {
             read_whole(&mut writer, file, location, limits, interrupt)?
         };
+        let mut summary = summary;
+        summary.close_errors();
         tracing::info!(
             file = %summary.location,
             format = summary.format.map_or("unreadable", Format::as_str),
             records = summary.records,
-            errors = summary.errors.len(),
+            errors = summary.error_total(),
             "read"
         );
         progress.file_done(&summary, bytes_len);
@@ -512,7 +521,9 @@ fn abandon_interrupted(
 /// report: [`note_new_errors`] counts on errors only growing at the end.
 fn in_line_order(summaries: &mut [FileSummary]) {
     for s in summaries {
-        s.errors.sort_by_key(|e| e.origin.line.unwrap_or(0));
+        // The one saying how many more were counted stays last.
+        let kept = s.errors.len() - usize::from(s.more_said);
+        s.errors[..kept].sort_by_key(|e| e.origin.line.unwrap_or(0));
     }
 }
 
@@ -617,7 +628,7 @@ pub(crate) fn stage_prepared(
 ) -> Result<(), StoreError> {
     let Prepared { origin, is_event, problem, row } = prepared;
     if let Some(problem) = problem {
-        summary.errors.push(InputError {
+        summary.add_error(InputError {
             origin: origin.clone(),
             column: None,
             message: format!("{problem}; the version is stored, but analyses cannot use it"),
@@ -633,7 +644,7 @@ pub(crate) fn stage_prepared(
                 summary.objects += 1;
             }
         }
-        Err(e) => summary.errors.push(InputError { origin, column: None, message: e.to_string() }),
+        Err(e) => summary.add_error(InputError { origin, column: None, message: e.to_string() }),
     }
     Ok(())
 }
@@ -653,11 +664,11 @@ fn finish(
             s.events,
             s.objects,
             s.skipped,
-            s.errors.len() as u64,
+            s.error_total(),
         );
     }
     note_new_errors(&mut writer, &summaries);
-    let errors: u64 = summaries.iter().map(|s| s.errors.len() as u64).sum();
+    let errors: u64 = summaries.iter().map(FileSummary::error_total).sum();
     let read: u64 = summaries.iter().map(|s| s.records).sum();
     let status = match (errors, read) {
         (0, _) => RunStatus::Ok,

@@ -27,6 +27,7 @@ mod demo;
 mod files;
 mod gzip;
 mod interrupt;
+mod kept_errors;
 mod ndjson_stream;
 mod parse;
 mod prometheus;
@@ -59,7 +60,7 @@ pub use prometheus::{
 pub use top::{parse_top, top_table, TopTable};
 pub use victorialogs::{
     pull, Auth, CredentialSources, EnvNames, Failure, Layout, NoPullProgress, PullFailed, PullOptions, PullProgress,
-    PullReport, Retry, Secret, Tenant, Timeouts, VlClient, VlError, Window, WindowReport,
+    PullReport, Retry, Secret, Tenant, Timeouts, VlClient, VlError, Window, WindowReport, JSON_ANSWER_LIMIT,
 };
 
 // The store crate under the names this crate's modules use (`crate::store`,

@@ -505,7 +505,7 @@ fn stage_chunk(
     batch_bytes: u64,
 ) -> Result<(), StoreError> {
     summary.skipped += chunk.skipped;
-    summary.errors.append(&mut chunk.errors);
+    summary.add_errors(std::mem::take(&mut chunk.errors));
     for record in chunk.records {
         stage_prepared(writer, record, summary)?;
         if writer.pending() >= BATCH || writer.pending_bytes() >= batch_bytes {

@@ -457,3 +457,138 @@ fn a_410_on_a_continue_token_lists_again_whole_without_limit() {
     assert_eq!(asked.len(), 3, "{asked:?}");
     assert!(!asked[2].contains("limit="), "{asked:?}");
 }
+
+#[test]
+fn continue_tokens_that_go_round_in_a_cycle_end_the_list_keeping_its_items() {
+    // Break-it 34 H3: tokA → tokB → tokA … paged forever (~100 requests in 5 s).
+    let kube = HostileKube::start(|t| {
+        if !t.starts_with("/api/v1/pods?") {
+            return None;
+        }
+        Some(Answer::Body(if t.contains("continue=tokA") {
+            page_of(3..6, "tokB")
+        } else if t.contains("continue=tokB") {
+            page_of(6..9, "tokA")
+        } else {
+            page_of(0..3, "tokA")
+        }))
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let (report, observations) =
+        bounded_snapshot(kube.write_kubeconfig(dir.path()), Duration::from_secs(10), Duration::from_secs(60))
+            .expect("the snapshot ended");
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!((pods.received, pods.added, observations), (9, 9, 9));
+    let problem = pods.problem.as_ref().expect("an error").message.clone();
+    assert!(
+        problem.contains(
+            "the server returned on page 3 the continue token page 1 already returned (\"tokA\"): the tokens go \
+             round in a cycle; the items of the 3 pages are kept, paging stops there (the rest of the list is not \
+             read)"
+        ),
+        "{problem}"
+    );
+    assert!(problem.starts_with("pods: "), "{problem}");
+    assert_eq!(kube.requests().iter().filter(|r| r.starts_with("/api/v1/pods?")).count(), 3);
+}
+
+#[test]
+fn a_list_of_endless_new_continue_tokens_ends_at_the_page_bound_keeping_its_items() {
+    // Break-it 34 H3 (pages.py endless): every page a new token, forever.
+    use kdrift_rebalance::{ClusterOptions as Options, ListPager, HISTORY_RESOURCES};
+    let kube = HostileKube::start(|t| {
+        let n: u32 = t.split("continue=tok").nth(1).and_then(|r| r.split('&').next()?.parse().ok()).unwrap_or(0);
+        t.starts_with("/api/v1/pods?").then(|| Answer::Body(page_of(n * 2..n * 2 + 2, &format!("tok{}", n + 1))))
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let opts = Options { kubeconfig: Some(kube.write_kubeconfig(dir.path())), context: None };
+    let pods = HISTORY_RESOURCES.iter().find(|r| r.kind == "Pod").expect("pods");
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let (names, error) = rt.block_on(async {
+        let client = opts.connect().await.expect("client");
+        let mut pager = ListPager::new(client, pods, &Scope::AllNamespaces, 2).with_max_pages(4);
+        let mut names = Vec::new();
+        loop {
+            match pager.next_page().await {
+                Ok(Some(page)) => names.extend(page.items.iter().map(|i| i["metadata"]["name"].to_string())),
+                Ok(None) => return (names, None),
+                Err(e) => return (names, Some(e.to_string())),
+            }
+        }
+    });
+    assert_eq!(names.len(), 8, "{names:?}");
+    assert_eq!(kdrift_rebalance::MAX_PAGES, 100_000);
+    let error = error.expect("an error");
+    assert!(
+        error.contains(
+            "the list did not end after 4 pages (at most 4; every page gave a new continue token): the items of \
+             the 4 pages are kept, paging stops there (the rest of the list is not read)"
+        ),
+        "{error}"
+    );
+    assert_eq!(kube.requests().iter().filter(|r| r.starts_with("/api/v1/pods?")).count(), 4);
+}
+
+#[test]
+fn an_error_answer_without_end_is_read_up_to_its_cap_and_cut_in_the_message() {
+    // Break-it 34 H5: a 400 body was read and printed whole (an endless one
+    // reached 4.2 GB in 15 s).
+    let kube = HostileKube::start(|t| {
+        t.starts_with("/api/v1/pods?").then(|| Answer::Endless(400, b"bad request: ".repeat(500)))
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let (report, observations) =
+        bounded_snapshot(kube.write_kubeconfig(dir.path()), Duration::from_secs(10), Duration::from_secs(60))
+            .expect("the snapshot ended");
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    let message = pods.problem.as_ref().expect("an error").message.clone();
+    let limit = kdrift_rebalance::ERROR_BODY_LIMIT;
+    assert_eq!(limit, 4096);
+    assert!(message.contains("bad request: bad request: "), "{message}");
+    let end = format!(" bytes: only its first {limit} characters are shown, the rest is not read] (/api/v1/pods)");
+    let read: usize = message
+        .strip_suffix(&end)
+        .and_then(|m| m.rsplit_once("re… [the answer went on past "))
+        .and_then(|(_, n)| n.parse().ok())
+        .unwrap_or_else(|| panic!("{}", &message[message.len().saturating_sub(300)..]));
+    // 4 × the limit, plus what redaction must see past the cut.
+    assert!((limit * 4..limit * 4 + 1_000_000).contains(&read), "{read}");
+    assert!(message.len() < limit + 400, "{} bytes", message.len());
+    assert_eq!(observations, 0);
+}
+
+#[test]
+fn a_list_page_without_end_stops_at_the_page_cap_keeping_its_complete_items() {
+    // Break-it 34 H6: `{"items":[` and spaces without end grew to 6 GB in 25 s
+    // (the request timeout never ran out while bytes kept coming).
+    use kdrift_rebalance::{ClusterOptions as Options, ListPager, HISTORY_RESOURCES, MAX_PAGE_BYTES};
+    let mut page = list_of("PodList", &[pod(0, 10).into_bytes(), pod(1, 11).into_bytes()]);
+    page.truncate(page.len() - 2);
+    page.push(b',');
+    let kube = HostileKube::start(move |t| t.starts_with("/api/v1/pods?").then(|| Answer::Endless(200, page.clone())));
+    let dir = tempfile::tempdir().expect("tmp");
+    let opts = Options { kubeconfig: Some(kube.write_kubeconfig(dir.path())), context: None };
+    let pods = HISTORY_RESOURCES.iter().find(|r| r.kind == "Pod").expect("pods");
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let (names, error) = rt.block_on(async {
+        let client = opts.connect().await.expect("client");
+        let mut pager = ListPager::new(client, pods, &Scope::AllNamespaces, 500).with_max_page_bytes(1 << 20);
+        let mut names = Vec::new();
+        loop {
+            match pager.next_page().await {
+                Ok(Some(page)) => names.extend(page.items.iter().map(|i| i["metadata"]["name"].to_string())),
+                Ok(None) => return (names, None),
+                Err(e) => return (names, Some(e.to_string())),
+            }
+        }
+    });
+    assert_eq!(names, ["\"p0\"", "\"p1\""]);
+    assert_eq!(
+        error.as_deref(),
+        Some(
+            "pods: unexpected response from /api/v1/pods: the answer goes on past 1048576 bytes (1 MiB), the most \
+             kdrift reads of one answer: the rest is not read"
+        )
+    );
+    assert_eq!(MAX_PAGE_BYTES, 256 << 20);
+}

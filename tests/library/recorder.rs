@@ -365,6 +365,48 @@ fn bad_list_items_and_watch_lines_are_errors_of_the_run_and_the_watch_reads_on()
 }
 
 #[test]
+fn a_watch_line_left_open_does_not_swallow_the_next_event() {
+    // Break-it 34 H4: a line holding an unclosed `{` / `[` took the next
+    // line's good event in as a member of its value, and lost it.
+    for (case, open) in [
+        ("unclosed", &br#"{"type":"ADDED","object":{"metadata":"#[..]),
+        ("openbracket", b"["),
+        ("nested_open", br#"{"type":"ADDED","object":{"a":[{"b":{"c":["#),
+    ] {
+        let list = list_of("PodList", &[pod_text(0, 10).into_bytes()]);
+        let lines = vec![
+            event("ADDED", &pod_text(1, 201)),
+            open.to_vec(),
+            event("ADDED", &pod_text(3, 203)),
+            event("ADDED", &pod_text(4, 204)),
+        ];
+        let kube = HostileKube::start(move |t| {
+            let pods = t.starts_with("/api/v1/pods?");
+            pods.then(|| if t.contains("watch=") { Answer::Watch(lines.clone()) } else { Answer::Body(list.clone()) })
+        });
+        let dir = tempfile::tempdir().expect("tmp");
+        let db = dir.path().join("rec.duckdb");
+        let pods = *ResourceKind::by_kind("v1", "Pod").expect("pods");
+        let rec = RunningRecorder::start(&kube.write_kubeconfig(dir.path()), &db, Arc::new(WallClock), move |o| {
+            o.resources = vec![pods];
+        });
+        assert!(rec.watched.wait(WAIT, |s| s.max_rv.get("pods") == Some(&204)), "{case}: {:?}", rec.watched.seen());
+        let report = rec.stop();
+        let r = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+        assert_eq!(r.received, 4, "{case}: 1 listed, 3 watched (p1, p3, p4)");
+        assert_eq!(r.item_errors.len(), 1, "{case}: {:?}", r.item_errors);
+        let url = format!("{}/api/v1/pods", kube.url());
+        assert!(
+            r.item_errors[0].starts_with(&format!("pods: watch line 2 from {url} is not JSON (EOF while parsing")),
+            "{case}: {}",
+            r.item_errors[0]
+        );
+        let store = Store::open_existing(&db).expect("store");
+        assert_eq!(store.counts().expect("counts").observations, 4, "{case}: p0 listed, p1 p3 p4 watched");
+    }
+}
+
+#[test]
 fn a_server_that_never_answers_is_retried_and_the_run_does_not_end_ok() {
     // A list never answered (nodes) and a watch answering its headers and
     // then nothing (pods) ended as "ok" (issue 34).

@@ -2127,3 +2127,49 @@ fn an_input_error_quoting_a_bad_line_shows_and_stores_no_credential() {
     }
     assert!(shown.contains("password=*** Bearer ***") || !shown.contains("password="), "{shown}");
 }
+
+/// Break-it 34 M1: 300,000 bad NDJSON lines around 10 good ones kept
+/// ~1.1 KB per error (413 MB) and printed one line each. The first 100 of
+/// a file are kept and stored, one more error counts the rest, and the
+/// run's and the file's error counts are the true totals.
+#[test]
+fn a_file_of_many_bad_lines_keeps_the_first_hundred_errors_and_counts_the_rest() {
+    let (dir, store) = temp_store();
+    let good: Vec<String> = failed_scheduling_lines("g", 10).lines().map(String::from).collect();
+    let mut body = String::new();
+    for (i, line) in good.iter().enumerate() {
+        body.push_str(line);
+        body.push('\n');
+        for _ in 0..(if i < 9 { 2_000 } else { 0 }) {
+            body.push_str("{\"x\":1}\n");
+        }
+    }
+    let f = write(dir.path(), "manyerr.ndjson", body.as_bytes());
+    let report = ingest_files(&store, std::slice::from_ref(&f), &mut NoProgress).expect("ingest");
+    let file = &report.files[0];
+    assert_eq!((file.records, file.errors.len(), file.errors_not_kept), (10, 101, 17_900));
+    assert_eq!((file.error_total(), report.error_count()), (18_000, 18_000));
+    assert_eq!(file.errors[0].origin.line, Some(2));
+    let location = f.display().to_string();
+    assert_eq!(
+        file.errors[100].to_string(),
+        format!(
+            "{location}: … and 17,900 more errors like these in {location} (only the first 100 are shown and \
+             stored; the others are counted)"
+        )
+    );
+    let stored: i64 = store
+        .conn()
+        .query_row("SELECT count(*) FROM ingest_errors WHERE run_id = ?", [report.run_id], |r| r.get(0))
+        .expect("errors");
+    let (run_errors, file_errors): (i64, i64) = store
+        .conn()
+        .query_row(
+            "SELECT r.errors, f.errors FROM ingest_runs r JOIN ingest_files f USING (run_id) WHERE run_id = ?",
+            [report.run_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .expect("counts");
+    assert_eq!((stored, run_errors, file_errors), (101, 18_000, 18_000));
+    assert_eq!(store.counts().expect("counts").events, 10);
+}

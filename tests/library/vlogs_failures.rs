@@ -427,3 +427,22 @@ fn a_key_twice_inside_a_rows_event_json_is_that_rows_error() {
     );
     assert_eq!(store_events(&store).len(), 59, "every other row loads");
 }
+
+/// Break-it 34 H6: a `/field_names` answer that never ended was buffered
+/// whole (5.4 GB in 15 s; the read timeout never ran out while bytes kept
+/// coming). It is read up to 16 MiB and is the request's error.
+#[test]
+fn a_json_answer_without_end_stops_at_its_cap() {
+    use kdrift_tests::fake_vlogs::scripted::{Reply, Scripted};
+    let forced = kdrift_ingest::PullOptions { layout: Some(Layout::Raw), ..options() };
+    let server = Scripted::start(|_| Reply::endless(200, r#"{"values":["#));
+    let (_d, store) = temp_store();
+    let err = pull_blocking(&store, &server.url(), Auth::default(), &forced).expect_err("too big");
+    let VlError::Request { failure: Failure::BadAnswer(text), url } = &err.error else { panic!("{:?}", err.error) };
+    assert_eq!(
+        text,
+        "the answer goes on past 16777216 bytes (16 MiB), the most kdrift reads of this answer: the rest is not read"
+    );
+    assert!(url.ends_with("/select/logsql/field_names") || url.ends_with("/select/logsql/hits"), "{url}");
+    assert_eq!(kdrift_ingest::JSON_ANSWER_LIMIT, 16 << 20);
+}

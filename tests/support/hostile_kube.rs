@@ -3,7 +3,7 @@
 //! page with one bad item (bytes as given, invalid UTF-8 included), a watch
 //! stream with lines that are not JSON or not UTF-8, a server that accepts
 //! the connection and never answers, or answers the headers and then
-//! nothing, or sends a list one byte at a time. A route decides each
+//! nothing, or sends a list one byte at a time, or a body without end. A route decides each
 //! request's [`Answer`]; without one, a list is an empty list at
 //! resourceVersion 100 and a watch is held open, silent.
 //! Connections are HTTP/1.1 keep-alive, as kube's client uses them.
@@ -33,6 +33,9 @@ pub enum Answer {
     Cut(Vec<u8>, usize),
     /// 410 Expired with its Status (a continue token too old).
     Expired,
+    /// This status code with a chunked body: these bytes, then spaces
+    /// without end, as fast as the client takes them (break-it 34 H5, H6).
+    Endless(u16, Vec<u8>),
 }
 
 /// Decides the answer from the request's path and query (`/api/v1/pods?limit=500`).
@@ -180,6 +183,23 @@ fn serve(mut conn: TcpStream, route: &Route, log: &Mutex<Vec<String>>) {
                     body.len()
                 );
                 conn.write_all(head.as_bytes()).and_then(|()| conn.write_all(body)).is_err()
+            }
+            Answer::Endless(code, prefix) => {
+                let head = format!(
+                    "HTTP/1.1 {code} Whatever\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                );
+                let chunk = |bytes: &[u8]| {
+                    let mut out = format!("{:x}\r\n", bytes.len()).into_bytes();
+                    out.extend_from_slice(bytes);
+                    out.extend_from_slice(b"\r\n");
+                    out
+                };
+                let spaces = chunk(&[b' '; 65536]);
+                let mut sent = conn.write_all(head.as_bytes()).and_then(|()| conn.write_all(&chunk(&prefix)));
+                while sent.is_ok() {
+                    sent = conn.write_all(&spaces);
+                }
+                return;
             }
             Answer::HeadersOnly => {
                 let _ = conn.write_all(

@@ -41,7 +41,7 @@ pub fn summary<W: Write>(out: &mut W, report: &IngestReport, db: &Path) -> anyho
             added: f.added,
             duplicates: f.duplicates,
             skipped: f.skipped,
-            errors: f.errors.len(),
+            errors: usize::try_from(f.error_total()).unwrap_or(usize::MAX),
         })
         .collect();
     writeln!(out, "{}", super::plain(&mut Table::new(rows)))?;

@@ -12,6 +12,11 @@
 //!
 //! Error answers (4xx / 5xx) become [`ClusterError::Api`] as kube's client
 //! makes them: the body's `Status`, or the body's text as the message.
+//! Bytes read are capped, since the deadlines never run out while bytes
+//! keep coming (break-it 34 H5, H6): an error answer is read up to
+//! [`ERROR_BODY_LIMIT`] characters (×4, plus what redaction needs to see
+//! past the cut) and its message cut there; a list page past
+//! [`MAX_PAGE_BYTES`] is a [`ClusterError::Decode`] naming the cap.
 
 use std::time::Duration;
 
@@ -30,6 +35,16 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// timeout bounds a page at 10 min, far above what a healthy API server
 /// needs for a page of 500 objects.
 pub const PAGE_BOUND_FACTOR: u32 = 10;
+
+/// Most characters of an error answer's body kept for its message: 4096
+/// (as the VictoriaLogs source keeps); about 4 × this plus
+/// [`crate::Redactor::reach`] bytes are read, the rest is not.
+pub const ERROR_BODY_LIMIT: usize = 4096;
+
+/// Most bytes of one list page read into memory: 256 MiB, far above a page
+/// of 500 objects (a few MiB). A page that goes on past it (`{"items":[` and
+/// endless blanks) kept growing until memory ran out (break-it 34 H6).
+pub const MAX_PAGE_BYTES: usize = 256 << 20;
 
 /// How long to wait for a server, and how to name it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,42 +129,52 @@ pub(crate) async fn send(
     if !(status.is_client_error() || status.is_server_error()) {
         return Ok(response);
     }
-    let body = read_all(response.into_body(), resource, path, deadlines, "the rest of an error answer").await?;
+    let redactor = crate::redact::held();
+    let wanted = ERROR_BODY_LIMIT * 4 + redactor.reach();
+    let mut body = Vec::new();
+    let read =
+        read_into(response.into_body(), resource, path, deadlines, "the rest of an error answer", wanted, &mut body)
+            .await;
+    let complete = match read {
+        Ok(()) => true,
+        Err(ClusterError::Decode { .. }) => false,
+        Err(e) => return Err(e),
+    };
     let text = String::from_utf8_lossy(&body);
-    let status = serde_json::from_str::<kube::core::Status>(&text).unwrap_or_else(|_| {
+    let parsed = if complete { serde_json::from_str::<kube::core::Status>(&text).ok() } else { None };
+    let mut status = parsed.unwrap_or_else(|| {
         kube::core::Status::failure(text.trim(), "Failed to parse error data").with_code(status.as_u16())
     });
+    // Redacted before the cut: a credential straddling it is masked whole.
+    status.message = redactor.cut(&status.message, complete, ERROR_BODY_LIMIT);
+    status.reason = redactor.cut(&status.reason, true, ERROR_BODY_LIMIT);
+    if !complete {
+        status.message = format!(
+            "{} [the answer went on past {wanted} bytes: only its first {ERROR_BODY_LIMIT} characters are shown, \
+             the rest is not read]",
+            status.message
+        );
+    }
     Err(ClusterError::status(resource, path, &status))
 }
 
-/// The whole body, waiting at most `deadlines.idle` for each piece.
+/// The whole body into `out`, waiting at most `deadlines.idle` for each
+/// piece and reading at most `cap` bytes; `out` keeps what arrived when
+/// reading fails (a list page cut mid-body keeps its complete items,
+/// break-it 32 N5).
 ///
 /// # Errors
-/// [`ClusterError::Timeout`], or [`ClusterError::Transport`] when the
-/// connection breaks.
-pub(crate) async fn read_all(
-    body: Body,
-    resource: &str,
-    path: &str,
-    deadlines: &Deadlines,
-    waiting_for: &'static str,
-) -> Result<Vec<u8>, ClusterError> {
-    let mut out = Vec::new();
-    read_into(body, resource, path, deadlines, waiting_for, &mut out).await?;
-    Ok(out)
-}
-
-/// [`read_all`] into `out`, which keeps what arrived when reading fails
-/// (a list page cut mid-body keeps its complete items, break-it 32 N5).
-///
-/// # Errors
-/// As [`read_all`].
+/// [`ClusterError::Timeout`], [`ClusterError::Transport`] when the
+/// connection breaks, or [`ClusterError::Decode`] naming `cap` when the
+/// body goes on past it (`out` then holds its first `cap` bytes; the rest
+/// is not read).
 pub(crate) async fn read_into(
     body: Body,
     resource: &str,
     path: &str,
     deadlines: &Deadlines,
     waiting_for: &'static str,
+    cap: usize,
     out: &mut Vec<u8>,
 ) -> Result<(), ClusterError> {
     let mut data = body.into_data_stream();
@@ -157,7 +182,27 @@ pub(crate) async fn read_into(
         match tokio::time::timeout(deadlines.idle, data.next()).await {
             Err(_) => return Err(deadlines.timeout(resource, path, deadlines.idle, waiting_for)),
             Ok(None) => return Ok(()),
-            Ok(Some(Ok(chunk))) => out.extend_from_slice(&chunk),
+            Ok(Some(Ok(chunk))) => {
+                let room = cap.saturating_sub(out.len());
+                if chunk.len() > room {
+                    out.extend_from_slice(&chunk[..room]);
+                    return Err(ClusterError::Decode {
+                        resource: resource.to_string(),
+                        path: path.to_string(),
+                        problem: format!(
+                            "the answer goes on past {cap} bytes ({}), the most kdrift reads of one answer: the \
+                             rest is not read",
+                            crate::model::quantity::format_bytes(i64::try_from(cap).unwrap_or(i64::MAX))
+                        ),
+                    });
+                }
+                // Doubling, but never past the cap (a Vec would reach 2 × it).
+                let need = out.len() + chunk.len();
+                if need > out.capacity() {
+                    out.reserve_exact(need.saturating_mul(2).min(cap) - out.len());
+                }
+                out.extend_from_slice(&chunk);
+            }
             Ok(Some(Err(e))) => return Err(ClusterError::from_kube(resource, path, e)),
         }
     }

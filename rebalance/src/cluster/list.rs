@@ -20,6 +20,12 @@ use super::error::ClusterError;
 pub use super::page::BadItem;
 use super::resource::{ResourceKind, Scope};
 
+/// The most pages one list may take ([`ListPager::with_max_pages`]):
+/// 100,000, i.e. 50 million objects at [`DEFAULT_PAGE_SIZE`], far above any
+/// real cluster. A server handing out new continue tokens forever
+/// otherwise keeps `ingest api` and `record` paging forever (break-it 34 H3).
+pub const MAX_PAGES: u32 = 100_000;
+
 /// Items per page when the caller has no preference (kubectl's `--chunk-size`
 /// default).
 pub const DEFAULT_PAGE_SIZE: u32 = 500;
@@ -69,6 +75,12 @@ pub struct ListPager {
     /// The error the next call returns, after a page whose items were kept
     /// (a continue token repeated, a page cut mid-body: break-it 32 N5).
     pending: Option<ClusterError>,
+    /// A hash of every continue token of this list → the page that returned
+    /// it (a token seen before is a cycle: tokA → tokB → tokA, break-it 34
+    /// H3). Hashes, not tokens: a hostile server's huge tokens cost 8 bytes.
+    seen: std::collections::HashMap<u64, u32>,
+    max_pages: u32,
+    max_page_bytes: usize,
 }
 
 impl std::fmt::Debug for ListPager {
@@ -97,7 +109,18 @@ impl ListPager {
             pages: 0,
             deadlines: Deadlines::default(),
             pending: None,
+            seen: std::collections::HashMap::new(),
+            max_pages: MAX_PAGES,
+            max_page_bytes: super::answer::MAX_PAGE_BYTES,
         }
+    }
+
+    /// Stops after `max_pages` pages with an error, the items read kept
+    /// (default [`MAX_PAGES`]; at least 1).
+    #[must_use]
+    pub fn with_max_pages(mut self, max_pages: u32) -> ListPager {
+        self.max_pages = max_pages.max(1);
+        self
     }
 
     /// Waits for the server as `deadlines` say (default: 60 s, the server
@@ -105,6 +128,15 @@ impl ListPager {
     #[must_use]
     pub fn with_deadlines(mut self, deadlines: Deadlines) -> ListPager {
         self.deadlines = deadlines;
+        self
+    }
+
+    /// Reads at most `bytes` of one page (default
+    /// [`super::answer::MAX_PAGE_BYTES`]); a page going on past it keeps its
+    /// complete items before the cap and ends the list with an error.
+    #[must_use]
+    pub fn with_max_page_bytes(mut self, bytes: usize) -> ListPager {
+        self.max_page_bytes = bytes;
         self
     }
 
@@ -154,6 +186,7 @@ impl ListPager {
                 &self.path,
                 &self.deadlines,
                 "the rest of the list",
+                self.max_page_bytes,
                 &mut got,
             )
             .await
@@ -214,7 +247,31 @@ impl ListPager {
                     )));
                 }
             }
-            Some(token) => self.continue_token = Some(token.to_string()),
+            Some(token) => {
+                let page = self.pages + 1;
+                let hash = token_hash(token);
+                if let Some(first) = self.seen.get(&hash).copied() {
+                    if self.pending.is_none() {
+                        self.pending = Some(decode(format!(
+                            "the server returned on page {page} the continue token page {first} already returned \
+                             ({token:?}): the tokens go round in a cycle; the items of the {page} pages are kept, \
+                             paging stops there (the rest of the list is not read)"
+                        )));
+                    }
+                } else if page >= self.max_pages {
+                    if self.pending.is_none() {
+                        self.pending = Some(decode(format!(
+                            "the list did not end after {page} pages (at most {}; every page gave a new continue \
+                             token): the items of the {page} pages are kept, paging stops there (the rest of the \
+                             list is not read)",
+                            self.max_pages
+                        )));
+                    }
+                } else {
+                    self.seen.insert(hash, page);
+                    self.continue_token = Some(token.to_string());
+                }
+            }
             None => self.done = true,
         }
         // The snapshot is the first page's: later pages read the same one.
@@ -224,6 +281,14 @@ impl ListPager {
         self.pages += 1;
         Ok(Some(Page { items, resource_version, number: self.pages, bad: page.bad, odd: page.odd }))
     }
+}
+
+/// A 64-bit hash of a continue token (SipHash with fixed keys).
+fn token_hash(token: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    token.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// Sets `kind` and `apiVersion` on a list item that lacks them.

@@ -39,9 +39,9 @@ pub mod watch;
 #[cfg(test)]
 mod tls_tests;
 
-pub use answer::{Deadlines, DEFAULT_REQUEST_TIMEOUT, PAGE_BOUND_FACTOR};
+pub use answer::{Deadlines, DEFAULT_REQUEST_TIMEOUT, ERROR_BODY_LIMIT, MAX_PAGE_BYTES, PAGE_BOUND_FACTOR};
 pub use connect::{ClusterOptions, Connected};
 pub use error::{BadEventKind, ClusterError};
-pub use list::{list_all, BadItem, ListPager, ObjectList, Page, DEFAULT_PAGE_SIZE};
+pub use list::{list_all, BadItem, ListPager, ObjectList, Page, DEFAULT_PAGE_SIZE, MAX_PAGES};
 pub use resource::{ResourceKind, Scope, HISTORY_RESOURCES};
 pub use watch::{watch, WatchItem, WatchOptions};

@@ -15,7 +15,9 @@
 //! is a [`ClusterError::BadEvent`] naming the line it starts on, and the
 //! stream goes on after it: a value broken inside ends at its line's end
 //! (or before the next line when the break is at that line's start), so
-//! the next event is read. NUL bytes between events (a crashed writer's
+//! the next event is read; a value left open on its line (an unclosed
+//! `{` or `[`) ends before the next line that opens a value at its first
+//! byte, which is read again as the next event. NUL bytes between events (a crashed writer's
 //! padding, the rest of a UTF-16 line) are skipped as blank. Only a broken
 //! connection or a server silent for longer than the watch's
 //! `timeoutSeconds` plus [`Deadlines::idle`] ends the stream with an error.
@@ -267,7 +269,20 @@ impl Lines {
         }
         let at = (start + e.column().saturating_sub(1)).min(limit);
         let first = start + bytes[start..].iter().take_while(|b| blank(**b)).count();
-        Frame::Take(if start > 0 && at <= first { start } else { line_end(at.min(limit - 1)) })
+        let end = if start > 0 && at <= first { start } else { line_end(at.min(limit - 1)) };
+        // A value left open on its first line (an unclosed `{` or `[`) took
+        // the next event in as a member: it ends before the first later
+        // line that opens a value at its first byte, read again from there
+        // (break-it 34 H4: the event after it was lost). An event's own
+        // pretty-printed lines are indented, or close it.
+        let mut next = line_end(0);
+        while next < end {
+            if matches!(bytes[next], b'{' | b'[') {
+                return Frame::Take(next);
+            }
+            next = line_end(next);
+        }
+        Frame::Take(end)
     }
 
     /// Ends the stream: nothing more is read or returned.

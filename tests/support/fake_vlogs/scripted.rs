@@ -1,6 +1,6 @@
 //! A scripted HTTP server for hostile-server tests: a proxy's debug page
 //! echoing the request's headers, an error page quoting them, a redirect to
-//! another port. Every request (method, path, headers, body) is recorded
+//! another port, an answer that never ends. Every request (method, path, headers, body) is recorded
 //! and answered by the test's closure. 127.0.0.1 only, its own thread and
 //! runtime; dropping it stops the server.
 
@@ -44,17 +44,25 @@ pub struct Reply {
     pub headers: Vec<(String, String)>,
     /// The body.
     pub body: String,
+    /// After `body`, spaces without end (an answer that never ends,
+    /// break-it 34 H6).
+    pub endless: bool,
 }
 
 impl Reply {
     /// `status` with `body` as text.
     pub fn new(status: u16, body: impl Into<String>) -> Reply {
-        Reply { status, headers: Vec::new(), body: body.into() }
+        Reply { status, headers: Vec::new(), body: body.into(), endless: false }
+    }
+
+    /// `status` with `body` then spaces without end.
+    pub fn endless(status: u16, body: impl Into<String>) -> Reply {
+        Reply { endless: true, ..Reply::new(status, body) }
     }
 
     /// A redirect (`status` 301–308) to `location`.
     pub fn redirect(status: u16, location: impl Into<String>) -> Reply {
-        Reply { status, headers: vec![("location".into(), location.into())], body: String::new() }
+        Reply { headers: vec![("location".into(), location.into())], ..Reply::new(status, "") }
     }
 }
 
@@ -90,8 +98,14 @@ async fn answer(
     };
     let reply = (state.script)(&request);
     lock(&state.seen).push(request);
-    let mut response =
-        (StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR), reply.body).into_response();
+    let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = if reply.endless {
+        let first = futures::stream::once(async move { Ok::<_, std::io::Error>(Bytes::from(reply.body)) });
+        let spaces = futures::stream::repeat_with(|| Ok(Bytes::from_static(&[b' '; 65536])));
+        (status, axum::body::Body::from_stream(futures::StreamExt::chain(first, spaces))).into_response()
+    } else {
+        (status, reply.body).into_response()
+    };
     for (name, value) in reply.headers {
         if let (Ok(n), Ok(v)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(&value)) {
             response.headers_mut().insert(n, v);

@@ -20,6 +20,12 @@ use super::{interpret, Probe, ProbeAnswer, PROBE_TIMEOUT};
 /// Most redirects followed in a row (same origin only), as reqwest's default.
 pub const MAX_REDIRECTS: usize = 10;
 
+/// Most bytes of a probe's answer read: 1 MiB, far above an application's
+/// activity answer (a few hundred bytes). The probe's timeout bounds time,
+/// not bytes: an answer that never ended reached 3.67 GB within it
+/// (break-it 34 H6).
+pub const PROBE_ANSWER_LIMIT: usize = 1 << 20;
+
 /// `scheme://host[:port]` of `url` (never its user, path or query).
 fn origin_of(url: &Url) -> String {
     match (url.host_str(), url.port()) {
@@ -87,8 +93,12 @@ pub async fn ask(http: &reqwest::Client, probe: &Probe, namespace: &str, name: &
         }
         Ok(r) => {
             let status = r.status().as_u16();
-            match r.text().await {
-                Ok(body) => interpret(status, &body, pointer.as_deref()),
+            match read_capped(r).await {
+                Ok(Some(body)) => interpret(status, &String::from_utf8_lossy(&body), pointer.as_deref()),
+                Ok(None) => ProbeAnswer::Unknown(format!(
+                    "the answer of {url} goes on past {PROBE_ANSWER_LIMIT} bytes (1 MiB), the most kdrift reads of \
+                     a probe's answer: the rest is not read"
+                )),
                 Err(e) => ProbeAnswer::Unknown(format!("reading the answer of {url}: {e}")),
             }
         }
@@ -98,6 +108,19 @@ pub async fn ask(http: &reqwest::Client, probe: &Probe, namespace: &str, name: &
         ProbeAnswer::InUse(why) => ProbeAnswer::InUse(redact(why)),
         ProbeAnswer::Unknown(why) => ProbeAnswer::Unknown(redact(why)),
     }
+}
+
+/// The body of `response`, or `None` once it goes past
+/// [`PROBE_ANSWER_LIMIT`] (the rest is not read).
+async fn read_capped(mut response: reqwest::Response) -> reqwest::Result<Option<Vec<u8>>> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        if body.len() + chunk.len() > PROBE_ANSWER_LIMIT {
+            return Ok(None);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Some(body))
 }
 
 #[cfg(test)]
@@ -192,5 +215,39 @@ mod tests {
             assert_eq!(probe.shown_target("default", &name), "http://{name}.default.svc:9/s?X-Plex-Token=***");
         }
         assert!(evil_seen.lock().expect("log").is_empty(), "the token reached {evil}");
+    }
+
+    #[tokio::test]
+    async fn an_answer_without_end_stops_at_the_probe_cap() {
+        // Break-it 34 H6: an endless answer reached 3.67 GB within the probe's 5 s.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let base = format!("http://{}", listener.local_addr().expect("addr"));
+        let sent = Arc::new(Mutex::new(0usize));
+        let counted = sent.clone();
+        tokio::spawn(async move {
+            let Ok((mut sock, _)) = listener.accept().await else { return };
+            let mut buf = vec![0u8; 8192];
+            let _ = sock.read(&mut buf).await;
+            let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n{\"active\": \"";
+            let _ = sock.write_all(head.as_bytes()).await;
+            let spaces = vec![b' '; 65536];
+            while sock.write_all(&spaces).await.is_ok() {
+                *counted.lock().expect("count") += spaces.len();
+            }
+        });
+        let http = http_client().expect("client");
+        let probe = Probe::parse(&format!("app=web={base}/active")).expect("probe");
+        let answer = ask(&http, &probe, "default", "web-0").await;
+        assert_eq!(
+            answer,
+            ProbeAnswer::Unknown(format!(
+                "the answer of {base}/active goes on past 1048576 bytes (1 MiB), the most kdrift reads of a probe's \
+                 answer: the rest is not read"
+            ))
+        );
+        assert_eq!(PROBE_ANSWER_LIMIT, 1 << 20);
+        // What the server got out before kdrift stopped reading: the cap and the sockets' buffers.
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        assert!(*sent.lock().expect("count") < 64 << 20, "{} bytes", sent.lock().expect("count"));
     }
 }
