@@ -143,6 +143,8 @@ pub(crate) fn pem_body(pem: &str, out: &mut Vec<String>) {
     let body = lines.concat();
     if let Ok(der) = base64::engine::general_purpose::STANDARD.decode(&body) {
         out.extend(crate::redact::binary_values(&der));
+        // Its private numbers in decimal (break-it 34 H2).
+        out.extend(crate::redact::key_values(&der));
     }
     out.push(body);
     out.extend(lines.iter().map(|l| l.to_string()));

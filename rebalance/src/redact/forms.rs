@@ -182,6 +182,12 @@ pub fn binary_values(bytes: &[u8]) -> Vec<String> {
     out
 }
 
+/// `text` marked as an encoding of binary key material (a key's private
+/// integer in decimal: [`super::keys`]): held by its windows, not encoded again.
+pub(super) fn encoded(text: &str) -> String {
+    format!("{ENCODED}{text}")
+}
+
 /// The prefixes and suffixes of `form` of [`MIN_END`] characters or more
 /// and shorter than `below`: what is left of a credential that a server or
 /// proxy cut short in its echo (`bad password Pw/S3cr3t+x=` for

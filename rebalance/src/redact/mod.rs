@@ -57,14 +57,18 @@
 mod forms;
 pub mod held;
 pub mod json;
+mod keys;
+mod layers;
 mod nfd;
 pub mod patterns;
+mod runs;
 
 use std::sync::Arc;
 
 pub use forms::binary_values;
 pub use held::{held, held_in_records, hold};
 pub use json::mask_held_in;
+pub use keys::key_values;
 pub use patterns::{mask_dumps, mask_flag_argument, mask_patterns, secret_named};
 
 use aho_corasick::AhoCorasick;
@@ -276,6 +280,18 @@ impl Redactor {
                 layer = next;
             }
         }
+        // Re-spellings around the characters (zero-width, fullwidth, split
+        // by dots, base64 in groups: [`layers`]).
+        for (layer, from) in layers::folded(hay).into_iter().chain(layers::joined(hay)) {
+            self.find(&layer.to_ascii_lowercase(), |at, len| spans.push((from[at].0, from[at + len - 1].1)));
+        }
+        // Byte renderings of any separator, matched by their bytes' hex ([`runs`]).
+        let (hex, from) = runs::byte_runs(hay);
+        if !hex.is_empty() {
+            let mut found = Vec::new();
+            self.find(&hex, |at, len| found.push((at, at + len)));
+            spans.extend(runs::accepted(found).into_iter().map(|(s, e)| (from[s].0, from[e - 1].1)));
+        }
         // A match inside a longer token masks the whole token (break-it:
         // a held `sha256~HELD…` masked first left the rest of a foreign
         // `sha256~HELD…FOREIGN…` that the shapes could no longer see).
@@ -460,6 +476,12 @@ fn escape_at(bytes: &[u8], i: usize) -> Option<(Vec<u8>, usize)> {
         b'\\' => match rest.get(1)? {
             b'u' => Some((char_bytes(hex_value(rest.get(2..6)?)?)?, 6)),
             b'x' => Some((vec![u8::try_from(hex_value(rest.get(2..4)?)?).ok()?], 4)),
+            // An octal escape `\124` (C, Python's bytes, `printf %q`: break-it 34 H1).
+            b'0'..=b'3' => {
+                let digits = rest.get(1..4)?;
+                digits.iter().all(|d| (b'0'..=b'7').contains(d)).then_some(())?;
+                Some((vec![digits.iter().fold(0u8, |n, d| n * 8 + (d - b'0'))], 4))
+            }
             c @ (b'/' | b'"' | b'\\' | b'\'') => Some((vec![*c], 2)),
             _ => None,
         },
