@@ -20,6 +20,10 @@ const BETWEEN: u8 = 0xff;
 /// `hay` with zero-width characters dropped and fullwidth ASCII folded,
 /// and the range of `hay` each byte comes from; `None` when it holds none.
 pub(super) fn folded(hay: &[u8]) -> Option<Layer> {
+    // Their UTF-8 begins with E2 or EF: most texts hold neither.
+    if !hay.contains(&0xE2) && !hay.contains(&0xEF) {
+        return None;
+    }
     let text = std::str::from_utf8(hay).ok()?;
     let special = |c: char| matches!(c, '\u{200B}'..='\u{200D}' | '\u{FEFF}' | '\u{FF01}'..='\u{FF5E}');
     if !text.chars().any(special) {
@@ -50,7 +54,12 @@ pub(super) fn joined(hay: &[u8]) -> Option<Layer> {
     let (mut out, mut from) = (Vec::new(), Vec::new());
     let mut i = 0;
     while i < hay.len() {
-        let Some(run) = spaced(hay, i).or_else(|| grouped(hay, i)) else {
+        // Cheap checks first: a separator every other byte, or a blank after four.
+        let sep = hay.get(i + 1).copied();
+        let spaced_here = sep.is_some() && hay.get(i + 3).copied() == sep && hay.get(i + 5).copied() == sep;
+        let grouped_here = hay.get(i + 4) == Some(&b' ') && hay.get(i + 9) == Some(&b' ');
+        let found = if spaced_here { spaced(hay, i) } else { None };
+        let Some(run) = found.or_else(|| if grouped_here { grouped(hay, i) } else { None }) else {
             i += 1;
             continue;
         };
@@ -75,16 +84,15 @@ fn spaced(hay: &[u8], i: usize) -> Option<Vec<(usize, usize)>> {
     if !hay[i].is_ascii_graphic() || !(sep.is_ascii_punctuation() || sep == b' ') {
         return None;
     }
-    let mut chars = Vec::new();
-    let mut p = i;
-    while hay.get(p).is_some_and(u8::is_ascii_graphic) {
-        chars.push((p, p + 1));
-        if hay.get(p + 1) != Some(&sep) {
+    // Counted first: most candidates (`Back-off`) end at once.
+    let mut count = 0;
+    while hay.get(i + 2 * count).is_some_and(u8::is_ascii_graphic) {
+        count += 1;
+        if hay.get(i + 2 * count - 1) != Some(&sep) {
             break;
         }
-        p += 2;
     }
-    (chars.len() >= MIN_SPACED).then_some(chars)
+    (count >= MIN_SPACED).then(|| (0..count).map(|k| (i + 2 * k, i + 2 * k + 1)).collect())
 }
 
 /// The base64 groups of the run at `i` (`TGl2 ZVRv a1E3`: four
@@ -95,20 +103,31 @@ fn grouped(hay: &[u8], i: usize) -> Option<Vec<(usize, usize)>> {
     if i > 0 && b64(&hay[i - 1]) {
         return None;
     }
-    let mut groups = Vec::new();
-    let mut p = i;
-    loop {
+    let group = |p: usize| {
         let len = hay[p..].iter().take(5).take_while(|b| b64(b)).count();
-        if len == 0 || len > 4 {
-            break;
-        }
-        groups.push((p, p + len));
-        if len < 4 || hay.get(p + len) != Some(&b' ') || !hay.get(p + len + 1).is_some_and(b64) {
-            break;
-        }
-        p += len + 1;
+        (1..=4).contains(&len).then_some(len)
+    };
+    let next = |p: usize, len: usize| {
+        (len == 4 && hay.get(p + len) == Some(&b' ') && hay.get(p + len + 1).is_some_and(b64)).then_some(p + len + 1)
+    };
+    // Counted first: most candidates (`web in pod`) end at once.
+    let (mut count, mut p) = (0, i);
+    while let Some(len) = group(p) {
+        count += 1;
+        let Some(after) = next(p, len) else { break };
+        p = after;
     }
-    (groups.len() >= MIN_GROUPS).then_some(groups)
+    if count < MIN_GROUPS {
+        return None;
+    }
+    let mut groups = Vec::with_capacity(count);
+    let mut p = i;
+    while let Some(len) = group(p) {
+        groups.push((p, p + len));
+        let Some(after) = next(p, len) else { break };
+        p = after;
+    }
+    Some(groups)
 }
 
 #[cfg(test)]

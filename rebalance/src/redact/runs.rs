@@ -39,37 +39,49 @@ pub(super) fn byte_runs(hay: &[u8]) -> (Vec<u8>, Vec<(usize, usize)>) {
     if hay.len() < MIN_RUN_BYTES {
         return out;
     }
-    for hex in [true, false] {
-        let mut i = 0;
-        while i < hay.len() {
-            if (i > 0 && hay[i - 1].is_ascii_alphanumeric())
-                || !(hay[i].is_ascii_digit() || hex && hay[i].is_ascii_hexdigit())
-            {
-                i += 1;
-                continue;
+    let mut i = 0;
+    while i < hay.len() {
+        // Word starts only: a word that is no token is skipped whole.
+        if !hay[i].is_ascii_alphanumeric() {
+            i += 1;
+            continue;
+        }
+        let mut next = i + 1;
+        if hay[i].is_ascii_hexdigit() {
+            for hex in [true, false] {
+                next = next.max(run(hay, i, hex, &mut out));
             }
-            let mut bytes: Vec<(u8, (usize, usize))> = Vec::new();
-            let mut j = i;
-            let mut end = i;
-            while let Some((decoded, token_end)) = token(hay, j, hex) {
-                bytes.extend(decoded.into_iter().map(|b| (b, (j, token_end))));
-                end = token_end;
-                j = separator(hay, token_end, hex);
-            }
-            if bytes.len() >= MIN_RUN_BYTES {
-                for (b, from) in bytes {
-                    for digit in format!("{b:02x}").bytes() {
-                        out.0.push(digit);
-                        out.1.push(from);
-                    }
-                }
-                out.0.push(BETWEEN);
-                out.1.push((end, end));
-            }
-            i = end.max(i + 1);
+        }
+        i = next;
+        while i < hay.len() && hay[i].is_ascii_alphanumeric() {
+            i += 1;
         }
     }
     out
+}
+
+/// Reads the run of tokens (hex or decimal) starting at `i` into `out`
+/// when it holds [`MIN_RUN_BYTES`]+ bytes; returns its end (`i` when none).
+fn run(hay: &[u8], i: usize, hex: bool, out: &mut (Vec<u8>, Vec<(usize, usize)>)) -> usize {
+    let mut bytes: Vec<(u8, (usize, usize))> = Vec::new();
+    let mut j = i;
+    let mut end = i;
+    while let Some((decoded, n, token_end)) = token(hay, j, hex) {
+        bytes.extend(decoded[..n].iter().map(|&b| (b, (j, token_end))));
+        end = token_end;
+        j = separator(hay, token_end, hex);
+    }
+    if bytes.len() >= MIN_RUN_BYTES {
+        for (b, from) in bytes {
+            for digit in [b >> 4, b & 0xf] {
+                out.0.push(b"0123456789abcdef"[usize::from(digit)]);
+                out.1.push(from);
+            }
+        }
+        out.0.push(BETWEEN);
+        out.1.push((end, end));
+    }
+    end
 }
 
 /// The ranges of `found` (matches in [`byte_runs`]' text, `start..end`)
@@ -92,7 +104,7 @@ pub(super) fn accepted(mut found: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
 /// The byte token at `hay[i]` and its end: hex `54`/`6b`/`0x54`/`b`, or a
 /// group of 2–4 bytes (`546b`, `546b3926`: `xxd`); decimal `84` (0–255).
 /// Not followed by a letter or digit.
-fn token(hay: &[u8], i: usize, hex: bool) -> Option<(Vec<u8>, usize)> {
+fn token(hay: &[u8], i: usize, hex: bool) -> Option<([u8; 4], usize, usize)> {
     let rest = hay.get(i..)?;
     let prefixed = hex && rest.len() > 2 && rest[0] == b'0' && matches!(rest[1], b'x' | b'X');
     let start = if prefixed { 2 } else { 0 };
@@ -105,18 +117,26 @@ fn token(hay: &[u8], i: usize, hex: bool) -> Option<(Vec<u8>, usize)> {
     if digits == 0 || rest.get(end).is_some_and(u8::is_ascii_alphanumeric) {
         return None;
     }
-    let text = std::str::from_utf8(&rest[start..end]).ok()?;
-    let bytes = if !hex {
-        (digits <= 3).then_some(())?;
-        vec![u8::try_from(text.parse::<u16>().ok()?).ok()?]
+    let digit = |b: u8| u32::from(if b.is_ascii_digit() { b - b'0' } else { (b | 0x20) - b'a' + 10 });
+    let value = |ds: &[u8], radix: u32| ds.iter().fold(0u32, |n, &d| n * radix + digit(d));
+    let ds = &rest[start..end];
+    let mut bytes = [0u8; 4];
+    let n = if !hex {
+        u8::try_from(value(ds, 10)).ok().filter(|_| digits <= 3)?;
+        bytes[0] = u8::try_from(value(ds, 10)).ok()?;
+        1
     } else if digits <= 2 {
-        vec![u8::from_str_radix(text, 16).ok()?]
+        bytes[0] = u8::try_from(value(ds, 16)).ok()?;
+        1
     } else if digits % 2 == 0 && digits <= 8 {
-        (0..digits).step_by(2).map(|k| u8::from_str_radix(&text[k..k + 2], 16)).collect::<Result<_, _>>().ok()?
+        for (k, pair) in ds.chunks(2).enumerate() {
+            bytes[k] = u8::try_from(value(pair, 16)).ok()?;
+        }
+        digits / 2
     } else {
         return None;
     };
-    Some((bytes, i + end))
+    Some((bytes, n, i + end))
 }
 
 /// Where the next token may start after a token ending at `at`: blanks
