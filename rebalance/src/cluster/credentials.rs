@@ -267,4 +267,32 @@ mod tests {
             }
         }
     }
+
+    /// Break-it 34 H2: the client key's private numbers as `openssl pkey
+    /// -text` prints them (`privateExponent:` then 15 bytes a line, `:`
+    /// between, indented) and as decimal integers were stored whole. The
+    /// key of the test above; the decimals are its d, p and qinv.
+    #[test]
+    fn a_client_keys_private_numbers_are_held_as_openssl_blocks_and_in_decimal() {
+        use base64::engine::general_purpose::STANDARD;
+        let pem = "-----BEGIN PRIVATE KEY-----\nMIIBVQIBADANBgkqhkiG9w0BAQEFAASCAT8wggE7AgEAAkEApmG8CBQab60wiRRm\nOPOuB7zFCwoALYv513v7e0j7njcBsaPT+CzsyFBErD7l9o9y4iHJlQkz3gHYo/U0\nnTQ0rQIDAQABAkAl17DmvXvNzrxtUUB2z6XTiLHgcuPbeCzZQA/Q2KayMz6wUiwh\nCuMbYnAhIbk21wImDhuD9wBKkmofC7Yfz8LBAiEA1ssmToRPEP27D2oaeiqe9CrR\nonM3qdgjYxaYC7H6JBkCIQDGTQGMreX2Vo+m5BBj0W5vLBgI3qh8+lDT/FjYnrwH\ntQIhAIp3G5KyKGZDqzsco0TuBNpSYCHhNJkBBI70GcAwU5jBAiBBy7E07Uo9BxGY\n7Vkm1YmP55B9+OrstN12yObt0RVQdQIhAI5pKc95YTxSRJml7J3+hV9MmnAa4oFI\nw20cIGdkdE6K\n-----END PRIVATE KEY-----\n";
+        let config = config(&format!("    client-key-data: {}\n", STANDARD.encode(pem)));
+        const D_BLOCK: &str = "privateExponent:\n    25:d7:b0:e6:bd:7b:cd:ce:bc:6d:51:40:76:cf:a5:\n    d3:88:b1:e0:72:e3:db:78:2c:d9:40:0f:d0:d8:a6:\n    b2:33:3e:b0:52:2c:21:0a:e3:1b:62:70:21:21:b9:\n    36:d7:02:26:0e:1b:83:f7:00:4a:92:6a:1f:0b:b6:\n    1f:cf:c2:c1\nprime1:\n    00:d6:cb:26:4e:84:4f:10:fd:bb:0f:6a:1a:7a:2a:\n    9e:f4:2a:d1:a2:73:37:a9:d8:23:63:16:98:0b:b1:\n    fa:24:19\nprime2:";
+        const D: &str = "1981974799983595714747451092076146668755228022592617522125569579917810738141509419693758562667890459319513608714648484362898423908266369975734748954215105";
+        const P: &str = "97153883934139785728929398909078407730916236011807342106308659669571550716953";
+        const QINV: &str = "64414232005717523727013527700458903173487825058912033231624496775960949182090";
+        for r in [redactor(&config), Redactor::for_records(values(&config).iter().map(String::as_str))] {
+            assert_eq!(r.redact(D_BLOCK), "privateExponent:\n    ***\nprime1:\n    ***\nprime2:");
+            // One line of the block alone (15 bytes).
+            assert_eq!(r.redact("x d3:88:b1:e0:72:e3:db:78:2c:d9:40:0f:d0:d8:a6: y"), "x ***: y");
+            for (said, shown) in [
+                (format!("d={D} end"), "d=*** end"),
+                (format!("p {P}, qinv {QINV}"), "p ***, qinv ***"),
+                (format!("cut {} end", &D[40..80]), "cut *** end"),
+                ("exponent 65537, count 1981974799 ok".to_string(), "exponent 65537, count 1981974799 ok"),
+            ] {
+                assert_eq!(r.redact(&said), shown, "{said}");
+            }
+        }
+    }
 }

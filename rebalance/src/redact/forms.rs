@@ -52,7 +52,11 @@ pub(super) fn forms_of(value: &str, whole_only: bool, out: &mut Vec<String>) {
             out.extend(ends_of(encoded, len));
             out.push(encoded.to_string());
         } else {
-            out.extend(ends_of(encoded, MIN_WINDOW));
+            // A decimal integer's ends of 8–11 digits are ordinary numbers
+            // (a count, a timestamp): its 12-digit windows only.
+            if !encoded.bytes().all(|b| b.is_ascii_digit()) {
+                out.extend(ends_of(encoded, MIN_WINDOW));
+            }
             out.extend(windows(encoded));
         }
         return;
