@@ -100,6 +100,10 @@ pub(crate) fn url_secrets(url: &str, out: &mut Vec<String>) {
             out.push(password.to_string());
         }
     }
+    let path = rest[authority.len()..].split(['?', '#']).next().unwrap_or_default();
+    for segment in path.split(['/', ';']) {
+        path_secret(segment, out);
+    }
     if let Some((_, query)) = rest.split_once('?') {
         let query = query.split('#').next().unwrap_or_default();
         for pair in query.split('&') {
@@ -109,6 +113,39 @@ pub(crate) fn url_secrets(url: &str, out: &mut Vec<String>) {
                 _ => {}
             }
         }
+    }
+}
+
+/// Shortest secret part of a URL path segment held as a credential
+/// ([`path_secret`]), characters.
+pub const MIN_PATH_SECRET: usize = 16;
+
+/// A URL path segment that looks like a credential (break-it 34 L4: a
+/// probe `…/bot123456:AAHdq…/getMe`, Telegram's bot token, was printed
+/// whole): `id:secret` with a secret of [`MIN_PATH_SECRET`]+ characters
+/// (the segment and the secret held), or a segment of 20+ characters of
+/// letters and digits holding both upper- and lower-case letters and
+/// digits (an API key in the path). `{name}` placeholders, names
+/// (`web-0`, `default`) and paths (`api/v1`) are not.
+fn path_secret(segment: &str, out: &mut Vec<String>) {
+    let mixed = |s: &str| {
+        s.chars().any(|c| c.is_ascii_uppercase())
+            && s.chars().any(|c| c.is_ascii_lowercase())
+            && s.chars().any(|c| c.is_ascii_digit())
+    };
+    if segment.contains('{') || segment.contains('=') {
+        return;
+    }
+    if let Some((_, secret)) = segment.split_once(':') {
+        if secret.chars().count() >= MIN_PATH_SECRET && mixed(secret) {
+            out.push(segment.to_string());
+            out.push(secret.to_string());
+        }
+        return;
+    }
+    let word = |c: char| c.is_ascii_alphanumeric() || "-_.~".contains(c);
+    if segment.chars().count() >= 20 && segment.chars().all(word) && mixed(segment) {
+        out.push(segment.to_string());
     }
 }
 
@@ -174,6 +211,28 @@ mod url_tests {
         let mut bare = Vec::new();
         url_secrets("http://127.0.0.1:50307/s?ProbeBareTok7Qz8Lp4Wm&pretty&n=1", &mut bare);
         assert_eq!(bare, ["ProbeBareTok7Qz8Lp4Wm"]);
+    }
+
+    /// Break-it 34 L4: a probe URL with a token in its path (Telegram's
+    /// `bot<id>:<secret>`, an API key as a segment) was printed whole.
+    #[test]
+    fn a_token_in_a_urls_path_is_held_and_names_are_not() {
+        let mut held = Vec::new();
+        url_secrets("http://127.0.0.1:9/bot123456:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/getMe", &mut held);
+        assert_eq!(held, ["bot123456:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw", "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"]);
+        let mut held = Vec::new();
+        url_secrets("http://127.0.0.1:9/api/v1/PathTokQ7h3k9q2w8e5x1/status", &mut held);
+        assert_eq!(held, ["PathTokQ7h3k9q2w8e5x1"]);
+        for plain in [
+            "http://{name}.web.{namespace}.svc:8080/sessions",
+            "http://127.0.0.1:9/api/v1/namespaces/default/pods/web-7d9f8c6b5-x2x4q",
+            "http://127.0.0.1:9/k8s/clusters/c-m-abc123xyz/apis/metrics.k8s.io",
+            "http://127.0.0.1:9/x/urn:uuid:0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9",
+        ] {
+            let mut none = Vec::new();
+            url_secrets(plain, &mut none);
+            assert!(none.is_empty(), "{plain}: {none:?}");
+        }
     }
 }
 
