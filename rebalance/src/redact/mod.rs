@@ -475,6 +475,8 @@ fn escape_at(bytes: &[u8], i: usize) -> Option<(Vec<u8>, usize)> {
         b'%' => Some((vec![u8::try_from(hex_value(rest.get(1..3)?)?).ok()?], 3)),
         b'\\' => match rest.get(1)? {
             b'u' => Some((char_bytes(hex_value(rest.get(2..6)?)?)?, 6)),
+            // Python's and C's `\U0000004c` (break-it 34 H1).
+            b'U' => Some((char_bytes(hex_value(rest.get(2..10)?)?)?, 10)),
             b'x' => Some((vec![u8::try_from(hex_value(rest.get(2..4)?)?).ok()?], 4)),
             // An octal escape `\124` (C, Python's bytes, `printf %q`: break-it 34 H1).
             b'0'..=b'3' => {

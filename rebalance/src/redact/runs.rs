@@ -258,6 +258,8 @@ mod masked {
             ("dec_dash", join(v, |c| c.to_string(), "-")),
             ("dec_semi", join(v, |c| c.to_string(), ";")),
             ("octal", b.iter().map(|c| format!("\\{c:03o}")).collect()),
+            ("escape_U", b.iter().map(|c| format!("\\U{c:08x}")).collect()),
+            ("quoted_printable", b.iter().map(|c| format!("={c:02X}")).collect()),
             (
                 "xxd",
                 lines(16, &|at, c| {
@@ -293,6 +295,8 @@ mod masked {
                         "rust_pretty" => "[\n    ***,\n]",
                         "openssl" => "    ***",
                         "od" => " ***",
+                        // The run starts after its first separator.
+                        "quoted_printable" => "=***",
                         // Its offset kept; the last line's ASCII column is the value's end.
                         "xxd" => "00000000: *** ***",
                         _ => "***",
