@@ -122,7 +122,7 @@ fn token(hay: &[u8], i: usize, hex: bool) -> Option<([u8; 4], usize, usize)> {
     let ds = &rest[start..end];
     let mut bytes = [0u8; 4];
     let n = if !hex {
-        u8::try_from(value(ds, 10)).ok().filter(|_| digits <= 3)?;
+        (digits <= 3).then_some(())?;
         bytes[0] = u8::try_from(value(ds, 10)).ok()?;
         1
     } else if digits <= 2 {
@@ -208,7 +208,10 @@ mod tests {
 
     fn decoded(text: &str) -> Vec<String> {
         let (hex, _) = byte_runs(text.as_bytes());
-        hex.split(|b| *b == BETWEEN).filter(|r| !r.is_empty()).map(|r| String::from_utf8(r.to_vec()).unwrap()).collect()
+        hex.split(|b| *b == BETWEEN)
+            .filter(|r| !r.is_empty())
+            .map(|r| String::from_utf8_lossy(r).into_owned())
+            .collect()
     }
 
     #[test]
