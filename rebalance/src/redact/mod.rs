@@ -28,7 +28,17 @@
 //!   `&amp;`, `&sol;`); form encoding's `+` for a space; ASCII case ignored (`%3d`);
 //! - its re-spellings ([`forms`]): a base64 value in the other alphabet
 //!   (`-_` for `+/`, unpadded), `+` read as a space, and a non-ASCII
-//!   value's upper and lower case, NFD ([`nfd`]) and UTF-8 read as Latin-1.
+//!   value's upper and lower case, NFD ([`nfd`]) and UTF-8 read as Latin-1;
+//!   octal (`\124`) and `\U0000004c` escapes; zero-width characters
+//!   between its characters, fullwidth letters, its characters split by
+//!   one repeated separator and its base64 in groups of four ([`layers`]);
+//! - its bytes rendered with any separator (`54-6B-…`, `0x54,0x6b`,
+//!   `[54, 6b, …]`, decimal `84;107;…`, an `xxd` dump, `openssl -text`
+//!   blocks): a run of byte tokens read back to bytes and masked when
+//!   they hold 12+ bytes of a held value or key ([`runs`]).
+//!
+//! Not found (break-it 34, left): base32, base64 or hex of its UTF-16,
+//! base64 of its base64, reversed text or hex, rot13.
 //!
 //! A match inside a longer run of token characters (letters, digits,
 //! `-._~+/=%`) masks the whole run: a held `sha256~HELD…` masked first
