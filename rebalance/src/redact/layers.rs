@@ -53,11 +53,17 @@ pub(super) fn folded(hay: &[u8]) -> Option<Layer> {
 pub(super) fn joined(hay: &[u8]) -> Option<Layer> {
     let (mut out, mut from) = (Vec::new(), Vec::new());
     let mut i = 0;
-    while i < hay.len() {
-        // Cheap checks first: a separator every other byte, or a blank after four.
-        let sep = hay.get(i + 1).copied();
-        let spaced_here = sep.is_some() && hay.get(i + 3).copied() == sep && hay.get(i + 5).copied() == sep;
-        let grouped_here = hay.get(i + 4) == Some(&b' ') && hay.get(i + 9) == Some(&b' ');
+    // A run is 11+ bytes (three groups); the checks below read up to `i + 9`.
+    while i + 10 < hay.len() {
+        // Cheap checks first, on every byte: a separator every other byte,
+        // or a blank after four.
+        let sep = hay[i + 1];
+        let spaced_here = sep == hay[i + 3] && sep == hay[i + 5] && (sep == b' ' || sep.is_ascii_punctuation());
+        let grouped_here = hay[i + 4] == b' ' && hay[i + 9] == b' ';
+        if !spaced_here && !grouped_here {
+            i += 1;
+            continue;
+        }
         let found = if spaced_here { spaced(hay, i) } else { None };
         let Some(run) = found.or_else(|| if grouped_here { grouped(hay, i) } else { None }) else {
             i += 1;

@@ -108,11 +108,14 @@ fn token(hay: &[u8], i: usize, hex: bool) -> Option<([u8; 4], usize, usize)> {
     let rest = hay.get(i..)?;
     let prefixed = hex && rest.len() > 2 && rest[0] == b'0' && matches!(rest[1], b'x' | b'X');
     let start = if prefixed { 2 } else { 0 };
-    let digits = rest[start..]
-        .iter()
-        .take(9)
-        .take_while(|b| if hex { b.is_ascii_hexdigit() } else { b.is_ascii_digit() })
-        .count();
+    // A plain loop: this runs at every word start (iterator chains are slow unoptimized).
+    let mut digits = 0;
+    while digits < 9
+        && start + digits < rest.len()
+        && (rest[start + digits].is_ascii_digit() || hex && rest[start + digits].is_ascii_hexdigit())
+    {
+        digits += 1;
+    }
     let end = start + digits;
     if digits == 0 || rest.get(end).is_some_and(u8::is_ascii_alphanumeric) {
         return None;
