@@ -39,26 +39,65 @@ pub(super) fn byte_runs(hay: &[u8]) -> (Vec<u8>, Vec<(usize, usize)>) {
     if hay.len() < MIN_RUN_BYTES {
         return out;
     }
-    let mut i = 0;
-    while i < hay.len() {
+    let (n, mut i) = (hay.len(), 0);
+    while i < n {
         // Word starts only: a word that is no token is skipped whole.
-        if !hay[i].is_ascii_alphanumeric() {
+        let class = CLASS[hay[i] as usize];
+        if class == OTHER {
             i += 1;
             continue;
         }
-        let mut next = i + 1;
-        if hay[i].is_ascii_hexdigit() {
+        // The word's end, and whether it may be a token (hex digits, `0x` first).
+        let (mut end, mut digits_only) = (i + 1, class == HEX_DIGIT);
+        while end < n && CLASS[hay[end] as usize] != OTHER {
+            digits_only &=
+                CLASS[hay[end] as usize] == HEX_DIGIT || end == i + 1 && hay[i] == b'0' && hay[end] | 0x20 == b'x';
+            end += 1;
+        }
+        let mut next = end;
+        // A run goes on after the word: a separator, then another token.
+        let goes_on = || {
+            let j = separator(hay, end, true);
+            j > end && j < n && CLASS[hay[j] as usize] == HEX_DIGIT
+        };
+        if digits_only && end - i <= 10 && goes_on() {
             for hex in [true, false] {
                 next = next.max(run(hay, i, hex, &mut out));
             }
         }
         i = next;
-        while i < hay.len() && hay[i].is_ascii_alphanumeric() {
+        while i < n && CLASS[hay[i] as usize] != OTHER {
             i += 1;
         }
     }
     out
 }
+
+/// [`CLASS`] of a byte that is no letter or digit.
+const OTHER: u8 = 0;
+/// [`CLASS`] of a letter that is no hex digit.
+const LETTER: u8 = 1;
+/// [`CLASS`] of a hex digit (decimal digits too).
+const HEX_DIGIT: u8 = 2;
+
+/// Each byte's class, looked up: [`byte_runs`] looks at every byte of
+/// every text redacted (a call per byte is slow in unoptimized builds).
+const CLASS: [u8; 256] = {
+    let mut class = [OTHER; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        class[b] = if c.is_ascii_hexdigit() {
+            HEX_DIGIT
+        } else if c.is_ascii_alphanumeric() {
+            LETTER
+        } else {
+            OTHER
+        };
+        b += 1;
+    }
+    class
+};
 
 /// Reads the run of tokens (hex or decimal) starting at `i` into `out`
 /// when it holds [`MIN_RUN_BYTES`]+ bytes; returns its end (`i` when none).
