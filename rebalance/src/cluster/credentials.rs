@@ -100,6 +100,10 @@ pub(crate) fn url_secrets(url: &str, out: &mut Vec<String>) {
             out.push(password.to_string());
         }
     }
+    let path = rest[authority.len()..].split(['?', '#']).next().unwrap_or_default();
+    for segment in path.split(['/', ';']) {
+        path_secret(segment, out);
+    }
     if let Some((_, query)) = rest.split_once('?') {
         let query = query.split('#').next().unwrap_or_default();
         for pair in query.split('&') {
@@ -109,6 +113,39 @@ pub(crate) fn url_secrets(url: &str, out: &mut Vec<String>) {
                 _ => {}
             }
         }
+    }
+}
+
+/// Shortest secret part of a URL path segment held as a credential
+/// ([`path_secret`]), characters.
+pub const MIN_PATH_SECRET: usize = 16;
+
+/// A URL path segment that looks like a credential (break-it 34 L4: a
+/// probe `…/bot123456:AAHdq…/getMe`, Telegram's bot token, was printed
+/// whole): `id:secret` with a secret of [`MIN_PATH_SECRET`]+ characters
+/// (the segment and the secret held), or a segment of 20+ characters of
+/// letters and digits holding both upper- and lower-case letters and
+/// digits (an API key in the path). `{name}` placeholders, names
+/// (`web-0`, `default`) and paths (`api/v1`) are not.
+fn path_secret(segment: &str, out: &mut Vec<String>) {
+    let mixed = |s: &str| {
+        s.chars().any(|c| c.is_ascii_uppercase())
+            && s.chars().any(|c| c.is_ascii_lowercase())
+            && s.chars().any(|c| c.is_ascii_digit())
+    };
+    if segment.contains('{') || segment.contains('=') {
+        return;
+    }
+    if let Some((_, secret)) = segment.split_once(':') {
+        if secret.chars().count() >= MIN_PATH_SECRET && mixed(secret) {
+            out.push(segment.to_string());
+            out.push(secret.to_string());
+        }
+        return;
+    }
+    let word = |c: char| c.is_ascii_alphanumeric() || "-_.~".contains(c);
+    if segment.chars().count() >= 20 && segment.chars().all(word) && mixed(segment) {
+        out.push(segment.to_string());
     }
 }
 
@@ -143,6 +180,8 @@ pub(crate) fn pem_body(pem: &str, out: &mut Vec<String>) {
     let body = lines.concat();
     if let Ok(der) = base64::engine::general_purpose::STANDARD.decode(&body) {
         out.extend(crate::redact::binary_values(&der));
+        // Its private numbers in decimal (break-it 34 H2).
+        out.extend(crate::redact::key_values(&der));
     }
     out.push(body);
     out.extend(lines.iter().map(|l| l.to_string()));
@@ -172,6 +211,28 @@ mod url_tests {
         let mut bare = Vec::new();
         url_secrets("http://127.0.0.1:50307/s?ProbeBareTok7Qz8Lp4Wm&pretty&n=1", &mut bare);
         assert_eq!(bare, ["ProbeBareTok7Qz8Lp4Wm"]);
+    }
+
+    /// Break-it 34 L4: a probe URL with a token in its path (Telegram's
+    /// `bot<id>:<secret>`, an API key as a segment) was printed whole.
+    #[test]
+    fn a_token_in_a_urls_path_is_held_and_names_are_not() {
+        let mut held = Vec::new();
+        url_secrets("http://127.0.0.1:9/bot123456:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/getMe", &mut held);
+        assert_eq!(held, ["bot123456:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw", "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"]);
+        let mut held = Vec::new();
+        url_secrets("http://127.0.0.1:9/api/v1/PathTokQ7h3k9q2w8e5x1/status", &mut held);
+        assert_eq!(held, ["PathTokQ7h3k9q2w8e5x1"]);
+        for plain in [
+            "http://{name}.web.{namespace}.svc:8080/sessions",
+            "http://127.0.0.1:9/api/v1/namespaces/default/pods/web-7d9f8c6b5-x2x4q",
+            "http://127.0.0.1:9/k8s/clusters/c-m-abc123xyz/apis/metrics.k8s.io",
+            "http://127.0.0.1:9/x/urn:uuid:0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9",
+        ] {
+            let mut none = Vec::new();
+            url_secrets(plain, &mut none);
+            assert!(none.is_empty(), "{plain}: {none:?}");
+        }
     }
 }
 
@@ -260,6 +321,34 @@ mod tests {
                 (format!("rsa {} end", hex(&der[26..40])), "rsa *** end"),
                 ("Back-off restarting failed container web".to_string(), "Back-off restarting failed container web"),
                 ("sha 0123456789abcdef0123456789abcdef ok".to_string(), "sha 0123456789abcdef0123456789abcdef ok"),
+            ] {
+                assert_eq!(r.redact(&said), shown, "{said}");
+            }
+        }
+    }
+
+    /// Break-it 34 H2: the client key's private numbers as `openssl pkey
+    /// -text` prints them (`privateExponent:` then 15 bytes a line, `:`
+    /// between, indented) and as decimal integers were stored whole. The
+    /// key of the test above; the decimals are its d, p and qinv.
+    #[test]
+    fn a_client_keys_private_numbers_are_held_as_openssl_blocks_and_in_decimal() {
+        use base64::engine::general_purpose::STANDARD;
+        let pem = "-----BEGIN PRIVATE KEY-----\nMIIBVQIBADANBgkqhkiG9w0BAQEFAASCAT8wggE7AgEAAkEApmG8CBQab60wiRRm\nOPOuB7zFCwoALYv513v7e0j7njcBsaPT+CzsyFBErD7l9o9y4iHJlQkz3gHYo/U0\nnTQ0rQIDAQABAkAl17DmvXvNzrxtUUB2z6XTiLHgcuPbeCzZQA/Q2KayMz6wUiwh\nCuMbYnAhIbk21wImDhuD9wBKkmofC7Yfz8LBAiEA1ssmToRPEP27D2oaeiqe9CrR\nonM3qdgjYxaYC7H6JBkCIQDGTQGMreX2Vo+m5BBj0W5vLBgI3qh8+lDT/FjYnrwH\ntQIhAIp3G5KyKGZDqzsco0TuBNpSYCHhNJkBBI70GcAwU5jBAiBBy7E07Uo9BxGY\n7Vkm1YmP55B9+OrstN12yObt0RVQdQIhAI5pKc95YTxSRJml7J3+hV9MmnAa4oFI\nw20cIGdkdE6K\n-----END PRIVATE KEY-----\n";
+        let config = config(&format!("    client-key-data: {}\n", STANDARD.encode(pem)));
+        const D_BLOCK: &str = "privateExponent:\n    25:d7:b0:e6:bd:7b:cd:ce:bc:6d:51:40:76:cf:a5:\n    d3:88:b1:e0:72:e3:db:78:2c:d9:40:0f:d0:d8:a6:\n    b2:33:3e:b0:52:2c:21:0a:e3:1b:62:70:21:21:b9:\n    36:d7:02:26:0e:1b:83:f7:00:4a:92:6a:1f:0b:b6:\n    1f:cf:c2:c1\nprime1:\n    00:d6:cb:26:4e:84:4f:10:fd:bb:0f:6a:1a:7a:2a:\n    9e:f4:2a:d1:a2:73:37:a9:d8:23:63:16:98:0b:b1:\n    fa:24:19\nprime2:";
+        const D: &str = "1981974799983595714747451092076146668755228022592617522125569579917810738141509419693758562667890459319513608714648484362898423908266369975734748954215105";
+        const P: &str = "97153883934139785728929398909078407730916236011807342106308659669571550716953";
+        const QINV: &str = "64414232005717523727013527700458903173487825058912033231624496775960949182090";
+        for r in [redactor(&config), Redactor::for_records(values(&config).iter().map(String::as_str))] {
+            assert_eq!(r.redact(D_BLOCK), "privateExponent:\n    ***\nprime1:\n    ***\nprime2:");
+            // One line of the block alone (15 bytes).
+            assert_eq!(r.redact("x d3:88:b1:e0:72:e3:db:78:2c:d9:40:0f:d0:d8:a6: y"), "x ***: y");
+            for (said, shown) in [
+                (format!("d={D} end"), "d=*** end"),
+                (format!("p {P}, qinv {QINV}"), "p ***, qinv ***"),
+                (format!("cut {} end", &D[40..80]), "cut *** end"),
+                ("exponent 65537, count 1981974799 ok".to_string(), "exponent 65537, count 1981974799 ok"),
             ] {
                 assert_eq!(r.redact(&said), shown, "{said}");
             }

@@ -52,7 +52,11 @@ pub(super) fn forms_of(value: &str, whole_only: bool, out: &mut Vec<String>) {
             out.extend(ends_of(encoded, len));
             out.push(encoded.to_string());
         } else {
-            out.extend(ends_of(encoded, MIN_WINDOW));
+            // A decimal integer's ends of 8–11 digits are ordinary numbers
+            // (a count, a timestamp): its 12-digit windows only.
+            if !encoded.bytes().all(|b| b.is_ascii_digit()) {
+                out.extend(ends_of(encoded, MIN_WINDOW));
+            }
             out.extend(windows(encoded));
         }
         return;
@@ -180,6 +184,12 @@ pub fn binary_values(bytes: &[u8]) -> Vec<String> {
     let mut out = vec![format!("{ENCODED}{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>())];
     out.extend(base64_cores(bytes).into_iter().map(|core| format!("{ENCODED}{core}")));
     out
+}
+
+/// `text` marked as an encoding of binary key material (a key's private
+/// integer in decimal: [`super::keys`]): held by its windows, not encoded again.
+pub(super) fn encoded(text: &str) -> String {
+    format!("{ENCODED}{text}")
 }
 
 /// The prefixes and suffixes of `form` of [`MIN_END`] characters or more

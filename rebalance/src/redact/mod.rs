@@ -28,7 +28,17 @@
 //!   `&amp;`, `&sol;`); form encoding's `+` for a space; ASCII case ignored (`%3d`);
 //! - its re-spellings ([`forms`]): a base64 value in the other alphabet
 //!   (`-_` for `+/`, unpadded), `+` read as a space, and a non-ASCII
-//!   value's upper and lower case, NFD ([`nfd`]) and UTF-8 read as Latin-1.
+//!   value's upper and lower case, NFD ([`nfd`]) and UTF-8 read as Latin-1;
+//!   octal (`\124`) and `\U0000004c` escapes; zero-width characters
+//!   between its characters, fullwidth letters, its characters split by
+//!   one repeated separator and its base64 in groups of four ([`layers`]);
+//! - its bytes rendered with any separator (`54-6B-…`, `0x54,0x6b`,
+//!   `[54, 6b, …]`, decimal `84;107;…`, an `xxd` dump, `openssl -text`
+//!   blocks): a run of byte tokens read back to bytes and masked when
+//!   they hold 12+ bytes of a held value or key ([`runs`]).
+//!
+//! Not found (break-it 34, left): base32, base64 or hex of its UTF-16,
+//! base64 of its base64, reversed text or hex, rot13.
 //!
 //! A match inside a longer run of token characters (letters, digits,
 //! `-._~+/=%`) masks the whole run: a held `sha256~HELD…` masked first
@@ -57,14 +67,18 @@
 mod forms;
 pub mod held;
 pub mod json;
+mod keys;
+mod layers;
 mod nfd;
 pub mod patterns;
+mod runs;
 
 use std::sync::Arc;
 
 pub use forms::binary_values;
 pub use held::{held, held_in_records, hold};
 pub use json::mask_held_in;
+pub use keys::key_values;
 pub use patterns::{mask_dumps, mask_flag_argument, mask_patterns, secret_named};
 
 use aho_corasick::AhoCorasick;
@@ -276,6 +290,18 @@ impl Redactor {
                 layer = next;
             }
         }
+        // Re-spellings around the characters (zero-width, fullwidth, split
+        // by dots, base64 in groups: [`layers`]).
+        for (layer, from) in layers::folded(hay).into_iter().chain(layers::joined(hay)) {
+            self.find(&layer.to_ascii_lowercase(), |at, len| spans.push((from[at].0, from[at + len - 1].1)));
+        }
+        // Byte renderings of any separator, matched by their bytes' hex ([`runs`]).
+        let (hex, from) = runs::byte_runs(hay);
+        if !hex.is_empty() {
+            let mut found = Vec::new();
+            self.find(&hex, |at, len| found.push((at, at + len)));
+            spans.extend(runs::accepted(found).into_iter().map(|(s, e)| (from[s].0, from[e - 1].1)));
+        }
         // A match inside a longer token masks the whole token (break-it:
         // a held `sha256~HELD…` masked first left the rest of a foreign
         // `sha256~HELD…FOREIGN…` that the shapes could no longer see).
@@ -459,7 +485,15 @@ fn escape_at(bytes: &[u8], i: usize) -> Option<(Vec<u8>, usize)> {
         b'%' => Some((vec![u8::try_from(hex_value(rest.get(1..3)?)?).ok()?], 3)),
         b'\\' => match rest.get(1)? {
             b'u' => Some((char_bytes(hex_value(rest.get(2..6)?)?)?, 6)),
+            // Python's and C's `\U0000004c` (break-it 34 H1).
+            b'U' => Some((char_bytes(hex_value(rest.get(2..10)?)?)?, 10)),
             b'x' => Some((vec![u8::try_from(hex_value(rest.get(2..4)?)?).ok()?], 4)),
+            // An octal escape `\124` (C, Python's bytes, `printf %q`: break-it 34 H1).
+            b'0'..=b'3' => {
+                let digits = rest.get(1..4)?;
+                digits.iter().all(|d| (b'0'..=b'7').contains(d)).then_some(())?;
+                Some((vec![digits.iter().fold(0u8, |n, d| n * 8 + (d - b'0'))], 4))
+            }
             c @ (b'/' | b'"' | b'\\' | b'\'') => Some((vec![*c], 2)),
             _ => None,
         },

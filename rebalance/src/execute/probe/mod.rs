@@ -205,6 +205,23 @@ mod tests {
         );
     }
 
+    /// Break-it 34 L4: a token in the probe URL's path (Telegram's
+    /// `bot<id>:<secret>`) was printed whole in `sessions annotate`'s WHY column.
+    #[test]
+    fn a_token_in_a_probe_urls_path_is_held_and_shown_masked() {
+        let url = "http://127.0.0.1:9/bot123456:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/getMe";
+        let p = Probe::parse(&format!("app=web={url}")).expect("probe");
+        // A match masks the run of token characters around it (`/` is
+        // base64's): the port and the path go with it.
+        assert_eq!(p.spec(), "app=web=http://127.0.0.1:***");
+        assert_eq!(p.shown_target("web", "web-0"), "http://127.0.0.1:***");
+        assert_eq!(p.target("web", "web-0").expect("valid").0, url);
+        assert_eq!(
+            crate::redact::held().redact("no answer from AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"),
+            "no answer from ***"
+        );
+    }
+
     #[test]
     fn parsing() {
         let p = Probe::parse("app=plex=http://plex.media:32400/status/sessions#/MediaContainer/size").expect("valid");
