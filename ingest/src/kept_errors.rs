@@ -9,6 +9,7 @@
 use crate::files::FileSummary;
 use crate::parse::InputError;
 use crate::store::Origin;
+use kdrift_rebalance::thousands;
 
 /// Most input errors of one file kept in full (printed, stored in
 /// `ingest_errors`): 100.
@@ -63,19 +64,6 @@ fn more_errors(count: u64, location: &str) -> String {
          stored; the others are counted)",
         thousands(count)
     )
-}
-
-/// `299900` → `299,900`.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]

@@ -91,6 +91,20 @@ pub fn serialize_hundredths_opt<S: serde::Serializer>(percent: &Option<f64>, s: 
     }
 }
 
+/// `n` with a comma every three digits, as every output writes counts
+/// (`5940` → `5,940`, `299900` → `299,900`).
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,23 +5,10 @@
 
 use std::io::Write;
 
-use kdrift_rebalance::PluginRun;
+use kdrift_rebalance::{thousands, PluginRun};
 use tabled::builder::Builder;
 
 use super::{counts_cell, evictions_count, limits_cell, rule_cell, skipped, table};
-
-/// `n` with a comma every three digits (5940 → "5,940").
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
 
 /// Renders a rule plugin's run.
 pub(super) fn rule_run<W: Write>(out: &mut W, run: &PluginRun) -> anyhow::Result<()> {
@@ -39,7 +26,7 @@ pub(super) fn rule_run<W: Write>(out: &mut W, run: &PluginRun) -> anyhow::Result
         ]
         .contains(&run.plugin.as_str());
         let phases = if every_phase { " (pods in every phase: Succeeded and Failed ones count here)" } else { "" };
-        writeln!(out, "  {} pod(s) do not break the rule{phases}", thousands(run.not_matching))?;
+        writeln!(out, "  {} pod(s) do not break the rule{phases}", thousands(run.not_matching as u64))?;
     }
     if !run.evictions.is_empty() {
         let with_limits = run.evictions.iter().any(|e| limits_cell(&e.counted).is_some());
