@@ -73,7 +73,7 @@ pub struct FileSummary {
     /// of a `kubectl cluster-info dump`.
     pub skipped: u64,
     /// Input errors (the file's other records still load).
-    /// (The first [`crate::kept_errors::KEPT_ERRORS_PER_FILE`] of them, then
+    /// (The first `crate::kept_errors::KEPT_ERRORS_PER_FILE` of them, then
     /// one saying how many more were counted.)
     #[serde(serialize_with = "ser_errors")]
     pub errors: Vec<InputError>,

@@ -28,7 +28,7 @@ pub const ENV_BEARER: &str = "KDRIFT_VL_BEARER_TOKEN";
 pub const ENV_HEADERS: &str = "KDRIFT_VL_HEADERS";
 
 /// The environment variables a source reads its credentials from
-/// ([`VL_ENV`] for VictoriaLogs; `kdrift ingest prometheus` has its own).
+/// (`VL_ENV` for VictoriaLogs; `kdrift ingest prometheus` has its own).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EnvNames {
     /// Basic auth user.

@@ -379,7 +379,7 @@ impl FilterFailure {
 
     /// The reason with the numbers behind it, for explanations (why-pending's
     /// chain): the scheduler's text, except for a topology spread skew,
-    /// which names the domain and the skew ([`SpreadSkew::explain`]).
+    /// which names the domain and the skew (`SpreadSkew::explain`).
     pub fn explain(&self) -> String {
         match self {
             FilterFailure::TopologySpreadSkew(s) => s.explain(),
