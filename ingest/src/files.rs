@@ -177,9 +177,18 @@ pub fn collect_paths(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<Inpu
         let mut children: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
         children.sort();
         for child in children {
-            let Ok(canonical) = std::fs::canonicalize(&child) else {
-                ignored.push(child);
-                continue;
+            let canonical = match std::fs::canonicalize(&child) {
+                Ok(c) => c,
+                // A dump's name that leads nowhere is a file the user meant
+                // to load: said, not counted among the files that are no dump.
+                Err(e) if is_dump_name(&child) => {
+                    errors.push(path_error(&child, &format!("cannot be read: {e} (a symlink that leads nowhere?)")));
+                    continue;
+                }
+                Err(_) => {
+                    ignored.push(child);
+                    continue;
+                }
             };
             if !seen.insert(canonical.clone()) {
                 continue;
@@ -188,6 +197,10 @@ pub fn collect_paths(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<Inpu
                 Ok(m) if m.is_dir() => walk(&child, seen, files, ignored, errors),
                 Ok(m) if m.is_file() && is_dump_name(&child) => files.push(child),
                 // FIFOs, sockets and devices would block or never end.
+                Ok(_) if is_dump_name(&child) => errors.push(path_error(
+                    &child,
+                    "not a regular file (a FIFO, socket or device would never end): not read",
+                )),
                 _ => ignored.push(child),
             }
         }

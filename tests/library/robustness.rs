@@ -453,16 +453,53 @@ fn symlink_loops_end_and_fifos_are_not_read() {
     let fifo = root.join("b.json");
     let made = std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
     let report = ingest_files(&store, &[root.clone(), root], &mut NoProgress).expect("ingest");
-    assert_eq!(
-        report.files.len(),
-        1,
-        "each file once: {:?}",
-        report.files.iter().map(|f| &f.location).collect::<Vec<_>>()
-    );
+    let read: Vec<&String> = report.files.iter().filter(|f| f.format.is_some()).map(|f| &f.location).collect();
+    assert_eq!(read.len(), 1, "each file once: {read:?}");
     assert_eq!(report.counts.records, 1);
     if made {
-        assert!(report.ignored.iter().any(|i| i.ends_with("b.json")));
+        // A dump's name that is no regular file is an input error, not a
+        // file ignored as no dump (break-it 34 L3).
+        assert!(!report.ignored.iter().any(|i| i.ends_with("b.json")), "{:?}", report.ignored);
+        let errors: Vec<String> = report.files.iter().flat_map(|f| &f.errors).map(ToString::to_string).collect();
+        assert!(
+            errors.iter().any(|e| e.contains("b.json")
+                && e.contains("not a regular file (a FIFO, socket or device would never end): not read")),
+            "{errors:?}"
+        );
     }
+}
+
+/// A symlink named like a dump that leads nowhere (dangling, or a loop) is
+/// an input error naming it; the other files load (break-it 34 L3: it was
+/// counted among the files that are no dump).
+#[cfg(unix)]
+#[test]
+fn a_dump_named_symlink_that_leads_nowhere_is_an_input_error() {
+    let (dir, store) = temp_store();
+    let root = dir.path().join("dump");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    write(
+        &root,
+        "events.json",
+        ev("l.1", "p", "u", "FailedScheduling", FS, 1.into(), "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z")
+            .as_bytes(),
+    );
+    std::os::unix::fs::symlink("/nonexistent/x.json", root.join("broken.json")).expect("symlink");
+    std::os::unix::fs::symlink("loop.json", root.join("loop.json")).expect("symlink");
+    std::os::unix::fs::symlink("/nonexistent/notes", root.join("notes.txt")).expect("symlink");
+    let report = ingest_files(&store, &[root], &mut NoProgress).expect("ingest");
+    assert_eq!(report.counts.records, 1);
+    let errors: Vec<String> = report.files.iter().flat_map(|f| &f.errors).map(ToString::to_string).collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors.iter().any(|e| e.contains("broken.json") && e.contains("a symlink that leads nowhere?")),
+        "{errors:?}"
+    );
+    assert!(
+        errors.iter().any(|e| e.contains("loop.json") && e.contains("a symlink that leads nowhere?")),
+        "{errors:?}"
+    );
+    assert!(report.ignored.iter().any(|i| i.ends_with("notes.txt")), "not a dump's name: ignored as before");
 }
 
 #[test]
