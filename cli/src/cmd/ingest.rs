@@ -206,12 +206,7 @@ pub fn victorialogs(cli: &Cli, args: &IngestVictorialogsArgs) -> anyhow::Result<
     }
     if let Some(error) = failure {
         if !report.windows.is_empty() {
-            writeln!(
-                std::io::stderr(),
-                "kdrift: the {} window(s) committed before the failure stay in {}; rerun with --resume to continue after them",
-                report.windows.len(),
-                cli.db.display()
-            )?;
+            committed_before_failure(report.windows.len(), &cli.db)?;
         }
         return Err(error.into());
     }
@@ -239,4 +234,15 @@ fn print_pull(cli: &Cli, report: &PullReport) -> anyhow::Result<()> {
         Output::Json => render::json(&mut out, report),
         Output::Table => render::ingest::victorialogs(&mut out, report, &cli.db),
     }
+}
+
+/// Says that a pull's `windows` committed before its failure stay in the
+/// store `db`, and how to continue (VictoriaLogs and Prometheus pulls).
+pub(super) fn committed_before_failure(windows: usize, db: &std::path::Path) -> anyhow::Result<()> {
+    writeln!(
+        std::io::stderr(),
+        "kdrift: the {windows} window(s) committed before the failure stay in {}; rerun with --resume to continue after them",
+        db.display()
+    )?;
+    Ok(())
 }

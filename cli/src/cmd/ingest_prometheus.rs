@@ -72,12 +72,7 @@ pub fn run(cli: &Cli, args: &IngestPrometheusArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(error) = failure {
         if !report.windows.is_empty() {
-            writeln!(
-                std::io::stderr(),
-                "kdrift: the {} window(s) committed before the failure stay in {}; rerun with --resume to continue after them",
-                report.windows.len(),
-                cli.db.display()
-            )?;
+            super::ingest::committed_before_failure(report.windows.len(), &cli.db)?;
         }
         return Err(error.into());
     }

@@ -91,7 +91,8 @@ struct WindowRow {
     attempts: u32,
 }
 
-fn time(t: &chrono::DateTime<chrono::Utc>) -> String {
+/// A window edge as the pull summaries write it (RFC 3339, seconds unless finer).
+pub(super) fn time(t: &chrono::DateTime<chrono::Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
 }
 

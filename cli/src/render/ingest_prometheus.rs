@@ -26,10 +26,6 @@ struct WindowRow {
     run_id: i64,
 }
 
-fn time(t: &chrono::DateTime<chrono::Utc>) -> String {
-    t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
-}
-
 /// Writes a Prometheus pull: one row per committed window, the totals, the notes.
 pub fn summary<W: Write>(out: &mut W, report: &PromReport, db: &Path) -> anyhow::Result<()> {
     if !report.windows.is_empty() {
@@ -37,8 +33,8 @@ pub fn summary<W: Write>(out: &mut W, report: &PromReport, db: &Path) -> anyhow:
             .windows
             .iter()
             .map(|w| WindowRow {
-                start: time(&w.window.start),
-                end: time(&w.window.end),
+                start: super::ingest::time(&w.window.start),
+                end: super::ingest::time(&w.window.end),
                 samples: w.samples,
                 added: w.added,
                 duplicates: w.duplicates,
@@ -60,7 +56,7 @@ pub fn summary<W: Write>(out: &mut W, report: &PromReport, db: &Path) -> anyhow:
         db.display()
     )?;
     if let Some(t) = report.resumed_from {
-        writeln!(out, "resumed after the last committed window, at {}", time(&t))?;
+        writeln!(out, "resumed after the last committed window, at {}", super::ingest::time(&t))?;
     }
     for note in &report.notes {
         writeln!(out, "note: {note}")?;
