@@ -33,6 +33,7 @@ mod drains;
 mod error;
 mod failed_scheduling;
 mod history;
+mod measured;
 mod next_steps;
 mod pending;
 mod plausible;
@@ -64,6 +65,7 @@ pub use failed_scheduling::{
 };
 pub use history::{beginning, eviction_evidence_in, far_future, placements, Placement};
 pub use history::{EvictionEvidence, NodeSignal, SignalKind};
+pub use measured::measured_at;
 pub use next_steps::NextStep;
 pub use pending::{
     pending_pods, pod_name_namespaces, why_pending, Arrival, Cause, NodeFill, NodeLine, PendingPod, PendingReport,

@@ -287,6 +287,10 @@ queries! {
     USAGE_WINDOWS = "usage_windows", "usage/windows.sql";
     /// Measured usage samples (CPU millicores, memory bytes) between two instants.
     USAGE_SAMPLES = "usage_samples", "usage/samples.sql";
+    /// Measured usage per node and pod at an instant: each object's latest samples.
+    USAGE_LATEST_AT = "usage_latest_at", "usage/latest_at.sql";
+    /// Measured usage per node and pod over a window before an instant: a percentile of its samples.
+    USAGE_PERCENTILE_AT = "usage_percentile_at", "usage/percentile_at.sql";
     /// The newest kdrift rebalance run of each outcome.
     REBALANCE_LATEST_RUNS = "rebalance_latest_runs", "rebalance/latest_runs.sql";
     /// Cordon, readiness, reboot and node-controller signals per node between two instants.

@@ -10,6 +10,8 @@
 //!   kept as integers (millicores, bytes, counts);
 //! - [`percent`]: percent of allocatable as every output writes it;
 //! - [`fields`]: the parts of Pod and Node objects the store keeps per version;
+//! - [`measured`]: measured usage (cpu, memory actually used) per node and
+//!   pod at an instant, as the planner and the usage analyses read it;
 //! - [`objects`]: Namespace, PodDisruptionBudget, PriorityClass and PVC as
 //!   the planner reads them.
 //!
@@ -17,6 +19,7 @@
 
 pub(crate) mod extract;
 pub mod fields;
+pub mod measured;
 pub mod node;
 pub mod objects;
 pub mod percent;
