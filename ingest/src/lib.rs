@@ -41,7 +41,7 @@ pub use api::{
     record as record_cluster, snapshot as snapshot_cluster, ApiReport, Clock, ManualClock, NoObserver, RecordObserver,
     RecordOptions, ReplayClock, ResourceProblem, ResourceReport, Severity, SnapshotOptions, WallClock,
 };
-pub use demo::{ingest_scenario, to_record};
+pub use demo::{ingest_scenario, ingest_usage_points, to_record};
 pub use files::{directories_without_dumps, missing_paths, refused_files, DUMP_EXTENSIONS};
 pub use files::{
     ingest_files, ingest_files_until, ingest_files_with, ingest_records, FileLimits, FileSummary, IngestReport,

@@ -46,6 +46,10 @@
 //!    plex: `0/5 nodes are available: 1 Insufficient cpu, 4 node(s) didn't
 //!    match pod affinity rules. …`. It stays Pending until the Job's
 //!    `activeDeadlineSeconds` (5400) expires at 05:30.
+//! 5. Measured usage ([`Scenario::usage_points`], `usage.rs`): over the
+//!    last three hours, metrics-server samples every minute; from 03:30 two
+//!    pods on node-4 (about 40 % requested) use several times their
+//!    requests and the node runs at 93 % cpu — hot in fact, not on paper.
 //!
 //! A variant, [`memory_taint`], tells the same two days with a backup pod
 //! short of memory (not CPU) behind a tainted node, and a scale-down hours
@@ -72,6 +76,7 @@ mod rng;
 mod scale;
 mod sim;
 mod story;
+mod usage;
 mod variant;
 mod whole_policy;
 mod world;
@@ -90,6 +95,7 @@ use serde_json::Value;
 pub use bench_cluster::{generate as bench_cluster, policy as bench_policy, BenchCluster, Temperature};
 pub use kubectl::KUBECTL_FILES;
 pub use scale::{KubectlDump, ScaleConfig, ScaleFacts, ScaleGen};
+pub use usage::{HotFacts, UsagePoint, HOT_NODE};
 pub use variant::{memory_taint, MemoryTaint, MemoryTaintFacts};
 pub use whole_policy::{all_plugins_policy, whole_policy_cluster, ALL_PLUGINS_POLICY};
 
@@ -308,5 +314,12 @@ impl Scenario {
     /// (`facts.failure_at` … `facts.pending_pod_deleted_at`) shows the pod.
     pub fn to_kubectl_lists_at(&self, at: DateTime<Utc>) -> Vec<(String, Value)> {
         kubectl::lists(&self.records, Some(at))
+    }
+
+    /// The measured usage metrics-server would have reported every minute
+    /// over the story's last three hours, and what it shows (one node hot
+    /// in fact, not on paper): see [`HotFacts`].
+    pub fn usage_points(&self) -> (Vec<UsagePoint>, HotFacts) {
+        usage::usage_points(&self.records, self.facts.end)
     }
 }

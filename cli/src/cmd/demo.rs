@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use kdrift_analyze::{pending_pods, why_pending};
-use kdrift_ingest::ingest_scenario;
+use kdrift_ingest::{ingest_scenario, ingest_usage_points};
 use kdrift_scenario::{generate, ScenarioConfig};
 use kdrift_store::{Store, StoreError};
 
@@ -62,7 +62,9 @@ pub fn run(cli: &Cli, args: &DemoArgs) -> anyhow::Result<ExitCode> {
     writeln!(err, "kdrift demo: generating the scenario (seed {})…", args.seed)?;
     let scenario = generate(&ScenarioConfig { seed: args.seed, scale: 1 });
     let facts = scenario.facts.clone();
+    let (points, _) = scenario.usage_points();
     let report = ingest_scenario(&store, scenario, args.seed)?;
+    ingest_usage_points(&store, points, args.seed)?;
     crate::cmd::keep_after_ingest(&store)?;
     writeln!(
         err,

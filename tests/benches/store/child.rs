@@ -40,6 +40,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "breakdown" => breakdown(Path::new(&arg(1)?), &arg(2)?, &arg(3)?, &arg(4)?, &arg(5)?)?,
         "explain" => explain(Path::new(&arg(1)?), &arg(2)?, &args[3..])?,
         "exec" => exec(Path::new(&arg(1)?), Path::new(&arg(2)?))?,
+        "usage-pull" => crate::usage::pull(&arg(1)?, time_of(&arg(2)?)?, time_of(&arg(3)?)?, Path::new(&arg(4)?))?,
+        "usage-readings" => crate::usage::readings(Path::new(&arg(1)?), time_of(&arg(2)?)?)?,
         other => return Err(format!("unknown child case {other}")),
     };
     println!("{result}");
@@ -83,7 +85,7 @@ fn pull(url: &str, start: DateTime<Utc>, end: DateTime<Utc>, dir: &Path) -> Resu
 }
 
 /// Median, min and max of `runs` timed calls after one warm-up, in ms.
-fn timed<T>(runs: usize, mut f: impl FnMut() -> Result<T, String>) -> Result<(Value, T), String> {
+pub fn timed<T>(runs: usize, mut f: impl FnMut() -> Result<T, String>) -> Result<(Value, T), String> {
     let t = Instant::now();
     let mut last = f()?;
     // On stderr, so a slow case shows before its runs end.

@@ -8,11 +8,14 @@
 //!   then `read_json` loading the same rows from a local file: the ceiling
 //!   of any pull that stores them, and the ratio to it;
 //! - `why-pending`, `timeline drains` and `skew --at` on the largest store
-//!   (10M events when generated, else 1M): median of warm runs.
+//!   (10M events when generated, else 1M): median of warm runs;
+//! - measured usage (issue 37, [`usage`]): a Prometheus pull of 30 days ×
+//!   5,000 nodes of 30 s samples against `read_json`, and the readings at
+//!   an instant on that store.
 //!
 //! Data sets are generated on first use under `$KDRIFT_BENCH_DATA`
 //! (default `$HOME/.cache/kdrift/bench-data`). Arguments after `--`:
-//! `[ingest|pull|queries]…` to run only those; `gen --events N [--nodes N]
+//! `[ingest|pull|usage|queries]…` to run only those; `gen --events N [--nodes N]
 //! [--pods N] [--days N] [--seed N] --out DIR [--no-ndjson] [--no-kubectl]
 //! [--no-store]` to generate a data set. `KDRIFT_BENCH_10M=0` skips the
 //! 10M store; `KDRIFT_BENCH_PULL_ROWS` sets the pull size (default 300000);
@@ -23,6 +26,7 @@
 
 mod child;
 mod data;
+mod usage;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -132,6 +136,12 @@ fn run_all(filter: &[String]) -> Result<(), String> {
     let wants = |case: &str| filter.is_empty() || filter.iter().any(|f| f == case);
     std::fs::create_dir_all(data::root()).map_err(|e| e.to_string())?;
     println!("machine: {} cores, {}", num_cpus(), cpu_model());
+    if wants("usage") {
+        usage::bench_usage()?;
+    }
+    if !["ingest", "pull", "queries"].iter().any(|c| wants(c)) {
+        return Ok(());
+    }
     // KDRIFT_BENCH_EVENTS: a smaller first data set, for a quick check that the benches run.
     let small = match std::env::var("KDRIFT_BENCH_EVENTS").ok().and_then(|v| v.replace('_', "").parse().ok()) {
         Some(n) => data_set(&format!("events-{n}"), n, true, true)?,
