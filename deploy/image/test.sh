@@ -2,7 +2,7 @@
 # CI's image test (.ci/run, after `cargo test --workspace`): builds the image
 # with build.sh around the binary that test run already built (the dev
 # profile's target/debug/kdrift: no second DuckDB build), then runs it as
-# deploy/ does (read-only root, no capabilities) and checks:
+# deploy/ does (read-only root, no capabilities; no network) and checks:
 #   - `kdrift demo` runs and finds the demo's answer (node-1 is 42m cpu short);
 #   - `kdrift record --help` runs;
 #   - the process runs as uid/gid 65532 (the owner of the store it writes);
@@ -15,7 +15,7 @@ export KDRIFT_BIN="${KDRIFT_BIN:-$target/debug/kdrift}"
 export IMAGE="${IMAGE:-localhost/kdrift:ci}"
 podman=(podman --runtime runc --cgroup-manager=cgroupfs)
 run=("${podman[@]}" run --rm --ulimit nofile=1024:1024 --ulimit nproc=1024:1024
-  --read-only --cap-drop ALL --security-opt no-new-privileges)
+  --network none --read-only --cap-drop ALL --security-opt no-new-privileges)
 fail() { echo "test.sh: FAIL: $*" >&2; exit 1; }
 work="$(mktemp -d "${TMPDIR:-/tmp}/kdrift-image-test.XXXXXX")"
 trap 'rm -rf "$work"' EXIT

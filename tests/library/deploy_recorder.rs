@@ -2,7 +2,8 @@
 //! document parses, the ClusterRole grants only get/list/watch on exactly
 //! the resources `kdrift record` watches, and the Deployment runs one
 //! recorder (Recreate) with its store on the PVC and the bound service
-//! account.
+//! account. The image is named once, in the `deploy/image/` component that
+//! deploy/ and its sub-kustomizations take (issue 38).
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -96,4 +97,62 @@ fn the_deployment_runs_one_recorder_on_the_pvc() {
     let volume = &pod["volumes"][0];
     assert_eq!(volume["name"], c["volumeMounts"][0]["name"]);
     assert_eq!(volume["persistentVolumeClaim"]["claimName"], one(&docs, "PersistentVolumeClaim")["metadata"]["name"]);
+}
+
+/// Every string under an `image` key of a manifest's containers, anywhere in `v`.
+fn images(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                match (k.as_str(), x) {
+                    ("image", Value::String(s)) => out.push(s.clone()),
+                    _ => images(x, out),
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| images(x, out)),
+        _ => {}
+    }
+}
+
+fn yaml(path: &std::path::Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_yaml::Deserializer::from_str(&text)
+        .map(|d| Value::deserialize(d).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+        .filter(|v| !v.is_null())
+        .collect()
+}
+
+#[test]
+fn the_image_is_named_once_in_the_image_component() {
+    let dir = deploy_dir();
+    let component = &yaml(&dir.join("image/kustomization.yaml"))[0];
+    assert_eq!(component["kind"], "Component");
+    let set = component["images"].as_array().expect("images");
+    assert_eq!(set.len(), 1, "{component}");
+    assert_eq!(set[0]["name"], "kdrift");
+    let full =
+        format!("{}:{}", set[0]["newName"].as_str().expect("newName"), set[0]["newTag"].as_str().expect("newTag"));
+    for (sub, reference) in [("", "image"), ("rebalance", "../image"), ("sessions", "../image")] {
+        let k = &yaml(&dir.join(sub).join("kustomization.yaml"))[0];
+        assert_eq!(k["components"], serde_json::json!([reference]), "deploy/{sub}/kustomization.yaml");
+        let mut found = Vec::new();
+        for r in k["resources"].as_array().expect("resources") {
+            for doc in yaml(&dir.join(sub).join(r.as_str().expect("resource path"))) {
+                images(&doc, &mut found);
+            }
+        }
+        assert!(!found.is_empty() && found.iter().all(|i| i == "kdrift"), "deploy/{sub}: {found:?}");
+        // What `kubectl apply -k` would send: the component's image everywhere.
+        let Ok(out) = std::process::Command::new("kubectl").arg("kustomize").arg(dir.join(sub)).output() else {
+            println!("skipped `kubectl kustomize deploy/{sub}`: kubectl is not installed");
+            continue;
+        };
+        assert!(out.status.success(), "kubectl kustomize deploy/{sub}: {}", String::from_utf8_lossy(&out.stderr));
+        let mut rendered = Vec::new();
+        for doc in serde_yaml::Deserializer::from_str(&String::from_utf8_lossy(&out.stdout)) {
+            images(&Value::deserialize(doc).expect("kustomize output"), &mut rendered);
+        }
+        assert_eq!(rendered, vec![full.clone(); found.len()], "deploy/{sub}");
+    }
 }
