@@ -86,5 +86,8 @@ trap 'rm -rf "$context"' EXIT
 strip -o "$context/kdrift" "$bin" 2>/dev/null || cp "$bin" "$context/kdrift"
 chmod 0755 "$context/kdrift"
 echo "build.sh: building $image on $BASE from $bin" >&2
-"${podman[@]}" build --quiet --build-arg BASE="$BASE" -f "$here/Containerfile" -t "$image" "$context" >/dev/null
+old="$("${podman[@]}" image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)"
+new="$("${podman[@]}" build --quiet --build-arg BASE="$BASE" -f "$here/Containerfile" -t "$image" "$context")"
+# The image this tag named before (another binary): removed unless still in use.
+if [ -n "$old" ] && [ "$old" != "$new" ]; then "${podman[@]}" rmi "$old" >/dev/null 2>&1 || true; fi
 echo "$image"
