@@ -48,8 +48,8 @@ build_base() { # $1: output tarball
     # Every executable and what only they use: shells, dpkg/apt/debconf, perl, awk, openssl.
     rm -rf bin sbin usr/bin usr/sbin usr/libexec usr/games usr/local/* \
       usr/share/{doc,man,info,locale,lintian,perl5,debconf,bug,menu,common-licenses,gcc,gdb,bash-completion,pixmaps} \
-      usr/lib/x86_64-linux-gnu/{perl-base,gconv,engines-3,ossl-modules,libssl.so*,libcrypto.so*} \
-      usr/lib/ssl usr/share/ca-certificates.tmp etc/apt etc/dpkg etc/debconf.conf etc/ca-certificates \
+      usr/lib/*-linux-gnu/{perl-base,gconv,engines-3,ossl-modules,libssl.so*,libcrypto.so*} \
+      usr/lib/ssl etc/apt etc/dpkg etc/debconf.conf etc/ca-certificates \
       etc/update-motd.d etc/profile.d etc/skel etc/ssl/openssl.cnf etc/ssl/private etc/default \
       var/cache/* var/lib/dpkg var/lib/apt var/log/* dev
     mkdir -p bin sbin usr/bin usr/sbin dev proc sys
