@@ -366,21 +366,41 @@ fn percent_at(hay: &[u8], i: usize) -> Option<u8> {
 /// `start..end` widened to the run of token characters ([`token_byte`])
 /// around it. Going back, a `=` ends the run (`token=…`: base64 pads only
 /// at its end), and so does an escape of a character that is not a
-/// token's (`Basic%20…`), either way.
+/// token's (`Basic%20…`), either way. Inside a URL ([`in_url`]) a `/`
+/// ends it too: a token in a path masks its segment, not the host's port
+/// and the rest of the path (break-it 34 L4 showed a probe
+/// `http://127.0.0.1:9/bot…/getMe` as `http://127.0.0.1:***`).
 fn token_run(hay: &[u8], mut start: usize, mut end: usize) -> (usize, usize) {
+    let url = in_url(hay, start);
+    let widens = |b: u8| token_byte(b) && !(url && b == b'/');
     loop {
         if start >= 3 && percent_at(hay, start - 3).is_some_and(|b| !token_byte(b)) {
             break;
         }
         match start.checked_sub(1).map(|i| hay[i]) {
-            Some(b) if b != b'=' && token_byte(b) => start -= 1,
+            Some(b) if b != b'=' && widens(b) => start -= 1,
             _ => break,
         }
     }
-    while end < hay.len() && token_byte(hay[end]) && percent_at(hay, end).is_none_or(token_byte) {
+    while end < hay.len() && widens(hay[end]) && percent_at(hay, end).is_none_or(token_byte) {
         end += 1;
     }
     (start, end)
+}
+
+/// Most bytes looked back from a match for the `://` of a URL holding it.
+const URL_LOOKBACK: usize = 2048;
+
+/// Whether `hay[at]` is inside a URL: a `://` before it in the same word
+/// (no blank, quote or angle bracket between), at most [`URL_LOOKBACK`]
+/// bytes back.
+fn in_url(hay: &[u8], at: usize) -> bool {
+    let from = at.saturating_sub(URL_LOOKBACK);
+    let word = hay[from..at]
+        .iter()
+        .rposition(|b| b.is_ascii_whitespace() || b"\"'<>`".contains(b))
+        .map_or(from, |i| from + i + 1);
+    hay[word..at].windows(3).any(|w| w == b"://")
 }
 
 fn floor_boundary(text: &str, mut i: usize) -> usize {
@@ -711,6 +731,28 @@ mod tests {
             ] {
                 assert_eq!(r.redact(&said), shown, "{said}");
             }
+        }
+    }
+
+    /// Break-it 34 L4: a held token in a URL's path masked the run of token
+    /// characters around it, `/` included: `http://127.0.0.1:***`. In a URL
+    /// a `/` ends the run; elsewhere the whole token is masked as before.
+    #[test]
+    fn a_held_token_in_a_url_path_masks_its_segment_only() {
+        const HELD: &str = "PathTokQ7h3k9q2w8e5x1";
+        let r = Redactor::new([HELD, "Ab/Cd+Ef9Zq8Lp4Wm2Xk7"]);
+        for (said, shown) in [
+            (
+                "GET http://127.0.0.1:9/v1/PathTokQ7h3k9q2w8e5x1/status failed",
+                "GET http://127.0.0.1:9/v1/***/status failed",
+            ),
+            ("url (https://h.example/x-PathTokQ7h3k9q2w8e5x1-y/z?n=1)", "url (https://h.example/***/z?n=1)"),
+            ("\"http://h:1/Ab/Cd+Ef9Zq8Lp4Wm2Xk7/s\"", "\"http://h:1/***/s\""),
+            // Not in a URL: the whole run, `/` included.
+            ("path v1/PathTokQ7h3k9q2w8e5x1/status", "path ***"),
+            ("http://h:1/ok then v1/PathTokQ7h3k9q2w8e5x1/x", "http://h:1/ok then ***"),
+        ] {
+            assert_eq!(r.redact(said), shown, "{said}");
         }
     }
 
