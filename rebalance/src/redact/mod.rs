@@ -37,8 +37,20 @@
 //!   blocks): a run of byte tokens read back to bytes and masked when
 //!   they hold 12+ bytes of a held value or key ([`runs`]).
 //!
-//! Not found (break-it 34, left): base32, base64 or hex of its UTF-16,
-//! base64 of its base64, reversed text or hex, rot13.
+//! - its rarer forms ([`rare`]): base32 (standard and `base32hex`
+//!   alphabets, padded or not, any case, inside a longer encoded text at
+//!   any byte alignment), the base64 and hex of its UTF-16 (LE and BE:
+//!   PowerShell's `-EncodedCommand`, also inside a longer command), the
+//!   base64 of its base64, the value reversed, its hex reversed and the
+//!   hex of its bytes reversed, its rot13 — each cut short too (prefixes
+//!   and suffixes from 8 characters; a piece cut at both ends from 15
+//!   characters of an encoded one, from 12 of the reversed or rot13 text).
+//!
+//! Not found: a piece cut at both ends shorter than 12 characters of a
+//! form (15 of a rare encoded form); an encoding of an encoding other than
+//! base64 twice (base32 of its hex, rot13 of its base64, …); a credential
+//! split by two or more different separators; anything that decodes only
+//! with a key (encryption) or loses its bytes (a hash).
 //!
 //! A match inside a longer run of token characters (letters, digits,
 //! `-._~+/=%`) masks the whole run: a held `sha256~HELD…` masked first
@@ -71,6 +83,7 @@ mod keys;
 mod layers;
 mod nfd;
 pub mod patterns;
+mod rare;
 mod runs;
 
 use std::sync::Arc;
