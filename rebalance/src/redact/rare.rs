@@ -7,8 +7,9 @@
 //! bytes reversed and its hex reversed; its rot13.
 //!
 //! Each is one more literal form, looked for as [`forms`](super::forms)
-//! looks for the others (one automaton; its windows and ends, so a cut
-//! echo is found the same way). ASCII case is ignored by the matching, so
+//! looks for the others (one automaton; its prefixes and suffixes, and its
+//! windows — every `RARE_STRIDE` (4) characters for the encoded ones — so
+//! a cut echo is found the same way). ASCII case is ignored by the matching, so
 //! lower-case base32 is found too.
 
 use base64::engine::general_purpose::{STANDARD, URL_SAFE};
@@ -212,6 +213,13 @@ mod tests {
             ),
             "reversed 0-bew nip reniatnoc deliaf gnitratser ffo-kcaB".to_string(),
             "Uryyb, Jbeyq: 0/2 nodes are available".to_string(),
+            // A look-alike of the token (its first 4 characters, then others) in its rare forms.
+            format!(
+                "b32 {} rot {} rev {}",
+                base32(b"LiveWikR8j4l0r3x9f6s2uAA", BASE32),
+                rot13("LiveWikR8j4l0r3x9f6s2uAA"),
+                "AAu2s6f9x3r0l4j8RkiWeviL"
+            ),
         ] {
             assert_eq!(r.redact(&kept), kept);
         }
