@@ -354,4 +354,43 @@ mod tests {
             }
         }
     }
+
+    /// Break-it 34 H2 follow-up: an EC client key's private scalar as
+    /// `openssl pkey -text` prints it (`priv:` then 15 bytes a line) and in
+    /// decimal (Python's `private_numbers().private_value`). Keys made with
+    /// `openssl genpkey -algorithm EC` for this test (P-256 as PKCS#8 and as
+    /// SEC1 `EC PRIVATE KEY`, P-384 as PKCS#8); the decimals are their scalars.
+    #[test]
+    fn an_ec_client_keys_private_scalar_is_held_as_openssl_block_and_in_decimal() {
+        use base64::engine::general_purpose::STANDARD;
+        const P256_PKCS8: &str = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgnfuHM719bSJcMsTw\ndTnGY3gmA9z3fEcnMphb/axn4lChRANCAAQhBNHU1CJ59BV3gZcv+eU04ZP1frpS\n54P9BJbTLHeby8o8g9B5eJi2zKhZt3nrEyLrtqGBaoSdqugrZY+h7jJN\n-----END PRIVATE KEY-----\n";
+        const P256_SEC1: &str = "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIJ37hzO9fW0iXDLE8HU5xmN4JgPc93xHJzKYW/2sZ+JQoAoGCCqGSM49\nAwEHoUQDQgAEIQTR1NQiefQVd4GXL/nlNOGT9X66UueD/QSW0yx3m8vKPIPQeXiY\ntsyoWbd56xMi67ahgWqEnaroK2WPoe4yTQ==\n-----END EC PRIVATE KEY-----\n";
+        const P384_PKCS8: &str = "-----BEGIN PRIVATE KEY-----\nMIG2AgEAMBAGByqGSM49AgEGBSuBBAAiBIGeMIGbAgEBBDCv51NoZTnutMbt1buP\nalzO0wK0LiPow69SDVFqVchkjh4eXli48HVluc26KCQCFS+hZANiAATrMx+CEZZQ\nQd7gNH7kKg4MNnEtncgHRXFNndCqVqWkE2nHBfzND9mpGN48Lw+NzQ2nqqKmMuNh\nAwLyTve6ekpuitrnvmZTk14jt+CnwJqvOWTlUv+FligYA0JNjByKtis=\n-----END PRIVATE KEY-----\n";
+        const P256_PRIV: &str = "Private-Key: (256 bit)\npriv:\n    9d:fb:87:33:bd:7d:6d:22:5c:32:c4:f0:75:39:c6:\n    63:78:26:03:dc:f7:7c:47:27:32:98:5b:fd:ac:67:\n    e2:50\npub:";
+        const P256_D: &str = "71457528971501914706833809418871642757232070827967029844368005810844867224144";
+        const P384_PRIV: &str = "Private-Key: (384 bit)\npriv:\n    af:e7:53:68:65:39:ee:b4:c6:ed:d5:bb:8f:6a:5c:\n    ce:d3:02:b4:2e:23:e8:c3:af:52:0d:51:6a:55:c8:\n    64:8e:1e:1e:5e:58:b8:f0:75:65:b9:cd:ba:28:24:\n    02:15:2f\npub:";
+        const P384_D: &str = "27074044474248783527369946261591389516746128018532813461409196396514271489936607465979315460897599991302773887079727";
+        for (pem, block, d) in
+            [(P256_PKCS8, P256_PRIV, P256_D), (P256_SEC1, P256_PRIV, P256_D), (P384_PKCS8, P384_PRIV, P384_D)]
+        {
+            let config = config(&format!("    client-key-data: {}\n", STANDARD.encode(pem)));
+            for r in [redactor(&config), Redactor::for_records(values(&config).iter().map(String::as_str))] {
+                let head = block.split("\npriv:").next().unwrap_or_default();
+                assert_eq!(r.redact(block), format!("{head}\npriv:\n    ***\npub:"), "{pem}");
+                for (said, shown) in [
+                    (format!("d={d} end"), "d=*** end"),
+                    (format!("private_value: {d}\n"), "private_value: ***\n"),
+                    (format!("cut {} end", &d[20..50]), "cut *** end"),
+                    ("bits 256, count 7145752897 ok".to_string(), "bits 256, count 7145752897 ok"),
+                ] {
+                    assert_eq!(r.redact(&said), shown, "{said}");
+                }
+            }
+        }
+        // The P-256 key's scalar read from either wrapping.
+        let der = |pem: &str| STANDARD.decode(pem.lines().filter(|l| !l.starts_with("-----")).collect::<String>());
+        let (pkcs8, sec1) = (der(P256_PKCS8).expect("der"), der(P256_SEC1).expect("der"));
+        assert_eq!(crate::redact::key_values(&pkcs8), crate::redact::key_values(&sec1));
+        assert_eq!(crate::redact::key_values(&pkcs8)[0].trim_start_matches('\u{1}'), P256_D);
+    }
 }

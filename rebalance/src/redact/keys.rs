@@ -7,7 +7,10 @@
 //! Break-it 34 H2: `privateExponent` and `prime1` were stored whole in
 //! both forms. [`key_values`] holds the decimal of each private integer
 //! (d, p, q, dp, dq, qinv of PKCS#1 — the modulus and public exponent are
-//! public), read from the key's PKCS#1 or PKCS#8 DER.
+//! public), read from the key's PKCS#1 or PKCS#8 DER; of an EC key (SEC1
+//! `ECPrivateKey`, or PKCS#8 holding one), the decimal of its private
+//! scalar (`openssl pkey -text` prints it as the `priv:` block, Python's
+//! `private_numbers().private_value` and JWK tools in decimal).
 
 /// Fewest bytes of an integer held in decimal: the private numbers of a
 /// key are 64+ bytes (512-bit primes of a 1024-bit key); smaller ones (the
@@ -17,17 +20,50 @@ const MIN_INTEGER_BYTES: usize = 32;
 /// The values to [`hold`](super::hold) for a key's DER (PKCS#1
 /// `RSAPrivateKey`, or PKCS#8 holding one): the decimal of its private
 /// integers, each looked for by its 12-digit windows as an encoding
-/// ([`binary_values`](super::binary_values)). Not an RSA key (EC, or not
-/// DER): nothing (its bytes are held by their hex and base64).
+/// ([`binary_values`](super::binary_values)); of an EC key, the decimal
+/// of its private scalar. Neither (not DER): nothing (its bytes are held
+/// by their hex and base64).
 pub fn key_values(der: &[u8]) -> Vec<String> {
     let mut integers = Vec::new();
     collect_integers(der, 0, &mut integers);
     // PKCS#1's order: n, e, d, p, q, dp, dq, qinv; `e` is under 32 bytes.
     integers.retain(|i| i.len() >= MIN_INTEGER_BYTES);
     if integers.len() < 2 {
-        return Vec::new();
+        return ec_scalar(der, 0).map(|scalar| vec![super::forms::encoded(&decimal(&scalar))]).unwrap_or_default();
     }
     integers[1..].iter().map(|i| super::forms::encoded(&decimal(i))).collect()
+}
+
+/// Sizes of an EC private scalar, bytes: 20 (secp160) to 66 (P-521).
+const EC_SCALAR_BYTES: std::ops::RangeInclusive<usize> = 20..=66;
+
+/// The private scalar of the EC key in `der`: the OCTET STRING after
+/// `INTEGER 1` of a SEC1 `ECPrivateKey` SEQUENCE (RFC 5915 §3), found
+/// inside SEQUENCEs and OCTET STRINGs (PKCS#8 wraps it in one) at most
+/// `depth` 4 levels down.
+fn ec_scalar(der: &[u8], depth: usize) -> Option<Vec<u8>> {
+    if depth > 4 {
+        return None;
+    }
+    let mut at = 0;
+    let mut first = true;
+    while let Some((tag, start, end)) = element(der, at) {
+        if first && tag == 0x02 && der[start..end] == [1] {
+            if let Some((0x04, s, e)) = element(der, end) {
+                if EC_SCALAR_BYTES.contains(&(e - s)) {
+                    return Some(der[s..e].to_vec());
+                }
+            }
+        }
+        if matches!(tag, 0x30 | 0x04) {
+            if let Some(scalar) = ec_scalar(&der[start..end], depth + 1) {
+                return Some(scalar);
+            }
+        }
+        first = false;
+        at = end;
+    }
+    None
 }
 
 /// The contents of the INTEGERs in `der` (in order, a leading `00` kept),

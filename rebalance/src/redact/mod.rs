@@ -37,8 +37,20 @@
 //!   blocks): a run of byte tokens read back to bytes and masked when
 //!   they hold 12+ bytes of a held value or key ([`runs`]).
 //!
-//! Not found (break-it 34, left): base32, base64 or hex of its UTF-16,
-//! base64 of its base64, reversed text or hex, rot13.
+//! - its rarer forms ([`rare`]): base32 (standard and `base32hex`
+//!   alphabets, padded or not, any case, inside a longer encoded text at
+//!   any byte alignment), the base64 and hex of its UTF-16 (LE and BE:
+//!   PowerShell's `-EncodedCommand`, also inside a longer command), the
+//!   base64 of its base64, the value reversed, its hex reversed and the
+//!   hex of its bytes reversed, its rot13 — each cut short too (prefixes
+//!   and suffixes from 8 characters; a piece cut at both ends from 15
+//!   characters of an encoded one, from 12 of the reversed or rot13 text).
+//!
+//! Not found: a piece cut at both ends shorter than 12 characters of a
+//! form (15 of a rare encoded form); an encoding of an encoding other than
+//! base64 twice (base32 of its hex, rot13 of its base64, …); a credential
+//! split by two or more different separators; anything that decodes only
+//! with a key (encryption) or loses its bytes (a hash).
 //!
 //! A match inside a longer run of token characters (letters, digits,
 //! `-._~+/=%`) masks the whole run: a held `sha256~HELD…` masked first
@@ -71,6 +83,7 @@ mod keys;
 mod layers;
 mod nfd;
 pub mod patterns;
+mod rare;
 mod runs;
 
 use std::sync::Arc;
@@ -366,21 +379,41 @@ fn percent_at(hay: &[u8], i: usize) -> Option<u8> {
 /// `start..end` widened to the run of token characters ([`token_byte`])
 /// around it. Going back, a `=` ends the run (`token=…`: base64 pads only
 /// at its end), and so does an escape of a character that is not a
-/// token's (`Basic%20…`), either way.
+/// token's (`Basic%20…`), either way. Inside a URL ([`in_url`]) a `/`
+/// ends it too: a token in a path masks its segment, not the host's port
+/// and the rest of the path (break-it 34 L4 showed a probe
+/// `http://127.0.0.1:9/bot…/getMe` as `http://127.0.0.1:***`).
 fn token_run(hay: &[u8], mut start: usize, mut end: usize) -> (usize, usize) {
+    let url = in_url(hay, start);
+    let widens = |b: u8| token_byte(b) && !(url && b == b'/');
     loop {
         if start >= 3 && percent_at(hay, start - 3).is_some_and(|b| !token_byte(b)) {
             break;
         }
         match start.checked_sub(1).map(|i| hay[i]) {
-            Some(b) if b != b'=' && token_byte(b) => start -= 1,
+            Some(b) if b != b'=' && widens(b) => start -= 1,
             _ => break,
         }
     }
-    while end < hay.len() && token_byte(hay[end]) && percent_at(hay, end).is_none_or(token_byte) {
+    while end < hay.len() && widens(hay[end]) && percent_at(hay, end).is_none_or(token_byte) {
         end += 1;
     }
     (start, end)
+}
+
+/// Most bytes looked back from a match for the `://` of a URL holding it.
+const URL_LOOKBACK: usize = 2048;
+
+/// Whether `hay[at]` is inside a URL: a `://` before it in the same word
+/// (no blank, quote or angle bracket between), at most [`URL_LOOKBACK`]
+/// bytes back.
+fn in_url(hay: &[u8], at: usize) -> bool {
+    let from = at.saturating_sub(URL_LOOKBACK);
+    let word = hay[from..at]
+        .iter()
+        .rposition(|b| b.is_ascii_whitespace() || b"\"'<>`".contains(b))
+        .map_or(from, |i| from + i + 1);
+    hay[word..at].windows(3).any(|w| w == b"://")
 }
 
 fn floor_boundary(text: &str, mut i: usize) -> usize {
@@ -711,6 +744,28 @@ mod tests {
             ] {
                 assert_eq!(r.redact(&said), shown, "{said}");
             }
+        }
+    }
+
+    /// Break-it 34 L4: a held token in a URL's path masked the run of token
+    /// characters around it, `/` included: `http://127.0.0.1:***`. In a URL
+    /// a `/` ends the run; elsewhere the whole token is masked as before.
+    #[test]
+    fn a_held_token_in_a_url_path_masks_its_segment_only() {
+        const HELD: &str = "PathTokQ7h3k9q2w8e5x1";
+        let r = Redactor::new([HELD, "Ab/Cd+Ef9Zq8Lp4Wm2Xk7"]);
+        for (said, shown) in [
+            (
+                "GET http://127.0.0.1:9/v1/PathTokQ7h3k9q2w8e5x1/status failed",
+                "GET http://127.0.0.1:9/v1/***/status failed",
+            ),
+            ("url (https://h.example/x-PathTokQ7h3k9q2w8e5x1-y/z?n=1)", "url (https://h.example/***/z?n=1)"),
+            ("\"http://h:1/Ab/Cd+Ef9Zq8Lp4Wm2Xk7/s\"", "\"http://h:1/***/s\""),
+            // Not in a URL: the whole run, `/` included.
+            ("path v1/PathTokQ7h3k9q2w8e5x1/status", "path ***"),
+            ("http://h:1/ok then v1/PathTokQ7h3k9q2w8e5x1/x", "http://h:1/ok then ***"),
+        ] {
+            assert_eq!(r.redact(said), shown, "{said}");
         }
     }
 

@@ -211,15 +211,22 @@ mod tests {
     fn a_token_in_a_probe_urls_path_is_held_and_shown_masked() {
         let url = "http://127.0.0.1:9/bot123456:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/getMe";
         let p = Probe::parse(&format!("app=web={url}")).expect("probe");
-        // A match masks the run of token characters around it (`/` is
-        // base64's): the port and the path go with it.
-        assert_eq!(p.spec(), "app=web=http://127.0.0.1:***");
-        assert_eq!(p.shown_target("web", "web-0"), "http://127.0.0.1:***");
+        // Only the segment holding it is masked: the host, port and the
+        // rest of the path are not secret (the run of token characters
+        // around a match stops at a URL's `/`).
+        assert_eq!(p.spec(), "app=web=http://127.0.0.1:9/***/getMe");
+        assert_eq!(p.shown_target("web", "web-0"), "http://127.0.0.1:9/***/getMe");
+        assert_eq!(
+            crate::redact::held().redact(&format!("no answer from {url}: error sending request for url ({url})")),
+            "no answer from http://127.0.0.1:9/***/getMe: error sending request for url (http://127.0.0.1:9/***/getMe)"
+        );
         assert_eq!(p.target("web", "web-0").expect("valid").0, url);
         assert_eq!(
             crate::redact::held().redact("no answer from AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"),
             "no answer from ***"
         );
+        let p = Probe::parse("app=web=http://127.0.0.1:9/api/v1/PathTokQ7h3k9q2w8e5x1/status?n=1").expect("probe");
+        assert_eq!(p.shown_target("web", "web-0"), "http://127.0.0.1:9/api/v1/***/status?n=1");
     }
 
     #[test]
