@@ -24,6 +24,10 @@ pub struct Cli {
     /// More log output on stderr (-v info, -vv debug; or KDRIFT_LOG=…).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
+    /// The format of log lines and progress on stderr: `text` (a bar on a terminal, plain lines otherwise) or
+    /// `json` (one JSON object a line, for in-cluster runs). `NO_COLOR` turns off colour and the bar.
+    #[arg(long, global = true, value_enum, env = "KDRIFT_LOG_FORMAT", default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
     /// The widest a table cell is printed, in characters: a longer value is cut and ends with `…`
     /// (`-o json` keeps every value whole). 0: no cut.
     #[arg(long, global = true, value_name = "N", default_value_t = crate::render::MAX_CELL_WIDTH)]
@@ -39,6 +43,15 @@ pub enum Output {
     /// Human-readable tables.
     Table,
     /// One JSON document.
+    Json,
+}
+
+/// Log formats on stderr (`--log-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines (and a progress bar on a terminal).
+    Text,
+    /// One JSON object a line: log events and progress (tracing-subscriber's JSON format, flattened).
     Json,
 }
 

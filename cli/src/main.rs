@@ -21,7 +21,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
-    init_tracing(cli.verbose);
+    let mode = progress::mode::init(cli.log_format);
+    init_tracing(cli.verbose, mode);
     match cmd::run(cli) {
         Ok(code) => code,
         Err(err) => {
@@ -41,18 +42,27 @@ fn main() -> ExitCode {
     }
 }
 
-fn init_tracing(verbose: u8) {
+/// Log lines on stderr: text (ANSI colour only in the bar mode: a terminal
+/// without `NO_COLOR`) or, with `--log-format json`, one flattened JSON
+/// object a line, progress events (target `kdrift::progress`) included.
+fn init_tracing(verbose: u8, mode: progress::mode::Mode) {
     // kube's client logs each failed request at ERROR (and its watcher each
     // retry): kdrift reports the same failure once, with what to do.
     let level = match verbose {
-        0 => "warn,kube_client=off,kube_runtime=off",
+        0 => "warn,kdrift::progress=info,kube_client=off,kube_runtime=off",
         1 => "info,kube_client=error,kube_runtime=error",
         _ => "debug",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("KDRIFT_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(|| RedactedStderr).with_ansi(ansi).try_init();
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(|| RedactedStderr);
+    let _ = match mode {
+        progress::mode::Mode::Json => {
+            builder.json().flatten_event(true).with_current_span(false).with_span_list(false).try_init()
+        }
+        progress::mode::Mode::Bar => builder.with_ansi(true).try_init(),
+        progress::mode::Mode::Plain => builder.with_ansi(false).try_init(),
+    };
 }
 
 /// stderr for log lines, each redacted of every credential held

@@ -82,12 +82,14 @@ pub use document::{
 pub use document::{PlanDocument, PlanInputs, PlanSource};
 pub use error::ModelError;
 #[cfg(feature = "cluster")]
+pub use execute::progress;
+#[cfg(feature = "cluster")]
 pub use execute::sessions;
 #[cfg(feature = "cluster")]
 pub use execute::{
     apply_plan, kinds, needs_pvcs, plan_document, read_snapshot, run_rebalance, ClientError, ClusterClient, EventSink,
-    EvictionOutcome, EvictionRequest, EvictionResult, ExecuteOptions, ExecutionReport, KubeClient, LiveSnapshot,
-    PodPatcher, Probe, Replacement, RunOutcome, RunSettings, SkipCause,
+    EvictionOutcome, EvictionRequest, EvictionResult, ExecuteOptions, ExecutionProgress, ExecutionReport, KubeClient,
+    LiveSnapshot, NoProgress, PodPatcher, Probe, ProgressHandle, Replacement, RunOutcome, RunSettings, SkipCause, Step,
 };
 #[cfg(feature = "cluster")]
 pub use execute::{ExecuteError, ProbeError};

@@ -608,3 +608,134 @@ fn run_with_yes_executes_the_whole_policy_and_the_store_names_each_plugin() {
     want.sort();
     assert_eq!(triggered, want, "{}", stdout(&q));
 }
+
+/// The stderr lines of a run, each `m:ss` clock read as `M:SS` (the waits vary).
+fn progress_lines(err: &str) -> Vec<String> {
+    err.lines()
+        .filter(|l| l.starts_with('['))
+        .map(|l| {
+            l.split(' ')
+                .map(|w| {
+                    let clock = w.split_once(':').is_some_and(|(m, s)| {
+                        !m.is_empty()
+                            && m.bytes().all(|b| b.is_ascii_digit())
+                            && s.len() == 2
+                            && s.bytes().all(|b| b.is_ascii_digit())
+                    });
+                    if clock {
+                        "M:SS"
+                    } else {
+                        w
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
+/// Issue 38 item 3: with stderr not a terminal (a CronJob's log), `rebalance
+/// apply` writes two plain lines per eviction as it happens (evicted, then
+/// replaced, on the node the fake lands it on, against the simulation's
+/// prediction) and one for the eviction a PodDisruptionBudget refused,
+/// counted `[i/N]` in plan order; stdout keeps the report alone.
+#[test]
+fn apply_prints_a_plain_progress_line_per_eviction_in_order() {
+    let e = env();
+    let file = e.path("plan.json");
+    let policy = e.policy.display().to_string();
+    e.with_cluster(&["rebalance", "plan", "--policy", &policy, "--simulate", "--out", &file]).assert().success();
+    e.kube.fail_evictions(kdrift_tests::fake_kube::EvictionFault::TooManyRequests, Some(("apps", "w1")), None);
+    let originals = e.kube.objects("v1", "Pod");
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let applied = std::thread::scope(|scope| {
+        scope.spawn(|| busy_cluster::replace_evicted(&e.kube, &originals, "node-3", &stop));
+        let a = e.with_cluster(&["rebalance", "apply", &file, "--ready-timeout", "30s"]).assert().success();
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        a
+    });
+    let err = stderr(&applied);
+    assert_eq!(
+        progress_lines(&err),
+        [
+            "[1/4] evicted apps/w0 from node-1 — waiting for its replacement",
+            "[1/4] apps/w0 replaced by apps/w0-r on node-3 (predicted node-2) after M:SS",
+            "[2/4] apps/w1 refused by a PodDisruptionBudget: Cannot evict pod as it would violate the pod's disruption budget.",
+            "[3/4] evicted apps/w2 from node-1 — waiting for its replacement",
+            "[3/4] apps/w2 replaced by apps/w2-r on node-3 (predicted node-2) after M:SS",
+            "[4/4] evicted apps/w3 from node-1 — waiting for its replacement",
+            "[4/4] apps/w3 replaced by apps/w3-r on node-3 after M:SS",
+        ],
+        "{err}"
+    );
+    assert!(!err.contains('\r') && !err.contains('\u{1b}'), "no carriage return, no ANSI: {err:?}");
+    assert!(!stdout(&applied).contains("[1/4]"), "progress stays off stdout");
+}
+
+/// `--log-format json`: every stderr line is a JSON object; the progress
+/// events (target `kdrift::progress`) carry the eviction's fields.
+#[test]
+fn apply_with_log_format_json_writes_progress_as_json_events() {
+    let e = env();
+    let file = e.path("plan.json");
+    let policy = e.policy.display().to_string();
+    e.with_cluster(&["rebalance", "plan", "--policy", &policy, "--out", &file]).assert().success();
+    let applied = e
+        .with_cluster(&["rebalance", "apply", &file, "--ready-timeout", "0", "--log-format", "json"])
+        .assert()
+        .success();
+    let err = stderr(&applied);
+    let events: Vec<Value> =
+        err.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|x| panic!("not JSON ({x}): {l}"))).collect();
+    let progress: Vec<(String, u64, u64, String, String, String)> = events
+        .iter()
+        .filter(|v| v["target"] == "kdrift::progress")
+        .map(|v| {
+            assert_eq!(v["level"], "INFO", "{v}");
+            (
+                v["event"].as_str().unwrap_or("").to_string(),
+                v["index"].as_u64().unwrap_or(0),
+                v["total"].as_u64().unwrap_or(0),
+                v["pod"].as_str().unwrap_or("").to_string(),
+                v["node"].as_str().unwrap_or("").to_string(),
+                v["outcome"].as_str().unwrap_or("-").to_string(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, u64, u64, String, String, String)> = (0..4u64)
+        .flat_map(|i| {
+            let pod = format!("apps/w{i}");
+            [
+                ("evicted".to_string(), i + 1, 4, pod.clone(), "node-1".to_string(), "-".to_string()),
+                ("settled".to_string(), i + 1, 4, pod, "node-1".to_string(), "Evicted".to_string()),
+            ]
+        })
+        .collect();
+    assert_eq!(progress, want, "{err}");
+    let first = events.iter().find(|v| v["target"] == "kdrift::progress").expect("an event");
+    assert_eq!(first["message"], "[1/4] evicted apps/w0 from node-1");
+}
+
+/// `NO_COLOR`: the progress lines are there, with no escape byte.
+#[test]
+fn apply_with_no_color_writes_no_escape_byte() {
+    let e = env();
+    let file = e.path("plan.json");
+    let policy = e.policy.display().to_string();
+    e.with_cluster(&["rebalance", "plan", "--policy", &policy, "--out", &file]).assert().success();
+    let applied = e
+        .with_cluster(&["rebalance", "apply", &file, "--ready-timeout", "0", "-v"])
+        .env("NO_COLOR", "1")
+        .assert()
+        .success();
+    let err = stderr(&applied);
+    assert!(!err.contains('\u{1b}'), "{err:?}");
+    assert_eq!(
+        progress_lines(&err)[..2],
+        [
+            "[1/4] evicted apps/w0 from node-1".to_string(),
+            "[1/4] apps/w0 evicted; its replacement not awaited (--ready-timeout 0)".to_string()
+        ],
+        "{err}"
+    );
+}

@@ -1,6 +1,7 @@
 //! `kdrift rebalance apply PLAN.json` and `kdrift rebalance run --yes`: the
 //! commands that evict. The executor lives in `kdrift_rebalance` (`execute/`);
-//! here: reading the plan file, connecting, choosing the sink, rendering,
+//! here: reading the plan file, connecting, choosing the sink, rendering
+//! (each eviction's progress on stderr as it happens: [`Evictions`]),
 //! and the exit code — 0 the run succeeded (evictions made, refused by a
 //! PodDisruptionBudget or skipped), 1 refused because the cluster drifted
 //! from the plan (nothing evicted), 2 stopped after a failure, or records
@@ -14,11 +15,12 @@ use anyhow::Context;
 use kdrift_rebalance::PlanDocument;
 use kdrift_rebalance::PlanOptions;
 use kdrift_rebalance::{apply_plan, run_rebalance};
-use kdrift_rebalance::{ExecuteOptions, ExecutionReport, RunOutcome};
+use kdrift_rebalance::{ExecuteOptions, ExecutionReport, ProgressHandle, RunOutcome};
 
 use super::cluster::{self, Sink};
 use super::rebalance::{note_default_policy, read_policy};
 use crate::args::{Cli, ExecuteArgs, Output, RebalanceApplyArgs, RebalanceRunArgs};
+use crate::progress::evictions::Evictions;
 use crate::render;
 
 /// The executor options from the flags.
@@ -29,6 +31,7 @@ fn options(args: &ExecuteArgs, replan: bool) -> ExecuteOptions {
         probes: args.probes.clone(),
         replan,
         poll_interval: Duration::from_secs(2),
+        progress: ProgressHandle::new(Evictions::new()),
         ..ExecuteOptions::default()
     }
 }
@@ -46,6 +49,8 @@ pub fn apply(cli: &Cli, args: &RebalanceApplyArgs) -> anyhow::Result<ExitCode> {
         None => Sink::Memory(Vec::new()),
     };
     let (report, executed) = runtime.block_on(apply_plan(&client, &doc, &options, &mut sink))?;
+    // The bar (on a terminal) is cleared before the report.
+    drop(options);
     drop(sink);
     keep_after_ingest(store.as_ref())?;
     finish(cli, &report, &executed, args.out.as_deref())
@@ -79,6 +84,8 @@ pub fn run(cli: &Cli, args: &RebalanceRunArgs) -> anyhow::Result<ExitCode> {
         &options,
         &mut sink,
     ))?;
+    // The bar (on a terminal) is cleared before the report.
+    drop(options);
     drop(sink);
     keep_after_ingest(store.as_ref())?;
     finish(cli, &report, &executed, args.out.as_deref())

@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use super::client::{is_pdb_refusal, kinds, ClientError, ClusterClient, EvictionRequest};
 use super::probe::{self, ProbeAnswer};
+use super::progress::Step;
 use super::record::{attempt_event, replacement_event, run_name, run_object, EventSink};
 use super::replacement::wait_replacement;
 use super::report::{EvictionOutcome, EvictionResult, ExecutionReport, Replacement, RunOutcome, SkipCause};
@@ -135,8 +136,22 @@ pub(super) async fn execute<C: ClusterClient, S: EventSink>(
         run: report.run.clone(),
     };
     let ctx = Ctx { client, policy, options, http, shared: &shared };
-    let mut results: Vec<EvictionResult> =
-        stream::iter(doc.evictions.iter()).map(|e| one(&ctx, e)).buffer_unordered(options.concurrency).collect().await;
+    let total = doc.evictions.len();
+    options.progress.0.planned(total);
+    let mut results: Vec<EvictionResult> = stream::iter(doc.evictions.iter().enumerate())
+        .map(|(i, e)| {
+            let ctx = &ctx;
+            async move {
+                let pod = e.pod.key();
+                let step = Step { index: i + 1, total, pod: &pod, node: &e.node };
+                let result = one(ctx, e, step).await;
+                ctx.options.progress.0.settled(step, &result.outcome);
+                result
+            }
+        })
+        .buffer_unordered(options.concurrency)
+        .collect()
+        .await;
     results.sort_by_key(|r| r.order);
     drop(ctx);
     report.results = results;
@@ -150,7 +165,11 @@ pub(super) async fn execute<C: ClusterClient, S: EventSink>(
 }
 
 /// One planned eviction, start to end.
-async fn one<C: ClusterClient, S: EventSink>(ctx: &Ctx<'_, '_, C, S>, e: &PlannedEviction) -> EvictionResult {
+async fn one<C: ClusterClient, S: EventSink>(
+    ctx: &Ctx<'_, '_, C, S>,
+    e: &PlannedEviction,
+    step: Step<'_>,
+) -> EvictionResult {
     let started_at = Utc::now();
     let finish = |outcome: EvictionOutcome| EvictionResult {
         order: e.order,
@@ -227,6 +246,7 @@ async fn one<C: ClusterClient, S: EventSink>(ctx: &Ctx<'_, '_, C, S>, e: &Planne
     }
     let evicted = EvictionOutcome::Evicted { attempts, replacement: Replacement::NotWaited };
     ctx.shared.record(attempt_event(&ctx.shared.run, e, &evicted, Utc::now()));
+    ctx.options.progress.0.evicted(step, !ctx.options.ready_timeout.is_zero());
     let replacement = wait_replacement(ctx, e, &pod, evicted_at).await;
     ctx.shared.record(replacement_event(&ctx.shared.run, e, &replacement, Utc::now()));
     finish(EvictionOutcome::Evicted { attempts, replacement })

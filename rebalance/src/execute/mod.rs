@@ -24,7 +24,8 @@
 //!   prediction.
 //!
 //! Every attempt and replacement is an Event, and the run a `RebalanceRun`,
-//! handed to an [`EventSink`] ([`record`]).
+//! handed to an [`EventSink`] ([`record`]); each eviction's progress, as it
+//! happens, goes to [`ExecuteOptions::progress`] ([`progress`]).
 
 pub mod client;
 mod evict;
@@ -32,6 +33,7 @@ mod evict;
 mod fake;
 mod kube_client;
 pub mod probe;
+pub mod progress;
 pub mod record;
 mod replacement;
 pub mod report;
@@ -47,6 +49,7 @@ use chrono::Utc;
 pub use client::{kinds, ClientError, ClusterClient, EvictionRequest, PodPatcher};
 pub use kube_client::KubeClient;
 pub use probe::{Probe, ProbeError};
+pub use progress::{ExecutionProgress, NoProgress, ProgressHandle, Step};
 pub use record::EventSink;
 pub use report::{EvictionOutcome, EvictionResult, ExecutionReport, Replacement, RunOutcome, RunSettings, SkipCause};
 pub use snapshot::{needs_pvcs, read_snapshot, LiveSnapshot};
@@ -98,6 +101,8 @@ pub struct ExecuteOptions {
     pub probes: Vec<Probe>,
     /// `apply`: when the cluster drifted, plan again and execute the new plan.
     pub replan: bool,
+    /// Told of each eviction as it happens (default: nobody).
+    pub progress: ProgressHandle,
 }
 
 impl Default for ExecuteOptions {
@@ -111,6 +116,7 @@ impl Default for ExecuteOptions {
             backoff: Duration::from_secs(1),
             probes: Vec::new(),
             replan: false,
+            progress: ProgressHandle::default(),
         }
     }
 }

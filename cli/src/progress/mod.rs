@@ -1,7 +1,12 @@
-//! The ingest progress bar on stderr (indicatif). It draws only when stderr
-//! is a terminal; otherwise it stays silent so logs and pipes stay clean.
+//! Progress on stderr (indicatif). [`mode`] chooses, once, between a bar
+//! (a terminal without `NO_COLOR`), plain lines and JSON log events;
+//! [`evictions`] renders `rebalance apply`/`run`; the ingest bars here draw
+//! only in the bar mode and stay silent otherwise so logs and pipes stay clean.
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+pub mod evictions;
+pub mod mode;
+
+use indicatif::{ProgressBar, ProgressStyle};
 use kdrift_ingest::{Failure, Layout, PullProgress, Window, WindowReport};
 use kdrift_ingest::{FileSummary, Progress};
 
@@ -11,9 +16,9 @@ pub struct Bar {
 }
 
 impl Bar {
-    /// A bar drawing on stderr (hidden when stderr is not a terminal).
+    /// A bar drawing on stderr (hidden unless in the bar [`mode`]).
     pub fn new() -> Bar {
-        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+        let bar = ProgressBar::with_draw_target(Some(0), mode::draw_target());
         bar.set_style(
             ProgressStyle::with_template("{spinner} {bytes}/{total_bytes} {wide_bar} {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -51,9 +56,9 @@ pub struct PullBar {
 }
 
 impl PullBar {
-    /// A bar drawing on stderr (hidden when stderr is not a terminal).
+    /// A bar drawing on stderr (hidden unless in the bar [`mode`]).
     pub fn new() -> PullBar {
-        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+        let bar = ProgressBar::with_draw_target(Some(0), mode::draw_target());
         bar.set_style(
             ProgressStyle::with_template("{spinner} window {pos}/{len} {wide_bar} {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
