@@ -23,6 +23,7 @@
 //! - `run_checks`: what a committed run stored that its user should hear about;
 //! - `record_mask`: credentials masked in every record before it is staged;
 //! - `usage`: measured usage samples (schema v17), one window committed atomically ([`Store::commit_usage`]);
+//! - `migration_progress`: each step of migrating an existing store, told to the caller ([`MigrationProgress`]);
 //! - `remodel`: every stored pod version's model derived again from its object (migration 16);
 //! - [`Row`], [`Param`], [`params!`]: what callers of a named query see of a row and its parameters;
 //! - `test_support` (feature `test-support`): raw SQL for the tests of other crates.
@@ -31,6 +32,7 @@ mod catalog;
 mod columns;
 mod drain_moves;
 mod instant;
+mod migration_progress;
 mod parallel;
 mod prepare;
 mod reader;
@@ -53,6 +55,7 @@ pub use catalog::{list_queries, run_query, CatalogError, ParamKind, ParamSpec, Q
 pub use columns::{Batches, Bools, Columns, Int32s, Int64s, Text, Times};
 pub use drain_moves::{DrainMovesToKeep, KeptEpisode, KeptMove, KeptMoves, KeptReplacement};
 pub use instant::{parse_instant, plausible_range, InstantError, InstantListError};
+pub use migration_progress::{MigrationProgress, NoMigrationProgress};
 pub use parallel::map_ordered;
 pub use prepare::{prepare, prepare_all, Prepared, StagingRow};
 pub use reader::Reader;
@@ -344,6 +347,15 @@ impl Store {
     /// that is not a DuckDB database, [`StoreError::NotAStore`],
     /// [`StoreError::TooNew`], or a failed migration query.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
+        Store::open_reporting(path, &NoMigrationProgress)
+    }
+
+    /// [`Store::open`], telling `progress` of each step of migrating an
+    /// existing store of an older schema.
+    ///
+    /// # Errors
+    /// As [`Store::open`].
+    pub fn open_reporting(path: &Path, progress: &dyn MigrationProgress) -> Result<Store, StoreError> {
         check_duckdb_header(path)?;
         if !path.exists() {
             create_in_place(path)?;
@@ -351,7 +363,7 @@ impl Store {
         let conn = Connection::open(path).map_err(|source| open_error(path, source))?;
         let mut store =
             Store { reader: Reader { conn, path: path.to_path_buf() }, abandoned: Vec::new(), unclosed: Vec::new() };
-        store.ensure_schema()?;
+        store.ensure_schema(progress)?;
         store.abandoned = store.close_abandoned_runs()?;
         // Rows an older kdrift left in the stored staging table (killed
         // mid-run): writers now stage in a TEMP table, which shadows the
@@ -411,6 +423,15 @@ impl Store {
     /// writes the file, or a failed migration (e.g. a read-only file of an
     /// older schema).
     pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
+        Store::open_existing_reporting(path, &NoMigrationProgress)
+    }
+
+    /// [`Store::open_existing`], telling `progress` of each step of
+    /// migrating a store of an older schema.
+    ///
+    /// # Errors
+    /// As [`Store::open_existing`].
+    pub fn open_existing_reporting(path: &Path, progress: &dyn MigrationProgress) -> Result<Store, StoreError> {
         if !path.exists() {
             return Err(StoreError::Missing { path: path.to_path_buf() });
         }
@@ -428,7 +449,7 @@ impl Store {
             // An older schema: migrated once, in place (the queries need the
             // new columns), then opened read-only again.
             drop(store);
-            let migrated = Store::open(path)?;
+            let migrated = Store::open_reporting(path, progress)?;
             let abandoned = migrated.abandoned.clone();
             drop(migrated);
             let mut store = Store::open_existing(path)?;
@@ -448,7 +469,7 @@ impl Store {
         StoreInterrupt(self.conn.interrupt_handle())
     }
 
-    fn ensure_schema(&self) -> Result<(), StoreError> {
+    fn ensure_schema(&self, progress: &dyn MigrationProgress) -> Result<(), StoreError> {
         let has_meta: i64 = self.query_one(&sql::HAS_META, [], |r| r.get(0))?;
         if has_meta == 0 {
             let tables: i64 = self.query_one(&sql::TABLE_COUNT, [], |r| r.get(0))?;
@@ -472,8 +493,9 @@ impl Store {
                  cannot open it afterwards)",
                 self.path.display()
             );
+            return self.migrate(found, progress);
         }
-        self.migrate(found)
+        self.migrate(found, &NoMigrationProgress)
     }
 
     /// Runs `work` in a transaction: committed when it succeeds, rolled back
@@ -491,14 +513,20 @@ impl Store {
     }
 
     /// Applies the migrations after version `found`, each in its own
-    /// transaction with the version it brings the store to.
-    fn migrate(&self, found: i64) -> Result<(), StoreError> {
+    /// transaction with the version it brings the store to, telling
+    /// `progress` of each.
+    fn migrate(&self, found: i64, progress: &dyn MigrationProgress) -> Result<(), StoreError> {
+        let mut from = found;
         for (version, ddl) in MIGRATIONS.iter().filter(|(v, _)| *v > found) {
+            progress.step(&self.path, from, *version);
+            let started = std::time::Instant::now();
             self.in_transaction(|| {
                 self.batch(ddl)?;
                 self.after_migration(*version)?;
                 self.execute(&sql::UPDATE_SCHEMA_VERSION, [version.to_string()]).map(|_| ())
             })?;
+            progress.step_done(&self.path, *version, started.elapsed());
+            from = *version;
         }
         Ok(())
     }
@@ -833,7 +861,7 @@ fn create_in_place(path: &Path) -> Result<(), StoreError> {
         })?;
         let store =
             Store { reader: Reader { conn, path: path.to_path_buf() }, abandoned: Vec::new(), unclosed: Vec::new() };
-        store.ensure_schema()?;
+        store.ensure_schema(&NoMigrationProgress)?;
         store.batch(&sql::CHECKPOINT)?;
         drop(store);
         match std::fs::hard_link(&tmp, path) {

@@ -609,6 +609,12 @@ fn an_ingest_sorts_its_lookup_tables_and_keeps_the_moves_and_says_so_with_v() {
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
     let said = format!("from schema version 12 to {}", kdrift_store::SCHEMA_VERSION);
     assert!(stderr.contains("migrating store") && stderr.contains(&said), "{stderr}");
+    // Issue 38 item 3: a plain line as each step begins (stderr is not a terminal).
+    let steps: Vec<&str> = stderr.lines().filter(|l| l.starts_with("kdrift: migrating the store")).collect();
+    let want: Vec<String> = (13..=kdrift_store::SCHEMA_VERSION)
+        .map(|v| format!("kdrift: migrating the store {} to schema v{v} (from v{}) …", db.display(), v - 1))
+        .collect();
+    assert_eq!(steps, want, "{stderr}");
     let out = kdrift().arg("-v").arg("--db").arg(&db).arg("skew").assert().success();
     assert!(!String::from_utf8_lossy(&out.get_output().stderr).contains("migrating"), "migrated once");
 }

@@ -54,7 +54,8 @@ pub fn open_store(db: &Path, no_store: bool) -> anyhow::Result<Option<Store>> {
     if no_store {
         return Ok(None);
     }
-    let store = Store::open(db).with_context(|| format!("opening store {} (or pass --no-store)", db.display()))?;
+    let store = Store::open_reporting(db, &crate::progress::migrations::Migrations::new())
+        .with_context(|| format!("opening store {} (or pass --no-store)", db.display()))?;
     crate::cmd::warn_abandoned_runs(&store)?;
     Ok(Some(store))
 }

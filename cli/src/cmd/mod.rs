@@ -26,6 +26,8 @@ use anyhow::Context;
 use chrono::{DateTime, Utc};
 use kdrift_store::Store;
 
+use crate::progress::migrations::Migrations;
+
 use crate::args::{Cli, Command, IngestCommand, PostmortemCommand, RebalanceCommand, SessionsCommand, TimelineCommand};
 
 /// Refuses a `--since` after `--until` (nothing can be in that range; the
@@ -70,7 +72,8 @@ pub(crate) fn warn_abandoned_runs(store: &Store) -> anyhow::Result<()> {
 /// # Errors
 /// The store cannot be opened.
 pub(crate) fn open_store(db: &Path) -> anyhow::Result<Store> {
-    let store = Store::open(db).with_context(|| format!("opening store {}", db.display()))?;
+    let store =
+        Store::open_reporting(db, &Migrations::new()).with_context(|| format!("opening store {}", db.display()))?;
     warn_abandoned_runs(&store)?;
     Ok(store)
 }
@@ -174,7 +177,8 @@ fn sort_when_grown(
 /// # Errors
 /// The store cannot be opened.
 pub(crate) fn open_existing_store(db: &Path) -> anyhow::Result<Store> {
-    let store = Store::open_existing(db).with_context(|| format!("opening store {}", db.display()))?;
+    let store = Store::open_existing_reporting(db, &Migrations::new())
+        .with_context(|| format!("opening store {}", db.display()))?;
     warn_abandoned_runs(&store)?;
     Ok(store)
 }
