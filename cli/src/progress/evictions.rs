@@ -93,10 +93,11 @@ impl ExecutionProgress for Evictions {
             ),
             Mode::Plain => mode::line(&format!("[{}/{}] {text}", step.index, step.total)),
             Mode::Bar if waits => {
-                let spinner = self.multi.add(ProgressBar::new_spinner());
-                spinner.set_style(style("{spinner} [{prefix}] {msg} {wait}"));
-                spinner.set_prefix(format!("{}/{}", step.index, step.total));
-                spinner.set_message(mode::redact(&text));
+                let spinner = ProgressBar::new_spinner()
+                    .with_style(style("{spinner} [{prefix}] {msg} {wait}"))
+                    .with_prefix(format!("{}/{}", step.index, step.total))
+                    .with_message(mode::redact(&text));
+                let spinner = self.multi.add(spinner);
                 spinner.enable_steady_tick(Duration::from_millis(250));
                 self.waiting.lock().unwrap_or_else(|p| p.into_inner()).insert(step.index, spinner);
             }
