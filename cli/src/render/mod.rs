@@ -11,6 +11,7 @@ pub mod rebalance;
 pub mod rebalance_exec;
 pub mod report;
 pub mod sessions;
+pub mod hot;
 pub mod skew;
 pub mod timeline;
 
