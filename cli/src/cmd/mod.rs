@@ -6,6 +6,7 @@ mod check;
 mod cluster;
 mod demo;
 mod explain;
+mod hotspots;
 mod ingest;
 mod ingest_prometheus;
 mod postmortem;
@@ -15,7 +16,6 @@ mod rebalance_exec;
 mod report;
 mod sessions;
 mod skew;
-mod hotspots;
 mod timeline;
 mod why_pending;
 

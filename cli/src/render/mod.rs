@@ -2,6 +2,7 @@
 //! machines. Nothing here computes a finding.
 
 pub mod api;
+pub mod hot;
 pub mod ingest;
 pub mod ingest_prometheus;
 pub mod pending;
@@ -11,7 +12,6 @@ pub mod rebalance;
 pub mod rebalance_exec;
 pub mod report;
 pub mod sessions;
-pub mod hot;
 pub mod skew;
 pub mod timeline;
 
