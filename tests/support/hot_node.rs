@@ -8,6 +8,7 @@
 //!   crunch-7c9d4's pods with crunch-5f6b8's; from T0+1h to T0+3h those use
 //!   1100m each (2.2× their request): node-3 at 3900m = 97.5 % cpu used
 //!   while 50 % requested. Before and after: 300m each, node-3 at 37.5 %.
+//!   Memory: 50 % requested on every node, 34–44 % used.
 //! - node-1 spikes for 10 minutes (T0+30m to T0+40m) to 3800m = 95 %: not
 //!   an episode of three 5-minute steps.
 //! - Every node's usage is its pods' plus 200m (system), memory its pods'
@@ -37,17 +38,18 @@ pub fn at(seconds: i64) -> DateTime<Utc> {
     DateTime::from_timestamp(T0 + seconds, 0).expect("time")
 }
 
-/// One pod: namespace, name, node, cpu request (millicores), owner ReplicaSet.
+/// One pod: namespace, name, node, cpu request (millicores), memory request (GiB), owner ReplicaSet.
 struct PodDef {
     namespace: &'static str,
     name: &'static str,
     node: &'static str,
     cpu_m: i64,
+    memory_gi: i64,
     rs: &'static str,
 }
 
 const fn pod(namespace: &'static str, name: &'static str, node: &'static str, cpu_m: i64, rs: &'static str) -> PodDef {
-    PodDef { namespace, name, node, cpu_m, rs }
+    PodDef { namespace, name, node, cpu_m, memory_gi: 2, rs }
 }
 
 /// Every pod; crunch-7c9d4-* live until the rollout, crunch-5f6b8-* after it.
@@ -58,7 +60,7 @@ const PODS: &[PodDef] = &[
     pod("shop", "cart-2", "node-1", 500, "cart-84b2"),
     pod("web", "api-3", "node-2", 500, "api-6d5f"),
     pod("shop", "cart-3", "node-2", 500, "cart-84b2"),
-    pod("search", "index-1", "node-2", 800, "index-9f1c"),
+    PodDef { namespace: "search", name: "index-1", node: "node-2", cpu_m: 800, memory_gi: 4, rs: "index-9f1c" },
     pod("web", "api-4", "node-3", 500, "api-6d5f"),
     pod("batch", "crunch-7c9d4-aaaaa", "node-3", 500, "crunch-7c9d4"),
     pod("batch", "crunch-7c9d4-bbbbb", "node-3", 500, "crunch-7c9d4"),
@@ -68,7 +70,7 @@ const PODS: &[PodDef] = &[
     pod("batch", "crunch-5f6b8-m3n8v", "node-3", 500, "crunch-5f6b8"),
     pod("web", "api-5", "node-4", 500, "api-6d5f"),
     pod("shop", "cart-4", "node-4", 500, "cart-84b2"),
-    pod("search", "index-2", "node-4", 800, "index-9f1c"),
+    pod("search", "query-1", "node-4", 800, "query-3e8a"),
     pod("ml", "embed-1", "node-4", 400, "embed-2c7a"),
 ];
 
@@ -225,7 +227,7 @@ fn pod_object(p: &PodDef, created: DateTime<Utc>) -> Value {
             "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": p.rs,
                 "uid": format!("uid-rs-{}", p.rs), "controller": true}]},
         "spec": {"nodeName": p.node, "containers": [{"name": "main", "image": "registry.local/app:1",
-            "resources": {"requests": {"cpu": format!("{}m", p.cpu_m), "memory": "2Gi"}}}]},
+            "resources": {"requests": {"cpu": format!("{}m", p.cpu_m), "memory": format!("{}Gi", p.memory_gi)}}}]},
         "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}})
 }
 
