@@ -68,8 +68,8 @@ pub use failed_scheduling::{
 };
 pub use history::{beginning, eviction_evidence_in, far_future, placements, Placement};
 pub use history::{EvictionEvidence, NodeSignal, SignalKind};
-pub use hot::{hotspots, skew_usage, usage_span, Driver, Episode, Hotspots, HotspotsOptions, NO_SAMPLES};
-pub use hot::{NodeUsed, Spot, UsageSkew, UsedLine};
+pub use hot::{hotspots, skew_usage, usage_span, Driver, Episode, Hotspots, HotspotsOptions, UsageSpan, NO_SAMPLES};
+pub use hot::{used_series, NodeUsed, Spot, UsageSkew, UsedLine, UsedPoint, UsedSeries};
 pub use measured::measured_at;
 pub use next_steps::NextStep;
 pub use pending::{

@@ -80,8 +80,8 @@ pub const HOT_NODE: &str = "node-3";
 pub const HOT_PODS: [&str; 3] = ["crunch-5f6b8-m3n8v", "crunch-5f6b8-q7w4z", "crunch-5f6b8-xk2p9"];
 /// The rollout's ScalingReplicaSet message.
 pub const ROLLOUT: &str = "Scaled up replica set crunch-5f6b8 from 0 to 3";
-/// The old crunch pods are deleted (s after T0).
-const OLD_GONE: i64 = 54 * 60 + 50;
+/// The old crunch pods are deleted as the new ones are bound (s after T0): requests stay even.
+const OLD_GONE: i64 = NEW_BOUND;
 /// The new ones are created and bound (s after T0).
 const NEW_BOUND: i64 = 55 * 60;
 

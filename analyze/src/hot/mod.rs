@@ -7,7 +7,8 @@
 //! - `hotspots`: `kdrift hotspots` ([`hotspots()`]), the episodes where a
 //!   node stayed above a used-% threshold for consecutive step buckets, the
 //!   pods that drove each and what put them there;
-//! - `drivers`: a hotspot's pods (usage, request, usage/request).
+//! - `drivers`: a hotspot's pods (usage, request, usage/request);
+//! - `used_series`: every node's used % over a range, for the HTML report.
 //!
 //! Units: cpu in millicores, memory in bytes (working set), percents of
 //! the node's allocatable (serialized with two decimals), instants UTC.
@@ -16,11 +17,13 @@ mod drivers;
 mod episodes;
 mod hotspots;
 mod skew_usage;
+mod used_series;
 
 pub use drivers::Driver;
 pub use episodes::{Episode, Hotspots, HotspotsOptions};
 pub use hotspots::hotspots;
 pub use skew_usage::{skew_usage, NodeUsed, Spot, UsageSkew, UsedLine};
+pub use used_series::{used_series, UsedPoint, UsedSeries};
 
 use chrono::{DateTime, Utc};
 use kdrift_store::{sql, Reader};
@@ -35,12 +38,15 @@ pub const NO_SAMPLES: &str = "the store holds no usage samples: load them with `
      (node-exporter, cAdvisor), `kdrift record` or `kdrift ingest api` (metrics.k8s.io, metrics-server), or \
      `kdrift ingest file` of saved `kubectl top nodes` / `kubectl top pods -A` output";
 
+/// How many usage samples, the first and the last instant (UTC).
+pub type UsageSpan = (i64, DateTime<Utc>, DateTime<Utc>);
+
 /// The store's usage samples: how many, the first and the last instant
 /// (query `usage_span`); `None` when it holds none.
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
-pub fn usage_span(store: &Reader) -> Result<Option<(i64, DateTime<Utc>, DateTime<Utc>)>, AnalyzeError> {
+pub fn usage_span(store: &Reader) -> Result<Option<UsageSpan>, AnalyzeError> {
     let rows = store.query_map(&sql::USAGE_SPAN, [], |r| {
         Ok((r.get::<_, i64>(0)?, r.get::<_, Option<i64>>(1)?, r.get::<_, Option<i64>>(2)?))
     })?;

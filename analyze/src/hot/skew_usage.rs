@@ -70,7 +70,7 @@ pub struct Spot {
     #[serde(serialize_with = "kdrift_rebalance::serialize_hundredths")]
     pub used_percent: f64,
     /// The pods measured on the node, heaviest user of the resource first
-    /// (hot nodes only; at most [`super::drivers::DRIVERS_SHOWN`]).
+    /// (hot nodes only; at most 10).
     pub pods: Vec<Driver>,
 }
 

@@ -14,6 +14,9 @@ use crate::drains::causes::{move_causes, Candidate, Replacements};
 use crate::drains::{drain_moves_to_nodes, MovesToNodes};
 use crate::AnalyzeError;
 
+/// When a pod was bound to its node (when the store shows it), and what brought it.
+pub(crate) type Arrived = (Option<DateTime<Utc>>, Arrival);
+
 /// For each of `pods` (bound to `node` at `at`), in that order: when it was
 /// bound there (its latest binding at or before `at`, when the store shows
 /// it) and what brought it.
@@ -25,7 +28,7 @@ pub(crate) fn arrivals_on(
     at: DateTime<Utc>,
     node: &str,
     pods: &[&PodInfo],
-) -> Result<Vec<(Option<DateTime<Utc>>, Arrival)>, AnalyzeError> {
+) -> Result<Vec<Arrived>, AnalyzeError> {
     if pods.is_empty() {
         return Ok(Vec::new());
     }
