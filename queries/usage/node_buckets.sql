@@ -10,7 +10,7 @@
 -- columns: node VARCHAR, bucket_us BIGINT (UTC µs, the bucket's start), cpu_avg_millis DOUBLE, cpu_max_millis BIGINT,
 --   memory_avg_bytes DOUBLE, memory_max_bytes BIGINT, samples BIGINT
 SELECT node,
-       $1 + ((epoch_us(sampled_at) - $1) // $3) * $3 AS bucket_us,
+       $1 + ((epoch_us(sampled_at) - $1) // CAST($3 AS BIGINT)) * CAST($3 AS BIGINT) AS bucket_us,
        avg(cpu_millis) AS cpu_avg_millis,
        max(cpu_millis) AS cpu_max_millis,
        avg(memory_bytes) AS memory_avg_bytes,
