@@ -918,6 +918,28 @@ mod tests {
     use clap::CommandFactory;
 
     #[test]
+    fn skew_usage_and_hotspots_flags() {
+        let skew = |args: &[&str]| match Cli::try_parse_from([&["kdrift", "skew"][..], args].concat()) {
+            Ok(Cli { command: Command::Skew(a), .. }) => Ok((a.usage, a.window, a.hot)),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.kind()),
+        };
+        assert_eq!(skew(&["--usage"]), Ok((true, chrono::Duration::minutes(15), 80.0)));
+        assert_eq!(skew(&["--usage", "--window", "1h", "--hot", "92.5"]), Ok((true, chrono::Duration::hours(1), 92.5)));
+        assert_eq!(skew(&["--window", "1h"]), Err(clap::error::ErrorKind::MissingRequiredArgument));
+        assert_eq!(skew(&["--usage", "--policy", "p.yaml"]), Err(clap::error::ErrorKind::ArgumentConflict));
+        assert_eq!(skew(&["--usage", "--hot", "0"]), Err(clap::error::ErrorKind::ValueValidation));
+        match Cli::try_parse_from(["kdrift", "hotspots", "--for", "6", "--step", "10m", "--threshold", "90%"]) {
+            Ok(Cli { command: Command::Hotspots(a), .. }) => {
+                assert_eq!((a.windows, a.step, a.threshold), (6, chrono::Duration::minutes(10), 90.0));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(Cli::try_parse_from(["kdrift", "hotspots", "--for", "0"]).is_err());
+        assert_eq!(parse_percent("x"), Err("expected a percent above 0 such as 80 or 92.5, got \"x\"".to_string()));
+    }
+
+    #[test]
     fn pod_ref_parsing() {
         assert_eq!(parse_pod_ref("media/backup-1"), Ok(PodRef { namespace: "media".into(), name: "backup-1".into() }));
         assert!(parse_pod_ref("backup-1").is_err());
