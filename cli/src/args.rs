@@ -66,6 +66,9 @@ pub enum Command {
     /// Every node's requested % of allocatable now (or --at), the skew between nodes, and each node's
     /// LowNodeUtilization class.
     Skew(SkewArgs),
+    /// Nodes whose measured cpu or memory stayed at or above a used-% threshold for consecutive steps (not
+    /// single spikes): each episode's start and end, the pods that drove it and what put them there.
+    Hotspots(HotspotsArgs),
     /// Why something failed, from the store's history.
     #[command(subcommand)]
     Postmortem(PostmortemCommand),
@@ -188,6 +191,45 @@ pub struct SkewArgs {
     /// default: the descheduler Helm chart's default (cpu/memory/pods 20 → 50 %).
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
+    /// Measured usage next to requests: per node requested % and used % (cpu, memory), the nodes hot in
+    /// fact but not on paper and the reverse, and the pods driving each hotspot (default --at: the store's
+    /// latest usage sample).
+    #[arg(long, conflicts_with_all = ["thresholds", "target_thresholds", "policy"])]
+    pub usage: bool,
+    /// With --usage: the oldest sample taken as a node's or pod's reading (e.g. 15m, 1h).
+    #[arg(long, value_name = "DURATION", default_value = "15m", value_parser = parse_span, requires = "usage")]
+    pub window: chrono::Duration,
+    /// With --usage: used % of allocatable at or above which a node is hot (and its requests high).
+    #[arg(long, value_name = "PCT", default_value_t = 80.0, value_parser = parse_percent, requires = "usage")]
+    pub hot: f64,
+}
+
+/// `kdrift hotspots`.
+#[derive(Debug, Args)]
+pub struct HotspotsArgs {
+    /// Start of the range (default: the store's first usage sample); RFC 3339 or UTC microseconds.
+    #[arg(long, value_name = "TIME", value_parser = parse_instant)]
+    pub since: Option<DateTime<Utc>>,
+    /// End of the range, exclusive (default: the store's last usage sample); RFC 3339 or UTC microseconds.
+    #[arg(long, value_name = "TIME", value_parser = parse_instant)]
+    pub until: Option<DateTime<Utc>>,
+    /// Used % of allocatable (cpu or memory) a step's mean must reach.
+    #[arg(long, value_name = "PCT", default_value_t = 80.0, value_parser = parse_percent)]
+    pub threshold: f64,
+    /// Steps in a row a node must stay at or above the threshold (shorter runs are spikes).
+    #[arg(long = "for", value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub windows: u32,
+    /// Step: the length of the windows usage is averaged over (e.g. 5m).
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_span)]
+    pub step: chrono::Duration,
+}
+
+/// Parses a percent above 0 (`80`, `92.5`) (pure; used by clap).
+pub fn parse_percent(s: &str) -> Result<f64, String> {
+    match s.trim_end_matches('%').parse::<f64>() {
+        Ok(p) if p.is_finite() && p > 0.0 => Ok(p),
+        _ => Err(format!("expected a percent above 0 such as 80 or 92.5, got {s:?}")),
+    }
 }
 
 /// Percent per resource, as given on the command line.
@@ -874,6 +916,28 @@ pub fn parse_pending_pod_ref(s: &str) -> Result<PodRef, String> {
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    #[test]
+    fn skew_usage_and_hotspots_flags() {
+        let skew = |args: &[&str]| match Cli::try_parse_from([&["kdrift", "skew"][..], args].concat()) {
+            Ok(Cli { command: Command::Skew(a), .. }) => Ok((a.usage, a.window, a.hot)),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.kind()),
+        };
+        assert_eq!(skew(&["--usage"]), Ok((true, chrono::Duration::minutes(15), 80.0)));
+        assert_eq!(skew(&["--usage", "--window", "1h", "--hot", "92.5"]), Ok((true, chrono::Duration::hours(1), 92.5)));
+        assert_eq!(skew(&["--window", "1h"]), Err(clap::error::ErrorKind::MissingRequiredArgument));
+        assert_eq!(skew(&["--usage", "--policy", "p.yaml"]), Err(clap::error::ErrorKind::ArgumentConflict));
+        assert_eq!(skew(&["--usage", "--hot", "0"]), Err(clap::error::ErrorKind::ValueValidation));
+        match Cli::try_parse_from(["kdrift", "hotspots", "--for", "6", "--step", "10m", "--threshold", "90%"]) {
+            Ok(Cli { command: Command::Hotspots(a), .. }) => {
+                assert_eq!((a.windows, a.step, a.threshold), (6, chrono::Duration::minutes(10), 90.0));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(Cli::try_parse_from(["kdrift", "hotspots", "--for", "0"]).is_err());
+        assert_eq!(parse_percent("x"), Err("expected a percent above 0 such as 80 or 92.5, got \"x\"".to_string()));
+    }
 
     #[test]
     fn pod_ref_parsing() {

@@ -77,3 +77,149 @@ fn ingest_prometheus_prints_its_windows_and_query_usage_samples_shows_millicores
     assert!(stderr.contains("set KDRIFT_PROM_USER and KDRIFT_PROM_PASSWORD"), "{stderr}");
     assert!(!other.exists());
 }
+
+/// A store with [`kdrift_tests::hot_node`]'s cluster and its usage samples
+/// stored directly (no server).
+fn hot_store(samples: bool) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("hot.duckdb");
+    let store = kdrift_store::Store::open(&db).expect("store");
+    kdrift_tests::hot_node::load_objects(&store);
+    if samples {
+        kdrift_tests::hot_node::store_samples(&store);
+    }
+    drop(store);
+    (dir, db)
+}
+
+fn stdout_of(out: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8_lossy(&out.get_output().stdout).to_string()
+}
+
+/// The table's lines, each without its trailing blanks.
+fn lines(text: &str) -> Vec<String> {
+    text.lines().map(|l| l.trim_end().to_string()).collect()
+}
+
+#[test]
+fn skew_usage_prints_requested_and_used_side_by_side_and_the_pods_driving_the_hot_node() {
+    let (_dir, db) = hot_store(true);
+    let out = kdrift(&db).args(["skew", "--usage", "--at", "2026-11-13T02:00:00Z"]).assert().success();
+    assert_eq!(
+        lines(&stdout_of(&out)),
+        [
+            "Requested % and used % of allocatable at 2026-11-13 02:00:00Z (usage: latest sample (≤ 15m old); hot at \
+             80 %)",
+            " NODE     CPU REQUESTED   CPU USED   MEMORY REQUESTED   MEMORY USED   SAMPLED",
+            " node-1   50.0 %          40.0 %     50.0 %             43.8 %        2026-11-13 02:00:00Z",
+            " node-2   45.0 %          37.5 %     50.0 %             34.4 %        2026-11-13 02:00:00Z",
+            " node-3   50.0 %          97.5 %     50.0 %             43.8 %        2026-11-13 02:00:00Z",
+            " node-4   55.0 %          45.0 %     50.0 %             43.8 %        2026-11-13 02:00:00Z",
+            "Hot in fact, not on paper (used ≥ 80 %, requested below):",
+            "  node-3 cpu: 97.5 % used, 50.0 % requested",
+            "     POD                        USED    REQUESTED   USED/REQUESTED",
+            "     batch/crunch-5f6b8-m3n8v   1100m   500m        2.20×",
+            "     batch/crunch-5f6b8-q7w4z   1100m   500m        2.20×",
+            "     batch/crunch-5f6b8-xk2p9   1100m   500m        2.20×",
+            "     web/api-4                  400m    500m        0.80×",
+            "Hot on paper, not in fact (requested ≥ 80 %, used below):",
+            "  none",
+        ]
+    );
+    let out = kdrift(&db).args(["-o", "json", "skew", "--usage", "--at", "2026-11-13T02:00:00Z"]).assert().success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    assert_eq!(json["at"], "2026-11-13T02:00:00Z");
+    assert_eq!(
+        json["nodes"][2]["resources"][0],
+        serde_json::json!({"resource": "cpu", "allocatable": 4000, "requested": 2000, "requested_percent": 50.0,
+                           "used": 3900, "used_percent": 97.5})
+    );
+    assert_eq!(
+        json["hot_not_requested"][0]["pods"][0],
+        serde_json::json!({"namespace": "batch", "name": "crunch-5f6b8-m3n8v", "used": 1100, "requested": 500,
+                           "ratio": 2.2})
+    );
+    assert_eq!(json["requested_not_used"], serde_json::json!([]));
+    // 20 minutes after the last sample with a 5-minute window: "no sample", not 0, and exit 1.
+    let out = kdrift(&db).args(["skew", "--usage", "--at", "2026-11-13T04:20:00Z", "--window", "5m"]).assert().code(1);
+    let text = lines(&stdout_of(&out));
+    assert_eq!(text[2], " node-1   50.0 %          no sample   50.0 %             no sample     -");
+    assert!(
+        text.contains(
+            &"No measured usage: no node has a usage sample by the latest sample (≤ 5m old) at \
+              2026-11-13T04:20:00Z; the store's samples span 2026-11-13T00:00:00Z to 2026-11-13T04:00:00Z"
+                .to_string()
+        ),
+        "{text:#?}"
+    );
+}
+
+#[test]
+fn hotspots_prints_the_episode_its_pods_and_the_rollout_that_put_them_there() {
+    let (_dir, db) = hot_store(true);
+    let out = kdrift(&db).args(["hotspots"]).assert().success();
+    let rollout = "rollout of batch/crunch: Scaled up replica set crunch-5f6b8 from 0 to 3";
+    assert_eq!(
+        lines(&stdout_of(&out)),
+        [
+            "Hotspots from 2026-11-13 00:00:00Z to 2026-11-13 04:00:00Z: cpu or memory used ≥ 80 % of allocatable \
+             for 3 steps of 5m in a row"
+                .to_string(),
+            " NODE     RESOURCE   FROM                   TO                     LASTED   PEAK USED   MEAN USED   \
+             REQUESTED"
+                .to_string(),
+            " node-3   cpu        2026-11-13 01:00:00Z   2026-11-13 03:00:00Z   2h 0m    97.5 %      97.5 %      \
+             50.0 %"
+                .to_string(),
+            "  node-3 cpu from 2026-11-13 01:00:00Z: the pods measured there".to_string(),
+            "     POD                        USED (MEAN)   REQUESTED   USED/REQUESTED   BOUND                  BROUGHT BY"
+                .to_string(),
+            format!("     batch/crunch-5f6b8-m3n8v   1100m         500m        2.20×            2026-11-13 00:55:00Z   {rollout}"),
+            format!("     batch/crunch-5f6b8-q7w4z   1100m         500m        2.20×            2026-11-13 00:55:00Z   {rollout}"),
+            format!("     batch/crunch-5f6b8-xk2p9   1100m         500m        2.20×            2026-11-13 00:55:00Z   {rollout}"),
+            "     web/api-4                  400m          500m        0.80×            2026-11-12 23:00:00Z   created by \
+             ReplicaSet/api-6d5f"
+                .to_string(),
+            "  1 shorter run above 80 % (spikes under 3 steps) not reported".to_string(),
+        ]
+    );
+    // One step of 10 minutes in a row at 90 %: node-1's spike (30m–40m at 95 %) is an episode too.
+    let out = kdrift(&db)
+        .args(["-o", "json", "hotspots", "--since", "2026-11-13T00:00:00Z", "--until", "2026-11-13T04:00:00Z"])
+        .args(["--threshold", "90", "--for", "1", "--step", "10m"])
+        .assert()
+        .success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    let episodes: Vec<String> = json["episodes"]
+        .as_array()
+        .expect("episodes")
+        .iter()
+        .map(|e| format!("{} {} {} {} {}", e["node"], e["resource"], e["started_at"], e["ended_at"], e["windows"]))
+        .collect();
+    assert_eq!(
+        episodes,
+        [
+            r#""node-1" "cpu" "2026-11-13T00:30:00Z" "2026-11-13T00:40:00Z" 1"#,
+            r#""node-3" "cpu" "2026-11-13T01:00:00Z" "2026-11-13T03:00:00Z" 12"#,
+        ]
+    );
+    assert_eq!(json["episodes"][0]["pods"][0]["name"], "api-1");
+    assert_eq!(json["episodes"][0]["pods"][0]["used"], 1800);
+    assert_eq!(
+        json["episodes"][1]["pods"][0]["arrival"],
+        serde_json::json!({"kind": "scale-up", "deployment": "batch/crunch", "at": "2026-11-13T00:54:55Z",
+                           "message": "Scaled up replica set crunch-5f6b8 from 0 to 3", "rollout": true})
+    );
+}
+
+#[test]
+fn with_no_usage_sample_in_the_store_both_commands_say_how_to_get_some_and_exit_1() {
+    let (_dir, db) = hot_store(false);
+    let how = "No measured usage: the store holds no usage samples: load them with `kdrift ingest prometheus --url \
+               URL` (node-exporter, cAdvisor), `kdrift record` or `kdrift ingest api` (metrics.k8s.io, \
+               metrics-server), or `kdrift ingest file` of saved `kubectl top nodes` / `kubectl top pods -A` output";
+    for args in [&["skew", "--usage"][..], &["hotspots"][..]] {
+        let out = kdrift(&db).args(args).assert().code(1);
+        assert_eq!(lines(&stdout_of(&out)), [how], "{args:?}");
+    }
+}
