@@ -801,6 +801,10 @@ pub struct IngestFileArgs {
     /// reader holds at most half as much ahead.
     #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = kdrift_ingest::parse_size)]
     pub max_batch_bytes: u64,
+    /// The instant the samples of saved `kubectl top nodes` / `kubectl top pods -A` tables were
+    /// taken (RFC 3339 or UTC microseconds); default: each file's modification time.
+    #[arg(long, value_name = "TIME", value_parser = parse_instant)]
+    pub at: Option<DateTime<Utc>>,
 }
 
 /// `kdrift why-pending`.
