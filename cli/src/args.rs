@@ -168,6 +168,22 @@ pub struct RecordArgs {
     /// Commit at least every this many seconds while versions come in.
     #[arg(long, value_name = "SECONDS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub batch_seconds: u64,
+    /// How often to sample the CPU and memory nodes and pods use from metrics.k8s.io (metrics-server's
+    /// NodeMetrics and PodMetrics), e.g. 30s, 1m; `0` or `off`: never.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_metrics_interval)]
+    pub metrics_interval: MetricsInterval,
+}
+
+/// `kdrift record --metrics-interval`: how often usage is sampled (`None`: never).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetricsInterval(pub Option<std::time::Duration>);
+
+/// `--metrics-interval`: a duration of at least 1s, or `0` / `off` (never).
+pub fn parse_metrics_interval(s: &str) -> Result<MetricsInterval, String> {
+    if s.trim() == "0" || s.trim().eq_ignore_ascii_case("off") {
+        return Ok(MetricsInterval(None));
+    }
+    parse_every(s).map(|d| MetricsInterval(Some(d)))
 }
 
 /// `kdrift skew`.

@@ -38,8 +38,9 @@ mod victorialogs;
 pub use actions::{ActionError, StoreSink};
 pub use api::record::known::load as load_known_objects;
 pub use api::{
-    record as record_cluster, snapshot as snapshot_cluster, ApiReport, Clock, ManualClock, NoObserver, RecordObserver,
-    RecordOptions, ReplayClock, ResourceProblem, ResourceReport, Severity, SnapshotOptions, WallClock,
+    record as record_cluster, sample_metrics, snapshot as snapshot_cluster, ApiReport, Clock, ManualClock,
+    MetricsReport, MetricsSource, NoObserver, RecordObserver, RecordOptions, ReplayClock, ResourceProblem,
+    ResourceReport, Severity, SnapshotOptions, WallClock, METRICS_NOT_SERVED,
 };
 pub use demo::{ingest_scenario, to_record};
 pub use files::{directories_without_dumps, missing_paths, refused_files, DUMP_EXTENSIONS};
