@@ -201,3 +201,52 @@ fn ingest_file_reads_a_kubectl_top_table_in_a_directory_beside_dumps_at_its_modi
     assert!(lines.contains(&expected.as_str()), "{stdout}");
     assert!(lines.iter().any(|l| l.starts_with("ignored 1 file that is not a dump")), "{stdout}");
 }
+
+#[test]
+fn ingest_api_stores_the_metrics_apis_usage_and_without_metrics_server_says_so_once() {
+    use kdrift_tests::fake_kube::FakeKube;
+    let kube = FakeKube::start();
+    kube.create(serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}})).expect("node");
+    kube.set_node_metrics(&[("node-1", "1500000000n", "2097152Ki"), ("node-2", "123456789n", "123456Ki")]);
+    kube.set_pod_metrics(&[("web", "api-1", &[("app", "250m", "1024Ki")][..])]);
+    kube.set_metrics_timestamp(Some("2026-11-13T00:00:05Z".parse().expect("time")));
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let db = dir.path().join("k.duckdb");
+    let ingest = || {
+        let out = kdrift(&db)
+            .args(["ingest", "api", "-A", "--kubeconfig"])
+            .arg(&kubeconfig)
+            .env_remove("KUBECONFIG")
+            .output();
+        let out = out.expect("run");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (code, stdout, stderr) = ingest();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        stdout.lines().last(),
+        Some("usage from metrics.k8s.io: 2 node samples and 1 pod sample in 1 take: 3 new, 0 already stored, 0 errors")
+    );
+    assert!(!stderr.contains("note"), "{stderr}");
+    let (_, stdout, _) = ingest();
+    assert_eq!(
+        stdout.lines().last(),
+        Some("usage from metrics.k8s.io: 2 node samples and 1 pod sample in 1 take: 0 new, 3 already stored, 0 errors")
+    );
+    // A cluster without metrics-server: one note, the objects stored, exit 0.
+    kube.serve_metrics(false);
+    let (code, stdout, stderr) = ingest();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        stderr.lines().filter(|l| l.contains("metrics")).collect::<Vec<_>>(),
+        ["kdrift: note: metrics.k8s.io is not served (metrics-server not installed?): no usage samples"]
+    );
+    assert!(!stdout.contains("usage from"), "{stdout}");
+    let nodes = stdout.lines().find(|l| l.trim_start().starts_with("nodes ")).expect("nodes row");
+    assert_eq!(nodes.split_whitespace().nth(1), Some("1"), "{stdout}");
+}

@@ -84,6 +84,8 @@ pub(crate) struct Take {
     pub(crate) samples: Vec<UsageSample>,
     pub(crate) errors: Vec<String>,
     pub(crate) not_served: bool,
+    /// A list that failed (not a 404): its message and innermost cause.
+    pub(crate) failure: Option<(String, String)>,
 }
 
 impl Take {
@@ -93,8 +95,8 @@ impl Take {
 }
 
 /// Reads NodeMetrics then PodMetrics once. A 404 (either) is
-/// [`Take::not_served`]; another failure is an error of the take, what
-/// was read before it kept.
+/// [`Take::not_served`]; another failure is [`Take::failure`], what was
+/// read before it kept.
 pub(crate) async fn take(client: &Client, source: &MetricsSource) -> Take {
     let mut take = Take::default();
     let deadlines = Deadlines::new(&source.cluster, source.request_timeout);
@@ -121,7 +123,7 @@ pub(crate) async fn take(client: &Client, source: &MetricsSource) -> Take {
                     return take;
                 }
                 Err(e) => {
-                    take.errors.push(failure(&e));
+                    take.failure = Some((failure(&e), kdrift_rebalance::root_cause(&e)));
                     break;
                 }
             }
@@ -215,7 +217,9 @@ pub async fn sample_metrics(
     client: &Client,
     source: &MetricsSource,
 ) -> Result<MetricsReport, StoreError> {
-    let take = take(client, source).await;
+    let mut take = take(client, source).await;
+    // The failure of a one-shot sample is an error of its run.
+    take.errors.extend(take.failure.take().map(|(message, _)| message));
     let mut report = MetricsReport::default();
     if take.not_served {
         report.add(&take, 0);

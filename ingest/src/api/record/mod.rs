@@ -158,7 +158,7 @@ struct Recorder<'s, 'o> {
     synced: std::collections::HashSet<String>,
     /// The usage samples taken so far (`None`: not sampled).
     usage: Option<MetricsReport>,
-    /// The failures of the metrics API warned about (each said once).
+    /// The metrics API's item errors and failure causes warned about (each said once).
     usage_warned: std::collections::HashSet<String>,
 }
 
@@ -215,6 +215,16 @@ impl Recorder<'_, '_> {
         for e in &take.errors {
             if self.usage_warned.insert(e.clone()) {
                 tracing::warn!("{e} (stored in the run's errors; the metrics API is asked again every interval)");
+            }
+        }
+        // A failed list is asked again at the next interval, not an error of
+        // the run; said once per cause, and only once a resource got in sync
+        // (before, the watchers say what is wrong with the server).
+        if let Some((message, cause)) = &take.failure {
+            if !self.synced.is_empty() && self.usage_warned.insert(cause.clone()) {
+                tracing::warn!("{message} (asked again every interval; the same failure is logged with -vv)");
+            } else {
+                tracing::debug!("{message}");
             }
         }
         let totals = report.clone();
