@@ -58,6 +58,10 @@ use http::Shared;
 use resources::by_kind;
 use state::{Stamp, State};
 
+/// One container's reading for [`FakeKube::set_pod_metrics`]: (container,
+/// cpu, memory) quantities.
+pub type ContainerUsage<'a> = (&'a str, &'a str, &'a str);
+
 /// A running fake apiserver; stops when dropped.
 pub struct FakeKube {
     shared: Arc<Shared>,
@@ -310,7 +314,7 @@ impl FakeKube {
 
     /// PodMetrics of metrics-server: (namespace, pod, [(container, cpu,
     /// memory)]); replaces the previous ones.
-    pub fn set_pod_metrics(&self, pods: &[(&str, &str, &[(&str, &str, &str)])]) {
+    pub fn set_pod_metrics(&self, pods: &[(&str, &str, &[ContainerUsage<'_>])]) {
         let pods = pods
             .iter()
             .map(|(ns, name, containers)| metrics::PodUsage {
