@@ -1085,6 +1085,10 @@ mod tests {
         assert_eq!(parse_every("1m"), Ok(std::time::Duration::from_secs(60)));
         assert_eq!(parse_every("90s"), Ok(std::time::Duration::from_secs(90)));
         assert!(parse_every("0").is_err());
+        let every = |s: &str| parse_metrics_interval(s).map(|m| m.0);
+        assert_eq!(every("30s"), Ok(Some(std::time::Duration::from_secs(30))));
+        assert_eq!((every("0"), every("off"), every("OFF")), (Ok(None), Ok(None), Ok(None)));
+        assert!(every("500ms").is_err(), "at least 1s");
     }
 
     #[test]
