@@ -35,7 +35,7 @@
 //! clock in tests replaying a recorded history.
 //!
 //! Measured usage: every [`RecordOptions::metrics_interval`] a task reads
-//! `metrics.k8s.io` NodeMetrics and PodMetrics ([`super::metrics`]) and
+//! `metrics.k8s.io` NodeMetrics and PodMetrics (`api::metrics`) and
 //! this loop stores the samples under the run (at the items' own
 //! timestamps, so a reading metrics-server has not renewed is stored once).
 //! A server that does not serve the API is said once
