@@ -171,6 +171,22 @@ pub struct RecordArgs {
     /// Commit at least every this many seconds while versions come in.
     #[arg(long, value_name = "SECONDS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub batch_seconds: u64,
+    /// How often to sample the CPU and memory nodes and pods use from metrics.k8s.io (metrics-server's
+    /// NodeMetrics and PodMetrics), e.g. 30s, 1m; `0` or `off`: never.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_metrics_interval)]
+    pub metrics_interval: MetricsInterval,
+}
+
+/// `kdrift record --metrics-interval`: how often usage is sampled (`None`: never).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetricsInterval(pub Option<std::time::Duration>);
+
+/// `--metrics-interval`: a duration of at least 1s, or `0` / `off` (never).
+pub fn parse_metrics_interval(s: &str) -> Result<MetricsInterval, String> {
+    if s.trim() == "0" || s.trim().eq_ignore_ascii_case("off") {
+        return Ok(MetricsInterval(None));
+    }
+    parse_every(s).map(|d| MetricsInterval(Some(d)))
 }
 
 /// `kdrift skew`.
@@ -843,6 +859,10 @@ pub struct IngestFileArgs {
     /// reader holds at most half as much ahead.
     #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = kdrift_ingest::parse_size)]
     pub max_batch_bytes: u64,
+    /// The instant the samples of saved `kubectl top nodes` / `kubectl top pods -A` tables were
+    /// taken (RFC 3339 or UTC microseconds); default: each file's modification time.
+    #[arg(long, value_name = "TIME", value_parser = parse_instant)]
+    pub at: Option<DateTime<Utc>>,
 }
 
 /// `kdrift why-pending`.
@@ -1129,6 +1149,10 @@ mod tests {
         assert_eq!(parse_every("1m"), Ok(std::time::Duration::from_secs(60)));
         assert_eq!(parse_every("90s"), Ok(std::time::Duration::from_secs(90)));
         assert!(parse_every("0").is_err());
+        let every = |s: &str| parse_metrics_interval(s).map(|m| m.0);
+        assert_eq!(every("30s"), Ok(Some(std::time::Duration::from_secs(30))));
+        assert_eq!((every("0"), every("off"), every("OFF")), (Ok(None), Ok(None), Ok(None)));
+        assert!(every("500ms").is_err(), "at least 1s");
     }
 
     #[test]

@@ -592,3 +592,78 @@ fn a_list_page_without_end_stops_at_the_page_cap_keeping_its_complete_items() {
     );
     assert_eq!(MAX_PAGE_BYTES, 256 << 20);
 }
+
+/// The `usage_samples` rows of `store` as (object, sampled_at, cpu
+/// millicores, memory bytes, source), in the query's order.
+fn usage_rows(store: &Store) -> Vec<(String, String, i64, i64, String)> {
+    let params = [
+        ("since_us".to_string(), "2000-01-01T00:00:00Z".to_string()),
+        ("until_us".to_string(), "2100-01-01T00:00:00Z".to_string()),
+    ];
+    let rows = kdrift_store::run_query(store, "usage_samples", &params).expect("query");
+    rows.rows
+        .iter()
+        .map(|r| {
+            let s = |i: usize| r[i].as_str().unwrap_or_default().to_string();
+            let object = if s(1) == "node" { s(2) } else { format!("{}/{}", s(3), s(4)) };
+            (object, s(0), r[5].as_i64().unwrap_or(-1), r[6].as_i64().unwrap_or(-1), s(7))
+        })
+        .collect()
+}
+
+#[test]
+fn ingest_api_takes_one_sample_of_node_and_pod_metrics_at_their_timestamp_and_once() {
+    let kube = FakeKube::start();
+    kube.create(serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}})).expect("node");
+    kube.set_node_metrics(&[("node-1", "1500000000n", "2097152Ki"), ("node-2", "123456789n", "123456Ki")]);
+    kube.set_pod_metrics(&[(
+        "web",
+        "api-1",
+        &[("app", "100500000n", "1234Ki"), ("sidecar", "100500000n", "1024Ki")][..],
+    )]);
+    let at: DateTime<Utc> = "2026-11-13T00:00:05Z".parse().expect("time");
+    kube.set_metrics_timestamp(Some(at));
+    let (_d, store) = temp_store();
+    let dir = tempfile::tempdir().expect("tmp");
+    let opts = ClusterOptions { kubeconfig: Some(kube.write_kubeconfig(dir.path())), context: None };
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let sample = || {
+        rt.block_on(async {
+            let c = opts.open().await.expect("connect");
+            let source = kdrift_ingest::MetricsSource {
+                cluster: c.url.clone(),
+                scope: Scope::AllNamespaces,
+                request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            };
+            kdrift_ingest::sample_metrics(&store, &c.client, &source).await.expect("sample")
+        })
+    };
+    let first = sample();
+    assert_eq!(
+        (first.takes, first.nodes, first.pods, first.added, first.duplicates, first.not_served),
+        (1, 2, 1, 3, 0, false)
+    );
+    assert_eq!(first.errors, Vec::<String>::new());
+    let t = "2026-11-13T00:00:05Z".to_string();
+    let row = |o: &str, cpu: i64, mem: i64| (o.to_string(), t.clone(), cpu, mem, "metrics-api".to_string());
+    let expected = [
+        // 1.5 cores, 2 GiB; 123456789n rounds up to 124m; the pod is its two containers summed.
+        row("node-1", 1500, 2 << 30),
+        row("node-2", 124, 123_456 * 1024),
+        row("web/api-1", 201, (1234 + 1024) * 1024),
+    ];
+    assert_eq!(usage_rows(&store), expected);
+    // The same reading again (metrics-server has not scraped since): nothing new.
+    let again = sample();
+    assert_eq!((again.added, again.duplicates), (0, 3));
+    assert_eq!(usage_rows(&store), expected);
+    // Without metrics-server: said, nothing stored, no error.
+    kube.serve_metrics(false);
+    let none = sample();
+    assert_eq!((none.not_served, none.nodes, none.added, none.errors.len()), (true, 0, 0, 0));
+    assert_eq!(usage_rows(&store).len(), 3);
+    assert_eq!(
+        kdrift_ingest::METRICS_NOT_SERVED,
+        "metrics.k8s.io is not served (metrics-server not installed?): no usage samples"
+    );
+}

@@ -58,5 +58,17 @@ pub fn summary<W: Write>(out: &mut W, report: &ApiReport, db: &Path) -> anyhow::
         count(report.errors(), "error", "errors"),
         db.display()
     )?;
+    if let Some(u) = report.usage.as_ref().filter(|u| !u.not_served) {
+        writeln!(
+            out,
+            "usage from metrics.k8s.io: {} and {} in {}: {} new, {} already stored, {}",
+            count(u.nodes as usize, "node sample", "node samples"),
+            count(u.pods as usize, "pod sample", "pod samples"),
+            count(u.takes as usize, "take", "takes"),
+            u.added,
+            u.duplicates,
+            count(u.errors.len(), "error", "errors"),
+        )?;
+    }
     Ok(())
 }

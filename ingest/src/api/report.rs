@@ -103,6 +103,9 @@ pub struct ApiReport {
     pub resources: Vec<ResourceReport>,
     /// Run totals.
     pub counts: RunCounts,
+    /// The `metrics.k8s.io` usage samples taken (`None`: not asked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<super::metrics::MetricsReport>,
 }
 
 impl ApiReport {
@@ -111,9 +114,11 @@ impl ApiReport {
         self.problems(Severity::Warning)
     }
 
-    /// Resources with an error, plus items that could not be stored.
+    /// Resources with an error, plus items that could not be stored, plus
+    /// the errors of the usage samples.
     pub fn errors(&self) -> usize {
-        self.problems(Severity::Error) + self.resources.iter().map(|r| r.item_errors.len()).sum::<usize>()
+        let usage = self.usage.as_ref().map_or(0, |u| u.errors.len());
+        self.problems(Severity::Error) + self.resources.iter().map(|r| r.item_errors.len()).sum::<usize>() + usage
     }
 
     fn problems(&self, severity: Severity) -> usize {

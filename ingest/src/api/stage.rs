@@ -76,5 +76,13 @@ pub fn finish(
         r.added = per_location.iter().find(|(l, _)| *l == r.location).map_or(0, |(_, n)| *n);
         r.duplicates = r.received.saturating_sub(r.added);
     }
-    Ok(ApiReport { run_id, status, cluster: cluster.to_string(), scope: scope.to_string(), resources, counts })
+    Ok(ApiReport {
+        run_id,
+        status,
+        cluster: cluster.to_string(),
+        scope: scope.to_string(),
+        resources,
+        counts,
+        usage: None,
+    })
 }

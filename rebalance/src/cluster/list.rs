@@ -81,6 +81,8 @@ pub struct ListPager {
     seen: std::collections::HashMap<u64, u32>,
     max_pages: u32,
     max_page_bytes: usize,
+    /// A list without `metadata.resourceVersion` is read (its pages say `""`).
+    versionless: bool,
 }
 
 impl std::fmt::Debug for ListPager {
@@ -112,7 +114,17 @@ impl ListPager {
             seen: std::collections::HashMap::new(),
             max_pages: MAX_PAGES,
             max_page_bytes: super::answer::MAX_PAGE_BYTES,
+            versionless: false,
         }
+    }
+
+    /// Reads a list that has no `metadata.resourceVersion` (metrics-server's
+    /// `NodeMetricsList` / `PodMetricsList`: `"metadata": {}`, nothing to
+    /// watch from) instead of failing it; its pages' `resource_version` is `""`.
+    #[must_use]
+    pub fn without_resource_version(mut self) -> ListPager {
+        self.versionless = true;
+        self
     }
 
     /// Stops after `max_pages` pages with an error, the items read kept
@@ -229,7 +241,7 @@ impl ListPager {
         }
         let meta = body.get("metadata");
         let rv = meta.and_then(|m| m.get("resourceVersion")).and_then(Value::as_str).unwrap_or("").to_string();
-        if rv.is_empty() {
+        if rv.is_empty() && !self.versionless {
             return Err(self
                 .pending
                 .take()

@@ -43,5 +43,5 @@ pub use answer::{Deadlines, DEFAULT_REQUEST_TIMEOUT, ERROR_BODY_LIMIT, MAX_PAGE_
 pub use connect::{ClusterOptions, Connected};
 pub use error::{BadEventKind, ClusterError};
 pub use list::{list_all, BadItem, ListPager, ObjectList, Page, DEFAULT_PAGE_SIZE, MAX_PAGES};
-pub use resource::{ResourceKind, Scope, HISTORY_RESOURCES};
+pub use resource::{ResourceKind, Scope, HISTORY_RESOURCES, NODE_METRICS, POD_METRICS};
 pub use watch::{watch, WatchItem, WatchOptions};
