@@ -121,7 +121,7 @@ const POD_MEMORY: i64 = 3 * GIB / 2;
 pub const NODES: [&str; 4] = ["node-1", "node-2", "node-3", "node-4"];
 
 /// Every node's and pod's usage sample at `s` seconds after T0.
-fn at_instant(s: i64) -> Vec<UsageSample> {
+pub fn at_instant(s: i64) -> Vec<UsageSample> {
     let at_us = (T0 + s) * 1_000_000;
     let mut out = Vec::new();
     for node in NODES {

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use kdrift_analyze::{pending_pods, skew_usage, why_pending};
-use kdrift_rebalance::Reading;
 use kdrift_ingest::{ingest_scenario, ingest_usage_points};
+use kdrift_rebalance::Reading;
 use kdrift_scenario::{generate, ScenarioConfig};
 use kdrift_store::{Store, StoreError};
 
