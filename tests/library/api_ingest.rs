@@ -29,8 +29,13 @@ fn take_snapshot(kube: &FakeKube, store: &Store, at: DateTime<Utc>, scope: Scope
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     rt.block_on(async {
         let c = opts.open().await.expect("connect");
-        let options =
-            SnapshotOptions { cluster: c.url.clone(), scope, page_size, request_timeout: DEFAULT_REQUEST_TIMEOUT };
+        let options = SnapshotOptions {
+            cluster: c.url.clone(),
+            scope,
+            page_size,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            max_page_bytes: kdrift_rebalance::MAX_PAGE_BYTES,
+        };
         snapshot_cluster(store, &c.client, &options, &ManualClock::new(at)).await.expect("snapshot")
     })
 }
@@ -222,6 +227,7 @@ fn bounded_snapshot(kubeconfig: PathBuf, request_timeout: Duration, bound: Durat
                 scope: Scope::AllNamespaces,
                 page_size: 500,
                 request_timeout,
+                max_page_bytes: kdrift_rebalance::MAX_PAGE_BYTES,
             };
             snapshot_cluster(&store, &c.client, &options, &ManualClock::new(Utc::now())).await.expect("snapshot")
         });
@@ -529,6 +535,86 @@ fn a_list_of_endless_new_continue_tokens_ends_at_the_page_bound_keeping_its_item
     assert_eq!(kube.requests().iter().filter(|r| r.starts_with("/api/v1/pods?")).count(), 4);
 }
 
+/// Every page of `pager`: the items' names and the error that ended it.
+async fn read_pages(mut pager: kdrift_rebalance::ListPager) -> (Vec<String>, Option<String>) {
+    let mut names = Vec::new();
+    loop {
+        match pager.next_page().await {
+            Ok(Some(page)) => names.extend(page.items.iter().map(|i| i["metadata"]["name"].to_string())),
+            Ok(None) => return (names, None),
+            Err(e) => return (names, Some(e.to_string())),
+        }
+    }
+}
+
+#[test]
+fn a_list_of_endless_new_continue_tokens_ends_at_the_lists_time_bound_keeping_its_items() {
+    // Break-it 34 H3 (pages.py endless): 100,000 pages took ~80 min; the
+    // whole list is bounded by 30 request timeouts (here 0.2 s → 6 s).
+    use kdrift_rebalance::{ClusterOptions as Options, Deadlines, ListPager, HISTORY_RESOURCES, LIST_BOUND_FACTOR};
+    let kube = HostileKube::start(|t| {
+        let n: u32 = t.split("continue=tok").nth(1).and_then(|r| r.split('&').next()?.parse().ok()).unwrap_or(0);
+        t.starts_with("/api/v1/pods?").then(|| Answer::Body(page_of(n * 2..n * 2 + 2, &format!("tok{}", n + 1))))
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let opts = Options { kubeconfig: Some(kube.write_kubeconfig(dir.path())), context: None };
+    let pods = HISTORY_RESOURCES.iter().find(|r| r.kind == "Pod").expect("pods");
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let started = std::time::Instant::now();
+    let (names, error) = rt.block_on(async {
+        let client = opts.connect().await.expect("client");
+        let deadlines = Deadlines::new("", Duration::from_millis(200));
+        read_pages(ListPager::new(client, pods, &Scope::AllNamespaces, 2).with_deadlines(deadlines)).await
+    });
+    let took = started.elapsed();
+    assert_eq!(LIST_BOUND_FACTOR, 30);
+    assert!((Duration::from_secs(6)..Duration::from_secs(60)).contains(&took), "{took:?}");
+    let error = error.expect("an error");
+    let pages = names.len() / 2;
+    assert!(pages > 1, "{pages}");
+    assert_eq!(
+        error,
+        format!(
+            "pods: unexpected response from /api/v1/pods: the list did not end within 6 s (30 times \
+             --request-timeout, 0.2 s): the items of the {pages} pages read are kept, paging stops there (the rest \
+             of the list is not read)"
+        )
+    );
+    // Every page's two pods, in order.
+    assert_eq!(names.last().map(String::as_str), Some(format!("\"p{}\"", pages * 2 - 1).as_str()));
+    assert_eq!(kube.requests().iter().filter(|r| r.starts_with("/api/v1/pods?")).count(), pages);
+}
+
+#[test]
+fn a_list_of_empty_pages_with_new_continue_tokens_stops_after_100_in_a_row() {
+    // A page of 2 pods, then empty pages, each with a new token, forever.
+    use kdrift_rebalance::{ClusterOptions as Options, ListPager, HISTORY_RESOURCES, MAX_EMPTY_PAGES};
+    let kube = HostileKube::start(|t| {
+        let n: u32 = t.split("continue=tok").nth(1).and_then(|r| r.split('&').next()?.parse().ok()).unwrap_or(0);
+        let pods = if n == 0 { 0..2 } else { 0..0 };
+        t.starts_with("/api/v1/pods?").then(|| Answer::Body(page_of(pods, &format!("tok{}", n + 1))))
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let opts = Options { kubeconfig: Some(kube.write_kubeconfig(dir.path())), context: None };
+    let pods = HISTORY_RESOURCES.iter().find(|r| r.kind == "Pod").expect("pods");
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let (names, error) = rt.block_on(async {
+        let client = opts.connect().await.expect("client");
+        read_pages(ListPager::new(client, pods, &Scope::AllNamespaces, 2)).await
+    });
+    assert_eq!(MAX_EMPTY_PAGES, 100);
+    assert_eq!(names, ["\"p0\"", "\"p1\""]);
+    assert_eq!(
+        error.as_deref(),
+        Some(
+            "pods: unexpected response from /api/v1/pods: 100 pages in a row up to page 101 held no item yet gave a \
+             new continue token (at most 100): the items of the 101 pages are kept, paging stops there (the rest of \
+             the list is not read)"
+        )
+    );
+    assert_eq!(kube.requests().iter().filter(|r| r.starts_with("/api/v1/pods?")).count(), 101);
+}
+
 #[test]
 fn an_error_answer_without_end_is_read_up_to_its_cap_and_cut_in_the_message() {
     // Break-it 34 H5: a 400 body was read and printed whole (an endless one
@@ -587,7 +673,7 @@ fn a_list_page_without_end_stops_at_the_page_cap_keeping_its_complete_items() {
         error.as_deref(),
         Some(
             "pods: unexpected response from /api/v1/pods: the answer goes on past 1048576 bytes (1 MiB), the most \
-             kdrift reads of one answer: the rest is not read"
+             kdrift reads of one answer: the rest is not read (raise --max-page-bytes)"
         )
     );
     assert_eq!(MAX_PAGE_BYTES, 256 << 20);

@@ -88,6 +88,7 @@ impl RecordOptions {
                 backoff_initial: Duration::from_millis(250),
                 backoff_max: Duration::from_secs(30),
                 request_timeout: DEFAULT_REQUEST_TIMEOUT,
+                max_page_bytes: kdrift_rebalance::MAX_PAGE_BYTES,
             },
             batch_records: 1000,
             batch_interval: Duration::from_secs(5),
