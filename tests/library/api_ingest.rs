@@ -211,6 +211,43 @@ fn a_list_item_holding_a_nested_key_twice_is_an_item_error_and_its_neighbours_ar
     assert_eq!(names, ["web-0", "web-2"]);
 }
 
+#[test]
+fn a_list_item_with_an_identity_field_of_the_wrong_type_is_an_item_error_naming_field_and_type() {
+    // Break-it 34 L2 (r5.sh itembadrv): `metadata.uid: 7` was stored with a null uid.
+    let kube = FakeKube::start();
+    for (name, namespace, uid) in
+        [("web-0", "media", "u0"), ("web-1", "media", "uid-seven"), ("web-2", "nsseven", "u2")]
+    {
+        let pod = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": namespace, "uid": uid},
+            "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "nginx"}]}});
+        kube.create(pod).expect("create");
+    }
+    kube.rewrite_lists("\"uid\":\"uid-seven\"", "\"uid\":7");
+    kube.rewrite_lists("\"namespace\":\"nsseven\"", "\"namespace\":7");
+    let (_d, store) = temp_store();
+    let report = take_snapshot(&kube, &store, Utc::now(), Scope::AllNamespaces, 2);
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!(pods.received, 1, "{:?}", pods.item_errors);
+    let mut tails: Vec<&str> =
+        pods.item_errors.iter().map(|e| e.split_once(" (items[").map_or(e.as_str(), |(_, tail)| tail)).collect();
+    tails.sort_unstable();
+    assert_eq!(
+        tails,
+        [
+            "1]): Pod media/web-1: metadata.uid: expected a string, found the number 7",
+            "2]): Pod web-2: metadata.namespace: expected a string, found the number 7",
+        ]
+    );
+    assert!(pods.item_errors.iter().all(|e| e.contains("/api/v1/pods (items[")), "{:?}", pods.item_errors);
+    let names: Vec<String> = store
+        .conn()
+        .prepare("SELECT name FROM observations WHERE kind = 'Pod' ORDER BY name")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .expect("names");
+    assert_eq!(names, ["web-0"]);
+}
+
 /// Takes a snapshot of the server `kubeconfig` points at into a fresh store,
 /// in its own thread: the report and the store's observation count, or
 /// `None` when it did not end within `bound` (the test's own timeout).

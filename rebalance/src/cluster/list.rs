@@ -334,13 +334,20 @@ fn token_hash(token: &str) -> u64 {
     hasher.finish()
 }
 
-/// Sets `kind` and `apiVersion` on a list item that lacks them.
+/// Sets `kind` and `apiVersion` on a list item that lacks them (absent,
+/// null or empty); a value of another type is left for the store to refuse
+/// (`kind: 5` was replaced silently, break-it 34 L2).
 fn complete_item(mut item: Value, api_version: &str, kind: &str) -> Value {
+    let missing = |v: Option<&Value>| match v {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) => s.is_empty(),
+        Some(_) => false,
+    };
     if let Value::Object(map) = &mut item {
-        if map.get("kind").and_then(Value::as_str).is_none_or(str::is_empty) {
+        if missing(map.get("kind")) {
             map.insert("kind".into(), Value::String(kind.to_string()));
         }
-        if map.get("apiVersion").and_then(Value::as_str).is_none_or(str::is_empty) {
+        if missing(map.get("apiVersion")) {
             map.insert("apiVersion".into(), Value::String(api_version.to_string()));
         }
     }
@@ -388,5 +395,8 @@ mod tests {
         let kept = complete_item(json!({"kind": "X", "apiVersion": "v9"}), "v1", "Pod");
         assert_eq!((kept["kind"].as_str(), kept["apiVersion"].as_str()), (Some("X"), Some("v9")));
         assert_eq!(complete_item(json!(3), "v1", "Pod"), json!(3));
+        // A wrong type stays, for the store to refuse naming it.
+        let wrong = complete_item(json!({"kind": 5, "apiVersion": ["v1"]}), "v1", "Pod");
+        assert_eq!(wrong, json!({"kind": 5, "apiVersion": ["v1"]}));
     }
 }
