@@ -248,6 +248,42 @@ fn a_list_item_with_an_identity_field_of_the_wrong_type_is_an_item_error_naming_
     assert_eq!(names, ["web-0"]);
 }
 
+#[test]
+fn a_resources_item_errors_past_100_are_counted_and_said_once() {
+    // Break-it 34 M1 for `ingest api`: every bad item's error was kept and printed.
+    let items: Vec<Vec<u8>> = (0..252)
+        .map(|i| {
+            let good = pod(i, 10 + i);
+            if i == 0 || i == 251 { good } else { good.replace(&format!("\"uid-p{i}\""), "7") }.into_bytes()
+        })
+        .collect();
+    let page = list_of("PodList", &items);
+    let kube = HostileKube::start(move |t| t.starts_with("/api/v1/pods?").then(|| Answer::Body(page.clone())));
+    let dir = tempfile::tempdir().expect("tmp");
+    let (report, _) =
+        bounded_snapshot(kube.write_kubeconfig(dir.path()), Duration::from_secs(10), Duration::from_secs(60))
+            .expect("the snapshot ended");
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!(pods.received, 2);
+    assert_eq!((pods.item_errors.len(), pods.item_errors_not_kept, pods.item_error_total()), (101, 150, 250));
+    assert!(
+        pods.item_errors[99]
+            .ends_with("(items[100]): Pod default/p100: metadata.uid: expected a string, found the number 7"),
+        "{}",
+        pods.item_errors[99]
+    );
+    assert_eq!(
+        pods.item_errors[100],
+        format!(
+            "… and 150 more errors like these in {} (only the first 100 are shown and stored; the others are counted)",
+            pods.location
+        )
+    );
+    let problems: usize =
+        report.resources.iter().filter(|r| r.problem.as_ref().is_some_and(|p| p.severity == Severity::Error)).count();
+    assert_eq!(report.errors(), problems + 250);
+}
+
 /// Takes a snapshot of the server `kubeconfig` points at into a fresh store,
 /// in its own thread: the report and the store's observation count, or
 /// `None` when it did not end within `bound` (the test's own timeout).

@@ -169,10 +169,10 @@ impl Recorder<'_, '_> {
             ResourceReport::new(resource.name(), format!("{}{}", o.cluster, resource.collection_path(&o.scope)))
         });
         let origin = Origin { location: report.location.clone(), line: None, item: None };
-        let before = report.item_errors.len();
+        let before = report.item_error_total();
         let record = Record { object, origin, observed_at, change };
         stage_observation(&mut self.writer, record, report)?;
-        self.errors += (report.item_errors.len() - before) as u64;
+        self.errors += report.item_error_total() - before;
         // The server's text, shown: masked like any (break-it 31 F2).
         let rv = kdrift_rebalance::mask_shown(&rv);
         if !rv.is_empty() {
