@@ -431,9 +431,27 @@ pub struct ClusterArgs {
     /// A context of the kubeconfig (default: its current-context).
     #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
+    /// Most bytes of one list page read from the API server (bytes, or with KiB/MiB/GiB): a page
+    /// going on past it keeps its complete items and ends that list with an error.
+    #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_page_bytes)]
+    pub max_page_bytes: u64,
+}
+
+/// Parses `--max-page-bytes`: a size of at least 1 KiB (pure; used by clap).
+pub fn parse_page_bytes(s: &str) -> Result<u64, String> {
+    let bytes = kdrift_ingest::parse_size(s)?;
+    if bytes < 1024 {
+        return Err(format!("{s:?}: a list page needs at least 1KiB"));
+    }
+    Ok(bytes)
 }
 
 impl ClusterArgs {
+    /// `--max-page-bytes` as a length (saturating on 32-bit targets).
+    pub fn max_page_bytes(&self) -> usize {
+        usize::try_from(self.max_page_bytes).unwrap_or(usize::MAX)
+    }
+
     /// True when either flag is given.
     pub fn given(&self) -> bool {
         self.kubeconfig.is_some() || self.context.is_some()
@@ -1135,6 +1153,14 @@ mod tests {
         );
         assert!(kube(&["kdrift", "record", "-A"]).expect("ok").all_namespaces);
         assert!(kube(&["kdrift", "record", "-A", "-n", "x"]).is_err(), "-A and -n conflict");
+        // The page byte cap: 256 MiB unless raised; under 1 KiB refused.
+        assert_eq!(kube(&["kdrift", "record"]).expect("ok").cluster.max_page_bytes(), 256 << 20);
+        let k = kube(&["kdrift", "ingest", "api", "--max-page-bytes", "1GiB"]).expect("ok");
+        assert_eq!(k.cluster.max_page_bytes, 1 << 30);
+        assert!(kube(&["kdrift", "ingest", "api", "--max-page-bytes", "10"]).is_err());
+        assert_eq!(parse_page_bytes("10"), Err("\"10\": a list page needs at least 1KiB".to_string()));
+        let rebalance = Cli::try_parse_from(["kdrift", "rebalance", "run", "--yes", "--max-page-bytes", "4MiB"]);
+        assert!(rebalance.is_ok(), "{:?}", rebalance.err());
     }
 
     #[test]

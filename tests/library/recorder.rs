@@ -252,6 +252,43 @@ fn recording_the_replayed_demo_history_answers_why_pending_like_the_demo() {
     assert_eq!(recorded, direct);
 }
 
+/// Break-it 34 M1 for `record`: a resource's item errors past 100 are
+/// counted, not kept, and said once at the end.
+#[test]
+fn a_resources_item_errors_past_100_are_counted_and_said_once() {
+    let kube = FakeKube::start();
+    kube.create(pod("web-0", "node-1")).expect("web-0");
+    for i in 1..=150 {
+        let mut p = pod(&format!("bad-{i}"), "node-1");
+        p["metadata"]["labels"]["app"] = json!("dup");
+        kube.create(p).expect("bad");
+    }
+    kube.rewrite_lists("\"app\":\"dup\"", "\"app\":\"web\",\"app\":\"dup\"");
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let db = dir.path().join("rec.duckdb");
+    let rec = RunningRecorder::start(&kubeconfig, &db, Arc::new(WallClock), |_| {});
+    let pods = ResourceKind::by_kind("v1", "Pod").expect("pods");
+    assert!(rec.wait_listed(std::slice::from_ref(pods), 1, WAIT), "{:?}", rec.watched.seen().problems);
+    let report = rec.stop();
+    let p = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!((p.item_errors.len(), p.item_errors_not_kept, p.item_error_total()), (101, 50, 150));
+    assert_eq!(
+        p.item_errors[100],
+        format!(
+            "… and 50 more errors like these in {} (only the first 100 are shown and stored; the others are counted)",
+            p.location
+        )
+    );
+    let store = Store::open(&db).expect("store");
+    let names: Vec<String> = store
+        .conn()
+        .prepare("SELECT name FROM observations WHERE kind = 'Pod'")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .expect("names");
+    assert_eq!(names, ["web-0"]);
+}
+
 /// Issue 34 C: a pod holding a key twice, in the first list or in a watch
 /// event, is an item error naming the key's path; it is neither stored nor
 /// taken for deleted, and the versions around it are recorded.

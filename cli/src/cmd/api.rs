@@ -104,6 +104,7 @@ pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
                 scope: scope.clone(),
                 page_size: args.chunk_size,
                 request_timeout: Duration::from_secs(args.request_timeout),
+                max_page_bytes: args.cluster.max_page_bytes(),
             };
             anyhow::Ok(snapshot_cluster(&store, &connected.client, &options, &WallClock).await?)
         };
@@ -224,6 +225,7 @@ pub fn record(cli: &Cli, args: &RecordArgs) -> anyhow::Result<ExitCode> {
         let mut options = RecordOptions::new(connected.url.clone(), scope);
         options.watch.page_size = args.kube.chunk_size;
         options.watch.request_timeout = Duration::from_secs(args.kube.request_timeout);
+        options.watch.max_page_bytes = args.kube.cluster.max_page_bytes();
         options.batch_records = args.batch_records;
         options.batch_interval = Duration::from_secs(args.batch_seconds);
         options.metrics_interval = args.metrics_interval.0;

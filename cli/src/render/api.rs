@@ -37,7 +37,9 @@ pub fn summary<W: Write>(out: &mut W, report: &ApiReport, db: &Path) -> anyhow::
             note: match &r.problem {
                 Some(p) if p.severity == Severity::Warning => "not readable here (see warning)".into(),
                 Some(_) => "failed (see error)".into(),
-                None if !r.item_errors.is_empty() => count(r.item_errors.len(), "item error", "item errors"),
+                None if !r.item_errors.is_empty() => {
+                    count(usize::try_from(r.item_error_total()).unwrap_or(usize::MAX), "item error", "item errors")
+                }
                 None => String::new(),
             },
         })

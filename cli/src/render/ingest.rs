@@ -137,7 +137,7 @@ pub fn victorialogs<W: Write>(out: &mut W, report: &PullReport, db: &Path) -> an
                 objects: w.objects,
                 added: w.added,
                 duplicates: w.duplicates,
-                errors: w.errors.len(),
+                errors: usize::try_from(w.error_count).unwrap_or(usize::MAX),
                 attempts: w.attempts,
             })
             .collect();

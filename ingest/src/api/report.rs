@@ -68,8 +68,13 @@ pub struct ResourceReport {
     pub resource_version: Option<String>,
     /// Why the resource was not (completely) read.
     pub problem: Option<ResourceProblem>,
-    /// Items that could not be stored (or that analyses cannot read), with why.
+    /// Items that could not be stored (or that analyses cannot read), with
+    /// why: the first 100, then one saying how
+    /// many more were counted.
     pub item_errors: Vec<String>,
+    /// Item errors past the first 100: counted,
+    /// not kept.
+    pub item_errors_not_kept: u64,
 }
 
 impl ResourceReport {
@@ -84,7 +89,16 @@ impl ResourceReport {
             resource_version: None,
             problem: None,
             item_errors: Vec::new(),
+            item_errors_not_kept: 0,
         }
+    }
+
+    /// Item errors, counted ones included (the "… more" line itself not).
+    pub fn item_error_total(&self) -> u64 {
+        let said = u64::from(
+            self.item_errors_not_kept > 0 && self.item_errors.len() > crate::kept_errors::KEPT_ERRORS_PER_FILE,
+        );
+        self.item_errors.len() as u64 - said + self.item_errors_not_kept
     }
 }
 
@@ -118,7 +132,8 @@ impl ApiReport {
     /// the errors of the usage samples.
     pub fn errors(&self) -> usize {
         let usage = self.usage.as_ref().map_or(0, |u| u.errors.len());
-        self.problems(Severity::Error) + self.resources.iter().map(|r| r.item_errors.len()).sum::<usize>() + usage
+        let items: u64 = self.resources.iter().map(ResourceReport::item_error_total).sum();
+        self.problems(Severity::Error) + usize::try_from(items).unwrap_or(usize::MAX) + usage
     }
 
     fn problems(&self, severity: Severity) -> usize {

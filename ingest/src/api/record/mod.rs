@@ -100,6 +100,7 @@ impl RecordOptions {
                 backoff_initial: Duration::from_millis(250),
                 backoff_max: Duration::from_secs(30),
                 request_timeout: DEFAULT_REQUEST_TIMEOUT,
+                max_page_bytes: kdrift_rebalance::MAX_PAGE_BYTES,
             },
             batch_records: 1000,
             batch_interval: Duration::from_secs(5),
@@ -190,10 +191,10 @@ impl Recorder<'_, '_> {
             ResourceReport::new(resource.name(), format!("{}{}", o.cluster, resource.collection_path(&o.scope)))
         });
         let origin = Origin { location: report.location.clone(), line: None, item: None };
-        let before = report.item_errors.len();
+        let before = report.item_error_total();
         let record = Record { object, origin, observed_at, change };
         stage_observation(&mut self.writer, record, report)?;
-        self.errors += (report.item_errors.len() - before) as u64;
+        self.errors += report.item_error_total() - before;
         // The server's text, shown: masked like any (break-it 31 F2).
         let rv = kdrift_rebalance::mask_shown(&rv);
         if !rv.is_empty() {
