@@ -21,6 +21,8 @@
 //! - `postmortem/`: `postmortem job` ([`postmortem_job`]), why a Job (or a CronJob's runs) failed;
 //! - `drains/`: `timeline drains` ([`drain_timeline`]), drains and outages grouped into
 //!   rolling operations, and the moves kept after an ingest ([`moves_to_keep`]);
+//! - `hot/`: measured usage against requests: `skew --usage` ([`skew_usage()`]) and
+//!   `hotspots` ([`hotspots()`]), the nodes hot in fact but not on paper and the pods driving them;
 //! - `series/`: every node's requested % over a time range ([`requested_series`]);
 //! - `report/`: what `kdrift report` shows ([`report_data`]);
 //! - `plausible/`: the store's "now" and range, from times an analysis may believe
@@ -33,6 +35,7 @@ mod drains;
 mod error;
 mod failed_scheduling;
 mod history;
+mod hot;
 mod measured;
 mod next_steps;
 mod pending;
@@ -65,6 +68,8 @@ pub use failed_scheduling::{
 };
 pub use history::{beginning, eviction_evidence_in, far_future, placements, Placement};
 pub use history::{EvictionEvidence, NodeSignal, SignalKind};
+pub use hot::{hotspots, skew_usage, usage_span, Driver, Episode, Hotspots, HotspotsOptions, UsageSpan, NO_SAMPLES};
+pub use hot::{used_series, NodeUsed, Spot, UsageSkew, UsedLine, UsedPoint, UsedSeries};
 pub use measured::measured_at;
 pub use next_steps::NextStep;
 pub use pending::{

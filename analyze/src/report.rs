@@ -1,7 +1,8 @@
 //! What `kdrift report` shows, gathered from the other analyses — nothing
 //! is derived here: the store's time span and counts, the drain timeline
 //! ([`crate::drains`]), every node's requested % over the range
-//! ([`crate::series`]) and the why-pending chain ([`crate::pending`]) of
+//! ([`crate::series`]) next to their measured used % when the store has
+//! usage samples ([`crate::used_series`]), and the why-pending chain ([`crate::pending`]) of
 //! each pod that was Pending in the range, longest-pending first.
 
 use chrono::{DateTime, Utc};
@@ -10,6 +11,7 @@ use kdrift_store::StoreCounts;
 use serde::Serialize;
 
 use crate::drains::{drain_timeline, DrainTimeline};
+use crate::hot::{used_series, UsedSeries};
 use crate::pending::{pending_pods, why_pending, PendingPod, PendingReport};
 use crate::series::{requested_series, RequestedSeries};
 use crate::AnalyzeError;
@@ -48,6 +50,10 @@ pub struct ReportData {
     pub timeline: DrainTimeline,
     /// Every node's requested amounts over the range.
     pub requested: RequestedSeries,
+    /// Every node's measured used % over the range, when the store has
+    /// usage samples in it (omitted from JSON otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub used: Option<UsedSeries>,
     /// Every node seen in the timeline or the samples, in name order.
     pub nodes: Vec<String>,
     /// Pods with FailedScheduling whose pending time overlaps the range, longest-pending first.
@@ -158,6 +164,8 @@ pub fn report_data(
         ));
     }
     let nodes = node_names(&timeline, &requested);
+    let used =
+        if outside_history || nodes.is_empty() { None } else { used_series(store, from, to, options.max_samples)? };
     Ok(ReportData {
         store: store.path().display().to_string(),
         counts,
@@ -167,6 +175,7 @@ pub fn report_data(
         to,
         timeline,
         requested,
+        used,
         nodes,
         pending,
         chains,

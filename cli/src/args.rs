@@ -79,6 +79,9 @@ pub enum Command {
     /// Every node's requested % of allocatable now (or --at), the skew between nodes, and each node's
     /// LowNodeUtilization class.
     Skew(SkewArgs),
+    /// Nodes whose measured cpu or memory stayed at or above a used-% threshold for consecutive steps (not
+    /// single spikes): each episode's start and end, the pods that drove it and what put them there.
+    Hotspots(HotspotsArgs),
     /// Why something failed, from the store's history.
     #[command(subcommand)]
     Postmortem(PostmortemCommand),
@@ -181,6 +184,22 @@ pub struct RecordArgs {
     /// Commit at least every this many seconds while versions come in.
     #[arg(long, value_name = "SECONDS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub batch_seconds: u64,
+    /// How often to sample the CPU and memory nodes and pods use from metrics.k8s.io (metrics-server's
+    /// NodeMetrics and PodMetrics), e.g. 30s, 1m; `0` or `off`: never.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_metrics_interval)]
+    pub metrics_interval: MetricsInterval,
+}
+
+/// `kdrift record --metrics-interval`: how often usage is sampled (`None`: never).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetricsInterval(pub Option<std::time::Duration>);
+
+/// `--metrics-interval`: a duration of at least 1s, or `0` / `off` (never).
+pub fn parse_metrics_interval(s: &str) -> Result<MetricsInterval, String> {
+    if s.trim() == "0" || s.trim().eq_ignore_ascii_case("off") {
+        return Ok(MetricsInterval(None));
+    }
+    parse_every(s).map(|d| MetricsInterval(Some(d)))
 }
 
 /// `kdrift skew`.
@@ -201,6 +220,45 @@ pub struct SkewArgs {
     /// default: the descheduler Helm chart's default (cpu/memory/pods 20 → 50 %).
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
+    /// Measured usage next to requests: per node requested % and used % (cpu, memory), the nodes hot in
+    /// fact but not on paper and the reverse, and the pods driving each hotspot (default --at: the store's
+    /// latest usage sample).
+    #[arg(long, conflicts_with_all = ["thresholds", "target_thresholds", "policy"])]
+    pub usage: bool,
+    /// With --usage: the oldest sample taken as a node's or pod's reading (e.g. 15m, 1h).
+    #[arg(long, value_name = "DURATION", default_value = "15m", value_parser = parse_span, requires = "usage")]
+    pub window: chrono::Duration,
+    /// With --usage: used % of allocatable at or above which a node is hot (and its requests high).
+    #[arg(long, value_name = "PCT", default_value_t = 80.0, value_parser = parse_percent, requires = "usage")]
+    pub hot: f64,
+}
+
+/// `kdrift hotspots`.
+#[derive(Debug, Args)]
+pub struct HotspotsArgs {
+    /// Start of the range (default: the store's first usage sample); RFC 3339 or UTC microseconds.
+    #[arg(long, value_name = "TIME", value_parser = parse_instant)]
+    pub since: Option<DateTime<Utc>>,
+    /// End of the range, exclusive (default: the store's last usage sample); RFC 3339 or UTC microseconds.
+    #[arg(long, value_name = "TIME", value_parser = parse_instant)]
+    pub until: Option<DateTime<Utc>>,
+    /// Used % of allocatable (cpu or memory) a step's mean must reach.
+    #[arg(long, value_name = "PCT", default_value_t = 80.0, value_parser = parse_percent)]
+    pub threshold: f64,
+    /// Steps in a row a node must stay at or above the threshold (shorter runs are spikes).
+    #[arg(long = "for", value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub windows: u32,
+    /// Step: the length of the windows usage is averaged over (e.g. 5m).
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_span)]
+    pub step: chrono::Duration,
+}
+
+/// Parses a percent above 0 (`80`, `92.5`) (pure; used by clap).
+pub fn parse_percent(s: &str) -> Result<f64, String> {
+    match s.trim_end_matches('%').parse::<f64>() {
+        Ok(p) if p.is_finite() && p > 0.0 => Ok(p),
+        _ => Err(format!("expected a percent above 0 such as 80 or 92.5, got {s:?}")),
+    }
 }
 
 /// Percent per resource, as given on the command line.
@@ -386,9 +444,27 @@ pub struct ClusterArgs {
     /// A context of the kubeconfig (default: its current-context).
     #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
+    /// Most bytes of one list page read from the API server (bytes, or with KiB/MiB/GiB): a page
+    /// going on past it keeps its complete items and ends that list with an error.
+    #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_page_bytes)]
+    pub max_page_bytes: u64,
+}
+
+/// Parses `--max-page-bytes`: a size of at least 1 KiB (pure; used by clap).
+pub fn parse_page_bytes(s: &str) -> Result<u64, String> {
+    let bytes = kdrift_ingest::parse_size(s)?;
+    if bytes < 1024 {
+        return Err(format!("{s:?}: a list page needs at least 1KiB"));
+    }
+    Ok(bytes)
 }
 
 impl ClusterArgs {
+    /// `--max-page-bytes` as a length (saturating on 32-bit targets).
+    pub fn max_page_bytes(&self) -> usize {
+        usize::try_from(self.max_page_bytes).unwrap_or(usize::MAX)
+    }
+
     /// True when either flag is given.
     pub fn given(&self) -> bool {
         self.kubeconfig.is_some() || self.context.is_some()
@@ -814,6 +890,10 @@ pub struct IngestFileArgs {
     /// reader holds at most half as much ahead.
     #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = kdrift_ingest::parse_size)]
     pub max_batch_bytes: u64,
+    /// The instant the samples of saved `kubectl top nodes` / `kubectl top pods -A` tables were
+    /// taken (RFC 3339 or UTC microseconds); default: each file's modification time.
+    #[arg(long, value_name = "TIME", value_parser = parse_instant)]
+    pub at: Option<DateTime<Utc>>,
 }
 
 /// `kdrift why-pending`.
@@ -887,6 +967,28 @@ pub fn parse_pending_pod_ref(s: &str) -> Result<PodRef, String> {
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    #[test]
+    fn skew_usage_and_hotspots_flags() {
+        let skew = |args: &[&str]| match Cli::try_parse_from([&["kdrift", "skew"][..], args].concat()) {
+            Ok(Cli { command: Command::Skew(a), .. }) => Ok((a.usage, a.window, a.hot)),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.kind()),
+        };
+        assert_eq!(skew(&["--usage"]), Ok((true, chrono::Duration::minutes(15), 80.0)));
+        assert_eq!(skew(&["--usage", "--window", "1h", "--hot", "92.5"]), Ok((true, chrono::Duration::hours(1), 92.5)));
+        assert_eq!(skew(&["--window", "1h"]), Err(clap::error::ErrorKind::MissingRequiredArgument));
+        assert_eq!(skew(&["--usage", "--policy", "p.yaml"]), Err(clap::error::ErrorKind::ArgumentConflict));
+        assert_eq!(skew(&["--usage", "--hot", "0"]), Err(clap::error::ErrorKind::ValueValidation));
+        match Cli::try_parse_from(["kdrift", "hotspots", "--for", "6", "--step", "10m", "--threshold", "90%"]) {
+            Ok(Cli { command: Command::Hotspots(a), .. }) => {
+                assert_eq!((a.windows, a.step, a.threshold), (6, chrono::Duration::minutes(10), 90.0));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(Cli::try_parse_from(["kdrift", "hotspots", "--for", "0"]).is_err());
+        assert_eq!(parse_percent("x"), Err("expected a percent above 0 such as 80 or 92.5, got \"x\"".to_string()));
+    }
 
     #[test]
     fn pod_ref_parsing() {
@@ -1064,6 +1166,14 @@ mod tests {
         );
         assert!(kube(&["kdrift", "record", "-A"]).expect("ok").all_namespaces);
         assert!(kube(&["kdrift", "record", "-A", "-n", "x"]).is_err(), "-A and -n conflict");
+        // The page byte cap: 256 MiB unless raised; under 1 KiB refused.
+        assert_eq!(kube(&["kdrift", "record"]).expect("ok").cluster.max_page_bytes(), 256 << 20);
+        let k = kube(&["kdrift", "ingest", "api", "--max-page-bytes", "1GiB"]).expect("ok");
+        assert_eq!(k.cluster.max_page_bytes, 1 << 30);
+        assert!(kube(&["kdrift", "ingest", "api", "--max-page-bytes", "10"]).is_err());
+        assert_eq!(parse_page_bytes("10"), Err("\"10\": a list page needs at least 1KiB".to_string()));
+        let rebalance = Cli::try_parse_from(["kdrift", "rebalance", "run", "--yes", "--max-page-bytes", "4MiB"]);
+        assert!(rebalance.is_ok(), "{:?}", rebalance.err());
     }
 
     #[test]
@@ -1078,6 +1188,10 @@ mod tests {
         assert_eq!(parse_every("1m"), Ok(std::time::Duration::from_secs(60)));
         assert_eq!(parse_every("90s"), Ok(std::time::Duration::from_secs(90)));
         assert!(parse_every("0").is_err());
+        let every = |s: &str| parse_metrics_interval(s).map(|m| m.0);
+        assert_eq!(every("30s"), Ok(Some(std::time::Duration::from_secs(30))));
+        assert_eq!((every("0"), every("off"), every("OFF")), (Ok(None), Ok(None), Ok(None)));
+        assert!(every("500ms").is_err(), "at least 1s");
     }
 
     #[test]

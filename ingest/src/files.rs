@@ -2,6 +2,8 @@
 //! `kubectl cluster-info dump` directory included), reads each dump
 //! (gzip-compressed or not), and stores every object version in one run.
 //! A bad file or record is reported and skipped; everything else loads.
+//! Saved `kubectl top` tables among them are measured usage
+//! ([`crate::top`]): each is stored as a run of usage samples of its own.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -13,6 +15,7 @@ use crate::store::{prepare_all, Prepared};
 use crate::store::{sql, Store, StoreError};
 use crate::store::{Origin, Record};
 use crate::store::{RunCounts, RunStatus, RunWriter};
+use crate::top::{ingest_top_file, is_top_head, TopFileSummary};
 
 /// File name endings `ingest file` reads when walking a directory (also with
 /// `.gz`). Other files in a directory (a cluster-info dump's `logs.txt`) are
@@ -114,12 +117,17 @@ pub struct IngestReport {
     /// uids (query `run_node_uids`: dumps of two clusters given together?).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The saved `kubectl top` tables read, each stored as a run of usage
+    /// samples of its own (`crate::top`), in the order read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub usage: Vec<TopFileSummary>,
 }
 
 impl IngestReport {
-    /// Input errors over all files.
+    /// Input errors over all files (`kubectl top` tables included).
     pub fn error_count(&self) -> u64 {
-        self.files.iter().map(FileSummary::error_total).sum()
+        let usage: u64 = self.usage.iter().map(|u| u.errors.len() as u64).sum();
+        self.files.iter().map(FileSummary::error_total).sum::<u64>() + usage
     }
 }
 
@@ -195,7 +203,7 @@ pub fn collect_paths(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<Inpu
             }
             match std::fs::metadata(&canonical) {
                 Ok(m) if m.is_dir() => walk(&child, seen, files, ignored, errors),
-                Ok(m) if m.is_file() && is_dump_name(&child) => files.push(child),
+                Ok(m) if m.is_file() && (is_dump_name(&child) || is_top_file(&child)) => files.push(child),
                 // FIFOs, sockets and devices would block or never end.
                 Ok(_) if is_dump_name(&child) => errors.push(path_error(
                     &child,
@@ -282,9 +290,17 @@ pub fn refused_files(paths: &[PathBuf]) -> Vec<InputError> {
                 // Named JSON, holding a table or YAML: refused as the run would report it.
                 return Some(e);
             }
-            (!is_dump_name(p) && !looks_like_a_dump(&head)).then(|| path_error(p, &not_a_dump_message(&head)))
+            (!is_dump_name(p) && !looks_like_a_dump(&head) && !is_top_head(&head))
+                .then(|| path_error(p, &not_a_dump_message(&head)))
         })
         .collect()
+}
+
+/// Whether `path`, a file without a dump's name ([`DUMP_EXTENSIONS`]: a
+/// `.txt`, no ending), is a saved `kubectl top nodes` / `kubectl top pods -A`
+/// table ([`crate::top::top_table`] on its first non-blank line).
+fn is_top_file(path: &Path) -> bool {
+    !is_dump_name(path) && head_of(path).is_some_and(|h| is_top_head(&h))
 }
 
 /// The first 64 KiB of a file (decompressed when it is gzip), enough for
@@ -426,9 +442,8 @@ pub fn ingest_files_until(
     ingest_files_with(store, paths, &FileLimits::default(), progress, interrupt)
 }
 
-/// [`ingest_files_until`] with `limits` instead of the defaults (the CLI's
-/// `--max-decompressed`, `--max-yaml-depth`, `--max-batch-bytes`): a file past a limit is an input error naming the
-/// limit and its flag; the other files load.
+/// [`ingest_files_at`] with the `kubectl top` tables' samples at each
+/// file's modification time.
 ///
 /// # Errors
 /// Only [`StoreError`]s abort; input problems are in the report.
@@ -439,11 +454,86 @@ pub fn ingest_files_with(
     progress: &mut dyn Progress,
     interrupt: &Interrupt,
 ) -> Result<IngestReport, StoreError> {
+    ingest_files_at(store, paths, limits, None, progress, interrupt)
+}
+
+/// [`ingest_files_until`] with `limits` instead of the defaults (the CLI's
+/// `--max-decompressed`, `--max-yaml-depth`, `--max-batch-bytes`): a file past a limit is an input error naming the
+/// limit and its flag; the other files load. The saved `kubectl top`
+/// tables among the files (named, or without a dump's name in a directory)
+/// are stored first, each as a run of usage samples at `top_at` (the CLI's
+/// `--at`), else at the file's modification time ([`IngestReport::usage`]);
+/// with nothing else given no object run is recorded, and the report's run
+/// is the last table's.
+///
+/// # Errors
+/// Only [`StoreError`]s abort; input problems are in the report.
+pub fn ingest_files_at(
+    store: &Store,
+    paths: &[PathBuf],
+    limits: &FileLimits,
+    top_at: Option<chrono::DateTime<chrono::Utc>>,
+    progress: &mut dyn Progress,
+    interrupt: &Interrupt,
+) -> Result<IngestReport, StoreError> {
     // Stored absolute: `kdrift ingest file dumps/x.json` names the same file
     // in every later report, wherever it runs.
     let paths: Vec<PathBuf> = paths.iter().map(|p| absolute_location(p)).collect();
     let paths = paths.as_slice();
     let (files, ignored, path_errors) = collect_paths(paths);
+    let (tops, files): (Vec<PathBuf>, Vec<PathBuf>) = files.into_iter().partition(|f| is_top_file(f));
+    let mut usage = Vec::new();
+    for top in &tops {
+        if interrupt.is_triggered() {
+            break;
+        }
+        usage.push(ingest_top_file(store, top, top_at, limits.decompressed, interrupt)?);
+    }
+    if !tops.is_empty() && files.is_empty() && path_errors.is_empty() {
+        return Ok(usage_only(usage, tops.len(), &ignored));
+    }
+    let mut report = ingest_dumps(store, paths, files, ignored, path_errors, limits, progress, interrupt)?;
+    report.usage = usage;
+    Ok(report)
+}
+
+/// The report of a run given only `kubectl top` tables, `given` of them
+/// (`usage` holds fewer when an interrupt stopped it): the last table's run.
+fn usage_only(usage: Vec<TopFileSummary>, given: usize, ignored: &[PathBuf]) -> IngestReport {
+    let errors = usage.iter().any(|u| !u.errors.is_empty());
+    let samples: u64 = usage.iter().map(|u| u.samples).sum();
+    let interrupted = usage.len() < given;
+    let status = match (errors, samples) {
+        _ if interrupted => RunStatus::Failed,
+        (false, _) => RunStatus::Ok,
+        (true, 0) => RunStatus::Failed,
+        (true, _) => RunStatus::Partial,
+    };
+    IngestReport {
+        run_id: usage.last().map_or(0, |u| u.run_id),
+        status,
+        files: Vec::new(),
+        ignored: ignored.iter().map(|p| p.display().to_string()).collect(),
+        counts: RunCounts::default(),
+        interrupted,
+        interrupted_during_commit: false,
+        warnings: Vec::new(),
+        usage,
+    }
+}
+
+/// The dump files' run ([`ingest_files_at`] past the `kubectl top` tables).
+#[allow(clippy::too_many_arguments)]
+fn ingest_dumps(
+    store: &Store,
+    paths: &[PathBuf],
+    files: Vec<PathBuf>,
+    ignored: Vec<PathBuf>,
+    path_errors: Vec<InputError>,
+    limits: &FileLimits,
+    progress: &mut dyn Progress,
+    interrupt: &Interrupt,
+) -> Result<IngestReport, StoreError> {
     let location = paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" ");
     let total_bytes = files.iter().filter_map(|f| f.metadata().ok()).map(|m| m.len()).sum();
     progress.start(files.len(), total_bytes);
@@ -525,6 +615,7 @@ fn abandon_interrupted(
         interrupted: true,
         interrupted_during_commit: false,
         warnings: Vec::new(),
+        usage: Vec::new(),
     })
 }
 
@@ -719,6 +810,7 @@ fn finish(
         interrupted: false,
         interrupted_during_commit: false,
         warnings,
+        usage: Vec::new(),
     })
 }
 

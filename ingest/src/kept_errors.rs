@@ -1,28 +1,38 @@
-//! A file's input errors, bounded (break-it 34 M1): 300,000 bad NDJSON
+//! A source's input errors, bounded (break-it 34 M1): 300,000 bad NDJSON
 //! lines around 10 good ones kept ~1.1 KB per error (413 MB) and printed
-//! 300,002 lines. The first [`KEPT_ERRORS_PER_FILE`] of a file are kept,
+//! 300,002 lines. The first [`KEPT_ERRORS_PER_FILE`] of a source are kept,
 //! printed and stored in full; the others are only counted
 //! ([`FileSummary::errors_not_kept`]), and one last error says how many
 //! ("… and 299,900 more errors like these in FILE"). The counts of the
-//! run and of `ingest_files` are the true totals.
+//! run and of `ingest_files` are the true totals. A source is a file
+//! (`ingest file`), a VictoriaLogs window, a Prometheus window, or a
+//! resource of `ingest api` / `record` ([`keep`], [`more_errors`]).
 
 use crate::files::FileSummary;
 use crate::parse::InputError;
 use crate::store::Origin;
 use kdrift_rebalance::thousands;
 
-/// Most input errors of one file kept in full (printed, stored in
-/// `ingest_errors`): 100.
+/// Most input errors of one file (or window, or API resource) kept in
+/// full (printed, stored in `ingest_errors`): 100.
 pub const KEPT_ERRORS_PER_FILE: usize = 100;
+
+/// Pushes `error` on `kept` while it holds fewer than
+/// [`KEPT_ERRORS_PER_FILE`], else counts it in `not_kept`; true when kept.
+pub(crate) fn keep<T>(kept: &mut Vec<T>, not_kept: &mut u64, error: T) -> bool {
+    if kept.len() < KEPT_ERRORS_PER_FILE {
+        kept.push(error);
+        true
+    } else {
+        *not_kept += 1;
+        false
+    }
+}
 
 impl FileSummary {
     /// Keeps `error` while fewer than [`KEPT_ERRORS_PER_FILE`] are, else counts it.
     pub(crate) fn add_error(&mut self, error: InputError) {
-        if self.errors.len() < KEPT_ERRORS_PER_FILE {
-            self.errors.push(error);
-        } else {
-            self.errors_not_kept += 1;
-        }
+        keep(&mut self.errors, &mut self.errors_not_kept, error);
     }
 
     /// [`FileSummary::add_error`] for each of `errors`.
@@ -58,7 +68,7 @@ impl FileSummary {
 }
 
 /// `… and 299,900 more errors like these in FILE (…)`.
-fn more_errors(count: u64, location: &str) -> String {
+pub(crate) fn more_errors(count: u64, location: &str) -> String {
     format!(
         "… and {} more errors like these in {location} (only the first {KEPT_ERRORS_PER_FILE} are shown and \
          stored; the others are counted)",

@@ -38,14 +38,15 @@ mod victorialogs;
 pub use actions::{ActionError, StoreSink};
 pub use api::record::known::load as load_known_objects;
 pub use api::{
-    record as record_cluster, snapshot as snapshot_cluster, ApiReport, Clock, ManualClock, NoObserver, RecordObserver,
-    RecordOptions, ReplayClock, ResourceProblem, ResourceReport, Severity, SnapshotOptions, WallClock,
+    record as record_cluster, sample_metrics, snapshot as snapshot_cluster, ApiReport, Clock, ManualClock,
+    MetricsReport, MetricsSource, NoObserver, RecordObserver, RecordOptions, ReplayClock, ResourceProblem,
+    ResourceReport, Severity, SnapshotOptions, WallClock, METRICS_NOT_SERVED,
 };
 pub use demo::{ingest_scenario, ingest_usage_points, to_record};
 pub use files::{directories_without_dumps, missing_paths, refused_files, DUMP_EXTENSIONS};
 pub use files::{
-    ingest_files, ingest_files_until, ingest_files_with, ingest_records, FileLimits, FileSummary, IngestReport,
-    NoProgress, Progress,
+    ingest_files, ingest_files_at, ingest_files_until, ingest_files_with, ingest_records, FileLimits, FileSummary,
+    IngestReport, NoProgress, Progress,
 };
 pub use gzip::{parse_size, DecompressedCap};
 pub use interrupt::Interrupt;
@@ -57,7 +58,7 @@ pub use prometheus::{
     pull_prometheus, resolve_queries, NamedPromql, PromClient, PromError, PromOptions, PromPullFailed, PromReport,
     PromWindow, PromWindowReport, MAX_POINTS, PROM_ENV,
 };
-pub use top::{parse_top, top_table, TopTable};
+pub use top::{ingest_top_file, parse_top, top_table, TopFileSummary, TopTable};
 pub use victorialogs::{
     pull, Auth, CredentialSources, EnvNames, Failure, Layout, NoPullProgress, PullFailed, PullOptions, PullProgress,
     PullReport, Retry, Secret, Tenant, Timeouts, VlClient, VlError, Window, WindowReport, JSON_ANSWER_LIMIT,

@@ -9,11 +9,22 @@
 //! metrics-server has no reading for) is a sample not measured. A row
 //! that does not parse is an input error naming the file and line; the
 //! rows around it load.
+//!
+//! `kdrift ingest file` stores each such file as one ingest run of its own
+//! ([`ingest_top_file`], `Store::commit_usage`): re-ingesting it adds
+//! nothing (the same samples at the same instant).
 
-use kdrift_store::{UsageKind, UsageSample};
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use kdrift_store::{Store, StoreError, UsageKind, UsageSample, UsageSource};
+
+use crate::gzip::DecompressedCap;
+use crate::interrupt::Interrupt;
 
 /// What a saved `kubectl top` table holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum TopTable {
     /// `kubectl top nodes`: `NAME CPU(cores) CPU(%) MEMORY(bytes) MEMORY(%)`.
     Nodes,
@@ -37,6 +48,79 @@ pub fn top_table(header: &str) -> Option<TopTable> {
     columns(header).ok().map(|c| c.table)
 }
 
+/// Whether `head` (the first bytes of a file, decompressed) opens with a
+/// `kubectl top` table header ([`top_table`]) on its first non-blank line.
+pub(crate) fn is_top_head(head: &[u8]) -> bool {
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let text = String::from_utf8_lossy(&head[..head.len().min(4096)]);
+    text.lines().find(|l| !l.trim().is_empty()).is_some_and(|l| top_table(l).is_some())
+}
+
+/// What one saved `kubectl top` file gave to `kdrift ingest file`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TopFileSummary {
+    /// The file's path (absolute, as the run's location).
+    pub location: String,
+    /// Nodes or pods (`None`: the file could not be read).
+    pub table: Option<TopTable>,
+    /// The instant every sample is stored at: `--at`, else the file's
+    /// modification time.
+    pub at: DateTime<Utc>,
+    /// The file's run in `ingest_runs`.
+    pub run_id: i64,
+    /// Samples read (rows that parse).
+    pub samples: u64,
+    /// Of which new to the store.
+    pub added: u64,
+    /// Of which the store already had (the same file ingested before).
+    pub duplicates: u64,
+    /// Input errors, `FILE:LINE: …` (the other rows are stored).
+    pub errors: Vec<String>,
+}
+
+/// Reads the saved `kubectl top` table at `path` (gzip-compressed or not,
+/// up to `cap`) and stores its samples with source `kubectl-top` at `at`,
+/// else at the file's modification time, as one ingest run (source kind
+/// `file`) with its input errors.
+///
+/// # Errors
+/// [`StoreError`] (nothing of the file is stored).
+pub fn ingest_top_file(
+    store: &Store,
+    path: &Path,
+    at: Option<DateTime<Utc>>,
+    cap: DecompressedCap,
+    interrupt: &Interrupt,
+) -> Result<TopFileSummary, StoreError> {
+    let location = path.display().to_string();
+    let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok().map(DateTime::<Utc>::from);
+    let at = at.or(modified).unwrap_or_else(Utc::now);
+    // Stored in microseconds: said as stored.
+    let at = DateTime::from_timestamp_micros(at.timestamp_micros()).unwrap_or(at);
+    let (table, samples, errors) = match crate::files::read_maybe_gzip_until(path, cap, interrupt) {
+        Err(e) => (None, Vec::new(), vec![e.to_string()]),
+        Ok((bytes, damage)) => {
+            let text = String::from_utf8_lossy(&bytes);
+            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+            let table = text.lines().find(|l| !l.trim().is_empty()).and_then(top_table);
+            let (samples, mut errors) = parse_top(text, &location, at.timestamp_micros());
+            errors.extend(damage.map(|d| d.to_string()));
+            (table, samples, errors)
+        }
+    };
+    let commit = store.commit_usage("file", &location, UsageSource::KubectlTop, &samples, &errors, None)?;
+    Ok(TopFileSummary {
+        location,
+        table,
+        at,
+        run_id: commit.run_id,
+        samples: commit.samples,
+        added: commit.added,
+        duplicates: commit.duplicates,
+        errors,
+    })
+}
+
 fn columns(header: &str) -> Result<Columns, String> {
     let names: Vec<&str> = header.split_whitespace().collect();
     let at = |n: &str| names.iter().position(|c| c.eq_ignore_ascii_case(n));
@@ -54,9 +138,7 @@ fn amount(resource: &str, cell: &str) -> Result<Option<i64>, String> {
     if cell.eq_ignore_ascii_case("<unknown>") {
         return Ok(None);
     }
-    kdrift_rebalance::parse_amount(resource, cell)
-        .map(Some)
-        .map_err(|e| format!("{resource} {cell:?} is not a quantity ({e})"))
+    kdrift_rebalance::parse_amount(resource, cell).map(Some).map_err(|e| format!("{resource} {e}"))
 }
 
 /// The samples of a saved `kubectl top` table at `at_us` (UTC µs), with the

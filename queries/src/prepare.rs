@@ -61,10 +61,9 @@ pub fn prepare(mut record: Record, fallback: DateTime<Utc>) -> Prepared {
     crate::record_mask::mask_object(&mut record.object);
     let identity = match identify(&mut record.object, None) {
         Ok(id) => id,
-        Err(e) => {
-            let problem = model_problem(declared.as_deref(), &record.object, None);
-            return Prepared { origin: record.origin, is_event, problem, row: Err(e) };
-        }
+        // Not stored: the model's problems (said as "the version is
+        // stored, but …") would be false, and the identity error says why.
+        Err(e) => return Prepared { origin: record.origin, is_event, problem: None, row: Err(e) },
     };
     let (observed_at, estimated) = match record.observed_at {
         Some(t) => (t, false),

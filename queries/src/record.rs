@@ -110,6 +110,21 @@ pub enum IdentityError {
         /// `namespace/name` (or uid).
         name: String,
     },
+    /// A field kdrift reads for the object's identity (`kind`,
+    /// `apiVersion`, `metadata` and its `name`, `namespace`, `uid`,
+    /// `resourceVersion`) holds a value of the wrong JSON type (break-it 34
+    /// L2: `metadata.uid: 7` was stored as a null uid, `kind: 5` replaced).
+    #[error("{object}{field}: expected {expected}, found {found}")]
+    WrongType {
+        /// `Kind namespace/name: ` when they are readable, else empty.
+        object: String,
+        /// The field path.
+        field: &'static str,
+        /// `a string`, `an object`.
+        expected: &'static str,
+        /// What it holds: `the number 7`, `a list`, …
+        found: String,
+    },
     /// A field with a value of the wrong type or out of range.
     #[error("{kind} {name}: {field}: {problem}")]
     BadField {
@@ -224,20 +239,88 @@ pub fn default_api_version(kind: &str, object: &Value) -> &'static str {
     }
 }
 
+/// The identity fields of an object and the JSON type each must have when
+/// present and not null.
+const IDENTITY_FIELDS: [(&str, &str, bool); 7] = [
+    ("kind", "/kind", false),
+    ("apiVersion", "/apiVersion", false),
+    ("metadata", "/metadata", true),
+    ("metadata.name", "/metadata/name", false),
+    ("metadata.namespace", "/metadata/namespace", false),
+    ("metadata.uid", "/metadata/uid", false),
+    ("metadata.resourceVersion", "/metadata/resourceVersion", false),
+];
+
+/// What a JSON value is, for an error: `the number 7`, `the boolean true`,
+/// `a list`, `an object`, `a string` (lists and objects are not quoted: they
+/// may hold anything).
+pub fn json_kind(value: &Value) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("the boolean {b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(_) => "a string".into(),
+        Value::Array(_) => "a list".into(),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+/// Checks that the identity fields of `object` (a mapping) have their JSON
+/// types when present and not null: `kind`, `apiVersion`,
+/// `metadata.name`, `.namespace`, `.uid`, `.resourceVersion` strings,
+/// `metadata` an object (the Kubernetes API's types).
+///
+/// # Errors
+/// [`IdentityError::WrongType`] naming the first field of the wrong type,
+/// the type expected and what it holds.
+pub fn check_identity_types(object: &Value) -> Result<(), IdentityError> {
+    for (field, pointer, is_object) in IDENTITY_FIELDS {
+        let ok = match object.pointer(pointer) {
+            None | Some(Value::Null) => true,
+            Some(v) => {
+                if is_object {
+                    v.is_object()
+                } else {
+                    v.is_string()
+                }
+            }
+        };
+        if !ok {
+            let found = object.pointer(pointer).map(json_kind).unwrap_or_default();
+            let kind = object.get("kind").and_then(Value::as_str).filter(|k| !k.is_empty());
+            let name = object.pointer("/metadata/name").and_then(Value::as_str).filter(|n| !n.is_empty());
+            let namespace = object.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("");
+            let object = match (kind, name) {
+                (Some(k), Some(n)) if namespace.is_empty() => format!("{k} {n}: "),
+                (Some(k), Some(n)) => format!("{k} {namespace}/{n}: "),
+                (None, Some(n)) if namespace.is_empty() => format!("{n}: "),
+                (None, Some(n)) => format!("{namespace}/{n}: "),
+                _ => String::new(),
+            };
+            let expected = if is_object { "an object" } else { "a string" };
+            return Err(IdentityError::WrongType { object, field, expected, found });
+        }
+    }
+    Ok(())
+}
+
 /// Fills in `kind` and `apiVersion` when missing, then reads the identity.
 ///
 /// # Errors
-/// [`IdentityError`] when the document is not an object, its kind cannot be
+/// [`IdentityError`] when the document is not an object, an identity field
+/// has the wrong JSON type ([`check_identity_types`]), its kind cannot be
 /// known, or it has neither a name nor a uid.
 pub fn identify(object: &mut Value, kind_hint: Option<&str>) -> Result<Identity, IdentityError> {
-    let map = match object {
-        Value::Object(m) => m,
+    match object {
+        Value::Object(_) => {}
         Value::Null => return Err(IdentityError::NotAnObject("null")),
         Value::Array(_) => return Err(IdentityError::NotAnObject("a list")),
         Value::String(_) => return Err(IdentityError::NotAnObject("a string")),
         Value::Number(_) => return Err(IdentityError::NotAnObject("a number")),
         Value::Bool(_) => return Err(IdentityError::NotAnObject("a boolean")),
     };
+    check_identity_types(object)?;
+    let Value::Object(map) = object else { return Err(IdentityError::NotAnObject("a mapping")) };
     let kind = match map.get("kind").and_then(Value::as_str).filter(|k| !k.is_empty()) {
         Some(k) => k.to_string(),
         None => {
@@ -345,6 +428,35 @@ mod tests {
         assert_eq!(identify(&mut v, None), Err(IdentityError::NotAnObject("a list")));
         let mut v = json!({"metadata": {"name": "x"}});
         assert_eq!(identify(&mut v, None), Err(IdentityError::NoKind));
+    }
+
+    #[test]
+    fn identity_fields_of_the_wrong_type_are_errors_naming_field_and_type() {
+        // Break-it 34 L2: uid 7 was stored as null, kind 5 replaced, apiVersion ["v1"] defaulted.
+        let ok = json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e5", "namespace": "d",
+                        "uid": "u5", "resourceVersion": "15"}, "involvedObject": {}});
+        assert!(identify(&mut ok.clone(), None).is_ok());
+        for (pointer, value, expected) in [
+            ("/metadata/uid", json!(7), "Event d/e5: metadata.uid: expected a string, found the number 7"),
+            ("/kind", json!(5), "d/e5: kind: expected a string, found the number 5"),
+            ("/metadata/namespace", json!(7), "Event e5: metadata.namespace: expected a string, found the number 7"),
+            ("/apiVersion", json!(["v1"]), "Event d/e5: apiVersion: expected a string, found a list"),
+            ("/metadata/name", json!(true), "metadata.name: expected a string, found the boolean true"),
+            (
+                "/metadata/resourceVersion",
+                json!(15),
+                "Event d/e5: metadata.resourceVersion: expected a string, found the number 15",
+            ),
+            ("/metadata", json!("x"), "metadata: expected an object, found a string"),
+        ] {
+            let mut v = ok.clone();
+            *v.pointer_mut(pointer).expect(pointer) = value;
+            assert_eq!(identify(&mut v, None).expect_err(pointer).to_string(), expected);
+        }
+        // Null is absence, as the API server reads it.
+        let mut v = ok.clone();
+        v["metadata"]["uid"] = Value::Null;
+        assert_eq!(identify(&mut v, None).expect("null uid").uid, None);
     }
 
     #[test]

@@ -291,6 +291,12 @@ queries! {
     USAGE_LATEST_AT = "usage_latest_at", "usage/latest_at.sql";
     /// Measured usage per node and pod over a window before an instant: a percentile of its samples.
     USAGE_PERCENTILE_AT = "usage_percentile_at", "usage/percentile_at.sql";
+    /// How many usage samples the store holds, and the first and last instants.
+    USAGE_SPAN = "usage_span", "usage/span.sql";
+    /// Every node's measured usage per step bucket (mean and max) between two instants.
+    USAGE_NODE_BUCKETS = "usage_node_buckets", "usage/node_buckets.sql";
+    /// Each pod's measured usage on a node (mean and max) between two instants.
+    USAGE_PODS_BETWEEN = "usage_pods_between", "usage/pods_between.sql";
     /// The newest kdrift rebalance run of each outcome.
     REBALANCE_LATEST_RUNS = "rebalance_latest_runs", "rebalance/latest_runs.sql";
     /// Cordon, readiness, reboot and node-controller signals per node between two instants.

@@ -163,17 +163,41 @@ impl Store {
         Ok(run_id)
     }
 
-    fn store_usage(
+    /// Stores `samples` from `source` under run `run_id`, a run still open
+    /// (`kdrift record`'s, whose object versions commit through its
+    /// `RunWriter`), with `errors` (already redacted) as more of its
+    /// `ingest_errors` rows at `location`, in one transaction; the run row
+    /// is left as it is. Deduplicated as [`Store::commit_usage`].
+    ///
+    /// # Errors
+    /// [`StoreError`]; nothing of the batch is stored.
+    pub fn add_usage_to_run(
         &self,
         run_id: i64,
         location: &str,
         source: UsageSource,
         samples: &[UsageSample],
         errors: &[String],
-        window: Option<UsageWindow<'_>>,
     ) -> Result<UsageCommit, StoreError> {
         self.batch(&sql::USAGE_CREATE_STAGING)?;
         let tx = TransactionGuard::begin(self)?;
+        let added = self.stage_usage(run_id, location, source, samples, errors)?;
+        tx.commit()?;
+        let n = samples.len() as u64;
+        Ok(UsageCommit { run_id, samples: n, added, duplicates: n.saturating_sub(added) })
+    }
+
+    /// Appends `samples` to the staging table and moves the new ones into
+    /// `usage_samples` under `run_id`, with `errors` as `ingest_errors`
+    /// rows, inside the caller's transaction. Returns how many were added.
+    fn stage_usage(
+        &self,
+        run_id: i64,
+        location: &str,
+        source: UsageSource,
+        samples: &[UsageSample],
+        errors: &[String],
+    ) -> Result<u64, StoreError> {
         self.execute(&sql::USAGE_CLEAR_STAGING, [])?;
         let failed = |source| StoreError::Append { table: "staging_usage", source };
         {
@@ -204,6 +228,21 @@ impl Store {
                 params![run_id, location, None::<i64>, None::<i64>, None::<i64>, kdrift_rebalance::mask_shown(message)],
             )?;
         }
+        Ok(added)
+    }
+
+    fn store_usage(
+        &self,
+        run_id: i64,
+        location: &str,
+        source: UsageSource,
+        samples: &[UsageSample],
+        errors: &[String],
+        window: Option<UsageWindow<'_>>,
+    ) -> Result<UsageCommit, StoreError> {
+        self.batch(&sql::USAGE_CREATE_STAGING)?;
+        let tx = TransactionGuard::begin(self)?;
+        let added = self.stage_usage(run_id, location, source, samples, errors)?;
         let now = Utc::now().timestamp_micros();
         if let Some(w) = window {
             self.execute(

@@ -14,8 +14,8 @@ SELECT kind,
        arg_max(node, sampled_at) AS node,
        namespace, pod,
        max(epoch_us(sampled_at)) AS sampled_at_us,
-       quantile_disc(cpu_millis, $3 / 1000.0) AS cpu_millis,
-       quantile_disc(memory_bytes, $3 / 1000.0) AS memory_bytes,
+       quantile_disc(cpu_millis, CAST($3 AS BIGINT) / 1000.0) AS cpu_millis,
+       quantile_disc(memory_bytes, CAST($3 AS BIGINT) / 1000.0) AS memory_bytes,
        count(*) AS samples
 FROM (
     SELECT *, CASE WHEN kind = 'node' THEN node END AS node_key

@@ -21,6 +21,11 @@ fn demo_tells_the_story_with_nothing_but_the_binary() {
         "1942m/2000m (97.1 %)",
         "19 pods landed on node-1 within 3 minutes after it came back",
         "node-1 was the only schedulable node offering gpu.intel.com/i915",
+        // Measured usage (issue 37): requests even on node-4, its cpu hot.
+        "from 03:30 two pods on node-4 use several times what they request",
+        "  node-4 cpu: 93.2 % used, 40.8 % requested",
+        "     batch/queue-worker-99lqv4ktcz-42lf2             788m   100m        7.88×",
+        "  node-1 cpu: 66.8 % used, 97.1 % requested",
     ] {
         assert!(stdout.contains(needle), "missing {needle:?} in:\n{stdout}");
     }
@@ -32,6 +37,7 @@ fn demo_json_is_machine_readable() {
     let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("stdout is JSON");
     assert_eq!(v["why_pending"]["state"]["shortfalls"][0]["short"], 42);
     assert_eq!(v["why_pending"]["state"]["shortfalls"][0]["node"], "node-1");
+    assert_eq!(v["usage"]["hot_not_requested"][0]["node"], "node-4", "{}", v["usage"]);
 }
 
 #[test]

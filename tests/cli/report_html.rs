@@ -233,6 +233,48 @@ fn a_report_without_nodes_says_no_node_is_charted_and_counts_no_sample() {
     assert!(html.contains("The store has no Node objects in the range: no requested % to chart."), "{html}");
 }
 
+/// With usage samples, each node's used % is a dotted line next to its
+/// requested % line (node-3 ends at 37.5 % cpu used, 50 % requested), and
+/// the legend adds the highest and last used step; the same report of the
+/// store without samples has neither.
+#[test]
+fn a_report_of_a_store_with_usage_samples_draws_used_percent_next_to_requested() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let html_of = |samples: bool| {
+        let db = dir.path().join(format!("hot-{samples}.duckdb"));
+        let store = kdrift_store::Store::open(&db).expect("store");
+        kdrift_tests::hot_node::load_objects(&store);
+        if samples {
+            kdrift_tests::hot_node::store_samples(&store);
+        }
+        drop(store);
+        let report = dir.path().join(format!("hot-{samples}.html"));
+        kdrift()
+            .arg("--db")
+            .arg(&db)
+            .args(["report", "--since", "2026-11-13T00:00:00Z", "--until", "2026-11-13T04:00:00Z", "--html"])
+            .arg(&report)
+            .assert()
+            .success();
+        std::fs::read_to_string(&report).expect("report")
+    };
+    let html = html_of(true);
+    assert!(
+        html.contains(
+            r##"<path class="line used" data-node="node-3" data-resource="cpu" data-last="37.5" stroke="#e15759" stroke-dasharray="2 3""##
+        ),
+        "{html}"
+    );
+    assert!(html.contains(r#"<path class="line" data-node="node-3" data-resource="cpu" data-last="50.0""#));
+    assert!(
+        html.contains(r#"<td>50.0 %</td><td>50.0 %</td><td>50.0 %</td><td>97.5 %</td><td>37.5 %</td></tr>"#),
+        "{html}"
+    );
+    assert!(html.contains("Dotted: measured used % of allocatable, the mean of each 37s step"), "{html}");
+    let without = html_of(false);
+    assert!(!without.contains("line used") && !without.contains("used: highest") && !without.contains("Dotted"));
+}
+
 #[test]
 fn demo_report_renders_in_chromium_with_the_drains_and_the_chain() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -77,3 +77,322 @@ fn ingest_prometheus_prints_its_windows_and_query_usage_samples_shows_millicores
     assert!(stderr.contains("set KDRIFT_PROM_USER and KDRIFT_PROM_PASSWORD"), "{stderr}");
     assert!(!other.exists());
 }
+
+/// A store with [`kdrift_tests::hot_node`]'s cluster and its usage samples
+/// stored directly (no server).
+fn hot_store(samples: bool) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("hot.duckdb");
+    let store = kdrift_store::Store::open(&db).expect("store");
+    kdrift_tests::hot_node::load_objects(&store);
+    if samples {
+        kdrift_tests::hot_node::store_samples(&store);
+    }
+    drop(store);
+    (dir, db)
+}
+
+fn stdout_of(out: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8_lossy(&out.get_output().stdout).to_string()
+}
+
+/// The table's lines, each without its trailing blanks.
+fn lines(text: &str) -> Vec<String> {
+    text.lines().map(|l| l.trim_end().to_string()).collect()
+}
+
+#[test]
+fn skew_usage_prints_requested_and_used_side_by_side_and_the_pods_driving_the_hot_node() {
+    let (_dir, db) = hot_store(true);
+    let out = kdrift(&db).args(["skew", "--usage", "--at", "2026-11-13T02:00:00Z"]).assert().success();
+    assert_eq!(
+        lines(&stdout_of(&out)),
+        [
+            "Requested % and used % of allocatable at 2026-11-13 02:00:00Z (usage: latest sample (≤ 15m old); hot at \
+             80 %)",
+            " NODE     CPU REQUESTED   CPU USED   MEMORY REQUESTED   MEMORY USED   SAMPLED",
+            " node-1   50.0 %          40.0 %     50.0 %             43.8 %        2026-11-13 02:00:00Z",
+            " node-2   45.0 %          37.5 %     50.0 %             34.4 %        2026-11-13 02:00:00Z",
+            " node-3   50.0 %          97.5 %     50.0 %             43.8 %        2026-11-13 02:00:00Z",
+            " node-4   55.0 %          45.0 %     50.0 %             43.8 %        2026-11-13 02:00:00Z",
+            "Hot in fact, not on paper (used ≥ 80 %, requested below):",
+            "  node-3 cpu: 97.5 % used, 50.0 % requested",
+            "     POD                        USED    REQUESTED   USED/REQUESTED",
+            "     batch/crunch-5f6b8-m3n8v   1100m   500m        2.20×",
+            "     batch/crunch-5f6b8-q7w4z   1100m   500m        2.20×",
+            "     batch/crunch-5f6b8-xk2p9   1100m   500m        2.20×",
+            "     web/api-4                  400m    500m        0.80×",
+            "Hot on paper, not in fact (requested ≥ 80 %, used below):",
+            "  none",
+        ]
+    );
+    let out = kdrift(&db).args(["-o", "json", "skew", "--usage", "--at", "2026-11-13T02:00:00Z"]).assert().success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    assert_eq!(json["at"], "2026-11-13T02:00:00Z");
+    assert_eq!(
+        json["nodes"][2]["resources"][0],
+        serde_json::json!({"resource": "cpu", "allocatable": 4000, "requested": 2000, "requested_percent": 50.0,
+                           "used": 3900, "used_percent": 97.5})
+    );
+    assert_eq!(
+        json["hot_not_requested"][0]["pods"][0],
+        serde_json::json!({"namespace": "batch", "name": "crunch-5f6b8-m3n8v", "used": 1100, "requested": 500,
+                           "ratio": 2.2})
+    );
+    assert_eq!(json["requested_not_used"], serde_json::json!([]));
+    // 20 minutes after the last sample with a 5-minute window: "no sample", not 0, and exit 1.
+    let out = kdrift(&db).args(["skew", "--usage", "--at", "2026-11-13T04:20:00Z", "--window", "5m"]).assert().code(1);
+    let text = lines(&stdout_of(&out));
+    assert_eq!(text[2], " node-1   50.0 %          no sample   50.0 %             no sample     -");
+    assert!(
+        text.contains(
+            &"No measured usage: no node has a usage sample by the latest sample (≤ 5m old) at \
+              2026-11-13T04:20:00Z; the store's samples span 2026-11-13T00:00:00Z to 2026-11-13T04:00:00Z"
+                .to_string()
+        ),
+        "{text:#?}"
+    );
+}
+
+#[test]
+fn hotspots_prints_the_episode_its_pods_and_the_rollout_that_put_them_there() {
+    let (_dir, db) = hot_store(true);
+    let out = kdrift(&db).args(["hotspots"]).assert().success();
+    let rollout = "rollout of batch/crunch: Scaled up replica set crunch-5f6b8 from 0 to 3";
+    assert_eq!(
+        lines(&stdout_of(&out)),
+        [
+            "Hotspots from 2026-11-13 00:00:00Z to 2026-11-13 04:00:00Z: cpu or memory used ≥ 80 % of allocatable \
+             for 3 steps of 5m in a row"
+                .to_string(),
+            " NODE     RESOURCE   FROM                   TO                     LASTED   PEAK USED   MEAN USED   \
+             REQUESTED"
+                .to_string(),
+            " node-3   cpu        2026-11-13 01:00:00Z   2026-11-13 03:00:00Z   2h 0m    97.5 %      97.5 %      \
+             50.0 %"
+                .to_string(),
+            "  node-3 cpu from 2026-11-13 01:00:00Z: the pods measured there".to_string(),
+            "     POD                        USED (MEAN)   REQUESTED   USED/REQUESTED   BOUND                  BROUGHT BY"
+                .to_string(),
+            format!("     batch/crunch-5f6b8-m3n8v   1100m         500m        2.20×            2026-11-13 00:55:00Z   {rollout}"),
+            format!("     batch/crunch-5f6b8-q7w4z   1100m         500m        2.20×            2026-11-13 00:55:00Z   {rollout}"),
+            format!("     batch/crunch-5f6b8-xk2p9   1100m         500m        2.20×            2026-11-13 00:55:00Z   {rollout}"),
+            "     web/api-4                  400m          500m        0.80×            2026-11-12 23:00:00Z   created by \
+             ReplicaSet/api-6d5f"
+                .to_string(),
+            "  1 shorter run above 80 % (spikes under 3 steps) not reported".to_string(),
+        ]
+    );
+    // One step of 10 minutes in a row at 90 %: node-1's spike (30m–40m at 95 %) is an episode too.
+    let out = kdrift(&db)
+        .args(["-o", "json", "hotspots", "--since", "2026-11-13T00:00:00Z", "--until", "2026-11-13T04:00:00Z"])
+        .args(["--threshold", "90", "--for", "1", "--step", "10m"])
+        .assert()
+        .success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    let episodes: Vec<String> = json["episodes"]
+        .as_array()
+        .expect("episodes")
+        .iter()
+        .map(|e| format!("{} {} {} {} {}", e["node"], e["resource"], e["started_at"], e["ended_at"], e["windows"]))
+        .collect();
+    assert_eq!(
+        episodes,
+        [
+            r#""node-1" "cpu" "2026-11-13T00:30:00Z" "2026-11-13T00:40:00Z" 1"#,
+            r#""node-3" "cpu" "2026-11-13T01:00:00Z" "2026-11-13T03:00:00Z" 12"#,
+        ]
+    );
+    assert_eq!(json["episodes"][0]["pods"][0]["name"], "api-1");
+    assert_eq!(json["episodes"][0]["pods"][0]["used"], 1800);
+    assert_eq!(
+        json["episodes"][1]["pods"][0]["arrival"],
+        serde_json::json!({"kind": "scale-up", "deployment": "batch/crunch", "at": "2026-11-13T00:54:55Z",
+                           "message": "Scaled up replica set crunch-5f6b8 from 0 to 3", "rollout": true})
+    );
+}
+
+#[test]
+fn with_no_usage_sample_in_the_store_both_commands_say_how_to_get_some_and_exit_1() {
+    let (_dir, db) = hot_store(false);
+    let how = "No measured usage: the store holds no usage samples: load them with `kdrift ingest prometheus --url \
+               URL` (node-exporter, cAdvisor), `kdrift record` or `kdrift ingest api` (metrics.k8s.io, \
+               metrics-server), or `kdrift ingest file` of saved `kubectl top nodes` / `kubectl top pods -A` output";
+    for args in [&["skew", "--usage"][..], &["hotspots"][..]] {
+        let out = kdrift(&db).args(args).assert().code(1);
+        assert_eq!(lines(&stdout_of(&out)), [how], "{args:?}");
+    }
+}
+
+const TOP_NODES: &str = "NAME     CPU(cores)   CPU(%)   MEMORY(bytes)   MEMORY(%)
+node-1   1942m        97%      4876Mi          61%
+node-2   250m         12%      1Gi             10%
+";
+
+const TOP_PODS: &str = "NAMESPACE   NAME     CPU(cores)   MEMORY(bytes)
+web         api-1    75m          128Mi
+web         api-2    lots         128Mi
+batch       w-1      100m         64Mi
+";
+
+#[test]
+fn ingest_file_of_kubectl_top_tables_stores_one_sample_per_row_at_the_given_instant_and_once() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let (nodes, pods) = (dir.path().join("top-nodes.txt"), dir.path().join("top-pods.txt"));
+    std::fs::write(&nodes, TOP_NODES).expect("write");
+    std::fs::write(&pods, TOP_PODS).expect("write");
+    let ingest = || {
+        let out = kdrift(&db)
+            .args(["ingest", "file", "--at", "2026-11-13T00:00:00Z"])
+            .arg(&nodes)
+            .arg(&pods)
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        (String::from_utf8_lossy(&out.stdout).to_string(), String::from_utf8_lossy(&out.stderr).to_string())
+    };
+    let (stdout, stderr) = ingest();
+    let line = |run: u32, n: &str, what: &str, file: &std::path::Path, new: u32, old: u32, errors: &str| {
+        format!(
+            "run {run}: {n} (kubectl top {what}) from {} at 2026-11-13T00:00:00Z: {new} new, {old} already stored, \
+             {errors} → {}",
+            file.display(),
+            db.display()
+        )
+    };
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [
+            line(1, "2 usage samples", "nodes", &nodes, 2, 0, "0 input errors"),
+            line(2, "2 usage samples", "pods", &pods, 2, 0, "1 input error")
+        ]
+    );
+    // The bad row is named by file and line; the rows around it are stored.
+    assert_eq!(
+        stderr.lines().collect::<Vec<_>>(),
+        [format!(
+            "kdrift: {}:3: api-2: cpu \"lots\" is not a quantity (expected a number with an optional suffix, such \
+             as 100m, 0.5, 2, 1e3, 128Mi or 1G)",
+            pods.display()
+        )]
+    );
+    // Ingesting the same files again adds nothing.
+    let (stdout, _) = ingest();
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [
+            line(3, "2 usage samples", "nodes", &nodes, 0, 2, "0 input errors"),
+            line(4, "2 usage samples", "pods", &pods, 0, 2, "1 input error")
+        ]
+    );
+    let out = kdrift(&db)
+        .args(["--output", "json", "query", "usage_samples", "--param", "since_us=2026-11-13T00:00:00Z"])
+        .args(["--param", "until_us=2026-11-14T00:00:00Z"])
+        .assert()
+        .success();
+    let rows: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    let got: Vec<(String, i64, i64, &str, &str)> = rows
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| {
+            let name = r["node"].as_str().or(r["pod"].as_str()).unwrap_or_default();
+            let ns = r["namespace"].as_str().map(|n| format!("{n}/")).unwrap_or_default();
+            let (cpu, mem) = (r["cpu_millis"].as_i64().unwrap_or(-1), r["memory_bytes"].as_i64().unwrap_or(-1));
+            let (at, source) = (r["sampled_at"].as_str().unwrap_or_default(), r["source"].as_str().unwrap_or_default());
+            (format!("{ns}{name}"), cpu, mem, at, source)
+        })
+        .collect();
+    let row = |o: &str, cpu: i64, mem: i64| (o.to_string(), cpu, mem, "2026-11-13T00:00:00Z", "kubectl-top");
+    assert_eq!(
+        got,
+        [
+            row("node-1", 1942, 4876 << 20),
+            row("node-2", 250, 1 << 30),
+            row("batch/w-1", 100, 64 << 20),
+            row("web/api-1", 75, 128 << 20)
+        ]
+    );
+}
+
+#[test]
+fn ingest_file_reads_a_kubectl_top_table_in_a_directory_beside_dumps_at_its_modification_time() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let input = dir.path().join("saved");
+    std::fs::create_dir(&input).expect("mkdir");
+    let top = input.join("top-nodes.txt");
+    std::fs::write(&top, TOP_NODES).expect("write");
+    // 2026-11-13T06:30:00Z
+    let mtime = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_794_551_400);
+    std::fs::File::options().write(true).open(&top).expect("open").set_modified(mtime).expect("mtime");
+    let node = serde_json::json!({"apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": "node-1", "uid": "n-1", "resourceVersion": "1", "creationTimestamp": "2026-11-13T00:00:00Z"},
+        "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"}}});
+    std::fs::write(input.join("nodes.json"), serde_json::json!({"kind": "List", "items": [node]}).to_string())
+        .expect("write");
+    std::fs::write(input.join("logs.txt"), "not a table\n").expect("write");
+    let out = kdrift(&db).args(["ingest", "file"]).arg(&input).assert().success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines.iter().any(|l| l.starts_with("run 2 (ok): 1 object version read, 1 new")), "{stdout}");
+    let expected = format!(
+        "run 1: 2 usage samples (kubectl top nodes) from {} at 2026-11-13T06:30:00Z: 2 new, 0 already stored, 0 input \
+         errors → {}",
+        top.display(),
+        db.display()
+    );
+    assert!(lines.contains(&expected.as_str()), "{stdout}");
+    assert!(lines.iter().any(|l| l.starts_with("ignored 1 file that is not a dump")), "{stdout}");
+}
+
+#[test]
+fn ingest_api_stores_the_metrics_apis_usage_and_without_metrics_server_says_so_once() {
+    use kdrift_tests::fake_kube::FakeKube;
+    let kube = FakeKube::start();
+    kube.create(serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}})).expect("node");
+    kube.set_node_metrics(&[("node-1", "1500000000n", "2097152Ki"), ("node-2", "123456789n", "123456Ki")]);
+    kube.set_pod_metrics(&[("web", "api-1", &[("app", "250m", "1024Ki")][..])]);
+    kube.set_metrics_timestamp(Some("2026-11-13T00:00:05Z".parse().expect("time")));
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let db = dir.path().join("k.duckdb");
+    let ingest = || {
+        let out = kdrift(&db)
+            .args(["ingest", "api", "-A", "--kubeconfig"])
+            .arg(&kubeconfig)
+            .env_remove("KUBECONFIG")
+            .output();
+        let out = out.expect("run");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (code, stdout, stderr) = ingest();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        stdout.lines().last(),
+        Some("usage from metrics.k8s.io: 2 node samples and 1 pod sample in 1 take: 3 new, 0 already stored, 0 errors")
+    );
+    assert!(!stderr.contains("note"), "{stderr}");
+    let (_, stdout, _) = ingest();
+    assert_eq!(
+        stdout.lines().last(),
+        Some("usage from metrics.k8s.io: 2 node samples and 1 pod sample in 1 take: 0 new, 3 already stored, 0 errors")
+    );
+    // A cluster without metrics-server: one note, the objects stored, exit 0.
+    kube.serve_metrics(false);
+    let (code, stdout, stderr) = ingest();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        stderr.lines().filter(|l| l.contains("metrics")).collect::<Vec<_>>(),
+        ["kdrift: note: metrics.k8s.io is not served (metrics-server not installed?): no usage samples"]
+    );
+    assert!(!stdout.contains("usage from"), "{stdout}");
+    let nodes = stdout.lines().find(|l| l.trim_start().starts_with("nodes ")).expect("nodes row");
+    assert_eq!(nodes.split_whitespace().nth(1), Some("1"), "{stdout}");
+}

@@ -29,8 +29,13 @@ fn take_snapshot(kube: &FakeKube, store: &Store, at: DateTime<Utc>, scope: Scope
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     rt.block_on(async {
         let c = opts.open().await.expect("connect");
-        let options =
-            SnapshotOptions { cluster: c.url.clone(), scope, page_size, request_timeout: DEFAULT_REQUEST_TIMEOUT };
+        let options = SnapshotOptions {
+            cluster: c.url.clone(),
+            scope,
+            page_size,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            max_page_bytes: kdrift_rebalance::MAX_PAGE_BYTES,
+        };
         snapshot_cluster(store, &c.client, &options, &ManualClock::new(at)).await.expect("snapshot")
     })
 }
@@ -206,6 +211,79 @@ fn a_list_item_holding_a_nested_key_twice_is_an_item_error_and_its_neighbours_ar
     assert_eq!(names, ["web-0", "web-2"]);
 }
 
+#[test]
+fn a_list_item_with_an_identity_field_of_the_wrong_type_is_an_item_error_naming_field_and_type() {
+    // Break-it 34 L2 (r5.sh itembadrv): `metadata.uid: 7` was stored with a null uid.
+    let kube = FakeKube::start();
+    for (name, namespace, uid) in
+        [("web-0", "media", "u0"), ("web-1", "media", "uid-seven"), ("web-2", "nsseven", "u2")]
+    {
+        let pod = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": namespace, "uid": uid},
+            "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "nginx"}]}});
+        kube.create(pod).expect("create");
+    }
+    kube.rewrite_lists("\"uid\":\"uid-seven\"", "\"uid\":7");
+    kube.rewrite_lists("\"namespace\":\"nsseven\"", "\"namespace\":7");
+    let (_d, store) = temp_store();
+    let report = take_snapshot(&kube, &store, Utc::now(), Scope::AllNamespaces, 2);
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!(pods.received, 1, "{:?}", pods.item_errors);
+    let mut tails: Vec<&str> =
+        pods.item_errors.iter().map(|e| e.split_once(" (items[").map_or(e.as_str(), |(_, tail)| tail)).collect();
+    tails.sort_unstable();
+    assert_eq!(
+        tails,
+        [
+            "1]): Pod media/web-1: metadata.uid: expected a string, found the number 7",
+            "2]): Pod web-2: metadata.namespace: expected a string, found the number 7",
+        ]
+    );
+    assert!(pods.item_errors.iter().all(|e| e.contains("/api/v1/pods (items[")), "{:?}", pods.item_errors);
+    let names: Vec<String> = store
+        .conn()
+        .prepare("SELECT name FROM observations WHERE kind = 'Pod' ORDER BY name")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .expect("names");
+    assert_eq!(names, ["web-0"]);
+}
+
+#[test]
+fn a_resources_item_errors_past_100_are_counted_and_said_once() {
+    // Break-it 34 M1 for `ingest api`: every bad item's error was kept and printed.
+    let items: Vec<Vec<u8>> = (0..252)
+        .map(|i| {
+            let good = pod(i, 10 + i);
+            if i == 0 || i == 251 { good } else { good.replace(&format!("\"uid-p{i}\""), "7") }.into_bytes()
+        })
+        .collect();
+    let page = list_of("PodList", &items);
+    let kube = HostileKube::start(move |t| t.starts_with("/api/v1/pods?").then(|| Answer::Body(page.clone())));
+    let dir = tempfile::tempdir().expect("tmp");
+    let (report, _) =
+        bounded_snapshot(kube.write_kubeconfig(dir.path()), Duration::from_secs(10), Duration::from_secs(60))
+            .expect("the snapshot ended");
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!(pods.received, 2);
+    assert_eq!((pods.item_errors.len(), pods.item_errors_not_kept, pods.item_error_total()), (101, 150, 250));
+    assert!(
+        pods.item_errors[99]
+            .ends_with("(items[100]): Pod default/p100: metadata.uid: expected a string, found the number 7"),
+        "{}",
+        pods.item_errors[99]
+    );
+    assert_eq!(
+        pods.item_errors[100],
+        format!(
+            "… and 150 more errors like these in {} (only the first 100 are shown and stored; the others are counted)",
+            pods.location
+        )
+    );
+    let problems: usize =
+        report.resources.iter().filter(|r| r.problem.as_ref().is_some_and(|p| p.severity == Severity::Error)).count();
+    assert_eq!(report.errors(), problems + 250);
+}
+
 /// Takes a snapshot of the server `kubeconfig` points at into a fresh store,
 /// in its own thread: the report and the store's observation count, or
 /// `None` when it did not end within `bound` (the test's own timeout).
@@ -222,6 +300,7 @@ fn bounded_snapshot(kubeconfig: PathBuf, request_timeout: Duration, bound: Durat
                 scope: Scope::AllNamespaces,
                 page_size: 500,
                 request_timeout,
+                max_page_bytes: kdrift_rebalance::MAX_PAGE_BYTES,
             };
             snapshot_cluster(&store, &c.client, &options, &ManualClock::new(Utc::now())).await.expect("snapshot")
         });
@@ -529,6 +608,86 @@ fn a_list_of_endless_new_continue_tokens_ends_at_the_page_bound_keeping_its_item
     assert_eq!(kube.requests().iter().filter(|r| r.starts_with("/api/v1/pods?")).count(), 4);
 }
 
+/// Every page of `pager`: the items' names and the error that ended it.
+async fn read_pages(mut pager: kdrift_rebalance::ListPager) -> (Vec<String>, Option<String>) {
+    let mut names = Vec::new();
+    loop {
+        match pager.next_page().await {
+            Ok(Some(page)) => names.extend(page.items.iter().map(|i| i["metadata"]["name"].to_string())),
+            Ok(None) => return (names, None),
+            Err(e) => return (names, Some(e.to_string())),
+        }
+    }
+}
+
+#[test]
+fn a_list_of_endless_new_continue_tokens_ends_at_the_lists_time_bound_keeping_its_items() {
+    // Break-it 34 H3 (pages.py endless): 100,000 pages took ~80 min; the
+    // whole list is bounded by 30 request timeouts (here 0.2 s → 6 s).
+    use kdrift_rebalance::{ClusterOptions as Options, Deadlines, ListPager, HISTORY_RESOURCES, LIST_BOUND_FACTOR};
+    let kube = HostileKube::start(|t| {
+        let n: u32 = t.split("continue=tok").nth(1).and_then(|r| r.split('&').next()?.parse().ok()).unwrap_or(0);
+        t.starts_with("/api/v1/pods?").then(|| Answer::Body(page_of(n * 2..n * 2 + 2, &format!("tok{}", n + 1))))
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let opts = Options { kubeconfig: Some(kube.write_kubeconfig(dir.path())), context: None };
+    let pods = HISTORY_RESOURCES.iter().find(|r| r.kind == "Pod").expect("pods");
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let started = std::time::Instant::now();
+    let (names, error) = rt.block_on(async {
+        let client = opts.connect().await.expect("client");
+        let deadlines = Deadlines::new("", Duration::from_millis(200));
+        read_pages(ListPager::new(client, pods, &Scope::AllNamespaces, 2).with_deadlines(deadlines)).await
+    });
+    let took = started.elapsed();
+    assert_eq!(LIST_BOUND_FACTOR, 30);
+    assert!((Duration::from_secs(6)..Duration::from_secs(60)).contains(&took), "{took:?}");
+    let error = error.expect("an error");
+    let pages = names.len() / 2;
+    assert!(pages > 1, "{pages}");
+    assert_eq!(
+        error,
+        format!(
+            "pods: unexpected response from /api/v1/pods: the list did not end within 6 s (30 times \
+             --request-timeout, 0.2 s): the items of the {pages} pages read are kept, paging stops there (the rest \
+             of the list is not read)"
+        )
+    );
+    // Every page's two pods, in order.
+    assert_eq!(names.last().map(String::as_str), Some(format!("\"p{}\"", pages * 2 - 1).as_str()));
+    assert_eq!(kube.requests().iter().filter(|r| r.starts_with("/api/v1/pods?")).count(), pages);
+}
+
+#[test]
+fn a_list_of_empty_pages_with_new_continue_tokens_stops_after_100_in_a_row() {
+    // A page of 2 pods, then empty pages, each with a new token, forever.
+    use kdrift_rebalance::{ClusterOptions as Options, ListPager, HISTORY_RESOURCES, MAX_EMPTY_PAGES};
+    let kube = HostileKube::start(|t| {
+        let n: u32 = t.split("continue=tok").nth(1).and_then(|r| r.split('&').next()?.parse().ok()).unwrap_or(0);
+        let pods = if n == 0 { 0..2 } else { 0..0 };
+        t.starts_with("/api/v1/pods?").then(|| Answer::Body(page_of(pods, &format!("tok{}", n + 1))))
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let opts = Options { kubeconfig: Some(kube.write_kubeconfig(dir.path())), context: None };
+    let pods = HISTORY_RESOURCES.iter().find(|r| r.kind == "Pod").expect("pods");
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let (names, error) = rt.block_on(async {
+        let client = opts.connect().await.expect("client");
+        read_pages(ListPager::new(client, pods, &Scope::AllNamespaces, 2)).await
+    });
+    assert_eq!(MAX_EMPTY_PAGES, 100);
+    assert_eq!(names, ["\"p0\"", "\"p1\""]);
+    assert_eq!(
+        error.as_deref(),
+        Some(
+            "pods: unexpected response from /api/v1/pods: 100 pages in a row up to page 101 held no item yet gave a \
+             new continue token (at most 100): the items of the 101 pages are kept, paging stops there (the rest of \
+             the list is not read)"
+        )
+    );
+    assert_eq!(kube.requests().iter().filter(|r| r.starts_with("/api/v1/pods?")).count(), 101);
+}
+
 #[test]
 fn an_error_answer_without_end_is_read_up_to_its_cap_and_cut_in_the_message() {
     // Break-it 34 H5: a 400 body was read and printed whole (an endless one
@@ -587,8 +746,83 @@ fn a_list_page_without_end_stops_at_the_page_cap_keeping_its_complete_items() {
         error.as_deref(),
         Some(
             "pods: unexpected response from /api/v1/pods: the answer goes on past 1048576 bytes (1 MiB), the most \
-             kdrift reads of one answer: the rest is not read"
+             kdrift reads of one answer: the rest is not read (raise --max-page-bytes)"
         )
     );
     assert_eq!(MAX_PAGE_BYTES, 256 << 20);
+}
+
+/// The `usage_samples` rows of `store` as (object, sampled_at, cpu
+/// millicores, memory bytes, source), in the query's order.
+fn usage_rows(store: &Store) -> Vec<(String, String, i64, i64, String)> {
+    let params = [
+        ("since_us".to_string(), "2000-01-01T00:00:00Z".to_string()),
+        ("until_us".to_string(), "2100-01-01T00:00:00Z".to_string()),
+    ];
+    let rows = kdrift_store::run_query(store, "usage_samples", &params).expect("query");
+    rows.rows
+        .iter()
+        .map(|r| {
+            let s = |i: usize| r[i].as_str().unwrap_or_default().to_string();
+            let object = if s(1) == "node" { s(2) } else { format!("{}/{}", s(3), s(4)) };
+            (object, s(0), r[5].as_i64().unwrap_or(-1), r[6].as_i64().unwrap_or(-1), s(7))
+        })
+        .collect()
+}
+
+#[test]
+fn ingest_api_takes_one_sample_of_node_and_pod_metrics_at_their_timestamp_and_once() {
+    let kube = FakeKube::start();
+    kube.create(serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}})).expect("node");
+    kube.set_node_metrics(&[("node-1", "1500000000n", "2097152Ki"), ("node-2", "123456789n", "123456Ki")]);
+    kube.set_pod_metrics(&[(
+        "web",
+        "api-1",
+        &[("app", "100500000n", "1234Ki"), ("sidecar", "100500000n", "1024Ki")][..],
+    )]);
+    let at: DateTime<Utc> = "2026-11-13T00:00:05Z".parse().expect("time");
+    kube.set_metrics_timestamp(Some(at));
+    let (_d, store) = temp_store();
+    let dir = tempfile::tempdir().expect("tmp");
+    let opts = ClusterOptions { kubeconfig: Some(kube.write_kubeconfig(dir.path())), context: None };
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let sample = || {
+        rt.block_on(async {
+            let c = opts.open().await.expect("connect");
+            let source = kdrift_ingest::MetricsSource {
+                cluster: c.url.clone(),
+                scope: Scope::AllNamespaces,
+                request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            };
+            kdrift_ingest::sample_metrics(&store, &c.client, &source).await.expect("sample")
+        })
+    };
+    let first = sample();
+    assert_eq!(
+        (first.takes, first.nodes, first.pods, first.added, first.duplicates, first.not_served),
+        (1, 2, 1, 3, 0, false)
+    );
+    assert_eq!(first.errors, Vec::<String>::new());
+    let t = "2026-11-13T00:00:05Z".to_string();
+    let row = |o: &str, cpu: i64, mem: i64| (o.to_string(), t.clone(), cpu, mem, "metrics-api".to_string());
+    let expected = [
+        // 1.5 cores, 2 GiB; 123456789n rounds up to 124m; the pod is its two containers summed.
+        row("node-1", 1500, 2 << 30),
+        row("node-2", 124, 123_456 * 1024),
+        row("web/api-1", 201, (1234 + 1024) * 1024),
+    ];
+    assert_eq!(usage_rows(&store), expected);
+    // The same reading again (metrics-server has not scraped since): nothing new.
+    let again = sample();
+    assert_eq!((again.added, again.duplicates), (0, 3));
+    assert_eq!(usage_rows(&store), expected);
+    // Without metrics-server: said, nothing stored, no error.
+    kube.serve_metrics(false);
+    let none = sample();
+    assert_eq!((none.not_served, none.nodes, none.added, none.errors.len()), (true, 0, 0, 0));
+    assert_eq!(usage_rows(&store).len(), 3);
+    assert_eq!(
+        kdrift_ingest::METRICS_NOT_SERVED,
+        "metrics.k8s.io is not served (metrics-server not installed?): no usage samples"
+    );
 }

@@ -1,6 +1,7 @@
 //! `deploy/` (its own files; the nightly rebalance CronJob is in `deploy/rebalance/`) is valid YAML that installs a read-only recorder: every
 //! document parses, the ClusterRole grants only get/list/watch on exactly
-//! the resources `kdrift record` watches, and the Deployment runs one
+//! the resources `kdrift record` watches (and get/list on the metrics API
+//! it samples), and the Deployment runs one
 //! recorder (Recreate) with its store on the PVC and the bound service
 //! account. The image is named once, in the `deploy/image/` component that
 //! deploy/ and its sub-kustomizations take (issue 38).
@@ -64,15 +65,21 @@ fn the_cluster_role_only_reads_exactly_the_recorded_resources() {
     let mut granted = BTreeSet::new();
     for rule in role["rules"].as_array().expect("rules") {
         let verbs: BTreeSet<&str> = rule["verbs"].as_array().expect("verbs").iter().filter_map(Value::as_str).collect();
-        assert_eq!(verbs, BTreeSet::from(["get", "list", "watch"]), "{rule}");
+        // metrics-server's API is read (sampled), never watched: it has no watch.
+        let read =
+            if rule["apiGroups"][0] == "metrics.k8s.io" { vec!["get", "list"] } else { vec!["get", "list", "watch"] };
+        assert_eq!(verbs, BTreeSet::from_iter(read), "{rule}");
         for g in rule["apiGroups"].as_array().expect("groups") {
             for r in rule["resources"].as_array().expect("resources") {
                 granted.insert((g.as_str().unwrap_or("?").to_string(), r.as_str().unwrap_or("?").to_string()));
             }
         }
     }
-    let recorded: BTreeSet<(String, String)> =
-        HISTORY_RESOURCES.iter().map(|r| (r.group.to_string(), r.plural.to_string())).collect();
+    let recorded: BTreeSet<(String, String)> = HISTORY_RESOURCES
+        .iter()
+        .chain([&kdrift_rebalance::NODE_METRICS, &kdrift_rebalance::POD_METRICS])
+        .map(|r| (r.group.to_string(), r.plural.to_string()))
+        .collect();
     assert_eq!(granted, recorded);
     let binding = one(&docs, "ClusterRoleBinding");
     let sa = one(&docs, "ServiceAccount");

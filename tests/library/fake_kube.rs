@@ -375,3 +375,61 @@ fn a_rotated_token_file_is_re_read_and_the_new_token_held_before_it_is_sent() {
     let hex: String = "rOtAtEdToKeN-second22".bytes().map(|b| format!("{b:02x}")).collect();
     assert_eq!(kdrift_rebalance::held().redact(&format!("got rOtAtEdToKeN-second22 hex {hex}")), "got *** hex ***");
 }
+
+/// metrics.k8s.io as metrics-server serves it: real `kubectl top nodes` and
+/// `kubectl top pods -A` read the fake's NodeMetrics / PodMetrics (so its
+/// discovery and JSON are what kubectl accepts), and their saved output
+/// loads back through `ingest file` as the same millicores and bytes.
+#[test]
+fn kubectl_top_reads_the_fakes_metrics_and_its_saved_output_ingests_back() {
+    let kube = FakeKube::start();
+    let mut n = node("node-1");
+    n["status"]["allocatable"]["memory"] = json!("8Gi");
+    n["status"]["capacity"] = json!({"cpu": "2", "memory": "8Gi", "pods": "110"});
+    kube.create(n).expect("node");
+    kube.create(pod("web", "api-1", json!({"app": "api"}))).expect("pod");
+    kube.set_node_metrics(&[("node-1", "1500000000n", "2097152Ki")]);
+    kube.set_pod_metrics(&[("web", "api-1", &[("c", "250000000n", "1024Ki"), ("d", "1m", "1024Ki")][..])]);
+    let dir = tempfile::tempdir().expect("tmp");
+    let nodes = kubectl(&kube, dir.path(), &["top", "nodes"]);
+    let pods = kubectl(&kube, dir.path(), &["top", "pods", "-A"]);
+    let cells = |text: &str, row: usize| -> Vec<String> {
+        text.lines().nth(row).unwrap_or_default().split_whitespace().map(str::to_string).collect()
+    };
+    assert_eq!(cells(&nodes, 1), ["node-1", "1500m", "75%", "2048Mi", "25%"], "{nodes}");
+    assert_eq!(cells(&pods, 1), ["web", "api-1", "251m", "2Mi"], "{pods}");
+    let files: Vec<std::path::PathBuf> = [("top-nodes.txt", &nodes), ("top-pods.txt", &pods)]
+        .into_iter()
+        .map(|(name, text)| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, text).expect("write");
+            p
+        })
+        .collect();
+    let (_d, store) = kdrift_tests::temp_store();
+    let at = "2026-11-13T00:00:00Z".parse().expect("time");
+    let report = kdrift_ingest::ingest_files_at(
+        &store,
+        &files,
+        &kdrift_ingest::FileLimits::default(),
+        Some(at),
+        &mut kdrift_ingest::NoProgress,
+        &kdrift_ingest::Interrupt::new(),
+    )
+    .expect("ingest");
+    let got: Vec<(u64, u64, usize)> = report.usage.iter().map(|u| (u.samples, u.added, u.errors.len())).collect();
+    assert_eq!(got, [(1, 1, 0), (1, 1, 0)]);
+    let params = [
+        ("since_us".to_string(), "2026-11-13T00:00:00Z".to_string()),
+        ("until_us".to_string(), "2026-11-14T00:00:00Z".to_string()),
+    ];
+    let rows = kdrift_store::run_query(&store, "usage_samples", &params).expect("query").rows;
+    let shown: Vec<String> = rows.iter().map(|r| serde_json::to_string(&r[1..8]).expect("json")).collect();
+    assert_eq!(
+        shown,
+        [
+            r#"["node","node-1",null,null,1500,2147483648,"kubectl-top"]"#,
+            r#"["pod",null,"web","api-1",251,2097152,"kubectl-top"]"#
+        ]
+    );
+}

@@ -48,6 +48,11 @@ fn every_read_query_runs_on_the_demo_store() {
             }
             "nodes" => values_nodes(),
             "node" => "node-1".to_string(),
+            // Measured usage: 15 minutes, an hour, p95, 5-minute steps.
+            "max_age_micros" => "900000000".to_string(),
+            "window_micros" => "3600000000".to_string(),
+            "permille" => "950".to_string(),
+            "step_micros" => "300000000".to_string(),
             "owners" => values_owners(),
             // The pods of those owners (query owner_pods).
             "pods" => {
@@ -354,6 +359,10 @@ fn golden_params(query: &str, param: &str, facts: &kdrift_scenario::ScenarioFact
         (_, "upper_us") => "2100-01-01T00:00:00Z".into(),
         (_, "nodes") => r#"["node-1"]"#.into(),
         (_, "node") => "node-1".into(),
+        (_, "max_age_micros") => "900000000".into(),
+        (_, "window_micros") => "3600000000".into(),
+        (_, "permille") => "950".into(),
+        (_, "step_micros") => "300000000".into(),
         (_, "owners") => {
             r#"[{"namespace":"web","owner":"api-c6w2dh2mbv"},{"namespace":"web","owner":"docs-jhwfr8w8j9"}]"#.into()
         }

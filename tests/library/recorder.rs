@@ -252,6 +252,43 @@ fn recording_the_replayed_demo_history_answers_why_pending_like_the_demo() {
     assert_eq!(recorded, direct);
 }
 
+/// Break-it 34 M1 for `record`: a resource's item errors past 100 are
+/// counted, not kept, and said once at the end.
+#[test]
+fn a_resources_item_errors_past_100_are_counted_and_said_once() {
+    let kube = FakeKube::start();
+    kube.create(pod("web-0", "node-1")).expect("web-0");
+    for i in 1..=150 {
+        let mut p = pod(&format!("bad-{i}"), "node-1");
+        p["metadata"]["labels"]["app"] = json!("dup");
+        kube.create(p).expect("bad");
+    }
+    kube.rewrite_lists("\"app\":\"dup\"", "\"app\":\"web\",\"app\":\"dup\"");
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let db = dir.path().join("rec.duckdb");
+    let rec = RunningRecorder::start(&kubeconfig, &db, Arc::new(WallClock), |_| {});
+    let pods = ResourceKind::by_kind("v1", "Pod").expect("pods");
+    assert!(rec.wait_listed(std::slice::from_ref(pods), 1, WAIT), "{:?}", rec.watched.seen().problems);
+    let report = rec.stop();
+    let p = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!((p.item_errors.len(), p.item_errors_not_kept, p.item_error_total()), (101, 50, 150));
+    assert_eq!(
+        p.item_errors[100],
+        format!(
+            "… and 50 more errors like these in {} (only the first 100 are shown and stored; the others are counted)",
+            p.location
+        )
+    );
+    let store = Store::open(&db).expect("store");
+    let names: Vec<String> = store
+        .conn()
+        .prepare("SELECT name FROM observations WHERE kind = 'Pod'")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .expect("names");
+    assert_eq!(names, ["web-0"]);
+}
+
 /// Issue 34 C: a pod holding a key twice, in the first list or in a watch
 /// event, is an item error naming the key's path; it is neither stored nor
 /// taken for deleted, and the versions around it are recorded.
@@ -592,4 +629,59 @@ fn a_relisted_item_that_cannot_be_read_and_names_no_namespace_is_not_taken_for_d
     let mut names: Vec<String> = known.keys().map(|(ns, name)| format!("{ns}/{name}")).collect();
     names.sort();
     assert_eq!(names, ["default/p0", "default/p1", "default/p2", "default/p3", "default/p4"]);
+}
+
+#[test]
+fn record_samples_metrics_every_interval_and_without_metrics_server_says_so_once() {
+    let kube = FakeKube::start();
+    kube.create(json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}})).expect("node");
+    kube.create(pod("api-1", "node-1")).expect("pod");
+    kube.set_node_metrics(&[("node-1", "1500000000n", "2097152Ki")]);
+    kube.set_pod_metrics(&[("web", "api-1", &[("c", "250m", "1024Ki")][..])]);
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let db = dir.path().join("rec.duckdb");
+    // Each answer a new reading, stamped with the second it was asked at.
+    let rec = RunningRecorder::start(&kubeconfig, &db, Arc::new(WallClock), |o| {
+        o.metrics_interval = Some(Duration::from_secs(1));
+    });
+    assert!(rec.watched.wait(WAIT, |s| s.usage.as_ref().is_some_and(|u| u.takes >= 3)), "three takes");
+    let report = rec.stop();
+    let usage = report.usage.expect("usage sampled");
+    assert!(usage.takes >= 3, "{usage:?}");
+    assert_eq!((usage.nodes, usage.pods), (usage.takes, usage.takes), "one node and one pod a take");
+    assert_eq!((usage.not_served, usage.errors.len()), (false, 0));
+    let store = Store::open(&db).expect("store");
+    let params = [
+        ("since_us".to_string(), "2000-01-01T00:00:00Z".to_string()),
+        ("until_us".to_string(), "2100-01-01T00:00:00Z".to_string()),
+        ("node".to_string(), "node-1".to_string()),
+    ];
+    let rows = run_query(&store, "usage_samples", &params).expect("query").rows;
+    let instants: std::collections::BTreeSet<String> = rows.iter().map(|r| r[0].to_string()).collect();
+    assert!(instants.len() >= 2, "distinct instants: {instants:?}");
+    assert_eq!(instants.len() as u64, usage.added / 2, "each instant one node and one pod sample");
+    for r in &rows {
+        assert_eq!(
+            (r[1].as_str(), r[5].as_i64(), r[6].as_i64(), r[7].as_str()),
+            (Some("node"), Some(1500), Some(2 << 30), Some("metrics-api"))
+        );
+    }
+    drop(store);
+
+    // Without metrics-server: said once however many takes, the objects recorded.
+    kube.serve_metrics(false);
+    let db = dir.path().join("none.duckdb");
+    let rec = RunningRecorder::start(&kubeconfig, &db, Arc::new(WallClock), |o| {
+        o.metrics_interval = Some(Duration::from_secs(1));
+    });
+    assert!(rec.watched.wait(WAIT, |s| s.usage.as_ref().is_some_and(|u| u.takes >= 3)), "three takes");
+    let notes = rec.watched.seen().usage_notes;
+    let report = rec.stop();
+    assert_eq!(notes, ["metrics.k8s.io is not served (metrics-server not installed?): no usage samples"]);
+    let usage = report.usage.expect("usage asked");
+    assert_eq!((usage.not_served, usage.nodes, usage.added, usage.errors.len()), (true, 0, 0, 0));
+    assert_eq!(report.status, kdrift_store::RunStatus::Ok, "{:?}", report.resources);
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!((pods.received, pods.added), (1, 1));
 }

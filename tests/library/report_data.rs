@@ -146,3 +146,38 @@ fn the_requested_series_says_when_its_values_are_lower_bounds() {
     let data = report_data(&demo, None, None, &ReportOptions::default()).expect("report");
     assert_eq!(data.requested.lower_bound_note, None);
 }
+
+/// The hot-node cluster ([`kdrift_tests::hot_node`]): with its usage samples
+/// the report charts each node's used % next to requested % (node-3's cpu
+/// at 97.5 % from T0+1h to T0+3h while 50 % requested); without them,
+/// nothing of usage is there.
+#[test]
+fn the_report_charts_used_percent_next_to_requested_only_when_the_store_has_usage_samples() {
+    use kdrift_tests::hot_node::{self, at};
+    let (_dir, store) = temp_store();
+    hot_node::load_objects(&store);
+    let options = ReportOptions { max_samples: 48, ..ReportOptions::default() };
+    let without = report_data(&store, Some(at(0)), Some(at(4 * 3600)), &options).expect("report");
+    assert_eq!(without.used, None);
+    assert!(serde_json::to_value(&without).expect("json").get("used").is_none());
+
+    hot_node::store_samples(&store);
+    let data = report_data(&store, Some(at(0)), Some(at(4 * 3600)), &options).expect("report");
+    let used = data.used.as_ref().expect("used % series");
+    // 4 h in at most 48 points: 301 s steps.
+    assert_eq!(used.step_seconds, 301);
+    assert_eq!(used.nodes.keys().collect::<Vec<_>>(), ["node-1", "node-2", "node-3", "node-4"]);
+    let node3 = used.percent_of("node-3", "cpu");
+    let value_at = |t: DateTime<Utc>| node3.iter().rev().find(|(s, _)| *s <= t).map(|(_, p)| *p);
+    assert_eq!(value_at(at(2 * 3600)), Some(97.5));
+    assert_eq!(value_at(at(30 * 60)), Some(37.5));
+    assert_eq!(value_at(at(4 * 3600)), Some(37.5));
+    assert_eq!(used.percent_of("node-2", "memory").first().map(|p| p.1), Some(34.375));
+    // Requested stays 50 % on node-3 the whole time.
+    assert_eq!(at_percent(&data.requested, "node-3", at(2 * 3600)), Some(50.0));
+    assert_eq!(without.requested, data.requested, "the requested series does not change");
+}
+
+fn at_percent(series: &kdrift_analyze::RequestedSeries, node: &str, t: DateTime<Utc>) -> Option<f64> {
+    at(series, node, t)
+}

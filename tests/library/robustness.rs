@@ -1954,6 +1954,7 @@ fn a_held_token_in_a_name_is_stored_masked_and_a_short_one_masks_no_data() {
                 scope: Scope::AllNamespaces,
                 page_size: 10,
                 request_timeout: DEFAULT_REQUEST_TIMEOUT,
+                max_page_bytes: kdrift_rebalance::MAX_PAGE_BYTES,
             };
             let clock = ManualClock::new(t("2026-11-27T10:05:00Z"));
             snapshot_cluster(&store, &c.client, &options, &clock).await.expect("snapshot")
@@ -2209,4 +2210,58 @@ fn a_file_of_many_bad_lines_keeps_the_first_hundred_errors_and_counts_the_rest()
         .expect("counts");
     assert_eq!((stored, run_errors, file_errors), (101, 18_000, 18_000));
     assert_eq!(store.counts().expect("counts").events, 10);
+}
+
+/// Break-it 34 L2: an identity field of the wrong JSON type (`metadata.uid:
+/// 7` was stored as a null uid; `kind: 5`, `metadata.namespace: 7`,
+/// `apiVersion: ["v1"]` loaded) is an error naming the item, the field and
+/// the type; the item is skipped, its neighbours stored.
+#[test]
+fn an_identity_field_of_the_wrong_type_skips_that_item_naming_field_and_type() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (_d, store) = temp_store();
+    let event = |i: usize| {
+        serde_json::json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": format!("e{i}"), "namespace": "default", "uid": format!("u{i}"), "resourceVersion": "10"},
+            "involvedObject": {"kind": "Pod", "name": format!("p{i}"), "namespace": "default"},
+            "reason": "FailedScheduling", "message": FS, "count": 1, "type": "Warning",
+            "firstTimestamp": "2026-11-27T10:00:00Z", "lastTimestamp": "2026-11-27T10:00:00Z"})
+    };
+    let cases = [
+        (
+            "uidnum",
+            "/metadata/uid",
+            serde_json::json!(7),
+            "Event default/e5: metadata.uid: expected a string, found the number 7",
+        ),
+        ("kindnum", "/kind", serde_json::json!(5), "default/e5: kind: expected a string, found the number 5"),
+        (
+            "nsnum",
+            "/metadata/namespace",
+            serde_json::json!(7),
+            "Event e5: metadata.namespace: expected a string, found the number 7",
+        ),
+        (
+            "apivbad",
+            "/apiVersion",
+            serde_json::json!(["v1"]),
+            "Event default/e5: apiVersion: expected a string, found a list",
+        ),
+    ];
+    for (name, pointer, value, message) in cases {
+        let mut items: Vec<serde_json::Value> = (0..10).map(event).collect();
+        *items[5].pointer_mut(pointer).expect(pointer) = value.clone();
+        let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+        let json = write(dir.path(), &format!("{name}.json"), list.to_string().as_bytes());
+        let lines: Vec<String> = items.iter().map(ToString::to_string).collect();
+        let ndjson = write(dir.path(), &format!("{name}.ndjson"), lines.join("\n").as_bytes());
+        let report = ingest_files(&store, &[json.clone(), ndjson.clone()], &mut NoProgress).expect("ingest");
+        for (file, at) in
+            report.files.iter().zip([format!("{}: items[5]", json.display()), format!("{}:6", ndjson.display())])
+        {
+            assert_eq!(file.records, 9, "{name}");
+            let errors: Vec<String> = file.errors.iter().map(ToString::to_string).collect();
+            assert_eq!(errors, [format!("{at}: {message}")], "{name}");
+        }
+    }
 }

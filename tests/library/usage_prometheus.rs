@@ -267,3 +267,260 @@ fn a_window_the_server_refuses_stops_the_pull_naming_it_and_the_windows_before_s
     assert_eq!(again.committed.resumed_from, Some(at(1800)));
     assert!(again.error.to_string().starts_with(&expected), "{}", again.error);
 }
+
+mod hot_node_from_victoria_metrics {
+    //! issue 37's "done when": a cluster whose nodes are all 45–55 %
+    //! requested, one node at ≥ 90 % cpu used for two hours
+    //! ([`kdrift_tests::hot_node`]), its series pulled out of the real
+    //! VictoriaMetrics by `ingest prometheus`; `skew --usage` and `hotspots`
+    //! name the node, the episode and the pods driving it.
+
+    use chrono::Duration;
+    use kdrift_analyze::{hotspots, skew_usage, Arrival, HotspotsOptions};
+    use kdrift_rebalance::Reading;
+    use kdrift_tests::hot_node::{self, at, HOT_NODE, ROLLOUT};
+    use kdrift_tests::real_vlogs::RealVmetrics;
+    use kdrift_tests::temp_store;
+
+    use super::pull;
+
+    #[test]
+    fn skew_usage_and_hotspots_name_the_hot_node_its_episode_and_the_rollout_pods_driving_it() {
+        let test = "skew_usage_and_hotspots_name_the_hot_node";
+        let Some(vm) = RealVmetrics::victoria_metrics_or_skip(test) else { return };
+        vm.post("/api/v1/import/prometheus", hot_node::exposition());
+        vm.flush();
+        let (_dir, store) = temp_store();
+        hot_node::load_objects(&store);
+        let mut options = super::options(0, 4 * 3600, &[]);
+        options.max_window = Duration::hours(1);
+        let report = pull(&store, &vm.url(), &options).expect("pull");
+        assert!(report.added() > 0, "{report:?}");
+
+        // At T0+2h: node-3 at 3900m of 4000m (97.5 %) while 50 % requested.
+        let skew = skew_usage(&store, Some(at(2 * 3600)), Reading::Latest { max_age_us: 15 * 60_000_000 }, 80.0)
+            .expect("skew --usage");
+        let cpu: Vec<(String, f64, Option<i64>, Option<f64>)> = skew
+            .nodes
+            .iter()
+            .map(|n| {
+                let l = n.get("cpu").expect("cpu");
+                (n.node.clone(), l.requested_percent, l.used, l.used_percent)
+            })
+            .collect();
+        assert_eq!(
+            cpu,
+            [
+                ("node-1".to_string(), 50.0, Some(1600), Some(40.0)),
+                ("node-2".to_string(), 45.0, Some(1500), Some(37.5)),
+                ("node-3".to_string(), 50.0, Some(3900), Some(97.5)),
+                ("node-4".to_string(), 55.0, Some(1800), Some(45.0)),
+            ]
+        );
+        let memory = skew.nodes[2].get("memory").expect("memory");
+        assert_eq!((memory.used, memory.requested_percent), (Some(7 << 30), 50.0));
+        assert_eq!(skew.hot_not_requested.len(), 1, "{:#?}", skew.hot_not_requested);
+        let spot = &skew.hot_not_requested[0];
+        assert_eq!((spot.node.as_str(), spot.resource.as_str()), (HOT_NODE, "cpu"));
+        let pods: Vec<(String, i64, Option<i64>, Option<f64>)> =
+            spot.pods.iter().map(|d| (d.name.clone(), d.used, d.requested, d.ratio)).collect();
+        assert_eq!(
+            pods,
+            [
+                ("crunch-5f6b8-m3n8v".to_string(), 1100, Some(500), Some(2.2)),
+                ("crunch-5f6b8-q7w4z".to_string(), 1100, Some(500), Some(2.2)),
+                ("crunch-5f6b8-xk2p9".to_string(), 1100, Some(500), Some(2.2)),
+                ("api-4".to_string(), 400, Some(500), Some(0.8)),
+            ]
+        );
+        assert!(skew.requested_not_used.is_empty());
+
+        // Hotspots over the four hours, 5-minute steps, 3 in a row at ≥ 80 %.
+        let options = HotspotsOptions {
+            since: Some(at(0)),
+            until: Some(at(4 * 3600)),
+            threshold: 80.0,
+            windows: 3,
+            step: Duration::minutes(5),
+        };
+        let hot = hotspots(&store, &options).expect("hotspots");
+        let episodes: Vec<(String, String, String, String, usize)> = hot
+            .episodes
+            .iter()
+            .map(|e| {
+                (e.node.clone(), e.resource.clone(), e.started_at.to_rfc3339(), e.ended_at.to_rfc3339(), e.windows)
+            })
+            .collect();
+        // rate(…[5m]) takes five minutes to reach the new usage: the step of the
+        // rise (T0+1h) averages under 80 %, the step of the fall (T0+3h) too.
+        assert_eq!(
+            episodes,
+            [(
+                HOT_NODE.to_string(),
+                "cpu".to_string(),
+                "2026-11-13T01:05:00+00:00".to_string(),
+                "2026-11-13T03:00:00+00:00".to_string(),
+                23
+            )]
+        );
+        assert_eq!(hot.spikes, 1, "node-1's 10 minutes at 95 %");
+        let e = &hot.episodes[0];
+        assert_eq!(e.requested_percent, Some(50.0));
+        assert!(e.peak_percent >= 97.0 && e.mean_percent >= 90.0, "{e:#?}");
+        let drivers: Vec<(&str, i64, Option<i64>)> =
+            e.pods.iter().map(|d| (d.name.as_str(), d.used, d.requested)).collect();
+        assert_eq!(
+            drivers,
+            [
+                ("crunch-5f6b8-m3n8v", 1100, Some(500)),
+                ("crunch-5f6b8-q7w4z", 1100, Some(500)),
+                ("crunch-5f6b8-xk2p9", 1100, Some(500)),
+                ("api-4", 400, Some(500)),
+            ]
+        );
+        for d in &e.pods[..3] {
+            assert_eq!(d.bound_at, Some(at(55 * 60)), "{}", d.name);
+            match &d.arrival {
+                Some(Arrival::ScaleUp { deployment, message, rollout: true, .. }) => {
+                    assert_eq!((deployment.as_str(), message.as_str()), ("batch/crunch", ROLLOUT));
+                }
+                other => panic!("{}: {other:?}", d.name),
+            }
+        }
+    }
+}
+
+mod hot_node_from_the_recorder {
+    //! issue 37's "done when", its second source: the same cluster's usage
+    //! as metrics-server reports it (the fake API server's NodeMetrics and
+    //! PodMetrics, metrics-server's JSON), sampled by `kdrift record` every
+    //! `--metrics-interval`; `skew --usage` and `hotspots` name the node,
+    //! the episode and the pods driving it.
+
+    use std::sync::Arc;
+    use std::time::Duration as StdDuration;
+
+    use chrono::Duration;
+    use kdrift_analyze::{hotspots, skew_usage, HotspotsOptions};
+    use kdrift_ingest::WallClock;
+    use kdrift_rebalance::Reading;
+    use kdrift_store::{Store, UsageKind};
+    use kdrift_tests::fake_kube::FakeKube;
+    use kdrift_tests::hot_node::{self, at, HOT_NODE};
+    use kdrift_tests::recorder::RunningRecorder;
+
+    /// Every 5 minutes of the four hours (49 readings).
+    const STEP: i64 = 300;
+
+    #[test]
+    fn skew_usage_and_hotspots_name_the_hot_node_from_recorded_metrics_server_readings() {
+        let kube = FakeKube::start();
+        let dir = tempfile::tempdir().expect("tmp");
+        let kubeconfig = kube.write_kubeconfig(dir.path());
+        let db = dir.path().join("rec.duckdb");
+        let rec = RunningRecorder::start(&kubeconfig, &db, Arc::new(WallClock), |o| {
+            o.metrics_interval = Some(StdDuration::from_millis(50));
+        });
+        let wait = StdDuration::from_secs(60);
+        for s in (0..=hot_node::HOURS * 3600).step_by(STEP as usize) {
+            let samples = hot_node::at_instant(s);
+            let text = |s: &kdrift_store::UsageSample| {
+                (format!("{}m", s.cpu_millis.unwrap_or(0)), format!("{}Ki", s.memory_bytes.unwrap_or(0) / 1024))
+            };
+            let nodes: Vec<(String, String, String)> = samples
+                .iter()
+                .filter(|s| s.kind == UsageKind::Node)
+                .map(|s| {
+                    let (c, m) = text(s);
+                    (s.node.clone().unwrap_or_default(), c, m)
+                })
+                .collect();
+            let pods: Vec<(String, String, String, String)> = samples
+                .iter()
+                .filter(|s| s.kind == UsageKind::Pod)
+                .map(|s| {
+                    let (c, m) = text(s);
+                    (s.namespace.clone().unwrap_or_default(), s.pod.clone().unwrap_or_default(), c, m)
+                })
+                .collect();
+            let node_refs: Vec<(&str, &str, &str)> =
+                nodes.iter().map(|(n, c, m)| (n.as_str(), c.as_str(), m.as_str())).collect();
+            let containers: Vec<[(&str, &str, &str); 1]> =
+                pods.iter().map(|(_, _, c, m)| [("main", c.as_str(), m.as_str())]).collect();
+            let pod_refs: Vec<(&str, &str, &[(&str, &str, &str)])> = pods
+                .iter()
+                .zip(&containers)
+                .map(|((ns, name, _, _), c)| (ns.as_str(), name.as_str(), &c[..]))
+                .collect();
+            kube.set_metrics_timestamp(Some(at(s)));
+            kube.set_node_metrics(&node_refs);
+            kube.set_pod_metrics(&pod_refs);
+            // Two more takes: one surely began after the reading was set.
+            let takes = rec.watched.seen().usage.map_or(0, |u| u.takes);
+            assert!(
+                rec.watched.wait(wait, |st| st.usage.as_ref().is_some_and(|u| u.takes >= takes + 2)),
+                "the recorder took no reading of T0+{s}s"
+            );
+        }
+        let report = rec.stop();
+        let usage = report.usage.expect("usage sampled");
+        assert_eq!(usage.errors.len(), 0, "{usage:?}");
+        let store = Store::open(&db).expect("store");
+        // The object history beside the recorded readings (the fake API holds no history).
+        hot_node::load_objects(&store);
+
+        let skew = skew_usage(&store, Some(at(2 * 3600)), Reading::Latest { max_age_us: 15 * 60_000_000 }, 80.0)
+            .expect("skew --usage");
+        let cpu: Vec<(String, f64, Option<i64>)> = skew
+            .nodes
+            .iter()
+            .map(|n| {
+                let l = n.get("cpu").expect("cpu");
+                (n.node.clone(), l.requested_percent, l.used)
+            })
+            .collect();
+        assert_eq!(
+            cpu,
+            [
+                ("node-1".to_string(), 50.0, Some(1600)),
+                ("node-2".to_string(), 45.0, Some(1500)),
+                ("node-3".to_string(), 50.0, Some(3900)),
+                ("node-4".to_string(), 55.0, Some(1800)),
+            ]
+        );
+        assert_eq!(skew.hot_not_requested.len(), 1, "{:#?}", skew.hot_not_requested);
+        let spot = &skew.hot_not_requested[0];
+        assert_eq!(spot.node, HOT_NODE);
+        let pods: Vec<(&str, i64)> = spot.pods.iter().map(|d| (d.name.as_str(), d.used)).collect();
+        assert_eq!(
+            pods,
+            [("crunch-5f6b8-m3n8v", 1100), ("crunch-5f6b8-q7w4z", 1100), ("crunch-5f6b8-xk2p9", 1100), ("api-4", 400)]
+        );
+
+        let options = HotspotsOptions {
+            since: Some(at(0)),
+            until: Some(at(4 * 3600)),
+            threshold: 80.0,
+            windows: 3,
+            step: Duration::minutes(5),
+        };
+        let hot = hotspots(&store, &options).expect("hotspots");
+        let episodes: Vec<(String, String, String, usize)> = hot
+            .episodes
+            .iter()
+            .map(|e| (e.node.clone(), e.started_at.to_rfc3339(), e.ended_at.to_rfc3339(), e.windows))
+            .collect();
+        // Readings at whole 5 minutes: the episode is exactly [T0+1h, T0+3h).
+        assert_eq!(
+            episodes,
+            [(
+                HOT_NODE.to_string(),
+                "2026-11-13T01:00:00+00:00".to_string(),
+                "2026-11-13T03:00:00+00:00".to_string(),
+                24
+            )]
+        );
+        let drivers: Vec<&str> = hot.episodes[0].pods.iter().take(3).map(|d| d.name.as_str()).collect();
+        assert_eq!(drivers, ["crunch-5f6b8-m3n8v", "crunch-5f6b8-q7w4z", "crunch-5f6b8-xk2p9"]);
+    }
+}

@@ -446,3 +446,34 @@ fn a_json_answer_without_end_stops_at_its_cap() {
     assert!(url.ends_with("/select/logsql/field_names") || url.ends_with("/select/logsql/hits"), "{url}");
     assert_eq!(kdrift_ingest::JSON_ANSWER_LIMIT, 16 << 20);
 }
+
+#[test]
+fn a_windows_errors_past_100_are_counted_and_said_once() {
+    // Break-it 34 M1 for VictoriaLogs: every bad row's error was kept and
+    // printed. 250 rows with neither a name nor a uid among 10 good ones, in one window.
+    let vl = FakeVlogs::start();
+    let mut rows = events();
+    rows.truncate(10);
+    for i in 0..250 {
+        let mut bad = rows[i % 10].clone();
+        bad.object["metadata"] = json!({"namespace": "shop"});
+        bad.object["message"] = json!(format!("bad {i}"));
+        rows.push(bad);
+    }
+    ship(&vl.url(), Layout::Raw, &rows, None);
+    let (_d, store) = temp_store();
+    let r = pull_blocking(&store, &vl.url(), Auth::default(), &test_options(utc(START), utc(END), 1000)).expect("pull");
+    assert_eq!(r.windows.len(), 1);
+    let w = &r.windows[0];
+    assert_eq!((w.rows, w.added, w.errors.len(), w.error_count, r.error_count()), (260, 10, 101, 250, 250));
+    assert!(w.errors[0].ends_with(":2: Event has neither metadata.name nor metadata.uid"), "{}", w.errors[0]);
+    let window = format!("{}/select/logsql/query [2026-11-27T00:00:00Z, 2026-11-27T06:00:00Z)", vl.url());
+    assert_eq!(
+        w.errors[100],
+        format!(
+            "{window}: … and 150 more errors like these in {window} (only the first 100 are shown and stored; the \
+             others are counted)"
+        )
+    );
+    assert_eq!(stored_errors(&store, w.run_id).len(), 101);
+}

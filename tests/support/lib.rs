@@ -19,6 +19,7 @@ pub mod cluster_info_dump;
 pub mod fake_kube;
 pub mod filter_load;
 pub mod hostile_kube;
+pub mod hot_node;
 pub mod list_calls;
 pub mod recorder;
 pub mod scale_data;

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use kdrift_ingest::{record_cluster, ApiReport, Clock, RecordObserver, RecordOptions};
+use kdrift_ingest::{record_cluster, ApiReport, Clock, MetricsReport, RecordObserver, RecordOptions};
 use kdrift_rebalance::{ClusterOptions, ResourceKind, Scope};
 use kdrift_store::Change;
 use kdrift_store::RunCounts;
@@ -26,6 +26,10 @@ pub struct Seen {
     pub problems: Vec<(String, String, bool)>,
     /// Totals after the last batch commit.
     pub committed: Option<RunCounts>,
+    /// The usage notes said (`metrics.k8s.io` not served), in order.
+    pub usage_notes: Vec<String>,
+    /// Usage totals after the last take of the metrics API.
+    pub usage: Option<MetricsReport>,
 }
 
 /// An observer shared with the test thread.
@@ -80,6 +84,14 @@ impl RecordObserver for Watched {
 
     fn problem(&mut self, resource: &ResourceKind, message: &str, fatal: bool) {
         self.update(|s| s.problems.push((resource.name(), message.to_string(), fatal)));
+    }
+
+    fn usage_note(&mut self, message: &str) {
+        self.update(|s| s.usage_notes.push(message.to_string()));
+    }
+
+    fn usage_sampled(&mut self, totals: &MetricsReport) {
+        self.update(|s| s.usage = Some(totals.clone()));
     }
 }
 

@@ -9,6 +9,7 @@
 //! is told apart from one that was scheduled and ran.
 
 mod anchor;
+mod arrivals;
 mod chain;
 mod full;
 mod moved_by;
@@ -27,6 +28,7 @@ use serde::Serialize;
 
 pub use crate::drains::causes::Cause;
 pub use anchor::Anchor;
+pub(crate) use arrivals::arrivals_on;
 pub use chain::{ConstraintLine, NodeLine, ResourceLine, Shortfall, StateAtFailure};
 pub use full::{Arrival, Burst, Holder, NodeFill};
 pub use moved_by::MoveRun;

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use kdrift_ingest::{record_cluster, snapshot_cluster};
-use kdrift_ingest::{ApiReport, RecordObserver, RecordOptions, Severity, SnapshotOptions, WallClock};
+use kdrift_ingest::{record_cluster, sample_metrics, snapshot_cluster};
+use kdrift_ingest::{ApiReport, MetricsSource, RecordObserver, RecordOptions, Severity, SnapshotOptions, WallClock};
 use kdrift_rebalance::{Connected, ResourceKind, Scope};
 use kdrift_store::{RunCounts, RunStatus};
 
@@ -43,6 +43,14 @@ fn report(cli: &Cli, report: &ApiReport) -> anyhow::Result<ExitCode> {
                 writeln!(err, "kdrift: {what}{}", p.message)?;
             }
             for e in &r.item_errors {
+                writeln!(err, "kdrift: {e}")?;
+            }
+        }
+        if let Some(usage) = &report.usage {
+            if usage.not_served {
+                writeln!(err, "kdrift: note: {}", kdrift_ingest::METRICS_NOT_SERVED)?;
+            }
+            for e in &usage.errors {
                 writeln!(err, "kdrift: {e}")?;
             }
         }
@@ -93,9 +101,10 @@ pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
         let taken = async {
             let options = SnapshotOptions {
                 cluster: connected.url.clone(),
-                scope,
+                scope: scope.clone(),
                 page_size: args.chunk_size,
                 request_timeout: Duration::from_secs(args.request_timeout),
+                max_page_bytes: args.cluster.max_page_bytes(),
             };
             anyhow::Ok(snapshot_cluster(&store, &connected.client, &options, &WallClock).await?)
         };
@@ -112,7 +121,7 @@ pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
             () = caught.interrupt().triggered() => Ok(None),
         }
     })?;
-    let Some((result, during_commit)) = result else {
+    let Some((mut result, during_commit)) = result else {
         writeln!(
             std::io::stderr(),
             "kdrift: error: interrupted by {}: the snapshot's run is closed as failed and nothing of it is kept in {} \
@@ -122,6 +131,21 @@ pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
         )?;
         return Ok(caught.exit_code());
     };
+    // One usage sample from metrics.k8s.io, a run of its own (not asked of
+    // a server nothing could be read from, nor after a signal).
+    if result.status != RunStatus::Failed && !caught.interrupt().is_triggered() {
+        let source = MetricsSource {
+            cluster: connected.url.clone(),
+            scope,
+            request_timeout: Duration::from_secs(args.request_timeout),
+        };
+        result.usage = runtime.block_on(async {
+            tokio::select! {
+                usage = sample_metrics(&store, &connected.client, &source) => usage.map(Some),
+                () = caught.interrupt().triggered() => Ok(None),
+            }
+        })?;
+    }
     crate::cmd::keep_after_ingest(&store)?;
     let code = report(cli, &result)?;
     let stage = if during_commit { Stage::FinalCommit } else { Stage::Finished };
@@ -142,6 +166,10 @@ impl RecordObserver for LogObserver {
 
     fn committed(&mut self, counts: &RunCounts) {
         tracing::info!("committed: {} versions received, {} new", counts.records, counts.added);
+    }
+
+    fn usage_note(&mut self, message: &str) {
+        eprintln!("kdrift: note: {message}");
     }
 
     fn problem(&mut self, resource: &ResourceKind, message: &str, fatal: bool) {
@@ -197,8 +225,10 @@ pub fn record(cli: &Cli, args: &RecordArgs) -> anyhow::Result<ExitCode> {
         let mut options = RecordOptions::new(connected.url.clone(), scope);
         options.watch.page_size = args.kube.chunk_size;
         options.watch.request_timeout = Duration::from_secs(args.kube.request_timeout);
+        options.watch.max_page_bytes = args.kube.cluster.max_page_bytes();
         options.batch_records = args.batch_records;
         options.batch_interval = Duration::from_secs(args.batch_seconds);
+        options.metrics_interval = args.metrics_interval.0;
         tracing::info!("recording {} ({}) into {}", connected.url, options.scope, cli.db.display());
         let clock = Arc::new(WallClock);
         record_cluster(&store, &connected.client, &options, clock, shutdown, &mut LogObserver).await

@@ -18,7 +18,10 @@ use crate::args::ClusterArgs;
 pub fn connect(args: &ClusterArgs) -> anyhow::Result<(tokio::runtime::Runtime, KubeClient, PlanSource)> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting Tokio")?;
     let options = args.options();
-    let client = runtime.block_on(KubeClient::connect(&options)).context("connecting to the cluster")?;
+    let client = runtime
+        .block_on(KubeClient::connect(&options))
+        .context("connecting to the cluster")?
+        .with_max_page_bytes(args.max_page_bytes());
     let detail = match (&args.context, &args.kubeconfig) {
         (Some(c), _) => format!("context {c}"),
         (None, Some(k)) => format!("kubeconfig {}", k.display()),

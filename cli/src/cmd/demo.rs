@@ -6,8 +6,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use kdrift_analyze::{pending_pods, why_pending};
+use kdrift_analyze::{pending_pods, skew_usage, why_pending};
 use kdrift_ingest::{ingest_scenario, ingest_usage_points};
+use kdrift_rebalance::Reading;
 use kdrift_scenario::{generate, ScenarioConfig};
 use kdrift_store::{Store, StoreError};
 
@@ -62,7 +63,7 @@ pub fn run(cli: &Cli, args: &DemoArgs) -> anyhow::Result<ExitCode> {
     writeln!(err, "kdrift demo: generating the scenario (seed {})…", args.seed)?;
     let scenario = generate(&ScenarioConfig { seed: args.seed, scale: 1 });
     let facts = scenario.facts.clone();
-    let (points, _) = scenario.usage_points();
+    let (points, hot) = scenario.usage_points();
     let report = ingest_scenario(&store, scenario, args.seed)?;
     ingest_usage_points(&store, points, args.seed)?;
     crate::cmd::keep_after_ingest(&store)?;
@@ -77,6 +78,8 @@ pub fn run(cli: &Cli, args: &DemoArgs) -> anyhow::Result<ExitCode> {
     drop(err);
 
     let pods = pending_pods(&store)?;
+    // The measured-usage section: requests say one thing, usage another.
+    let usage = skew_usage(&store, None, Reading::Latest { max_age_us: 15 * 60_000_000 }, 80.0)?;
     let pod = &facts.pending_pod;
     let chain = why_pending(&store, &pod.namespace, &pod.name)?
         .with_context(|| format!("the demo store has no FailedScheduling for {}/{}", pod.namespace, pod.name))?;
@@ -85,7 +88,10 @@ pub fn run(cli: &Cli, args: &DemoArgs) -> anyhow::Result<ExitCode> {
         Output::Json => {
             // The temporary store is removed when the demo ends: only a kept store (--save) is named.
             let store = args.save.as_deref();
-            render::json(&mut out, &serde_json::json!({ "store": store, "pending": pods, "why_pending": chain }))?;
+            render::json(
+                &mut out,
+                &serde_json::json!({ "store": store, "pending": pods, "why_pending": chain, "usage": usage }),
+            )?;
         }
         Output::Table => {
             writeln!(out, "== The story ==")?;
@@ -110,10 +116,19 @@ pub fn run(cli: &Cli, args: &DemoArgs) -> anyhow::Result<ExitCode> {
             writeln!(out, "== kdrift why-pending {}/{} ==", pod.namespace, pod.name)?;
             render::pending::report(&mut out, &chain)?;
             writeln!(out)?;
+            writeln!(out, "== kdrift skew --usage ==")?;
+            writeln!(
+                out,
+                "Requests are not usage: from {} two pods on {} use several times what they request (metrics-server samples every minute).",
+                hot.since.format("%H:%M"),
+                hot.node
+            )?;
+            render::hot::usage_skew(&mut out, &usage)?;
+            writeln!(out)?;
             writeln!(
                 out,
                 "Explore it yourself: kdrift demo --save demo.duckdb && kdrift --db demo.duckdb why-pending --all \
-                 (then: timeline drains, skew --at {}, postmortem job {}/{})",
+                 (then: timeline drains, skew --at {}, skew --usage, hotspots, postmortem job {}/{})",
                 facts.failure_at.format("%Y-%m-%dT%H:%M:%SZ"),
                 facts.cronjob_namespace,
                 facts.cronjob_name

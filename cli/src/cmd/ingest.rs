@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use kdrift_ingest::DecompressedCap;
 use kdrift_ingest::{directories_without_dumps, missing_paths, refused_files, DUMP_EXTENSIONS};
-use kdrift_ingest::{ingest_files_with, FileLimits};
+use kdrift_ingest::{ingest_files_at, FileLimits};
 use kdrift_ingest::{
     pull, Auth, CredentialSources, PullOptions, PullReport, Retry, Tenant, Timeouts, VlClient, VlError,
 };
@@ -84,7 +84,7 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
             yaml_depth: args.max_yaml_depth,
             batch_bytes: args.max_batch_bytes,
         };
-        ingest_files_with(&store, &args.paths, &limits, &mut bar, caught.interrupt())?
+        ingest_files_at(&store, &args.paths, &limits, args.at, &mut bar, caught.interrupt())?
     };
     let stage = if report.interrupted {
         Stage::Reading
@@ -120,6 +120,9 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
             for e in &file.errors {
                 writeln!(err, "kdrift: {e}")?;
             }
+        }
+        for e in report.usage.iter().flat_map(|u| &u.errors) {
+            writeln!(err, "kdrift: {e}")?;
         }
         for w in &report.warnings {
             writeln!(err, "kdrift: warning: {w}")?;

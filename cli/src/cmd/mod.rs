@@ -6,6 +6,7 @@ mod check;
 mod cluster;
 mod demo;
 mod explain;
+mod hotspots;
 mod ingest;
 mod ingest_prometheus;
 mod postmortem;
@@ -204,6 +205,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Check(args) => check::run(&cli, args),
         Command::Sessions(SessionsCommand::Annotate(args)) => sessions::annotate(&cli, args),
         Command::Skew(args) => skew::run(&cli, args),
+        Command::Hotspots(args) => hotspots::run(&cli, args),
         Command::Postmortem(PostmortemCommand::Job(args)) => postmortem::job(&cli, args),
         Command::Timeline(TimelineCommand::Drains(args)) => timeline::drains(&cli, args),
         Command::Report(args) => report::run(&cli, args),

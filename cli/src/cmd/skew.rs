@@ -1,17 +1,23 @@
 //! `kdrift skew`: requested % per node at an instant, the skew, and each
-//! node's LowNodeUtilization class under the thresholds or policy given.
+//! node's LowNodeUtilization class under the thresholds or policy given;
+//! with `--usage`, requested % and measured used % side by side.
 
 use std::process::ExitCode;
 
 use anyhow::Context;
-use kdrift_analyze::{policy_from_thresholds, skew};
+use kdrift_analyze::{policy_from_thresholds, skew, skew_usage};
+use kdrift_rebalance::Reading;
 
 use crate::args::{Cli, Output, SkewArgs};
 use crate::cmd::rebalance::{note_default_policy, read_policy};
 use crate::render;
 
-/// Exit 0 with nodes, 1 when the store has no Node object at the instant.
+/// Exit 0 with nodes, 1 when the store has no Node object at the instant
+/// (`--usage`: see [`usage`]).
 pub fn run(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
+    if args.usage {
+        return usage(cli, args);
+    }
     let (policy, source) = match (&args.thresholds, &args.target_thresholds) {
         (Some(low), Some(high)) => {
             let map = |t: &crate::args::Thresholds| t.0.iter().cloned().collect();
@@ -30,4 +36,18 @@ pub fn run(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
         Output::Table => render::skew::report(&mut out, &report, &source)?,
     }
     Ok(if report.nodes.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// `skew --usage`: exit 0 with nodes measured, 1 when no node has a reading
+/// (no usage sample at all, or none within --window of the instant).
+fn usage(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
+    let store = crate::cmd::open_existing_store(&cli.db)?;
+    let max_age_us = args.window.num_microseconds().unwrap_or(i64::MAX);
+    let report = skew_usage(&store, args.at, Reading::Latest { max_age_us }, args.hot)?;
+    let mut out = std::io::stdout().lock();
+    match cli.output {
+        Output::Json => render::json(&mut out, &report)?,
+        Output::Table => render::hot::usage_skew(&mut out, &report)?,
+    }
+    Ok(if report.no_samples.is_some() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

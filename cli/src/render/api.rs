@@ -37,7 +37,9 @@ pub fn summary<W: Write>(out: &mut W, report: &ApiReport, db: &Path) -> anyhow::
             note: match &r.problem {
                 Some(p) if p.severity == Severity::Warning => "not readable here (see warning)".into(),
                 Some(_) => "failed (see error)".into(),
-                None if !r.item_errors.is_empty() => count(r.item_errors.len(), "item error", "item errors"),
+                None if !r.item_errors.is_empty() => {
+                    count(usize::try_from(r.item_error_total()).unwrap_or(usize::MAX), "item error", "item errors")
+                }
                 None => String::new(),
             },
         })
@@ -58,5 +60,17 @@ pub fn summary<W: Write>(out: &mut W, report: &ApiReport, db: &Path) -> anyhow::
         count(report.errors(), "error", "errors"),
         db.display()
     )?;
+    if let Some(u) = report.usage.as_ref().filter(|u| !u.not_served) {
+        writeln!(
+            out,
+            "usage from metrics.k8s.io: {} and {} in {}: {} new, {} already stored, {}",
+            count(u.nodes as usize, "node sample", "node samples"),
+            count(u.pods as usize, "pod sample", "pod samples"),
+            count(u.takes as usize, "take", "takes"),
+            u.added,
+            u.duplicates,
+            count(u.errors.len(), "error", "errors"),
+        )?;
+    }
     Ok(())
 }

@@ -30,6 +30,42 @@ struct Row {
 
 /// Writes the summary: one row per file, then the run's totals.
 pub fn summary<W: Write>(out: &mut W, report: &IngestReport, db: &Path) -> anyhow::Result<()> {
+    if !report.files.is_empty() || report.usage.is_empty() {
+        objects(out, report, db)?;
+    }
+    for u in &report.usage {
+        let table = match u.table {
+            Some(kdrift_ingest::TopTable::Nodes) => " (kubectl top nodes)",
+            Some(kdrift_ingest::TopTable::Pods) => " (kubectl top pods)",
+            None => "",
+        };
+        writeln!(
+            out,
+            "run {}: {}{table} from {} at {}: {} new, {} already stored, {} → {}",
+            u.run_id,
+            count(u.samples as usize, "usage sample", "usage samples"),
+            u.location,
+            time(&u.at),
+            u.added,
+            u.duplicates,
+            count(u.errors.len(), "input error", "input errors"),
+            db.display()
+        )?;
+    }
+    if !report.ignored.is_empty() {
+        let n = report.ignored.len();
+        writeln!(
+            out,
+            "ignored {} (e.g. {})",
+            count(n, "file that is not a dump", "files that are not dumps"),
+            report.ignored[0]
+        )?;
+    }
+    Ok(())
+}
+
+/// The dump files' rows and their run's totals.
+fn objects<W: Write>(out: &mut W, report: &IngestReport, db: &Path) -> anyhow::Result<()> {
     let rows: Vec<Row> = report
         .files
         .iter()
@@ -57,15 +93,6 @@ pub fn summary<W: Write>(out: &mut W, report: &IngestReport, db: &Path) -> anyho
         count(report.error_count() as usize, "input error", "input errors"),
         db.display()
     )?;
-    if !report.ignored.is_empty() {
-        let n = report.ignored.len();
-        writeln!(
-            out,
-            "ignored {} (e.g. {})",
-            count(n, "file that is not a dump", "files that are not dumps"),
-            report.ignored[0]
-        )?;
-    }
     Ok(())
 }
 
@@ -110,7 +137,7 @@ pub fn victorialogs<W: Write>(out: &mut W, report: &PullReport, db: &Path) -> an
                 objects: w.objects,
                 added: w.added,
                 duplicates: w.duplicates,
-                errors: w.errors.len(),
+                errors: usize::try_from(w.error_count).unwrap_or(usize::MAX),
                 attempts: w.attempts,
             })
             .collect();

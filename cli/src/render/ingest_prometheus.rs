@@ -38,7 +38,7 @@ pub fn summary<W: Write>(out: &mut W, report: &PromReport, db: &Path) -> anyhow:
                 samples: w.samples,
                 added: w.added,
                 duplicates: w.duplicates,
-                errors: w.errors.len(),
+                errors: usize::try_from(w.error_count).unwrap_or(usize::MAX),
                 run_id: w.run_id,
             })
             .collect();

@@ -2,6 +2,7 @@
 //! machines. Nothing here computes a finding.
 
 pub mod api;
+pub mod hot;
 pub mod ingest;
 pub mod ingest_prometheus;
 pub mod pending;

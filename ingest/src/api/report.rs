@@ -68,8 +68,13 @@ pub struct ResourceReport {
     pub resource_version: Option<String>,
     /// Why the resource was not (completely) read.
     pub problem: Option<ResourceProblem>,
-    /// Items that could not be stored (or that analyses cannot read), with why.
+    /// Items that could not be stored (or that analyses cannot read), with
+    /// why: the first 100, then one saying how
+    /// many more were counted.
     pub item_errors: Vec<String>,
+    /// Item errors past the first 100: counted,
+    /// not kept.
+    pub item_errors_not_kept: u64,
 }
 
 impl ResourceReport {
@@ -84,7 +89,16 @@ impl ResourceReport {
             resource_version: None,
             problem: None,
             item_errors: Vec::new(),
+            item_errors_not_kept: 0,
         }
+    }
+
+    /// Item errors, counted ones included (the "… more" line itself not).
+    pub fn item_error_total(&self) -> u64 {
+        let said = u64::from(
+            self.item_errors_not_kept > 0 && self.item_errors.len() > crate::kept_errors::KEPT_ERRORS_PER_FILE,
+        );
+        self.item_errors.len() as u64 - said + self.item_errors_not_kept
     }
 }
 
@@ -103,6 +117,9 @@ pub struct ApiReport {
     pub resources: Vec<ResourceReport>,
     /// Run totals.
     pub counts: RunCounts,
+    /// The `metrics.k8s.io` usage samples taken (`None`: not asked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<super::metrics::MetricsReport>,
 }
 
 impl ApiReport {
@@ -111,9 +128,12 @@ impl ApiReport {
         self.problems(Severity::Warning)
     }
 
-    /// Resources with an error, plus items that could not be stored.
+    /// Resources with an error, plus items that could not be stored, plus
+    /// the errors of the usage samples.
     pub fn errors(&self) -> usize {
-        self.problems(Severity::Error) + self.resources.iter().map(|r| r.item_errors.len()).sum::<usize>()
+        let usage = self.usage.as_ref().map_or(0, |u| u.errors.len());
+        let items: u64 = self.resources.iter().map(ResourceReport::item_error_total).sum();
+        self.problems(Severity::Error) + usize::try_from(items).unwrap_or(usize::MAX) + usage
     }
 
     fn problems(&self, severity: Severity) -> usize {

@@ -46,6 +46,9 @@ pub struct SnapshotOptions {
     /// The longest wait for a list's answer, and between two pieces of it
     /// (kubectl's `--request-timeout`; [`kdrift_rebalance::DEFAULT_REQUEST_TIMEOUT`]).
     pub request_timeout: Duration,
+    /// Most bytes of one list page read (`--max-page-bytes`;
+    /// [`kdrift_rebalance::MAX_PAGE_BYTES`], 256 MiB).
+    pub max_page_bytes: usize,
 }
 
 /// Takes the snapshot into `store`; observation times come from `clock`.
@@ -62,7 +65,9 @@ pub async fn snapshot(
     let location = format!("{} ({})", options.cluster, options.scope);
     let deadlines = Deadlines::new(&options.cluster, options.request_timeout);
     let new_pager = |resource| {
-        ListPager::new(client.clone(), resource, &options.scope, options.page_size).with_deadlines(deadlines.clone())
+        ListPager::new(client.clone(), resource, &options.scope, options.page_size)
+            .with_deadlines(deadlines.clone())
+            .with_max_page_bytes(options.max_page_bytes)
     };
     let mut writer = RunWriter::begin(store, "api", &location)?;
     let mut reports = Vec::new();
@@ -110,8 +115,9 @@ pub async fn snapshot(
                     tracing::info!(resource = %report.resource, "continue token expired; listing again without limit");
                     restarts += 1;
                     item = 0;
-                    pager =
-                        ListPager::new(client.clone(), resource, &options.scope, 0).with_deadlines(deadlines.clone());
+                    pager = ListPager::new(client.clone(), resource, &options.scope, 0)
+                        .with_deadlines(deadlines.clone())
+                        .with_max_page_bytes(options.max_page_bytes);
                 }
                 Err(e) => {
                     let nothing = report.received == 0 && matches!(e, kdrift_rebalance::ClusterError::Timeout { .. });

@@ -39,9 +39,13 @@ pub fn stage_observation(
 
 /// Reports an item error and notes it to `writer`, which writes it with
 /// the next commit (a recorder killed later keeps it).
+/// Past the first 100 of a resource, errors are only
+/// counted ([`ResourceReport::item_errors_not_kept`]; break-it 34 M1).
 pub fn item_error(writer: &mut RunWriter<'_>, report: &mut ResourceReport, message: String) {
-    writer.note_error(&report.location, None, None, None, &message);
-    report.item_errors.push(message);
+    if report.item_errors.len() < crate::kept_errors::KEPT_ERRORS_PER_FILE {
+        writer.note_error(&report.location, None, None, None, &message);
+    }
+    crate::kept_errors::keep(&mut report.item_errors, &mut report.item_errors_not_kept, message);
 }
 
 /// Records the per-resource summaries and problems (the item errors were
@@ -57,8 +61,13 @@ pub fn finish(
     mut resources: Vec<ResourceReport>,
 ) -> Result<ApiReport, StoreError> {
     let mut errors = 0u64;
-    for r in &resources {
-        let item_errors = r.item_errors.len() as u64;
+    for r in &mut resources {
+        let item_errors = r.item_error_total();
+        if r.item_errors_not_kept > 0 {
+            let more = crate::kept_errors::more_errors(r.item_errors_not_kept, &r.location);
+            writer.note_error(&r.location, None, None, None, &more);
+            r.item_errors.push(more);
+        }
         let events = if r.resource.starts_with("events") { r.received } else { 0 };
         writer.record_file(&r.location, "api", r.received, events, r.received - events, 0, item_errors);
         if let Some(p) = &r.problem {
@@ -76,5 +85,13 @@ pub fn finish(
         r.added = per_location.iter().find(|(l, _)| *l == r.location).map_or(0, |(_, n)| *n);
         r.duplicates = r.received.saturating_sub(r.added);
     }
-    Ok(ApiReport { run_id, status, cluster: cluster.to_string(), scope: scope.to_string(), resources, counts })
+    Ok(ApiReport {
+        run_id,
+        status,
+        cluster: cluster.to_string(),
+        scope: scope.to_string(),
+        resources,
+        counts,
+        usage: None,
+    })
 }

@@ -763,6 +763,11 @@ const NO_KIND: &str = "object has no `kind`, and neither its List (`kind: <Kind>
      object with `kind`";
 
 fn push_object(mut object: Value, origin: Origin, hint: Option<&str>, change: Change, out: &mut Parsed) {
+    // `kind: 5` is a wrong type, not a missing kind to infer (break-it 34 L2).
+    if let Err(e) = crate::store::check_identity_types(&object) {
+        out.errors.push(InputError { origin, column: None, message: e.to_string() });
+        return;
+    }
     // No kind, none from the List or file: the shape's (`kinds`).
     let hint = match object.as_object() {
         Some(map) if !has_kind(map) => match hint.or_else(|| kinds::kind_from_shape(&object)) {

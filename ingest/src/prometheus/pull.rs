@@ -94,8 +94,12 @@ pub struct PromWindowReport {
     pub added: u64,
     /// Samples the store already had.
     pub duplicates: u64,
-    /// Input errors (bad points, series naming no node), stored with the run.
+    /// Input errors (bad points, series naming no node), stored with the
+    /// run: the first 100 of the window, then one saying how many more
+    /// were counted.
     pub errors: Vec<String>,
+    /// Input errors, counted ones included.
+    pub error_count: u64,
 }
 
 /// What a pull did (also what was committed before a failure).
@@ -128,7 +132,8 @@ impl PromReport {
     }
     /// Input errors over all windows.
     pub fn error_count(&self) -> usize {
-        self.windows.iter().map(|w| w.errors.len()).sum()
+        let total: u64 = self.windows.iter().map(|w| w.error_count).sum();
+        usize::try_from(total).unwrap_or(usize::MAX)
     }
 }
 
@@ -242,7 +247,7 @@ async fn run(
                 merger.add(q, &answer, &map);
             }
         }
-        let (samples, errors) = merger.finish();
+        let (samples, errors, error_count) = merger.finish();
         let errors: Vec<String> = errors.iter().map(|e| client.redactor().redact(e)).collect();
         let w = UsageWindow {
             pull_key: &report.pull_key,
@@ -258,6 +263,7 @@ async fn run(
             added: c.added,
             duplicates: c.duplicates,
             errors,
+            error_count,
         };
         progress(&done);
         report.windows.push(done);

@@ -30,6 +30,7 @@ use std::net::IpAddr;
 
 use super::client::Series;
 use super::queries::{Measure, NamedPromql};
+use crate::kept_errors::keep;
 use crate::store::{UsageKind, UsageSample};
 
 /// `kube_node_info`'s internal_ip → node names, over one window.
@@ -102,13 +103,16 @@ pub struct Merger {
     /// Which series first gave an object's value of a query, per node (a
     /// second series for the same object and node is an error).
     given_by: HashMap<(&'static str, UsageKind, String, Option<String>), String>,
+    /// The window's first 100 input errors (`kept_errors`).
     errors: Vec<String>,
+    /// Its input errors past them, counted (break-it 34 M1).
+    errors_not_kept: u64,
 }
 
 impl Merger {
     /// An empty window, `window` being how errors name it (`[start, end)`).
     pub fn new(window: String) -> Merger {
-        Merger { window, samples: BTreeMap::new(), given_by: HashMap::new(), errors: Vec::new() }
+        Merger { window, samples: BTreeMap::new(), given_by: HashMap::new(), errors: Vec::new(), errors_not_kept: 0 }
     }
 
     /// Adds the answer of `query` (not `node_info`), naming nodes with `map`.
@@ -129,7 +133,11 @@ impl Merger {
                 UsageKind::Node => match &node {
                     Ok(n) => (n.clone(), None, None),
                     Err(why) => {
-                        self.errors.push(error(format!("names no node: {why}; skipped")));
+                        keep(
+                            &mut self.errors,
+                            &mut self.errors_not_kept,
+                            error(format!("names no node: {why}; skipped")),
+                        );
                         continue;
                     }
                 },
@@ -139,7 +147,8 @@ impl Merger {
                         (Some(ns), Some(p)) => (format!("{ns}/{p}"), Some(ns), Some(p)),
                         (ns, _) => {
                             let missing = if ns.is_none() { "namespace" } else { "pod" };
-                            self.errors.push(error(format!("has no {missing} label; skipped")));
+                            let problem = error(format!("has no {missing} label; skipped"));
+                            keep(&mut self.errors, &mut self.errors_not_kept, problem);
                             continue;
                         }
                     }
@@ -151,8 +160,8 @@ impl Merger {
             match self.given_by.get(&identity) {
                 Some(first) => {
                     let what = if kind == UsageKind::Node { "node" } else { "pod" };
-                    self.errors
-                        .push(error(format!("gives {what} {object} again (series {first} gave it first); skipped")));
+                    let problem = error(format!("gives {what} {object} again (series {first} gave it first); skipped"));
+                    keep(&mut self.errors, &mut self.errors_not_kept, problem);
                     continue;
                 }
                 None => {
@@ -188,17 +197,25 @@ impl Merger {
             if let Some((at_us, text)) = first_bad {
                 let at = chrono::DateTime::from_timestamp_micros(at_us)
                     .map_or_else(|| at_us.to_string(), |t| crate::victorialogs::error::show_time(&t));
-                self.errors.push(error(format!(
+                let problem = error(format!(
                     "{bad} point(s) are not a finite number ≥ 0 (the first at {at}: {text:?}); skipped, the series' \
                      other points are stored"
-                )));
+                ));
+                keep(&mut self.errors, &mut self.errors_not_kept, problem);
             }
         }
     }
 
-    /// The window's samples in time order (then kind, object), and its input errors.
-    pub fn finish(self) -> (Vec<UsageSample>, Vec<String>) {
-        (self.samples.into_values().collect(), self.errors)
+    /// The window's samples in time order (then kind, object), its input
+    /// errors (the first 100, then one saying how many more were counted)
+    /// and their true number.
+    pub fn finish(mut self) -> (Vec<UsageSample>, Vec<String>, u64) {
+        let total = self.errors.len() as u64 + self.errors_not_kept;
+        if self.errors_not_kept > 0 {
+            let location = format!("window {}", self.window);
+            self.errors.push(crate::kept_errors::more_errors(self.errors_not_kept, &location));
+        }
+        (self.samples.into_values().collect(), self.errors, total)
     }
 }
 
@@ -248,7 +265,7 @@ mod value_tests {
         let again = on("n2", vec![(t + 90.0, "300".into())]);
         let mut merger = Merger::new("[w)".into());
         merger.add(pod_memory, &[old, new, again], &NodeMap::default());
-        let (samples, errors) = merger.finish();
+        let (samples, errors, _) = merger.finish();
         let shown: Vec<(i64, Option<String>, Option<i64>)> =
             samples.iter().map(|s| (s.at_us / 1_000_000 - 1_794_528_000, s.node.clone(), s.memory_bytes)).collect();
         assert_eq!(
@@ -259,6 +276,29 @@ mod value_tests {
             errors,
             ["window [w) query pod_memory series {namespace=\"db\", node=\"n2\", pod=\"pg-0\"}: gives pod db/pg-0 \
               again (series {namespace=\"db\", node=\"n2\", pod=\"pg-0\"} gave it first); skipped"]
+        );
+    }
+
+    #[test]
+    fn a_windows_errors_past_100_are_counted_and_said_once() {
+        // Break-it 34 M1 for Prometheus: every bad series was kept.
+        let queries = resolve(&[]).expect("defaults");
+        let pod_cpu = queries.iter().find(|q| q.name == "pod_cpu").expect("pod_cpu");
+        let series: Vec<Series> = (0..250)
+            .map(|i| Series {
+                metric: [("pod".to_string(), format!("p{i}"))].into_iter().collect(),
+                values: vec![(1_794_528_000.0, "0.5".into())],
+            })
+            .collect();
+        let mut merger = Merger::new("[w)".into());
+        merger.add(pod_cpu, &series, &NodeMap::default());
+        let (samples, errors, total) = merger.finish();
+        assert_eq!((samples.len(), errors.len(), total), (0, 101, 250));
+        assert_eq!(errors[0], "window [w) query pod_cpu series {pod=\"p0\"}: has no namespace label; skipped");
+        assert_eq!(
+            errors[100],
+            "… and 150 more errors like these in window [w) (only the first 100 are shown and stored; the others are \
+             counted)"
         );
     }
 
@@ -276,7 +316,7 @@ mod value_tests {
         ];
         let mut merger = Merger::new("[w)".into());
         merger.add(node_cpu, &[Series { metric: labels, values }], &NodeMap::default());
-        let (samples, errors) = merger.finish();
+        let (samples, errors, _) = merger.finish();
         let cpu: Vec<(i64, Option<i64>)> = samples.iter().map(|s| (s.at_us, s.cpu_millis)).collect();
         assert_eq!(cpu, [(1_794_528_000_000_000, Some(250)), (1_794_528_090_000_000, Some(1001))]);
         assert_eq!(

@@ -153,7 +153,8 @@ impl PullReport {
     }
     /// Rows that could not be stored.
     pub fn error_count(&self) -> usize {
-        self.windows.iter().map(|w| w.errors.len()).sum()
+        let total: u64 = self.windows.iter().map(|w| w.error_count).sum();
+        usize::try_from(total).unwrap_or(usize::MAX)
     }
 }
 

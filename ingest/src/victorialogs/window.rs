@@ -57,8 +57,11 @@ pub struct WindowReport {
     pub added: u64,
     /// Versions the store already had.
     pub duplicates: u64,
-    /// Rows that could not be stored (reported as input errors).
+    /// Rows that could not be stored (reported as input errors): the first
+    /// 100 of the window, then one saying how many more were counted.
     pub errors: Vec<String>,
+    /// Rows that could not be stored, counted ones included.
+    pub error_count: u64,
     /// Rows whose values the kind's schema rejected (stored with schema-free types).
     pub schema_rejected: u64,
     /// Attempts it took.
@@ -211,7 +214,7 @@ impl Attempt<'_> {
             FetchedLine::TooLong { line, len } => {
                 self.rows += 1;
                 let error = crate::ndjson_stream::too_long_error(&self.summary.location, line, len, self.max_line);
-                self.summary.errors.push(error);
+                self.summary.add_error(error);
             }
             FetchedLine::Row { line, rejected, record } => {
                 self.rows += 1;
@@ -221,7 +224,7 @@ impl Attempt<'_> {
                 }
                 match record {
                     Ok(prepared) => stage_prepared(&mut self.writer, *prepared, &mut self.summary)?,
-                    Err(e) => self.summary.errors.push(e),
+                    Err(e) => self.summary.add_error(e),
                 }
             }
         }
@@ -240,21 +243,15 @@ impl Attempt<'_> {
 
     /// Commits the window's run with its `vl_windows` row.
     fn commit(self, job: WindowJob<'_>) -> Result<WindowReport, StoreError> {
-        let Attempt { window, attempt, mut writer, summary, rows, schema_rejected, .. } = self;
+        let Attempt { window, attempt, mut writer, mut summary, rows, schema_rejected, .. } = self;
+        // The window's first 100 errors kept, the others counted (break-it 34 M1).
+        summary.close_errors();
+        let errors = summary.error_total();
         let run_id = writer.run_id();
-        writer.record_file(
-            &summary.location,
-            FORMAT,
-            summary.records,
-            summary.events,
-            summary.objects,
-            0,
-            summary.errors.len() as u64,
-        );
+        writer.record_file(&summary.location, FORMAT, summary.records, summary.events, summary.objects, 0, errors);
         for e in &summary.errors {
             writer.note_error(&e.origin.location, e.origin.line, e.column, e.origin.item, &e.message);
         }
-        let errors = summary.errors.len() as u64;
         let status = match (errors, summary.records) {
             (0, _) => RunStatus::Ok,
             (_, 0) => RunStatus::Failed,
@@ -285,6 +282,7 @@ impl Attempt<'_> {
             added: counts.added,
             duplicates: counts.duplicates,
             errors: summary.errors.iter().map(ToString::to_string).collect(),
+            error_count: errors,
             schema_rejected,
             attempts: attempt,
         })

@@ -36,6 +36,14 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// needs for a page of 500 objects.
 pub const PAGE_BOUND_FACTOR: u32 = 10;
 
+/// One whole list (every page) may take at most this many request
+/// timeouts ([`Deadlines::list`]): 30, so a 60 s request timeout bounds a
+/// list at 30 min. A real list of 50,000 pods takes well under a minute; a
+/// server handing out a new continue token forever otherwise kept a list
+/// going for the 100,000 pages of [`super::list::MAX_PAGES`], ~80 min
+/// (break-it 34 H3, `pages.py endless`).
+pub const LIST_BOUND_FACTOR: u32 = 30;
+
 /// Most characters of an error answer's body kept for its message: 4096
 /// (as the VictoriaLogs source keeps); about 4 × this plus
 /// [`crate::Redactor::reach`] bytes are read, the rest is not.
@@ -74,6 +82,13 @@ impl Deadlines {
     /// [`PAGE_BOUND_FACTOR`] × [`Deadlines::idle`].
     pub fn page(&self) -> Duration {
         self.idle.saturating_mul(PAGE_BOUND_FACTOR)
+    }
+
+    /// The longest time one whole list may take:
+    /// [`LIST_BOUND_FACTOR`] × [`Deadlines::idle`]. Checked before each
+    /// page is asked for.
+    pub fn list(&self) -> Duration {
+        self.idle.saturating_mul(LIST_BOUND_FACTOR)
     }
 
     /// The [`ClusterError::TooSlow`] of a list page not read within [`Deadlines::page`].

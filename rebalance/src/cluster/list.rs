@@ -26,6 +26,12 @@ use super::resource::{ResourceKind, Scope};
 /// otherwise keeps `ingest api` and `record` paging forever (break-it 34 H3).
 pub const MAX_PAGES: u32 = 100_000;
 
+/// The most pages in a row that may hold no item yet give a new continue
+/// token: 100. A real API server fills a page up to its `limit` unless the
+/// list ends; a server paging through nothing forever is stopped long
+/// before [`MAX_PAGES`] or the list's time bound ([`Deadlines::list`]).
+pub const MAX_EMPTY_PAGES: u32 = 100;
+
 /// Items per page when the caller has no preference (kubectl's `--chunk-size`
 /// default).
 pub const DEFAULT_PAGE_SIZE: u32 = 500;
@@ -81,6 +87,12 @@ pub struct ListPager {
     seen: std::collections::HashMap<u64, u32>,
     max_pages: u32,
     max_page_bytes: usize,
+    /// A list without `metadata.resourceVersion` is read (its pages say `""`).
+    versionless: bool,
+    /// When the first page was asked for (the list's time bound, [`Deadlines::list`]).
+    started: Option<std::time::Instant>,
+    /// Pages in a row with no item, the last one included.
+    empty_in_a_row: u32,
 }
 
 impl std::fmt::Debug for ListPager {
@@ -112,7 +124,19 @@ impl ListPager {
             seen: std::collections::HashMap::new(),
             max_pages: MAX_PAGES,
             max_page_bytes: super::answer::MAX_PAGE_BYTES,
+            versionless: false,
+            started: None,
+            empty_in_a_row: 0,
         }
+    }
+
+    /// Reads a list that has no `metadata.resourceVersion` (metrics-server's
+    /// `NodeMetricsList` / `PodMetricsList`: `"metadata": {}`, nothing to
+    /// watch from) instead of failing it; its pages' `resource_version` is `""`.
+    #[must_use]
+    pub fn without_resource_version(mut self) -> ListPager {
+        self.versionless = true;
+        self
     }
 
     /// Stops after `max_pages` pages with an error, the items read kept
@@ -124,7 +148,7 @@ impl ListPager {
     }
 
     /// Waits for the server as `deadlines` say (default: 60 s, the server
-    /// unnamed).
+    /// unnamed); the whole list may take [`Deadlines::list`].
     #[must_use]
     pub fn with_deadlines(mut self, deadlines: Deadlines) -> ListPager {
         self.deadlines = deadlines;
@@ -165,6 +189,22 @@ impl ListPager {
             return Ok(None);
         }
         let name = self.resource.name();
+        let started = *self.started.get_or_insert_with(std::time::Instant::now);
+        if self.pages > 0 && started.elapsed() >= self.deadlines.list() {
+            self.done = true;
+            let pages = self.pages;
+            return Err(ClusterError::Decode {
+                resource: name,
+                path: self.path.clone(),
+                problem: format!(
+                    "the list did not end within {} s ({} times --request-timeout, {} s): the items of the {pages} \
+                     pages read are kept, paging stops there (the rest of the list is not read)",
+                    self.deadlines.list().as_secs_f64(),
+                    super::answer::LIST_BOUND_FACTOR,
+                    self.deadlines.idle.as_secs_f64()
+                ),
+            });
+        }
         let mut params = ListParams::default();
         if self.page_size > 0 {
             params = params.limit(self.page_size);
@@ -193,6 +233,10 @@ impl ListPager {
         };
         let failed = match tokio::time::timeout(self.deadlines.page(), whole).await {
             Ok(Ok(())) => None,
+            // A page past the byte cap: the error says how to raise it.
+            Ok(Err(ClusterError::Decode { resource, path, problem })) if got.len() >= self.max_page_bytes => {
+                Some(ClusterError::Decode { resource, path, problem: format!("{problem} (raise --max-page-bytes)") })
+            }
             Ok(Err(e)) => Some(e),
             Err(_) => Some(self.deadlines.too_slow(&name, &self.path)),
         };
@@ -229,13 +273,15 @@ impl ListPager {
         }
         let meta = body.get("metadata");
         let rv = meta.and_then(|m| m.get("resourceVersion")).and_then(Value::as_str).unwrap_or("").to_string();
-        if rv.is_empty() {
+        if rv.is_empty() && !self.versionless {
             return Err(self
                 .pending
                 .take()
                 .unwrap_or_else(|| decode("the list has no metadata.resourceVersion".into())));
         }
         let next = meta.and_then(|m| m.get("continue")).and_then(Value::as_str).filter(|t| !t.is_empty());
+        let empty = page.items.is_empty() && page.bad.is_empty();
+        self.empty_in_a_row = if empty { self.empty_in_a_row + 1 } else { 0 };
         match next {
             // The page is kept; reading on would read it again (or loop).
             Some(token) if self.continue_token.as_deref() == Some(token) => {
@@ -256,6 +302,15 @@ impl ListPager {
                             "the server returned on page {page} the continue token page {first} already returned \
                              ({token:?}): the tokens go round in a cycle; the items of the {page} pages are kept, \
                              paging stops there (the rest of the list is not read)"
+                        )));
+                    }
+                } else if self.empty_in_a_row >= MAX_EMPTY_PAGES {
+                    if self.pending.is_none() {
+                        self.pending = Some(decode(format!(
+                            "{} pages in a row up to page {page} held no item yet gave a new continue token (at \
+                             most {MAX_EMPTY_PAGES}): the items of the {page} pages are kept, paging stops there (the \
+                             rest of the list is not read)",
+                            self.empty_in_a_row
                         )));
                     }
                 } else if page >= self.max_pages {
@@ -291,13 +346,20 @@ fn token_hash(token: &str) -> u64 {
     hasher.finish()
 }
 
-/// Sets `kind` and `apiVersion` on a list item that lacks them.
+/// Sets `kind` and `apiVersion` on a list item that lacks them (absent,
+/// null or empty); a value of another type is left for the store to refuse
+/// (`kind: 5` was replaced silently, break-it 34 L2).
 fn complete_item(mut item: Value, api_version: &str, kind: &str) -> Value {
+    let missing = |v: Option<&Value>| match v {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) => s.is_empty(),
+        Some(_) => false,
+    };
     if let Value::Object(map) = &mut item {
-        if map.get("kind").and_then(Value::as_str).is_none_or(str::is_empty) {
+        if missing(map.get("kind")) {
             map.insert("kind".into(), Value::String(kind.to_string()));
         }
-        if map.get("apiVersion").and_then(Value::as_str).is_none_or(str::is_empty) {
+        if missing(map.get("apiVersion")) {
             map.insert("apiVersion".into(), Value::String(api_version.to_string()));
         }
     }
@@ -314,7 +376,14 @@ pub async fn list_all(
     scope: &Scope,
     page_size: u32,
 ) -> Result<ObjectList, ClusterError> {
-    let mut pager = ListPager::new(client.clone(), resource, scope, page_size);
+    collect(ListPager::new(client.clone(), resource, scope, page_size)).await
+}
+
+/// Every page of `pager`, collected.
+///
+/// # Errors
+/// As [`ListPager::next_page`].
+pub async fn collect(mut pager: ListPager) -> Result<ObjectList, ClusterError> {
     let mut out = ObjectList::default();
     while let Some(page) = pager.next_page().await? {
         out.items.extend(page.items);
@@ -338,5 +407,8 @@ mod tests {
         let kept = complete_item(json!({"kind": "X", "apiVersion": "v9"}), "v1", "Pod");
         assert_eq!((kept["kind"].as_str(), kept["apiVersion"].as_str()), (Some("X"), Some("v9")));
         assert_eq!(complete_item(json!(3), "v1", "Pod"), json!(3));
+        // A wrong type stays, for the store to refuse naming it.
+        let wrong = complete_item(json!({"kind": 5, "apiVersion": ["v1"]}), "v1", "Pod");
+        assert_eq!(wrong, json!({"kind": 5, "apiVersion": ["v1"]}));
     }
 }

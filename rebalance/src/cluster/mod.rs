@@ -39,9 +39,13 @@ pub mod watch;
 #[cfg(test)]
 mod tls_tests;
 
-pub use answer::{Deadlines, DEFAULT_REQUEST_TIMEOUT, ERROR_BODY_LIMIT, MAX_PAGE_BYTES, PAGE_BOUND_FACTOR};
+pub use answer::{
+    Deadlines, DEFAULT_REQUEST_TIMEOUT, ERROR_BODY_LIMIT, LIST_BOUND_FACTOR, MAX_PAGE_BYTES, PAGE_BOUND_FACTOR,
+};
 pub use connect::{ClusterOptions, Connected};
 pub use error::{BadEventKind, ClusterError};
-pub use list::{list_all, BadItem, ListPager, ObjectList, Page, DEFAULT_PAGE_SIZE, MAX_PAGES};
-pub use resource::{ResourceKind, Scope, HISTORY_RESOURCES};
+pub use list::{
+    collect, list_all, BadItem, ListPager, ObjectList, Page, DEFAULT_PAGE_SIZE, MAX_EMPTY_PAGES, MAX_PAGES,
+};
+pub use resource::{ResourceKind, Scope, HISTORY_RESOURCES, NODE_METRICS, POD_METRICS};
 pub use watch::{watch, WatchItem, WatchOptions};

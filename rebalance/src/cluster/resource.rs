@@ -118,6 +118,15 @@ pub const HISTORY_RESOURCES: &[ResourceKind] = &[
     rk("events.k8s.io", "v1", "Event", "events", true),
 ];
 
+/// metrics-server's NodeMetrics (`metrics.k8s.io/v1beta1`, `nodes`): a
+/// node's CPU and memory usage at an instant (`kdrift ingest api`,
+/// `kdrift record`; issue 37). Read-only, no resourceVersion, not watched.
+pub const NODE_METRICS: ResourceKind = rk("metrics.k8s.io", "v1beta1", "NodeMetrics", "nodes", false);
+
+/// metrics-server's PodMetrics (`metrics.k8s.io/v1beta1`, `pods`): each
+/// container's CPU and memory usage at an instant (see [`NODE_METRICS`]).
+pub const POD_METRICS: ResourceKind = rk("metrics.k8s.io", "v1beta1", "PodMetrics", "pods", true);
+
 #[cfg(test)]
 mod tests {
     use super::*;

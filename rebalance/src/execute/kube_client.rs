@@ -1,5 +1,5 @@
 //! [`ClusterClient`] over a kube client connected by [`crate::cluster`]:
-//! lists through [`crate::cluster::list_all`] (paginated, items completed
+//! lists through [`crate::cluster::collect`] (paginated, items completed
 //! with `kind`/`apiVersion`), gets and Evictions as raw requests, so the
 //! executor sees exactly the JSON the API server sends — but for the
 //! credentials kdrift holds, masked in every object listed or read
@@ -14,7 +14,7 @@ use kube::core::Request;
 use serde_json::Value;
 
 use super::client::{kinds, ClientError, ClusterClient, EvictionRequest, PodPatcher, ResourceKind};
-use crate::cluster::{list_all, ClusterError, ClusterOptions, Scope, DEFAULT_PAGE_SIZE};
+use crate::cluster::{collect, ClusterError, ClusterOptions, ListPager, Scope, DEFAULT_PAGE_SIZE};
 
 /// A connected cluster.
 #[derive(Clone)]
@@ -24,6 +24,8 @@ pub struct KubeClient {
     page_size: u32,
     /// The API server's URL, when connected by [`KubeClient::connect`].
     server: Option<String>,
+    /// Most bytes of one list page read ([`crate::MAX_PAGE_BYTES`] unless set).
+    max_page_bytes: usize,
 }
 
 impl std::fmt::Debug for KubeClient {
@@ -35,7 +37,7 @@ impl std::fmt::Debug for KubeClient {
 impl KubeClient {
     /// Wraps a kube client.
     pub fn new(client: kube::Client) -> KubeClient {
-        KubeClient { client, page_size: DEFAULT_PAGE_SIZE, server: None }
+        KubeClient { client, page_size: DEFAULT_PAGE_SIZE, server: None, max_page_bytes: crate::MAX_PAGE_BYTES }
     }
 
     /// The API server's URL (`https://host:port`), when connected by
@@ -48,6 +50,11 @@ impl KubeClient {
     /// set; 0: no limit, one request per list).
     pub fn with_page_size(self, page_size: u32) -> KubeClient {
         KubeClient { page_size, ..self }
+    }
+
+    /// Reads at most `bytes` of one list page (`--max-page-bytes`).
+    pub fn with_max_page_bytes(self, bytes: usize) -> KubeClient {
+        KubeClient { max_page_bytes: bytes, ..self }
     }
 
     /// Connects as kubectl would ([`ClusterOptions::config`]), with kube's
@@ -77,7 +84,9 @@ fn scope(namespace: Option<&str>) -> Scope {
 
 impl ClusterClient for KubeClient {
     async fn list(&self, kind: ResourceKind, namespace: Option<&str>) -> Result<Vec<Value>, ClientError> {
-        let mut list = list_all(&self.client, &kind, &scope(namespace), self.page_size).await?;
+        let pager = ListPager::new(self.client.clone(), &kind, &scope(namespace), self.page_size)
+            .with_max_page_bytes(self.max_page_bytes);
+        let mut list = collect(pager).await?;
         for item in &mut list.items {
             crate::redact::mask_held_in(item);
         }

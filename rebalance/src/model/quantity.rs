@@ -147,6 +147,13 @@ impl Quantity {
         self.scaled_ceil(3)
     }
 
+    /// The value in billionths (nanocores for cpu, as metrics-server
+    /// reports usage), rounded up (away from zero); `None` when it does not
+    /// fit in an `i64`.
+    pub fn nano_value(&self) -> Option<i64> {
+        self.scaled_ceil(9)
+    }
+
     /// The value in base units (bytes, counts), rounded up (away from zero);
     /// `None` when it does not fit in an `i64`.
     ///

@@ -2,7 +2,8 @@
 //! `/apis/<group>`, `/api/v1` and `/apis/<group>/<version>` (legacy
 //! discovery documents; a client asking for aggregated discovery gets them
 //! as `application/json` and falls back, as with an older apiserver).
-//! Hidden resources (and groups left empty) are left out.
+//! Hidden resources (and groups left empty) are left out. `metrics.k8s.io`
+//! is listed when served (its own documents: `super::metrics`).
 
 use axum::response::Response;
 use serde_json::{json, Value};
@@ -44,7 +45,8 @@ fn group_doc(group: &str, version: &str) -> Value {
 
 /// `/apis`.
 pub fn groups(shared: &Shared) -> Value {
-    let groups: Vec<Value> = visible_groups(shared).into_iter().map(|(g, v)| group_doc(g, v)).collect();
+    let mut groups: Vec<Value> = visible_groups(shared).into_iter().map(|(g, v)| group_doc(g, v)).collect();
+    groups.extend(super::metrics::group_entry(shared));
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
 

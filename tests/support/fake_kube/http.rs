@@ -173,6 +173,11 @@ pub async fn dispatch(
         let hidden = st.faults.hidden.clone();
         route(&path, &|r| hidden.contains(&SERVED[r].name()))
     };
+    if method == Method::GET {
+        if let Some(answer) = super::metrics::answer(&shared, &path) {
+            return answer;
+        }
+    }
     let Some(route) = route else { return error(&ApiError::no_route()) };
     let parsed_body = || -> Result<Value, ApiError> {
         serde_json::from_slice(&body).map_err(|e| ApiError::bad_request(format!("the body is not JSON: {e}")))

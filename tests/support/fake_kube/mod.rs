@@ -29,6 +29,7 @@ pub mod eviction;
 pub mod faults;
 pub mod http;
 pub mod list;
+pub mod metrics;
 pub mod resources;
 pub mod scenario;
 pub mod selectors;
@@ -56,6 +57,10 @@ use faults::EvictionRule;
 use http::Shared;
 use resources::by_kind;
 use state::{Stamp, State};
+
+/// One container's reading for [`FakeKube::set_pod_metrics`]: (container,
+/// cpu, memory) quantities.
+pub type ContainerUsage<'a> = (&'a str, &'a str, &'a str);
 
 /// A running fake apiserver; stops when dropped.
 pub struct FakeKube {
@@ -295,6 +300,42 @@ impl FakeKube {
     /// can).
     pub fn rewrite_lists(&self, from: &str, to: &str) {
         self.with(|st| st.faults.list_rewrites.push((from.to_string(), to.to_string())));
+    }
+
+    /// NodeMetrics of metrics-server: (node, cpu, memory) quantities, e.g.
+    /// `("node-1", "123456789n", "123456Ki")`; replaces the previous ones.
+    pub fn set_node_metrics(&self, nodes: &[(&str, &str, &str)]) {
+        let nodes = nodes
+            .iter()
+            .map(|(n, c, m)| metrics::NodeUsage { name: (*n).into(), cpu: (*c).into(), memory: (*m).into() })
+            .collect();
+        self.with(|st| st.metrics.nodes = nodes);
+    }
+
+    /// PodMetrics of metrics-server: (namespace, pod, [(container, cpu,
+    /// memory)]); replaces the previous ones.
+    pub fn set_pod_metrics(&self, pods: &[(&str, &str, &[ContainerUsage<'_>])]) {
+        let pods = pods
+            .iter()
+            .map(|(ns, name, containers)| metrics::PodUsage {
+                namespace: (*ns).into(),
+                name: (*name).into(),
+                containers: containers.iter().map(|(c, cpu, m)| ((*c).into(), (*cpu).into(), (*m).into())).collect(),
+            })
+            .collect();
+        self.with(|st| st.metrics.pods = pods);
+    }
+
+    /// The readings' `timestamp` (`None`, the default: the time of each
+    /// request, to the second).
+    pub fn set_metrics_timestamp(&self, at: Option<DateTime<Utc>>) {
+        self.with(|st| st.metrics.timestamp = at);
+    }
+
+    /// Whether `metrics.k8s.io` is served (default true); not served: absent
+    /// from discovery and 404, a cluster without metrics-server.
+    pub fn serve_metrics(&self, served: bool) {
+        self.with(|st| st.metrics.served = served);
     }
 
     /// `resource` is not served: absent from discovery, 404.

@@ -127,6 +127,8 @@ pub struct State {
     pub next_snapshot: u64,
     /// Where changes are broadcast to open watches.
     pub changes: broadcast::Sender<Arc<HistoryEntry>>,
+    /// What the fake's metrics-server says (`metrics.k8s.io`).
+    pub metrics: super::metrics::Metrics,
 }
 
 /// The resourceVersion the server starts at (a cluster with a past).
@@ -171,6 +173,7 @@ impl State {
             snapshots: HashMap::new(),
             next_snapshot: 1,
             changes,
+            metrics: super::metrics::Metrics::default(),
         }
     }
 

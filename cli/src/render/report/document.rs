@@ -257,11 +257,18 @@ fn requested<W: Write>(out: &mut W, d: &ReportData) -> std::io::Result<()> {
     if let Some(note) = &s.lower_bound_note {
         writeln!(out, r#"<p class="note lower-bound">{}</p>"#, Esc(note))?;
     }
+    if let Some(u) = &d.used {
+        writeln!(
+            out,
+            r#"<p class="used-note">Dotted: measured used % of allocatable, the mean of each {} step (the store's usage samples).</p>"#,
+            crate::render::duration(u.step_seconds)
+        )?;
+    }
     for resource in ["cpu", "memory"] {
         writeln!(out, r#"<h3>{resource}</h3><div class="figure">"#)?;
-        series::chart(out, s, &d.nodes, &d.timeline.operations, resource)?;
+        series::chart(out, s, d.used.as_ref(), &d.nodes, &d.timeline.operations, resource)?;
         writeln!(out, "</div>")?;
-        series::legend(out, s, &d.nodes, resource)?;
+        series::legend(out, s, d.used.as_ref(), &d.nodes, resource)?;
     }
     writeln!(out, "</section>")
 }

@@ -1,13 +1,16 @@
 //! Requested % of allocatable over time as an SVG line chart, one per
 //! resource: one step line per node (a value holds until the next sample),
 //! the drain operations shaded behind, a legend, and a table of each node's
-//! lowest, highest and last value under the chart.
+//! lowest, highest and last value under the chart. When the store has usage
+//! samples in the range, each node's measured used % is a second, dotted
+//! line of its colour (the mean of each step), and the table adds its
+//! highest and last value.
 
 use std::io::Write;
 
 use chrono::{DateTime, Utc};
 use kdrift_analyze::Operation;
-use kdrift_analyze::RequestedSeries;
+use kdrift_analyze::{RequestedSeries, UsedSeries};
 use kdrift_rebalance::percent_text;
 
 use super::escape::Esc;
@@ -37,10 +40,18 @@ pub fn style(i: usize) -> (&'static str, Option<&'static str>) {
     (PALETTE[i % PALETTE.len()], dash)
 }
 
-/// The y range: 0 to 100 %, or up to the next multiple of 25 above the highest value.
-pub fn y_max(series: &RequestedSeries, nodes: &[String], resource: &str) -> f64 {
+/// The dash pattern of a used % line.
+pub const USED_DASH: &str = "2 3";
+
+/// The y range: 0 to 100 %, or up to the next multiple of 25 above the highest value (requested or used).
+pub fn y_max(series: &RequestedSeries, used: Option<&UsedSeries>, nodes: &[String], resource: &str) -> f64 {
     let top = nodes.iter().flat_map(|n| series.percent_of(n, resource)).map(|(_, p)| p).fold(100.0, f64::max);
-    (top / 25.0).ceil() * 25.0
+    let used_top = nodes
+        .iter()
+        .flat_map(|n| used.map(|u| u.percent_of(n, resource)).unwrap_or_default())
+        .map(|(_, p)| p)
+        .fold(top, f64::max);
+    (used_top / 25.0).ceil() * 25.0
 }
 
 /// The SVG path of a step line through `points` (sorted by time), holding
@@ -65,12 +76,13 @@ pub fn step_path(points: &[(DateTime<Utc>, f64)], scale: &TimeScale, y_of: impl 
 pub fn chart<W: Write>(
     out: &mut W,
     series: &RequestedSeries,
+    used: Option<&UsedSeries>,
     nodes: &[String],
     operations: &[Operation],
     resource: &str,
 ) -> std::io::Result<()> {
     let scale = TimeScale::new(series.from, series.to, LEFT, WIDTH - RIGHT);
-    let max = y_max(series, nodes, resource);
+    let max = y_max(series, used, nodes, resource);
     let y_of = |p: f64| TOP + PLOT - (p.clamp(0.0, max) / max) * PLOT;
     let height = TOP + PLOT + AXIS;
     writeln!(
@@ -127,6 +139,19 @@ pub fn chart<W: Write>(
             Esc(resource),
         )?;
     }
+    for (i, node) in nodes.iter().enumerate() {
+        let points = used.map(|u| u.percent_of(node, resource)).unwrap_or_default();
+        let Some((_, last)) = points.last() else { continue };
+        let last = percent_text(*last);
+        writeln!(
+            out,
+            r#"<path class="line used" data-node="{n}" data-resource="{r}" data-last="{last}" stroke="{}" stroke-dasharray="{USED_DASH}" d="{}"><title>{n} {r} used: {last} % in the last step</title></path>"#,
+            style(i).0,
+            step_path(&points, &scale, y_of),
+            n = Esc(node),
+            r = Esc(resource),
+        )?;
+    }
     writeln!(out, "</svg>")
 }
 
@@ -134,12 +159,24 @@ pub fn chart<W: Write>(
 pub fn legend<W: Write>(
     out: &mut W,
     series: &RequestedSeries,
+    used: Option<&UsedSeries>,
     nodes: &[String],
     resource: &str,
 ) -> std::io::Result<()> {
     writeln!(out, r#"<table class="legend" data-resource="{}">"#, Esc(resource))?;
-    writeln!(out, "<tr><th>node</th><th>lowest</th><th>highest</th><th>at the end</th></tr>")?;
+    let used_head = if used.is_some() { "<th>used: highest step</th><th>used: last step</th>" } else { "" };
+    writeln!(out, "<tr><th>node</th><th>lowest</th><th>highest</th><th>at the end</th>{used_head}</tr>")?;
     for (i, node) in nodes.iter().enumerate() {
+        // The used columns (empty without usage samples): highest and last step, or "no sample".
+        let used_cells = match used.map(|u| u.percent_of(node, resource)) {
+            None => String::new(),
+            Some(p) if p.is_empty() => r#"<td colspan="2">no sample</td>"#.to_string(),
+            Some(p) => format!(
+                "<td>{} %</td><td>{} %</td>",
+                percent_text(p.iter().map(|x| x.1).fold(f64::MIN, f64::max)),
+                percent_text(p.last().map_or(0.0, |x| x.1))
+            ),
+        };
         let points = series.percent_of(node, resource);
         let (colour, dash) = style(i);
         let swatch = format!(
@@ -155,7 +192,7 @@ pub fn legend<W: Write>(
             None => {
                 writeln!(
                     out,
-                    r#"<tr><td>{swatch} {}</td><td colspan="3">no {} allocatable</td></tr>"#,
+                    r#"<tr><td>{swatch} {}</td><td colspan="3">no {} allocatable</td>{used_cells}</tr>"#,
                     Esc(node),
                     Esc(resource)
                 )?;
@@ -165,7 +202,7 @@ pub fn legend<W: Write>(
         let b = if series.lower_bound_note.is_some() { "≥ " } else { "" };
         writeln!(
             out,
-            r#"<tr data-node="{n}"><td>{swatch} {n}</td><td>{b}{} %</td><td>{b}{} %</td><td>{b}{} %</td></tr>"#,
+            r#"<tr data-node="{n}"><td>{swatch} {n}</td><td>{b}{} %</td><td>{b}{} %</td><td>{b}{} %</td>{used_cells}</tr>"#,
             percent_text(lo),
             percent_text(hi),
             percent_text(last),

@@ -33,6 +33,13 @@
 //!
 //! Observation times come from a [`Clock`]: the wall clock live, a manual
 //! clock in tests replaying a recorded history.
+//!
+//! Measured usage: every [`RecordOptions::metrics_interval`] a task reads
+//! `metrics.k8s.io` NodeMetrics and PodMetrics (`api::metrics`) and
+//! this loop stores the samples under the run (at the items' own
+//! timestamps, so a reading metrics-server has not renewed is stored once).
+//! A server that does not serve the API is said once
+//! ([`RecordObserver::usage_note`]) and asked again every interval.
 
 pub mod known;
 pub mod watcher;
@@ -47,6 +54,7 @@ use kube::Client;
 use tokio::sync::mpsc;
 
 use super::clock::Clock;
+use super::metrics::{MetricsReport, MetricsSource, Take, METRICS_NOT_SERVED};
 use super::report::{ApiReport, ResourceProblem, ResourceReport};
 use super::stage::{finish, item_error, stage_observation};
 use crate::store::{Change, Origin, Record};
@@ -71,12 +79,16 @@ pub struct RecordOptions {
     pub batch_interval: Duration,
     /// Messages buffered between the watchers and the store.
     pub channel_capacity: usize,
+    /// How often `metrics.k8s.io` usage is sampled (`None`: never).
+    pub metrics_interval: Option<Duration>,
 }
 
 impl RecordOptions {
     /// Defaults for `cluster` and `scope`: every history resource, pages of
     /// 500, watches of 290 s, requests given up after 60 s of silence,
-    /// backoff 250 ms … 30 s, batches of 1000 records or 5 s.
+    /// backoff 250 ms … 30 s, batches of 1000 records or 5 s, usage
+    /// sampled every 30 s (metrics-server's default resolution is 60 s,
+    /// 15 s at its finest).
     pub fn new(cluster: String, scope: Scope) -> RecordOptions {
         RecordOptions {
             cluster,
@@ -88,10 +100,12 @@ impl RecordOptions {
                 backoff_initial: Duration::from_millis(250),
                 backoff_max: Duration::from_secs(30),
                 request_timeout: DEFAULT_REQUEST_TIMEOUT,
+                max_page_bytes: kdrift_rebalance::MAX_PAGE_BYTES,
             },
             batch_records: 1000,
             batch_interval: Duration::from_secs(5),
             channel_capacity: 1024,
+            metrics_interval: Some(Duration::from_secs(30)),
         }
     }
 }
@@ -108,6 +122,11 @@ pub trait RecordObserver {
     fn problem(&mut self, _resource: &ResourceKind, _message: &str, _fatal: bool) {}
     /// A list item or watch line was skipped (an error of the run).
     fn item_error(&mut self, _resource: &ResourceKind, _message: &str) {}
+    /// Said once per run: [`METRICS_NOT_SERVED`] (the recorder goes on
+    /// without usage samples, asking again every interval).
+    fn usage_note(&mut self, _message: &str) {}
+    /// A sample of the metrics API was stored; totals so far.
+    fn usage_sampled(&mut self, _totals: &MetricsReport) {}
 }
 
 /// An observer that does nothing.
@@ -138,6 +157,10 @@ struct Recorder<'s, 'o> {
     /// resourceVersion from them) but was never in sync (break-it, issue
     /// 34: 6628 of 20000 pods ended `ok`).
     synced: std::collections::HashSet<String>,
+    /// The usage samples taken so far (`None`: not sampled).
+    usage: Option<MetricsReport>,
+    /// The metrics API's item errors and failure causes warned about (each said once).
+    usage_warned: std::collections::HashSet<String>,
 }
 
 impl Recorder<'_, '_> {
@@ -168,16 +191,45 @@ impl Recorder<'_, '_> {
             ResourceReport::new(resource.name(), format!("{}{}", o.cluster, resource.collection_path(&o.scope)))
         });
         let origin = Origin { location: report.location.clone(), line: None, item: None };
-        let before = report.item_errors.len();
+        let before = report.item_error_total();
         let record = Record { object, origin, observed_at, change };
         stage_observation(&mut self.writer, record, report)?;
-        self.errors += (report.item_errors.len() - before) as u64;
+        self.errors += report.item_error_total() - before;
         // The server's text, shown: masked like any (break-it 31 F2).
         let rv = kdrift_rebalance::mask_shown(&rv);
         if !rv.is_empty() {
             report.resource_version = Some(rv.clone());
         }
         self.observer.observed(resource, change, &rv);
+        Ok(())
+    }
+
+    fn usage(&mut self, take: &Take, source: &MetricsSource) -> Result<(), StoreError> {
+        let first_note = take.not_served && !self.usage.as_ref().is_some_and(|u| u.not_served);
+        let report = self.usage.get_or_insert_with(MetricsReport::default);
+        super::metrics::store_take(self.store, self.writer.run_id(), source, take, report)?;
+        self.errors += take.errors.len() as u64;
+        if first_note {
+            tracing::info!("{METRICS_NOT_SERVED}");
+            self.observer.usage_note(METRICS_NOT_SERVED);
+        }
+        for e in &take.errors {
+            if self.usage_warned.insert(e.clone()) {
+                tracing::warn!("{e} (stored in the run's errors; the metrics API is asked again every interval)");
+            }
+        }
+        // A failed list is asked again at the next interval, not an error of
+        // the run; said once per cause, and only once a resource got in sync
+        // (before, the watchers say what is wrong with the server).
+        if let Some((message, cause)) = &take.failure {
+            if !self.synced.is_empty() && self.usage_warned.insert(cause.clone()) {
+                tracing::warn!("{message} (asked again every interval; the same failure is logged with -vv)");
+            } else {
+                tracing::debug!("{message}");
+            }
+        }
+        let totals = report.clone();
+        self.observer.usage_sampled(&totals);
         Ok(())
     }
 
@@ -282,6 +334,8 @@ pub async fn record(
         warned: Default::default(),
         skipped: BTreeMap::new(),
         synced: Default::default(),
+        usage: None,
+        usage_warned: Default::default(),
     };
     let mut tasks = Vec::new();
     for resource in &options.resources {
@@ -299,6 +353,26 @@ pub async fn record(
         tasks.push(tokio::spawn(watcher.run()));
     }
     drop(tx);
+    let source = MetricsSource {
+        cluster: options.cluster.clone(),
+        scope: options.scope.clone(),
+        request_timeout: options.watch.request_timeout,
+    };
+    let (usage_tx, mut usage_rx) = mpsc::channel::<Take>(1);
+    if let Some(every) = options.metrics_interval.filter(|d| !d.is_zero()) {
+        let (client, source) = (client.clone(), source.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut ticker = tokio::time::interval(every);
+            ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                ticker.tick().await;
+                let take = super::metrics::take(&client, &source).await;
+                if usage_tx.send(take).await.is_err() {
+                    break;
+                }
+            }
+        }));
+    }
     let mut ticker = tokio::time::interval(options.batch_interval);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tokio::pin!(shutdown);
@@ -311,6 +385,7 @@ pub async fn record(
                 None => break Ok(()),
             },
             _ = ticker.tick() => if let Err(e) = recorder.commit() { break Err(e) },
+            Some(take) = usage_rx.recv() => if let Err(e) = recorder.usage(&take, &source) { break Err(e) },
         }
     };
     for t in &tasks {
@@ -359,5 +434,7 @@ pub async fn record(
         r.problem = Some(ResourceProblem { severity: super::report::Severity::Error, message });
     }
     let resources = order.iter().filter_map(|n| reports.remove(n)).collect();
-    finish(recorder.writer, &options.cluster, &options.scope, resources)
+    let mut report = finish(recorder.writer, &options.cluster, &options.scope, resources)?;
+    report.usage = recorder.usage;
+    Ok(report)
 }

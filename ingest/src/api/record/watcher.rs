@@ -107,6 +107,9 @@ pub struct WatchSettings {
     /// pieces of a list; a watch waits its timeoutSeconds plus this for
     /// its next bytes.
     pub request_timeout: Duration,
+    /// Most bytes of one list page read (`--max-page-bytes`;
+    /// [`kdrift_rebalance::MAX_PAGE_BYTES`], 256 MiB).
+    pub max_page_bytes: usize,
 }
 
 /// How a watch request ended.
@@ -212,7 +215,8 @@ impl Watcher {
         let mut page_size = self.settings.page_size;
         'again: loop {
             let mut pager = ListPager::new(self.client.clone(), &self.resource, &self.scope, page_size)
-                .with_deadlines(self.deadlines());
+                .with_deadlines(self.deadlines())
+                .with_max_page_bytes(self.settings.max_page_bytes);
             let mut seen: HashSet<(String, String)> = HashSet::new();
             // A bad item whose name cannot be read may be any known object.
             let mut unnamed_bad = false;

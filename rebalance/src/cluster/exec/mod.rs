@@ -44,6 +44,16 @@ use crate::redact::Redactor;
 /// Most characters of a failing plugin's stderr quoted in its error (redacted first).
 pub const STDERR_LIMIT: usize = 600;
 
+/// Most bytes of a plugin's stdout read: 1 MiB (an `ExecCredential` is a
+/// few KiB, a client certificate and key included). A plugin printing more
+/// is stopped and is an error (break-it 34 L1: 200 MB made kdrift's RSS
+/// 914 MB before it said "printed no ExecCredential").
+pub const MAX_STDOUT_BYTES: usize = 1 << 20;
+
+/// Most bytes of a plugin's stderr kept (the rest is read and dropped):
+/// 64 KiB, far more than the [`STDERR_LIMIT`] characters quoted.
+const MAX_STDERR_BYTES: usize = 64 << 10;
+
 /// Shortest value of a plugin's `env` masked in its stderr whatever its
 /// name, characters (a secret-named one is held from any length:
 /// `credentials::hold`).
@@ -179,7 +189,7 @@ pub fn run(plugin: &Plugin) -> Result<Issued, ClusterError> {
         .stdin(if interactive { Stdio::inherit() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(if interactive { Stdio::inherit() } else { Stdio::piped() });
-    let out = cmd.output().map_err(|e| {
+    let out = output(&mut cmd).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             let hint = plugin.install_hint.as_deref().map(str::trim).filter(|h| !h.is_empty());
             plugin.error(match hint {
@@ -190,6 +200,13 @@ pub fn run(plugin: &Plugin) -> Result<Issued, ClusterError> {
             plugin.error(format!("could not be started: {e}"))
         }
     })?;
+    if out.stdout_over {
+        return Err(plugin.error(format!(
+            "printed more than {} bytes on its stdout (1 MiB, the most kdrift reads of a plugin; an ExecCredential \
+             is a few KiB): it was stopped and its output not read",
+            crate::thousands(MAX_STDOUT_BYTES as u64)
+        )));
+    }
     if !out.status.success() {
         let stderr = crate::redact::held().redact(&String::from_utf8_lossy(&out.stderr));
         // The plugin may echo any of its environment (`LOGIN=…`): every
@@ -203,6 +220,46 @@ pub fn run(plugin: &Plugin) -> Result<Issued, ClusterError> {
     }
     // `parse` holds what it issued before quoting any of its fields.
     parse(plugin, &out.stdout)
+}
+
+/// What a plugin printed and how it ended.
+struct Output {
+    status: std::process::ExitStatus,
+    stdout: Vec<u8>,
+    /// Its stdout went past [`MAX_STDOUT_BYTES`]: it was killed.
+    stdout_over: bool,
+    stderr: Vec<u8>,
+}
+
+/// Runs `cmd` to its end, reading at most [`MAX_STDOUT_BYTES`] of its
+/// stdout (past them it is killed) and keeping at most
+/// [`MAX_STDERR_BYTES`] of its stderr.
+fn output(cmd: &mut Command) -> std::io::Result<Output> {
+    use std::io::Read;
+    let mut child = cmd.spawn()?;
+    let stderr = child.stderr.take().map(|pipe| {
+        std::thread::spawn(move || {
+            let mut kept = Vec::new();
+            let mut pipe = pipe;
+            let _ = pipe.by_ref().take(MAX_STDERR_BYTES as u64).read_to_end(&mut kept);
+            // The rest is drained so that the plugin never blocks on a full pipe.
+            let _ = std::io::copy(&mut pipe, &mut std::io::sink());
+            kept
+        })
+    });
+    let mut stdout = Vec::new();
+    let mut stdout_over = false;
+    if let Some(pipe) = child.stdout.take() {
+        pipe.take(MAX_STDOUT_BYTES as u64 + 1).read_to_end(&mut stdout)?;
+        if stdout.len() > MAX_STDOUT_BYTES {
+            stdout_over = true;
+            stdout.clear();
+            let _ = child.kill();
+        }
+    }
+    let status = child.wait()?;
+    let stderr = stderr.and_then(|t| t.join().ok()).unwrap_or_default();
+    Ok(Output { status, stdout, stdout_over, stderr })
 }
 
 /// The credential in a plugin's stdout, checked as kubectl checks it.

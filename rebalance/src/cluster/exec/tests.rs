@@ -268,3 +268,30 @@ fn a_field_quoted_from_a_plugins_output_never_shows_its_token() {
     let e = apply(&mut c, "dev").expect_err("bad time").to_string();
     assert!(e.ends_with("printed status.expirationTimestamp \"2026-13-01\", which is not an RFC 3339 time"), "{e}");
 }
+
+#[test]
+fn a_plugin_printing_more_than_the_cap_is_stopped_and_named() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // 200 MB of output, as break-it 34 L1's plugin (914 MB RSS before the error).
+    let huge = script(dir.path(), "huge", "head -c 200000000 /dev/zero | tr '\\0' ' '; echo '{}'");
+    let mut c = config(&exec_lines(&huge, ""));
+    let e = apply(&mut c, "dev").expect_err("too much output").to_string();
+    assert_eq!(
+        e,
+        format!(
+            "kubeconfig user dev: the exec credential plugin {} printed more than 1,048,576 bytes on its stdout \
+             (1 MiB, the most kdrift reads of a plugin; an ExecCredential is a few KiB): it was stopped and its \
+             output not read",
+            huge.display()
+        )
+    );
+    // Just under the cap (spaces before the answer): read and used.
+    let under = script(
+        dir.path(),
+        "under",
+        "head -c 1000000 /dev/zero | tr '\\0' ' '; echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\
+         \"kind\":\"ExecCredential\",\"status\":{\"token\":\"uNdErCaPtOkEn42\"}}'",
+    );
+    let mut c = config(&exec_lines(&under, ""));
+    apply(&mut c, "dev").expect("under the cap");
+}

@@ -1,0 +1,165 @@
+//! The tables of `kdrift skew --usage` (requested % and used % per node,
+//! the nodes hot in fact but not on paper and the reverse, each hotspot's
+//! pods) and `kdrift hotspots` (episodes, their pods and what put them there).
+
+use std::io::Write;
+
+use kdrift_analyze::{Driver, Hotspots, Spot, UsageSkew};
+use kdrift_rebalance::{format_amount, percent_text, threshold_text};
+use tabled::builder::Builder;
+
+use super::timeline::full;
+
+/// cpu in millicores (`1900m`), memory in binary units (`1.5 GiB`).
+fn amount(resource: &str, v: i64) -> String {
+    if resource == "cpu" {
+        format!("{v}m")
+    } else {
+        format_amount(resource, v)
+    }
+}
+
+fn percent(p: Option<f64>) -> String {
+    p.map_or_else(|| "no sample".to_string(), |p| format!("{} %", percent_text(p)))
+}
+
+/// `skew --usage` as text.
+pub fn usage_skew<W: Write>(out: &mut W, r: &UsageSkew) -> anyhow::Result<()> {
+    if let Some(why) = r.no_samples.as_deref().filter(|_| r.nodes.is_empty()) {
+        writeln!(out, "No measured usage: {why}")?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "Requested % and used % of allocatable at {} (usage: {}; hot at {} %)",
+        full(r.at),
+        r.reading,
+        threshold_text(r.hot_percent)
+    )?;
+    let mut b = Builder::default();
+    b.push_record(["NODE", "CPU REQUESTED", "CPU USED", "MEMORY REQUESTED", "MEMORY USED", "SAMPLED"]);
+    for n in &r.nodes {
+        let mut row = vec![n.node.clone()];
+        for res in ["cpu", "memory"] {
+            match n.get(res) {
+                Some(l) if l.allocatable > 0 => {
+                    row.push(format!("{} %", percent_text(l.requested_percent)));
+                    row.push(percent(l.used_percent));
+                }
+                _ => row.extend(["-".to_string(), "-".to_string()]),
+            }
+        }
+        row.push(n.sampled_at.map_or_else(|| "-".to_string(), full));
+        b.push_record(row);
+    }
+    if !r.nodes.is_empty() {
+        writeln!(out, "{}", super::plain(&mut b.build()))?;
+    }
+    if let Some(why) = &r.no_samples {
+        writeln!(out, "No measured usage: {why}")?;
+    }
+    let hot = threshold_text(r.hot_percent);
+    writeln!(out, "Hot in fact, not on paper (used ≥ {hot} %, requested below):")?;
+    spots(out, &r.hot_not_requested)?;
+    writeln!(out, "Hot on paper, not in fact (requested ≥ {hot} %, used below):")?;
+    spots(out, &r.requested_not_used)?;
+    for n in &r.notes {
+        writeln!(out, "note: {n}")?;
+    }
+    Ok(())
+}
+
+fn spots<W: Write>(out: &mut W, spots: &[Spot]) -> anyhow::Result<()> {
+    if spots.is_empty() {
+        writeln!(out, "  none")?;
+    }
+    for s in spots {
+        writeln!(
+            out,
+            "  {} {}: {} % used, {} % requested",
+            s.node,
+            s.resource,
+            percent_text(s.used_percent),
+            percent_text(s.requested_percent)
+        )?;
+        if !s.pods.is_empty() {
+            drivers(out, &s.resource, &s.pods, "USED", false)?;
+        }
+    }
+    Ok(())
+}
+
+/// A hotspot's pods, indented under it; `brought` adds what put each there.
+fn drivers<W: Write>(out: &mut W, resource: &str, pods: &[Driver], used: &str, brought: bool) -> anyhow::Result<()> {
+    let mut b = Builder::default();
+    let mut header = vec!["POD".to_string(), used.to_string(), "REQUESTED".into(), "USED/REQUESTED".into()];
+    if brought {
+        header.extend(["BOUND".to_string(), "BROUGHT BY".to_string()]);
+    }
+    b.push_record(header);
+    for d in pods {
+        let mut row = vec![
+            format!("{}/{}", d.namespace, d.name),
+            amount(resource, d.used),
+            d.requested.map_or_else(|| "unknown".to_string(), |v| amount(resource, v)),
+            d.ratio.map_or_else(|| "-".to_string(), |x| format!("{x:.2}×")),
+        ];
+        if brought {
+            row.push(d.bound_at.map_or_else(|| "-".to_string(), full));
+            row.push(d.arrival.as_ref().map_or_else(|| "-".to_string(), super::pending::arrival));
+        }
+        b.push_record(row);
+    }
+    for line in super::plain(&mut b.build()).to_string().lines() {
+        writeln!(out, "    {}", line.trim_end())?;
+    }
+    Ok(())
+}
+
+/// `hotspots` as text.
+pub fn hotspots<W: Write>(out: &mut W, r: &Hotspots) -> anyhow::Result<()> {
+    if let Some(why) = &r.no_samples {
+        writeln!(out, "No measured usage: {why}")?;
+        return Ok(());
+    }
+    let step = super::duration(r.step_seconds);
+    writeln!(
+        out,
+        "Hotspots from {} to {}: cpu or memory used ≥ {} % of allocatable for {} steps of {step} in a row",
+        full(r.since),
+        full(r.until),
+        threshold_text(r.threshold),
+        r.windows
+    )?;
+    if r.episodes.is_empty() {
+        writeln!(out, "  none")?;
+    } else {
+        let mut b = Builder::default();
+        b.push_record(["NODE", "RESOURCE", "FROM", "TO", "LASTED", "PEAK USED", "MEAN USED", "REQUESTED"]);
+        for e in &r.episodes {
+            b.push_record([
+                e.node.clone(),
+                e.resource.clone(),
+                full(e.started_at),
+                if e.ongoing { format!("{} (ongoing)", full(e.ended_at)) } else { full(e.ended_at) },
+                super::duration((e.ended_at - e.started_at).num_seconds()),
+                format!("{} %", percent_text(e.peak_percent)),
+                format!("{} %", percent_text(e.mean_percent)),
+                e.requested_percent.map_or_else(|| "-".to_string(), |p| format!("{} %", percent_text(p))),
+            ]);
+        }
+        writeln!(out, "{}", super::plain(&mut b.build()))?;
+        for e in r.episodes.iter().filter(|e| !e.pods.is_empty()) {
+            writeln!(out, "  {} {} from {}: the pods measured there", e.node, e.resource, full(e.started_at))?;
+            drivers(out, &e.resource, &e.pods, "USED (MEAN)", true)?;
+        }
+    }
+    if r.spikes > 0 {
+        let s = kdrift_analyze::count(r.spikes, "shorter run", "shorter runs");
+        writeln!(out, "  {s} above {} % (spikes under {} steps) not reported", threshold_text(r.threshold), r.windows)?;
+    }
+    for n in &r.notes {
+        writeln!(out, "note: {n}")?;
+    }
+    Ok(())
+}
