@@ -25,6 +25,7 @@ mod error;
 pub mod evictor;
 pub mod helm;
 pub mod lnu;
+pub mod metrics_utilization;
 pub mod plugins;
 pub(crate) mod reader;
 mod repair;
@@ -39,6 +40,9 @@ pub use duration::GoDuration;
 pub use error::{aggregate, PolicyError};
 pub use evictor::{DefaultEvictorArgs, NoEvictionPolicy, PodProtection, PodProtections, PriorityThreshold};
 pub use lnu::{EvictionLimits, LowNodeUtilizationArgs, Namespaces, ResourceThresholds};
+pub use metrics_utilization::{
+    MetricsSource, MetricsUtilization, PrometheusQuery, KUBERNETES_METRICS, METRIC_RESOURCE, PROMETHEUS_METRICS,
+};
 pub use plugins::duplicates::RemoveDuplicatesArgs;
 pub use plugins::failed_pods::RemoveFailedPodsArgs;
 pub use plugins::high_node_utilization::HighNodeUtilizationArgs;
