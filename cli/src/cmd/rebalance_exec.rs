@@ -69,7 +69,7 @@ pub fn run(cli: &Cli, args: &RebalanceRunArgs) -> anyhow::Result<ExitCode> {
         Some(s) => Sink::Store(kdrift_ingest::StoreSink::new(s, &location)),
         None => Sink::Memory(Vec::new()),
     };
-    let plan_options = PlanOptions { skip_zero_request: args.skip_zero_request };
+    let plan_options = PlanOptions { skip_zero_request: args.skip_zero_request, ..Default::default() };
     let (report, executed) = runtime.block_on(run_rebalance(
         &client,
         &policy,
