@@ -96,6 +96,21 @@ fn plan_classifies_on_the_latest_sample_and_the_window_ignores_the_spike() {
         "{notes:?}"
     );
 
+    // --simulate: requested and predicted used % after the moves; the two
+    // replacements land back on hot (the least requested once they left).
+    let (table, _) = env.plan(&["--simulate"]);
+    assert!(
+        table.contains(
+            "Used before → predicted after (latest sample (≤ 5m old); a moved pod takes its measured usage to its new \
+             node; beyond descheduler)"
+        ),
+        "{table}"
+    );
+    let (json, _) = env.plan(&["-o", "json", "--simulate"]);
+    let doc: Value = serde_json::from_str(&json).expect("json");
+    let hot = &doc["simulation"]["predicted_usage"]["nodes"][1];
+    assert_eq!((hot["node"].as_str(), &hot["resources"][0]["percent_after"]), (Some("hot"), &Value::from(95.0)));
+
     let (json, _) = env.plan(&["-o", "json", "--usage-window", "2h"]);
     let doc: Value = serde_json::from_str(&json).expect("json");
     assert_eq!(evicted(&doc), Vec::<String>::new());

@@ -75,3 +75,51 @@ fn the_instantaneous_reading_acts_on_a_5_minute_spike_that_a_window_percentile_i
     assert_eq!(evicted(&plan_with(hour(95.0), PlanOptions::default())).len(), 2);
     assert_eq!(evicted(&plan_with(hour(90.0), PlanOptions::default())), Vec::<String>::new());
 }
+
+#[test]
+fn the_landing_simulation_predicts_used_percent_from_the_moved_pods_readings() {
+    let (_dir, store) = temp_store();
+    store.commit_usage("test", "usage_spike", UsageSource::MetricsApi, &samples(), &[], None).expect("commit");
+    let at = DateTime::from_timestamp_micros(AT).expect("at");
+    let mut nodes: Vec<NodeInfo> = items(nodes_list()).iter().map(|v| NodeInfo::from_json(v).expect("node")).collect();
+    let pods = items(pods_list()).iter().map(|v| PodInfo::from_json(v).expect("pod")).collect();
+    let policy = Policy::from_yaml(POLICY).expect("policy");
+    let measured = measured_at(&store, at, Reading::Latest { max_age_us: 5 * MIN }).expect("measured");
+    let mut snapshot = Snapshot::new(nodes.clone(), pods, at);
+    snapshot.measured = Some(measured);
+    let landed = |s: &Snapshot| {
+        let p = plan(s, &policy, &PlanOptions::default());
+        let sim = kdrift_rebalance::simulate_plan(s, &p);
+        let used = sim.predicted_usage.expect("measured usage → a prediction");
+        let cell = |n: &str| {
+            let c = used.node(n).expect("node").resource("cpu").expect("cpu").clone();
+            (c.before, c.after)
+        };
+        let lands: Vec<String> = sim.landings.iter().map(|l| l.node().unwrap_or("-").to_string()).collect();
+        (lands, cell("hot"), cell("cool"), cell("mid"))
+    };
+    // Requests are even, so the scheduler sends both replacements back to
+    // hot, the least requested node once they left: used stays at 3800m.
+    assert_eq!(
+        landed(&snapshot),
+        (
+            vec!["hot".to_string(), "hot".to_string()],
+            (Some(3800), Some(3800)),
+            (Some(400), Some(400)),
+            (Some(2000), Some(2000))
+        )
+    );
+    // hot cordoned: the first lands on cool, the second on mid (cool then has
+    // more requested), each taking its 950m with it.
+    nodes.iter_mut().find(|n| n.name == "hot").expect("hot").unschedulable = true;
+    snapshot.nodes = nodes;
+    assert_eq!(
+        landed(&snapshot),
+        (
+            vec!["cool".to_string(), "mid".to_string()],
+            (Some(3800), Some(1900)),
+            (Some(400), Some(1350)),
+            (Some(2000), Some(2950))
+        )
+    );
+}
