@@ -231,3 +231,21 @@ fn a_pod_without_a_reading_is_skipped_and_no_usage_means_requests() {
     assert_eq!(out.runs[0].nodes[0].why, "above target: cpu 75.0 % > 50");
     assert!(out.warnings.iter().any(|w| w.contains("metricsUtilization is set but no measured usage was loaded")));
 }
+
+#[test]
+fn ranking_by_usage_evicts_the_pod_that_relieves_the_hot_resource() {
+    let (mut s, p) = load_aware();
+    let usage = s.measured.as_mut().unwrap();
+    usage.nodes.get_mut("n1").unwrap().cpu_millis = Some(2800);
+    usage.pods.get_mut(&("default".to_string(), "p5".to_string())).unwrap().0.cpu_millis = Some(1200);
+    // descheduler's order (by name among equals): p1, p2 free 800m and spend the 600m budget.
+    assert_eq!(evicted(&plan(&s, &p, &PlanOptions::default())), ["p1", "p2"]);
+    let ranked = plan(&s, &p, &PlanOptions { rank_by_usage: true, ..Default::default() });
+    assert_eq!(evicted(&ranked), ["p5"], "1200m in one eviction");
+    let rule = &ranked.runs[0].evictions[0].rule;
+    assert!(
+        rule.starts_with("ranked by measured cpu used (1200m), the node's hot resource (kdrift's --usage-window ranking"),
+        "{rule}"
+    );
+    assert_eq!(ranked.runs[0].budget.as_ref().unwrap().remaining.get("cpu"), 600 - 1200);
+}
