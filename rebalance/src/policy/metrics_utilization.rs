@@ -195,7 +195,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            args(prom.clone()).validate().unwrap_err(),
+            args(prom.clone()).validate().expect_err("cpu thresholds with Prometheus"),
             "thresholds are expected to specify a single instance of \"MetricResource\" resource, got \
              map[cpu:20 example.com/foo:20 memory:20] instead"
         );

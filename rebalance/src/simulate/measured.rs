@@ -69,6 +69,29 @@ impl NodeUsedChange {
     }
 }
 
+/// Moves the readings of the pods in `landings` as the simulation moved the
+/// pods (the next night of [`super::simulate_rounds`]): each node's reading
+/// loses the usage of the pods that left and gains that of those that
+/// landed, and each moved pod's reading names its new node.
+pub(crate) fn carry(usage: &mut MeasuredUsage, landings: &[Landing]) {
+    for l in landings {
+        let key = (l.pod.namespace.clone(), l.pod.name.clone());
+        let Some((m, node)) = usage.pods.get_mut(&key) else { continue };
+        let m = *m;
+        *node = l.node().map(str::to_string);
+        let mut shift = |name: &str, sign: i64| {
+            if let Some(n) = usage.nodes.get_mut(name) {
+                n.cpu_millis = n.cpu_millis.map(|c| c + sign * m.cpu_millis.unwrap_or(0));
+                n.memory_bytes = n.memory_bytes.map(|b| b + sign * m.memory_bytes.unwrap_or(0));
+            }
+        };
+        shift(&l.source_node, -1);
+        if let Some(to) = l.node() {
+            shift(to, 1);
+        }
+    }
+}
+
 /// The prediction for `landings` on `snapshot`, `None` without measured usage.
 pub(crate) fn predicted_usage(snapshot: &Snapshot, landings: &[Landing]) -> Option<PredictedUsage> {
     let usage: &MeasuredUsage = snapshot.measured.as_ref()?;

@@ -171,7 +171,7 @@ fn upstream_usage_client_refusals_fail_the_run() {
         (got.as_deref() == Some(want)).then_some(()).ok_or(format!("want {want:?}, got {got:?}"))
     };
     let mut s = prometheus_cluster(SAMPLES);
-    s.metric_samples.as_mut().unwrap()[1].instance = None;
+    s.metric_samples.as_mut().expect("set by the fixture")[1].instance = None;
     tally.check(
         "missing instance",
         check(
@@ -188,7 +188,7 @@ fn upstream_usage_client_refusals_fail_the_run() {
         ),
     );
     let mut s = prometheus_cluster(SAMPLES);
-    s.metric_samples.as_mut().unwrap().pop();
+    s.metric_samples.as_mut().expect("set by the fixture").pop();
     tally.check(
         "no sample for a node",
         check(
@@ -197,7 +197,7 @@ fn upstream_usage_client_refusals_fail_the_run() {
         ),
     );
     let (mut s, p) = load_aware();
-    s.measured.as_mut().unwrap().nodes.remove("n2");
+    s.measured.as_mut().expect("set by the fixture").nodes.remove("n2");
     let missing = plan(&s, &p, &PlanOptions::default());
     tally.check(
         "node missing from the collected metrics",
@@ -216,7 +216,7 @@ fn upstream_usage_client_refusals_fail_the_run() {
 #[test]
 fn a_pod_without_a_reading_is_skipped_and_no_usage_means_requests() {
     let (mut s, p) = load_aware();
-    s.measured.as_mut().unwrap().pods.remove(&("default".to_string(), "p1".to_string()));
+    s.measured.as_mut().expect("set by the fixture").pods.remove(&("default".to_string(), "p1".to_string()));
     let out = plan(&s, &p, &PlanOptions::default());
     assert_eq!(evicted(&out), ["p2", "p3"]);
     let skip = out.runs[0].skipped.iter().find(|k| k.pod.name == "p1").expect("p1 skipped");
@@ -235,17 +235,20 @@ fn a_pod_without_a_reading_is_skipped_and_no_usage_means_requests() {
 #[test]
 fn ranking_by_usage_evicts_the_pod_that_relieves_the_hot_resource() {
     let (mut s, p) = load_aware();
-    let usage = s.measured.as_mut().unwrap();
-    usage.nodes.get_mut("n1").unwrap().cpu_millis = Some(2800);
-    usage.pods.get_mut(&("default".to_string(), "p5".to_string())).unwrap().0.cpu_millis = Some(1200);
+    let usage = s.measured.as_mut().expect("set by the fixture");
+    usage.nodes.get_mut("n1").expect("set by the fixture").cpu_millis = Some(2800);
+    usage.pods.get_mut(&("default".to_string(), "p5".to_string())).expect("set by the fixture").0.cpu_millis =
+        Some(1200);
     // descheduler's order (by name among equals): p1, p2 free 800m and spend the 600m budget.
     assert_eq!(evicted(&plan(&s, &p, &PlanOptions::default())), ["p1", "p2"]);
     let ranked = plan(&s, &p, &PlanOptions { rank_by_usage: true, ..Default::default() });
     assert_eq!(evicted(&ranked), ["p5"], "1200m in one eviction");
     let rule = &ranked.runs[0].evictions[0].rule;
     assert!(
-        rule.starts_with("ranked by measured cpu used (1200m), the node's hot resource (kdrift's --usage-window ranking"),
+        rule.starts_with(
+            "ranked by measured cpu used (1200m), the node's hot resource (kdrift's --usage-window ranking"
+        ),
         "{rule}"
     );
-    assert_eq!(ranked.runs[0].budget.as_ref().unwrap().remaining.get("cpu"), 600 - 1200);
+    assert_eq!(ranked.runs[0].budget.as_ref().expect("set by the fixture").remaining.get("cpu"), 600 - 1200);
 }
