@@ -133,3 +133,20 @@ fn plan_without_samples_says_so_and_plans_from_requests() {
         "{notes}"
     );
 }
+
+#[test]
+fn backtest_plans_each_night_on_the_usage_recorded_then() {
+    let env = env(true);
+    let out = kdrift(&env.db)
+        .args(["-o", "json", "rebalance", "backtest", "--schedule", "0 2 * * *", "--policy"])
+        .arg(&env.policy)
+        .args(["--since", "2026-11-13T00:00:00Z", "--until", "2026-11-13T03:00:00Z"])
+        .assert()
+        .success();
+    let doc: Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    let nights = doc["nights"].as_array().expect("nights");
+    assert_eq!(nights.len(), 1, "{doc}");
+    let pods: Vec<&str> =
+        nights[0]["evictions"].as_array().expect("evictions").iter().filter_map(|e| e["pod"].as_str()).collect();
+    assert_eq!(pods, ["web/app-hot-0", "web/app-hot-1"], "{doc}");
+}

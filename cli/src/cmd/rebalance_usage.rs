@@ -18,11 +18,6 @@ pub(crate) const LATEST_MAX_AGE_US: i64 = 5 * 60 * 1_000_000;
 /// The percentile `--usage-window` uses without `--usage-percentile`.
 pub(crate) const DEFAULT_PERCENTILE: f64 = 95.0;
 
-/// Whether some profile's LowNodeUtilization has `metricsUtilization`.
-pub(crate) fn wants_usage(policy: &Policy) -> bool {
-    policy.profiles.iter().any(|p| p.low_node_utilization().is_some_and(|a| a.metrics_utilization.is_some()))
-}
-
 /// The reading `args` ask for: a percentile over `--usage-window`, else the
 /// latest sample no older than [`LATEST_MAX_AGE_US`].
 pub(crate) fn reading_of(args: &RebalancePlanArgs) -> Reading {
@@ -50,7 +45,7 @@ pub(crate) fn load(
 ) -> anyhow::Result<(Option<MeasuredUsage>, Vec<String>)> {
     let reading = reading_of(args);
     let mut notes = Vec::new();
-    if !wants_usage(policy) {
+    if !policy.uses_measured_usage() {
         if args.usage_window.is_some() {
             notes.push(
                 "--usage-window is ignored: no LowNodeUtilization profile has metricsUtilization, so the plan is \

@@ -230,6 +230,12 @@ impl Profile {
 }
 
 impl Policy {
+    /// Whether some profile's LowNodeUtilization sets `metricsUtilization`
+    /// (its plan then reads [`crate::Snapshot::measured`]).
+    pub fn uses_measured_usage(&self) -> bool {
+        self.profiles.iter().any(|p| p.low_node_utilization().is_some_and(|a| a.metrics_utilization.is_some()))
+    }
+
     /// Reads and validates a policy from YAML text in any accepted form.
     pub fn from_yaml(text: &str) -> Result<Policy, PolicyError> {
         Policy::from_yaml_with_form(text).map(|(p, _)| p)
