@@ -94,3 +94,20 @@ pub(crate) fn load(
     }
     Ok((Some(usage), notes))
 }
+
+/// For `rebalance apply` / `run`, which plan again on the live cluster: the
+/// store's newest readings now (as `plan --live` reads them), when the policy
+/// has `metricsUtilization` and the store holds any; `None` otherwise (the
+/// plan is then from requests).
+///
+/// # Errors
+/// The store cannot be read.
+pub(crate) fn latest_for_apply(
+    store: Option<&kdrift_store::Store>,
+    policy: &Policy,
+) -> anyhow::Result<Option<MeasuredUsage>> {
+    let Some(store) = store.filter(|_| policy.uses_measured_usage()) else { return Ok(None) };
+    let reading = Reading::Latest { max_age_us: LATEST_MAX_AGE_US };
+    let usage = kdrift_analyze::measured_at(store, Utc::now(), reading)?;
+    Ok((!usage.nodes.is_empty()).then_some(usage))
+}
