@@ -213,3 +213,39 @@ mod tests {
         assert_eq!(odd.source(), Err("unrecognized metrics source".to_string()));
     }
 }
+
+#[cfg(test)]
+mod round_trip {
+    use crate::policy::Policy;
+
+    #[test]
+    fn the_prometheus_source_reads_back_from_the_policy_it_writes() {
+        let yaml = "apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+  - name: p
+    pluginConfig:
+      - name: LowNodeUtilization
+        args:
+          thresholds: {MetricResource: 30}
+          targetThresholds: {MetricResource: 50}
+          metricsUtilization:
+            source: Prometheus
+            prometheus: {query: 'instance:node_cpu:rate:sum'}
+    plugins:
+      balance:
+        enabled: [LowNodeUtilization]
+";
+        let p = Policy::from_yaml(yaml).expect("valid");
+        let again = Policy::from_yaml(&p.to_yaml().expect("yaml")).expect("reads back");
+        assert_eq!(p, again);
+        let m = again.profiles[0].low_node_utilization().and_then(|a| a.metrics_utilization.clone()).expect("set");
+        assert_eq!(m.query(), Some("instance:node_cpu:rate:sum"));
+        assert!(crate::policy::lnu::threshold_name_warnings(&again).is_empty(), "MetricResource is no typo here");
+        let bad = yaml.replace("query: 'instance:node_cpu:rate:sum'", "qurey: x");
+        assert_eq!(
+            Policy::from_yaml(&bad).expect_err("unknown field").to_string(),
+            "profiles[0].pluginConfig[0].args.metricsUtilization.prometheus.qurey: unknown field (expected one of: query)"
+        );
+    }
+}
