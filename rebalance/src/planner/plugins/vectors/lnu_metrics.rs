@@ -252,3 +252,24 @@ fn ranking_by_usage_evicts_the_pod_that_relieves_the_hot_resource() {
     );
     assert_eq!(ranked.runs[0].budget.as_ref().expect("set by the fixture").remaining.get("cpu"), 600 - 1200);
 }
+
+#[test]
+fn without_the_query_result_prometheus_stands_in_with_measured_cpu_over_allocatable() {
+    let (s, _) = load_aware();
+    let args = prometheus_args(30.0, 50.0, false, None);
+    let out = plan(&s, &lnu_policy(args, false), &PlanOptions::default());
+    let run = &out.runs[0];
+    // n1: 2400m of 2000m → 1.2, counted as 1 (100); n2: 400m of 2000m → 0.2 (20).
+    let used: Vec<i64> = run.nodes.iter().map(|n| n.resources[0].used).collect();
+    assert_eq!(used, [100, 20]);
+    assert_eq!(evicted(&out), ["p1"], "one pod per overutilized node");
+    let source = run.usage_source.as_ref().expect("measured");
+    assert_eq!(source.query.as_deref(), Some("instance:node_cpu:rate:sum"));
+    assert_eq!(
+        source.stand_in.as_deref(),
+        Some(
+            "each node's measured cpu used / allocatable cpu, in place of the query's result (counted as 1 above 100 \
+             %: n1 at 120.0 %)"
+        )
+    );
+}
