@@ -128,7 +128,7 @@ pub struct Snapshot {
     /// "Now", for `minPodAge`.
     pub now: DateTime<Utc>,
     /// Measured usage at the snapshot's instant, for LowNodeUtilization's
-    /// `metricsUtilization` ([`metrics`]); `None`: not loaded, the run
+    /// `metricsUtilization` (`planner::metrics`); `None`: not loaded, the run
     /// plans from requests and says so.
     pub measured: Option<MeasuredUsage>,
     /// The result of the policy's own Prometheus query (`metricsUtilization.

@@ -170,7 +170,7 @@ pub struct Simulation {
     pub warnings: Vec<Warning>,
     /// Measured cpu and memory used before and predicted after the moves,
     /// when the snapshot has measured usage (beyond descheduler; see
-    /// [`super::measured`]).
+    /// `simulate::measured`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub predicted_usage: Option<super::measured::PredictedUsage>,
 }
