@@ -25,9 +25,13 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use kdrift_rebalance::{
     plan, scheduler_message, simulate_plan_with, ClusterState, LandingOutcome, PlanOptions, PodInfo, PodPhase, Policy,
-    ScoringConfig, SimulateOptions, Snapshot,
+    Reading, ScoringConfig, SimulateOptions, Snapshot,
 };
 use kdrift_store::Reader;
+
+/// How old a night's latest usage sample may be (as `rebalance plan`'s
+/// instantaneous reading): 5 minutes.
+const BACKTEST_USAGE_MAX_AGE_US: i64 = 5 * 60 * 1_000_000;
 use serde::Serialize;
 
 use crate::pending::{load_pod, pending_pods};
@@ -171,7 +175,13 @@ pub fn backtest_with(
     let mut nights = Vec::new();
     for (i, at) in instants.iter().enumerate() {
         let loaded = load_snapshot(store, Some(*at))?;
-        let (snapshot, carried_in) = with_moves(&loaded.snapshot, &carried);
+        let (mut snapshot, carried_in) = with_moves(&loaded.snapshot, &carried);
+        if policy.uses_measured_usage() {
+            // The readings the store recorded then (the real cluster's, not
+            // moved with the simulated nights); none → the plan uses requests.
+            let usage = crate::measured_at(store, *at, Reading::Latest { max_age_us: BACKTEST_USAGE_MAX_AGE_US })?;
+            snapshot.measured = (!usage.nodes.is_empty()).then_some(usage);
+        }
         let mut night = Night { number: i + 1, at: *at, carried_in, aborted: None, evictions: Vec::new() };
         if snapshot.nodes.is_empty() {
             night.aborted = Some("the store has no nodes at this instant".to_string());

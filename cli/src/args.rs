@@ -672,10 +672,26 @@ pub struct RebalancePlanArgs {
     /// Also write the plan document (what `-o json` prints, for `rebalance apply`) to FILE.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// With metricsUtilization: classify on a percentile of each node's usage samples over this
+    /// window (e.g. 1h) instead of the latest sample, and rank each overutilized node's pods by
+    /// their measured usage (beyond descheduler, which reads one sample).
+    #[arg(long, value_name = "SPAN", value_parser = parse_span)]
+    pub usage_window: Option<chrono::Duration>,
+    /// The percentile --usage-window reads (0 < P ≤ 100; default 95).
+    #[arg(long, value_name = "P", requires = "usage_window", value_parser = parse_percentile)]
+    pub usage_percentile: Option<f64>,
     #[command(flatten)]
     pub scoring: SchedulerScoringArgs,
     #[command(flatten)]
     pub cluster: ClusterArgs,
+}
+
+/// Parses a percentile, 0 < P ≤ 100 (pure; used by clap).
+pub fn parse_percentile(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(p) if p > 0.0 && p <= 100.0 => Ok(p),
+        _ => Err(format!("expected a percentile in (0, 100], e.g. 95, got {s:?}")),
+    }
 }
 
 /// Parses an instant into UTC: RFC 3339, or UTC microseconds since the

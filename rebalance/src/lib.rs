@@ -115,13 +115,14 @@ pub use model::pod::{
 };
 pub use model::quantity::{format_amount, parse_amount, Quantity};
 pub use model::resources::{ResourceList, CPU, MEMORY, PODS};
+pub use planner::metrics::{reading_text, UsageSource};
 pub use planner::{
     classify_nodes, explain_pod, plan, Budget, EarlyExit, EarlyExitKind, Eviction, ExcludedNode, Explanation,
     LimitCounts, NodeClass, NodeReport, Plan, PlanOptions, PluginRun, PluginVerdict, PodRef, PodVerdict, ResourceUsage,
     SkipReason, SkippedPod, Snapshot, SourceNode, StopReason, ThresholdsApplied, EVICT_ANNOTATION,
     MODE_DESCHEDULER_V0_36, PREFER_NO_EVICTION, SKIPPED_FEW_NODES, SYSTEM_CRITICAL_PRIORITY,
 };
-pub use planner::{IntOrPercent, Namespace, Pdb, Pvc, REQUEST_EVICT_ONLY_ANNOTATION};
+pub use planner::{IntOrPercent, MetricSample, Namespace, Pdb, Pvc, REQUEST_EVICT_ONLY_ANNOTATION};
 pub use policy::PolicyForm;
 pub use policy::{
     aggregate, DefaultEvictorArgs, EvictionLimits, GoDuration, LowNodeUtilizationArgs, Namespaces, NoEvictionPolicy,
@@ -136,6 +137,9 @@ pub use policy::{
     POD_LIFE_TIME, REMOVE_DUPLICATES, REMOVE_FAILED_PODS, REMOVE_PODS_HAVING_TOO_MANY_RESTARTS,
     REMOVE_PODS_VIOLATING_INTER_POD_ANTI_AFFINITY, REMOVE_PODS_VIOLATING_NODE_AFFINITY,
     REMOVE_PODS_VIOLATING_NODE_TAINTS, REMOVE_PODS_VIOLATING_TOPOLOGY_SPREAD_CONSTRAINT,
+};
+pub use policy::{
+    MetricsSource, MetricsUtilization, PrometheusQuery, KUBERNETES_METRICS, METRIC_RESOURCE, PROMETHEUS_METRICS,
 };
 pub use redact::{
     held, held_in_records, hold, mask_dumps, mask_flag_argument, mask_held_in, mask_patterns, mask_shown, secret_named,
@@ -157,6 +161,7 @@ pub use simulate::{
     SimulateOptions, Simulation, Suggestion, Verdict, Warning, WarningKind, DEFAULT_RISK_LABEL_KEYS,
     DEFAULT_RISK_LABEL_NAMESPACES,
 };
+pub use simulate::{NodeUsedChange, PredictedUsage, UsedChange};
 pub use strict_json::{
     duplicate_message, json_error_text, parse_noting_duplicates, Duplicate, NotedValue, StrictValue,
 };

@@ -9,6 +9,7 @@ mod commands;
 mod interrupt;
 mod messages;
 mod rebalance;
+mod rebalance_usage;
 mod recorder_process;
 mod report_html;
 mod sessions;

@@ -27,6 +27,7 @@ mod store_compression;
 mod store_models;
 mod time_travel;
 mod timeline;
+mod usage_planner;
 mod usage_prometheus;
 mod vlogs_demo;
 mod vlogs_failures;

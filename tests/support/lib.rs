@@ -24,6 +24,7 @@ pub mod list_calls;
 pub mod recorder;
 pub mod scale_data;
 pub mod tied_versions;
+pub mod usage_spike;
 
 /// `../shared/fixtures/real` next to the checkout (or the directory
 /// `KDRIFT_REAL_FIXTURES` names, for a checkout elsewhere), when present.

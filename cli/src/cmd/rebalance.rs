@@ -105,7 +105,11 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
         (loaded, source)
     };
     note_default_policy(&policy_source)?;
-    let options = PlanOptions { skip_zero_request: args.skip_zero_request };
+    let mut loaded = loaded;
+    let (measured, usage_notes) = super::rebalance_usage::load(cli, args, &policy, loaded.at, live)?;
+    loaded.snapshot.measured = measured;
+    loaded.notes.extend(usage_notes);
+    let options = PlanOptions { skip_zero_request: args.skip_zero_request, rank_by_usage: args.usage_window.is_some() };
     let planned = make_plan(&loaded.snapshot, &policy, &options);
     let simulate = SimulateOptions { scoring, ..SimulateOptions::default() };
     let simulation =

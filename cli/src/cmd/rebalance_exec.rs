@@ -40,8 +40,10 @@ fn options(args: &ExecuteArgs, replan: bool) -> ExecuteOptions {
 pub fn apply(cli: &Cli, args: &RebalanceApplyArgs) -> anyhow::Result<ExitCode> {
     let text = std::fs::read_to_string(&args.plan).with_context(|| format!("reading {}", args.plan.display()))?;
     let doc = PlanDocument::from_json(&text).with_context(|| format!("{}", args.plan.display()))?;
-    let options = options(&args.execute, args.replan);
+    let mut options = options(&args.execute, args.replan);
     let store = cluster::open_store(&cli.db, args.execute.no_store)?;
+    let policy = doc.policy().with_context(|| format!("{}: its policy", args.plan.display()))?;
+    options.measured = super::rebalance_usage::latest_for_apply(store.as_ref(), &policy)?;
     let (runtime, client, _) = cluster::connect(&args.cluster)?;
     let location = format!("rebalance apply {}", args.plan.display());
     let mut sink = match &store {
@@ -65,8 +67,9 @@ pub fn run(cli: &Cli, args: &RebalanceRunArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let (policy, policy_source) = read_policy(args.policy.as_deref())?;
-    let options = options(&args.execute, false);
+    let mut options = options(&args.execute, false);
     let store = cluster::open_store(&cli.db, args.execute.no_store)?;
+    options.measured = super::rebalance_usage::latest_for_apply(store.as_ref(), &policy)?;
     let (runtime, client, source) = cluster::connect(&args.cluster)?;
     note_default_policy(&policy_source)?;
     let location = format!("rebalance run --policy {policy_source}");
@@ -74,7 +77,7 @@ pub fn run(cli: &Cli, args: &RebalanceRunArgs) -> anyhow::Result<ExitCode> {
         Some(s) => Sink::Store(kdrift_ingest::StoreSink::new(s, &location)),
         None => Sink::Memory(Vec::new()),
     };
-    let plan_options = PlanOptions { skip_zero_request: args.skip_zero_request };
+    let plan_options = PlanOptions { skip_zero_request: args.skip_zero_request, ..Default::default() };
     let (report, executed) = runtime.block_on(run_rebalance(
         &client,
         &policy,

@@ -94,7 +94,7 @@ impl From<PlanOptions> for DocumentOptions {
 
 impl From<DocumentOptions> for PlanOptions {
     fn from(o: DocumentOptions) -> Self {
-        PlanOptions { skip_zero_request: o.skip_zero_request }
+        PlanOptions { skip_zero_request: o.skip_zero_request, ..Default::default() }
     }
 }
 

@@ -103,6 +103,10 @@ pub struct ExecuteOptions {
     pub replan: bool,
     /// Told of each eviction as it happens (default: nobody).
     pub progress: ProgressHandle,
+    /// Measured usage to plan with (a policy with `metricsUtilization`):
+    /// the live snapshot gets it before the plan is made again, so a plan
+    /// made on measured usage is checked on measured usage. `None`: requests.
+    pub measured: Option<crate::MeasuredUsage>,
 }
 
 impl Default for ExecuteOptions {
@@ -117,6 +121,7 @@ impl Default for ExecuteOptions {
             probes: Vec::new(),
             replan: false,
             progress: ProgressHandle::default(),
+            measured: None,
         }
     }
 }
@@ -176,7 +181,8 @@ pub async fn apply_plan<C: ClusterClient, S: EventSink>(
     options.check()?;
     let started_at = Utc::now();
     let policy = doc.policy().map_err(ExecuteError::Document)?;
-    let live = read_snapshot(client, &policy, started_at).await?;
+    let mut live = read_snapshot(client, &policy, started_at).await?;
+    live.snapshot.measured = options.measured.clone();
     let replanned = plan(&live.snapshot, &policy, &doc.plan_options());
     let d = drift(doc, &live.snapshot, &replanned);
     let mut notes = d.notes.clone();
@@ -233,7 +239,8 @@ pub async fn run_rebalance<C: ClusterClient, S: EventSink>(
 ) -> Result<(ExecutionReport, PlanDocument), ExecuteError> {
     options.check()?;
     let started_at = Utc::now();
-    let live = read_snapshot(client, policy, started_at).await?;
+    let mut live = read_snapshot(client, policy, started_at).await?;
+    live.snapshot.measured = options.measured.clone();
     let doc = plan_document(&live.snapshot, policy, policy_source, plan_options, source, live.notes.clone())?;
     let mut report = evict::empty_report("run", policy_source, started_at, options);
     report.notes = live.notes;

@@ -387,3 +387,39 @@ async fn probes_skip_pods_in_use_and_pods_they_cannot_ask_about() {
     assert!(matches!(report.results[3].outcome, EvictionOutcome::Evicted { .. }), "no probe for it");
     assert_eq!(fake.lock().evicted, vec![doc.evictions[1].pod.key(), doc.evictions[3].pod.key()]);
 }
+
+/// A plan made on measured usage (`metricsUtilization`) is checked on the
+/// same readings: with them apply finds no drift and evicts the pod the
+/// readings chose; without them its plan from requests differs and apply
+/// refuses.
+#[tokio::test]
+async fn a_plan_on_measured_usage_is_checked_on_measured_usage() {
+    let fake = cluster();
+    let p = Policy::from_yaml(&POLICY.replace(
+        "targetThresholds: {cpu: 50}",
+        "targetThresholds: {cpu: 50}\n          metricsUtilization: {source: KubernetesMetrics}",
+    ))
+    .expect("valid policy");
+    let reading =
+        |cpu| crate::Measured { cpu_millis: Some(cpu), memory_bytes: Some(1 << 30), sampled_at_us: 0, samples: 1 };
+    let mut usage = crate::MeasuredUsage {
+        reading: Some(crate::Reading::Latest { max_age_us: 300_000_000 }),
+        ..Default::default()
+    };
+    for (n, cpu) in [("node-1", 1000), ("node-2", 3800), ("node-3", 400)] {
+        usage.nodes.insert(n.into(), reading(cpu));
+    }
+    usage.pods.insert(("apps".into(), "a".into()), (reading(3800), Some("node-2".into())));
+    let mut live = read_snapshot(&fake, &p, Utc::now()).await.expect("read");
+    live.snapshot.measured = Some(usage.clone());
+    let source = PlanSource { kind: "live".into(), detail: "fake".into() };
+    let doc = plan_document(&live.snapshot, &p, "test.yaml", PlanOptions::default(), &source, live.notes).expect("doc");
+    assert_eq!(planned_keys(&doc), ["apps/a"], "node-2 is the hot one by usage (95 %), node-1 only on paper");
+
+    let (report, _) = apply_plan(&fake, &doc, &fast(), &mut Vec::new()).await.expect("apply");
+    assert_eq!(report.outcome, RunOutcome::Refused, "from requests the plan is w0…w3: {:?}", report.differences);
+    let options = ExecuteOptions { measured: Some(usage), ..fast() };
+    let (report, _) = apply_plan(&fake, &doc, &options, &mut Vec::new()).await.expect("apply");
+    assert_eq!(report.outcome, RunOutcome::Succeeded, "{:?}", report.differences);
+    assert_eq!(fake.lock().evicted, ["apps/a"]);
+}

@@ -28,6 +28,9 @@ pub(crate) struct NodeState<'a> {
     /// Percent per tracked resource; `None` when the node lacks the resource
     /// (descheduler then has no entry, which reads as 0).
     pub(crate) percent: BTreeMap<String, Option<f64>>,
+    /// With `metricsUtilization`: how the node's usage was measured, e.g.
+    /// `latest sample 30s before the plan`; the reasons then say "used".
+    pub(crate) measured: Option<String>,
 }
 
 /// Threshold keys plus `cpu`, `memory`, `pods`, sorted.
@@ -127,7 +130,21 @@ pub(crate) fn pct_of(n: &NodeState<'_>, r: &str) -> f64 {
 
 /// Classifies one node and says why.
 pub(crate) fn classify(n: &NodeState<'_>, t: &ThresholdsApplied) -> (NodeClass, String) {
-    let fmt = |r: &str, op: &str, limit: f64| format!("{r} {} % {op} {limit}", percent_text(pct_of(n, r)));
+    let used = if n.measured.is_some() { " used" } else { "" };
+    let fmt = |r: &str, op: &str, limit: f64| format!("{r}{used} {} % {op} {limit}", percent_text(pct_of(n, r)));
+    let (class, why) = classify_text(n, t, &fmt);
+    match &n.measured {
+        Some(m) => (class, format!("{why} ({m})")),
+        None => (class, why),
+    }
+}
+
+/// [`classify`] with `fmt` writing each resource's comparison.
+fn classify_text(
+    n: &NodeState<'_>,
+    t: &ThresholdsApplied,
+    fmt: &dyn Fn(&str, &str, f64) -> String,
+) -> (NodeClass, String) {
     let above: Vec<String> = t.high.iter().filter(|(r, h)| **h < pct_of(n, r)).map(|(r, h)| fmt(r, ">", *h)).collect();
     let below_fails: Vec<String> =
         t.low.iter().filter(|(r, l)| **l < pct_of(n, r)).map(|(r, l)| fmt(r, ">", *l)).collect();

@@ -14,10 +14,13 @@
 //!
 //! Deterministic where upstream is not: source nodes with equal usage sums go
 //! by name; pods equal in priority, QoS and annotation go by namespace/name;
-//! invalid-threshold messages name resources in name order. Requests only:
-//! `metricsUtilization` is reported as a warning, not modelled. Pods evicted
+//! invalid-threshold messages name resources in name order. Pods evicted
 //! by an earlier profile's run are not candidates again (they would be
 //! terminating) but still count toward usage, as they would in the informer.
+//!
+//! LowNodeUtilization's `metricsUtilization` classifies on measured usage
+//! ([`metrics`]) from [`Snapshot::measured`]; without it, the run plans from
+//! requests and warns.
 //!
 //! For a landing simulation: every [`Eviction`] carries the pod's index in
 //! [`Snapshot::pods`]; [`Snapshot::state_without`] gives the
@@ -33,6 +36,7 @@ mod evictor_tests;
 mod explain;
 mod inputs;
 mod limits;
+pub mod metrics;
 mod node_fit;
 pub mod order;
 pub mod pdb;
@@ -59,6 +63,7 @@ pub use plan::{
     SKIPPED_FEW_NODES,
 };
 
+use crate::model::measured::MeasuredUsage;
 use crate::model::node::NodeInfo;
 use crate::model::pod::{LabelSelector, PodInfo};
 use crate::model::resources::ResourceList;
@@ -122,6 +127,24 @@ pub struct Snapshot {
     pub pvcs: Vec<Pvc>,
     /// "Now", for `minPodAge`.
     pub now: DateTime<Utc>,
+    /// Measured usage at the snapshot's instant, for LowNodeUtilization's
+    /// `metricsUtilization` (`planner::metrics`); `None`: not loaded, the run
+    /// plans from requests and says so.
+    pub measured: Option<MeasuredUsage>,
+    /// The result of the policy's own Prometheus query (`metricsUtilization.
+    /// prometheus.query`), when the caller has it; `None`: the Prometheus
+    /// source is stood in for by each node's measured cpu used / allocatable.
+    pub metric_samples: Option<Vec<MetricSample>>,
+}
+
+/// One sample of an instant-query vector: its `instance` label (`None`:
+/// missing) and its value.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MetricSample {
+    /// The `instance` label (descheduler takes it as the node name).
+    pub instance: Option<String>,
+    /// The value (descheduler accepts [0, 1]).
+    pub value: f64,
 }
 
 impl Snapshot {
@@ -135,6 +158,8 @@ impl Snapshot {
             priority_classes: Vec::new(),
             pvcs: Vec::new(),
             now,
+            measured: None,
+            metric_samples: None,
         }
     }
 
@@ -162,6 +187,12 @@ pub struct PlanOptions {
     /// (upstream evicts BestEffort pods first although they free nothing but
     /// a pod slot). A node over target on `pods` is helped by any pod.
     pub skip_zero_request: bool,
+    /// With `metricsUtilization` (KubernetesMetrics) and measured pod usage:
+    /// on each overutilized node, try first the pods that use the most of the
+    /// resource the node is furthest over its target on (descheduler's order
+    /// breaks ties), so an eviction relieves the hot resource. Upstream
+    /// orders by priority and QoS only.
+    pub rank_by_usage: bool,
 }
 
 /// Plans one descheduling cycle of the whole policy. See the module docs.
@@ -197,12 +228,6 @@ pub(crate) fn plan_explaining(snapshot: &Snapshot, policy: &Policy, options: &Pl
 fn run_plugin(cycle: &mut Cycle<'_>, profile: &crate::policy::Profile, name: &str) -> Option<PluginRun> {
     if name == LOW_NODE_UTILIZATION {
         let args = profile.low_node_utilization().cloned().unwrap_or_default();
-        if args.metrics_utilization.is_some() {
-            cycle.warnings.push(format!(
-                "profile {}: metricsUtilization is set; kdrift plans from requests, descheduler would use measured usage",
-                profile.name
-            ));
-        }
         return Some(cycle.run(profile, &args));
     }
     plugins::run(cycle, profile, profile.plugin_args(name)?)

@@ -168,6 +168,15 @@ pub struct PluginRun {
     /// `not_matching`). Not serialized.
     #[serde(skip)]
     pub explained_not_matching: Option<String>,
+    /// The error that failed the run, in descheduler's words (e.g. `error
+    /// getting node usage: unable to find node "n1" in the collected
+    /// metrics`): nothing was classified or evicted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Where the usage came from when it is measured (`metricsUtilization`);
+    /// `None`: requests.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage_source: Option<super::metrics::UsageSource>,
 }
 
 impl PluginRun {
@@ -189,6 +198,8 @@ impl PluginRun {
             skipped: Vec::new(),
             not_matching: 0,
             explained_not_matching: None,
+            error: None,
+            usage_source: None,
         }
     }
 }
@@ -242,7 +253,9 @@ pub struct NodeReport {
 pub struct ResourceUsage {
     /// The resource.
     pub resource: String,
-    /// Sum of requests of the pods counting toward the node (`pods`: their number).
+    /// Sum of requests of the pods counting toward the node (`pods`: their
+    /// number); with `metricsUtilization`, the measured usage (cpu
+    /// millicores, memory bytes; `MetricResource`: the query value × 100).
     pub used: i64,
     /// Allocatable (capacity when allocatable is empty); `None` when the node lacks the resource.
     pub allocatable: Option<i64>,
@@ -352,6 +365,9 @@ pub enum StopReason {
     CandidatesExhausted,
     /// Never visited: the run ended on an earlier node (total limit).
     NotVisited,
+    /// `metricsUtilization` Prometheus without `evictionLimits.node`: pod
+    /// usage is unknown, so descheduler evicts one pod per overutilized node.
+    SinglePodEviction,
 }
 
 impl StopReason {
@@ -367,6 +383,7 @@ impl StopReason {
             StopReason::MaxPerNode => "maximum number of evicted pods per node reached".to_string(),
             StopReason::MaxTotal => "maximum number of evicted pods per a descheduling cycle reached".to_string(),
             StopReason::CandidatesExhausted => "every removable pod on the node was tried".to_string(),
+            StopReason::SinglePodEviction => "Currently, only a single pod eviction is allowed".to_string(),
             StopReason::NotVisited => {
                 "not visited: the cycle's eviction limit was reached on an earlier node".to_string()
             }

@@ -246,7 +246,7 @@ proptest! {
     ) {
         let snapshot = build(&nodes, &pods);
         let pol = policy(&g);
-        let opts = PlanOptions { skip_zero_request: g.skip_zero };
+        let opts = PlanOptions { skip_zero_request: g.skip_zero, ..Default::default() };
         let p = plan(&snapshot, &pol, &opts);
         prop_assert!(p.aborted.is_none(), "{:?}", p.aborted);
 

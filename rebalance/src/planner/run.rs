@@ -25,6 +25,7 @@ use super::classify::{early_exit, percent, report, thresholds, tracked_resources
 use super::cycle::{pod_ref, Cycle};
 use super::evictor::{Evictor, FilterOutcome};
 use super::limits::LimitHit;
+use super::metrics::{MetricsRun, PodUsage};
 use super::order::{compare_pods, compare_sources, prefers_no_eviction, rule};
 use super::plan::{Budget, Eviction, NodeClass, PluginRun, SkipReason, SourceNode, StopReason};
 use crate::model::node::Taint;
@@ -77,6 +78,11 @@ pub(crate) struct Drain<'s> {
     pub(crate) stop: &'s dyn Fn(&ResourceList, &ResourceList, &ResourceList) -> Option<StopReason>,
     /// The eviction's `rule` text: `(pod, rank, removable count, node)`.
     pub(crate) rule: &'s dyn Fn(&PodInfo, usize, usize, &str) -> String,
+    /// With `metricsUtilization`: each pod's measured usage by snapshot index
+    /// (upstream `usageClient.podUsage`); `None`: its requests.
+    pub(crate) pod_usage: Option<&'s dyn Fn(usize) -> PodUsage>,
+    /// kdrift's opt-in `rank_by_usage` (see [`super::PlanOptions`]).
+    pub(crate) rank_by_usage: bool,
 }
 
 impl<'a> Cycle<'a> {
@@ -95,38 +101,48 @@ impl<'a> Cycle<'a> {
                 };
                 let percent =
                     tracked.iter().map(|r| (r.clone(), percent(usage.get(r), node.allocatable.get_opt(r)))).collect();
-                NodeState { node, pods, usage, percent }
+                NodeState { node, pods, usage, percent, measured: None }
             })
             .collect()
     }
 }
 
 impl Cycle<'_> {
-    /// Runs LowNodeUtilization for `profile` with `args`.
+    /// Runs LowNodeUtilization for `profile` with `args`: on measured usage
+    /// when `metricsUtilization` is set and the snapshot has it
+    /// ([`super::metrics`]), else on requests.
     pub(crate) fn run(&mut self, profile: &Profile, args: &LowNodeUtilizationArgs) -> PluginRun {
+        if let Some(m) = &args.metrics_utilization {
+            if let Some(run) = self.run_metrics(profile, args, m) {
+                return run;
+            }
+        }
         let tracked = tracked_resources(args);
         let states = self.node_states(&tracked);
-        let applied = thresholds(args, &states);
+        self.balance(profile, args, tracked, &states, None)
+    }
+
+    /// LowNodeUtilization's Balance on `states` (usage from requests, or
+    /// measured with `metrics`): classify, budget, drain.
+    pub(crate) fn balance(
+        &mut self,
+        profile: &Profile,
+        args: &LowNodeUtilizationArgs,
+        tracked: Vec<String>,
+        states: &[NodeState<'_>],
+        metrics: Option<MetricsRun<'_>>,
+    ) -> PluginRun {
+        let applied = thresholds(args, states);
         let reports: Vec<_> = states.iter().map(|s| report(s, &applied, &tracked)).collect();
         let of_class = |c: NodeClass| -> Vec<usize> { (0..states.len()).filter(|i| reports[*i].class == c).collect() };
         let under = of_class(NodeClass::Underutilized);
         let mut over = of_class(NodeClass::Overutilized);
-        let mut run = PluginRun {
-            plugin: LOW_NODE_UTILIZATION.to_string(),
-            extension_point: ExtensionPoint::Balance,
-            notes: Vec::new(),
-            profile: profile.name.clone(),
-            early_exit: early_exit(under.len(), over.len(), states.len(), args.number_of_nodes),
-            thresholds: applied.clone(),
-            tracked_resources: tracked.clone(),
-            nodes: reports,
-            budget: None,
-            source_nodes: Vec::new(),
-            evictions: Vec::new(),
-            skipped: Vec::new(),
-            not_matching: 0,
-            explained_not_matching: None,
-        };
+        let mut run = PluginRun::new(&profile.name, LOW_NODE_UTILIZATION, ExtensionPoint::Balance);
+        run.early_exit = early_exit(under.len(), over.len(), states.len(), args.number_of_nodes);
+        run.thresholds = applied.clone();
+        run.tracked_resources = tracked.clone();
+        run.nodes = reports;
+        run.usage_source = metrics.as_ref().map(|m| m.source.clone());
         if run.early_exit.is_some() || self.usage_given.is_some() {
             return run;
         }
@@ -146,6 +162,7 @@ impl Cycle<'_> {
             )
         });
         let evictor = self.evictor(profile);
+        let rank = self.options.rank_by_usage;
         let drain = Drain {
             plugin: LOW_NODE_UTILIZATION,
             tracked: &tracked,
@@ -156,8 +173,10 @@ impl Cycle<'_> {
             removable: &|_| None,
             stop: &stop_condition,
             rule: &rule,
+            pod_usage: metrics.as_ref().map(|m| &*m.pod_usage),
+            rank_by_usage: rank && metrics.as_ref().is_some_and(|m| m.ranks),
         };
-        self.drain(&mut run, &evictor, &drain, &over, &states, &node_caps, &mut budget);
+        self.drain(&mut run, &evictor, &drain, &over, states, &node_caps, &mut budget);
         run.budget = Some(Budget { initial, remaining: budget });
         run
     }
@@ -203,6 +222,12 @@ impl Cycle<'_> {
                 }
             }
             removable.sort_by(|a, b| compare_pods(&snapshot.pods[*a], &snapshot.pods[*b]));
+            let ranked_on = match drain.pod_usage {
+                Some(of) if drain.rank_by_usage => {
+                    super::metrics::rank_by_usage(&mut removable, of, state, &node_caps[src])
+                }
+                _ => None,
+            };
             let usage_sum = run.nodes.iter().find(|n| n.name == name).map_or(0, |n| n.usage_sum);
             let mut source = SourceNode {
                 node: name.to_string(),
@@ -264,6 +289,18 @@ impl Cycle<'_> {
                     self.skip(run, idx, name, reason);
                     continue;
                 }
+                // Upstream asks the usage client after PreEvictionFilter and
+                // before the evictor's limits; a pod without a reading is skipped.
+                let measured = match drain.pod_usage.map(|of| of(idx)) {
+                    None => None,
+                    Some(PodUsage::Amounts(a)) => Some(Some(a)),
+                    Some(PodUsage::Unsupported) => Some(None),
+                    Some(PodUsage::Missing(message)) => {
+                        let rule = "no-pod-usage".to_string();
+                        self.skip(run, idx, name, SkipReason::Rule { rule, message, upstream: false });
+                        continue;
+                    }
+                };
                 match self.counters.check(name, &pod.namespace) {
                     Some(LimitHit::Total) => {
                         self.skip(run, idx, name, SkipReason::MaxTotal);
@@ -282,7 +319,10 @@ impl Cycle<'_> {
                     }
                     None => {}
                 }
-                let rule_text = (drain.rule)(pod, pos + 1, total, name);
+                let mut rule_text = (drain.rule)(pod, pos + 1, total, name);
+                if let (Some(resource), Some(Some(m))) = (&ranked_on, &measured) {
+                    rule_text = super::metrics::ranked_rule(resource, m, &rule_text);
+                }
                 // A PDB refusal (429) changes no usage, budget or counter;
                 // the loop goes on with the next pod (upstream logs
                 // "eviction failed").
@@ -293,7 +333,14 @@ impl Cycle<'_> {
                 let counted = self.counters.counts(name, &pod.namespace);
                 self.evicted.insert(idx);
                 source.evicted += 1;
-                let freed = frees(pod, drain.tracked);
+                // Prometheus: pod usage is unknown (upstream notSupportedError),
+                // nothing is subtracted and the node is not re-checked.
+                let unconstrained = matches!(measured, Some(None));
+                let freed = match &measured {
+                    None => frees(pod, drain.tracked),
+                    Some(Some(amounts)) => amounts.clone(),
+                    Some(None) => ResourceList::new(),
+                };
                 usage.sub(&freed);
                 budget.sub(&freed);
                 self.next_order += 1;
@@ -314,6 +361,12 @@ impl Cycle<'_> {
                     counted,
                     refused_by_pdb: None,
                 });
+                if unconstrained {
+                    if drain.node_limit.is_none() {
+                        stop = Some(StopReason::SinglePodEviction);
+                    }
+                    continue;
+                }
                 stop = (drain.stop)(&usage, &node_caps[src], budget);
             }
             source.stop = stop.unwrap_or(StopReason::CandidatesExhausted);

@@ -363,7 +363,7 @@ fn skip_zero_request_spares_best_effort_pods() {
     let pol = policy_with(Default::default(), lnu(&[("cpu", 20.0)], &[("cpu", 50.0)]));
     let upstream = plan(&s, &pol, &PlanOptions::default());
     assert_eq!(evicted(&upstream), ["be", "a0"]);
-    let opts = PlanOptions { skip_zero_request: true };
+    let opts = PlanOptions { skip_zero_request: true, ..Default::default() };
     let p = plan(&s, &pol, &opts);
     assert_eq!(evicted(&p), ["a0"]);
     assert_eq!(skip_of(&p, "be").reason, SkipReason::FreesNothing { over: vec!["cpu".into()] });

@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_yaml::{Mapping, Value};
 
 use super::error::PolicyError;
+use super::metrics_utilization::MetricsUtilization;
 use super::reader::{as_f64, join, mapping, number, string, strings, Obj};
 
 /// Percent per resource name (`cpu: 20`, `memory: 35.5`, `pods: 20`).
@@ -47,9 +48,9 @@ pub struct LowNodeUtilizationArgs {
     pub evictable_namespaces: Option<Namespaces>,
     /// `evictionLimits`.
     pub eviction_limits: Option<EvictionLimits>,
-    /// `metricsUtilization`, kept as written (the planner works on requests;
-    /// see `crate::planner`).
-    pub metrics_utilization: Option<Value>,
+    /// `metricsUtilization`: classify on measured usage (`crate::planner`'s
+    /// metrics mode) instead of requests.
+    pub metrics_utilization: Option<MetricsUtilization>,
 }
 
 const FIELDS: [&str; 7] = [
@@ -108,7 +109,10 @@ impl LowNodeUtilizationArgs {
                 _ => {}
             }
         }
-        Ok(())
+        match &self.metrics_utilization {
+            Some(m) => m.validate(&self.thresholds, &self.target_thresholds),
+            None => Ok(()),
+        }
     }
 
     /// Reads the args mapping at `o`.
@@ -130,7 +134,7 @@ impl LowNodeUtilizationArgs {
             target_thresholds: thresholds("targetThresholds")?,
             use_deviation_thresholds: o.bool("useDeviationThresholds")?.unwrap_or(false),
             number_of_nodes: o.int("numberOfNodes", i64::MIN, i64::MAX)?.unwrap_or(0),
-            metrics_utilization: o.get("metricsUtilization").cloned(),
+            metrics_utilization: o.obj("metricsUtilization")?.map(|m| MetricsUtilization::read(&m)).transpose()?,
             ..LowNodeUtilizationArgs::default()
         };
         if let Some(n) = o.obj("evictableNamespaces")? {
@@ -172,7 +176,7 @@ impl LowNodeUtilizationArgs {
                 "evictionLimits",
                 self.eviction_limits.as_ref().map(|l| mapping(vec![("node", l.node.map(|n| Value::Number(n.into())))])),
             ),
-            ("metricsUtilization", self.metrics_utilization.clone()),
+            ("metricsUtilization", self.metrics_utilization.as_ref().map(MetricsUtilization::to_value)),
         ])
     }
 }
@@ -206,6 +210,16 @@ pub fn threshold_name_warnings(policy: &super::Policy) -> Vec<String> {
             };
             for (field, map) in maps {
                 for key in map.keys() {
+                    let prometheus = match &config.args {
+                        super::PluginArgs::LowNodeUtilization(a) => a
+                            .metrics_utilization
+                            .as_ref()
+                            .is_some_and(|m| m.source() == Ok(super::metrics_utilization::MetricsSource::Prometheus)),
+                        _ => false,
+                    };
+                    if prometheus && key == super::metrics_utilization::METRIC_RESOURCE {
+                        continue;
+                    }
                     let native = NATIVE_RESOURCES.contains(&key.as_str()) || key.starts_with("hugepages-");
                     if native || key.contains('/') || key.contains('.') {
                         continue;

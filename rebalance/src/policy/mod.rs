@@ -25,6 +25,7 @@ mod error;
 pub mod evictor;
 pub mod helm;
 pub mod lnu;
+pub mod metrics_utilization;
 pub mod plugins;
 pub(crate) mod reader;
 mod repair;
@@ -39,6 +40,9 @@ pub use duration::GoDuration;
 pub use error::{aggregate, PolicyError};
 pub use evictor::{DefaultEvictorArgs, NoEvictionPolicy, PodProtection, PodProtections, PriorityThreshold};
 pub use lnu::{EvictionLimits, LowNodeUtilizationArgs, Namespaces, ResourceThresholds};
+pub use metrics_utilization::{
+    MetricsSource, MetricsUtilization, PrometheusQuery, KUBERNETES_METRICS, METRIC_RESOURCE, PROMETHEUS_METRICS,
+};
 pub use plugins::duplicates::RemoveDuplicatesArgs;
 pub use plugins::failed_pods::RemoveFailedPodsArgs;
 pub use plugins::high_node_utilization::HighNodeUtilizationArgs;
@@ -226,6 +230,12 @@ impl Profile {
 }
 
 impl Policy {
+    /// Whether some profile's LowNodeUtilization sets `metricsUtilization`
+    /// (its plan then reads [`crate::Snapshot::measured`]).
+    pub fn uses_measured_usage(&self) -> bool {
+        self.profiles.iter().any(|p| p.low_node_utilization().is_some_and(|a| a.metrics_utilization.is_some()))
+    }
+
     /// Reads and validates a policy from YAML text in any accepted form.
     pub fn from_yaml(text: &str) -> Result<Policy, PolicyError> {
         Policy::from_yaml_with_form(text).map(|(p, _)| p)

@@ -168,6 +168,11 @@ pub struct Simulation {
     /// Critical first, then warnings, then information; within a severity
     /// in eviction order (the pile-up after the per-pod ones).
     pub warnings: Vec<Warning>,
+    /// Measured cpu and memory used before and predicted after the moves,
+    /// when the snapshot has measured usage (beyond descheduler; see
+    /// `simulate::measured`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicted_usage: Option<super::measured::PredictedUsage>,
 }
 
 impl Simulation {
@@ -299,7 +304,9 @@ pub fn simulate_plan_with(snapshot: &Snapshot, plan: &Plan, options: &SimulateOp
     let moves: Vec<(&str, Option<&str>)> = landings.iter().map(|l| (l.source_node.as_str(), l.node())).collect();
     let before = usage_by_node(&snapshot.pods);
     let nodes = node_changes(&snapshot.nodes, &before, |n| cache.usage(n), &tracked, &moves);
+    let predicted_usage = super::measured::predicted_usage(snapshot, &landings);
     Simulation {
+        predicted_usage,
         scoring: options.scoring.clone(),
         cpu_skew_before: cpu_skew(&nodes, false),
         cpu_skew_after: cpu_skew(&nodes, true),

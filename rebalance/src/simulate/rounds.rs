@@ -277,6 +277,9 @@ fn apply(current: &Snapshot, landings: &[Landing], round: usize, interval_second
         })
         .collect();
     next.now = current.now + Duration::seconds(interval_seconds);
+    if let Some(usage) = next.measured.as_mut() {
+        super::measured::carry(usage, landings);
+    }
     next
 }
 

@@ -145,9 +145,13 @@ fn table<W: Write>(out: &mut W, b: Builder) -> anyhow::Result<()> {
 /// The whole report as text.
 pub fn report<W: Write>(out: &mut W, r: &PlanReport) -> anyhow::Result<()> {
     let p = &r.plan;
+    let basis = match p.runs.iter().find_map(|run| run.usage_source.as_ref()) {
+        Some(u) => format!("LowNodeUtilization from measured usage, {}", u.reading),
+        None => "from requests".to_string(),
+    };
     writeln!(
         out,
-        "Rebalance plan at {} — policy {} ({}, from requests; plan only: nothing is evicted)",
+        "Rebalance plan at {} — policy {} ({}, {basis}; plan only: nothing is evicted)",
         t(r.at),
         r.policy_source,
         p.mode

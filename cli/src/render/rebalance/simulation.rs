@@ -92,6 +92,9 @@ pub(super) fn simulation<W: Write>(out: &mut W, s: &Simulation, lower_bound_node
             percent_text(after)
         )?;
     }
+    if let Some(p) = &s.predicted_usage {
+        predicted(out, p)?;
+    }
     if !s.warnings.is_empty() {
         writeln!(out)?;
         writeln!(out, "Landing warnings")?;
@@ -103,6 +106,31 @@ pub(super) fn simulation<W: Write>(out: &mut W, s: &Simulation, lower_bound_node
             };
             writeln!(out, "  - {sev}: {}", w.message)?;
         }
+    }
+    Ok(())
+}
+
+/// The measured side: used % before and predicted after the moves.
+fn predicted<W: Write>(out: &mut W, p: &kdrift_rebalance::PredictedUsage) -> anyhow::Result<()> {
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Used before → predicted after ({}; a moved pod takes its measured usage to its new node; beyond descheduler)",
+        p.reading
+    )?;
+    let mut b = Builder::default();
+    b.push_record(["NODE", "CPU USED", "MEMORY USED"]);
+    let cell = |c: Option<&kdrift_rebalance::UsedChange>| match c.map(|c| (c.percent_before, c.percent_after)) {
+        Some((Some(b), Some(a))) if tenths(a) == tenths(b) => format!("{} %", percent_text(b)),
+        Some((Some(b), Some(a))) => format!("{} → {} %", percent_text(b), percent_text(a)),
+        _ => "- (no reading)".into(),
+    };
+    for n in &p.nodes {
+        b.push_record([n.node.clone(), cell(n.resource("cpu")), cell(n.resource("memory"))]);
+    }
+    table(out, b)?;
+    if !p.unmeasured_pods.is_empty() {
+        writeln!(out, "  moved without a reading (left out): {}", p.unmeasured_pods.join(", "))?;
     }
     Ok(())
 }

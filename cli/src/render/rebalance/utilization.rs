@@ -29,6 +29,19 @@ fn thresholds_line(run: &PluginRun) -> String {
     line
 }
 
+/// `usage: measured (KubernetesMetrics, latest sample (≤ 5m old)); percentages are used, not requested`.
+fn usage_source_line(u: &kdrift_rebalance::UsageSource) -> String {
+    let mut line = format!("usage: measured ({:?}, {})", u.source, u.reading);
+    if let Some(q) = &u.query {
+        line.push_str(&format!("; query {q:?}"));
+    }
+    if let Some(s) = &u.stand_in {
+        line.push_str(&format!("; kdrift used {s}"));
+    }
+    line.push_str("; percentages are used, not requested");
+    line
+}
+
 /// `97.1 % > 80`, `29.0 % ≤ 50`, `60.0 %`; `≥29.0 % ≤ 50` for a lower bound.
 fn usage_cell(n: &NodeReport, resource: &str, lower_bound: bool) -> String {
     let Some(u) = n.resources.iter().find(|u| u.resource == resource) else { return "-".into() };
@@ -62,6 +75,9 @@ pub(super) fn utilization_run<W: Write>(
     lower_bound_nodes: &[String],
 ) -> anyhow::Result<()> {
     writeln!(out, "Profile {} — {}: {}", run.profile, run.plugin, thresholds_line(run))?;
+    if let Some(u) = &run.usage_source {
+        writeln!(out, "  {}", usage_source_line(u))?;
+    }
     // The early exit is said once, after the table.
     for n in run.notes.iter().filter(|n| run.early_exit.as_ref().is_none_or(|e| &e.message != *n)) {
         writeln!(out, "  {n}")?;

@@ -142,6 +142,8 @@ pub(crate) fn run(cycle: &mut Cycle<'_>, profile: &Profile, args: &HighNodeUtili
         removable: &removable,
         stop: &stop,
         rule: &explain,
+        pod_usage: None,
+        rank_by_usage: false,
     };
     cycle.drain(&mut run, &evictor, &drain, &under, &states, &node_caps, &mut budget);
     run.budget = Some(Budget { initial, remaining: budget });

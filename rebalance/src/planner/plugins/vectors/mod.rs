@@ -22,6 +22,7 @@ mod duplicates;
 mod failed_pods;
 mod high_node_utilization;
 mod inter_pod_anti_affinity;
+mod lnu_metrics;
 mod node_affinity;
 mod node_taints;
 mod pod_lifetime;

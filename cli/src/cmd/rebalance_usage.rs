@@ -1,0 +1,113 @@
+//! The measured usage a `rebalance plan` loads when the policy's
+//! LowNodeUtilization has `metricsUtilization` (kdrift issue 37): the
+//! store's usage samples at the plan's instant (`--live`: the newest ones),
+//! as one [`Reading`] per node and pod — the latest sample, as descheduler's
+//! metrics collector gives, or (opt-in, `--usage-window`/`--usage-percentile`)
+//! a percentile over a window.
+
+use chrono::{DateTime, Utc};
+use kdrift_rebalance::{MeasuredUsage, Policy, Reading};
+
+use crate::args::{Cli, RebalancePlanArgs};
+
+/// How old the latest sample may be for an instantaneous reading: 5 minutes
+/// (descheduler polls metrics-server every 5 s; the recorder samples every
+/// 30 s by default, so this allows ten missed samples).
+pub(crate) const LATEST_MAX_AGE_US: i64 = 5 * 60 * 1_000_000;
+
+/// The percentile `--usage-window` uses without `--usage-percentile`.
+pub(crate) const DEFAULT_PERCENTILE: f64 = 95.0;
+
+/// The reading `args` ask for: a percentile over `--usage-window`, else the
+/// latest sample no older than [`LATEST_MAX_AGE_US`].
+pub(crate) fn reading_of(args: &RebalancePlanArgs) -> Reading {
+    match args.usage_window {
+        Some(window) => Reading::Percentile {
+            window_us: window.num_microseconds().unwrap_or(i64::MAX),
+            percentile: args.usage_percentile.unwrap_or(DEFAULT_PERCENTILE),
+        },
+        None => Reading::Latest { max_age_us: LATEST_MAX_AGE_US },
+    }
+}
+
+/// The measured usage at `at` for `policy` (`None` when it has no
+/// `metricsUtilization`, or the store holds no sample in the span: the plan
+/// then uses requests), and the notes to show with the plan.
+///
+/// # Errors
+/// The store cannot be opened or read.
+pub(crate) fn load(
+    cli: &Cli,
+    args: &RebalancePlanArgs,
+    policy: &Policy,
+    at: DateTime<Utc>,
+    live: bool,
+) -> anyhow::Result<(Option<MeasuredUsage>, Vec<String>)> {
+    let reading = reading_of(args);
+    let mut notes = Vec::new();
+    if !policy.uses_measured_usage() {
+        if args.usage_window.is_some() {
+            notes.push(
+                "--usage-window is ignored: no LowNodeUtilization profile has metricsUtilization, so the plan is \
+                 from requests"
+                    .to_string(),
+            );
+        }
+        return Ok((None, notes));
+    }
+    if live && !cli.db.exists() {
+        notes.push(format!(
+            "metricsUtilization: no store at {} to read usage samples from, so the plan is from requests (record or \
+             ingest usage first: `kdrift record`, `kdrift ingest prometheus`)",
+            cli.db.display()
+        ));
+        return Ok((None, notes));
+    }
+    let store = crate::cmd::open_existing_store(&cli.db)?;
+    let usage = kdrift_analyze::measured_at(&store, at, reading)?;
+    let when = at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let whence = if live { "the store's newest samples, " } else { "" };
+    if usage.nodes.is_empty() {
+        notes.push(format!(
+            "metricsUtilization: the store holds no node usage sample for {} before {when} ({whence}{}), so the plan \
+             is from requests; ingest usage (`kdrift record`, `kdrift ingest prometheus`, `kdrift ingest file`) or \
+             choose another --at",
+            reading.describe(),
+            cli.db.display()
+        ));
+        return Ok((None, notes));
+    }
+    notes.push(format!(
+        "metricsUtilization: classified on measured usage, {} at {when} ({whence}{} node(s), {} pod(s) measured); \
+         reasons cite used %, not requested %",
+        reading.describe(),
+        usage.nodes.len(),
+        usage.pods.len()
+    ));
+    if matches!(reading, Reading::Percentile { .. }) {
+        notes.push(format!(
+            "beyond descheduler (--usage-window): descheduler v0.36 reads one instantaneous sample; this plan \
+             classifies on the {} of each node's samples, so a short spike does not make a node hot, and ranks each \
+             overutilized node's pods by their measured usage of its hot resource (descheduler's order breaks ties)",
+            reading.describe()
+        ));
+    }
+    Ok((Some(usage), notes))
+}
+
+/// For `rebalance apply` / `run`, which plan again on the live cluster: the
+/// store's newest readings now (as `plan --live` reads them), when the policy
+/// has `metricsUtilization` and the store holds any; `None` otherwise (the
+/// plan is then from requests).
+///
+/// # Errors
+/// The store cannot be read.
+pub(crate) fn latest_for_apply(
+    store: Option<&kdrift_store::Store>,
+    policy: &Policy,
+) -> anyhow::Result<Option<MeasuredUsage>> {
+    let Some(store) = store.filter(|_| policy.uses_measured_usage()) else { return Ok(None) };
+    let reading = Reading::Latest { max_age_us: LATEST_MAX_AGE_US };
+    let usage = kdrift_analyze::measured_at(store, Utc::now(), reading)?;
+    Ok((!usage.nodes.is_empty()).then_some(usage))
+}
