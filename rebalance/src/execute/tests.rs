@@ -423,3 +423,44 @@ async fn a_plan_on_measured_usage_is_checked_on_measured_usage() {
     assert_eq!(report.outcome, RunOutcome::Succeeded, "{:?}", report.differences);
     assert_eq!(fake.lock().evicted, ["apps/a"]);
 }
+
+/// Records every progress call as a line (issue 38 item 3).
+#[derive(Default)]
+struct Calls(std::sync::Mutex<Vec<String>>);
+
+impl ExecutionProgress for Calls {
+    fn planned(&self, total: usize) {
+        self.0.lock().expect("lock").push(format!("planned {total}"));
+    }
+    fn evicted(&self, step: Step<'_>, waits: bool) {
+        self.0
+            .lock()
+            .expect("lock")
+            .push(format!("[{}/{}] evicted {} waits={waits}", step.index, step.total, step.pod));
+    }
+    fn settled(&self, step: Step<'_>, outcome: &EvictionOutcome) {
+        self.0.lock().expect("lock").push(format!("[{}/{}] {} {}", step.index, step.total, step.pod, outcome.kind()));
+    }
+}
+
+#[tokio::test]
+async fn progress_is_told_of_each_eviction_as_it_happens_in_plan_order() {
+    let fake = cluster();
+    let doc = live_plan(&fake).await;
+    let keys = planned_keys(&doc);
+    fake.script(&keys[1], &[Answer::Status(429, "Cannot evict pod as it would violate the pod's disruption budget.")]);
+    let calls = std::sync::Arc::new(Calls::default());
+    let options = ExecuteOptions { progress: ProgressHandle(calls.clone()), ready_timeout: Duration::ZERO, ..fast() };
+    apply_plan(&fake, &doc, &options, &mut Vec::new()).await.expect("apply");
+    let want = vec![
+        "planned 4".to_string(),
+        format!("[1/4] evicted {} waits=false", keys[0]),
+        format!("[1/4] {} Evicted", keys[0]),
+        format!("[2/4] {} Blocked", keys[1]),
+        format!("[3/4] evicted {} waits=false", keys[2]),
+        format!("[3/4] {} Evicted", keys[2]),
+        format!("[4/4] evicted {} waits=false", keys[3]),
+        format!("[4/4] {} Evicted", keys[3]),
+    ];
+    assert_eq!(*calls.0.lock().expect("lock"), want);
+}
