@@ -454,10 +454,11 @@ fn demo_save_refuses_to_mix_the_demos_of_two_seeds() {
             .as_str()
         )
     );
-    assert_eq!(runs(&db), 1, "nothing loaded");
+    // Two runs: the objects and the usage samples.
+    assert_eq!(runs(&db), 2, "nothing loaded");
     // The same seed again adds nothing new and is allowed.
     kdrift().args(["demo", "-o", "json", "--save"]).arg(&db).assert().success();
-    assert_eq!(runs(&db), 2);
+    assert_eq!(runs(&db), 4);
 }
 
 #[test]

@@ -117,6 +117,15 @@ fn plan_classifies_on_the_latest_sample_and_the_window_ignores_the_spike() {
     assert_eq!(doc["plan"]["runs"][0]["usage_source"]["reading"], "p95 over 2h");
     let notes = doc["notes"].to_string();
     assert!(notes.contains("beyond descheduler (--usage-window)"), "{notes}");
+    // The document keeps the reading and the ranking: apply plans again on them.
+    assert_eq!(
+        doc["options"],
+        serde_json::json!({"skip_zero_request": false, "rank_by_usage": true,
+                           "usage_window": {"window_seconds": 7200, "percentile": 95.0}})
+    );
+    let (json, _) = env.plan(&["-o", "json"]);
+    let doc: Value = serde_json::from_str(&json).expect("json");
+    assert_eq!(doc["options"], serde_json::json!({"skip_zero_request": false}));
 }
 
 #[test]

@@ -405,7 +405,7 @@ mod hot_node_from_the_recorder {
     use kdrift_ingest::WallClock;
     use kdrift_rebalance::Reading;
     use kdrift_store::{Store, UsageKind};
-    use kdrift_tests::fake_kube::FakeKube;
+    use kdrift_tests::fake_kube::{ContainerUsage, FakeKube};
     use kdrift_tests::hot_node::{self, at, HOT_NODE};
     use kdrift_tests::recorder::RunningRecorder;
 
@@ -447,7 +447,7 @@ mod hot_node_from_the_recorder {
                 nodes.iter().map(|(n, c, m)| (n.as_str(), c.as_str(), m.as_str())).collect();
             let containers: Vec<[(&str, &str, &str); 1]> =
                 pods.iter().map(|(_, _, c, m)| [("main", c.as_str(), m.as_str())]).collect();
-            let pod_refs: Vec<(&str, &str, &[(&str, &str, &str)])> = pods
+            let pod_refs: Vec<(&str, &str, &[ContainerUsage<'_>])> = pods
                 .iter()
                 .zip(&containers)
                 .map(|((ns, name, _, _), c)| (ns.as_str(), name.as_str(), &c[..]))

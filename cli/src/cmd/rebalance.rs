@@ -129,6 +129,8 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
     }
     let mut doc = PlanDocument::build(inputs, &planned, simulation.as_ref(), rounds_json, notes.clone())?;
     doc.lower_bound_nodes = loaded.lower_bound_nodes.clone();
+    // Apply plans again on the same reading of measured usage.
+    doc.options.usage_window = super::rebalance_usage::window_option(args, &policy);
     if let Some(path) = &args.out {
         let text = serde_json::to_string_pretty(&doc)?;
         std::fs::write(path, text + "\n").with_context(|| format!("writing the plan to {}", path.display()))?;

@@ -6,7 +6,7 @@
 //! a percentile over a window.
 
 use chrono::{DateTime, Utc};
-use kdrift_rebalance::{MeasuredUsage, Policy, Reading};
+use kdrift_rebalance::{MeasuredUsage, Policy, Reading, UsageWindowOption};
 
 use crate::args::{Cli, RebalancePlanArgs};
 
@@ -95,19 +95,31 @@ pub(crate) fn load(
     Ok((Some(usage), notes))
 }
 
+/// The windowed reading a plan document keeps (`--usage-window` with a
+/// policy on measured usage), for `apply` to plan again on the same reading.
+pub(crate) fn window_option(args: &RebalancePlanArgs, policy: &Policy) -> Option<UsageWindowOption> {
+    let window = args.usage_window.filter(|_| policy.uses_measured_usage())?;
+    Some(UsageWindowOption {
+        window_seconds: window.num_seconds(),
+        percentile: args.usage_percentile.unwrap_or(DEFAULT_PERCENTILE),
+    })
+}
+
 /// For `rebalance apply` / `run`, which plan again on the live cluster: the
-/// store's newest readings now (as `plan --live` reads them), when the policy
-/// has `metricsUtilization` and the store holds any; `None` otherwise (the
-/// plan is then from requests).
+/// store's newest readings now (as `plan --live` reads them) — the latest
+/// sample, or the plan's own windowed reading (`window`, from its document)
+/// — when the policy has `metricsUtilization` and the store holds any;
+/// `None` otherwise (the plan is then from requests).
 ///
 /// # Errors
 /// The store cannot be read.
 pub(crate) fn latest_for_apply(
     store: Option<&kdrift_store::Store>,
     policy: &Policy,
+    window: Option<UsageWindowOption>,
 ) -> anyhow::Result<Option<MeasuredUsage>> {
     let Some(store) = store.filter(|_| policy.uses_measured_usage()) else { return Ok(None) };
-    let reading = Reading::Latest { max_age_us: LATEST_MAX_AGE_US };
+    let reading = window.map_or(Reading::Latest { max_age_us: LATEST_MAX_AGE_US }, |w| w.reading());
     let usage = kdrift_analyze::measured_at(store, Utc::now(), reading)?;
     Ok((!usage.nodes.is_empty()).then_some(usage))
 }

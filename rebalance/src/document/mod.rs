@@ -79,22 +79,50 @@ pub struct PlanSource {
     pub detail: String,
 }
 
-/// The plan options as written in the document.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// The plan options as written in the document: what `apply` plans again
+/// with to check the plan still holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct DocumentOptions {
     /// [`PlanOptions::skip_zero_request`].
     pub skip_zero_request: bool,
+    /// [`PlanOptions::rank_by_usage`] (absent: false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rank_by_usage: bool,
+    /// The windowed reading of measured usage the plan classified on
+    /// (`--usage-window`, `--usage-percentile`); absent: the latest sample
+    /// (descheduler's reading), or a plan on requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage_window: Option<UsageWindowOption>,
+}
+
+/// A percentile of measured usage over a window, as a plan document keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct UsageWindowOption {
+    /// Window length, seconds.
+    pub window_seconds: i64,
+    /// Percentile, 0 < p ≤ 100.
+    pub percentile: f64,
+}
+
+impl UsageWindowOption {
+    /// The reading it stands for ([`crate::Reading::Percentile`]).
+    pub fn reading(&self) -> crate::Reading {
+        crate::Reading::Percentile {
+            window_us: self.window_seconds.saturating_mul(1_000_000),
+            percentile: self.percentile,
+        }
+    }
 }
 
 impl From<PlanOptions> for DocumentOptions {
     fn from(o: PlanOptions) -> Self {
-        DocumentOptions { skip_zero_request: o.skip_zero_request }
+        DocumentOptions { skip_zero_request: o.skip_zero_request, rank_by_usage: o.rank_by_usage, usage_window: None }
     }
 }
 
 impl From<DocumentOptions> for PlanOptions {
     fn from(o: DocumentOptions) -> Self {
-        PlanOptions { skip_zero_request: o.skip_zero_request, ..Default::default() }
+        PlanOptions { skip_zero_request: o.skip_zero_request, rank_by_usage: o.rank_by_usage }
     }
 }
 
