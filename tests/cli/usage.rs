@@ -396,3 +396,83 @@ fn ingest_api_stores_the_metrics_apis_usage_and_without_metrics_server_says_so_o
     let nodes = stdout.lines().find(|l| l.trim_start().starts_with("nodes ")).expect("nodes row");
     assert_eq!(nodes.split_whitespace().nth(1), Some("1"), "{stdout}");
 }
+
+/// erwee402's one-node minikube dump (nodes and kube-system pods; the
+/// default namespace's pods were not dumped) in a store, with `kubectl top
+/// nodes` samples (minikube at 1900m of 2000m, 1000Mi) at each of `at`.
+fn erwee_store(test: &str, at: &[&str]) -> Option<(tempfile::TempDir, std::path::PathBuf)> {
+    let real = kdrift_tests::real_fixtures_or_skip(test)?;
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let dumps: Vec<std::path::PathBuf> =
+        ["default__events.json", "kube-system__events.json", "kube-system__pods.json", "nodes.json"]
+            .iter()
+            .map(|f| real.join("dumps").join(format!("erwee402__multi-k8s__{f}")))
+            .collect();
+    kdrift(&db).args(["ingest", "file"]).args(&dumps).assert().success();
+    let top = dir.path().join("top-nodes.txt");
+    std::fs::write(
+        &top,
+        "NAME       CPU(cores)   CPU(%)   MEMORY(bytes)   MEMORY(%)\nminikube   1900m        95%      1000Mi          53%\n",
+    )
+    .expect("write");
+    for t in at {
+        kdrift(&db).args(["ingest", "file", "--at", t]).arg(&top).assert().success();
+    }
+    Some((dir, db))
+}
+
+/// New-user trial: `skew` says minikube is ≥38.8 % cpu requested (the
+/// default namespace's pods were not dumped); `skew --usage` and
+/// `hotspots` showed a plain 38.8 % and called it "hot in fact, not on
+/// paper" on that lower bound, without a word.
+#[test]
+fn skew_usage_and_hotspots_mark_the_requested_percent_as_a_lower_bound_like_skew() {
+    let test = "skew_usage_and_hotspots_mark_the_requested_percent_as_a_lower_bound_like_skew";
+    let at = ["2019-03-08T08:50:00Z", "2019-03-08T08:55:00Z"];
+    let Some((_dir, db)) = erwee_store(test, &at) else { return };
+    let out = kdrift(&db).args(["skew", "--usage"]).assert().success();
+    let text = lines(&stdout_of(&out));
+    assert_eq!(
+        text[..8],
+        [
+            "Requested % and used % of allocatable at 2019-03-08 08:55:00Z (usage: latest sample (≤ 15m old); hot at \
+             80 %)",
+            " NODE       CPU REQUESTED   CPU USED   MEMORY REQUESTED   MEMORY USED   SAMPLED",
+            " minikube   ≥38.8 %         95.0 %     ≥11.7 %            53.2 %        2019-03-08 08:55:00Z",
+            "Hot in fact, not on paper (used ≥ 80 %, requested below):",
+            "  minikube cpu: 95.0 % used, ≥38.8 % requested",
+            "Hot on paper, not in fact (requested ≥ 80 %, used below):",
+            "  none",
+            "  ≥ lower bound: the store lacks pods or their requests (see the notes)",
+        ]
+    );
+    assert!(
+        text[8].starts_with(
+            "note: requested amounts are lower bounds (≥) on every node: events in the hour up to \
+             2019-03-08T08:55:00Z name 109 pods of namespace default"
+        ),
+        "{text:#?}"
+    );
+    let out = kdrift(&db).args(["-o", "json", "skew", "--usage"]).assert().success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    assert_eq!(json["nodes"][0]["lower_bound"], true);
+    assert_eq!(json["nodes"][0]["resources"][0]["requested_percent"], 38.75);
+    assert_eq!(json["hot_not_requested"][0]["lower_bound"], true);
+    assert!(json["notes"][0].as_str().unwrap_or_default().starts_with("requested amounts are lower bounds (≥)"));
+    // hotspots: the episode's REQUESTED is ≥38.8 %, with the same note.
+    let out = kdrift(&db).args(["hotspots", "--step", "5m", "--for", "2"]).assert().success();
+    let text = lines(&stdout_of(&out));
+    assert_eq!(
+        text[2],
+        " minikube   cpu        2019-03-08 08:50:00Z   2019-03-08 08:55:00Z (ongoing)   5m       95.0 %      \
+         95.0 %      ≥38.8 %",
+        "{text:#?}"
+    );
+    assert_eq!(text[3], "  ≥ lower bound: the store lacks pods or their requests (see the notes)");
+    assert!(text[4].starts_with("note: requested amounts are lower bounds (≥) on every node"), "{text:#?}");
+    let out = kdrift(&db).args(["-o", "json", "hotspots", "--step", "5m", "--for", "2"]).assert().success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    assert_eq!(json["episodes"][0]["lower_bound"], true);
+    assert_eq!(json["episodes"][0]["requested_percent"], 38.75);
+}

@@ -47,6 +47,9 @@ pub struct NodeUsed {
     pub sampled_at: Option<DateTime<Utc>>,
     /// cpu, then memory.
     pub resources: Vec<UsedLine>,
+    /// The requested amounts are a lower bound (shown `≥`), as in `kdrift
+    /// skew`: the store lacks pods or their requests (see the notes).
+    pub lower_bound: bool,
 }
 
 impl NodeUsed {
@@ -69,6 +72,10 @@ pub struct Spot {
     /// Used % of allocatable.
     #[serde(serialize_with = "kdrift_rebalance::serialize_hundredths")]
     pub used_percent: f64,
+    /// `requested_percent` is a lower bound (the node's requests may be
+    /// higher: the store lacks pods or their requests), so "not on paper"
+    /// may not hold.
+    pub lower_bound: bool,
     /// The pods measured on the node, heaviest user of the resource first
     /// (hot nodes only; at most 10).
     pub pods: Vec<Driver>,
@@ -130,7 +137,8 @@ pub fn skew_usage(
         return Ok(report);
     };
     let measured = crate::measured_at(store, at, reading)?;
-    let requested = crate::requested_at(store, at)?;
+    let (_, requested, caveats) = crate::skew::requested_noted(store, at)?;
+    report.notes.extend(caveats);
     if requested.nodes.is_empty() {
         report.notes.push(crate::no_nodes_at(store, at)?);
     }
@@ -203,6 +211,7 @@ fn nodes(requested: &RequestedAt, measured: &MeasuredUsage) -> Vec<NodeUsed> {
                 node: n.node.clone(),
                 sampled_at: m.and_then(|m| DateTime::from_timestamp_micros(m.sampled_at_us)),
                 resources,
+                lower_bound: n.lower_bound,
             }
         })
         .collect()
@@ -218,6 +227,7 @@ fn spots(report: &mut UsageSkew, hot: f64) {
                 resource: l.resource.clone(),
                 requested_percent: l.requested_percent,
                 used_percent: used,
+                lower_bound: n.lower_bound,
                 pods: Vec::new(),
             };
             if used >= hot && l.requested_percent < hot {
