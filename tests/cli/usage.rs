@@ -346,6 +346,35 @@ fn ingest_file_reads_a_kubectl_top_table_in_a_directory_beside_dumps_at_its_modi
     );
     assert!(lines.contains(&expected.as_str()), "{stdout}");
     assert!(lines.iter().any(|l| l.starts_with("ignored 1 file that is not a dump")), "{stdout}");
+    // New-user trial: the modification time was used silently.
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        stderr.lines().any(|l| l
+            == "kdrift: note: kubectl top tables have no time: stored at the file's modification time \
+                2026-11-13T06:30:00Z; pass --at TIME for the time it was taken"),
+        "{stderr}"
+    );
+    // Two tables: each file's time, said; with --at, no note.
+    let pods = dir.path().join("top-pods.txt");
+    std::fs::write(&pods, TOP_PODS).expect("write");
+    let mtime = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_794_551_403);
+    std::fs::File::options().write(true).open(&pods).expect("open").set_modified(mtime).expect("mtime");
+    let out = kdrift(&db).args(["ingest", "file"]).arg(&top).arg(&pods).assert().code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert_eq!(
+        stderr.lines().last(),
+        Some(
+            format!(
+                "kdrift: note: kubectl top tables have no time: stored at each file's modification time ({} at \
+                 2026-11-13T06:30:00Z, {} at 2026-11-13T06:30:03Z); pass --at TIME for the time they were taken",
+                top.display(),
+                pods.display()
+            )
+            .as_str()
+        )
+    );
+    let out = kdrift(&db).args(["ingest", "file", "--at", "2026-11-13T06:30:00Z"]).arg(&top).assert().success();
+    assert!(!String::from_utf8_lossy(&out.get_output().stderr).contains("no time"));
 }
 
 #[test]
@@ -475,4 +504,27 @@ fn skew_usage_and_hotspots_mark_the_requested_percent_as_a_lower_bound_like_skew
     let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
     assert_eq!(json["episodes"][0]["lower_bound"], true);
     assert_eq!(json["episodes"][0]["requested_percent"], 38.75);
+}
+
+/// New-user trial: `kubectl top` samples stored at 2026 (the file's
+/// modification time) against erwee402's 2019 history: `skew --usage`
+/// showed 2019's requests beside 2026's usage without a word.
+#[test]
+fn skew_usage_says_when_the_readings_are_after_the_stores_history() {
+    let test = "skew_usage_says_when_the_readings_are_after_the_stores_history";
+    let Some((_dir, db)) = erwee_store(test, &["2026-12-06T20:48:05Z"]) else { return };
+    let out = kdrift(&db).args(["-o", "json", "skew", "--usage"]).assert().success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    assert_eq!(
+        json["notes"][0],
+        "2026-12-06T20:48:05Z is after the store's history: its last recorded instant is 2019-03-08T08:59:58Z; \
+         showing the state as recorded then"
+    );
+    let out = kdrift(&db).args(["skew", "--usage"]).assert().success();
+    assert!(
+        stdout_of(&out)
+            .contains("\nnote: 2026-12-06T20:48:05Z is after the store's history: its last recorded instant"),
+        "{}",
+        stdout_of(&out)
+    );
 }

@@ -101,9 +101,15 @@ pub struct UsageSkew {
     /// (and how to get some), or none near the instant (with the store's
     /// span of samples).
     pub no_samples: Option<String>,
-    /// Caveats: no Node object at the instant, nodes measured but unknown.
+    /// Caveats: an instant over a day after the store's object history (first), lower
+    /// bounds and estimates (`kdrift skew`'s), no Node object at the
+    /// instant, nodes measured but unknown.
     pub notes: Vec<String>,
 }
+
+/// How far after the store's last object version a reading's instant must
+/// be for the report to say it is after the store's history (one day).
+pub const FAR_AFTER_HISTORY: chrono::TimeDelta = chrono::TimeDelta::days(1);
 
 /// The report at `at` (default: the store's latest usage sample), usage
 /// read as `reading`, hot at `hot_percent` used % of allocatable.
@@ -137,6 +143,13 @@ pub fn skew_usage(
         return Ok(report);
     };
     let measured = crate::measured_at(store, at, reading)?;
+    // Readings far after the store's object history (`kdrift ingest file`
+    // of a `kubectl top` table at its modification time, years on): requests
+    // as last recorded, `kdrift skew --at`'s note. Objects are stored on
+    // change, so samples hours after the last one are the usual case.
+    if crate::report::time_span(store)?.is_some_and(|(_, last)| at - last > FAR_AFTER_HISTORY) {
+        report.notes.extend(crate::state::after_history(store, at)?);
+    }
     let (_, requested, caveats) = crate::skew::requested_noted(store, at)?;
     report.notes.extend(caveats);
     if requested.nodes.is_empty() {
