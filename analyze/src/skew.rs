@@ -120,14 +120,7 @@ pub fn skew(store: &Reader, at: Option<DateTime<Utc>>, policy: &Policy) -> Resul
     let notes: Vec<String> = after_history.into_iter().chain(caveats).collect();
     // No node at all: say so with the store's span (a time outside it is the
     // usual cause), not descheduler's "requires >=2 nodes".
-    let no_nodes = if amounts.nodes.is_empty() {
-        let why = no_nodes_at(store, at)?;
-        // An --at can only help when there is a history to choose from.
-        let choose = if why.ends_with("no history at all") { "" } else { " (or choose an --at within it)" };
-        Some(format!("{why}: ingest `kubectl get nodes -o json` first{choose}"))
-    } else {
-        None
-    };
+    let no_nodes = if amounts.nodes.is_empty() { Some(no_nodes_why(store, at)?) } else { None };
     // One instant: each node is held once, so taken without a copy.
     let nodes = amounts.nodes.into_iter().map(|n| std::sync::Arc::try_unwrap(n).unwrap_or_else(|n| (*n).clone()));
     let planned = classify_nodes(nodes.collect(), &usage, policy);
@@ -161,6 +154,21 @@ pub fn skew(store: &Reader, at: Option<DateTime<Utc>>, policy: &Policy) -> Resul
         not_classified,
         notes,
     })
+}
+
+/// What `kdrift skew` (and `skew --usage`) say when the store has no Node
+/// object at `at`: [`no_nodes_at`] (with the store's span) and what to do,
+/// e.g. `the store has no Node objects at … (before its history); its
+/// history spans … to …: ingest `kubectl get nodes -o json` first (or
+/// choose an --at within it)`.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub(crate) fn no_nodes_why(store: &Reader, at: DateTime<Utc>) -> Result<String, AnalyzeError> {
+    let why = no_nodes_at(store, at)?;
+    // An --at can only help when there is a history to choose from.
+    let choose = if why.ends_with("no history at all") { "" } else { " (or choose an --at within it)" };
+    Ok(format!("{why}: ingest `kubectl get nodes -o json` first{choose}"))
 }
 
 /// The requested amounts at `at` as `kdrift skew` reads them, from the

@@ -146,8 +146,8 @@ fn skew_usage_prints_requested_and_used_side_by_side_and_the_pods_driving_the_ho
     assert_eq!(text[2], " node-1   50.0 %          no sample   50.0 %             no sample     -");
     assert!(
         text.contains(
-            &"No measured usage: no node has a usage sample by the latest sample (≤ 5m old) at \
-              2026-11-13T04:20:00Z; the store's samples span 2026-11-13T00:00:00Z to 2026-11-13T04:00:00Z"
+            &"No measured usage: no node has a usage sample in the 5 minutes up to 2026-11-13T04:20:00Z (latest \
+              sample (≤ 5m old)); the store's samples span 2026-11-13T00:00:00Z to 2026-11-13T04:00:00Z"
                 .to_string()
         ),
         "{text:#?}"
@@ -526,5 +526,25 @@ fn skew_usage_says_when_the_readings_are_after_the_stores_history() {
             .contains("\nnote: 2026-12-06T20:48:05Z is after the store's history: its last recorded instant"),
         "{}",
         stdout_of(&out)
+    );
+}
+
+/// New-user trial: `skew --usage --at T` before the store's first Node
+/// object blamed the samples ("no node has a usage sample by the latest
+/// sample …") though T was inside their span: say what `skew --at` says.
+#[test]
+fn skew_usage_before_the_first_node_object_says_so_like_skew() {
+    let test = "skew_usage_before_the_first_node_object_says_so_like_skew";
+    let Some((_dir, db)) = erwee_store(test, &["2019-03-08T08:40:00Z", "2019-03-08T08:55:00Z"]) else { return };
+    let out = kdrift(&db).args(["skew", "--usage", "--at", "2019-03-08T08:45:00Z"]).assert().code(1);
+    assert_eq!(
+        lines(&stdout_of(&out)),
+        [
+            "No measured usage: the store has no Node objects at 2019-03-08T08:45:00Z (before its history); its \
+          history spans 2019-03-08T08:48:01Z to 2019-03-08T08:59:58Z: ingest `kubectl get nodes -o json` first (or \
+          choose an --at within it)"
+                .to_string(),
+            "note: measured but without a Node object at 2019-03-08T08:45:00Z, left out: minikube".to_string()
+        ]
     );
 }

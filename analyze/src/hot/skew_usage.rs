@@ -98,8 +98,9 @@ pub struct UsageSkew {
     /// Hot on paper but not in fact: requested % ≥ the threshold, used % below it.
     pub requested_not_used: Vec<Spot>,
     /// Why no node has a reading: the store holds no usage sample at all
-    /// (and how to get some), or none near the instant (with the store's
-    /// span of samples).
+    /// (and how to get some), no Node object at the instant (`kdrift skew`'s
+    /// words, with the store's history), or no sample in the reading's
+    /// window up to the instant (with the store's span of samples).
     pub no_samples: Option<String>,
     /// Caveats: an instant over a day after the store's object history (first), lower
     /// bounds and estimates (`kdrift skew`'s), no Node object at the
@@ -152,15 +153,17 @@ pub fn skew_usage(
     }
     let (_, requested, caveats) = crate::skew::requested_noted(store, at)?;
     report.notes.extend(caveats);
-    if requested.nodes.is_empty() {
-        report.notes.push(crate::no_nodes_at(store, at)?);
-    }
     report.nodes = nodes(&requested, &measured);
-    if report.nodes.iter().all(|n| n.sampled_at.is_none()) {
+    if requested.nodes.is_empty() {
+        // No Node object at the instant (an --at before the history):
+        // what `kdrift skew --at` says, not a missing sample.
+        report.no_samples = Some(crate::skew::no_nodes_why(store, at)?);
+    } else if report.nodes.iter().all(|n| n.sampled_at.is_none()) {
         report.no_samples = Some(format!(
-            "no node has a usage sample by the {} at {}; the store's samples span {} to {}",
-            reading.describe(),
+            "no node has a usage sample in the {} up to {} ({}); the store's samples span {} to {}",
+            window_words(reading.span_us()),
             utc(at),
+            reading.describe(),
             utc(first),
             utc(last)
         ));
@@ -249,5 +252,28 @@ fn spots(report: &mut UsageSkew, hot: f64) {
                 report.requested_not_used.push(spot());
             }
         }
+    }
+}
+
+/// A reading's window in words: `15 minutes`, `1 hour`, `90 seconds`.
+fn window_words(us: i64) -> String {
+    let s = us.max(0) / 1_000_000;
+    let (n, unit) = if s > 0 && s % 3600 == 0 {
+        (s / 3600, "hour")
+    } else if s > 0 && s % 60 == 0 {
+        (s / 60, "minute")
+    } else {
+        (s, "second")
+    };
+    format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn window_words_are_whole_units() {
+        assert_eq!(super::window_words(15 * 60_000_000), "15 minutes");
+        assert_eq!(super::window_words(3_600_000_000), "1 hour");
+        assert_eq!(super::window_words(90_000_000), "90 seconds");
     }
 }

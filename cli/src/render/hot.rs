@@ -27,6 +27,9 @@ fn percent(p: Option<f64>) -> String {
 pub fn usage_skew<W: Write>(out: &mut W, r: &UsageSkew) -> anyhow::Result<()> {
     if let Some(why) = r.no_samples.as_deref().filter(|_| r.nodes.is_empty()) {
         writeln!(out, "No measured usage: {why}")?;
+        for n in &r.notes {
+            writeln!(out, "note: {n}")?;
+        }
         return Ok(());
     }
     writeln!(
