@@ -548,3 +548,29 @@ fn skew_usage_before_the_first_node_object_says_so_like_skew() {
         ]
     );
 }
+
+/// New-user trial: a pull over a range where the server has no data (the
+/// default, the last day, against older data) printed 0 samples and
+/// exited 0 without a hint.
+#[test]
+fn ingest_prometheus_that_stores_no_sample_says_the_range_and_exits_1() {
+    let Some(vm) = RealVmetrics::victoria_metrics_or_skip("ingest_prometheus_that_stores_no_sample") else { return };
+    vm.post("/api/v1/import/prometheus", exposition());
+    vm.flush();
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let range = ["--start", "2026-11-12T00:00:00Z", "--end", "2026-11-12T01:00:00Z"];
+    let out = kdrift(&db).args(["ingest", "prometheus", "--url", &vm.url()]).args(range).assert().code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert_eq!(
+        stderr.lines().collect::<Vec<_>>(),
+        ["kdrift: no usage sample from 2026-11-12T00:00:00Z to 2026-11-12T01:00:00Z (1 window): the server has no \
+          data for the queries then; pass --start and --end for the range its data covers"]
+    );
+    let stdout = stdout_of(&out);
+    assert!(stdout.contains("0 usage samples from"), "{stdout}");
+    // The range where the data is: exit 0, no such line.
+    let range = ["--start", "2026-11-13T00:10:00Z", "--end", "2026-11-13T00:11:00Z"];
+    let out = kdrift(&db).args(["ingest", "prometheus", "--url", &vm.url()]).args(range).assert().success();
+    assert!(!String::from_utf8_lossy(&out.get_output().stderr).contains("no usage sample"));
+}
