@@ -28,7 +28,7 @@ use crate::state::lower_bound::{
     event_only_note, events_instant, unstored_namespaces, unstored_note, UnstoredNamespace,
 };
 use crate::state::{estimated_note, no_bound_pods_note, no_nodes_at};
-use crate::usage::{requested_from, NodeRequested, ResourceSkew};
+use crate::usage::{requested_from, NodeRequested, RequestedAt, ResourceSkew};
 use crate::AnalyzeError;
 
 /// One node: requested amounts and class.
@@ -114,28 +114,13 @@ pub fn skew(store: &Reader, at: Option<DateTime<Utc>>, policy: &Policy) -> Resul
         Some(at) => at,
         None => crate::plausible::latest_observation(store)?.unwrap_or_else(Utc::now),
     };
-    // Classes from the per-node aggregates: no pod is loaded (issue 6).
-    let amounts = amounts_at(store, &[at])?.remove(0);
-    let mut requested = requested_from(&amounts, at);
-    // A namespace that was not dumped: every node may hold its pods.
-    let events_at = events_instant(store, at)?;
-    let unstored = unstored_namespaces(store, events_at)?;
-    if !unstored.is_empty() {
-        requested.nodes.iter_mut().for_each(|n| n.lower_bound = true);
-    }
+    let (amounts, requested, caveats) = requested_noted(store, at)?;
     let usage: BTreeMap<String, ResourceList> =
         amounts.usage.iter().map(|(node, u)| (node.clone(), u.requested.clone())).collect();
-    let notes: Vec<String> = after_history.into_iter().chain(notes(&amounts, &unstored, events_at)).collect();
+    let notes: Vec<String> = after_history.into_iter().chain(caveats).collect();
     // No node at all: say so with the store's span (a time outside it is the
     // usual cause), not descheduler's "requires >=2 nodes".
-    let no_nodes = if amounts.nodes.is_empty() {
-        let why = no_nodes_at(store, at)?;
-        // An --at can only help when there is a history to choose from.
-        let choose = if why.ends_with("no history at all") { "" } else { " (or choose an --at within it)" };
-        Some(format!("{why}: ingest `kubectl get nodes -o json` first{choose}"))
-    } else {
-        None
-    };
+    let no_nodes = if amounts.nodes.is_empty() { Some(no_nodes_why(store, at)?) } else { None };
     // One instant: each node is held once, so taken without a copy.
     let nodes = amounts.nodes.into_iter().map(|n| std::sync::Arc::try_unwrap(n).unwrap_or_else(|n| (*n).clone()));
     let planned = classify_nodes(nodes.collect(), &usage, policy);
@@ -169,6 +154,46 @@ pub fn skew(store: &Reader, at: Option<DateTime<Utc>>, policy: &Policy) -> Resul
         not_classified,
         notes,
     })
+}
+
+/// What `kdrift skew` (and `skew --usage`) say when the store has no Node
+/// object at `at`: [`no_nodes_at`] (with the store's span) and what to do,
+/// e.g. `the store has no Node objects at … (before its history); its
+/// history spans … to …: ingest `kubectl get nodes -o json` first (or
+/// choose an --at within it)`.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub(crate) fn no_nodes_why(store: &Reader, at: DateTime<Utc>) -> Result<String, AnalyzeError> {
+    let why = no_nodes_at(store, at)?;
+    // An --at can only help when there is a history to choose from.
+    let choose = if why.ends_with("no history at all") { "" } else { " (or choose an --at within it)" };
+    Ok(format!("{why}: ingest `kubectl get nodes -o json` first{choose}"))
+}
+
+/// The requested amounts at `at` as `kdrift skew` reads them, from the
+/// per-node aggregates (no pod is loaded, issue 6), with every node a lower
+/// bound (`lower_bound`, shown `≥`) when events name pods of a namespace
+/// that was not dumped ([`unstored_namespaces`]), and the caveats about the
+/// numbers (lower bounds first; not the after-history note). Shared by
+/// `kdrift skew`, `skew --usage` and `hotspots`.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when a query fails.
+pub(crate) fn requested_noted(
+    store: &Reader,
+    at: DateTime<Utc>,
+) -> Result<(AmountsAt, RequestedAt, Vec<String>), AnalyzeError> {
+    let amounts = amounts_at(store, &[at])?.remove(0);
+    let mut requested = requested_from(&amounts, at);
+    // A namespace that was not dumped: every node may hold its pods.
+    let events_at = events_instant(store, at)?;
+    let unstored = unstored_namespaces(store, events_at)?;
+    if !unstored.is_empty() {
+        requested.nodes.iter_mut().for_each(|n| n.lower_bound = true);
+    }
+    let caveats = notes(&amounts, &unstored, events_at);
+    Ok((amounts, requested, caveats))
 }
 
 /// Caveats about the numbers (what `kdrift rebalance plan` also notes about

@@ -146,8 +146,8 @@ fn skew_usage_prints_requested_and_used_side_by_side_and_the_pods_driving_the_ho
     assert_eq!(text[2], " node-1   50.0 %          no sample   50.0 %             no sample     -");
     assert!(
         text.contains(
-            &"No measured usage: no node has a usage sample by the latest sample (≤ 5m old) at \
-              2026-11-13T04:20:00Z; the store's samples span 2026-11-13T00:00:00Z to 2026-11-13T04:00:00Z"
+            &"No measured usage: no node has a usage sample in the 5 minutes up to 2026-11-13T04:20:00Z (latest \
+              sample (≤ 5m old)); the store's samples span 2026-11-13T00:00:00Z to 2026-11-13T04:00:00Z"
                 .to_string()
         ),
         "{text:#?}"
@@ -346,6 +346,35 @@ fn ingest_file_reads_a_kubectl_top_table_in_a_directory_beside_dumps_at_its_modi
     );
     assert!(lines.contains(&expected.as_str()), "{stdout}");
     assert!(lines.iter().any(|l| l.starts_with("ignored 1 file that is not a dump")), "{stdout}");
+    // New-user trial: the modification time was used silently.
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        stderr.lines().any(|l| l
+            == "kdrift: note: kubectl top tables have no time: stored at the file's modification time \
+                2026-11-13T06:30:00Z; pass --at TIME for the time it was taken"),
+        "{stderr}"
+    );
+    // Two tables: each file's time, said; with --at, no note.
+    let pods = dir.path().join("top-pods.txt");
+    std::fs::write(&pods, TOP_PODS).expect("write");
+    let mtime = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_794_551_403);
+    std::fs::File::options().write(true).open(&pods).expect("open").set_modified(mtime).expect("mtime");
+    let out = kdrift(&db).args(["ingest", "file"]).arg(&top).arg(&pods).assert().code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert_eq!(
+        stderr.lines().last(),
+        Some(
+            format!(
+                "kdrift: note: kubectl top tables have no time: stored at each file's modification time ({} at \
+                 2026-11-13T06:30:00Z, {} at 2026-11-13T06:30:03Z); pass --at TIME for the time they were taken",
+                top.display(),
+                pods.display()
+            )
+            .as_str()
+        )
+    );
+    let out = kdrift(&db).args(["ingest", "file", "--at", "2026-11-13T06:30:00Z"]).arg(&top).assert().success();
+    assert!(!String::from_utf8_lossy(&out.get_output().stderr).contains("no time"));
 }
 
 #[test]
@@ -395,4 +424,153 @@ fn ingest_api_stores_the_metrics_apis_usage_and_without_metrics_server_says_so_o
     assert!(!stdout.contains("usage from"), "{stdout}");
     let nodes = stdout.lines().find(|l| l.trim_start().starts_with("nodes ")).expect("nodes row");
     assert_eq!(nodes.split_whitespace().nth(1), Some("1"), "{stdout}");
+}
+
+/// erwee402's one-node minikube dump (nodes and kube-system pods; the
+/// default namespace's pods were not dumped) in a store, with `kubectl top
+/// nodes` samples (minikube at 1900m of 2000m, 1000Mi) at each of `at`.
+fn erwee_store(test: &str, at: &[&str]) -> Option<(tempfile::TempDir, std::path::PathBuf)> {
+    let real = kdrift_tests::real_fixtures_or_skip(test)?;
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let dumps: Vec<std::path::PathBuf> =
+        ["default__events.json", "kube-system__events.json", "kube-system__pods.json", "nodes.json"]
+            .iter()
+            .map(|f| real.join("dumps").join(format!("erwee402__multi-k8s__{f}")))
+            .collect();
+    kdrift(&db).args(["ingest", "file"]).args(&dumps).assert().success();
+    let top = dir.path().join("top-nodes.txt");
+    std::fs::write(
+        &top,
+        "NAME       CPU(cores)   CPU(%)   MEMORY(bytes)   MEMORY(%)\nminikube   1900m        95%      1000Mi          53%\n",
+    )
+    .expect("write");
+    for t in at {
+        kdrift(&db).args(["ingest", "file", "--at", t]).arg(&top).assert().success();
+    }
+    Some((dir, db))
+}
+
+/// New-user trial: `skew` says minikube is ≥38.8 % cpu requested (the
+/// default namespace's pods were not dumped); `skew --usage` and
+/// `hotspots` showed a plain 38.8 % and called it "hot in fact, not on
+/// paper" on that lower bound, without a word.
+#[test]
+fn skew_usage_and_hotspots_mark_the_requested_percent_as_a_lower_bound_like_skew() {
+    let test = "skew_usage_and_hotspots_mark_the_requested_percent_as_a_lower_bound_like_skew";
+    let at = ["2019-03-08T08:50:00Z", "2019-03-08T08:55:00Z"];
+    let Some((_dir, db)) = erwee_store(test, &at) else { return };
+    let out = kdrift(&db).args(["skew", "--usage"]).assert().success();
+    let text = lines(&stdout_of(&out));
+    assert_eq!(
+        text[..8],
+        [
+            "Requested % and used % of allocatable at 2019-03-08 08:55:00Z (usage: latest sample (≤ 15m old); hot at \
+             80 %)",
+            " NODE       CPU REQUESTED   CPU USED   MEMORY REQUESTED   MEMORY USED   SAMPLED",
+            " minikube   ≥38.8 %         95.0 %     ≥11.7 %            53.2 %        2019-03-08 08:55:00Z",
+            "Hot in fact, not on paper (used ≥ 80 %, requested below):",
+            "  minikube cpu: 95.0 % used, ≥38.8 % requested",
+            "Hot on paper, not in fact (requested ≥ 80 %, used below):",
+            "  none",
+            "  ≥ lower bound: the store lacks pods or their requests (see the notes)",
+        ]
+    );
+    assert!(
+        text[8].starts_with(
+            "note: requested amounts are lower bounds (≥) on every node: events in the hour up to \
+             2019-03-08T08:55:00Z name 109 pods of namespace default"
+        ),
+        "{text:#?}"
+    );
+    let out = kdrift(&db).args(["-o", "json", "skew", "--usage"]).assert().success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    assert_eq!(json["nodes"][0]["lower_bound"], true);
+    assert_eq!(json["nodes"][0]["resources"][0]["requested_percent"], 38.75);
+    assert_eq!(json["hot_not_requested"][0]["lower_bound"], true);
+    assert!(json["notes"][0].as_str().unwrap_or_default().starts_with("requested amounts are lower bounds (≥)"));
+    // hotspots: the episode's REQUESTED is ≥38.8 %, with the same note.
+    let out = kdrift(&db).args(["hotspots", "--step", "5m", "--for", "2"]).assert().success();
+    let text = lines(&stdout_of(&out));
+    assert_eq!(
+        text[2],
+        " minikube   cpu        2019-03-08 08:50:00Z   2019-03-08 08:55:00Z (ongoing)   5m       95.0 %      \
+         95.0 %      ≥38.8 %",
+        "{text:#?}"
+    );
+    assert_eq!(text[3], "  ≥ lower bound: the store lacks pods or their requests (see the notes)");
+    assert!(text[4].starts_with("note: requested amounts are lower bounds (≥) on every node"), "{text:#?}");
+    let out = kdrift(&db).args(["-o", "json", "hotspots", "--step", "5m", "--for", "2"]).assert().success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    assert_eq!(json["episodes"][0]["lower_bound"], true);
+    assert_eq!(json["episodes"][0]["requested_percent"], 38.75);
+}
+
+/// New-user trial: `kubectl top` samples stored at 2026 (the file's
+/// modification time) against erwee402's 2019 history: `skew --usage`
+/// showed 2019's requests beside 2026's usage without a word.
+#[test]
+fn skew_usage_says_when_the_readings_are_after_the_stores_history() {
+    let test = "skew_usage_says_when_the_readings_are_after_the_stores_history";
+    let Some((_dir, db)) = erwee_store(test, &["2026-12-06T20:48:05Z"]) else { return };
+    let out = kdrift(&db).args(["-o", "json", "skew", "--usage"]).assert().success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    assert_eq!(
+        json["notes"][0],
+        "2026-12-06T20:48:05Z is after the store's history: its last recorded instant is 2019-03-08T08:59:58Z; \
+         showing the state as recorded then"
+    );
+    let out = kdrift(&db).args(["skew", "--usage"]).assert().success();
+    assert!(
+        stdout_of(&out)
+            .contains("\nnote: 2026-12-06T20:48:05Z is after the store's history: its last recorded instant"),
+        "{}",
+        stdout_of(&out)
+    );
+}
+
+/// New-user trial: `skew --usage --at T` before the store's first Node
+/// object blamed the samples ("no node has a usage sample by the latest
+/// sample …") though T was inside their span: say what `skew --at` says.
+#[test]
+fn skew_usage_before_the_first_node_object_says_so_like_skew() {
+    let test = "skew_usage_before_the_first_node_object_says_so_like_skew";
+    let Some((_dir, db)) = erwee_store(test, &["2019-03-08T08:40:00Z", "2019-03-08T08:55:00Z"]) else { return };
+    let out = kdrift(&db).args(["skew", "--usage", "--at", "2019-03-08T08:45:00Z"]).assert().code(1);
+    assert_eq!(
+        lines(&stdout_of(&out)),
+        [
+            "No measured usage: the store has no Node objects at 2019-03-08T08:45:00Z (before its history); its \
+          history spans 2019-03-08T08:48:01Z to 2019-03-08T08:59:58Z: ingest `kubectl get nodes -o json` first (or \
+          choose an --at within it)"
+                .to_string(),
+            "note: measured but without a Node object at 2019-03-08T08:45:00Z, left out: minikube".to_string()
+        ]
+    );
+}
+
+/// New-user trial: a pull over a range where the server has no data (the
+/// default, the last day, against older data) printed 0 samples and
+/// exited 0 without a hint.
+#[test]
+fn ingest_prometheus_that_stores_no_sample_says_the_range_and_exits_1() {
+    let Some(vm) = RealVmetrics::victoria_metrics_or_skip("ingest_prometheus_that_stores_no_sample") else { return };
+    vm.post("/api/v1/import/prometheus", exposition());
+    vm.flush();
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let range = ["--start", "2026-11-12T00:00:00Z", "--end", "2026-11-12T01:00:00Z"];
+    let out = kdrift(&db).args(["ingest", "prometheus", "--url", &vm.url()]).args(range).assert().code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert_eq!(
+        stderr.lines().collect::<Vec<_>>(),
+        ["kdrift: no usage sample from 2026-11-12T00:00:00Z to 2026-11-12T01:00:00Z (1 window): the server has no \
+          data for the queries then; pass --start and --end for the range its data covers"]
+    );
+    let stdout = stdout_of(&out);
+    assert!(stdout.contains("0 usage samples from"), "{stdout}");
+    // The range where the data is: exit 0, no such line.
+    let range = ["--start", "2026-11-13T00:10:00Z", "--end", "2026-11-13T00:11:00Z"];
+    let out = kdrift(&db).args(["ingest", "prometheus", "--url", &vm.url()]).args(range).assert().success();
+    assert!(!String::from_utf8_lossy(&out.get_output().stderr).contains("no usage sample"));
 }

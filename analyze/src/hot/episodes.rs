@@ -52,6 +52,9 @@ pub struct Episode {
     /// Requested % of allocatable in the middle of the episode (`None`: no Node object then).
     #[serde(serialize_with = "super::opt_hundredths")]
     pub requested_percent: Option<f64>,
+    /// `requested_percent` is a lower bound (shown `≥`), as in `kdrift
+    /// skew`: the store lacks pods or their requests (see the notes).
+    pub lower_bound: bool,
     /// The pods measured on the node during the episode, heaviest mean
     /// user first, with their requests and what put them there.
     pub pods: Vec<Driver>,

@@ -102,6 +102,7 @@ pub fn hotspots(store: &Reader, options: &HotspotsOptions) -> Result<Hotspots, A
                     peak_percent: values.iter().copied().fold(f64::MIN, f64::max),
                     mean_percent: values.iter().sum::<f64>() / values.len() as f64,
                     requested_percent: None,
+                    lower_bound: false,
                     pods: Vec::new(),
                 });
             }
@@ -115,7 +116,11 @@ pub fn hotspots(store: &Reader, options: &HotspotsOptions) -> Result<Hotspots, A
     }
     report.episodes.sort_by(|a, b| (a.started_at, &a.node, &a.resource).cmp(&(b.started_at, &b.node, &b.resource)));
     for episode in &mut report.episodes {
-        explain(store, episode)?;
+        for note in explain(store, episode)? {
+            if !report.notes.contains(&note) {
+                report.notes.push(note);
+            }
+        }
     }
     Ok(report)
 }
@@ -126,11 +131,18 @@ fn micros(us: i64) -> DateTime<Utc> {
 
 /// Fills `episode`'s requested % and pods: what each pod measured on the
 /// node used during it (mean), its request and what brought it, from the
-/// state in the middle of the episode.
-fn explain(store: &Reader, episode: &mut Episode) -> Result<(), AnalyzeError> {
+/// state in the middle of the episode. Returns the caveats about the
+/// requested amounts there (`kdrift skew`'s: lower bounds first), when
+/// the node's are a lower bound.
+fn explain(store: &Reader, episode: &mut Episode) -> Result<Vec<String>, AnalyzeError> {
     let mid = episode.started_at + (episode.ended_at - episode.started_at) / 2;
-    let requested = crate::requested_at(store, mid)?;
-    episode.requested_percent = requested.node(&episode.node).and_then(|n| n.get(&episode.resource)).map(|l| l.percent);
+    // Whole seconds: the notes name the instant (an episode ends 1 µs after its last sample).
+    let mid = chrono::DurationRound::duration_trunc(mid, Duration::seconds(1)).unwrap_or(mid);
+    let (_, requested, caveats) = crate::skew::requested_noted(store, mid)?;
+    let node = requested.node(&episode.node);
+    episode.requested_percent = node.and_then(|n| n.get(&episode.resource)).map(|l| l.percent);
+    episode.lower_bound = node.is_some_and(|n| n.lower_bound);
+    let caveats = if episode.lower_bound { caveats } else { Vec::new() };
     let cpu = episode.resource == kdrift_rebalance::CPU;
     let bounds = params![episode.started_at.timestamp_micros(), episode.ended_at.timestamp_micros(), episode.node];
     let used: Vec<((String, String), i64)> = store
@@ -142,7 +154,7 @@ fn explain(store: &Reader, episode: &mut Episode) -> Result<(), AnalyzeError> {
         .filter_map(|(key, avg)| Some((key, avg?.round() as i64)))
         .collect();
     if used.is_empty() {
-        return Ok(());
+        return Ok(caveats);
     }
     let state = crate::ClusterAt::load(store, mid)?;
     let pods = by_name(&state.pods);
@@ -160,5 +172,5 @@ fn explain(store: &Reader, episode: &mut Episode) -> Result<(), AnalyzeError> {
             d.arrival = Some(arrival);
         }
     }
-    Ok(())
+    Ok(caveats)
 }

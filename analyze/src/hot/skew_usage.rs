@@ -47,6 +47,9 @@ pub struct NodeUsed {
     pub sampled_at: Option<DateTime<Utc>>,
     /// cpu, then memory.
     pub resources: Vec<UsedLine>,
+    /// The requested amounts are a lower bound (shown `≥`), as in `kdrift
+    /// skew`: the store lacks pods or their requests (see the notes).
+    pub lower_bound: bool,
 }
 
 impl NodeUsed {
@@ -69,6 +72,10 @@ pub struct Spot {
     /// Used % of allocatable.
     #[serde(serialize_with = "kdrift_rebalance::serialize_hundredths")]
     pub used_percent: f64,
+    /// `requested_percent` is a lower bound (the node's requests may be
+    /// higher: the store lacks pods or their requests), so "not on paper"
+    /// may not hold.
+    pub lower_bound: bool,
     /// The pods measured on the node, heaviest user of the resource first
     /// (hot nodes only; at most 10).
     pub pods: Vec<Driver>,
@@ -91,12 +98,19 @@ pub struct UsageSkew {
     /// Hot on paper but not in fact: requested % ≥ the threshold, used % below it.
     pub requested_not_used: Vec<Spot>,
     /// Why no node has a reading: the store holds no usage sample at all
-    /// (and how to get some), or none near the instant (with the store's
-    /// span of samples).
+    /// (and how to get some), no Node object at the instant (`kdrift skew`'s
+    /// words, with the store's history), or no sample in the reading's
+    /// window up to the instant (with the store's span of samples).
     pub no_samples: Option<String>,
-    /// Caveats: no Node object at the instant, nodes measured but unknown.
+    /// Caveats: an instant over a day after the store's object history (first), lower
+    /// bounds and estimates (`kdrift skew`'s), no Node object at the
+    /// instant, nodes measured but unknown.
     pub notes: Vec<String>,
 }
+
+/// How far after the store's last object version a reading's instant must
+/// be for the report to say it is after the store's history (one day).
+pub const FAR_AFTER_HISTORY: chrono::TimeDelta = chrono::TimeDelta::days(1);
 
 /// The report at `at` (default: the store's latest usage sample), usage
 /// read as `reading`, hot at `hot_percent` used % of allocatable.
@@ -130,16 +144,26 @@ pub fn skew_usage(
         return Ok(report);
     };
     let measured = crate::measured_at(store, at, reading)?;
-    let requested = crate::requested_at(store, at)?;
-    if requested.nodes.is_empty() {
-        report.notes.push(crate::no_nodes_at(store, at)?);
+    // Readings far after the store's object history (`kdrift ingest file`
+    // of a `kubectl top` table at its modification time, years on): requests
+    // as last recorded, `kdrift skew --at`'s note. Objects are stored on
+    // change, so samples hours after the last one are the usual case.
+    if crate::report::time_span(store)?.is_some_and(|(_, last)| at - last > FAR_AFTER_HISTORY) {
+        report.notes.extend(crate::state::after_history(store, at)?);
     }
+    let (_, requested, caveats) = crate::skew::requested_noted(store, at)?;
+    report.notes.extend(caveats);
     report.nodes = nodes(&requested, &measured);
-    if report.nodes.iter().all(|n| n.sampled_at.is_none()) {
+    if requested.nodes.is_empty() {
+        // No Node object at the instant (an --at before the history):
+        // what `kdrift skew --at` says, not a missing sample.
+        report.no_samples = Some(crate::skew::no_nodes_why(store, at)?);
+    } else if report.nodes.iter().all(|n| n.sampled_at.is_none()) {
         report.no_samples = Some(format!(
-            "no node has a usage sample by the {} at {}; the store's samples span {} to {}",
-            reading.describe(),
+            "no node has a usage sample in the {} up to {} ({}); the store's samples span {} to {}",
+            window_words(reading.span_us()),
             utc(at),
+            reading.describe(),
             utc(first),
             utc(last)
         ));
@@ -203,6 +227,7 @@ fn nodes(requested: &RequestedAt, measured: &MeasuredUsage) -> Vec<NodeUsed> {
                 node: n.node.clone(),
                 sampled_at: m.and_then(|m| DateTime::from_timestamp_micros(m.sampled_at_us)),
                 resources,
+                lower_bound: n.lower_bound,
             }
         })
         .collect()
@@ -218,6 +243,7 @@ fn spots(report: &mut UsageSkew, hot: f64) {
                 resource: l.resource.clone(),
                 requested_percent: l.requested_percent,
                 used_percent: used,
+                lower_bound: n.lower_bound,
                 pods: Vec::new(),
             };
             if used >= hot && l.requested_percent < hot {
@@ -226,5 +252,28 @@ fn spots(report: &mut UsageSkew, hot: f64) {
                 report.requested_not_used.push(spot());
             }
         }
+    }
+}
+
+/// A reading's window in words: `15 minutes`, `1 hour`, `90 seconds`.
+fn window_words(us: i64) -> String {
+    let s = us.max(0) / 1_000_000;
+    let (n, unit) = if s > 0 && s % 3600 == 0 {
+        (s / 3600, "hour")
+    } else if s > 0 && s % 60 == 0 {
+        (s / 60, "minute")
+    } else {
+        (s, "second")
+    };
+    format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn window_words_are_whole_units() {
+        assert_eq!(super::window_words(15 * 60_000_000), "15 minutes");
+        assert_eq!(super::window_words(3_600_000_000), "1 hour");
+        assert_eq!(super::window_words(90_000_000), "90 seconds");
     }
 }

@@ -127,6 +127,11 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
         for w in &report.warnings {
             writeln!(err, "kdrift: warning: {w}")?;
         }
+        if args.at.is_none() {
+            if let Some(note) = top_time_note(&report.usage) {
+                writeln!(err, "kdrift: note: {note}")?;
+            }
+        }
     }
     let mut out = std::io::stdout().lock();
     match cli.output {
@@ -248,4 +253,21 @@ pub(super) fn committed_before_failure(windows: usize, db: &std::path::Path) -> 
         db.display()
     )?;
     Ok(())
+}
+
+/// Without `--at`, saved `kubectl top` tables are stored at each file's
+/// modification time, which may be far from when they were taken: the note
+/// that says so, with the instants (`None` when no table was read).
+fn top_time_note(usage: &[kdrift_ingest::TopFileSummary]) -> Option<String> {
+    let utc = |t: chrono::DateTime<chrono::Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+    let when = match usage {
+        [] => return None,
+        [one] => format!("stored at the file's modification time {}", utc(one.at)),
+        many => format!(
+            "stored at each file's modification time ({})",
+            many.iter().map(|u| format!("{} at {}", u.location, utc(u.at))).collect::<Vec<_>>().join(", ")
+        ),
+    };
+    let they = if usage.len() == 1 { "it was" } else { "they were" };
+    Some(format!("kubectl top tables have no time: {when}; pass --at TIME for the time {they} taken"))
 }

@@ -14,7 +14,8 @@ use kdrift_ingest::{
 use crate::args::{Cli, IngestPrometheusArgs, Output};
 use crate::render;
 
-/// Pulls usage samples from a Prometheus-compatible server. Exit 2 when the
+/// Pulls usage samples from a Prometheus-compatible server. Exit 1 when it
+/// stored no sample at all (the range and a hint on stderr). Exit 2 when the
 /// pull stopped (the windows committed before stay; `--resume` continues
 /// after them) or a series had input errors; 130 or 143 on SIGINT or
 /// SIGTERM (the window in progress is not stored).
@@ -76,5 +77,33 @@ pub fn run(cli: &Cli, args: &IngestPrometheusArgs) -> anyhow::Result<ExitCode> {
         }
         return Err(error.into());
     }
-    Ok(if report.error_count() > 0 { ExitCode::from(2) } else { ExitCode::SUCCESS })
+    if report.error_count() > 0 {
+        return Ok(ExitCode::from(2));
+    }
+    if report.samples() == 0 {
+        // Nothing found: said with the range asked, exit 1 (as `query`,
+        // `skew --usage` and `hotspots` do when they find nothing).
+        writeln!(std::io::stderr(), "kdrift: {}", nothing_pulled(&report, args.start.is_none() && args.end.is_none()))?;
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What to say when a pull stored no sample at all: the range asked (and
+/// that it was the default, the last day) and how to ask for another, e.g.
+/// `no usage sample from 2026-12-05T20:00:00Z to 2026-12-06T20:00:00Z (24
+/// windows, the default range: the last day): the server has no data for
+/// the queries then; pass --start and --end for the range its data covers`.
+fn nothing_pulled(report: &kdrift_ingest::PromReport, default_range: bool) -> String {
+    let utc = |t: Option<chrono::DateTime<chrono::Utc>>| {
+        t.map_or_else(|| "?".to_string(), |t| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
+    };
+    let windows = kdrift_analyze::count(report.windows.len(), "window", "windows");
+    let default = if default_range { ", the default range: the last day" } else { "" };
+    format!(
+        "no usage sample from {} to {} ({windows}{default}): the server has no data for the queries then; pass \
+         --start and --end for the range its data covers",
+        utc(report.start),
+        utc(report.end)
+    )
 }

@@ -27,6 +27,9 @@ fn percent(p: Option<f64>) -> String {
 pub fn usage_skew<W: Write>(out: &mut W, r: &UsageSkew) -> anyhow::Result<()> {
     if let Some(why) = r.no_samples.as_deref().filter(|_| r.nodes.is_empty()) {
         writeln!(out, "No measured usage: {why}")?;
+        for n in &r.notes {
+            writeln!(out, "note: {n}")?;
+        }
         return Ok(());
     }
     writeln!(
@@ -40,10 +43,12 @@ pub fn usage_skew<W: Write>(out: &mut W, r: &UsageSkew) -> anyhow::Result<()> {
     b.push_record(["NODE", "CPU REQUESTED", "CPU USED", "MEMORY REQUESTED", "MEMORY USED", "SAMPLED"]);
     for n in &r.nodes {
         let mut row = vec![n.node.clone()];
+        // "≥" marks a lower bound, as in `kdrift skew`.
+        let ge = if n.lower_bound { "≥" } else { "" };
         for res in ["cpu", "memory"] {
             match n.get(res) {
                 Some(l) if l.allocatable > 0 => {
-                    row.push(format!("{} %", percent_text(l.requested_percent)));
+                    row.push(format!("{ge}{} %", percent_text(l.requested_percent)));
                     row.push(percent(l.used_percent));
                 }
                 _ => row.extend(["-".to_string(), "-".to_string()]),
@@ -63,6 +68,9 @@ pub fn usage_skew<W: Write>(out: &mut W, r: &UsageSkew) -> anyhow::Result<()> {
     spots(out, &r.hot_not_requested)?;
     writeln!(out, "Hot on paper, not in fact (requested ≥ {hot} %, used below):")?;
     spots(out, &r.requested_not_used)?;
+    if r.nodes.iter().any(|n| n.lower_bound) {
+        writeln!(out, "  ≥ lower bound: the store lacks pods or their requests (see the notes)")?;
+    }
     for n in &r.notes {
         writeln!(out, "note: {n}")?;
     }
@@ -76,10 +84,11 @@ fn spots<W: Write>(out: &mut W, spots: &[Spot]) -> anyhow::Result<()> {
     for s in spots {
         writeln!(
             out,
-            "  {} {}: {} % used, {} % requested",
+            "  {} {}: {} % used, {}{} % requested",
             s.node,
             s.resource,
             percent_text(s.used_percent),
+            if s.lower_bound { "≥" } else { "" },
             percent_text(s.requested_percent)
         )?;
         if !s.pods.is_empty() {
@@ -145,7 +154,10 @@ pub fn hotspots<W: Write>(out: &mut W, r: &Hotspots) -> anyhow::Result<()> {
                 super::duration((e.ended_at - e.started_at).num_seconds()),
                 format!("{} %", percent_text(e.peak_percent)),
                 format!("{} %", percent_text(e.mean_percent)),
-                e.requested_percent.map_or_else(|| "-".to_string(), |p| format!("{} %", percent_text(p))),
+                e.requested_percent.map_or_else(
+                    || "-".to_string(),
+                    |p| format!("{}{} %", if e.lower_bound { "≥" } else { "" }, percent_text(p)),
+                ),
             ]);
         }
         writeln!(out, "{}", super::plain(&mut b.build()))?;
@@ -157,6 +169,9 @@ pub fn hotspots<W: Write>(out: &mut W, r: &Hotspots) -> anyhow::Result<()> {
     if r.spikes > 0 {
         let s = kdrift_analyze::count(r.spikes, "shorter run", "shorter runs");
         writeln!(out, "  {s} above {} % (spikes under {} steps) not reported", threshold_text(r.threshold), r.windows)?;
+    }
+    if r.episodes.iter().any(|e| e.lower_bound) {
+        writeln!(out, "  ≥ lower bound: the store lacks pods or their requests (see the notes)")?;
     }
     for n in &r.notes {
         writeln!(out, "note: {n}")?;
