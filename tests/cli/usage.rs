@@ -470,3 +470,82 @@ fn metrics_api_names_echoing_the_kubeconfig_token_are_stored_masked_as_an_object
     );
     assert!(!kdrift_tests::leaks::store_text(&db).contains(TOKEN), "the token is stored");
 }
+
+/// Credential shapes a file or a server may carry in its words.
+const GHP: &str = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+
+#[test]
+fn prometheus_labels_echoing_its_credentials_are_stored_masked_and_shapes_in_its_errors_are_not_shown() {
+    // Break-it 35 F1/F4: a pod series labelled with the Basic password
+    // (node, pod) and the X-Api-Key value (namespace) was stored verbatim and
+    // shown back by skew/hotspots; a series quoting `ghp_…` and
+    // `password=…` in its labels was printed raw on stderr.
+    use kdrift_tests::hostile_kube::{Answer, HostileKube};
+    const PASSWORD: &str = "Zq8wPlm3Rt5yXv7bN2";
+    const API_KEY: &str = "AKey9f8e7d6c5b4a3z2y1x";
+    // 2026-11-27T00:00:00Z
+    let t = 1_795_737_600;
+    let answer = serde_json::json!({"status": "success", "data": {"resultType": "matrix", "result": [
+        {"metric": {"namespace": API_KEY, "pod": PASSWORD, "node": PASSWORD}, "values": [[t, "0.5"]]},
+        {"metric": {"job": GHP, "note": "password=hunter2secretvalue", "pod": "x"}, "values": [[t, "1"]]}]}});
+    let prom = HostileKube::start(move |target| {
+        target.starts_with("/api/v1/query_range").then(|| Answer::Body(answer.to_string().into_bytes()))
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("p.duckdb");
+    let out = kdrift(&db)
+        .args(["-o", "json", "ingest", "prometheus", "--url", prom.url(), "--attempts", "1", "--window", "1m"])
+        .args(["--start", "2026-11-27T00:00:00Z", "--end", "2026-11-27T00:01:00Z"])
+        .args(["--query", "node_info=", "--query", "node_cpu=", "--query", "node_memory=", "--query", "pod_memory="])
+        .env("KDRIFT_PROM_USER", "kuser")
+        .env("KDRIFT_PROM_PASSWORD", PASSWORD)
+        .env("KDRIFT_PROM_HEADERS", format!("X-Api-Key: {API_KEY}"))
+        .output()
+        .expect("run");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let error = "window [2026-11-27T00:00:00Z, 2026-11-27T00:01:00Z) query pod_cpu series {job=\"***\", \
+                 note=\"password=***\", pod=\"x\"}: has no namespace label; skipped";
+    assert_eq!(stderr.lines().collect::<Vec<_>>(), [format!("kdrift: {error}")], "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(report["windows"][0]["errors"], serde_json::json!([error]), "{stdout}");
+    let some = |s: &str| Some(s.to_string());
+    assert_eq!(usage_rows(&db), [("pod".into(), some("***"), some("***"), some("***"), Some(500))]);
+    let store = kdrift_tests::leaks::store_text(&db);
+    for secret in [PASSWORD, API_KEY, GHP, "hunter2secretvalue"] {
+        assert!(!store.contains(secret), "{secret} is stored");
+    }
+}
+
+#[test]
+fn kubectl_top_errors_quoting_credential_shapes_are_masked_on_stderr_and_in_json() {
+    // Break-it 35 F4: stored masked, but printed raw.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let top = dir.path().join("top-nodes.txt");
+    let jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2EifQ.c2lnbmF0dXJl";
+    std::fs::write(
+        &top,
+        format!(
+            "NAME   CPU(cores)   CPU(%)   MEMORY(bytes)   MEMORY(%)\nnode-1   250m   12%   1Gi   10%\n\
+             {GHP}   password=hunter2secretvalue   1%   1Gi   1%\nnode-2   100m   5%   Bearer_{jwt}   1%\n"
+        ),
+    )
+    .expect("write");
+    let out = kdrift(&db)
+        .args(["-o", "json", "ingest", "file", "--at", "2026-11-13T00:00:00Z"])
+        .arg(&top)
+        .output()
+        .expect("run");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let not_a_quantity = "is not a quantity (expected a number with an optional suffix, such as 100m, 0.5, 2, 1e3, \
+                          128Mi or 1G)";
+    let errors = [
+        format!("{}:3: ***: cpu \"password=***\" {not_a_quantity}", top.display()),
+        format!("{}:4: node-2: memory \"Bearer_***\" {not_a_quantity}", top.display()),
+    ];
+    let shown: Vec<String> = errors.iter().map(|e| format!("kdrift: {e}")).collect();
+    assert_eq!(stderr.lines().collect::<Vec<_>>(), shown, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(report["usage"][0]["errors"], serde_json::json!(errors), "{stdout}");
+    assert_eq!(report["usage"][0]["samples"], 1, "node-1 is stored");
+}
