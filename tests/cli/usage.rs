@@ -397,9 +397,11 @@ fn ingest_api_stores_the_metrics_apis_usage_and_without_metrics_server_says_so_o
     assert_eq!(nodes.split_whitespace().nth(1), Some("1"), "{stdout}");
 }
 
-/// `query usage_samples -o json` of `db` over November 2026, each row as
-/// `(kind, node, namespace, pod, cpu_millis)`.
-fn usage_rows(db: &std::path::Path) -> Vec<(String, Option<String>, Option<String>, Option<String>, Option<i64>)> {
+/// One stored sample: `(kind, node, namespace, pod, cpu_millis)`.
+type UsageRow = (String, Option<String>, Option<String>, Option<String>, Option<i64>);
+
+/// `query usage_samples -o json` of `db` over November 2026, each row as a [`UsageRow`].
+fn usage_rows(db: &std::path::Path) -> Vec<UsageRow> {
     let out = kdrift(db)
         .args(["--output", "json", "query", "usage_samples", "--param", "since_us=2026-11-01T00:00:00Z"])
         .args(["--param", "until_us=2026-12-01T00:00:00Z"])
