@@ -333,4 +333,28 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn names_holding_a_held_credential_are_stored_masked_by_both_commit_paths() {
+        // Break-it 35 F1/F3: the kubeconfig token echoed as a metrics name.
+        const HELD: &str = "UsageHeldTok9x8c7v6b5n4m";
+        kdrift_rebalance::hold([HELD]);
+        let dir = tempfile::tempdir().expect("tmp");
+        let store = Store::open(&dir.path().join("u.duckdb")).expect("store");
+        let mut pod = node(HELD, T0, 250, 1 << 20);
+        (pod.kind, pod.namespace, pod.pod) = (UsageKind::Pod, Some(HELD.into()), Some(format!("web-{HELD}")));
+        let run = store.commit_usage("test", "t", UsageSource::MetricsApi, &[pod], &[], None).expect("commit");
+        // `kdrift record`'s takes, under its open run.
+        store
+            .add_usage_to_run(run.run_id, "t", UsageSource::MetricsApi, &[node(HELD, T0, 500, 1 << 30)], &[])
+            .expect("add");
+        let rows = crate::run_query(
+            &store,
+            "usage_samples",
+            &[("since_us".into(), "2026-11-13T00:00:00Z".into()), ("until_us".into(), "2026-11-13T00:01:00Z".into())],
+        )
+        .expect("query");
+        let shown: Vec<String> = rows.rows.iter().map(|r| serde_json::to_string(&r[1..5]).expect("json")).collect();
+        assert_eq!(shown, [r#"["node","***",null,null]"#, r#"["pod","***","***","***"]"#]);
+    }
 }
