@@ -108,6 +108,9 @@ pub fn ingest_top_file(
             (table, samples, errors)
         }
     };
+    // The file's words, as shown and stored: credential shapes masked
+    // (break-it 35 F4), as the NDJSON path's errors are.
+    let errors: Vec<String> = errors.iter().map(|e| kdrift_rebalance::mask_shown(e)).collect();
     let commit = store.commit_usage("file", &location, UsageSource::KubectlTop, &samples, &errors, None)?;
     Ok(TopFileSummary {
         location,

@@ -7,7 +7,12 @@
 //! `usage_samples` deduplicated on (kind, object, at, source), with the
 //! window's progress row and the run's input errors, in one transaction:
 //! a window lands whole or not at all, and ingesting the same samples again
-//! adds nothing.
+//! adds nothing. A node, namespace or pod name holding a credential kdrift
+//! holds (a server echoing the kubeconfig's token or Prometheus' password
+//! as a label) is stored with it masked (`***`), whatever the source, as an
+//! object's name is (`crate::record_mask`; issue 34, break-it 35 F1/F3).
+
+use std::borrow::Cow;
 
 use chrono::Utc;
 use duckdb::params;
@@ -200,15 +205,19 @@ impl Store {
     ) -> Result<u64, StoreError> {
         self.execute(&sql::USAGE_CLEAR_STAGING, [])?;
         let failed = |source| StoreError::Append { table: "staging_usage", source };
+        // Every source's names pass here: a server echoing a held
+        // credential as a node, namespace or pod name is stored masked, as
+        // an object's name is (`crate::record_mask`).
+        let held = kdrift_rebalance::held_in_records();
         {
             let mut appender = self.conn.appender("staging_usage").map_err(failed)?;
             for s in samples {
                 appender
                     .append_row(params![
                         s.kind.as_str(),
-                        s.node,
-                        s.namespace,
-                        s.pod,
+                        masked_name(&held, s.node.as_deref()),
+                        masked_name(&held, s.namespace.as_deref()),
+                        masked_name(&held, s.pod.as_deref()),
                         s.at_us,
                         s.cpu_millis,
                         s.memory_bytes,
@@ -259,6 +268,16 @@ impl Store {
         tx.commit()?;
         Ok(UsageCommit { run_id, samples: n, added, duplicates: n.saturating_sub(added) })
     }
+}
+
+/// `name` (a sample's node, namespace or pod) with every credential of
+/// `held` ([`kdrift_rebalance::held_in_records`]) masked: `node-***`.
+fn masked_name<'a>(held: &kdrift_rebalance::Redactor, name: Option<&'a str>) -> Option<Cow<'a, str>> {
+    let name = name?;
+    if held.is_empty() {
+        return Some(Cow::Borrowed(name));
+    }
+    Some(held.redact_found(name).map_or(Cow::Borrowed(name), Cow::Owned))
 }
 
 #[cfg(test)]
@@ -313,5 +332,29 @@ mod tests {
                 r#"["pod","n1","web","api-1",250,1048576,"prometheus"]"#,
             ]
         );
+    }
+
+    #[test]
+    fn names_holding_a_held_credential_are_stored_masked_by_both_commit_paths() {
+        // Break-it 35 F1/F3: the kubeconfig token echoed as a metrics name.
+        const HELD: &str = "UsageHeldTok9x8c7v6b5n4m";
+        kdrift_rebalance::hold([HELD]);
+        let dir = tempfile::tempdir().expect("tmp");
+        let store = Store::open(&dir.path().join("u.duckdb")).expect("store");
+        let mut pod = node(HELD, T0, 250, 1 << 20);
+        (pod.kind, pod.namespace, pod.pod) = (UsageKind::Pod, Some(HELD.into()), Some(format!("web-{HELD}")));
+        let run = store.commit_usage("test", "t", UsageSource::MetricsApi, &[pod], &[], None).expect("commit");
+        // `kdrift record`'s takes, under its open run.
+        store
+            .add_usage_to_run(run.run_id, "t", UsageSource::MetricsApi, &[node(HELD, T0, 500, 1 << 30)], &[])
+            .expect("add");
+        let rows = crate::run_query(
+            &store,
+            "usage_samples",
+            &[("since_us".into(), "2026-11-13T00:00:00Z".into()), ("until_us".into(), "2026-11-13T00:01:00Z".into())],
+        )
+        .expect("query");
+        let shown: Vec<String> = rows.rows.iter().map(|r| serde_json::to_string(&r[1..5]).expect("json")).collect();
+        assert_eq!(shown, [r#"["node","***",null,null]"#, r#"["pod","***","***","***"]"#]);
     }
 }

@@ -574,3 +574,158 @@ fn ingest_prometheus_that_stores_no_sample_says_the_range_and_exits_1() {
     let out = kdrift(&db).args(["ingest", "prometheus", "--url", &vm.url()]).args(range).assert().success();
     assert!(!String::from_utf8_lossy(&out.get_output().stderr).contains("no usage sample"));
 }
+
+/// One stored sample: `(kind, node, namespace, pod, cpu_millis)`.
+type UsageRow = (String, Option<String>, Option<String>, Option<String>, Option<i64>);
+
+/// `query usage_samples -o json` of `db` over November 2026, each row as a [`UsageRow`].
+fn usage_rows(db: &std::path::Path) -> Vec<UsageRow> {
+    let out = kdrift(db)
+        .args(["--output", "json", "query", "usage_samples", "--param", "since_us=2026-11-01T00:00:00Z"])
+        .args(["--param", "until_us=2026-12-01T00:00:00Z"])
+        .assert()
+        .success();
+    let rows: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    let text = |v: &serde_json::Value| v.as_str().map(str::to_string);
+    rows.as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| {
+            (
+                r["kind"].as_str().unwrap_or_default().to_string(),
+                text(&r["node"]),
+                text(&r["namespace"]),
+                text(&r["pod"]),
+                r["cpu_millis"].as_i64(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn metrics_api_names_echoing_the_kubeconfig_token_are_stored_masked_as_an_objects_name_is() {
+    // Break-it 35 F3: NodeMetrics named with the bearer token, PodMetrics in a
+    // namespace so named, were stored verbatim (a Node so named was `***`).
+    use kdrift_tests::fake_kube::FakeKube;
+    const TOKEN: &str = "k8sTok3nQwErTy9876ZxCv";
+    let kube = FakeKube::start();
+    kube.create(serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": TOKEN}})).expect("node");
+    kube.set_node_metrics(&[(TOKEN, "1500000000n", "2097152Ki"), ("node-2", "250000000n", "1024Ki")]);
+    let pod = format!("web-{TOKEN}-0");
+    kube.set_pod_metrics(&[(TOKEN, pod.as_str(), &[("app", "250m", "1024Ki")][..])]);
+    kube.set_metrics_timestamp(Some("2026-11-13T00:00:05Z".parse().expect("time")));
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(&kubeconfig, kube.kubeconfig(None).replace("token: fake-token", &format!("token: {TOKEN}")))
+        .expect("kubeconfig");
+    let db = dir.path().join("k.duckdb");
+    let out =
+        kdrift(&db).args(["ingest", "api", "-A", "--kubeconfig"]).arg(&kubeconfig).env_remove("KUBECONFIG").output();
+    let out = out.expect("run");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        stdout.lines().last(),
+        Some("usage from metrics.k8s.io: 2 node samples and 1 pod sample in 1 take: 3 new, 0 already stored, 0 errors")
+    );
+    let some = |s: &str| Some(s.to_string());
+    assert_eq!(
+        usage_rows(&db),
+        [
+            ("node".into(), some("***"), None, None, Some(1500)),
+            ("node".into(), some("node-2"), None, None, Some(250)),
+            ("pod".into(), None, some("***"), some("***"), Some(250)),
+        ]
+    );
+    // (The token inside a longer name masks the whole name, as in an object.)
+    // The Node object of that name is stored as `***` too: the two still meet.
+    let out = kdrift(&db)
+        .args(["-o", "json", "query", "nodes_at", "--param", "at_us=2030-01-01T00:00:00Z"])
+        .assert()
+        .success();
+    let nodes: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    assert_eq!(
+        nodes.as_array().map(|n| n.iter().map(|n| n["name"].clone()).collect::<Vec<_>>()),
+        Some(vec!["***".into()])
+    );
+    assert!(!kdrift_tests::leaks::store_text(&db).contains(TOKEN), "the token is stored");
+}
+
+/// Credential shapes a file or a server may carry in its words.
+const GHP: &str = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+
+#[test]
+fn prometheus_labels_echoing_its_credentials_are_stored_masked_and_shapes_in_its_errors_are_not_shown() {
+    // Break-it 35 F1/F4: a pod series labelled with the Basic password
+    // (node, pod) and the X-Api-Key value (namespace) was stored verbatim and
+    // shown back by skew/hotspots; a series quoting `ghp_…` and
+    // `password=…` in its labels was printed raw on stderr.
+    use kdrift_tests::hostile_kube::{Answer, HostileKube};
+    const PASSWORD: &str = "Zq8wPlm3Rt5yXv7bN2";
+    const API_KEY: &str = "AKey9f8e7d6c5b4a3z2y1x";
+    // 2026-11-27T00:00:00Z
+    let t = 1_795_737_600;
+    let answer = serde_json::json!({"status": "success", "data": {"resultType": "matrix", "result": [
+        {"metric": {"namespace": API_KEY, "pod": PASSWORD, "node": PASSWORD}, "values": [[t, "0.5"]]},
+        {"metric": {"job": GHP, "note": "password=hunter2secretvalue", "pod": "x"}, "values": [[t, "1"]]}]}});
+    let prom = HostileKube::start(move |target| {
+        target.starts_with("/api/v1/query_range").then(|| Answer::Body(answer.to_string().into_bytes()))
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("p.duckdb");
+    let out = kdrift(&db)
+        .args(["-o", "json", "ingest", "prometheus", "--url", prom.url(), "--attempts", "1", "--window", "1m"])
+        .args(["--start", "2026-11-27T00:00:00Z", "--end", "2026-11-27T00:01:00Z"])
+        .args(["--query", "node_info=", "--query", "node_cpu=", "--query", "node_memory=", "--query", "pod_memory="])
+        .env("KDRIFT_PROM_USER", "kuser")
+        .env("KDRIFT_PROM_PASSWORD", PASSWORD)
+        .env("KDRIFT_PROM_HEADERS", format!("X-Api-Key: {API_KEY}"))
+        .output()
+        .expect("run");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let error = "window [2026-11-27T00:00:00Z, 2026-11-27T00:01:00Z) query pod_cpu series {job=\"***\", \
+                 note=\"password=***\", pod=\"x\"}: has no namespace label; skipped";
+    assert_eq!(stderr.lines().collect::<Vec<_>>(), [format!("kdrift: {error}")], "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(report["windows"][0]["errors"], serde_json::json!([error]), "{stdout}");
+    let some = |s: &str| Some(s.to_string());
+    assert_eq!(usage_rows(&db), [("pod".into(), some("***"), some("***"), some("***"), Some(500))]);
+    let store = kdrift_tests::leaks::store_text(&db);
+    for secret in [PASSWORD, API_KEY, GHP, "hunter2secretvalue"] {
+        assert!(!store.contains(secret), "{secret} is stored");
+    }
+}
+
+#[test]
+fn kubectl_top_errors_quoting_credential_shapes_are_masked_on_stderr_and_in_json() {
+    // Break-it 35 F4: stored masked, but printed raw.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let top = dir.path().join("top-nodes.txt");
+    let jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2EifQ.c2lnbmF0dXJl";
+    std::fs::write(
+        &top,
+        format!(
+            "NAME   CPU(cores)   CPU(%)   MEMORY(bytes)   MEMORY(%)\nnode-1   250m   12%   1Gi   10%\n\
+             {GHP}   password=hunter2secretvalue   1%   1Gi   1%\nnode-2   100m   5%   Bearer_{jwt}   1%\n"
+        ),
+    )
+    .expect("write");
+    let out = kdrift(&db)
+        .args(["-o", "json", "ingest", "file", "--at", "2026-11-13T00:00:00Z"])
+        .arg(&top)
+        .output()
+        .expect("run");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let not_a_quantity = "is not a quantity (expected a number with an optional suffix, such as 100m, 0.5, 2, 1e3, \
+                          128Mi or 1G)";
+    let errors = [
+        format!("{}:3: ***: cpu \"password=***\" {not_a_quantity}", top.display()),
+        format!("{}:4: node-2: memory \"Bearer_***\" {not_a_quantity}", top.display()),
+    ];
+    let shown: Vec<String> = errors.iter().map(|e| format!("kdrift: {e}")).collect();
+    assert_eq!(stderr.lines().collect::<Vec<_>>(), shown, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(report["usage"][0]["errors"], serde_json::json!(errors), "{stdout}");
+    assert_eq!(report["usage"][0]["samples"], 1, "node-1 is stored");
+}

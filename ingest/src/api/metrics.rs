@@ -109,7 +109,7 @@ pub(crate) async fn take(client: &Client, source: &MetricsSource) -> Take {
                 Ok(Some(page)) => {
                     let name = resource.name();
                     let skipped = page.bad.iter().map(ToString::to_string).chain(page.odd.iter().cloned());
-                    take.errors.extend(skipped.map(|bad| format!("{name}: {bad}")));
+                    take.errors.extend(skipped.map(|bad| kdrift_rebalance::mask_shown(&format!("{name}: {bad}"))));
                     for item in &page.items {
                         match sample(&resource, item) {
                             Ok(s) => take.samples.push(s),

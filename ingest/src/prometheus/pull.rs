@@ -248,7 +248,10 @@ async fn run(
             }
         }
         let (samples, errors, error_count) = merger.finish();
-        let errors: Vec<String> = errors.iter().map(|e| client.redactor().redact(e)).collect();
+        // Series labels are the server's words: its credentials and every
+        // credential shape masked before they are shown or stored (break-it 35 F4).
+        let errors: Vec<String> =
+            errors.iter().map(|e| kdrift_rebalance::mask_shown(&client.redactor().redact(e))).collect();
         let w = UsageWindow {
             pull_key: &report.pull_key,
             start_us: window.start.timestamp_micros(),

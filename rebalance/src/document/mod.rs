@@ -291,6 +291,21 @@ pub struct PlanDocument {
     pub lower_bound_nodes: Vec<String>,
 }
 
+/// Most characters of a wrong `format` value quoted in
+/// [`DocumentError::Format`] (a plan format is 21).
+const FORMAT_SHOWN_CHARS: usize = 40;
+
+/// A wrong `format` value as the error quotes it: credential shapes and
+/// held credentials masked ([`crate::mask_shown`]), then cut to
+/// [`FORMAT_SHOWN_CHARS`] characters (`…` marks a cut; break-it 35 F21).
+fn shown_format(format: &str) -> String {
+    let masked = crate::mask_shown(format);
+    if masked.chars().count() <= FORMAT_SHOWN_CHARS {
+        return masked;
+    }
+    masked.chars().take(FORMAT_SHOWN_CHARS).chain(['…']).collect()
+}
+
 impl PlanDocument {
     /// Reads a plan document from JSON text.
     ///
@@ -303,7 +318,7 @@ impl PlanDocument {
         let raw: Value = serde_json::from_str(text).map_err(DocumentError::Json)?;
         let format = raw.get("format").and_then(Value::as_str).unwrap_or_default();
         if format != PLAN_FORMAT {
-            return Err(DocumentError::Format { found: format.to_string() });
+            return Err(DocumentError::Format { found: shown_format(format) });
         }
         if let Some(v) = raw.get("format_version").and_then(Value::as_u64) {
             if v > u64::from(PLAN_FORMAT_VERSION) {

@@ -93,6 +93,21 @@ fn other_documents_are_refused_with_what_they_are() {
     );
     let err = PlanDocument::from_json(r#"{"format": "x"}"#).expect_err("not a plan");
     assert!(err.to_string().starts_with("not a kdrift plan document: format is \"x\", expected"), "{err}");
+    // Break-it 35 F21: a format value is the file's words: masked, then cut to 40 characters.
+    let format = "ghp_abcdefghijklmnopqrstuvwxyz0123456789 password=hunter2secretvalue";
+    let err = PlanDocument::from_json(&serde_json::json!({"format": format}).to_string()).expect_err("not a plan");
+    assert!(
+        err.to_string().starts_with("not a kdrift plan document: format is \"*** password=***\", expected"),
+        "{err}"
+    );
+    let long = "kdrift.rebalance-plan-".repeat(10);
+    let err = PlanDocument::from_json(&serde_json::json!({"format": long}).to_string()).expect_err("not a plan");
+    assert!(
+        err.to_string().starts_with(
+            "not a kdrift plan document: format is \"kdrift.rebalance-plan-kdrift.rebalance-p…\", expected"
+        ),
+        "{err}"
+    );
     // serde's text once, not again as the error's source (`{:#}` repeated it).
     let err = PlanDocument::from_json(r#"{"format": "#).expect_err("cut");
     assert_eq!(err.to_string(), "not a kdrift plan document: EOF while parsing a value at line 1 column 11");
