@@ -32,14 +32,79 @@ pub const PROM_ENV: EnvNames = EnvNames {
 /// One series of a range query's answer: its labels and its points
 /// (`(seconds since the epoch, value text)` as the API writes them; the
 /// value is text so that `NaN` and `+Inf` arrive as such).
-#[derive(Debug, Clone, Deserialize)]
+///
+/// Read tolerantly (break-it 35 F14, F15): a point that is not
+/// `[number, "text"]` is left out of `values` and named in `malformed`, a
+/// label given twice (or whose value is not text) in `bad_labels`; the
+/// series' other points, and the answer's other series, are kept.
+#[derive(Debug, Clone, Default)]
 pub struct Series {
-    /// The series' labels.
-    #[serde(default)]
+    /// The series' labels (the last value of a label given twice: such a
+    /// series is in error, see `bad_labels`).
     pub metric: std::collections::BTreeMap<String, String>,
-    /// `[time, "value"]` pairs.
-    #[serde(default)]
+    /// `[time, "value"]` pairs, the malformed ones left out.
     pub values: Vec<(f64, String)>,
+    /// Malformed points: their index in the answer's `values` and the point as JSON.
+    pub malformed: Vec<(usize, String)>,
+    /// Labels given twice or not as text, as said (`label "node" twice`).
+    pub bad_labels: Vec<String>,
+}
+
+impl<'de> Deserialize<'de> for Series {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Raw {
+            #[serde(default)]
+            metric: LabelPairs,
+            #[serde(default)]
+            values: Vec<serde_json::Value>,
+        }
+        let raw = Raw::deserialize(deserializer)?;
+        let mut series = Series::default();
+        for (name, value) in raw.metric.0 {
+            let Some(text) = value.as_str() else {
+                series.bad_labels.push(format!("label {name:?} is {value}, not text"));
+                continue;
+            };
+            if series.metric.insert(name.clone(), text.to_string()).is_some() {
+                series.bad_labels.push(format!("label {name:?} twice"));
+            }
+        }
+        for (i, point) in raw.values.into_iter().enumerate() {
+            match point.as_array().map(Vec::as_slice) {
+                Some([serde_json::Value::Number(t), serde_json::Value::String(v)]) if t.as_f64().is_some() => {
+                    series.values.push((t.as_f64().unwrap_or_default(), v.clone()));
+                }
+                _ => series.malformed.push((i, point.to_string())),
+            }
+        }
+        Ok(series)
+    }
+}
+
+/// A JSON object's members in the order written, a key given twice kept
+/// twice (serde's maps keep the last).
+#[derive(Default)]
+struct LabelPairs(Vec<(String, serde_json::Value)>);
+
+impl<'de> Deserialize<'de> for LabelPairs {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Pairs;
+        impl<'de> serde::de::Visitor<'de> for Pairs {
+            type Value = LabelPairs;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object of labels")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<LabelPairs, A::Error> {
+                let mut pairs = Vec::new();
+                while let Some(pair) = map.next_entry::<String, serde_json::Value>()? {
+                    pairs.push(pair);
+                }
+                Ok(LabelPairs(pairs))
+            }
+        }
+        deserializer.deserialize_map(Pairs)
+    }
 }
 
 #[derive(Deserialize)]
