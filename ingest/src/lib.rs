@@ -32,6 +32,7 @@ mod ndjson_stream;
 mod parse;
 mod prometheus;
 mod top;
+mod usage_times;
 mod victorialogs;
 
 // The API: what the CLI and the tests use, and the types reachable from it.
