@@ -9,6 +9,7 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
+use futures::StreamExt;
 use reqwest::header::{HeaderName, HeaderValue};
 use reqwest::{Client, Url};
 use serde::Deserialize;
@@ -20,6 +21,17 @@ use crate::victorialogs::client::{
 };
 use crate::victorialogs::url_query::UrlQuery;
 use kdrift_rebalance::Redactor;
+
+/// Most bytes of one range query's answer read by default: 256 MiB, a
+/// matrix of ~2 million points (a 1 h window at 30 s of ~17,000 series). An
+/// answer of 1500 MiB took 2.9 GB of memory (break-it 35 F2); one going on
+/// past the limit fails its window (`--max-answer-bytes` raises it).
+pub const PROM_ANSWER_LIMIT: usize = 256 << 20;
+
+/// Longest one range query may take by default, answer read whole: 5
+/// minutes. The read timeout runs between bytes only, so a server sending
+/// one byte a second held a pull forever (break-it 35 F20).
+pub const PROM_REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Prometheus' credential variables.
 pub const PROM_ENV: EnvNames = EnvNames {
@@ -134,6 +146,10 @@ pub struct PromClient {
     query: UrlQuery,
     auth: Auth,
     redactor: Redactor,
+    /// Most bytes of an answer read ([`PROM_ANSWER_LIMIT`] by default).
+    max_answer_bytes: usize,
+    /// Longest one request may take, answer read whole ([`PROM_REQUEST_TIMEOUT`] by default).
+    request_timeout: Duration,
 }
 
 impl PromClient {
@@ -153,7 +169,27 @@ impl PromClient {
                 OpenError::BadUrl(problem) => PromError::BadUrl { url: redact_url(url), problem },
                 OpenError::Credentials(problem) => PromError::Credentials(problem),
             })?;
-        Ok(PromClient { http, base, query, auth, redactor })
+        Ok(PromClient {
+            http,
+            base,
+            query,
+            auth,
+            redactor,
+            max_answer_bytes: PROM_ANSWER_LIMIT,
+            request_timeout: PROM_REQUEST_TIMEOUT,
+        })
+    }
+
+    /// The client reading at most `bytes` of an answer (`--max-answer-bytes`).
+    pub fn with_max_answer_bytes(mut self, bytes: usize) -> PromClient {
+        self.max_answer_bytes = bytes;
+        self
+    }
+
+    /// The client giving each request at most `timeout`, answer read whole (`--request-timeout`).
+    pub fn with_request_timeout(mut self, timeout: Duration) -> PromClient {
+        self.request_timeout = timeout;
+        self
     }
 
     /// The server's base URL (no credentials).
@@ -178,8 +214,28 @@ impl PromClient {
     /// [`Failure::Status`] for a non-2xx answer (Prometheus' `error` text
     /// when its body is its JSON), [`Failure::Transport`],
     /// [`Failure::BadAnswer`] for a 200 that is not a Prometheus answer
-    /// (not JSON, `status` not `success`, no matrix).
+    /// (not JSON, `status` not `success`, no matrix) or goes on past the
+    /// answer limit; [`Failure::Transport`] when the request (answer read
+    /// whole) takes longer than the request timeout.
     pub async fn query_range(
+        &self,
+        promql: &str,
+        start: DateTime<Utc>,
+        end: DateTime<Utc>,
+        step: Duration,
+    ) -> Result<Vec<Series>, Failure> {
+        let limit = self.request_timeout;
+        match tokio::time::timeout(limit, self.query_range_now(promql, start, end, step)).await {
+            Ok(answer) => answer,
+            Err(_) => Err(Failure::Transport(format!(
+                "/api/v1/query_range did not answer whole within {}s, the most kdrift waits for one request \
+                 (raise --request-timeout)",
+                limit.as_secs_f64()
+            ))),
+        }
+    }
+
+    async fn query_range_now(
         &self,
         promql: &str,
         start: DateTime<Utc>,
@@ -224,7 +280,19 @@ impl PromClient {
             };
             return Err(Failure::Status { status: status.as_u16(), body });
         }
-        let bytes = response.bytes().await.map_err(|e| transport(&e, &self.redactor))?;
+        let limit = self.max_answer_bytes;
+        let mut bytes = Vec::new();
+        let mut stream = response.bytes_stream();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(|e| transport(&e, &self.redactor))?;
+            if bytes.len() + chunk.len() > limit {
+                return Err(Failure::BadAnswer(format!(
+                    "the answer goes on past {limit} bytes, the most kdrift reads of one range query's answer: the \
+                     rest is not read (raise --max-answer-bytes, or pull a shorter --window)"
+                )));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
         let answer: Answer = serde_json::from_slice(&bytes).map_err(|e| {
             let quote = self.redactor.quote(&bytes, QUOTE_LIMIT);
             Failure::BadAnswer(format!("HTTP 200 but not a Prometheus answer ({e}): {quote:?}"))
@@ -320,5 +388,64 @@ mod tests {
             r#"{"status":"error","errorType":"execution","error":"too many points"}"#,
         );
         assert_eq!(ask(&url, Auth::default()).expect_err("422").to_string(), "HTTP 422: execution: too many points");
+    }
+
+    /// A one-request server answering 200 with `chunks` pieces of `piece`,
+    /// `pause` apart (no length: the answer ends when the connection closes).
+    fn trickle(chunks: usize, piece: &'static [u8], pause: Duration) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("addr"));
+        std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().expect("accept");
+            let mut buf = [0u8; 4096];
+            let _ = conn.read(&mut buf);
+            let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n";
+            if conn.write_all(head.as_bytes()).is_err() {
+                return;
+            }
+            for _ in 0..chunks {
+                if conn.write_all(piece).is_err() {
+                    return;
+                }
+                std::thread::sleep(pause);
+            }
+        });
+        url
+    }
+
+    fn ask_with(client: PromClient) -> Result<Vec<Series>, Failure> {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("rt");
+        let t = DateTime::from_timestamp(1_794_528_000, 0).expect("t");
+        runtime.block_on(client.query_range("up", t, t, Duration::from_secs(30)))
+    }
+
+    #[test]
+    fn an_answer_past_the_limit_fails_naming_it() {
+        // Break-it 35 F2: a 1500 MiB answer was read whole (2.9 GB of memory).
+        let url = trickle(64, &[b' '; 1024], Duration::ZERO);
+        let client = PromClient::new(&url, Auth::default(), Timeouts::default()).expect("client");
+        let failure = ask_with(client.with_max_answer_bytes(16 << 10)).expect_err("too long");
+        assert_eq!(
+            failure.to_string(),
+            "unexpected answer: the answer goes on past 16384 bytes, the most kdrift reads of one range query's \
+             answer: the rest is not read (raise --max-answer-bytes, or pull a shorter --window)"
+        );
+        assert_eq!(PROM_ANSWER_LIMIT, 256 << 20);
+    }
+
+    #[test]
+    fn a_server_sending_a_byte_at_a_time_fails_at_the_request_timeout() {
+        // Break-it 35 F20: one space a second held a pull forever (the read timeout runs between bytes).
+        let url = trickle(100, b" ", Duration::from_millis(50));
+        let client = PromClient::new(&url, Auth::default(), Timeouts::default()).expect("client");
+        let began = std::time::Instant::now();
+        let failure = ask_with(client.with_request_timeout(Duration::from_millis(500))).expect_err("too slow");
+        assert!(began.elapsed() < Duration::from_secs(3), "{:?}", began.elapsed());
+        assert_eq!(
+            failure.to_string(),
+            "/api/v1/query_range did not answer whole within 0.5s, the most kdrift waits for one request (raise \
+             --request-timeout)"
+        );
+        assert!(failure.is_retryable());
     }
 }
