@@ -857,6 +857,10 @@ pub struct IngestVictorialogsArgs {
     /// Wait before the first retry of a window, doubled each time (e.g. 1s, 500ms).
     #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration)]
     pub retry_delay: std::time::Duration,
+    /// Longest one request (/query, /hits, /field_names) may take, its answer read whole (e.g.
+    /// 10m, 90s); past it the request fails (and the window is retried, --attempts).
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
+    pub request_timeout: std::time::Duration,
 }
 
 /// Parses a `--layout` name (pure; used by clap).

@@ -63,6 +63,7 @@ pub use top::{ingest_top_file, parse_top, top_table, TopFileSummary, TopTable};
 pub use victorialogs::{
     pull, Auth, CredentialSources, EnvNames, Failure, Layout, NoPullProgress, PullFailed, PullOptions, PullProgress,
     PullReport, Retry, Secret, Tenant, Timeouts, VlClient, VlError, Window, WindowReport, JSON_ANSWER_LIMIT,
+    VL_REQUEST_TIMEOUT,
 };
 
 // The store crate under the names this crate's modules use (`crate::store`,
