@@ -14,7 +14,7 @@ pub(crate) fn implausible(at: DateTime<Utc>, now: DateTime<Utc>) -> Option<Strin
         format!(
             "{} is before 1970 or more than a day after now ({}), an instant no usage analysis takes",
             crate::victorialogs::error::show_time(&at),
-            crate::victorialogs::error::show_time(&now)
+            now.format("%Y-%m-%dT%H:%M:%SZ")
         )
     })
 }
