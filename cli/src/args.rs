@@ -789,6 +789,14 @@ pub struct IngestPrometheusArgs {
     /// Wait before the first retry of a request, doubled each time (e.g. 1s, 500ms).
     #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration)]
     pub retry_delay: std::time::Duration,
+    /// Most bytes of one range query's answer read (bytes, or with KiB/MiB/GiB): an answer going
+    /// on past it fails its window (the windows committed before stay).
+    #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_page_bytes)]
+    pub max_answer_bytes: u64,
+    /// Longest one request may take, its answer read whole (e.g. 5m, 90s); past it the request
+    /// fails (and is retried, --attempts).
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub request_timeout: std::time::Duration,
 }
 
 /// Parses `30s`, `5m`, `1h`, `1d` into a positive span (pure; used by clap).
@@ -862,6 +870,10 @@ pub struct IngestVictorialogsArgs {
     /// Wait before the first retry of a window, doubled each time (e.g. 1s, 500ms).
     #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration)]
     pub retry_delay: std::time::Duration,
+    /// Longest one request (/query, /hits, /field_names) may take, its answer read whole (e.g.
+    /// 10m, 90s); past it the request fails (and the window is retried, --attempts).
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
+    pub request_timeout: std::time::Duration,
 }
 
 /// Parses a `--layout` name (pure; used by clap).

@@ -32,6 +32,7 @@ mod ndjson_stream;
 mod parse;
 mod prometheus;
 mod top;
+mod usage_times;
 mod victorialogs;
 
 // The API: what the CLI and the tests use, and the types reachable from it.
@@ -56,12 +57,13 @@ pub use parse::depth::MAX_YAML_DEPTH;
 pub use parse::{Format, InputError};
 pub use prometheus::{
     pull_prometheus, resolve_queries, NamedPromql, PromClient, PromError, PromOptions, PromPullFailed, PromReport,
-    PromWindow, PromWindowReport, MAX_POINTS, PROM_ENV,
+    PromWindow, PromWindowReport, MAX_POINTS, PROM_ANSWER_LIMIT, PROM_ENV, PROM_REQUEST_TIMEOUT,
 };
 pub use top::{ingest_top_file, parse_top, top_table, TopFileSummary, TopTable};
 pub use victorialogs::{
     pull, Auth, CredentialSources, EnvNames, Failure, Layout, NoPullProgress, PullFailed, PullOptions, PullProgress,
     PullReport, Retry, Secret, Tenant, Timeouts, VlClient, VlError, Window, WindowReport, JSON_ANSWER_LIMIT,
+    VL_REQUEST_TIMEOUT,
 };
 
 // The store crate under the names this crate's modules use (`crate::store`,

@@ -108,6 +108,16 @@ pub fn ingest_top_file(
             (table, samples, errors)
         }
     };
+    let (samples, errors) = match crate::usage_times::implausible(at, Utc::now()) {
+        Some(why) if !samples.is_empty() => {
+            let refused = format!(
+                "{location}: the table's time {why}: its {} sample(s) are not stored (give --at)",
+                samples.len()
+            );
+            (Vec::new(), errors.into_iter().chain([refused]).collect())
+        }
+        _ => (samples, errors),
+    };
     // The file's words, as shown and stored: credential shapes masked
     // (break-it 35 F4), as the NDJSON path's errors are.
     let errors: Vec<String> = errors.iter().map(|e| kdrift_rebalance::mask_shown(e)).collect();
@@ -251,5 +261,28 @@ mod tests {
         assert!(s.is_empty());
         assert_eq!(e, ["p.txt:1: a `kubectl top pods` table without a NAMESPACE column: save `kubectl top pods -A`"]);
         assert_eq!(top_table("NAME READY STATUS RESTARTS AGE"), None, "a kubectl get table is not one");
+    }
+
+    #[test]
+    fn a_table_dated_9999_by_at_is_refused_naming_the_time() {
+        // Break-it 35 F12: `--at 9999-12-31` stored the samples there.
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("top.txt");
+        std::fs::write(
+            &path,
+            "NAME CPU(cores) CPU(%) MEMORY(bytes) MEMORY(%)\nn1 250m 12% 1Gi 10%\nn2 500m 25% 2Gi 20%\n",
+        )
+        .expect("write");
+        let store = Store::open(&dir.path().join("t.duckdb")).expect("store");
+        let at = DateTime::parse_from_rfc3339("9999-12-31T00:00:00Z").expect("at").with_timezone(&Utc);
+        let cap = DecompressedCap::default();
+        let summary = ingest_top_file(&store, &path, Some(at), cap, &Interrupt::new()).expect("ingest");
+        assert_eq!((summary.samples, summary.added, summary.errors.len()), (0, 0, 1));
+        let e = &summary.errors[0];
+        assert!(
+            e.starts_with(&format!("{}: the table's time 9999-12-31T00:00:00Z is before 1970", path.display())),
+            "{e}"
+        );
+        assert!(e.ends_with("an instant no usage analysis takes: its 2 sample(s) are not stored (give --at)"), "{e}");
     }
 }

@@ -477,3 +477,49 @@ fn a_windows_errors_past_100_are_counted_and_said_once() {
     );
     assert_eq!(stored_errors(&store, w.run_id).len(), 101);
 }
+
+#[test]
+fn a_server_trickling_its_answer_fails_at_the_request_timeout_on_hits_and_query() {
+    // Break-it 35 F20: one space a second held `/hits` (and `/query`) for as
+    // long as the server went on; only the 120 s gap between bytes was bounded.
+    use kdrift_tests::fake_vlogs::scripted::{Reply, Scripted};
+    let pause = std::time::Duration::from_millis(50);
+    let forced = kdrift_ingest::PullOptions { layout: Some(Layout::Raw), ..options() };
+    let pull_within = |url: &str, timeout_ms: u64| {
+        let client = kdrift_ingest::VlClient::new(url, Auth::default(), kdrift_ingest::Timeouts::default())
+            .expect("client")
+            .with_request_timeout(std::time::Duration::from_millis(timeout_ms));
+        let (_d, store) = temp_store();
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        let began = std::time::Instant::now();
+        let err = rt
+            .block_on(kdrift_ingest::pull(&store, &client, &forced, &mut kdrift_ingest::NoPullProgress))
+            .expect_err("too slow");
+        assert!(began.elapsed() < std::time::Duration::from_secs(20), "{:?}", began.elapsed());
+        anyhow_like(&err.error)
+    };
+    let all = Scripted::start(move |_| Reply::trickle(200, "", pause));
+    let said = pull_within(&all.url(), 400);
+    assert!(
+        said.ends_with(
+            "did not answer whole within 0.4s, the most kdrift waits for one request (raise --request-timeout)"
+        ),
+        "{said}"
+    );
+    assert!(said.contains("/select/logsql/field_names") || said.contains("/select/logsql/hits"), "{said}");
+    // `/hits` answers at once, each window's `/query` trickles.
+    let hits = r#"{"hits":[{"fields":{},"timestamps":["2026-11-27T00:00:00Z"],"values":[5]}]}"#;
+    let query = Scripted::start(move |r| match r.path.as_str() {
+        "/select/logsql/hits" => Reply::new(200, hits),
+        "/select/logsql/field_names" => Reply::new(200, r#"{"values":[]}"#),
+        _ => Reply::trickle(200, "", pause),
+    });
+    let said = pull_within(&query.url(), 400);
+    assert!(
+        said.ends_with(
+            "/select/logsql/query did not answer whole within 0.4s, the most kdrift waits for one request (raise \
+             --request-timeout)"
+        ),
+        "{said}"
+    );
+}

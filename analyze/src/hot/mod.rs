@@ -41,13 +41,17 @@ pub const NO_SAMPLES: &str = "the store holds no usage samples: load them with `
 /// How many usage samples, the first and the last instant (UTC).
 pub type UsageSpan = (i64, DateTime<Utc>, DateTime<Utc>);
 
-/// The store's usage samples: how many, the first and the last instant
-/// (query `usage_span`); `None` when it holds none.
+/// The store's plausible usage samples: how many, the first and the last
+/// instant (query `usage_span` over [`kdrift_store::plausible_range`]: a
+/// sample dated 9999 or 0001 neither moves "now" nor stretches the range,
+/// break-it 35 F12); `None` when it holds none.
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
 pub fn usage_span(store: &Reader) -> Result<Option<UsageSpan>, AnalyzeError> {
-    let rows = store.query_map(&sql::USAGE_SPAN, [], |r| {
+    let (lower, upper) = kdrift_store::plausible_range(Utc::now());
+    let bounds = [lower.timestamp_micros(), upper.timestamp_micros()];
+    let rows = store.query_map(&sql::USAGE_SPAN, bounds, |r| {
         Ok((r.get::<_, i64>(0)?, r.get::<_, Option<i64>>(1)?, r.get::<_, Option<i64>>(2)?))
     })?;
     Ok(rows.into_iter().next().and_then(|(n, first, last)| {
@@ -73,4 +77,38 @@ pub(crate) fn opt_hundredths<S: serde::Serializer>(p: &Option<f64>, s: S) -> Res
 /// RFC 3339 with seconds, `Z`.
 pub(crate) fn utc(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use kdrift_store::{Store, UsageKind, UsageSample, UsageSource};
+
+    use super::*;
+
+    #[test]
+    fn samples_dated_9999_or_0001_neither_move_now_nor_stretch_the_span() {
+        // Break-it 35 F12: `skew --usage` evaluated at 9999-12-31 and
+        // `hotspots` spanned 0001 … 9999.
+        let dir = tempfile::tempdir().expect("tmp");
+        let store = Store::open(&dir.path().join("s.duckdb")).expect("store");
+        let at = |s: &str| DateTime::parse_from_rfc3339(s).expect("t").with_timezone(&Utc).timestamp_micros();
+        let node = |name: &str, at_us: i64| UsageSample {
+            kind: UsageKind::Node,
+            node: Some(name.into()),
+            namespace: None,
+            pod: None,
+            at_us,
+            cpu_millis: Some(100),
+            memory_bytes: Some(1 << 20),
+        };
+        let samples = [
+            node("n1", at("2026-11-27T00:00:00Z")),
+            node("n1", at("9999-12-31T00:00:00Z")),
+            node("n2", at("0001-01-01T00:00:00Z")),
+            node("n2", at("2026-11-27T00:00:30Z")),
+        ];
+        store.commit_usage("test", "t", UsageSource::MetricsApi, &samples, &[], None).expect("commit");
+        let (n, first, last) = usage_span(&store).expect("span").expect("samples");
+        assert_eq!((n, utc(first), utc(last)), (2, "2026-11-27T00:00:00Z".into(), "2026-11-27T00:00:30Z".into()));
+    }
 }

@@ -175,7 +175,9 @@ pub fn victorialogs(cli: &Cli, args: &IngestVictorialogsArgs) -> anyhow::Result<
         tenant: Tenant { account_id: args.account_id, project_id: args.project_id },
     };
     let auth = Auth::load(&sources, &|name| std::env::var(name).ok())?;
-    let client = VlClient::new(&args.url, auth, Timeouts::default())?.follow_redirects(args.follow_redirects)?;
+    let client = VlClient::new(&args.url, auth, Timeouts::default())?
+        .follow_redirects(args.follow_redirects)?
+        .with_request_timeout(args.request_timeout);
     let caught = crate::signals::catch()?;
     let options = PullOptions {
         start: args.start,

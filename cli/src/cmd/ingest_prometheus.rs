@@ -28,7 +28,9 @@ pub fn run(cli: &Cli, args: &IngestPrometheusArgs) -> anyhow::Result<ExitCode> {
         ..CredentialSources::default()
     };
     let auth = Auth::load_named(&sources, &|name| std::env::var(name).ok(), &PROM_ENV).map_err(PromError::from)?;
-    let client = PromClient::new(&args.url, auth, Timeouts::default())?;
+    let client = PromClient::new(&args.url, auth, Timeouts::default())?
+        .with_max_answer_bytes(usize::try_from(args.max_answer_bytes).unwrap_or(usize::MAX))
+        .with_request_timeout(args.request_timeout);
     let caught = crate::signals::catch()?;
     let options = PromOptions {
         start: args.start,

@@ -154,6 +154,9 @@ fn sample(resource: &ResourceKind, item: &Value) -> Result<UsageSample, String> 
         .and_then(|t| DateTime::parse_from_rfc3339(t).map_err(|e| format!("timestamp {t:?} is not RFC 3339 ({e})")))
         .map_err(|e| named(format!("{e}; skipped")))?
         .with_timezone(&Utc);
+    if let Some(why) = crate::usage_times::implausible(at, Utc::now()) {
+        return Err(named(format!("timestamp {why}; skipped")));
+    }
     let usages: Vec<&Value> = if resource.namespaced {
         item.get("containers").and_then(Value::as_array).into_iter().flatten().filter_map(|c| c.get("usage")).collect()
     } else {
@@ -283,5 +286,22 @@ mod tests {
         let e = sample(&NODE_METRICS, &bad).expect_err("bad");
         assert!(e.starts_with("nodes.metrics.k8s.io: node-2: usage.cpu \"lots\" is not a quantity"), "{e}");
         assert!(e.ends_with("; skipped"), "{e}");
+    }
+
+    #[test]
+    fn a_reading_dated_9999_or_0001_is_an_error_naming_it() {
+        // Break-it 35 F12: such readings were stored and moved `skew --usage`'s "now" to year 9999.
+        for t in ["9999-12-31T00:00:00Z", "0001-01-01T00:00:00Z"] {
+            let node = serde_json::json!({"metadata": {"name": "n1"}, "timestamp": t,
+                "usage": {"cpu": "1n", "memory": "1Ki"}});
+            let e = sample(&NODE_METRICS, &node).expect_err("implausible");
+            assert!(
+                e.starts_with(&format!(
+                    "nodes.metrics.k8s.io: n1: timestamp {t} is before 1970 or more than a day after now ("
+                )),
+                "{e}"
+            );
+            assert!(e.ends_with("), an instant no usage analysis takes; skipped"), "{e}");
+        }
     }
 }

@@ -9,6 +9,7 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
+use futures::StreamExt;
 use reqwest::header::{HeaderName, HeaderValue};
 use reqwest::{Client, Url};
 use serde::Deserialize;
@@ -21,6 +22,17 @@ use crate::victorialogs::client::{
 use crate::victorialogs::url_query::UrlQuery;
 use kdrift_rebalance::Redactor;
 
+/// Most bytes of one range query's answer read by default: 256 MiB, a
+/// matrix of ~2 million points (a 1 h window at 30 s of ~17,000 series). An
+/// answer of 1500 MiB took 2.9 GB of memory (break-it 35 F2); one going on
+/// past the limit fails its window (`--max-answer-bytes` raises it).
+pub const PROM_ANSWER_LIMIT: usize = 256 << 20;
+
+/// Longest one range query may take by default, answer read whole: 5
+/// minutes. The read timeout runs between bytes only, so a server sending
+/// one byte a second held a pull forever (break-it 35 F20).
+pub const PROM_REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
+
 /// Prometheus' credential variables.
 pub const PROM_ENV: EnvNames = EnvNames {
     user: "KDRIFT_PROM_USER",
@@ -32,14 +44,79 @@ pub const PROM_ENV: EnvNames = EnvNames {
 /// One series of a range query's answer: its labels and its points
 /// (`(seconds since the epoch, value text)` as the API writes them; the
 /// value is text so that `NaN` and `+Inf` arrive as such).
-#[derive(Debug, Clone, Deserialize)]
+///
+/// Read tolerantly (break-it 35 F14, F15): a point that is not
+/// `[number, "text"]` is left out of `values` and named in `malformed`, a
+/// label given twice (or whose value is not text) in `bad_labels`; the
+/// series' other points, and the answer's other series, are kept.
+#[derive(Debug, Clone, Default)]
 pub struct Series {
-    /// The series' labels.
-    #[serde(default)]
+    /// The series' labels (the last value of a label given twice: such a
+    /// series is in error, see `bad_labels`).
     pub metric: std::collections::BTreeMap<String, String>,
-    /// `[time, "value"]` pairs.
-    #[serde(default)]
+    /// `[time, "value"]` pairs, the malformed ones left out.
     pub values: Vec<(f64, String)>,
+    /// Malformed points: their index in the answer's `values` and the point as JSON.
+    pub malformed: Vec<(usize, String)>,
+    /// Labels given twice or not as text, as said (`label "node" twice`).
+    pub bad_labels: Vec<String>,
+}
+
+impl<'de> Deserialize<'de> for Series {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Raw {
+            #[serde(default)]
+            metric: LabelPairs,
+            #[serde(default)]
+            values: Vec<serde_json::Value>,
+        }
+        let raw = Raw::deserialize(deserializer)?;
+        let mut series = Series::default();
+        for (name, value) in raw.metric.0 {
+            let Some(text) = value.as_str() else {
+                series.bad_labels.push(format!("label {name:?} is {value}, not text"));
+                continue;
+            };
+            if series.metric.insert(name.clone(), text.to_string()).is_some() {
+                series.bad_labels.push(format!("label {name:?} twice"));
+            }
+        }
+        for (i, point) in raw.values.into_iter().enumerate() {
+            match point.as_array().map(Vec::as_slice) {
+                Some([serde_json::Value::Number(t), serde_json::Value::String(v)]) if t.as_f64().is_some() => {
+                    series.values.push((t.as_f64().unwrap_or_default(), v.clone()));
+                }
+                _ => series.malformed.push((i, point.to_string())),
+            }
+        }
+        Ok(series)
+    }
+}
+
+/// A JSON object's members in the order written, a key given twice kept
+/// twice (serde's maps keep the last).
+#[derive(Default)]
+struct LabelPairs(Vec<(String, serde_json::Value)>);
+
+impl<'de> Deserialize<'de> for LabelPairs {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Pairs;
+        impl<'de> serde::de::Visitor<'de> for Pairs {
+            type Value = LabelPairs;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object of labels")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<LabelPairs, A::Error> {
+                let mut pairs = Vec::new();
+                while let Some(pair) = map.next_entry::<String, serde_json::Value>()? {
+                    pairs.push(pair);
+                }
+                Ok(LabelPairs(pairs))
+            }
+        }
+        deserializer.deserialize_map(Pairs)
+    }
 }
 
 #[derive(Deserialize)]
@@ -69,6 +146,10 @@ pub struct PromClient {
     query: UrlQuery,
     auth: Auth,
     redactor: Redactor,
+    /// Most bytes of an answer read ([`PROM_ANSWER_LIMIT`] by default).
+    max_answer_bytes: usize,
+    /// Longest one request may take, answer read whole ([`PROM_REQUEST_TIMEOUT`] by default).
+    request_timeout: Duration,
 }
 
 impl PromClient {
@@ -88,7 +169,27 @@ impl PromClient {
                 OpenError::BadUrl(problem) => PromError::BadUrl { url: redact_url(url), problem },
                 OpenError::Credentials(problem) => PromError::Credentials(problem),
             })?;
-        Ok(PromClient { http, base, query, auth, redactor })
+        Ok(PromClient {
+            http,
+            base,
+            query,
+            auth,
+            redactor,
+            max_answer_bytes: PROM_ANSWER_LIMIT,
+            request_timeout: PROM_REQUEST_TIMEOUT,
+        })
+    }
+
+    /// The client reading at most `bytes` of an answer (`--max-answer-bytes`).
+    pub fn with_max_answer_bytes(mut self, bytes: usize) -> PromClient {
+        self.max_answer_bytes = bytes;
+        self
+    }
+
+    /// The client giving each request at most `timeout`, answer read whole (`--request-timeout`).
+    pub fn with_request_timeout(mut self, timeout: Duration) -> PromClient {
+        self.request_timeout = timeout;
+        self
     }
 
     /// The server's base URL (no credentials).
@@ -113,8 +214,28 @@ impl PromClient {
     /// [`Failure::Status`] for a non-2xx answer (Prometheus' `error` text
     /// when its body is its JSON), [`Failure::Transport`],
     /// [`Failure::BadAnswer`] for a 200 that is not a Prometheus answer
-    /// (not JSON, `status` not `success`, no matrix).
+    /// (not JSON, `status` not `success`, no matrix) or goes on past the
+    /// answer limit; [`Failure::Transport`] when the request (answer read
+    /// whole) takes longer than the request timeout.
     pub async fn query_range(
+        &self,
+        promql: &str,
+        start: DateTime<Utc>,
+        end: DateTime<Utc>,
+        step: Duration,
+    ) -> Result<Vec<Series>, Failure> {
+        let limit = self.request_timeout;
+        match tokio::time::timeout(limit, self.query_range_now(promql, start, end, step)).await {
+            Ok(answer) => answer,
+            Err(_) => Err(Failure::Transport(format!(
+                "/api/v1/query_range did not answer whole within {}s, the most kdrift waits for one request \
+                 (raise --request-timeout)",
+                limit.as_secs_f64()
+            ))),
+        }
+    }
+
+    async fn query_range_now(
         &self,
         promql: &str,
         start: DateTime<Utc>,
@@ -159,7 +280,19 @@ impl PromClient {
             };
             return Err(Failure::Status { status: status.as_u16(), body });
         }
-        let bytes = response.bytes().await.map_err(|e| transport(&e, &self.redactor))?;
+        let limit = self.max_answer_bytes;
+        let mut bytes = Vec::new();
+        let mut stream = response.bytes_stream();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(|e| transport(&e, &self.redactor))?;
+            if bytes.len() + chunk.len() > limit {
+                return Err(Failure::BadAnswer(format!(
+                    "the answer goes on past {limit} bytes, the most kdrift reads of one range query's answer: the \
+                     rest is not read (raise --max-answer-bytes, or pull a shorter --window)"
+                )));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
         let answer: Answer = serde_json::from_slice(&bytes).map_err(|e| {
             let quote = self.redactor.quote(&bytes, QUOTE_LIMIT);
             Failure::BadAnswer(format!("HTTP 200 but not a Prometheus answer ({e}): {quote:?}"))
@@ -255,5 +388,64 @@ mod tests {
             r#"{"status":"error","errorType":"execution","error":"too many points"}"#,
         );
         assert_eq!(ask(&url, Auth::default()).expect_err("422").to_string(), "HTTP 422: execution: too many points");
+    }
+
+    /// A one-request server answering 200 with `chunks` pieces of `piece`,
+    /// `pause` apart (no length: the answer ends when the connection closes).
+    fn trickle(chunks: usize, piece: &'static [u8], pause: Duration) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("addr"));
+        std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().expect("accept");
+            let mut buf = [0u8; 4096];
+            let _ = conn.read(&mut buf);
+            let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n";
+            if conn.write_all(head.as_bytes()).is_err() {
+                return;
+            }
+            for _ in 0..chunks {
+                if conn.write_all(piece).is_err() {
+                    return;
+                }
+                std::thread::sleep(pause);
+            }
+        });
+        url
+    }
+
+    fn ask_with(client: PromClient) -> Result<Vec<Series>, Failure> {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("rt");
+        let t = DateTime::from_timestamp(1_794_528_000, 0).expect("t");
+        runtime.block_on(client.query_range("up", t, t, Duration::from_secs(30)))
+    }
+
+    #[test]
+    fn an_answer_past_the_limit_fails_naming_it() {
+        // Break-it 35 F2: a 1500 MiB answer was read whole (2.9 GB of memory).
+        let url = trickle(64, &[b' '; 1024], Duration::ZERO);
+        let client = PromClient::new(&url, Auth::default(), Timeouts::default()).expect("client");
+        let failure = ask_with(client.with_max_answer_bytes(16 << 10)).expect_err("too long");
+        assert_eq!(
+            failure.to_string(),
+            "unexpected answer: the answer goes on past 16384 bytes, the most kdrift reads of one range query's \
+             answer: the rest is not read (raise --max-answer-bytes, or pull a shorter --window)"
+        );
+        assert_eq!(PROM_ANSWER_LIMIT, 256 << 20);
+    }
+
+    #[test]
+    fn a_server_sending_a_byte_at_a_time_fails_at_the_request_timeout() {
+        // Break-it 35 F20: one space a second held a pull forever (the read timeout runs between bytes).
+        let url = trickle(100, b" ", Duration::from_millis(50));
+        let client = PromClient::new(&url, Auth::default(), Timeouts::default()).expect("client");
+        let began = std::time::Instant::now();
+        let failure = ask_with(client.with_request_timeout(Duration::from_millis(500))).expect_err("too slow");
+        assert!(began.elapsed() < Duration::from_secs(3), "{:?}", began.elapsed());
+        assert_eq!(
+            failure.to_string(),
+            "/api/v1/query_range did not answer whole within 0.5s, the most kdrift waits for one request (raise \
+             --request-timeout)"
+        );
+        assert!(failure.is_retryable());
     }
 }

@@ -212,7 +212,8 @@ async fn run(
             });
         }
         let shown = format!("[{}, {})", show_time(&window.start), show_time(&window.end));
-        let mut merger = Merger::new(shown.clone());
+        let instants = (window.first.timestamp_micros(), window.last.timestamp_micros());
+        let mut merger = Merger::new(shown.clone(), instants);
         let mut map = NodeMap::default();
         let location = format!("{} {shown}", client.endpoint());
         for q in &options.queries {

@@ -21,9 +21,11 @@
 //! series per node: at an instant both answer (the old one's lookback), the
 //! first series in the answer's order gives the value and the node.
 //!
-//! Bad points (`NaN`, `±Inf`, negative, not a number) are input errors
-//! naming the window, the query and the series; the series' other points
-//! are stored.
+//! Bad points (`NaN`, `±Inf`, negative, not a number, not `[time,
+//! "value"]`, or at an instant outside the window's `[first, last]`, which
+//! the server must answer within) are input errors naming the window, the
+//! query, the series and the point; the series' other points are stored. A
+//! series with a label twice is an input error naming the label, skipped.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::IpAddr;
@@ -43,7 +45,7 @@ impl NodeMap {
     /// The map of a `node_info` answer (series with `node` and `internal_ip` labels).
     pub fn from_info(series: &[Series]) -> NodeMap {
         let mut by_ip: HashMap<String, BTreeSet<String>> = HashMap::new();
-        for s in series {
+        for s in series.iter().filter(|s| s.bad_labels.is_empty()) {
             if let (Some(ip), Some(node)) = (s.metric.get("internal_ip"), s.metric.get("node")) {
                 if !ip.is_empty() && !node.is_empty() {
                     by_ip.entry(ip.clone()).or_default().insert(node.clone());
@@ -99,6 +101,9 @@ pub fn show_labels(labels: &BTreeMap<String, String>) -> String {
 pub struct Merger {
     /// `[start, end)` of the window, for the errors.
     window: String,
+    /// The first and last instants asked, in microseconds: a point outside
+    /// is not the window's (break-it 35 F13).
+    instants: (i64, i64),
     samples: BTreeMap<(i64, UsageKind, String), UsageSample>,
     /// Which series first gave an object's value of a query, per node (a
     /// second series for the same object and node is an error).
@@ -110,9 +115,17 @@ pub struct Merger {
 }
 
 impl Merger {
-    /// An empty window, `window` being how errors name it (`[start, end)`).
-    pub fn new(window: String) -> Merger {
-        Merger { window, samples: BTreeMap::new(), given_by: HashMap::new(), errors: Vec::new(), errors_not_kept: 0 }
+    /// An empty window, `window` being how errors name it (`[start, end)`),
+    /// `instants` the first and last instants asked (microseconds since the epoch).
+    pub fn new(window: String, instants: (i64, i64)) -> Merger {
+        Merger {
+            window,
+            instants,
+            samples: BTreeMap::new(),
+            given_by: HashMap::new(),
+            errors: Vec::new(),
+            errors_not_kept: 0,
+        }
     }
 
     /// Adds the answer of `query` (not `node_info`), naming nodes with `map`.
@@ -128,6 +141,20 @@ impl Merger {
             let shown = show_labels(&series.metric);
             let error =
                 |problem: String| format!("window {} query {} series {shown}: {problem}", self.window, query.name);
+            if !series.bad_labels.is_empty() {
+                let problem = error(format!("{}; skipped", series.bad_labels.join(", ")));
+                keep(&mut self.errors, &mut self.errors_not_kept, problem);
+                continue;
+            }
+            if let Some((index, point)) = series.malformed.first() {
+                let quoted: String = point.chars().take(80).collect();
+                let problem = error(format!(
+                    "{} point(s) are not [time, \"value\"] (the first, values[{index}]: {quoted}); skipped, the \
+                     series' other points are stored",
+                    series.malformed.len()
+                ));
+                keep(&mut self.errors, &mut self.errors_not_kept, problem);
+            }
             let node = map.node_of(&series.metric);
             let (object, namespace, pod) = match kind {
                 UsageKind::Node => match &node {
@@ -170,8 +197,23 @@ impl Merger {
             }
             let mut bad = 0usize;
             let mut first_bad = None;
+            let mut outside = 0usize;
+            let mut first_outside = None;
+            let mut malformed = series.malformed.iter().map(|(i, _)| *i).peekable();
+            let mut index = 0usize;
             for (t, text) in &series.values {
+                // The point's index in the answer (malformed points are left out of `values`).
+                while malformed.next_if_eq(&index).is_some() {
+                    index += 1;
+                }
+                let point_index = index;
+                index += 1;
                 let at_us = (t * 1e6).round() as i64;
+                if !(self.instants.0..=self.instants.1).contains(&at_us) {
+                    outside += 1;
+                    first_outside.get_or_insert((point_index, *t));
+                    continue;
+                }
                 let value = text.trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0);
                 let amount = value.map(|v| if cpu { v * 1000.0 } else { v }).filter(|v| *v < 9.0e18);
                 let Some(amount) = amount else {
@@ -193,6 +235,14 @@ impl Merger {
                 // servers sort series by their labels, so the pick is stable.
                 let value = if cpu { &mut sample.cpu_millis } else { &mut sample.memory_bytes };
                 value.get_or_insert(amount.round() as i64);
+            }
+            if let Some((index, t)) = first_outside {
+                let t = if t.abs() < 1e15 { t.to_string() } else { format!("{t:e}") };
+                let problem = error(format!(
+                    "{outside} point(s) lie outside the instants asked (the first, values[{index}], at {t} s since \
+                     the epoch); skipped, the series' other points are stored"
+                ));
+                keep(&mut self.errors, &mut self.errors_not_kept, problem);
             }
             if let Some((at_us, text)) = first_bad {
                 let at = chrono::DateTime::from_timestamp_micros(at_us)
@@ -230,9 +280,21 @@ mod tests {
     #[test]
     fn a_series_is_named_by_its_node_label_then_kube_node_info_then_its_host() {
         let info = vec![
-            Series { metric: labels(&[("node", "n-a"), ("internal_ip", "10.0.0.1")]), values: vec![] },
-            Series { metric: labels(&[("node", "n-b"), ("internal_ip", "10.0.0.2")]), values: vec![] },
-            Series { metric: labels(&[("node", "n-c"), ("internal_ip", "10.0.0.2")]), values: vec![] },
+            Series {
+                metric: labels(&[("node", "n-a"), ("internal_ip", "10.0.0.1")]),
+                values: vec![],
+                ..Default::default()
+            },
+            Series {
+                metric: labels(&[("node", "n-b"), ("internal_ip", "10.0.0.2")]),
+                values: vec![],
+                ..Default::default()
+            },
+            Series {
+                metric: labels(&[("node", "n-c"), ("internal_ip", "10.0.0.2")]),
+                values: vec![],
+                ..Default::default()
+            },
         ];
         let map = NodeMap::from_info(&info);
         let of = |pairs: &[(&str, &str)]| map.node_of(&labels(pairs));
@@ -257,13 +319,14 @@ mod value_tests {
         let pod_memory = queries.iter().find(|q| q.name == "pod_memory").expect("pod_memory");
         let on = |node: &str, values: Vec<(f64, String)>| {
             let metric = [("namespace", "db"), ("pod", "pg-0"), ("node", node)];
-            Series { metric: metric.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(), values }
+            let metric = metric.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            Series { metric, values, ..Default::default() }
         };
         let t = 1_794_528_000.0;
         let old = on("n1", vec![(t, "100".into()), (t + 30.0, "100".into())]);
         let new = on("n2", vec![(t + 30.0, "200".into()), (t + 60.0, "200".into())]);
         let again = on("n2", vec![(t + 90.0, "300".into())]);
-        let mut merger = Merger::new("[w)".into());
+        let mut merger = Merger::new("[w)".into(), (0, i64::MAX));
         merger.add(pod_memory, &[old, new, again], &NodeMap::default());
         let (samples, errors, _) = merger.finish();
         let shown: Vec<(i64, Option<String>, Option<i64>)> =
@@ -288,9 +351,10 @@ mod value_tests {
             .map(|i| Series {
                 metric: [("pod".to_string(), format!("p{i}"))].into_iter().collect(),
                 values: vec![(1_794_528_000.0, "0.5".into())],
+                ..Default::default()
             })
             .collect();
-        let mut merger = Merger::new("[w)".into());
+        let mut merger = Merger::new("[w)".into(), (0, i64::MAX));
         merger.add(pod_cpu, &series, &NodeMap::default());
         let (samples, errors, total) = merger.finish();
         assert_eq!((samples.len(), errors.len(), total), (0, 101, 250));
@@ -314,8 +378,8 @@ mod value_tests {
             (t + 60.0, "+Inf".into()),
             (t + 90.0, "1.0005".into()),
         ];
-        let mut merger = Merger::new("[w)".into());
-        merger.add(node_cpu, &[Series { metric: labels, values }], &NodeMap::default());
+        let mut merger = Merger::new("[w)".into(), (0, i64::MAX));
+        merger.add(node_cpu, &[Series { metric: labels, values, ..Default::default() }], &NodeMap::default());
         let (samples, errors, _) = merger.finish();
         let cpu: Vec<(i64, Option<i64>)> = samples.iter().map(|s| (s.at_us, s.cpu_millis)).collect();
         assert_eq!(cpu, [(1_794_528_000_000_000, Some(250)), (1_794_528_090_000_000, Some(1001))]);
@@ -323,6 +387,41 @@ mod value_tests {
             errors,
             ["window [w) query node_cpu series {node=\"n1\"}: 2 point(s) are not a finite number ≥ 0 (the first at \
               2026-11-13T00:00:30Z: \"NaN\"); skipped, the series' other points are stored"]
+        );
+    }
+
+    #[test]
+    fn malformed_points_out_of_window_points_and_a_label_twice_are_named_and_the_rest_stored() {
+        // Break-it 35 F13-F15: one such point lost the whole answer (or
+        // stopped the window at the store, or was stored at year 8364); a
+        // label twice kept its last value silently.
+        let queries = resolve(&[]).expect("defaults");
+        let node_cpu = queries.iter().find(|q| q.name == "node_cpu").expect("node_cpu");
+        let answer = r#"[
+            {"metric":{"node":"n1"},"values":[[1794528000,"0.5"],[1794528030,1],["x","1"],[1e300,"1"],
+                                              [1794528060,"0.25"],[1794528000.5e3,"1"]]},
+            {"metric":{"node":"n2","node":"n3"},"values":[[1794528000,"2"]]},
+            {"metric":{"node":"n4"},"values":[[1794528000,"1"]]}
+        ]"#;
+        let series: Vec<Series> = serde_json::from_str(answer).expect("read tolerantly");
+        let mut merger = Merger::new("[w)".into(), (1_794_528_000_000_000, 1_794_528_060_000_000));
+        merger.add(node_cpu, &series, &NodeMap::default());
+        let (samples, errors, total) = merger.finish();
+        let cpu: Vec<(i64, String, Option<i64>)> = samples
+            .iter()
+            .map(|s| (s.at_us / 1_000_000 - 1_794_528_000, s.node.clone().unwrap_or_default(), s.cpu_millis))
+            .collect();
+        assert_eq!(cpu, [(0, "n1".into(), Some(500)), (0, "n4".into(), Some(1000)), (60, "n1".into(), Some(250))]);
+        assert_eq!(total, 3);
+        assert_eq!(
+            errors,
+            [
+                "window [w) query node_cpu series {node=\"n1\"}: 2 point(s) are not [time, \"value\"] (the first, \
+                 values[1]: [1794528030,1]); skipped, the series' other points are stored",
+                "window [w) query node_cpu series {node=\"n1\"}: 2 point(s) lie outside the instants asked (the first, \
+                 values[3], at 1e300 s since the epoch); skipped, the series' other points are stored",
+                "window [w) query node_cpu series {node=\"n3\"}: label \"node\" twice; skipped",
+            ]
         );
     }
 }

@@ -36,6 +36,12 @@ pub const QUOTE_LIMIT: usize = 300;
 /// out while bytes keep coming.
 pub const JSON_ANSWER_LIMIT: usize = 16 << 20;
 
+/// Longest one request may take by default, its answer read whole: 10
+/// minutes (a window of `--window-rows` rows, or a `/hits` answer). The
+/// read timeout runs between bytes only: a server sending one byte a
+/// second held a pull forever (break-it 35 F20). `--request-timeout`.
+pub const VL_REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
+
 /// Most redirects followed in a row (same origin only), as reqwest's default.
 pub const MAX_REDIRECTS: usize = 10;
 
@@ -65,6 +71,8 @@ pub struct VlClient {
     redactor: Redactor,
     timeouts: Timeouts,
     follow_redirects: bool,
+    /// Longest one request may take, answer read whole ([`VL_REQUEST_TIMEOUT`] by default).
+    request_timeout: Duration,
 }
 
 /// Removes `user:password@` from a URL for display, and masks its query
@@ -267,7 +275,36 @@ impl VlClient {
                     OpenError::Credentials(problem) => VlError::Credentials(problem),
                 },
             )?;
-        Ok(VlClient { http, base, query, auth, redactor, timeouts, follow_redirects: false })
+        Ok(VlClient {
+            http,
+            base,
+            query,
+            auth,
+            redactor,
+            timeouts,
+            follow_redirects: false,
+            request_timeout: VL_REQUEST_TIMEOUT,
+        })
+    }
+
+    /// The client giving each request at most `timeout`, its answer read
+    /// whole (`--request-timeout`).
+    pub fn with_request_timeout(self, timeout: Duration) -> VlClient {
+        VlClient { request_timeout: timeout, ..self }
+    }
+
+    /// Longest one request may take, its answer read whole.
+    pub fn request_timeout(&self) -> Duration {
+        self.request_timeout
+    }
+
+    /// The failure of a request to `path` not answered whole within the request timeout.
+    pub fn overran(&self, path: &str) -> Failure {
+        Failure::Transport(format!(
+            "{path} did not answer whole within {}s, the most kdrift waits for one request (raise \
+             --request-timeout)",
+            self.request_timeout.as_secs_f64()
+        ))
     }
 
     /// The same client following redirects to the same origin (`follow`)
@@ -365,6 +402,13 @@ impl VlClient {
     }
 
     async fn json(&self, path: &str, form: &[(&str, String)]) -> Result<serde_json::Value, VlError> {
+        match tokio::time::timeout(self.request_timeout, self.json_now(path, form)).await {
+            Ok(answer) => answer,
+            Err(_) => Err(VlError::Request { url: self.endpoint(path), failure: self.overran(path) }),
+        }
+    }
+
+    async fn json_now(&self, path: &str, form: &[(&str, String)]) -> Result<serde_json::Value, VlError> {
         let request_error =
             |failure: Failure| VlError::Request { url: self.endpoint(path), failure: failure.redacted(&self.redactor) };
         let response = self.send(path, form).await.map_err(request_error)?;

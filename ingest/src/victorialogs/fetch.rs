@@ -217,13 +217,20 @@ async fn fetch_attempt(
     tx: &Sender<Fetched>,
 ) -> Result<(), Stop> {
     let query = window_query(&job.base_query, window.start, window.end);
+    // The whole answer within the request timeout (break-it 35 F20: a
+    // server trickling a byte a second held the pull forever).
+    let deadline = tokio::time::Instant::now() + client.request_timeout();
+    let overran = || client.overran("/select/logsql/query");
     // The request comes first: a refused query begins no run.
-    let mut response = unless_stopped(client.query(&query), interrupt, tx).await?.map_err(Stop::Failed)?;
+    let asked = tokio::time::timeout_at(deadline, client.query(&query));
+    let mut response =
+        unless_stopped(asked, interrupt, tx).await?.unwrap_or_else(|_| Err(overran())).map_err(Stop::Failed)?;
     send(tx, Fetched::Begin { index, attempt }).await?;
     let mut lines = Pending { job, location: &job.locations[index], held: Vec::new(), text: Vec::new() };
     let mut splitter = LineSplitter::new(job.max_line);
     loop {
-        let chunk = match unless_stopped(client.next_chunk(&mut response), interrupt, tx).await? {
+        let next = tokio::time::timeout_at(deadline, client.next_chunk(&mut response));
+        let chunk = match unless_stopped(next, interrupt, tx).await?.unwrap_or_else(|_| Err(overran())) {
             Ok(Some(chunk)) => chunk,
             Ok(None) => break,
             Err(f) => {

@@ -27,7 +27,7 @@ pub mod window;
 pub mod windows;
 
 pub use auth::{Auth, CredentialSources, EnvNames, Secret, Tenant};
-pub use client::{Timeouts, VlClient, JSON_ANSWER_LIMIT};
+pub use client::{Timeouts, VlClient, JSON_ANSWER_LIMIT, VL_REQUEST_TIMEOUT};
 pub use error::{Failure, VlError};
 pub use layout::Layout;
 pub use pull::{pull, NoPullProgress, PullFailed, PullOptions, PullProgress, PullReport, Retry};

@@ -47,17 +47,25 @@ pub struct Reply {
     /// After `body`, spaces without end (an answer that never ends,
     /// break-it 34 H6).
     pub endless: bool,
+    /// After `body`, one space each such pause without end (a server
+    /// trickling its answer, break-it 35 F20).
+    pub trickle: Option<std::time::Duration>,
 }
 
 impl Reply {
     /// `status` with `body` as text.
     pub fn new(status: u16, body: impl Into<String>) -> Reply {
-        Reply { status, headers: Vec::new(), body: body.into(), endless: false }
+        Reply { status, headers: Vec::new(), body: body.into(), endless: false, trickle: None }
     }
 
     /// `status` with `body` then spaces without end.
     pub fn endless(status: u16, body: impl Into<String>) -> Reply {
         Reply { endless: true, ..Reply::new(status, body) }
+    }
+
+    /// `status` with `body`, then a space each `pause` without end.
+    pub fn trickle(status: u16, body: impl Into<String>, pause: std::time::Duration) -> Reply {
+        Reply { trickle: Some(pause), ..Reply::new(status, body) }
     }
 
     /// A redirect (`status` 301–308) to `location`.
@@ -99,7 +107,14 @@ async fn answer(
     let reply = (state.script)(&request);
     lock(&state.seen).push(request);
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let mut response = if reply.endless {
+    let mut response = if let Some(pause) = reply.trickle {
+        let first = futures::stream::once(async move { Ok::<_, std::io::Error>(Bytes::from(reply.body)) });
+        let spaces = futures::stream::unfold((), move |()| async move {
+            tokio::time::sleep(pause).await;
+            Some((Ok(Bytes::from_static(b" ")), ()))
+        });
+        (status, axum::body::Body::from_stream(futures::StreamExt::chain(first, spaces))).into_response()
+    } else if reply.endless {
         let first = futures::stream::once(async move { Ok::<_, std::io::Error>(Bytes::from(reply.body)) });
         let spaces = futures::stream::repeat_with(|| Ok(Bytes::from_static(&[b' '; 65536])));
         (status, axum::body::Body::from_stream(futures::StreamExt::chain(first, spaces))).into_response()
