@@ -879,3 +879,19 @@ fn metrics_item_errors_past_the_first_hundred_are_counted_and_the_page_cap_appli
     };
     assert_eq!(capped.errors[8..], [past("nodes"), past("pods")]);
 }
+
+#[test]
+fn a_kubeconfig_or_token_file_without_end_is_refused_at_its_cap() {
+    // break-it 35 F18: `--kubeconfig /dev/zero` and `tokenFile: /dev/zero` grew to ~22 GB (OOM-killed).
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let opts = ClusterOptions { kubeconfig: Some("/dev/zero".into()), context: None };
+    let e = rt.block_on(opts.open()).err().expect("refused");
+    assert!(
+        e.to_string().contains(
+            "the kubeconfig /dev/zero holds more than 16777216 bytes (16 MiB), the most kdrift reads of one: it is \
+             not read"
+        ),
+        "{e}"
+    );
+    assert_eq!(kdrift_rebalance::MAX_SECRET_FILE_BYTES, 1 << 20);
+}
