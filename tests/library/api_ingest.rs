@@ -885,7 +885,7 @@ fn a_kubeconfig_or_token_file_without_end_is_refused_at_its_cap() {
     // break-it 35 F18: `--kubeconfig /dev/zero` and `tokenFile: /dev/zero` grew to ~22 GB (OOM-killed).
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     let opts = ClusterOptions { kubeconfig: Some("/dev/zero".into()), context: None };
-    let e = rt.block_on(opts.open()).err().expect("refused");
+    let e = rt.block_on(opts.open()).expect_err("refused");
     assert!(
         e.to_string().contains(
             "the kubeconfig /dev/zero holds more than 16777216 bytes (16 MiB), the most kdrift reads of one: it is \
