@@ -126,7 +126,7 @@ pub struct IngestReport {
 impl IngestReport {
     /// Input errors over all files (`kubectl top` tables included).
     pub fn error_count(&self) -> u64 {
-        let usage: u64 = self.usage.iter().map(|u| u.errors.len() as u64).sum();
+        let usage: u64 = self.usage.iter().map(|u| u.error_total).sum();
         self.files.iter().map(FileSummary::error_total).sum::<u64>() + usage
     }
 }

@@ -426,6 +426,7 @@ fn ingest_api_stores_the_metrics_apis_usage_and_without_metrics_server_says_so_o
     assert_eq!(nodes.split_whitespace().nth(1), Some("1"), "{stdout}");
 }
 
+<<<<<<< HEAD
 /// erwee402's one-node minikube dump (nodes and kube-system pods; the
 /// default namespace's pods were not dumped) in a store, with `kubectl top
 /// nodes` samples (minikube at 1900m of 2000m, 1000Mi) at each of `at`.
@@ -728,4 +729,42 @@ fn kubectl_top_errors_quoting_credential_shapes_are_masked_on_stderr_and_in_json
     let report: serde_json::Value = serde_json::from_str(&stdout).expect("json");
     assert_eq!(report["usage"][0]["errors"], serde_json::json!(errors), "{stdout}");
     assert_eq!(report["usage"][0]["samples"], 1, "node-1 is stored");
+=======
+#[test]
+fn ingest_file_reads_a_top_table_with_bare_cr_ends_and_counts_errors_past_the_first_hundred() {
+    // break-it 35 F9 (bare `\r`: 0 samples, 0 errors) and F5 (every bad row printed and stored).
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let top = dir.path().join("top-cr.txt");
+    let mut rows = vec!["NAME CPU(cores) CPU(%) MEMORY(bytes) MEMORY(%)".to_string(), "node-1 250m 12% 1Gi 40%".into()];
+    rows.extend((0..300).map(|i| format!("node-b{i} x 1% 1Gi 1%")));
+    rows.push("node-2 900m 45% 2Gi 13%".into());
+    std::fs::write(&top, rows.join("\r")).expect("write");
+    let out = kdrift(&db).args(["ingest", "file", "--at", "2026-11-13T00:00:00Z"]).arg(&top).assert().code(2);
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [format!(
+            "run 1: 2 usage samples (kubectl top nodes) from {} at 2026-11-13T00:00:00Z: 2 new, 0 already stored, 300 \
+             input errors → {}",
+            top.display(),
+            db.display()
+        )]
+    );
+    let errors: Vec<&str> = stderr.lines().collect();
+    assert_eq!(errors.len(), 101, "{stderr}");
+    assert!(errors[0].starts_with(&format!("kdrift: {}:3: node-b0: cpu \"x\"", top.display())), "{}", errors[0]);
+    assert_eq!(
+        errors[100],
+        format!(
+            "kdrift: {0}: … and 200 more errors like these in {0} (only the first 100 are shown and stored; the \
+             others are counted)",
+            top.display()
+        )
+    );
+    let out = kdrift(&db).args(["--output", "json", "query", "runs"]).assert().success();
+    let runs: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    assert_eq!(runs[0]["errors"], 101, "{runs}");
+>>>>>>> h-caps
 }

@@ -793,6 +793,7 @@ fn ingest_api_takes_one_sample_of_node_and_pod_metrics_at_their_timestamp_and_on
                 cluster: c.url.clone(),
                 scope: Scope::AllNamespaces,
                 request_timeout: DEFAULT_REQUEST_TIMEOUT,
+                max_page_bytes: kdrift_rebalance::MAX_PAGE_BYTES,
             };
             kdrift_ingest::sample_metrics(&store, &c.client, &source).await.expect("sample")
         })
@@ -825,4 +826,72 @@ fn ingest_api_takes_one_sample_of_node_and_pod_metrics_at_their_timestamp_and_on
         kdrift_ingest::METRICS_NOT_SERVED,
         "metrics.k8s.io is not served (metrics-server not installed?): no usage samples"
     );
+}
+
+#[test]
+fn metrics_item_errors_past_the_first_hundred_are_counted_and_the_page_cap_applies_to_both_lists() {
+    // break-it 35 F6 (200,000 bad items: 200,000 errors printed and stored) and F7 (--max-page-bytes ignored).
+    let kube = FakeKube::start();
+    let names: Vec<String> = (0..250).map(|i| format!("bad-{i:03}")).collect();
+    let mut items: Vec<(&str, &str, &str)> = vec![("node-1", "1500000000n", "2097152Ki")];
+    items.extend(names.iter().map(|n| (n.as_str(), "x", "1Ki")));
+    kube.set_node_metrics(&items);
+    let containers: Vec<(String, String)> = (0..40).map(|i| (format!("c{i}"), format!("{i}m"))).collect();
+    let containers: Vec<(&str, &str, &str)> = containers.iter().map(|(c, m)| (c.as_str(), m.as_str(), "1Ki")).collect();
+    kube.set_pod_metrics(&[("web", "api-1", &containers[..])]);
+    kube.set_metrics_timestamp(Some("2026-11-13T00:00:05Z".parse().expect("time")));
+    let (_d, store) = temp_store();
+    let dir = tempfile::tempdir().expect("tmp");
+    let opts = ClusterOptions { kubeconfig: Some(kube.write_kubeconfig(dir.path())), context: None };
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let sample = |max_page_bytes: usize| {
+        rt.block_on(async {
+            let c = opts.open().await.expect("connect");
+            let source = kdrift_ingest::MetricsSource {
+                cluster: c.url.clone(),
+                scope: Scope::AllNamespaces,
+                request_timeout: DEFAULT_REQUEST_TIMEOUT,
+                max_page_bytes,
+            };
+            kdrift_ingest::sample_metrics(&store, &c.client, &source).await.expect("sample")
+        })
+    };
+    let got = sample(kdrift_rebalance::MAX_PAGE_BYTES);
+    assert_eq!((got.nodes, got.pods, got.added, got.error_total, got.errors.len()), (1, 1, 2, 250, 101));
+    assert!(got.errors[99].starts_with("nodes.metrics.k8s.io: bad-099: usage.cpu \"x\""), "{}", got.errors[99]);
+    assert!(
+        got.errors[100].starts_with("… and 150 more errors like these in ")
+            && got.errors[100].contains("metrics.k8s.io"),
+        "{}",
+        got.errors[100]
+    );
+    let stored = kdrift_store::run_query(&store, "runs", &[]).expect("runs");
+    assert_eq!(stored.rows.len(), 1);
+    // Both lists are past 2 KiB: each stops at the cap (the complete items before it kept) and both are said.
+    let capped = sample(2048);
+    assert_eq!((capped.nodes, capped.pods, capped.error_total), (1, 0, 10), "{:?}", capped.errors);
+    let past = |what: &str| {
+        format!(
+            "{what}.metrics.k8s.io: unexpected response from /apis/metrics.k8s.io/v1beta1/{what}: the answer goes on \
+             past 2048 bytes (2 KiB), the most kdrift reads of one answer: the rest is not read (raise \
+             --max-page-bytes)"
+        )
+    };
+    assert_eq!(capped.errors[8..], [past("nodes"), past("pods")]);
+}
+
+#[test]
+fn a_kubeconfig_or_token_file_without_end_is_refused_at_its_cap() {
+    // break-it 35 F18: `--kubeconfig /dev/zero` and `tokenFile: /dev/zero` grew to ~22 GB (OOM-killed).
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let opts = ClusterOptions { kubeconfig: Some("/dev/zero".into()), context: None };
+    let e = rt.block_on(opts.open()).expect_err("refused");
+    assert!(
+        e.to_string().contains(
+            "the kubeconfig /dev/zero holds more than 16777216 bytes (16 MiB), the most kdrift reads of one: it is \
+             not read"
+        ),
+        "{e}"
+    );
+    assert_eq!(kdrift_rebalance::MAX_SECRET_FILE_BYTES, 1 << 20);
 }

@@ -685,3 +685,33 @@ fn record_samples_metrics_every_interval_and_without_metrics_server_says_so_once
     let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
     assert_eq!((pods.received, pods.added), (1, 1));
 }
+
+#[test]
+fn record_says_a_metrics_item_error_once_not_every_take_and_caps_a_take_at_a_hundred() {
+    // break-it 35 F6: 1,000 bad items gave 1,000 stored errors a take, forever.
+    let kube = FakeKube::start();
+    kube.create(json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}})).expect("node");
+    let names: Vec<String> = (0..150).map(|i| format!("bad-{i:03}")).collect();
+    let mut items: Vec<(&str, &str, &str)> = vec![("node-1", "1500000000n", "2097152Ki")];
+    items.extend(names.iter().map(|n| (n.as_str(), "x", "1Ki")));
+    kube.set_node_metrics(&items);
+    kube.set_pod_metrics(&[]);
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let db = dir.path().join("rec.duckdb");
+    let rec = RunningRecorder::start(&kubeconfig, &db, Arc::new(WallClock), |o| {
+        o.metrics_interval = Some(Duration::from_secs(1));
+    });
+    assert!(rec.watched.wait(WAIT, |s| s.usage.as_ref().is_some_and(|u| u.takes >= 3)), "three takes");
+    let report = rec.stop();
+    let usage = report.usage.expect("usage sampled");
+    assert!(usage.takes >= 3, "{usage:?}");
+    assert_eq!((usage.nodes, usage.errors.len(), usage.error_total), (usage.takes, 101, 150 * usage.takes));
+    assert!(usage.errors[100].starts_with("… and 50 more errors like these in "), "{}", usage.errors[100]);
+    let store = Store::open(&db).expect("store");
+    let stored: i64 = store
+        .conn()
+        .query_row("SELECT count(*) FROM ingest_errors WHERE message LIKE '%metrics.k8s.io%'", [], |r| r.get(0))
+        .expect("errors");
+    assert_eq!(stored, 101, "each error stored once, not once a take");
+}

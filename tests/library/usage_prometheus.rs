@@ -452,9 +452,12 @@ mod hot_node_from_the_recorder {
                 .zip(&containers)
                 .map(|((ns, name, _, _), c)| (ns.as_str(), name.as_str(), &c[..]))
                 .collect();
-            kube.set_metrics_timestamp(Some(at(s)));
+            // The readings first, their time last: a take between the two
+            // stores the new readings at the previous time, which that time's
+            // own samples already hold (deduplicated: the first stored wins).
             kube.set_node_metrics(&node_refs);
             kube.set_pod_metrics(&pod_refs);
+            kube.set_metrics_timestamp(Some(at(s)));
             // Two more takes: one surely began after the reading was set.
             let takes = rec.watched.seen().usage.map_or(0, |u| u.takes);
             assert!(

@@ -138,6 +138,7 @@ pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
             cluster: connected.url.clone(),
             scope,
             request_timeout: Duration::from_secs(args.request_timeout),
+            max_page_bytes: args.cluster.max_page_bytes(),
         };
         result.usage = runtime.block_on(async {
             tokio::select! {

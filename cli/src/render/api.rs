@@ -69,7 +69,7 @@ pub fn summary<W: Write>(out: &mut W, report: &ApiReport, db: &Path) -> anyhow::
             count(u.takes as usize, "take", "takes"),
             u.added,
             u.duplicates,
-            count(u.errors.len(), "error", "errors"),
+            count(usize::try_from(u.error_total).unwrap_or(usize::MAX), "error", "errors"),
         )?;
     }
     Ok(())

@@ -48,7 +48,7 @@ pub fn summary<W: Write>(out: &mut W, report: &IngestReport, db: &Path) -> anyho
             time(&u.at),
             u.added,
             u.duplicates,
-            count(u.errors.len(), "input error", "input errors"),
+            count(usize::try_from(u.error_total).unwrap_or(usize::MAX), "input error", "input errors"),
             db.display()
         )?;
     }

@@ -21,6 +21,7 @@ use kdrift_rebalance::{ClusterError, Deadlines, ListPager, Quantity, ResourceKin
 use kube::Client;
 use serde_json::Value;
 
+use crate::kept_errors::{keep, more_errors};
 use crate::store::{Store, StoreError, UsageKind, UsageSample, UsageSource};
 
 /// The note when the API server does not serve `metrics.k8s.io`.
@@ -43,20 +44,35 @@ pub struct MetricsReport {
     /// The server does not serve `metrics.k8s.io` ([`METRICS_NOT_SERVED`]).
     pub not_served: bool,
     /// Items that could not be read, and lists that failed (not a 404),
-    /// each naming the resource; redacted.
+    /// each naming the resource; redacted. Per take, the first 100
+    /// (`KEPT_ERRORS_PER_FILE`) and one "… and N more errors like these";
+    /// an error said by an earlier take is not repeated (`kdrift record`
+    /// asks every interval: said once per cause).
     pub errors: Vec<String>,
+    /// Input errors in all, over every take, the ones only counted or
+    /// said before included (the "… more" lines themselves not).
+    pub error_total: u64,
+    /// Every error said so far.
+    #[serde(skip)]
+    said: std::collections::HashSet<String>,
 }
 
 impl MetricsReport {
-    /// Adds what one take gave.
-    fn add(&mut self, take: &Take, added: u64) {
+    /// The errors of `take` not said by an earlier take, now noted as said.
+    fn fresh(&mut self, take: &Take) -> Vec<String> {
+        take.errors.iter().filter(|e| self.said.insert((*e).clone())).cloned().collect()
+    }
+
+    /// Adds what one take gave, `fresh` its errors not said before.
+    fn add(&mut self, take: &Take, added: u64, fresh: Vec<String>) {
         self.takes += 1;
         self.nodes += take.count(UsageKind::Node);
         self.pods += take.count(UsageKind::Pod);
         self.added += added;
         self.duplicates += (take.samples.len() as u64).saturating_sub(added);
         self.not_served |= take.not_served;
-        self.errors.extend(take.errors.iter().cloned());
+        self.error_total += take.errors.len() as u64 - u64::from(take.errors_not_kept > 0) + take.errors_not_kept;
+        self.errors.extend(fresh);
     }
 }
 
@@ -69,6 +85,8 @@ pub struct MetricsSource {
     pub scope: Scope,
     /// The longest wait for an answer (kubectl's `--request-timeout`).
     pub request_timeout: std::time::Duration,
+    /// The most bytes of one list page read (`--max-page-bytes`).
+    pub max_page_bytes: usize,
 }
 
 impl MetricsSource {
@@ -82,10 +100,14 @@ impl MetricsSource {
 #[derive(Debug, Default)]
 pub(crate) struct Take {
     pub(crate) samples: Vec<UsageSample>,
+    /// The first 100 (`KEPT_ERRORS_PER_FILE`), then one "… and N more".
     pub(crate) errors: Vec<String>,
+    /// Errors past the first 100, only counted.
+    pub(crate) errors_not_kept: u64,
     pub(crate) not_served: bool,
-    /// A list that failed (not a 404): its message and innermost cause.
-    pub(crate) failure: Option<(String, String)>,
+    /// The lists that failed (not a 404): each one's message and innermost
+    /// cause (NodeMetrics, then PodMetrics).
+    pub(crate) failures: Vec<(String, String)>,
 }
 
 impl Take {
@@ -95,25 +117,34 @@ impl Take {
 }
 
 /// Reads NodeMetrics then PodMetrics once. A 404 (either) is
-/// [`Take::not_served`]; another failure is [`Take::failure`], what was
-/// read before it kept.
+/// [`Take::not_served`]; another failure is one of [`Take::failures`], what
+/// was read before it kept. Pages are read up to `source.max_page_bytes`.
 pub(crate) async fn take(client: &Client, source: &MetricsSource) -> Take {
     let mut take = Take::default();
     let deadlines = Deadlines::new(&source.cluster, source.request_timeout);
     for resource in [NODE_METRICS, POD_METRICS] {
         let mut pager = ListPager::new(client.clone(), &resource, &source.scope, 0)
             .with_deadlines(deadlines.clone())
+            .with_max_page_bytes(source.max_page_bytes)
             .without_resource_version();
         loop {
             match pager.next_page().await {
                 Ok(Some(page)) => {
                     let name = resource.name();
                     let skipped = page.bad.iter().map(ToString::to_string).chain(page.odd.iter().cloned());
+<<<<<<< HEAD
                     take.errors.extend(skipped.map(|bad| kdrift_rebalance::mask_shown(&format!("{name}: {bad}"))));
+=======
+                    for bad in skipped {
+                        keep(&mut take.errors, &mut take.errors_not_kept, format!("{name}: {bad}"));
+                    }
+>>>>>>> h-caps
                     for item in &page.items {
                         match sample(&resource, item) {
                             Ok(s) => take.samples.push(s),
-                            Err(e) => take.errors.push(e),
+                            Err(e) => {
+                                keep(&mut take.errors, &mut take.errors_not_kept, e);
+                            }
                         }
                     }
                 }
@@ -123,11 +154,14 @@ pub(crate) async fn take(client: &Client, source: &MetricsSource) -> Take {
                     return take;
                 }
                 Err(e) => {
-                    take.failure = Some((failure(&e), kdrift_rebalance::root_cause(&e)));
+                    take.failures.push((failure(&e), kdrift_rebalance::root_cause(&e)));
                     break;
                 }
             }
         }
+    }
+    if take.errors_not_kept > 0 {
+        take.errors.push(more_errors(take.errors_not_kept, &source.location()));
     }
     take
 }
@@ -222,34 +256,38 @@ pub async fn sample_metrics(
 ) -> Result<MetricsReport, StoreError> {
     let mut take = take(client, source).await;
     // The failure of a one-shot sample is an error of its run.
-    take.errors.extend(take.failure.take().map(|(message, _)| message));
+    let failures = std::mem::take(&mut take.failures);
+    take.errors.extend(failures.into_iter().map(|(message, _)| message));
     let mut report = MetricsReport::default();
+    let fresh = report.fresh(&take);
     if take.not_served {
-        report.add(&take, 0);
+        report.add(&take, 0, fresh);
         return Ok(report);
     }
-    let commit =
-        store.commit_usage("api", &source.location(), UsageSource::MetricsApi, &take.samples, &take.errors, None)?;
-    report.add(&take, commit.added);
+    let commit = store.commit_usage("api", &source.location(), UsageSource::MetricsApi, &take.samples, &fresh, None)?;
+    report.add(&take, commit.added, fresh);
     Ok(report)
 }
 
-/// Stores one take of the recorder under its open run `run_id`.
+/// Stores one take of the recorder under its open run `run_id`, with the
+/// errors no earlier take said (a cause is stored once, not every
+/// interval); the errors stored.
 pub(crate) fn store_take(
     store: &Store,
     run_id: i64,
     source: &MetricsSource,
     take: &Take,
     report: &mut MetricsReport,
-) -> Result<(), StoreError> {
+) -> Result<u64, StoreError> {
+    let fresh = report.fresh(take);
+    let stored = fresh.len() as u64;
     if take.not_served {
-        report.add(take, 0);
-        return Ok(());
+        report.add(take, 0, fresh);
+        return Ok(stored);
     }
-    let commit =
-        store.add_usage_to_run(run_id, &source.location(), UsageSource::MetricsApi, &take.samples, &take.errors)?;
-    report.add(take, commit.added);
-    Ok(())
+    let commit = store.add_usage_to_run(run_id, &source.location(), UsageSource::MetricsApi, &take.samples, &fresh)?;
+    report.add(take, commit.added, fresh);
+    Ok(stored)
 }
 
 #[cfg(test)]

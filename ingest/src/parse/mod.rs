@@ -22,6 +22,7 @@ mod resync;
 mod stream;
 mod strict;
 mod utf16;
+pub(crate) use utf16::{decode as utf16_decode, LOSSY as UTF16_LOSSY};
 mod walk;
 mod yaml_items;
 

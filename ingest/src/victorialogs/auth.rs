@@ -155,8 +155,9 @@ pub struct CredentialSources {
 }
 
 fn read_secret_file(path: &Path, what: &str) -> Result<String, VlError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| VlError::Credentials(format!("cannot read the {what} file {}: {e}", path.display())))?;
+    let text =
+        kdrift_rebalance::read_capped_text(path, kdrift_rebalance::MAX_SECRET_FILE_BYTES, &format!("{what} file"))
+            .map_err(|e| VlError::Credentials(format!("cannot read the {what} file {}: {e}", path.display())))?;
     Ok(text.trim_end_matches(['\r', '\n']).to_string())
 }
 
@@ -313,6 +314,26 @@ mod tests {
         let missing = CredentialSources { bearer_token_file: Some("/nonexistent/token".into()), ..Default::default() };
         let e = Auth::load(&missing, &env_of(&[])).expect_err("missing file");
         assert!(e.to_string().contains("/nonexistent/token"), "{e}");
+    }
+
+    #[test]
+    fn an_endless_credential_file_stops_at_one_mebibyte() {
+        // break-it 35 F18: `--password-file /dev/zero` grew to ~22 GB and was OOM-killed.
+        let zero = || Some(std::path::PathBuf::from("/dev/zero"));
+        for (sources, what) in [
+            (CredentialSources { user: Some("u".into()), password_file: zero(), ..Default::default() }, "password"),
+            (CredentialSources { bearer_token_file: zero(), ..Default::default() }, "bearer token"),
+            (CredentialSources { headers_file: zero(), ..Default::default() }, "headers"),
+        ] {
+            let e = Auth::load(&sources, &env_of(&[])).expect_err("past the cap");
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "credentials: cannot read the {what} file /dev/zero: the {what} file /dev/zero holds more than \
+                     1048576 bytes (1 MiB), the most kdrift reads of one: it is not read (is it the right file?)"
+                )
+            );
+        }
     }
 
     #[test]

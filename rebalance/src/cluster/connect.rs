@@ -61,6 +61,7 @@ impl ClusterOptions {
     async fn resolve(&self) -> Result<Config, ClusterError> {
         for path in self.files() {
             not_cut_utf16(&path)?;
+            not_too_large(&path)?;
         }
         let options = KubeConfigOptions { context: self.context.clone(), ..KubeConfigOptions::default() };
         if let Some(path) = &self.kubeconfig {
@@ -196,6 +197,21 @@ fn not_cut_utf16(path: &std::path::Path) -> Result<(), ClusterError> {
             path.to_path_buf(),
         ),
     })
+}
+
+/// A kubeconfig past [`super::capped_file::MAX_KUBECONFIG_BYTES`] (16 MiB)
+/// is refused before kube reads it whole (break-it 35 F18:
+/// `--kubeconfig /dev/zero`); one that cannot be opened is left to kube's
+/// own error.
+fn not_too_large(path: &std::path::Path) -> Result<(), ClusterError> {
+    use std::io::ErrorKind;
+    match super::capped_file::read_capped(path, super::capped_file::MAX_KUBECONFIG_BYTES, "kubeconfig") {
+        Err(e) if e.kind() == ErrorKind::InvalidData => Err(ClusterError::Kubeconfig {
+            location: path.display().to_string(),
+            cause: kube::config::KubeconfigError::ReadConfig(e, path.to_path_buf()),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Where kubectl would have looked, for messages.

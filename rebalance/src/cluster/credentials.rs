@@ -39,7 +39,10 @@ pub fn values(config: &Config) -> Vec<String> {
     if let Some(t) = field("token") {
         token(t);
     }
-    if let Some(t) = field("tokenFile").and_then(|path| std::fs::read_to_string(path).ok()) {
+    if let Some(t) = field("tokenFile").and_then(|path| {
+        super::capped_file::read_capped_text(path.as_ref(), super::capped_file::MAX_SECRET_FILE_BYTES, "token file")
+            .ok()
+    }) {
         token(t);
     }
     if let Some(password) = field("password") {
@@ -54,7 +57,10 @@ pub fn values(config: &Config) -> Vec<String> {
         }
         out.push(data);
     }
-    if let Some(pem) = field("client-key").and_then(|path| std::fs::read_to_string(path).ok()) {
+    if let Some(pem) = field("client-key").and_then(|path| {
+        super::capped_file::read_capped_text(path.as_ref(), super::capped_file::MAX_SECRET_FILE_BYTES, "client key")
+            .ok()
+    }) {
         pem_body(&pem, &mut out);
     }
     if let Some(Value::Object(provider)) = auth.pointer("/auth-provider/config") {

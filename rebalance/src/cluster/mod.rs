@@ -26,6 +26,7 @@
 //!   redaction ([`crate::redact::held`]).
 
 pub mod answer;
+pub mod capped_file;
 pub mod connect;
 pub mod credentials;
 pub mod error;

@@ -207,8 +207,7 @@ impl Recorder<'_, '_> {
     fn usage(&mut self, take: &Take, source: &MetricsSource) -> Result<(), StoreError> {
         let first_note = take.not_served && !self.usage.as_ref().is_some_and(|u| u.not_served);
         let report = self.usage.get_or_insert_with(MetricsReport::default);
-        super::metrics::store_take(self.store, self.writer.run_id(), source, take, report)?;
-        self.errors += take.errors.len() as u64;
+        self.errors += super::metrics::store_take(self.store, self.writer.run_id(), source, take, report)?;
         if first_note {
             tracing::info!("{METRICS_NOT_SERVED}");
             self.observer.usage_note(METRICS_NOT_SERVED);
@@ -221,7 +220,7 @@ impl Recorder<'_, '_> {
         // A failed list is asked again at the next interval, not an error of
         // the run; said once per cause, and only once a resource got in sync
         // (before, the watchers say what is wrong with the server).
-        if let Some((message, cause)) = &take.failure {
+        for (message, cause) in &take.failures {
             if !self.synced.is_empty() && self.usage_warned.insert(cause.clone()) {
                 tracing::warn!("{message} (asked again every interval; the same failure is logged with -vv)");
             } else {
@@ -357,6 +356,7 @@ pub async fn record(
         cluster: options.cluster.clone(),
         scope: options.scope.clone(),
         request_timeout: options.watch.request_timeout,
+        max_page_bytes: options.watch.max_page_bytes,
     };
     let (usage_tx, mut usage_rx) = mpsc::channel::<Take>(1);
     if let Some(every) = options.metrics_interval.filter(|d| !d.is_zero()) {

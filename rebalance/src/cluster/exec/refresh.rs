@@ -114,7 +114,13 @@ pub fn take(config: &mut Config) -> Option<RefreshLayer> {
 /// The token in `path` (trimmed, held for redaction before any use) and
 /// the file's modification time and size.
 fn read_token(path: &std::path::Path) -> std::io::Result<(String, Option<(SystemTime, u64)>)> {
-    let token = std::fs::read_to_string(path)?.trim().to_string();
+    let token = crate::cluster::capped_file::read_capped_text(
+        path,
+        crate::cluster::capped_file::MAX_SECRET_FILE_BYTES,
+        "token file",
+    )?
+    .trim()
+    .to_string();
     if !token.is_empty() {
         crate::redact::hold([format!("Bearer {token}"), token.clone()]);
     }
