@@ -385,7 +385,6 @@ mod tests {
         assert_eq!(top_table("NAME READY STATUS RESTARTS AGE"), None, "a kubectl get table is not one");
     }
 
-<<<<<<< HEAD
     #[test]
     fn a_table_dated_9999_by_at_is_refused_naming_the_time() {
         // Break-it 35 F12: `--at 9999-12-31` stored the samples there.
@@ -407,7 +406,8 @@ mod tests {
             "{e}"
         );
         assert!(e.ends_with("an instant no usage analysis takes: its 2 sample(s) are not stored (give --at)"), "{e}");
-=======
+    }
+
     const NODES: &str = "NAME     CPU(cores)   CPU(%)   MEMORY(bytes)   MEMORY(%)";
 
     #[test]
@@ -483,6 +483,5 @@ mod tests {
             let (s, e) = parse_top(&decoded, "top.txt", AT);
             assert_eq!((s.len(), s[0].cpu_millis, e.len()), (1, Some(250), 0));
         }
->>>>>>> h-caps
     }
 }

@@ -426,7 +426,6 @@ fn ingest_api_stores_the_metrics_apis_usage_and_without_metrics_server_says_so_o
     assert_eq!(nodes.split_whitespace().nth(1), Some("1"), "{stdout}");
 }
 
-<<<<<<< HEAD
 /// erwee402's one-node minikube dump (nodes and kube-system pods; the
 /// default namespace's pods were not dumped) in a store, with `kubectl top
 /// nodes` samples (minikube at 1900m of 2000m, 1000Mi) at each of `at`.
@@ -729,7 +728,8 @@ fn kubectl_top_errors_quoting_credential_shapes_are_masked_on_stderr_and_in_json
     let report: serde_json::Value = serde_json::from_str(&stdout).expect("json");
     assert_eq!(report["usage"][0]["errors"], serde_json::json!(errors), "{stdout}");
     assert_eq!(report["usage"][0]["samples"], 1, "node-1 is stored");
-=======
+}
+
 #[test]
 fn ingest_file_reads_a_top_table_with_bare_cr_ends_and_counts_errors_past_the_first_hundred() {
     // break-it 35 F9 (bare `\r`: 0 samples, 0 errors) and F5 (every bad row printed and stored).
@@ -766,5 +766,4 @@ fn ingest_file_reads_a_top_table_with_bare_cr_ends_and_counts_errors_past_the_fi
     let out = kdrift(&db).args(["--output", "json", "query", "runs"]).assert().success();
     let runs: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
     assert_eq!(runs[0]["errors"], 101, "{runs}");
->>>>>>> h-caps
 }

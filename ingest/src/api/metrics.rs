@@ -132,13 +132,10 @@ pub(crate) async fn take(client: &Client, source: &MetricsSource) -> Take {
                 Ok(Some(page)) => {
                     let name = resource.name();
                     let skipped = page.bad.iter().map(ToString::to_string).chain(page.odd.iter().cloned());
-<<<<<<< HEAD
-                    take.errors.extend(skipped.map(|bad| kdrift_rebalance::mask_shown(&format!("{name}: {bad}"))));
-=======
                     for bad in skipped {
-                        keep(&mut take.errors, &mut take.errors_not_kept, format!("{name}: {bad}"));
+                        let message = kdrift_rebalance::mask_shown(&format!("{name}: {bad}"));
+                        keep(&mut take.errors, &mut take.errors_not_kept, message);
                     }
->>>>>>> h-caps
                     for item in &page.items {
                         match sample(&resource, item) {
                             Ok(s) => take.samples.push(s),
