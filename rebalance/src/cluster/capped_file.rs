@@ -37,10 +37,10 @@ pub fn read_capped(path: &Path, cap: u64, what: &str) -> std::io::Result<Vec<u8>
     Ok(bytes)
 }
 
-/// [`read_capped`] as text (invalid UTF-8 an `InvalidData` error).
+/// `read_capped` as text (invalid UTF-8 an `InvalidData` error).
 ///
 /// # Errors
-/// As [`read_capped`].
+/// As `read_capped`.
 pub fn read_capped_text(path: &Path, cap: u64, what: &str) -> std::io::Result<String> {
     String::from_utf8(read_capped(path, cap, what)?)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
