@@ -413,6 +413,8 @@ mod hot_node_from_the_recorder {
     const STEP: i64 = 300;
 
     #[test]
+    #[ignore = "races the recorder's sampling loop: under load a reading is missed (CI of dc9db08: the episode split at \
+                01:25-01:50); to be made deterministic by a fake that hands each take the next reading"]
     fn skew_usage_and_hotspots_name_the_hot_node_from_recorded_metrics_server_readings() {
         let kube = FakeKube::start();
         let dir = tempfile::tempdir().expect("tmp");
