@@ -111,7 +111,10 @@ fn serve() -> Result<String, String> {
             let app = Router::new().route(
                 "/api/v1/query_range",
                 post(|Form(form): Form<HashMap<String, String>>| async move {
-                    let num = |k: &str| form.get(k).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0) as i64;
+                    // kdrift sends `step` as a duration (`30s`), as Prometheus accepts.
+                    let num = |k: &str| {
+                        form.get(k).and_then(|v| v.trim_end_matches('s').parse::<f64>().ok()).unwrap_or(0.0) as i64
+                    };
                     let query = form.get("query").cloned().unwrap_or_default();
                     let (start, end, step) = (num("start"), num("end"), num("step").max(1));
                     tokio::task::spawn_blocking(move || answer(&query, start, end, step)).await.unwrap_or_default()
