@@ -2,12 +2,15 @@
 //! pods actually used, stored as an append-only time series in
 //! `usage_samples` (queries/schema/v17.sql).
 //!
-//! One call of [`Store::commit_usage`] is one ingest run: its samples are
-//! appended to a TEMP staging table (DuckDB's Appender), then moved into
-//! `usage_samples` deduplicated on (kind, object, at, source), with the
+//! One call of [`Store::commit_usage`] is one ingest run: its samples land
+//! in `usage_samples` deduplicated on (kind, object, at, source), with the
 //! window's progress row and the run's input errors, in one transaction:
 //! a window lands whole or not at all, and ingesting the same samples again
-//! adds nothing. A node, namespace or pod name holding a credential kdrift
+//! adds nothing. A batch without repeats whose range holds no stored sample
+//! of its source (a new window: the common case) is appended straight into
+//! `usage_samples` (DuckDB's Appender, in the open transaction); any other
+//! goes through a TEMP staging table and an anti-join (the first staged
+//! sample of a key wins). A node, namespace or pod name holding a credential kdrift
 //! holds (a server echoing the kubeconfig's token or Prometheus' password
 //! as a label) is stored with it masked (`***`), whatever the source, as an
 //! object's name is (`crate::record_mask`; issue 34, break-it 35 F1/F3).
@@ -203,12 +206,26 @@ impl Store {
         samples: &[UsageSample],
         errors: &[String],
     ) -> Result<u64, StoreError> {
-        self.execute(&sql::USAGE_CLEAR_STAGING, [])?;
-        let failed = |source| StoreError::Append { table: "staging_usage", source };
+        let first = samples.iter().map(|s| s.at_us).min().unwrap_or(0);
+        let last = samples.iter().map(|s| s.at_us).max().unwrap_or(0);
         // Every source's names pass here: a server echoing a held
         // credential as a node, namespace or pod name is stored masked, as
         // an object's name is (`crate::record_mask`).
         let held = kdrift_rebalance::held_in_records();
+        // Masking may make two names one: such a batch takes the staging
+        // path, which deduplicates the names as stored.
+        if !samples.is_empty() && held.is_empty() && without_repeats(samples) {
+            let stored: bool = self.query_one(&sql::USAGE_STORED_IN_RANGE, params![source.as_str(), first, last], |r| {
+                r.get(0)
+            })?;
+            if !stored {
+                self.append_usage(run_id, source, samples, &held)?;
+                self.record_usage_errors(run_id, location, errors)?;
+                return Ok(samples.len() as u64);
+            }
+        }
+        self.execute(&sql::USAGE_CLEAR_STAGING, [])?;
+        let failed = |source| StoreError::Append { table: "staging_usage", source };
         {
             let mut appender = self.conn.appender("staging_usage").map_err(failed)?;
             for s in samples {
@@ -227,17 +244,76 @@ impl Store {
             }
             appender.flush().map_err(failed)?;
         }
-        let first = samples.iter().map(|s| s.at_us).min().unwrap_or(0);
-        let last = samples.iter().map(|s| s.at_us).max().unwrap_or(0);
         let added = self.execute(&sql::USAGE_COMMIT_SAMPLES, params![run_id, first, last])? as u64;
         self.execute(&sql::USAGE_CLEAR_STAGING, [])?;
+        self.record_usage_errors(run_id, location, errors)?;
+        Ok(added)
+    }
+
+    /// Appends `samples` (no key twice, none stored yet) straight into
+    /// `usage_samples` under `run_id`, inside the caller's transaction
+    /// (DuckDB's Appender runs in the connection's open transaction): the
+    /// fast path of a new window, 600,000 samples without a sort or a join.
+    fn append_usage(
+        &self,
+        run_id: i64,
+        source: UsageSource,
+        samples: &[UsageSample],
+        held: &kdrift_rebalance::Redactor,
+    ) -> Result<(), StoreError> {
+        use duckdb::arrow::array::{ArrayRef, Int64Builder, StringBuilder, TimestampMicrosecondBuilder};
+        use duckdb::arrow::record_batch::RecordBatch;
+        use std::sync::Arc;
+        let failed = |source| StoreError::Append { table: "usage_samples", source };
+        // Column by column (Arrow arrays, appended a DuckDB vector at a
+        // time): 3.5× the speed of binding each value of each row.
+        let n = samples.len();
+        let names = |f: fn(&UsageSample) -> Option<&str>| {
+            let mut b = StringBuilder::with_capacity(n, samples.iter().filter_map(f).map(str::len).sum());
+            for s in samples {
+                b.append_option(masked_name(held, f(s)));
+            }
+            Arc::new(b.finish()) as ArrayRef
+        };
+        let numbers = |values: &mut dyn Iterator<Item = Option<i64>>| {
+            let mut b = Int64Builder::with_capacity(n);
+            values.for_each(|v| b.append_option(v));
+            Arc::new(b.finish()) as ArrayRef
+        };
+        let constant = |v: &str| {
+            let mut b = StringBuilder::with_capacity(n, n * v.len());
+            (0..n).for_each(|_| b.append_value(v));
+            Arc::new(b.finish()) as ArrayRef
+        };
+        let mut at = TimestampMicrosecondBuilder::with_capacity(n);
+        samples.iter().for_each(|s| at.append_value(s.at_us));
+        let batch = RecordBatch::try_from_iter([
+            ("kind", names(|s| Some(s.kind.as_str()))),
+            ("node", names(|s| s.node.as_deref())),
+            ("namespace", names(|s| s.namespace.as_deref())),
+            ("pod", names(|s| s.pod.as_deref())),
+            ("sampled_at", Arc::new(at.finish()) as ArrayRef),
+            ("cpu_millis", numbers(&mut samples.iter().map(|s| s.cpu_millis))),
+            ("memory_bytes", numbers(&mut samples.iter().map(|s| s.memory_bytes))),
+            ("source", constant(source.as_str())),
+            ("run_id", numbers(&mut std::iter::repeat_n(Some(run_id), n))),
+        ])
+        .map_err(|e| failed(duckdb::Error::ToSqlConversionFailure(Box::new(e))))?;
+        let mut appender = self.conn.appender("usage_samples").map_err(failed)?;
+        appender.append_record_batch(batch).map_err(failed)?;
+        appender.flush().map_err(failed)
+    }
+
+    /// `errors` (already redacted, masked again) as `ingest_errors` rows of
+    /// run `run_id` at `location`.
+    fn record_usage_errors(&self, run_id: i64, location: &str, errors: &[String]) -> Result<(), StoreError> {
         for message in errors {
             self.execute(
                 &sql::RECORD_ERROR,
                 params![run_id, location, None::<i64>, None::<i64>, None::<i64>, kdrift_rebalance::mask_shown(message)],
             )?;
         }
-        Ok(added)
+        Ok(())
     }
 
     fn store_usage(
@@ -268,6 +344,25 @@ impl Store {
         tx.commit()?;
         Ok(UsageCommit { run_id, samples: n, added, duplicates: n.saturating_sub(added) })
     }
+}
+
+/// Whether no two of `samples` share a key (kind, object, instant; the
+/// source is the batch's): what lets a batch skip the staging table's
+/// "first staged wins" pass. Samples in strictly increasing key order (a
+/// Prometheus window's) are checked in one pass; any other batch by hashing.
+fn without_repeats(samples: &[UsageSample]) -> bool {
+    fn key(s: &UsageSample) -> (i64, UsageKind, (Option<&str>, Option<&str>)) {
+        let object = match s.kind {
+            UsageKind::Node => (s.node.as_deref(), None),
+            UsageKind::Pod => (s.namespace.as_deref(), s.pod.as_deref()),
+        };
+        (s.at_us, s.kind, object)
+    }
+    if samples.windows(2).all(|w| key(&w[0]) < key(&w[1])) {
+        return true;
+    }
+    let mut seen = std::collections::HashSet::with_capacity(samples.len());
+    samples.iter().all(|s| seen.insert(key(s)))
 }
 
 /// `name` (a sample's node, namespace or pod) with every credential of
@@ -356,5 +451,56 @@ mod tests {
         .expect("query");
         let shown: Vec<String> = rows.rows.iter().map(|r| serde_json::to_string(&r[1..5]).expect("json")).collect();
         assert_eq!(shown, [r#"["node","***",null,null]"#, r#"["pod","***","***","***"]"#]);
+    }
+
+    #[test]
+    fn a_new_window_is_appended_straight_and_an_overlapping_one_adds_only_its_new_samples() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let store = Store::open(&dir.path().join("u.duckdb")).expect("store");
+        let count = |store: &Store| -> i64 {
+            store.conn.query_row("SELECT count(*) FROM usage_samples", [], |r| r.get(0)).expect("count")
+        };
+        // No repeats, nothing stored in its range: the append path.
+        let first = vec![node("n1", T0, 100, 1), node("n2", T0, 200, 2), node("n1", T0 + 30_000_000, 300, 3)];
+        let c = store.commit_usage("test", "t", UsageSource::Prometheus, &first, &[], None).expect("first");
+        assert_eq!((c.samples, c.added, c.duplicates), (3, 3, 0));
+        // The same again: the stored range sends it through the staging path.
+        let c = store.commit_usage("test", "t", UsageSource::Prometheus, &first, &[], None).expect("again");
+        assert_eq!((c.added, c.duplicates), (0, 3));
+        // Overlapping: one stored key, one new node at a stored instant, one new instant.
+        let next = vec![node("n2", T0, 999, 9), node("n3", T0, 400, 4), node("n1", T0 + 60_000_000, 500, 5)];
+        let c = store.commit_usage("test", "t", UsageSource::Prometheus, &next, &["bad point".into()], None)
+            .expect("next");
+        assert_eq!((c.added, c.duplicates), (2, 1));
+        assert_eq!(count(&store), 5);
+        let kept: i64 = store
+            .conn
+            .query_row("SELECT cpu_millis FROM usage_samples WHERE node = 'n2'", [], |r| r.get(0))
+            .expect("n2");
+        assert_eq!(kept, 200, "the first stored sample of a key stays");
+        // The appended rows carry their run, instant and source like the staged ones.
+        let (at, source, runs): (i64, String, i64) = store
+            .conn
+            .query_row(
+                "SELECT epoch_us(max(sampled_at)), any_value(source), count(DISTINCT run_id) FROM usage_samples",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .expect("row");
+        assert_eq!((at, source.as_str(), runs), (T0 + 60_000_000, "prometheus", 2));
+    }
+
+    #[test]
+    fn samples_appended_straight_roll_back_with_their_window() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let store = Store::open(&dir.path().join("u.duckdb")).expect("store");
+        {
+            let _tx = TransactionGuard::begin(&store).expect("begin");
+            let held = kdrift_rebalance::Redactor::default();
+            store.append_usage(1, UsageSource::Prometheus, &[node("n1", T0, 1, 1)], &held).expect("append");
+            // Dropped without commit: a window that failed after its samples.
+        }
+        let n: i64 = store.conn.query_row("SELECT count(*) FROM usage_samples", [], |r| r.get(0)).expect("count");
+        assert_eq!(n, 0, "the Appender writes in the connection's transaction");
     }
 }

@@ -63,6 +63,7 @@ mod strict_json;
 
 #[cfg(feature = "cluster")]
 pub use cluster::capped_file::{read_capped_text, MAX_KUBECONFIG_BYTES, MAX_SECRET_FILE_BYTES};
+#[cfg(feature = "cluster")]
 pub use cluster::credentials::MIN_BARE_TOKEN;
 #[cfg(feature = "cluster")]
 pub use cluster::error::{root_cause, with_causes};

@@ -9,10 +9,12 @@
 //! - [`windows`]: the range cut into step-aligned windows under the
 //!   server's points limit;
 //! - [`series`]: answers into samples (which node a series is, bad points);
-//! - [`pull`]: the windows pulled and committed one by one, `--resume`.
+//! - [`pull`]: the windows committed one by one, `--resume`; `fetch`
+//!   asks and merges the next window on its own thread meanwhile.
 
 pub mod client;
 pub mod error;
+mod fetch;
 pub mod pull;
 pub mod queries;
 pub mod series;

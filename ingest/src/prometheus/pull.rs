@@ -7,14 +7,12 @@
 //! and the windows committed before stay. `--resume` starts after the last window this pull (same
 //! URL, step and queries) committed.
 
-use std::time::Duration as StdDuration;
-
 use chrono::{DateTime, Duration, Utc};
 
 use super::client::PromClient;
-use super::error::{Failure, PromError};
-use super::queries::{Measure, NamedPromql};
-use super::series::{Merger, NodeMap};
+use super::error::PromError;
+use super::fetch::{self, Fetched, Outcome};
+use super::queries::NamedPromql;
 use super::windows::{plan, PromWindow};
 use crate::interrupt::Interrupt;
 use crate::store::{sql, Store, UsageSource, UsageWindow};
@@ -203,52 +201,47 @@ async fn run(
     }
     report.start = Some(start);
     report.end = Some(end);
-    let step = options.step.to_std().unwrap_or(StdDuration::from_secs(30));
-    for window in plan(start, end, options.step, options.max_window) {
+    let windows = plan(start, end, options.step, options.max_window);
+    if windows.is_empty() {
+        report.notes.push("nothing to pull: no instant of the step falls in the range".into());
+        return Ok(());
+    }
+    let expected = windows.len();
+    let mut next = fetch::spawn(client.clone(), options.clone(), windows);
+    while let Some(outcome) = next.recv().await {
+        let fetched = match outcome {
+            Outcome::Window(fetched) => fetched,
+            Outcome::Interrupted(window) => {
+                return Err(PromError::Interrupted {
+                    window: Some((window.start, window.end)),
+                    committed: report.windows.len(),
+                })
+            }
+            Outcome::Failed { window, query, attempts, failure } => {
+                let e = PromError::Window {
+                    url: client.endpoint(),
+                    query,
+                    start: window.start,
+                    end: window.end,
+                    attempts,
+                    failure: Box::new(failure.redacted(client.redactor())),
+                };
+                // Shown by `kdrift query runs` next to the windows committed.
+                let shown = format!("[{}, {})", show_time(&window.start), show_time(&window.end));
+                let location = format!("{} {shown}", client.endpoint());
+                store.record_failed_usage_run(SOURCE_KIND, &location, &e.to_string())?;
+                return Err(e);
+            }
+        };
+        let Fetched { window, shown, samples, errors, error_count, fetch_s, merge_s } = *fetched;
         if options.interrupt.is_triggered() {
             return Err(PromError::Interrupted {
                 window: Some((window.start, window.end)),
                 committed: report.windows.len(),
             });
         }
-        let shown = format!("[{}, {})", show_time(&window.start), show_time(&window.end));
-        let instants = (window.first.timestamp_micros(), window.last.timestamp_micros());
-        let mut merger = Merger::new(shown.clone(), instants);
-        let mut map = NodeMap::default();
+        let committing = std::time::Instant::now();
         let location = format!("{} {shown}", client.endpoint());
-        for q in &options.queries {
-            let answer = retrying(options, || client.query_range(&q.promql, window.first, window.last, step))
-                .await
-                .map_err(|outcome| match outcome {
-                    Stop::Interrupted => PromError::Interrupted {
-                        window: Some((window.start, window.end)),
-                        committed: report.windows.len(),
-                    },
-                    Stop::Failed(attempts, failure) => PromError::Window {
-                        url: client.endpoint(),
-                        query: q.name.to_string(),
-                        start: window.start,
-                        end: window.end,
-                        attempts,
-                        failure: Box::new(failure.redacted(client.redactor())),
-                    },
-                });
-            let answer = match answer {
-                Ok(answer) => answer,
-                Err(e @ PromError::Window { .. }) => {
-                    // Shown by `kdrift query runs` next to the windows committed.
-                    store.record_failed_usage_run(SOURCE_KIND, &location, &e.to_string())?;
-                    return Err(e);
-                }
-                Err(e) => return Err(e),
-            };
-            if q.measure == Measure::NodeInfo {
-                map = NodeMap::from_info(&answer);
-            } else {
-                merger.add(q, &answer, &map);
-            }
-        }
-        let (samples, errors, error_count) = merger.finish();
         // Series labels are the server's words: its credentials and every
         // credential shape masked before they are shown or stored (break-it 35 F4).
         let errors: Vec<String> =
@@ -259,7 +252,19 @@ async fn run(
             end_us: window.end.timestamp_micros(),
         };
         let c = store.commit_usage(SOURCE_KIND, &location, UsageSource::Prometheus, &samples, &errors, Some(w))?;
-        tracing::info!(window = %shown, samples = c.samples, added = c.added, run = c.run_id, "window committed");
+        drop(samples);
+        // Where a window's time goes (-v): the fetcher's seconds overlap the
+        // previous window's commit.
+        tracing::info!(
+            window = %shown,
+            samples = c.samples,
+            added = c.added,
+            run = c.run_id,
+            fetch_s = format!("{fetch_s:.3}"),
+            merge_s = format!("{merge_s:.3}"),
+            commit_s = format!("{:.3}", committing.elapsed().as_secs_f64()),
+            "window committed"
+        );
         let done = PromWindowReport {
             window,
             run_id: c.run_id,
@@ -272,44 +277,13 @@ async fn run(
         progress(&done);
         report.windows.push(done);
     }
-    if report.windows.is_empty() {
-        report.notes.push("nothing to pull: no instant of the step falls in the range".into());
+    if report.windows.len() < expected {
+        // The fetching thread ended without saying why (it could not start).
+        return Err(PromError::Options(format!(
+            "the fetching thread stopped after {} of {expected} window(s); see the log above",
+            report.windows.len()
+        )));
     }
     Ok(())
 }
 
-/// Why [`retrying`] gave up.
-enum Stop {
-    Interrupted,
-    Failed(u32, Failure),
-}
-
-/// Runs a request until it succeeds, fails in a way retrying cannot help,
-/// the attempts are spent, or the pull is interrupted.
-async fn retrying<T, F, Fut>(options: &PromOptions, mut request: F) -> Result<T, Stop>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, Failure>>,
-{
-    let (retry, interrupt) = (&options.retry, &options.interrupt);
-    let mut attempt = 1;
-    loop {
-        let answer = tokio::select! {
-            answer = request() => answer,
-            () = interrupt.triggered() => return Err(Stop::Interrupted),
-        };
-        match answer {
-            Ok(v) => return Ok(v),
-            Err(failure) if failure.is_retryable() && attempt < retry.attempts => {
-                let delay = retry.delay(attempt);
-                tracing::warn!(attempt, %failure, ?delay, "request failed; retrying");
-                tokio::select! {
-                    () = tokio::time::sleep(delay) => {}
-                    () = interrupt.triggered() => return Err(Stop::Interrupted),
-                }
-                attempt += 1;
-            }
-            Err(failure) => return Err(Stop::Failed(attempt, failure)),
-        }
-    }
-}

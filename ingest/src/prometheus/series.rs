@@ -104,7 +104,16 @@ pub struct Merger {
     /// The first and last instants asked, in microseconds: a point outside
     /// is not the window's (break-it 35 F13).
     instants: (i64, i64),
-    samples: BTreeMap<(i64, UsageKind, String), UsageSample>,
+    /// Each object's slot in `objects`, by (kind, object: the node, or
+    /// `namespace/pod`).
+    slots: HashMap<(UsageKind, String), usize>,
+    /// The objects met, in the order first met, with their points.
+    objects: Vec<Object>,
+    /// The node names met, each once: points refer to them by index
+    /// (`u32::MAX`: no node), so a window of 600,000 points holds 5,000 names.
+    nodes: Vec<String>,
+    /// Each name's index in `nodes`.
+    node_ids: HashMap<String, u32>,
     /// Which series first gave an object's value of a query, per node (a
     /// second series for the same object and node is an error).
     given_by: HashMap<(&'static str, UsageKind, String, Option<String>), String>,
@@ -121,7 +130,10 @@ impl Merger {
         Merger {
             window,
             instants,
-            samples: BTreeMap::new(),
+            slots: HashMap::new(),
+            objects: Vec::new(),
+            nodes: Vec::new(),
+            node_ids: HashMap::new(),
             given_by: HashMap::new(),
             errors: Vec::new(),
             errors_not_kept: 0,
@@ -195,6 +207,28 @@ impl Merger {
                     self.given_by.insert(identity, shown.clone());
                 }
             }
+            let node_id = match &node {
+                Ok(name) => match self.node_ids.get(name) {
+                    Some(id) => *id,
+                    None => {
+                        let id = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX - 1).min(u32::MAX - 1);
+                        self.nodes.push(name.clone());
+                        self.node_ids.insert(name.clone(), id);
+                        id
+                    }
+                },
+                Err(_) => NO_NODE,
+            };
+            let slot = match self.slots.get(&(kind, object.clone())) {
+                Some(i) => *i,
+                None => {
+                    self.objects.push(Object { kind, object: object.clone(), namespace, pod, points: Vec::new() });
+                    self.slots.insert((kind, object.clone()), self.objects.len() - 1);
+                    self.objects.len() - 1
+                }
+            };
+            let slot = &mut self.objects[slot];
+            slot.points.reserve(series.values.len());
             let mut bad = 0usize;
             let mut first_bad = None;
             let mut outside = 0usize;
@@ -221,20 +255,7 @@ impl Merger {
                     first_bad.get_or_insert_with(|| (at_us, text.clone()));
                     continue;
                 };
-                let sample = self.samples.entry((at_us, kind, object.clone())).or_insert_with(|| UsageSample {
-                    kind,
-                    node: node.clone().ok(),
-                    namespace: namespace.clone(),
-                    pod: pod.clone(),
-                    at_us,
-                    cpu_millis: None,
-                    memory_bytes: None,
-                });
-                // Where a moved pod's old and new series overlap (the old one's
-                // last minutes of lookback), the first series answered wins:
-                // servers sort series by their labels, so the pick is stable.
-                let value = if cpu { &mut sample.cpu_millis } else { &mut sample.memory_bytes };
-                value.get_or_insert(amount.round() as i64);
+                slot.points.push(Point { at_us, node: node_id, cpu, value: amount.round() as i64 });
             }
             if let Some((index, t)) = first_outside {
                 let t = if t.abs() < 1e15 { t.to_string() } else { format!("{t:e}") };
@@ -265,8 +286,80 @@ impl Merger {
             let location = format!("window {}", self.window);
             self.errors.push(crate::kept_errors::more_errors(self.errors_not_kept, &location));
         }
-        (self.samples.into_values().collect(), self.errors, total)
+        let mut objects = self.objects;
+        // Objects in (kind, object) order: the order of a window's samples
+        // at each instant.
+        objects.sort_unstable_by(|a, b| (a.kind, &a.object).cmp(&(b.kind, &b.object)));
+        for o in &mut objects {
+            // Stable: at one instant the points keep the order their series
+            // were answered in, so the first series' value and node win
+            // where a moved pod's old and new series overlap (the old one's
+            // last minutes of lookback); servers sort series by their labels,
+            // so the pick is stable.
+            o.points.sort_by_key(|p| p.at_us);
+        }
+        // Instant by instant, each object's next point: every object's points
+        // are in time order, so the samples come out in (instant, kind,
+        // object) order without sorting them.
+        let mut cursors = vec![0usize; objects.len()];
+        let mut samples = Vec::with_capacity(objects.iter().map(|o| o.points.len()).sum());
+        let mut next = objects.iter().filter_map(|o| o.points.first()).map(|p| p.at_us).min();
+        while let Some(at_us) = next {
+            next = None;
+            for (o, cursor) in objects.iter().zip(cursors.iter_mut()) {
+                let points = &o.points[*cursor..];
+                let here = points.iter().take_while(|p| p.at_us == at_us).count();
+                if here > 0 {
+                    let (mut cpu_millis, mut memory_bytes) = (None, None);
+                    for p in &points[..here] {
+                        let value = if p.cpu { &mut cpu_millis } else { &mut memory_bytes };
+                        value.get_or_insert(p.value);
+                    }
+                    samples.push(UsageSample {
+                        kind: o.kind,
+                        node: self.nodes.get(points[0].node as usize).cloned(),
+                        namespace: o.namespace.clone(),
+                        pod: o.pod.clone(),
+                        at_us,
+                        cpu_millis,
+                        memory_bytes,
+                    });
+                    *cursor += here;
+                }
+                if let Some(p) = o.points.get(*cursor) {
+                    next = Some(next.map_or(p.at_us, |n: i64| n.min(p.at_us)));
+                }
+            }
+        }
+        (samples, self.errors, total)
     }
+}
+
+/// `node` of a [`Point`] whose series named no node (a pod sample stored
+/// without its node).
+const NO_NODE: u32 = u32::MAX;
+
+/// One object (a node, or a pod) of a window, with its points in the order
+/// the answers gave them.
+#[derive(Debug)]
+struct Object {
+    kind: UsageKind,
+    /// The node, or `namespace/pod`: what orders the window's samples.
+    object: String,
+    namespace: Option<String>,
+    pod: Option<String>,
+    points: Vec<Point>,
+}
+
+/// One value of one series at one instant.
+#[derive(Debug, Clone, Copy)]
+struct Point {
+    at_us: i64,
+    /// The series' node, an index in [`Merger`]'s node names ([`NO_NODE`]: none).
+    node: u32,
+    /// CPU (millicores) or memory (bytes).
+    cpu: bool,
+    value: i64,
 }
 
 #[cfg(test)]
