@@ -4,6 +4,8 @@
 
 mod args;
 mod cmd;
+mod duration;
+mod instant;
 mod progress;
 mod render;
 mod signals;
