@@ -94,6 +94,9 @@ pub enum Command {
     /// One self-contained HTML file: the drain timeline as a Gantt chart, every node's requested % over time,
     /// and the Pending chains.
     Report(ReportArgs),
+    /// Print a shell completion script: bash, zsh or fish (`source <(kdrift completion bash)`); --dynamic
+    /// also completes pod and Job names from the store.
+    Completion(crate::completion::CompletionArgs),
 }
 
 /// `kdrift sessions …`.

@@ -117,3 +117,166 @@ fn time_flags_take_a_duration_before_now_beside_rfc_3339() {
          1794528000000000, or a duration before now such as 2h, 30m or 1d12h, or now, got \"yesterday\""
     );
 }
+
+/// The top-level commands, in the order the CLI defines them.
+const COMMANDS: [&str; 15] = [
+    "ingest",
+    "why-pending",
+    "demo",
+    "query",
+    "rebalance",
+    "record",
+    "check",
+    "skew",
+    "hotspots",
+    "postmortem",
+    "timeline",
+    "sessions",
+    "report",
+    "completion",
+    "help",
+];
+
+#[test]
+fn completion_prints_a_static_script_naming_every_command_for_bash_zsh_and_fish() {
+    let script = |shell: &str| {
+        let out = Command::cargo_bin("kdrift").expect("binary").args(["completion", shell]).output().expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let commands = COMMANDS.to_vec();
+    let mut sorted = commands.clone();
+    sorted.sort_unstable();
+    // bash: a case per command, in name order, and the registration for `kdrift`.
+    let bash = script("bash");
+    let cases: Vec<&str> =
+        bash.lines().filter_map(|l| l.trim().strip_prefix("kdrift,").and_then(|c| c.strip_suffix(')'))).collect();
+    assert_eq!(cases, sorted);
+    assert!(bash.lines().any(|l| l == "    complete -F _kdrift -o nosort -o bashdefault -o default kdrift"), "{bash}");
+    // zsh: a compdef for kdrift, each command with its help line.
+    let zsh = script("zsh");
+    assert_eq!(zsh.lines().next(), Some("#compdef kdrift"));
+    assert_eq!(zsh.lines().last(), Some("fi"));
+    assert!(zsh.contains("\n    compdef _kdrift kdrift\n"));
+    assert!(zsh.contains("'why-pending:Explain why a pod stayed Pending (or list every pod that did)' \\"), "{zsh}");
+    for command in &commands {
+        assert!(zsh.contains(&format!("\n'{command}:")), "zsh: {command}");
+    }
+    // fish: one `complete` line per command.
+    let fish = script("fish");
+    let mut offered: Vec<&str> = fish
+        .lines()
+        .filter_map(|l| l.strip_prefix("complete -c kdrift -n \"__fish_kdrift_needs_command\" -f -a \""))
+        .filter_map(|l| l.split('"').next())
+        .collect();
+    offered.sort_unstable();
+    assert_eq!(offered, sorted);
+    assert_eq!(
+        fish.lines().find(|l| l.contains("-a \"postmortem\"")),
+        Some(
+            "complete -c kdrift -n \"__fish_kdrift_needs_command\" -f -a \"postmortem\" -d 'Why something failed, from \
+             the store\\'s history'"
+        )
+    );
+}
+
+#[test]
+fn dynamic_completion_offers_the_stores_job_and_pod_names() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("demo.duckdb");
+    Command::cargo_bin("kdrift").expect("binary").args(["demo", "--save"]).arg(&db).assert().success();
+    // What the registered shell function runs at a Tab (clap_complete's protocol for bash).
+    let complete = |words: &[&str], index: usize, store: &std::path::Path| {
+        let out = Command::cargo_bin("kdrift")
+            .expect("binary")
+            .env("KDRIFT_COMPLETE", "bash")
+            .env("_CLAP_COMPLETE_INDEX", index.to_string())
+            .env("_CLAP_COMPLETE_COMP_TYPE", "9")
+            .env("_CLAP_COMPLETE_SPACE", "true")
+            .env("_CLAP_IFS", "\n")
+            .env("KDRIFT_DB", store)
+            .arg("--")
+            .args(words)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{words:?}");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    assert_eq!(
+        complete(&["kdrift", "postmortem", "job", "media/"], 3, &db),
+        "media/backup\nmedia/backup-29929200\nmedia/backup-29930640"
+    );
+    assert_eq!(complete(&["kdrift", "postmortem", "job", "backup-"], 3, &db), "backup-29929200\nbackup-29930640");
+    let pods = complete(&["kdrift", "why-pending", "media/backup-2993"], 2, &db);
+    assert_eq!(
+        pods.lines().count(),
+        pods.lines().filter(|l| l.starts_with("media/backup-29930640-")).count(),
+        "{pods}"
+    );
+    assert!(pods.lines().count() >= 1, "the demo's Pending CronJob pod: {pods}");
+    // --db on the line wins over KDRIFT_DB; no store: no names, no error.
+    let absent = dir.path().join("absent.duckdb");
+    assert_eq!(
+        complete(&["kdrift", "--db", db.to_str().expect("utf-8"), "postmortem", "job", "media/"], 5, &absent)
+            .lines()
+            .count(),
+        3
+    );
+    assert_eq!(complete(&["kdrift", "postmortem", "job", "media/"], 3, &absent), "");
+    assert!(!absent.exists(), "completion creates no store");
+    // The registration the user sources names the variable and the binary.
+    let out =
+        Command::cargo_bin("kdrift").expect("binary").args(["completion", "fish", "--dynamic"]).output().expect("runs");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "complete --keep-order --exclusive --command kdrift --arguments \"(KDRIFT_COMPLETE=fish kdrift -- (commandline \
+         --current-process --tokenize --cut-at-cursor) (commandline --current-token))\"\n"
+    );
+}
+
+#[test]
+fn as_kubectl_kdrift_the_same_binary_says_kubectl_kdrift_in_its_usage() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let plugin = dir.path().join("kubectl-kdrift");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("kdrift"), &plugin).expect("copy");
+    let help = Command::new(&plugin).arg("--help").output().expect("runs");
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert_eq!(help.lines().nth(2), Some("Usage: kubectl kdrift [OPTIONS] <COMMAND>"), "{help}");
+    let bad = Command::new(&plugin).args(["skew", "--bogus"]).output().expect("runs");
+    assert_eq!(bad.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&bad.stderr),
+        "error: unexpected argument '--bogus' found\n\nUsage: kubectl kdrift skew [OPTIONS]\n\nFor more information, try \
+         '--help'.\n"
+    );
+    // It works the same: the demo runs, and completion registers for the plugin's file name.
+    let demo = Command::new(&plugin).args(["-o", "json", "demo"]).output().expect("runs");
+    assert_eq!(demo.status.code(), Some(0), "{}", String::from_utf8_lossy(&demo.stderr));
+    let bash = Command::new(&plugin).args(["completion", "bash"]).output().expect("runs");
+    assert!(String::from_utf8_lossy(&bash.stdout)
+        .contains("\n    complete -F _kubectl__kdrift -o nosort -o bashdefault -o default kubectl-kdrift\n"));
+    // The plain binary keeps its name.
+    let usage = Command::cargo_bin("kdrift").expect("binary").args(["skew", "--bogus"]).output().expect("runs");
+    assert!(String::from_utf8_lossy(&usage.stderr).contains("\nUsage: kdrift skew [OPTIONS]\n"));
+}
+
+#[test]
+fn the_krew_manifest_installs_the_kdrift_binary_as_the_kdrift_plugin() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/krew/kdrift.yaml");
+    let text = std::fs::read_to_string(&path).expect("deploy/krew/kdrift.yaml");
+    let manifest: serde_json::Value = serde_yaml::from_str(&text).expect("YAML");
+    assert_eq!(manifest["apiVersion"], "krew.googlecontainertools.github.com/v1alpha2");
+    assert_eq!((manifest["kind"].as_str(), manifest["metadata"]["name"].as_str()), (Some("Plugin"), Some("kdrift")));
+    let platforms = manifest["spec"]["platforms"].as_array().expect("platforms");
+    let os_arch: Vec<String> = platforms
+        .iter()
+        .map(|p| {
+            format!("{}/{}", p["selector"]["matchLabels"]["os"], p["selector"]["matchLabels"]["arch"]).replace('"', "")
+        })
+        .collect();
+    assert_eq!(os_arch, ["linux/amd64", "linux/arm64", "darwin/arm64"]);
+    for p in platforms {
+        assert_eq!(p["bin"], "kdrift");
+        assert_eq!(p["files"], serde_json::json!([{"from": "kdrift", "to": "."}]));
+    }
+}

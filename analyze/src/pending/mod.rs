@@ -110,6 +110,16 @@ pub fn pod_name_namespaces(store: &Reader, name: &str) -> Result<Vec<String>, An
     Ok(store.query_map(&sql::POD_NAME_NAMESPACES, [name], |r| r.get(0))?)
 }
 
+/// Every pod the store knows, as (namespace, name): a stored version or a
+/// FailedScheduling event about it (query `pod_names`). What shell
+/// completion offers for `why-pending` and `rebalance explain`.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn pod_names(store: &Reader) -> Result<Vec<(String, String)>, AnalyzeError> {
+    Ok(store.query_map(&sql::POD_NAMES, [], |r| Ok((r.get(0)?, r.get(1)?)))?)
+}
+
 /// Every pod that had FailedScheduling, longest-pending first.
 ///
 /// # Errors

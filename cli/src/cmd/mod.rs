@@ -210,5 +210,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Postmortem(PostmortemCommand::Job(args)) => postmortem::job(&cli, args),
         Command::Timeline(TimelineCommand::Drains(args)) => timeline::drains(&cli, args),
         Command::Report(args) => report::run(&cli, args),
+        Command::Completion(args) => {
+            crate::completion::run(args, crate::plugin::bin(), &mut std::io::stdout().lock())?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
