@@ -73,8 +73,8 @@ pub use hot::{used_series, NodeUsed, Spot, UsageSkew, UsedLine, UsedPoint, UsedS
 pub use measured::measured_at;
 pub use next_steps::NextStep;
 pub use pending::{
-    pending_pods, pod_name_namespaces, pod_names, why_pending, Arrival, Cause, NodeFill, NodeLine, PendingPod,
-    PendingReport, PreemptionVerdict, Shortfall, StateAtFailure, WhyFull, EXPLAINED_NODES,
+    pending_pods, pod_labels, pod_name_namespaces, pod_names, why_pending, Arrival, Cause, NodeFill, NodeLine,
+    PendingPod, PendingReport, PreemptionVerdict, Shortfall, StateAtFailure, WhyFull, EXPLAINED_NODES,
 };
 pub use pending::{
     AdmissionCount, Anchor, Burst, ConstraintLine, FailureEvent, History, Holder, KubeletRejection, MoveRun,

@@ -18,9 +18,17 @@ pub struct Cli {
     /// The store file (DuckDB).
     #[arg(long, global = true, env = "KDRIFT_DB", default_value = DEFAULT_DB, value_name = "PATH")]
     pub db: PathBuf,
-    /// Output format on stdout.
-    #[arg(short = 'o', long, global = true, value_enum, default_value_t = Output::Table)]
+    /// Output format on stdout: table, json, yaml (the JSON document in YAML) or wide (tables with every
+    /// cell whole and their extra columns).
+    #[arg(short = 'o', long = "output", value_name = "OUTPUT", global = true, value_enum,
+          default_value_t = crate::format::Format::Table)]
+    pub format: crate::format::Format,
+    /// Table or document: what `-o` asks the command for ([`crate::format::Format::output`]; set in main).
+    #[arg(skip = Output::Table)]
     pub output: Output,
+    /// List tables without their header line (kubectl's --no-headers).
+    #[arg(long, global = true)]
+    pub no_headers: bool,
     /// More log output on stderr (-v info, -vv debug; or KDRIFT_LOG=…).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
@@ -231,6 +239,9 @@ pub struct SkewArgs {
     /// With --usage: used % of allocatable at or above which a node is hot (and its requests high).
     #[arg(long, value_name = "PCT", default_value_t = 80.0, value_parser = parse_percent, requires = "usage")]
     pub hot: f64,
+    /// -n, -A, -l, with --usage: only the pods selected among those driving a node.
+    #[command(flatten)]
+    pub pods: crate::selector::PodSelectArgs,
 }
 
 /// `kdrift hotspots`.
@@ -411,6 +422,9 @@ pub struct TimelineDrainsArgs {
     /// Only operations started at or before this instant (RFC 3339, UTC microseconds or a time ago (2h)).
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub until: Option<DateTime<Utc>>,
+    /// -n, -A, -l: only the moved pods selected (and the operations that moved one).
+    #[command(flatten)]
+    pub pods: crate::selector::PodSelectArgs,
 }
 
 /// `kdrift rebalance`.
@@ -920,6 +934,13 @@ pub struct WhyPendingArgs {
     /// With --all: only the pods of this namespace.
     #[arg(long, short = 'n', value_name = "NAMESPACE", requires = "all")]
     pub namespace: Option<String>,
+    /// With --all: every namespace (the default; kubectl's -A).
+    #[arg(short = 'A', long, requires = "all", conflicts_with = "namespace")]
+    pub all_namespaces: bool,
+    /// With --all: only the pods whose labels match (kubectl's -l): `app=web`, `tier!=db`, `env in (a,b)`,
+    /// `env notin (a)`, `gpu`, `!gpu`, comma-separated (all must hold).
+    #[arg(short = 'l', long, value_name = "SELECTOR", value_parser = crate::selector::parse_selector, requires = "all")]
+    pub selector: Option<kdrift_rebalance::StringSelector>,
     /// With --all: only the pods failing to schedule at or after this time (their last failure).
     #[arg(long, value_name = "TIME", value_parser = parse_instant, requires = "all")]
     pub since: Option<DateTime<Utc>>,

@@ -6,10 +6,12 @@ mod args;
 mod cmd;
 mod completion;
 mod duration;
+mod format;
 mod instant;
 mod plugin;
 mod progress;
 mod render;
+mod selector;
 mod signals;
 
 use std::io::Write;
@@ -27,7 +29,8 @@ fn main() -> ExitCode {
     completion::complete_from_env(plugin::bin());
     // As `kubectl-kdrift` (kubectl's plugin), usage lines say `kubectl kdrift`.
     let matches = args::Cli::command().bin_name(plugin::usage_name()).get_matches();
-    let cli = args::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let mut cli = args::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    cli.output = cli.format.output();
     let mode = progress::mode::init(cli.log_format);
     init_tracing(cli.verbose, mode);
     match cmd::run(cli) {

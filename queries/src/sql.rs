@@ -223,6 +223,8 @@ queries! {
     JOB_NAMES = "job_names", "postmortem/job_names.sql";
     /// Every pod by namespace and name (shell completion).
     POD_NAMES = "pod_names", "why_pending/pod_names.sql";
+    /// Every stored pod's latest labels (`-l SELECTOR`).
+    POD_LABELS = "pod_labels", "why_pending/pod_labels.sql";
     /// Latest version of one pod at or before an instant (else the earliest after).
     POD_AT = "pod_at", "state/pod_at.sql";
     /// When the store has one pod, per uid: from its creation to its last version's end.

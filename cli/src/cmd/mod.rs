@@ -188,6 +188,7 @@ pub(crate) fn open_existing_store(db: &Path) -> anyhow::Result<Store> {
 /// Runs the parsed command; returns the process exit code.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     crate::render::set_max_cell_width(cli.max_cell_width);
+    crate::format::set(cli.format, cli.no_headers);
     match &cli.command {
         Command::Ingest(IngestCommand::File(args)) => ingest::file(&cli, args),
         Command::Ingest(IngestCommand::Api(args)) => api::snapshot(&cli, args),
