@@ -74,7 +74,7 @@ pub use measured::measured_at;
 pub use next_steps::NextStep;
 pub use pending::{
     pending_pods, pod_labels, pod_name_namespaces, pod_names, why_pending, Arrival, Cause, NodeFill, NodeLine,
-    PendingPod, PendingReport, PreemptionVerdict, Shortfall, StateAtFailure, WhyFull, EXPLAINED_NODES,
+    PendingPod, PendingReport, PodLabels, PreemptionVerdict, Shortfall, StateAtFailure, WhyFull, EXPLAINED_NODES,
 };
 pub use pending::{
     AdmissionCount, Anchor, Burst, ConstraintLine, FailureEvent, History, Holder, KubeletRejection, MoveRun,

@@ -49,7 +49,7 @@ pub fn parse_selector(s: &str) -> Result<StringSelector, String> {
 pub struct PodFilter {
     namespace: Option<String>,
     selector: Option<StringSelector>,
-    labels: HashMap<(String, String), BTreeMap<String, String>>,
+    labels: kdrift_analyze::PodLabels,
 }
 
 impl PodFilter {

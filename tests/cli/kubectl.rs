@@ -280,3 +280,150 @@ fn the_krew_manifest_installs_the_kdrift_binary_as_the_kdrift_plugin() {
         assert_eq!(p["files"], serde_json::json!([{"from": "kdrift", "to": "."}]));
     }
 }
+
+/// The demo's history, kept in `dir`.
+fn demo_store(dir: &std::path::Path) -> std::path::PathBuf {
+    let db = dir.join("demo.duckdb");
+    Command::cargo_bin("kdrift").expect("binary").args(["demo", "--save"]).arg(&db).assert().success();
+    db
+}
+
+/// stdout, stderr and the exit code of `kdrift --db DB ARGS`.
+fn run(db: &std::path::Path, args: &[&str]) -> (String, String, Option<i32>) {
+    let out = kdrift(db).args(args).output().expect("runs");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code(),
+    )
+}
+
+#[test]
+fn output_yaml_wide_and_no_headers_as_kubectl_has_them() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = demo_store(dir.path());
+    // -o yaml: the -o json document, in YAML.
+    let (json, _, code) = run(&db, &["-o", "json", "why-pending", "--all"]);
+    assert_eq!(code, Some(0));
+    let (yaml, _, code) = run(&db, &["-o", "yaml", "why-pending", "--all"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(yaml.lines().take(2).collect::<Vec<_>>(), ["- namespace: media", "  name: backup-29930640-5l8lp"]);
+    let from_yaml: serde_json::Value = serde_yaml::from_str(&yaml).expect("YAML");
+    let from_json: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(from_yaml, from_json);
+    // --no-headers: the rows alone.
+    let (table, _, _) = run(&db, &["--no-headers", "why-pending", "--all"]);
+    assert_eq!(
+        table,
+        " media/backup-29930640-5l8lp   1h 30m   2026-11-28 04:00:00Z   16   never (deleted 05:30:00Z)   1 Insufficient \
+         cpu, 4 node(s) didn't match pod affinity rules \n1 pod had FailedScheduling\n"
+    );
+    // -o wide: three more columns, no cell cut even under --max-cell-width.
+    let (wide, _, _) = run(&db, &["-o", "wide", "--max-cell-width", "10", "why-pending", "--all"]);
+    let header: Vec<&str> =
+        wide.lines().next().unwrap_or_default().split("   ").map(str::trim).filter(|c| !c.is_empty()).collect();
+    assert_eq!(
+        header,
+        [
+            "POD",
+            "PENDING",
+            "FIRST FAILURE",
+            "ATTEMPTS",
+            "SCHEDULED",
+            "REASONS (LATEST)",
+            "LAST FAILURE",
+            "UID",
+            "MESSAGE (LATEST)"
+        ]
+    );
+    let row = wide.lines().nth(1).unwrap_or_default();
+    assert!(
+        row.contains(
+            "   2026-11-28 05:15:00Z   55d2bfac-6273-40b2-9cfe-23b7664918e2   0/5 nodes are available: 1 \
+         Insufficient cpu, 4 node(s) didn't match pod affinity rules. preemption: 0/5 nodes are available: 1 No \
+         preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling."
+        ),
+        "{row}"
+    );
+    let (cut, _, _) = run(&db, &["--max-cell-width", "10", "why-pending", "--all"]);
+    assert!(cut.lines().nth(1).unwrap_or_default().starts_with(" media/bac…   1h 30m "), "{cut}");
+}
+
+#[test]
+fn namespace_and_label_selectors_choose_the_pods_listed() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = demo_store(dir.path());
+    // why-pending --all: the demo's one Pending pod is media/backup-…, labelled job-name=…, no app.
+    let pod = " media/backup-29930640-5l8lp ";
+    for args in [&["-n", "media"][..], &["-A"], &["-l", "job-name"], &["-l", "app!=backup"], &["-l", "!app,job-name"]] {
+        let (out, _, code) = run(&db, &[&["why-pending", "--all"][..], args].concat());
+        assert_eq!((code, out.lines().nth(1).is_some_and(|l| l.starts_with(pod))), (Some(0), true), "{args:?}: {out}");
+    }
+    let (out, err, code) = run(&db, &["why-pending", "--all", "-n", "media", "-l", "app in (plex, sonarr)"]);
+    assert_eq!((out.as_str(), code), ("", Some(1)));
+    assert_eq!(
+        err,
+        format!(
+            "kdrift: none of the 1 pod(s) with FailedScheduling in {} is in the namespace media, labels app in (plex, \
+             sonarr) and time range given\n",
+            db.display()
+        )
+    );
+    let (_, err, code) = run(&db, &["why-pending", "--all", "-A", "-n", "media"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.starts_with("error: the argument '--all-namespaces' cannot be used with '--namespace <NAMESPACE>'"),
+        "{err}"
+    );
+    let (_, err, code) = run(&db, &["why-pending", "--all", "-l", "app in (plex"]);
+    assert_eq!(code, Some(2));
+    assert!(err.starts_with("error: invalid value 'app in (plex' for '--selector <SELECTOR>': "), "{err}");
+    // timeline drains: each drain moved one plex pod of media; counts are those of the pods kept.
+    let (out, _, code) = run(&db, &["timeline", "drains", "-n", "media", "-l", "app=plex"]);
+    assert_eq!(code, Some(0));
+    let moved: Vec<&str> = out.lines().filter(|l| l.starts_with("  pods moved:")).collect();
+    assert_eq!(
+        moved,
+        ["  pods moved: 1; replacements landed on: node-3 1", "  pods moved: 1; replacements landed on: node-1 1"]
+    );
+    let (json, _, _) = run(&db, &["-o", "json", "timeline", "drains", "-l", "app=plex"]);
+    let timeline: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    let pods: Vec<String> = timeline["operations"]
+        .as_array()
+        .expect("operations")
+        .iter()
+        .flat_map(|op| op["episodes"].as_array().expect("episodes").iter())
+        .flat_map(|e| e["evicted"].as_array().expect("evicted").iter())
+        .map(|p| format!("{}/{} → {}", p["namespace"], p["name"], p["replacement"]["node"]).replace('"', ""))
+        .collect();
+    assert_eq!(pods, ["media/plex-q856lmxqxq-rlfdf → node-3", "media/plex-q856lmxqxq-dhbhs → node-1"]);
+    let (out, err, code) = run(&db, &["timeline", "drains", "-l", "app=nothing"]);
+    assert_eq!(
+        (out.as_str(), err.as_str(), code),
+        ("", "kdrift: no drain, reboot or outage moved a pod of labels app=nothing\n", Some(1))
+    );
+    // skew: requested % counts every pod; pods are chosen only among --usage's drivers.
+    let (_, err, code) = run(&db, &["skew", "-n", "media"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err,
+        "kdrift: error: -n and -l select pods, which `skew` lists only with --usage (the pods driving each node); \
+         without it every pod's requests count\n"
+    );
+    let (all, _, _) = run(&db, &["-o", "json", "skew", "--usage"]);
+    let (web, _, _) = run(&db, &["-o", "json", "skew", "--usage", "-n", "web"]);
+    let drivers = |text: &str| -> Vec<String> {
+        let v: serde_json::Value = serde_json::from_str(text).expect("JSON");
+        v["hot_not_requested"]
+            .as_array()
+            .expect("spots")
+            .iter()
+            .flat_map(|s| s["pods"].as_array().expect("pods").iter())
+            .map(|p| format!("{}/{}", p["namespace"].as_str().unwrap_or(""), p["name"].as_str().unwrap_or("")))
+            .collect()
+    };
+    let every = drivers(&all);
+    let kept: Vec<String> = every.iter().filter(|p| p.starts_with("web/")).cloned().collect();
+    assert!(!kept.is_empty() && kept.len() < every.len(), "{every:?}");
+    assert_eq!(drivers(&web), kept);
+}

@@ -120,15 +120,16 @@ pub fn pod_names(store: &Reader) -> Result<Vec<(String, String)>, AnalyzeError> 
     Ok(store.query_map(&sql::POD_NAMES, [], |r| Ok((r.get(0)?, r.get(1)?)))?)
 }
 
+/// Pods' labels by (namespace, name) ([`pod_labels`]).
+pub type PodLabels = std::collections::HashMap<(String, String), std::collections::BTreeMap<String, String>>;
+
 /// Every stored pod's labels, by (namespace, name): its latest version's
 /// `metadata.labels` (query `pod_labels`); a pod without labels, or known
 /// from events only, is absent. What `-l SELECTOR` matches.
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
-pub fn pod_labels(
-    store: &Reader,
-) -> Result<std::collections::HashMap<(String, String), std::collections::BTreeMap<String, String>>, AnalyzeError> {
+pub fn pod_labels(store: &Reader) -> Result<PodLabels, AnalyzeError> {
     let rows: Vec<(String, String, String)> =
         store.query_map(&sql::POD_LABELS, [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
     // Stored as the JSON object of string values the API server gave; anything else reads as no labels.
