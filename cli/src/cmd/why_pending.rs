@@ -94,12 +94,9 @@ pub fn explain<W: Write>(
     } else if pods.is_empty() {
         writeln!(
             std::io::stderr(),
-            "kdrift: none of the {stored} pod(s) with FailedScheduling in {} is in the {}time range given",
+            "kdrift: none of the {stored} pod(s) with FailedScheduling in {} is in the namespace{} and time range given",
             store.path().display(),
-            match selected.describe() {
-                d if d.is_empty() => String::new(),
-                d => format!("{d} and "),
-            }
+            args.selector.as_ref().map(|s| format!(", labels {}", s.text)).unwrap_or_default()
         )?;
     }
     match output {
