@@ -73,15 +73,15 @@ pub use hot::{used_series, NodeUsed, Spot, UsageSkew, UsedLine, UsedPoint, UsedS
 pub use measured::measured_at;
 pub use next_steps::NextStep;
 pub use pending::{
-    pending_pods, pod_name_namespaces, why_pending, Arrival, Cause, NodeFill, NodeLine, PendingPod, PendingReport,
-    PreemptionVerdict, Shortfall, StateAtFailure, WhyFull, EXPLAINED_NODES,
+    pending_pods, pod_labels, pod_name_namespaces, pod_names, why_pending, Arrival, Cause, NodeFill, NodeLine,
+    PendingPod, PendingReport, PodLabels, PreemptionVerdict, Shortfall, StateAtFailure, WhyFull, EXPLAINED_NODES,
 };
 pub use pending::{
     AdmissionCount, Anchor, Burst, ConstraintLine, FailureEvent, History, Holder, KubeletRejection, MoveRun,
     ReasonItem, ReasonLine, Relief, ReliefPolicy, ResourceLine, ScheduledAt, SpecFrom,
 };
 pub use plausible::latest_observation;
-pub use postmortem::{job_name_namespaces, no_pod_found, postmortem_job, JobPostmortem, JobRun, RunStatus};
+pub use postmortem::{job_name_namespaces, job_names, no_pod_found, postmortem_job, JobPostmortem, JobRun, RunStatus};
 pub use postmortem::{ContainerEnd, JobCondition, JobEvent, JobFailure, JobPod, OtherRun};
 pub use rebalance_runs::RunSummary;
 pub use rebalance_runs::{last_success, latest_runs};

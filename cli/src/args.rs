@@ -18,9 +18,17 @@ pub struct Cli {
     /// The store file (DuckDB).
     #[arg(long, global = true, env = "KDRIFT_DB", default_value = DEFAULT_DB, value_name = "PATH")]
     pub db: PathBuf,
-    /// Output format on stdout.
-    #[arg(short = 'o', long, global = true, value_enum, default_value_t = Output::Table)]
+    /// Output format on stdout: table, json, yaml (the JSON document in YAML) or wide (tables with every
+    /// cell whole and their extra columns).
+    #[arg(short = 'o', long = "output", value_name = "OUTPUT", global = true, value_enum,
+          default_value_t = crate::format::Format::Table)]
+    pub format: crate::format::Format,
+    /// Table or document: what `-o` asks the command for ([`crate::format::Format::output`]; set in main).
+    #[arg(skip = Output::Table)]
     pub output: Output,
+    /// List tables without their header line (kubectl's --no-headers).
+    #[arg(long, global = true)]
+    pub no_headers: bool,
     /// More log output on stderr (-v info, -vv debug; or KDRIFT_LOG=…).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
@@ -94,6 +102,9 @@ pub enum Command {
     /// One self-contained HTML file: the drain timeline as a Gantt chart, every node's requested % over time,
     /// and the Pending chains.
     Report(ReportArgs),
+    /// Print a shell completion script: bash, zsh or fish (`source <(kdrift completion bash)`); --dynamic
+    /// also completes pod and Job names from the store.
+    Completion(crate::completion::CompletionArgs),
 }
 
 /// `kdrift sessions …`.
@@ -128,11 +139,7 @@ pub struct SessionsAnnotateArgs {
 
 /// Parses `--every`: a duration of at least one second (pure; used by clap).
 pub fn parse_every(s: &str) -> Result<std::time::Duration, String> {
-    let d = parse_timeout(s)?;
-    if d < std::time::Duration::from_secs(1) {
-        return Err(format!("{s:?}: the interval must be at least 1s (e.g. 1m, 30s)"));
-    }
-    Ok(d)
+    crate::duration::EVERY.parse(s)
 }
 
 /// `kdrift report`.
@@ -141,10 +148,10 @@ pub struct ReportArgs {
     /// The HTML file to write (replaced when it exists).
     #[arg(long, value_name = "FILE")]
     pub html: PathBuf,
-    /// Start of the range (default: the store's first instant); RFC 3339 or UTC microseconds.
+    /// Start of the range (default: the store's first instant); RFC 3339, UTC microseconds or a time ago (2h).
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub since: Option<DateTime<Utc>>,
-    /// End of the range (default: the store's last instant); RFC 3339 or UTC microseconds.
+    /// End of the range (default: the store's last instant); RFC 3339, UTC microseconds or a time ago (2h).
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub until: Option<DateTime<Utc>>,
 }
@@ -168,7 +175,8 @@ pub struct KubeArgs {
     /// its next bytes, or a watch's answer (a watch waits its 290 s plus this
     /// for its next event). kubectl's --request-timeout. One whole list
     /// page may take at most 10 times this (a server sending too slowly).
-    #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    /// 1s to 1h, e.g. 1m or 90s; a bare number is seconds.
+    #[arg(long, value_name = "DURATION", default_value_t = 60, value_parser = crate::duration::kube_seconds)]
     pub request_timeout: u64,
 }
 
@@ -181,8 +189,8 @@ pub struct RecordArgs {
     /// Commit after this many object versions.
     #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
     pub batch_records: u64,
-    /// Commit at least every this many seconds while versions come in.
-    #[arg(long, value_name = "SECONDS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    /// Commit at least this often while versions come in: 1s to 1h, e.g. 5s; a bare number is seconds.
+    #[arg(long, value_name = "DURATION", default_value_t = 5, value_parser = crate::duration::kube_seconds)]
     pub batch_seconds: u64,
     /// How often to sample the CPU and memory nodes and pods use from metrics.k8s.io (metrics-server's
     /// NodeMetrics and PodMetrics), e.g. 30s, 1m; `0` or `off`: never.
@@ -205,7 +213,7 @@ pub fn parse_metrics_interval(s: &str) -> Result<MetricsInterval, String> {
 /// `kdrift skew`.
 #[derive(Debug, Args)]
 pub struct SkewArgs {
-    /// The instant (default: the store's newest observation); RFC 3339 or UTC microseconds.
+    /// The instant (default: the store's newest observation); RFC 3339, UTC microseconds or a time ago (2h).
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub at: Option<DateTime<Utc>>,
     /// LowNodeUtilization thresholds (underutilized at or below), percent per resource.
@@ -231,15 +239,19 @@ pub struct SkewArgs {
     /// With --usage: used % of allocatable at or above which a node is hot (and its requests high).
     #[arg(long, value_name = "PCT", default_value_t = 80.0, value_parser = parse_percent, requires = "usage")]
     pub hot: f64,
+    /// -n, -A, -l, with --usage: only the pods selected among those driving a node.
+    #[command(flatten)]
+    pub pods: crate::selector::PodSelectArgs,
 }
 
 /// `kdrift hotspots`.
 #[derive(Debug, Args)]
 pub struct HotspotsArgs {
-    /// Start of the range (default: the store's first usage sample); RFC 3339 or UTC microseconds.
+    /// Start of the range (default: the store's first usage sample); RFC 3339, UTC microseconds or a time ago (2h).
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub since: Option<DateTime<Utc>>,
-    /// End of the range, exclusive (default: the store's last usage sample); RFC 3339 or UTC microseconds.
+    /// End of the range, exclusive (default: the store's last usage sample);
+    /// RFC 3339, UTC microseconds or a time ago (2h).
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub until: Option<DateTime<Utc>>,
     /// Used % of allocatable (cpu or memory) a step's mean must reach.
@@ -404,12 +416,15 @@ pub enum TimelineCommand {
 /// `kdrift timeline drains`.
 #[derive(Debug, Args)]
 pub struct TimelineDrainsArgs {
-    /// Only operations still going on at or after this instant (RFC 3339 or UTC microseconds).
+    /// Only operations still going on at or after this instant (RFC 3339, UTC microseconds or a time ago (2h)).
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub since: Option<DateTime<Utc>>,
-    /// Only operations started at or before this instant (RFC 3339 or UTC microseconds).
+    /// Only operations started at or before this instant (RFC 3339, UTC microseconds or a time ago (2h)).
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub until: Option<DateTime<Utc>>,
+    /// -n, -A, -l: only the moved pods selected (and the operations that moved one).
+    #[command(flatten)]
+    pub pods: crate::selector::PodSelectArgs,
 }
 
 /// `kdrift rebalance`.
@@ -550,16 +565,12 @@ pub struct CheckArgs {
 
 /// Parses a maximum age (pure; used by clap): the duration and the text as given.
 pub fn parse_max_age(s: &str) -> Result<(chrono::Duration, String), String> {
-    kdrift_rebalance::parse_max_age(s).map(|d| (d, s.trim().to_string()))
+    crate::duration::MAX_AGE.parse_span(s).map(|d| (d, s.trim().to_string()))
 }
 
 /// Parses a timeout: `0` or a duration such as `5m`, `90s`, `1h` (pure; used by clap).
 pub fn parse_timeout(s: &str) -> Result<std::time::Duration, String> {
-    if s.trim() == "0" {
-        return Ok(std::time::Duration::ZERO);
-    }
-    let d = kdrift_rebalance::parse_max_age(s)?;
-    Ok(std::time::Duration::from_secs(d.num_seconds().unsigned_abs()))
+    crate::duration::READY_TIMEOUT.parse(s)
 }
 
 /// Parses `SELECTOR=URL` (pure; used by clap).
@@ -574,7 +585,8 @@ pub struct RebalanceRecommendArgs {
     /// default: the descheduler Helm chart's default policy.
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
-    /// The instant to recommend at (default: the store's newest observation); RFC 3339 or UTC microseconds.
+    /// The instant to recommend at (default: the store's newest observation);
+    /// RFC 3339, UTC microseconds or a time ago (2h).
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub at: Option<DateTime<Utc>>,
     /// Nights replayed per candidate before giving up on it.
@@ -618,10 +630,10 @@ pub struct RebalanceBacktestArgs {
     /// The descheduler CronJob's schedule, in UTC: [`SCHEDULE_FORMS`].
     #[arg(long, value_name = "CRON", help = format!("The descheduler CronJob's schedule, in UTC: {SCHEDULE_FORMS}"))]
     pub schedule: String,
-    /// Start of the range (default: the store's first instant); RFC 3339 or UTC microseconds.
+    /// Start of the range (default: the store's first instant); RFC 3339, UTC microseconds or a time ago (2h).
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub since: Option<DateTime<Utc>>,
-    /// End of the range (default: the store's last instant); RFC 3339 or UTC microseconds.
+    /// End of the range (default: the store's last instant); RFC 3339, UTC microseconds or a time ago (2h).
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub until: Option<DateTime<Utc>>,
     #[command(flatten)]
@@ -639,7 +651,8 @@ pub struct RebalanceExplainArgs {
     /// default: the descheduler Helm chart's default policy.
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
-    /// The instant to explain at (default: the store's newest observation); RFC 3339 or UTC microseconds.
+    /// The instant to explain at (default: the store's newest observation);
+    /// RFC 3339, UTC microseconds or a time ago (2h).
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub at: Option<DateTime<Utc>>,
 }
@@ -651,7 +664,7 @@ pub struct RebalancePlanArgs {
     /// default: the descheduler Helm chart's default policy.
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
-    /// The instant to plan at (default: the store's newest observation); RFC 3339 or UTC microseconds.
+    /// The instant to plan at (default: the store's newest observation); RFC 3339, UTC microseconds or a time ago (2h).
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub at: Option<DateTime<Utc>>,
     /// Predict where the evicted pods' replacements land (kube-scheduler model).
@@ -697,7 +710,7 @@ pub fn parse_percentile(s: &str) -> Result<f64, String> {
 /// Parses an instant into UTC: RFC 3339, or UTC microseconds since the
 /// epoch as `kdrift query`'s `_us` parameters take (pure; used by clap).
 pub fn parse_instant(s: &str) -> Result<DateTime<Utc>, String> {
-    kdrift_store::parse_instant(s).map_err(|e| e.to_string())
+    crate::instant::parse(s)
 }
 
 /// `kdrift query`.
@@ -752,10 +765,10 @@ pub struct IngestPrometheusArgs {
     /// front of /api/v1 (vmselect, Thanos, Mimir). No user:password in it.
     #[arg(long, value_name = "URL")]
     pub url: String,
-    /// Range start (default: one day before --end); RFC 3339 or UTC microseconds.
+    /// Range start (default: one day before --end); RFC 3339, UTC microseconds or a time ago (2h).
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub start: Option<DateTime<Utc>>,
-    /// Range end, exclusive (default: now); RFC 3339 or UTC microseconds.
+    /// Range end, exclusive (default: now); RFC 3339, UTC microseconds or a time ago (2h).
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub end: Option<DateTime<Utc>>,
     /// Resolution: the instants sampled are the multiples of it since the epoch (e.g. 30s, 1m).
@@ -795,23 +808,13 @@ pub struct IngestPrometheusArgs {
     pub max_answer_bytes: u64,
     /// Longest one request may take, its answer read whole (e.g. 5m, 90s); past it the request
     /// fails (and is retried, --attempts).
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::duration::http_timeout)]
     pub request_timeout: std::time::Duration,
 }
 
 /// Parses `30s`, `5m`, `1h`, `1d` into a positive span (pure; used by clap).
 pub fn parse_span(s: &str) -> Result<chrono::Duration, String> {
-    let bad = || format!("expected a duration such as 30s, 5m, 1h or 1d, got {s:?}");
-    let digits = s.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
-    let n: i64 = s[..digits].parse().map_err(|_| bad())?;
-    let span = match &s[digits..] {
-        "s" => chrono::Duration::try_seconds(n),
-        "m" => chrono::Duration::try_minutes(n),
-        "h" => chrono::Duration::try_hours(n),
-        "d" => chrono::Duration::try_days(n),
-        _ => None,
-    };
-    span.filter(|d| *d > chrono::Duration::zero()).ok_or_else(bad)
+    crate::duration::SPAN.parse_span(s)
 }
 
 /// `kdrift ingest victorialogs`.
@@ -820,10 +823,11 @@ pub struct IngestVictorialogsArgs {
     /// The server: http://host:9428, or a prefix in front of /select/logsql (vmauth). No user:password in it.
     #[arg(long, value_name = "URL")]
     pub url: String,
-    /// Range start (default: 7 days before --end, VictoriaLogs' default retention); RFC 3339 or UTC microseconds.
+    /// Range start (default: 7 days before --end, VictoriaLogs' default retention);
+    /// RFC 3339, UTC microseconds or a time ago (2h).
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub start: Option<DateTime<Utc>>,
-    /// Range end, exclusive (default: now); RFC 3339 or UTC microseconds.
+    /// Range end, exclusive (default: now); RFC 3339, UTC microseconds or a time ago (2h).
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub end: Option<DateTime<Utc>>,
     /// A LogsQL filter ANDed to the layout's (no pipes), on the layout's fields, e.g. for raw
@@ -872,7 +876,7 @@ pub struct IngestVictorialogsArgs {
     pub retry_delay: std::time::Duration,
     /// Longest one request (/query, /hits, /field_names) may take, its answer read whole (e.g.
     /// 10m, 90s); past it the request fails (and the window is retried, --attempts).
-    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = crate::duration::http_timeout)]
     pub request_timeout: std::time::Duration,
 }
 
@@ -886,15 +890,7 @@ pub fn parse_layout(s: &str) -> Result<Layout, String> {
 
 /// Parses `500ms`, `1s`, `2m` (pure; used by clap).
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
-    let bad = || format!("expected a duration such as 500ms, 1s or 2m, got {s:?}");
-    let digits = s.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
-    let n: u64 = s[..digits].parse().map_err(|_| bad())?;
-    match &s[digits..] {
-        "ms" => Ok(std::time::Duration::from_millis(n)),
-        "s" => Ok(std::time::Duration::from_secs(n)),
-        "m" => Ok(std::time::Duration::from_secs(n * 60)),
-        _ => Err(bad()),
-    }
+    crate::duration::RETRY_DELAY.parse(s)
 }
 
 /// `kdrift ingest file`.
@@ -919,7 +915,7 @@ pub struct IngestFileArgs {
     #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = kdrift_ingest::parse_size)]
     pub max_batch_bytes: u64,
     /// The instant the samples of saved `kubectl top nodes` / `kubectl top pods -A` tables were
-    /// taken (RFC 3339 or UTC microseconds); default: each file's modification time.
+    /// taken (RFC 3339, UTC microseconds or a time ago (2h)); default: each file's modification time.
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub at: Option<DateTime<Utc>>,
 }
@@ -938,6 +934,13 @@ pub struct WhyPendingArgs {
     /// With --all: only the pods of this namespace.
     #[arg(long, short = 'n', value_name = "NAMESPACE", requires = "all")]
     pub namespace: Option<String>,
+    /// With --all: every namespace (the default; kubectl's -A).
+    #[arg(short = 'A', long, requires = "all", conflicts_with = "namespace")]
+    pub all_namespaces: bool,
+    /// With --all: only the pods whose labels match (kubectl's -l): `app=web`, `tier!=db`, `env in (a,b)`,
+    /// `env notin (a)`, `gpu`, `!gpu`, comma-separated (all must hold).
+    #[arg(short = 'l', long, value_name = "SELECTOR", value_parser = crate::selector::parse_selector, requires = "all")]
+    pub selector: Option<kdrift_rebalance::StringSelector>,
     /// With --all: only the pods failing to schedule at or after this time (their last failure).
     #[arg(long, value_name = "TIME", value_parser = parse_instant, requires = "all")]
     pub since: Option<DateTime<Utc>>,
@@ -1066,7 +1069,7 @@ mod tests {
         assert!(parse_layout("otel").is_err_and(|e| e.contains("msg-json")));
         assert_eq!(parse_duration("500ms"), Ok(std::time::Duration::from_millis(500)));
         assert_eq!(parse_duration("2m"), Ok(std::time::Duration::from_secs(120)));
-        assert!(parse_duration("1h").is_err() && parse_duration("s").is_err());
+        assert!(parse_duration("2h").is_err() && parse_duration("s").is_err());
         // No argument takes a password or a token.
         let cli = Cli::try_parse_from(["kdrift", "ingest", "victorialogs", "--url", "http://x", "--password", "p"]);
         assert!(cli.is_err());

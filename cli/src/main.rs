@@ -4,14 +4,20 @@
 
 mod args;
 mod cmd;
+mod completion;
+mod duration;
+mod format;
+mod instant;
+mod plugin;
 mod progress;
 mod render;
+mod selector;
 mod signals;
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 /// mimalloc instead of glibc malloc: an analysis of a large store builds and
 /// drops millions of small allocations (pod and node models, rows), where
@@ -20,7 +26,11 @@ use clap::Parser;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = args::Cli::parse();
+    completion::complete_from_env(plugin::bin());
+    // As `kubectl-kdrift` (kubectl's plugin), usage lines say `kubectl kdrift`.
+    let matches = args::Cli::command().bin_name(plugin::usage_name()).get_matches();
+    let mut cli = args::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    cli.output = cli.format.output();
     let mode = progress::mode::init(cli.log_format);
     init_tracing(cli.verbose, mode);
     match cmd::run(cli) {

@@ -219,6 +219,12 @@ queries! {
     POD_NAME_NAMESPACES = "pod_name_namespaces", "why_pending/pod_name_namespaces.sql";
     /// The namespaces of the Jobs and CronJobs of one name.
     JOB_NAME_NAMESPACES = "job_name_namespaces", "postmortem/job_name_namespaces.sql";
+    /// Every Job and CronJob by namespace and name (shell completion).
+    JOB_NAMES = "job_names", "postmortem/job_names.sql";
+    /// Every pod by namespace and name (shell completion).
+    POD_NAMES = "pod_names", "why_pending/pod_names.sql";
+    /// Every stored pod's latest labels (`-l SELECTOR`).
+    POD_LABELS = "pod_labels", "why_pending/pod_labels.sql";
     /// Latest version of one pod at or before an instant (else the earliest after).
     POD_AT = "pod_at", "state/pod_at.sql";
     /// When the store has one pod, per uid: from its creation to its last version's end.

@@ -7,6 +7,7 @@
 
 mod commands;
 mod interrupt;
+mod kubectl;
 mod messages;
 mod rebalance;
 mod rebalance_usage;

@@ -110,6 +110,35 @@ pub fn pod_name_namespaces(store: &Reader, name: &str) -> Result<Vec<String>, An
     Ok(store.query_map(&sql::POD_NAME_NAMESPACES, [name], |r| r.get(0))?)
 }
 
+/// Every pod the store knows, as (namespace, name): a stored version or a
+/// FailedScheduling event about it (query `pod_names`). What shell
+/// completion offers for `why-pending` and `rebalance explain`.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn pod_names(store: &Reader) -> Result<Vec<(String, String)>, AnalyzeError> {
+    Ok(store.query_map(&sql::POD_NAMES, [], |r| Ok((r.get(0)?, r.get(1)?)))?)
+}
+
+/// Pods' labels by (namespace, name) ([`pod_labels`]).
+pub type PodLabels = std::collections::HashMap<(String, String), std::collections::BTreeMap<String, String>>;
+
+/// Every stored pod's labels, by (namespace, name): its latest version's
+/// `metadata.labels` (query `pod_labels`); a pod without labels, or known
+/// from events only, is absent. What `-l SELECTOR` matches.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn pod_labels(store: &Reader) -> Result<PodLabels, AnalyzeError> {
+    let rows: Vec<(String, String, String)> =
+        store.query_map(&sql::POD_LABELS, [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    // Stored as the JSON object of string values the API server gave; anything else reads as no labels.
+    Ok(rows
+        .into_iter()
+        .map(|(namespace, name, labels)| ((namespace, name), serde_json::from_str(&labels).unwrap_or_default()))
+        .collect())
+}
+
 /// Every pod that had FailedScheduling, longest-pending first.
 ///
 /// # Errors

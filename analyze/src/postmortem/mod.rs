@@ -182,6 +182,16 @@ pub fn job_name_namespaces(store: &Reader, name: &str) -> Result<Vec<String>, An
     Ok(store.query_map(&sql::JOB_NAME_NAMESPACES, [name], |r| r.get(0))?)
 }
 
+/// Every Job and CronJob the store knows, as (namespace, name): an object
+/// version or an event about one (query `job_names`). What shell completion
+/// offers for `postmortem job`.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn job_names(store: &Reader) -> Result<Vec<(String, String)>, AnalyzeError> {
+    Ok(store.query_map(&sql::JOB_NAMES, [], |r| Ok((r.get(0)?, r.get(1)?)))?)
+}
+
 /// The postmortem of the Job (or the CronJob's failed Jobs) `namespace/name`.
 /// `Ok(None)` when the store knows no such Job or CronJob.
 ///

@@ -188,6 +188,7 @@ pub(crate) fn open_existing_store(db: &Path) -> anyhow::Result<Store> {
 /// Runs the parsed command; returns the process exit code.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     crate::render::set_max_cell_width(cli.max_cell_width);
+    crate::format::set(cli.format, cli.no_headers);
     match &cli.command {
         Command::Ingest(IngestCommand::File(args)) => ingest::file(&cli, args),
         Command::Ingest(IngestCommand::Api(args)) => api::snapshot(&cli, args),
@@ -210,5 +211,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Postmortem(PostmortemCommand::Job(args)) => postmortem::job(&cli, args),
         Command::Timeline(TimelineCommand::Drains(args)) => timeline::drains(&cli, args),
         Command::Report(args) => report::run(&cli, args),
+        Command::Completion(args) => {
+            crate::completion::run(args, crate::plugin::bin(), &mut std::io::stdout().lock())?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }

@@ -18,6 +18,12 @@ pub fn run(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
     if args.usage {
         return usage(cli, args);
     }
+    // Requested % is per node (the store's aggregates): pods are listed only with --usage.
+    anyhow::ensure!(
+        !args.pods.narrows(),
+        "-n and -l select pods, which `skew` lists only with --usage (the pods driving each node); without it every \
+         pod's requests count"
+    );
     let (policy, source) = match (&args.thresholds, &args.target_thresholds) {
         (Some(low), Some(high)) => {
             let map = |t: &crate::args::Thresholds| t.0.iter().cloned().collect();
@@ -43,7 +49,14 @@ pub fn run(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
 fn usage(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
     let store = crate::cmd::open_existing_store(&cli.db)?;
     let max_age_us = args.window.num_microseconds().unwrap_or(i64::MAX);
-    let report = skew_usage(&store, args.at, Reading::Latest { max_age_us }, args.hot)?;
+    let mut report = skew_usage(&store, args.at, Reading::Latest { max_age_us }, args.hot)?;
+    if args.pods.narrows() {
+        let filter =
+            crate::selector::PodFilter::new(&store, args.pods.namespace.as_deref(), args.pods.selector.as_ref())?;
+        for spot in report.hot_not_requested.iter_mut().chain(report.requested_not_used.iter_mut()) {
+            spot.pods.retain(|p| filter.keeps(&p.namespace, &p.name));
+        }
+    }
     let mut out = std::io::stdout().lock();
     match cli.output {
         Output::Json => render::json(&mut out, &report)?,

@@ -14,12 +14,18 @@ use crate::render;
 pub fn drains(cli: &Cli, args: &TimelineDrainsArgs) -> anyhow::Result<ExitCode> {
     super::check_range(args.since, args.until)?;
     let store = crate::cmd::open_existing_store(&cli.db)?;
-    let timeline = drain_timeline(&store, args.since, args.until)?;
-    let mut out = std::io::stdout().lock();
-    match cli.output {
-        Output::Json => render::json(&mut out, &timeline)?,
-        Output::Table => render::timeline::drains(&mut out, &timeline)?,
+    let mut timeline = drain_timeline(&store, args.since, args.until)?;
+    if args.pods.narrows() {
+        let filter =
+            crate::selector::PodFilter::new(&store, args.pods.namespace.as_deref(), args.pods.selector.as_ref())?;
+        crate::selector::drains(&mut timeline, &filter);
+        if timeline.operations.is_empty() {
+            writeln!(std::io::stderr(), "kdrift: no drain, reboot or outage moved a pod of {}", filter.describe())?;
+            render_timeline(cli, &timeline)?;
+            return Ok(ExitCode::from(1));
+        }
     }
+    render_timeline(cli, &timeline)?;
     if timeline.operations.is_empty() && !timeline.evictions.is_empty() {
         let runs = timeline.evictions.len();
         writeln!(
@@ -36,4 +42,14 @@ pub fn drains(cli: &Cli, args: &TimelineDrainsArgs) -> anyhow::Result<ExitCode> 
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints the timeline on stdout as `-o` asks.
+fn render_timeline(cli: &Cli, timeline: &kdrift_analyze::DrainTimeline) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match cli.output {
+        Output::Json => render::json(&mut out, timeline)?,
+        Output::Table => render::timeline::drains(&mut out, timeline)?,
+    }
+    Ok(())
 }

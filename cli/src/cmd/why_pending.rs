@@ -82,9 +82,10 @@ pub fn explain<W: Write>(
     }
     let all = pending_pods(store)?;
     let stored = all.len();
+    let selected = crate::selector::PodFilter::new(store, args.namespace.as_deref(), args.selector.as_ref())?;
     let pods: Vec<_> = all
         .into_iter()
-        .filter(|p| args.namespace.as_ref().is_none_or(|ns| &p.namespace == ns))
+        .filter(|p| selected.keeps(&p.namespace, &p.name))
         .filter(|p| args.since.is_none_or(|t| p.last_failure >= t))
         .filter(|p| args.until.is_none_or(|t| p.first_failure <= t))
         .collect();
@@ -93,8 +94,9 @@ pub fn explain<W: Write>(
     } else if pods.is_empty() {
         writeln!(
             std::io::stderr(),
-            "kdrift: none of the {stored} pod(s) with FailedScheduling in {} is in the namespace and time range given",
-            store.path().display()
+            "kdrift: none of the {stored} pod(s) with FailedScheduling in {} is in the namespace{} and time range given",
+            store.path().display(),
+            args.selector.as_ref().map(|s| format!(", labels {}", s.text)).unwrap_or_default()
         )?;
     }
     match output {

@@ -46,8 +46,13 @@ pub fn max_cell_width() -> usize {
 }
 
 /// Every kdrift table's look: no borders, every cell cut at the
-/// `--max-cell-width` ([`MAX_CELL_WIDTH`] by default; 0: not cut).
+/// `--max-cell-width` ([`MAX_CELL_WIDTH`] by default; 0 or `-o wide`: not
+/// cut), without the header row with `--no-headers`.
 pub fn plain(table: &mut Table) -> &mut Table {
+    // Every kdrift table's first row is its header: kubectl's --no-headers leaves it out.
+    if crate::format::no_headers() && table.count_rows() > 0 {
+        table.with(tabled::settings::Remove::row(tabled::settings::object::Rows::first()));
+    }
     table.with(Style::blank());
     match CELL_WIDTH.load(Ordering::Relaxed) {
         0 => table,
@@ -55,8 +60,14 @@ pub fn plain(table: &mut Table) -> &mut Table {
     }
 }
 
-/// Writes `value` as pretty JSON followed by a newline.
+/// Writes `value` as pretty JSON followed by a newline (as YAML with `-o yaml`).
 pub fn json<W: Write, T: serde::Serialize>(out: &mut W, value: &T) -> anyhow::Result<()> {
+    if crate::format::yaml() {
+        let text = serde_yaml::to_string(value)?;
+        // As io::Error, so that a closed pipe (`| head`) is recognised as one.
+        out.write_all(text.as_bytes())?;
+        return Ok(());
+    }
     // As io::Error, so that a closed pipe (`| head`) is recognised as one.
     serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::from)?;
     writeln!(out)?;

@@ -43,7 +43,7 @@ struct ListRow {
     reasons: String,
 }
 
-/// `why-pending --all` as a table.
+/// `why-pending --all` as a table; `-o wide` adds the last failure, the uid and the latest message.
 pub fn list<W: Write>(out: &mut W, pods: &[PendingPod]) -> anyhow::Result<()> {
     if pods.is_empty() {
         return Ok(());
@@ -63,7 +63,15 @@ pub fn list<W: Write>(out: &mut W, pods: &[PendingPod]) -> anyhow::Result<()> {
         },
         reasons: p.reasons.clone(),
     });
-    writeln!(out, "{}", super::plain(&mut Table::new(rows)))?;
+    let mut b = Table::builder(rows);
+    if crate::format::wide() {
+        b.push_column(std::iter::once("LAST FAILURE".to_string()).chain(pods.iter().map(|p| t(p.last_failure))));
+        b.push_column(std::iter::once("UID".to_string()).chain(pods.iter().map(|p| p.uid.clone())));
+        b.push_column(
+            std::iter::once("MESSAGE (LATEST)".to_string()).chain(pods.iter().map(|p| p.latest_message.clone())),
+        );
+    }
+    writeln!(out, "{}", super::plain(&mut b.build()))?;
     let n = pods.len();
     writeln!(out, "{n} pod{} had FailedScheduling", if n == 1 { "" } else { "s" })?;
     Ok(())

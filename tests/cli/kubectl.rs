@@ -1,0 +1,429 @@
+//! kubectl habits (kdrift issue 38 item 4): one duration grammar on every
+//! duration flag, relative times beside RFC 3339 on every TIME flag,
+//! `kdrift completion`, `kubectl kdrift`, `-o yaml|wide`, `--no-headers`
+//! and `-n`/`-A`/`-l` as kubectl has them.
+
+use assert_cmd::Command;
+
+fn kdrift(db: &std::path::Path) -> Command {
+    let mut c = Command::cargo_bin("kdrift").expect("binary");
+    c.arg("--db").arg(db).env_remove("KDRIFT_DB").env_remove("KDRIFT_VL_PASSWORD").env_remove("KDRIFT_PROM_PASSWORD");
+    c
+}
+
+/// The first line of stderr and of stdout of a run.
+fn first_lines(c: &mut Command) -> (String, String) {
+    let out = c.output().expect("runs");
+    let first = |b: &[u8]| String::from_utf8_lossy(b).lines().next().unwrap_or_default().to_string();
+    (first(&out.stderr), first(&out.stdout))
+}
+
+#[test]
+fn every_duration_flag_reads_one_grammar_and_names_its_own_range() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("none.duckdb");
+    let vl = ["ingest", "victorialogs", "--url", "http://127.0.0.1:1", "--attempts", "1"];
+    let refused = |flag: &str, value: &str, name: &str, expected: &str| {
+        format!("error: invalid value '{value}' for '{flag} <{name}>': expected {expected}, got {value:?}")
+    };
+    // 1m30s is taken by --retry-delay as by --ready-timeout (issue 38: it was refused).
+    let accepted: Vec<(Vec<&str>, &str)> = vec![
+        (
+            [&vl[..], &["--retry-delay", "1m30s", "--request-timeout", "1m30s"]].concat(),
+            "kdrift: error: request to http://127.0.0.1:1/select/logsql/field_names failed",
+        ),
+        (
+            vec!["rebalance", "apply", "none.json", "--ready-timeout", "1m30s"],
+            "kdrift: error: reading none.json: No such file or directory (os error 2)",
+        ),
+        (
+            vec!["ingest", "api", "--request-timeout", "1m30s", "--kubeconfig", "/nonexistent"],
+            "kdrift: error: kubeconfig /nonexistent: failed to read it: No such file or directory (os error 2)",
+        ),
+        (
+            vec!["ingest", "api", "--request-timeout", "90", "--kubeconfig", "/nonexistent"],
+            "kdrift: error: kubeconfig /nonexistent: failed to read it: No such file or directory (os error 2)",
+        ),
+        (vec!["skew", "--usage", "--window", "1d12h"], "kdrift: error: opening store"),
+        (vec!["hotspots", "--step", "1h30m"], "kdrift: error: opening store"),
+    ];
+    for (i, (args, start)) in accepted.into_iter().enumerate() {
+        let fresh = dir.path().join(format!("{i}.duckdb"));
+        let (stderr, _) = first_lines(kdrift(&fresh).current_dir(dir.path()).args(&args));
+        assert!(stderr.starts_with(start), "{args:?}: {stderr}");
+    }
+    let (_, stdout) = first_lines(kdrift(&db).args(["check", "--max-age", "1d12h"]));
+    assert_eq!(stdout, format!("NEVER: no successful rebalance (store {}: no store; max age 1d12h)", db.display()));
+    let whole = ", in whole seconds";
+    let rows: Vec<(Vec<&str>, String)> = vec![
+        ([&vl[..], &["--retry-delay", "1m30x"]].concat(),
+         "error: invalid value '1m30x' for '--retry-delay <DURATION>': expected a duration such as 1h30m, 90s, 1d or \
+          500ms (units d, h, m, s, ms), got \"1m30x\"".to_string()),
+        ([&vl[..], &["--retry-delay", "2h"]].concat(), refused("--retry-delay", "2h", "DURATION", "a duration from 0s to 1h")),
+        ([&vl[..], &["--request-timeout", "500ms"]].concat(),
+         refused("--request-timeout", "500ms", "DURATION", "a duration from 1s to 1d")),
+        (vec!["rebalance", "apply", "p.json", "--ready-timeout", "1500ms"],
+         refused("--ready-timeout", "1500ms", "DURATION", &format!("0 or a duration of at least 1s{whole}"))),
+        (vec!["sessions", "annotate", "--probe", "app=x=http://127.0.0.1:1/", "--every", "500ms"],
+         refused("--every", "500ms", "DURATION", &format!("a duration of at least 1s{whole}"))),
+        (vec!["record", "--metrics-interval", "500ms"],
+         refused("--metrics-interval", "500ms", "DURATION", &format!("a duration of at least 1s{whole}"))),
+        (vec!["rebalance", "plan", "--usage-window", "0s"],
+         refused("--usage-window", "0s", "SPAN", &format!("a duration of at least 1s{whole}"))),
+        (vec!["check", "--max-age", "0"], refused("--max-age", "0", "DURATION", &format!("a duration of at least 1s{whole}"))),
+        (vec!["record", "--batch-seconds", "2h"],
+         refused("--batch-seconds", "2h", "DURATION", &format!("a duration from 1s to 1h{whole}"))),
+        (vec!["ingest", "api", "--request-timeout", "0"],
+         refused("--request-timeout", "0", "DURATION", &format!("a duration from 1s to 1h{whole} (a bare number is seconds)"))),
+        (vec!["skew", "--usage", "--window", "1w"],
+         "error: invalid value '1w' for '--window <DURATION>': expected a duration such as 1h30m, 90s, 1d or 500ms \
+          (units d, h, m, s, ms), got \"1w\"".to_string()),
+    ];
+    for (args, expected) in rows {
+        let out = kdrift(&db).args(&args).output().expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().next().unwrap_or_default(), expected, "{args:?}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}
+
+#[test]
+fn time_flags_take_a_duration_before_now_beside_rfc_3339() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    // The first window of a pull names its start: --start 2h is two hours before now.
+    let before = chrono::Utc::now();
+    let prom =
+        ["ingest", "prometheus", "--url", "http://127.0.0.1:1", "--attempts", "1", "--start", "2h", "--end", "1h"];
+    let (stderr, _) = first_lines(kdrift(&db).args(prom));
+    let after = chrono::Utc::now();
+    let start = stderr
+        .strip_prefix("kdrift: error: window [")
+        .and_then(|rest| rest.split(',').next())
+        .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+        .unwrap_or_else(|| panic!("a window start in {stderr}"));
+    let two_hours = chrono::Duration::hours(2);
+    assert!(start >= before - two_hours && start <= after - two_hours, "{start} is not 2h before {before}..{after}");
+    // RFC 3339 and microseconds still read; a word that is neither names every form.
+    for at in ["2026-11-28T07:00:00+02:00", "1795838400000000", "30m", "now"] {
+        let out = kdrift(&db).args(["timeline", "drains", "--since", at, "--until", "now"]).output().expect("runs");
+        assert_eq!(out.status.code(), Some(1), "{at}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let (stderr, _) = first_lines(kdrift(&db).args(["why-pending", "--all", "--since", "yesterday"]));
+    assert_eq!(
+        stderr,
+        "error: invalid value 'yesterday' for '--since <TIME>': expected an RFC 3339 time such as 2026-11-13T00:00:00Z or \
+         2026-11-13T02:00:00+02:00 (date, T, time, then Z or a UTC offset), or UTC microseconds since the epoch such as \
+         1794528000000000, or a duration before now such as 2h, 30m or 1d12h, or now, got \"yesterday\""
+    );
+}
+
+/// The top-level commands, in the order the CLI defines them.
+const COMMANDS: [&str; 15] = [
+    "ingest",
+    "why-pending",
+    "demo",
+    "query",
+    "rebalance",
+    "record",
+    "check",
+    "skew",
+    "hotspots",
+    "postmortem",
+    "timeline",
+    "sessions",
+    "report",
+    "completion",
+    "help",
+];
+
+#[test]
+fn completion_prints_a_static_script_naming_every_command_for_bash_zsh_and_fish() {
+    let script = |shell: &str| {
+        let out = Command::cargo_bin("kdrift").expect("binary").args(["completion", shell]).output().expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let commands = COMMANDS.to_vec();
+    let mut sorted = commands.clone();
+    sorted.sort_unstable();
+    // bash: a case per command, in name order, and the registration for `kdrift`.
+    let bash = script("bash");
+    let cases: Vec<&str> =
+        bash.lines().filter_map(|l| l.trim().strip_prefix("kdrift,").and_then(|c| c.strip_suffix(')'))).collect();
+    assert_eq!(cases, sorted);
+    assert!(bash.lines().any(|l| l == "    complete -F _kdrift -o nosort -o bashdefault -o default kdrift"), "{bash}");
+    // zsh: a compdef for kdrift, each command with its help line.
+    let zsh = script("zsh");
+    assert_eq!(zsh.lines().next(), Some("#compdef kdrift"));
+    assert_eq!(zsh.lines().last(), Some("fi"));
+    assert!(zsh.contains("\n    compdef _kdrift kdrift\n"));
+    assert!(zsh.contains("'why-pending:Explain why a pod stayed Pending (or list every pod that did)' \\"), "{zsh}");
+    for command in &commands {
+        assert!(zsh.contains(&format!("\n'{command}:")), "zsh: {command}");
+    }
+    // fish: one `complete` line per command.
+    let fish = script("fish");
+    let mut offered: Vec<&str> = fish
+        .lines()
+        .filter_map(|l| l.strip_prefix("complete -c kdrift -n \"__fish_kdrift_needs_command\" -f -a \""))
+        .filter_map(|l| l.split('"').next())
+        .collect();
+    offered.sort_unstable();
+    assert_eq!(offered, sorted);
+    assert_eq!(
+        fish.lines().find(|l| l.contains("-a \"postmortem\"")),
+        Some(
+            "complete -c kdrift -n \"__fish_kdrift_needs_command\" -f -a \"postmortem\" -d 'Why something failed, from \
+             the store\\'s history'"
+        )
+    );
+}
+
+#[test]
+fn dynamic_completion_offers_the_stores_job_and_pod_names() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("demo.duckdb");
+    Command::cargo_bin("kdrift").expect("binary").args(["demo", "--save"]).arg(&db).assert().success();
+    // What the registered shell function runs at a Tab (clap_complete's protocol for bash).
+    let complete = |words: &[&str], index: usize, store: &std::path::Path| {
+        let out = Command::cargo_bin("kdrift")
+            .expect("binary")
+            .env("KDRIFT_COMPLETE", "bash")
+            .env("_CLAP_COMPLETE_INDEX", index.to_string())
+            .env("_CLAP_COMPLETE_COMP_TYPE", "9")
+            .env("_CLAP_COMPLETE_SPACE", "true")
+            .env("_CLAP_IFS", "\n")
+            .env("KDRIFT_DB", store)
+            .arg("--")
+            .args(words)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{words:?}");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    assert_eq!(
+        complete(&["kdrift", "postmortem", "job", "media/"], 3, &db),
+        "media/backup\nmedia/backup-29929200\nmedia/backup-29930640"
+    );
+    assert_eq!(complete(&["kdrift", "postmortem", "job", "backup-"], 3, &db), "backup-29929200\nbackup-29930640");
+    let pods = complete(&["kdrift", "why-pending", "media/backup-2993"], 2, &db);
+    assert_eq!(
+        pods.lines().count(),
+        pods.lines().filter(|l| l.starts_with("media/backup-29930640-")).count(),
+        "{pods}"
+    );
+    assert!(pods.lines().count() >= 1, "the demo's Pending CronJob pod: {pods}");
+    // --db on the line wins over KDRIFT_DB; no store: no names, no error.
+    let absent = dir.path().join("absent.duckdb");
+    assert_eq!(
+        complete(&["kdrift", "--db", db.to_str().expect("utf-8"), "postmortem", "job", "media/"], 5, &absent)
+            .lines()
+            .count(),
+        3
+    );
+    assert_eq!(complete(&["kdrift", "postmortem", "job", "media/"], 3, &absent), "");
+    assert!(!absent.exists(), "completion creates no store");
+    // The registration the user sources names the variable and the binary.
+    let out =
+        Command::cargo_bin("kdrift").expect("binary").args(["completion", "fish", "--dynamic"]).output().expect("runs");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "complete --keep-order --exclusive --command kdrift --arguments \"(KDRIFT_COMPLETE=fish kdrift -- (commandline \
+         --current-process --tokenize --cut-at-cursor) (commandline --current-token))\"\n"
+    );
+}
+
+#[test]
+fn as_kubectl_kdrift_the_same_binary_says_kubectl_kdrift_in_its_usage() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let plugin = dir.path().join("kubectl-kdrift");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("kdrift"), &plugin).expect("copy");
+    let help = Command::new(&plugin).arg("--help").output().expect("runs");
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert_eq!(help.lines().nth(2), Some("Usage: kubectl kdrift [OPTIONS] <COMMAND>"), "{help}");
+    let bad = Command::new(&plugin).args(["skew", "--bogus"]).output().expect("runs");
+    assert_eq!(bad.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&bad.stderr),
+        "error: unexpected argument '--bogus' found\n\nUsage: kubectl kdrift skew [OPTIONS]\n\nFor more information, try \
+         '--help'.\n"
+    );
+    // It works the same: the demo runs, and completion registers for the plugin's file name.
+    let demo = Command::new(&plugin).args(["-o", "json", "demo"]).output().expect("runs");
+    assert_eq!(demo.status.code(), Some(0), "{}", String::from_utf8_lossy(&demo.stderr));
+    let bash = Command::new(&plugin).args(["completion", "bash"]).output().expect("runs");
+    assert!(String::from_utf8_lossy(&bash.stdout)
+        .contains("\n    complete -F _kubectl__kdrift -o nosort -o bashdefault -o default kubectl-kdrift\n"));
+    // The plain binary keeps its name.
+    let usage = Command::cargo_bin("kdrift").expect("binary").args(["skew", "--bogus"]).output().expect("runs");
+    assert!(String::from_utf8_lossy(&usage.stderr).contains("\nUsage: kdrift skew [OPTIONS]\n"));
+}
+
+#[test]
+fn the_krew_manifest_installs_the_kdrift_binary_as_the_kdrift_plugin() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/krew/kdrift.yaml");
+    let text = std::fs::read_to_string(&path).expect("deploy/krew/kdrift.yaml");
+    let manifest: serde_json::Value = serde_yaml::from_str(&text).expect("YAML");
+    assert_eq!(manifest["apiVersion"], "krew.googlecontainertools.github.com/v1alpha2");
+    assert_eq!((manifest["kind"].as_str(), manifest["metadata"]["name"].as_str()), (Some("Plugin"), Some("kdrift")));
+    let platforms = manifest["spec"]["platforms"].as_array().expect("platforms");
+    let os_arch: Vec<String> = platforms
+        .iter()
+        .map(|p| {
+            format!("{}/{}", p["selector"]["matchLabels"]["os"], p["selector"]["matchLabels"]["arch"]).replace('"', "")
+        })
+        .collect();
+    assert_eq!(os_arch, ["linux/amd64", "linux/arm64", "darwin/arm64"]);
+    for p in platforms {
+        assert_eq!(p["bin"], "kdrift");
+        assert_eq!(p["files"], serde_json::json!([{"from": "kdrift", "to": "."}]));
+    }
+}
+
+/// The demo's history, kept in `dir`.
+fn demo_store(dir: &std::path::Path) -> std::path::PathBuf {
+    let db = dir.join("demo.duckdb");
+    Command::cargo_bin("kdrift").expect("binary").args(["demo", "--save"]).arg(&db).assert().success();
+    db
+}
+
+/// stdout, stderr and the exit code of `kdrift --db DB ARGS`.
+fn run(db: &std::path::Path, args: &[&str]) -> (String, String, Option<i32>) {
+    let out = kdrift(db).args(args).output().expect("runs");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code(),
+    )
+}
+
+#[test]
+fn output_yaml_wide_and_no_headers_as_kubectl_has_them() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = demo_store(dir.path());
+    // -o yaml: the -o json document, in YAML.
+    let (json, _, code) = run(&db, &["-o", "json", "why-pending", "--all"]);
+    assert_eq!(code, Some(0));
+    let (yaml, _, code) = run(&db, &["-o", "yaml", "why-pending", "--all"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(yaml.lines().take(2).collect::<Vec<_>>(), ["- namespace: media", "  name: backup-29930640-5l8lp"]);
+    let from_yaml: serde_json::Value = serde_yaml::from_str(&yaml).expect("YAML");
+    let from_json: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(from_yaml, from_json);
+    // --no-headers: the rows alone.
+    let (table, _, _) = run(&db, &["--no-headers", "why-pending", "--all"]);
+    assert_eq!(
+        table,
+        " media/backup-29930640-5l8lp   1h 30m   2026-11-28 04:00:00Z   16   never (deleted 05:30:00Z)   1 Insufficient \
+         cpu, 4 node(s) didn't match pod affinity rules \n1 pod had FailedScheduling\n"
+    );
+    // -o wide: three more columns, no cell cut even under --max-cell-width.
+    let (wide, _, _) = run(&db, &["-o", "wide", "--max-cell-width", "10", "why-pending", "--all"]);
+    let header: Vec<&str> =
+        wide.lines().next().unwrap_or_default().split("   ").map(str::trim).filter(|c| !c.is_empty()).collect();
+    assert_eq!(
+        header,
+        [
+            "POD",
+            "PENDING",
+            "FIRST FAILURE",
+            "ATTEMPTS",
+            "SCHEDULED",
+            "REASONS (LATEST)",
+            "LAST FAILURE",
+            "UID",
+            "MESSAGE (LATEST)"
+        ]
+    );
+    let row = wide.lines().nth(1).unwrap_or_default();
+    assert!(
+        row.contains(
+            "   2026-11-28 05:15:00Z   55d2bfac-6273-40b2-9cfe-23b7664918e2   0/5 nodes are available: 1 \
+         Insufficient cpu, 4 node(s) didn't match pod affinity rules. preemption: 0/5 nodes are available: 1 No \
+         preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling."
+        ),
+        "{row}"
+    );
+    let (cut, _, _) = run(&db, &["--max-cell-width", "10", "why-pending", "--all"]);
+    assert!(cut.lines().nth(1).unwrap_or_default().starts_with(" media/bac…   1h 30m "), "{cut}");
+}
+
+#[test]
+fn namespace_and_label_selectors_choose_the_pods_listed() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = demo_store(dir.path());
+    // why-pending --all: the demo's one Pending pod is media/backup-…, labelled job-name=…, no app.
+    let pod = " media/backup-29930640-5l8lp ";
+    for args in [&["-n", "media"][..], &["-A"], &["-l", "job-name"], &["-l", "app!=backup"], &["-l", "!app,job-name"]] {
+        let (out, _, code) = run(&db, &[&["why-pending", "--all"][..], args].concat());
+        assert_eq!((code, out.lines().nth(1).is_some_and(|l| l.starts_with(pod))), (Some(0), true), "{args:?}: {out}");
+    }
+    let (out, err, code) = run(&db, &["why-pending", "--all", "-n", "media", "-l", "app in (plex, sonarr)"]);
+    assert_eq!((out.as_str(), code), ("", Some(1)));
+    assert_eq!(
+        err,
+        format!(
+            "kdrift: none of the 1 pod(s) with FailedScheduling in {} is in the namespace, labels app in (plex, sonarr) \
+             and time range given\n",
+            db.display()
+        )
+    );
+    let (_, err, code) = run(&db, &["why-pending", "--all", "-A", "-n", "media"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.starts_with("error: the argument '--all-namespaces' cannot be used with '--namespace <NAMESPACE>'"),
+        "{err}"
+    );
+    let (_, err, code) = run(&db, &["why-pending", "--all", "-l", "app in (plex"]);
+    assert_eq!(code, Some(2));
+    assert!(err.starts_with("error: invalid value 'app in (plex' for '--selector <SELECTOR>': "), "{err}");
+    // timeline drains: each drain moved one plex pod of media; counts are those of the pods kept.
+    let (out, _, code) = run(&db, &["timeline", "drains", "-n", "media", "-l", "app=plex"]);
+    assert_eq!(code, Some(0));
+    let moved: Vec<&str> = out.lines().filter(|l| l.starts_with("  pods moved:")).collect();
+    assert_eq!(
+        moved,
+        ["  pods moved: 1; replacements landed on: node-3 1", "  pods moved: 1; replacements landed on: node-1 1"]
+    );
+    let (json, _, _) = run(&db, &["-o", "json", "timeline", "drains", "-l", "app=plex"]);
+    let timeline: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    let pods: Vec<String> = timeline["operations"]
+        .as_array()
+        .expect("operations")
+        .iter()
+        .flat_map(|op| op["episodes"].as_array().expect("episodes").iter())
+        .flat_map(|e| e["evicted"].as_array().expect("evicted").iter())
+        .map(|p| format!("{}/{} → {}", p["namespace"], p["name"], p["replacement"]["node"]).replace('"', ""))
+        .collect();
+    assert_eq!(pods, ["media/plex-q856lmxqxq-rlfdf → node-3", "media/plex-q856lmxqxq-dhbhs → node-1"]);
+    let (out, err, code) = run(&db, &["timeline", "drains", "-l", "app=nothing"]);
+    assert_eq!(
+        (out.as_str(), err.as_str(), code),
+        ("", "kdrift: no drain, reboot or outage moved a pod of labels app=nothing\n", Some(1))
+    );
+    // skew: requested % counts every pod; pods are chosen only among --usage's drivers.
+    let (_, err, code) = run(&db, &["skew", "-n", "media"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err,
+        "kdrift: error: -n and -l select pods, which `skew` lists only with --usage (the pods driving each node); \
+         without it every pod's requests count\n"
+    );
+    let (all, _, _) = run(&db, &["-o", "json", "skew", "--usage"]);
+    let (web, _, _) = run(&db, &["-o", "json", "skew", "--usage", "-n", "web"]);
+    let drivers = |text: &str| -> Vec<String> {
+        let v: serde_json::Value = serde_json::from_str(text).expect("JSON");
+        v["hot_not_requested"]
+            .as_array()
+            .expect("spots")
+            .iter()
+            .flat_map(|s| s["pods"].as_array().expect("pods").iter())
+            .map(|p| format!("{}/{}", p["namespace"].as_str().unwrap_or(""), p["name"].as_str().unwrap_or("")))
+            .collect()
+    };
+    let every = drivers(&all);
+    let kept: Vec<String> = every.iter().filter(|p| p.starts_with("web/")).cloned().collect();
+    assert!(!kept.is_empty() && kept.len() < every.len(), "{every:?}");
+    assert_eq!(drivers(&web), kept);
+}
