@@ -581,6 +581,8 @@ pub struct RebalanceRecommendArgs {
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub max_rounds: u32,
     #[command(flatten)]
+    pub usage: UsageArgs,
+    #[command(flatten)]
     pub scoring: SchedulerScoringArgs,
 }
 
@@ -642,6 +644,8 @@ pub struct RebalanceExplainArgs {
     /// The instant to explain at (default: the store's newest observation); RFC 3339 or UTC microseconds.
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub at: Option<DateTime<Utc>>,
+    #[command(flatten)]
+    pub usage: UsageArgs,
 }
 
 /// `kdrift rebalance plan`.
@@ -672,6 +676,19 @@ pub struct RebalancePlanArgs {
     /// Also write the plan document (what `-o json` prints, for `rebalance apply`) to FILE.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub usage: UsageArgs,
+    #[command(flatten)]
+    pub scoring: SchedulerScoringArgs,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+/// How `rebalance plan`, `explain` and `recommend` read measured usage when
+/// the policy's LowNodeUtilization has `metricsUtilization` (one loader for
+/// the three: `cmd::rebalance_usage`).
+#[derive(Debug, Args, Default, Clone)]
+pub struct UsageArgs {
     /// With metricsUtilization: classify on a percentile of each node's usage samples over this
     /// window (e.g. 1h) instead of the latest sample, and rank each overutilized node's pods by
     /// their measured usage (beyond descheduler, which reads one sample).
@@ -680,10 +697,6 @@ pub struct RebalancePlanArgs {
     /// The percentile --usage-window reads (0 < P ≤ 100; default 95).
     #[arg(long, value_name = "P", requires = "usage_window", value_parser = parse_percentile)]
     pub usage_percentile: Option<f64>,
-    #[command(flatten)]
-    pub scoring: SchedulerScoringArgs,
-    #[command(flatten)]
-    pub cluster: ClusterArgs,
 }
 
 /// Parses a percentile, 0 < P ≤ 100 (pure; used by clap).

@@ -77,8 +77,17 @@ fn plan_classifies_on_the_latest_sample_and_the_window_ignores_the_spike() {
         ),
         "{table}"
     );
-    assert!(table.contains("above target: cpu used 95.0 % > 70 (latest sample 0s before the plan)"), "{table}");
-    assert!(table.contains("every threshold met: cpu used 10.0 % ≤ 20 (latest sample 0s before the plan)"), "{table}");
+    assert!(
+        table
+            .contains("above target: cpu used 95.0 % > 70 (latest sample at 2026-11-13T02:00:00Z, 0s before the plan)"),
+        "{table}"
+    );
+    assert!(
+        table.contains(
+            "every threshold met: cpu used 10.0 % ≤ 20 (latest sample at 2026-11-13T02:00:00Z, 0s before the plan)"
+        ),
+        "{table}"
+    );
 
     let (json, _) = env.plan(&["-o", "json"]);
     let doc: Value = serde_json::from_str(&json).expect("json");
@@ -158,4 +167,91 @@ fn backtest_plans_each_night_on_the_usage_recorded_then() {
     let pods: Vec<&str> =
         nights[0]["evictions"].as_array().expect("evictions").iter().filter_map(|e| e["pod"].as_str()).collect();
     assert_eq!(pods, ["web/app-hot-0", "web/app-hot-1"], "{doc}");
+}
+
+impl Env {
+    /// `rebalance COMMAND` at [`AT_TEXT`]: its stdout, with exit `code`.
+    fn run(&self, command: &str, extra: &[&str], code: i32) -> String {
+        let out = kdrift(&self.db)
+            .args(["rebalance", command, "--at", AT_TEXT, "--policy"])
+            .arg(&self.policy)
+            .args(extra)
+            .assert()
+            .code(code);
+        String::from_utf8_lossy(&out.get_output().stdout).into_owned()
+    }
+}
+
+#[test]
+fn explain_reasons_on_the_readings_the_plan_classifies_on() {
+    let env = env(true);
+    let hot = env.run("explain", &["web/app-hot-0"], 0);
+    assert!(hot.contains("  verdict: EVICTED by LowNodeUtilization (profile load-aware)"), "{hot}");
+    assert!(
+        hot.contains(
+            "its node: hot overutilized: above target: cpu used 95.0 % > 70 (latest sample at 2026-11-13T02:00:00Z, \
+             0s before the plan)"
+        ),
+        "{hot}"
+    );
+    assert!(
+        hot.contains(
+            "metricsUtilization: classified on measured usage, latest sample (≤ 5m old) at 2026-11-13T02:00:00Z (3 \
+             node(s), 12 pod(s) measured)"
+        ),
+        "{hot}"
+    );
+    let cool = env.run("explain", &["web/app-cool-0"], 0);
+    assert!(
+        cool.contains(
+            "does not look at it: its node cool is not overutilized, so not a source: every threshold met: cpu used \
+             10.0 % ≤ 20 (latest sample at 2026-11-13T02:00:00Z, 0s before the plan)"
+        ),
+        "{cool}"
+    );
+    // The window's p95 (the plan's --usage-window): hot at 40 %, the run stops first.
+    let windowed = env.run("explain", &["web/app-hot-0", "--usage-window", "2h"], 0);
+    assert!(windowed.contains("  verdict: not evicted by any plugin of the policy"), "{windowed}");
+    assert!(
+        windowed.contains(
+            "its node: hot appropriately utilized: above a threshold (cpu used 40.0 % > 20) but no target exceeded \
+             (p95 of 240 samples over 2h to 2026-11-13T02:00:00Z)"
+        ),
+        "{windowed}"
+    );
+    let json: Value = serde_json::from_str(&env.run("explain", &["web/app-hot-0", "-o", "json"], 0)).expect("json");
+    assert_eq!(json["plugins"][0]["verdict"]["kind"], "Evicts", "{json}");
+    assert_eq!(
+        json["plugins"][0]["node_class"],
+        "hot overutilized: above target: cpu used 95.0 % > 70 (latest sample at 2026-11-13T02:00:00Z, 0s before the \
+         plan)"
+    );
+}
+
+#[test]
+fn recommend_classifies_on_the_measured_readings() {
+    let env = env(true);
+    let table = env.run("recommend", &[], 1);
+    assert!(table.contains("(on measured usage, latest sample (≤ 5m old); plan only: nothing is evicted)"), "{table}");
+    let lines: Vec<&str> = table.lines().filter(|l| l.contains("(profile load-aware):")).collect();
+    assert_eq!(
+        lines,
+        [
+            "  cool underutilized (profile load-aware): every threshold met: cpu used 10.0 % ≤ 20 (latest sample at \
+             2026-11-13T02:00:00Z, 0s before the plan)",
+            "  hot OVERUTILIZED (profile load-aware): above target: cpu used 95.0 % > 70 (latest sample at \
+             2026-11-13T02:00:00Z, 0s before the plan)",
+            "  mid appropriately utilized (profile load-aware): above a threshold (cpu used 50.0 % > 20) but no target \
+             exceeded (latest sample at 2026-11-13T02:00:00Z, 0s before the plan)",
+        ],
+        "{table}"
+    );
+    let doc: Value =
+        serde_json::from_str(&env.run("recommend", &["-o", "json", "--usage-window", "2h"], 0)).expect("json");
+    assert_eq!(doc["measured"], "p95 over 2h");
+    let hot = &doc["classified"][1][1];
+    assert_eq!(
+        (&hot["name"], &hot["class"], &hot["resources"][0]["percent"]),
+        (&"hot".into(), &"AppropriatelyUtilized".into(), &Value::from(40.0))
+    );
 }

@@ -47,7 +47,10 @@ fn the_instantaneous_reading_acts_on_a_5_minute_spike_that_a_window_percentile_i
     assert_eq!(evicted(&now), ["app-hot-0", "app-hot-1"]);
     assert_eq!(
         hot_class(&now),
-        (NodeClass::Overutilized, "above target: cpu used 95.0 % > 70 (latest sample 0s before the plan)".into())
+        (
+            NodeClass::Overutilized,
+            "above target: cpu used 95.0 % > 70 (latest sample at 2026-11-13T02:00:00Z, 0s before the plan)".into()
+        )
     );
     let run = &now.runs[0];
     assert_eq!(run.evictions[0].frees.get("cpu"), 950, "measured, not the 500m request");
@@ -62,7 +65,7 @@ fn the_instantaneous_reading_acts_on_a_5_minute_spike_that_a_window_percentile_i
         hot_class(&windowed),
         (
             NodeClass::AppropriatelyUtilized,
-            "above a threshold (cpu used 40.0 % > 20) but no target exceeded (p95 of 240 samples over 2h)".into()
+            "above a threshold (cpu used 40.0 % > 20) but no target exceeded (p95 of 240 samples over 2h to 2026-11-13T02:00:00Z)".into()
         )
     );
     assert_eq!(

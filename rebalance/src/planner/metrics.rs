@@ -84,18 +84,31 @@ pub(crate) struct MetricsRun<'f> {
     pub(crate) ranks: bool,
 }
 
-/// How `node`'s reading was taken, relative to the plan's instant:
-/// `latest sample 30s before the plan`, `p95 of 120 samples over 1h`.
+/// How `node`'s reading was taken and when:
+/// `latest sample at 2026-11-13T01:59:30Z, 30s before the plan`,
+/// `p95 of 120 samples over 1h to 2026-11-13T02:00:00Z` (the plan's instant).
 pub fn reading_text(usage: &MeasuredUsage, node: &str) -> String {
     let Some(m) = usage.node(node) else {
         return "no reading".to_string();
     };
     match usage.reading {
-        Some(r @ Reading::Percentile { .. }) => {
-            r.describe().replacen(" over ", &format!(" of {} samples over ", m.samples), 1)
-        }
-        _ => format!("latest sample {} before the plan", age_text(usage.at_us - m.sampled_at_us)),
+        Some(r @ Reading::Percentile { .. }) => format!(
+            "{} to {}",
+            r.describe().replacen(" over ", &format!(" of {} samples over ", m.samples), 1),
+            instant_text(usage.at_us)
+        ),
+        _ => format!(
+            "latest sample at {}, {} before the plan",
+            instant_text(m.sampled_at_us),
+            age_text(usage.at_us - m.sampled_at_us)
+        ),
     }
+}
+
+/// An instant in UTC µs as RFC 3339, to the second (sub-seconds when set).
+fn instant_text(us: i64) -> String {
+    chrono::DateTime::from_timestamp_micros(us)
+        .map_or_else(|| format!("{us} µs"), |t| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
 }
 
 /// `30s`, `2m05s`, `1h02m`: a sample's age, µs.

@@ -143,7 +143,10 @@ fn upstream_metrics_vectors() {
     // The figures behind the counts: 2400m of 2000m is 120 %; the budget on
     // n2 is 1000m − 400m = 600m and 5 pods; each eviction frees 400m used.
     let run = &load.runs[0];
-    assert_eq!(run.nodes[0].why, "above target: cpu used 120.0 % > 50 (latest sample 30s before the plan)");
+    assert_eq!(
+        run.nodes[0].why,
+        "above target: cpu used 120.0 % > 50 (latest sample at 2026-06-01T11:59:30Z, 30s before the plan)"
+    );
     let budget = run.budget.as_ref().expect("budget");
     assert_eq!((budget.initial.get("cpu"), budget.initial.get("pods")), (600, 5));
     assert_eq!((budget.remaining.get("cpu"), budget.remaining.get("pods")), (-200, 3));
