@@ -697,6 +697,24 @@ pub struct UsageArgs {
     /// The percentile --usage-window reads (0 < P ≤ 100; default 95).
     #[arg(long, value_name = "P", requires = "usage_window", value_parser = parse_percentile)]
     pub usage_percentile: Option<f64>,
+    /// With metricsUtilization source Prometheus: run the policy's query on this server
+    /// (Prometheus HTTP API: /api/v1/query, at the plan's instant) instead of kdrift's stand-in
+    /// (each node's cpu used / allocatable from the store's samples). Credentials as for
+    /// `ingest prometheus`: KDRIFT_PROM_* variables or the files below.
+    #[arg(long, value_name = "URL")]
+    pub prometheus_url: Option<String>,
+    /// Basic auth user for --prometheus-url (else KDRIFT_PROM_USER).
+    #[arg(long, value_name = "NAME", requires = "prometheus_url")]
+    pub prometheus_user: Option<String>,
+    /// File holding the Basic auth password (else KDRIFT_PROM_PASSWORD).
+    #[arg(long, value_name = "FILE", requires = "prometheus_url")]
+    pub prometheus_password_file: Option<PathBuf>,
+    /// File holding the Bearer token (else KDRIFT_PROM_BEARER_TOKEN).
+    #[arg(long, value_name = "FILE", requires = "prometheus_url")]
+    pub prometheus_bearer_token_file: Option<PathBuf>,
+    /// File of extra headers, `Name: value` per line (else KDRIFT_PROM_HEADERS).
+    #[arg(long, value_name = "FILE", requires = "prometheus_url")]
+    pub prometheus_headers_file: Option<PathBuf>,
 }
 
 /// Parses a percentile, 0 < P ≤ 100 (pure; used by clap).

@@ -7,6 +7,7 @@
 
 use assert_cmd::Command;
 use kdrift_store::{Store, UsageSource};
+use kdrift_tests::real_vlogs::RealVmetrics;
 use kdrift_tests::usage_spike::{nodes_list, pods_list, samples, AT_TEXT, POLICY};
 use serde_json::Value;
 
@@ -253,5 +254,159 @@ fn recommend_classifies_on_the_measured_readings() {
     assert_eq!(
         (&hot["name"], &hot["class"], &hot["resources"][0]["percent"]),
         (&"hot".into(), &"AppropriatelyUtilized".into(), &Value::from(40.0))
+    );
+}
+
+/// LowNodeUtilization on the policy's own Prometheus query (v0.36's
+/// `MetricResource`, 30 → 50), on [`kdrift_tests::hot_node`]'s store.
+const PROMETHEUS_POLICY: &str = "apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+  - name: prom
+    pluginConfig:
+      - name: LowNodeUtilization
+        args:
+          thresholds: {MetricResource: 30}
+          targetThresholds: {MetricResource: 50}
+          metricsUtilization:
+            source: Prometheus
+            prometheus: {query: 'node_utilization'}
+    plugins:
+      balance:
+        enabled: [LowNodeUtilization]
+";
+
+/// `node_utilization{instance=NODE}` every 30 s from T0+1h to T0+3h: the
+/// upstream vector's 0.5696 / 0.4245 / 0.2038 on node-3 / node-1 /
+/// node-2, node-4 at 0.4 — not what the store's samples say (node-2 at
+/// 37.5 % cpu used, node-3 at 97.5 %).
+fn utilization_exposition() -> String {
+    let mut out = String::new();
+    for k in 0..=240i64 {
+        let ms = (kdrift_tests::hot_node::T0 + 3600 + 30 * k) * 1000;
+        for (node, v) in [("node-1", 0.4245), ("node-2", 0.2038), ("node-3", 0.5696), ("node-4", 0.4)] {
+            out.push_str(&format!("node_utilization{{instance=\"{node}\"}} {v} {ms}\n"));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_prometheus_source_runs_the_policys_query_as_an_instant_query_at_the_plans_instant() {
+    let (dir, db) = kdrift_tests::hot_node::temp_store(true);
+    let policy = dir.path().join("prom.yaml");
+    std::fs::write(&policy, PROMETHEUS_POLICY).expect("policy");
+    let plan = |extra: &[&str]| -> Value {
+        let out = kdrift(&db)
+            .args(["-o", "json", "rebalance", "plan", "--at", "2026-11-13T02:00:00Z", "--policy"])
+            .arg(&policy)
+            .args(extra)
+            .env_remove("KDRIFT_PROM_PASSWORD")
+            .env_remove("KDRIFT_PROM_BEARER_TOKEN")
+            .assert()
+            .success();
+        serde_json::from_slice(&out.get_output().stdout).expect("json")
+    };
+    let notes = |doc: &Value| -> Vec<String> {
+        doc["notes"].as_array().expect("notes").iter().filter_map(Value::as_str).map(str::to_string).collect()
+    };
+    let classes = |doc: &Value| -> Vec<(String, String, f64)> {
+        let nodes = doc["plan"]["runs"][0]["nodes"].as_array().expect("nodes").iter();
+        nodes
+            .map(|n| {
+                let name = n["name"].as_str().unwrap_or("?").to_string();
+                (
+                    name,
+                    n["class"].as_str().unwrap_or("?").to_string(),
+                    n["resources"][0]["percent"].as_f64().unwrap_or(-1.0),
+                )
+            })
+            .collect()
+    };
+    // Without a URL: the stand-in (cpu used / allocatable), said in one line.
+    let stand_in = plan(&[]);
+    assert!(
+        notes(&stand_in).contains(
+            &"metricsUtilization source Prometheus: no --prometheus-url, so the policy's query (node_utilization) is \
+              not run: kdrift stands in for it with each node's measured cpu used / allocatable from the store's \
+              samples (give --prometheus-url to run it)"
+                .to_string()
+        ),
+        "{:?}",
+        notes(&stand_in)
+    );
+    assert_eq!(
+        classes(&stand_in),
+        [
+            ("node-1".into(), "AppropriatelyUtilized".into(), 40.0),
+            ("node-2".into(), "AppropriatelyUtilized".into(), 37.0),
+            ("node-3".into(), "Overutilized".into(), 97.0),
+            ("node-4".into(), "AppropriatelyUtilized".into(), 45.0),
+        ]
+    );
+    assert_eq!(stand_in["evictions"].as_array().map(Vec::len), Some(0));
+
+    let Some(vm) = RealVmetrics::victoria_metrics_or_skip("a_prometheus_source_runs_the_policys_query") else {
+        return;
+    };
+    vm.post("/api/v1/import/prometheus", utilization_exposition());
+    vm.flush();
+    let doc = plan(&["--prometheus-url", &vm.url()]);
+    assert!(
+        notes(&doc).contains(&format!(
+            "metricsUtilization source Prometheus: ran the policy's query (node_utilization) on {} as an instant \
+             query at 2026-11-13T02:00:00Z (descheduler runs it at each cycle): 4 sample(s)",
+            vm.url()
+        )),
+        "{:?}",
+        notes(&doc)
+    );
+    assert!(
+        notes(&doc).iter().any(|n| n.starts_with("metricsUtilization: the store's usage samples (latest sample")),
+        "{:?}",
+        notes(&doc)
+    );
+    // v0.36: int64(value × 100), node-2 under 30, node-3 over 50; one pod
+    // leaves node-3 (pod usage unknown to the Prometheus source).
+    assert_eq!(
+        classes(&doc),
+        [
+            ("node-1".into(), "AppropriatelyUtilized".into(), 42.0),
+            ("node-2".into(), "Underutilized".into(), 20.0),
+            ("node-3".into(), "Overutilized".into(), 56.0),
+            ("node-4".into(), "AppropriatelyUtilized".into(), 40.0),
+        ]
+    );
+    let run = &doc["plan"]["runs"][0];
+    assert_eq!(
+        run["nodes"][2]["why"],
+        "above target: MetricResource used 56.0 % > 50 (query value 0.5696 at 2026-11-13T02:00:00Z)"
+    );
+    assert_eq!(run["usage_source"]["reading"], "the query's instant result at 2026-11-13T02:00:00Z");
+    assert!(run["usage_source"].get("stand_in").is_none(), "{run}");
+    let evicted: Vec<&str> =
+        doc["evictions"].as_array().expect("evictions").iter().filter_map(|e| e["node"].as_str()).collect();
+    assert_eq!(evicted, ["node-3"], "{doc}");
+    // An unreachable server is an error naming the URL and the query.
+    let out = kdrift(&db)
+        .args([
+            "rebalance",
+            "plan",
+            "--at",
+            "2026-11-13T02:00:00Z",
+            "--prometheus-url",
+            "http://127.0.0.1:9",
+            "--policy",
+        ])
+        .arg(&policy)
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains(
+            "metricsUtilization: the policy's query (node_utilization) at 2026-11-13T02:00:00Z on \
+             http://127.0.0.1:9/api/v1/query"
+        ),
+        "{stderr}"
     );
 }

@@ -43,6 +43,7 @@ pub(crate) fn load(
     policy: &Policy,
     at: DateTime<Utc>,
     live: bool,
+    query_ran: bool,
 ) -> anyhow::Result<(Option<MeasuredUsage>, Vec<String>)> {
     let reading = reading_of(args);
     let mut notes = Vec::new();
@@ -78,13 +79,23 @@ pub(crate) fn load(
         ));
         return Ok((None, notes));
     }
-    notes.push(format!(
-        "metricsUtilization: classified on measured usage, {} at {when} ({whence}{} node(s), {} pod(s) measured); \
-         reasons cite used %, not requested %",
-        reading.describe(),
-        usage.nodes.len(),
-        usage.pods.len()
-    ));
+    notes.push(if query_ran {
+        format!(
+            "metricsUtilization: the store's usage samples ({} at {when}, {whence}{} node(s), {} pod(s)) feed the \
+             landing simulation's predicted used %; the Prometheus query's result classifies",
+            reading.describe(),
+            usage.nodes.len(),
+            usage.pods.len()
+        )
+    } else {
+        format!(
+            "metricsUtilization: classified on measured usage, {} at {when} ({whence}{} node(s), {} pod(s) \
+             measured); reasons cite used %, not requested %",
+            reading.describe(),
+            usage.nodes.len(),
+            usage.pods.len()
+        )
+    });
     if matches!(reading, Reading::Percentile { .. }) {
         notes.push(format!(
             "beyond descheduler (--usage-window): descheduler v0.36 reads one instantaneous sample; this plan \
@@ -96,8 +107,9 @@ pub(crate) fn load(
     Ok((Some(usage), notes))
 }
 
-/// Loads the measured usage for `policy` at `loaded.at` ([`load`]) into
-/// `loaded`'s snapshot and its notes: the one path `rebalance plan`,
+/// Loads the measured usage for `policy` at `loaded.at` ([`load`]) and, with
+/// a Prometheus source and `--prometheus-url`, the policy's query result
+/// (`rebalance_prometheus`) into `loaded`'s snapshot and its notes: the one path `rebalance plan`,
 /// `explain` and `recommend` take, so all three classify on the same
 /// readings. Returns the planner options' `rank_by_usage` (`--usage-window`
 /// on a policy with `metricsUtilization`).
@@ -111,9 +123,16 @@ pub(crate) fn attach(
     loaded: &mut LoadedSnapshot,
     live: bool,
 ) -> anyhow::Result<bool> {
-    let (measured, notes) = load(cli, args, policy, loaded.at, live)?;
+    let query_notes = super::rebalance_prometheus::run_query(args, policy, loaded.at, &mut loaded.snapshot)?;
+    let ran = loaded.snapshot.metric_samples.is_some() || loaded.snapshot.metric_query_error.is_some();
+    let (measured, notes) = load(cli, args, policy, loaded.at, live, ran)?;
+    // The query classifies: the store's samples only feed the landing
+    // simulation's predicted used %, so their absence is no "from requests".
+    if measured.is_some() || !ran {
+        loaded.notes.extend(notes);
+    }
     loaded.snapshot.measured = measured;
-    loaded.notes.extend(notes);
+    loaded.notes.extend(query_notes);
     Ok(args.usage_window.is_some() && policy.uses_measured_usage())
 }
 

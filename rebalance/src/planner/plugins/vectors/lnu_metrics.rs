@@ -199,6 +199,16 @@ fn upstream_usage_client_refusals_fail_the_run() {
             "error getting node usage: unable to find metric entry for n3",
         ),
     );
+    let mut s = prometheus_cluster(SAMPLES);
+    s.metric_samples = None;
+    s.metric_query_error = Some("expected query results to be of type \"vector\", got \"matrix\" instead".into());
+    tally.check(
+        "the query's answer is not a vector",
+        check(
+            error_of(&s, prometheus_args(30.0, 50.0, false, None)),
+            "error getting node usage: expected query results to be of type \"vector\", got \"matrix\" instead",
+        ),
+    );
     let (mut s, p) = load_aware();
     s.measured.as_mut().expect("set by the fixture").nodes.remove("n2");
     let missing = plan(&s, &p, &PlanOptions::default());
