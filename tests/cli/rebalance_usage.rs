@@ -116,10 +116,30 @@ fn plan_classifies_on_the_latest_sample_and_the_window_ignores_the_spike() {
         ),
         "{table}"
     );
+    // Both land back on hot, still 95 % used: said per pod.
+    for pod in ["app-hot-0", "app-hot-1"] {
+        let line = format!(
+            "  verdict: web/{pod} lands back on hot, the node it was evicted from (predicted cpu used 95.0 % > 70 \
+             target): the eviction relieves nothing there"
+        );
+        assert!(table.lines().any(|l| l == line), "{line}\n{table}");
+    }
     let (json, _) = env.plan(&["-o", "json", "--simulate"]);
     let doc: Value = serde_json::from_str(&json).expect("json");
     let hot = &doc["simulation"]["predicted_usage"]["nodes"][1];
     assert_eq!((hot["node"].as_str(), &hot["resources"][0]["percent_after"]), (Some("hot"), &Value::from(95.0)));
+    let verdict = &doc["simulation"]["predicted_usage"]["hot_landings"][0];
+    assert_eq!(
+        (&verdict["pod"], &verdict["node"], &verdict["back_on_source"], &verdict["percent_after"], &verdict["target"]),
+        (
+            &Value::from("web/app-hot-0"),
+            &Value::from("hot"),
+            &Value::from(true),
+            &Value::from(95.0),
+            &Value::from(70.0)
+        )
+    );
+    assert_eq!(doc["simulation"]["predicted_usage"]["hot_landings"].as_array().map(Vec::len), Some(2));
 
     let (json, _) = env.plan(&["-o", "json", "--usage-window", "2h"]);
     let doc: Value = serde_json::from_str(&json).expect("json");

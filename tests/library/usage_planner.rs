@@ -125,4 +125,24 @@ fn the_landing_simulation_predicts_used_percent_from_the_moved_pods_readings() {
             (Some(2000), Some(2950))
         )
     );
+    // mid ends at 2950m = 73.75 % > 70: the hot spot moves there, said; cool
+    // (33.75 %) is no verdict.
+    let p = plan(&snapshot, &policy, &PlanOptions::default());
+    let used = kdrift_rebalance::simulate_plan(&snapshot, &p).predicted_usage.expect("prediction");
+    let verdicts: Vec<(&str, &str, bool, f64, &str)> = used
+        .hot_landings
+        .iter()
+        .map(|h| (h.pod.as_str(), h.node.as_str(), h.back_on_source, h.percent_after, h.message.as_str()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [(
+            "web/app-hot-1",
+            "mid",
+            false,
+            73.75,
+            "web/app-hot-1 lands on mid, which ends overutilized on measured usage (predicted cpu used 73.8 % > 70 \
+             target): the hot spot moves from hot"
+        )]
+    );
 }
