@@ -593,6 +593,8 @@ pub struct RebalanceRecommendArgs {
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub max_rounds: u32,
     #[command(flatten)]
+    pub usage: UsageArgs,
+    #[command(flatten)]
     pub scoring: SchedulerScoringArgs,
 }
 
@@ -655,6 +657,8 @@ pub struct RebalanceExplainArgs {
     /// RFC 3339, UTC microseconds or a time ago (2h).
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]
     pub at: Option<DateTime<Utc>>,
+    #[command(flatten)]
+    pub usage: UsageArgs,
 }
 
 /// `kdrift rebalance plan`.
@@ -685,6 +689,19 @@ pub struct RebalancePlanArgs {
     /// Also write the plan document (what `-o json` prints, for `rebalance apply`) to FILE.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub usage: UsageArgs,
+    #[command(flatten)]
+    pub scoring: SchedulerScoringArgs,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+/// How `rebalance plan`, `explain` and `recommend` read measured usage when
+/// the policy's LowNodeUtilization has `metricsUtilization` (one loader for
+/// the three: `cmd::rebalance_usage`).
+#[derive(Debug, Args, Default, Clone)]
+pub struct UsageArgs {
     /// With metricsUtilization: classify on a percentile of each node's usage samples over this
     /// window (e.g. 1h) instead of the latest sample, and rank each overutilized node's pods by
     /// their measured usage (beyond descheduler, which reads one sample).
@@ -693,10 +710,24 @@ pub struct RebalancePlanArgs {
     /// The percentile --usage-window reads (0 < P ≤ 100; default 95).
     #[arg(long, value_name = "P", requires = "usage_window", value_parser = parse_percentile)]
     pub usage_percentile: Option<f64>,
-    #[command(flatten)]
-    pub scoring: SchedulerScoringArgs,
-    #[command(flatten)]
-    pub cluster: ClusterArgs,
+    /// With metricsUtilization source Prometheus: run the policy's query on this server
+    /// (Prometheus HTTP API: /api/v1/query, at the plan's instant) instead of kdrift's stand-in
+    /// (each node's cpu used / allocatable from the store's samples). Credentials as for
+    /// `ingest prometheus`: KDRIFT_PROM_* variables or the files below.
+    #[arg(long, value_name = "URL")]
+    pub prometheus_url: Option<String>,
+    /// Basic auth user for --prometheus-url (else KDRIFT_PROM_USER).
+    #[arg(long, value_name = "NAME", requires = "prometheus_url")]
+    pub prometheus_user: Option<String>,
+    /// File holding the Basic auth password (else KDRIFT_PROM_PASSWORD).
+    #[arg(long, value_name = "FILE", requires = "prometheus_url")]
+    pub prometheus_password_file: Option<PathBuf>,
+    /// File holding the Bearer token (else KDRIFT_PROM_BEARER_TOKEN).
+    #[arg(long, value_name = "FILE", requires = "prometheus_url")]
+    pub prometheus_bearer_token_file: Option<PathBuf>,
+    /// File of extra headers, `Name: value` per line (else KDRIFT_PROM_HEADERS).
+    #[arg(long, value_name = "FILE", requires = "prometheus_url")]
+    pub prometheus_headers_file: Option<PathBuf>,
 }
 
 /// Parses a percentile, 0 < P ≤ 100 (pure; used by clap).

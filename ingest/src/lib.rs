@@ -56,8 +56,9 @@ pub use ndjson_stream::{BATCH, CHUNK, MAX_LINE_BYTES, QUEUED, QUEUED_BYTES};
 pub use parse::depth::MAX_YAML_DEPTH;
 pub use parse::{Format, InputError};
 pub use prometheus::{
-    pull_prometheus, resolve_queries, NamedPromql, PromClient, PromError, PromOptions, PromPullFailed, PromReport,
-    PromWindow, PromWindowReport, MAX_POINTS, PROM_ANSWER_LIMIT, PROM_ENV, PROM_REQUEST_TIMEOUT,
+    pull_prometheus, resolve_queries, InstantAnswer, InstantSample, NamedPromql, PromClient, PromError, PromOptions,
+    PromPullFailed, PromReport, PromWindow, PromWindowReport, MAX_POINTS, PROM_ANSWER_LIMIT, PROM_ENV,
+    PROM_REQUEST_TIMEOUT,
 };
 pub use top::{ingest_top_file, parse_top, top_table, TopFileSummary, TopTable};
 pub use victorialogs::{

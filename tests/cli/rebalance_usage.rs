@@ -7,6 +7,7 @@
 
 use assert_cmd::Command;
 use kdrift_store::{Store, UsageSource};
+use kdrift_tests::real_vlogs::RealVmetrics;
 use kdrift_tests::usage_spike::{nodes_list, pods_list, samples, AT_TEXT, POLICY};
 use serde_json::Value;
 
@@ -77,8 +78,17 @@ fn plan_classifies_on_the_latest_sample_and_the_window_ignores_the_spike() {
         ),
         "{table}"
     );
-    assert!(table.contains("above target: cpu used 95.0 % > 70 (latest sample 0s before the plan)"), "{table}");
-    assert!(table.contains("every threshold met: cpu used 10.0 % ≤ 20 (latest sample 0s before the plan)"), "{table}");
+    assert!(
+        table
+            .contains("above target: cpu used 95.0 % > 70 (latest sample at 2026-11-13T02:00:00Z, 0s before the plan)"),
+        "{table}"
+    );
+    assert!(
+        table.contains(
+            "every threshold met: cpu used 10.0 % ≤ 20 (latest sample at 2026-11-13T02:00:00Z, 0s before the plan)"
+        ),
+        "{table}"
+    );
 
     let (json, _) = env.plan(&["-o", "json"]);
     let doc: Value = serde_json::from_str(&json).expect("json");
@@ -106,10 +116,30 @@ fn plan_classifies_on_the_latest_sample_and_the_window_ignores_the_spike() {
         ),
         "{table}"
     );
+    // Both land back on hot, still 95 % used: said per pod.
+    for pod in ["app-hot-0", "app-hot-1"] {
+        let line = format!(
+            "  verdict: web/{pod} lands back on hot, the node it was evicted from (predicted cpu used 95.0 % > 70 \
+             target): the eviction relieves nothing there"
+        );
+        assert!(table.lines().any(|l| l == line), "{line}\n{table}");
+    }
     let (json, _) = env.plan(&["-o", "json", "--simulate"]);
     let doc: Value = serde_json::from_str(&json).expect("json");
     let hot = &doc["simulation"]["predicted_usage"]["nodes"][1];
     assert_eq!((hot["node"].as_str(), &hot["resources"][0]["percent_after"]), (Some("hot"), &Value::from(95.0)));
+    let verdict = &doc["simulation"]["predicted_usage"]["hot_landings"][0];
+    assert_eq!(
+        (&verdict["pod"], &verdict["node"], &verdict["back_on_source"], &verdict["percent_after"], &verdict["target"]),
+        (
+            &Value::from("web/app-hot-0"),
+            &Value::from("hot"),
+            &Value::from(true),
+            &Value::from(95.0),
+            &Value::from(70.0)
+        )
+    );
+    assert_eq!(doc["simulation"]["predicted_usage"]["hot_landings"].as_array().map(Vec::len), Some(2));
 
     let (json, _) = env.plan(&["-o", "json", "--usage-window", "2h"]);
     let doc: Value = serde_json::from_str(&json).expect("json");
@@ -158,4 +188,245 @@ fn backtest_plans_each_night_on_the_usage_recorded_then() {
     let pods: Vec<&str> =
         nights[0]["evictions"].as_array().expect("evictions").iter().filter_map(|e| e["pod"].as_str()).collect();
     assert_eq!(pods, ["web/app-hot-0", "web/app-hot-1"], "{doc}");
+}
+
+impl Env {
+    /// `rebalance COMMAND` at [`AT_TEXT`]: its stdout, with exit `code`.
+    fn run(&self, command: &str, extra: &[&str], code: i32) -> String {
+        let out = kdrift(&self.db)
+            .args(["rebalance", command, "--at", AT_TEXT, "--policy"])
+            .arg(&self.policy)
+            .args(extra)
+            .assert()
+            .code(code);
+        String::from_utf8_lossy(&out.get_output().stdout).into_owned()
+    }
+}
+
+#[test]
+fn explain_reasons_on_the_readings_the_plan_classifies_on() {
+    let env = env(true);
+    let hot = env.run("explain", &["web/app-hot-0"], 0);
+    assert!(hot.contains("  verdict: EVICTED by LowNodeUtilization (profile load-aware)"), "{hot}");
+    assert!(
+        hot.contains(
+            "its node: hot overutilized: above target: cpu used 95.0 % > 70 (latest sample at 2026-11-13T02:00:00Z, \
+             0s before the plan)"
+        ),
+        "{hot}"
+    );
+    assert!(
+        hot.contains(
+            "metricsUtilization: classified on measured usage, latest sample (≤ 5m old) at 2026-11-13T02:00:00Z (3 \
+             node(s), 12 pod(s) measured)"
+        ),
+        "{hot}"
+    );
+    let cool = env.run("explain", &["web/app-cool-0"], 0);
+    assert!(
+        cool.contains(
+            "does not look at it: its node cool is not overutilized, so not a source: every threshold met: cpu used \
+             10.0 % ≤ 20 (latest sample at 2026-11-13T02:00:00Z, 0s before the plan)"
+        ),
+        "{cool}"
+    );
+    // The window's p95 (the plan's --usage-window): hot at 40 %, the run stops first.
+    let windowed = env.run("explain", &["web/app-hot-0", "--usage-window", "2h"], 0);
+    assert!(windowed.contains("  verdict: not evicted by any plugin of the policy"), "{windowed}");
+    assert!(
+        windowed.contains(
+            "its node: hot appropriately utilized: above a threshold (cpu used 40.0 % > 20) but no target exceeded \
+             (p95 of 240 samples over 2h to 2026-11-13T02:00:00Z)"
+        ),
+        "{windowed}"
+    );
+    let json: Value = serde_json::from_str(&env.run("explain", &["web/app-hot-0", "-o", "json"], 0)).expect("json");
+    assert_eq!(json["plugins"][0]["verdict"]["kind"], "Evicts", "{json}");
+    assert_eq!(
+        json["plugins"][0]["node_class"],
+        "hot overutilized: above target: cpu used 95.0 % > 70 (latest sample at 2026-11-13T02:00:00Z, 0s before the \
+         plan)"
+    );
+}
+
+#[test]
+fn recommend_classifies_on_the_measured_readings() {
+    let env = env(true);
+    let table = env.run("recommend", &[], 1);
+    assert!(table.contains("(on measured usage, latest sample (≤ 5m old); plan only: nothing is evicted)"), "{table}");
+    let lines: Vec<&str> = table.lines().filter(|l| l.contains("(profile load-aware):")).collect();
+    assert_eq!(
+        lines,
+        [
+            "  cool underutilized (profile load-aware): every threshold met: cpu used 10.0 % ≤ 20 (latest sample at \
+             2026-11-13T02:00:00Z, 0s before the plan)",
+            "  hot OVERUTILIZED (profile load-aware): above target: cpu used 95.0 % > 70 (latest sample at \
+             2026-11-13T02:00:00Z, 0s before the plan)",
+            "  mid appropriately utilized (profile load-aware): above a threshold (cpu used 50.0 % > 20) but no target \
+             exceeded (latest sample at 2026-11-13T02:00:00Z, 0s before the plan)",
+        ],
+        "{table}"
+    );
+    let doc: Value =
+        serde_json::from_str(&env.run("recommend", &["-o", "json", "--usage-window", "2h"], 0)).expect("json");
+    assert_eq!(doc["measured"], "p95 over 2h");
+    let hot = &doc["classified"][1][1];
+    assert_eq!(
+        (&hot["name"], &hot["class"], &hot["resources"][0]["percent"]),
+        (&"hot".into(), &"AppropriatelyUtilized".into(), &Value::from(40.0))
+    );
+}
+
+/// LowNodeUtilization on the policy's own Prometheus query (v0.36's
+/// `MetricResource`, 30 → 50), on [`kdrift_tests::hot_node`]'s store.
+const PROMETHEUS_POLICY: &str = "apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+  - name: prom
+    pluginConfig:
+      - name: LowNodeUtilization
+        args:
+          thresholds: {MetricResource: 30}
+          targetThresholds: {MetricResource: 50}
+          metricsUtilization:
+            source: Prometheus
+            prometheus: {query: 'node_utilization'}
+    plugins:
+      balance:
+        enabled: [LowNodeUtilization]
+";
+
+/// `node_utilization{instance=NODE}` every 30 s from T0+1h to T0+3h: the
+/// upstream vector's 0.5696 / 0.4245 / 0.2038 on node-3 / node-1 /
+/// node-2, node-4 at 0.4 — not what the store's samples say (node-2 at
+/// 37.5 % cpu used, node-3 at 97.5 %).
+fn utilization_exposition() -> String {
+    let mut out = String::new();
+    for k in 0..=240i64 {
+        let ms = (kdrift_tests::hot_node::T0 + 3600 + 30 * k) * 1000;
+        for (node, v) in [("node-1", 0.4245), ("node-2", 0.2038), ("node-3", 0.5696), ("node-4", 0.4)] {
+            out.push_str(&format!("node_utilization{{instance=\"{node}\"}} {v} {ms}\n"));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_prometheus_source_runs_the_policys_query_as_an_instant_query_at_the_plans_instant() {
+    let (dir, db) = kdrift_tests::hot_node::temp_store(true);
+    let policy = dir.path().join("prom.yaml");
+    std::fs::write(&policy, PROMETHEUS_POLICY).expect("policy");
+    let plan = |extra: &[&str]| -> Value {
+        let out = kdrift(&db)
+            .args(["-o", "json", "rebalance", "plan", "--at", "2026-11-13T02:00:00Z", "--policy"])
+            .arg(&policy)
+            .args(extra)
+            .env_remove("KDRIFT_PROM_PASSWORD")
+            .env_remove("KDRIFT_PROM_BEARER_TOKEN")
+            .assert()
+            .success();
+        serde_json::from_slice(&out.get_output().stdout).expect("json")
+    };
+    let notes = |doc: &Value| -> Vec<String> {
+        doc["notes"].as_array().expect("notes").iter().filter_map(Value::as_str).map(str::to_string).collect()
+    };
+    let classes = |doc: &Value| -> Vec<(String, String, f64)> {
+        let nodes = doc["plan"]["runs"][0]["nodes"].as_array().expect("nodes").iter();
+        nodes
+            .map(|n| {
+                let name = n["name"].as_str().unwrap_or("?").to_string();
+                (
+                    name,
+                    n["class"].as_str().unwrap_or("?").to_string(),
+                    n["resources"][0]["percent"].as_f64().unwrap_or(-1.0),
+                )
+            })
+            .collect()
+    };
+    // Without a URL: the stand-in (cpu used / allocatable), said in one line.
+    let stand_in = plan(&[]);
+    assert!(
+        notes(&stand_in).contains(
+            &"metricsUtilization source Prometheus: no --prometheus-url, so the policy's query (node_utilization) is \
+              not run: kdrift stands in for it with each node's measured cpu used / allocatable from the store's \
+              samples (give --prometheus-url to run it)"
+                .to_string()
+        ),
+        "{:?}",
+        notes(&stand_in)
+    );
+    assert_eq!(
+        classes(&stand_in),
+        [
+            ("node-1".into(), "AppropriatelyUtilized".into(), 40.0),
+            ("node-2".into(), "AppropriatelyUtilized".into(), 37.0),
+            ("node-3".into(), "Overutilized".into(), 97.0),
+            ("node-4".into(), "AppropriatelyUtilized".into(), 45.0),
+        ]
+    );
+    assert_eq!(stand_in["evictions"].as_array().map(Vec::len), Some(0));
+
+    let Some(vm) = RealVmetrics::victoria_metrics_or_skip("a_prometheus_source_runs_the_policys_query") else {
+        return;
+    };
+    vm.post("/api/v1/import/prometheus", utilization_exposition());
+    vm.flush();
+    let doc = plan(&["--prometheus-url", &vm.url()]);
+    assert!(
+        notes(&doc).contains(&format!(
+            "metricsUtilization source Prometheus: ran the policy's query (node_utilization) on {} as an instant \
+             query at 2026-11-13T02:00:00Z (descheduler runs it at each cycle): 4 sample(s)",
+            vm.url()
+        )),
+        "{:?}",
+        notes(&doc)
+    );
+    assert!(
+        notes(&doc).iter().any(|n| n.starts_with("metricsUtilization: the store's usage samples (latest sample")),
+        "{:?}",
+        notes(&doc)
+    );
+    // v0.36: int64(value × 100), node-2 under 30, node-3 over 50; one pod
+    // leaves node-3 (pod usage unknown to the Prometheus source).
+    assert_eq!(
+        classes(&doc),
+        [
+            ("node-1".into(), "AppropriatelyUtilized".into(), 42.0),
+            ("node-2".into(), "Underutilized".into(), 20.0),
+            ("node-3".into(), "Overutilized".into(), 56.0),
+            ("node-4".into(), "AppropriatelyUtilized".into(), 40.0),
+        ]
+    );
+    let run = &doc["plan"]["runs"][0];
+    assert_eq!(
+        run["nodes"][2]["why"],
+        "above target: MetricResource used 56.0 % > 50 (query value 0.5696 at 2026-11-13T02:00:00Z)"
+    );
+    assert_eq!(run["usage_source"]["reading"], "the query's instant result at 2026-11-13T02:00:00Z");
+    assert!(run["usage_source"].get("stand_in").is_none(), "{run}");
+    let evicted: Vec<&str> =
+        doc["evictions"].as_array().expect("evictions").iter().filter_map(|e| e["node"].as_str()).collect();
+    assert_eq!(evicted, ["node-3"], "{doc}");
+    // An unreachable server is an error naming the URL and the query.
+    let out = kdrift(&db)
+        .args([
+            "rebalance",
+            "plan",
+            "--at",
+            "2026-11-13T02:00:00Z",
+            "--prometheus-url",
+            "http://127.0.0.1:9",
+            "--policy",
+        ])
+        .arg(&policy)
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains(
+            "metricsUtilization: the policy's query (node_utilization) at 2026-11-13T02:00:00Z on \
+             http://127.0.0.1:9/api/v1/query"
+        ),
+        "{stderr}"
+    );
 }

@@ -81,15 +81,7 @@ fn ingest_prometheus_prints_its_windows_and_query_usage_samples_shows_millicores
 /// A store with [`kdrift_tests::hot_node`]'s cluster and its usage samples
 /// stored directly (no server).
 fn hot_store(samples: bool) -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().expect("tmp");
-    let db = dir.path().join("hot.duckdb");
-    let store = kdrift_store::Store::open(&db).expect("store");
-    kdrift_tests::hot_node::load_objects(&store);
-    if samples {
-        kdrift_tests::hot_node::store_samples(&store);
-    }
-    drop(store);
-    (dir, db)
+    kdrift_tests::hot_node::temp_store(samples)
 }
 
 fn stdout_of(out: &assert_cmd::assert::Assert) -> String {

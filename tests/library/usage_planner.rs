@@ -47,7 +47,10 @@ fn the_instantaneous_reading_acts_on_a_5_minute_spike_that_a_window_percentile_i
     assert_eq!(evicted(&now), ["app-hot-0", "app-hot-1"]);
     assert_eq!(
         hot_class(&now),
-        (NodeClass::Overutilized, "above target: cpu used 95.0 % > 70 (latest sample 0s before the plan)".into())
+        (
+            NodeClass::Overutilized,
+            "above target: cpu used 95.0 % > 70 (latest sample at 2026-11-13T02:00:00Z, 0s before the plan)".into()
+        )
     );
     let run = &now.runs[0];
     assert_eq!(run.evictions[0].frees.get("cpu"), 950, "measured, not the 500m request");
@@ -62,7 +65,7 @@ fn the_instantaneous_reading_acts_on_a_5_minute_spike_that_a_window_percentile_i
         hot_class(&windowed),
         (
             NodeClass::AppropriatelyUtilized,
-            "above a threshold (cpu used 40.0 % > 20) but no target exceeded (p95 of 240 samples over 2h)".into()
+            "above a threshold (cpu used 40.0 % > 20) but no target exceeded (p95 of 240 samples over 2h to 2026-11-13T02:00:00Z)".into()
         )
     );
     assert_eq!(
@@ -121,5 +124,25 @@ fn the_landing_simulation_predicts_used_percent_from_the_moved_pods_readings() {
             (Some(400), Some(1350)),
             (Some(2000), Some(2950))
         )
+    );
+    // mid ends at 2950m = 73.75 % > 70: the hot spot moves there, said; cool
+    // (33.75 %) is no verdict.
+    let p = plan(&snapshot, &policy, &PlanOptions::default());
+    let used = kdrift_rebalance::simulate_plan(&snapshot, &p).predicted_usage.expect("prediction");
+    let verdicts: Vec<(&str, &str, bool, f64, &str)> = used
+        .hot_landings
+        .iter()
+        .map(|h| (h.pod.as_str(), h.node.as_str(), h.back_on_source, h.percent_after, h.message.as_str()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [(
+            "web/app-hot-1",
+            "mid",
+            false,
+            73.75,
+            "web/app-hot-1 lands on mid, which ends overutilized on measured usage (predicted cpu used 73.8 % > 70 \
+             target): the hot spot moves from hot"
+        )]
     );
 }

@@ -398,13 +398,14 @@ mod hot_node_from_the_recorder {
     //! the episode and the pods driving it.
 
     use std::sync::Arc;
-    use std::time::Duration as StdDuration;
+    use std::time::{Duration as StdDuration, Instant};
 
     use chrono::Duration;
     use kdrift_analyze::{hotspots, skew_usage, HotspotsOptions};
     use kdrift_ingest::WallClock;
     use kdrift_rebalance::Reading;
     use kdrift_store::{Store, UsageKind};
+    use kdrift_tests::fake_kube::metrics::Reading as Scrape;
     use kdrift_tests::fake_kube::{ContainerUsage, FakeKube};
     use kdrift_tests::hot_node::{self, at, HOT_NODE};
     use kdrift_tests::recorder::RunningRecorder;
@@ -412,61 +413,62 @@ mod hot_node_from_the_recorder {
     /// Every 5 minutes of the four hours (49 readings).
     const STEP: i64 = 300;
 
+    /// The hot-node cluster's reading at T0+`s` seconds, as metrics-server
+    /// serves it (cpu `1600m`, memory in `Ki`).
+    fn reading(s: i64) -> Scrape {
+        let samples = hot_node::at_instant(s);
+        let text = |s: &kdrift_store::UsageSample| {
+            (format!("{}m", s.cpu_millis.unwrap_or(0)), format!("{}Ki", s.memory_bytes.unwrap_or(0) / 1024))
+        };
+        let of = |kind: UsageKind| samples.iter().filter(move |s| s.kind == kind);
+        let nodes: Vec<(String, String, String)> = of(UsageKind::Node)
+            .map(|s| {
+                let (c, m) = text(s);
+                (s.node.clone().unwrap_or_default(), c, m)
+            })
+            .collect();
+        let pods: Vec<(String, String, String, String)> = of(UsageKind::Pod)
+            .map(|s| {
+                let (c, m) = text(s);
+                (s.namespace.clone().unwrap_or_default(), s.pod.clone().unwrap_or_default(), c, m)
+            })
+            .collect();
+        let node_refs: Vec<(&str, &str, &str)> =
+            nodes.iter().map(|(n, c, m)| (n.as_str(), c.as_str(), m.as_str())).collect();
+        let containers: Vec<[ContainerUsage<'_>; 1]> =
+            pods.iter().map(|(_, _, c, m)| [("main", c.as_str(), m.as_str())]).collect();
+        let pod_refs: Vec<(&str, &str, &[ContainerUsage<'_>])> =
+            pods.iter().zip(&containers).map(|((ns, name, _, _), c)| (ns.as_str(), name.as_str(), &c[..])).collect();
+        Scrape::new(at(s), &node_refs, &pod_refs)
+    }
+
     #[test]
-    #[ignore = "races the recorder's sampling loop: under load a reading is missed (CI of dc9db08: the episode split at \
-                01:25-01:50); to be made deterministic by a fake that hands each take the next reading"]
     fn skew_usage_and_hotspots_name_the_hot_node_from_recorded_metrics_server_readings() {
         let kube = FakeKube::start();
+        // Every reading queued before the recorder starts: each scrape takes
+        // the next one (its NodeMetrics list pops it), so none is skipped or
+        // repeated however the sampling loop and the machine's load go.
+        let readings: Vec<Scrape> = (0..=hot_node::HOURS * 3600).step_by(STEP as usize).map(reading).collect();
+        assert_eq!(readings.len(), 49);
+        kube.queue_metrics(readings);
         let dir = tempfile::tempdir().expect("tmp");
         let kubeconfig = kube.write_kubeconfig(dir.path());
         let db = dir.path().join("rec.duckdb");
         let rec = RunningRecorder::start(&kubeconfig, &db, Arc::new(WallClock), |o| {
             o.metrics_interval = Some(StdDuration::from_millis(50));
         });
-        let wait = StdDuration::from_secs(60);
-        for s in (0..=hot_node::HOURS * 3600).step_by(STEP as usize) {
-            let samples = hot_node::at_instant(s);
-            let text = |s: &kdrift_store::UsageSample| {
-                (format!("{}m", s.cpu_millis.unwrap_or(0)), format!("{}Ki", s.memory_bytes.unwrap_or(0) / 1024))
-            };
-            let nodes: Vec<(String, String, String)> = samples
-                .iter()
-                .filter(|s| s.kind == UsageKind::Node)
-                .map(|s| {
-                    let (c, m) = text(s);
-                    (s.node.clone().unwrap_or_default(), c, m)
-                })
-                .collect();
-            let pods: Vec<(String, String, String, String)> = samples
-                .iter()
-                .filter(|s| s.kind == UsageKind::Pod)
-                .map(|s| {
-                    let (c, m) = text(s);
-                    (s.namespace.clone().unwrap_or_default(), s.pod.clone().unwrap_or_default(), c, m)
-                })
-                .collect();
-            let node_refs: Vec<(&str, &str, &str)> =
-                nodes.iter().map(|(n, c, m)| (n.as_str(), c.as_str(), m.as_str())).collect();
-            let containers: Vec<[(&str, &str, &str); 1]> =
-                pods.iter().map(|(_, _, c, m)| [("main", c.as_str(), m.as_str())]).collect();
-            let pod_refs: Vec<(&str, &str, &[ContainerUsage<'_>])> = pods
-                .iter()
-                .zip(&containers)
-                .map(|((ns, name, _, _), c)| (ns.as_str(), name.as_str(), &c[..]))
-                .collect();
-            // The readings first, their time last: a take between the two
-            // stores the new readings at the previous time, which that time's
-            // own samples already hold (deduplicated: the first stored wins).
-            kube.set_node_metrics(&node_refs);
-            kube.set_pod_metrics(&pod_refs);
-            kube.set_metrics_timestamp(Some(at(s)));
-            // Two more takes: one surely began after the reading was set.
-            let takes = rec.watched.seen().usage.map_or(0, |u| u.takes);
-            assert!(
-                rec.watched.wait(wait, |st| st.usage.as_ref().is_some_and(|u| u.takes >= takes + 2)),
-                "the recorder took no reading of T0+{s}s"
-            );
+        let deadline = Instant::now() + StdDuration::from_secs(300);
+        while kube.metrics_queued() > 0 {
+            assert!(Instant::now() < deadline, "{} readings not taken in 300 s", kube.metrics_queued());
+            std::thread::sleep(StdDuration::from_millis(20));
         }
+        // The take that popped the last reading is stored once the
+        // recorder counts one more take than now (that one or a later one).
+        let takes = rec.watched.seen().usage.map_or(0, |u| u.takes);
+        assert!(
+            rec.watched.wait(StdDuration::from_secs(120), |st| st.usage.as_ref().is_some_and(|u| u.takes > takes)),
+            "the recorder stored no take after the last reading"
+        );
         let report = rec.stop();
         let usage = report.usage.expect("usage sampled");
         assert_eq!(usage.errors.len(), 0, "{usage:?}");

@@ -277,6 +277,23 @@ pub fn load_objects(store: &Store) {
     kdrift_ingest::ingest_records(store, "file", "hot-node", records()).expect("ingest the hot-node cluster");
 }
 
+/// A store in a new temporary directory (`hot.duckdb`) holding the
+/// cluster's objects and, when `samples`, its usage samples (no server).
+///
+/// # Panics
+/// When the store cannot be made.
+pub fn temp_store(samples: bool) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("hot.duckdb");
+    let store = Store::open(&db).expect("store");
+    load_objects(&store);
+    if samples {
+        store_samples(&store);
+    }
+    drop(store);
+    (dir, db)
+}
+
 /// Used duration of the hot episode, for messages.
 pub fn hot_span() -> (DateTime<Utc>, DateTime<Utc>) {
     (at(3600), at(3600) + Duration::hours(2))

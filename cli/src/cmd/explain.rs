@@ -22,8 +22,10 @@ use crate::render;
 /// several namespaces have at the instant) are exit 2 through `main`.
 pub fn explain(cli: &Cli, args: &RebalanceExplainArgs) -> anyhow::Result<ExitCode> {
     let (policy, policy_source) = read_policy(args.policy.as_deref())?;
-    let Some(loaded) = load_store(cli, args.at)? else { return Ok(ExitCode::from(1)) };
+    let Some(mut loaded) = load_store(cli, args.at)? else { return Ok(ExitCode::from(1)) };
     note_default_policy(&policy_source)?;
+    // The readings `rebalance plan` classifies on (metricsUtilization).
+    let rank_by_usage = super::rebalance_usage::attach(cli, &args.usage, &policy, &mut loaded, false)?;
     let pods = &loaded.snapshot.pods;
     let (namespace, name) = (args.pod.namespace.as_str(), args.pod.name.as_str());
     let found = if namespace.is_empty() {
@@ -51,7 +53,9 @@ pub fn explain(cli: &Cli, args: &RebalanceExplainArgs) -> anyhow::Result<ExitCod
         )?;
         return Ok(ExitCode::from(1));
     };
-    let explanation = explain_pod(&loaded.snapshot, &policy, &PlanOptions::default(), index);
+    let options = PlanOptions { rank_by_usage, ..PlanOptions::default() };
+    let mut explanation = explain_pod(&loaded.snapshot, &policy, &options, index);
+    explanation.notes = loaded.notes.clone();
     let mut out = std::io::stdout().lock();
     match cli.output {
         Output::Json => render::json(&mut out, &explanation)?,

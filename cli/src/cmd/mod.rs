@@ -13,6 +13,7 @@ mod postmortem;
 mod query;
 mod rebalance;
 mod rebalance_exec;
+mod rebalance_prometheus;
 mod rebalance_usage;
 mod report;
 mod sessions;

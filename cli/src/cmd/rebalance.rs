@@ -106,10 +106,8 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
     };
     note_default_policy(&policy_source)?;
     let mut loaded = loaded;
-    let (measured, usage_notes) = super::rebalance_usage::load(cli, args, &policy, loaded.at, live)?;
-    loaded.snapshot.measured = measured;
-    loaded.notes.extend(usage_notes);
-    let options = PlanOptions { skip_zero_request: args.skip_zero_request, rank_by_usage: args.usage_window.is_some() };
+    let rank_by_usage = super::rebalance_usage::attach(cli, &args.usage, &policy, &mut loaded, live)?;
+    let options = PlanOptions { skip_zero_request: args.skip_zero_request, rank_by_usage };
     let planned = make_plan(&loaded.snapshot, &policy, &options);
     let simulate = SimulateOptions { scoring, ..SimulateOptions::default() };
     let simulation =
@@ -130,7 +128,7 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
     let mut doc = PlanDocument::build(inputs, &planned, simulation.as_ref(), rounds_json, notes.clone())?;
     doc.lower_bound_nodes = loaded.lower_bound_nodes.clone();
     // Apply plans again on the same reading of measured usage.
-    doc.options.usage_window = super::rebalance_usage::window_option(args, &policy);
+    doc.options.usage_window = super::rebalance_usage::window_option(&args.usage, &policy);
     if let Some(path) = &args.out {
         let text = serde_json::to_string_pretty(&doc)?;
         std::fs::write(path, text + "\n").with_context(|| format!("writing the plan to {}", path.display()))?;
@@ -198,10 +196,16 @@ fn refused_note(removed: &[String]) -> String {
 pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<ExitCode> {
     let (policy, policy_source) = read_policy(args.policy.as_deref())?;
     let scoring = read_scoring(&args.scoring)?;
-    let Some(loaded) = load_store(cli, args.at)? else { return Ok(ExitCode::from(1)) };
+    let Some(mut loaded) = load_store(cli, args.at)? else { return Ok(ExitCode::from(1)) };
     note_default_policy(&policy_source)?;
+    let rank_by_usage = super::rebalance_usage::attach(cli, &args.usage, &policy, &mut loaded, false)?;
+    let plan_options = PlanOptions { rank_by_usage, ..PlanOptions::default() };
     let simulate = SimulateOptions { scoring, ..SimulateOptions::default() };
-    let candidates = Candidates { max_rounds: args.max_rounds as usize, simulate, ..Candidates::default() };
+    let candidates =
+        Candidates { max_rounds: args.max_rounds as usize, simulate, plan_options, ..Candidates::default() };
+    // How the policy as written classifies the nodes (on the measured
+    // readings when it has metricsUtilization): the planner's own reasons.
+    let classified = classified_nodes(&make_plan(&loaded.snapshot, &policy, &plan_options));
     let suggestions = suggest_thresholds(&loaded.snapshot, &policy, &candidates);
     // Ranked: the first converging candidate that moves pods is the best
     // one. One that moves nothing is recommended only when every candidate
@@ -232,6 +236,8 @@ pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<Exi
         no_recommendation,
         max_rounds: candidates.max_rounds,
         notes: loaded.notes,
+        measured: loaded.snapshot.measured.as_ref().and_then(|m| m.reading).map(|r| r.describe()),
+        classified,
     };
     let mut out = std::io::stdout().lock();
     match cli.output {
@@ -255,6 +261,16 @@ pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<Exi
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Every LowNodeUtilization run's node classes in `plan`, as the plan
+/// reports them (`profile`, node report).
+fn classified_nodes(plan: &kdrift_rebalance::Plan) -> Vec<(String, kdrift_rebalance::NodeReport)> {
+    plan.runs
+        .iter()
+        .filter(|r| r.plugin == kdrift_rebalance::LOW_NODE_UTILIZATION)
+        .flat_map(|r| r.nodes.iter().map(move |n| (r.profile.clone(), n.clone())))
+        .collect()
 }
 
 /// Why no threshold pair helps, when none converges after moving pods while

@@ -1,4 +1,4 @@
-//! The measured usage a `rebalance plan` loads when the policy's
+//! The measured usage `rebalance plan`, `explain` and `recommend` load when the policy's
 //! LowNodeUtilization has `metricsUtilization` (kdrift issue 37): the
 //! store's usage samples at the plan's instant (`--live`: the newest ones),
 //! as one [`Reading`] per node and pod — the latest sample, as descheduler's
@@ -6,9 +6,10 @@
 //! a percentile over a window.
 
 use chrono::{DateTime, Utc};
+use kdrift_analyze::LoadedSnapshot;
 use kdrift_rebalance::{MeasuredUsage, Policy, Reading, UsageWindowOption};
 
-use crate::args::{Cli, RebalancePlanArgs};
+use crate::args::{Cli, UsageArgs};
 
 /// How old the latest sample may be for an instantaneous reading: 5 minutes
 /// (descheduler polls metrics-server every 5 s; the recorder samples every
@@ -20,7 +21,7 @@ pub(crate) const DEFAULT_PERCENTILE: f64 = 95.0;
 
 /// The reading `args` ask for: a percentile over `--usage-window`, else the
 /// latest sample no older than [`LATEST_MAX_AGE_US`].
-pub(crate) fn reading_of(args: &RebalancePlanArgs) -> Reading {
+pub(crate) fn reading_of(args: &UsageArgs) -> Reading {
     match args.usage_window {
         Some(window) => Reading::Percentile {
             window_us: window.num_microseconds().unwrap_or(i64::MAX),
@@ -38,10 +39,11 @@ pub(crate) fn reading_of(args: &RebalancePlanArgs) -> Reading {
 /// The store cannot be opened or read.
 pub(crate) fn load(
     cli: &Cli,
-    args: &RebalancePlanArgs,
+    args: &UsageArgs,
     policy: &Policy,
     at: DateTime<Utc>,
     live: bool,
+    query_ran: bool,
 ) -> anyhow::Result<(Option<MeasuredUsage>, Vec<String>)> {
     let reading = reading_of(args);
     let mut notes = Vec::new();
@@ -77,13 +79,23 @@ pub(crate) fn load(
         ));
         return Ok((None, notes));
     }
-    notes.push(format!(
-        "metricsUtilization: classified on measured usage, {} at {when} ({whence}{} node(s), {} pod(s) measured); \
-         reasons cite used %, not requested %",
-        reading.describe(),
-        usage.nodes.len(),
-        usage.pods.len()
-    ));
+    notes.push(if query_ran {
+        format!(
+            "metricsUtilization: the store's usage samples ({} at {when}, {whence}{} node(s), {} pod(s)) feed the \
+             landing simulation's predicted used %; the Prometheus query's result classifies",
+            reading.describe(),
+            usage.nodes.len(),
+            usage.pods.len()
+        )
+    } else {
+        format!(
+            "metricsUtilization: classified on measured usage, {} at {when} ({whence}{} node(s), {} pod(s) \
+             measured); reasons cite used %, not requested %",
+            reading.describe(),
+            usage.nodes.len(),
+            usage.pods.len()
+        )
+    });
     if matches!(reading, Reading::Percentile { .. }) {
         notes.push(format!(
             "beyond descheduler (--usage-window): descheduler v0.36 reads one instantaneous sample; this plan \
@@ -95,9 +107,38 @@ pub(crate) fn load(
     Ok((Some(usage), notes))
 }
 
+/// Loads the measured usage for `policy` at `loaded.at` ([`load`]) and, with
+/// a Prometheus source and `--prometheus-url`, the policy's query result
+/// (`rebalance_prometheus`) into `loaded`'s snapshot and its notes: the one path `rebalance plan`,
+/// `explain` and `recommend` take, so all three classify on the same
+/// readings. Returns the planner options' `rank_by_usage` (`--usage-window`
+/// on a policy with `metricsUtilization`).
+///
+/// # Errors
+/// The store cannot be opened or read.
+pub(crate) fn attach(
+    cli: &Cli,
+    args: &UsageArgs,
+    policy: &Policy,
+    loaded: &mut LoadedSnapshot,
+    live: bool,
+) -> anyhow::Result<bool> {
+    let query_notes = super::rebalance_prometheus::run_query(args, policy, loaded.at, &mut loaded.snapshot)?;
+    let ran = loaded.snapshot.metric_samples.is_some() || loaded.snapshot.metric_query_error.is_some();
+    let (measured, notes) = load(cli, args, policy, loaded.at, live, ran)?;
+    // The query classifies: the store's samples only feed the landing
+    // simulation's predicted used %, so their absence is no "from requests".
+    if measured.is_some() || !ran {
+        loaded.notes.extend(notes);
+    }
+    loaded.snapshot.measured = measured;
+    loaded.notes.extend(query_notes);
+    Ok(args.usage_window.is_some() && policy.uses_measured_usage())
+}
+
 /// The windowed reading a plan document keeps (`--usage-window` with a
 /// policy on measured usage), for `apply` to plan again on the same reading.
-pub(crate) fn window_option(args: &RebalancePlanArgs, policy: &Policy) -> Option<UsageWindowOption> {
+pub(crate) fn window_option(args: &UsageArgs, policy: &Policy) -> Option<UsageWindowOption> {
     let window = args.usage_window.filter(|_| policy.uses_measured_usage())?;
     Some(UsageWindowOption {
         window_seconds: window.num_seconds(),

@@ -1,5 +1,7 @@
 //! The HTTP side of a Prometheus pull: `/api/v1/query_range` (the
 //! Prometheus HTTP API, which VictoriaMetrics, Thanos and Mimir speak too),
+//! and `/api/v1/query` (an instant query: the planner runs a
+//! `metricsUtilization` policy's own query with it),
 //! POSTed as a form with the credentials of [`Auth`] (from the
 //! `KDRIFT_PROM_*` variables or files, never the command line). It shares
 //! the VictoriaLogs client's HTTP plumbing: no redirect followed, error
@@ -135,7 +137,46 @@ struct Data {
     #[serde(rename = "resultType")]
     result_type: String,
     #[serde(default)]
-    result: Vec<Series>,
+    result: serde_json::Value,
+}
+
+/// One sample of an instant query's vector: its labels and its value as
+/// the API writes it (text: `NaN`, `+Inf` arrive as such; `None`: the
+/// sample has no `[time, "value"]`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InstantSample {
+    /// The sample's labels (text values only).
+    pub metric: std::collections::BTreeMap<String, String>,
+    /// The value's text.
+    pub value: Option<String>,
+}
+
+/// An instant query's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InstantAnswer {
+    /// `resultType: vector`: its samples.
+    Vector(Vec<InstantSample>),
+    /// Another `resultType` (`scalar`, `matrix`, `string`), as written.
+    Other(String),
+}
+
+impl<'de> Deserialize<'de> for InstantSample {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Raw {
+            #[serde(default)]
+            metric: std::collections::BTreeMap<String, serde_json::Value>,
+            #[serde(default)]
+            value: serde_json::Value,
+        }
+        let raw = Raw::deserialize(deserializer)?;
+        let metric = raw.metric.into_iter().filter_map(|(k, v)| v.as_str().map(|v| (k, v.to_string()))).collect();
+        let value = match raw.value.as_array().map(Vec::as_slice) {
+            Some([serde_json::Value::Number(_), serde_json::Value::String(v)]) => Some(v.clone()),
+            _ => None,
+        };
+        Ok(InstantSample { metric, value })
+    }
 }
 
 /// A Prometheus-compatible server (or a proxy in front of one).
@@ -224,31 +265,57 @@ impl PromClient {
         end: DateTime<Utc>,
         step: Duration,
     ) -> Result<Vec<Series>, Failure> {
-        let limit = self.request_timeout;
-        match tokio::time::timeout(limit, self.query_range_now(promql, start, end, step)).await {
-            Ok(answer) => answer,
-            Err(_) => Err(Failure::Transport(format!(
-                "/api/v1/query_range did not answer whole within {}s, the most kdrift waits for one request \
-                 (raise --request-timeout)",
-                limit.as_secs_f64()
-            ))),
-        }
-    }
-
-    async fn query_range_now(
-        &self,
-        promql: &str,
-        start: DateTime<Utc>,
-        end: DateTime<Utc>,
-        step: Duration,
-    ) -> Result<Vec<Series>, Failure> {
         let form = [
             ("query", promql.to_string()),
             ("start", seconds(start)),
             ("end", seconds(end)),
             ("step", format!("{}s", step.as_secs_f64())),
         ];
-        let mut rb = self.http.post(self.endpoint()).query(&self.query.pairs()).form(&form);
+        let data = self.ask(RANGE, &form).await?;
+        if data.result_type != "matrix" {
+            return Err(Failure::BadAnswer(format!(
+                "resultType {:?}, expected \"matrix\" (a range query's answer)",
+                self.redactor.redact(&data.result_type)
+            )));
+        }
+        serde_json::from_value(data.result)
+            .map_err(|e| Failure::BadAnswer(format!("HTTP 200 but not a Prometheus matrix ({e})")))
+    }
+
+    /// `/api/v1/query` of `promql` at `time` (an instant query, as
+    /// descheduler's `promv1.API.Query` runs a `metricsUtilization` query):
+    /// the vector answered, or the other result type.
+    ///
+    /// # Errors
+    /// As [`PromClient::query_range`].
+    pub async fn query_instant(&self, promql: &str, time: DateTime<Utc>) -> Result<InstantAnswer, Failure> {
+        let form = [("query", promql.to_string()), ("time", seconds(time))];
+        let data = self.ask(INSTANT, &form).await?;
+        if data.result_type != "vector" {
+            return Ok(InstantAnswer::Other(self.redactor.redact(&data.result_type)));
+        }
+        serde_json::from_value(data.result)
+            .map(InstantAnswer::Vector)
+            .map_err(|e| Failure::BadAnswer(format!("HTTP 200 but not a Prometheus vector ({e})")))
+    }
+
+    /// POSTs `form` to `path` within the request timeout.
+    async fn ask(&self, path: &str, form: &[(&str, String)]) -> Result<Data, Failure> {
+        let limit = self.request_timeout;
+        match tokio::time::timeout(limit, self.ask_now(path, form)).await {
+            Ok(answer) => answer,
+            Err(_) => Err(Failure::Transport(format!(
+                "{path} did not answer whole within {}s, the most kdrift waits for one request \
+                 (raise --request-timeout)",
+                limit.as_secs_f64()
+            ))),
+        }
+    }
+
+    async fn ask_now(&self, path: &str, form: &[(&str, String)]) -> Result<Data, Failure> {
+        let what = if path == RANGE { "range" } else { "instant" };
+        let endpoint = format!("{}{path}", self.base_url());
+        let mut rb = self.http.post(endpoint).query(&self.query.pairs()).form(form);
         if let Some((user, password)) = &self.auth.basic {
             rb = rb.basic_auth(user, Some(password.expose()));
         }
@@ -287,7 +354,7 @@ impl PromClient {
             let chunk = chunk.map_err(|e| transport(&e, &self.redactor))?;
             if bytes.len() + chunk.len() > limit {
                 return Err(Failure::BadAnswer(format!(
-                    "the answer goes on past {limit} bytes, the most kdrift reads of one range query's answer: the \
+                    "the answer goes on past {limit} bytes, the most kdrift reads of one {what} query's answer: the \
                      rest is not read (raise --max-answer-bytes, or pull a shorter --window)"
                 )));
             }
@@ -305,16 +372,14 @@ impl PromClient {
                 answer.error_type.unwrap_or_default()
             ))));
         }
-        match answer.data {
-            Some(Data { result_type, result }) if result_type == "matrix" => Ok(result),
-            Some(Data { result_type, .. }) => Err(Failure::BadAnswer(format!(
-                "resultType {:?}, expected \"matrix\" (a range query's answer)",
-                self.redactor.redact(&result_type)
-            ))),
-            None => Err(Failure::BadAnswer("no \"data\" in a successful answer".into())),
-        }
+        answer.data.ok_or_else(|| Failure::BadAnswer("no \"data\" in a successful answer".into()))
     }
 }
+
+/// The range query's path.
+const RANGE: &str = "/api/v1/query_range";
+/// The instant query's path.
+const INSTANT: &str = "/api/v1/query";
 
 /// `t` as the API's decimal seconds (`1700000000` or `1700000000.5`).
 fn seconds(t: DateTime<Utc>) -> String {
@@ -388,6 +453,37 @@ mod tests {
             r#"{"status":"error","errorType":"execution","error":"too many points"}"#,
         );
         assert_eq!(ask(&url, Auth::default()).expect_err("422").to_string(), "HTTP 422: execution: too many points");
+    }
+
+    fn ask_instant(url: &str) -> Result<InstantAnswer, Failure> {
+        let client = PromClient::new(url, Auth::default(), Timeouts::default()).expect("client");
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("rt");
+        let t = DateTime::from_timestamp(1_794_528_000, 0).expect("t");
+        runtime.block_on(client.query_instant("node_utilization", t))
+    }
+
+    #[test]
+    fn an_instant_query_reads_its_vector_and_names_another_result_type() {
+        let url = one_answer(
+            "200 OK",
+            r#"{"status":"success","data":{"resultType":"vector","result":[
+                {"metric":{"__name__":"u","instance":"n1"},"value":[1794528000,"0.5696"]},
+                {"metric":{"instance":"n2"},"value":[1794528000,"NaN"]},{"metric":{},"value":"odd"}]}}"#,
+        );
+        let sample = |instance: Option<&str>, value: Option<&str>| InstantSample {
+            metric: instance
+                .map(|i| [("instance".to_string(), i.to_string())].into_iter().collect())
+                .unwrap_or_default(),
+            value: value.map(str::to_string),
+        };
+        let mut first = sample(Some("n1"), Some("0.5696"));
+        first.metric.insert("__name__".into(), "u".into());
+        assert_eq!(
+            ask_instant(&url).expect("vector"),
+            InstantAnswer::Vector(vec![first, sample(Some("n2"), Some("NaN")), sample(None, None)])
+        );
+        let url = one_answer("200 OK", r#"{"status":"success","data":{"resultType":"matrix","result":[]}}"#);
+        assert_eq!(ask_instant(&url).expect("an answer"), InstantAnswer::Other("matrix".into()));
     }
 
     /// A one-request server answering 200 with `chunks` pieces of `piece`,

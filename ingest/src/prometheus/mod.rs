@@ -20,7 +20,7 @@ pub mod queries;
 pub mod series;
 pub mod windows;
 
-pub use client::{PromClient, PROM_ANSWER_LIMIT, PROM_ENV, PROM_REQUEST_TIMEOUT};
+pub use client::{InstantAnswer, InstantSample, PromClient, PROM_ANSWER_LIMIT, PROM_ENV, PROM_REQUEST_TIMEOUT};
 pub use error::PromError;
 pub use pull::{pull_prometheus, PromOptions, PromPullFailed, PromReport, PromWindowReport};
 pub use queries::{resolve as resolve_queries, NamedPromql};

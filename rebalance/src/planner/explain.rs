@@ -61,6 +61,12 @@ pub struct PluginVerdict {
     pub extension_point: ExtensionPoint,
     /// What it does with the pod.
     pub verdict: Verdict,
+    /// How the run classified the pod's node, with its numbers (utilization
+    /// plugins; with `metricsUtilization` the measured percents and the
+    /// reading they came from): `hot overutilized: above target: cpu used
+    /// 95.0 % > 70 (latest sample at …, 0s before the plan)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_class: Option<String>,
 }
 
 /// The pod against the whole policy.
@@ -81,6 +87,9 @@ pub struct Explanation {
     pub plugins: Vec<PluginVerdict>,
     /// The plan's warnings (out-of-tree plugins, unknown threshold names…).
     pub warnings: Vec<String>,
+    /// The caller's notes on the inputs (e.g. the measured usage read);
+    /// empty from [`explain_pod`].
+    pub notes: Vec<String>,
 }
 
 /// Explains what the whole `policy` does with pod `index` of `snapshot`
@@ -99,7 +108,7 @@ pub fn explain_pod(snapshot: &Snapshot, policy: &Policy, options: &PlanOptions, 
             protected.push((profile.name.clone(), reason.message().0));
         }
     }
-    Explanation { pod: pod.key(), node, not_considered, protected, plugins, warnings: plan.warnings }
+    Explanation { pod: pod.key(), node, not_considered, protected, plugins, warnings: plan.warnings, notes: Vec::new() }
 }
 
 fn not_considered(plan: &Plan, node: Option<&str>) -> Option<String> {
@@ -165,10 +174,25 @@ fn verdict_of(run: &PluginRun, index: usize, pod: &PodInfo) -> PluginVerdict {
     } else {
         Verdict::Ignores { why: ignored_because(run, pod) }
     };
+    // The node's class, unless the verdict's reason already gives it.
+    let node_class = pod
+        .node_name
+        .as_deref()
+        .and_then(|n| run.nodes.iter().find(|r| r.name == n))
+        .filter(|r| !matches!(&verdict, Verdict::Ignores { why } if why.contains(&r.why)))
+        .map(|r| {
+            let class = match r.class {
+                NodeClass::Underutilized => "underutilized",
+                NodeClass::AppropriatelyUtilized => "appropriately utilized",
+                NodeClass::Overutilized => "overutilized",
+            };
+            format!("{} {class}: {}", r.name, r.why)
+        });
     PluginVerdict {
         profile: run.profile.clone(),
         plugin: run.plugin.clone(),
         extension_point: run.extension_point,
         verdict,
+        node_class,
     }
 }

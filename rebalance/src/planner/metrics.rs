@@ -21,7 +21,10 @@
 //!   pod eviction is allowed").
 //!
 //! Where the Prometheus values come from: [`Snapshot::metric_samples`] when
-//! the caller has the policy's own query result; otherwise kdrift stands in
+//! the caller ran the policy's own query (`kdrift rebalance plan
+//! --prometheus-url`: an instant query at the plan's instant, as upstream's
+//! `promv1.API.Query`; a non-vector answer is
+//! [`Snapshot::metric_query_error`], failing the run); otherwise kdrift stands in
 //! for the query with each node's measured cpu used / allocatable from
 //! [`Snapshot::measured`] — what the usual node-utilization queries
 //! (`instance:node_cpu:rate:sum`-style, normalised by the node's cpus)
@@ -84,18 +87,31 @@ pub(crate) struct MetricsRun<'f> {
     pub(crate) ranks: bool,
 }
 
-/// How `node`'s reading was taken, relative to the plan's instant:
-/// `latest sample 30s before the plan`, `p95 of 120 samples over 1h`.
+/// How `node`'s reading was taken and when:
+/// `latest sample at 2026-11-13T01:59:30Z, 30s before the plan`,
+/// `p95 of 120 samples over 1h to 2026-11-13T02:00:00Z` (the plan's instant).
 pub fn reading_text(usage: &MeasuredUsage, node: &str) -> String {
     let Some(m) = usage.node(node) else {
         return "no reading".to_string();
     };
     match usage.reading {
-        Some(r @ Reading::Percentile { .. }) => {
-            r.describe().replacen(" over ", &format!(" of {} samples over ", m.samples), 1)
-        }
-        _ => format!("latest sample {} before the plan", age_text(usage.at_us - m.sampled_at_us)),
+        Some(r @ Reading::Percentile { .. }) => format!(
+            "{} to {}",
+            r.describe().replacen(" over ", &format!(" of {} samples over ", m.samples), 1),
+            instant_text(usage.at_us)
+        ),
+        _ => format!(
+            "latest sample at {}, {} before the plan",
+            instant_text(m.sampled_at_us),
+            age_text(usage.at_us - m.sampled_at_us)
+        ),
     }
+}
+
+/// An instant in UTC µs as RFC 3339, to the second (sub-seconds when set).
+fn instant_text(us: i64) -> String {
+    chrono::DateTime::from_timestamp_micros(us)
+        .map_or_else(|| format!("{us} µs"), |t| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
 }
 
 /// `30s`, `2m05s`, `1h02m`: a sample's age, µs.
@@ -124,7 +140,11 @@ impl<'a> Cycle<'a> {
         };
         let have = match source {
             MetricsSource::KubernetesMetrics => snapshot.measured.is_some(),
-            MetricsSource::Prometheus => snapshot.metric_samples.is_some() || snapshot.measured.is_some(),
+            MetricsSource::Prometheus => {
+                snapshot.metric_samples.is_some()
+                    || snapshot.metric_query_error.is_some()
+                    || snapshot.measured.is_some()
+            }
         };
         if !have {
             self.warnings.push(format!(
@@ -215,8 +235,12 @@ impl<'a> Cycle<'a> {
         m: &MetricsUtilization,
         s: &'a Snapshot,
     ) -> PluginRun {
+        if let Some(e) = &s.metric_query_error {
+            return failed(profile, format!("error getting node usage: {e}"));
+        }
+        let query_at = s.now.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
         let (samples, stand_in, reading) = match (&s.metric_samples, &s.measured) {
-            (Some(samples), _) => (samples.clone(), None, "the query's result as given".to_string()),
+            (Some(samples), _) => (samples.clone(), None, format!("the query's instant result at {query_at}")),
             (None, Some(usage)) => {
                 let (samples, note) = stand_in_samples(usage, &self.nodes);
                 (samples, Some(note), usage.reading.map(|r| r.describe()).unwrap_or_default())
@@ -224,6 +248,7 @@ impl<'a> Cycle<'a> {
             (None, None) => unreachable!("checked by run_metrics"),
         };
         let mut values = std::collections::BTreeMap::new();
+        let mut raw = std::collections::BTreeMap::new();
         for sample in &samples {
             let Some(instance) = &sample.instance else {
                 return failed(
@@ -242,6 +267,7 @@ impl<'a> Cycle<'a> {
                 );
             }
             values.insert(instance.clone(), (sample.value * 100.0) as i64);
+            raw.insert(instance.clone(), sample.value);
         }
         let tracked = vec![METRIC_RESOURCE.to_string()];
         let mut nodes: Vec<NodeInfo> = Vec::new();
@@ -266,9 +292,11 @@ impl<'a> Cycle<'a> {
                     pods: self.pods_by_node.get(node.name.as_str()).cloned().unwrap_or_default(),
                     usage: ResourceList::from_pairs(&[(METRIC_RESOURCE, used)]),
                     percent: [(METRIC_RESOURCE.to_string(), percent(used, Some(100)))].into_iter().collect(),
-                    measured: Some(match &s.measured {
-                        Some(u) if s.metric_samples.is_none() => reading_text(u, &node.name),
-                        _ => format!("query value {}", used),
+                    measured: Some(match (&s.measured, &s.metric_samples) {
+                        (Some(u), None) => {
+                            format!("stand-in cpu used / allocatable, {}", reading_text(u, &node.name))
+                        }
+                        _ => format!("query value {} at {query_at}", raw[&node.name]),
                     }),
                 }
             })

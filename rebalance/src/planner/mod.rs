@@ -135,6 +135,11 @@ pub struct Snapshot {
     /// prometheus.query`), when the caller has it; `None`: the Prometheus
     /// source is stood in for by each node's measured cpu used / allocatable.
     pub metric_samples: Option<Vec<MetricSample>>,
+    /// Why the policy's Prometheus query gave no vector (descheduler's
+    /// words, e.g. `expected query results to be of type "vector", got
+    /// "matrix" instead`): the Prometheus run fails with it, as upstream's
+    /// usage client does.
+    pub metric_query_error: Option<String>,
 }
 
 /// One sample of an instant-query vector: its `instance` label (`None`:
@@ -160,6 +165,7 @@ impl Snapshot {
             now,
             measured: None,
             metric_samples: None,
+            metric_query_error: None,
         }
     }
 

@@ -304,7 +304,7 @@ pub fn simulate_plan_with(snapshot: &Snapshot, plan: &Plan, options: &SimulateOp
     let moves: Vec<(&str, Option<&str>)> = landings.iter().map(|l| (l.source_node.as_str(), l.node())).collect();
     let before = usage_by_node(&snapshot.pods);
     let nodes = node_changes(&snapshot.nodes, &before, |n| cache.usage(n), &tracked, &moves);
-    let predicted_usage = super::measured::predicted_usage(snapshot, &landings);
+    let predicted_usage = super::measured::predicted_usage(snapshot, plan, &landings);
     Simulation {
         predicted_usage,
         scoring: options.scoring.clone(),

@@ -5,15 +5,22 @@
 //! of the replacements predicted to land on it (a replacement is assumed to
 //! use what the pod it replaces used). Shown next to the requested %
 //! ([`super::NodeChange`]), which is what the scheduler and descheduler see.
+//!
+//! A [`HotLanding`] verdict names each evicted pod whose replacement is
+//! predicted to land back on the node it was evicted from, or on another
+//! node that ends above the evicting run's `targetThresholds` on measured
+//! cpu or memory (LowNodeUtilization's "overutilized": used % > target):
+//! the eviction relieves nothing there, and descheduler would evict again.
 
 use serde::Serialize;
 
 use crate::model::measured::MeasuredUsage;
 use crate::model::resources::{CPU, MEMORY};
-use crate::planner::Snapshot;
+use crate::planner::{Plan, Snapshot};
 
 use super::landing::Landing;
 use super::usage::percent;
+use crate::model::percent::percent_text;
 
 /// One resource's measured use on one node, before and predicted after.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -53,6 +60,32 @@ pub struct PredictedUsage {
     /// Moved pods without a reading: their use is unknown and left out
     /// (`namespace/name`).
     pub unmeasured_pods: Vec<String>,
+    /// Replacements predicted to land back on the hot node they left, or
+    /// on a node that ends above its usage target (see the module docs).
+    pub hot_landings: Vec<HotLanding>,
+}
+
+/// One replacement predicted to land where the usage is (still) too high.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HotLanding {
+    /// The evicted pod, `namespace/name`.
+    pub pod: String,
+    /// The node it was evicted from.
+    pub source_node: String,
+    /// The node its replacement is predicted to land on.
+    pub node: String,
+    /// `node` is `source_node`.
+    pub back_on_source: bool,
+    /// The resource reported: the one furthest above its target, else cpu.
+    pub resource: String,
+    /// `node`'s predicted used % of `resource` after every landing.
+    #[serde(serialize_with = "crate::model::percent::serialize_hundredths")]
+    pub percent_after: f64,
+    /// The evicting run's target for `resource` (`None`: it has none, e.g.
+    /// a Prometheus `MetricResource` run).
+    pub target: Option<f64>,
+    /// The verdict, ready to print.
+    pub message: String,
 }
 
 impl PredictedUsage {
@@ -92,8 +125,8 @@ pub(crate) fn carry(usage: &mut MeasuredUsage, landings: &[Landing]) {
     }
 }
 
-/// The prediction for `landings` on `snapshot`, `None` without measured usage.
-pub(crate) fn predicted_usage(snapshot: &Snapshot, landings: &[Landing]) -> Option<PredictedUsage> {
+/// The prediction for `landings` of `plan` on `snapshot`, `None` without measured usage.
+pub(crate) fn predicted_usage(snapshot: &Snapshot, plan: &Plan, landings: &[Landing]) -> Option<PredictedUsage> {
     let usage: &MeasuredUsage = snapshot.measured.as_ref()?;
     let mut delta: std::collections::BTreeMap<(&str, &str), i64> = std::collections::BTreeMap::new();
     let mut unmeasured = Vec::new();
@@ -111,7 +144,7 @@ pub(crate) fn predicted_usage(snapshot: &Snapshot, landings: &[Landing]) -> Opti
         }
     }
     let mut seen = std::collections::HashSet::new();
-    let nodes = snapshot
+    let nodes: Vec<NodeUsedChange> = snapshot
         .nodes
         .iter()
         .filter(|n| seen.insert(n.name.as_str()))
@@ -136,9 +169,62 @@ pub(crate) fn predicted_usage(snapshot: &Snapshot, landings: &[Landing]) -> Opti
             NodeUsedChange { node: n.name.clone(), resources }
         })
         .collect();
+    let hot_landings = landings.iter().filter_map(|l| hot_landing(plan, l, &nodes)).collect();
     Some(PredictedUsage {
         reading: usage.reading.map(|r| r.describe()).unwrap_or_default(),
         nodes,
         unmeasured_pods: unmeasured,
+        hot_landings,
+    })
+}
+
+/// The verdict on `l` when its replacement lands back on its source node or
+/// on a node predicted above the evicting run's usage target.
+fn hot_landing(plan: &Plan, l: &Landing, nodes: &[NodeUsedChange]) -> Option<HotLanding> {
+    let to = l.node()?;
+    let after = nodes.iter().find(|n| n.node == to)?;
+    let run = plan.runs.iter().find(|r| r.evictions.iter().any(|e| e.order == l.order));
+    let target = |r: &str| run.filter(|r| r.usage_source.is_some()).and_then(|run| run.thresholds.high.get(r).copied());
+    // (resource, percent after, target, how far above it)
+    let readings: Vec<(&str, f64, Option<f64>)> = [CPU, MEMORY]
+        .iter()
+        .filter_map(|r| after.resource(r).and_then(|c| c.percent_after).map(|p| (*r, p, target(r))))
+        .collect();
+    let above = readings
+        .iter()
+        .filter(|(_, p, t)| t.is_some_and(|t| *p > t))
+        .max_by(|a, b| (a.1 - a.2.unwrap_or(0.0)).total_cmp(&(b.1 - b.2.unwrap_or(0.0))));
+    let back = to == l.source_node;
+    if !back && above.is_none() {
+        return None;
+    }
+    let &(resource, percent_after, target) = above.or_else(|| readings.first())?;
+    let against = match target {
+        Some(t) if percent_after > t => format!(" > {} target", crate::model::percent::threshold_text(t)),
+        Some(t) => format!(" ≤ {} target", crate::model::percent::threshold_text(t)),
+        None => String::new(),
+    };
+    let used = format!("predicted {resource} used {} %{against}", percent_text(percent_after));
+    let message = if back {
+        format!(
+            "{} lands back on {to}, the node it was evicted from ({used}): the eviction relieves nothing there",
+            l.pod.key()
+        )
+    } else {
+        format!(
+            "{} lands on {to}, which ends overutilized on measured usage ({used}): the hot spot moves from {}",
+            l.pod.key(),
+            l.source_node
+        )
+    };
+    Some(HotLanding {
+        pod: l.pod.key(),
+        source_node: l.source_node.clone(),
+        node: to.to_string(),
+        back_on_source: back,
+        resource: resource.to_string(),
+        percent_after,
+        target,
+        message,
     })
 }

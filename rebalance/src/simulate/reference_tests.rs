@@ -110,7 +110,7 @@ fn reference_simulate(snapshot: &Snapshot, plan: &Plan, options: &SimulateOption
         landings.iter().map(|l| (l.source_node.clone(), l.node().map(str::to_string))).collect();
     let nodes = reference_node_changes(&before, &state, &tracked, &moves);
     Simulation {
-        predicted_usage: super::measured::predicted_usage(snapshot, &landings),
+        predicted_usage: super::measured::predicted_usage(snapshot, plan, &landings),
         scoring: options.scoring.clone(),
         cpu_skew_before: cpu_skew(&nodes, false),
         cpu_skew_after: cpu_skew(&nodes, true),

@@ -9,6 +9,15 @@
 //! [`super::FakeKube::set_pod_metrics`]); served by default (empty);
 //! [`super::FakeKube::serve_metrics`]`(false)` makes it a cluster without
 //! metrics-server: absent from discovery, 404 on every path of it.
+//!
+//! Or queued ([`super::FakeKube::queue_metrics`]): each list of all
+//! NodeMetrics (the first request of a scrape, as `kdrift record` makes
+//! it: nodes, then pods) takes the next queued [`Reading`], which then
+//! stands (its PodMetrics, its timestamp) until the next node list; so a
+//! test hands each scrape exactly one reading, none skipped or repeated
+//! however slowly or quickly the scrapes come.
+
+use std::collections::VecDeque;
 
 use axum::response::Response;
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -46,6 +55,45 @@ pub struct PodUsage {
     pub containers: Vec<(String, String, String)>,
 }
 
+/// One whole reading, queued for one scrape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reading {
+    /// Node readings.
+    pub nodes: Vec<NodeUsage>,
+    /// Pod readings.
+    pub pods: Vec<PodUsage>,
+    /// The readings' `timestamp`.
+    pub timestamp: DateTime<Utc>,
+}
+
+impl Reading {
+    /// A reading at `timestamp` of nodes (node, cpu, memory) and pods
+    /// (namespace, pod, [(container, cpu, memory)]), quantities as text.
+    pub fn new(
+        timestamp: DateTime<Utc>,
+        nodes: &[(&str, &str, &str)],
+        pods: &[(&str, &str, &[super::ContainerUsage<'_>])],
+    ) -> Reading {
+        Reading { nodes: node_usages(nodes), pods: pod_usages(pods), timestamp }
+    }
+}
+
+/// Nodes' readings from (node, cpu, memory) quantities.
+pub fn node_usages(nodes: &[(&str, &str, &str)]) -> Vec<NodeUsage> {
+    nodes.iter().map(|(n, c, m)| NodeUsage { name: (*n).into(), cpu: (*c).into(), memory: (*m).into() }).collect()
+}
+
+/// Pods' readings from (namespace, pod, [(container, cpu, memory)]).
+pub fn pod_usages(pods: &[(&str, &str, &[super::ContainerUsage<'_>])]) -> Vec<PodUsage> {
+    pods.iter()
+        .map(|(ns, name, containers)| PodUsage {
+            namespace: (*ns).into(),
+            name: (*name).into(),
+            containers: containers.iter().map(|(c, cpu, m)| ((*c).into(), (*cpu).into(), (*m).into())).collect(),
+        })
+        .collect()
+}
+
 /// What the fake's metrics-server says.
 #[derive(Debug, Clone)]
 pub struct Metrics {
@@ -58,11 +106,25 @@ pub struct Metrics {
     /// The readings' `timestamp`; `None`: the time of each request, to the
     /// second (each answer a new reading).
     pub timestamp: Option<DateTime<Utc>>,
+    /// Readings not taken yet: the next list of all NodeMetrics takes the
+    /// first (it replaces `nodes`, `pods` and `timestamp`).
+    pub queue: VecDeque<Reading>,
 }
 
 impl Default for Metrics {
     fn default() -> Self {
-        Metrics { served: true, nodes: Vec::new(), pods: Vec::new(), timestamp: None }
+        Metrics { served: true, nodes: Vec::new(), pods: Vec::new(), timestamp: None, queue: VecDeque::new() }
+    }
+}
+
+impl Metrics {
+    /// The next queued reading, if any, becomes the one served.
+    fn take_next(&mut self) {
+        if let Some(next) = self.queue.pop_front() {
+            self.nodes = next.nodes;
+            self.pods = next.pods;
+            self.timestamp = Some(next.timestamp);
+        }
     }
 }
 
@@ -86,7 +148,13 @@ pub fn answer(shared: &Shared, path: &str) -> Option<Response> {
     if seg.get(1) != Some(&GROUP) {
         return None;
     }
-    let metrics = shared.lock().metrics.clone();
+    let metrics = {
+        let mut st = shared.lock();
+        if st.metrics.served && matches!(seg.as_slice(), ["apis", _, VERSION, "nodes"]) {
+            st.metrics.take_next();
+        }
+        st.metrics.clone()
+    };
     if !metrics.served {
         return Some(error(&ApiError::no_route()));
     }

@@ -305,24 +305,14 @@ impl FakeKube {
     /// NodeMetrics of metrics-server: (node, cpu, memory) quantities, e.g.
     /// `("node-1", "123456789n", "123456Ki")`; replaces the previous ones.
     pub fn set_node_metrics(&self, nodes: &[(&str, &str, &str)]) {
-        let nodes = nodes
-            .iter()
-            .map(|(n, c, m)| metrics::NodeUsage { name: (*n).into(), cpu: (*c).into(), memory: (*m).into() })
-            .collect();
+        let nodes = metrics::node_usages(nodes);
         self.with(|st| st.metrics.nodes = nodes);
     }
 
     /// PodMetrics of metrics-server: (namespace, pod, [(container, cpu,
     /// memory)]); replaces the previous ones.
     pub fn set_pod_metrics(&self, pods: &[(&str, &str, &[ContainerUsage<'_>])]) {
-        let pods = pods
-            .iter()
-            .map(|(ns, name, containers)| metrics::PodUsage {
-                namespace: (*ns).into(),
-                name: (*name).into(),
-                containers: containers.iter().map(|(c, cpu, m)| ((*c).into(), (*cpu).into(), (*m).into())).collect(),
-            })
-            .collect();
+        let pods = metrics::pod_usages(pods);
         self.with(|st| st.metrics.pods = pods);
     }
 
@@ -330,6 +320,18 @@ impl FakeKube {
     /// request, to the second).
     pub fn set_metrics_timestamp(&self, at: Option<DateTime<Utc>>) {
         self.with(|st| st.metrics.timestamp = at);
+    }
+
+    /// Queues whole readings after those queued before: each list of all
+    /// NodeMetrics (a scrape's first request) takes the next one, which
+    /// then stands until the next (see `metrics`).
+    pub fn queue_metrics(&self, readings: impl IntoIterator<Item = metrics::Reading>) {
+        self.with(|st| st.metrics.queue.extend(readings));
+    }
+
+    /// How many queued readings no scrape has taken yet.
+    pub fn metrics_queued(&self) -> usize {
+        self.with(|st| st.metrics.queue.len())
     }
 
     /// Whether `metrics.k8s.io` is served (default true); not served: absent

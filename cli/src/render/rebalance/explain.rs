@@ -51,7 +51,11 @@ pub fn explain<W: Write>(out: &mut W, e: &Explanation, at: DateTime<Utc>, policy
             PodVerdict::Ignores { why } => format!("does not look at it: {why}"),
         };
         writeln!(out, "  {:<52} {what}", format!("{} ({})", p.plugin, p.profile))?;
+        if let Some(node) = &p.node_class {
+            writeln!(out, "  {:<52} its node: {node}", "")?;
+        }
     }
     list(out, "Plan warnings", &e.warnings)?;
+    list(out, "Notes", &e.notes)?;
     Ok(())
 }

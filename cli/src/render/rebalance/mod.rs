@@ -79,6 +79,15 @@ pub struct RecommendReport {
     /// What the snapshot lacks or had to estimate (tables only).
     #[serde(skip)]
     pub notes: Vec<String>,
+    /// With `metricsUtilization` and readings in the store: how they were
+    /// taken (`latest sample (≤ 5m old)`, `p95 over 1h`); every candidate
+    /// classifies on them. `None`: from requests.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured: Option<String>,
+    /// How the policy as written classifies each node (LowNodeUtilization,
+    /// per profile): the planner's reports, measured percents and the
+    /// reading they came from included.
+    pub classified: Vec<(String, kdrift_rebalance::NodeReport)>,
 }
 
 /// CPU always in millicores in tables, like `why-pending`.

@@ -6,7 +6,7 @@ use std::io::Write;
 use kdrift_rebalance::{percent_text, ResourceThresholds, Suggestion, Verdict};
 use tabled::builder::Builder;
 
-use super::{list, num, ordered, t, table, RecommendReport};
+use super::{class, list, num, ordered, t, table, RecommendReport};
 
 /// `cpu/memory 40 %`, or `cpu 40 %, memory 50 %` when they differ.
 fn thresholds_cell(t: &ResourceThresholds) -> String {
@@ -46,13 +46,21 @@ pub fn recommendation<W: Write>(out: &mut W, r: &RecommendReport) -> anyhow::Res
     writeln!(
         out,
         "Rebalance recommendation at {} — policy {}: {} LowNodeUtilization candidate(s), up to {} night(s) each \
-         (from requests; plan only: nothing is evicted)",
+         ({}; plan only: nothing is evicted)",
         t(r.at),
         r.policy_source,
         r.suggestions.len(),
-        r.max_rounds
+        r.max_rounds,
+        r.measured.as_ref().map_or_else(|| "from requests".to_string(), |m| format!("on measured usage, {m}"))
     )?;
     writeln!(out)?;
+    if r.measured.is_some() && !r.classified.is_empty() {
+        writeln!(out, "Nodes as the policy's own thresholds classify them (used %, each with its reading):")?;
+        for (profile, n) in &r.classified {
+            writeln!(out, "  {} {} (profile {profile}): {}", n.name, class(n.class), n.why)?;
+        }
+        writeln!(out)?;
+    }
     // Fewer than 2 nodes: no thresholds change anything (descheduler skips
     // its cycle); a table of identical rows would blame the thresholds.
     if let Some(reason) = r.suggestions.iter().find_map(|s| match &s.verdict {

@@ -132,6 +132,9 @@ fn predicted<W: Write>(out: &mut W, p: &kdrift_rebalance::PredictedUsage) -> any
     if !p.unmeasured_pods.is_empty() {
         writeln!(out, "  moved without a reading (left out): {}", p.unmeasured_pods.join(", "))?;
     }
+    for h in &p.hot_landings {
+        writeln!(out, "  verdict: {}", h.message)?;
+    }
     Ok(())
 }
 

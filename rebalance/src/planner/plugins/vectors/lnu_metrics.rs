@@ -143,7 +143,10 @@ fn upstream_metrics_vectors() {
     // The figures behind the counts: 2400m of 2000m is 120 %; the budget on
     // n2 is 1000m − 400m = 600m and 5 pods; each eviction frees 400m used.
     let run = &load.runs[0];
-    assert_eq!(run.nodes[0].why, "above target: cpu used 120.0 % > 50 (latest sample 30s before the plan)");
+    assert_eq!(
+        run.nodes[0].why,
+        "above target: cpu used 120.0 % > 50 (latest sample at 2026-06-01T11:59:30Z, 30s before the plan)"
+    );
     let budget = run.budget.as_ref().expect("budget");
     assert_eq!((budget.initial.get("cpu"), budget.initial.get("pods")), (600, 5));
     assert_eq!((budget.remaining.get("cpu"), budget.remaining.get("pods")), (-200, 3));
@@ -194,6 +197,16 @@ fn upstream_usage_client_refusals_fail_the_run() {
         check(
             error_of(&s, prometheus_args(30.0, 50.0, false, None)),
             "error getting node usage: unable to find metric entry for n3",
+        ),
+    );
+    let mut s = prometheus_cluster(SAMPLES);
+    s.metric_samples = None;
+    s.metric_query_error = Some("expected query results to be of type \"vector\", got \"matrix\" instead".into());
+    tally.check(
+        "the query's answer is not a vector",
+        check(
+            error_of(&s, prometheus_args(30.0, 50.0, false, None)),
+            "error getting node usage: expected query results to be of type \"vector\", got \"matrix\" instead",
         ),
     );
     let (mut s, p) = load_aware();
