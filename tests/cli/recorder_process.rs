@@ -348,18 +348,7 @@ fn a_recorder_whose_server_never_answers_says_so_retries_and_ends_failed() {
     assert_eq!(pods["received"], 0);
 }
 
-/// One HTTP GET on the loopback: (status code, body).
-fn get(addr: &str, path: &str) -> (u16, String) {
-    use std::io::{Read, Write};
-    let mut stream = std::net::TcpStream::connect(addr).expect("connect to the metrics server");
-    stream.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").expect("request");
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).expect("answer");
-    let (head, body) = answer.split_once("\r\n\r\n").expect("headers");
-    let code = head.split(' ').nth(1).and_then(|c| c.parse().ok()).expect("status code");
-    (code, body.to_string())
-}
+use kdrift_tests::recorder::http_get as get;
 
 /// Polls `path` until `ok` holds for its answer (or panics with the last one).
 fn poll(addr: &str, path: &str, ok: impl Fn(u16, &str) -> bool) -> (u16, String) {
