@@ -423,3 +423,93 @@ fn a_recorder_serves_its_counts_to_prometheus_and_is_ready_once_every_resource_i
     let out = recorder.wait_with_output().expect("exit");
     assert!(matches!(out.status.code(), Some(0 | 2)), "{:?}", out.status);
 }
+
+/// `VmHWM` (peak resident set) of process `pid`, in bytes.
+fn peak_rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let kib = |key: &str| {
+        status.lines().find_map(|l| l.strip_prefix(key)).and_then(|v| v.trim().trim_end_matches(" kB").parse().ok())
+    };
+    kib("VmHWM:").unwrap_or(0u64) * 1024
+}
+
+/// The recorder's peak RSS on a cluster of N nodes with 30 pods each
+/// (issue 6's shape: 150,000 pods at 5,000 nodes), each pod ~2.5 KiB of
+/// JSON (a 2 KiB annotation standing for managedFields and the like) with
+/// one Event: the first run (every list stored) and a restart (the known
+/// objects loaded from the store, everything listed again, nothing new).
+/// The figures are in deploy/deployment.yaml's comment.
+#[test]
+#[ignore = "a measurement of minutes: KDRIFT_RSS_NODES=500,1000 cargo test -p kdrift --test cli \
+            recorder_process::the_recorders_peak_rss -- --ignored --nocapture"]
+fn the_recorders_peak_rss_at_500_and_1000_nodes() {
+    let sizes: Vec<usize> = std::env::var("KDRIFT_RSS_NODES")
+        .unwrap_or_else(|_| "500,1000".into())
+        .split(',')
+        .filter_map(|n| n.trim().parse().ok())
+        .collect();
+    let padding = "x".repeat(2048);
+    for nodes in sizes {
+        let kube = FakeKube::start();
+        kube.create(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "apps"}})).expect("ns");
+        for n in 0..nodes {
+            let node = format!("node-{n:04}");
+            kube.create(kdrift_tests::busy_cluster::node(&node)).expect("node");
+            for p in 0..30 {
+                let name = format!("web-{n:04}-{p:02}");
+                let mut pod = kdrift_tests::busy_cluster::pod(&name, &node, 100);
+                pod["metadata"]["annotations"] = json!({"kdrift.test/padding": padding});
+                kube.create(pod).expect("pod");
+                kube.create(json!({"apiVersion": "v1", "kind": "Event",
+                    "metadata": {"name": format!("{name}.1"), "namespace": "apps"},
+                    "involvedObject": {"kind": "Pod", "namespace": "apps", "name": name},
+                    "reason": "Scheduled", "message": format!("Successfully assigned apps/{name} to {node}"),
+                    "type": "Normal", "firstTimestamp": "2026-11-01T00:00:00Z", "lastTimestamp": "2026-11-01T00:00:00Z",
+                    "count": 1, "source": {"component": "default-scheduler"}}))
+                    .expect("event");
+            }
+        }
+        let pods = nodes * 30;
+        let dir = tempfile::tempdir().expect("tmp");
+        let kubeconfig = kube.write_kubeconfig(dir.path());
+        let db = dir.path().join("kdrift.duckdb");
+        for phase in ["first run", "restart"] {
+            let started = Instant::now();
+            let more = ["--metrics-addr", "127.0.0.1:0", "--metrics-interval", "off"];
+            let (recorder, logs) = start_with(&db, &kubeconfig, &more);
+            let said = logs.recv_timeout(WAIT).expect("the first stderr line");
+            let addr = said
+                .strip_prefix("kdrift: serving metrics on http://")
+                .and_then(|rest| rest.split_once("/metrics"))
+                .map(|(addr, _)| addr.to_string())
+                .expect("the address");
+            let deadline = Instant::now() + Duration::from_secs(3600);
+            let pods_committed = "kdrift_recorder_records_committed_total{resource=\"pods\"}";
+            loop {
+                let (ready, _) = get(&addr, "/readyz");
+                let (_, text) = get(&addr, "/metrics");
+                let committed = sample(&text, pods_committed).unwrap_or(0.0) as usize;
+                if ready == 200 && (phase == "restart" || committed == pods) {
+                    break;
+                }
+                assert!(Instant::now() < deadline, "{phase}: not done in an hour");
+                std::thread::sleep(Duration::from_millis(500));
+            }
+            // One more batch interval: what the lists sent is committed.
+            std::thread::sleep(Duration::from_secs(2));
+            let peak = peak_rss(recorder.id());
+            let (_, text) = get(&addr, "/metrics");
+            let store = sample(&text, "kdrift_recorder_store_bytes").unwrap_or(0.0);
+            println!(
+                "{nodes} nodes, {pods} pods, {pods} events, {phase}: peak RSS {:.0} MiB, listed and committed in {:.0} s, \
+                 store {:.0} MiB",
+                peak as f64 / 1048576.0,
+                started.elapsed().as_secs_f64(),
+                store / 1048576.0
+            );
+            let pid = recorder.id().to_string();
+            assert!(Command::new("kill").args(["-TERM", &pid]).status().expect("kill -TERM").success());
+            recorder.wait_with_output().expect("exit");
+        }
+    }
+}
