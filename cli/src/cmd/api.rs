@@ -226,10 +226,15 @@ pub fn record(cli: &Cli, args: &RecordArgs) -> anyhow::Result<ExitCode> {
             .block_on(tokio::net::TcpListener::bind(addr))
             .with_context(|| format!("--metrics-addr {addr}: cannot listen"))?;
         let bound = listener.local_addr().context("--metrics-addr: the bound address")?;
-        writeln!(
-            std::io::stderr(),
+        let text = format!(
             "kdrift: serving metrics on http://{bound}/metrics (probes http://{bound}/readyz, http://{bound}/healthz)"
-        )?;
+        );
+        match crate::progress::mode::mode() {
+            crate::progress::mode::Mode::Json => {
+                tracing::info!(target: crate::progress::mode::TARGET, event = "serving", addr = %bound, "{text}");
+            }
+            _ => writeln!(std::io::stderr(), "{text}")?,
+        }
         let (stats, db) = (Arc::clone(&stats), cli.db.clone());
         runtime.spawn(async move {
             if let Err(e) = kdrift_ingest::serve_recorder_metrics(listener, stats, Some(db)).await {
