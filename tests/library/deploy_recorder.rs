@@ -15,8 +15,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 /// The recorder's memory request and limit (deploy/deployment.yaml's comment: measured, extrapolated).
-const MEMORY_REQUEST: &str = "2Gi";
-const MEMORY_LIMIT: &str = "2560Mi";
+const MEMORY_REQUEST: &str = "1Gi";
+const MEMORY_LIMIT: &str = "2Gi";
 
 fn deploy_dir() -> PathBuf {
     let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string());
