@@ -196,6 +196,16 @@ pub struct RecordArgs {
     /// NodeMetrics and PodMetrics), e.g. 30s, 1m; `0` or `off`: never.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_metrics_interval)]
     pub metrics_interval: MetricsInterval,
+    /// Serve the recorder's Prometheus metrics (`/metrics`) and probes (`/readyz`: every resource listed
+    /// once; `/healthz`: failing after --unhealthy-after failed commits) on this address, e.g.
+    /// 0.0.0.0:9090; port 0 picks a free port (the address is said on stderr). Default: not served.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_addr: Option<std::net::SocketAddr>,
+    /// With --metrics-addr: /healthz answers 503 once this many batch commits failed in a row (a failed
+    /// batch is retried at the next --batch-seconds; the recorder ends after 10, or this many if more).
+    #[arg(long, value_name = "N", default_value_t = kdrift_ingest::DEFAULT_UNHEALTHY_AFTER,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub unhealthy_after: u32,
 }
 
 /// `kdrift record --metrics-interval`: how often usage is sampled (`None`: never).

@@ -39,6 +39,10 @@ mod victorialogs;
 pub use actions::{ActionError, StoreSink};
 pub use api::record::known::load as load_known_objects;
 pub use api::{
+    metrics_text, serve_recorder_metrics, snapshot_with_progress as snapshot_cluster_with_progress, ListingProgress,
+    NoListingProgress, RecorderStats, StatsSnapshot, DEFAULT_UNHEALTHY_AFTER,
+};
+pub use api::{
     record as record_cluster, sample_metrics, snapshot as snapshot_cluster, ApiReport, Clock, ManualClock,
     MetricsReport, MetricsSource, NoObserver, RecordObserver, RecordOptions, ReplayClock, ResourceProblem,
     ResourceReport, Severity, SnapshotOptions, WallClock, METRICS_NOT_SERVED,

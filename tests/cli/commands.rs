@@ -358,6 +358,106 @@ fn ingest_api_stores_a_snapshot_and_warns_about_a_refused_resource() {
         .stdout(predicate::str::contains("node-1 cpu: the pod requests 100m, 58m free → 42m short"));
 }
 
+/// `kdrift ingest api` and `record`'s first lists say each list on stderr
+/// (issue 38 item 3): plain lines when stderr is not a terminal, the first
+/// page and a final line per resource; JSON log events with `--log-format
+/// json`.
+#[test]
+fn ingest_api_and_records_first_lists_say_their_pages_on_stderr() {
+    use kdrift_rebalance::HISTORY_RESOURCES;
+    use kdrift_tests::fake_kube::FakeKube;
+    let kube = FakeKube::start();
+    for i in 0..5 {
+        kube.create(serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("p-{i}"), "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "nginx"}]}, "status": {"phase": "Pending"}}))
+            .expect("pod");
+    }
+    for i in 0..3 {
+        kube.create(serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": format!("node-{i}")}}))
+            .expect("node");
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let stderr_of = |db: &str, more: &[&str]| {
+        let out = kdrift()
+            .arg("--db")
+            .arg(dir.path().join(db))
+            .args(more)
+            .args(["ingest", "api", "-A", "--chunk-size", "2", "--kubeconfig"])
+            .arg(&kubeconfig)
+            .env_remove("KUBECONFIG")
+            .env_remove("KDRIFT_LOG")
+            .env_remove("KDRIFT_LOG_FORMAT")
+            .assert()
+            .success();
+        String::from_utf8_lossy(&out.get_output().stderr).to_string()
+    };
+    let stderr = stderr_of("plain.duckdb", &[]);
+    // Every resource's final line, in listing order: pages of 2 items (an empty list is one page).
+    let listed: Vec<&str> = stderr.lines().filter(|l| l.starts_with("kdrift: listed ")).collect();
+    let expected: Vec<String> = HISTORY_RESOURCES
+        .iter()
+        .map(|r| {
+            let n = kube.objects(&r.api_version(), r.kind).len();
+            let pages = n.div_ceil(2).max(1);
+            let words = (if n == 1 { "item" } else { "items" }, if pages == 1 { "page" } else { "pages" });
+            format!("kdrift: listed {}: {n} {} ({pages} {})", r.name(), words.0, words.1)
+        })
+        .collect();
+    assert_eq!(listed, expected, "{stderr}");
+    assert!(listed.contains(&"kdrift: listed pods: 5 items (3 pages)"), "{stderr}");
+    // As it goes: the first page always, later ones at most once a second.
+    let pods: Vec<&str> = stderr.lines().filter(|l| l.starts_with("kdrift: listing pods… ")).collect();
+    assert_eq!(pods.first(), Some(&"kdrift: listing pods… 2 items (1 page)"), "{stderr}");
+    for line in &pods {
+        assert!(
+            [
+                "kdrift: listing pods… 2 items (1 page)",
+                "kdrift: listing pods… 4 items (2 pages)",
+                "kdrift: listing pods… 5 items (3 pages)"
+            ]
+            .contains(line),
+            "{line}"
+        );
+    }
+    assert!(!stderr.contains('\r') && !stderr.contains('\x1b'), "plain lines: {stderr:?}");
+
+    let stderr = stderr_of("json.duckdb", &["--log-format", "json"]);
+    let events: Vec<serde_json::Value> = stderr.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let pods = events.iter().find(|e| e["event"] == "listed" && e["resource"] == "pods").expect("a listed event");
+    assert_eq!((pods["items"].as_u64(), pods["pages"].as_u64()), (Some(5), Some(3)), "{pods}");
+    assert_eq!(pods["message"], "kdrift: listed pods: 5 items (3 pages)", "{pods}");
+
+    // The recorder's first lists, concurrent: each resource's final line.
+    let mut recorder = std::process::Command::new(env!("CARGO_BIN_EXE_kdrift"))
+        .arg("--db")
+        .arg(dir.path().join("rec.duckdb"))
+        .args(["record", "-A", "--chunk-size", "2", "--metrics-interval", "off", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .env_remove("KUBECONFIG")
+        .env_remove("KDRIFT_LOG")
+        .env_remove("KDRIFT_LOG_FORMAT")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("record");
+    let lines = std::io::BufRead::lines(std::io::BufReader::new(recorder.stderr.take().expect("stderr")));
+    let mut said = Vec::new();
+    for line in lines.map_while(Result::ok) {
+        let done = line == "kdrift: listed pods: 5 items (3 pages)";
+        said.push(line);
+        if done {
+            break;
+        }
+    }
+    let pid = recorder.id().to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().expect("kill").success());
+    recorder.wait().expect("exit");
+    assert!(said.contains(&"kdrift: listing pods… 2 items (1 page)".to_string()), "{said:?}");
+    assert!(said.contains(&"kdrift: listed nodes: 3 items (2 pages)".to_string()), "{said:?}");
+}
+
 /// A Status whose message quotes the request's `Authorization` header (raw,
 /// base64, URL-encoded, JSON-escaped): `kdrift -vv ingest api` with a
 /// kubeconfig holding a bearer token, then Basic auth, shows no form of

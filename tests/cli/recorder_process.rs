@@ -4,6 +4,7 @@
 //! meanwhile as DELETED with its last node) plus what it then watches; on
 //! SIGTERM it commits, closes its run and exits 0. While it runs, another
 //! kdrift command on its store says the store is in use, by which PID.
+//! With `--metrics-addr` it serves its counts (Prometheus) and probes.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -23,10 +24,17 @@ const WAIT: Duration = Duration::from_secs(120);
 
 /// Starts `kdrift record -A` with info logs; stderr lines arrive on the receiver.
 fn start(db: &Path, kubeconfig: &Path) -> (Child, Receiver<String>) {
+    start_with(db, kubeconfig, &[])
+}
+
+/// [`start`] with more arguments of `record`.
+fn start_with(db: &Path, kubeconfig: &Path, more: &[&str]) -> (Child, Receiver<String>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kdrift"))
         .arg("--db")
         .arg(db)
-        .args(["-v", "-o", "json", "record", "-A", "--batch-seconds", "1", "--kubeconfig"])
+        .args(["-v", "-o", "json", "record", "-A", "--batch-seconds", "1"])
+        .args(more)
+        .arg("--kubeconfig")
         .arg(kubeconfig)
         .env_remove("KDRIFT_LOG")
         .env_remove("KUBECONFIG")
@@ -338,4 +346,170 @@ fn a_recorder_whose_server_never_answers_says_so_retries_and_ends_failed() {
         )
     );
     assert_eq!(pods["received"], 0);
+}
+
+use kdrift_tests::recorder::http_get as get;
+
+/// Polls `path` until `ok` holds for its answer (or panics with the last one).
+fn poll(addr: &str, path: &str, ok: impl Fn(u16, &str) -> bool) -> (u16, String) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let (code, body) = get(addr, path);
+        if ok(code, &body) {
+            return (code, body);
+        }
+        assert!(Instant::now() < deadline, "{path}: still {code} {body}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The value of the sample `name` (with its labels) in a Prometheus text.
+fn sample(text: &str, name: &str) -> Option<f64> {
+    text.lines().find_map(|l| l.strip_prefix(name).and_then(|v| v.strip_prefix(' ')).and_then(|v| v.parse().ok()))
+}
+
+#[test]
+fn a_recorder_serves_its_counts_to_prometheus_and_is_ready_once_every_resource_is_listed() {
+    let Cluster { kube, total, dir: _dir, kubeconfig, db } = cluster();
+    let pods = kube.objects("v1", "Pod").len() as f64;
+    let nodes = kube.objects("v1", "Node").len() as f64;
+    // The pods cannot be listed: the recorder is not ready.
+    kube.fail_resource("pods", 500);
+    let (recorder, logs) = start_with(&db, &kubeconfig, &["--metrics-addr", "127.0.0.1:0"]);
+    let said = logs.recv_timeout(WAIT).expect("the first stderr line");
+    let addr = said
+        .strip_prefix("kdrift: serving metrics on http://")
+        .and_then(|rest| rest.split_once("/metrics"))
+        .map(|(addr, _)| addr.to_string())
+        .unwrap_or_else(|| panic!("the bound address first: {said}"));
+    let (code, body) = poll(&addr, "/readyz", |_, body| body.contains("first list") && !body.contains(','));
+    assert_eq!((code, body.as_str()), (503, "not ready: first list not finished for pods\n"));
+    assert_eq!(get(&addr, "/healthz"), (200, "ok\n".to_string()));
+    kube.clear_faults();
+    poll(&addr, "/readyz", |code, _| code == 200);
+    assert_eq!(get(&addr, "/readyz"), (200, "ok\n".to_string()));
+    wait_committed(&logs, total);
+    // A dropped watch: a failure of the watch, which is started again.
+    kube.drop_watches();
+    let restarts = "kdrift_recorder_watch_restarts_total{resource=\"nodes\"}";
+    let failures = "kdrift_recorder_watch_failures_total{resource=\"nodes\"}";
+    let (code, text) = poll(&addr, "/metrics", |_, text| {
+        sample(text, restarts).is_some_and(|n| n >= 1.0) && sample(text, failures).is_some_and(|n| n >= 1.0)
+    });
+    assert_eq!((sample(&text, restarts), sample(&text, failures)), (Some(1.0), Some(1.0)), "{text}");
+    assert_eq!(code, 200);
+    let committed = |r: &str| sample(&text, &format!("kdrift_recorder_records_committed_total{{resource=\"{r}\"}}"));
+    assert_eq!(committed("pods"), Some(pods), "{text}");
+    assert_eq!(committed("nodes"), Some(nodes), "{text}");
+    let of = |metric: &str, r: &str| sample(&text, &format!("kdrift_recorder_{metric}{{resource=\"{r}\"}}"));
+    assert_eq!(of("relists_total", "pods"), Some(1.0), "listed again after its failures: {text}");
+    assert_eq!(of("relists_total", "nodes"), Some(0.0), "{text}");
+    assert!(of("watch_failures_total", "pods").is_some_and(|n| n >= 2.0), "its lists and the drop: {text}");
+    assert_eq!(of("gone_total", "pods"), Some(0.0), "{text}");
+    assert_eq!(of("synced", "pods"), Some(1.0), "{text}");
+    assert_eq!(of("item_errors_total", "pods"), Some(0.0), "{text}");
+    assert_eq!(sample(&text, "kdrift_recorder_failed_commits_total"), Some(0.0), "{text}");
+    assert!(sample(&text, "kdrift_recorder_commits_total").is_some_and(|n| n >= 1.0), "{text}");
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).expect("clock").as_secs_f64();
+    let last = sample(&text, "kdrift_recorder_last_commit_timestamp_seconds").expect("last commit");
+    assert!(last <= now && last > now - 120.0, "{last} vs {now}");
+    let bytes = sample(&text, "kdrift_recorder_store_bytes").expect("store bytes");
+    assert!(bytes >= 1e5, "{bytes}");
+    assert!(text.contains("# TYPE kdrift_recorder_records_committed_total counter\n"), "{text}");
+    let pid = recorder.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().expect("kill -TERM").success());
+    // It stops on SIGTERM (exit 2 when a dropped watch delivered nothing
+    // again before the stop: "not watched when the recorder stopped").
+    let out = recorder.wait_with_output().expect("exit");
+    assert!(matches!(out.status.code(), Some(0 | 2)), "{:?}", out.status);
+}
+
+/// `VmHWM` (peak resident set) of process `pid`, in bytes.
+fn peak_rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let kib = |key: &str| {
+        status.lines().find_map(|l| l.strip_prefix(key)).and_then(|v| v.trim().trim_end_matches(" kB").parse().ok())
+    };
+    kib("VmHWM:").unwrap_or(0u64) * 1024
+}
+
+/// The recorder's peak RSS on a cluster of N nodes with 30 pods each
+/// (issue 6's shape: 150,000 pods at 5,000 nodes), each pod ~2.5 KiB of
+/// JSON (a 2 KiB annotation standing for managedFields and the like) with
+/// one Event: the first run (every list stored) and a restart (the known
+/// objects loaded from the store, everything listed again, nothing new).
+/// The figures are in deploy/deployment.yaml's comment.
+#[test]
+#[ignore = "a measurement of minutes: KDRIFT_RSS_NODES=500,1000 cargo test -p kdrift --test cli \
+            recorder_process::the_recorders_peak_rss -- --ignored --nocapture"]
+fn the_recorders_peak_rss_at_500_and_1000_nodes() {
+    let sizes: Vec<usize> = std::env::var("KDRIFT_RSS_NODES")
+        .unwrap_or_else(|_| "500,1000".into())
+        .split(',')
+        .filter_map(|n| n.trim().parse().ok())
+        .collect();
+    let padding = "x".repeat(2048);
+    for nodes in sizes {
+        let kube = FakeKube::start();
+        kube.create(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "apps"}})).expect("ns");
+        for n in 0..nodes {
+            let node = format!("node-{n:04}");
+            kube.create(kdrift_tests::busy_cluster::node(&node)).expect("node");
+            for p in 0..30 {
+                let name = format!("web-{n:04}-{p:02}");
+                let mut pod = kdrift_tests::busy_cluster::pod(&name, &node, 100);
+                pod["metadata"]["annotations"] = json!({"kdrift.test/padding": padding});
+                kube.create(pod).expect("pod");
+                kube.create(json!({"apiVersion": "v1", "kind": "Event",
+                    "metadata": {"name": format!("{name}.1"), "namespace": "apps"},
+                    "involvedObject": {"kind": "Pod", "namespace": "apps", "name": name},
+                    "reason": "Scheduled", "message": format!("Successfully assigned apps/{name} to {node}"),
+                    "type": "Normal", "firstTimestamp": "2026-11-01T00:00:00Z", "lastTimestamp": "2026-11-01T00:00:00Z",
+                    "count": 1, "source": {"component": "default-scheduler"}}))
+                    .expect("event");
+            }
+        }
+        let pods = nodes * 30;
+        let dir = tempfile::tempdir().expect("tmp");
+        let kubeconfig = kube.write_kubeconfig(dir.path());
+        let db = dir.path().join("kdrift.duckdb");
+        for phase in ["first run", "restart"] {
+            let started = Instant::now();
+            let more = ["--metrics-addr", "127.0.0.1:0", "--metrics-interval", "off"];
+            let (recorder, logs) = start_with(&db, &kubeconfig, &more);
+            let said = logs.recv_timeout(WAIT).expect("the first stderr line");
+            let addr = said
+                .strip_prefix("kdrift: serving metrics on http://")
+                .and_then(|rest| rest.split_once("/metrics"))
+                .map(|(addr, _)| addr.to_string())
+                .expect("the address");
+            let deadline = Instant::now() + Duration::from_secs(3600);
+            let pods_committed = "kdrift_recorder_records_committed_total{resource=\"pods\"}";
+            loop {
+                let (ready, _) = get(&addr, "/readyz");
+                let (_, text) = get(&addr, "/metrics");
+                let committed = sample(&text, pods_committed).unwrap_or(0.0) as usize;
+                if ready == 200 && (phase == "restart" || committed == pods) {
+                    break;
+                }
+                assert!(Instant::now() < deadline, "{phase}: not done in an hour");
+                std::thread::sleep(Duration::from_millis(500));
+            }
+            // One more batch interval: what the lists sent is committed.
+            std::thread::sleep(Duration::from_secs(2));
+            let peak = peak_rss(recorder.id());
+            let (_, text) = get(&addr, "/metrics");
+            let store = sample(&text, "kdrift_recorder_store_bytes").unwrap_or(0.0);
+            println!(
+                "{nodes} nodes, {pods} pods, {pods} events, {phase}: peak RSS {:.0} MiB, listed and committed in {:.0} s, \
+                 store {:.0} MiB",
+                peak as f64 / 1048576.0,
+                started.elapsed().as_secs_f64(),
+                store / 1048576.0
+            );
+            let pid = recorder.id().to_string();
+            assert!(Command::new("kill").args(["-TERM", &pid]).status().expect("kill -TERM").success());
+            recorder.wait_with_output().expect("exit");
+        }
+    }
 }

@@ -3,7 +3,8 @@
 //! the resources `kdrift record` watches (and get/list on the metrics API
 //! it samples), and the Deployment runs one
 //! recorder (Recreate) with its store on the PVC and the bound service
-//! account. The image is named once, in the `deploy/image/` component that
+//! account, probed on /readyz and /healthz, its metrics behind a Service
+//! Prometheus scrapes. The image is named once, in the `deploy/image/` component that
 //! deploy/ and its sub-kustomizations take (issue 38).
 
 use std::collections::BTreeSet;
@@ -12,6 +13,10 @@ use std::path::PathBuf;
 use kdrift_rebalance::HISTORY_RESOURCES;
 use serde::Deserialize;
 use serde_json::Value;
+
+/// The recorder's memory request and limit (deploy/deployment.yaml's comment: measured, extrapolated).
+const MEMORY_REQUEST: &str = "1Gi";
+const MEMORY_LIMIT: &str = "2Gi";
 
 fn deploy_dir() -> PathBuf {
     let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string());
@@ -98,12 +103,41 @@ fn the_deployment_runs_one_recorder_on_the_pvc() {
     assert_eq!(pod["serviceAccountName"], one(&docs, "ServiceAccount")["metadata"]["name"]);
     let c = &pod["containers"][0];
     let args: Vec<&str> = c["args"].as_array().expect("args").iter().filter_map(Value::as_str).collect();
-    assert_eq!(args, ["record", "--db", "/data/kdrift.duckdb", "--all-namespaces"]);
+    assert_eq!(args, ["record", "--db", "/data/kdrift.duckdb", "--all-namespaces", "--metrics-addr", "0.0.0.0:9090"]);
     assert_eq!(c["volumeMounts"][0]["mountPath"], "/data");
     assert!(c["resources"]["requests"]["cpu"].is_string() && c["resources"]["requests"]["memory"].is_string());
     let volume = &pod["volumes"][0];
     assert_eq!(volume["name"], c["volumeMounts"][0]["name"]);
     assert_eq!(volume["persistentVolumeClaim"]["claimName"], one(&docs, "PersistentVolumeClaim")["metadata"]["name"]);
+}
+
+#[test]
+fn the_recorder_is_probed_sized_and_its_metrics_served_to_prometheus() {
+    let docs = documents();
+    let d = one(&docs, "Deployment");
+    let c = &d["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(c["ports"], serde_json::json!([{"name": "metrics", "containerPort": 9090, "protocol": "TCP"}]));
+    for (probe, path) in [("startupProbe", "/healthz"), ("readinessProbe", "/readyz"), ("livenessProbe", "/healthz")] {
+        assert_eq!(c[probe]["httpGet"]["path"], path, "{probe}");
+        assert_eq!(c[probe]["httpGet"]["port"], "metrics", "{probe}");
+    }
+    // A store migration after an upgrade may take minutes before the server listens.
+    let startup = &c["startupProbe"];
+    let allowed = startup["periodSeconds"].as_u64().unwrap_or(0) * startup["failureThreshold"].as_u64().unwrap_or(0);
+    assert_eq!(allowed, 900, "{startup}");
+    assert_eq!(c["resources"]["requests"]["memory"], MEMORY_REQUEST);
+    assert_eq!(c["resources"]["limits"]["memory"], MEMORY_LIMIT);
+    assert_eq!(c["resources"]["requests"]["cpu"], "250m");
+    let s = one(&docs, "Service");
+    assert_eq!(s["metadata"]["namespace"], d["metadata"]["namespace"]);
+    assert_eq!(s["spec"]["selector"], d["spec"]["template"]["metadata"]["labels"]);
+    assert_eq!(s["spec"]["ports"][0]["targetPort"], "metrics");
+    assert_eq!(s["spec"]["ports"][0]["port"], 9090);
+    let a = &s["metadata"]["annotations"];
+    assert_eq!(
+        (&a["prometheus.io/scrape"], &a["prometheus.io/port"], &a["prometheus.io/path"]),
+        (&serde_json::json!("true"), &serde_json::json!("9090"), &serde_json::json!("/metrics"))
+    );
 }
 
 /// Every string under an `image` key of a manifest's containers, anywhere in `v`.

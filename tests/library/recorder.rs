@@ -8,7 +8,9 @@
 //! the history directly. Against a hostile server: a bad list item or watch
 //! line is an error of the run while the rest is stored and the watch
 //! reads on; a server that never answers is retried and the run ends
-//! `partial`, naming the server.
+//! `partial`, naming the server. Batch commits that fail (a broken store)
+//! turn the metrics server's /healthz to 503 after three in a row and end
+//! the recorder after ten.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -714,4 +716,59 @@ fn record_says_a_metrics_item_error_once_not_every_take_and_caps_a_take_at_a_hun
         .query_row("SELECT count(*) FROM ingest_errors WHERE message LIKE '%metrics.k8s.io%'", [], |r| r.get(0))
         .expect("errors");
     assert_eq!(stored, 101, "each error stored once, not once a take");
+}
+
+#[test]
+fn failed_batch_commits_turn_healthz_to_503_after_three_and_end_the_recorder_after_ten() {
+    use kdrift_ingest::RecorderStats;
+    use kdrift_tests::recorder::http_get;
+    let kube = FakeKube::start();
+    kube.create(json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}})).expect("node");
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = kube.write_kubeconfig(dir.path());
+    let db = dir.path().join("rec.duckdb");
+    {
+        // A store broken under the recorder: every batch's derivation fails.
+        let store = Store::open(&db).expect("store");
+        store.conn().execute_batch("DROP TABLE pod_bindings").expect("drop");
+    }
+    let stats = Arc::new(RecorderStats::new(3));
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let listener = rt.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).expect("listen");
+    let addr = listener.local_addr().expect("addr").to_string();
+    let server = std::thread::spawn({
+        let stats = Arc::clone(&stats);
+        move || rt.block_on(kdrift_ingest::serve_recorder_metrics(listener, stats, None))
+    });
+    let shared = Arc::clone(&stats);
+    let rec = RunningRecorder::start(&kubeconfig, &db, Arc::new(WallClock), move |o| {
+        o.stats = shared;
+        o.batch_interval = Duration::from_secs(1);
+        o.metrics_interval = None;
+    });
+    let deadline = std::time::Instant::now() + WAIT;
+    while stats.failed_in_a_row() < 1 {
+        assert!(std::time::Instant::now() < deadline, "no failed commit");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(http_get(&addr, "/healthz"), (200, "ok\n".to_string()), "1 or 2 failed commits");
+    while stats.failed_in_a_row() < 3 {
+        assert!(std::time::Instant::now() < deadline, "not 3 failed commits");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (code, body) = http_get(&addr, "/healthz");
+    assert_eq!(code, 503, "{body}");
+    let error = "batch commits failed; the last error: query clear_pod_bindings (derive/clear_pod_bindings.sql) failed";
+    assert!(body.starts_with("unhealthy: the last ") && body.contains(error), "{body}");
+    assert!(body.contains("pod_bindings does not exist"), "the driver's words: {body}");
+    let ended = rec.ended();
+    let e = ended.expect_err("the recorder ends with the store's error");
+    assert!(e.starts_with("query clear_pod_bindings (derive/clear_pod_bindings.sql) failed"), "{e}");
+    let s = stats.snapshot();
+    assert_eq!((s.failed_commits, s.failed_in_a_row, s.commits), (10, 10, 0));
+    assert_eq!(s.resources["nodes"].committed, 0, "nothing committed");
+    let (_, text) = http_get(&addr, "/metrics");
+    assert!(text.contains("\nkdrift_recorder_failed_commits_total 10\n"), "{text}");
+    assert!(text.contains("\nkdrift_recorder_records_committed_total{resource=\"nodes\"} 0\n"), "{text}");
+    drop(server);
 }

@@ -708,6 +708,33 @@ fn a_run_aborted_by_a_store_error_in_a_batch_commit_is_closed_as_failed() {
     assert_eq!(store.counts().expect("counts").events, 1, "the failed batch is not stored");
 }
 
+/// What `kdrift record` relies on to retry a failed batch commit (issue 38):
+/// the batch stays staged, and the next commit stores it whole, once.
+#[test]
+fn a_batch_whose_commit_failed_is_stored_whole_by_the_next_commit() {
+    use kdrift_store::RunWriter;
+    use kdrift_store::{Change, Origin, Record};
+    let (_dir, store) = temp_store();
+    let record = |name: &str| Record {
+        object: serde_json::from_str(&EVENT_A.replace("p.1", name)).expect("event"),
+        origin: Origin { location: "stream".into(), line: None, item: None },
+        observed_at: None,
+        change: Change::Listed,
+    };
+    let mut writer = RunWriter::begin(&store, "api", "stream").expect("begin");
+    writer.stage(record("p.1")).expect("store").expect("object");
+    writer.stage(record("p.2")).expect("store").expect("object");
+    store.conn().execute_batch("ALTER TABLE pod_bindings RENAME TO pod_bindings_aside").expect("rename");
+    writer.commit_batch(0).expect_err("the batch commit fails");
+    assert_eq!(store.counts().expect("counts").events, 0, "rolled back");
+    assert_eq!(writer.pending(), 2, "still staged");
+    writer.stage(record("p.3")).expect("store").expect("object");
+    store.conn().execute_batch("ALTER TABLE pod_bindings_aside RENAME TO pod_bindings").expect("rename back");
+    let counts = writer.commit_batch(0).expect("the next commit");
+    assert_eq!((counts.records, counts.added, counts.duplicates), (3, 3, 0));
+    assert_eq!(store.counts().expect("counts").events, 3, "each version once");
+}
+
 #[test]
 fn a_files_summary_is_stored_with_its_records_or_not_at_all() {
     use kdrift_store::{Change, Origin, Record};

@@ -98,7 +98,7 @@ impl RecordObserver for Watched {
 /// A recorder running in its own thread.
 pub struct RunningRecorder {
     stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<ApiReport>>,
+    thread: Option<std::thread::JoinHandle<Result<ApiReport, String>>>,
     /// What it reports.
     pub watched: Watched,
 }
@@ -132,7 +132,15 @@ impl RunningRecorder {
                 let shutdown = async move {
                     let _ = stopped.await;
                 };
-                record_cluster(&store, &c.client, &options, clock, shutdown, &mut observer).await.expect("record")
+                record_cluster(&store, &c.client, &options, clock, shutdown, &mut observer).await.map_err(|e| {
+                    let mut text = e.to_string();
+                    let mut source = std::error::Error::source(&e);
+                    while let Some(s) = source {
+                        text = format!("{text}: {s}");
+                        source = s.source();
+                    }
+                    text
+                })
             })
         });
         RunningRecorder { stop: Some(stop), thread: Some(thread), watched }
@@ -151,6 +159,33 @@ impl RunningRecorder {
         if let Some(s) = self.stop.take() {
             let _ = s.send(());
         }
-        self.thread.take().expect("running").join().expect("recorder thread")
+        self.thread.take().expect("running").join().expect("recorder thread").expect("record")
     }
+
+    /// Waits until it ends by itself (a store error): its error, with causes.
+    ///
+    /// # Panics
+    /// When its thread panicked.
+    pub fn ended(mut self) -> Result<ApiReport, String> {
+        let result = self.thread.take().expect("running").join().expect("recorder thread");
+        drop(self.stop.take());
+        result
+    }
+}
+
+/// One HTTP GET on the loopback (the recorder's metrics server): (status
+/// code, body).
+///
+/// # Panics
+/// When the server does not answer HTTP.
+pub fn http_get(addr: &str, path: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).expect("connect to the metrics server");
+    stream.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").expect("request");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("answer");
+    let (head, body) = answer.split_once("\r\n\r\n").expect("headers");
+    let code = head.split(' ').nth(1).and_then(|c| c.parse().ok()).expect("status code");
+    (code, body.to_string())
 }

@@ -7,12 +7,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use kdrift_ingest::{record_cluster, sample_metrics, snapshot_cluster};
+use kdrift_ingest::{record_cluster, sample_metrics, snapshot_cluster_with_progress, ListingProgress, RecorderStats};
 use kdrift_ingest::{ApiReport, MetricsSource, RecordObserver, RecordOptions, Severity, SnapshotOptions, WallClock};
 use kdrift_rebalance::{Connected, ResourceKind, Scope};
 use kdrift_store::{RunCounts, RunStatus};
 
 use crate::args::{Cli, KubeArgs, Output, RecordArgs};
+use crate::progress::listings::Listings;
 use crate::render;
 use crate::signals::{outcome, run_kept, Outcome, Stage};
 
@@ -106,7 +107,10 @@ pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
                 request_timeout: Duration::from_secs(args.request_timeout),
                 max_page_bytes: args.cluster.max_page_bytes(),
             };
-            anyhow::Ok(snapshot_cluster(&store, &connected.client, &options, &WallClock).await?)
+            let mut progress = Listings::new();
+            anyhow::Ok(
+                snapshot_cluster_with_progress(&store, &connected.client, &options, &WallClock, &mut progress).await?,
+            )
         };
         // Interrupted: the snapshot is dropped, and with it its run writer,
         // which closes the run as failed. A snapshot that completes in the
@@ -156,10 +160,17 @@ pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
     Ok(code)
 }
 
-/// Logs what the recorder does (`-v`): syncs, batches, problems.
-struct LogObserver;
+/// Logs what the recorder does (`-v`): syncs, batches, problems; and
+/// the progress of its first lists.
+struct LogObserver {
+    listings: Listings,
+}
 
 impl RecordObserver for LogObserver {
+    fn listing(&mut self, resource: &ResourceKind, items: u64, pages: u32, done: bool) {
+        self.listings.listing(&resource.name(), items, pages, done);
+    }
+
     fn synced(&mut self, resource: &ResourceKind, resource_version: &str, relist: bool) {
         let what = if relist { "listed again" } else { "listed" };
         tracing::info!("{} {what} at resourceVersion {resource_version}; watching", resource.name());
@@ -209,13 +220,35 @@ pub fn record(cli: &Cli, args: &RecordArgs) -> anyhow::Result<ExitCode> {
     // Connected before the store is opened, as `ingest api`.
     let (connected, scope) = runtime.block_on(connect(&args.kube))?;
     let store = crate::cmd::open_store(&cli.db)?;
+    let stats = Arc::new(RecorderStats::new(args.unhealthy_after));
+    if let Some(addr) = args.metrics_addr {
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind(addr))
+            .with_context(|| format!("--metrics-addr {addr}: cannot listen"))?;
+        let bound = listener.local_addr().context("--metrics-addr: the bound address")?;
+        let text = format!(
+            "kdrift: serving metrics on http://{bound}/metrics (probes http://{bound}/readyz, http://{bound}/healthz)"
+        );
+        match crate::progress::mode::mode() {
+            crate::progress::mode::Mode::Json => {
+                tracing::info!(target: crate::progress::mode::TARGET, event = "serving", addr = %bound, "{text}");
+            }
+            _ => writeln!(std::io::stderr(), "{text}")?,
+        }
+        let (stats, db) = (Arc::clone(&stats), cli.db.clone());
+        runtime.spawn(async move {
+            if let Err(e) = kdrift_ingest::serve_recorder_metrics(listener, stats, Some(db)).await {
+                tracing::warn!("the metrics server stopped: {e}");
+            }
+        });
+    }
     // On a task of its own: the recorder's loop is busy while it commits.
     let (stop_commit, (stop_tx, stop_rx)) = (store.interrupt_handle(), tokio::sync::oneshot::channel::<()>());
-    let stopping = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stopping = Arc::clone(&stats);
     let flag = Arc::clone(&stopping);
     runtime.spawn(async move {
         shutdown_signal().await;
-        flag.store(true, std::sync::atomic::Ordering::SeqCst);
+        flag.stop_requested();
         stop_commit.interrupt();
         let _ = stop_tx.send(());
     });
@@ -230,13 +263,15 @@ pub fn record(cli: &Cli, args: &RecordArgs) -> anyhow::Result<ExitCode> {
         options.batch_records = args.batch_records;
         options.batch_interval = Duration::from_secs(args.batch_seconds);
         options.metrics_interval = args.metrics_interval.0;
+        options.stats = stats;
         tracing::info!("recording {} ({}) into {}", connected.url, options.scope, cli.db.display());
         let clock = Arc::new(WallClock);
-        record_cluster(&store, &connected.client, &options, clock, shutdown, &mut LogObserver).await
+        let mut observer = LogObserver { listings: Listings::new() };
+        record_cluster(&store, &connected.client, &options, clock, shutdown, &mut observer).await
     });
     let result = match result {
         Ok(r) => r,
-        Err(e) if stopping.load(std::sync::atomic::Ordering::SeqCst) => {
+        Err(e) if stopping.is_stopping() => {
             tracing::debug!("the store's work stopped by the signal: {e}");
             writeln!(
                 std::io::stderr(),

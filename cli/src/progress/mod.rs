@@ -1,10 +1,12 @@
 //! Progress on stderr (indicatif). [`mode`] chooses, once, between a bar
 //! (a terminal without `NO_COLOR`), plain lines and JSON log events;
 //! [`evictions`] renders `rebalance apply`/`run`, [`migrations`] the steps
-//! of migrating an older store; the ingest bars here draw
+//! of migrating an older store, [`listings`] the pages of `ingest api`'s
+//! and `record`'s first lists; the ingest bars here draw
 //! only in the bar mode and stay silent otherwise so logs and pipes stay clean.
 
 pub mod evictions;
+pub mod listings;
 pub mod migrations;
 pub mod mode;
 

@@ -21,6 +21,8 @@ mod stage;
 
 pub use clock::{Clock, ManualClock, ReplayClock, WallClock};
 pub use metrics::{sample_metrics, MetricsReport, MetricsSource, METRICS_NOT_SERVED};
+pub use record::serve::{metrics_text, serve as serve_recorder_metrics};
+pub use record::stats::{RecorderStats, StatsSnapshot, DEFAULT_UNHEALTHY_AFTER};
 pub use record::{record, NoObserver, RecordObserver, RecordOptions};
 pub use report::{ApiReport, ResourceProblem, ResourceReport, Severity};
-pub use snapshot::{snapshot, SnapshotOptions};
+pub use snapshot::{snapshot, snapshot_with_progress, ListingProgress, NoListingProgress, SnapshotOptions};

@@ -12,6 +12,10 @@
 //! in its problem; after [`SILENT_RESOURCES`] resources in a row got
 //! nothing at all, the rest are not asked (each would wait as long) and
 //! say so.
+//!
+//! Progress: each page read is said to a [`ListingProgress`]
+//! ([`snapshot_with_progress`]; `listing pods… 1,000 items (2 pages)`),
+//! and each resource's list that ended.
 
 use std::time::Duration;
 
@@ -51,6 +55,23 @@ pub struct SnapshotOptions {
     pub max_page_bytes: usize,
 }
 
+/// Told of each page of a list as it is read (`kdrift ingest api`, and
+/// the recorder's first lists through
+/// [`RecordObserver::listing`](super::RecordObserver::listing)).
+pub trait ListingProgress {
+    /// `resource` (kubectl's `resource.group` name) has `items` listed in
+    /// `pages` so far; `done`: its list ended (said once; not said for a
+    /// list that failed).
+    fn listing(&mut self, resource: &str, items: u64, pages: u32, done: bool);
+}
+
+/// A [`ListingProgress`] that says nothing.
+#[derive(Debug, Default)]
+pub struct NoListingProgress;
+impl ListingProgress for NoListingProgress {
+    fn listing(&mut self, _resource: &str, _items: u64, _pages: u32, _done: bool) {}
+}
+
 /// Takes the snapshot into `store`; observation times come from `clock`.
 ///
 /// # Errors
@@ -61,6 +82,20 @@ pub async fn snapshot(
     client: &Client,
     options: &SnapshotOptions,
     clock: &dyn Clock,
+) -> Result<ApiReport, StoreError> {
+    snapshot_with_progress(store, client, options, clock, &mut NoListingProgress).await
+}
+
+/// [`snapshot`], saying each page read to `progress`.
+///
+/// # Errors
+/// As [`snapshot`].
+pub async fn snapshot_with_progress(
+    store: &Store,
+    client: &Client,
+    options: &SnapshotOptions,
+    clock: &dyn Clock,
+    progress: &mut dyn ListingProgress,
 ) -> Result<ApiReport, StoreError> {
     let location = format!("{} ({})", options.cluster, options.scope);
     let deadlines = Deadlines::new(&options.cluster, options.request_timeout);
@@ -90,9 +125,13 @@ pub async fn snapshot(
         let mut restarts = 0;
         let mut pager = new_pager(resource);
         let mut item = 0u64;
+        let (mut items, mut pages) = (0u64, 0u32);
         loop {
             match pager.next_page().await {
                 Ok(Some(page)) => {
+                    items += (page.items.len() + page.bad.len()) as u64;
+                    pages = page.number;
+                    progress.listing(&report.resource, items, pages, false);
                     // The server's text, shown: masked like any (break-it 31 F2).
                     report.resource_version = Some(kdrift_rebalance::mask_shown(&page.resource_version));
                     for bad in page.bad.iter().map(ToString::to_string).chain(page.odd.iter().cloned()) {
@@ -115,6 +154,7 @@ pub async fn snapshot(
                     tracing::info!(resource = %report.resource, "continue token expired; listing again without limit");
                     restarts += 1;
                     item = 0;
+                    (items, pages) = (0, 0);
                     pager = ListPager::new(client.clone(), resource, &options.scope, 0)
                         .with_deadlines(deadlines.clone())
                         .with_max_page_bytes(options.max_page_bytes);
@@ -129,6 +169,7 @@ pub async fn snapshot(
         }
         if report.problem.is_none() {
             silent = 0;
+            progress.listing(&report.resource, items, pages, true);
         }
         tracing::info!(resource = %report.resource, items = report.received, "listed");
         reports.push(report);

@@ -40,8 +40,21 @@
 //! timestamps, so a reading metrics-server has not renewed is stored once).
 //! A server that does not serve the API is said once
 //! ([`RecordObserver::usage_note`]) and asked again every interval.
+//!
+//! Observability (issue 38 item 2): the counts live in a shared
+//! [`stats::RecorderStats`] ([`RecordOptions::stats`]) that [`serve`]
+//! exposes as Prometheus metrics and probes. A batch commit that fails is
+//! retried at the next batch interval (the batch stays staged), counted
+//! there, and ends the recorder only after
+//! [`stats::RecorderStats::give_up_after`] failures in a row (or at once
+//! when a stop was requested: the signal stopped it).
+//!
+//! Progress: each page of a resource's first list is said to
+//! [`RecordObserver::listing`] (`listing pods… 1,000 items (2 pages)`).
 
 pub mod known;
+pub mod serve;
+pub mod stats;
 pub mod watcher;
 
 use std::collections::BTreeMap;
@@ -60,6 +73,7 @@ use super::stage::{finish, item_error, stage_observation};
 use crate::store::{Change, Origin, Record};
 use crate::store::{RunCounts, RunWriter};
 use crate::store::{Store, StoreError};
+use stats::RecorderStats;
 use watcher::{Msg, WatchSettings, Watcher};
 
 /// Recorder settings.
@@ -81,6 +95,9 @@ pub struct RecordOptions {
     pub channel_capacity: usize,
     /// How often `metrics.k8s.io` usage is sampled (`None`: never).
     pub metrics_interval: Option<Duration>,
+    /// Where the recorder counts what it does (shared with
+    /// [`serve::serve`]; equal options share one).
+    pub stats: Arc<RecorderStats>,
 }
 
 impl RecordOptions {
@@ -106,6 +123,7 @@ impl RecordOptions {
             batch_interval: Duration::from_secs(5),
             channel_capacity: 1024,
             metrics_interval: Some(Duration::from_secs(30)),
+            stats: Arc::new(RecorderStats::default()),
         }
     }
 }
@@ -127,6 +145,9 @@ pub trait RecordObserver {
     fn usage_note(&mut self, _message: &str) {}
     /// A sample of the metrics API was stored; totals so far.
     fn usage_sampled(&mut self, _totals: &MetricsReport) {}
+    /// A resource's first list read a page: `items` in `pages` so far;
+    /// `done` once, when the list ended (the resource is then watched).
+    fn listing(&mut self, _resource: &ResourceKind, _items: u64, _pages: u32, _done: bool) {}
 }
 
 /// An observer that does nothing.
@@ -161,6 +182,20 @@ struct Recorder<'s, 'o> {
     usage: Option<MetricsReport>,
     /// The metrics API's item errors and failure causes warned about (each said once).
     usage_warned: std::collections::HashSet<String>,
+    /// The counts shared with the metrics server.
+    stats: Arc<RecorderStats>,
+}
+
+/// `e` with its causes, `: `-separated.
+fn error_chain(e: &StoreError) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    kdrift_rebalance::mask_shown(&text)
 }
 
 impl Recorder<'_, '_> {
@@ -170,12 +205,36 @@ impl Recorder<'_, '_> {
             .or_insert_with(|| ResourceReport::new(r.name(), format!("{cluster}{}", r.collection_path(scope))))
     }
 
+    /// Commits the staged batch. A failure is counted and the batch stays
+    /// staged for the next try (the next batch interval); it ends the
+    /// recorder once [`RecorderStats::give_up_after`] failed in a row, or
+    /// at once when a stop was requested.
     fn commit(&mut self) -> Result<(), StoreError> {
-        if self.writer.pending() > 0 {
-            let counts = self.writer.commit_batch(self.errors)?;
-            self.observer.committed(&counts);
+        if self.writer.pending() == 0 {
+            return Ok(());
         }
-        Ok(())
+        match self.writer.commit_batch(self.errors) {
+            Ok(counts) => {
+                let totals = self.reports.values().map(|r| (r.resource.clone(), r.received, r.item_error_total()));
+                self.stats.committed(totals.collect::<Vec<_>>());
+                self.observer.committed(&counts);
+                Ok(())
+            }
+            Err(e) => {
+                let in_a_row = self.stats.commit_failed(&error_chain(&e));
+                if self.stats.is_stopping() || in_a_row >= self.stats.give_up_after() {
+                    return Err(e);
+                }
+                tracing::warn!(
+                    "a batch commit failed ({in_a_row} in a row; the recorder ends after {}): {}; its {} versions \
+                     stay staged and go with the next commit",
+                    self.stats.give_up_after(),
+                    error_chain(&e),
+                    self.writer.pending()
+                );
+                Ok(())
+            }
+        }
     }
 
     fn stage(
@@ -228,6 +287,7 @@ impl Recorder<'_, '_> {
             }
         }
         let totals = report.clone();
+        self.stats.usage(totals.takes, totals.nodes + totals.pods);
         self.observer.usage_sampled(&totals);
         Ok(())
     }
@@ -267,12 +327,17 @@ impl Recorder<'_, '_> {
                     tracing::info!(resource = %resource.name(), "watching again after a failure");
                 }
             }
+            Msg::Listing { resource, items, pages, done } => self.observer.listing(&resource, items, pages, done),
             Msg::Synced { resource, resource_version, relist } => {
                 // Shown only (the watcher keeps the server's own to resume).
                 let resource_version = kdrift_rebalance::mask_shown(&resource_version);
                 tracing::info!(resource = %resource.name(), %resource_version, relist, "in sync");
                 self.retried.remove(&resource.name());
                 self.synced.insert(resource.name());
+                self.stats.resource(&resource, |r| {
+                    r.synced = true;
+                    r.relists += u64::from(relist);
+                });
                 self.warned.clear();
                 self.report(&resource, &o.cluster, &o.scope).resource_version = Some(resource_version.clone());
                 self.observer.synced(&resource, &resource_version, relist);
@@ -292,6 +357,10 @@ impl Recorder<'_, '_> {
                     tracing::debug!(resource = %resource.name(), fatal, "{message}");
                 }
                 self.observer.problem(&resource, &message, fatal);
+                self.stats.resource(&resource, |r| {
+                    r.failures += 1;
+                    r.unavailable |= fatal;
+                });
                 if fatal {
                     self.report(&resource, &o.cluster, &o.scope).problem = Some(ResourceProblem::from_error(&error));
                 } else {
@@ -299,7 +368,8 @@ impl Recorder<'_, '_> {
                 }
             }
         }
-        if self.writer.pending() >= o.batch_records {
+        // After a failed commit, the next try waits for the batch interval.
+        if self.writer.pending() >= o.batch_records && self.stats.failed_in_a_row() == 0 {
             self.commit()?;
         }
         Ok(())
@@ -335,7 +405,9 @@ pub async fn record(
         synced: Default::default(),
         usage: None,
         usage_warned: Default::default(),
+        stats: Arc::clone(&options.stats),
     };
+    options.stats.begin(&options.resources);
     let mut tasks = Vec::new();
     for resource in &options.resources {
         recorder.report(resource, &options.cluster, &options.scope);
@@ -348,6 +420,7 @@ pub async fn record(
             tx: tx.clone(),
             server: options.cluster.clone(),
             failing: false,
+            stats: Arc::clone(&options.stats),
         };
         tasks.push(tokio::spawn(watcher.run()));
     }

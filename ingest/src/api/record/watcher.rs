@@ -19,9 +19,13 @@
 //!   (a list, a watch's answer) or the watch's timeoutSeconds plus it (a
 //!   watch's next event) is a problem, retried with backoff; the first
 //!   event (or normal end) of a watch after a failure says it is watched
-//!   again ([`Msg::Resumed`]).
+//!   again ([`Msg::Resumed`]);
+//! - each page of the first list is said ([`Msg::Listing`], progress), and
+//!   watch restarts and 410s are counted in the recorder's
+//!   [`RecorderStats`] as they happen.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -33,6 +37,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::known::Known;
+use super::stats::RecorderStats;
 use crate::store::Change;
 
 /// What a watcher tells the recorder.
@@ -66,6 +71,17 @@ pub enum Msg {
         resource_version: String,
         /// `false` for the first list, `true` after a 410 or a failure.
         relist: bool,
+    },
+    /// A page of the resource's first list was read (progress).
+    Listing {
+        /// The resource.
+        resource: ResourceKind,
+        /// Items listed so far (skipped ones included).
+        items: u64,
+        /// Pages read so far.
+        pages: u32,
+        /// The list ended.
+        done: bool,
     },
     /// A list item or watch line that was skipped: an error of the run.
     ItemError {
@@ -142,6 +158,8 @@ pub struct Watcher {
     pub server: String,
     /// The last list or watch failed, and no watch has delivered since.
     pub failing: bool,
+    /// Where watch restarts and 410s are counted.
+    pub stats: Arc<RecorderStats>,
 }
 
 fn key_of(o: &Value) -> (String, String) {
@@ -185,7 +203,15 @@ impl Watcher {
             };
             relist = true;
             loop {
-                match self.watch_once(&mut rv).await {
+                let end = self.watch_once(&mut rv).await;
+                match &end {
+                    WatchEnd::Gone => self.stats.resource(&self.resource, |r| r.gone += 1),
+                    WatchEnd::Closed { .. } | WatchEnd::Failed(_) => {
+                        self.stats.resource(&self.resource, |r| r.watch_restarts += 1);
+                    }
+                    WatchEnd::Stopped => {}
+                }
+                match end {
                     WatchEnd::Gone => continue 'list,
                     WatchEnd::Stopped => return,
                     WatchEnd::Closed { delivered: true } => backoff = self.settings.backoff_initial,
@@ -221,17 +247,24 @@ impl Watcher {
             // A bad item whose name cannot be read may be any known object.
             let mut unnamed_bad = false;
             let mut list_rv = String::new();
+            let (mut items, mut pages) = (0u64, 0u32);
             loop {
                 let page = match pager.next_page().await {
                     Ok(Some(page)) => page,
                     Ok(None) => break,
                     Err(e) if e.is_gone() && page_size != 0 => {
+                        self.stats.resource(&self.resource, |r| r.gone += 1);
                         page_size = 0;
                         continue 'again;
                     }
                     Err(e) => return Err(e),
                 };
                 list_rv = page.resource_version;
+                items += (page.items.len() + page.bad.len()) as u64;
+                pages = page.number;
+                if !relist && !self.send(Msg::Listing { resource: self.resource, items, pages, done: false }).await {
+                    return Ok(None);
+                }
                 for bad in &page.bad {
                     match &bad.key {
                         // No namespace read (break-it 31 F10): it may be any
@@ -296,6 +329,9 @@ impl Watcher {
                 if !self.send(Msg::Vanished { resource: self.resource, namespace, name, uid }).await {
                     return Ok(None);
                 }
+            }
+            if !relist && !self.send(Msg::Listing { resource: self.resource, items, pages, done: true }).await {
+                return Ok(None);
             }
             let synced = Msg::Synced { resource: self.resource, resource_version: list_rv.clone(), relist };
             if !self.send(synced).await {
