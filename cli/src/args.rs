@@ -900,7 +900,8 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
 /// `kdrift ingest file`.
 #[derive(Debug, Args)]
 pub struct IngestFileArgs {
-    /// Files or directories (walked recursively).
+    /// Files or directories (walked recursively); `-` reads standard input (any format a file may
+    /// have, stored and reported as `<stdin>`).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// How far a gzip file may expand (bytes, or with KiB/MiB/GiB): past it the file is an input

@@ -9,6 +9,7 @@ mod explain;
 mod hotspots;
 mod ingest;
 mod ingest_prometheus;
+mod ingest_stdin;
 mod postmortem;
 mod query;
 mod rebalance;
