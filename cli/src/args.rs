@@ -94,6 +94,9 @@ pub enum Command {
     /// One self-contained HTML file: the drain timeline as a Gantt chart, every node's requested % over time,
     /// and the Pending chains.
     Report(ReportArgs),
+    /// This build: kdrift's version, the git commit it was built from, the DuckDB library it links and the
+    /// store schema version it reads and writes, next to that of the --db store file when there is one.
+    Version,
 }
 
 /// `kdrift sessions …`.

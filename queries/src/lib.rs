@@ -45,6 +45,7 @@ pub mod sql;
 #[cfg(feature = "test-support")]
 pub mod test_support;
 mod usage;
+mod versions;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -64,6 +65,7 @@ pub use row::{ColumnIndex, FromColumn, Param, Row, RowError};
 pub use run_checks::NodeUids;
 pub use sql::NamedQuery;
 pub use usage::{UsageCommit, UsageKind, UsageSample, UsageSource, UsageWindow};
+pub use versions::{duckdb_version, file_schema_version};
 pub use writer::{RunCounts, RunStatus, RunWriter, APPENDER_FLUSH_ROWS};
 
 /// The schema version this build writes and reads.

@@ -75,3 +75,45 @@ fn ingest_file_dash_reads_standard_input_in_every_format_and_names_it_stdin() {
         (Some(2), "kdrift: error: - (standard input) is given 2 times: it can be read once\n")
     );
 }
+
+#[test]
+fn version_names_the_build_its_commit_duckdb_and_both_schema_versions() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let commit = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| text(&o.stdout).trim().to_string());
+    let commit_line = commit.clone().unwrap_or_else(|| "unknown (built outside a git checkout)".into());
+    let duckdb = kdrift_store::duckdb_version().expect("duckdb");
+    let version = |args: &[&str]| {
+        let out = kdrift().arg("--db").arg(&db).arg("version").args(args).output().expect("runs");
+        assert_eq!((out.status.code(), text(&out.stderr)), (Some(0), String::new()));
+        text(&out.stdout)
+    };
+    assert_eq!(
+        version(&[]),
+        format!(
+            "kdrift:         {}\ngit commit:     {commit_line}\nDuckDB:         {duckdb}\nstore schema:   17 (this build \
+             reads and writes)\nstore:          {}: none yet (created at the first ingest)\n",
+            env!("CARGO_PKG_VERSION"),
+            db.display()
+        )
+    );
+    assert!(!db.exists(), "version creates no store");
+    drop(kdrift_store::Store::open(&db).expect("store"));
+    let v: serde_json::Value = serde_json::from_str(&version(&["-o", "json"])).expect("json");
+    assert_eq!(
+        v,
+        serde_json::json!({
+            "kdrift": env!("CARGO_PKG_VERSION"),
+            "git_commit": commit,
+            "duckdb": duckdb,
+            "schema_version": 17,
+            "store": {"path": db.display().to_string(), "schema_version": 17},
+        })
+    );
+}

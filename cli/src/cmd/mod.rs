@@ -19,6 +19,7 @@ mod report;
 mod sessions;
 mod skew;
 mod timeline;
+mod version;
 mod why_pending;
 
 use std::io::Write;
@@ -211,5 +212,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Postmortem(PostmortemCommand::Job(args)) => postmortem::job(&cli, args),
         Command::Timeline(TimelineCommand::Drains(args)) => timeline::drains(&cli, args),
         Command::Report(args) => report::run(&cli, args),
+        Command::Version => version::run(&cli),
     }
 }
