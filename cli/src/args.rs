@@ -709,9 +709,13 @@ pub fn parse_instant(s: &str) -> Result<DateTime<Utc>, String> {
 pub struct QueryArgs {
     /// The query's name (see --list).
     pub name: Option<String>,
-    /// List the queries with their parameters.
+    /// List the queries with their parameters: those answering a question on their own (runs, events,
+    /// pods and nodes at an instant, usage samples…); with --all also the analyses' internal building blocks.
     #[arg(long)]
     pub list: bool,
+    /// With --list: every read query, internal ones included.
+    #[arg(long, requires = "list")]
+    pub all: bool,
     /// A parameter, as NAME=VALUE (repeatable); times as RFC 3339 (2026-11-28T05:00:00Z).
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
     pub params: Vec<(String, String)>,

@@ -4,14 +4,13 @@
 
 mod args;
 mod cmd;
+mod examples;
 mod progress;
 mod render;
 mod signals;
 
 use std::io::Write;
 use std::process::ExitCode;
-
-use clap::Parser;
 
 /// mimalloc instead of glibc malloc: an analysis of a large store builds and
 /// drops millions of small allocations (pod and node models, rows), where
@@ -20,7 +19,7 @@ use clap::Parser;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = args::Cli::parse();
+    let cli = examples::parse();
     let mode = progress::mode::init(cli.log_format);
     init_tracing(cli.verbose, mode);
     match cmd::run(cli) {

@@ -55,7 +55,7 @@ use duckdb::{Connection, Params};
 pub use catalog::{list_queries, run_query, CatalogError, ParamKind, ParamSpec, QueryInfo, QueryResult};
 pub use columns::{Batches, Bools, Columns, Int32s, Int64s, Text, Times};
 pub use drain_moves::{DrainMovesToKeep, KeptEpisode, KeptMove, KeptMoves, KeptReplacement};
-pub use instant::{parse_instant, plausible_range, InstantError, InstantListError};
+pub use instant::{instant_text, parse_instant, plausible_range, time_of_day_text, InstantError, InstantListError};
 pub use migration_progress::{MigrationProgress, NoMigrationProgress};
 pub use parallel::map_ordered;
 pub use prepare::{prepare, prepare_all, Prepared, StagingRow};

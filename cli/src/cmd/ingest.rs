@@ -139,7 +139,20 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     match cli.output {
         Output::Json => render::json(&mut out, &report)?,
-        Output::Table => render::ingest::summary(&mut out, &report, &cli.db)?,
+        Output::Table => {
+            // Directories given: a row per directory read, unless -v.
+            let dirs: Vec<String> = if cli.verbose == 0 {
+                paths
+                    .iter()
+                    .filter(|p| p.is_dir())
+                    .filter_map(|p| std::fs::canonicalize(p).ok())
+                    .map(|p| p.display().to_string())
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            render::ingest::summary(&mut out, &report, &cli.db, &dirs)?
+        }
     }
     drop(out);
     // A signal too late to stop the run (during its final commit, or since):

@@ -190,6 +190,9 @@ pub(crate) fn open_existing_store(db: &Path) -> anyhow::Result<Store> {
 /// Runs the parsed command; returns the process exit code.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     crate::render::set_max_cell_width(cli.max_cell_width);
+    // `-o wide` (where the build has it) is never cut to the terminal.
+    let wide = clap::ValueEnum::to_possible_value(&cli.output).is_some_and(|v| v.get_name() == "wide");
+    crate::render::fit::init(wide);
     match &cli.command {
         Command::Ingest(IngestCommand::File(args)) => ingest::file(&cli, args),
         Command::Ingest(IngestCommand::Api(args)) => api::snapshot(&cli, args),

@@ -143,7 +143,7 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
             format!(
                 " (made from the store's history at {}: apply re-reads the live cluster first and refuses a plan \
                  that no longer holds; `--live` plans on the live cluster)",
-                loaded.at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                crate::render::time(loaded.at)
             )
         };
         writeln!(

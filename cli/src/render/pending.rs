@@ -24,7 +24,7 @@ pub fn amount(resource: &str, v: i64) -> String {
 }
 
 fn t(ts: DateTime<Utc>) -> String {
-    ts.format("%Y-%m-%d %H:%M:%SZ").to_string()
+    super::time(ts)
 }
 
 #[derive(Tabled)]
@@ -55,10 +55,12 @@ pub fn list<W: Write>(out: &mut W, pods: &[PendingPod]) -> anyhow::Result<()> {
         attempts: p.occurrences,
         scheduled: match (&p.scheduled_node, p.scheduled_at, p.deleted_at) {
             (Some(n), Some(at), _) => match &p.rejected_reason {
-                Some(reason) => format!("{n} at {}, rejected by its kubelet ({reason})", at.format("%H:%M:%SZ")),
-                None => format!("{n} at {}", at.format("%H:%M:%SZ")),
+                Some(reason) => {
+                    format!("{n} at {}, rejected by its kubelet ({reason})", super::time_near(at, p.first_failure))
+                }
+                None => format!("{n} at {}", super::time_near(at, p.first_failure)),
             },
-            (_, _, Some(d)) => format!("never (deleted {})", d.format("%H:%M:%SZ")),
+            (_, _, Some(d)) => format!("never (deleted {})", super::time_near(d, p.first_failure)),
             _ => "not seen".into(),
         },
         reasons: p.reasons.clone(),
