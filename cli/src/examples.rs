@@ -31,7 +31,7 @@ pub const EXAMPLES: &[(&[&str], &str)] = &[
         "kdrift why-pending --all\n  kdrift why-pending --all -n media --since 2026-11-28T00:00:00Z\n  kdrift why-pending \
          media/backup-29930640-5l8lp",
     ),
-    (&["demo"], "kdrift demo\n  kdrift demo --save demo.duckdb && kdrift --db demo.duckdb why-pending --all"),
+    (&["demo"], "kdrift demo\n  kdrift demo --save demo.duckdb && KDRIFT_DB=demo.duckdb kdrift why-pending --all"),
     (
         &["query"],
         "kdrift query --list\n  kdrift query runs\n  kdrift query pods_at --param at_us=2026-11-28T05:00:00Z -o json",

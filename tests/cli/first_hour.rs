@@ -369,3 +369,82 @@ fn ingest_file_dir_sums_each_directory_and_v_lists_every_file() {
         ]
     );
 }
+
+#[test]
+fn the_simulated_nights_list_a_looping_pod_once_and_count_pods() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("demo.duckdb");
+    kdrift().args(["demo", "--save"]).arg(&db).assert().success();
+    let plan = stdout_of(&db, &["rebalance", "plan", "--rounds"]);
+    let loops: Vec<&str> = plan.lines().skip_while(|l| !l.starts_with("  Loops:")).take(3).collect();
+    assert_eq!(
+        loops,
+        [
+            "  Loops: 2 pod(s) evicted again the night after",
+            "    batch/queue-worker-99lqv4ktcz-zfccm: evicted night 1 by RemoveDuplicates, landed on node-3, evicted \
+             again night 2 by RemoveDuplicates, landed on node-3, evicted again night 3 by RemoveDuplicates",
+            "    batch/queue-worker-99lqv4ktcz-vsptm: evicted night 2 by RemoveDuplicates, landed on node-4, evicted \
+             again night 3 by RemoveDuplicates",
+        ],
+        "{plan}"
+    );
+}
+
+#[test]
+fn recommend_says_no_pair_converges_when_its_table_shows_none_and_whose_evictions_it_counts() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("demo.duckdb");
+    kdrift().args(["demo", "--save"]).arg(&db).assert().success();
+    let out = kdrift().arg("--db").arg(&db).args(["rebalance", "recommend"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    // Every row of the table is STALLED, and 60 → 100 % evicts 10 pods (RemoveDuplicates'):
+    assert!(stdout.contains("    cpu/memory/pods 60 → 100 %   STALLED at night 3   -        10 "), "{stdout}");
+    assert!(!stdout.contains("every pair that converges moves nothing"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "No policy to recommend: no threshold pair helps: none of the 12 pairs converges: a node stays above the \
+             targets (with thresholds 60 → 100 %: round 3 finds"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .trim_end()
+            .ends_with("; EVICTIONS counts every plugin of the policy each night, not only LowNodeUtilization's."),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn why_pendings_node_table_says_the_kubelets_free_amount_its_shortfall_line_says() {
+    let Some(real) = kdrift_tests::real_fixtures_or_skip("why_pendings_node_table_says_the_kubelets_free_amount")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("r.duckdb");
+    let dumps = real.join("dumps");
+    let mut cmd = kdrift();
+    cmd.arg("--db").arg(&db).args(["ingest", "file"]);
+    for f in ["default__events.json", "kube-system__events.json", "kube-system__pods.json", "nodes.json"] {
+        cmd.arg(dumps.join(format!("erwee402__multi-k8s__{f}")));
+    }
+    cmd.assert().success();
+    let report = stdout_of(&db, &["why-pending", "default/server-deployment-56d5dd7646-qzjv8"]);
+    let lines: Vec<&str> = report.lines().map(str::trim_end).collect();
+    let at = lines.iter().position(|l| l.starts_with(" NODE ")).expect("the node table");
+    assert_eq!(
+        lines[at..at + 4],
+        [
+            " NODE       CPU REQUESTED           CPU FREE         MEMORY REQUESTED             PODS     OTHER   FAILS FOR \
+             THIS POD",
+            " minikube   ≥220m/2000m (≥11.0 %)   225m (kubelet)   ≥170 MiB/1.84 GiB (≥9.0 %)   ≥8/110           ?",
+            "  (kubelet): free as the kubelet counted it when it refused the pod, exact; the requested amounts are the \
+             store's pods",
+            "  minikube cpu: the pod requests 500m, 225m free → 275m short (the kubelet's count at admission, \
+             2019-03-08T08:48:48Z)",
+        ],
+        "{report}"
+    );
+}

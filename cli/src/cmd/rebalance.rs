@@ -277,13 +277,22 @@ fn why_no_pair_helps(suggestions: &[kdrift_rebalance::Suggestion]) -> Option<Str
         Verdict::Stalled { reason, .. } => Some(format!("with thresholds {} → {} %: {reason}", s.threshold, s.target)),
         _ => None,
     });
+    let why = why.map_or_else(
+        || " and every pair that moves pods still evicts after the last night".to_string(),
+        |w| format!(" ({w})"),
+    );
+    // The table's EVICTIONS are every plugin's (RemoveDuplicates' too):
+    // a pair that "moves nothing" may show evictions there (new-user trial).
+    let evictions = "; EVICTIONS counts every plugin of the policy each night, not only LowNodeUtilization's";
+    if !suggestions.iter().any(kdrift_rebalance::Suggestion::converged) {
+        return Some(format!(
+            "no threshold pair helps: none of the {} pairs converges: a node stays above the targets{why}{evictions}",
+            suggestions.len()
+        ));
+    }
     Some(format!(
         "no threshold pair helps: every pair that converges moves nothing (its target is above every node), while \
-         a node stays above the lower targets{}",
-        why.map_or_else(
-            || " and every pair that moves pods still evicts after the last night".to_string(),
-            |w| format!(" ({w})")
-        )
+         a node stays above the lower targets{why}{evictions}"
     ))
 }
 
