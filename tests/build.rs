@@ -1,12 +1,14 @@
-//! Build script shared by `kdrift-tests`, `kdrift-analyze` and `kdrift` (their
-//! Cargo.toml name this file as `build`): tells the tests whether
+//! Build script shared by `kdrift-tests`, `kdrift-analyze` (their
+//! Cargo.toml name this file as `build`) and `kdrift` (its `cli/build.rs`
+//! runs this one first): tells the tests whether
 //! `../shared/fixtures/real` (the real data next to the checkout) is present.
 //! When it is absent (a clone elsewhere), tests over real data are compiled
 //! as `#[ignore]`d, so cargo's summary shows them as ignored instead of
 //! passing silently. `KDRIFT_REAL_FIXTURES` names the directory instead,
 //! for a checkout that is not next to it (a git worktree elsewhere).
 
-fn main() {
+/// Says whether the real data is present (`cfg(kdrift_no_real_fixtures)` when not).
+pub fn main() {
     println!("cargo::rustc-check-cfg=cfg(kdrift_no_real_fixtures)");
     println!("cargo::rerun-if-env-changed=KDRIFT_REAL_FIXTURES");
     let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());

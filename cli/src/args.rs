@@ -105,6 +105,9 @@ pub enum Command {
     /// Print a shell completion script: bash, zsh or fish (`source <(kdrift completion bash)`); --dynamic
     /// also completes pod and Job names from the store.
     Completion(crate::completion::CompletionArgs),
+    /// This build: kdrift's version, the git commit it was built from, the DuckDB library it links and the
+    /// store schema version it reads and writes, next to that of the --db store file when there is one.
+    Version,
 }
 
 /// `kdrift sessions …`.
@@ -760,9 +763,13 @@ pub fn parse_instant(s: &str) -> Result<DateTime<Utc>, String> {
 pub struct QueryArgs {
     /// The query's name (see --list).
     pub name: Option<String>,
-    /// List the queries with their parameters.
+    /// List the queries with their parameters: those answering a question on their own (runs, events,
+    /// pods and nodes at an instant, usage samples…); with --all also the analyses' internal building blocks.
     #[arg(long)]
     pub list: bool,
+    /// With --list: every read query, internal ones included.
+    #[arg(long, requires = "list")]
+    pub all: bool,
     /// A parameter, as NAME=VALUE (repeatable); times as RFC 3339 (2026-11-28T05:00:00Z).
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
     pub params: Vec<(String, String)>,
@@ -937,7 +944,8 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
 /// `kdrift ingest file`.
 #[derive(Debug, Args)]
 pub struct IngestFileArgs {
-    /// Files or directories (walked recursively).
+    /// Files or directories (walked recursively); `-` reads standard input (any format a file may
+    /// have, stored and reported as `<stdin>`).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// How far a gzip file may expand (bytes, or with KiB/MiB/GiB): past it the file is an input

@@ -9,6 +9,7 @@ mod duration;
 mod format;
 mod instant;
 mod plugin;
+mod examples;
 mod progress;
 mod render;
 mod selector;
@@ -17,7 +18,7 @@ mod signals;
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, FromArgMatches};
+use clap::FromArgMatches;
 
 /// mimalloc instead of glibc malloc: an analysis of a large store builds and
 /// drops millions of small allocations (pod and node models, rows), where
@@ -27,8 +28,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     completion::complete_from_env(plugin::bin());
-    // As `kubectl-kdrift` (kubectl's plugin), usage lines say `kubectl kdrift`.
-    let matches = args::Cli::command().bin_name(plugin::usage_name()).get_matches();
+    // As `kubectl-kdrift` (kubectl's plugin), usage lines say `kubectl kdrift`;
+    // every subcommand's --help ends with an example.
+    let matches = examples::command().bin_name(plugin::usage_name()).get_matches();
     let mut cli = args::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     cli.output = cli.format.output();
     let mode = progress::mode::init(cli.log_format);

@@ -15,7 +15,7 @@ use crate::store::{prepare_all, Prepared};
 use crate::store::{sql, Store, StoreError};
 use crate::store::{Origin, Record};
 use crate::store::{RunCounts, RunStatus, RunWriter};
-use crate::top::{ingest_top_file, is_top_head, TopFileSummary};
+use crate::top::{ingest_top_file_named, is_top_head, TopFileSummary};
 
 /// File name endings `ingest file` reads when walking a directory (also with
 /// `.gz`). Other files in a directory (a cluster-info dump's `logs.txt`) are
@@ -476,10 +476,32 @@ pub fn ingest_files_at(
     progress: &mut dyn Progress,
     interrupt: &Interrupt,
 ) -> Result<IngestReport, StoreError> {
+    ingest_files_named(store, paths, &[], limits, top_at, progress, interrupt)
+}
+
+/// [`ingest_files_at`] where some files are known by another name than
+/// their path: `names` pairs a file (as given) with the location stored and
+/// reported for it, in its run, its records' origins and its input errors
+/// (`<stdin>` for the spooled standard input of `kdrift ingest file -`,
+/// [`crate::stdin::STDIN_LOCATION`]).
+///
+/// # Errors
+/// Only [`StoreError`]s abort; input problems are in the report.
+pub fn ingest_files_named(
+    store: &Store,
+    paths: &[PathBuf],
+    names: &[(PathBuf, String)],
+    limits: &FileLimits,
+    top_at: Option<chrono::DateTime<chrono::Utc>>,
+    progress: &mut dyn Progress,
+    interrupt: &Interrupt,
+) -> Result<IngestReport, StoreError> {
     // Stored absolute: `kdrift ingest file dumps/x.json` names the same file
     // in every later report, wherever it runs.
     let paths: Vec<PathBuf> = paths.iter().map(|p| absolute_location(p)).collect();
     let paths = paths.as_slice();
+    let names: Vec<(PathBuf, String)> = names.iter().map(|(p, n)| (absolute_location(p), n.clone())).collect();
+    let names = names.as_slice();
     let (files, ignored, path_errors) = collect_paths(paths);
     let (tops, files): (Vec<PathBuf>, Vec<PathBuf>) = files.into_iter().partition(|f| is_top_file(f));
     let mut usage = Vec::new();
@@ -487,14 +509,21 @@ pub fn ingest_files_at(
         if interrupt.is_triggered() {
             break;
         }
-        usage.push(ingest_top_file(store, top, top_at, limits.decompressed, interrupt)?);
+        let location = location_of(top, names);
+        usage.push(ingest_top_file_named(store, top, &location, top_at, limits.decompressed, interrupt)?);
     }
     if !tops.is_empty() && files.is_empty() && path_errors.is_empty() {
         return Ok(usage_only(usage, tops.len(), &ignored));
     }
-    let mut report = ingest_dumps(store, paths, files, ignored, path_errors, limits, progress, interrupt)?;
+    let mut report = ingest_dumps(store, paths, names, files, ignored, path_errors, limits, progress, interrupt)?;
     report.usage = usage;
     Ok(report)
+}
+
+/// The location stored and reported for `file`: its name in `names`
+/// ([`ingest_files_named`]), else its path.
+fn location_of(file: &Path, names: &[(PathBuf, String)]) -> String {
+    names.iter().find(|(p, _)| p == file).map_or_else(|| file.display().to_string(), |(_, n)| n.clone())
 }
 
 /// The report of a run given only `kubectl top` tables, `given` of them
@@ -527,6 +556,7 @@ fn usage_only(usage: Vec<TopFileSummary>, given: usize, ignored: &[PathBuf]) -> 
 fn ingest_dumps(
     store: &Store,
     paths: &[PathBuf],
+    names: &[(PathBuf, String)],
     files: Vec<PathBuf>,
     ignored: Vec<PathBuf>,
     path_errors: Vec<InputError>,
@@ -534,7 +564,7 @@ fn ingest_dumps(
     progress: &mut dyn Progress,
     interrupt: &Interrupt,
 ) -> Result<IngestReport, StoreError> {
-    let location = paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" ");
+    let location = paths.iter().map(|p| location_of(p, names)).collect::<Vec<_>>().join(" ");
     let total_bytes = files.iter().filter_map(|f| f.metadata().ok()).map(|m| m.len()).sum();
     progress.start(files.len(), total_bytes);
     let mut writer = RunWriter::begin(store, "file", &location)?;
@@ -550,7 +580,7 @@ fn ingest_dumps(
         if interrupt.is_triggered() {
             break;
         }
-        let location = file.display().to_string();
+        let location = location_of(file, names);
         progress.reading(&location);
         let bytes_len = file.metadata().map(|m| m.len()).unwrap_or(0);
         let mut streamed = FileSummary { location: location.clone(), ..FileSummary::default() };
@@ -563,6 +593,12 @@ fn ingest_dumps(
             read_whole(&mut writer, file, location, limits, interrupt)?
         };
         let mut summary = summary;
+        // Errors about the file as a whole (unreadable, gzip damage) name
+        // its path: named otherwise (`<stdin>`), they say that name.
+        let path = file.display().to_string();
+        for e in summary.errors.iter_mut().filter(|e| e.origin.location == path) {
+            e.origin.location.clone_from(&summary.location);
+        }
         summary.close_errors();
         tracing::info!(
             file = %summary.location,

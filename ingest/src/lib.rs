@@ -10,6 +10,7 @@
 //! - `parse/`: bytes of a dump → object-version records (`kdrift_store::Record`),
 //!   every bad item an [`InputError`] naming its file, line and `items[i]`;
 //! - `files`: `kdrift ingest file`, one run over many files ([`ingest_files`]);
+//! - `stdin`: `kdrift ingest file -`, standard input spooled to a file ([`spool_stdin`]);
 //! - `gzip`: gzip input with a cap on what it may expand to ([`DecompressedCap`]);
 //! - `interrupt`: stopping an ingest early ([`Interrupt`]: the CLI's SIGINT/SIGTERM);
 //! - `victorialogs/`: `kdrift ingest victorialogs`, one run per query window ([`pull()`]);
@@ -31,6 +32,7 @@ mod kept_errors;
 mod ndjson_stream;
 mod parse;
 mod prometheus;
+mod stdin;
 mod top;
 mod usage_times;
 mod victorialogs;
@@ -50,8 +52,8 @@ pub use api::{
 pub use demo::{ingest_scenario, ingest_usage_points, to_record};
 pub use files::{directories_without_dumps, missing_paths, refused_files, DUMP_EXTENSIONS};
 pub use files::{
-    ingest_files, ingest_files_at, ingest_files_until, ingest_files_with, ingest_records, FileLimits, FileSummary,
-    IngestReport, NoProgress, Progress,
+    ingest_files, ingest_files_at, ingest_files_named, ingest_files_until, ingest_files_with, ingest_records,
+    FileLimits, FileSummary, IngestReport, NoProgress, Progress,
 };
 pub use gzip::{parse_size, DecompressedCap};
 pub use interrupt::Interrupt;
@@ -64,6 +66,7 @@ pub use prometheus::{
     PromPullFailed, PromReport, PromWindow, PromWindowReport, MAX_POINTS, PROM_ANSWER_LIMIT, PROM_ENV,
     PROM_REQUEST_TIMEOUT,
 };
+pub use stdin::{spool_stdin, STDIN_ARG, STDIN_LOCATION};
 pub use top::{ingest_top_file, parse_top, top_table, TopFileSummary, TopTable};
 pub use victorialogs::{
     pull, Auth, CredentialSources, EnvNames, Failure, Layout, NoPullProgress, PullFailed, PullOptions, PullProgress,

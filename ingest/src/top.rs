@@ -132,7 +132,23 @@ pub fn ingest_top_file(
     cap: DecompressedCap,
     interrupt: &Interrupt,
 ) -> Result<TopFileSummary, StoreError> {
-    let location = path.display().to_string();
+    ingest_top_file_named(store, path, &path.display().to_string(), at, cap, interrupt)
+}
+
+/// [`ingest_top_file`] with `location` stored and reported for the file
+/// instead of its path (`<stdin>` for `kdrift ingest file -`).
+///
+/// # Errors
+/// Only [`StoreError`]s abort; input problems are in the summary.
+pub(crate) fn ingest_top_file_named(
+    store: &Store,
+    path: &Path,
+    location: &str,
+    at: Option<DateTime<Utc>>,
+    cap: DecompressedCap,
+    interrupt: &Interrupt,
+) -> Result<TopFileSummary, StoreError> {
+    let location = location.to_string();
     let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok().map(DateTime::<Utc>::from);
     let at = at.or(modified).unwrap_or_else(Utc::now);
     // Stored in microseconds: said as stored.

@@ -1,5 +1,6 @@
 -- name: job_events
 -- access: read
+-- audience: user
 -- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q('media', 'backup-29930640');
 -- purpose: What the Job and CronJob controllers said about one Job, oldest
 --   first: its own events (SuccessfulCreate, SuccessfulDelete, Completed,

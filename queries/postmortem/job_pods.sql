@@ -1,5 +1,6 @@
 -- name: job_pods
 -- access: read
+-- audience: user
 -- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q('media', 'backup-29930640', 0);
 -- purpose: The pods of one Job, from every evidence the store still has:
 --   ownerReferences; the Job's "Created pod: X" (SuccessfulCreate) and

@@ -1,5 +1,6 @@
 -- name: jobs
 -- access: read
+-- audience: user
 -- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q('media', 'backup');
 -- purpose: The Jobs a name stands for in a namespace: the Job of that name,
 --   or the Jobs a CronJob of that name created (ownerReferences, or its

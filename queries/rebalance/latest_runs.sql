@@ -1,5 +1,6 @@
 -- name: rebalance_latest_runs
 -- access: read
+-- audience: user
 -- cli: runs as it is in the duckdb shell on the store file (no parameters)
 -- purpose: kdrift's own rebalance runs (the RebalanceRun records `kdrift
 --   rebalance apply` and `kdrift rebalance run` append): the newest run of

@@ -97,6 +97,11 @@ pub struct QueryInfo {
     pub params: Vec<ParamSpec>,
     /// Whether users may run it (`-- access: read`): it only reads and returns rows.
     pub read_only: bool,
+    /// Whether it answers a user's question on its own (`-- audience: user`:
+    /// runs, events, pods and nodes at an instant, usage samples…), as
+    /// `kdrift query --list` shows; the others are the analyses' building
+    /// blocks (`--list --all`).
+    pub user_facing: bool,
 }
 
 /// Errors of running a catalog query.
@@ -207,6 +212,7 @@ pub fn info(q: &NamedQuery) -> QueryInfo {
         purpose: header_field(q.sql, "purpose"),
         params,
         read_only: header_field(q.sql, "access") == "read",
+        user_facing: header_field(q.sql, "audience") == "user",
     }
 }
 

@@ -20,6 +20,19 @@ pub struct InstantError {
     pub hint: &'static str,
 }
 
+/// An instant as every table and line of kdrift prints it: RFC 3339 in
+/// UTC, whole seconds (`2026-11-28T05:30:00Z`), the form `--at`/`--since`
+/// take back. `-o json` keeps the sub-seconds (serde's RFC 3339).
+pub fn instant_text(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// The time of day of an instant, where its date is said next to it (a
+/// drain's rows under its start): RFC 3339's full-time, `05:30:00Z`.
+pub fn time_of_day_text(t: DateTime<Utc>) -> String {
+    t.format("%H:%M:%SZ").to_string()
+}
+
 /// The instants a stored time may have and still define "now" or the edges
 /// of a report's range, as of `now` (the wall clock): from 1970-01-01 to
 /// one day after `now`. A time outside (an event dated 9999-12-31, a
@@ -132,6 +145,14 @@ pub enum InstantListError {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn instants_print_as_rfc_3339_in_whole_seconds() {
+        let t = super::parse_instant("2026-11-28T07:30:00.987654+02:00").expect("instant");
+        assert_eq!(super::instant_text(t), "2026-11-28T05:30:00Z");
+        assert_eq!(super::time_of_day_text(t), "05:30:00Z");
+        assert_eq!(super::parse_instant(&super::instant_text(t)).map(|p| p.timestamp()), Ok(t.timestamp()));
+    }
+
     use super::*;
 
     #[test]

@@ -45,6 +45,7 @@ pub mod sql;
 #[cfg(feature = "test-support")]
 pub mod test_support;
 mod usage;
+mod versions;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -54,7 +55,7 @@ use duckdb::{Connection, Params};
 pub use catalog::{list_queries, run_query, CatalogError, ParamKind, ParamSpec, QueryInfo, QueryResult};
 pub use columns::{Batches, Bools, Columns, Int32s, Int64s, Text, Times};
 pub use drain_moves::{DrainMovesToKeep, KeptEpisode, KeptMove, KeptMoves, KeptReplacement};
-pub use instant::{parse_instant, plausible_range, InstantError, InstantListError};
+pub use instant::{instant_text, parse_instant, plausible_range, time_of_day_text, InstantError, InstantListError};
 pub use migration_progress::{MigrationProgress, NoMigrationProgress};
 pub use parallel::map_ordered;
 pub use prepare::{prepare, prepare_all, Prepared, StagingRow};
@@ -64,6 +65,7 @@ pub use row::{ColumnIndex, FromColumn, Param, Row, RowError};
 pub use run_checks::NodeUids;
 pub use sql::NamedQuery;
 pub use usage::{UsageCommit, UsageKind, UsageSample, UsageSource, UsageWindow};
+pub use versions::{duckdb_version, file_schema_version};
 pub use writer::{RunCounts, RunStatus, RunWriter, APPENDER_FLUSH_ROWS};
 
 /// The schema version this build writes and reads.

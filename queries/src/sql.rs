@@ -193,6 +193,8 @@ queries! {
     DERIVE_REQUESTED_CHECKPOINT_TIMES = "derive_requested_checkpoint_times", "derive/requested_checkpoint_times.sql";
     /// What the store holds (counts).
     STORE_COUNTS = "store_counts", "stats/store_counts.sql";
+    /// The DuckDB library's version (`kdrift version`).
+    DUCKDB_VERSION = "duckdb_version", "stats/duckdb_version.sql";
     /// Every ingest run, newest first.
     RUNS = "runs", "stats/runs.sql";
     /// The errors one ingest run recorded.

@@ -1,5 +1,6 @@
 -- name: nodes_at
 -- access: read
+-- audience: user
 -- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(epoch_us(TIMESTAMP '2026-11-28 05:00:00'));
 -- purpose: The nodes at an instant, each as its latest version observed at or
 --   before it (else its earliest version after: estimated). Nodes deleted by

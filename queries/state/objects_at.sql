@@ -1,5 +1,6 @@
 -- name: objects_at
 -- access: read
+-- audience: user
 -- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q('Node', epoch_us(TIMESTAMP '2026-11-28 05:00:00'));
 -- purpose: The objects of one kind (Namespace, PodDisruptionBudget,
 --   PriorityClass, ...) at an instant, each as its latest version observed at

@@ -1,5 +1,6 @@
 -- name: pod_spans
 -- access: read
+-- audience: user
 -- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q('media', 'backup-29930640-x7k2q');
 -- purpose: When the store has one pod (namespace/name), per uid: from its
 --   creation (creationTimestamp, else its first observed version) to the end

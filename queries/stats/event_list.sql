@@ -1,5 +1,6 @@
 -- name: event_list
 -- access: read
+-- audience: user
 -- cli: runs as it is in the duckdb shell on the store file (no parameters)
 -- purpose: Every event as the store sees it now (each event's version with
 --   the highest count, both event APIs normalised), in event_key order.

@@ -1,5 +1,6 @@
 -- name: run_errors
 -- access: read
+-- audience: user
 -- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(1);
 -- purpose: The errors one ingest run recorded (query `runs` gives the run
 --   ids), in the order recorded: input records that could not be stored

@@ -1,5 +1,6 @@
 -- name: runs
 -- access: read
+-- audience: user
 -- cli: runs as it is in the duckdb shell on the store file (no parameters)
 -- purpose: Every ingest run, newest first: where it read from, whether it
 --   finished (a recorder killed mid-run stays `running` with no finish

@@ -1,5 +1,6 @@
 -- name: store_counts
 -- access: read
+-- audience: user
 -- cli: runs as it is in the duckdb shell on the store file (no parameters)
 -- purpose: What the store holds: object versions, distinct events, event
 --   versions, distinct pods and nodes, ingest runs.

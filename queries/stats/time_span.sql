@@ -1,5 +1,6 @@
 -- name: time_span
 -- access: read
+-- audience: user
 -- cli: runs in the duckdb shell on the store file as it is.
 -- purpose: The first and the last instant the store knows about: object
 --   versions' observation times and events' first and last times. The

@@ -1,5 +1,6 @@
 -- name: node_signals
 -- access: read
+-- audience: user
 -- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(0, epoch_us(TIMESTAMP '2026-11-29 00:00:00'));
 -- purpose: What happened to each node between two instants, one row per
 --   signal, oldest first: cordon / uncordon (spec.unschedulable turning

@@ -1,5 +1,6 @@
 -- name: pod_evictions
 -- access: read
+-- audience: user
 -- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(0, epoch_us(TIMESTAMP '2026-11-29 00:00:00'));
 -- purpose: Evidence that a pod was evicted or stopped on a node between two
 --   instants, one row per piece of evidence, oldest first: the

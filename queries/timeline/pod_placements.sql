@@ -1,5 +1,6 @@
 -- name: pod_placements
 -- access: read
+-- audience: user
 -- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(0, epoch_us(TIMESTAMP '2026-11-29 00:00:00'));
 -- purpose: Every pod bound to a node between two instants, oldest binding
 --   first: from the scheduler's Scheduled event ("Successfully assigned NS/POD

@@ -1,5 +1,6 @@
 -- name: usage_samples
 -- access: read
+-- audience: user
 -- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(<since µs>, <until µs>, '<node>');
 -- purpose: The measured usage samples (CPU in millicores, memory working
 --   set in bytes) between two instants, in time order, nodes before pods:

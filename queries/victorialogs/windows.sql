@@ -1,5 +1,6 @@
 -- name: vl_windows
 -- access: read
+-- audience: user
 -- cli: runs as it is in the duckdb shell on the store file (no parameters)
 -- purpose: The committed VictoriaLogs query windows, newest first, with the
 --   run that committed each (see `kdrift ingest victorialogs --resume`).

@@ -1,5 +1,6 @@
 -- name: move_causes
 -- access: read
+-- audience: user
 -- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(0, epoch_us(TIMESTAMP '2026-11-29 00:00:00'));
 -- purpose: The events that say who moved a pod, between two instants,
 --   oldest first: what `why-pending` names as the cause of a pod's arrival

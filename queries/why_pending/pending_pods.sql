@@ -1,5 +1,6 @@
 -- name: pending_pods
 -- access: read
+-- audience: user
 -- cli: runs as it is in the duckdb shell on the store file (no parameters)
 -- purpose: Every pod that had FailedScheduling events, longest-pending first.
 --   A pod with none, never seen bound, whose stored versions are Pending with the

@@ -1,5 +1,6 @@
 -- name: pod_failures
 -- access: read
+-- audience: user
 -- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q('media', 'backup-29930640-x7k2q');
 -- purpose: The distinct FailedScheduling events of one pod (each at its highest count), oldest first.
 --   A pod with none, never seen bound, whose stored versions are Pending with the condition

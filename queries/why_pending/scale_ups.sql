@@ -1,5 +1,6 @@
 -- name: scale_ups
 -- access: read
+-- audience: user
 -- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(0, epoch_us(TIMESTAMP '2026-11-29 00:00:00'));
 -- purpose: The Deployment controller scaling a ReplicaSet up between two
 --   instants (ScalingReplicaSet "Scaled up replica set X to N from M": a

@@ -22,7 +22,7 @@ fn demo_tells_the_story_with_nothing_but_the_binary() {
         "19 pods landed on node-1 within 3 minutes after it came back",
         "node-1 was the only schedulable node offering gpu.intel.com/i915",
         // Measured usage (issue 37): requests even on node-4, its cpu hot.
-        "from 03:30 two pods on node-4 use several times what they request",
+        "from 03:30:00Z two pods on node-4 use several times what they request",
         "  node-4 cpu: 93.2 % used, 40.8 % requested",
         "     batch/queue-worker-99lqv4ktcz-42lf2             788m   100m        7.88×",
         "  node-1 cpu: 66.8 % used, 97.1 % requested",
@@ -248,7 +248,7 @@ fn rebalance_plan_with_a_scheduler_config_lands_by_its_scoring_strategy() {
     }
     assert!(
         table.contains(
-            "media/backup-29930640-5l8lp at 2026-11-28 04:00:00Z: would have fit on node-1 after night 2 (simulated)"
+            "media/backup-29930640-5l8lp at 2026-11-28T04:00:00Z: would have fit on node-1 after night 2 (simulated)"
         ),
         "{table}"
     );
@@ -760,13 +760,13 @@ fn timeline_drains_lists_a_descheduler_run_without_any_drain_and_exits_0() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains(
-            "descheduler's LowNodeUtilization run at 2026-02-01 01:30: 2 pods evicted from node-2; \
+            "descheduler's LowNodeUtilization run at 2026-02-01T01:30:00Z: 2 pods evicted from node-2; \
              no replacement in the store"
         ),
         "{stdout}"
     );
     assert!(
-        stdout.contains("Karpenter's disruption (eviction) at 2026-02-01 01:45: 1 pod evicted from an unknown node; no replacement in the store"),
+        stdout.contains("Karpenter's disruption (eviction) at 2026-02-01T01:45:00Z: 1 pod evicted from an unknown node; no replacement in the store"),
         "{stdout}"
     );
 }
@@ -923,7 +923,7 @@ fn postmortem_job_tells_the_deleted_pending_pods_chain_from_the_last_hours_event
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
     let lines: Vec<&str> = stdout.lines().collect();
     let at = |line: &str| lines.iter().position(|l| *l == line).unwrap_or_else(|| panic!("no {line:?} in:\n{stdout}"));
-    let deleted = at("  2026-11-28 05:30:00Z  Job Normal SuccessfulDelete: Deleted pod: backup-29930640-5l8lp");
+    let deleted = at("  2026-11-28T05:30:00Z  Job Normal SuccessfulDelete: Deleted pod: backup-29930640-5l8lp");
     let pod = at("  pod backup-29930640-5l8lp never started (deleted unscheduled)");
     assert!(deleted < pod);
     assert_eq!(
@@ -962,12 +962,12 @@ fn why_pending_finds_a_pasted_pod_by_name_alone_and_counts_its_wait_to_the_listi
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines[0], "Pod media/backup-29930640-5l8lp  (uid 55d2bfac-6273-40b2-9cfe-23b7664918e2)", "{stdout}");
-    assert_eq!(lines[1], "  failed to schedule 1 time in 1 event, from 2026-11-28 04:00:00Z to 2026-11-28 05:15:00Z");
+    assert_eq!(lines[1], "  failed to schedule 1 time in 1 event, from 2026-11-28T04:00:00Z to 2026-11-28T05:15:00Z");
     assert_eq!(lines[2], "  outcome: not seen scheduled: pending for at least 1h 15m");
     let out = kdrift().arg("--db").arg(&db).args(["why-pending", "--all"]).assert().success();
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
     assert!(
-        stdout.lines().any(|l| l.starts_with(" media/backup-29930640-5l8lp   at least 1h 15m   2026-11-28 04:00:00Z ")),
+        stdout.lines().any(|l| l.starts_with(" media/backup-29930640-5l8lp   at least 1h 15m   2026-11-28T04:00:00Z ")),
         "{stdout}"
     );
 

@@ -6,6 +6,7 @@
 //! Run one area with a filter: `cargo test -p kdrift --test cli messages::`.
 
 mod commands;
+mod first_hour;
 mod interrupt;
 mod kubectl;
 mod messages;

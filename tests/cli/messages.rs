@@ -175,7 +175,7 @@ fn bad_instants_say_what_is_accepted_and_microseconds_are_accepted() {
     // Microseconds, as `kdrift query`'s at_us takes them: 2026-11-28T04:00:00Z.
     let (code, stdout, stderr) = on_demo(&["skew", "--at", "1795838400000000"]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.starts_with("Requested % of allocatable at 2026-11-28 04:00:00Z"), "{stdout}");
+    assert!(stdout.starts_with("Requested % of allocatable at 2026-11-28T04:00:00Z"), "{stdout}");
     let (_, same, _) = on_demo(&["skew", "--at", "2026-11-28T06:00:00+02:00"]);
     assert_eq!(stdout, same);
 }
@@ -1192,7 +1192,7 @@ fn why_pending_all_shows_a_pod_still_pending_at_the_end_as_a_lower_bound() {
     let table = String::from_utf8_lossy(&out.stdout);
     let row = table.lines().find(|l| l.starts_with(" default/web ")).expect("web row");
     let cells: Vec<&str> = row.split("   ").map(str::trim).filter(|c| !c.is_empty()).collect();
-    assert_eq!(cells[..3], ["default/web", "at least 10m", "2026-01-01 00:10:00Z"], "{table}");
+    assert_eq!(cells[..3], ["default/web", "at least 10m", "2026-01-01T00:10:00Z"], "{table}");
     let out = kdrift().arg("--db").arg(&db).args(["why-pending", "--all", "-o", "json"]).output().expect("run");
     let pods: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(pods[0]["pending_seconds"], 600);
@@ -1500,14 +1500,14 @@ fn why_pending_says_the_kubelet_rejected_a_pod_the_scheduler_bound() {
     };
     assert_eq!(
         outcome("web"),
-        "  outcome: bound to n1 by the scheduler at 2026-01-01 00:05:00Z after waiting 5m, then rejected by the \
-         kubelet at admission at 2026-01-01 00:05:00Z: OutOfmemory (Node didn't have enough resource: memory, \
+        "  outcome: bound to n1 by the scheduler at 2026-01-01T00:05:00Z after waiting 5m, then rejected by the \
+         kubelet at admission at 2026-01-01T00:05:00Z: OutOfmemory (Node didn't have enough resource: memory, \
          requested: 1073741824, used: 7516192768, capacity: 8589934592); it never ran"
     );
     assert_eq!(
         outcome("api"),
-        "  outcome: bound to n1 by the scheduler at 2026-01-01 00:05:00Z after waiting 5m, then rejected by the \
-         kubelet at admission at 2026-01-01 00:05:00Z: OutOfcpu (Pod Node didn't have enough resource: cpu, \
+        "  outcome: bound to n1 by the scheduler at 2026-01-01T00:05:00Z after waiting 5m, then rejected by the \
+         kubelet at admission at 2026-01-01T00:05:00Z: OutOfcpu (Pod Node didn't have enough resource: cpu, \
          requested: 1000, used: 1500, capacity: 2000); it never ran"
     );
     let json_out: Value =
@@ -1551,7 +1551,7 @@ fn a_kubelet_refusal_long_after_the_binding_or_of_another_pod_of_the_name_is_no_
     for pod in ["late", "db-0"] {
         let text = stdout_of(&db, &["why-pending", &format!("default/{pod}")]);
         let outcome = text.lines().find(|l| l.starts_with("  outcome: ")).unwrap_or_else(|| panic!("{text}"));
-        assert_eq!(outcome, "  outcome: scheduled on n1 at 2026-01-01 00:05:00Z after waiting 5m", "{pod}");
+        assert_eq!(outcome, "  outcome: scheduled on n1 at 2026-01-01T00:05:00Z after waiting 5m", "{pod}");
     }
     let all: Value = serde_json::from_str(&stdout_of(&db, &["why-pending", "--all", "-o", "json"])).expect("json");
     let rows = all.as_array().or_else(|| all["pods"].as_array()).unwrap_or_else(|| panic!("{all}"));
@@ -1631,10 +1631,10 @@ fn counts_of_one_are_singular() {
     let report = stdout_of(&db, &["why-pending", "default/web"]);
     assert!(
         report
-            .contains("\n  failed to schedule 1 time in 1 event, from 2026-01-01 00:10:00Z to 2026-01-01 00:10:00Z\n"),
+            .contains("\n  failed to schedule 1 time in 1 event, from 2026-01-01T00:10:00Z to 2026-01-01T00:10:00Z\n"),
         "{report}"
     );
-    assert!(report.contains("\nNodes at the last failure (2026-01-01 00:10:00Z; 1 pod counted)\n"), "{report}");
+    assert!(report.contains("\nNodes at the last failure (2026-01-01T00:10:00Z; 1 pod counted)\n"), "{report}");
     assert!(report.contains("\nWhy n1 is full (1500m/2000m cpu requested by 1 pod, largest first)\n"), "{report}");
     let rows = stdout_of(&db, &["query", "nodes_at", "--param", "at_us=2026-01-01T00:10:00Z"]);
     assert!(rows.ends_with("\n1 row\n"), "{rows}");
@@ -2213,7 +2213,7 @@ fn explain_says_which_plugin_evicts_a_pod_and_why_the_others_keep_it() {
 fn explain_takes_a_pod_name_alone_and_says_when_the_store_had_a_pod_it_lacks_then() {
     let (code, stdout, stderr) = on_demo(&["rebalance", "explain", "kube-proxy-nhx5n"]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.starts_with("kube-system/kube-proxy-nhx5n on node-1 at 2026-11-28 05:30:01Z"), "{stdout}");
+    assert!(stdout.starts_with("kube-system/kube-proxy-nhx5n on node-1 at 2026-11-28T05:30:01Z"), "{stdout}");
 
     // Evicted from node-2 in drain #2 and deleted 1.5 s later.
     let gone = "the store last had it at 2026-11-28T02:03:16.600Z (gone at 2026-11-28T02:03:18.054Z): \
@@ -2368,10 +2368,10 @@ fn backtest_says_whether_the_cronjob_pod_would_have_been_scheduled() {
     let (code, stdout, stderr) = on_demo(&["rebalance", "backtest", "--policy", policy, "--schedule", "0 3 * * *"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("2 night(s) SIMULATED on the cluster as RECORDED"), "{stdout}");
-    assert!(stdout.contains("night 2 at 2026-11-28 03:00:00Z: 5 eviction(s)"), "{stdout}");
+    assert!(stdout.contains("night 2 at 2026-11-28T03:00:00Z: 5 eviction(s)"), "{stdout}");
     assert!(
         stdout.contains(
-            "media/backup-29930640-5l8lp at 2026-11-28 04:00:00Z: would have fit on node-1 after night 2 (simulated)"
+            "media/backup-29930640-5l8lp at 2026-11-28T04:00:00Z: would have fit on node-1 after night 2 (simulated)"
         ),
         "{stdout}"
     );
@@ -2379,9 +2379,9 @@ fn backtest_says_whether_the_cronjob_pod_would_have_been_scheduled() {
 
     let (code, stdout, _) = on_demo(&["rebalance", "backtest", "--policy", policy, "--schedule", "30 1 * * *"]);
     assert_eq!(code, 0);
-    assert!(stdout.contains("night 2 at 2026-11-28 01:30:00Z: 0 eviction(s)"), "{stdout}");
+    assert!(stdout.contains("night 2 at 2026-11-28T01:30:00Z: 0 eviction(s)"), "{stdout}");
     assert!(
-        stdout.contains("media/backup-29930640-5l8lp at 2026-11-28 04:00:00Z: would still fail after night 2"),
+        stdout.contains("media/backup-29930640-5l8lp at 2026-11-28T04:00:00Z: would still fail after night 2"),
         "{stdout}"
     );
 

@@ -174,7 +174,7 @@ fn a_report_range_after_the_history_is_said_to_be_outside_it() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
         stderr.contains(&format!(
-            "kdrift: the range 2027-01-01 00:00:00Z → its end is outside the history of {} (",
+            "kdrift: the range 2027-01-01T00:00:00Z → its end is outside the history of {} (",
             db.display()
         )) && stderr.contains("): nothing in the store falls in it"),
         "{stderr}"
@@ -220,7 +220,7 @@ fn a_report_without_nodes_says_no_node_is_charted_and_counts_no_sample() {
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         format!(
-            "wrote {}: 2026-01-01 00:00:00Z → 2026-01-01 01:00:00Z, no node charted (no Node objects in the range), \
+            "wrote {}: 2026-01-01T00:00:00Z → 2026-01-01T01:00:00Z, no node charted (no Node objects in the range), \
              0 drains or outages, 1 Pending pod, 1 chain\n",
             report.display()
         )
@@ -318,8 +318,8 @@ fn demo_report_renders_in_chromium_with_the_drains_and_the_chain() {
     // Both rolling drains labelled with their start times.
     assert!(overview.contains(r#"data-started-at="2026-11-27T02:00:00+00:00""#), "{overview}");
     assert!(overview.contains(">#1 · 11-27 02:00</text>") && overview.contains(">#2 · 11-28 02:00</text>"));
-    assert!(dom.contains(">#1 rolling drain · 2026-11-27 02:00:00Z → 02:17:44Z</text>"));
-    assert!(dom.contains(">#2 rolling drain · 2026-11-28 02:00:00Z → 02:10:15Z</text>"));
+    assert!(dom.contains(">#1 rolling drain · 2026-11-27T02:00:00Z → 02:17:44Z</text>"));
+    assert!(dom.contains(">#2 rolling drain · 2026-11-28T02:00:00Z → 02:10:15Z</text>"));
     // A cordon band for every node in each drain, in that drain's own chart.
     for op in [1, 2] {
         let chart = element(&dom, &format!(r#"<svg id="gantt-operation-{op}""#), "</svg>");

@@ -100,13 +100,13 @@ fn skew_usage_prints_requested_and_used_side_by_side_and_the_pods_driving_the_ho
     assert_eq!(
         lines(&stdout_of(&out)),
         [
-            "Requested % and used % of allocatable at 2026-11-13 02:00:00Z (usage: latest sample (≤ 15m old); hot at \
+            "Requested % and used % of allocatable at 2026-11-13T02:00:00Z (usage: latest sample (≤ 15m old); hot at \
              80 %)",
             " NODE     CPU REQUESTED   CPU USED   MEMORY REQUESTED   MEMORY USED   SAMPLED",
-            " node-1   50.0 %          40.0 %     50.0 %             43.8 %        2026-11-13 02:00:00Z",
-            " node-2   45.0 %          37.5 %     50.0 %             34.4 %        2026-11-13 02:00:00Z",
-            " node-3   50.0 %          97.5 %     50.0 %             43.8 %        2026-11-13 02:00:00Z",
-            " node-4   55.0 %          45.0 %     50.0 %             43.8 %        2026-11-13 02:00:00Z",
+            " node-1   50.0 %          40.0 %     50.0 %             43.8 %        2026-11-13T02:00:00Z",
+            " node-2   45.0 %          37.5 %     50.0 %             34.4 %        2026-11-13T02:00:00Z",
+            " node-3   50.0 %          97.5 %     50.0 %             43.8 %        2026-11-13T02:00:00Z",
+            " node-4   55.0 %          45.0 %     50.0 %             43.8 %        2026-11-13T02:00:00Z",
             "Hot in fact, not on paper (used ≥ 80 %, requested below):",
             "  node-3 cpu: 97.5 % used, 50.0 % requested",
             "     POD                        USED    REQUESTED   USED/REQUESTED",
@@ -154,22 +154,22 @@ fn hotspots_prints_the_episode_its_pods_and_the_rollout_that_put_them_there() {
     assert_eq!(
         lines(&stdout_of(&out)),
         [
-            "Hotspots from 2026-11-13 00:00:00Z to 2026-11-13 04:00:00Z: cpu or memory used ≥ 80 % of allocatable \
+            "Hotspots from 2026-11-13T00:00:00Z to 2026-11-13T04:00:00Z: cpu or memory used ≥ 80 % of allocatable \
              for 3 steps of 5m in a row"
                 .to_string(),
             " NODE     RESOURCE   FROM                   TO                     LASTED   PEAK USED   MEAN USED   \
              REQUESTED"
                 .to_string(),
-            " node-3   cpu        2026-11-13 01:00:00Z   2026-11-13 03:00:00Z   2h 0m    97.5 %      97.5 %      \
+            " node-3   cpu        2026-11-13T01:00:00Z   2026-11-13T03:00:00Z   2h 0m    97.5 %      97.5 %      \
              50.0 %"
                 .to_string(),
-            "  node-3 cpu from 2026-11-13 01:00:00Z: the pods measured there".to_string(),
+            "  node-3 cpu from 2026-11-13T01:00:00Z: the pods measured there".to_string(),
             "     POD                        USED (MEAN)   REQUESTED   USED/REQUESTED   BOUND                  BROUGHT BY"
                 .to_string(),
-            format!("     batch/crunch-5f6b8-m3n8v   1100m         500m        2.20×            2026-11-13 00:55:00Z   {rollout}"),
-            format!("     batch/crunch-5f6b8-q7w4z   1100m         500m        2.20×            2026-11-13 00:55:00Z   {rollout}"),
-            format!("     batch/crunch-5f6b8-xk2p9   1100m         500m        2.20×            2026-11-13 00:55:00Z   {rollout}"),
-            "     web/api-4                  400m          500m        0.80×            2026-11-12 23:00:00Z   created by \
+            format!("     batch/crunch-5f6b8-m3n8v   1100m         500m        2.20×            2026-11-13T00:55:00Z   {rollout}"),
+            format!("     batch/crunch-5f6b8-q7w4z   1100m         500m        2.20×            2026-11-13T00:55:00Z   {rollout}"),
+            format!("     batch/crunch-5f6b8-xk2p9   1100m         500m        2.20×            2026-11-13T00:55:00Z   {rollout}"),
+            "     web/api-4                  400m          500m        0.80×            2026-11-12T23:00:00Z   created by \
              ReplicaSet/api-6d5f"
                 .to_string(),
             "  1 shorter run above 80 % (spikes under 3 steps) not reported".to_string(),
@@ -457,10 +457,10 @@ fn skew_usage_and_hotspots_mark_the_requested_percent_as_a_lower_bound_like_skew
     assert_eq!(
         text[..8],
         [
-            "Requested % and used % of allocatable at 2019-03-08 08:55:00Z (usage: latest sample (≤ 15m old); hot at \
+            "Requested % and used % of allocatable at 2019-03-08T08:55:00Z (usage: latest sample (≤ 15m old); hot at \
              80 %)",
             " NODE       CPU REQUESTED   CPU USED   MEMORY REQUESTED   MEMORY USED   SAMPLED",
-            " minikube   ≥38.8 %         95.0 %     ≥11.7 %            53.2 %        2019-03-08 08:55:00Z",
+            " minikube   ≥38.8 %         95.0 %     ≥11.7 %            53.2 %        2019-03-08T08:55:00Z",
             "Hot in fact, not on paper (used ≥ 80 %, requested below):",
             "  minikube cpu: 95.0 % used, ≥38.8 % requested",
             "Hot on paper, not in fact (requested ≥ 80 %, used below):",
@@ -486,7 +486,7 @@ fn skew_usage_and_hotspots_mark_the_requested_percent_as_a_lower_bound_like_skew
     let text = lines(&stdout_of(&out));
     assert_eq!(
         text[2],
-        " minikube   cpu        2019-03-08 08:50:00Z   2019-03-08 08:55:00Z (ongoing)   5m       95.0 %      \
+        " minikube   cpu        2019-03-08T08:50:00Z   2019-03-08T08:55:00Z (ongoing)   5m       95.0 %      \
          95.0 %      ≥38.8 %",
         "{text:#?}"
     );

@@ -97,7 +97,7 @@ fn demo_chain_says_why_node_1_is_full_and_why_plex_is_there() {
         "{}",
         b.summary
     );
-    assert!(b.summary.contains("from drain #2 (2026-11-28 02:00)"), "{}", b.summary);
+    assert!(b.summary.contains("from drain #2 (2026-11-28T02:00:00Z)"), "{}", b.summary);
     // DaemonSet pods were there all along.
     assert!(f.holders.iter().any(|h| matches!(&h.arrival, Arrival::DaemonSet { name } if name == "node-exporter")));
 

@@ -267,10 +267,10 @@ fn why_pending_on_erwee402_says_the_kubelet_rejected_a_bound_pod() {
     let sf: Vec<_> =
         s.shortfalls.iter().map(|x| (x.node.as_str(), x.resource.as_str(), x.requested, x.free, x.short)).collect();
     assert_eq!(sf, [("minikube", "cpu", 500, 225, 275)]);
-    assert_eq!(s.shortfalls[0].exact_from.as_deref(), Some("the kubelet's count at admission, 2019-03-08 08:48:48Z"));
+    assert_eq!(s.shortfalls[0].exact_from.as_deref(), Some("the kubelet's count at admission, 2019-03-08T08:48:48Z"));
     assert!(
         report.notes.iter().any(|n| n.starts_with(
-            "minikube cpu: the kubelet's count at admission, 2019-03-08 08:48:48Z says 1775m used of 2000m (225m free \
+            "minikube cpu: the kubelet's count at admission, 2019-03-08T08:48:48Z says 1775m used of 2000m (225m free \
              for the pod's 500m, 275m short)"
         )),
         "{:?}",

@@ -1425,7 +1425,7 @@ fn a_pod_whose_object_is_gone_is_evaluated_from_its_cronjobs_template_current_at
     assert!(
         r.notes.iter().any(|n| n.starts_with(&format!(
             "the Pod object of d/{pod} is not in the store: its spec is taken from its owner's template — CronJob \
-             d/backup (the version current then, observed 2026-11-27 04:00:00Z, for 2026-11-28 04:00:00Z)"
+             d/backup (the version current then, observed 2026-11-27T04:00:00Z, for 2026-11-28T04:00:00Z)"
         ))),
         "{:?}",
         r.notes

@@ -547,20 +547,20 @@ fn who_filled_the_node_names_every_cause_of_a_move_with_its_node_count_and_time(
     assert_eq!(
         runs,
         [
-            "3 of its pods arrived in descheduler's LowNodeUtilization run at 2026-02-01 01:30 (evicted from n2); \
+            "3 of its pods arrived in descheduler's LowNodeUtilization run at 2026-02-01T01:30:00Z (evicted from n2); \
              holding 300m of its 1700m cpu requested",
-            "1 of its pods arrived in kdrift's rebalance rebalance-20260201-020000-000000 at 2026-02-01 02:00 \
+            "1 of its pods arrived in kdrift's rebalance rebalance-20260201-020000-000000 at 2026-02-01T02:00:00Z \
              (evicted from n3); holding 100m of its 1700m cpu requested",
-            "1 of its pods arrived in Karpenter's disruption (Underutilized) at 2026-02-01 02:30 (evicted from n4); \
+            "1 of its pods arrived in Karpenter's disruption (Underutilized) at 2026-02-01T02:30:00Z (evicted from n4); \
              holding 100m of its 1700m cpu requested",
-            "1 of its pods arrived in cluster-autoscaler's scale-down at 2026-02-01 03:00 (evicted from n5); \
+            "1 of its pods arrived in cluster-autoscaler's scale-down at 2026-02-01T03:00:00Z (evicted from n5); \
              holding 100m of its 1700m cpu requested",
-            "1 of its pods arrived in the node controller's evictions at 2026-02-01 03:10 (evicted from n6); \
+            "1 of its pods arrived in the node controller's evictions at 2026-02-01T03:10:00Z (evicted from n6); \
              holding 100m of its 1700m cpu requested",
-            "1 of its pods arrived in HPA apps/front's scale-up of apps/front at 2026-02-01 03:20; \
+            "1 of its pods arrived in HPA apps/front's scale-up of apps/front at 2026-02-01T03:20:01Z; \
              holding 100m of its 1700m cpu requested",
-            "1 of its pods arrived in the rollout of apps/shop at 2026-02-01 03:30; holding 100m of its 1700m cpu requested",
-            "1 of its pods arrived in descheduler's RemovePodsHavingTooManyRestarts run at 2026-02-01 03:40 \
+            "1 of its pods arrived in the rollout of apps/shop at 2026-02-01T03:30:00Z; holding 100m of its 1700m cpu requested",
+            "1 of its pods arrived in descheduler's RemovePodsHavingTooManyRestarts run at 2026-02-01T03:40:00Z \
              (evicted from n1); holding 100m of its 1700m cpu requested",
         ]
     );
@@ -572,17 +572,17 @@ fn who_filled_the_node_names_every_cause_of_a_move_with_its_node_count_and_time(
     assert_eq!(
         runs,
         [
-            "descheduler's LowNodeUtilization run at 2026-02-01 01:30: 3 pods evicted from n2; \
+            "descheduler's LowNodeUtilization run at 2026-02-01T01:30:00Z: 3 pods evicted from n2; \
              3 replacements landed on n1",
-            "kdrift's rebalance rebalance-20260201-020000-000000 at 2026-02-01 02:00: 1 pod evicted from n3; \
+            "kdrift's rebalance rebalance-20260201-020000-000000 at 2026-02-01T02:00:00Z: 1 pod evicted from n3; \
              1 replacement landed on n1",
-            "Karpenter's disruption (Underutilized) at 2026-02-01 02:30: 1 pod evicted from n4; \
+            "Karpenter's disruption (Underutilized) at 2026-02-01T02:30:00Z: 1 pod evicted from n4; \
              1 replacement landed on n1",
-            "cluster-autoscaler's scale-down at 2026-02-01 03:00: 1 pod evicted from n5; \
+            "cluster-autoscaler's scale-down at 2026-02-01T03:00:00Z: 1 pod evicted from n5; \
              1 replacement landed on n1",
-            "the node controller's evictions at 2026-02-01 03:10: 1 pod evicted from n6; \
+            "the node controller's evictions at 2026-02-01T03:10:00Z: 1 pod evicted from n6; \
              1 replacement landed on n1",
-            "descheduler's RemovePodsHavingTooManyRestarts run at 2026-02-01 03:40: 1 pod evicted from n1; \
+            "descheduler's RemovePodsHavingTooManyRestarts run at 2026-02-01T03:40:00Z: 1 pod evicted from n1; \
              1 replacement landed on n1",
         ]
     );

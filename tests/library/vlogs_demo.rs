@@ -174,6 +174,9 @@ fn values_of<'a>(v: &'a mut Value, key: &str, out: &mut Vec<&'a mut Value>) {
 fn with_node_history(mut got: Value, reference: &Value, facts: &kdrift_scenario::ScenarioFacts) -> Value {
     let mut reference = reference.clone();
     let cordon = facts.drains[1].windows[0].cordoned_at;
+    // The drain's start as the reference saw it (its first event), said in
+    // the burst's summary and the next steps that quote it.
+    let mut reference_start = None;
     for key in ["operation_started_at", "back_at", "unavailable_at_binding", "why"] {
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
         values_of(&mut got["why_full"], key, &mut ours);
@@ -184,6 +187,7 @@ fn with_node_history(mut got: Value, reference: &Value, facts: &kdrift_scenario:
                 "operation_started_at" => {
                     let at = o.as_str().and_then(|s| s.parse::<chrono::DateTime<chrono::Utc>>().ok());
                     assert_eq!(at, Some(cordon), "drain #2 starts at node-1's cordon");
+                    reference_start = t.as_str().and_then(|s| s.parse::<chrono::DateTime<chrono::Utc>>().ok());
                 }
                 "back_at" => assert!(o.as_str().is_some_and(|s| s.starts_with("2026-11-28T02:02:19")), "{o}"),
                 "unavailable_at_binding" => {
@@ -194,7 +198,12 @@ fn with_node_history(mut got: Value, reference: &Value, facts: &kdrift_scenario:
             *o = t.clone();
         }
     }
-    got
+    // The texts say the start to the second: node-1's cordon here.
+    let Some(start) = reference_start else { return got };
+    let text = serde_json::to_string(&got).expect("json");
+    let ours = format!("from drain #2 ({})", kdrift_store::instant_text(cordon));
+    let theirs = format!("from drain #2 ({})", kdrift_store::instant_text(start));
+    serde_json::from_str(&text.replace(&ours, &theirs)).expect("json")
 }
 
 #[test]

@@ -284,7 +284,7 @@ pub fn eviction_runs(causes: &[MoveCause], placements: &[crate::history::Placeme
             let summary = format!(
                 "{} at {}: {} evicted from {}; {}",
                 run_words(first.cause, first.by.as_deref()),
-                first.at.format("%Y-%m-%d %H:%M"),
+                kdrift_store::instant_text(first.at),
                 if pods == 1 { "1 pod".to_string() } else { format!("{pods} pods") },
                 list(&from),
                 if landed.is_empty() {

@@ -1,7 +1,7 @@
 //! Per-node episodes from node signals: a pure state machine over one node's
 //! signals in time order.
 //!
-//! Rules (documented in the README's `timeline drains` section):
+//! Rules (documented in docs/analyses.md, "Drain timeline"):
 //! - an episode opens at a cordon (`spec.unschedulable`, `NodeNotSchedulable`,
 //!   AKS `Drain`), at the Ready condition leaving True (`NodeNotReady`), at
 //!   the node controller deleting the node's pods (`DeletingAllPods`), or at a

@@ -416,7 +416,7 @@ fn timeline(
         let shown: Vec<String> = before_history
             .iter()
             .take(5)
-            .map(|(n, at)| format!("{n} (first seen {})", at.format("%Y-%m-%d %H:%M:%SZ")))
+            .map(|(n, at)| format!("{n} (first seen {})", kdrift_store::instant_text(*at)))
             .collect();
         let more = before_history.len().saturating_sub(shown.len());
         notes.push(format!(

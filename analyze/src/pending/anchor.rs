@@ -155,12 +155,12 @@ pub(super) fn explain(
             };
             why.push(format!(
                 "when it was bound to {node} ({}{context}), {} {} cordoned or NotReady{only}",
-                at.format("%Y-%m-%d %H:%M:%SZ"),
+                kdrift_store::instant_text(at),
                 blocked.join(", "),
                 if blocked.len() == 1 { "was" } else { "were" },
             ));
         } else {
-            why.push(format!("it was bound to {node} at {}{context}", at.format("%Y-%m-%d %H:%M:%SZ")));
+            why.push(format!("it was bound to {node} at {}{context}", kdrift_store::instant_text(at)));
         }
     }
     Anchor {

@@ -364,7 +364,7 @@ pub(super) fn bursts(
             continue;
         }
         let holding: i64 = still.iter().map(|h| h.request).sum();
-        let when = op.started_at.format("%Y-%m-%d %H:%M");
+        let when = kdrift_store::instant_text(op.started_at);
         // `1 pod landed …; still there`, `19 pods landed …; 15 of them still there`.
         let still_there =
             if landed.len() == 1 { "still there".to_string() } else { format!("{} of them still there", still.len()) };
@@ -373,7 +373,7 @@ pub(super) fn bursts(
                 "{} on {node} within 3 minutes after it came back (at {}) from drain #{} ({when}); \
                  {still_there} at the failure, holding {} of its {} {resource} requested",
                 count(landed.len(), "pod landed", "pods landed"),
-                back.format("%H:%M:%S"),
+                kdrift_store::time_of_day_text(back),
                 op.number,
                 amount(resource, holding),
                 amount(resource, requested),

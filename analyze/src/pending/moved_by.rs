@@ -147,7 +147,7 @@ pub(super) fn runs(resource: &str, requested: i64, holders: &[Holder]) -> Vec<Mo
             r.summary = format!(
                 "{} arrived in {words} at {}{from}; holding {} of its {} {resource} requested",
                 if r.pods == 1 { "1 of its pods".to_string() } else { format!("{} of its pods", r.pods) },
-                r.started_at.format("%Y-%m-%d %H:%M"),
+                kdrift_store::instant_text(r.started_at),
                 amount(resource, r.holding),
                 amount(resource, requested),
             );

@@ -374,7 +374,7 @@ fn admission_shortfall(state: &mut StateAtFailure, rejected: Option<&KubeletReje
     if !state.requested_is_lower_bound || !state.nodes.iter().any(|n| n.name == r.node) {
         return None;
     }
-    let from = format!("the kubelet's count at admission, {}", r.at.format("%Y-%m-%d %H:%M:%SZ"));
+    let from = format!("the kubelet's count at admission, {}", kdrift_store::instant_text(r.at));
     // cpu in millicores as the kubelet counts it (`1775m of 2000m`, not `of 2`).
     let fmt = |v: i64| match c.resource.as_str() {
         "cpu" => format!("{v}m"),

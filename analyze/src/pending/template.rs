@@ -62,8 +62,8 @@ impl SpecFrom {
             self.kind,
             self.namespace,
             self.name,
-            self.observed_at.format("%Y-%m-%d %H:%M:%SZ"),
-            self.chosen_for.format("%Y-%m-%d %H:%M:%SZ"),
+            kdrift_store::instant_text(self.observed_at),
+            kdrift_store::instant_text(self.chosen_for),
             self.owner,
         );
         if !self.added.is_empty() {

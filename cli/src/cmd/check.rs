@@ -9,7 +9,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use kdrift_analyze::{last_success, latest_runs};
 use kdrift_rebalance::{check_last_success, DeadmanStatus, SourceReading};
 use kdrift_rebalance::{kinds, ClusterClient};
@@ -71,7 +71,7 @@ pub fn run(cli: &Cli, args: &CheckArgs) -> anyhow::Result<ExitCode> {
                         "no successful run recorded; the last one, {}, {} at {}",
                         r.name,
                         r.outcome,
-                        r.finished_at.to_rfc3339_opts(SecondsFormat::Secs, true)
+                        crate::render::time(r.finished_at)
                     ),
                     None => "no rebalance run recorded".to_string(),
                 },

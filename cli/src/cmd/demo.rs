@@ -101,13 +101,13 @@ pub fn run(cli: &Cli, args: &DemoArgs) -> anyhow::Result<ExitCode> {
                 facts
                     .drains
                     .iter()
-                    .map(|d| format!("#{} at {}", d.number, d.started_at.format("%b %d %H:%M")))
+                    .map(|d| format!("#{} at {}", d.number, render::time(d.started_at)))
                     .collect::<Vec<_>>()
                     .join(", "),
                 facts.cronjob_namespace,
                 facts.cronjob_name,
                 facts.job_name,
-                facts.job_created_at.format("%b %d %H:%M"),
+                render::time(facts.job_created_at),
             )?;
             writeln!(out)?;
             writeln!(out, "== kdrift why-pending --all ==")?;
@@ -120,7 +120,7 @@ pub fn run(cli: &Cli, args: &DemoArgs) -> anyhow::Result<ExitCode> {
             writeln!(
                 out,
                 "Requests are not usage: from {} two pods on {} use several times what they request (metrics-server samples every minute).",
-                hot.since.format("%H:%M"),
+                render::time_of_day(hot.since),
                 hot.node
             )?;
             render::hot::usage_skew(&mut out, &usage)?;
@@ -129,7 +129,7 @@ pub fn run(cli: &Cli, args: &DemoArgs) -> anyhow::Result<ExitCode> {
                 out,
                 "Explore it yourself: kdrift demo --save demo.duckdb && kdrift --db demo.duckdb why-pending --all \
                  (then: timeline drains, skew --at {}, skew --usage, hotspots, postmortem job {}/{})",
-                facts.failure_at.format("%Y-%m-%dT%H:%M:%SZ"),
+                render::time(facts.failure_at),
                 facts.cronjob_namespace,
                 facts.cronjob_name
             )?;

@@ -82,7 +82,7 @@ fn not_found(
     at: DateTime<Utc>,
 ) -> anyhow::Result<String> {
     let what = if namespace.is_empty() { format!("no pod named {name}") } else { format!("no pod {namespace}/{name}") };
-    let head = format!("{what} in the store at {}", at.to_rfc3339_opts(SecondsFormat::Secs, true));
+    let head = format!("{what} in the store at {}", crate::render::time(at));
     // The namespaces to look back in: the one given, else those where a pod of the name failed to schedule or is stored.
     let namespaces = if namespace.is_empty() { pod_name_namespaces(store, name)? } else { vec![namespace.to_string()] };
     let mut other_times = Vec::new();

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use kdrift_ingest::DecompressedCap;
 use kdrift_ingest::{directories_without_dumps, missing_paths, refused_files, DUMP_EXTENSIONS};
-use kdrift_ingest::{ingest_files_at, FileLimits};
+use kdrift_ingest::{ingest_files_named, FileLimits};
 use kdrift_ingest::{
     pull, Auth, CredentialSources, PullOptions, PullReport, Retry, Tenant, Timeouts, VlClient, VlError,
 };
@@ -31,8 +31,11 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
     // directory) or while the store opens (a migration can take seconds)
     // is reported, not a silent death.
     let caught = crate::signals::catch()?;
+    // `-`: standard input, read whole before anything else.
+    let inputs = super::ingest_stdin::Inputs::take(&args.paths)?;
+    let paths = &inputs.paths;
     // A mistyped path is refused before the store is created or a run recorded.
-    let missing = missing_paths(&args.paths);
+    let missing = missing_paths(paths);
     if !missing.is_empty() {
         let names: Vec<String> = missing.iter().map(|p| p.display().to_string()).collect();
         anyhow::bail!(
@@ -43,7 +46,7 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
     }
     // A directory with no dump file in it: an error when nothing else was
     // given (nothing to load), else a warning.
-    let empty = directories_without_dumps(&args.paths);
+    let empty = directories_without_dumps(paths);
     let described: Vec<String> = empty
         .iter()
         .map(|(dir, ignored)| match ignored {
@@ -51,7 +54,7 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
             n => format!("no dump files found in {} ({n} other file(s) ignored)", dir.display()),
         })
         .collect();
-    if !empty.is_empty() && empty.len() == args.paths.len() {
+    if !empty.is_empty() && empty.len() == paths.len() {
         anyhow::bail!(
             "{}: nothing to load (in a directory kdrift reads files ending {}, also .gz); store {} not opened",
             described.join("; "),
@@ -62,8 +65,8 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
     // Named files that are no dump (a TSV, a `kubectl get` table): with
     // nothing else to load, refused before the store is created or a run
     // recorded; next to other inputs, reported by the run (exit 2).
-    let refused = refused_files(&args.paths);
-    if !refused.is_empty() && refused.len() + empty.len() == args.paths.len() {
+    let refused: Vec<_> = refused_files(paths).into_iter().map(|e| inputs.named(e)).collect();
+    if !refused.is_empty() && refused.len() + empty.len() == paths.len() {
         let reasons: Vec<String> = refused.iter().map(ToString::to_string).chain(described).collect();
         anyhow::bail!("{}; nothing was loaded (store {} not opened)", reasons.join("; "), cli.db.display());
     }
@@ -84,7 +87,7 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
             yaml_depth: args.max_yaml_depth,
             batch_bytes: args.max_batch_bytes,
         };
-        ingest_files_at(&store, &args.paths, &limits, args.at, &mut bar, caught.interrupt())?
+        ingest_files_named(&store, paths, &inputs.names, &limits, args.at, &mut bar, caught.interrupt())?
     };
     let stage = if report.interrupted {
         Stage::Reading
@@ -136,7 +139,20 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     match cli.output {
         Output::Json => render::json(&mut out, &report)?,
-        Output::Table => render::ingest::summary(&mut out, &report, &cli.db)?,
+        Output::Table => {
+            // Directories given: a row per directory read, unless -v.
+            let dirs: Vec<String> = if cli.verbose == 0 {
+                paths
+                    .iter()
+                    .filter(|p| p.is_dir())
+                    .filter_map(|p| std::fs::canonicalize(p).ok())
+                    .map(|p| p.display().to_string())
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            render::ingest::summary(&mut out, &report, &cli.db, &dirs)?
+        }
     }
     drop(out);
     // A signal too late to stop the run (during its final commit, or since):

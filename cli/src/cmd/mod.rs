@@ -9,6 +9,7 @@ mod explain;
 mod hotspots;
 mod ingest;
 mod ingest_prometheus;
+mod ingest_stdin;
 mod postmortem;
 mod query;
 mod rebalance;
@@ -19,6 +20,7 @@ mod report;
 mod sessions;
 mod skew;
 mod timeline;
+mod version;
 mod why_pending;
 
 use std::io::Write;
@@ -190,6 +192,8 @@ pub(crate) fn open_existing_store(db: &Path) -> anyhow::Result<Store> {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     crate::render::set_max_cell_width(cli.max_cell_width);
     crate::format::set(cli.format, cli.no_headers);
+    // `-o wide` is never cut to the terminal.
+    crate::render::fit::init(crate::format::wide());
     match &cli.command {
         Command::Ingest(IngestCommand::File(args)) => ingest::file(&cli, args),
         Command::Ingest(IngestCommand::Api(args)) => api::snapshot(&cli, args),
@@ -216,5 +220,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             crate::completion::run(args, crate::plugin::bin(), &mut std::io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Version => version::run(&cli),
     }
 }

@@ -1,6 +1,7 @@
 //! `kdrift query --list` and `kdrift query NAME --param k=v`.
 
 use kdrift_store::{list_queries, run_query};
+use std::io::Write;
 use std::process::ExitCode;
 
 use crate::args::{Cli, Output, QueryArgs};
@@ -10,10 +11,20 @@ use crate::render;
 pub fn run(cli: &Cli, args: &QueryArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     if args.list {
-        let list: Vec<_> = list_queries().into_iter().filter(|q| q.read_only).collect();
-        match cli.output {
-            Output::Json => render::json(&mut out, &list)?,
-            Output::Table => render::query::list(&mut out, &list)?,
+        let readable: Vec<_> = list_queries().into_iter().filter(|q| q.read_only).collect();
+        let internal = readable.iter().filter(|q| !q.user_facing).count();
+        let list: Vec<_> = readable.into_iter().filter(|q| args.all || q.user_facing).collect();
+        if cli.output == Output::Json {
+            render::json(&mut out, &list)?;
+        } else {
+            render::query::list(&mut out, &list)?;
+            if !args.all && internal > 0 {
+                writeln!(
+                    out,
+                    "{} more: the analyses' internal building blocks (`kdrift query --list --all`)",
+                    internal
+                )?;
+            }
         }
         return Ok(ExitCode::SUCCESS);
     }

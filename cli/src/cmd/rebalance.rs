@@ -141,7 +141,7 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
             format!(
                 " (made from the store's history at {}: apply re-reads the live cluster first and refuses a plan \
                  that no longer holds; `--live` plans on the live cluster)",
-                loaded.at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                crate::render::time(loaded.at)
             )
         };
         writeln!(
@@ -293,13 +293,22 @@ fn why_no_pair_helps(suggestions: &[kdrift_rebalance::Suggestion]) -> Option<Str
         Verdict::Stalled { reason, .. } => Some(format!("with thresholds {} → {} %: {reason}", s.threshold, s.target)),
         _ => None,
     });
+    let why = why.map_or_else(
+        || " and every pair that moves pods still evicts after the last night".to_string(),
+        |w| format!(" ({w})"),
+    );
+    // The table's EVICTIONS are every plugin's (RemoveDuplicates' too):
+    // a pair that "moves nothing" may show evictions there (new-user trial).
+    let evictions = "; EVICTIONS counts every plugin of the policy each night, not only LowNodeUtilization's";
+    if !suggestions.iter().any(kdrift_rebalance::Suggestion::converged) {
+        return Some(format!(
+            "no threshold pair helps: none of the {} pairs converges: a node stays above the targets{why}{evictions}",
+            suggestions.len()
+        ));
+    }
     Some(format!(
         "no threshold pair helps: every pair that converges moves nothing (its target is above every node), while \
-         a node stays above the lower targets{}",
-        why.map_or_else(
-            || " and every pair that moves pods still evicts after the last night".to_string(),
-            |w| format!(" ({w})")
-        )
+         a node stays above the lower targets{why}{evictions}"
     ))
 }
 

@@ -67,7 +67,7 @@ pub(crate) fn load(
     }
     let store = crate::cmd::open_existing_store(&cli.db)?;
     let usage = kdrift_analyze::measured_at(&store, at, reading)?;
-    let when = at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let when = crate::render::time(at);
     let whence = if live { "the store's newest samples, " } else { "" };
     if usage.nodes.is_empty() {
         notes.push(format!(

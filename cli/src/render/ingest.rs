@@ -28,10 +28,20 @@ struct Row {
     errors: usize,
 }
 
-/// Writes the summary: one row per file, then the run's totals.
-pub fn summary<W: Write>(out: &mut W, report: &IngestReport, db: &Path) -> anyhow::Result<()> {
+/// Writes the summary: one row per file, then the run's totals; the files
+/// under one of `dirs` (the directories given, absolute) summed per
+/// directory holding them ([`super::ingest_dirs`]: `ingest file DIR`
+/// without `-v`).
+pub fn summary<W: Write>(out: &mut W, report: &IngestReport, db: &Path, dirs: &[String]) -> anyhow::Result<()> {
     if !report.files.is_empty() || report.usage.is_empty() {
-        objects(out, report, db)?;
+        if dirs.is_empty() {
+            objects(out, report, db)?;
+        } else {
+            let rows = super::ingest_dirs::rows(&report.files, dirs);
+            writeln!(out, "{}", super::plain(&mut Table::new(rows)))?;
+            totals(out, report, db)?;
+            writeln!(out, "(one row per directory read: -v lists every file)")?;
+        }
     }
     for u in &report.usage {
         let table = match u.table {
@@ -81,6 +91,11 @@ fn objects<W: Write>(out: &mut W, report: &IngestReport, db: &Path) -> anyhow::R
         })
         .collect();
     writeln!(out, "{}", super::plain(&mut Table::new(rows)))?;
+    totals(out, report, db)
+}
+
+/// The run's totals line.
+fn totals<W: Write>(out: &mut W, report: &IngestReport, db: &Path) -> anyhow::Result<()> {
     let c = report.counts;
     writeln!(
         out,

@@ -2,8 +2,10 @@
 //! machines. Nothing here computes a finding.
 
 pub mod api;
+pub mod fit;
 pub mod hot;
 pub mod ingest;
+pub mod ingest_dirs;
 pub mod ingest_prometheus;
 pub mod pending;
 pub mod postmortem;
@@ -47,16 +49,65 @@ pub fn max_cell_width() -> usize {
 
 /// Every kdrift table's look: no borders, every cell cut at the
 /// `--max-cell-width` ([`MAX_CELL_WIDTH`] by default; 0 or `-o wide`: not
-/// cut), without the header row with `--no-headers`.
+/// cut), without the header row with `--no-headers`, then the whole table
+/// to the terminal's width ([`fit`]; not with `-o wide`), widest columns first.
 pub fn plain(table: &mut Table) -> &mut Table {
     // Every kdrift table's first row is its header: kubectl's --no-headers leaves it out.
     if crate::format::no_headers() && table.count_rows() > 0 {
         table.with(tabled::settings::Remove::row(tabled::settings::object::Rows::first()));
     }
     table.with(Style::blank());
-    match CELL_WIDTH.load(Ordering::Relaxed) {
-        0 => table,
-        width => table.modify(Segment::all(), Width::truncate(width).suffix("…")),
+    if let width @ 1.. = CELL_WIDTH.load(Ordering::Relaxed) {
+        table.modify(Segment::all(), Width::truncate(width).suffix("…"));
+    }
+    fit_to(table, fit::table_width())
+}
+
+/// Cuts `table` to `width` characters a line (0: not cut): the widest
+/// column (a message, a reason) first, only as far as needed and never
+/// below [`fit::MIN_COLUMN`], then the next widest ([`fit::cuts`]); each
+/// cut cell ends with `…`. Names and times stay whole where they can.
+fn fit_to(table: &mut Table, width: usize) -> &mut Table {
+    if width == 0 {
+        return table;
+    }
+    let columns = table.count_columns();
+    let mut widths = vec![0usize; columns];
+    for row in table.get_records().iter() {
+        for (i, cell) in row.iter().enumerate().take(columns) {
+            let w = cell.as_ref().lines().map(tabled::grid::util::string::get_line_width).max().unwrap_or(0);
+            widths[i] = widths[i].max(w);
+        }
+    }
+    // As printed (tabled's total_width counts the cells before the cut above).
+    let printed = table.to_string().lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    let excess = printed.saturating_sub(width);
+    for (i, to) in fit::cuts(&widths, excess) {
+        table.modify(tabled::settings::object::Columns::one(i), Width::truncate(to).suffix("…"));
+    }
+    table
+}
+
+/// Every time a table or line prints: RFC 3339 in UTC, whole seconds
+/// (`2026-11-28T05:30:00Z`, [`kdrift_store::instant_text`]; `-o json`
+/// keeps sub-seconds). Never raw microseconds, never another layout.
+pub fn time(t: chrono::DateTime<chrono::Utc>) -> String {
+    kdrift_store::instant_text(t)
+}
+
+/// A time of day where the date is said next to it (a drain's rows):
+/// `05:30:00Z` ([`kdrift_store::time_of_day_text`]).
+pub fn time_of_day(t: chrono::DateTime<chrono::Utc>) -> String {
+    kdrift_store::time_of_day_text(t)
+}
+
+/// `t` as its time of day when on `near`'s date (said next to it), else
+/// in full: `05:30:00Z`, `2026-11-29T00:10:00Z`.
+pub fn time_near(t: chrono::DateTime<chrono::Utc>, near: chrono::DateTime<chrono::Utc>) -> String {
+    if t.date_naive() == near.date_naive() {
+        time_of_day(t)
+    } else {
+        time(t)
     }
 }
 
@@ -137,6 +188,21 @@ mod tests {
         assert!(cut.trim_end().ends_with('…'), "{}", &cut[cut.len().saturating_sub(20)..]);
         assert_eq!(cut.matches('m').count(), MAX_CELL_WIDTH - 1, "the cell keeps the cap less the ellipsis");
         assert!(text.lines().nth(2).expect("row b").contains("short"));
+    }
+
+    #[test]
+    fn a_table_wider_than_the_terminal_cuts_its_widest_column() {
+        let mut b = tabled::builder::Builder::default();
+        b.push_record(["POD", "REASONS"]);
+        b.push_record(["media/backup-1", "1 Insufficient cpu, 4 node(s) didn't match pod affinity rules"]);
+        let mut table = b.build();
+        table.with(tabled::settings::Style::blank());
+        let text = super::fit_to(&mut table, 50).to_string();
+        assert_eq!(
+            text.lines().map(str::trim_end).collect::<Vec<_>>(),
+            [" POD              REASONS", " media/backup-1   1 Insufficient cpu, 4 node(s) …"]
+        );
+        assert!(text.lines().all(|l| l.chars().count() <= 50), "{text}");
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub fn amount(resource: &str, v: i64) -> String {
 }
 
 fn t(ts: DateTime<Utc>) -> String {
-    ts.format("%Y-%m-%d %H:%M:%SZ").to_string()
+    super::time(ts)
 }
 
 #[derive(Tabled)]
@@ -55,10 +55,12 @@ pub fn list<W: Write>(out: &mut W, pods: &[PendingPod]) -> anyhow::Result<()> {
         attempts: p.occurrences,
         scheduled: match (&p.scheduled_node, p.scheduled_at, p.deleted_at) {
             (Some(n), Some(at), _) => match &p.rejected_reason {
-                Some(reason) => format!("{n} at {}, rejected by its kubelet ({reason})", at.format("%H:%M:%SZ")),
-                None => format!("{n} at {}", at.format("%H:%M:%SZ")),
+                Some(reason) => {
+                    format!("{n} at {}, rejected by its kubelet ({reason})", super::time_near(at, p.first_failure))
+                }
+                None => format!("{n} at {}", super::time_near(at, p.first_failure)),
             },
-            (_, _, Some(d)) => format!("never (deleted {})", d.format("%H:%M:%SZ")),
+            (_, _, Some(d)) => format!("never (deleted {})", super::time_near(d, p.first_failure)),
             _ => "not seen".into(),
         },
         reasons: p.reasons.clone(),
@@ -191,6 +193,17 @@ pub fn report<W: Write>(out: &mut W, r: &PendingReport) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The free amount of `resource` on `node` from an exact count (the
+/// kubelet's at admission) that replaced the store's bound in a shortfall,
+/// as the shortfall line shows it: the table says the same number (a new
+/// user read `≤1780m` free in the table against `225m free` in the line).
+fn exact_free(s: &StateAtFailure, node: &str, resource: &str) -> Option<String> {
+    s.shortfalls
+        .iter()
+        .find(|sf| sf.node == node && sf.resource == resource && sf.exact_from.is_some())
+        .map(|sf| sf.display[1].clone())
+}
+
 fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
     writeln!(out, "Nodes at the last failure ({}; {})", t(s.at), count(s.pods_counted, "pod counted", "pods counted"))?;
     if s.requested_is_lower_bound {
@@ -254,7 +267,11 @@ fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
         NodeRow {
             node: name,
             cpu: fmt("cpu"),
-            cpu_free: get("cpu").map_or("-".into(), |r| format!("{le}{}", amount("cpu", r.free))),
+            cpu_free: match exact_free(s, &n.name, "cpu") {
+                // The shortfall below says the kubelet's exact count: so does the table.
+                Some(free) => format!("{free} (kubelet)"),
+                None => get("cpu").map_or("-".into(), |r| format!("{le}{}", amount("cpu", r.free))),
+            },
             memory: fmt("memory"),
             pods: get("pods").map_or("-".into(), |r| format!("{ge}{}/{}", r.requested, r.allocatable)),
             other,
@@ -273,6 +290,13 @@ fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
         }
     });
     writeln!(out, "{}", super::plain(&mut Table::new(rows)))?;
+    if s.nodes.iter().any(|n| exact_free(s, &n.name, "cpu").is_some()) {
+        writeln!(
+            out,
+            "  (kubelet): free as the kubelet counted it when it refused the pod, exact; the requested amounts are \
+             the store's pods"
+        )?;
+    }
     let hidden = shown.iter().filter(|show| !**show).count();
     if hidden > 0 {
         writeln!(out, "  … and {hidden} more nodes (use -o json for all)")?;

@@ -5,12 +5,12 @@
 
 use std::io::Write;
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use kdrift_rebalance::{EvictionOutcome, ExecutionReport, Replacement, RunOutcome};
 use tabled::builder::Builder;
 
 fn t(at: DateTime<Utc>) -> String {
-    at.to_rfc3339_opts(SecondsFormat::Secs, true)
+    super::time(at)
 }
 
 /// One eviction's outcome in words.

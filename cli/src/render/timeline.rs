@@ -14,17 +14,16 @@ use tabled::{Table, Tabled};
 
 use super::{duration, skew_points};
 
-/// `2026-11-28 02:00:00Z`.
+/// `2026-11-28T02:00:00Z` ([`super::time`]).
 pub fn full(t: DateTime<Utc>) -> String {
-    t.format("%Y-%m-%d %H:%M:%SZ").to_string()
+    super::time(t)
 }
 
 /// Time of day when on `day`'s date, else the full time.
 fn short(t: Option<DateTime<Utc>>, day: DateTime<Utc>) -> String {
     match t {
         None => "-".into(),
-        Some(t) if t.date_naive() == day.date_naive() => t.format("%H:%M:%S").to_string(),
-        Some(t) => full(t),
+        Some(t) => super::time_near(t, day),
     }
 }
 

@@ -3,7 +3,7 @@
 //! millicores, bytes), CPU and memory of one object at one instant merged
 //! into one sample.
 //!
-//! **Which node a series is** (documented in the README):
+//! **Which node a series is** (documented in docs/sources.md, "Measured usage from Prometheus"):
 //! 1. its `node` label, when it has one (kube-prometheus-stack relabels
 //!    cAdvisor and node-exporter series so);
 //! 2. else its `instance` without the `:port`: when kube-state-metrics'

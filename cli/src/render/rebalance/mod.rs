@@ -125,7 +125,7 @@ fn num(v: f64) -> String {
 }
 
 fn t(ts: DateTime<Utc>) -> String {
-    ts.format("%Y-%m-%d %H:%M:%SZ").to_string()
+    crate::render::time(ts)
 }
 
 fn class(c: NodeClass) -> &'static str {

@@ -218,24 +218,49 @@ pub(super) fn nights<W: Write>(out: &mut W, rounds: &Rounds) -> anyhow::Result<(
         rounds.pile_ups()
     )?;
     if !rounds.loops.is_empty() {
-        writeln!(out, "  Loops: {} pod(s) evicted again the night after", rounds.loops.len())?;
-        for l in rounds.loops.iter().take(LOOPS_SHOWN) {
-            let landed = l.landed_on.as_deref().map_or("stayed Pending".to_string(), |n| format!("landed on {n}"));
-            writeln!(
-                out,
-                "    {}: evicted night {} by {}, {landed}, evicted again night {} by {}",
-                l.pod,
-                l.round,
-                l.plugin,
-                l.round + 1,
-                l.again_by
-            )?;
+        let lines = loop_lines(&rounds.loops);
+        writeln!(out, "  Loops: {} pod(s) evicted again the night after", lines.len())?;
+        for line in lines.iter().take(LOOPS_SHOWN) {
+            writeln!(out, "    {line}")?;
         }
-        if rounds.loops.len() > LOOPS_SHOWN {
-            writeln!(out, "    … (+{} more; -o json lists them all)", rounds.loops.len() - LOOPS_SHOWN)?;
+        if lines.len() > LOOPS_SHOWN {
+            writeln!(out, "    … (+{} more; -o json lists them all)", lines.len() - LOOPS_SHOWN)?;
         }
     }
     Ok(())
+}
+
+/// One line per pod of the loops (a pod evicted nights 1, 2 and 3 has two
+/// loops, and was listed twice and counted as two pods): its evictions in
+/// night order, where it landed after each.
+fn loop_lines(loops: &[kdrift_rebalance::EvictionLoop]) -> Vec<String> {
+    let mut order: Vec<&str> = Vec::new();
+    let mut by_pod: BTreeMap<&str, Vec<&kdrift_rebalance::EvictionLoop>> = BTreeMap::new();
+    for l in loops {
+        let pods = by_pod.entry(l.pod.as_str()).or_default();
+        if pods.is_empty() {
+            order.push(l.pod.as_str());
+        }
+        pods.push(l);
+    }
+    order
+        .into_iter()
+        .map(|pod| {
+            let mut ls = by_pod.remove(pod).unwrap_or_default();
+            ls.sort_by_key(|l| l.round);
+            let mut parts: Vec<String> = Vec::new();
+            for (i, l) in ls.iter().enumerate() {
+                let landed = l.landed_on.as_deref().map_or("stayed Pending".to_string(), |n| format!("landed on {n}"));
+                // The night before's "again" is this one's eviction: said once.
+                if i == 0 || ls[i - 1].round + 1 != l.round {
+                    parts.push(format!("evicted night {} by {}", l.round, l.plugin));
+                }
+                parts.push(landed);
+                parts.push(format!("evicted again night {} by {}", l.round + 1, l.again_by));
+            }
+            format!("{pod}: {}", parts.join(", "))
+        })
+        .collect()
 }
 
 /// Loops listed by name before `… (+N more)`.

@@ -163,6 +163,53 @@ pub(super) fn utilization_run<W: Write>(
             s.node, s.evicted, s.removable, s.non_removable, s.stop_message
         )?;
     }
-    skipped(out, run, "on the source nodes")?;
+    skipped(out, run, &source_nodes_skipped(&run.source_nodes))?;
     Ok(())
+}
+
+/// Whose pods the `Not evicted` list of a utilization run holds, with the
+/// two kinds the source nodes' lines count apart, so that the numbers add
+/// up: `on the source nodes: 4 not removable, 1 removable but not evicted`
+/// (a new user read the node's `4 not removable` against `Not evicted: 5`).
+fn source_nodes_skipped(sources: &[kdrift_rebalance::SourceNode]) -> String {
+    let not_removable: usize = sources.iter().map(|s| s.non_removable).sum();
+    let left: usize = sources.iter().map(|s| s.removable.saturating_sub(s.evicted)).sum();
+    match (not_removable, left) {
+        (_, 0) => format!("on the source nodes: {not_removable} not removable"),
+        (0, _) => format!("on the source nodes: {left} removable but not evicted"),
+        _ => format!("on the source nodes: {not_removable} not removable, {left} removable but not evicted"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use kdrift_rebalance::{SourceNode, StopReason};
+
+    fn source(node: &str, removable: usize, non_removable: usize, evicted: usize) -> SourceNode {
+        SourceNode {
+            node: node.into(),
+            usage_sum: 0,
+            removable,
+            non_removable,
+            evicted,
+            stop: StopReason::CandidatesExhausted,
+            stop_message: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_not_evicted_count_is_split_as_the_source_nodes_lines_count() {
+        // node-1: 4 not removable, 3 removable of which 2 evicted: 5 not evicted.
+        let one = [source("node-1", 3, 4, 2)];
+        assert_eq!(
+            super::source_nodes_skipped(&one),
+            "on the source nodes: 4 not removable, 1 removable but not evicted"
+        );
+        let two = [source("node-1", 2, 4, 2), source("node-2", 1, 0, 1)];
+        assert_eq!(super::source_nodes_skipped(&two), "on the source nodes: 4 not removable");
+        assert_eq!(
+            super::source_nodes_skipped(&[source("node-1", 3, 0, 1)]),
+            "on the source nodes: 2 removable but not evicted"
+        );
+    }
 }

@@ -234,7 +234,7 @@ fn constraint<W: Write>(out: &mut W, r: &PendingReport) -> std::io::Result<()> {
                 Esc(&f.kind),
                 Esc(&f.namespace),
                 Esc(&f.name),
-                f.observed_at.format("%Y-%m-%d %H:%M:%SZ")
+                crate::render::time(f.observed_at)
             )?;
         }
     }
@@ -463,10 +463,10 @@ mod tests {
             "{text}"
         );
         // Exact numbers (the kubelet's count) are not bounds, and say where they come from.
-        s.shortfalls = vec![short(Some("the kubelet's count at admission, 2026-11-28 05:15:00Z".into()))];
+        s.shortfalls = vec![short(Some("the kubelet's count at admission, 2026-11-28T05:15:00Z".into()))];
         let text = html(&s);
         assert!(
-            text.contains(r#"data-short="42">node-1 cpu: the pod requests <b>100m</b>, <b>58m</b> free → <b>42m</b> short (the kubelet&#39;s count at admission, 2026-11-28 05:15:00Z)</li>"#),
+            text.contains(r#"data-short="42">node-1 cpu: the pod requests <b>100m</b>, <b>58m</b> free → <b>42m</b> short (the kubelet&#39;s count at admission, 2026-11-28T05:15:00Z)</li>"#),
             "{text}"
         );
     }

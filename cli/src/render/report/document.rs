@@ -186,7 +186,9 @@ fn operation<W: Write>(out: &mut W, d: &ReportData, op: &Operation) -> std::io::
 }
 
 fn episodes_table<W: Write>(out: &mut W, op: &Operation) -> std::io::Result<()> {
-    let t = |x: Option<chrono::DateTime<chrono::Utc>>| x.map_or("-".to_string(), |t| t.format("%H:%M:%S").to_string());
+    let t = |x: Option<chrono::DateTime<chrono::Utc>>| {
+        x.map_or("-".to_string(), |t| crate::render::time_near(t, op.started_at))
+    };
     let pct = |r: &kdrift_analyze::RequestedAt, node: &str, res: &str| {
         r.node(node)
             .and_then(|n| n.get(res))

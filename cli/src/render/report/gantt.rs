@@ -2,7 +2,7 @@
 //! per node episode a cordoned band, a draining band (first to last
 //! eviction), a NotReady band, eviction ticks, reboot marks, and ticks where
 //! evicted pods' replacements were bound; each operation framed and labelled
-//! (`#2 rolling drain · 2026-11-28 02:00:00Z`). Every shape has a `<title>`
+//! (`#2 rolling drain · 2026-11-28T02:00:00Z`). Every shape has a `<title>`
 //! (a tooltip without script) and `data-*` attributes naming what it shows.
 
 use std::io::Write;
@@ -32,7 +32,7 @@ const AXIS: f64 = 34.0;
 pub enum Labels {
     /// `#2 · 11-28 02:00` (the overview: many operations side by side).
     Short,
-    /// `#2 rolling drain · 2026-11-28 02:00:00Z → 02:10:15Z` (one operation).
+    /// `#2 rolling drain · 2026-11-28T02:00:00Z → 02:10:15Z` (one operation).
     Full,
 }
 
@@ -435,7 +435,7 @@ mod tests {
         let x = num(LEFT + 121.0 * per_minute);
         assert!(svg.contains(&format!(r#"data-pod="web/api-&quot;x&quot;" x1="{x}""#)), "{svg}");
         assert!(svg.contains(r#"class="reboot""#));
-        assert!(svg.contains(">#2 drain · 2026-11-28 02:00:00Z → 02:10:00Z</text>"), "{svg}");
+        assert!(svg.contains(">#2 drain · 2026-11-28T02:00:00Z → 02:10:00Z</text>"), "{svg}");
         assert!(!svg.contains("node-<1>"), "names are escaped everywhere");
     }
 
