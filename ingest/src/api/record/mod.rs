@@ -62,6 +62,9 @@ use crate::store::{RunCounts, RunWriter};
 use crate::store::{Store, StoreError};
 use watcher::{Msg, WatchSettings, Watcher};
 
+// A watch event is held up to the NDJSON line cap, as a line of a recorder's log would be.
+const _: () = assert!(kdrift_rebalance::MAX_WATCH_EVENT_BYTES == crate::ndjson_stream::MAX_LINE_BYTES);
+
 /// Recorder settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordOptions {
@@ -101,6 +104,7 @@ impl RecordOptions {
                 backoff_max: Duration::from_secs(30),
                 request_timeout: DEFAULT_REQUEST_TIMEOUT,
                 max_page_bytes: kdrift_rebalance::MAX_PAGE_BYTES,
+                max_event_bytes: kdrift_rebalance::MAX_WATCH_EVENT_BYTES,
             },
             batch_records: 1000,
             batch_interval: Duration::from_secs(5),
