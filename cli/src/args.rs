@@ -871,9 +871,15 @@ pub struct IngestVictorialogsArgs {
     #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration)]
     pub retry_delay: std::time::Duration,
     /// Longest one request (/query, /hits, /field_names) may take, its answer read whole (e.g.
-    /// 10m, 90s); past it the request fails (and the window is retried, --attempts).
+    /// 10m, 90s; the time kdrift spends staging a window's rows is not counted); past it the
+    /// request fails (and the window is retried, --attempts).
     #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
     pub request_timeout: std::time::Duration,
+    /// Bytes of rows a window stages before moving them into the store inside the window's one
+    /// transaction (bytes, or with KiB/MiB/GiB): the memory bound of a window, whatever its size;
+    /// the fetcher holds at most half as much ahead. A window still commits whole (--resume).
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = kdrift_ingest::parse_size)]
+    pub max_batch_bytes: u64,
 }
 
 /// Parses a `--layout` name (pure; used by clap).
