@@ -184,6 +184,10 @@ pub struct RecordArgs {
     /// Commit at least every this many seconds while versions come in.
     #[arg(long, value_name = "SECONDS", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub batch_seconds: u64,
+    /// Commit once the versions staged hold this many bytes of objects (bytes, or with
+    /// KiB/MiB/GiB), as `ingest file`'s: the memory bound of a batch of big objects.
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = kdrift_ingest::parse_size)]
+    pub max_batch_bytes: u64,
     /// How often to sample the CPU and memory nodes and pods use from metrics.k8s.io (metrics-server's
     /// NodeMetrics and PodMetrics), e.g. 30s, 1m; `0` or `off`: never.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_metrics_interval)]

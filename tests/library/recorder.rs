@@ -412,7 +412,8 @@ fn big_pod(i: u32, rv: u32, mib: usize) -> String {
 fn a_16_mib_watch_event_is_stored_and_one_over_the_cap_is_an_error_while_the_next_is_stored() {
     // Break-it 35 F22: the watch reader searched the whole unfinished event
     // for a line end again at every chunk (8 MiB: 9 s of CPU; 10 × 60 MiB:
-    // nothing stored after 60 s), and no event was too long to hold.
+    // nothing stored after 60 s), no event was too long to hold, and a
+    // batch was bounded by records and time only (10 × 60 MiB: 7.76 GB).
     let list = list_of("PodList", &[pod_text(0, 10).into_bytes()]);
     let lines = vec![
         event("ADDED", &big_pod(1, 201, 16)),
@@ -429,8 +430,16 @@ fn a_16_mib_watch_event_is_stored_and_one_over_the_cap_is_an_error_while_the_nex
     let rec = RunningRecorder::start(&kube.write_kubeconfig(dir.path()), &db, Arc::new(WallClock), move |o| {
         o.resources = vec![pods];
         o.watch.max_event_bytes = 20 << 20;
+        // Committed by bytes alone: p0 and the 16 MiB p1 before p3 comes.
+        o.batch_bytes = 1 << 20;
+        o.batch_interval = Duration::from_secs(3600);
     });
     assert!(rec.watched.wait(WAIT, |s| s.max_rv.get("pods") == Some(&203)), "{:?}", rec.watched.seen());
+    assert!(
+        rec.watched.wait(WAIT, |s| s.committed.is_some_and(|c| c.records == 2)),
+        "p0 and p1 committed once p1's 16 MiB passed batch_bytes: {:?}",
+        rec.watched.seen()
+    );
     let report = rec.stop();
     let r = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
     let url = format!("{}/api/v1/pods", kube.url());
