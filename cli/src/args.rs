@@ -195,6 +195,10 @@ pub struct RecordArgs {
     /// Commit at least this often while versions come in: 1s to 1h, e.g. 5s; a bare number is seconds.
     #[arg(long, value_name = "DURATION", default_value_t = 5, value_parser = crate::duration::kube_seconds)]
     pub batch_seconds: u64,
+    /// Commit once the versions staged hold this many bytes of objects (bytes, or with
+    /// KiB/MiB/GiB), as `ingest file`'s: the memory bound of a batch of big objects.
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = kdrift_ingest::parse_size)]
+    pub max_batch_bytes: u64,
     /// How often to sample the CPU and memory nodes and pods use from metrics.k8s.io (metrics-server's
     /// NodeMetrics and PodMetrics), e.g. 30s, 1m; `0` or `off`: never.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_metrics_interval)]
@@ -923,9 +927,15 @@ pub struct IngestVictorialogsArgs {
     #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration)]
     pub retry_delay: std::time::Duration,
     /// Longest one request (/query, /hits, /field_names) may take, its answer read whole (e.g.
-    /// 10m, 90s); past it the request fails (and the window is retried, --attempts).
+    /// 10m, 90s; the time kdrift spends staging a window's rows is not counted); past it the
+    /// request fails (and the window is retried, --attempts).
     #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = crate::duration::http_timeout)]
     pub request_timeout: std::time::Duration,
+    /// Bytes of rows a window stages before moving them into the store inside the window's one
+    /// transaction (bytes, or with KiB/MiB/GiB): the memory bound of a window, whatever its size;
+    /// the fetcher holds at most half as much ahead. A window still commits whole (--resume).
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = kdrift_ingest::parse_size)]
+    pub max_batch_bytes: u64,
 }
 
 /// Parses a `--layout` name (pure; used by clap).

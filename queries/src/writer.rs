@@ -99,6 +99,11 @@ pub struct RunWriter<'s> {
     noted: u64,
     /// Committed or abandoned: nothing left to close.
     closed: bool,
+    /// The run's one transaction, when it has one ([`RunWriter::hold_transaction`]):
+    /// batches are moved into the store inside it, and it commits with the run.
+    held: Option<TransactionGuard<'s>>,
+    /// Totals of the batches moved inside `held`, not committed yet.
+    moved: RunCounts,
     /// DuckDB on one thread while the run is open (dropped last, after the
     /// run is closed).
     _threads: WriterThreads<'s>,
@@ -218,6 +223,8 @@ impl<'s> RunWriter<'s> {
             files: Vec::new(),
             noted: 0,
             closed: false,
+            held: None,
+            moved: RunCounts::default(),
             _threads: threads,
         };
         // From here on, a failure closes the run as `failed` (see `Drop`).
@@ -406,6 +413,44 @@ impl<'s> RunWriter<'s> {
         Ok(self.committed)
     }
 
+    /// Opens the run's one transaction: from here on [`RunWriter::move_batch`]
+    /// moves the records staged so far into the store inside it, and the
+    /// run's [`RunWriter::commit`] commits them all at once; abandoned (or
+    /// dropped) uncommitted, the run keeps none of them. A source whose unit
+    /// must be stored whole (a VictoriaLogs window, `--resume`) bounds what
+    /// it stages by bytes this way, as `commit_batch` does between
+    /// transactions: the staging table and each statement hold one batch.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the transaction cannot begin.
+    pub fn hold_transaction(&mut self) -> Result<(), StoreError> {
+        if self.held.is_none() {
+            let tx = TransactionGuard::begin(self.store);
+            self.held = Some(self.remember(tx)?);
+        }
+        Ok(())
+    }
+
+    /// Moves the records staged since the last batch into `observations`,
+    /// with their derived rows, inside the run's held transaction
+    /// ([`RunWriter::hold_transaction`]), and empties the staging table;
+    /// nothing is committed. Without a held transaction it is
+    /// [`RunWriter::commit_batch`].
+    ///
+    /// # Errors
+    /// [`StoreError`]; the caller drops or abandons the run (its
+    /// transaction is rolled back).
+    pub fn move_batch(&mut self, errors: u64) -> Result<(), StoreError> {
+        if self.held.is_none() {
+            return self.commit_batch(errors).map(|_| ());
+        }
+        let moved = self.commit_staged(None, errors, |_, _| Ok(()));
+        self.remember(moved)?;
+        let appender = open_appender(self.store);
+        self.appender = Some(self.remember(appender)?);
+        Ok(())
+    }
+
     /// Flushes the appender and moves the staged rows into `observations`
     /// with their derived rows, then updates the run row (closed with
     /// `finish`'s status, else its progress counts), in one transaction.
@@ -423,7 +468,12 @@ impl<'s> RunWriter<'s> {
         tracing::trace!(ms = started.elapsed().as_secs_f64() * 1e3, "appender flushed");
         self.errors = errors;
         let store = self.store;
-        let tx = TransactionGuard::begin(store)?;
+        // Inside the run's held transaction, a batch is moved, not committed.
+        let moving = self.held.is_some() && finish.is_none();
+        let tx = match self.held.take() {
+            Some(tx) => tx,
+            None => TransactionGuard::begin(store)?,
+        };
         let after: i64 = store.query_one(&sql::MAX_OBS_ID, [], |r| r.get(0))?;
         let added = store.execute(&sql::COMMIT_OBSERVATIONS, [self.run_id])? as u64;
         store.execute(&sql::DERIVE_EVENT_VERSIONS, params![self.run_id, after])?;
@@ -449,12 +499,21 @@ impl<'s> RunWriter<'s> {
             store.execute(q, params![self.run_id, after])?;
         }
         store.execute(&sql::CLEAR_STAGING, [])?;
-        write_errors(store, self.run_id, &self.unwritten)?;
-        write_files(store, self.run_id, &self.files)?;
-        let mut c = self.committed;
+        let mut c = self.moved;
         c.records += self.pending;
         c.added += added;
         c.duplicates += self.pending.saturating_sub(added);
+        if moving {
+            tracing::debug!(rows = self.pending, added, ms = started.elapsed().as_secs_f64() * 1e3, "batch moved");
+            self.held = Some(tx);
+            self.moved = c;
+            self.pending = 0;
+            self.pending_bytes = 0;
+            self.unflushed_bytes = 0;
+            return Ok(());
+        }
+        write_errors(store, self.run_id, &self.unwritten)?;
+        write_files(store, self.run_id, &self.files)?;
         let (records, duplicates, errors) = (c.records as i64, c.duplicates as i64, errors as i64);
         match finish {
             Some(status) => store.execute(
@@ -467,6 +526,7 @@ impl<'s> RunWriter<'s> {
         tx.commit()?;
         tracing::debug!(rows = self.pending, added, ms = started.elapsed().as_secs_f64() * 1e3, "batch committed");
         self.committed = c;
+        self.moved = c;
         self.pending = 0;
         self.pending_bytes = 0;
         self.unflushed_bytes = 0;
@@ -527,6 +587,8 @@ impl RunWriter<'_> {
         self.closed = true;
         let (store, run_id, done) = (self.store, self.run_id, self.committed);
         drop(self.appender.take());
+        // The run's held transaction, if any, is rolled back: none of its batches stay.
+        drop(self.held.take());
         // One transaction: a process killed while it closes the run leaves
         // it `running` with its error rows and count still equal.
         let tx = TransactionGuard::begin(store)?;
@@ -565,6 +627,8 @@ impl Drop for RunWriter<'_> {
             return;
         }
         drop(self.appender.take());
+        // Rolled back first: what follows closes the run outside it.
+        drop(self.held.take());
         let (store, run_id, done) = (self.store, self.run_id, self.committed);
         // Each step on its own: the error that aborted the run is what the
         // caller reports, and a store too broken for these statements leaves

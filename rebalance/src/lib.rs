@@ -73,8 +73,8 @@ pub use cluster::redirect::Redirected;
 pub use cluster::{
     list_all, watch, BadEventKind, BadItem, ClusterError, ClusterOptions, Connected, Deadlines, ListPager, ObjectList,
     Page, ResourceKind, Scope, WatchItem, WatchOptions, DEFAULT_PAGE_SIZE, DEFAULT_REQUEST_TIMEOUT, ERROR_BODY_LIMIT,
-    HISTORY_RESOURCES, LIST_BOUND_FACTOR, MAX_EMPTY_PAGES, MAX_PAGES, MAX_PAGE_BYTES, NODE_METRICS, PAGE_BOUND_FACTOR,
-    POD_METRICS,
+    HISTORY_RESOURCES, LIST_BOUND_FACTOR, MAX_EMPTY_PAGES, MAX_PAGES, MAX_PAGE_BYTES, MAX_WATCH_EVENT_BYTES,
+    NODE_METRICS, PAGE_BOUND_FACTOR, POD_METRICS,
 };
 pub use deadman::{check_last_success, parse_max_age, CheckResult, DeadmanStatus, SourceReading};
 pub use document::drift::Difference;

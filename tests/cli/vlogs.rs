@@ -104,6 +104,39 @@ fn credentials_reach_the_server_and_never_the_output() {
     assert!(!text.contains("wrong-secret-123") && !text.contains(PASSWORD), "{text}");
 }
 
+/// Break-it 35 F8: `--max-batch-bytes` (as `ingest file`'s) bounds what a
+/// window stages: with 1 byte, each row is moved into the store on its own
+/// inside its window's transaction (`-vv` logs each move), each window
+/// still commits once, and the same 30 rows are stored as with the
+/// default (no move: each window's rows fit one batch).
+#[test]
+fn max_batch_bytes_moves_a_windows_rows_in_batches_and_each_window_commits_once() {
+    let vl = loaded();
+    let dir = tempfile::tempdir().expect("tmp");
+    for (n, flags, moved) in [(1, vec![], 0), (2, vec!["--max-batch-bytes", "1"], 30)] {
+        let db = dir.path().join(format!("b{n}.duckdb"));
+        let out = kdrift(&db, &vl.url())
+            .args(["-vv", "--user", "kdrift"])
+            .args(&flags)
+            .env("KDRIFT_VL_PASSWORD", PASSWORD)
+            .assert()
+            .success()
+            .get_output()
+            .clone();
+        let text = output(&out);
+        let count = |what: &str| text.lines().filter(|l| l.contains(what)).count();
+        assert_eq!(count("batch moved"), moved, "{flags:?}: {text}");
+        assert_eq!(count("batch committed"), 3, "{flags:?}: one commit per window");
+        assert!(text.contains("(layout raw, detected) in 3 windows: 30 new"), "{text}");
+    }
+    let db = dir.path().join("b3.duckdb");
+    let out = kdrift(&db, &vl.url()).args(["--max-batch-bytes", "lots"]).assert().code(2).get_output().clone();
+    assert!(output(&out).contains("invalid value 'lots' for '--max-batch-bytes <SIZE>'"), "{}", output(&out));
+    let mut help = Command::cargo_bin("kdrift").expect("binary");
+    let help = output(&help.args(["ingest", "victorialogs", "--help"]).output().expect("help"));
+    assert!(help.contains("--max-batch-bytes <SIZE>") && help.contains("[default: 64MiB]"), "{help}");
+}
+
 #[test]
 fn a_url_with_credentials_is_refused_without_echoing_them() {
     let vl = loaded();

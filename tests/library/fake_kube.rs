@@ -147,6 +147,7 @@ fn watches_replay_bookmark_expire_and_drop() {
             timeout_seconds: Some(30),
             bookmarks: true,
             deadlines: Default::default(),
+            max_event_bytes: kdrift_rebalance::MAX_WATCH_EVENT_BYTES,
         };
         let mut s = watch(&client, pods, &Scope::Namespace("d".into()), &options).await.expect("watch");
         let first = s.next().await.expect("event").expect("ok");

@@ -403,6 +403,70 @@ fn bad_list_items_and_watch_lines_are_errors_of_the_run_and_the_watch_reads_on()
     assert_eq!(store.counts().expect("counts").observations, 4);
 }
 
+/// Pod `p{i}` at resourceVersion `rv` with an annotation of `mib` MiB.
+fn big_pod(i: u32, rv: u32, mib: usize) -> String {
+    let pod = pod_text(i, rv);
+    let annotation = format!(r#""annotations":{{"blob":"{}"}},"#, "x".repeat(mib << 20));
+    pod.replacen(r#""metadata":{"#, &format!(r#""metadata":{{{annotation}"#), 1)
+}
+
+#[test]
+fn a_16_mib_watch_event_is_stored_and_one_over_the_cap_is_an_error_while_the_next_is_stored() {
+    // Break-it 35 F22: the watch reader searched the whole unfinished event
+    // for a line end again at every chunk (8 MiB: 9 s of CPU; 10 × 60 MiB:
+    // nothing stored after 60 s), no event was too long to hold, and a
+    // batch was bounded by records and time only (10 × 60 MiB: 7.76 GB).
+    let list = list_of("PodList", &[pod_text(0, 10).into_bytes()]);
+    let lines = vec![
+        event("ADDED", &big_pod(1, 201, 16)),
+        event("ADDED", &big_pod(2, 202, 24)),
+        event("ADDED", &pod_text(3, 203)),
+    ];
+    let kube = HostileKube::start(move |t| {
+        let pods = t.starts_with("/api/v1/pods?");
+        pods.then(|| if t.contains("watch=") { Answer::Watch(lines.clone()) } else { Answer::Body(list.clone()) })
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("rec.duckdb");
+    let pods = *ResourceKind::by_kind("v1", "Pod").expect("pods");
+    let rec = RunningRecorder::start(&kube.write_kubeconfig(dir.path()), &db, Arc::new(WallClock), move |o| {
+        o.resources = vec![pods];
+        o.watch.max_event_bytes = 20 << 20;
+        // Committed by bytes alone: p0 and the 16 MiB p1 before p3 comes.
+        o.batch_bytes = 1 << 20;
+        o.batch_interval = Duration::from_secs(3600);
+    });
+    assert!(rec.watched.wait(WAIT, |s| s.max_rv.get("pods") == Some(&203)), "{:?}", rec.watched.seen());
+    assert!(
+        rec.watched.wait(WAIT, |s| s.committed.is_some_and(|c| c.records == 2)),
+        "p0 and p1 committed once p1's 16 MiB passed batch_bytes: {:?}",
+        rec.watched.seen()
+    );
+    let report = rec.stop();
+    let r = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    let url = format!("{}/api/v1/pods", kube.url());
+    assert_eq!(r.received, 3, "p0 listed, p1 and p3 watched");
+    let len = event("ADDED", &big_pod(2, 202, 24)).len();
+    assert_eq!(
+        r.item_errors,
+        [format!(
+            "pods: watch line 2 from {url} is an event of {len} bytes, more than the 20 MiB kdrift reads in one watch \
+             event (not held; its object is not stored); expected one JSON watch event per line ({{\"type\": \
+             ADDED|MODIFIED|DELETED|BOOKMARK|ERROR, \"object\": {{…}}}}); the line is skipped"
+        )]
+    );
+    let store = Store::open_existing(&db).expect("store");
+    let rows: Vec<(String, i64)> = store
+        .conn()
+        .prepare(
+            "SELECT name, length(json_extract_string(object, '$.metadata.annotations.blob')) FROM observations \
+             WHERE kind = 'Pod' ORDER BY name",
+        )
+        .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get::<_, Option<i64>>(1)?.unwrap_or(0))))?.collect())
+        .expect("rows");
+    assert_eq!(rows, [("p0".to_string(), 0), ("p1".to_string(), 16 << 20), ("p3".to_string(), 0)]);
+}
+
 #[test]
 fn a_watch_line_left_open_does_not_swallow_the_next_event() {
     // Break-it 34 H4: a line holding an unclosed `{` / `[` took the next

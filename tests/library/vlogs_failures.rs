@@ -151,6 +151,38 @@ fn a_persistent_abort_names_the_window_and_earlier_windows_stay_then_resume_cont
     assert!(done.windows.is_empty() && done.notes.iter().any(|n| n.contains("nothing left")), "{:?}", done.notes);
 }
 
+/// Break-it 35 F8: a window's rows are moved into the store in batches of
+/// `max_batch_bytes` inside the window's one transaction (here every row
+/// on its own), so no window is held whole; an attempt that breaks after
+/// batches were moved keeps none of them (the retry reads the window
+/// whole), and a window that fails for good leaves nothing `--resume`
+/// would skip.
+#[test]
+fn a_window_moved_in_batches_is_still_committed_whole_or_not_at_all() {
+    let vl = loaded();
+    vl.inject(Fault::Truncate { lines: 6 }, Some(1), Some(&hour(1)));
+    vl.inject(Fault::ErrorText { lines: 7 }, None, Some(&hour(3)));
+    let (_d, store) = temp_store();
+    let mut opts = options();
+    opts.max_batch_bytes = 1;
+    let err = pull_blocking(&store, &vl.url(), Auth::default(), &opts).expect_err("hour 3 fails for good");
+    assert_eq!(err.committed.windows.len(), 3, "windows 00:00-03:00 committed");
+    let w = &err.committed.windows[1];
+    assert_eq!((w.attempts, w.rows, w.added), (2, 10, 10), "the retry read the whole window");
+    let times = last_times(&store);
+    assert_eq!(times.len(), 30);
+    assert!(times.iter().all(|t| *t < utc("2026-11-27T03:00:00Z")), "nothing of the failed window");
+    assert_eq!(store.counts().expect("counts").observations, 30, "none of the 6 + 7 rows moved before the breaks");
+
+    vl.clear_faults();
+    let mut resume = opts.clone();
+    resume.resume = true;
+    let r = pull_blocking(&store, &vl.url(), Auth::default(), &resume).expect("resumed pull");
+    assert_eq!(r.resumed_from, Some(utc("2026-11-27T03:00:00Z")));
+    assert_eq!((r.windows.len(), r.rows(), r.added()), (3, 30, 30));
+    assert_eq!(store.counts().expect("counts").observations, 60);
+}
+
 #[test]
 fn tenant_headers_and_bearer_tokens_reach_the_server() {
     let vl = FakeVlogs::start();

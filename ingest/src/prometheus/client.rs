@@ -11,13 +11,13 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use futures::StreamExt;
 use reqwest::header::{HeaderName, HeaderValue};
 use reqwest::{Client, Url};
 use serde::Deserialize;
 
 use super::error::{Failure, PromError};
 use crate::victorialogs::auth::{Auth, EnvNames};
+use crate::victorialogs::capped::{read_capped, ReadError};
 use crate::victorialogs::client::{
     error_body, open_server, redact_url, transport, OpenError, Opened, Timeouts, QUOTE_LIMIT,
 };
@@ -348,18 +348,17 @@ impl PromClient {
             return Err(Failure::Status { status: status.as_u16(), body });
         }
         let limit = self.max_answer_bytes;
-        let mut bytes = Vec::new();
-        let mut stream = response.bytes_stream();
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(|e| transport(&e, &self.redactor))?;
-            if bytes.len() + chunk.len() > limit {
+        // At most `limit` bytes held (reserved from Content-Length), parsed in place.
+        let bytes = match read_capped(response, limit).await {
+            Ok(bytes) => bytes,
+            Err(ReadError::Transport(e)) => return Err(transport(&e, &self.redactor)),
+            Err(ReadError::Overflow) => {
                 return Err(Failure::BadAnswer(format!(
                     "the answer goes on past {limit} bytes, the most kdrift reads of one {what} query's answer: the \
                      rest is not read (raise --max-answer-bytes, or pull a shorter --window)"
-                )));
+                )))
             }
-            bytes.extend_from_slice(&chunk);
-        }
+        };
         let answer: Answer = serde_json::from_slice(&bytes).map_err(|e| {
             let quote = self.redactor.quote(&bytes, QUOTE_LIMIT);
             Failure::BadAnswer(format!("HTTP 200 but not a Prometheus answer ({e}): {quote:?}"))

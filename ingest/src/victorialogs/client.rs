@@ -412,18 +412,16 @@ impl VlClient {
         let request_error =
             |failure: Failure| VlError::Request { url: self.endpoint(path), failure: failure.redacted(&self.redactor) };
         let response = self.send(path, form).await.map_err(request_error)?;
-        let mut bytes = Vec::new();
-        let mut stream = response.bytes_stream();
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(|e| request_error(transport(&e, &self.redactor)))?;
-            if bytes.len() + chunk.len() > JSON_ANSWER_LIMIT {
+        let bytes = match super::capped::read_capped(response, JSON_ANSWER_LIMIT).await {
+            Ok(bytes) => bytes,
+            Err(super::capped::ReadError::Transport(e)) => return Err(request_error(transport(&e, &self.redactor))),
+            Err(super::capped::ReadError::Overflow) => {
                 return Err(request_error(Failure::BadAnswer(format!(
                     "the answer goes on past {JSON_ANSWER_LIMIT} bytes (16 MiB), the most kdrift reads of this \
                      answer: the rest is not read"
-                ))));
+                ))))
             }
-            bytes.extend_from_slice(&chunk);
-        }
+        };
         serde_json::from_slice(&bytes).map_err(|e| {
             let quote = self.redactor.quote(&bytes, QUOTE_LIMIT);
             request_error(Failure::BadAnswer(format!("not JSON ({e}): {quote:?}")))

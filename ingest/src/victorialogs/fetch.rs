@@ -15,6 +15,15 @@
 //! A response line that is not a row is an input error of its window, not
 //! a failure, unless it is text ending the answer (the server's error
 //! report): [`outcome`] says why that is safe for `--resume`.
+//!
+//! What the fetcher holds is bounded by bytes, not by the window: lines go
+//! in chunks of [`CHUNK`] lines or [`crate::ndjson_stream::CHUNK_BYTES`]
+//! (whichever comes first; a line near the 64 MiB cap goes alone), and the
+//! chunks converted or waiting in the queue hold at most
+//! [`FetchJob::queued_bytes`] of lines (half of `--max-batch-bytes`, as
+//! `ingest file`'s reader) plus one chunk: the stager gives a chunk's
+//! [`Permit`] back once it is staged (break-it 35 F8: one window of 20 rows
+//! of 60 MiB was held whole, 7.75 GB).
 
 use std::time::Duration as StdDuration;
 
@@ -54,8 +63,10 @@ pub enum Fetched {
         /// 1-based.
         attempt: u32,
     },
-    /// Lines of the attempt begun last, in line order (blank lines left out).
-    Lines(Vec<FetchedLine>),
+    /// Lines of the attempt begun last, in line order (blank lines left
+    /// out), with the share of [`FetchJob::queued_bytes`] they hold (given
+    /// back when dropped: drop it once they are staged).
+    Lines(Vec<FetchedLine>, Permit),
     /// The attempt's answer ended cleanly: the window can be committed.
     End,
     /// Attempt `attempt` at window `index` failed (after the lines sent, if
@@ -71,6 +82,35 @@ pub enum Fetched {
         /// The wait before the next attempt.
         retry_in: Option<StdDuration>,
     },
+}
+
+/// A chunk's share of the bytes the fetcher may hold ahead of the stager
+/// ([`FetchJob::queued_bytes`]), given back when dropped.
+#[derive(Debug)]
+pub struct Permit(#[allow(dead_code)] Option<tokio::sync::OwnedSemaphorePermit>);
+
+/// The budget of [`FetchJob::queued_bytes`], counted in KiB (a semaphore
+/// counts at most `u32::MAX` permits at a time).
+#[derive(Debug, Clone)]
+struct Budget {
+    kib: std::sync::Arc<tokio::sync::Semaphore>,
+    limit: u32,
+}
+
+impl Budget {
+    fn new(bytes: usize) -> Budget {
+        let limit =
+            u32::try_from((bytes >> 10).max(1)).unwrap_or(u32::MAX).min(tokio::sync::Semaphore::MAX_PERMITS as u32);
+        Budget { kib: std::sync::Arc::new(tokio::sync::Semaphore::new(limit as usize)), limit }
+    }
+
+    /// Waits until `bytes` fit beside those held (a chunk larger than the
+    /// whole budget waits until nothing else is held), then holds them.
+    async fn take(&self, bytes: usize) -> Permit {
+        let kib = u32::try_from(bytes.div_ceil(1 << 10)).unwrap_or(u32::MAX).clamp(1, self.limit);
+        // The semaphore is never closed.
+        Permit(self.kib.clone().acquire_many_owned(kib).await.ok())
+    }
 }
 
 /// One response line that holds something.
@@ -103,6 +143,9 @@ pub struct FetchJob {
     pub base_query: String,
     /// Longest line accepted, bytes.
     pub max_line: usize,
+    /// Bytes of lines converted or queued ahead of the stager, at most
+    /// (plus one chunk): half of [`super::PullOptions::max_batch_bytes`].
+    pub queued_bytes: usize,
     /// The windows, in the order they are committed.
     pub windows: Vec<Window>,
     /// Retries of a failed window.
@@ -169,10 +212,13 @@ enum Stop {
 
 async fn fetch_all(client: &VlClient, job: &FetchJob, interrupt: &Interrupt, tx: &Sender<Fetched>) {
     let attempts = job.retry.attempts.max(1);
+    // One budget for the whole pull: the next window's lines wait for the
+    // room the last window's leave.
+    let budget = Budget::new(job.queued_bytes);
     for (index, window) in job.windows.iter().enumerate() {
         let mut attempt = 1;
         loop {
-            let failure = match fetch_attempt(client, job, index, attempt, window, interrupt, tx).await {
+            let failure = match fetch_attempt(client, job, &budget, index, attempt, window, interrupt, tx).await {
                 Ok(()) => break,
                 Err(Stop::Quit) => return,
                 Err(Stop::Failed(failure)) => failure.redacted(&job.redactor),
@@ -207,9 +253,11 @@ async fn unless_stopped<T>(
 }
 
 /// One attempt at one window: asks, then hands the lines over in chunks.
+#[allow(clippy::too_many_arguments)]
 async fn fetch_attempt(
     client: &VlClient,
     job: &FetchJob,
+    budget: &Budget,
     index: usize,
     attempt: u32,
     window: &Window,
@@ -226,10 +274,19 @@ async fn fetch_attempt(
     let mut response =
         unless_stopped(asked, interrupt, tx).await?.unwrap_or_else(|_| Err(overran())).map_err(Stop::Failed)?;
     send(tx, Fetched::Begin { index, attempt }).await?;
-    let mut lines = Pending { job, location: &job.locations[index], held: Vec::new(), text: Vec::new() };
+    let mut lines = Pending {
+        job,
+        location: &job.locations[index],
+        held: Vec::new(),
+        held_bytes: 0,
+        budget,
+        own_time: StdDuration::ZERO,
+        text: Vec::new(),
+    };
     let mut splitter = LineSplitter::new(job.max_line);
     loop {
-        let next = tokio::time::timeout_at(deadline, client.next_chunk(&mut response));
+        // kdrift's own time (converting, waiting for the stager) is not the server's.
+        let next = tokio::time::timeout_at(deadline + lines.own_time, client.next_chunk(&mut response));
         let chunk = match unless_stopped(next, interrupt, tx).await?.unwrap_or_else(|_| Err(overran())) {
             Ok(Some(chunk)) => chunk,
             Ok(None) => break,
@@ -240,14 +297,19 @@ async fn fetch_attempt(
                 return Err(Stop::Failed(lines.error_text().unwrap_or(f)));
             }
         };
+        // A body chunk is at most the HTTP reader's buffer (hundreds of
+        // KiB): its lines are handed on once they fill a chunk of ours.
         let _ = splitter.push::<()>(chunk.as_ref(), &mut |n, line| {
             lines.held.push(match line {
-                Line::Bytes(bytes) => (n, Held::Bytes(bytes.to_vec())),
+                Line::Bytes(bytes) => {
+                    lines.held_bytes += bytes.len();
+                    (n, Held::Bytes(bytes.to_vec()))
+                }
                 Line::TooLong(len) => (n, Held::TooLong(len)),
             });
             Ok(())
         });
-        if lines.held.len() >= CHUNK {
+        if lines.held.len() >= CHUNK || lines.held_bytes >= crate::ndjson_stream::CHUNK_BYTES {
             lines.flush(tx).await?;
         }
     }
@@ -274,6 +336,14 @@ struct Pending<'j> {
     job: &'j FetchJob,
     location: &'j str,
     held: Vec<(u64, Held)>,
+    /// Bytes of the lines in `held`.
+    held_bytes: usize,
+    /// What may be held ahead of the stager.
+    budget: &'j Budget,
+    /// Time spent handing lines over (waiting for the budget, converting,
+    /// queueing): added to the request's deadline, which bounds the
+    /// server's time only (a window staged slowly is no server trickling).
+    own_time: StdDuration,
     /// Lines that are not JSON nor open like a row, with no row after them
     /// yet: VictoriaLogs' error text when the answer ends with them
     /// ([`Pending::error_text`]), else bad rows.
@@ -288,6 +358,20 @@ impl Pending<'_> {
         if self.held.is_empty() {
             return Ok(());
         }
+        let began = std::time::Instant::now();
+        let result = self.hand_over(tx).await;
+        self.own_time += began.elapsed();
+        result
+    }
+
+    /// [`Pending::flush`], its time not counted.
+    async fn hand_over(&mut self, tx: &Sender<Fetched>) -> Result<(), Stop> {
+        // Held until the chunks ahead leave room for this one's conversion.
+        let bytes = std::mem::take(&mut self.held_bytes);
+        let permit = tokio::select! {
+            p = self.budget.take(bytes) => p,
+            () = tx.closed() => return Err(Stop::Quit),
+        };
         let (layout, location, started_at) = (self.job.layout, self.location, self.job.started_at);
         let redactor = &self.job.redactor;
         let outcomes = map_ordered(std::mem::take(&mut self.held), |(line, held)| match held {
@@ -307,7 +391,7 @@ impl Pending<'_> {
             }
         }
         if !lines.is_empty() {
-            send(tx, Fetched::Lines(lines)).await?;
+            send(tx, Fetched::Lines(lines, permit)).await?;
         }
         Ok(())
     }
@@ -448,5 +532,104 @@ fn row_of(
             rejected: None,
             record: Err(InputError { origin, column: None, message: redactor.redact(&e.to_string()) }),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+
+    use super::*;
+    use crate::victorialogs::{Auth, Timeouts};
+
+    /// A raw-layout row of pod `p{i}` whose message is `mib` MiB long.
+    fn big_row(i: usize, mib: usize) -> String {
+        serde_json::json!({
+            "_time": format!("2026-11-27T00:00:{:02}Z", i % 60), "_msg": "", "reason": "FailedScheduling",
+            "type": "Warning", "involvedObject.kind": "Pod", "involvedObject.namespace": "default",
+            "involvedObject.name": format!("p{i}"), "metadata.name": format!("p{i}.ev"),
+            "metadata.namespace": "default", "metadata.uid": format!("e{i}"), "count": "1",
+            "message": "x".repeat(mib << 20),
+        })
+        .to_string()
+    }
+
+    /// A one-request server answering `/select/logsql/query` with `body`.
+    fn query_server(body: Vec<u8>) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("addr"));
+        std::thread::spawn(move || {
+            let (mut conn, _) = listener.accept().expect("accept");
+            let mut request = Vec::new();
+            let mut buf = [0u8; 4096];
+            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                match conn.read(&mut buf) {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => request.extend_from_slice(&buf[..n]),
+                }
+            }
+            let head = format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n", body.len());
+            let _ = conn.write_all(head.as_bytes()).and_then(|()| conn.write_all(&body));
+        });
+        url
+    }
+
+    /// Break-it 35 F8: a window's lines went in chunks of 2,048 whatever
+    /// their size (20 rows of 60 MiB: the whole window in one message,
+    /// 7.75 GB). Lines go in chunks of at most 2 MiB plus a line, and the
+    /// fetcher holds no more than its byte budget ahead of the stager: with
+    /// a 2 MiB budget, the next chunk waits until the last is staged.
+    #[test]
+    fn a_windows_lines_go_in_byte_bounded_chunks_and_wait_for_the_budget() {
+        let body: String = (0..12).map(|i| big_row(i, 1) + "\n").collect();
+        let url = query_server(body.into_bytes());
+        let client = VlClient::new(&url, Auth::default(), Timeouts::default()).expect("client");
+        let t = |s: &str| DateTime::parse_from_rfc3339(s).expect("time").with_timezone(&Utc);
+        let job = FetchJob {
+            layout: Layout::Raw,
+            base_query: "*".into(),
+            max_line: crate::ndjson_stream::MAX_LINE_BYTES,
+            queued_bytes: 2 << 20,
+            windows: vec![Window {
+                start: t("2026-11-27T00:00:00Z"),
+                end: t("2026-11-27T01:00:00Z"),
+                expected_rows: 12,
+            }],
+            retry: Retry { attempts: 1, ..Retry::default() },
+            locations: vec!["w".into()],
+            started_at: Utc::now(),
+            redactor: client.redactor().clone(),
+        };
+        let mut fetcher = Fetcher::start(client, job, Interrupt::new()).expect("fetcher");
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("rt");
+        async fn next(f: &mut Fetcher) -> Fetched {
+            let message = tokio::time::timeout(StdDuration::from_secs(60), f.queue.recv()).await;
+            message.expect("in time").expect("a message")
+        }
+        runtime.block_on(async {
+            assert!(matches!(next(&mut fetcher).await, Fetched::Begin { index: 0, attempt: 1 }));
+            let mut rows = Vec::new();
+            loop {
+                match next(&mut fetcher).await {
+                    Fetched::Lines(lines, permit) => {
+                        rows.push(lines.iter().filter(|l| matches!(l, FetchedLine::Row { record: Ok(_), .. })).count());
+                        // Not staged yet: the fetcher has no room for the next chunk.
+                        tokio::time::sleep(StdDuration::from_millis(300)).await;
+                        let ahead = fetcher.queue.try_recv();
+                        drop(permit);
+                        match ahead {
+                            Err(_) => {}
+                            // The end holds no line.
+                            Ok(Fetched::End) => break,
+                            Ok(other) => panic!("{other:?} came past the budget after {rows:?}"),
+                        }
+                    }
+                    Fetched::End => break,
+                    other => panic!("{other:?}"),
+                }
+            }
+            // 2 MiB reached at the second 1 MiB row of each chunk.
+            assert_eq!(rows, [2, 2, 2, 2, 2, 2]);
+        });
     }
 }

@@ -10,11 +10,13 @@
 //! - [`windows`]: `[start, end)` cut into windows sized with `/select/logsql/hits`;
 //! - [`window`]: one window streamed into one ingest run, committed atomically
 //!   with its progress row, or not at all;
-//! - [`pull`]: the whole pull: layout, windows, retries with backoff, `--resume`.
+//! - [`pull`]: the whole pull: layout, windows, retries with backoff, `--resume`;
+//! - [`capped`]: a small JSON answer (and Prometheus') read whole, holding at most its cap.
 //! - redaction: every form of every credential masked in what a server says
 //!   ([`Redactor`], from `kdrift-rebalance`).
 
 pub mod auth;
+pub mod capped;
 pub mod client;
 pub mod error;
 pub mod fetch;

@@ -63,6 +63,12 @@ pub struct PullOptions {
     /// Longest response line accepted, bytes; a longer line is an input
     /// error of its window (the other rows load).
     pub max_line_bytes: usize,
+    /// Bytes of rows a window stages before they are moved into the store
+    /// inside the window's transaction (`--max-batch-bytes`, as `ingest
+    /// file`'s; default [`crate::ndjson_stream::BATCH_BYTES`], 64 MiB): the
+    /// memory bound of a window, whatever its size; the fetcher holds at
+    /// most half as much ahead ([`super::window`]).
+    pub max_batch_bytes: u64,
     /// Stops the pull when triggered (the CLI's SIGINT/SIGTERM): the window
     /// in progress is closed as failed, the windows committed before stay.
     pub interrupt: Interrupt,
@@ -80,6 +86,7 @@ impl Default for PullOptions {
             max_window: Duration::days(1),
             retry: Retry::default(),
             max_line_bytes: crate::ndjson_stream::MAX_LINE_BYTES,
+            max_batch_bytes: crate::ndjson_stream::BATCH_BYTES,
             interrupt: Interrupt::new(),
         }
     }

@@ -147,9 +147,7 @@ pub(crate) async fn send(
     let redactor = crate::redact::held();
     let wanted = ERROR_BODY_LIMIT * 4 + redactor.reach();
     let mut body = Vec::new();
-    let read =
-        read_into(response.into_body(), resource, path, deadlines, "the rest of an error answer", wanted, &mut body)
-            .await;
+    let read = read_into(response, resource, path, deadlines, "the rest of an error answer", wanted, &mut body).await;
     let complete = match read {
         Ok(()) => true,
         Err(ClusterError::Decode { .. }) => false,
@@ -173,10 +171,22 @@ pub(crate) async fn send(
     Err(ClusterError::status(resource, path, &status))
 }
 
-/// The whole body into `out`, waiting at most `deadlines.idle` for each
-/// piece and reading at most `cap` bytes; `out` keeps what arrived when
-/// reading fails (a list page cut mid-body keeps its complete items,
-/// break-it 32 N5).
+/// Makes room in `out` for `more` bytes, doubling but never past `cap`
+/// (a `Vec` left to itself reaches twice the cap); `out.len() + more` is
+/// at most `cap`.
+fn grow(out: &mut Vec<u8>, more: usize, cap: usize) {
+    let need = out.len() + more;
+    if need > out.capacity() {
+        out.reserve_exact(need.saturating_mul(2).clamp(need, cap) - out.len());
+    }
+}
+
+/// The whole body of `response` into `out`, waiting at most
+/// `deadlines.idle` for each piece and reading at most `cap` bytes; `out`
+/// keeps what arrived when reading fails (a list page cut mid-body keeps
+/// its complete items, break-it 32 N5). `out` never holds room for more
+/// than `cap` bytes: reserved once from `Content-Length` when it is within
+/// the cap, else grown by doubling up to the cap ([`grow`]).
 ///
 /// # Errors
 /// [`ClusterError::Timeout`], [`ClusterError::Transport`] when the
@@ -184,7 +194,7 @@ pub(crate) async fn send(
 /// body goes on past it (`out` then holds its first `cap` bytes; the rest
 /// is not read).
 pub(crate) async fn read_into(
-    body: Body,
+    response: http::Response<Body>,
     resource: &str,
     path: &str,
     deadlines: &Deadlines,
@@ -192,7 +202,14 @@ pub(crate) async fn read_into(
     cap: usize,
     out: &mut Vec<u8>,
 ) -> Result<(), ClusterError> {
-    let mut data = body.into_data_stream();
+    let announced = response
+        .headers()
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.trim().parse::<usize>().ok());
+    if let Some(n) = announced.filter(|n| *n <= cap) {
+        out.reserve_exact(n.saturating_sub(out.len()));
+    }
+    let mut data = response.into_body().into_data_stream();
     loop {
         match tokio::time::timeout(deadlines.idle, data.next()).await {
             Err(_) => return Err(deadlines.timeout(resource, path, deadlines.idle, waiting_for)),
@@ -211,14 +228,45 @@ pub(crate) async fn read_into(
                         ),
                     });
                 }
-                // Doubling, but never past the cap (a Vec would reach 2 × it).
-                let need = out.len() + chunk.len();
-                if need > out.capacity() {
-                    out.reserve_exact(need.saturating_mul(2).min(cap) - out.len());
-                }
+                grow(out, chunk.len(), cap);
                 out.extend_from_slice(&chunk);
             }
             Ok(Some(Err(e))) => return Err(ClusterError::from_kube(resource, path, e)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--max-page-bytes`: the room a page is read into never passes the
+    /// cap (plus one piece), however it arrives.
+    #[test]
+    fn the_room_held_never_passes_the_cap() {
+        let (cap, piece) = ((16 << 20) + 5, 64 << 10);
+        let (mut out, mut peak) = (Vec::new(), 0);
+        while out.len() + piece <= cap {
+            grow(&mut out, piece, cap);
+            out.resize(out.len() + piece, b' ');
+            peak = peak.max(out.capacity());
+        }
+        assert!(peak <= cap + piece, "{peak} > {cap} + one piece");
+        assert_eq!(out.capacity(), cap);
+    }
+
+    /// A page announcing its length is read into exactly that room (it
+    /// doubled to 2,000,000 bytes for a 1,000,000-byte page).
+    #[tokio::test]
+    async fn a_page_is_read_into_the_room_its_content_length_announces() {
+        let response = http::Response::builder()
+            .header("content-length", "1000000")
+            .body(Body::from(vec![b' '; 1_000_000]))
+            .expect("response");
+        let mut out = Vec::new();
+        read_into(response, "pods", "/api/v1/pods", &Deadlines::default(), "the page", 4 << 20, &mut out)
+            .await
+            .expect("read");
+        assert_eq!((out.len(), out.capacity()), (1_000_000, 1_000_000));
     }
 }

@@ -230,15 +230,18 @@ pub enum BadEventKind {
     NotJson,
     /// JSON that is not a watch event (no known `type`, an `object` that is no object).
     NotAnEvent,
+    /// An event longer than the cap ([`super::watch::WatchOptions::max_event_bytes`]), not held.
+    TooLong,
 }
 
 impl BadEventKind {
-    /// `not UTF-8`, `not JSON`, `not a watch event`.
+    /// `not UTF-8`, `not JSON`, `not a watch event`, `too long`.
     pub fn as_str(self) -> &'static str {
         match self {
             BadEventKind::NotUtf8 => "not UTF-8",
             BadEventKind::NotJson => "not JSON",
             BadEventKind::NotAnEvent => "not a watch event",
+            BadEventKind::TooLong => "too long",
         }
     }
 }

@@ -221,7 +221,7 @@ impl ListPager {
                 super::answer::send(&self.client, request, &name, &self.path, &self.deadlines, "the list's answer")
                     .await?;
             super::answer::read_into(
-                response.into_body(),
+                response,
                 &name,
                 &self.path,
                 &self.deadlines,

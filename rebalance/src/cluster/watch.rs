@@ -21,6 +21,15 @@
 //! padding, the rest of a UTF-16 line) are skipped as blank. Only a broken
 //! connection or a server silent for longer than the watch's
 //! `timeoutSeconds` plus [`Deadlines::idle`] ends the stream with an error.
+//!
+//! Each byte is looked at a bounded number of times whatever the event's
+//! size (break-it 35 F22: the search for a line end started again at the
+//! value's first byte for every chunk, 8 MiB cost 9 s of CPU and 10 × 60 MiB
+//! were never stored), and no event longer than
+//! [`WatchOptions::max_event_bytes`] ([`MAX_WATCH_EVENT_BYTES`], 64 MiB) is
+//! held: its bytes are dropped as they arrive up to its line's end, and it
+//! is a [`ClusterError::BadEvent`] ([`BadEventKind::TooLong`]) naming the
+//! resource, the line and the limit; the watch goes on with the next line.
 
 use std::time::Duration;
 
@@ -41,6 +50,13 @@ use crate::strict_json::duplicate_message;
 /// longest default (`--min-request-timeout` 1800 s, doubled at random).
 const SERVER_DEFAULT_WATCH_SECONDS: u32 = 3600;
 
+/// The longest watch event read, bytes, by default: 64 MiB, the line cap
+/// of NDJSON files (`kdrift_ingest::MAX_LINE_BYTES`) and far above any
+/// Kubernetes object (etcd refuses values over 1.5 MiB by default). A
+/// longer event is never held whole: it is an error naming the resource
+/// and the limit, and the watch goes on after it.
+pub const MAX_WATCH_EVENT_BYTES: usize = 64 << 20;
+
 /// Where and how long to watch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WatchOptions {
@@ -54,6 +70,10 @@ pub struct WatchOptions {
     /// The wait for the answer's headers; the wait for the next bytes is
     /// `timeout_seconds` (else 3600 s) plus its `idle`.
     pub deadlines: Deadlines,
+    /// The longest event read, bytes ([`MAX_WATCH_EVENT_BYTES`] by
+    /// default): a longer one is skipped as it arrives and is a
+    /// [`ClusterError::BadEvent`] of kind [`BadEventKind::TooLong`].
+    pub max_event_bytes: usize,
 }
 
 /// One event of a watch, objects completed with `kind` and `apiVersion`.
@@ -129,7 +149,10 @@ pub async fn watch(
     let lines = Lines {
         data: response.into_body().into_data_stream(),
         buffer: Vec::new(),
+        head: 0,
         scanned: 0,
+        skipping: None,
+        max_event: options.max_event_bytes,
         line: 0,
         ended: false,
         idle: Duration::from_secs(u64::from(seconds)) + deadlines.idle,
@@ -157,9 +180,19 @@ fn refused(object: &Value, key: &str, path: &str) -> WatchItem {
 /// A watch response read value by value.
 struct Lines {
     data: BodyDataStream<Body>,
+    /// Bytes received; those before `head` are taken (dropped when the
+    /// next chunk arrives, so that taking a value moves no bytes).
     buffer: Vec<u8>,
-    /// How far `buffer` is known to hold no `\n`.
+    /// Where the unread bytes of `buffer` start.
+    head: usize,
+    /// How far past `head` the unread bytes are known to hold no `\n`
+    /// (the next search for a line end starts there: each byte is searched once).
     scanned: usize,
+    /// An event longer than `max_event` being dropped up to its line's
+    /// end: the line it starts on and its bytes so far.
+    skipping: Option<(u64, u64)>,
+    /// The longest event held, bytes ([`WatchOptions::max_event_bytes`]).
+    max_event: usize,
     /// Lines taken so far (the next value starts on line `line + 1`).
     line: u64,
     /// The body ended (or failed): what is left in `buffer` is the last line.
@@ -187,32 +220,64 @@ fn blank(b: u8) -> bool {
 }
 
 impl Lines {
+    /// The unread bytes.
+    fn unread(&self) -> &[u8] {
+        &self.buffer[self.head..]
+    }
+
     async fn next(&mut self) -> Option<Result<WatchItem, ClusterError>> {
         loop {
-            let skip = self.buffer.iter().take_while(|b| blank(**b)).count();
-            self.take(skip);
-            self.scanned = self.scanned.saturating_sub(skip);
-            let line_end = self.buffer[self.scanned..].iter().position(|b| *b == b'\n');
-            let limit = match line_end {
-                Some(at) => Some(self.scanned + at + 1),
-                None if self.ended => Some(self.buffer.len()),
-                None => None,
-            };
-            if let Some(limit) = limit.filter(|_| !self.buffer.is_empty()) {
-                match self.frame(limit) {
-                    Frame::Take(n) => {
-                        let line = self.line + 1;
-                        let value = self.take(n);
-                        self.scanned = 0;
-                        match self.decode(&value, line) {
-                            Some(item) => return Some(item),
-                            None => continue,
-                        }
-                    }
-                    Frame::More => self.scanned = limit,
+            if self.skipping.is_some() {
+                if let Some(err) = self.skip_long() {
+                    return Some(Err(err));
                 }
-                if limit < self.buffer.len() {
-                    continue;
+            } else {
+                let skip = self.unread().iter().take_while(|b| blank(**b)).count();
+                self.take(skip);
+                self.scanned = self.scanned.saturating_sub(skip);
+                let unread = self.unread();
+                let line_end = unread[self.scanned..].iter().position(|b| *b == b'\n');
+                let len = unread.len();
+                let limit = match line_end {
+                    Some(at) => Some(self.scanned + at + 1),
+                    None if self.ended => Some(len),
+                    None => None,
+                };
+                if let Some(limit) = limit.filter(|_| len > 0) {
+                    let content = limit - usize::from(unread[limit - 1] == b'\n');
+                    if content > self.max_event {
+                        // The line (the value from its first byte) is over the cap.
+                        let line = self.line + 1;
+                        self.take(limit);
+                        self.scanned = 0;
+                        return Some(Err(self.too_long(line, content as u64)));
+                    }
+                    match self.frame(limit) {
+                        Frame::Take(n) => {
+                            let line = self.line + 1;
+                            self.take(n);
+                            self.scanned = 0;
+                            match self.decode(&self.buffer[self.head - n..self.head], line) {
+                                Some(item) => return Some(item),
+                                None => continue,
+                            }
+                        }
+                        Frame::More => self.scanned = limit,
+                    }
+                    if limit < len {
+                        continue;
+                    }
+                } else {
+                    // No line end in what is unread: the next search starts after it.
+                    self.scanned = len;
+                    if len > self.max_event {
+                        // Over the cap before its line ends: dropped from here on.
+                        let line = self.line + 1;
+                        self.take(len);
+                        self.scanned = 0;
+                        self.skipping = Some((line, len as u64));
+                        continue;
+                    }
                 }
             }
             if self.ended {
@@ -225,7 +290,14 @@ impl Lines {
                     return Some(Err(self.deadlines.timeout(&self.resource, &self.path, self.idle, what)));
                 }
                 Ok(None) => self.ended = true,
-                Ok(Some(Ok(chunk))) => self.buffer.extend_from_slice(&chunk),
+                Ok(Some(Ok(chunk))) => {
+                    // The bytes taken go now: one move of what is left, per chunk.
+                    if self.head > 0 {
+                        self.buffer.drain(..self.head);
+                        self.head = 0;
+                    }
+                    self.buffer.extend_from_slice(&chunk);
+                }
                 Ok(Some(Err(e))) => {
                     self.end();
                     return Some(Err(ClusterError::from_kube(&self.resource, &self.path, e)));
@@ -234,17 +306,56 @@ impl Lines {
         }
     }
 
-    /// Takes the first `n` bytes of the buffer, counting their lines.
-    fn take(&mut self, n: usize) -> Vec<u8> {
-        let taken: Vec<u8> = self.buffer.drain(..n).collect();
+    /// Drops the unread bytes of an event over the cap up to its line's
+    /// end (or the body's): its error once the end is reached.
+    fn skip_long(&mut self) -> Option<ClusterError> {
+        let (line, held) = self.skipping?;
+        let unread = self.unread();
+        let (dropped, newline) = match unread.iter().position(|b| *b == b'\n') {
+            Some(at) => (at, true),
+            None => (unread.len(), false),
+        };
+        let len = held + dropped as u64;
+        self.take(dropped + usize::from(newline));
+        if !newline && !self.ended {
+            self.skipping = Some((line, len));
+            return None;
+        }
+        self.skipping = None;
+        self.scanned = 0;
+        Some(self.too_long(line, len))
+    }
+
+    /// The error of an event over the cap, `len` bytes long, starting on `line`.
+    fn too_long(&self, line: u64, len: u64) -> ClusterError {
+        let limit = if self.max_event.is_multiple_of(1 << 20) {
+            format!("{} MiB", self.max_event >> 20)
+        } else {
+            format!("{} bytes", self.max_event)
+        };
+        ClusterError::BadEvent {
+            resource: self.resource.clone(),
+            url: format!("{}{}", self.deadlines.server, self.path),
+            line,
+            kind: BadEventKind::TooLong,
+            problem: format!(
+                "an event of {len} bytes, more than the {limit} kdrift reads in one watch event (not held; its \
+                 object is not stored)"
+            ),
+        }
+    }
+
+    /// Takes the next `n` unread bytes, counting their lines.
+    fn take(&mut self, n: usize) {
+        let taken = &self.buffer[self.head..self.head + n];
         self.line += taken.iter().filter(|b| **b == b'\n').count() as u64;
-        taken
+        self.head += n;
     }
 
     /// What the buffer holds before `limit` (a line end, or the end of the
     /// body), from its first byte (no blank).
     fn frame(&self, limit: usize) -> Frame {
-        let bytes = &self.buffer[..limit];
+        let bytes = &self.unread()[..limit];
         let line_end = |from: usize| bytes[from..].iter().position(|b| *b == b'\n').map_or(limit, |i| from + i + 1);
         if bytes[0] != b'{' && bytes[0] != b'[' {
             // Text that is no value: up to the next `{` or its line's end.
@@ -256,7 +367,7 @@ impl Lines {
             Some(Ok(_)) => return Frame::Take(values.byte_offset()),
             None => return Frame::Take(limit),
             Some(Err(e)) if e.is_eof() => {
-                return if self.ended && limit == self.buffer.len() { Frame::Take(limit) } else { Frame::More }
+                return if self.ended && limit == self.unread().len() { Frame::Take(limit) } else { Frame::More }
             }
             Some(Err(e)) => e,
         };
@@ -289,6 +400,8 @@ impl Lines {
     fn end(&mut self) {
         self.ended = true;
         self.buffer.clear();
+        self.head = 0;
+        self.skipping = None;
     }
 
     /// One value (starting on line `at`) as a watch item; `None` for blanks.
@@ -408,11 +521,19 @@ mod tests {
 
     /// Lines over a body of these bytes, its line count at 0.
     fn lines_of(bytes: Vec<u8>) -> Lines {
+        capped(bytes, MAX_WATCH_EVENT_BYTES)
+    }
+
+    /// [`lines_of`] holding events of at most `max_event` bytes.
+    fn capped(bytes: Vec<u8>, max_event: usize) -> Lines {
         let (_, body) = http::Response::new(Body::from(bytes)).into_parts();
         Lines {
             data: body.into_data_stream(),
             buffer: Vec::new(),
+            head: 0,
             scanned: 0,
+            skipping: None,
+            max_event,
             line: 0,
             ended: false,
             idle: Duration::from_secs(1),
@@ -470,7 +591,12 @@ mod tests {
 
     /// Every item of a stream: the pods' names, and each error's text.
     async fn read(bytes: Vec<u8>) -> (Vec<String>, Vec<String>) {
-        let mut l = lines_of(bytes);
+        read_capped(bytes, MAX_WATCH_EVENT_BYTES).await
+    }
+
+    /// [`read`] with events of at most `max_event` bytes.
+    async fn read_capped(bytes: Vec<u8>, max_event: usize) -> (Vec<String>, Vec<String>) {
+        let mut l = capped(bytes, max_event);
         let (mut names, mut errors) = (Vec::new(), Vec::new());
         while let Some(item) = l.next().await {
             match item {
@@ -523,5 +649,28 @@ mod tests {
         let open = r#"{"type":"ADDED","object":{"metadata":{"name":"x"}"#;
         let (got, errs) = read(format!("{open}\n{}\n", ev(3)).into_bytes()).await;
         assert_eq!((got, errs.len()), (vec!["w3".to_string()], 1), "{errs:?}");
+    }
+
+    /// Break-it 35 F22: no event over the cap is held; it is an error
+    /// naming the resource, its line and the limit, and the events after it
+    /// are read (one over the cap at the body's end, cut off, too).
+    #[tokio::test]
+    async fn an_event_over_the_cap_is_an_error_naming_the_limit_and_the_next_event_is_read() {
+        let cap = ev(1).len() + 10;
+        let big = format!(r#"{{"type":"ADDED","object":{{"metadata":{{"name":"big","x":"{}"}}}}}}"#, "y".repeat(cap));
+        let (got, errs) = read_capped(format!("{}\n{big}\n{}\n{big}", ev(1), ev(3)).into_bytes(), cap).await;
+        assert_eq!(got, ["w1", "w3"]);
+        let at = |line: u32| {
+            format!(
+                "pods: watch line {line} from /api/v1/pods is an event of {} bytes, more than the {cap} bytes kdrift \
+                 reads in one watch event (not held; its object is not stored); expected {}; the line is skipped",
+                big.len(),
+                super::super::error::WATCH_LINE_EXPECTED
+            )
+        };
+        assert_eq!(errs, [at(2), at(4)]);
+        // Exactly at the cap: read.
+        let (got, errs) = read_capped(format!("{}\n{}\n", ev(1), ev(2)).into_bytes(), ev(2).len()).await;
+        assert_eq!((got, errs.len()), (vec!["w1".to_string(), "w2".to_string()], 0));
     }
 }

@@ -2,7 +2,8 @@
 //! per resource of [`HISTORY_RESOURCES`] lists then watches (bookmarks,
 //! re-list and reconcile on 410 Gone, resume with backoff after a dropped
 //! connection), and this loop stages what they send into one run, committing
-//! a batch every [`RecordOptions::batch_records`] records or
+//! a batch every [`RecordOptions::batch_records`] records,
+//! [`RecordOptions::batch_bytes`] of objects or
 //! [`RecordOptions::batch_interval`], whichever comes first. The channel
 //! between them is bounded, so memory stays bounded: the watchers wait while
 //! a batch commits.
@@ -76,6 +77,9 @@ use crate::store::{Store, StoreError};
 use stats::RecorderStats;
 use watcher::{Msg, WatchSettings, Watcher};
 
+// A watch event is held up to the NDJSON line cap, as a line of a recorder's log would be.
+const _: () = assert!(kdrift_rebalance::MAX_WATCH_EVENT_BYTES == crate::ndjson_stream::MAX_LINE_BYTES);
+
 /// Recorder settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordOptions {
@@ -89,6 +93,11 @@ pub struct RecordOptions {
     pub watch: WatchSettings,
     /// Commit after this many records.
     pub batch_records: u64,
+    /// Commit once the records staged hold this many bytes of objects
+    /// (`--max-batch-bytes`; [`crate::ndjson_stream::BATCH_BYTES`], 64 MiB,
+    /// as `ingest file`'s): ten watched Pods of 60 MiB were staged in one
+    /// batch (break-it 35 F22, 7.76 GB).
+    pub batch_bytes: u64,
     /// Commit at least this often while records come in.
     pub batch_interval: Duration,
     /// Messages buffered between the watchers and the store.
@@ -118,8 +127,10 @@ impl RecordOptions {
                 backoff_max: Duration::from_secs(30),
                 request_timeout: DEFAULT_REQUEST_TIMEOUT,
                 max_page_bytes: kdrift_rebalance::MAX_PAGE_BYTES,
+                max_event_bytes: kdrift_rebalance::MAX_WATCH_EVENT_BYTES,
             },
             batch_records: 1000,
+            batch_bytes: crate::ndjson_stream::BATCH_BYTES,
             batch_interval: Duration::from_secs(5),
             channel_capacity: 1024,
             metrics_interval: Some(Duration::from_secs(30)),
@@ -369,7 +380,8 @@ impl Recorder<'_, '_> {
             }
         }
         // After a failed commit, the next try waits for the batch interval.
-        if self.writer.pending() >= o.batch_records && self.stats.failed_in_a_row() == 0 {
+        let full = self.writer.pending() >= o.batch_records || self.writer.pending_bytes() >= o.batch_bytes;
+        if full && self.stats.failed_in_a_row() == 0 {
             self.commit()?;
         }
         Ok(())

@@ -126,6 +126,11 @@ pub struct WatchSettings {
     /// Most bytes of one list page read (`--max-page-bytes`;
     /// [`kdrift_rebalance::MAX_PAGE_BYTES`], 256 MiB).
     pub max_page_bytes: usize,
+    /// Most bytes of one watch event read
+    /// ([`kdrift_rebalance::MAX_WATCH_EVENT_BYTES`], 64 MiB, the NDJSON line
+    /// cap): a longer event is an error of the run naming the resource and
+    /// the limit, and the watch goes on.
+    pub max_event_bytes: usize,
 }
 
 /// How a watch request ended.
@@ -348,6 +353,7 @@ impl Watcher {
             timeout_seconds: Some(self.settings.watch_timeout_seconds),
             bookmarks: true,
             deadlines: self.deadlines(),
+            max_event_bytes: self.settings.max_event_bytes,
         };
         let mut stream = match watch(&self.client, &self.resource, &self.scope, &options).await {
             Ok(s) => s,
