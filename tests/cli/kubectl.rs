@@ -119,7 +119,7 @@ fn time_flags_take_a_duration_before_now_beside_rfc_3339() {
 }
 
 /// The top-level commands, in the order the CLI defines them.
-const COMMANDS: [&str; 15] = [
+const COMMANDS: [&str; 16] = [
     "ingest",
     "why-pending",
     "demo",
@@ -134,6 +134,7 @@ const COMMANDS: [&str; 15] = [
     "sessions",
     "report",
     "completion",
+    "version",
     "help",
 ];
 
@@ -315,7 +316,7 @@ fn output_yaml_wide_and_no_headers_as_kubectl_has_them() {
     let (table, _, _) = run(&db, &["--no-headers", "why-pending", "--all"]);
     assert_eq!(
         table,
-        " media/backup-29930640-5l8lp   1h 30m   2026-11-28 04:00:00Z   16   never (deleted 05:30:00Z)   1 Insufficient \
+        " media/backup-29930640-5l8lp   1h 30m   2026-11-28T04:00:00Z   16   never (deleted 05:30:00Z)   1 Insufficient \
          cpu, 4 node(s) didn't match pod affinity rules \n1 pod had FailedScheduling\n"
     );
     // -o wide: three more columns, no cell cut even under --max-cell-width.
@@ -339,7 +340,7 @@ fn output_yaml_wide_and_no_headers_as_kubectl_has_them() {
     let row = wide.lines().nth(1).unwrap_or_default();
     assert!(
         row.contains(
-            "   2026-11-28 05:15:00Z   55d2bfac-6273-40b2-9cfe-23b7664918e2   0/5 nodes are available: 1 \
+            "   2026-11-28T05:15:00Z   55d2bfac-6273-40b2-9cfe-23b7664918e2   0/5 nodes are available: 1 \
          Insufficient cpu, 4 node(s) didn't match pod affinity rules. preemption: 0/5 nodes are available: 1 No \
          preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling."
         ),

@@ -13,8 +13,9 @@
 //!   samples/s, store size, peak RSS.
 //! - On that store, the readings `skew --usage` and the planner's
 //!   `metricsUtilization` take at the last instant ([`measured_at`]: the
-//!   latest sample, and p95 over 1 h), median of warm runs (target
-//!   ≤ 200 ms).
+//!   latest sample, and p95 over 1 h), and the whole `skew --usage --at T`
+//!   analysis ([`skew_usage`], once the nodes' objects are stored too),
+//!   median of warm runs (target ≤ 200 ms).
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -22,9 +23,10 @@ use std::path::Path;
 use std::time::Instant;
 
 use chrono::{DateTime, Duration, Utc};
-use kdrift_analyze::measured_at;
+use kdrift_analyze::{measured_at, skew_usage};
 use kdrift_ingest::{pull_prometheus, resolve_queries, Auth, PromClient, PromOptions, Timeouts};
 use kdrift_rebalance::Reading;
+use kdrift_scenario::{ObjectChange, ScenarioRecord};
 use kdrift_store::Store;
 use serde_json::{json, Value};
 
@@ -198,7 +200,9 @@ pub fn bench_usage() -> Result<(), String> {
         size as f64 / f(&w, "rows")
     );
     let q = child(&["usage-readings", &store.display().to_string(), &at(end - STEP_S)])?;
-    for (label, key) in [("latest sample (<= 15m old)", "latest"), ("p95 over 1h", "p95")] {
+    for (label, key) in
+        [("latest sample (<= 15m old)", "latest"), ("p95 over 1h", "p95"), ("skew --usage --at T, whole", "skew")]
+    {
         let v = &q[key];
         let med = f(v, "median_ms");
         println!(
@@ -240,15 +244,36 @@ pub fn pull(url: &str, start: DateTime<Utc>, end: DateTime<Utc>, dir: &Path) -> 
     Ok(json!({ "secs": secs, "rows": report.added(), "windows": report.windows.len(), "vm_hwm_kib": vm_hwm_kib() }))
 }
 
-/// Child: the two readings at `at` on the store, timed.
+/// The nodes' objects (8 cores, 32 GiB allocatable each), observed an hour
+/// before the range: what `skew --usage` divides the readings by.
+fn node_objects() -> Vec<kdrift_store::Record> {
+    let observed_at = DateTime::from_timestamp(START_S - 3600, 0).unwrap_or_default();
+    (0..nodes())
+        .map(|n| {
+            let name = node_name(n);
+            let object = json!({"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": name, "uid": format!("uid-{name}"), "resourceVersion": (n + 1).to_string(),
+                    "creationTimestamp": "2026-10-01T00:00:00Z", "labels": {"kubernetes.io/hostname": name}},
+                "status": {"capacity": {"cpu": "8", "memory": "32Gi", "pods": "110"},
+                    "allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"},
+                    "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-10-01T00:00:00Z"}]}});
+            kdrift_ingest::to_record(ScenarioRecord { observed_at, change: ObjectChange::Added, object }, "usage-bench")
+        })
+        .collect()
+}
+
+/// Child: the two readings at `at` on the store, and the whole `skew
+/// --usage` analysis once the nodes' objects are stored (not timed), timed.
 pub fn readings(store: &Path, at: DateTime<Utc>) -> Result<Value, String> {
-    let store = Store::open_existing(store).map_err(|e| e.to_string())?;
+    let store = Store::open(store).map_err(|e| e.to_string())?;
+    kdrift_ingest::ingest_records(&store, "file", "usage-bench", node_objects()).map_err(|e| e.to_string())?;
     let runs = env_u64("KDRIFT_BENCH_RUNS", 20) as usize;
     let latest = Reading::Latest { max_age_us: 15 * 60_000_000 };
     let p95 = Reading::Percentile { window_us: 3_600_000_000, percentile: 95.0 };
     let (l, lu) = crate::child::timed(runs, || measured_at(&store, at, latest).map_err(|e| e.to_string()))?;
     let (p, pu) = crate::child::timed(runs, || measured_at(&store, at, p95).map_err(|e| e.to_string()))?;
-    Ok(
-        json!({ "latest": l, "latest_nodes": lu.nodes.len(), "p95": p, "p95_nodes": pu.nodes.len(), "vm_hwm_kib": vm_hwm_kib() }),
-    )
+    let (k, ku) = crate::child::timed(runs, || skew_usage(&store, Some(at), latest, 80.0).map_err(|e| e.to_string()))?;
+    let skew_nodes = ku.nodes.iter().filter(|n| n.get("cpu").is_some_and(|c| c.used_percent.is_some())).count();
+    Ok(json!({ "latest": l, "latest_nodes": lu.nodes.len(), "p95": p, "p95_nodes": pu.nodes.len(),
+        "skew": k, "skew_nodes": skew_nodes, "vm_hwm_kib": vm_hwm_kib() }))
 }
