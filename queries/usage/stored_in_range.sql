@@ -1,6 +1,4 @@
 -- name: usage_stored_in_range
--- access: read
--- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q('prometheus', 1793491200000000, 1793494770000000);
 -- purpose: Whether `usage_samples` holds any sample of source $1 measured
 --   in [$2, $3]: when none, a batch without repeats cannot hold a stored
 --   key and is appended straight into `usage_samples` (no staging, no
