@@ -355,9 +355,19 @@ fn the_documented_check_passes_after_a_run_as_deployed() {
             "spec": {"schedule": "0 2 * * *", "jobTemplate": {"spec": {"template": {"spec": {"containers": []}}}}},
             "status": {"lastSuccessfulTime": finished}}))
         .expect("cronjob");
+    // Without --cronjob, where no store is, the check says where to look (it said "no store" alone).
+    let elsewhere = e.dir.path().join("kdrift.duckdb");
+    let never = e.kdrift_db(&elsewhere, &check[..3]).assert().code(1);
+    assert_eq!(
+        stdout(&never),
+        format!(
+            "NEVER: no successful rebalance (store {}: no store; the CronJob deploy/rebalance installs runs with \
+             --no-store: add --cronjob kdrift/kdrift-rebalance to read its status.lastSuccessfulTime; max age 26h)\n",
+            elsewhere.display()
+        )
+    );
     let mut documented_check = check.clone();
     documented_check.extend(["--kubeconfig", &cluster]);
-    let elsewhere = e.dir.path().join("kdrift.duckdb");
     let ok = e.kdrift_db(&elsewhere, &documented_check).assert().success();
     assert!(
         stdout(&ok).starts_with("OK: last successful rebalance ") && stdout(&ok).contains("s ago ("),
