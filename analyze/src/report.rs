@@ -19,15 +19,19 @@ use crate::AnalyzeError;
 /// Limits of a report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReportOptions {
-    /// At most this many samples per requested % series.
+    /// At most this many samples per requested % series: above it, the
+    /// changes are coalesced (`crate::series::sampling_instants`); below,
+    /// the series has a point at every change.
     pub max_samples: usize,
+    /// At most this many steps of the measured used % series.
+    pub max_used_steps: usize,
     /// At most this many Pending chains (the longest-pending pods).
     pub max_chains: usize,
 }
 
 impl Default for ReportOptions {
     fn default() -> Self {
-        ReportOptions { max_samples: 400, max_chains: 20 }
+        ReportOptions { max_samples: 5000, max_used_steps: 400, max_chains: 20 }
     }
 }
 
@@ -165,7 +169,7 @@ pub fn report_data(
     }
     let nodes = node_names(&timeline, &requested);
     let used =
-        if outside_history || nodes.is_empty() { None } else { used_series(store, from, to, options.max_samples)? };
+        if outside_history || nodes.is_empty() { None } else { used_series(store, from, to, options.max_used_steps)? };
     Ok(ReportData {
         store: store.path().display().to_string(),
         counts,

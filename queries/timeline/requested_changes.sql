@@ -2,15 +2,18 @@
 -- access: read
 -- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(since_us, until_us);
 -- purpose: The instants after since and up to until at which a node's
---   requested amounts can change, oldest first: a Pod or Node version
---   observed (a binding, a deletion, new requests or allocatable), a pod's
---   Scheduled event (a binding known from events only) and the events that
---   stop a pod (Killing, Evicted, Preempted). The sampling points of the
---   requested % charts of `kdrift report`.
+--   requested amounts can change, oldest first: a stored pod starting or
+--   stopping to count toward a node with a net change (the derived
+--   `requested_changes` rows the amounts are summed from: a binding, a
+--   deletion, new requests; a Pod version that changes nothing, such as a
+--   status update, is not one), a Node version observed (allocatable,
+--   readiness, cordon), a pod's Scheduled event (a binding known from events
+--   only) and the events that stop a pod (Killing, Evicted, Preempted). The
+--   sampling points of the requested % charts of `kdrift report`.
 -- params: $1 since_us BIGINT (UTC microseconds), $2 until_us BIGINT (UTC microseconds)
 -- columns: changed_at TIMESTAMP
 WITH changes AS (
-    SELECT observed_at AS instant FROM pod_versions
+    SELECT changed_at AS instant FROM requested_changes
     UNION ALL
     SELECT observed_at FROM node_versions
     UNION ALL

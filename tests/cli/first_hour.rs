@@ -448,3 +448,44 @@ fn why_pendings_node_table_says_the_kubelets_free_amount_its_shortfall_line_says
         "{report}"
     );
 }
+
+/// The HTML report reads at a glance (issue 38 item 5). The demo's drain #2
+/// (02:00:00Z → 02:10:15Z) in a 2-day report: on the overview's 914 units
+/// for 2,880 minutes it was a frame 3.25 units wide; it is at least 12, and
+/// links to the operation's own chart. The requested % chart has a point at
+/// every change: 733 samples (the start and 732 changes), where it had the
+/// last change of each of 399 slices (16 samples of 1,804 instants).
+#[test]
+fn the_report_shows_a_ten_minute_drain_and_a_point_at_every_change() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("demo.duckdb");
+    kdrift().arg("demo").arg("--save").arg(&db).assert().success();
+    let report = dir.path().join("r.html");
+    let range = ["--since", "2026-11-26T06:00:00Z", "--until", "2026-11-28T06:00:00Z"];
+    let out = kdrift().arg("--db").arg(&db).args(["report", "--html"]).arg(&report).args(range).output().expect("runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let html = std::fs::read_to_string(&report).expect("report");
+    // x = 70 + 914 × 2,640 / 2,880 minutes (drain #2 starts 44 h into the range).
+    let frame = r##"<a class="zoom" href="#operation-2">
+<rect class="group" data-operation="2" x="907.83" y="30" width="12" height="134">"##;
+    assert!(html.contains(frame), "{html}");
+    assert!(html.contains(r#"<section class="operation" id="operation-2" data-operation="2">"#));
+    // Drain #1 (17m 44s, 5.63 units; 20 h in: x = 70 + 914 × 1,200 / 2,880) is widened too.
+    assert!(html.contains(r#"<rect class="group" data-operation="1" x="450.83" y="30" width="12""#), "{html}");
+
+    let whole = dir.path().join("whole.html");
+    let out = kdrift().arg("--db").arg(&db).args(["report", "--html"]).arg(&whole).output().expect("runs");
+    assert!(
+        text(&out.stdout).contains("5 nodes charted (733 requested % samples), 2 drains or outages"),
+        "{}",
+        text(&out.stdout)
+    );
+    let html = std::fs::read_to_string(&whole).expect("report");
+    assert!(
+        html.contains(
+            "Sampled at 733 instants: the start of the range and every change (732 changes of requests, bindings, \
+             stops or Node versions in the range)."
+        ),
+        "{html}"
+    );
+}

@@ -53,7 +53,14 @@ fn every_duration_flag_reads_one_grammar_and_names_its_own_range() {
         assert!(stderr.starts_with(start), "{args:?}: {stderr}");
     }
     let (_, stdout) = first_lines(kdrift(&db).args(["check", "--max-age", "1d12h"]));
-    assert_eq!(stdout, format!("NEVER: no successful rebalance (store {}: no store; max age 1d12h)", db.display()));
+    assert_eq!(
+        stdout,
+        format!(
+            "NEVER: no successful rebalance (store {}: no store; the CronJob deploy/rebalance installs runs with \
+             --no-store: add --cronjob kdrift/kdrift-rebalance to read its status.lastSuccessfulTime; max age 1d12h)",
+            db.display()
+        )
+    );
     let whole = ", in whole seconds";
     let rows: Vec<(Vec<&str>, String)> = vec![
         ([&vl[..], &["--retry-delay", "1m30x"]].concat(),

@@ -290,19 +290,19 @@ fn a_file_that_is_not_a_plan_is_an_error_naming_it() {
     assert!(e.kube.evictions().is_empty());
 }
 
-#[test]
-fn the_cron_jobs_command_runs_against_a_cluster() {
-    // deploy/rebalance/rebalance-cronjob.yaml's args, with the ConfigMap's policy file
-    // at a local path and no wait for replacements (the fake has no controllers).
-    let deploy = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/rebalance/rebalance-cronjob.yaml"));
-    let start = deploy.find("              args:\n").expect("args") + "              args:\n".len();
-    let args: Vec<String> = deploy[start..]
+/// deploy/rebalance/rebalance-cronjob.yaml's container args, as written.
+const DEPLOY: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/rebalance/rebalance-cronjob.yaml"));
+
+/// The CronJob's args with the ConfigMap's policy file at a local path and
+/// no wait for replacements (the fake has no controllers).
+fn deployed_args(e: &Env) -> Vec<String> {
+    let start = DEPLOY.find("              args:\n").expect("args") + "              args:\n".len();
+    let args: Vec<String> = DEPLOY[start..]
         .lines()
         .take_while(|l| l.trim_start().starts_with("- "))
         .map(|l| l.trim_start().trim_start_matches("- ").trim_matches('"').to_string())
         .collect();
     assert_eq!(args[..5], ["rebalance", "run", "--policy", "/etc/kdrift/policy.yaml", "--yes"]);
-    let e = env();
     let homelab = e.path("homelab.yaml");
     write(Path::new(&homelab), include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/homelab-policy.yaml")));
     let mut args: Vec<String> =
@@ -310,11 +310,87 @@ fn the_cron_jobs_command_runs_against_a_cluster() {
     if let Some(i) = args.iter().position(|a| a == "--ready-timeout") {
         args[i + 1] = "0".to_string();
     }
+    args
+}
+
+#[test]
+fn the_cron_jobs_command_runs_against_a_cluster() {
+    let e = env();
+    let args = deployed_args(&e);
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
     let run = e.with_cluster(&refs).assert().success();
     // node-1 at 90 % cpu, target 80 %: one 450m pod is enough.
     assert_eq!(e.evicted().len(), 1, "{}", stdout(&run));
     assert!(!e.db.exists(), "--no-store: no store written");
+}
+
+/// Issue 38 item 5: the deployed nightly run and `kdrift check` agree. The
+/// check documented in the YAML's header (`kdrift check --max-age 26h
+/// --cronjob kdrift/kdrift-rebalance`), run from anywhere (no store there),
+/// passes once the CronJob the YAML deploys has succeeded; the store-based
+/// variant the header describes (`--db /var/lib/kdrift/kdrift.duckdb` in
+/// place of `--no-store`) passes on the store that run wrote.
+#[test]
+fn the_documented_check_passes_after_a_run_as_deployed() {
+    let e = env();
+    let cluster = e.kubeconfig.display().to_string();
+    let documented = DEPLOY
+        .lines()
+        .find_map(|l| l.trim_start_matches('#').trim().strip_prefix("kdrift check "))
+        .and_then(|l| l.split('#').next())
+        .expect("the header documents the check");
+    let check: Vec<&str> = std::iter::once("check").chain(documented.split_whitespace()).collect();
+    assert_eq!(check, ["check", "--max-age", "26h", "--cronjob", "kdrift/kdrift-rebalance"]);
+    let cron_job = DEPLOY.split("\n---\n").find(|d| d.contains("kind: CronJob\n")).expect("a CronJob");
+    assert!(cron_job.contains("metadata:\n  name: kdrift-rebalance\n  namespace: kdrift\n"), "{cron_job}");
+
+    // As deployed (--no-store): the Job succeeds, the controller sets lastSuccessfulTime.
+    let args = deployed_args(&e);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    e.with_cluster(&refs).assert().success();
+    let finished = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    e.kube
+        .create(json!({"apiVersion": "batch/v1", "kind": "CronJob",
+            "metadata": {"namespace": "kdrift", "name": "kdrift-rebalance"},
+            "spec": {"schedule": "0 2 * * *", "jobTemplate": {"spec": {"template": {"spec": {"containers": []}}}}},
+            "status": {"lastSuccessfulTime": finished}}))
+        .expect("cronjob");
+    // Without --cronjob, where no store is, the check says where to look (it said "no store" alone).
+    let elsewhere = e.dir.path().join("kdrift.duckdb");
+    let never = e.kdrift_db(&elsewhere, &check[..3]).assert().code(1);
+    assert_eq!(
+        stdout(&never),
+        format!(
+            "NEVER: no successful rebalance (store {}: no store; the CronJob deploy/rebalance installs runs with \
+             --no-store: add --cronjob kdrift/kdrift-rebalance to read its status.lastSuccessfulTime; max age 26h)\n",
+            elsewhere.display()
+        )
+    );
+    let mut documented_check = check.clone();
+    documented_check.extend(["--kubeconfig", &cluster]);
+    let ok = e.kdrift_db(&elsewhere, &documented_check).assert().success();
+    assert!(
+        stdout(&ok).starts_with("OK: last successful rebalance ") && stdout(&ok).contains("s ago ("),
+        "{}",
+        stdout(&ok)
+    );
+    assert!(stdout(&ok).contains("CronJob kdrift/kdrift-rebalance"), "{}", stdout(&ok));
+
+    // The store-based variant: --db /var/lib/kdrift/kdrift.duckdb in place of --no-store.
+    let volume = e.path("var-lib-kdrift.duckdb");
+    let with_store: Vec<&str> =
+        refs.iter().flat_map(|a| if *a == "--no-store" { vec!["--db", volume.as_str()] } else { vec![*a] }).collect();
+    let run = e.with_cluster(&with_store).assert().success();
+    // node-1 was balanced by the first night: a night with nothing to do is a success the check counts.
+    assert!(stdout(&run).contains("\n0 planned: 0 evicted,"), "{}", stdout(&run));
+    assert_eq!(e.evicted().len(), 1);
+    let ok = e.kdrift_db(Path::new(&volume), &["check", "--max-age", "26h"]).assert().success();
+    assert!(
+        stdout(&ok).starts_with("OK: last successful rebalance ") && stdout(&ok).contains("s ago ("),
+        "{}",
+        stdout(&ok)
+    );
+    assert!(stdout(&ok).contains("var-lib-kdrift.duckdb run rebalance-"), "{}", stdout(&ok));
 }
 
 #[test]

@@ -284,7 +284,7 @@ fn demo_report_renders_in_chromium_with_the_drains_and_the_chain() {
     let out = kdrift().arg("--db").arg(&db).args(["report", "--html"]).arg(&report).assert().success();
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
     assert!(
-        stdout.contains("5 nodes charted (16 requested % samples), 2 drains or outages, 1 Pending pod, 1 chain\n"),
+        stdout.contains("5 nodes charted (733 requested % samples), 2 drains or outages, 1 Pending pod, 1 chain\n"),
         "{stdout}"
     );
     let html = std::fs::read_to_string(&report).expect("report");

@@ -19,6 +19,10 @@ use super::cluster;
 use crate::args::{CheckArgs, Cli, Output};
 use crate::render;
 
+/// The store source's detail when there is no store and no `--cronjob`.
+const NO_STORE: &str = "no store; the CronJob deploy/rebalance installs runs with --no-store: \
+                        add --cronjob kdrift/kdrift-rebalance to read its status.lastSuccessfulTime";
+
 /// The longest part of a bad `status.lastSuccessfulTime` quoted back, in characters.
 const QUOTED_CHARS: usize = 64;
 
@@ -78,7 +82,9 @@ pub fn run(cli: &Cli, args: &CheckArgs) -> anyhow::Result<ExitCode> {
             },
         });
     } else if args.cronjob.is_none() {
-        readings.push(SourceReading { source: store_source, last_success: None, detail: "no store".to_string() });
+        // The deployed CronJob (deploy/rebalance) runs with --no-store: its
+        // runs are in its status, not in a store here (issue 38 item 5).
+        readings.push(SourceReading { source: store_source, last_success: None, detail: NO_STORE.to_string() });
     }
     if let Some(cj) = &args.cronjob {
         let (runtime, client, _) = cluster::connect(&args.cluster)?;

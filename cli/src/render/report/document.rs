@@ -19,6 +19,9 @@ use crate::render::timeline::{full, kind};
 
 /// Operations drawn in a chart of their own (the overview shows all).
 const OPERATION_CHARTS: usize = 12;
+/// Narrowest operation frame on the overview (SVG units of [`super::gantt::WIDTH`]):
+/// a 10-minute drain in a 2-day range is 3.1 units wide.
+const MIN_OVERVIEW_GROUP: f64 = 12.0;
 
 const STYLE: &str = include_str!("report.css");
 
@@ -106,7 +109,8 @@ fn drains<W: Write>(out: &mut W, d: &ReportData) -> std::io::Result<()> {
     } else {
         writeln!(
             out,
-            "<p>Episodes less than {} apart are one operation. Every mark has a tooltip.</p>",
+            "<p>Episodes less than {} apart are one operation. Every mark has a tooltip; an operation's frame \
+             links to its own chart below, on its own time scale.</p>",
             duration(d.timeline.group_gap_seconds)
         )?;
     }
@@ -118,6 +122,8 @@ fn drains<W: Write>(out: &mut W, d: &ReportData) -> std::io::Result<()> {
         nodes: d.nodes.clone(),
         operations: ops.iter().collect(),
         min_band: 2.0,
+        min_group: MIN_OVERVIEW_GROUP,
+        zoomed: ops.iter().take(OPERATION_CHARTS).map(|o| o.number).collect(),
         labels: Labels::Short,
     };
     writeln!(out, r#"<div class="figure">"#)?;
@@ -176,6 +182,8 @@ fn operation<W: Write>(out: &mut W, d: &ReportData, op: &Operation) -> std::io::
         nodes,
         operations: vec![op],
         min_band: 1.0,
+        min_group: 0.0,
+        zoomed: Vec::new(),
         labels: Labels::Full,
     };
     writeln!(out, r#"<div class="figure">"#)?;
@@ -251,7 +259,7 @@ fn requested<W: Write>(out: &mut W, d: &ReportData) -> std::io::Result<()> {
     }
     writeln!(
         out,
-        "<p>Sampled at {} instants: the start of the range and {} ({} changes of Pod or Node versions, bindings and stops in the range). A value holds until the next sample; shaded: the drain operations.</p>",
+        "<p>Sampled at {} instants: the start of the range and {} ({} changes of requests, bindings, stops or Node versions in the range). A value holds until the next sample; shaded: the drain operations.</p>",
         s.samples.len(),
         if s.coalesced { "the last change of each equal slice of the range" } else { "every change" },
         s.changes

@@ -51,6 +51,13 @@ pub struct Gantt<'a> {
     pub operations: Vec<&'a Operation>,
     /// Narrowest band drawn (an instant still shows).
     pub min_band: f64,
+    /// Narrowest operation frame drawn: on the overview of a long range a
+    /// 10-minute drain is a few units wide (3.1 of 910 over 2 days), so its
+    /// frame is widened to stay visible.
+    pub min_group: f64,
+    /// Operations with a zoomed chart of their own (`#operation-N`): their
+    /// frame and label link to it.
+    pub zoomed: Vec<usize>,
     /// Label style.
     pub labels: Labels,
 }
@@ -160,7 +167,11 @@ pub fn gantt<W: Write>(out: &mut W, g: &Gantt<'_>) -> std::io::Result<()> {
     // Operation frames and labels, under the rows' marks.
     let mut label_end = f64::MIN;
     for op in &g.operations {
-        let Some((x, w)) = s.span(op.started_at, Some(op.last_at()), g.min_band) else { continue };
+        let Some((x, w)) = s.span(op.started_at, Some(op.last_at()), g.min_band.max(g.min_group)) else { continue };
+        let zoomed = g.zoomed.contains(&op.number);
+        if zoomed {
+            writeln!(out, r##"<a class="zoom" href="#operation-{}">"##, op.number)?;
+        }
         writeln!(
             out,
             r#"<rect class="group" data-operation="{}" x="{}" y="{}" width="{}" height="{}"><title>{}</title></rect>"#,
@@ -175,19 +186,21 @@ pub fn gantt<W: Write>(out: &mut W, g: &Gantt<'_>) -> std::io::Result<()> {
         // About 6.6 units per character at the label's size.
         let text_w = text.chars().count() as f64 * 6.6;
         let lx = x.min(WIDTH - RIGHT - text_w).max(2.0);
-        if lx < label_end + 6.0 {
-            continue;
+        if lx >= label_end + 6.0 {
+            label_end = lx + text_w;
+            writeln!(
+                out,
+                r#"<text class="group-label" data-operation="{}" data-started-at="{}" x="{}" y="{}">{}</text>"#,
+                op.number,
+                op.started_at.to_rfc3339(),
+                num(lx),
+                num(TOP - 10.0),
+                Esc(&text)
+            )?;
         }
-        label_end = lx + text_w;
-        writeln!(
-            out,
-            r#"<text class="group-label" data-operation="{}" data-started-at="{}" x="{}" y="{}">{}</text>"#,
-            op.number,
-            op.started_at.to_rfc3339(),
-            num(lx),
-            num(TOP - 10.0),
-            Esc(&text)
-        )?;
+        if zoomed {
+            writeln!(out, "</a>")?;
+        }
     }
     for (i, node) in g.nodes.iter().enumerate() {
         row(out, g, node, Gantt::row_y(i))?;
@@ -408,6 +421,8 @@ mod tests {
             nodes,
             operations: vec![&op],
             min_band: 0.0,
+            min_group: 0.0,
+            zoomed: Vec::new(),
             labels: Labels::Full,
         };
         let mut buf = Vec::new();
