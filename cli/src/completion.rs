@@ -116,16 +116,33 @@ fn candidates(current: &OsStr, names: Names) -> Vec<CompletionCandidate> {
 }
 
 /// `NAMESPACE/NAME` and bare `NAME` values starting with `current`, each once, in store order.
+/// Only names the API server accepts (DNS-1123: `a-z`, `0-9`, `-`, `.`)
+/// are offered: a dump file may hold any text as a name, and a candidate
+/// with `$(…)`, a newline or an escape sequence would reach the shell's
+/// command line (break-it 36 F5).
 fn matching(names: &[(String, String)], current: &str) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
     let mut out: Vec<String> = Vec::new();
-    for (namespace, name) in names {
+    for (namespace, name) in names.iter().filter(|(ns, n)| kube_name(ns) && kube_name(n)) {
         for value in [format!("{namespace}/{name}"), name.clone()] {
-            if value.starts_with(current) && !out.contains(&value) {
+            if value.starts_with(current) && seen.insert(value.clone()) {
                 out.push(value);
             }
         }
     }
     out
+}
+
+/// A DNS-1123 subdomain, what Kubernetes allows as an object's name (a
+/// namespace is the stricter label, which this accepts too): 1–253
+/// characters of `a-z`, `0-9`, `-` and `.`, starting and ending with a
+/// letter or digit.
+fn kube_name(s: &str) -> bool {
+    let edge = |c: Option<char>| c.is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+    s.len() <= 253
+        && edge(s.chars().next())
+        && edge(s.chars().last())
+        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
 }
 
 #[cfg(test)]
@@ -138,6 +155,16 @@ mod tests {
         assert_eq!(matching(&names, "b"), ["backup"]);
         assert_eq!(matching(&names, ""), ["media/backup", "backup", "ops/backup"]);
         assert_eq!(matching(&names, "ops/"), ["ops/backup"]);
+        // Names no API server accepts are never offered to the shell.
+        let hostile = [
+            ("media".to_string(), "p$(touch /tmp/x)".to_string()),
+            ("ns$(id)".to_string(), "p".to_string()),
+            ("media".to_string(), "two\nlines".to_string()),
+            ("media".to_string(), "t\u{1b}]0;title\u{7}".to_string()),
+            ("media".to_string(), "-rf".to_string()),
+            ("media".to_string(), "web-0.svc".to_string()),
+        ];
+        assert_eq!(matching(&hostile, ""), ["media/web-0.svc", "web-0.svc"]);
         let words: Vec<OsString> = ["kdrift", "--db", "x.duckdb", "postmortem"].map(OsString::from).to_vec();
         assert_eq!(store_path(&words), PathBuf::from("x.duckdb"));
     }
