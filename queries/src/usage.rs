@@ -215,9 +215,8 @@ impl Store {
         // Masking may make two names one: such a batch takes the staging
         // path, which deduplicates the names as stored.
         if !samples.is_empty() && held.is_empty() && without_repeats(samples) {
-            let stored: bool = self.query_one(&sql::USAGE_STORED_IN_RANGE, params![source.as_str(), first, last], |r| {
-                r.get(0)
-            })?;
+            let stored: bool =
+                self.query_one(&sql::USAGE_STORED_IN_RANGE, params![source.as_str(), first, last], |r| r.get(0))?;
             if !stored {
                 self.append_usage(run_id, source, samples, &held)?;
                 self.record_usage_errors(run_id, location, errors)?;
@@ -469,8 +468,8 @@ mod tests {
         assert_eq!((c.added, c.duplicates), (0, 3));
         // Overlapping: one stored key, one new node at a stored instant, one new instant.
         let next = vec![node("n2", T0, 999, 9), node("n3", T0, 400, 4), node("n1", T0 + 60_000_000, 500, 5)];
-        let c = store.commit_usage("test", "t", UsageSource::Prometheus, &next, &["bad point".into()], None)
-            .expect("next");
+        let c =
+            store.commit_usage("test", "t", UsageSource::Prometheus, &next, &["bad point".into()], None).expect("next");
         assert_eq!((c.added, c.duplicates), (2, 1));
         assert_eq!(count(&store), 5);
         let kept: i64 = store

@@ -286,4 +286,3 @@ async fn run(
     }
     Ok(())
 }
-
