@@ -567,6 +567,58 @@ fn ingest_prometheus_that_stores_no_sample_says_the_range_and_exits_1() {
     assert!(!String::from_utf8_lossy(&out.get_output().stderr).contains("no usage sample"));
 }
 
+/// New-user trial: a pull of the default day from a server without data
+/// then stored 24 empty ingest runs and printed 24 rows of zeros. A stretch
+/// of windows without samples is one run, one row and one `usage_windows`
+/// row spanning it, so `--resume` still continues after it.
+#[test]
+fn ingest_prometheus_commits_a_stretch_of_windows_without_samples_as_one_run() {
+    let Some(vm) = RealVmetrics::victoria_metrics_or_skip("ingest_prometheus_commits_a_stretch") else { return };
+    vm.post("/api/v1/import/prometheus", exposition());
+    vm.flush();
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    // 21:00–00:00 has no data (3 windows of 1 h), 00:00–00:10 has.
+    let range = ["--start", "2026-11-12T21:00:00Z", "--end", "2026-11-13T00:10:00Z", "--window", "1h"];
+    let out =
+        kdrift(&db).args(["-o", "json", "ingest", "prometheus", "--url", &vm.url()]).args(range).assert().success();
+    let report: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    let rows: Vec<(String, String, u64, bool)> = report["windows"]
+        .as_array()
+        .expect("windows")
+        .iter()
+        .map(|w| {
+            (
+                w["window"]["start"].as_str().unwrap_or_default().to_string(),
+                w["window"]["end"].as_str().unwrap_or_default().to_string(),
+                w["windows"].as_u64().unwrap_or(0),
+                w["samples"].as_u64().unwrap_or(0) > 0,
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("2026-11-12T21:00:00Z".to_string(), "2026-11-13T00:00:00Z".to_string(), 3, false),
+            ("2026-11-13T00:00:00Z".to_string(), "2026-11-13T00:10:00Z".to_string(), 1, true),
+        ]
+    );
+    let out = kdrift(&db).args(["query", "runs", "-o", "json"]).assert().success();
+    let runs: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    assert_eq!(runs.as_array().map(Vec::len), Some(2), "{runs}");
+    // Only empty windows: one row, the windows counted, and --resume continues after them.
+    let db = dir.path().join("empty.duckdb");
+    let range = ["--start", "2026-11-12T00:00:00Z", "--end", "2026-11-12T06:00:00Z", "--window", "1h"];
+    let out = kdrift(&db).args(["ingest", "prometheus", "--url", &vm.url()]).args(range).assert().code(1);
+    let text = stdout_of(&out);
+    assert_eq!(text.lines().filter(|l| l.contains("2026-11-12T")).count(), 1, "{text}");
+    assert!(text.contains("0 usage samples from ") && text.contains(" in 6 windows: 0 new"), "{text}");
+    assert!(String::from_utf8_lossy(&out.get_output().stderr).contains(" (6 windows): the server has no data"));
+    let out = kdrift(&db).args(["ingest", "prometheus", "--resume", "--url", &vm.url()]).args(range).assert().code(1);
+    let text = stdout_of(&out);
+    assert!(text.contains("resumed after the last committed window, at 2026-11-12T06:00:00Z"), "{text}");
+}
+
 /// One stored sample: `(kind, node, namespace, pod, cpu_millis)`.
 type UsageRow = (String, Option<String>, Option<String>, Option<String>, Option<i64>);
 
