@@ -486,7 +486,7 @@ fn skew_usage_and_hotspots_mark_the_requested_percent_as_a_lower_bound_like_skew
     let text = lines(&stdout_of(&out));
     assert_eq!(
         text[2],
-        " minikube   cpu        2019-03-08T08:50:00Z   2019-03-08T08:55:00Z (ongoing)   5m       95.0 %      \
+        " minikube   cpu        2019-03-08T08:50:00Z   2019-03-08T09:00:00Z (ongoing)   10m      95.0 %      \
          95.0 %      ≥38.8 %",
         "{text:#?}"
     );
@@ -810,4 +810,45 @@ fn ingest_file_reads_a_top_table_with_bare_cr_ends_and_counts_errors_past_the_fi
     let out = kdrift(&db).args(["--output", "json", "query", "runs"]).assert().success();
     let runs: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
     assert_eq!(runs[0]["errors"], 101, "{runs}");
+}
+
+/// New-user trial: the demo's node-4 episode read "TO 05:30:00Z (ongoing)
+/// 2h 0m"; once cooler samples from 06:00 were added, "TO 05:35:00Z, 2h
+/// 5m". An episode ends at its last hot step's end (start + step), ongoing
+/// or not: the same end, 05:35, and the same 2h 5m (25 steps of 5m) both ways.
+#[test]
+fn hotspots_ends_an_episode_at_its_last_hot_steps_end_whether_ongoing_or_not() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("demo.duckdb");
+    Command::cargo_bin("kdrift").expect("binary").arg("demo").arg("--save").arg(&db).assert().success();
+    let episode = |db: &std::path::Path| {
+        let out = kdrift(db).args(["-o", "json", "hotspots"]).assert().success();
+        let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+        let e = &json["episodes"][0];
+        format!(
+            "{} {} {} {} {} {}",
+            e["node"], e["resource"], e["started_at"], e["ended_at"], e["windows"], e["ongoing"]
+        )
+    };
+    assert_eq!(episode(&db), r#""node-4" "cpu" "2026-11-28T03:30:00Z" "2026-11-28T05:35:00Z" 25 true"#);
+    let text = stdout_of(&kdrift(&db).arg("hotspots").assert().success());
+    assert!(text.contains("   2026-11-28T03:30:00Z   2026-11-28T05:35:00Z (ongoing)   2h 5m "), "{text}");
+    // node-4 at 10 % of its cpu every 5 minutes from 06:00 to 07:00.
+    let cool: Vec<kdrift_store::UsageSample> = (0..=12)
+        .map(|k| kdrift_store::UsageSample {
+            kind: kdrift_store::UsageKind::Node,
+            node: Some("node-4".to_string()),
+            namespace: None,
+            pod: None,
+            at_us: 1_795_845_600_000_000 + k * 300_000_000,
+            cpu_millis: Some(100),
+            memory_bytes: None,
+        })
+        .collect();
+    let store = kdrift_store::Store::open(&db).expect("store");
+    store.commit_usage("test", "cool", kdrift_store::UsageSource::MetricsApi, &cool, &[], None).expect("commit");
+    drop(store);
+    assert_eq!(episode(&db), r#""node-4" "cpu" "2026-11-28T03:30:00Z" "2026-11-28T05:35:00Z" 25 false"#);
+    let text = stdout_of(&kdrift(&db).arg("hotspots").assert().success());
+    assert!(text.contains("   2026-11-28T03:30:00Z   2026-11-28T05:35:00Z   2h 5m "), "{text}");
 }
