@@ -163,7 +163,7 @@ pub use simulate::{
     SimulateOptions, Simulation, Suggestion, Verdict, Warning, WarningKind, DEFAULT_RISK_LABEL_KEYS,
     DEFAULT_RISK_LABEL_NAMESPACES,
 };
-pub use simulate::{HotLanding, NodeUsedChange, PredictedUsage, UsedChange};
+pub use simulate::{HotLanding, NodeUsedChange, PredictedUsage, UsedChange, REQUESTS_PLAN_USED_LIMIT};
 pub use strict_json::{
     duplicate_message, json_error_text, parse_noting_duplicates, Duplicate, NotedValue, StrictValue,
 };

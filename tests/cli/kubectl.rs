@@ -372,8 +372,8 @@ fn namespace_and_label_selectors_choose_the_pods_listed() {
     assert_eq!(
         err,
         format!(
-            "kdrift: none of the 1 pod(s) with FailedScheduling in {} is in the namespace, labels app in (plex, sonarr) \
-             and time range given\n",
+            "kdrift: none of the 1 pod(s) with FailedScheduling in {} is in the namespace and labels given (-n media, \
+             -l app in (plex, sonarr))\n",
             db.display()
         )
     );

@@ -2282,17 +2282,30 @@ fn why_pending_all_narrows_to_a_namespace_and_a_time_range() {
     let (code, stdout, _) = on_demo(&["why-pending", "--all", "-n", "media", "--since", "2026-11-28T05:00:00Z"]);
     assert_eq!(code, 0);
     assert!(stdout.contains("media/backup-29930640-5l8lp"), "{stdout}");
-    for args in [
-        vec!["why-pending", "--all", "-n", "web"],
-        vec!["why-pending", "--all", "--until", "2026-11-28T03:59:59Z"],
-        vec!["why-pending", "--all", "--since", "2026-11-28T05:15:01Z"],
+    // Only the filters given are named (new-user trial: "the namespace and
+    // time range given" without a namespace), and a --since after the
+    // store's history says where it ends.
+    for (args, given) in [
+        (vec!["why-pending", "--all", "-n", "web"], " is in the namespace given (-n web)\n"),
+        (
+            vec!["why-pending", "--all", "--until", "2026-11-28T03:59:59Z"],
+            " is in the time range given (--until 2026-11-28T03:59:59Z)\n",
+        ),
+        (
+            vec!["why-pending", "--all", "-n", "media", "--since", "2026-11-28T05:15:01Z"],
+            " is in the namespace and time range given (-n media, --since 2026-11-28T05:15:01Z)\n",
+        ),
+        (
+            vec!["why-pending", "--all", "--since", "2026-12-06T22:00:00Z"],
+            " is in the time range given (--since 2026-12-06T22:00:00Z): --since 2026-12-06T22:00:00Z is after the \
+             store's history: its last recorded instant is 2026-11-28T05:30:01Z\n",
+        ),
     ] {
         let (code, stdout, stderr) = on_demo(&args);
         assert_eq!(code, 1, "{args:?}");
         assert!(stdout.contains("0 pods") || !stdout.contains("media/backup"), "{args:?}: {stdout}");
         assert!(
-            stderr.contains("kdrift: none of the 1 pod(s) with FailedScheduling in")
-                && stderr.contains("is in the namespace and time range given"),
+            stderr.starts_with("kdrift: none of the 1 pod(s) with FailedScheduling in ") && stderr.ends_with(given),
             "{args:?}: {stderr}"
         );
     }

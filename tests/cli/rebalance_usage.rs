@@ -430,3 +430,59 @@ fn a_prometheus_source_runs_the_policys_query_as_an_instant_query_at_the_plans_i
         "{stderr}"
     );
 }
+
+/// New-user trial: on the demo, the default policy (requests, no
+/// metricsUtilization) sends batch/queue-worker-…-qqrw9 from node-1 to
+/// node-4, measured 93.2 % cpu used in the same store; the landing warnings
+/// said nothing. Each such replacement is now a warning naming pod, node and
+/// used %, in the table and `-o json`.
+#[test]
+fn a_plan_on_requests_warns_of_replacements_landing_on_a_node_hot_on_measured_usage() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("demo.duckdb");
+    Command::cargo_bin("kdrift").expect("binary").arg("demo").arg("--save").arg(&db).assert().success();
+    let out = kdrift(&db).args(["-o", "json", "rebalance", "plan", "--simulate"]).assert().success();
+    let doc: Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    let hot: Vec<(String, String, String)> = doc["simulation"]["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter(|w| w["kind"] == "HotNode")
+        .map(|w| {
+            (
+                w["pod"].as_str().unwrap_or_default().to_string(),
+                w["node"].as_str().unwrap_or_default().to_string(),
+                w["message"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    let message = |pod: &str| {
+        format!(
+            "{pod} lands on node-4, which ends overutilized on measured usage (predicted cpu used 94.7 % > 80 \
+             target): the hot spot moves from node-1 (planned on requests; the store's usage samples say so)"
+        )
+    };
+    assert_eq!(
+        hot,
+        [
+            (
+                "batch/queue-worker-99lqv4ktcz-qqrw9".to_string(),
+                "node-4".to_string(),
+                message("batch/queue-worker-99lqv4ktcz-qqrw9")
+            ),
+            ("web/api-c6w2dh2mbv-wfmwc".to_string(), "node-4".to_string(), message("web/api-c6w2dh2mbv-wfmwc")),
+        ]
+    );
+    let node4 = doc["simulation"]["predicted_usage"]["nodes"].as_array().expect("nodes")[3].clone();
+    assert_eq!(
+        (node4["node"].as_str(), node4["resources"][0]["percent_before"].as_f64()),
+        (Some("node-4"), Some(93.2))
+    );
+    let out = kdrift(&db).args(["rebalance", "plan", "--simulate"]).assert().success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let warnings = &text[text.find("\nLanding warnings\n").expect("warnings")..];
+    assert!(
+        warnings.contains(&format!("\n  - warning: {}\n", message("batch/queue-worker-99lqv4ktcz-qqrw9"))),
+        "{text}"
+    );
+}

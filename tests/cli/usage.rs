@@ -486,7 +486,7 @@ fn skew_usage_and_hotspots_mark_the_requested_percent_as_a_lower_bound_like_skew
     let text = lines(&stdout_of(&out));
     assert_eq!(
         text[2],
-        " minikube   cpu        2019-03-08T08:50:00Z   2019-03-08T08:55:00Z (ongoing)   5m       95.0 %      \
+        " minikube   cpu        2019-03-08T08:50:00Z   2019-03-08T09:00:00Z (ongoing)   10m      95.0 %      \
          95.0 %      ≥38.8 %",
         "{text:#?}"
     );
@@ -565,6 +565,58 @@ fn ingest_prometheus_that_stores_no_sample_says_the_range_and_exits_1() {
     let range = ["--start", "2026-11-13T00:10:00Z", "--end", "2026-11-13T00:11:00Z"];
     let out = kdrift(&db).args(["ingest", "prometheus", "--url", &vm.url()]).args(range).assert().success();
     assert!(!String::from_utf8_lossy(&out.get_output().stderr).contains("no usage sample"));
+}
+
+/// New-user trial: a pull of the default day from a server without data
+/// then stored 24 empty ingest runs and printed 24 rows of zeros. A stretch
+/// of windows without samples is one run, one row and one `usage_windows`
+/// row spanning it, so `--resume` still continues after it.
+#[test]
+fn ingest_prometheus_commits_a_stretch_of_windows_without_samples_as_one_run() {
+    let Some(vm) = RealVmetrics::victoria_metrics_or_skip("ingest_prometheus_commits_a_stretch") else { return };
+    vm.post("/api/v1/import/prometheus", exposition());
+    vm.flush();
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    // 21:00–00:00 has no data (3 windows of 1 h), 00:00–00:10 has.
+    let range = ["--start", "2026-11-12T21:00:00Z", "--end", "2026-11-13T00:10:00Z", "--window", "1h"];
+    let out =
+        kdrift(&db).args(["-o", "json", "ingest", "prometheus", "--url", &vm.url()]).args(range).assert().success();
+    let report: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    let rows: Vec<(String, String, u64, bool)> = report["windows"]
+        .as_array()
+        .expect("windows")
+        .iter()
+        .map(|w| {
+            (
+                w["window"]["start"].as_str().unwrap_or_default().to_string(),
+                w["window"]["end"].as_str().unwrap_or_default().to_string(),
+                w["windows"].as_u64().unwrap_or(0),
+                w["samples"].as_u64().unwrap_or(0) > 0,
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("2026-11-12T21:00:00Z".to_string(), "2026-11-13T00:00:00Z".to_string(), 3, false),
+            ("2026-11-13T00:00:00Z".to_string(), "2026-11-13T00:10:00Z".to_string(), 1, true),
+        ]
+    );
+    let out = kdrift(&db).args(["query", "runs", "-o", "json"]).assert().success();
+    let runs: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    assert_eq!(runs.as_array().map(Vec::len), Some(2), "{runs}");
+    // Only empty windows: one row, the windows counted, and --resume continues after them.
+    let db = dir.path().join("empty.duckdb");
+    let range = ["--start", "2026-11-12T00:00:00Z", "--end", "2026-11-12T06:00:00Z", "--window", "1h"];
+    let out = kdrift(&db).args(["ingest", "prometheus", "--url", &vm.url()]).args(range).assert().code(1);
+    let text = stdout_of(&out);
+    assert_eq!(text.lines().filter(|l| l.contains("2026-11-12T")).count(), 1, "{text}");
+    assert!(text.contains("0 usage samples from ") && text.contains(" in 6 windows: 0 new"), "{text}");
+    assert!(String::from_utf8_lossy(&out.get_output().stderr).contains(" (6 windows): the server has no data"));
+    let out = kdrift(&db).args(["ingest", "prometheus", "--resume", "--url", &vm.url()]).args(range).assert().code(1);
+    let text = stdout_of(&out);
+    assert!(text.contains("resumed after the last committed window, at 2026-11-12T06:00:00Z"), "{text}");
 }
 
 /// One stored sample: `(kind, node, namespace, pod, cpu_millis)`.
@@ -758,4 +810,45 @@ fn ingest_file_reads_a_top_table_with_bare_cr_ends_and_counts_errors_past_the_fi
     let out = kdrift(&db).args(["--output", "json", "query", "runs"]).assert().success();
     let runs: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
     assert_eq!(runs[0]["errors"], 101, "{runs}");
+}
+
+/// New-user trial: the demo's node-4 episode read "TO 05:30:00Z (ongoing)
+/// 2h 0m"; once cooler samples from 06:00 were added, "TO 05:35:00Z, 2h
+/// 5m". An episode ends at its last hot step's end (start + step), ongoing
+/// or not: the same end, 05:35, and the same 2h 5m (25 steps of 5m) both ways.
+#[test]
+fn hotspots_ends_an_episode_at_its_last_hot_steps_end_whether_ongoing_or_not() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("demo.duckdb");
+    Command::cargo_bin("kdrift").expect("binary").arg("demo").arg("--save").arg(&db).assert().success();
+    let episode = |db: &std::path::Path| {
+        let out = kdrift(db).args(["-o", "json", "hotspots"]).assert().success();
+        let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+        let e = &json["episodes"][0];
+        format!(
+            "{} {} {} {} {} {}",
+            e["node"], e["resource"], e["started_at"], e["ended_at"], e["windows"], e["ongoing"]
+        )
+    };
+    assert_eq!(episode(&db), r#""node-4" "cpu" "2026-11-28T03:30:00Z" "2026-11-28T05:35:00Z" 25 true"#);
+    let text = stdout_of(&kdrift(&db).arg("hotspots").assert().success());
+    assert!(text.contains("   2026-11-28T03:30:00Z   2026-11-28T05:35:00Z (ongoing)   2h 5m "), "{text}");
+    // node-4 at 10 % of its cpu every 5 minutes from 06:00 to 07:00.
+    let cool: Vec<kdrift_store::UsageSample> = (0..=12)
+        .map(|k| kdrift_store::UsageSample {
+            kind: kdrift_store::UsageKind::Node,
+            node: Some("node-4".to_string()),
+            namespace: None,
+            pod: None,
+            at_us: 1_795_845_600_000_000 + k * 300_000_000,
+            cpu_millis: Some(100),
+            memory_bytes: None,
+        })
+        .collect();
+    let store = kdrift_store::Store::open(&db).expect("store");
+    store.commit_usage("test", "cool", kdrift_store::UsageSource::MetricsApi, &cool, &[], None).expect("commit");
+    drop(store);
+    assert_eq!(episode(&db), r#""node-4" "cpu" "2026-11-28T03:30:00Z" "2026-11-28T05:35:00Z" 25 false"#);
+    let text = stdout_of(&kdrift(&db).arg("hotspots").assert().success());
+    assert!(text.contains("   2026-11-28T03:30:00Z   2026-11-28T05:35:00Z   2h 5m "), "{text}");
 }

@@ -35,7 +35,9 @@ pub struct Episode {
     pub resource: String,
     /// The first hot bucket's start (UTC).
     pub started_at: DateTime<Utc>,
-    /// The last hot bucket's end (UTC, exclusive).
+    /// The last hot bucket's end (UTC, exclusive): its start + the step,
+    /// for an ongoing episode too (it may then be after the last sample);
+    /// `ended_at − started_at` is `windows` steps.
     pub ended_at: DateTime<Utc>,
     /// Hot buckets in the run.
     pub windows: usize,

@@ -90,7 +90,10 @@ pub fn hotspots(store: &Reader, options: &HotspotsOptions) -> Result<Hotspots, A
             for (s, e) in found {
                 let values: Vec<f64> = series[s..=e].iter().map(|(_, v)| *v).collect();
                 let started_at = micros(series[s].0);
-                let ended_at = micros(series[e].0.saturating_add(step_us)).min(until);
+                // The end of the last hot step, ongoing or not (docs/analyses.md):
+                // not clamped to the range's end, which would end an ongoing
+                // episode a step earlier than the same one closed later.
+                let ended_at = micros(series[e].0.saturating_add(step_us));
                 report.episodes.push(Episode {
                     node: node.to_string(),
                     resource: resource.to_string(),

@@ -75,7 +75,7 @@ pub fn run(cli: &Cli, args: &IngestPrometheusArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(error) = failure {
         if !report.windows.is_empty() {
-            super::ingest::committed_before_failure(report.windows.len(), &cli.db)?;
+            super::ingest::committed_before_failure(report.windows_pulled(), &cli.db)?;
         }
         return Err(error.into());
     }
@@ -100,7 +100,7 @@ fn nothing_pulled(report: &kdrift_ingest::PromReport, default_range: bool) -> St
     let utc = |t: Option<chrono::DateTime<chrono::Utc>>| {
         t.map_or_else(|| "?".to_string(), |t| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
     };
-    let windows = kdrift_analyze::count(report.windows.len(), "window", "windows");
+    let windows = kdrift_analyze::count(report.windows_pulled(), "window", "windows");
     let default = if default_range { ", the default range: the last day" } else { "" };
     format!(
         "no usage sample from {} to {} ({windows}{default}): the server has no data for the queries then; pass \

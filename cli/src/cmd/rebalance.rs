@@ -109,6 +109,9 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
     let rank_by_usage = super::rebalance_usage::attach(cli, &args.usage, &policy, &mut loaded, live)?;
     let options = PlanOptions { skip_zero_request: args.skip_zero_request, rank_by_usage };
     let planned = make_plan(&loaded.snapshot, &policy, &options);
+    if args.simulate || args.rounds.is_some() {
+        super::rebalance_usage::attach_for_landings(cli, &policy, &mut loaded)?;
+    }
     let simulate = SimulateOptions { scoring, ..SimulateOptions::default() };
     let simulation =
         (args.simulate || args.rounds.is_some()).then(|| simulate_plan_with(&loaded.snapshot, &planned, &simulate));

@@ -136,6 +136,39 @@ pub(crate) fn attach(
     Ok(args.usage_window.is_some() && policy.uses_measured_usage())
 }
 
+/// For a simulated plan on requests (no `metricsUtilization`): the store's
+/// latest usage samples at `loaded.at`, when it holds any, put into the
+/// snapshot for the landing simulation alone (the planner reads them only
+/// for `metricsUtilization`), so its predicted used % and hot-node landing
+/// warnings ([`kdrift_rebalance::HotLanding`]) show where the replacements go
+/// (new-user trial: a pod sent to the node measured 93.2 % cpu used).
+///
+/// # Errors
+/// The store cannot be read.
+pub(crate) fn attach_for_landings(cli: &Cli, policy: &Policy, loaded: &mut LoadedSnapshot) -> anyhow::Result<()> {
+    if policy.uses_measured_usage() || loaded.snapshot.measured.is_some() || !cli.db.exists() {
+        return Ok(());
+    }
+    let store = crate::cmd::open_existing_store(&cli.db)?;
+    let reading = Reading::Latest { max_age_us: LATEST_MAX_AGE_US };
+    let usage = kdrift_analyze::measured_at(&store, loaded.at, reading)?;
+    if usage.nodes.is_empty() {
+        return Ok(());
+    }
+    loaded.notes.push(format!(
+        "the plan is on requests; the store's usage samples ({} at {}, {} node(s), {} pod(s)) feed the landing \
+         simulation's predicted used % and warn of replacements landing on a node used above the run's target \
+         (else {} %)",
+        reading.describe(),
+        crate::render::time(loaded.at),
+        usage.nodes.len(),
+        usage.pods.len(),
+        kdrift_rebalance::REQUESTS_PLAN_USED_LIMIT
+    ));
+    loaded.snapshot.measured = Some(usage);
+    Ok(())
+}
+
 /// The windowed reading a plan document keeps (`--usage-window` with a
 /// policy on measured usage), for `apply` to plan again on the same reading.
 pub(crate) fn window_option(args: &UsageArgs, policy: &Policy) -> Option<UsageWindowOption> {

@@ -94,9 +94,10 @@ pub fn explain<W: Write>(
     } else if pods.is_empty() {
         writeln!(
             std::io::stderr(),
-            "kdrift: none of the {stored} pod(s) with FailedScheduling in {} is in the namespace{} and time range given",
+            "kdrift: none of the {stored} pod(s) with FailedScheduling in {} is in the {}{}",
             store.path().display(),
-            args.selector.as_ref().map(|s| format!(", labels {}", s.text)).unwrap_or_default()
+            filters_given(args),
+            history_end(store, args)?
         )?;
     }
     match output {
@@ -104,6 +105,45 @@ pub fn explain<W: Write>(
         Output::Table => render::pending::list(out, &pods)?,
     }
     Ok(if pods.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// What `--all` was narrowed by, as given: `namespace and time range given
+/// (-n web, --since 2026-11-28T05:15:01Z)` — only the filters given (a
+/// new-user trial was told of a namespace it never gave).
+fn filters_given(args: &WhyPendingArgs) -> String {
+    let (mut names, mut values) = (Vec::new(), Vec::new());
+    if let Some(ns) = &args.namespace {
+        names.push("namespace");
+        values.push(format!("-n {ns}"));
+    }
+    if let Some(s) = &args.selector {
+        names.push("labels");
+        values.push(format!("-l {}", s.text));
+    }
+    if args.since.is_some() || args.until.is_some() {
+        names.push("time range");
+    }
+    values.extend(args.since.map(|t| format!("--since {}", render::time(t))));
+    values.extend(args.until.map(|t| format!("--until {}", render::time(t))));
+    if names.is_empty() {
+        return "filters given".to_string();
+    }
+    format!("{} given ({})", names.join(" and "), values.join(", "))
+}
+
+/// With `--since` after the store's history, where it ends, as `skew --at`
+/// says it: `; --since is after the store's history: its last recorded
+/// instant is 2019-03-08T08:59:58Z`. Empty otherwise.
+fn history_end(store: &Store, args: &WhyPendingArgs) -> anyhow::Result<String> {
+    let Some(since) = args.since else { return Ok(String::new()) };
+    Ok(match kdrift_analyze::time_span(store)? {
+        Some((_, last)) if since > last => format!(
+            ": --since {} is after the store's history: its last recorded instant is {}",
+            render::time(since),
+            render::time(last)
+        ),
+        _ => String::new(),
+    })
 }
 
 /// The namespaces in which a pod of this name had FailedScheduling events,

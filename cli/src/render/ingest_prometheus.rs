@@ -49,7 +49,7 @@ pub fn summary<W: Write>(out: &mut W, report: &PromReport, db: &Path) -> anyhow:
         "{} from {} in {}: {} new, {} already stored, {} → {}",
         count(report.samples() as usize, "usage sample", "usage samples"),
         report.url,
-        count(report.windows.len(), "window", "windows"),
+        count(report.windows_pulled(), "window", "windows"),
         report.added(),
         report.samples() - report.added(),
         count(report.error_count(), "input error", "input errors"),

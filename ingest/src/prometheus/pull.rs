@@ -5,7 +5,11 @@
 //! retried with exponential backoff; a window that keeps failing stops the
 //! pull with an error naming it and its query (recorded as a `failed` run),
 //! and the windows committed before stay. `--resume` starts after the last window this pull (same
-//! URL, step and queries) committed.
+//! URL, step and queries) committed. Consecutive windows without a sample
+//! or an error are committed together, as one ingest run and one
+//! `usage_windows` row spanning them (so `--resume` continues after them),
+//! not a run each (new-user trial: a server without data for the default
+//! day left 24 empty runs and 24 rows of zeros).
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -82,8 +86,12 @@ impl PromOptions {
 /// One committed window.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct PromWindowReport {
-    /// The window.
+    /// The window (for a stretch without samples: from its first window's
+    /// start to its last one's end).
     pub window: PromWindow,
+    /// Query windows this row covers: 1, or the length of a stretch of
+    /// windows without a sample or an error, committed as one run.
+    pub windows: usize,
     /// Its ingest run.
     pub run_id: i64,
     /// Samples read (CPU and memory of one object at one instant are one).
@@ -113,7 +121,8 @@ pub struct PromReport {
     pub end: Option<DateTime<Utc>>,
     /// Where `--resume` continued from, when it did.
     pub resumed_from: Option<DateTime<Utc>>,
-    /// Committed windows, in time order.
+    /// Committed windows, in time order (a stretch of windows without
+    /// samples is one, see [`PromWindowReport::windows`]).
     pub windows: Vec<PromWindowReport>,
     /// Caveats.
     pub notes: Vec<String>,
@@ -127,6 +136,11 @@ impl PromReport {
     /// New samples over all windows.
     pub fn added(&self) -> u64 {
         self.windows.iter().map(|w| w.added).sum()
+    }
+    /// Query windows pulled over all committed rows (a stretch without
+    /// samples counts each of its windows).
+    pub fn windows_pulled(&self) -> usize {
+        self.windows.iter().map(|w| w.windows).sum()
     }
     /// Input errors over all windows.
     pub fn error_count(&self) -> usize {
@@ -208,7 +222,12 @@ async fn run(
     }
     let expected = windows.len();
     let mut next = fetch::spawn(client.clone(), options.clone(), windows);
+    // Windows without a sample or an error, not committed yet: (the stretch, how many).
+    let mut empty: Option<(PromWindow, usize)> = None;
     while let Some(outcome) = next.recv().await {
+        if !matches!(outcome, Outcome::Window(_)) {
+            commit_empty(store, client, &mut empty, report, progress)?;
+        }
         let fetched = match outcome {
             Outcome::Window(fetched) => fetched,
             Outcome::Interrupted(window) => {
@@ -234,6 +253,14 @@ async fn run(
             }
         };
         let Fetched { window, shown, samples, errors, error_count, fetch_s, merge_s } = *fetched;
+        if samples.is_empty() && errors.is_empty() && error_count == 0 && !options.interrupt.is_triggered() {
+            empty = Some(match empty {
+                Some((w, n)) => (PromWindow { end: window.end, last: window.last, ..w }, n + 1),
+                None => (window, 1),
+            });
+            continue;
+        }
+        commit_empty(store, client, &mut empty, report, progress)?;
         if options.interrupt.is_triggered() {
             return Err(PromError::Interrupted {
                 window: Some((window.start, window.end)),
@@ -267,6 +294,7 @@ async fn run(
         );
         let done = PromWindowReport {
             window,
+            windows: 1,
             run_id: c.run_id,
             samples: c.samples,
             added: c.added,
@@ -277,12 +305,47 @@ async fn run(
         progress(&done);
         report.windows.push(done);
     }
-    if report.windows.len() < expected {
+    commit_empty(store, client, &mut empty, report, progress)?;
+    if report.windows_pulled() < expected {
         // The fetching thread ended without saying why (it could not start).
         return Err(PromError::Options(format!(
             "the fetching thread stopped after {} of {expected} window(s); see the log above",
-            report.windows.len()
+            report.windows_pulled()
         )));
     }
+    Ok(())
+}
+
+/// Commits the stretch of windows without samples in `empty`, if any, as one
+/// ingest run with one `usage_windows` row from its start to its end (where
+/// `--resume` continues), and reports it as one row.
+fn commit_empty(
+    store: &Store,
+    client: &PromClient,
+    empty: &mut Option<(PromWindow, usize)>,
+    report: &mut PromReport,
+    progress: &mut dyn FnMut(&PromWindowReport),
+) -> Result<(), PromError> {
+    let Some((window, windows)) = empty.take() else { return Ok(()) };
+    let shown = format!("[{}, {})", show_time(&window.start), show_time(&window.end));
+    let location = format!("{} {shown}", client.endpoint());
+    let w = UsageWindow {
+        pull_key: &report.pull_key,
+        start_us: window.start.timestamp_micros(),
+        end_us: window.end.timestamp_micros(),
+    };
+    let c = store.commit_usage(SOURCE_KIND, &location, UsageSource::Prometheus, &[], &[], Some(w))?;
+    let done = PromWindowReport {
+        window,
+        windows,
+        run_id: c.run_id,
+        samples: 0,
+        added: 0,
+        duplicates: 0,
+        errors: Vec::new(),
+        error_count: 0,
+    };
+    progress(&done);
+    report.windows.push(done);
     Ok(())
 }

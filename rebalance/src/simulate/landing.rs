@@ -124,6 +124,9 @@ pub enum WarningKind {
     LabelRisk,
     /// [`Landing::is_tie`].
     Tie,
+    /// A run that planned on requests sends the replacement to a node whose
+    /// measured usage is above its target ([`super::measured::HotLanding`]).
+    HotNode,
     /// An eviction names a pod index the snapshot does not have (the plan
     /// was made from another snapshot); it is left out.
     UnknownPod,
@@ -300,11 +303,21 @@ pub fn simulate_plan_with(snapshot: &Snapshot, plan: &Plan, options: &SimulateOp
             message: pile_up_message(p, &options.scoring),
         });
     }
+    let predicted_usage = super::measured::predicted_usage(snapshot, plan, &landings);
+    // A plan on requests is blind to usage: its hot landings are warnings.
+    for h in predicted_usage.iter().flat_map(|p| &p.hot_landings).filter(|h| h.on_requests) {
+        warnings.push(Warning {
+            severity: Severity::Warning,
+            kind: WarningKind::HotNode,
+            pod: Some(h.pod.clone()),
+            node: Some(h.node.clone()),
+            message: format!("{} (planned on requests; the store's usage samples say so)", h.message),
+        });
+    }
     warnings.sort_by_key(|w| w.severity);
     let moves: Vec<(&str, Option<&str>)> = landings.iter().map(|l| (l.source_node.as_str(), l.node())).collect();
     let before = usage_by_node(&snapshot.pods);
     let nodes = node_changes(&snapshot.nodes, &before, |n| cache.usage(n), &tracked, &moves);
-    let predicted_usage = super::measured::predicted_usage(snapshot, plan, &landings);
     Simulation {
         predicted_usage,
         scoring: options.scoring.clone(),

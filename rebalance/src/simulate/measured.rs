@@ -11,6 +11,11 @@
 //! node that ends above the evicting run's `targetThresholds` on measured
 //! cpu or memory (LowNodeUtilization's "overutilized": used % > target):
 //! the eviction relieves nothing there, and descheduler would evict again.
+//! A run that planned on requests (no `metricsUtilization`) has no usage
+//! target: its replacements are judged against the run's `targetThresholds`
+//! when it has them (LowNodeUtilization), else [`REQUESTS_PLAN_USED_LIMIT`];
+//! the simulation repeats those verdicts as landing warnings (new-user trial:
+//! a requests plan sent a pod to the node measured 93.2 % cpu used).
 
 use serde::Serialize;
 
@@ -21,6 +26,11 @@ use crate::planner::{Plan, Snapshot};
 use super::landing::Landing;
 use super::usage::percent;
 use crate::model::percent::percent_text;
+
+/// The used % above which a replacement's node is called hot when the run
+/// that evicted it planned on requests and has no `targetThresholds`
+/// (kdrift's choice, not descheduler's: it never reads usage for such runs).
+pub const REQUESTS_PLAN_USED_LIMIT: f64 = 80.0;
 
 /// One resource's measured use on one node, before and predicted after.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -84,6 +94,9 @@ pub struct HotLanding {
     /// The evicting run's target for `resource` (`None`: it has none, e.g.
     /// a Prometheus `MetricResource` run).
     pub target: Option<f64>,
+    /// The evicting run planned on requests, not measured usage: the
+    /// simulation also lists this verdict among its landing warnings.
+    pub on_requests: bool,
     /// The verdict, ready to print.
     pub message: String,
 }
@@ -184,7 +197,13 @@ fn hot_landing(plan: &Plan, l: &Landing, nodes: &[NodeUsedChange]) -> Option<Hot
     let to = l.node()?;
     let after = nodes.iter().find(|n| n.node == to)?;
     let run = plan.runs.iter().find(|r| r.evictions.iter().any(|e| e.order == l.order));
-    let target = |r: &str| run.filter(|r| r.usage_source.is_some()).and_then(|run| run.thresholds.high.get(r).copied());
+    let on_requests = run.is_none_or(|r| r.usage_source.is_none());
+    // A usage run's own target; a requests run's targetThresholds, else the
+    // fixed limit (see the module docs).
+    let target = |r: &str| match run {
+        Some(run) if run.usage_source.is_some() => run.thresholds.high.get(r).copied(),
+        _ => Some(run.and_then(|run| run.thresholds.high.get(r).copied()).unwrap_or(REQUESTS_PLAN_USED_LIMIT)),
+    };
     // (resource, percent after, target, how far above it)
     let readings: Vec<(&str, f64, Option<f64>)> = [CPU, MEMORY]
         .iter()
@@ -225,6 +244,7 @@ fn hot_landing(plan: &Plan, l: &Landing, nodes: &[NodeUsedChange]) -> Option<Hot
         resource: resource.to_string(),
         percent_after,
         target,
+        on_requests,
         message,
     })
 }

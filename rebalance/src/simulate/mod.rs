@@ -56,7 +56,7 @@ pub use labels::{LabelDiff, DEFAULT_RISK_LABEL_KEYS, DEFAULT_RISK_LABEL_NAMESPAC
 pub use landing::{
     simulate_plan, simulate_plan_with, Landing, LandingOutcome, PileUp, Severity, Simulation, Warning, WarningKind,
 };
-pub use measured::{HotLanding, NodeUsedChange, PredictedUsage, UsedChange};
+pub use measured::{HotLanding, NodeUsedChange, PredictedUsage, UsedChange, REQUESTS_PLAN_USED_LIMIT};
 pub use rounds::{simulate_rounds, simulate_rounds_with, EvictionLoop, Round, Rounds, Verdict};
 pub use suggest::{suggest_thresholds, Candidates, Suggestion};
 pub use usage::{NodeChange, ResourceChange};
