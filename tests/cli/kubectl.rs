@@ -458,3 +458,26 @@ fn namespace_and_label_selectors_choose_the_pods_listed() {
     assert!(!kept.is_empty() && kept.len() < every.len(), "{every:?}");
     assert_eq!(drivers(&web), kept);
 }
+
+#[test]
+fn skew_usage_says_when_its_selector_keeps_no_measured_pod() {
+    // `skew --usage -l app=nomatch` exited 0 with the pod list silently
+    // gone; it says so, as why-pending does, and keeps the node table.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = demo_store(dir.path());
+    let (table, stderr, code) = run(&db, &["skew", "--usage", "-l", "app=nomatch"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        stderr,
+        "kdrift: no pod matches labels app=nomatch (of the 10 pods measured on the hot nodes); the node table shows \
+         every node\n"
+    );
+    let nodes: Vec<&str> =
+        table.lines().skip(2).take(5).map(|l| l.split_whitespace().next().unwrap_or_default()).collect();
+    assert_eq!(nodes, ["node-1", "node-2", "node-3", "node-4", "node-5"], "{table}");
+    assert!(!table.contains("queue-worker"), "{table}");
+    // A selector that keeps some pods says nothing.
+    let (kept, stderr, _) = run(&db, &["skew", "--usage", "-n", "batch"]);
+    assert_eq!(stderr, "");
+    assert!(kept.contains("     batch/queue-worker-99lqv4ktcz-42lf2   788m   100m        7.88×\n"), "{kept}");
+}
