@@ -481,3 +481,23 @@ fn skew_usage_says_when_its_selector_keeps_no_measured_pod() {
     assert_eq!(stderr, "");
     assert!(kept.contains("     batch/queue-worker-99lqv4ktcz-42lf2   788m   100m        7.88×\n"), "{kept}");
 }
+
+#[test]
+fn the_lownodeutilization_class_reads_alike_in_skew_and_plan_and_in_json_and_yaml() {
+    // It read "overutilized" (skew), "OVERUTILIZED" (plan), "Overutilized" (-o json/yaml).
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = demo_store(dir.path());
+    let row = |text: &str| text.lines().find(|l| l.trim_start().starts_with("node-1 ")).unwrap_or_default().to_string();
+    let (skew, _, _) = run(&db, &["skew"]);
+    assert!(row(&skew).contains("   overutilized   "), "{skew}");
+    let (plan, _, _) = run(&db, &["rebalance", "plan"]);
+    let plan_row: Vec<String> = row(&plan).split_whitespace().take(2).map(str::to_string).collect();
+    assert_eq!(plan_row, ["node-1", "overutilized"], "{plan}");
+    assert!(!plan.contains("OVERUTILIZED "), "{plan}");
+    let (json, _, _) = run(&db, &["skew", "-o", "json"]);
+    let (yaml, _, _) = run(&db, &["skew", "-o", "yaml"]);
+    let json: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let yaml: serde_json::Value = serde_yaml::from_str(&yaml).expect("yaml");
+    assert_eq!(json["nodes"][0]["class"], "Overutilized");
+    assert_eq!(yaml, json);
+}
