@@ -324,7 +324,7 @@ fn output_yaml_wide_and_no_headers_as_kubectl_has_them() {
     assert_eq!(
         table,
         " media/backup-29930640-5l8lp   1h 30m   2026-11-28T04:00:00Z   16   never (deleted 05:30:00Z)   1 Insufficient \
-         cpu, 4 node(s) didn't match pod affinity rules \n1 pod had FailedScheduling\n"
+         cpu, 4 node(s) didn't match pod affinity rules \n"
     );
     // -o wide: three more columns, no cell cut even under --max-cell-width.
     let (wide, _, _) = run(&db, &["-o", "wide", "--max-cell-width", "10", "why-pending", "--all"]);
@@ -355,6 +355,36 @@ fn output_yaml_wide_and_no_headers_as_kubectl_has_them() {
     );
     let (cut, _, _) = run(&db, &["--max-cell-width", "10", "why-pending", "--all"]);
     assert!(cut.lines().nth(1).unwrap_or_default().starts_with(" media/bac…   1h 30m "), "{cut}");
+}
+
+#[test]
+fn no_headers_prints_only_the_rows_of_skew_and_hotspots() {
+    // As kubectl: --no-headers left the header row out but kept skew's
+    // title and skew lines, hotspots' title and per-episode pod tables, and
+    // why-pending's "1 pod had FailedScheduling" footer.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = demo_store(dir.path());
+    let (hot, _, code) = run(&db, &["--no-headers", "hotspots"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        hot,
+        " node-4   cpu   2026-11-28T03:30:00Z   2026-11-28T05:30:00Z (ongoing)   2h 0m   93.2 %   93.0 %   40.8 % \n"
+    );
+    let (skew, _, code) = run(&db, &["--no-headers", "skew"]);
+    assert_eq!(code, Some(0));
+    let nodes: Vec<&str> = skew.lines().map(|l| l.split_whitespace().next().unwrap_or_default()).collect();
+    assert_eq!(nodes, ["node-1", "node-2", "node-3", "node-4", "node-5"], "{skew}");
+    assert!(
+        skew.starts_with(
+            " node-1   97.1 %   61.7 %   19.1 %   10.0 %   overutilized             above target: cpu 97.1 % > 50, \
+             memory 61.7 % > 50 "
+        ),
+        "{skew}"
+    );
+    // Without it, the title and the skew lines are there.
+    let (full, _, _) = run(&db, &["skew"]);
+    assert!(full.starts_with("Requested % of allocatable at 2026-11-28T05:30:01Z (thresholds: helm-chart-default)\n"));
+    assert!(full.contains("\n  skew cpu: 68.1 points (node-1 97.1 % − node-5 29.0 %)\n"), "{full}");
 }
 
 #[test]
@@ -434,4 +464,47 @@ fn namespace_and_label_selectors_choose_the_pods_listed() {
     let kept: Vec<String> = every.iter().filter(|p| p.starts_with("web/")).cloned().collect();
     assert!(!kept.is_empty() && kept.len() < every.len(), "{every:?}");
     assert_eq!(drivers(&web), kept);
+}
+
+#[test]
+fn skew_usage_says_when_its_selector_keeps_no_measured_pod() {
+    // `skew --usage -l app=nomatch` exited 0 with the pod list silently
+    // gone; it says so, as why-pending does, and keeps the node table.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = demo_store(dir.path());
+    let (table, stderr, code) = run(&db, &["skew", "--usage", "-l", "app=nomatch"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        stderr,
+        "kdrift: no pod matches labels app=nomatch (of the 10 pods measured on the hot nodes); the node table shows \
+         every node\n"
+    );
+    let nodes: Vec<&str> =
+        table.lines().skip(2).take(5).map(|l| l.split_whitespace().next().unwrap_or_default()).collect();
+    assert_eq!(nodes, ["node-1", "node-2", "node-3", "node-4", "node-5"], "{table}");
+    assert!(!table.contains("queue-worker"), "{table}");
+    // A selector that keeps some pods says nothing.
+    let (kept, stderr, _) = run(&db, &["skew", "--usage", "-n", "batch"]);
+    assert_eq!(stderr, "");
+    assert!(kept.contains("     batch/queue-worker-99lqv4ktcz-42lf2   788m   100m        7.88×\n"), "{kept}");
+}
+
+#[test]
+fn the_lownodeutilization_class_reads_alike_in_skew_and_plan_and_in_json_and_yaml() {
+    // It read "overutilized" (skew), "OVERUTILIZED" (plan), "Overutilized" (-o json/yaml).
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = demo_store(dir.path());
+    let row = |text: &str| text.lines().find(|l| l.trim_start().starts_with("node-1 ")).unwrap_or_default().to_string();
+    let (skew, _, _) = run(&db, &["skew"]);
+    assert!(row(&skew).contains("   overutilized   "), "{skew}");
+    let (plan, _, _) = run(&db, &["rebalance", "plan"]);
+    let plan_row: Vec<String> = row(&plan).split_whitespace().take(2).map(str::to_string).collect();
+    assert_eq!(plan_row, ["node-1", "overutilized"], "{plan}");
+    assert!(!plan.contains("OVERUTILIZED "), "{plan}");
+    let (json, _, _) = run(&db, &["skew", "-o", "json"]);
+    let (yaml, _, _) = run(&db, &["skew", "-o", "yaml"]);
+    let json: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let yaml: serde_json::Value = serde_yaml::from_str(&yaml).expect("yaml");
+    assert_eq!(json["nodes"][0]["class"], "Overutilized");
+    assert_eq!(yaml, json);
 }

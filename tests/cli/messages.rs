@@ -650,7 +650,9 @@ fn every_percent_is_written_with_a_space_before_the_sign() {
     for args in commands {
         let (code, stdout, stderr) = on_demo(args);
         assert!(code == 0 || code == 1, "{args:?}: {stderr}");
-        assert!(stdout.contains(" %") || stdout.contains("percent"), "{args:?} shows percents: {stdout}");
+        // recommend's table is on stderr (stdout holds only the policy).
+        let shown = format!("{stdout}{stderr}");
+        assert!(shown.contains(" %") || shown.contains("percent"), "{args:?} shows percents: {shown}");
         assert_eq!(unspaced_percents(&stdout), Vec::<&str>::new(), "{args:?}");
         assert_eq!(unspaced_percents(&stderr), Vec::<&str>::new(), "{args:?}");
     }
@@ -1067,6 +1069,52 @@ fn nodes_only_store(dir: &Path, names: &[&str]) -> PathBuf {
 }
 
 #[test]
+fn rebalance_recommend_puts_only_the_policy_on_stdout() {
+    // `recommend > recommended.yaml` saved the ranking table and notes in
+    // front of the YAML. busy holds two 950m pods of two ReplicaSets, idle
+    // nothing: 30 → 50 % moves one in one night.
+    let dir = tempfile::tempdir().expect("tmp");
+    let at = "2026-01-01T00:00:00Z";
+    let node = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "creationTimestamp": at},
+               "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"},
+                          "conditions": [{"type": "Ready", "status": "True"}]}})
+    };
+    let pod = |name: &str, rs: &str| {
+        json!({"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": name, "namespace": "apps", "uid": format!("u-{name}"), "creationTimestamp": at,
+                            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": rs,
+                                                 "uid": format!("rs-{rs}"), "controller": true}]},
+               "spec": {"nodeName": "busy", "containers": [{"name": "c", "image": "app",
+                        "resources": {"requests": {"cpu": "950m", "memory": "64Mi"}}}]},
+               "status": {"phase": "Running"}})
+    };
+    let file = dir.path().join("cluster.json");
+    let items = vec![node("busy"), node("idle"), pod("web-a", "web"), pod("api-a", "api")];
+    std::fs::write(&file, json!({"kind": "List", "items": items}).to_string()).expect("write");
+    assert_eq!(ingest_in(dir.path(), &[&file]).0, 0);
+    let db = dir.path().join("k.duckdb");
+    let out = kdrift().arg("--db").arg(&db).args(["rebalance", "recommend"]).output().expect("run");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.starts_with(
+            "# Recommended DeschedulerPolicy (helm-chart-default with its LowNodeUtilization \
+             thresholds/targetThresholds replaced)\napiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("      thresholds:\n        cpu: 30\n        memory: 30\n        pods: 30\n"), "{stdout}");
+    assert!(!stdout.contains("THRESHOLDS") && !stdout.contains("Recommended:"), "{stdout}");
+    assert!(stderr.contains("\n *   cpu/memory/pods 30 → 50 %    converged "), "{stderr}");
+    assert!(
+        stderr.contains("\nRecommended: cpu/memory/pods 30 → 50 % (1 eviction(s) over 1 night(s), 0 left Pending)\n"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("apiVersion"), "{stderr}");
+}
+
+#[test]
 fn rebalance_recommend_names_no_policy_that_evicts_nothing_while_a_node_is_above_target() {
     // busy holds 1900m of 2000m cpu in two DaemonSet pods (never evicted),
     // idle nothing. Every pair with a target under 95 % stalls; 60 → 100 %
@@ -1097,12 +1145,13 @@ fn rebalance_recommend_names_no_policy_that_evicts_nothing_while_a_node_is_above
     let out = kdrift().arg("--db").arg(&db).args(["rebalance", "recommend"]).output().expect("run");
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
-    assert!(!stdout.contains("Recommended") && !stdout.contains("apiVersion"), "{stdout}");
+    assert_eq!(stdout, "", "no policy: nothing to save");
+    assert!(!stderr.contains("Recommended") && !stderr.contains("apiVersion"), "{stderr}");
     let why = "no threshold pair helps: every pair that converges moves nothing (its target is above every node), \
                while a node stays above the lower targets (with thresholds ";
-    assert!(stdout.contains(&format!("\nNo policy to recommend: {why}")), "{stdout}");
-    assert!(stderr.contains(&format!("kdrift: no policy to recommend: {why}")), "{stderr}");
-    assert!(stdout.contains("busy"), "the stall names the node above its target: {stdout}");
+    assert!(stderr.contains(&format!("\nNo policy to recommend: {why}")), "{stderr}");
+    assert!(!stderr.contains("kdrift: no policy to recommend"), "said once: {stderr}");
+    assert!(stderr.contains("busy"), "the stall names the node above its target: {stderr}");
     let out = kdrift().arg("--db").arg(&db).args(["rebalance", "recommend", "-o", "json"]).output().expect("run");
     let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(doc["recommended_policy_yaml"], Value::Null);
@@ -1259,11 +1308,11 @@ fn rebalance_on_one_node_says_descheduler_has_nothing_to_do_not_stalled() {
     assert_eq!(doc["rounds"]["verdict"], json!({"kind": "NothingToDo", "reason": why}));
     let out = kdrift().arg("--db").arg(&db).args(["rebalance", "recommend"]).output().expect("run");
     assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains(&format!("kdrift: no policy to recommend: {why}\n")), "{stderr}");
-    let table = String::from_utf8_lossy(&out.stdout);
-    // stdout says why too: twelve rows of "nothing to do" then "no candidate
-    // converges" blamed the thresholds.
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "", "no policy: nothing on stdout");
+    let table = String::from_utf8_lossy(&out.stderr);
+    assert!(!table.contains("kdrift: no policy to recommend"), "said once: {table}");
+    // The table's place says why: twelve rows of "nothing to do" then "no
+    // candidate converges" blamed the thresholds.
     assert!(table.contains(&format!("\nNo policy to recommend: {why}; no thresholds change that.\n")), "{table}");
     assert!(!table.contains("STALLED") && !table.contains("converges") && !table.contains("THRESHOLDS"), "{table}");
 }
@@ -2327,7 +2376,7 @@ fn high_node_utilization_labels_sources_and_destinations_and_says_its_exit_once(
     let hnu = stdout.split("HighNodeUtilization:").nth(1).unwrap_or_default();
     let row = hnu.lines().find(|l| l.trim_start().starts_with("node-5")).unwrap_or_default();
     assert!(row.trim_start().starts_with("node-5   destination   29.0 %"), "{hnu}");
-    assert!(!hnu.contains("OVERUTILIZED"), "{hnu}");
+    assert!(!hnu.contains("overutilized"), "{hnu}");
     assert_eq!(hnu.matches("No node is underutilized").count(), 1, "{hnu}");
 }
 

@@ -201,6 +201,17 @@ impl Env {
             .code(code);
         String::from_utf8_lossy(&out.get_output().stdout).into_owned()
     }
+
+    /// [`Self::run`]'s stderr (where `recommend` puts its table).
+    fn run_stderr(&self, command: &str, extra: &[&str], code: i32) -> String {
+        let out = kdrift(&self.db)
+            .args(["rebalance", command, "--at", AT_TEXT, "--policy"])
+            .arg(&self.policy)
+            .args(extra)
+            .assert()
+            .code(code);
+        String::from_utf8_lossy(&out.get_output().stderr).into_owned()
+    }
 }
 
 #[test]
@@ -252,7 +263,7 @@ fn explain_reasons_on_the_readings_the_plan_classifies_on() {
 #[test]
 fn recommend_classifies_on_the_measured_readings() {
     let env = env(true);
-    let table = env.run("recommend", &[], 1);
+    let table = env.run_stderr("recommend", &[], 1);
     assert!(table.contains("(on measured usage, latest sample (≤ 5m old); plan only: nothing is evicted)"), "{table}");
     let lines: Vec<&str> = table.lines().filter(|l| l.contains("(profile load-aware):")).collect();
     assert_eq!(
@@ -260,7 +271,7 @@ fn recommend_classifies_on_the_measured_readings() {
         [
             "  cool underutilized (profile load-aware): every threshold met: cpu used 10.0 % ≤ 20 (latest sample at \
              2026-11-13T02:00:00Z, 0s before the plan)",
-            "  hot OVERUTILIZED (profile load-aware): above target: cpu used 95.0 % > 70 (latest sample at \
+            "  hot overutilized (profile load-aware): above target: cpu used 95.0 % > 70 (latest sample at \
              2026-11-13T02:00:00Z, 0s before the plan)",
             "  mid appropriately utilized (profile load-aware): above a threshold (cpu used 50.0 % > 20) but no target \
              exceeded (latest sample at 2026-11-13T02:00:00Z, 0s before the plan)",

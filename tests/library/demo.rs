@@ -305,8 +305,8 @@ fn demo_preemption_verdict_follows_the_events_preemption_part_and_the_move_step_
     assert_eq!((relief.movable_pods, relief.fixed_pods, relief.movable_amount), (15, 2, 1852), "{relief:?}");
     assert_eq!(relief.policy, None);
     let why = "no LowNodeUtilization threshold pair moves pods off node-1 in the simulation (round 4 finds every \
-               node in the same class with the same requests as round 3: the evicted pods land back where they \
-               were, descheduler would evict them night after night)";
+               node in the same class with the same requests as round 3: the pods evicted each night \
+               (LowNodeUtilization 4) land back where they were, descheduler would evict them night after night)";
     assert_eq!(relief.no_policy.as_deref(), Some(why));
     let step = &r.next_steps[1].action;
     assert!(

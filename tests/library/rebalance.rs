@@ -158,8 +158,9 @@ fn nights_at_40_stall_as_a_replacement_lands_back_and_stall_during_the_drain() {
         rounds.verdict,
         Verdict::Stalled {
             round: 3,
-            reason: "round 3 finds every node in the same class with the same requests as round 2: the evicted pods \
-                     land back where they were, descheduler would evict them night after night"
+            reason: "round 3 finds every node in the same class with the same requests as round 2: the pods evicted \
+                     each night (LowNodeUtilization 3) land back where they were, descheduler would evict them night \
+                     after night"
                 .into()
         }
     );

@@ -193,7 +193,7 @@ fn refused_note(removed: &[String]) -> String {
     )
 }
 
-/// Exit 0 with the best converging candidate's policy on stdout; exit 1 when
+/// Exit 0 with the best converging candidate's policy alone on stdout (the ranking table and notes on stderr); exit 1, stdout empty, when
 /// no candidate converges or the store has no nodes at the instant; errors
 /// as for `plan`.
 pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<ExitCode> {
@@ -245,7 +245,12 @@ pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<Exi
     let mut out = std::io::stdout().lock();
     match cli.output {
         Output::Json => render::json(&mut out, &report)?,
-        Output::Table => render::rebalance::recommendation(&mut out, &report)?,
+        Output::Table => {
+            // Only the policy on stdout; the table and its verdict (the
+            // reason there is no policy, said once) on stderr.
+            render::rebalance::recommendation(&mut std::io::stderr().lock(), &mut out, &report)?;
+            return Ok(if best.is_none() { ExitCode::from(1) } else { ExitCode::SUCCESS });
+        }
     }
     if best.is_none() {
         // Too few nodes: no thresholds change anything (descheduler skips its cycle).
@@ -305,7 +310,7 @@ fn why_no_pair_helps(suggestions: &[kdrift_rebalance::Suggestion]) -> Option<Str
     let evictions = "; EVICTIONS counts every plugin of the policy each night, not only LowNodeUtilization's";
     if !suggestions.iter().any(kdrift_rebalance::Suggestion::converged) {
         return Some(format!(
-            "no threshold pair helps: none of the {} pairs converges: a node stays above the targets{why}{evictions}",
+            "no threshold pair helps: none of the {} pairs converges{why}{evictions}",
             suggestions.len()
         ));
     }

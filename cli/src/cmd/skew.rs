@@ -2,6 +2,7 @@
 //! node's LowNodeUtilization class under the thresholds or policy given;
 //! with `--usage`, requested % and measured used % side by side.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -53,8 +54,21 @@ fn usage(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
     if args.pods.narrows() {
         let filter =
             crate::selector::PodFilter::new(&store, args.pods.namespace.as_deref(), args.pods.selector.as_ref())?;
+        let (mut listed, mut kept) = (0, 0);
         for spot in report.hot_not_requested.iter_mut().chain(report.requested_not_used.iter_mut()) {
+            listed += spot.pods.len();
             spot.pods.retain(|p| filter.keeps(&p.namespace, &p.name));
+            kept += spot.pods.len();
+        }
+        // As why-pending: a selector that keeps no pod is said, not a
+        // silently empty list (the node table is every node's still).
+        if listed > 0 && kept == 0 {
+            writeln!(
+                std::io::stderr(),
+                "kdrift: no pod matches {} (of the {} measured on the hot nodes); the node table shows every node",
+                filter.describe(),
+                kdrift_analyze::count(listed, "pod", "pods")
+            )?;
         }
     }
     let mut out = std::io::stdout().lock();

@@ -128,20 +128,26 @@ fn drivers<W: Write>(out: &mut W, resource: &str, pods: &[Driver], used: &str, b
 /// `hotspots` as text.
 pub fn hotspots<W: Write>(out: &mut W, r: &Hotspots) -> anyhow::Result<()> {
     if let Some(why) = &r.no_samples {
-        writeln!(out, "No measured usage: {why}")?;
+        super::note_line(out, &format!("No measured usage: {why}"))?;
         return Ok(());
     }
+    // --no-headers: the episode rows alone (their pods are other tables).
+    let headers = super::headers();
     let step = super::duration(r.step_seconds);
-    writeln!(
-        out,
-        "Hotspots from {} to {}: cpu or memory used ≥ {} % of allocatable for {} steps of {step} in a row",
-        full(r.since),
-        full(r.until),
-        threshold_text(r.threshold),
-        r.windows
-    )?;
+    if headers {
+        writeln!(
+            out,
+            "Hotspots from {} to {}: cpu or memory used ≥ {} % of allocatable for {} steps of {step} in a row",
+            full(r.since),
+            full(r.until),
+            threshold_text(r.threshold),
+            r.windows
+        )?;
+    }
     if r.episodes.is_empty() {
-        writeln!(out, "  none")?;
+        if headers {
+            writeln!(out, "  none")?;
+        }
     } else {
         let mut b = Builder::default();
         b.push_record(["NODE", "RESOURCE", "FROM", "TO", "LASTED", "PEAK USED", "MEAN USED", "REQUESTED"]);
@@ -161,20 +167,20 @@ pub fn hotspots<W: Write>(out: &mut W, r: &Hotspots) -> anyhow::Result<()> {
             ]);
         }
         writeln!(out, "{}", super::plain(&mut b.build()))?;
-        for e in r.episodes.iter().filter(|e| !e.pods.is_empty()) {
+        for e in r.episodes.iter().filter(|e| headers && !e.pods.is_empty()) {
             writeln!(out, "  {} {} from {}: the pods measured there", e.node, e.resource, full(e.started_at))?;
             drivers(out, &e.resource, &e.pods, "USED (MEAN)", true)?;
         }
     }
-    if r.spikes > 0 {
+    if headers && r.spikes > 0 {
         let s = kdrift_analyze::count(r.spikes, "shorter run", "shorter runs");
         writeln!(out, "  {s} above {} % (spikes under {} steps) not reported", threshold_text(r.threshold), r.windows)?;
     }
-    if r.episodes.iter().any(|e| e.lower_bound) {
+    if headers && r.episodes.iter().any(|e| e.lower_bound) {
         writeln!(out, "  ≥ lower bound: the store lacks pods or their requests (see the notes)")?;
     }
     for n in &r.notes {
-        writeln!(out, "note: {n}")?;
+        super::note_line(out, &format!("note: {n}"))?;
     }
     Ok(())
 }

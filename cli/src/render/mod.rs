@@ -47,6 +47,24 @@ pub fn max_cell_width() -> usize {
     CELL_WIDTH.load(Ordering::Relaxed)
 }
 
+/// With `--no-headers` a table output keeps only its rows on stdout, as
+/// kubectl: its titles, footers and summary lines are left out
+/// ([`headers`]) and its notes (what a reader must not miss) go to stderr
+/// through this; otherwise `line` goes to `out`.
+pub fn note_line<W: Write>(out: &mut W, line: &str) -> std::io::Result<()> {
+    if crate::format::no_headers() {
+        writeln!(std::io::stderr(), "{line}")
+    } else {
+        writeln!(out, "{line}")
+    }
+}
+
+/// Whether a table output writes its titles, footers and summary lines
+/// (not with `--no-headers`: only the rows, as kubectl; [`note_line`]).
+pub fn headers() -> bool {
+    !crate::format::no_headers()
+}
+
 /// Every kdrift table's look: no borders, every cell cut at the
 /// `--max-cell-width` ([`MAX_CELL_WIDTH`] by default; 0 or `-o wide`: not
 /// cut), without the header row with `--no-headers`, then the whole table

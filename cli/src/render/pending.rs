@@ -75,7 +75,9 @@ pub fn list<W: Write>(out: &mut W, pods: &[PendingPod]) -> anyhow::Result<()> {
     }
     writeln!(out, "{}", super::plain(&mut b.build()))?;
     let n = pods.len();
-    writeln!(out, "{n} pod{} had FailedScheduling", if n == 1 { "" } else { "s" })?;
+    if super::headers() {
+        writeln!(out, "{n} pod{} had FailedScheduling", if n == 1 { "" } else { "s" })?;
+    }
     Ok(())
 }
 

@@ -22,7 +22,10 @@ fn class(c: Option<NodeClass>) -> &'static str {
 
 /// The report as text; `source` says where the thresholds came from.
 pub fn report<W: Write>(out: &mut W, r: &SkewReport, source: &str) -> anyhow::Result<()> {
-    writeln!(out, "Requested % of allocatable at {} (thresholds: {source})", full(r.at))?;
+    let headers = super::headers();
+    if headers {
+        writeln!(out, "Requested % of allocatable at {} (thresholds: {source})", full(r.at))?;
+    }
     let mut resources: Vec<&str> = Vec::new();
     for n in &r.nodes {
         for x in &n.requested.resources {
@@ -65,10 +68,10 @@ pub fn report<W: Write>(out: &mut W, r: &SkewReport, source: &str) -> anyhow::Re
     if !r.nodes.is_empty() {
         writeln!(out, "{}", super::plain(&mut b.build()))?;
     }
-    for s in &r.skew {
+    for s in r.skew.iter().filter(|_| headers) {
         writeln!(out, "  skew {}: {}", s.resource, skew_points(s))?;
     }
-    if let Some(t) = &r.thresholds {
+    if let Some(t) = r.thresholds.as_ref().filter(|_| headers) {
         let fmt = |m: &std::collections::BTreeMap<String, f64>| {
             m.iter().map(|(k, v)| format!("{k} {}", threshold_text(*v))).collect::<Vec<_>>().join(", ")
         };
@@ -81,16 +84,16 @@ pub fn report<W: Write>(out: &mut W, r: &SkewReport, source: &str) -> anyhow::Re
         )?;
     }
     if let Some(why) = &r.not_classified {
-        writeln!(out, "  not classified: {why}")?;
+        super::note_line(out, &format!("  not classified: {why}"))?;
     }
-    if r.nodes.iter().any(|n| n.requested.lower_bound) {
+    if headers && r.nodes.iter().any(|n| n.requested.lower_bound) {
         writeln!(out, "  ≥ lower bound: the store lacks pods or their requests (see the notes)")?;
     }
-    if r.nodes.iter().any(|n| n.requested.estimated) {
+    if headers && r.nodes.iter().any(|n| n.requested.estimated) {
         writeln!(out, "  * estimated: versions observed after the instant, or pods known only from events")?;
     }
     for n in &r.notes {
-        writeln!(out, "note: {n}")?;
+        super::note_line(out, &format!("note: {n}"))?;
     }
     Ok(())
 }

@@ -229,8 +229,10 @@ pub fn simulate_rounds_with(
         if let Some(earlier) = seen.iter().position(|f| *f == fp) {
             let reason = format!(
                 "round {number} finds every node in the same class with the same requests as round {}: the \
-                 evicted pods land back where they were, descheduler would evict them night after night",
-                earlier + 1
+                 pods evicted each night ({}) land back where they were, descheduler would evict them night \
+                 after night",
+                earlier + 1,
+                evicting_plugins(&planned)
             );
             return Rounds { rounds, verdict: Verdict::Stalled { round: number, reason }, loops };
         }
@@ -240,6 +242,20 @@ pub fn simulate_rounds_with(
         }
     }
     Rounds { rounds, verdict: Verdict::Limit { rounds: max_rounds }, loops }
+}
+
+/// Which plugins evict in `plan`, with how many pods each, in eviction
+/// order: `RemoveDuplicates 4, LowNodeUtilization 1` (the stall reason names
+/// them: the pods coming back may be another plugin's, not LowNodeUtilization's).
+fn evicting_plugins(plan: &Plan) -> String {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for e in plan.evictions() {
+        match counts.iter_mut().find(|(p, _)| *p == e.plugin) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((e.plugin.clone(), 1)),
+        }
+    }
+    counts.iter().map(|(p, n)| format!("{p} {n}")).collect::<Vec<_>>().join(", ")
 }
 
 /// Per run, per node: name, class, and the used amount of every tracked resource.

@@ -548,8 +548,9 @@ fn evictions_that_come_back_stall_the_rounds() {
         r.verdict,
         Verdict::Stalled {
             round: 3,
-            reason: "round 3 finds every node in the same class with the same requests as round 2: the evicted pods \
-                     land back where they were, descheduler would evict them night after night"
+            reason: "round 3 finds every node in the same class with the same requests as round 2: the pods evicted \
+                     each night (LowNodeUtilization 1) land back where they were, descheduler would evict them night \
+                     after night"
                 .into()
         }
     );

@@ -128,11 +128,13 @@ fn t(ts: DateTime<Utc>) -> String {
     crate::render::time(ts)
 }
 
+/// The class as descheduler's log words it, lowercase, as `kdrift skew`
+/// writes it (the JSON/YAML documents say `Overutilized`, the enum's name).
 fn class(c: NodeClass) -> &'static str {
     match c {
         NodeClass::Underutilized => "underutilized",
         NodeClass::AppropriatelyUtilized => "appropriately utilized",
-        NodeClass::Overutilized => "OVERUTILIZED",
+        NodeClass::Overutilized => "overutilized",
     }
 }
 

@@ -41,8 +41,11 @@ fn suggestion_verdict(s: &Suggestion) -> String {
     }
 }
 
-/// The candidates table and the recommended policy.
-pub fn recommendation<W: Write>(out: &mut W, r: &RecommendReport) -> anyhow::Result<()> {
+/// The candidates table, its notes and verdict on `out`, and the recommended
+/// policy alone on `yaml`: `recommend > recommended.yaml` gets only the
+/// YAML (the command passes stdout as `yaml`, stderr as `out`), nothing when
+/// there is no policy to recommend.
+pub fn recommendation<W: Write, Y: Write>(out: &mut W, yaml_out: &mut Y, r: &RecommendReport) -> anyhow::Result<()> {
     writeln!(
         out,
         "Rebalance recommendation at {} — policy {}: {} LowNodeUtilization candidate(s), up to {} night(s) each \
@@ -108,13 +111,12 @@ pub fn recommendation<W: Write>(out: &mut W, r: &RecommendReport) -> anyhow::Res
                      stays as it is)"
                 )?;
             }
-            writeln!(out)?;
             writeln!(
-                out,
+                yaml_out,
                 "# Recommended DeschedulerPolicy ({} with its LowNodeUtilization thresholds/targetThresholds replaced)",
                 r.policy_source
             )?;
-            write!(out, "{yaml}")?;
+            write!(yaml_out, "{yaml}")?;
         }
         _ => {
             writeln!(out)?;

@@ -57,7 +57,7 @@ fn usage_cell(n: &NodeReport, resource: &str, lower_bound: bool) -> String {
 }
 
 /// A node's class as the plugin uses it: LowNodeUtilization drains the
-/// OVERUTILIZED nodes onto the underutilized ones; HighNodeUtilization
+/// overutilized nodes onto the underutilized ones; HighNodeUtilization
 /// drains the UNDERUTILIZED ones onto every other (a `destination`, whatever
 /// its usage: HighNodeUtilization has no upper threshold).
 fn node_class(c: NodeClass, high: bool) -> &'static str {
