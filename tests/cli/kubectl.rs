@@ -368,7 +368,7 @@ fn no_headers_prints_only_the_rows_of_skew_and_hotspots() {
     assert_eq!(code, Some(0));
     assert_eq!(
         hot,
-        " node-4   cpu   2026-11-28T03:30:00Z   2026-11-28T05:30:00Z (ongoing)   2h 0m   93.2 %   93.0 %   40.8 % \n"
+        " node-4   cpu   2026-11-28T03:30:00Z   2026-11-28T05:35:00Z (ongoing)   2h 5m   93.2 %   93.0 %   40.8 % \n"
     );
     let (skew, _, code) = run(&db, &["--no-headers", "skew"]);
     assert_eq!(code, Some(0));
