@@ -444,10 +444,11 @@ fn ingest_api_and_records_first_lists_say_their_pages_on_stderr() {
         .expect("record");
     let lines = std::io::BufRead::lines(std::io::BufReader::new(recorder.stderr.take().expect("stderr")));
     let mut said = Vec::new();
+    // The lists run concurrently: read until both final lines came, in either order.
+    let finals = ["kdrift: listed pods: 5 items (3 pages)", "kdrift: listed nodes: 3 items (2 pages)"];
     for line in lines.map_while(Result::ok) {
-        let done = line == "kdrift: listed pods: 5 items (3 pages)";
         said.push(line);
-        if done {
+        if finals.iter().all(|f| said.iter().any(|l| l == f)) {
             break;
         }
     }
