@@ -65,9 +65,9 @@ pub struct PullOptions {
     pub max_line_bytes: usize,
     /// Bytes of rows a window stages before they are moved into the store
     /// inside the window's transaction (`--max-batch-bytes`, as `ingest
-    /// file`'s; default [`crate::ndjson_stream::BATCH_BYTES`], 64 MiB): the
+    /// file`'s; default `ndjson_stream::BATCH_BYTES`, 64 MiB): the
     /// memory bound of a window, whatever its size; the fetcher holds at
-    /// most half as much ahead ([`super::window`]).
+    /// most half as much ahead (`victorialogs::window`).
     pub max_batch_bytes: u64,
     /// Stops the pull when triggered (the CLI's SIGINT/SIGTERM): the window
     /// in progress is closed as failed, the windows committed before stay.

@@ -94,7 +94,7 @@ pub struct RecordOptions {
     /// Commit after this many records.
     pub batch_records: u64,
     /// Commit once the records staged hold this many bytes of objects
-    /// (`--max-batch-bytes`; [`crate::ndjson_stream::BATCH_BYTES`], 64 MiB,
+    /// (`--max-batch-bytes`; `ndjson_stream::BATCH_BYTES`, 64 MiB,
     /// as `ingest file`'s): ten watched Pods of 60 MiB were staged in one
     /// batch (break-it 35 F22, 7.76 GB).
     pub batch_bytes: u64,
