@@ -2,7 +2,9 @@
 -- purpose: Migrates a store from schema version 16 to 17: measured usage
 --   (kdrift issue 37). `usage_samples` holds the CPU and memory nodes and
 --   pods actually used, as an append-only time series: one row per object,
---   instant and source, never updated; ingesting the same samples again adds
+--   instant and source, whose stored values are never changed (a NULL
+--   measure is filled when the range is pulled again with its query:
+--   usage/fill_samples.sql); ingesting the same samples again adds
 --   nothing (dedup key: kind, object — the node, or namespace/pod — sampled_at,
 --   source). Compact for 30 days × 5,000 nodes × 30 s (432 M rows): plain
 --   columns (no JSON per sample), integers for the amounts, rows appended

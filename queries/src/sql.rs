@@ -287,6 +287,8 @@ queries! {
     USAGE_CLEAR_STAGING = "usage_clear_staging", "usage/clear_staging.sql";
     /// Moves the staged usage samples into `usage_samples`, deduplicated.
     USAGE_COMMIT_SAMPLES = "usage_commit_samples", "usage/commit_samples.sql";
+    /// Fills the NULL measures of stored usage samples from the staged samples of their key.
+    USAGE_FILL_SAMPLES = "usage_fill_samples", "usage/fill_samples.sql";
     /// Whether usage samples of a source are stored in a range (the append-straight check).
     USAGE_STORED_IN_RANGE = "usage_stored_in_range", "usage/stored_in_range.sql";
     /// Records a committed Prometheus query window of usage samples.

@@ -6,7 +6,10 @@
 //! in `usage_samples` deduplicated on (kind, object, at, source), with the
 //! window's progress row and the run's input errors, in one transaction:
 //! a window lands whole or not at all, and ingesting the same samples again
-//! adds nothing. A batch without repeats whose range holds no stored sample
+//! adds nothing. A sample whose key is stored fills the stored row's NULL
+//! measures (a range pulled again with the memory queries it lacked, break-it
+//! 36 F2): a stored value is never changed (the first stored wins), and a
+//! row filled counts as added. A batch without repeats whose range holds no stored sample
 //! of its source (a new window: the common case) is appended straight into
 //! `usage_samples` (DuckDB's Appender, in the open transaction); any other
 //! goes through a TEMP staging table and an anti-join (the first staged
@@ -102,9 +105,9 @@ pub struct UsageCommit {
     pub run_id: i64,
     /// Samples given.
     pub samples: u64,
-    /// Samples added (new keys).
+    /// Samples added: new keys, and stored keys whose NULL measures they filled.
     pub added: u64,
-    /// Samples the store already had, or that repeated in the batch.
+    /// Samples the store already had (every measure they carry stored), or that repeated in the batch.
     pub duplicates: u64,
 }
 
@@ -243,7 +246,10 @@ impl Store {
             }
             appender.flush().map_err(failed)?;
         }
-        let added = self.execute(&sql::USAGE_COMMIT_SAMPLES, params![run_id, first, last])? as u64;
+        // A stored key's NULL measures first (a range pulled again with a
+        // query added), then the keys not stored: both count as added.
+        let filled = self.execute(&sql::USAGE_FILL_SAMPLES, params![first, last])? as u64;
+        let added = filled + self.execute(&sql::USAGE_COMMIT_SAMPLES, params![run_id, first, last])? as u64;
         self.execute(&sql::USAGE_CLEAR_STAGING, [])?;
         self.record_usage_errors(run_id, location, errors)?;
         Ok(added)
@@ -487,6 +493,67 @@ mod tests {
             )
             .expect("row");
         assert_eq!((at, source.as_str(), runs), (T0 + 60_000_000, "prometheus", 2));
+    }
+
+    #[test]
+    fn a_range_pulled_again_with_memory_fills_the_stored_cpu_samples_and_never_changes_a_stored_value() {
+        // Break-it 36 F2: cpu first (memory queries disabled), then the
+        // same range with memory: the memory used to be "already stored".
+        let dir = tempfile::tempdir().expect("tmp");
+        let store = Store::open(&dir.path().join("u.duckdb")).expect("store");
+        let cpu_only =
+            |name: &str, at_us: i64, cpu: i64| UsageSample { memory_bytes: None, ..node(name, at_us, cpu, 0) };
+        let mut pod = cpu_only("n1", T0, 250);
+        (pod.kind, pod.namespace, pod.pod) = (UsageKind::Pod, Some("web".into()), Some("api-1".into()));
+        let first = vec![cpu_only("n1", T0, 100), cpu_only("n2", T0, 200), pod.clone()];
+        let c = store.commit_usage("test", "t", UsageSource::Prometheus, &first, &[], None).expect("cpu");
+        assert_eq!((c.added, c.duplicates), (3, 0));
+        // Again with memory: n1 and the pod filled; n2's cpu differs (the
+        // stored 200 stays) and its memory fills; n3 is new; n1 again at
+        // T0 (a repeat in the batch) adds nothing.
+        let with_memory = |s: &UsageSample, cpu: i64, mem: i64| UsageSample {
+            cpu_millis: Some(cpu),
+            memory_bytes: Some(mem),
+            ..s.clone()
+        };
+        let second = vec![
+            with_memory(&first[0], 100, 4 << 30),
+            with_memory(&first[1], 999, 2 << 30),
+            with_memory(&pod, 250, 1 << 20),
+            node("n3", T0, 300, 3 << 30),
+            with_memory(&first[0], 100, 7),
+        ];
+        let c = store.commit_usage("test", "t", UsageSource::Prometheus, &second, &[], None).expect("memory");
+        assert_eq!((c.samples, c.added, c.duplicates), (5, 4, 1));
+        // A stored key: neither a stored cpu nor a stored memory changes,
+        // even from a batch whose only other measure is NULL.
+        let c = store
+            .commit_usage(
+                "test",
+                "t",
+                UsageSource::Prometheus,
+                &[node("n1", T0, 1, 1), cpu_only("n2", T0, 5)],
+                &[],
+                None,
+            )
+            .expect("third");
+        assert_eq!((c.added, c.duplicates), (0, 2));
+        let rows = crate::run_query(
+            &store,
+            "usage_samples",
+            &[("since_us".into(), "2026-11-13T00:00:00Z".into()), ("until_us".into(), "2026-11-13T00:01:00Z".into())],
+        )
+        .expect("query");
+        let shown: Vec<String> = rows.rows.iter().map(|r| serde_json::to_string(&r[1..9]).expect("json")).collect();
+        assert_eq!(
+            shown,
+            [
+                r#"["node","n1",null,null,100,4294967296,"prometheus",1]"#,
+                r#"["node","n2",null,null,200,2147483648,"prometheus",1]"#,
+                r#"["node","n3",null,null,300,3221225472,"prometheus",2]"#,
+                r#"["pod","n1","web","api-1",250,1048576,"prometheus",1]"#,
+            ]
+        );
     }
 
     #[test]

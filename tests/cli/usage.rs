@@ -78,6 +78,47 @@ fn ingest_prometheus_prints_its_windows_and_query_usage_samples_shows_millicores
     assert!(!other.exists());
 }
 
+#[test]
+fn ingest_prometheus_again_with_the_memory_queries_counts_the_memory_filled_in_as_new() {
+    // Break-it 36 F2: the second pull said "0 new, 2 already stored" and
+    // the memory was lost.
+    let Some(vm) = RealVmetrics::victoria_metrics_or_skip("ingest_prometheus_again_with_the_memory_queries") else {
+        return;
+    };
+    vm.post("/api/v1/import/prometheus", exposition());
+    vm.flush();
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let range = ["--start", "2026-11-13T00:10:00Z", "--end", "2026-11-13T00:11:00Z"];
+    let summary = |extra: &[&str]| {
+        let out =
+            kdrift(&db).args(["ingest", "prometheus", "--url", &vm.url()]).args(range).args(extra).assert().success();
+        String::from_utf8_lossy(&out.get_output().stdout).lines().last().unwrap_or_default().to_string()
+    };
+    let line = |new: u32, old: u32| {
+        format!(
+            "2 usage samples from {} in 1 window: {new} new, {old} already stored, 0 input errors → {}",
+            vm.url(),
+            db.display()
+        )
+    };
+    assert_eq!(summary(&["--query", "node_memory=", "--query", "pod_memory="]), line(2, 0));
+    assert_eq!(summary(&[]), line(2, 0), "the memory filled in is new");
+    assert_eq!(summary(&[]), line(0, 2));
+    let out = kdrift(&db)
+        .args(["--output", "json", "query", "usage_samples", "--param", "since_us=2026-11-13T00:10:30Z"])
+        .args(["--param", "until_us=2026-11-13T00:11:00Z", "--param", "node=node-1"])
+        .assert()
+        .success();
+    let rows: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    assert_eq!(
+        rows,
+        serde_json::json!([{"sampled_at": "2026-11-13T00:10:30Z", "kind": "node", "node": "node-1", "namespace": null,
+                            "pod": null, "cpu_millis": 1500, "memory_bytes": 6442450944u64, "source": "prometheus",
+                            "run_id": 1}])
+    );
+}
+
 /// A store with [`kdrift_tests::hot_node`]'s cluster and its usage samples
 /// stored directly (no server).
 fn hot_store(samples: bool) -> (tempfile::TempDir, std::path::PathBuf) {

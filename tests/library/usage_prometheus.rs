@@ -171,6 +171,40 @@ fn node_and_pod_usage_is_stored_in_millicores_and_bytes_once_whatever_the_reinge
 }
 
 #[test]
+fn a_range_pulled_again_with_the_memory_queries_fills_the_memory_of_the_stored_samples() {
+    // Break-it 36 F2: the memory of a second pull was "already stored".
+    let Some(vm) = server("a_range_pulled_again_with_the_memory_queries_fills") else { return };
+    let (_dir, store) = temp_store();
+    let no_memory = [("node_memory".to_string(), String::new()), ("pod_memory".to_string(), String::new())];
+    let first = pull(&store, &vm.url(), &options(600, 900, &no_memory)).expect("cpu only");
+    assert_eq!((first.samples(), first.added()), (30, 30), "10 instants × (node-a, worker-b, web/api-1)");
+    let cpu_only: BTreeMap<String, usize> = [
+        ("node node-a null/null 750 null prometheus".to_string(), 10),
+        ("node worker-b null/null 1200 null prometheus".to_string(), 10),
+        ("pod node-a web/api-1 300 null prometheus".to_string(), 10),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(stored(&store).0, cpu_only);
+    // The same range with the memory queries: every sample is new (its
+    // memory), none added as a row, none changed in cpu.
+    let again = pull(&store, &vm.url(), &options(600, 900, &[])).expect("with memory");
+    assert_eq!((again.samples(), again.added()), (30, 30));
+    let expected: BTreeMap<String, usize> = [
+        ("node node-a null/null 750 3221225472 prometheus".to_string(), 10),
+        ("node worker-b null/null 1200 12884901888 prometheus".to_string(), 10),
+        ("pod node-a web/api-1 300 268435456 prometheus".to_string(), 10),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(stored(&store).0, expected);
+    // A third time: nothing left to add.
+    let third = pull(&store, &vm.url(), &options(600, 900, &[])).expect("third");
+    assert_eq!((third.samples(), third.added()), (30, 0));
+    assert_eq!(stored(&store).0, expected);
+}
+
+#[test]
 fn resume_continues_after_the_last_committed_window_and_a_failing_query_names_its_window() {
     let Some(vm) = server("resume_continues_after_the_last_committed_window") else { return };
     let (_dir, store) = temp_store();
