@@ -10,11 +10,8 @@
 
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
-use reqwest::header::{HeaderName, HeaderValue};
-use reqwest::{Client, Url};
-use serde::Deserialize;
-
+use super::answer::{Answer, Data, Listed};
+pub use super::answer::{InstantSample, Series};
 use super::error::{Failure, PromError};
 use crate::victorialogs::auth::{Auth, EnvNames};
 use crate::victorialogs::capped::{read_capped, ReadError};
@@ -22,7 +19,11 @@ use crate::victorialogs::client::{
     error_body, open_server, redact_url, transport, OpenError, Opened, Timeouts, QUOTE_LIMIT,
 };
 use crate::victorialogs::url_query::UrlQuery;
+use chrono::{DateTime, Utc};
 use kdrift_rebalance::Redactor;
+use reqwest::header::{HeaderName, HeaderValue};
+use reqwest::{Client, Url};
+use serde::de::{DeserializeOwned, IgnoredAny};
 
 /// Most bytes of one range query's answer read by default: 256 MiB, a
 /// matrix of ~2 million points (a 1 h window at 30 s of ~17,000 series). An
@@ -43,114 +44,6 @@ pub const PROM_ENV: EnvNames = EnvNames {
     headers: "KDRIFT_PROM_HEADERS",
 };
 
-/// One series of a range query's answer: its labels and its points
-/// (`(seconds since the epoch, value text)` as the API writes them; the
-/// value is text so that `NaN` and `+Inf` arrive as such).
-///
-/// Read tolerantly (break-it 35 F14, F15): a point that is not
-/// `[number, "text"]` is left out of `values` and named in `malformed`, a
-/// label given twice (or whose value is not text) in `bad_labels`; the
-/// series' other points, and the answer's other series, are kept.
-#[derive(Debug, Clone, Default)]
-pub struct Series {
-    /// The series' labels (the last value of a label given twice: such a
-    /// series is in error, see `bad_labels`).
-    pub metric: std::collections::BTreeMap<String, String>,
-    /// `[time, "value"]` pairs, the malformed ones left out.
-    pub values: Vec<(f64, String)>,
-    /// Malformed points: their index in the answer's `values` and the point as JSON.
-    pub malformed: Vec<(usize, String)>,
-    /// Labels given twice or not as text, as said (`label "node" twice`).
-    pub bad_labels: Vec<String>,
-}
-
-impl<'de> Deserialize<'de> for Series {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        struct Raw {
-            #[serde(default)]
-            metric: LabelPairs,
-            #[serde(default)]
-            values: Vec<serde_json::Value>,
-        }
-        let raw = Raw::deserialize(deserializer)?;
-        let mut series = Series::default();
-        for (name, value) in raw.metric.0 {
-            let Some(text) = value.as_str() else {
-                series.bad_labels.push(format!("label {name:?} is {value}, not text"));
-                continue;
-            };
-            if series.metric.insert(name.clone(), text.to_string()).is_some() {
-                series.bad_labels.push(format!("label {name:?} twice"));
-            }
-        }
-        for (i, point) in raw.values.into_iter().enumerate() {
-            match point.as_array().map(Vec::as_slice) {
-                Some([serde_json::Value::Number(t), serde_json::Value::String(v)]) if t.as_f64().is_some() => {
-                    series.values.push((t.as_f64().unwrap_or_default(), v.clone()));
-                }
-                _ => series.malformed.push((i, point.to_string())),
-            }
-        }
-        Ok(series)
-    }
-}
-
-/// A JSON object's members in the order written, a key given twice kept
-/// twice (serde's maps keep the last).
-#[derive(Default)]
-struct LabelPairs(Vec<(String, serde_json::Value)>);
-
-impl<'de> Deserialize<'de> for LabelPairs {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Pairs;
-        impl<'de> serde::de::Visitor<'de> for Pairs {
-            type Value = LabelPairs;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("an object of labels")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<LabelPairs, A::Error> {
-                let mut pairs = Vec::new();
-                while let Some(pair) = map.next_entry::<String, serde_json::Value>()? {
-                    pairs.push(pair);
-                }
-                Ok(LabelPairs(pairs))
-            }
-        }
-        deserializer.deserialize_map(Pairs)
-    }
-}
-
-#[derive(Deserialize)]
-struct Answer {
-    status: String,
-    #[serde(default)]
-    data: Option<Data>,
-    #[serde(default, rename = "errorType")]
-    error_type: Option<String>,
-    #[serde(default)]
-    error: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct Data {
-    #[serde(rename = "resultType")]
-    result_type: String,
-    #[serde(default)]
-    result: serde_json::Value,
-}
-
-/// One sample of an instant query's vector: its labels and its value as
-/// the API writes it (text: `NaN`, `+Inf` arrive as such; `None`: the
-/// sample has no `[time, "value"]`).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct InstantSample {
-    /// The sample's labels (text values only).
-    pub metric: std::collections::BTreeMap<String, String>,
-    /// The value's text.
-    pub value: Option<String>,
-}
-
 /// An instant query's answer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum InstantAnswer {
@@ -158,25 +51,6 @@ pub enum InstantAnswer {
     Vector(Vec<InstantSample>),
     /// Another `resultType` (`scalar`, `matrix`, `string`), as written.
     Other(String),
-}
-
-impl<'de> Deserialize<'de> for InstantSample {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        struct Raw {
-            #[serde(default)]
-            metric: std::collections::BTreeMap<String, serde_json::Value>,
-            #[serde(default)]
-            value: serde_json::Value,
-        }
-        let raw = Raw::deserialize(deserializer)?;
-        let metric = raw.metric.into_iter().filter_map(|(k, v)| v.as_str().map(|v| (k, v.to_string()))).collect();
-        let value = match raw.value.as_array().map(Vec::as_slice) {
-            Some([serde_json::Value::Number(_), serde_json::Value::String(v)]) => Some(v.clone()),
-            _ => None,
-        };
-        Ok(InstantSample { metric, value })
-    }
 }
 
 /// A Prometheus-compatible server (or a proxy in front of one).
@@ -271,15 +145,19 @@ impl PromClient {
             ("end", seconds(end)),
             ("step", format!("{}s", step.as_secs_f64())),
         ];
-        let data = self.ask(RANGE, &form).await?;
+        let data: Data<Listed<Series>> = self.ask(RANGE, &form).await?;
         if data.result_type != "matrix" {
             return Err(Failure::BadAnswer(format!(
                 "resultType {:?}, expected \"matrix\" (a range query's answer)",
                 self.redactor.redact(&data.result_type)
             )));
         }
-        serde_json::from_value(data.result)
-            .map_err(|e| Failure::BadAnswer(format!("HTTP 200 but not a Prometheus matrix ({e})")))
+        match data.result {
+            Listed::Items(series) => Ok(series),
+            Listed::Other => {
+                Err(Failure::BadAnswer("HTTP 200 but not a Prometheus matrix (its result is no list of series)".into()))
+            }
+        }
     }
 
     /// `/api/v1/query` of `promql` at `time` (an instant query, as
@@ -290,17 +168,24 @@ impl PromClient {
     /// As [`PromClient::query_range`].
     pub async fn query_instant(&self, promql: &str, time: DateTime<Utc>) -> Result<InstantAnswer, Failure> {
         let form = [("query", promql.to_string()), ("time", seconds(time))];
-        let data = self.ask(INSTANT, &form).await?;
+        let data: Data<Listed<InstantSample>> = self.ask(INSTANT, &form).await?;
         if data.result_type != "vector" {
             return Ok(InstantAnswer::Other(self.redactor.redact(&data.result_type)));
         }
-        serde_json::from_value(data.result)
-            .map(InstantAnswer::Vector)
-            .map_err(|e| Failure::BadAnswer(format!("HTTP 200 but not a Prometheus vector ({e})")))
+        match data.result {
+            Listed::Items(samples) => Ok(InstantAnswer::Vector(samples)),
+            Listed::Other => Err(Failure::BadAnswer(
+                "HTTP 200 but not a Prometheus vector (its result is no list of samples)".into(),
+            )),
+        }
     }
 
     /// POSTs `form` to `path` within the request timeout.
-    async fn ask(&self, path: &str, form: &[(&str, String)]) -> Result<Data, Failure> {
+    async fn ask<R: DeserializeOwned + Default>(
+        &self,
+        path: &str,
+        form: &[(&str, String)],
+    ) -> Result<Data<R>, Failure> {
         let limit = self.request_timeout;
         match tokio::time::timeout(limit, self.ask_now(path, form)).await {
             Ok(answer) => answer,
@@ -312,7 +197,11 @@ impl PromClient {
         }
     }
 
-    async fn ask_now(&self, path: &str, form: &[(&str, String)]) -> Result<Data, Failure> {
+    async fn ask_now<R: DeserializeOwned + Default>(
+        &self,
+        path: &str,
+        form: &[(&str, String)],
+    ) -> Result<Data<R>, Failure> {
         let what = if path == RANGE { "range" } else { "instant" };
         let endpoint = format!("{}{path}", self.base_url());
         let mut rb = self.http.post(endpoint).query(&self.query.pairs()).form(form);
@@ -339,7 +228,7 @@ impl PromClient {
         }
         if !status.is_success() {
             let body = error_body(response, &self.redactor).await;
-            let body = match serde_json::from_str::<Answer>(&body) {
+            let body = match serde_json::from_str::<Answer<IgnoredAny>>(&body) {
                 Ok(Answer { error: Some(e), error_type, .. }) => {
                     format!("{}: {e}", error_type.unwrap_or_else(|| "error".into()))
                 }
@@ -359,7 +248,9 @@ impl PromClient {
                 )))
             }
         };
-        let answer: Answer = serde_json::from_slice(&bytes).map_err(|e| {
+        // Parsed from the bytes in one pass: the series' labels that kdrift
+        // does not read are skipped, not held (`super::answer`).
+        let answer: Answer<R> = serde_json::from_slice(&bytes).map_err(|e| {
             let quote = self.redactor.quote(&bytes, QUOTE_LIMIT);
             Failure::BadAnswer(format!("HTTP 200 but not a Prometheus answer ({e}): {quote:?}"))
         })?;
@@ -475,8 +366,8 @@ mod tests {
                 .unwrap_or_default(),
             value: value.map(str::to_string),
         };
-        let mut first = sample(Some("n1"), Some("0.5696"));
-        first.metric.insert("__name__".into(), "u".into());
+        // `__name__` is no label kdrift reads: not kept.
+        let first = sample(Some("n1"), Some("0.5696"));
         assert_eq!(
             ask_instant(&url).expect("vector"),
             InstantAnswer::Vector(vec![first, sample(Some("n2"), Some("NaN")), sample(None, None)])

@@ -8,10 +8,13 @@
 //!   credentials (`KDRIFT_PROM_*` variables or files) and redaction;
 //! - [`windows`]: the range cut into step-aligned windows under the
 //!   server's points limit;
+//! - [`answer`]: an answer parsed in one pass, of each series only the
+//!   labels kdrift reads;
 //! - [`series`]: answers into samples (which node a series is, bad points);
 //! - [`pull`]: the windows committed one by one, `--resume`; `fetch`
 //!   asks and merges the next window on its own thread meanwhile.
 
+pub mod answer;
 pub mod client;
 pub mod error;
 mod fetch;
