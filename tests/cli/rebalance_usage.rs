@@ -718,7 +718,6 @@ fn apply_and_run_plan_again_on_the_policys_prometheus_query() {
         .success();
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&plan_file).expect("plan")).expect("json");
     assert_eq!(evicted(&doc), ["apps/a"]);
-    assert_eq!(doc["options"]["prometheus_url"], prom.url());
     let before = queries();
     let out = kdrift(&db)
         .args(["rebalance", "apply", "--ready-timeout", "0", "--no-store", "--kubeconfig"])
@@ -736,6 +735,7 @@ fn apply_and_run_plan_again_on_the_policys_prometheus_query() {
         "{stderr}"
     );
     assert_eq!(evictions(&kube), ["apps/a"]);
+    assert_eq!(doc["options"]["prometheus_url"], prom.url());
 
     // run --yes --prometheus-url: the same eviction.
     let (kube, dir, kubeconfig, policy) = cluster();

@@ -434,3 +434,32 @@ pub(crate) fn ranked_rule(resource: &str, freed: &ResourceList, descheduler_rule
          beyond descheduler); descheduler's order breaks ties: {descheduler_rule}"
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::go_float;
+
+    #[test]
+    fn values_print_as_go_prints_a_float64() {
+        // Break-it 37 F1d: 1e-320 printed as 320 digits.
+        let cases = [
+            (1e-320, "1e-320"),
+            (-1e-320, "-1e-320"),
+            (0.5696, "0.5696"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (1.5, "1.5"),
+            (123456.0, "123456"),
+            (1e6, "1e+06"),
+            (1.25e21, "1.25e+21"),
+            (0.0, "0"),
+            (-0.0, "-0"),
+            (f64::NAN, "NaN"),
+            (f64::INFINITY, "+Inf"),
+            (f64::NEG_INFINITY, "-Inf"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(go_float(v), want, "{v:e}");
+        }
+    }
+}
