@@ -538,6 +538,10 @@ pub struct RebalanceApplyArgs {
     /// Write the plan actually executed (the new one after --replan) to FILE.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// The policy's Prometheus query, run again when apply plans again (default: the server the
+    /// plan ran it on, as its document records).
+    #[command(flatten)]
+    pub prometheus: PrometheusArgs,
     #[command(flatten)]
     pub execute: ExecuteArgs,
     #[command(flatten)]
@@ -561,6 +565,8 @@ pub struct RebalanceRunArgs {
     /// Write the plan executed to FILE.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub prometheus: PrometheusArgs,
     #[command(flatten)]
     pub execute: ExecuteArgs,
     #[command(flatten)]
@@ -727,6 +733,15 @@ pub struct UsageArgs {
     /// The percentile --usage-window reads (0 < P ≤ 100; default 95).
     #[arg(long, value_name = "P", requires = "usage_window", value_parser = parse_percentile)]
     pub usage_percentile: Option<f64>,
+    #[command(flatten)]
+    pub prometheus: PrometheusArgs,
+}
+
+/// Where `rebalance plan`, `explain`, `recommend`, `apply` and `run` run
+/// the policy's own query when its LowNodeUtilization has
+/// `metricsUtilization` source Prometheus (`cmd::rebalance_prometheus`).
+#[derive(Debug, Args, Default, Clone)]
+pub struct PrometheusArgs {
     /// With metricsUtilization source Prometheus: run the policy's query on this server
     /// (Prometheus HTTP API: /api/v1/query, at the plan's instant) instead of kdrift's stand-in
     /// (each node's cpu used / allocatable from the store's samples). Credentials as for
@@ -734,17 +749,21 @@ pub struct UsageArgs {
     #[arg(long, value_name = "URL")]
     pub prometheus_url: Option<String>,
     /// Basic auth user for --prometheus-url (else KDRIFT_PROM_USER).
-    #[arg(long, value_name = "NAME", requires = "prometheus_url")]
+    #[arg(long, value_name = "NAME")]
     pub prometheus_user: Option<String>,
     /// File holding the Basic auth password (else KDRIFT_PROM_PASSWORD).
-    #[arg(long, value_name = "FILE", requires = "prometheus_url")]
+    #[arg(long, value_name = "FILE")]
     pub prometheus_password_file: Option<PathBuf>,
     /// File holding the Bearer token (else KDRIFT_PROM_BEARER_TOKEN).
-    #[arg(long, value_name = "FILE", requires = "prometheus_url")]
+    #[arg(long, value_name = "FILE")]
     pub prometheus_bearer_token_file: Option<PathBuf>,
     /// File of extra headers, `Name: value` per line (else KDRIFT_PROM_HEADERS).
-    #[arg(long, value_name = "FILE", requires = "prometheus_url")]
+    #[arg(long, value_name = "FILE")]
     pub prometheus_headers_file: Option<PathBuf>,
+    /// Longest the policy's Prometheus query may take, its answer read whole (e.g. 30s, 5m), as
+    /// `ingest prometheus --request-timeout`; past it the command fails naming the URL.
+    #[arg(long, value_name = "DURATION", default_value = "1m", value_parser = crate::duration::http_timeout)]
+    pub request_timeout: std::time::Duration,
 }
 
 /// Parses a percentile, 0 < P ≤ 100 (pure; used by clap).

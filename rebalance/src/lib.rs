@@ -120,8 +120,8 @@ pub use model::resources::{ResourceList, CPU, MEMORY, PODS};
 pub use planner::metrics::{reading_text, UsageSource};
 pub use planner::{
     classify_nodes, explain_pod, plan, Budget, EarlyExit, EarlyExitKind, Eviction, ExcludedNode, Explanation,
-    LimitCounts, NodeClass, NodeReport, Plan, PlanOptions, PluginRun, PluginVerdict, PodRef, PodVerdict, ResourceUsage,
-    SkipReason, SkippedPod, Snapshot, SourceNode, StopReason, ThresholdsApplied, EVICT_ANNOTATION,
+    FailedRun, LimitCounts, NodeClass, NodeReport, Plan, PlanOptions, PluginRun, PluginVerdict, PodRef, PodVerdict,
+    ResourceUsage, SkipReason, SkippedPod, Snapshot, SourceNode, StopReason, ThresholdsApplied, EVICT_ANNOTATION,
     MODE_DESCHEDULER_V0_36, PREFER_NO_EVICTION, SKIPPED_FEW_NODES, SYSTEM_CRITICAL_PRIORITY,
 };
 pub use planner::{IntOrPercent, MetricSample, Namespace, Pdb, Pvc, REQUEST_EVICT_ONLY_ANNOTATION};

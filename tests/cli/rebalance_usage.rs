@@ -9,6 +9,8 @@ use assert_cmd::Command;
 use kdrift_store::{Store, UsageSource};
 use kdrift_tests::real_vlogs::RealVmetrics;
 use kdrift_tests::usage_spike::{nodes_list, pods_list, samples, AT_TEXT, POLICY};
+use std::sync::{Arc, Mutex};
+
 use serde_json::Value;
 
 struct Env {
@@ -496,4 +498,254 @@ fn a_plan_on_requests_warns_of_replacements_landing_on_a_node_hot_on_measured_us
         warnings.contains(&format!("\n  - warning: {}\n", message("batch/queue-worker-99lqv4ktcz-qqrw9"))),
         "{text}"
     );
+}
+
+/// A fake Prometheus answering every instant query (`/api/v1/query`) with
+/// `body`'s current bytes, and the body to change between commands.
+fn fake_prometheus(first: Vec<u8>) -> (kdrift_tests::hostile_kube::HostileKube, Arc<Mutex<Vec<u8>>>) {
+    use kdrift_tests::hostile_kube::{Answer, HostileKube};
+    let body = Arc::new(Mutex::new(first));
+    let answer = body.clone();
+    let server = HostileKube::start(move |target| {
+        target
+            .starts_with("/api/v1/query")
+            .then(|| Answer::Body(answer.lock().unwrap_or_else(|p| p.into_inner()).clone()))
+    });
+    (server, body)
+}
+
+/// An instant query's answer: a vector of `instance` = node, value as given.
+fn vector(samples: &[(&str, &str)]) -> Vec<u8> {
+    let result: Vec<Value> = samples
+        .iter()
+        .map(|(node, v)| serde_json::json!({"metric": {"instance": node}, "value": [1_794_535_200, v]}))
+        .collect();
+    serde_json::json!({"status": "success", "data": {"resultType": "vector", "result": result}})
+        .to_string()
+        .into_bytes()
+}
+
+/// Break-it 37 F1: an answer LowNodeUtilization cannot use (NaN, +Inf, a
+/// negative value, a matrix, a node without a sample) fails the plugin as
+/// v0.36 does, but `recommend` said "converged (nothing moves)" and exit 0,
+/// `explain` exit 0, and the plan's header lost its thresholds. Now
+/// recommend has no policy (exit 2, stdout empty) and says why with the
+/// query, the value and the node; explain exits 2 after its explanation;
+/// the plan keeps its thresholds, as percent of the metric.
+#[test]
+fn a_prometheus_answer_low_node_utilization_cannot_use_fails_recommend_and_explain_naming_query_value_and_node() {
+    let (dir, db) = kdrift_tests::hot_node::temp_store(true);
+    let policy = dir.path().join("prom.yaml");
+    std::fs::write(&policy, PROMETHEUS_POLICY).expect("policy");
+    let (prom, body) = fake_prometheus(Vec::new());
+    let run = |command: &[&str], code: i32| -> (String, String) {
+        let out = kdrift(&db)
+            .args(["rebalance"])
+            .args(command)
+            .args(["--at", "2026-11-13T02:00:00Z", "--prometheus-url", prom.url(), "--policy"])
+            .arg(&policy)
+            .assert()
+            .code(code);
+        let o = out.get_output();
+        (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let ok = [("node-1", "0.4245"), ("node-2", "0.2038"), ("node-3", "0.5696"), ("node-4", "0.4")];
+    let with = |node: &str, value: &str| -> Vec<u8> {
+        let samples: Vec<(&str, &str)> = ok.iter().map(|(n, v)| (*n, if *n == node { value } else { *v })).collect();
+        vector(&samples)
+    };
+    let outside = |node: &str, value: &str| {
+        format!(
+            "error getting node usage: The collected metrics sample for \"{node}\" has value {value} outside of <0; \
+             1> interval"
+        )
+    };
+    let matrix = br#"{"status":"success","data":{"resultType":"matrix","result":[]}}"#.to_vec();
+    let cases = [
+        (with("node-1", "NaN"), outside("node-1", "NaN")),
+        (with("node-2", "+Inf"), outside("node-2", "+Inf")),
+        (with("node-3", "-1e-320"), outside("node-3", "-1e-320")),
+        (
+            vector(&[("node-1", "0.4"), ("node-2", "0.2"), ("node-3", "0.5"), ("node-9", "0.4")]),
+            "error getting node usage: unable to find metric entry for node-4".to_string(),
+        ),
+        (
+            matrix,
+            "error getting node usage: expected query results to be of type \"vector\", got \"matrix\" instead".into(),
+        ),
+    ];
+    let from = format!("(from the policy's query (node_utilization) on {} at 2026-11-13T02:00:00Z)", prom.url());
+    for (answer, error) in cases {
+        *body.lock().expect("body") = answer;
+        let (stdout, stderr) = run(&["recommend"], 2);
+        assert_eq!(stdout, "", "{error}");
+        assert_eq!(
+            stderr,
+            format!(
+                "kdrift: error: no policy to recommend: LowNodeUtilization failed in profile prom, so descheduler \
+                 v0.36 evicts nothing in it whatever its thresholds: {error} {from}\n"
+            )
+        );
+        let (stdout, stderr) = run(&["explain", "batch/crunch-5f6b8-m3n8v"], 2);
+        assert!(
+            stdout.contains(
+                "  verdict: UNKNOWN: LowNodeUtilization (profile prom) failed before looking at any pod (see below)\n"
+            ),
+            "{stdout}"
+        );
+        assert!(stdout.contains(&format!("FAILED before looking at any pod (evicts nothing): {error}\n")), "{stdout}");
+        assert!(
+            stdout.contains(
+                "  underutilized when every one of MetricResource 30 % or less; overutilized when any is above \
+                 MetricResource 50 %\n"
+            ),
+            "{stdout}"
+        );
+        assert_eq!(
+            stderr,
+            format!(
+                "kdrift: error: LowNodeUtilization failed in profile prom: {error} {from}; what it would do with \
+                 batch/crunch-5f6b8-m3n8v is unknown\n"
+            )
+        );
+        let (stdout, _) = run(&["plan"], 0);
+        assert!(
+            stdout.contains(
+                "Profile prom — LowNodeUtilization: underutilized when every one of MetricResource 30 % or less; \
+                 overutilized when any is above MetricResource 50 %\n"
+            ),
+            "{stdout}"
+        );
+        assert!(stdout.contains(&format!("\n  {error}\n  FAILED with the error above: nothing")), "{stdout}");
+    }
+}
+
+/// Break-it 37 F1d: a value of 1e-320 printed as 320 digits in the node's
+/// reason; it is printed as Go's `%v` prints it (descheduler's own form).
+#[test]
+fn a_tiny_query_value_is_printed_in_exponent_form() {
+    let (dir, db) = kdrift_tests::hot_node::temp_store(true);
+    let policy = dir.path().join("prom.yaml");
+    std::fs::write(&policy, PROMETHEUS_POLICY).expect("policy");
+    let (prom, _body) =
+        fake_prometheus(vector(&[("node-1", "0.4245"), ("node-2", "1e-320"), ("node-3", "0.5696"), ("node-4", "0.4")]));
+    let out = kdrift(&db)
+        .args(["-o", "json", "rebalance", "plan", "--at", "2026-11-13T02:00:00Z", "--prometheus-url", prom.url()])
+        .arg("--policy")
+        .arg(&policy)
+        .assert()
+        .success();
+    let doc: Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    let whys: Vec<&str> =
+        doc["plan"]["runs"][0]["nodes"].as_array().expect("nodes").iter().filter_map(|n| n["why"].as_str()).collect();
+    assert_eq!(
+        whys,
+        [
+            "above a threshold (MetricResource used 42.0 % > 30) but no target exceeded (query value 0.4245 at \
+             2026-11-13T02:00:00Z)",
+            "every threshold met: MetricResource used 0.0 % ≤ 30 (query value 1e-320 at 2026-11-13T02:00:00Z)",
+            "above target: MetricResource used 56.0 % > 50 (query value 0.5696 at 2026-11-13T02:00:00Z)",
+            "above a threshold (MetricResource used 40.0 % > 30) but no target exceeded (query value 0.4 at \
+             2026-11-13T02:00:00Z)",
+        ]
+    );
+}
+
+/// Break-it 37 F1c: a server that accepts and never answers held the plan
+/// for reqwest's fixed 120 s; `--request-timeout` now bounds the query,
+/// and the error names the URL and the time waited.
+#[test]
+fn a_silent_prometheus_fails_the_plan_at_the_request_timeout_naming_the_url() {
+    use kdrift_tests::hostile_kube::{Answer, HostileKube};
+    let (dir, db) = kdrift_tests::hot_node::temp_store(false);
+    let policy = dir.path().join("prom.yaml");
+    std::fs::write(&policy, PROMETHEUS_POLICY).expect("policy");
+    let silent = HostileKube::start(|_| Some(Answer::Silent));
+    let out = kdrift(&db)
+        .args(["rebalance", "plan", "--at", "2026-11-13T02:00:00Z", "--prometheus-url", silent.url()])
+        .args(["--request-timeout", "1s", "--policy"])
+        .arg(&policy)
+        .assert()
+        .code(2);
+    let o = out.get_output();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        format!(
+            "kdrift: error: metricsUtilization: the policy's query (node_utilization) at 2026-11-13T02:00:00Z on \
+             {}/api/v1/query: /api/v1/query did not answer whole within 1s, the most kdrift waits for one request \
+             (raise --request-timeout)\n",
+            silent.url()
+        )
+    );
+}
+
+/// Break-it 37 F1b: `apply` and `run` planned again on the store's
+/// stand-in, not the policy's Prometheus query. The fake cluster's requests
+/// put node-1 at 90 % cpu; the query says node-2 is the busy one (0.9), so
+/// v0.36 evicts node-2's one pod, apps/a — and so do `run --prometheus-url`
+/// and `apply` of a plan made with it (on the server the plan recorded).
+#[test]
+fn apply_and_run_plan_again_on_the_policys_prometheus_query() {
+    use kdrift_tests::fake_kube::FakeKube;
+    let (prom, _body) = fake_prometheus(vector(&[("node-1", "0.1"), ("node-2", "0.9"), ("node-3", "0.2")]));
+    let evictions = |kube: &FakeKube| -> Vec<String> {
+        kube.evictions().into_iter().filter(|e| e.code == 201).map(|e| format!("{}/{}", e.namespace, e.name)).collect()
+    };
+    let cluster = || {
+        let kube = FakeKube::start();
+        kdrift_tests::busy_cluster::load(&kube);
+        let dir = tempfile::tempdir().expect("tmp");
+        let kubeconfig = kube.write_kubeconfig(dir.path());
+        let policy = dir.path().join("prom.yaml");
+        std::fs::write(&policy, PROMETHEUS_POLICY).expect("policy");
+        (kube, dir, kubeconfig, policy)
+    };
+    let queries = || prom.requests().iter().filter(|r| r.starts_with("/api/v1/query")).count();
+
+    // plan --live with the query, then apply: the plan's server again.
+    let (kube, dir, kubeconfig, policy) = cluster();
+    let db = dir.path().join("none.duckdb");
+    let plan_file = dir.path().join("plan.json");
+    kdrift(&db)
+        .args(["rebalance", "plan", "--prometheus-url", prom.url(), "--kubeconfig"])
+        .arg(&kubeconfig)
+        .arg("--policy")
+        .arg(&policy)
+        .arg("--out")
+        .arg(&plan_file)
+        .assert()
+        .success();
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&plan_file).expect("plan")).expect("json");
+    assert_eq!(evicted(&doc), ["apps/a"]);
+    let before = queries();
+    let out = kdrift(&db)
+        .args(["rebalance", "apply", "--ready-timeout", "0", "--no-store", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .arg(&plan_file)
+        .assert()
+        .success();
+    assert_eq!(queries(), before + 1, "apply ran the query again");
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains(&format!(
+            "kdrift: metricsUtilization source Prometheus: ran the policy's query (node_utilization) on {}",
+            prom.url()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(evictions(&kube), ["apps/a"]);
+    assert_eq!(doc["options"]["prometheus_url"], prom.url());
+
+    // run --yes --prometheus-url: the same eviction.
+    let (kube, dir, kubeconfig, policy) = cluster();
+    kdrift(&dir.path().join("none.duckdb"))
+        .args(["rebalance", "run", "--yes", "--ready-timeout", "0", "--no-store", "--prometheus-url", prom.url()])
+        .arg("--kubeconfig")
+        .arg(&kubeconfig)
+        .arg("--policy")
+        .arg(&policy)
+        .assert()
+        .success();
+    assert_eq!(evictions(&kube), ["apps/a"]);
 }

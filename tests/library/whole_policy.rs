@@ -172,6 +172,7 @@ fn explain_accounts_for_every_pod_a_plugin_counts() {
                 PodVerdict::Evicts { .. } => evicts[i] += 1,
                 PodVerdict::Keeps { .. } => keeps[i] += 1,
                 PodVerdict::Ignores { .. } => {}
+                PodVerdict::Fails { error } => panic!("{} {}: failed: {error}", v.plugin, e.pod),
             }
         }
     }

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use kdrift_analyze::{pod_name_namespaces, pod_spans, PodSpan};
-use kdrift_rebalance::{explain_pod, PlanOptions};
+use kdrift_rebalance::{explain_pod, PlanOptions, PodVerdict};
 use kdrift_store::Store;
 
 use super::rebalance::{load_store, note_default_policy, read_policy};
@@ -18,14 +18,15 @@ use crate::render;
 /// Exit 0 with the explanation; 1 when the store has no nodes at the
 /// instant or no such pod then (said on stderr, with when the store has the
 /// pod at other times and an `--at` to try, or the pods of that name in
-/// other namespaces); errors (bad policy, no store, a NAME alone that
-/// several namespaces have at the instant) are exit 2 through `main`.
+/// other namespaces); 2 after the explanation when a plugin failed (its
+/// usage unreadable), said on stderr; errors (bad policy, no store, a NAME
+/// alone that several namespaces have at the instant) are exit 2 through `main`.
 pub fn explain(cli: &Cli, args: &RebalanceExplainArgs) -> anyhow::Result<ExitCode> {
     let (policy, policy_source) = read_policy(args.policy.as_deref())?;
     let Some(mut loaded) = load_store(cli, args.at)? else { return Ok(ExitCode::from(1)) };
     note_default_policy(&policy_source)?;
     // The readings `rebalance plan` classifies on (metricsUtilization).
-    let rank_by_usage = super::rebalance_usage::attach(cli, &args.usage, &policy, &mut loaded, false)?;
+    let attached = super::rebalance_usage::attach(cli, &args.usage, &policy, &mut loaded, false)?;
     let pods = &loaded.snapshot.pods;
     let (namespace, name) = (args.pod.namespace.as_str(), args.pod.name.as_str());
     let found = if namespace.is_empty() {
@@ -53,13 +54,36 @@ pub fn explain(cli: &Cli, args: &RebalanceExplainArgs) -> anyhow::Result<ExitCod
         )?;
         return Ok(ExitCode::from(1));
     };
-    let options = PlanOptions { rank_by_usage, ..PlanOptions::default() };
+    let options = PlanOptions { rank_by_usage: attached.rank_by_usage, ..PlanOptions::default() };
     let mut explanation = explain_pod(&loaded.snapshot, &policy, &options, index);
     explanation.notes = loaded.notes.clone();
     let mut out = std::io::stdout().lock();
     match cli.output {
         Output::Json => render::json(&mut out, &explanation)?,
         Output::Table => render::rebalance::explain(&mut out, &explanation, loaded.at, &policy_source)?,
+    }
+    // A plugin that could not run leaves the pod's fate unknown: an error,
+    // not an answer (break-it 37 F1).
+    let failed: Vec<String> = explanation
+        .plugins
+        .iter()
+        .filter_map(|p| match &p.verdict {
+            PodVerdict::Fails { error } => {
+                let from = attached.query_ran.as_deref().map(|r| format!(" (from {r})")).unwrap_or_default();
+                Some(format!("{} failed in profile {}: {error}{from}", p.plugin, p.profile))
+            }
+            _ => None,
+        })
+        .collect();
+    if !failed.is_empty() {
+        drop(out);
+        writeln!(
+            std::io::stderr(),
+            "kdrift: error: {}; what it would do with {} is unknown",
+            failed.join("; "),
+            explanation.pod
+        )?;
+        return Ok(ExitCode::from(2));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -106,8 +106,8 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
     };
     note_default_policy(&policy_source)?;
     let mut loaded = loaded;
-    let rank_by_usage = super::rebalance_usage::attach(cli, &args.usage, &policy, &mut loaded, live)?;
-    let options = PlanOptions { skip_zero_request: args.skip_zero_request, rank_by_usage };
+    let attached = super::rebalance_usage::attach(cli, &args.usage, &policy, &mut loaded, live)?;
+    let options = PlanOptions { skip_zero_request: args.skip_zero_request, rank_by_usage: attached.rank_by_usage };
     let planned = make_plan(&loaded.snapshot, &policy, &options);
     if args.simulate || args.rounds.is_some() {
         super::rebalance_usage::attach_for_landings(cli, &policy, &mut loaded)?;
@@ -132,6 +132,8 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
     doc.lower_bound_nodes = loaded.lower_bound_nodes.clone();
     // Apply plans again on the same reading of measured usage.
     doc.options.usage_window = super::rebalance_usage::window_option(&args.usage, &policy);
+    // And runs the policy's Prometheus query again where this plan ran it.
+    doc.options.prometheus_url = attached.prometheus_url.clone();
     if let Some(path) = &args.out {
         let text = serde_json::to_string_pretty(&doc)?;
         std::fs::write(path, text + "\n").with_context(|| format!("writing the plan to {}", path.display()))?;
@@ -195,20 +197,28 @@ fn refused_note(removed: &[String]) -> String {
 
 /// Exit 0 with the best converging candidate's policy alone on stdout (the ranking table and notes on stderr); exit 1, stdout empty, when
 /// no candidate converges or the store has no nodes at the instant; errors
-/// as for `plan`.
+/// as for `plan`, and exit 2 with nothing on stdout when the policy's
+/// LowNodeUtilization fails (its usage unreadable: a Prometheus answer
+/// NaN, out of [0, 1], not a vector or lacking a node), naming why.
 pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<ExitCode> {
     let (policy, policy_source) = read_policy(args.policy.as_deref())?;
     let scoring = read_scoring(&args.scoring)?;
     let Some(mut loaded) = load_store(cli, args.at)? else { return Ok(ExitCode::from(1)) };
     note_default_policy(&policy_source)?;
-    let rank_by_usage = super::rebalance_usage::attach(cli, &args.usage, &policy, &mut loaded, false)?;
-    let plan_options = PlanOptions { rank_by_usage, ..PlanOptions::default() };
+    let attached = super::rebalance_usage::attach(cli, &args.usage, &policy, &mut loaded, false)?;
+    let plan_options = PlanOptions { rank_by_usage: attached.rank_by_usage, ..PlanOptions::default() };
     let simulate = SimulateOptions { scoring, ..SimulateOptions::default() };
     let candidates =
         Candidates { max_rounds: args.max_rounds as usize, simulate, plan_options, ..Candidates::default() };
     // How the policy as written classifies the nodes (on the measured
     // readings when it has metricsUtilization): the planner's own reasons.
-    let classified = classified_nodes(&make_plan(&loaded.snapshot, &policy, &plan_options));
+    let as_written = make_plan(&loaded.snapshot, &policy, &plan_options);
+    if let Some(e) = failed_utilization(&as_written, attached.query_ran.as_deref()) {
+        // Every candidate would fail alike and move nothing: no
+        // "converged", no policy (break-it 37 F1).
+        anyhow::bail!("no policy to recommend: {e}");
+    }
+    let classified = classified_nodes(&as_written);
     let suggestions = suggest_thresholds(&loaded.snapshot, &policy, &candidates);
     // Ranked: the first converging candidate that moves pods is the best
     // one. One that moves nothing is recommended only when every candidate
@@ -269,6 +279,37 @@ pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<Exi
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Why `plan`'s LowNodeUtilization could not run, when it failed (its
+/// usage could not be read: descheduler v0.36 logs the error each cycle and
+/// evicts nothing in that plugin, whatever the thresholds): `LowNodeUtilization
+/// failed in profile P: ERROR`, with `ran` (`the policy's query (Q) on URL
+/// at T`) when the policy's Prometheus query gave the bad answer. `None`
+/// when every run classified its nodes.
+pub(super) fn failed_utilization(plan: &kdrift_rebalance::Plan, ran: Option<&str>) -> Option<String> {
+    let failed: Vec<String> = plan
+        .runs
+        .iter()
+        .filter(|r| r.plugin == kdrift_rebalance::LOW_NODE_UTILIZATION)
+        .filter_map(|r| {
+            let e = r.error.as_ref()?;
+            let from = match (&r.usage_source, ran) {
+                (Some(u), Some(ran))
+                    if u.source == kdrift_rebalance::MetricsSource::Prometheus && u.stand_in.is_none() =>
+                {
+                    format!(" (from {ran})")
+                }
+                _ => String::new(),
+            };
+            Some(format!(
+                "LowNodeUtilization failed in profile {}, so descheduler v0.36 evicts nothing in it whatever its \
+                 thresholds: {e}{from}",
+                r.profile
+            ))
+        })
+        .collect();
+    (!failed.is_empty()).then(|| failed.join("; "))
 }
 
 /// Every LowNodeUtilization run's node classes in `plan`, as the plan

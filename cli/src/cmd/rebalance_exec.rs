@@ -43,7 +43,15 @@ pub fn apply(cli: &Cli, args: &RebalanceApplyArgs) -> anyhow::Result<ExitCode> {
     let mut options = options(&args.execute, args.replan);
     let store = cluster::open_store(&cli.db, args.execute.no_store)?;
     let policy = doc.policy().with_context(|| format!("{}: its policy", args.plan.display()))?;
-    options.measured = super::rebalance_usage::latest_for_apply(store.as_ref(), &policy, doc.options.usage_window)?;
+    let notes = super::rebalance_usage::readings_for_apply(
+        store.as_ref(),
+        &policy,
+        doc.options.usage_window,
+        &args.prometheus,
+        doc.options.prometheus_url.as_deref(),
+        &mut options,
+    )?;
+    say(&notes)?;
     let (runtime, client, _) = cluster::connect(&args.cluster)?;
     let location = format!("rebalance apply {}", args.plan.display());
     let mut sink = match &store {
@@ -69,7 +77,15 @@ pub fn run(cli: &Cli, args: &RebalanceRunArgs) -> anyhow::Result<ExitCode> {
     let (policy, policy_source) = read_policy(args.policy.as_deref())?;
     let mut options = options(&args.execute, false);
     let store = cluster::open_store(&cli.db, args.execute.no_store)?;
-    options.measured = super::rebalance_usage::latest_for_apply(store.as_ref(), &policy, None)?;
+    let notes = super::rebalance_usage::readings_for_apply(
+        store.as_ref(),
+        &policy,
+        None,
+        &args.prometheus,
+        None,
+        &mut options,
+    )?;
+    say(&notes)?;
     let (runtime, client, source) = cluster::connect(&args.cluster)?;
     note_default_policy(&policy_source)?;
     let location = format!("rebalance run --policy {policy_source}");
@@ -92,6 +108,16 @@ pub fn run(cli: &Cli, args: &RebalanceRunArgs) -> anyhow::Result<ExitCode> {
     drop(sink);
     keep_after_ingest(store.as_ref())?;
     finish(cli, &report, &executed, args.out.as_deref())
+}
+
+/// The readings' notes (the policy's Prometheus query run, or stood in
+/// for), on stderr before anything is evicted.
+fn say(notes: &[String]) -> anyhow::Result<()> {
+    let mut err = std::io::stderr().lock();
+    for n in notes {
+        writeln!(err, "kdrift: {n}")?;
+    }
+    Ok(())
 }
 
 /// The run's records are new observations: sorts the name index and keeps the drain moves of the

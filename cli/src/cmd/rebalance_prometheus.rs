@@ -13,7 +13,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use kdrift_ingest::{Auth, CredentialSources, InstantAnswer, PromClient, PromError, Timeouts, PROM_ENV};
 use kdrift_rebalance::{MetricSample, MetricsSource, Policy, Snapshot};
 
-use crate::args::UsageArgs;
+use crate::args::PrometheusArgs;
 
 /// The distinct queries of the policy's Prometheus-sourced
 /// LowNodeUtilization profiles, in profile order.
@@ -30,39 +30,83 @@ fn queries(policy: &Policy) -> Vec<String> {
     out
 }
 
-/// Runs the policy's Prometheus query at `at` into `snapshot`
-/// (`metric_samples`, or `metric_query_error` for a non-vector answer, as
-/// upstream's usage client fails), and returns the plan notes: what was
-/// run, or that the planner stands in for it (no `--prometheus-url`).
-/// Nothing when no profile has a Prometheus source; `--prometheus-url`
-/// then only gets a note that it is unused.
+/// What running (or not running) the policy's query gave.
+#[derive(Debug, Default)]
+pub(crate) struct QueryRun {
+    /// The vector's samples ([`Snapshot::metric_samples`]).
+    pub(crate) samples: Option<Vec<MetricSample>>,
+    /// Why the answer was no vector ([`Snapshot::metric_query_error`]).
+    pub(crate) error: Option<String>,
+    /// The plan notes: what was run, or that the planner stands in for it.
+    pub(crate) notes: Vec<String>,
+    /// `the policy's query (Q) on URL at T`, when it ran: what a failed
+    /// LowNodeUtilization run is told with.
+    pub(crate) ran: Option<String>,
+    /// The server's base URL (no credentials), when the query ran there.
+    pub(crate) url: Option<String>,
+}
+
+impl QueryRun {
+    /// Puts the query's result into `snapshot`.
+    pub(crate) fn into_snapshot(self, snapshot: &mut Snapshot) -> Vec<String> {
+        snapshot.metric_samples = self.samples;
+        snapshot.metric_query_error = self.error;
+        self.notes
+    }
+
+    /// Whether the query ran (a vector or another answer).
+    pub(crate) fn ran(&self) -> bool {
+        self.samples.is_some() || self.error.is_some()
+    }
+}
+
+/// Runs the policy's Prometheus query at `at` on `url` (else
+/// `--prometheus-url`): `samples`, or `error` for a non-vector answer (as
+/// upstream's usage client fails), and the plan notes: what was run, or
+/// that the planner stands in for it (no URL). Nothing when no profile
+/// has a Prometheus source; `--prometheus-url` then only gets a note that
+/// it is unused.
 ///
 /// # Errors
-/// Bad credentials or URL, the server unreachable or refusing the query
-/// (naming the URL, never the credentials), several distinct queries.
+/// Bad credentials or URL, credentials without a URL, the server
+/// unreachable, refusing the query or silent past `--request-timeout`
+/// (naming the URL and the time waited, never the credentials), several
+/// distinct queries.
 pub(crate) fn run_query(
-    args: &UsageArgs,
+    args: &PrometheusArgs,
+    url: Option<&str>,
     policy: &Policy,
     at: DateTime<Utc>,
-    snapshot: &mut Snapshot,
-) -> anyhow::Result<Vec<String>> {
+) -> anyhow::Result<QueryRun> {
     let queries = queries(policy);
-    let Some(url) = &args.prometheus_url else {
-        return Ok(match queries.first() {
+    let credentials = args.prometheus_user.is_some()
+        || args.prometheus_password_file.is_some()
+        || args.prometheus_bearer_token_file.is_some()
+        || args.prometheus_headers_file.is_some();
+    let Some(url) = args.prometheus_url.as_deref().or(url) else {
+        if credentials {
+            anyhow::bail!(
+                "--prometheus-user, --prometheus-password-file, --prometheus-bearer-token-file and \
+                 --prometheus-headers-file are for --prometheus-url, which is not given"
+            );
+        }
+        let notes = match queries.first() {
             Some(q) => vec![format!(
                 "metricsUtilization source Prometheus: no --prometheus-url, so the policy's query ({q}) is not run: \
                  kdrift stands in for it with each node's measured cpu used / allocatable from the store's samples \
                  (give --prometheus-url to run it)"
             )],
             None => Vec::new(),
-        });
+        };
+        return Ok(QueryRun { notes, ..QueryRun::default() });
     };
     let query = match queries.as_slice() {
         [] => {
-            return Ok(vec![format!(
+            let notes = vec![format!(
                 "--prometheus-url {url} is unused: no LowNodeUtilization profile has metricsUtilization source \
                  Prometheus"
-            )])
+            )];
+            return Ok(QueryRun { notes, ..QueryRun::default() });
         }
         [one] => one,
         several => anyhow::bail!(
@@ -79,16 +123,27 @@ pub(crate) fn run_query(
         ..CredentialSources::default()
     };
     let auth = Auth::load_named(&sources, &|name| std::env::var(name).ok(), &PROM_ENV).map_err(PromError::from)?;
-    let client = PromClient::new(url, auth, Timeouts::default())?;
+    // The request timeout decides: the connection's own timeouts only
+    // catch what it cannot (a server silent past it is cut by it, with
+    // its words, not after reqwest's fixed 120 s read timeout).
+    let limit = args.request_timeout;
+    let timeouts = Timeouts { connect: limit.min(Timeouts::default().connect), read: limit + limit };
+    let client = PromClient::new(url, auth, timeouts)?.with_request_timeout(limit);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the runtime")?;
     let when = at.to_rfc3339_opts(SecondsFormat::AutoSi, true);
+    let base = client.base_url();
     let answer = runtime.block_on(client.query_instant(query, at)).with_context(|| {
-        format!("metricsUtilization: the policy's query ({query}) at {when} on {}/api/v1/query", client.base_url())
+        format!("metricsUtilization: the policy's query ({query}) at {when} on {base}/api/v1/query")
     })?;
+    let mut run = QueryRun {
+        ran: Some(format!("the policy's query ({query}) on {base} at {when}")),
+        url: Some(base.clone()),
+        ..QueryRun::default()
+    };
     let said = match answer {
         InstantAnswer::Vector(samples) => {
             let n = samples.len();
-            snapshot.metric_samples = Some(
+            run.samples = Some(
                 samples
                     .into_iter()
                     .map(|s| MetricSample {
@@ -102,13 +157,13 @@ pub(crate) fn run_query(
         InstantAnswer::Other(kind) => {
             // Upstream's words (`prometheusUsageClient.sync`).
             let e = format!("expected query results to be of type \"vector\", got {kind:?} instead");
-            snapshot.metric_query_error = Some(e.clone());
+            run.error = Some(e.clone());
             e
         }
     };
-    Ok(vec![format!(
-        "metricsUtilization source Prometheus: ran the policy's query ({query}) on {} as an instant query at {when} \
-         (descheduler runs it at each cycle): {said}",
-        client.base_url()
-    )])
+    run.notes.push(format!(
+        "metricsUtilization source Prometheus: ran the policy's query ({query}) on {base} as an instant query at \
+         {when} (descheduler runs it at each cycle): {said}"
+    ));
+    Ok(run)
 }

@@ -107,24 +107,42 @@ pub(crate) fn load(
     Ok((Some(usage), notes))
 }
 
+/// What [`attach`] loaded, for the commands to report and keep.
+#[derive(Debug, Default)]
+pub(crate) struct Attached {
+    /// The planner options' `rank_by_usage` (`--usage-window` on a policy
+    /// with `metricsUtilization`).
+    pub(crate) rank_by_usage: bool,
+    /// `the policy's query (Q) on URL at T`, when it ran.
+    pub(crate) query_ran: Option<String>,
+    /// The server it ran on (base URL, no credentials), for the plan
+    /// document ([`kdrift_rebalance::DocumentOptions::prometheus_url`]).
+    pub(crate) prometheus_url: Option<String>,
+}
+
 /// Loads the measured usage for `policy` at `loaded.at` ([`load`]) and, with
 /// a Prometheus source and `--prometheus-url`, the policy's query result
 /// (`rebalance_prometheus`) into `loaded`'s snapshot and its notes: the one path `rebalance plan`,
 /// `explain` and `recommend` take, so all three classify on the same
-/// readings. Returns the planner options' `rank_by_usage` (`--usage-window`
-/// on a policy with `metricsUtilization`).
+/// readings.
 ///
 /// # Errors
-/// The store cannot be opened or read.
+/// The store cannot be opened or read; the query cannot be run.
 pub(crate) fn attach(
     cli: &Cli,
     args: &UsageArgs,
     policy: &Policy,
     loaded: &mut LoadedSnapshot,
     live: bool,
-) -> anyhow::Result<bool> {
-    let query_notes = super::rebalance_prometheus::run_query(args, policy, loaded.at, &mut loaded.snapshot)?;
-    let ran = loaded.snapshot.metric_samples.is_some() || loaded.snapshot.metric_query_error.is_some();
+) -> anyhow::Result<Attached> {
+    let query = super::rebalance_prometheus::run_query(&args.prometheus, None, policy, loaded.at)?;
+    let ran = query.ran();
+    let attached = Attached {
+        rank_by_usage: args.usage_window.is_some() && policy.uses_measured_usage(),
+        query_ran: query.ran.clone(),
+        prometheus_url: query.url.clone(),
+    };
+    let query_notes = query.into_snapshot(&mut loaded.snapshot);
     let (measured, notes) = load(cli, args, policy, loaded.at, live, ran)?;
     // The query classifies: the store's samples only feed the landing
     // simulation's predicted used %, so their absence is no "from requests".
@@ -133,7 +151,7 @@ pub(crate) fn attach(
     }
     loaded.snapshot.measured = measured;
     loaded.notes.extend(query_notes);
-    Ok(args.usage_window.is_some() && policy.uses_measured_usage())
+    Ok(attached)
 }
 
 /// For a simulated plan on requests (no `metricsUtilization`): the store's
@@ -177,6 +195,30 @@ pub(crate) fn window_option(args: &UsageArgs, policy: &Policy) -> Option<UsageWi
         window_seconds: window.num_seconds(),
         percentile: args.usage_percentile.unwrap_or(DEFAULT_PERCENTILE),
     })
+}
+
+/// For `rebalance apply` / `run`, which plan again on the live cluster:
+/// every reading the plan was made on, into `options` — the store's newest
+/// readings ([`latest_for_apply`]) and, with a Prometheus source, the
+/// policy's query run now on `--prometheus-url`, else on `recorded_url` (the
+/// server the plan document says its plan ran it on). Returns the notes
+/// (what was run), said on stderr by the caller.
+///
+/// # Errors
+/// The store cannot be read; the query cannot be run.
+pub(crate) fn readings_for_apply(
+    store: Option<&kdrift_store::Store>,
+    policy: &Policy,
+    window: Option<UsageWindowOption>,
+    prometheus: &crate::args::PrometheusArgs,
+    recorded_url: Option<&str>,
+    options: &mut kdrift_rebalance::ExecuteOptions,
+) -> anyhow::Result<Vec<String>> {
+    options.measured = latest_for_apply(store, policy, window)?;
+    let query = super::rebalance_prometheus::run_query(prometheus, recorded_url, policy, Utc::now())?;
+    options.metric_samples = query.samples;
+    options.metric_query_error = query.error;
+    Ok(query.notes)
 }
 
 /// For `rebalance apply` / `run`, which plan again on the live cluster: the

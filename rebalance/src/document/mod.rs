@@ -81,7 +81,7 @@ pub struct PlanSource {
 
 /// The plan options as written in the document: what `apply` plans again
 /// with to check the plan still holds.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct DocumentOptions {
     /// [`PlanOptions::skip_zero_request`].
     pub skip_zero_request: bool,
@@ -93,6 +93,12 @@ pub struct DocumentOptions {
     /// (descheduler's reading), or a plan on requests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage_window: Option<UsageWindowOption>,
+    /// The server the plan ran the policy's Prometheus query on
+    /// (`metricsUtilization` source Prometheus, `--prometheus-url`; its base
+    /// URL, never credentials): `apply` runs the query there again when it
+    /// plans again. Absent: kdrift's stand-in, or no such source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prometheus_url: Option<String>,
 }
 
 /// A percentile of measured usage over a window, as a plan document keeps it.
@@ -116,12 +122,17 @@ impl UsageWindowOption {
 
 impl From<PlanOptions> for DocumentOptions {
     fn from(o: PlanOptions) -> Self {
-        DocumentOptions { skip_zero_request: o.skip_zero_request, rank_by_usage: o.rank_by_usage, usage_window: None }
+        DocumentOptions {
+            skip_zero_request: o.skip_zero_request,
+            rank_by_usage: o.rank_by_usage,
+            usage_window: None,
+            prometheus_url: None,
+        }
     }
 }
 
-impl From<DocumentOptions> for PlanOptions {
-    fn from(o: DocumentOptions) -> Self {
+impl From<&DocumentOptions> for PlanOptions {
+    fn from(o: &DocumentOptions) -> Self {
         PlanOptions { skip_zero_request: o.skip_zero_request, rank_by_usage: o.rank_by_usage }
     }
 }
@@ -338,6 +349,6 @@ impl PlanDocument {
 
     /// The embedded plan options.
     pub fn plan_options(&self) -> PlanOptions {
-        self.options.into()
+        (&self.options).into()
     }
 }

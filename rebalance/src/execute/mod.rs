@@ -107,6 +107,14 @@ pub struct ExecuteOptions {
     /// the live snapshot gets it before the plan is made again, so a plan
     /// made on measured usage is checked on measured usage. `None`: requests.
     pub measured: Option<crate::MeasuredUsage>,
+    /// The policy's Prometheus query result to plan with
+    /// ([`Snapshot::metric_samples`]: `metricsUtilization` source Prometheus
+    /// with `--prometheus-url`), run just before, so that the plan made
+    /// again classifies on the source the plan was made on. `None`: the
+    /// stand-in ([`Self::measured`]).
+    pub metric_samples: Option<Vec<crate::MetricSample>>,
+    /// Why that query gave no vector ([`Snapshot::metric_query_error`]).
+    pub metric_query_error: Option<String>,
 }
 
 impl Default for ExecuteOptions {
@@ -122,11 +130,20 @@ impl Default for ExecuteOptions {
             replan: false,
             progress: ProgressHandle::default(),
             measured: None,
+            metric_samples: None,
+            metric_query_error: None,
         }
     }
 }
 
 impl ExecuteOptions {
+    /// Puts the usage readings to plan with into the live `snapshot`.
+    fn usage_into(&self, snapshot: &mut Snapshot) {
+        snapshot.measured = self.measured.clone();
+        snapshot.metric_samples = self.metric_samples.clone();
+        snapshot.metric_query_error = self.metric_query_error.clone();
+    }
+
     fn settings(&self) -> RunSettings {
         RunSettings {
             concurrency: self.concurrency,
@@ -182,7 +199,7 @@ pub async fn apply_plan<C: ClusterClient, S: EventSink>(
     let started_at = Utc::now();
     let policy = doc.policy().map_err(ExecuteError::Document)?;
     let mut live = read_snapshot(client, &policy, started_at).await?;
-    live.snapshot.measured = options.measured.clone();
+    options.usage_into(&mut live.snapshot);
     let replanned = plan(&live.snapshot, &policy, &doc.plan_options());
     let d = drift(doc, &live.snapshot, &replanned);
     let mut notes = d.notes.clone();
@@ -240,7 +257,7 @@ pub async fn run_rebalance<C: ClusterClient, S: EventSink>(
     options.check()?;
     let started_at = Utc::now();
     let mut live = read_snapshot(client, policy, started_at).await?;
-    live.snapshot.measured = options.measured.clone();
+    options.usage_into(&mut live.snapshot);
     let doc = plan_document(&live.snapshot, policy, policy_source, plan_options, source, live.notes.clone())?;
     let mut report = evict::empty_report("run", policy_source, started_at, options);
     report.notes = live.notes;

@@ -11,7 +11,7 @@
 use serde::Serialize;
 
 use super::evictor::{Evictor, FilterOutcome};
-use super::plan::{NodeClass, Plan, PluginRun};
+use super::plan::{NodeClass, Plan, PluginRun, ThresholdsApplied};
 use super::{plan_explaining, PlanOptions, Snapshot};
 use crate::model::pod::PodInfo;
 use crate::policy::{ExtensionPoint, Policy};
@@ -48,6 +48,13 @@ pub enum Verdict {
         /// Why, with the node's class and numbers where the plugin has them.
         why: String,
     },
+    /// The run failed before looking at any pod (descheduler logs the
+    /// error and evicts nothing in that plugin), so what it would do with
+    /// the pod is unknown.
+    Fails {
+        /// The error, in descheduler's words ([`PluginRun::error`]).
+        error: String,
+    },
 }
 
 /// One plugin run's verdict on the pod.
@@ -67,6 +74,21 @@ pub struct PluginVerdict {
     /// 95.0 % > 70 (latest sample at …, 0s before the plan)`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node_class: Option<String>,
+    /// A failed utilization run's thresholds and where its usage came from
+    /// (the plan's header line), so the explanation still says what was
+    /// asked; `None` for every other run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_run: Option<FailedRun>,
+}
+
+/// What a failed utilization run was asked to do.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FailedRun {
+    /// The thresholds it would have applied ([`PluginRun::thresholds`]).
+    pub thresholds: ThresholdsApplied,
+    /// Where its usage came from ([`PluginRun::usage_source`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage_source: Option<super::metrics::UsageSource>,
 }
 
 /// The pod against the whole policy.
@@ -165,6 +187,16 @@ fn ignored_because(run: &PluginRun, pod: &PodInfo) -> String {
 }
 
 fn verdict_of(run: &PluginRun, index: usize, pod: &PodInfo) -> PluginVerdict {
+    if let Some(error) = &run.error {
+        return PluginVerdict {
+            profile: run.profile.clone(),
+            plugin: run.plugin.clone(),
+            extension_point: run.extension_point,
+            verdict: Verdict::Fails { error: error.clone() },
+            node_class: None,
+            failed_run: Some(FailedRun { thresholds: run.thresholds.clone(), usage_source: run.usage_source.clone() }),
+        };
+    }
     let verdict = if let Some(e) = run.evictions.iter().find(|e| e.pod.index == index) {
         Verdict::Evicts { order: e.order, rule: e.rule.clone(), refused_by_pdb: e.refused_by_pdb.clone() }
     } else if let Some(s) = run.skipped.iter().find(|s| s.pod.index == index) {
@@ -194,5 +226,6 @@ fn verdict_of(run: &PluginRun, index: usize, pod: &PodInfo) -> PluginVerdict {
         extension_point: run.extension_point,
         verdict,
         node_class,
+        failed_run: None,
     }
 }

@@ -42,7 +42,7 @@ use serde::Serialize;
 use super::budget::above_target;
 use super::classify::{percent, NodeState};
 use super::cycle::Cycle;
-use super::plan::PluginRun;
+use super::plan::{PluginRun, ThresholdsApplied};
 use super::{MetricSample, Snapshot};
 use crate::model::measured::{MeasuredUsage, Reading};
 use crate::model::node::NodeInfo;
@@ -136,7 +136,7 @@ impl<'a> Cycle<'a> {
         let snapshot: &'a Snapshot = self.snapshot;
         let source = match m.source() {
             Ok(s) => s,
-            Err(e) => return Some(failed(profile, format!("error initializing usage client: {e}"))),
+            Err(e) => return Some(failed(profile, args, None, format!("error initializing usage client: {e}"))),
         };
         let have = match source {
             MetricsSource::KubernetesMetrics => snapshot.measured.is_some(),
@@ -173,7 +173,7 @@ impl<'a> Cycle<'a> {
             let Some(reading) = usage.node(&node.name) else {
                 let e =
                     format!("error getting node usage: unable to find node {:?} in the collected metrics", node.name);
-                return failed(profile, e);
+                return failed(profile, args, Some(source_of(usage)), e);
             };
             let pods = self.pods_by_node.get(node.name.as_str()).cloned().unwrap_or_default();
             let mut used = ResourceList::new();
@@ -187,6 +187,8 @@ impl<'a> Cycle<'a> {
                 let Some(amount) = amount else {
                     return failed(
                         profile,
+                        args,
+                        Some(source_of(usage)),
                         format!(
                             "error getting node usage: unable to find {r:?} resource for collected {:?} node metric",
                             node.name
@@ -216,13 +218,7 @@ impl<'a> Cycle<'a> {
                 )),
             }
         };
-        let source = UsageSource {
-            source: MetricsSource::KubernetesMetrics,
-            reading: usage.reading.map(|r| r.describe()).unwrap_or_default(),
-            query: None,
-            stand_in: None,
-        };
-        let metrics = MetricsRun { source, pod_usage: Box::new(of), ranks: true };
+        let metrics = MetricsRun { source: source_of(usage), pod_usage: Box::new(of), ranks: true };
         self.balance(profile, args, tracked, &states, Some(metrics))
     }
 
@@ -235,15 +231,23 @@ impl<'a> Cycle<'a> {
         m: &MetricsUtilization,
         s: &'a Snapshot,
     ) -> PluginRun {
-        if let Some(e) = &s.metric_query_error {
-            return failed(profile, format!("error getting node usage: {e}"));
-        }
         let query_at = s.now.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
-        let (samples, stand_in, reading) = match (&s.metric_samples, &s.measured) {
-            (Some(samples), _) => (samples.clone(), None, format!("the query's instant result at {query_at}")),
+        let query = m.query().map(str::to_string);
+        let ran = UsageSource {
+            source: MetricsSource::Prometheus,
+            reading: format!("the query's instant result at {query_at}"),
+            query: query.clone(),
+            stand_in: None,
+        };
+        if let Some(e) = &s.metric_query_error {
+            return failed(profile, args, Some(ran), format!("error getting node usage: {e}"));
+        }
+        let (samples, source) = match (&s.metric_samples, &s.measured) {
+            (Some(samples), _) => (samples.clone(), ran),
             (None, Some(usage)) => {
                 let (samples, note) = stand_in_samples(usage, &self.nodes);
-                (samples, Some(note), usage.reading.map(|r| r.describe()).unwrap_or_default())
+                let reading = usage.reading.map(|r| r.describe()).unwrap_or_default();
+                (samples, UsageSource { source: MetricsSource::Prometheus, reading, query, stand_in: Some(note) })
             }
             (None, None) => unreachable!("checked by run_metrics"),
         };
@@ -253,16 +257,20 @@ impl<'a> Cycle<'a> {
             let Some(instance) = &sample.instance else {
                 return failed(
                     profile,
+                    args,
+                    Some(source),
                     "error getting node usage: The collected metrics sample is missing 'instance' key".into(),
                 );
             };
             if !(0.0..=1.0).contains(&sample.value) {
                 return failed(
                     profile,
+                    args,
+                    Some(source),
                     format!(
                         "error getting node usage: The collected metrics sample for {instance:?} has value {} outside \
                          of <0; 1> interval",
-                        sample.value
+                        go_float(sample.value)
                     ),
                 );
             }
@@ -275,6 +283,8 @@ impl<'a> Cycle<'a> {
             if !values.contains_key(&node.name) {
                 return failed(
                     profile,
+                    args,
+                    Some(source),
                     format!("error getting node usage: unable to find metric entry for {}", node.name),
                 );
             }
@@ -296,13 +306,11 @@ impl<'a> Cycle<'a> {
                         (Some(u), None) => {
                             format!("stand-in cpu used / allocatable, {}", reading_text(u, &node.name))
                         }
-                        _ => format!("query value {} at {query_at}", raw[&node.name]),
+                        _ => format!("query value {} at {query_at}", go_float(raw[&node.name])),
                     }),
                 }
             })
             .collect();
-        let source =
-            UsageSource { source: MetricsSource::Prometheus, reading, query: m.query().map(str::to_string), stand_in };
         let metrics = MetricsRun { source, pod_usage: Box::new(|_| PodUsage::Unsupported), ranks: false };
         self.balance(profile, args, tracked, &states, Some(metrics))
     }
@@ -335,12 +343,57 @@ fn stand_in_samples(usage: &MeasuredUsage, nodes: &[&NodeInfo]) -> (Vec<MetricSa
     (out, note)
 }
 
-/// A run that failed before classifying, with upstream's error.
-fn failed(profile: &Profile, error: String) -> PluginRun {
+/// Where a KubernetesMetrics run's usage came from.
+fn source_of(usage: &MeasuredUsage) -> UsageSource {
+    UsageSource {
+        source: MetricsSource::KubernetesMetrics,
+        reading: usage.reading.map(|r| r.describe()).unwrap_or_default(),
+        query: None,
+        stand_in: None,
+    }
+}
+
+/// A run that failed before classifying, with upstream's error. It keeps
+/// the thresholds it would have applied (`args`' own: in deviation mode the
+/// spans around a mean that was never computed) and, when known, where the
+/// usage came from, so the plan and `explain` still say what was asked.
+fn failed(profile: &Profile, args: &LowNodeUtilizationArgs, source: Option<UsageSource>, error: String) -> PluginRun {
     let mut run = PluginRun::new(&profile.name, LOW_NODE_UTILIZATION, ExtensionPoint::Balance);
+    run.thresholds = ThresholdsApplied {
+        deviation: args.use_deviation_thresholds,
+        averages: None,
+        low: args.thresholds.clone(),
+        high: args.target_thresholds.clone(),
+    };
+    run.usage_source = source;
     run.notes.push(error.clone());
     run.error = Some(error);
     run
+}
+
+/// A sample's value as Go's `%v` prints a float64 (upstream's error text):
+/// the shortest digits that read back, in exponent form below 1e-4 and
+/// from 1e6 (`1e-320`, `0.5696`, `1e+06`, `NaN`, `+Inf`), never hundreds of
+/// digits (strconv's `'g'` with precision -1).
+pub(crate) fn go_float(v: f64) -> String {
+    if v.is_nan() {
+        return "NaN".to_string();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "+Inf" } else { "-Inf" }.to_string();
+    }
+    if v == 0.0 {
+        return if v.is_sign_negative() { "-0" } else { "0" }.to_string();
+    }
+    // Rust's `{:e}` is the shortest round-tripping digits: `5.696e-1`.
+    let e = format!("{v:e}");
+    let (mantissa, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if !(-4..6).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        return format!("{mantissa}e{sign}{:02}", exp.abs());
+    }
+    format!("{v}")
 }
 
 /// kdrift's opt-in ranking: the node's hot resource (the cpu or memory it is
@@ -380,4 +433,33 @@ pub(crate) fn ranked_rule(resource: &str, freed: &ResourceList, descheduler_rule
         "ranked by measured {resource} used ({text}), the node's hot resource (kdrift's --usage-window ranking, \
          beyond descheduler); descheduler's order breaks ties: {descheduler_rule}"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::go_float;
+
+    #[test]
+    fn values_print_as_go_prints_a_float64() {
+        // Break-it 37 F1d: 1e-320 printed as 320 digits.
+        let cases = [
+            (1e-320, "1e-320"),
+            (-1e-320, "-1e-320"),
+            (0.5696, "0.5696"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (1.5, "1.5"),
+            (123456.0, "123456"),
+            (1e6, "1e+06"),
+            (1.25e21, "1.25e+21"),
+            (0.0, "0"),
+            (-0.0, "-0"),
+            (f64::NAN, "NaN"),
+            (f64::INFINITY, "+Inf"),
+            (f64::NEG_INFINITY, "-Inf"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(go_float(v), want, "{v:e}");
+        }
+    }
 }

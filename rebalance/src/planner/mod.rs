@@ -54,7 +54,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 pub use evictor::{EVICT_ANNOTATION, SYSTEM_CRITICAL_PRIORITY};
-pub use explain::{explain_pod, Explanation, PluginVerdict, Verdict as PodVerdict};
+pub use explain::{explain_pod, Explanation, FailedRun, PluginVerdict, Verdict as PodVerdict};
 pub use order::PREFER_NO_EVICTION;
 pub use pdb::{IntOrPercent, REQUEST_EVICT_ONLY_ANNOTATION};
 pub use plan::{

@@ -19,10 +19,18 @@ pub fn explain<W: Write>(out: &mut W, e: &Explanation, at: DateTime<Utc>, policy
         writeln!(out, "  protected in profile {profile} (DefaultEvictor): {why}")?;
     }
     let evicted_by = e.plugins.iter().find(|p| matches!(&p.verdict, PodVerdict::Evicts { refused_by_pdb: None, .. }));
-    match evicted_by {
-        Some(p) => writeln!(out, "  verdict: EVICTED by {} (profile {})", p.plugin, p.profile)?,
-        None if e.not_considered.is_none() => writeln!(out, "  verdict: not evicted by any plugin of the policy")?,
-        None => {}
+    let failed = e.plugins.iter().find(|p| matches!(&p.verdict, PodVerdict::Fails { .. }));
+    match (evicted_by, failed) {
+        (Some(p), _) => writeln!(out, "  verdict: EVICTED by {} (profile {})", p.plugin, p.profile)?,
+        (None, Some(f)) => writeln!(
+            out,
+            "  verdict: UNKNOWN: {} (profile {}) failed before looking at any pod (see below)",
+            f.plugin, f.profile
+        )?,
+        (None, None) if e.not_considered.is_none() => {
+            writeln!(out, "  verdict: not evicted by any plugin of the policy")?
+        }
+        (None, None) => {}
     }
     let mut point = None;
     for p in &e.plugins {
@@ -49,8 +57,15 @@ pub fn explain<W: Write>(out: &mut W, e: &Explanation, at: DateTime<Utc>, policy
             }
             PodVerdict::Unbroken { why } => format!("does not break its rule: {why}"),
             PodVerdict::Ignores { why } => format!("does not look at it: {why}"),
+            PodVerdict::Fails { error } => format!("FAILED before looking at any pod (evicts nothing): {error}"),
         };
         writeln!(out, "  {:<52} {what}", format!("{} ({})", p.plugin, p.profile))?;
+        if let Some(f) = &p.failed_run {
+            writeln!(out, "  {:<52} {}", "", super::utilization::thresholds_line(&p.plugin, &f.thresholds))?;
+            if let Some(u) = &f.usage_source {
+                writeln!(out, "  {:<52} {}", "", super::utilization::usage_source_line(u))?;
+            }
+        }
         if let Some(node) = &p.node_class {
             writeln!(out, "  {:<52} its node: {node}", "")?;
         }

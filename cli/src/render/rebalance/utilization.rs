@@ -11,9 +11,22 @@ use tabled::builder::Builder;
 use super::{amounts, class, counts_cell, frees, limits_cell, num, ordered, rule_cell, skipped, table};
 use kdrift_rebalance::percent_text;
 
-fn thresholds_line(run: &PluginRun) -> String {
-    let th = &run.thresholds;
-    if run.plugin == kdrift_rebalance::HIGH_NODE_UTILIZATION {
+/// `underutilized when every one of MetricResource 20 % or less;
+/// overutilized when any is above MetricResource 70 %` (a Prometheus
+/// source's `MetricResource` is the query's value × 100, as upstream
+/// counts it). A failed deviation run never computed its mean: the spans
+/// are given around it.
+pub(super) fn thresholds_line(plugin: &str, th: &kdrift_rebalance::ThresholdsApplied) -> String {
+    if th.deviation && th.averages.is_none() {
+        let fmt = |m: &BTreeMap<String, f64>| m.iter().map(|(r, v)| format!("{r} {} %", num(*v))).collect::<Vec<_>>();
+        return format!(
+            "deviation thresholds: underutilized when every one of {} below the mean or less; overutilized when \
+             any is more than {} above it (the mean was not computed)",
+            fmt(&th.low).join(", "),
+            fmt(&th.high).join(", ")
+        );
+    }
+    if plugin == kdrift_rebalance::HIGH_NODE_UTILIZATION {
         let low = th.low.iter().map(|(r, v)| format!("{r} {} %", num(*v))).collect::<Vec<_>>();
         return format!("underutilized (drained onto the others) when every one of {} or less", low.join(", "));
     }
@@ -30,7 +43,7 @@ fn thresholds_line(run: &PluginRun) -> String {
 }
 
 /// `usage: measured (KubernetesMetrics, latest sample (≤ 5m old)); percentages are used, not requested`.
-fn usage_source_line(u: &kdrift_rebalance::UsageSource) -> String {
+pub(super) fn usage_source_line(u: &kdrift_rebalance::UsageSource) -> String {
     let mut line = format!("usage: measured ({:?}, {})", u.source, u.reading);
     if let Some(q) = &u.query {
         line.push_str(&format!("; query {q:?}"));
@@ -38,7 +51,12 @@ fn usage_source_line(u: &kdrift_rebalance::UsageSource) -> String {
     if let Some(s) = &u.stand_in {
         line.push_str(&format!("; kdrift used {s}"));
     }
-    line.push_str("; percentages are used, not requested");
+    if u.source == kdrift_rebalance::MetricsSource::Prometheus {
+        // Upstream's count: capacity 100, usage int64(value × 100).
+        line.push_str("; MetricResource % = the query's value × 100, truncated (descheduler's count)");
+    } else {
+        line.push_str("; percentages are used, not requested");
+    }
     line
 }
 
@@ -74,13 +92,18 @@ pub(super) fn utilization_run<W: Write>(
     run: &PluginRun,
     lower_bound_nodes: &[String],
 ) -> anyhow::Result<()> {
-    writeln!(out, "Profile {} — {}: {}", run.profile, run.plugin, thresholds_line(run))?;
+    writeln!(out, "Profile {} — {}: {}", run.profile, run.plugin, thresholds_line(&run.plugin, &run.thresholds))?;
     if let Some(u) = &run.usage_source {
         writeln!(out, "  {}", usage_source_line(u))?;
     }
     // The early exit is said once, after the table.
     for n in run.notes.iter().filter(|n| run.early_exit.as_ref().is_none_or(|e| &e.message != *n)) {
         writeln!(out, "  {n}")?;
+    }
+    if run.error.is_some() && run.nodes.is_empty() {
+        // Nothing was classified: no empty table.
+        writeln!(out, "  FAILED with the error above: nothing is classified or evicted by this plugin this cycle")?;
+        return Ok(());
     }
     let high = run.plugin == kdrift_rebalance::HIGH_NODE_UTILIZATION;
     let resources = ordered(&run.tracked_resources);

@@ -219,6 +219,26 @@ fn upstream_usage_client_refusals_fail_the_run() {
             "error getting node usage: unable to find node \"n2\" in the collected metrics",
         ),
     );
+    // A failed run keeps the thresholds it was given and where its usage
+    // came from (break-it 37 F1: the plan's header lost them).
+    let s = prometheus_cluster([0.5, f64::NAN, 0.2]);
+    let failed = plan(&s, &lnu_policy(prometheus_args(30.0, 50.0, false, None), true), &PlanOptions::default());
+    let run = &failed.runs[0];
+    tally.check(
+        "a failed run keeps its thresholds",
+        check(
+            run.error.clone(),
+            "error getting node usage: The collected metrics sample for \"n2\" has value NaN outside of <0; 1> interval",
+        )
+        .and_then(|()| {
+            let kept = (run.thresholds.low[METRIC_RESOURCE], run.thresholds.high[METRIC_RESOURCE]);
+            (kept == (30.0, 50.0)).then_some(()).ok_or(format!("thresholds {kept:?}"))
+        })
+        .and_then(|()| {
+            let source = run.usage_source.as_ref().map(|u| u.source);
+            (source == Some(crate::policy::MetricsSource::Prometheus)).then_some(()).ok_or(format!("{source:?}"))
+        }),
+    );
     tally.finish("LowNodeUtilization usage clients");
     assert_eq!(
         missing.warnings.last().map(String::as_str),
