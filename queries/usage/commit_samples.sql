@@ -2,9 +2,8 @@
 -- purpose: Moves the staged usage samples whose key (kind, object, sampled_at,
 --   source; the object is the node of a node sample, namespace/pod of a pod
 --   sample) is not stored yet into `usage_samples` for run $1, one row per
---   key: samples repeating a key in the staging table are one row, with the
---   first staged sample's names and, per measure (cpu, memory), the first
---   staged value that is not NULL. A stored key is not added again: its NULL
+--   key (`staged_usage`: the first staged sample's names and, per measure,
+--   the first staged value that is not NULL). A stored key is not added again: its NULL
 --   measures are filled by `usage_fill_samples` (run first, in the same
 --   transaction). $2 and $3 bound the staged instants so that the check
 --   reads only the stored row groups of that range. Returns the rows added.
@@ -12,19 +11,7 @@
 -- columns: none
 INSERT INTO usage_samples
 SELECT s.kind, s.node, s.namespace, s.pod, make_timestamp(s.at_us), s.cpu_millis, s.memory_bytes, s.source, $1
-FROM (
-    SELECT kind, object, at_us, source,
-           first(node ORDER BY rowid) AS node,
-           first(namespace ORDER BY rowid) AS namespace,
-           first(pod ORDER BY rowid) AS pod,
-           first(cpu_millis ORDER BY rowid) FILTER (WHERE cpu_millis IS NOT NULL) AS cpu_millis,
-           first(memory_bytes ORDER BY rowid) FILTER (WHERE memory_bytes IS NOT NULL) AS memory_bytes
-    FROM (
-        SELECT *, rowid, CASE WHEN kind = 'node' THEN node ELSE namespace || '/' || pod END AS object
-        FROM staging_usage
-    )
-    GROUP BY kind, object, at_us, source
-) s
+FROM staged_usage s
 ANTI JOIN (
     SELECT kind, CASE WHEN kind = 'node' THEN node ELSE namespace || '/' || pod END AS object, sampled_at, source
     FROM usage_samples

@@ -6,8 +6,8 @@
 --   measure's values in the rows already there. Only a NULL cpu_millis or
 --   memory_bytes is set — a stored value is never changed (the first stored
 --   wins, as for a key stored twice) — and the row keeps its names, source
---   and run. Of staged samples repeating a key, the first staged value that
---   is not NULL is the one used. $1 and $2 bound the staged instants so that
+--   and run. Staged samples repeating a key are one (`staged_usage`: per
+--   measure the first staged value that is not NULL). $1 and $2 bound the staged instants so that
 --   only the stored row groups of that range are read. Returns the rows
 --   filled (each counts as a sample added).
 -- params: $1 first_at_us BIGINT (UTC µs), $2 last_at_us BIGINT (UTC µs)
@@ -15,16 +15,7 @@
 UPDATE usage_samples AS u
 SET cpu_millis = COALESCE(u.cpu_millis, s.cpu_millis),
     memory_bytes = COALESCE(u.memory_bytes, s.memory_bytes)
-FROM (
-    SELECT kind, object, make_timestamp(at_us) AS sampled_at, source,
-           first(cpu_millis ORDER BY rowid) FILTER (WHERE cpu_millis IS NOT NULL) AS cpu_millis,
-           first(memory_bytes ORDER BY rowid) FILTER (WHERE memory_bytes IS NOT NULL) AS memory_bytes
-    FROM (
-        SELECT *, rowid, CASE WHEN kind = 'node' THEN node ELSE namespace || '/' || pod END AS object
-        FROM staging_usage
-    )
-    GROUP BY kind, object, at_us, source
-) s
+FROM (SELECT kind, object, make_timestamp(at_us) AS sampled_at, source, cpu_millis, memory_bytes FROM staged_usage) s
 WHERE u.sampled_at BETWEEN make_timestamp($1) AND make_timestamp($2)
   AND u.sampled_at = s.sampled_at AND u.kind = s.kind AND u.source = s.source
   AND s.object = CASE WHEN u.kind = 'node' THEN u.node ELSE u.namespace || '/' || u.pod END
