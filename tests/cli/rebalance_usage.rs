@@ -738,14 +738,20 @@ fn apply_and_run_plan_again_on_the_policys_prometheus_query() {
     assert_eq!(doc["options"]["prometheus_url"], prom.url());
 
     // run --yes --prometheus-url: the same eviction.
+    // Its --out records the server, as plan --out does.
     let (kube, dir, kubeconfig, policy) = cluster();
+    let executed = dir.path().join("executed.json");
     kdrift(&dir.path().join("none.duckdb"))
         .args(["rebalance", "run", "--yes", "--ready-timeout", "0", "--no-store", "--prometheus-url", prom.url()])
         .arg("--kubeconfig")
         .arg(&kubeconfig)
         .arg("--policy")
         .arg(&policy)
+        .arg("--out")
+        .arg(&executed)
         .assert()
         .success();
     assert_eq!(evictions(&kube), ["apps/a"]);
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&executed).unwrap()).unwrap();
+    assert_eq!(doc["options"]["prometheus_url"], prom.url());
 }

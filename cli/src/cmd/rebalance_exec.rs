@@ -94,7 +94,7 @@ pub fn run(cli: &Cli, args: &RebalanceRunArgs) -> anyhow::Result<ExitCode> {
         None => Sink::Memory(Vec::new()),
     };
     let plan_options = PlanOptions { skip_zero_request: args.skip_zero_request, ..Default::default() };
-    let (report, executed) = runtime.block_on(run_rebalance(
+    let (report, mut executed) = runtime.block_on(run_rebalance(
         &client,
         &policy,
         &policy_source,
@@ -107,6 +107,9 @@ pub fn run(cli: &Cli, args: &RebalanceRunArgs) -> anyhow::Result<ExitCode> {
     drop(options);
     drop(sink);
     keep_after_ingest(store.as_ref())?;
+    // A later `apply` of this plan runs the policy's Prometheus query again
+    // where this run did (as `plan --out` records it).
+    executed.options.prometheus_url = args.prometheus.prometheus_url.clone();
     finish(cli, &report, &executed, args.out.as_deref())
 }
 
