@@ -262,6 +262,7 @@ pub fn record(cli: &Cli, args: &RecordArgs) -> anyhow::Result<ExitCode> {
         options.watch.max_page_bytes = args.kube.cluster.max_page_bytes();
         options.batch_records = args.batch_records;
         options.batch_bytes = args.max_batch_bytes;
+        options.watch.max_event_bytes = usize::try_from(args.max_event_bytes).unwrap_or(usize::MAX);
         options.batch_interval = Duration::from_secs(args.batch_seconds);
         options.metrics_interval = args.metrics_interval.0;
         options.stats = stats;
