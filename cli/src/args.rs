@@ -199,6 +199,11 @@ pub struct RecordArgs {
     /// KiB/MiB/GiB), as `ingest file`'s: the memory bound of a batch of big objects.
     #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = kdrift_ingest::parse_size)]
     pub max_batch_bytes: u64,
+    /// The longest watch event read (bytes, or with KiB/MiB/GiB; 1KiB to 4GiB): a longer one is an error
+    /// of the run, not held. Also the bytes of objects waiting between the watches and the store. The
+    /// recorder's peak memory grows with 7× this plus 3× --max-batch-bytes (docs/sources.md "Memory").
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_event_bytes)]
+    pub max_event_bytes: u64,
     /// How often to sample the CPU and memory nodes and pods use from metrics.k8s.io (metrics-server's
     /// NodeMetrics and PodMetrics), e.g. 30s, 1m; `0` or `off`: never.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_metrics_interval)]
@@ -480,6 +485,15 @@ pub struct ClusterArgs {
     /// going on past it keeps its complete items and ends that list with an error.
     #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_page_bytes)]
     pub max_page_bytes: u64,
+}
+
+/// Parses `record --max-event-bytes`: 1 KiB to 4 GiB − 1 (pure; used by clap).
+pub fn parse_event_bytes(text: &str) -> Result<u64, String> {
+    let bytes = kdrift_ingest::parse_size(text)?;
+    if !(1 << 10..1 << 32).contains(&bytes) {
+        return Err(format!("{text:?}: a watch event cap is 1KiB to 4GiB"));
+    }
+    Ok(bytes)
 }
 
 /// Parses `--max-page-bytes`: a size of at least 1 KiB (pure; used by clap).
@@ -1283,6 +1297,19 @@ mod tests {
         assert_eq!(parse_page_bytes("10"), Err("\"10\": a list page needs at least 1KiB".to_string()));
         let rebalance = Cli::try_parse_from(["kdrift", "rebalance", "run", "--yes", "--max-page-bytes", "4MiB"]);
         assert!(rebalance.is_ok(), "{:?}", rebalance.err());
+    }
+
+    #[test]
+    fn record_caps_a_watch_event_at_64_mib_unless_set_between_1_kib_and_4_gib() {
+        let event = |args: &[&str]| match Cli::try_parse_from(args).map(|c| c.command) {
+            Ok(Command::Record(r)) => Ok(r.max_event_bytes),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.kind()),
+        };
+        assert_eq!(event(&["kdrift", "record"]), Ok(64 << 20));
+        assert_eq!(event(&["kdrift", "record", "--max-event-bytes", "16MiB"]), Ok(16 << 20));
+        assert!(event(&["kdrift", "record", "--max-event-bytes", "4GiB"]).is_err());
+        assert_eq!(parse_event_bytes("100"), Err("\"100\": a watch event cap is 1KiB to 4GiB".to_string()));
     }
 
     #[test]

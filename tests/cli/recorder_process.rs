@@ -513,3 +513,101 @@ fn the_recorders_peak_rss_at_500_and_1000_nodes() {
         }
     }
 }
+
+/// Waits for a `committed: N versions received, K new` line with N past
+/// `records`; returns K (the versions the store holds by then).
+fn wait_committed_past(rx: &Receiver<String>, records: u64) -> u64 {
+    let deadline = Instant::now() + WAIT;
+    let mut seen = Vec::new();
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        let Ok(line) = rx.recv_timeout(left) else { break };
+        if let Some(rest) = line.split("committed: ").nth(1) {
+            let words: Vec<u64> = rest.split([' ', ',']).filter_map(|w| w.parse().ok()).collect();
+            if let [n, added, ..] = words[..] {
+                if n > records {
+                    return added;
+                }
+            }
+        }
+        seen.push(line);
+    }
+    panic!("no commit past {records} records; stderr:\n{}", seen.join("\n"));
+}
+
+#[test]
+fn a_sigterm_while_big_watched_pods_wait_stops_within_seconds_keeping_what_was_committed() {
+    // Break-it 36 F4: a stop staged and committed every version waiting
+    // between the watches and the store (twelve 60 MiB pods: ~60 s, past
+    // the deployment's 30 s grace). It stores at most the batch being
+    // staged and ends; the next record lists again and stores the rest.
+    let Cluster { kube, total, dir: _dir, kubeconfig, db } = cluster();
+    let (recorder, logs) = start_with(&db, &kubeconfig, &["--max-batch-bytes", "1MiB"]);
+    wait_committed(&logs, total);
+    const BIG: usize = 120;
+    for i in 0..BIG {
+        let blob = format!("{i}").repeat(256 << 10);
+        kube.create(json!({"apiVersion": "v1", "kind": "Pod",
+                           "metadata": {"name": format!("big-{i}"), "namespace": "web", "annotations": {"blob": blob}},
+                           "spec": {"containers": [{"name": "c", "image": "nginx"}]}, "status": {"phase": "Pending"}}))
+            .expect("create");
+    }
+    // Batches of the watched pods commit; the rest wait.
+    let added = wait_committed_past(&logs, total);
+    let signalled = Instant::now();
+    assert!(Command::new("kill").args(["-TERM", &recorder.id().to_string()]).status().expect("kill -TERM").success());
+    let mut recorder = recorder;
+    let exit = loop {
+        if let Some(exit) = recorder.try_wait().expect("wait") {
+            break exit;
+        }
+        if signalled.elapsed() > WAIT {
+            let _ = recorder.kill();
+            panic!("kdrift record did not end within {WAIT:?} of SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let stopped = signalled.elapsed();
+    eprintln!("stopped {stopped:?} after SIGTERM, exit {:?}", exit.code());
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut recorder.stdout.take().expect("stdout"), &mut stdout).expect("stdout");
+    let stderr: Vec<String> = logs.try_iter().collect();
+    let stderr = stderr.join("\n");
+    // A bound on the stop (the deployment's grace is 30 s), not a benchmark:
+    // the old code staged and committed every pod waiting first (23 s here).
+    assert!(stopped < Duration::from_secs(10), "stopped {stopped:?} after SIGTERM; stderr:\n{stderr}");
+    // Exit 2: versions were left (or the batch in commit rolled back); 0: none was.
+    match exit.code() {
+        Some(0) => assert_eq!(serde_json::from_str::<Value>(&stdout).expect("JSON")["status"], "ok", "{stdout}"),
+        Some(2) if stdout.is_empty() => assert!(stderr.contains("stopped during a batch commit"), "{stderr}"),
+        Some(2) => {
+            let v: Value = serde_json::from_str(&stdout).expect("stdout is JSON");
+            let pods = v["resources"].as_array().expect("resources").iter().find(|r| r["resource"] == "pods");
+            let message = pods.and_then(|p| p["problem"]["message"].as_str()).unwrap_or_default();
+            assert!(message.contains(" versions received were not stored: the recorder stopped"), "{stdout}");
+            assert_eq!(v["status"], "partial", "{stdout}");
+        }
+        other => panic!("exit {other:?}; stderr:\n{stderr}"),
+    }
+    let stored = {
+        let store = Store::open_existing(&db).expect("store");
+        let stored = observations(&store) as u64;
+        assert!(stored >= added, "the {added} versions committed before SIGTERM stay: {stored}");
+        assert!(runs(&store).iter().all(|(status, _)| status != "running"), "the run is closed: {:?}", runs(&store));
+        stored
+    };
+    // Restarted, it lists again and stores the pods the stop left.
+    let (second, logs) = start_with(&db, &kubeconfig, &["--max-batch-bytes", "1MiB"]);
+    let left = total + BIG as u64 - stored;
+    if left > 0 {
+        wait_committed(&logs, left);
+    }
+    assert!(Command::new("kill").args(["-TERM", &second.id().to_string()]).status().expect("kill -TERM").success());
+    let out = second.wait_with_output().expect("exit");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let store = Store::open_existing(&db).expect("store");
+    let big: i64 = store
+        .conn()
+        .query_row("SELECT count(DISTINCT name) FROM observations WHERE name LIKE 'big-%'", [], |r| r.get(0))
+        .expect("count");
+    assert_eq!(big, BIG as i64);
+}

@@ -103,7 +103,25 @@ fn the_deployment_runs_one_recorder_on_the_pvc() {
     assert_eq!(pod["serviceAccountName"], one(&docs, "ServiceAccount")["metadata"]["name"]);
     let c = &pod["containers"][0];
     let args: Vec<&str> = c["args"].as_array().expect("args").iter().filter_map(Value::as_str).collect();
-    assert_eq!(args, ["record", "--db", "/data/kdrift.duckdb", "--all-namespaces", "--metrics-addr", "0.0.0.0:9090"]);
+    // The byte caps bound the peak memory under the limit (break-it 36 F3;
+    // docs/sources.md "Memory").
+    assert_eq!(
+        args,
+        [
+            "record",
+            "--db",
+            "/data/kdrift.duckdb",
+            "--all-namespaces",
+            "--metrics-addr",
+            "0.0.0.0:9090",
+            "--max-event-bytes",
+            "16MiB",
+            "--max-batch-bytes",
+            "16MiB"
+        ]
+    );
+    // A stop costs at most the message in hand and one batch (break-it 36 F4).
+    assert_eq!(pod["terminationGracePeriodSeconds"], 30);
     assert_eq!(c["volumeMounts"][0]["mountPath"], "/data");
     assert!(c["resources"]["requests"]["cpu"].is_string() && c["resources"]["requests"]["memory"].is_string());
     let volume = &pod["volumes"][0];

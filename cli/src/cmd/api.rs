@@ -206,11 +206,13 @@ async fn shutdown_signal() {
             let _ = tokio::signal::ctrl_c().await;
         }
     }
-    tracing::info!("stopping: committing what was received");
+    tracing::info!("stopping: committing the batch being staged");
 }
 
-/// `kdrift record`. SIGTERM or SIGINT stops it: it commits what was
-/// received and closes its run. A batch commit in progress when the signal
+/// `kdrift record`. SIGTERM or SIGINT stops it: it commits the batch being
+/// staged, with the versions waiting that fit in it (the others are a
+/// problem of the run, exit 2: the next record lists again; break-it 36
+/// F4), and closes its run. A batch commit in progress when the signal
 /// comes is stopped (issue 34: the signal waited for its end): that batch
 /// is rolled back whole, the batches before stay, the run is closed as
 /// failed, and the next `kdrift record` lists again and stores what the
@@ -262,6 +264,7 @@ pub fn record(cli: &Cli, args: &RecordArgs) -> anyhow::Result<ExitCode> {
         options.watch.max_page_bytes = args.kube.cluster.max_page_bytes();
         options.batch_records = args.batch_records;
         options.batch_bytes = args.max_batch_bytes;
+        options.watch.max_event_bytes = usize::try_from(args.max_event_bytes).unwrap_or(usize::MAX);
         options.batch_interval = Duration::from_secs(args.batch_seconds);
         options.metrics_interval = args.metrics_interval.0;
         options.stats = stats;

@@ -5,8 +5,13 @@
 //! a batch every [`RecordOptions::batch_records`] records,
 //! [`RecordOptions::batch_bytes`] of objects or
 //! [`RecordOptions::batch_interval`], whichever comes first. The channel
-//! between them is bounded, so memory stays bounded: the watchers wait while
-//! a batch commits.
+//! between them is bounded in messages and, through a [`budget::Budget`]
+//! of [`WatchSettings::max_event_bytes`], in bytes of objects: the watchers
+//! wait while a batch commits, and at most one event's worth of objects
+//! waits to be staged (break-it 36 F3). So the recorder's peak memory is
+//! about its base plus a few copies of the largest event (the text read,
+//! its parsed object, the staged row and model, DuckDB's copies) plus the
+//! batch (docs/sources.md "Memory": measured figures).
 //!
 //! Deletions: a watch's DELETED carries the object's last state (a deleted
 //! pod keeps its node). An object missing from a re-list (deleted during a
@@ -15,12 +20,15 @@
 //! runs last saw alive ([`known`]), so its first list stores only what
 //! changed and records what was deleted while it was down.
 //!
-//! Shutdown (the `shutdown` future: SIGTERM / SIGINT in the CLI) stops the
-//! watchers, commits what was received and closes the run (`ok`, or
-//! `partial` when a resource could not be read). A killed recorder loses at
-//! most the uncommitted batch; its run stays `running` with the counts of
-//! its last batch until the next start, which closes it as `failed` when it
-//! opens the store and re-lists.
+//! Shutdown (the `shutdown` future: SIGTERM / SIGINT in the CLI), seen
+//! between two messages, stops the watchers, stages the versions waiting
+//! as far as they fit in the batch being staged, commits it and closes the
+//! run (`ok`, or `partial` when a resource could not be read or versions
+//! waiting were left: the next record lists again and stores them). A stop
+//! so costs at most the message in hand and one batch (break-it 36 F4). A
+//! killed recorder loses at most the uncommitted batch; its run stays
+//! `running` with the counts of its last batch until the next start, which
+//! closes it as `failed` when it opens the store and re-lists.
 //!
 //! A list item or watch line that is skipped (issue 34) is an error of the
 //! run, stored with the next batch; the first of each kind is logged at
@@ -53,6 +61,7 @@
 //! Progress: each page of a resource's first list is said to
 //! [`RecordObserver::listing`] (`listing pods… 1,000 items (2 pages)`).
 
+pub mod budget;
 pub mod known;
 pub mod serve;
 pub mod stats;
@@ -74,6 +83,7 @@ use super::stage::{finish, item_error, stage_observation};
 use crate::store::{Change, Origin, Record};
 use crate::store::{RunCounts, RunWriter};
 use crate::store::{Store, StoreError};
+use budget::{json_size, Budget};
 use stats::RecorderStats;
 use watcher::{Msg, WatchSettings, Watcher};
 
@@ -305,7 +315,11 @@ impl Recorder<'_, '_> {
 
     fn handle(&mut self, msg: Msg, o: &RecordOptions) -> Result<(), StoreError> {
         match msg {
-            Msg::Observed { resource, change, object } => self.stage(&resource, change, object, o)?,
+            Msg::Observed { resource, change, object, held } => {
+                self.stage(&resource, change, object, o)?;
+                // Staged (its row in DuckDB's staging table): its bytes are free.
+                drop(held);
+            }
             Msg::Vanished { resource, namespace, name, uid } => {
                 // The last version may still be in the batch: commit it first.
                 self.commit()?;
@@ -421,6 +435,7 @@ pub async fn record(
     };
     options.stats.begin(&options.resources);
     let mut tasks = Vec::new();
+    let budget = Budget::new(options.watch.max_event_bytes);
     for resource in &options.resources {
         recorder.report(resource, &options.cluster, &options.scope);
         let watcher = Watcher {
@@ -433,6 +448,7 @@ pub async fn record(
             server: options.cluster.clone(),
             failing: false,
             stats: Arc::clone(&options.stats),
+            budget: budget.clone(),
         };
         tasks.push(tokio::spawn(watcher.run()));
     }
@@ -477,12 +493,48 @@ pub async fn record(
         t.abort();
     }
     outcome?;
-    // What the watchers sent before they stopped is stored too.
+    // What the watchers sent before they stopped is stored too, as far as
+    // it fits in the batch being staged (break-it 36 F4: twelve 60 MiB
+    // pods waiting were all staged and committed, the stop took ~60 s,
+    // past the deployment's 30 s grace). Versions past it are not stored,
+    // a problem of their resource's run; the next record lists again.
+    let mut room = (
+        options.batch_records.saturating_sub(recorder.writer.pending()),
+        options.batch_bytes.saturating_sub(recorder.writer.pending_bytes()),
+    );
+    let mut unstored: BTreeMap<String, u64> = BTreeMap::new();
     while let Ok(msg) = rx.try_recv() {
+        let (resource, bytes) = match &msg {
+            Msg::Observed { resource, object, .. } => (resource, json_size(object) as u64),
+            Msg::Vanished { resource, .. } => (resource, 0),
+            _ => {
+                recorder.handle(msg, options)?;
+                continue;
+            }
+        };
+        // In order: past the first version that does not fit, none is staged.
+        if room.0 == 0 || bytes > room.1 {
+            room = (0, 0);
+            *unstored.entry(resource.name()).or_default() += 1;
+            continue;
+        }
+        room = (room.0 - 1, room.1 - bytes);
         recorder.handle(msg, options)?;
     }
     let order: Vec<String> = options.resources.iter().map(ResourceKind::name).collect();
     let mut reports = recorder.reports;
+    for (name, count) in unstored {
+        if let Some(r) = reports.get_mut(&name).filter(|r| r.problem.is_none()) {
+            let message = format!(
+                "{name}: {count} versions received were not stored: the recorder stopped with more than a batch \
+                 waiting (--max-batch-bytes, --batch-records); the next record lists again and stores what the store \
+                 lacks ({})",
+                r.location
+            );
+            tracing::warn!("{message}");
+            r.problem = Some(ResourceProblem { severity: super::report::Severity::Error, message });
+        }
+    }
     for (what, count) in &recorder.skipped {
         let what = if *what == "list items" { what.to_string() } else { format!("watch lines {what}") };
         tracing::warn!("{what} skipped: {count}; each is in the run's errors (kdrift query run_errors)");

@@ -36,6 +36,7 @@ use kube::Client;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::budget::{Budget, Held};
 use super::known::Known;
 use super::stats::RecorderStats;
 use crate::store::Change;
@@ -51,6 +52,8 @@ pub enum Msg {
         change: Change,
         /// The object.
         object: Value,
+        /// Its share of the bytes in flight, given back once it is staged.
+        held: Held,
     },
     /// An object gone while nobody watched: record its last version as DELETED.
     Vanished {
@@ -165,6 +168,8 @@ pub struct Watcher {
     pub failing: bool,
     /// Where watch restarts and 410s are counted.
     pub stats: Arc<RecorderStats>,
+    /// The bytes of objects in flight to the recorder, shared by every watcher.
+    pub budget: Budget,
 }
 
 fn key_of(o: &Value) -> (String, String) {
@@ -180,6 +185,12 @@ fn rv_uid(o: &Value) -> (String, String) {
 impl Watcher {
     async fn send(&self, msg: Msg) -> bool {
         self.tx.send(msg).await.is_ok()
+    }
+
+    /// Sends an object version once its bytes fit in the [`Budget`].
+    async fn observed(&self, change: Change, object: Value) -> bool {
+        let held = self.budget.hold(&object).await;
+        self.send(Msg::Observed { resource: self.resource, change, object, held }).await
     }
 
     fn deadlines(&self) -> Deadlines {
@@ -313,8 +324,7 @@ impl Watcher {
                         _ => {}
                     }
                     self.known.insert(key, (rv, uid));
-                    let msg = Msg::Observed { resource: self.resource, change: Change::Listed, object };
-                    if !self.send(msg).await {
+                    if !self.observed(Change::Listed, object).await {
                         return Ok(None);
                     }
                 }
@@ -422,7 +432,7 @@ impl Watcher {
             if !object_rv.is_empty() {
                 *rv = object_rv;
             }
-            if !self.send(Msg::Observed { resource: self.resource, change, object }).await {
+            if !self.observed(change, object).await {
                 return WatchEnd::Stopped;
             }
         }
