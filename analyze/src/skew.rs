@@ -200,7 +200,7 @@ pub(crate) fn requested_noted(
 /// nodes and pods; Namespaces, PDBs, PriorityClasses and PVCs concern
 /// evictions, not classes): lower bounds first.
 fn notes(amounts: &AmountsAt, unstored: &[UnstoredNamespace], events_at: DateTime<Utc>) -> Vec<String> {
-    let at = amounts.at.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)).unwrap_or_default();
+    let at = amounts.at.map(kdrift_store::instant_text).unwrap_or_default();
     let mut notes = Vec::new();
     notes.extend(unstored_note(events_at, unstored));
     let lower: Vec<String> =

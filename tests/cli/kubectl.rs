@@ -508,3 +508,68 @@ fn the_lownodeutilization_class_reads_alike_in_skew_and_plan_and_in_json_and_yam
     assert_eq!(json["nodes"][0]["class"], "Overutilized");
     assert_eq!(yaml, json);
 }
+
+/// Every string of `v` that is a time with sub-seconds (`…T05:30:00.315Z`).
+fn sub_second_times(v: &serde_json::Value, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::String(s) => {
+            let b = s.as_bytes();
+            if b.len() > 20 && b[10] == b'T' && b[19] == b'.' && s.ends_with('Z') {
+                out.push(s.clone());
+            }
+        }
+        serde_json::Value::Array(a) => a.iter().for_each(|x| sub_second_times(x, out)),
+        serde_json::Value::Object(o) => o.values().for_each(|x| sub_second_times(x, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn every_time_printed_is_rfc_3339_to_the_whole_second() {
+    // One rule (docs/cli.md): tables, notes and -o json/yaml alike. JSON had
+    // microseconds (first_failure …04:00:00.098554Z, bound_at), milliseconds
+    // (skew's at …05:30:01.020Z) and the plan's created_at nanoseconds.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = demo_store(dir.path());
+    let doc = |args: &[&str]| -> serde_json::Value {
+        let (out, err, code) = run(&db, &[&["-o", "json"][..], args].concat());
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        serde_json::from_str(&out).expect("json")
+    };
+    let pending = doc(&["why-pending", "--all"]);
+    assert_eq!(
+        (&pending[0]["first_failure"], &pending[0]["last_failure"]),
+        (&serde_json::json!("2026-11-28T04:00:00Z"), &serde_json::json!("2026-11-28T05:15:00Z"))
+    );
+    assert_eq!(doc(&["skew"])["at"], "2026-11-28T05:30:01Z");
+    assert_eq!(doc(&["hotspots"])["until"], "2026-11-28T05:30:00Z");
+    let plan = doc(&["rebalance", "plan"]);
+    let created = plan["created_at"].as_str().expect("created_at");
+    assert!(chrono::DateTime::parse_from_rfc3339(created).is_ok() && created.len() == 20, "{created}");
+    assert_eq!(plan["at"], "2026-11-28T05:30:01Z");
+    let mut finer = Vec::new();
+    for args in [
+        &["why-pending", "--all"][..],
+        &["timeline", "drains"],
+        &["skew"],
+        &["skew", "--usage"],
+        &["hotspots"],
+        &["postmortem", "job", "media/backup"],
+        &["rebalance", "plan"],
+    ] {
+        sub_second_times(&doc(args), &mut finer);
+        let (yaml, _, _) = run(&db, &[&["-o", "yaml"][..], args].concat());
+        sub_second_times(&serde_yaml::from_str(&yaml).expect("yaml"), &mut finer);
+    }
+    assert_eq!(finer, Vec::<String>::new());
+    // The notes say the store's span to the second too (it was …05:30:01.020Z).
+    let (out, _, code) = run(&db, &["skew", "--at", "2027-01-01T00:00:00Z"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains(
+            "note: 2027-01-01T00:00:00Z is after the store's history: its last recorded instant is \
+             2026-11-28T05:30:01Z; showing the state as recorded then"
+        ),
+        "{out}"
+    );
+}

@@ -219,7 +219,7 @@ fn without_policy_a_store_that_cannot_be_opened_is_all_that_is_said() {
 #[test]
 fn skew_before_the_history_names_the_stores_span() {
     let expected = "the store has no Node objects at 2026-01-01T00:00:00Z (before its history); \
-                    its history spans 2026-11-27T00:00:00Z to 2026-11-28T05:30:01.020Z";
+                    its history spans 2026-11-27T00:00:00Z to 2026-11-28T05:30:01Z";
     let (code, stdout, _) = on_demo(&["skew", "--at", "2026-01-01T00:00:00Z"]);
     assert_eq!(code, 1);
     let hint = ": ingest `kubectl get nodes -o json` first (or choose an --at within it)";
@@ -250,7 +250,7 @@ fn skew_before_the_history_names_the_stores_span() {
 #[test]
 fn an_at_after_the_history_shows_the_last_state_with_a_note() {
     let note = "2027-01-01T00:00:00Z is after the store's history: its last recorded instant is \
-                2026-11-28T05:30:01.020Z; showing the state as recorded then";
+                2026-11-28T05:30:01Z; showing the state as recorded then";
     // skew: the note is the report's, in the table's notes and in JSON's.
     let (code, after, stderr) = on_demo(&["skew", "--at", "2027-01-01T00:00:00Z"]);
     assert_eq!(code, 0, "{stderr}");

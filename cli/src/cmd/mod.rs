@@ -42,7 +42,7 @@ use crate::args::{Cli, Command, IngestCommand, PostmortemCommand, RebalanceComma
 /// The refusal, naming both instants.
 pub(crate) fn check_range(since: Option<DateTime<Utc>>, until: Option<DateTime<Utc>>) -> anyhow::Result<()> {
     if let (Some(since), Some(until)) = (since, until) {
-        let utc = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+        let utc = crate::render::time;
         anyhow::ensure!(
             since <= until,
             "--since {} is after --until {}: the range is empty (swap them?)",

@@ -9,7 +9,7 @@
 //! and the plan says so.
 
 use anyhow::Context;
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use kdrift_ingest::{Auth, CredentialSources, InstantAnswer, PromClient, PromError, Timeouts, PROM_ENV};
 use kdrift_rebalance::{MetricSample, MetricsSource, Policy, Snapshot};
 
@@ -81,7 +81,7 @@ pub(crate) fn run_query(
     let auth = Auth::load_named(&sources, &|name| std::env::var(name).ok(), &PROM_ENV).map_err(PromError::from)?;
     let client = PromClient::new(url, auth, Timeouts::default())?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the runtime")?;
-    let when = at.to_rfc3339_opts(SecondsFormat::AutoSi, true);
+    let when = crate::render::time(at);
     let answer = runtime.block_on(client.query_instant(query, at)).with_context(|| {
         format!("metricsUtilization: the policy's query ({query}) at {when} on {}/api/v1/query", client.base_url())
     })?;

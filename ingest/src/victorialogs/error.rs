@@ -8,7 +8,7 @@ use kdrift_rebalance::Redactor;
 
 /// RFC 3339 UTC text of a window bound.
 pub fn show_time(t: &DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+    kdrift_store::instant_text(*t)
 }
 
 /// Why one attempt at a request or a window failed.
