@@ -556,12 +556,16 @@ fn every_time_printed_is_rfc_3339_to_the_whole_second() {
         &["hotspots"],
         &["postmortem", "job", "media/backup"],
         &["rebalance", "plan"],
+        &["query", "runs"],
     ] {
         sub_second_times(&doc(args), &mut finer);
         let (yaml, _, _) = run(&db, &[&["-o", "yaml"][..], args].concat());
         sub_second_times(&serde_yaml::from_str(&yaml).expect("yaml"), &mut finer);
     }
     assert_eq!(finer, Vec::<String>::new());
+    let (runs, _, _) = run(&db, &["query", "runs"]);
+    let started = runs.lines().nth(1).and_then(|l| l.split_whitespace().nth(4)).unwrap_or_default();
+    assert!(started.len() == 20 && started.ends_with('Z'), "{runs}");
     // The notes say the store's span to the second too (it was …05:30:01.020Z).
     let (out, _, code) = run(&db, &["skew", "--at", "2027-01-01T00:00:00Z"]);
     assert_eq!(code, Some(0));

@@ -220,11 +220,12 @@ fn without_policy_a_store_that_cannot_be_opened_is_all_that_is_said() {
 fn skew_before_the_history_names_the_stores_span() {
     let expected = "the store has no Node objects at 2026-01-01T00:00:00Z (before its history); \
                     its history spans 2026-11-27T00:00:00Z to 2026-11-28T05:30:01Z";
-    let (code, stdout, _) = on_demo(&["skew", "--at", "2026-01-01T00:00:00Z"]);
+    let (code, stdout, stderr) = on_demo(&["skew", "--at", "2026-01-01T00:00:00Z"]);
     assert_eq!(code, 1);
     let hint = ": ingest `kubectl get nodes -o json` first (or choose an --at within it)";
-    assert!(stdout.contains(&format!("not classified: {expected}{hint}")), "{stdout}");
-    assert!(!stdout.contains(">=2 nodes") && !stdout.contains("NODE"), "{stdout}");
+    // Nothing found: the why on stderr, stdout empty (docs/cli.md).
+    assert!(stderr.ends_with(&format!("\nkdrift: {expected}{hint}\n")), "{stderr}");
+    assert_eq!(stdout, "");
     let (_, json_out, _) = on_demo(&["skew", "--at", "2026-01-01T00:00:00Z", "-o", "json"]);
     let report: Value = serde_json::from_str(&json_out).expect("json");
     assert_eq!(report["not_classified"], format!("{expected}{hint}"));
@@ -2570,4 +2571,53 @@ fn skew_notes_omit_a_zero_count_and_threshold_errors_name_the_flags() {
         "kdrift: error: --thresholds / --target-thresholds: thresholds' cpu percentage is greater than \
          targetThresholds'"
     );
+}
+
+/// Break-it pass: `hotspots` with no episode exited 0 ("none" on stdout)
+/// while `why-pending --all` and `timeline drains` exit 1; "No measured
+/// usage" was on stdout; `hotspots -o json` on an empty store said its
+/// range was 1970-01-01. One rule now (docs/cli.md "Nothing found").
+#[test]
+fn nothing_found_is_exit_1_with_the_why_on_stderr_and_only_the_empty_result_on_stdout() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (db, list) = (dir.path().join("empty.duckdb"), dir.path().join("empty.json"));
+    std::fs::write(&list, r#"{"apiVersion":"v1","kind":"List","items":[]}"#).expect("write");
+    kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&list).assert().success();
+    let on_empty = |args: &[&str]| {
+        let out = kdrift().arg("--db").arg(&db).args(args).output().expect("run");
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+    };
+    let no_usage = "kdrift: no measured usage: the store holds no usage samples: load them with";
+    for (args, why) in [
+        (&["hotspots"][..], no_usage),
+        (&["skew", "--usage"], no_usage),
+        (&["skew"], "kdrift: the store has no Node objects at "),
+        (&["why-pending", "--all"], "kdrift: no FailedScheduling events in "),
+        (&["timeline", "drains"], "kdrift: no drain, reboot or outage found in "),
+    ] {
+        let (code, stdout, stderr) = on_empty(args);
+        assert_eq!((code, stdout.as_str()), (1, ""), "{args:?}: {stderr}");
+        assert!(stderr.lines().any(|l| l.starts_with(why)), "{args:?}: {stderr}");
+        // -o json: the document, with its empty list, on stdout; the why still on stderr.
+        let (code, json_out, stderr) = on_empty(&[&["-o", "json"][..], args].concat());
+        assert_eq!(code, 1, "{args:?}");
+        serde_json::from_str::<Value>(&json_out).expect("json");
+        assert!(stderr.lines().any(|l| l.starts_with(why)), "{args:?}: {stderr}");
+    }
+    // An empty store has no range: null, not 1970.
+    let (_, json_out, _) = on_empty(&["-o", "json", "hotspots"]);
+    let hot: Value = serde_json::from_str(&json_out).expect("json");
+    assert_eq!((&hot["since"], &hot["until"], &hot["episodes"]), (&Value::Null, &Value::Null, &json!([])));
+    // Samples but no episode: exit 1 as the others, stdout empty, the why on stderr.
+    let (code, stdout, stderr) = on_demo(&["hotspots", "--threshold", "99"]);
+    assert_eq!((code, stdout.as_str()), (1, ""));
+    assert_eq!(
+        stderr,
+        "kdrift: no hotspot from 2026-11-28T02:30:00Z to 2026-11-28T05:30:00Z: no node's cpu or memory used stayed \
+         ≥ 99 % of allocatable for 3 steps of 5m in a row\n"
+    );
+    let (code, json_out, _) = on_demo(&["-o", "json", "hotspots", "--threshold", "99"]);
+    let hot: Value = serde_json::from_str(&json_out).expect("json");
+    assert_eq!((code, &hot["episodes"], &hot["since"]), (1, &json!([]), &json!("2026-11-28T02:30:00Z")));
 }

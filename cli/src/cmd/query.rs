@@ -32,7 +32,7 @@ pub fn run(cli: &Cli, args: &QueryArgs) -> anyhow::Result<ExitCode> {
     let store = crate::cmd::open_existing_store(&cli.db)?;
     let result = run_query(&store, name, &args.params)?;
     match cli.output {
-        Output::Json => render::json_as_stored(&mut out, &render::query::as_objects(&result))?,
+        Output::Json => render::json(&mut out, &render::query::as_objects(&result))?,
         Output::Table => render::query::table(&mut out, &result)?,
     }
     Ok(if result.rows.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })

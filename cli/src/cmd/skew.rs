@@ -14,7 +14,7 @@ use crate::cmd::rebalance::{note_default_policy, read_policy};
 use crate::render;
 
 /// Exit 0 with nodes, 1 when the store has no Node object at the instant
-/// (`--usage`: see [`usage`]).
+/// (said on stderr, [`crate::cmd::nothing_found`]; `--usage`: see [`usage`]).
 pub fn run(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
     if args.usage {
         return usage(cli, args);
@@ -42,11 +42,15 @@ pub fn run(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
         Output::Json => render::json(&mut out, &report)?,
         Output::Table => render::skew::report(&mut out, &report, &source)?,
     }
-    Ok(if report.nodes.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    let why = report.not_classified.clone().filter(|_| report.nodes.is_empty());
+    // Nothing listed: the notes go with the why, on stderr.
+    let notes = if report.nodes.is_empty() { &report.notes[..] } else { &[] };
+    crate::cmd::nothing_found(why, notes)
 }
 
 /// `skew --usage`: exit 0 with nodes measured, 1 when no node has a reading
-/// (no usage sample at all, or none within --window of the instant).
+/// (no usage sample at all, or none within --window of the instant; said on
+/// stderr, [`crate::cmd::nothing_found`]).
 fn usage(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
     let store = crate::cmd::open_existing_store(&cli.db)?;
     let max_age_us = args.window.num_microseconds().unwrap_or(i64::MAX);
@@ -76,5 +80,7 @@ fn usage(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
         Output::Json => render::json(&mut out, &report)?,
         Output::Table => render::hot::usage_skew(&mut out, &report)?,
     }
-    Ok(if report.no_samples.is_some() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    let why = report.no_samples.as_ref().map(|why| format!("no measured usage: {why}"));
+    let notes = if report.nodes.is_empty() { &report.notes[..] } else { &[] };
+    crate::cmd::nothing_found(why, notes)
 }

@@ -110,8 +110,9 @@ fn fit_to(table: &mut Table, width: usize) -> &mut Table {
 /// `-o json`/`-o yaml` documents ([`json`]): RFC 3339 in UTC to the whole
 /// second, sub-seconds cut (`2026-11-28T05:30:00Z`,
 /// [`kdrift_store::instant_text`]). Never raw microseconds, never another
-/// layout. Two exceptions keep what is stored: `kdrift query`'s rows and a
-/// `try --at …` hint, which must name a stored instant exactly.
+/// layout. One exception keeps what is stored: a `try --at …` hint, which
+/// must name a stored instant exactly (`kdrift query`'s `…_us` columns are
+/// numbers in JSON, exact).
 pub fn time(t: chrono::DateTime<chrono::Utc>) -> String {
     kdrift_store::instant_text(t)
 }
@@ -137,19 +138,14 @@ pub fn time_near(t: chrono::DateTime<chrono::Utc>, near: chrono::DateTime<chrono
 pub fn json<W: Write, T: serde::Serialize>(out: &mut W, value: &T) -> anyhow::Result<()> {
     let mut doc = serde_json::to_value(value)?;
     whole_seconds(&mut doc);
-    json_as_stored(out, &doc)
-}
-
-/// [`json`] without cutting sub-seconds: `kdrift query`'s rows, as stored.
-pub fn json_as_stored<W: Write, T: serde::Serialize>(out: &mut W, value: &T) -> anyhow::Result<()> {
     if crate::format::yaml() {
-        let text = serde_yaml::to_string(value)?;
+        let text = serde_yaml::to_string(&doc)?;
         // As io::Error, so that a closed pipe (`| head`) is recognised as one.
         out.write_all(text.as_bytes())?;
         return Ok(());
     }
     // As io::Error, so that a closed pipe (`| head`) is recognised as one.
-    serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::from)?;
+    serde_json::to_writer_pretty(&mut *out, &doc).map_err(std::io::Error::from)?;
     writeln!(out)?;
     Ok(())
 }
@@ -173,7 +169,7 @@ fn whole_seconds(doc: &mut serde_json::Value) {
 
 /// `s` when it is a UTC time with sub-seconds in chrono's layout
 /// (`YYYY-MM-DDTHH:MM:SS.fffZ`), else `None` (whole seconds, other text).
-fn chrono_time(s: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+pub(crate) fn chrono_time(s: &str) -> Option<chrono::DateTime<chrono::Utc>> {
     let b = s.as_bytes();
     let shaped = b.len() > 21
         && b[4] == b'-'

@@ -21,7 +21,12 @@ fn class(c: Option<NodeClass>) -> &'static str {
 }
 
 /// The report as text; `source` says where the thresholds came from.
+/// Nothing without nodes: the command says why on stderr
+/// ([`crate::cmd::nothing_found`]).
 pub fn report<W: Write>(out: &mut W, r: &SkewReport, source: &str) -> anyhow::Result<()> {
+    if r.nodes.is_empty() {
+        return Ok(());
+    }
     let headers = super::headers();
     if headers {
         writeln!(out, "Requested % of allocatable at {} (thresholds: {source})", full(r.at))?;
