@@ -196,7 +196,7 @@ pub struct RecordArgs {
     #[arg(long, value_name = "DURATION", default_value_t = 5, value_parser = crate::duration::kube_seconds)]
     pub batch_seconds: u64,
     /// Commit once the versions staged hold this many bytes of objects (bytes, or with
-    /// KiB/MiB/GiB), as `ingest file`'s: the memory bound of a batch of big objects.
+    /// kB/MB/GB/TB (×1000) or KiB/MiB/GiB/TiB (×1024)), as `ingest file`'s: the memory bound of a batch of big objects.
     #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = kdrift_ingest::parse_size)]
     pub max_batch_bytes: u64,
     /// How often to sample the CPU and memory nodes and pods use from metrics.k8s.io (metrics-server's
@@ -476,7 +476,7 @@ pub struct ClusterArgs {
     /// A context of the kubeconfig (default: its current-context).
     #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
-    /// Most bytes of one list page read from the API server (bytes, or with KiB/MiB/GiB): a page
+    /// Most bytes of one list page read from the API server (bytes, or with kB/MB/GB/TB (×1000) or KiB/MiB/GiB/TiB (×1024)): a page
     /// going on past it keeps its complete items and ends that list with an error.
     #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_page_bytes)]
     pub max_page_bytes: u64,
@@ -854,7 +854,7 @@ pub struct IngestPrometheusArgs {
     /// Wait before the first retry of a request, doubled each time (e.g. 1s, 500ms).
     #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration)]
     pub retry_delay: std::time::Duration,
-    /// Most bytes of one range query's answer read (bytes, or with KiB/MiB/GiB): an answer going
+    /// Most bytes of one range query's answer read (bytes, or with kB/MB/GB/TB (×1000) or KiB/MiB/GiB/TiB (×1024)): an answer going
     /// on past it fails its window (the windows committed before stay).
     #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_page_bytes)]
     pub max_answer_bytes: u64,
@@ -932,7 +932,7 @@ pub struct IngestVictorialogsArgs {
     #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = crate::duration::http_timeout)]
     pub request_timeout: std::time::Duration,
     /// Bytes of rows a window stages before moving them into the store inside the window's one
-    /// transaction (bytes, or with KiB/MiB/GiB): the memory bound of a window, whatever its size;
+    /// transaction (bytes, or with kB/MB/GB/TB (×1000) or KiB/MiB/GiB/TiB (×1024)): the memory bound of a window, whatever its size;
     /// the fetcher holds at most half as much ahead. A window still commits whole (--resume).
     #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = kdrift_ingest::parse_size)]
     pub max_batch_bytes: u64,
@@ -958,7 +958,7 @@ pub struct IngestFileArgs {
     /// have, stored and reported as `<stdin>`).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// How far a gzip file may expand (bytes, or with KiB/MiB/GiB): past it the file is an input
+    /// How far a gzip file may expand (bytes, or with kB/MB/GB/TB (×1000) or KiB/MiB/GiB/TiB (×1024)): past it the file is an input
     /// error and the other files load. Default: 100 times its compressed size, at least 64 MiB.
     #[arg(long, value_name = "SIZE", value_parser = kdrift_ingest::parse_size)]
     pub max_decompressed: Option<u64>,
@@ -969,7 +969,7 @@ pub struct IngestFileArgs {
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=128))]
     pub max_yaml_depth: usize,
     /// Bytes of objects a streamed NDJSON file stages between two commits (bytes, or with
-    /// KiB/MiB/GiB): the memory bound of a streamed ingest, beside 100,000 records a batch; the
+    /// kB/MB/GB/TB (×1000) or KiB/MiB/GiB/TiB (×1024)): the memory bound of a streamed ingest, beside 100,000 records a batch; the
     /// reader holds at most half as much ahead.
     #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = kdrift_ingest::parse_size)]
     pub max_batch_bytes: u64,

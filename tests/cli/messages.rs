@@ -2621,3 +2621,63 @@ fn nothing_found_is_exit_1_with_the_why_on_stderr_and_only_the_empty_result_on_s
     let hot: Value = serde_json::from_str(&json_out).expect("json");
     assert_eq!((code, &hot["episodes"], &hot["since"]), (1, &json!([]), &json!("2026-11-28T02:30:00Z")));
 }
+
+/// Break-it pass on flag values: each refusal says what is wrong with the
+/// value and what is expected, before anything is created.
+#[test]
+fn flag_values_out_of_range_are_refused_naming_the_limit() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (db, list) = (dir.path().join("flags.duckdb"), dir.path().join("empty.json"));
+    std::fs::write(&list, r#"{"apiVersion":"v1","kind":"List","items":[]}"#).expect("write");
+    let refused = |args: &[&str]| {
+        let out = kdrift().arg("--db").arg(&db).args(args).current_dir(dir.path()).output().expect("run");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or_default().to_string()
+    };
+    // Too large said "at least 1 byte".
+    assert_eq!(
+        refused(&["ingest", "file", "--max-batch-bytes", "18446744073709551615", "empty.json"]),
+        "error: invalid value '18446744073709551615' for '--max-batch-bytes <SIZE>': \"18446744073709551615\" is too \
+         large: expected at most 9223372036854775807 bytes (8 EiB)"
+    );
+    // Out of range said "expected an RFC 3339 time".
+    assert_eq!(
+        refused(&["timeline", "drains", "--since", "9999999999h"]),
+        "error: invalid value '9999999999h' for '--since <TIME>': \"9999999999h\" is out of range: expected a \
+         duration before now of at most 36500000d (about 100,000 years)"
+    );
+    // A step past the range exited 0 ("nothing to pull") and created the store.
+    let step = refused(&["ingest", "prometheus", "--url", "http://127.0.0.1:1", "--step", "2562048h"]);
+    assert!(step.starts_with("kdrift: error: --step 106752d is longer than the range it samples ("), "{step}");
+    assert!(step.ends_with(", 1d): expected a step of at most 1d (a shorter --step, or a wider --start/--end)"));
+    assert!(!db.exists(), "refused before the store is created");
+    // -l took A/B/C=d and a 100,000-character key (apimachinery refuses both).
+    let expected = "expected a name of at most 63 characters of A-Z, a-z, 0-9, '-', '_', '.' starting and ending \
+                    with a letter or digit, optionally after a DNS subdomain prefix (at most 253 characters of a-z, \
+                    0-9, '-', '.') and '/', e.g. app or example.com/app";
+    assert_eq!(
+        refused(&["why-pending", "--all", "-l", "A/B/C=d"]),
+        format!(
+            "error: invalid value 'A/B/C=d' for '--selector <SELECTOR>': -l: unable to parse requirement \"A/B/C=d\": \
+             invalid label key \"A/B/C\": {expected}"
+        )
+    );
+    let long = format!("{}=x", "k".repeat(100_000));
+    assert!(refused(&["why-pending", "--all", "-l", &long])
+        .ends_with(&format!("invalid label key \"{}…\" (100000 characters): {expected}", "k".repeat(40))));
+    let value = refused(&["why-pending", "--all", "-l", &format!("app={}", "v".repeat(64))]);
+    assert!(value.contains(": invalid label value \""), "{value}");
+    assert!(!db.exists());
+    // Decimal and binary units alike, both listed: 10GB is 10,000,000,000 bytes, 10GiB 10,737,418,240.
+    for size in ["10GB", "10GiB", "10G", "10Gi", "1.5kB"] {
+        kdrift().arg("--db").arg(&db).args(["ingest", "file", "--max-batch-bytes", size]).arg(&list).assert().success();
+    }
+    let help = kdrift().args(["ingest", "file", "--help"]).output().expect("help");
+    let help = String::from_utf8_lossy(&help.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("(bytes, or with kB/MB/GB/TB (×1000) or KiB/MiB/GiB/TiB (×1024))"), "{help}");
+    assert_eq!(
+        refused(&["ingest", "file", "--max-batch-bytes", "10XB", "empty.json"]),
+        "error: invalid value '10XB' for '--max-batch-bytes <SIZE>': \"10XB\" is not a size: expected bytes, or a \
+         number with kB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024)"
+    );
+}
