@@ -19,7 +19,8 @@ pub struct Cli {
     #[arg(long, global = true, env = "KDRIFT_DB", default_value = DEFAULT_DB, value_name = "PATH")]
     pub db: PathBuf,
     /// Output format on stdout: table, json, yaml (the JSON document in YAML) or wide (tables with every
-    /// cell whole and their extra columns).
+    /// cell whole, and extra columns on why-pending --all, timeline drains, skew, hotspots and the rebalance
+    /// plan's evictions; the other tables have none: wide is the table, uncut).
     #[arg(short = 'o', long = "output", value_name = "OUTPUT", global = true, value_enum,
           default_value_t = crate::format::Format::Table)]
     pub format: crate::format::Format,

@@ -582,3 +582,52 @@ fn every_time_printed_is_rfc_3339_to_the_whole_second() {
         "{out}"
     );
 }
+
+/// The cells (split at 3 blanks) of the first line of `text` whose first cell is `first`.
+fn header_of(text: &str, first: &str) -> Vec<String> {
+    let line = text.lines().find(|l| l.trim_start().starts_with(first)).unwrap_or_default();
+    line.split("   ").map(str::trim).filter(|c| !c.is_empty()).map(String::from).collect()
+}
+
+#[test]
+fn output_wide_adds_columns_to_every_table_with_more_to_show() {
+    // Break-it pass: -o wide added columns to why-pending --all only.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = demo_store(dir.path());
+    let wide = |args: &[&str]| run(&db, &[&["-o", "wide"][..], args].concat()).0;
+    let table = |args: &[&str]| run(&db, args).0;
+    let skew = wide(&["skew"]);
+    let head = header_of(&skew, "NODE");
+    assert_eq!(head.len(), header_of(&table(&["skew"]), "NODE").len() + 4, "{head:?}");
+    assert_eq!(head[7..9], ["CPU REQUESTED OF ALLOCATABLE", "MEMORY REQUESTED OF ALLOCATABLE"]);
+    let node_1 = skew.lines().find(|l| l.starts_with(" node-1 ")).unwrap_or_default();
+    let cells: Vec<&str> = node_1.split("   ").map(str::trim).filter(|c| !c.is_empty()).collect();
+    assert_eq!(cells[7..], ["1942m of 2000m", "4.76 GiB of 7.72 GiB", "21 of 110", "1 of 10"], "{node_1}");
+    let hot = wide(&["hotspots"]);
+    assert_eq!(header_of(&hot, "NODE")[8..], ["ALLOCATABLE", "PODS MEASURED"]);
+    let cells: Vec<String> = header_of(&hot, "node-4");
+    assert_eq!(cells[7..], ["40.8 %", "2000m", "10"], "{hot}");
+    let drains = wide(&["timeline", "drains"]);
+    assert_eq!(header_of(&drains, "NODE")[8..], ["CORDONED FOR", "NOT READY FOR", "EVICTED"]);
+    let row = drains.lines().find(|l| l.starts_with(" node-1 ")).unwrap_or_default();
+    let cells: Vec<&str> = row.split("   ").map(str::trim).filter(|c| !c.is_empty()).collect();
+    assert_eq!(cells[8..10], ["2m 44s", "1m 15s"], "{row}");
+    assert!(cells[10].starts_with("batch/queue-worker-99lqv4ktcz-kkvlt, home/homepage-q9j95gnjrt-4sffw, "), "{row}");
+    assert_eq!(row.matches(", ").count() + 1, 12, "the 12 pods evicted: {row}");
+    let plan = wide(&["rebalance", "plan"]);
+    assert_eq!(header_of(&plan, "#")[4..], ["PROFILE", "UID"]);
+    let first = plan.lines().find(|l| l.starts_with(" 1 ")).unwrap_or_default();
+    assert!(first.trim_end().ends_with("   default   dc160486-d179-4db9-b8af-d1569a65c96b"), "{first}");
+    // Without wide, none of them.
+    assert!(!table(&["hotspots"]).contains("PODS MEASURED") && !table(&["rebalance", "plan"]).contains(" UID "));
+    // The help says which tables have more and that the others are the table.
+    let help = Command::cargo_bin("kdrift").expect("binary").arg("--help").output().expect("help");
+    let help = String::from_utf8_lossy(&help.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains(
+            "wide (tables with every cell whole, and extra columns on why-pending --all, timeline drains, skew, \
+             hotspots and the rebalance plan's evictions; the other tables have none: wide is the table, uncut)"
+        ),
+        "{help}"
+    );
+}

@@ -11,7 +11,7 @@ use tabled::builder::Builder;
 use super::timeline::full;
 
 /// cpu in millicores (`1900m`), memory in binary units (`1.5 GiB`).
-fn amount(resource: &str, v: i64) -> String {
+pub(super) fn amount(resource: &str, v: i64) -> String {
     if resource == "cpu" {
         format!("{v}m")
     } else {
@@ -141,9 +141,15 @@ pub fn hotspots<W: Write>(out: &mut W, r: &Hotspots) -> anyhow::Result<()> {
     }
     {
         let mut b = Builder::default();
-        b.push_record(["NODE", "RESOURCE", "FROM", "TO", "LASTED", "PEAK USED", "MEAN USED", "REQUESTED"]);
+        // -o wide: the node's allocatable and how many pods were measured there.
+        let wide = crate::format::wide();
+        let mut header = vec!["NODE", "RESOURCE", "FROM", "TO", "LASTED", "PEAK USED", "MEAN USED", "REQUESTED"];
+        if wide {
+            header.extend(["ALLOCATABLE", "PODS MEASURED"]);
+        }
+        b.push_record(header);
         for e in &r.episodes {
-            b.push_record([
+            let mut row = vec![
                 e.node.clone(),
                 e.resource.clone(),
                 full(e.started_at),
@@ -155,7 +161,12 @@ pub fn hotspots<W: Write>(out: &mut W, r: &Hotspots) -> anyhow::Result<()> {
                     || "-".to_string(),
                     |p| format!("{}{} %", if e.lower_bound { "≥" } else { "" }, percent_text(p)),
                 ),
-            ]);
+            ];
+            if wide {
+                row.push(amount(&e.resource, e.allocatable));
+                row.push(e.pods.len().to_string());
+            }
+            b.push_record(row);
         }
         writeln!(out, "{}", super::plain(&mut b.build()))?;
         for e in r.episodes.iter().filter(|e| headers && !e.pods.is_empty()) {
