@@ -257,7 +257,8 @@ pub struct SkewArgs {
     /// With --usage: used % of allocatable at or above which a node is hot (and its requests high).
     #[arg(long, value_name = "PCT", default_value_t = 80.0, value_parser = parse_percent, requires = "usage")]
     pub hot: f64,
-    /// -n, -A, -l, with --usage: only the pods selected among those driving a node.
+    /// -n, -A, -l: requested amounts of the selected pods only (classes stay every pod's); with --usage,
+    /// only the pods selected among those driving a node.
     #[command(flatten)]
     pub pods: crate::selector::PodSelectArgs,
 }

@@ -445,14 +445,7 @@ fn namespace_and_label_selectors_choose_the_pods_listed() {
         (out.as_str(), err.as_str(), code),
         ("", "kdrift: no drain, reboot or outage moved a pod of labels app=nothing\n", Some(1))
     );
-    // skew: requested % counts every pod; pods are chosen only among --usage's drivers.
-    let (_, err, code) = run(&db, &["skew", "-n", "media"]);
-    assert_eq!(code, Some(2));
-    assert_eq!(
-        err,
-        "kdrift: error: -n and -l select pods, which `skew` lists only with --usage (the pods driving each node); \
-         without it every pod's requests count\n"
-    );
+    // skew -n/-l: the requested % of the matching pods (it was refused: skew_counts_the_requests_of_the_pods_selected).
     let (all, _, _) = run(&db, &["-o", "json", "skew", "--usage"]);
     let (web, _, _) = run(&db, &["-o", "json", "skew", "--usage", "-n", "web"]);
     let drivers = |text: &str| -> Vec<String> {
@@ -629,5 +622,47 @@ fn output_wide_adds_columns_to_every_table_with_more_to_show() {
              hotspots and the rebalance plan's evictions; the other tables have none: wide is the table, uncut)"
         ),
         "{help}"
+    );
+}
+
+#[test]
+fn skew_counts_the_requests_of_the_pods_selected() {
+    // Break-it pass: `skew -n/-l` was refused ("requested % comes from per-node
+    // totals"); the pods are in the store: their requests, per node, of allocatable.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = demo_store(dir.path());
+    let (out, err, code) = run(&db, &["skew", "-n", "batch"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.starts_with("Requested % of allocatable at 2026-11-28T05:30:01Z (thresholds: helm-chart-default; pods: namespace batch)\n"), "{out}");
+    let row = |node: &str| -> Vec<String> { header_of(&out, node)[..5].to_vec() };
+    // node-4 holds 4 of queue-worker's replicas, 100m each: 400m of 2000m; 4 of 110 pods.
+    assert_eq!(row("node-4"), ["node-4", "20.0 %", "6.5 %", "3.6 %", "0.0 %"]);
+    assert_eq!(row("node-5"), ["node-5", "0.0 %", "0.0 %", "0.0 %", "-"]);
+    // The class stays descheduler's over every pod (node-1 is overutilized at 97.1 %).
+    assert!(header_of(&out, "node-1")[5..7] == ["overutilized", "above target: cpu 97.1 % > 50, memory 61.7 % > 50"]);
+    assert!(out.contains("\n  skew cpu: 20.0 points (node-1 20.0 % − node-5 0.0 %)\n"), "{out}");
+    assert!(out.ends_with(
+        "note: requested amounts count only the 15 pods matching namespace batch; CLASS and WHY are descheduler's, \
+         over every pod\n"
+    ));
+    let (json, _, _) = run(&db, &["-o", "json", "skew", "-l", "app=queue-worker"]);
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let node_4 = v["nodes"].as_array().expect("nodes").iter().find(|n| n["node"] == "node-4").expect("node-4");
+    assert_eq!(
+        (&node_4["pods"], &node_4["resources"][0]),
+        (
+            &serde_json::json!(4),
+            &serde_json::json!({
+        "resource": "cpu", "allocatable": 2000, "requested": 400, "percent": 20.0})
+        )
+    );
+    // A selection that keeps no pod: nothing found (exit 1), said on stderr.
+    let (_, err, code) = run(&db, &["skew", "-l", "app=nothing"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.ends_with(
+            "kdrift: no pod bound at 2026-11-28T05:30:01Z matches labels app=nothing: every requested amount is 0\n"
+        ),
+        "{err}"
     );
 }
