@@ -88,7 +88,7 @@ pub use rebalance_runs::{last_success, latest_runs};
 pub use report::{report_data, time_span, ReportData, ReportOptions};
 pub use series::{change_instants, requested_series, RequestedSeries};
 pub use skew::SkewNode;
-pub use skew::{policy_from_thresholds, skew, SkewReport};
+pub use skew::{narrow_to_pods, policy_from_thresholds, skew, SkewReport};
 pub use snapshot::{load_snapshot, LoadedSnapshot};
 pub use state::amounts::NodeUsage;
 pub use state::amounts::{amounts_at, AmountsAt};

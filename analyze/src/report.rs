@@ -189,7 +189,7 @@ pub fn report_data(
 }
 
 fn stamp(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+    kdrift_store::instant_text(t)
 }
 
 #[cfg(test)]

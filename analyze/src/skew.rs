@@ -156,6 +156,56 @@ pub fn skew(store: &Reader, at: Option<DateTime<Utc>>, policy: &Policy) -> Resul
     })
 }
 
+/// `kdrift skew -n/-l`: each node's requested amounts and percents of
+/// allocatable recomputed over only the pods `keep` keeps (namespace,
+/// name) among those bound to it at the report's instant and counting
+/// toward its usage (not terminal; descheduler v0.36 §1), and the skew over
+/// those percents. The classes stay descheduler's, over every pod (it
+/// classifies nodes, not a selection of their pods); the first note says
+/// so with `selection` (`labels app=web`) and the pods counted. Returns how
+/// many pods were kept.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when a query fails.
+pub fn narrow_to_pods(
+    store: &Reader,
+    report: &mut SkewReport,
+    keep: &dyn Fn(&str, &str) -> bool,
+    selection: &str,
+) -> Result<usize, AnalyzeError> {
+    let state = crate::ClusterAt::load(store, report.at)?;
+    let mut kept = 0;
+    for node in &mut report.nodes {
+        let pods: Vec<_> = state
+            .pods
+            .iter()
+            .filter(|p| p.node_name.as_deref() == Some(node.requested.node.as_str()) && p.counts_toward_usage())
+            .filter(|p| keep(&p.namespace, &p.name))
+            .collect();
+        kept += pods.len();
+        node.requested.pods = pods.len();
+        for line in &mut node.requested.resources {
+            line.requested = if line.resource == kdrift_rebalance::PODS {
+                pods.len() as i64
+            } else {
+                pods.iter().map(|p| p.requests.get(&line.resource)).sum()
+            };
+            line.percent =
+                if line.allocatable > 0 { line.requested as f64 * 100.0 / line.allocatable as f64 } else { 0.0 };
+        }
+    }
+    let requested: Vec<NodeRequested> = report.nodes.iter().map(|n| n.requested.clone()).collect();
+    report.skew = crate::usage::skew_of(&requested);
+    report.notes.insert(
+        0,
+        format!(
+            "requested amounts count only the {} matching {selection}; CLASS and WHY are descheduler's, over every pod",
+            crate::words::count(kept, "pod", "pods")
+        ),
+    );
+    Ok(kept)
+}
+
 /// What `kdrift skew` (and `skew --usage`) say when the store has no Node
 /// object at `at`: [`no_nodes_at`] (with the store's span) and what to do,
 /// e.g. `the store has no Node objects at … (before its history); its
@@ -200,7 +250,7 @@ pub(crate) fn requested_noted(
 /// nodes and pods; Namespaces, PDBs, PriorityClasses and PVCs concern
 /// evictions, not classes): lower bounds first.
 fn notes(amounts: &AmountsAt, unstored: &[UnstoredNamespace], events_at: DateTime<Utc>) -> Vec<String> {
-    let at = amounts.at.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)).unwrap_or_default();
+    let at = amounts.at.map(kdrift_store::instant_text).unwrap_or_default();
     let mut notes = Vec::new();
     notes.extend(unstored_note(events_at, unstored));
     let lower: Vec<String> =

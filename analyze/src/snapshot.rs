@@ -84,15 +84,12 @@ pub fn snapshot_from(store: &Reader, cluster: ClusterAt, at: DateTime<Utc>) -> R
     let mut notes = Vec::new();
     let lower_bound_nodes = lower_bound_nodes(store, &cluster, at, &mut notes)?;
     if cluster.nodes.is_empty() {
-        notes.push(format!(
-            "no Node objects at {}: nothing to plan",
-            at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
-        ));
+        notes.push(format!("no Node objects at {}: nothing to plan", kdrift_store::instant_text(at)));
     }
     notes.extend(estimated_note(
         cluster.estimated_nodes.len(),
         cluster.estimated_pods.len(),
-        &at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+        &kdrift_store::instant_text(at),
     ));
     // Nodes but no pod bound to any: the 0 % are missing data (nodes
     // dumped without pods), not empty nodes (as `kdrift skew` notes).
@@ -123,7 +120,7 @@ pub fn snapshot_from(store: &Reader, cluster: ClusterAt, at: DateTime<Utc>) -> R
             notes.push(format!(
                 "{} known only from versions observed after {}",
                 crate::words::count(estimated, &format!("{kind} object is"), &format!("{kind} objects are")),
-                at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+                kdrift_store::instant_text(at)
             ));
         }
     }

@@ -19,7 +19,8 @@ pub struct Cli {
     #[arg(long, global = true, env = "KDRIFT_DB", default_value = DEFAULT_DB, value_name = "PATH")]
     pub db: PathBuf,
     /// Output format on stdout: table, json, yaml (the JSON document in YAML) or wide (tables with every
-    /// cell whole and their extra columns).
+    /// cell whole, and extra columns on why-pending --all, timeline drains, skew, hotspots and the rebalance
+    /// plan's evictions; the other tables have none: wide is the table, uncut).
     #[arg(short = 'o', long = "output", value_name = "OUTPUT", global = true, value_enum,
           default_value_t = crate::format::Format::Table)]
     pub format: crate::format::Format,
@@ -196,7 +197,7 @@ pub struct RecordArgs {
     #[arg(long, value_name = "DURATION", default_value_t = 5, value_parser = crate::duration::kube_seconds)]
     pub batch_seconds: u64,
     /// Commit once the versions staged hold this many bytes of objects (bytes, or with
-    /// KiB/MiB/GiB), as `ingest file`'s: the memory bound of a batch of big objects.
+    /// kB/MB/GB/TB (×1000) or KiB/MiB/GiB/TiB (×1024)), as `ingest file`'s: the memory bound of a batch of big objects.
     #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = kdrift_ingest::parse_size)]
     pub max_batch_bytes: u64,
     /// The longest watch event read (bytes, or with KiB/MiB/GiB; 1KiB to 4GiB): a longer one is an error
@@ -261,7 +262,8 @@ pub struct SkewArgs {
     /// With --usage: used % of allocatable at or above which a node is hot (and its requests high).
     #[arg(long, value_name = "PCT", default_value_t = 80.0, value_parser = parse_percent, requires = "usage")]
     pub hot: f64,
-    /// -n, -A, -l, with --usage: only the pods selected among those driving a node.
+    /// -n, -A, -l: requested amounts of the selected pods only (classes stay every pod's); with --usage,
+    /// only the pods selected among those driving a node.
     #[command(flatten)]
     pub pods: crate::selector::PodSelectArgs,
 }
@@ -481,7 +483,7 @@ pub struct ClusterArgs {
     /// A context of the kubeconfig (default: its current-context).
     #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
-    /// Most bytes of one list page read from the API server (bytes, or with KiB/MiB/GiB): a page
+    /// Most bytes of one list page read from the API server (bytes, or with kB/MB/GB/TB (×1000) or KiB/MiB/GiB/TiB (×1024)): a page
     /// going on past it keeps its complete items and ends that list with an error.
     #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_page_bytes)]
     pub max_page_bytes: u64,
@@ -887,7 +889,7 @@ pub struct IngestPrometheusArgs {
     /// Wait before the first retry of a request, doubled each time (e.g. 1s, 500ms).
     #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration)]
     pub retry_delay: std::time::Duration,
-    /// Most bytes of one range query's answer read (bytes, or with KiB/MiB/GiB): an answer going
+    /// Most bytes of one range query's answer read (bytes, or with kB/MB/GB/TB (×1000) or KiB/MiB/GiB/TiB (×1024)): an answer going
     /// on past it fails its window (the windows committed before stay).
     #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_page_bytes)]
     pub max_answer_bytes: u64,
@@ -965,7 +967,7 @@ pub struct IngestVictorialogsArgs {
     #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = crate::duration::http_timeout)]
     pub request_timeout: std::time::Duration,
     /// Bytes of rows a window stages before moving them into the store inside the window's one
-    /// transaction (bytes, or with KiB/MiB/GiB): the memory bound of a window, whatever its size;
+    /// transaction (bytes, or with kB/MB/GB/TB (×1000) or KiB/MiB/GiB/TiB (×1024)): the memory bound of a window, whatever its size;
     /// the fetcher holds at most half as much ahead. A window still commits whole (--resume).
     #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = kdrift_ingest::parse_size)]
     pub max_batch_bytes: u64,
@@ -991,7 +993,7 @@ pub struct IngestFileArgs {
     /// have, stored and reported as `<stdin>`).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// How far a gzip file may expand (bytes, or with KiB/MiB/GiB): past it the file is an input
+    /// How far a gzip file may expand (bytes, or with kB/MB/GB/TB (×1000) or KiB/MiB/GiB/TiB (×1024)): past it the file is an input
     /// error and the other files load. Default: 100 times its compressed size, at least 64 MiB.
     #[arg(long, value_name = "SIZE", value_parser = kdrift_ingest::parse_size)]
     pub max_decompressed: Option<u64>,
@@ -1002,7 +1004,7 @@ pub struct IngestFileArgs {
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=128))]
     pub max_yaml_depth: usize,
     /// Bytes of objects a streamed NDJSON file stages between two commits (bytes, or with
-    /// KiB/MiB/GiB): the memory bound of a streamed ingest, beside 100,000 records a batch; the
+    /// kB/MB/GB/TB (×1000) or KiB/MiB/GiB/TiB (×1024)): the memory bound of a streamed ingest, beside 100,000 records a batch; the
     /// reader holds at most half as much ahead.
     #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = kdrift_ingest::parse_size)]
     pub max_batch_bytes: u64,

@@ -19,32 +19,63 @@ const UNITS: &[(&str, Duration)] = &[
     ("s", Duration::from_secs(1)),
 ];
 
+/// The longest duration the grammar takes: 36,500,000 days (about
+/// 100,000 years; a time that long ago is still one chrono can hold).
+pub const LONGEST: Duration = Duration::from_secs(36_500_000 * 86_400);
+
+/// Why a value is not a duration ([`parse_checked`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    /// Not the grammar.
+    Malformed,
+    /// The grammar, but longer than [`LONGEST`].
+    OutOfRange,
+}
+
 /// Parses the grammar alone (no range): `0`, or `<integer><unit>`
 /// repeated. Surrounding whitespace is ignored; a number without a unit
-/// (other than `0`), an unknown unit, a sign or a fraction is refused.
-pub fn parse(s: &str) -> Result<Duration, String> {
-    let bad = || format!("expected {GRAMMAR}, got {s:?}");
+/// (other than `0`), an unknown unit, a sign or a fraction is refused
+/// ([`Refused::Malformed`]), as is a total past [`LONGEST`]
+/// ([`Refused::OutOfRange`]).
+pub fn parse_checked(s: &str) -> Result<Duration, Refused> {
     let text = s.trim();
     if text == "0" {
         return Ok(Duration::ZERO);
     }
-    let mut rest = text;
-    let mut total = Duration::ZERO;
-    if rest.is_empty() {
-        return Err(bad());
+    if text.is_empty() {
+        return Err(Refused::Malformed);
     }
+    let (mut rest, mut total_ns, mut too_long) = (text, 0u128, false);
     while !rest.is_empty() {
-        let digits = rest.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
+        let digits = rest.find(|c: char| !c.is_ascii_digit()).ok_or(Refused::Malformed)?;
         if digits == 0 {
-            return Err(bad());
+            return Err(Refused::Malformed);
         }
-        let n: u32 = rest[..digits].parse().map_err(|_| bad())?;
+        // Digits past u64 are a number too long, not a malformed one.
+        let n = rest[..digits].parse::<u64>().ok();
         rest = &rest[digits..];
-        let (unit, size) = UNITS.iter().find(|(u, _)| rest.starts_with(u)).ok_or_else(bad)?;
+        let (unit, size) = UNITS.iter().find(|(u, _)| rest.starts_with(u)).ok_or(Refused::Malformed)?;
         rest = &rest[unit.len()..];
-        total = size.checked_mul(n).and_then(|d| total.checked_add(d)).ok_or_else(bad)?;
+        match n {
+            Some(n) => total_ns = total_ns.saturating_add(size.as_nanos().saturating_mul(u128::from(n))),
+            None => too_long = true,
+        }
     }
-    Ok(total)
+    if too_long || total_ns > LONGEST.as_nanos() {
+        return Err(Refused::OutOfRange);
+    }
+    let (secs, nanos) = (total_ns / 1_000_000_000, total_ns % 1_000_000_000);
+    Ok(Duration::new(u64::try_from(secs).map_err(|_| Refused::OutOfRange)?, nanos as u32))
+}
+
+/// [`parse_checked`] with the refusal in words: `expected a duration such
+/// as …, got "1m30x"`, or `"9999999999d" is out of range: expected a
+/// duration of at most 36500000d`.
+pub fn parse(s: &str) -> Result<Duration, String> {
+    parse_checked(s).map_err(|r| match r {
+        Refused::Malformed => format!("expected {GRAMMAR}, got {s:?}"),
+        Refused::OutOfRange => format!("{s:?} is out of range: expected a duration of at most {}", format(LONGEST)),
+    })
 }
 
 /// What one flag accepts of the grammar.
@@ -80,7 +111,13 @@ impl Range {
 
     /// Parses `s` ([`parse`]) and checks it against the range.
     pub fn parse(&self, s: &str) -> Result<Duration, String> {
-        let d = parse(s)?;
+        // Too long for the grammar is too long for a flag with a maximum: its range says so.
+        let d = match parse_checked(s) {
+            Err(Refused::OutOfRange) if self.max.is_some() => {
+                return Err(format!("expected {}, got {s:?}", self.describe()));
+            }
+            _ => parse(s)?,
+        };
         let fits = (d.is_zero() && self.zero)
             || (d >= self.min && self.max.is_none_or(|max| d <= max) && (self.sub_second || d.subsec_nanos() == 0));
         if !fits {
@@ -174,9 +211,22 @@ mod tests {
         assert_eq!(ok("1m30s"), Ok(90_000));
         assert_eq!(ok(" 0 "), Ok(0));
         assert_eq!(ok("1d12h"), Ok(129_600_000));
-        for bad in ["", "5", "h", "1w", "1.5h", "-1h", "1h 30m", "1hm", "30S", "99999999999s"] {
+        for bad in ["", "5", "h", "1w", "1.5h", "-1h", "1h 30m", "1hm", "30S"] {
             assert_eq!(parse(bad), Err(format!("expected {GRAMMAR}, got {bad:?}")), "{bad:?}");
         }
+        // Grammatical but too long: said as such (it read as malformed).
+        assert_eq!(ok("99999999999s"), Ok(99_999_999_999_000));
+        for long in ["36500001d", "9999999999999h", "99999999999999999999999s", "36500000d1ms"] {
+            assert_eq!(
+                parse(long),
+                Err(format!("{long:?} is out of range: expected a duration of at most 36500000d")),
+                "{long:?}"
+            );
+        }
+        assert_eq!(
+            RETRY_DELAY.parse("99999999999999999999999s"),
+            Err(format!("expected a duration from 0s to 1h, got {:?}", "99999999999999999999999s"))
+        );
     }
 
     #[test]

@@ -21,7 +21,8 @@ pub enum Format {
     Json,
     /// The JSON document, in YAML.
     Yaml,
-    /// Tables with every cell whole (no --max-cell-width cut) and their extra columns.
+    /// Tables with every cell whole (no --max-cell-width cut) and their extra columns (why-pending
+    /// --all, timeline drains, skew, hotspots, rebalance plan; the others: the table, uncut).
     Wide,
 }
 

@@ -19,12 +19,18 @@ pub fn parse_at(s: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, String> {
         return Ok(now);
     }
     // A value with a unit letter is meant as a duration; anything else keeps the store's hint.
-    match crate::duration::parse(s) {
-        Ok(d) => chrono::Duration::from_std(d)
-            .ok()
-            .and_then(|d| now.checked_sub_signed(d))
-            .ok_or_else(|| format!("{s:?} is too long ago: expected a duration before now of at most some millennia")),
-        Err(_) => Err(absolute.to_string().replacen(", got ", &format!(", {RELATIVE}, got "), 1)),
+    let too_long = || {
+        format!(
+            "{s:?} is out of range: expected a duration before now of at most {} (about 100,000 years)",
+            crate::duration::format(crate::duration::LONGEST)
+        )
+    };
+    match crate::duration::parse_checked(s) {
+        Ok(d) => chrono::Duration::from_std(d).ok().and_then(|d| now.checked_sub_signed(d)).ok_or_else(too_long),
+        Err(crate::duration::Refused::OutOfRange) => Err(too_long()),
+        Err(crate::duration::Refused::Malformed) => {
+            Err(absolute.to_string().replacen(", got ", &format!(", {RELATIVE}, got "), 1))
+        }
     }
 }
 

@@ -69,33 +69,51 @@ pub fn human(n: u64) -> String {
     format!("{n} B")
 }
 
-/// Parses a size as users type it: bytes (`1048576`), or a number with
-/// `K`, `M`, `G`, `T` (powers of 1024, with or without `i` and `B`:
-/// `512MiB`, `8G`, `2gb`).
+/// The units [`parse_size`] takes, as its messages and the flags' help list them.
+pub const SIZE_UNITS: &str = "kB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024)";
+
+/// The largest size [`parse_size`] takes: 2^63 − 1 bytes (8 EiB; the
+/// store's sizes are signed 64-bit).
+pub const MAX_SIZE: u64 = i64::MAX as u64;
+
+/// Parses a size as users type it: bytes (`1048576`), or a number with a
+/// unit as Kubernetes quantities have them — decimal `k`, `M`, `G`, `T`
+/// (powers of 1000, with or without `B`: `10GB`, `8G`) or binary `Ki`,
+/// `Mi`, `Gi`, `Ti` (powers of 1024, with or without `B`: `512MiB`,
+/// `1.5 KiB`); letters in either case (`2gb`, `64mib`).
 ///
 /// # Errors
-/// A message saying what was expected.
+/// A message saying what was expected: the units ([`SIZE_UNITS`]), at
+/// least 1 byte, at most [`MAX_SIZE`].
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
+    let not_a_size = || format!("{text:?} is not a size: expected bytes, or a number with {SIZE_UNITS}");
     let digits = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (number, unit) = t.split_at(digits);
     let unit = unit.trim().to_ascii_lowercase();
-    let shift = match unit.trim_end_matches('b').trim_end_matches('i') {
-        "" => 0,
-        "k" => 10,
-        "m" => 20,
-        "g" => 30,
-        "t" => 40,
-        _ => return Err(format!("{text:?} is not a size: expected bytes, or a number with KiB, MiB, GiB or TiB")),
+    let unit = unit.strip_suffix('b').unwrap_or(&unit);
+    let (prefix, binary) = match unit.strip_suffix('i') {
+        Some(p) => (p, true),
+        None => (unit, false),
     };
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("{text:?} is not a size: expected bytes, or a number with KiB, MiB, GiB or TiB"))?;
-    let bytes = value * (1u64 << shift) as f64;
-    if !(bytes.is_finite() && bytes >= 1.0 && bytes < u64::MAX as f64) {
+    let power = match prefix {
+        "" if !binary => 0,
+        "k" => 1,
+        "m" => 2,
+        "g" => 3,
+        "t" => 4,
+        _ => return Err(not_a_size()),
+    };
+    let base: f64 = if binary { 1024.0 } else { 1000.0 };
+    let value: f64 = number.parse().map_err(|_| not_a_size())?;
+    let bytes = value * base.powi(power);
+    if !(bytes.is_finite() && bytes >= 1.0) {
         return Err(format!("{text:?} is not a size kdrift can use: expected at least 1 byte"));
     }
-    Ok(bytes as u64)
+    if bytes > MAX_SIZE as f64 {
+        return Err(format!("{text:?} is too large: expected at most {MAX_SIZE} bytes (8 EiB)"));
+    }
+    Ok((bytes as u64).min(MAX_SIZE))
 }
 
 /// A reader that fails once more than `cap` bytes came through it.
@@ -188,11 +206,20 @@ mod tests {
     fn sizes_parse_in_bytes_and_binary_units() {
         assert_eq!(parse_size("1048576"), Ok(1 << 20));
         assert_eq!(parse_size("512MiB"), Ok(512 << 20));
-        assert_eq!(parse_size("8G"), Ok(8 << 30));
-        assert_eq!(parse_size("2gb"), Ok(2 << 30));
+        assert_eq!(parse_size("8G"), Ok(8_000_000_000));
+        assert_eq!(parse_size("2gb"), Ok(2_000_000_000));
+        assert_eq!(parse_size("10GB"), Ok(10_000_000_000));
+        assert_eq!(parse_size("8Gi"), Ok(8 << 30));
         assert_eq!(parse_size("1.5 KiB"), Ok(1536));
+        assert_eq!(parse_size("1.5kB"), Ok(1500));
         assert!(parse_size("lots").is_err());
         assert!(parse_size("0").is_err());
-        assert!(parse_size("3 parsecs").expect_err("unit").contains("KiB, MiB, GiB or TiB"));
+        assert!(parse_size("3i").is_err());
+        assert!(parse_size("3 parsecs").expect_err("unit").contains(SIZE_UNITS));
+        assert_eq!(parse_size("9223372036854775807"), Ok(MAX_SIZE));
+        assert_eq!(
+            parse_size("18446744073709551615"),
+            Err("\"18446744073709551615\" is too large: expected at most 9223372036854775807 bytes (8 EiB)".into())
+        );
     }
 }

@@ -55,7 +55,7 @@ pub use files::{
     ingest_files, ingest_files_at, ingest_files_named, ingest_files_until, ingest_files_with, ingest_records,
     FileLimits, FileSummary, IngestReport, NoProgress, Progress,
 };
-pub use gzip::{parse_size, DecompressedCap};
+pub use gzip::{parse_size, DecompressedCap, MAX_SIZE, SIZE_UNITS};
 pub use interrupt::Interrupt;
 pub use interrupt::INTERRUPTED_RUN_MESSAGE;
 pub use ndjson_stream::{BATCH, CHUNK, MAX_LINE_BYTES, QUEUED, QUEUED_BYTES};

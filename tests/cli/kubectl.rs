@@ -110,7 +110,12 @@ fn time_flags_take_a_duration_before_now_beside_rfc_3339() {
         .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
         .unwrap_or_else(|| panic!("a window start in {stderr}"));
     let two_hours = chrono::Duration::hours(2);
-    assert!(start >= before - two_hours && start <= after - two_hours, "{start} is not 2h before {before}..{after}");
+    // Printed to the whole second (docs/cli.md "Times"): up to 1 s before.
+    let second = chrono::Duration::seconds(1);
+    assert!(
+        start >= before - two_hours - second && start <= after - two_hours,
+        "{start} is not 2h before {before}..{after}"
+    );
     // RFC 3339 and microseconds still read; a word that is neither names every form.
     for at in ["2026-11-28T07:00:00+02:00", "1795838400000000", "30m", "now"] {
         let out = kdrift(&db).args(["timeline", "drains", "--since", at, "--until", "now"]).output().expect("runs");
@@ -440,14 +445,7 @@ fn namespace_and_label_selectors_choose_the_pods_listed() {
         (out.as_str(), err.as_str(), code),
         ("", "kdrift: no drain, reboot or outage moved a pod of labels app=nothing\n", Some(1))
     );
-    // skew: requested % counts every pod; pods are chosen only among --usage's drivers.
-    let (_, err, code) = run(&db, &["skew", "-n", "media"]);
-    assert_eq!(code, Some(2));
-    assert_eq!(
-        err,
-        "kdrift: error: -n and -l select pods, which `skew` lists only with --usage (the pods driving each node); \
-         without it every pod's requests count\n"
-    );
+    // skew -n/-l: the requested % of the matching pods (it was refused: skew_counts_the_requests_of_the_pods_selected).
     let (all, _, _) = run(&db, &["-o", "json", "skew", "--usage"]);
     let (web, _, _) = run(&db, &["-o", "json", "skew", "--usage", "-n", "web"]);
     let drivers = |text: &str| -> Vec<String> {
@@ -507,4 +505,164 @@ fn the_lownodeutilization_class_reads_alike_in_skew_and_plan_and_in_json_and_yam
     let yaml: serde_json::Value = serde_yaml::from_str(&yaml).expect("yaml");
     assert_eq!(json["nodes"][0]["class"], "Overutilized");
     assert_eq!(yaml, json);
+}
+
+/// Every string of `v` that is a time with sub-seconds (`…T05:30:00.315Z`).
+fn sub_second_times(v: &serde_json::Value, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::String(s) => {
+            let b = s.as_bytes();
+            if b.len() > 20 && b[10] == b'T' && b[19] == b'.' && s.ends_with('Z') {
+                out.push(s.clone());
+            }
+        }
+        serde_json::Value::Array(a) => a.iter().for_each(|x| sub_second_times(x, out)),
+        serde_json::Value::Object(o) => o.values().for_each(|x| sub_second_times(x, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn every_time_printed_is_rfc_3339_to_the_whole_second() {
+    // One rule (docs/cli.md): tables, notes and -o json/yaml alike. JSON had
+    // microseconds (first_failure …04:00:00.098554Z, bound_at), milliseconds
+    // (skew's at …05:30:01.020Z) and the plan's created_at nanoseconds.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = demo_store(dir.path());
+    let doc = |args: &[&str]| -> serde_json::Value {
+        let (out, err, code) = run(&db, &[&["-o", "json"][..], args].concat());
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        serde_json::from_str(&out).expect("json")
+    };
+    let pending = doc(&["why-pending", "--all"]);
+    assert_eq!(
+        (&pending[0]["first_failure"], &pending[0]["last_failure"]),
+        (&serde_json::json!("2026-11-28T04:00:00Z"), &serde_json::json!("2026-11-28T05:15:00Z"))
+    );
+    assert_eq!(doc(&["skew"])["at"], "2026-11-28T05:30:01Z");
+    assert_eq!(doc(&["hotspots"])["until"], "2026-11-28T05:30:00Z");
+    let plan = doc(&["rebalance", "plan"]);
+    let created = plan["created_at"].as_str().expect("created_at");
+    assert!(chrono::DateTime::parse_from_rfc3339(created).is_ok() && created.len() == 20, "{created}");
+    assert_eq!(plan["at"], "2026-11-28T05:30:01Z");
+    let mut finer = Vec::new();
+    for args in [
+        &["why-pending", "--all"][..],
+        &["timeline", "drains"],
+        &["skew"],
+        &["skew", "--usage"],
+        &["hotspots"],
+        &["postmortem", "job", "media/backup"],
+        &["rebalance", "plan"],
+        &["query", "runs"],
+    ] {
+        sub_second_times(&doc(args), &mut finer);
+        let (yaml, _, _) = run(&db, &[&["-o", "yaml"][..], args].concat());
+        sub_second_times(&serde_yaml::from_str(&yaml).expect("yaml"), &mut finer);
+    }
+    assert_eq!(finer, Vec::<String>::new());
+    let (runs, _, _) = run(&db, &["query", "runs"]);
+    let started = runs.lines().nth(1).and_then(|l| l.split_whitespace().nth(4)).unwrap_or_default();
+    assert!(started.len() == 20 && started.ends_with('Z'), "{runs}");
+    // The notes say the store's span to the second too (it was …05:30:01.020Z).
+    let (out, _, code) = run(&db, &["skew", "--at", "2027-01-01T00:00:00Z"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains(
+            "note: 2027-01-01T00:00:00Z is after the store's history: its last recorded instant is \
+             2026-11-28T05:30:01Z; showing the state as recorded then"
+        ),
+        "{out}"
+    );
+}
+
+/// The cells (split at 3 blanks) of the first line of `text` whose first cell is `first`.
+fn header_of(text: &str, first: &str) -> Vec<String> {
+    let line = text.lines().find(|l| l.trim_start().starts_with(first)).unwrap_or_default();
+    line.split("   ").map(str::trim).filter(|c| !c.is_empty()).map(String::from).collect()
+}
+
+#[test]
+fn output_wide_adds_columns_to_every_table_with_more_to_show() {
+    // Break-it pass: -o wide added columns to why-pending --all only.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = demo_store(dir.path());
+    let wide = |args: &[&str]| run(&db, &[&["-o", "wide"][..], args].concat()).0;
+    let table = |args: &[&str]| run(&db, args).0;
+    let skew = wide(&["skew"]);
+    let head = header_of(&skew, "NODE");
+    assert_eq!(head.len(), header_of(&table(&["skew"]), "NODE").len() + 4, "{head:?}");
+    assert_eq!(head[7..9], ["CPU REQUESTED OF ALLOCATABLE", "MEMORY REQUESTED OF ALLOCATABLE"]);
+    let node_1 = skew.lines().find(|l| l.starts_with(" node-1 ")).unwrap_or_default();
+    let cells: Vec<&str> = node_1.split("   ").map(str::trim).filter(|c| !c.is_empty()).collect();
+    assert_eq!(cells[7..], ["1942m of 2000m", "4.76 GiB of 7.72 GiB", "21 of 110", "1 of 10"], "{node_1}");
+    let hot = wide(&["hotspots"]);
+    assert_eq!(header_of(&hot, "NODE")[8..], ["ALLOCATABLE", "PODS MEASURED"]);
+    let cells: Vec<String> = header_of(&hot, "node-4");
+    assert_eq!(cells[7..], ["40.8 %", "2000m", "10"], "{hot}");
+    let drains = wide(&["timeline", "drains"]);
+    assert_eq!(header_of(&drains, "NODE")[8..], ["CORDONED FOR", "NOT READY FOR", "EVICTED"]);
+    let row = drains.lines().find(|l| l.starts_with(" node-1 ")).unwrap_or_default();
+    let cells: Vec<&str> = row.split("   ").map(str::trim).filter(|c| !c.is_empty()).collect();
+    assert_eq!(cells[8..10], ["2m 44s", "1m 15s"], "{row}");
+    assert!(cells[10].starts_with("batch/queue-worker-99lqv4ktcz-kkvlt, home/homepage-q9j95gnjrt-4sffw, "), "{row}");
+    assert_eq!(row.matches(", ").count() + 1, 12, "the 12 pods evicted: {row}");
+    let plan = wide(&["rebalance", "plan"]);
+    assert_eq!(header_of(&plan, "#")[4..], ["PROFILE", "UID"]);
+    let first = plan.lines().find(|l| l.starts_with(" 1 ")).unwrap_or_default();
+    assert!(first.trim_end().ends_with("   default   dc160486-d179-4db9-b8af-d1569a65c96b"), "{first}");
+    // Without wide, none of them.
+    assert!(!table(&["hotspots"]).contains("PODS MEASURED") && !table(&["rebalance", "plan"]).contains(" UID "));
+    // The help says which tables have more and that the others are the table.
+    let help = Command::cargo_bin("kdrift").expect("binary").arg("--help").output().expect("help");
+    let help = String::from_utf8_lossy(&help.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains(
+            "wide (tables with every cell whole, and extra columns on why-pending --all, timeline drains, skew, \
+             hotspots and the rebalance plan's evictions; the other tables have none: wide is the table, uncut)"
+        ),
+        "{help}"
+    );
+}
+
+#[test]
+fn skew_counts_the_requests_of_the_pods_selected() {
+    // Break-it pass: `skew -n/-l` was refused ("requested % comes from per-node
+    // totals"); the pods are in the store: their requests, per node, of allocatable.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = demo_store(dir.path());
+    let (out, err, code) = run(&db, &["skew", "-n", "batch"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.starts_with("Requested % of allocatable at 2026-11-28T05:30:01Z (thresholds: helm-chart-default; pods: namespace batch)\n"), "{out}");
+    let row = |node: &str| -> Vec<String> { header_of(&out, node)[..5].to_vec() };
+    // node-4 holds 4 of queue-worker's replicas, 100m each: 400m of 2000m; 4 of 110 pods.
+    assert_eq!(row("node-4"), ["node-4", "20.0 %", "6.5 %", "3.6 %", "0.0 %"]);
+    assert_eq!(row("node-5"), ["node-5", "0.0 %", "0.0 %", "0.0 %", "-"]);
+    // The class stays descheduler's over every pod (node-1 is overutilized at 97.1 %).
+    assert!(header_of(&out, "node-1")[5..7] == ["overutilized", "above target: cpu 97.1 % > 50, memory 61.7 % > 50"]);
+    assert!(out.contains("\n  skew cpu: 20.0 points (node-1 20.0 % − node-5 0.0 %)\n"), "{out}");
+    assert!(out.ends_with(
+        "note: requested amounts count only the 15 pods matching namespace batch; CLASS and WHY are descheduler's, \
+         over every pod\n"
+    ));
+    let (json, _, _) = run(&db, &["-o", "json", "skew", "-l", "app=queue-worker"]);
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let node_4 = v["nodes"].as_array().expect("nodes").iter().find(|n| n["node"] == "node-4").expect("node-4");
+    assert_eq!(
+        (&node_4["pods"], &node_4["resources"][0]),
+        (
+            &serde_json::json!(4),
+            &serde_json::json!({
+        "resource": "cpu", "allocatable": 2000, "requested": 400, "percent": 20.0})
+        )
+    );
+    // A selection that keeps no pod: nothing found (exit 1), said on stderr.
+    let (_, err, code) = run(&db, &["skew", "-l", "app=nothing"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.ends_with(
+            "kdrift: no pod bound at 2026-11-28T05:30:01Z matches labels app=nothing: every requested amount is 0\n"
+        ),
+        "{err}"
+    );
 }

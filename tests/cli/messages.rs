@@ -219,12 +219,13 @@ fn without_policy_a_store_that_cannot_be_opened_is_all_that_is_said() {
 #[test]
 fn skew_before_the_history_names_the_stores_span() {
     let expected = "the store has no Node objects at 2026-01-01T00:00:00Z (before its history); \
-                    its history spans 2026-11-27T00:00:00Z to 2026-11-28T05:30:01.020Z";
-    let (code, stdout, _) = on_demo(&["skew", "--at", "2026-01-01T00:00:00Z"]);
+                    its history spans 2026-11-27T00:00:00Z to 2026-11-28T05:30:01Z";
+    let (code, stdout, stderr) = on_demo(&["skew", "--at", "2026-01-01T00:00:00Z"]);
     assert_eq!(code, 1);
     let hint = ": ingest `kubectl get nodes -o json` first (or choose an --at within it)";
-    assert!(stdout.contains(&format!("not classified: {expected}{hint}")), "{stdout}");
-    assert!(!stdout.contains(">=2 nodes") && !stdout.contains("NODE"), "{stdout}");
+    // Nothing found: the why on stderr, stdout empty (docs/cli.md).
+    assert!(stderr.ends_with(&format!("\nkdrift: {expected}{hint}\n")), "{stderr}");
+    assert_eq!(stdout, "");
     let (_, json_out, _) = on_demo(&["skew", "--at", "2026-01-01T00:00:00Z", "-o", "json"]);
     let report: Value = serde_json::from_str(&json_out).expect("json");
     assert_eq!(report["not_classified"], format!("{expected}{hint}"));
@@ -250,7 +251,7 @@ fn skew_before_the_history_names_the_stores_span() {
 #[test]
 fn an_at_after_the_history_shows_the_last_state_with_a_note() {
     let note = "2027-01-01T00:00:00Z is after the store's history: its last recorded instant is \
-                2026-11-28T05:30:01.020Z; showing the state as recorded then";
+                2026-11-28T05:30:01Z; showing the state as recorded then";
     // skew: the note is the report's, in the table's notes and in JSON's.
     let (code, after, stderr) = on_demo(&["skew", "--at", "2027-01-01T00:00:00Z"]);
     assert_eq!(code, 0, "{stderr}");
@@ -2569,5 +2570,114 @@ fn skew_notes_omit_a_zero_count_and_threshold_errors_name_the_flags() {
         stderr.trim_end(),
         "kdrift: error: --thresholds / --target-thresholds: thresholds' cpu percentage is greater than \
          targetThresholds'"
+    );
+}
+
+/// Break-it pass: `hotspots` with no episode exited 0 ("none" on stdout)
+/// while `why-pending --all` and `timeline drains` exit 1; "No measured
+/// usage" was on stdout; `hotspots -o json` on an empty store said its
+/// range was 1970-01-01. One rule now (docs/cli.md "Nothing found").
+#[test]
+fn nothing_found_is_exit_1_with_the_why_on_stderr_and_only_the_empty_result_on_stdout() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (db, list) = (dir.path().join("empty.duckdb"), dir.path().join("empty.json"));
+    std::fs::write(&list, r#"{"apiVersion":"v1","kind":"List","items":[]}"#).expect("write");
+    kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&list).assert().success();
+    let on_empty = |args: &[&str]| {
+        let out = kdrift().arg("--db").arg(&db).args(args).output().expect("run");
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+    };
+    let no_usage = "kdrift: no measured usage: the store holds no usage samples: load them with";
+    for (args, why) in [
+        (&["hotspots"][..], no_usage),
+        (&["skew", "--usage"], no_usage),
+        (&["skew"], "kdrift: the store has no Node objects at "),
+        (&["why-pending", "--all"], "kdrift: no FailedScheduling events in "),
+        (&["timeline", "drains"], "kdrift: no drain, reboot or outage found in "),
+    ] {
+        let (code, stdout, stderr) = on_empty(args);
+        assert_eq!((code, stdout.as_str()), (1, ""), "{args:?}: {stderr}");
+        assert!(stderr.lines().any(|l| l.starts_with(why)), "{args:?}: {stderr}");
+        // -o json: the document, with its empty list, on stdout; the why still on stderr.
+        let (code, json_out, stderr) = on_empty(&[&["-o", "json"][..], args].concat());
+        assert_eq!(code, 1, "{args:?}");
+        serde_json::from_str::<Value>(&json_out).expect("json");
+        assert!(stderr.lines().any(|l| l.starts_with(why)), "{args:?}: {stderr}");
+    }
+    // An empty store has no range: null, not 1970.
+    let (_, json_out, _) = on_empty(&["-o", "json", "hotspots"]);
+    let hot: Value = serde_json::from_str(&json_out).expect("json");
+    assert_eq!((&hot["since"], &hot["until"], &hot["episodes"]), (&Value::Null, &Value::Null, &json!([])));
+    // Samples but no episode: exit 1 as the others, stdout empty, the why on stderr.
+    let (code, stdout, stderr) = on_demo(&["hotspots", "--threshold", "99"]);
+    assert_eq!((code, stdout.as_str()), (1, ""));
+    assert_eq!(
+        stderr,
+        "kdrift: no hotspot from 2026-11-28T02:30:00Z to 2026-11-28T05:30:00Z: no node's cpu or memory used stayed \
+         ≥ 99 % of allocatable for 3 steps of 5m in a row\n"
+    );
+    let (code, json_out, _) = on_demo(&["-o", "json", "hotspots", "--threshold", "99"]);
+    let hot: Value = serde_json::from_str(&json_out).expect("json");
+    assert_eq!((code, &hot["episodes"], &hot["since"]), (1, &json!([]), &json!("2026-11-28T02:30:00Z")));
+}
+
+/// Break-it pass on flag values: each refusal says what is wrong with the
+/// value and what is expected, before anything is created.
+#[test]
+fn flag_values_out_of_range_are_refused_naming_the_limit() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (db, list) = (dir.path().join("flags.duckdb"), dir.path().join("empty.json"));
+    std::fs::write(&list, r#"{"apiVersion":"v1","kind":"List","items":[]}"#).expect("write");
+    let refused = |args: &[&str]| {
+        let out = kdrift().arg("--db").arg(&db).args(args).current_dir(dir.path()).output().expect("run");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or_default().to_string()
+    };
+    // Too large said "at least 1 byte".
+    assert_eq!(
+        refused(&["ingest", "file", "--max-batch-bytes", "18446744073709551615", "empty.json"]),
+        "error: invalid value '18446744073709551615' for '--max-batch-bytes <SIZE>': \"18446744073709551615\" is too \
+         large: expected at most 9223372036854775807 bytes (8 EiB)"
+    );
+    // Out of range said "expected an RFC 3339 time".
+    assert_eq!(
+        refused(&["timeline", "drains", "--since", "9999999999h"]),
+        "error: invalid value '9999999999h' for '--since <TIME>': \"9999999999h\" is out of range: expected a \
+         duration before now of at most 36500000d (about 100,000 years)"
+    );
+    // A step past the range exited 0 ("nothing to pull") and created the store.
+    let step = refused(&["ingest", "prometheus", "--url", "http://127.0.0.1:1", "--step", "2562048h"]);
+    assert!(step.starts_with("kdrift: error: --step 106752d is longer than the range it samples ("), "{step}");
+    assert!(step.ends_with(", 1d): expected a step of at most 1d (a shorter --step, or a wider --start/--end)"));
+    assert!(!db.exists(), "refused before the store is created");
+    // -l took A/B/C=d and a 100,000-character key (apimachinery refuses both).
+    let expected = "expected a name of at most 63 characters of A-Z, a-z, 0-9, '-', '_', '.' starting and ending \
+                    with a letter or digit, optionally after a DNS subdomain prefix (at most 253 characters of a-z, \
+                    0-9, '-', '.') and '/', e.g. app or example.com/app";
+    assert_eq!(
+        refused(&["why-pending", "--all", "-l", "A/B/C=d"]),
+        format!(
+            "error: invalid value 'A/B/C=d' for '--selector <SELECTOR>': -l: unable to parse requirement \"A/B/C=d\": \
+             invalid label key \"A/B/C\": {expected}"
+        )
+    );
+    let long = format!("{}=x", "k".repeat(100_000));
+    assert!(refused(&["why-pending", "--all", "-l", &long])
+        .ends_with(&format!("invalid label key \"{}…\" (100000 characters): {expected}", "k".repeat(40))));
+    let value = refused(&["why-pending", "--all", "-l", &format!("app={}", "v".repeat(64))]);
+    assert!(value.contains(": invalid label value \""), "{value}");
+    assert!(!db.exists());
+    // Decimal and binary units alike, both listed: 10GB is 10,000,000,000 bytes, 10GiB 10,737,418,240.
+    for size in ["10GB", "10GiB", "10G", "10Gi", "1.5kB"] {
+        kdrift().arg("--db").arg(&db).args(["ingest", "file", "--max-batch-bytes", size]).arg(&list).assert().success();
+    }
+    let help = kdrift().args(["ingest", "file", "--help"]).output().expect("help");
+    let help = String::from_utf8_lossy(&help.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("(bytes, or with kB/MB/GB/TB (×1000) or KiB/MiB/GiB/TiB (×1024))"), "{help}");
+    assert_eq!(
+        refused(&["ingest", "file", "--max-batch-bytes", "10XB", "empty.json"]),
+        "error: invalid value '10XB' for '--max-batch-bytes <SIZE>': \"10XB\" is not a size: expected bytes, or a \
+         number with kB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024)"
     );
 }

@@ -463,3 +463,32 @@ fn report_of_every_real_fixture_renders() {
         assert_eq!(dom.matches(marker).count(), html.matches(marker).count(), "{marker}");
     }
 }
+
+/// New-user trial: the charts' axes said `03:00` and `25 %` with no unit
+/// (which clock, percent of what), and a tick's date was only on the first
+/// one. Every time axis now has its unit as a title, every tick its full
+/// instant as a tooltip, and each requested % chart its y unit.
+#[test]
+fn the_charts_axes_say_their_units_and_each_tick_its_full_instant() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (db, page) = (dir.path().join("demo.duckdb"), dir.path().join("r.html"));
+    kdrift().args(["demo", "--save"]).arg(&db).assert().success();
+    kdrift().arg("--db").arg(&db).args(["report", "--html"]).arg(&page).assert().success();
+    let html = std::fs::read_to_string(&page).expect("report");
+    // One title per time axis: the overview Gantt, the two zoomed drains, cpu and memory.
+    assert_eq!(html.matches(r#"<text class="axis-title" x="984" y="#).count(), 5, "{html}");
+    assert_eq!(html.matches(">time (UTC)</text>").count(), 5);
+    assert!(
+        html.contains(r#"<text class="tick" x="#)
+            && html.contains(r#"data-at="2026-11-27T03:00:00Z">03:00<title>2026-11-27T03:00:00Z</title></text>"#),
+        "{html}"
+    );
+    for resource in ["cpu", "memory"] {
+        assert!(
+            html.contains(&format!(r#"transform="rotate(-90)">{resource} requested, % of allocatable</text>"#)),
+            "{resource}"
+        );
+    }
+    // Node row labels: whole names here (the demo's are short), with their tooltip.
+    assert!(html.contains(r#">node-1<title>node-1</title></text>"#));
+}

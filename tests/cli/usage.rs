@@ -174,16 +174,15 @@ fn skew_usage_prints_requested_and_used_side_by_side_and_the_pods_driving_the_ho
     );
     assert_eq!(json["requested_not_used"], serde_json::json!([]));
     // 20 minutes after the last sample with a 5-minute window: "no sample", not 0, and exit 1.
+    // The why on stderr (docs/cli.md "Nothing found"), the table on stdout.
     let out = kdrift(&db).args(["skew", "--usage", "--at", "2026-11-13T04:20:00Z", "--window", "5m"]).assert().code(1);
     let text = lines(&stdout_of(&out));
     assert_eq!(text[2], " node-1   50.0 %          no sample   50.0 %             no sample     -");
-    assert!(
-        text.contains(
-            &"No measured usage: no node has a usage sample in the 5 minutes up to 2026-11-13T04:20:00Z (latest \
-              sample (≤ 5m old)); the store's samples span 2026-11-13T00:00:00Z to 2026-11-13T04:00:00Z"
-                .to_string()
-        ),
-        "{text:#?}"
+    assert!(!text.iter().any(|l| l.contains("measured usage")), "{text:#?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.get_output().stderr),
+        "kdrift: no measured usage: no node has a usage sample in the 5 minutes up to 2026-11-13T04:20:00Z (latest \
+         sample (≤ 5m old)); the store's samples span 2026-11-13T00:00:00Z to 2026-11-13T04:00:00Z\n"
     );
 }
 
@@ -248,12 +247,15 @@ fn hotspots_prints_the_episode_its_pods_and_the_rollout_that_put_them_there() {
 #[test]
 fn with_no_usage_sample_in_the_store_both_commands_say_how_to_get_some_and_exit_1() {
     let (_dir, db) = hot_store(false);
-    let how = "No measured usage: the store holds no usage samples: load them with `kdrift ingest prometheus --url \
-               URL` (node-exporter, cAdvisor), `kdrift record` or `kdrift ingest api` (metrics.k8s.io, \
-               metrics-server), or `kdrift ingest file` of saved `kubectl top nodes` / `kubectl top pods -A` output";
+    let how = "kdrift: no measured usage: the store holds no usage samples: load them with `kdrift ingest \
+               prometheus --url URL` (node-exporter, cAdvisor), `kdrift record` or `kdrift ingest api` \
+               (metrics.k8s.io, metrics-server), or `kdrift ingest file` of saved `kubectl top nodes` / `kubectl top \
+               pods -A` output\n";
+    // On stderr: stdout has only the (empty) table.
     for args in [&["skew", "--usage"][..], &["hotspots"][..]] {
         let out = kdrift(&db).args(args).assert().code(1);
-        assert_eq!(lines(&stdout_of(&out)), [how], "{args:?}");
+        assert_eq!(stdout_of(&out), "", "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.get_output().stderr), how, "{args:?}");
     }
 }
 
@@ -570,10 +572,11 @@ fn skew_usage_before_the_first_node_object_says_so_like_skew() {
     let test = "skew_usage_before_the_first_node_object_says_so_like_skew";
     let Some((_dir, db)) = erwee_store(test, &["2019-03-08T08:40:00Z", "2019-03-08T08:55:00Z"]) else { return };
     let out = kdrift(&db).args(["skew", "--usage", "--at", "2019-03-08T08:45:00Z"]).assert().code(1);
+    assert_eq!(stdout_of(&out), "");
     assert_eq!(
-        lines(&stdout_of(&out)),
+        lines(&String::from_utf8_lossy(&out.get_output().stderr)),
         [
-            "No measured usage: the store has no Node objects at 2019-03-08T08:45:00Z (before its history); its \
+            "kdrift: no measured usage: the store has no Node objects at 2019-03-08T08:45:00Z (before its history); its \
           history spans 2019-03-08T08:48:01Z to 2019-03-08T08:59:58Z: ingest `kubectl get nodes -o json` first (or \
           choose an --at within it)"
                 .to_string(),

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use kdrift_store::sql;
 use kdrift_store::Reader;
 
@@ -21,7 +21,7 @@ const WHAT_TO_INGEST: &str = "ingest what shows a drain: Node versions over time
                               json` within an hour of the drain, before they expire, or `kdrift ingest victorialogs`)";
 
 fn utc(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::AutoSi, true)
+    kdrift_store::instant_text(t)
 }
 
 /// Why no operation overlaps `[since, until]`. `operations` are the

@@ -65,10 +65,12 @@ pub struct Episode {
 /// What `kdrift hotspots` says.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Hotspots {
-    /// Start of the range (UTC).
-    pub since: DateTime<Utc>,
-    /// End of the range (UTC, exclusive).
-    pub until: DateTime<Utc>,
+    /// Start of the range (UTC): `--since`, else the store's first node
+    /// usage sample; `None` (JSON `null`) when neither is there.
+    pub since: Option<DateTime<Utc>>,
+    /// End of the range (UTC, exclusive): `--until`, else just after the
+    /// store's last node usage sample; `None` when neither is there.
+    pub until: Option<DateTime<Utc>>,
     /// Bucket length, seconds.
     pub step_seconds: i64,
     /// The threshold, used % of allocatable.

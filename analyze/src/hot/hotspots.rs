@@ -26,8 +26,8 @@ type Bucket = (String, i64, Option<f64>, Option<f64>);
 pub fn hotspots(store: &Reader, options: &HotspotsOptions) -> Result<Hotspots, AnalyzeError> {
     let step = options.step.max(Duration::seconds(1));
     let span = usage_span(store)?;
-    let since = options.since.or(span.map(|s| s.1)).unwrap_or_else(crate::history::beginning);
-    let until = options.until.or(span.map(|s| s.2 + Duration::microseconds(1))).unwrap_or(since);
+    let since = options.since.or(span.map(|s| s.1));
+    let until = options.until.or(span.map(|s| s.2 + Duration::microseconds(1)));
     let mut report = Hotspots {
         since,
         until,
@@ -43,6 +43,9 @@ pub fn hotspots(store: &Reader, options: &HotspotsOptions) -> Result<Hotspots, A
         report.no_samples = Some(NO_SAMPLES.to_string());
         return Ok(report);
     };
+    // With samples in the store, both edges are known (given or theirs).
+    let since = since.unwrap_or(first);
+    let until = until.unwrap_or(last + Duration::microseconds(1));
     let (since_us, until_us, step_us) = (since.timestamp_micros(), until.timestamp_micros(), step.num_microseconds());
     let step_us = step_us.unwrap_or(i64::MAX).max(1);
     let rows: Vec<Bucket> = store.query_map(&sql::USAGE_NODE_BUCKETS, [since_us, until_us, step_us], |r| {

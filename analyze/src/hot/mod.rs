@@ -76,7 +76,7 @@ pub(crate) fn opt_hundredths<S: serde::Serializer>(p: &Option<f64>, s: S) -> Res
 
 /// RFC 3339 with seconds, `Z`.
 pub(crate) fn utc(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+    kdrift_store::instant_text(t)
 }
 
 #[cfg(test)]

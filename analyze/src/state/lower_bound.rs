@@ -73,7 +73,7 @@ pub fn unstored_note(at: DateTime<Utc>, unstored: &[UnstoredNamespace]) -> Optio
         "requested amounts are lower bounds (≥) on every node: events in the hour up to {} name {} of {} {}, \
          of which the store holds no Pod object (not dumped): pods there count only when a Scheduled event places \
          them, other pods there not at all (ingest `kubectl get pods -A -o json`)",
-        at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+        kdrift_store::instant_text(at),
         count(pods, "pod", "pods"),
         pick(names.len(), "namespace", "namespaces"),
         names.join(", ")

@@ -128,14 +128,12 @@ impl ClusterAt {
 /// Why the store has no nodes at `at`, in words that name the store's time
 /// span ([`crate::report::time_span`]): `the store has no Node objects at
 /// 2026-01-01T00:00:00Z; its history spans 2026-11-27T00:00:00Z to
-/// 2026-11-28T05:30:01.020Z`, or that the store holds no history at all.
+/// 2026-11-28T05:30:01Z`, or that the store holds no history at all.
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
 pub fn no_nodes_at(store: &Reader, at: DateTime<Utc>) -> Result<String, AnalyzeError> {
-    let utc = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
-    // `now` has nanoseconds nobody asked for: milliseconds at most.
-    let at = chrono::DurationRound::duration_trunc(at, chrono::TimeDelta::milliseconds(1)).unwrap_or(at);
+    let utc = kdrift_store::instant_text;
     Ok(match crate::report::time_span(store)? {
         None => format!("the store has no Node objects at {}: it holds no history at all", utc(at)),
         Some((first, last)) => {
@@ -191,7 +189,7 @@ pub fn no_bound_pods_note(
     (has_nodes && !has_bound_pods && !unreadable_pods).then(|| {
         format!(
             "no bound Pod objects in the store at {}: requested amounts count no pods (ingest `kubectl get pods -A -o json` for them)",
-            at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+            kdrift_store::instant_text(at)
         )
     })
 }
@@ -199,15 +197,13 @@ pub fn no_bound_pods_note(
 /// When `at` is after the store's history: a note naming the store's last
 /// recorded instant (the state shown is the one last recorded, which may no
 /// longer hold), e.g. `2027-01-01T00:00:00Z is after the store's history: its
-/// last recorded instant is 2026-11-28T05:30:01.020Z; showing the state as
+/// last recorded instant is 2026-11-28T05:30:01Z; showing the state as
 /// recorded then`. `None` within (or before) the history, or for an empty store.
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
 pub fn after_history(store: &Reader, at: DateTime<Utc>) -> Result<Option<String>, AnalyzeError> {
-    let utc = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
-    // `now` has nanoseconds nobody asked for: milliseconds at most.
-    let at = chrono::DurationRound::duration_trunc(at, chrono::TimeDelta::milliseconds(1)).unwrap_or(at);
+    let utc = kdrift_store::instant_text;
     Ok(match crate::report::time_span(store)? {
         Some((_, last)) if at > last => Some(format!(
             "{} is after the store's history: its last recorded instant is {}; showing the state as recorded then",

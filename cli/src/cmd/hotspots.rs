@@ -9,8 +9,9 @@ use kdrift_analyze::{hotspots, HotspotsOptions};
 use crate::args::{Cli, HotspotsArgs, Output};
 use crate::render;
 
-/// Exit 0 when the range has node usage samples (episodes or none), 1 when
-/// it has none (no usage sample at all, or none in the range).
+/// Exit 0 with episodes, 1 with none (no usage sample at all, none in the
+/// range, or none hot for long enough: said on stderr, stdout has the
+/// empty table or document; [`crate::cmd::nothing_found`]).
 pub fn run(cli: &Cli, args: &HotspotsArgs) -> anyhow::Result<ExitCode> {
     let store = crate::cmd::open_existing_store(&cli.db)?;
     let options = HotspotsOptions {
@@ -26,5 +27,5 @@ pub fn run(cli: &Cli, args: &HotspotsArgs) -> anyhow::Result<ExitCode> {
         Output::Json => render::json(&mut out, &report)?,
         Output::Table => render::hot::hotspots(&mut out, &report)?,
     }
-    Ok(if report.no_samples.is_some() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    crate::cmd::nothing_found(render::hot::hotspots_none(&report), &[])
 }

@@ -278,7 +278,7 @@ pub(super) fn committed_before_failure(windows: usize, db: &std::path::Path) -> 
 /// modification time, which may be far from when they were taken: the note
 /// that says so, with the instants (`None` when no table was read).
 fn top_time_note(usage: &[kdrift_ingest::TopFileSummary]) -> Option<String> {
-    let utc = |t: chrono::DateTime<chrono::Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+    let utc = crate::render::time;
     let when = match usage {
         [] => return None,
         [one] => format!("stored at the file's modification time {}", utc(one.at)),

@@ -97,9 +97,7 @@ pub fn run(cli: &Cli, args: &IngestPrometheusArgs) -> anyhow::Result<ExitCode> {
 /// windows, the default range: the last day): the server has no data for
 /// the queries then; pass --start and --end for the range its data covers`.
 fn nothing_pulled(report: &kdrift_ingest::PromReport, default_range: bool) -> String {
-    let utc = |t: Option<chrono::DateTime<chrono::Utc>>| {
-        t.map_or_else(|| "?".to_string(), |t| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
-    };
+    let utc = |t: Option<chrono::DateTime<chrono::Utc>>| t.map_or_else(|| "?".to_string(), crate::render::time);
     let windows = kdrift_analyze::count(report.windows_pulled(), "window", "windows");
     let default = if default_range { ", the default range: the last day" } else { "" };
     format!(

@@ -35,6 +35,23 @@ use crate::progress::migrations::Migrations;
 
 use crate::args::{Cli, Command, IngestCommand, PostmortemCommand, RebalanceCommand, SessionsCommand, TimelineCommand};
 
+/// The one rule of "nothing found" (docs/cli.md): the command's table or
+/// document is on stdout (an empty table prints nothing), `why` and the
+/// `notes` that go with it on stderr (`kdrift: why`, `note: …`), exit 1;
+/// exit 0 when `why` is `None` (something was found).
+///
+/// # Errors
+/// Writing stderr.
+pub(crate) fn nothing_found(why: Option<String>, notes: &[String]) -> anyhow::Result<ExitCode> {
+    let Some(why) = why else { return Ok(ExitCode::SUCCESS) };
+    let mut err = std::io::stderr().lock();
+    writeln!(err, "kdrift: {why}")?;
+    for n in notes {
+        writeln!(err, "note: {n}")?;
+    }
+    Ok(ExitCode::from(1))
+}
+
 /// Refuses a `--since` after `--until` (nothing can be in that range; the
 /// commands would report "nothing found" instead).
 ///
@@ -42,7 +59,7 @@ use crate::args::{Cli, Command, IngestCommand, PostmortemCommand, RebalanceComma
 /// The refusal, naming both instants.
 pub(crate) fn check_range(since: Option<DateTime<Utc>>, until: Option<DateTime<Utc>>) -> anyhow::Result<()> {
     if let (Some(since), Some(until)) = (since, until) {
-        let utc = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+        let utc = crate::render::time;
         anyhow::ensure!(
             since <= until,
             "--since {} is after --until {}: the range is empty (swap them?)",

@@ -9,7 +9,7 @@
 //! and the plan says so.
 
 use anyhow::Context;
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use kdrift_ingest::{Auth, CredentialSources, InstantAnswer, PromClient, PromError, Timeouts, PROM_ENV};
 use kdrift_rebalance::{MetricSample, MetricsSource, Policy, Snapshot};
 
@@ -130,7 +130,7 @@ pub(crate) fn run_query(
     let timeouts = Timeouts { connect: limit.min(Timeouts::default().connect), read: limit + limit };
     let client = PromClient::new(url, auth, timeouts)?.with_request_timeout(limit);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the runtime")?;
-    let when = at.to_rfc3339_opts(SecondsFormat::AutoSi, true);
+    let when = crate::render::time(at);
     let base = client.base_url();
     let answer = runtime.block_on(client.query_instant(query, at)).with_context(|| {
         format!("metricsUtilization: the policy's query ({query}) at {when} on {base}/api/v1/query")

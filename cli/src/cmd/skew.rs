@@ -6,7 +6,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use kdrift_analyze::{policy_from_thresholds, skew, skew_usage};
+use kdrift_analyze::{narrow_to_pods, policy_from_thresholds, skew, skew_usage};
 use kdrift_rebalance::Reading;
 
 use crate::args::{Cli, Output, SkewArgs};
@@ -14,17 +14,14 @@ use crate::cmd::rebalance::{note_default_policy, read_policy};
 use crate::render;
 
 /// Exit 0 with nodes, 1 when the store has no Node object at the instant
-/// (`--usage`: see [`usage`]).
+/// or `-n`/`-l` keep no pod bound then (said on stderr,
+/// [`crate::cmd::nothing_found`]; `--usage`: see [`usage`]). With `-n`/`-l`
+/// the requested amounts are those of the matching pods
+/// ([`narrow_to_pods`]).
 pub fn run(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
     if args.usage {
         return usage(cli, args);
     }
-    // Requested % is per node (the store's aggregates): pods are listed only with --usage.
-    anyhow::ensure!(
-        !args.pods.narrows(),
-        "-n and -l select pods, which `skew` lists only with --usage (the pods driving each node); without it every \
-         pod's requests count"
-    );
     let (policy, source) = match (&args.thresholds, &args.target_thresholds) {
         (Some(low), Some(high)) => {
             let map = |t: &crate::args::Thresholds| t.0.iter().cloned().collect();
@@ -35,18 +32,38 @@ pub fn run(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
     };
     let store = crate::cmd::open_existing_store(&cli.db)?;
     // An --at after the history is the report's first note (table and JSON alike).
-    let report = skew(&store, args.at, &policy)?;
+    let mut report = skew(&store, args.at, &policy)?;
     note_default_policy(&source)?;
+    // -n/-l: requested amounts of the matching pods only (the classes stay every pod's).
+    let mut source = source;
+    let mut none_matched = None;
+    if args.pods.narrows() && !report.nodes.is_empty() {
+        let filter =
+            crate::selector::PodFilter::new(&store, args.pods.namespace.as_deref(), args.pods.selector.as_ref())?;
+        let kept = narrow_to_pods(&store, &mut report, &|ns, name| filter.keeps(ns, name), &filter.describe())?;
+        source = format!("{source}; pods: {}", filter.describe());
+        if kept == 0 {
+            none_matched = Some(format!(
+                "no pod bound at {} matches {}: every requested amount is 0",
+                render::time(report.at),
+                filter.describe()
+            ));
+        }
+    }
     let mut out = std::io::stdout().lock();
     match cli.output {
         Output::Json => render::json(&mut out, &report)?,
         Output::Table => render::skew::report(&mut out, &report, &source)?,
     }
-    Ok(if report.nodes.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    let why = report.not_classified.clone().filter(|_| report.nodes.is_empty()).or(none_matched);
+    // Nothing listed: the notes go with the why, on stderr.
+    let notes = if report.nodes.is_empty() { &report.notes[..] } else { &[] };
+    crate::cmd::nothing_found(why, notes)
 }
 
 /// `skew --usage`: exit 0 with nodes measured, 1 when no node has a reading
-/// (no usage sample at all, or none within --window of the instant).
+/// (no usage sample at all, or none within --window of the instant; said on
+/// stderr, [`crate::cmd::nothing_found`]).
 fn usage(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
     let store = crate::cmd::open_existing_store(&cli.db)?;
     let max_age_us = args.window.num_microseconds().unwrap_or(i64::MAX);
@@ -76,5 +93,7 @@ fn usage(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
         Output::Json => render::json(&mut out, &report)?,
         Output::Table => render::hot::usage_skew(&mut out, &report)?,
     }
-    Ok(if report.no_samples.is_some() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    let why = report.no_samples.as_ref().map(|why| format!("no measured usage: {why}"));
+    let notes = if report.nodes.is_empty() { &report.notes[..] } else { &[] };
+    crate::cmd::nothing_found(why, notes)
 }

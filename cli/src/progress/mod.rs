@@ -83,8 +83,8 @@ impl PullProgress for PullBar {
     }
 
     fn retrying(&mut self, window: &Window, attempt: u32, failure: &Failure, delay: std::time::Duration) {
-        let start = window.start.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
-        let end = window.end.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+        let start = crate::render::time(window.start);
+        let end = crate::render::time(window.end);
         self.bar.suspend(|| {
             eprintln!("kdrift: window [{start}, {end}) attempt {attempt} failed: {failure}; retrying in {delay:?}");
         });

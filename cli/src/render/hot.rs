@@ -11,7 +11,7 @@ use tabled::builder::Builder;
 use super::timeline::full;
 
 /// cpu in millicores (`1900m`), memory in binary units (`1.5 GiB`).
-fn amount(resource: &str, v: i64) -> String {
+pub(super) fn amount(resource: &str, v: i64) -> String {
     if resource == "cpu" {
         format!("{v}m")
     } else {
@@ -23,13 +23,10 @@ fn percent(p: Option<f64>) -> String {
     p.map_or_else(|| "no sample".to_string(), |p| format!("{} %", percent_text(p)))
 }
 
-/// `skew --usage` as text.
+/// `skew --usage` as text: nothing without nodes (the command says why on
+/// stderr, [`crate::cmd::nothing_found`]); `no_samples` is said there too.
 pub fn usage_skew<W: Write>(out: &mut W, r: &UsageSkew) -> anyhow::Result<()> {
-    if let Some(why) = r.no_samples.as_deref().filter(|_| r.nodes.is_empty()) {
-        writeln!(out, "No measured usage: {why}")?;
-        for n in &r.notes {
-            writeln!(out, "note: {n}")?;
-        }
+    if r.nodes.is_empty() {
         return Ok(());
     }
     writeln!(
@@ -59,9 +56,6 @@ pub fn usage_skew<W: Write>(out: &mut W, r: &UsageSkew) -> anyhow::Result<()> {
     }
     if !r.nodes.is_empty() {
         writeln!(out, "{}", super::plain(&mut b.build()))?;
-    }
-    if let Some(why) = &r.no_samples {
-        writeln!(out, "No measured usage: {why}")?;
     }
     let hot = threshold_text(r.hot_percent);
     writeln!(out, "Hot in fact, not on paper (used ≥ {hot} %, requested below):")?;
@@ -125,10 +119,11 @@ fn drivers<W: Write>(out: &mut W, resource: &str, pods: &[Driver], used: &str, b
     Ok(())
 }
 
-/// `hotspots` as text.
+/// `hotspots` as text: nothing when there is no episode (the command says
+/// why on stderr, [`hotspots_none`]).
 pub fn hotspots<W: Write>(out: &mut W, r: &Hotspots) -> anyhow::Result<()> {
-    if let Some(why) = &r.no_samples {
-        super::note_line(out, &format!("No measured usage: {why}"))?;
+    let (Some(since), Some(until)) = (r.since, r.until) else { return Ok(()) };
+    if r.no_samples.is_some() || r.episodes.is_empty() {
         return Ok(());
     }
     // --no-headers: the episode rows alone (their pods are other tables).
@@ -138,21 +133,23 @@ pub fn hotspots<W: Write>(out: &mut W, r: &Hotspots) -> anyhow::Result<()> {
         writeln!(
             out,
             "Hotspots from {} to {}: cpu or memory used ≥ {} % of allocatable for {} steps of {step} in a row",
-            full(r.since),
-            full(r.until),
+            full(since),
+            full(until),
             threshold_text(r.threshold),
             r.windows
         )?;
     }
-    if r.episodes.is_empty() {
-        if headers {
-            writeln!(out, "  none")?;
-        }
-    } else {
+    {
         let mut b = Builder::default();
-        b.push_record(["NODE", "RESOURCE", "FROM", "TO", "LASTED", "PEAK USED", "MEAN USED", "REQUESTED"]);
+        // -o wide: the node's allocatable and how many pods were measured there.
+        let wide = crate::format::wide();
+        let mut header = vec!["NODE", "RESOURCE", "FROM", "TO", "LASTED", "PEAK USED", "MEAN USED", "REQUESTED"];
+        if wide {
+            header.extend(["ALLOCATABLE", "PODS MEASURED"]);
+        }
+        b.push_record(header);
         for e in &r.episodes {
-            b.push_record([
+            let mut row = vec![
                 e.node.clone(),
                 e.resource.clone(),
                 full(e.started_at),
@@ -164,7 +161,12 @@ pub fn hotspots<W: Write>(out: &mut W, r: &Hotspots) -> anyhow::Result<()> {
                     || "-".to_string(),
                     |p| format!("{}{} %", if e.lower_bound { "≥" } else { "" }, percent_text(p)),
                 ),
-            ]);
+            ];
+            if wide {
+                row.push(amount(&e.resource, e.allocatable));
+                row.push(e.pods.len().to_string());
+            }
+            b.push_record(row);
         }
         writeln!(out, "{}", super::plain(&mut b.build()))?;
         for e in r.episodes.iter().filter(|e| headers && !e.pods.is_empty()) {
@@ -173,8 +175,7 @@ pub fn hotspots<W: Write>(out: &mut W, r: &Hotspots) -> anyhow::Result<()> {
         }
     }
     if headers && r.spikes > 0 {
-        let s = kdrift_analyze::count(r.spikes, "shorter run", "shorter runs");
-        writeln!(out, "  {s} above {} % (spikes under {} steps) not reported", threshold_text(r.threshold), r.windows)?;
+        writeln!(out, "  {}", spikes(r))?;
     }
     if headers && r.episodes.iter().any(|e| e.lower_bound) {
         writeln!(out, "  ≥ lower bound: the store lacks pods or their requests (see the notes)")?;
@@ -183,4 +184,32 @@ pub fn hotspots<W: Write>(out: &mut W, r: &Hotspots) -> anyhow::Result<()> {
         super::note_line(out, &format!("note: {n}"))?;
     }
     Ok(())
+}
+
+/// `3 shorter runs above 80 % (spikes under 3 steps) not reported`.
+fn spikes(r: &Hotspots) -> String {
+    let s = kdrift_analyze::count(r.spikes, "shorter run", "shorter runs");
+    format!("{s} above {} % (spikes under {} steps) not reported", threshold_text(r.threshold), r.windows)
+}
+
+/// Why `hotspots` lists nothing, for stderr: no measured usage (and how to
+/// get some, or the samples' span), or no episode in the range; `None`
+/// when it lists episodes.
+pub fn hotspots_none(r: &Hotspots) -> Option<String> {
+    if let Some(why) = &r.no_samples {
+        return Some(format!("no measured usage: {why}"));
+    }
+    let (Some(since), Some(until)) = (r.since, r.until) else { return None };
+    r.episodes.is_empty().then(|| {
+        let spikes = if r.spikes > 0 { format!(" ({})", spikes(r)) } else { String::new() };
+        format!(
+            "no hotspot from {} to {}: no node's cpu or memory used stayed ≥ {} % of allocatable for {} steps of {} \
+             in a row{spikes}",
+            full(since),
+            full(until),
+            threshold_text(r.threshold),
+            r.windows,
+            super::duration(r.step_seconds)
+        )
+    })
 }

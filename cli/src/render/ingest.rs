@@ -135,7 +135,7 @@ struct WindowRow {
 
 /// A window edge as the pull summaries write it (RFC 3339, seconds unless finer).
 pub(super) fn time(t: &chrono::DateTime<chrono::Utc>) -> String {
-    t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+    super::time(*t)
 }
 
 /// Writes a VictoriaLogs pull: one row per committed window, the totals, the notes.

@@ -106,9 +106,13 @@ fn fit_to(table: &mut Table, width: usize) -> &mut Table {
     table
 }
 
-/// Every time a table or line prints: RFC 3339 in UTC, whole seconds
-/// (`2026-11-28T05:30:00Z`, [`kdrift_store::instant_text`]; `-o json`
-/// keeps sub-seconds). Never raw microseconds, never another layout.
+/// Every time kdrift prints — table cells, lines, notes, messages and the
+/// `-o json`/`-o yaml` documents ([`json`]): RFC 3339 in UTC to the whole
+/// second, sub-seconds cut (`2026-11-28T05:30:00Z`,
+/// [`kdrift_store::instant_text`]). Never raw microseconds, never another
+/// layout. One exception keeps what is stored: a `try --at …` hint, which
+/// must name a stored instant exactly (`kdrift query`'s `…_us` columns are
+/// numbers in JSON, exact).
 pub fn time(t: chrono::DateTime<chrono::Utc>) -> String {
     kdrift_store::instant_text(t)
 }
@@ -129,18 +133,51 @@ pub fn time_near(t: chrono::DateTime<chrono::Utc>, near: chrono::DateTime<chrono
     }
 }
 
-/// Writes `value` as pretty JSON followed by a newline (as YAML with `-o yaml`).
+/// Writes `value` as pretty JSON followed by a newline (as YAML with
+/// `-o yaml`), every time in it to the whole second as [`time`] prints it.
 pub fn json<W: Write, T: serde::Serialize>(out: &mut W, value: &T) -> anyhow::Result<()> {
+    let mut doc = serde_json::to_value(value)?;
+    whole_seconds(&mut doc);
     if crate::format::yaml() {
-        let text = serde_yaml::to_string(value)?;
+        let text = serde_yaml::to_string(&doc)?;
         // As io::Error, so that a closed pipe (`| head`) is recognised as one.
         out.write_all(text.as_bytes())?;
         return Ok(());
     }
     // As io::Error, so that a closed pipe (`| head`) is recognised as one.
-    serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::from)?;
+    serde_json::to_writer_pretty(&mut *out, &doc).map_err(std::io::Error::from)?;
     writeln!(out)?;
     Ok(())
+}
+
+/// Every string of `doc` that is a time as chrono writes one
+/// (`2026-11-28T05:30:00.315Z`, a `DateTime<Utc>` field) cut to the whole
+/// second, as [`time`] prints it.
+fn whole_seconds(doc: &mut serde_json::Value) {
+    use serde_json::Value;
+    match doc {
+        Value::String(s) => {
+            if let Some(t) = chrono_time(s) {
+                *s = time(t);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_seconds),
+        Value::Object(fields) => fields.values_mut().for_each(whole_seconds),
+        _ => {}
+    }
+}
+
+/// `s` when it is a UTC time with sub-seconds in chrono's layout
+/// (`YYYY-MM-DDTHH:MM:SS.fffZ`), else `None` (whole seconds, other text).
+pub(crate) fn chrono_time(s: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+    let b = s.as_bytes();
+    let shaped = b.len() > 21
+        && b[4] == b'-'
+        && b[10] == b'T'
+        && b[19] == b'.'
+        && b[b.len() - 1] == b'Z'
+        && b[20..b.len() - 1].iter().all(u8::is_ascii_digit);
+    shaped.then(|| chrono::DateTime::parse_from_rfc3339(s).ok()).flatten().map(|t| t.to_utc())
 }
 
 /// One resource's skew: `97.1 points (node-1 99.6 % − node-5 2.5 %)`, every
@@ -221,6 +258,26 @@ mod tests {
             [" POD              REASONS", " media/backup-1   1 Insufficient cpu, 4 node(s) …"]
         );
         assert!(text.lines().all(|l| l.chars().count() <= 50), "{text}");
+    }
+
+    #[test]
+    fn json_times_are_cut_to_the_whole_second_and_other_text_is_left() {
+        let mut doc = serde_json::json!({
+            "created_at": "2026-12-07T01:19:39.161893828Z",
+            "at": ["2026-11-28T05:30:01.020Z", "2026-11-28T05:30:00Z"],
+            "message": "2026-11-28T05:30:01.020Z is after",
+            "label": "2026-11-28T05:30:01.x20Z",
+        });
+        super::whole_seconds(&mut doc);
+        assert_eq!(
+            doc,
+            serde_json::json!({
+                "created_at": "2026-12-07T01:19:39Z",
+                "at": ["2026-11-28T05:30:01Z", "2026-11-28T05:30:00Z"],
+                "message": "2026-11-28T05:30:01.020Z is after",
+                "label": "2026-11-28T05:30:01.x20Z",
+            })
+        );
     }
 
     #[test]

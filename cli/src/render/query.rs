@@ -50,7 +50,8 @@ fn shorten(text: &str, max: usize) -> String {
 fn cell(v: &Value) -> String {
     match v {
         Value::Null => "NULL".into(),
-        Value::String(s) => s.clone(),
+        // A TIMESTAMP column: to the second, as every time printed.
+        Value::String(s) => super::chrono_time(s).map_or_else(|| s.clone(), super::time),
         // A JSON column's object or array: compact.
         other => other.to_string(),
     }
@@ -89,10 +90,10 @@ fn instant_columns(columns: &[String]) -> Vec<bool> {
         .collect()
 }
 
-/// UTC microseconds as RFC 3339 (`2026-11-28T05:10:00Z`, sub-seconds when
-/// there are some); `None` out of chrono's range.
+/// UTC microseconds as RFC 3339 to the second (`2026-11-28T05:10:00Z`,
+/// [`super::time`]); `None` out of chrono's range.
 fn instant(us: i64) -> Option<String> {
-    chrono::DateTime::from_timestamp_micros(us).map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
+    chrono::DateTime::from_timestamp_micros(us).map(super::time)
 }
 
 /// A result as an array of objects keyed by column name.
@@ -119,12 +120,20 @@ mod tests {
     fn microsecond_columns_are_times_in_tables_and_numbers_in_json() {
         let r = kdrift_store::QueryResult {
             columns: vec!["at_us".into(), "node".into(), "window_end".into(), "window_end_us".into()],
-            rows: vec![vec![
-                serde_json::json!(1_795_842_600_000_000i64),
-                serde_json::json!("node-1"),
-                serde_json::json!("2026-11-28T05:10:00Z"),
-                serde_json::json!(1_795_842_600_500_000i64),
-            ]],
+            rows: vec![
+                vec![
+                    serde_json::json!(1_795_842_600_000_000i64),
+                    serde_json::json!("node-1"),
+                    serde_json::json!("2026-11-28T05:10:00Z"),
+                    serde_json::json!(1_795_842_600_500_000i64),
+                ],
+                vec![
+                    serde_json::json!(1_795_842_600_900_000i64),
+                    serde_json::json!("node-2"),
+                    serde_json::json!("2026-11-28T05:10:00.026126Z"),
+                    serde_json::json!(1_795_842_600_500_000i64),
+                ],
+            ],
         };
         assert_eq!(instant_columns(&r.columns), [true, false, false, false]);
         let mut out = Vec::new();
@@ -133,6 +142,7 @@ mod tests {
         let words: Vec<Vec<&str>> = text.lines().map(|l| l.split_whitespace().collect()).collect();
         assert_eq!(words[0], ["AT", "NODE", "WINDOW_END", "WINDOW_END_US"]);
         assert_eq!(words[1], ["2026-11-28T05:10:00Z", "node-1", "2026-11-28T05:10:00Z", "1795842600500000"]);
+        assert_eq!(words[2], ["2026-11-28T05:10:00Z", "node-2", "2026-11-28T05:10:00Z", "1795842600500000"]);
         assert_eq!(super::as_objects(&r)[0]["at_us"], 1_795_842_600_000_000i64);
     }
 

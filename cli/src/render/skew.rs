@@ -21,7 +21,12 @@ fn class(c: Option<NodeClass>) -> &'static str {
 }
 
 /// The report as text; `source` says where the thresholds came from.
+/// Nothing without nodes: the command says why on stderr
+/// ([`crate::cmd::nothing_found`]).
 pub fn report<W: Write>(out: &mut W, r: &SkewReport, source: &str) -> anyhow::Result<()> {
+    if r.nodes.is_empty() {
+        return Ok(());
+    }
     let headers = super::headers();
     if headers {
         writeln!(out, "Requested % of allocatable at {} (thresholds: {source})", full(r.at))?;
@@ -38,6 +43,11 @@ pub fn report<W: Write>(out: &mut W, r: &SkewReport, source: &str) -> anyhow::Re
     let mut header = vec!["NODE".to_string()];
     header.extend(resources.iter().map(|r| r.to_uppercase()));
     header.extend(["CLASS".to_string(), "WHY".to_string()]);
+    // -o wide: each resource's amounts, requested of allocatable (`1942m of 2000m`).
+    let wide = crate::format::wide();
+    if wide {
+        header.extend(resources.iter().map(|r| format!("{} REQUESTED OF ALLOCATABLE", r.to_uppercase())));
+    }
     b.push_record(header);
     for n in &r.nodes {
         let mut name = n.requested.node.clone();
@@ -63,6 +73,18 @@ pub fn report<W: Write>(out: &mut W, r: &SkewReport, source: &str) -> anyhow::Re
         }
         row.push(class(n.class).to_string());
         row.push(n.why.clone());
+        for res in resources.iter().filter(|_| wide) {
+            row.push(n.requested.get(res).map_or_else(
+                || "-".into(),
+                |l| {
+                    format!(
+                        "{ge}{} of {}",
+                        super::hot::amount(res, l.requested),
+                        super::hot::amount(res, l.allocatable)
+                    )
+                },
+            ));
+        }
         b.push_record(row);
     }
     if !r.nodes.is_empty() {

@@ -170,25 +170,33 @@ fn operation<W: Write>(out: &mut W, op: &Operation) -> anyhow::Result<()> {
             )?;
         }
     }
-    let rows = op.episodes.iter().map(|e| EpisodeRow {
-        node: e.node.clone(),
-        cordoned: short(e.cordoned_at, op.started_at),
-        not_ready: short(e.not_ready_at, op.started_at),
-        rebooted: if e.reboots.is_empty() {
-            "-".into()
-        } else {
-            e.reboots.iter().map(|r| short(Some(*r), op.started_at)).collect::<Vec<_>>().join(", ")
-        },
-        ready: short(e.ready_at, op.started_at),
-        uncordoned: short(e.uncordoned_at, op.started_at),
-        evicted: e.evicted.len(),
-        end: match e.end {
-            EpisodeEnd::Closed => short(e.ended_at, op.started_at),
-            EpisodeEnd::Open => "open".into(),
-            EpisodeEnd::RecoveryUnseen => "recovered (unseen)".into(),
-        },
-    });
-    writeln!(out, "{}", super::plain(&mut Table::new(rows)))?;
+    let rows: Vec<EpisodeRow> = op
+        .episodes
+        .iter()
+        .map(|e| EpisodeRow {
+            node: e.node.clone(),
+            cordoned: short(e.cordoned_at, op.started_at),
+            not_ready: short(e.not_ready_at, op.started_at),
+            rebooted: if e.reboots.is_empty() {
+                "-".into()
+            } else {
+                e.reboots.iter().map(|r| short(Some(*r), op.started_at)).collect::<Vec<_>>().join(", ")
+            },
+            ready: short(e.ready_at, op.started_at),
+            uncordoned: short(e.uncordoned_at, op.started_at),
+            evicted: e.evicted.len(),
+            end: match e.end {
+                EpisodeEnd::Closed => short(e.ended_at, op.started_at),
+                EpisodeEnd::Open => "open".into(),
+                EpisodeEnd::RecoveryUnseen => "recovered (unseen)".into(),
+            },
+        })
+        .collect();
+    if crate::format::wide() {
+        writeln!(out, "{}", super::plain(&mut wide_episodes(op, &rows)))?;
+    } else {
+        writeln!(out, "{}", super::plain(&mut Table::new(rows)))?;
+    }
     for e in &op.episodes {
         if !e.node_controller_deleted_pods.is_empty() {
             writeln!(
@@ -261,4 +269,27 @@ pub(crate) fn landing_text(l: &kdrift_analyze::Landing) -> String {
         0 => format!("{} {}", l.node, l.pods),
         again => format!("{} {} ({again} moved on)", l.node, l.pods),
     }
+}
+
+/// `-o wide`'s node rows: the table's, then how long the node stayed
+/// cordoned and not Ready (`-` when it has no end) and the pods its drain
+/// evicted (`namespace/name`, comma-separated).
+fn wide_episodes(op: &Operation, rows: &[EpisodeRow]) -> Table {
+    let lasted = |from: Option<DateTime<Utc>>, to: Option<DateTime<Utc>>| match (from, to) {
+        (Some(a), Some(b)) => duration((b - a).num_seconds()),
+        _ => "-".into(),
+    };
+    let mut b = tabled::builder::Builder::default();
+    let mut header: Vec<String> = EpisodeRow::headers().into_iter().map(|h| h.to_string()).collect();
+    header.extend(["CORDONED FOR", "NOT READY FOR", "EVICTED"].map(String::from));
+    b.push_record(header);
+    for (row, e) in rows.iter().zip(&op.episodes) {
+        let mut cells: Vec<String> = row.fields().into_iter().map(|c| c.to_string()).collect();
+        cells.push(lasted(e.cordoned_at, e.uncordoned_at));
+        cells.push(lasted(e.not_ready_at, e.ready_at));
+        let evicted: Vec<String> = e.evicted.iter().map(|p| format!("{}/{}", p.namespace, p.name)).collect();
+        cells.push(if evicted.is_empty() { "-".into() } else { evicted.join(", ") });
+        b.push_record(cells);
+    }
+    b.build()
 }

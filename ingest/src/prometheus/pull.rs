@@ -79,7 +79,38 @@ impl PromOptions {
         if self.step <= Duration::zero() || self.max_window <= Duration::zero() {
             return Err(PromError::Options("--step and --window must be longer than 0s".into()));
         }
+        // A step past the range samples no instant: refused, not "nothing pulled".
+        if self.step > end - start {
+            return Err(PromError::Options(format!(
+                "--step {} is longer than the range it samples ({} to {}, {}): expected a step of at most {} \
+                 (a shorter --step, or a wider --start/--end)",
+                span_text(self.step),
+                show_time(&start),
+                show_time(&end),
+                span_text(end - start),
+                span_text(end - start)
+            )));
+        }
         Ok((start, end))
+    }
+}
+
+/// A span as the duration flags take it: `1d`, `2562048h` is `106752d`,
+/// `1h30m`, `90s` is `1m30s` (whole seconds; sub-seconds as `ms`).
+fn span_text(d: Duration) -> String {
+    let ms = d.num_milliseconds().max(0);
+    let mut rest = ms;
+    let mut out = String::new();
+    for (unit, size) in [("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000), ("ms", 1)] {
+        if rest >= size {
+            out.push_str(&format!("{}{unit}", rest / size));
+            rest %= size;
+        }
+    }
+    if out.is_empty() {
+        "0s".into()
+    } else {
+        out
     }
 }
 

@@ -6,7 +6,8 @@ use chrono::{DateTime, Utc};
 use crate::store::StoreError;
 use kdrift_rebalance::Redactor;
 
-/// RFC 3339 UTC text of a window bound.
+/// RFC 3339 UTC text of a window bound, sub-seconds kept: it is also what
+/// the LogsQL `_time` filter and the `start`/`end` parameters send.
 pub fn show_time(t: &DateTime<Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
 }

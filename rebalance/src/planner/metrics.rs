@@ -111,7 +111,7 @@ pub fn reading_text(usage: &MeasuredUsage, node: &str) -> String {
 /// An instant in UTC µs as RFC 3339, to the second (sub-seconds when set).
 fn instant_text(us: i64) -> String {
     chrono::DateTime::from_timestamp_micros(us)
-        .map_or_else(|| format!("{us} µs"), |t| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
+        .map_or_else(|| format!("{us} µs"), |t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
 }
 
 /// `30s`, `2m05s`, `1h02m`: a sample's age, µs.

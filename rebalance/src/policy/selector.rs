@@ -121,8 +121,9 @@ impl StringSelector {
                     format!("unable to parse requirement in {text:?}: empty requirement"),
                 ));
             }
-            let req = parse_requirement(part)
-                .map_err(|why| PolicyError::field(path, format!("unable to parse requirement {part:?}: {why}")))?;
+            let req = parse_requirement(part).map_err(|why| {
+                PolicyError::field(path, format!("unable to parse requirement {}: {why}", shown(part)))
+            })?;
             requirements.push(req);
         }
         Ok(StringSelector { text: text.to_string(), requirements })
@@ -176,21 +177,74 @@ fn split_top_level(text: &str) -> Vec<&str> {
     parts
 }
 
+/// What a label key is, as apimachinery's `IsQualifiedName` says it.
+const KEY_EXPECTED: &str = "expected a name of at most 63 characters of A-Z, a-z, 0-9, '-', '_', '.' starting and \
+                            ending with a letter or digit, optionally after a DNS subdomain prefix (at most 253 \
+                            characters of a-z, 0-9, '-', '.') and '/', e.g. app or example.com/app";
+
+/// What a label value is, as apimachinery's `IsValidLabelValue` says it.
+const VALUE_EXPECTED: &str = "expected at most 63 characters of A-Z, a-z, 0-9, '-', '_', '.' starting and ending with \
+                              a letter or digit, or nothing";
+
+/// Most characters of a refused key or value quoted in an error (the rest
+/// is counted: a 100,000-character key is not printed whole).
+const SHOWN_CHARS: usize = 40;
+
+/// `text` quoted, cut to [`SHOWN_CHARS`] with `…` and its length when longer.
+fn shown(text: &str) -> String {
+    let n = text.chars().count();
+    if n <= SHOWN_CHARS {
+        format!("{text:?}")
+    } else {
+        let head: String = text.chars().take(SHOWN_CHARS).collect();
+        format!("\"{}…\" ({n} characters)", head.escape_debug())
+    }
+}
+
+/// A label name, or a label value when not empty: at most 63 characters of
+/// `[A-Za-z0-9_.-]`, starting and ending alphanumeric (apimachinery
+/// `qualifiedNameFmt`, `labelValueFmt`).
+fn valid_name(n: &str) -> bool {
+    let b = n.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+}
+
+/// A DNS-1123 subdomain: at most 253 characters, dot-separated labels of
+/// `[a-z0-9-]` starting and ending alphanumeric (apimachinery `IsDNS1123Subdomain`).
+fn valid_subdomain(s: &str) -> bool {
+    s.len() <= 253
+        && s.split('.').all(|l| {
+            let b = l.as_bytes();
+            !b.is_empty()
+                && b[0].is_ascii_alphanumeric()
+                && b[b.len() - 1].is_ascii_alphanumeric()
+                && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        })
+}
+
+/// A label key: `[prefix/]name` (apimachinery `IsQualifiedName`).
 fn valid_key(k: &str) -> bool {
-    !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/'))
+    match k.split_once('/') {
+        Some((prefix, name)) => valid_subdomain(prefix) && valid_name(name),
+        None => valid_name(k),
+    }
 }
 
 fn valid_value(v: &str) -> bool {
-    v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+    v.is_empty() || valid_name(v)
 }
 
 fn parse_requirement(part: &str) -> Result<Requirement, String> {
     let req = |key: &str, operator, values: Vec<String>| -> Result<Requirement, String> {
         if !valid_key(key) {
-            return Err(format!("invalid label key {key:?}"));
+            return Err(format!("invalid label key {}: {KEY_EXPECTED}", shown(key)));
         }
         if let Some(v) = values.iter().find(|v| !valid_value(v)) {
-            return Err(format!("invalid label value {v:?}"));
+            return Err(format!("invalid label value {}: {VALUE_EXPECTED}", shown(v)));
         }
         Ok(Requirement { key: key.to_string(), operator, values })
     };
@@ -258,6 +312,22 @@ mod tests {
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn label_keys_and_values_are_validated_as_apimachinery_does() {
+        for ok in ["app", "example.com/app", "node-role.kubernetes.io/worker", "A_b.c-9", &"k".repeat(63)] {
+            assert!(valid_key(ok), "{ok}");
+        }
+        let long_prefix = format!("{}/app", "a".repeat(254));
+        for bad in ["A/B/C", "Example.com/app", "/app", "app/", "-app", "app-", "a b", &"k".repeat(64), &long_prefix] {
+            assert!(!valid_key(bad), "{bad}");
+        }
+        assert!(valid_value("") && valid_value("v1.2_x-y") && !valid_value("-v") && !valid_value(&"v".repeat(64)));
+        let err = StringSelector::parse(&format!("{}=x", "k".repeat(100_000)), "-l").expect_err("too long");
+        let text = err.to_string();
+        assert!(text.len() < 600, "{}", text.len());
+        assert!(text.contains(&format!("invalid label key \"{}…\" (100000 characters): expected", "k".repeat(40))));
     }
 
     #[test]

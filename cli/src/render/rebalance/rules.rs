@@ -35,11 +35,19 @@ pub(super) fn rule_run<W: Write>(out: &mut W, run: &PluginRun) -> anyhow::Result
         if with_limits {
             header.push("COUNTS AGAINST");
         }
+        // -o wide: the policy profile the eviction is in and the pod's uid.
+        let wide = crate::format::wide();
+        if wide {
+            header.extend(["PROFILE", "UID"]);
+        }
         b.push_record(header);
         for e in &run.evictions {
             let mut row = vec![e.order.to_string(), e.pod.key(), e.source_node.clone(), rule_cell(e, e.rule.clone())];
             if with_limits {
                 row.push(counts_cell(e));
+            }
+            if wide {
+                row.extend([e.profile.clone(), e.pod.uid.clone().unwrap_or_else(|| "-".into())]);
             }
             b.push_record(row);
         }

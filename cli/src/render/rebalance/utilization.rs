@@ -149,6 +149,11 @@ pub(super) fn utilization_run<W: Write>(
         if with_limits {
             header.push("COUNTS AGAINST");
         }
+        // -o wide: the policy profile the eviction is in and the pod's uid.
+        let wide = crate::format::wide();
+        if wide {
+            header.extend(["PROFILE", "UID"]);
+        }
         b.push_record(header);
         for e in &run.evictions {
             let prio = e.priority.map_or("no priority".to_string(), |p| format!("priority {p}"));
@@ -168,6 +173,9 @@ pub(super) fn utilization_run<W: Write>(
             ];
             if with_limits {
                 row.push(counts_cell(e));
+            }
+            if wide {
+                row.extend([e.profile.clone(), e.pod.uid.clone().unwrap_or_else(|| "-".into())]);
             }
             b.push_record(row);
         }

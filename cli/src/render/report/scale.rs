@@ -118,20 +118,27 @@ pub fn num(v: f64) -> String {
     }
 }
 
-/// Draws a time axis at `y`: a base line and a tick with its label per tick.
+/// The time axis' title: its unit (every tick label is UTC).
+pub const TIME_AXIS_TITLE: &str = "time (UTC)";
+
+/// Draws a time axis at `y`: a base line, a tick per tick with its label
+/// (`03:00`, the date where it changes) and the full instant as its
+/// tooltip, and the axis' title with its unit ([`TIME_AXIS_TITLE`]) at its
+/// right end, under the labels.
 pub fn axis<W: Write>(out: &mut W, scale: &TimeScale, y: f64, max_ticks: usize, grid_top: f64) -> std::io::Result<()> {
     writeln!(out, r#"<g class="axis" data-from="{}" data-to="{}">"#, scale.from.to_rfc3339(), scale.to.to_rfc3339())?;
     writeln!(out, r#"<line class="axis-line" x1="{}" y1="{y}" x2="{}" y2="{y}"/>"#, num(scale.x0), num(scale.x1))?;
     for (t, label) in scale.ticks(max_ticks) {
         let x = num(scale.x(t));
         writeln!(out, r#"<line class="grid" x1="{x}" y1="{}" x2="{x}" y2="{}"/>"#, num(grid_top), num(y))?;
+        let at = kdrift_store::instant_text(t);
         writeln!(
             out,
-            r#"<text class="tick" x="{x}" y="{}" data-at="{}">{label}</text>"#,
+            r#"<text class="tick" x="{x}" y="{}" data-at="{at}">{label}<title>{at}</title></text>"#,
             num(y + 14.0),
-            t.format("%Y-%m-%dT%H:%M:%SZ")
         )?;
     }
+    writeln!(out, r#"<text class="axis-title" x="{}" y="{}">{TIME_AXIS_TITLE}</text>"#, num(scale.x1), num(y + 29.0))?;
     writeln!(out, "</g>")
 }
 

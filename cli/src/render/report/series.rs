@@ -120,6 +120,13 @@ pub fn chart<W: Write>(
         pct += 25.0;
     }
     axis(out, &scale, TOP + PLOT, 10, TOP)?;
+    // The y axis' unit, along it (the ticks say `25 %`: of what).
+    writeln!(
+        out,
+        r#"<text class="axis-title y-title" x="{}" y="11" transform="rotate(-90)">{} requested, % of allocatable</text>"#,
+        num(-(TOP + PLOT / 2.0)),
+        Esc(resource)
+    )?;
     for (i, node) in nodes.iter().enumerate() {
         let points = series.percent_of(node, resource);
         if points.is_empty() {
