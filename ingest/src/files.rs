@@ -36,9 +36,11 @@ pub struct FileLimits {
     /// [`crate::parse::depth::MAX_YAML_DEPTH`]).
     pub yaml_depth: usize,
     /// Bytes of objects staged between two batch commits of a streamed
-    /// NDJSON file, the memory bound of a streamed ingest; the reader holds
-    /// at most half as much ahead (`crate::ndjson_stream`,
-    /// `--max-batch-bytes`; default `crate::ndjson_stream::BATCH_BYTES`).
+    /// NDJSON file or JSON List, the memory bound of a streamed ingest; the
+    /// NDJSON reader holds at most half as much ahead (`crate::ndjson_stream`,
+    /// `crate::json_stream`: JSON files of at least a quarter of it stream,
+    /// smaller ones are read whole; `--max-batch-bytes`; default
+    /// `crate::ndjson_stream::BATCH_BYTES`).
     pub batch_bytes: u64,
 }
 

@@ -707,7 +707,7 @@ fn a_streamed_list_cut_off_or_gzipped_keeps_its_complete_items_as_read_whole() {
          the 1500 items before it are loaded",
         path.display()
     );
-    assert_eq!(errors(&file), [want.clone()]);
+    assert_eq!(errors(&file), std::slice::from_ref(&want));
     assert_eq!((file.records, store.counts().expect("counts").pods), (1500, 1500));
     assert_eq!(file.batches, 8);
     let (_d, _, whole) = ingest_batched(&path, kdrift_ingest::FileLimits::default().batch_bytes);
