@@ -36,9 +36,11 @@ pub struct FileLimits {
     /// [`crate::parse::depth::MAX_YAML_DEPTH`]).
     pub yaml_depth: usize,
     /// Bytes of objects staged between two batch commits of a streamed
-    /// NDJSON file, the memory bound of a streamed ingest; the reader holds
-    /// at most half as much ahead (`crate::ndjson_stream`,
-    /// `--max-batch-bytes`; default `crate::ndjson_stream::BATCH_BYTES`).
+    /// NDJSON file or JSON List, the memory bound of a streamed ingest; the
+    /// NDJSON reader holds at most half as much ahead (`crate::ndjson_stream`,
+    /// `crate::json_stream`: JSON files of at least a quarter of it stream,
+    /// smaller ones are read whole; `--max-batch-bytes`; default
+    /// `crate::ndjson_stream::BATCH_BYTES`).
     pub batch_bytes: u64,
 }
 
@@ -80,6 +82,11 @@ pub struct FileSummary {
     /// one saying how many more were counted.)
     #[serde(serialize_with = "ser_errors")]
     pub errors: Vec<InputError>,
+    /// Batches committed while this file was read (a streamed NDJSON file
+    /// or JSON List: `crate::ndjson_stream`, `crate::json_stream`); 0 for
+    /// a file whose records all wait for the run's final commit.
+    #[serde(skip)]
+    pub batches: u64,
     /// Input errors past the kept ones, only counted (break-it 34 M1).
     pub errors_not_kept: u64,
     /// `errors` ends with the one saying how many more were counted.
@@ -585,13 +592,12 @@ fn ingest_dumps(
         let bytes_len = file.metadata().map(|m| m.len()).unwrap_or(0);
         let mut streamed = FileSummary { location: location.clone(), ..FileSummary::default() };
         let errors_before = summaries.iter().map(|s| s.errors.len() as u64).sum();
-        let summary = if !is_yaml_name(&location)
-            && crate::ndjson_stream::stream_file(&mut writer, file, &mut streamed, errors_before, limits, interrupt)?
-        {
-            streamed
-        } else {
-            read_whole(&mut writer, file, location, limits, interrupt)?
-        };
+        // NDJSON streamed line by line, a large JSON List item by item
+        // (`crate::json_stream`), anything else read whole.
+        let streams = (!is_yaml_name(&location)
+            && crate::ndjson_stream::stream_file(&mut writer, file, &mut streamed, errors_before, limits, interrupt)?)
+            || crate::json_stream::stream_file(&mut writer, file, &mut streamed, errors_before, limits, interrupt)?;
+        let summary = if streams { streamed } else { read_whole(&mut writer, file, location, limits, interrupt)? };
         let mut summary = summary;
         // Errors about the file as a whole (unreadable, gzip damage) name
         // its path: named otherwise (`<stdin>`), they say that name.

@@ -28,6 +28,7 @@ mod demo;
 mod files;
 mod gzip;
 mod interrupt;
+mod json_stream;
 mod kept_errors;
 mod ndjson_stream;
 mod parse;

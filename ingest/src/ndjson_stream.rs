@@ -84,7 +84,7 @@ pub const CHUNK_BYTES: usize = 2 << 20;
 /// rows (about 27 MiB of event-sized lines).
 pub const QUEUED: usize = 16;
 
-fn open(path: &Path, cap: DecompressedCap) -> Option<Box<dyn BufRead + Send>> {
+pub(crate) fn open(path: &Path, cap: DecompressedCap) -> Option<Box<dyn BufRead + Send>> {
     let file = File::open(path).ok()?;
     let compressed = file.metadata().map(|m| m.len()).unwrap_or(0);
     let mut raw = BufReader::with_capacity(BUFFER, file);
@@ -457,15 +457,15 @@ impl Drop for BudgetCloser<'_> {
 
 /// A chunk of lines parsed and prepared for staging.
 #[derive(Default)]
-struct Ready {
+pub(crate) struct Ready {
     /// Bytes of the lines it was parsed from ([`Budget`]).
-    bytes: usize,
+    pub(crate) bytes: usize,
     /// Lines holding no object.
-    skipped: u64,
+    pub(crate) skipped: u64,
     /// Lines that are not a record.
-    errors: Vec<InputError>,
+    pub(crate) errors: Vec<InputError>,
     /// The records, in line order.
-    records: Vec<Prepared>,
+    pub(crate) records: Vec<Prepared>,
 }
 
 impl Ready {
@@ -497,7 +497,7 @@ impl Ready {
 
 /// Stages one parsed chunk; commits a batch when [`BATCH`] records or
 /// `batch_bytes` bytes ([`FileLimits::batch_bytes`]) are pending.
-fn stage_chunk(
+pub(crate) fn stage_chunk(
     writer: &mut RunWriter<'_>,
     mut chunk: Ready,
     summary: &mut FileSummary,
@@ -516,6 +516,7 @@ fn stage_chunk(
                 crate::files::note_error(writer, e);
             }
             writer.commit_batch(errors_before + summary.errors.len() as u64)?;
+            summary.batches += 1;
         }
     }
     Ok(())

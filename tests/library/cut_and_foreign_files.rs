@@ -612,3 +612,147 @@ fn pretty_printed_objects_saved_as_ndjson_load_as_a_stream_of_values() {
     assert_eq!(bad_errors.len(), 1, "{bad_errors:?}");
     assert!(bad_errors[0].contains("bad.ndjson:1"), "{bad_errors:?}");
 }
+
+/// A Pod `p{i}` of about 1 KiB as `kubectl get pods -o json` prints it;
+/// without `kind` and `apiVersion` when `kindless`.
+fn big_pod(i: usize, kindless: bool) -> Value {
+    let mut pod = json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": format!("p{i}"), "namespace": "d", "uid": format!("pu-{i}"),
+            "creationTimestamp": "2026-01-01T00:00:00Z", "resourceVersion": format!("{}", 1000 + i),
+            "labels": {"app": "web", "pod-template-hash": "5d8f7c9b6"},
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-5d8f7c9b6",
+                "uid": "rs-1", "controller": true}]},
+        "spec": {"nodeName": format!("node-{}", i % 7), "schedulerName": "default-scheduler",
+            "containers": [{"name": "app", "image": "registry.example/web:1.2.3",
+                "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"memory": "256Mi"}},
+                "args": ["--port=8080", "--note=a \"quoted\" ] } [ { text"]}]},
+        "status": {"phase": "Running", "podIP": format!("10.0.{}.{}", i / 250, i % 250),
+            "startTime": "2026-01-01T00:00:05Z",
+            "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T00:00:09Z"}]}
+    });
+    if kindless {
+        let map = pod.as_object_mut().expect("object");
+        map.remove("kind");
+        map.remove("apiVersion");
+    }
+    pod
+}
+
+/// A List of `n` Pods as kubectl prints it: `apiVersion`, `items`, then
+/// `kind` and `metadata` (the items come before the List's kind);
+/// `list_kind` is the List's, the items lack theirs when `kindless`.
+fn big_pod_list(n: usize, list_kind: &str, kindless: bool) -> String {
+    let items: Vec<Value> = (0..n).map(|i| big_pod(i, kindless)).collect();
+    let list = json!({"apiVersion": "v1", "items": items, "kind": list_kind, "metadata": {"resourceVersion": ""}});
+    serde_json::to_string_pretty(&list).expect("json")
+}
+
+/// `path` ingested into a new store with `batch_bytes`: the report's one file and the store.
+fn ingest_batched(path: &Path, batch_bytes: u64) -> (tempfile::TempDir, Store, FileSummary) {
+    use kdrift_ingest::{ingest_files_with, FileLimits, Interrupt};
+    let (dir, store) = temp_store();
+    let limits = FileLimits { batch_bytes, ..FileLimits::default() };
+    let report =
+        ingest_files_with(&store, &[path.to_path_buf()], &limits, &mut NoProgress, &Interrupt::new()).expect("ingest");
+    let file = report.files.into_iter().next().expect("one file");
+    (dir, store, file)
+}
+
+/// The small batch of the streaming tests: 256 KiB.
+const SMALL_BATCH: u64 = 256 << 10;
+
+/// Issue 39: a JSON List is read item by item and committed in batches of
+/// `--max-batch-bytes` (memory holds one batch, not the file): 2,000 Pods
+/// (~3 MB) with a 256 KiB bound are stored in 11 batch commits, every Pod
+/// once, with the same records as the whole-file reader and as the same
+/// Pods given as NDJSON (which commits as many batches). Read whole
+/// (before), no batch was committed while the file was read.
+#[test]
+fn a_json_list_larger_than_a_batch_is_stored_in_batches_with_every_item() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let text = big_pod_list(2000, "List", false);
+    assert!(text.len() as u64 > 8 * SMALL_BATCH, "{}", text.len());
+    let path = write(dir.path(), "pods.json", text.as_bytes());
+    let (_d, store, file) = ingest_batched(&path, SMALL_BATCH);
+    assert_eq!((file.records, file.objects, file.errors.len()), (2000, 2000, 0), "{:?}", errors(&file));
+    assert_eq!(file.batches, 11);
+    assert_eq!(store.counts().expect("counts").pods, 2000);
+    let names = stored(&store, "Pod");
+    assert_eq!((names.len(), names.iter().any(|n| n == "p0"), names.iter().any(|n| n == "p1999")), (2000, true, true));
+    // The default bound (64 MiB): read whole, nothing committed before the run's end.
+    let (_d, whole_store, whole) = ingest_batched(&path, kdrift_ingest::FileLimits::default().batch_bytes);
+    assert_eq!((whole.records, whole.batches), (2000, 0));
+    assert_eq!(stored(&whole_store, "Pod"), names);
+    // The same Pods as NDJSON: as many batches.
+    let lines: Vec<String> = (0..2000).map(|i| big_pod(i, false).to_string()).collect();
+    let ndjson = write(dir.path(), "pods.ndjson", (lines.join("\n") + "\n").as_bytes());
+    let (_d, _, streamed) = ingest_batched(&ndjson, SMALL_BATCH);
+    assert_eq!((streamed.records, streamed.batches), (2000, 11));
+}
+
+/// Issue 39: a streamed JSON List cut off inside an item keeps every
+/// complete item (committed in batches) and names the cut one, word for
+/// word as the whole-file reader does; gzip-compressed, the same.
+#[test]
+fn a_streamed_list_cut_off_or_gzipped_keeps_its_complete_items_as_read_whole() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let text = big_pod_list(2000, "List", false);
+    let cut_at = text.find("\"name\": \"p1500\"").expect("p1500") + 10;
+    let path = write(dir.path(), "pods.json", &text.as_bytes()[..cut_at]);
+    let item_line = text[..text[..cut_at].rfind("\n    {\n").expect("item start") + 1].lines().count() + 1;
+    let (_d, store, file) = ingest_batched(&path, SMALL_BATCH);
+    let want = format!(
+        "{}:{item_line}: items[1500]: the file ends inside this item: it is cut off (truncated?) and not stored; \
+         the 1500 items before it are loaded",
+        path.display()
+    );
+    assert_eq!(errors(&file), std::slice::from_ref(&want));
+    assert_eq!((file.records, store.counts().expect("counts").pods), (1500, 1500));
+    assert_eq!(file.batches, 8);
+    let (_d, _, whole) = ingest_batched(&path, kdrift_ingest::FileLimits::default().batch_bytes);
+    assert_eq!((whole.records, whole.batches, errors(&whole)), (1500, 0, vec![want]));
+    // Cut between items, and after them (the List's `kind` and `metadata` lost).
+    for (cut, records, message) in [
+        (cut_at + text[cut_at..].find("\n    {\n").expect("next item") + 1, 1501, "the file ends inside the List's items, after 1501 items (truncated?): they are loaded; any after them are missing"),
+        (text.find("\"kind\": \"List\"").expect("kind"), 2000, "the file ends after the List's items, before the List's end (truncated?); all 2000 items are loaded"),
+    ] {
+        let path = write(dir.path(), "cut.json", &text.as_bytes()[..cut]);
+        let (_d, _, file) = ingest_batched(&path, SMALL_BATCH);
+        let (_d, _, whole) = ingest_batched(&path, kdrift_ingest::FileLimits::default().batch_bytes);
+        assert_eq!((file.records, errors(&file)), (records, errors(&whole)));
+        assert!(file.batches > 0 && errors(&file)[0].ends_with(message), "{:?}", errors(&file));
+    }
+    // Gzip: decompressed on the fly, the same records in the same batches.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(text.as_bytes()).expect("gzip");
+    let path = write(dir.path(), "pods.json.gz", &gz.finish().expect("gzip"));
+    let (_d, store, file) = ingest_batched(&path, SMALL_BATCH);
+    assert_eq!((file.records, file.batches, file.errors.len()), (2000, 11, 0), "{:?}", errors(&file));
+    assert_eq!(store.counts().expect("counts").pods, 2000);
+}
+
+/// Issue 39: items without `kind` before the List's `kind: PodList` (the
+/// stream learns the List's kind in a first pass) are Pods; a List with a
+/// bad item is left to the whole-file reader, which skips that item only.
+#[test]
+fn a_streamed_lists_kindless_items_before_its_kind_take_it_and_a_bad_item_is_read_whole() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = write(dir.path(), "objects.json", big_pod_list(2000, "PodList", true).as_bytes());
+    let (_d, store, file) = ingest_batched(&path, SMALL_BATCH);
+    assert_eq!((file.records, file.errors.len(), file.batches), (2000, 0, 11), "{:?}", errors(&file));
+    assert_eq!(store.counts().expect("counts").pods, 2000);
+    // A `,` missing between two items: read whole, said once, every item loads.
+    let text = big_pod_list(2000, "List", false);
+    let at = text.find("\"name\": \"p700\"").expect("p700");
+    let comma = text[..at].rfind("},").expect("comma");
+    let text = format!("{}}}{}", &text[..comma], &text[comma + 2..]);
+    let path = write(dir.path(), "pods.json", text.as_bytes());
+    let (_d, _, file) = ingest_batched(&path, SMALL_BATCH);
+    assert_eq!((file.records, file.batches), (2000, 0));
+    let errors = errors(&file);
+    assert!(
+        errors.len() == 1 && errors[0].contains("a `,` is missing between items[699] and items[700]"),
+        "{errors:?}"
+    );
+}

@@ -24,7 +24,7 @@ use super::{expand_document, line_of_offset, list_item_hint, top_level_keys, Inp
 use crate::store::{identify, Origin};
 
 /// Where in a List the file ends.
-pub(super) enum CutAt {
+pub(crate) enum CutAt {
     /// Inside an item, which starts at this offset.
     Item(usize),
     /// Between two items, or before the first.
@@ -38,9 +38,18 @@ pub(super) enum CutAt {
 /// were loaded (the others were bad, and reported): in an item (named by
 /// its index, at the line it starts on), or between items, or after them.
 pub(super) fn json_cut_error(bytes: &[u8], origin: Origin, cut: CutAt, loaded: usize, walked: u64) -> InputError {
-    let (line, item, message) = match cut {
-        CutAt::Item(at) => (
-            line_of_offset(bytes, at),
+    let line = match cut {
+        CutAt::Item(at) => line_of_offset(bytes, at),
+        _ => line_of_offset(bytes, bytes.len()),
+    };
+    json_cut_error_at(origin, line, &cut, loaded, walked)
+}
+
+/// [`json_cut_error`] at `line`: the cut item's first line ([`CutAt::Item`],
+/// whose offset is not looked at), else the input's last line.
+pub(crate) fn json_cut_error_at(origin: Origin, line: u64, cut: &CutAt, loaded: usize, walked: u64) -> InputError {
+    let (item, message) = match cut {
+        CutAt::Item(_) => (
             Some(walked),
             format!(
                 "the file ends inside this item: it is cut off (truncated?) and not stored; {}",
@@ -48,7 +57,6 @@ pub(super) fn json_cut_error(bytes: &[u8], origin: Origin, cut: CutAt, loaded: u
             ),
         ),
         CutAt::BetweenItems => (
-            line_of_offset(bytes, bytes.len()),
             None,
             format!(
                 "the file ends inside the List's items, after {} (truncated?): {}; any after them are missing",
@@ -61,7 +69,6 @@ pub(super) fn json_cut_error(bytes: &[u8], origin: Origin, cut: CutAt, loaded: u
             ),
         ),
         CutAt::AfterItems if loaded as u64 == walked => (
-            line_of_offset(bytes, bytes.len()),
             None,
             format!(
                 "the file ends after the List's items, before the List's end (truncated?); all {} are loaded",
@@ -69,7 +76,6 @@ pub(super) fn json_cut_error(bytes: &[u8], origin: Origin, cut: CutAt, loaded: u
             ),
         ),
         CutAt::AfterItems => (
-            line_of_offset(bytes, bytes.len()),
             None,
             format!(
                 "the file ends after the List's items, before the List's end (truncated?); {} of its {} are loaded",

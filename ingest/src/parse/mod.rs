@@ -13,6 +13,8 @@
 //! nor kinds kdrift has no use for ([`kinds::UNUSED_KINDS`]).
 
 mod cut;
+pub(crate) use cut::{json_cut_error_at, CutAt};
+pub(crate) use walk::{bad_item_message, STOPPED};
 pub mod depth;
 pub mod flat;
 pub mod kinds;
@@ -21,6 +23,7 @@ mod line;
 mod resync;
 mod stream;
 mod strict;
+pub(crate) use strict::Strict;
 mod utf16;
 pub(crate) use utf16::{decode as utf16_decode, LOSSY as UTF16_LOSSY};
 mod walk;
@@ -647,7 +650,7 @@ fn list_item_api_version(doc: &Value, kind: &str) -> Option<String> {
         .and_then(|(linked, api_version)| (linked == kind).then_some(api_version))
 }
 
-fn is_list(doc: &Value) -> bool {
+pub(crate) fn is_list(doc: &Value) -> bool {
     let Some(map) = doc.as_object() else { return false };
     let Some(items) = map.get("items") else { return false };
     let kind = map.get("kind").and_then(Value::as_str);
@@ -664,6 +667,42 @@ fn watch_change(doc: &Value) -> Option<Change> {
         "MODIFIED" => Some(Change::Modified),
         "DELETED" => Some(Change::Deleted),
         _ => None,
+    }
+}
+
+/// What a List's items take from the List they are in: the kind of those
+/// without one ([`list_item_hint`]) and the `apiVersion` of those of the
+/// List's kind ([`list_item_api_version`]). The streamed reader of large
+/// JSON Lists (`crate::json_stream`) reads the List's own fields first and
+/// expands its items one at a time with it, as [`expand_document`] does.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ItemContext {
+    hint: Option<String>,
+    api_version: Option<String>,
+}
+
+impl ItemContext {
+    /// The context of the List `doc` (its items may be left out) read from
+    /// `location`; `hint` is the file name's kind ([`kind_hint_from_path`]).
+    pub(crate) fn of(doc: &Value, location: &str, hint: Option<&str>) -> ItemContext {
+        let item_hint = list_item_hint(doc, kind_hint_from_path(location));
+        let item_hint = item_hint.or_else(|| hint.map(str::to_string));
+        let api_version = item_hint.as_deref().and_then(|k| list_item_api_version(doc, k));
+        ItemContext { hint: item_hint, api_version }
+    }
+
+    /// Expands item `i` of the List whose origin is `list` into `out`.
+    pub(crate) fn expand_item(&self, item: Value, list: &Origin, i: u64, out: &mut Parsed) {
+        let mut item = if legacy::is_legacy(&item) { legacy::normalise_object(item) } else { item };
+        if let (Some(version), Some(map)) = (&self.api_version, item.as_object_mut()) {
+            // Only an item whose kind is the List's: one with its own kind keeps the default.
+            if !has_kind(map) && map.get("apiVersion").and_then(Value::as_str).is_none_or(|v| v.is_empty()) {
+                map.insert("apiVersion".into(), Value::String(version.clone()));
+            }
+        }
+        // The document's first line is not the item's: name the item only.
+        let origin = Origin { item: Some(i), line: None, ..list.clone() };
+        push_object(item, origin, self.hint.as_deref(), Change::Listed, out);
     }
 }
 
@@ -690,25 +729,14 @@ pub fn expand_document(doc: Value, origin: Origin, hint: Option<&str>, out: &mut
         return;
     }
     if is_list(&doc) {
-        let item_hint = list_item_hint(&doc, kind_hint_from_path(&origin.location));
-        let item_hint = item_hint.as_deref().or(hint);
-        let item_api_version = item_hint.and_then(|k| list_item_api_version(&doc, k));
+        let context = ItemContext::of(&doc, &origin.location, hint);
         let Value::Object(mut map) = doc else { return };
         let items = match map.remove("items") {
             Some(Value::Array(items)) => items,
             _ => Vec::new(), // `items: null`: an empty list
         };
         for (i, item) in items.into_iter().enumerate() {
-            let mut item = if legacy::is_legacy(&item) { legacy::normalise_object(item) } else { item };
-            if let (Some(version), Some(map)) = (&item_api_version, item.as_object_mut()) {
-                // Only an item whose kind is the List's: one with its own kind keeps the default.
-                if !has_kind(map) && map.get("apiVersion").and_then(Value::as_str).is_none_or(|v| v.is_empty()) {
-                    map.insert("apiVersion".into(), Value::String(version.clone()));
-                }
-            }
-            // The document's first line is not the item's: name the item only.
-            let origin = Origin { item: Some(i as u64), line: None, ..origin.clone() };
-            push_object(item, origin, item_hint, Change::Listed, out);
+            context.expand_item(item, &origin, i as u64, out);
         }
         return;
     }

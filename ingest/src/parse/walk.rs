@@ -32,7 +32,7 @@ use crate::store::Origin;
 pub(super) const CHECK_EVERY: usize = 4 << 20;
 
 /// What reading stopped early says, at the place it stopped.
-pub(super) const STOPPED: &str =
+pub(crate) const STOPPED: &str =
     "reading stopped here on an interrupt (SIGINT or SIGTERM): the rest of the file is not read";
 
 /// How a document's walk ended.
@@ -584,11 +584,22 @@ fn bad_item(
     unended: bool,
 ) -> InputError {
     let line = line_of_offset(bytes, start);
+    let message = bad_item_message(line, column_of(bytes, start), e.as_ref(), unended);
+    InputError {
+        origin: Origin { location: location.to_string(), line: Some(line), item: Some(i) },
+        column: None,
+        message,
+    }
+}
+
+/// What [`bad_item`] says of an item starting at `line` and `column` that
+/// does not parse (`e`); `unended` when the input holds no end for it.
+pub(crate) fn bad_item_message(line: u64, column: usize, e: Option<&serde_json::Error>, unended: bool) -> String {
     let what = match e {
-        // The parser counts from `start`: its first line's columns from `start`'s column.
+        // The parser counts from the item's start: its first line's columns from the item's column.
         Some(e) => {
-            let column = if e.line() == 1 { column_of(bytes, start) - 1 + e.column() } else { e.column() };
-            format!("{} at line {} column {column}", json_error_what(&e), line - 1 + e.line() as u64)
+            let column = if e.line() == 1 { column - 1 + e.column() } else { e.column() };
+            format!("{} at line {} column {column}", json_error_what(e), line - 1 + e.line() as u64)
         }
         None => "invalid JSON".to_string(),
     };
@@ -598,11 +609,7 @@ fn bad_item(
     } else {
         "this item is skipped (not stored); the List's other items are loaded"
     };
-    InputError {
-        origin: Origin { location: location.to_string(), line: Some(line), item: Some(i) },
-        column: None,
-        message: format!("{what}; {then}"),
-    }
+    format!("{what}; {then}")
 }
 
 /// Reports that reading stopped at `at` on an interrupt (in item `item`).
