@@ -89,7 +89,7 @@ pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
         )?;
         return Ok(caught.exit_code());
     };
-    let store = crate::cmd::open_store(&cli.db)?;
+    let store = crate::cmd::open_store(cli)?;
     // The final commit runs on this thread and would hold the signal until
     // its end (issue 34: 11.6 s): the first signal stops the statement it
     // runs, and the commit's transaction is rolled back whole.
@@ -219,7 +219,7 @@ pub fn record(cli: &Cli, args: &RecordArgs) -> anyhow::Result<ExitCode> {
     let runtime = runtime()?;
     // Connected before the store is opened, as `ingest api`.
     let (connected, scope) = runtime.block_on(connect(&args.kube))?;
-    let store = crate::cmd::open_store(&cli.db)?;
+    let store = crate::cmd::open_store(cli)?;
     let stats = Arc::new(RecorderStats::new(args.unhealthy_after));
     if let Some(addr) = args.metrics_addr {
         let listener = runtime

@@ -12,7 +12,7 @@ use crate::render;
 /// Exit 0 when the range has node usage samples (episodes or none), 1 when
 /// it has none (no usage sample at all, or none in the range).
 pub fn run(cli: &Cli, args: &HotspotsArgs) -> anyhow::Result<ExitCode> {
-    let store = crate::cmd::open_existing_store(&cli.db)?;
+    let store = crate::cmd::open_existing_store(cli)?;
     let options = HotspotsOptions {
         since: args.since,
         until: args.until,

@@ -41,7 +41,7 @@ pub fn apply(cli: &Cli, args: &RebalanceApplyArgs) -> anyhow::Result<ExitCode> {
     let text = std::fs::read_to_string(&args.plan).with_context(|| format!("reading {}", args.plan.display()))?;
     let doc = PlanDocument::from_json(&text).with_context(|| format!("{}", args.plan.display()))?;
     let mut options = options(&args.execute, args.replan);
-    let store = cluster::open_store(&cli.db, args.execute.no_store)?;
+    let store = cluster::open_store(cli, args.execute.no_store)?;
     let policy = doc.policy().with_context(|| format!("{}: its policy", args.plan.display()))?;
     options.measured = super::rebalance_usage::latest_for_apply(store.as_ref(), &policy, doc.options.usage_window)?;
     let (runtime, client, _) = cluster::connect(&args.cluster)?;
@@ -68,7 +68,7 @@ pub fn run(cli: &Cli, args: &RebalanceRunArgs) -> anyhow::Result<ExitCode> {
     }
     let (policy, policy_source) = read_policy(args.policy.as_deref())?;
     let mut options = options(&args.execute, false);
-    let store = cluster::open_store(&cli.db, args.execute.no_store)?;
+    let store = cluster::open_store(cli, args.execute.no_store)?;
     options.measured = super::rebalance_usage::latest_for_apply(store.as_ref(), &policy, None)?;
     let (runtime, client, source) = cluster::connect(&args.cluster)?;
     note_default_policy(&policy_source)?;

@@ -33,7 +33,7 @@ pub fn run(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
         }
         _ => read_policy(args.policy.as_deref())?,
     };
-    let store = crate::cmd::open_existing_store(&cli.db)?;
+    let store = crate::cmd::open_existing_store(cli)?;
     // An --at after the history is the report's first note (table and JSON alike).
     let report = skew(&store, args.at, &policy)?;
     note_default_policy(&source)?;
@@ -48,7 +48,7 @@ pub fn run(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
 /// `skew --usage`: exit 0 with nodes measured, 1 when no node has a reading
 /// (no usage sample at all, or none within --window of the instant).
 fn usage(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
-    let store = crate::cmd::open_existing_store(&cli.db)?;
+    let store = crate::cmd::open_existing_store(cli)?;
     let max_age_us = args.window.num_microseconds().unwrap_or(i64::MAX);
     let mut report = skew_usage(&store, args.at, Reading::Latest { max_age_us }, args.hot)?;
     if args.pods.narrows() {
