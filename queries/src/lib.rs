@@ -58,7 +58,7 @@ pub use catalog::{list_queries, run_query, CatalogError, ParamKind, ParamSpec, Q
 pub use columns::{Batches, Bools, Columns, Int32s, Int64s, Text, Times};
 pub use drain_moves::{DrainMovesToKeep, KeptEpisode, KeptMove, KeptMoves, KeptReplacement};
 pub use instant::{instant_text, parse_instant, plausible_range, time_of_day_text, InstantError, InstantListError};
-pub use memory::{size_text, temp_directory, OpenOptions, DEFAULT_MEMORY_LIMIT, MIN_MEMORY_LIMIT};
+pub use memory::{batch_bytes_within, size_text, temp_directory, OpenOptions, DEFAULT_MEMORY_LIMIT, MIN_MEMORY_LIMIT};
 pub use migration_progress::{MigrationProgress, NoMigrationProgress};
 pub use parallel::map_ordered;
 pub use prepare::{prepare, prepare_all, Prepared, StagingRow};

@@ -257,6 +257,14 @@ impl<'s> RunWriter<'s> {
         self.pending_bytes
     }
 
+    /// The most bytes of objects a batch should stage before the caller
+    /// commits or moves it, under the store's memory limit
+    /// ([`crate::batch_bytes_within`]): callers bound their batches by the
+    /// smaller of this and their own byte bound.
+    pub fn max_batch_bytes(&self) -> u64 {
+        crate::batch_bytes_within(self.store.memory_limit())
+    }
+
     /// This run's id.
     pub fn run_id(&self) -> i64 {
         self.run_id

@@ -261,7 +261,8 @@ pub fn record(cli: &Cli, args: &RecordArgs) -> anyhow::Result<ExitCode> {
         options.watch.request_timeout = Duration::from_secs(args.kube.request_timeout);
         options.watch.max_page_bytes = args.kube.cluster.max_page_bytes();
         options.batch_records = args.batch_records;
-        options.batch_bytes = args.max_batch_bytes;
+        // No batch larger than DuckDB can commit under --memory-limit (issue 39).
+        options.batch_bytes = args.max_batch_bytes.min(kdrift_store::batch_bytes_within(cli.memory_limit));
         options.batch_interval = Duration::from_secs(args.batch_seconds);
         options.metrics_interval = args.metrics_interval.0;
         options.stats = stats;

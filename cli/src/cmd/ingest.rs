@@ -203,7 +203,8 @@ pub fn victorialogs(cli: &Cli, args: &IngestVictorialogsArgs) -> anyhow::Result<
         resume: args.resume,
         max_rows_per_window: args.window_rows,
         retry: Retry { attempts: args.attempts, first_delay: args.retry_delay, ..Retry::default() },
-        max_batch_bytes: args.max_batch_bytes,
+        // No batch larger than DuckDB can commit under --memory-limit (issue 39).
+        max_batch_bytes: args.max_batch_bytes.min(kdrift_store::batch_bytes_within(cli.memory_limit)),
         interrupt: caught.interrupt().clone(),
         ..PullOptions::default()
     };
