@@ -2571,3 +2571,32 @@ fn skew_notes_omit_a_zero_count_and_threshold_errors_name_the_flags() {
          targetThresholds'"
     );
 }
+
+#[test]
+fn the_memory_limit_is_given_to_duckdb_and_a_bad_one_is_refused_saying_what_is_accepted() {
+    let settings = |args: &[&str], env: Option<&str>| {
+        let mut c = kdrift();
+        if let Some(v) = env {
+            c.env("KDRIFT_MEMORY_LIMIT", v);
+        } else {
+            c.env_remove("KDRIFT_MEMORY_LIMIT");
+        }
+        let out = c.arg("--db").arg(demo_db()).args(args).args(["query", "memory_settings", "-o", "json"]).output();
+        let out = out.expect("run");
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        v[0]["memory_limit"].as_str().map(str::to_string).unwrap_or_else(|| panic!("{v}"))
+    };
+    assert_eq!(settings(&[], None), "128.0 MiB");
+    assert_eq!(settings(&["--memory-limit", "64MiB"], None), "64.0 MiB");
+    assert_eq!(settings(&[], Some("1GiB")), "1.0 GiB");
+    for (value, says) in [
+        ("1MiB", "\"1MiB\" is too small a memory limit for DuckDB: at least 16MiB"),
+        ("lots", "\"lots\" is not a size: expected bytes, or a number with KiB, MiB, GiB or TiB"),
+    ] {
+        let out = kdrift().args(["--memory-limit", value, "query", "store_counts"]).output().expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(&format!("invalid value '{value}' for '--memory-limit <SIZE>': {says}")), "{stderr}");
+    }
+}
