@@ -51,13 +51,15 @@ impl Reader {
     }
 
     /// DuckDB's memory limit and temporary directory on this connection's
-    /// database, as DuckDB reports them (`memory_settings.sql`): e.g.
+    /// database, as DuckDB reports them (`memory_settings.sql`,
+    /// `temp_directory.sql`): e.g.
     /// `64.0 MiB` and `/data/k.duckdb.tmp`.
     ///
     /// # Errors
     /// [`StoreError::Query`].
     pub fn memory_settings(&self) -> Result<(String, String), StoreError> {
-        self.query_one(&sql::MEMORY_SETTINGS, [], |r| Ok((r.get(0)?, r.get(1)?)))
+        let limit = self.query_one(&sql::MEMORY_SETTINGS, [], |r| r.get(0))?;
+        Ok((limit, self.query_one(&sql::TEMP_DIRECTORY, [], |r| r.get(0))?))
     }
 
     /// The memory limit this store was opened with, in bytes
