@@ -42,8 +42,11 @@ fn write_pod_list(path: &Path, pods: usize, annotation: usize) {
     let mut out = std::io::BufWriter::new(std::fs::File::create(path).expect("create"));
     writeln!(out, r#"{{"apiVersion":"v1","kind":"List","items":["#).expect("write");
     for i in 0..pods {
-        // Different in every pod: no two objects share a content hash.
-        let text: String = format!("{i:08}-").repeat(annotation / 9 + 1)[..annotation].to_string();
+        // Different in every pod (no two objects share a content hash), and
+        // words: long runs of digits or hex are what credential masking
+        // looks into.
+        let line = format!("pod big-{i} replicas three image nginx ");
+        let text: String = line.repeat(annotation / line.len() + 1)[..annotation].to_string();
         let pod = serde_json::json!({
             "apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": format!("big-{i}"), "namespace": "ns", "uid": format!("uid-{i}"),
