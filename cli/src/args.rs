@@ -41,9 +41,27 @@ pub struct Cli {
     /// (`-o json` keeps every value whole). 0: no cut.
     #[arg(long, global = true, value_name = "N", default_value_t = crate::render::MAX_CELL_WIDTH)]
     pub max_cell_width: usize,
+    /// The most memory DuckDB may hold for the store (a size as --max-batch-bytes; at least 16MiB): beyond
+    /// it, it spills to a temporary directory beside the store file (`<db>.tmp/`, removed when empty). The
+    /// default fits kdrift in a 256MiB container; raise it when a command says it ran out of memory.
+    #[arg(long, global = true, env = "KDRIFT_MEMORY_LIMIT", value_name = "SIZE", default_value = "128MiB",
+          value_parser = parse_memory_limit)]
+    pub memory_limit: u64,
     /// The command.
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// Parses `--memory-limit`: a size of at least [`kdrift_store::MIN_MEMORY_LIMIT`] (pure; used by clap).
+pub fn parse_memory_limit(s: &str) -> Result<u64, String> {
+    let bytes = kdrift_ingest::parse_size(s)?;
+    if bytes < kdrift_store::MIN_MEMORY_LIMIT {
+        return Err(format!(
+            "{s:?} is too small a memory limit for DuckDB: at least {}",
+            kdrift_store::size_text(kdrift_store::MIN_MEMORY_LIMIT)
+        ));
+    }
+    Ok(bytes)
 }
 
 /// Output formats.

@@ -718,7 +718,7 @@ fn read_whole(
                 errors,
                 ..FileSummary::default()
             };
-            stage_all(writer, parsed.records, &mut summary, interrupt)?;
+            stage_all(writer, parsed.records, &mut summary, limits.batch_bytes, interrupt)?;
             summary
         }
     })
@@ -736,23 +736,34 @@ pub fn ingest_records(
 ) -> Result<IngestReport, StoreError> {
     let mut writer = RunWriter::begin(store, source_kind, location)?;
     let mut summary = FileSummary { location: location.to_string(), ..FileSummary::default() };
-    stage_all(&mut writer, records, &mut summary, &Interrupt::new())?;
+    stage_all(&mut writer, records, &mut summary, crate::ndjson_stream::BATCH_BYTES, &Interrupt::new())?;
     finish(store, writer, vec![summary], Vec::new(), &mut NoProgress)
 }
 
-/// Stages `records`, a chunk at a time, until they end or `interrupt` is triggered.
+/// Stages `records`, a chunk at a time, until they end or `interrupt` is
+/// triggered, committing a batch whenever `batch_bytes` bytes of objects
+/// (at most the store's [`RunWriter::max_batch_bytes`]) are staged: a JSON
+/// List of big objects is committed in batches DuckDB can hold under its
+/// memory limit, not in one (issue 39). The file's input errors go with
+/// the run's next commit after it is read ([`note_new_errors`]).
 fn stage_all(
     writer: &mut RunWriter<'_>,
     records: impl IntoIterator<Item = Record>,
     summary: &mut FileSummary,
+    batch_bytes: u64,
     interrupt: &Interrupt,
 ) -> Result<(), StoreError> {
+    let batch_bytes = batch_bytes.min(writer.max_batch_bytes());
     // Prepared on every core, a chunk at a time (memory stays bounded).
     let mut records = records.into_iter().peekable();
     while records.peek().is_some() && !interrupt.is_triggered() {
         let chunk: Vec<Record> = records.by_ref().take(crate::ndjson_stream::CHUNK).collect();
         for prepared in prepare_all(chunk, writer.started_at()) {
             stage_prepared(writer, prepared, summary)?;
+            if writer.pending_bytes() >= batch_bytes {
+                let errors = writer.errors_noted();
+                writer.commit_batch(errors)?;
+            }
         }
     }
     Ok(())

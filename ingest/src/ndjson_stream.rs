@@ -225,6 +225,8 @@ pub(crate) fn stream_file(
     limits: &FileLimits,
     interrupt: &Interrupt,
 ) -> Result<bool, StoreError> {
+    // No batch larger than the store's memory limit lets DuckDB commit (issue 39).
+    let limits = &FileLimits { batch_bytes: limits.batch_bytes.min(writer.max_batch_bytes()), ..*limits };
     let Some(mut reader) = open(path, limits.decompressed) else { return Ok(false) };
     let location = summary.location.clone();
     // The first two non-blank lines that are not `#` comments decide (a

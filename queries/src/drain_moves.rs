@@ -153,7 +153,7 @@ impl Store {
         self.batch(&sql::CLEAR_DRAIN_MOVES)?;
         {
             // Schema v12: each episode's span, for readers that need no signal.
-            let append_error = |source| StoreError::Append { table: "drain_episodes", source };
+            let append_error = |source| self.append_failed("drain_episodes", source);
             let mut appender = self.conn.appender("drain_episodes").map_err(append_error)?;
             for ep in &kept.episodes {
                 appender
@@ -174,7 +174,7 @@ impl Store {
         // Stable: the timeline's order within a node (moves with no replacement last).
         let mut rows: Vec<&KeptMove> = kept.moves.iter().collect();
         rows.sort_by_key(|m| m.replacement.as_ref().map_or((true, ""), |r| (false, r.node.as_str())));
-        let append_error = |source| StoreError::Append { table: "drain_moves", source };
+        let append_error = |source| self.append_failed("drain_moves", source);
         let mut appender = self.conn.appender("drain_moves").map_err(append_error)?;
         for m in rows {
             let r = m.replacement.as_ref();

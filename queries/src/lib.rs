@@ -23,6 +23,7 @@
 //! - `run_checks`: what a committed run stored that its user should hear about;
 //! - `record_mask`: credentials masked in every record before it is staged;
 //! - `usage`: measured usage samples (schema v17), one window committed atomically ([`Store::commit_usage`]);
+//! - `memory`: DuckDB's memory limit and temporary directory for one open store ([`OpenOptions`], issue 39);
 //! - `migration_progress`: each step of migrating an existing store, told to the caller ([`MigrationProgress`]);
 //! - `remodel`: every stored pod version's model derived again from its object (migration 16);
 //! - [`Row`], [`Param`], [`params!`]: what callers of a named query see of a row and its parameters;
@@ -32,6 +33,7 @@ mod catalog;
 mod columns;
 mod drain_moves;
 mod instant;
+mod memory;
 mod migration_progress;
 mod parallel;
 mod prepare;
@@ -56,6 +58,7 @@ pub use catalog::{list_queries, run_query, CatalogError, ParamKind, ParamSpec, Q
 pub use columns::{Batches, Bools, Columns, Int32s, Int64s, Text, Times};
 pub use drain_moves::{DrainMovesToKeep, KeptEpisode, KeptMove, KeptMoves, KeptReplacement};
 pub use instant::{instant_text, parse_instant, plausible_range, time_of_day_text, InstantError, InstantListError};
+pub use memory::{batch_bytes_within, size_text, temp_directory, OpenOptions, DEFAULT_MEMORY_LIMIT, MIN_MEMORY_LIMIT};
 pub use migration_progress::{MigrationProgress, NoMigrationProgress};
 pub use parallel::map_ordered;
 pub use prepare::{prepare, prepare_all, Prepared, StagingRow};
@@ -215,6 +218,24 @@ pub enum StoreError {
         /// What is wrong, e.g. `is Int64, expected Utf8`.
         problem: String,
     },
+    /// DuckDB needed more memory for a statement or a bulk load than the
+    /// store's memory limit ([`OpenOptions::memory_limit`]) lets it hold,
+    /// and could not spill what it held to the temporary directory.
+    #[error(
+        "DuckDB ran out of memory in {what} under the memory limit of {} (--memory-limit / KDRIFT_MEMORY_LIMIT): \
+         raise it, e.g. --memory-limit {}",
+        memory::size_text(*limit),
+        memory::size_text(limit.saturating_mul(2))
+    )]
+    OutOfMemory {
+        /// The query (`query NAME (FILE)`) or bulk load (`bulk load into TABLE`) that failed.
+        what: String,
+        /// The memory limit, in bytes.
+        limit: u64,
+        /// The driver's error.
+        #[source]
+        source: duckdb::Error,
+    },
     /// The bulk-load appender failed.
     #[error("bulk load into {table} failed")]
     Append {
@@ -300,6 +321,9 @@ pub struct Store {
     abandoned: Vec<AbandonedRun>,
     /// The runs a read-only open found `running` ([`Store::unclosed_runs`]).
     unclosed: Vec<UnclosedRun>,
+    /// DuckDB's temporary directory, removed when empty once the
+    /// connection (`reader`, dropped first) has closed.
+    _temp: memory::TempDirectory,
 }
 
 /// Every read ([`Reader`]'s methods) works on a `Store` too; the writes are
@@ -349,7 +373,7 @@ impl Store {
     /// that is not a DuckDB database, [`StoreError::NotAStore`],
     /// [`StoreError::TooNew`], or a failed migration query.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        Store::open_reporting(path, &NoMigrationProgress)
+        Store::open_with(path, &OpenOptions::default(), &NoMigrationProgress)
     }
 
     /// [`Store::open`], telling `progress` of each step of migrating an
@@ -358,13 +382,26 @@ impl Store {
     /// # Errors
     /// As [`Store::open`].
     pub fn open_reporting(path: &Path, progress: &dyn MigrationProgress) -> Result<Store, StoreError> {
+        Store::open_with(path, &OpenOptions::default(), progress)
+    }
+
+    /// [`Store::open_reporting`] with DuckDB's memory limit and temporary
+    /// directory from `options` ([`OpenOptions`]).
+    ///
+    /// # Errors
+    /// As [`Store::open`].
+    pub fn open_with(
+        path: &Path,
+        options: &OpenOptions,
+        progress: &dyn MigrationProgress,
+    ) -> Result<Store, StoreError> {
         check_duckdb_header(path)?;
         if !path.exists() {
-            create_in_place(path)?;
+            create_in_place(path, options)?;
         }
-        let conn = Connection::open(path).map_err(|source| open_error(path, source))?;
-        let mut store =
-            Store { reader: Reader { conn, path: path.to_path_buf() }, abandoned: Vec::new(), unclosed: Vec::new() };
+        let config = options.config(path, duckdb::Config::default()).map_err(|source| open_error(path, source))?;
+        let conn = Connection::open_with_flags(path, config).map_err(|source| open_error(path, source))?;
+        let mut store = Store::with_connection(conn, path, options);
         store.ensure_schema(progress)?;
         store.abandoned = store.close_abandoned_runs()?;
         // Rows an older kdrift left in the stored staging table (killed
@@ -425,7 +462,7 @@ impl Store {
     /// writes the file, or a failed migration (e.g. a read-only file of an
     /// older schema).
     pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
-        Store::open_existing_reporting(path, &NoMigrationProgress)
+        Store::open_existing_with(path, &OpenOptions::default(), &NoMigrationProgress)
     }
 
     /// [`Store::open_existing`], telling `progress` of each step of
@@ -434,15 +471,28 @@ impl Store {
     /// # Errors
     /// As [`Store::open_existing`].
     pub fn open_existing_reporting(path: &Path, progress: &dyn MigrationProgress) -> Result<Store, StoreError> {
+        Store::open_existing_with(path, &OpenOptions::default(), progress)
+    }
+
+    /// [`Store::open_existing_reporting`] with DuckDB's memory limit and
+    /// temporary directory from `options` ([`OpenOptions`]).
+    ///
+    /// # Errors
+    /// As [`Store::open_existing`].
+    pub fn open_existing_with(
+        path: &Path,
+        options: &OpenOptions,
+        progress: &dyn MigrationProgress,
+    ) -> Result<Store, StoreError> {
         if !path.exists() {
             return Err(StoreError::Missing { path: path.to_path_buf() });
         }
         check_duckdb_header(path)?;
         let open_err = |source| open_error(path, source);
         let config = duckdb::Config::default().access_mode(duckdb::AccessMode::ReadOnly).map_err(open_err)?;
+        let config = options.config(path, config).map_err(open_err)?;
         let conn = Connection::open_with_flags(path, config).map_err(open_err)?;
-        let store =
-            Store { reader: Reader { conn, path: path.to_path_buf() }, abandoned: Vec::new(), unclosed: Vec::new() };
+        let store = Store::with_connection(conn, path, options);
         let has_meta: i64 = store.query_one(&sql::HAS_META, [], |r| r.get(0))?;
         if has_meta == 0 {
             return Err(StoreError::NotAStore { path: path.to_path_buf(), reading: true });
@@ -451,10 +501,10 @@ impl Store {
             // An older schema: migrated once, in place (the queries need the
             // new columns), then opened read-only again.
             drop(store);
-            let migrated = Store::open_reporting(path, progress)?;
+            let migrated = Store::open_with(path, options, progress)?;
             let abandoned = migrated.abandoned.clone();
             drop(migrated);
-            let mut store = Store::open_existing(path)?;
+            let mut store = Store::open_existing_with(path, options, &NoMigrationProgress)?;
             store.abandoned = abandoned;
             return Ok(store);
         }
@@ -462,6 +512,16 @@ impl Store {
         store.unclosed =
             store.query_map(&sql::UNCLOSED_RUNS, [], |r| Ok(UnclosedRun { run_id: r.get(0)?, location: r.get(1)? }))?;
         Ok(store)
+    }
+
+    /// The store of `conn`, opened at `path` with `options`.
+    fn with_connection(conn: Connection, path: &Path, options: &OpenOptions) -> Store {
+        Store {
+            reader: Reader { conn, path: path.to_path_buf(), memory_limit: options.memory_limit },
+            abandoned: Vec::new(),
+            unclosed: Vec::new(),
+            _temp: memory::TempDirectory(memory::temp_directory(path)),
+        }
     }
 
     /// A handle that stops the statement this connection is running, from
@@ -698,7 +758,7 @@ impl Store {
             let mut appender = self
                 .conn
                 .appender("pod_usage_backfill")
-                .map_err(|source| StoreError::Append { table: "pod_usage_backfill", source })?;
+                .map_err(|source| self.append_failed("pod_usage_backfill", source))?;
             for (obs_id, model) in models {
                 let usage = match serde_json::from_str::<serde_json::Value>(model.as_deref().unwrap_or("null")) {
                     Ok(pod) => writer::UsageColumns::of(&pod),
@@ -713,9 +773,9 @@ impl Store {
                         usage.other,
                         usage.model_error
                     ])
-                    .map_err(|source| StoreError::Append { table: "pod_usage_backfill", source })?;
+                    .map_err(|source| self.append_failed("pod_usage_backfill", source))?;
             }
-            appender.flush().map_err(|source| StoreError::Append { table: "pod_usage_backfill", source })?;
+            appender.flush().map_err(|source| self.append_failed("pod_usage_backfill", source))?;
         }
         self.batch(&sql::SCHEMA_V4_BACKFILL)?;
         self.execute(&sql::DERIVE_POD_INTERVALS, duckdb::params![-1i64, 0i64])?;
@@ -738,7 +798,7 @@ impl Store {
     /// [`StoreError::Query`] naming the query.
     pub fn batch(&self, q: &NamedQuery) -> Result<(), StoreError> {
         let started = std::time::Instant::now();
-        let done = self.conn.execute_batch(q.sql).map_err(|e| query_error(q, e));
+        let done = self.conn.execute_batch(q.sql).map_err(|e| self.query_failed(q, e));
         log_time(q, started);
         done
     }
@@ -749,8 +809,8 @@ impl Store {
     /// [`StoreError::Query`] naming the query.
     pub fn execute<P: Params>(&self, q: &NamedQuery, params: P) -> Result<usize, StoreError> {
         let started = std::time::Instant::now();
-        let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| query_error(q, e))?;
-        let done = stmt.execute(params).map_err(|e| query_error(q, e));
+        let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| self.query_failed(q, e))?;
+        let done = stmt.execute(params).map_err(|e| self.query_failed(q, e));
         log_time(q, started);
         done
     }
@@ -842,7 +902,7 @@ fn special_file_kind(m: &std::fs::Metadata) -> &'static str {
 /// # Errors
 /// [`StoreError::Open`] naming `path` (the temporary file's error as the
 /// source), or the schema's queries.
-fn create_in_place(path: &Path) -> Result<(), StoreError> {
+fn create_in_place(path: &Path, options: &OpenOptions) -> Result<(), StoreError> {
     let name = path.file_name().map_or_else(|| "kdrift.duckdb".into(), |n| n.to_string_lossy().into_owned());
     let tmp = path.with_file_name(format!(".{name}.creating-{}", std::process::id()));
     let wal = |p: &Path| PathBuf::from(format!("{}.wal", p.display()));
@@ -854,15 +914,17 @@ fn create_in_place(path: &Path) -> Result<(), StoreError> {
     remove(&tmp);
     let created = (|| {
         // DuckDB's error names the temporary file: name the store instead.
-        let conn = Connection::open(&tmp).map_err(|source| StoreError::BadPath {
-            path: path.to_path_buf(),
-            problem: format!(
-                "cannot create it: {}",
-                source.to_string().replace(&tmp.display().to_string(), &path.display().to_string())
-            ),
+        let config = options.config(path, duckdb::Config::default());
+        let conn = config.and_then(|config| Connection::open_with_flags(&tmp, config)).map_err(|source| {
+            StoreError::BadPath {
+                path: path.to_path_buf(),
+                problem: format!(
+                    "cannot create it: {}",
+                    source.to_string().replace(&tmp.display().to_string(), &path.display().to_string())
+                ),
+            }
         })?;
-        let store =
-            Store { reader: Reader { conn, path: path.to_path_buf() }, abandoned: Vec::new(), unclosed: Vec::new() };
+        let store = Store::with_connection(conn, path, options);
         store.ensure_schema(&NoMigrationProgress)?;
         store.batch(&sql::CHECKPOINT)?;
         drop(store);

@@ -20,6 +20,10 @@ use crate::{query_error, StoreCounts, StoreError};
 pub struct Reader {
     pub(crate) conn: Connection,
     pub(crate) path: PathBuf,
+    /// DuckDB's memory limit on this connection's database, in bytes
+    /// ([`crate::OpenOptions::memory_limit`]): named when a statement fails for
+    /// want of memory.
+    pub(crate) memory_limit: u64,
 }
 
 impl std::fmt::Debug for Reader {
@@ -43,7 +47,42 @@ impl Reader {
     /// [`StoreError::Open`] when DuckDB cannot open another connection.
     pub fn try_clone(&self) -> Result<Reader, StoreError> {
         let conn = self.conn.try_clone().map_err(|source| StoreError::Open { path: self.path.clone(), source })?;
-        Ok(Reader { conn, path: self.path.clone() })
+        Ok(Reader { conn, path: self.path.clone(), memory_limit: self.memory_limit })
+    }
+
+    /// DuckDB's memory limit and temporary directory on this connection's
+    /// database, as DuckDB reports them (`memory_settings.sql`,
+    /// `temp_directory.sql`): e.g.
+    /// `64.0 MiB` and `/data/k.duckdb.tmp`.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub fn memory_settings(&self) -> Result<(String, String), StoreError> {
+        let limit = self.query_one(&sql::MEMORY_SETTINGS, [], |r| r.get(0))?;
+        Ok((limit, self.query_one(&sql::TEMP_DIRECTORY, [], |r| r.get(0))?))
+    }
+
+    /// The memory limit this store was opened with, in bytes
+    /// ([`crate::OpenOptions::memory_limit`]).
+    pub fn memory_limit(&self) -> u64 {
+        self.memory_limit
+    }
+
+    /// Query `q`'s failure: [`StoreError::OutOfMemory`] naming the memory
+    /// limit when DuckDB ran out of it, else [`StoreError::Query`].
+    pub(crate) fn query_failed(&self, q: &NamedQuery, e: duckdb::Error) -> StoreError {
+        crate::memory::out_of_memory_or(e, self.memory_limit, format!("query {} ({})", q.name, q.file), |e| {
+            query_error(q, e)
+        })
+    }
+
+    /// A bulk load's failure into `table`: [`StoreError::OutOfMemory`]
+    /// naming the memory limit when DuckDB ran out of it, else
+    /// [`StoreError::Append`].
+    pub(crate) fn append_failed(&self, table: &'static str, e: duckdb::Error) -> StoreError {
+        crate::memory::out_of_memory_or(e, self.memory_limit, format!("bulk load into {table}"), |source| {
+            StoreError::Append { table, source }
+        })
     }
 
     /// What the store holds.
@@ -91,8 +130,8 @@ impl Reader {
         P: Params,
         F: FnOnce(&Row<'_, '_>) -> Result<T, RowError>,
     {
-        let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| query_error(q, e))?;
-        stmt.query_row(params, |r| f(&Row(r)).map_err(|e| e.0)).map_err(|e| query_error(q, e))
+        let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| self.query_failed(q, e))?;
+        stmt.query_row(params, |r| f(&Row(r)).map_err(|e| e.0)).map_err(|e| self.query_failed(q, e))
     }
 
     /// Runs a query and maps every row.
@@ -104,9 +143,9 @@ impl Reader {
         P: Params,
         F: FnMut(&Row<'_, '_>) -> Result<T, RowError>,
     {
-        let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| query_error(q, e))?;
-        let rows = stmt.query_map(params, |r| f(&Row(r)).map_err(|e| e.0)).map_err(|e| query_error(q, e))?;
-        rows.collect::<duckdb::Result<Vec<T>>>().map_err(|e| query_error(q, e))
+        let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| self.query_failed(q, e))?;
+        let rows = stmt.query_map(params, |r| f(&Row(r)).map_err(|e| e.0)).map_err(|e| self.query_failed(q, e))?;
+        rows.collect::<duckdb::Result<Vec<T>>>().map_err(|e| self.query_failed(q, e))
     }
 
     /// Runs a query and returns its result column by column ([`Batches`]),
@@ -117,7 +156,7 @@ impl Reader {
     /// # Errors
     /// [`StoreError::Query`] naming the query.
     pub fn query_columns<P: Params>(&self, q: &NamedQuery, params: P) -> Result<Batches, StoreError> {
-        let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| query_error(q, e))?;
-        Ok(Batches::new(q, stmt.query_arrow(params).map_err(|e| query_error(q, e))?.collect()))
+        let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| self.query_failed(q, e))?;
+        Ok(Batches::new(q, stmt.query_arrow(params).map_err(|e| self.query_failed(q, e))?.collect()))
     }
 }

@@ -26,7 +26,7 @@ impl Store {
         let (first, last): (i64, i64) =
             self.query_one(&sql::SCHEMA_V16_OBS_RANGE, [], |r| Ok((r.get(0)?, r.get(1)?)))?;
         {
-            let append_err = |source| StoreError::Append { table: "pod_model_rederived", source };
+            let append_err = |source| self.append_failed("pod_model_rederived", source);
             let mut appender = self.conn.appender("pod_model_rederived").map_err(append_err)?;
             let mut from = first;
             while from <= last {

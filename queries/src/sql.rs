@@ -193,6 +193,10 @@ queries! {
     DERIVE_REQUESTED_CHECKPOINT_TIMES = "derive_requested_checkpoint_times", "derive/requested_checkpoint_times.sql";
     /// What the store holds (counts).
     STORE_COUNTS = "store_counts", "stats/store_counts.sql";
+    /// DuckDB's memory limit for the open store (issue 39).
+    MEMORY_SETTINGS = "memory_settings", "stats/memory_settings.sql";
+    /// DuckDB's temporary directory for the open store (issue 39).
+    TEMP_DIRECTORY = "temp_directory", "stats/temp_directory.sql";
     /// The DuckDB library's version (`kdrift version`).
     DUCKDB_VERSION = "duckdb_version", "stats/duckdb_version.sql";
     /// Every ingest run, newest first.

@@ -227,7 +227,7 @@ impl Store {
             }
         }
         self.execute(&sql::USAGE_CLEAR_STAGING, [])?;
-        let failed = |source| StoreError::Append { table: "staging_usage", source };
+        let failed = |source| self.append_failed("staging_usage", source);
         {
             let mut appender = self.conn.appender("staging_usage").map_err(failed)?;
             for s in samples {
@@ -269,7 +269,7 @@ impl Store {
         use duckdb::arrow::array::{ArrayRef, Int64Builder, StringBuilder, TimestampMicrosecondBuilder};
         use duckdb::arrow::record_batch::RecordBatch;
         use std::sync::Arc;
-        let failed = |source| StoreError::Append { table: "usage_samples", source };
+        let failed = |source| self.append_failed("usage_samples", source);
         // Column by column (Arrow arrays, appended a DuckDB vector at a
         // time): 3.5× the speed of binding each value of each row.
         let n = samples.len();

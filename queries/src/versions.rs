@@ -16,7 +16,7 @@ use crate::{check_duckdb_header, open_error, sql, StoreError};
 /// An in-memory database could not be opened or asked.
 pub fn duckdb_version() -> Result<String, StoreError> {
     let conn = Connection::open_in_memory().map_err(|source| open_error(Path::new(":memory:"), source))?;
-    let reader = Reader { conn, path: ":memory:".into() };
+    let reader = Reader { conn, path: ":memory:".into(), memory_limit: 0 };
     let (version, source): (String, String) =
         reader.query_one(&sql::DUCKDB_VERSION, [], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(format!("{version} ({source})"))
@@ -37,7 +37,7 @@ pub fn file_schema_version(path: &Path) -> Result<Option<i64>, StoreError> {
     let open_err = |source| open_error(path, source);
     let config = duckdb::Config::default().access_mode(duckdb::AccessMode::ReadOnly).map_err(open_err)?;
     let conn = Connection::open_with_flags(path, config).map_err(open_err)?;
-    let reader = Reader { conn, path: path.to_path_buf() };
+    let reader = Reader { conn, path: path.to_path_buf(), memory_limit: 0 };
     let has_meta: i64 = reader.query_one(&sql::HAS_META, [], |r| r.get(0))?;
     if has_meta == 0 {
         return Err(StoreError::NotAStore { path: path.to_path_buf(), reading: true });

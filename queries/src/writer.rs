@@ -257,6 +257,14 @@ impl<'s> RunWriter<'s> {
         self.pending_bytes
     }
 
+    /// The most bytes of objects a batch should stage before the caller
+    /// commits or moves it, under the store's memory limit
+    /// ([`crate::batch_bytes_within`]): callers bound their batches by the
+    /// smaller of this and their own byte bound.
+    pub fn max_batch_bytes(&self) -> u64 {
+        crate::batch_bytes_within(self.store.memory_limit())
+    }
+
     /// This run's id.
     pub fn run_id(&self) -> i64 {
         self.run_id
@@ -333,10 +341,10 @@ impl<'s> RunWriter<'s> {
                 usage.labels,
                 usage.scheduling_terms,
             ])
-            .map_err(|source| StoreError::Append { table: "staging_observations", source })?;
+            .map_err(|source| self.store.append_failed("staging_observations", source))?;
         if self.pending.is_multiple_of(APPENDER_FLUSH_ROWS) || self.unflushed_bytes >= APPENDER_FLUSH_BYTES {
             self.unflushed_bytes = 0;
-            appender.flush().map_err(|source| StoreError::Append { table: "staging_observations", source })?;
+            appender.flush().map_err(|source| self.store.append_failed("staging_observations", source))?;
         }
         Ok(())
     }
@@ -463,7 +471,7 @@ impl<'s> RunWriter<'s> {
     ) -> Result<(), StoreError> {
         let started = std::time::Instant::now();
         if let Some(mut appender) = self.appender.take() {
-            appender.flush().map_err(|source| StoreError::Append { table: "staging_observations", source })?;
+            appender.flush().map_err(|source| self.store.append_failed("staging_observations", source))?;
         }
         tracing::trace!(ms = started.elapsed().as_secs_f64() * 1e3, "appender flushed");
         self.errors = errors;
@@ -655,7 +663,7 @@ fn write_errors(store: &Store, run_id: i64, rows: &[ErrorRow]) -> Result<(), Sto
     if rows.is_empty() {
         return Ok(());
     }
-    let failed = |source| StoreError::Append { table: "ingest_errors", source };
+    let failed = |source| store.append_failed("ingest_errors", source);
     // In line order within each location (locations in the order they were
     // met): a chunk's parse errors are noted before its records' model problems.
     let mut first_seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
@@ -716,10 +724,7 @@ fn error_chain(e: &StoreError) -> String {
 }
 
 fn open_appender(store: &Store) -> Result<Appender<'_>, StoreError> {
-    store
-        .conn
-        .appender("staging_observations")
-        .map_err(|source| StoreError::Append { table: "staging_observations", source })
+    store.conn.appender("staging_observations").map_err(|source| store.append_failed("staging_observations", source))
 }
 
 /// BEGIN … COMMIT on the store's connection, rolled back when dropped

@@ -2681,3 +2681,32 @@ fn flag_values_out_of_range_are_refused_naming_the_limit() {
          number with kB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024)"
     );
 }
+
+#[test]
+fn the_memory_limit_is_given_to_duckdb_and_a_bad_one_is_refused_saying_what_is_accepted() {
+    let settings = |args: &[&str], env: Option<&str>| {
+        let mut c = kdrift();
+        if let Some(v) = env {
+            c.env("KDRIFT_MEMORY_LIMIT", v);
+        } else {
+            c.env_remove("KDRIFT_MEMORY_LIMIT");
+        }
+        let out = c.arg("--db").arg(demo_db()).args(args).args(["query", "memory_settings", "-o", "json"]).output();
+        let out = out.expect("run");
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        v[0]["memory_limit"].as_str().map(str::to_string).unwrap_or_else(|| panic!("{v}"))
+    };
+    assert_eq!(settings(&[], None), "128.0 MiB");
+    assert_eq!(settings(&["--memory-limit", "64MiB"], None), "64.0 MiB");
+    assert_eq!(settings(&[], Some("1GiB")), "1.0 GiB");
+    for (value, says) in [
+        ("1MiB", "\"1MiB\" is too small a memory limit for DuckDB: at least 16MiB"),
+        ("lots", "\"lots\" is not a size: expected bytes, or a number with kB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024)"),
+    ] {
+        let out = kdrift().args(["--memory-limit", value, "query", "store_counts"]).output().expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(&format!("invalid value '{value}' for '--memory-limit <SIZE>': {says}")), "{stderr}");
+    }
+}

@@ -24,6 +24,7 @@ mod robustness;
 mod scale_data;
 mod store;
 mod store_compression;
+mod store_memory;
 mod store_models;
 mod time_travel;
 mod timeline;

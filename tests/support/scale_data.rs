@@ -117,7 +117,8 @@ pub fn write(config: &ScaleConfig, outputs: &Outputs) -> Result<ScaleFacts, Stri
                 Ok(Err(e)) => failure = Some(format!("a generated record is not an object: {e}")),
                 Err(e) => failure = Some(format!("staging: {e}")),
             }
-            if staged > 0 && staged.is_multiple_of(STORE_BATCH) {
+            // Also by bytes: the store's memory limit bounds a batch (issue 39).
+            if staged > 0 && (staged.is_multiple_of(STORE_BATCH) || w.pending_bytes() >= w.max_batch_bytes()) {
                 if let Err(e) = w.commit_batch(0) {
                     failure = Some(format!("committing a batch: {e}"));
                 }

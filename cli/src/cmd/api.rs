@@ -89,7 +89,7 @@ pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
         )?;
         return Ok(caught.exit_code());
     };
-    let store = crate::cmd::open_store(&cli.db)?;
+    let store = crate::cmd::open_store(cli)?;
     // The final commit runs on this thread and would hold the signal until
     // its end (issue 34: 11.6 s): the first signal stops the statement it
     // runs, and the commit's transaction is rolled back whole.
@@ -221,7 +221,7 @@ pub fn record(cli: &Cli, args: &RecordArgs) -> anyhow::Result<ExitCode> {
     let runtime = runtime()?;
     // Connected before the store is opened, as `ingest api`.
     let (connected, scope) = runtime.block_on(connect(&args.kube))?;
-    let store = crate::cmd::open_store(&cli.db)?;
+    let store = crate::cmd::open_store(cli)?;
     let stats = Arc::new(RecorderStats::new(args.unhealthy_after));
     if let Some(addr) = args.metrics_addr {
         let listener = runtime
@@ -263,7 +263,8 @@ pub fn record(cli: &Cli, args: &RecordArgs) -> anyhow::Result<ExitCode> {
         options.watch.request_timeout = Duration::from_secs(args.kube.request_timeout);
         options.watch.max_page_bytes = args.kube.cluster.max_page_bytes();
         options.batch_records = args.batch_records;
-        options.batch_bytes = args.max_batch_bytes;
+        // No batch larger than DuckDB can commit under --memory-limit (issue 39).
+        options.batch_bytes = args.max_batch_bytes.min(kdrift_store::batch_bytes_within(cli.memory_limit));
         options.watch.max_event_bytes = usize::try_from(args.max_event_bytes).unwrap_or(usize::MAX);
         options.batch_interval = Duration::from_secs(args.batch_seconds);
         options.metrics_interval = args.metrics_interval.0;

@@ -63,7 +63,7 @@ fn parse_schedule(schedule: &str) -> anyhow::Result<Cron> {
 pub fn backtest(cli: &Cli, args: &RebalanceBacktestArgs) -> anyhow::Result<ExitCode> {
     let (policy, policy_source) = read_policy(args.policy.as_deref())?;
     let scoring = read_scoring(&args.scoring)?;
-    let store = crate::cmd::open_existing_store(&cli.db)?;
+    let store = crate::cmd::open_existing_store(cli)?;
     let Some((first, last)) = kdrift_analyze::time_span(&store)? else {
         eprintln!("kdrift: {}: the store holds no observations: nothing to replay", store.path().display());
         return Ok(ExitCode::from(1));

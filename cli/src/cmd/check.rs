@@ -59,7 +59,7 @@ pub fn run(cli: &Cli, args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let mut readings = Vec::new();
     let store_source = format!("store {}", cli.db.display());
     if cli.db.exists() {
-        let store = crate::cmd::open_existing_store(&cli.db)?;
+        let store = crate::cmd::open_existing_store(cli)?;
         let runs = latest_runs(&store)?;
         readings.push(match last_success(&runs) {
             Some(r) => SourceReading {

@@ -3,8 +3,6 @@
 //! the sink that records kdrift's evictions (the store, or memory with
 //! `--no-store`).
 
-use std::path::Path;
-
 use anyhow::Context;
 use kdrift_ingest::{ActionError, StoreSink};
 use kdrift_rebalance::PlanSource;
@@ -53,11 +51,12 @@ impl EventSink for Sink<'_> {
 }
 
 /// Opens (or creates) the store unless `no_store`.
-pub fn open_store(db: &Path, no_store: bool) -> anyhow::Result<Option<Store>> {
+pub fn open_store(cli: &crate::args::Cli, no_store: bool) -> anyhow::Result<Option<Store>> {
     if no_store {
         return Ok(None);
     }
-    let store = Store::open_reporting(db, &crate::progress::migrations::Migrations::new())
+    let db = &cli.db;
+    let store = Store::open_with(db, &crate::cmd::store_options(cli), &crate::progress::migrations::Migrations::new())
         .with_context(|| format!("opening store {} (or pass --no-store)", db.display()))?;
     crate::cmd::warn_abandoned_runs(&store)?;
     Ok(Some(store))

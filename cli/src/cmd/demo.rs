@@ -27,7 +27,7 @@ pub fn run(cli: &Cli, args: &DemoArgs) -> anyhow::Result<ExitCode> {
             db.display()
         )?;
     }
-    let store = match Store::open(&path) {
+    let store = match Store::open_with(&path, &crate::cmd::store_options(cli), &kdrift_store::NoMigrationProgress) {
         Ok(store) => store,
         Err(e) if args.save.is_some() => return Err(save_error(e)),
         Err(e) => return Err(e).with_context(|| format!("opening demo store {}", path.display())),

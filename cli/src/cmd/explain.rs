@@ -46,7 +46,8 @@ pub fn explain(cli: &Cli, args: &RebalanceExplainArgs) -> anyhow::Result<ExitCod
         pods.iter().position(|p| p.namespace == namespace && p.name == name)
     };
     let Some(index) = found else {
-        let store = Store::open_existing(&cli.db)?;
+        let store =
+            Store::open_existing_with(&cli.db, &crate::cmd::store_options(cli), &kdrift_store::NoMigrationProgress)?;
         writeln!(
             std::io::stderr(),
             "kdrift: {}",

@@ -76,7 +76,7 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
     if caught.interrupt().is_triggered() {
         return interrupted_before_loading(cli, &caught, "store not opened");
     }
-    let store = crate::cmd::open_store(&cli.db)?;
+    let store = crate::cmd::open_store(cli)?;
     if caught.interrupt().is_triggered() {
         return interrupted_before_loading(cli, &caught, "no run recorded");
     }
@@ -203,13 +203,14 @@ pub fn victorialogs(cli: &Cli, args: &IngestVictorialogsArgs) -> anyhow::Result<
         resume: args.resume,
         max_rows_per_window: args.window_rows,
         retry: Retry { attempts: args.attempts, first_delay: args.retry_delay, ..Retry::default() },
-        max_batch_bytes: args.max_batch_bytes,
+        // No batch larger than DuckDB can commit under --memory-limit (issue 39).
+        max_batch_bytes: args.max_batch_bytes.min(kdrift_store::batch_bytes_within(cli.memory_limit)),
         interrupt: caught.interrupt().clone(),
         ..PullOptions::default()
     };
     // A range that cannot be pulled is refused before any store is created.
     options.range(chrono::Utc::now())?;
-    let store = crate::cmd::open_store(&cli.db)?;
+    let store = crate::cmd::open_store(cli)?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the runtime")?;
     let pulled = {
         let mut bar = PullBar::new();

@@ -24,7 +24,6 @@ mod version;
 mod why_pending;
 
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -88,14 +87,21 @@ pub(crate) fn warn_abandoned_runs(store: &Store) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Opens (or creates) the store at `db` for writing ([`Store::open`]),
-/// warning about the runs it closed as abandoned.
+/// How the command's stores are opened: DuckDB's memory limit
+/// (`--memory-limit` / `KDRIFT_MEMORY_LIMIT`).
+pub(crate) fn store_options(cli: &Cli) -> kdrift_store::OpenOptions {
+    kdrift_store::OpenOptions { memory_limit: cli.memory_limit }
+}
+
+/// Opens (or creates) the store at `--db` for writing ([`Store::open`]),
+/// with `--memory-limit`, warning about the runs it closed as abandoned.
 ///
 /// # Errors
 /// The store cannot be opened.
-pub(crate) fn open_store(db: &Path) -> anyhow::Result<Store> {
-    let store =
-        Store::open_reporting(db, &Migrations::new()).with_context(|| format!("opening store {}", db.display()))?;
+pub(crate) fn open_store(cli: &Cli) -> anyhow::Result<Store> {
+    let db = &cli.db;
+    let store = Store::open_with(db, &store_options(cli), &Migrations::new())
+        .with_context(|| format!("opening store {}", db.display()))?;
     warn_abandoned_runs(&store)?;
     Ok(store)
 }
@@ -192,14 +198,16 @@ fn sort_when_grown(
     Ok(())
 }
 
-/// Opens the existing store at `db` read-only ([`Store::open_existing`]),
-/// warning about the runs a migration closed as abandoned, or that are
-/// still marked `running` though their process has ended.
+/// Opens the existing store at `--db` read-only ([`Store::open_existing`]),
+/// with `--memory-limit`, warning about the runs a migration closed as
+/// abandoned, or that are still marked `running` though their process has
+/// ended.
 ///
 /// # Errors
 /// The store cannot be opened.
-pub(crate) fn open_existing_store(db: &Path) -> anyhow::Result<Store> {
-    let store = Store::open_existing_reporting(db, &Migrations::new())
+pub(crate) fn open_existing_store(cli: &Cli) -> anyhow::Result<Store> {
+    let db = &cli.db;
+    let store = Store::open_existing_with(db, &store_options(cli), &Migrations::new())
         .with_context(|| format!("opening store {}", db.display()))?;
     warn_abandoned_runs(&store)?;
     Ok(store)

@@ -13,7 +13,7 @@ use crate::render;
 /// Exit 0 with a postmortem, 1 when the store knows no such Job or CronJob
 /// (or the CronJob has no failed run).
 pub fn job(cli: &Cli, args: &PostmortemJobArgs) -> anyhow::Result<ExitCode> {
-    let store = crate::cmd::open_existing_store(&cli.db)?;
+    let store = crate::cmd::open_existing_store(cli)?;
     let name = &args.job.name;
     let namespaces: Vec<String> = if args.job.namespace.is_empty() {
         job_name_namespaces(&store, name)?

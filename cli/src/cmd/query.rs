@@ -29,7 +29,7 @@ pub fn run(cli: &Cli, args: &QueryArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let name = args.name.as_deref().unwrap_or_default();
-    let store = crate::cmd::open_existing_store(&cli.db)?;
+    let store = crate::cmd::open_existing_store(cli)?;
     let result = run_query(&store, name, &args.params)?;
     match cli.output {
         Output::Json => render::json(&mut out, &render::query::as_objects(&result))?,

@@ -366,7 +366,7 @@ fn why_no_pair_helps(suggestions: &[kdrift_rebalance::Suggestion]) -> Option<Str
 /// said on stderr, when the store has no nodes then: nothing found, exit 1
 /// (the CLI's convention, as `kdrift skew`).
 pub(super) fn load_store(cli: &Cli, at: Option<DateTime<Utc>>) -> anyhow::Result<Option<LoadedSnapshot>> {
-    let store = crate::cmd::open_existing_store(&cli.db)?;
+    let store = crate::cmd::open_existing_store(cli)?;
     let loaded = load_snapshot(&store, at)?;
     if loaded.snapshot.nodes.is_empty() {
         writeln!(

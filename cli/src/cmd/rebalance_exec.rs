@@ -41,7 +41,7 @@ pub fn apply(cli: &Cli, args: &RebalanceApplyArgs) -> anyhow::Result<ExitCode> {
     let text = std::fs::read_to_string(&args.plan).with_context(|| format!("reading {}", args.plan.display()))?;
     let doc = PlanDocument::from_json(&text).with_context(|| format!("{}", args.plan.display()))?;
     let mut options = options(&args.execute, args.replan);
-    let store = cluster::open_store(&cli.db, args.execute.no_store)?;
+    let store = cluster::open_store(cli, args.execute.no_store)?;
     let policy = doc.policy().with_context(|| format!("{}: its policy", args.plan.display()))?;
     let notes = super::rebalance_usage::readings_for_apply(
         store.as_ref(),
@@ -76,7 +76,7 @@ pub fn run(cli: &Cli, args: &RebalanceRunArgs) -> anyhow::Result<ExitCode> {
     }
     let (policy, policy_source) = read_policy(args.policy.as_deref())?;
     let mut options = options(&args.execute, false);
-    let store = cluster::open_store(&cli.db, args.execute.no_store)?;
+    let store = cluster::open_store(cli, args.execute.no_store)?;
     let notes = super::rebalance_usage::readings_for_apply(
         store.as_ref(),
         &policy,

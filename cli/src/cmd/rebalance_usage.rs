@@ -65,7 +65,7 @@ pub(crate) fn load(
         ));
         return Ok((None, notes));
     }
-    let store = crate::cmd::open_existing_store(&cli.db)?;
+    let store = crate::cmd::open_existing_store(cli)?;
     let usage = kdrift_analyze::measured_at(&store, at, reading)?;
     let when = crate::render::time(at);
     let whence = if live { "the store's newest samples, " } else { "" };
@@ -167,7 +167,7 @@ pub(crate) fn attach_for_landings(cli: &Cli, policy: &Policy, loaded: &mut Loade
     if policy.uses_measured_usage() || loaded.snapshot.measured.is_some() || !cli.db.exists() {
         return Ok(());
     }
-    let store = crate::cmd::open_existing_store(&cli.db)?;
+    let store = crate::cmd::open_existing_store(cli)?;
     let reading = Reading::Latest { max_age_us: LATEST_MAX_AGE_US };
     let usage = kdrift_analyze::measured_at(&store, loaded.at, reading)?;
     if usage.nodes.is_empty() {

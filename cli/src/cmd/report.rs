@@ -61,7 +61,7 @@ impl Written {
 /// written either way, with a note saying so).
 pub fn run(cli: &Cli, args: &ReportArgs) -> anyhow::Result<ExitCode> {
     super::check_range(args.since, args.until)?;
-    let store = crate::cmd::open_existing_store(&cli.db)?;
+    let store = crate::cmd::open_existing_store(cli)?;
     let data = report_data(&store, args.since, args.until, &ReportOptions::default())?;
     let file = std::fs::File::create(&args.html).with_context(|| format!("creating {}", args.html.display()))?;
     let mut w = BufWriter::new(file);

@@ -14,7 +14,7 @@ use crate::render;
 
 /// `sessions annotate`.
 pub fn annotate(cli: &Cli, args: &SessionsAnnotateArgs) -> anyhow::Result<ExitCode> {
-    let store = cluster::open_store(&cli.db, args.no_store)?;
+    let store = cluster::open_store(cli, args.no_store)?;
     let (runtime, client, _) = cluster::connect(&args.cluster)?;
     let probes: Vec<String> = args.probes.iter().map(|p| p.spec()).collect();
     let location = format!("sessions annotate --probe {}", probes.join(" --probe "));

@@ -30,7 +30,7 @@ pub fn run(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
         }
         _ => read_policy(args.policy.as_deref())?,
     };
-    let store = crate::cmd::open_existing_store(&cli.db)?;
+    let store = crate::cmd::open_existing_store(cli)?;
     // An --at after the history is the report's first note (table and JSON alike).
     let mut report = skew(&store, args.at, &policy)?;
     note_default_policy(&source)?;
@@ -65,7 +65,7 @@ pub fn run(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
 /// (no usage sample at all, or none within --window of the instant; said on
 /// stderr, [`crate::cmd::nothing_found`]).
 fn usage(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
-    let store = crate::cmd::open_existing_store(&cli.db)?;
+    let store = crate::cmd::open_existing_store(cli)?;
     let max_age_us = args.window.num_microseconds().unwrap_or(i64::MAX);
     let mut report = skew_usage(&store, args.at, Reading::Latest { max_age_us }, args.hot)?;
     if args.pods.narrows() {

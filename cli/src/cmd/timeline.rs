@@ -13,7 +13,7 @@ use crate::render;
 /// after `--until` is an error (exit 2).
 pub fn drains(cli: &Cli, args: &TimelineDrainsArgs) -> anyhow::Result<ExitCode> {
     super::check_range(args.since, args.until)?;
-    let store = crate::cmd::open_existing_store(&cli.db)?;
+    let store = crate::cmd::open_existing_store(cli)?;
     let mut timeline = drain_timeline(&store, args.since, args.until)?;
     if args.pods.narrows() {
         let filter =

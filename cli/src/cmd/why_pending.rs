@@ -12,7 +12,7 @@ use crate::render;
 
 /// Exit 0 with findings, 1 when the store has nothing for the pod.
 pub fn run(cli: &Cli, args: &WhyPendingArgs) -> anyhow::Result<ExitCode> {
-    let store = crate::cmd::open_existing_store(&cli.db)?;
+    let store = crate::cmd::open_existing_store(cli)?;
     let mut out = std::io::stdout().lock();
     explain(&mut out, &store, cli.output, args)
 }

@@ -1,0 +1,11 @@
+-- name: memory_settings
+-- access: read
+-- audience: user
+-- cli: runs as it is in the duckdb shell on the store file (no parameters)
+-- purpose: DuckDB's memory limit for this open store (kdrift's
+--   --memory-limit / KDRIFT_MEMORY_LIMIT, issue 39): the most its buffer
+--   pool holds before it spills to the temporary directory beside the store
+--   file (`temp_directory`).
+-- params: none
+-- columns: memory_limit VARCHAR
+SELECT current_setting('memory_limit') AS memory_limit;
