@@ -204,6 +204,7 @@ pub fn victorialogs(cli: &Cli, args: &IngestVictorialogsArgs) -> anyhow::Result<
         max_rows_per_window: args.window_rows,
         retry: Retry { attempts: args.attempts, first_delay: args.retry_delay, ..Retry::default() },
         max_batch_bytes: args.max_batch_bytes,
+        max_window_bytes: args.max_window_bytes,
         interrupt: caught.interrupt().clone(),
         ..PullOptions::default()
     };
