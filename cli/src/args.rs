@@ -989,6 +989,12 @@ pub struct IngestVictorialogsArgs {
     /// the fetcher holds at most half as much ahead. A window still commits whole (--resume).
     #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = kdrift_ingest::parse_size)]
     pub max_batch_bytes: u64,
+    /// Bytes of rows one window's answer may hold (bytes, or with KiB/MiB/GiB): past it the window
+    /// is pulled again as its two halves by time, each committed on its own (--resume goes on after
+    /// the last), down to windows under 2 s, committed whole however large. Bounds the store's
+    /// memory: a window is one transaction, held until it commits.
+    #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = kdrift_ingest::parse_size)]
+    pub max_window_bytes: u64,
 }
 
 /// Parses a `--layout` name (pure; used by clap).

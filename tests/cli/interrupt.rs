@@ -509,3 +509,78 @@ fn sigint_during_the_final_commit_of_ingest_api_rolls_it_back_whole_and_closes_t
     };
     assert!((0..5).any(|_| attempt()), "SIGINT never stopped the final commit in 5 tries");
 }
+
+/// Events `first..first + n` of the `shop` namespace, at `at` plus `i % 60` seconds.
+fn sightings(first: usize, n: usize, at: chrono::DateTime<chrono::Utc>) -> Vec<Sighting> {
+    (first..first + n)
+        .map(|i| {
+            let t = at + chrono::Duration::seconds((i % 60) as i64);
+            let ts = t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+            Sighting {
+                observed_at: t,
+                seen: Seen::Added,
+                object: json!({"apiVersion": "v1", "kind": "Event",
+                               "metadata": {"name": format!("web-{i}.1"), "namespace": "shop", "uid": format!("uid-{i}")},
+                               "involvedObject": {"kind": "Pod", "namespace": "shop", "name": format!("web-{i}")},
+                               "reason": "BackOff", "type": "Warning", "count": 1, "message": "Back-off",
+                               "firstTimestamp": ts, "lastTimestamp": ts}),
+            }
+        })
+        .collect()
+}
+
+/// Break-it 36 F4b: `ingest victorialogs --max-batch-bytes 1` took 189 s
+/// to stop after SIGTERM: each row moved a batch, and the interrupt was
+/// seen only between chunks of 2,048 rows. It is seen between rows: the
+/// pull stops within seconds, the window committed before stays whole and
+/// nothing of the window in progress is kept.
+#[test]
+fn sigterm_while_a_window_stages_one_row_a_batch_stops_within_seconds() {
+    let vl = FakeVlogs::start();
+    // Window 1: 10 rows in [00:00, 00:10); window 2: 3,000 rows in the minute 01:00.
+    let mut events = sightings(0, 10, utc(START));
+    events.extend(sightings(10, 3_000, utc("2026-11-27T01:00:00Z")));
+    assert_eq!(ship(&vl.url(), Layout::Raw, &events, None), 3_010);
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let mut child = kdrift(&db)
+        .args(["ingest", "victorialogs", "--url", &vl.url(), "--start", START, "--end", END])
+        .args(["--window-rows", "3000", "--max-batch-bytes", "1"])
+        .env("KDRIFT_LOG", "kdrift_ingest::victorialogs::window=info")
+        .spawn()
+        .expect("start kdrift");
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let tap = std::thread::spawn(move || {
+        use std::io::BufRead;
+        let mut text = String::new();
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.contains("window committed") {
+                let _ = tx.send(());
+            }
+            text.push_str(&line);
+            text.push('\n');
+        }
+        text
+    });
+    rx.recv_timeout(WAIT).expect("the first window committed");
+    // The second window's rows are being staged, a batch each.
+    std::thread::sleep(Duration::from_secs(2));
+    let signalled = Instant::now();
+    let out = signal_and_wait(child, "TERM");
+    let took = signalled.elapsed();
+    let stderr = messages(tap);
+    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    assert!(took < Duration::from_secs(20), "stopped {took:?} after SIGTERM");
+    assert!(
+        stderr.ends_with(
+            "kdrift: error: interrupted by SIGTERM: the pull was interrupted during window \
+             [2026-11-27T01:00:00Z, 2026-11-27T06:00:00Z) (its run 2 is closed as failed, nothing of it kept); the \
+             1 window(s) it committed stay (rerun with --resume to continue after them)\n"
+        ),
+        "{stderr}"
+    );
+    let ok = ("ok".to_string(), Vec::new());
+    assert_eq!(runs(&db), vec![ok, ("failed".to_string(), vec![INTERRUPTED_RUN_MESSAGE.to_string()])]);
+    assert_eq!(observations(&db), 10, "the first window whole, nothing of the second");
+}

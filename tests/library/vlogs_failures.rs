@@ -8,7 +8,7 @@
 //! too, once the server decoded it), and its redirects are not followed.
 
 use chrono::{DateTime, Duration, Utc};
-use kdrift_ingest::{Auth, Failure, Layout, Tenant, VlError};
+use kdrift_ingest::{Auth, Failure, Layout, PullOptions, Tenant, VlError};
 use kdrift_tests::fake_vlogs::{FakeVlogs, Fault};
 use kdrift_tests::shippers::{ship, Seen, Sighting};
 use kdrift_tests::temp_store;
@@ -554,4 +554,84 @@ fn a_server_trickling_its_answer_fails_at_the_request_timeout_on_hits_and_query(
         ),
         "{said}"
     );
+}
+
+/// `(start, end, rows_read)` of every `vl_windows` row, in time order.
+fn vl_windows(store: &kdrift_store::Store) -> Vec<(String, String, i64)> {
+    let mut stmt = store
+        .conn()
+        .prepare(
+            "SELECT strftime(window_start, '%H:%M:%S'), strftime(window_end, '%H:%M:%S'), rows_read FROM vl_windows \
+             ORDER BY window_start",
+        )
+        .expect("prepare");
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .expect("windows")
+        .collect::<Result<_, _>>()
+        .expect("rows")
+}
+
+/// Break-it 36 F8: a window of large rows cost DuckDB about three times
+/// its bytes until its one commit (20 rows of 60 MiB: 6.32 GB). A window
+/// whose answer passes `max_window_bytes` is given up and pulled again in
+/// parts planned from its `/hits` counts, each committed with its own
+/// `vl_windows` row; a `--resume` after a failure goes on after the last
+/// part committed, and every event is stored once.
+#[test]
+fn a_window_answering_more_than_its_byte_budget_is_committed_in_parts_and_resume_stays_exact() {
+    let vl = loaded();
+    // The six hours in one window of 60 rows (each row ~560 bytes): past
+    // 16 KiB after 30 rows, planned again for 22 rows a window (3/4 of the budget).
+    let mut small = test_options(utc(START), utc(END), 100);
+    small.max_window_bytes = 16 << 10;
+    let (_d, store) = temp_store();
+    let r = pull_blocking(&store, &vl.url(), Auth::default(), &small).expect("pull");
+    let windows = vl_windows(&store);
+    let w = |s: &str, e: &str, rows: i64| (s.to_string(), e.to_string(), rows);
+    assert_eq!(windows, [w("00:00:00", "02:12:00", 22), w("02:12:00", "04:24:00", 22), w("04:24:00", "06:00:00", 16)]);
+    assert_eq!(r.windows.len(), 3);
+    assert_eq!((r.rows(), r.added()), (60, 60));
+    let keys: Vec<String> = store_events(&store).into_keys().collect();
+    assert_eq!(keys.len(), 60);
+    // The window given up: a failed run saying why, nothing of it kept.
+    let failed: Vec<String> = store
+        .conn()
+        .prepare(
+            "SELECT e.message FROM ingest_runs r JOIN ingest_errors e USING (run_id) WHERE r.status = 'failed' \
+             ORDER BY r.run_id",
+        )
+        .expect("prepare")
+        .query_map([], |row| row.get(0))
+        .expect("failed")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    let (head, tail) = failed[0].split_once(" after ").expect("after");
+    assert_eq!(
+        (head, tail.split_once(" bytes: ").map(|(_, t)| t)),
+        (
+            "the answer of window [2026-11-27T00:00:00Z, 2026-11-27T06:00:00Z) passed --max-window-bytes (16384 bytes)",
+            Some(
+                "it is pulled again as 3 windows ([2026-11-27T00:00:00Z, 2026-11-27T02:12:00Z), \
+                 [2026-11-27T02:12:00Z, 2026-11-27T04:24:00Z), [2026-11-27T04:24:00Z, 2026-11-27T06:00:00Z)), each \
+                 committed on its own; nothing of this run is kept"
+            )
+        )
+    );
+
+    // A pull failing at the second part keeps the first; --resume goes on
+    // after it and stores every event once.
+    let vl = loaded();
+    vl.inject(Fault::BadRequest, None, Some("_time:[2026-11-27T02:12:00Z, 2026-11-27T04:24:00Z)"));
+    let (_d2, store) = temp_store();
+    let err = pull_blocking(&store, &vl.url(), Auth::default(), &small).expect_err("the second part fails");
+    assert_eq!(err.committed.windows.len(), 1);
+    assert_eq!(store_events(&store).len(), 22);
+    vl.clear_faults();
+    let resumed = pull_blocking(&store, &vl.url(), Auth::default(), &PullOptions { resume: true, ..small.clone() })
+        .expect("resume");
+    assert_eq!(resumed.resumed_from, Some(utc("2026-11-27T02:12:00Z")));
+    assert_eq!((resumed.rows(), resumed.added()), (38, 38));
+    assert_eq!(vl_windows(&store).len(), 3);
+    assert_eq!(store_events(&store).into_keys().collect::<Vec<_>>(), keys, "the same 60 events, each once");
 }

@@ -205,6 +205,7 @@ pub fn victorialogs(cli: &Cli, args: &IngestVictorialogsArgs) -> anyhow::Result<
         retry: Retry { attempts: args.attempts, first_delay: args.retry_delay, ..Retry::default() },
         // No batch larger than DuckDB can commit under --memory-limit (issue 39).
         max_batch_bytes: args.max_batch_bytes.min(kdrift_store::batch_bytes_within(cli.memory_limit)),
+        max_window_bytes: args.max_window_bytes,
         interrupt: caught.interrupt().clone(),
         ..PullOptions::default()
     };

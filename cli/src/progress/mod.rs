@@ -82,6 +82,10 @@ impl PullProgress for PullBar {
         self.bar.set_message(format!("{} rows", report.rows));
     }
 
+    fn split(&mut self, _window: &Window, parts: &[Window]) {
+        self.bar.inc_length(parts.len().saturating_sub(1) as u64);
+    }
+
     fn retrying(&mut self, window: &Window, attempt: u32, failure: &Failure, delay: std::time::Duration) {
         let start = crate::render::time(window.start);
         let end = crate::render::time(window.end);

@@ -353,4 +353,32 @@ mod tests {
              'echo': '***'}"
         );
     }
+    /// Break-it 36 F17: pieces of 6–7 characters of a credential were
+    /// readable in errors (the window found cut at both ends was 12). Any
+    /// piece of 6+ characters of the Basic password or the bearer token is
+    /// masked; 5 characters are shown.
+    #[test]
+    fn no_piece_of_six_characters_of_a_credential_survives_in_what_a_server_says() {
+        const PASSWORD: &str = "Zq8Lp4Wm2Xk7";
+        const TOKEN: &str = "tok9Hf3Jd8Ks2Lm5";
+        let auth = |basic: bool| Auth {
+            basic: basic.then(|| ("kd".into(), Secret::new(PASSWORD))),
+            bearer: (!basic).then(|| Secret::new(TOKEN)),
+            ..Auth::default()
+        };
+        for (secret, auth) in [(PASSWORD, auth(true)), (TOKEN, auth(false))] {
+            let mut body = String::from("user kd; echoed:");
+            for len in 6..secret.len() {
+                for at in 0..=secret.len() - len {
+                    body.push_str(&format!(" [{}]", &secret[at..at + len]));
+                }
+            }
+            let shown = auth.redact(&body);
+            for at in 0..=secret.len() - 6 {
+                assert!(!shown.contains(&secret[at..at + 6]), "{}: {shown}", &secret[at..at + 6]);
+            }
+            assert!(shown.starts_with("user kd; echoed: [***] [***]"), "{shown}");
+            assert_eq!(auth.redact(&format!("a [{}] b", &secret[3..8])), format!("a [{}] b", &secret[3..8]));
+        }
+    }
 }

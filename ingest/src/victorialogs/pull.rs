@@ -41,6 +41,10 @@ impl Retry {
     }
 }
 
+/// The default [`PullOptions::max_window_bytes`]: 256 MiB, four
+/// `--max-batch-bytes` batches (a window of 100,000 events of 2 KiB fits).
+pub const MAX_WINDOW_BYTES: u64 = 256 << 20;
+
 /// What to pull.
 #[derive(Debug, Clone)]
 pub struct PullOptions {
@@ -69,6 +73,17 @@ pub struct PullOptions {
     /// memory bound of a window, whatever its size; the fetcher holds at
     /// most half as much ahead (`victorialogs::window`).
     pub max_batch_bytes: u64,
+    /// Bytes of rows one window's answer may hold (`--max-window-bytes`,
+    /// default [`MAX_WINDOW_BYTES`]): past it the window is given up and
+    /// pulled again in parts by time (planned from its `/hits` counts for
+    /// the rows that fit at the bytes per row seen, else its halves), each
+    /// committed with its own `vl_windows` row (`--resume` goes on after the last one committed),
+    /// down to windows under two seconds, which are committed whole however
+    /// large (rows of one instant cannot be split by time). A window is one
+    /// transaction, and DuckDB holds about three times the bytes of a
+    /// window's rows until it commits (break-it 36 F8: 20 rows of 60 MiB in
+    /// one window peaked at 6.32 GB): this bounds that.
+    pub max_window_bytes: u64,
     /// Stops the pull when triggered (the CLI's SIGINT/SIGTERM): the window
     /// in progress is closed as failed, the windows committed before stay.
     pub interrupt: Interrupt,
@@ -87,6 +102,7 @@ impl Default for PullOptions {
             retry: Retry::default(),
             max_line_bytes: crate::ndjson_stream::MAX_LINE_BYTES,
             max_batch_bytes: crate::ndjson_stream::BATCH_BYTES,
+            max_window_bytes: MAX_WINDOW_BYTES,
             interrupt: Interrupt::new(),
         }
     }
@@ -192,6 +208,9 @@ pub trait PullProgress {
     fn planned(&mut self, _layout: Layout, _windows: &[Window]) {}
     /// A window committed.
     fn window_done(&mut self, _report: &WindowReport) {}
+    /// A window's answer passed [`PullOptions::max_window_bytes`]: it is
+    /// pulled again as `parts` (windows more).
+    fn split(&mut self, _window: &Window, _parts: &[Window]) {}
     /// An attempt failed and will be retried after `delay`.
     fn retrying(&mut self, _window: &Window, _attempt: u32, _failure: &Failure, _delay: StdDuration) {}
 }

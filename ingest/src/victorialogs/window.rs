@@ -94,7 +94,12 @@ pub struct WindowJob<'a> {
 /// Where a window's rows come from, as errors and `ingest_files` name it:
 /// `<endpoint> [<start>, <end>)`.
 pub fn location(client: &VlClient, window: &Window) -> String {
-    format!("{} [{}, {})", client.endpoint("/select/logsql/query"), show_time(&window.start), show_time(&window.end))
+    location_at(&client.endpoint("/select/logsql/query"), window)
+}
+
+/// [`location`], from the query endpoint's URL.
+pub fn location_at(endpoint: &str, window: &Window) -> String {
+    format!("{endpoint} [{}, {})", show_time(&window.start), show_time(&window.end))
 }
 
 /// Pulls `windows` in order, each committed on its own: the fetcher works
@@ -124,19 +129,23 @@ pub async fn pull_windows(
         max_line: options.max_line_bytes,
         queued_bytes: usize::try_from(options.max_batch_bytes / 2).unwrap_or(usize::MAX),
         windows: windows.to_vec(),
+        window_bytes: options.max_window_bytes,
         retry: options.retry,
-        locations: windows.iter().map(|w| location(client, w)).collect(),
+        endpoint: client.endpoint("/select/logsql/query"),
         started_at: Utc::now(),
         redactor: client.redactor().clone(),
     };
     let mut fetcher = Fetcher::start(client.detached()?, fetch, interrupt.clone())
         .map_err(|problem| VlError::BadUrl { url: client.base_url(), problem })?;
     let mut current: Option<Attempt<'_>> = None;
+    // The windows left, as the fetcher pulls them (a split replaces the
+    // first by its halves).
+    let mut todo: std::collections::VecDeque<Window> = windows.iter().copied().collect();
     // Time spent waiting for the fetcher since the last commit (the rest is
     // staging and committing): in the log, it says which side is slower.
     let mut waited = std::time::Duration::ZERO;
     loop {
-        let next_window = windows.get(done.len()).map(|w| (w.start, w.end));
+        let next_window = todo.front().map(|w| (w.start, w.end));
         let asked = std::time::Instant::now();
         let message = tokio::select! {
             m = fetcher.queue.recv() => m,
@@ -144,7 +153,7 @@ pub async fn pull_windows(
         };
         waited += asked.elapsed();
         let Some(message) = message.filter(|_| !interrupt.is_triggered()) else {
-            if done.len() == windows.len() {
+            if todo.is_empty() {
                 return Ok(());
             }
             // The fetcher stops only after the last window, a failure it
@@ -156,9 +165,9 @@ pub async fn pull_windows(
             return Err(VlError::Interrupted { window: next_window, run_id, committed: done.len() });
         };
         match message {
-            Fetched::Begin { index, attempt } => {
-                debug_assert!(current.is_none() && index == done.len());
-                let window = &windows[index];
+            Fetched::Begin { window, attempt } => {
+                debug_assert!(current.is_none() && todo.front() == Some(&window));
+                let window = &window;
                 let location = location(client, window);
                 let query = window_query(job.base_query, window.start, window.end);
                 let mut writer = RunWriter::begin(store, SOURCE_KIND, &format!("{location} {query}"))?;
@@ -178,9 +187,17 @@ pub async fn pull_windows(
                 });
             }
             Fetched::Lines(lines, permit) => {
-                let a = current.as_mut().expect("lines follow their attempt's Begin");
                 for line in lines {
-                    a.stage(line)?;
+                    // Seen between rows (break-it 36 F4b: with `--max-batch-bytes 1`
+                    // each row moves a batch, and a chunk of 2,048 rows took 189 s).
+                    if interrupt.is_triggered() {
+                        let run_id = match current.take() {
+                            Some(a) => Some(a.abandon(INTERRUPTED_RUN_MESSAGE)?),
+                            None => None,
+                        };
+                        return Err(VlError::Interrupted { window: next_window, run_id, committed: done.len() });
+                    }
+                    current.as_mut().expect("lines follow their attempt's Begin").stage(line)?;
                 }
                 // Staged: the fetcher may hold that much more ahead.
                 drop(permit);
@@ -191,14 +208,37 @@ pub async fn pull_windows(
                 let waited_ms = std::mem::take(&mut waited).as_millis() as u64;
                 tracing::info!(start = %report.window.start, end = %report.window.end, rows = report.rows, added = report.added, run = report.run_id, waited_ms, "window committed");
                 progress.window_done(&report);
+                todo.pop_front();
                 done.push(report);
             }
-            Fetched::Failed { index, attempt, failure, retry_in } => {
+            Fetched::Split { window, parts, read } => {
+                let shown: Vec<String> =
+                    parts.iter().map(|w| format!("[{}, {})", show_time(&w.start), show_time(&w.end))).collect();
+                let message = format!(
+                    "the answer of window [{}, {}) passed --max-window-bytes ({} bytes) after {read} bytes: it is \
+                     pulled again as {} windows ({}), each committed on its own; nothing of this run is kept",
+                    show_time(&window.start),
+                    show_time(&window.end),
+                    options.max_window_bytes,
+                    parts.len(),
+                    shown.join(", "),
+                );
+                if let Some(a) = current.take() {
+                    a.abandon(&message)?;
+                }
+                tracing::info!(start = %window.start, end = %window.end, read, parts = parts.len(), "window split");
+                progress.split(&window, &parts);
+                todo.pop_front();
+                for part in parts.iter().rev() {
+                    todo.push_front(*part);
+                }
+            }
+            Fetched::Failed { window, attempt, failure, retry_in } => {
                 let failure = failure.redacted(client.redactor());
                 if let Some(a) = current.take() {
                     a.abandon(&failure.to_string())?;
                 }
-                let window = &windows[index];
+                let window = &window;
                 match retry_in {
                     Some(delay) => {
                         tracing::info!(attempt, %failure, ?delay, "window failed; retrying");

@@ -128,6 +128,27 @@ pub fn plan(
     windows
 }
 
+/// `window` cut in two halves by time, for a window whose answer passed
+/// [`super::pull::PullOptions::max_window_bytes`]: each half is pulled
+/// and committed on its own. The cut is on a whole second where one falls
+/// a second or more inside; `None` for a window shorter than two
+/// [`MIN_WINDOW`]s (the floor: it is committed whole, however large).
+/// The expected rows are shared evenly.
+pub fn halves(window: &Window) -> Option<(Window, Window)> {
+    let span = window.end - window.start;
+    if span < MIN_WINDOW * 2 {
+        return None;
+    }
+    let middle = window.start + span / 2;
+    let second = DateTime::from_timestamp(middle.timestamp(), 0).unwrap_or(middle);
+    let cut = if second - window.start >= MIN_WINDOW { second } else { middle };
+    let rows = window.expected_rows;
+    Some((
+        Window { start: window.start, end: cut, expected_rows: rows - rows / 2 },
+        Window { start: cut, end: window.end, expected_rows: rows / 2 },
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,5 +234,16 @@ mod tests {
             Duration::days(1)
         )
         .is_empty());
+    }
+    #[test]
+    fn halves_cut_on_a_whole_second_down_to_the_floor() {
+        let w = |s: &str, e: &str| Window { start: t(s), end: t(e), expected_rows: 5 };
+        let (a, b) = halves(&w("2026-11-27T00:00:00Z", "2026-11-27T01:00:00Z")).expect("an hour");
+        assert_eq!((a.end, b.start, a.expected_rows, b.expected_rows), (t("2026-11-27T00:30:00Z"), a.end, 3, 2));
+        let (a, b) = halves(&w("2026-11-27T00:00:00Z", "2026-11-27T00:00:03Z")).expect("3 s");
+        assert_eq!((a.end, b.end), (t("2026-11-27T00:00:01Z"), t("2026-11-27T00:00:03Z")));
+        let (a, _) = halves(&w("2026-11-27T00:00:00.600Z", "2026-11-27T00:00:02.600Z")).expect("2 s");
+        assert_eq!(a.end, t("2026-11-27T00:00:01.600Z"), "no whole second a second inside: the middle");
+        assert_eq!(halves(&w("2026-11-27T00:00:00Z", "2026-11-27T00:00:01.999Z")), None);
     }
 }

@@ -14,8 +14,10 @@
 //! character (about 16 per character with its base64 and hex), not one
 //! form per piece (quadratic).
 //!
-//! Limit: a piece of 8–11 characters cut at both ends is not found (an
-//! ordinary word can be that long), nor one of 12–14 characters of a rare
+//! Limit: a piece of 8–11 characters cut at both ends of an encoded form,
+//! or of a value in records, is not found (an ordinary word can be that
+//! long; in errors and logs any piece of 6+ characters of a value as it is
+//! is found, [`pieces`]), nor one of 12–14 characters of a rare
 //! encoded form (its windows are every [`RARE_STRIDE`] characters); a held value holding ordinary text of
 //! 12+ characters (a long user name in `user:password`) masks that text
 //! too. Values found only as whole tokens ([`Redactor::for_records`](super::Redactor::for_records),
@@ -129,6 +131,48 @@ pub(super) fn forms_of(value: &str, whole_only: bool, out: &mut Vec<String>) {
             out.extend(windows(&base, RARE_STRIDE));
         }
     }
+}
+
+/// Every run of [`MIN_PIECE`](super::MIN_PIECE) characters of each of
+/// `values` as it is that holds a digit or a symbol, so that any piece of
+/// 6+ characters cut anywhere holds one unless it is word-like: letters
+/// and `-_.` alone (`BEARER` of a token `BEARERs3cret`, `-token` of
+/// `err-token-5f6e`: an ordinary word of an error, or `X-Plex-Token` of a
+/// URL, would be masked too; such a piece is found from [`MIN_WINDOW`]
+/// characters). Of a value with blanks, its parts of
+/// [`MIN_PART`]+ characters (a scheme word such as `ApiKey` or `Basic`
+/// left alone); of `name=value` (a query parameter), the value. None of a
+/// value `user:password` whose password is a value of its own (the user
+/// name is no secret), of a header of parts (its parts are values of
+/// their own, [`with_parts`]), nor of an encoding of key material.
+pub(super) fn pieces(values: &[String]) -> Vec<String> {
+    let n = super::MIN_PIECE;
+    // Letters and the separators of ordinary words (`-token`, `my_key`).
+    let word = |c: char| c.is_alphabetic() || "-_.".contains(c);
+    let name = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+    let mut out = Vec::new();
+    for value in values {
+        if value.starts_with(ENCODED)
+            || has_parts(value)
+            || value.split_once(':').is_some_and(|(_, password)| values.iter().any(|v| v == password))
+        {
+            continue;
+        }
+        let value = match value.split_once('=') {
+            Some((key, rest)) if name(key) && rest.chars().count() >= n => rest,
+            _ => value.as_str(),
+        };
+        let parts: Vec<&str> = value.split_whitespace().collect();
+        let parts =
+            if parts.len() > 1 { parts.into_iter().filter(|p| p.chars().count() >= MIN_PART).collect() } else { parts };
+        for part in parts {
+            let chars: Vec<char> = part.chars().collect();
+            out.extend(chars.windows(n).filter(|w| !w.iter().all(|c| word(*c))).map(|w| w.iter().collect::<String>()));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Characters between the windows of a rare encoded form (base32, UTF-16,
@@ -366,15 +410,19 @@ mod tests {
     #[test]
     fn a_piece_cut_at_both_ends_is_masked_raw_in_base64_and_in_hex() {
         let bearer = format!("Bearer {TOKEN}");
-        for r in [Redactor::new([TOKEN, bearer.as_str()]), Redactor::for_records([TOKEN, bearer.as_str()])] {
+        // 11 characters cut at both ends: left in records (an ordinary word
+        // is that long), masked in errors (from 6 characters, `MIN_PIECE`).
+        for (r, eleven) in [
+            (Redactor::new([TOKEN, bearer.as_str()]), "x *** y"),
+            (Redactor::for_records([TOKEN, bearer.as_str()]), "x veTokQ7h3k9 y"),
+        ] {
             for (said, shown) in [
+                ("x veTokQ7h3k9 y", eleven),
                 ("event: veTokQ7h3k9q2w8e5r1t seen", "event: *** seen"),
                 ("msg=\"dmVUb2tRN2gzazlxMnc4ZTVyMXQ=\", ok", "msg=\"***\", ok"),
                 ("dump c697665546f6b513768336b3971327738653572 end", "dump *** end"),
                 ("dump C697665546F6B513768336B3971327738653572 end", "dump *** end"),
                 ("url /a?t=eTokQ7h3k9q2%77%38e5 next", "url /a?t=*** next"),
-                // 11 characters cut at both ends: left (an ordinary word is that long).
-                ("x veTokQ7h3k9 y", "x veTokQ7h3k9 y"),
                 (
                     "Back-off restarting failed container web in pod web-0",
                     "Back-off restarting failed container web in pod web-0",
@@ -382,6 +430,7 @@ mod tests {
             ] {
                 assert_eq!(r.redact(said), shown, "{said}");
             }
+
             // Every piece of 12+ characters, wherever it was cut.
             let chars: Vec<char> = TOKEN.chars().collect();
             for start in 0..chars.len() {

@@ -46,8 +46,16 @@
 //!   and suffixes from 8 characters; a piece cut at both ends from 15
 //!   characters of an encoded one, from 12 of the reversed or rot13 text).
 //!
-//! Not found: a piece cut at both ends shorter than 12 characters of a
-//! form (15 of a rare encoded form); an encoding of an encoding other than
+//! - in errors and logs ([`Redactor::new`]), any piece of [`MIN_PIECE`]
+//!   (6)+ characters of a value as it is, cut anywhere, unless the piece is
+//!   word-like, letters and `-_.` alone (from 12 then); of a value with
+//!   blanks, of its parts of [`MIN_PART`]+ characters; of `name=value`, of
+//!   the value; not of a user name (`user:password` gives the password's
+//!   pieces only).
+//!
+//! Not found: a piece cut at both ends shorter than 12 characters of an
+//! encoded form (15 of a rare encoded form), or of a value in the records
+//! kdrift stores ([`Redactor::for_records`]); an encoding of an encoding other than
 //! base64 twice (base32 of its hex, rot13 of its base64, …); a credential
 //! split by two or more different separators; anything that decodes only
 //! with a key (encryption) or loses its bytes (a hash).
@@ -106,6 +114,11 @@ pub const MIN_RECORD_SECRET: usize = 8;
 pub const WHOLE_TOKEN_BELOW: usize = 16;
 /// Shortest whitespace-separated part of a value redacted on its own, characters.
 pub const MIN_PART: usize = 8;
+/// Shortest piece of a credential value, cut anywhere, masked in errors
+/// and logs ([`Redactor::new`]; not in records), characters: six. Five
+/// characters of a password tell little and match ordinary words (`Basic`,
+/// `token`); the values' encodings keep [`forms::MIN_WINDOW`] (12).
+pub const MIN_PIECE: usize = 6;
 /// Encoding layers undone before matching (`%253D` is two).
 pub const DECODE_LEVELS: usize = 2;
 /// Most raw bytes one decoded byte can come from in one layer (`&#x0003d;`).
@@ -162,8 +175,15 @@ impl std::fmt::Debug for Redactor {
 impl Redactor {
     /// A redactor of `values` (each credential value kdrift sends; for
     /// Basic auth, the password and `user:password`).
+    ///
+    /// Also every piece of [`MIN_PIECE`]+ characters of each value as it is
+    /// (not of its encodings), cut anywhere ([`forms::pieces`]): in errors
+    /// and logs a false mask costs nothing (break-it 36 F17: pieces of 6–7
+    /// characters of a password were readable).
     pub fn new<'a>(values: impl IntoIterator<Item = &'a str>) -> Redactor {
-        Redactor::build(values.into_iter().flat_map(forms::with_parts).map(|v| (v, false)))
+        let values: Vec<String> = values.into_iter().flat_map(forms::with_parts).collect();
+        let pieces = forms::pieces(&values);
+        Redactor::build(values.into_iter().map(|v| (v, false)), pieces)
     }
 
     /// A redactor of `values` for the records kdrift stores, where a false
@@ -183,13 +203,15 @@ impl Redactor {
                     (v, whole_only)
                 },
             ),
+            Vec::new(),
         )
     }
 
     /// A redactor of `values`, each with whether its forms are found only
-    /// as whole tokens.
-    fn build(values: impl IntoIterator<Item = (String, bool)>) -> Redactor {
-        let mut forms: Vec<(Vec<u8>, bool)> = Vec::new();
+    /// as whole tokens, and of `pieces` as they are (anywhere).
+    fn build(values: impl IntoIterator<Item = (String, bool)>, pieces: Vec<String>) -> Redactor {
+        let mut forms: Vec<(Vec<u8>, bool)> =
+            pieces.into_iter().map(|p| (p.to_ascii_lowercase().into_bytes(), false)).collect();
         for (v, bounded) in values {
             let mut of = Vec::new();
             forms::forms_of(&v, bounded, &mut of);
@@ -651,8 +673,8 @@ mod tests {
                 assert!(!redacted.contains(piece.as_ref()), "{shown} → {redacted}: {piece}");
             }
         }
-        // Seven characters are left alone: ordinary words would be blanked out.
-        assert_eq!(r.redact(&format!("x {} y", &PASSWORD[..7])), format!("x {} y", &PASSWORD[..7]));
+        // Five characters are left alone: ordinary words would be blanked out.
+        assert_eq!(r.redact(&format!("x {} y", &PASSWORD[..5])), format!("x {} y", &PASSWORD[..5]));
     }
 
     #[test]
