@@ -737,12 +737,38 @@ fn apply_and_run_plan_again_on_the_policys_prometheus_query() {
     assert_eq!(evictions(&kube), ["apps/a"]);
     assert_eq!(doc["options"]["prometheus_url"], prom.url());
 
+    // Break-it 37 F4: credentials go only to a server the command line
+    // names, never to one a (passed around) plan file names.
+    let before = queries();
+    let out = kdrift(&db)
+        .env("KDRIFT_PROM_USER", "kuser")
+        .env("KDRIFT_PROM_PASSWORD", "Zq8wPlm3Rt5yXv7bN2")
+        .args(["rebalance", "apply", "--ready-timeout", "0", "--no-store", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .arg(&plan_file)
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "the plan ran the policy's query on {0}: credentials (--prometheus-* or KDRIFT_PROM_*) are sent only \
+             to a server given on the command line; add --prometheus-url {0} to run it there again",
+            prom.url()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(queries(), before, "no request reached the plan's server");
+    assert!(!stderr.contains("Zq8wPlm3Rt5yXv7bN2"), "{stderr}");
+
     // run --yes --prometheus-url: the same eviction.
-    // Its --out records the server, as plan --out does.
+    // Its --out records the server, as plan --out does: without the
+    // credential in its query string (break-it 37 F1).
     let (kube, dir, kubeconfig, policy) = cluster();
     let executed = dir.path().join("executed.json");
     kdrift(&dir.path().join("none.duckdb"))
-        .args(["rebalance", "run", "--yes", "--ready-timeout", "0", "--no-store", "--prometheus-url", prom.url()])
+        .args(["rebalance", "run", "--yes", "--ready-timeout", "0", "--no-store", "--prometheus-url"])
+        .arg(format!("{}/?authKey=QkEy77hh66gg55ff#f", prom.url()))
         .arg("--kubeconfig")
         .arg(&kubeconfig)
         .arg("--policy")

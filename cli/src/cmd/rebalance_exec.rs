@@ -43,7 +43,7 @@ pub fn apply(cli: &Cli, args: &RebalanceApplyArgs) -> anyhow::Result<ExitCode> {
     let mut options = options(&args.execute, args.replan);
     let store = cluster::open_store(cli, args.execute.no_store)?;
     let policy = doc.policy().with_context(|| format!("{}: its policy", args.plan.display()))?;
-    let notes = super::rebalance_usage::readings_for_apply(
+    let readings = super::rebalance_usage::readings_for_apply(
         store.as_ref(),
         &policy,
         doc.options.usage_window,
@@ -51,7 +51,7 @@ pub fn apply(cli: &Cli, args: &RebalanceApplyArgs) -> anyhow::Result<ExitCode> {
         doc.options.prometheus_url.as_deref(),
         &mut options,
     )?;
-    say(&notes)?;
+    say(&readings.notes)?;
     let (runtime, client, _) = cluster::connect(&args.cluster)?;
     let location = format!("rebalance apply {}", args.plan.display());
     let mut sink = match &store {
@@ -77,7 +77,7 @@ pub fn run(cli: &Cli, args: &RebalanceRunArgs) -> anyhow::Result<ExitCode> {
     let (policy, policy_source) = read_policy(args.policy.as_deref())?;
     let mut options = options(&args.execute, false);
     let store = cluster::open_store(cli, args.execute.no_store)?;
-    let notes = super::rebalance_usage::readings_for_apply(
+    let readings = super::rebalance_usage::readings_for_apply(
         store.as_ref(),
         &policy,
         None,
@@ -85,7 +85,7 @@ pub fn run(cli: &Cli, args: &RebalanceRunArgs) -> anyhow::Result<ExitCode> {
         None,
         &mut options,
     )?;
-    say(&notes)?;
+    say(&readings.notes)?;
     let (runtime, client, source) = cluster::connect(&args.cluster)?;
     note_default_policy(&policy_source)?;
     let location = format!("rebalance run --policy {policy_source}");
@@ -109,7 +109,7 @@ pub fn run(cli: &Cli, args: &RebalanceRunArgs) -> anyhow::Result<ExitCode> {
     keep_after_ingest(store.as_ref())?;
     // A later `apply` of this plan runs the policy's Prometheus query again
     // where this run did (as `plan --out` records it).
-    executed.options.prometheus_url = args.prometheus.prometheus_url.clone();
+    executed.options.prometheus_url = readings.url;
     finish(cli, &report, &executed, args.out.as_deref())
 }
 

@@ -123,6 +123,14 @@ pub(crate) fn run_query(
         ..CredentialSources::default()
     };
     let auth = Auth::load_named(&sources, &|name| std::env::var(name).ok(), &PROM_ENV).map_err(PromError::from)?;
+    // A plan file is passed around (CronJob output, review): the server it
+    // names gets no credentials unless the command line names it too.
+    if args.prometheus_url.is_none() && !auth.secret_values().is_empty() {
+        anyhow::bail!(
+            "the plan ran the policy's query on {url}: credentials (--prometheus-* or KDRIFT_PROM_*) are sent \
+             only to a server given on the command line; add --prometheus-url {url} to run it there again"
+        );
+    }
     // The request timeout decides: the connection's own timeouts only
     // catch what it cannot (a server silent past it is cut by it, with
     // its words, not after reqwest's fixed 120 s read timeout).

@@ -213,12 +213,21 @@ pub(crate) fn readings_for_apply(
     prometheus: &crate::args::PrometheusArgs,
     recorded_url: Option<&str>,
     options: &mut kdrift_rebalance::ExecuteOptions,
-) -> anyhow::Result<Vec<String>> {
+) -> anyhow::Result<Readings> {
     options.measured = latest_for_apply(store, policy, window)?;
     let query = super::rebalance_prometheus::run_query(prometheus, recorded_url, policy, Utc::now())?;
     options.metric_samples = query.samples;
     options.metric_query_error = query.error;
-    Ok(query.notes)
+    Ok(Readings { notes: query.notes, url: query.url })
+}
+
+/// What [`readings_for_apply`] says and ran.
+pub(crate) struct Readings {
+    /// Said on stderr before anything is evicted.
+    pub(crate) notes: Vec<String>,
+    /// The server the policy's query ran on, without credentials (its
+    /// base URL: no user, query string or fragment), as a plan records it.
+    pub(crate) url: Option<String>,
 }
 
 /// For `rebalance apply` / `run`, which plan again on the live cluster: the

@@ -14,6 +14,11 @@ use super::{MASK, MIN_TOKEN};
 /// (`token: expired`).
 const LONG_WORD: usize = 16;
 
+/// The longest key read as a credential's name, bytes: a longer run of
+/// key bytes is data, not a name (`PGPASSWORD`, `clientSecret` and the
+/// like are far shorter).
+const MAX_KEY: usize = 128;
+
 /// Bytes of a key: letters, digits, `_`, `-`, `.`.
 fn key_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"_-.".contains(&b)
@@ -48,10 +53,17 @@ fn token_like(key: &str) -> bool {
 /// The value after a key named like a credential whose first byte is at
 /// `i` (see the module doc).
 pub(super) fn named_value(bytes: &[u8], i: usize) -> Option<(usize, usize)> {
-    let key_end = i + bytes[i..].iter().take_while(|b| key_byte(**b)).count();
-    if key_end == i || !bytes[i].is_ascii_alphabetic() {
+    // Checked before the key is read, and the read bounded: a run of key
+    // bytes (`00000001-00000001-…`, 64 KiB) starts a word at every `-`, so
+    // reading each to its end was quadratic (minutes for 2.6 MB).
+    if !bytes.get(i)?.is_ascii_alphabetic() {
         return None;
     }
+    let key_len = bytes[i..].iter().take(MAX_KEY + 1).take_while(|b| key_byte(**b)).count();
+    if key_len > MAX_KEY {
+        return None;
+    }
+    let key_end = i + key_len;
     let key = std::str::from_utf8(&bytes[i..key_end]).ok()?.trim_end_matches(['-', '.', '_']);
     if !credential_key(key) {
         return None;
@@ -212,6 +224,20 @@ mod tests {
             "ｐａｓｓｗｏｒｄ ｓｅｔ，日本語",
         ] {
             assert_eq!(mask_patterns(plain), plain);
+        }
+    }
+
+    /// A 2.6 MB List of Pods whose annotations were runs of
+    /// `00000001-00000001-…` took minutes in `ingest file` (each `-` starts
+    /// a word and each word's key was read to the run's end): runs of key
+    /// bytes are passed by, a credential after one still found.
+    #[test]
+    fn long_runs_of_key_bytes_are_passed_by_and_a_credential_after_one_masked() {
+        for unit in ["00000001-", "abcdefgh-", "a.b_c-"] {
+            let run = unit.repeat((1 << 20) / unit.len());
+            assert_eq!(mask_patterns(&run), run, "{unit}");
+            let text = format!("{run}password=Hx7qPw93zq");
+            assert_eq!(mask_patterns(&text), format!("{run}password=***"), "{unit}");
         }
     }
 }
