@@ -195,6 +195,7 @@ fn query_list_shows_the_user_facing_queries_and_all_adds_the_internal_ones() {
         user,
         [
             "store_counts",
+            "memory_settings",
             "runs",
             "run_errors",
             "run_sources",

@@ -304,7 +304,10 @@ fn an_interrupted_file_ingest_keeps_its_committed_batch_and_closes_its_run_as_fa
     let offsets = write_events(&file, lines);
     let db = dir_path.join("k.duckdb");
 
-    let mut child = kdrift(&db).args(["ingest", "file"]).arg(&file).spawn().expect("start kdrift");
+    // --memory-limit 1GiB: batches end at 100,000 records, not at an
+    // eighth of the default limit's bytes (16 MiB: 109,316 of these).
+    let mut child =
+        kdrift(&db).args(["--memory-limit", "1GiB", "ingest", "file"]).arg(&file).spawn().expect("start kdrift");
     // The reader runs at most QUEUED + 2 chunks and its 1 MiB buffer ahead
     // of the stager: past this offset, the first batch (BATCH records) has
     // been committed, or is being committed.
@@ -422,7 +425,7 @@ fn a_killed_file_ingest_keeps_the_input_errors_of_its_committed_batches() {
     let db = dir_path.join("k.duckdb");
     // Killed once the writer logs its first batch committed.
     let mut child = kdrift(&db)
-        .args(["ingest", "file"])
+        .args(["--memory-limit", "1GiB", "ingest", "file"])
         .arg(&file)
         .env("KDRIFT_LOG", "kdrift_store::writer=debug")
         .spawn()
