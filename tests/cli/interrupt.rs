@@ -380,7 +380,10 @@ fn run_one_errors(db: &Path) -> (Vec<(Option<i64>, String)>, i64) {
 /// Starts `kdrift ingest file` on `file` and waits until its first batch
 /// is committed (or being committed; see the test above).
 fn start_past_first_batch(db: &Path, file: &Path, offsets: &[u64]) -> Child {
-    let mut child = kdrift(db).args(["ingest", "file"]).arg(file).spawn().expect("start kdrift");
+    // --memory-limit 1GiB: the first batch ends at BATCH records, not at an
+    // eighth of the default limit's bytes.
+    let mut child =
+        kdrift(db).args(["--memory-limit", "1GiB", "ingest", "file"]).arg(file).spawn().expect("start kdrift");
     let past_first_batch = offsets[BATCH as usize + (QUEUED + 2) * CHUNK] + (2 << 20);
     let pid = child.id();
     wait_until(&mut child, "the first batch", || read_position(pid, file).is_some_and(|p| p > past_first_batch));
@@ -425,7 +428,7 @@ fn a_killed_file_ingest_keeps_the_input_errors_of_its_committed_batches() {
     let db = dir_path.join("k.duckdb");
     // Killed once the writer logs its first batch committed.
     let mut child = kdrift(&db)
-        .args(["--memory-limit", "1GiB", "ingest", "file"])
+        .args(["ingest", "file"])
         .arg(&file)
         .env("KDRIFT_LOG", "kdrift_store::writer=debug")
         .spawn()
