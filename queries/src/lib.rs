@@ -236,6 +236,11 @@ pub enum StoreError {
         #[source]
         source: duckdb::Error,
     },
+    /// A run's final commit stopped before DuckDB's COMMIT because the run
+    /// was asked to stop ([`RunWriter::stop_final_commit_when`]: SIGINT or
+    /// SIGTERM during `ingest api`'s commit); its transaction is rolled back.
+    #[error("the final commit was interrupted before it completed and is rolled back whole")]
+    Interrupted,
     /// The bulk-load appender failed.
     #[error("bulk load into {table} failed")]
     Append {

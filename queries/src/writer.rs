@@ -19,7 +19,7 @@ use duckdb::{params, Appender};
 use kdrift_rebalance::pod_usage_fields;
 
 use super::prepare::{prepare, StagingRow};
-use super::{query_error, sql, Store, StoreError};
+use super::{query_error, sql, NamedQuery, Store, StoreError};
 use crate::record::{IdentityError, Origin, Record};
 
 /// Counts a run ends with.
@@ -104,6 +104,9 @@ pub struct RunWriter<'s> {
     held: Option<TransactionGuard<'s>>,
     /// Totals of the batches moved inside `held`, not committed yet.
     moved: RunCounts,
+    /// Asked before each statement of the final commit: `true` stops it
+    /// ([`RunWriter::stop_final_commit_when`]).
+    stop: Option<Box<dyn Fn() -> bool + Send + 's>>,
     /// DuckDB on one thread while the run is open (dropped last, after the
     /// run is closed).
     _threads: WriterThreads<'s>,
@@ -225,6 +228,7 @@ impl<'s> RunWriter<'s> {
             closed: false,
             held: None,
             moved: RunCounts::default(),
+            stop: None,
             _threads: threads,
         };
         // From here on, a failure closes the run as `failed` (see `Drop`).
@@ -279,6 +283,18 @@ impl<'s> RunWriter<'s> {
     /// none and holds no timestamp ([`super::prepare::prepare`]'s fallback).
     pub fn started_at(&self) -> DateTime<Utc> {
         self.started_at
+    }
+
+    /// Makes the run's final commit ([`RunWriter::commit`]) ask
+    /// `requested()` before each of its statements and before DuckDB's
+    /// COMMIT, and stop with [`StoreError::Interrupted`] when it holds:
+    /// the transaction is rolled back whole and the run closed as failed.
+    /// A store interrupt ([`Store::interrupt_handle`]) stops only the
+    /// statement running: one that came between two statements was lost,
+    /// and the run was kept. Batches ([`RunWriter::commit_batch`]) do not
+    /// ask (a recorder stopping commits its last batch).
+    pub fn stop_final_commit_when(&mut self, requested: impl Fn() -> bool + Send + 's) {
+        self.stop = Some(Box::new(requested));
     }
 
     /// Stages one record ([`super::prepare::prepare`] then
@@ -483,29 +499,43 @@ impl<'s> RunWriter<'s> {
             None => TransactionGuard::begin(store)?,
         };
         let after: i64 = store.query_one(&sql::MAX_OBS_ID, [], |r| r.get(0))?;
-        let added = store.execute(&sql::COMMIT_OBSERVATIONS, [self.run_id])? as u64;
-        store.execute(&sql::DERIVE_EVENT_VERSIONS, params![self.run_id, after])?;
-        store.execute(&sql::DERIVE_REPLICA_SET_SCALINGS, params![self.run_id, after])?;
-        store.execute(&sql::DERIVE_POD_VERSIONS, params![self.run_id, after])?;
-        store.execute(&sql::DERIVE_NODE_VERSIONS, params![self.run_id, after])?;
-        store.execute(&sql::DERIVE_NAME_INDEX, params![self.run_id, after])?;
-        store.execute(&sql::DERIVE_POD_NAMESPACES, params![self.run_id, after])?;
-        store.execute(&sql::DERIVE_POD_INTERVALS, params![self.run_id, after])?;
-        store.execute(&sql::DERIVE_POD_FIRST_SEEN_LATE, params![self.run_id, after])?;
-        store.execute(&sql::DERIVE_NODE_INTERVALS, params![self.run_id, after])?;
-        // Only the bindings and eviction evidence of the pods this batch names change.
-        store.execute(&sql::CLEAR_POD_BINDINGS, params![self.run_id, after])?;
-        let bindings = store.execute(&sql::DERIVE_POD_BINDINGS, params![self.run_id, after])?;
-        store.execute(&sql::POD_BINDINGS_APPENDED, [bindings as i64])?;
-        store.execute(&sql::CLEAR_EVICTION_EVIDENCE, params![self.run_id, after])?;
-        store.execute(&sql::DERIVE_EVICTION_EVIDENCE, params![self.run_id, after])?;
-        // And the signals of the nodes it names.
-        store.execute(&sql::CLEAR_NODE_SIGNALS, params![self.run_id, after])?;
-        store.execute(&sql::DERIVE_NODE_SIGNALS, params![self.run_id, after])?;
-        // The requested amounts from the batch's earliest pod version on.
-        for q in super::REQUESTED_DERIVATIONS {
-            store.execute(q, params![self.run_id, after])?;
+        // The final commit stops at the next statement once its run is
+        // asked to stop (DuckDB's interrupt stops only a running one).
+        let stop = if finish.is_some() { self.stop.as_deref() } else { None };
+        let stopped = || if stop.is_some_and(|requested| requested()) { Err(StoreError::Interrupted) } else { Ok(()) };
+        let run_id = self.run_id;
+        let derive = |q: &NamedQuery| -> Result<usize, StoreError> {
+            stopped()?;
+            store.execute(q, params![run_id, after])
+        };
+        stopped()?;
+        let added = store.execute(&sql::COMMIT_OBSERVATIONS, [run_id])? as u64;
+        for q in [
+            &sql::DERIVE_EVENT_VERSIONS,
+            &sql::DERIVE_REPLICA_SET_SCALINGS,
+            &sql::DERIVE_POD_VERSIONS,
+            &sql::DERIVE_NODE_VERSIONS,
+            &sql::DERIVE_NAME_INDEX,
+            &sql::DERIVE_POD_NAMESPACES,
+            &sql::DERIVE_POD_INTERVALS,
+            &sql::DERIVE_POD_FIRST_SEEN_LATE,
+            &sql::DERIVE_NODE_INTERVALS,
+            // Only the bindings and eviction evidence of the pods this batch names change.
+            &sql::CLEAR_POD_BINDINGS,
+        ] {
+            derive(q)?;
         }
+        let bindings = derive(&sql::DERIVE_POD_BINDINGS)?;
+        stopped()?;
+        store.execute(&sql::POD_BINDINGS_APPENDED, [bindings as i64])?;
+        // The eviction evidence, and the signals of the nodes it names;
+        // the requested amounts from the batch's earliest pod version on.
+        let evidence = [&sql::CLEAR_EVICTION_EVIDENCE, &sql::DERIVE_EVICTION_EVIDENCE];
+        let signals = [&sql::CLEAR_NODE_SIGNALS, &sql::DERIVE_NODE_SIGNALS];
+        for q in evidence.into_iter().chain(signals).chain(super::REQUESTED_DERIVATIONS) {
+            derive(q)?;
+        }
+        stopped()?;
         store.execute(&sql::CLEAR_STAGING, [])?;
         let mut c = self.moved;
         c.records += self.pending;
@@ -531,6 +561,7 @@ impl<'s> RunWriter<'s> {
             None => store.execute(&sql::RUN_PROGRESS, params![self.run_id, records, duplicates, errors])?,
         };
         also(store, self.run_id)?;
+        stopped()?;
         tx.commit()?;
         tracing::debug!(rows = self.pending, added, ms = started.elapsed().as_secs_f64() * 1e3, "batch committed");
         self.committed = c;

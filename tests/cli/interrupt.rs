@@ -53,9 +53,14 @@ fn stderr_of(child: &mut Child) -> String {
 
 /// Sends `signal` (`INT`, `TERM`) and waits for the process to end (killing
 /// it and failing after [`WAIT`]).
-fn signal_and_wait(mut child: Child, signal: &str) -> Output {
+fn signal_and_wait(child: Child, signal: &str) -> Output {
     let status = Command::new("kill").arg(format!("-{signal}")).arg(child.id().to_string()).status().expect("kill");
     assert!(status.success(), "kill -{signal}");
+    wait_for_end(child)
+}
+
+/// Waits for a signalled process to end (killing it and failing after [`WAIT`]).
+fn wait_for_end(mut child: Child) -> Output {
     let deadline = Instant::now() + WAIT;
     while child.try_wait().expect("try_wait").is_none() {
         if Instant::now() > deadline {
@@ -459,7 +464,7 @@ fn sigint_during_the_final_commit_of_ingest_api_rolls_it_back_whole_and_closes_t
     // The signal waited for the commit's end (11.6 s in the break-it pass),
     // and the run was kept (issue 34).
     use kdrift_tests::hostile_kube::{list_of, pod, Answer, HostileKube};
-    use std::io::{BufRead, BufReader};
+    use std::io::{BufRead, BufReader, Write};
     let items: Vec<Vec<u8>> = (0..30_000).map(|i| pod(i, 10 + i).into_bytes()).collect();
     let body = list_of("PodList", &items);
     let kube = HostileKube::start(move |t| t.starts_with("/api/v1/pods?").then(|| Answer::Body(body.clone())));
@@ -476,12 +481,24 @@ fn sigint_during_the_final_commit_of_ingest_api_rolls_it_back_whole_and_closes_t
             .spawn()
             .expect("start kdrift ingest api");
         let stderr = child.stderr.take().expect("stderr");
+        // A shell already waiting to send the signal: a `kill` started
+        // only when the line is read came after the commit's interruptible
+        // part on a fast machine (5 tries out of 5 in CI).
+        let mut killer = Command::new("sh")
+            .args(["-c", "read _ && kill -INT \"$1\"", "sh"])
+            .arg(child.id().to_string())
+            .stdin(Stdio::piped())
+            .spawn()
+            .expect("start the signalling shell");
+        let mut fire = killer.stdin.take().expect("the shell's stdin");
         let (tx, rx) = std::sync::mpsc::channel();
         let reader = std::thread::spawn(move || {
             let mut text = String::new();
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 // The last resource listed: the final commit starts.
                 if line.contains("listed resource=events.events.k8s.io") {
+                    let _ = fire.write_all(b"go\n");
+                    let _ = fire.flush();
                     let _ = tx.send(());
                 }
                 text.push_str(&line);
@@ -490,7 +507,8 @@ fn sigint_during_the_final_commit_of_ingest_api_rolls_it_back_whole_and_closes_t
             text
         });
         rx.recv_timeout(WAIT).expect("every resource listed");
-        let output = signal_and_wait(child, "INT");
+        assert!(killer.wait().expect("the signalling shell").success(), "kill -INT");
+        let output = wait_for_end(child);
         let stderr = reader.join().expect("stderr reader");
         if output.status.code() == Some(0) && stderr.contains("during the final commit: the run completed and is kept")
         {

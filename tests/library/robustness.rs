@@ -1955,6 +1955,7 @@ fn a_held_token_in_a_name_is_stored_masked_and_a_short_one_masks_no_data() {
                 page_size: 10,
                 request_timeout: DEFAULT_REQUEST_TIMEOUT,
                 max_page_bytes: kdrift_rebalance::MAX_PAGE_BYTES,
+                interrupt: None,
             };
             let clock = ManualClock::new(t("2026-11-27T10:05:00Z"));
             snapshot_cluster(&store, &c.client, &options, &clock).await.expect("snapshot")

@@ -92,7 +92,8 @@ pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
     let store = crate::cmd::open_store(cli)?;
     // The final commit runs on this thread and would hold the signal until
     // its end (issue 34: 11.6 s): the first signal stops the statement it
-    // runs, and the commit's transaction is rolled back whole.
+    // runs, or the next one (`SnapshotOptions::interrupt`), and the
+    // commit's transaction is rolled back whole.
     let (stop_commit, interrupt) = (store.interrupt_handle(), caught.interrupt().clone());
     runtime.spawn(async move {
         interrupt.triggered().await;
@@ -106,6 +107,7 @@ pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
                 page_size: args.chunk_size,
                 request_timeout: Duration::from_secs(args.request_timeout),
                 max_page_bytes: args.cluster.max_page_bytes(),
+                interrupt: Some(caught.interrupt().clone()),
             };
             let mut progress = Listings::new();
             anyhow::Ok(

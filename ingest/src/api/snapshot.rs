@@ -25,6 +25,7 @@ use kube::Client;
 use super::clock::Clock;
 use super::report::{ApiReport, ResourceProblem, ResourceReport};
 use super::stage::{item_error, stage_observation};
+use crate::interrupt::Interrupt;
 use crate::store::RunWriter;
 use crate::store::{Change, Origin, Record};
 use crate::store::{Store, StoreError};
@@ -39,7 +40,7 @@ const GONE_RESTARTS: u32 = 3;
 pub const SILENT_RESOURCES: usize = 3;
 
 /// What to snapshot.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct SnapshotOptions {
     /// The cluster URL (for locations and the run row).
     pub cluster: String,
@@ -53,6 +54,10 @@ pub struct SnapshotOptions {
     /// Most bytes of one list page read (`--max-page-bytes`;
     /// [`kdrift_rebalance::MAX_PAGE_BYTES`], 256 MiB).
     pub max_page_bytes: usize,
+    /// Triggered (SIGINT, SIGTERM) during the final commit, it stops the
+    /// commit at its next statement and rolls it back whole
+    /// ([`StoreError::Interrupted`]); `None`: the commit always completes.
+    pub interrupt: Option<Interrupt>,
 }
 
 /// Told of each page of a list as it is read (`kdrift ingest api`, and
@@ -105,6 +110,9 @@ pub async fn snapshot_with_progress(
             .with_max_page_bytes(options.max_page_bytes)
     };
     let mut writer = RunWriter::begin(store, "api", &location)?;
+    if let Some(interrupt) = options.interrupt.clone() {
+        writer.stop_final_commit_when(move || interrupt.is_triggered());
+    }
     let mut reports = Vec::new();
     // Resources in a row that timed out having received nothing.
     let mut silent = 0usize;
