@@ -5,7 +5,9 @@
 //! first thing in `main` by [`complete_from_env`]) and so also completes
 //! pod names (`why-pending`, `rebalance explain`) and Job and CronJob names
 //! (`postmortem job`) from the store (`--db` on the line, else `KDRIFT_DB`,
-//! else `kdrift.duckdb`).
+//! else `kdrift.duckdb`). Invoked as `kubectl_complete-kdrift`, the binary
+//! answers kubectl's own completion of `kubectl kdrift …`
+//! ([`kubectl_complete`]).
 
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
@@ -46,6 +48,39 @@ pub fn command() -> clap::Command {
 /// Answers a completion request when [`ENV`] is set (and exits); returns otherwise.
 pub fn complete_from_env(bin: &str) {
     clap_complete::CompleteEnv::with_factory(|| command().bin_name(bin.to_string())).var(ENV).bin(bin).complete();
+}
+
+/// Answers kubectl's plugin completion (kubectl 1.26+, kubernetes#105867):
+/// for `kubectl kdrift why-pending media/b<Tab>` kubectl runs
+/// `kubectl_complete-kdrift why-pending media/b` ([`crate::plugin::COMPLETER_BIN`]
+/// on the PATH) and reads one candidate a line (`value<TAB>help`), then
+/// Cobra's directive: `:4` (no file completion) after candidates, `:0`
+/// (the shell's default) when there are none. `words`: the words after
+/// `kdrift`, the last the one being completed (empty for a new word).
+///
+/// # Errors
+/// Writing to `out` failed (a candidate that cannot be computed is left out).
+pub fn kubectl_complete(words: &[OsString], out: &mut dyn Write) -> std::io::Result<()> {
+    let mut args = vec![OsString::from(crate::plugin::PLUGIN_BIN)];
+    args.extend(words.iter().cloned());
+    if words.is_empty() {
+        args.push(OsString::new());
+    }
+    let index = args.len() - 1;
+    let mut cmd = command().bin_name(crate::plugin::PLUGIN_BIN);
+    let here = std::env::current_dir().ok();
+    let found = clap_complete::engine::complete(&mut cmd, args, index, here.as_deref()).unwrap_or_default();
+    let mut any = false;
+    for c in found.iter().filter(|c| !c.is_hide_set()) {
+        let value = c.get_value().to_string_lossy();
+        // One line each: a help text's line breaks and tabs would split it.
+        match c.get_help().map(|h| h.to_string().replace(['\n', '\t'], " ")) {
+            Some(help) if !help.is_empty() => writeln!(out, "{value}\t{help}")?,
+            _ => writeln!(out, "{value}")?,
+        }
+        any = true;
+    }
+    writeln!(out, ":{}", if any { 4 } else { 0 })
 }
 
 /// Prints the script for `args.shell` on `out` (`bin`: the command the shell completes, `kdrift`).

@@ -27,6 +27,12 @@ use clap::FromArgMatches;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    let mut argv = std::env::args_os();
+    if plugin::is_completer(std::path::Path::new(&argv.next().unwrap_or_default())) {
+        let words: Vec<_> = argv.collect();
+        let done = completion::kubectl_complete(&words, &mut std::io::stdout().lock());
+        return if done.is_ok() { ExitCode::SUCCESS } else { ExitCode::from(2) };
+    }
     completion::complete_from_env(plugin::bin());
     // As `kubectl-kdrift` (kubectl's plugin), usage lines say `kubectl kdrift`;
     // every subcommand's --help ends with an example.

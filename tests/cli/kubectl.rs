@@ -274,6 +274,39 @@ fn as_kubectl_kdrift_the_same_binary_says_kubectl_kdrift_in_its_usage() {
 }
 
 #[test]
+fn linked_as_kubectl_complete_kdrift_it_answers_kubectls_plugin_completion() {
+    // kubectl 1.26+ runs `kubectl_complete-kdrift WORDS… CURRENT` for
+    // `kubectl kdrift WORDS… CURRENT<Tab>` and reads candidates, then Cobra's `:directive`.
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("demo.duckdb");
+    Command::cargo_bin("kdrift").expect("binary").args(["demo", "--save"]).arg(&db).assert().success();
+    let completer = dir.path().join("kubectl_complete-kdrift");
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("kdrift"), &completer).expect("link");
+    let absent = dir.path().join("absent.duckdb");
+    let complete_with = |words: &[&str], store: &std::path::Path| {
+        let out = Command::new(&completer).args(words).env("KDRIFT_DB", store).output().expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{words:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let complete = |words: &[&str]| complete_with(words, &db);
+    assert_eq!(
+        complete(&["postmortem", "job", "media/"]),
+        "media/backup\nmedia/backup-29929200\nmedia/backup-29930640\n:4\n"
+    );
+    let commands = complete(&["why"]);
+    assert!(commands.starts_with("why-pending\t"), "{commands}");
+    assert!(commands.ends_with("\n:4\n") && commands.lines().count() == 2, "{commands}");
+    // A subcommand's flags; the line's --db over KDRIFT_DB, as for the shells.
+    assert!(complete(&["skew", "--us"]).starts_with("--usage\t"));
+    let words = ["--db", db.to_str().expect("utf-8"), "postmortem", "job", "media/backup-2992"];
+    assert_eq!(complete_with(&words, &absent), "media/backup-29929200\n:4\n");
+    // Nothing to offer: the shell's default; no store: no names, none created.
+    assert_eq!(complete(&["postmortem", "job", "nosuch/"]), ":0\n");
+    assert_eq!(complete_with(&["postmortem", "job", "media/"], &absent), ":0\n");
+    assert!(!absent.exists());
+}
+
+#[test]
 fn the_krew_manifest_installs_the_kdrift_binary_as_the_kdrift_plugin() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/krew/kdrift.yaml");
     let text = std::fs::read_to_string(&path).expect("deploy/krew/kdrift.yaml");
