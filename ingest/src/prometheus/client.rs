@@ -365,6 +365,7 @@ mod tests {
                 .map(|i| [("instance".to_string(), i.to_string())].into_iter().collect())
                 .unwrap_or_default(),
             value: value.map(str::to_string),
+            problems: Vec::new(),
         };
         // `__name__` is no label kdrift reads: not kept.
         let first = sample(Some("n1"), Some("0.5696"));
