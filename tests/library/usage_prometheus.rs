@@ -198,6 +198,21 @@ fn a_range_pulled_again_with_the_memory_queries_fills_the_memory_of_the_stored_s
     .into_iter()
     .collect();
     assert_eq!(stored(&store).0, expected);
+    // Break-it 37 F8: each row keeps the run that stored it first (documented
+    // in usage_samples' query and docs/sources.md); the filling run is the
+    // one credited with the 30 new samples.
+    let (first_run, fill_run) = (first.windows[0].run_id, again.windows[0].run_id);
+    assert_ne!(first_run, fill_run);
+    let params = [
+        ("since_us".to_string(), "2026-11-13T00:00:00Z".to_string()),
+        ("until_us".to_string(), "2026-11-14T00:00:00Z".to_string()),
+        ("node".to_string(), String::new()),
+    ];
+    let rows = run_query(&store, "usage_samples", &params).expect("usage_samples");
+    let run_col = rows.columns.iter().position(|c| c == "run_id").expect("run_id");
+    let runs: std::collections::BTreeSet<i64> = rows.rows.iter().filter_map(|r| r[run_col].as_i64()).collect();
+    assert_eq!(runs.into_iter().collect::<Vec<_>>(), [first_run]);
+    assert_eq!((again.windows.len(), again.windows[0].added), (1, 30));
     // A third time: nothing left to add.
     let third = pull(&store, &vm.url(), &options(600, 900, &[])).expect("third");
     assert_eq!((third.samples(), third.added()), (30, 0));
