@@ -33,6 +33,7 @@ mod kept_errors;
 mod ndjson_stream;
 mod parse;
 mod prometheus;
+mod retry;
 mod stdin;
 mod top;
 mod usage_times;
