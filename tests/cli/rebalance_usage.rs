@@ -825,6 +825,7 @@ fn apply_and_run_plan_again_on_the_policys_prometheus_query() {
         .assert()
         .success();
     assert_eq!(evictions(&kube), ["apps/a"]);
-    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&executed).unwrap()).unwrap();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&executed).expect("executed plan")).expect("json");
     assert_eq!(doc["options"]["prometheus_url"], prom.url());
 }
