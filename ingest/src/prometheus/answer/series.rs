@@ -36,7 +36,8 @@ pub struct Series {
     pub malformed: usize,
     /// The first malformed point: its index and JSON text (at most [`QUOTED_CHARS`]).
     pub first_malformed: Option<(usize, String)>,
-    /// The first value whose text is no number: its index and text (at most [`QUOTED_CHARS`]).
+    /// The first value whose text is no number: its index and text, whole
+    /// (redacted before it is shown: a credential cut would escape the redactor).
     pub first_not_number: Option<(usize, String)>,
     /// What is wrong with the series as a whole, as said (`label "node"
     /// twice`, `member "values" twice`): such a series is an input error.
@@ -57,7 +58,7 @@ impl Series {
     fn push(&mut self, time: f64, text: &str) {
         let value = text.trim().parse::<f64>().unwrap_or_else(|_| {
             let index = self.points.len();
-            self.first_not_number.get_or_insert_with(|| (index, quoted(text)));
+            self.first_not_number.get_or_insert_with(|| (index, text.to_string()));
             NOT_A_NUMBER
         });
         self.points.push((time, value));
