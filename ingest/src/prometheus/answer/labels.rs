@@ -101,7 +101,7 @@ impl<'de> DeserializeSeed<'de> for KeyIn<'_> {
 
 /// serde_json's words without their position (`… at line 1 column 8`: of
 /// the value's own text, not the answer's).
-fn reason(e: &serde_json::Error) -> String {
+pub(super) fn reason(e: &serde_json::Error) -> String {
     let text = e.to_string();
     match text.rfind(" at line ") {
         Some(at) => text[..at].to_string(),

@@ -9,7 +9,7 @@ use std::fmt;
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::labels::{KeyIn, LabelsOf};
+use super::labels::{reason, KeyIn, LabelsOf};
 use super::{Element, Shape, Shaped, NOT_A_NUMBER, QUOTED_CHARS};
 
 /// One series of a range query's answer: the labels kdrift reads
@@ -104,7 +104,14 @@ impl<'de> Shaped<'de> for SeriesOf {
         let mut series = Series::default();
         let mut problems = Vec::new();
         let metric = members(map, "values", &mut problems, |map, problems| {
-            map.next_value_seed(Shape(PointsInto(&mut series, problems)))
+            // Its raw text parsed on its own: `"values": 1e400` is this
+            // series' problem, not the answer's.
+            let raw = map.next_value::<&RawValue>()?;
+            let mut de = serde_json::Deserializer::from_str(raw.get());
+            if let Err(e) = Shape(PointsInto(&mut series, problems)).deserialize(&mut de) {
+                problems.push(format!("\"values\" is not valid JSON text ({})", reason(&e)));
+            }
+            Ok(())
         })?;
         series.metric = metric;
         series.problems = problems;
@@ -321,6 +328,7 @@ mod tests {
                 {{"metric":{{"node":"n3"}},"metric":{{"node":"n4"}},"values":[[1794528000,"1"]]}},
                 {{"metric":{{"node":"n3"}},"values":[{deep},[1e400,"1"],[1794528000,"1"],[1794528030,"x\ud800"]]}},
                 {{"metric":{{"node":"n3"}},"values":"text"}},
+                {{"metric":{{"node":"n8"}},"values":1e400}},
                 {{"metric":"text","values":[]}},
                 {{"metric":{{"node":"n3\ud800","pod":1e400,"\ud800":1}},"values":[]}},
                 {{}},{{"metric":{{"node":"n5"}},"values":[]}},
@@ -339,6 +347,7 @@ mod tests {
                 vec!["member \"metric\" twice".to_string()],
                 vec![],
                 vec!["\"values\" is text, not a list of points".to_string()],
+                vec!["\"values\" is not valid JSON text (number out of range)".to_string()],
                 vec!["\"metric\" is text, not an object of labels".to_string()],
                 vec![
                     "label \"node\" is not valid JSON text (unexpected end of hex escape)".to_string(),
@@ -353,7 +362,7 @@ mod tests {
         assert_eq!((bad.malformed, bad.points.len()), (3, 4));
         assert_eq!(bad.first_malformed, Some((0, "[".repeat(80))));
         assert_eq!(bad.points[2], (1_794_528_000.0, 1.0));
-        assert_eq!(series[7].points, [(1_794_528_000.0, 0.25)]);
+        assert_eq!(series[8].points, [(1_794_528_000.0, 0.25)]);
     }
 
     #[test]
