@@ -33,6 +33,7 @@ mod kept_errors;
 mod ndjson_stream;
 mod parse;
 mod prometheus;
+mod retry;
 mod stdin;
 mod top;
 mod usage_times;
@@ -63,9 +64,9 @@ pub use ndjson_stream::{BATCH, CHUNK, MAX_LINE_BYTES, QUEUED, QUEUED_BYTES};
 pub use parse::depth::MAX_YAML_DEPTH;
 pub use parse::{Format, InputError};
 pub use prometheus::{
-    pull_prometheus, resolve_queries, InstantAnswer, InstantSample, NamedPromql, PromClient, PromError, PromOptions,
-    PromPullFailed, PromReport, PromWindow, PromWindowReport, MAX_POINTS, PROM_ANSWER_LIMIT, PROM_ENV,
-    PROM_REQUEST_TIMEOUT,
+    pull_prometheus, resolve_queries, show_labels, InstantAnswer, InstantSample, NamedPromql, PromClient, PromError,
+    PromFlags, PromOptions, PromPullFailed, PromReport, PromWindow, PromWindowReport, MAX_POINTS, PROM_ANSWER_LIMIT,
+    PROM_ENV, PROM_REQUEST_TIMEOUT, REBALANCE_FLAGS,
 };
 pub use stdin::{spool_stdin, STDIN_ARG, STDIN_LOCATION};
 pub use top::{ingest_top_file, parse_top, top_table, TopFileSummary, TopTable};

@@ -7,6 +7,10 @@
 --   what `kdrift ingest prometheus` (and later the metrics API and `kubectl
 --   top` files) stored. `node` '' lists every node's samples and every
 --   pod's; a node name lists that node's and those of the pods on it.
+--   `run_id` is the ingest run that stored the sample first: a run that
+--   later fills its NULL measure (the range pulled again with the memory
+--   queries: usage/fill_samples.sql) leaves it so, and is credited in
+--   `kdrift query runs` (its new samples are the measures it filled).
 -- params: $1 since_us BIGINT (UTC µs, inclusive), $2 until_us BIGINT (UTC µs, exclusive),
 --   $3 node VARCHAR ('' = every node)
 -- columns: sampled_at TIMESTAMP, kind VARCHAR, node VARCHAR, namespace VARCHAR, pod VARCHAR, cpu_millis BIGINT,

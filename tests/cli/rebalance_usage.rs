@@ -574,6 +574,29 @@ fn a_prometheus_answer_low_node_utilization_cannot_use_fails_recommend_and_expla
             "error getting node usage: expected query results to be of type \"vector\", got \"matrix\" instead".into(),
         ),
     ];
+    // Break-it 37 F5: a sample with `instance` twice or too long was taken
+    // silently (the last one) or read as having none.
+    let answer = |metric: &str| -> Vec<u8> {
+        format!(
+            r#"{{"status":"success","data":{{"resultType":"vector","result":[
+                {{"metric":{{"instance":"node-2"}},"value":[1794535200,"0.2"]}},
+                {{"metric":{metric},"value":[1794535200,"0.99"]}}]}}}}"#
+        )
+        .into_bytes()
+    };
+    let long = "n".repeat(1100);
+    let cases = cases.into_iter().chain([
+        (
+            answer(r#"{"instance":"elsewhere","instance":"node-1"}"#),
+            "error getting node usage: sample {instance=\"node-1\"}: label \"instance\" twice".to_string(),
+        ),
+        (
+            answer(&format!(r#"{{"instance":"{long}"}}"#)),
+            "error getting node usage: sample {}: label \"instance\" is 1100 bytes long, more than the 1024 kdrift \
+             reads (a Kubernetes name is at most 253)"
+                .to_string(),
+        ),
+    ]);
     let from = format!("(from the policy's query (node_utilization) on {} at 2026-11-13T02:00:00Z)", prom.url());
     for (answer, error) in cases {
         *body.lock().expect("body") = answer;
@@ -618,6 +641,30 @@ fn a_prometheus_answer_low_node_utilization_cannot_use_fails_recommend_and_expla
         );
         assert!(stdout.contains(&format!("\n  {error}\n  FAILED with the error above: nothing")), "{stdout}");
     }
+}
+
+/// Break-it 37 F7: rebalance's refusal of credentials in the URL named
+/// `ingest prometheus`' flags (`--url`, `--user`, `--password-file`).
+#[test]
+fn credentials_in_the_prometheus_url_are_refused_naming_rebalances_flags() {
+    let (dir, db) = kdrift_tests::hot_node::temp_store(true);
+    let policy = dir.path().join("prom.yaml");
+    std::fs::write(&policy, PROMETHEUS_POLICY).expect("policy");
+    let out = kdrift(&db)
+        .args(["rebalance", "plan", "--at", "2026-11-13T02:00:00Z", "--policy"])
+        .arg(&policy)
+        .args(["--prometheus-url", "http://kuser:Pw9zQ7secretX@127.0.0.1:1/"])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains(
+            "--prometheus-url http://127.0.0.1:1/: credentials in the URL would show in `ps` and shell history; set \
+             KDRIFT_PROM_USER and KDRIFT_PROM_PASSWORD (or --prometheus-user and --prometheus-password-file) instead"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("Pw9zQ7secretX"), "{stderr}");
 }
 
 /// Break-it 37 F1d: a value of 1e-320 printed as 320 digits in the node's
@@ -779,6 +826,6 @@ fn apply_and_run_plan_again_on_the_policys_prometheus_query() {
         .success();
     assert_eq!(evictions(&kube), ["apps/a"]);
     let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&executed).expect("the plan written")).expect("JSON");
+        serde_json::from_str(&std::fs::read_to_string(&executed).expect("executed plan")).expect("json");
     assert_eq!(doc["options"]["prometheus_url"], prom.url());
 }

@@ -198,6 +198,21 @@ fn a_range_pulled_again_with_the_memory_queries_fills_the_memory_of_the_stored_s
     .into_iter()
     .collect();
     assert_eq!(stored(&store).0, expected);
+    // Break-it 37 F8: each row keeps the run that stored it first (documented
+    // in usage_samples' query and docs/sources.md); the filling run is the
+    // one credited with the 30 new samples.
+    let (first_run, fill_run) = (first.windows[0].run_id, again.windows[0].run_id);
+    assert_ne!(first_run, fill_run);
+    let params = [
+        ("since_us".to_string(), "2026-11-13T00:00:00Z".to_string()),
+        ("until_us".to_string(), "2026-11-14T00:00:00Z".to_string()),
+        ("node".to_string(), String::new()),
+    ];
+    let rows = run_query(&store, "usage_samples", &params).expect("usage_samples");
+    let run_col = rows.columns.iter().position(|c| c == "run_id").expect("run_id");
+    let runs: std::collections::BTreeSet<i64> = rows.rows.iter().filter_map(|r| r[run_col].as_i64()).collect();
+    assert_eq!(runs.into_iter().collect::<Vec<_>>(), [first_run]);
+    assert_eq!((again.windows.len(), again.windows[0].added), (1, 30));
     // A third time: nothing left to add.
     let third = pull(&store, &vm.url(), &options(600, 900, &[])).expect("third");
     assert_eq!((third.samples(), third.added()), (30, 0));
@@ -564,4 +579,111 @@ mod hot_node_from_the_recorder {
         let drivers: Vec<&str> = hot.episodes[0].pods.iter().take(3).map(|d| d.name.as_str()).collect();
         assert_eq!(drivers, ["crunch-5f6b8-m3n8v", "crunch-5f6b8-q7w4z", "crunch-5f6b8-xk2p9"]);
     }
+}
+
+/// A Prometheus stand-in on 127.0.0.1 answering every range query with
+/// `answer(start)` (`start`: the form's `start`, seconds), until the test ends.
+fn canned_server(answer: fn(i64) -> String) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { return };
+            let mut request = Vec::new();
+            let mut buf = [0u8; 4096];
+            // Headers, then the form (Content-Length bytes).
+            let (head_end, length) = loop {
+                let n = conn.read(&mut buf).unwrap_or(0);
+                if n == 0 {
+                    break (request.len(), 0);
+                }
+                request.extend_from_slice(&buf[..n]);
+                if let Some(at) = request.windows(4).position(|w| w == b"\r\n\r\n") {
+                    let head = String::from_utf8_lossy(&request[..at]).to_ascii_lowercase();
+                    let length = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length:"))
+                        .and_then(|v| v.trim().parse::<usize>().ok())
+                        .unwrap_or(0);
+                    break (at + 4, length);
+                }
+            };
+            while request.len() < head_end + length {
+                let n = conn.read(&mut buf).unwrap_or(0);
+                if n == 0 {
+                    break;
+                }
+                request.extend_from_slice(&buf[..n]);
+            }
+            let form = String::from_utf8_lossy(&request[head_end.min(request.len())..]).to_string();
+            let start = form
+                .split('&')
+                .find_map(|p| p.strip_prefix("start="))
+                .and_then(|s| s.parse::<f64>().ok())
+                .unwrap_or(0.0) as i64;
+            let body = answer(start);
+            let reply = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = conn.write_all(reply.as_bytes());
+        }
+    });
+    url
+}
+
+/// Good series n1 (0.5 cores) and n2 (0.25) at the window's first two
+/// instants, and series each wrong in its own way (break-it 37 F3).
+fn hostile_answer(s: i64) -> String {
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    let result = [
+        format!(r#"{{"metric":{{"node":"n1"}},"values":[[{s},"0.5"],[{},"0.5"]]}}"#, s + 30),
+        format!(r#"{{"metric":{{"node":"n3"}},"values":[[{s},"1"]],"values":[[{s},"2"]]}}"#),
+        format!(r#"{{"metric":{{"node":"n4"}},"metric":{{"node":"n5"}},"values":[[{s},"1"]]}}"#),
+        format!(r#"{{"metric":{{"node":"n6"}},"values":[{deep},[1e400,"1"],[{s},"0.75"]]}}"#),
+        format!(r#"{{"metric":{{"node":"n7\ud800","job":"node"}},"values":[[{s},"1"]]}}"#),
+        r#"{"metric":"text","values":[]}"#.to_string(),
+        format!(r#"{{"metric":{{"node":"n2"}},"values":[[{s},"0.25"],[{},"0.25"]]}}"#, s + 30),
+    ];
+    format!(r#"{{"status":"success","data":{{"resultType":"matrix","result":[{}]}}}}"#, result.join(","))
+}
+
+#[test]
+fn a_hostile_series_is_an_input_error_naming_it_and_the_windows_other_series_are_stored() {
+    // Break-it 37 F3: a member twice, a point nested 200 deep or timed 1e400,
+    // a lone surrogate in `node`, a `metric` that is text failed the whole
+    // window ("HTTP 200 but not a Prometheus answer") and stopped the pull.
+    let url = canned_server(hostile_answer);
+    let (_dir, store) = temp_store();
+    let only_node_cpu: Vec<(String, String)> =
+        ["node_info", "node_memory", "pod_cpu", "pod_memory"].iter().map(|n| (n.to_string(), String::new())).collect();
+    let report = pull(&store, &url, &options(0, 600, &only_node_cpu)).expect("both windows committed");
+    let per_window: Vec<(u64, u64)> = report.windows.iter().map(|w| (w.samples, w.error_count)).collect();
+    assert_eq!(per_window, [(5, 5), (5, 5)]);
+    let w = "window [2026-11-13T00:00:00Z, 2026-11-13T00:05:00Z) query node_cpu series";
+    assert_eq!(
+        report.windows[0].errors,
+        [
+            format!("{w} {{node=\"n3\"}}: member \"values\" twice; skipped"),
+            format!("{w} {{node=\"n4\"}}: member \"metric\" twice; skipped"),
+            format!(
+                "{w} {{node=\"n6\"}}: 2 point(s) are not [time, \"value\"] (the first, values[0]: {}); skipped, the \
+                 series' other points are stored",
+                "[".repeat(80)
+            ),
+            format!("{w} {{}}: label \"node\" is not valid JSON text (unexpected end of hex escape); skipped"),
+            format!("{w} {{}}: \"metric\" is text, not an object of labels; skipped"),
+        ]
+    );
+    let (counts, span) = stored(&store);
+    let expected: BTreeMap<String, usize> = [
+        ("node n1 null/null 500 null prometheus".to_string(), 4),
+        ("node n2 null/null 250 null prometheus".to_string(), 4),
+        ("node n6 null/null 750 null prometheus".to_string(), 2),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(counts, expected);
+    assert_eq!(span, ["2026-11-13T00:00:00Z", "2026-11-13T00:05:30Z"]);
 }

@@ -10,7 +10,9 @@
 
 use anyhow::Context;
 use chrono::{DateTime, Utc};
-use kdrift_ingest::{Auth, CredentialSources, InstantAnswer, PromClient, PromError, Timeouts, PROM_ENV};
+use kdrift_ingest::{
+    show_labels, Auth, CredentialSources, InstantAnswer, PromClient, PromError, Timeouts, PROM_ENV, REBALANCE_FLAGS,
+};
 use kdrift_rebalance::{MetricSample, MetricsSource, Policy, Snapshot};
 
 use crate::args::PrometheusArgs;
@@ -136,7 +138,7 @@ pub(crate) fn run_query(
     // its words, not after reqwest's fixed 120 s read timeout).
     let limit = args.request_timeout;
     let timeouts = Timeouts { connect: limit.min(Timeouts::default().connect), read: limit + limit };
-    let client = PromClient::new(url, auth, timeouts)?.with_request_timeout(limit);
+    let client = PromClient::given_by(url, auth, timeouts, &REBALANCE_FLAGS)?.with_request_timeout(limit);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the runtime")?;
     let when = crate::render::time(at);
     let base = client.base_url();
@@ -149,6 +151,18 @@ pub(crate) fn run_query(
         ..QueryRun::default()
     };
     let said = match answer {
+        InstantAnswer::Vector(samples) if samples.iter().any(|s| !s.problems.is_empty()) => {
+            // A sample whose labels cannot be read (a label twice, too long,
+            // not text) is an input error, as `kdrift ingest prometheus` makes
+            // a series so (break-it 37 F5: the last `instance` was taken
+            // silently): the run fails naming it, masked as ingest's errors.
+            let bad = samples.iter().find(|s| !s.problems.is_empty()).map(|s| {
+                let said = format!("sample {}: {}", show_labels(&s.metric), s.problems.join(", "));
+                kdrift_rebalance::mask_shown(&client.redactor().redact(&said))
+            });
+            run.error = bad.clone();
+            bad.unwrap_or_default()
+        }
         InstantAnswer::Vector(samples) => {
             let n = samples.len();
             run.samples = Some(

@@ -44,6 +44,24 @@ pub const PROM_ENV: EnvNames = EnvNames {
     headers: "KDRIFT_PROM_HEADERS",
 };
 
+/// The flags of a command giving a Prometheus server: its URL, user and password file.
+#[derive(Debug, Clone, Copy)]
+pub struct PromFlags {
+    /// The URL's flag.
+    pub url: &'static str,
+    /// The user's flag.
+    pub user: &'static str,
+    /// The password file's flag.
+    pub password_file: &'static str,
+}
+
+/// `kdrift ingest prometheus`' flags.
+pub const INGEST_FLAGS: PromFlags = PromFlags { url: "--url", user: "--user", password_file: "--password-file" };
+
+/// The `kdrift rebalance` commands' flags.
+pub const REBALANCE_FLAGS: PromFlags =
+    PromFlags { url: "--prometheus-url", user: "--prometheus-user", password_file: "--prometheus-password-file" };
+
 /// An instant query's answer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum InstantAnswer {
@@ -78,12 +96,25 @@ impl PromClient {
     /// http(s), or credentials inside it; [`PromError::Credentials`] for a
     /// header that is not valid in HTTP.
     pub fn new(url: &str, auth: Auth, timeouts: Timeouts) -> Result<PromClient, PromError> {
+        PromClient::given_by(url, auth, timeouts, &INGEST_FLAGS)
+    }
+
+    /// [`PromClient::new`] for a command whose flags are `flags` (its
+    /// errors name them: break-it 37 F7, rebalance's refusal named
+    /// `ingest prometheus`' `--url`, `--user`, `--password-file`).
+    ///
+    /// # Errors
+    /// As [`PromClient::new`].
+    pub fn given_by(url: &str, auth: Auth, timeouts: Timeouts, flags: &PromFlags) -> Result<PromClient, PromError> {
         let suffixes = ["/api/v1/query_range", "/api/v1/query", "/api/v1"];
+        let env = [PROM_ENV.user, PROM_ENV.password];
         let Opened { http, base, query, redactor } =
-            open_server(url, &auth, timeouts, &suffixes, [PROM_ENV.user, PROM_ENV.password]).map_err(|e| match e {
-                OpenError::BadUrl(problem) => PromError::BadUrl { url: redact_url(url), problem },
-                OpenError::Credentials(problem) => PromError::Credentials(problem),
-            })?;
+            open_server(url, &auth, timeouts, &suffixes, env, [flags.user, flags.password_file]).map_err(
+                |e| match e {
+                    OpenError::BadUrl(problem) => PromError::BadUrl { flag: flags.url, url: redact_url(url), problem },
+                    OpenError::Credentials(problem) => PromError::Credentials(problem),
+                },
+            )?;
         Ok(PromClient {
             http,
             base,
@@ -365,6 +396,7 @@ mod tests {
                 .map(|i| [("instance".to_string(), i.to_string())].into_iter().collect())
                 .unwrap_or_default(),
             value: value.map(str::to_string),
+            problems: Vec::new(),
         };
         // `__name__` is no label kdrift reads: not kept.
         let first = sample(Some("n1"), Some("0.5696"));
@@ -403,6 +435,29 @@ mod tests {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("rt");
         let t = DateTime::from_timestamp(1_794_528_000, 0).expect("t");
         runtime.block_on(client.query_range("up", t, t, Duration::from_secs(30)))
+    }
+
+    #[test]
+    fn credentials_in_the_url_are_refused_naming_the_commands_flags() {
+        // Break-it 37 F7: rebalance's refusal named ingest's --url, --user, --password-file.
+        let url = "http://kuser:Pw9zQ7secretX@127.0.0.1:9090/";
+        let refusal = |flags: &PromFlags| match PromClient::given_by(url, Auth::default(), Timeouts::default(), flags) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("credentials in the URL accepted"),
+        };
+        let said = "credentials in the URL would show in `ps` and shell history; set KDRIFT_PROM_USER and \
+                    KDRIFT_PROM_PASSWORD";
+        assert_eq!(
+            refusal(&INGEST_FLAGS),
+            format!("--url http://127.0.0.1:9090/: {said} (or --user and --password-file) instead")
+        );
+        assert_eq!(
+            refusal(&REBALANCE_FLAGS),
+            format!(
+                "--prometheus-url http://127.0.0.1:9090/: {said} (or --prometheus-user and --prometheus-password-file) \
+                 instead"
+            )
+        );
     }
 
     #[test]

@@ -12,9 +12,11 @@ pub use crate::victorialogs::Failure;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum PromError {
-    /// `--url` cannot be used.
-    #[error("--url {url}: {problem}")]
+    /// The server URL (`flag`: `--url`, `--prometheus-url`) cannot be used.
+    #[error("{flag} {url}: {problem}")]
     BadUrl {
+        /// The command's flag that gave it.
+        flag: &'static str,
         /// The URL, without credentials.
         url: String,
         /// What is wrong.
@@ -74,7 +76,7 @@ impl From<crate::victorialogs::VlError> for PromError {
     fn from(e: crate::victorialogs::VlError) -> Self {
         match e {
             crate::victorialogs::VlError::Credentials(text) => PromError::Credentials(text),
-            crate::victorialogs::VlError::BadUrl { url, problem } => PromError::BadUrl { url, problem },
+            crate::victorialogs::VlError::BadUrl { url, problem } => PromError::BadUrl { flag: "--url", url, problem },
             other => PromError::Options(other.to_string()),
         }
     }

@@ -21,6 +21,7 @@ use super::pull::PromOptions;
 use super::queries::Measure;
 use super::series::{Merger, NodeMap};
 use super::windows::PromWindow;
+use crate::retry::{retrying, Stop};
 use crate::store::UsageSample;
 use crate::victorialogs::error::show_time;
 
@@ -113,7 +114,11 @@ async fn fetch_window(client: &PromClient, options: &PromOptions, window: PromWi
     let (mut fetch_s, mut merge_s) = (0.0, 0.0);
     for q in &options.queries {
         let fetching = Instant::now();
-        let answer = retrying(options, || client.query_range(&q.promql, window.first, window.last, step)).await;
+        let (retry, interrupt) = (&options.retry, &options.interrupt);
+        let answer = retrying(retry, interrupt, Failure::is_retryable, || {
+            client.query_range(&q.promql, window.first, window.last, step)
+        })
+        .await;
         fetch_s += fetching.elapsed().as_secs_f64();
         let answer = match answer {
             Ok(answer) => answer,
@@ -135,40 +140,4 @@ async fn fetch_window(client: &PromClient, options: &PromOptions, window: PromWi
     let (samples, errors, error_count) = merger.finish();
     merge_s += merging.elapsed().as_secs_f64();
     Outcome::Window(Box::new(Fetched { window, shown, samples, errors, error_count, fetch_s, merge_s }))
-}
-
-/// Why [`retrying`] gave up.
-enum Stop {
-    Interrupted,
-    Failed(u32, Failure),
-}
-
-/// Runs a request until it succeeds, fails in a way retrying cannot help,
-/// the attempts are spent, or the pull is interrupted.
-async fn retrying<T, F, Fut>(options: &PromOptions, mut request: F) -> Result<T, Stop>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, Failure>>,
-{
-    let (retry, interrupt) = (&options.retry, &options.interrupt);
-    let mut attempt = 1;
-    loop {
-        let answer = tokio::select! {
-            answer = request() => answer,
-            () = interrupt.triggered() => return Err(Stop::Interrupted),
-        };
-        match answer {
-            Ok(v) => return Ok(v),
-            Err(failure) if failure.is_retryable() && attempt < retry.attempts => {
-                let delay = retry.delay(attempt);
-                tracing::warn!(attempt, %failure, ?delay, "request failed; retrying");
-                tokio::select! {
-                    () = tokio::time::sleep(delay) => {}
-                    () = interrupt.triggered() => return Err(Stop::Interrupted),
-                }
-                attempt += 1;
-            }
-            Err(failure) => return Err(Stop::Failed(attempt, failure)),
-        }
-    }
 }

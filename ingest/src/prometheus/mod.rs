@@ -23,8 +23,12 @@ pub mod queries;
 pub mod series;
 pub mod windows;
 
-pub use client::{InstantAnswer, InstantSample, PromClient, PROM_ANSWER_LIMIT, PROM_ENV, PROM_REQUEST_TIMEOUT};
+pub use client::{
+    InstantAnswer, InstantSample, PromClient, PromFlags, PROM_ANSWER_LIMIT, PROM_ENV, PROM_REQUEST_TIMEOUT,
+    REBALANCE_FLAGS,
+};
 pub use error::PromError;
 pub use pull::{pull_prometheus, PromOptions, PromPullFailed, PromReport, PromWindowReport};
 pub use queries::{resolve as resolve_queries, NamedPromql};
+pub use series::show_labels;
 pub use windows::{PromWindow, MAX_POINTS};

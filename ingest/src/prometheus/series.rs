@@ -25,7 +25,10 @@
 //! "value"]`, or at an instant outside the window's `[first, last]`, which
 //! the server must answer within) are input errors naming the window, the
 //! query, the series and the point; the series' other points are stored. A
-//! series with a label twice is an input error naming the label, skipped.
+//! series with a problem of its own (a label twice, not text or too long, a
+//! member twice, `metric` or `values` of another shape: `super::answer`)
+//! is an input error naming it, skipped; the window's other series are
+//! stored (break-it 37 F3).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::IpAddr;
@@ -45,7 +48,7 @@ impl NodeMap {
     /// The map of a `node_info` answer (series with `node` and `internal_ip` labels).
     pub fn from_info(series: &[Series]) -> NodeMap {
         let mut by_ip: HashMap<String, BTreeSet<String>> = HashMap::new();
-        for s in series.iter().filter(|s| s.bad_labels.is_empty()) {
+        for s in series.iter().filter(|s| s.problems.is_empty()) {
             if let (Some(ip), Some(node)) = (s.metric.get("internal_ip"), s.metric.get("node")) {
                 if !ip.is_empty() && !node.is_empty() {
                     by_ip.entry(ip.clone()).or_default().insert(node.clone());
@@ -153,17 +156,16 @@ impl Merger {
             let shown = show_labels(&series.metric);
             let error =
                 |problem: String| format!("window {} query {} series {shown}: {problem}", self.window, query.name);
-            if !series.bad_labels.is_empty() {
-                let problem = error(format!("{}; skipped", series.bad_labels.join(", ")));
+            if !series.problems.is_empty() {
+                let problem = error(format!("{}; skipped", series.problems.join(", ")));
                 keep(&mut self.errors, &mut self.errors_not_kept, problem);
                 continue;
             }
-            if let Some((index, point)) = series.malformed.first() {
-                let quoted: String = point.chars().take(80).collect();
+            if let Some((index, point)) = &series.first_malformed {
                 let problem = error(format!(
-                    "{} point(s) are not [time, \"value\"] (the first, values[{index}]: {quoted}); skipped, the \
+                    "{} point(s) are not [time, \"value\"] (the first, values[{index}]: {point}); skipped, the \
                      series' other points are stored",
-                    series.malformed.len()
+                    series.malformed
                 ));
                 keep(&mut self.errors, &mut self.errors_not_kept, problem);
             }
@@ -228,31 +230,27 @@ impl Merger {
                 }
             };
             let slot = &mut self.objects[slot];
-            slot.points.reserve(series.values.len());
+            slot.points.reserve(series.points.len() - series.malformed);
             let mut bad = 0usize;
             let mut first_bad = None;
             let mut outside = 0usize;
             let mut first_outside = None;
-            let mut malformed = series.malformed.iter().map(|(i, _)| *i).peekable();
-            let mut index = 0usize;
-            for (t, text) in &series.values {
-                // The point's index in the answer (malformed points are left out of `values`).
-                while malformed.next_if_eq(&index).is_some() {
-                    index += 1;
+            for (index, &(t, value)) in series.points.iter().enumerate() {
+                if t.is_nan() {
+                    // Malformed: said above.
+                    continue;
                 }
-                let point_index = index;
-                index += 1;
                 let at_us = (t * 1e6).round() as i64;
                 if !(self.instants.0..=self.instants.1).contains(&at_us) {
                     outside += 1;
-                    first_outside.get_or_insert((point_index, *t));
+                    first_outside.get_or_insert((index, t));
                     continue;
                 }
-                let value = text.trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0);
-                let amount = value.map(|v| if cpu { v * 1000.0 } else { v }).filter(|v| *v < 9.0e18);
+                let fine = Some(value).filter(|v| v.is_finite() && *v >= 0.0);
+                let amount = fine.map(|v| if cpu { v * 1000.0 } else { v }).filter(|v| *v < 9.0e18);
                 let Some(amount) = amount else {
                     bad += 1;
-                    first_bad.get_or_insert_with(|| (at_us, text.clone()));
+                    first_bad.get_or_insert((at_us, index, value));
                     continue;
                 };
                 slot.points.push(Point { at_us, node: node_id, cpu, value: amount.round() as i64 });
@@ -265,7 +263,8 @@ impl Merger {
                 ));
                 keep(&mut self.errors, &mut self.errors_not_kept, problem);
             }
-            if let Some((at_us, text)) = first_bad {
+            if let Some((at_us, index, value)) = first_bad {
+                let text = series.value_text(index, value);
                 let at = chrono::DateTime::from_timestamp_micros(at_us)
                     .map_or_else(|| at_us.to_string(), |t| crate::victorialogs::error::show_time(&t));
                 let problem = error(format!(
@@ -373,21 +372,9 @@ mod tests {
     #[test]
     fn a_series_is_named_by_its_node_label_then_kube_node_info_then_its_host() {
         let info = vec![
-            Series {
-                metric: labels(&[("node", "n-a"), ("internal_ip", "10.0.0.1")]),
-                values: vec![],
-                ..Default::default()
-            },
-            Series {
-                metric: labels(&[("node", "n-b"), ("internal_ip", "10.0.0.2")]),
-                values: vec![],
-                ..Default::default()
-            },
-            Series {
-                metric: labels(&[("node", "n-c"), ("internal_ip", "10.0.0.2")]),
-                values: vec![],
-                ..Default::default()
-            },
+            Series { metric: labels(&[("node", "n-a"), ("internal_ip", "10.0.0.1")]), ..Default::default() },
+            Series { metric: labels(&[("node", "n-b"), ("internal_ip", "10.0.0.2")]), ..Default::default() },
+            Series { metric: labels(&[("node", "n-c"), ("internal_ip", "10.0.0.2")]), ..Default::default() },
         ];
         let map = NodeMap::from_info(&info);
         let of = |pairs: &[(&str, &str)]| map.node_of(&labels(pairs));
@@ -410,15 +397,15 @@ mod value_tests {
     fn a_pod_moved_to_another_node_keeps_both_series_and_the_first_wins_where_they_overlap() {
         let queries = resolve(&[]).expect("defaults");
         let pod_memory = queries.iter().find(|q| q.name == "pod_memory").expect("pod_memory");
-        let on = |node: &str, values: Vec<(f64, String)>| {
+        let on = |node: &str, values: Vec<(f64, &str)>| {
             let metric = [("namespace", "db"), ("pod", "pg-0"), ("node", node)];
             let metric = metric.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-            Series { metric, values, ..Default::default() }
+            Series::with_points(metric, &values)
         };
         let t = 1_794_528_000.0;
-        let old = on("n1", vec![(t, "100".into()), (t + 30.0, "100".into())]);
-        let new = on("n2", vec![(t + 30.0, "200".into()), (t + 60.0, "200".into())]);
-        let again = on("n2", vec![(t + 90.0, "300".into())]);
+        let old = on("n1", vec![(t, "100"), (t + 30.0, "100")]);
+        let new = on("n2", vec![(t + 30.0, "200"), (t + 60.0, "200")]);
+        let again = on("n2", vec![(t + 90.0, "300")]);
         let mut merger = Merger::new("[w)".into(), (0, i64::MAX));
         merger.add(pod_memory, &[old, new, again], &NodeMap::default());
         let (samples, errors, _) = merger.finish();
@@ -441,10 +428,9 @@ mod value_tests {
         let queries = resolve(&[]).expect("defaults");
         let pod_cpu = queries.iter().find(|q| q.name == "pod_cpu").expect("pod_cpu");
         let series: Vec<Series> = (0..250)
-            .map(|i| Series {
-                metric: [("pod".to_string(), format!("p{i}"))].into_iter().collect(),
-                values: vec![(1_794_528_000.0, "0.5".into())],
-                ..Default::default()
+            .map(|i| {
+                let metric = [("pod".to_string(), format!("p{i}"))].into_iter().collect();
+                Series::with_points(metric, &[(1_794_528_000.0, "0.5")])
             })
             .collect();
         let mut merger = Merger::new("[w)".into(), (0, i64::MAX));
@@ -465,14 +451,9 @@ mod value_tests {
         let node_cpu = queries.iter().find(|q| q.name == "node_cpu").expect("node_cpu");
         let labels: BTreeMap<String, String> = [("node".to_string(), "n1".to_string())].into_iter().collect();
         let t = 1_794_528_000.0;
-        let values = vec![
-            (t, "0.25".to_string()),
-            (t + 30.0, "NaN".into()),
-            (t + 60.0, "+Inf".into()),
-            (t + 90.0, "1.0005".into()),
-        ];
+        let values = [(t, "0.25"), (t + 30.0, "NaN"), (t + 60.0, "+Inf"), (t + 90.0, "1.0005")];
         let mut merger = Merger::new("[w)".into(), (0, i64::MAX));
-        merger.add(node_cpu, &[Series { metric: labels, values, ..Default::default() }], &NodeMap::default());
+        merger.add(node_cpu, &[Series::with_points(labels, &values)], &NodeMap::default());
         let (samples, errors, _) = merger.finish();
         let cpu: Vec<(i64, Option<i64>)> = samples.iter().map(|s| (s.at_us, s.cpu_millis)).collect();
         assert_eq!(cpu, [(1_794_528_000_000_000, Some(250)), (1_794_528_090_000_000, Some(1001))]);

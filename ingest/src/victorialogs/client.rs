@@ -199,7 +199,9 @@ pub(crate) struct Opened {
 /// are given: parse it (a bare `host:port` gets a hint with `http://`),
 /// refuse another scheme than http(s) and credentials inside it (they show
 /// in `ps` and shell history: `env` names the variables to use instead),
-/// take its query parameters as credentials, drop the fragment and a
+/// take its query parameters as credentials (`env`: the user and password
+/// variables, `flags`: the command's user and password-file flags, named
+/// when the URL holds credentials), drop the fragment and a
 /// trailing API path (`suffixes`, longest first), check the extra headers,
 /// build the HTTP client (redirects off) and hold every credential for
 /// redaction everywhere (`kdrift_rebalance::hold`).
@@ -209,6 +211,7 @@ pub(crate) fn open_server(
     timeouts: Timeouts,
     suffixes: &[&str],
     env: [&str; 2],
+    flags: [&str; 2],
 ) -> Result<Opened, OpenError> {
     let bad = |problem: &str| OpenError::BadUrl(problem.to_string());
     // `127.0.0.1:9428` is no URL, and `localhost:9428` one of scheme `localhost`.
@@ -224,9 +227,8 @@ pub(crate) fn open_server(
     }
     if !base.username().is_empty() || base.password().is_some() {
         return Err(bad(&format!(
-            "credentials in the URL would show in `ps` and shell history; set {} and {} (or --user and \
-             --password-file) instead",
-            env[0], env[1]
+            "credentials in the URL would show in `ps` and shell history; set {} and {} (or {} and {}) instead",
+            env[0], env[1], flags[0], flags[1]
         )));
     }
     let query = UrlQuery::take(&mut base);
@@ -268,13 +270,18 @@ impl VlClient {
     /// that is not valid in HTTP.
     pub fn new(url: &str, auth: Auth, timeouts: Timeouts) -> Result<VlClient, VlError> {
         let suffixes = ["/select/logsql/query", "/select/logsql", "/select"];
-        let Opened { http, base, query, redactor } =
-            open_server(url, &auth, timeouts, &suffixes, ["KDRIFT_VL_USER", "KDRIFT_VL_PASSWORD"]).map_err(
-                |e| match e {
-                    OpenError::BadUrl(problem) => VlError::BadUrl { url: redact_url(url), problem },
-                    OpenError::Credentials(problem) => VlError::Credentials(problem),
-                },
-            )?;
+        let Opened { http, base, query, redactor } = open_server(
+            url,
+            &auth,
+            timeouts,
+            &suffixes,
+            ["KDRIFT_VL_USER", "KDRIFT_VL_PASSWORD"],
+            ["--user", "--password-file"],
+        )
+        .map_err(|e| match e {
+            OpenError::BadUrl(problem) => VlError::BadUrl { url: redact_url(url), problem },
+            OpenError::Credentials(problem) => VlError::Credentials(problem),
+        })?;
         Ok(VlClient {
             http,
             base,

@@ -14,32 +14,10 @@ use super::logsql::{base_query, window_query};
 use super::window::{pull_windows, WindowJob, WindowReport};
 use super::windows::{hits_step, plan, Window};
 use crate::interrupt::Interrupt;
+use crate::retry::Stop;
 use crate::store::{sql, Store};
 
-/// Retries of a failed window.
-#[derive(Debug, Clone, Copy)]
-pub struct Retry {
-    /// Attempts per window, the first included (≥ 1).
-    pub attempts: u32,
-    /// Wait before the second attempt; doubled each time.
-    pub first_delay: StdDuration,
-    /// Longest wait.
-    pub max_delay: StdDuration,
-}
-
-impl Default for Retry {
-    fn default() -> Self {
-        Retry { attempts: 4, first_delay: StdDuration::from_secs(1), max_delay: StdDuration::from_secs(30) }
-    }
-}
-
-impl Retry {
-    /// The wait after failed attempt `attempt` (1-based).
-    pub fn delay(&self, attempt: u32) -> StdDuration {
-        let factor = 2u32.saturating_pow(attempt.saturating_sub(1));
-        self.first_delay.saturating_mul(factor).min(self.max_delay)
-    }
-}
+pub use crate::retry::Retry;
 
 /// The default [`PullOptions::max_window_bytes`]: 256 MiB, four
 /// `--max-batch-bytes` batches (a window of 100,000 events of 2 KiB fits).
@@ -416,43 +394,18 @@ async fn empty_filter_warning(
     }))
 }
 
-/// Runs a request (`/field_names`, `/hits`) until it succeeds, fails in a
-/// way retrying cannot help, the attempts are spent, or the pull is
-/// interrupted.
-async fn retrying<T, F, Fut>(options: &PullOptions, mut request: F) -> Result<T, VlError>
+/// Runs a request (`/field_names`, `/hits`) with [`crate::retry::retrying`]:
+/// a failed request is retried when its failure is one retrying can cure.
+async fn retrying<T, F, Fut>(options: &PullOptions, request: F) -> Result<T, VlError>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Result<T, VlError>>,
 {
-    let (retry, interrupt) = (&options.retry, &options.interrupt);
-    let mut attempt = 1;
-    loop {
-        let answer = tokio::select! {
-            answer = request() => answer,
-            () = interrupt.triggered() => return Err(VlError::Interrupted { window: None, run_id: None, committed: 0 }),
-        };
-        match answer {
-            Err(VlError::Request { url, failure }) if failure.is_retryable() && attempt < retry.attempts => {
-                let delay = retry.delay(attempt);
-                tracing::warn!(%url, attempt, %failure, ?delay, "request failed; retrying");
-                sleep_unless_interrupted(delay, interrupt).await.map_err(|()| VlError::Interrupted {
-                    window: None,
-                    run_id: None,
-                    committed: 0,
-                })?;
-                attempt += 1;
-            }
-            other => return other,
-        }
-    }
-}
-
-/// Waits `delay`; `Err(())` as soon as `interrupt` is triggered.
-async fn sleep_unless_interrupted(delay: StdDuration, interrupt: &Interrupt) -> Result<(), ()> {
-    tokio::select! {
-        () = tokio::time::sleep(delay) => Ok(()),
-        () = interrupt.triggered() => Err(()),
-    }
+    let retryable = |e: &VlError| matches!(e, VlError::Request { failure, .. } if failure.is_retryable());
+    crate::retry::retrying(&options.retry, &options.interrupt, retryable, request).await.map_err(|stop| match stop {
+        Stop::Interrupted => VlError::Interrupted { window: None, run_id: None, committed: 0 },
+        Stop::Failed(_, e) => e,
+    })
 }
 
 fn client_tenant(client: &VlClient) -> String {
