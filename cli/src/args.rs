@@ -220,8 +220,9 @@ pub struct RecordArgs {
     /// kB/MB/GB/TB (×1000) or KiB/MiB/GiB/TiB (×1024)), as `ingest file`'s: the memory bound of a batch of big objects.
     #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = kdrift_ingest::parse_size)]
     pub max_batch_bytes: u64,
-    /// The longest watch event read (bytes, or with KiB/MiB/GiB; 1KiB to 4GiB): a longer one is an error
-    /// of the run, not held. Also the bytes of objects waiting between the watches and the store. The
+    /// The longest watch event read (bytes, or with KiB/MiB/GiB; 1KiB to 4GiB): a longer one, or one whose
+    /// object would take more than 16× this and 1 MiB parsed (`[0,0,…]` takes 36–72× its text), is an error
+    /// of the run, not held. Also the parsed bytes of objects waiting between the watches and the store. The
     /// recorder's peak memory grows with 7× this plus 3× --max-batch-bytes (docs/sources.md "Memory").
     #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_event_bytes)]
     pub max_event_bytes: u64,

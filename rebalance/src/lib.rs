@@ -54,6 +54,7 @@ mod error;
 mod execute;
 mod fast_hash;
 mod model;
+pub mod parsed_size;
 mod planner;
 mod policy;
 mod redact;
@@ -71,10 +72,10 @@ pub use cluster::error::{root_cause, with_causes};
 pub use cluster::redirect::Redirected;
 #[cfg(feature = "cluster")]
 pub use cluster::{
-    list_all, watch, BadEventKind, BadItem, ClusterError, ClusterOptions, Connected, Deadlines, ListPager, ObjectList,
-    Page, ResourceKind, Scope, WatchItem, WatchOptions, DEFAULT_PAGE_SIZE, DEFAULT_REQUEST_TIMEOUT, ERROR_BODY_LIMIT,
-    HISTORY_RESOURCES, LIST_BOUND_FACTOR, MAX_EMPTY_PAGES, MAX_PAGES, MAX_PAGE_BYTES, MAX_WATCH_EVENT_BYTES,
-    NODE_METRICS, PAGE_BOUND_FACTOR, POD_METRICS,
+    list_all, parsed_event_limit, watch, BadEventKind, BadItem, ClusterError, ClusterOptions, Connected, Deadlines,
+    ListPager, ObjectList, Page, ResourceKind, Scope, WatchItem, WatchOptions, DEFAULT_PAGE_SIZE,
+    DEFAULT_REQUEST_TIMEOUT, ERROR_BODY_LIMIT, HISTORY_RESOURCES, LIST_BOUND_FACTOR, MAX_EMPTY_PAGES, MAX_PAGES,
+    MAX_PAGE_BYTES, MAX_WATCH_EVENT_BYTES, NODE_METRICS, PAGE_BOUND_FACTOR, PARSED_BYTES_PER_EVENT_BYTE, POD_METRICS,
 };
 pub use deadman::{check_last_success, parse_max_age, CheckResult, DeadmanStatus, SourceReading};
 pub use document::drift::Difference;
@@ -165,5 +166,6 @@ pub use simulate::{
 };
 pub use simulate::{HotLanding, NodeUsedChange, PredictedUsage, UsedChange, REQUESTS_PLAN_USED_LIMIT};
 pub use strict_json::{
-    duplicate_message, json_error_text, parse_noting_duplicates, Duplicate, NotedValue, StrictValue,
+    duplicate_message, json_error_text, parse_noting_duplicates, parse_within, Duplicate, NotedValue, ParseError,
+    StrictValue,
 };

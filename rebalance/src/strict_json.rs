@@ -14,12 +14,19 @@
 //! does otherwise. The path costs nothing until a duplicate is found: each
 //! nested value's reader holds a link to its parent's key on the call
 //! stack, walked only to name a duplicate.
+//!
+//! [`parse_within`] reads a value whose parsed size
+//! ([`crate::parsed_size`]) may not pass a limit, counted as it is built:
+//! a watch event of `[0,0,…]` takes 36 to 72 times its text parsed (break-it
+//! 37 F9), and is given up once past the limit, not held whole first.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt::{self, Write};
 
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
+
+use crate::parsed_size::{heap_bytes, map_slots, ENTRY_BYTES, VALUE_BYTES};
 
 /// A [`Value`] read with every object's keys checked for duplicates: the
 /// first one is a deserialization error naming its key and path.
@@ -49,11 +56,53 @@ pub struct Duplicate {
 /// # Errors
 /// serde_json's, when `text` is not JSON.
 pub fn parse_noting_duplicates(text: &str) -> Result<(Value, Vec<Duplicate>), serde_json::Error> {
-    let reading = Reading::default();
+    parse_within(text, usize::MAX).map_err(|e| match e {
+        ParseError::Json(e) => e,
+        ParseError::TooLarge { .. } => unreachable!("no value is larger than usize::MAX bytes"),
+    })
+}
+
+/// Why [`parse_within`] read no value.
+#[derive(Debug)]
+pub enum ParseError {
+    /// The text is not JSON (serde_json's error).
+    Json(serde_json::Error),
+    /// The value parsed would take more than `limit` bytes
+    /// ([`crate::parsed_size`]); its reading stopped there, at byte `at`
+    /// of the text (nothing of it is kept).
+    TooLarge {
+        /// The limit, bytes.
+        limit: usize,
+        /// How far the text was read, bytes.
+        at: usize,
+    },
+}
+
+/// [`parse_noting_duplicates`] of a value that may take at most `limit`
+/// bytes parsed ([`crate::parsed_size::parsed_bytes`], counted as it is
+/// built: at most `limit` plus one string or one array's growth is ever held).
+///
+/// # Errors
+/// [`ParseError::Json`] when `text` is not JSON, [`ParseError::TooLarge`]
+/// when its value takes more than `limit` bytes parsed.
+pub fn parse_within(text: &str, limit: usize) -> Result<(Value, Vec<Duplicate>), ParseError> {
+    let reading = Reading { limit, used: Cell::new(VALUE_BYTES), ..Reading::default() };
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = Seed { reading: &reading, at: None }.deserialize(&mut de)?;
-    de.end()?;
+    let value = Seed { reading: &reading, at: None }.deserialize(&mut de);
+    if reading.used.get() > limit {
+        // Where it stopped: the error's line and column, in bytes of the text.
+        let at = value.as_ref().err().map_or(text.len(), |e| offset_of(text, e.line(), e.column()));
+        return Err(ParseError::TooLarge { limit, at });
+    }
+    let value = value.map_err(ParseError::Json)?;
+    de.end().map_err(ParseError::Json)?;
     Ok((value, reading.found.into_inner()))
+}
+
+/// The byte offset of serde_json's `line` (1-based) and `column` in `text`.
+fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
+    (start + column).min(text.len())
 }
 
 /// A [`Value`] read with the keys that appear twice in its objects noted
@@ -104,11 +153,35 @@ struct Node<'a> {
 }
 
 /// The state of one read: how a duplicate is handled, and what was found.
-#[derive(Default)]
 struct Reading {
     /// Fail on the first duplicate ([`StrictValue`]) rather than note it.
     fail: bool,
     found: RefCell<Vec<Duplicate>>,
+    /// The most bytes the value may take parsed ([`parse_within`]).
+    limit: usize,
+    /// The bytes it takes so far (counted only under a limit).
+    used: Cell<usize>,
+}
+
+impl Default for Reading {
+    fn default() -> Reading {
+        Reading { fail: false, found: RefCell::default(), limit: usize::MAX, used: Cell::new(0) }
+    }
+}
+
+impl Reading {
+    /// Counts `bytes` more; an error once past the limit.
+    fn count<E: de::Error>(&self, bytes: usize) -> Result<(), E> {
+        if self.limit == usize::MAX {
+            return Ok(());
+        }
+        let used = self.used.get().saturating_add(bytes);
+        self.used.set(used);
+        if used > self.limit {
+            return Err(E::custom(format_args!("the value takes more than {} bytes parsed", self.limit)));
+        }
+        Ok(())
+    }
 }
 
 /// The path of `key` in the object at `at`.
@@ -182,11 +255,13 @@ impl<'de> Visitor<'de> for Seed<'_> {
         Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
     }
 
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        self.reading.count(heap_bytes(v.len()))?;
         Ok(Value::String(v.to_string()))
     }
 
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
+        self.reading.count(heap_bytes(v.capacity()))?;
         Ok(Value::String(v))
     }
 
@@ -204,10 +279,19 @@ impl<'de> Visitor<'de> for Seed<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        self.reading.count(heap_bytes(out.capacity() * VALUE_BYTES))?;
         loop {
             let node = Node { step: Step::Index(out.len()), up: self.at };
             match seq.next_element_seed(Seed { reading: self.reading, at: Some(&node) })? {
-                Some(v) => out.push(v),
+                Some(v) => {
+                    if out.len() == out.capacity() {
+                        // Grown by doubling, counted before it is allocated.
+                        let (before, after) = (out.capacity(), (out.capacity() * 2).max(4));
+                        self.reading.count(heap_bytes(after * VALUE_BYTES) - heap_bytes(before * VALUE_BYTES))?;
+                        out.reserve_exact(after - before);
+                    }
+                    out.push(v);
+                }
                 None => break,
             }
         }
@@ -217,6 +301,7 @@ impl<'de> Visitor<'de> for Seed<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
+            self.reading.count(heap_bytes(key.capacity()))?;
             let node = Node { step: Step::Key(&key), up: self.at };
             let value = map.next_value_seed(Seed { reading: self.reading, at: Some(&node) })?;
             if out.contains_key(&key) {
@@ -225,6 +310,10 @@ impl<'de> Visitor<'de> for Seed<'_> {
                     return Err(de::Error::custom(duplicate_message(&key, &path)));
                 }
                 self.reading.found.borrow_mut().push(Duplicate { key: key.clone(), path });
+            }
+            let (before, after) = (map_slots(out.len()), map_slots(out.len() + 1));
+            if after != before {
+                self.reading.count(heap_bytes(after * ENTRY_BYTES) - heap_bytes(before * ENTRY_BYTES))?;
             }
             out.insert(key, value);
         }
@@ -264,5 +353,27 @@ mod tests {
         let plain: Value = serde_json::from_str(text).expect("plain");
         assert_eq!(value, plain);
         assert!(parse_noting_duplicates("{\"a\": 1} x").is_err());
+    }
+
+    #[test]
+    fn a_value_past_its_parsed_limit_is_given_up_where_it_passes_and_its_size_is_counted_as_parsed_bytes() {
+        // Break-it 37 F9: 64 KiB of `0,` take 32 Ki slots of a Value parsed.
+        let text =
+            format!(r#"{{"type":"ADDED","object":{{"metadata":{{"name":"p"}},"x":[{}0]}}}}"#, "0,".repeat(32 << 10));
+        let (value, _) = parse_within(&text, usize::MAX - 1).expect("json");
+        let size = crate::parsed_size::parsed_bytes(&value);
+        assert!(size > 32 * text.len(), "{size} for {}", text.len());
+        assert!(parse_within(&text, size).is_ok(), "exactly its parsed size fits");
+        match parse_within(&text, 1 << 20) {
+            Err(ParseError::TooLarge { limit, at }) => {
+                assert_eq!(limit, 1 << 20);
+                assert!(at > 40 && at < text.len(), "stopped inside the array: {at}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // A string of the same text length is about its length parsed.
+        let blob = format!(r#"{{"a":"{}"}}"#, "x".repeat(64 << 10));
+        assert!(parse_within(&blob, (64 << 10) + 1024).is_ok());
+        assert!(matches!(parse_within("{\"a\": 1} x", 1 << 20), Err(ParseError::Json(_))));
     }
 }

@@ -467,6 +467,54 @@ fn a_16_mib_watch_event_is_stored_and_one_over_the_cap_is_an_error_while_the_nex
     assert_eq!(rows, [("p0".to_string(), 0), ("p1".to_string(), 16 << 20), ("p3".to_string(), 0)]);
 }
 
+/// Pod `p{i}` at resourceVersion `rv` whose `spec.x` holds `n` zeros (`[0,0,…]`).
+fn zeros_pod(i: u32, rv: u32, n: usize) -> String {
+    let zeros = format!(r#""x":[{}0],"#, "0,".repeat(n - 1));
+    pod_text(i, rv).replacen(r#""spec":{"#, &format!(r#""spec":{{{zeros}"#), 1)
+}
+
+#[test]
+fn a_watch_event_whose_object_takes_more_than_its_parsed_limit_is_refused_by_name_and_the_next_is_stored() {
+    // Break-it 37 F9: the byte caps counted JSON text; 6 Pods of 15 MiB of
+    // `[0,0,…]` (540 MiB each parsed) peaked 1.95 GB under deploy/'s 16 MiB caps.
+    // Here 1 MiB of zeros under a 1 MiB cap: 36 MiB parsed, past 17 MiB.
+    let list = list_of("PodList", &[pod_text(0, 10).into_bytes()]);
+    let zeros = event("ADDED", &zeros_pod(1, 201, 512 << 10));
+    let lines = vec![zeros.clone(), event("ADDED", &big_pod(2, 202, 1)), event("ADDED", &pod_text(3, 203))];
+    let kube = HostileKube::start(move |t| {
+        let pods = t.starts_with("/api/v1/pods?");
+        pods.then(|| if t.contains("watch=") { Answer::Watch(lines.clone()) } else { Answer::Body(list.clone()) })
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("rec.duckdb");
+    let pods = *ResourceKind::by_kind("v1", "Pod").expect("pods");
+    let rec = RunningRecorder::start(&kube.write_kubeconfig(dir.path()), &db, Arc::new(WallClock), move |o| {
+        o.resources = vec![pods];
+        o.watch.max_event_bytes = (1 << 20) + 4096;
+    });
+    assert!(rec.watched.wait(WAIT, |s| s.max_rv.get("pods") == Some(&203)), "{:?}", rec.watched.seen());
+    let report = rec.stop();
+    let r = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    let url = format!("{}/api/v1/pods", kube.url());
+    assert_eq!(r.received, 3, "p0 listed, p2 (1 MiB of text in a string) and p3 watched");
+    assert_eq!(
+        r.item_errors,
+        [format!(
+            "pods: watch of {url}, default/p1: an event of {} bytes whose object takes more than 17891328 bytes \
+             parsed (16 times the 1052672 bytes kdrift reads in one watch event, and 1 MiB; JSON numbers and short \
+             strings take many times their text as values); this version is not stored",
+            zeros.len()
+        )]
+    );
+    let store = Store::open_existing(&db).expect("store");
+    let rows: Vec<String> = store
+        .conn()
+        .prepare("SELECT name FROM observations WHERE kind = 'Pod' ORDER BY name")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .expect("rows");
+    assert_eq!(rows, ["p0", "p2", "p3"]);
+}
+
 #[test]
 fn a_watch_line_left_open_does_not_swallow_the_next_event() {
     // Break-it 34 H4: a line holding an unclosed `{` / `[` took the next

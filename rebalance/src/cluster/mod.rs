@@ -49,5 +49,5 @@ pub use list::{
     collect, list_all, BadItem, ListPager, ObjectList, Page, DEFAULT_PAGE_SIZE, MAX_EMPTY_PAGES, MAX_PAGES,
 };
 pub use resource::{ResourceKind, Scope, HISTORY_RESOURCES, NODE_METRICS, POD_METRICS};
-pub use watch::MAX_WATCH_EVENT_BYTES;
+pub use watch::{parsed_event_limit, MAX_WATCH_EVENT_BYTES, PARSED_BYTES_PER_EVENT_BYTE};
 pub use watch::{watch, WatchItem, WatchOptions};

@@ -30,6 +30,11 @@
 //! held: its bytes are dropped as they arrive up to its line's end, and it
 //! is a [`ClusterError::BadEvent`] ([`BadEventKind::TooLong`]) naming the
 //! resource, the line and the limit; the watch goes on with the next line.
+//! Nor is one whose value would take more than
+//! [`PARSED_BYTES_PER_EVENT_BYTE`] (16) times that cap and 1 MiB parsed
+//! ([`parsed_event_limit`], [`crate::parsed_size`]; break-it 37 F9: 15 MiB of `[0,0,…]` take
+//! 540 to 1080 MiB as values): it is parsed up to that and given up, its
+//! object [`WatchItem::Refused`] by name and the limit.
 
 use std::time::Duration;
 
@@ -44,7 +49,7 @@ use super::answer::Deadlines;
 use super::error::{BadEventKind, ClusterError};
 use super::page::json_type;
 use super::resource::{ResourceKind, Scope};
-use crate::strict_json::duplicate_message;
+use crate::strict_json::{duplicate_message, ParseError};
 
 /// The watch length assumed when none is asked for: the apiserver's
 /// longest default (`--min-request-timeout` 1800 s, doubled at random).
@@ -56,6 +61,20 @@ const SERVER_DEFAULT_WATCH_SECONDS: u32 = 3600;
 /// longer event is never held whole: it is an error naming the resource
 /// and the limit, and the watch goes on after it.
 pub const MAX_WATCH_EVENT_BYTES: usize = 64 << 20;
+
+/// The most bytes a watch event's value may take parsed, per byte of the
+/// event cap ([`WatchOptions::max_event_bytes`]; [`crate::parsed_size`]):
+/// real objects take 6 to 9 times their JSON text (the pods, nodes and
+/// events of `shared/fixtures/real`; tiny ones up to 14), `[0,0,…]` 36 to
+/// 72 times (break-it 37 F9).
+pub const PARSED_BYTES_PER_EVENT_BYTE: usize = 16;
+
+/// The most bytes a watch event's value may take parsed under an event cap
+/// of `max_event_bytes`: [`PARSED_BYTES_PER_EVENT_BYTE`] times it, plus
+/// 1 MiB (a small event's fixed share: a 74-byte Pod takes 1.3 KB parsed).
+pub fn parsed_event_limit(max_event_bytes: usize) -> usize {
+    max_event_bytes.saturating_mul(PARSED_BYTES_PER_EVENT_BYTE).saturating_add(1 << 20)
+}
 
 /// Bytes taken from a watch's buffer past which they are freed at once
 /// ([`Lines::release`]), not at the next chunk.
@@ -76,7 +95,9 @@ pub struct WatchOptions {
     pub deadlines: Deadlines,
     /// The longest event read, bytes ([`MAX_WATCH_EVENT_BYTES`] by
     /// default): a longer one is skipped as it arrives and is a
-    /// [`ClusterError::BadEvent`] of kind [`BadEventKind::TooLong`].
+    /// [`ClusterError::BadEvent`] of kind [`BadEventKind::TooLong`]; one
+    /// whose value takes more than [`parsed_event_limit`] of it parsed
+    /// ([`crate::parsed_size`]) is [`WatchItem::Refused`].
     pub max_event_bytes: usize,
 }
 
@@ -90,7 +111,10 @@ pub enum WatchItem {
     /// DELETED: the object's last state before it was removed.
     Deleted(Value),
     /// ADDED, MODIFIED or DELETED of an object holding a key twice at any
-    /// depth (issue 34): an input error, not to be stored.
+    /// depth (issue 34), or taking more than
+    /// [`parsed_event_limit`] of [`WatchOptions::max_event_bytes`] parsed
+    /// (break-it 37 F9): an input
+    /// error, not to be stored.
     Refused {
         /// The object's resourceVersion (to resume from).
         resource_version: String,
@@ -179,6 +203,39 @@ fn refused(object: &Value, key: &str, path: &str) -> WatchItem {
         resource_version: text("/metadata/resourceVersion"),
         message: format!("{namespace}/{name}: {}; this version is not stored", duplicate_message(key, path)),
     }
+}
+
+/// `bytes` as messages say a limit: `16 MiB`, `1000 bytes`.
+fn bytes_text(bytes: usize) -> String {
+    if bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// What [`Lines::too_large`] reads of an event: its object's name and
+/// version (the rest skipped unbuilt).
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+struct EventHead {
+    object: ObjectHead,
+}
+
+/// An object's metadata, as [`EventHead`] reads it.
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+struct ObjectHead {
+    metadata: MetadataHead,
+}
+
+/// The names [`Lines::too_large`] gives.
+#[derive(Default, serde::Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct MetadataHead {
+    namespace: String,
+    name: String,
+    resource_version: String,
 }
 
 /// A watch response read value by value.
@@ -350,13 +407,36 @@ impl Lines {
         Some(self.too_long(line, len))
     }
 
+    /// The cap, as messages say it (`16 MiB`, `1000 bytes`).
+    fn limit_text(&self) -> String {
+        bytes_text(self.max_event)
+    }
+
+    /// An event within the cap as text whose value would take more than
+    /// [`parsed_event_limit`] of it parsed (break-it 37 F9:
+    /// `[0,0,…]` takes 36 to 72 times its text):
+    /// not held, its object refused by name ([`WatchItem::Refused`]: the
+    /// watch resumes after its resourceVersion), read from the text
+    /// without building it.
+    fn too_large(&self, text: &str) -> Result<WatchItem, ClusterError> {
+        let head: EventHead = serde_json::from_str(text).unwrap_or_default();
+        let m = head.object.metadata;
+        let message = format!(
+            "{}/{}: an event of {} bytes whose object takes more than {} parsed ({PARSED_BYTES_PER_EVENT_BYTE} times \
+             the {} kdrift reads in one watch event, and 1 MiB; JSON numbers and short strings take many times their \
+             text as values); this version is not stored",
+            m.namespace,
+            m.name,
+            text.len(),
+            bytes_text(parsed_event_limit(self.max_event)),
+            self.limit_text()
+        );
+        Ok(WatchItem::Refused { resource_version: m.resource_version, message })
+    }
+
     /// The error of an event over the cap, `len` bytes long, starting on `line`.
     fn too_long(&self, line: u64, len: u64) -> ClusterError {
-        let limit = if self.max_event.is_multiple_of(1 << 20) {
-            format!("{} MiB", self.max_event >> 20)
-        } else {
-            format!("{} bytes", self.max_event)
-        };
+        let limit = self.limit_text();
         ClusterError::BadEvent {
             resource: self.resource.clone(),
             url: format!("{}{}", self.deadlines.server, self.path),
@@ -451,12 +531,13 @@ impl Lines {
             let shown: String = text.chars().take(40).collect();
             return bad(BadEventKind::NotJson, format!("not JSON (text between events: {shown:?})"));
         }
-        let (event, duplicates) = match crate::parse_noting_duplicates(text) {
+        let (event, duplicates) = match crate::parse_within(text, parsed_event_limit(self.max_event)) {
             Ok(parsed) => parsed,
-            Err(e) => {
+            Err(ParseError::Json(e)) => {
                 let what = crate::json_error_text(&e);
                 return bad(BadEventKind::NotJson, format!("not JSON ({what} at column {})", e.column()));
             }
+            Err(ParseError::TooLarge { .. }) => return Some(self.too_large(text)),
         };
         // A key twice at the event's top (`type` or `object` twice): which
         // event is meant is unknown, the line is skipped (break-it 33 F8).
@@ -537,6 +618,35 @@ mod tests {
         }
         let added = l.decode(br#"{"type":"ADDED","object":{"metadata":{"name":"ok"}}}"#, 6);
         assert!(matches!(added, Some(Ok(WatchItem::Added(_)))));
+    }
+
+    /// Break-it 37 F9: an event within the cap as text whose value takes
+    /// more parsed (`[0,0,…]`) is refused by name and limit, not built; a
+    /// string of the same length is read.
+    #[test]
+    fn an_event_whose_value_takes_more_than_the_cap_parsed_is_refused_by_name() {
+        let l = capped(Vec::new(), 1 << 20);
+        let zeros = format!(
+            r#"{{"type":"ADDED","object":{{"metadata":{{"name":"web-1","namespace":"media","resourceVersion":"42"}},"spec":{{"x":[{}0]}}}}}}"#,
+            "0,".repeat(500_000)
+        );
+        assert!(zeros.len() < 1 << 20, "within the cap as text: {}", zeros.len());
+        let Some(Ok(item)) = l.decode(zeros.as_bytes(), 6) else { panic!("refused") };
+        assert_eq!(
+            item,
+            WatchItem::Refused {
+                resource_version: "42".into(),
+                message: format!(
+                    "media/web-1: an event of {} bytes whose object takes more than 17 MiB parsed (16 times the 1 \
+                     MiB kdrift reads in one watch event, and 1 MiB; JSON numbers and short strings take many times \
+                     their text as values); this version is not stored",
+                    zeros.len()
+                )
+            }
+        );
+        let blob = zeros.replace(&format!("[{}0]", "0,".repeat(500_000)), &format!("\"{}\"", "x".repeat(1_000_001)));
+        assert_eq!(blob.len(), zeros.len());
+        assert!(matches!(l.decode(blob.as_bytes(), 7), Some(Ok(WatchItem::Added(_)))));
     }
 
     fn lines() -> Lines {
