@@ -360,7 +360,16 @@ fn an_inverted_since_until_range_is_refused() {
     let html = dir.path().join("r.html");
     let html = html.to_str().expect("utf-8 path");
     let range = ["--since", "2026-11-28T05:00:00Z", "--until", "1795737600000000"];
-    for cmd in [&["timeline", "drains"][..], &["report", "--html", html]] {
+    // Every command taking a range says it alike (why-pending --all and
+    // backtest printed Rust's time format without the hint; hotspots
+    // answered "no sample in" the empty range).
+    for cmd in [
+        &["timeline", "drains"][..],
+        &["report", "--html", html],
+        &["why-pending", "--all"],
+        &["rebalance", "backtest", "--schedule", "nightly"],
+        &["hotspots"],
+    ] {
         let (code, stdout, stderr) = on_demo(&[cmd, &range[..]].concat());
         assert_eq!(code, 2, "{cmd:?}: {stdout}");
         assert_eq!(
@@ -2252,6 +2261,40 @@ fn explain_says_which_plugin_evicts_a_pod_and_why_the_others_keep_it() {
     let (code, _, stderr) = on_demo(&["rebalance", "explain", "nope"]);
     assert_eq!(code, 1);
     assert!(stderr.contains("kdrift: no pod named nope in the store at 2026-11-28T05:30:01Z\n"), "{stderr}");
+}
+
+/// New-user trial (session 36): a pod known only from its events (no Pod
+/// object ever ingested) was "not in the store" with no hint.
+#[test]
+fn explain_of_a_pod_known_only_from_events_points_at_why_pending() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    std::fs::copy(demo_db(), &db).expect("copy the demo store");
+    let events = dir.path().join("events.json");
+    let event = serde_json::json!({"apiVersion": "v1", "kind": "EventList", "items": [{
+        "apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "ghost-0.1", "namespace": "web", "uid": "ev-ghost-0"},
+        "involvedObject": {"kind": "Pod", "namespace": "web", "name": "ghost-0", "uid": "pod-ghost-0"},
+        "reason": "FailedScheduling", "type": "Warning", "count": 1,
+        "message": "0/4 nodes are available: 4 Insufficient cpu.",
+        "source": {"component": "default-scheduler"},
+        "firstTimestamp": "2026-11-28T04:00:00Z", "lastTimestamp": "2026-11-28T04:00:00Z"}]});
+    std::fs::write(&events, event.to_string()).expect("write");
+    kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&events).assert().success();
+    for name in ["web/ghost-0", "ghost-0"] {
+        let out = kdrift().arg("--db").arg(&db).args(["rebalance", "explain", name]).output().expect("run");
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.ends_with(
+                " in the store at 2026-11-28T05:30:01Z: the store knows web/ghost-0 only from its events, no version \
+                 of its Pod object, and explain needs the object (its requests, owner, labels, tolerations); `kdrift \
+                 why-pending web/ghost-0` explains it from the events, or ingest a `kubectl get pods -A -o json` \
+                 taken while it existed\n"
+            ),
+            "{name}: {stderr}"
+        );
+    }
 }
 
 /// New-user trial: `rebalance explain NAME` refused a name without its

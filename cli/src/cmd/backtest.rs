@@ -68,14 +68,29 @@ pub fn backtest(cli: &Cli, args: &RebalanceBacktestArgs) -> anyhow::Result<ExitC
         eprintln!("kdrift: {}: the store holds no observations: nothing to replay", store.path().display());
         return Ok(ExitCode::from(1));
     };
+    crate::cmd::check_range(args.since, args.until)?;
     let since = args.since.unwrap_or(first);
     let until = args.until.unwrap_or(last);
+    let utc = crate::render::time;
     if since > until {
-        anyhow::bail!("--since {since} is after --until {until}");
+        // One end given, past the other end of the store's history.
+        let given =
+            if args.since.is_some() { format!("--since {}", utc(since)) } else { format!("--until {}", utc(until)) };
+        eprintln!(
+            "kdrift: {given} is outside the store's history ({} to {}): nothing to replay",
+            utc(first),
+            utc(last)
+        );
+        return Ok(ExitCode::from(1));
     }
     let nights = instants(&args.schedule, since, until)?;
     if nights.is_empty() {
-        eprintln!("kdrift: --schedule {:?} does not run between {since} and {until}: nothing to replay", args.schedule);
+        eprintln!(
+            "kdrift: --schedule {:?} does not run between {} and {}: nothing to replay",
+            args.schedule,
+            utc(since),
+            utc(until)
+        );
         return Ok(ExitCode::from(1));
     }
     note_default_policy(&policy_source)?;

@@ -120,7 +120,21 @@ fn not_found(
         return Ok(format!("{head}: {}", other_times.join("; ")));
     }
     let elsewhere: Vec<String> = pods.iter().filter(|p| p.name == name).map(|p| p.key()).take(5).collect();
-    Ok(if elsewhere.is_empty() { head } else { format!("{head} (that name: {})", elsewhere.join(", ")) })
+    if !elsewhere.is_empty() {
+        return Ok(format!("{head} (that name: {})", elsewhere.join(", ")));
+    }
+    // Known from its events only (no version of its object stored ever):
+    // why-pending explains it from them.
+    let from_events: Vec<String> =
+        pod_name_namespaces(store, name)?.into_iter().filter(|ns| namespace.is_empty() || ns == namespace).collect();
+    Ok(match from_events.first() {
+        Some(ns) => format!(
+            "{head}: the store knows {ns}/{name} only from its events, no version of its Pod object, and explain \
+             needs the object (its requests, owner, labels, tolerations); `kdrift why-pending {ns}/{name}` explains \
+             it from the events, or ingest a `kubectl get pods -A -o json` taken while it existed"
+        ),
+        None => head,
+    })
 }
 
 /// When the store has the pod of `spans` (called `it`) other than at `at`,

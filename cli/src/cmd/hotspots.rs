@@ -13,6 +13,7 @@ use crate::render;
 /// range, or none hot for long enough: said on stderr, stdout has the
 /// empty table or document; [`crate::cmd::nothing_found`]).
 pub fn run(cli: &Cli, args: &HotspotsArgs) -> anyhow::Result<ExitCode> {
+    crate::cmd::check_range(args.since, args.until)?;
     let store = crate::cmd::open_existing_store(cli)?;
     let options = HotspotsOptions {
         since: args.since,

@@ -75,11 +75,7 @@ pub fn explain<W: Write>(
         }
         return Ok(ExitCode::SUCCESS);
     }
-    if let (Some(since), Some(until)) = (args.since, args.until) {
-        if since > until {
-            anyhow::bail!("--since {since} is after --until {until}");
-        }
-    }
+    crate::cmd::check_range(args.since, args.until)?;
     let all = pending_pods(store)?;
     let stored = all.len();
     let selected = crate::selector::PodFilter::new(store, args.namespace.as_deref(), args.selector.as_ref())?;
