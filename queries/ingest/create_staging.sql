@@ -24,7 +24,7 @@ CREATE TEMP TABLE IF NOT EXISTS staging_observations (
     content_hash           UBIGINT NOT NULL,
     location               VARCHAR NOT NULL,
     line                   BIGINT,
-    object                 VARCHAR NOT NULL,
+    object                 JSON NOT NULL,       -- compact JSON (serde_json's): not parsed again
     model                  VARCHAR,             -- model_fields as JSON (pods and nodes)
     usage_node             VARCHAR,
     requests_cpu           BIGINT,              -- millicores
@@ -32,5 +32,7 @@ CREATE TEMP TABLE IF NOT EXISTS staging_observations (
     requests_other         VARCHAR,
     model_error            VARCHAR,
     labels                 VARCHAR,
-    scheduling_terms       BOOLEAN
+    scheduling_terms       BOOLEAN,
+    fields                 VARCHAR[],           -- what the derivations read of an Event, Pod or Node (src/fields.rs)
+    obs_id                 BIGINT               -- set by number_staged for the versions to store, else NULL
 );
