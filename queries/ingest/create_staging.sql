@@ -8,6 +8,10 @@
 --   so that older kdrift versions still write through it), which made
 --   every 8,192-row appender flush a commit to the WAL, and checkpoints
 --   compress rows deleted moments later (BENCHMARKS.md, session 24).
+--   `fields` holds what the derivations read of an Event, Pod or Node,
+--   taken out in Rust (queries/src/fields.rs), and `obs_id` the number
+--   `number_staged` gives a version to store: no statement of a batch's
+--   commit parses an object or joins it (issue 39).
 -- params: none
 -- columns: none (DDL)
 CREATE TEMP TABLE IF NOT EXISTS staging_observations (
