@@ -42,11 +42,10 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "N", default_value_t = crate::render::MAX_CELL_WIDTH)]
     pub max_cell_width: usize,
     /// The most memory DuckDB may hold for the store (a size as --max-batch-bytes; at least 16MiB): beyond
-    /// it, it spills to a temporary directory beside the store file (`<db>.tmp/`, removed when empty).
-    /// 128MiB fits kdrift in a 256MiB container for inputs without objects of 16 MiB or more (the
-    /// default stays higher until such objects are committed in bounded pieces: issue 39); raise it when
-    /// a command says it ran out of memory.
-    #[arg(long, global = true, env = "KDRIFT_MEMORY_LIMIT", value_name = "SIZE", default_value = "1GiB",
+    /// it, it spills to a temporary directory beside the store file (`<db>.tmp/`, removed when empty). The
+    /// default fits kdrift in a 256MiB container and stores objects of up to 32 MiB; raise it when a
+    /// command says it ran out of memory.
+    #[arg(long, global = true, env = "KDRIFT_MEMORY_LIMIT", value_name = "SIZE", default_value = "128MiB",
           value_parser = parse_memory_limit)]
     pub memory_limit: u64,
     /// The command.

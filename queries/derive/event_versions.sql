@@ -7,8 +7,11 @@
 --   Involved namespace: the object's; for a Pod that names none, the event's own namespace, else `default`.
 --   Count: the largest of series.count, count, deprecatedCount; 0 or missing counts as 1;
 --   clamped to 2147483647 (Kubernetes counts are int32; ingest rejects larger ones).
---   Each object is parsed once (json_extract_string with a list of paths; one
---   `->>` per field parsed the whole event again, 35 times a row).
+--   The fields are the staged row's `fields` (queries/src/fields.rs: the 29
+--   paths, in order, as json_extract_string reads them), taken out in Rust
+--   as the event was staged: the object is never parsed here (issue 39: its
+--   parse held several times an Event of 16 MiB in DuckDB's memory, past a
+--   128 MiB limit). One `->>` per field had parsed it 35 times a row.
 -- params: $1 run_id BIGINT, $2 after_obs_id BIGINT (only observations after it: one committed batch of a long run; 0 for all)
 -- columns: none (inserts)
 INSERT INTO event_versions
@@ -45,22 +48,10 @@ SELECT
              COALESCE(TRY_CAST(f[28] AS BIGINT), 0),
              COALESCE(TRY_CAST(f[29] AS BIGINT), 0)))
 FROM (
-    SELECT obs_id, run_id, observed_at, namespace, name, uid, api_version,
-           -- One parse of each object: every field at once (1-based list).
-           json_extract_string(object, [
-               '$.type', '$.reason', '$.message', '$.note', '$.action',                          -- 1-5
-               '$.involvedObject.kind', '$.regarding.kind',                                      -- 6-7
-               '$.involvedObject.namespace', '$.regarding.namespace',                            -- 8-9
-               '$.involvedObject.name', '$.regarding.name',                                      -- 10-11
-               '$.involvedObject.uid', '$.regarding.uid',                                        -- 12-13
-               '$.reportingComponent', '$.reportingController', '$.source.component',
-               '$.deprecatedSource.component',                                                   -- 14-17
-               '$.source.host', '$.deprecatedSource.host',                                       -- 18-19
-               '$.firstTimestamp', '$.deprecatedFirstTimestamp', '$.eventTime',
-               '$.metadata.creationTimestamp', '$.series.lastObservedTime', '$.lastTimestamp',
-               '$.deprecatedLastTimestamp',                                                      -- 20-26
-               '$.series.count', '$.count', '$.deprecatedCount'                                  -- 27-29
-           ]) AS f
-    FROM observations
-    WHERE run_id = $1 AND obs_id > $2 AND kind = 'Event'
+    -- The versions this batch stores, straight from the staging table
+    -- (numbered by `number_staged`; none before `$2`).
+    SELECT obs_id, $1 AS run_id, make_timestamp(observed_at_us) AS observed_at, namespace, name, uid,
+           api_version, fields AS f
+    FROM staging_observations
+    WHERE obs_id IS NOT NULL AND obs_id > $2 AND kind = 'Event'
 );

@@ -1,33 +1,27 @@
 -- name: derive_node_versions
 -- purpose: Extracts cordon and readiness of the Node versions of one run (or of its latest batch) into `node_versions`,
 --   with the fields the cluster model reads (`model`, computed at staging; the whole object when the staging
---   row has none).
+--   row has none). Creation time, cordon and the Ready condition's status are the
+--   staged row's `fields` (queries/src/fields.rs), taken out in Rust: the object
+--   is not parsed here (issue 39).
 -- params: $1 run_id BIGINT, $2 after_obs_id BIGINT (only observations after it: one committed batch of a long run; 0 for all)
 -- columns: none (inserts)
 INSERT INTO node_versions
 SELECT
-    o.obs_id,
-    o.run_id,
-    o.observed_at,
-    o.change,
-    o.name,
-    o.uid,
-    o.resource_version,
-    k8s_time(o.object->>'$.metadata.creationTimestamp'),
-    COALESCE(TRY_CAST(o.object->>'$.spec.unschedulable' AS BOOLEAN), false),
-    (SELECT c->>'status'
-       FROM (SELECT unnest(json_extract(o.object, '$.status.conditions[*]')) AS c)
-      WHERE c->>'type' = 'Ready'
-      LIMIT 1),
-    COALESCE(s.model, CAST(o.object AS VARCHAR)),
+    obs_id,
+    $1 AS run_id,
+    make_timestamp(observed_at_us),
+    change,
+    name,
+    uid,
+    resource_version,
+    k8s_time(fields[1]),
+    COALESCE(TRY_CAST(fields[2] AS BOOLEAN), false),
+    fields[3],
+    COALESCE(model, CAST(object AS VARCHAR)),
     NULL,  -- valid_until, first_version: set by derive_node_intervals
     NULL
-FROM observations o
-LEFT JOIN (
-    -- The staged rows of this batch (still there at derive time), once per content.
-    SELECT content_hash, any_value(model) AS model
-    FROM staging_observations
-    WHERE kind = 'Node'
-    GROUP BY content_hash
-) AS s ON s.content_hash = o.content_hash
-WHERE o.run_id = $1 AND o.obs_id > $2 AND o.kind = 'Node';
+-- The versions this batch stores, straight from the staging table
+-- (numbered by `number_staged`; none before `$2`): one scan, no join.
+FROM staging_observations
+WHERE obs_id IS NOT NULL AND obs_id > $2 AND kind = 'Node';

@@ -8,6 +8,8 @@
 --   (schema v14: `first_seen_late` too, set by `derive_pod_first_seen_late` after it).
 --   A version stored without a namespace is `default`'s (schema v12: every
 --   reader keys pods by the namespace as the cluster model reads it).
+--   The placement fields are the staged row's `fields`, taken out in Rust
+--   (issue 39: parsing a Pod of 40 MiB here failed under a 128 MiB limit).
 -- params: $1 run_id BIGINT, $2 after_obs_id BIGINT (only observations after it: one committed batch of a long run; 0 for all)
 -- columns: none (inserts)
 INSERT INTO pod_versions
@@ -27,13 +29,9 @@ SELECT
     f[5],
     f[6],
     model,
-    (SELECT k8s_time(c->>'lastTransitionTime') FROM (SELECT unnest(conditions) AS c)
-      WHERE c->>'type' = 'PodScheduled' AND c->>'status' = 'True' LIMIT 1),
-    (SELECT k8s_time(c->>'lastTransitionTime') FROM (SELECT unnest(conditions) AS c)
-      WHERE c->>'type' = 'DisruptionTarget' AND c->>'status' = 'True' LIMIT 1),
-    (SELECT COALESCE(c->>'reason', '') || CASE WHEN c->>'message' IS NULL THEN '' ELSE ': ' || (c->>'message') END
-       FROM (SELECT unnest(conditions) AS c)
-      WHERE c->>'type' = 'DisruptionTarget' AND c->>'status' = 'True' LIMIT 1),
+    k8s_time(f[7]),
+    k8s_time(f[8]),
+    f[9],
     NULL,
     NULL,
     usage_node,
@@ -45,38 +43,18 @@ SELECT
     scheduling_terms,
     NULL
 FROM (
-    SELECT x.*,
-           -- The model keeps only the PodScheduled and DisruptionTarget conditions: small to parse.
-           json_extract(x.model, '$.status.conditions[*]') AS conditions
-    FROM (
-        SELECT o.obs_id, o.run_id, o.observed_at, o.change, o.namespace, o.name, o.uid, o.resource_version, o.f,
-               COALESCE(s.model, CAST(o.object AS VARCHAR)) AS model,
-               s.usage_node, s.requests_cpu, s.requests_memory, s.requests_other, s.model_error,
-               s.labels, s.scheduling_terms
-        FROM (
-            -- A pod stored without a namespace is `default`'s, as the API
-            -- server and the cluster model read it and as events about it name it.
-            SELECT obs_id, run_id, observed_at, change, COALESCE(NULLIF(namespace, ''), 'default') AS namespace,
-                   name, uid, resource_version, content_hash,
-                   -- One parse of each object: every field at once (1-based list).
-                   json_extract_string(object, [
-                       '$.spec.nodeName', '$.status.phase', '$.metadata.creationTimestamp',
-                       '$.metadata.deletionTimestamp', '$.metadata.ownerReferences[0].kind',
-                       '$.metadata.ownerReferences[0].name'
-                   ]) AS f,
-                   object
-            FROM observations
-            WHERE run_id = $1 AND obs_id > $2 AND kind = 'Pod'
-        ) AS o
-        LEFT JOIN (
-            -- The staged rows of this batch (still there at derive time), once per content.
-            SELECT content_hash, any_value(model) AS model, any_value(usage_node) AS usage_node,
-                   any_value(requests_cpu) AS requests_cpu, any_value(requests_memory) AS requests_memory,
-                   any_value(requests_other) AS requests_other, any_value(model_error) AS model_error,
-                   any_value(labels) AS labels, any_value(scheduling_terms) AS scheduling_terms
-            FROM staging_observations
-            WHERE kind = 'Pod'
-            GROUP BY content_hash
-        ) AS s ON s.content_hash = o.content_hash
-    ) AS x
+    -- The versions this batch stores, straight from the staging table
+    -- (numbered by `number_staged`; none before `$2`): one scan, no join.
+    -- A pod stored without a namespace is `default`'s, as the API
+    -- server and the cluster model read it and as events about it name it.
+    -- `fields`: spec.nodeName, status.phase, creationTimestamp, deletionTimestamp,
+    -- the first owner's kind and name, the PodScheduled=True time, the
+    -- DisruptionTarget=True time and "reason: message" (queries/src/fields.rs):
+    -- neither the object nor the model (which keeps the annotations) is parsed here.
+    SELECT obs_id, $1 AS run_id, make_timestamp(observed_at_us) AS observed_at, change,
+           COALESCE(NULLIF(namespace, ''), 'default') AS namespace, name, uid, resource_version,
+           fields AS f, COALESCE(model, CAST(object AS VARCHAR)) AS model,
+           usage_node, requests_cpu, requests_memory, requests_other, model_error, labels, scheduling_terms
+    FROM staging_observations
+    WHERE obs_id IS NOT NULL AND obs_id > $2 AND kind = 'Pod'
 );

@@ -8,6 +8,10 @@
 --   so that older kdrift versions still write through it), which made
 --   every 8,192-row appender flush a commit to the WAL, and checkpoints
 --   compress rows deleted moments later (BENCHMARKS.md, session 24).
+--   `fields` holds what the derivations read of an Event, Pod or Node,
+--   taken out in Rust (queries/src/fields.rs), and `obs_id` the number
+--   `number_staged` gives a version to store: no statement of a batch's
+--   commit parses an object or joins it (issue 39).
 -- params: none
 -- columns: none (DDL)
 CREATE TEMP TABLE IF NOT EXISTS staging_observations (
@@ -24,7 +28,7 @@ CREATE TEMP TABLE IF NOT EXISTS staging_observations (
     content_hash           UBIGINT NOT NULL,
     location               VARCHAR NOT NULL,
     line                   BIGINT,
-    object                 VARCHAR NOT NULL,
+    object                 JSON NOT NULL,       -- compact JSON (serde_json's): not parsed again
     model                  VARCHAR,             -- model_fields as JSON (pods and nodes)
     usage_node             VARCHAR,
     requests_cpu           BIGINT,              -- millicores
@@ -32,5 +36,7 @@ CREATE TEMP TABLE IF NOT EXISTS staging_observations (
     requests_other         VARCHAR,
     model_error            VARCHAR,
     labels                 VARCHAR,
-    scheduling_terms       BOOLEAN
+    scheduling_terms       BOOLEAN,
+    fields                 VARCHAR[],           -- what the derivations read of an Event, Pod or Node (src/fields.rs)
+    obs_id                 BIGINT               -- set by number_staged for the versions to store, else NULL
 );

@@ -32,6 +32,7 @@
 mod catalog;
 mod columns;
 mod drain_moves;
+mod fields;
 mod instant;
 mod memory;
 mod migration_progress;

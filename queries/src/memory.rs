@@ -12,14 +12,14 @@ use std::path::{Path, PathBuf};
 
 use crate::StoreError;
 
-/// DuckDB's memory limit when none is given, in bytes (1 GiB). 128 MiB
-/// (with kdrift's own ~100 MiB, a process that fits a 256 MiB container)
-/// is the goal of issue 39, but under it one object of 16 MiB or more
-/// fails its batch's commit (`commit_observations` and the `derive_*`
-/// queries hold each object uncompressed and parse it whole in SQL):
-/// `--memory-limit 128MiB` is for inputs without such objects until the
-/// commit path holds them in bounded pieces.
-pub const DEFAULT_MEMORY_LIMIT: u64 = 1 << 30;
+/// DuckDB's memory limit when none is given, in bytes (128 MiB): with
+/// kdrift's own ~100 MiB, a process that fits a 256 MiB container (issue
+/// 39). Objects of up to 32 MiB are stored under it: no statement of a
+/// batch's commit parses an object (`staging_observations.fields`,
+/// `crate::fields`), and each holds it a few times at most (the staging
+/// table, `observations`, a derived copy). An Event of 40 MiB needs more
+/// (BENCHMARKS.md "Memory limit").
+pub const DEFAULT_MEMORY_LIMIT: u64 = 128 << 20;
 
 /// The smallest memory limit kdrift accepts, in bytes (16 MiB): DuckDB
 /// needs a few of its 256 KiB blocks per column of every statement, and

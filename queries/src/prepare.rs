@@ -43,6 +43,9 @@ pub struct StagingRow {
     /// [`model_fields`] as JSON (pods and nodes).
     pub(super) model: Option<String>,
     pub(super) usage: UsageColumns,
+    /// What the derivations read of an Event, Pod or Node
+    /// ([`crate::fields::derived_fields`]): they never parse the object.
+    pub(super) fields: Option<Vec<Option<String>>>,
 }
 
 /// Prepares one record: the credentials in it masked
@@ -80,6 +83,7 @@ pub fn prepare(mut record: Record, fallback: DateTime<Utc>) -> Prepared {
     let usage = (identity.kind == "Pod").then(|| UsageColumns::of(model.as_ref().unwrap_or(&record.object)));
     let problem = model_problem(declared.as_deref(), model.as_ref().unwrap_or(&record.object), usage.as_ref());
     let hash = content_hash(record.change, &identity, &json);
+    let fields = crate::fields::derived_fields(&identity.kind, &record.object);
     let row = StagingRow {
         observed_at: observed_at.timestamp_micros(),
         estimated,
@@ -89,6 +93,7 @@ pub fn prepare(mut record: Record, fallback: DateTime<Utc>) -> Prepared {
         json,
         model: model.map(|m| m.to_string()),
         usage: usage.unwrap_or_default(),
+        fields,
     };
     Prepared { origin: record.origin, is_event, problem, row: Ok(row) }
 }

@@ -121,6 +121,8 @@ queries! {
     RESET_THREADS = "reset_threads", "ingest/reset_threads.sql";
     /// Moves new staged versions into `observations`.
     COMMIT_OBSERVATIONS = "commit_observations", "ingest/commit_observations.sql";
+    /// Gives the staged versions the store has never seen their obs_ids.
+    NUMBER_STAGED = "number_staged", "ingest/number_staged.sql";
     /// The highest obs_id (where a batch's observations start).
     MAX_OBS_ID = "max_obs_id", "ingest/max_obs_id.sql";
     /// Updates the counts of a run still going.

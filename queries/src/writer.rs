@@ -356,6 +356,8 @@ impl<'s> RunWriter<'s> {
                 usage.model_error,
                 usage.labels,
                 usage.scheduling_terms,
+                fields_value(row.fields.as_deref()),
+                None::<i64>,
             ])
             .map_err(|source| self.store.append_failed("staging_observations", source))?;
         if self.pending.is_multiple_of(APPENDER_FLUSH_ROWS) || self.unflushed_bytes >= APPENDER_FLUSH_BYTES {
@@ -508,6 +510,8 @@ impl<'s> RunWriter<'s> {
             stopped()?;
             store.execute(q, params![run_id, after])
         };
+        stopped()?;
+        store.execute(&sql::NUMBER_STAGED, [])?;
         stopped()?;
         let added = store.execute(&sql::COMMIT_OBSERVATIONS, [run_id])? as u64;
         for q in [
@@ -752,6 +756,15 @@ fn error_chain(e: &StoreError) -> String {
         source = cause.source();
     }
     text
+}
+
+/// The `fields` column of a staged row: a VARCHAR list, or NULL.
+fn fields_value(fields: Option<&[Option<String>]>) -> duckdb::types::Value {
+    use duckdb::types::Value;
+    match fields {
+        None => Value::Null,
+        Some(f) => Value::List(f.iter().map(|v| v.as_ref().map_or(Value::Null, |t| Value::Text(t.clone()))).collect()),
+    }
 }
 
 fn open_appender(store: &Store) -> Result<Appender<'_>, StoreError> {

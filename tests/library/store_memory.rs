@@ -30,8 +30,8 @@ fn a_store_opened_with_a_memory_limit_reports_it_and_spills_beside_its_file() {
     drop(store);
     // Without options: the default, which fits a 256 MiB container.
     let store = Store::open_existing(&path).expect("read-only");
-    assert_eq!(store.memory_settings().expect("settings").0, "1.0 GiB");
-    assert_eq!(kdrift_store::DEFAULT_MEMORY_LIMIT, 1024 * MIB);
+    assert_eq!(store.memory_settings().expect("settings").0, "128.0 MiB");
+    assert_eq!(kdrift_store::DEFAULT_MEMORY_LIMIT, 128 * MIB);
     drop(store);
     assert!(!Path::new(&spill).exists(), "the empty temporary directory is removed at close");
 }
@@ -64,22 +64,23 @@ fn write_pod_list(path: &Path, pods: usize, annotation: usize) {
 }
 
 #[test]
-#[ignore = "issue 39: 1,060 Pods of 64 KiB under a 64 MiB limit fail or crawl in the commit path (never passed yet)"]
 fn a_json_list_larger_than_the_memory_limit_is_ingested_under_it() {
     let dir = tempfile::tempdir().expect("tmp");
     let file = dir.path().join("pods.json");
-    // 1,060 Pods of 64 KiB: 66.6 MiB of JSON under a 64 MiB limit. Before
-    // issue 39 a JSON file was committed in one batch, and DuckDB failed
-    // ("failed to allocate data of size 16.0 MiB") under 128 MiB already.
-    write_pod_list(&file, 1_060, 64 << 10);
+    // 1,600 Pods of 64 KiB: 100 MiB of JSON under a 96 MiB limit (12 MiB
+    // batches). Before issue 39 a JSON file was committed in one batch, and
+    // DuckDB failed ("failed to allocate data of size 16.0 MiB") under 128
+    // MiB already; a batch of 64 KiB Pods still needs about 7 times its
+    // bytes (under 80 MiB, 10 MiB batches fail in derive_pod_versions).
+    write_pod_list(&file, 1_600, 64 << 10);
     let size = std::fs::metadata(&file).expect("size").len();
-    assert!(size > 64 * MIB, "the input ({size} bytes) is larger than the limit");
-    let store = open_limited(&dir.path().join("k.duckdb"), 64 * MIB);
-    let report = ingest_files(&store, std::slice::from_ref(&file), &mut NoProgress).expect("ingested under 64 MiB");
+    assert!(size > 96 * MIB, "the input ({size} bytes) is larger than the limit");
+    let store = open_limited(&dir.path().join("k.duckdb"), 96 * MIB);
+    let report = ingest_files(&store, std::slice::from_ref(&file), &mut NoProgress).expect("ingested under 96 MiB");
     assert_eq!(report.status, RunStatus::Ok);
-    assert_eq!((report.counts.records, report.counts.added, report.counts.duplicates), (1_060, 1_060, 0));
+    assert_eq!((report.counts.records, report.counts.added, report.counts.duplicates), (1_600, 1_600, 0));
     let counts = store.counts().expect("counts");
-    assert_eq!((counts.observations, counts.pods, counts.runs), (1_060, 1_060, 1));
+    assert_eq!((counts.observations, counts.pods, counts.runs), (1_600, 1_600, 1));
 }
 
 #[test]
@@ -96,21 +97,23 @@ fn an_object_too_big_for_the_memory_limit_fails_naming_the_limit() {
             "firstTimestamp": "2026-12-01T00:00:00Z", "lastTimestamp": "2026-12-01T00:00:00Z"
         })
     };
-    // One Event of 16 MiB: its derivation parses it whole, more than 64 MiB
-    // of DuckDB's memory.
-    let lines = [event(1, "small"), event(2, &"x".repeat(16 << 20))];
+    // One Event of 8 MiB under 16 MiB: its message is held in the staging
+    // table, in `observations` and in `event_versions` as the batch commits.
+    // (An Event of 16 MiB failed under 64 MiB, and one of 32 MiB under 128 MiB,
+    // until issue 39 took the derivations' fields out in Rust.)
+    let lines = [event(1, "small"), event(2, &"x".repeat(8 << 20))];
     let text: String = lines.iter().map(|e| format!("{e}\n")).collect();
     std::fs::write(&file, text).expect("write");
     let path = dir.path().join("k.duckdb");
-    let store = open_limited(&path, 64 * MIB);
+    let store = open_limited(&path, 16 * MIB);
     let err = ingest_files(&store, std::slice::from_ref(&file), &mut NoProgress).expect_err("too big");
-    assert!(matches!(err, StoreError::OutOfMemory { limit, .. } if limit == 64 * MIB), "{err:?}");
+    assert!(matches!(err, StoreError::OutOfMemory { limit, .. } if limit == 16 * MIB), "{err:?}");
     let text = err.to_string();
     assert!(text.starts_with("DuckDB ran out of memory in query "), "{text}");
     assert!(
         text.ends_with(
-            "under the memory limit of 64MiB (--memory-limit / KDRIFT_MEMORY_LIMIT): raise it, e.g. --memory-limit \
-             128MiB"
+            "under the memory limit of 16MiB (--memory-limit / KDRIFT_MEMORY_LIMIT): raise it, e.g. --memory-limit \
+             32MiB"
         ),
         "{text}"
     );
@@ -118,4 +121,60 @@ fn an_object_too_big_for_the_memory_limit_fails_naming_the_limit() {
     assert_eq!(store.counts().expect("counts").runs, 1);
     drop(store);
     assert!(!Path::new(&format!("{}.tmp", path.display())).exists());
+}
+
+#[test]
+fn objects_of_24_mib_are_stored_under_128_mib_with_their_derived_rows() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("big.ndjson");
+    let text = "word x ".repeat((24 << 20) / 7);
+    // An Event whose message is 24 MiB, and a Pod whose annotation is (the
+    // model keeps annotations: the Pod's model is as big).
+    let event = serde_json::json!({
+        "apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "e.1", "namespace": "ns", "uid": "u-1", "resourceVersion": "1",
+                     "creationTimestamp": "2026-12-01T00:00:00Z"},
+        "involvedObject": {"kind": "Pod", "namespace": "ns", "name": "big", "uid": "pod-uid"},
+        "reason": "Huge", "message": text, "type": "Warning", "count": 3,
+        "source": {"component": "kubelet", "host": "node-7"},
+        "firstTimestamp": "2026-12-01T00:00:00Z", "lastTimestamp": "2026-12-01T00:05:00Z"
+    });
+    let pod = serde_json::json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "big", "namespace": "ns", "uid": "pod-uid", "resourceVersion": "2",
+                     "creationTimestamp": "2026-12-01T00:00:00Z", "annotations": {"example.com/config": text},
+                     "ownerReferences": [{"kind": "ReplicaSet", "name": "big-7d9f", "uid": "rs", "apiVersion": "apps/v1"}]},
+        "spec": {"nodeName": "node-7", "containers": [{"name": "c", "image": "x",
+                 "resources": {"requests": {"cpu": "250m", "memory": "64Mi"}}}]},
+        "status": {"phase": "Running", "conditions": [
+            {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2026-12-01T00:00:01Z"}]}
+    });
+    std::fs::write(&file, format!("{event}\n{pod}\n")).expect("write");
+    let store = open_limited(&dir.path().join("k.duckdb"), 128 * MIB);
+    // Before issue 39's fields were taken out in Rust: "failed to allocate
+    // data of size 64.0 MiB" in derive_pod_versions (the Pod parsed whole),
+    // and the Event in derive_event_versions.
+    let report = ingest_files(&store, std::slice::from_ref(&file), &mut NoProgress).expect("stored under 128 MiB");
+    assert_eq!(report.status, RunStatus::Ok);
+    assert_eq!((report.counts.records, report.counts.added), (2, 2));
+    let rows = |sql: &str| -> Vec<String> {
+        store.conn().prepare(sql).and_then(|mut s| s.query_map([], |r| r.get(0))?.collect()).expect(sql)
+    };
+    assert_eq!(
+        rows(
+            "SELECT concat_ws(' ', event_key, type, reason, length(message), involved_kind, involved_namespace, \
+             involved_name, involved_uid, reporting_component, source_host, first_time, last_time, count) FROM event_versions"
+        ),
+        [format!(
+            "ns/e.1 Warning Huge {} Pod ns big pod-uid kubelet node-7 2026-12-01 00:00:00 2026-12-01 00:05:00 3",
+            text.len()
+        )]
+    );
+    assert_eq!(
+        rows(
+            "SELECT concat_ws(' ', namespace, name, node_name, phase, owner_kind, owner_name, scheduled_at, \
+             requests_cpu, requests_memory) FROM pod_versions"
+        ),
+        ["ns big node-7 Running ReplicaSet big-7d9f 2026-12-01 00:00:01 250 67108864"]
+    );
 }
