@@ -7,6 +7,7 @@ pub mod hot;
 pub mod ingest;
 pub mod ingest_dirs;
 pub mod ingest_prometheus;
+pub mod json_stream;
 pub mod pending;
 pub mod postmortem;
 pub mod query;
@@ -135,17 +136,19 @@ pub fn time_near(t: chrono::DateTime<chrono::Utc>, near: chrono::DateTime<chrono
 
 /// Writes `value` as pretty JSON followed by a newline (as YAML with
 /// `-o yaml`), every time in it to the whole second as [`time`] prints it.
+/// JSON is written as it is serialised, through a buffer
+/// ([`json_stream::write_pretty`]), never as a second copy of the document.
 pub fn json<W: Write, T: serde::Serialize>(out: &mut W, value: &T) -> anyhow::Result<()> {
-    let mut doc = serde_json::to_value(value)?;
-    whole_seconds(&mut doc);
     if crate::format::yaml() {
+        let mut doc = serde_json::to_value(value)?;
+        whole_seconds(&mut doc);
         let text = serde_yaml::to_string(&doc)?;
         // As io::Error, so that a closed pipe (`| head`) is recognised as one.
         out.write_all(text.as_bytes())?;
         return Ok(());
     }
     // As io::Error, so that a closed pipe (`| head`) is recognised as one.
-    serde_json::to_writer_pretty(&mut *out, &doc).map_err(std::io::Error::from)?;
+    json_stream::write_pretty(&mut *out, value)?;
     writeln!(out)?;
     Ok(())
 }

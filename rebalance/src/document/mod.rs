@@ -5,8 +5,8 @@
 //! and self-describing: it carries the policy it was made with (as YAML, so
 //! `apply` can plan again with exactly that policy), the plan options, the
 //! identity of the snapshot it was made on (per node: its class and
-//! percentages per profile; per pod: uid, resourceVersion and node), the
-//! evictions in order with the rule and the reason, every skipped candidate
+//! percentages per profile), the evictions in order (each pod with its uid,
+//! resourceVersion and node) with the rule and the reason, every skipped candidate
 //! with its reason, and the predicted landings when simulated. The full
 //! planner output (`plan`), the landing simulation (`simulation`) and the
 //! nights (`rounds`) are kept verbatim for people and tools; `apply` only
@@ -181,16 +181,17 @@ impl PodIdentity {
     }
 }
 
-/// The snapshot the plan was made on, by identity.
+/// The snapshot the plan was made on, by identity: its nodes. Its pods are
+/// not listed (plans written before kdrift issue 39 listed every bound pod,
+/// `pods`, which is read and ignored): the evicted ones are in
+/// [`PlanDocument::evictions`], with uid, resourceVersion and node, so the
+/// document grows with the evictions, not with the cluster's pods.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SnapshotIdentity {
     /// The snapshot's instant ("now" for `minPodAge`).
     pub at: DateTime<Utc>,
     /// Every node, by name.
     pub nodes: Vec<NodeIdentity>,
-    /// Every pod bound to a node and counting toward its usage (not
-    /// terminal), by namespace and name.
-    pub pods: Vec<PodIdentity>,
 }
 
 /// The controller of an evicted pod (what recreates it).

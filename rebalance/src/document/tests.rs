@@ -67,7 +67,13 @@ fn the_document_describes_the_plan_and_reads_back_equal() {
     let n1 = doc.snapshot.nodes.iter().find(|n| n.name == "n1").expect("n1");
     assert_eq!(n1.classes[0].class, NodeClass::Overutilized);
     assert_eq!(n1.classes[0].percent.get("cpu"), Some(&90.0));
-    assert_eq!(doc.snapshot.pods.len(), 10);
+    // Proportional to the evictions: the snapshot names its nodes, not its
+    // 10 pods (each evicted pod's identity is in its eviction).
+    let written = serde_json::to_value(&doc).expect("json");
+    assert_eq!(
+        written["snapshot"].as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()),
+        Some(vec!["at".to_string(), "nodes".to_string()])
+    );
     // Skipped candidates with their reason.
     assert_eq!(doc.skipped.len(), 4);
     assert!(doc.skipped.iter().all(|k| k.reason == "NotReached"), "{:?}", doc.skipped);
@@ -178,4 +184,17 @@ fn a_resource_version_change_alone_is_a_note() {
         d.notes,
         vec!["1 planned pod(s) changed since the plan (another resourceVersion) without changing the plan".to_string()]
     );
+}
+
+#[test]
+fn a_plan_written_with_every_pod_of_the_snapshot_still_reads() {
+    // Plans written before kdrift issue 39 listed every bound pod in
+    // `snapshot.pods`: the field is read and ignored.
+    let s = snapshot();
+    let (doc, _) = document(&s, false);
+    let mut old = serde_json::to_value(&doc).expect("json");
+    old["snapshot"]["pods"] = serde_json::json!([{"namespace": "apps", "name": "w0", "uid": "uid-apps-w0",
+        "resource_version": "100", "node": "n1"}]);
+    let back = PlanDocument::from_json(&old.to_string()).expect("reads an older plan");
+    assert_eq!((&back.snapshot, &back.evictions), (&doc.snapshot, &doc.evictions));
 }

@@ -329,7 +329,7 @@ async fn same_cluster_same_plan_as_printed() {
     let printed = live_plan(&fake).await;
     let again = live_plan(&fake).await;
     assert_eq!(printed.evictions, again.evictions);
-    assert_eq!(printed.snapshot.pods, again.snapshot.pods);
+    assert_eq!(printed.snapshot.nodes, again.snapshot.nodes);
     let (_, executed) = apply_plan(&fake, &printed, &fast(), &mut Vec::new()).await.expect("apply");
     assert_eq!(executed.evictions, printed.evictions);
 }
