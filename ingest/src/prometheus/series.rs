@@ -185,6 +185,16 @@ impl Merger {
                 UsageKind::Pod => {
                     let label = |k: &str| series.metric.get(k).filter(|v| !v.is_empty()).cloned();
                     match (label("namespace"), label("pod")) {
+                        // No Kubernetes name holds '/': two such pods would
+                        // share the key NAMESPACE/POD (break-it 37 F6).
+                        (Some(ns), Some(p)) if ns.contains('/') || p.contains('/') => {
+                            let (which, value) = if ns.contains('/') { ("namespace", ns) } else { ("pod", p) };
+                            let problem = error(format!(
+                                "has {which} label {value:?} holding '/', which no Kubernetes name holds; skipped"
+                            ));
+                            keep(&mut self.errors, &mut self.errors_not_kept, problem);
+                            continue;
+                        }
                         (Some(ns), Some(p)) => (format!("{ns}/{p}"), Some(ns), Some(p)),
                         (ns, _) => {
                             let missing = if ns.is_none() { "namespace" } else { "pod" };
@@ -419,6 +429,37 @@ mod value_tests {
             errors,
             ["window [w) query pod_memory series {namespace=\"db\", node=\"n2\", pod=\"pg-0\"}: gives pod db/pg-0 \
               again (series {namespace=\"db\", node=\"n2\", pod=\"pg-0\"} gave it first); skipped"]
+        );
+    }
+
+    #[test]
+    fn a_pod_or_namespace_label_holding_a_slash_is_an_error_not_a_merge() {
+        // Break-it 37 F6: {a/b, c} and {a, b/c} were one pod "a/b/c".
+        let queries = resolve(&[]).expect("defaults");
+        let pod_cpu = queries.iter().find(|q| q.name == "pod_cpu").expect("pod_cpu");
+        let labels = |ns: &str, pod: &str| {
+            [("namespace", ns), ("pod", pod), ("node", "n1")]
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .into_iter()
+                .collect()
+        };
+        let series = vec![
+            Series::with_points(labels("a/b", "c"), &[(1_794_528_000.0, "0.1")]),
+            Series::with_points(labels("a", "b/c"), &[(1_794_528_000.0, "0.9")]),
+            Series::with_points(labels("a", "c"), &[(1_794_528_000.0, "0.5")]),
+        ];
+        let mut merger = Merger::new("[w)".into(), (0, i64::MAX));
+        merger.add(pod_cpu, &series, &NodeMap::default());
+        let (samples, errors, _) = merger.finish();
+        assert_eq!(samples.len(), 1, "only a/c is a pod");
+        assert_eq!(
+            errors,
+            [
+                "window [w) query pod_cpu series {namespace=\"a/b\", node=\"n1\", pod=\"c\"}: has namespace label \
+                 \"a/b\" holding '/', which no Kubernetes name holds; skipped",
+                "window [w) query pod_cpu series {namespace=\"a\", node=\"n1\", pod=\"b/c\"}: has pod label \"b/c\" \
+                 holding '/', which no Kubernetes name holds; skipped",
+            ]
         );
     }
 
