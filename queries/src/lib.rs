@@ -59,7 +59,10 @@ pub use catalog::{list_queries, run_query, CatalogError, ParamKind, ParamSpec, Q
 pub use columns::{Batches, Bools, Columns, Int32s, Int64s, Text, Times};
 pub use drain_moves::{DrainMovesToKeep, KeptEpisode, KeptMove, KeptMoves, KeptReplacement};
 pub use instant::{instant_text, parse_instant, plausible_range, time_of_day_text, InstantError, InstantListError};
-pub use memory::{batch_bytes_within, size_text, temp_directory, OpenOptions, DEFAULT_MEMORY_LIMIT, MIN_MEMORY_LIMIT};
+pub use memory::{
+    batch_bytes_within, size_text, temp_directory, DuckDbOutOfMemory, OpenOptions, DEFAULT_MEMORY_LIMIT,
+    MIN_MEMORY_LIMIT,
+};
 pub use migration_progress::{MigrationProgress, NoMigrationProgress};
 pub use parallel::map_ordered;
 pub use prepare::{prepare, prepare_all, Prepared, StagingRow};
@@ -233,9 +236,9 @@ pub enum StoreError {
         what: String,
         /// The memory limit, in bytes.
         limit: u64,
-        /// The driver's error.
+        /// The driver's error, shown by its first line.
         #[source]
-        source: duckdb::Error,
+        source: DuckDbOutOfMemory,
     },
     /// A run's final commit stopped before DuckDB's COMMIT because the run
     /// was asked to stop ([`RunWriter::stop_final_commit_when`]: SIGINT or

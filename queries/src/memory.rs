@@ -108,11 +108,29 @@ pub(crate) fn out_of_memory_or(
     other: impl FnOnce(duckdb::Error) -> StoreError,
 ) -> StoreError {
     if is_out_of_memory(&e) {
-        StoreError::OutOfMemory { what, limit, source: e }
+        StoreError::OutOfMemory { what, limit, source: DuckDbOutOfMemory(e) }
     } else {
         other(e)
     }
 }
+
+/// DuckDB's out-of-memory error ([`StoreError::OutOfMemory`]'s cause),
+/// shown by its first line (`Out of Memory Error: failed to allocate data
+/// of size 128.0 MiB (115.2 MiB/128.0 MiB used)`): the rest is advice in
+/// SQL (`SET threads=X`, `SET memory_limit=…`) that a kdrift user cannot
+/// follow, and `Error code 1: Unknown error code`. The whole error is
+/// its `Debug`.
+#[derive(Debug)]
+pub struct DuckDbOutOfMemory(pub duckdb::Error);
+
+impl std::fmt::Display for DuckDbOutOfMemory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = self.0.to_string();
+        f.write_str(text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("out of memory"))
+    }
+}
+
+impl std::error::Error for DuckDbOutOfMemory {}
 
 /// `bytes` for people, as the size grammar of `--memory-limit` reads it
 /// back: `128MiB`, `1.5GiB`, `300000 bytes`.

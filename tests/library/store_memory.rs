@@ -117,6 +117,11 @@ fn an_object_too_big_for_the_memory_limit_fails_naming_the_limit() {
         ),
         "{text}"
     );
+    // DuckDB's cause by its first line: not its advice in SQL (`SET
+    // threads=X`) nor "Error code 1: Unknown error code" (new-user trial).
+    let cause = std::error::Error::source(&err).map(ToString::to_string).unwrap_or_default();
+    assert!(cause.starts_with("Out of Memory Error: ") && !cause.contains('\n'), "{cause}");
+    assert!(!cause.contains("SET ") && !cause.contains("Error code"), "{cause}");
     // The store stays usable; the run is closed as failed.
     assert_eq!(store.counts().expect("counts").runs, 1);
     drop(store);
