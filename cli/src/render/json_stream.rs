@@ -26,10 +26,14 @@ pub fn write_pretty<W: Write, T: serde::Serialize>(out: &mut W, value: &T) -> io
     buffered.flush()
 }
 
+/// The longest string [`super::chrono_time`] takes: `…T05:30:00.123456789Z`.
+const TIME_TEXT_MAX: usize = 30;
+
 /// serde_json's pretty formatter, with every string value that is a whole
 /// time as chrono writes one (`2026-11-28T05:30:00.315Z`,
-/// [`super::chrono_time`]) written as [`super::time`] prints it. A string is
-/// held back only while it is one unescaped fragment of that shape, so a
+/// [`super::chrono_time`]) written as [`super::time`] prints it. A string's
+/// fragments are held back while they are unescaped and short enough to be
+/// a time (chrono writes one piece by piece, `2026`, `-`, `11`, …), so a
 /// time inside a longer or escaped string is written as it is (as
 /// [`super::whole_seconds`] leaves it); object keys are never cut.
 #[derive(Default)]
@@ -37,32 +41,34 @@ pub struct WholeSeconds {
     pretty: PrettyFormatter<'static>,
     /// Inside an object key (keys are written as they are).
     in_key: bool,
-    /// The first fragment of the current string, held back because it has
-    /// the shape of a time.
-    held: Option<String>,
-    /// The current string has had a fragment or an escape already.
-    started: bool,
+    /// The current string's fragments so far, held back: it may be a time.
+    held: String,
+    /// The current string is no time (too long, or escaped): written as it comes.
+    passing: bool,
 }
 
 impl WholeSeconds {
-    /// Writes the held fragment as it is (the string turned out longer).
+    /// Writes the held fragments as they are (the string is no time).
     fn release<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        match self.held.take() {
-            Some(held) => self.pretty.write_string_fragment(writer, &held),
-            None => Ok(()),
+        self.passing = true;
+        if self.held.is_empty() {
+            return Ok(());
         }
+        let held = std::mem::take(&mut self.held);
+        self.pretty.write_string_fragment(writer, &held)
     }
 }
 
 impl Formatter for WholeSeconds {
     fn begin_string<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.held = None;
-        self.started = false;
+        self.held.clear();
+        self.passing = self.in_key;
         self.pretty.begin_string(writer)
     }
 
     fn end_string<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        if let Some(held) = self.held.take() {
+        if !self.held.is_empty() {
+            let held = std::mem::take(&mut self.held);
             match super::chrono_time(&held) {
                 Some(t) => self.pretty.write_string_fragment(writer, &super::time(t))?,
                 None => self.pretty.write_string_fragment(writer, &held)?,
@@ -72,13 +78,13 @@ impl Formatter for WholeSeconds {
     }
 
     fn write_string_fragment<W: ?Sized + Write>(&mut self, writer: &mut W, fragment: &str) -> io::Result<()> {
-        let first = !self.started;
-        self.started = true;
-        if first && !self.in_key && fragment.len() > 21 && fragment.ends_with('Z') {
-            self.held = Some(fragment.to_string());
-            return Ok(());
+        if !self.passing {
+            if self.held.len() + fragment.len() <= TIME_TEXT_MAX {
+                self.held.push_str(fragment);
+                return Ok(());
+            }
+            self.release(writer)?;
         }
-        self.release(writer)?;
         self.pretty.write_string_fragment(writer, fragment)
     }
 
@@ -87,7 +93,6 @@ impl Formatter for WholeSeconds {
         writer: &mut W,
         char_escape: serde_json::ser::CharEscape,
     ) -> io::Result<()> {
-        self.started = true;
         self.release(writer)?;
         self.pretty.write_char_escape(writer, char_escape)
     }
@@ -167,5 +172,28 @@ mod tests {
         assert!(text.contains("\"t\": \"2026-11-28T05:30:00Z\""), "{text}");
         assert!(text.contains("\"2026-11-28T05:30:00.315Z\": \"a key is kept\""), "{text}");
         assert!(text.contains("\"escaped_after\": \"2026-11-28T05:30:00.315Z\\n\""), "{text}");
+    }
+
+    #[test]
+    fn a_chrono_time_written_piece_by_piece_is_cut_too() {
+        // chrono serialises through collect_str: `2026`, `-`, `11`, … (the
+        // first version held only a time written as one fragment, and
+        // `why-pending --all -o json` kept its microseconds).
+        #[derive(serde::Serialize)]
+        struct Failure {
+            first_failure: chrono::DateTime<chrono::Utc>,
+            deleted_at: Option<chrono::DateTime<chrono::Utc>>,
+        }
+        let at = |s: &str| chrono::DateTime::parse_from_rfc3339(s).expect("time").to_utc();
+        let failure = Failure {
+            first_failure: at("2026-11-28T04:00:00.098554Z"),
+            deleted_at: Some(at("2026-11-28T05:30:00.315Z")),
+        };
+        let mut out = Vec::new();
+        write_pretty(&mut out, &failure).expect("write");
+        assert_eq!(
+            String::from_utf8(out).expect("utf-8"),
+            "{\n  \"first_failure\": \"2026-11-28T04:00:00Z\",\n  \"deleted_at\": \"2026-11-28T05:30:00Z\"\n}"
+        );
     }
 }
