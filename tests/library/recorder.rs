@@ -13,13 +13,14 @@
 //! the recorder after ten.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use kdrift_analyze::why_pending;
 use kdrift_ingest::ingest_scenario;
 use kdrift_ingest::load_known_objects;
-use kdrift_ingest::{ReplayClock, WallClock};
+use kdrift_ingest::{RecordOptions, ReplayClock, WallClock};
 use kdrift_rebalance::{ResourceKind, Scope, HISTORY_RESOURCES};
 use kdrift_scenario::{generate, ScenarioConfig};
 
@@ -362,16 +363,7 @@ fn bad_list_items_and_watch_lines_are_errors_of_the_run_and_the_watch_reads_on()
         not_utf8,
         event("MODIFIED", &pod_text(2, 204)),
     ];
-    let kube = HostileKube::start(move |t| {
-        let pods = t.starts_with("/api/v1/pods?");
-        pods.then(|| if t.contains("watch=") { Answer::Watch(lines.clone()) } else { Answer::Body(list.clone()) })
-    });
-    let dir = tempfile::tempdir().expect("tmp");
-    let db = dir.path().join("rec.duckdb");
-    let pods = *ResourceKind::by_kind("v1", "Pod").expect("pods");
-    let rec = RunningRecorder::start(&kube.write_kubeconfig(dir.path()), &db, Arc::new(WallClock), move |o| {
-        o.resources = vec![pods];
-    });
+    let (kube, _dir, db, rec) = record_pods(list, lines, |_| {});
     assert!(rec.watched.wait(WAIT, |s| s.max_rv.get("pods") == Some(&204)), "{:?}", rec.watched.seen());
     let report = rec.stop();
     let r = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
@@ -422,15 +414,7 @@ fn a_16_mib_watch_event_is_stored_and_one_over_the_cap_is_an_error_while_the_nex
         event("ADDED", &big_pod(2, 202, 24)),
         event("ADDED", &pod_text(3, 203)),
     ];
-    let kube = HostileKube::start(move |t| {
-        let pods = t.starts_with("/api/v1/pods?");
-        pods.then(|| if t.contains("watch=") { Answer::Watch(lines.clone()) } else { Answer::Body(list.clone()) })
-    });
-    let dir = tempfile::tempdir().expect("tmp");
-    let db = dir.path().join("rec.duckdb");
-    let pods = *ResourceKind::by_kind("v1", "Pod").expect("pods");
-    let rec = RunningRecorder::start(&kube.write_kubeconfig(dir.path()), &db, Arc::new(WallClock), move |o| {
-        o.resources = vec![pods];
+    let (kube, _dir, db, rec) = record_pods(list, lines, move |o| {
         o.watch.max_event_bytes = 20 << 20;
         // Committed by bytes alone: p0 and the 16 MiB p1 before p3 comes.
         o.batch_bytes = 1 << 20;
@@ -471,6 +455,29 @@ fn a_16_mib_watch_event_is_stored_and_one_over_the_cap_is_an_error_while_the_nex
     assert_eq!(rows, [("p0".to_string(), 0), ("p1".to_string(), 16 << 20), ("p3".to_string(), 0)]);
 }
 
+/// A recorder of Pods alone (into `rec.duckdb` of a new directory) against
+/// a server answering their list with `list` and their watch with `lines`;
+/// `tune` sets the other options. The server and the directory live as
+/// long as what is returned.
+fn record_pods(
+    list: Vec<u8>,
+    lines: Vec<Vec<u8>>,
+    tune: impl FnOnce(&mut RecordOptions) + Send + 'static,
+) -> (HostileKube, tempfile::TempDir, PathBuf, RunningRecorder) {
+    let kube = HostileKube::start(move |t| {
+        let pods = t.starts_with("/api/v1/pods?");
+        pods.then(|| if t.contains("watch=") { Answer::Watch(lines.clone()) } else { Answer::Body(list.clone()) })
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("rec.duckdb");
+    let pods = *ResourceKind::by_kind("v1", "Pod").expect("pods");
+    let rec = RunningRecorder::start(&kube.write_kubeconfig(dir.path()), &db, Arc::new(WallClock), move |o| {
+        o.resources = vec![pods];
+        tune(o);
+    });
+    (kube, dir, db, rec)
+}
+
 /// Pod `p{i}` at resourceVersion `rv` whose `spec.x` holds `n` zeros (`[0,0,…]`).
 fn zeros_pod(i: u32, rv: u32, n: usize) -> String {
     let zeros = format!(r#""x":[{}0],"#, "0,".repeat(n - 1));
@@ -485,15 +492,7 @@ fn a_watch_event_whose_object_takes_more_than_its_parsed_limit_is_refused_by_nam
     let list = list_of("PodList", &[pod_text(0, 10).into_bytes()]);
     let zeros = event("ADDED", &zeros_pod(1, 201, 512 << 10));
     let lines = vec![zeros.clone(), event("ADDED", &big_pod(2, 202, 1)), event("ADDED", &pod_text(3, 203))];
-    let kube = HostileKube::start(move |t| {
-        let pods = t.starts_with("/api/v1/pods?");
-        pods.then(|| if t.contains("watch=") { Answer::Watch(lines.clone()) } else { Answer::Body(list.clone()) })
-    });
-    let dir = tempfile::tempdir().expect("tmp");
-    let db = dir.path().join("rec.duckdb");
-    let pods = *ResourceKind::by_kind("v1", "Pod").expect("pods");
-    let rec = RunningRecorder::start(&kube.write_kubeconfig(dir.path()), &db, Arc::new(WallClock), move |o| {
-        o.resources = vec![pods];
+    let (kube, _dir, db, rec) = record_pods(list, lines, move |o| {
         o.watch.max_event_bytes = (1 << 20) + 4096;
     });
     assert!(rec.watched.wait(WAIT, |s| s.max_rv.get("pods") == Some(&203)), "{:?}", rec.watched.seen());
@@ -535,16 +534,7 @@ fn a_watch_line_left_open_does_not_swallow_the_next_event() {
             event("ADDED", &pod_text(3, 203)),
             event("ADDED", &pod_text(4, 204)),
         ];
-        let kube = HostileKube::start(move |t| {
-            let pods = t.starts_with("/api/v1/pods?");
-            pods.then(|| if t.contains("watch=") { Answer::Watch(lines.clone()) } else { Answer::Body(list.clone()) })
-        });
-        let dir = tempfile::tempdir().expect("tmp");
-        let db = dir.path().join("rec.duckdb");
-        let pods = *ResourceKind::by_kind("v1", "Pod").expect("pods");
-        let rec = RunningRecorder::start(&kube.write_kubeconfig(dir.path()), &db, Arc::new(WallClock), move |o| {
-            o.resources = vec![pods];
-        });
+        let (kube, _dir, db, rec) = record_pods(list, lines, |_| {});
         assert!(rec.watched.wait(WAIT, |s| s.max_rv.get("pods") == Some(&204)), "{case}: {:?}", rec.watched.seen());
         let report = rec.stop();
         let r = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
@@ -670,16 +660,7 @@ fn a_watched_pod_the_model_cannot_read_is_an_item_error_of_the_run_as_in_ingest_
         .replace(r#""spec":{"nodeName":"node-1","containers":[{"name":"c","image":"img:1"}]}"#, r#""spec":"bad""#);
     assert!(bad.contains(r#""spec":"bad""#), "{bad}");
     let lines = vec![event("ADDED", &bad), event("MODIFIED", &pod_text(0, 202))];
-    let kube = HostileKube::start(move |t| {
-        let pods = t.starts_with("/api/v1/pods?");
-        pods.then(|| if t.contains("watch=") { Answer::Watch(lines.clone()) } else { Answer::Body(list.clone()) })
-    });
-    let dir = tempfile::tempdir().expect("tmp");
-    let db = dir.path().join("rec.duckdb");
-    let pods = *ResourceKind::by_kind("v1", "Pod").expect("pods");
-    let rec = RunningRecorder::start(&kube.write_kubeconfig(dir.path()), &db, Arc::new(WallClock), move |o| {
-        o.resources = vec![pods];
-    });
+    let (kube, _dir, _db, rec) = record_pods(list, lines, |_| {});
     assert!(rec.watched.wait(WAIT, |s| s.max_rv.get("pods") == Some(&202)), "{:?}", rec.watched.seen());
     let report = rec.stop();
     let r = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
