@@ -176,8 +176,8 @@ impl Redactor {
     /// A redactor of `values` (each credential value kdrift sends; for
     /// Basic auth, the password and `user:password`).
     ///
-    /// Also every piece of [`MIN_PIECE`]+ characters of each value as it is
-    /// (not of its encodings), cut anywhere ([`forms::pieces`]): in errors
+    /// Also every piece of six or more characters (`MIN_PIECE`) of each value as it is
+    /// (not of its encodings), cut anywhere (`forms::pieces`): in errors
     /// and logs a false mask costs nothing (break-it 36 F17: pieces of 6–7
     /// characters of a password were readable).
     pub fn new<'a>(values: impl IntoIterator<Item = &'a str>) -> Redactor {

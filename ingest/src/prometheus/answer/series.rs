@@ -158,7 +158,7 @@ pub struct InstantSample {
     pub metric: BTreeMap<String, String>,
     /// The value's text.
     pub value: Option<String>,
-    /// What is wrong with the sample, as said for a [`Series`] (`label
+    /// What is wrong with the sample, as said for a `Series` (`label
     /// "instance" twice`): such a sample is an input error (break-it 37 F5).
     pub problems: Vec<String>,
 }
