@@ -42,10 +42,11 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "N", default_value_t = crate::render::MAX_CELL_WIDTH)]
     pub max_cell_width: usize,
     /// The most memory DuckDB may hold for the store (a size as --max-batch-bytes; at least 16MiB): beyond
-    /// it, it spills to a temporary directory beside the store file (`<db>.tmp/`, removed when empty). The
-    /// default fits kdrift in a 256MiB container and stores objects of up to 32 MiB; raise it when a
+    /// it, it spills to a temporary directory beside the store file (`<db>.tmp/`, removed when empty).
+    /// 128MiB fits kdrift in a 256MiB container for inputs without many large objects (a few hundred
+    /// of 1 MiB fail DuckDB's checkpoint under it: the default stays higher, issue 39); raise it when a
     /// command says it ran out of memory.
-    #[arg(long, global = true, env = "KDRIFT_MEMORY_LIMIT", value_name = "SIZE", default_value = "128MiB",
+    #[arg(long, global = true, env = "KDRIFT_MEMORY_LIMIT", value_name = "SIZE", default_value = "1GiB",
           value_parser = parse_memory_limit)]
     pub memory_limit: u64,
     /// The command.

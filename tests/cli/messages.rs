@@ -2740,7 +2740,7 @@ fn the_memory_limit_is_given_to_duckdb_and_a_bad_one_is_refused_saying_what_is_a
         let v: Value = serde_json::from_slice(&out.stdout).expect("json");
         v[0]["memory_limit"].as_str().map(str::to_string).unwrap_or_else(|| panic!("{v}"))
     };
-    assert_eq!(settings(&[], None), "128.0 MiB");
+    assert_eq!(settings(&[], None), "1.0 GiB");
     assert_eq!(settings(&["--memory-limit", "64MiB"], None), "64.0 MiB");
     assert_eq!(settings(&[], Some("1GiB")), "1.0 GiB");
     for (value, says) in [
