@@ -76,10 +76,34 @@ pub fn plain(table: &mut Table) -> &mut Table {
         table.with(tabled::settings::Remove::row(tabled::settings::object::Rows::first()));
     }
     table.with(Style::blank());
+    table.modify(Segment::all(), tabled::settings::Format::content(|s| visible(s).into_owned()));
     if let width @ 1.. = CELL_WIDTH.load(Ordering::Relaxed) {
         table.modify(Segment::all(), Width::truncate(width).suffix("…"));
     }
     fit_to(table, fit::table_width())
+}
+
+/// `text` with its control characters written visibly (`\n`, `\r`, `\t`,
+/// `\e`, else `\xNN`): a name or message holding them (no Kubernetes name
+/// does; a dump or a log line may) forged table rows with a newline, or
+/// reached the terminal as an escape sequence (break-it 38 F8). Every
+/// table cell goes through it ([`plain`]).
+pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{1b}' => out.push_str("\\e"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Cuts `table` to `width` characters a line (0: not cut): the widest
@@ -230,7 +254,22 @@ pub fn duration(seconds: i64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{duration, plain, skew_points, MAX_CELL_WIDTH};
+    use super::{duration, plain, skew_points, visible, MAX_CELL_WIDTH};
+
+    #[test]
+    fn control_characters_in_a_cell_are_written_visibly_and_forge_no_row() {
+        // Break-it 38 F8: pod names from Events, printed raw.
+        assert_eq!(visible("nl\n:4\nINJECTED"), "nl\\n:4\\nINJECTED");
+        assert_eq!(visible("esc\u{1b}[31mred\tx\r\u{7}\u{85}"), "esc\\e[31mred\\tx\\r\\x07\\x85");
+        assert!(matches!(visible("media/backup-0"), std::borrow::Cow::Borrowed("media/backup-0")));
+        let mut b = tabled::builder::Builder::default();
+        b.push_record(["POD", "REASON"]);
+        b.push_record(["nl\n:4\nINJECTED", "esc\u{1b}]0;title\u{7}"]);
+        let text = plain(&mut b.build()).to_string();
+        assert_eq!(text.lines().count(), 2, "{text}");
+        assert!(!text.contains('\u{1b}'), "{text}");
+        assert!(text.lines().nth(1).expect("the row").contains(r"nl\n:4\nINJECTED   esc\e]0;title\x07"), "{text}");
+    }
 
     #[test]
     fn a_cell_wider_than_the_cap_is_cut_with_an_ellipsis_and_pads_no_row_beyond_it() {
