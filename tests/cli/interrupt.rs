@@ -51,6 +51,32 @@ fn stderr_of(child: &mut Child) -> String {
     text
 }
 
+/// Reads `child`'s stderr on a thread of its own: at each line holding
+/// `needle` it calls `on_match` then sends on the returned channel; the
+/// thread gives back the whole text once the child's stderr ends.
+fn tap_stderr(
+    child: &mut Child,
+    needle: &'static str,
+    mut on_match: impl FnMut() + Send + 'static,
+) -> (std::sync::mpsc::Receiver<()>, std::thread::JoinHandle<String>) {
+    use std::io::BufRead;
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let tap = std::thread::spawn(move || {
+        let mut text = String::new();
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.contains(needle) {
+                on_match();
+                let _ = tx.send(());
+            }
+            text.push_str(&line);
+            text.push('\n');
+        }
+        text
+    });
+    (rx, tap)
+}
+
 /// Sends `signal` (`INT`, `TERM`) and waits for the process to end (killing
 /// it and failing after [`WAIT`]).
 fn signal_and_wait(child: Child, signal: &str) -> Output {
@@ -150,20 +176,7 @@ fn start_stalled(
         .env("KDRIFT_LOG", "kdrift_ingest::victorialogs::window=info")
         .spawn()
         .expect("start kdrift");
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = std::sync::mpsc::channel();
-    let tap = std::thread::spawn(move || {
-        use std::io::BufRead;
-        let mut text = String::new();
-        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
-            if line.contains("window committed") {
-                let _ = tx.send(());
-            }
-            text.push_str(&line);
-            text.push('\n');
-        }
-        text
-    });
+    let (rx, tap) = tap_stderr(&mut child, "window committed", || {});
     for i in 0..before {
         rx.recv_timeout(WAIT).unwrap_or_else(|_| panic!("window {i} committed"));
     }
@@ -438,16 +451,7 @@ fn a_killed_file_ingest_keeps_the_input_errors_of_its_committed_batches() {
         .env("KDRIFT_LOG", "kdrift_store::writer=debug")
         .spawn()
         .expect("start kdrift");
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        use std::io::BufRead;
-        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
-            if line.contains("batch committed") {
-                let _ = tx.send(());
-            }
-        }
-    });
+    let (rx, _tap) = tap_stderr(&mut child, "batch committed", || {});
     rx.recv_timeout(WAIT).expect("the first batch committed");
     let _ = signal_and_wait(child, "KILL");
     // The next writer closes the run as failed, adding one row and one error.
@@ -464,7 +468,7 @@ fn sigint_during_the_final_commit_of_ingest_api_rolls_it_back_whole_and_closes_t
     // The signal waited for the commit's end (11.6 s in the break-it pass),
     // and the run was kept (issue 34).
     use kdrift_tests::hostile_kube::{list_of, pod, Answer, HostileKube};
-    use std::io::{BufRead, BufReader, Write};
+    use std::io::Write;
     let items: Vec<Vec<u8>> = (0..30_000).map(|i| pod(i, 10 + i).into_bytes()).collect();
     let body = list_of("PodList", &items);
     let kube = HostileKube::start(move |t| t.starts_with("/api/v1/pods?").then(|| Answer::Body(body.clone())));
@@ -480,7 +484,6 @@ fn sigint_during_the_final_commit_of_ingest_api_rolls_it_back_whole_and_closes_t
             .env_remove("KUBECONFIG")
             .spawn()
             .expect("start kdrift ingest api");
-        let stderr = child.stderr.take().expect("stderr");
         // A shell already waiting to send the signal: a `kill` started
         // only when the line is read came after the commit's interruptible
         // part on a fast machine (5 tries out of 5 in CI).
@@ -491,20 +494,10 @@ fn sigint_during_the_final_commit_of_ingest_api_rolls_it_back_whole_and_closes_t
             .spawn()
             .expect("start the signalling shell");
         let mut fire = killer.stdin.take().expect("the shell's stdin");
-        let (tx, rx) = std::sync::mpsc::channel();
-        let reader = std::thread::spawn(move || {
-            let mut text = String::new();
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                // The last resource listed: the final commit starts.
-                if line.contains("listed resource=events.events.k8s.io") {
-                    let _ = fire.write_all(b"go\n");
-                    let _ = fire.flush();
-                    let _ = tx.send(());
-                }
-                text.push_str(&line);
-                text.push('\n');
-            }
-            text
+        // The last resource listed: the final commit starts.
+        let (rx, reader) = tap_stderr(&mut child, "listed resource=events.events.k8s.io", move || {
+            let _ = fire.write_all(b"go\n");
+            let _ = fire.flush();
         });
         rx.recv_timeout(WAIT).expect("every resource listed");
         assert!(killer.wait().expect("the signalling shell").success(), "kill -INT");
@@ -573,20 +566,7 @@ fn sigterm_while_a_window_stages_one_row_a_batch_stops_within_seconds() {
         .env("KDRIFT_LOG", "kdrift_ingest::victorialogs::window=info")
         .spawn()
         .expect("start kdrift");
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = std::sync::mpsc::channel();
-    let tap = std::thread::spawn(move || {
-        use std::io::BufRead;
-        let mut text = String::new();
-        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
-            if line.contains("window committed") {
-                let _ = tx.send(());
-            }
-            text.push_str(&line);
-            text.push('\n');
-        }
-        text
-    });
+    let (rx, tap) = tap_stderr(&mut child, "window committed", || {});
     rx.recv_timeout(WAIT).expect("the first window committed");
     // The second window's rows are being staged, a batch each.
     std::thread::sleep(Duration::from_secs(2));
