@@ -1053,8 +1053,8 @@ pub struct WhyPendingArgs {
     /// Every pod that had FailedScheduling, longest-pending first.
     #[arg(long)]
     pub all: bool,
-    /// With --all: only the pods of this namespace.
-    #[arg(long, short = 'n', value_name = "NAMESPACE", requires = "all")]
+    /// The namespace of the pod given as NAME (kubectl's -n); with --all, only the pods of this namespace.
+    #[arg(long, short = 'n', value_name = "NAMESPACE")]
     pub namespace: Option<String>,
     /// With --all: every namespace (the default; kubectl's -A).
     #[arg(short = 'A', long, requires = "all", conflicts_with = "namespace")]

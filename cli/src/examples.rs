@@ -7,9 +7,14 @@ use clap::CommandFactory;
 
 use crate::args::Cli;
 
-/// `(subcommand path, example lines)`: every command and subcommand of
-/// `kdrift` (a test checks that none is missing).
+/// `(subcommand path, example lines)`: `kdrift` itself (the empty path)
+/// and every command and subcommand (a test checks that none is missing).
 pub const EXAMPLES: &[(&[&str], &str)] = &[
+    (
+        &[],
+        "kdrift demo\n  kubectl get events,pods,nodes -A -o json | kdrift ingest file -\n  kdrift why-pending --all\n  \
+         kdrift timeline drains\n  kdrift rebalance plan --policy policy.yaml",
+    ),
     (&["ingest"], "kdrift ingest file dump/\n  kubectl get events -A -o json | kdrift ingest file -"),
     (
         &["ingest", "file"],
@@ -96,7 +101,7 @@ mod tests {
     fn every_subcommand_has_an_example_and_every_example_a_subcommand() {
         let cmd = command();
         cmd.clone().debug_assert();
-        let mut all = Vec::new();
+        let mut all = vec![Vec::new()];
         paths(&cmd, &[], &mut all);
         let given: Vec<Vec<String>> =
             EXAMPLES.iter().map(|(p, _)| p.iter().map(ToString::to_string).collect()).collect();

@@ -8,6 +8,7 @@ mod completion;
 mod duration;
 mod examples;
 mod format;
+mod hints;
 mod instant;
 mod plugin;
 mod progress;
@@ -36,7 +37,18 @@ fn main() -> ExitCode {
     completion::complete_from_env(plugin::bin());
     // As `kubectl-kdrift` (kubectl's plugin), usage lines say `kubectl kdrift`;
     // every subcommand's --help ends with an example.
-    let matches = examples::command().bin_name(plugin::usage_name()).get_matches();
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let matches = match examples::command().bin_name(plugin::usage_name()).try_get_matches_from(&argv) {
+        Ok(matches) => matches,
+        Err(e) => match hints::tip(&e, &argv) {
+            Some(tip) => {
+                let _ = e.print();
+                eprintln!("\n{tip}");
+                std::process::exit(e.exit_code());
+            }
+            None => e.exit(),
+        },
+    };
     let mut cli = args::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     cli.output = cli.format.output();
     let mode = progress::mode::init(cli.log_format);

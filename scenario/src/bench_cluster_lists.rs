@@ -13,7 +13,7 @@ use std::io::{self, Write};
 
 use serde_json::{json, Map, Value};
 
-use kdrift_rebalance::{NodeInfo, PodInfo, ResourceList, CPU, MEMORY};
+use kdrift_rebalance::{NodeInfo, PodInfo, ResourceList, CPU};
 
 use crate::BenchCluster;
 

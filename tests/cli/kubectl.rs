@@ -440,7 +440,7 @@ fn namespace_and_label_selectors_choose_the_pods_listed() {
     assert_eq!(
         err,
         format!(
-            "kdrift: none of the 1 pod(s) with FailedScheduling in {} is in the namespace and labels given (-n media, \
+            "kdrift: none of the 1 pod with FailedScheduling in {} matches the namespace and labels given (-n media, \
              -l app in (plex, sonarr))\n",
             db.display()
         )
@@ -449,6 +449,34 @@ fn namespace_and_label_selectors_choose_the_pods_listed() {
     assert_eq!(code, Some(2));
     assert!(
         err.starts_with("error: the argument '--all-namespaces' cannot be used with '--namespace <NAMESPACE>'"),
+        "{err}"
+    );
+    // -n names the namespace of a pod given as NAME, as kubectl reads it (new-user trial: it was ignored).
+    let (out, _, code) = run(&db, &["why-pending", "backup-29930640-5l8lp", "-n", "media"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("media/backup-29930640-5l8lp"), "{out}");
+    let (_, err, code) = run(&db, &["why-pending", "media/backup-29930640-5l8lp", "-n", "web"]);
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            Some(2),
+            "kdrift: error: the pod media/backup-29930640-5l8lp and -n web name two namespaces: give one \
+             (`web/backup-29930640-5l8lp` or `-n web backup-29930640-5l8lp`)\n"
+        )
+    );
+    // kubectl's habit of -n before the verb, and a file given to ingest without `file`, get a tip.
+    let (_, err, code) = run(&db, &["-n", "media", "why-pending", "--all"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.ends_with(
+            "\ntip: kdrift takes -n after the command, not before it as kubectl may: e.g. kdrift why-pending --all -n …\n"
+        ),
+        "{err}"
+    );
+    let (_, err, code) = run(&db, &["ingest", "events.json"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.ends_with("\ntip: to load a file or a directory (or `-` for stdin): kdrift ingest file events.json\n"),
         "{err}"
     );
     let (_, err, code) = run(&db, &["why-pending", "--all", "-l", "app in (plex"]);

@@ -2379,18 +2379,18 @@ fn why_pending_all_narrows_to_a_namespace_and_a_time_range() {
     // time range given" without a namespace), and a --since after the
     // store's history says where it ends.
     for (args, given) in [
-        (vec!["why-pending", "--all", "-n", "web"], " is in the namespace given (-n web)\n"),
+        (vec!["why-pending", "--all", "-n", "web"], " matches the namespace given (-n web)\n"),
         (
             vec!["why-pending", "--all", "--until", "2026-11-28T03:59:59Z"],
-            " is in the time range given (--until 2026-11-28T03:59:59Z)\n",
+            " matches the time range given (--until 2026-11-28T03:59:59Z)\n",
         ),
         (
             vec!["why-pending", "--all", "-n", "media", "--since", "2026-11-28T05:15:01Z"],
-            " is in the namespace and time range given (-n media, --since 2026-11-28T05:15:01Z)\n",
+            " matches the namespace and time range given (-n media, --since 2026-11-28T05:15:01Z)\n",
         ),
         (
             vec!["why-pending", "--all", "--since", "2026-12-06T22:00:00Z"],
-            " is in the time range given (--since 2026-12-06T22:00:00Z): --since 2026-12-06T22:00:00Z is after the \
+            " matches the time range given (--since 2026-12-06T22:00:00Z): --since 2026-12-06T22:00:00Z is after the \
              store's history: its last recorded instant is 2026-11-28T05:30:01Z\n",
         ),
     ] {
@@ -2398,7 +2398,7 @@ fn why_pending_all_narrows_to_a_namespace_and_a_time_range() {
         assert_eq!(code, 1, "{args:?}");
         assert!(stdout.contains("0 pods") || !stdout.contains("media/backup"), "{args:?}: {stdout}");
         assert!(
-            stderr.starts_with("kdrift: none of the 1 pod(s) with FailedScheduling in ") && stderr.ends_with(given),
+            stderr.starts_with("kdrift: none of the 1 pod with FailedScheduling in ") && stderr.ends_with(given),
             "{args:?}: {stderr}"
         );
     }

@@ -25,10 +25,22 @@ pub fn explain<W: Write>(
     args: &WhyPendingArgs,
 ) -> anyhow::Result<ExitCode> {
     if let Some(pod) = &args.pod {
+        // `-n NS POD` as kubectl reads it; `NS/POD -n OTHER` names two namespaces.
+        let given = match (pod.namespace.as_str(), args.namespace.as_deref()) {
+            ("", Some(ns)) => ns,
+            (ns, Some(other)) if ns != other => anyhow::bail!(
+                "the pod {}/{} and -n {other} name two namespaces: give one (`{other}/{}` or `-n {other} {}`)",
+                pod.namespace,
+                pod.name,
+                pod.name,
+                pod.name
+            ),
+            (ns, _) => ns,
+        };
         // Looked up only for NAME alone or a pod not found (a scan of the events).
         let lookup = || pod_name_namespaces(store, &pod.name);
-        let namespaces = if pod.namespace.is_empty() { lookup()? } else { Vec::new() };
-        let namespace = match (pod.namespace.as_str(), namespaces.as_slice()) {
+        let namespaces = if given.is_empty() { lookup()? } else { Vec::new() };
+        let namespace = match (given, namespaces.as_slice()) {
             // NAME alone: the one namespace where it failed to schedule (else where a pod object of it is stored).
             ("", [only]) => only.clone(),
             ("", []) => {
@@ -90,7 +102,8 @@ pub fn explain<W: Write>(
     } else if pods.is_empty() {
         writeln!(
             std::io::stderr(),
-            "kdrift: none of the {stored} pod(s) with FailedScheduling in {} is in the {}{}",
+            "kdrift: none of the {stored} {} with FailedScheduling in {} matches the {}{}",
+            if stored == 1 { "pod" } else { "pods" },
             store.path().display(),
             filters_given(args),
             history_end(store, args)?

@@ -260,6 +260,7 @@ const ENCODED: char = '\u{1}';
 /// encoding at any offset (break-it 33 F2: the hex of the key's DER, its
 /// base64 shifted by 1 or 2 bytes, and the PKCS#1 key inside the PKCS#8
 /// one, at offset 26, were stored in clear).
+#[cfg(feature = "cluster")]
 pub fn binary_values(bytes: &[u8]) -> Vec<String> {
     let mut out = vec![format!("{ENCODED}{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>())];
     out.extend(base64_cores(bytes).into_iter().map(|core| format!("{ENCODED}{core}")));
@@ -268,6 +269,7 @@ pub fn binary_values(bytes: &[u8]) -> Vec<String> {
 
 /// `text` marked as an encoding of binary key material (a key's private
 /// integer in decimal: [`super::keys`]): held by its windows, not encoded again.
+#[cfg(feature = "cluster")]
 pub(super) fn encoded(text: &str) -> String {
     format!("{ENCODED}{text}")
 }

@@ -87,6 +87,8 @@
 mod forms;
 pub mod held;
 pub mod json;
+// Client keys come from a kubeconfig: the cluster edge only.
+#[cfg(feature = "cluster")]
 mod keys;
 mod layers;
 mod nfd;
@@ -96,9 +98,11 @@ mod runs;
 
 use std::sync::Arc;
 
+#[cfg(feature = "cluster")]
 pub use forms::binary_values;
 pub use held::{held, held_in_records, hold};
 pub use json::mask_held_in;
+#[cfg(feature = "cluster")]
 pub use keys::key_values;
 pub use patterns::{mask_dumps, mask_flag_argument, mask_patterns, secret_named};
 
