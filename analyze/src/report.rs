@@ -46,10 +46,12 @@ pub struct ReportData {
     pub store_first_at: Option<DateTime<Utc>>,
     /// The last instant the store knows about (UTC).
     pub store_last_at: Option<DateTime<Utc>>,
-    /// The report's range: `--since`, else the store's first instant (UTC).
-    pub from: DateTime<Utc>,
-    /// `--until`, else the store's last instant (UTC); never before `from`.
-    pub to: DateTime<Utc>,
+    /// The report's range: `--since`, else the store's first instant (UTC);
+    /// `None` (JSON `null`, never 1970) when neither is known.
+    pub from: Option<DateTime<Utc>>,
+    /// `--until`, else the store's last instant (UTC); never before `from`;
+    /// `None` when neither is known.
+    pub to: Option<DateTime<Utc>>,
     /// Drains, rolling drains and outages overlapping the range.
     pub timeline: DrainTimeline,
     /// Every node's requested amounts over the range.
@@ -118,9 +120,11 @@ pub fn report_data(
 ) -> Result<ReportData, AnalyzeError> {
     let counts = store.counts()?;
     let span = time_span(store)?;
-    let epoch = crate::history::beginning();
-    let from = since.or(span.map(|s| s.0)).unwrap_or(epoch);
-    let to = until.or(span.map(|s| s.1)).unwrap_or(from).max(from);
+    let given_from = since.or(span.map(|s| s.0));
+    let given_to = until.or(span.map(|s| s.1)).map(|t| given_from.map_or(t, |f| t.max(f)));
+    // The queries' bounds: what nothing set reads from the beginning of time.
+    let from = given_from.unwrap_or_else(crate::history::beginning);
+    let to = given_to.unwrap_or(from).max(from);
     let mut notes = Vec::new();
     // From the range as given: `from` and `to` are clamped (an --until
     // before the history gave the history's first instant for both).
@@ -175,8 +179,8 @@ pub fn report_data(
         counts,
         store_first_at: span.map(|s| s.0),
         store_last_at: span.map(|s| s.1),
-        from,
-        to,
+        from: given_from,
+        to: given_to,
         timeline,
         requested,
         used,

@@ -135,16 +135,26 @@ pub enum StoreError {
     /// older store to the current schema, or an analysis while a writer
     /// tries to open it).
     #[error(
-        "store {path} is in use by another process{}, e.g. a running `kdrift record` or `kdrift ingest`, or a \
-         kdrift upgrading the store to its schema (once, after an upgrade; while a process writes a store, no other \
-         can open it); wait for that process to finish or stop it, or point --db at a copy of the file",
-        holder.map(|pid| format!(" (PID {pid})")).unwrap_or_default()
+        "store {path} is in use by another process{}{}; wait for that process to finish or stop it, or point --db \
+         at a copy of the file",
+        holder_text(*holder, holder_command.as_deref()),
+        if holder_command.is_some() {
+            " (while a process has a store open, no other can open it)"
+        } else {
+            ", e.g. a running `kdrift record` or `kdrift ingest`, or a kdrift upgrading the store to its schema \
+             (once, after an upgrade; while a process writes a store, no other can open it)"
+        }
     )]
     Locked {
         /// The store file.
         path: PathBuf,
         /// The process holding it, when DuckDB's message names it.
         holder: Option<u32>,
+        /// That process's command line (`/proc/PID/cmdline`, arguments
+        /// joined by spaces, control characters written visibly, cut at
+        /// 160 characters), when it can be read: `kdrift report --html r.html`
+        /// (new-user trial: the message guessed `kdrift record`).
+        holder_command: Option<String>,
         /// DuckDB's own message (`IO Error: Could not set lock on file …`),
         /// kept for logs but not shown: it says the same less clearly.
         detail: String,
@@ -974,10 +984,41 @@ fn open_error(path: &Path, source: duckdb::Error) -> StoreError {
     let detail = source.to_string();
     if detail.contains("Could not set lock on file") {
         tracing::debug!(path = %path.display(), %detail, "the store is locked by another process");
-        StoreError::Locked { path: path.to_path_buf(), holder: lock_holder(&detail), detail }
+        let holder = lock_holder(&detail);
+        let holder_command = holder.and_then(command_line);
+        StoreError::Locked { path: path.to_path_buf(), holder, holder_command, detail }
     } else {
         StoreError::Open { path: path.to_path_buf(), source }
     }
+}
+
+/// ` (PID 4242: kdrift record -A)`, ` (PID 4242)` or nothing.
+fn holder_text(pid: Option<u32>, command: Option<&str>) -> String {
+    match (pid, command) {
+        (Some(pid), Some(command)) => format!(" (PID {pid}: {command})"),
+        (Some(pid), None) => format!(" (PID {pid})"),
+        (None, _) => String::new(),
+    }
+}
+
+/// The command line of process `pid` (Linux `/proc/PID/cmdline`): its
+/// program's file name and its arguments, joined by spaces, control
+/// characters written as `\xNN`, cut at 160 characters with `…`.
+fn command_line(pid: u32) -> Option<String> {
+    let raw = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let mut words = raw.split(|b| *b == 0).filter(|w| !w.is_empty()).map(String::from_utf8_lossy);
+    let program = words.next()?;
+    let program = program.rsplit('/').next().unwrap_or(&program).to_string();
+    let text: String = std::iter::once(program)
+        .chain(words.map(|w| w.into_owned()))
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .flat_map(
+            |c| if c.is_control() { format!("\\x{:02x}", u32::from(c)).chars().collect::<Vec<_>>() } else { vec![c] },
+        )
+        .collect();
+    Some(if text.chars().count() > 160 { text.chars().take(159).chain(['…']).collect() } else { text })
 }
 
 /// The PID in DuckDB's lock message (`Conflicting lock is held in
@@ -1017,7 +1058,8 @@ mod tests {
     #[test]
     fn a_locked_store_is_named_with_its_holder_and_what_to_do() {
         let path = PathBuf::from("/tmp/k.duckdb");
-        let err = StoreError::Locked { path: path.clone(), holder: Some(4242), detail: String::new() };
+        let err =
+            StoreError::Locked { path: path.clone(), holder: Some(4242), holder_command: None, detail: String::new() };
         assert_eq!(
             err.to_string(),
             "store /tmp/k.duckdb is in use by another process (PID 4242), e.g. a running `kdrift record` or \
@@ -1025,7 +1067,22 @@ mod tests {
              writes a store, no other can open it); wait for that process to finish or stop it, or point --db at a \
              copy of the file"
         );
-        let err = StoreError::Locked { path, holder: None, detail: String::new() };
+        let err = StoreError::Locked {
+            path: path.clone(),
+            holder: Some(4242),
+            holder_command: Some("kdrift report --html r.html".into()),
+            detail: String::new(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "store /tmp/k.duckdb is in use by another process (PID 4242: kdrift report --html r.html) (while a \
+             process has a store open, no other can open it); wait for that process to finish or stop it, or point \
+             --db at a copy of the file"
+        );
+        let err = StoreError::Locked { path, holder: None, holder_command: None, detail: String::new() };
         assert!(err.to_string().starts_with("store /tmp/k.duckdb is in use by another process, e.g. "), "{err}");
+        // This process's own command line, as the message would name it.
+        let own = command_line(std::process::id()).expect("own cmdline");
+        assert!(own.starts_with("kdrift_store-") || own.contains("kdrift"), "{own}");
     }
 }

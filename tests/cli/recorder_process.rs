@@ -185,11 +185,17 @@ fn a_store_held_by_a_running_recorder_is_named_as_in_use_with_its_pid() {
     let (recorder, logs) = start(&db, &kubeconfig);
     wait_committed(&logs, total);
     let pid = recorder.id();
+    // Named by its command line (new-user trial: the message guessed `kdrift record` for a `kdrift report`).
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).expect("the recorder's cmdline");
+    let words: Vec<String> =
+        cmdline.split(|b| *b == 0).filter(|w| !w.is_empty()).map(|w| String::from_utf8_lossy(w).into_owned()).collect();
+    assert_eq!(words[1..3], ["--db".to_string(), db.display().to_string()]);
+    assert!(words.contains(&"record".to_string()), "{words:?}");
     let in_use = format!(
-        "kdrift: error: opening store {db}: store {db} is in use by another process (PID {pid}), e.g. a running \
-         `kdrift record` or `kdrift ingest`, or a kdrift upgrading the store to its schema (once, after an upgrade; \
-         while a process writes a store, no other can open it); wait for that process to finish or stop it, or \
-         point --db at a copy of the file",
+        "kdrift: error: opening store {db}: store {db} is in use by another process (PID {pid}: kdrift {}) (while a \
+         process has a store open, no other can open it); wait for that process to finish or stop it, or point --db \
+         at a copy of the file",
+        words[1..].join(" "),
         db = db.display()
     );
     // An analysis (opens the store read-only) and an ingest (opens it for writing).

@@ -29,7 +29,7 @@ fn demo_report_data_has_the_drains_the_series_and_the_chain() {
     assert!(last >= facts.failure_at, "{last} ends after the failure");
 
     let data = report_data(&store, None, None, &ReportOptions::default()).expect("report");
-    assert_eq!((data.from, data.to), (first, last));
+    assert_eq!((data.from, data.to), (Some(first), Some(last)));
     assert_eq!(data.nodes, ["node-1", "node-2", "node-3", "node-4", "node-5"]);
     assert_eq!(data.timeline.operations.len(), 2);
     assert_eq!(data.counts.nodes, 5);
@@ -180,4 +180,25 @@ fn the_report_charts_used_percent_next_to_requested_only_when_the_store_has_usag
 
 fn at_percent(series: &kdrift_analyze::RequestedSeries, node: &str, t: DateTime<Utc>) -> Option<f64> {
     at(series, node, t)
+}
+
+/// New-user trial: a store holding nothing with a time (a real dump's
+/// events List with `items: null`) gave the range 1970-01-01 → 1970-01-01 in the HTML and
+/// `-o json`; it has none (`null`), and a range given stays as given.
+#[test]
+fn a_store_with_nothing_timed_has_no_range_and_a_given_one_stays() {
+    let (_dir, store) = temp_store();
+    let event = serde_json::json!({"apiVersion": "v1", "kind": "EventList", "items": null});
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("events.json");
+    std::fs::write(&file, serde_json::to_string(&event).expect("json")).expect("write");
+    ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    assert_eq!(time_span(&store).expect("span"), None);
+    let data = report_data(&store, None, None, &ReportOptions::default()).expect("report");
+    assert_eq!((data.from, data.to), (None, None));
+    let json = serde_json::to_value(&data).expect("json");
+    assert_eq!((&json["from"], &json["to"]), (&serde_json::Value::Null, &serde_json::Value::Null));
+    let until: DateTime<Utc> = "2026-11-28T05:00:00Z".parse().expect("time");
+    let data = report_data(&store, None, Some(until), &ReportOptions::default()).expect("report");
+    assert_eq!((data.from, data.to), (None, Some(until)));
 }

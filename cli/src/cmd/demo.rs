@@ -163,11 +163,14 @@ fn save_error(err: StoreError) -> anyhow::Error {
              — choose a new --save path",
             path.display()
         ),
-        StoreError::Locked { path, holder, .. } => anyhow::anyhow!(
-            "--save {}: the store is in use by another process{}, e.g. a running `kdrift record` or `kdrift ingest`; \
-             wait for it to finish, or choose a new --save path",
+        StoreError::Locked { path, holder, holder_command, .. } => anyhow::anyhow!(
+            "--save {}: the store is in use by another process{}; wait for it to finish, or choose a new --save path",
             path.display(),
-            holder.map(|pid| format!(" (PID {pid})")).unwrap_or_default()
+            match (holder, holder_command) {
+                (Some(pid), Some(command)) => format!(" (PID {pid}: {command})"),
+                (Some(pid), None) => format!(" (PID {pid}), e.g. a running `kdrift record` or `kdrift ingest`"),
+                (None, _) => ", e.g. a running `kdrift record` or `kdrift ingest`".to_string(),
+            }
         ),
         other => anyhow::Error::new(other).context("opening the demo store (--save)"),
     }

@@ -15,8 +15,9 @@ use crate::render;
 #[derive(Debug, Serialize)]
 struct Written {
     file: String,
-    from: chrono::DateTime<chrono::Utc>,
-    to: chrono::DateTime<chrono::Utc>,
+    /// The report's range (`null` when neither given nor set by the store).
+    from: Option<chrono::DateTime<chrono::Utc>>,
+    to: Option<chrono::DateTime<chrono::Utc>>,
     /// Nodes of the drain timeline and the requested % charts.
     nodes: usize,
     operations: usize,
@@ -82,10 +83,12 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> anyhow::Result<ExitCode> {
     match cli.output {
         Output::Json => render::json(&mut out, &written)?,
         Output::Table => {
-            let range = match data.store_first_at {
+            let range = match (data.store_first_at, written.from, written.to) {
+                (Some(_), Some(from), Some(to)) => {
+                    format!("{} → {}", render::timeline::full(from), render::timeline::full(to))
+                }
                 // An empty store has no range (it read 1970-01-01 → 1970-01-01).
-                None => "the store holds no history yet".to_string(),
-                Some(_) => format!("{} → {}", render::timeline::full(written.from), render::timeline::full(written.to)),
+                _ => "the store holds no history yet".to_string(),
             };
             writeln!(out, "{}", written.summary(&range, data.outside_history))?
         }

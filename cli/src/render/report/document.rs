@@ -58,15 +58,19 @@ fn header<W: Write>(out: &mut W, d: &ReportData) -> std::io::Result<()> {
         (Some(a), Some(b)) => format!("the store spans {} → {}", full(a), full(b)),
         _ => "the store holds nothing with a time".into(),
     };
-    writeln!(
-        out,
-        r#"<dt>Time range</dt><dd id="range" data-from="{}" data-to="{}">{} → {} ({}); {span}</dd>"#,
-        d.from.to_rfc3339(),
-        d.to.to_rfc3339(),
-        full(d.from),
-        full(d.to),
-        duration((d.to - d.from).num_seconds())
-    )?;
+    match (d.from, d.to) {
+        (Some(from), Some(to)) => writeln!(
+            out,
+            r#"<dt>Time range</dt><dd id="range" data-from="{}" data-to="{}">{} → {} ({}); {span}</dd>"#,
+            from.to_rfc3339(),
+            to.to_rfc3339(),
+            full(from),
+            full(to),
+            duration((to - from).num_seconds())
+        )?,
+        // Nothing given and nothing with a time stored: no range (it read 1970 → 1970).
+        _ => writeln!(out, r#"<dt>Time range</dt><dd id="range">none: {span}</dd>"#)?,
+    }
     let c = &d.counts;
     writeln!(
         out,
@@ -118,7 +122,7 @@ fn drains<W: Write>(out: &mut W, d: &ReportData) -> std::io::Result<()> {
     let overview = Gantt {
         id: "gantt-overview".into(),
         title: "Drains and outages per node over the whole range".into(),
-        scale: Gantt::scale_for(d.from, d.to, &d.nodes),
+        scale: Gantt::scale_for(d.requested.from, d.requested.to, &d.nodes),
         nodes: d.nodes.clone(),
         operations: ops.iter().collect(),
         min_band: 2.0,
