@@ -122,7 +122,12 @@ impl RunWriter<'_> {
         finishing: bool,
         failure: &StoreError,
     ) -> Result<(), StoreError> {
-        tracing::warn!(rows = to - from + 1, %failure, "a batch ran out of memory: committing it in parts");
+        let query = match failure {
+            StoreError::OutOfMemory { what, .. } => what.as_str(),
+            _ => "",
+        };
+        // Said once the commit ends (by the caller, from `rejected`), not here.
+        tracing::info!(rows = to - from + 1, query, "a batch ran out of memory: committing it in parts");
         let mut todo = vec![(from, to)];
         let mut first = true;
         while let Some((from, to)) = todo.pop() {
@@ -221,7 +226,7 @@ impl RunWriter<'_> {
         };
         super::write_errors(store, self.run_id, std::slice::from_ref(&row))?;
         tx.commit()?;
-        tracing::warn!(%origin, kind, namespace, name, bytes, "an object too big for the memory limit is left out");
+        tracing::info!(%origin, kind, namespace, name, bytes, "an object too big for the memory limit is left out");
         self.pending -= 1;
         self.rejected.push(Rejected { origin, kind, namespace, name, bytes, message });
         Ok(())
