@@ -13,8 +13,8 @@ use crate::interrupt::{Interrupt, INTERRUPTED_RUN_MESSAGE};
 use crate::parse::{looks_like_a_dump, not_a_dump_message, parse_bytes_with, Format, InputError, Naming, EMPTY_FILE};
 use crate::store::{prepare_all, Prepared};
 use crate::store::{sql, Store, StoreError};
-use crate::store::{Origin, Record};
 use crate::store::{Committed, Rejected, RunCounts, RunStatus, RunWriter};
+use crate::store::{Origin, Record};
 use crate::top::{ingest_top_file_named, is_top_head, TopFileSummary};
 
 /// File name endings `ingest file` reads when walking a directory (also with

@@ -184,10 +184,7 @@ fn a_final_commit_out_of_memory_is_stored_in_parts_and_names_the_list_item_left_
     let [left_out] = &committed.rejected[..] else { panic!("{:?}", committed.rejected) };
     assert_eq!((left_out.origin.item, left_out.kind.as_str(), left_out.name.as_str()), (Some(1), "Event", "e.1"));
     assert_eq!(left_out.bytes as usize, event(1, &big).to_string().len());
-    assert_eq!(
-        rows(&store, "SELECT concat_ws(' ', status, records_read, errors) FROM ingest_runs"),
-        ["partial 3 1"]
-    );
+    assert_eq!(rows(&store, "SELECT concat_ws(' ', status, records_read, errors) FROM ingest_runs"), ["partial 3 1"]);
     assert_eq!(
         rows(&store, "SELECT concat_ws(' ', item, records_read, events_read, errors) FROM ingest_errors, ingest_files"),
         ["1 3 3 1"]

@@ -330,7 +330,7 @@ impl Attempt<'_> {
         // A window's run holds one transaction: nothing of it is left out
         // (`Committed::rejected` stays empty; an object too big for the
         // memory limit fails the window).
-        let counts = writer.commit_with(status, errors, |store, run_id| {
+        let committed = writer.commit_with(status, errors, |store, run_id| {
             store
                 .execute(
                     &sql::VL_RECORD_WINDOW,
@@ -344,8 +344,8 @@ impl Attempt<'_> {
                     ],
                 )
                 .map(|_| ())
-        })?
-        .counts;
+        })?;
+        let counts = committed.counts;
         Ok(WindowReport {
             window,
             run_id,
