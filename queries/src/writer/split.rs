@@ -27,6 +27,9 @@ use crate::memory::size_text;
 use crate::record::Origin;
 use crate::{sql, StoreError};
 
+/// The `also` of a part's commit: none (`RunWriter::store_seqs`).
+type NoAlso = fn(&crate::Store, i64) -> Result<(), StoreError>;
+
 /// One object a batch commit left out: DuckDB ran out of memory storing
 /// it alone under the store's memory limit. It is an input error of the
 /// run (in `ingest_errors`, and counted in the run's errors and its
@@ -180,7 +183,8 @@ impl RunWriter<'_> {
     /// Any other [`StoreError`].
     fn store_part(&mut self, from: i64, to: i64) -> Result<bool, StoreError> {
         let started = std::time::Instant::now();
-        let mut none: Option<fn(&crate::Store, i64) -> Result<(), StoreError>> = None;
+        // A part runs no caller's `also` (the batch's own commit does).
+        let mut none: Option<NoAlso> = None;
         match self.store_seqs((from, to), None, true, &mut none, started) {
             Ok(()) => Ok(true),
             Err(e) if worth_splitting(&e) => {
