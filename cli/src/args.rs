@@ -45,7 +45,8 @@ pub struct Cli {
     /// it, it spills to a temporary directory beside the store file (`<db>.tmp/`, removed when empty).
     /// 128MiB fits kdrift in a 256MiB container for inputs without many large objects (a few hundred
     /// of 1 MiB fail DuckDB's checkpoint under it: the default stays higher, issue 39); raise it when a
-    /// command says it ran out of memory.
+    /// command says it ran out of memory, or an ingest leaves out an object too big for it (an input error
+    /// naming the object; the records around it are stored).
     #[arg(long, global = true, env = "KDRIFT_MEMORY_LIMIT", value_name = "SIZE", default_value = "1GiB",
           value_parser = parse_memory_limit)]
     pub memory_limit: u64,

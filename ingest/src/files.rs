@@ -13,8 +13,8 @@ use crate::interrupt::{Interrupt, INTERRUPTED_RUN_MESSAGE};
 use crate::parse::{looks_like_a_dump, not_a_dump_message, parse_bytes_with, Format, InputError, Naming, EMPTY_FILE};
 use crate::store::{prepare_all, Prepared};
 use crate::store::{sql, Store, StoreError};
+use crate::store::{Committed, Rejected, RunCounts, RunStatus, RunWriter};
 use crate::store::{Origin, Record};
-use crate::store::{RunCounts, RunStatus, RunWriter};
 use crate::top::{ingest_top_file_named, is_top_head, TopFileSummary};
 
 /// File name endings `ingest file` reads when walking a directory (also with
@@ -645,8 +645,10 @@ fn abandon_interrupted(
     note_new_errors(&mut writer, &files);
     writer.note_error(location, None, None, None, INTERRUPTED_RUN_MESSAGE);
     let errors = writer.errors_noted();
+    let rejected = writer.rejected().to_vec();
     writer.abandon(errors)?;
     let mut files = files;
+    show_rejected(&mut files, &rejected);
     in_line_order(&mut files);
     Ok(IngestReport {
         run_id,
@@ -835,7 +837,8 @@ fn finish(
     progress.committing();
     tracing::info!(files = summaries.len(), "committing: deduplicating and deriving events, pods and nodes");
     let run_id = writer.run_id();
-    let (counts, per_location) = writer.commit(status, errors)?;
+    let Committed { counts, per_location, status, rejected } = writer.commit(status, errors)?;
+    show_rejected(&mut summaries, &rejected);
     for s in &mut summaries {
         s.added = per_location.iter().find(|(l, _)| *l == s.location).map_or(0, |(_, n)| *n);
         s.duplicates = s.records.saturating_sub(s.added);
@@ -865,6 +868,27 @@ fn finish(
         warnings,
         usage: Vec::new(),
     })
+}
+
+/// Shows in `summaries` the objects the store left out of the run, too big
+/// for DuckDB under its memory limit ([`Rejected`]: already in
+/// `ingest_errors` and in the run's counts): each is an input error of its
+/// file, no longer one of its records. Only for the report, once every
+/// error is noted ([`note_new_errors`] counts on errors only growing at
+/// their end).
+fn show_rejected(summaries: &mut [FileSummary], rejected: &[Rejected]) {
+    for r in rejected {
+        let Some(s) = summaries.iter_mut().find(|s| s.location == r.origin.location) else {
+            continue;
+        };
+        s.records = s.records.saturating_sub(1);
+        if r.is_event() {
+            s.events = s.events.saturating_sub(1);
+        } else {
+            s.objects = s.objects.saturating_sub(1);
+        }
+        s.add_late_error(InputError { origin: r.origin.clone(), column: None, message: r.message.clone() });
+    }
 }
 
 /// The warning about the versions run `run_id` stored with a time before

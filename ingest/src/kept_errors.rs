@@ -60,6 +60,23 @@ impl FileSummary {
         }
     }
 
+    /// Adds an error met after the file's errors were closed
+    /// ([`FileSummary::close_errors`]: an object the store left out as it
+    /// committed): kept while fewer than [`KEPT_ERRORS_PER_FILE`] are,
+    /// else counted, the "… more" error saying so.
+    pub(crate) fn add_late_error(&mut self, error: InputError) {
+        if !self.more_said && self.errors.len() < KEPT_ERRORS_PER_FILE {
+            self.errors.push(error);
+            return;
+        }
+        self.errors_not_kept += 1;
+        if self.more_said {
+            self.errors.pop();
+            self.more_said = false;
+        }
+        self.close_errors();
+    }
+
     /// The file's input errors, counted ones included (the "… more" error
     /// itself not).
     pub fn error_total(&self) -> u64 {

@@ -11,7 +11,10 @@
 --   `fields` holds what the derivations read of an Event, Pod or Node,
 --   taken out in Rust (queries/src/fields.rs), and `obs_id` the number
 --   `number_staged` gives a version to store: no statement of a batch's
---   commit parses an object or joins it (issue 39).
+--   commit parses an object or joins it (issue 39). `item` (the object's
+--   0-based index in its List) and `bytes` (its compact JSON's length)
+--   name an object that a batch commit leaves out when DuckDB cannot
+--   store it alone under the memory limit (issue 34: `staged_object`).
 -- params: none
 -- columns: none (DDL)
 CREATE TEMP TABLE IF NOT EXISTS staging_observations (
@@ -38,5 +41,7 @@ CREATE TEMP TABLE IF NOT EXISTS staging_observations (
     labels                 VARCHAR,
     scheduling_terms       BOOLEAN,
     fields                 VARCHAR[],           -- what the derivations read of an Event, Pod or Node (src/fields.rs)
-    obs_id                 BIGINT               -- set by number_staged for the versions to store, else NULL
+    obs_id                 BIGINT,              -- set by number_staged for the versions to store, else NULL
+    item                   BIGINT,              -- 0-based index in the enclosing List's items, when in one
+    bytes                  BIGINT NOT NULL      -- length of `object`, bytes
 );

@@ -14,7 +14,8 @@
 //! Modules are private; the API is the `pub use` block below:
 //! - `record`: one object version on its way into the store ([`Record`]) and its identity ([`identify`]);
 //! - `prepare`: a record made into its staging row ([`prepare()`], pure CPU work, on every core);
-//! - `writer`: one ingest run, staged and committed ([`RunWriter`]);
+//! - `writer`: one ingest run, staged and committed ([`RunWriter`]); a batch too big for the memory limit
+//!   committed in parts, an object too big alone left out as an input error ([`Rejected`], issue 34);
 //! - `instant`: instants as users type them ([`parse_instant`]: RFC 3339 or UTC microseconds);
 //! - `parallel`: an order-keeping parallel map ([`map_ordered`]);
 //! - `columns`: results of 100,000+ rows read column by column ([`Batches`]);
@@ -73,7 +74,7 @@ pub use run_checks::NodeUids;
 pub use sql::NamedQuery;
 pub use usage::{UsageCommit, UsageKind, UsageSample, UsageSource, UsageWindow};
 pub use versions::{duckdb_version, file_schema_version};
-pub use writer::{RunCounts, RunStatus, RunWriter, APPENDER_FLUSH_ROWS};
+pub use writer::{Committed, Rejected, RunCounts, RunStatus, RunWriter, APPENDER_FLUSH_ROWS};
 
 /// The schema version this build writes and reads.
 pub const SCHEMA_VERSION: i64 = 17;
@@ -234,7 +235,12 @@ pub enum StoreError {
     },
     /// DuckDB needed more memory for a statement or a bulk load than the
     /// store's memory limit ([`OpenOptions::memory_limit`]) lets it hold,
-    /// and could not spill what it held to the temporary directory.
+    /// and could not spill what it held to the temporary directory. A
+    /// run's commit that meets it is tried again in parts, an object too
+    /// big alone becoming an input error of the run ([`Rejected`]); it is
+    /// still returned for a run's held transaction
+    /// ([`RunWriter::hold_transaction`]), a fatal failure (a checkpoint),
+    /// and the bulk load of the staged rows.
     #[error(
         "DuckDB ran out of memory in {what} under the memory limit of {} (--memory-limit / KDRIFT_MEMORY_LIMIT): \
          raise it, e.g. --memory-limit {}",

@@ -19,9 +19,10 @@ use crate::StoreError;
 /// a store holding ~100 MB of 1 MiB objects fails DuckDB's checkpoint
 /// under it (`FATAL … failed to pin block`, which invalidates the
 /// connection; break-it 38 F1), and a batch of several objects of 20–31
-/// MiB fails `derive_pod_versions`: `--memory-limit 128MiB` is for inputs
-/// without many large objects until checkpoints and batches of them are
-/// bounded.
+/// MiB failed `derive_pod_versions` (break-it 38 F2; since issue 34 such a
+/// batch is committed in parts, and an object too big alone is an input
+/// error: [`crate::Rejected`]): `--memory-limit 128MiB` is for inputs
+/// without many large objects until checkpoints of them are bounded.
 pub const DEFAULT_MEMORY_LIMIT: u64 = 1 << 30;
 
 /// The smallest memory limit kdrift accepts, in bytes (16 MiB): DuckDB

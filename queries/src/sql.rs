@@ -115,13 +115,19 @@ queries! {
     CREATE_STAGING = "create_staging", "ingest/create_staging.sql";
     /// Empties the staging table.
     CLEAR_STAGING = "clear_staging", "ingest/clear_staging.sql";
+    /// Empties the staging table of a range of seqs (a batch, a part of one, one object).
+    CLEAR_STAGED = "clear_staged", "ingest/clear_staged.sql";
+    /// Where one staged object came from, its identity and size (an object too big to store alone).
+    STAGED_OBJECT = "staged_object", "ingest/staged_object.sql";
+    /// The largest staged object of a range of seqs, its size and the range's total (a part to split).
+    STAGED_LARGEST = "staged_largest", "ingest/staged_largest.sql";
     /// One DuckDB thread while an ingest run is open (kdrift's own threads prepare its records).
     WRITER_THREADS = "writer_threads", "ingest/writer_threads.sql";
     /// DuckDB's default thread count again, when an ingest run's writer goes.
     RESET_THREADS = "reset_threads", "ingest/reset_threads.sql";
     /// Moves new staged versions into `observations`.
     COMMIT_OBSERVATIONS = "commit_observations", "ingest/commit_observations.sql";
-    /// Gives the staged versions the store has never seen their obs_ids.
+    /// Gives the staged versions (of a range of seqs) the store has never seen their obs_ids.
     NUMBER_STAGED = "number_staged", "ingest/number_staged.sql";
     /// The highest obs_id (where a batch's observations start).
     MAX_OBS_ID = "max_obs_id", "ingest/max_obs_id.sql";

@@ -13,6 +13,14 @@
 //!
 //! While a run is open DuckDB runs on one thread (`writer_threads.sql`):
 //! the records are prepared on every core by kdrift's own threads.
+//!
+//! A batch DuckDB runs out of memory committing (an object too big for
+//! the store's memory limit among good ones) is committed again in halves,
+//! down to single objects (`split`, issue 34): an object that alone fails
+//! is left out as an input error of the run ([`Rejected`]), and every
+//! other record is stored. A run's held transaction cannot be split.
+
+mod split;
 
 use chrono::{DateTime, Utc};
 use duckdb::{params, Appender};
@@ -21,16 +29,37 @@ use kdrift_rebalance::pod_usage_fields;
 use super::prepare::{prepare, StagingRow};
 use super::{query_error, sql, NamedQuery, Store, StoreError};
 use crate::record::{IdentityError, Origin, Record};
+pub use split::Rejected;
 
 /// Counts a run ends with.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct RunCounts {
-    /// Records staged.
+    /// Records staged, less those left out as too big for the memory
+    /// limit ([`Rejected`]: input errors of the run).
     pub records: u64,
     /// New object versions added to the store.
     pub added: u64,
     /// Records the store already had (or that repeated within the run).
     pub duplicates: u64,
+}
+
+/// What a run's final commit ([`RunWriter::commit`]) returns.
+#[derive(Debug, Clone)]
+pub struct Committed {
+    /// The counts over every batch of the run.
+    pub counts: RunCounts,
+    /// New versions per location (file, resource, window), as stored.
+    pub per_location: Vec<(String, u64)>,
+    /// The status the run was closed with: the caller's, unless objects
+    /// were left out ([`Committed::rejected`]): then `partial`, or
+    /// `failed` when the run stored no record at all.
+    pub status: RunStatus,
+    /// Every object of the run that DuckDB could not store alone under the
+    /// memory limit, in the order met: each is in `ingest_errors`, counted
+    /// in the run's errors and in its location's `ingest_files` row (errors
+    /// up, records down), and not in [`Committed::counts`]. The caller
+    /// shows them; it does not note them again.
+    pub rejected: Vec<Rejected>,
 }
 
 /// How a run ended.
@@ -97,6 +126,10 @@ pub struct RunWriter<'s> {
     files: Vec<FileRow>,
     /// Input errors noted since the run began (written or not).
     noted: u64,
+    /// The objects left out of the run so far, too big for DuckDB under
+    /// the memory limit (`split`): written to `ingest_errors` as they are
+    /// met, and counted in the run's errors on top of the caller's.
+    rejected: Vec<Rejected>,
     /// Committed or abandoned: nothing left to close.
     closed: bool,
     /// The run's one transaction, when it has one ([`RunWriter::hold_transaction`]):
@@ -225,6 +258,7 @@ impl<'s> RunWriter<'s> {
             unwritten: Vec::new(),
             files: Vec::new(),
             noted: 0,
+            rejected: Vec::new(),
             closed: false,
             held: None,
             moved: RunCounts::default(),
@@ -358,6 +392,8 @@ impl<'s> RunWriter<'s> {
                 usage.scheduling_terms,
                 fields_value(row.fields.as_deref()),
                 None::<i64>,
+                origin.item.map(|i| i as i64),
+                row.json.len() as i64,
             ])
             .map_err(|source| self.store.append_failed("staging_observations", source))?;
         if self.pending.is_multiple_of(APPENDER_FLUSH_ROWS) || self.unflushed_bytes >= APPENDER_FLUSH_BYTES {
@@ -426,11 +462,16 @@ impl<'s> RunWriter<'s> {
     /// Commits the records staged since the last batch in one transaction
     /// (new versions into `observations`, derived tables, the run's counts),
     /// leaving the run open (`running`). A crash after it keeps the batch.
-    /// Returns the totals so far.
+    /// Returns the totals so far. A batch DuckDB runs out of memory
+    /// committing is committed in parts, and an object too big for the
+    /// memory limit alone is left out as an input error of the run
+    /// ([`Rejected`], [`RunWriter::rejected`]).
     ///
     /// # Errors
-    /// [`StoreError`]; the transaction is rolled back, the batch stays
-    /// staged and goes with the next commit.
+    /// [`StoreError`] (not running out of memory, unless fatal); the
+    /// transaction is rolled back, and what is left of the batch stays
+    /// staged and goes with the next commit (the parts committed before
+    /// stay).
     pub fn commit_batch(&mut self, errors: u64) -> Result<RunCounts, StoreError> {
         let committed = self.commit_staged(None, errors, |_, _| Ok(()));
         self.remember(committed)?;
@@ -480,20 +521,58 @@ impl<'s> RunWriter<'s> {
     /// Flushes the appender and moves the staged rows into `observations`
     /// with their derived rows, then updates the run row (closed with
     /// `finish`'s status, else its progress counts), in one transaction.
-    /// Updates `committed`.
-    fn commit_staged(
-        &mut self,
-        finish: Option<RunStatus>,
-        errors: u64,
-        also: impl FnOnce(&Store, i64) -> Result<(), StoreError>,
-    ) -> Result<(), StoreError> {
+    /// Updates `committed`. When DuckDB runs out of memory doing so outside
+    /// a held transaction, the batch is stored in parts (`split`), then the
+    /// run row is updated (and `also` run) with nothing left staged.
+    fn commit_staged<F>(&mut self, finish: Option<RunStatus>, errors: u64, also: F) -> Result<(), StoreError>
+    where
+        F: FnOnce(&Store, i64) -> Result<(), StoreError>,
+    {
         let started = std::time::Instant::now();
         if let Some(mut appender) = self.appender.take() {
             appender.flush().map_err(|source| self.store.append_failed("staging_observations", source))?;
         }
         tracing::trace!(ms = started.elapsed().as_secs_f64() * 1e3, "appender flushed");
         self.errors = errors;
+        let mut also = Some(also);
+        // A failed statement loses a held transaction whole (DuckDB has no
+        // savepoints): nothing of it could be tried again.
+        let splittable = self.held.is_none();
+        let staged = self.staged_seqs();
+        match self.store_seqs(staged, finish, false, &mut also, started) {
+            Err(e) if splittable && self.pending > 0 && also.is_some() && split::worth_splitting(&e) => {
+                self.store_in_parts(staged, finish.is_some(), &e)?;
+                self.store_seqs(self.staged_seqs(), finish, false, &mut also, started)
+            }
+            done => done,
+        }
+    }
+
+    /// The first and last `seq` of the rows staged (the last `pending`
+    /// appended: a batch's rows are committed from its first on); an empty
+    /// range when none are.
+    fn staged_seqs(&self) -> (i64, i64) {
+        (self.seq - self.pending as i64 + 1, self.seq)
+    }
+
+    /// The transaction of [`RunWriter::commit_staged`] for the staged rows
+    /// with seq in `from..=to`. A `part` of a batch ([`RunWriter::store_in_parts`])
+    /// updates only the run's progress counts: the errors and file rows
+    /// noted, and `also`, wait for the batch's own commit.
+    fn store_seqs<F>(
+        &mut self,
+        (from, to): (i64, i64),
+        finish: Option<RunStatus>,
+        part: bool,
+        also: &mut Option<F>,
+        started: std::time::Instant,
+    ) -> Result<(), StoreError>
+    where
+        F: FnOnce(&Store, i64) -> Result<(), StoreError>,
+    {
         let store = self.store;
+        let rows = (to - from + 1).max(0) as u64;
+        let finish = finish.filter(|_| !part);
         // Inside the run's held transaction, a batch is moved, not committed.
         let moving = self.held.is_some() && finish.is_none();
         let tx = match self.held.take() {
@@ -511,7 +590,7 @@ impl<'s> RunWriter<'s> {
             store.execute(q, params![run_id, after])
         };
         stopped()?;
-        store.execute(&sql::NUMBER_STAGED, [])?;
+        store.execute(&sql::NUMBER_STAGED, [from, to])?;
         stopped()?;
         let added = store.execute(&sql::COMMIT_OBSERVATIONS, [run_id])? as u64;
         for q in [
@@ -540,13 +619,13 @@ impl<'s> RunWriter<'s> {
             derive(q)?;
         }
         stopped()?;
-        store.execute(&sql::CLEAR_STAGING, [])?;
+        store.execute(&sql::CLEAR_STAGED, [from, to])?;
         let mut c = self.moved;
-        c.records += self.pending;
+        c.records += rows;
         c.added += added;
-        c.duplicates += self.pending.saturating_sub(added);
+        c.duplicates += rows.saturating_sub(added);
         if moving {
-            tracing::debug!(rows = self.pending, added, ms = started.elapsed().as_secs_f64() * 1e3, "batch moved");
+            tracing::debug!(rows, added, ms = started.elapsed().as_secs_f64() * 1e3, "batch moved");
             self.held = Some(tx);
             self.moved = c;
             self.pending = 0;
@@ -554,41 +633,63 @@ impl<'s> RunWriter<'s> {
             self.unflushed_bytes = 0;
             return Ok(());
         }
-        write_errors(store, self.run_id, &self.unwritten)?;
-        write_files(store, self.run_id, &self.files)?;
+        if !part {
+            write_errors(store, self.run_id, &self.unwritten)?;
+            write_files(store, self.run_id, &self.files, &self.rejected)?;
+        }
+        // The objects left out are input errors of the run too.
+        let errors = self.errors + self.rejected.len() as u64;
         let (records, duplicates, errors) = (c.records as i64, c.duplicates as i64, errors as i64);
         match finish {
-            Some(status) => store.execute(
-                &sql::FINISH_RUN,
-                params![self.run_id, status.as_str(), micros(Utc::now()), records, duplicates, errors],
-            )?,
+            Some(status) => {
+                let status = split::closing_status(status, self.rejected.len(), c.records);
+                store.execute(
+                    &sql::FINISH_RUN,
+                    params![self.run_id, status.as_str(), micros(Utc::now()), records, duplicates, errors],
+                )?
+            }
             None => store.execute(&sql::RUN_PROGRESS, params![self.run_id, records, duplicates, errors])?,
         };
-        also(store, self.run_id)?;
+        if !part {
+            if let Some(also) = also.take() {
+                also(store, self.run_id)?;
+            }
+        }
         stopped()?;
         tx.commit()?;
-        tracing::debug!(rows = self.pending, added, ms = started.elapsed().as_secs_f64() * 1e3, "batch committed");
+        let what = if part { "part of a batch committed" } else { "batch committed" };
+        tracing::debug!(rows, added, ms = started.elapsed().as_secs_f64() * 1e3, "{what}");
         self.committed = c;
         self.moved = c;
-        self.pending = 0;
-        self.pending_bytes = 0;
-        self.unflushed_bytes = 0;
-        self.unwritten.clear();
-        self.files.clear();
+        self.pending -= rows;
+        if !part {
+            self.pending_bytes = 0;
+            self.unflushed_bytes = 0;
+            self.unwritten.clear();
+            self.files.clear();
+        }
         Ok(())
     }
 
     /// Flushes the staged rows, then in one transaction moves the new versions
     /// into `observations`, derives `event_versions`, `pod_versions` and
-    /// `node_versions` for them, and closes the run. Returns the counts
-    /// (over every batch of the run) and the number of new versions per
-    /// location.
+    /// `node_versions` for them, and closes the run with `status` and
+    /// `errors` input errors (the caller's; the objects left out, too big
+    /// for the memory limit, are added: [`Committed`]). Returns the counts
+    /// (over every batch of the run), the number of new versions per
+    /// location, and the objects left out.
+    ///
+    /// When DuckDB runs out of memory (outside a held transaction), the
+    /// staged rows are committed in parts first, each its own transaction,
+    /// and the run closed after them ([`Rejected`]): an interrupt asked for
+    /// meanwhile ([`RunWriter::stop_final_commit_when`]) keeps the parts
+    /// committed.
     ///
     /// # Errors
     /// [`StoreError`]; the transaction is rolled back and the run is closed
     /// as `failed`, with the error in `ingest_errors` (batches committed
     /// before stay).
-    pub fn commit(self, status: RunStatus, errors: u64) -> Result<(RunCounts, Vec<(String, u64)>), StoreError> {
+    pub fn commit(self, status: RunStatus, errors: u64) -> Result<Committed, StoreError> {
         self.commit_with(status, errors, |_, _| Ok(()))
     }
 
@@ -604,7 +705,7 @@ impl<'s> RunWriter<'s> {
         status: RunStatus,
         errors: u64,
         also: impl FnOnce(&Store, i64) -> Result<(), StoreError>,
-    ) -> Result<(RunCounts, Vec<(String, u64)>), StoreError> {
+    ) -> Result<Committed, StoreError> {
         let committed = self.commit_staged(Some(status), errors, also);
         self.remember(committed)?;
         self.closed = true;
@@ -614,15 +715,24 @@ impl<'s> RunWriter<'s> {
         let per_location = store.query_map(&sql::RUN_ADDED_BY_LOCATION, [run_id], |r| {
             Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
         })?;
-        Ok((counts, per_location))
+        let status = split::closing_status(status, self.rejected.len(), counts.records);
+        Ok(Committed { counts, per_location, status, rejected: std::mem::take(&mut self.rejected) })
+    }
+
+    /// The objects left out of the run so far ([`Rejected`]), already
+    /// written to `ingest_errors` and counted in the run's errors: for a
+    /// caller's report of a run it abandons ([`RunWriter::abandon`]).
+    pub fn rejected(&self) -> &[Rejected] {
+        &self.rejected
     }
 }
 
 impl RunWriter<'_> {
     /// Gives the run up: nothing staged is kept, the input errors noted and
     /// not yet written are written, and the run is closed as `failed` with
-    /// `errors`, the number of input errors it met (instead of staying
-    /// `running`, which means a crash).
+    /// `errors`, the number of input errors it met, plus the objects it
+    /// left out ([`RunWriter::rejected`]) (instead of staying `running`,
+    /// which means a crash).
     ///
     /// # Errors
     /// [`StoreError`] when the store fails.
@@ -638,7 +748,7 @@ impl RunWriter<'_> {
         store.execute(&sql::CLEAR_STAGING, [])?;
         write_errors(store, run_id, &self.unwritten)?;
         // Batches committed before (a recorder's) stay, and are counted.
-        finish_failed(store, run_id, done, errors)?;
+        finish_failed(store, run_id, done, errors + self.rejected.len() as u64)?;
         tx.commit()
     }
 }
@@ -686,7 +796,8 @@ impl Drop for RunWriter<'_> {
             &sql::RECORD_ERROR,
             params![run_id, self.location, None::<i64>, None::<i64>, None::<i64>, message],
         );
-        let _ = finish_failed(store, run_id, done, self.errors.max(self.noted) + 1);
+        let rejected = self.rejected.len() as u64;
+        let _ = finish_failed(store, run_id, done, self.errors.max(self.noted) + rejected + 1);
     }
 }
 
@@ -727,9 +838,23 @@ fn write_errors(store: &Store, run_id: i64, rows: &[ErrorRow]) -> Result<(), Sto
 }
 
 /// Writes the `ingest_files` rows of run `run_id` (a handful per run: one
-/// INSERT each, in the connection's open transaction).
-fn write_files(store: &Store, run_id: i64, rows: &[FileRow]) -> Result<(), StoreError> {
+/// INSERT each, in the connection's open transaction), each with the
+/// objects of its location that were left out (`rejected`) moved from its
+/// records to its errors. The rows are recorded once, before the run's
+/// final commit: every object left out is known then, or met by that
+/// commit itself before it writes them.
+fn write_files(store: &Store, run_id: i64, rows: &[FileRow], rejected: &[Rejected]) -> Result<(), StoreError> {
     for f in rows {
+        let mut f = FileRow { location: f.location.clone(), format: f.format.clone(), ..*f };
+        for r in rejected.iter().filter(|r| r.origin.location == f.location) {
+            f.records = f.records.saturating_sub(1);
+            if r.is_event() {
+                f.events = f.events.saturating_sub(1);
+            } else {
+                f.objects = f.objects.saturating_sub(1);
+            }
+            f.errors += 1;
+        }
         store.execute(
             &sql::RECORD_FILE,
             params![

@@ -802,7 +802,7 @@ fn staged_records_stay_in_the_writers_connection_and_never_reach_the_store_file(
     assert_eq!(count(&store), APPENDER_FLUSH_ROWS as i64, "the writer's connection holds the flushed rows");
     let other = store.try_clone().expect("second connection");
     assert_eq!(count(&other), 0, "nothing staged is in the store file");
-    let (counts, _) = writer.commit(kdrift_store::RunStatus::Ok, 0).expect("commit");
+    let counts = writer.commit(kdrift_store::RunStatus::Ok, 0).expect("commit").counts;
     assert_eq!((counts.records, counts.added), (staged, staged));
     assert_eq!(count(&store), 0, "the commit empties the staging table");
     assert_eq!(other.counts().expect("counts").events, staged as i64, "the commit is in the store file");

@@ -1,7 +1,9 @@
 //! The store under a memory limit (issue 39): DuckDB's `memory_limit` and
 //! temporary directory as a store is opened with them, an input larger
-//! than the limit ingested under it, and the failure of an object too big
-//! for the limit, which names the limit and says to raise it.
+//! than the limit ingested under it, and an object too big for the limit:
+//! an input error naming it and the limit to raise, the records around it
+//! stored (issue 34); in a run that holds one transaction, the run's
+//! failure naming the limit.
 
 use std::io::Write;
 use std::path::Path;
@@ -84,30 +86,128 @@ fn a_json_list_larger_than_the_memory_limit_is_ingested_under_it() {
     assert_eq!((counts.observations, counts.pods, counts.runs), (1_600, 1_600, 1));
 }
 
+/// An Event `e.I` in namespace `ns` whose message is `message`.
+fn event(i: u32, message: &str) -> serde_json::Value {
+    serde_json::json!({
+        "apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": format!("e.{i}"), "namespace": "ns", "uid": format!("u-{i}"),
+                     "resourceVersion": format!("{i}"), "creationTimestamp": "2026-12-01T00:00:00Z"},
+        "involvedObject": {"kind": "Pod", "namespace": "ns", "name": "p"},
+        "reason": "Huge", "message": message, "type": "Warning", "count": 1,
+        "firstTimestamp": "2026-12-01T00:00:00Z", "lastTimestamp": "2026-12-01T00:00:00Z"
+    })
+}
+
+/// The message of an 8 MiB Event: too big for DuckDB under 16 MiB. Its
+/// message is held in the staging table (object and fields), in
+/// `observations` and in `event_versions` as its batch commits. (An Event
+/// of 16 MiB failed under 64 MiB, and one of 32 MiB under 128 MiB, until
+/// issue 39 took the derivations' fields out in Rust.)
+fn big_message() -> String {
+    "x".repeat(8 << 20)
+}
+
+/// `n` with `,` between thousands (as input errors write sizes).
+fn thousands(n: usize) -> String {
+    kdrift_rebalance::thousands(n as u64)
+}
+
+/// The one-column rows of `sql` (joined with ` ` per row).
+fn rows(store: &Store, sql: &str) -> Vec<String> {
+    store.conn().prepare(sql).and_then(|mut s| s.query_map([], |r| r.get(0))?.collect()).expect(sql)
+}
+
 #[test]
-fn an_object_too_big_for_the_memory_limit_fails_naming_the_limit() {
+fn an_object_too_big_for_the_memory_limit_is_an_input_error_naming_it_and_the_others_are_stored() {
     let dir = tempfile::tempdir().expect("tmp");
     let file = dir.path().join("events.ndjson");
-    let event = |i: u32, message: &str| {
-        serde_json::json!({
-            "apiVersion": "v1", "kind": "Event",
-            "metadata": {"name": format!("e.{i}"), "namespace": "ns", "uid": format!("u-{i}"),
-                         "resourceVersion": format!("{i}"), "creationTimestamp": "2026-12-01T00:00:00Z"},
-            "involvedObject": {"kind": "Pod", "namespace": "ns", "name": "p"},
-            "reason": "Huge", "message": message, "type": "Warning", "count": 1,
-            "firstTimestamp": "2026-12-01T00:00:00Z", "lastTimestamp": "2026-12-01T00:00:00Z"
-        })
-    };
-    // One Event of 8 MiB under 16 MiB: its message is held in the staging
-    // table, in `observations` and in `event_versions` as the batch commits.
-    // (An Event of 16 MiB failed under 64 MiB, and one of 32 MiB under 128 MiB,
-    // until issue 39 took the derivations' fields out in Rust.)
-    let lines = [event(1, "small"), event(2, &"x".repeat(8 << 20))];
+    // The third line too big under 16 MiB, between small Events: its batch
+    // (lines 1-3, committed as the big one passes 2 MiB, an eighth of the
+    // limit) ran out of memory in derive_event_versions and was lost
+    // whole, and the error named the query, not the line (issue 34, F2).
+    let lines = [event(1, "one"), event(2, "two"), event(3, &big_message()), event(4, "four"), event(5, "five")];
     let text: String = lines.iter().map(|e| format!("{e}\n")).collect();
     std::fs::write(&file, text).expect("write");
     let path = dir.path().join("k.duckdb");
     let store = open_limited(&path, 16 * MIB);
-    let err = ingest_files(&store, std::slice::from_ref(&file), &mut NoProgress).expect_err("too big");
+    let report = ingest_files(&store, std::slice::from_ref(&file), &mut NoProgress).expect("the others are stored");
+    assert_eq!(report.status, RunStatus::Partial);
+    assert_eq!((report.counts.records, report.counts.added, report.counts.duplicates), (4, 4, 0));
+    let f = &report.files[0];
+    assert_eq!((f.records, f.events, f.added, f.duplicates, f.error_total()), (4, 4, 4, 0, 1));
+    let bytes = thousands(lines[2].to_string().len());
+    let expected = format!(
+        "{}:3: Event ns/e.3 ({bytes} bytes of JSON): DuckDB ran out of memory storing it alone; expected an object \
+         DuckDB can store under --memory-limit 16MiB: raise it, e.g. --memory-limit 128MiB (this object is not \
+         stored; the other records are)",
+        file.display()
+    );
+    assert_eq!(f.errors.iter().map(ToString::to_string).collect::<Vec<_>>(), [expected.clone()]);
+    // In the store: the four others with their derived rows; the run
+    // partial with one error, its row naming the line, the file's counts.
+    let counts = store.counts().expect("counts");
+    assert_eq!((counts.observations, counts.events, counts.event_versions, counts.runs), (4, 4, 4, 1));
+    assert_eq!(rows(&store, "SELECT name FROM event_versions ORDER BY name"), ["e.1", "e.2", "e.4", "e.5"]);
+    assert_eq!(
+        rows(&store, "SELECT concat_ws(' ', status, records_read, duplicates, errors) FROM ingest_runs"),
+        ["partial 4 0 1"]
+    );
+    assert_eq!(
+        rows(&store, "SELECT concat_ws(' ', line, records_read, events_read, errors) FROM ingest_errors, ingest_files"),
+        ["3 4 4 1"]
+    );
+    let stored = expected.split_once(":3: ").map(|(_, message)| message.to_string());
+    assert_eq!(rows(&store, "SELECT message FROM ingest_errors"), [stored.expect("a message")]);
+    drop(store);
+    assert!(!Path::new(&format!("{}.tmp", path.display())).exists());
+}
+
+#[test]
+fn a_final_commit_out_of_memory_is_stored_in_parts_and_names_the_list_item_left_out() {
+    use kdrift_store::{Change, Origin, Record, RunWriter};
+    let dir = tempfile::tempdir().expect("tmp");
+    let store = open_limited(&dir.path().join("k.duckdb"), 16 * MIB);
+    // Staged as one batch (no batch bound here, as `ingest api` stages a
+    // snapshot): the run's final commit runs out of memory.
+    let mut writer = RunWriter::begin(&store, "file", "events.json").expect("begin");
+    let big = big_message();
+    for (i, message) in [(0, "zero"), (1, big.as_str()), (2, "two"), (3, "three")] {
+        let origin = Origin { location: "events.json".into(), line: Some(1), item: Some(i) };
+        let record = Record { object: event(i as u32, message), origin, observed_at: None, change: Change::Listed };
+        writer.stage(record).expect("staged").expect("an object");
+    }
+    writer.record_file("events.json", "json", 4, 4, 0, 0, 0);
+    let committed = writer.commit(RunStatus::Ok, 0).expect("the others are stored");
+    assert_eq!(committed.status, RunStatus::Partial);
+    assert_eq!((committed.counts.records, committed.counts.added, committed.counts.duplicates), (3, 3, 0));
+    assert_eq!(committed.per_location, [("events.json".to_string(), 3)]);
+    let [left_out] = &committed.rejected[..] else { panic!("{:?}", committed.rejected) };
+    assert_eq!((left_out.origin.item, left_out.kind.as_str(), left_out.name.as_str()), (Some(1), "Event", "e.1"));
+    assert_eq!(left_out.bytes as usize, event(1, &big).to_string().len());
+    assert_eq!(rows(&store, "SELECT concat_ws(' ', status, records_read, errors) FROM ingest_runs"), ["partial 3 1"]);
+    assert_eq!(
+        rows(&store, "SELECT concat_ws(' ', item, records_read, events_read, errors) FROM ingest_errors, ingest_files"),
+        ["1 3 3 1"]
+    );
+    assert_eq!(rows(&store, "SELECT name FROM event_versions ORDER BY name"), ["e.0", "e.2", "e.3"]);
+}
+
+#[test]
+fn an_object_too_big_for_a_held_transaction_fails_the_run_naming_the_limit() {
+    use kdrift_store::{Change, Origin, Record, RunWriter};
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("k.duckdb");
+    let store = open_limited(&path, 16 * MIB);
+    // A run whose batches are moved inside one transaction (a VictoriaLogs
+    // window) cannot be committed in parts: DuckDB has no savepoints.
+    let mut writer = RunWriter::begin(&store, "victorialogs", "window").expect("begin");
+    writer.hold_transaction().expect("held");
+    for (i, message) in [(1, "small".to_string()), (2, big_message())] {
+        let origin = Origin { location: "window".into(), line: Some(u64::from(i)), item: None };
+        let record = Record { object: event(i, &message), origin, observed_at: None, change: Change::Listed };
+        writer.stage(record).expect("staged").expect("an object");
+    }
+    let err = writer.move_batch(0).expect_err("too big");
     assert!(matches!(err, StoreError::OutOfMemory { limit, .. } if limit == 16 * MIB), "{err:?}");
     let text = err.to_string();
     assert!(text.starts_with("DuckDB ran out of memory in query "), "{text}");
@@ -124,7 +224,9 @@ fn an_object_too_big_for_the_memory_limit_fails_naming_the_limit() {
     assert!(cause.starts_with("Out of Memory Error: ") && !cause.contains('\n'), "{cause}");
     assert!(!cause.contains("SET ") && !cause.contains("Error code"), "{cause}");
     // The store stays usable; the run is closed as failed.
-    assert_eq!(store.counts().expect("counts").runs, 1);
+    drop(writer);
+    assert_eq!(rows(&store, "SELECT status FROM ingest_runs"), ["failed"]);
+    assert_eq!(store.counts().expect("counts").observations, 0);
     drop(store);
     assert!(!Path::new(&format!("{}.tmp", path.display())).exists());
 }

@@ -80,7 +80,17 @@ pub fn finish(
     }
     let status = run_status(&resources);
     let run_id = writer.run_id();
-    let (counts, per_location) = writer.commit(status, errors)?;
+    let committed = writer.commit(status, errors)?;
+    let (counts, per_location, status) = (committed.counts, committed.per_location, committed.status);
+    // Objects the store left out, too big for its memory limit: item
+    // errors of their resource (already in `ingest_errors`).
+    for left_out in &committed.rejected {
+        if let Some(r) = resources.iter_mut().find(|r| r.location == left_out.origin.location) {
+            r.received = r.received.saturating_sub(1);
+            let message = kdrift_rebalance::mask_shown(&format!("{}: {}", left_out.origin, left_out.message));
+            crate::kept_errors::keep(&mut r.item_errors, &mut r.item_errors_not_kept, message);
+        }
+    }
     for r in &mut resources {
         r.added = per_location.iter().find(|(l, _)| *l == r.location).map_or(0, |(_, n)| *n);
         r.duplicates = r.received.saturating_sub(r.added);

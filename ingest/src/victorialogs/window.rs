@@ -327,7 +327,10 @@ impl Attempt<'_> {
             (_, 0) => RunStatus::Failed,
             _ => RunStatus::Partial,
         };
-        let (counts, _) = writer.commit_with(status, errors, |store, run_id| {
+        // A window's run holds one transaction: nothing of it is left out
+        // (`Committed::rejected` stays empty; an object too big for the
+        // memory limit fails the window).
+        let committed = writer.commit_with(status, errors, |store, run_id| {
             store
                 .execute(
                     &sql::VL_RECORD_WINDOW,
@@ -342,6 +345,7 @@ impl Attempt<'_> {
                 )
                 .map(|_| ())
         })?;
+        let counts = committed.counts;
         Ok(WindowReport {
             window,
             run_id,
