@@ -4,7 +4,8 @@
 //! List, at a time, handed to the store in batches of
 //! [`FileLimits::batch_bytes`] as [`crate::json_stream`] does, so that
 //! memory holds one batch and a chunk of items, not the file (kdrift issue
-//! 39: a 123 MB YAML List of 40,000 Pods read whole peaked at 2.32 GiB).
+//! 39: a 126 MB YAML List of 40,000 Pods read whole peaked at 2.48 GiB,
+//! streamed at 459 MiB: BENCHMARKS.md "Streaming files").
 //!
 //! The text is split at line boundaries, never parsed whole: documents at
 //! `---` lines (as the whole-file reader splits them), a List's items at
