@@ -1031,8 +1031,8 @@ pub struct IngestFileArgs {
     #[arg(long, value_name = "N", default_value_t = kdrift_ingest::MAX_YAML_DEPTH,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=128))]
     pub max_yaml_depth: usize,
-    /// Bytes of objects a streamed NDJSON file or JSON List (one of at least a quarter of this size,
-    /// read item by item) stages between two commits (bytes, or with kB/MB/GB/TB (×1000) or
+    /// Bytes of objects a streamed NDJSON file, JSON List or YAML file (one of at least a quarter of
+    /// this size, read item by item) stages between two commits (bytes, or with kB/MB/GB/TB (×1000) or
     /// KiB/MiB/GiB/TiB (×1024)): the memory bound of a streamed ingest, beside 100,000 records a
     /// batch; the reader holds at most half as much ahead.
     #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = kdrift_ingest::parse_size)]

@@ -36,10 +36,11 @@ pub struct FileLimits {
     /// [`crate::parse::depth::MAX_YAML_DEPTH`]).
     pub yaml_depth: usize,
     /// Bytes of objects staged between two batch commits of a streamed
-    /// NDJSON file or JSON List, the memory bound of a streamed ingest; the
-    /// NDJSON reader holds at most half as much ahead (`crate::ndjson_stream`,
-    /// `crate::json_stream`: JSON files of at least a quarter of it stream,
-    /// smaller ones are read whole; `--max-batch-bytes`; default
+    /// NDJSON file, JSON List or YAML file, the memory bound of a streamed
+    /// ingest; the NDJSON reader holds at most half as much ahead
+    /// (`crate::ndjson_stream`, `crate::json_stream`, `crate::yaml_stream`:
+    /// JSON and YAML files of at least a quarter of it stream, smaller ones
+    /// are read whole; `--max-batch-bytes`; default
     /// `crate::ndjson_stream::BATCH_BYTES`).
     pub batch_bytes: u64,
 }
@@ -82,9 +83,10 @@ pub struct FileSummary {
     /// one saying how many more were counted.)
     #[serde(serialize_with = "ser_errors")]
     pub errors: Vec<InputError>,
-    /// Batches committed while this file was read (a streamed NDJSON file
-    /// or JSON List: `crate::ndjson_stream`, `crate::json_stream`); 0 for
-    /// a file whose records all wait for the run's final commit.
+    /// Batches committed while this file was read (a streamed NDJSON file,
+    /// JSON List or YAML file: `crate::ndjson_stream`, `crate::json_stream`,
+    /// `crate::yaml_stream`); 0 for a file whose records all wait for the
+    /// run's final commit.
     #[serde(skip)]
     pub batches: u64,
     /// Input errors past the kept ones, only counted (break-it 34 M1).
@@ -155,7 +157,8 @@ pub trait Progress {
 pub struct NoProgress;
 impl Progress for NoProgress {}
 
-fn is_dump_name(path: &Path) -> bool {
+/// Whether `path`'s name ends as a dump's ([`DUMP_EXTENSIONS`], also `.gz`).
+pub(crate) fn is_dump_name(path: &Path) -> bool {
     let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
     let name = name.strip_suffix(".gz").unwrap_or(&name);
     name.rsplit_once('.').is_some_and(|(_, ext)| DUMP_EXTENSIONS.contains(&ext))
@@ -593,10 +596,12 @@ fn ingest_dumps(
         let mut streamed = FileSummary { location: location.clone(), ..FileSummary::default() };
         let errors_before = summaries.iter().map(|s| s.errors.len() as u64).sum();
         // NDJSON streamed line by line, a large JSON List item by item
-        // (`crate::json_stream`), anything else read whole.
+        // (`crate::json_stream`), large YAML document by document and item
+        // by item (`crate::yaml_stream`), anything else read whole.
         let streams = (!is_yaml_name(&location)
             && crate::ndjson_stream::stream_file(&mut writer, file, &mut streamed, errors_before, limits, interrupt)?)
-            || crate::json_stream::stream_file(&mut writer, file, &mut streamed, errors_before, limits, interrupt)?;
+            || crate::json_stream::stream_file(&mut writer, file, &mut streamed, errors_before, limits, interrupt)?
+            || crate::yaml_stream::stream_file(&mut writer, file, &mut streamed, errors_before, limits, interrupt)?;
         let summary = if streams { streamed } else { read_whole(&mut writer, file, location, limits, interrupt)? };
         let mut summary = summary;
         // Errors about the file as a whole (unreadable, gzip damage) name

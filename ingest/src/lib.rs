@@ -11,6 +11,8 @@
 //!   every bad item an [`InputError`] naming its file, line and `items[i]`;
 //! - `files`: `kdrift ingest file`, one run over many files ([`ingest_files`]);
 //! - `stdin`: `kdrift ingest file -`, standard input spooled to a file ([`spool_stdin`]);
+//! - `ndjson_stream`, `json_stream`, `yaml_stream`: large NDJSON, JSON and
+//!   YAML files read a piece at a time and committed in batches;
 //! - `gzip`: gzip input with a cap on what it may expand to ([`DecompressedCap`]);
 //! - `interrupt`: stopping an ingest early ([`Interrupt`]: the CLI's SIGINT/SIGTERM);
 //! - `victorialogs/`: `kdrift ingest victorialogs`, one run per query window ([`pull()`]);
@@ -38,6 +40,7 @@ mod stdin;
 mod top;
 mod usage_times;
 mod victorialogs;
+mod yaml_stream;
 
 // The API: what the CLI and the tests use, and the types reachable from it.
 pub use actions::{ActionError, StoreSink};

@@ -17,7 +17,7 @@ use kdrift_store::Store;
 use kdrift_tests::{real_fixtures_or_skip, temp_store};
 use serde_json::{json, Value};
 
-fn write(dir: &Path, name: &str, body: &[u8]) -> PathBuf {
+pub(crate) fn write(dir: &Path, name: &str, body: &[u8]) -> PathBuf {
     let p = dir.join(name);
     std::fs::File::create(&p).and_then(|mut f| f.write_all(body)).expect("write");
     p
@@ -61,12 +61,12 @@ fn head_n(text: &str, n: usize) -> String {
     text.split_inclusive('\n').take(n).collect()
 }
 
-fn errors(f: &FileSummary) -> Vec<String> {
+pub(crate) fn errors(f: &FileSummary) -> Vec<String> {
     f.errors.iter().map(ToString::to_string).collect()
 }
 
 /// The names of the stored objects of `kind` (any time).
-fn stored(store: &Store, kind: &str) -> Vec<String> {
+pub(crate) fn stored(store: &Store, kind: &str) -> Vec<String> {
     let params = [("kind".to_string(), kind.to_string()), ("at_us".to_string(), "2100-01-01T00:00:00Z".to_string())];
     let result = run_query(store, "objects_at", &params).expect("objects_at");
     let name = result.columns.iter().position(|c| c == "name").expect("name column");
@@ -615,7 +615,7 @@ fn pretty_printed_objects_saved_as_ndjson_load_as_a_stream_of_values() {
 
 /// A Pod `p{i}` of about 1 KiB as `kubectl get pods -o json` prints it;
 /// without `kind` and `apiVersion` when `kindless`.
-fn big_pod(i: usize, kindless: bool) -> Value {
+pub(crate) fn big_pod(i: usize, kindless: bool) -> Value {
     let mut pod = json!({
         "apiVersion": "v1", "kind": "Pod",
         "metadata": {"name": format!("p{i}"), "namespace": "d", "uid": format!("pu-{i}"),
@@ -649,7 +649,7 @@ fn big_pod_list(n: usize, list_kind: &str, kindless: bool) -> String {
 }
 
 /// `path` ingested into a new store with `batch_bytes`: the report's one file and the store.
-fn ingest_batched(path: &Path, batch_bytes: u64) -> (tempfile::TempDir, Store, FileSummary) {
+pub(crate) fn ingest_batched(path: &Path, batch_bytes: u64) -> (tempfile::TempDir, Store, FileSummary) {
     use kdrift_ingest::{ingest_files_with, FileLimits, Interrupt};
     let (dir, store) = temp_store();
     let limits = FileLimits { batch_bytes, ..FileLimits::default() };
@@ -660,7 +660,7 @@ fn ingest_batched(path: &Path, batch_bytes: u64) -> (tempfile::TempDir, Store, F
 }
 
 /// The small batch of the streaming tests: 256 KiB.
-const SMALL_BATCH: u64 = 256 << 10;
+pub(crate) const SMALL_BATCH: u64 = 256 << 10;
 
 /// Issue 39: a JSON List is read item by item and committed in batches of
 /// `--max-batch-bytes` (memory holds one batch, not the file): 2,000 Pods

@@ -26,6 +26,7 @@ mod store;
 mod store_compression;
 mod store_memory;
 mod store_models;
+mod streamed_yaml;
 mod time_travel;
 mod timeline;
 mod usage_planner;

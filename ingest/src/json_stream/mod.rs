@@ -49,7 +49,7 @@ use crate::store::{map_ordered, prepare, Origin, RunWriter, StoreError};
 
 /// How much more than its size on disk a gzip file is taken to hold when
 /// deciding whether it streams ([`streams`]): JSON compresses 10–20×.
-const GZIP_RATIO: u64 = 16;
+pub(crate) const GZIP_RATIO: u64 = 16;
 
 /// How many bytes of input the check reads between two looks at the interrupt.
 const CHECK_EVERY: usize = 4 << 20;

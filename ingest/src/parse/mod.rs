@@ -28,6 +28,7 @@ mod utf16;
 pub(crate) use utf16::{decode as utf16_decode, LOSSY as UTF16_LOSSY};
 mod walk;
 mod yaml_items;
+pub(crate) use yaml_items::{ends_items, list_fields, parse_item, Item};
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -476,6 +477,26 @@ pub(crate) fn json_error_what(e: &serde_json::Error) -> String {
     format!("invalid JSON: {}", kdrift_rebalance::json_error_text(e))
 }
 
+/// The rest of a YAML document marker line (`---`, `--- text`): `None`
+/// when `line` is no marker, else the text after the marker (empty when
+/// there is none). A marker starts a new document; its rest is that
+/// document's first line.
+pub(crate) fn yaml_marker(line: &str) -> Option<&str> {
+    let trimmed = line.trim_end();
+    (trimmed == "---" || trimmed.starts_with("--- ")).then(|| trimmed.trim_start_matches('-').trim())
+}
+
+/// Whether a YAML document's text holds nothing but blanks and comments
+/// (an empty document: skipped, not numbered).
+pub(crate) fn is_blank_yaml(doc_text: &str) -> bool {
+    doc_text.trim().is_empty() || doc_text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+}
+
+/// The error of a YAML file that is not valid UTF-8 (its invalid bytes
+/// replaced by U+FFFD and the rest read).
+pub(crate) const NOT_UTF8: &str =
+    "the file is not valid UTF-8; invalid bytes were replaced by U+FFFD and the rest was read";
+
 /// Splits YAML text into documents at `---` lines, with each document's
 /// first line (1-based), so that one bad document does not lose the others.
 fn yaml_documents(text: &str) -> Vec<(u64, String)> {
@@ -483,11 +504,9 @@ fn yaml_documents(text: &str) -> Vec<(u64, String)> {
     let mut current = String::new();
     let mut start = 1u64;
     for (i, line) in text.split_inclusive('\n').enumerate() {
-        let trimmed = line.trim_end();
-        if trimmed == "---" || trimmed.starts_with("--- ") {
+        if let Some(rest) = yaml_marker(line) {
             docs.push((start, std::mem::take(&mut current)));
             start = i as u64 + 2;
-            let rest = trimmed.trim_start_matches('-').trim();
             if !rest.is_empty() {
                 current.push_str(rest);
                 current.push('\n');
@@ -513,7 +532,7 @@ fn parse_yaml(
         out.errors.push(InputError {
             origin: Origin { location: location.to_string(), line: None, item: None },
             column: None,
-            message: "the file is not valid UTF-8; invalid bytes were replaced by U+FFFD and the rest was read".into(),
+            message: NOT_UTF8.into(),
         });
     }
     // Documents are numbered as a user counts them: the non-empty ones
@@ -522,9 +541,7 @@ fn parse_yaml(
     // Bytes of documents read, and read when the interrupt was last looked at.
     let (mut read, mut checked) = (0usize, 0usize);
     for (n, (first_line, doc_text)) in yaml_documents(&text).into_iter().enumerate() {
-        if doc_text.trim().is_empty()
-            || doc_text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
-        {
+        if is_blank_yaml(&doc_text) {
             if n > 0 {
                 out.skipped += 1;
             }
@@ -540,53 +557,70 @@ fn parse_yaml(
                 return;
             }
         }
-        if let Some((line, depth)) = depth::too_deep(&doc_text, max_depth) {
-            // Refused before the parser, whose work grows with the square of
-            // the depth; in a List, only the items too deep (break-it 32 N6).
+        parse_yaml_document(location, first_line, number, &doc_text, hint, max_depth, out);
+    }
+}
+
+/// Reads one non-blank YAML document, document `number` of its file (as a
+/// user counts them), whose text `doc_text` begins on line `first_line`:
+/// its records, or the errors naming what is wrong (a List cut off, bad
+/// items, a document nesting deeper than `max_depth`), into `out`. The
+/// whole-file reader calls it for every document, the streamed one
+/// (`crate::yaml_stream`) for every document that is no List.
+pub(crate) fn parse_yaml_document(
+    location: &str,
+    first_line: u64,
+    number: usize,
+    doc_text: &str,
+    hint: Option<&str>,
+    max_depth: usize,
+    out: &mut Parsed,
+) {
+    if let Some((line, depth)) = depth::too_deep(doc_text, max_depth) {
+        // Refused before the parser, whose work grows with the square of
+        // the depth; in a List, only the items too deep (break-it 32 N6).
+        let origin = Origin { location: location.to_string(), line: Some(first_line), item: None };
+        if yaml_items::recover_yaml_items(doc_text, &origin, hint, max_depth, out) {
+            return;
+        }
+        out.errors.push(InputError {
+            origin: Origin { location: location.to_string(), line: Some(first_line - 1 + line), item: None },
+            column: None,
+            message: depth::too_deep_message(number, depth, max_depth),
+        });
+        return;
+    }
+    let de = serde_yaml::Deserializer::from_str(doc_text);
+    // Keys checked for duplicates, as in JSON (`strict`).
+    match strict::Strict::deserialize(de).map(|s| s.0) {
+        Ok(Value::Null) => out.skipped += 1,
+        Ok(doc) => {
             let origin = Origin { location: location.to_string(), line: Some(first_line), item: None };
-            if yaml_items::recover_yaml_items(&doc_text, &origin, hint, max_depth, out) {
-                continue;
+            if cut::is_cut_yaml_list(&doc) {
+                cut::load_cut_yaml_list(doc, doc_text, origin, hint, out);
+            } else if !(cut::may_have_cut_trailer(&doc) && cut::recover_cut_trailer(doc_text, &origin, hint, out)) {
+                expand_document(doc, origin, hint, out);
+            }
+        }
+        Err(e) => {
+            let (line, column) = match e.location() {
+                Some(l) => (Some(first_line - 1 + l.line() as u64), Some(l.column() as u64)),
+                None => (Some(first_line), None),
+            };
+            // The parser counts lines from the document's start; the user from the file's.
+            let e = shift_line_numbers(&e.to_string(), first_line - 1);
+            let origin = Origin { location: location.to_string(), line: Some(first_line), item: None };
+            if cut::recover_cut_trailer(doc_text, &origin, hint, out)
+                || cut::recover_yaml_list(doc_text, &origin, hint, &e, out)
+                || yaml_items::recover_yaml_items(doc_text, &origin, hint, max_depth, out)
+            {
+                return;
             }
             out.errors.push(InputError {
-                origin: Origin { location: location.to_string(), line: Some(first_line - 1 + line), item: None },
-                column: None,
-                message: depth::too_deep_message(number, depth, max_depth),
+                origin: Origin { location: location.to_string(), line, item: None },
+                column,
+                message: format!("invalid YAML in document {number}: {e}; expected a Kubernetes object or list"),
             });
-            continue;
-        }
-        let de = serde_yaml::Deserializer::from_str(&doc_text);
-        // Keys checked for duplicates, as in JSON (`strict`).
-        match strict::Strict::deserialize(de).map(|s| s.0) {
-            Ok(Value::Null) => out.skipped += 1,
-            Ok(doc) => {
-                let origin = Origin { location: location.to_string(), line: Some(first_line), item: None };
-                if cut::is_cut_yaml_list(&doc) {
-                    cut::load_cut_yaml_list(doc, &doc_text, origin, hint, out);
-                } else if !(cut::may_have_cut_trailer(&doc) && cut::recover_cut_trailer(&doc_text, &origin, hint, out))
-                {
-                    expand_document(doc, origin, hint, out);
-                }
-            }
-            Err(e) => {
-                let (line, column) = match e.location() {
-                    Some(l) => (Some(first_line - 1 + l.line() as u64), Some(l.column() as u64)),
-                    None => (Some(first_line), None),
-                };
-                // The parser counts lines from the document's start; the user from the file's.
-                let e = shift_line_numbers(&e.to_string(), first_line - 1);
-                let origin = Origin { location: location.to_string(), line: Some(first_line), item: None };
-                if cut::recover_cut_trailer(&doc_text, &origin, hint, out)
-                    || cut::recover_yaml_list(&doc_text, &origin, hint, &e, out)
-                    || yaml_items::recover_yaml_items(&doc_text, &origin, hint, max_depth, out)
-                {
-                    continue;
-                }
-                out.errors.push(InputError {
-                    origin: Origin { location: location.to_string(), line, item: None },
-                    column,
-                    message: format!("invalid YAML in document {number}: {e}; expected a Kubernetes object or list"),
-                });
-            }
         }
     }
 }

@@ -7,7 +7,9 @@
 //! The same split serves a List one item of which nests deeper than the
 //! YAML depth cap ([`super::depth::MAX_YAML_DEPTH`]): the cap applies per
 //! item, so that item is skipped with an error naming it and the limit
-//! (break-it 32 N6: one deep item lost all 10).
+//! (break-it 32 N6: one deep item lost all 10). The YAML stream
+//! (`crate::yaml_stream`) reads every large List this way, good or not:
+//! its own fields ([`list_fields`]), then each item alone ([`parse_item`]).
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -36,29 +38,71 @@ pub(super) fn recover_yaml_items(
     let starts = item_starts(doc_text);
     let Some(&first) = starts.first() else { return false };
     // The items end at the first unindented line after them that is not an item.
-    let end = (first..lines.len())
-        .find(|&i| {
-            let l = lines[i];
-            !l.starts_with([' ', '\t', '-', '#', '\n', '\r']) && !l.trim().is_empty()
-        })
-        .unwrap_or(lines.len());
+    let end = (first..lines.len()).find(|&i| ends_items(lines[i])).unwrap_or(lines.len());
     let around = [lines[..first].concat(), lines[end..].concat()].concat();
-    if depth::too_deep(&around, max_depth).is_some() {
+    let Some((mut doc, top)) = list_fields(&around, first, end, origin, max_depth) else { return false };
+    let (mut good, mut index, mut bad) = (Vec::new(), Vec::new(), Vec::new());
+    for (k, &at) in starts.iter().enumerate() {
+        let upto = starts.get(k + 1).copied().unwrap_or(end);
+        let text = lines[at..upto].concat();
+        match parse_item(&text, at, k as u64, origin, max_depth) {
+            Item::Good(item) => {
+                good.push(item);
+                index.push(k as u64);
+            }
+            Item::Bad(e) => bad.push(e),
+            Item::NotOne => return false,
+        }
+    }
+    if bad.is_empty() && top.is_none() {
         return false;
     }
-    let Ok(noted) = kdrift_rebalance::NotedValue::deserialize(serde_yaml::Deserializer::from_str(&around)) else {
+    if let Some(m) = doc.as_object_mut() {
+        m.insert("items".into(), Value::Array(good));
+    }
+    if !legacy::is_legacy(&doc) && !is_list(&doc) {
         return false;
-    };
-    let mut doc = noted.value;
+    }
+    out.errors.extend(top);
+    expand_items(doc, origin.clone(), hint, &index, bad, out);
+    true
+}
+
+/// Whether `line`, met after the first item of a List's top-level `items:`
+/// sequence, ends the items: an unindented line that is not blank, a
+/// comment or a `-` line (the List's fields after its items, `kind: List`).
+pub(crate) fn ends_items(line: &str) -> bool {
+    !line.starts_with([' ', '\t', '-', '#', '\n', '\r']) && !line.trim().is_empty()
+}
+
+/// A YAML List's own fields parsed: `around` is the List's document
+/// without its items, which took its 0-based lines `first` to `end`
+/// (excluded); the document's first line is `origin`'s. Gives the List
+/// (with `items: null`) and the error of a key twice in its fields, which
+/// are then read with the last value (break-it 33 F3); `None` when they
+/// nest deeper than `max_depth`, do not parse, or `items` is not null in
+/// them (a second `items` key holding a value).
+pub(crate) fn list_fields(
+    around: &str,
+    first: usize,
+    end: usize,
+    origin: &Origin,
+    max_depth: usize,
+) -> Option<(Value, Option<InputError>)> {
+    if depth::too_deep(around, max_depth).is_some() {
+        return None;
+    }
+    let noted = kdrift_rebalance::NotedValue::deserialize(serde_yaml::Deserializer::from_str(around)).ok()?;
+    let doc = noted.value;
     if !matches!(doc.get("items"), Some(Value::Null)) {
-        return false;
+        return None;
     }
     let first_line = origin.line.unwrap_or(1);
     // A key twice in the List's own fields (`resourceVersion` twice in its
     // `metadata`): one error naming the first, its items are loaded
     // (break-it 33 F3), as in JSON (`walk`).
     let top = noted.duplicates.first().map(|d| {
-        let at = super::strict::Strict::deserialize(serde_yaml::Deserializer::from_str(&around))
+        let at = super::strict::Strict::deserialize(serde_yaml::Deserializer::from_str(around))
             .err()
             .and_then(|e| e.location())
             .map(|l| {
@@ -78,51 +122,45 @@ pub(super) fn recover_yaml_items(
             message: format!("{}; {then}, its items are loaded", kdrift_rebalance::duplicate_message(&d.key, &d.path)),
         }
     });
-    let (mut good, mut index, mut bad) = (Vec::new(), Vec::new(), Vec::new());
-    for (k, &at) in starts.iter().enumerate() {
-        let upto = starts.get(k + 1).copied().unwrap_or(end);
-        let text = lines[at..upto].concat();
-        // Measured under an `items:` key, as it nests in the document.
-        if let Some((line, depth)) = depth::too_deep(&format!("items:\n{text}"), max_depth) {
-            bad.push(InputError {
-                origin: Origin {
-                    line: Some(first_line - 1 + at as u64 + line - 1),
-                    item: Some(k as u64),
-                    ..origin.clone()
-                },
-                column: None,
-                message: depth::too_deep_item_message(depth, max_depth),
-            });
-            continue;
-        }
-        match super::strict::Strict::deserialize(serde_yaml::Deserializer::from_str(&text)).map(|s| s.0) {
-            Ok(Value::Array(mut one)) if one.len() == 1 => {
-                good.extend(one.pop());
-                index.push(k as u64);
-            }
-            Ok(_) => return false,
-            Err(e) => bad.push(InputError {
-                origin: Origin { line: Some(first_line + at as u64), item: Some(k as u64), ..origin.clone() },
-                column: None,
-                message: format!(
-                    "invalid YAML in this item: {}; it is skipped (not stored), the List's other items are loaded",
-                    shift_line_numbers(&e.to_string(), first_line - 1 + at as u64)
-                ),
-            }),
-        }
+    Some((doc, top))
+}
+
+/// One item of a YAML List read alone.
+pub(crate) enum Item {
+    /// The item's value.
+    Good(Value),
+    /// The error naming it (it is skipped, the List's other items load).
+    Bad(InputError),
+    /// Its text reads as something else than one item (the split went wrong).
+    NotOne,
+}
+
+/// Item `k` of a YAML List whose document's first line is `origin`'s: its
+/// text `text` (its `- ` line and the lines up to the next item) starts on
+/// the document's 0-based line `at`. An item nesting deeper than
+/// `max_depth` (measured under an `items:` key, as it nests in the
+/// document) is not parsed; keys are checked for duplicates (`strict`).
+pub(crate) fn parse_item(text: &str, at: usize, k: u64, origin: &Origin, max_depth: usize) -> Item {
+    let first_line = origin.line.unwrap_or(1);
+    if let Some((line, depth)) = depth::too_deep(&format!("items:\n{text}"), max_depth) {
+        return Item::Bad(InputError {
+            origin: Origin { line: Some(first_line - 1 + at as u64 + line - 1), item: Some(k), ..origin.clone() },
+            column: None,
+            message: depth::too_deep_item_message(depth, max_depth),
+        });
     }
-    if bad.is_empty() && top.is_none() {
-        return false;
+    match super::strict::Strict::deserialize(serde_yaml::Deserializer::from_str(text)).map(|s| s.0) {
+        Ok(Value::Array(mut one)) if one.len() == 1 => one.pop().map_or(Item::NotOne, Item::Good),
+        Ok(_) => Item::NotOne,
+        Err(e) => Item::Bad(InputError {
+            origin: Origin { line: Some(first_line + at as u64), item: Some(k), ..origin.clone() },
+            column: None,
+            message: format!(
+                "invalid YAML in this item: {}; it is skipped (not stored), the List's other items are loaded",
+                shift_line_numbers(&e.to_string(), first_line - 1 + at as u64)
+            ),
+        }),
     }
-    if let Some(m) = doc.as_object_mut() {
-        m.insert("items".into(), Value::Array(good));
-    }
-    if !legacy::is_legacy(&doc) && !is_list(&doc) {
-        return false;
-    }
-    out.errors.extend(top);
-    expand_items(doc, origin.clone(), hint, &index, bad, out);
-    true
 }
 
 #[cfg(test)]
