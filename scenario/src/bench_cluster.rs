@@ -57,7 +57,32 @@ const NAMESPACES: usize = 50;
 /// thresholds cpu/memory/pods 20 % and targetThresholds 50 %, DefaultEvictor
 /// defaults, or with `nodeFit: true`.
 pub fn policy(node_fit: bool) -> Result<Policy, PolicyError> {
-    Policy::from_yaml(&crate::bench_cluster_lists::bench_policy_yaml(node_fit))
+    Policy::from_yaml(&policy_yaml(node_fit))
+}
+
+/// The bench policy ([`policy`]) as the YAML of a
+/// `DeschedulerPolicy` file: one profile, LowNodeUtilization with
+/// thresholds cpu/memory/pods 20 % and targetThresholds 50 %, DefaultEvictor
+/// with `nodeFit: node_fit`.
+pub fn policy_yaml(node_fit: bool) -> String {
+    format!(
+        "apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+  - name: bench
+    pluginConfig:
+      - name: DefaultEvictor
+        args:
+          nodeFit: {node_fit}
+      - name: LowNodeUtilization
+        args:
+          thresholds: {{cpu: 20, memory: 20, pods: 20}}
+          targetThresholds: {{cpu: 50, memory: 50, pods: 50}}
+    plugins:
+      balance:
+        enabled: [LowNodeUtilization]
+"
+    )
 }
 
 /// What a node was generated as.

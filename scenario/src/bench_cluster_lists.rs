@@ -3,7 +3,8 @@
 //! -o json` write, and its policy as the YAML file `--policy` reads. The
 //! input of the end-to-end plan benchmark (`cargo bench -p kdrift --bench
 //! plan`, issue 39 item 4), where `kdrift ingest file` stores the Lists and
-//! `kdrift rebalance plan` plans from the store.
+//! `kdrift rebalance plan` plans from the store (with
+//! [`crate::bench_policy_yaml`]).
 //!
 //! Quantities are written as the API server normalises them: cpu in
 //! millicores (`"150m"`), memory in bytes (`"268435456"`). One item per
@@ -16,31 +17,6 @@ use serde_json::{json, Map, Value};
 use kdrift_rebalance::{NodeInfo, PodInfo, ResourceList, CPU};
 
 use crate::BenchCluster;
-
-/// The bench policy ([`crate::bench_policy`]) as the YAML of a
-/// `DeschedulerPolicy` file: one profile, LowNodeUtilization with
-/// thresholds cpu/memory/pods 20 % and targetThresholds 50 %, DefaultEvictor
-/// with `nodeFit: node_fit`.
-pub fn bench_policy_yaml(node_fit: bool) -> String {
-    format!(
-        "apiVersion: descheduler/v1alpha2
-kind: DeschedulerPolicy
-profiles:
-  - name: bench
-    pluginConfig:
-      - name: DefaultEvictor
-        args:
-          nodeFit: {node_fit}
-      - name: LowNodeUtilization
-        args:
-          thresholds: {{cpu: 20, memory: 20, pods: 20}}
-          targetThresholds: {{cpu: 50, memory: 50, pods: 50}}
-    plugins:
-      balance:
-        enabled: [LowNodeUtilization]
-"
-    )
-}
 
 /// Writes `cluster`'s nodes to `nodes` and its pods to `pods` as two kubectl
 /// `List` documents (`apiVersion: v1`, one item per line).
@@ -146,7 +122,7 @@ mod tests {
         assert_eq!(ds["metadata"]["name"], "node-agent-00000");
         assert_eq!(ds["spec"]["containers"][0]["resources"]["requests"], json!({"cpu": "50m", "memory": "67108864"}));
         assert_eq!(ds["metadata"]["ownerReferences"][0]["kind"], "DaemonSet");
-        let from_yaml = kdrift_rebalance::Policy::from_yaml(&bench_policy_yaml(false)).expect("policy");
+        let from_yaml = kdrift_rebalance::Policy::from_yaml(&crate::bench_policy_yaml(false)).expect("policy");
         assert_eq!(format!("{from_yaml:?}"), format!("{:?}", crate::bench_policy(false).expect("policy")));
     }
 }

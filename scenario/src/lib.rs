@@ -93,8 +93,9 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use bench_cluster::{generate as bench_cluster, policy as bench_policy, BenchCluster, Temperature, PODS_PER_NODE};
-pub use bench_cluster_lists::{bench_policy_yaml, write_bench_cluster_lists};
+pub use bench_cluster::{generate as bench_cluster, policy as bench_policy, policy_yaml as bench_policy_yaml};
+pub use bench_cluster::{BenchCluster, Temperature, PODS_PER_NODE};
+pub use bench_cluster_lists::write_bench_cluster_lists;
 pub use kubectl::KUBECTL_FILES;
 pub use scale::{KubectlDump, ScaleConfig, ScaleFacts, ScaleGen};
 pub use usage::{HotFacts, UsagePoint, HOT_NODE};

@@ -2663,6 +2663,16 @@ fn nothing_found_is_exit_1_with_the_why_on_stderr_and_only_the_empty_result_on_s
     let (code, json_out, _) = on_demo(&["-o", "json", "hotspots", "--threshold", "99"]);
     let hot: Value = serde_json::from_str(&json_out).expect("json");
     assert_eq!((code, &hot["episodes"], &hot["since"]), (1, &json!([]), &json!("2026-11-28T02:30:00Z")));
+    // A --since after the samples said "from <since> to <an earlier end>" (new-user trial).
+    let (code, stdout, stderr) = on_demo(&["hotspots", "--since", "2026-12-01T00:00:00Z"]);
+    assert_eq!((code, stdout.as_str()), (1, ""));
+    assert!(
+        stderr.contains(
+            "--since 2026-12-01T00:00:00Z is after the store's usage samples: they span 2026-11-28T02:30:00Z to \
+             2026-11-28T05:30:00Z"
+        ),
+        "{stderr}"
+    );
 }
 
 /// Break-it pass on flag values: each refusal says what is wrong with the

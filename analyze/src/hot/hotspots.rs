@@ -52,13 +52,25 @@ pub fn hotspots(store: &Reader, options: &HotspotsOptions) -> Result<Hotspots, A
         Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(4)?))
     })?;
     if rows.is_empty() {
-        report.no_samples = Some(format!(
-            "no node usage sample from {} to {}; the store's samples span {} to {}",
-            utc(since),
-            utc(until),
-            utc(first),
-            utc(last)
-        ));
+        // A --since after the samples (`--since 2h` on an old store) left the
+        // default end before it: say so, not "from <since> to <earlier>"
+        // (new-user trial).
+        report.no_samples = Some(if since > last && options.until.is_none() {
+            format!(
+                "--since {} is after the store's usage samples: they span {} to {}",
+                utc(since),
+                utc(first),
+                utc(last)
+            )
+        } else {
+            format!(
+                "no node usage sample from {} to {}; the store's samples span {} to {}",
+                utc(since),
+                utc(until),
+                utc(first),
+                utc(last)
+            )
+        });
         return Ok(report);
     }
     let mut per_node: BTreeMap<&str, Vec<&Bucket>> = BTreeMap::new();
