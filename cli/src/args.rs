@@ -41,7 +41,7 @@ pub struct Cli {
     /// (`-o json` keeps every value whole). 0: no cut.
     #[arg(long, global = true, value_name = "N", default_value_t = crate::render::MAX_CELL_WIDTH)]
     pub max_cell_width: usize,
-    /// The most memory DuckDB may hold for the store (a size as --max-batch-bytes; at least 16MiB): beyond
+    /// The most memory DuckDB may hold for the store (a size as --max-batch-bytes; at least 64MiB): beyond
     /// it, it spills to a temporary directory beside the store file (`<db>.tmp/`, removed when empty).
     /// 128MiB fits kdrift in a 256MiB container for inputs without many large objects (a few hundred
     /// of 1 MiB fail DuckDB's checkpoint under it: the default stays higher, issue 39); raise it when a
@@ -60,7 +60,8 @@ pub fn parse_memory_limit(s: &str) -> Result<u64, String> {
     let bytes = kdrift_ingest::parse_size(s)?;
     if bytes < kdrift_store::MIN_MEMORY_LIMIT {
         return Err(format!(
-            "{s:?} is too small a memory limit for DuckDB: at least {}",
+            "{s:?} is too small a memory limit for DuckDB: at least {} (under it DuckDB runs out of memory even on \
+             small stores: `kdrift demo`'s fails under 48MiB)",
             kdrift_store::size_text(kdrift_store::MIN_MEMORY_LIMIT)
         ));
     }

@@ -65,6 +65,9 @@ fn main() -> ExitCode {
             // Redacted of every credential held: an error may quote a server,
             // or a client key as rustls' byte array (break-it 32 N2).
             let text = kdrift_rebalance::mask_dumps(&kdrift_rebalance::held().redact(&format!("{err:#}")));
+            // One line, control characters written visibly: an error may
+            // quote a name from a store, a file or an argument (issue 34).
+            let text = render::visible(&text);
             let mut stderr = std::io::stderr().lock();
             let _ = writeln!(stderr, "kdrift: error: {text}");
             ExitCode::from(2)

@@ -346,6 +346,9 @@ pub struct Store {
     abandoned: Vec<AbandonedRun>,
     /// The runs a read-only open found `running` ([`Store::unclosed_runs`]).
     unclosed: Vec<UnclosedRun>,
+    /// The runs whose writers could not close them (a broken connection),
+    /// closed when the store is dropped (its `Drop`).
+    left_open: std::cell::RefCell<Vec<writer::LeftRun>>,
     /// DuckDB's temporary directory, removed when empty once the
     /// connection (`reader`, dropped first) has closed.
     _temp: memory::TempDirectory,
@@ -379,6 +382,43 @@ impl StoreInterrupt {
 impl std::fmt::Debug for StoreInterrupt {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("StoreInterrupt")
+    }
+}
+
+impl Drop for Store {
+    /// Closes the runs whose writers could not (every statement failed on a
+    /// broken connection: a fatal DuckDB error, `FATAL … failed to pin
+    /// block`, invalidates the database until it is opened again): the
+    /// connection is closed first, the store opened again on one of its
+    /// own, and each run closed as `failed` with why it ended (issue 34 F9:
+    /// such a run stayed `running` until the next open for writing, and
+    /// every analysis in between warned about it). Nothing to do when no run
+    /// was left; when the store cannot be opened again, the next open for
+    /// writing closes them ([`Store::abandoned_runs`]).
+    fn drop(&mut self) {
+        let left = std::mem::take(self.left_open.get_mut());
+        if left.is_empty() {
+            return;
+        }
+        // DuckDB lets one database instance hold the file: the broken one goes first.
+        let Ok(placeholder) = Connection::open_in_memory() else { return };
+        drop(std::mem::replace(&mut self.reader.conn, placeholder));
+        let path = self.reader.path.clone();
+        let options = OpenOptions { memory_limit: self.reader.memory_limit };
+        let reopened = options
+            .config(&path, duckdb::Config::default())
+            .and_then(|config| Connection::open_with_flags(&path, config));
+        let closed = match reopened {
+            Ok(conn) => writer::close_left_runs(&Store::with_connection(conn, &path, &options), &left),
+            Err(source) => Err(open_error(&path, source)),
+        };
+        if let Err(e) = closed {
+            tracing::warn!(
+                "store {}: {} run(s) could not be closed ({e}); the next open for writing closes them as failed",
+                path.display(),
+                left.len()
+            );
+        }
     }
 }
 
@@ -545,6 +585,7 @@ impl Store {
             reader: Reader { conn, path: path.to_path_buf(), memory_limit: options.memory_limit },
             abandoned: Vec::new(),
             unclosed: Vec::new(),
+            left_open: std::cell::RefCell::new(Vec::new()),
             _temp: memory::TempDirectory(memory::temp_directory(path)),
         }
     }

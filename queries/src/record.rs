@@ -125,6 +125,24 @@ pub enum IdentityError {
         /// What it holds: `the number 7`, `a list`, …
         found: String,
     },
+    /// A name the store keeps and prints (`metadata.name`, `.namespace`,
+    /// an Event's `involvedObject` or `regarding` name and namespace) holds
+    /// a control character (newline, ESC, …), which no Kubernetes name holds
+    /// (DNS-1123 labels and subdomains, path segment names): stored, it was
+    /// printed raw, a newline forging lines and ESC reaching the terminal
+    /// (issue 34). The object is an input error, its neighbours stored.
+    #[error("{object}{field}: expected a Kubernetes name (DNS-1123: no control character), found \"{shown}\" holding {character}")]
+    ControlCharacter {
+        /// `Kind namespace/name: `, control characters written visibly.
+        object: String,
+        /// The field path.
+        field: &'static str,
+        /// The field's value, control characters written visibly
+        /// ([`kdrift_rebalance::visible`]).
+        shown: String,
+        /// Its first control character, as written in `shown` (`\n`, `\e`).
+        character: String,
+    },
     /// A field with a value of the wrong type or out of range.
     #[error("{kind} {name}: {field}: {problem}")]
     BadField {
@@ -290,16 +308,60 @@ pub fn check_identity_types(object: &Value) -> Result<(), IdentityError> {
             let kind = object.get("kind").and_then(Value::as_str).filter(|k| !k.is_empty());
             let name = object.pointer("/metadata/name").and_then(Value::as_str).filter(|n| !n.is_empty());
             let namespace = object.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("");
-            let object = match (kind, name) {
-                (Some(k), Some(n)) if namespace.is_empty() => format!("{k} {n}: "),
-                (Some(k), Some(n)) => format!("{k} {namespace}/{n}: "),
-                (None, Some(n)) if namespace.is_empty() => format!("{n}: "),
-                (None, Some(n)) => format!("{namespace}/{n}: "),
-                _ => String::new(),
-            };
+            let object = object_prefix(kind, name, namespace);
             let expected = if is_object { "an object" } else { "a string" };
             return Err(IdentityError::WrongType { object, field, expected, found });
         }
+    }
+    Ok(())
+}
+
+/// `Kind namespace/name: ` (the parts that are there) for an error about
+/// an object, control characters written visibly; empty without a name.
+fn object_prefix(kind: Option<&str>, name: Option<&str>, namespace: &str) -> String {
+    use kdrift_rebalance::visible;
+    let (namespace, name) = (visible(namespace), name.map(visible));
+    match (kind.map(visible), name) {
+        (Some(k), Some(n)) if namespace.is_empty() => format!("{k} {n}: "),
+        (Some(k), Some(n)) => format!("{k} {namespace}/{n}: "),
+        (None, Some(n)) if namespace.is_empty() => format!("{n}: "),
+        (None, Some(n)) => format!("{namespace}/{n}: "),
+        _ => String::new(),
+    }
+}
+
+/// The names of an object the store keeps and prints, by kind: its own
+/// (`metadata.namespace`, `metadata.name`), and an Event's involved
+/// object's (core/v1 `involvedObject`, events.k8s.io/v1 `regarding`).
+const NAME_FIELDS: [(&str, &str, bool); 6] = [
+    ("metadata.namespace", "/metadata/namespace", false),
+    ("metadata.name", "/metadata/name", false),
+    ("involvedObject.namespace", "/involvedObject/namespace", true),
+    ("involvedObject.name", "/involvedObject/name", true),
+    ("regarding.namespace", "/regarding/namespace", true),
+    ("regarding.name", "/regarding/name", true),
+];
+
+/// Checks that the names of `object` (kind `kind`) hold no control
+/// character ([`NAME_FIELDS`]; an Event's involved object's too).
+///
+/// # Errors
+/// [`IdentityError::ControlCharacter`] naming the first such field.
+pub fn check_names(object: &Value, kind: &str) -> Result<(), IdentityError> {
+    for (field, pointer, event_only) in NAME_FIELDS {
+        if event_only && kind != "Event" {
+            continue;
+        }
+        let Some(value) = object.pointer(pointer).and_then(Value::as_str) else { continue };
+        let Some(character) = kdrift_rebalance::first_control(value) else { continue };
+        let name = object.pointer("/metadata/name").and_then(Value::as_str).filter(|n| !n.is_empty());
+        let namespace = object.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("");
+        return Err(IdentityError::ControlCharacter {
+            object: object_prefix(Some(kind), name, namespace),
+            field,
+            shown: kdrift_rebalance::visible(value).into_owned(),
+            character,
+        });
     }
     Ok(())
 }
@@ -340,8 +402,9 @@ pub fn identify(object: &mut Value, kind_hint: Option<&str>) -> Result<Identity,
     let uid = str_at(object, &["metadata", "uid"]).filter(|s| !s.is_empty()).map(str::to_string);
     let name = str_at(object, &["metadata", "name"]).unwrap_or("").to_string();
     if name.is_empty() && uid.is_none() {
-        return Err(IdentityError::NoName { kind });
+        return Err(IdentityError::NoName { kind: kdrift_rebalance::visible(&kind).into_owned() });
     }
+    check_names(object, &kind)?;
     let resource_version =
         str_at(object, &["metadata", "resourceVersion"]).filter(|s| !s.is_empty()).map(str::to_string);
     let id = Identity { kind, api_version, namespace, name, uid, resource_version };

@@ -137,6 +137,8 @@ queries! {
     CLOSE_ABANDONED_RUNS = "close_abandoned_runs", "ingest/close_abandoned_runs.sql";
     /// The runs still `running` (a read-only open warns about them).
     UNCLOSED_RUNS = "unclosed_runs", "ingest/unclosed_runs.sql";
+    /// Whether one run is still `running` (a run left to the store's `Drop`).
+    RUN_IS_RUNNING = "run_is_running", "ingest/run_is_running.sql";
     /// Objects of one resource the API sources last saw alive.
     KNOWN_OBJECTS = "known_objects", "api/known_objects.sql";
     /// The newest stored version of one object.

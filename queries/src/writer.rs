@@ -8,8 +8,14 @@
 //! A run aborted by an error (a store error while staging or committing, or
 //! any error of the caller's that drops the writer uncommitted) is closed as
 //! `failed` when its writer goes away, with the store error's text in
-//! `ingest_errors`: only a killed process leaves a run `running`, until the
-//! store is next opened for writing ([`Store::open`] closes it as `failed`).
+//! `ingest_errors`. Closing rolls back whatever transaction the failure left
+//! open first, and is tried again when a statement of it fails (an
+//! interrupt that lands between two statements fails the next one: issue
+//! 34 F9). When the connection itself is broken (a fatal DuckDB error
+//! invalidates the database until it is opened again) the run is closed by
+//! the store as it is dropped, on a connection of its own ([`Store`]'s
+//! `Drop`): only a killed process leaves a run `running`, until the store is
+//! next opened for writing ([`Store::open`] closes it as `failed`).
 //!
 //! While a run is open DuckDB runs on one thread (`writer_threads.sql`):
 //! the records are prepared on every core by kdrift's own threads.
@@ -169,13 +175,35 @@ impl Drop for WriterThreads<'_> {
 
 /// One `ingest_errors` row waiting for a commit.
 #[derive(Debug)]
-struct ErrorRow {
+pub(crate) struct ErrorRow {
     location: String,
     line: Option<u64>,
     column: Option<u64>,
     item: Option<u64>,
     message: String,
 }
+
+/// A run its writer could not close as `failed` (every statement failed:
+/// the connection is broken, e.g. a fatal DuckDB error invalidated the
+/// database), closed by the store when it is dropped ([`close_left_runs`]).
+#[derive(Debug)]
+pub(crate) struct LeftRun {
+    run_id: i64,
+    location: String,
+    /// Its input errors not yet written.
+    rows: Vec<ErrorRow>,
+    /// Why it ended (an `ingest_errors` row after `rows`), if it was aborted.
+    message: Option<String>,
+    /// The counts of its committed batches.
+    done: RunCounts,
+    /// Its error count once closed.
+    errors: u64,
+}
+
+/// How many times closing a run as `failed` is tried, each after a
+/// rollback: once more than one interrupt can fail (an interrupt is cleared
+/// by the statement it fails).
+const CLOSE_TRIES: usize = 3;
 
 /// One `ingest_files` row waiting for the run's commit (`record_file.sql`'s
 /// columns after the run id).
@@ -735,21 +763,131 @@ impl RunWriter<'_> {
     /// which means a crash).
     ///
     /// # Errors
-    /// [`StoreError`] when the store fails.
+    /// [`StoreError`] when the store fails (the run is then closed when the
+    /// store is dropped, on a connection of its own, or by the next open
+    /// for writing).
     pub fn abandon(mut self, errors: u64) -> Result<(), StoreError> {
+        self.close_failed(None, errors)
+    }
+
+    /// Closes the run as `failed` with `errors` input errors: the staged
+    /// rows dropped, the run's held transaction and whatever transaction
+    /// a failed statement left open rolled back ([`roll_back`]), then in one
+    /// transaction the input errors noted and not written, `message` (why
+    /// the run was aborted) and the run's row (the counts of its committed
+    /// batches). Tried [`CLOSE_TRIES`] times; when every try fails the run
+    /// is left to the store's `Drop` ([`LeftRun`]) and the last error returned.
+    fn close_failed(&mut self, message: Option<String>, errors: u64) -> Result<(), StoreError> {
         self.closed = true;
         let (store, run_id, done) = (self.store, self.run_id, self.committed);
         drop(self.appender.take());
-        // The run's held transaction, if any, is rolled back: none of its batches stay.
-        drop(self.held.take());
-        // One transaction: a process killed while it closes the run leaves
-        // it `running` with its error rows and count still equal.
+        // The run's held transaction, if any, is rolled back (by `roll_back`
+        // below, which tries again): none of its batches stay.
+        if let Some(mut held) = self.held.take() {
+            held.done = true;
+        }
+        let rows = std::mem::take(&mut self.unwritten);
+        // The objects left out are input errors of the run too (written when left out).
+        let errors = errors + self.rejected.len() as u64;
+        let mut last = None;
+        for _ in 0..CLOSE_TRIES {
+            roll_back(store);
+            match close_failed_run(store, run_id, &self.location, &rows, message.as_deref(), done, errors) {
+                Ok(()) => return Ok(()),
+                Err(e) => {
+                    tracing::debug!(run_id, "closing the run as failed failed: {}", error_chain(&e));
+                    last = Some(e);
+                }
+            }
+        }
+        roll_back(store);
+        store.left_open.borrow_mut().push(LeftRun {
+            run_id,
+            location: self.location.clone(),
+            rows,
+            message,
+            done,
+            errors,
+        });
+        Err(last.unwrap_or(StoreError::Interrupted))
+    }
+}
+
+/// In one transaction (a process killed while it closes the run leaves it
+/// `running` with its error rows and count still equal): the staging table
+/// emptied, `rows` and `message` written to `ingest_errors`, and run
+/// `run_id` closed as `failed` ([`finish_failed`]).
+fn close_failed_run(
+    store: &Store,
+    run_id: i64,
+    location: &str,
+    rows: &[ErrorRow],
+    message: Option<&str>,
+    done: RunCounts,
+    errors: u64,
+) -> Result<(), StoreError> {
+    let tx = TransactionGuard::begin(store)?;
+    store.execute(&sql::CLEAR_STAGING, [])?;
+    write_closing_rows(store, run_id, location, rows, message)?;
+    // Batches committed before (a recorder's) stay, and are counted.
+    finish_failed(store, run_id, done, errors)?;
+    tx.commit()
+}
+
+/// `rows` then `message` (if any) as `ingest_errors` rows of run `run_id`.
+fn write_closing_rows(
+    store: &Store,
+    run_id: i64,
+    location: &str,
+    rows: &[ErrorRow],
+    message: Option<&str>,
+) -> Result<(), StoreError> {
+    write_errors(store, run_id, rows)?;
+    if let Some(message) = message {
+        store.execute(&sql::RECORD_ERROR, params![run_id, location, None::<i64>, None::<i64>, None::<i64>, message])?;
+    }
+    Ok(())
+}
+
+/// Closes, on `store` (a connection opened again after the one their
+/// writers had broke), the runs those writers could not close
+/// ([`LeftRun`]), each in its own transaction: its input errors and why it
+/// ended in `ingest_errors`, its row `failed`. A run already closed (by
+/// another process's open, in between) is left as it is.
+///
+/// # Errors
+/// [`StoreError`] of the first run that could not be closed.
+pub(crate) fn close_left_runs(store: &Store, runs: &[LeftRun]) -> Result<(), StoreError> {
+    for run in runs {
+        let still_running: i64 = store.query_one(&sql::RUN_IS_RUNNING, [run.run_id], |r| r.get(0))?;
+        if still_running == 0 {
+            continue;
+        }
         let tx = TransactionGuard::begin(store)?;
-        store.execute(&sql::CLEAR_STAGING, [])?;
-        write_errors(store, run_id, &self.unwritten)?;
-        // Batches committed before (a recorder's) stay, and are counted.
-        finish_failed(store, run_id, done, errors + self.rejected.len() as u64)?;
-        tx.commit()
+        write_closing_rows(store, run.run_id, &run.location, &run.rows, run.message.as_deref())?;
+        finish_failed(store, run.run_id, run.done, run.errors)?;
+        tx.commit()?;
+        tracing::debug!(run_id = run.run_id, "closed as failed on a connection opened again");
+    }
+    Ok(())
+}
+
+/// Rolls back the transaction the store's connection has open, if any (a
+/// statement that failed in a batch's transaction leaves it open, aborted,
+/// and every later statement on the connection fails until it is rolled
+/// back). Tried again when the ROLLBACK itself fails: DuckDB keeps an
+/// interrupt that came between two statements of a transaction until a
+/// statement fails with it, which may be this ROLLBACK (issue 34 F9: a
+/// SIGTERM in a recorder's batch commit left the transaction open, the
+/// statements closing the run failed in it, and the run stayed `running`).
+pub(crate) fn roll_back(store: &Store) {
+    for _ in 0..CLOSE_TRIES {
+        match store.conn.execute_batch(sql::TX_ROLLBACK.sql) {
+            Ok(()) => return,
+            // Nothing was open (DuckDB: "cannot rollback - no transaction is active").
+            Err(e) if e.to_string().contains("no transaction is active") => return,
+            Err(e) => tracing::debug!("{}", query_error(&sql::TX_ROLLBACK, e)),
+        }
     }
 }
 
@@ -779,25 +917,14 @@ impl Drop for RunWriter<'_> {
         if self.closed {
             return;
         }
-        drop(self.appender.take());
-        // Rolled back first: what follows closes the run outside it.
-        drop(self.held.take());
-        let (store, run_id, done) = (self.store, self.run_id, self.committed);
-        // Each step on its own: the error that aborted the run is what the
-        // caller reports, and a store too broken for these statements leaves
-        // the run `running`, as a crash would.
-        let _ = store.execute(&sql::CLEAR_STAGING, []);
-        let _ = write_errors(store, run_id, &self.unwritten);
         let message = match &self.failure {
             Some(text) => format!("run aborted by a store error: {text}"),
             None => "run aborted before it was committed".to_string(),
         };
-        let _ = store.execute(
-            &sql::RECORD_ERROR,
-            params![run_id, self.location, None::<i64>, None::<i64>, None::<i64>, message],
-        );
-        let rejected = self.rejected.len() as u64;
-        let _ = finish_failed(store, run_id, done, self.errors.max(self.noted) + rejected + 1);
+        let errors = self.errors.max(self.noted) + 1;
+        // The error that aborted the run is what the caller reports; a run
+        // this cannot close is closed by the store's `Drop`.
+        let _ = self.close_failed(Some(message), errors);
     }
 }
 
@@ -909,9 +1036,15 @@ impl<'s> TransactionGuard<'s> {
         Ok(TransactionGuard { store, done: false })
     }
 
+    /// COMMIT; when it fails, whatever it left open is rolled back
+    /// ([`roll_back`]), so that the connection takes statements again.
     pub(super) fn commit(mut self) -> Result<(), StoreError> {
         self.done = true;
-        self.store.batch(&sql::TX_COMMIT)
+        let committed = self.store.batch(&sql::TX_COMMIT);
+        if committed.is_err() {
+            roll_back(self.store);
+        }
+        committed
     }
 }
 
@@ -919,9 +1052,9 @@ impl Drop for TransactionGuard<'_> {
     fn drop(&mut self) {
         if !self.done {
             // Nothing more can be done about a failed rollback while unwinding
-            // from the error that brought us here; that error is what the
-            // caller sees.
-            let _ = self.store.conn.execute_batch(sql::TX_ROLLBACK.sql).map_err(|e| query_error(&sql::TX_ROLLBACK, e));
+            // from the error that brought us here (tried again: `roll_back`);
+            // that error is what the caller sees.
+            roll_back(self.store);
         }
     }
 }

@@ -16,7 +16,11 @@
 --   deletion (when the store saw it: a DELETED version or deletionTimestamp,
 --   its owner's "Deleted pod: X", kube-scheduler's "skip schedule deleting
 --   pod", its Job's DeadlineExceeded or BackoffLimitExceeded; the sources of
---   `pod_deletions`), else to the last failure. A pod the
+--   `pod_deletions`), else to the last failure. The latest message is cut at
+--   16384 characters, ending `… (cut: N characters in all)` (the API server
+--   caps a message near 1 KiB): each message is cut as it is read, never
+--   carried whole through a sort, join or aggregate (issue 34 F4: ~80
+--   FailedScheduling events of 1 MiB took ~4 GiB). A pod the
 --   kubelet rejected at admission right after that binding (within a minute; OutOfcpu, …: the
 --   reasons of pod_rejections.sql) has the first such rejection: its event,
 --   else a stored version Failed with that reason (at the binding's time).
@@ -26,7 +30,16 @@
 --   failure_events BIGINT, latest_message VARCHAR, scheduled_at TIMESTAMP (NULL: never seen),
 --   scheduled_node VARCHAR, pending_seconds BIGINT, deleted_at TIMESTAMP (NULL: not seen deleted),
 --   rejected_at TIMESTAMP (NULL: not rejected by the kubelet), rejected_reason VARCHAR
-WITH conditions AS (
+WITH fs_events AS MATERIALIZED (
+    -- The FailedScheduling versions, read once, each message cut as it is
+    -- read (its length kept to say so) and whether it is kube-scheduler's
+    -- "skip schedule deleting pod" (a deletion, below).
+    SELECT obs_id, observed_at, event_key, involved_namespace, involved_name, involved_uid, first_time, last_time,
+           count, left(message, 16384) AS message, length(message) AS message_chars,
+           starts_with(message, 'skip schedule deleting pod') AS skip_deleting
+    FROM event_versions WHERE reason = 'FailedScheduling' AND involved_kind = 'Pod'
+),
+conditions AS (
     SELECT p.namespace, p.name, COALESCE(p.uid, '') AS uid, p.observed_at, p.obs_id,
            o.run_id, o.location, o.observed_at_estimated,
            TRY_CAST(o.object->>'$.metadata.creationTimestamp' AS TIMESTAMP) AS created_at,
@@ -52,7 +65,8 @@ dumps AS (
     GROUP BY ALL
 ),
 unschedulable AS (
-    SELECT namespace, name, uid, c->>'$.message' AS message,
+    SELECT namespace, name, uid, left(c->>'$.message', 16384) AS message,
+           length(c->>'$.message') AS message_chars,
            COALESCE(TRY_CAST(c->>'$.lastTransitionTime' AS TIMESTAMP), created_at, observed_at) AS failed_at,
            max(CASE WHEN observed_at_estimated THEN greatest(observed_at, d.listed_at) ELSE observed_at END)
                OVER (PARTITION BY namespace, name, uid, failed_at) AS seen_at
@@ -74,12 +88,16 @@ failures AS (
            max(first_time) AS last_failure_began,
            CAST(sum(count) AS BIGINT) AS occurrences,
            count(*) AS failure_events,
-           first(message ORDER BY last_time DESC, count DESC, event_key DESC) AS latest_message
+           first(message ORDER BY last_time DESC, count DESC, event_key DESC) AS message,
+           first(message_chars ORDER BY last_time DESC, count DESC, event_key DESC) AS message_chars
     FROM (
         -- The `events` view's choice among FailedScheduling versions only (an
         -- Event's reason and involved object never change between versions):
         -- the view windows over every event version of the store first.
-        SELECT * FROM event_versions WHERE reason = 'FailedScheduling' AND involved_kind = 'Pod'
+        SELECT involved_namespace, involved_name, involved_uid, first_time, last_time, count, event_key,
+               message, message_chars
+        FROM fs_events
+        WHERE true
           -- An event naming no pod explains none (break-it trial: a NULL
           -- name failed the whole listing).
           AND involved_name IS NOT NULL AND involved_name <> ''
@@ -87,7 +105,7 @@ failures AS (
             ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
         UNION ALL BY NAME
         SELECT namespace AS involved_namespace, name AS involved_name, uid AS involved_uid, failed_at AS first_time,
-               greatest(failed_at, seen_at) AS last_time, 1 AS count, message,
+               greatest(failed_at, seen_at) AS last_time, 1 AS count, message, message_chars,
                'PodScheduled:' || namespace || '/' || name || '@' || strftime(failed_at, '%Y-%m-%dT%H:%M:%S') AS event_key
         FROM unschedulable
     )
@@ -98,10 +116,13 @@ scheduled AS (
            involved_name AS name,
            COALESCE(involved_uid, '') AS uid,
            first_time AS scheduled_at,
-           regexp_extract(message, ' to (\S+)$', 1) AS node
+           node
     FROM (
-        -- The same choice among Scheduled versions.
-        SELECT * FROM event_versions WHERE reason = 'Scheduled' AND involved_kind = 'Pod'
+        -- The same choice among Scheduled versions (of each message only
+        -- its node is carried).
+        SELECT involved_namespace, involved_name, involved_uid, first_time,
+               regexp_extract(message, ' to (\S+)$', 1) AS node
+        FROM event_versions WHERE reason = 'Scheduled' AND involved_kind = 'Pod'
         QUALIFY row_number() OVER (PARTITION BY event_key
             ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
     )
@@ -141,8 +162,8 @@ deleted AS (
     WHERE reason = 'SuccessfulDelete' AND message LIKE 'Deleted pod: %'
     UNION ALL
     SELECT involved_namespace, involved_name, COALESCE(involved_uid, ''), last_time, false, 3
-    FROM event_versions
-    WHERE reason = 'FailedScheduling' AND involved_kind = 'Pod' AND message LIKE 'skip schedule deleting pod%'
+    FROM fs_events
+    WHERE skip_deleting
     UNION ALL
     SELECT c.involved_namespace, regexp_extract(c.message, '^Created pod: (\S+)$', 1), '', j.first_time, false, 3
     FROM event_versions c
@@ -167,7 +188,9 @@ joined AS (
 ),
 with_deleted AS (
     SELECT j.namespace, j.name, j.uid, j.first_failure, j.last_failure, j.occurrences, j.failure_events,
-           j.latest_message, j.scheduled_at, j.scheduled_node,
+           CASE WHEN j.message_chars > 16384 THEN j.message || '… (cut: ' || CAST(j.message_chars AS VARCHAR) || ' characters in all)'
+                ELSE j.message END AS latest_message,
+           j.scheduled_at, j.scheduled_node,
            -- Whole seconds, truncated as the chain's `history.pending_seconds` (a cast rounds).
            CAST(trunc(epoch(COALESCE(j.scheduled_at, greatest(d.deleted_at, j.last_failure), j.last_failure))
                 - epoch(j.first_failure)) AS BIGINT) AS pending_seconds,

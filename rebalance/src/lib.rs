@@ -61,6 +61,7 @@ mod redact;
 mod scheduler;
 mod simulate;
 mod strict_json;
+mod visible;
 
 #[cfg(feature = "cluster")]
 pub use cluster::capped_file::{read_capped_text, MAX_KUBECONFIG_BYTES, MAX_SECRET_FILE_BYTES};
@@ -149,6 +150,7 @@ pub use redact::{
     Redactor, MASK,
 };
 pub use scheduler::InsufficientResource;
+pub use visible::{first_control, visible};
 pub use scheduler::{
     balanced_allocation_score, evaluate, evaluate_with_sums, fit_error_message, least_allocated_score, pick_node,
     scheduler_message, score_nodes, ClusterState, FailureKind, FilterFailure, NodeEvaluation, NodePods, NodeScore,

@@ -21,6 +21,7 @@ mod rebalance_list_calls;
 mod recorder;
 mod report_data;
 mod robustness;
+mod run_closing;
 mod scale_data;
 mod store;
 mod store_compression;

@@ -2266,3 +2266,78 @@ fn an_identity_field_of_the_wrong_type_skips_that_item_naming_field_and_type() {
         }
     }
 }
+
+/// Issue 34: an object or event name holding a control character (a
+/// newline, ESC) was stored silently, then printed raw outside tables. No
+/// Kubernetes name holds one (DNS-1123, path segment names): such an item
+/// is an input error naming its place, the field and what was expected,
+/// with the name written visibly; the items around it are stored.
+#[test]
+fn a_name_holding_a_control_character_is_an_input_error_and_its_neighbours_are_stored() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (_d, store) = temp_store();
+    let pod = |ns: &str, name: &str| {
+        serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": ns, "uid": format!("u-{}", name.len())},
+            "spec": {"containers": [{"name": "c", "image": "nginx"}]}, "status": {"phase": "Pending"}})
+    };
+    let event = |involved: serde_json::Value| {
+        serde_json::json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": "e.1", "namespace": "default", "uid": "e1"},
+            "involvedObject": involved, "reason": "FailedScheduling", "message": FS, "count": 1, "type": "Warning",
+            "firstTimestamp": "2026-11-27T10:00:00Z", "lastTimestamp": "2026-11-27T10:00:00Z"})
+    };
+    let new_event = serde_json::json!({"apiVersion": "events.k8s.io/v1", "kind": "Event",
+        "metadata": {"name": "e.2", "namespace": "default", "uid": "e2"},
+        "regarding": {"kind": "Pod", "name": "p", "namespace": "de\tfault"}, "reason": "FailedScheduling",
+        "note": FS, "type": "Warning", "eventTime": "2026-11-27T10:00:00.000000Z"});
+    let items = vec![
+        pod("default", "web-1"),
+        pod("default", "web\n-2"),
+        pod("d\u{1b}[2J", "web-3"),
+        event(serde_json::json!({"kind": "Pod", "name": "p\u{7}", "namespace": "default"})),
+        new_event,
+        event(serde_json::json!({"kind": "Pod", "name": "p", "namespace": "default"})),
+    ];
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+    let file = write(dir.path(), "names.json", list.to_string().as_bytes());
+    let report = ingest_files(&store, std::slice::from_ref(&file), &mut NoProgress).expect("ingest");
+    let f = &report.files[0];
+    assert_eq!(f.records, 2, "the good pod and the good event");
+    let errors: Vec<String> = f.errors.iter().map(ToString::to_string).collect();
+    let at = |i: usize| format!("{}: items[{i}]", file.display());
+    assert_eq!(
+        errors,
+        [
+            format!(
+                "{}: Pod default/web\\n-2: metadata.name: expected a Kubernetes name (DNS-1123: no control \
+                 character), found \"web\\n-2\" holding \\n",
+                at(1)
+            ),
+            format!(
+                "{}: Pod d\\e[2J/web-3: metadata.namespace: expected a Kubernetes name (DNS-1123: no control \
+                 character), found \"d\\e[2J\" holding \\e",
+                at(2)
+            ),
+            format!(
+                "{}: Event default/e.1: involvedObject.name: expected a Kubernetes name (DNS-1123: no control \
+                 character), found \"p\\x07\" holding \\x07",
+                at(3)
+            ),
+            format!(
+                "{}: Event default/e.2: regarding.namespace: expected a Kubernetes name (DNS-1123: no control \
+                 character), found \"de\\tfault\" holding \\t",
+                at(4)
+            ),
+        ]
+    );
+    let names: Vec<String> = store
+        .conn()
+        .prepare("SELECT name FROM observations ORDER BY name")
+        .expect("prepare")
+        .query_map([], |r| r.get(0))
+        .expect("names")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    assert_eq!(names, ["e.1", "web-1"]);
+}

@@ -687,3 +687,44 @@ fn a_hostile_series_is_an_input_error_naming_it_and_the_windows_other_series_are
     assert_eq!(counts, expected);
     assert_eq!(span, ["2026-11-13T00:00:00Z", "2026-11-13T00:05:30Z"]);
 }
+
+/// Good series n1 and n2, and n3 whose one value is 2 MB of text.
+fn huge_value_answer(s: i64) -> String {
+    let huge = "a".repeat(2 << 20);
+    let result = [
+        format!(r#"{{"metric":{{"node":"n1"}},"values":[[{s},"0.5"]]}}"#),
+        format!(r#"{{"metric":{{"node":"n3"}},"values":[[{s},"0.75"],[{},"{huge}"]]}}"#, s + 30),
+        format!(r#"{{"metric":{{"node":"n2"}},"values":[[{s},"0.25"]]}}"#),
+    ];
+    format!(r#"{{"status":"success","data":{{"resultType":"matrix","result":[{}]}}}}"#, result.join(","))
+}
+
+#[test]
+fn a_value_longer_than_a_number_can_be_is_an_input_error_naming_its_series_and_the_others_are_stored() {
+    // Issue 34 F5: one 200 MB string value was copied and quoted whole
+    // (peak 892 MB; 2.0 GB in a debug build); it is refused unread.
+    let url = canned_server(huge_value_answer);
+    let (_dir, store) = temp_store();
+    let only_node_cpu: Vec<(String, String)> =
+        ["node_info", "node_memory", "pod_cpu", "pod_memory"].iter().map(|n| (n.to_string(), String::new())).collect();
+    let report = pull(&store, &url, &options(0, 300, &only_node_cpu)).expect("the window is committed");
+    let per_window: Vec<(u64, u64)> = report.windows.iter().map(|w| (w.samples, w.error_count)).collect();
+    assert_eq!(per_window, [(2, 1)]);
+    assert_eq!(
+        report.windows[0].errors,
+        [format!(
+            "window [2026-11-13T00:00:00Z, 2026-11-13T00:05:00Z) query node_cpu series {{node=\"n3\"}}: 1 point(s) \
+             are longer than the 1024 bytes a point can be ([time, \"value\"], a value a number's text; the first, \
+             values[1], is {} bytes); skipped",
+            (2 << 20) + 15
+        )]
+    );
+    let (counts, _) = stored(&store);
+    let expected: BTreeMap<String, usize> = [
+        ("node n1 null/null 500 null prometheus".to_string(), 1),
+        ("node n2 null/null 250 null prometheus".to_string(), 1),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(counts, expected);
+}

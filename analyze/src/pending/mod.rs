@@ -59,7 +59,9 @@ pub struct PendingPod {
     pub occurrences: u64,
     /// Distinct FailedScheduling events.
     pub failure_events: u64,
-    /// The most recent failure message.
+    /// The most recent failure message, cut at 16384 characters (ending
+    /// `… (cut: N characters in all)`; query `pending_pods`: the API server
+    /// caps a message near 1 KiB).
     pub latest_message: String,
     /// When it was finally scheduled (first `Scheduled` after the first failure).
     pub scheduled_at: Option<DateTime<Utc>>,

@@ -56,7 +56,7 @@ fn report(cli: &Cli, report: &ApiReport) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::render::stdout();
     match cli.output {
         Output::Json => render::json(&mut out, report)?,
         Output::Table => render::api::summary(&mut out, report, &cli.db)?,

@@ -95,7 +95,7 @@ pub fn backtest(cli: &Cli, args: &RebalanceBacktestArgs) -> anyhow::Result<ExitC
     }
     note_default_policy(&policy_source)?;
     let result = kdrift_analyze::backtest_with(&store, &policy, &nights, since, until, &scoring)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::render::stdout();
     match cli.output {
         Output::Json => render::json(&mut out, &result)?,
         Output::Table => render::rebalance::backtest(&mut out, &result, &args.schedule, &policy_source)?,

@@ -105,7 +105,7 @@ pub fn run(cli: &Cli, args: &CheckArgs) -> anyhow::Result<ExitCode> {
     }
     let (max_age, text) = &args.max_age;
     let result = check_last_success(readings, *max_age, text, Utc::now());
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::render::stdout();
     match cli.output {
         Output::Json => render::json(&mut out, &result)?,
         Output::Table => writeln!(out, "{}", result.line)?,

@@ -83,7 +83,7 @@ pub fn run(cli: &Cli, args: &DemoArgs) -> anyhow::Result<ExitCode> {
     let pod = &facts.pending_pod;
     let chain = why_pending(&store, &pod.namespace, &pod.name)?
         .with_context(|| format!("the demo store has no FailedScheduling for {}/{}", pod.namespace, pod.name))?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::render::stdout();
     match cli.output {
         Output::Json => {
             // The temporary store is removed when the demo ends: only a kept store (--save) is named.

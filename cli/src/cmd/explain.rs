@@ -58,7 +58,7 @@ pub fn explain(cli: &Cli, args: &RebalanceExplainArgs) -> anyhow::Result<ExitCod
     let options = PlanOptions { rank_by_usage: attached.rank_by_usage, ..PlanOptions::default() };
     let mut explanation = explain_pod(&loaded.snapshot, &policy, &options, index);
     explanation.notes = loaded.notes.clone();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::render::stdout();
     match cli.output {
         Output::Json => render::json(&mut out, &explanation)?,
         Output::Table => render::rebalance::explain(&mut out, &explanation, loaded.at, &policy_source)?,
@@ -106,20 +106,26 @@ fn not_found(
     name: &str,
     at: DateTime<Utc>,
 ) -> anyhow::Result<String> {
-    let what = if namespace.is_empty() { format!("no pod named {name}") } else { format!("no pod {namespace}/{name}") };
+    // Names as the user gave them or the store holds them, written visibly (issue 34).
+    let shown = |text: String| crate::render::visible(&text).into_owned();
+    let what = if namespace.is_empty() {
+        format!("no pod named {}", shown(name.to_string()))
+    } else {
+        format!("no pod {}", shown(format!("{namespace}/{name}")))
+    };
     let head = format!("{what} in the store at {}", crate::render::time(at));
     // The namespaces to look back in: the one given, else those where a pod of the name failed to schedule or is stored.
     let namespaces = if namespace.is_empty() { pod_name_namespaces(store, name)? } else { vec![namespace.to_string()] };
     let mut other_times = Vec::new();
     for ns in &namespaces {
         // The pod named as the user did: "it" when its namespace was given.
-        let it = if namespace.is_empty() { format!("{ns}/{name}") } else { "it".to_string() };
+        let it = if namespace.is_empty() { shown(format!("{ns}/{name}")) } else { "it".to_string() };
         other_times.extend(other_time_hint(&pod_spans(store, ns, name)?, at, &it));
     }
     if !other_times.is_empty() {
         return Ok(format!("{head}: {}", other_times.join("; ")));
     }
-    let elsewhere: Vec<String> = pods.iter().filter(|p| p.name == name).map(|p| p.key()).take(5).collect();
+    let elsewhere: Vec<String> = pods.iter().filter(|p| p.name == name).map(|p| shown(p.key())).take(5).collect();
     if !elsewhere.is_empty() {
         return Ok(format!("{head} (that name: {})", elsewhere.join(", ")));
     }
@@ -128,11 +134,14 @@ fn not_found(
     let from_events: Vec<String> =
         pod_name_namespaces(store, name)?.into_iter().filter(|ns| namespace.is_empty() || ns == namespace).collect();
     Ok(match from_events.first() {
-        Some(ns) => format!(
-            "{head}: the store knows {ns}/{name} only from its events, no version of its Pod object, and explain \
-             needs the object (its requests, owner, labels, tolerations); `kdrift why-pending {ns}/{name}` explains \
-             it from the events, or ingest a `kubectl get pods -A -o json` taken while it existed"
-        ),
+        Some(ns) => {
+            let pod = shown(format!("{ns}/{name}"));
+            format!(
+                "{head}: the store knows {pod} only from its events, no version of its Pod object, and explain needs \
+                 the object (its requests, owner, labels, tolerations); `kdrift why-pending {pod}` explains it from \
+                 the events, or ingest a `kubectl get pods -A -o json` taken while it existed"
+            )
+        }
         None => head,
     })
 }
@@ -143,7 +152,8 @@ fn other_time_hint(spans: &[PodSpan], at: DateTime<Utc>, it: &str) -> Option<Str
     let before = spans.iter().filter(|s| s.gone_at.is_some_and(|g| g <= at)).max_by_key(|s| s.last_seen_at);
     let after = spans.iter().filter(|s| s.first_at > at).min_by_key(|s| s.first_at);
     let last = |s: &PodSpan| {
-        let gone = s.gone_at.map(|g| format!(" (gone at {})", time(g))).unwrap_or_default();
+        // Whole seconds as every printed time (only a `--at` to try names a stored instant exactly).
+        let gone = s.gone_at.map(|g| format!(" (gone at {})", crate::render::time(g))).unwrap_or_default();
         format!("the store last had {it} at {}{gone}", time(s.last_seen_at))
     };
     match (before, after) {
@@ -181,7 +191,7 @@ mod tests {
         assert_eq!(
             other_time_hint(std::slice::from_ref(&gone), at("2026-11-28T05:30:01Z"), "it").as_deref(),
             Some(
-                "the store last had it at 2026-11-28T02:03:17.904Z (gone at 2026-11-28T02:03:18.054Z): \
+                "the store last had it at 2026-11-28T02:03:17.904Z (gone at 2026-11-28T02:03:18Z): \
                  try --at 2026-11-28T02:03:17.904Z"
             )
         );

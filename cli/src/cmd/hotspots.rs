@@ -23,7 +23,7 @@ pub fn run(cli: &Cli, args: &HotspotsArgs) -> anyhow::Result<ExitCode> {
         step: args.step,
     };
     let report = hotspots(&store, &options)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::render::stdout();
     match cli.output {
         Output::Json => render::json(&mut out, &report)?,
         Output::Table => render::hot::hotspots(&mut out, &report)?,

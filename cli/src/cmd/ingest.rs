@@ -136,7 +136,7 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::render::stdout();
     match cli.output {
         Output::Json => render::json(&mut out, &report)?,
         Output::Table => {
@@ -258,7 +258,7 @@ fn print_pull(cli: &Cli, report: &PullReport) -> anyhow::Result<()> {
             writeln!(err, "kdrift: {e}")?;
         }
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::render::stdout();
     match cli.output {
         Output::Json => render::json(&mut out, report),
         Output::Table => render::ingest::victorialogs(&mut out, report, &cli.db),

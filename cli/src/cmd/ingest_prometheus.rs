@@ -63,7 +63,7 @@ pub fn run(cli: &Cli, args: &IngestPrometheusArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if failure.is_none() || !report.windows.is_empty() {
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::render::stdout();
         match cli.output {
             Output::Json => render::json(&mut out, &report)?,
             Output::Table => render::ingest_prometheus::summary(&mut out, &report, &cli.db)?,

@@ -43,7 +43,7 @@ pub fn job(cli: &Cli, args: &PostmortemJobArgs) -> anyhow::Result<ExitCode> {
         )?;
         return Ok(ExitCode::from(1));
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::render::stdout();
     match cli.output {
         Output::Json => render::json(&mut out, &pm)?,
         Output::Table => render::postmortem::job(&mut out, &pm)?,

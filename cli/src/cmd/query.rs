@@ -9,7 +9,7 @@ use crate::render;
 
 /// Lists the queries, or runs one. Exit 1 when a query returns no row.
 pub fn run(cli: &Cli, args: &QueryArgs) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::render::stdout();
     if args.list {
         let readable: Vec<_> = list_queries().into_iter().filter(|q| q.read_only).collect();
         let internal = readable.iter().filter(|q| !q.user_facing).count();

@@ -157,7 +157,7 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
         )?;
     }
     // Buffered: the table of a 5,000-node plan was a write per line to the line-buffered stdout.
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = std::io::BufWriter::new(crate::render::stdout());
     match cli.output {
         Output::Json => render::json(&mut out, &doc)?,
         Output::Table => {
@@ -262,7 +262,7 @@ pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<Exi
         measured: loaded.snapshot.measured.as_ref().and_then(|m| m.reading).map(|r| r.describe()),
         classified,
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::render::stdout();
     match cli.output {
         Output::Json => render::json(&mut out, &report)?,
         Output::Table => {
@@ -282,8 +282,8 @@ pub fn recommend(cli: &Cli, args: &RebalanceRecommendArgs) -> anyhow::Result<Exi
             Some(reason) => writeln!(std::io::stderr(), "kdrift: no policy to recommend: {reason}")?,
             None => writeln!(
                 std::io::stderr(),
-                "kdrift: no candidate converges within {} night(s): no policy to recommend",
-                candidates.max_rounds
+                "kdrift: no candidate converges within {}: no policy to recommend",
+                crate::render::nights(candidates.max_rounds as u64)
             )?,
         }
         return Ok(ExitCode::from(1));

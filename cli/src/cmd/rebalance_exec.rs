@@ -144,7 +144,7 @@ fn finish(
         let text = serde_json::to_string_pretty(executed)?;
         std::fs::write(path, text + "\n").with_context(|| format!("writing the plan to {}", path.display()))?;
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::render::stdout();
     match cli.output {
         Output::Json => render::json(&mut out, report)?,
         Output::Table => render::rebalance_exec::report(&mut out, report)?,

@@ -79,7 +79,7 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> anyhow::Result<ExitCode> {
         pending: data.pending.len(),
         chains: data.chains.len(),
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::render::stdout();
     match cli.output {
         Output::Json => render::json(&mut out, &written)?,
         Output::Table => {

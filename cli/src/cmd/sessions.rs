@@ -49,7 +49,7 @@ pub fn annotate(cli: &Cli, args: &SessionsAnnotateArgs) -> anyhow::Result<ExitCo
                 crate::cmd::keep_after_ingest(s)?;
             }
         }
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::render::stdout();
         match cli.output {
             Output::Json => render::json(&mut out, &report)?,
             Output::Table => render::sessions::round(&mut out, &report)?,

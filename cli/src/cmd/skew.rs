@@ -51,7 +51,7 @@ pub fn run(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
         }
     }
     // Buffered: a table of 5,000 nodes was a write per line to the line-buffered stdout.
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = std::io::BufWriter::new(crate::render::stdout());
     match cli.output {
         Output::Json => render::json(&mut out, &report)?,
         Output::Table => render::skew::report(&mut out, &report, &source)?,
@@ -90,7 +90,7 @@ fn usage(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
             )?;
         }
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::render::stdout();
     match cli.output {
         Output::Json => render::json(&mut out, &report)?,
         Output::Table => render::hot::usage_skew(&mut out, &report)?,

@@ -46,7 +46,7 @@ pub fn drains(cli: &Cli, args: &TimelineDrainsArgs) -> anyhow::Result<ExitCode> 
 
 /// Prints the timeline on stdout as `-o` asks.
 fn render_timeline(cli: &Cli, timeline: &kdrift_analyze::DrainTimeline) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::render::stdout();
     match cli.output {
         Output::Json => render::json(&mut out, timeline)?,
         Output::Table => render::timeline::drains(&mut out, timeline)?,

@@ -49,7 +49,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         schema_version: kdrift_store::SCHEMA_VERSION,
         store: StoreVersion { path: cli.db.display().to_string(), schema_version, error },
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::render::stdout();
     if cli.output == Output::Json {
         crate::render::json(&mut out, &version)?;
     } else {

@@ -13,7 +13,7 @@ use crate::render;
 /// Exit 0 with findings, 1 when the store has nothing for the pod.
 pub fn run(cli: &Cli, args: &WhyPendingArgs) -> anyhow::Result<ExitCode> {
     let store = crate::cmd::open_existing_store(cli)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::render::stdout();
     explain(&mut out, &store, cli.output, args)
 }
 
@@ -47,16 +47,17 @@ pub fn explain<W: Write>(
                 writeln!(
                     std::io::stderr(),
                     "kdrift: no FailedScheduling event for a pod named {} in {} (try `kdrift why-pending --all`)",
-                    pod.name,
+                    render::visible(&pod.name),
                     store.path().display()
                 )?;
                 return Ok(ExitCode::from(1));
             }
             ("", several) => {
-                let refs: Vec<String> = several.iter().map(|ns| format!("{ns}/{}", pod.name)).collect();
+                let refs: Vec<String> =
+                    several.iter().map(|ns| render::visible(&format!("{ns}/{}", pod.name)).into_owned()).collect();
                 anyhow::bail!(
                     "pods named {} failed to schedule in several namespaces: give one of {}",
-                    pod.name,
+                    render::visible(&pod.name),
                     refs.join(", ")
                 );
             }
@@ -66,7 +67,7 @@ pub fn explain<W: Write>(
             let elsewhere: Vec<String> = lookup()?
                 .iter()
                 .filter(|ns| **ns != namespace)
-                .map(|ns| format!("`kdrift why-pending {ns}/{}`", pod.name))
+                .map(|ns| format!("`kdrift why-pending {}`", render::visible(&format!("{ns}/{}", pod.name))))
                 .collect();
             let hint = if elsewhere.is_empty() {
                 "try `kdrift why-pending --all`".to_string()
@@ -75,8 +76,8 @@ pub fn explain<W: Write>(
             };
             writeln!(
                 std::io::stderr(),
-                "kdrift: no FailedScheduling event for {namespace}/{} in {} ({hint})",
-                pod.name,
+                "kdrift: no FailedScheduling event for {} in {} ({hint})",
+                render::visible(&format!("{namespace}/{}", pod.name)),
                 store.path().display()
             )?;
             return Ok(ExitCode::from(1));

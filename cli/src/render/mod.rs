@@ -17,6 +17,9 @@ pub mod report;
 pub mod sessions;
 pub mod skew;
 pub mod timeline;
+pub mod visible_out;
+
+pub use visible_out::stdout;
 
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -84,26 +87,22 @@ pub fn plain(table: &mut Table) -> &mut Table {
 }
 
 /// `text` with its control characters written visibly (`\n`, `\r`, `\t`,
-/// `\e`, else `\xNN`): a name or message holding them (no Kubernetes name
-/// does; a dump or a log line may) forged table rows with a newline, or
-/// reached the terminal as an escape sequence (break-it 38 F8). Every
-/// table cell goes through it ([`plain`]).
+/// `\e`, else `\xNN`; [`kdrift_rebalance::visible`]): a name or message
+/// holding them (no Kubernetes name does, and ingest refuses such names; an
+/// older store, a log line or an argument may) forged table rows with a
+/// newline, or reached the terminal as an escape sequence (break-it 38 F8).
+/// Every table cell goes through it ([`plain`]), and every name or message
+/// a plain-text line or an error message prints.
 pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
-        return std::borrow::Cow::Borrowed(text);
+    kdrift_rebalance::visible(text)
+}
+
+/// `1 night`, `2 nights`, `0 nights`: a count of simulated nights as said.
+pub fn nights(n: impl Into<u64>) -> String {
+    match n.into() {
+        1 => "1 night".to_string(),
+        n => format!("{n} nights"),
     }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{1b}' => out.push_str("\\e"),
-            c if c.is_control() => out.push_str(&format!("\\x{:02x}", u32::from(c))),
-            c => out.push(c),
-        }
-    }
-    std::borrow::Cow::Owned(out)
 }
 
 /// Cuts `table` to `width` characters a line (0: not cut): the widest

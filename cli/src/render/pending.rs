@@ -116,10 +116,9 @@ pub fn report<W: Write>(out: &mut W, r: &PendingReport) -> anyhow::Result<()> {
     let h = &r.history;
     writeln!(
         out,
-        "Pod {}/{}{}",
-        r.namespace,
-        r.name,
-        if r.uid.is_empty() { String::new() } else { format!("  (uid {})", r.uid) }
+        "Pod {}{}",
+        super::visible(&format!("{}/{}", r.namespace, r.name)),
+        if r.uid.is_empty() { String::new() } else { format!("  (uid {})", super::visible(&r.uid)) }
     )?;
     writeln!(
         out,
@@ -153,7 +152,7 @@ pub fn report<W: Write>(out: &mut W, r: &PendingReport) -> anyhow::Result<()> {
     };
     writeln!(out, "  outcome: {outcome}")?;
     writeln!(out)?;
-    writeln!(out, "Why (latest message): {}", r.latest_message)?;
+    writeln!(out, "Why (latest message): {}", super::visible(&r.latest_message))?;
     let rows = r.reasons.iter().map(|x| ReasonRow {
         reason: x.reason.clone(),
         nodes: x.nodes.map_or("-".into(), |n| match r.total_nodes {
@@ -381,10 +380,11 @@ fn shown_nodes(s: &StateAtFailure) -> Vec<bool> {
 
 /// Node names, the first [`NODES_SHOWN`] of them then how many more.
 fn names(nodes: &[String]) -> String {
+    let shown: Vec<std::borrow::Cow<'_, str>> = nodes.iter().take(NODES_SHOWN).map(|n| super::visible(n)).collect();
     if nodes.len() <= NODES_SHOWN {
-        return nodes.join(", ");
+        return shown.join(", ");
     }
-    format!("{} … and {} more", nodes[..NODES_SHOWN].join(", "), nodes.len() - NODES_SHOWN)
+    format!("{} … and {} more", shown.join(", "), nodes.len() - NODES_SHOWN)
 }
 
 /// How many holders the table shows per node (JSON has them all).
@@ -486,7 +486,8 @@ fn why_full<W: Write>(out: &mut W, w: &WhyFull) -> anyhow::Result<()> {
     }
     for a in &w.anchors {
         writeln!(out)?;
-        writeln!(out, "Why {}/{} (the pod affinity's anchor) is on {}", a.namespace, a.name, a.node)?;
+        let anchor = super::visible(&format!("{}/{}", a.namespace, a.name)).into_owned();
+        writeln!(out, "Why {anchor} (the pod affinity's anchor) is on {}", super::visible(&a.node))?;
         let req: Vec<String> = a.requests.iter().map(|(r, v)| format!("{r} {}", format_amount(r, *v))).collect();
         writeln!(out, "  requests: {}", req.join(", "))?;
         for line in &a.why {

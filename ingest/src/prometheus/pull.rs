@@ -72,8 +72,9 @@ impl PromOptions {
         if start >= end {
             return Err(PromError::Options(format!(
                 "--start ({}) must be before --end ({})",
-                show_time(&start),
-                show_time(&end)
+                // Whole seconds, as every printed time (`now` has sub-seconds).
+                crate::store::instant_text(start),
+                crate::store::instant_text(end)
             )));
         }
         if self.step <= Duration::zero() || self.max_window <= Duration::zero() {

@@ -99,8 +99,9 @@ impl PullOptions {
         if start >= end {
             return Err(VlError::Options(format!(
                 "--start ({}) must be before --end ({})",
-                super::error::show_time(&start),
-                super::error::show_time(&end)
+                // Whole seconds, as every printed time (`now` has sub-seconds).
+                crate::store::instant_text(start),
+                crate::store::instant_text(end)
             )));
         }
         Ok((start, end))

@@ -190,8 +190,9 @@ pub fn bench_usage() -> Result<(), String> {
     let w = child(&["usage-pull", &url, &at(START_S), &at(end), &whole.path().display().to_string()])?;
     let store = whole.path().join("store.duckdb");
     let size = std::fs::metadata(&store).map(|m| m.len()).unwrap_or(0);
+    let days = if days == 1 { "1 day".to_string() } else { format!("{days} days") };
     println!(
-        "kdrift ingest prometheus, {days} days {:>8.1} s {:>10.0} samples/s  peak RSS {:>7.1} MiB  samples {}  store {:.0} MiB ({:.2} bytes/sample)",
+        "kdrift ingest prometheus, {days} {:>8.1} s {:>10.0} samples/s  peak RSS {:>7.1} MiB  samples {}  store {:.0} MiB ({:.2} bytes/sample)",
         f(&w, "secs"),
         rate(&w),
         mib(&w),

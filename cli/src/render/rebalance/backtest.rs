@@ -12,8 +12,8 @@ use super::t;
 pub fn backtest<W: Write>(out: &mut W, b: &Backtest, schedule: &str, policy_source: &str) -> anyhow::Result<()> {
     writeln!(
         out,
-        "Backtest of policy {policy_source} at \"{schedule}\" (UTC): {} night(s) SIMULATED on the cluster as RECORDED",
-        b.nights.len()
+        "Backtest of policy {policy_source} at \"{schedule}\" (UTC): {} SIMULATED on the cluster as RECORDED",
+        crate::render::nights(b.nights.len() as u64)
     )?;
     writeln!(out, "  landings scored by kube-scheduler: {}", super::simulation::scoring_text(&b.scoring))?;
     for n in &b.nights {

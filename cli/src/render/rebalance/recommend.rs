@@ -48,12 +48,12 @@ fn suggestion_verdict(s: &Suggestion) -> String {
 pub fn recommendation<W: Write, Y: Write>(out: &mut W, yaml_out: &mut Y, r: &RecommendReport) -> anyhow::Result<()> {
     writeln!(
         out,
-        "Rebalance recommendation at {} — policy {}: {} LowNodeUtilization candidate(s), up to {} night(s) each \
+        "Rebalance recommendation at {} — policy {}: {} LowNodeUtilization candidate(s), up to {} each \
          ({}; plan only: nothing is evicted)",
         t(r.at),
         r.policy_source,
         r.suggestions.len(),
-        r.max_rounds,
+        crate::render::nights(r.max_rounds as u64),
         r.measured.as_ref().map_or_else(|| "from requests".to_string(), |m| format!("on measured usage, {m}"))
     )?;
     writeln!(out)?;
@@ -98,10 +98,10 @@ pub fn recommendation<W: Write, Y: Write>(out: &mut W, yaml_out: &mut Y, r: &Rec
             writeln!(out)?;
             writeln!(
                 out,
-                "Recommended: {} ({} eviction(s) over {} night(s), {} left Pending)",
+                "Recommended: {} ({} eviction(s) over {}, {} left Pending)",
                 pair_cell(&s.thresholds, &s.target_thresholds),
                 s.evictions,
-                s.rounds_to_converge.unwrap_or(0),
+                crate::render::nights(s.rounds_to_converge.unwrap_or(0) as u64),
                 s.unschedulable
             )?;
             if s.evictions == 0 {
@@ -123,7 +123,8 @@ pub fn recommendation<W: Write, Y: Write>(out: &mut W, yaml_out: &mut Y, r: &Rec
             match &r.no_recommendation {
                 Some(why) => writeln!(out, "No policy to recommend: {why}.")?,
                 None => {
-                    writeln!(out, "No candidate converges within {} night(s): no policy to recommend.", r.max_rounds)?
+                    let within = crate::render::nights(r.max_rounds as u64);
+                    writeln!(out, "No candidate converges within {within}: no policy to recommend.")?
                 }
             }
         }

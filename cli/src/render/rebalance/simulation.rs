@@ -200,11 +200,13 @@ pub(super) fn nights<W: Write>(out: &mut W, rounds: &Rounds) -> anyhow::Result<(
     let verdict = match &rounds.verdict {
         Verdict::Converged { rounds: 0 } => "CONVERGED: nothing to do, no node is above its target".to_string(),
         Verdict::Converged { rounds } => {
-            format!("CONVERGED after {rounds} night(s): no node is above its target any more")
+            format!("CONVERGED after {}: no node is above its target any more", crate::render::nights(*rounds as u64))
         }
         Verdict::Stalled { round, reason } => format!("STALLED at night {round}: {reason}"),
         Verdict::NothingToDo { reason } => format!("NOTHING TO DO: {reason}"),
-        Verdict::Limit { rounds } => format!("LIMIT: every one of the {rounds} night(s) still evicted something"),
+        Verdict::Limit { rounds } => {
+            format!("LIMIT: every one of the {} still evicted something", crate::render::nights(*rounds as u64))
+        }
     };
     if let Verdict::NothingToDo { .. } = rounds.verdict {
         writeln!(out, "  {verdict}")?;
@@ -212,10 +214,10 @@ pub(super) fn nights<W: Write>(out: &mut W, rounds: &Rounds) -> anyhow::Result<(
     }
     writeln!(
         out,
-        "  {verdict} ({} eviction(s) in total, {} left Pending, {} night(s) with a pile-up)",
+        "  {verdict} ({} eviction(s) in total, {} left Pending, {} with a pile-up)",
         rounds.total_evictions(),
         rounds.total_unschedulable(),
-        rounds.pile_ups()
+        crate::render::nights(rounds.pile_ups() as u64)
     )?;
     if !rounds.loops.is_empty() {
         let lines = loop_lines(&rounds.loops);

@@ -492,7 +492,14 @@ pub async fn record(
     for t in &tasks {
         t.abort();
     }
-    outcome?;
+    if let Err(e) = outcome {
+        // Stopped in a batch commit: said with the store's error as the run
+        // is closed as failed (its writer's `Drop`).
+        if options.stats.is_stopping() {
+            recorder.writer.note_error(&location, None, None, None, crate::interrupt::INTERRUPTED_RUN_MESSAGE);
+        }
+        return Err(e);
+    }
     // What the watchers sent before they stopped is stored too, as far as
     // it fits in the batch being staged (break-it 36 F4: twelve 60 MiB
     // pods waiting were all staged and committed, the stop took ~60 s,

@@ -41,6 +41,14 @@ pub const LABELS_READ: [&str; 5] = ["instance", "internal_ip", "namespace", "nod
 /// value of a label read makes its series an input error.
 pub const MAX_LABEL_BYTES: usize = 1024;
 
+/// Longest point read, bytes of its JSON text: a point is `[time,
+/// "value"]` and a value a number's text (Prometheus writes a float in at
+/// most 24 characters: `[1794528000.123,"1.2345678901234567e+308"]` is 44
+/// bytes). A longer point is not read: its series is an input error,
+/// the answer's other series are read (break-it, issue 34 F5: a server
+/// answering one 200 MB value had it copied and quoted whole, 892 MB).
+pub const MAX_POINT_BYTES: usize = 1024;
+
 /// Most characters of a malformed point or of a value's text kept to quote.
 pub const QUOTED_CHARS: usize = 80;
 

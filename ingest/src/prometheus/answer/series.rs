@@ -10,7 +10,7 @@ use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, IgnoredAny, Ma
 use serde_json::value::RawValue;
 
 use super::labels::{reason, KeyIn, LabelsOf};
-use super::{Element, Shape, Shaped, NOT_A_NUMBER, QUOTED_CHARS};
+use super::{Element, Shape, Shaped, MAX_POINT_BYTES, NOT_A_NUMBER, QUOTED_CHARS};
 
 /// One series of a range query's answer: the labels kdrift reads
 /// (`LABELS_READ`) and its points.
@@ -130,7 +130,20 @@ impl<'de> Shaped<'de> for PointsInto<'_> {
     const EXPECTING: &'static str = "a list of points";
     fn seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let series = self.0;
+        // Points longer than MAX_POINT_BYTES: how many, and the first (index, bytes).
+        let (mut too_long, mut first_too_long) = (0usize, None);
+        let mut index = 0usize;
         while let Some(raw) = seq.next_element::<&RawValue>()? {
+            index += 1;
+            if raw.get().len() > MAX_POINT_BYTES {
+                // Neither parsed nor kept: the series is not stored.
+                too_long += 1;
+                first_too_long.get_or_insert((index - 1, raw.get().len()));
+                continue;
+            }
+            if too_long > 0 {
+                continue;
+            }
             match parse_point(raw.get()) {
                 Ok((time, text)) => series.push(time, &text),
                 Err(_) => {
@@ -140,6 +153,14 @@ impl<'de> Shaped<'de> for PointsInto<'_> {
                     series.points.push((f64::NAN, f64::NAN));
                 }
             }
+        }
+        if let Some((index, bytes)) = first_too_long {
+            (series.points, series.malformed) = (Vec::new(), 0);
+            (series.first_malformed, series.first_not_number) = (None, None);
+            self.1.push(format!(
+                "{too_long} point(s) are longer than the {MAX_POINT_BYTES} bytes a point can be ([time, \"value\"], \
+                 a value a number's text; the first, values[{index}], is {bytes} bytes)"
+            ));
         }
         Ok(())
     }
@@ -185,8 +206,16 @@ impl<'de> Shaped<'de> for SampleOf {
     fn map<A: MapAccess<'de>>(self, map: A) -> Result<InstantSample, A::Error> {
         let mut value = None;
         let mut problems = Vec::new();
-        let metric = members(map, "value", &mut problems, |map, _| {
+        let metric = members(map, "value", &mut problems, |map, problems| {
             let raw = map.next_value::<&RawValue>()?;
+            if raw.get().len() > MAX_POINT_BYTES {
+                problems.push(format!(
+                    "\"value\" is {} bytes long, more than the {MAX_POINT_BYTES} a point can be ([time, \"value\"], a \
+                     value a number's text)",
+                    raw.get().len()
+                ));
+                return Ok(());
+            }
             value = parse_point(raw.get()).ok().map(|(_, text)| text.into_owned());
             Ok(())
         })?;
@@ -363,6 +392,39 @@ mod tests {
         assert_eq!(bad.first_malformed, Some((0, "[".repeat(80))));
         assert_eq!(bad.points[2], (1_794_528_000.0, 1.0));
         assert_eq!(series[8].points, [(1_794_528_000.0, 0.25)]);
+    }
+
+    #[test]
+    fn a_point_longer_than_a_number_can_be_makes_its_series_an_error_and_is_neither_parsed_nor_kept() {
+        // Issue 34 F5: a 200 MB value was copied whole (its text kept to
+        // quote, quoted in the error): 892 MB for one answer.
+        let huge = "9".repeat(2 << 20);
+        let answer = format!(
+            r#"[{{"metric":{{"node":"n1"}},"values":[[1,"0.5"],[2,"{huge}"],[3,"0.5"],[4,"x{huge}"]]}},
+                {{"metric":{{"node":"n2"}},"values":[[1,"0.25"]]}}]"#
+        );
+        let series: Vec<Series> = serde_json::from_str(&answer).expect("series");
+        assert_eq!(
+            series[0].problems,
+            [format!(
+                "2 point(s) are longer than the 1024 bytes a point can be ([time, \"value\"], a value a number's \
+                 text; the first, values[1], is {} bytes)",
+                huge.len() + 6
+            )]
+        );
+        assert!(series[0].points.is_empty() && series[0].first_not_number.is_none());
+        assert_eq!((series[1].points.as_slice(), series[1].problems.len()), (&[(1.0, 0.25)][..], 0));
+        let samples: Vec<InstantSample> =
+            serde_json::from_str(&format!(r#"[{{"metric":{{"instance":"a"}},"value":[1,"{huge}"]}}]"#)).expect("samples");
+        assert_eq!(samples[0].value, None);
+        assert_eq!(
+            samples[0].problems,
+            [format!(
+                "\"value\" is {} bytes long, more than the 1024 a point can be ([time, \"value\"], a value a \
+                 number's text)",
+                huge.len() + 6
+            )]
+        );
     }
 
     #[test]
