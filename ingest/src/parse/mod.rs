@@ -14,7 +14,7 @@
 
 mod cut;
 pub(crate) use cut::{json_cut_error_at, CutAt};
-pub(crate) use walk::{bad_item_message, STOPPED};
+pub(crate) use walk::{bad_item_message, items_twice_message, STOPPED};
 pub mod depth;
 pub mod flat;
 pub mod kinds;

@@ -11,6 +11,9 @@
 //!   ([`super::resync`]), so the items after a bad one are not taken with it;
 //! - a List cut off by the end of the file keeps its complete items
 //!   ([`super::cut::json_cut_error`] words the cut);
+//! - a List with its `items` twice (a List has one array) keeps the items
+//!   of both, numbered on, and says so at the second key
+//!   ([`items_twice_message`]; issue 34: both were lost);
 //! - the interrupt is looked at every [`CHECK_EVERY`] bytes read, so that
 //!   SIGINT stops a long parse within a few MB, between a List's items and
 //!   inside one huge value of an object that is no List.
@@ -227,8 +230,8 @@ pub(super) fn read_document(
         walk.peek();
         let key_at = walk.pos;
         let key = match walk.value::<String>() {
-            // The items twice: the whole parse names it (`strict`).
-            Step::Got(key) if items.as_ref().is_some_and(|(k, _)| *k == key) => return Walked::Whole,
+            // The items twice: read below (issue 34).
+            Step::Got(key) if items.as_ref().is_some_and(|(k, _)| *k == key) => key,
             // Another of the List's own keys twice (`kind`, `metadata`):
             // said, read with the last of them, and its items are read
             // (break-it 33 F3; a document that is no List is reported whole).
@@ -253,7 +256,33 @@ pub(super) fn read_document(
             Step::Cut => break,
             Step::Bad(_) => return Walked::Whole,
         }
-        if (key == "items" || key == "Items") && items.is_none() && walk.peek() == Some(b'[') {
+        if let Some((_, list)) = items.as_mut().filter(|(k, _)| *k == key) {
+            // A second `items` array (issue 34): said at its key, and its
+            // items are read on after the first's, numbered on from them.
+            let array = walk.peek() == Some(b'[');
+            twice.push(list_error(location, bytes, key_at, items_twice_message(&key, list.walked, array)));
+            if array {
+                walk.pos += 1;
+                match walk_items(&mut walk, list, location) {
+                    ItemsEnd::Closed => {}
+                    ItemsEnd::Interrupted => {
+                        let walked = list.walked;
+                        return stopped(location, bytes, walk.pos, Some(walked), out);
+                    }
+                    other => {
+                        end = other;
+                        break;
+                    }
+                }
+            } else {
+                match walk.long_value::<serde::de::IgnoredAny>() {
+                    Step::Got(_) => {}
+                    Step::Cut => break,
+                    Step::Bad(_) if interrupt.is_triggered() => return stopped(location, bytes, walk.pos, None, out),
+                    Step::Bad(_) => return Walked::Whole,
+                }
+            }
+        } else if (key == "items" || key == "Items") && items.is_none() && walk.peek() == Some(b'[') {
             walk.pos += 1;
             let mut list = Items::default();
             let ended = walk_items(&mut walk, &mut list, location);
@@ -345,6 +374,19 @@ pub(super) fn read_document(
         return Walked::Read(walk.pos);
     };
     finish(Read { location, bytes, start, pos: walk.pos, hint }, fields, (key, list), end, twice, out)
+}
+
+/// What a List's second `key` (`items`) says: its items are read on after
+/// the `walked` items of the first, or, when it is no `array`, it is left
+/// out (kdrift issue 34: both arrays' items were lost). Shared with the
+/// streamed reader (`crate::json_stream`).
+pub(crate) fn items_twice_message(key: &str, walked: u64, array: bool) -> String {
+    let then = if array {
+        format!("the items of both are loaded, the second's numbered on from items[{walked}]")
+    } else {
+        "this second one is no array: it is left out, the first's items are loaded".to_string()
+    };
+    format!("the key {key:?} appears twice in the List; expected one: a List has one `{key}` array; {then}")
 }
 
 /// An error about the List's own fields at offset `at` of `bytes`.
@@ -882,8 +924,22 @@ mod tests {
         assert!(p.errors[0].message.contains("the key \"kind\" appears twice"), "{:?}", p.errors);
         let list = b"{\"kind\":\"List\",\"items\":[{\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"}}],\"items\":[]}\n{\"kind\":\"Node\",\"metadata\":{\"name\":\"n2\"}}\n";
         let p = parse_bytes("x.ndjson", list, Naming::Json);
+        // Issue 34: the first array's Node loads too (it was lost).
+        assert_eq!(p.records.len(), 2, "{:?}", p.errors);
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            errors,
+            ["x.ndjson:1:67: the key \"items\" appears twice in the List; expected one: a List has one `items` \
+              array; the items of both are loaded, the second's numbered on from items[1]"]
+        );
+        // A second `items` that is no array: left out, the first's items load.
+        let list = b"{\"kind\":\"List\",\"items\":[{\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"}}],\"items\":{}}";
+        let p = parse_bytes("x.json", list, Naming::Json);
         assert_eq!(p.records.len(), 1, "{:?}", p.errors);
-        assert!(p.errors[0].message.contains("the key \"items\" appears twice"), "{:?}", p.errors);
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        assert!(p.errors[0]
+            .message
+            .ends_with("this second one is no array: it is left out, the first's items are loaded"));
     }
 
     /// Break-it 31 F6: a key twice in the List's own `metadata` lost all
