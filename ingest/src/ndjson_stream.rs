@@ -327,6 +327,7 @@ pub(crate) fn stream_file(
         bytes: 0,
         skipped: first.skipped,
         errors: first.errors,
+        errors_not_kept: first.errors_not_kept,
         records: first.records.into_iter().map(|r| prepare(r, started_at)).collect(),
     };
     if read_failed {
@@ -466,6 +467,8 @@ pub(crate) struct Ready {
     pub(crate) skipped: u64,
     /// Lines that are not a record.
     pub(crate) errors: Vec<InputError>,
+    /// Errors past those a line's [`Parsed`] kept, only counted.
+    pub(crate) errors_not_kept: u64,
     /// The records, in line order.
     pub(crate) records: Vec<Prepared>,
 }
@@ -477,11 +480,12 @@ impl Ready {
             let mut parsed = Parsed::default();
             parse_ndjson_line(location, n, &line, hint, &mut parsed);
             let records: Vec<Prepared> = parsed.records.into_iter().map(|r| prepare(r, started_at)).collect();
-            (parsed.skipped, parsed.errors, records)
+            (parsed.skipped, (parsed.errors, parsed.errors_not_kept), records)
         });
         let mut ready = Ready::default();
-        for (skipped, mut errors, mut records) in per_line {
+        for (skipped, (mut errors, not_kept), mut records) in per_line {
             ready.skipped += skipped;
+            ready.errors_not_kept += not_kept;
             ready.errors.append(&mut errors);
             ready.records.append(&mut records);
         }
@@ -508,6 +512,7 @@ pub(crate) fn stage_chunk(
 ) -> Result<(), StoreError> {
     summary.skipped += chunk.skipped;
     summary.add_errors(std::mem::take(&mut chunk.errors));
+    summary.errors_not_kept += chunk.errors_not_kept;
     for record in chunk.records {
         stage_prepared(writer, record, summary)?;
         if writer.pending() >= BATCH || writer.pending_bytes() >= batch_bytes {

@@ -439,6 +439,7 @@ impl Sink for Stream<'_, '_> {
         expand_document(doc, self.origin.clone(), self.hint, &mut parsed);
         let started_at = self.writer.started_at();
         let records = parsed.records.into_iter().map(|r| prepare(r, started_at)).collect();
-        self.stage(Ready { bytes: 0, skipped: parsed.skipped, errors: parsed.errors, records })
+        let (skipped, errors, errors_not_kept) = (parsed.skipped, parsed.errors, parsed.errors_not_kept);
+        self.stage(Ready { bytes: 0, skipped, errors, errors_not_kept, records })
     }
 }

@@ -81,7 +81,7 @@ pub fn parse_ndjson_line(location: &str, line_no: u64, line: &[u8], hint: Option
             Some(Ok(Strict(other))) => {
                 // The line's first value is the line; a later one has its column.
                 let column = (read > 0).then_some(start + 1);
-                out.errors.push(problem(column, format!("found {}", json_type(&other))));
+                out.add_error(problem(column, format!("found {}", json_type(&other))));
                 pos = start + stream.byte_offset();
             }
             Some(Err(e)) => {
@@ -123,7 +123,7 @@ pub fn parse_ndjson_line(location: &str, line_no: u64, line: &[u8], hint: Option
                     None if read > 0 => found.push_str("; the rest of the line is not read"),
                     None => {}
                 }
-                out.errors.push(problem(Some(column), found));
+                out.add_error(problem(Some(column), found));
                 match resume {
                     Some(r) => pos = r,
                     None => return,

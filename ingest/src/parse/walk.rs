@@ -180,8 +180,18 @@ struct Items {
     index: Vec<u64>,
     /// Items met, good or bad.
     walked: u64,
-    /// The bad ones' errors.
+    /// The bad ones' errors, the first
+    /// [`crate::kept_errors::KEPT_ERRORS_PER_FILE`] of them.
     errors: Vec<InputError>,
+    /// Those past them, only counted.
+    errors_not_kept: u64,
+}
+
+impl Items {
+    /// Keeps a bad item's `error` ([`crate::kept_errors::keep`]).
+    fn add_error(&mut self, error: InputError) {
+        crate::kept_errors::keep(&mut self.errors, &mut self.errors_not_kept, error);
+    }
 }
 
 /// How the walk through a List's items ended.
@@ -444,7 +454,8 @@ fn finish(
 ) -> Walked {
     let Read { location, bytes, start, pos, hint } = read;
     let origin = Origin { location: location.to_string(), line: Some(line_of_offset(bytes, start)), item: None };
-    let Items { values, index, walked, errors: bad } = list;
+    let Items { values, index, walked, errors: bad, errors_not_kept } = list;
+    out.errors_not_kept += errors_not_kept;
     let loaded = values.len();
     let whole = matches!(end, ItemsEnd::Closed) && bad.is_empty() && twice.is_empty();
     fields.insert(key, Value::Array(values));
@@ -504,6 +515,13 @@ pub(super) fn expand_items(
     out.errors[errors..].iter_mut().for_each(|e| renumber(&mut e.origin));
     out.errors.extend(bad);
     out.errors[errors..].sort_by_key(|e| e.origin.item.unwrap_or(u64::MAX));
+    // Each of the two was kept up to the cap: the first ones of both, in
+    // item order, are kept (never fewer than the errors before).
+    let keep = crate::kept_errors::KEPT_ERRORS_PER_FILE.max(errors);
+    if out.errors.len() > keep {
+        out.errors_not_kept += (out.errors.len() - keep) as u64;
+        out.errors.truncate(keep);
+    }
 }
 
 /// Walks the items of a JSON array after its `[` into `list`, up to its
@@ -535,7 +553,7 @@ fn walk_items(walk: &mut Walk<'_>, list: &mut Items, location: &str) -> ItemsEnd
                     list.walked += 1;
                     return ItemsEnd::Broken(at);
                 }
-                list.errors.push(closed_early_item(location, walk.bytes, (start, at), list.walked, next.is_some()));
+                list.add_error(closed_early_item(location, walk.bytes, (start, at), list.walked, next.is_some()));
                 match next {
                     Some(end) => walk.pos = end,
                     None => {
@@ -555,7 +573,7 @@ fn walk_items(walk: &mut Walk<'_>, list: &mut Items, location: &str) -> ItemsEnd
                 let broken_at = e.as_ref().and_then(|e| offset_of(walk.bytes, start, e));
                 let scanned = value_end(walk.bytes, start);
                 let end = resync(walk.bytes, start, scanned, list.values.last(), broken_at);
-                list.errors.push(bad_item(location, walk.bytes, start, list.walked, e, end.is_none()));
+                list.add_error(bad_item(location, walk.bytes, start, list.walked, e, end.is_none()));
                 match end {
                     Some(end) => walk.pos = end,
                     None => {
@@ -575,7 +593,7 @@ fn walk_items(walk: &mut Walk<'_>, list: &mut Items, location: &str) -> ItemsEnd
             }
             // The next item opens where the `,` belongs (a hand edit that
             // dropped it): read on as if it were there, saying so once.
-            Some(b'{') => list.errors.push(missing_comma(location, walk.bytes, walk.pos, list.walked)),
+            Some(b'{') => list.add_error(missing_comma(location, walk.bytes, walk.pos, list.walked)),
             Some(_) => return ItemsEnd::Broken(walk.pos),
         }
     }
@@ -940,6 +958,29 @@ mod tests {
         assert!(p.errors[0]
             .message
             .ends_with("this second one is no array: it is left out, the first's items are loaded"));
+    }
+
+    /// Break-it 39: a List of 2,000,000 `{}` held every item's error (1.16
+    /// GB). The first 100 errors in item order are kept, of bad JSON and
+    /// of objects without a kind alike, and the others are counted.
+    #[test]
+    fn a_lists_errors_past_the_first_100_are_counted_not_kept() {
+        // Items 0..3000: every third is bad JSON, the others `{}` but each 10th a Pod.
+        let items: Vec<String> = (0..3000)
+            .map(|i| match i {
+                i if i % 3 == 0 => "tru".to_string(),
+                i if i % 10 == 1 => pod(i).to_string(),
+                _ => "{}".to_string(),
+            })
+            .collect();
+        let text = format!("{{\"kind\":\"List\",\"items\":[{}]}}", items.join(",\n"));
+        let p = parse_bytes("x.json", text.as_bytes(), Naming::Json);
+        let pods = (0..3000).filter(|i| i % 3 != 0 && i % 10 == 1).count();
+        assert_eq!(p.records.len(), pods);
+        assert_eq!((p.errors.len(), p.errors_not_kept), (100, 3000 - pods as u64 - 100));
+        let kept: Vec<u64> = p.errors.iter().filter_map(|e| e.origin.item).collect();
+        let want: Vec<u64> = (0..3000u64).filter(|i| i % 3 == 0 || i % 10 != 1).take(100).collect();
+        assert_eq!(kept, want);
     }
 
     /// Break-it 31 F6: a key twice in the List's own `metadata` lost all
