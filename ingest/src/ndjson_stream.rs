@@ -34,7 +34,7 @@ use chrono::{DateTime, Utc};
 use crate::files::{stage_prepared, FileLimits, FileSummary};
 use crate::gzip::{Capped, DecompressedCap};
 use crate::interrupt::Interrupt;
-use crate::parse::{kind_hint_from_path, looks_like_ndjson, parse_ndjson_line, Format, InputError, Parsed};
+use crate::parse::{kind_hint_from_path, looks_like_ndjson, parse_ndjson_line_until, Format, InputError, Parsed};
 use crate::store::map_ordered;
 use crate::store::Origin;
 use crate::store::RunWriter;
@@ -316,7 +316,9 @@ pub(crate) fn stream_file(
     let mut first = Parsed::default();
     for (n, line) in &head {
         match line {
-            HeadLine::Bytes(line) => parse_ndjson_line(&location, *n, line, hint, &mut first),
+            HeadLine::Bytes(line) => {
+                parse_ndjson_line_until(&location, *n, line, hint, interrupt, &mut first);
+            }
             HeadLine::TooLong(bytes) => first.errors.push(too_long_error(&location, *n, *bytes, MAX_LINE_BYTES)),
         }
     }
@@ -371,7 +373,7 @@ pub(crate) fn stream_file(
                     if !reader_budget.take(chunk_bytes) {
                         return; // the stager stopped (a store error, an interrupt)
                     }
-                    let mut chunk = Ready::of(location, hint, std::mem::take(&mut lines), started_at);
+                    let mut chunk = Ready::of(location, hint, std::mem::take(&mut lines), started_at, interrupt);
                     chunk.bytes = std::mem::take(&mut chunk_bytes);
                     chunk.add_errors(std::mem::take(&mut too_long));
                     if tx.send(chunk).is_err() {
@@ -382,7 +384,7 @@ pub(crate) fn stream_file(
             if !reader_budget.take(chunk_bytes) {
                 return;
             }
-            let mut last = Ready::of(location, hint, lines, started_at);
+            let mut last = Ready::of(location, hint, lines, started_at, interrupt);
             last.bytes = chunk_bytes;
             last.add_errors(too_long);
             last.errors.extend(failed);
@@ -475,10 +477,18 @@ pub(crate) struct Ready {
 
 impl Ready {
     /// Parses and prepares `lines` ((line number, bytes)) on every core.
-    fn of(location: &str, hint: Option<&str>, lines: Vec<(u64, Vec<u8>)>, started_at: DateTime<Utc>) -> Ready {
+    /// A line of many values stops within a few thousand of them once
+    /// `interrupt` is triggered.
+    fn of(
+        location: &str,
+        hint: Option<&str>,
+        lines: Vec<(u64, Vec<u8>)>,
+        started_at: DateTime<Utc>,
+        interrupt: &Interrupt,
+    ) -> Ready {
         let per_line = map_ordered(lines, |(n, line)| {
             let mut parsed = Parsed::default();
-            parse_ndjson_line(location, n, &line, hint, &mut parsed);
+            parse_ndjson_line_until(location, n, &line, hint, interrupt, &mut parsed);
             let records: Vec<Prepared> = parsed.records.into_iter().map(|r| prepare(r, started_at)).collect();
             (parsed.skipped, (parsed.errors, parsed.errors_not_kept), records)
         });

@@ -36,6 +36,7 @@ use crate::interrupt::Interrupt;
 use crate::store::{identify, Change, Origin, Record};
 
 pub use line::parse_ndjson_line;
+pub(crate) use line::parse_ndjson_line_until;
 
 /// The syntax a file was read as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
