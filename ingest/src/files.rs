@@ -723,6 +723,7 @@ fn read_whole(
                 format: parsed.format,
                 skipped: parsed.skipped,
                 errors,
+                errors_not_kept: parsed.errors_not_kept,
                 ..FileSummary::default()
             };
             stage_all(writer, parsed.records, &mut summary, limits.batch_bytes, interrupt)?;

@@ -34,7 +34,7 @@ use chrono::{DateTime, Utc};
 use crate::files::{stage_prepared, FileLimits, FileSummary};
 use crate::gzip::{Capped, DecompressedCap};
 use crate::interrupt::Interrupt;
-use crate::parse::{kind_hint_from_path, looks_like_ndjson, parse_ndjson_line, Format, InputError, Parsed};
+use crate::parse::{kind_hint_from_path, looks_like_ndjson, parse_ndjson_line_until, Format, InputError, Parsed};
 use crate::store::map_ordered;
 use crate::store::Origin;
 use crate::store::RunWriter;
@@ -316,7 +316,9 @@ pub(crate) fn stream_file(
     let mut first = Parsed::default();
     for (n, line) in &head {
         match line {
-            HeadLine::Bytes(line) => parse_ndjson_line(&location, *n, line, hint, &mut first),
+            HeadLine::Bytes(line) => {
+                parse_ndjson_line_until(&location, *n, line, hint, interrupt, &mut first);
+            }
             HeadLine::TooLong(bytes) => first.errors.push(too_long_error(&location, *n, *bytes, MAX_LINE_BYTES)),
         }
     }
@@ -327,6 +329,7 @@ pub(crate) fn stream_file(
         bytes: 0,
         skipped: first.skipped,
         errors: first.errors,
+        errors_not_kept: first.errors_not_kept,
         records: first.records.into_iter().map(|r| prepare(r, started_at)).collect(),
     };
     if read_failed {
@@ -370,7 +373,7 @@ pub(crate) fn stream_file(
                     if !reader_budget.take(chunk_bytes) {
                         return; // the stager stopped (a store error, an interrupt)
                     }
-                    let mut chunk = Ready::of(location, hint, std::mem::take(&mut lines), started_at);
+                    let mut chunk = Ready::of(location, hint, std::mem::take(&mut lines), started_at, interrupt);
                     chunk.bytes = std::mem::take(&mut chunk_bytes);
                     chunk.add_errors(std::mem::take(&mut too_long));
                     if tx.send(chunk).is_err() {
@@ -381,7 +384,7 @@ pub(crate) fn stream_file(
             if !reader_budget.take(chunk_bytes) {
                 return;
             }
-            let mut last = Ready::of(location, hint, lines, started_at);
+            let mut last = Ready::of(location, hint, lines, started_at, interrupt);
             last.bytes = chunk_bytes;
             last.add_errors(too_long);
             last.errors.extend(failed);
@@ -466,22 +469,33 @@ pub(crate) struct Ready {
     pub(crate) skipped: u64,
     /// Lines that are not a record.
     pub(crate) errors: Vec<InputError>,
+    /// Errors past those a line's [`Parsed`] kept, only counted.
+    pub(crate) errors_not_kept: u64,
     /// The records, in line order.
     pub(crate) records: Vec<Prepared>,
 }
 
 impl Ready {
     /// Parses and prepares `lines` ((line number, bytes)) on every core.
-    fn of(location: &str, hint: Option<&str>, lines: Vec<(u64, Vec<u8>)>, started_at: DateTime<Utc>) -> Ready {
+    /// A line of many values stops within a few thousand of them once
+    /// `interrupt` is triggered.
+    fn of(
+        location: &str,
+        hint: Option<&str>,
+        lines: Vec<(u64, Vec<u8>)>,
+        started_at: DateTime<Utc>,
+        interrupt: &Interrupt,
+    ) -> Ready {
         let per_line = map_ordered(lines, |(n, line)| {
             let mut parsed = Parsed::default();
-            parse_ndjson_line(location, n, &line, hint, &mut parsed);
+            parse_ndjson_line_until(location, n, &line, hint, interrupt, &mut parsed);
             let records: Vec<Prepared> = parsed.records.into_iter().map(|r| prepare(r, started_at)).collect();
-            (parsed.skipped, parsed.errors, records)
+            (parsed.skipped, (parsed.errors, parsed.errors_not_kept), records)
         });
         let mut ready = Ready::default();
-        for (skipped, mut errors, mut records) in per_line {
+        for (skipped, (mut errors, not_kept), mut records) in per_line {
             ready.skipped += skipped;
+            ready.errors_not_kept += not_kept;
             ready.errors.append(&mut errors);
             ready.records.append(&mut records);
         }
@@ -508,6 +522,7 @@ pub(crate) fn stage_chunk(
 ) -> Result<(), StoreError> {
     summary.skipped += chunk.skipped;
     summary.add_errors(std::mem::take(&mut chunk.errors));
+    summary.errors_not_kept += chunk.errors_not_kept;
     for record in chunk.records {
         stage_prepared(writer, record, summary)?;
         if writer.pending() >= BATCH || writer.pending_bytes() >= batch_bytes {

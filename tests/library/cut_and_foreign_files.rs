@@ -756,3 +756,53 @@ fn a_streamed_lists_kindless_items_before_its_kind_take_it_and_a_bad_item_is_rea
         "{errors:?}"
     );
 }
+
+/// Issue 34 (break-it 39): a List with `items` twice stored none of the
+/// items of either array. The items of both load (the second's numbered on
+/// after the first's), and one error names the second `items` key's line
+/// and column and what was expected; the streamed reader of large Lists
+/// says the same as the whole-file reader.
+#[test]
+fn a_list_with_its_items_twice_keeps_the_items_of_both() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let array = |range: std::ops::Range<usize>| serde_json::to_string(&range.map(event).collect::<Vec<_>>());
+    let (a, b) = (array(0..5).expect("json"), array(5..10).expect("json"));
+    let text = format!("{{\"kind\":\"List\",\"apiVersion\":\"v1\",\"items\":{a},\"items\":{b}}}\n");
+    let column = text.rfind("\"items\"").expect("second items") + 1;
+    let path = write(dir.path(), "twice.json", text.as_bytes());
+    let (_d, store, file) = ingest_batched(&path, kdrift_ingest::FileLimits::default().batch_bytes);
+    assert_eq!(
+        errors(&file),
+        [format!(
+            "{}:1:{column}: the key \"items\" appears twice in the List; expected one: a List has one `items` array; \
+             the items of both are loaded, the second's numbered on from items[5]",
+            path.display()
+        )]
+    );
+    assert_eq!((file.records, file.events), (10, 10));
+    let mut names = stored(&store, "Event");
+    names.sort_by_key(|n| n[3..].parse::<u32>().expect("number"));
+    assert_eq!(names, (0..10).map(|i| format!("ev-{i}")).collect::<Vec<_>>());
+    // Streamed (larger than a quarter of the batch), pretty-printed: the
+    // same records and the same error, at the second key's line.
+    let pods = |range: std::ops::Range<usize>| range.map(|i| big_pod(i, false)).collect::<Vec<_>>();
+    let first = serde_json::to_string_pretty(&json!({"apiVersion": "v1", "items": pods(0..300)})).expect("json");
+    let second = serde_json::to_string_pretty(&json!({"items": pods(300..600), "kind": "List"})).expect("json");
+    let text = format!("{},\n{}", first.trim_end().strip_suffix('}').expect("}"), &second[1..]);
+    assert!(text.len() as u64 > SMALL_BATCH, "{}", text.len());
+    let at = text.rfind("\"items\"").expect("second items");
+    let (line, column) = (text[..at].lines().count(), at - text[..at].rfind('\n').expect("line"));
+    let path = write(dir.path(), "pods.json", text.as_bytes());
+    let (_d, store, file) = ingest_batched(&path, SMALL_BATCH);
+    let want = format!(
+        "{}:{line}:{column}: the key \"items\" appears twice in the List; expected one: a List has one `items` \
+         array; the items of both are loaded, the second's numbered on from items[300]",
+        path.display()
+    );
+    assert_eq!(errors(&file), std::slice::from_ref(&want));
+    assert!(file.batches > 1, "streamed: {}", file.batches);
+    assert_eq!((file.records, store.counts().expect("counts").pods), (600, 600));
+    let (_d, whole_store, whole) = ingest_batched(&path, kdrift_ingest::FileLimits::default().batch_bytes);
+    assert_eq!((whole.records, whole.batches, errors(&whole)), (600, 0, vec![want]));
+    assert_eq!(stored(&whole_store, "Pod"), stored(&store, "Pod"));
+}

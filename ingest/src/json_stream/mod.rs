@@ -18,7 +18,8 @@
 //! 2. the read: each item is parsed, expanded and prepared as the
 //!    whole-file reader does it (same records, same errors: an item with a
 //!    key twice is skipped and named, a cut List keeps its complete items
-//!    and says where the file ends), in chunks of [`CHUNK`] items or
+//!    and says where the file ends, a second `items` array is read on
+//!    after the first and named), in chunks of [`CHUNK`] items or
 //!    [`CHUNK_BYTES`] prepared on every core, and staged
 //!    ([`crate::ndjson_stream::stage_chunk`] commits the batches).
 //!
@@ -42,8 +43,8 @@ use crate::files::{FileLimits, FileSummary};
 use crate::interrupt::Interrupt;
 use crate::ndjson_stream::{open, stage_chunk, Ready, CHUNK, CHUNK_BYTES};
 use crate::parse::{
-    bad_item_message, expand_document, is_list, json_cut_error_at, kind_hint_from_path, legacy, looks_like_ndjson,
-    utf16_decode, CutAt, Format, InputError, ItemContext, Naming, Parsed, STOPPED,
+    bad_item_message, expand_document, is_list, items_twice_message, json_cut_error_at, kind_hint_from_path, legacy,
+    looks_like_ndjson, utf16_decode, CutAt, Format, InputError, ItemContext, Naming, Parsed, STOPPED,
 };
 use crate::store::{map_ordered, prepare, Origin, RunWriter, StoreError};
 
@@ -258,7 +259,7 @@ impl Sink for Check<'_> {
         }
     }
 
-    fn items(&mut self, key: &str) -> bool {
+    fn items(&mut self, key: &str, _again: bool, _line: u64, _column: u64) -> bool {
         if key != "items" || self.fields.contains_key(key) {
             return self.odd();
         }
@@ -402,8 +403,21 @@ impl Sink for Stream<'_, '_> {
         true
     }
 
-    fn items(&mut self, _key: &str) -> bool {
-        true
+    fn items(&mut self, key: &str, again: bool, line: u64, column: u64) -> bool {
+        if !again {
+            return true;
+        }
+        // A second `items` array (issue 34): said at its key, after the
+        // first's items, as the whole-file reader says it.
+        if !self.flush() {
+            return false;
+        }
+        let error = InputError {
+            origin: Origin { location: self.location.to_string(), line: Some(line), item: None },
+            column: Some(column),
+            message: items_twice_message(key, self.walked, true),
+        };
+        self.stage(Ready { errors: vec![error], ..Ready::default() })
     }
 
     fn item(&mut self, index: u64, line: u64, column: u64, value: &[u8]) -> bool {
@@ -425,6 +439,7 @@ impl Sink for Stream<'_, '_> {
         expand_document(doc, self.origin.clone(), self.hint, &mut parsed);
         let started_at = self.writer.started_at();
         let records = parsed.records.into_iter().map(|r| prepare(r, started_at)).collect();
-        self.stage(Ready { bytes: 0, skipped: parsed.skipped, errors: parsed.errors, records })
+        let (skipped, errors, errors_not_kept) = (parsed.skipped, parsed.errors, parsed.errors_not_kept);
+        self.stage(Ready { bytes: 0, skipped, errors, errors_not_kept, records })
     }
 }

@@ -20,8 +20,10 @@ pub(crate) trait Sink {
     fn document(&mut self, line: u64) -> bool;
     /// A top-level key and its value's bytes (not the items).
     fn field(&mut self, key: String, value: Vec<u8>) -> bool;
-    /// The `items` array opens, under `key`.
-    fn items(&mut self, key: &str) -> bool;
+    /// The `items` array opens, under `key` (its first byte at `line` and
+    /// `column`); `again` for a second array under the same key in one
+    /// document, whose items are numbered on after the first's.
+    fn items(&mut self, key: &str, again: bool, line: u64, column: u64) -> bool;
     /// Item `index`, starting at `line` and `column`, whole.
     fn item(&mut self, index: u64, line: u64, column: u64, value: &[u8]) -> bool;
     /// The document closes (`}`).
@@ -218,6 +220,9 @@ fn walk_documents<R: BufRead>(s: &mut Scanner<R>, sink: &mut impl Sink) -> io::R
         }
         s.take(b'{');
         let mut items_seen = false;
+        // The items' key once met, and the items walked (over both arrays
+        // of a List with its `items` twice: issue 34).
+        let (mut items_key, mut walked) = (None::<String>, 0u64);
         let cut_outside = |items_seen: bool, partial: Vec<u8>, line: u64| Ended::Cut {
             cut: if items_seen { Cut::AfterItems } else { Cut::BeforeItems },
             partial,
@@ -240,6 +245,7 @@ fn walk_documents<R: BufRead>(s: &mut Scanner<R>, sink: &mut impl Sink) -> io::R
                 Some(b'"') => {}
                 Some(_) => return Ok(Ended::Odd("a key is not a string".into())),
             }
+            let (key_line, key_column) = (s.line, s.column);
             match s.capture(&mut value)? {
                 Captured::Whole => {}
                 Captured::Cut => return Ok(cut_outside(items_seen, value, s.line)),
@@ -257,13 +263,15 @@ fn walk_documents<R: BufRead>(s: &mut Scanner<R>, sink: &mut impl Sink) -> io::R
             if next.is_none() {
                 return Ok(cut_outside(items_seen, Vec::new(), s.line));
             }
-            if (key == "items" || key == "Items") && !items_seen && next == Some(b'[') {
+            let again = items_key.as_deref() == Some(key.as_str());
+            if (key == "items" || key == "Items") && (!items_seen || again) && next == Some(b'[') {
                 items_seen = true;
                 s.take(b'[');
-                if !sink.items(&key) {
+                if !sink.items(&key, again, key_line, key_column) {
                     return Ok(Ended::Stopped);
                 }
-                if let Some(ended) = walk_items(s, sink, &mut value)? {
+                items_key = Some(key);
+                if let Some(ended) = walk_items(s, sink, &mut value, &mut walked)? {
                     return Ok(ended);
                 }
             } else {
@@ -292,44 +300,49 @@ fn walk_documents<R: BufRead>(s: &mut Scanner<R>, sink: &mut impl Sink) -> io::R
     }
 }
 
-/// Walks the items after the `[`; `None` once past the `]`.
-fn walk_items<R: BufRead>(s: &mut Scanner<R>, sink: &mut impl Sink, value: &mut Vec<u8>) -> io::Result<Option<Ended>> {
+/// Walks the items after the `[`, numbered from `index` (the items walked
+/// before, which it counts on); `None` once past the `]`.
+fn walk_items<R: BufRead>(
+    s: &mut Scanner<R>,
+    sink: &mut impl Sink,
+    value: &mut Vec<u8>,
+    index: &mut u64,
+) -> io::Result<Option<Ended>> {
     let between =
         |walked: u64, line: u64| Ended::Cut { cut: Cut::BetweenItems { walked }, partial: Vec::new(), last_line: line };
     match s.peek()? {
-        None => return Ok(Some(between(0, s.line))),
+        None => return Ok(Some(between(*index, s.line))),
         Some(b']') => {
             s.take(b']');
             return Ok(None);
         }
         Some(_) => {}
     }
-    let mut index = 0u64;
     loop {
         if s.peek()?.is_none() {
-            return Ok(Some(between(index, s.line)));
+            return Ok(Some(between(*index, s.line)));
         }
         let (line, column) = (s.line, s.column);
         match s.capture(value)? {
             Captured::Whole => {}
             Captured::Cut => {
-                let cut = Cut::Item { index, line };
+                let cut = Cut::Item { index: *index, line };
                 return Ok(Some(Ended::Cut { cut, partial: std::mem::take(value), last_line: s.line }));
             }
-            Captured::TooLong => return Ok(Some(Ended::Odd(format!("items[{index}] is too long")))),
+            Captured::TooLong => return Ok(Some(Ended::Odd(format!("items[{}] is too long", *index)))),
         }
-        if !sink.item(index, line, column, value) {
+        if !sink.item(*index, line, column, value) {
             return Ok(Some(Ended::Stopped));
         }
-        index += 1;
+        *index += 1;
         match s.peek()? {
-            None => return Ok(Some(between(index, s.line))),
+            None => return Ok(Some(between(*index, s.line))),
             Some(b',') => s.take(b','),
             Some(b']') => {
                 s.take(b']');
                 return Ok(None);
             }
-            Some(_) => return Ok(Some(Ended::Odd(format!("no `,` or `]` after items[{}]", index - 1)))),
+            Some(_) => return Ok(Some(Ended::Odd(format!("no `,` or `]` after items[{}]", *index - 1)))),
         }
     }
 }

@@ -29,6 +29,24 @@ use crate::store::Origin;
 /// and the item), the column when the parser gives one or the value is not
 /// the line's first, and what a line must be: [`NDJSON_EXPECTED`].
 pub fn parse_ndjson_line(location: &str, line_no: u64, line: &[u8], hint: Option<&str>, out: &mut Parsed) {
+    parse_ndjson_line_until(location, line_no, line, hint, &Interrupt::new(), out);
+}
+
+/// How many values of one line are read between two looks at the interrupt.
+const VALUES_BETWEEN_LOOKS: u64 = 4096;
+
+/// [`parse_ndjson_line`], looking at `interrupt` every
+/// [`VALUES_BETWEEN_LOOKS`] values of the line: once it is triggered, the
+/// rest of the line is not read and an error says where reading stopped
+/// (break-it 39: a 4 MB line of `{}{}…` ignored SIGTERM for 126 s).
+pub(crate) fn parse_ndjson_line_until(
+    location: &str,
+    line_no: u64,
+    line: &[u8],
+    hint: Option<&str>,
+    interrupt: &Interrupt,
+    out: &mut Parsed,
+) {
     // A byte-order mark opens any line of files joined with `cat` (one
     // saved by a Windows editor): not part of the JSON.
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
@@ -44,6 +62,14 @@ pub fn parse_ndjson_line(location: &str, line_no: u64, line: &[u8], hint: Option
     loop {
         let start = pos + blanks(&line[pos..]);
         if start == line.len() {
+            return;
+        }
+        if read > 0 && read % VALUES_BETWEEN_LOOKS == 0 && interrupt.is_triggered() {
+            out.errors.push(InputError {
+                origin: origin(),
+                column: Some(start as u64 + 1),
+                message: walk::STOPPED.to_string(),
+            });
             return;
         }
         // A NUL run before JSON (a writer that crashed left its file's
@@ -81,7 +107,7 @@ pub fn parse_ndjson_line(location: &str, line_no: u64, line: &[u8], hint: Option
             Some(Ok(Strict(other))) => {
                 // The line's first value is the line; a later one has its column.
                 let column = (read > 0).then_some(start + 1);
-                out.errors.push(problem(column, format!("found {}", json_type(&other))));
+                out.add_error(problem(column, format!("found {}", json_type(&other))));
                 pos = start + stream.byte_offset();
             }
             Some(Err(e)) => {
@@ -123,7 +149,7 @@ pub fn parse_ndjson_line(location: &str, line_no: u64, line: &[u8], hint: Option
                     None if read > 0 => found.push_str("; the rest of the line is not read"),
                     None => {}
                 }
-                out.errors.push(problem(Some(column), found));
+                out.add_error(problem(Some(column), found));
                 match resume {
                     Some(r) => pos = r,
                     None => return,
@@ -185,6 +211,22 @@ fn list_line_read_by_item(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_interrupt_stops_a_line_of_many_values() {
+        let pod = r#"{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"d","uid":"u"}}"#;
+        let line = pod.repeat(10_000);
+        let interrupt = Interrupt::new();
+        interrupt.trigger();
+        let mut p = Parsed::default();
+        parse_ndjson_line_until("x.ndjson", 3, line.as_bytes(), None, &interrupt, &mut p);
+        assert_eq!(p.records.len(), 4096);
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(errors, [format!("x.ndjson:3:{}: {}", 4096 * pod.len() + 1, walk::STOPPED)]);
+        let mut p = Parsed::default();
+        parse_ndjson_line("x.ndjson", 3, line.as_bytes(), None, &mut p);
+        assert_eq!((p.records.len(), p.errors.len()), (10_000, 0));
+    }
 
     fn event(name: &str) -> String {
         format!(

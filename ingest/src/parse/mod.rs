@@ -14,7 +14,7 @@
 
 mod cut;
 pub(crate) use cut::{json_cut_error_at, CutAt};
-pub(crate) use walk::{bad_item_message, STOPPED};
+pub(crate) use walk::{bad_item_message, items_twice_message, STOPPED};
 pub mod depth;
 pub mod flat;
 pub mod kinds;
@@ -37,6 +37,7 @@ use crate::interrupt::Interrupt;
 use crate::store::{identify, Change, Origin, Record};
 
 pub use line::parse_ndjson_line;
+pub(crate) use line::parse_ndjson_line_until;
 
 /// The syntax a file was read as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -100,8 +101,22 @@ pub struct Parsed {
     /// the container logs of a `kubectl cluster-info dump`) and objects
     /// kdrift does not keep ([`NOT_KEPT_KINDS`], [`kinds::UNUSED_KINDS`]).
     pub skipped: u64,
-    /// Input errors; the records above are still good.
+    /// Input errors; the records above are still good. Those of a List's
+    /// items, its objects and an NDJSON line's values are kept up to
+    /// [`crate::kept_errors::KEPT_ERRORS_PER_FILE`].
     pub errors: Vec<InputError>,
+    /// Input errors past the kept ones, only counted (break-it 39: a List
+    /// of 2,000,000 `{}` held each item's error, 1.16 GB).
+    pub errors_not_kept: u64,
+}
+
+impl Parsed {
+    /// Keeps `error` while fewer than
+    /// [`crate::kept_errors::KEPT_ERRORS_PER_FILE`] are kept, else counts it
+    /// in [`Parsed::errors_not_kept`]. `errors` never shrinks.
+    pub(crate) fn add_error(&mut self, error: InputError) {
+        crate::kept_errors::keep(&mut self.errors, &mut self.errors_not_kept, error);
+    }
 }
 
 /// A kind hint from a file name as `kubectl cluster-info dump` writes them
@@ -755,7 +770,7 @@ pub fn expand_document(doc: Value, origin: Origin, hint: Option<&str>, out: &mut
             Value::String(_) => "a string",
             _ => "a scalar",
         };
-        out.errors.push(InputError {
+        out.add_error(InputError {
             origin,
             column: None,
             message: format!("{kind}.items is {found}; expected a list of objects (or null)"),
@@ -792,10 +807,10 @@ pub fn expand_document(doc: Value, origin: Origin, hint: Option<&str>, out: &mut
                 let mut object = c.object;
                 match identify(&mut object, None) {
                     Ok(_) => out.records.push(Record { object, origin, observed_at: c.observed_at, change: c.change }),
-                    Err(e) => out.errors.push(InputError { origin, column: None, message: e.to_string() }),
+                    Err(e) => out.add_error(InputError { origin, column: None, message: e.to_string() }),
                 }
             }
-            Err(e) => out.errors.push(InputError { origin, column: None, message: e.to_string() }),
+            Err(e) => out.add_error(InputError { origin, column: None, message: e.to_string() }),
         }
         return;
     }
@@ -828,7 +843,7 @@ const NO_KIND: &str = "object has no `kind`, and neither its List (`kind: <Kind>
 fn push_object(mut object: Value, origin: Origin, hint: Option<&str>, change: Change, out: &mut Parsed) {
     // `kind: 5` is a wrong type, not a missing kind to infer (break-it 34 L2).
     if let Err(e) = crate::store::check_identity_types(&object) {
-        out.errors.push(InputError { origin, column: None, message: e.to_string() });
+        out.add_error(InputError { origin, column: None, message: e.to_string() });
         return;
     }
     // No kind, none from the List or file: the shape's (`kinds`).
@@ -836,7 +851,7 @@ fn push_object(mut object: Value, origin: Origin, hint: Option<&str>, change: Ch
         Some(map) if !has_kind(map) => match hint.or_else(|| kinds::kind_from_shape(&object)) {
             Some(kind) => Some(kind),
             None => {
-                out.errors.push(InputError { origin, column: None, message: NO_KIND.into() });
+                out.add_error(InputError { origin, column: None, message: NO_KIND.into() });
                 return;
             }
         },
@@ -848,7 +863,7 @@ fn push_object(mut object: Value, origin: Origin, hint: Option<&str>, change: Ch
     }
     match identify(&mut object, hint) {
         Ok(_) => out.records.push(Record { object, origin, observed_at: None, change }),
-        Err(e) => out.errors.push(InputError { origin, column: None, message: e.to_string() }),
+        Err(e) => out.add_error(InputError { origin, column: None, message: e.to_string() }),
     }
 }
 

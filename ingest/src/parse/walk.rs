@@ -11,6 +11,9 @@
 //!   ([`super::resync`]), so the items after a bad one are not taken with it;
 //! - a List cut off by the end of the file keeps its complete items
 //!   ([`super::cut::json_cut_error`] words the cut);
+//! - a List with its `items` twice (a List has one array) keeps the items
+//!   of both, numbered on, and says so at the second key
+//!   ([`items_twice_message`]; issue 34: both were lost);
 //! - the interrupt is looked at every [`CHECK_EVERY`] bytes read, so that
 //!   SIGINT stops a long parse within a few MB, between a List's items and
 //!   inside one huge value of an object that is no List.
@@ -177,8 +180,18 @@ struct Items {
     index: Vec<u64>,
     /// Items met, good or bad.
     walked: u64,
-    /// The bad ones' errors.
+    /// The bad ones' errors, the first
+    /// [`crate::kept_errors::KEPT_ERRORS_PER_FILE`] of them.
     errors: Vec<InputError>,
+    /// Those past them, only counted.
+    errors_not_kept: u64,
+}
+
+impl Items {
+    /// Keeps a bad item's `error` ([`crate::kept_errors::keep`]).
+    fn add_error(&mut self, error: InputError) {
+        crate::kept_errors::keep(&mut self.errors, &mut self.errors_not_kept, error);
+    }
 }
 
 /// How the walk through a List's items ended.
@@ -227,8 +240,8 @@ pub(super) fn read_document(
         walk.peek();
         let key_at = walk.pos;
         let key = match walk.value::<String>() {
-            // The items twice: the whole parse names it (`strict`).
-            Step::Got(key) if items.as_ref().is_some_and(|(k, _)| *k == key) => return Walked::Whole,
+            // The items twice: read below (issue 34).
+            Step::Got(key) if items.as_ref().is_some_and(|(k, _)| *k == key) => key,
             // Another of the List's own keys twice (`kind`, `metadata`):
             // said, read with the last of them, and its items are read
             // (break-it 33 F3; a document that is no List is reported whole).
@@ -253,7 +266,33 @@ pub(super) fn read_document(
             Step::Cut => break,
             Step::Bad(_) => return Walked::Whole,
         }
-        if (key == "items" || key == "Items") && items.is_none() && walk.peek() == Some(b'[') {
+        if let Some((_, list)) = items.as_mut().filter(|(k, _)| *k == key) {
+            // A second `items` array (issue 34): said at its key, and its
+            // items are read on after the first's, numbered on from them.
+            let array = walk.peek() == Some(b'[');
+            twice.push(list_error(location, bytes, key_at, items_twice_message(&key, list.walked, array)));
+            if array {
+                walk.pos += 1;
+                match walk_items(&mut walk, list, location) {
+                    ItemsEnd::Closed => {}
+                    ItemsEnd::Interrupted => {
+                        let walked = list.walked;
+                        return stopped(location, bytes, walk.pos, Some(walked), out);
+                    }
+                    other => {
+                        end = other;
+                        break;
+                    }
+                }
+            } else {
+                match walk.long_value::<serde::de::IgnoredAny>() {
+                    Step::Got(_) => {}
+                    Step::Cut => break,
+                    Step::Bad(_) if interrupt.is_triggered() => return stopped(location, bytes, walk.pos, None, out),
+                    Step::Bad(_) => return Walked::Whole,
+                }
+            }
+        } else if (key == "items" || key == "Items") && items.is_none() && walk.peek() == Some(b'[') {
             walk.pos += 1;
             let mut list = Items::default();
             let ended = walk_items(&mut walk, &mut list, location);
@@ -347,6 +386,19 @@ pub(super) fn read_document(
     finish(Read { location, bytes, start, pos: walk.pos, hint }, fields, (key, list), end, twice, out)
 }
 
+/// What a List's second `key` (`items`) says: its items are read on after
+/// the `walked` items of the first, or, when it is no `array`, it is left
+/// out (kdrift issue 34: both arrays' items were lost). Shared with the
+/// streamed reader (`crate::json_stream`).
+pub(crate) fn items_twice_message(key: &str, walked: u64, array: bool) -> String {
+    let then = if array {
+        format!("the items of both are loaded, the second's numbered on from items[{walked}]")
+    } else {
+        "this second one is no array: it is left out, the first's items are loaded".to_string()
+    };
+    format!("the key {key:?} appears twice in the List; expected one: a List has one `{key}` array; {then}")
+}
+
 /// An error about the List's own fields at offset `at` of `bytes`.
 fn list_error(location: &str, bytes: &[u8], at: usize, message: String) -> InputError {
     InputError {
@@ -402,7 +454,8 @@ fn finish(
 ) -> Walked {
     let Read { location, bytes, start, pos, hint } = read;
     let origin = Origin { location: location.to_string(), line: Some(line_of_offset(bytes, start)), item: None };
-    let Items { values, index, walked, errors: bad } = list;
+    let Items { values, index, walked, errors: bad, errors_not_kept } = list;
+    out.errors_not_kept += errors_not_kept;
     let loaded = values.len();
     let whole = matches!(end, ItemsEnd::Closed) && bad.is_empty() && twice.is_empty();
     fields.insert(key, Value::Array(values));
@@ -462,6 +515,13 @@ pub(super) fn expand_items(
     out.errors[errors..].iter_mut().for_each(|e| renumber(&mut e.origin));
     out.errors.extend(bad);
     out.errors[errors..].sort_by_key(|e| e.origin.item.unwrap_or(u64::MAX));
+    // Each of the two was kept up to the cap: the first ones of both, in
+    // item order, are kept (never fewer than the errors before).
+    let keep = crate::kept_errors::KEPT_ERRORS_PER_FILE.max(errors);
+    if out.errors.len() > keep {
+        out.errors_not_kept += (out.errors.len() - keep) as u64;
+        out.errors.truncate(keep);
+    }
 }
 
 /// Walks the items of a JSON array after its `[` into `list`, up to its
@@ -493,7 +553,7 @@ fn walk_items(walk: &mut Walk<'_>, list: &mut Items, location: &str) -> ItemsEnd
                     list.walked += 1;
                     return ItemsEnd::Broken(at);
                 }
-                list.errors.push(closed_early_item(location, walk.bytes, (start, at), list.walked, next.is_some()));
+                list.add_error(closed_early_item(location, walk.bytes, (start, at), list.walked, next.is_some()));
                 match next {
                     Some(end) => walk.pos = end,
                     None => {
@@ -513,7 +573,7 @@ fn walk_items(walk: &mut Walk<'_>, list: &mut Items, location: &str) -> ItemsEnd
                 let broken_at = e.as_ref().and_then(|e| offset_of(walk.bytes, start, e));
                 let scanned = value_end(walk.bytes, start);
                 let end = resync(walk.bytes, start, scanned, list.values.last(), broken_at);
-                list.errors.push(bad_item(location, walk.bytes, start, list.walked, e, end.is_none()));
+                list.add_error(bad_item(location, walk.bytes, start, list.walked, e, end.is_none()));
                 match end {
                     Some(end) => walk.pos = end,
                     None => {
@@ -533,7 +593,7 @@ fn walk_items(walk: &mut Walk<'_>, list: &mut Items, location: &str) -> ItemsEnd
             }
             // The next item opens where the `,` belongs (a hand edit that
             // dropped it): read on as if it were there, saying so once.
-            Some(b'{') => list.errors.push(missing_comma(location, walk.bytes, walk.pos, list.walked)),
+            Some(b'{') => list.add_error(missing_comma(location, walk.bytes, walk.pos, list.walked)),
             Some(_) => return ItemsEnd::Broken(walk.pos),
         }
     }
@@ -882,8 +942,45 @@ mod tests {
         assert!(p.errors[0].message.contains("the key \"kind\" appears twice"), "{:?}", p.errors);
         let list = b"{\"kind\":\"List\",\"items\":[{\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"}}],\"items\":[]}\n{\"kind\":\"Node\",\"metadata\":{\"name\":\"n2\"}}\n";
         let p = parse_bytes("x.ndjson", list, Naming::Json);
+        // Issue 34: the first array's Node loads too (it was lost).
+        assert_eq!(p.records.len(), 2, "{:?}", p.errors);
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            errors,
+            ["x.ndjson:1:67: the key \"items\" appears twice in the List; expected one: a List has one `items` \
+              array; the items of both are loaded, the second's numbered on from items[1]"]
+        );
+        // A second `items` that is no array: left out, the first's items load.
+        let list = b"{\"kind\":\"List\",\"items\":[{\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"}}],\"items\":{}}";
+        let p = parse_bytes("x.json", list, Naming::Json);
         assert_eq!(p.records.len(), 1, "{:?}", p.errors);
-        assert!(p.errors[0].message.contains("the key \"items\" appears twice"), "{:?}", p.errors);
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        assert!(p.errors[0]
+            .message
+            .ends_with("this second one is no array: it is left out, the first's items are loaded"));
+    }
+
+    /// Break-it 39: a List of 2,000,000 `{}` held every item's error (1.16
+    /// GB). The first 100 errors in item order are kept, of bad JSON and
+    /// of objects without a kind alike, and the others are counted.
+    #[test]
+    fn a_lists_errors_past_the_first_100_are_counted_not_kept() {
+        // Items 0..3000: every third is bad JSON, the others `{}` but each 10th a Pod.
+        let items: Vec<String> = (0..3000)
+            .map(|i| match i {
+                i if i % 3 == 0 => "tru".to_string(),
+                i if i % 10 == 1 => pod(i).to_string(),
+                _ => "{}".to_string(),
+            })
+            .collect();
+        let text = format!("{{\"kind\":\"List\",\"items\":[{}]}}", items.join(",\n"));
+        let p = parse_bytes("x.json", text.as_bytes(), Naming::Json);
+        let pods = (0..3000).filter(|i| i % 3 != 0 && i % 10 == 1).count();
+        assert_eq!(p.records.len(), pods);
+        assert_eq!((p.errors.len(), p.errors_not_kept), (100, 3000 - pods as u64 - 100));
+        let kept: Vec<u64> = p.errors.iter().filter_map(|e| e.origin.item).collect();
+        let want: Vec<u64> = (0..3000u64).filter(|i| i % 3 == 0 || i % 10 != 1).take(100).collect();
+        assert_eq!(kept, want);
     }
 
     /// Break-it 31 F6: a key twice in the List's own `metadata` lost all
