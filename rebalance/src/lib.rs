@@ -168,6 +168,6 @@ pub use simulate::{
 };
 pub use simulate::{HotLanding, NodeUsedChange, PredictedUsage, UsedChange, REQUESTS_PLAN_USED_LIMIT};
 pub use strict_json::{
-    duplicate_message, json_error_text, parse_noting_duplicates, parse_within, Duplicate, NotedValue, ParseError,
-    StrictValue,
+    duplicate_message, json_error_text, parse_noting_duplicates, parse_within, strict_within, Duplicate, NotedValue,
+    ParseError, StrictValue, TOO_LARGE,
 };

@@ -99,6 +99,23 @@ pub fn parse_within(text: &str, limit: usize) -> Result<(Value, Vec<Duplicate>),
     Ok((value, reading.found.into_inner()))
 }
 
+/// A [`StrictValue`] read from any `deserializer` (a YAML document) that
+/// may take at most `limit` bytes parsed ([`crate::parsed_size`], counted
+/// as it is built): a YAML alias (`*a`) repeats its anchor's whole value
+/// each time, so 2,000 aliases of a 1 MB anchor in a 1 MB file built 2 GB
+/// (break-it 39 F1) — given up past `limit`, not held whole first.
+///
+/// # Errors
+/// The deserializer's: a duplicate key ([`duplicate_message`]), or `the
+/// value takes more than N bytes parsed` ([`TOO_LARGE`] starts it) past `limit`.
+pub fn strict_within<'de, D: Deserializer<'de>>(deserializer: D, limit: usize) -> Result<Value, D::Error> {
+    let reading = Reading { fail: true, limit, used: Cell::new(VALUE_BYTES), ..Reading::default() };
+    Seed { reading: &reading, at: None }.deserialize(deserializer)
+}
+
+/// How the error of a value past its parsed limit begins ([`strict_within`]).
+pub const TOO_LARGE: &str = "the value takes more than ";
+
 /// The byte offset of serde_json's `line` (1-based) and `column` in `text`.
 fn offset_of(text: &str, line: usize, column: usize) -> usize {
     let start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
@@ -178,7 +195,7 @@ impl Reading {
         let used = self.used.get().saturating_add(bytes);
         self.used.set(used);
         if used > self.limit {
-            return Err(E::custom(format_args!("the value takes more than {} bytes parsed", self.limit)));
+            return Err(E::custom(format_args!("{TOO_LARGE}{} bytes parsed", self.limit)));
         }
         Ok(())
     }

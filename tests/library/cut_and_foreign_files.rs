@@ -806,3 +806,42 @@ fn a_list_with_its_items_twice_keeps_the_items_of_both() {
     assert_eq!((whole.records, whole.batches, errors(&whole)), (600, 0, vec![want]));
     assert_eq!(stored(&whole_store, "Pod"), stored(&store, "Pod"));
 }
+
+/// Break-it 39 F1: YAML aliases repeat their anchor's value, so a 103 KB
+/// file (an anchor of 100 KB used 1,000 times) stored a 100 MB object and
+/// a 1 MB one peaked at 8.2 GB. An item (or document) expanding past 64
+/// times its text plus 64 MiB is an input error naming it; the items
+/// around it are stored.
+#[test]
+fn a_yaml_item_whose_aliases_expand_too_much_is_an_error_and_the_others_load() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let item = |i: usize| {
+        format!(
+            "- apiVersion: v1\n  kind: Event\n  metadata: {{name: ev-{i}, namespace: default}}\n  involvedObject: \
+             {{kind: Pod, name: p-{i}, namespace: default}}\n  reason: Started\n  message: started\n  \
+             lastTimestamp: \"2026-11-27T10:00:00Z\"\n"
+        )
+    };
+    let anchor = "x".repeat(64 << 10);
+    let aliases = "      - *big\n".repeat(1300);
+    let bomb = format!(
+        "- apiVersion: v1\n  kind: Event\n  metadata: {{name: bomb, namespace: default}}\n  involvedObject: {{kind: \
+         Pod, name: b, namespace: default}}\n  reason: Started\n  message: &big {anchor}\n  annotations:\n    more:\n\
+         {aliases}"
+    );
+    let text = format!("apiVersion: v1\nkind: List\nitems:\n{}{}{}{}", item(0), item(1), bomb, item(2));
+    let path = write(dir.path(), "aliases.yaml", text.as_bytes());
+    let (_d, store, file) = ingest_batched(&path, kdrift_ingest::FileLimits::default().batch_bytes);
+    let errors = errors(&file);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].starts_with(&format!("{}:18: ", path.display()))
+            && errors[0].contains("this item expands past ")
+            && errors[0].contains("its aliases (`*name`) repeat their anchors' values"),
+        "{}",
+        errors[0]
+    );
+    let mut names = stored(&store, "Event");
+    names.sort();
+    assert_eq!(names, ["ev-0", "ev-1", "ev-2"]);
+}

@@ -215,8 +215,7 @@ pub(super) fn recover_cut_trailer(doc_text: &str, origin: &Origin, hint: Option<
     }
     let before: String = lines[..trailer_at].concat();
     // Keys checked for duplicates, as everywhere (`strict`).
-    let Ok(mut doc) = super::strict::Strict::deserialize(serde_yaml::Deserializer::from_str(&before)).map(|s| s.0)
-    else {
+    let Ok(mut doc) = super::strict::yaml_value(&before) else {
         return false;
     };
     let n = match doc.get("items").and_then(Value::as_array) {

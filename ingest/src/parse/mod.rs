@@ -30,7 +30,6 @@ mod walk;
 mod yaml_items;
 pub(crate) use yaml_items::{ends_items, list_fields, parse_item, Item};
 
-use serde::Deserialize;
 use serde_json::Value;
 
 use crate::interrupt::Interrupt;
@@ -605,9 +604,9 @@ pub(crate) fn parse_yaml_document(
         });
         return;
     }
-    let de = serde_yaml::Deserializer::from_str(doc_text);
-    // Keys checked for duplicates, as in JSON (`strict`).
-    match strict::Strict::deserialize(de).map(|s| s.0) {
+    // Keys checked for duplicates, as in JSON (`strict`), and aliases
+    // expanding past a bound given up.
+    match strict::yaml_value(doc_text) {
         Ok(Value::Null) => out.skipped += 1,
         Ok(doc) => {
             let origin = Origin { location: location.to_string(), line: Some(first_line), item: None };
@@ -615,6 +614,17 @@ pub(crate) fn parse_yaml_document(
                 cut::load_cut_yaml_list(doc, doc_text, origin, hint, out);
             } else if !(cut::may_have_cut_trailer(&doc) && cut::recover_cut_trailer(doc_text, &origin, hint, out)) {
                 expand_document(doc, origin, hint, out);
+            }
+        }
+        Err(e) if strict::expands_too_much(&e) => {
+            // A List's items are read one by one: only those expanding too much are refused.
+            let origin = Origin { location: location.to_string(), line: Some(first_line), item: None };
+            if !yaml_items::recover_yaml_items(doc_text, &origin, hint, max_depth, out) {
+                out.errors.push(InputError {
+                    origin,
+                    column: None,
+                    message: strict::expansion_message(&format!("YAML document {number}"), doc_text.len()),
+                });
             }
         }
         Err(e) => {

@@ -13,6 +13,40 @@
 // (`kdrift_rebalance::StrictValue`, shared with the API's list reader).
 pub use kdrift_rebalance::StrictValue as Strict;
 
+/// The most bytes a YAML text of `len` bytes may take parsed: 64 times its
+/// text (a flow list of small numbers, `[0,0,…]`, takes about 16 times)
+/// plus 64 MiB. YAML aliases (`*a`) repeat their anchor's value, so a
+/// small text can expand without bound (break-it 39 F1: 2,000 aliases of a
+/// 1 MB anchor, 8.2 GB peak); kubectl and the API server never write
+/// anchors.
+pub(crate) fn yaml_parsed_limit(len: usize) -> usize {
+    len.saturating_mul(64).saturating_add(64 << 20)
+}
+
+/// `text` read as one YAML value with its keys checked for duplicates
+/// ([`Strict`]), given up once it takes more than [`yaml_parsed_limit`]
+/// bytes parsed (the error then holds [`kdrift_rebalance::TOO_LARGE`]:
+/// [`expands_too_much`]).
+pub(crate) fn yaml_value(text: &str) -> Result<serde_json::Value, serde_yaml::Error> {
+    kdrift_rebalance::strict_within(serde_yaml::Deserializer::from_str(text), yaml_parsed_limit(text.len()))
+}
+
+/// Whether `e` ([`yaml_value`]'s) says the value expanded past its limit.
+pub(crate) fn expands_too_much(e: &serde_yaml::Error) -> bool {
+    e.to_string().contains(kdrift_rebalance::TOO_LARGE)
+}
+
+/// The message of a YAML text that expanded past its limit: `what` is
+/// `YAML document 3` or `this item`.
+pub(crate) fn expansion_message(what: &str, len: usize) -> String {
+    format!(
+        "{what} expands past {} bytes parsed, from {len} bytes of YAML: its aliases (`*name`) repeat their \
+         anchors' values (kubectl never writes anchors); not parsed; expected a Kubernetes object or list whose \
+         aliases expand to at most 64 times its text plus 64 MiB",
+        yaml_parsed_limit(len)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::Strict;
@@ -28,6 +62,19 @@ mod tests {
              column 39"
         );
         assert!(serde_json::from_str::<Strict>("[{\"a\": 1}, {\"a\": 1, \"a\": 2}]").is_err());
+    }
+
+    #[test]
+    fn yaml_aliases_that_expand_past_the_limit_are_given_up() {
+        // One anchor of 64 KiB used 1,100 times: 70 MB parsed, from 71 KiB of YAML.
+        let anchor = "x".repeat(64 << 10);
+        let aliases = "  - *a\n".repeat(1100);
+        let text = format!("kind: Pod\nbig: &a {anchor}\nmore:\n{aliases}");
+        let e = super::yaml_value(&text).expect_err("too large");
+        assert!(super::expands_too_much(&e), "{e}");
+        // A few aliases are read as the YAML parser reads them.
+        let small = "kind: Pod\nbig: &a [1, 2]\nmore: [*a, *a]\n";
+        assert_eq!(super::yaml_value(small).expect("value")["more"], serde_json::json!([[1, 2], [1, 2]]));
     }
 
     #[test]

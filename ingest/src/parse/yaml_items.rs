@@ -149,9 +149,17 @@ pub(crate) fn parse_item(text: &str, at: usize, k: u64, origin: &Origin, max_dep
             message: depth::too_deep_item_message(depth, max_depth),
         });
     }
-    match super::strict::Strict::deserialize(serde_yaml::Deserializer::from_str(text)).map(|s| s.0) {
+    match super::strict::yaml_value(text) {
         Ok(Value::Array(mut one)) if one.len() == 1 => one.pop().map_or(Item::NotOne, Item::Good),
         Ok(_) => Item::NotOne,
+        Err(e) if super::strict::expands_too_much(&e) => Item::Bad(InputError {
+            origin: Origin { line: Some(first_line + at as u64), item: Some(k), ..origin.clone() },
+            column: None,
+            message: format!(
+                "{}; it is skipped (not stored), the List's other items are loaded",
+                super::strict::expansion_message("this item", text.len())
+            ),
+        }),
         Err(e) => Item::Bad(InputError {
             origin: Origin { line: Some(first_line + at as u64), item: Some(k), ..origin.clone() },
             column: None,
