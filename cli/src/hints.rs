@@ -22,9 +22,9 @@ pub fn tip(err: &clap::Error, argv: &[OsString]) -> Option<String> {
             let word = string(ContextKind::InvalidSubcommand)?;
             let at = words.iter().position(|w| *w == word)?;
             match words.get(at.checked_sub(1)?)?.as_str() {
-                "ingest" => Some(format!(
-                    "tip: to load a file or a directory (or `-` for stdin): kdrift ingest file {word}"
-                )),
+                "ingest" => {
+                    Some(format!("tip: to load a file or a directory (or `-` for stdin): kdrift ingest file {word}"))
+                }
                 "postmortem" => Some(format!("tip: a Job (or a CronJob's runs): kdrift postmortem job {word}")),
                 "timeline" => Some("tip: the timelines are: kdrift timeline drains".to_string()),
                 _ => None,

@@ -150,7 +150,6 @@ pub use redact::{
     Redactor, MASK,
 };
 pub use scheduler::InsufficientResource;
-pub use visible::{first_control, visible};
 pub use scheduler::{
     balanced_allocation_score, evaluate, evaluate_with_sums, fit_error_message, least_allocated_score, pick_node,
     scheduler_message, score_nodes, ClusterState, FailureKind, FilterFailure, NodeEvaluation, NodePods, NodeScore,
@@ -171,3 +170,4 @@ pub use strict_json::{
     duplicate_message, json_error_text, parse_noting_duplicates, parse_within, strict_within, Duplicate, NotedValue,
     ParseError, StrictValue, TOO_LARGE,
 };
+pub use visible::{first_control, visible};

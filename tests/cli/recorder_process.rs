@@ -611,7 +611,13 @@ fn a_sigterm_while_big_watched_pods_wait_stops_within_seconds_keeping_what_was_c
     }
     assert!(Command::new("kill").args(["-TERM", &second.id().to_string()]).status().expect("kill -TERM").success());
     let out = second.wait_with_output().expect("exit");
-    assert_eq!(out.status.code(), Some(0), "{}{}", String::from_utf8_lossy(&out.stdout), logs.try_iter().collect::<Vec<_>>().join("\n"));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        logs.try_iter().collect::<Vec<_>>().join("\n")
+    );
     let store = Store::open_existing(&db).expect("store");
     let big: i64 = store
         .conn()

@@ -415,7 +415,8 @@ mod tests {
         assert!(series[0].points.is_empty() && series[0].first_not_number.is_none());
         assert_eq!((series[1].points.as_slice(), series[1].problems.len()), (&[(1.0, 0.25)][..], 0));
         let samples: Vec<InstantSample> =
-            serde_json::from_str(&format!(r#"[{{"metric":{{"instance":"a"}},"value":[1,"{huge}"]}}]"#)).expect("samples");
+            serde_json::from_str(&format!(r#"[{{"metric":{{"instance":"a"}},"value":[1,"{huge}"]}}]"#))
+                .expect("samples");
         assert_eq!(samples[0].value, None);
         assert_eq!(
             samples[0].problems,
