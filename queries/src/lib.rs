@@ -1050,21 +1050,15 @@ fn holder_text(pid: Option<u32>, command: Option<&str>) -> String {
 
 /// The command line of process `pid` (Linux `/proc/PID/cmdline`): its
 /// program's file name and its arguments, joined by spaces, control
-/// characters written as `\xNN`, cut at 160 characters with `…`.
+/// characters written visibly ([`kdrift_rebalance::visible`]), cut at 160
+/// characters with `…`.
 fn command_line(pid: u32) -> Option<String> {
     let raw = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
     let mut words = raw.split(|b| *b == 0).filter(|w| !w.is_empty()).map(String::from_utf8_lossy);
     let program = words.next()?;
     let program = program.rsplit('/').next().unwrap_or(&program).to_string();
-    let text: String = std::iter::once(program)
-        .chain(words.map(|w| w.into_owned()))
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-        .flat_map(
-            |c| if c.is_control() { format!("\\x{:02x}", u32::from(c)).chars().collect::<Vec<_>>() } else { vec![c] },
-        )
-        .collect();
+    let line = std::iter::once(program).chain(words.map(|w| w.into_owned())).collect::<Vec<_>>().join(" ");
+    let text = kdrift_rebalance::visible(&line).into_owned();
     Some(if text.chars().count() > 160 { text.chars().take(159).chain(['…']).collect() } else { text })
 }
 
