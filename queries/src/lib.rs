@@ -68,7 +68,9 @@ pub use migration_progress::{MigrationProgress, NoMigrationProgress};
 pub use parallel::map_ordered;
 pub use prepare::{prepare, prepare_all, Prepared, StagingRow};
 pub use reader::Reader;
-pub use record::{check_identity_types, identify, json_kind, Change, Identity, IdentityError, Origin, Record};
+pub use record::{
+    check_identity_types, identify, is_kubeconfig, json_kind, Change, Identity, IdentityError, Origin, Record,
+};
 pub use row::{ColumnIndex, FromColumn, Param, Row, RowError};
 pub use run_checks::NodeUids;
 pub use sql::NamedQuery;

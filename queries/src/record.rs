@@ -110,6 +110,17 @@ pub enum IdentityError {
         /// `namespace/name` (or uid).
         name: String,
     },
+    /// A kubeconfig (`apiVersion: v1`, `kind: Config`; [`is_kubeconfig`]):
+    /// no cluster history, and its `users` hold credentials (tokens,
+    /// passwords, client keys), which would travel with every copy of the
+    /// store. Refused whatever its source, with or without a
+    /// `metadata.name` (break-it 34: one with a name was stored verbatim as
+    /// an object of unknown kind, its token with it).
+    #[error(
+        "a kubeconfig (kind Config), not cluster history: not stored (it holds credentials); expected Kubernetes \
+         objects, e.g. `kubectl get pods -A -o json`"
+    )]
+    Kubeconfig,
     /// A field kdrift reads for the object's identity (`kind`,
     /// `apiVersion`, `metadata` and its `name`, `namespace`, `uid`,
     /// `resourceVersion`) holds a value of the wrong JSON type (break-it 34
@@ -366,12 +377,32 @@ pub fn check_names(object: &Value, kind: &str) -> Result<(), IdentityError> {
     Ok(())
 }
 
+/// Members only a kubeconfig has at its top level (client-go's
+/// `clientcmd/api/v1` `Config`).
+const KUBECONFIG_MEMBERS: [&str; 4] = ["clusters", "users", "contexts", "current-context"];
+
+/// Whether `object` is a kubeconfig: `kind: Config` (any case, blanks
+/// around it) with `apiVersion` `v1` or none, or with a member only a
+/// kubeconfig has (`clusters`, `users`, `contexts`, `current-context`). A
+/// `Config` of an API group (OpenShift's
+/// `imageregistry.operator.openshift.io/v1`) without those members is an
+/// ordinary object of unknown kind.
+pub fn is_kubeconfig(object: &serde_json::Map<String, Value>) -> bool {
+    let kind = object.get("kind").and_then(Value::as_str).map(str::trim);
+    if !kind.is_some_and(|k| k.eq_ignore_ascii_case("Config")) {
+        return false;
+    }
+    let version = object.get("apiVersion").and_then(Value::as_str).map(str::trim).unwrap_or("");
+    matches!(version, "" | "v1") || KUBECONFIG_MEMBERS.iter().any(|m| object.contains_key(*m))
+}
+
 /// Fills in `kind` and `apiVersion` when missing, then reads the identity.
 ///
 /// # Errors
 /// [`IdentityError`] when the document is not an object, an identity field
 /// has the wrong JSON type ([`check_identity_types`]), its kind cannot be
-/// known, or it has neither a name nor a uid.
+/// known, it is a kubeconfig ([`IdentityError::Kubeconfig`]), or it has
+/// neither a name nor a uid.
 pub fn identify(object: &mut Value, kind_hint: Option<&str>) -> Result<Identity, IdentityError> {
     match object {
         Value::Object(_) => {}
@@ -392,6 +423,9 @@ pub fn identify(object: &mut Value, kind_hint: Option<&str>) -> Result<Identity,
             inferred.to_string()
         }
     };
+    if is_kubeconfig(map) {
+        return Err(IdentityError::Kubeconfig);
+    }
     if map.get("apiVersion").and_then(Value::as_str).filter(|v| !v.is_empty()).is_none() {
         let v = default_api_version(&kind, &Value::Object(map.clone()));
         map.insert("apiVersion".into(), Value::String(v.to_string()));
@@ -491,6 +525,27 @@ mod tests {
         assert_eq!(identify(&mut v, None), Err(IdentityError::NotAnObject("a list")));
         let mut v = json!({"metadata": {"name": "x"}});
         assert_eq!(identify(&mut v, None), Err(IdentityError::NoKind));
+    }
+
+    #[test]
+    fn a_kubeconfig_is_refused_with_or_without_a_name_and_an_api_groups_config_is_not() {
+        // Break-it 34: `kind: Config` with a metadata.name was stored
+        // verbatim as an unknown kind, its user's token with it.
+        let user = json!([{"name": "u", "user": {"token": "kubeconfig-token-9f8e7d"}}]);
+        for mut v in [
+            json!({"apiVersion": "v1", "kind": "Config", "metadata": {"name": "mine"}, "users": user}),
+            json!({"apiVersion": "v1", "kind": "Config", "users": user}),
+            json!({"kind": " config ", "metadata": {"name": "mine"}, "current-context": "c"}),
+            json!({"apiVersion": "x.example/v1", "kind": "Config", "metadata": {"name": "m"}, "clusters": []}),
+        ] {
+            assert_eq!(identify(&mut v, None), Err(IdentityError::Kubeconfig), "{v}");
+        }
+        assert!(IdentityError::Kubeconfig
+            .to_string()
+            .starts_with("a kubeconfig (kind Config), not cluster history: not stored (it holds credentials)"));
+        let mut operator = json!({"apiVersion": "imageregistry.operator.openshift.io/v1", "kind": "Config",
+                                  "metadata": {"name": "cluster"}, "spec": {"replicas": 2}});
+        assert_eq!(identify(&mut operator, None).map(|id| id.name), Ok("cluster".to_string()));
     }
 
     #[test]

@@ -436,6 +436,63 @@ fn a_secret_is_not_stored_whatever_the_case_of_its_kind() {
     assert_eq!(report.counts.records, 0);
 }
 
+/// Break-it 34: a kubeconfig given a `metadata.name` was stored verbatim as
+/// an object of unknown kind, its user's token with it. It is an input
+/// error naming the file (the List's item), the objects around it load;
+/// and `kubectl get secrets -o json` (a List of Secrets, `data` and
+/// `stringData`) stores nothing of them, in a whole-read or streamed List.
+#[test]
+fn a_kubeconfig_is_an_input_error_never_stored_and_no_secret_value_is_stored() {
+    const TOKEN: &str = "kubeconfigPlantedTok9Qz";
+    const SECRET_PLAIN: &str = "secretPlantedValue7Wx";
+    let (dir, store) = temp_store();
+    let kubeconfig = format!(
+        "apiVersion: v1\nkind: Config\nmetadata:\n  name: mine\nclusters:\n- name: c\n  cluster: {{server: \
+         'https://10.0.0.1:6443'}}\nusers:\n- name: u\n  user: {{token: {TOKEN}}}\ncontexts:\n- name: c\n  \
+         context: {{cluster: c, user: u}}\ncurrent-context: c\n"
+    );
+    let single = write(dir.path(), "config.yaml", kubeconfig.as_bytes());
+    let config_item = json!({"apiVersion": "v1", "kind": "Config", "metadata": {"name": "k"},
+                             "users": [{"name": "u", "user": {"token": TOKEN}}]});
+    let mixed = write(
+        dir.path(),
+        "mixed.json",
+        json!({"kind": "List", "items": [pod("a"), config_item, pod("b")]}).to_string().as_bytes(),
+    );
+    let secret = |i: usize| {
+        json!({"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+               "metadata": {"name": format!("s{i}"), "namespace": "d"},
+               "data": {"password": base64_of(SECRET_PLAIN)}, "stringData": {"plain": SECRET_PLAIN}})
+    };
+    let secrets = json!({"apiVersion": "v1", "kind": "List", "items": (0..400).map(secret).collect::<Vec<_>>(),
+                         "metadata": {"resourceVersion": ""}});
+    let secrets = write(dir.path(), "secrets.json", serde_json::to_string_pretty(&secrets).expect("json").as_bytes());
+    let report = ingest_files(&store, &[single, mixed, secrets.clone()], &mut NoProgress).expect("ingest");
+    let f = &report.files;
+    let refused = "a kubeconfig (kind Config), not cluster history: not stored (it holds credentials); expected \
+                   Kubernetes objects, e.g. `kubectl get pods -A -o json`";
+    assert_eq!(errors(&f[0]), [format!("{}:1: {refused}", f[0].location)]);
+    assert_eq!(errors(&f[1]), [format!("{}: items[1]: {refused}", f[1].location)]);
+    let got: Vec<(u64, u64, usize)> = f.iter().map(|f| (f.records, f.skipped, f.errors.len())).collect();
+    assert_eq!(got, [(0, 0, 1), (2, 0, 1), (0, 400, 0)]);
+    assert_eq!(stored(&store, "Pod"), ["a", "b"]);
+    assert_eq!(stored(&store, "Config"), Vec::<String>::new());
+    // The same Secrets streamed item by item (a List past a quarter of the batch bound).
+    let (_d, streamed_store, streamed) = ingest_batched(&secrets, 16 << 10);
+    assert_eq!((streamed.records, streamed.skipped, streamed.errors.len()), (0, 400, 0));
+    drop(streamed_store);
+    drop(store);
+    let text = kdrift_tests::leaks::store_text(&dir.path().join("test.duckdb"));
+    for planted in [TOKEN, SECRET_PLAIN, &base64_of(SECRET_PLAIN)] {
+        assert!(!text.contains(planted), "{planted} stored");
+    }
+    assert!(text.contains("not cluster history"), "the refusal is stored with the run");
+}
+
+fn base64_of(s: &str) -> String {
+    kdrift_tests::leaks::base64_of(s)
+}
+
 /// Every stored object of the given kinds: (kind, namespace, name,
 /// apiVersion, controller owner as `kind/name` or `""`), sorted.
 fn stored_identities(store: &Store, kinds: &[&str]) -> Vec<(String, String, String, String, String)> {
