@@ -274,7 +274,10 @@ fn parse_rows(text: &str, file: &str, at_us: i64, interrupt: &Interrupt) -> Rows
         ));
         return rows;
     }
-    let width = [Some(cols.name), Some(cols.cpu), Some(cols.memory), cols.namespace].into_iter().flatten().max();
+    // A row has the header's cells, no fewer and no more: a row with an
+    // extra cell (a name holding a space, a pasted column) was read by
+    // position, its last cell dropped (break-it 34).
+    let width = header.split_whitespace().count();
     // (namespace, name) → (line, cpu, memory) of its first row.
     let mut seen: std::collections::HashMap<(String, String), FirstRow> = std::collections::HashMap::new();
     let mut read = 0usize;
@@ -288,8 +291,24 @@ fn parse_rows(text: &str, file: &str, at_us: i64, interrupt: &Interrupt) -> Rows
             return rows;
         }
         let cells: Vec<&str> = line.split_whitespace().collect();
-        if width.is_some_and(|w| cells.len() <= w) {
-            let e = format!("{file}:{}: {} column(s), expected those of the header", i + 1, cells.len());
+        if cells.len() != width {
+            let e = format!("{file}:{}: {} column(s), expected the header's {width}", i + 1, cells.len());
+            keep(&mut rows.errors, &mut rows.not_kept, e);
+            continue;
+        }
+        // No Kubernetes name holds a control character (ESC, DEL, …): the
+        // store's rule for names (`kdrift_store`'s `check_names`). Stored,
+        // it reached the terminal raw (break-it 34).
+        let names = [cols.namespace.map(|n| ("namespace", cells[n])), Some(("name", cells[cols.name]))];
+        if let Some((column, cell, character)) =
+            names.into_iter().flatten().find_map(|(c, v)| kdrift_rebalance::first_control(v).map(|x| (c, v, x)))
+        {
+            let e = format!(
+                "{file}:{}: {column} \"{}\" holds the control character {character}; expected a Kubernetes name \
+                 (DNS-1123: no control character)",
+                i + 1,
+                kdrift_rebalance::visible(cell)
+            );
             keep(&mut rows.errors, &mut rows.not_kept, e);
             continue;
         }
@@ -394,7 +413,7 @@ mod tests {
         );
         assert_eq!(e.len(), 2, "{e:?}");
         assert!(e[0].starts_with("pods.txt:3: api-2: cpu \"lots\" is not a quantity"), "{e:?}");
-        assert_eq!(e[1], "pods.txt:4: 2 column(s), expected those of the header");
+        assert_eq!(e[1], "pods.txt:4: 2 column(s), expected the header's 4");
         let (s, e) = parse_top("NAME   CPU(cores)   MEMORY(bytes)\napi-1  75m  128Mi\n", "p.txt", AT);
         assert!(s.is_empty());
         assert_eq!(e, ["p.txt:1: a `kubectl top pods` table without a NAMESPACE column: save `kubectl top pods -A`"]);
@@ -483,6 +502,37 @@ mod tests {
             e[100],
             "top.txt: … and 150 more errors like these in top.txt (only the first 100 are shown and stored; the \
              others are counted)"
+        );
+    }
+
+    #[test]
+    fn a_name_with_a_control_character_or_a_row_with_an_extra_column_is_an_error_naming_its_line() {
+        // Break-it 34: a node name holding ESC was stored raw, and a row
+        // with one cell more than its header was stored, that cell dropped.
+        let text = format!(
+            "{NODES}\nnode-1 250m 12% 1Gi 40%\nno\u{1b}[2Jde 1 50% 1Gi 13%\nnode-3 1 50% 1Gi 13% extra\n\
+             node\u{7f}4 1 50% 1Gi 13%\nnode-5 2 99% 2Gi 26%\n"
+        );
+        let (s, e) = parse_top(&text, "top.txt", AT);
+        let got: Vec<(Option<&str>, Option<i64>)> = s.iter().map(|x| (x.node.as_deref(), x.cpu_millis)).collect();
+        assert_eq!(got, [(Some("node-1"), Some(250)), (Some("node-5"), Some(2000))]);
+        assert_eq!(
+            e,
+            [
+                "top.txt:3: name \"no\\e[2Jde\" holds the control character \\e; expected a Kubernetes name \
+                 (DNS-1123: no control character)",
+                "top.txt:4: 6 column(s), expected the header's 5",
+                "top.txt:5: name \"node\\x7f4\" holds the control character \\x7f; expected a Kubernetes name \
+                 (DNS-1123: no control character)",
+            ]
+        );
+        let pods = "NAMESPACE NAME CPU(cores) MEMORY(bytes)\nw\u{7}eb api 1m 1Mi\nweb api 1m 1Mi\n";
+        let (s, e) = parse_top(pods, "p.txt", AT);
+        assert_eq!(s.len(), 1);
+        assert_eq!(
+            e,
+            ["p.txt:2: namespace \"w\\x07eb\" holds the control character \\x07; expected a Kubernetes name \
+              (DNS-1123: no control character)"]
         );
     }
 
