@@ -354,7 +354,7 @@ async fn run(
     if rejected > 0 {
         report.notes.push(format!(
             "{rejected} row(s) hold values their kind's schema rejects (-vv names them); they are stored with \
-             those values as text"
+             those values as text, their other fields typed"
         ));
     }
     Ok(())

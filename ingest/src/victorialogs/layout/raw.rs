@@ -87,6 +87,35 @@ mod tests {
     }
 
     #[test]
+    fn a_row_whose_last_timestamp_is_garbage_is_refused_naming_that_field_not_count() {
+        // Break-it 34: the schema rejected the time, every field stayed
+        // text, and the store said `count: "7" is not a count`.
+        let row = json!({
+            "_msg": "0/5 nodes are available", "_time": "2026-11-27T04:00:01Z",
+            "involvedObject.kind": "Pod", "involvedObject.name": "backup-1", "involvedObject.namespace": "media",
+            "metadata.name": "backup-1.187", "metadata.namespace": "media", "reason": "FailedScheduling",
+            "count": "7", "firstTimestamp": "2026-11-27T04:00:00Z", "lastTimestamp": "yesterday-ish"
+        });
+        let c = convert_layout(Layout::Raw, row.as_object().cloned().expect("map")).expect("converts");
+        assert!(
+            matches!(&c.typing, super::super::typed::Typing::Rejected(why)
+                if why.starts_with("Event v1: lastTimestamp \"yesterday-ish\" rejected")),
+            "{:?}",
+            c.typing
+        );
+        assert_eq!(c.object["count"], 7);
+        let origin = kdrift_store::Origin { location: "w".into(), line: Some(3), item: None };
+        let record = kdrift_store::Record { object: c.object, origin, observed_at: c.observed_at, change: c.change };
+        let prepared = kdrift_store::prepare(record, chrono::Utc::now());
+        let error = prepared.row.expect_err("refused").to_string();
+        assert_eq!(
+            error,
+            "Event media/backup-1.187: lastTimestamp: \"yesterday-ish\" is not a time; expected RFC 3339, e.g. \
+             2026-11-28T04:00:00Z"
+        );
+    }
+
+    #[test]
     fn a_row_without_an_involved_object_is_refused() {
         let row = json!({"_msg": "GET /healthz 200", "_time": "2026-11-27T04:00:01Z", "level": "info"});
         let err = convert_layout(Layout::Raw, row.as_object().cloned().expect("map")).expect_err("not an event");

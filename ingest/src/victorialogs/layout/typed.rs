@@ -192,12 +192,85 @@ impl<'de> MapAccess<'de> for Obj {
     }
 }
 
-fn through<T: DeserializeOwned + Serialize>(object: &Value) -> Result<Value, Error> {
-    let typed = T::deserialize(Coerce(object.clone()))?;
-    serde_json::to_value(typed)
+/// Why the schema rejected an object: the path of the value it rejected
+/// (empty when it names none, e.g. a missing field's parent) and the error.
+struct Rejection {
+    path: Vec<serde_path_to_error::Segment>,
+    error: Error,
 }
 
-type Oracle = fn(&Value) -> Result<Value, Error>;
+fn through<T: DeserializeOwned + Serialize>(object: &Value) -> Result<Value, Rejection> {
+    let typed: T = serde_path_to_error::deserialize(Coerce(object.clone()))
+        .map_err(|e| Rejection { path: e.path().iter().cloned().collect(), error: e.into_inner() })?;
+    serde_json::to_value(typed).map_err(|error| Rejection { path: Vec::new(), error })
+}
+
+type Oracle = fn(&Value) -> Result<Value, Rejection>;
+
+/// Most values one object's schema may reject and still have its other
+/// fields typed: past them, it is restored schema-free.
+const MAX_REJECTED_VALUES: usize = 8;
+
+/// Longest text of a rejected value quoted in [`Typing::Rejected`], characters.
+const SHOWN_VALUE_CHARS: usize = 120;
+
+/// Takes the value at `path` out of `value` (a list or map inside a JSON
+/// string, as VictoriaLogs keeps them, parsed on the way), `None` when the
+/// path leads nowhere.
+fn take_at(value: &mut Value, path: &[serde_path_to_error::Segment]) -> Option<Value> {
+    use serde_path_to_error::Segment;
+    fn parsed(at: &mut Value) -> Option<()> {
+        if let Value::String(text) = at {
+            *at = serde_json::from_str::<Value>(text).ok().filter(|v| v.is_array() || v.is_object())?;
+        }
+        Some(())
+    }
+    let (last, parents) = path.split_last()?;
+    let mut at = value;
+    for segment in parents {
+        parsed(at)?;
+        at = match (segment, at) {
+            (Segment::Map { key }, Value::Object(map)) => map.get_mut(key)?,
+            (Segment::Seq { index }, Value::Array(items)) => items.get_mut(*index)?,
+            _ => return None,
+        };
+    }
+    parsed(at)?;
+    match (last, at) {
+        (Segment::Map { key }, Value::Object(map)) => map.remove(key),
+        // A list item: replaced by null, so the other items keep their places.
+        (Segment::Seq { index }, Value::Array(items)) => items.get_mut(*index).map(Value::take),
+        _ => None,
+    }
+}
+
+/// `path` as a field path: `lastTimestamp`, `status.conditions[0].type`.
+fn shown_path(path: &[serde_path_to_error::Segment]) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for segment in path {
+        match segment {
+            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            Segment::Map { key } | Segment::Enum { variant: key } => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Segment::Unknown => out.push_str(".?"),
+        }
+    }
+    out
+}
+
+/// `value` as JSON text, cut at [`SHOWN_VALUE_CHARS`] with `…`.
+fn shown_value(value: &Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(SHOWN_VALUE_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
+    }
+}
 
 /// The typed form of the kinds kdrift stores and reads, by `apiVersion` and `kind`.
 fn oracle(api_version: &str, kind: &str) -> Option<Oracle> {
@@ -240,14 +313,39 @@ pub fn restore_types(object: &mut Value) -> Typing {
         parse_json_arrays(object);
         return Typing::SchemaFree;
     };
-    match oracle(object) {
-        Ok(typed) => {
-            restore(object, &typed);
-            Typing::Schema
-        }
-        Err(e) => {
-            parse_json_arrays(object);
-            Typing::Rejected(format!("{kind} {api_version}: {e}"))
+    // A value the schema rejects (a `lastTimestamp` that is no time) is
+    // named and kept as it is, and the others are typed without it: before,
+    // the whole object fell back to text, and the store then blamed a
+    // field the schema would have typed (`count: "7" is not a count`;
+    // break-it 34).
+    let mut trial = object.clone();
+    let mut rejected: Vec<String> = Vec::new();
+    loop {
+        match oracle(&trial) {
+            Ok(typed) if rejected.is_empty() => {
+                restore(object, &typed);
+                return Typing::Schema;
+            }
+            Ok(typed) => {
+                restore(object, &typed);
+                return Typing::Rejected(format!(
+                    "{kind} {api_version}: {} (kept as text; the other fields typed by the schema)",
+                    rejected.join("; ")
+                ));
+            }
+            Err(Rejection { path, error }) => {
+                let taken = (rejected.len() < MAX_REJECTED_VALUES).then(|| take_at(&mut trial, &path)).flatten();
+                let Some(value) = taken else {
+                    parse_json_arrays(object);
+                    let at = if path.is_empty() { String::new() } else { format!("{}: ", shown_path(&path)) };
+                    rejected.push(format!("{at}{error}"));
+                    return Typing::Rejected(format!(
+                        "{kind} {api_version}: {} (every field kept as text)",
+                        rejected.join("; ")
+                    ));
+                };
+                rejected.push(format!("{} {} rejected ({error})", shown_path(&path), shown_value(&value)));
+            }
         }
     }
 }
@@ -330,6 +428,30 @@ mod tests {
         assert!(matches!(typing, Typing::Rejected(ref m) if m.contains("Pod v1")), "{typing:?}");
         assert_eq!(pod["spec"]["priority"], "high");
         assert_eq!(pod["spec"]["containers"][0]["name"], "c");
+    }
+
+    #[test]
+    fn a_rejected_value_is_named_and_the_other_fields_are_still_typed() {
+        // Break-it 34: a garbage lastTimestamp left `count: "7"` text, and
+        // the store blamed `count`.
+        let mut ev = json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e", "namespace": "d"},
+                            "involvedObject": {"kind": "Pod", "name": "p"}, "count": "7",
+                            "lastTimestamp": "not-a-time", "series": {"count": "3"}});
+        let typing = restore_types(&mut ev);
+        let Typing::Rejected(why) = typing else { panic!("{typing:?}") };
+        assert!(why.starts_with("Event v1: lastTimestamp \"not-a-time\" rejected ("), "{why}");
+        assert!(why.ends_with("(kept as text; the other fields typed by the schema)"), "{why}");
+        assert_eq!((ev["count"].clone(), ev["series"]["count"].clone()), (json!(7), json!(3)));
+        assert_eq!(ev["lastTimestamp"], "not-a-time");
+        // Inside a list kept as JSON text, and two values at once.
+        let mut node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n", "generation": "2"},
+                              "spec": {"unschedulable": "yes",
+                                       "taints": "[{\"key\":\"k\",\"effect\":\"NoSchedule\",\"timeAdded\":\"x\"}]"}});
+        let Typing::Rejected(why) = restore_types(&mut node) else { panic!("rejected") };
+        assert!(why.contains("spec.unschedulable \"yes\" rejected"), "{why}");
+        assert!(why.contains("spec.taints[0].timeAdded \"x\" rejected"), "{why}");
+        assert_eq!(node["metadata"]["generation"], 2);
+        assert_eq!(node["spec"]["unschedulable"], "yes");
     }
 
     #[test]
