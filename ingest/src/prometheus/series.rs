@@ -245,6 +245,13 @@ impl Merger {
             let mut first_bad = None;
             let mut outside = 0usize;
             let mut first_outside = None;
+            // Instants this series already gave (break-it 34: a second point
+            // at one instant was dropped silently when the window merged).
+            // Servers answer in time order: a set only for one that does not.
+            let mut instants = SeriesInstants::default();
+            let given_from = slot.points.len();
+            let mut repeated = 0usize;
+            let mut first_repeated = None;
             for (index, &(t, value)) in series.points.iter().enumerate() {
                 if t.is_nan() {
                     // Malformed: said above.
@@ -263,7 +270,22 @@ impl Merger {
                     first_bad.get_or_insert((at_us, index, value));
                     continue;
                 };
+                if !instants.first(at_us, &slot.points[given_from..]) {
+                    repeated += 1;
+                    first_repeated.get_or_insert((at_us, index, value));
+                    continue;
+                }
                 slot.points.push(Point { at_us, node: node_id, cpu, value: amount.round() as i64 });
+            }
+            if let Some((at_us, index, value)) = first_repeated {
+                let text = series.value_text(index, value);
+                let at = chrono::DateTime::from_timestamp_micros(at_us)
+                    .map_or_else(|| at_us.to_string(), |t| crate::victorialogs::error::show_time(&t));
+                let problem = error(format!(
+                    "{repeated} point(s) repeat an instant the series already gave (the first, values[{index}] at \
+                     {at}: {text:?}); skipped, the series' first point at each instant is stored"
+                ));
+                keep(&mut self.errors, &mut self.errors_not_kept, problem);
             }
             if let Some((index, t)) = first_outside {
                 let t = if t.abs() < 1e15 { t.to_string() } else { format!("{t:e}") };
@@ -341,6 +363,38 @@ impl Merger {
             }
         }
         (samples, self.errors, total)
+    }
+}
+
+/// The instants one series has given a stored point at: the last one
+/// while they come in time order (as servers answer), every one once
+/// they do not.
+#[derive(Debug, Default)]
+struct SeriesInstants {
+    last: Option<i64>,
+    unordered: Option<std::collections::HashSet<i64>>,
+}
+
+impl SeriesInstants {
+    /// Whether `at_us` is an instant not given before (then noted);
+    /// `given` holds the points the series stored so far.
+    fn first(&mut self, at_us: i64, given: &[Point]) -> bool {
+        if let Some(seen) = &mut self.unordered {
+            return seen.insert(at_us);
+        }
+        match self.last {
+            Some(last) if at_us == last => false,
+            Some(last) if at_us < last => {
+                let mut seen: std::collections::HashSet<i64> = given.iter().map(|p| p.at_us).collect();
+                let fresh = seen.insert(at_us);
+                self.unordered = Some(seen);
+                fresh
+            }
+            _ => {
+                self.last = Some(at_us);
+                true
+            }
+        }
     }
 }
 
@@ -430,6 +484,51 @@ mod value_tests {
             ["window [w) query pod_memory series {namespace=\"db\", node=\"n2\", pod=\"pg-0\"}: gives pod db/pg-0 \
               again (series {namespace=\"db\", node=\"n2\", pod=\"pg-0\"} gave it first); skipped"]
         );
+    }
+
+    #[test]
+    fn points_repeating_an_instant_of_their_series_are_counted_and_named_and_the_first_is_stored() {
+        // Break-it 34: a second point at one instant was dropped silently.
+        let queries = resolve(&[]).expect("defaults");
+        let node_memory = queries.iter().find(|q| q.name == "node_memory").expect("node_memory");
+        let t = 1_794_528_000.0;
+        let metric = |node: &str| [("node".to_string(), node.to_string())].into_iter().collect();
+        let series = vec![
+            // In time order, one instant twice (another value) and once more (the same).
+            Series::with_points(metric("n1"), &[(t, "100"), (t + 30.0, "200"), (t + 30.0, "999"), (t + 30.0, "200")]),
+            // Out of order: t given again after t + 60.
+            Series::with_points(metric("n2"), &[(t, "5"), (t + 60.0, "7"), (t, "6"), (t + 30.0, "8")]),
+            Series::with_points(metric("n3"), &[(t, "1"), (t + 30.0, "2")]),
+        ];
+        let mut merger = Merger::new("[w)".into(), (0, i64::MAX));
+        merger.add(node_memory, &series, &NodeMap::default());
+        let (samples, errors, total) = merger.finish();
+        let shown: Vec<(i64, Option<String>, Option<i64>)> =
+            samples.iter().map(|s| (s.at_us / 1_000_000 - 1_794_528_000, s.node.clone(), s.memory_bytes)).collect();
+        assert_eq!(
+            shown,
+            [
+                (0, Some("n1".into()), Some(100)),
+                (0, Some("n2".into()), Some(5)),
+                (0, Some("n3".into()), Some(1)),
+                (30, Some("n1".into()), Some(200)),
+                (30, Some("n2".into()), Some(8)),
+                (30, Some("n3".into()), Some(2)),
+                (60, Some("n2".into()), Some(7)),
+            ]
+        );
+        assert_eq!(
+            errors,
+            [
+                "window [w) query node_memory series {node=\"n1\"}: 2 point(s) repeat an instant the series \
+                 already gave (the first, values[2] at 2026-11-13T00:00:30Z: \"999\"); skipped, the series' first \
+                 point at each instant is stored",
+                "window [w) query node_memory series {node=\"n2\"}: 1 point(s) repeat an instant the series \
+                 already gave (the first, values[2] at 2026-11-13T00:00:00Z: \"6\"); skipped, the series' first \
+                 point at each instant is stored",
+            ]
+        );
+        assert_eq!(total, 2);
     }
 
     #[test]
