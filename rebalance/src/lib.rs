@@ -146,8 +146,8 @@ pub use policy::{
     MetricsSource, MetricsUtilization, PrometheusQuery, KUBERNETES_METRICS, METRIC_RESOURCE, PROMETHEUS_METRICS,
 };
 pub use redact::{
-    held, held_in_records, hold, mask_dumps, mask_flag_argument, mask_held_in, mask_patterns, mask_shown, secret_named,
-    Redactor, MASK,
+    held, held_in_records, hold, mask_dumps, mask_flag_argument, mask_held_in, mask_patterns, mask_shown,
+    ordinary_text, secret_named, warn_if_ordinary, Redactor, MASK,
 };
 pub use scheduler::InsufficientResource;
 pub use scheduler::{

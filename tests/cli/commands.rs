@@ -983,3 +983,25 @@ fn why_pending_finds_a_pasted_pod_by_name_alone_and_counts_its_wait_to_the_listi
         ),
     );
 }
+
+/// Break-it 34: a held credential that is an ordinary word masks that word
+/// in everything kdrift shows and stores, silently. It is said once on
+/// stderr, naming where it came from, never the value.
+#[test]
+fn a_credential_that_is_an_ordinary_word_is_warned_about_naming_its_source_not_its_value() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = kdrift()
+        .arg("--db")
+        .arg(dir.path().join("w.duckdb"))
+        .args(["ingest", "victorialogs", "--url", "http://127.0.0.1:9", "--user", "kd", "--attempts", "1"])
+        .args(["--start", "2026-01-01T00:00:00Z", "--end", "2026-01-01T01:00:00Z"])
+        .env("KDRIFT_VL_PASSWORD", "Insufficient")
+        .env_remove("KDRIFT_LOG")
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    let warning = "the password from KDRIFT_VL_PASSWORD is letters only, like a word: wherever that word appears \
+                   in an error, a log line or a stored record (an Event's message), it is masked (***)";
+    assert_eq!(stderr.matches(warning).count(), 1, "{stderr}");
+    assert!(!stderr.contains("Insufficient"), "{stderr}");
+}

@@ -161,21 +161,39 @@ fn read_secret_file(path: &Path, what: &str) -> Result<String, VlError> {
     Ok(text.trim_end_matches(['\r', '\n']).to_string())
 }
 
-/// One secret from a file or an environment variable (not both).
+/// One secret from a file or an environment variable (not both), with
+/// where it came from (`the file PATH`, or the variable's name).
 fn one_of(
     file: Option<&Path>,
     env_name: &str,
     env: &dyn Fn(&str) -> Option<String>,
     what: &str,
-) -> Result<Option<String>, VlError> {
+) -> Result<Option<(String, String)>, VlError> {
     let from_env = env(env_name).filter(|v| !v.is_empty());
     match (file, from_env) {
         (Some(_), Some(_)) => {
             Err(VlError::Credentials(format!("the {what} is given both in a file and in {env_name}; keep one")))
         }
-        (Some(path), None) => read_secret_file(path, what).map(Some),
-        (None, v) => Ok(v),
+        (Some(path), None) => read_secret_file(path, what).map(|v| Some((v, format!("the file {}", path.display())))),
+        (None, v) => Ok(v.map(|v| (v, env_name.to_string()))),
     }
+}
+
+/// Checks that `value` (the `what` from `origin`) can go in an HTTP
+/// header: no control character but tab (DEL, a line break, NUL), as
+/// `http`'s `HeaderValue` takes it. Named by the character and its place,
+/// never quoted (break-it 34: a token file holding DEL failed every
+/// request with reqwest's `builder error`, naming no file, four times).
+fn header_safe(value: &str, what: &str, origin: &str) -> Result<(), VlError> {
+    let Some((i, c)) = value.chars().enumerate().find(|(_, c)| c.is_control() && *c != '\t') else { return Ok(()) };
+    Err(VlError::Credentials(format!(
+        "the {what} from {origin} holds the control character {} (U+{:04X}) at character {} of {}, which an HTTP \
+         header cannot carry; expected printable characters on one line (the value is not shown: it is a credential)",
+        kdrift_rebalance::visible(&c.to_string()),
+        c as u32,
+        i + 1,
+        value.chars().count()
+    )))
 }
 
 /// Parses `Name: value` lines (blank lines and `#` comments skipped).
@@ -236,6 +254,18 @@ impl Auth {
         let user = sources.user.clone().or_else(|| env(env_user)).filter(|u| !u.is_empty());
         let password = one_of(sources.password_file.as_deref(), names.password, env, "password")?;
         let bearer = one_of(sources.bearer_token_file.as_deref(), names.bearer, env, "bearer token")?;
+        if let Some((token, origin)) = &bearer {
+            header_safe(token, "bearer token", origin)?;
+        }
+        // A credential that is a word or short masks ordinary text wherever
+        // kdrift shows or stores it: said once, never the value (break-it 34).
+        for (value, what) in [(&password, "password"), (&bearer, "bearer token")] {
+            if let Some((value, origin)) = value {
+                kdrift_rebalance::warn_if_ordinary(&format!("the {what} from {origin}"), value);
+            }
+        }
+        let password = password.map(|(v, _)| v);
+        let bearer = bearer.map(|(v, _)| v);
         let basic = match (user, password) {
             (Some(u), Some(p)) => Some((u, Secret::new(p))),
             (Some(u), None) => Some((u, Secret::new(""))),
@@ -252,7 +282,7 @@ impl Auth {
                     .into(),
             ));
         }
-        let headers = match &sources.headers_file {
+        let (headers, origin) = match &sources.headers_file {
             Some(path) => {
                 if env(env_headers).is_some_and(|v| !v.is_empty()) {
                     return Err(VlError::Credentials(format!(
@@ -260,10 +290,15 @@ impl Auth {
                         path.display()
                     )));
                 }
-                parse_headers(&read_secret_file(path, "headers")?, &path.display().to_string())?
+                let origin = path.display().to_string();
+                (parse_headers(&read_secret_file(path, "headers")?, &origin)?, format!("the file {origin}"))
             }
-            None => parse_headers(&env(env_headers).unwrap_or_default(), env_headers)?,
+            None => (parse_headers(&env(env_headers).unwrap_or_default(), env_headers)?, env_headers.to_string()),
         };
+        for (name, value) in &headers {
+            header_safe(value.expose(), &format!("value of header {name}"), &origin)?;
+            kdrift_rebalance::warn_if_ordinary(&format!("the value of header {name} from {origin}"), value.expose());
+        }
         Ok(Auth { basic, bearer: bearer.map(Secret::new), headers, tenant: sources.tenant })
     }
 }
@@ -314,6 +349,37 @@ mod tests {
         let missing = CredentialSources { bearer_token_file: Some("/nonexistent/token".into()), ..Default::default() };
         let e = Auth::load(&missing, &env_of(&[])).expect_err("missing file");
         assert!(e.to_string().contains("/nonexistent/token"), "{e}");
+    }
+
+    #[test]
+    fn a_token_or_header_value_an_http_header_cannot_carry_is_refused_naming_where_it_came_from() {
+        // Break-it 34: a token file holding DEL failed each request with
+        // reqwest's "builder error: failed to parse header value", naming no
+        // file, after four attempts.
+        let dir = tempfile::tempdir().expect("tmp");
+        let token = dir.path().join("token");
+        std::fs::write(&token, "tok\x7fen-9f8e7d6c\n").expect("write");
+        let sources = CredentialSources { bearer_token_file: Some(token.clone()), ..Default::default() };
+        let e = Auth::load(&sources, &env_of(&[])).expect_err("DEL");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "credentials: the bearer token from the file {} holds the control character \\x7f (U+007F) at \
+                 character 4 of 15, which an HTTP header cannot carry; expected printable characters on one line \
+                 (the value is not shown: it is a credential)",
+                token.display()
+            )
+        );
+        let e = Auth::load(&CredentialSources::default(), &env_of(&[("KDRIFT_VL_HEADERS", "X-Key: ab\u{1b}cdef\n")]))
+            .expect_err("ESC");
+        assert!(
+            e.to_string().starts_with(
+                "credentials: the value of header X-Key from KDRIFT_VL_HEADERS holds the control character \\e \
+                 (U+001B) at character 3 of 7"
+            ),
+            "{e}"
+        );
+        assert!(!e.to_string().contains("cdef"), "{e}");
     }
 
     #[test]

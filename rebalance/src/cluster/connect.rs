@@ -36,6 +36,7 @@ impl ClusterOptions {
         // Before any request: every error and log line from here on is
         // redacted of these credentials.
         super::credentials::hold(&config);
+        super::credentials::warn_ordinary(&config, || self.user_name());
         if super::exec::uses_exec(&config) {
             super::exec::apply(&mut config, &self.user_name())?;
         }

@@ -198,6 +198,26 @@ pub fn hold(config: &Config) {
     crate::redact::hold(values(config));
 }
 
+/// Warns once ([`crate::redact::warn_if_ordinary`]) when the kubeconfig
+/// user's `token` or `password` is short or a word, which masks ordinary
+/// text wherever kdrift shows or stores it; `user` names the kubeconfig
+/// user (asked only then). Never the value.
+pub fn warn_ordinary(config: &Config, user: impl FnOnce() -> String) {
+    let auth = serde_json::to_value(&config.auth_info).unwrap_or_default();
+    let fields: Vec<(&str, &str)> = ["token", "password"]
+        .into_iter()
+        .filter_map(|f| auth.get(f).and_then(Value::as_str).map(|v| (f, v.trim())))
+        .filter(|(_, v)| crate::redact::ordinary_text(v).is_some())
+        .collect();
+    if fields.is_empty() {
+        return;
+    }
+    let user = user();
+    for (field, value) in fields {
+        crate::redact::warn_if_ordinary(&format!("the {field} of kubeconfig user {user}"), value);
+    }
+}
+
 #[cfg(test)]
 mod url_tests {
     use super::{shown_url, url_secrets};

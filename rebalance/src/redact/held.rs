@@ -49,6 +49,61 @@ pub fn held_in_records() -> Redactor {
     HELD.read().unwrap_or_else(PoisonError::into_inner).as_ref().map(|(_, _, r)| r.clone()).unwrap_or_default()
 }
 
+/// Why holding `value` masks ordinary text, or `None`: a credential
+/// of 4 (`MIN_SECRET`) to 7 characters (under `MIN_RECORD_SECRET`: `admin`) is masked wherever it appears in errors and log
+/// lines, inside other words too; one of letters (or digits) only, as a
+/// word (or number) in every record stored too (break-it 34: a password
+/// `Insufficient` masked every scheduler message). Shorter values are not
+/// masked at all, so they mask nothing.
+pub fn ordinary_text(value: &str) -> Option<&'static str> {
+    let chars = value.chars().count();
+    if chars < super::MIN_SECRET {
+        return None;
+    }
+    if chars < super::MIN_RECORD_SECRET {
+        return Some(
+            "shorter than 8 characters: wherever it appears in an error or a log line, inside other words too, it \
+             is masked (***)",
+        );
+    }
+    if value.chars().all(char::is_alphabetic) {
+        return Some(
+            "letters only, like a word: wherever that word appears in an error, a log line or a stored record \
+             (an Event's message), it is masked (***)",
+        );
+    }
+    if value.chars().all(|c| c.is_ascii_digit()) {
+        return Some(
+            "digits only, like a number: wherever that number appears in an error, a log line or a stored record, \
+             it is masked (***)",
+        );
+    }
+    None
+}
+
+/// The places [`warn_if_ordinary`] has warned about, each once.
+static WARNED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Warns once per `what` (the credential and where it came from:
+/// `the password from KDRIFT_VL_PASSWORD`, never its value) on stderr
+/// (a `tracing` warning, shown at every verbosity) when `value`, held,
+/// will mask ordinary text ([`ordinary_text`]). Returns the warning given,
+/// `None` when there was none (or it was given before).
+pub fn warn_if_ordinary(what: &str, value: &str) -> Option<String> {
+    let why = ordinary_text(value)?;
+    let mut warned = WARNED.lock().unwrap_or_else(PoisonError::into_inner);
+    if warned.iter().any(|w| w == what) {
+        return None;
+    }
+    warned.push(what.to_string());
+    let warning = format!(
+        "{what} is {why}: kdrift masks every credential it holds so that no server's echo of it is shown or \
+         stored; a credential of 8+ characters that is no word or number masks nothing else"
+    );
+    tracing::warn!(target: "kdrift::credentials", "{warning}");
+    Some(warning)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,5 +121,27 @@ mod tests {
             held_in_records().redact("qzxwvk q7zk9x q7zk9x3m q7zk9x3mm held-secret-one"),
             "qzxwvk q7zk9x *** q7zk9x3mm ***"
         );
+    }
+
+    #[test]
+    fn a_short_word_or_number_credential_is_warned_about_once_without_its_value() {
+        // Break-it 34: a password `Insufficient` masked every
+        // FailedScheduling message stored, silently.
+        let warning = warn_if_ordinary("the password from KDRIFT_T_PASSWORD", "Insufficient").expect("warned");
+        assert_eq!(
+            warning,
+            "the password from KDRIFT_T_PASSWORD is letters only, like a word: wherever that word appears in an \
+             error, a log line or a stored record (an Event's message), it is masked (***): kdrift masks every \
+             credential it holds so that no server's echo of it is shown or stored; a credential of 8+ characters \
+             that is no word or number masks nothing else"
+        );
+        assert!(!warning.contains("Insufficient"));
+        assert_eq!(warn_if_ordinary("the password from KDRIFT_T_PASSWORD", "Insufficient"), None, "once");
+        let short = warn_if_ordinary("the token in /t/short", "ab1!x").expect("short");
+        assert!(short.starts_with("the token in /t/short is shorter than 8 characters: "), "{short}");
+        assert!(warn_if_ordinary("the header X in E", "20261127").expect("digits").contains("digits only"));
+        for fine in ["abc", "Pw9zQ7secretX", "kd-token-1234", ""] {
+            assert_eq!(ordinary_text(fine), None, "{fine}");
+        }
     }
 }

@@ -100,7 +100,7 @@ use std::sync::Arc;
 
 #[cfg(feature = "cluster")]
 pub use forms::binary_values;
-pub use held::{held, held_in_records, hold};
+pub use held::{held, held_in_records, hold, ordinary_text, warn_if_ordinary};
 pub use json::mask_held_in;
 #[cfg(feature = "cluster")]
 pub use keys::key_values;

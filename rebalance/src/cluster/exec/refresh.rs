@@ -204,9 +204,14 @@ impl RefreshLayer {
                     }
                 }
                 let mut value = HeaderValue::try_from(format!("Bearer {}", current.token)).map_err(|_| {
+                    // Which character, where, and what was expected; never the token.
+                    let problem = crate::cluster::connect::token_problem(&current.token)
+                        .unwrap_or_else(|| "is not valid in an HTTP header".to_string());
                     ClusterError::TokenFile {
                         path: path.display().to_string(),
-                        cause: "its token is not valid in an HTTP header".into(),
+                        cause: format!(
+                            "its token {problem}; expected the token alone, printable characters on one line"
+                        ),
                     }
                 })?;
                 value.set_sensitive(true);
