@@ -984,6 +984,151 @@ fn why_pending_finds_a_pasted_pod_by_name_alone_and_counts_its_wait_to_the_listi
     );
 }
 
+/// A proxy on 127.0.0.1, HTTP CONNECT or (`socks`) SOCKS5 without
+/// authentication: its URL, and for each tunnel it opened what it was
+/// asked (the CONNECT request's head; `SOCKS5 CONNECT host:port`).
+fn tunnel_proxy(socks: bool) -> (String, std::sync::mpsc::Receiver<String>) {
+    use std::io::{Read, Write};
+    use std::net::{Shutdown, TcpListener, TcpStream};
+    /// What a client asked of the SOCKS5 proxy: the target (`ip:port`).
+    fn socks_target(client: &mut TcpStream) -> Option<String> {
+        let mut greeting = [0u8; 2];
+        client.read_exact(&mut greeting).ok()?;
+        let mut methods = vec![0u8; usize::from(greeting[1])];
+        client.read_exact(&mut methods).ok()?;
+        client.write_all(&[5, 0]).ok()?;
+        let mut request = [0u8; 4];
+        client.read_exact(&mut request).ok()?;
+        let host = match request[3] {
+            1 => {
+                let mut ip = [0u8; 4];
+                client.read_exact(&mut ip).ok()?;
+                std::net::Ipv4Addr::from(ip).to_string()
+            }
+            3 => {
+                let mut len = [0u8; 1];
+                client.read_exact(&mut len).ok()?;
+                let mut name = vec![0u8; usize::from(len[0])];
+                client.read_exact(&mut name).ok()?;
+                String::from_utf8(name).ok()?
+            }
+            _ => return None,
+        };
+        let mut port = [0u8; 2];
+        client.read_exact(&mut port).ok()?;
+        Some(format!("{host}:{}", u16::from_be_bytes(port)))
+    }
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let scheme = if socks { "socks5" } else { "http" };
+    let url = format!("{scheme}://{}", listener.local_addr().expect("addr"));
+    let (heads, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let (Ok(mut client), heads) = (conn, heads.clone()) else { continue };
+            std::thread::spawn(move || {
+                let target = if socks {
+                    let Some(target) = socks_target(&mut client) else { return };
+                    let _ = heads.send(format!("SOCKS5 CONNECT {target}"));
+                    target
+                } else {
+                    let mut head = Vec::new();
+                    let mut byte = [0u8; 1];
+                    while !head.ends_with(b"\r\n\r\n") {
+                        match client.read(&mut byte) {
+                            Ok(1) => head.push(byte[0]),
+                            _ => return,
+                        }
+                    }
+                    let head = String::from_utf8_lossy(&head).to_string();
+                    let target = head.split_whitespace().nth(1).unwrap_or_default().to_string();
+                    let _ = heads.send(head);
+                    target
+                };
+                let Ok(mut server) = TcpStream::connect(&target) else {
+                    let refused: &[u8] =
+                        if socks { &[5, 5, 0, 1, 0, 0, 0, 0, 0, 0] } else { b"HTTP/1.1 502 Bad Gateway\r\n\r\n" };
+                    let _ = client.write_all(refused);
+                    return;
+                };
+                let ok: &[u8] = if socks {
+                    &[5, 0, 0, 1, 0, 0, 0, 0, 0, 0]
+                } else {
+                    b"HTTP/1.1 200 Connection established\r\n\r\n"
+                };
+                let _ = client.write_all(ok);
+                let (Ok(mut from_client), Ok(mut to_server)) = (client.try_clone(), server.try_clone()) else { return };
+                std::thread::spawn(move || {
+                    let _ = std::io::copy(&mut from_client, &mut to_server);
+                    let _ = to_server.shutdown(Shutdown::Write);
+                });
+                let _ = std::io::copy(&mut server, &mut client);
+                let _ = client.shutdown(Shutdown::Write);
+            });
+        }
+    });
+    (url, received)
+}
+
+/// `kdrift ingest api -A` of `kube` through a kubeconfig whose cluster has
+/// `proxy-url: PROXY`: its stdout and stderr (asserting success).
+fn ingest_api_through(kube: &kdrift_tests::fake_kube::FakeKube, proxy: &str) -> (String, String) {
+    let server = format!("server: {}\n", kube.url());
+    let text = kube.kubeconfig(None).replacen(&server, &format!("{server}    proxy-url: {proxy}\n"), 1);
+    assert!(text.contains("proxy-url"), "{text}");
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(&kubeconfig, text).expect("write");
+    let out = kdrift()
+        .arg("--db")
+        .arg(dir.path().join("p.duckdb"))
+        .args(["ingest", "api", "-A", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .env_remove("KUBECONFIG")
+        .env_remove("NO_PROXY")
+        .env_remove("no_proxy")
+        .assert()
+        .success();
+    let output = out.get_output();
+    (String::from_utf8_lossy(&output.stdout).to_string(), String::from_utf8_lossy(&output.stderr).to_string())
+}
+
+/// Break-it 34: a kubeconfig's `proxy-url:` failed with kube's "requires
+/// the disabled feature kube/http-proxy". kdrift now reaches the API
+/// server through it (HTTP CONNECT), with the proxy's Basic credentials
+/// from the URL, and prints none of them.
+#[test]
+fn ingest_api_reaches_the_server_through_the_kubeconfigs_proxy_url() {
+    use kdrift_tests::fake_kube::FakeKube;
+    let kube = FakeKube::start();
+    for i in 0..3 {
+        kube.create(serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("p-{i}"), "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "nginx"}]}, "status": {"phase": "Pending"}}))
+            .expect("pod");
+    }
+    let (proxy, heads) = tunnel_proxy(false);
+    let (stdout, stderr) = ingest_api_through(&kube, &proxy.replace("http://", "http://pxuser:ProxyPw9zQ7x@"));
+    let pods_line = stdout.lines().find(|l| l.trim_start().starts_with("pods ")).expect("pods row");
+    assert_eq!(pods_line.split_whitespace().nth(1), Some("3"), "{stdout}");
+    let heads: Vec<String> = heads.try_iter().collect();
+    let authority = kube.url().trim_start_matches("http://").trim_end_matches('/').to_string();
+    assert!(!heads.is_empty(), "no tunnel asked");
+    let basic = kdrift_tests::leaks::base64_of("pxuser:ProxyPw9zQ7x");
+    for head in &heads {
+        assert!(head.starts_with(&format!("CONNECT {authority} HTTP/1.1\r\n")), "{head}");
+        let auth = format!("proxy-authorization: basic {basic}\r\n").to_ascii_lowercase();
+        assert!(head.to_ascii_lowercase().contains(&auth), "{head}");
+    }
+    assert!(!stdout.contains("ProxyPw9zQ7x") && !stderr.contains("ProxyPw9zQ7x"), "{stdout}{stderr}");
+    // `socks5://` (kube's `socks5` feature), as kubectl takes it.
+    let (socks, asked) = tunnel_proxy(true);
+    let (stdout, _) = ingest_api_through(&kube, &socks);
+    let pods_line = stdout.lines().find(|l| l.trim_start().starts_with("pods ")).expect("pods row");
+    assert_eq!(pods_line.split_whitespace().nth(1), Some("3"), "{stdout}");
+    let asked: Vec<String> = asked.try_iter().collect();
+    assert!(!asked.is_empty() && asked.iter().all(|a| *a == format!("SOCKS5 CONNECT {authority}")), "{asked:?}");
+}
+
 /// Break-it 34: a held credential that is an ordinary word masks that word
 /// in everything kdrift shows and stores, silently. It is said once on
 /// stderr, naming where it came from, never the value.
