@@ -43,12 +43,13 @@ pub struct Driver {
 
 /// The pods of `used` (`(namespace, name)` → amount of `resource` used),
 /// with their requests from `pods`, heaviest user first (then by
-/// namespace and name), at most [`DRIVERS_SHOWN`].
+/// namespace and name), at most [`DRIVERS_SHOWN`], and how many pods
+/// measured there were left out (`0` when all are shown).
 pub fn drivers(
     resource: &str,
     used: Vec<((String, String), i64)>,
     pods: &HashMap<(&str, &str), &PodInfo>,
-) -> Vec<Driver> {
+) -> (Vec<Driver>, usize) {
     let mut out: Vec<Driver> = used
         .into_iter()
         .map(|((namespace, name), used)| {
@@ -58,8 +59,9 @@ pub fn drivers(
         })
         .collect();
     out.sort_by(|a, b| b.used.cmp(&a.used).then_with(|| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name))));
+    let left_out = out.len().saturating_sub(DRIVERS_SHOWN);
     out.truncate(DRIVERS_SHOWN);
-    out
+    (out, left_out)
 }
 
 /// `pods` by `(namespace, name)`.
@@ -80,8 +82,18 @@ mod tests {
             (("batch".to_string(), "crunch-1".to_string()), 2250),
             (("web".to_string(), "api-1".to_string()), 3000),
         ];
-        let d = drivers("cpu", used, &by_name(&pods));
+        let (d, left_out) = drivers("cpu", used, &by_name(&pods));
+        assert_eq!(left_out, 0);
         assert_eq!((d[0].name.as_str(), d[0].requested, d[0].ratio), ("api-1", None, None));
         assert_eq!((d[1].name.as_str(), d[1].requested, d[1].ratio), ("crunch-1", Some(500), Some(4.5)));
+    }
+
+    #[test]
+    fn past_ten_pods_the_lighter_users_are_counted_not_listed() {
+        let used: Vec<((String, String), i64)> =
+            (1..=13).map(|i| (("batch".to_string(), format!("job-{i:02}")), 100 * i)).collect();
+        let (d, left_out) = drivers("cpu", used, &HashMap::new());
+        assert_eq!((d.len(), left_out), (10, 3));
+        assert_eq!((d[0].name.as_str(), d[0].used, d[9].name.as_str()), ("job-13", 1300, "job-04"));
     }
 }

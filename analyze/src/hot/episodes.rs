@@ -58,8 +58,13 @@ pub struct Episode {
     /// skew`: the store lacks pods or their requests (see the notes).
     pub lower_bound: bool,
     /// The pods measured on the node during the episode, heaviest mean
-    /// user first, with their requests and what put them there.
+    /// user first, with their requests and what put them there (at most
+    /// 10).
     pub pods: Vec<Driver>,
+    /// How many more pods were measured on the node than `pods` lists
+    /// (left out of the JSON when 0).
+    #[serde(skip_serializing_if = "super::skew_usage::is_zero")]
+    pub pods_left_out: usize,
 }
 
 /// What `kdrift hotspots` says.

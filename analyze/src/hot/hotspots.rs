@@ -122,6 +122,7 @@ pub fn hotspots(store: &Reader, options: &HotspotsOptions) -> Result<Hotspots, A
                     requested_percent: None,
                     lower_bound: false,
                     pods: Vec::new(),
+                    pods_left_out: 0,
                 });
             }
         }
@@ -176,7 +177,7 @@ fn explain(store: &Reader, episode: &mut Episode) -> Result<Vec<String>, Analyze
     }
     let state = crate::ClusterAt::load(store, mid)?;
     let pods = by_name(&state.pods);
-    episode.pods = drivers(&episode.resource, used, &pods);
+    (episode.pods, episode.pods_left_out) = drivers(&episode.resource, used, &pods);
     let known: Vec<&kdrift_rebalance::PodInfo> = episode
         .pods
         .iter()

@@ -79,6 +79,15 @@ pub struct Spot {
     /// The pods measured on the node, heaviest user of the resource first
     /// (hot nodes only; at most 10).
     pub pods: Vec<Driver>,
+    /// How many more pods were measured on the node than `pods` lists
+    /// (left out of the JSON when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub pods_left_out: usize,
+}
+
+/// Serde's `skip_serializing_if` for counts of 0.
+pub(crate) fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// What `kdrift skew --usage` says.
@@ -194,7 +203,7 @@ pub fn skew_usage(
                     Some((key.clone(), v?))
                 })
                 .collect();
-            spot.pods = drivers(&spot.resource, used, &pods);
+            (spot.pods, spot.pods_left_out) = drivers(&spot.resource, used, &pods);
         }
     }
     Ok(report)
@@ -245,6 +254,7 @@ fn spots(report: &mut UsageSkew, hot: f64) {
                 used_percent: used,
                 lower_bound: n.lower_bound,
                 pods: Vec::new(),
+                pods_left_out: 0,
             };
             if used >= hot && l.requested_percent < hot {
                 report.hot_not_requested.push(spot());

@@ -87,7 +87,17 @@ fn spots<W: Write>(out: &mut W, spots: &[Spot]) -> anyhow::Result<()> {
         )?;
         if !s.pods.is_empty() {
             drivers(out, &s.resource, &s.pods, "USED", false)?;
+            left_out(out, s.pods_left_out)?;
         }
+    }
+    Ok(())
+}
+
+/// The line under a hotspot's pods when some were left out: "and N more
+/// pods" (the heaviest users are the ones listed).
+fn left_out<W: Write>(out: &mut W, n: usize) -> anyhow::Result<()> {
+    if n > 0 {
+        writeln!(out, "    … and {n} more {} (lighter users)", if n == 1 { "pod" } else { "pods" })?;
     }
     Ok(())
 }
@@ -164,7 +174,7 @@ pub fn hotspots<W: Write>(out: &mut W, r: &Hotspots) -> anyhow::Result<()> {
             ];
             if wide {
                 row.push(amount(&e.resource, e.allocatable));
-                row.push(e.pods.len().to_string());
+                row.push((e.pods.len() + e.pods_left_out).to_string());
             }
             b.push_record(row);
         }
@@ -172,6 +182,7 @@ pub fn hotspots<W: Write>(out: &mut W, r: &Hotspots) -> anyhow::Result<()> {
         for e in r.episodes.iter().filter(|e| headers && !e.pods.is_empty()) {
             writeln!(out, "  {} {} from {}: the pods measured there", e.node, e.resource, full(e.started_at))?;
             drivers(out, &e.resource, &e.pods, "USED (MEAN)", true)?;
+            left_out(out, e.pods_left_out)?;
         }
     }
     if headers && r.spikes > 0 {
