@@ -700,7 +700,12 @@ impl<'s> RunWriter<'s> {
             self.unwritten.clear();
             self.files.clear();
             // What the batch's deleted staging rows hold is freed (`staging`).
-            self.reset_staging()?;
+            // The batch is committed: a failure here (an interrupt that came
+            // after COMMIT) costs memory only, and the next Appender makes
+            // the table again if it is missing (`open_appender`).
+            if let Err(e) = self.reset_staging() {
+                tracing::debug!(%e, "the staging table was not made anew");
+            }
         }
         Ok(())
     }
@@ -1026,7 +1031,11 @@ fn fields_value(fields: Option<&[Option<String>]>) -> duckdb::types::Value {
     }
 }
 
+/// The staging table's Appender; the table made first if it is missing
+/// (dropped by `staging`'s reset, whose CREATE failed): else the Appender
+/// would find the store's own `staging_observations`, which it shadows.
 fn open_appender(store: &Store) -> Result<Appender<'_>, StoreError> {
+    store.batch(&sql::CREATE_STAGING)?;
     store.conn.appender("staging_observations").map_err(|source| store.append_failed("staging_observations", source))
 }
 
