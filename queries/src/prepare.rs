@@ -28,7 +28,7 @@ pub struct Prepared {
 }
 
 /// The columns of one `staging_observations` row (schema v4).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct StagingRow {
     /// Observation time, UTC microseconds.
     pub(super) observed_at: i64,

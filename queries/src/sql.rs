@@ -113,6 +113,8 @@ queries! {
     RECORD_ERROR = "record_error", "ingest/record_error.sql";
     /// Creates this connection's (TEMP) staging table, if missing.
     CREATE_STAGING = "create_staging", "ingest/create_staging.sql";
+    /// Drops the (TEMP) staging table: frees what its deleted rows hold (issue 34).
+    DROP_STAGING = "drop_staging", "ingest/drop_staging.sql";
     /// Empties the staging table.
     CLEAR_STAGING = "clear_staging", "ingest/clear_staging.sql";
     /// Empties the staging table of a range of seqs (a batch, a part of one, one object).

@@ -27,6 +27,7 @@
 //! other record is stored. A run's held transaction cannot be split.
 
 mod split;
+mod staging;
 
 use chrono::{DateTime, Utc};
 use duckdb::{params, Appender};
@@ -117,6 +118,9 @@ pub struct RunWriter<'s> {
     pending_bytes: u64,
     /// Bytes appended since the appender's last flush.
     unflushed_bytes: u64,
+    /// The rows appended since the appender's last flush, outside a held
+    /// transaction: staged again if the flush runs out of memory (`staging`).
+    unflushed: Vec<(StagingRow, Origin)>,
     /// The run's location (for the error row of a failed run).
     location: String,
     /// Input errors as of the last commit (for the counts of a failed run).
@@ -219,7 +223,7 @@ struct FileRow {
 }
 
 /// The schema v4 usage columns of a staged pod version (all NULL for other kinds).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct UsageColumns {
     pub(super) usage_node: Option<String>,
     pub(super) cpu: Option<i64>,
@@ -280,6 +284,7 @@ impl<'s> RunWriter<'s> {
             pending: 0,
             pending_bytes: 0,
             unflushed_bytes: 0,
+            unflushed: Vec::new(),
             location: location.to_string(),
             errors: 0,
             failure: None,
@@ -383,11 +388,15 @@ impl<'s> RunWriter<'s> {
     }
 
     fn append_row(&mut self, row: &StagingRow, origin: &Origin) -> Result<(), StoreError> {
-        self.seq += 1;
-        self.pending += 1;
-        let bytes = (row.json.len() + row.model.as_ref().map_or(0, String::len)) as u64;
-        self.pending_bytes += bytes;
-        self.unflushed_bytes += bytes;
+        self.stage_row(row, origin)
+    }
+
+    /// Appends `row` as staged row `seq` to the Appender's buffer (opened
+    /// when there is none).
+    ///
+    /// # Errors
+    /// [`StoreError::Append`] (or out of memory) when the appender fails.
+    fn append_to_appender(&mut self, seq: i64, row: &StagingRow, origin: &Origin) -> Result<(), StoreError> {
         let line = origin.line.map(|l| l as i64);
         let appender = match &mut self.appender {
             Some(a) => a,
@@ -396,7 +405,7 @@ impl<'s> RunWriter<'s> {
         let (id, usage) = (&row.identity, &row.usage);
         appender
             .append_row(params![
-                self.seq,
+                seq,
                 row.observed_at,
                 row.estimated,
                 row.change.as_str(),
@@ -423,12 +432,7 @@ impl<'s> RunWriter<'s> {
                 origin.item.map(|i| i as i64),
                 row.json.len() as i64,
             ])
-            .map_err(|source| self.store.append_failed("staging_observations", source))?;
-        if self.pending.is_multiple_of(APPENDER_FLUSH_ROWS) || self.unflushed_bytes >= APPENDER_FLUSH_BYTES {
-            self.unflushed_bytes = 0;
-            appender.flush().map_err(|source| self.store.append_failed("staging_observations", source))?;
-        }
-        Ok(())
+            .map_err(|source| self.store.append_failed("staging_observations", source))
     }
 
     /// Records one per-file summary row (records, events and other objects
@@ -557,9 +561,9 @@ impl<'s> RunWriter<'s> {
         F: FnOnce(&Store, i64) -> Result<(), StoreError>,
     {
         let started = std::time::Instant::now();
-        if let Some(mut appender) = self.appender.take() {
-            appender.flush().map_err(|source| self.store.append_failed("staging_observations", source))?;
-        }
+        // Rows lost by a flush out of memory are staged again (`staging`).
+        self.flush_staged()?;
+        self.appender = None;
         tracing::trace!(ms = started.elapsed().as_secs_f64() * 1e3, "appender flushed");
         self.errors = errors;
         let mut also = Some(also);
@@ -569,7 +573,7 @@ impl<'s> RunWriter<'s> {
         let staged = self.staged_seqs();
         match self.store_seqs(staged, finish, false, &mut also, started) {
             Err(e) if splittable && self.pending > 0 && also.is_some() && split::worth_splitting(&e) => {
-                self.store_in_parts(staged, finish.is_some(), &e)?;
+                self.store_in_parts(staged, finish.is_some(), Some(&e))?;
                 self.store_seqs(self.staged_seqs(), finish, false, &mut also, started)
             }
             done => done,
@@ -695,6 +699,13 @@ impl<'s> RunWriter<'s> {
             self.unflushed_bytes = 0;
             self.unwritten.clear();
             self.files.clear();
+            // What the batch's deleted staging rows hold is freed (`staging`).
+            // The batch is committed: a failure here (an interrupt that came
+            // after COMMIT) costs memory only, and the next Appender makes
+            // the table again if it is missing (`open_appender`).
+            if let Err(e) = self.reset_staging() {
+                tracing::debug!(%e, "the staging table was not made anew");
+            }
         }
         Ok(())
     }
@@ -781,6 +792,7 @@ impl RunWriter<'_> {
         self.closed = true;
         let (store, run_id, done) = (self.store, self.run_id, self.committed);
         drop(self.appender.take());
+        self.unflushed.clear();
         // The run's held transaction, if any, is rolled back (by `roll_back`
         // below, which tries again): none of its batches stay.
         if let Some(mut held) = self.held.take() {
@@ -1019,7 +1031,11 @@ fn fields_value(fields: Option<&[Option<String>]>) -> duckdb::types::Value {
     }
 }
 
+/// The staging table's Appender; the table made first if it is missing
+/// (dropped by `staging`'s reset, whose CREATE failed): else the Appender
+/// would find the store's own `staging_observations`, which it shadows.
 fn open_appender(store: &Store) -> Result<Appender<'_>, StoreError> {
+    store.batch(&sql::CREATE_STAGING)?;
     store.conn.appender("staging_observations").map_err(|source| store.append_failed("staging_observations", source))
 }
 

@@ -3,7 +3,9 @@
 //! than the limit ingested under it, and an object too big for the limit:
 //! an input error naming it and the limit to raise, the records around it
 //! stored (issue 34); in a run that holds one transaction, the run's
-//! failure naming the limit.
+//! failure naming the limit. Two objects too big, or objects that fit
+//! alone after others as big: every good record stored (issue 34, break-it
+//! 39b).
 
 use std::io::Write;
 use std::path::Path;
@@ -285,4 +287,107 @@ fn objects_of_24_mib_are_stored_under_128_mib_with_their_derived_rows() {
         ),
         ["ns big node-7 Running ReplicaSet big-7d9f 2026-12-01 00:00:01 250 67108864"]
     );
+}
+
+/// `good` small Events `e.0`, `e.1`, … with an Event `e.9000`, `e.9001`, …
+/// of `big` bytes of message after every `good / (bigs + 1)`-th, as
+/// compact JSON lines, and the big ones' line numbers (1-based).
+fn events_around_big_ones(good: u32, bigs: u32, big: usize) -> (Vec<String>, Vec<usize>) {
+    let step = good / (bigs + 1);
+    let mut lines = Vec::new();
+    let mut at = Vec::new();
+    for i in 0..good {
+        lines.push(event(i, "0/3 nodes are available: 3 Insufficient cpu.").to_string());
+        let k = (i + 1) / step;
+        if (i + 1) % step == 0 && k <= bigs {
+            // Each message its own (no two share a content hash).
+            lines.push(event(9000 + k - 1, &format!("{k}{}", "y".repeat(big))).to_string());
+            at.push(lines.len());
+        }
+    }
+    (lines, at)
+}
+
+/// Ingests `file` under `limit` and checks that every one of the `good`
+/// small Events is stored with its derived row, the run is partial, and
+/// the only errors are the big Events, by `names` (where each was read).
+fn check_every_good_event_stored(file: &Path, limit: u64, good: u64, names: &[String]) {
+    let dir = file.parent().expect("dir");
+    let store = open_limited(&dir.join("k.duckdb"), limit);
+    let report = ingest_files(&store, &[file.to_path_buf()], &mut NoProgress).expect("the good records are stored");
+    assert_eq!(report.status, RunStatus::Partial);
+    assert_eq!((report.counts.records, report.counts.added, report.counts.duplicates), (good, good, 0));
+    let f = &report.files[0];
+    assert_eq!((f.records, f.events, f.error_total()), (good, good, names.len() as u64));
+    let errors: Vec<String> = f.errors.iter().map(ToString::to_string).collect();
+    assert_eq!(errors.len(), names.len(), "{errors:?}");
+    for (error, name) in errors.iter().zip(names) {
+        assert!(error.starts_with(name), "{error} names {name}");
+        assert!(error.contains("DuckDB ran out of memory storing it alone"), "{error}");
+    }
+    let counts = store.counts().expect("counts");
+    assert_eq!((counts.observations, counts.event_versions, counts.runs), (good as i64, good as i64, 1));
+    assert_eq!(
+        rows(&store, "SELECT count(*)::VARCHAR FROM event_versions WHERE name NOT LIKE 'e.900_'"),
+        [good.to_string()]
+    );
+    assert_eq!(
+        rows(&store, "SELECT concat_ws(' ', status, records_read, errors) FROM ingest_runs"),
+        [format!("partial {good} {}", names.len())]
+    );
+}
+
+#[test]
+fn two_objects_too_big_among_good_ndjson_lines_are_the_only_errors_and_every_good_one_is_stored() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("events.ndjson");
+    // Under 16 MiB, two Events of 8 MiB among 60 small ones. The second
+    // one's bulk load into the staging table ran out of memory (the first
+    // one's deleted staging rows still held it) and failed the whole run:
+    // 20 of 60 stored (break-it 39b F1: 100 of 300 with 30 MiB under 64 MiB).
+    let (lines, at) = events_around_big_ones(60, 2, 8 << 20);
+    std::fs::write(&file, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).expect("write");
+    let names: Vec<String> = at
+        .iter()
+        .zip(["e.9000", "e.9001"])
+        .map(|(line, e)| format!("{}:{line}: Event ns/{e} (", file.display()))
+        .collect();
+    check_every_good_event_stored(&file, 16 * MIB, 60, &names);
+}
+
+#[test]
+fn two_objects_too_big_among_good_json_list_items_are_the_only_errors_and_every_good_one_is_stored() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("events.json");
+    // The same as a List (read as a stream): 0 of 300 stored in break-it 39b.
+    let (lines, at) = events_around_big_ones(60, 2, 8 << 20);
+    std::fs::write(
+        &file,
+        format!("{{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[\n{}\n]}}\n", lines.join(",\n")),
+    )
+    .expect("write");
+    let names: Vec<String> = at
+        .iter()
+        .zip(["e.9000", "e.9001"])
+        .map(|(line, e)| format!("{}: items[{}]: Event ns/{e} (", file.display(), line - 1))
+        .collect();
+    check_every_good_event_stored(&file, 16 * MIB, 60, &names);
+}
+
+#[test]
+fn objects_that_each_fit_alone_are_all_stored_however_many_come_before() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("events.ndjson");
+    // Four Events of 3 MiB under 16 MiB (break-it 39b F2: three of 12 MiB
+    // under 64 MiB). The staging rows of the ones stored before, deleted,
+    // still held their memory: the third was refused "storing it alone".
+    let (lines, _) = events_around_big_ones(50, 4, 3 << 20);
+    std::fs::write(&file, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).expect("write");
+    let store = open_limited(&dir.path().join("k.duckdb"), 16 * MIB);
+    let report = ingest_files(&store, std::slice::from_ref(&file), &mut NoProgress).expect("stored");
+    let errors: Vec<String> = report.files[0].errors.iter().map(ToString::to_string).collect();
+    assert_eq!(errors, Vec::<String>::new());
+    assert_eq!(report.status, RunStatus::Ok);
+    assert_eq!((report.counts.records, report.counts.added), (54, 54));
+    assert_eq!(rows(&store, "SELECT count(*)::VARCHAR FROM event_versions WHERE name LIKE 'e.900_'"), ["4"]);
 }

@@ -22,7 +22,7 @@
 
 use kdrift_rebalance::thousands;
 
-use super::{ErrorRow, RunStatus, RunWriter, TransactionGuard};
+use super::{ErrorRow, RunStatus, RunWriter, StagingRow, TransactionGuard};
 use crate::memory::size_text;
 use crate::record::Origin;
 use crate::{sql, StoreError};
@@ -110,7 +110,8 @@ pub(super) fn message(kind: &str, namespace: &str, name: &str, bytes: u64, limit
 
 impl RunWriter<'_> {
     /// Commits the staged rows with seq in `seqs` (whose commit as one
-    /// batch failed with `failure`, out of memory) in parts, splitting each
+    /// batch failed with `failure`, out of memory; `None`: not tried as
+    /// one yet) in parts, splitting each
     /// part that runs out of memory too (`parts_of`), and leaves out the
     /// objects that do alone (`reject`). `finishing`: in the run's final
     /// commit, whose stop ([`RunWriter::stop_final_commit_when`]) is asked
@@ -123,16 +124,16 @@ impl RunWriter<'_> {
         &mut self,
         (from, to): (i64, i64),
         finishing: bool,
-        failure: &StoreError,
+        failure: Option<&StoreError>,
     ) -> Result<(), StoreError> {
         let query = match failure {
-            StoreError::OutOfMemory { what, .. } => what.as_str(),
+            Some(StoreError::OutOfMemory { what, .. }) => what.as_str(),
             _ => "",
         };
         // Said once the commit ends (by the caller, from `rejected`), not here.
         tracing::info!(rows = to - from + 1, query, "a batch ran out of memory: committing it in parts");
         let mut todo = vec![(from, to)];
-        let mut first = true;
+        let mut first = failure.is_some();
         while let Some((from, to)) = todo.pop() {
             if finishing && self.stop.as_deref().is_some_and(|requested| requested()) {
                 return Err(StoreError::Interrupted);
@@ -181,7 +182,7 @@ impl RunWriter<'_> {
     ///
     /// # Errors
     /// Any other [`StoreError`].
-    fn store_part(&mut self, from: i64, to: i64) -> Result<bool, StoreError> {
+    pub(super) fn store_part(&mut self, from: i64, to: i64) -> Result<bool, StoreError> {
         let started = std::time::Instant::now();
         // A part runs no caller's `also` (the batch's own commit does).
         let mut none: Option<NoAlso> = None;
@@ -217,9 +218,44 @@ impl RunWriter<'_> {
                 ))
             })?;
         store.execute(&sql::CLEAR_STAGED, [seq, seq])?;
-        let bytes = bytes.max(0) as u64;
-        let message = message(&kind, &namespace, &name, bytes, store.memory_limit());
         let origin = Origin { location, line: line.map(|l| l as u64), item: item.map(|i| i as u64) };
+        self.leave_out(tx, origin, kind, namespace, name, bytes.max(0) as u64)?;
+        self.pending -= 1;
+        Ok(())
+    }
+
+    /// Leaves out `row`, read at `origin`, which DuckDB could not stage
+    /// alone (`staging`: it is not in the staging table): writes its input
+    /// error in a transaction of its own.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the store fails.
+    pub(super) fn reject_unstaged(&mut self, row: &StagingRow, origin: &Origin) -> Result<(), StoreError> {
+        let tx = TransactionGuard::begin(self.store)?;
+        let id = &row.identity;
+        self.leave_out(
+            tx,
+            origin.clone(),
+            id.kind.clone(),
+            id.namespace.clone(),
+            id.name.clone(),
+            row.json.len() as u64,
+        )
+    }
+
+    /// Writes the input error of an object left out in `tx`, commits it,
+    /// and keeps the object in the run's [`Rejected`].
+    fn leave_out(
+        &mut self,
+        tx: TransactionGuard<'_>,
+        origin: Origin,
+        kind: String,
+        namespace: String,
+        name: String,
+        bytes: u64,
+    ) -> Result<(), StoreError> {
+        let store = self.store;
+        let message = message(&kind, &namespace, &name, bytes, store.memory_limit());
         let row = ErrorRow {
             location: origin.location.clone(),
             line: origin.line,
@@ -231,7 +267,6 @@ impl RunWriter<'_> {
         super::write_errors(store, self.run_id, std::slice::from_ref(&row))?;
         tx.commit()?;
         tracing::info!(%origin, kind, namespace, name, bytes, "an object too big for the memory limit is left out");
-        self.pending -= 1;
         self.rejected.push(Rejected { origin, kind, namespace, name, bytes, message });
         Ok(())
     }

@@ -1,0 +1,16 @@
+-- name: drop_staging
+-- purpose: Drops this connection's TEMP staging table (`create_staging`
+--   makes it again, empty). A batch's rows are deleted from it once
+--   committed, but DuckDB keeps a deleted row's strings in the table's
+--   blocks (in memory, or spilled to the temporary directory, counted
+--   against the memory limit) until the temp catalog is checkpointed: two
+--   Events of 30 MiB under --memory-limit 64MiB, the first left out, held
+--   its 30 MiB (object and fields) and the second's bulk load ran out of
+--   memory, failing the run (issue 34). A CHECKPOINT of the temp catalog
+--   frees them too, but rewrites the rows still staged, and when that runs
+--   out of memory DuckDB invalidates the temp catalog ("Checkpoint failed
+--   for database \"temp\""); a DROP rewrites nothing. Run only with no
+--   rows staged and no transaction open.
+-- params: none
+-- columns: none (DDL)
+DROP TABLE IF EXISTS temp.staging_observations;
