@@ -20,7 +20,7 @@ use kdrift_store::sql;
 use kdrift_store::Reader;
 
 use super::checkpoints::{checkpoint_times, pod_amounts_at, pod_amounts_at_instants, PodAmounts};
-use super::events::event_only_pods;
+use super::events::{event_only_pods, GoneEvidence};
 use super::ClusterAt;
 use crate::history::event_only_placements;
 use crate::AnalyzeError;
@@ -223,17 +223,20 @@ fn add_event_only(
     if placements.is_empty() {
         return Ok(());
     }
+    // The deletion evidence and the sources' coverage, once for every instant.
+    let evidence = GoneEvidence::read(store, *last)?;
     for (at_us, out) in by_at.iter_mut() {
         let Some(at) = out.at else { continue };
         if !placements.iter().any(|p| p.bound_at <= at) {
             continue;
         }
-        // Every stored pod at the instant, readable or not (as `ClusterAt::load`).
+        // Every stored pod at the instant, readable or not (as `ClusterAt::load`), by name alone.
         let known: BTreeSet<(String, String)> = store
-            .query_map(&sql::PODS_AT, [*at_us], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+            .query_map(&sql::POD_NAMES_AT, [*at_us], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
             .into_iter()
             .collect();
-        let found = event_only_pods(store, at, &placements, &|ns, name| known.contains(&(ns.into(), name.into())))?;
+        let known = |ns: &str, name: &str| known.contains(&(ns.into(), name.into()));
+        let found = event_only_pods(store, at, &placements, &known, &evidence)?;
         let unknown: BTreeSet<&str> = found.requests_unknown.iter().map(String::as_str).collect();
         let added = usage_by_node(&found.pods, |_| true, |p| unknown.contains(p.key().as_str()));
         for (node, more) in added {
