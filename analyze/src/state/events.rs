@@ -161,8 +161,8 @@ pub(crate) fn event_only_pods(
     }
     // The pods still there; the owner samples are read only when some are.
     latest.retain(|key, p| {
-        !evidence.gone_at(key, at).is_some_and(|g| g >= p.bound_at)
-            && !evidence.coverage.get(key).is_some_and(|last| at > *last + chrono::Duration::hours(1))
+        evidence.gone_at(key, at).is_none_or(|g| g < p.bound_at)
+            && evidence.coverage.get(key).is_none_or(|last| at <= *last + chrono::Duration::hours(1))
     });
     if latest.is_empty() {
         return Ok(state);
