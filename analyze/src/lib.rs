@@ -91,7 +91,7 @@ pub use skew::SkewNode;
 pub use skew::{narrow_to_pods, policy_from_thresholds, skew, SkewReport};
 pub use snapshot::{load_snapshot, LoadedSnapshot};
 pub use state::amounts::NodeUsage;
-pub use state::amounts::{amounts_at, AmountsAt};
+pub use state::amounts::{amounts_at, amounts_at_by, AmountsAt, PodAmountsRead, ONE_QUERY_FROM};
 pub use state::for_filters::whole;
 pub use state::for_filters::FilterVersions;
 pub use state::spans::{pod_spans, PodSpan};

@@ -118,8 +118,10 @@ pub fn report_data(
     until: Option<DateTime<Utc>>,
     options: &ReportOptions,
 ) -> Result<ReportData, AnalyzeError> {
+    let mut steps = crate::steps::Steps::start();
     let counts = store.counts()?;
     let span = time_span(store)?;
+    steps.done("report: counts, span");
     let given_from = since.or(span.map(|s| s.0));
     let given_to = until.or(span.map(|s| s.1)).map(|t| given_from.map_or(t, |f| t.max(f)));
     // The queries' bounds: what nothing set reads from the beginning of time.
@@ -142,6 +144,7 @@ pub fn report_data(
         Some(_) => {}
     }
     let timeline = drain_timeline(store, since, until)?;
+    steps.done("report: drain timeline");
     // Outside the history nothing is charted: the series would carry the
     // last (or first) state into a range the store knows nothing of.
     let requested = if outside_history {
@@ -149,6 +152,7 @@ pub fn report_data(
     } else {
         requested_series(store, from, to, options.max_samples)?
     };
+    steps.done("report: requested series");
     if requested.coalesced {
         notes.push(format!(
             "requested %: {} changes in the range, sampled at the last change of each of {} equal slices",
@@ -157,12 +161,14 @@ pub fn report_data(
         ));
     }
     let pending: Vec<PendingPod> = pending_pods(store)?.into_iter().filter(|p| pending_in(p, from, to)).collect();
+    steps.done("report: pending pods");
     let mut chains = Vec::new();
     for p in pending.iter().take(options.max_chains) {
         if let Some(r) = why_pending(store, &p.namespace, &p.name)? {
             chains.push(r);
         }
     }
+    steps.done("report: chains");
     if pending.len() > options.max_chains {
         notes.push(format!(
             "{} pods were Pending in the range; the chains of the {} longest-pending are shown \
@@ -174,6 +180,7 @@ pub fn report_data(
     let nodes = node_names(&timeline, &requested);
     let used =
         if outside_history || nodes.is_empty() { None } else { used_series(store, from, to, options.max_used_steps)? };
+    steps.done("report: used series");
     Ok(ReportData {
         store: store.path().display().to_string(),
         counts,

@@ -15,7 +15,7 @@ use kdrift_rebalance::{CPU, MEMORY, PODS};
 use kdrift_store::Reader;
 use serde::Serialize;
 
-use crate::state::amounts::{amounts_at, AmountsAt};
+use crate::state::amounts::AmountsAt;
 use crate::AnalyzeError;
 
 /// One resource on one node.
@@ -112,9 +112,10 @@ impl RequestedAt {
         self.skew.iter().find(|s| s.resource == resource).map_or(0.0, |s| s.skew)
     }
 
-    /// One node.
+    /// One node (a binary search: [`RequestedAt::nodes`] is in name order;
+    /// the report looks up every node at every sample: 5,000 × 5,000).
     pub fn node(&self, name: &str) -> Option<&NodeRequested> {
-        self.nodes.iter().find(|n| n.node == name)
+        self.nodes.binary_search_by(|n| n.node.as_str().cmp(name)).ok().map(|i| &self.nodes[i])
     }
 }
 
@@ -209,14 +210,17 @@ pub fn requested_at(store: &Reader, at: DateTime<Utc>) -> Result<RequestedAt, An
 }
 
 /// The requested amounts at each of `instants` (in that order), read from
-/// the store's per-node aggregates ([`amounts_at`]: the nodes in one query,
-/// the pods' amounts from the schema-v8 checkpoints in two small queries per
-/// instant; no pod object parsed).
+/// the store's per-node aggregates ([`crate::amounts_at`]: the nodes in one
+/// query, the pods' amounts from the schema-v8 checkpoints in two small
+/// queries per instant, or two for all of them from
+/// [`crate::ONE_QUERY_FROM`] instants on; no pod object parsed). The pods
+/// known only from events are looked for only at instants with some Node
+/// (they count toward Nodes; without one, nothing here shows them).
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
 pub fn requested_at_instants(store: &Reader, instants: &[DateTime<Utc>]) -> Result<Vec<RequestedAt>, AnalyzeError> {
-    let amounts = amounts_at(store, instants)?;
+    let amounts = crate::state::amounts::amounts_for_nodes_at(store, instants)?;
     Ok(amounts.iter().zip(instants).map(|(a, at)| requested_from(a, *at)).collect())
 }
 

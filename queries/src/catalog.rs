@@ -477,7 +477,8 @@ mod tests {
                 "pods_at.object",
                 "pods_read_whole_at.requests_other",
                 "requested_by_node.other",
-                "requested_extras_at.requests_other"
+                "requested_extras_at.requests_other",
+                "requested_extras_at_instants.requests_other"
             ]
         );
         assert_eq!(parse_json_text(Value::String(r#"{"a":[1]}"#.into())), serde_json::json!({"a": [1]}));

@@ -273,6 +273,10 @@ queries! {
     REQUESTED_SINCE_CHECKPOINT = "requested_since_checkpoint", "state/requested_since_checkpoint.sql";
     /// At one instant, the pod versions the checkpoints leave to the reader: estimated, unreadable, other resources.
     REQUESTED_EXTRAS_AT = "requested_extras_at", "state/requested_extras_at.sql";
+    /// `requested_since_checkpoint` at several instants in one query (each instant's checkpoint found in SQL).
+    REQUESTED_AT_INSTANTS = "requested_at_instants", "state/requested_at_instants.sql";
+    /// `requested_extras_at` at several instants in one query.
+    REQUESTED_EXTRAS_AT_INSTANTS = "requested_extras_at_instants", "state/requested_extras_at_instants.sql";
     /// Latest version of every object of one kind at or before an instant (else the earliest after).
     OBJECTS_AT = "objects_at", "state/objects_at.sql";
     /// Pods stopped or deleted at or before an instant (earliest evidence per pod).

@@ -13,7 +13,7 @@ use kdrift_tests::scale_data::{write, Outputs};
 use kdrift_tests::temp_store;
 
 fn small() -> ScaleConfig {
-    ScaleConfig { seed: 3, nodes: 30, pods: 900, events: 12_000, days: 2 }
+    ScaleConfig { seed: 3, nodes: 30, pods: 900, events: 12_000, days: 2, failures: None }
 }
 
 fn counts(store: &Store) -> (i64, i64, i64, i64) {

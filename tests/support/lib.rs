@@ -282,6 +282,7 @@ pub fn assert_amounts_agree(store: &Store, samples: usize) -> usize {
     let instants = sample_instants(store, samples);
     let from_aggregates = amounts_at(store, &instants).expect("amounts_at");
     assert_eq!(from_aggregates.len(), instants.len());
+    assert_pod_amounts_reads_agree(store, &instants);
     for (at, fast) in instants.iter().zip(&from_aggregates) {
         let slow = AmountsAt::from(&ClusterAt::load(store, *at).expect("ClusterAt::load"));
         let names = |a: &AmountsAt| a.nodes.iter().map(|n| n.name.clone()).collect::<Vec<_>>();
@@ -295,6 +296,28 @@ pub fn assert_amounts_agree(store: &Store, samples: usize) -> usize {
         assert_eq!(fast.unreadable, slow.unreadable, "unreadable objects at {at}");
     }
     instants.len()
+}
+
+/// Asserts that the pods' amounts read in one query for every instant
+/// (`PodAmountsRead::OneQuery`: `requested_at_instants`,
+/// `requested_extras_at_instants`) are those of the two queries per instant
+/// (`PodAmountsRead::PerInstant`), instant by instant, in the order given.
+///
+/// # Panics
+/// On the first instant where they differ, or when the store cannot be read.
+pub fn assert_pod_amounts_reads_agree(store: &Store, instants: &[chrono::DateTime<chrono::Utc>]) {
+    use kdrift_analyze::{amounts_at_by, PodAmountsRead};
+    let each = amounts_at_by(store, instants, PodAmountsRead::PerInstant).expect("per instant");
+    let one = amounts_at_by(store, instants, PodAmountsRead::OneQuery).expect("one query");
+    assert_eq!((each.len(), one.len()), (instants.len(), instants.len()));
+    for ((at, a), b) in instants.iter().zip(&each).zip(&one) {
+        assert_eq!(a.at, b.at);
+        assert_eq!(a.usage, b.usage, "requested amounts per node at {at}");
+        assert_eq!(a.estimated_pods, b.estimated_pods, "estimated pods at {at}");
+        assert_eq!(a.unreadable, b.unreadable, "unreadable objects at {at}");
+        assert_eq!(a.estimated_nodes, b.estimated_nodes, "estimated nodes at {at}");
+        assert_eq!(a.event_only_pods, b.event_only_pods, "event-only pods at {at}");
+    }
 }
 
 /// Keeps the drain moves of the store's history as `kdrift` does after

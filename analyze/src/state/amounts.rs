@@ -19,8 +19,8 @@ use kdrift_rebalance::{NodeInfo, NodePods, PodInfo, ResourceList};
 use kdrift_store::sql;
 use kdrift_store::Reader;
 
-use super::checkpoints::{checkpoint_times, pod_amounts_at, PodAmounts};
-use super::events::event_only_pods;
+use super::checkpoints::{checkpoint_times, pod_amounts_at, pod_amounts_at_instants, PodAmounts};
+use super::events::{event_only_pods, GoneEvidence};
 use super::ClusterAt;
 use crate::history::event_only_placements;
 use crate::AnalyzeError;
@@ -122,14 +122,75 @@ fn add_nodes(store: &Reader, list: &str, by_at: &mut HashMap<i64, AmountsAt>) ->
     Ok(())
 }
 
+/// How [`amounts_at_by`] reads the pods' amounts from the checkpoints:
+/// the same numbers either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PodAmountsRead {
+    /// Two queries per instant, each reading one checkpoint and at most an
+    /// hour of changes (`requested_since_checkpoint`, `requested_extras_at`):
+    /// the fastest for a few instants spread over a long history.
+    PerInstant,
+    /// Two queries for every instant (`requested_at_instants`,
+    /// `requested_extras_at_instants`): for many instants, whose per-query
+    /// cost dominates (the report's requested % series: 733 instants on the
+    /// demo store took ~1,466 queries).
+    OneQuery,
+}
+
+/// From this many instants on, [`amounts_at`] reads the pods' amounts
+/// with [`PodAmountsRead::OneQuery`]; below, [`PodAmountsRead::PerInstant`]
+/// (the drain timeline's 20 instants and `skew --at`'s one, tuned at 10M
+/// events to read only the row groups of their hours).
+pub const ONE_QUERY_FROM: usize = 64;
+
 /// The amounts at every instant of `instants` (in that order; repeated
 /// instants are answered once each): the nodes with one query for all of
-/// them, the pods' amounts per instant from the checkpoints ingest keeps
-/// (`super::checkpoints`).
+/// them, the pods' amounts from the checkpoints ingest keeps
+/// (`super::checkpoints`), per instant below [`ONE_QUERY_FROM`] instants,
+/// else in one query.
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
 pub fn amounts_at(store: &Reader, instants: &[DateTime<Utc>]) -> Result<Vec<AmountsAt>, AnalyzeError> {
+    let how = if instants.len() >= ONE_QUERY_FROM { PodAmountsRead::OneQuery } else { PodAmountsRead::PerInstant };
+    amounts_at_by(store, instants, how)
+}
+
+/// [`amounts_at`], the pods' amounts read as `how` says.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when a query fails.
+pub fn amounts_at_by(
+    store: &Reader,
+    instants: &[DateTime<Utc>],
+    how: PodAmountsRead,
+) -> Result<Vec<AmountsAt>, AnalyzeError> {
+    amounts(store, instants, how, true)
+}
+
+/// [`amounts_at`] for what the nodes show ([`crate::usage::requested_from`]:
+/// each Node's usage): at an instant without any Node the pods known only
+/// from events are not looked for (they count toward nodes the state does
+/// not have), and [`AmountsAt::event_only_pods`] and
+/// [`AmountsAt::requests_unknown`] stay empty there. On a store of events
+/// alone (a VictoriaLogs pull of 100,000 events, 10,959 Pending pods) that
+/// search was 98.5 s of the report's 2 min (dev profile), for nothing shown.
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when a query fails.
+pub(crate) fn amounts_for_nodes_at(store: &Reader, instants: &[DateTime<Utc>]) -> Result<Vec<AmountsAt>, AnalyzeError> {
+    let how = if instants.len() >= ONE_QUERY_FROM { PodAmountsRead::OneQuery } else { PodAmountsRead::PerInstant };
+    amounts(store, instants, how, false)
+}
+
+/// [`amounts_at_by`]; `without_nodes`: also look for the pods known only
+/// from events at instants without any Node.
+fn amounts(
+    store: &Reader,
+    instants: &[DateTime<Utc>],
+    how: PodAmountsRead,
+    without_nodes: bool,
+) -> Result<Vec<AmountsAt>, AnalyzeError> {
     let mut steps = crate::steps::Steps::start();
     let list = instants.iter().map(|t| t.timestamp_micros().to_string()).collect::<Vec<_>>().join(",");
     let mut by_at: HashMap<i64, AmountsAt> =
@@ -143,6 +204,9 @@ pub fn amounts_at(store: &Reader, instants: &[DateTime<Utc>]) -> Result<Vec<Amou
     let (nodes, pods) = crate::alongside::alongside(
         store,
         |reader| -> Result<Vec<(i64, PodAmounts)>, AnalyzeError> {
+            if how == PodAmountsRead::OneQuery {
+                return Ok(pod_amounts_at_instants(reader, &at_list)?.into_iter().collect());
+            }
             let times = checkpoint_times(reader)?;
             at_list.iter().map(|at| Ok((*at, pod_amounts_at(reader, &times, *at)?))).collect()
         },
@@ -157,7 +221,7 @@ pub fn amounts_at(store: &Reader, instants: &[DateTime<Utc>]) -> Result<Vec<Amou
             out.unreadable.extend(pods.unreadable);
         }
     }
-    add_event_only(store, instants, &mut by_at)?;
+    add_event_only(store, instants, &mut by_at, without_nodes)?;
     steps.done("amounts: event-only pods");
     // Moved out, not copied (5,000 nodes per instant); a repeated instant gets a copy.
     let mut out: Vec<AmountsAt> = Vec::with_capacity(instants.len());
@@ -179,23 +243,27 @@ fn add_event_only(
     store: &Reader,
     instants: &[DateTime<Utc>],
     by_at: &mut HashMap<i64, AmountsAt>,
+    without_nodes: bool,
 ) -> Result<(), AnalyzeError> {
     let Some(last) = instants.iter().max() else { return Ok(()) };
     let placements = event_only_placements(store, *last)?;
     if placements.is_empty() {
         return Ok(());
     }
+    // The deletion evidence and the sources' coverage, once for every instant.
+    let evidence = GoneEvidence::read(store, *last)?;
     for (at_us, out) in by_at.iter_mut() {
         let Some(at) = out.at else { continue };
-        if !placements.iter().any(|p| p.bound_at <= at) {
+        if (!without_nodes && out.nodes.is_empty()) || !placements.iter().any(|p| p.bound_at <= at) {
             continue;
         }
-        // Every stored pod at the instant, readable or not (as `ClusterAt::load`).
+        // Every stored pod at the instant, readable or not (as `ClusterAt::load`), by name alone.
         let known: BTreeSet<(String, String)> = store
-            .query_map(&sql::PODS_AT, [*at_us], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+            .query_map(&sql::POD_NAMES_AT, [*at_us], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
             .into_iter()
             .collect();
-        let found = event_only_pods(store, at, &placements, &|ns, name| known.contains(&(ns.into(), name.into())))?;
+        let known = |ns: &str, name: &str| known.contains(&(ns.into(), name.into()));
+        let found = event_only_pods(store, at, &placements, &known, &evidence)?;
         let unknown: BTreeSet<&str> = found.requests_unknown.iter().map(String::as_str).collect();
         let added = usage_by_node(&found.pods, |_| true, |p| unknown.contains(p.key().as_str()));
         for (node, more) in added {

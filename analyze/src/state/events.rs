@@ -77,7 +77,8 @@ pub(super) fn add_event_only_pods(
     state: &mut ClusterAt,
     known: &Known<'_>,
 ) -> Result<(), AnalyzeError> {
-    let found = event_only_pods(store, at, &event_only_placements(store, at)?, known)?;
+    let evidence = GoneEvidence::read(store, at)?;
+    let found = event_only_pods(store, at, &event_only_placements(store, at)?, known, &evidence)?;
     state.pods.extend(found.pods);
     state.event_only_pods.extend(found.keys);
     state.requests_unknown.extend(found.requests_unknown);
@@ -95,15 +96,57 @@ pub(crate) struct EventOnlyPods {
     pub(crate) requests_unknown: Vec<String>,
 }
 
+/// What tells whether a pod known only from events is still there, read
+/// once for any number of instants up to `until`: each pod's earliest
+/// deletion evidence (query `pods_gone` at `until`) and the newest event of
+/// the source of each pod's Scheduled event (query `scheduled_coverage`).
+/// `pods_gone` at an earlier instant T is exactly the pods whose earliest
+/// evidence is at or before T (the earliest of the evidence up to T is the
+/// earliest of all when any is), so one read answers every instant up to
+/// `until` ([`GoneEvidence::gone_at`]).
+pub(crate) struct GoneEvidence {
+    until: DateTime<Utc>,
+    gone: BTreeMap<(String, String), DateTime<Utc>>,
+    coverage: BTreeMap<(String, String), DateTime<Utc>>,
+}
+
+impl GoneEvidence {
+    /// Reads the evidence up to `until`.
+    pub(crate) fn read(store: &Reader, until: DateTime<Utc>) -> Result<GoneEvidence, AnalyzeError> {
+        let gone = store
+            .query_map(&sql::PODS_GONE, [until.timestamp_micros()], |r| {
+                Ok(((r.get::<_, String>(0)?, r.get::<_, String>(1)?), r.get::<_, DateTime<Utc>>(2)?))
+            })?
+            .into_iter()
+            .collect();
+        let coverage = store
+            .query_map(&sql::SCHEDULED_COVERAGE, [], |r| {
+                Ok(((r.get::<_, String>(0)?, r.get::<_, String>(1)?), r.get::<_, DateTime<Utc>>(2)?))
+            })?
+            .into_iter()
+            .collect();
+        Ok(GoneEvidence { until, gone, coverage })
+    }
+
+    /// The pod's earliest deletion evidence when it is at or before `at`
+    /// (what `pods_gone` at `at` answers; `at` is at most `until`).
+    fn gone_at(&self, key: &(String, String), at: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        debug_assert!(at <= self.until, "evidence read up to {}, asked at {at}", self.until);
+        self.gone.get(key).copied().filter(|g| *g <= at)
+    }
+}
+
 /// The pods bound at `at` that only events show: of `placements` (query
 /// `event_only_placements` at `at` or later: those bound after `at` are left
 /// out), the latest per pod, unless the pod is among `known` (stored at `at`;
-/// a pod stored without a namespace is kept as `default`'s: schema v12).
+/// a pod stored without a namespace is kept as `default`'s: schema v12), or
+/// gone or out of its source's coverage by `evidence` (read up to `at` or later).
 pub(crate) fn event_only_pods(
     store: &Reader,
     at: DateTime<Utc>,
     placements: &[Placement],
     known: &Known<'_>,
+    evidence: &GoneEvidence,
 ) -> Result<EventOnlyPods, AnalyzeError> {
     let mut state = EventOnlyPods::default();
     let mut latest: BTreeMap<(String, String), Placement> = BTreeMap::new();
@@ -116,18 +159,14 @@ pub(crate) fn event_only_pods(
     if latest.is_empty() {
         return Ok(state);
     }
-    let gone: BTreeMap<(String, String), DateTime<Utc>> = store
-        .query_map(&sql::PODS_GONE, [at.timestamp_micros()], |r| {
-            Ok(((r.get::<_, String>(0)?, r.get::<_, String>(1)?), r.get::<_, DateTime<Utc>>(2)?))
-        })?
-        .into_iter()
-        .collect();
-    let coverage: BTreeMap<(String, String), DateTime<Utc>> = store
-        .query_map(&sql::SCHEDULED_COVERAGE, [], |r| {
-            Ok(((r.get::<_, String>(0)?, r.get::<_, String>(1)?), r.get::<_, DateTime<Utc>>(2)?))
-        })?
-        .into_iter()
-        .collect();
+    // The pods still there; the owner samples are read only when some are.
+    latest.retain(|key, p| {
+        evidence.gone_at(key, at).is_none_or(|g| g < p.bound_at)
+            && evidence.coverage.get(key).is_none_or(|last| at <= *last + chrono::Duration::hours(1))
+    });
+    if latest.is_empty() {
+        return Ok(state);
+    }
     let mut samples: BTreeMap<(String, String), Vec<(String, Value)>> = BTreeMap::new();
     for (ns, owner, source, json) in store.query_map(&sql::OWNER_SAMPLES, [at.timestamp_micros()], |r| {
         Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, String>(4)?))
@@ -137,12 +176,6 @@ pub(crate) fn event_only_pods(
         }
     }
     for ((ns, name), p) in latest {
-        if gone.get(&(ns.clone(), name.clone())).is_some_and(|g| *g >= p.bound_at) {
-            continue;
-        }
-        if coverage.get(&(ns.clone(), name.clone())).is_some_and(|last| at > *last + chrono::Duration::hours(1)) {
-            continue;
-        }
         let owner = p.owner_name.clone().or_else(|| owner_from_name(&name).map(str::to_string));
         let sample = owner.and_then(|o| samples.get(&(ns.clone(), o))).and_then(|list| {
             // The sibling pod first (admission defaults included), else the template.

@@ -196,7 +196,9 @@ fn add_event_only(store: &Reader, at: DateTime<Utc>, state: &mut ClusterAt) -> R
         })?
         .into_iter()
         .collect();
-    let found = event_only_pods(store, at, &placements, &|ns, name| known.contains(&(ns.into(), name.into())))?;
+    let evidence = super::events::GoneEvidence::read(store, at)?;
+    let known = |ns: &str, name: &str| known.contains(&(ns.into(), name.into()));
+    let found = event_only_pods(store, at, &placements, &known, &evidence)?;
     state.pods.extend(found.pods);
     state.event_only_pods.extend(found.keys);
     state.requests_unknown.extend(found.requests_unknown);

@@ -66,9 +66,12 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let data = report_data(&store, args.since, args.until, &ReportOptions::default())?;
     let file = std::fs::File::create(&args.html).with_context(|| format!("creating {}", args.html.display()))?;
     let mut w = BufWriter::new(file);
+    let rendering = std::time::Instant::now();
     render::report::html(&mut w, &data)
         .and_then(|()| w.flush())
         .with_context(|| format!("writing {}", args.html.display()))?;
+    // As the analyses' step timings (`kdrift -vv`).
+    tracing::debug!(step = "report: html written", ms = rendering.elapsed().as_secs_f64() * 1e3, "step");
     let written = Written {
         file: args.html.display().to_string(),
         from: data.from,

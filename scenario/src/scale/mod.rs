@@ -18,7 +18,7 @@
 //!   other nodes (SuccessfulCreate, Scheduled, Pulled, Created, Started),
 //!   then it reboots (NodeNotReady, Starting, Rebooted, NodeReady) and is
 //!   uncordoned (NodeSchedulable);
-//! - scheduling failures: `events / 5000` Jobs (at least 1) in namespace
+//! - scheduling failures: `events / 5000` Jobs (at least 1; or `failures`) in namespace
 //!   `batch-jobs` whose pod requests 7800m CPU, more than any node has free:
 //!   FailedScheduling with six series versions over 25 minutes, then
 //!   DeadlineExceeded and the pod's deletion;
@@ -61,12 +61,17 @@ pub struct ScaleConfig {
     pub events: u64,
     /// Days the history spans (the churn is paced to fill them).
     pub days: u32,
+    /// Failing Jobs (each pod with six FailedScheduling versions, eight
+    /// events in all); `None`: `events / 5000`, at least 1. A store of many
+    /// Pending pods (issue 39: 200,000 of them in 1M events) sets it.
+    #[serde(default)]
+    pub failures: Option<u32>,
 }
 
 impl ScaleConfig {
     /// The issue-6 shape: 5,000 nodes, 150,000 pods, 30 days, `events` events.
     pub fn issue6(events: u64) -> Self {
-        ScaleConfig { seed: 1, nodes: 5_000, pods: 150_000, events, days: 30 }
+        ScaleConfig { seed: 1, nodes: 5_000, pods: 150_000, events, days: 30, failures: None }
     }
 }
 
@@ -228,7 +233,7 @@ impl ScaleGen {
 
         // The plan: drains and failures at fixed times, churn paced to spend the rest.
         let drains = (c.events / 2000).clamp(1, u64::from(c.nodes.max(1))) as u32;
-        let failures = (c.events / 5000).max(1) as u32;
+        let failures = c.failures.unwrap_or((c.events / 5000).max(1) as u32);
         let pods_per_node = u64::from(c.pods) / u64::from(c.nodes.max(1));
         let planned = u64::from(drains) * (6 + 6 * pods_per_node) + u64::from(failures) * 8;
         let churn_steps = c.events.saturating_sub(planned).div_ceil(6).max(1);

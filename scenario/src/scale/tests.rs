@@ -8,7 +8,7 @@ use super::{KubectlDump, ScaleConfig, ScaleGen};
 use crate::ScenarioRecord;
 
 fn small() -> ScaleConfig {
-    ScaleConfig { seed: 7, nodes: 40, pods: 1_200, events: 20_000, days: 3 }
+    ScaleConfig { seed: 7, nodes: 40, pods: 1_200, events: 20_000, days: 3, failures: None }
 }
 
 fn text<'a>(v: &'a Value, ptr: &str) -> &'a str {

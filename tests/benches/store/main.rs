@@ -16,7 +16,7 @@
 //! Data sets are generated on first use under `$KDRIFT_BENCH_DATA`
 //! (default `$HOME/.cache/kdrift/bench-data`). Arguments after `--`:
 //! `[ingest|pull|usage|queries]…` to run only those; `gen --events N [--nodes N]
-//! [--pods N] [--days N] [--seed N] --out DIR [--no-ndjson] [--no-kubectl]
+//! [--pods N] [--days N] [--seed N] [--failures N] --out DIR [--no-ndjson] [--no-kubectl]
 //! [--no-store]` to generate a data set. `KDRIFT_BENCH_10M=0` skips the
 //! 10M store; `KDRIFT_BENCH_PULL_ROWS` sets the pull size (default 300000);
 //! `KDRIFT_BENCH_EVENTS=N` replaces the 1M data set by one of N events (a
@@ -79,6 +79,7 @@ fn gen(args: &[String]) -> Result<(), String> {
             "--pods" => config.pods = num()? as u32,
             "--days" => config.days = num()? as u32,
             "--seed" => config.seed = num()?,
+            "--failures" => config.failures = Some(num()? as u32),
             "--out" => out = it.next().map(PathBuf::from),
             "--no-ndjson" => ndjson = false,
             "--no-kubectl" => kubectl = false,
