@@ -76,7 +76,7 @@ impl ClusterAt {
         // parsed on every core before the next is fetched: the model texts
         // (~0.7 KB a pod) are never all in memory, in DuckDB's result or in
         // ours (kdrift issue 39: 150,000 of them, held twice, were ~0.2 GiB).
-        let (mut keys, mut parts) = (Vec::new(), Vec::new());
+        let (mut keys, mut read) = (Vec::new(), Vec::new());
         store.for_each_batch(&sql::PODS_AT, [us], |batch| {
             let (ns, name, estimated, model) = (batch.text(0)?, batch.text(1)?, batch.bools(5)?, batch.text(6)?);
             let mut rows = Vec::with_capacity(batch.rows());
@@ -86,16 +86,9 @@ impl ClusterAt {
                 keys.push((ns.to_string(), name.get(i).ok_or_else(|| batch.null(1))?.to_string(), row.0));
                 rows.push(row);
             }
-            parts.push(kdrift_store::map_ordered(rows, |(estimated, json)| read_pod(json, estimated, at)));
+            read.extend(kdrift_store::map_ordered(rows, |(estimated, json)| read_pod(json, estimated, at)));
             Ok(())
         })?;
-        // One list sized once (growing it as batches came held the old and
-        // the doubled list of ~1 KiB pods at once: a peak 74 MiB above the
-        // resident size after the load at 150,000 pods).
-        let mut read = Vec::with_capacity(keys.len());
-        for part in parts {
-            read.extend(part);
-        }
         steps.done("pods query and read");
         // The query leaves rows in store order (sorting them with their model
         // text in DuckDB was half its time); the state lists pods by
