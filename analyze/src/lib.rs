@@ -97,6 +97,7 @@ pub use state::for_filters::FilterVersions;
 pub use state::spans::{pod_spans, PodSpan};
 pub use state::unlisted::Unlisted;
 pub use state::{no_nodes_at, ClusterAt};
+pub use steps::rss_mib;
 pub use usage::{requested_at, requested_at_instants, requested_over_time, RequestedAt, ResourceSkew};
 pub use usage::{NodeRequested, Requested};
 pub use words::count;

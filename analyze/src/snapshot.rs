@@ -82,7 +82,9 @@ pub fn load_snapshot(store: &Reader, at: Option<DateTime<Utc>>) -> Result<Loaded
 /// [`AnalyzeError::Store`] when a query fails.
 pub fn snapshot_from(store: &Reader, cluster: ClusterAt, at: DateTime<Utc>) -> Result<LoadedSnapshot, AnalyzeError> {
     let mut notes = Vec::new();
+    let mut steps = crate::steps::Steps::start();
     let lower_bound_nodes = lower_bound_nodes(store, &cluster, at, &mut notes)?;
+    steps.done("lower-bound nodes");
     if cluster.nodes.is_empty() {
         notes.push(format!("no Node objects at {}: nothing to plan", kdrift_store::instant_text(at)));
     }
@@ -97,6 +99,7 @@ pub fn snapshot_from(store: &Reader, cluster: ClusterAt, at: DateTime<Utc>) -> R
     notes.extend(no_bound_pods_note(at, !cluster.nodes.is_empty(), bound, &cluster.unreadable));
     notes.extend(cluster.unreadable.iter().map(|u| format!("left out, unreadable: {u}")));
     let mut snapshot = Snapshot::new(cluster.nodes, cluster.pods, at);
+    steps.done("snapshot");
 
     let namespaces = objects(store, "Namespace", at)?;
     read_all(&namespaces, namespace_from_json, &mut snapshot.namespaces, &mut notes);
@@ -124,6 +127,7 @@ pub fn snapshot_from(store: &Reader, cluster: ClusterAt, at: DateTime<Utc>) -> R
             ));
         }
     }
+    steps.done("namespaces, PDBs, priority classes, PVCs");
     Ok(LoadedSnapshot { snapshot, at, notes, lower_bound_nodes })
 }
 

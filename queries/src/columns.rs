@@ -45,6 +45,10 @@ pub struct Columns<'a> {
 }
 
 impl<'a> Columns<'a> {
+    pub(crate) fn new(q: &NamedQuery, batch: &'a RecordBatch) -> Columns<'a> {
+        Columns { query: q.name, batch }
+    }
+
     /// Rows in this batch.
     pub fn rows(&self) -> usize {
         self.batch.num_rows()

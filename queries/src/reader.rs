@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use duckdb::{Connection, Params};
 
-use crate::columns::Batches;
+use crate::columns::{Batches, Columns};
 use crate::row::{Row, RowError};
 use crate::sql::{self, NamedQuery};
 #[cfg(doc)]
@@ -158,5 +158,27 @@ impl Reader {
     pub fn query_columns<P: Params>(&self, q: &NamedQuery, params: P) -> Result<Batches, StoreError> {
         let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| self.query_failed(q, e))?;
         Ok(Batches::new(q, stmt.query_arrow(params).map_err(|e| self.query_failed(q, e))?.collect()))
+    }
+
+    /// Runs a query and hands `each` its result one batch at a time, as
+    /// DuckDB produces it ([`Columns`]; a batch is dropped before the next
+    /// is fetched): for results too big to hold whole. [`Reader::query_map`]
+    /// and [`Reader::query_columns`] have DuckDB materialise the whole
+    /// result first (150,000 pod models of ~0.7 KB each, then copied again
+    /// into the caller's rows: kdrift issue 39).
+    ///
+    /// # Errors
+    /// [`StoreError::Query`] naming the query; `each`'s error, which stops the reading.
+    pub fn for_each_batch<P, F>(&self, q: &NamedQuery, params: P, mut each: F) -> Result<(), StoreError>
+    where
+        P: Params,
+        F: FnMut(Columns<'_>) -> Result<(), StoreError>,
+    {
+        let mut stmt = self.conn.prepare_cached(q.sql).map_err(|e| self.query_failed(q, e))?;
+        for batch in stmt.stream_arrow(params).map_err(|e| self.query_failed(q, e))? {
+            let batch = batch.map_err(|e| self.query_failed(q, e))?;
+            each(Columns::new(q, &batch))?;
+        }
+        Ok(())
     }
 }

@@ -82,7 +82,7 @@ pub use deadman::{check_last_success, parse_max_age, CheckResult, DeadmanStatus,
 pub use document::drift::Difference;
 pub use document::{
     DocumentError, DocumentOptions, NodeIdentity, OwnerIdentity, PlannedEviction, PodIdentity, ProfileClass,
-    SkippedCandidate, SnapshotIdentity, UsageWindowOption,
+    SkippedCandidate, SnapshotIdentity, UsageWindowOption, Verbatim,
 };
 pub use document::{PlanDocument, PlanInputs, PlanSource};
 pub use error::ModelError;

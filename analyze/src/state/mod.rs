@@ -71,15 +71,35 @@ impl ClusterAt {
     pub fn load(store: &Reader, at: DateTime<Utc>) -> Result<ClusterAt, AnalyzeError> {
         let us = at.timestamp_micros();
         let mut state = ClusterAt::load_nodes(store, at)?;
-        let mut pods = store.query_map(&sql::PODS_AT, [us], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, bool>(5)?, r.get::<_, String>(6)?))
+        let mut steps = crate::steps::Steps::start();
+        // Read batch by batch as DuckDB streams them, each batch's models
+        // parsed on every core before the next is fetched: the model texts
+        // (~0.7 KB a pod) are never all in memory, in DuckDB's result or in
+        // ours (kdrift issue 39: 150,000 of them, held twice, were ~0.2 GiB).
+        let (mut keys, mut read) = (Vec::new(), Vec::new());
+        store.for_each_batch(&sql::PODS_AT, [us], |batch| {
+            let (ns, name, estimated, model) = (batch.text(0)?, batch.text(1)?, batch.bools(5)?, batch.text(6)?);
+            let mut rows = Vec::with_capacity(batch.rows());
+            for i in 0..batch.rows() {
+                let row = (batch.required_bool(estimated, 5, i)?, model.get(i).ok_or_else(|| batch.null(6))?);
+                let ns = ns.get(i).ok_or_else(|| batch.null(0))?;
+                keys.push((ns.to_string(), name.get(i).ok_or_else(|| batch.null(1))?.to_string(), row.0));
+                rows.push(row);
+            }
+            read.extend(kdrift_store::map_ordered(rows, |(estimated, json)| read_pod(json, estimated, at)));
+            Ok(())
         })?;
+        steps.done("pods query and read");
         // The query leaves rows in store order (sorting them with their model
         // text in DuckDB was half its time); the state lists pods by
-        // namespace and name, versions of one name in store order.
-        pods.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
-        let read = read_pods(&pods, at);
-        for ((ns, name, estimated, _), pod) in pods.iter().zip(&read) {
+        // namespace and name, versions of one name in store order (a stable
+        // sort of the keys, then the pods moved into that order in place).
+        let mut order: Vec<usize> = (0..keys.len()).collect();
+        order.sort_by(|&a, &b| (&keys[a].0, &keys[a].1).cmp(&(&keys[b].0, &keys[b].1)));
+        permute(&mut read, &mut order.clone());
+        permute(&mut keys, &mut order);
+        steps.done("pods sort");
+        for ((ns, name, estimated), pod) in keys.iter().zip(&read) {
             if let Err(e) = pod {
                 state.unreadable.push(unreadable_note("Pod", &format!("{ns}/{name}"), e));
             }
@@ -92,8 +112,9 @@ impl ClusterAt {
         state.pods = read.into_iter().filter_map(Result::ok).collect();
         // The stored pods, readable or not: a pod known only from events is one the store has no version of.
         let known =
-            |ns: &str, name: &str| pods.binary_search_by(|p| (p.0.as_str(), p.1.as_str()).cmp(&(ns, name))).is_ok();
+            |ns: &str, name: &str| keys.binary_search_by(|p| (p.0.as_str(), p.1.as_str()).cmp(&(ns, name))).is_ok();
         events::add_event_only_pods(store, at, &mut state, &known)?;
+        steps.done("event-only pods");
         Ok(state)
     }
 
@@ -231,22 +252,47 @@ pub(crate) type ModelRow = (String, String, bool, String);
 /// in order, on every core: parsing 150,000 pod models is most of the cost
 /// of loading a large cluster (kdrift issue 6).
 fn read_pods(rows: &[ModelRow], at: DateTime<Utc>) -> Vec<Result<PodInfo, String>> {
-    let read = |(_, _, estimated, json): &ModelRow| {
-        if !*estimated {
-            // Typed, without a `Value` per pod (same pod or error text).
-            return PodInfo::from_json_text(json).map_err(|e| e.to_string());
+    kdrift_store::map_ordered(rows.iter().collect(), |(_, _, estimated, json): &ModelRow| {
+        read_pod(json, *estimated, at)
+    })
+}
+
+/// Reads one pod model (`pod_versions.model`); `estimated`: the version
+/// was observed after `at`, so a binding after `at` is left out.
+fn read_pod(json: &str, estimated: bool, at: DateTime<Utc>) -> Result<PodInfo, String> {
+    if !estimated {
+        // Typed, without a `Value` per pod (same pod or error text).
+        return PodInfo::from_json_text(json).map_err(|e| e.to_string());
+    }
+    serde_json::from_str::<Value>(json).map_err(|e| e.to_string()).and_then(|v| {
+        let mut pod = PodInfo::from_json(&v).map_err(|e| e.to_string())?;
+        // A version observed after the instant may show a binding
+        // that happened after it: PodScheduled turned True later.
+        if bound_after(&v, at) {
+            pod.node_name = None;
         }
-        serde_json::from_str::<Value>(json).map_err(|e| e.to_string()).and_then(|v| {
-            let mut pod = PodInfo::from_json(&v).map_err(|e| e.to_string())?;
-            // A version observed after the instant may show a binding
-            // that happened after it: PodScheduled turned True later.
-            if *estimated && bound_after(&v, at) {
-                pod.node_name = None;
+        Ok(pod)
+    })
+}
+
+/// Moves `items` into the order `order` gives (`items[i]` becomes the
+/// former `items[order[i]]`; `order` a permutation of the indices), in
+/// place: following each cycle with swaps, no second list of the items
+/// (150,000 pods of ~1 KiB each). `order` is used up.
+fn permute<T>(items: &mut [T], order: &mut [usize]) {
+    const DONE: usize = usize::MAX;
+    for start in 0..items.len().min(order.len()) {
+        let mut at = start;
+        while order[at] != DONE {
+            let from = order[at];
+            order[at] = DONE;
+            if from == start || from >= items.len() {
+                break;
             }
-            Ok(pod)
-        })
-    };
-    kdrift_store::map_ordered(rows.iter().collect(), read)
+            items.swap(at, from);
+            at = from;
+        }
+    }
 }
 
 /// Whether the pod's `PodScheduled` condition turned True after `at` (so at
@@ -277,6 +323,18 @@ mod tests {
         assert_eq!(estimated_note(1, 0, "T"), Some(format!("1 node is {tail}")));
         assert_eq!(estimated_note(1, 1, "T"), Some(format!("1 node and 1 pod are {tail}")));
         assert_eq!(estimated_note(4, 72, "T"), Some(format!("4 nodes and 72 pods are {tail}")));
+    }
+
+    #[test]
+    fn permute_moves_items_into_the_order_given() {
+        let order = [3, 0, 4, 1, 2, 6, 5, 7];
+        let mut items: Vec<char> = "abcdefgh".chars().collect();
+        let expected: Vec<char> = order.iter().map(|&i| items[i]).collect();
+        permute(&mut items, &mut order.clone());
+        assert_eq!(items, expected);
+        let mut one = vec!['x'];
+        permute(&mut one, &mut [0]);
+        assert_eq!(one, ['x']);
     }
 
     #[test]

@@ -91,6 +91,7 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
         )?;
     }
     let scoring = read_scoring(&args.scoring)?;
+    let mut step = Step::start();
     let (loaded, source) = if live {
         let (runtime, client, source) = cluster::connect(&args.cluster)?;
         let read = runtime
@@ -108,7 +109,9 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
     let mut loaded = loaded;
     let attached = super::rebalance_usage::attach(cli, &args.usage, &policy, &mut loaded, live)?;
     let options = PlanOptions { skip_zero_request: args.skip_zero_request, rank_by_usage: attached.rank_by_usage };
+    step.done("load");
     let planned = make_plan(&loaded.snapshot, &policy, &options);
+    step.done("plan");
     if args.simulate || args.rounds.is_some() {
         super::rebalance_usage::attach_for_landings(cli, &policy, &mut loaded)?;
     }
@@ -128,14 +131,30 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
     if let Some((_, removed)) = &refused {
         notes.insert(0, refused_note(removed));
     }
-    let mut doc = PlanDocument::build(inputs, &planned, simulation.as_ref(), rounds_json, notes.clone())?;
-    doc.lower_bound_nodes = loaded.lower_bound_nodes.clone();
-    // Apply plans again on the same reading of measured usage.
-    doc.options.usage_window = super::rebalance_usage::window_option(&args.usage, &policy);
-    // And runs the policy's Prometheus query again where this plan ran it.
-    doc.options.prometheus_url = attached.prometheus_url.clone();
-    if let Some(path) = &args.out {
-        write_plan_file(path, &doc).with_context(|| format!("writing the plan to {}", path.display()))?;
+    // The document only for `-o json` and `--out`, made of the plan itself
+    // (a table without `--out` built a 5,000-node document for nothing;
+    // both at once copy the plan for the table).
+    let table = matches!(cli.output, Output::Table);
+    let (for_document, for_table) = if table {
+        (args.out.is_some().then(|| (planned.clone(), simulation.clone())), Some((planned, simulation)))
+    } else {
+        (Some((planned, simulation)), None)
+    };
+    let doc = match for_document {
+        Some((planned, simulation)) => {
+            let mut doc = PlanDocument::build_owned(inputs, planned, simulation, rounds_json, notes.clone())?;
+            doc.lower_bound_nodes = loaded.lower_bound_nodes.clone();
+            // Apply plans again on the same reading of measured usage.
+            doc.options.usage_window = super::rebalance_usage::window_option(&args.usage, &policy);
+            // And runs the policy's Prometheus query again where this plan ran it.
+            doc.options.prometheus_url = attached.prometheus_url.clone();
+            Some(doc)
+        }
+        None => None,
+    };
+    step.done("document");
+    if let (Some(path), Some(doc)) = (&args.out, &doc) {
+        write_plan_file(path, doc).with_context(|| format!("writing the plan to {}", path.display()))?;
         // A plan made from the store describes the cluster as it was at
         // that instant: apply re-reads the live cluster and refuses the
         // evictions that no longer hold, so say so before anyone relies on it.
@@ -158,23 +177,41 @@ pub fn plan(cli: &Cli, args: &RebalancePlanArgs) -> anyhow::Result<ExitCode> {
     }
     // Buffered: the table of a 5,000-node plan was a write per line to the line-buffered stdout.
     let mut out = std::io::BufWriter::new(crate::render::stdout());
-    match cli.output {
-        Output::Json => render::json(&mut out, &doc)?,
-        Output::Table => {
-            let report = PlanReport {
-                at: loaded.at,
-                policy_source,
-                plan: planned,
-                simulation,
-                rounds,
-                notes,
-                lower_bound_nodes: loaded.lower_bound_nodes,
-            };
-            render::rebalance::report(&mut out, &report)?
-        }
+    if let Some((plan, simulation)) = for_table {
+        let report = PlanReport {
+            at: loaded.at,
+            policy_source,
+            plan,
+            simulation,
+            rounds,
+            notes,
+            lower_bound_nodes: loaded.lower_bound_nodes,
+        };
+        render::rebalance::report(&mut out, &report)?
+    } else if let Some(doc) = &doc {
+        render::json(&mut out, doc)?;
     }
     out.flush()?;
+    step.done("output");
     Ok(if refused.is_some() { ExitCode::from(2) } else { ExitCode::SUCCESS })
+}
+
+/// Debug-level timings of `rebalance plan`'s steps (`kdrift -vv`): where
+/// the time of a plan from a large store goes (kdrift issue 39).
+struct Step(std::time::Instant);
+
+impl Step {
+    fn start() -> Step {
+        Step(std::time::Instant::now())
+    }
+
+    /// Logs the milliseconds since the previous step under `step`, with the
+    /// resident memory then and its peak so far (MiB).
+    fn done(&mut self, step: &str) {
+        let (rss_mib, peak_mib) = kdrift_analyze::rss_mib();
+        tracing::debug!(step, ms = self.0.elapsed().as_secs_f64() * 1e3, rss_mib, peak_mib, "rebalance plan step");
+        self.0 = std::time::Instant::now();
+    }
 }
 
 /// Writes `doc` to `path` as pretty JSON and a newline, as it is serialised

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::{
     DocumentError, NodeIdentity, OwnerIdentity, PlanDocument, PlanSource, PlannedEviction, PodIdentity, ProfileClass,
-    SkippedCandidate, SnapshotIdentity, PLAN_FORMAT, PLAN_FORMAT_VERSION,
+    SkippedCandidate, SnapshotIdentity, Verbatim, PLAN_FORMAT, PLAN_FORMAT_VERSION,
 };
 use crate::fast_hash::FastMap;
 use crate::model::percent::hundredths;
@@ -35,11 +35,11 @@ pub struct PlanInputs<'a> {
 impl PlanDocument {
     /// Builds the document for `plan` (made from `inputs`), with the
     /// predicted landings of `simulation` when given, the nights as JSON
-    /// when given, and the snapshot's `notes`.
+    /// when given, and the snapshot's `notes`; the plan and the simulation
+    /// are copied into it ([`PlanDocument::build_owned`] takes them).
     ///
     /// # Errors
-    /// [`DocumentError::Policy`] when the policy cannot be written as YAML;
-    /// [`DocumentError::Write`] when the planner output cannot be serialised.
+    /// [`DocumentError::Policy`] when the policy cannot be written as YAML.
     pub fn build(
         inputs: PlanInputs<'_>,
         plan: &Plan,
@@ -47,6 +47,22 @@ impl PlanDocument {
         rounds: Option<Value>,
         notes: Vec<String>,
     ) -> Result<PlanDocument, DocumentError> {
+        PlanDocument::build_owned(inputs, plan.clone(), simulation.cloned(), rounds, notes)
+    }
+
+    /// [`PlanDocument::build`] keeping `plan` and `simulation` themselves as
+    /// its verbatim sections ([`super::Verbatim::Made`]: no copy).
+    ///
+    /// # Errors
+    /// [`DocumentError::Policy`] when the policy cannot be written as YAML.
+    pub fn build_owned(
+        inputs: PlanInputs<'_>,
+        made: Plan,
+        made_simulation: Option<Simulation>,
+        rounds: Option<Value>,
+        notes: Vec<String>,
+    ) -> Result<PlanDocument, DocumentError> {
+        let (plan, simulation) = (&made, made_simulation.as_ref());
         let snapshot = inputs.snapshot;
         let policy = inputs.policy.to_yaml().map_err(DocumentError::Policy)?;
         let pod_identity = |index: usize| -> PodIdentity {
@@ -124,6 +140,8 @@ impl PlanDocument {
                 });
             }
         }
+        let identity = snapshot_identity(snapshot, plan);
+        let aborted = plan.aborted.clone();
         Ok(PlanDocument {
             format: PLAN_FORMAT.to_string(),
             format_version: PLAN_FORMAT_VERSION,
@@ -134,12 +152,12 @@ impl PlanDocument {
             policy_source: inputs.policy_source.to_string(),
             policy,
             options: inputs.options.into(),
-            snapshot: snapshot_identity(snapshot, plan),
+            snapshot: identity,
             evictions,
             skipped,
-            aborted: plan.aborted.clone(),
-            plan: serde_json::to_value(plan).map_err(DocumentError::Write)?,
-            simulation: simulation.map(serde_json::to_value).transpose().map_err(DocumentError::Write)?,
+            aborted,
+            plan: Verbatim::Made(made),
+            simulation: made_simulation.map(Verbatim::Made),
             rounds,
             notes,
             lower_bound_nodes: Vec::new(),

@@ -287,10 +287,10 @@ pub struct PlanDocument {
     /// Why nothing was planned at all, if so.
     pub aborted: Option<String>,
     /// The planner's full output ([`crate::Plan`]).
-    pub plan: Value,
+    pub plan: Verbatim<crate::Plan>,
     /// The landing simulation ([`crate::Simulation`]), when simulated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub simulation: Option<Value>,
+    pub simulation: Option<Verbatim<crate::Simulation>>,
     /// The nights ([`crate::Rounds`]), when asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<Value>,
@@ -301,6 +301,60 @@ pub struct PlanDocument {
     /// requests missing from the snapshot; `notes` say why). Absent when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lower_bound_nodes: Vec<String>,
+}
+
+/// A section of a plan document kept verbatim for people and tools (the
+/// planner's output, the landing simulation): as made by this kdrift, written
+/// from the typed value itself as the document is serialised, or as read
+/// back from a plan file (JSON, which `apply` never interprets). The same
+/// JSON either way; a document made by `rebalance plan` held a second copy
+/// of its planner output as a `serde_json::Value` (22.6 MB of JSON at 5,000
+/// nodes, several times that in memory; kdrift issue 39).
+#[derive(Debug, Clone)]
+pub enum Verbatim<T> {
+    /// Made in this process.
+    Made(T),
+    /// Read from a plan file.
+    Read(Value),
+}
+
+impl<T: Serialize> Verbatim<T> {
+    /// The section as JSON.
+    ///
+    /// # Errors
+    /// serde's, for a value that cannot be serialised (cannot happen with finite numbers).
+    pub fn to_value(&self) -> Result<Value, serde_json::Error> {
+        match self {
+            Verbatim::Made(made) => serde_json::to_value(made),
+            Verbatim::Read(read) => Ok(read.clone()),
+        }
+    }
+}
+
+impl<T: Serialize> Serialize for Verbatim<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Verbatim::Made(made) => made.serialize(serializer),
+            Verbatim::Read(read) => read.serialize(serializer),
+        }
+    }
+}
+
+impl<'de, T> Deserialize<'de> for Verbatim<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Value::deserialize(deserializer).map(Verbatim::Read)
+    }
+}
+
+/// Equal when their JSON is (a section made here equals the same section read back).
+impl<T: Serialize + PartialEq> PartialEq for Verbatim<T> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Verbatim::Made(a), Verbatim::Made(b)) => a == b,
+            (Verbatim::Read(a), Verbatim::Read(b)) => a == b,
+            _ => matches!((self.to_value(), other.to_value()), (Ok(a), Ok(b)) if a == b),
+        }
+    }
 }
 
 /// Most characters of a wrong `format` value quoted in
