@@ -101,6 +101,8 @@ queries! {
     TX_ROLLBACK = "tx_rollback", "tx/rollback.sql";
     /// Benchmark baseline: DuckDB's read_json loading an NDJSON file into a table (scratch database only).
     BENCH_READ_JSON_BASELINE = "bench_read_json_baseline", "bench/read_json_baseline.sql";
+    /// Benchmark baseline: DuckDB's read_json loading a kubectl List's items into a table (scratch database only).
+    BENCH_READ_JSON_LIST_BASELINE = "bench_read_json_list_baseline", "bench/read_json_list_baseline.sql";
     /// Benchmark baseline: rows loaded by [`BENCH_READ_JSON_BASELINE`].
     BENCH_BASELINE_COUNT = "bench_baseline_count", "bench/baseline_count.sql";
     /// Starts an ingest run; returns its id.

@@ -99,6 +99,26 @@ impl RealServer {
         assert!(status.is_success(), "POST {path}: {status}");
     }
 
+    /// POSTs NDJSON `lines` to `/insert/jsonline?ARGS` as
+    /// `application/stream+json` (a body without that type is answered 200
+    /// and ignored), expecting a 2xx: loading rows into VictoriaLogs.
+    ///
+    /// # Panics
+    /// When the server does not accept them.
+    pub fn insert_jsonline(&self, args: &str, lines: String) {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        let status = rt.block_on(async {
+            let r = reqwest::Client::new()
+                .post(format!("{}/insert/jsonline?{args}", self.url()))
+                .header("Content-Type", "application/stream+json")
+                .body(lines)
+                .send()
+                .await;
+            r.expect("insert").status()
+        });
+        assert!(status.is_success(), "POST /insert/jsonline: {status}");
+    }
+
     /// `http://127.0.0.1:PORT`.
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)

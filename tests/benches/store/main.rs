@@ -13,6 +13,10 @@
 //!   5,000 nodes of 30 s samples against `read_json`, and the readings at
 //!   an instant on that store.
 //!
+//! The commands a user runs on issue 39's inputs (kubectl Events and pod
+//! Lists, the real VictoriaLogs, the recorder, `report --html`) are the
+//! `kdrift` package's `commands` bench, which shares these data sets.
+//!
 //! Data sets are generated on first use under `$KDRIFT_BENCH_DATA`
 //! (default `$HOME/.cache/kdrift/bench-data`). Arguments after `--`:
 //! `[ingest|pull|usage|queries]…` to run only those; `gen --events N [--nodes N]
