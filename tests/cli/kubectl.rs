@@ -660,7 +660,9 @@ fn output_wide_adds_columns_to_every_table_with_more_to_show() {
     let hot = wide(&["hotspots"]);
     assert_eq!(header_of(&hot, "NODE")[8..], ["ALLOCATABLE", "PODS MEASURED"]);
     let cells: Vec<String> = header_of(&hot, "node-4");
-    assert_eq!(cells[7..], ["40.8 %", "2000m", "10"], "{hot}");
+    // 17 pods measured: the 10 heaviest listed under the episode, the 7 lighter counted.
+    assert_eq!(cells[7..], ["40.8 %", "2000m", "17"], "{hot}");
+    assert!(hot.contains("\n    … and 7 more pods (lighter users)\n"), "{hot}");
     let drains = wide(&["timeline", "drains"]);
     assert_eq!(header_of(&drains, "NODE")[8..], ["CORDONED FOR", "NOT READY FOR", "EVICTED"]);
     let row = drains.lines().find(|l| l.starts_with(" node-1 ")).unwrap_or_default();
