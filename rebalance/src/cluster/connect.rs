@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use kube::config::{KubeConfigOptions, KubeconfigError, Kubeconfig};
+use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 use kube::{Client, Config};
 
 use super::error::ClusterError;
