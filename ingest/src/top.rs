@@ -429,7 +429,8 @@ mod tests {
                     kube-system dns   c2     2m           1Mi\n";
         let (s, e) = parse_top(text, "top.txt", AT);
         assert_eq!(e, Vec::<String>::new());
-        let got: Vec<(UsageKind, Option<&str>, Option<&str>, Option<i64>, Option<i64>)> = s
+        type Row<'a> = (UsageKind, Option<&'a str>, Option<&'a str>, Option<i64>, Option<i64>);
+        let got: Vec<Row<'_>> = s
             .iter()
             .map(|s| (s.kind, s.namespace.as_deref(), s.pod.as_deref(), s.cpu_millis, s.memory_bytes))
             .collect();
