@@ -10,6 +10,12 @@
 //! that does not parse is an input error naming the file and line; the
 //! rows around it load.
 //!
+//! `kubectl top pods -A --containers` (`NAMESPACE POD NAME CPU(cores)
+//! MEMORY(bytes)`, `NAME` the container) gives each pod one sample, the
+//! sum of its containers' rows (a pod's usage is its containers'; break-it
+//! 40 F5: the container was stored as the pod); a container not measured
+//! (`<unknown>`) leaves its pod's amount not measured.
+//!
 //! `kdrift ingest file` stores each such file as one ingest run of its own
 //! ([`ingest_top_file`], `Store::commit_usage`): re-ingesting it adds
 //! nothing (the same samples at the same instant).
@@ -71,6 +77,8 @@ pub enum TopTable {
 struct Columns {
     table: TopTable,
     namespace: Option<usize>,
+    /// `POD` (`kubectl top pods --containers`): `name` is then the container.
+    pod: Option<usize>,
     name: usize,
     cpu: usize,
     memory: usize,
@@ -204,7 +212,8 @@ fn columns(header: &str) -> Result<Columns, String> {
     let namespace = at("NAMESPACE");
     let percent = names.iter().any(|c| c.starts_with("CPU%") || c.starts_with("CPU(%)"));
     let table = if percent { TopTable::Nodes } else { TopTable::Pods };
-    Ok(Columns { table, namespace, name, cpu, memory })
+    let pod = if table == TopTable::Pods { at("POD") } else { None };
+    Ok(Columns { table, namespace, pod, name, cpu, memory })
 }
 
 /// An amount as kubectl prints it, or `None` for `<unknown>`.
@@ -278,8 +287,11 @@ fn parse_rows(text: &str, file: &str, at_us: i64, interrupt: &Interrupt) -> Rows
     // extra cell (a name holding a space, a pasted column) was read by
     // position, its last cell dropped (break-it 34).
     let width = header.split_whitespace().count();
-    // (namespace, name) → (line, cpu, memory) of its first row.
-    let mut seen: std::collections::HashMap<(String, String), FirstRow> = std::collections::HashMap::new();
+    // (namespace, name, container) → (line, cpu, memory) of its first row.
+    let mut seen: std::collections::HashMap<(String, String, String), FirstRow> = std::collections::HashMap::new();
+    // (namespace, pod) → its sample in `rows.samples`, its containers' sum
+    // (a table of containers).
+    let mut pods: std::collections::HashMap<(String, String), usize> = std::collections::HashMap::new();
     let mut read = 0usize;
     for (i, line) in lines {
         read += 1;
@@ -299,7 +311,11 @@ fn parse_rows(text: &str, file: &str, at_us: i64, interrupt: &Interrupt) -> Rows
         // No Kubernetes name holds a control character (ESC, DEL, …): the
         // store's rule for names (`kdrift_store`'s `check_names`). Stored,
         // it reached the terminal raw (break-it 34).
-        let names = [cols.namespace.map(|n| ("namespace", cells[n])), Some(("name", cells[cols.name]))];
+        let names = [
+            cols.namespace.map(|n| ("namespace", cells[n])),
+            cols.pod.map(|p| ("pod", cells[p])),
+            Some(("name", cells[cols.name])),
+        ];
         if let Some((column, cell, character)) =
             names.into_iter().flatten().find_map(|(c, v)| kdrift_rebalance::first_control(v).map(|x| (c, v, x)))
         {
@@ -320,14 +336,19 @@ fn parse_rows(text: &str, file: &str, at_us: i64, interrupt: &Interrupt) -> Rows
                 continue;
             }
         };
-        let name = cells[cols.name].to_string();
+        // With a POD column, NAME is the container.
+        let (name, container) = match cols.pod {
+            Some(p) => (cells[p].to_string(), Some(cells[cols.name].to_string())),
+            None => (cells[cols.name].to_string(), None),
+        };
         let namespace = cols.namespace.map(|n| cells[n].to_string());
-        let key = (namespace.clone().unwrap_or_default(), name.clone());
+        let key = (namespace.clone().unwrap_or_default(), name.clone(), container.clone().unwrap_or_default());
         if let Some(&(first, cpu, memory)) = seen.get(&key) {
             if (cpu, memory) != (cpu_millis, memory_bytes) {
-                let what = match &namespace {
-                    Some(ns) => format!("pod {ns}/{name}"),
-                    None => format!("node {name}"),
+                let what = match (&namespace, &container) {
+                    (Some(ns), Some(c)) => format!("container {c} of pod {ns}/{name}"),
+                    (Some(ns), None) => format!("pod {ns}/{name}"),
+                    (None, _) => format!("node {name}"),
                 };
                 let e = format!(
                     "{file}:{}: {what} again with other amounts (cpu {}, memory {} here; cpu {}, memory {} at line \
@@ -343,6 +364,16 @@ fn parse_rows(text: &str, file: &str, at_us: i64, interrupt: &Interrupt) -> Rows
             continue;
         }
         seen.insert(key, (i + 1, cpu_millis, memory_bytes));
+        if container.is_some() {
+            let pod_key = (namespace.clone().unwrap_or_default(), name.clone());
+            if let Some(&at) = pods.get(&pod_key) {
+                let sample = &mut rows.samples[at];
+                sample.cpu_millis = summed(sample.cpu_millis, cpu_millis);
+                sample.memory_bytes = summed(sample.memory_bytes, memory_bytes);
+                continue;
+            }
+            pods.insert(pod_key, rows.samples.len());
+        }
         rows.samples.push(match cols.table {
             TopTable::Nodes => UsageSample {
                 kind: UsageKind::Node,
@@ -370,6 +401,12 @@ fn parse_rows(text: &str, file: &str, at_us: i64, interrupt: &Interrupt) -> Rows
     rows
 }
 
+/// Two containers' amounts added: not measured (`None`) when either is not
+/// (or the sum overflows).
+fn summed(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    a?.checked_add(b?)
+}
+
 /// An amount with its unit, or `<unknown>`.
 fn shown(amount: Option<i64>, unit: &str) -> String {
     amount.map_or_else(|| "<unknown>".to_string(), |a| format!("{a}{unit}"))
@@ -380,6 +417,40 @@ mod tests {
     use super::*;
 
     const AT: i64 = 1_795_838_400_000_000;
+
+    /// Break-it 40 F5: `kubectl top pods -A --containers` stored the
+    /// container (`c1`) as the pod, and a second pod's `c1` was dropped as
+    /// "pod default/c1 again".
+    #[test]
+    fn a_table_of_containers_gives_each_pod_the_sum_of_its_containers() {
+        let text = "NAMESPACE   POD   NAME   CPU(cores)   MEMORY(bytes)\ndefault     web-1 c1     5m           20Mi\n\
+                    default     web-1 c2     1m           2Mi\ndefault     web-2 c1     7m           3Mi\n\
+                    default     web-2 c1     7m           3Mi\nkube-system dns   c1     <unknown>    1Mi\n\
+                    kube-system dns   c2     2m           1Mi\n";
+        let (s, e) = parse_top(text, "top.txt", AT);
+        assert_eq!(e, Vec::<String>::new());
+        type Row<'a> = (UsageKind, Option<&'a str>, Option<&'a str>, Option<i64>, Option<i64>);
+        let got: Vec<Row<'_>> = s
+            .iter()
+            .map(|s| (s.kind, s.namespace.as_deref(), s.pod.as_deref(), s.cpu_millis, s.memory_bytes))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (UsageKind::Pod, Some("default"), Some("web-1"), Some(6), Some(22 << 20)),
+                (UsageKind::Pod, Some("default"), Some("web-2"), Some(7), Some(3 << 20)),
+                (UsageKind::Pod, Some("kube-system"), Some("dns"), None, Some(2 << 20)),
+            ]
+        );
+        let again = "NAMESPACE POD NAME CPU(cores) MEMORY(bytes)\nd web-2 c1 7m 3Mi\nd web-2 c1 8m 3Mi\n";
+        let (s, e) = parse_top(again, "t", AT);
+        assert_eq!((s.len(), s[0].cpu_millis), (1, Some(7)));
+        assert_eq!(
+            e,
+            ["t:3: container c1 of pod d/web-2 again with other amounts (cpu 8m, memory 3145728 bytes here; cpu 7m, \
+              memory 3145728 bytes at line 2, which is kept)"]
+        );
+    }
 
     #[test]
     fn node_tables_of_every_era_read_in_millicores_and_bytes() {

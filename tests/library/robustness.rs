@@ -1546,6 +1546,40 @@ fn an_interrupt_during_a_whole_file_parse_stops_it_within_a_few_mb() {
     );
 }
 
+/// Break-it 40 F4: blank lines do not count towards the lines that decide
+/// whether a file is NDJSON, and a file of them was read whole without a
+/// look at the interrupt (100 MB of `\n`: SIGINT acted after 27 s, at its
+/// end; a `.ndjson.gz` of them the same).
+#[test]
+fn an_interrupt_stops_an_ndjson_file_of_blank_lines_within_a_mib() {
+    let (dir, _keep) = temp_store();
+    let event = |name: &str| ev(name, "p", &format!("u-{name}"), "FailedScheduling", FS, 1.into(), "", "");
+    let body = format!("{}\n{}{}\n", event("e1"), "\n".repeat(8 << 20), event("e2"));
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(body.as_bytes()).expect("gzip");
+    let plain = write(dir.path(), "blank.ndjson", body.as_bytes());
+    let zipped = write(dir.path(), "blank.ndjson.gz", &gz.finish().expect("gzip"));
+    for file in [plain, zipped] {
+        let (_other_dir, store) = temp_store();
+        let interrupt = kdrift_ingest::Interrupt::new();
+        let mut progress = InterruptWhenReading(interrupt.clone());
+        let report = kdrift_ingest::ingest_files_until(&store, &[file], &mut progress, &interrupt).expect("ingest");
+        assert!(report.interrupted);
+        assert_eq!(report.status, kdrift_store::RunStatus::Failed);
+        let errors: Vec<String> = report.files[0].errors.iter().map(ToString::to_string).collect();
+        // Stopped at the first look, after 1 MiB, not after its 8 Mi blank lines.
+        let line = (1 << 20) - (event("e1").len() + 1) + 2;
+        assert_eq!(
+            errors,
+            [format!(
+                "{}:{line}: reading stopped here on an interrupt (SIGINT or SIGTERM): the rest of the file is not read",
+                report.files[0].location
+            )]
+        );
+        assert_eq!(store.counts().expect("counts").observations, 0);
+    }
+}
+
 /// Break-it: YAML kept the last of two `reason:` keys silently while JSON
 /// refused it; a YAML document with a key twice is its error too.
 #[test]

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 use kube::{Client, Config};
 
 use super::error::ClusterError;
@@ -68,18 +68,32 @@ impl ClusterOptions {
         if let Some(path) = &self.kubeconfig {
             let file = Kubeconfig::read_from(path)
                 .map_err(|source| ClusterError::Kubeconfig { location: path.display().to_string(), cause: source })?;
-            return Config::from_custom_kubeconfig(file, &options)
-                .await
-                .map_err(|source| ClusterError::Kubeconfig { location: path.display().to_string(), cause: source });
+            return Config::from_custom_kubeconfig(file, &options).await.map_err(|source| ClusterError::Kubeconfig {
+                location: path.display().to_string(),
+                cause: self.unquoted(source),
+            });
         }
         match Config::from_kubeconfig(&options).await {
             Ok(config) => Ok(config),
             // A context was asked for: only a kubeconfig can have it.
             Err(source) if self.context.is_some() => {
-                Err(ClusterError::Kubeconfig { location: default_location(), cause: source })
+                Err(ClusterError::Kubeconfig { location: default_location(), cause: self.unquoted(source) })
             }
             Err(kubeconfig) => Config::incluster()
                 .map_err(|in_cluster| ClusterError::NoConfiguration { kubeconfig, in_cluster: Box::new(in_cluster) }),
+        }
+    }
+
+    /// `cause` with a context name read from the kubeconfig (its
+    /// `current-context`) emptied, so that no message quotes it (break-it
+    /// 40 F7: `current-context: <the token>` was printed as "failed to load
+    /// current context: <the token>"); `--context`'s own value is kept.
+    fn unquoted(&self, cause: KubeconfigError) -> KubeconfigError {
+        match cause {
+            KubeconfigError::LoadContext(name) if self.context.as_ref() != Some(&name) => {
+                KubeconfigError::LoadContext(String::new())
+            }
+            other => other,
         }
     }
 
@@ -105,7 +119,10 @@ impl ClusterOptions {
     /// As [`ClusterOptions::connect`].
     pub async fn open(&self) -> Result<Connected, ClusterError> {
         let config = self.config().await?;
-        let url = super::credentials::shown_url(&config.cluster_url.to_string()).trim_end_matches('/').to_string();
+        // Redacted of the credentials just held, as on stderr: a server
+        // URL whose path holds the token was printed raw in the summary and
+        // stored raw as the run's location (break-it 40 F7).
+        let url = shown_cluster_url(&config);
         let default_namespace = config.default_namespace.clone();
         let client =
             super::redirect::client(config).map_err(|source| ClusterError::Client { url: url.clone(), source })?;
@@ -124,9 +141,17 @@ impl ClusterOptions {
     /// client cannot be built (bad TLS material, unsupported auth).
     pub async fn connect(&self) -> Result<Client, ClusterError> {
         let config = self.config().await?;
-        let url = super::credentials::shown_url(&config.cluster_url.to_string());
+        let url = shown_cluster_url(&config);
         super::redirect::client(config).map_err(|source| ClusterError::Client { url, source })
     }
+}
+
+/// The cluster URL as messages, summaries and the store show it: no
+/// user-info or query ([`super::credentials::shown_url`]), every held
+/// credential masked ([`crate::redact::held`]), no trailing `/`.
+fn shown_cluster_url(config: &Config) -> String {
+    let url = super::credentials::shown_url(&config.cluster_url.to_string());
+    crate::redact::held().redact(&url).trim_end_matches('/').to_string()
 }
 
 /// Refuses a bearer token an HTTP header cannot carry: a control character
@@ -339,6 +364,40 @@ users:
         bytes.push(b'\n');
         std::fs::write(&path, &bytes).expect("write");
         assert!(block_on(opts.config()).is_err());
+    }
+
+    /// Break-it 40 F7: `current-context: <the token>` was echoed as
+    /// "failed to load current context: <the token>"; a server URL whose
+    /// path holds the token was shown raw in the summary and the store.
+    #[test]
+    fn a_kubeconfig_value_is_never_quoted_and_the_url_is_redacted() {
+        const TOK: &str = "kubeTokQ7wE3rT9yU2iO5pA8sD";
+        let dir = tempfile::tempdir().expect("tmp");
+        let body = |server: &str, current: &str| {
+            format!(
+                "apiVersion: v1\nkind: Config\nclusters: [{{name: c, cluster: {{server: \"{server}\"}}}}]\n\
+                 users: [{{name: u, user: {{token: \"{TOK}\"}}}}]\ncontexts: [{{name: x, context: {{cluster: c, user: u}}}}]\n\
+                 current-context: {current}\n"
+            )
+        };
+        let path = write(dir.path(), &body("http://127.0.0.1:1", TOK));
+        let opts = ClusterOptions { kubeconfig: Some(path.clone()), context: None };
+        let err = block_on(opts.config()).expect_err("no such context").to_string();
+        assert_eq!(
+            err,
+            format!(
+                "kubeconfig {}: the context its current-context names is not among its contexts (the name is not \
+                 shown: a kubeconfig's values may be credentials)",
+                path.display()
+            )
+        );
+        let opts = ClusterOptions { kubeconfig: Some(path.clone()), context: Some("nope".into()) };
+        let err = block_on(opts.config()).expect_err("no such context").to_string();
+        assert_eq!(err, format!("kubeconfig {}: it has no context named nope (--context)", path.display()));
+        let path = write(dir.path(), &body(&format!("http://127.0.0.1:1/{TOK}"), "x"));
+        let opts = ClusterOptions { kubeconfig: Some(path), context: None };
+        let connected = block_on(opts.open()).expect("open");
+        assert_eq!(connected.url, "http://127.0.0.1:1/***");
     }
 
     #[test]

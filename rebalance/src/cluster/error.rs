@@ -29,6 +29,16 @@ fn masked(cause: &KubeconfigError, location: Option<&str>) -> String {
             format!("failed to read it: {io}")
         }
         KubeconfigError::ReadConfig(io, path) => format!("failed to read kubeconfig from {}: {io}", path.display()),
+        // The name, from the kubeconfig, is never quoted (break-it 40 F7:
+        // `current-context: <the token>` echoed it); `--context`'s, the
+        // user's own flag, is (`super::connect`, `unquoted`).
+        KubeconfigError::LoadContext(name) if name.is_empty() => "the context its current-context names is not \
+            among its contexts (the name is not shown: a kubeconfig's values may be credentials)"
+            .to_string(),
+        KubeconfigError::LoadContext(name) => format!("it has no context named {name} (--context)"),
+        KubeconfigError::LoadClusterOfContext(_) => "the cluster the context names is not among its clusters (the \
+            name is not shown: a kubeconfig's values may be credentials)"
+            .to_string(),
         other => other.to_string(),
     };
     crate::redact::mask_dumps(&crate::redact::mask_patterns(&text))
