@@ -144,7 +144,7 @@ fn an_object_too_big_for_the_memory_limit_is_an_input_error_naming_it_and_the_ot
          stored; the other records are)",
         file.display()
     );
-    assert_eq!(f.errors.iter().map(ToString::to_string).collect::<Vec<_>>(), [expected.clone()]);
+    assert_eq!(f.errors.iter().map(ToString::to_string).collect::<Vec<_>>(), std::slice::from_ref(&expected));
     // In the store: the four others with their derived rows; the run
     // partial with one error, its row naming the line, the file's counts.
     let counts = store.counts().expect("counts");
