@@ -117,6 +117,10 @@ queries! {
     CREATE_STAGING = "create_staging", "ingest/create_staging.sql";
     /// Drops the (TEMP) staging table: frees what its deleted rows hold (issue 34).
     DROP_STAGING = "drop_staging", "ingest/drop_staging.sql";
+    /// Copies the rows still staged aside and drops the staging table (it is made anew: issue 34).
+    KEEP_STAGED = "keep_staged", "ingest/keep_staged.sql";
+    /// Moves the rows copied aside by `keep_staged` into the staging table made anew.
+    RESTORE_STAGED = "restore_staged", "ingest/restore_staged.sql";
     /// Empties the staging table.
     CLEAR_STAGING = "clear_staging", "ingest/clear_staging.sql";
     /// Empties the staging table of a range of seqs (a batch, a part of one, one object).

@@ -391,3 +391,72 @@ fn objects_that_each_fit_alone_are_all_stored_however_many_come_before() {
     assert_eq!((report.counts.records, report.counts.added), (54, 54));
     assert_eq!(rows(&store, "SELECT count(*)::VARCHAR FROM event_versions WHERE name LIKE 'e.900_'"), ["4"]);
 }
+
+/// A JSON List of `good` small Events with one of `big` bytes of message
+/// in the middle, ingested under `limit` with batches of `batch_bytes` at
+/// most (the file streamed when it holds a quarter of that): every good
+/// item stored, the big one the only error.
+fn one_big_in_the_middle_of_a_list(limit: u64, batch_bytes: u64, good: u32, big: usize) {
+    use kdrift_ingest::{ingest_files_with, FileLimits, Interrupt};
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("events.json");
+    let (lines, at) = events_around_big_ones(good, 1, big);
+    std::fs::write(
+        &file,
+        format!("{{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[\n{}\n]}}\n", lines.join(",\n")),
+    )
+    .expect("write");
+    let store = open_limited(&dir.path().join("k.duckdb"), limit);
+    let limits = FileLimits { batch_bytes, ..FileLimits::default() };
+    let report = ingest_files_with(&store, std::slice::from_ref(&file), &limits, &mut NoProgress, &Interrupt::new())
+        .expect("the good records are stored");
+    let errors: Vec<String> = report.files[0].errors.iter().map(ToString::to_string).collect();
+    let name = format!("{}: items[{}]: Event ns/e.9000 (", file.display(), at[0] - 1);
+    let [error] = &errors[..] else { panic!("one error expected: {errors:?}") };
+    assert!(error.starts_with(&name) && error.contains("ran out of memory storing it alone"), "{error}");
+    assert_eq!(report.status, RunStatus::Partial);
+    let good = u64::from(good);
+    assert_eq!((report.counts.records, report.counts.added, report.counts.duplicates), (good, good, 0));
+    let counts = store.counts().expect("counts");
+    assert_eq!((counts.observations, counts.event_versions), (good as i64, good as i64));
+    assert_eq!(
+        rows(&store, "SELECT concat_ws(' ', status, records_read, errors) FROM ingest_runs"),
+        [format!("partial {good} 1")]
+    );
+}
+
+#[test]
+fn the_items_after_an_object_too_big_in_a_json_list_are_all_stored() {
+    // Under 16 MiB, one Event of 12 MiB among 100 small ones, as List
+    // items read as a stream in batches of 16 MiB (the default 64 MiB was
+    // not bounded by the limit): the big one left out, and every item
+    // after it refused as "storing it alone" too, its deleted staging rows
+    // still holding its memory (break-it 40 F1: 50 of 100 stored with
+    // 60 MiB under 64 MiB; here too, with 11 or 13 MiB; 6 and 9 MiB passed).
+    one_big_in_the_middle_of_a_list(16 * MIB, 16 * MIB, 100, 12 << 20);
+}
+
+#[test]
+fn the_objects_after_one_too_big_in_a_batch_are_all_stored() {
+    use kdrift_store::{Change, Origin, Record, RunWriter};
+    let dir = tempfile::tempdir().expect("tmp");
+    let store = open_limited(&dir.path().join("k.duckdb"), 16 * MIB);
+    // One batch (no bound: `ingest api` stages an EventList so) of 100
+    // small Events with one of 12 MiB in the middle: its commit in parts
+    // left the big one out, and then each small one after it too, the big
+    // one's deleted staging rows holding the memory (break-it 40 F1: an
+    // EventList of 100 with one of 60 MiB under 64 MiB, 50 stored).
+    let mut writer = RunWriter::begin(&store, "api", "events").expect("begin");
+    let big = "y".repeat(12 << 20);
+    for i in 0..101u32 {
+        let message = if i == 50 { big.as_str() } else { "0/3 nodes are available: 3 Insufficient cpu." };
+        let origin = Origin { location: "events".into(), line: None, item: Some(u64::from(i)) };
+        let record = Record { object: event(i, message), origin, observed_at: None, change: Change::Listed };
+        writer.stage(record).expect("staged").expect("an object");
+    }
+    let committed = writer.commit(RunStatus::Ok, 0).expect("the others are stored");
+    let left_out: Vec<_> = committed.rejected.iter().map(|r| (r.origin.item, r.name.clone())).collect();
+    assert_eq!(left_out, [(Some(50), "e.50".to_string())]);
+    assert_eq!((committed.status, committed.counts.records, committed.counts.added), (RunStatus::Partial, 100, 100));
+    assert_eq!(rows(&store, "SELECT count(*)::VARCHAR FROM event_versions WHERE name <> 'e.50'"), ["100"]);
+}

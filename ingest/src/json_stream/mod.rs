@@ -133,6 +133,11 @@ pub(crate) fn stream_file(
     let Some(reader) = open(path, limits.decompressed) else { return Ok(false) };
     summary.format = Some(Format::Json);
     tracing::info!(file = %location, "streaming a JSON file item by item");
+    // No batch larger than the store's memory limit lets DuckDB commit
+    // (issue 39), as the NDJSON and YAML streams bound theirs: a List's
+    // batch of 64 MiB held the 50 items after an Event of 60 MiB under
+    // --memory-limit 64MiB, and its commit in parts lost them (break-it 40 F1).
+    let batch_bytes = limits.batch_bytes.min(writer.max_batch_bytes());
     let mut read = Stream {
         writer,
         summary,
@@ -147,7 +152,7 @@ pub(crate) fn stream_file(
         walked: 0,
         loaded: 0,
         errors_before,
-        batch_bytes: limits.batch_bytes,
+        batch_bytes,
         interrupt: Some(interrupt),
         failed: None,
     };

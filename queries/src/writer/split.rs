@@ -15,6 +15,14 @@
 //! not a fatal one (a checkpoint that failed to pin a block invalidates the
 //! connection); every other error ends the commit as before.
 //!
+//! Each part committed, and each object left out, is deleted from the
+//! staging table, whose blocks still hold the deleted rows' strings: when
+//! parts remain, the table is made anew with the rows still staged
+//! ([`RunWriter::compact_staging`]). Without it, one Event of 60 MiB left
+//! out under `--memory-limit 64MiB` held its memory, and each of the 50
+//! small items after it in its List was refused "storing it alone" too
+//! (break-it 40 F1).
+//!
 //! One object too big among small ones costs two failed commits (the
 //! batch's, its own) and two more that store the rest; a batch too big as
 //! a whole but made of objects that fit alone (twenty Pods of 20–31 MiB)
@@ -142,10 +150,12 @@ impl RunWriter<'_> {
             let stored = !first && self.store_part(from, to)?;
             first = false;
             if stored {
+                self.compact_staging(&todo);
                 continue;
             }
             if from == to {
                 self.reject(from)?;
+                self.compact_staging(&todo);
                 continue;
             }
             // In seq order: the stack pops the first part first.

@@ -227,6 +227,32 @@ impl RunWriter<'_> {
         self.reset_staging()
     }
 
+    /// Makes the staging table anew with the rows still staged, while a
+    /// batch is committed in parts (`split`, when `todo` parts remain):
+    /// they are copied aside, the table dropped and made again, and they
+    /// are moved back (`keep_staged.sql`, `create_staging.sql`,
+    /// `restore_staged.sql`, in one transaction), which frees what the rows
+    /// deleted from it hold (the parts committed, the objects left out).
+    /// Outside a held transaction only. Best-effort: a failure (DuckDB out
+    /// of memory copying the rows) is rolled back, the table kept as it
+    /// was, and only logged.
+    pub(super) fn compact_staging(&mut self, todo: &[(i64, i64)]) {
+        if self.held.is_some() || todo.is_empty() {
+            return;
+        }
+        self.appender = None;
+        let store = self.store;
+        let made = super::TransactionGuard::begin(store).and_then(|tx| {
+            store.batch(&sql::KEEP_STAGED)?;
+            store.batch(&sql::CREATE_STAGING)?;
+            store.batch(&sql::RESTORE_STAGED)?;
+            tx.commit()
+        });
+        if let Err(e) = made {
+            tracing::debug!(%e, "the staging table was not made anew with its rows");
+        }
+    }
+
     /// Drops the staging table and creates it again (`drop_staging.sql`:
     /// what its deleted rows hold is freed), when nothing is staged and no
     /// transaction is held; else does nothing. The Appender is opened
