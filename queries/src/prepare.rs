@@ -76,6 +76,15 @@ pub fn prepare(mut record: Record, fallback: DateTime<Utc>) -> Prepared {
         let name = format!("{}/{}", identity.namespace, identity.name);
         return Prepared { origin: record.origin, is_event, problem: None, row: Err(IdentityError::Secret { name }) };
     }
+    if let Some(kind) = crate::record::credential_kind(&identity.kind) {
+        let name = format!("{}/{}", identity.namespace, identity.name);
+        return Prepared {
+            origin: record.origin,
+            is_event,
+            problem: None,
+            row: Err(IdentityError::Credential { kind, name }),
+        };
+    }
     let json = record.object.to_string();
     // What the cluster model reads of a pod or node, kept next to it (schema v3).
     let model = model_fields(&identity.kind, &record.object);

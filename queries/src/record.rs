@@ -110,6 +110,18 @@ pub enum IdentityError {
         /// `namespace/name` (or uid).
         name: String,
     },
+    /// An object whose kind exists to carry a credential
+    /// ([`CREDENTIAL_KINDS`]: a TokenRequest's or ExecCredential's
+    /// `status.token`, a TokenReview's `spec.token`): never stored, whatever
+    /// its source (break-it 40 F6: one with a `metadata.name` was stored
+    /// with its token).
+    #[error("{kind} {name}: not stored: a {kind} carries a credential (kdrift reads nothing from one, and it would travel with every copy of the store)")]
+    Credential {
+        /// Its kind, as [`CREDENTIAL_KINDS`] spells it.
+        kind: &'static str,
+        /// `namespace/name` (or uid).
+        name: String,
+    },
     /// A kubeconfig (`apiVersion: v1`, `kind: Config`; [`is_kubeconfig`]):
     /// no cluster history, and its `users` hold credentials (tokens,
     /// passwords, client keys), which would travel with every copy of the
@@ -375,6 +387,18 @@ pub fn check_names(object: &Value, kind: &str) -> Result<(), IdentityError> {
         });
     }
     Ok(())
+}
+
+/// Kinds that exist to carry a credential, never stored
+/// ([`IdentityError::Credential`]; Secrets have their own variant):
+/// `authentication.k8s.io` TokenRequest (`status.token`) and TokenReview
+/// (`spec.token`), `client.authentication.k8s.io` ExecCredential
+/// (`status.token`, client keys).
+pub const CREDENTIAL_KINDS: [&str; 3] = ["TokenRequest", "TokenReview", "ExecCredential"];
+
+/// The [`CREDENTIAL_KINDS`] entry `kind` is (any case, blanks around it).
+pub fn credential_kind(kind: &str) -> Option<&'static str> {
+    CREDENTIAL_KINDS.iter().copied().find(|k| k.eq_ignore_ascii_case(kind.trim()))
 }
 
 /// Members only a kubeconfig has at its top level (client-go's

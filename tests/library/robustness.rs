@@ -1760,6 +1760,41 @@ fn credentials_in_records_are_masked_before_the_store_and_secrets_never_stored()
     let secrets: i64 =
         store.conn().query_row("SELECT count(*) FROM observations WHERE kind = 'Secret'", [], |r| r.get(0)).expect("n");
     assert_eq!(secrets, 0);
+    // Break-it 40 F6: kinds that carry a token (not a JWT: no shape masks
+    // it) were stored with it. From a source: refused, named; from a
+    // file: skipped like a Secret, the Pod beside them stored.
+    let token = "opaque-token-Qw3rTy9Uiop";
+    let request = serde_json::json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+        "metadata": {"name": "tr", "namespace": "d"}, "spec": {"audiences": ["api"]},
+        "status": {"token": token, "expirationTimestamp": "2026-11-28T05:00:00Z"}});
+    let record = kdrift_store::Record {
+        object: request.clone(),
+        origin: kdrift_store::Origin { location: "api".into(), line: None, item: None },
+        observed_at: None,
+        change: kdrift_store::Change::Listed,
+    };
+    let report = kdrift_ingest::ingest_records(&store, "api", "api", [record]).expect("ingest");
+    let errors: Vec<String> = report.files.iter().flat_map(|f| f.errors.iter().map(|e| e.message.clone())).collect();
+    assert_eq!(
+        errors,
+        ["TokenRequest d/tr: not stored: a TokenRequest carries a credential (kdrift reads nothing from one, and it \
+          would travel with every copy of the store)"]
+    );
+    let file = dir.path().join("tokens.json");
+    let exec = serde_json::json!({"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential",
+        "metadata": {"name": "ec"}, "status": {"token": token}});
+    let pod = serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "beside", "namespace": "d",
+        "uid": "u-beside", "resourceVersion": "1"}, "spec": {"containers": [{"name": "c", "image": "i"}]}});
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [request, exec, pod]});
+    std::fs::write(&file, list.to_string()).expect("write");
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    assert_eq!((report.counts.records, report.files[0].skipped), (1, 2));
+    let all: String = store
+        .conn()
+        .query_row("SELECT string_agg(object::VARCHAR, '|') FROM observations", [], |r| r.get(0))
+        .expect("all");
+    assert!(!all.contains(token), "the token stored");
+    assert!(all.contains("\"beside\""), "the Pod beside them not stored");
 }
 
 /// Issue 34 A (break-it MEDIUM 6): a credential kdrift holds (here as the

@@ -830,7 +830,9 @@ pub fn expand_document(doc: Value, origin: Origin, hint: Option<&str>, out: &mut
 /// Kinds of object kdrift never stores, counted in [`Parsed::skipped`]:
 /// it uses none of them, and their data (passwords, keys, configuration)
 /// would travel with every copy of a store and every report it is attached to.
-pub const NOT_KEPT_KINDS: [&str; 2] = ["Secret", "ConfigMap"];
+/// The kinds that exist to carry a credential (TokenRequest, TokenReview,
+/// ExecCredential: `kdrift_store`'s `CREDENTIAL_KINDS`) are skipped too.
+pub const NOT_KEPT_KINDS: [&str; 5] = ["Secret", "ConfigMap", "TokenRequest", "TokenReview", "ExecCredential"];
 
 /// Whether `object` (its `kind`, else the kind `hint` gives it) is of a
 /// kind kdrift does not keep ([`NOT_KEPT_KINDS`], [`kinds::UNUSED_KINDS`]).

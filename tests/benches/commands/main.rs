@@ -302,7 +302,8 @@ fn bench_vlogs_real(set: &data::DataSet) -> Result<(), String> {
     let db = dir.path().join("store.duckdb");
     let out = dir.path().join("pull.json");
     let (s, e) = (start.to_rfc3339(), end.to_rfc3339());
-    let args = ["--db", path(&db), "-o", "json", "ingest", "victorialogs", "--url", &vl.url(), "--start", &s, "--end", &e];
+    let args =
+        ["--db", path(&db), "-o", "json", "ingest", "victorialogs", "--url", &vl.url(), "--start", &s, "--end", &e];
     let r = run(&args, &out)?;
     let report = std::fs::read_to_string(&out).ok().and_then(|t| serde_json::from_str::<Value>(&t).ok());
     let rate = n as f64 / r.secs;
