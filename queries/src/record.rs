@@ -111,13 +111,13 @@ pub enum IdentityError {
         name: String,
     },
     /// An object whose kind exists to carry a credential
-    /// ([`CREDENTIAL_KINDS`]: a TokenRequest's or ExecCredential's
+    /// (`CREDENTIAL_KINDS`: a TokenRequest's or ExecCredential's
     /// `status.token`, a TokenReview's `spec.token`): never stored, whatever
     /// its source (break-it 40 F6: one with a `metadata.name` was stored
     /// with its token).
     #[error("{kind} {name}: not stored: a {kind} carries a credential (kdrift reads nothing from one, and it would travel with every copy of the store)")]
     Credential {
-        /// Its kind, as [`CREDENTIAL_KINDS`] spells it.
+        /// Its kind, as `CREDENTIAL_KINDS` spells it.
         kind: &'static str,
         /// `namespace/name` (or uid).
         name: String,

@@ -611,13 +611,15 @@ fn a_sigterm_while_big_watched_pods_wait_stops_within_seconds_keeping_what_was_c
     }
     assert!(Command::new("kill").args(["-TERM", &second.id().to_string()]).status().expect("kill -TERM").success());
     let out = second.wait_with_output().expect("exit");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        logs.try_iter().collect::<Vec<_>>().join("\n")
-    );
+    // Exit 0, or 2 when the signal came while a later batch (a watch's
+    // changes after the listing) was in its commit: that batch rolls back,
+    // the pods committed before stay (CI on a loaded machine, session 38).
+    let stderr = logs.try_iter().collect::<Vec<_>>().join("\n");
+    match out.status.code() {
+        Some(0) => {}
+        Some(2) => assert!(stderr.contains("stopped during a batch commit"), "{stderr}"),
+        other => panic!("exit {other:?}: {}{stderr}", String::from_utf8_lossy(&out.stdout)),
+    }
     let store = Store::open_existing(&db).expect("store");
     let big: i64 = store
         .conn()
