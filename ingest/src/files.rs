@@ -882,7 +882,7 @@ fn finish(
 /// file, no longer one of its records. Only for the report, once every
 /// error is noted ([`note_new_errors`] counts on errors only growing at
 /// their end).
-fn show_rejected(summaries: &mut [FileSummary], rejected: &[Rejected]) {
+pub(crate) fn show_rejected(summaries: &mut [FileSummary], rejected: &[Rejected]) {
     for r in rejected {
         let Some(s) = summaries.iter_mut().find(|s| s.location == r.origin.location) else {
             continue;

@@ -24,8 +24,11 @@
 //! the store's memory limit among good ones) is committed again in halves,
 //! down to single objects (`split`, issue 34): an object that alone fails
 //! is left out as an input error of the run ([`Rejected`]), and every
-//! other record is stored. A run's held transaction cannot be split.
+//! other record is stored. A run's held transaction cannot be split: it is
+//! given up at its first object of `staging::ALONE_BYTES` (1 MiB) or more
+//! (`held`).
 
+mod held;
 mod split;
 mod staging;
 
@@ -147,6 +150,10 @@ pub struct RunWriter<'s> {
     held: Option<TransactionGuard<'s>>,
     /// Totals of the batches moved inside `held`, not committed yet.
     moved: RunCounts,
+    /// The held transaction was given up at a big object (`held`): the
+    /// batches moved before it are committed, and the run goes on batch
+    /// by batch.
+    released: bool,
     /// Asked before each statement of the final commit: `true` stops it
     /// ([`RunWriter::stop_final_commit_when`]).
     stop: Option<Box<dyn Fn() -> bool + Send + 's>>,
@@ -295,6 +302,7 @@ impl<'s> RunWriter<'s> {
             closed: false,
             held: None,
             moved: RunCounts::default(),
+            released: false,
             stop: None,
             _threads: threads,
         };
@@ -510,44 +518,6 @@ impl<'s> RunWriter<'s> {
         let appender = open_appender(self.store);
         self.appender = Some(self.remember(appender)?);
         Ok(self.committed)
-    }
-
-    /// Opens the run's one transaction: from here on [`RunWriter::move_batch`]
-    /// moves the records staged so far into the store inside it, and the
-    /// run's [`RunWriter::commit`] commits them all at once; abandoned (or
-    /// dropped) uncommitted, the run keeps none of them. A source whose unit
-    /// must be stored whole (a VictoriaLogs window, `--resume`) bounds what
-    /// it stages by bytes this way, as `commit_batch` does between
-    /// transactions: the staging table and each statement hold one batch.
-    ///
-    /// # Errors
-    /// [`StoreError`] when the transaction cannot begin.
-    pub fn hold_transaction(&mut self) -> Result<(), StoreError> {
-        if self.held.is_none() {
-            let tx = TransactionGuard::begin(self.store);
-            self.held = Some(self.remember(tx)?);
-        }
-        Ok(())
-    }
-
-    /// Moves the records staged since the last batch into `observations`,
-    /// with their derived rows, inside the run's held transaction
-    /// ([`RunWriter::hold_transaction`]), and empties the staging table;
-    /// nothing is committed. Without a held transaction it is
-    /// [`RunWriter::commit_batch`].
-    ///
-    /// # Errors
-    /// [`StoreError`]; the caller drops or abandons the run (its
-    /// transaction is rolled back).
-    pub fn move_batch(&mut self, errors: u64) -> Result<(), StoreError> {
-        if self.held.is_none() {
-            return self.commit_batch(errors).map(|_| ());
-        }
-        let moved = self.commit_staged(None, errors, |_, _| Ok(()));
-        self.remember(moved)?;
-        let appender = open_appender(self.store);
-        self.appender = Some(self.remember(appender)?);
-        Ok(())
     }
 
     /// Flushes the appender and moves the staged rows into `observations`

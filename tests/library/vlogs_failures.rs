@@ -636,3 +636,67 @@ fn a_window_answering_more_than_its_byte_budget_is_committed_in_parts_and_resume
     assert_eq!(vl_windows(&store).len(), 3);
     assert_eq!(store_events(&store).into_keys().collect::<Vec<_>>(), keys, "the same 60 events, each once");
 }
+
+/// The 60 events with `web-24`'s message (the fifth row of hour 2's
+/// window) 8 MiB long, in a fake VictoriaLogs; a store limited to 16 MiB.
+fn with_a_row_too_big() -> (FakeVlogs, tempfile::TempDir, kdrift_store::Store) {
+    let vl = loaded();
+    assert_eq!(vl.pad_field("_msg", "it\u{27}s #24", 8 << 20), 1);
+    let dir = tempfile::tempdir().expect("tmp");
+    let options = kdrift_store::OpenOptions { memory_limit: 16 << 20 };
+    let store =
+        kdrift_store::Store::open_with(&dir.path().join("k.duckdb"), &options, &kdrift_store::NoMigrationProgress)
+            .expect("store");
+    (vl, dir, store)
+}
+
+#[test]
+fn a_row_too_big_for_the_memory_limit_is_an_error_naming_it_and_the_rest_of_its_window_loads() {
+    // Break-it 40 F3: one 30 MiB row under --memory-limit 64MiB failed its
+    // window whole (0 of 200 rows stored), the error naming a query.
+    let (vl, _dir, store) = with_a_row_too_big();
+    let mut opts = options();
+    opts.max_batch_bytes = 2 << 20;
+    let r = pull_blocking(&store, &vl.url(), Auth::default(), &opts).expect("pull");
+    assert_eq!(r.windows.len(), 6);
+    let w = &r.windows[2];
+    assert_eq!((w.attempts, w.rows, w.records, w.added, w.error_count), (1, 10, 9, 9, 1), "{:?}", w.errors);
+    let [error] = &w.errors[..] else { panic!("{:?}", w.errors) };
+    // The row's line in the answer (the fake, as the real server, answers
+    // a window's rows in no set order).
+    let place = format!("{}/select/logsql/query [2026-11-27T02:00:00Z, 2026-11-27T03:00:00Z):", vl.url());
+    let (line, rest) = error.strip_prefix(&place).and_then(|e| e.split_once(": ")).expect("a place");
+    let line: i64 = line.parse().expect("a line number");
+    assert!((1..=10).contains(&line), "{error}");
+    assert!(rest.starts_with("Event shop/web-24.180018 (8,389,054 bytes of JSON): "), "{error}");
+    assert!(error.contains("DuckDB ran out of memory storing it alone"), "{error}");
+    assert!(error.contains("--memory-limit 16MiB"), "{error}");
+    let names: Vec<String> = store_events(&store).into_keys().collect();
+    assert_eq!(names.len(), 59);
+    assert!(!names.iter().any(|n| n.contains("web-24.")), "{names:?}");
+    assert_eq!(vl_windows(&store).len(), 6, "every window committed");
+    let run = stored_errors(&store, w.run_id);
+    assert_eq!(run.len(), 1, "{run:?}");
+    assert_eq!(run[0].0, Some(line), "the row's line is stored");
+}
+
+#[test]
+fn a_window_cut_after_its_big_row_keeps_what_it_committed_and_its_retry_ends_exact() {
+    let (vl, _dir, store) = with_a_row_too_big();
+    // Hour 2's first answer is cut after its 10 rows (half of nothing
+    // more, then an abort): the rows before the big one were committed
+    // when it gave the window's transaction up, and stay.
+    vl.inject(Fault::Truncate { lines: 10 }, Some(1), Some(&hour(2)));
+    let mut opts = options();
+    opts.max_batch_bytes = 2 << 20;
+    let r = pull_blocking(&store, &vl.url(), Auth::default(), &opts).expect("pull");
+    let w = &r.windows[2];
+    assert_eq!((w.attempts, w.rows, w.records, w.error_count), (2, 10, 9, 1), "{:?}", w.errors);
+    assert_eq!(w.added + w.duplicates, 9);
+    assert!(w.duplicates < 9, "the rows after the big one were not committed by the cut attempt");
+    assert_eq!(store_events(&store).len(), 59);
+    assert_eq!(store.counts().expect("counts").observations, 59, "no row twice");
+    let failed: Vec<String> = stored_errors(&store, w.run_id - 1).into_iter().map(|e| e.2).collect();
+    let kept = format!("({} records of this attempt were committed before", w.duplicates);
+    assert!(failed.iter().any(|m| m.contains(&kept)), "the failed attempt says what it kept ({kept}): {failed:?}");
+}

@@ -13,7 +13,14 @@
 //! `observations` and the derived tables, the staging table emptied). The
 //! transaction commits with the `vl_windows` row, so `--resume` still sees
 //! a window whole or not at all: an attempt that fails or is interrupted
-//! rolls every batch of it back. What DuckDB holds of the uncommitted
+//! rolls every batch of it back. A row of 1 MiB or more gives that
+//! transaction up (`kdrift_store`'s `RunWriter::released`, break-it 40 F3:
+//! one 30 MiB row under `--memory-limit 64MiB` failed its window whole,
+//! none of its 200 other rows stored): the batches before it are committed,
+//! the later ones commit as they go, a row DuckDB cannot store alone is an
+//! input error naming it, and the `vl_windows` row still commits last (a
+//! window that fails after is pulled again whole, its stored rows counted
+//! as duplicates). What DuckDB holds of the uncommitted
 //! batches is its buffer manager's (spilled to its temporary directory
 //! under memory pressure), not kdrift's.
 //!
@@ -37,7 +44,7 @@ use super::layout::Layout;
 use super::logsql::window_query;
 use super::pull::{PullOptions, PullProgress};
 use super::windows::Window;
-use crate::files::{stage_prepared, FileSummary};
+use crate::files::{show_rejected, stage_prepared, FileSummary};
 use crate::interrupt::INTERRUPTED_RUN_MESSAGE;
 use crate::store::{sql, Store, StoreError};
 use crate::store::{RunStatus, RunWriter};
@@ -302,11 +309,22 @@ impl Attempt<'_> {
     }
 
     /// Closes the attempt's run as failed, with `message` as its error
-    /// row; nothing it staged is kept. Returns the run's id.
+    /// row; nothing it staged is kept, but for the batches committed before
+    /// when a big row gave its transaction up (`RunWriter::released`).
+    /// Returns the run's id.
     fn abandon(mut self, message: &str) -> Result<i64, StoreError> {
         let run_id = self.writer.run_id();
         let location = self.summary.location.clone();
-        self.writer.note_error(&location, None, None, None, message);
+        let message = if self.writer.released() {
+            let kept = self.writer.committed().records;
+            format!(
+                "{message} ({kept} records of this attempt were committed before, from its first row of 1 MiB or more \
+                 on its batches commit as they go; the window is pulled again whole, those counted as duplicates)"
+            )
+        } else {
+            message.to_string()
+        };
+        self.writer.note_error(&location, None, None, None, &message);
         self.writer.abandon(1)?;
         Ok(run_id)
     }
@@ -327,9 +345,9 @@ impl Attempt<'_> {
             (_, 0) => RunStatus::Failed,
             _ => RunStatus::Partial,
         };
-        // A window's run holds one transaction: nothing of it is left out
-        // (`Committed::rejected` stays empty; an object too big for the
-        // memory limit fails the window).
+        // A window's run holds one transaction until an object of 1 MiB or
+        // more gives it up (`RunWriter::released`); from there an object too
+        // big for the memory limit is left out (`Committed::rejected`).
         let committed = writer.commit_with(status, errors, |store, run_id| {
             store
                 .execute(
@@ -346,6 +364,7 @@ impl Attempt<'_> {
                 .map(|_| ())
         })?;
         let counts = committed.counts;
+        show_rejected(std::slice::from_mut(&mut summary), &committed.rejected);
         Ok(WindowReport {
             window,
             run_id,
@@ -356,7 +375,7 @@ impl Attempt<'_> {
             added: counts.added,
             duplicates: counts.duplicates,
             errors: summary.errors.iter().map(ToString::to_string).collect(),
-            error_count: errors,
+            error_count: summary.error_total(),
             schema_rejected,
             attempts: attempt,
         })

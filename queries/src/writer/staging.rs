@@ -15,7 +15,8 @@
 //! out as an input error naming it ([`super::Rejected`]), the others are
 //! stored. Their `seq`s are given again in order, so a batch's stay
 //! consecutive. A run's held transaction cannot be retried (a failed
-//! statement aborts it): there the failure ends the run, as before.
+//! statement aborts it): it is given up at the first big object (`held`),
+//! and a failure of smaller rows inside it ends the run, as before.
 //!
 //! Why DuckDB ran out of memory on the second big object, not the first:
 //! the staging table is TEMP, and a deleted row's strings stay in its
@@ -51,7 +52,8 @@ impl RunWriter<'_> {
         self.held.is_none()
     }
 
-    /// Stages one row: alone when it is big ([`ALONE_BYTES`]), else into
+    /// Stages one row: alone when it is big ([`ALONE_BYTES`], the run's
+    /// held transaction given up first: `held`), else into
     /// the Appender's buffer (a copy kept until it is flushed), flushed
     /// every [`super::APPENDER_FLUSH_ROWS`] rows or
     /// [`super::APPENDER_FLUSH_BYTES`].
@@ -62,6 +64,8 @@ impl RunWriter<'_> {
     pub(super) fn stage_row(&mut self, row: &StagingRow, origin: &Origin) -> Result<(), StoreError> {
         let bytes = row_bytes(row);
         if bytes >= ALONE_BYTES {
+            // Not inside a held transaction, which could not leave it out (`held`).
+            self.release_held()?;
             self.flush_staged()?;
             return self.stage_alone(row, origin);
         }

@@ -189,6 +189,20 @@ impl FakeVlogs {
         format!("http://{}", self.addr)
     }
 
+    /// Appends `bytes` bytes of `x` to the field `field` of the stored rows
+    /// holding `marker` in it: a row longer than an insert may be (256 KiB
+    /// here; the real server's `-insert.maxLineSizeBytes`, which a server can
+    /// be started with much higher). Returns the rows changed.
+    pub fn pad_field(&self, field: &str, marker: &str, bytes: usize) -> usize {
+        let mut rows = lock(&self.shared.rows);
+        let mut changed = 0;
+        for value in rows.iter_mut().filter_map(|r| r.fields.get_mut(field)).filter(|v| v.contains(marker)) {
+            value.push_str(&"x".repeat(bytes));
+            changed += 1;
+        }
+        changed
+    }
+
     /// Every request from now on needs Basic auth with these credentials (else 401).
     pub fn require_basic(&self, user: &str, password: &str) {
         *lock(&self.shared.required) = Some(Required::Basic(handlers::basic_header(user, password)));
