@@ -19,17 +19,13 @@
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::ExitCode;
 use std::time::Instant;
 
-/// The `kdrift` binary cargo built for this bench.
-const KDRIFT: &str = env!("CARGO_BIN_EXE_kdrift");
+#[path = "process.rs"]
+mod process;
 
-/// One run of a command: wall seconds and peak RSS in KiB.
-struct Run {
-    secs: f64,
-    peak_kib: u64,
-}
+use process::{run, Run, KDRIFT};
 
 fn main() -> ExitCode {
     match bench() {
@@ -87,7 +83,7 @@ fn bench() -> Result<(), String> {
             "== ingest file of the two Lists ({:.0} MB): {:.1} s, peak RSS {:.0} MiB (once, when the store is made)",
             bytes as f64 / 1e6,
             r.secs,
-            r.peak_kib as f64 / 1024.0
+            r.mib()
         );
         let _ = (std::fs::remove_file(&nodes_file), std::fs::remove_file(&pods_file));
     }
@@ -140,41 +136,4 @@ fn path(p: &Path) -> &str {
 
 fn size(p: &Path) -> u64 {
     std::fs::metadata(p).map_or(0, |m| m.len())
-}
-
-/// Runs `kdrift ARGS…` with stdout to `out`, stderr inherited; its wall
-/// time and its peak RSS in KiB: the last `VmHWM` (a high-water mark) read
-/// from `/proc/PID/status` every 2 ms while it runs (without `unsafe`,
-/// which the workspace forbids, there is no `wait4` to ask; a peak in its
-/// last 2 ms would be missed).
-fn run(args: &[&str], out: &Path) -> Result<Run, String> {
-    let stdout = File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let t = Instant::now();
-    let mut child = Command::new(KDRIFT)
-        .args(args)
-        .stdout(stdout)
-        .stderr(Stdio::inherit())
-        .spawn()
-        .map_err(|e| format!("{KDRIFT}: {e}"))?;
-    let status_file = PathBuf::from(format!("/proc/{}/status", child.id()));
-    let mut peak_kib = 0;
-    let status = loop {
-        if let Some(hwm) = std::fs::read_to_string(&status_file).ok().as_deref().and_then(vm_hwm_kib) {
-            peak_kib = peak_kib.max(hwm);
-        }
-        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-            break status;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    };
-    let secs = t.elapsed().as_secs_f64();
-    if !status.success() {
-        return Err(format!("kdrift {} failed ({status}; its stderr is above)", args.join(" ")));
-    }
-    Ok(Run { secs, peak_kib })
-}
-
-/// `VmHWM` of a `/proc/PID/status` text, KiB (absent once the process exited).
-fn vm_hwm_kib(status: &str) -> Option<u64> {
-    status.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
 }
