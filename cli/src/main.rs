@@ -62,9 +62,11 @@ fn main() -> ExitCode {
             }) {
                 return ExitCode::SUCCESS;
             }
-            // Redacted of every credential held: an error may quote a server,
-            // or a client key as rustls' byte array (break-it 32 N2).
-            let text = kdrift_rebalance::mask_dumps(&kdrift_rebalance::held().redact(&format!("{err:#}")));
+            // Redacted of every credential held and every credential shape
+            // (as stored errors are: break-it 41 G2, another client's
+            // headers echoed in a 400 body): an error may quote a server, or
+            // a client key as rustls' byte array (break-it 32 N2).
+            let text = kdrift_rebalance::mask_shown(&format!("{err:#}"));
             // One line, control characters written visibly: an error may
             // quote a name from a store, a file or an argument (issue 34).
             let text = render::visible(&text);

@@ -304,6 +304,30 @@ fn a_400_body_with_a_credential_straddling_its_cut_shows_no_part_of_it() {
 }
 
 #[test]
+fn credentials_kdrift_does_not_hold_in_an_error_body_are_masked_on_stderr_as_in_the_store() {
+    // Break-it 41 G2: a body echoing another client's headers was masked by
+    // shape in the stored error, but printed raw in the final error line.
+    let body = "bad request\nProxy-Authorization: Basic dXNlcjpzb21lb3RoZXJwYXNzd29yZDEyMw==\n\
+                Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJvdGhlciJ9.c2lnbmF0dXJlc2lnbmF0dXJl\n\
+                X-Api-Key: sk-proj-abcdefghijklmnopqrstuvwx\n";
+    let proxy = Scripted::start(move |r| match r.path.as_str() {
+        "/select/logsql/hits" => Reply::new(200, one_bucket()),
+        _ => Reply::new(400, body.to_string()),
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let out = hostile_pull(&db, &proxy.url()).assert().code(2).get_output().clone();
+    let stderr = assert_nothing_leaked(&out, &db);
+    let last = stderr.lines().rfind(|l| l.starts_with("kdrift: error: ")).expect("the error line");
+    assert!(last.contains("HTTP 400: bad request"), "{last}");
+    for shown in ["dXNlcjpzb21lb3RoZXJwYXNzd29yZDEyMw", "eyJzdWIiOiJvdGhlciJ9", "abcdefghijklmnopqrstuvwx"] {
+        assert!(!stderr.contains(shown), "{shown} on stderr: {stderr}");
+        assert!(ingest_errors(&db).iter().all(|e| !e.contains(shown)), "{shown} stored");
+    }
+    assert!(last.contains("Proxy-Authorization: Basic ***"), "{last}");
+}
+
+#[test]
 fn url_encoded_json_escaped_and_html_echoes_of_the_credentials_are_masked() {
     let basic = format!("Basic {}", HOSTILE.basic());
     let body = format!(
