@@ -1220,6 +1220,67 @@ fn ingest_api_says_once_that_the_token_file_cannot_be_used() {
     }
 }
 
+/// Break-it 40 F8: a credential that is ordinary text but not letters only
+/// (`default-scheduler`, `Insufficient cpu`) masked stored records with no
+/// warning. It is warned about when loaded, naming its source, and again
+/// when a record being stored holds it; the record is stored masked (the
+/// documented choice: a credential never reaches the store).
+#[test]
+fn a_credential_that_is_a_name_or_a_phrase_is_warned_about_and_so_is_a_record_holding_it() {
+    use kdrift_tests::fake_kube::FakeKube;
+    let kube = FakeKube::start();
+    kube.create(serde_json::json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "web-0.1", "namespace": "default", "creationTimestamp": "2026-01-01T00:00:00Z"},
+        "involvedObject": {"kind": "Pod", "namespace": "default", "name": "web-0"},
+        "source": {"component": "default-scheduler"}, "reason": "FailedScheduling", "type": "Warning",
+        "message": "0/3 nodes are available: 3 Insufficient cpu."}))
+        .expect("event");
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(&kubeconfig, kube.kubeconfig(None).replace("token: fake-token", "token: default-scheduler"))
+        .expect("kubeconfig");
+    let db = dir.path().join("w.duckdb");
+    let out = kdrift()
+        .arg("--db")
+        .arg(&db)
+        .args(["ingest", "api", "-A", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .env_remove("KUBECONFIG")
+        .env_remove("KDRIFT_LOG")
+        .output()
+        .expect("run");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let events = stdout.lines().find(|l| l.trim_start().starts_with("events ")).expect("events row");
+    assert_eq!(events.split_whitespace().nth(1), Some("1"), "{stdout}");
+    let loaded = "the token of kubeconfig user fake is words joined by `-`, `_` or `.`, like a name: wherever that \
+                  text or any 12+ characters of it appear in an error, a log line or a stored record (a component's \
+                  or an object's name, an Event's message), they are masked (***)";
+    let found = "the token of kubeconfig user fake appears in a record being stored (an object's field or name, a \
+                 measured name) and is masked there (***)";
+    assert_eq!(stderr.matches(loaded).count(), 1, "{stderr}");
+    assert_eq!(stderr.matches(found).count(), 1, "{stderr}");
+    assert!(!stderr.contains("default-scheduler"), "{stderr}");
+    let store = kdrift_tests::leaks::store_text(&db);
+    assert!(store.contains(r#""component":"***""#) && !store.contains("default-scheduler"), "{store}");
+    // A phrase: said when loaded, never its value.
+    let out = kdrift()
+        .arg("--db")
+        .arg(dir.path().join("v.duckdb"))
+        .args(["ingest", "victorialogs", "--url", "http://127.0.0.1:9", "--user", "kd", "--attempts", "1"])
+        .args(["--start", "2026-01-01T00:00:00Z", "--end", "2026-01-01T01:00:00Z"])
+        .env("KDRIFT_VL_PASSWORD", "Insufficient cpu")
+        .env_remove("KDRIFT_LOG")
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    let phrase = "the password from KDRIFT_VL_PASSWORD is text with blanks, like a phrase: wherever that text, one \
+                  of its words of 8+ characters or any 12+ characters of it appear in an error, a log line or a \
+                  stored record (an Event's message), they are masked (***)";
+    assert_eq!(stderr.matches(phrase).count(), 1, "{stderr}");
+    assert!(!stderr.contains("Insufficient"), "{stderr}");
+}
+
 /// Break-it 34: a held credential that is an ordinary word masks that word
 /// in everything kdrift shows and stores, silently. It is said once on
 /// stderr, naming where it came from, never the value.
