@@ -186,7 +186,7 @@ pub(crate) fn found_in_record(text: &str) -> Vec<String> {
 /// `None` when there was none (or it was given before).
 ///
 /// Also names the credential by `what` for the warning given when a
-/// record being stored holds it ([`found_in_record`]), ordinary or not.
+/// record being stored holds it (`found_in_record`), ordinary or not.
 pub fn warn_if_ordinary(what: &str, value: &str) -> Option<String> {
     name(what, value);
     let why = ordinary_text(value)?;
