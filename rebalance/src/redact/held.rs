@@ -55,7 +55,7 @@ pub fn held_in_records() -> Redactor {
 /// word (or number) in every record stored too (break-it 34: a password
 /// `Insufficient` masked every scheduler message); one with a blank (a
 /// phrase: `Insufficient cpu`) or made of words of letters joined by `-`,
-/// `_` or `.` (a name: `default-scheduler`), wherever that text or a piece
+/// `_` or `.` of 16+ characters (a name: `default-scheduler`), wherever that text or a piece
 /// of it appears, records included (break-it 40 F8: every Event's
 /// `source.component` became `***`). Shorter values are not masked at
 /// all, so they mask nothing.
@@ -89,8 +89,14 @@ pub fn ordinary_text(value: &str) -> Option<&'static str> {
              masked (***)",
         );
     }
+    // From 16 characters (`WHOLE_TOKEN_BELOW`), where its pieces are masked
+    // inside other text too; a shorter one is masked only where it stands
+    // whole (`kube-proxy`), which `found_in_record` says when it happens.
     let words: Vec<&str> = value.split(['-', '_', '.']).collect();
-    if words.len() > 1 && words.iter().all(|w| !w.is_empty() && w.chars().all(char::is_alphabetic)) {
+    if chars >= super::WHOLE_TOKEN_BELOW
+        && words.len() > 1
+        && words.iter().all(|w| !w.is_empty() && w.chars().all(char::is_alphabetic))
+    {
         return Some(
             "words joined by `-`, `_` or `.`, like a name: wherever that text or any 12+ characters of it appear in \
              an error, a log line or a stored record (a component's or an object's name, an Event's message), they \
@@ -258,11 +264,13 @@ mod tests {
             ),
             "{phrase}"
         );
-        for name in ["default-scheduler", "kube_system.admin", "Node-Controller"] {
+        for name in ["default-scheduler", "kube_system.admin", "node-lifecycle-controller"] {
             let why = ordinary_text(name).expect(name);
             assert!(why.starts_with("words joined by `-`, `_` or `.`, like a name: "), "{name}: {why}");
         }
         assert!(ordinary_text("nodes are available").is_some_and(|w| w.contains("phrase")));
+        // A shorter name is masked only where it stands whole: said when a record holds it.
+        assert_eq!(ordinary_text("fake-token"), None);
         assert!(!phrase.contains("Insufficient"));
     }
 
