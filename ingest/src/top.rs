@@ -328,6 +328,19 @@ fn parse_rows(text: &str, file: &str, at_us: i64, interrupt: &Interrupt) -> Rows
             keep(&mut rows.errors, &mut rows.not_kept, e);
             continue;
         }
+        // No Kubernetes name holds '/' either: a pod `a/b` of namespace
+        // `web` would be stored as `web/a/b`, one name two ways
+        // (break-it 40 F11; Prometheus labels likewise, break-it 37 F6).
+        if let Some((column, cell)) = names.into_iter().flatten().find(|(_, v)| v.contains('/')) {
+            let e = format!(
+                "{file}:{}: {column} \"{}\" holds '/', which no Kubernetes name holds; expected a Kubernetes name \
+                 (DNS-1123); this row is skipped",
+                i + 1,
+                kdrift_rebalance::visible(cell)
+            );
+            keep(&mut rows.errors, &mut rows.not_kept, e);
+            continue;
+        }
         let measured = amount("cpu", cells[cols.cpu]).and_then(|c| Ok((c, amount("memory", cells[cols.memory])?)));
         let (cpu_millis, memory_bytes) = match measured {
             Ok(m) => m,

@@ -24,7 +24,11 @@
 //!   masked);
 //! - every other string field but the identity ones (`IDENTITY_FIELDS`:
 //!   names, uids, resourceVersions, images, node names, timestamps): the
-//!   shapes in it (a probe's `path: /x?token=…`, a status `reason`);
+//!   shapes in it (a probe's `path: /x?token=…`, a status `reason`), or
+//!   its whole value when the field is named like a secret
+//!   ([`kdrift_rebalance::secret_named`]: `password`, `adminPassword`,
+//!   `clientSecret`, `token`; not `secretName`, `tokenTTL`), unless it is
+//!   empty, `true` or `false`, in any kind;
 //! - every annotation or label value, whole, whose key (its name after the
 //!   last `/`) is named like a secret ([`kdrift_rebalance::secret_named`]:
 //!   `secret`, `db-password`, `api-key`, `example.com/token`; not
@@ -143,6 +147,10 @@ fn walk(value: &mut Value, key: Option<&str>) -> bool {
             }
             changed
         }
+        // A field named like a secret, in any kind (a CertificateSigningRequest's
+        // `spec.password`, an operator's `adminPassword`): its value whole, as
+        // inside an annotation's JSON (break-it 40 F6: only its shape was looked at).
+        (Some(k), Value::String(s)) if !IDENTITY_FIELDS.contains(&k) && secret_named(k) => mask_secret_named_value(s),
         (Some(k), Value::String(s)) if !IDENTITY_FIELDS.contains(&k) => mask_string(s),
         (Some("env"), Value::Array(entries)) => {
             let mut changed = false;

@@ -1129,6 +1129,158 @@ fn ingest_api_reaches_the_server_through_the_kubeconfigs_proxy_url() {
     assert!(!asked.is_empty() && asked.iter().all(|a| *a == format!("SOCKS5 CONNECT {authority}")), "{asked:?}");
 }
 
+/// Break-it 40 F9: a `socks5://user:pass@` proxy (the kubeconfig's
+/// `proxy-url`, or `HTTPS_PROXY`) had its credentials dropped silently: the
+/// client greeted the proxy with no authentication. kdrift cannot send
+/// them, so it refuses before any request, naming where the proxy was set,
+/// the password masked.
+#[test]
+fn ingest_api_refuses_a_socks5_proxy_with_credentials_before_any_request() {
+    use kdrift_tests::fake_kube::FakeKube;
+    let kube = FakeKube::start();
+    let (socks, asked) = tunnel_proxy(true);
+    let with_credentials = socks.replace("socks5://", "socks5://pxuser:SocksPw9zQ7x@");
+    let dir = tempfile::tempdir().expect("tmp");
+    let server = format!("server: {}\n", kube.url());
+    let text = kube.kubeconfig(None).replacen(&server, &format!("{server}    proxy-url: {with_credentials}\n"), 1);
+    let proxied = dir.path().join("proxied");
+    std::fs::write(&proxied, text).expect("write");
+    let plain = kube.write_kubeconfig(dir.path());
+    let shown = socks.replace("socks5://", "socks5://pxuser:***@");
+    for (kubeconfig, https_proxy, origin) in [
+        (&proxied, None, format!("the proxy-url of the context's cluster in kubeconfig {}", proxied.display())),
+        (&plain, Some(with_credentials.as_str()), "HTTPS_PROXY".to_string()),
+    ] {
+        let mut cmd = kdrift();
+        cmd.arg("--db").arg(dir.path().join("s.duckdb")).args(["ingest", "api", "-A", "--kubeconfig"]).arg(kubeconfig);
+        for var in ["KUBECONFIG", "NO_PROXY", "no_proxy", "HTTPS_PROXY", "https_proxy"] {
+            cmd.env_remove(var);
+        }
+        if let Some(proxy) = https_proxy {
+            cmd.env("HTTPS_PROXY", proxy);
+        }
+        let out = cmd.assert().failure();
+        let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert_eq!(
+            stderr.trim_end(),
+            format!(
+                "kdrift: error: {origin} is {shown}: a SOCKS5 proxy with a user and password, which kdrift cannot \
+                 send (its SOCKS5 client offers no authentication, so the proxy would refuse it or let it through \
+                 unauthenticated); expected a socks5:// proxy that needs no credentials, or an http:// or https:// \
+                 proxy (their user and password are sent as Proxy-Authorization)"
+            ),
+            "{stdout}"
+        );
+        assert!(!stdout.contains("SocksPw9zQ7x"), "{stdout}");
+    }
+    assert_eq!(asked.try_iter().count(), 0, "no tunnel is asked of the proxy");
+}
+
+/// Break-it 40 F11: a kubeconfig `tokenFile` that cannot be read (or holds
+/// a line break) was found at the first request of each resource: the same
+/// error printed 13 times. It is read once before any request: one error.
+#[test]
+fn ingest_api_says_once_that_the_token_file_cannot_be_used() {
+    use kdrift_tests::fake_kube::FakeKube;
+    let kube = FakeKube::start();
+    let dir = tempfile::tempdir().expect("tmp");
+    let missing = dir.path().join("missing-token");
+    let broken = dir.path().join("broken-token");
+    std::fs::write(&broken, "TokPartOne\nTokPartTwo\n").expect("write");
+    for (file, cause) in [
+        (&missing, "No such file or directory (os error 2)".to_string()),
+        (
+            &broken,
+            "its token holds the control character U+000A at character 11 of 21: an HTTP header cannot carry it (a \
+             stray line break in the kubeconfig or in the exec plugin's output?); expected the token alone, \
+             printable characters on one line"
+                .to_string(),
+        ),
+    ] {
+        let text =
+            kube.kubeconfig(None).replace("    token: fake-token\n", &format!("    tokenFile: {}\n", file.display()));
+        let kubeconfig = dir.path().join("kubeconfig");
+        std::fs::write(&kubeconfig, text).expect("write");
+        let out = kdrift()
+            .arg("--db")
+            .arg(dir.path().join("t.duckdb"))
+            .args(["ingest", "api", "-A", "--kubeconfig"])
+            .arg(&kubeconfig)
+            .env_remove("KUBECONFIG")
+            .assert()
+            .failure();
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert_eq!(
+            stderr.lines().collect::<Vec<_>>(),
+            [format!("kdrift: error: the token file {}: {cause}", file.display())],
+            "{stderr}"
+        );
+        assert!(!stderr.contains("TokPart"), "{stderr}");
+    }
+}
+
+/// Break-it 40 F8: a credential that is ordinary text but not letters only
+/// (`default-scheduler`, `Insufficient cpu`) masked stored records with no
+/// warning. It is warned about when loaded, naming its source, and again
+/// when a record being stored holds it; the record is stored masked (the
+/// documented choice: a credential never reaches the store).
+#[test]
+fn a_credential_that_is_a_name_or_a_phrase_is_warned_about_and_so_is_a_record_holding_it() {
+    use kdrift_tests::fake_kube::FakeKube;
+    let kube = FakeKube::start();
+    kube.create(serde_json::json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "web-0.1", "namespace": "default", "creationTimestamp": "2026-01-01T00:00:00Z"},
+        "involvedObject": {"kind": "Pod", "namespace": "default", "name": "web-0"},
+        "source": {"component": "default-scheduler"}, "reason": "FailedScheduling", "type": "Warning",
+        "message": "0/3 nodes are available: 3 Insufficient cpu."}))
+        .expect("event");
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(&kubeconfig, kube.kubeconfig(None).replace("token: fake-token", "token: default-scheduler"))
+        .expect("kubeconfig");
+    let db = dir.path().join("w.duckdb");
+    let out = kdrift()
+        .arg("--db")
+        .arg(&db)
+        .args(["ingest", "api", "-A", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .env_remove("KUBECONFIG")
+        .env_remove("KDRIFT_LOG")
+        .output()
+        .expect("run");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let events = stdout.lines().find(|l| l.trim_start().starts_with("events ")).expect("events row");
+    assert_eq!(events.split_whitespace().nth(1), Some("1"), "{stdout}");
+    let loaded = "the token of kubeconfig user fake is words joined by `-`, `_` or `.`, like a name: wherever that \
+                  text or any 12+ characters of it appear in an error, a log line or a stored record (a component's \
+                  or an object's name, an Event's message), they are masked (***)";
+    let found = "the token of kubeconfig user fake appears in a record being stored (an object's field or name, a \
+                 measured name) and is masked there (***)";
+    assert_eq!(stderr.matches(loaded).count(), 1, "{stderr}");
+    assert_eq!(stderr.matches(found).count(), 1, "{stderr}");
+    assert!(!stderr.contains("default-scheduler"), "{stderr}");
+    let store = kdrift_tests::leaks::store_text(&db);
+    assert!(store.contains(r#""component":"***""#) && !store.contains("default-scheduler"), "{store}");
+    // A phrase: said when loaded, never its value.
+    let out = kdrift()
+        .arg("--db")
+        .arg(dir.path().join("v.duckdb"))
+        .args(["ingest", "victorialogs", "--url", "http://127.0.0.1:9", "--user", "kd", "--attempts", "1"])
+        .args(["--start", "2026-01-01T00:00:00Z", "--end", "2026-01-01T01:00:00Z"])
+        .env("KDRIFT_VL_PASSWORD", "Insufficient cpu")
+        .env_remove("KDRIFT_LOG")
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    let phrase = "the password from KDRIFT_VL_PASSWORD is text with blanks, like a phrase: wherever that text, one \
+                  of its words of 8+ characters or any 12+ characters of it appear in an error, a log line or a \
+                  stored record (an Event's message), they are masked (***)";
+    assert_eq!(stderr.matches(phrase).count(), 1, "{stderr}");
+    assert!(!stderr.contains("Insufficient"), "{stderr}");
+}
+
 /// Break-it 34: a held credential that is an ordinary word masks that word
 /// in everything kdrift shows and stores, silently. It is said once on
 /// stderr, naming where it came from, never the value.

@@ -704,6 +704,63 @@ fn bad_ndjson_lines_and_yaml_documents_are_named_as_a_user_counts_them() {
     assert!(stderr.contains(&format!("kdrift: {}:8:1: invalid YAML in document 2: ", yaml.display())), "{stderr}");
 }
 
+/// Break-it 40 F11: the errors of a List's items said `FILE: items[I]`,
+/// without the line the docs show. JSON Lists (read whole or streamed) and
+/// YAML Lists (read whole or streamed) name `FILE:LINE: items[I]`, LINE the
+/// item's first line: a bad item's error (items[2], a number) and the error
+/// of an item read but refused when stored (items[3], a uid that is a number).
+#[test]
+fn errors_of_list_items_name_the_file_the_items_line_and_its_index() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let pod =
+        |i: usize| format!(r#"{{"kind":"Pod","apiVersion":"v1","metadata":{{"name":"p{i}","namespace":"default"}}}}"#);
+    let json = dir.path().join("pods.json");
+    std::fs::write(
+        &json,
+        format!(
+            "{{\"kind\":\"List\",\"apiVersion\":\"v1\",\"items\":[\n{},\n{},\n7,\n{}\n]}}\n",
+            pod(0),
+            pod(1),
+            pod(3).replace(r#""namespace":"default""#, r#""namespace":"default","uid":7"#)
+        ),
+    )
+    .expect("write");
+    let yaml = dir.path().join("pods.yaml");
+    let yaml_pod =
+        |i: usize| format!("- kind: Pod\n  apiVersion: v1\n  metadata:\n    name: p{i}\n    namespace: default\n");
+    std::fs::write(
+        &yaml,
+        format!("apiVersion: v1\nkind: List\nitems:\n{}{}- 7\n{}    uid: 7\n", yaml_pod(0), yaml_pod(1), yaml_pod(3)),
+    )
+    .expect("write");
+    // (file, line of items[2], line of items[3])
+    for (file, bad, refused) in [(&json, 4, 5), (&yaml, 14, 15)] {
+        for streamed in [false, true] {
+            let mut cmd = kdrift();
+            let db = format!("{}-{streamed}.duckdb", file.display());
+            cmd.arg("--db").arg(db).args(["ingest", "file"]);
+            if streamed {
+                // A file of at least a quarter of it is read item by item.
+                cmd.args(["--max-batch-bytes", "100"]);
+            }
+            let out = cmd.arg(file).output().expect("run");
+            let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+            let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+            assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+            let f = file.display();
+            assert_eq!(
+                stderr.lines().collect::<Vec<_>>(),
+                [
+                    format!("kdrift: {f}:{bad}: items[2]: expected a Kubernetes object (a mapping), found a number"),
+                    format!("kdrift: {f}:{refused}: items[3]: Pod default/p3: metadata.uid: expected a string, found the number 7"),
+                ],
+                "streamed {streamed}: {stdout}"
+            );
+            assert!(stdout.contains("2 new"), "streamed {streamed}: {stdout}");
+        }
+    }
+}
+
 #[test]
 fn a_named_file_that_is_not_a_dump_is_refused_naming_the_formats() {
     let dir = tempfile::tempdir().expect("tmp");

@@ -775,7 +775,21 @@ fn prometheus_labels_echoing_its_credentials_are_stored_masked_and_shapes_in_its
     // (A label kdrift does not read, `job`, is not kept, so not shown: break-it 36 F6.)
     let error = "window [2026-11-27T00:00:00Z, 2026-11-27T00:01:00Z) query pod_cpu series {instance=\"password=***\", \
                  node=\"***\", pod=\"x\"}: has no namespace label; skipped";
-    assert_eq!(stderr.lines().collect::<Vec<_>>(), [format!("kdrift: {error}")], "{stderr}");
+    // Each echoed credential is said once, by its source (break-it 40 F8), then the error.
+    let warned: Vec<String> = stderr
+        .lines()
+        .map(|l| l.split_once("WARN kdrift::credentials: ").map_or(l, |(_, w)| w))
+        .map(|l| l.split_once(" appears in a record being stored").map_or(l, |(who, _)| who).to_string())
+        .collect();
+    assert_eq!(
+        warned,
+        [
+            "the password from KDRIFT_PROM_PASSWORD".to_string(),
+            "the value of header X-Api-Key from KDRIFT_PROM_HEADERS".to_string(),
+            format!("kdrift: {error}")
+        ],
+        "{stderr}"
+    );
     let report: serde_json::Value = serde_json::from_str(&stdout).expect("json");
     assert_eq!(report["windows"][0]["errors"], serde_json::json!([error]), "{stdout}");
     let some = |s: &str| Some(s.to_string());
@@ -856,6 +870,54 @@ fn ingest_file_reads_a_top_table_with_bare_cr_ends_and_counts_errors_past_the_fi
     let out = kdrift(&db).args(["--output", "json", "query", "runs"]).assert().success();
     let runs: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
     assert_eq!(runs[0]["errors"], 101, "{runs}");
+}
+
+/// Break-it 40 F11: a pod name holding `/` from a `kubectl top` file was
+/// stored (`web/a/b`, one name two ways). It is an input error naming the
+/// file and line; the other rows are stored.
+#[test]
+fn ingest_file_refuses_a_top_row_whose_name_holds_a_slash_and_keeps_the_others() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let top = dir.path().join("top-pods.txt");
+    let rows = [
+        "NAMESPACE   NAME      CPU(cores)   MEMORY(bytes)",
+        "web         api-1     75m          128Mi",
+        "web         a/b       10m          16Mi",
+        "web/x       api-2     20m          32Mi",
+        "batch       worker    100m         64Mi",
+    ];
+    std::fs::write(&top, rows.join("\n")).expect("write");
+    let out = kdrift(&db).args(["ingest", "file", "--at", "2026-11-13T00:00:00Z"]).arg(&top).assert().code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert_eq!(
+        stderr.lines().collect::<Vec<_>>(),
+        [
+            format!(
+                "kdrift: {}:3: name \"a/b\" holds '/', which no Kubernetes name holds; expected a Kubernetes name \
+                 (DNS-1123); this row is skipped",
+                top.display()
+            ),
+            format!(
+                "kdrift: {}:4: namespace \"web/x\" holds '/', which no Kubernetes name holds; expected a Kubernetes \
+                 name (DNS-1123); this row is skipped",
+                top.display()
+            ),
+        ]
+    );
+    let out = kdrift(&db)
+        .args(["--output", "json", "query", "usage_samples", "--param", "since_us=2026-11-13T00:00:00Z"])
+        .args(["--param", "until_us=2026-11-14T00:00:00Z"])
+        .assert()
+        .success();
+    let samples: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("json");
+    let pods: Vec<String> = samples
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| format!("{}/{}", r["namespace"].as_str().unwrap_or("?"), r["pod"].as_str().unwrap_or("?")))
+        .collect();
+    assert_eq!(pods, ["batch/worker", "web/api-1"], "{samples}");
 }
 
 /// New-user trial: the demo's node-4 episode read "TO 05:30:00Z (ongoing)

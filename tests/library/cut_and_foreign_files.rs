@@ -472,7 +472,8 @@ fn a_kubeconfig_is_an_input_error_never_stored_and_no_secret_value_is_stored() {
     let refused = "a kubeconfig (kind Config), not cluster history: not stored (it holds credentials); expected \
                    Kubernetes objects, e.g. `kubectl get pods -A -o json`";
     assert_eq!(errors(&f[0]), [format!("{}:1: {refused}", f[0].location)]);
-    assert_eq!(errors(&f[1]), [format!("{}: items[1]: {refused}", f[1].location)]);
+    // The item's line (break-it 40 F11), here the one line of the List.
+    assert_eq!(errors(&f[1]), [format!("{}:1: items[1]: {refused}", f[1].location)]);
     let got: Vec<(u64, u64, usize)> = f.iter().map(|f| (f.records, f.skipped, f.errors.len())).collect();
     assert_eq!(got, [(0, 0, 1), (2, 0, 1), (0, 400, 0)]);
     assert_eq!(stored(&store, "Pod"), ["a", "b"]);

@@ -1795,6 +1795,31 @@ fn credentials_in_records_are_masked_before_the_store_and_secrets_never_stored()
         .expect("all");
     assert!(!all.contains(token), "the token stored");
     assert!(all.contains("\"beside\""), "the Pod beside them not stored");
+    // Break-it 40 F6 (left over): a field named like a secret in any other
+    // kind was masked only by its shape; its value is masked whole, the
+    // object's other fields (a reference named `secretName`) kept.
+    let csr = serde_json::json!({"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
+        "metadata": {"name": "csr", "uid": "u-csr", "resourceVersion": "1"},
+        "spec": {"request": "LS0t", "signerName": "x", "password": token,
+                 "config": {"adminPassword": "Adm1nPw-Zq8Lp4", "secretName": "db-creds", "enabled": "true"}}});
+    let file = dir.path().join("csr.json");
+    std::fs::write(&file, csr.to_string()).expect("write");
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    assert_eq!(report.counts.records, 1);
+    let stored: serde_json::Value = serde_json::from_str(
+        &store
+            .conn()
+            .query_row("SELECT object::VARCHAR FROM observations WHERE kind = 'CertificateSigningRequest'", [], |r| {
+                r.get::<_, String>(0)
+            })
+            .expect("csr"),
+    )
+    .expect("json");
+    assert_eq!(
+        stored["spec"],
+        serde_json::json!({"request": "LS0t", "signerName": "x", "password": "***",
+                           "config": {"adminPassword": "***", "secretName": "db-creds", "enabled": "true"}})
+    );
 }
 
 /// Issue 34 A (break-it MEDIUM 6): a credential kdrift holds (here as the
@@ -2327,7 +2352,7 @@ fn an_identity_field_of_the_wrong_type_skips_that_item_naming_field_and_type() {
         let ndjson = write(dir.path(), &format!("{name}.ndjson"), lines.join("\n").as_bytes());
         let report = ingest_files(&store, &[json.clone(), ndjson.clone()], &mut NoProgress).expect("ingest");
         for (file, at) in
-            report.files.iter().zip([format!("{}: items[5]", json.display()), format!("{}:6", ndjson.display())])
+            report.files.iter().zip([format!("{}:1: items[5]", json.display()), format!("{}:6", ndjson.display())])
         {
             assert_eq!(file.records, 9, "{name}");
             let errors: Vec<String> = file.errors.iter().map(ToString::to_string).collect();
@@ -2374,7 +2399,7 @@ fn a_name_holding_a_control_character_is_an_input_error_and_its_neighbours_are_s
     let f = &report.files[0];
     assert_eq!(f.records, 2, "the good pod and the good event");
     let errors: Vec<String> = f.errors.iter().map(ToString::to_string).collect();
-    let at = |i: usize| format!("{}: items[{i}]", file.display());
+    let at = |i: usize| format!("{}:1: items[{i}]", file.display());
     assert_eq!(
         errors,
         [

@@ -368,7 +368,8 @@ fn two_objects_too_big_among_good_json_list_items_are_the_only_errors_and_every_
     let names: Vec<String> = at
         .iter()
         .zip(["e.9000", "e.9001"])
-        .map(|(line, e)| format!("{}: items[{}]: Event ns/{e} (", file.display(), line - 1))
+        // FILE:LINE: items[I] (break-it 40 F11: the line was missing).
+        .map(|(line, e)| format!("{}:{}: items[{}]: Event ns/{e} (", file.display(), line + 1, line - 1))
         .collect();
     check_every_good_event_stored(&file, 16 * MIB, 60, &names);
 }
@@ -410,7 +411,7 @@ fn one_big_in_the_middle_of_a_list(limit: u64, batch_bytes: u64, good: u32, big:
     let report = ingest_files_with(&store, std::slice::from_ref(&file), &limits, &mut NoProgress, &Interrupt::new())
         .expect("the good records are stored");
     let errors: Vec<String> = report.files[0].errors.iter().map(ToString::to_string).collect();
-    let name = format!("{}: items[{}]: Event ns/e.9000 (", file.display(), at[0] - 1);
+    let name = format!("{}:{}: items[{}]: Event ns/e.9000 (", file.display(), at[0] + 1, at[0] - 1);
     let [error] = &errors[..] else { panic!("one error expected: {errors:?}") };
     assert!(error.starts_with(&name) && error.contains("ran out of memory storing it alone"), "{error}");
     assert_eq!(report.status, RunStatus::Partial);

@@ -728,3 +728,60 @@ fn a_value_longer_than_a_number_can_be_is_an_input_error_naming_its_series_and_t
     .collect();
     assert_eq!(counts, expected);
 }
+
+/// pod_memory of one pod, web/api-1, from two series (node n1 at 100 MiB,
+/// node n2 at 300 MiB) at the window's first two instants, and web/api-2
+/// from one series whose second point is 0.4 µs off the step's grid.
+fn two_series_answer(s: i64) -> String {
+    let mib = 1u64 << 20;
+    let result = [
+        format!(
+            r#"{{"metric":{{"namespace":"web","pod":"api-1","node":"n1"}},"values":[[{s},"{}"],[{},"{}"]]}}"#,
+            100 * mib,
+            s + 30,
+            100 * mib
+        ),
+        format!(
+            r#"{{"metric":{{"namespace":"web","pod":"api-1","node":"n2"}},"values":[[{s},"{}"],[{},"{}"]]}}"#,
+            300 * mib,
+            s + 30,
+            300 * mib
+        ),
+        format!(
+            r#"{{"metric":{{"namespace":"web","pod":"api-2","node":"n1"}},"values":[[{s},"{}"],[{}.0000004,"{}"]]}}"#,
+            mib,
+            s + 30,
+            mib
+        ),
+    ];
+    format!(r#"{{"status":"success","data":{{"resultType":"matrix","result":[{}]}}}}"#, result.join(","))
+}
+
+#[test]
+fn a_pod_from_two_series_at_the_same_instants_is_an_input_error_and_near_instants_are_one() {
+    // Break-it 40 F10: the second series' points were dropped silently
+    // (exit 0), and a point 0.4 µs off the grid was a sample of its own.
+    let url = canned_server(two_series_answer);
+    let (_dir, store) = temp_store();
+    let only_pod_memory: Vec<(String, String)> =
+        ["node_info", "node_cpu", "node_memory", "pod_cpu"].iter().map(|n| (n.to_string(), String::new())).collect();
+    let report = pull(&store, &url, &options(0, 300, &only_pod_memory)).expect("the window is committed");
+    let per_window: Vec<(u64, u64)> = report.windows.iter().map(|w| (w.samples, w.error_count)).collect();
+    assert_eq!(per_window, [(4, 1)]);
+    assert_eq!(
+        report.windows[0].errors,
+        ["window [2026-11-13T00:00:00Z, 2026-11-13T00:05:00Z) query pod_memory series {namespace=\"web\", \
+          node=\"n2\", pod=\"api-1\"}: 2 point(s) at instants series {namespace=\"web\", node=\"n1\", pod=\"api-1\"} \
+          already gave (the first at 2026-11-13T00:00:00Z); skipped, the first series' value is stored (a pod moved \
+          to another node has both series for a few instants; more is one pod measured twice)"]
+    );
+    let (counts, span) = stored(&store);
+    let expected: BTreeMap<String, usize> = [
+        (format!("pod n1 web/api-1 null {} prometheus", 100u64 << 20), 2),
+        (format!("pod n1 web/api-2 null {} prometheus", 1u64 << 20), 2),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(counts, expected);
+    assert_eq!(span, ["2026-11-13T00:00:00Z", "2026-11-13T00:00:30Z"]);
+}

@@ -354,7 +354,7 @@ impl Stream<'_, '_> {
             let mut parsed = Parsed::default();
             let loaded = match serde_json::from_slice::<crate::parse::Strict>(&value) {
                 Ok(v) => {
-                    list.expand_item(v.0, origin, i, &mut parsed);
+                    list.expand_item(v.0, origin, i, Some(line), &mut parsed);
                     true
                 }
                 Err(e) => {

@@ -613,7 +613,15 @@ pub(crate) fn parse_yaml_document(
             if cut::is_cut_yaml_list(&doc) {
                 cut::load_cut_yaml_list(doc, doc_text, origin, hint, out);
             } else if !(cut::may_have_cut_trailer(&doc) && cut::recover_cut_trailer(doc_text, &origin, hint, out)) {
+                let items = doc.get("items").and_then(Value::as_array).map(Vec::len);
+                let before = (out.records.len(), out.errors.len());
                 expand_document(doc, origin, hint, out);
+                // Each item at its `- ` line, when the items are those lines
+                // (a flow sequence `items: [...]` has none).
+                let starts = cut::item_starts(doc_text);
+                if items.is_some_and(|n| n > 0 && n == starts.len()) {
+                    set_item_lines(out, before, |k| starts.get(k as usize).map(|at| first_line + *at as u64));
+                }
             }
         }
         Err(e) if strict::expands_too_much(&e) => {
@@ -750,8 +758,9 @@ impl ItemContext {
         ItemContext { hint: item_hint, api_version }
     }
 
-    /// Expands item `i` of the List whose origin is `list` into `out`.
-    pub(crate) fn expand_item(&self, item: Value, list: &Origin, i: u64, out: &mut Parsed) {
+    /// Expands item `i` of the List whose origin is `list` into `out`;
+    /// `line` is the item's first line, when the reader knows it.
+    pub(crate) fn expand_item(&self, item: Value, list: &Origin, i: u64, line: Option<u64>, out: &mut Parsed) {
         let mut item = if legacy::is_legacy(&item) { legacy::normalise_object(item) } else { item };
         if let (Some(version), Some(map)) = (&self.api_version, item.as_object_mut()) {
             // Only an item whose kind is the List's: one with its own kind keeps the default.
@@ -759,10 +768,46 @@ impl ItemContext {
                 map.insert("apiVersion".into(), Value::String(version.clone()));
             }
         }
-        // The document's first line is not the item's: name the item only.
-        let origin = Origin { item: Some(i), line: None, ..list.clone() };
+        // The document's first line is not the item's: the item's own, or
+        // none (`set_item_lines` may give it later).
+        let origin = Origin { item: Some(i), line, ..list.clone() };
         push_object(item, origin, self.hint.as_deref(), Change::Listed, out);
     }
+}
+
+/// Gives the records and errors `out` got after its first `records` and
+/// `errors` that name a List's item but no line the item's first line,
+/// `line_of(item)`: an error then says `FILE:LINE: items[I]`, as the docs
+/// show (break-it 40 F11: a List read whole named the item only).
+pub(crate) fn set_item_lines(
+    out: &mut Parsed,
+    (records, errors): (usize, usize),
+    line_of: impl Fn(u64) -> Option<u64>,
+) {
+    let set = |o: &mut Origin| {
+        if o.line.is_none() {
+            o.line = o.item.and_then(&line_of);
+        }
+    };
+    out.records.iter_mut().skip(records).for_each(|r| set(&mut r.origin));
+    out.errors.iter_mut().skip(errors).for_each(|e| set(&mut e.origin));
+}
+
+/// The 1-based line of each offset of `offsets` (in increasing order) in
+/// `bytes`, counted in one pass.
+pub(crate) fn lines_at(bytes: &[u8], offsets: &[usize]) -> Vec<u64> {
+    let (mut line, mut pos) = (1u64, 0usize);
+    offsets
+        .iter()
+        .map(|&at| {
+            let at = at.min(bytes.len());
+            if at > pos {
+                line += bytes[pos..at].iter().filter(|b| **b == b'\n').count() as u64;
+                pos = at;
+            }
+            line
+        })
+        .collect()
 }
 
 /// Expands one parsed document into records (a list into its items).
@@ -795,7 +840,7 @@ pub fn expand_document(doc: Value, origin: Origin, hint: Option<&str>, out: &mut
             _ => Vec::new(), // `items: null`: an empty list
         };
         for (i, item) in items.into_iter().enumerate() {
-            context.expand_item(item, &origin, i as u64, out);
+            context.expand_item(item, &origin, i as u64, None, out);
         }
         return;
     }
@@ -975,7 +1020,7 @@ mod tests {
         // Nothing tells the kind: an error naming what would have.
         let p = parse_bytes("/dump/objects.json", br#"{"items":[{"metadata":{"name":"x"}}]}"#, Naming::Json);
         let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
-        assert_eq!(errors, [format!("/dump/objects.json: items[0]: {NO_KIND}")]);
+        assert_eq!(errors, [format!("/dump/objects.json:1: items[0]: {NO_KIND}")]);
     }
 
     #[test]

@@ -178,6 +178,8 @@ struct Items {
     values: Vec<Value>,
     /// Each good one's index among all the List's items.
     index: Vec<u64>,
+    /// Each good one's first byte (its line, in errors).
+    starts: Vec<usize>,
     /// Items met, good or bad.
     walked: u64,
     /// The bad ones' errors, the first
@@ -454,21 +456,28 @@ fn finish(
 ) -> Walked {
     let Read { location, bytes, start, pos, hint } = read;
     let origin = Origin { location: location.to_string(), line: Some(line_of_offset(bytes, start)), item: None };
-    let Items { values, index, walked, errors: bad, errors_not_kept } = list;
+    let Items { values, index, starts, walked, errors: bad, errors_not_kept } = list;
     out.errors_not_kept += errors_not_kept;
     let loaded = values.len();
     let whole = matches!(end, ItemsEnd::Closed) && bad.is_empty() && twice.is_empty();
     fields.insert(key, Value::Array(values));
     let doc = Value::Object(fields);
+    // Each good item's records and errors at its first line.
+    let lines = super::lines_at(bytes, &starts);
+    let line_of = |item: u64| index.binary_search(&item).ok().and_then(|j| lines.get(j).copied());
+    let before = (out.records.len(), out.errors.len());
     if whole {
         expand_document(doc, origin, hint, out);
+        super::set_item_lines(out, before, line_of);
         return Walked::Read(pos);
     }
     if !legacy::is_legacy(&doc) && !is_list(&doc) {
         return Walked::Whole;
     }
     out.errors.extend(twice);
+    let before = (out.records.len(), out.errors.len());
     expand_items(doc, origin.clone(), hint, &index, bad, out);
+    super::set_item_lines(out, before, line_of);
     match end {
         ItemsEnd::Closed | ItemsEnd::Unended => Walked::Read(pos.max(start + 1)),
         ItemsEnd::Cut(cut) => {
@@ -550,6 +559,7 @@ fn walk_items(walk: &mut Walk<'_>, list: &mut Items, location: &str) -> ItemsEnd
                 if next.is_none() && walk.bytes[at] != b',' {
                     list.values.push(v.0);
                     list.index.push(list.walked);
+                    list.starts.push(start);
                     list.walked += 1;
                     return ItemsEnd::Broken(at);
                 }
@@ -565,6 +575,7 @@ fn walk_items(walk: &mut Walk<'_>, list: &mut Items, location: &str) -> ItemsEnd
             Step::Got(super::strict::Strict(v)) => {
                 list.values.push(v);
                 list.index.push(list.walked);
+                list.starts.push(start);
             }
             Step::Cut if walk.peek().is_some() => return ItemsEnd::Cut(CutAt::Item(walk.pos)),
             Step::Cut => return ItemsEnd::Cut(CutAt::BetweenItems),

@@ -64,7 +64,10 @@ pub(super) fn recover_yaml_items(
         return false;
     }
     out.errors.extend(top);
+    let before = (out.records.len(), out.errors.len());
     expand_items(doc, origin.clone(), hint, &index, bad, out);
+    let first_line = origin.line.unwrap_or(1);
+    super::set_item_lines(out, before, |k| starts.get(k as usize).map(|at| first_line + *at as u64));
     true
 }
 

@@ -19,7 +19,15 @@
 //!
 //! A pod re-created under its name on another node (a StatefulSet's) has a
 //! series per node: at an instant both answer (the old one's lookback), the
-//! first series in the answer's order gives the value and the node.
+//! first series in the answer's order gives the value and the node; the
+//! other series' points at those instants are counted in an input error
+//! naming both series (break-it 40 F10: two series of one pod, one per
+//! `node` label, lost the second's points silently).
+//!
+//! Instants are rounded to the millisecond, Prometheus' own resolution: a
+//! point a few microseconds off the step's grid (`10:01:00.000001`, a
+//! float's rounding) is the same instant as one on it (break-it 40 F10:
+//! they were stored as two samples).
 //!
 //! Bad points (`NaN`, `±Inf`, negative, not a number, not `[time,
 //! "value"]`, or at an instant outside the window's `[first, last]`, which
@@ -112,9 +120,12 @@ pub struct Merger {
     slots: HashMap<(UsageKind, String), usize>,
     /// The objects met, in the order first met, with their points.
     objects: Vec<Object>,
-    /// The node names met, each once: points refer to them by index
+    /// The node names met, each once: series refer to them by index
     /// (`u32::MAX`: no node), so a window of 600,000 points holds 5,000 names.
     nodes: Vec<String>,
+    /// The series whose points were taken, in the order met: points refer
+    /// to them by index.
+    series: Vec<Taken>,
     /// Each name's index in `nodes`.
     node_ids: HashMap<String, u32>,
     /// Which series first gave an object's value of a query, per node (a
@@ -137,6 +148,7 @@ impl Merger {
             objects: Vec::new(),
             nodes: Vec::new(),
             node_ids: HashMap::new(),
+            series: Vec::new(),
             given_by: HashMap::new(),
             errors: Vec::new(),
             errors_not_kept: 0,
@@ -231,6 +243,8 @@ impl Merger {
                 },
                 Err(_) => NO_NODE,
             };
+            let series_id = u32::try_from(self.series.len()).unwrap_or(u32::MAX);
+            self.series.push(Taken { node: node_id, query: query.name, shown: shown.clone() });
             let slot = match self.slots.get(&(kind, object.clone())) {
                 Some(i) => *i,
                 None => {
@@ -257,7 +271,8 @@ impl Merger {
                     // Malformed: said above.
                     continue;
                 }
-                let at_us = (t * 1e6).round() as i64;
+                // To the millisecond (the module doc).
+                let at_us = ((t * 1e3).round() as i64).saturating_mul(1000);
                 if !(self.instants.0..=self.instants.1).contains(&at_us) {
                     outside += 1;
                     first_outside.get_or_insert((index, t));
@@ -275,7 +290,7 @@ impl Merger {
                     first_repeated.get_or_insert((at_us, index, value));
                     continue;
                 }
-                slot.points.push(Point { at_us, node: node_id, cpu, value: amount.round() as i64 });
+                slot.points.push(Point { at_us, series: series_id, cpu, value: amount.round() as i64 });
             }
             if let Some((at_us, index, value)) = first_repeated {
                 let text = series.value_text(index, value);
@@ -312,12 +327,7 @@ impl Merger {
     /// errors (the first 100, then one saying how many more were counted)
     /// and their true number.
     pub fn finish(mut self) -> (Vec<UsageSample>, Vec<String>, u64) {
-        let total = self.errors.len() as u64 + self.errors_not_kept;
-        if self.errors_not_kept > 0 {
-            let location = format!("window {}", self.window);
-            self.errors.push(crate::kept_errors::more_errors(self.errors_not_kept, &location));
-        }
-        let mut objects = self.objects;
+        let mut objects = std::mem::take(&mut self.objects);
         // Objects in (kind, object) order: the order of a window's samples
         // at each instant.
         objects.sort_unstable_by(|a, b| (a.kind, &a.object).cmp(&(b.kind, &b.object)));
@@ -335,6 +345,9 @@ impl Merger {
         let mut cursors = vec![0usize; objects.len()];
         let mut samples = Vec::with_capacity(objects.iter().map(|o| o.points.len()).sum());
         let mut next = objects.iter().filter_map(|o| o.points.first()).map(|p| p.at_us).min();
+        // Per series whose points lost to another series' at the same
+        // instants: how many, the first instant, and the series that won it.
+        let mut overlapped: BTreeMap<u32, (usize, i64, u32)> = BTreeMap::new();
         while let Some(at_us) = next {
             next = None;
             for (o, cursor) in objects.iter().zip(cursors.iter_mut()) {
@@ -344,16 +357,23 @@ impl Merger {
                     let (mut cpu_millis, mut memory_bytes) = (None, None);
                     for p in &points[..here] {
                         let value = if p.cpu { &mut cpu_millis } else { &mut memory_bytes };
-                        value.get_or_insert(p.value);
+                        match value {
+                            Some((_, winner)) => {
+                                let lost = overlapped.entry(p.series).or_insert((0, at_us, *winner));
+                                lost.0 += 1;
+                            }
+                            None => *value = Some((p.value, p.series)),
+                        }
                     }
+                    let node = self.series.get(points[0].series as usize).map_or(NO_NODE, |s| s.node);
                     samples.push(UsageSample {
                         kind: o.kind,
-                        node: self.nodes.get(points[0].node as usize).cloned(),
+                        node: self.nodes.get(node as usize).cloned(),
                         namespace: o.namespace.clone(),
                         pod: o.pod.clone(),
                         at_us,
-                        cpu_millis,
-                        memory_bytes,
+                        cpu_millis: cpu_millis.map(|(v, _)| v),
+                        memory_bytes: memory_bytes.map(|(v, _)| v),
                     });
                     *cursor += here;
                 }
@@ -362,8 +382,36 @@ impl Merger {
                 }
             }
         }
+        for (lost, (count, at_us, winner)) in overlapped {
+            let (Some(lost), Some(winner)) = (self.series.get(lost as usize), self.series.get(winner as usize)) else {
+                continue;
+            };
+            let at = chrono::DateTime::from_timestamp_micros(at_us)
+                .map_or_else(|| at_us.to_string(), |t| crate::victorialogs::error::show_time(&t));
+            let problem = format!(
+                "window {} query {} series {}: {count} point(s) at instants series {} already gave (the first at \
+                 {at}); skipped, the first series' value is stored (a pod moved to another node has both series for \
+                 a few instants; more is one pod measured twice)",
+                self.window, lost.query, lost.shown, winner.shown
+            );
+            keep(&mut self.errors, &mut self.errors_not_kept, problem);
+        }
+        let total = self.errors.len() as u64 + self.errors_not_kept;
+        if self.errors_not_kept > 0 {
+            let location = format!("window {}", self.window);
+            self.errors.push(crate::kept_errors::more_errors(self.errors_not_kept, &location));
+        }
         (samples, self.errors, total)
     }
+}
+
+/// A series whose points a [`Merger`] took: its node (an index in the
+/// merger's node names, [`NO_NODE`]: none), query and labels (for errors).
+#[derive(Debug)]
+struct Taken {
+    node: u32,
+    query: &'static str,
+    shown: String,
 }
 
 /// The instants one series has given a stored point at: the last one
@@ -418,8 +466,8 @@ struct Object {
 #[derive(Debug, Clone, Copy)]
 struct Point {
     at_us: i64,
-    /// The series' node, an index in [`Merger`]'s node names ([`NO_NODE`]: none).
-    node: u32,
+    /// The series, an index in [`Merger`]'s series taken.
+    series: u32,
     /// CPU (millicores) or memory (bytes).
     cpu: bool,
     value: i64,
@@ -481,8 +529,15 @@ mod value_tests {
         );
         assert_eq!(
             errors,
-            ["window [w) query pod_memory series {namespace=\"db\", node=\"n2\", pod=\"pg-0\"}: gives pod db/pg-0 \
-              again (series {namespace=\"db\", node=\"n2\", pod=\"pg-0\"} gave it first); skipped"]
+            [
+                "window [w) query pod_memory series {namespace=\"db\", node=\"n2\", pod=\"pg-0\"}: gives pod db/pg-0 \
+                 again (series {namespace=\"db\", node=\"n2\", pod=\"pg-0\"} gave it first); skipped",
+                // The overlap is counted and named (break-it 40 F10).
+                "window [w) query pod_memory series {namespace=\"db\", node=\"n2\", pod=\"pg-0\"}: 1 point(s) at \
+                 instants series {namespace=\"db\", node=\"n1\", pod=\"pg-0\"} already gave (the first at \
+                 2026-11-13T00:00:30Z); skipped, the first series' value is stored (a pod moved to another node has \
+                 both series for a few instants; more is one pod measured twice)",
+            ]
         );
     }
 

@@ -559,7 +559,10 @@ impl Stream<'_, '_> {
                 Piece::Item { list, k, at, text } => {
                     if let Some(Plan::List(plan)) = plans.get(list) {
                         match parse_item(&text, at, k, &plan.origin, max_depth) {
-                            Item::Good(item) => plan.context.expand_item(item, &plan.origin, k, &mut parsed),
+                            Item::Good(item) => {
+                                let line = plan.origin.line.unwrap_or(1) + at as u64;
+                                plan.context.expand_item(item, &plan.origin, k, Some(line), &mut parsed)
+                            }
                             Item::Bad(e) => parsed.errors.push(e),
                             Item::NotOne => parsed.errors.push(InputError {
                                 origin: Origin {

@@ -30,17 +30,25 @@ impl ClusterOptions {
     /// cannot be read or lacks the context; [`ClusterError::NoConfiguration`]
     /// when there is no kubeconfig and no in-cluster service account;
     /// [`ClusterError::ExecPlugin`] when the user's exec credential plugin
-    /// fails (kdrift runs it here, `super::exec::apply`).
+    /// fails (kdrift runs it here, `super::exec::apply`);
+    /// [`ClusterError::SocksCredentials`] when the proxy is `socks5://` with
+    /// a user and password; [`ClusterError::BadToken`] and
+    /// [`ClusterError::TokenFile`] when the token (or the `tokenFile`) cannot
+    /// be sent.
     pub async fn config(&self) -> Result<Config, ClusterError> {
         let mut config = self.resolve().await?;
         // Before any request: every error and log line from here on is
         // redacted of these credentials.
         super::credentials::hold(&config);
+        if let Some(proxy) = socks_with_credentials(&config) {
+            return Err(ClusterError::SocksCredentials { origin: self.proxy_origin(), proxy });
+        }
         super::credentials::warn_ordinary(&config, || self.user_name());
         if super::exec::uses_exec(&config) {
             super::exec::apply(&mut config, &self.user_name())?;
         }
         header_safe_token(&config).map_err(|problem| ClusterError::BadToken { user: self.user_name(), problem })?;
+        super::exec::refresh::check_token_file(&config)?;
         Ok(config)
     }
 
@@ -57,6 +65,32 @@ impl ClusterOptions {
                 k.contexts.iter().find(|c| c.name == name)?.context.as_ref()?.user.clone()
             })
             .unwrap_or_else(|| "(unnamed)".to_string())
+    }
+
+    /// Where the proxy of the selected cluster was set, for messages: the
+    /// kubeconfig cluster's `proxy-url` (kube's first choice), else
+    /// `HTTPS_PROXY`, else `https_proxy` (kube-client 5.0
+    /// `ConfigLoader::proxy_url`). The cluster's name is not quoted: a
+    /// kubeconfig's values may be credentials.
+    fn proxy_origin(&self) -> String {
+        let (file, location) = match &self.kubeconfig {
+            Some(path) => (Kubeconfig::read_from(path), path.display().to_string()),
+            None => (Kubeconfig::read(), default_location()),
+        };
+        let in_cluster = file.ok().and_then(|k| {
+            let name = self.context.clone().or(k.current_context.clone())?;
+            let cluster = k.contexts.iter().find(|c| c.name == name)?.context.as_ref()?.cluster.clone();
+            let cluster = k.clusters.iter().find(|c| c.name == cluster)?.cluster.as_ref()?.proxy_url.clone()?;
+            Some(cluster).filter(|p| !p.is_empty())
+        });
+        if in_cluster.is_some() {
+            return format!("the proxy-url of the context's cluster in kubeconfig {location}");
+        }
+        if std::env::var("HTTPS_PROXY").is_ok_and(|v| !v.is_empty()) {
+            "HTTPS_PROXY".to_string()
+        } else {
+            "https_proxy".to_string()
+        }
     }
 
     async fn resolve(&self) -> Result<Config, ClusterError> {
@@ -177,6 +211,24 @@ pub(super) fn token_problem(token: &str) -> Option<String> {
         i + 1,
         token.chars().count()
     ))
+}
+
+/// The proxy of `config`, shown with its password masked
+/// (`socks5://user:***@host:1080`), when it is a `socks5://` URL holding a
+/// user (and password): kube's SOCKS5 connector (hyper-util's `SocksV5`,
+/// built without `with_auth`) never sends them (break-it 40 F9).
+fn socks_with_credentials(config: &Config) -> Option<String> {
+    let proxy = config.proxy_url.as_ref()?;
+    if !proxy.scheme_str().is_some_and(|s| s.eq_ignore_ascii_case("socks5")) {
+        return None;
+    }
+    let authority = proxy.authority()?.as_str();
+    let (user_info, host) = authority.rsplit_once('@')?;
+    let user = match user_info.split_once(':') {
+        Some((user, _)) => format!("{user}:{}", crate::redact::MASK),
+        None => user_info.to_string(),
+    };
+    Some(crate::redact::mask_shown(&format!("socks5://{user}@{host}")))
 }
 
 /// A connected client and what it points at.

@@ -199,15 +199,17 @@ pub fn hold(config: &Config) {
 }
 
 /// Warns once ([`crate::redact::warn_if_ordinary`]) when the kubeconfig
-/// user's `token` or `password` is short or a word, which masks ordinary
-/// text wherever kdrift shows or stores it; `user` names the kubeconfig
-/// user (asked only then). Never the value.
+/// user's `token` or `password` is short, a word, a phrase or a name,
+/// which masks ordinary text wherever kdrift shows or stores it, and names
+/// both for the warning given when a stored record holds one; `user`
+/// names the kubeconfig user (asked only when there is a token or a
+/// password). Never the value.
 pub fn warn_ordinary(config: &Config, user: impl FnOnce() -> String) {
     let auth = serde_json::to_value(&config.auth_info).unwrap_or_default();
     let fields: Vec<(&str, &str)> = ["token", "password"]
         .into_iter()
         .filter_map(|f| auth.get(f).and_then(Value::as_str).map(|v| (f, v.trim())))
-        .filter(|(_, v)| crate::redact::ordinary_text(v).is_some())
+        .filter(|(_, v)| !v.is_empty())
         .collect();
     if fields.is_empty() {
         return;

@@ -89,6 +89,22 @@ pub enum ClusterError {
         /// What is wrong, never the token.
         problem: String,
     },
+    /// A `socks5://` proxy (a kubeconfig cluster's `proxy-url`, or
+    /// `HTTPS_PROXY` without one) with a user and password: kube's SOCKS5
+    /// client greets the proxy with no authentication only, so they would
+    /// be dropped silently (break-it 40 F9). Refused before any request.
+    #[error(
+        "{origin} is {proxy}: a SOCKS5 proxy with a user and password, which kdrift cannot send (its SOCKS5 \
+         client offers no authentication, so the proxy would refuse it or let it through unauthenticated); \
+         expected a socks5:// proxy that needs no credentials, or an http:// or https:// proxy (their user and \
+         password are sent as Proxy-Authorization)"
+    )]
+    SocksCredentials {
+        /// Where the proxy URL was set (`the proxy-url of the context's cluster in FILE`, `HTTPS_PROXY`).
+        origin: String,
+        /// The proxy URL, its password masked (`socks5://user:***@host:1080`).
+        proxy: String,
+    },
     /// The kubeconfig's `tokenFile` (or the in-cluster service account's
     /// token) could not be read before the first request, or holds no
     /// usable token (`super::exec::refresh`).

@@ -165,6 +165,9 @@ struct Needles {
     /// not be built (too many states): the forms are then looked for one
     /// by one.
     automaton: Option<AhoCorasick>,
+    /// Whether a text it finds a credential in is said to
+    /// [`held::found_in_record`] ([`Redactor::noting_records`]).
+    noting: bool,
 }
 
 /// Shortest form looked for, bytes ([`MIN_SECRET`]).
@@ -228,7 +231,23 @@ impl Redactor {
         let (forms, bounded): (Vec<Vec<u8>>, Vec<bool>) = forms.into_iter().unzip();
         let longest = forms.first().map_or(0, Vec::len);
         let automaton = if forms.is_empty() { None } else { AhoCorasick::new(&forms).ok() };
-        Redactor { inner: Arc::new(Needles { forms, bounded, longest, automaton }) }
+        Redactor { inner: Arc::new(Needles { forms, bounded, longest, automaton, noting: false }) }
+    }
+
+    /// This redactor, saying each text [`Redactor::redact_found`] finds a
+    /// credential in to `held::found_in_record` (a warning naming the
+    /// credential's source, once): the redactor of the held credentials
+    /// for the records kdrift stores ([`held_in_records`]).
+    fn noting_records(mut self) -> Redactor {
+        if let Some(needles) = Arc::get_mut(&mut self.inner) {
+            needles.noting = true;
+        }
+        self
+    }
+
+    /// Whether `text` holds a credential of this redactor (nothing said).
+    fn redact_found_quietly(&self, text: &str) -> bool {
+        !self.spans(text.as_bytes()).is_empty()
     }
 
     /// Whether it redacts nothing (no credential of `MIN_SECRET`+
@@ -257,6 +276,9 @@ impl Redactor {
     pub fn redact_found(&self, text: &str) -> Option<String> {
         if self.spans(text.as_bytes()).is_empty() {
             return None;
+        }
+        if self.inner.noting {
+            held::found_in_record(text);
         }
         Some(self.redact(text))
     }

@@ -95,13 +95,9 @@ pub fn take(config: &mut Config) -> Option<RefreshLayer> {
             let token = map.remove("token")?.as_str()?.to_string();
             (Source::Exec { plugin, expires }, token)
         }
-        // kube's precedence: an auth-provider, then Basic, then `token`, then `tokenFile`.
-        None if ["auth-provider", "token"].iter().all(|k| map.get(*k).is_none_or(Value::is_null))
-            && !(map.get("username").is_some_and(|u| !u.is_null())
-                && map.get("password").is_some_and(|p| !p.is_null())) =>
-        {
+        None if token_file_is_used(map) => {
             let path = PathBuf::from(map.remove("tokenFile")?.as_str()?);
-            // Unreadable now: kube would fail the same way; the layer says so at the first request.
+            // Unreadable now: refused before (`check_token_file`); the layer says so at a request.
             let (token, stamp) = read_token(&path).unwrap_or_default();
             (Source::File { path, read: Instant::now(), stamp }, token)
         }
@@ -109,6 +105,42 @@ pub fn take(config: &mut Config) -> Option<RefreshLayer> {
     };
     config.auth_info = serde_json::from_value(auth).ok()?;
     Some(RefreshLayer { current: Arc::new(Mutex::new(Current { source, token })) })
+}
+
+/// Whether kube would send the token of the `tokenFile` of `auth` (a
+/// kubeconfig user's fields): kube's precedence is an auth-provider, then
+/// Basic, then `token`, then `tokenFile`.
+fn token_file_is_used(auth: &serde_json::Map<String, Value>) -> bool {
+    ["auth-provider", "token"].iter().all(|k| auth.get(*k).is_none_or(Value::is_null))
+        && !(auth.get("username").is_some_and(|u| !u.is_null()) && auth.get("password").is_some_and(|p| !p.is_null()))
+        && auth.get("tokenFile").and_then(Value::as_str).is_some()
+}
+
+/// Reads the `tokenFile` `config` sends a token from (not an exec
+/// plugin's), once, before any request: a file that cannot be read, is
+/// empty or holds a token no HTTP header can carry is one error here.
+/// Found at the first request instead, it failed every resource's list,
+/// each printing the same error (break-it 40 F11: 13 lines for `ingest api`).
+///
+/// # Errors
+/// [`ClusterError::TokenFile`] naming the file and what is wrong (never the token).
+pub fn check_token_file(config: &Config) -> Result<(), ClusterError> {
+    let Ok(Value::Object(auth)) = serde_json::to_value(&config.auth_info) else { return Ok(()) };
+    if auth.contains_key(KEY) || !token_file_is_used(&auth) {
+        return Ok(());
+    }
+    let Some(path) = auth.get("tokenFile").and_then(Value::as_str).map(PathBuf::from) else { return Ok(()) };
+    let error = |cause: String| ClusterError::TokenFile { path: path.display().to_string(), cause };
+    let (token, _) = read_token(&path).map_err(|e| error(e.to_string()))?;
+    if token.is_empty() {
+        return Err(error("it is empty; expected the token alone, printable characters on one line".into()));
+    }
+    match token_problem(&token) {
+        Some(problem) => {
+            Err(error(format!("its token {problem}; expected the token alone, printable characters on one line")))
+        }
+        None => Ok(()),
+    }
 }
 
 /// The token in `path` (trimmed, held for redaction before any use) and
