@@ -66,7 +66,7 @@ mod visible;
 #[cfg(feature = "cluster")]
 pub use cluster::capped_file::{read_capped_text, MAX_KUBECONFIG_BYTES, MAX_SECRET_FILE_BYTES};
 #[cfg(feature = "cluster")]
-pub use cluster::credentials::MIN_BARE_TOKEN;
+pub use cluster::credentials::{env_proxy_values, MIN_BARE_TOKEN, PROXY_VARIABLES};
 #[cfg(feature = "cluster")]
 pub use cluster::error::{root_cause, with_causes};
 #[cfg(feature = "cluster")]

@@ -328,6 +328,45 @@ fn credentials_kdrift_does_not_hold_in_an_error_body_are_masked_on_stderr_as_in_
 }
 
 #[test]
+fn an_environment_proxys_credentials_echoed_by_it_are_masked_for_victorialogs_and_prometheus() {
+    // Break-it 41 G1: HTTP_PROXY's user:password was not held: a proxy's 407
+    // page echoing the request printed it raw on stderr and stored it.
+    let password = "ProxyPassw0rdSecretZZ9";
+    // It echoes the header and what it decoded of it.
+    let proxy = Scripted::start(move |r| {
+        let seen = r.header("proxy-authorization").unwrap_or("-").to_string();
+        Reply::new(407, format!("proxy auth failed for Proxy-Authorization={seen} (puser:{password}) x"))
+    });
+    let proxy_url = format!("http://puser:{password}@{}", proxy.url().trim_start_matches("http://"));
+    for source in ["victorialogs", "prometheus"] {
+        let dir = tempfile::tempdir().expect("tmp");
+        let db = dir.path().join("k.duckdb");
+        let mut c = Command::cargo_bin("kdrift").expect("binary");
+        c.arg("--db").arg(&db).args(["ingest", source, "--url", "http://192.0.2.1:9428", "--attempts", "1"]);
+        c.args(["--start", START, "--end", END]);
+        if source == "prometheus" {
+            c.args(["--step", "60s"]);
+        } else {
+            c.args(["--layout", "raw"]);
+        }
+        for name in ["NO_PROXY", "no_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"] {
+            c.env_remove(name);
+        }
+        let out = c.env("HTTP_PROXY", &proxy_url).assert().code(2).get_output().clone();
+        let text = output(&out);
+        assert!(text.contains("407"), "{source}: the proxy was asked: {text}");
+        assert!(text.contains("proxy auth failed for Proxy-Authorization="), "{source}: {text}");
+        assert!(!text.contains(password), "{source}: {text}");
+        let basic = kdrift_tests::fake_vlogs::handlers::basic_header("puser", password);
+        assert!(!text.contains(&basic[6..26]), "{source}: {text}");
+        assert!(text.contains("Proxy-Authorization=Basic ***") || text.contains("Proxy-Authorization=***"), "{text}");
+        if db.exists() {
+            assert!(ingest_errors(&db).iter().all(|e| !e.contains(password)), "{source}: stored");
+        }
+    }
+}
+
+#[test]
 fn url_encoded_json_escaped_and_html_echoes_of_the_credentials_are_masked() {
     let basic = format!("Basic {}", HOSTILE.basic());
     let body = format!(

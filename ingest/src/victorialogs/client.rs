@@ -251,6 +251,8 @@ pub(crate) fn open_server(
     let http = http_client(timeouts, false).map_err(|e| bad(&format!("cannot build an HTTP client: {e}")))?;
     let mut values = auth.secret_values();
     values.extend(query.values());
+    // reqwest sends the requests through the environment's proxy, with its credentials.
+    values.extend(kdrift_rebalance::env_proxy_values());
     // Also for the sinks no redactor reaches (kdrift's stderr, logs).
     kdrift_rebalance::hold(values.iter().cloned());
     let redactor = Redactor::new(values.iter().map(String::as_str));

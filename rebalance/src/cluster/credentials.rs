@@ -422,3 +422,36 @@ mod tests {
         assert_eq!(crate::redact::key_values(&pkcs8)[0].trim_start_matches('\u{1}'), P256_D);
     }
 }
+
+/// The environment variables naming the proxy reqwest sends the
+/// VictoriaLogs and Prometheus requests through (its system proxy; the
+/// API server's client reads `HTTPS_PROXY`/`https_proxy` itself).
+pub const PROXY_VARIABLES: [&str; 6] =
+    ["HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"];
+
+/// The credentials of the proxies the environment names
+/// ([`PROXY_VARIABLES`], e.g. `HTTPS_PROXY=http://user:password@proxy:3128`):
+/// `user:password` and the password, as written and percent-decoded (as
+/// the proxy receives them in `Proxy-Authorization`), for the clients'
+/// redactors (break-it 41 G1: a proxy's 407 page echoing the request
+/// showed them raw on stderr and in the store). Empty when no variable
+/// holds a password.
+pub fn env_proxy_values() -> Vec<String> {
+    let mut out = Vec::new();
+    for name in PROXY_VARIABLES {
+        let Ok(url) = std::env::var(name) else { continue };
+        let mut found = Vec::new();
+        url_secrets(&url, &mut found);
+        for value in found {
+            let decoded = percent_encoding::percent_decode_str(&value).decode_utf8_lossy().into_owned();
+            if decoded != value {
+                out.push(decoded);
+            }
+            out.push(value);
+        }
+    }
+    out.retain(|v| !v.trim().is_empty());
+    out.sort();
+    out.dedup();
+    out
+}
