@@ -171,3 +171,42 @@ fn a_bad_item_in_a_streamed_yaml_list_is_named_and_the_others_are_stored() {
     assert_eq!((file.records, file.batches, errors(&file)), (1999, 0, errors(&whole)));
     assert!(errors(&file)[0].contains("items[1999]: the file ends inside the List"), "{:?}", errors(&file));
 }
+
+/// Break-it 41 G5 (kdrift issue 34): a YAML List whose top-level `items:`
+/// key appears twice (two halves of 1,000 Pods) stored none of them, where
+/// its JSON form stores both: the items of both load, the second's numbered
+/// on, and one error names the second `items:` line with JSON's words.
+/// Streamed or read whole, the same (the stream leaves it to the whole-file
+/// reader).
+#[test]
+fn a_yaml_list_with_items_twice_loads_the_items_of_both() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut text = yaml_pod_list(2000, "List", false);
+    let at = text.find("    name: p1000\n").expect("item 1000");
+    let start = text[..at].rfind("\n- ").expect("item start") + 1;
+    text.insert_str(start, "items:\n");
+    let key_line = text[..start].lines().count() + 1;
+    let path = write(dir.path(), "pods.yaml", text.as_bytes());
+    let (_d, store, file) = ingest_batched(&path, SMALL_BATCH);
+    let (_d, whole_store, whole) = ingest_batched(&path, FileLimits::default().batch_bytes);
+    assert_eq!((file.records, whole.records), (2000, 2000), "{:?}", errors(&whole));
+    assert_eq!(
+        errors(&whole),
+        [format!(
+            "{}:{key_line}: the key \"items\" appears twice in the List; expected one: a List has one `items` array; \
+             the items of both are loaded, the second's numbered on from items[1000]",
+            path.display()
+        )]
+    );
+    assert_eq!(errors(&file), errors(&whole));
+    let names = stored(&store, "Pod");
+    assert_eq!(names.len(), 2000);
+    assert!(names.iter().any(|n| n == "p0") && names.iter().any(|n| n == "p1999"));
+    assert_eq!(observations(&store), observations(&whole_store));
+    // The second half's items are numbered on, at their own `- ` lines.
+    let item: (String, i64) = store
+        .conn()
+        .query_row("SELECT location, line FROM observations WHERE name = 'p1000'", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("p1000");
+    assert_eq!(item.1 as usize, key_line + 1, "{item:?}");
+}

@@ -10,6 +10,9 @@
 //! (break-it 32 N6: one deep item lost all 10). The YAML stream
 //! (`crate::yaml_stream`) reads every large List this way, good or not:
 //! its own fields ([`list_fields`]), then each item alone ([`parse_item`]).
+//! A List whose `items:` key appears twice loads the items of both
+//! sequences, the second's numbered on, with one error at the second key
+//! (kdrift issue 34, break-it 41 G5: none loaded; as JSON reads it).
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -35,26 +38,47 @@ pub(super) fn recover_yaml_items(
     out: &mut Parsed,
 ) -> bool {
     let lines: Vec<&str> = doc_text.split_inclusive('\n').collect();
-    let starts = item_starts(doc_text);
-    let Some(&first) = starts.first() else { return false };
-    // The items end at the first unindented line after them that is not an item.
-    let end = (first..lines.len()).find(|&i| ends_items(lines[i])).unwrap_or(lines.len());
-    let around = [lines[..first].concat(), lines[end..].concat()].concat();
-    let Some((mut doc, top)) = list_fields(&around, first, end, origin, max_depth) else { return false };
-    let (mut good, mut index, mut bad) = (Vec::new(), Vec::new(), Vec::new());
-    for (k, &at) in starts.iter().enumerate() {
-        let upto = starts.get(k + 1).copied().unwrap_or(end);
-        let text = lines[at..upto].concat();
-        match parse_item(&text, at, k as u64, origin, max_depth) {
-            Item::Good(item) => {
-                good.push(item);
-                index.push(k as u64);
+    let Some(blocks) = item_blocks(doc_text, &lines) else { return false };
+    // The List's own fields: its text without the items, nor a second `items:` key.
+    let mut around = String::new();
+    let mut from = 0;
+    let mut removed = Vec::new();
+    for b in &blocks {
+        let cut = b.key.unwrap_or(b.starts[0]);
+        around.push_str(&lines[from..cut].concat());
+        removed.push((cut, b.end));
+        from = b.end;
+    }
+    around.push_str(&lines[from..].concat());
+    let Some((mut doc, top)) = list_fields(&around, &removed, origin, max_depth) else { return false };
+    let first_line = origin.line.unwrap_or(1);
+    let (mut good, mut index, mut bad, mut twice, mut starts) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for b in &blocks {
+        if let Some(key) = b.key {
+            // Kdrift issue 34 (break-it 41 G5): read on as JSON's `walk` does.
+            twice.push(InputError {
+                origin: Origin { line: Some(first_line + key as u64), item: None, ..origin.clone() },
+                column: None,
+                message: super::items_twice_message("items", starts.len() as u64, true),
+            });
+        }
+        for (j, &at) in b.starts.iter().enumerate() {
+            let k = starts.len() as u64;
+            starts.push(at);
+            let upto = b.starts.get(j + 1).copied().unwrap_or(b.end);
+            let text = lines[at..upto].concat();
+            match parse_item(&text, at, k, origin, max_depth) {
+                Item::Good(item) => {
+                    good.push(item);
+                    index.push(k);
+                }
+                Item::Bad(e) => bad.push(e),
+                Item::NotOne => return false,
             }
-            Item::Bad(e) => bad.push(e),
-            Item::NotOne => return false,
         }
     }
-    if bad.is_empty() && top.is_none() {
+    if bad.is_empty() && top.is_none() && twice.is_empty() {
         return false;
     }
     if let Some(m) = doc.as_object_mut() {
@@ -64,11 +88,49 @@ pub(super) fn recover_yaml_items(
         return false;
     }
     out.errors.extend(top);
+    out.errors.extend(twice);
     let before = (out.records.len(), out.errors.len());
     expand_items(doc, origin.clone(), hint, &index, bad, out);
-    let first_line = origin.line.unwrap_or(1);
     super::set_item_lines(out, before, |k| starts.get(k as usize).map(|at| first_line + *at as u64));
     true
+}
+
+/// One top-level `items:` sequence of a YAML List's document, in 0-based
+/// lines of it.
+struct Block {
+    /// The line of its `items:` key, when it is not the first such key
+    /// (a second `items:` sequence: kdrift issue 34).
+    key: Option<usize>,
+    /// The lines its items start on (at least one).
+    starts: Vec<usize>,
+    /// The first line after its items.
+    end: usize,
+}
+
+/// The top-level `items:` sequences of `doc_text` (split in `lines`): the
+/// first ([`super::cut::item_starts`]), then each later unindented
+/// `items:` line followed by items, as a List whose `items` key appears
+/// twice is read in JSON (`walk`). `None` when the first has no items.
+fn item_blocks(doc_text: &str, lines: &[&str]) -> Option<Vec<Block>> {
+    let starts = item_starts(doc_text);
+    let first = *starts.first()?;
+    // The items end at the first unindented line after them that is not an item.
+    let end = (first..lines.len()).find(|&i| ends_items(lines[i])).unwrap_or(lines.len());
+    let mut blocks = vec![Block { key: None, starts, end }];
+    let mut from = end;
+    while let Some(key) = (from..lines.len()).find(|&i| is_items_key(lines[i])) {
+        let starts: Vec<usize> = item_starts(&lines[key..].concat()).iter().map(|at| at + key).collect();
+        let Some(&first) = starts.first() else { break };
+        let end = (first..lines.len()).find(|&i| ends_items(lines[i])).unwrap_or(lines.len());
+        blocks.push(Block { key: Some(key), starts, end });
+        from = end;
+    }
+    Some(blocks)
+}
+
+/// Whether `line` is an unindented `items:` key with nothing after it.
+fn is_items_key(line: &str) -> bool {
+    line.strip_prefix("items:").is_some_and(|rest| rest.trim().is_empty())
 }
 
 /// Whether `line`, met after the first item of a List's top-level `items:`
@@ -79,16 +141,16 @@ pub(crate) fn ends_items(line: &str) -> bool {
 }
 
 /// A YAML List's own fields parsed: `around` is the List's document
-/// without its items, which took its 0-based lines `first` to `end`
-/// (excluded); the document's first line is `origin`'s. Gives the List
+/// without its items, which took its 0-based lines `removed` (each range
+/// `from` to `to`, excluded, in order: the items, or a second `items:` key
+/// and its items); the document's first line is `origin`'s. Gives the List
 /// (with `items: null`) and the error of a key twice in its fields, which
 /// are then read with the last value (break-it 33 F3); `None` when they
 /// nest deeper than `max_depth`, do not parse, or `items` is not null in
 /// them (a second `items` key holding a value).
 pub(crate) fn list_fields(
     around: &str,
-    first: usize,
-    end: usize,
+    removed: &[(usize, usize)],
     origin: &Origin,
     max_depth: usize,
 ) -> Option<(Value, Option<InputError>)> {
@@ -109,9 +171,14 @@ pub(crate) fn list_fields(
             .err()
             .and_then(|e| e.location())
             .map(|l| {
-                let line = l.line() as u64;
-                let line = if line <= first as u64 { line } else { line - first as u64 + end as u64 };
-                (first_line - 1 + line, l.column() as u64)
+                // Back to the document's 0-based lines, past each range taken out.
+                let mut line = l.line().saturating_sub(1);
+                for &(from, to) in removed {
+                    if line >= from {
+                        line += to - from;
+                    }
+                }
+                (first_line + line as u64, l.column() as u64)
             });
         let field = d.path.split(['.', '[']).next().unwrap_or_default();
         let then = if field == d.path {

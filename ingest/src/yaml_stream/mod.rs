@@ -33,7 +33,7 @@
 //! List without `kind` but with `apiVersion` (kubectl writes `kind` after
 //! the items: cut off there), a List whose own fields do not parse, nest
 //! too deep or make it no List (an old internal-type dump, a `kind` that is
-//! no List's), an unindented `-x` line among the items, a gzip stream that
+//! no List's), a List whose `items:` key appears twice, an unindented `-x` line among the items, a gzip stream that
 //! is damaged or expands past its cap. So do files under a quarter of a
 //! batch ([`streams`]), UTF-16 text, files named `.json`/`.ndjson` and files
 //! opening with `{` or `[` under another name (JSON), and a List that may
@@ -354,7 +354,7 @@ impl Check<'_> {
         }
         let end = end.unwrap_or(doc.lines);
         let origin = Origin { location: self.location.to_string(), line: Some(doc.first_line), item: None };
-        let Some((list, top)) = list_fields(&fields, first, end, &origin, self.max_depth) else {
+        let Some((list, top)) = list_fields(&fields, &[(first, end)], &origin, self.max_depth) else {
             self.odd = true;
             return false;
         };
