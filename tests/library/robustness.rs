@@ -1185,6 +1185,54 @@ fn a_gzip_that_expands_past_its_cap_is_refused_and_the_files_beside_it_load() {
     assert_eq!((report.files[0].records, report.files[0].errors.len()), (200, 0));
 }
 
+/// Break-it 41 G6 (issue 34): a gzip JSON List that expands past its cap
+/// inside an item (one of 4 MiB of one letter after 100 events) stored none
+/// of the items before it, where its NDJSON form keeps the lines before the
+/// cap: the complete items before the cap load, the one it cuts is
+/// reported, and the cap is named with its flag. Read whole, or with a
+/// batch that streams it (the stream leaves it to the whole-file reader).
+#[test]
+fn a_gzip_json_list_past_its_cap_keeps_the_items_before_it() {
+    use kdrift_ingest::{ingest_files_with, DecompressedCap, FileLimits, Interrupt};
+    let (dir, store) = temp_store();
+    let mut items: Vec<String> = failed_scheduling_lines("c", 300).lines().map(str::to_string).collect();
+    let y = "y".repeat(4 << 20);
+    let big =
+        ev("big.0", "pbig", "u", "FailedScheduling", &y, 1.into(), "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z");
+    items.insert(100, big);
+    let list = format!("{{\"apiVersion\":\"v1\",\"kind\":\"EventList\",\"items\":[{}]}}", items.join(",\n"));
+    // The cap falls 1 MiB into the big item.
+    let cap = (list.find("yyyy").expect("big item") + (1 << 20)) as u64;
+    let path = write(dir.path(), "events.json.gz", &gzip(list.as_bytes()));
+    for batch_bytes in [FileLimits::default().batch_bytes, 64 << 10] {
+        let limits = FileLimits { decompressed: DecompressedCap::Bytes(cap), batch_bytes, ..FileLimits::default() };
+        let report =
+            ingest_files_with(&store, std::slice::from_ref(&path), &limits, &mut NoProgress, &Interrupt::new())
+                .expect("ingest");
+        let f = &report.files[0];
+        let errors: Vec<String> = f.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(f.records, 100, "the items before the cap load: {errors:?}");
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].contains("events.json.gz: gzip data expands to more than "), "{errors:?}");
+        assert!(
+            errors[0].ends_with(&format!(
+                " ({cap} bytes, the cap --max-decompressed sets); stopped decompressing (a decompression bomb, or a \
+                 dump that compresses unusually well: raise the cap with --max-decompressed SIZE, e.g. \
+                 --max-decompressed 8GiB)"
+            )),
+            "{errors:?}"
+        );
+        // Item k starts on line k + 1.
+        assert!(
+            errors[1].ends_with(
+                "events.json.gz:101: items[100]: the file ends inside this item: it is cut off (truncated?) and not \
+                 stored; the 100 items before it are loaded"
+            ),
+            "{errors:?}"
+        );
+    }
+}
+
 /// Issue 34, finding 7: lines bigger than the reader's whole queue budget
 /// (32 MiB) go through one at a time and load (the batch bound in bytes
 /// itself: `ndjson_stream`'s unit test).
