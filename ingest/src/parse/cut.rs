@@ -204,6 +204,11 @@ pub(super) fn recover_cut_trailer(doc_text: &str, origin: &Origin, hint: Option<
     let Some(trailer_at) = lines.iter().skip(items_at + 1).position(|l| top_key(l)).map(|i| i + items_at + 1) else {
         return false;
     };
+    // A second top-level `items:` sequence after the trailer is no cut:
+    // `yaml_items` reads the items of both (break-it 41 G5).
+    if lines[trailer_at..].iter().any(|l| l.strip_prefix("items:").is_some_and(|rest| rest.trim().is_empty())) {
+        return false;
+    }
     let trailer: String = lines[trailer_at..].concat();
     if let Ok(t) = Value::deserialize(serde_yaml::Deserializer::from_str(&trailer)) {
         // Whole closing lines (`kind: …List`, with `metadata` after it or

@@ -345,4 +345,35 @@ mod tests {
               unknown); the List is read with the last of them, its items are loaded"]
         );
     }
+
+    /// Break-it 41 G5: a second top-level `items:` sequence, here after
+    /// `kind: List` and holding a bad item: the items of both load,
+    /// numbered on, with one error at the second key in JSON's words.
+    #[test]
+    fn a_yaml_lists_second_items_key_loads_its_items_numbered_on() {
+        let item = |i: usize| format!("- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p{i}\n    namespace: d\n");
+        let bad = "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: \"p3\n    namespace: d\n";
+        let text =
+            format!("apiVersion: v1\nitems:\n{}{}kind: List\nitems:\n{}{bad}{}", item(0), item(1), item(2), item(4));
+        let p = parse_bytes("pods.yaml", text.as_bytes(), Naming::Yaml);
+        let got: Vec<(String, Option<u64>, Option<u64>)> = p
+            .records
+            .iter()
+            .map(|r| {
+                let name = r.object["metadata"]["name"].as_str().unwrap_or_default().to_string();
+                (name, r.origin.item, r.origin.line)
+            })
+            .collect();
+        let want: Vec<(String, Option<u64>, Option<u64>)> =
+            [(0, 3), (1, 8), (2, 15), (4, 25)].iter().map(|&(i, l)| (format!("p{i}"), Some(i), Some(l))).collect();
+        assert_eq!(got, want, "{:?}", p.errors);
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert_eq!(
+            errors[0],
+            "pods.yaml:14: the key \"items\" appears twice in the List; expected one: a List has one `items` array; the \
+             items of both are loaded, the second's numbered on from items[2]"
+        );
+        assert!(errors[1].starts_with("pods.yaml:20: items[3]: invalid YAML in this item: "), "{errors:?}");
+    }
 }
