@@ -23,6 +23,9 @@ use duckdb::params;
 use super::{open_appender, RunWriter, TransactionGuard};
 use crate::{sql, Store, StoreError};
 
+/// No `also` for a batch moved (`RunWriter::store_seqs`).
+type NoAlso = fn(&Store, i64) -> Result<(), StoreError>;
+
 impl RunWriter<'_> {
     /// Opens the run's one transaction: from here on [`RunWriter::move_batch`]
     /// moves the records staged so far into the store inside it, and the
@@ -88,7 +91,7 @@ impl RunWriter<'_> {
         if self.pending > 0 || !self.unflushed.is_empty() {
             self.flush_staged()?;
             self.appender = None;
-            let mut nothing: Option<fn(&Store, i64) -> Result<(), StoreError>> = None;
+            let mut nothing: Option<NoAlso> = None;
             self.store_seqs(self.staged_seqs(), None, false, &mut nothing, started)?;
         }
         self.appender = None;
