@@ -77,8 +77,8 @@ pub use pending::{
     PendingPod, PendingReport, PodLabels, PreemptionVerdict, Shortfall, StateAtFailure, WhyFull, EXPLAINED_NODES,
 };
 pub use pending::{
-    AdmissionCount, Anchor, Burst, ConstraintLine, FailureEvent, History, Holder, KubeletRejection, MoveRun,
-    ReasonItem, ReasonLine, Relief, ReliefPolicy, ResourceLine, ScheduledAt, SpecFrom,
+    AdmissionCount, Anchor, Burst, ConstraintLine, DefaultPolicyRelief, FailureEvent, History, Holder,
+    KubeletRejection, MoveRun, ReasonItem, ReasonLine, Relief, ReliefPolicy, ResourceLine, ScheduledAt, SpecFrom,
 };
 pub use plausible::latest_observation;
 pub use postmortem::{job_name_namespaces, job_names, no_pod_found, postmortem_job, JobPostmortem, JobRun, RunStatus};

@@ -286,6 +286,26 @@ fn why_pending_on_erwee402_says_the_kubelet_rejected_a_bound_pod() {
         "{:?}",
         report.notes
     );
+    // Next steps (new-user trial 39: 88 of the 101 pods like this had none):
+    // the node the scheduler bound it to is left, so the request that fits
+    // and the one-node cluster's step, then the kubelet's count.
+    assert_eq!(s.left, ["minikube"]);
+    let steps: Vec<(&str, &str)> =
+        report.next_steps.iter().map(|n| (n.addresses.as_str(), n.action.as_str())).collect();
+    assert_eq!(steps.len(), 3, "{steps:#?}");
+    assert_eq!(
+        steps[0],
+        ("Insufficient cpu", "lower the pod's cpu request from 500m to at most 225m (it fits minikube then)")
+    );
+    assert!(steps[1].1.starts_with("minikube is the cluster's only node"), "{steps:#?}");
+    assert_eq!(steps[2].0, "OutOfcpu");
+    assert!(
+        steps[2].1.starts_with(
+            "the scheduler bound the pod to minikube but the kubelet counted 1775m of 2000m cpu already requested \
+             there (275m short)"
+        ),
+        "{steps:#?}"
+    );
     let pods = pending_pods(&store).expect("pending");
     let row = pods.iter().find(|p| p.name == name).expect("row");
     assert_eq!(row.rejected_reason.as_deref(), Some("OutOfcpu"));

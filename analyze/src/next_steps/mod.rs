@@ -115,6 +115,11 @@ pub fn next_steps(report: &PendingReport) -> Vec<NextStep> {
             });
         }
     }
+    // 1b. Refused by the kubelet after the scheduler bound it: the two
+    // counted the node differently.
+    if let Some(step) = report.history.rejected.as_ref().and_then(admission_step) {
+        steps.push(step);
+    }
     // 2. Per reason.
     for r in &report.reasons {
         if !takers.is_empty() && is_cordon(r.kind, &r.reason) {
@@ -125,6 +130,34 @@ pub fn next_steps(report: &PendingReport) -> Vec<NextStep> {
         }
     }
     steps
+}
+
+/// The step for a pod the kubelet refused at admission with its own count
+/// (`OutOfcpu`: `requested: 500, used: 1775, capacity: 2000`): the
+/// scheduler saw room the kubelet did not, so pods the scheduler does not
+/// count hold the difference (static pods, pods given `spec.nodeName`
+/// directly; kubelet `lifecycle.InsufficientResourceError`).
+fn admission_step(r: &crate::pending::KubeletRejection) -> Option<NextStep> {
+    let c = r.counted.as_ref()?;
+    let amount = |v: i64| match c.resource.as_str() {
+        "cpu" => format!("{v}m"),
+        resource => kdrift_rebalance::format_amount(resource, v),
+    };
+    Some(NextStep {
+        addresses: r.reason.clone(),
+        action: format!(
+            "the scheduler bound the pod to {node} but the kubelet counted {} of {} {} already requested there \
+             ({} short): pods the scheduler does not count hold the difference (static pods, pods given \
+             spec.nodeName directly); compare `kubectl describe node {node}` (Non-terminated Pods) with the pods \
+             the scheduler placed there. The refused pod stays Failed: its controller, if it has one, creates a \
+             replacement",
+            amount(c.used),
+            amount(c.capacity),
+            c.resource,
+            amount(c.short()),
+            node = r.node
+        ),
+    })
 }
 
 /// The short nodes that get advice: all of them, or, when more than

@@ -148,6 +148,21 @@ pub(super) fn room_action(
             s.resource, s.node
         );
     }
+    // The chart default policy, whole, already frees enough in one run:
+    // that is the step (`kdrift rebalance plan` plans it as it stands).
+    if let Some(d) = relief.and_then(|r| r.default_policy.as_ref()).filter(|d| d.freed >= s.short) {
+        return format!(
+            "free {need} of {} on {}: descheduler's default policy already does — `kdrift rebalance plan \
+             --simulate` evicts {} off {} ({}) and frees {} of {} there in one run{detail}{burst}",
+            s.resource,
+            s.node,
+            count(d.evictions, "pod", "pods"),
+            s.node,
+            d.plugins.join(", "),
+            format_amount(&s.resource, d.freed),
+            s.resource
+        );
+    }
     match relief.map(|r| (&r.policy, &r.no_policy)) {
         Some((Some(p), _)) => format!(
             "free {need} of {} on {}: move pods elsewhere with `kdrift rebalance plan --policy FILE --simulate` \

@@ -7,7 +7,8 @@ use chrono::{DateTime, Utc};
 use super::next_steps;
 use crate::failed_scheduling::ReasonKind;
 use crate::pending::{
-    History, NodeLine, PendingReport, ReasonLine, Relief, ReliefPolicy, ResourceLine, Shortfall, StateAtFailure,
+    DefaultPolicyRelief, History, NodeLine, PendingReport, ReasonLine, Relief, ReliefPolicy, ResourceLine, Shortfall,
+    StateAtFailure,
 };
 
 fn at() -> DateTime<Utc> {
@@ -105,6 +106,7 @@ fn relief(node: &str, movable: usize, policy: Option<ReliefPolicy>) -> Relief {
         lower_priority: false,
         policy,
         no_policy: None,
+        default_policy: None,
     }
 }
 
@@ -163,6 +165,37 @@ fn the_move_step_names_the_threshold_pair_that_frees_the_node() {
         ),
         "{a:#?}"
     );
+}
+
+/// New-user trial 39: the step said no threshold pair frees node-1 while
+/// `kdrift rebalance plan --simulate` with the default policy freed 175m
+/// there (RemoveDuplicates); the default policy's relief comes first.
+#[test]
+fn the_move_step_says_when_the_default_policy_already_frees_enough() {
+    let mut r = report(
+        vec![node("a", 1942, false, &["Insufficient cpu"]), node("b", 600, false, &["x"])],
+        &["a"],
+        vec![short("a", 100, 58)],
+        vec![line("Insufficient cpu", ReasonKind::Insufficient, 1)],
+    );
+    let mut relief_a = relief("a", 4, None);
+    relief_a.no_policy = Some("no LowNodeUtilization threshold pair frees cpu on a in the simulation".into());
+    relief_a.default_policy =
+        Some(DefaultPolicyRelief { freed: 175, evictions: 3, plugins: vec!["RemoveDuplicates".into()] });
+    r.relief = vec![relief_a.clone()];
+    let a = actions(&r);
+    assert!(
+        a[1].starts_with(
+            "free 42m of cpu on a: descheduler's default policy already does — `kdrift rebalance plan --simulate` \
+             evicts 3 pods off a (RemoveDuplicates) and frees 175m of cpu there in one run"
+        ),
+        "{a:#?}"
+    );
+    // Freeing less than the shortfall is not enough: the other step stays.
+    relief_a.default_policy.as_mut().unwrap().freed = 41;
+    r.relief = vec![relief_a];
+    let a = actions(&r);
+    assert!(a[1].starts_with("free 42m of cpu on a: move pods elsewhere by hand"), "{a:#?}");
 }
 
 #[test]

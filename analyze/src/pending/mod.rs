@@ -33,7 +33,7 @@ pub use chain::{ConstraintLine, NodeLine, ResourceLine, Shortfall, StateAtFailur
 pub use full::{Arrival, Burst, Holder, NodeFill};
 pub use moved_by::MoveRun;
 pub use rejection::{AdmissionCount, KubeletRejection};
-pub use relief::{Relief, ReliefPolicy};
+pub use relief::{DefaultPolicyRelief, Relief, ReliefPolicy};
 pub use report::{why_pending, FailureEvent, History, PendingReport, PreemptionVerdict, ReasonLine, ScheduledAt};
 pub use template::SpecFrom;
 pub use why_full::{WhyFull, EXPLAINED_NODES};

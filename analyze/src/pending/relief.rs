@@ -8,7 +8,10 @@
 //! not the chart default that may plan nothing.
 
 use chrono::{DateTime, Utc};
-use kdrift_rebalance::{simulate_rounds_with, Candidates, PodInfo, Policy, Rounds, Verdict};
+use kdrift_rebalance::{
+    plan as plan_policy, simulate_plan_with, simulate_rounds_with, Candidates, PodInfo, Policy, Rounds, Snapshot,
+    Verdict,
+};
 use kdrift_store::Reader;
 use serde::Serialize;
 
@@ -36,6 +39,22 @@ pub struct ReliefPolicy {
     pub freed: i64,
 }
 
+/// What descheduler's chart default policy, whole (RemoveDuplicates and the
+/// other default plugins, not LowNodeUtilization alone), frees on a short
+/// node in one run, as `kdrift rebalance plan --simulate` predicts it
+/// (new-user trial 39: why-pending said no threshold pair frees node-1 while
+/// the default policy's RemoveDuplicates freed 175m there).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DefaultPolicyRelief {
+    /// The short resource's requests that leave the node after the landings
+    /// (cpu millicores, bytes, units): evicted minus landed back.
+    pub freed: i64,
+    /// Pods the plan evicts from the node.
+    pub evictions: usize,
+    /// The plugins that evict them, in plan order, each once.
+    pub plugins: Vec<String>,
+}
+
 /// Room on one short node that is left after the constraints.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Relief {
@@ -58,6 +77,9 @@ pub struct Relief {
     pub policy: Option<ReliefPolicy>,
     /// Why no pair is named (the simulation did not run, or no pair freed the node).
     pub no_policy: Option<String>,
+    /// What the chart default policy, whole, frees on the node in one run,
+    /// when it evicts something there (the simulation ran).
+    pub default_policy: Option<DefaultPolicyRelief>,
 }
 
 /// The relief of every short node that is left (at most
@@ -99,6 +121,7 @@ pub(super) fn relief(store: &Reader, ev: &Evaluated, at: DateTime<Utc>) -> Resul
             lower_priority: on.iter().any(|p| p.priority.unwrap_or(0) < own),
             policy: None,
             no_policy: None,
+            default_policy: None,
         };
         if r.movable_pods > 0 {
             if ev.state.nodes.len() > SIMULATED_NODES {
@@ -109,23 +132,49 @@ pub(super) fn relief(store: &Reader, ev: &Evaluated, at: DateTime<Utc>) -> Resul
             } else {
                 if simulated.is_none() {
                     let loaded = crate::snapshot::load_snapshot(store, Some(at))?;
+                    simulated = Some(Policy::from_yaml("deschedulerPolicy: null").ok().map(|p| (loaded.snapshot, p)));
+                }
+                if let Some(Some((snapshot, chart_default))) = &simulated {
                     // The chart default's LowNodeUtilization alone: the step
                     // names a threshold pair, whatever the other plugins do.
-                    let policy =
-                        Policy::from_yaml("deschedulerPolicy: null").ok().map(|p| p.low_node_utilization_only());
-                    simulated = Some(policy.map(|p| (loaded.snapshot, p)));
-                }
-                if let Some(Some((snapshot, policy))) = &simulated {
-                    match freeing_pair(snapshot, policy, &sf.node, &sf.resource, sf.short) {
+                    let policy = chart_default.low_node_utilization_only();
+                    match freeing_pair(snapshot, &policy, &sf.node, &sf.resource, sf.short) {
                         Ok(p) => r.policy = Some(p),
                         Err(why) => r.no_policy = Some(why),
                     }
+                    r.default_policy = default_policy_relief(snapshot, chart_default, &sf.node, &sf.resource);
                 }
             }
         }
         out.push(r);
     }
     Ok(out)
+}
+
+/// One run of the whole chart default `policy` on `snapshot`, simulated:
+/// what it frees of `resource` on `node`, when it evicts a pod there.
+fn default_policy_relief(
+    snapshot: &Snapshot,
+    policy: &Policy,
+    node: &str,
+    resource: &str,
+) -> Option<DefaultPolicyRelief> {
+    let candidates = Candidates::default();
+    let plan = plan_policy(snapshot, policy, &candidates.plan_options);
+    let mut plugins: Vec<String> = Vec::new();
+    let mut evictions = 0;
+    for e in plan.evictions().filter(|e| e.source_node == node) {
+        evictions += 1;
+        if !plugins.contains(&e.plugin) {
+            plugins.push(e.plugin.clone());
+        }
+    }
+    if evictions == 0 {
+        return None;
+    }
+    let simulation = simulate_plan_with(snapshot, &plan, &candidates.simulate);
+    let change = simulation.node(node)?.resource(resource)?;
+    Some(DefaultPolicyRelief { freed: change.before - change.after, evictions, plugins })
 }
 
 /// What `rounds` took off `node` of `resource`: its amount before the first
@@ -144,7 +193,7 @@ fn freed_on(rounds: &Rounds, node: &str, resource: &str) -> i64 {
 /// on `node` (else any that frees some), by fewest evictions then nights
 /// (as recommend ranks). `Err` says why none does.
 fn freeing_pair(
-    snapshot: &kdrift_rebalance::Snapshot,
+    snapshot: &Snapshot,
     policy: &Policy,
     node: &str,
     resource: &str,
@@ -181,9 +230,10 @@ fn freeing_pair(
         (a.freed < short).cmp(&(b.freed < short)).then(a.evictions.cmp(&b.evictions)).then(a.nights.cmp(&b.nights))
     });
     found.into_iter().next().ok_or_else(|| match stalled {
-        Some(reason) => {
-            format!("no LowNodeUtilization threshold pair moves pods off {node} in the simulation ({reason})")
-        }
-        None => format!("no LowNodeUtilization threshold pair moves pods off {node} in the simulation"),
+        Some(reason) => format!(
+            "no LowNodeUtilization threshold pair frees {resource} on {node} in the simulation (one that evicts \
+             stalls: {reason})"
+        ),
+        None => format!("no LowNodeUtilization threshold pair frees {resource} on {node} in the simulation"),
     })
 }

@@ -393,6 +393,12 @@ fn admission_shortfall(state: &mut StateAtFailure, rejected: Option<&KubeletReje
         Some(s) => *s = exact,
         None => state.shortfalls.push(exact),
     }
+    // The scheduler bound the pod there: the node passed every filter, so
+    // it is left (new-user trial 39: with the pod's object not stored, no
+    // node was, and a kubelet-refused pod got no next step).
+    if !state.left.contains(&r.node) {
+        state.left.push(r.node.clone());
+    }
     Some(format!(
         "{} {}: {from} says {} used of {} ({} free for the pod's {}, {} short): exact where the store's amounts \
          are a lower bound",

@@ -11,6 +11,10 @@
 //! node that ends above the evicting run's `targetThresholds` on measured
 //! cpu or memory (LowNodeUtilization's "overutilized": used % > target):
 //! the eviction relieves nothing there, and descheduler would evict again.
+//! The verdict says which: the node was already above the target before the
+//! plan (it gets hotter), the source node was and the hot spot moves, or
+//! neither was and the landing makes a new one (new-user trial 39: "the hot
+//! spot moves from node-1" when node-4 was the hot one, at 93.2 % used).
 //! A run that planned on requests (no `metricsUtilization`) has no usage
 //! target: its replacements are judged against the run's `targetThresholds`
 //! when it has them (LowNodeUtilization), else [`REQUESTS_PLAN_USED_LIMIT`];
@@ -230,11 +234,30 @@ fn hot_landing(plan: &Plan, l: &Landing, nodes: &[NodeUsedChange]) -> Option<Hot
             l.pod.key()
         )
     } else {
-        format!(
-            "{} lands on {to}, which ends overutilized on measured usage ({used}): the hot spot moves from {}",
-            l.pod.key(),
-            l.source_node
-        )
+        let hot = |node: &str| -> Option<f64> {
+            let before = nodes.iter().find(|n| n.node == node)?.resource(resource)?.percent_before?;
+            target.filter(|t| before > *t).map(|_| before)
+        };
+        match (hot(to), hot(&l.source_node)) {
+            // Already above the target before the plan: nothing moves, it gets hotter.
+            (Some(before), _) => format!(
+                "{} lands on {to}, already above the target on measured usage before the plan \
+                 ({resource} used {} %) and hotter after ({used})",
+                l.pod.key(),
+                percent_text(before)
+            ),
+            (None, Some(_)) => format!(
+                "{} lands on {to}, which ends overutilized on measured usage ({used}): the hot spot moves from {}",
+                l.pod.key(),
+                l.source_node
+            ),
+            (None, None) => format!(
+                "{} lands on {to}, which ends overutilized on measured usage ({used}): a new hot spot \
+                 ({} was not above the target on measured usage)",
+                l.pod.key(),
+                l.source_node
+            ),
+        }
     };
     Some(HotLanding {
         pod: l.pod.key(),
