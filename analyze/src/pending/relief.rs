@@ -5,12 +5,14 @@
 //! rebalance simulation (the chart default's LowNodeUtilization alone) shows
 //! moving pods off it — so that a next step
 //! pointing to `kdrift rebalance plan` names a policy that plans something,
-//! not the chart default that may plan nothing.
+//! not the chart default that may plan nothing. The chart default policy,
+//! whole, is also planned once and simulated: what its one run frees on
+//! each short node ([`DefaultPolicyRelief`]).
 
 use chrono::{DateTime, Utc};
 use kdrift_rebalance::{
-    plan as plan_policy, simulate_plan_with, simulate_rounds_with, Candidates, PodInfo, Policy, Rounds, Snapshot,
-    Verdict,
+    plan as plan_policy, simulate_plan_with, simulate_rounds_with, Candidates, Plan, PodInfo, Policy, Rounds,
+    Simulation, Snapshot, Verdict,
 };
 use kdrift_store::Reader;
 use serde::Serialize;
@@ -107,6 +109,8 @@ pub(super) fn relief(store: &Reader, ev: &Evaluated, at: DateTime<Utc>) -> Resul
     let own = pod.priority.unwrap_or(0);
     let mut out = Vec::new();
     let mut simulated: Option<Option<(kdrift_rebalance::Snapshot, Policy)>> = None;
+    // The chart default policy's one run, planned and simulated once.
+    let mut default_run: Option<(Plan, Simulation)> = None;
     for sf in ev.state.shortfalls.iter().filter(|s| nodes.contains(&s.node.as_str())) {
         let on: &[PodInfo] = pods.get(&sf.node).map_or(&[], Vec::as_slice);
         let requesting = || on.iter().filter(|p| p.requests.get(&sf.resource) > 0);
@@ -142,7 +146,9 @@ pub(super) fn relief(store: &Reader, ev: &Evaluated, at: DateTime<Utc>) -> Resul
                         Ok(p) => r.policy = Some(p),
                         Err(why) => r.no_policy = Some(why),
                     }
-                    r.default_policy = default_policy_relief(snapshot, chart_default, &sf.node, &sf.resource);
+                    let (plan, simulation) =
+                        default_run.get_or_insert_with(|| default_policy_run(snapshot, chart_default));
+                    r.default_policy = default_policy_relief(plan, simulation, &sf.node, &sf.resource);
                 }
             }
         }
@@ -151,16 +157,23 @@ pub(super) fn relief(store: &Reader, ev: &Evaluated, at: DateTime<Utc>) -> Resul
     Ok(out)
 }
 
-/// One run of the whole chart default `policy` on `snapshot`, simulated:
-/// what it frees of `resource` on `node`, when it evicts a pod there.
+/// One run of the whole chart default `policy` on `snapshot`, and where
+/// its evicted pods land.
+fn default_policy_run(snapshot: &Snapshot, policy: &Policy) -> (Plan, Simulation) {
+    let candidates = Candidates::default();
+    let plan = plan_policy(snapshot, policy, &candidates.plan_options);
+    let simulation = simulate_plan_with(snapshot, &plan, &candidates.simulate);
+    (plan, simulation)
+}
+
+/// What the chart default's run ([`default_policy_run`]) frees of
+/// `resource` on `node`, when it evicts a pod there.
 fn default_policy_relief(
-    snapshot: &Snapshot,
-    policy: &Policy,
+    plan: &Plan,
+    simulation: &Simulation,
     node: &str,
     resource: &str,
 ) -> Option<DefaultPolicyRelief> {
-    let candidates = Candidates::default();
-    let plan = plan_policy(snapshot, policy, &candidates.plan_options);
     let mut plugins: Vec<String> = Vec::new();
     let mut evictions = 0;
     for e in plan.evictions().filter(|e| e.source_node == node) {
@@ -172,7 +185,6 @@ fn default_policy_relief(
     if evictions == 0 {
         return None;
     }
-    let simulation = simulate_plan_with(snapshot, &plan, &candidates.simulate);
     let change = simulation.node(node)?.resource(resource)?;
     Some(DefaultPolicyRelief { freed: change.before - change.after, evictions, plugins })
 }
