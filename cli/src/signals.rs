@@ -3,12 +3,14 @@
 //! closed as `failed` (what it committed before stays) and the command
 //! exits with 128 + the signal's number (130 for SIGINT, 143 for SIGTERM).
 //! A second one exits at once; the run then stays `running` until the
-//! store is next opened for writing, which closes it as failed. A signal
+//! store is next opened for writing, which closes it as failed (before
+//! the store is open, no run has started, and it says so). A signal
 //! that comes during a run's final commit, or after it, is too late to stop
 //! it: the run completes and is kept, a warning says the signal was seen,
 //! and the exit status is that of a completed ingest ([`outcome`]).
 
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use anyhow::Context;
@@ -116,12 +118,22 @@ pub fn outcome(signal: Option<Signal>, stage: Stage, kept: &str) -> Outcome {
 pub struct Caught {
     interrupt: Interrupt,
     signal: Arc<OnceLock<Signal>>,
+    /// Whether the store is open ([`Caught::store_opened`]): before, no run
+    /// has started, and a second signal says so.
+    opened: Arc<AtomicBool>,
 }
 
 impl Caught {
     /// The flag the library checks.
     pub fn interrupt(&self) -> &Interrupt {
         &self.interrupt
+    }
+
+    /// Says the store is open (a run may start from now on): a second
+    /// signal before this says that no run was started, rather than that
+    /// one stays `running` (break-it 41 G14: said while the open blocked).
+    pub fn store_opened(&self) {
+        self.opened.store(true, Ordering::SeqCst);
     }
 
     /// The first signal received, if any.
@@ -146,8 +158,13 @@ impl Caught {
 /// # Errors
 /// The thread or the handlers could not be set up.
 pub fn catch() -> anyhow::Result<Caught> {
-    let caught = Caught { interrupt: Interrupt::new(), signal: Arc::new(OnceLock::new()) };
+    let caught = Caught {
+        interrupt: Interrupt::new(),
+        signal: Arc::new(OnceLock::new()),
+        opened: Arc::new(AtomicBool::new(false)),
+    };
     let (interrupt, signal) = (caught.interrupt.clone(), Arc::clone(&caught.signal));
+    let opened = Arc::clone(&caught.opened);
     let (ready_tx, ready_rx) = std::sync::mpsc::channel::<std::io::Result<()>>();
     std::thread::Builder::new()
         .name("kdrift-signals".into())
@@ -181,11 +198,7 @@ pub fn catch() -> anyhow::Result<Caught> {
                         let _ = signal.set(got);
                         interrupt.trigger();
                     } else {
-                        eprintln!(
-                            "kdrift: error: {} again: exiting at once; the run stays `running` until the store is \
-                             next opened for writing, which closes it as failed (what it committed before stays)",
-                            got.name()
-                        );
+                        eprintln!("{}", second_signal_message(got, opened.load(Ordering::SeqCst)));
                         std::process::exit(i32::from(got.exit_status()));
                     }
                 }
@@ -197,6 +210,23 @@ pub fn catch() -> anyhow::Result<Caught> {
         .context("the signal handler thread ended before it was ready")?
         .context("catching SIGINT and SIGTERM")?;
     Ok(caught)
+}
+
+/// What a second signal prints as it exits: the run stays `running` once
+/// the store was open (`opened`), else no run was started.
+fn second_signal_message(signal: Signal, opened: bool) -> String {
+    if opened {
+        format!(
+            "kdrift: error: {} again: exiting at once; the run stays `running` until the store is next opened for \
+             writing, which closes it as failed (what it committed before stays)",
+            signal.name()
+        )
+    } else {
+        format!(
+            "kdrift: error: {} again: exiting at once, before the store was open: no run was started",
+            signal.name()
+        )
+    }
 }
 
 #[cfg(test)]
@@ -237,5 +267,18 @@ mod tests {
             }
         );
         assert_eq!(windows_kept(&[4]), "the pull completed and its window is kept (run 4)");
+    }
+
+    /// Break-it 41 G14: a second signal while the store's open blocked said
+    /// a run "stays `running`" that never started.
+    #[test]
+    fn a_second_signal_before_the_store_is_open_claims_no_run() {
+        assert_eq!(
+            second_signal_message(Signal::Term, false),
+            "kdrift: error: SIGTERM again: exiting at once, before the store was open: no run was started"
+        );
+        assert!(
+            second_signal_message(Signal::Int, true).contains("SIGINT again: exiting at once; the run stays `running`")
+        );
     }
 }

@@ -4,6 +4,10 @@
 --   Times: last = series.lastObservedTime → lastTimestamp → deprecatedLastTimestamp
 --   → eventTime → firstTimestamp → creationTimestamp → observed_at;
 --   first = firstTimestamp → deprecatedFirstTimestamp → eventTime → creationTimestamp → last.
+--   Each time field is already UTC text (`event_time` in queries/src/fields.rs: NULL
+--   for Go's zero time and Unix time 0, which mean unset); a time before 1970 or
+--   after tomorrow is kept as given and flagged (`run_implausible_times`), never
+--   replaced by the next one in the list (break-it 41 G7).
 --   Involved namespace: the object's; for a Pod that names none, the event's own namespace, else `default`.
 --   Count: the largest of series.count, count, deprecatedCount; 0 or missing counts as 1;
 --   clamped to 2147483647 (Kubernetes counts are int32; ingest rejects larger ones).
@@ -39,10 +43,10 @@ SELECT
     NULLIF(COALESCE(f[12], f[13]), ''),
     COALESCE(NULLIF(f[14], ''), NULLIF(f[15], ''), NULLIF(f[16], ''), NULLIF(f[17], '')),
     COALESCE(NULLIF(f[18], ''), NULLIF(f[19], '')),
-    COALESCE(k8s_time(f[20]), k8s_time(f[21]), k8s_time(f[22]), k8s_time(f[23]), k8s_time(f[24]),
-             k8s_time(f[25]), observed_at),
-    COALESCE(k8s_time(f[24]), k8s_time(f[25]), k8s_time(f[26]), k8s_time(f[22]), k8s_time(f[20]),
-             k8s_time(f[23]), observed_at),
+    COALESCE(TRY_CAST(f[20] AS TIMESTAMP), TRY_CAST(f[21] AS TIMESTAMP), TRY_CAST(f[22] AS TIMESTAMP),
+             TRY_CAST(f[23] AS TIMESTAMP), TRY_CAST(f[24] AS TIMESTAMP), TRY_CAST(f[25] AS TIMESTAMP), observed_at),
+    COALESCE(TRY_CAST(f[24] AS TIMESTAMP), TRY_CAST(f[25] AS TIMESTAMP), TRY_CAST(f[26] AS TIMESTAMP),
+             TRY_CAST(f[22] AS TIMESTAMP), TRY_CAST(f[20] AS TIMESTAMP), TRY_CAST(f[23] AS TIMESTAMP), observed_at),
     least(2147483647, greatest(1,
              COALESCE(TRY_CAST(f[27] AS BIGINT), 0),
              COALESCE(TRY_CAST(f[28] AS BIGINT), 0),

@@ -49,6 +49,31 @@ pub const EVENT_PATHS: [&str; 29] = [
     "$.deprecatedCount", // 27-29
 ];
 
+/// The indices in [`EVENT_PATHS`] of the Event's times (`f[20]`–`f[26]`):
+/// [`derived_fields`] gives them as [`event_time`] does.
+pub const EVENT_TIMES: std::ops::Range<usize> = 19..26;
+
+/// An Event time (RFC 3339, any offset) as `derive_event_versions` casts it:
+/// UTC, `2026-11-28 04:00:00.000000`; `None` for Go's zero time
+/// (`0001-01-01T00:00:00Z`) and Unix time 0 (`1970-01-01T00:00:00Z`), the
+/// two ways a tool writes an unset time (Kubernetes itself writes `null`),
+/// and for text that is no RFC 3339 time (ingest has already refused such
+/// an Event, `crate::record::validate_event`). Any other time is kept as the
+/// input says, before 1970 or in the year 9999 too: the store flags it
+/// (`run_implausible_times`) and no analysis takes it as "now" or a
+/// report's range (break-it 41 G7: one before 1971 was replaced silently by
+/// another of the event's times). Parsed here, by the parser that validated
+/// it, so that a time ingest accepts is the time stored: DuckDB's cast reads
+/// no leap second and drops an offset cast straight to `TIMESTAMP`.
+pub fn event_time(text: &str) -> Option<String> {
+    let t = chrono::DateTime::parse_from_rfc3339(text).ok()?.with_timezone(&chrono::Utc);
+    let unset = t.timestamp_subsec_nanos() == 0 && [GO_ZERO_TIME, 0].contains(&t.timestamp());
+    (!unset).then(|| t.format("%Y-%m-%d %H:%M:%S%.6f").to_string())
+}
+
+/// Go's zero time, `0001-01-01T00:00:00Z`, in Unix seconds.
+const GO_ZERO_TIME: i64 = -62_135_596_800;
+
 /// The Pod paths `derive_pod_versions` reads, `f[1]`–`f[6]`; `f[7]` is
 /// the `lastTransitionTime` of the first `PodScheduled` condition with
 /// status `True`, `f[8]` the first `DisruptionTarget` one's and `f[9]` its
@@ -70,7 +95,13 @@ pub const NODE_PATHS: [&str; 2] = ["$.metadata.creationTimestamp", "$.spec.unsch
 /// `None` for a kind none of them parses.
 pub fn derived_fields(kind: &str, object: &Value) -> Option<Vec<Option<String>>> {
     match kind {
-        "Event" => Some(EVENT_PATHS.iter().map(|p| extract_string(object, p)).collect()),
+        "Event" => {
+            let mut f: Vec<Option<String>> = EVENT_PATHS.iter().map(|p| extract_string(object, p)).collect();
+            for time in &mut f[EVENT_TIMES] {
+                *time = time.as_deref().and_then(event_time);
+            }
+            Some(f)
+        }
         "Pod" => {
             let mut f: Vec<Option<String>> = POD_PATHS.iter().map(|p| extract_string(object, p)).collect();
             let scheduled = true_condition(object, "PodScheduled");
@@ -186,5 +217,19 @@ mod tests {
             (Some("Warning"), Some("Pod"), Some("7"), Some("3"))
         );
         assert_eq!(derived_fields("ConfigMap", &event), None);
+    }
+
+    #[test]
+    fn event_times_are_utc_text_kept_whatever_the_year_and_unset_only_for_the_zero_times() {
+        assert_eq!(event_time("2026-11-28T06:00:00.5+02:00").as_deref(), Some("2026-11-28 04:00:00.500000"));
+        assert_eq!(event_time("1969-06-01T00:00:00Z").as_deref(), Some("1969-06-01 00:00:00.000000"));
+        assert_eq!(event_time("9999-12-31T23:59:59Z").as_deref(), Some("9999-12-31 23:59:59.000000"));
+        assert_eq!(event_time("1970-01-01T00:00:01Z").as_deref(), Some("1970-01-01 00:00:01.000000"));
+        assert_eq!(event_time("0001-01-01T00:00:00Z"), None, "Go's zero time");
+        assert_eq!(event_time("1970-01-01T00:00:00Z"), None, "Unix time 0");
+        assert_eq!(event_time("yesterday"), None);
+        let event = json!({"firstTimestamp": "1969-06-01T00:00:00+01:00", "eventTime": "0001-01-01T00:00:00Z"});
+        let f = derived_fields("Event", &event).expect("event");
+        assert_eq!((f[19].as_deref(), f[21].as_deref()), (Some("1969-05-31 23:00:00.000000"), None));
     }
 }

@@ -899,6 +899,7 @@ fn log_time(q: &NamedQuery, started: std::time::Instant) {
 fn check_duckdb_header(path: &Path) -> Result<(), StoreError> {
     use std::io::Read;
     let bad = |problem: String| Err(StoreError::BadPath { path: path.to_path_buf(), problem });
+    check_side_files(path)?;
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => {
             return bad(format!("it is a directory; name a file in it, e.g. {}", path.join("kdrift.duckdb").display()))
@@ -935,6 +936,36 @@ fn check_duckdb_header(path: &Path) -> Result<(), StoreError> {
         Ok(()) if &head[8..12] == b"DUCK" => Ok(()),
         _ => Err(StoreError::NotDuckDb { path: path.to_path_buf() }),
     }
+}
+
+/// The files DuckDB opens beside a store `PATH` (its storage manager and
+/// WAL replay, DuckDB 1.2): the write-ahead log `PATH.wal`, read when the
+/// store opens, and the logs a checkpoint or a recovery writes next to it.
+const SIDE_FILES: [&str; 3] = [".wal", ".wal.checkpoint", ".wal.recovery"];
+
+/// Refuses a store whose [`SIDE_FILES`] exist and are not regular files
+/// (or symbolic links to one): DuckDB opens `PATH.wal` whether or not the
+/// store exists, and a FIFO there blocked it for good, SIGTERM ignored
+/// (break-it 41 G14); a directory or device there is no log either.
+fn check_side_files(path: &Path) -> Result<(), StoreError> {
+    for suffix in SIDE_FILES {
+        let side = PathBuf::from(format!("{}{suffix}", path.display()));
+        match std::fs::metadata(&side) {
+            Ok(m) if !m.is_file() => {
+                let kind = if m.is_dir() { "a directory" } else { special_file_kind(&m) };
+                return Err(StoreError::BadPath {
+                    path: path.to_path_buf(),
+                    problem: format!(
+                        "{} is {kind}, not a regular file, where DuckDB keeps the store's write-ahead log; remove \
+                         it, or name another --db",
+                        side.display()
+                    ),
+                });
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// What a path that is neither a file nor a directory is, for people.

@@ -223,7 +223,22 @@ pub fn validate_event(object: &Value, id: &Identity) -> Result<(), IdentityError
     for (field, pointer) in EVENT_TIMES {
         match object.pointer(pointer) {
             None | Some(Value::Null) => {}
-            Some(Value::String(s)) if s.is_empty() || DateTime::parse_from_rfc3339(s).is_ok() => {}
+            Some(Value::String(s)) if s.is_empty() => {}
+            // chrono reads second 60 as a leap second; Kubernetes never
+            // writes one (Go's `time.Parse`, which the API server reads
+            // times with, refuses it) and DuckDB cannot store one: the
+            // event is an input error rather than stored with another of
+            // its times (break-it 41 G7).
+            Some(Value::String(s)) if DateTime::parse_from_rfc3339(s).is_ok_and(|t| is_leap_second(&t)) => {
+                return Err(bad(
+                    field,
+                    format!(
+                        "\"{s}\" is a leap second (second 60), which Kubernetes never writes; expected RFC 3339 \
+                         with seconds 00 to 59, e.g. 2026-11-28T04:00:00Z"
+                    ),
+                ))
+            }
+            Some(Value::String(s)) if DateTime::parse_from_rfc3339(s).is_ok() => {}
             Some(other) => {
                 return Err(bad(field, format!("{other} is not a time; expected RFC 3339, e.g. 2026-11-28T04:00:00Z")))
             }
@@ -240,6 +255,12 @@ pub fn validate_event(object: &Value, id: &Identity) -> Result<(), IdentityError
         }
     }
     Ok(())
+}
+
+/// Whether chrono read `t` with second 60 (a leap second: chrono keeps it
+/// as 1,000,000,000 nanoseconds or more into the second before).
+pub(crate) fn is_leap_second<Tz: chrono::TimeZone>(t: &DateTime<Tz>) -> bool {
+    chrono::Timelike::nanosecond(t) >= 1_000_000_000
 }
 
 fn str_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
@@ -611,6 +632,13 @@ mod tests {
             ("count", json!(2.5), "count: 2.5 is not a count"),
             ("count", json!(3_000_000_000u64), "count: 3000000000 is not a count"),
             ("lastTimestamp", json!("yesterday"), "lastTimestamp: \"yesterday\" is not a time"),
+            // Break-it 41 G7: stored with the firstTimestamp instead.
+            (
+                "lastTimestamp",
+                json!("2026-11-20T23:59:60Z"),
+                "lastTimestamp: \"2026-11-20T23:59:60Z\" is a leap second (second 60), which Kubernetes never writes",
+            ),
+            ("eventTime", json!("2026-11-20T23:59:60.5+01:00"), "eventTime: \"2026-11-20T23:59:60.5+01:00\" is a leap"),
             ("involvedObject", json!("d/p6"), "involvedObject: \"d/p6\" is not an object reference"),
         ] {
             let mut v = ok.clone();

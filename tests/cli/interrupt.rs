@@ -381,6 +381,36 @@ fn a_store_killed_while_it_is_being_created_opens_again_and_the_ingest_completes
     }
 }
 
+/// Break-it 41 G14: `--db s.duckdb` with `s.duckdb.wal` a FIFO blocked
+/// opening the store for good, SIGTERM ignored; the next signal said a run
+/// "stays `running`" that never started. Refused at once now, naming it.
+#[cfg(unix)]
+#[test]
+fn a_fifo_where_the_store_keeps_its_write_ahead_log_is_refused_at_once() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("events.ndjson");
+    write_events(&file, 10);
+    let db = dir.path().join("s.duckdb");
+    let wal = dir.path().join("s.duckdb.wal");
+    if !Command::new("mkfifo").arg(&wal).status().is_ok_and(|s| s.success()) {
+        eprintln!("skipped: mkfifo failed");
+        return;
+    }
+    let child = kdrift(&db).args(["ingest", "file"]).arg(&file).spawn().expect("start kdrift");
+    let out = wait_for_end(child);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{} is a FIFO (named pipe), not a regular file, where DuckDB keeps the store's write-ahead log; remove \
+             it, or name another --db",
+            wal.display()
+        )),
+        "{stderr}"
+    );
+    assert!(!db.exists(), "no store was created");
+}
+
 /// The `ingest_errors` (line, message) rows of run 1 and its `errors` count.
 fn run_one_errors(db: &Path) -> (Vec<(Option<i64>, String)>, i64) {
     let store = Store::open_existing(db).expect("store");

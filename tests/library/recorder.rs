@@ -395,6 +395,41 @@ fn bad_list_items_and_watch_lines_are_errors_of_the_run_and_the_watch_reads_on()
     assert_eq!(store.counts().expect("counts").observations, 4);
 }
 
+#[test]
+fn a_watch_line_of_nul_bytes_is_an_error_of_the_run_and_the_watch_reads_on() {
+    // Break-it 41 G8: a line of 1000 NULs was skipped silently (run ok, 0
+    // errors) where an invalid-JSON line is an error of the run, and an
+    // NDJSON file's NUL line an input error.
+    let list = list_of("PodList", &[pod_text(0, 10).into_bytes()]);
+    let lines = vec![
+        event("MODIFIED", &pod_text(0, 201)),
+        vec![0u8; 1000],
+        b"\x0c".to_vec(),
+        event("ADDED", &pod_text(1, 202)),
+    ];
+    let (kube, _dir, db, rec) = record_pods(list, lines, |_| {});
+    assert!(rec.watched.wait(WAIT, |s| s.max_rv.get("pods") == Some(&202)), "{:?}", rec.watched.seen());
+    let report = rec.stop();
+    let r = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    let url = format!("{}/api/v1/pods", kube.url());
+    assert_eq!(r.received, 3, "1 listed, 2 watched");
+    let expected = "expected one JSON watch event per line ({\"type\": ADDED|MODIFIED|DELETED|BOOKMARK|ERROR, \
+                    \"object\": {…}}); the line is skipped";
+    assert_eq!(
+        r.item_errors,
+        [
+            format!(
+                "pods: watch line 2 from {url} is not JSON (text between events: \"{}\"); {expected}",
+                "\\0".repeat(40)
+            ),
+            format!("pods: watch line 3 from {url} is not JSON (text between events: \"\\u{{c}}\"); {expected}"),
+        ]
+    );
+    assert_eq!((report.status.as_str(), report.errors()), ("partial", 2));
+    let store = Store::open_existing(&db).expect("store");
+    assert_eq!(store.counts().expect("counts").observations, 3);
+}
+
 /// Pod `p{i}` at resourceVersion `rv` with an annotation of `mib` MiB.
 fn big_pod(i: u32, rv: u32, mib: usize) -> String {
     let pod = pod_text(i, rv);

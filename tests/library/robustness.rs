@@ -1284,6 +1284,49 @@ fn a_fifo_named_as_the_store_is_refused_without_blocking() {
     assert!(started.elapsed() < std::time::Duration::from_secs(30), "refused without waiting for a writer");
 }
 
+/// Break-it 41 G14: a FIFO where DuckDB keeps the store's write-ahead log
+/// (`k.duckdb.wal`, the store itself new or existing) blocked the open for
+/// good, SIGTERM ignored; now refused at once, naming it. So are the logs a
+/// checkpoint or recovery writes beside it, and a directory there.
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_directory_where_the_store_keeps_its_write_ahead_log_is_refused_without_blocking() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let store = dir.path().join("k.duckdb");
+    let started = std::time::Instant::now();
+    for suffix in [".wal", ".wal.checkpoint", ".wal.recovery"] {
+        let side = dir.path().join(format!("k.duckdb{suffix}"));
+        let made = std::process::Command::new("mkfifo").arg(&side).status().is_ok_and(|s| s.success());
+        if !made {
+            eprintln!("skipped: mkfifo failed");
+            return;
+        }
+        let err = Store::open(&store).map(drop).expect_err("a FIFO is no log").to_string();
+        let expected = format!(
+            "{} cannot hold a kdrift store: {} is a FIFO (named pipe), not a regular file, where DuckDB keeps the \
+             store's write-ahead log; remove it, or name another --db",
+            store.display(),
+            side.display()
+        );
+        assert_eq!(err, expected, "{suffix}");
+        std::fs::remove_file(&side).expect("remove");
+    }
+    // A store that exists: opened for writing and for reading.
+    drop(Store::open(&store).expect("a new store"));
+    let wal = dir.path().join("k.duckdb.wal");
+    let _ = std::fs::remove_file(&wal);
+    assert!(std::process::Command::new("mkfifo").arg(&wal).status().is_ok_and(|s| s.success()));
+    for opened in [Store::open(&store).map(drop), Store::open_existing(&store).map(drop)] {
+        let err = opened.expect_err("a FIFO is no log").to_string();
+        assert!(err.contains("k.duckdb.wal is a FIFO (named pipe), not a regular file"), "{err}");
+    }
+    std::fs::remove_file(&wal).expect("remove");
+    std::fs::create_dir(&wal).expect("mkdir");
+    let err = Store::open(&store).map(drop).expect_err("a directory is no log").to_string();
+    assert!(err.contains("k.duckdb.wal is a directory, not a regular file"), "{err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30), "refused without waiting for a writer");
+}
+
 /// Issue 34, finding 6: YAML nested 100,000 levels deep (a 200 KB
 /// document) is refused before the YAML parser sees it — whose work grows
 /// with the square of the depth (38 s) — and the documents beside it load.
@@ -1334,6 +1377,66 @@ fn an_event_dated_9999_is_kept_and_flagged_but_is_never_now_nor_a_range_edge() {
     assert!(first.format("%Y").to_string().as_str() >= "2025", "{first}");
     let now = kdrift_analyze::latest_observation(&store).expect("latest").expect("some");
     assert_eq!(now.format("%Y").to_string(), "2026", "{now}");
+}
+
+/// Break-it 41 G7: an Event time before 1970 was stored as another of the
+/// event's times (its creationTimestamp), and a leap second (`23:59:60`) as
+/// its firstTimestamp, silently. Now the one before 1970 is kept as given
+/// and flagged like 9999; the leap second, which Kubernetes never writes,
+/// is an input error naming the line and the field; Go's zero time still
+/// means unset.
+#[test]
+fn an_event_time_before_1970_is_kept_and_flagged_and_a_leap_second_is_an_input_error() {
+    let (dir, store) = temp_store();
+    let with_created = |line: String, created: &str| {
+        let mut v: serde_json::Value = serde_json::from_str(&line).expect("json");
+        v["metadata"]["creationTimestamp"] = created.into();
+        v.to_string()
+    };
+    let created = "2026-01-01T05:00:00Z";
+    let old = with_created(
+        ev("old.1", "p", "u", "BackOff", "m", 1.into(), "1969-06-01T00:00:00Z", "1969-06-01T00:00:00Z"),
+        created,
+    );
+    let leap = with_created(
+        ev("leap.1", "q", "v", "BackOff", "m", 1.into(), "2026-01-01T00:00:00Z", "2026-11-20T23:59:60Z"),
+        created,
+    );
+    let unset = with_created(
+        ev("unset.1", "r", "w", "BackOff", "m", 1.into(), "0001-01-01T00:00:00Z", "2026-01-01T01:00:00Z"),
+        created,
+    );
+    let file = write(dir.path(), "events.ndjson", format!("{old}\n{leap}\n{unset}\n").as_bytes());
+    let report = ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    assert_eq!(report.counts.records, 2, "the one before 1970 and the unset one are kept");
+    let errors: Vec<String> = report.files[0].errors.iter().map(ToString::to_string).collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].ends_with(
+            "events.ndjson:2: Event d/leap.1: lastTimestamp: \"2026-11-20T23:59:60Z\" is a leap second (second 60), \
+             which Kubernetes never writes; expected RFC 3339 with seconds 00 to 59, e.g. 2026-11-28T04:00:00Z"
+        ),
+        "{errors:?}"
+    );
+    let warning = report.warnings.iter().find(|w| w.contains("before 1970 or more than a day from now"));
+    let warning = warning.unwrap_or_else(|| panic!("no warning: {:?}", report.warnings));
+    assert!(warning.starts_with("1 stored object version has a time before 1970"), "{warning}");
+    assert!(warning.contains("(e.g. Event d/old.1 at 1969-06-01T00:00:00Z)"), "{warning}");
+    let rows: Vec<String> = store
+        .conn()
+        .prepare("SELECT name || ' ' || strftime(first_time, '%Y-%m-%dT%H:%M:%S') || ' ' || strftime(last_time, '%Y-%m-%dT%H:%M:%S') FROM event_versions ORDER BY name")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .expect("event_versions");
+    assert_eq!(
+        rows,
+        [
+            "old.1 1969-06-01T00:00:00 1969-06-01T00:00:00",
+            // Go's zero time is unset: the next time in the list, the creationTimestamp.
+            "unset.1 2026-01-01T05:00:00 2026-01-01T01:00:00",
+        ]
+    );
+    let (first, _) = kdrift_analyze::time_span(&store).expect("span").expect("non-empty");
+    assert_eq!(first.format("%Y").to_string(), "2026", "the range starts at the first plausible instant: {first}");
 }
 
 /// Issue 34, finding 10: a duplicate key is an input error naming the key

@@ -90,6 +90,7 @@ pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
         return Ok(caught.exit_code());
     };
     let store = crate::cmd::open_store(cli)?;
+    caught.store_opened();
     // The final commit runs on this thread and would hold the signal until
     // its end (issue 34: 11.6 s): the first signal stops the statement it
     // runs, or the next one (`SnapshotOptions::interrupt`), and the

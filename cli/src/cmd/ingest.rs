@@ -77,6 +77,7 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
         return interrupted_before_loading(cli, &caught, "store not opened");
     }
     let store = crate::cmd::open_store(cli)?;
+    caught.store_opened();
     if caught.interrupt().is_triggered() {
         return interrupted_before_loading(cli, &caught, "no run recorded");
     }
@@ -212,6 +213,7 @@ pub fn victorialogs(cli: &Cli, args: &IngestVictorialogsArgs) -> anyhow::Result<
     // A range that cannot be pulled is refused before any store is created.
     options.range(chrono::Utc::now())?;
     let store = crate::cmd::open_store(cli)?;
+    caught.store_opened();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the runtime")?;
     let pulled = {
         let mut bar = PullBar::new();

@@ -45,6 +45,7 @@ pub fn run(cli: &Cli, args: &IngestPrometheusArgs) -> anyhow::Result<ExitCode> {
     // A range that cannot be pulled is refused before any store is created.
     options.range(chrono::Utc::now())?;
     let store = crate::cmd::open_store(cli)?;
+    caught.store_opened();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the runtime")?;
     let pulled = runtime.block_on(pull_prometheus(&store, &client, &options, &mut |w| {
         tracing::debug!(start = %w.window.start, samples = w.samples, "window committed");

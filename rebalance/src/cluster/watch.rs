@@ -17,8 +17,12 @@
 //! (or before the next line when the break is at that line's start), so
 //! the next event is read; a value left open on its line (an unclosed
 //! `{` or `[`) ends before the next line that opens a value at its first
-//! byte, which is read again as the next event. NUL bytes between events (a crashed writer's
-//! padding, the rest of a UTF-16 line) are skipped as blank. Only a broken
+//! byte, which is read again as the next event. Only JSON's blanks (space,
+//! tab, `\r`, `\n`) are skipped between events: NUL bytes (a crashed
+//! writer's padding, the rest of a UTF-16 line) or a form feed are text
+//! between events, an error of their own, and the event after them is read
+//! (break-it 41 G8: a line of NULs was skipped silently, where an NDJSON
+//! file's is an input error; client-go's decoder fails on it). Only a broken
 //! connection or a server silent for longer than the watch's
 //! `timeoutSeconds` plus [`Deadlines::idle`] ends the stream with an error.
 //!
@@ -275,9 +279,9 @@ enum Frame {
     More,
 }
 
-/// Blanks between values: JSON's, and NUL.
+/// Blanks between values: JSON's (RFC 8259 §2), no other.
 fn blank(b: u8) -> bool {
-    b.is_ascii_whitespace() || b == 0
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
 impl Lines {
@@ -510,10 +514,9 @@ impl Lines {
 
     /// One value (starting on line `at`) as a watch item; `None` for blanks.
     fn decode(&self, line: &[u8], at: u64) -> Option<Result<WatchItem, ClusterError>> {
-        let line = line.trim_ascii();
-        if line.is_empty() {
-            return None;
-        }
+        let start = line.iter().position(|b| !blank(*b))?;
+        let end = line.iter().rposition(|b| !blank(*b)).map_or(start, |e| e + 1);
+        let line = &line[start..end];
         let bad = |kind: BadEventKind, problem: String| {
             Some(Err(ClusterError::BadEvent {
                 resource: self.resource.clone(),
@@ -697,6 +700,9 @@ mod tests {
         assert!(err(b"{\"type\":\"ADDED\",\"obj").contains("is not JSON (EOF while parsing a string at column 20)"));
         assert!(err(b"{\"type\":\"GONE\",\"object\":{}}").contains("is an event of unknown type \"GONE\""));
         assert!(l.decode(b" \r", 6).is_none());
+        // Break-it 41 G8: a line of NULs (or a form feed) was skipped silently.
+        assert!(err(&[0u8; 1000]).contains("is not JSON (text between events: \"\\0\\0\\0"), "{}", err(&[0u8; 4]));
+        assert!(err(b"\x0c").contains("is not JSON (text between events: \"\\u{c}\")"), "{}", err(b"\x0c"));
         // Break-it 33 F8: `type` or `object` twice was read silently.
         for (line, key) in [
             (&b"{\"type\":\"ADDED\",\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"}}}"[..], "type"),
@@ -744,7 +750,9 @@ mod tests {
 
     /// Break-it 31 F5: client-go's stream decoder reads JSON values, not
     /// lines; events on one line, pretty-printed, separated by a bare `\r`,
-    /// followed by text, or after a NUL run were lost.
+    /// followed by text, or after a NUL run were lost. A NUL run is an error
+    /// of its own (break-it 41 G8: skipped silently), the event after it read;
+    /// the UTF-16 line's last NUL (its `\n` is `\n\0`) is one too.
     #[tokio::test]
     async fn watch_events_are_read_as_a_json_value_stream() {
         let pretty = serde_json::to_string_pretty(&serde_json::from_str::<Value>(&ev(1)).expect("json")).expect("json");
@@ -754,11 +762,11 @@ mod tests {
             (format!("{pretty}\n{}\n", ev(2)).into_bytes(), &["w1", "w2"], 0),
             (format!("{}\r{}\r\n{}\n", ev(1), ev(2), ev(3)).into_bytes(), &["w1", "w2", "w3"], 0),
             (format!("{} trailing\n{}\n", ev(1), ev(2)).into_bytes(), &["w1", "w2"], 1),
-            ([format!("{}\n", ev(1)).as_bytes(), &utf16, format!("{}\n", ev(3)).as_bytes()].concat(), &["w1", "w3"], 1),
+            ([format!("{}\n", ev(1)).as_bytes(), &utf16, format!("{}\n", ev(3)).as_bytes()].concat(), &["w1", "w3"], 2),
             (
                 [format!("{}\n", ev(1)).as_bytes(), &[0u8; 8], format!("{}\n", ev(2)).as_bytes()].concat(),
                 &["w1", "w2"],
-                0,
+                1,
             ),
         ];
         for (i, (bytes, names, errors)) in cases.into_iter().enumerate() {
