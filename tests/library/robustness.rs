@@ -2098,6 +2098,7 @@ fn a_held_token_in_a_name_is_stored_masked_and_a_short_one_masks_no_data() {
                 request_timeout: DEFAULT_REQUEST_TIMEOUT,
                 max_page_bytes: kdrift_rebalance::MAX_PAGE_BYTES,
                 interrupt: None,
+                retry: kdrift_ingest::Retry { first_delay: std::time::Duration::from_millis(10), ..Default::default() },
             };
             let clock = ManualClock::new(t("2026-11-27T10:05:00Z"));
             snapshot_cluster(&store, &c.client, &options, &clock).await.expect("snapshot")
