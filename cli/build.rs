@@ -19,14 +19,19 @@ fn main() {
     };
     println!("cargo::rustc-env=KDRIFT_GIT_COMMIT={commit}");
     // Built again when HEAD moves: HEAD itself (another branch) and the
-    // branch's ref (a new commit), or packed-refs when the ref is packed.
-    // Only files that exist: a missing one would rerun this every build.
+    // branch's ref (a new commit), or packed-refs when the ref is packed;
+    // and HEAD's reflog, which git appends to on every move of HEAD (a
+    // commit, checkout, reset or merge), also when the branch's ref was
+    // packed at the last build and a commit then wrote it loose (a file
+    // not watched: break-it 41 L5 saw a commit reported stale). Only files
+    // that exist: a missing one would rerun this every build.
     let (Some(git_dir), Some(common)) =
         (git(&["rev-parse", "--absolute-git-dir"]), git(&["rev-parse", "--path-format=absolute", "--git-common-dir"]))
     else {
         return;
     };
-    let mut watched = vec![std::path::Path::new(&git_dir).join("HEAD")];
+    let git_dir = std::path::Path::new(&git_dir);
+    let mut watched = vec![git_dir.join("HEAD"), git_dir.join("logs").join("HEAD")];
     if let Some(reference) = git(&["symbolic-ref", "-q", "HEAD"]) {
         watched.push(std::path::Path::new(&common).join(reference));
     }

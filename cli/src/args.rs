@@ -206,6 +206,21 @@ pub struct KubeArgs {
     pub request_timeout: u64,
 }
 
+/// `kdrift ingest api`.
+#[derive(Debug, Args)]
+pub struct IngestApiArgs {
+    /// Cluster and namespaces.
+    #[command(flatten)]
+    pub kube: KubeArgs,
+    /// Attempts per list page the server fails transiently (a 429 or 5xx, a broken connection
+    /// once it has answered), the first included; the page is asked again with its continue token.
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub attempts: u32,
+    /// Wait before the first retry of a page, doubled each time (e.g. 1s, 500ms).
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration)]
+    pub retry_delay: std::time::Duration,
+}
+
 /// `kdrift record`.
 #[derive(Debug, Args)]
 pub struct RecordArgs {
@@ -853,7 +868,7 @@ pub enum IngestCommand {
     File(IngestFileArgs),
     /// A snapshot of a live cluster through its API: events (both APIs), pods, nodes, namespaces,
     /// PodDisruptionBudgets, PriorityClasses and the owner kinds.
-    Api(KubeArgs),
+    Api(IngestApiArgs),
     /// Pull Kubernetes events (and, from the OpenTelemetry k8sobjects receiver, pods and nodes)
     /// from a VictoriaLogs server, window by window. Credentials come from the environment or
     /// files only: KDRIFT_VL_USER/--user with KDRIFT_VL_PASSWORD or --password-file,
@@ -1309,7 +1324,7 @@ mod tests {
     #[test]
     fn kube_flags_read_like_kubectl() {
         let kube = |args: &[&str]| match Cli::try_parse_from(args).map(|c| c.command) {
-            Ok(Command::Ingest(IngestCommand::Api(k))) => Ok(k),
+            Ok(Command::Ingest(IngestCommand::Api(a))) => Ok(a.kube),
             Ok(Command::Record(r)) => Ok(r.kube),
             Ok(other) => panic!("{other:?}"),
             Err(e) => Err(e.kind()),

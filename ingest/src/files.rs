@@ -8,7 +8,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::gzip::{Capped, DecompressedCap};
+use crate::gzip::{skipped_in, Capped, DecompressedCap, Members};
 use crate::interrupt::{Interrupt, INTERRUPTED_RUN_MESSAGE};
 use crate::parse::{looks_like_a_dump, not_a_dump_message, parse_bytes_with, Format, InputError, Naming, EMPTY_FILE};
 use crate::store::{prepare_all, Prepared};
@@ -366,7 +366,10 @@ fn path_error(path: &Path, message: &str) -> InputError {
 /// stopping the decompression as soon as `interrupt` is triggered (looked
 /// at on every read of the decoder, a few KiB each). A gzip stream that is
 /// damaged, or expands past `cap`, gives what decompressed before, with the
-/// error saying so (its complete records load).
+/// error saying so (its complete records load); bytes between two gzip
+/// members that are no member are skipped with an error naming them and
+/// the line they come before ([`crate::gzip::Members`]), the later members
+/// read.
 ///
 /// # Errors
 /// An [`InputError`] naming the file when it cannot be read, when its gzip
@@ -376,12 +379,26 @@ pub fn read_maybe_gzip_until(
     path: &Path,
     cap: DecompressedCap,
     interrupt: &Interrupt,
-) -> Result<(Vec<u8>, Option<InputError>), InputError> {
+) -> Result<(Vec<u8>, Vec<InputError>), InputError> {
     let bytes = std::fs::read(path).map_err(|e| path_error(path, &format!("cannot read: {e}")))?;
     if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::with_capacity(bytes.len() * 4);
-        let decoder = UntilInterrupt { inner: flate2::read::MultiGzDecoder::new(&bytes[..]), interrupt };
-        if let Err(e) = Capped::new(decoder, cap, bytes.len() as u64).read_to_end(&mut out) {
+        let decoder = UntilInterrupt { inner: Members::new(&bytes[..]), interrupt };
+        let mut reader = Capped::new(decoder, cap, bytes.len() as u64);
+        // Garbage between gzip members: skipped and said, the later members read.
+        let mut damage = Vec::new();
+        let (mut lines, mut counted) = (1u64, 0usize);
+        let mut read = reader.read_to_end(&mut out);
+        while let Some(skipped) = read.as_ref().err().and_then(skipped_in) {
+            lines += out[counted..].iter().filter(|b| **b == b'\n').count() as u64;
+            counted = out.len();
+            let kept = if skipped.trailing { "before it are kept" } else { "before and after are kept" };
+            let mut error = path_error(path, &format!("{skipped}; the records {kept}"));
+            error.origin.line = Some(lines);
+            damage.push(error);
+            read = reader.read_to_end(&mut out);
+        }
+        if let Err(e) = read {
             if interrupt.is_triggered() {
                 return Err(path_error(
                     path,
@@ -398,7 +415,8 @@ pub fn read_maybe_gzip_until(
                 // List before the cap load (break-it 41 G6: none did), the
                 // one the cap cuts is reported cut; a real dump over the cap
                 // is read whole once the cap is raised.
-                return Ok((out, Some(path_error(path, &e.to_string()))));
+                damage.push(path_error(path, &e.to_string()));
+                return Ok((out, damage));
             }
             if e.kind() == std::io::ErrorKind::FileTooLarge {
                 return Err(path_error(path, &e.to_string()));
@@ -411,11 +429,12 @@ pub fn read_maybe_gzip_until(
                 return Err(err);
             }
             // Keep what decompressed: the complete records before the damage load.
-            return Ok((out, Some(err)));
+            damage.push(err);
+            return Ok((out, damage));
         }
-        return Ok((out, None));
+        return Ok((out, damage));
     }
-    Ok((bytes, None))
+    Ok((bytes, Vec::new()))
 }
 
 /// A reader that fails once `interrupt` is triggered.

@@ -4,8 +4,16 @@
 //! reader and the NDJSON stream) reads through [`Capped`], which fails with
 //! [`std::io::ErrorKind::FileTooLarge`] and a message naming the cap and the
 //! flag that raises it once the stream passes its [`DecompressedCap`].
+//!
+//! Concatenated gzip members are read one after the other ([`Members`]),
+//! as `gzip -d` reads them; bytes between two members that are no gzip
+//! member (`cat a.gz junk b.gz`) are skipped to the next member header
+//! (`1f 8b 08`), said once by a [`Skipped`] error, and the members after
+//! them are read (break-it 41 G11: `m1 + "GARBAGE" + m2` kept 200 of 400
+//! records). Bytes after the last member are said the same way and
+//! ignored, as `gzip -d` ignores "trailing garbage".
 
-use std::io::{self, Read};
+use std::io::{self, BufRead, Read};
 
 /// Times its compressed size a gzip file may expand to by default.
 pub const DEFAULT_RATIO: u64 = 100;
@@ -156,6 +164,179 @@ impl<R: Read> Read for Capped<R> {
     }
 }
 
+/// The first bytes of a gzip member: the magic number and deflate (RFC 1952 §2.3.1).
+const MEMBER_HEADER: [u8; 3] = [0x1f, 0x8b, 0x08];
+
+/// Bytes of a gzip file that are no gzip member, skipped: the error one
+/// read of [`Members`] returns (an [`io::Error`] of kind
+/// [`io::ErrorKind::InvalidData`] holding it, [`skipped_in`]); the next
+/// read goes on with the member after them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Skipped {
+    /// The first byte skipped (0-based offset in the compressed file).
+    pub from: u64,
+    /// The byte after the last one skipped: the next member's first, or the file's size.
+    pub to: u64,
+    /// No member follows: the bytes end the file.
+    pub trailing: bool,
+}
+
+impl std::fmt::Display for Skipped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (from, to, n) = (self.from, self.to, self.to - self.from);
+        if self.trailing {
+            write!(
+                f,
+                "the {n} bytes after the last gzip member (compressed bytes {from} to {to}) are not gzip data: \
+                 ignored, as gzip -d ignores trailing garbage"
+            )
+        } else {
+            write!(
+                f,
+                "compressed bytes {from} to {to} ({n} bytes between two gzip members) are not gzip data: skipped to \
+                 the next gzip member (1f 8b 08) at byte {to}, whose records are read"
+            )
+        }
+    }
+}
+
+impl std::error::Error for Skipped {}
+
+/// The [`Skipped`] an error of [`Members`] is, if it is one.
+pub fn skipped_in(e: &io::Error) -> Option<Skipped> {
+    e.get_ref()?.downcast_ref::<Skipped>().copied()
+}
+
+/// The compressed input of [`Members`]: buffered, counting the bytes
+/// consumed, and able to look a few bytes ahead (a member header may
+/// straddle two reads).
+struct Input<R> {
+    inner: R,
+    buf: Vec<u8>,
+    pos: usize,
+    offset: u64,
+}
+
+/// Bytes read from the compressed input at a time.
+const INPUT_BUFFER: usize = 64 << 10;
+
+/// Bytes read at a time to look ahead ([`Input::peek`]).
+const PEEK_CHUNK: usize = 4096;
+
+impl<R: Read> Input<R> {
+    /// At least `n` bytes ahead, fewer only at the end of the input.
+    fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
+        if self.buf.len() - self.pos < n {
+            self.buf.drain(..self.pos);
+            self.pos = 0;
+            let mut chunk = [0u8; PEEK_CHUNK];
+            while self.buf.len() < n {
+                let got = self.inner.read(&mut chunk)?;
+                if got == 0 {
+                    break;
+                }
+                self.buf.extend_from_slice(&chunk[..got]);
+            }
+        }
+        Ok(&self.buf[self.pos..])
+    }
+}
+
+impl<R: Read> Read for Input<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let data = self.fill_buf()?;
+        let n = data.len().min(out.len());
+        out[..n].copy_from_slice(&data[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: Read> BufRead for Input<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.pos == self.buf.len() {
+            self.buf.resize(INPUT_BUFFER, 0);
+            let got = self.inner.read(&mut self.buf)?;
+            self.buf.truncate(got);
+            self.pos = 0;
+        }
+        Ok(&self.buf[self.pos..])
+    }
+
+    fn consume(&mut self, n: usize) {
+        let n = n.min(self.buf.len() - self.pos);
+        self.pos += n;
+        self.offset += n as u64;
+    }
+}
+
+/// The decompressed data of a gzip file's members, one after the other
+/// (what `flate2`'s `MultiGzDecoder` gives), going on past bytes between
+/// two members that are no member: one read returns a [`Skipped`] error
+/// naming them, the next reads the next member (see the module doc). A
+/// damaged member (bad deflate data, CRC) is an error as with
+/// `MultiGzDecoder`.
+pub struct Members<R: Read> {
+    state: State<R>,
+}
+
+enum State<R: Read> {
+    /// Between two members (or at the start): looking at the next bytes.
+    Between(Input<R>),
+    /// Inside a member.
+    Member(Box<flate2::bufread::GzDecoder<Input<R>>>),
+    /// The input ended, or a member was damaged (its error given).
+    Done,
+}
+
+impl<R: Read> Members<R> {
+    /// Reads the gzip members of `inner` (positioned at the first).
+    pub fn new(inner: R) -> Members<R> {
+        Members { state: State::Between(Input { inner, buf: Vec::new(), pos: 0, offset: 0 }) }
+    }
+}
+
+impl<R: Read> Read for Members<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            match std::mem::replace(&mut self.state, State::Done) {
+                State::Done => return Ok(0),
+                State::Member(mut decoder) => match decoder.read(buf) {
+                    Ok(0) => self.state = State::Between(decoder.into_inner()),
+                    Ok(n) => {
+                        self.state = State::Member(decoder);
+                        return Ok(n);
+                    }
+                    Err(e) => return Err(e),
+                },
+                State::Between(mut input) => {
+                    let from = input.offset;
+                    loop {
+                        let ahead = input.peek(MEMBER_HEADER.len())?;
+                        if ahead.is_empty() || ahead.starts_with(&MEMBER_HEADER) {
+                            break;
+                        }
+                        // Up to the next byte that may open a header.
+                        let skip =
+                            ahead[1..].iter().position(|b| *b == MEMBER_HEADER[0]).map_or(ahead.len(), |p| p + 1);
+                        input.consume(skip);
+                    }
+                    let (to, trailing) = (input.offset, input.peek(1)?.is_empty());
+                    if !trailing {
+                        self.state = State::Member(Box::new(flate2::bufread::GzDecoder::new(input)));
+                    }
+                    if to > from {
+                        return Err(io::Error::new(io::ErrorKind::InvalidData, Skipped { from, to, trailing }));
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::io::Write;
@@ -190,6 +371,74 @@ mod tests {
             .read_to_end(&mut out)
             .expect("within the cap");
         assert_eq!(out.len(), 3 << 20);
+    }
+
+    /// `Members` read to the end: the data and each error (its text,
+    /// and whether it was a [`Skipped`]).
+    fn members(gz: &[u8]) -> (Vec<u8>, Vec<(String, Option<Skipped>)>) {
+        let mut reader = Members::new(gz);
+        let (mut out, mut errors) = (Vec::new(), Vec::new());
+        loop {
+            match reader.read_to_end(&mut out) {
+                Ok(_) => return (out, errors),
+                Err(e) => {
+                    let skipped = skipped_in(&e);
+                    errors.push((e.to_string(), skipped));
+                    if skipped.is_none() {
+                        return (out, errors);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn garbage_between_gzip_members_is_skipped_to_the_next_member_and_named_by_its_bytes() {
+        // Break-it 41 G11: `m1 + "GARBAGE" + m2` kept m1's records only.
+        let (m1, m2) = (gzip(b"one\ntwo\n"), gzip(b"three\n"));
+        let (out, errors) = members(&[m1.clone(), m2.clone()].concat());
+        assert_eq!((out.as_slice(), errors.len()), (&b"one\ntwo\nthree\n"[..], 0));
+        // Garbage holding 1f and 1f 8b (no member header) between them, and after the last.
+        let junk = b"GARBAGE\x1f\x1f\x8b\x00!";
+        let gz = [m1.clone(), junk.to_vec(), m2.clone(), b"\0\0\0".to_vec()].concat();
+        let (out, errors) = members(&gz);
+        assert_eq!(out, b"one\ntwo\nthree\n");
+        let (at, to) = (m1.len() as u64, (m1.len() + junk.len()) as u64);
+        assert_eq!(
+            errors,
+            [
+                (
+                    format!(
+                        "compressed bytes {at} to {to} (12 bytes between two gzip members) are not gzip data: \
+                         skipped to the next gzip member (1f 8b 08) at byte {to}, whose records are read"
+                    ),
+                    Some(Skipped { from: at, to, trailing: false })
+                ),
+                (
+                    format!(
+                        "the 3 bytes after the last gzip member (compressed bytes {} to {}) are not gzip data: \
+                         ignored, as gzip -d ignores trailing garbage",
+                        gz.len() - 3,
+                        gz.len()
+                    ),
+                    Some(Skipped { from: gz.len() as u64 - 3, to: gz.len() as u64, trailing: true })
+                )
+            ]
+        );
+        // A member header straddling two reads of the input (the first
+        // look ahead reads PEEK_CHUNK bytes): its 1f the last byte of the first.
+        let mut junk = vec![b'x'; PEEK_CHUNK - m1.len() - 1];
+        junk.push(0x1f);
+        junk.extend_from_slice(&m2[1..]);
+        let (out, errors) = members(&[m1.clone(), junk, m2.clone()].concat());
+        assert_eq!((out.as_slice(), errors.len()), (&b"one\ntwo\nthree\nthree\n"[..], 1), "{errors:?}");
+        // A damaged member is an error as before, what came before it given out.
+        let mut bad = m2.clone();
+        let len = bad.len();
+        bad[len - 5] ^= 0xff; // its CRC
+        let (out, errors) = members(&[m1, bad].concat());
+        assert_eq!(out, b"one\ntwo\nthree\n");
+        assert!(errors.len() == 1 && errors[0].1.is_none(), "{errors:?}");
     }
 
     #[test]

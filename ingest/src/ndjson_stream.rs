@@ -32,7 +32,7 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 
 use crate::files::{stage_prepared, FileLimits, FileSummary};
-use crate::gzip::{Capped, DecompressedCap};
+use crate::gzip::{skipped_in, Capped, DecompressedCap, Members, Skipped};
 use crate::interrupt::Interrupt;
 use crate::parse::{kind_hint_from_path, looks_like_ndjson, parse_ndjson_line_until, Format, InputError, Parsed};
 use crate::store::map_ordered;
@@ -90,7 +90,7 @@ pub(crate) fn open(path: &Path, cap: DecompressedCap) -> Option<Box<dyn BufRead 
     let mut raw = BufReader::with_capacity(BUFFER, file);
     let gzip = raw.fill_buf().ok()?.starts_with(&[0x1f, 0x8b]);
     Some(if gzip {
-        let decoder = Capped::new(flate2::bufread::MultiGzDecoder::new(raw), cap, compressed);
+        let decoder = Capped::new(Members::new(raw), cap, compressed);
         Box::new(BufReader::with_capacity(BUFFER, decoder))
     } else {
         Box::new(raw)
@@ -202,6 +202,17 @@ fn read_failed_error(location: &str, line_no: u64, offset: u64, e: &std::io::Err
     }
 }
 
+/// The input error of bytes between gzip members skipped ([`Skipped`])
+/// before line `line_no`: the lines before and after are read.
+fn skipped_error(location: &str, line_no: u64, skipped: Skipped) -> InputError {
+    let after = if skipped.trailing { "the lines before are kept" } else { "the lines before and after are kept" };
+    InputError {
+        origin: Origin { location: location.to_string(), line: Some(line_no), item: None },
+        column: None,
+        message: format!("{skipped}; {after}"),
+    }
+}
+
 /// Whether the name says NDJSON (`.ndjson`, `.jsonl`, also with `.gz`).
 fn ndjson_by_name(location: &str) -> bool {
     crate::parse::Naming::of(location) == crate::parse::Naming::Ndjson
@@ -255,6 +266,7 @@ pub(crate) fn stream_file(
     // A read error in the head (a gzip bomb or damaged tail after the
     // first line): what was read before it decides, and loads.
     let mut head_failed = None;
+    let mut head_skipped = Vec::new();
     while head.len() - comments < 2 && comments <= MAX_HEAD_COMMENTS {
         // Looked at every [`HEAD_BYTES_BETWEEN_LOOKS`] read: blank lines do
         // not count towards the head, so a file of them was read whole here
@@ -271,6 +283,11 @@ pub(crate) fn stream_file(
         let read = match read_line_capped(&mut *reader, &mut line, MAX_LINE_BYTES) {
             Ok(LineRead::End) => break,
             Ok(read) => read,
+            // Garbage between gzip members: skipped, the next member read.
+            Err(e) if skipped_in(&e).is_some() => {
+                head_skipped.extend(skipped_in(&e).map(|s| skipped_error(&location, line_no + 1, s)));
+                continue;
+            }
             Err(e) => {
                 head_failed = Some(read_failed_error(&location, line_no + 1, read_bytes, &e));
                 break;
@@ -347,6 +364,7 @@ pub(crate) fn stream_file(
             HeadLine::TooLong(bytes) => first.errors.push(too_long_error(&location, *n, *bytes, MAX_LINE_BYTES)),
         }
     }
+    first.errors.extend(head_skipped);
     first.errors.extend(head_failed.take());
     let started_at = writer.started_at();
     let read_failed = first.errors.last().is_some_and(|e| e.message.starts_with(READ_FAILED));
@@ -388,6 +406,10 @@ pub(crate) fn stream_file(
                         read_bytes += n;
                         line_no += 1;
                         too_long.push(too_long_error(location, line_no, len, MAX_LINE_BYTES));
+                        continue;
+                    }
+                    Err(e) if skipped_in(&e).is_some() => {
+                        too_long.extend(skipped_in(&e).map(|s| skipped_error(location, line_no + 1, s)));
                         continue;
                     }
                     Err(e) => {

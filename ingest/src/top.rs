@@ -168,7 +168,7 @@ pub(crate) fn ingest_top_file_named(
             let table = lines_of(&text).find(|l| !l.trim().is_empty()).and_then(top_table);
             let mut top = parse_rows(&text, &location, at.timestamp_micros(), interrupt);
             let first = lossy.then(|| format!("{location}: {}", crate::parse::UTF16_LOSSY));
-            for e in first.into_iter().chain(damage.map(|d| d.to_string())) {
+            for e in first.into_iter().chain(damage.iter().map(ToString::to_string)) {
                 keep(&mut top.errors, &mut top.not_kept, e);
             }
             let total = top.errors.len() as u64 + top.not_kept;

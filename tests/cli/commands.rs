@@ -487,7 +487,7 @@ fn an_error_echoing_the_authorization_header_shows_no_form_of_the_kubeconfig_cre
             .env("HOME", dir.path())
             .arg("--db")
             .arg(&db)
-            .args(["-vv", "ingest", "api", "-A", "--kubeconfig"])
+            .args(["-vv", "ingest", "api", "-A", "--retry-delay", "10ms", "--kubeconfig"])
             .arg(&kubeconfig)
             .output()
             .expect("run");
@@ -560,7 +560,7 @@ fn an_exec_plugins_token_echoed_by_the_server_is_masked_in_every_output_and_stor
         .env("HOME", dir.path())
         .arg("--db")
         .arg(&db)
-        .args(["-vv", "ingest", "api", "-A", "--kubeconfig"])
+        .args(["-vv", "ingest", "api", "-A", "--retry-delay", "10ms", "--kubeconfig"])
         .arg(&kubeconfig)
         .output()
         .expect("run");

@@ -506,3 +506,87 @@ fn the_readme_field_filter_on_msg_json_rows_is_named_with_the_filter_that_works(
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
     assert!(stdout.contains("30 rows from"), "{stdout}");
 }
+
+/// Break-it 41 G10: `Content-Length: 5` in `--headers-file` cut every
+/// request body to `query`, `Host: evil.example` was sent as given. A
+/// framing or hop-by-hop header is refused before any request, naming the
+/// file, its line and the header, for VictoriaLogs and Prometheus alike,
+/// and from `KDRIFT_VL_HEADERS`.
+#[test]
+fn a_framing_header_in_the_headers_file_is_refused_before_any_request_naming_its_line() {
+    let server = Scripted::start(|_| Reply::new(200, one_bucket()));
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let headers = dir.path().join("headers");
+    std::fs::write(&headers, "X-Api-Key: HdrSecretHost123456\nContent-Length: 5\nHost: evil.example\n").expect("write");
+    let expected = format!(
+        "kdrift: error: credentials: the headers file {} line 2: the header Content-Length frames or routes the \
+         request (a hop-by-hop or framing header, RFC 9110 §7.6.1 and RFC 9112 §6): kdrift's HTTP client sets it \
+         itself, and a given one would cut the request's body or send it elsewhere; remove the line\n",
+        headers.display()
+    );
+    let out =
+        kdrift(&db, &server.url()).args(["--attempts", "1", "--headers-file"]).arg(&headers).output().expect("run");
+    assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stderr).to_string()), (Some(2), expected.clone()));
+    let mut prom = Command::cargo_bin("kdrift").expect("binary");
+    let out = prom
+        .arg("--db")
+        .arg(&db)
+        .args(["ingest", "prometheus", "--url", &server.url(), "--start", START, "--end", END, "--headers-file"])
+        .arg(&headers)
+        .output()
+        .expect("run");
+    assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stderr).to_string()), (Some(2), expected));
+    let out =
+        kdrift(&db, &server.url()).env("KDRIFT_VL_HEADERS", "X-Scope: a\nhost: evil.example").output().expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("kdrift: error: credentials: the variable KDRIFT_VL_HEADERS line 2: the header Host frames"),
+        "{stderr}"
+    );
+    assert!(server.seen().is_empty(), "nothing is asked: {:?}", server.seen());
+    assert!(!db.exists(), "no store is created");
+}
+
+/// Break-it 41 G13: `--password-file` sent everything but the final line
+/// break: a UTF-8 BOM, spaces around the password, a second line. The
+/// file is read as kubectl reads a tokenFile: the BOM, the line break and
+/// the spaces around (said on stderr, never the value) are not sent; a
+/// second line of text is refused before any request, naming the file and
+/// the line.
+#[test]
+fn a_password_file_is_its_first_line_without_bom_or_spaces_and_a_second_line_is_refused() {
+    let vl = loaded();
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let pw = dir.path().join("pw");
+    std::fs::write(&pw, format!("\u{feff}  {PASSWORD} \r\n\r\n")).expect("write");
+    let out = kdrift(&db, &vl.url()).args(["--user", "kdrift", "--password-file"]).arg(&pw).output().expect("run");
+    let text = output(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("in 3 windows: 30 new"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "the password file {} line 1 has spaces or tabs before or after the value; kdrift does not send them",
+            pw.display()
+        )),
+        "{text}"
+    );
+    assert!(!text.contains(PASSWORD), "{text}");
+    let asked = vl.seen().len();
+    std::fs::write(&pw, format!("{PASSWORD}\nsecondLineSecret999888\n")).expect("write");
+    let out = kdrift(&db, &vl.url()).args(["--user", "kdrift", "--password-file"]).arg(&pw).output().expect("run");
+    assert_eq!(
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).to_string()),
+        (
+            Some(2),
+            format!(
+                "kdrift: error: credentials: the password file {} line 2: a second line of text; expected the \
+                 password alone on the first line (a line break after it is fine; the lines are not shown: they may \
+                 be credentials)\n",
+                pw.display()
+            )
+        )
+    );
+    assert_eq!(vl.seen().len(), asked, "nothing asked");
+}

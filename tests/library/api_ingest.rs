@@ -36,6 +36,7 @@ fn take_snapshot(kube: &FakeKube, store: &Store, at: DateTime<Utc>, scope: Scope
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             max_page_bytes: kdrift_rebalance::MAX_PAGE_BYTES,
             interrupt: None,
+            retry: kdrift_ingest::Retry { first_delay: Duration::from_millis(10), ..Default::default() },
         };
         snapshot_cluster(store, &c.client, &options, &ManualClock::new(at)).await.expect("snapshot")
     })
@@ -239,6 +240,7 @@ fn an_interrupt_before_the_final_commits_statements_rolls_the_snapshot_back_and_
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             max_page_bytes: kdrift_rebalance::MAX_PAGE_BYTES,
             interrupt: Some(interrupt),
+            retry: kdrift_ingest::Retry { first_delay: Duration::from_millis(10), ..Default::default() },
         };
         snapshot_cluster(&store, &c.client, &options, &ManualClock::new(Utc::now())).await
     });
@@ -341,6 +343,7 @@ fn bounded_snapshot(kubeconfig: PathBuf, request_timeout: Duration, bound: Durat
                 request_timeout,
                 max_page_bytes: kdrift_rebalance::MAX_PAGE_BYTES,
                 interrupt: None,
+                retry: kdrift_ingest::Retry { first_delay: Duration::from_millis(10), ..Default::default() },
             };
             snapshot_cluster(&store, &c.client, &options, &ManualClock::new(Utc::now())).await.expect("snapshot")
         });
@@ -575,6 +578,82 @@ fn a_410_on_a_continue_token_lists_again_whole_without_limit() {
     let asked: Vec<String> = kube.requests().into_iter().filter(|r| r.starts_with("/api/v1/pods")).collect();
     assert_eq!(asked.len(), 3, "{asked:?}");
     assert!(!asked[2].contains("limit="), "{asked:?}");
+}
+
+/// Break-it 41 G12: one 500 on page 2 of a list ended the resource (5 of
+/// 10 kept, exit 2) while `record` retried. A page failed transiently (a
+/// 5xx, a 429, a connection closed once the server has answered) is
+/// asked again with the same continue token; a page failing every
+/// attempt ends the list with the attempts said, page 1's items kept.
+#[test]
+fn a_page_failed_transiently_is_asked_again_with_the_same_continue_token() {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    for (fault, failures) in
+        [(Answer::Status(500), 1), (Answer::Status(429), 2), (Answer::Closed, 1), (Answer::Status(503), 3)]
+    {
+        let (failed, served) = (AtomicU32::new(0), fault.clone());
+        let kube = HostileKube::start(move |t| {
+            if !t.starts_with("/api/v1/pods?") {
+                return None;
+            }
+            Some(if !t.contains("continue=") {
+                Answer::Body(page_of(0..5, "tok2"))
+            } else if failed.fetch_add(1, Ordering::SeqCst) < failures {
+                served.clone()
+            } else {
+                Answer::Body(page_of(5..10, ""))
+            })
+        });
+        let dir = tempfile::tempdir().expect("tmp");
+        let (report, observations) =
+            bounded_snapshot(kube.write_kubeconfig(dir.path()), Duration::from_secs(10), Duration::from_secs(60))
+                .expect("the snapshot ended");
+        let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+        assert_eq!((pods.added, observations), (10, 10), "{fault:?}: {pods:?}");
+        assert!(pods.problem.is_none(), "{pods:?}");
+        let asked: Vec<String> = kube.requests().into_iter().filter(|r| r.starts_with("/api/v1/pods")).collect();
+        assert_eq!(asked.len(), 2 + failures as usize, "{asked:?}");
+        assert!(asked[1..].iter().all(|r| r.contains("continue=tok2")), "{asked:?}");
+    }
+    // Every attempt fails: 4 asks of page 2, page 1's 5 pods kept, the attempts said.
+    let kube = HostileKube::start(|t| {
+        t.starts_with("/api/v1/pods?").then(|| {
+            if t.contains("continue=") {
+                Answer::Status(500)
+            } else {
+                Answer::Body(page_of(0..5, "tok2"))
+            }
+        })
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let (report, observations) =
+        bounded_snapshot(kube.write_kubeconfig(dir.path()), Duration::from_secs(10), Duration::from_secs(60))
+            .expect("the snapshot ended");
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!((pods.added, observations), (5, 5));
+    let problem = pods.problem.as_ref().expect("the list failed");
+    assert_eq!(
+        problem.message,
+        "pods: the server answered 500 InternalError: transient failure (/api/v1/pods); given up after 4 attempts \
+         (--attempts)"
+    );
+    assert_eq!(kube.requests().iter().filter(|r| r.contains("continue=tok2")).count(), 4);
+    // A 4xx is not asked again.
+    let kube = HostileKube::start(|t| {
+        t.starts_with("/api/v1/pods?").then(|| {
+            if t.contains("continue=") {
+                Answer::Status(400)
+            } else {
+                Answer::Body(page_of(0..5, "tok2"))
+            }
+        })
+    });
+    let (report, _) =
+        bounded_snapshot(kube.write_kubeconfig(dir.path()), Duration::from_secs(10), Duration::from_secs(60))
+            .expect("the snapshot ended");
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!(kube.requests().iter().filter(|r| r.contains("continue=tok2")).count(), 1);
+    assert!(pods.problem.as_ref().is_some_and(|p| !p.message.contains("attempts")), "{pods:?}");
 }
 
 #[test]

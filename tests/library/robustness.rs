@@ -436,6 +436,50 @@ fn a_truncated_gzip_keeps_the_records_before_the_damage() {
     assert!(f.errors.iter().any(|e| e.message.contains("gzip")), "{:?}", f.errors);
 }
 
+/// Break-it 41 G11: `m1 + "GARBAGE" + m2` stored m1's 200 records of
+/// 400 (`invalid gzip header`). The garbage is skipped to the next member
+/// header, an input error names its bytes and the line it comes before,
+/// and the later member's records load: streamed NDJSON and a file read
+/// whole (a List, its members split mid-item, trailing bytes after it).
+#[test]
+fn garbage_between_gzip_members_is_skipped_and_the_records_after_it_load() {
+    let (dir, store) = temp_store();
+    let m1 = gzip(failed_scheduling_lines("a", 200).as_bytes());
+    let m2 = gzip(failed_scheduling_lines("b", 200).as_bytes());
+    let ndjson = write(dir.path(), "between.ndjson.gz", &[m1.clone(), b"GARBAGE".to_vec(), m2].concat());
+    let items: Vec<String> = failed_scheduling_lines("c", 50).lines().map(str::to_string).collect();
+    let list = format!("{{\"kind\":\"EventList\",\"apiVersion\":\"v1\",\n\"items\":[\n{}\n]}}\n", items.join(",\n"));
+    let half = list.len() / 2;
+    let whole = [gzip(&list.as_bytes()[..half]), b"JUNK".to_vec(), gzip(&list.as_bytes()[half..]), vec![0, 0]].concat();
+    let whole = write(dir.path(), "list.json.gz", &whole);
+    let report = ingest_files(&store, &[ndjson, whole], &mut NoProgress).expect("ingest");
+    let file = |n: &str| report.files.iter().find(|f| f.location.ends_with(n)).expect(n);
+    let f = file("between.ndjson.gz");
+    assert_eq!(f.records, 400, "{:?}", f.errors);
+    let errors: Vec<String> = f.errors.iter().map(ToString::to_string).collect();
+    let (from, to) = (m1.len(), m1.len() + 7);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].ends_with(&format!(
+            "between.ndjson.gz:201: compressed bytes {from} to {to} (7 bytes between two gzip members) are not gzip \
+             data: skipped to the next gzip member (1f 8b 08) at byte {to}, whose records are read; the lines before \
+             and after are kept"
+        )),
+        "{errors:?}"
+    );
+    let f = file("list.json.gz");
+    assert_eq!(f.records, 50, "{:?}", f.errors);
+    let errors: Vec<String> = f.errors.iter().map(ToString::to_string).collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors[0].contains("(4 bytes between two gzip members) are not gzip data: skipped"), "{errors:?}");
+    assert!(
+        errors[1].contains("list.json.gz:54: the 2 bytes after the last gzip member")
+            && errors[1].ends_with("ignored, as gzip -d ignores trailing garbage; the records before it are kept"),
+        "{errors:?}"
+    );
+    assert_eq!(store.counts().expect("counts").observations, 450);
+}
+
 #[cfg(unix)]
 #[test]
 fn symlink_loops_end_and_fifos_are_not_read() {
@@ -2135,9 +2179,9 @@ fn a_nested_duplicate_key_is_the_items_error_naming_its_path() {
     assert_eq!(errors.len(), 2, "{errors:?}");
     assert!(
         errors[0].ends_with(
-            "pods.json:4: items[3]: invalid JSON: the key \"app\" appears twice in one object (at \
-             metadata.labels.app; which value is meant is unknown) at line 4 column 84; this item is skipped (not \
-             stored); the List's other items are loaded"
+            "pods.json:4:84: items[3]: invalid JSON: the key \"app\" appears twice in one object (at \
+             metadata.labels.app; which value is meant is unknown); this item is skipped (not stored); the List's \
+             other items are loaded"
         ),
         "{errors:?}"
     );
@@ -2201,6 +2245,7 @@ fn a_held_token_in_a_name_is_stored_masked_and_a_short_one_masks_no_data() {
                 request_timeout: DEFAULT_REQUEST_TIMEOUT,
                 max_page_bytes: kdrift_rebalance::MAX_PAGE_BYTES,
                 interrupt: None,
+                retry: kdrift_ingest::Retry { first_delay: std::time::Duration::from_millis(10), ..Default::default() },
             };
             let clock = ManualClock::new(t("2026-11-27T10:05:00Z"));
             snapshot_cluster(&store, &c.client, &options, &clock).await.expect("snapshot")

@@ -33,6 +33,10 @@ pub enum Answer {
     Cut(Vec<u8>, usize),
     /// 410 Expired with its Status (a continue token too old).
     Expired,
+    /// This error status with a Status body (`"message": "transient failure"`).
+    Status(u16),
+    /// The request is read, then the connection closed without an answer.
+    Closed,
     /// This status code with a chunked body: these bytes, then spaces
     /// without end, as fast as the client takes them (break-it 34 H5, H6).
     Endless(u16, Vec<u8>),
@@ -183,6 +187,20 @@ fn serve(mut conn: TcpStream, route: &Route, log: &Mutex<Vec<String>>) {
                     body.len()
                 );
                 conn.write_all(head.as_bytes()).and_then(|()| conn.write_all(body)).is_err()
+            }
+            Answer::Status(code) => {
+                let body = format!(
+                    r#"{{"kind":"Status","apiVersion":"v1","status":"Failure","message":"transient failure","reason":"InternalError","code":{code}}}"#
+                );
+                let head = format!(
+                    "HTTP/1.1 {code} Whatever\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                    body.len()
+                );
+                conn.write_all(head.as_bytes()).and_then(|()| conn.write_all(body.as_bytes())).is_err()
+            }
+            Answer::Closed => {
+                let _ = conn.shutdown(std::net::Shutdown::Both);
+                return;
             }
             Answer::Endless(code, prefix) => {
                 let head = format!(

@@ -8,11 +8,13 @@ use std::time::Duration;
 
 use anyhow::Context;
 use kdrift_ingest::{record_cluster, sample_metrics, snapshot_cluster_with_progress, ListingProgress, RecorderStats};
-use kdrift_ingest::{ApiReport, MetricsSource, RecordObserver, RecordOptions, Severity, SnapshotOptions, WallClock};
+use kdrift_ingest::{
+    ApiReport, MetricsSource, RecordObserver, RecordOptions, Retry, Severity, SnapshotOptions, WallClock,
+};
 use kdrift_rebalance::{Connected, ResourceKind, Scope};
 use kdrift_store::{RunCounts, RunStatus};
 
-use crate::args::{Cli, KubeArgs, Output, RecordArgs};
+use crate::args::{Cli, IngestApiArgs, KubeArgs, Output, RecordArgs};
 use crate::progress::listings::Listings;
 use crate::render;
 use crate::signals::{outcome, run_kept, Outcome, Stage};
@@ -70,7 +72,8 @@ fn report(cli: &Cli, report: &ApiReport) -> anyhow::Result<ExitCode> {
 /// too, and rolled back whole (issue 34), unless DuckDB already writes its
 /// COMMIT: then it is too late, the run completes, a warning says so, and
 /// the exit status is that of a completed snapshot, as for `ingest file`.
-pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
+pub fn snapshot(cli: &Cli, api: &IngestApiArgs) -> anyhow::Result<ExitCode> {
+    let args = &api.kube;
     let caught = crate::signals::catch()?;
     let runtime = runtime()?;
     // Connected before the store is opened: without a usable kubeconfig
@@ -109,6 +112,7 @@ pub fn snapshot(cli: &Cli, args: &KubeArgs) -> anyhow::Result<ExitCode> {
                 request_timeout: Duration::from_secs(args.request_timeout),
                 max_page_bytes: args.cluster.max_page_bytes(),
                 interrupt: Some(caught.interrupt().clone()),
+                retry: Retry { attempts: api.attempts, first_delay: api.retry_delay, ..Retry::default() },
             };
             let mut progress = Listings::new();
             anyhow::Ok(

@@ -5,6 +5,15 @@
 //! not serve (404) is a warning naming it; the others are still stored. A
 //! continue token that expires (410) restarts that resource's list.
 //!
+//! A page the server fails transiently (an error Status 429 or 5xx; a
+//! broken connection once the server has answered a request of this
+//! snapshot) is asked again with the same continue token, as the
+//! VictoriaLogs and Prometheus pulls retry a window: up to
+//! [`SnapshotOptions::retry`]'s attempts, waiting its delay, doubled each
+//! time (break-it 41 G12: one 500 on page 2 of 3 kept 10 of 30 events).
+//! A server refusing connections from the start is not waited for: each
+//! resource fails at once, as before.
+//!
 //! A bad item of a page (not an object, invalid UTF-8 or JSON inside it) is
 //! an item error naming the resource, the page and its `items[i]`; the
 //! page's other items are stored (issue 34). A server that does not answer
@@ -26,6 +35,7 @@ use super::clock::Clock;
 use super::report::{ApiReport, ResourceProblem, ResourceReport};
 use super::stage::{item_error, stage_observation};
 use crate::interrupt::Interrupt;
+use crate::retry::Retry;
 use crate::store::RunWriter;
 use crate::store::{Change, Origin, Record};
 use crate::store::{Store, StoreError};
@@ -58,6 +68,23 @@ pub struct SnapshotOptions {
     /// commit at its next statement and rolls it back whole
     /// ([`StoreError::Interrupted`]); `None`: the commit always completes.
     pub interrupt: Option<Interrupt>,
+    /// Attempts per page failed transiently, and the waits between them
+    /// (`--attempts`, `--retry-delay`; [`Retry::default`]: 4, from 1 s).
+    pub retry: Retry,
+}
+
+/// Whether asking for the page again may help: an error Status 429 (too
+/// many requests) or 5xx, or a connection broken or refused once the
+/// server has `answered` a request of this snapshot (a server down from
+/// the start fails each resource at once). 4xx, a body that is no list, a
+/// timeout (already waited `--request-timeout`) would fail the same way.
+fn transient(e: &kdrift_rebalance::ClusterError, answered: bool) -> bool {
+    use kdrift_rebalance::ClusterError;
+    match e {
+        ClusterError::Api { code, .. } => *code == 429 || *code >= 500,
+        ClusterError::Transport { .. } => answered,
+        _ => false,
+    }
 }
 
 /// Told of each page of a list as it is read (`kdrift ingest api`, and
@@ -116,6 +143,9 @@ pub async fn snapshot_with_progress(
     let mut reports = Vec::new();
     // Resources in a row that timed out having received nothing.
     let mut silent = 0usize;
+    // The server answered a request of this snapshot (a broken connection
+    // is then worth asking again).
+    let mut answered = false;
     for resource in HISTORY_RESOURCES {
         let path = resource.collection_path(&options.scope);
         let mut report = ResourceReport::new(resource.name(), format!("{}{}", options.cluster, path));
@@ -131,12 +161,17 @@ pub async fn snapshot_with_progress(
             continue;
         }
         let mut restarts = 0;
+        // Attempts of the page being asked (1 until one fails transiently).
+        let mut attempt = 1u32;
         let mut pager = new_pager(resource);
         let mut item = 0u64;
         let (mut items, mut pages) = (0u64, 0u32);
         loop {
-            match pager.next_page().await {
+            let next = pager.next_page().await;
+            answered |= next.is_ok() || matches!(next, Err(kdrift_rebalance::ClusterError::Api { .. }));
+            match next {
                 Ok(Some(page)) => {
+                    attempt = 1;
                     items += (page.items.len() + page.bad.len()) as u64;
                     pages = page.number;
                     progress.listing(&report.resource, items, pages, false);
@@ -161,16 +196,40 @@ pub async fn snapshot_with_progress(
                 Err(e) if e.is_gone() && restarts < GONE_RESTARTS => {
                     tracing::info!(resource = %report.resource, "continue token expired; listing again without limit");
                     restarts += 1;
+                    attempt = 1;
                     item = 0;
                     (items, pages) = (0, 0);
                     pager = ListPager::new(client.clone(), resource, &options.scope, 0)
                         .with_deadlines(deadlines.clone())
                         .with_max_page_bytes(options.max_page_bytes);
                 }
+                // The same page again (the pager kept its continue token).
+                Err(e)
+                    if transient(&e, answered)
+                        && attempt < options.retry.attempts
+                        && pager.can_retry()
+                        && !options.interrupt.as_ref().is_some_and(Interrupt::is_triggered) =>
+                {
+                    let delay = options.retry.delay(attempt);
+                    tracing::warn!(resource = %report.resource, page = pages + 1, attempt, error = %e, ?delay,
+                        "list page failed; asking again");
+                    attempt += 1;
+                    match &options.interrupt {
+                        Some(interrupt) => tokio::select! {
+                            () = tokio::time::sleep(delay) => {}
+                            () = interrupt.triggered() => {}
+                        },
+                        None => tokio::time::sleep(delay).await,
+                    }
+                }
                 Err(e) => {
                     let nothing = report.received == 0 && matches!(e, kdrift_rebalance::ClusterError::Timeout { .. });
                     silent = if nothing { silent + 1 } else { 0 };
-                    report.problem = Some(ResourceProblem::from_error(&e));
+                    let mut problem = ResourceProblem::from_error(&e);
+                    if attempt > 1 {
+                        problem.message.push_str(&format!("; given up after {attempt} attempts (--attempts)"));
+                    }
+                    report.problem = Some(problem);
                     break;
                 }
             }

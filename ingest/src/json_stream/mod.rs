@@ -359,10 +359,11 @@ impl Stream<'_, '_> {
                 }
                 Err(e) => {
                     // Skipped and named, as the whole-file reader does (`crate::parse::walk`).
+                    let (line, column, message) = bad_item_message(line, column as usize, Some(&e), false);
                     parsed.errors.push(InputError {
                         origin: Origin { location: location.to_string(), line: Some(line), item: Some(i) },
-                        column: None,
-                        message: bad_item_message(line, column as usize, Some(&e), false),
+                        column,
+                        message,
                     });
                     false
                 }

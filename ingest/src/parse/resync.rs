@@ -176,8 +176,8 @@ mod tests {
                 assert_eq!(
                     errors,
                     [format!(
-                        "pods.json:1: items[5]: invalid JSON: {what} at line 1 column {column}; this item is skipped \
-                         (not stored); the List's other items are loaded"
+                        "pods.json:1:{column}: items[5]: invalid JSON: {what}; this item is skipped (not stored); the \
+                         List's other items are loaded"
                     )],
                     "{bad} array={array}"
                 );
@@ -195,9 +195,9 @@ mod tests {
         let all: Vec<String> = (0..10).map(|i| format!("p{i}")).collect();
         let head = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"cut","namespace":"d"},"a":"x""#;
         for (stray, what) in [
-            ("}", "invalid JSON: the item's object is closed before its end (a stray `}` or `]` in it?): its text goes on at line 1 column COL"),
-            ("]", "invalid JSON: expected `,` or `}` at line 1 column COL"),
-            ("}}", "invalid JSON: the item's object is closed before its end (a stray `}` or `]` in it?): its text goes on at line 1 column COL"),
+            ("}", "invalid JSON: the item's object is closed before its end (a stray `}` or `]` in it?): its text goes on here"),
+            ("]", "invalid JSON: expected `,` or `}`"),
+            ("}}", "invalid JSON: the item's object is closed before its end (a stray `}` or `]` in it?): its text goes on here"),
         ] {
             let bad = format!(r#"{head}{stray},"b":"y","c":[{{"d":1}},{{"e":2}}]}}"#);
             for array in [false, true] {
@@ -213,7 +213,7 @@ mod tests {
                 };
                 assert_eq!(
                     errors,
-                    [format!("pods.json:1: items[5]: {}; {then}", what.replace("COL", &column.to_string()))],
+                    [format!("pods.json:1:{column}: items[5]: {what}; {then}")],
                     "{stray} array={array}"
                 );
                 let index: Vec<Option<u64>> = p.records.iter().map(|r| r.origin.item).collect();
@@ -234,9 +234,9 @@ mod tests {
         let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
         assert_eq!(
             errors,
-            ["pods.json:34: items[5]: invalid JSON: the item's object is closed before its end (a stray `}` or `]` in \
-              it?): its text goes on at line 37 column 16; this item is skipped (not stored: it would be cut short); \
-              the List's other items are loaded"]
+            ["pods.json:37:16: items[5]: invalid JSON: the item's object is closed before its end (a stray `}` or `]` \
+              in it?): its text goes on here (the item opens at line 34); this item is skipped (not stored: it would \
+              be cut short); the List's other items are loaded"]
         );
     }
 

@@ -619,14 +619,15 @@ fn closed_early_item(location: &str, bytes: &[u8], (start, at): (usize, usize), 
     } else {
         "no item of the List follows it: the items before it are loaded"
     };
+    // Located where its text goes on, as a syntax error is (`bad_item_message`).
+    let (line, opens) = (line_of_offset(bytes, at), line_of_offset(bytes, start));
+    let opens = if opens == line { String::new() } else { format!(" (the item opens at line {opens})") };
     InputError {
-        origin: Origin { location: location.to_string(), line: Some(line_of_offset(bytes, start)), item: Some(i) },
-        column: None,
+        origin: Origin { location: location.to_string(), line: Some(line), item: Some(i) },
+        column: Some(column_of(bytes, at) as u64),
         message: format!(
             "invalid JSON: the item's object is closed before its end (a stray `}}` or `]` in it?): its text goes on \
-             at line {} column {}; this item is skipped (not stored: it would be cut short); {then}",
-            line_of_offset(bytes, at),
-            column_of(bytes, at)
+             here{opens}; this item is skipped (not stored: it would be cut short); {then}"
         ),
     }
 }
@@ -654,25 +655,39 @@ fn bad_item(
     e: Option<serde_json::Error>,
     unended: bool,
 ) -> InputError {
-    let line = line_of_offset(bytes, start);
-    let message = bad_item_message(line, column_of(bytes, start), e.as_ref(), unended);
-    InputError {
-        origin: Origin { location: location.to_string(), line: Some(line), item: Some(i) },
-        column: None,
-        message,
-    }
+    let (line, column, message) =
+        bad_item_message(line_of_offset(bytes, start), column_of(bytes, start), e.as_ref(), unended);
+    InputError { origin: Origin { location: location.to_string(), line: Some(line), item: Some(i) }, column, message }
 }
 
 /// What [`bad_item`] says of an item starting at `line` and `column` that
-/// does not parse (`e`); `unended` when the input holds no end for it.
-pub(crate) fn bad_item_message(line: u64, column: usize, e: Option<&serde_json::Error>, unended: bool) -> String {
-    let what = match e {
+/// does not parse (`e`), and where: the error's own line and column in
+/// the file when the parser names them (the item's line otherwise), so
+/// that `FILE:LINE:COL` is the one position the error gives (break-it 41
+/// L5: `combo.json:102: items[101]: … at line 103 column 1` named two
+/// lines); the item's first line is said when the error is on another.
+/// `unended` when the input holds no end for it.
+pub(crate) fn bad_item_message(
+    line: u64,
+    column: usize,
+    e: Option<&serde_json::Error>,
+    unended: bool,
+) -> (u64, Option<u64>, String) {
+    let (at, what) = match e {
         // The parser counts from the item's start: its first line's columns from the item's column.
-        Some(e) => {
-            let column = if e.line() == 1 { column - 1 + e.column() } else { e.column() };
-            format!("{} at line {} column {column}", json_error_what(e), line - 1 + e.line() as u64)
+        Some(e) if e.line() > 0 => {
+            let at_column = if e.line() == 1 { column - 1 + e.column() } else { e.column() };
+            let at = match (line - 1 + e.line() as u64, at_column) {
+                // Column 0: just past a line break (a string it broke): the end of the line before.
+                (at_line, 0) if at_line > line => (at_line - 1, None),
+                (at_line, 0) => (at_line, None),
+                (at_line, at_column) => (at_line, Some(at_column as u64)),
+            };
+            let opens = if at.0 == line { String::new() } else { format!(" (the item opens at line {line})") };
+            (at, format!("{}{opens}", json_error_what(e)))
         }
-        None => "invalid JSON".to_string(),
+        Some(e) => ((line, None), json_error_what(e)),
+        None => ((line, None), "invalid JSON".to_string()),
     };
     let then = if unended {
         "the file ends before this item's closing bracket (cut off, or a `}` missing?): it is not stored and \
@@ -680,7 +695,7 @@ pub(crate) fn bad_item_message(line: u64, column: usize, e: Option<&serde_json::
     } else {
         "this item is skipped (not stored); the List's other items are loaded"
     };
-    format!("{what}; {then}")
+    (at.0, at.1, format!("{what}; {then}"))
 }
 
 /// Reports that reading stopped at `at` on an interrupt (in item `item`).
@@ -748,8 +763,8 @@ mod tests {
         assert_eq!(
             errors,
             [format!(
-                "pods.json:{line}: items[4]: invalid JSON: expected `,` or `}}` at line {comma_line} column 9; this \
-                 item is skipped (not stored); the List's other items are loaded"
+                "pods.json:{comma_line}:9: items[4]: invalid JSON: expected `,` or `}}` (the item opens at line \
+                 {line}); this item is skipped (not stored); the List's other items are loaded"
             )]
         );
     }
@@ -766,15 +781,18 @@ mod tests {
         assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
         let e = &p.errors[0];
         assert_eq!((e.origin.line, e.origin.item), (Some(1), Some(6)));
-        assert!(e.message.starts_with("invalid JSON: invalid unicode code point at line 1 column "), "{e}");
-        // The same List pretty-printed: the same records, the error on the item's line.
+        assert!(e.column.is_some_and(|c| c as usize > at), "{e}");
+        assert!(e.message.starts_with("invalid JSON: invalid unicode code point; this item is skipped"), "{e}");
+        // The same List pretty-printed: the same records, the error on its line, the item's said.
         let mut text = pretty_list(11).into_bytes();
         let at = text.windows(4).position(|w| w == b"\"p6\"").expect("p6") + 2;
         text[at] = 0xff;
         let p = parse_bytes("pods.json", &text, Naming::Json);
         assert_eq!(names(&p), all_but(11, &[6]));
         let line = item_line(&String::from_utf8_lossy(&text), "\"p\u{fffd}\"");
-        assert_eq!((p.errors.len(), p.errors[0].origin.line, p.errors[0].origin.item), (1, Some(line), Some(6)));
+        let at_line = line_of_offset(&text, at);
+        assert_eq!((p.errors.len(), p.errors[0].origin.line, p.errors[0].origin.item), (1, Some(at_line), Some(6)));
+        assert!(p.errors[0].message.contains(&format!("(the item opens at line {line})")), "{:?}", p.errors);
     }
 
     #[test]
@@ -886,9 +904,15 @@ mod tests {
         assert_eq!(p.records.len(), 9);
         let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
         assert_eq!(errors.len(), 1, "{errors:?}");
+        // At the line the string breaks on (break-it 41 L5), the item's line said.
+        let broken = line_of_offset(text.as_bytes(), text.find("\"p4,").expect("p4"));
         assert!(
-            errors[0].starts_with(&format!("pods.json:{line}: items[4]: invalid JSON: control character"))
-                && errors[0].ends_with("this item is skipped (not stored); the List's other items are loaded"),
+            errors[0].starts_with(&format!("pods.json:{broken}:"))
+                && errors[0].contains(": items[4]: invalid JSON: control character")
+                && errors[0].ends_with(&format!(
+                    "(the item opens at line {line}); this item is skipped (not stored); the List's other items are \
+                     loaded"
+                )),
             "{errors:?}"
         );
         // One line: `"p4}},{"…` reads on into items[5] as a string.
@@ -1022,9 +1046,10 @@ mod tests {
         let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert!(
-            errors[0].starts_with(
-                "pods.json:1: items[5]: invalid JSON: the key \"name\" appears twice in one object (at metadata.name;"
-            ),
+            errors[0].starts_with("pods.json:1:")
+                && errors[0].contains(
+                    ": items[5]: invalid JSON: the key \"name\" appears twice in one object (at metadata.name;"
+                ),
             "{errors:?}"
         );
     }

@@ -154,11 +154,43 @@ pub struct CredentialSources {
     pub tenant: Tenant,
 }
 
+/// The text of a credential file, at most
+/// [`kdrift_rebalance::MAX_SECRET_FILE_BYTES`] of it.
 fn read_secret_file(path: &Path, what: &str) -> Result<String, VlError> {
-    let text =
-        kdrift_rebalance::read_capped_text(path, kdrift_rebalance::MAX_SECRET_FILE_BYTES, &format!("{what} file"))
-            .map_err(|e| VlError::Credentials(format!("cannot read the {what} file {}: {e}", path.display())))?;
-    Ok(text.trim_end_matches(['\r', '\n']).to_string())
+    kdrift_rebalance::read_capped_text(path, kdrift_rebalance::MAX_SECRET_FILE_BYTES, &format!("{what} file"))
+        .map_err(|e| VlError::Credentials(format!("cannot read the {what} file {}: {e}", path.display())))
+}
+
+/// The one-line secret (a password, a bearer token) of a file's text, as
+/// `kubectl`'s `tokenFile` and Prometheus' `password_file` read one: a
+/// leading UTF-8 byte-order mark and the line break(s) ending the file
+/// are not part of it, nor are spaces or tabs around it (said once on
+/// stderr, never the value: a password that really has them cannot come
+/// from a file). Text on a later line is refused, naming the file and the
+/// line (break-it 41 G13: `pw\nsecond` was sent whole, a BOM and spaces
+/// too); a control character in it is refused by [`header_safe`].
+fn one_line_secret(text: &str, path: &Path, what: &str) -> Result<String, VlError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines = text.split('\n').map(|line| line.strip_suffix('\r').unwrap_or(line));
+    let first = lines.next().unwrap_or_default();
+    if let Some(extra) = lines.position(|line| !line.trim().is_empty()) {
+        return Err(VlError::Credentials(format!(
+            "the {what} file {} line {}: a second line of text; expected the {what} alone on the first line (a \
+             line break after it is fine; the lines are not shown: they may be credentials)",
+            path.display(),
+            extra + 2
+        )));
+    }
+    let value = first.trim_matches([' ', '\t']);
+    if value.len() != first.len() {
+        let warning = format!(
+            "the {what} file {} line 1 has spaces or tabs before or after the value; kdrift does not send them \
+             (as kubectl reads a tokenFile and Prometheus a password_file)",
+            path.display()
+        );
+        tracing::warn!(target: "kdrift::credentials", "{warning}");
+    }
+    Ok(value.to_string())
 }
 
 /// One secret from a file or an environment variable (not both), with
@@ -174,7 +206,8 @@ fn one_of(
         (Some(_), Some(_)) => {
             Err(VlError::Credentials(format!("the {what} is given both in a file and in {env_name}; keep one")))
         }
-        (Some(path), None) => read_secret_file(path, what).map(|v| Some((v, format!("the file {}", path.display())))),
+        (Some(path), None) => one_line_secret(&read_secret_file(path, what)?, path, what)
+            .map(|v| Some((v, format!("the file {}", path.display())))),
         (None, v) => Ok(v.map(|v| (v, env_name.to_string()))),
     }
 }
@@ -225,10 +258,37 @@ fn parse_headers(text: &str, origin: &str) -> Result<Vec<(String, Secret)>, VlEr
                 at + 1
             )));
         }
+        if let Some(framing) = FRAMING_HEADERS.iter().find(|h| h.eq_ignore_ascii_case(name)) {
+            return Err(VlError::Credentials(format!(
+                "{origin} line {}: the header {framing} frames or routes the request (a hop-by-hop or framing \
+                 header, RFC 9110 §7.6.1 and RFC 9112 §6): kdrift's HTTP client sets it itself, and a given one \
+                 would cut the request's body or send it elsewhere; remove the line",
+                i + 1
+            )));
+        }
         out.push((name.to_string(), Secret::new(value.trim())));
     }
     Ok(out)
 }
+
+/// Header names an extra-headers line may not set (case-insensitive): the
+/// ones that frame a message or route it, hop by hop (RFC 9112 §6:
+/// `Content-Length`, `Transfer-Encoding`; RFC 9110 §7.2 `Host`, §7.6.1
+/// `Connection` and the hop-by-hop fields, §7.8 `Upgrade`, §10.1.4 `TE`,
+/// §6.6.2 `Trailer`; `Keep-Alive` and `Proxy-Connection` from HTTP/1.0).
+/// Break-it 41 G10: `Content-Length: 5` cut every request body to
+/// `query`, `Host: evil.example` was sent as given.
+const FRAMING_HEADERS: [&str; 9] = [
+    "Content-Length",
+    "Transfer-Encoding",
+    "Host",
+    "Connection",
+    "Upgrade",
+    "TE",
+    "Trailer",
+    "Keep-Alive",
+    "Proxy-Connection",
+];
 
 impl Auth {
     /// Reads the credentials from `sources` and the environment (`env`
@@ -256,6 +316,11 @@ impl Auth {
         let bearer = one_of(sources.bearer_token_file.as_deref(), names.bearer, env, "bearer token")?;
         if let Some((token, origin)) = &bearer {
             header_safe(token, "bearer token", origin)?;
+        }
+        // Sent base64-encoded, yet a control character in a password is a
+        // paste gone wrong (a line break, an escape), as in a token.
+        if let Some((password, origin)) = &password {
+            header_safe(password, "password", origin)?;
         }
         // A credential that is a word or short masks ordinary text wherever
         // kdrift shows or stores it: said once, never the value (break-it 34).
@@ -290,10 +355,16 @@ impl Auth {
                         path.display()
                     )));
                 }
-                let origin = path.display().to_string();
-                (parse_headers(&read_secret_file(path, "headers")?, &origin)?, format!("the file {origin}"))
+                // `the headers file PATH line N`: a bare PATH or variable name
+                // right after `credentials: ` reads as the value of a
+                // credential, and stderr's masking hid it (break-it 41 G10).
+                let lines = format!("the headers file {}", path.display());
+                (parse_headers(&read_secret_file(path, "headers")?, &lines)?, format!("the file {}", path.display()))
             }
-            None => (parse_headers(&env(env_headers).unwrap_or_default(), env_headers)?, env_headers.to_string()),
+            None => (
+                parse_headers(&env(env_headers).unwrap_or_default(), &format!("the variable {env_headers}"))?,
+                env_headers.to_string(),
+            ),
         };
         for (name, value) in &headers {
             header_safe(value.expose(), &format!("value of header {name}"), &origin)?;
@@ -340,7 +411,7 @@ mod tests {
             .expect_err("bad name");
         assert_eq!(
             e.to_string(),
-            "credentials: KDRIFT_VL_HEADERS line 2: the header name (before the first `:`) may only have letters, \
+            "credentials: the variable KDRIFT_VL_HEADERS line 2: the header name (before the first `:`) may only have letters, \
              digits, `-` and `_`, and character 10 is not one; write `Name: value` (the line is not shown: it may \
              hold a credential)"
         );
@@ -349,6 +420,53 @@ mod tests {
         let missing = CredentialSources { bearer_token_file: Some("/nonexistent/token".into()), ..Default::default() };
         let e = Auth::load(&missing, &env_of(&[])).expect_err("missing file");
         assert!(e.to_string().contains("/nonexistent/token"), "{e}");
+    }
+
+    #[test]
+    fn framing_and_hop_by_hop_headers_are_refused_naming_the_line_and_the_header() {
+        // Break-it 41 G10: `Content-Length: 5` cut every body to `query`; `Host:` was sent as given.
+        let none = CredentialSources::default();
+        for (name, shown) in [
+            ("Content-Length", "Content-Length"),
+            ("content-length", "Content-Length"),
+            ("HOST", "Host"),
+            ("Transfer-Encoding", "Transfer-Encoding"),
+            ("Connection", "Connection"),
+            ("Upgrade", "Upgrade"),
+            ("te", "TE"),
+            ("Trailer", "Trailer"),
+            ("Keep-Alive", "Keep-Alive"),
+            ("Proxy-Connection", "Proxy-Connection"),
+        ] {
+            let text = format!("X-Api-Key: ak-live-5e4d3c2b\n# comment\n{name}: 5\n");
+            let e = Auth::load(&none, &|k: &str| (k == "KDRIFT_VL_HEADERS").then(|| text.clone()))
+                .expect_err("framing header");
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "credentials: the variable KDRIFT_VL_HEADERS line 3: the header {shown} frames or routes the request (a \
+                     hop-by-hop or framing header, RFC 9110 §7.6.1 and RFC 9112 §6): kdrift's HTTP client sets \
+                     it itself, and a given one would cut the request's body or send it elsewhere; remove the line"
+                )
+            );
+        }
+        let dir = tempfile::tempdir().expect("tmp");
+        let file = dir.path().join("headers");
+        std::fs::write(&file, "X-Scope: a\nHost: evil.example\n").expect("write");
+        let sources = CredentialSources { headers_file: Some(file.clone()), ..Default::default() };
+        let e = Auth::load(&sources, &env_of(&[])).expect_err("Host");
+        assert!(
+            e.to_string()
+                .starts_with(&format!("credentials: the headers file {} line 2: the header Host ", file.display())),
+            "{e}"
+        );
+        // Names that merely start like one are headers like any other.
+        let auth = Auth::load(&none, &env_of(&[("KDRIFT_VL_HEADERS", "Hostname: a\nTE-Extra: b\nX-Host: c\n")]))
+            .expect("ordinary headers");
+        assert_eq!(
+            auth.headers.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+            ["Hostname", "TE-Extra", "X-Host"]
+        );
     }
 
     #[test]
@@ -380,6 +498,62 @@ mod tests {
             "{e}"
         );
         assert!(!e.to_string().contains("cdef"), "{e}");
+    }
+
+    #[test]
+    fn a_password_or_token_file_is_its_first_line_without_bom_line_break_or_surrounding_spaces() {
+        // Break-it 41 G13: a second line, a UTF-8 BOM and surrounding spaces were sent.
+        let dir = tempfile::tempdir().expect("tmp");
+        let file = dir.path().join("secret");
+        let password = |text: &str| {
+            std::fs::write(&file, text).expect("write");
+            let sources =
+                CredentialSources { user: Some("kd".into()), password_file: Some(file.clone()), ..Default::default() };
+            Auth::load(&sources, &env_of(&[])).map(|a| a.basic.expect("basic").1.expose().to_string())
+        };
+        for kept in [
+            "PwFileSecret12345abc",
+            "PwFileSecret12345abc\n",
+            "PwFileSecret12345abc\r\n",
+            "\u{feff}PwFileSecret12345abc\n",
+            "  PwFileSecret12345abc\t\n",
+            "PwFileSecret12345abc\n\n  \r\n",
+        ] {
+            assert_eq!(password(kept).expect(kept), "PwFileSecret12345abc", "{kept:?}");
+        }
+        // Inner spaces are the password's.
+        assert_eq!(password("pass phrase 42\n").expect("phrase"), "pass phrase 42");
+        let shown = |e: VlError| e.to_string();
+        assert_eq!(
+            shown(password("PwFileSecret12345abc\nsecondLineSecret999888\n").expect_err("two lines")),
+            format!(
+                "credentials: the password file {} line 2: a second line of text; expected the password alone on \
+                 the first line (a line break after it is fine; the lines are not shown: they may be credentials)",
+                file.display()
+            )
+        );
+        let e = shown(password("\n\nPwFileSecret12345abc\n").expect_err("on line 3"));
+        assert!(e.contains(" line 3: a second line of text") && !e.contains("PwFile"), "{e}");
+        let e = shown(password("PwFile\x1bSecret12345abc\n").expect_err("ESC"));
+        assert_eq!(
+            e,
+            format!(
+                "credentials: the password from the file {} holds the control character \\e (U+001B) at character \
+                 7 of 21, which an HTTP header cannot carry; expected printable characters on one line (the value \
+                 is not shown: it is a credential)",
+                file.display()
+            )
+        );
+        let e = shown(password("PwFile\rSecret\n").expect_err("CR inside"));
+        assert!(e.contains("the control character \\r (U+000D) at character 7 of 13"), "{e}");
+        // A bearer token file reads the same way.
+        std::fs::write(&file, "\u{feff} tok9Hf3Jd8Ks2Lm5 \r\n").expect("write");
+        let sources = CredentialSources { bearer_token_file: Some(file.clone()), ..Default::default() };
+        let auth = Auth::load(&sources, &env_of(&[])).expect("token");
+        assert_eq!(auth.bearer.expect("bearer").expose(), "tok9Hf3Jd8Ks2Lm5");
+        std::fs::write(&file, "tok9Hf3Jd8Ks2Lm5\nx\n").expect("write");
+        let e = Auth::load(&sources, &env_of(&[])).expect_err("two lines");
+        assert!(e.to_string().contains(&format!("the bearer token file {} line 2: ", file.display())), "{e}");
     }
 
     #[test]

@@ -155,9 +155,14 @@ pub(crate) async fn send(
     };
     let text = String::from_utf8_lossy(&body);
     let parsed = if complete { serde_json::from_str::<kube::core::Status>(&text).ok() } else { None };
-    let mut status = parsed.unwrap_or_else(|| {
-        kube::core::Status::failure(text.trim(), "Failed to parse error data").with_code(status.as_u16())
-    });
+    let code = status.as_u16();
+    let mut status = parsed
+        .unwrap_or_else(|| kube::core::Status::failure(text.trim(), "Failed to parse error data").with_code(code));
+    // A Status without its `code` (or 0): the answer's, which callers
+    // classify by (a 5xx is asked again, a 403 is a warning).
+    if status.code == 0 {
+        status.code = code;
+    }
     // Redacted before the cut: a credential straddling it is masked whole.
     status.message = redactor.cut(&status.message, complete, ERROR_BODY_LIMIT);
     status.reason = redactor.cut(&status.reason, true, ERROR_BODY_LIMIT);

@@ -164,6 +164,15 @@ impl ListPager {
         self
     }
 
+    /// Whether [`ListPager::next_page`] may be called again after the
+    /// error it returned, and then asks for the same page (the same
+    /// continue token): true after an error Status or a broken connection
+    /// that left no item of the page; false once the list ended (its
+    /// items kept before a cut, its time bound reached, paging stopped).
+    pub fn can_retry(&self) -> bool {
+        !self.done
+    }
+
     /// The collection path requested, e.g. `/api/v1/pods`.
     pub fn path(&self) -> &str {
         &self.path

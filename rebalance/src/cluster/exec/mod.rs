@@ -209,6 +209,11 @@ pub fn run(plugin: &Plugin) -> Result<Issued, ClusterError> {
     }
     if !out.status.success() {
         let stderr = crate::redact::held().redact(&String::from_utf8_lossy(&out.stderr));
+        // What it printed on stdout before failing is credential material
+        // (an ExecCredential's token or key), masked in what it said on
+        // stderr (break-it 41 G9: a plugin echoing its token there had it
+        // shown).
+        let stderr = Redactor::new(printed_values(&out.stdout).iter().map(String::as_str)).redact(&stderr);
         // The plugin may echo any of its environment (`LOGIN=…`): every
         // value of ENV_SHOWN+ characters is masked in what it said.
         let env = Redactor::new(plugin.env.iter().map(|(_, v)| v.as_str()).filter(|v| v.chars().count() >= ENV_SHOWN));
@@ -220,6 +225,37 @@ pub fn run(plugin: &Plugin) -> Result<Issued, ClusterError> {
     }
     // `parse` holds what it issued before quoting any of its fields.
     parse(plugin, &out.stdout)
+}
+
+/// The values a failing plugin printed on stdout, to mask wherever they
+/// show: every string value of its JSON or YAML (an ExecCredential's
+/// `status.token`, `clientKeyData`, …) but `apiVersion` and `kind`; when
+/// it printed neither, every piece of [`ENV_SHOWN`]+ characters between
+/// blanks, quotes and JSON punctuation (a bare token).
+fn printed_values(stdout: &[u8]) -> Vec<String> {
+    fn strings(value: &Value, top: bool, out: &mut Vec<String>) {
+        match value {
+            Value::String(s) => out.push(s.trim().to_string()),
+            Value::Array(items) => items.iter().for_each(|v| strings(v, false, out)),
+            Value::Object(map) => map
+                .iter()
+                .filter(|(k, _)| !(top && (*k == "apiVersion" || *k == "kind")))
+                .for_each(|(_, v)| strings(v, false, out)),
+            _ => {}
+        }
+    }
+    let parsed = serde_json::from_slice::<Value>(stdout).ok().or_else(|| serde_yaml::from_slice::<Value>(stdout).ok());
+    let mut out = Vec::new();
+    match parsed {
+        Some(value @ (Value::Object(_) | Value::Array(_))) => strings(&value, true, &mut out),
+        _ => out.extend(
+            String::from_utf8_lossy(stdout)
+                .split(|c: char| c.is_whitespace() || "\"'{}[],".contains(c))
+                .map(str::to_string),
+        ),
+    }
+    out.retain(|v| v.chars().count() >= ENV_SHOWN);
+    out
 }
 
 /// What a plugin printed and how it ended.

@@ -134,6 +134,40 @@ fn a_missing_or_failing_plugin_names_the_user_and_command_and_quotes_no_credenti
     );
 }
 
+/// Break-it 41 G9: a plugin that printed an ExecCredential, then echoed
+/// its token on stderr and failed, had the token shown in the error. What
+/// it printed on stdout is masked in the stderr quoted: the JSON's values
+/// (token, key), or a bare token's pieces; the words of the stderr stay.
+#[test]
+fn a_failing_plugins_stderr_shows_nothing_it_printed_on_stdout() {
+    let dir = tempfile::tempdir().expect("tmp");
+    for (name, stdout, token) in [
+        (
+            "json",
+            "{\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/v1\",\
+             \"status\":{\"token\":\"ExecTok3nSecretValue4455667788\",\"clientKeyData\":\"KeyDataQz8Lp4Wm2Xk7\"}}",
+            "ExecTok3nSecretValue4455667788",
+        ),
+        ("yaml", "kind: ExecCredential\nstatus:\n  token: YamlTok9Hf3Jd8Ks2Lm5\n", "YamlTok9Hf3Jd8Ks2Lm5"),
+        ("bare", "BareTok7Qz8Lp4Wm2Xk\n", "BareTok7Qz8Lp4Wm2Xk"),
+    ] {
+        let plugin = script(
+            dir.path(),
+            name,
+            &format!("cat <<'EOF'\n{stdout}\nEOF\necho \"failed with {token} (key KeyDataQz8Lp4Wm2Xk7)\" >&2; exit 1"),
+        );
+        let mut c = config(&exec_lines(&plugin, ""));
+        let e = apply(&mut c, "dev").expect_err("fails").to_string();
+        let head =
+            format!("kubeconfig user dev: the exec credential plugin {} failed (exit status: 1); ", plugin.display());
+        assert!(e.starts_with(&format!("{head}its stderr: failed with *** (key ")), "{name}: {e}");
+        assert!(!e.contains(token) && !e.contains(&token[4..16]), "{name}: {e}");
+        if name == "json" {
+            assert!(e.ends_with("(key ***)"), "{e}");
+        }
+    }
+}
+
 #[test]
 fn an_expiring_token_is_renewed_by_the_client_layer_and_the_new_token_held() {
     let dir = tempfile::tempdir().expect("tmp");
