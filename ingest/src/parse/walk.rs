@@ -229,6 +229,10 @@ pub(super) fn read_document(
         return Walked::Whole;
     }
     let mut fields = Map::new();
+    // Bytes the fields read so far take parsed: the document as a whole
+    // stays within this thread's cap (`super::strict::Bounds`).
+    let bounds = super::strict::current();
+    let mut used = kdrift_rebalance::parsed_size::VALUE_BYTES;
     let mut items: Option<(String, Items)> = None;
     // The keys that appear twice in a value outside the items.
     let mut twice: Vec<InputError> = Vec::new();
@@ -315,8 +319,22 @@ pub(super) fn read_document(
         } else {
             walk.peek();
             let at = walk.pos;
-            match walk.long_value::<kdrift_rebalance::NotedValue>() {
-                Step::Got(noted) => {
+            let field = (bounds.parsed != usize::MAX).then(|| {
+                super::strict::enter(super::strict::Bounds {
+                    parsed: bounds.parsed.saturating_sub(used),
+                    ..bounds.clone()
+                })
+            });
+            let value = walk.long_value::<super::strict::Noted>();
+            drop(field);
+            match value {
+                Step::Got(super::strict::Noted(noted)) => {
+                    if bounds.parsed != usize::MAX {
+                        used = used.saturating_add(
+                            kdrift_rebalance::parsed_size::heap_bytes(key.len())
+                                + kdrift_rebalance::parsed_size::parsed_bytes(&noted.value),
+                        );
+                    }
                     // A key twice in the List's own fields (`metadata`): said,
                     // and its items are read (a document that is no List is
                     // reported whole).
@@ -341,6 +359,14 @@ pub(super) fn read_document(
                 Step::Cut => break,
                 // Stopped inside the value, where it starts.
                 Step::Bad(_) if interrupt.is_triggered() => return stopped(location, bytes, walk.pos, None, out),
+                // The document would take more than the cap parsed (break-it
+                // 41 G3): not built, said at this value; the next document
+                // is looked for after it.
+                Step::Bad(Some(e)) if super::strict::is_too_large(&e.to_string()) => {
+                    let message = format!("the value of `{key}`: {}", super::strict::too_large_message());
+                    out.errors.push(list_error(location, bytes, at, message));
+                    return Walked::Broken(at);
+                }
                 // A field of the List nested too deep to read (break-it 33
                 // F3): skipped and said, its items are read.
                 Step::Bad(Some(e)) if e.to_string().starts_with("recursion limit exceeded") => {

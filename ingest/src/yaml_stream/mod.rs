@@ -54,7 +54,8 @@ use crate::parse::{
     parse_yaml_document, utf16_decode, yaml_marker, Format, InputError, Item, ItemContext, Naming, Parsed, NOT_UTF8,
     STOPPED,
 };
-use crate::store::{map_ordered, prepare, Origin, RunWriter, StoreError};
+use crate::parse::map_ordered;
+use crate::store::{prepare, Origin, RunWriter, StoreError};
 
 /// How many bytes of input the check reads between two looks at the interrupt.
 const CHECK_EVERY: usize = 4 << 20;
