@@ -165,8 +165,13 @@ pub fn noted_bounded<'de, D: Deserializer<'de>>(
     limit: usize,
     stop: &dyn Fn() -> bool,
 ) -> Result<NotedValue, D::Error> {
-    let reading =
-        Reading { limit, used: Cell::new(VALUE_BYTES), stop: Some(stop), until_look: Cell::new(1), ..Reading::default() };
+    let reading = Reading {
+        limit,
+        used: Cell::new(VALUE_BYTES),
+        stop: Some(stop),
+        until_look: Cell::new(1),
+        ..Reading::default()
+    };
     let value = Seed { reading: &reading, at: None }.deserialize(deserializer)?;
     Ok(NotedValue { value, duplicates: reading.found.into_inner() })
 }
@@ -453,6 +458,32 @@ mod tests {
         let plain: Value = serde_json::from_str(text).expect("plain");
         assert_eq!(value, plain);
         assert!(parse_noting_duplicates("{\"a\": 1} x").is_err());
+    }
+
+    #[test]
+    fn a_bounded_read_looks_at_its_stop_before_the_first_value_and_every_64_ki_values() {
+        // 200,000 numbers in one array: 200,002 values with the object and the array.
+        let text = format!(r#"{{"x":[{}0]}}"#, "0,".repeat(199_999));
+        let looks = Cell::new(0u32);
+        let never = || {
+            looks.set(looks.get() + 1);
+            false
+        };
+        let value = strict_bounded(&mut serde_json::Deserializer::from_str(&text), usize::MAX, &never).expect("read");
+        assert_eq!(value["x"].as_array().map(Vec::len), Some(200_000));
+        assert_eq!(looks.get(), 1 + 200_002 / VALUES_BETWEEN_STOPS);
+        // Stopped at the third look: after 2 × 64 Ki values, not at the end.
+        looks.set(0);
+        let third = || {
+            looks.set(looks.get() + 1);
+            looks.get() == 3
+        };
+        let e = strict_bounded(&mut serde_json::Deserializer::from_str(&text), usize::MAX, &third).expect_err("stop");
+        assert!(e.to_string().starts_with(STOPPED_READING), "{e}");
+        assert_eq!(looks.get(), 3);
+        // The same for a noted read.
+        let at_once = || true;
+        assert!(noted_bounded(&mut serde_json::Deserializer::from_str(&text), usize::MAX, &at_once).is_err());
     }
 
     #[test]

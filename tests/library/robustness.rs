@@ -2518,7 +2518,11 @@ fn an_object_past_the_parsed_cap_is_an_error_and_the_objects_around_it_load() {
         ("wide.ndjson", format!("{}\n{wide}\n{}\n", event("a"), event("b")), ":2:", None),
         (
             "wide-list.json",
-            format!("{{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[\n{},\n{wide},\n{}\n]}}\n", event("a"), event("b")),
+            format!(
+                "{{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[\n{},\n{wide},\n{}\n]}}\n",
+                event("a"),
+                event("b")
+            ),
             ":3",
             Some("items[1]"),
         ),

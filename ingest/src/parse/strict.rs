@@ -187,11 +187,7 @@ pub(crate) fn yaml_value(text: &str) -> Result<serde_json::Value, serde_yaml::Er
         return Err(serde::de::Error::custom(kdrift_rebalance::STOPPED_READING));
     }
     if b.parsed != usize::MAX && yaml_estimate(text) > b.parsed {
-        return Err(serde::de::Error::custom(format_args!(
-            "{}{} bytes parsed",
-            kdrift_rebalance::TOO_LARGE,
-            b.parsed
-        )));
+        return Err(serde::de::Error::custom(format_args!("{}{} bytes parsed", kdrift_rebalance::TOO_LARGE, b.parsed)));
     }
     if text.len() < YAML_ALONE_BYTES || b.interrupt.is_none() {
         return yaml_within(text, &b);
