@@ -26,7 +26,7 @@ use crate::interrupt::Interrupt;
 
 /// The most bytes one object read by `kdrift ingest file` may take parsed
 /// by default ([`kdrift_rebalance::parsed_size`]; `--max-parsed-bytes`):
-/// 16 times the NDJSON line limit ([`crate::ndjson_stream::MAX_LINE_BYTES`],
+/// 16 times the NDJSON line limit ([`crate::MAX_LINE_BYTES`],
 /// 64 MiB) plus 1 MiB, 1025 MiB, as `kdrift record` bounds a watch event
 /// ([`kdrift_rebalance::parsed_event_limit`] of the same 64 MiB). Real
 /// objects take 6 to 14 times their JSON text, a `[0,0,…]` array 36 to 72.
