@@ -1053,6 +1053,14 @@ pub struct IngestFileArgs {
     /// batch; the reader holds at most half as much ahead.
     #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = kdrift_ingest::parse_size)]
     pub max_batch_bytes: u64,
+    /// The most memory one object (an NDJSON line, a JSON List item or document, a YAML document or
+    /// List item) may take parsed (a size as --max-batch-bytes), counted as it is built (a YAML
+    /// document's nodes counted before it is parsed, 256 bytes each): a larger one is not built, it is
+    /// an input error naming its line (and item) and the limit, and the records around it load.
+    /// Default: --memory-limit, at most 1025MiB (16 times the 64 MiB line limit plus 1 MiB, as `kdrift
+    /// record` bounds a watch event), so that --memory-limit 128MiB bounds one object's parse too.
+    #[arg(long, value_name = "SIZE", value_parser = kdrift_ingest::parse_size)]
+    pub max_parsed_bytes: Option<u64>,
     /// The instant the samples of saved `kubectl top nodes` / `kubectl top pods -A` tables were
     /// taken (RFC 3339, UTC microseconds or a time ago (2h)); default: each file's modification time.
     #[arg(long, value_name = "TIME", value_parser = parse_instant)]

@@ -43,6 +43,15 @@ pub struct FileLimits {
     /// are read whole; `--max-batch-bytes`; default
     /// `crate::ndjson_stream::BATCH_BYTES`).
     pub batch_bytes: u64,
+    /// The most bytes one object (an NDJSON line, a JSON List item, a JSON
+    /// document, a YAML document or List item) may take parsed
+    /// (`kdrift_rebalance::parsed_size`, counted as it is built; a YAML
+    /// document's nodes counted before it is parsed): a larger one is not
+    /// built, it is an input error naming it and the limit, and the records
+    /// around it load (`--max-parsed-bytes`; default
+    /// [`crate::MAX_PARSED_BYTES`], 16 times the 64 MiB line limit plus 1 MiB;
+    /// break-it 41 G3).
+    pub parsed_bytes: u64,
 }
 
 impl Default for FileLimits {
@@ -51,6 +60,7 @@ impl Default for FileLimits {
             decompressed: DecompressedCap::Default,
             yaml_depth: crate::parse::depth::MAX_YAML_DEPTH,
             batch_bytes: crate::ndjson_stream::BATCH_BYTES,
+            parsed_bytes: crate::MAX_PARSED_BYTES,
         }
     }
 }
@@ -608,6 +618,13 @@ fn ingest_dumps(
     let total_bytes = files.iter().filter_map(|f| f.metadata().ok()).map(|m| m.len()).sum();
     progress.start(files.len(), total_bytes);
     let mut writer = RunWriter::begin(store, "file", &location)?;
+    // Every value read on this thread (and on the readers' threads, which
+    // take these bounds along) within the parsed-size cap, its parse
+    // stopped by the interrupt.
+    let _bounds = crate::parse::enter_bounds(crate::parse::Bounds {
+        parsed: usize::try_from(limits.parsed_bytes).unwrap_or(usize::MAX),
+        interrupt: Some(interrupt.clone()),
+    });
     let mut summaries = Vec::new();
     for err in path_errors {
         let location = err.origin.location.clone();

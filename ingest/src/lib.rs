@@ -65,7 +65,7 @@ pub use interrupt::Interrupt;
 pub use interrupt::INTERRUPTED_RUN_MESSAGE;
 pub use ndjson_stream::{BATCH, CHUNK, MAX_LINE_BYTES, QUEUED, QUEUED_BYTES};
 pub use parse::depth::MAX_YAML_DEPTH;
-pub use parse::{Format, InputError};
+pub use parse::{Format, InputError, MAX_PARSED_BYTES};
 pub use prometheus::{
     pull_prometheus, resolve_queries, show_labels, InstantAnswer, InstantSample, NamedPromql, PromClient, PromError,
     PromFlags, PromOptions, PromPullFailed, PromReport, PromWindow, PromWindowReport, MAX_POINTS, PROM_ANSWER_LIMIT,

@@ -34,8 +34,8 @@ use chrono::{DateTime, Utc};
 use crate::files::{stage_prepared, FileLimits, FileSummary};
 use crate::gzip::{skipped_in, Capped, DecompressedCap, Members, Skipped};
 use crate::interrupt::Interrupt;
+use crate::parse::map_ordered;
 use crate::parse::{kind_hint_from_path, looks_like_ndjson, parse_ndjson_line_until, Format, InputError, Parsed};
-use crate::store::map_ordered;
 use crate::store::Origin;
 use crate::store::RunWriter;
 use crate::store::StoreError;
@@ -382,10 +382,13 @@ pub(crate) fn stream_file(
     }
     let (tx, rx) = std::sync::mpsc::sync_channel::<Ready>(QUEUED);
     let budget = Budget::new(usize::try_from(limits.batch_bytes / 2).unwrap_or(usize::MAX));
+    // The parsed-size cap and the interrupt go with the reader.
+    let bounds = crate::parse::current_bounds();
     std::thread::scope(|scope| {
         let location = location.as_str();
         let reader_budget = &budget;
         scope.spawn(move || {
+            let _bounds = crate::parse::enter_bounds(bounds);
             // The reader: chunks of lines, parsed and prepared on every core, in file order.
             let mut lines: Vec<(u64, Vec<u8>)> = Vec::with_capacity(CHUNK);
             let mut chunk_bytes = 0usize;

@@ -167,7 +167,7 @@ pub use simulate::{
 };
 pub use simulate::{HotLanding, NodeUsedChange, PredictedUsage, UsedChange, REQUESTS_PLAN_USED_LIMIT};
 pub use strict_json::{
-    duplicate_message, json_error_text, parse_noting_duplicates, parse_within, strict_within, Duplicate, NotedValue,
-    ParseError, StrictValue, TOO_LARGE,
+    duplicate_message, json_error_text, noted_bounded, parse_noting_duplicates, parse_within, strict_bounded,
+    strict_within, Duplicate, NotedValue, ParseError, StrictValue, STOPPED_READING, TOO_LARGE, VALUES_BETWEEN_STOPS,
 };
 pub use visible::{first_control, visible};

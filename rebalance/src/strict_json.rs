@@ -19,6 +19,9 @@
 //! ([`crate::parsed_size`]) may not pass a limit, counted as it is built:
 //! a watch event of `[0,0,…]` takes 36 to 72 times its text parsed (break-it
 //! 37 F9), and is given up once past the limit, not held whole first.
+//! [`strict_bounded`] does so for any deserializer and also gives up when
+//! asked to stop (looked at every [`VALUES_BETWEEN_STOPS`] values: SIGINT
+//! inside a long parse, break-it 41 G4).
 
 use std::cell::{Cell, RefCell};
 use std::fmt::{self, Write};
@@ -116,6 +119,63 @@ pub fn strict_within<'de, D: Deserializer<'de>>(deserializer: D, limit: usize) -
 /// How the error of a value past its parsed limit begins ([`strict_within`]).
 pub const TOO_LARGE: &str = "the value takes more than ";
 
+/// The error of a read given up because its `stop` said so ([`strict_bounded`]).
+pub const STOPPED_READING: &str = "reading this value was stopped on request";
+
+/// How many values [`strict_bounded`] reads between two looks at its
+/// `stop`: 64 Ki, a few MB of text at most of the smallest values (`0,`),
+/// a few milliseconds.
+pub const VALUES_BETWEEN_STOPS: u32 = 1 << 16;
+
+/// [`strict_within`] (fails on the first duplicate key; at most `limit`
+/// bytes parsed, counted as built) that also gives up once `stop` returns
+/// true, looked at before the first value and every
+/// [`VALUES_BETWEEN_STOPS`] values after: a 60 MB NDJSON line or YAML
+/// document is not parsed to its end after a SIGINT (break-it 41 G4).
+///
+/// # Errors
+/// The deserializer's: a duplicate key ([`duplicate_message`]), the value
+/// past `limit` ([`TOO_LARGE`] starts it), or [`STOPPED_READING`].
+pub fn strict_bounded<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    limit: usize,
+    stop: &dyn Fn() -> bool,
+) -> Result<Value, D::Error> {
+    let reading = Reading {
+        fail: true,
+        limit,
+        used: Cell::new(VALUE_BYTES),
+        stop: Some(stop),
+        // The first value looks at once.
+        until_look: Cell::new(1),
+        ..Reading::default()
+    };
+    Seed { reading: &reading, at: None }.deserialize(deserializer)
+}
+
+/// [`NotedValue`] (every duplicate key noted, none refused) read within
+/// `limit` bytes parsed and given up once `stop` returns true, as
+/// [`strict_bounded`] reads.
+///
+/// # Errors
+/// The deserializer's, the value past `limit` ([`TOO_LARGE`] starts it),
+/// or [`STOPPED_READING`].
+pub fn noted_bounded<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    limit: usize,
+    stop: &dyn Fn() -> bool,
+) -> Result<NotedValue, D::Error> {
+    let reading = Reading {
+        limit,
+        used: Cell::new(VALUE_BYTES),
+        stop: Some(stop),
+        until_look: Cell::new(1),
+        ..Reading::default()
+    };
+    let value = Seed { reading: &reading, at: None }.deserialize(deserializer)?;
+    Ok(NotedValue { value, duplicates: reading.found.into_inner() })
+}
+
 /// The byte offset of serde_json's `line` (1-based) and `column` in `text`.
 fn offset_of(text: &str, line: usize, column: usize) -> usize {
     let start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
@@ -170,7 +230,7 @@ struct Node<'a> {
 }
 
 /// The state of one read: how a duplicate is handled, and what was found.
-struct Reading {
+struct Reading<'s> {
     /// Fail on the first duplicate ([`StrictValue`]) rather than note it.
     fail: bool,
     found: RefCell<Vec<Duplicate>>,
@@ -178,15 +238,42 @@ struct Reading {
     limit: usize,
     /// The bytes it takes so far (counted only under a limit).
     used: Cell<usize>,
+    /// Says when to give up ([`strict_bounded`]).
+    stop: Option<&'s dyn Fn() -> bool>,
+    /// Values left to read before `stop` is looked at.
+    until_look: Cell<u32>,
 }
 
-impl Default for Reading {
-    fn default() -> Reading {
-        Reading { fail: false, found: RefCell::default(), limit: usize::MAX, used: Cell::new(0) }
+impl Default for Reading<'_> {
+    fn default() -> Self {
+        Reading {
+            fail: false,
+            found: RefCell::default(),
+            limit: usize::MAX,
+            used: Cell::new(0),
+            stop: None,
+            until_look: Cell::new(VALUES_BETWEEN_STOPS),
+        }
     }
 }
 
-impl Reading {
+impl Reading<'_> {
+    /// One more value read: an error when `stop` (looked at every
+    /// [`VALUES_BETWEEN_STOPS`] values) says to give up.
+    fn step<E: de::Error>(&self) -> Result<(), E> {
+        let Some(stop) = self.stop else { return Ok(()) };
+        let left = self.until_look.get() - 1;
+        if left > 0 {
+            self.until_look.set(left);
+            return Ok(());
+        }
+        self.until_look.set(VALUES_BETWEEN_STOPS);
+        if stop() {
+            return Err(E::custom(STOPPED_READING));
+        }
+        Ok(())
+    }
+
     /// Counts `bytes` more; an error once past the limit.
     fn count<E: de::Error>(&self, bytes: usize) -> Result<(), E> {
         if self.limit == usize::MAX {
@@ -237,7 +324,7 @@ fn push_key(out: &mut String, key: &str) {
 /// Reads one value at `at`.
 #[derive(Clone, Copy)]
 struct Seed<'a> {
-    reading: &'a Reading,
+    reading: &'a Reading<'a>,
     at: Option<&'a Node<'a>>,
 }
 
@@ -245,6 +332,7 @@ impl<'de> DeserializeSeed<'de> for Seed<'_> {
     type Value = Value;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        self.reading.step()?;
         deserializer.deserialize_any(self)
     }
 }
@@ -370,6 +458,32 @@ mod tests {
         let plain: Value = serde_json::from_str(text).expect("plain");
         assert_eq!(value, plain);
         assert!(parse_noting_duplicates("{\"a\": 1} x").is_err());
+    }
+
+    #[test]
+    fn a_bounded_read_looks_at_its_stop_before_the_first_value_and_every_64_ki_values() {
+        // 200,000 numbers in one array: 200,002 values with the object and the array.
+        let text = format!(r#"{{"x":[{}0]}}"#, "0,".repeat(199_999));
+        let looks = Cell::new(0u32);
+        let never = || {
+            looks.set(looks.get() + 1);
+            false
+        };
+        let value = strict_bounded(&mut serde_json::Deserializer::from_str(&text), usize::MAX, &never).expect("read");
+        assert_eq!(value["x"].as_array().map(Vec::len), Some(200_000));
+        assert_eq!(looks.get(), 1 + 200_002 / VALUES_BETWEEN_STOPS);
+        // Stopped at the third look: after 2 × 64 Ki values, not at the end.
+        looks.set(0);
+        let third = || {
+            looks.set(looks.get() + 1);
+            looks.get() == 3
+        };
+        let e = strict_bounded(&mut serde_json::Deserializer::from_str(&text), usize::MAX, &third).expect_err("stop");
+        assert!(e.to_string().starts_with(STOPPED_READING), "{e}");
+        assert_eq!(looks.get(), 3);
+        // The same for a noted read.
+        let at_once = || true;
+        assert!(noted_bounded(&mut serde_json::Deserializer::from_str(&text), usize::MAX, &at_once).is_err());
     }
 
     #[test]

@@ -2863,3 +2863,42 @@ fn names_with_control_characters_are_refused_at_ingest_and_printed_visibly() {
         assert!(stderr.contains(&*kdrift_rebalance::visible(name)), "{stderr:?}");
     }
 }
+
+/// Break-it 41 G3: `--max-parsed-bytes` sets the most one object may take
+/// parsed; a line past it is an input error naming the line and the limit,
+/// and the lines around it load.
+#[test]
+fn max_parsed_bytes_refuses_an_object_past_it_and_the_lines_around_it_load() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let event = |name: &str, extra: &str| {
+        format!(
+            "{{{extra}\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{{\"name\":\"{name}\",\"namespace\":\"d\"}},\
+             \"involvedObject\":{{\"kind\":\"Pod\",\"namespace\":\"d\",\"name\":\"p\",\"uid\":\"u\"}},\"reason\":\"X\",\
+             \"message\":\"m\",\"firstTimestamp\":\"2026-01-01T00:00:00Z\",\"lastTimestamp\":\"2026-01-01T00:00:00Z\"}}"
+        )
+    };
+    let wide = event("wide", &format!("\"x\":[{}1],", "1,".repeat(20_000)));
+    let file = dir.path().join("wide.ndjson");
+    std::fs::write(&file, format!("{}\n{wide}\n{}\n", event("a", ""), event("b", ""))).expect("write");
+    let db = dir.path().join("k.duckdb");
+    let (code, stdout, stderr) =
+        kdrift_out(&["--db", path_str(&db), "ingest", "file", path_str(&file), "--max-parsed-bytes", "256KiB"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stdout.contains("2 object versions read"), "{stdout}");
+    assert!(
+        stderr.contains(&format!("{}:2:", file.display()))
+            && stderr.contains("this value takes more than 262144 bytes parsed")
+            && stderr.contains("--max-parsed-bytes"),
+        "{stderr}"
+    );
+    // Without the flag the cap is --memory-limit (64MiB here): 2.5M small
+    // numbers (5 MB of text) take ~80 MB parsed and are refused the same way.
+    let wide = event("wide", &format!("\"x\":[{}1],", "1,".repeat(2_500_000)));
+    std::fs::write(&file, format!("{}\n{wide}\n{}\n", event("a", ""), event("b", ""))).expect("write");
+    let db = dir.path().join("m.duckdb");
+    let (code, stdout, stderr) =
+        kdrift_out(&["--db", path_str(&db), "--memory-limit", "64MiB", "ingest", "file", path_str(&file)]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stdout.contains("2 object versions read"), "{stdout}");
+    assert!(stderr.contains(&format!("{}:2:", file.display())) && stderr.contains("67108864 bytes parsed"), "{stderr}");
+}

@@ -1702,15 +1702,14 @@ fn an_interrupt_during_a_whole_file_parse_stops_it_within_a_few_mb() {
     let report = kdrift_ingest::ingest_files_until(&store, &[file], &mut progress, &interrupt).expect("ingest");
     assert!(report.interrupted);
     assert_eq!(report.status, kdrift_store::RunStatus::Failed);
-    // The parse stopped at its first look at the interrupt, 4 MiB into the
-    // List (about 1 item in 3), not after its 40,000 items.
+    // The parse stopped at its first value read after the trigger, the
+    // List's `kind` on line 1 (each value's parse looks at the interrupt:
+    // break-it 41 G4; it was 4 MiB into the List, about 1 item in 3), not
+    // after its 40,000 items.
     let errors = &report.files[0].errors;
     assert_eq!(errors.len(), 1, "{errors:?}");
     let stopped = &errors[0];
-    let k = stopped.origin.item.expect("an item");
-    let per_item = body.len() as u64 / n;
-    assert!(k.abs_diff((4 << 20) / per_item) < 100, "stopped at items[{k}], {per_item} bytes an item");
-    assert_eq!(stopped.origin.line, Some(k + 3));
+    assert_eq!((stopped.origin.line, stopped.origin.item), (Some(1), None));
     assert_eq!(
         stopped.message,
         "reading stopped here on an interrupt (SIGINT or SIGTERM): the rest of the file is not read"
@@ -2630,4 +2629,127 @@ fn a_name_holding_a_control_character_is_an_input_error_and_its_neighbours_are_s
         .collect::<Result<_, _>>()
         .expect("rows");
     assert_eq!(names, ["e.1", "web-1"]);
+}
+
+/// Break-it 41 G3 (issue 34): one object whose text is a long array of
+/// small numbers was parsed whole with no bound (a 60 MB NDJSON line
+/// peaked at 3.45 GB, a 30 MB YAML flow list at 3.3 GB). Under a lowered
+/// `--max-parsed-bytes` (256 KiB) an object that would take more parsed
+/// (20,000 `1,`: about 2.4 MB) is not built: an input error names its line
+/// (and `items[1]` in a List) and the limit, and the objects around it load
+/// (NDJSON, a JSON List, YAML documents, a YAML List). Under the default
+/// cap it loads.
+#[test]
+fn an_object_past_the_parsed_cap_is_an_error_and_the_objects_around_it_load() {
+    use kdrift_ingest::{ingest_files_with, FileLimits, Interrupt};
+    let (dir, store) = temp_store();
+    let at = "2026-01-01T00:00:00Z";
+    let event = |name: &str| ev(name, "p", "u", "FailedScheduling", FS, 1.into(), at, at);
+    let ones = format!("[{}1]", "1,".repeat(20_000));
+    let wide = event("wide").replacen('{', &format!("{{\"x\":{ones},"), 1);
+    let cap = FileLimits { parsed_bytes: 256 << 10, ..FileLimits::default() };
+    let limit = format!("more than {} bytes parsed", 256 << 10);
+    let read = |name: &str, body: String, limits: &FileLimits| {
+        let path = write(dir.path(), name, body.as_bytes());
+        let report = ingest_files_with(&store, &[path], limits, &mut NoProgress, &Interrupt::new()).expect("ingest");
+        let f = &report.files[0];
+        (f.records, f.errors.iter().map(ToString::to_string).collect::<Vec<_>>())
+    };
+    let yaml_event = |name: &str, indent: &str, extra: &str| {
+        format!(
+            "apiVersion: v1\n{indent}kind: Event\n{indent}metadata: {{name: {name}, namespace: d}}\n{indent}\
+             involvedObject: {{kind: Pod, namespace: d, name: p, uid: u}}\n{indent}reason: FailedScheduling\n\
+             {indent}message: m\n{indent}firstTimestamp: {at}\n{indent}lastTimestamp: {at}\n{extra}"
+        )
+    };
+    let cases = [
+        ("wide.ndjson", format!("{}\n{wide}\n{}\n", event("a"), event("b")), ":2:", None),
+        (
+            "wide-list.json",
+            format!(
+                "{{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[\n{},\n{wide},\n{}\n]}}\n",
+                event("a"),
+                event("b")
+            ),
+            ":3",
+            Some("items[1]"),
+        ),
+        (
+            "wide.yaml",
+            format!(
+                "{}---\n{}---\n{}",
+                yaml_event("a", "", ""),
+                yaml_event("wide", "", &format!("x: {ones}\n")),
+                yaml_event("b", "", "")
+            ),
+            ":10",
+            None,
+        ),
+        (
+            "wide-list.yaml",
+            format!(
+                "apiVersion: v1\nkind: List\nitems:\n- {}- {}- {}",
+                yaml_event("a", "  ", ""),
+                yaml_event("wide", "  ", &format!("  x: {ones}\n")),
+                yaml_event("b", "  ", "")
+            ),
+            ":12",
+            Some("items[1]"),
+        ),
+    ];
+    for (name, body, line, item) in cases {
+        let (records, errors) = read(name, body.clone(), &cap);
+        assert_eq!((records, errors.len()), (2, 1), "{name}: {errors:?}");
+        let e = &errors[0];
+        assert!(e.contains(&format!("{name}{line}")), "{name}: the line: {e}");
+        assert!(e.contains(&limit) && e.contains("--max-parsed-bytes"), "{name}: the limit: {e}");
+        assert!(item.is_none_or(|i| e.contains(i)), "{name}: the item: {e}");
+        // Under the default cap (1025 MiB) it loads.
+        let (records, errors) = read(&format!("default-{name}"), body, &FileLimits::default());
+        assert_eq!((records, errors.len()), (3, 0), "{name}: {errors:?}");
+    }
+}
+
+/// Break-it 41 G4 (issue 34): SIGINT inside the parse of one large
+/// document was honoured only once it ended (60 s on a 30 MB YAML
+/// document, 23 s on a 60 MB NDJSON line). The interrupt, triggered as a
+/// file's reading starts (after the reader's last look before it), now
+/// stops the parse of its first object: nothing of it is read, and the
+/// error says where reading stopped (line 1), in NDJSON, JSON and YAML.
+#[test]
+fn an_interrupt_stops_the_parse_of_an_object() {
+    use kdrift_ingest::{ingest_files_with, FileLimits, Interrupt, Progress};
+    struct TriggerOnRead(Interrupt);
+    impl Progress for TriggerOnRead {
+        fn reading(&mut self, _location: &str) {
+            self.0.trigger();
+        }
+    }
+    let (dir, store) = temp_store();
+    let at = "2026-01-01T00:00:00Z";
+    let event = |name: &str| ev(name, "p", "u", "FailedScheduling", FS, 1.into(), at, at);
+    let ones = format!("[{}1]", "1,".repeat(100_000));
+    let wide = event("wide").replacen('{', &format!("{{\"x\":{ones},"), 1);
+    let yaml = format!(
+        "apiVersion: v1\nkind: Event\nmetadata: {{name: w, namespace: d}}\ninvolvedObject: {{kind: Pod, namespace: \
+         d, name: p, uid: u}}\nreason: FailedScheduling\nmessage: m\nfirstTimestamp: {at}\nlastTimestamp: {at}\nx: \
+         {ones}\n"
+    );
+    for (name, body) in
+        [("wide.ndjson", format!("{wide}\n{}\n", event("b"))), ("wide.json", wide.clone()), ("wide.yaml", yaml)]
+    {
+        let path = write(dir.path(), name, body.as_bytes());
+        let interrupt = Interrupt::new();
+        let mut progress = TriggerOnRead(interrupt.clone());
+        let report =
+            ingest_files_with(&store, &[path], &FileLimits::default(), &mut progress, &interrupt).expect("ingest");
+        assert!(report.interrupted, "{name}");
+        let f = &report.files[0];
+        let errors: Vec<String> = f.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(f.records, 0, "{name}: {errors:?}");
+        assert!(
+            errors.first().is_some_and(|e| e.contains(&format!("{name}:1")) && e.contains("reading stopped here")),
+            "{name}: {errors:?}"
+        );
+    }
 }

@@ -87,6 +87,7 @@ pub fn file(cli: &Cli, args: &IngestFileArgs) -> anyhow::Result<ExitCode> {
             decompressed: args.max_decompressed.map_or(DecompressedCap::Default, DecompressedCap::Bytes),
             yaml_depth: args.max_yaml_depth,
             batch_bytes: args.max_batch_bytes,
+            parsed_bytes: args.max_parsed_bytes.unwrap_or(cli.memory_limit.min(kdrift_ingest::MAX_PARSED_BYTES)),
         };
         ingest_files_named(&store, paths, &inputs.names, &limits, args.at, &mut bar, caught.interrupt())?
     };

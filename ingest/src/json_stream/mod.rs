@@ -42,11 +42,12 @@ use self::scan::{Cut, Ended, Scanner, Sink};
 use crate::files::{FileLimits, FileSummary};
 use crate::interrupt::Interrupt;
 use crate::ndjson_stream::{open, stage_chunk, Ready, CHUNK, CHUNK_BYTES};
+use crate::parse::map_ordered;
 use crate::parse::{
     bad_item_message, expand_document, is_list, items_twice_message, json_cut_error_at, kind_hint_from_path, legacy,
     looks_like_ndjson, utf16_decode, CutAt, Format, InputError, ItemContext, Naming, Parsed, STOPPED,
 };
-use crate::store::{map_ordered, prepare, Origin, RunWriter, StoreError};
+use crate::store::{prepare, Origin, RunWriter, StoreError};
 
 /// How much more than its size on disk a gzip file is taken to hold when
 /// deciding whether it streams ([`streams`]): JSON compresses 10–20×.

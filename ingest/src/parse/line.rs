@@ -111,7 +111,10 @@ pub(crate) fn parse_ndjson_line_until(
                 pos = start + stream.byte_offset();
             }
             Some(Err(e)) => {
-                if !e.is_eof() {
+                // A value past the parsed cap or stopped on the interrupt is
+                // not read again item by item.
+                let given_up = super::strict::is_too_large(&e.to_string()) || super::strict::is_stopped(&e.to_string());
+                if !e.is_eof() && !given_up {
                     if let Some(next) = list_line_read_by_item(location, line_no, line, start, hint, out) {
                         read += 1;
                         match next {
@@ -135,6 +138,11 @@ pub(crate) fn parse_ndjson_line_until(
                 } else {
                     json_error_what(&e)
                 };
+                if super::strict::is_stopped(&e.to_string()) {
+                    // The interrupt, inside this value: the rest is not read.
+                    out.errors.push(InputError { origin: origin(), column: Some(column as u64), message: what });
+                    return;
+                }
                 let resume = after_carriage_return(line, at);
                 let mut found = what;
                 if read > 0 {

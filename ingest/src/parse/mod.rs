@@ -23,7 +23,8 @@ mod line;
 mod resync;
 mod stream;
 mod strict;
-pub(crate) use strict::Strict;
+pub use strict::MAX_PARSED_BYTES;
+pub(crate) use strict::{current as current_bounds, enter as enter_bounds, map_ordered, Bounds, Strict};
 mod utf16;
 pub(crate) use utf16::{decode as utf16_decode, LOSSY as UTF16_LOSSY};
 mod walk;
@@ -195,6 +196,9 @@ pub fn parse_bytes_with(
     yaml_depth: usize,
     interrupt: &Interrupt,
 ) -> Parsed {
+    // Each value's parse stops on `interrupt` too (`strict`), within the
+    // parsed-size cap of this thread.
+    let _bounds = strict::enter(Bounds { interrupt: Some(interrupt.clone()), ..strict::current() });
     if let Some((text, lossy)) = utf16::decode(bytes) {
         let mut out = parse_bytes_with(location, text.as_bytes(), named, yaml_depth, interrupt);
         if lossy {
@@ -486,9 +490,18 @@ fn json_type(v: &Value) -> &'static str {
 }
 
 /// `invalid JSON: ` and serde's text without its ` at line L column C`
-/// (the error names the position once, counted from the file's start).
+/// (the error names the position once, counted from the file's start);
+/// a value past its parsed limit or stopped on the interrupt says so
+/// (`strict`).
 pub(crate) fn json_error_what(e: &serde_json::Error) -> String {
-    format!("invalid JSON: {}", kdrift_rebalance::json_error_text(e))
+    let text = kdrift_rebalance::json_error_text(e);
+    if strict::is_too_large(&text) {
+        return strict::too_large_message();
+    }
+    if strict::is_stopped(&text) {
+        return walk::STOPPED.to_string();
+    }
+    format!("invalid JSON: {text}")
 }
 
 /// The rest of a YAML document marker line (`---`, `--- text`): `None`
@@ -624,6 +637,10 @@ pub(crate) fn parse_yaml_document(
                 }
             }
         }
+        Err(e) if strict::stopped(&e) => {
+            let origin = Origin { location: location.to_string(), line: Some(first_line), item: None };
+            out.errors.push(InputError { origin, column: None, message: walk::STOPPED.to_string() });
+        }
         Err(e) if strict::expands_too_much(&e) => {
             // A List's items are read one by one: only those expanding too much are refused.
             let origin = Origin { location: location.to_string(), line: Some(first_line), item: None };
@@ -631,7 +648,7 @@ pub(crate) fn parse_yaml_document(
                 out.errors.push(InputError {
                     origin,
                     column: None,
-                    message: strict::expansion_message(&format!("YAML document {number}"), doc_text.len()),
+                    message: strict::expansion_message(&format!("YAML document {number}"), doc_text),
                 });
             }
         }

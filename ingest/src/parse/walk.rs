@@ -229,6 +229,10 @@ pub(super) fn read_document(
         return Walked::Whole;
     }
     let mut fields = Map::new();
+    // Bytes the fields read so far take parsed: the document as a whole
+    // stays within this thread's cap (`super::strict::Bounds`).
+    let bounds = super::strict::current();
+    let mut used = kdrift_rebalance::parsed_size::VALUE_BYTES;
     let mut items: Option<(String, Items)> = None;
     // The keys that appear twice in a value outside the items.
     let mut twice: Vec<InputError> = Vec::new();
@@ -315,8 +319,22 @@ pub(super) fn read_document(
         } else {
             walk.peek();
             let at = walk.pos;
-            match walk.long_value::<kdrift_rebalance::NotedValue>() {
-                Step::Got(noted) => {
+            let field = (bounds.parsed != usize::MAX).then(|| {
+                super::strict::enter(super::strict::Bounds {
+                    parsed: bounds.parsed.saturating_sub(used),
+                    ..bounds.clone()
+                })
+            });
+            let value = walk.long_value::<super::strict::Noted>();
+            drop(field);
+            match value {
+                Step::Got(super::strict::Noted(noted)) => {
+                    if bounds.parsed != usize::MAX {
+                        used = used.saturating_add(
+                            kdrift_rebalance::parsed_size::heap_bytes(key.len())
+                                + kdrift_rebalance::parsed_size::parsed_bytes(&noted.value),
+                        );
+                    }
                     // A key twice in the List's own fields (`metadata`): said,
                     // and its items are read (a document that is no List is
                     // reported whole).
@@ -341,6 +359,14 @@ pub(super) fn read_document(
                 Step::Cut => break,
                 // Stopped inside the value, where it starts.
                 Step::Bad(_) if interrupt.is_triggered() => return stopped(location, bytes, walk.pos, None, out),
+                // The document would take more than the cap parsed (break-it
+                // 41 G3): not built, said at this value; the next document
+                // is looked for after it.
+                Step::Bad(Some(e)) if super::strict::is_too_large(&e.to_string()) => {
+                    let message = format!("the value of `{key}`: {}", super::strict::too_large_message());
+                    out.errors.push(list_error(location, bytes, at, message));
+                    return Walked::Broken(at);
+                }
                 // A field of the List nested too deep to read (break-it 33
                 // F3): skipped and said, its items are read.
                 Step::Bad(Some(e)) if e.to_string().starts_with("recursion limit exceeded") => {
@@ -879,13 +905,10 @@ mod tests {
         assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
         let e = &p.errors[0];
         assert_eq!(e.message, STOPPED);
-        // Stopped at the first look, once 4 MiB were read: before item k,
-        // `{"kind":"PodList","items":[` and k items each with its comma.
-        let read_before = |k: usize| -> usize {
-            27 + items[..k].iter().map(|i| serde_json::to_vec(i).expect("json").len() + 1).sum::<usize>()
-        };
-        let k = e.origin.item.expect("item") as usize;
-        assert!(read_before(k) >= CHECK_EVERY && read_before(k - 1) < CHECK_EVERY, "stopped at items[{k}]");
+        // Stopped at once, at the List's first value (`kind`): every value's
+        // parse looks at the interrupt (break-it 41 G4); it was at the
+        // first look of the walk, once 4 MiB were read.
+        assert_eq!((e.origin.line, e.origin.item), (Some(1), None));
         // Not triggered: every item.
         assert_eq!(parse_bytes("pods.json", &bytes, Naming::Json).records.len(), 60_000);
     }
@@ -947,7 +970,8 @@ mod tests {
 
     /// One huge object that is no List (a Pod with 300,000 annotations,
     /// ~10 MiB): SIGINT stopped it only once its whole `metadata` was
-    /// parsed; it stops within its first few MB, named at the value's start.
+    /// parsed; it stops at once, at the first value read (break-it 41 G4:
+    /// every value's parse looks at the interrupt; it was at `metadata`).
     #[test]
     fn an_interrupt_stops_inside_one_huge_object() {
         let annotations: serde_json::Map<String, Value> =
@@ -962,7 +986,7 @@ mod tests {
         let p = parse_bytes_until("pod.json", text.as_bytes(), Naming::Json, &interrupt);
         assert!(p.records.is_empty());
         let errors: Vec<(Option<u64>, &str)> = p.errors.iter().map(|e| (e.origin.line, e.message.as_str())).collect();
-        assert_eq!(errors, [(Some(2), STOPPED)]);
+        assert_eq!(errors, [(Some(1), STOPPED)]);
         // Not triggered: the object, whole.
         let p = parse_bytes("pod.json", text.as_bytes(), Naming::Json);
         assert_eq!((p.records.len(), p.errors.len()), (1, 0));

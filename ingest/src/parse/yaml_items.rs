@@ -222,12 +222,17 @@ pub(crate) fn parse_item(text: &str, at: usize, k: u64, origin: &Origin, max_dep
     match super::strict::yaml_value(text) {
         Ok(Value::Array(mut one)) if one.len() == 1 => one.pop().map_or(Item::NotOne, Item::Good),
         Ok(_) => Item::NotOne,
+        Err(e) if super::strict::stopped(&e) => Item::Bad(InputError {
+            origin: Origin { line: Some(first_line + at as u64), item: Some(k), ..origin.clone() },
+            column: None,
+            message: super::walk::STOPPED.to_string(),
+        }),
         Err(e) if super::strict::expands_too_much(&e) => Item::Bad(InputError {
             origin: Origin { line: Some(first_line + at as u64), item: Some(k), ..origin.clone() },
             column: None,
             message: format!(
                 "{}; it is skipped (not stored), the List's other items are loaded",
-                super::strict::expansion_message("this item", text.len())
+                super::strict::expansion_message("this item", text)
             ),
         }),
         Err(e) => Item::Bad(InputError {

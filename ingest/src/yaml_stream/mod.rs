@@ -49,12 +49,13 @@ use self::layout::{Layout, Part};
 use crate::files::{is_dump_name, FileLimits, FileSummary};
 use crate::interrupt::Interrupt;
 use crate::ndjson_stream::{open, stage_chunk, Ready, CHUNK, CHUNK_BYTES};
+use crate::parse::map_ordered;
 use crate::parse::{
     is_blank_yaml, is_list, kind_hint_from_path, legacy, list_fields, looks_like_a_dump, parse_item,
     parse_yaml_document, utf16_decode, yaml_marker, Format, InputError, Item, ItemContext, Naming, Parsed, NOT_UTF8,
     STOPPED,
 };
-use crate::store::{map_ordered, prepare, Origin, RunWriter, StoreError};
+use crate::store::{prepare, Origin, RunWriter, StoreError};
 
 /// How many bytes of input the check reads between two looks at the interrupt.
 const CHECK_EVERY: usize = 4 << 20;
