@@ -76,6 +76,7 @@ pub use pending::{
     pending_pods, pod_labels, pod_name_namespaces, pod_names, why_pending, Arrival, Cause, NodeFill, NodeLine,
     PendingPod, PendingReport, PodLabels, PreemptionVerdict, Shortfall, StateAtFailure, WhyFull, EXPLAINED_NODES,
 };
+pub use pending::{pending_pods_where, PendingList};
 pub use pending::{
     AdmissionCount, Anchor, Burst, ConstraintLine, DefaultPolicyRelief, FailureEvent, History, Holder,
     KubeletRejection, MoveRun, ReasonItem, ReasonLine, Relief, ReliefPolicy, ResourceLine, ScheduledAt, SpecFrom,
