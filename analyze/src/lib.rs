@@ -86,7 +86,7 @@ pub use postmortem::{job_name_namespaces, job_names, no_pod_found, postmortem_jo
 pub use postmortem::{ContainerEnd, JobCondition, JobEvent, JobFailure, JobPod, OtherRun};
 pub use rebalance_runs::RunSummary;
 pub use rebalance_runs::{last_success, latest_runs};
-pub use report::{report_data, time_span, ReportData, ReportOptions};
+pub use report::{report_data, time_span, ReportData, ReportOptions, MAX_LISTED};
 pub use series::{change_instants, requested_series, RequestedSeries};
 pub use skew::SkewNode;
 pub use skew::{narrow_to_pods, policy_from_thresholds, skew, SkewReport};
