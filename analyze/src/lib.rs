@@ -76,6 +76,7 @@ pub use pending::{
     pending_pods, pod_labels, pod_name_namespaces, pod_names, why_pending, Arrival, Cause, NodeFill, NodeLine,
     PendingPod, PendingReport, PodLabels, PreemptionVerdict, Shortfall, StateAtFailure, WhyFull, EXPLAINED_NODES,
 };
+pub use pending::{pending_pods_where, PendingList};
 pub use pending::{
     AdmissionCount, Anchor, Burst, ConstraintLine, DefaultPolicyRelief, FailureEvent, History, Holder,
     KubeletRejection, MoveRun, ReasonItem, ReasonLine, Relief, ReliefPolicy, ResourceLine, ScheduledAt, SpecFrom,
@@ -85,7 +86,7 @@ pub use postmortem::{job_name_namespaces, job_names, no_pod_found, postmortem_jo
 pub use postmortem::{ContainerEnd, JobCondition, JobEvent, JobFailure, JobPod, OtherRun};
 pub use rebalance_runs::RunSummary;
 pub use rebalance_runs::{last_success, latest_runs};
-pub use report::{report_data, time_span, ReportData, ReportOptions};
+pub use report::{report_data, time_span, ReportData, ReportOptions, MAX_LISTED};
 pub use series::{change_instants, requested_series, RequestedSeries};
 pub use skew::SkewNode;
 pub use skew::{narrow_to_pods, policy_from_thresholds, skew, SkewReport};

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::drains::{drain_timeline, DrainTimeline};
 use crate::hot::{used_series, UsedSeries};
-use crate::pending::{pending_pods, why_pending, PendingPod, PendingReport};
+use crate::pending::{pending_pods_where, why_pending, PendingPod, PendingReport};
 use crate::series::{requested_series, RequestedSeries};
 use crate::AnalyzeError;
 
@@ -27,11 +27,18 @@ pub struct ReportOptions {
     pub max_used_steps: usize,
     /// At most this many Pending chains (the longest-pending pods).
     pub max_chains: usize,
+    /// At most this many Pending pods listed (the longest-pending; the
+    /// report counts the rest): a list of 200,000 rows is not readable,
+    /// and was most of the report's time and memory (kdrift issue 39).
+    pub max_listed: usize,
 }
+
+/// [`ReportOptions::max_listed`] by default.
+pub const MAX_LISTED: usize = 500;
 
 impl Default for ReportOptions {
     fn default() -> Self {
-        ReportOptions { max_samples: 5000, max_used_steps: 400, max_chains: 20 }
+        ReportOptions { max_samples: 5000, max_used_steps: 400, max_chains: 20, max_listed: MAX_LISTED }
     }
 }
 
@@ -62,8 +69,12 @@ pub struct ReportData {
     pub used: Option<UsedSeries>,
     /// Every node seen in the timeline or the samples, in name order.
     pub nodes: Vec<String>,
-    /// Pods with FailedScheduling whose pending time overlaps the range, longest-pending first.
+    /// Pods with FailedScheduling whose pending time overlaps the range,
+    /// longest-pending first: the first [`ReportOptions::max_listed`] of them.
     pub pending: Vec<PendingPod>,
+    /// How many pods with FailedScheduling had a pending time overlapping
+    /// the range in all (those of `pending` and the rest).
+    pub pending_total: usize,
     /// The why-pending chain of the first [`ReportOptions::max_chains`] of them.
     pub chains: Vec<PendingReport>,
     /// Caveats.
@@ -88,10 +99,17 @@ pub fn time_span(store: &Reader) -> Result<Option<Span>, AnalyzeError> {
 }
 
 /// Whether a pending pod's wait (first failure to scheduling, deletion or
-/// last failure) overlaps `[from, to]`.
-pub fn pending_in(p: &PendingPod, from: DateTime<Utc>, to: DateTime<Utc>) -> bool {
-    let end = p.first_failure + chrono::Duration::seconds(p.pending_seconds.max(0));
-    p.first_failure <= to && end.max(p.last_failure) >= from
+/// last failure: `first_failure` + `pending_seconds`, or `last_failure`
+/// when later) overlaps `[from, to]`.
+fn wait_in(
+    first_failure: DateTime<Utc>,
+    last_failure: DateTime<Utc>,
+    pending_seconds: i64,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+) -> bool {
+    let end = first_failure + chrono::Duration::seconds(pending_seconds.max(0));
+    first_failure <= to && end.max(last_failure) >= from
 }
 
 /// Every node name of the timeline and the series, sorted.
@@ -160,7 +178,11 @@ pub fn report_data(
             requested.samples.len().saturating_sub(1).max(1)
         ));
     }
-    let pending: Vec<PendingPod> = pending_pods(store)?.into_iter().filter(|p| pending_in(p, from, to)).collect();
+    // Listed before any chain: a chain is explained only for a listed pod.
+    let listed = pending_pods_where(store, options.max_listed.max(options.max_chains), |first, last, seconds| {
+        wait_in(first, last, seconds, from, to)
+    })?;
+    let (pending, pending_total) = (listed.pods, listed.total);
     steps.done("report: pending pods");
     let mut chains = Vec::new();
     for p in pending.iter().take(options.max_chains) {
@@ -169,14 +191,14 @@ pub fn report_data(
         }
     }
     steps.done("report: chains");
-    if pending.len() > options.max_chains {
+    if pending_total > options.max_chains {
         notes.push(format!(
             "{} pods were Pending in the range; the chains of the {} longest-pending are shown \
              (`kdrift why-pending NAMESPACE/POD` explains any other)",
-            pending.len(),
-            options.max_chains
+            pending_total, options.max_chains
         ));
     }
+    let pending: Vec<PendingPod> = pending.into_iter().take(options.max_listed).collect();
     let nodes = node_names(&timeline, &requested);
     let used =
         if outside_history || nodes.is_empty() { None } else { used_series(store, from, to, options.max_used_steps)? };
@@ -193,6 +215,7 @@ pub fn report_data(
         used,
         nodes,
         pending,
+        pending_total,
         chains,
         outside_history,
         notes,
@@ -231,6 +254,10 @@ mod tests {
             reasons: String::new(),
             reason_items: Vec::new(),
         }
+    }
+
+    fn pending_in(p: &PendingPod, from: DateTime<Utc>, to: DateTime<Utc>) -> bool {
+        wait_in(p.first_failure, p.last_failure, p.pending_seconds, from, to)
     }
 
     #[test]

@@ -39,13 +39,14 @@ WITH fs_events AS MATERIALIZED (
            starts_with(message, 'skip schedule deleting pod') AS skip_deleting
     FROM event_versions WHERE reason = 'FailedScheduling' AND involved_kind = 'Pod'
 ),
-conditions AS (
-    SELECT p.namespace, p.name, COALESCE(p.uid, '') AS uid, p.observed_at, p.obs_id,
-           o.run_id, o.location, o.observed_at_estimated,
-           TRY_CAST(o.object->>'$.metadata.creationTimestamp' AS TIMESTAMP) AS created_at,
-           unnest(json_extract(o.object, '$.status.conditions[*]')) AS c
+-- The versions whose object is read below: Pending, never seen bound, of a
+-- pod without FailedScheduling events (its events explain it, and its
+-- conditions would be left out below). Chosen before any object is read: a
+-- store of Jobs that failed to schedule holds an unbound version of each,
+-- whose objects read whole took most of the listing's memory (kdrift issue 39).
+unbound AS MATERIALIZED (
+    SELECT p.namespace, p.name, COALESCE(p.uid, '') AS uid, p.observed_at, p.obs_id
     FROM pod_versions p
-    JOIN observations o ON o.obs_id = p.obs_id
     WHERE p.phase = 'Pending' AND COALESCE(p.node_name, '') = ''
       -- A pod the store sees bound has its binding's evidence: only pods
       -- never seen bound are read (a recorder stores an unbound version of
@@ -53,8 +54,18 @@ conditions AS (
       AND NOT EXISTS (SELECT 1 FROM pod_versions b
                       WHERE b.namespace = p.namespace AND b.name = p.name
                         AND COALESCE(b.uid, '') = COALESCE(p.uid, '') AND COALESCE(b.node_name, '') <> '')
-      -- Only skips parsing: the conditions below decide.
-      AND o.object LIKE '%Unschedulable%'
+      AND NOT EXISTS (SELECT 1 FROM fs_events e
+                      WHERE e.involved_namespace = p.namespace AND e.involved_name = p.name)
+),
+conditions AS (
+    SELECT p.namespace, p.name, p.uid, p.observed_at, p.obs_id,
+           o.run_id, o.location, o.observed_at_estimated,
+           TRY_CAST(o.object->>'$.metadata.creationTimestamp' AS TIMESTAMP) AS created_at,
+           unnest(json_extract(o.object, '$.status.conditions[*]')) AS c
+    FROM unbound p
+    JOIN observations o ON o.obs_id = p.obs_id
+    -- Only skips parsing: the conditions below decide.
+    WHERE o.object LIKE '%Unschedulable%'
 ),
 -- As `pod_failures`: a dump's estimated observation time is lifted to the
 -- newest of its file in that run (a listing is taken after every timestamp in it).
@@ -74,9 +85,6 @@ unschedulable AS (
     LEFT JOIN dumps d USING (run_id, location)
     WHERE c->>'$.type' = 'PodScheduled' AND c->>'$.status' = 'False' AND c->>'$.reason' = 'Unschedulable'
       AND COALESCE(c->>'$.message', '') <> ''
-      AND NOT EXISTS (SELECT 1 FROM event_versions e
-                      WHERE e.reason = 'FailedScheduling' AND e.involved_kind = 'Pod'
-                        AND e.involved_namespace = u.namespace AND e.involved_name = u.name)
     QUALIFY row_number() OVER (PARTITION BY namespace, name, uid, failed_at ORDER BY observed_at DESC, obs_id DESC) = 1
 ),
 failures AS (
@@ -127,17 +135,24 @@ scheduled AS (
             ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
     )
 ),
+-- The Failed versions' reasons, read from their objects alone
+-- (materialized: the reasons' filter below, pushed down to the scan of
+-- every stored object, parsed each one's JSON: 1.7 s of the listing's
+-- 1.7 s at 100,000 events, kdrift issue 39).
+failed_versions AS MATERIALIZED (
+    SELECT p.namespace, p.name, COALESCE(p.uid, '') AS uid, p.observed_at,
+           json_extract_string(o.object, '$.status.reason') AS reason
+    FROM pod_versions p
+    JOIN observations o ON o.obs_id = p.obs_id
+    WHERE p.phase = 'Failed'
+),
 rejections AS (
     SELECT involved_namespace AS namespace, involved_name AS name, COALESCE(involved_uid, '') AS uid,
            COALESCE(first_time, last_time) AS rejected_at, reason, true AS from_event
     FROM event_versions
     WHERE involved_kind = 'Pod' AND COALESCE(reporting_component, '') IN ('kubelet', '')
     UNION ALL
-    SELECT p.namespace, p.name, COALESCE(p.uid, ''), p.observed_at,
-           json_extract_string(o.object, '$.status.reason'), false
-    FROM pod_versions p
-    JOIN observations o ON o.obs_id = p.obs_id
-    WHERE p.phase = 'Failed'
+    SELECT namespace, name, uid, observed_at, reason, false FROM failed_versions
 ),
 admission_rejections AS (
     SELECT * FROM rejections

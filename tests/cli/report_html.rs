@@ -233,6 +233,49 @@ fn a_report_without_nodes_says_no_node_is_charted_and_counts_no_sample() {
     assert!(html.contains("The store has no Node objects in the range: no requested % to chart."), "{html}");
 }
 
+/// A store with more Pending pods than the report lists (520, 500 listed):
+/// the 500 longest-pending are rows of the list, a line counts the other
+/// 20 and says how to list them all, and the counts (header, summary,
+/// JSON) are of all 520 (kdrift issue 39: a report of 200,000 rows).
+#[test]
+fn a_report_lists_the_500_longest_pending_pods_and_counts_the_rest() {
+    let dir = tempfile::tempdir().expect("dir");
+    let events = dir.path().join("events.ndjson");
+    // Pod p{i} waited i minutes: p519 is the longest-pending, p20 the 500th.
+    let lines: Vec<String> = (0..520)
+        .map(|i| {
+            serde_json::json!({"apiVersion": "v1", "kind": "Event",
+                "metadata": {"name": format!("p{i}.1"), "namespace": "d"},
+                "involvedObject": {"kind": "Pod", "name": format!("p{i}"), "namespace": "d", "uid": format!("u{i}")},
+                "reason": "FailedScheduling", "message": "0/2 nodes are available: 2 Insufficient cpu.",
+                "count": 1, "firstTimestamp": "2026-01-01T00:00:00Z",
+                "lastTimestamp": (chrono::DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z").expect("t")
+                    + chrono::Duration::minutes(i)).to_rfc3339()})
+            .to_string()
+        })
+        .collect();
+    std::fs::write(&events, lines.join("\n")).expect("write");
+    let db = dir.path().join("k.duckdb");
+    kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&events).assert().success();
+    let report = dir.path().join("r.html");
+    let out =
+        kdrift().arg("--db").arg(&db).args(["-o", "json", "report", "--html"]).arg(&report).output().expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let written: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!((&written["pending"], &written["listed"], &written["chains"]), (&520.into(), &500.into(), &20.into()));
+    let html = std::fs::read_to_string(&report).expect("report");
+    let rows: Vec<&str> =
+        html.match_indices(r#"<tr data-pod=""#).map(|(i, _)| html[i + 14..].split('"').next().expect("pod")).collect();
+    assert_eq!(rows.len(), 500, "rows listed");
+    assert_eq!((rows[0], rows[499]), ("d/p519", "d/p20"), "the longest-pending first");
+    assert!(
+        html.contains(r#"<p class="pending-more" data-listed="500" data-more="20">… and 20 more: <code>kdrift why-pending --all -o json</code> lists them all.</p>"#),
+        "{html}"
+    );
+    assert!(html.contains(r#"data-pending="520">"#), "the header counts every Pending pod");
+    assert!(html.contains("Chains are shown for the 20 longest-pending of the 520 pods that were Pending; the next 480 are listed without one: "));
+}
+
 /// With usage samples, each node's used % is a dotted line next to its
 /// requested % line (node-3 ends at 37.5 % cpu used, 50 % requested), and
 /// the legend adds the highest and last used step; the same report of the

@@ -248,3 +248,41 @@ fn the_amounts_read_in_one_query_are_those_of_the_per_instant_queries() {
     assert!(sampled.len() >= ONE_QUERY_FROM, "{} instants: read in one query", sampled.len());
     kdrift_tests::assert_pod_amounts_reads_agree(&store, &sampled);
 }
+
+/// The report lists at most `max_listed` Pending pods, the longest-pending,
+/// and counts every one whose wait overlaps the range (kdrift issue 39: a
+/// store with 200,000 of them); a chain only for a listed pod.
+#[test]
+fn the_pending_list_is_cut_to_the_longest_pending_and_counts_the_rest() {
+    let (dir, store) = temp_store();
+    let start = DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z").expect("t").with_timezone(&Utc);
+    // Pod p{i} waited i minutes from 00:00.
+    let lines: Vec<String> = (0..30)
+        .map(|i| {
+            serde_json::json!({"apiVersion": "v1", "kind": "Event",
+                "metadata": {"name": format!("p{i}.1"), "namespace": "d"},
+                "involvedObject": {"kind": "Pod", "name": format!("p{i}"), "namespace": "d", "uid": format!("u{i}")},
+                "reason": "FailedScheduling", "message": "0/2 nodes are available: 2 Insufficient cpu.",
+                "count": 1, "firstTimestamp": start.to_rfc3339(),
+                "lastTimestamp": (start + Duration::minutes(i)).to_rfc3339()})
+            .to_string()
+        })
+        .collect();
+    let file = dir.path().join("events.ndjson");
+    std::fs::write(&file, lines.join("\n")).expect("write");
+    ingest_files(&store, &[file], &mut NoProgress).expect("ingest");
+    let options = ReportOptions { max_listed: 10, max_chains: 3, ..ReportOptions::default() };
+    let data = report_data(&store, None, None, &options).expect("report");
+    let listed: Vec<&str> = data.pending.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(listed, ["p29", "p28", "p27", "p26", "p25", "p24", "p23", "p22", "p21", "p20"]);
+    assert_eq!(data.pending_total, 30);
+    let chains: Vec<&str> = data.chains.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(chains, ["p29", "p28", "p27"]);
+    // From 00:25: only the pods still waiting then (p25..p29) count.
+    let late = report_data(&store, Some(start + Duration::minutes(25)), None, &options).expect("report");
+    assert_eq!((late.pending_total, late.pending.len()), (5, 5));
+    // Nothing cut: every pod listed, as `why-pending --all` lists them.
+    let all = report_data(&store, None, None, &ReportOptions::default()).expect("report");
+    assert_eq!((all.pending_total, all.pending.len()), (30, 30));
+    assert_eq!(all.pending, kdrift_analyze::pending_pods(&store).expect("all"));
+}

@@ -146,36 +146,78 @@ pub fn pod_labels(store: &Reader) -> Result<PodLabels, AnalyzeError> {
 /// # Errors
 /// [`AnalyzeError::Store`] when the query fails.
 pub fn pending_pods(store: &Reader) -> Result<Vec<PendingPod>, AnalyzeError> {
-    let rows = store.query_map(&sql::PENDING_PODS, [], |r| {
-        Ok(PendingPod {
-            namespace: r.get(0)?,
-            name: r.get(1)?,
-            uid: r.get(2)?,
-            first_failure: r.get(3)?,
-            last_failure: r.get(4)?,
-            occurrences: r.get::<_, i64>(5)?.max(0) as u64,
-            failure_events: r.get::<_, i64>(6)?.max(0) as u64,
-            latest_message: r.get(7)?,
-            scheduled_at: r.get(8)?,
-            scheduled_node: r.get::<_, Option<String>>(9)?.filter(|n| !n.is_empty()),
-            pending_seconds: r.get(10)?,
-            pending_is_lower_bound: false,
-            deleted_at: r.get(11)?,
-            rejected_at: r.get(12)?,
-            rejected_reason: r.get(13)?,
-            reasons: String::new(),
-            reason_items: Vec::new(),
-        })
+    Ok(pending_pods_where(store, usize::MAX, |_, _, _| true)?.pods)
+}
+
+/// Some of the pods of [`pending_pods`], longest-pending first, and how
+/// many there were in all ([`pending_pods_where`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PendingList {
+    /// The first of them, at most the limit given.
+    pub pods: Vec<PendingPod>,
+    /// How many there were in all (`pods` and the rest).
+    pub total: usize,
+}
+
+/// The pods of [`pending_pods`] whose wait `keep` accepts (given the
+/// first failure, the last failure and `pending_seconds`): the first
+/// `limit` of them, longest-pending first, and how many it accepts in all.
+/// Read batch by batch as DuckDB streams the rows: the pods past `limit`
+/// are counted, never held, and their messages never parsed (kdrift issue
+/// 39: 200,000 of them for a report that lists a few hundred).
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails or a column is not of the
+/// declared type.
+pub fn pending_pods_where(
+    store: &Reader,
+    limit: usize,
+    mut keep: impl FnMut(DateTime<Utc>, DateTime<Utc>, i64) -> bool,
+) -> Result<PendingList, AnalyzeError> {
+    let (mut pods, mut total) = (Vec::new(), 0usize);
+    store.for_each_batch(&sql::PENDING_PODS, [], |b| {
+        let (namespace, name, uid) = (b.text(0)?, b.text(1)?, b.text(2)?);
+        let (first, last) = (b.times(3)?, b.times(4)?);
+        let (occurrences, failure_events, message) = (b.int64(5)?, b.int64(6)?, b.text(7)?);
+        let (scheduled_at, scheduled_node, seconds) = (b.times(8)?, b.text(9)?, b.int64(10)?);
+        let (deleted_at, rejected_at, rejected_reason) = (b.times(11)?, b.times(12)?, b.text(13)?);
+        for i in 0..b.rows() {
+            let first_failure = first.get(i).ok_or_else(|| b.null(3))?;
+            let last_failure = last.get(i).ok_or_else(|| b.null(4))?;
+            let pending_seconds = b.required_i64(seconds, 10, i)?;
+            if !keep(first_failure, last_failure, pending_seconds) {
+                continue;
+            }
+            total += 1;
+            if pods.len() >= limit {
+                continue;
+            }
+            let text = |t: kdrift_store::Text<'_>, c: usize| t.get(i).map(str::to_string).ok_or_else(|| b.null(c));
+            let latest_message = text(message, 7)?;
+            let (scheduled_at, deleted_at) = (scheduled_at.get(i), deleted_at.get(i));
+            pods.push(PendingPod {
+                namespace: text(namespace, 0)?,
+                name: text(name, 1)?,
+                uid: text(uid, 2)?,
+                first_failure,
+                last_failure,
+                occurrences: b.required_i64(occurrences, 5, i)?.max(0) as u64,
+                failure_events: b.required_i64(failure_events, 6, i)?.max(0) as u64,
+                reasons: reasons_summary(&latest_message),
+                reason_items: reason_items(&latest_message),
+                latest_message,
+                scheduled_at,
+                scheduled_node: scheduled_node.get(i).filter(|n| !n.is_empty()).map(str::to_string),
+                pending_seconds,
+                pending_is_lower_bound: scheduled_at.is_none() && deleted_at.is_none(),
+                deleted_at,
+                rejected_at: rejected_at.get(i),
+                rejected_reason: rejected_reason.get(i).map(str::to_string),
+            });
+        }
+        Ok(())
     })?;
-    Ok(rows
-        .into_iter()
-        .map(|mut p| {
-            p.reasons = reasons_summary(&p.latest_message);
-            p.reason_items = reason_items(&p.latest_message);
-            p.pending_is_lower_bound = p.scheduled_at.is_none() && p.deleted_at.is_none();
-            p
-        })
-        .collect())
+    Ok(PendingList { pods, total })
 }
 
 /// The reasons of a message as `count reason` items joined by `, `; the

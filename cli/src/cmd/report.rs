@@ -23,7 +23,10 @@ struct Written {
     operations: usize,
     /// Requested % samples charted (those with a node: none when no node is charted).
     samples: usize,
+    /// Pods that were Pending in the range, in all.
     pending: usize,
+    /// Those of them listed (the longest-pending, at most `ReportOptions::max_listed`).
+    listed: usize,
     chains: usize,
 }
 
@@ -79,7 +82,8 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> anyhow::Result<ExitCode> {
         nodes: data.nodes.len(),
         operations: data.timeline.operations.len(),
         samples: data.requested.samples.iter().filter(|x| !x.nodes.is_empty()).count(),
-        pending: data.pending.len(),
+        pending: data.pending_total,
+        listed: data.pending.len(),
         chains: data.chains.len(),
     };
     let mut out = crate::render::stdout();

@@ -27,26 +27,34 @@ pub fn chain_id(namespace: &str, name: &str) -> String {
 
 /// How many of the `pending` pods have their chain below, and how to see
 /// the others' (`None` when every one has): the report shows only the
-/// longest-pending pods' chains (`ReportOptions::max_chains`).
-pub fn shown_line(pending: usize, chains: usize) -> Option<String> {
+/// longest-pending pods' chains (`ReportOptions::max_chains`) and lists
+/// only the `listed` longest-pending pods (`ReportOptions::max_listed`).
+pub fn shown_line(pending: usize, listed: usize, chains: usize) -> Option<String> {
     let others = pending.checked_sub(chains).filter(|n| *n > 0)?;
     let shown = match chains {
         0 => format!("No chain is shown for the {pending} pods that were Pending"),
         1 => format!("A chain is shown for the longest-pending of the {pending} pods that were Pending"),
         n => format!("Chains are shown for the {n} longest-pending of the {pending} pods that were Pending"),
     };
-    let rest = match (chains, others) {
-        (0, _) => "they are listed without one".to_string(),
-        (_, 1) => "the other one is listed without one".to_string(),
-        (_, n) => format!("the other {n} are listed without one"),
+    let rest = match (chains, others, listed.saturating_sub(chains)) {
+        // Every pod listed: the text as it was before the list was cut.
+        (0, _, _) if listed >= pending => "they are listed without one".to_string(),
+        (_, 1, _) if listed >= pending => "the other one is listed without one".to_string(),
+        (_, n, _) if listed >= pending => format!("the other {n} are listed without one"),
+        (_, _, 0) => "the others are not listed".to_string(),
+        (0, _, n) => format!("the {n} longest-pending are listed without one"),
+        (_, _, 1) => "the next one is listed without one".to_string(),
+        (_, _, n) => format!("the next {n} are listed without one"),
     };
     Some(format!(
         r#"<p class="chains-shown" data-shown="{chains}" data-pending="{pending}">{shown}; {rest}: <code>kdrift why-pending NAMESPACE/POD</code> explains any of them, <code>kdrift why-pending --all</code> lists them all.</p>"#
     ))
 }
 
-/// The table of every pod that was Pending in the range.
-pub fn list<W: Write>(out: &mut W, pods: &[PendingPod], chains: &[PendingReport]) -> std::io::Result<()> {
+/// The table of the pods that were Pending in the range: `pods`, the
+/// longest-pending of `total` (`ReportOptions::max_listed`), then a line
+/// counting the others, when there are, and saying how to list them all.
+pub fn list<W: Write>(out: &mut W, pods: &[PendingPod], chains: &[PendingReport], total: usize) -> std::io::Result<()> {
     writeln!(out, r#"<table class="pending-list">"#)?;
     writeln!(
         out,
@@ -80,7 +88,15 @@ pub fn list<W: Write>(out: &mut W, pods: &[PendingPod], chains: &[PendingReport]
             Esc(&p.reasons)
         )?;
     }
-    writeln!(out, "</table>")
+    writeln!(out, "</table>")?;
+    match total.checked_sub(pods.len()).filter(|n| *n > 0) {
+        Some(more) => writeln!(
+            out,
+            r#"<p class="pending-more" data-listed="{}" data-more="{more}">… and {more} more: <code>kdrift why-pending --all -o json</code> lists them all.</p>"#,
+            pods.len()
+        ),
+        None => Ok(()),
+    }
 }
 
 /// One pod's chain.
@@ -474,19 +490,32 @@ mod tests {
     #[test]
     fn the_chains_shown_are_counted_against_the_pods_pending() {
         assert_eq!(
-            shown_line(101, 20).as_deref(),
+            shown_line(101, 101, 20).as_deref(),
             Some(
                 r#"<p class="chains-shown" data-shown="20" data-pending="101">Chains are shown for the 20 longest-pending of the 101 pods that were Pending; the other 81 are listed without one: <code>kdrift why-pending NAMESPACE/POD</code> explains any of them, <code>kdrift why-pending --all</code> lists them all.</p>"#
             )
         );
-        let one = shown_line(2, 1).expect("line");
+        let one = shown_line(2, 2, 1).expect("line");
         assert!(one.contains(">A chain is shown for the longest-pending of the 2 pods that were Pending; the other one is listed without one: "), "{one}");
-        let none = shown_line(3, 0).expect("line");
+        let none = shown_line(3, 3, 0).expect("line");
         assert!(
             none.contains(">No chain is shown for the 3 pods that were Pending; they are listed without one: "),
             "{none}"
         );
-        assert_eq!(shown_line(5, 5), None, "every chain is shown");
-        assert_eq!(shown_line(0, 0), None);
+        assert_eq!(shown_line(5, 5, 5), None, "every chain is shown");
+        assert_eq!(shown_line(0, 0, 0), None);
+    }
+
+    #[test]
+    fn a_cut_list_says_which_pods_are_listed() {
+        let cut = shown_line(10_959, 500, 20).expect("line");
+        assert!(
+            cut.contains(">Chains are shown for the 20 longest-pending of the 10959 pods that were Pending; the next 480 are listed without one: "),
+            "{cut}"
+        );
+        let none = shown_line(600, 500, 0).expect("line");
+        assert!(none.contains("; the 500 longest-pending are listed without one: "), "{none}");
+        let only = shown_line(600, 20, 20).expect("line");
+        assert!(only.contains("; the others are not listed: "), "{only}");
     }
 }

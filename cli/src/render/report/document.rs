@@ -91,11 +91,11 @@ fn header<W: Write>(out: &mut W, d: &ReportData) -> std::io::Result<()> {
         out,
         r#"<dt>In the range</dt><dd id="found" data-operations="{}" data-pending="{}">{} ({}), {} moved, {} Pending</dd>"#,
         ops.len(),
-        d.pending.len(),
+        d.pending_total,
         plural(ops.len(), "drain or outage", "drains and outages"),
         plural(rolling, "rolling drain", "rolling drains"),
         plural(moved, "pod", "pods"),
-        plural(d.pending.len(), "pod", "pods"),
+        plural(d.pending_total, "pod", "pods"),
     )?;
     writeln!(out, "</dl>")?;
     writeln!(
@@ -293,10 +293,10 @@ fn pending<W: Write>(out: &mut W, d: &ReportData) -> std::io::Result<()> {
         writeln!(out, r#"<p class="empty">No pod had FailedScheduling in the range.</p></section>"#)?;
         return Ok(());
     }
-    if let Some(line) = chains::shown_line(d.pending.len(), d.chains.len()) {
+    if let Some(line) = chains::shown_line(d.pending_total, d.pending.len(), d.chains.len()) {
         writeln!(out, "{line}")?;
     }
-    chains::list(out, &d.pending, &d.chains)?;
+    chains::list(out, &d.pending, &d.chains, d.pending_total)?;
     for c in &d.chains {
         chains::chain(out, c)?;
     }
