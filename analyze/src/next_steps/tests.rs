@@ -192,7 +192,7 @@ fn the_move_step_says_when_the_default_policy_already_frees_enough() {
         "{a:#?}"
     );
     // Freeing less than the shortfall is not enough: the other step stays.
-    relief_a.default_policy.as_mut().unwrap().freed = 41;
+    relief_a.default_policy.as_mut().expect("set above").freed = 41;
     r.relief = vec![relief_a];
     let a = actions(&r);
     assert!(a[1].starts_with("free 42m of cpu on a: move pods elsewhere by hand"), "{a:#?}");
