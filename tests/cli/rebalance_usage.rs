@@ -471,9 +471,9 @@ fn a_plan_on_requests_warns_of_replacements_landing_on_a_node_hot_on_measured_us
         .collect();
     let message = |pod: &str| {
         format!(
-            "{pod} lands on node-4, already above the target on measured usage before the plan (cpu used 93.2 %) \
-             and hotter after (predicted cpu used 94.7 % > 80 target) (planned on requests; the store's usage \
-             samples say so)"
+            "{pod} lands on node-4, already above the hot limit on measured usage before the plan (cpu used 93.2 %) \
+             and hotter after (predicted cpu used 94.7 % > 80 %, kdrift's hot limit for a plan on requests) \
+             (planned on requests; the store's usage samples say so)"
         )
     };
     assert_eq!(

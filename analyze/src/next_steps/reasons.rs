@@ -141,6 +141,16 @@ fn managed_taint_action(reason: &str) -> Option<&'static str> {
     ACTIONS.iter().find(|(key, _)| reason.contains(key)).map(|(_, action)| *action)
 }
 
+/// The cluster's one node, when the latest event says `0/1 nodes` and the
+/// state at the failure holds that one node.
+fn only_node(report: &PendingReport) -> Option<&str> {
+    let state = report.state.as_ref()?;
+    match (report.total_nodes, state.nodes.as_slice()) {
+        (Some(1), [node]) => Some(node.name.as_str()),
+        _ => None,
+    }
+}
+
 /// The action for one reason (the step's `addresses` is the reason itself,
 /// so the action does not start with it again).
 pub(super) fn reason_action(line: &ReasonLine, report: &PendingReport) -> Option<String> {
@@ -149,6 +159,13 @@ pub(super) fn reason_action(line: &ReasonLine, report: &PendingReport) -> Option
     let has_shortfall = report.state.as_ref().is_some_and(|s| !s.shortfalls.is_empty());
     Some(match kind {
         K::Insufficient if has_shortfall => return None,
+        // One node: nothing can move pods elsewhere, and descheduler skips
+        // its cycle under 2 Ready nodes (new-user trial 42).
+        K::Insufficient if only_node(report).is_some() => format!(
+            "{} is the cluster's only node: no other node can take its pods; lower the pod's request or add a node; \
+             ingest the Pod object for exact numbers",
+            only_node(report).unwrap_or_default()
+        ),
         K::Insufficient => "lower the pod's request or free room on a node (`kdrift rebalance plan`); ingest the Pod and Node objects for exact numbers".into(),
         K::ResourceFit if has_shortfall => return None,
         K::ResourceFit => "the nodes lacked room for the pod's requests (the message names no resource): compare its cpu and memory requests with the nodes' free allocatable, then lower them or free room (`kdrift rebalance plan`)".into(),

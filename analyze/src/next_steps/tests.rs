@@ -198,6 +198,33 @@ fn the_move_step_says_when_the_default_policy_already_frees_enough() {
     assert!(a[1].starts_with("free 42m of cpu on a: move pods elsewhere by hand"), "{a:#?}");
 }
 
+/// New-user trial 42: a pod on a one-node cluster whose object is not
+/// stored (no shortfall) was sent to `kdrift rebalance plan`, which then
+/// said descheduler skips a cycle under 2 Ready nodes.
+#[test]
+fn insufficient_on_the_only_node_without_numbers_does_not_point_to_rebalance() {
+    let r = report(
+        vec![node("minikube", 1780, false, &[])],
+        &[],
+        Vec::new(),
+        vec![line("Insufficient cpu", ReasonKind::Insufficient, 1)],
+    );
+    let a = actions(&r);
+    assert_eq!(
+        a,
+        ["minikube is the cluster's only node: no other node can take its pods; lower the pod's request or add a \
+          node; ingest the Pod object for exact numbers"],
+    );
+    // Two nodes: rebalancing can help.
+    let r = report(
+        vec![node("a", 1780, false, &[]), node("b", 1780, false, &[])],
+        &[],
+        Vec::new(),
+        vec![line("Insufficient cpu", ReasonKind::Insufficient, 2)],
+    );
+    assert!(actions(&r)[0].contains("`kdrift rebalance plan`"), "{:?}", actions(&r));
+}
+
 #[test]
 fn the_smallest_request_fix_names_the_value_that_fits_the_most_nodes() {
     let r = report(

@@ -198,7 +198,7 @@ pub fn report<W: Write>(out: &mut W, r: &PendingReport) -> anyhow::Result<()> {
 /// kubelet's at admission) that replaced the store's bound in a shortfall,
 /// as the shortfall line shows it: the table says the same number (a new
 /// user read `≤1780m` free in the table against `225m free` in the line).
-fn exact_free(s: &StateAtFailure, node: &str, resource: &str) -> Option<String> {
+pub(crate) fn exact_free(s: &StateAtFailure, node: &str, resource: &str) -> Option<String> {
     s.shortfalls
         .iter()
         .find(|sf| sf.node == node && sf.resource == resource && sf.exact_from.is_some())

@@ -304,8 +304,10 @@ pub fn simulate_plan_with(snapshot: &Snapshot, plan: &Plan, options: &SimulateOp
         });
     }
     let predicted_usage = super::measured::predicted_usage(snapshot, plan, &landings);
-    // A plan on requests is blind to usage: its hot landings are warnings.
-    for h in predicted_usage.iter().flat_map(|p| &p.hot_landings).filter(|h| h.on_requests) {
+    // A plan on requests is blind to usage: its hot landings are warnings
+    // (a landing back on its source node has its warning above already:
+    // new-user trial 42 saw both for one pod).
+    for h in predicted_usage.iter().flat_map(|p| &p.hot_landings).filter(|h| h.on_requests && !h.back_on_source) {
         warnings.push(Warning {
             severity: Severity::Warning,
             kind: WarningKind::HotNode,

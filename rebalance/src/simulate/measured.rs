@@ -222,9 +222,14 @@ fn hot_landing(plan: &Plan, l: &Landing, nodes: &[NodeUsedChange]) -> Option<Hot
         return None;
     }
     let &(resource, percent_after, target) = above.or_else(|| readings.first())?;
+    // The fixed limit is not the policy's: say so (new-user trial 42 read
+    // "> 80 target" under a policy whose targetThresholds were 50).
+    let fixed = on_requests && run.and_then(|run| run.thresholds.high.get(resource)).is_none();
+    let (noun, what) =
+        if fixed { ("hot limit", " %, kdrift's hot limit for a plan on requests") } else { ("target", " target") };
     let against = match target {
-        Some(t) if percent_after > t => format!(" > {} target", crate::model::percent::threshold_text(t)),
-        Some(t) => format!(" ≤ {} target", crate::model::percent::threshold_text(t)),
+        Some(t) if percent_after > t => format!(" > {}{what}", crate::model::percent::threshold_text(t)),
+        Some(t) => format!(" ≤ {}{what}", crate::model::percent::threshold_text(t)),
         None => String::new(),
     };
     let used = format!("predicted {resource} used {} %{against}", percent_text(percent_after));
@@ -241,7 +246,7 @@ fn hot_landing(plan: &Plan, l: &Landing, nodes: &[NodeUsedChange]) -> Option<Hot
         match (hot(to), hot(&l.source_node)) {
             // Already above the target before the plan: nothing moves, it gets hotter.
             (Some(before), _) => format!(
-                "{} lands on {to}, already above the target on measured usage before the plan \
+                "{} lands on {to}, already above the {noun} on measured usage before the plan \
                  ({resource} used {} %) and hotter after ({used})",
                 l.pod.key(),
                 percent_text(before)
@@ -253,7 +258,7 @@ fn hot_landing(plan: &Plan, l: &Landing, nodes: &[NodeUsedChange]) -> Option<Hot
             ),
             (None, None) => format!(
                 "{} lands on {to}, which ends overutilized on measured usage ({used}): a new hot spot \
-                 ({} was not above the target on measured usage)",
+                 ({} was not above the {noun} on measured usage)",
                 l.pod.key(),
                 l.source_node
             ),

@@ -412,7 +412,12 @@ fn nodes_table<W: Write>(out: &mut W, s: &StateAtFailure) -> std::io::Result<()>
             Esc(&n.name),
             Esc(&name),
             Esc(&cell("cpu")),
-            get("cpu").map_or("-".into(), |r| format!("{free_bound}{}", Esc(&amount("cpu", r.free)))),
+            // The kubelet's exact count where it replaced the bound, as the
+            // terminal's table and the shortfall line (new-user trial 42).
+            match crate::render::pending::exact_free(s, &n.name, "cpu") {
+                Some(free) => format!("{} (kubelet)", Esc(&free)),
+                None => get("cpu").map_or("-".into(), |r| format!("{free_bound}{}", Esc(&amount("cpu", r.free)))),
+            },
             Esc(&cell("memory")),
             get("pods").map_or("-".into(), |r| format!("{bound}{}/{}", r.requested, r.allocatable)),
             fit_cell(s, n)
@@ -436,7 +441,7 @@ fn fit_cell(s: &StateAtFailure, n: &kdrift_analyze::NodeLine) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{shown_line, state_steps};
+    use super::{nodes_table, shown_line, state_steps};
 
     #[test]
     fn shortfalls_are_marked_as_bounds_as_the_terminal_marks_them() {
@@ -480,7 +485,29 @@ mod tests {
         );
         // Exact numbers (the kubelet's count) are not bounds, and say where they come from.
         s.shortfalls = vec![short(Some("the kubelet's count at admission, 2026-11-28T05:15:00Z".into()))];
+        // The node table says the kubelet's free amount too, not the store's
+        // bound (new-user trial 42: `≤1780m` in the table, `225m` in the line).
+        s.nodes = vec![kdrift_analyze::NodeLine {
+            name: "node-1".into(),
+            ready: Some(true),
+            unschedulable: false,
+            pods: 3,
+            resources: vec![kdrift_analyze::ResourceLine {
+                resource: "cpu".into(),
+                allocatable: 2000,
+                requested: 220,
+                free: 1780,
+                percent: 11.0,
+            }],
+            fails: Vec::new(),
+            recorded_as: None,
+            estimated: false,
+        }];
         let text = html(&s);
+        let mut table = Vec::new();
+        nodes_table(&mut table, &s).expect("write");
+        let table = String::from_utf8(table).expect("utf-8");
+        assert!(table.contains("<td>58m (kubelet)</td>") && !table.contains("1780m"), "{table}");
         assert!(
             text.contains(r#"data-short="42">node-1 cpu: the pod requests <b>100m</b>, <b>58m</b> free → <b>42m</b> short (the kubelet&#39;s count at admission, 2026-11-28T05:15:00Z)</li>"#),
             "{text}"
