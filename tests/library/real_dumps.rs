@@ -242,6 +242,32 @@ fn skew_and_plan_on_erwee402_say_the_requested_amounts_are_a_lower_bound() {
 
 #[test]
 #[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
+fn why_pending_on_erwee402_says_a_last_skip_deleting_pod_message_is_no_failure() {
+    // New-user trial 42: "failed to schedule 13 times", 12 attempts in the
+    // reasons, the latest message kube-scheduler's deleting-pod skip.
+    let Some(real) =
+        real_fixtures_or_skip("why_pending_on_erwee402_says_a_last_skip_deleting_pod_message_is_no_failure")
+    else {
+        return;
+    };
+    let (_dir, store) = erwee402_store(&real);
+    let report = why_pending(&store, "default", "client-deployment-85b74f5bb8-d9j6g").expect("query").expect("report");
+    assert_eq!(report.history.occurrences, 13);
+    let reasons: Vec<(&str, u64)> = report.reasons.iter().map(|r| (r.reason.as_str(), r.occurrences)).collect();
+    assert_eq!(reasons, [("Insufficient cpu", 12)]);
+    assert!(
+        report.notes.iter().any(|n| {
+            n
+            == "the latest message (2019-03-08T08:55:29Z) is kube-scheduler's \"skip schedule deleting pod\": the pod \
+                was being deleted, not a failure to place it; the reasons above are those of the 12 attempts before it"
+        }),
+        "{:?}",
+        report.notes
+    );
+}
+
+#[test]
+#[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
 fn why_pending_on_erwee402_says_the_kubelet_rejected_a_bound_pod() {
     // It said "scheduled on minikube after waiting 9s": the kubelet's
     // OutOfcpu refused the pod at the binding's second; it never ran.

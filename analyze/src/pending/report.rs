@@ -213,6 +213,20 @@ pub fn why_pending(store: &Reader, namespace: &str, name: &str) -> Result<Option
              this report explains the newest pod, uid {uid}"
         ));
     }
+    if parsed_latest.form == crate::failed_scheduling::MessageForm::SkipDeletingPod {
+        // Not a failure to place the pod (new-user trial 42: the header
+        // counted 13 attempts, the reasons 12, with nothing said).
+        let others: u64 = failures
+            .iter()
+            .filter(|f| parse(&f.message).form != crate::failed_scheduling::MessageForm::SkipDeletingPod)
+            .fold(0, |acc, f| acc.saturating_add(f.count));
+        notes.push(format!(
+            "the latest message ({}) is kube-scheduler's \"skip schedule deleting pod\": the pod was being deleted, \
+             not a failure to place it; the reasons above are those of the {} before it",
+            kdrift_store::instant_text(last_failure),
+            crate::words::count(usize::try_from(others).unwrap_or(usize::MAX), "attempt", "attempts")
+        ));
+    }
     steps.done("reasons");
     // How the wait ended (the binding, deletion or rejection: ~25 ms of
     // lookups by name at 10M events) on a second connection while this one
