@@ -73,8 +73,9 @@ pub use hot::{used_series, NodeUsed, Spot, UsageSkew, UsedLine, UsedPoint, UsedS
 pub use measured::measured_at;
 pub use next_steps::NextStep;
 pub use pending::{
-    pending_pods, pod_labels, pod_name_namespaces, pod_names, why_pending, Arrival, Cause, NodeFill, NodeLine,
-    PendingPod, PendingReport, PodLabels, PreemptionVerdict, Shortfall, StateAtFailure, WhyFull, EXPLAINED_NODES,
+    pending_pods, pod_labels, pod_name_namespaces, pod_names, pod_rejections, why_pending, Arrival, Cause, NodeFill,
+    NodeLine, PendingPod, PendingReport, PodLabels, PreemptionVerdict, Shortfall, StateAtFailure, WhyFull,
+    EXPLAINED_NODES,
 };
 pub use pending::{pending_pods_where, PendingList};
 pub use pending::{

@@ -253,6 +253,16 @@ fn why_pending_on_erwee402_says_a_last_skip_deleting_pod_message_is_no_failure()
     let (_dir, store) = erwee402_store(&real);
     let report = why_pending(&store, "default", "client-deployment-85b74f5bb8-d9j6g").expect("query").expect("report");
     assert_eq!(report.history.occurrences, 13);
+    // A pod the scheduler placed at once and the kubelet refused has no
+    // FailedScheduling: its rejection is still found (why-pending says it).
+    assert!(why_pending(&store, "default", "client-deployment-85b74f5bb8-lk2qn").expect("query").is_none());
+    let rejected = kdrift_analyze::pod_rejections(&store, "default", "client-deployment-85b74f5bb8-lk2qn").expect("q");
+    let r = rejected.last().expect("a rejection");
+    assert_eq!(
+        (r.node.as_str(), r.reason.as_str(), r.at.to_rfc3339()),
+        ("minikube", "OutOfcpu", "2019-03-08T08:48:39+00:00".into())
+    );
+    assert_eq!(r.counted.as_ref().map(|c| c.short()), Some(275));
     let reasons: Vec<(&str, u64)> = report.reasons.iter().map(|r| (r.reason.as_str(), r.occurrences)).collect();
     assert_eq!(reasons, [("Insufficient cpu", 12)]);
     assert!(

@@ -138,6 +138,27 @@ pub fn kubelet_rejection(
     Ok(last_object.and_then(|pod| from_status(pod, scheduled)))
 }
 
+/// The kubelet's admission rejections of `namespace/name` from its events,
+/// latest last, whatever the binding: for a pod the scheduler placed at
+/// once (no FailedScheduling event) that the kubelet then refused
+/// (new-user trial 42: 11 such pods of a real dump could not be looked up).
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn pod_rejections(store: &Reader, namespace: &str, name: &str) -> Result<Vec<KubeletRejection>, AnalyzeError> {
+    let rows = store.query_map(&sql::POD_REJECTIONS, [namespace, name], |r| {
+        let message: String = r.get(4)?;
+        Ok(KubeletRejection {
+            at: r.get(1)?,
+            node: r.get(2)?,
+            reason: r.get(3)?,
+            counted: AdmissionCount::parse(&message),
+            message,
+        })
+    })?;
+    Ok(rows)
+}
+
 /// A stored version `Failed` with an admission reason.
 fn from_status(pod: &Value, scheduled: &ScheduledAt) -> Option<KubeletRejection> {
     let status = pod.get("status")?;

@@ -69,7 +69,17 @@ pub fn explain<W: Write>(
                 .filter(|ns| **ns != namespace)
                 .map(|ns| format!("`kdrift why-pending {}`", render::visible(&format!("{ns}/{}", pod.name))))
                 .collect();
-            let hint = if elsewhere.is_empty() {
+            // Placed at once, then refused by the kubelet: say what the store holds.
+            let rejected = kdrift_analyze::pod_rejections(store, &namespace, &pod.name)?;
+            let hint = if let Some(r) = rejected.last() {
+                format!(
+                    "the scheduler placed it at once; the kubelet{} refused it at {}: {}{}",
+                    if r.node.is_empty() { String::new() } else { format!(" on {}", render::visible(&r.node)) },
+                    kdrift_store::instant_text(r.at),
+                    render::visible(&r.reason),
+                    if r.message.is_empty() { String::new() } else { format!(" ({})", render::visible(&r.message)) }
+                )
+            } else if elsewhere.is_empty() {
                 "try `kdrift why-pending --all`".to_string()
             } else {
                 format!("a pod of that name did in another namespace: {}", elsewhere.join(", "))
