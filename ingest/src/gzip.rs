@@ -167,6 +167,18 @@ impl<R: Read> Read for Capped<R> {
 /// The first bytes of a gzip member: the magic number and deflate (RFC 1952 §2.3.1).
 const MEMBER_HEADER: [u8; 3] = [0x1f, 0x8b, 0x08];
 
+/// The fixed part of a gzip member header (RFC 1952 §2.3).
+const HEADER_BYTES: usize = 10;
+
+/// Whether the 10 bytes at `h` can open a gzip member, beyond its magic
+/// number and method: no reserved flag bit set (FLG bits 5–7), XFL 0, 2 or
+/// 4, and an OS value RFC 1952 defines (0–13, or 255 unknown). What every
+/// gzip writer sets; bytes of junk that happen to hold `1f 8b 08` seldom
+/// pass it.
+fn plausible_header(h: &[u8]) -> bool {
+    h.len() >= HEADER_BYTES && h[3] & 0xe0 == 0 && matches!(h[8], 0 | 2 | 4) && (h[9] <= 13 || h[9] == 255)
+}
+
 /// Bytes of a gzip file that are no gzip member, skipped: the error one
 /// read of [`Members`] returns (an [`io::Error`] of kind
 /// [`io::ErrorKind::InvalidData`] holding it, [`skipped_in`]); the next
@@ -315,8 +327,14 @@ impl<R: Read> Read for Members<R> {
                 State::Between(mut input) => {
                     let from = input.offset;
                     loop {
-                        let ahead = input.peek(MEMBER_HEADER.len())?;
-                        if ahead.is_empty() || ahead.starts_with(&MEMBER_HEADER) {
+                        let at_start = input.offset == from;
+                        let ahead = input.peek(HEADER_BYTES)?;
+                        // Right after a member any header is taken; inside
+                        // skipped bytes only a plausible one (break-it 42
+                        // M2: `1f 8b 08` in the junk ended the file there).
+                        if ahead.is_empty()
+                            || (ahead.starts_with(&MEMBER_HEADER) && (at_start || plausible_header(ahead)))
+                        {
                             break;
                         }
                         // Up to the next byte that may open a header.
@@ -439,6 +457,21 @@ mod tests {
         let (out, errors) = members(&[m1, bad].concat());
         assert_eq!(out, b"one\ntwo\nthree\n");
         assert!(errors.len() == 1 && errors[0].1.is_none(), "{errors:?}");
+    }
+
+    #[test]
+    fn a_member_header_inside_skipped_bytes_must_be_plausible() {
+        // Break-it 42 M2: junk holding `1f 8b 08 00` then text ended the
+        // file at that false header; the members after it were lost.
+        let (a, b) = (gzip(b"one\n"), gzip(b"two\n"));
+        let mut gz = a.clone();
+        gz.extend_from_slice(b"JUNK\x1f\x8b\x08\x00JUNKJUNKJUNK");
+        gz.extend_from_slice(&b);
+        let (data, errors) = members(&gz);
+        assert_eq!(data, b"one\ntwo\n");
+        let to = (a.len() + 4 + 16) as u64;
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].1, Some(Skipped { from: a.len() as u64, to, trailing: false }));
     }
 
     #[test]
