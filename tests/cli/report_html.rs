@@ -174,7 +174,7 @@ fn a_report_range_after_the_history_is_said_to_be_outside_it() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
         stderr.contains(&format!(
-            "kdrift: the range 2027-01-01T00:00:00Z → its end is outside the history of {} (",
+            "kdrift: the range 2027-01-01T00:00:00Z → the store's end is outside the history of {} (",
             db.display()
         )) && stderr.contains("): nothing in the store falls in it"),
         "{stderr}"

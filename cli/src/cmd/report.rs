@@ -106,8 +106,8 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> anyhow::Result<ExitCode> {
         writeln!(
             std::io::stderr(),
             "kdrift: the range {} → {} is outside the history of {} ({} → {}): nothing in the store falls in it",
-            given(args.since, "its start"),
-            given(args.until, "its end"),
+            given(args.since, "the store's start"),
+            given(args.until, "the store's end"),
             store.path().display(),
             data.store_first_at.map(render::timeline::full).unwrap_or_default(),
             data.store_last_at.map(render::timeline::full).unwrap_or_default(),
