@@ -523,6 +523,22 @@ impl VlClient {
     }
 }
 
+/// Whether the transfer itself marks where `response`'s body ends (HTTP/2
+/// or later, a `Content-Length`, or chunked transfer encoding), so that a
+/// body read to its end without an error is the whole answer. VictoriaLogs
+/// streams chunked and, failing after the 200, writes its error text and
+/// aborts the connection (an incomplete chunked body: a transport error,
+/// victorialogs.md). A body that ends when the connection closes (no
+/// length, not chunked) is not framed: a connection cut looks like its end.
+pub fn framed(response: &Response) -> bool {
+    let chunked = response
+        .headers()
+        .get_all(reqwest::header::TRANSFER_ENCODING)
+        .iter()
+        .any(|v| v.to_str().is_ok_and(|s| s.to_ascii_lowercase().contains("chunked")));
+    response.version() >= reqwest::Version::HTTP_2 || response.content_length().is_some() || chunked
+}
+
 #[cfg(test)]
 mod tests {
     use std::io::{Read, Write};
