@@ -328,17 +328,47 @@ fn two_rows_on_one_response_line_both_load_and_text_after_them_is_an_error_of_th
     assert_eq!(store_events(&store).len(), 60, "every row, the glued ones too");
 }
 
+/// Break-it 42 H2: an answer whose last line was not a row, or whose last
+/// row had no final newline, lost its window for good (asked again, it is
+/// the same), where the same line first was one input error. A whole
+/// answer (its transfer ended normally) is read to its end: its last line
+/// needs no newline, and text ending it is the window's input error.
+/// VictoriaLogs' own error text is followed by an aborted connection: that
+/// window is still asked again
+/// (`a_body_cut_mid_stream_fails_the_window_which_is_retried_and_never_half_committed`).
 #[test]
-fn text_that_ends_an_answer_is_the_servers_error_and_the_window_is_asked_again() {
-    // VictoriaLogs' way of failing after the 200: its error text, then the end.
+fn a_whole_answer_ending_in_a_bad_line_or_without_a_newline_keeps_its_windows_rows() {
     let vl = loaded();
-    let text = "error during query execution: cannot read block #3 of part: unexpected EOF";
-    vl.inject(Fault::BadLine { lines: 10, text: text.into() }, Some(1), Some(&hour(1)));
+    let text = "not json at the end";
+    vl.inject(Fault::BadLine { lines: 10, text: text.into() }, None, Some(&hour(1)));
+    vl.inject(Fault::Unterminated { text: None }, None, Some(&hour(3)));
+    let cut = r#"{"_time":"2026-11-27T04:30:00Z","_msg":"{\"ki"#;
+    vl.inject(Fault::Unterminated { text: Some(cut.into()) }, None, Some(&hour(4)));
     let (_d, store) = temp_store();
-    let r = pull_blocking(&store, &vl.url(), Auth::default(), &options()).expect("pull");
-    let w = &r.windows[1];
-    assert_eq!((w.attempts, w.rows, w.added, w.errors.len()), (2, 10, 10, 0), "{:?}", w.errors);
-    assert_eq!(store_events(&store).len(), 60);
+    let r = pull_blocking(&store, &vl.url(), Auth::default(), &options()).expect("the pull goes on");
+    let window =
+        |w: usize| format!("{}/select/logsql/query [2026-11-27T0{w}:00:00Z, 2026-11-27T0{}:00:00Z)", vl.url(), w + 1);
+    let (w1, w3, w4) = (&r.windows[1], &r.windows[3], &r.windows[4]);
+    assert_eq!((w1.attempts, w1.rows, w1.added), (1, 11, 10), "not retried: the ten rows and the bad line");
+    assert_eq!(
+        w1.errors,
+        [format!(
+            "{}:11:2: response line 11 is not a row (invalid JSON: expected ident): \"{text}\"; expected one JSON \
+             object per line (a VictoriaLogs row); the window's other lines are stored",
+            window(1)
+        )]
+    );
+    assert_eq!((w3.attempts, w3.rows, w3.added, w3.errors.len()), (1, 10, 10, 0), "{:?}", w3.errors);
+    assert_eq!((w4.attempts, w4.rows, w4.added, w4.errors.len()), (1, 11, 10, 1), "{:?}", w4.errors);
+    assert!(
+        w4.errors[0].starts_with(&format!("{}:11:", window(4)))
+            && w4.errors[0].contains(": response line 11 is not a row (")
+            && w4.errors[0].contains("the window's other lines are stored"),
+        "{}",
+        w4.errors[0]
+    );
+    assert_eq!((r.windows.len(), r.rows(), r.added()), (6, 62, 60));
+    assert_eq!(store_events(&store).len(), 60, "every row of every window");
 }
 
 /// Triggers the interrupt when the last of the planned windows is committed.

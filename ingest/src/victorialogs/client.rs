@@ -523,6 +523,27 @@ impl VlClient {
     }
 }
 
+/// Whether the transfer itself marks where `response`'s body ends (HTTP/2
+/// or later, a `Content-Length`, or chunked transfer encoding), so that a
+/// body read to its end without an error is the whole answer. VictoriaLogs
+/// streams chunked and, failing after the 200, writes its error text and
+/// aborts the connection (an incomplete chunked body: a transport error,
+/// victorialogs.md). A body that ends when the connection closes (HTTP/1.0,
+/// or `Connection: close` with no length and not chunked) is not framed: a
+/// connection cut looks like its end. An HTTP/1.1 answer kept alive with
+/// neither length nor chunks shown was gzipped with a `Content-Length`
+/// (VictoriaLogs' small answers), which reqwest drops as it unzips.
+pub fn framed(response: &Response) -> bool {
+    let says = |name: reqwest::header::HeaderName, word: &str| {
+        response.headers().get_all(name).iter().any(|v| v.to_str().is_ok_and(|s| s.to_ascii_lowercase().contains(word)))
+    };
+    let kept_alive = response.version() == reqwest::Version::HTTP_11 && !says(reqwest::header::CONNECTION, "close");
+    response.version() >= reqwest::Version::HTTP_2
+        || response.content_length().is_some()
+        || says(reqwest::header::TRANSFER_ENCODING, "chunked")
+        || kept_alive
+}
+
 #[cfg(test)]
 mod tests {
     use std::io::{Read, Write};

@@ -13,8 +13,13 @@
 //! window, or after a failure it does not retry.
 //!
 //! A response line that is not a row is an input error of its window, not
-//! a failure, unless it is text ending the answer (the server's error
-//! report): [`outcome`] says why that is safe for `--resume`.
+//! a failure, unless it is text ending an answer cut off (the server's
+//! error report) or an answer of text only: [`outcome`] says why that is
+//! safe for `--resume`. An answer whose transfer ended normally
+//! ([`super::client::framed`]) is whole: text ending it is bad rows, and
+//! its last line needs no newline (break-it 42 H2: a last line that was
+//! not a row, or a last row without its newline, lost the window for
+//! good, as the answer asked again is the same).
 //!
 //! What the fetcher holds is bounded by bytes, not by the window: lines go
 //! in chunks of [`CHUNK`] lines or [`crate::ndjson_stream::CHUNK_BYTES`]
@@ -306,6 +311,7 @@ async fn fetch_attempt(
     let mut response =
         unless_stopped(asked, interrupt, tx).await?.unwrap_or_else(|_| Err(overran())).map_err(Stop::Failed)?;
     send(tx, Fetched::Begin { window: *window, attempt }).await?;
+    let framed = super::client::framed(&response);
     let location = super::window::location_at(&job.endpoint, window);
     // Split when the answer passes the budget, unless the window is at the floor.
     let split_past = if super::windows::halves(window).is_some() { job.window_bytes } else { u64::MAX };
@@ -318,6 +324,7 @@ async fn fetch_attempt(
         budget,
         own_time: StdDuration::ZERO,
         text: Vec::new(),
+        other_lines: false,
     };
     let mut splitter = LineSplitter::new(job.max_line);
     loop {
@@ -336,15 +343,10 @@ async fn fetch_attempt(
         // A body chunk is at most the HTTP reader's buffer (hundreds of
         // KiB): its lines are handed on once they fill a chunk of ours.
         let _ = splitter.push::<()>(chunk.as_ref(), &mut |n, line| {
-            lines.held.push(match line {
-                Line::Bytes(bytes) => {
-                    lines.held_bytes += bytes.len();
-                    read += bytes.len() as u64;
-                    rows += 1;
-                    (n, Held::Bytes(bytes.to_vec()))
-                }
-                Line::TooLong(len) => (n, Held::TooLong(len)),
-            });
+            if let Some(bytes) = lines.hold(n, line) {
+                read += bytes;
+                rows += 1;
+            }
             Ok(())
         });
         if read > split_past {
@@ -354,11 +356,21 @@ async fn fetch_attempt(
             lines.flush(tx).await?;
         }
     }
-    lines.flush(tx).await?;
-    if let Some(f) = lines.error_text() {
-        return Err(Stop::Failed(f));
+    if framed {
+        // The whole answer: its unfinished line is its last.
+        let _ = splitter.finish_whole::<()>(&mut |n, line| {
+            lines.hold(n, line);
+            Ok(())
+        });
+        lines.flush(tx).await?;
+        lines.end_whole(tx).await?;
+    } else {
+        lines.flush(tx).await?;
+        if let Some(f) = lines.error_text() {
+            return Err(Stop::Failed(f));
+        }
+        splitter.finish().map_err(Stop::Failed)?;
     }
-    splitter.finish().map_err(Stop::Failed)?;
     send(tx, Fetched::End).await
 }
 
@@ -416,9 +428,46 @@ struct Pending<'j> {
     /// yet: VictoriaLogs' error text when the answer ends with them
     /// ([`Pending::error_text`]), else bad rows.
     text: Vec<(Failure, FetchedLine)>,
+    /// A line other than such text was read (a row, a bad row, a line over
+    /// the limit).
+    other_lines: bool,
 }
 
 impl Pending<'_> {
+    /// Holds one line read; returns its length (bytes) when it is held whole.
+    fn hold(&mut self, n: u64, line: Line<'_>) -> Option<u64> {
+        match line {
+            Line::Bytes(bytes) => {
+                self.held_bytes += bytes.len();
+                self.held.push((n, Held::Bytes(bytes.to_vec())));
+                Some(bytes.len() as u64)
+            }
+            Line::TooLong(len) => {
+                self.held.push((n, Held::TooLong(len)));
+                None
+            }
+        }
+    }
+
+    /// The answer ended and its transfer says it is whole (flushed first).
+    /// Text ending it is bad rows, sent as the window's input errors, when
+    /// other lines came before it: a proxy or shipper wrote it, and the
+    /// answer asked again would be the same (VictoriaLogs failing after the
+    /// 200 aborts the connection: a transport error, not a whole answer).
+    /// An answer of text only is no VictoriaLogs answer (a proxy's page):
+    /// the attempt fails with its first line.
+    async fn end_whole(&mut self, tx: &Sender<Fetched>) -> Result<(), Stop> {
+        if !self.other_lines {
+            return self.error_text().map_or(Ok(()), |f| Err(Stop::Failed(f)));
+        }
+        let rows: Vec<FetchedLine> = self.text.drain(..).map(|(_, row)| row).collect();
+        if rows.is_empty() {
+            return Ok(());
+        }
+        // A few capped messages: they hold no share of the budget.
+        send(tx, Fetched::Lines(rows, Permit(None))).await
+    }
+
     /// Converts and prepares the held lines on every core and sends them.
     /// Lines that are not JSON and do not open with `{` are held back until
     /// a row follows them (then they are bad rows, sent before it).
@@ -452,6 +501,7 @@ impl Pending<'_> {
                 Outcome::Blank => {}
                 Outcome::Text(failure, row) => self.text.push((failure, row)),
                 Outcome::Lines(rows) => {
+                    self.other_lines = true;
                     // The server went on writing rows: the text before was no error of its own.
                     lines.extend(self.text.drain(..).map(|(_, row)| row));
                     lines.extend(rows);
@@ -501,8 +551,9 @@ pub const ROW_EXPECTED: &str = "one JSON object per line (a VictoriaLogs row)";
 /// from what stored or relayed it and would be as bad when asked again;
 /// failing the window made every run (and `--resume`) fail on it forever
 /// (kdrift issue 34). Every object on a line loads (`{…}{…}`: a relay
-/// that lost a newline). Only text that is not JSON and ends the answer is
-/// the server's own error report ([`Outcome::Text`]).
+/// that lost a newline). Only text that is not JSON and ends an answer cut
+/// off (or makes the whole answer) is the server's own error report
+/// ([`Outcome::Text`], [`Pending::end_whole`]).
 fn outcome(
     layout: Layout,
     location: &str,

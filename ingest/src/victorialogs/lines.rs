@@ -1,8 +1,10 @@
 //! Splits a streamed response body into lines as chunks arrive, holding at
 //! most one unfinished line (capped) in memory: a line longer than the cap
 //! is dropped as it arrives and handed on as [`Line::TooLong`]. A body that
-//! ends without a final newline was cut off: VictoriaLogs ends every row
-//! with `\n`. A bare `\r` ends a line too (a proxy or exporter writing
+//! ends without a final newline was cut off ([`LineSplitter::finish`]:
+//! VictoriaLogs ends every row with `\n`), unless the transfer says the
+//! body is whole ([`LineSplitter::finish_whole`]: its unfinished line is
+//! its last line; break-it 42 H2). A bare `\r` ends a line too (a proxy or exporter writing
 //! old-Mac line ends; a raw `\r` is never inside a JSON row), and `\r\n`
 //! is one line end (break-it 31: rows joined by `\r` failed the window).
 
@@ -98,6 +100,26 @@ impl LineSplitter {
     }
 }
 
+impl LineSplitter {
+    /// The body ended and the transfer says it is whole (a `Content-Length`
+    /// met, a chunked body's end: [`super::client::framed`]): an unfinished
+    /// line is no cut but the last line, handed to `on_line` like the
+    /// others (as [`Line::TooLong`] past the cap). Returns the lines read.
+    ///
+    /// # Errors
+    /// The error `on_line` returns.
+    pub fn finish_whole<E>(mut self, on_line: &mut OnLine<'_, E>) -> Result<u64, E> {
+        if let Some(skipped) = self.skipping.take() {
+            self.line += 1;
+            on_line(self.line, Line::TooLong(skipped))?;
+        } else if !self.partial.is_empty() {
+            self.line += 1;
+            on_line(self.line, Line::Bytes(&self.partial))?;
+        }
+        Ok(self.line)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,6 +173,32 @@ mod tests {
         let (lines, end) = split(&[b"{\"a\":1}\n{\"b\":"], 100);
         assert_eq!(lines.len(), 1);
         assert_eq!(end, Err(Failure::Truncated { line: 2, bytes: 5 }));
+    }
+
+    /// Break-it 42 H2: a whole body whose last row lacks its newline lost
+    /// the window.
+    #[test]
+    fn a_whole_body_ends_its_last_line_without_a_newline() {
+        let whole = |chunks: &[&[u8]], max: usize| {
+            let mut s = LineSplitter::new(max);
+            let mut out = Vec::new();
+            let mut keep = |n: u64, l: Line<'_>| {
+                out.push((n, format!("{l:?}")));
+                Ok::<(), ()>(())
+            };
+            for c in chunks {
+                s.push(c, &mut keep).expect("push");
+            }
+            let end = s.finish_whole(&mut keep);
+            (out, end)
+        };
+        let (lines, end) = whole(&[b"{\"a\":1}\n{\"b\"", b":2}"], 100);
+        assert_eq!(end, Ok(2));
+        assert_eq!(lines[1], (2, format!("{:?}", Line::Bytes(b"{\"b\":2}"))));
+        let (lines, end) = whole(&[b"ab\n", b"0123456789", b"0123456789"], 15);
+        assert_eq!((lines[1].clone(), end), ((2, "TooLong(20)".into()), Ok(2)));
+        let (lines, end) = whole(&[b"ab\r\n"], 15);
+        assert_eq!((lines.len(), end), (1, Ok(1)));
     }
 
     #[test]

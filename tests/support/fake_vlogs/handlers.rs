@@ -185,6 +185,15 @@ async fn query(State(state): State<Arc<Shared>>, headers: HeaderMap, Form(args):
             body.push(b'\n');
             body.extend(lines.iter().skip(n).flat_map(|l| l.bytes()));
         }
+        Some(Fault::Unterminated { text }) => {
+            body.extend(lines.iter().flat_map(|l| l.bytes()));
+            match text {
+                Some(text) => body.extend_from_slice(text.as_bytes()),
+                None => {
+                    body.pop();
+                }
+            }
+        }
         Some(Fault::Glued { lines: n, tail }) => {
             body.extend(lines.iter().take(n).flat_map(|l| l.bytes()));
             let glued: String = lines.iter().skip(n).take(2).map(|l| l.trim_end()).collect();
@@ -244,6 +253,7 @@ fn status_fault(fault: &Fault, query: &str) -> Option<Response> {
         | Fault::LongLine { .. }
         | Fault::BadLine { .. }
         | Fault::Glued { .. }
+        | Fault::Unterminated { .. }
         | Fault::Rewrite { .. } => None,
     }
 }

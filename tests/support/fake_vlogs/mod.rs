@@ -6,8 +6,8 @@
 //! `/field_names`, tenants (`AccountID`/`ProjectID`), Basic/Bearer auth, and
 //! injected failures ([`Fault`]): 400 and 503 with the real bodies, a 200
 //! cut off mid-line, or a 200 whose body ends with an error text, each
-//! followed by an aborted connection; a 200 that never ends, or one with an
-//! overlong line. [`scripted`] answers with the test's closure instead and
+//! followed by an aborted connection; a 200 that never ends, one with an
+//! overlong line, a bad line, or no final newline. [`scripted`] answers with the test's closure instead and
 //! records every request (hostile proxies, redirects).
 
 pub mod handlers;
@@ -68,6 +68,13 @@ pub enum Fault {
         lines: usize,
         /// The bad line, without its newline.
         text: String,
+    },
+    /// 200, every row, then `text` without a final newline (`None`: the
+    /// last row loses its newline), and the body ends normally (a broken
+    /// relay or shipper; break-it 42 H2).
+    Unterminated {
+        /// The last line (`None`: the last row is left without its newline).
+        text: Option<String>,
     },
     /// 200, every row with `from` replaced by `to` in its JSON text (a
     /// broken writer or proxy: a key twice).
