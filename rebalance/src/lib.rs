@@ -61,6 +61,7 @@ mod redact;
 mod scheduler;
 mod simulate;
 mod strict_json;
+mod swallowed;
 mod visible;
 
 #[cfg(feature = "cluster")]
@@ -170,4 +171,5 @@ pub use strict_json::{
     duplicate_message, json_error_text, noted_bounded, parse_noting_duplicates, parse_within, strict_bounded,
     strict_within, Duplicate, NotedValue, ParseError, StrictValue, STOPPED_READING, TOO_LARGE, VALUES_BETWEEN_STOPS,
 };
+pub use swallowed::{braces_in_strings, next_value_on_line};
 pub use visible::{first_control, visible};

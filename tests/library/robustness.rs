@@ -2753,3 +2753,42 @@ fn an_interrupt_stops_the_parse_of_an_object() {
         );
     }
 }
+
+/// Break-it 42 H4: in a minified List (one line), items[200] cut inside a
+/// string (`"reason":"FailedSchedu`) and followed directly by items[201]
+/// took that good item along: 398 of 399 stored, only items[200] named.
+#[test]
+fn an_item_cut_inside_a_string_on_a_one_line_list_loses_no_good_item() {
+    let (dir, store) = temp_store();
+    let item = |i: usize| {
+        format!(
+            "{{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{{\"name\":\"good-{i}.x\",\"namespace\":\
+             \"default\",\"uid\":\"u{i}\",\"resourceVersion\":\"{}\"}},\"involvedObject\":{{\"kind\":\"Pod\",\
+             \"namespace\":\"default\",\"name\":\"p{i}\"}},\"reason\":\"FailedScheduling\",\"message\":\"m\",\
+             \"firstTimestamp\":\"2026-11-20T10:{:02}:{:02}Z\",\"lastTimestamp\":\"2026-11-20T10:{:02}:{:02}Z\",\
+             \"count\":1,\"type\":\"Warning\"}}",
+            i + 1,
+            i / 60,
+            i % 60,
+            i / 60,
+            i % 60
+        )
+    };
+    let mut items: Vec<String> = (0..400).map(item).collect();
+    let cut = items[200].find("FailedScheduling").expect("reason") + 12;
+    items[200].truncate(cut);
+    let list = format!("{{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[{}]}}", items.join(","));
+    let json = write(dir.path(), "min.json", list.as_bytes());
+    let report = ingest_files(&store, &[json], &mut NoProgress).expect("ingest");
+    let errors: Vec<String> = report.files.iter().flat_map(|f| f.errors.iter().map(|e| e.to_string())).collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("min.json:1:") && errors[0].contains(": items[200]: invalid JSON: "), "{errors:?}");
+    let n: i64 =
+        store.conn().query_row("SELECT count(*) FROM observations WHERE kind = 'Event'", [], |r| r.get(0)).expect("n");
+    assert_eq!(n, 399);
+    let next: i64 = store
+        .conn()
+        .query_row("SELECT count(*) FROM observations WHERE name = 'good-201.x'", [], |r| r.get(0))
+        .expect("201");
+    assert_eq!(next, 1);
+}

@@ -9,9 +9,13 @@
 //! line and column; the values before it load. Reading then goes on at the
 //! next `{` after a bare `\r` on the line, if any: a raw `\r` cannot be
 //! inside a JSON string, so it is a line end there, never part of a value;
+//! or at the next object of the line after a value cut short before it
+//! (`{…"reason":"Fail{…}`, [`kdrift_rebalance::next_value_on_line`]: one
+//! that opens inside the cut string or at the break, with a `metadata`
+//! object, followed by the next `{` or the line's end; break-it 42 H5);
 //! otherwise the rest of the line is not read (which the error says), as a
-//! guess at where the next object starts inside broken text could load a
-//! nested object as a record of its own.
+//! looser guess at where the next object starts inside broken text could
+//! load a nested object as a record of its own.
 
 use serde_json::Value;
 
@@ -143,13 +147,27 @@ pub(crate) fn parse_ndjson_line_until(
                     out.errors.push(InputError { origin: origin(), column: Some(column as u64), message: what });
                     return;
                 }
-                let resume = after_carriage_return(line, at);
+                // A value cut short before the next one of the line (inside
+                // a string that took its `{`, or at the next `{`): read on
+                // there (break-it 42 H5); only an object with a `metadata`
+                // object whole and followed by the next `{` or the line's end.
+                let like = |o: &serde_json::Map<String, Value>| o.get("metadata").is_some_and(Value::is_object);
+                let next = (e.line() == 1 && line[start] == b'{')
+                    .then(|| kdrift_rebalance::next_value_on_line(line, start, at, like))
+                    .flatten();
+                let resume = match (after_carriage_return(line, at), next) {
+                    (Some(r), Some(n)) => Some(r.min(n)),
+                    (r, n) => r.or(n),
+                };
                 let mut found = what;
                 if read > 0 {
                     let s = if read == 1 { "" } else { "s" };
                     found.push_str(&format!(", after {read} complete JSON value{s} on this line (read)"));
                 }
                 match resume {
+                    Some(r) if Some(r) == next => {
+                        found.push_str(&format!("; the line is read on from column {}, at the next object", r + 1))
+                    }
                     Some(r) => found.push_str(&format!(
                         "; the line is read on from column {}, after a carriage return (an old Mac line end)",
                         r + 1
@@ -325,6 +343,28 @@ mod tests {
                 ),
                 format!("m.json:1:{number}: found a number; expected {NDJSON_EXPECTED}"),
             ]
+        );
+    }
+
+    /// Break-it 42 H5: a value cut inside a string before the next one of
+    /// its line lost every value after it on the line (10 of 19 stored).
+    #[test]
+    fn a_value_cut_before_the_next_on_its_line_loses_no_value_after_it() {
+        let e2 = event("e2");
+        let cut = &e2[..e2.find("e2").expect("e2") + 1];
+        let line = format!("{}{}{cut}{}{}\n", event("e0"), event("e1"), event("e3"), event("e4"));
+        let mut p = Parsed::default();
+        parse_ndjson_line("x.ndjson", 5, line.as_bytes(), None, &mut p);
+        assert_eq!(names(&p), ["e0", "e1", "e3", "e4"], "{:?}", p.errors);
+        let errors = errors(&p);
+        let next = 2 * event("e0").len() + cut.len() + 1;
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].contains(&format!(
+                "after 2 complete JSON values on this line (read); the line is read on from column {next}, at the \
+                 next object"
+            )),
+            "{errors:?}"
         );
     }
 

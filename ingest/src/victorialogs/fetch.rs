@@ -582,9 +582,14 @@ fn outcome(
     };
     let mut rows = Vec::new();
     // Keys checked for duplicates at any depth (issue 34): the row's error.
-    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<kdrift_rebalance::StrictValue>();
+    let values =
+        |from: usize| serde_json::Deserializer::from_slice(&bytes[from..]).into_iter::<kdrift_rebalance::StrictValue>();
+    // Where the stream starts in the line: past a bad row, at the next row
+    // (break-it 42 H5); its columns count from there.
+    let mut base = 0;
+    let mut stream = values(base);
     loop {
-        let at = stream.byte_offset();
+        let at = base + stream.byte_offset();
         match stream.next().map(|v| v.map(|s| s.0)) {
             None => break,
             Some(Err(e)) if e.classify() == serde_json::error::Category::Data => {
@@ -592,7 +597,11 @@ fn outcome(
                 rows.push(FetchedLine::Row {
                     line,
                     rejected: None,
-                    record: Err(InputError { origin: origin.clone(), column: Some(e.column() as u64), message }),
+                    record: Err(InputError {
+                        origin: origin.clone(),
+                        column: Some((base + e.column()) as u64),
+                        message,
+                    }),
                 });
                 break;
             }
@@ -614,14 +623,38 @@ fn outcome(
                     let s = if rows.len() == 1 { "" } else { "s" };
                     problem.push_str(&format!(", after {} JSON value{s} on this line (read)", rows.len()));
                 }
-                let row = bad(Some(e.column()), problem);
+                // A row cut before the next one on its line (`{…"_msg":"ab{…}`):
+                // the line is read on at that row (break-it 42 H5: every row
+                // after it was lost). VictoriaLogs rows are flat: an object
+                // is a row.
+                let value = at + bytes[at..].iter().take_while(|b| b.is_ascii_whitespace()).count();
+                let next = (e.line() == 1 && bytes[value] == b'{')
+                    .then(|| {
+                        kdrift_rebalance::next_value_on_line(
+                            bytes,
+                            value,
+                            (base + e.column()).saturating_sub(1),
+                            |_| true,
+                        )
+                    })
+                    .flatten();
+                if let Some(next) = next {
+                    problem.push_str(&format!("; the line is read on from column {}, at the next row", next + 1));
+                }
+                let row = bad(Some(base + e.column()), problem);
                 if rows.is_empty() && bytes[start] != b'{' {
                     let text = redactor.quote(bytes, QUOTE_LIMIT);
                     let failure = Failure::NotJson { line, problem: redactor.redact(&e.to_string()), text };
                     return Outcome::Text(failure, row);
                 }
                 rows.push(row);
-                break;
+                match next {
+                    Some(next) => {
+                        base = next;
+                        stream = values(base);
+                    }
+                    None => break,
+                }
             }
         }
     }
@@ -671,6 +704,40 @@ mod tests {
             "message": "x".repeat(mib << 20),
         })
         .to_string()
+    }
+
+    /// Break-it 42 H5: rows on one response line (a relay that lost its
+    /// newlines) with one cut inside a string before the next: every row
+    /// after it on the line was lost (290 of 299 stored).
+    #[test]
+    fn a_row_cut_before_the_next_on_its_line_loses_no_row_after_it() {
+        let rows: Vec<String> = (0..6).map(|i| big_row(i, 0)).collect();
+        let cut = &rows[2][..rows[2].find("FailedSched").expect("reason") + 6];
+        let line = format!("{}{}{cut}{}{}{}\n", rows[0], rows[1], rows[3], rows[4], rows[5]);
+        let Outcome::Lines(lines) = outcome(Layout::Raw, "w", 7, line.as_bytes(), Utc::now(), &Redactor::default())
+        else {
+            panic!("lines")
+        };
+        // p0, p1, the cut row p2's error, p3, p4, p5.
+        let kinds: Vec<&str> = lines
+            .iter()
+            .map(|l| match l {
+                FetchedLine::Row { record: Ok(r), .. } if r.row.is_ok() => "row",
+                FetchedLine::Row { record: Err(_), .. } => "error",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(kinds, ["row", "row", "error", "row", "row", "row"]);
+        let errors: Vec<String> = lines
+            .iter()
+            .filter_map(|l| match l {
+                FetchedLine::Row { record: Err(e), .. } => Some(e.to_string()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        let next = rows[0].len() + rows[1].len() + cut.len() + 1;
+        assert!(errors[0].contains(&format!("the line is read on from column {next}, at the next row")), "{errors:?}");
     }
 
     /// A one-request server answering `/select/logsql/query` with `body`.

@@ -367,7 +367,7 @@ fn item_end(rest: &[u8], pos: usize) -> Option<(usize, Option<usize>)> {
             if !closed_early(rest, close) {
                 return Some((close, None));
             }
-            return Some((next_item(rest, close)?, Some(close)));
+            return Some((next_item(rest, &[], close)?, Some(close)));
         }
         Err(e) => e,
     };
@@ -385,15 +385,21 @@ fn item_end(rest: &[u8], pos: usize) -> Option<(usize, Option<usize>)> {
         line_start += rest[line_start..].iter().position(|b| *b == b'\n')? + 1;
     }
     let broken_at = line_start + e.column().saturating_sub(1);
-    Some((next_item(rest, broken_at.max(pos + 1))?, None))
+    // Cut inside a string that took the next item's `,{` as its text
+    // (break-it 42 H4: that item was lost): it opens before the break.
+    let swallowed = crate::swallowed::braces_in_strings(rest, pos, broken_at);
+    Some((next_item(rest, &swallowed, broken_at.max(pos + 1))?, None))
 }
 
 /// The `,` before the first item (an object with a `metadata` object,
-/// followed by `,` or `]`) that opens after a `,` at or after `from`.
-fn next_item(rest: &[u8], from: usize) -> Option<usize> {
+/// followed by `,` or `]`) that opens after a `,` at one of the offsets
+/// `swallowed` (`{` read inside a string of the bad item before its break)
+/// or at or after `from`.
+fn next_item(rest: &[u8], swallowed: &[usize], from: usize) -> Option<usize> {
     let followed = |end: usize| matches!(rest.get(skip_blank(rest, end)), Some(b',' | b']'));
     let before = |at: usize| rest[..at].iter().rposition(|b| !b.is_ascii_whitespace());
-    for at in (from..rest.len()).filter(|&i| rest[i] == b'{') {
+    let after = (from..rest.len()).filter(|&i| rest[i] == b'{');
+    for at in swallowed.iter().copied().filter(|&i| i < from).chain(after) {
         let Some(comma) = before(at).filter(|&c| rest[c] == b',') else { continue };
         let mut stream = serde_json::Deserializer::from_slice(&rest[at..]).into_iter::<Value>();
         if let Some(Ok(v)) = stream.next() {
@@ -677,6 +683,25 @@ mod tests {
             decode(twice).expect_err("continue twice"),
             "the key \"continue\" appears twice in one object (at metadata.continue; which value is meant is unknown)"
         );
+    }
+
+    /// Break-it 42 H4: an item cut inside a string and followed directly
+    /// by the next item (`"reason":"FailedSchedu,{"metadata":…`) took that
+    /// good item along (8 of 9 good kept, only the cut one named).
+    #[test]
+    fn an_item_cut_inside_a_string_loses_no_good_item_after_it() {
+        let good: Vec<Vec<u8>> = (0..10)
+            .map(|i| format!(r#"{{"metadata":{{"name":"e{i}"}},"reason":"FailedScheduling","count":1}}"#).into_bytes())
+            .collect();
+        let all: Vec<String> = (0..10).map(|i| format!("e{i}")).collect();
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        let cut = br#"{"metadata":{"name":"cut"},"reason":"FailedSchedu"#;
+        let mut items: Vec<&[u8]> = good.iter().map(Vec::as_slice).collect();
+        items.insert(5, cut);
+        let d = decode(&pods(&items)).expect("page");
+        assert_eq!(names(&d), all);
+        let bad: Vec<usize> = d.bad.iter().map(|b| b.index).collect();
+        assert_eq!(bad, [5], "{:?}", d.bad);
     }
 
     /// Break-it 33 F4: `metadata` twice at a page's top level, or an extra

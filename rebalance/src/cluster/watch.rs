@@ -487,6 +487,16 @@ impl Lines {
             start = line_end(start);
         }
         let at = (start + e.column().saturating_sub(1)).min(limit);
+        // Broken on its first line, before the next event of that line
+        // (`{…}{…}`, as client-go reads): it ends where that event opens,
+        // so that the line's events after it are read (break-it 42 H5: a
+        // cut event lost every event after it on its line).
+        let is_event = |o: &serde_json::Map<String, Value>| o.contains_key("type") && o.contains_key("object");
+        if e.line() == 1 {
+            if let Some(next) = crate::swallowed::next_value_on_line(&bytes[..line_end(0)], 0, at, is_event) {
+                return Frame::Take(next);
+            }
+        }
         let first = start + bytes[start..].iter().take_while(|b| blank(**b)).count();
         let end = if start > 0 && at <= first { start } else { line_end(at.min(limit - 1)) };
         // A value left open on its first line (an unclosed `{` or `[`) took
@@ -788,6 +798,18 @@ mod tests {
         assert_eq!(got, ["w1", "w3"]);
         assert_eq!(errs.len(), 1, "{errs:?}");
         assert!(errs[0].contains("watch line 2 ") && errs[0].contains("is not JSON (EOF while parsing"), "{errs:?}");
+        // Break-it 42 H5: on one line, an event cut inside a string (or
+        // in a number) before the next lost every event after it.
+        for cut in [&ev(2)[..ev(2).find("w2").expect("w2") + 1], &ev(2)[..ev(2).len() - 4]] {
+            let (got, errs) =
+                read(format!("{}{}{cut}{}{}\n{}\n", ev(0), ev(1), ev(3), ev(4), ev(5)).into_bytes()).await;
+            assert_eq!(got, ["w0", "w1", "w3", "w4", "w5"], "{cut}: {errs:?}");
+            assert_eq!(errs.len(), 1, "{errs:?}");
+            assert!(
+                errs[0].contains("watch line 1 ") && errs[0].contains("is not JSON (EOF while parsing"),
+                "{errs:?}"
+            );
+        }
         let open = r#"{"type":"ADDED","object":{"metadata":{"name":"x"}"#;
         let (got, errs) = read(format!("{open}\n{}\n", ev(3)).into_bytes()).await;
         assert_eq!((got, errs.len()), (vec!["w3".to_string()], 1), "{errs:?}");
