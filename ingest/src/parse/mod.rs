@@ -246,12 +246,13 @@ pub fn parse_bytes_with(
             out.format = Some(Format::Json);
             stream::parse_json_stream(location, bytes, hint, interrupt, &mut out);
         }
-        // YAML flow style in a `.yaml` file that opened like JSON: read as YAML
-        // when the JSON reader got nothing and YAML does.
-        if named == Naming::Yaml && out.records.is_empty() && !out.errors.is_empty() {
+        // A `.yaml` file that opened like JSON but is not all JSON (YAML
+        // flow style, a YAML document after it): read as YAML when YAML
+        // reads it all, or more of it.
+        if named == Naming::Yaml && !out.errors.is_empty() && !interrupt.is_triggered() {
             let mut yaml = Parsed { format: Some(Format::Yaml), ..Parsed::default() };
             parse_yaml(location, bytes, hint, yaml_depth, interrupt, &mut yaml);
-            if !yaml.records.is_empty() {
+            if yaml.errors.is_empty() || yaml.records.len() > out.records.len() {
                 return yaml;
             }
         }

@@ -482,6 +482,8 @@ fn broken_fields(
 ) -> Walked {
     let Read { location, bytes, start, hint, .. } = read;
     let mut end = ItemsEnd::Closed;
+    // Where reading may go on: past the break, and past items after it.
+    let mut resume = at;
     let (key, list) = match items {
         Some(items) => items,
         None => {
@@ -495,6 +497,7 @@ fn broken_fields(
                 ItemsEnd::Interrupted => return stopped(location, bytes, walk.pos, Some(list.walked), out),
                 other => end = other,
             }
+            resume = walk.pos;
             fields.insert(key.clone(), Value::Null);
             (key, list)
         }
@@ -505,12 +508,16 @@ fn broken_fields(
         at,
         format!("{what}, in the List's own fields (outside its items); its items are loaded, the rest of its fields is not read"),
     ));
-    // The document ends at its closing `}` (its brackets still pair), else with the input.
-    let pos = match value_end(bytes, start) {
-        Some(e) if e > at && matches!(end, ItemsEnd::Closed) => e,
-        _ => bytes.len(),
-    };
-    finish(Read { location, bytes, start, pos, hint }, fields, (key, list), end, twice, out)
+    // The document ends at its closing `}` (its brackets still pair);
+    // else the next document is looked for after the break.
+    // (Not past a `{` in column 0: the next document, when this one's `}` is missing.)
+    let doc_end = value_end(bytes, start).filter(|e| *e > resume && !bytes[resume..*e].windows(2).any(|w| w == b"\n{"));
+    let closed = matches!(end, ItemsEnd::Closed);
+    let pos = doc_end.unwrap_or(bytes.len());
+    match finish(Read { location, bytes, start, pos, hint }, fields, (key, list), end, twice, out) {
+        Walked::Read(_) if closed && doc_end.is_none() => Walked::Broken(resume),
+        walked => walked,
+    }
 }
 
 /// The key (`items` or `Items`) and the offset of the `[` of the
@@ -1239,6 +1246,32 @@ mod tests {
         assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
         // A document that is no List: one error, as before.
         let p = parse_bytes("pod.json", br#"{"kind":"Pod","kind":"Pod","metadata":{"name":"a"}}"#, Naming::Json);
+        assert_eq!((p.records.len(), p.errors.len()), (0, 1));
+    }
+
+    /// Break-it 42 H1: a List whose own fields break the syntax keeps its
+    /// items, and a document after it is read: after the List's `}` when
+    /// its brackets pair, else from the next `{` in column 0 past the items.
+    #[test]
+    fn a_list_with_broken_own_fields_keeps_its_items_and_the_document_after_it() {
+        let after = serde_json::to_string(&pod(9)).expect("json") + "\n";
+        let ok = pretty_list(3);
+        let want = [all_but(3, &[]), vec![("p9".to_string(), None)]].concat();
+        for (from, to) in [
+            ("\"resourceVersion\": \"\"", "\"resourceVersion\" \"\""),
+            ("\"apiVersion\": \"v1\",\n  \"items\"", "\"apiVersion\": \"v1\"\n  \"items\""),
+            ("\"resourceVersion\": \"\"\n  }\n}", "\"resourceVersion\": \"\"\n  }"),
+            ("\"kind\": \"List\",", "\"kind\": \"List\"\n{\"x\": 1},"),
+        ] {
+            assert_eq!(ok.matches(from).count(), 1, "{from}");
+            let text = ok.replace(from, to) + &after;
+            let p = parse_bytes("pods.json", text.as_bytes(), Naming::Json);
+            assert_eq!(names(&p), want, "{to}: {:?}", p.errors);
+            assert_eq!(p.errors.len(), 1, "{to}: {:?}", p.errors);
+            assert!(p.errors[0].message.contains("in the List's own fields (outside its items)"), "{:?}", p.errors);
+        }
+        // A document that is no List: one error, as before.
+        let p = parse_bytes("pod.json", br#"{"kind":"Pod","metadata":{"name" "a"}}"#, Naming::Json);
         assert_eq!((p.records.len(), p.errors.len()), (0, 1));
     }
 }
