@@ -2792,3 +2792,122 @@ fn an_item_cut_inside_a_string_on_a_one_line_list_loses_no_good_item() {
         .expect("201");
     assert_eq!(next, 1);
 }
+
+/// `n` FailedScheduling events `{prefix}.{i}` as a List the way `kubectl
+/// get -o json` prints it: items one a line from line 4, then `kind` (line
+/// `n + 5`) and `metadata` after them.
+fn kubectl_json_list(prefix: &str, n: usize) -> String {
+    let items: Vec<String> = failed_scheduling_lines(prefix, n).lines().map(|l| format!("        {l}")).collect();
+    format!(
+        "{{\n    \"apiVersion\": \"v1\",\n    \"items\": [\n{}\n    ],\n    \"kind\": \"List\",\n    \"metadata\": \
+         {{\n        \"resourceVersion\": \"\"\n    }}\n}}\n",
+        items.join(",\n")
+    )
+}
+
+/// Ingests `path` read whole and streamed (a 64 KiB batch): the file's
+/// records added and its errors, for each.
+fn ingest_both_ways(store: &Store, path: &Path) -> Vec<(u64, Vec<String>)> {
+    use kdrift_ingest::{ingest_files_with, FileLimits, Interrupt};
+    [FileLimits::default().batch_bytes, 64 << 10]
+        .into_iter()
+        .map(|batch_bytes| {
+            let limits = FileLimits { batch_bytes, ..FileLimits::default() };
+            let report = ingest_files_with(store, &[path.to_path_buf()], &limits, &mut NoProgress, &Interrupt::new())
+                .expect("ingest");
+            let f = &report.files[0];
+            (f.records, f.errors.iter().map(ToString::to_string).collect())
+        })
+        .collect()
+}
+
+/// Break-it 42 H1: one syntax error in a JSON List's own fields (after
+/// its items, or before them) lost all 400 items. The items load, and the
+/// error names the place, read whole and streamed.
+#[test]
+fn a_syntax_error_in_a_json_lists_own_fields_keeps_its_items() {
+    let ok = kubectl_json_list("env", 400);
+    let header = "\"apiVersion\": \"v1\",\n    \"items\"";
+    for (from, to, at, what) in [
+        ("\"resourceVersion\": \"\"", "\"resourceVersion\" \"\"", "407:27", "invalid JSON: expected `:`"),
+        ("\"kind\": \"List\",", "\"kind\": \"List\"", "406:5", "invalid JSON: expected `,` or `}` after a value"),
+        ("\"resourceVersion\": \"\"", "\"resourceVersion\": \"\",", "408:5", "invalid JSON: trailing comma"),
+        ("\"kind\": \"List\"", "\"kind\": List", "405:13", "invalid JSON: expected value"),
+        (header, "\"apiVersion\": \"v1\"\n    \"items\"", "3:5", "invalid JSON: expected `,` or `}` after a value"),
+    ] {
+        assert_eq!(ok.matches(from).count(), 1, "{from}");
+        let (dir, store) = temp_store();
+        let path = write(dir.path(), "events.json", ok.replace(from, to).as_bytes());
+        for (records, errors) in ingest_both_ways(&store, &path) {
+            assert_eq!(records, 400, "{to}: {errors:?}");
+            assert_eq!(errors.len(), 1, "{to}: {errors:?}");
+            assert!(
+                errors[0].ends_with(&format!(
+                    "events.json:{at}: {what}, in the List's own fields (outside its items); its items are loaded, \
+                     the rest of its fields is not read"
+                )),
+                "{to}: {errors:?}"
+            );
+        }
+        assert_eq!(store.counts().expect("counts").events, 400, "{to}");
+    }
+}
+
+/// Break-it 42 H3: JSON saved as `.yaml` (`kubectl get -o json >
+/// events.yaml`), or a YAML List with its items in flow style (`items: [
+/// … ]`), with one bad item lost all 400: the other 399 load, the bad one
+/// is named at its line, read whole and streamed.
+#[test]
+fn json_named_yaml_and_flow_style_yaml_items_keep_the_good_items() {
+    let json = kubectl_json_list("fl", 400);
+    let mut items: Vec<String> = failed_scheduling_lines("fl", 400).lines().map(str::to_string).collect();
+    items[200] = items[200].replace("\"reason\":", "\"reason\"");
+    assert!(!items[200].contains("\"reason\":"));
+    let bad_json =
+        json.replacen(&failed_scheduling_lines("fl", 400).lines().nth(200).expect("item").to_string(), &items[200], 1);
+    let flow = format!("apiVersion: v1\nkind: List\nitems: [\n{}\n]\n", items.join(",\n"));
+    // Item k on line k + 4 in both.
+    for (name, body) in [("events.yaml", bad_json), ("flow.yaml", flow)] {
+        let (dir, store) = temp_store();
+        let path = write(dir.path(), name, body.as_bytes());
+        for (records, errors) in ingest_both_ways(&store, &path) {
+            assert_eq!(records, 399, "{name}: {errors:?}");
+            assert_eq!(errors.len(), 1, "{name}: {errors:?}");
+            assert!(errors[0].contains(&format!("{name}:204:")), "{name}: {errors:?}");
+            assert!(
+                errors[0].ends_with(
+                    ": items[200]: invalid JSON: expected `:`; this item is skipped (not stored); the List's other \
+                     items are loaded"
+                ),
+                "{name}: {errors:?}"
+            );
+        }
+        assert_eq!(store.counts().expect("counts").events, 399, "{name}");
+    }
+    // Real YAML flow style still reads as YAML: a document opening with
+    // `{` and a plain key, and one whose JSON-looking start breaks as JSON.
+    let (dir, store) = temp_store();
+    for (i, body) in [
+        "{apiVersion: v1, kind: Event, metadata: {name: y.0, namespace: d}, involvedObject: {kind: Pod, namespace: d, \
+         name: p}, reason: FailedScheduling, message: m, firstTimestamp: '2026-01-01T00:00:00Z'}\n",
+        "{\"apiVersion\": v1, kind: Event, metadata: {name: y.1, namespace: d}, involvedObject: {kind: Pod, \
+         namespace: d, name: p}, reason: FailedScheduling, message: m, firstTimestamp: '2026-01-01T00:00:00Z'}\n",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let path = write(dir.path(), &format!("flow{i}.yaml"), body.as_bytes());
+        let (records, errors) = ingest_both_ways(&store, &path).remove(0);
+        assert_eq!((records, errors), (1, Vec::<String>::new()), "{body}");
+    }
+    // Flow-style items that are no JSON, with a bad one: one error saying how to write them.
+    let body = "apiVersion: v1\nkind: List\nitems: [\n{kind: Event, metadata: {name: a}},\n{kind: Event, metadata: \
+                {name: b}\n]\n";
+    let path = write(dir.path(), "plain.yaml", body.as_bytes());
+    let (records, errors) = ingest_both_ways(&store, &path).remove(0);
+    assert_eq!(records, 0, "{errors:?}");
+    assert!(
+        errors.len() == 1 && errors[0].contains("plain.yaml:") && errors[0].contains("write them as a block list"),
+        "{errors:?}"
+    );
+}

@@ -44,8 +44,9 @@ use crate::interrupt::Interrupt;
 use crate::ndjson_stream::{open, stage_chunk, Ready, CHUNK, CHUNK_BYTES};
 use crate::parse::map_ordered;
 use crate::parse::{
-    bad_item_message, expand_document, is_list, items_twice_message, json_cut_error_at, kind_hint_from_path, legacy,
-    looks_like_ndjson, utf16_decode, CutAt, Format, InputError, ItemContext, Naming, Parsed, STOPPED,
+    bad_item_message, expand_document, is_json_text, is_list, items_twice_message, json_cut_error_at,
+    kind_hint_from_path, legacy, looks_like_ndjson, utf16_decode, CutAt, Format, InputError, ItemContext, Naming,
+    Parsed, STOPPED,
 };
 use crate::store::{prepare, Origin, RunWriter, StoreError};
 
@@ -57,11 +58,13 @@ pub(crate) const GZIP_RATIO: u64 = 16;
 const CHECK_EVERY: usize = 4 << 20;
 
 /// Whether `path` (named `location`) is read by this stream: not named
-/// YAML or NDJSON, at least a quarter of `batch_bytes` (a gzip file's size
+/// NDJSON, at least a quarter of `batch_bytes` (a gzip file's size
 /// counted [`GZIP_RATIO`] times), and its first bytes open a JSON object
-/// that is not NDJSON (nor UTF-16 text).
+/// that is not NDJSON (nor UTF-16 text); named YAML, when they are JSON
+/// (`crate::parse::is_json_text`: `kubectl get -o json > events.yaml`).
 fn streams(path: &Path, location: &str, limits: &FileLimits) -> bool {
-    if matches!(Naming::of(location), Naming::Yaml | Naming::Ndjson) {
+    let naming = Naming::of(location);
+    if naming == Naming::Ndjson {
         return false;
     }
     let Some(reader) = open(path, limits.decompressed) else { return false };
@@ -81,7 +84,9 @@ fn streams(path: &Path, location: &str, limits: &FileLimits) -> bool {
         return false;
     }
     let text = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
-    text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') && !looks_like_ndjson(text)
+    text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+        && !looks_like_ndjson(text)
+        && (naming != Naming::Yaml || is_json_text(text))
 }
 
 /// Streams `path` into `writer` when it is a JSON file this reader takes

@@ -17,6 +17,7 @@ pub(crate) use cut::{json_cut_error_at, CutAt};
 pub(crate) use walk::{bad_item_message, items_twice_message, STOPPED};
 pub mod depth;
 pub mod flat;
+mod flow_items;
 pub mod kinds;
 pub mod legacy;
 mod line;
@@ -207,7 +208,9 @@ pub fn parse_bytes_with(
         }
         return out;
     }
-    let yaml_by_name = named == Naming::Yaml;
+    // JSON saved as `.yaml` (`kubectl get -o json > events.yaml`) is read
+    // as JSON, item by item (break-it 42 H3: one bad item lost all 400).
+    let yaml_by_name = named == Naming::Yaml && !is_json_text(bytes);
     let mut out = Parsed::default();
     let hint = kind_hint_from_path(location);
     // A UTF-8 byte-order mark (Windows editors) is not content.
@@ -243,11 +246,41 @@ pub fn parse_bytes_with(
             out.format = Some(Format::Json);
             stream::parse_json_stream(location, bytes, hint, interrupt, &mut out);
         }
+        // A `.yaml` file that opened like JSON but is not all JSON (YAML
+        // flow style, a YAML document after it): read as YAML when YAML
+        // reads it all, or more of it.
+        if named == Naming::Yaml && !out.errors.is_empty() && !interrupt.is_triggered() {
+            let mut yaml = Parsed { format: Some(Format::Yaml), ..Parsed::default() };
+            parse_yaml(location, bytes, hint, yaml_depth, interrupt, &mut yaml);
+            if yaml.errors.is_empty() || yaml.records.len() > out.records.len() {
+                return yaml;
+            }
+        }
     } else {
         out.format = Some(Format::Yaml);
         parse_yaml(location, bytes, hint, yaml_depth, interrupt, &mut out);
     }
     out
+}
+
+/// Whether `bytes` (after blanks and a UTF-8 byte-order mark) open a JSON
+/// document, not YAML flow style: `{` then a quoted key or `}`, or `[`
+/// then `]` or such an object. `kubectl get -o json > events.yaml` is
+/// JSON in a file named YAML; it goes to the JSON readers, whose recovery
+/// of a bad item is finer (break-it 42 H3).
+pub(crate) fn is_json_text(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let mut rest = bytes.trim_ascii_start();
+    if let Some(after) = rest.strip_prefix(b"[") {
+        rest = after.trim_ascii_start();
+        if rest.starts_with(b"]") {
+            return true;
+        }
+    }
+    match rest.strip_prefix(b"{") {
+        Some(after) => matches!(after.trim_ascii_start().first(), Some(b'"' | b'}')),
+        None => false,
+    }
 }
 
 /// The error of a file whose name says JSON (`.json`, `.ndjson`, `.jsonl`,
@@ -666,11 +699,18 @@ pub(crate) fn parse_yaml_document(
             {
                 return;
             }
-            out.errors.push(InputError {
+            let mut error = InputError {
                 origin: Origin { location: location.to_string(), line, item: None },
                 column,
                 message: format!("invalid YAML in document {number}: {e}; expected a Kubernetes object or list"),
-            });
+            };
+            if flow_items::recover_flow_items(doc_text, &origin, hint, &error, out) {
+                return;
+            }
+            if flow_items::flow_items_at(doc_text).is_some() {
+                error.message = format!("{}; {}", error.message, flow_items::FLOW_ITEMS_HINT);
+            }
+            out.errors.push(error);
         }
     }
 }

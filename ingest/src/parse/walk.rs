@@ -242,6 +242,9 @@ pub(super) fn read_document(
         walk.pos += 1;
         end = ItemsEnd::Closed;
     }
+    // A syntax error in the List's own fields (break-it 42 H1): at this
+    // offset, saying this.
+    let mut broken: Option<(usize, String)> = None;
     while !matches!(end, ItemsEnd::Closed) {
         walk.peek();
         let key_at = walk.pos;
@@ -265,12 +268,18 @@ pub(super) fn read_document(
             }
             Step::Got(key) => key,
             Step::Cut => break,
-            Step::Bad(_) => return Walked::Whole,
+            Step::Bad(e) => {
+                broken = Some(syntax_error_at(bytes, key_at, e.as_ref(), "expected a key (a string)"));
+                break;
+            }
         };
         match walk.eat(b':') {
             Step::Got(()) => {}
             Step::Cut => break,
-            Step::Bad(_) => return Walked::Whole,
+            Step::Bad(_) => {
+                broken = Some((walk.pos, format!("invalid JSON: expected `:` after the key {key:?}")));
+                break;
+            }
         }
         if let Some((_, list)) = items.as_mut().filter(|(k, _)| *k == key) {
             // A second `items` array (issue 34): said at its key, and its
@@ -387,7 +396,10 @@ pub(super) fn read_document(
                         _ => return Walked::Whole,
                     }
                 }
-                Step::Bad(_) => return Walked::Whole,
+                Step::Bad(e) => {
+                    broken = Some(syntax_error_at(bytes, at, e.as_ref(), "expected a JSON value"));
+                    break;
+                }
             }
         }
         if walk.interrupted() {
@@ -400,8 +412,15 @@ pub(super) fn read_document(
                 walk.pos += 1;
                 end = ItemsEnd::Closed;
             }
-            Some(_) => return Walked::Whole,
+            Some(_) => {
+                broken = Some((walk.pos, "invalid JSON: expected `,` or `}` after a value".to_string()));
+                break;
+            }
         }
+    }
+    if let Some((at, what)) = broken {
+        let read = Read { location, bytes, start, pos: walk.pos, hint };
+        return broken_fields(read, interrupt, fields, items, twice, (at, what), out);
     }
     let Some((key, list)) = items else {
         if !matches!(end, ItemsEnd::Closed) || !twice.is_empty() {
@@ -434,6 +453,114 @@ fn list_error(location: &str, bytes: &[u8], at: usize, message: String) -> Input
         column: Some(column_of(bytes, at) as u64),
         message,
     }
+}
+
+/// The offset and text of a syntax error met reading the value that
+/// starts at `start` (`e`, serde's, else `expected`).
+fn syntax_error_at(bytes: &[u8], start: usize, e: Option<&serde_json::Error>, expected: &str) -> (usize, String) {
+    match e {
+        Some(e) => (offset_of(bytes, start, e).unwrap_or(start), json_error_what(e)),
+        None => (start, format!("invalid JSON: {expected}")),
+    }
+}
+
+/// A List document whose own fields (outside its items) break the JSON
+/// syntax at `at` (`what`; break-it 42 H1: one missing colon in its
+/// trailing `metadata` lost all 400 items): its items, walked already or
+/// found after the break by their key ([`items_array_at`]), load as for a
+/// List cut off at its end, and the break is one error naming its place.
+/// A document with no top-level `items` array, or that is no List, is
+/// left to the caller ([`Walked::Whole`]).
+fn broken_fields(
+    read: Read<'_>,
+    interrupt: &Interrupt,
+    mut fields: Map<String, Value>,
+    items: Option<(String, Items)>,
+    mut twice: Vec<InputError>,
+    (at, what): (usize, String),
+    out: &mut Parsed,
+) -> Walked {
+    let Read { location, bytes, start, hint, .. } = read;
+    let mut end = ItemsEnd::Closed;
+    // Where reading may go on: past the break, and past items after it.
+    let mut resume = at;
+    let (key, list) = match items {
+        Some(items) => items,
+        None => {
+            let Some((key, open)) = items_array_at(bytes, start).filter(|(_, open)| *open > at) else {
+                return Walked::Whole;
+            };
+            let mut walk = Walk { bytes, pos: open + 1, checked: open, interrupt };
+            let mut list = Items::default();
+            match walk_items(&mut walk, &mut list, location) {
+                ItemsEnd::Closed => {}
+                ItemsEnd::Interrupted => return stopped(location, bytes, walk.pos, Some(list.walked), out),
+                other => end = other,
+            }
+            resume = walk.pos;
+            fields.insert(key.clone(), Value::Null);
+            (key, list)
+        }
+    };
+    twice.push(list_error(
+        location,
+        bytes,
+        at,
+        format!("{what}, in the List's own fields (outside its items); its items are loaded, the rest of its fields is not read"),
+    ));
+    // The document ends at its closing `}` (its brackets still pair);
+    // else the next document is looked for after the break.
+    // (Not past a `{` in column 0: the next document, when this one's `}` is missing.)
+    let doc_end = value_end(bytes, start).filter(|e| *e > resume && !bytes[resume..*e].windows(2).any(|w| w == b"\n{"));
+    let closed = matches!(end, ItemsEnd::Closed);
+    let pos = doc_end.unwrap_or(bytes.len());
+    match finish(Read { location, bytes, start, pos, hint }, fields, (key, list), end, twice, out) {
+        Walked::Read(_) if closed && doc_end.is_none() => Walked::Broken(resume),
+        walked => walked,
+    }
+}
+
+/// The key (`items` or `Items`) and the offset of the `[` of the
+/// top-level items array of the JSON object that opens at `start`, found
+/// by a scan of its brackets that steps over strings (not parsing: the
+/// object's syntax is broken elsewhere); a missing `:` after the key is
+/// stepped over.
+fn items_array_at(bytes: &[u8], start: usize) -> Option<(String, usize)> {
+    let mut depth = 0usize;
+    let mut i = start;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let open = i;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                let text = bytes.get(open + 1..i.min(bytes.len()))?;
+                if depth == 1 && (text == b"items" || text == b"Items") {
+                    let mut j = i + 1;
+                    j += bytes.get(j..)?.iter().take_while(|b| b.is_ascii_whitespace()).count();
+                    if bytes.get(j) == Some(&b':') {
+                        j += 1;
+                        j += bytes[j..].iter().take_while(|b| b.is_ascii_whitespace()).count();
+                    }
+                    if bytes.get(j) == Some(&b'[') {
+                        return Some((String::from_utf8_lossy(text).into_owned(), j));
+                    }
+                }
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Reads the bare JSON array (a List without its wrapper) that opens at
@@ -1119,6 +1246,32 @@ mod tests {
         assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
         // A document that is no List: one error, as before.
         let p = parse_bytes("pod.json", br#"{"kind":"Pod","kind":"Pod","metadata":{"name":"a"}}"#, Naming::Json);
+        assert_eq!((p.records.len(), p.errors.len()), (0, 1));
+    }
+
+    /// Break-it 42 H1: a List whose own fields break the syntax keeps its
+    /// items, and a document after it is read: after the List's `}` when
+    /// its brackets pair, else from the next `{` in column 0 past the items.
+    #[test]
+    fn a_list_with_broken_own_fields_keeps_its_items_and_the_document_after_it() {
+        let after = serde_json::to_string(&pod(9)).expect("json") + "\n";
+        let ok = pretty_list(3);
+        let want = [all_but(3, &[]), vec![("p9".to_string(), None)]].concat();
+        for (from, to) in [
+            ("\"resourceVersion\": \"\"", "\"resourceVersion\" \"\""),
+            ("\"apiVersion\": \"v1\",\n  \"items\"", "\"apiVersion\": \"v1\"\n  \"items\""),
+            ("\"resourceVersion\": \"\"\n  }\n}", "\"resourceVersion\": \"\"\n  }"),
+            ("\"kind\": \"List\",", "\"kind\": \"List\"\n{\"x\": 1},"),
+        ] {
+            assert_eq!(ok.matches(from).count(), 1, "{from}");
+            let text = ok.replace(from, to) + &after;
+            let p = parse_bytes("pods.json", text.as_bytes(), Naming::Json);
+            assert_eq!(names(&p), want, "{to}: {:?}", p.errors);
+            assert_eq!(p.errors.len(), 1, "{to}: {:?}", p.errors);
+            assert!(p.errors[0].message.contains("in the List's own fields (outside its items)"), "{:?}", p.errors);
+        }
+        // A document that is no List: one error, as before.
+        let p = parse_bytes("pod.json", br#"{"kind":"Pod","metadata":{"name" "a"}}"#, Naming::Json);
         assert_eq!((p.records.len(), p.errors.len()), (0, 1));
     }
 }

@@ -51,7 +51,7 @@ use crate::interrupt::Interrupt;
 use crate::ndjson_stream::{open, stage_chunk, Ready, CHUNK, CHUNK_BYTES};
 use crate::parse::map_ordered;
 use crate::parse::{
-    is_blank_yaml, is_list, kind_hint_from_path, legacy, list_fields, looks_like_a_dump, parse_item,
+    is_blank_yaml, is_json_text, is_list, kind_hint_from_path, legacy, list_fields, looks_like_a_dump, parse_item,
     parse_yaml_document, utf16_decode, yaml_marker, Format, InputError, Item, ItemContext, Naming, Parsed, NOT_UTF8,
     STOPPED,
 };
@@ -65,7 +65,8 @@ const CHECK_EVERY: usize = 4 << 20;
 /// counted [`crate::json_stream::GZIP_RATIO`] times), not UTF-16, and its
 /// first bytes are YAML: by its name (`.yaml`, `.yml`), or, named
 /// otherwise, opening with neither `{` nor `[` and looking like a dump
-/// (`crate::parse::looks_like_a_dump`).
+/// (`crate::parse::looks_like_a_dump`). JSON named YAML
+/// (`crate::parse::is_json_text`) is left to the JSON readers.
 fn streams(path: &Path, location: &str, limits: &FileLimits) -> bool {
     let naming = Naming::of(location);
     if matches!(naming, Naming::Json | Naming::Ndjson) {
@@ -90,7 +91,7 @@ fn streams(path: &Path, location: &str, limits: &FileLimits) -> bool {
     let text = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
     let Some(first) = text.iter().copied().find(|b| !b.is_ascii_whitespace()) else { return false };
     if naming == Naming::Yaml {
-        return true;
+        return !is_json_text(text);
     }
     !matches!(first, b'{' | b'[') && (is_dump_name(path) || looks_like_a_dump(text))
 }
