@@ -139,10 +139,7 @@ pub fn next_steps(report: &PendingReport) -> Vec<NextStep> {
 /// directly; kubelet `lifecycle.InsufficientResourceError`).
 fn admission_step(r: &crate::pending::KubeletRejection) -> Option<NextStep> {
     let c = r.counted.as_ref()?;
-    let amount = |v: i64| match c.resource.as_str() {
-        "cpu" => format!("{v}m"),
-        resource => kdrift_rebalance::format_amount(resource, v),
-    };
+    let amount = |v: i64| c.amount(v);
     Some(NextStep {
         addresses: r.reason.clone(),
         action: format!(

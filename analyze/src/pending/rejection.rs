@@ -87,6 +87,16 @@ impl AdmissionCount {
         self.requested - self.free()
     }
 
+    /// `v` of this count's resource as the kubelet counts it: cpu in
+    /// millicores (`1775m of 2000m`, not `of 2`), others as
+    /// [`kdrift_rebalance::format_amount`].
+    pub fn amount(&self, v: i64) -> String {
+        match self.resource.as_str() {
+            "cpu" => format!("{v}m"),
+            r => kdrift_rebalance::format_amount(r, v),
+        }
+    }
+
     /// The numbers of an `OutOf…` message (with or without the `Pod ` prefix
     /// old kubelets wrote); `None` for any other message.
     pub fn parse(message: &str) -> Option<AdmissionCount> {

@@ -389,11 +389,7 @@ fn admission_shortfall(state: &mut StateAtFailure, rejected: Option<&KubeletReje
         return None;
     }
     let from = format!("the kubelet's count at admission, {}", kdrift_store::instant_text(r.at));
-    // cpu in millicores as the kubelet counts it (`1775m of 2000m`, not `of 2`).
-    let fmt = |v: i64| match c.resource.as_str() {
-        "cpu" => format!("{v}m"),
-        r => kdrift_rebalance::format_amount(r, v),
-    };
+    let fmt = |v: i64| c.amount(v);
     let exact = Shortfall {
         node: r.node.clone(),
         resource: c.resource.clone(),
