@@ -554,6 +554,62 @@ fn a_page_cut_mid_body_keeps_its_complete_items_and_the_cut_is_an_error() {
     assert!(pods.problem.is_some(), "{pods:?}");
 }
 
+/// Break-it 42 M1: a page whose own fields (outside `items`) were broken
+/// lost all its items (0 of 30 in `ingest api`; `record` asked it again and
+/// again and stored none).
+#[test]
+fn a_page_with_broken_fields_outside_its_items_keeps_its_items() {
+    // The metadata after the items lost its `:`: no snapshot, no continue
+    // token — the 10 items are kept and the list stops, an error.
+    let items: Vec<String> = (0..10).map(|i| pod(i, 10 + i)).collect();
+    let tailbad = format!(
+        r#"{{"kind":"PodList","apiVersion":"v1","items":[{}],"metadata":{{"resourceVersion" "100"}}}}"#,
+        items.join(",")
+    )
+    .into_bytes();
+    let kube = HostileKube::start(move |t| t.starts_with("/api/v1/pods?").then(|| Answer::Body(tailbad.clone())));
+    let dir = tempfile::tempdir().expect("tmp");
+    let (report, observations) =
+        bounded_snapshot(kube.write_kubeconfig(dir.path()), Duration::from_secs(10), Duration::from_secs(60))
+            .expect("the snapshot ended");
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!((pods.received, pods.added, observations), (10, 10, 10));
+    assert_eq!(pods.item_errors.len(), 1, "{:?}", pods.item_errors);
+    assert!(
+        pods.item_errors[0]
+            .contains("the list's own fields (outside `items`) are not valid JSON (expected `:` at line 1 column")
+            && pods.item_errors[0].ends_with("its 10 items are kept; not read: `metadata`"),
+        "{:?}",
+        pods.item_errors
+    );
+    let problem = pods.problem.as_ref().expect("an error").message.clone();
+    assert!(problem.contains("page 1's metadata could not be read"), "{problem}");
+
+    // `"kind" "PodList"` before the items: the metadata is read, so paging
+    // goes on to page 2; the damage is the page's error.
+    let kube = HostileKube::start(|t| {
+        t.starts_with("/api/v1/pods?").then(|| {
+            let page = page_of(
+                if t.contains("continue=") { 5..10 } else { 0..5 },
+                if t.contains("continue=") { "" } else { "tok2" },
+            );
+            let page = String::from_utf8(page).expect("utf8");
+            Answer::Body(
+                if t.contains("continue=") { page } else { page.replacen(r#""kind":"#, r#""kind" "#, 1) }.into_bytes(),
+            )
+        })
+    });
+    let (report, observations) =
+        bounded_snapshot(kube.write_kubeconfig(dir.path()), Duration::from_secs(10), Duration::from_secs(60))
+            .expect("the snapshot ended");
+    let pods = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!((pods.received, pods.added, observations), (10, 10, 10));
+    assert_eq!(pods.item_errors.len(), 1, "{:?}", pods.item_errors);
+    assert!(pods.item_errors[0].starts_with("pods: page 1 of "), "{:?}", pods.item_errors);
+    assert!(pods.item_errors[0].ends_with("its 5 items are kept"), "{:?}", pods.item_errors);
+    assert_eq!(kube.requests().iter().filter(|r| r.starts_with("/api/v1/pods?")).count(), 2);
+}
+
 #[test]
 fn a_410_on_a_continue_token_lists_again_whole_without_limit() {
     // Break-it 32 N5 (c): the list restarted with the same limit, met the

@@ -282,7 +282,19 @@ impl ListPager {
         }
         let meta = body.get("metadata");
         let rv = meta.and_then(|m| m.get("resourceVersion")).and_then(Value::as_str).unwrap_or("").to_string();
-        if rv.is_empty() && !self.versionless {
+        // Its own fields broken (break-it 42 M1) and its metadata with
+        // them: its items are kept, with no snapshot or continue token the
+        // list stops there.
+        let no_metadata = rv.is_empty() && !self.versionless && page.envelope.is_some();
+        if no_metadata && self.pending.is_none() {
+            self.pending = Some(decode(format!(
+                "page {}'s metadata could not be read (the list's own fields are broken): with no resourceVersion or \
+                 continue token the rest of the list is not read; the page's {} items are kept",
+                self.pages + 1,
+                page.items.len()
+            )));
+        }
+        if rv.is_empty() && !self.versionless && !no_metadata {
             return Err(self
                 .pending
                 .take()

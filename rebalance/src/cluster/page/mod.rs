@@ -17,7 +17,13 @@
 //! to read, left out) is said in
 //! [`Decoded::odd`] and the items are kept. Only a body whose structure
 //! outside the items is broken (cut off, not a list) or whose snapshot or
-//! continue token is ambiguous is an error of the whole page.
+//! continue token is ambiguous is an error of the whole page — unless its
+//! items can still be found: a body whose own fields are broken (a missing
+//! `:` or a trailing `,` outside the items, break-it 42 M1) is read field
+//! by field past the damage ([`envelope`]), its items kept and the damage
+//! said in [`Decoded::envelope`].
+
+mod envelope;
 
 use serde_json::{Map, Value};
 
@@ -58,6 +64,11 @@ pub(crate) struct Decoded {
     pub fields: Map<String, Value>,
     /// What is odd about the page as a whole, its items kept (redacted).
     pub odd: Vec<String>,
+    /// The damage to the list's own fields (outside `items`) when they had
+    /// to be read field by field past it ([`envelope::salvage`]): the items
+    /// are kept, the fields that did not parse are missing (`metadata`:
+    /// no snapshot or continue token to read on with).
+    pub envelope: Option<String>,
 }
 
 /// The oddity of a body that opens with a UTF-8 byte-order mark.
@@ -99,7 +110,9 @@ fn decode_value(body: &[u8]) -> Result<Decoded, String> {
         // Invalid UTF-8 or JSON somewhere: item by item, to keep the others.
         let whole =
             serde_json::from_slice::<Value>(body).err().map_or_else(|| "not UTF-8".to_string(), |e| e.to_string());
-        return scan(body, false).ok_or_else(|| format!("not JSON: {whole}"));
+        return scan(body, false)
+            .or_else(|| envelope::salvage(body, &whole))
+            .ok_or_else(|| format!("not JSON: {whole}"));
     };
     // Issue 34 C: an item holding a key twice (at any depth) is a bad item;
     // one outside `items` is said, and makes the page unreadable only when
