@@ -13,8 +13,6 @@
 //! out means no snapshot (`resourceVersion`) and no continue token: the
 //! pager keeps the items and stops there.
 
-use serde_json::Value;
-
 use super::{scan_items, skip_blank, string_end, value_end, Decoded};
 
 /// The page read field by field; `None` when `body` is no object, holds no
