@@ -16,6 +16,10 @@
 //! 40 F5: the container was stored as the pod); a container not measured
 //! (`<unknown>`) leaves its pod's amount not measured.
 //!
+//! A file may hold several tables one after another (`(kubectl top nodes;
+//! kubectl top pods -A) > top.txt`): each header line starts a table read
+//! with its own columns.
+//!
 //! `kdrift ingest file` stores each such file as one ingest run of its own
 //! ([`ingest_top_file`], `Store::commit_usage`): re-ingesting it adds
 //! nothing (the same samples at the same instant).
@@ -269,24 +273,22 @@ fn parse_rows(text: &str, file: &str, at_us: i64, interrupt: &Interrupt) -> Rows
         rows.errors.push(format!("{file}: empty: expected a `kubectl top` table"));
         return rows;
     };
-    let cols = match columns(header) {
-        Ok(c) => c,
+    // The table being read: its columns and width, `None` while reading
+    // past a table that cannot be read (pods without a NAMESPACE column).
+    let mut table = match start_table(header, file, header_at) {
+        Ok(table) => Some(table),
         Err(e) => {
-            rows.errors.push(format!("{file}:{}: {e}", header_at + 1));
-            return rows;
+            rows.errors.push(e);
+            // A header that is not `kubectl top`'s: nothing after it reads.
+            if columns(header).is_err() {
+                return rows;
+            }
+            None
         }
     };
-    if cols.table == TopTable::Pods && cols.namespace.is_none() {
-        rows.errors.push(format!(
-            "{file}:{}: a `kubectl top pods` table without a NAMESPACE column: save `kubectl top pods -A`",
-            header_at + 1
-        ));
-        return rows;
-    }
-    // A row has the header's cells, no fewer and no more: a row with an
-    // extra cell (a name holding a space, a pasted column) was read by
-    // position, its last cell dropped (break-it 34).
-    let width = header.split_whitespace().count();
+    // The header line and rows of the table being read (a header alone is
+    // an error).
+    let (mut table_at, mut table_rows) = (header_at, 0usize);
     // (namespace, name, container) → (line, cpu, memory) of its first row.
     let mut seen: std::collections::HashMap<(String, String, String), FirstRow> = std::collections::HashMap::new();
     // (namespace, pod) → its sample in `rows.samples`, its containers' sum
@@ -302,6 +304,21 @@ fn parse_rows(text: &str, file: &str, at_us: i64, interrupt: &Interrupt) -> Rows
             ));
             return rows;
         }
+        // Another table follows (`(kubectl top nodes; kubectl top pods -A)
+        // > top.txt`, break-it 42 L1: its 50 pod rows were 50 errors):
+        // read on with its columns. No row holds `CPU(cores)`.
+        if columns(line).is_ok() {
+            if table_rows == 0 && table.is_some() {
+                let e = format!("{file}:{}: a `kubectl top` header without any row: nothing to store", table_at + 1);
+                keep(&mut rows.errors, &mut rows.not_kept, e);
+            }
+            (table_at, table_rows) = (i, 0);
+            table = start_table(line, file, i).map_err(|e| keep(&mut rows.errors, &mut rows.not_kept, e)).ok();
+            continue;
+        }
+        let Some((cols, width)) = &table else { continue };
+        let (cols, width) = (cols, *width);
+        table_rows += 1;
         let cells: Vec<&str> = line.split_whitespace().collect();
         if cells.len() != width {
             let e = format!("{file}:{}: {} column(s), expected the header's {width}", i + 1, cells.len());
@@ -408,10 +425,28 @@ fn parse_rows(text: &str, file: &str, at_us: i64, interrupt: &Interrupt) -> Rows
             },
         });
     }
-    if read == 0 {
-        rows.errors.push(format!("{file}:{}: a `kubectl top` header without any row: nothing to store", header_at + 1));
+    if table_rows == 0 && table.is_some() {
+        rows.errors.push(format!("{file}:{}: a `kubectl top` header without any row: nothing to store", table_at + 1));
     }
     rows
+}
+
+/// The columns and width (cells a row has, no fewer and no more: a row
+/// with an extra cell, a name holding a space or a pasted column, was read
+/// by position and its last cell dropped, break-it 34) of the table whose
+/// header is `header` at 0-based line `at`; `Err` naming `file` and the
+/// line when it cannot be read: not `kubectl top`'s, or pods without a
+/// NAMESPACE column (the namespace is not known).
+fn start_table(header: &str, file: &str, at: usize) -> Result<(Columns, usize), String> {
+    let cols = columns(header).map_err(|e| format!("{file}:{}: {e}", at + 1))?;
+    if cols.table == TopTable::Pods && cols.namespace.is_none() {
+        return Err(format!(
+            "{file}:{}: a `kubectl top pods` table without a NAMESPACE column: save `kubectl top pods -A`; its rows \
+             are not read",
+            at + 1
+        ));
+    }
+    Ok((cols, header.split_whitespace().count()))
 }
 
 /// Two containers' amounts added: not measured (`None`) when either is not
@@ -500,7 +535,7 @@ mod tests {
         assert_eq!(e[1], "pods.txt:4: 2 column(s), expected the header's 4");
         let (s, e) = parse_top("NAME   CPU(cores)   MEMORY(bytes)\napi-1  75m  128Mi\n", "p.txt", AT);
         assert!(s.is_empty());
-        assert_eq!(e, ["p.txt:1: a `kubectl top pods` table without a NAMESPACE column: save `kubectl top pods -A`"]);
+        assert_eq!(e, ["p.txt:1: a `kubectl top pods` table without a NAMESPACE column: save `kubectl top pods -A`; its rows are not read"]);
         assert_eq!(top_table("NAME READY STATUS RESTARTS AGE"), None, "a kubectl get table is not one");
     }
 
@@ -528,6 +563,47 @@ mod tests {
     }
 
     const NODES: &str = "NAME     CPU(cores)   CPU(%)   MEMORY(bytes)   MEMORY(%)";
+
+    /// Break-it 42 L1: nodes and pods in one file stored the 50 node rows;
+    /// the 50 pod rows were errors (`4 column(s), expected the header's 5`).
+    #[test]
+    fn tables_one_after_another_each_read_with_their_own_columns() {
+        let pods = "NAMESPACE   NAME   CPU(cores)   MEMORY(bytes)";
+        let text = [
+            NODES,
+            "node-1   250m   12%   3012Mi   40%",
+            pods,
+            "web   api-1   20m   64Mi",
+            "web   api-2   30m   1",
+            NODES,
+            "NAME   CPU(cores)   MEMORY(bytes)",
+            "lost   1m   1Mi",
+            pods,
+            "web   api-3   5m   2Mi",
+        ]
+        .join("\n");
+        let (s, e) = parse_top(&text, "top.txt", AT);
+        let got: Vec<(UsageKind, Option<&str>, Option<&str>, Option<i64>)> =
+            s.iter().map(|x| (x.kind, x.node.as_deref(), x.pod.as_deref(), x.cpu_millis)).collect();
+        assert_eq!(
+            got,
+            [
+                (UsageKind::Node, Some("node-1"), None, Some(250)),
+                (UsageKind::Pod, None, Some("api-1"), Some(20)),
+                (UsageKind::Pod, None, Some("api-2"), Some(30)),
+                (UsageKind::Pod, None, Some("api-3"), Some(5)),
+            ]
+        );
+        assert_eq!(s[1].namespace.as_deref(), Some("web"));
+        assert_eq!(
+            e,
+            [
+                "top.txt:6: a `kubectl top` header without any row: nothing to store",
+                "top.txt:7: a `kubectl top pods` table without a NAMESPACE column: save `kubectl top pods -A`; its \
+                 rows are not read"
+            ]
+        );
+    }
 
     #[test]
     fn bare_cr_and_crlf_rows_read_and_a_header_alone_is_an_error() {
