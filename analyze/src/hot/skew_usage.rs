@@ -106,10 +106,12 @@ pub struct UsageSkew {
     pub hot_not_requested: Vec<Spot>,
     /// Hot on paper but not in fact: requested % ≥ the threshold, used % below it.
     pub requested_not_used: Vec<Spot>,
-    /// Why no node has a reading: the store holds no usage sample at all
-    /// (and how to get some), no Node object at the instant (`kdrift skew`'s
-    /// words, with the store's history), or no sample in the reading's
-    /// window up to the instant (with the store's span of samples).
+    /// Why no node has a reading, as said on stderr (`no measured usage: …`):
+    /// the store holds no usage sample at all (and how to get some), no
+    /// Node object at the instant (`kdrift skew`'s words, with the store's
+    /// history; `usage measured on NODES but …` when samples are there), or
+    /// no sample in the reading's window up to the instant (with the store's
+    /// span of samples).
     pub no_samples: Option<String>,
     /// Caveats: an instant over a day after the store's object history (first), lower
     /// bounds and estimates (`kdrift skew`'s), no Node object at the
@@ -149,7 +151,7 @@ pub fn skew_usage(
         notes: Vec::new(),
     };
     let Some((_, first, last)) = span else {
-        report.no_samples = Some(NO_SAMPLES.to_string());
+        report.no_samples = Some(format!("no measured usage: {NO_SAMPLES}"));
         return Ok(report);
     };
     let measured = crate::measured_at(store, at, reading)?;
@@ -163,13 +165,21 @@ pub fn skew_usage(
     let (_, requested, caveats) = crate::skew::requested_noted(store, at)?;
     report.notes.extend(caveats);
     report.nodes = nodes(&requested, &measured);
+    let unknown: Vec<&str> =
+        measured.nodes.keys().filter(|n| requested.node(n).is_none()).map(String::as_str).collect();
     if requested.nodes.is_empty() {
         // No Node object at the instant (an --at before the history):
-        // what `kdrift skew --at` says, not a missing sample.
-        report.no_samples = Some(crate::skew::no_nodes_why(store, at)?);
+        // what `kdrift skew --at` says, not a missing sample — nor "no
+        // measured usage" when there is some (new-user trial 43).
+        let why = crate::skew::no_nodes_why(store, at)?;
+        report.no_samples = Some(if unknown.is_empty() {
+            format!("no measured usage: {why}")
+        } else {
+            format!("usage measured on {} but {why}", unknown.join(", "))
+        });
     } else if report.nodes.iter().all(|n| n.sampled_at.is_none()) {
         report.no_samples = Some(format!(
-            "no node has a usage sample in the {} up to {} ({}); the store's samples span {} to {}",
+            "no measured usage: no node has a usage sample in the {} up to {} ({}); the store's samples span {} to {}",
             window_words(reading.span_us()),
             utc(at),
             reading.describe(),
@@ -177,9 +187,7 @@ pub fn skew_usage(
             utc(last)
         ));
     }
-    let unknown: Vec<&str> =
-        measured.nodes.keys().filter(|n| requested.node(n).is_none()).map(String::as_str).collect();
-    if !unknown.is_empty() {
+    if !unknown.is_empty() && !requested.nodes.is_empty() {
         report.notes.push(format!(
             "measured but without a Node object at {}, left out: {}",
             utc(at),

@@ -95,7 +95,7 @@ fn usage(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
         Output::Json => render::json(&mut out, &report)?,
         Output::Table => render::hot::usage_skew(&mut out, &report)?,
     }
-    let why = report.no_samples.as_ref().map(|why| format!("no measured usage: {why}"));
+    let why = report.no_samples.clone();
     let notes = if report.nodes.is_empty() { &report.notes[..] } else { &[] };
     crate::cmd::nothing_found(why, notes)
 }
