@@ -11,7 +11,7 @@
 use serde::Serialize;
 
 use super::evictor::{Evictor, FilterOutcome};
-use super::plan::{NodeClass, Plan, PluginRun, ThresholdsApplied};
+use super::plan::{Eviction, NodeClass, Plan, PluginRun, SkipReason, SkippedPod, StopReason, ThresholdsApplied};
 use super::{plan_explaining, PlanOptions, Snapshot};
 use crate::model::pod::PodInfo;
 use crate::policy::{ExtensionPoint, Policy};
@@ -36,6 +36,11 @@ pub enum Verdict {
         reason: String,
         /// True when `reason` is descheduler's own text.
         upstream: bool,
+        /// For a shared limit reached, which one and the evictions that
+        /// used it (`maxNoOfPodsToEvictPerNode 3 on node-1, used by
+        /// RemoveDuplicates (default): web/a, web/b`); `None` otherwise.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        limit: Option<String>,
     },
     /// The plugin looked at the pod and it does not break the rule.
     Unbroken {
@@ -121,7 +126,20 @@ pub fn explain_pod(snapshot: &Snapshot, policy: &Policy, options: &PlanOptions, 
     let plan = plan_explaining(snapshot, policy, options, index);
     let node = pod.node_name.clone();
     let not_considered = not_considered(&plan, node.as_deref());
-    let plugins = plan.runs.iter().map(|run| verdict_of(run, index, pod)).collect();
+    let plugins = plan
+        .runs
+        .iter()
+        .map(|run| {
+            let mut verdict = verdict_of(run, index, pod);
+            if let Some(s) = run.skipped.iter().find(|s| s.pod.index == index) {
+                if let (Verdict::Keeps { limit, .. }, Some(used)) = (&mut verdict.verdict, limit_used(&plan, policy, s))
+                {
+                    *limit = Some(used);
+                }
+            }
+            verdict
+        })
+        .collect();
     let mut protected = Vec::new();
     let mut ignored = Vec::new();
     for profile in &policy.profiles {
@@ -131,6 +149,69 @@ pub fn explain_pod(snapshot: &Snapshot, policy: &Policy, options: &PlanOptions, 
         }
     }
     Explanation { pod: pod.key(), node, not_considered, protected, plugins, warnings: plan.warnings, notes: Vec::new() }
+}
+
+/// For a pod kept because one of the cycle's shared limits was reached
+/// (descheduler v0.36 `EvictPod`: `maxNoOfPodsToEvictPerNode`,
+/// `…PerNamespace`, `…Total`, counted over every profile and plugin), which
+/// limit and the evictions that used it, in cycle order:
+/// `maxNoOfPodsToEvictPerNode 3 on node-1, used by RemoveDuplicates
+/// (default): web/a, web/b; LowNodeUtilization (default): web/c` (new-user trial 43: the words alone
+/// did not say which limit or who used it up). `None` for other reasons.
+fn limit_used(plan: &Plan, policy: &Policy, skipped: &SkippedPod) -> Option<String> {
+    let reason = match &skipped.reason {
+        SkipReason::NotReached { stop } => match stop {
+            StopReason::MaxPerNode => Some(LimitKind::Node),
+            StopReason::MaxTotal => Some(LimitKind::Total),
+            _ => None,
+        },
+        SkipReason::MaxPerNode => Some(LimitKind::Node),
+        SkipReason::MaxPerNamespace => Some(LimitKind::Namespace),
+        SkipReason::MaxTotal => Some(LimitKind::Total),
+        _ => None,
+    }?;
+    let namespace = skipped.pod.key().split_once('/').map(|(ns, _)| ns.to_string()).unwrap_or_default();
+    let (name, limit, scope) = match reason {
+        LimitKind::Node => {
+            ("maxNoOfPodsToEvictPerNode", policy.max_no_of_pods_to_evict_per_node, format!(" on {}", skipped.node))
+        }
+        LimitKind::Namespace => (
+            "maxNoOfPodsToEvictPerNamespace",
+            policy.max_no_of_pods_to_evict_per_namespace,
+            format!(" in namespace {namespace}"),
+        ),
+        LimitKind::Total => ("maxNoOfPodsToEvictTotal", policy.max_no_of_pods_to_evict_total, String::new()),
+    };
+    let limit = limit?;
+    let counted = |e: &Eviction| {
+        e.refused_by_pdb.is_none()
+            && match reason {
+                LimitKind::Node => e.source_node == skipped.node,
+                LimitKind::Namespace => e.pod.key().split_once('/').is_some_and(|(ns, _)| ns == namespace),
+                LimitKind::Total => true,
+            }
+    };
+    let mut by_plugin: Vec<(String, Vec<String>)> = Vec::new();
+    for e in plan.runs.iter().flat_map(|r| &r.evictions).filter(|e| counted(e)) {
+        let who = format!("{} ({})", e.plugin, e.profile);
+        match by_plugin.iter_mut().find(|(p, _)| *p == who) {
+            Some((_, pods)) => pods.push(e.pod.key()),
+            None => by_plugin.push((who, vec![e.pod.key()])),
+        }
+    }
+    if by_plugin.is_empty() {
+        return Some(format!("{name} {limit}{scope}"));
+    }
+    let used: Vec<String> = by_plugin.iter().map(|(who, pods)| format!("{who}: {}", pods.join(", "))).collect();
+    Some(format!("{name} {limit}{scope}, used by {}", used.join("; ")))
+}
+
+/// Which shared limit [`limit_used`] names.
+#[derive(Clone, Copy)]
+enum LimitKind {
+    Node,
+    Namespace,
+    Total,
 }
 
 fn not_considered(plan: &Plan, node: Option<&str>) -> Option<String> {
@@ -200,7 +281,7 @@ fn verdict_of(run: &PluginRun, index: usize, pod: &PodInfo) -> PluginVerdict {
     let verdict = if let Some(e) = run.evictions.iter().find(|e| e.pod.index == index) {
         Verdict::Evicts { order: e.order, rule: e.rule.clone(), refused_by_pdb: e.refused_by_pdb.clone() }
     } else if let Some(s) = run.skipped.iter().find(|s| s.pod.index == index) {
-        Verdict::Keeps { reason: s.message.clone(), upstream: s.upstream_message }
+        Verdict::Keeps { reason: s.message.clone(), upstream: s.upstream_message, limit: None }
     } else if let Some(why) = &run.explained_not_matching {
         Verdict::Unbroken { why: why.clone() }
     } else {

@@ -329,6 +329,21 @@ fn limits_total_node_namespace_and_plugin_node() {
     let p = plan(&busy_cluster(), &pol, &PlanOptions::default());
     assert_eq!(p.evictions_total, 4);
     assert!(run_of(&p).source_nodes.iter().all(|s| s.stop == StopReason::MaxPerNode && s.evicted == 2));
+    // `rebalance explain` of a pod kept there names the limit and who used
+    // it (new-user trial 43: the words alone did not).
+    let kept = run_of(&p).skipped.iter().find(|s| s.node == "a").expect("a pod kept on a").pod.index;
+    let on_a: Vec<String> = p.evictions().filter(|e| e.source_node == "a").map(|e| e.pod.key()).collect();
+    let e = crate::planner::explain_pod(&busy_cluster(), &pol, &PlanOptions::default(), kept);
+    match &e.plugins[0].verdict {
+        crate::planner::PodVerdict::Keeps { limit, .. } => assert_eq!(
+            limit.as_deref(),
+            Some(
+                format!("maxNoOfPodsToEvictPerNode 2 on a, used by LowNodeUtilization (test): {}", on_a.join(", "))
+                    .as_str()
+            )
+        ),
+        other => panic!("{other:?}"),
+    }
     // Per namespace: x, y on a; z on c.
     let mut pol = policy_with(Default::default(), base());
     pol.max_no_of_pods_to_evict_per_namespace = Some(1);

@@ -52,8 +52,10 @@ pub fn explain<W: Write>(out: &mut W, e: &Explanation, at: DateTime<Utc>, policy
             PodVerdict::Evicts { order, rule, refused_by_pdb: Some(pdb) } => {
                 format!("tries to evict it (#{order}): {rule}; REFUSED: {pdb}")
             }
-            PodVerdict::Keeps { reason, upstream } => {
-                format!("keeps it: {reason}{}", if *upstream { " (descheduler's words)" } else { "" })
+            PodVerdict::Keeps { reason, upstream, limit } => {
+                let words = if *upstream { " (descheduler's words)" } else { "" };
+                let limit = limit.as_ref().map(|l| format!(": {l}")).unwrap_or_default();
+                format!("keeps it: {reason}{words}{limit}")
             }
             PodVerdict::Unbroken { why } => format!("does not break its rule: {why}"),
             PodVerdict::Ignores { why } => format!("does not look at it: {why}"),
