@@ -32,6 +32,10 @@ pub fn explain<W: Write>(out: &mut W, e: &Explanation, at: DateTime<Utc>, policy
         }
         (None, None) => {}
     }
+    // The plugin column as wide as its longest name (RemovePodsViolating…
+    // (default) is 53 characters: new-user trial 43 saw it misaligned).
+    let width = e.plugins.iter().map(|p| p.plugin.chars().count() + p.profile.chars().count() + 3).max().unwrap_or(0);
+    let width = width.max(52);
     let mut point = None;
     for p in &e.plugins {
         if point != Some(p.extension_point) {
@@ -61,15 +65,15 @@ pub fn explain<W: Write>(out: &mut W, e: &Explanation, at: DateTime<Utc>, policy
             PodVerdict::Ignores { why } => format!("does not look at it: {why}"),
             PodVerdict::Fails { error } => format!("FAILED before looking at any pod (evicts nothing): {error}"),
         };
-        writeln!(out, "  {:<52} {what}", format!("{} ({})", p.plugin, p.profile))?;
+        writeln!(out, "  {:<width$} {what}", format!("{} ({})", p.plugin, p.profile))?;
         if let Some(f) = &p.failed_run {
-            writeln!(out, "  {:<52} {}", "", super::utilization::thresholds_line(&p.plugin, &f.thresholds))?;
+            writeln!(out, "  {:<width$} {}", "", super::utilization::thresholds_line(&p.plugin, &f.thresholds))?;
             if let Some(u) = &f.usage_source {
-                writeln!(out, "  {:<52} {}", "", super::utilization::usage_source_line(u))?;
+                writeln!(out, "  {:<width$} {}", "", super::utilization::usage_source_line(u))?;
             }
         }
         if let Some(node) = &p.node_class {
-            writeln!(out, "  {:<52} its node: {node}", "")?;
+            writeln!(out, "  {:<width$} its node: {node}", "")?;
         }
     }
     list(out, "Plan warnings", &e.warnings)?;
