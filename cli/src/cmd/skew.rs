@@ -33,7 +33,11 @@ pub fn run(cli: &Cli, args: &SkewArgs) -> anyhow::Result<ExitCode> {
     let store = crate::cmd::open_existing_store(cli)?;
     // An --at after the history is the report's first note (table and JSON alike).
     let mut report = skew(&store, args.at, &policy)?;
-    note_default_policy(&source)?;
+    // With fewer than 2 nodes no policy classifies anything (descheduler
+    // skips its cycle): which one is used is noise (new-user trial 43).
+    if report.nodes.len() >= 2 {
+        note_default_policy(&source)?;
+    }
     // -n/-l: requested amounts of the matching pods only (the classes stay every pod's).
     let mut source = source;
     let mut none_matched = None;
