@@ -72,6 +72,13 @@ impl PodFilter {
         selector.matches(self.labels.get(&(namespace.to_string(), name.to_string())).unwrap_or(&none))
     }
 
+    /// Whether a label selector was given and the store holds no labels
+    /// of this pod (no Pod object: it is known from events only), so the
+    /// selector cannot match it.
+    pub fn labels_unknown(&self, namespace: &str, name: &str) -> bool {
+        self.selector.is_some() && !self.labels.contains_key(&(namespace.to_string(), name.to_string()))
+    }
+
     /// What was asked, for messages: `namespace media, labels app=web`.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();

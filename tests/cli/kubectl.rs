@@ -425,6 +425,33 @@ fn no_headers_prints_only_the_rows_of_skew_and_hotspots() {
     assert!(full.contains("\n  skew cpu: 68.1 points (node-1 97.1 % − node-5 29.0 %)\n"), "{full}");
 }
 
+/// New-user trial 43: `-l` on pods known from events only (no Pod object)
+/// said only that none matches; their labels are unknown.
+#[test]
+fn a_label_selector_over_pods_without_objects_says_their_labels_are_unknown() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let events = dir.path().join("events.json");
+    std::fs::write(
+        &events,
+        r#"{"kind":"Event","apiVersion":"v1","metadata":{"name":"e1","namespace":"web"},"involvedObject":{"kind":"Pod","namespace":"web","name":"api-1"},"reason":"FailedScheduling","type":"Warning","message":"0/2 nodes are available: 2 Insufficient cpu.","firstTimestamp":"2026-11-28T05:00:00Z","lastTimestamp":"2026-11-28T05:00:00Z","count":1}"#,
+    )
+    .expect("write");
+    let (_, err, code) = run(&db, &["ingest", "file", events.to_str().expect("utf8")]);
+    assert_eq!(code, Some(0), "{err}");
+    let (out, err, code) = run(&db, &["why-pending", "--all", "-l", "app=api"]);
+    assert_eq!((out.as_str(), code), ("", Some(1)));
+    assert_eq!(
+        err,
+        format!(
+            "kdrift: none of the 1 pod with FailedScheduling in {} matches the labels given (-l app=api); the store \
+             holds none of their Pod objects, so their labels are unknown (ingest `kubectl get pods -A -o json` for \
+             -l to match)\n",
+            db.display()
+        )
+    );
+}
+
 #[test]
 fn namespace_and_label_selectors_choose_the_pods_listed() {
     let dir = tempfile::tempdir().expect("tmp");

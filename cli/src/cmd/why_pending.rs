@@ -102,6 +102,8 @@ pub fn explain<W: Write>(
     let all = pending_pods(store)?;
     let stored = all.len();
     let selected = crate::selector::PodFilter::new(store, args.namespace.as_deref(), args.selector.as_ref())?;
+    // Pods known from events only: no labels for -l to match (new-user trial 43).
+    let unlabelled = all.iter().filter(|p| selected.labels_unknown(&p.namespace, &p.name)).count();
     let pods: Vec<_> = all
         .into_iter()
         .filter(|p| selected.keeps(&p.namespace, &p.name))
@@ -113,11 +115,18 @@ pub fn explain<W: Write>(
     } else if pods.is_empty() {
         writeln!(
             std::io::stderr(),
-            "kdrift: none of the {stored} {} with FailedScheduling in {} matches the {}{}",
+            "kdrift: none of the {stored} {} with FailedScheduling in {} matches the {}{}{}",
             if stored == 1 { "pod" } else { "pods" },
             store.path().display(),
             filters_given(args),
-            history_end(store, args)?
+            history_end(store, args)?,
+            match unlabelled {
+                0 => String::new(),
+                n if n == stored => "; the store holds none of their Pod objects, so their labels are unknown (ingest \
+                                     `kubectl get pods -A -o json` for -l to match)"
+                    .to_string(),
+                n => format!("; {n} of them have no stored Pod object, so their labels are unknown"),
+            }
         )?;
     }
     match output {
