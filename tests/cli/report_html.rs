@@ -333,6 +333,10 @@ fn demo_report_renders_in_chromium_with_the_drains_and_the_chain() {
     let html = std::fs::read_to_string(&report).expect("report");
     // Nodes cordoned together are one step, as `timeline drains` says (new-user trial).
     assert!(html.contains("Order: node-1 → [node-2, node-3, node-4 together] → node-5;"), "{html}");
+    // The episodes table has the CLI's REBOOTED column (new-user trial 43).
+    let row = html.lines().find(|l| l.starts_with(r#"<tr data-node="node-1"><td>node-1</td>"#)).expect("node-1 row");
+    assert!(row.contains("<td>02:01:04Z</td><td>02:01:59Z</td><td>02:02:19Z</td>"), "{row}");
+    assert!(html.contains("<th>NotReady</th><th>rebooted</th><th>Ready</th>"), "header");
 
     // Self-contained and deterministic.
     assert_eq!(external_references(&html), Vec::<String>::new());

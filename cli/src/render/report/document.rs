@@ -209,7 +209,7 @@ fn episodes_table<W: Write>(out: &mut W, op: &Operation) -> std::io::Result<()> 
     };
     writeln!(
         out,
-        r#"<table class="episodes"><tr><th>node</th><th>cordoned</th><th>NotReady</th><th>Ready</th><th>uncordoned</th><th>evicted</th><th>landed here</th><th>cpu before → after</th><th>memory before → after</th></tr>"#
+        r#"<table class="episodes"><tr><th>node</th><th>cordoned</th><th>NotReady</th><th>rebooted</th><th>Ready</th><th>uncordoned</th><th>evicted</th><th>landed here</th><th>cpu before → after</th><th>memory before → after</th></tr>"#
     )?;
     let mut nodes: Vec<&str> = op.order.iter().map(String::as_str).collect();
     for l in &op.landed {
@@ -220,6 +220,12 @@ fn episodes_table<W: Write>(out: &mut W, op: &Operation) -> std::io::Result<()> 
     for node in nodes {
         let e = op.episode(node);
         let landed = op.landed.iter().find(|l| l.node == node).map_or(0, |l| l.pods);
+        // As the CLI's REBOOTED column (new-user trial 43: the legend named
+        // reboots, the table had no column for them).
+        let rebooted = match e.map(|e| &e.reboots) {
+            Some(reboots) if !reboots.is_empty() => reboots.iter().map(|r| t(Some(*r))).collect::<Vec<_>>().join(", "),
+            _ => "-".to_string(),
+        };
         let end = match e.map(|e| e.end) {
             Some(EpisodeEnd::Open) => " (open)",
             Some(EpisodeEnd::RecoveryUnseen) => " (recovered unseen)",
@@ -227,7 +233,7 @@ fn episodes_table<W: Write>(out: &mut W, op: &Operation) -> std::io::Result<()> 
         };
         writeln!(
             out,
-            r#"<tr data-node="{n}"><td>{n}{end}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{landed}</td><td>{} → {}</td><td>{} → {}</td></tr>"#,
+            r#"<tr data-node="{n}"><td>{n}{end}</td><td>{}</td><td>{}</td><td>{rebooted}</td><td>{}</td><td>{}</td><td>{}</td><td>{landed}</td><td>{} → {}</td><td>{} → {}</td></tr>"#,
             t(e.and_then(|e| e.cordoned_at)),
             t(e.and_then(|e| e.not_ready_at)),
             t(e.and_then(|e| e.ready_at)),
