@@ -55,7 +55,7 @@ pub struct ResourceList {
     other: Vec<(String, i64)>,
 }
 
-/// The empty list, as a static (what an unset [`crate::model::sparse::Sparse`] list reads as).
+/// The empty list, as a static (what an unset [`crate::Sparse`] list reads as).
 static EMPTY: ResourceList = ResourceList { present: 0, known: [0; 4], other: Vec::new() };
 
 impl crate::model::sparse::EmptyPart for ResourceList {

@@ -337,7 +337,7 @@ pub struct Affinity {
     pub pod_anti_affinity: PodAffinityRules,
 }
 
-/// The empty affinity (what an unset [`crate::model::sparse::Sparse`] affinity reads as).
+/// The empty affinity (what an unset [`crate::Sparse`] affinity reads as).
 static EMPTY_AFFINITY: Affinity = Affinity {
     node_affinity: NodeAffinity { required: None, preferred: Vec::new() },
     pod_affinity: PodAffinityRules { required: Vec::new(), preferred: Vec::new() },
