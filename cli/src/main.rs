@@ -24,6 +24,8 @@ use clap::FromArgMatches;
 /// mimalloc instead of glibc malloc: an analysis of a large store builds and
 /// drops millions of small allocations (pod and node models, rows), where
 /// glibc's allocator took about a third of the time (BENCHMARKS.md, issue 6).
+/// Built without transparent huge pages (`no_thp`): their first-touch faults
+/// were ~1 s of system time loading 150,000 pods (issue 39).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

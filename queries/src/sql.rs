@@ -255,6 +255,8 @@ queries! {
     POD_SPANS = "pod_spans", "state/pod_spans.sql";
     /// Latest version of every pod at or before an instant (else the earliest after).
     PODS_AT = "pods_at", "state/pods_at.sql";
+    /// How many rows `pods_at` gives at an instant (no model read).
+    PODS_AT_COUNT = "pods_at_count", "state/pods_at_count.sql";
     /// What the scheduler's filters read of every pod at an instant (schema v10), and which to read whole.
     POD_FILTER_FIELDS_AT = "pod_filter_fields_at", "state/pod_filter_fields_at.sql";
     /// At an instant, the pod versions why-pending reads whole when it sums the others (and what the sums counted of them).

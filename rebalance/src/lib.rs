@@ -120,6 +120,7 @@ pub use model::pod::{
 };
 pub use model::quantity::{format_amount, parse_amount, Quantity};
 pub use model::resources::{ResourceList, CPU, MEMORY, PODS};
+pub use model::sparse::{EmptyPart, Sparse};
 pub use planner::metrics::{reading_text, UsageSource};
 pub use planner::{
     classify_nodes, explain_pod, plan, Budget, EarlyExit, EarlyExitKind, Eviction, ExcludedNode, Explanation,

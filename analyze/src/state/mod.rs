@@ -76,7 +76,13 @@ impl ClusterAt {
         // parsed on every core before the next is fetched: the model texts
         // (~0.7 KB a pod) are never all in memory, in DuckDB's result or in
         // ours (kdrift issue 39: 150,000 of them, held twice, were ~0.2 GiB).
-        let (mut keys, mut read) = (Vec::new(), Vec::new());
+        // Sized once from a count: grown as they fill, the lists were
+        // copied into twice their size again and again (150,000 pods of
+        // ~1 KiB each; the copies' fresh pages were a quarter of the load's
+        // time, kdrift issue 39).
+        let count = store.query_one(&sql::PODS_AT_COUNT, [us], |r| r.get::<_, i64>(0))?;
+        let count = usize::try_from(count).unwrap_or(0);
+        let (mut keys, mut read) = (Vec::with_capacity(count), Vec::with_capacity(count));
         store.for_each_batch(&sql::PODS_AT, [us], |batch| {
             let (ns, name, estimated, model) = (batch.text(0)?, batch.text(1)?, batch.bools(5)?, batch.text(6)?);
             let mut rows = Vec::with_capacity(batch.rows());

@@ -13,7 +13,8 @@
 //! - [`measured`]: measured usage (cpu, memory actually used) per node and
 //!   pod at an instant, as the planner and the usage analyses read it;
 //! - [`objects`]: Namespace, PodDisruptionBudget, PriorityClass and PVC as
-//!   the planner reads them.
+//!   the planner reads them;
+//! - [`sparse`]: rarely set parts of a model, kept out of line.
 //!
 //! Pure data: nothing here does I/O.
 
@@ -26,3 +27,4 @@ pub mod percent;
 pub mod pod;
 pub mod quantity;
 pub mod resources;
+pub mod sparse;

@@ -55,6 +55,15 @@ pub struct ResourceList {
     other: Vec<(String, i64)>,
 }
 
+/// The empty list, as a static (what an unset [`crate::Sparse`] list reads as).
+static EMPTY: ResourceList = ResourceList { present: 0, known: [0; 4], other: Vec::new() };
+
+impl crate::model::sparse::EmptyPart for ResourceList {
+    fn empty() -> &'static ResourceList {
+        &EMPTY
+    }
+}
+
 impl ResourceList {
     /// An empty list.
     pub fn new() -> Self {

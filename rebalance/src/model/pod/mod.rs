@@ -18,6 +18,7 @@ use serde_json::Value;
 use crate::error::ModelError;
 use crate::model::extract::{describe, get, get_path, Reader};
 use crate::model::resources::{ResourceList, CPU, MEMORY};
+use crate::model::sparse::Sparse;
 
 pub mod filter_fields;
 pub mod qos;
@@ -144,11 +145,11 @@ pub struct PodInfo {
     pub init_containers: Vec<ContainerInfo>,
     /// Pod-level `spec.resources.requests` (cpu/memory; defaulted from
     /// pod-level limits when no container requests that resource).
-    pub pod_level_requests: ResourceList,
+    pub pod_level_requests: Sparse<ResourceList>,
     /// Pod-level `spec.resources.limits`.
-    pub pod_level_limits: ResourceList,
+    pub pod_level_limits: Sparse<ResourceList>,
     /// `spec.overhead`.
-    pub overhead: ResourceList,
+    pub overhead: Sparse<ResourceList>,
     /// The effective requests used for filtering and node usage (see the
     /// module docs; [`PodInfo::compute_requests`]).
     pub requests: ResourceList,
@@ -163,7 +164,7 @@ pub struct PodInfo {
     /// `spec.nodeSelector`.
     pub node_selector: BTreeMap<String, String>,
     /// `spec.affinity`.
-    pub affinity: Affinity,
+    pub affinity: Sparse<Affinity>,
     /// `spec.tolerations`.
     pub tolerations: Vec<Toleration>,
     /// Host ports of app containers and sidecars (`GetHostPorts`).
@@ -207,15 +208,15 @@ impl PodInfo {
             priority_class_name: None,
             containers: Vec::new(),
             init_containers: Vec::new(),
-            pod_level_requests: ResourceList::new(),
-            pod_level_limits: ResourceList::new(),
-            overhead: ResourceList::new(),
+            pod_level_requests: Sparse::default(),
+            pod_level_limits: Sparse::default(),
+            overhead: Sparse::default(),
             requests: ResourceList::new(),
             non_zero_requests: ResourceList::new(),
             qos: QosClass::BestEffort,
             qos_from_status: false,
             node_selector: BTreeMap::new(),
-            affinity: Affinity::default(),
+            affinity: Sparse::default(),
             tolerations: Vec::new(),
             host_ports: Vec::new(),
             volumes: Vec::new(),
@@ -364,7 +365,7 @@ impl PodInfo {
         let pod_level = if self.pod_level_requests.is_empty() && self.pod_level_limits.is_empty() {
             None
         } else {
-            Some((&self.pod_level_requests, &self.pod_level_limits))
+            Some((&*self.pod_level_requests, &*self.pod_level_limits))
         };
         compute_qos(
             self.containers.iter().chain(self.init_containers.iter()).map(|c| (&c.requests, &c.limits)),
@@ -469,13 +470,13 @@ impl PodInfo {
         pod.host_ports = sidecar_ports;
 
         pod.pod_level_requests =
-            r.resource_list(get_path(v, &["spec", "resources", "requests"]), "spec.resources.requests")?;
+            r.resource_list(get_path(v, &["spec", "resources", "requests"]), "spec.resources.requests")?.into();
         pod.pod_level_limits =
-            r.resource_list(get_path(v, &["spec", "resources", "limits"]), "spec.resources.limits")?;
+            r.resource_list(get_path(v, &["spec", "resources", "limits"]), "spec.resources.limits")?.into();
         pod.default_pod_level_requests();
-        pod.overhead = r.resource_list(sget("overhead"), "spec.overhead")?;
+        pod.overhead = r.resource_list(sget("overhead"), "spec.overhead")?.into();
         pod.node_selector = r.string_map(sget("nodeSelector"), "spec.nodeSelector")?;
-        pod.affinity = read_affinity(&r, sget("affinity"))?;
+        pod.affinity = read_affinity(&r, sget("affinity"))?.into();
         pod.tolerations = read_tolerations(&r, sget("tolerations"))?;
         pod.volumes = read_volumes(&r, sget("volumes"))?;
         pod.topology_spread_constraints = read_spread_constraints(&r, sget("topologySpreadConstraints"))?;

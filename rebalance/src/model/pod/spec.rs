@@ -336,3 +336,16 @@ pub struct Affinity {
     /// Pod anti-affinity.
     pub pod_anti_affinity: PodAffinityRules,
 }
+
+/// The empty affinity (what an unset [`crate::Sparse`] affinity reads as).
+static EMPTY_AFFINITY: Affinity = Affinity {
+    node_affinity: NodeAffinity { required: None, preferred: Vec::new() },
+    pod_affinity: PodAffinityRules { required: Vec::new(), preferred: Vec::new() },
+    pod_anti_affinity: PodAffinityRules { required: Vec::new(), preferred: Vec::new() },
+};
+
+impl crate::model::sparse::EmptyPart for Affinity {
+    fn empty() -> &'static Affinity {
+        &EMPTY_AFFINITY
+    }
+}

@@ -125,12 +125,12 @@ pub(crate) fn read_typed(text: &str) -> Option<PodInfo> {
     sidecar_ports.append(&mut pod.host_ports);
     pod.host_ports = sidecar_ports;
     let resources = spec.resources.map(Obj::into_inner).unwrap_or_default();
-    pod.pod_level_requests = resource_list(resources.requests);
-    pod.pod_level_limits = resource_list(resources.limits);
+    pod.pod_level_requests = resource_list(resources.requests).into();
+    pod.pod_level_limits = resource_list(resources.limits).into();
     pod.default_pod_level_requests();
-    pod.overhead = resource_list(spec.overhead);
+    pod.overhead = resource_list(spec.overhead).into();
     pod.node_selector = spec.node_selector.map(StrMap::into_inner).unwrap_or_default();
-    pod.affinity = read_affinity(&r, spec.affinity.as_ref()).ok()?;
+    pod.affinity = read_affinity(&r, spec.affinity.as_ref()).ok()?.into();
     pod.tolerations =
         spec.tolerations.unwrap_or_default().into_iter().map(|Obj(t)| toleration(&r, t)).collect::<Option<_>>()?;
     pod.volumes = spec.volumes.unwrap_or_default().into_iter().map(|Obj(v)| volume(&r, v)).collect::<Option<_>>()?;
