@@ -309,6 +309,18 @@ fn why_pending_on_erwee402_gives_the_one_node_step_whatever_the_latest_message()
             "{name}: {steps:#?}"
         );
     }
+    // The list and the chain name one latest message (2nvkh's two events end
+    // in the same second), and the list gives the attempts' reasons, never
+    // the skip's text (new-user trial 43 #2).
+    let pods = pending_pods(&store).expect("pending");
+    for name in ["client-deployment-85b74f5bb8-d9j6g", "worker-deployment-7c65c9fcf8-c8z8w", "redis-5fd75d8cc6-2nvkh"] {
+        let row = pods.iter().find(|p| p.name == name).expect("row");
+        let report = why_pending(&store, "default", name).expect("query").expect("report");
+        assert_eq!(row.latest_message, report.latest_message, "{name}");
+        assert_eq!(row.latest_message, format!("skip schedule deleting pod: default/{name}"));
+        assert_eq!(row.reasons_shown(), "1 Insufficient cpu (then skipped: being deleted)", "{name}");
+    }
+    assert!(!pods.iter().any(|p| p.reasons.contains("skip schedule")));
 }
 
 #[test]
