@@ -2902,3 +2902,34 @@ fn max_parsed_bytes_refuses_an_object_past_it_and_the_lines_around_it_load() {
     assert!(stdout.contains("2 object versions read"), "{stdout}");
     assert!(stderr.contains(&format!("{}:2:", file.display())) && stderr.contains("67108864 bytes parsed"), "{stderr}");
 }
+
+/// New-user trial 43: real node events (k8s-ha, 2017) without Node objects
+/// printed an empty grid under "skew left: cpu -; memory -", and `-o json`
+/// said `cpu_skew_before: 0.0` (read as balanced) where the skew is unknown.
+#[test]
+#[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
+fn timeline_without_node_objects_says_so_and_its_skews_are_null() {
+    let Some(real) = kdrift_tests::real_fixtures_or_skip("timeline_without_node_objects_says_so") else { return };
+    let records =
+        kdrift_tests::tsv_node_events(&real.join("drains/node-events-TonyChengTW-k8s-ha-v1.8.1.tsv")).expect("tsv");
+    let items: Vec<serde_json::Value> = records.into_iter().map(|r| r.object).collect();
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("events.json");
+    std::fs::write(&file, json!({"kind": "List", "items": items}).to_string()).expect("write");
+    assert_eq!(ingest_in(dir.path(), &[&file]).0, 0);
+    let db = dir.path().join("k.duckdb");
+    let out = kdrift().arg("--db").arg(&db).args(["timeline", "drains"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("  no Node objects: requested % unknown").count(), 2, "{text}");
+    assert!(!text.contains("CPU BEFORE") && !text.contains("skew left"), "{text}");
+    let out = kdrift().arg("--db").arg(&db).args(["-o", "json", "timeline", "drains"]).output().expect("run");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let ops = doc["operations"].as_array().expect("operations");
+    assert_eq!(ops.len(), 2, "{doc}");
+    for op in ops {
+        for key in ["cpu_skew_before", "cpu_skew_after", "memory_skew_after"] {
+            assert_eq!(op[key], serde_json::Value::Null, "{key}: {op}");
+        }
+    }
+}
