@@ -814,6 +814,40 @@ fn a_file_that_is_no_dump_alone_is_refused_before_the_store_is_opened() {
     assert_eq!(runs, 1, "only the node's run");
 }
 
+/// New-user trial 43: the real kubelet log wrapped by Docker's json-file
+/// driver (kubernetes issue 117609) said "object has no `kind`" 5 times and
+/// left a store with a failed run.
+#[test]
+#[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
+fn a_docker_json_file_log_is_refused_before_the_store_is_opened() {
+    let Some(real) = kdrift_tests::real_fixtures_or_skip("a_docker_json_file_log_is_refused") else { return };
+    let log = real.join("drains/kubelet-nodeschedulable-dockerjson-117609.txt");
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let (code, stdout, stderr) = ingest_in(dir.path(), &[&log]);
+    assert_eq!(code, 2, "{stdout}");
+    assert!(
+        stderr.starts_with(&format!(
+            "kdrift: error: {}: Docker json-file log records (log/stream/time), not Kubernetes objects: ",
+            log.display()
+        )),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("no `kind`"), "{stderr}");
+    assert!(
+        stderr.trim_end().ends_with(&format!("nothing was loaded (store {} not opened)", db.display())),
+        "{stderr}"
+    );
+    assert!(!db.exists(), "no store created");
+    // Under a dump's name too (a renamed `ID-json.log`).
+    let renamed = dir.path().join("kubelet.ndjson");
+    std::fs::copy(&log, &renamed).expect("copy");
+    let (code, _, stderr) = ingest_in(dir.path(), &[&renamed]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("Docker json-file log records (log/stream/time), not Kubernetes objects"), "{stderr}");
+    assert!(!db.exists(), "no store created");
+}
+
 #[test]
 fn kubectl_describe_output_saved_as_text_is_refused_before_the_store_is_opened() {
     // Its `Key:   value` lines read as YAML: it created the store and a failed run.
