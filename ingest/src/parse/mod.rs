@@ -1075,6 +1075,15 @@ mod tests {
             ["t.json:3:25: the file ends in the middle of a JSON document (truncated?); expected a Kubernetes object \
               or list"]
         );
+        // Ending just past a line break: the line alone, never column 0
+        // (columns are 1-based; new-user trial 43: `<stdin>:2:0`).
+        let p = parse_bytes("<stdin>", b"{\"kind\":\"Pod\",\n", Naming::Json);
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            errors,
+            ["<stdin>:2: the file ends in the middle of a JSON document (truncated?); expected a Kubernetes object or \
+              list"]
+        );
     }
 
     #[test]
