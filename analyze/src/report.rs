@@ -244,6 +244,7 @@ mod tests {
             occurrences: 1,
             failure_events: 1,
             latest_message: String::new(),
+            latest_is_deleting_skip: false,
             scheduled_at: None,
             scheduled_node: None,
             pending_seconds,

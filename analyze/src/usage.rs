@@ -107,9 +107,11 @@ impl RequestedAt {
         RequestedAt { at, nodes: Vec::new(), skew: Vec::new() }
     }
 
-    /// The skew of one resource, in percentage points (0 when under two nodes offer it).
-    pub fn skew_of(&self, resource: &str) -> f64 {
-        self.skew.iter().find(|s| s.resource == resource).map_or(0.0, |s| s.skew)
+    /// The skew of one resource, in percentage points; `None` when fewer
+    /// than two nodes offer it (a node against itself measures nothing, and
+    /// no node at all is unknown, not balanced).
+    pub fn skew_of(&self, resource: &str) -> Option<f64> {
+        self.skew.iter().find(|s| s.resource == resource && s.nodes >= 2).map(|s| s.skew)
     }
 
     /// One node (a binary search: [`RequestedAt::nodes`] is in name order;

@@ -289,7 +289,8 @@ pub fn directories_without_dumps(paths: &[PathBuf]) -> Vec<(&Path, usize)> {
 /// `crate::parse::not_json_for_its_name`), and a file named explicitly whose name has no dump
 /// ending ([`DUMP_EXTENSIONS`], also `.gz`) and whose first bytes are none
 /// of them (a TSV, a `kubectl get` table, `kubectl describe` output; see
-/// `crate::parse::looks_like_a_dump`). `kdrift ingest file` checks them
+/// `crate::parse::looks_like_a_dump`), and Docker json-file log records
+/// under any name (`crate::parse::is_docker_json_log`). `kdrift ingest file` checks them
 /// before it opens the store: when nothing else is given, no store is
 /// created and no run recorded. Directories and unreadable paths are not
 /// judged here.
@@ -305,6 +306,10 @@ pub fn refused_files(paths: &[PathBuf]) -> Vec<InputError> {
             if text.iter().all(u8::is_ascii_whitespace) && head.len() < HEAD_BYTES {
                 // Whatever its name: nothing in it (a failed `kubectl get … > file`).
                 return Some(path_error(p, EMPTY_FILE));
+            }
+            // Whatever its name (`ID-json.log`, renamed `.ndjson`): a container's log, no object.
+            if crate::parse::is_docker_json_log(text) {
+                return Some(path_error(p, &crate::parse::docker_json_log_message()));
             }
             if let Some(e) = crate::parse::not_json_for_its_name(&p.display().to_string(), &head) {
                 // Named JSON, holding a table or YAML: refused as the run would report it.

@@ -16,7 +16,13 @@
 --   deletion (when the store saw it: a DELETED version or deletionTimestamp,
 --   its owner's "Deleted pod: X", kube-scheduler's "skip schedule deleting
 --   pod", its Job's DeadlineExceeded or BackoffLimitExceeded; the sources of
---   `pod_deletions`), else to the last failure. The latest message is cut at
+--   `pod_deletions`), else to the last failure. The latest message is that of
+--   the event with the latest last time, then the latest first time, then the
+--   greatest event key (the order `why_pending` picks its latest failure by,
+--   so the list and the chain name one message); the latest attempt message
+--   is the latest by that order that is not kube-scheduler's "skip schedule
+--   deleting pod" (a deletion, not an attempt: its reasons are the pod's).
+--   Both are cut at
 --   16384 characters, ending `… (cut: N characters in all)` (the API server
 --   caps a message near 1 KiB): each message is cut as it is read, never
 --   carried whole through a sort, join or aggregate (issue 34 F4: ~80
@@ -29,7 +35,8 @@
 --   first_failure TIMESTAMP, last_failure TIMESTAMP, occurrences BIGINT,
 --   failure_events BIGINT, latest_message VARCHAR, scheduled_at TIMESTAMP (NULL: never seen),
 --   scheduled_node VARCHAR, pending_seconds BIGINT, deleted_at TIMESTAMP (NULL: not seen deleted),
---   rejected_at TIMESTAMP (NULL: not rejected by the kubelet), rejected_reason VARCHAR
+--   rejected_at TIMESTAMP (NULL: not rejected by the kubelet), rejected_reason VARCHAR,
+--   latest_attempt_message VARCHAR (NULL: every event is a "skip schedule deleting pod")
 WITH fs_events AS MATERIALIZED (
     -- The FailedScheduling versions, read once, each message cut as it is
     -- read (its length kept to say so) and whether it is kube-scheduler's
@@ -96,14 +103,18 @@ failures AS (
            max(first_time) AS last_failure_began,
            CAST(sum(count) AS BIGINT) AS occurrences,
            count(*) AS failure_events,
-           first(message ORDER BY last_time DESC, count DESC, event_key DESC) AS message,
-           first(message_chars ORDER BY last_time DESC, count DESC, event_key DESC) AS message_chars
+           first(message ORDER BY last_time DESC, first_time DESC, event_key DESC) AS message,
+           first(message_chars ORDER BY last_time DESC, first_time DESC, event_key DESC) AS message_chars,
+           first(message ORDER BY last_time DESC, first_time DESC, event_key DESC)
+               FILTER (WHERE NOT skip_deleting) AS attempt_message,
+           first(message_chars ORDER BY last_time DESC, first_time DESC, event_key DESC)
+               FILTER (WHERE NOT skip_deleting) AS attempt_message_chars
     FROM (
         -- The `events` view's choice among FailedScheduling versions only (an
         -- Event's reason and involved object never change between versions):
         -- the view windows over every event version of the store first.
         SELECT involved_namespace, involved_name, involved_uid, first_time, last_time, count, event_key,
-               message, message_chars
+               message, message_chars, skip_deleting
         FROM fs_events
         WHERE true
           -- An event naming no pod explains none (break-it trial: a NULL
@@ -113,7 +124,7 @@ failures AS (
             ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1
         UNION ALL BY NAME
         SELECT namespace AS involved_namespace, name AS involved_name, uid AS involved_uid, failed_at AS first_time,
-               greatest(failed_at, seen_at) AS last_time, 1 AS count, message, message_chars,
+               greatest(failed_at, seen_at) AS last_time, 1 AS count, message, message_chars, false AS skip_deleting,
                'PodScheduled:' || namespace || '/' || name || '@' || strftime(failed_at, '%Y-%m-%dT%H:%M:%S') AS event_key
         FROM unschedulable
     )
@@ -205,6 +216,9 @@ with_deleted AS (
     SELECT j.namespace, j.name, j.uid, j.first_failure, j.last_failure, j.occurrences, j.failure_events,
            CASE WHEN j.message_chars > 16384 THEN j.message || '… (cut: ' || CAST(j.message_chars AS VARCHAR) || ' characters in all)'
                 ELSE j.message END AS latest_message,
+           CASE WHEN j.attempt_message_chars > 16384
+                THEN j.attempt_message || '… (cut: ' || CAST(j.attempt_message_chars AS VARCHAR) || ' characters in all)'
+                ELSE j.attempt_message END AS attempt_message,
            j.scheduled_at, j.scheduled_node,
            -- Whole seconds, truncated as the chain's `history.pending_seconds` (a cast rounds).
            CAST(trunc(epoch(COALESCE(j.scheduled_at, greatest(d.deleted_at, j.last_failure), j.last_failure))
@@ -222,8 +236,9 @@ with_deleted AS (
     QUALIFY row_number() OVER (PARTITION BY j.namespace, j.name, j.uid
         ORDER BY d.own DESC NULLS LAST, d.rank NULLS LAST, d.deleted_at NULLS LAST) = 1
 )
-SELECT w.*, CASE WHEN r.from_event THEN r.rejected_at WHEN NOT r.from_event THEN w.scheduled_at END AS rejected_at,
-       r.reason AS rejected_reason
+SELECT w.* EXCLUDE (attempt_message),
+       CASE WHEN r.from_event THEN r.rejected_at WHEN NOT r.from_event THEN w.scheduled_at END AS rejected_at,
+       r.reason AS rejected_reason, w.attempt_message AS latest_attempt_message
 FROM with_deleted w
 -- Right after the binding: from one second before it (the scheduler's and the
 -- kubelet's event times are whole seconds from two clocks) to a minute after

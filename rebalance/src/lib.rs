@@ -106,7 +106,8 @@ pub use model::node::text::node_json_reads_typed;
 pub use model::node::{NodeInfo, Taint, TaintEffect};
 pub use model::objects::{namespace_from_json, pdb_from_json, priority_class_from_json, pvc_from_json};
 pub use model::percent::{
-    hundredths, percent_text, points_text, serialize_hundredths, tenths, thousands, threshold_text,
+    hundredths, percent_text, points_text, serialize_hundredths, serialize_hundredths_opt, tenths, thousands,
+    threshold_text,
 };
 pub use model::pod::filter_fields::{pod_for_filters, FilterFields};
 pub use model::pod::qos::QosClass;

@@ -815,6 +815,40 @@ fn a_file_that_is_no_dump_alone_is_refused_before_the_store_is_opened() {
     assert_eq!(runs, 1, "only the node's run");
 }
 
+/// New-user trial 43: the real kubelet log wrapped by Docker's json-file
+/// driver (kubernetes issue 117609) said "object has no `kind`" 5 times and
+/// left a store with a failed run.
+#[test]
+#[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
+fn a_docker_json_file_log_is_refused_before_the_store_is_opened() {
+    let Some(real) = kdrift_tests::real_fixtures_or_skip("a_docker_json_file_log_is_refused") else { return };
+    let log = real.join("drains/kubelet-nodeschedulable-dockerjson-117609.txt");
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let (code, stdout, stderr) = ingest_in(dir.path(), &[&log]);
+    assert_eq!(code, 2, "{stdout}");
+    assert!(
+        stderr.starts_with(&format!(
+            "kdrift: error: {}: Docker json-file log records (log/stream/time), not Kubernetes objects: ",
+            log.display()
+        )),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("no `kind`"), "{stderr}");
+    assert!(
+        stderr.trim_end().ends_with(&format!("nothing was loaded (store {} not opened)", db.display())),
+        "{stderr}"
+    );
+    assert!(!db.exists(), "no store created");
+    // Under a dump's name too (a renamed `ID-json.log`).
+    let renamed = dir.path().join("kubelet.ndjson");
+    std::fs::copy(&log, &renamed).expect("copy");
+    let (code, _, stderr) = ingest_in(dir.path(), &[&renamed]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("Docker json-file log records (log/stream/time), not Kubernetes objects"), "{stderr}");
+    assert!(!db.exists(), "no store created");
+}
+
 #[test]
 fn kubectl_describe_output_saved_as_text_is_refused_before_the_store_is_opened() {
     // Its `Key:   value` lines read as YAML: it created the store and a failed run.
@@ -2902,4 +2936,35 @@ fn max_parsed_bytes_refuses_an_object_past_it_and_the_lines_around_it_load() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stdout.contains("2 object versions read"), "{stdout}");
     assert!(stderr.contains(&format!("{}:2:", file.display())) && stderr.contains("67108864 bytes parsed"), "{stderr}");
+}
+
+/// New-user trial 43: real node events (k8s-ha, 2017) without Node objects
+/// printed an empty grid under "skew left: cpu -; memory -", and `-o json`
+/// said `cpu_skew_before: 0.0` (read as balanced) where the skew is unknown.
+#[test]
+#[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
+fn timeline_without_node_objects_says_so_and_its_skews_are_null() {
+    let Some(real) = kdrift_tests::real_fixtures_or_skip("timeline_without_node_objects_says_so") else { return };
+    let records =
+        kdrift_tests::tsv_node_events(&real.join("drains/node-events-TonyChengTW-k8s-ha-v1.8.1.tsv")).expect("tsv");
+    let items: Vec<serde_json::Value> = records.into_iter().map(|r| r.object).collect();
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("events.json");
+    std::fs::write(&file, json!({"kind": "List", "items": items}).to_string()).expect("write");
+    assert_eq!(ingest_in(dir.path(), &[&file]).0, 0);
+    let db = dir.path().join("k.duckdb");
+    let out = kdrift().arg("--db").arg(&db).args(["timeline", "drains"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("  no Node objects: requested % unknown").count(), 2, "{text}");
+    assert!(!text.contains("CPU BEFORE") && !text.contains("skew left"), "{text}");
+    let out = kdrift().arg("--db").arg(&db).args(["-o", "json", "timeline", "drains"]).output().expect("run");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let ops = doc["operations"].as_array().expect("operations");
+    assert_eq!(ops.len(), 2, "{doc}");
+    for op in ops {
+        for key in ["cpu_skew_before", "cpu_skew_after", "memory_skew_after"] {
+            assert_eq!(op[key], serde_json::Value::Null, "{key}: {op}");
+        }
+    }
 }

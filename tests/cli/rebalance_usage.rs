@@ -830,3 +830,44 @@ fn apply_and_run_plan_again_on_the_policys_prometheus_query() {
         serde_json::from_str(&std::fs::read_to_string(&executed).expect("executed plan")).expect("json");
     assert_eq!(doc["options"]["prometheus_url"], prom.url());
 }
+
+/// New-user trial 43: a Prometheus-source plan at an instant with
+/// sub-seconds printed `2026-11-28T05:30:01.020Z` in its header and every
+/// WHY cell (docs/cli.md: whole seconds), and its "Requested before → after"
+/// table had a METRICRESOURCE column of `-` on every row.
+#[test]
+fn a_prometheus_source_plan_prints_whole_seconds_and_no_empty_metric_column() {
+    let (dir, db) = kdrift_tests::hot_node::temp_store(true);
+    let policy = dir.path().join("prom.yaml");
+    std::fs::write(&policy, PROMETHEUS_POLICY).expect("policy");
+    let (prom, _body) =
+        fake_prometheus(vector(&[("node-1", "0.4245"), ("node-2", "0.2038"), ("node-3", "0.5696"), ("node-4", "0.4")]));
+    let run = |json: bool| -> String {
+        let mut c = kdrift(&db);
+        if json {
+            c.args(["-o", "json"]);
+        }
+        let out = c
+            .args(["rebalance", "plan", "--simulate", "--at", "2026-11-13T02:00:00.250Z", "--prometheus-url"])
+            .arg(prom.url())
+            .arg("--policy")
+            .arg(&policy)
+            .assert()
+            .success();
+        String::from_utf8_lossy(&out.get_output().stdout).into_owned()
+    };
+    let text = run(false);
+    assert!(!text.contains(".25Z") && !text.contains(".250Z"), "{text}");
+    assert!(text.contains("the query's instant result at 2026-11-13T02:00:00Z"), "{text}");
+    assert!(text.contains("(query value 0.5696 at 2026-11-13T02:00:00Z)"), "{text}");
+    let table: Vec<&str> = text.lines().skip_while(|l| *l != "Requested before → after").skip(1).take(5).collect();
+    assert!(table[0].trim_start().starts_with("NODE"), "{table:#?}");
+    assert!(!table[0].contains("METRICRESOURCE"), "{table:#?}");
+    let doc: Value = serde_json::from_str(&run(true)).expect("json");
+    let run0 = &doc["plan"]["runs"][0];
+    assert_eq!(run0["usage_source"]["reading"], "the query's instant result at 2026-11-13T02:00:00Z");
+    assert_eq!(
+        run0["nodes"][2]["why"],
+        "above target: MetricResource used 56.0 % > 50 (query value 0.5696 at 2026-11-13T02:00:00Z)"
+    );
+}

@@ -95,3 +95,66 @@ fn a_pod_pending_on_a_topology_spread_gets_the_domain_and_the_skew_in_its_chain(
     let n1 = state.nodes.iter().find(|n| n.name == "n1").expect("n1");
     assert_eq!(n1.recorded_as.as_deref(), Some("node(s) didn't match pod topology spread constraints"));
 }
+
+/// One FailedScheduling event of pod `d/db-0`.
+fn failed(name: &str, message: &str, count: u32, first: &str, last: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": name, "namespace": "d"},
+        "involvedObject": {"kind": "Pod", "namespace": "d", "name": "db-0", "uid": "u-db-0"},
+        "reason": "FailedScheduling", "message": message, "count": count, "type": "Warning",
+        "firstTimestamp": first, "lastTimestamp": last})
+}
+
+/// New-user trial 43: two events last seen in the same second (erwee402's
+/// redis-5fd75d8cc6-2nvkh: `Insufficient cpu` ×15 and the scheduler's
+/// deleting-pod skip ×1). `why-pending --all` picked the first by count, the
+/// chain the second, and the list showed the skip's text as a pod's reason.
+#[test]
+fn the_list_and_the_chain_pick_one_latest_message_and_the_list_shows_the_attempts_reasons() {
+    let (dir, store) = temp_store();
+    let cpu = "0/1 nodes are available: 1 Insufficient cpu.";
+    let skip = "skip schedule deleting pod: d/db-0";
+    let events = json!({"kind": "List", "items": [
+        failed("db-0.a", cpu, 15, "2026-01-01T05:00:00Z", "2026-01-01T05:30:00Z"),
+        failed("db-0.b", skip, 1, "2026-01-01T05:30:00Z", "2026-01-01T05:30:00Z"),
+    ]});
+    let file = write(dir.path(), "events.json", events.to_string().as_bytes());
+    assert_eq!(ingest_files(&store, &[file], &mut NoProgress).expect("ingest").error_count(), 0);
+    let report = why_pending(&store, "d", "db-0").expect("query").expect("report");
+    let pods = kdrift_analyze::pending_pods(&store).expect("list");
+    let row = pods.iter().find(|p| p.name == "db-0").expect("row");
+    // The skip began later: it is the latest message of both.
+    assert_eq!(report.latest_message, skip);
+    assert_eq!(row.latest_message, skip);
+    // The list's reasons are the attempts', the skip noted after them.
+    assert!(row.latest_is_deleting_skip);
+    assert_eq!(row.reasons, "1 Insufficient cpu");
+    assert_eq!(
+        row.reason_items.iter().map(|r| (r.nodes, r.reason.as_str())).collect::<Vec<_>>(),
+        [(Some(1), "Insufficient cpu")]
+    );
+    assert_eq!(row.reasons_shown(), "1 Insufficient cpu (then skipped: being deleted)");
+
+    // Same last and first times: the greater event key, in both.
+    let (dir, store) = temp_store();
+    let taint = "0/1 nodes are available: 1 node(s) had untolerated taint {a: b}.";
+    let events = json!({"kind": "List", "items": [
+        failed("db-0.a", cpu, 9, "2026-01-01T05:00:00Z", "2026-01-01T05:30:00Z"),
+        failed("db-0.b", taint, 1, "2026-01-01T05:00:00Z", "2026-01-01T05:30:00Z"),
+    ]});
+    let file = write(dir.path(), "events.json", events.to_string().as_bytes());
+    assert_eq!(ingest_files(&store, &[file], &mut NoProgress).expect("ingest").error_count(), 0);
+    let report = why_pending(&store, "d", "db-0").expect("query").expect("report");
+    let pods = kdrift_analyze::pending_pods(&store).expect("list");
+    assert_eq!((report.latest_message.as_str(), pods[0].latest_message.as_str()), (taint, taint));
+    assert_eq!(pods[0].reasons, "1 node(s) had untolerated taint {a: b}");
+    assert!(!pods[0].latest_is_deleting_skip);
+
+    // Only the skip: no reason at all, never the skip's text.
+    let (dir, store) = temp_store();
+    let events =
+        json!({"kind": "List", "items": [failed("db-0.b", skip, 1, "2026-01-01T05:30:00Z", "2026-01-01T05:30:00Z")]});
+    let file = write(dir.path(), "events.json", events.to_string().as_bytes());
+    assert_eq!(ingest_files(&store, &[file], &mut NoProgress).expect("ingest").error_count(), 0);
+    let pods = kdrift_analyze::pending_pods(&store).expect("list");
+    assert_eq!((pods[0].reasons.as_str(), pods[0].reasons_shown()), ("", "none: skipped, being deleted".to_string()));
+}

@@ -276,6 +276,53 @@ fn why_pending_on_erwee402_says_a_last_skip_deleting_pod_message_is_no_failure()
     );
 }
 
+/// New-user trial 43: on erwee402's one-node cluster (minikube's Node
+/// stored), the pods whose latest message names no node count (the
+/// scheduler's deleting-pod skip, a PVC being deleted) were sent to
+/// `kdrift rebalance plan` (which says descheduler skips a one-node
+/// cluster) and told to ingest the Node object the store holds.
+#[test]
+#[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
+fn why_pending_on_erwee402_gives_the_one_node_step_whatever_the_latest_message() {
+    let Some(real) =
+        real_fixtures_or_skip("why_pending_on_erwee402_gives_the_one_node_step_whatever_the_latest_message")
+    else {
+        return;
+    };
+    let (_dir, store) = erwee402_store(&real);
+    let only_node = "minikube is the cluster's only node: no other node can take its pods; lower the pod's request or \
+                     add a node; ingest the Pod object for exact numbers";
+    for name in [
+        "client-deployment-85b74f5bb8-d9j6g",
+        "worker-deployment-7c65c9fcf8-c8z8w",
+        "redis-5fd75d8cc6-2nvkh",
+        "postgres-deployment-5cb56b774f-55z9s",
+        "postgres-deployment-594dbb9cdc-xxwdn",
+    ] {
+        let report = why_pending(&store, "default", name).expect("query").expect("report");
+        let steps: Vec<(&str, &str)> =
+            report.next_steps.iter().map(|n| (n.addresses.as_str(), n.action.as_str())).collect();
+        let cpu = steps.iter().find(|(a, _)| *a == "Insufficient cpu").expect("a cpu step");
+        assert_eq!(cpu.1, only_node, "{name}: {steps:#?}");
+        assert!(
+            !steps.iter().any(|(_, a)| a.contains("rebalance") || a.contains("Node objects")),
+            "{name}: {steps:#?}"
+        );
+    }
+    // The list and the chain name one latest message (2nvkh's two events end
+    // in the same second), and the list gives the attempts' reasons, never
+    // the skip's text (new-user trial 43 #2).
+    let pods = pending_pods(&store).expect("pending");
+    for name in ["client-deployment-85b74f5bb8-d9j6g", "worker-deployment-7c65c9fcf8-c8z8w", "redis-5fd75d8cc6-2nvkh"] {
+        let row = pods.iter().find(|p| p.name == name).expect("row");
+        let report = why_pending(&store, "default", name).expect("query").expect("report");
+        assert_eq!(row.latest_message, report.latest_message, "{name}");
+        assert_eq!(row.latest_message, format!("skip schedule deleting pod: default/{name}"));
+        assert_eq!(row.reasons_shown(), "1 Insufficient cpu (then skipped: being deleted)", "{name}");
+    }
+    assert!(!pods.iter().any(|p| p.reasons.contains("skip schedule")));
+}
+
 #[test]
 #[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
 fn why_pending_on_erwee402_says_the_kubelet_rejected_a_bound_pod() {

@@ -106,14 +106,17 @@ pub struct Operation {
     pub after: RequestedAt,
     /// cpu skew after (max − min of cpu requested %, percentage points);
     /// the skews' JSON has two decimals ([`kdrift_rebalance::hundredths`]).
-    #[serde(serialize_with = "kdrift_rebalance::serialize_hundredths")]
-    pub cpu_skew_after: f64,
-    /// cpu skew before.
-    #[serde(serialize_with = "kdrift_rebalance::serialize_hundredths")]
-    pub cpu_skew_before: f64,
-    /// memory skew after.
-    #[serde(serialize_with = "kdrift_rebalance::serialize_hundredths")]
-    pub memory_skew_after: f64,
+    /// `None` (`null`) when fewer than two nodes offer the resource (no
+    /// Node object stored: unknown, never 0.0, which reads as balanced;
+    /// docs/cli.md).
+    #[serde(serialize_with = "kdrift_rebalance::serialize_hundredths_opt")]
+    pub cpu_skew_after: Option<f64>,
+    /// cpu skew before (`None` as `cpu_skew_after`).
+    #[serde(serialize_with = "kdrift_rebalance::serialize_hundredths_opt")]
+    pub cpu_skew_before: Option<f64>,
+    /// memory skew after (`None` as `cpu_skew_after`).
+    #[serde(serialize_with = "kdrift_rebalance::serialize_hundredths_opt")]
+    pub memory_skew_after: Option<f64>,
 }
 
 impl Operation {

@@ -141,13 +141,28 @@ fn managed_taint_action(reason: &str) -> Option<&'static str> {
     ACTIONS.iter().find(|(key, _)| reason.contains(key)).map(|(_, action)| *action)
 }
 
-/// The cluster's one node, when the latest event says `0/1 nodes` and the
-/// state at the failure holds that one node.
+/// The cluster's one node: the state at the failure (the store's Node
+/// objects) holds exactly one node, and the latest message does not count
+/// more (`0/3 nodes`: the store then misses nodes). Read from the store, not
+/// from the message: a latest message without counts (kube-scheduler's
+/// "skip schedule deleting pod", a PVC being deleted) says nothing of the
+/// nodes (new-user trial 43).
 fn only_node(report: &PendingReport) -> Option<&str> {
     let state = report.state.as_ref()?;
     match (report.total_nodes, state.nodes.as_slice()) {
-        (Some(1), [node]) => Some(node.name.as_str()),
+        (None | Some(1), [node]) => Some(node.name.as_str()),
         _ => None,
+    }
+}
+
+/// What to ingest for exact numbers: the Pod and Node objects only when the
+/// store has no Node object at the failure (no state), the Pod object when
+/// only it is missing, nothing when both are known.
+fn ingest_hint(report: &PendingReport) -> &'static str {
+    match report.state.as_ref() {
+        None => "; ingest the Pod and Node objects for exact numbers",
+        Some(s) if !s.pod_known => "; ingest the Pod object for exact numbers",
+        Some(_) => "",
     }
 }
 
@@ -161,12 +176,17 @@ pub(super) fn reason_action(line: &ReasonLine, report: &PendingReport) -> Option
         K::Insufficient if has_shortfall => return None,
         // One node: nothing can move pods elsewhere, and descheduler skips
         // its cycle under 2 Ready nodes (new-user trial 42).
-        K::Insufficient if only_node(report).is_some() => format!(
-            "{} is the cluster's only node: no other node can take its pods; lower the pod's request or add a node; \
-             ingest the Pod object for exact numbers",
-            only_node(report).unwrap_or_default()
-        ),
-        K::Insufficient => "lower the pod's request or free room on a node (`kdrift rebalance plan`); ingest the Pod and Node objects for exact numbers".into(),
+        K::Insufficient => match only_node(report) {
+            Some(node) => format!(
+                "{node} is the cluster's only node: no other node can take its pods; lower the pod's request or add a \
+                 node{}",
+                ingest_hint(report)
+            ),
+            None => format!(
+                "lower the pod's request or free room on a node (`kdrift rebalance plan`){}",
+                ingest_hint(report)
+            ),
+        },
         K::ResourceFit if has_shortfall => return None,
         K::ResourceFit => "the nodes lacked room for the pod's requests (the message names no resource): compare its cpu and memory requests with the nodes' free allocatable, then lower them or free room (`kdrift rebalance plan`)".into(),
         K::NoNodesAvailable => "the scheduler had no node to try: check that nodes are registered and Ready (`kubectl get nodes`); before 1.6 it also left out cordoned and NotReady nodes, so uncordon or repair them".into(),

@@ -203,12 +203,13 @@ fn the_move_step_says_when_the_default_policy_already_frees_enough() {
 /// said descheduler skips a cycle under 2 Ready nodes.
 #[test]
 fn insufficient_on_the_only_node_without_numbers_does_not_point_to_rebalance() {
-    let r = report(
+    let mut r = report(
         vec![node("minikube", 1780, false, &[])],
         &[],
         Vec::new(),
         vec![line("Insufficient cpu", ReasonKind::Insufficient, 1)],
     );
+    r.state.as_mut().expect("state").pod_known = false;
     let a = actions(&r);
     assert_eq!(
         a,
@@ -333,4 +334,55 @@ fn affinity_or_anti_affinity_gets_advice_for_both() {
     let a = actions(&r);
     assert!(a[0].contains("if its required pod affinity, the required pod affinity pins"), "{a:#?}");
     assert!(a[0].contains("if a required anti-affinity (the pod's, or an existing pod's against it), relax"), "{a:#?}");
+}
+
+/// New-user trial 43: a pod whose latest message names no node count
+/// (kube-scheduler's "skip schedule deleting pod", a PVC being deleted) was
+/// still sent to `kdrift rebalance plan` on a one-node cluster, and told to
+/// ingest the Node object the store held.
+#[test]
+fn the_only_node_is_the_stores_not_the_latest_messages() {
+    let mut r = report(
+        vec![node("minikube", 775, false, &[])],
+        &[],
+        Vec::new(),
+        vec![ReasonLine { nodes: None, occurrences: 12, ..line("Insufficient cpu", ReasonKind::Insufficient, 1) }],
+    );
+    r.total_nodes = None;
+    r.latest_message = "skip schedule deleting pod: default/web-1".into();
+    r.state.as_mut().expect("state").pod_known = false;
+    assert_eq!(
+        actions(&r),
+        ["minikube is the cluster's only node: no other node can take its pods; lower the pod's request or add a \
+          node; ingest the Pod object for exact numbers"],
+    );
+    // Two nodes stored, the Pod object not: only the Pod object is missing.
+    let mut r = report(
+        vec![node("a", 1780, false, &[]), node("b", 1780, false, &[])],
+        &[],
+        Vec::new(),
+        vec![line("Insufficient cpu", ReasonKind::Insufficient, 2)],
+    );
+    r.state.as_mut().expect("state").pod_known = false;
+    assert_eq!(
+        actions(&r),
+        ["lower the pod's request or free room on a node (`kdrift rebalance plan`); ingest the Pod object for exact \
+          numbers"]
+    );
+    // No Node object stored: both are asked for.
+    r.state = None;
+    assert_eq!(
+        actions(&r),
+        ["lower the pod's request or free room on a node (`kdrift rebalance plan`); ingest the Pod and Node objects \
+          for exact numbers"]
+    );
+    // The message counts 3 nodes, the store holds 1: it misses nodes, so not "the only node".
+    let mut r = report(
+        vec![node("minikube", 1780, false, &[])],
+        &[],
+        Vec::new(),
+        vec![line("Insufficient cpu", ReasonKind::Insufficient, 3)],
+    );
+    r.total_nodes = Some(3);
+    assert_eq!(actions(&r), ["lower the pod's request or free room on a node (`kdrift rebalance plan`)"]);
 }

@@ -38,7 +38,7 @@ pub use report::{why_pending, FailureEvent, History, PendingReport, PreemptionVe
 pub use template::SpecFrom;
 pub use why_full::{WhyFull, EXPLAINED_NODES};
 
-use crate::failed_scheduling::{parse, ReasonKind};
+use crate::failed_scheduling::{parse, MessageForm, ReasonKind};
 use crate::AnalyzeError;
 
 /// One pod that had FailedScheduling events (a row of `why-pending --all`).
@@ -61,8 +61,14 @@ pub struct PendingPod {
     pub failure_events: u64,
     /// The most recent failure message, cut at 16384 characters (ending
     /// `… (cut: N characters in all)`; query `pending_pods`: the API server
-    /// caps a message near 1 KiB).
+    /// caps a message near 1 KiB). The latest by last time, then first
+    /// time, then event key: the same message as the chain's
+    /// [`PendingReport::latest_message`].
     pub latest_message: String,
+    /// Whether `latest_message` is kube-scheduler's "skip schedule deleting
+    /// pod": the pod was being deleted, not a failed attempt, so `reasons`
+    /// are those of the latest attempt before it (as the chain's).
+    pub latest_is_deleting_skip: bool,
     /// When it was finally scheduled (first `Scheduled` after the first failure).
     pub scheduled_at: Option<DateTime<Utc>>,
     /// Where it was scheduled.
@@ -82,12 +88,28 @@ pub struct PendingPod {
     pub rejected_at: Option<DateTime<Utc>>,
     /// The kubelet's reason (`OutOfcpu`).
     pub rejected_reason: Option<String>,
-    /// The reasons of the latest message in the scheduler's words, with node
-    /// counts (`1 Insufficient cpu, 4 node(s) didn't match pod affinity rules`).
+    /// The reasons of the latest attempt's message in the scheduler's words,
+    /// with node counts (`1 Insufficient cpu, 4 node(s) didn't match pod
+    /// affinity rules`): of the latest message that is not kube-scheduler's
+    /// "skip schedule deleting pod" (never that skip's text); `""` when
+    /// every event of the pod is that skip.
     pub reasons: String,
     /// The same reasons as data: nodes that failed with each (no count for a
     /// PreFilter reason).
     pub reason_items: Vec<ReasonItem>,
+}
+
+impl PendingPod {
+    /// The reasons as the list shows them (`why-pending --all`, the HTML
+    /// report): those of the latest attempt, with a latest "skip schedule
+    /// deleting pod" noted after them, never as the reason (new-user trial 43).
+    pub fn reasons_shown(&self) -> String {
+        match (self.latest_is_deleting_skip, self.reasons.is_empty()) {
+            (false, _) => self.reasons.clone(),
+            (true, false) => format!("{} (then skipped: being deleted)", self.reasons),
+            (true, true) => "none: skipped, being deleted".into(),
+        }
+    }
 }
 
 /// One reason of the latest message.
@@ -181,6 +203,7 @@ pub fn pending_pods_where(
         let (occurrences, failure_events, message) = (b.int64(5)?, b.int64(6)?, b.text(7)?);
         let (scheduled_at, scheduled_node, seconds) = (b.times(8)?, b.text(9)?, b.int64(10)?);
         let (deleted_at, rejected_at, rejected_reason) = (b.times(11)?, b.times(12)?, b.text(13)?);
+        let attempt_message = b.text(14)?;
         for i in 0..b.rows() {
             let first_failure = first.get(i).ok_or_else(|| b.null(3))?;
             let last_failure = last.get(i).ok_or_else(|| b.null(4))?;
@@ -194,6 +217,7 @@ pub fn pending_pods_where(
             }
             let text = |t: kdrift_store::Text<'_>, c: usize| t.get(i).map(str::to_string).ok_or_else(|| b.null(c));
             let latest_message = text(message, 7)?;
+            let attempt = attempt_message.get(i).unwrap_or_default();
             let (scheduled_at, deleted_at) = (scheduled_at.get(i), deleted_at.get(i));
             pods.push(PendingPod {
                 namespace: text(namespace, 0)?,
@@ -203,8 +227,9 @@ pub fn pending_pods_where(
                 last_failure,
                 occurrences: b.required_i64(occurrences, 5, i)?.max(0) as u64,
                 failure_events: b.required_i64(failure_events, 6, i)?.max(0) as u64,
-                reasons: reasons_summary(&latest_message),
-                reason_items: reason_items(&latest_message),
+                reasons: if attempt.is_empty() { String::new() } else { reasons_summary(attempt) },
+                reason_items: reason_items(attempt),
+                latest_is_deleting_skip: parse(&latest_message).form == MessageForm::SkipDeletingPod,
                 latest_message,
                 scheduled_at,
                 scheduled_node: scheduled_node.get(i).filter(|n| !n.is_empty()).map(str::to_string),

@@ -170,6 +170,7 @@ pub fn why_pending(store: &Reader, namespace: &str, name: &str) -> Result<Option
     let failures = store.query_map(&sql::POD_FAILURES, [namespace, name], |r| {
         Ok((
             r.get::<_, String>(0)?,
+            r.get::<_, String>(6)?,
             FailureEvent {
                 message: r.get(1)?,
                 count: r.get::<_, i64>(2)?.max(1) as u64,
@@ -187,15 +188,15 @@ pub fn why_pending(store: &Reader, namespace: &str, name: &str) -> Result<Option
     // pod's events. Events without a uid belong to whichever pod is explained.
     let uid = failures
         .iter()
-        .filter(|(u, _)| !u.is_empty())
-        .max_by_key(|(_, f)| f.last_time)
-        .map(|(u, _)| u.clone())
+        .filter(|(u, _, _)| !u.is_empty())
+        .max_by_key(|(_, key, f)| latest_order(f, key))
+        .map(|(u, _, _)| u.clone())
         .unwrap_or_default();
-    let other_uids = failures.iter().filter(|(u, _)| !u.is_empty() && *u != uid).count();
-    let failures: Vec<FailureEvent> =
-        failures.into_iter().filter(|(u, _)| u.is_empty() || *u == uid).map(|(_, f)| f).collect();
+    let other_uids = failures.iter().filter(|(u, _, _)| !u.is_empty() && *u != uid).count();
+    let (keys, failures): (Vec<String>, Vec<FailureEvent>) =
+        failures.into_iter().filter(|(u, _, _)| u.is_empty() || *u == uid).map(|(_, k, f)| (k, f)).unzip();
     let first_failure = failures.iter().map(|f| f.first_time).min().unwrap_or_else(Utc::now);
-    let latest = failures.iter().max_by_key(|f| f.last_time).cloned();
+    let latest = failures.iter().zip(&keys).max_by_key(|(f, key)| latest_order(f, key)).map(|(f, _)| f.clone());
     let latest = latest.unwrap_or_else(|| failures[0].clone());
     let last_failure = latest.last_time;
     steps.done("failures");
@@ -290,6 +291,16 @@ pub fn why_pending(store: &Reader, namespace: &str, name: &str) -> Result<Option
     report.next_steps = next_steps(&report);
     steps.done("next steps, drop");
     Ok(Some(report))
+}
+
+/// The order the latest failure is picked by: the latest last time, then the
+/// latest first time (of two events last seen in the same second, the one
+/// that began later, e.g. kube-scheduler's "skip schedule deleting pod"
+/// after the attempts), then the greatest event key. Query `pending_pods`
+/// picks its latest message by the same order, so the list and the chain
+/// name one message (new-user trial 43).
+fn latest_order<'a>(f: &FailureEvent, event_key: &'a str) -> (DateTime<Utc>, DateTime<Utc>, &'a str) {
+    (f.last_time, f.first_time, event_key)
 }
 
 /// How the wait of the pod `namespace/name` (its newest `uid`, '' when the

@@ -63,7 +63,7 @@ pub fn list<W: Write>(out: &mut W, pods: &[PendingPod]) -> anyhow::Result<()> {
             (_, _, Some(d)) => format!("never (deleted {})", super::time_near(d, p.first_failure)),
             _ => "not seen".into(),
         },
-        reasons: p.reasons.clone(),
+        reasons: p.reasons_shown(),
     });
     let mut b = Table::builder(rows);
     if crate::format::wide() {

@@ -223,6 +223,12 @@ fn operation<W: Write>(out: &mut W, op: &Operation) -> anyhow::Result<()> {
             String::new()
         }
     )?;
+    if op.after.nodes.is_empty() && op.before.nodes.is_empty() {
+        // An empty grid and "skew -" read as a table that lost its rows
+        // (new-user trial 43: real node events without Node objects).
+        writeln!(out, "  no Node objects: requested % unknown")?;
+        return Ok(());
+    }
     let rows = op.after.nodes.iter().map(|n| UsageRow {
         node: n.node.clone(),
         cpu_before: pct(&op.before, &n.node, "cpu"),

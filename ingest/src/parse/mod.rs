@@ -349,6 +349,9 @@ pub fn looks_like_a_dump(bytes: &[u8]) -> bool {
         return looks_like_a_dump(text.as_bytes());
     }
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if is_docker_json_log(bytes) {
+        return false;
+    }
     match first_line_shape(bytes) {
         // `---` then `kubectl describe` text is no dump either.
         Shape::Mapping | Shape::DocumentMarker => top_level_keys(bytes).any(|k| KUBERNETES_KEYS.contains(&k)),
@@ -437,6 +440,9 @@ pub fn not_a_dump_message(bytes: &[u8]) -> String {
         return not_a_dump_message(text.as_bytes());
     }
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if is_docker_json_log(bytes) {
+        return docker_json_log_message();
+    }
     if matches!(first_line_shape(bytes), Shape::Mapping | Shape::DocumentMarker) {
         format!(
             "YAML-shaped text holding no Kubernetes object (no top-level apiVersion, kind, items or metadata; \
@@ -445,6 +451,42 @@ pub fn not_a_dump_message(bytes: &[u8]) -> String {
     } else {
         format!("neither JSON, NDJSON nor YAML; expected {SUPPORTED_FORMATS}")
     }
+}
+
+/// The keys of a record of Docker's json-file log driver (`attrs` with
+/// `--log-opt labels/env`; moby `daemon/logger/jsonfilelog/jsonlog`).
+const DOCKER_JSON_LOG_KEYS: [&str; 4] = ["log", "stream", "time", "attrs"];
+
+/// Whether bytes are Docker's json-file log driver's records (a
+/// container's log as `/var/lib/docker/containers/ID/ID-json.log` holds it,
+/// one `{"log":…,"stream":…,"time":…}` per line): the first line that is not
+/// blank or a `#` comment is a JSON object with `log` and `time` and no key
+/// but Docker's. Refused whatever the file's name (new-user trial 43: each
+/// line was reported as an object without `kind`, after a store was created).
+pub fn is_docker_json_log(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let Some(first) =
+        bytes.split(|b| *b == b'\n').map(<[u8]>::trim_ascii).find(|l| !l.is_empty() && !l.starts_with(b"#"))
+    else {
+        return false;
+    };
+    match serde_json::from_slice::<serde_json::Map<String, Value>>(first) {
+        Ok(map) => {
+            map.contains_key("log")
+                && map.contains_key("time")
+                && map.keys().all(|k| DOCKER_JSON_LOG_KEYS.contains(&k.as_str()))
+        }
+        Err(_) => false,
+    }
+}
+
+/// The error refusing a file of [`is_docker_json_log`].
+pub fn docker_json_log_message() -> String {
+    format!(
+        "Docker json-file log records (log/stream/time), not Kubernetes objects: a container's log as Docker's \
+         json-file driver writes it holds no object (for the events a kubelet log line mentions, ingest `kubectl get \
+         events -A -o json`); expected {SUPPORTED_FORMATS}"
+    )
 }
 
 /// The error of a file holding nothing but blanks (and a byte-order mark).
@@ -1033,6 +1075,15 @@ mod tests {
             ["t.json:3:25: the file ends in the middle of a JSON document (truncated?); expected a Kubernetes object \
               or list"]
         );
+        // Ending just past a line break: the line alone, never column 0
+        // (columns are 1-based; new-user trial 43: `<stdin>:2:0`).
+        let p = parse_bytes("<stdin>", b"{\"kind\":\"Pod\",\n", Naming::Json);
+        let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            errors,
+            ["<stdin>:2: the file ends in the middle of a JSON document (truncated?); expected a Kubernetes object or \
+              list"]
+        );
     }
 
     #[test]
@@ -1168,6 +1219,28 @@ mod tests {
             shift_line_numbers("at line 3 column 9, while parsing at line 12", 5),
             "at line 8 column 9, while parsing at line 17"
         );
+    }
+
+    /// New-user trial 43: the real kubelet log wrapped by Docker's json-file
+    /// driver (kubernetes issue 117609) read as NDJSON of objects without `kind`.
+    #[test]
+    fn docker_json_file_log_records_are_no_dump() {
+        let log = b"# kubelet log\n{\"log\":\"I0426 02:33:44.879788   19558 kubelet_node_status.go:429] Recording \
+                    NodeSchedulable event message for node 192.168.1.38\\n\",\"stream\":\"stderr\",\"time\":\
+                    \"2023-04-26T02:33:44.879860406Z\"}\n";
+        assert!(is_docker_json_log(log));
+        assert!(!looks_like_a_dump(log));
+        assert!(not_a_dump_message(log)
+            .starts_with("Docker json-file log records (log/stream/time), not Kubernetes objects"));
+        // An object with other keys, or a Kubernetes object, is not.
+        for other in [
+            &b"{\"log\":\"x\",\"time\":\"t\",\"kind\":\"Event\"}"[..],
+            b"{\"kind\":\"Pod\"}",
+            b"{\"log\":\"x\",\"stream\":\"stdout\"}",
+            b"[{\"log\":\"x\",\"time\":\"t\"}]",
+        ] {
+            assert!(!is_docker_json_log(other), "{}", String::from_utf8_lossy(other));
+        }
     }
 
     #[test]

@@ -128,7 +128,10 @@ pub(super) fn parse_json_stream(
                 };
                 out.errors.push(InputError {
                     origin: Origin { location: location.to_string(), line: Some(line), item: None },
-                    column: Some(column as u64),
+                    // Columns are 1-based: serde_json's 0 is just past a line
+                    // break (the input ends there), said as the line alone
+                    // (new-user trial 43: `<stdin>:2:0`).
+                    column: (column > 0).then_some(column as u64),
                     message: format!("{what}; expected a Kubernetes object or list"),
                 });
                 match next_document_start(bytes, pos + stream.byte_offset().max(1)) {

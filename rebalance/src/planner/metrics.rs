@@ -231,7 +231,8 @@ impl<'a> Cycle<'a> {
         m: &MetricsUtilization,
         s: &'a Snapshot,
     ) -> PluginRun {
-        let query_at = s.now.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+        // Whole seconds, as every time kdrift prints (docs/cli.md "Times").
+        let query_at = s.now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
         let query = m.query().map(str::to_string);
         let ran = UsageSource {
             source: MetricsSource::Prometheus,

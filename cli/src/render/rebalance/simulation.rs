@@ -66,7 +66,13 @@ pub(super) fn simulation<W: Write>(out: &mut W, s: &Simulation, lower_bound_node
     }
     writeln!(out)?;
     writeln!(out, "Requested before → after")?;
-    let resources = ordered(&s.tracked_resources);
+    let mut resources = ordered(&s.tracked_resources);
+    // A Prometheus source's MetricResource is the query's value, which no
+    // pod's requests move: `-` on every row says nothing (new-user trial 43).
+    resources.retain(|r| {
+        r != kdrift_rebalance::METRIC_RESOURCE
+            || s.nodes.iter().any(|n| change_cell(n, r, lower_bound_nodes.contains(&n.node)) != "-")
+    });
     let mut b = Builder::default();
     let mut header = vec!["NODE".to_string()];
     header.extend(resources.iter().map(|r| r.to_uppercase()));

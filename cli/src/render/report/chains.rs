@@ -85,7 +85,7 @@ pub fn list<W: Write>(out: &mut W, pods: &[PendingPod], chains: &[PendingReport]
             pending_duration(p),
             full(p.first_failure),
             p.occurrences,
-            Esc(&p.reasons)
+            Esc(&p.reasons_shown())
         )?;
     }
     writeln!(out, "</table>")?;

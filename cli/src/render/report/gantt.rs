@@ -386,9 +386,9 @@ mod tests {
             not_replaced: 1,
             before: empty.clone(),
             after: empty,
-            cpu_skew_after: 0.0,
-            cpu_skew_before: 0.0,
-            memory_skew_after: 0.0,
+            cpu_skew_after: None,
+            cpu_skew_before: None,
+            memory_skew_after: None,
         }
     }
 
