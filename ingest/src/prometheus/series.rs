@@ -165,7 +165,10 @@ impl Merger {
             Measure::NodeInfo => return,
         };
         for series in answer {
-            let shown = show_labels(&series.metric);
+            let shown = match series.position {
+                Some(index) => format!("result[{index}]"),
+                None => show_labels(&series.metric),
+            };
             let error =
                 |problem: String| format!("window {} query {} series {shown}: {problem}", self.window, query.name);
             if !series.problems.is_empty() {
