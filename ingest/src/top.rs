@@ -583,8 +583,8 @@ mod tests {
         ]
         .join("\n");
         let (s, e) = parse_top(&text, "top.txt", AT);
-        let got: Vec<(UsageKind, Option<&str>, Option<&str>, Option<i64>)> =
-            s.iter().map(|x| (x.kind, x.node.as_deref(), x.pod.as_deref(), x.cpu_millis)).collect();
+        type Row<'a> = (UsageKind, Option<&'a str>, Option<&'a str>, Option<i64>);
+        let got: Vec<Row<'_>> = s.iter().map(|x| (x.kind, x.node.as_deref(), x.pod.as_deref(), x.cpu_millis)).collect();
         assert_eq!(
             got,
             [
