@@ -12,6 +12,17 @@
 //! them are read (break-it 41 G11: `m1 + "GARBAGE" + m2` kept 200 of 400
 //! records). Bytes after the last member are said the same way and
 //! ignored, as `gzip -d` ignores "trailing garbage".
+//!
+//! A member whose data is damaged (bad deflate data, or a CRC or length
+//! that does not match) is said the same way ([`Skipped::damage`]), with
+//! the lines of decompressed data that came from it (suspect: a CRC
+//! failure is only found at the member's end, after its lines were given
+//! out), and reading resyncs at the next plausible member header after
+//! the damage (break-it 43 N5: the intact members after a damaged one were
+//! lost). A member's lines are not held back until its CRC checks: a member
+//! may be gigabytes, and this reader holds a fixed 64 KiB; a line of a
+//! member failing only its CRC may be stored though corrupt, and the error
+//! names the member's lines to look at.
 
 use std::io::{self, BufRead, Read};
 
@@ -191,11 +202,43 @@ pub struct Skipped {
     pub to: u64,
     /// No member follows: the bytes end the file.
     pub trailing: bool,
+    /// When the skip follows a damaged member (the bytes from `from` are
+    /// those after the damage, possibly none): how it is damaged.
+    pub damage: Option<Damage>,
+}
+
+/// A damaged gzip member, as [`Skipped`] says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Damage {
+    /// Its first byte (0-based offset in the compressed file).
+    pub member_at: u64,
+    /// Its data inflated whole but fails its CRC or length check (else
+    /// the deflate data itself is bad).
+    pub check_only: bool,
+    /// The first and last line (1-based, of the decompressed data) given
+    /// out from it: suspect.
+    pub lines: (u64, u64),
 }
 
 impl std::fmt::Display for Skipped {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let (from, to, n) = (self.from, self.to, self.to - self.from);
+        if let Some(d) = self.damage {
+            let how =
+                if d.check_only { "its data fails its CRC or length check" } else { "its deflate data is corrupt" };
+            let (first, last) = d.lines;
+            write!(
+                f,
+                "the gzip member at compressed byte {} is damaged ({how}): the decompressed lines {first} to {last} \
+                 came from it and may be corrupt",
+                d.member_at
+            )?;
+            return if self.trailing {
+                write!(f, "; no gzip member follows it")
+            } else {
+                write!(f, "; reading goes on at the next gzip member (1f 8b 08), at compressed byte {to}")
+            };
+        }
         if self.trailing {
             write!(
                 f,
@@ -290,11 +333,20 @@ impl<R: Read> BufRead for Input<R> {
 /// `MultiGzDecoder`.
 pub struct Members<R: Read> {
     state: State<R>,
+    /// Lines given out so far (newlines), and the last byte given out.
+    lines: u64,
+    last: Option<u8>,
+    /// The member being read: its first byte and the line it starts on.
+    member: (u64, u64),
+    /// A newline to give out before the next member's data: the damaged
+    /// member's last line ended without one and must not run into it.
+    newline_owed: bool,
 }
 
 enum State<R: Read> {
-    /// Between two members (or at the start): looking at the next bytes.
-    Between(Input<R>),
+    /// Between two members (or at the start): looking at the next bytes;
+    /// after a damaged member, how.
+    Between(Input<R>, Option<Damage>),
     /// Inside a member.
     Member(Box<flate2::bufread::GzDecoder<Input<R>>>),
     /// The input ended, or a member was damaged (its error given).
@@ -304,7 +356,13 @@ enum State<R: Read> {
 impl<R: Read> Members<R> {
     /// Reads the gzip members of `inner` (positioned at the first).
     pub fn new(inner: R) -> Members<R> {
-        Members { state: State::Between(Input { inner, buf: Vec::new(), pos: 0, offset: 0 }) }
+        Members {
+            state: State::Between(Input { inner, buf: Vec::new(), pos: 0, offset: 0 }, None),
+            lines: 0,
+            last: None,
+            member: (0, 1),
+            newline_owed: false,
+        }
     }
 }
 
@@ -316,18 +374,43 @@ impl<R: Read> Read for Members<R> {
         loop {
             match std::mem::replace(&mut self.state, State::Done) {
                 State::Done => return Ok(0),
+                State::Member(decoder) if self.newline_owed => {
+                    self.newline_owed = false;
+                    self.state = State::Member(decoder);
+                    buf[0] = b'\n';
+                    self.count(&buf[..1]);
+                    return Ok(1);
+                }
                 State::Member(mut decoder) => match decoder.read(buf) {
-                    Ok(0) => self.state = State::Between(decoder.into_inner()),
+                    Ok(0) => self.state = State::Between(decoder.into_inner(), None),
                     Ok(n) => {
                         self.state = State::Member(decoder);
+                        self.count(&buf[..n]);
                         return Ok(n);
+                    }
+                    // Bad deflate data, a CRC or length that does not
+                    // match (flate2 says InvalidInput; InvalidData for a
+                    // bad header): resync after it (break-it 43 N5). A
+                    // member cut by the end of the file (UnexpectedEof) ends it.
+                    Err(e) if matches!(e.kind(), io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData) => {
+                        let check_only = e.to_string().contains("matching");
+                        let last_line = self.lines + u64::from(self.last.is_some_and(|b| b != b'\n'));
+                        let damage = Damage {
+                            member_at: self.member.0,
+                            check_only,
+                            lines: (self.member.1, last_line.max(self.member.1)),
+                        };
+                        self.newline_owed = self.last.is_some_and(|b| b != b'\n');
+                        self.state = State::Between(decoder.into_inner(), Some(damage));
                     }
                     Err(e) => return Err(e),
                 },
-                State::Between(mut input) => {
+                State::Between(mut input, damage) => {
                     let from = input.offset;
                     loop {
-                        let at_start = input.offset == from;
+                        // After damage, only a plausible header: the damaged
+                        // member's own bytes may hold `1f 8b 08`.
+                        let at_start = input.offset == from && damage.is_none();
                         let ahead = input.peek(HEADER_BYTES)?;
                         // Right after a member any header is taken; inside
                         // skipped bytes only a plausible one (break-it 42
@@ -344,14 +427,24 @@ impl<R: Read> Read for Members<R> {
                     }
                     let (to, trailing) = (input.offset, input.peek(1)?.is_empty());
                     if !trailing {
+                        self.member = (to, self.lines + 1 + u64::from(self.newline_owed));
                         self.state = State::Member(Box::new(flate2::bufread::GzDecoder::new(input)));
                     }
-                    if to > from {
-                        return Err(io::Error::new(io::ErrorKind::InvalidData, Skipped { from, to, trailing }));
+                    if to > from || damage.is_some() {
+                        let skipped = Skipped { from, to, trailing, damage };
+                        return Err(io::Error::new(io::ErrorKind::InvalidData, skipped));
                     }
                 }
             }
         }
+    }
+}
+
+impl<R: Read> Members<R> {
+    /// Counts the lines of `out`, given out.
+    fn count(&mut self, out: &[u8]) {
+        self.lines += out.iter().filter(|b| **b == b'\n').count() as u64;
+        self.last = out.last().copied().or(self.last);
     }
 }
 
@@ -430,7 +523,7 @@ mod tests {
                         "compressed bytes {at} to {to} (12 bytes between two gzip members) are not gzip data: \
                          skipped to the next gzip member (1f 8b 08) at byte {to}, whose records are read"
                     ),
-                    Some(Skipped { from: at, to, trailing: false })
+                    Some(Skipped { from: at, to, trailing: false, damage: None })
                 ),
                 (
                     format!(
@@ -439,7 +532,7 @@ mod tests {
                         gz.len() - 3,
                         gz.len()
                     ),
-                    Some(Skipped { from: gz.len() as u64 - 3, to: gz.len() as u64, trailing: true })
+                    Some(Skipped { from: gz.len() as u64 - 3, to: gz.len() as u64, trailing: true, damage: None })
                 )
             ]
         );
@@ -450,13 +543,44 @@ mod tests {
         junk.extend_from_slice(&m2[1..]);
         let (out, errors) = members(&[m1.clone(), junk, m2.clone()].concat());
         assert_eq!((out.as_slice(), errors.len()), (&b"one\ntwo\nthree\nthree\n"[..], 1), "{errors:?}");
-        // A damaged member is an error as before, what came before it given out.
+        // A member failing its CRC: said with its lines, the members after it read.
         let mut bad = m2.clone();
         let len = bad.len();
         bad[len - 5] ^= 0xff; // its CRC
-        let (out, errors) = members(&[m1, bad].concat());
-        assert_eq!(out, b"one\ntwo\nthree\n");
-        assert!(errors.len() == 1 && errors[0].1.is_none(), "{errors:?}");
+        let (out, errors) = members(&[m1.clone(), bad.clone(), m2.clone()].concat());
+        assert_eq!(out, b"one\ntwo\nthree\nthree\n");
+        let at = m1.len() as u64;
+        let to = at + len as u64;
+        let damage = Some(Damage { member_at: at, check_only: true, lines: (3, 3) });
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].1, Some(Skipped { from: to, to, trailing: false, damage }));
+        assert_eq!(
+            errors[0].0,
+            format!(
+                "the gzip member at compressed byte {at} is damaged (its data fails its CRC or length check): the \
+                 decompressed lines 3 to 3 came from it and may be corrupt; reading goes on at the next gzip member \
+                 (1f 8b 08), at compressed byte {to}"
+            )
+        );
+    }
+
+    #[test]
+    fn a_member_with_corrupt_deflate_data_is_said_and_the_members_after_it_are_read() {
+        // Break-it 43 N5: one changed byte of member 1 lost members 2 and 3 (42 of 300 lines kept).
+        let lines = |m: usize| -> Vec<u8> { (0..100).flat_map(|i| format!("m{m}-line-{i}\n").into_bytes()).collect() };
+        let (m1, m2, m3) = (gzip(&lines(1)), gzip(&lines(2)), gzip(&lines(3)));
+        let mut bad = m1.clone();
+        bad[12] ^= 0x55;
+        let (out, errors) = members(&[bad, m2, m3].concat());
+        let text = String::from_utf8_lossy(&out);
+        let later: Vec<&str> = text.lines().filter(|l| l.starts_with("m2-") || l.starts_with("m3-")).collect();
+        assert_eq!(later.len(), 200, "{errors:?}");
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        let damage = errors[0].1.and_then(|s| s.damage).expect("damage");
+        assert_eq!((damage.member_at, damage.check_only, damage.lines.0), (0, false, 1));
+        assert!(errors[0]
+            .0
+            .starts_with("the gzip member at compressed byte 0 is damaged (its deflate data is corrupt)"));
     }
 
     #[test]
@@ -471,7 +595,7 @@ mod tests {
         assert_eq!(data, b"one\ntwo\n");
         let to = (a.len() + 4 + 16) as u64;
         assert_eq!(errors.len(), 1, "{errors:?}");
-        assert_eq!(errors[0].1, Some(Skipped { from: a.len() as u64, to, trailing: false }));
+        assert_eq!(errors[0].1, Some(Skipped { from: a.len() as u64, to, trailing: false, damage: None }));
     }
 
     #[test]

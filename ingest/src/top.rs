@@ -583,8 +583,8 @@ mod tests {
         ]
         .join("\n");
         let (s, e) = parse_top(&text, "top.txt", AT);
-        let got: Vec<(UsageKind, Option<&str>, Option<&str>, Option<i64>)> =
-            s.iter().map(|x| (x.kind, x.node.as_deref(), x.pod.as_deref(), x.cpu_millis)).collect();
+        type Row<'a> = (UsageKind, Option<&'a str>, Option<&'a str>, Option<i64>);
+        let got: Vec<Row<'_>> = s.iter().map(|x| (x.kind, x.node.as_deref(), x.pod.as_deref(), x.cpu_millis)).collect();
         assert_eq!(
             got,
             [
@@ -685,6 +685,15 @@ mod tests {
                 "top.txt:5: name \"node\\x7f4\" holds the control character \\x7f; expected a Kubernetes name \
                  (DNS-1123: no control character)",
             ]
+        );
+        // Break-it 43 L1: a BOM (invisible) inside a name was stored, matching no node.
+        let (s, e) =
+            parse_top(&format!("{NODES}\nnode-1 250m 12% 1Gi 40%\n\u{feff}node-2 1 50% 1Gi 13%\n"), "b.txt", AT);
+        assert_eq!(s.len(), 1);
+        assert_eq!(
+            e,
+            ["b.txt:3: name \"\\u{feff}node-2\" holds the control character \\u{feff}; expected a Kubernetes name \
+              (DNS-1123: no control character)"]
         );
         let pods = "NAMESPACE NAME CPU(cores) MEMORY(bytes)\nw\u{7}eb api 1m 1Mi\nweb api 1m 1Mi\n";
         let (s, e) = parse_top(pods, "p.txt", AT);

@@ -386,12 +386,25 @@ const NAME_FIELDS: [(&str, &str, bool); 6] = [
     ("regarding.name", "/regarding/name", true),
 ];
 
-/// Checks that the names of `object` (kind `kind`) hold no control
-/// character ([`NAME_FIELDS`]; an Event's involved object's too).
+/// Checks that `kind` and the names of `object` hold no control
+/// character nor a byte-order mark (`kdrift_rebalance::first_control`;
+/// [`NAME_FIELDS`]; an Event's involved object's too).
 ///
 /// # Errors
 /// [`IdentityError::ControlCharacter`] naming the first such field.
 pub fn check_names(object: &Value, kind: &str) -> Result<(), IdentityError> {
+    // Nor does a kind (break-it 43 L1: an Event of kind `\u{feff}Event`
+    // was stored as an object of that kind).
+    if let Some(character) = kdrift_rebalance::first_control(kind) {
+        let name = object.pointer("/metadata/name").and_then(Value::as_str).filter(|n| !n.is_empty());
+        let namespace = object.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("");
+        return Err(IdentityError::ControlCharacter {
+            object: object_prefix(None, name, namespace),
+            field: "kind",
+            shown: kdrift_rebalance::visible(kind).into_owned(),
+            character,
+        });
+    }
     for (field, pointer, event_only) in NAME_FIELDS {
         if event_only && kind != "Event" {
             continue;

@@ -174,4 +174,4 @@ pub use strict_json::{
     strict_within, Duplicate, NotedValue, ParseError, StrictValue, STOPPED_READING, TOO_LARGE, VALUES_BETWEEN_STOPS,
 };
 pub use swallowed::{braces_in_strings, next_value_on_line};
-pub use visible::{first_control, visible};
+pub use visible::{first_control, is_control, visible};

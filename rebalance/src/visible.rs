@@ -8,10 +8,19 @@
 
 use std::borrow::Cow;
 
-/// `text` with its control characters written visibly (`\n`, `\r`, `\t`,
-/// `\e`, else `\xNN`), borrowed when it holds none.
+/// Whether `c` is taken for a control character: a C0 or C1 control or
+/// DEL, or the byte-order mark U+FEFF, which is invisible and holds no
+/// place in a name either (break-it 43 L1: a node `\u{feff}node-49` was
+/// stored, matching no node).
+pub fn is_control(c: char) -> bool {
+    c.is_control() || c == '\u{feff}'
+}
+
+/// `text` with its control characters ([`is_control`]) written visibly
+/// (`\n`, `\r`, `\t`, `\e`, `\u{feff}`, else `\xNN`), borrowed when it
+/// holds none.
 pub fn visible(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
+    if !text.chars().any(is_control) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
@@ -21,6 +30,7 @@ pub fn visible(text: &str) -> Cow<'_, str> {
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
             '\u{1b}' => out.push_str("\\e"),
+            '\u{feff}' => out.push_str("\\u{feff}"),
             // Every other control character (C0, DEL, C1) is below 0x100.
             c if c.is_control() => out.push_str(&format!("\\x{:02x}", u32::from(c))),
             c => out.push(c),
@@ -31,7 +41,7 @@ pub fn visible(text: &str) -> Cow<'_, str> {
 
 /// The first control character of `text`, written as [`visible`] writes it.
 pub fn first_control(text: &str) -> Option<String> {
-    text.chars().find(|c| c.is_control()).map(|c| visible(&c.to_string()).into_owned())
+    text.chars().find(|c| is_control(*c)).map(|c| visible(&c.to_string()).into_owned())
 }
 
 #[cfg(test)]
@@ -44,5 +54,7 @@ mod tests {
         assert_eq!(visible("a\nb\r\tc\u{1b}[31md\u{7}e\u{9b}"), "a\\nb\\r\\tc\\e[31md\\x07e\\x9b");
         assert_eq!(first_control("web\u{1b}[2J"), Some("\\e".to_string()));
         assert_eq!(first_control("web-1"), None);
+        assert_eq!(first_control("\u{feff}node-49"), Some("\\u{feff}".to_string()));
+        assert_eq!(visible("a\u{feff}b"), "a\\u{feff}b");
     }
 }

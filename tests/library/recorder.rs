@@ -765,6 +765,82 @@ fn a_relisted_item_that_cannot_be_read_and_names_no_namespace_is_not_taken_for_d
     assert_eq!(names, ["default/p0", "default/p1", "default/p2", "default/p3", "default/p4"]);
 }
 
+/// Break-it 43 N6: after a 410 the relist held p2 without
+/// `metadata.name` (its uid kept): it was stored under no name and
+/// default/p2 recorded DELETED, with eviction evidence. An item missing
+/// its name, or its namespace (a namespaced kind), is an item error, not
+/// stored, and the known object of its uid is not taken for deleted; a pod
+/// really gone from the relist (p4) still is.
+#[test]
+fn a_relisted_item_missing_its_name_or_namespace_is_an_error_and_its_uid_is_not_taken_for_deleted() {
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    let good: Vec<Vec<u8>> = (0..5).map(|i| pod_text(i, 10 + i).into_bytes()).collect();
+    let first = list_of("PodList", &good);
+    let mut items = good[..4].to_vec();
+    items[2] = pod_text(2, 12).replace(r#""name":"p2","#, "").into_bytes();
+    items[3] = pod_text(3, 13).replace(r#""namespace":"default","#, "").into_bytes();
+    let second = list_of("PodList", &items);
+    let gone =
+        event("ERROR", r#"{"kind":"Status","apiVersion":"v1","code":410,"reason":"Expired","message":"too old"}"#);
+    let (lists, watches) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let kube = HostileKube::start(move |t| {
+        if !t.starts_with("/api/v1/pods?") {
+            return None;
+        }
+        if t.contains("watch=") {
+            let first_watch = watches.fetch_add(1, SeqCst) == 0;
+            return Some(Answer::Watch(if first_watch { vec![gone.clone()] } else { Vec::new() }));
+        }
+        Some(Answer::Body(if lists.fetch_add(1, SeqCst) == 0 { first.clone() } else { second.clone() }))
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("rec.duckdb");
+    let pods = *ResourceKind::by_kind("v1", "Pod").expect("pods");
+    let rec = RunningRecorder::start(&kube.write_kubeconfig(dir.path()), &db, Arc::new(WallClock), move |o| {
+        o.resources = vec![pods];
+    });
+    assert!(rec.wait_listed(&[pods], 2, WAIT), "{:?}", rec.watched.seen());
+    let seen = rec.watched.seen();
+    let report = rec.stop();
+    let observed: Vec<(Change, &str)> = seen.observed.iter().map(|o| (o.1, o.2.as_str())).collect();
+    // The first list's 5, then only p4's deletion (p0 and p1 unchanged).
+    assert_eq!(
+        observed,
+        [
+            (Change::Listed, "10"),
+            (Change::Listed, "11"),
+            (Change::Listed, "12"),
+            (Change::Listed, "13"),
+            (Change::Listed, "14"),
+            (Change::Deleted, "14")
+        ]
+    );
+    let r = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!(r.item_errors.len(), 2, "{:?}", r.item_errors);
+    let tail = "is missing, so the object it is cannot be told; the item is skipped (not stored), the page's other \
+                items are kept, and no object is taken for deleted for want of it";
+    assert!(
+        r.item_errors[0].ends_with(&format!("the item of uid uid-p2 in namespace default: metadata.name {tail}")),
+        "{:?}",
+        r.item_errors
+    );
+    assert!(
+        r.item_errors[1].ends_with(&format!("the item named \"p3\": metadata.namespace {tail}")),
+        "{:?}",
+        r.item_errors
+    );
+    let store = Store::open_existing(&db).expect("store");
+    let known = load_known_objects(&store, &pods, &Scope::AllNamespaces).expect("known");
+    let mut names: Vec<String> = known.keys().map(|(ns, name)| format!("{ns}/{name}")).collect();
+    names.sort();
+    assert_eq!(names, ["default/p0", "default/p1", "default/p2", "default/p3"]);
+    let evidence: i64 = store
+        .conn()
+        .query_row("SELECT count(*) FROM eviction_evidence WHERE name IN ('p2', 'p3')", [], |r| r.get(0))
+        .unwrap_or(-1);
+    assert_eq!(evidence, 0);
+}
+
 #[test]
 fn record_samples_metrics_every_interval_and_without_metrics_server_says_so_once() {
     let kube = FakeKube::start();

@@ -2853,6 +2853,88 @@ fn a_syntax_error_in_a_json_lists_own_fields_keeps_its_items() {
     }
 }
 
+/// Break-it 43 N1: a JSON List whose `items` key itself is damaged (no
+/// `:` after it, or written without its quotes) lost all 400 items, read
+/// whole and streamed. The array after it is read as the List's items, and
+/// one error says the key is damaged.
+#[test]
+fn a_json_list_whose_items_key_is_damaged_keeps_its_items() {
+    let ok = kubectl_json_list("key", 400);
+    for (to, at, what, how) in [
+        ("\"items\" [", "3:13", "invalid JSON: expected `:` after the key \"items\"", "no `:` after it"),
+        ("items: [", "3:5", "invalid JSON: expected value", "written without its quotes"),
+        ("\"Items\"  [", "3:14", "invalid JSON: expected `:` after the key \"Items\"", "no `:` after it"),
+    ] {
+        assert_eq!(ok.matches("\"items\": [").count(), 1);
+        let (dir, store) = temp_store();
+        let path = write(dir.path(), "events.json", ok.replace("\"items\": [", to).as_bytes());
+        let key = if to.contains("Items") { "Items" } else { "items" };
+        for (records, errors) in ingest_both_ways(&store, &path) {
+            assert_eq!(records, 400, "{to}: {errors:?}");
+            assert_eq!(errors.len(), 1, "{to}: {errors:?}");
+            assert!(
+                errors[0].ends_with(&format!(
+                    "events.json:{at}: {what}: the List's key \"{key}\" is damaged ({how}); the array after it is \
+                     read as the List's items (400 read, the good ones loaded), the rest of its fields is not read"
+                )),
+                "{to}: {errors:?}"
+            );
+        }
+        assert_eq!(store.counts().expect("counts").events, 400, "{to}");
+    }
+}
+
+/// Break-it 43 L1: a YAML document opening with a byte-order mark
+/// (`cat a.yaml b.yaml`, b.yaml saved on Windows) was lost ("more than one
+/// document"), read whole and streamed; an Event whose kind holds one was
+/// stored as an object of that kind.
+#[test]
+fn a_bom_opening_a_yaml_document_is_dropped_and_one_inside_a_kind_is_refused() {
+    let doc = |i: usize| {
+        format!(
+            "apiVersion: v1\nkind: Event\nmetadata:\n  name: bom.{i}\n  namespace: d\ninvolvedObject: {{kind: Pod, \
+             namespace: d, name: p{i}}}\nreason: FailedScheduling\nmessage: m\nfirstTimestamp: \
+             \"2026-01-01T00:00:00Z\"\nlastTimestamp: \"2026-01-01T00:00:00Z\"\ncount: 1\n"
+        )
+    };
+    let mut text = String::new();
+    for i in 0..200 {
+        match i {
+            0 => {}
+            50 => text.push_str("\u{feff}---\n"),
+            100 => text.push_str("---\n\u{feff}"),
+            _ => text.push_str("---\n"),
+        }
+        text.push_str(&doc(i));
+    }
+    let (dir, store) = temp_store();
+    let path = write(dir.path(), "cat.yaml", text.as_bytes());
+    for (records, errors) in ingest_both_ways(&store, &path) {
+        assert_eq!(records, 200, "{errors:?}");
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+    assert_eq!(store.counts().expect("counts").events, 200);
+
+    let mut lines: Vec<String> = failed_scheduling_lines("kb", 200).lines().map(str::to_string).collect();
+    lines[100] = lines[100].replacen("\"kind\":\"Event\"", "\"kind\":\"\u{feff}Event\"", 1);
+    assert!(lines[100].contains('\u{feff}'));
+    let (dir, store) = temp_store();
+    let path = write(dir.path(), "kind.ndjson", (lines.join("\n") + "\n").as_bytes());
+    let report = ingest_files(&store, &[path], &mut NoProgress).expect("ingest");
+    let errors: Vec<String> = report.files.iter().flat_map(|f| f.errors.iter().map(ToString::to_string)).collect();
+    assert_eq!(report.files[0].records, 199, "{errors:?}");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("kind.ndjson:101:")
+            && errors[0].contains(
+                "kind: expected a Kubernetes name (DNS-1123: no control character), found \"\\u{feff}Event\" \
+                 holding \\u{feff}"
+            ),
+        "{errors:?}"
+    );
+    assert_eq!(store.counts().expect("counts").events, 199);
+}
+
 /// Break-it 42 H3: JSON saved as `.yaml` (`kubectl get -o json >
 /// events.yaml`), or a YAML List with its items in flow style (`items: [
 /// … ]`), with one bad item lost all 400: the other 399 load, the bad one

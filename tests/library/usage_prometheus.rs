@@ -688,6 +688,50 @@ fn a_hostile_series_is_an_input_error_naming_it_and_the_windows_other_series_are
     assert_eq!(span, ["2026-11-13T00:00:00Z", "2026-11-13T00:05:30Z"]);
 }
 
+/// Good series n1 (0.5 cores) and n2 (0.25) at the window's first two
+/// instants, between elements of `result` that are no object: `null`, text,
+/// an array.
+fn not_an_object_answer(s: i64) -> String {
+    let result = [
+        "null".to_string(),
+        format!(r#"{{"metric":{{"node":"n1"}},"values":[[{s},"0.5"],[{},"0.5"]]}}"#, s + 30),
+        r#""oops""#.to_string(),
+        "[1,2]".to_string(),
+        format!(r#"{{"metric":{{"node":"n2"}},"values":[[{s},"0.25"],[{},"0.25"]]}}"#, s + 30),
+    ];
+    format!(r#"{{"status":"success","data":{{"resultType":"matrix","result":[{}]}}}}"#, result.join(","))
+}
+
+#[test]
+fn a_series_that_is_no_object_is_an_input_error_naming_its_index_and_the_others_are_stored() {
+    // Break-it 43 N3: one `null`, `"oops"` or `[1,2]` in `result` lost the
+    // window (0 of 90) and stopped the pull: "its result is no list of series".
+    let url = canned_server(not_an_object_answer);
+    let (_dir, store) = temp_store();
+    let only_node_cpu: Vec<(String, String)> =
+        ["node_info", "node_memory", "pod_cpu", "pod_memory"].iter().map(|n| (n.to_string(), String::new())).collect();
+    let report = pull(&store, &url, &options(0, 600, &only_node_cpu)).expect("both windows committed");
+    let per_window: Vec<(u64, u64)> = report.windows.iter().map(|w| (w.samples, w.error_count)).collect();
+    assert_eq!(per_window, [(4, 3), (4, 3)]);
+    let w = "window [2026-11-13T00:00:00Z, 2026-11-13T00:05:00Z) query node_cpu series";
+    assert_eq!(
+        report.windows[0].errors,
+        [
+            format!("{w} result[0]: it is null, not a series (an object); skipped"),
+            format!("{w} result[2]: it is text, not a series (an object); skipped"),
+            format!("{w} result[3]: it is an array, not a series (an object); skipped"),
+        ]
+    );
+    let (counts, _) = stored(&store);
+    let expected: BTreeMap<String, usize> = [
+        ("node n1 null/null 500 null prometheus".to_string(), 4),
+        ("node n2 null/null 250 null prometheus".to_string(), 4),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(counts, expected);
+}
+
 /// Good series n1 and n2, and n3 whose one value is 2 MB of text.
 fn huge_value_answer(s: i64) -> String {
     let huge = "a".repeat(2 << 20);

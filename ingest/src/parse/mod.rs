@@ -583,8 +583,11 @@ pub(crate) fn json_error_what(e: &serde_json::Error) -> String {
 /// when `line` is no marker, else the text after the marker (empty when
 /// there is none). A marker starts a new document; its rest is that
 /// document's first line.
+///
+/// A byte-order mark before the marker is no part of it (YAML lets one
+/// open any document: `cat a.yaml b.yaml` of a file saved on Windows).
 pub(crate) fn yaml_marker(line: &str) -> Option<&str> {
-    let trimmed = line.trim_end();
+    let trimmed = line.strip_prefix('\u{feff}').unwrap_or(line).trim_end();
     (trimmed == "---" || trimmed.starts_with("--- ")).then(|| trimmed.trim_start_matches('-').trim())
 }
 
@@ -599,14 +602,25 @@ pub(crate) fn is_blank_yaml(doc_text: &str) -> bool {
 pub(crate) const NOT_UTF8: &str =
     "the file is not valid UTF-8; invalid bytes were replaced by U+FFFD and the rest was read";
 
+/// The line that opens a YAML document (the one after a `---` line)
+/// without the byte-order mark it may open with: YAML lets one open any
+/// document (break-it 43 L1: `---` then a BOM lost the document, "more
+/// than one document").
+pub(crate) fn without_document_bom(line: &str) -> &str {
+    line.strip_prefix('\u{feff}').unwrap_or(line)
+}
+
 /// Splits YAML text into documents at `---` lines, with each document's
 /// first line (1-based), so that one bad document does not lose the others.
 fn yaml_documents(text: &str) -> Vec<(u64, String)> {
     let mut docs = Vec::new();
     let mut current = String::new();
     let mut start = 1u64;
+    let mut after_marker = false;
     for (i, line) in text.split_inclusive('\n').enumerate() {
+        let line = if std::mem::take(&mut after_marker) { without_document_bom(line) } else { line };
         if let Some(rest) = yaml_marker(line) {
+            after_marker = true;
             docs.push((start, std::mem::take(&mut current)));
             start = i as u64 + 2;
             if !rest.is_empty() {

@@ -18,6 +18,10 @@
 //!   SIGINT stops a long parse within a few MB, between a List's items and
 //!   inside one huge value of an object that is no List.
 //!
+//! - a List whose own fields break the JSON syntax keeps its items, found
+//!   by their key past the break, even when that key is the damage
+//!   (`"items" [`, `items: [`: break-it 43 N1), and says so.
+//!
 //! A document this walk cannot read better than a whole parse (a bad key
 //! or value outside the items, anything but a List with a bad or cut item)
 //! is left to the caller ([`Walked::Whole`]), which reports it as one error.
@@ -484,12 +488,16 @@ fn broken_fields(
     let mut end = ItemsEnd::Closed;
     // Where reading may go on: past the break, and past items after it.
     let mut resume = at;
+    // How the items' key itself is damaged, when that is the break.
+    let mut key_damaged = None;
     let (key, list) = match items {
         Some(items) => items,
         None => {
-            let Some((key, open)) = items_array_at(bytes, start).filter(|(_, open)| *open > at) else {
+            // The break at the key's `[` (`"items" [`) or at the key (`items: [`).
+            let Some(ItemsAt { key, open, damaged }) = items_array_at(bytes, start).filter(|a| a.open >= at) else {
                 return Walked::Whole;
             };
+            key_damaged = damaged.map(|how| (key.clone(), how));
             let mut walk = Walk { bytes, pos: open + 1, checked: open, interrupt };
             let mut list = Items::default();
             match walk_items(&mut walk, &mut list, location) {
@@ -502,12 +510,18 @@ fn broken_fields(
             (key, list)
         }
     };
-    twice.push(list_error(
-        location,
-        bytes,
-        at,
-        format!("{what}, in the List's own fields (outside its items); its items are loaded, the rest of its fields is not read"),
-    ));
+    let said = match key_damaged {
+        Some((key, how)) => format!(
+            "{what}: the List's key {key:?} is damaged ({how}); the array after it is read as the List's items ({} \
+             read, the good ones loaded), the rest of its fields is not read",
+            list.walked
+        ),
+        None => format!(
+            "{what}, in the List's own fields (outside its items); its items are loaded, the rest of its fields is \
+             not read"
+        ),
+    };
+    twice.push(list_error(location, bytes, at, said));
     // The document ends at its closing `}` (its brackets still pair);
     // else the next document is looked for after the break.
     // (Not past a `{` in column 0: the next document, when this one's `}` is missing.)
@@ -520,12 +534,32 @@ fn broken_fields(
     }
 }
 
-/// The key (`items` or `Items`) and the offset of the `[` of the
-/// top-level items array of the JSON object that opens at `start`, found
-/// by a scan of its brackets that steps over strings (not parsing: the
-/// object's syntax is broken elsewhere); a missing `:` after the key is
-/// stepped over.
-fn items_array_at(bytes: &[u8], start: usize) -> Option<(String, usize)> {
+/// The top-level items array of a List whose syntax is broken: its key
+/// (`items` or `Items`), the offset of its `[`, and how the key itself is
+/// damaged, if it is (break-it 43 N1: `"items" [` or `items: [` lost all
+/// 400 items).
+struct ItemsAt {
+    key: String,
+    open: usize,
+    damaged: Option<&'static str>,
+}
+
+/// The [`ItemsAt`] of the JSON object that opens at `start`, found by a
+/// scan of its brackets that steps over strings (not parsing: the object's
+/// syntax is broken elsewhere); a missing `:` after the key, or the key
+/// written without its quotes (`items: [`), is stepped over and said.
+fn items_array_at(bytes: &[u8], start: usize) -> Option<ItemsAt> {
+    // The `[` after a key that ends before `from`, and whether a `:` came between.
+    let array_after = |from: usize| -> Option<(usize, bool)> {
+        let mut j = from;
+        j += bytes.get(j..)?.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        let colon = bytes.get(j) == Some(&b':');
+        if colon {
+            j += 1;
+            j += bytes[j..].iter().take_while(|b| b.is_ascii_whitespace()).count();
+        }
+        (bytes.get(j) == Some(&b'[')).then_some((j, colon))
+    };
     let mut depth = 0usize;
     let mut i = start;
     while i < bytes.len() {
@@ -538,16 +572,28 @@ fn items_array_at(bytes: &[u8], start: usize) -> Option<(String, usize)> {
                 }
                 let text = bytes.get(open + 1..i.min(bytes.len()))?;
                 if depth == 1 && (text == b"items" || text == b"Items") {
-                    let mut j = i + 1;
-                    j += bytes.get(j..)?.iter().take_while(|b| b.is_ascii_whitespace()).count();
-                    if bytes.get(j) == Some(&b':') {
-                        j += 1;
-                        j += bytes[j..].iter().take_while(|b| b.is_ascii_whitespace()).count();
-                    }
-                    if bytes.get(j) == Some(&b'[') {
-                        return Some((String::from_utf8_lossy(text).into_owned(), j));
+                    if let Some((j, colon)) = array_after(i + 1) {
+                        let damaged = (!colon).then_some("no `:` after it");
+                        return Some(ItemsAt { key: String::from_utf8_lossy(text).into_owned(), open: j, damaged });
                     }
                 }
+            }
+            // A key without its quotes, after the `{` or a `,` (and blanks).
+            b'i' | b'I'
+                if depth == 1
+                    && (bytes[i + 1..].starts_with(b"tems"))
+                    && bytes[..i]
+                        .iter()
+                        .rev()
+                        .find(|b| !b.is_ascii_whitespace())
+                        .is_some_and(|b| matches!(b, b'{' | b','))
+                    && !bytes.get(i + 5).is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_') =>
+            {
+                if let Some((j, _)) = array_after(i + 5) {
+                    let key = String::from_utf8_lossy(&bytes[i..i + 5]).into_owned();
+                    return Some(ItemsAt { key, open: j, damaged: Some("written without its quotes") });
+                }
+                i += 4;
             }
             b'{' | b'[' => depth += 1,
             b'}' | b']' => {

@@ -165,7 +165,10 @@ impl Merger {
             Measure::NodeInfo => return,
         };
         for series in answer {
-            let shown = show_labels(&series.metric);
+            let shown = match series.position {
+                Some(index) => format!("result[{index}]"),
+                None => show_labels(&series.metric),
+            };
             let error =
                 |problem: String| format!("window {} query {} series {shown}: {problem}", self.window, query.name);
             if !series.problems.is_empty() {
@@ -217,6 +220,25 @@ impl Merger {
                     }
                 }
             };
+            // No Kubernetes name holds a control character or a BOM (the
+            // store's rule, `kdrift_rebalance::first_control`; break-it 43
+            // L1: `\u{feff}node-5` was stored, matching no node).
+            let mut names: Vec<(&str, &str)> = Vec::new();
+            if let Ok(n) = &node {
+                names.push(("node", n));
+            }
+            names.extend(namespace.as_deref().map(|n| ("namespace", n)));
+            names.extend(pod.as_deref().map(|p| ("pod", p)));
+            let control = names.iter().find_map(|(w, v)| kdrift_rebalance::first_control(v).map(|c| (*w, *v, c)));
+            if let Some((which, value, character)) = control {
+                let problem = error(format!(
+                    "has {which} \"{}\" holding the control character {character}, which no Kubernetes name holds; \
+                     skipped",
+                    kdrift_rebalance::visible(value)
+                ));
+                keep(&mut self.errors, &mut self.errors_not_kept, problem);
+                continue;
+            }
             // A pod re-created under its name on another node (a StatefulSet's)
             // has one series per node: both are its.
             let identity = (query.name, kind, object.clone(), node.clone().ok());
@@ -613,6 +635,37 @@ mod value_tests {
                  \"a/b\" holding '/', which no Kubernetes name holds; skipped",
                 "window [w) query pod_cpu series {namespace=\"a\", node=\"n1\", pod=\"b/c\"}: has pod label \"b/c\" \
                  holding '/', which no Kubernetes name holds; skipped",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_name_holding_a_bom_or_a_control_character_is_an_error() {
+        // Break-it 43 L1: node `\u{feff}node-5` was stored, matching no node.
+        let queries = resolve(&[]).expect("defaults");
+        let pod_cpu = queries.iter().find(|q| q.name == "pod_cpu").expect("pod_cpu");
+        let labels = |ns: &str, pod: &str, node: &str| {
+            [("namespace", ns), ("pod", pod), ("node", node)]
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .into_iter()
+                .collect()
+        };
+        let series = vec![
+            Series::with_points(labels("a", "b", "\u{feff}n1"), &[(1_794_528_000.0, "0.1")]),
+            Series::with_points(labels("a", "c\u{1b}", "n1"), &[(1_794_528_000.0, "0.9")]),
+            Series::with_points(labels("a", "c", "n1"), &[(1_794_528_000.0, "0.5")]),
+        ];
+        let mut merger = Merger::new("[w)".into(), (0, i64::MAX));
+        merger.add(pod_cpu, &series, &NodeMap::default());
+        let (samples, errors, _) = merger.finish();
+        assert_eq!(samples.len(), 1, "only a/c is a pod");
+        assert_eq!(
+            errors,
+            [
+                "window [w) query pod_cpu series {namespace=\"a\", node=\"\\u{feff}n1\", pod=\"b\"}: has node \
+                 \"\\u{feff}n1\" holding the control character \\u{feff}, which no Kubernetes name holds; skipped",
+                "window [w) query pod_cpu series {namespace=\"a\", node=\"n1\", pod=\"c\\u{1b}\"}: has pod \
+                 \"c\\e\" holding the control character \\e, which no Kubernetes name holds; skipped",
             ]
         );
     }

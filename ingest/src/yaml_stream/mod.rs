@@ -200,14 +200,18 @@ pub(crate) fn stream_file(
 fn lines(mut reader: Box<dyn BufRead + Send>, mut each: impl FnMut(u64, &str, bool) -> bool) -> std::io::Result<bool> {
     let mut bytes = Vec::new();
     let mut n = 0u64;
+    // The line after a `---` line may open with a BOM too (`crate::parse::without_document_bom`).
+    let mut after_marker = false;
     loop {
         bytes.clear();
         if reader.read_until(b'\n', &mut bytes)? == 0 {
             return Ok(true);
         }
         n += 1;
-        let line = if n == 1 { bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes) } else { &bytes[..] };
+        let line =
+            if n == 1 || after_marker { bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes) } else { &bytes[..] };
         let text = String::from_utf8_lossy(line);
+        after_marker = yaml_marker(&text).is_some();
         if !each(n, &text, matches!(text, std::borrow::Cow::Owned(_))) {
             return Ok(false);
         }

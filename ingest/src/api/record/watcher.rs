@@ -15,6 +15,9 @@
 //!   ([`Msg::ItemError`]): the list keeps the page's other items (a bad
 //!   item whose name is readable counts as listed; when one is not, the
 //!   re-list records no deletion), the watch goes on with the next line;
+//!   a listed item missing `metadata.name` (or `metadata.namespace`, of a
+//!   namespaced kind) is such a bad item, not stored, and the known object
+//!   of its uid counts as listed (break-it 43 N6: it was recorded DELETED);
 //! - a server silent for longer than [`WatchSettings::request_timeout`]
 //!   (a list, a watch's answer) or the watch's timeoutSeconds plus it (a
 //!   watch's next event) is a problem, retried with backoff; the first
@@ -177,6 +180,19 @@ fn key_of(o: &Value) -> (String, String) {
     (s("/metadata/namespace"), s("/metadata/name"))
 }
 
+/// What an object of `resource` keyed `key` (namespace, name) lacks to
+/// be told apart: `metadata.name`, or `metadata.namespace` for a
+/// namespaced kind; `None` when it has both.
+fn unidentified(resource: &ResourceKind, key: &(String, String)) -> Option<&'static str> {
+    if key.1.is_empty() {
+        Some("metadata.name")
+    } else if resource.namespaced && key.0.is_empty() {
+        Some("metadata.namespace")
+    } else {
+        None
+    }
+}
+
 fn rv_uid(o: &Value) -> (String, String) {
     let s = |p: &str| o.pointer(p).and_then(Value::as_str).unwrap_or("").to_string();
     (s("/metadata/resourceVersion"), s("/metadata/uid"))
@@ -262,6 +278,9 @@ impl Watcher {
             let mut seen: HashSet<(String, String)> = HashSet::new();
             // A bad item whose name cannot be read may be any known object.
             let mut unnamed_bad = false;
+            // The uids of listed items missing their name (break-it 43 N6):
+            // the known objects of these uids are listed, not deleted.
+            let mut uids_seen: HashSet<String> = HashSet::new();
             let mut list_rv = String::new();
             let (mut items, mut pages) = (0u64, 0u32);
             loop {
@@ -307,9 +326,42 @@ impl Watcher {
                         return Ok(None);
                     }
                 }
+                let number = page.number;
                 for object in page.items {
                     let key = key_of(&object);
                     let (rv, uid) = rv_uid(&object);
+                    if let Some(missing) = unidentified(&self.resource, &key) {
+                        // Break-it 43 N6: stored under no name, the known
+                        // object was taken for deleted. Like a bad item: said,
+                        // not stored, and whichever object it is stays alive.
+                        let (namespace, name) = &key;
+                        if !uid.is_empty() {
+                            uids_seen.insert(uid.clone());
+                        } else if !name.is_empty() {
+                            seen.extend(self.known.keys().filter(|k| k.1 == *name).cloned());
+                        } else {
+                            unnamed_bad = true;
+                        }
+                        let which = match (namespace.is_empty(), name.is_empty(), uid.is_empty()) {
+                            (_, false, _) => format!("the item named {name:?}"),
+                            (false, true, false) => format!("the item of uid {uid} in namespace {namespace}"),
+                            (true, true, false) => format!("the item of uid {uid}"),
+                            (false, true, true) => format!("an item in namespace {namespace} without uid"),
+                            (true, true, true) => "an item without uid".to_string(),
+                        };
+                        let message = format!(
+                            "{}: page {number} of {}{}, {which}: {missing} is missing, so the object it is cannot \
+                             be told; the item is skipped (not stored), the page's other items are kept, and no \
+                             object is taken for deleted for want of it",
+                            self.resource.name(),
+                            self.server,
+                            self.resource.collection_path(&self.scope)
+                        );
+                        if !self.send(Msg::ItemError { resource: self.resource, kind: None, message }).await {
+                            return Ok(None);
+                        }
+                        continue;
+                    }
                     seen.insert(key.clone());
                     match self.known.get(&key) {
                         Some((known_rv, _)) if *known_rv == rv => continue,
@@ -336,7 +388,10 @@ impl Watcher {
                 );
                 Vec::new()
             } else {
-                self.known.keys().filter(|k| !seen.contains(*k)).cloned().collect()
+                let listed = |k: &(String, String)| {
+                    seen.contains(k) || self.known.get(k).is_some_and(|(_, uid)| uids_seen.contains(uid))
+                };
+                self.known.keys().filter(|k| !listed(k)).cloned().collect()
             };
             for key in gone {
                 let uid = self.known.remove(&key).map(|(_, uid)| uid).unwrap_or_default();
@@ -424,7 +479,9 @@ impl Watcher {
             delivered = true;
             let key = key_of(&object);
             let (object_rv, uid) = rv_uid(&object);
-            if change == Change::Deleted {
+            if unidentified(&self.resource, &key).is_some() {
+                // Not known under no name: a relist would take it for deleted.
+            } else if change == Change::Deleted {
                 self.known.remove(&key);
             } else {
                 self.known.insert(key, (object_rv.clone(), uid));

@@ -172,6 +172,17 @@ pub(crate) trait Element {
     /// problems (`{}`: break-it 37 F2, 5M of them took 1 GB) is dropped as
     /// it is read.
     fn holds_something(&self) -> bool;
+    /// The element standing for `result[index]` that is `what` (`null`,
+    /// `text`, `an array`), not an object, in a list that holds objects:
+    /// an element in error, the list's others being read (break-it 43 N3:
+    /// one `null` series lost the window), or `None` when such an element
+    /// makes the whole result other than a list of `Self`.
+    fn not_an_object(_index: usize, _what: String) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 /// Reads a [`Listed`].
@@ -182,13 +193,33 @@ impl<'de, T: Deserialize<'de> + Element> Shaped<'de> for ListOf<T> {
     const EXPECTING: &'static str = "a result";
     fn seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Listed<T>, A::Error> {
         let mut items = Some(Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096)));
+        // A list of no object at all (a scalar's `[time, "value"]`) is no
+        // list of `T`; one that holds objects is, its other elements in error.
+        let mut objects = 0usize;
+        let mut others = 0usize;
+        let mut index = 0usize;
         while let Some(item) = seq.next_element_seed(Shape(ObjectOnly::<T>(PhantomData)))? {
             match (item, &mut items) {
-                (Some(item), Some(items)) if item.holds_something() => items.push(item),
-                (Some(_), Some(_)) => {}
-                (None, _) => items = None,
-                (Some(_), None) => {}
+                (Ok(item), Some(items)) => {
+                    objects += 1;
+                    if item.holds_something() {
+                        items.push(item);
+                    }
+                }
+                (Ok(_), None) => objects += 1,
+                (Err(what), Some(list)) => {
+                    others += 1;
+                    match T::not_an_object(index, what) {
+                        Some(item) => list.push(item),
+                        None => items = None,
+                    }
+                }
+                (Err(_), None) => others += 1,
             }
+            index += 1;
+        }
+        if objects == 0 && others > 0 {
+            return Ok(Listed::Other);
         }
         Ok(items.map_or(Listed::Other, Listed::Items))
     }
@@ -203,17 +234,18 @@ impl<'de, T: Deserialize<'de> + Element> Deserialize<'de> for Listed<T> {
     }
 }
 
-/// Reads an element of a list: `T` when it is an object, else `None` (skipped).
+/// Reads an element of a list: `T` when it is an object, else what it is
+/// (`null`, `text`, `an array`, a number as written).
 struct ObjectOnly<T>(PhantomData<T>);
 
 impl<'de, T: Deserialize<'de>> Shaped<'de> for ObjectOnly<T> {
-    type Out = Option<T>;
+    type Out = Result<T, String>;
     const EXPECTING: &'static str = "an element of a result";
-    fn map<A: MapAccess<'de>>(self, map: A) -> Result<Option<T>, A::Error> {
-        T::deserialize(MapAccessDeserializer::new(map)).map(Some)
+    fn map<A: MapAccess<'de>>(self, map: A) -> Result<Result<T, String>, A::Error> {
+        T::deserialize(MapAccessDeserializer::new(map)).map(Ok)
     }
-    fn other(self, _: String) -> Option<T> {
-        None
+    fn other(self, what: String) -> Result<T, String> {
+        Err(what)
     }
 }
 
@@ -234,7 +266,9 @@ mod tests {
         assert_eq!(read(r#"[{"metric":{},"value":[1,"2"]},{"value":[1,"3"]}]"#), Some(2));
         assert_eq!(read("[]"), Some(0));
         assert_eq!(read(r#"[1794528000,"0.5"]"#), None, "a scalar");
+        // A sample that is no object is no sample: an instant answer's list is whole or other.
         assert_eq!(read(r#"[{"metric":{}},3]"#), None);
+        assert_eq!(read(r#"[null, 3]"#), None, "no object at all");
         assert_eq!(read(r#""text""#), None);
         assert_eq!(read("null"), None);
         assert_eq!(read(r#"{"a":[1]}"#), None);

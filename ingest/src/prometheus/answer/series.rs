@@ -42,6 +42,10 @@ pub struct Series {
     /// What is wrong with the series as a whole, as said (`label "node"
     /// twice`, `member "values" twice`): such a series is an input error.
     pub problems: Vec<String>,
+    /// Its index in the answer's `result`, set only when it is no object
+    /// (`null`, text, an array: break-it 43 N3), so that its error names
+    /// `result[i]`, having no labels to be named by.
+    pub position: Option<usize>,
 }
 
 impl Series {
@@ -85,6 +89,10 @@ impl Series {
 impl Element for Series {
     fn holds_something(&self) -> bool {
         !self.points.is_empty() || !self.problems.is_empty()
+    }
+    fn not_an_object(index: usize, what: String) -> Option<Series> {
+        let problem = format!("it is {what}, not a series (an object)");
+        Some(Series { problems: vec![problem], position: Some(index), ..Series::default() })
     }
 }
 
