@@ -73,6 +73,8 @@ pub use cluster::error::{root_cause, with_causes};
 #[cfg(feature = "cluster")]
 pub use cluster::redirect::Redirected;
 #[cfg(feature = "cluster")]
+pub use cluster::url_check::env_proxy_problem;
+#[cfg(feature = "cluster")]
 pub use cluster::{
     list_all, parsed_event_limit, watch, BadEventKind, BadItem, ClusterError, ClusterOptions, Connected, Deadlines,
     ListPager, ObjectList, Page, ResourceKind, Scope, WatchItem, WatchOptions, DEFAULT_PAGE_SIZE,
