@@ -90,7 +90,7 @@ pub enum ClusterError {
         problem: String,
     },
     /// A kubeconfig cluster's `server:` or proxy URL refused before any
-    /// request ([`super::url_check::problem`]: a port that is no port, which
+    /// request (`url_check::problem`: a port that is no port, which
     /// would send the credentials to port 80 of the host; a `/` before the
     /// `@`), shown with its password masked (break-it 43 N2, N4).
     #[error("{origin} is {url}: {problem}")]

@@ -79,7 +79,7 @@ pub fn problem(url: &str) -> Option<String> {
 
 /// The first proxy variable of the environment
 /// ([`super::credentials::PROXY_VARIABLES`]) whose URL is refused
-/// ([`problem`]), as `NAME=URL (masked): problem`; reqwest reads them itself
+/// (`problem`), as `NAME=URL (masked): problem`; reqwest reads them itself
 /// for the VictoriaLogs and Prometheus clients, which check them before
 /// any request.
 pub fn env_proxy_problem() -> Option<String> {
