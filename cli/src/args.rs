@@ -525,6 +525,10 @@ pub struct ClusterArgs {
     /// going on past it keeps its complete items and ends that list with an error.
     #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_page_bytes)]
     pub max_page_bytes: u64,
+    /// Longest wait for the kubeconfig user's exec credential plugin (kubelogin, aws eks get-token):
+    /// past it the plugin is killed and the command fails naming it. 1s to 1h, e.g. 5m; a bare number is seconds.
+    #[arg(long, value_name = "DURATION", default_value_t = 120, value_parser = crate::duration::kube_seconds)]
+    pub exec_timeout: u64,
 }
 
 /// Parses `record --max-event-bytes`: 1 KiB to 4 GiB − 1 (pure; used by clap).
@@ -556,8 +560,10 @@ impl ClusterArgs {
         self.kubeconfig.is_some() || self.context.is_some()
     }
 
-    /// The connection options these flags name.
+    /// The connection options these flags name; sets `--exec-timeout` for
+    /// the exec plugins this process runs (`kdrift_rebalance::set_exec_timeout`).
     pub fn options(&self) -> kdrift_rebalance::ClusterOptions {
+        kdrift_rebalance::set_exec_timeout(std::time::Duration::from_secs(self.exec_timeout));
         kdrift_rebalance::ClusterOptions { kubeconfig: self.kubeconfig.clone(), context: self.context.clone() }
     }
 }

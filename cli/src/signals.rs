@@ -197,6 +197,8 @@ pub fn catch() -> anyhow::Result<Caught> {
                     if received == 1 {
                         let _ = signal.set(got);
                         interrupt.trigger();
+                        // An exec plugin that never exits is killed (break-it 43 M-exec).
+                        kdrift_rebalance::stop_exec_plugins();
                     } else {
                         eprintln!("{}", second_signal_message(got, opened.load(Ordering::SeqCst)));
                         std::process::exit(i32::from(got.exit_status()));

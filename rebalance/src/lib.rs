@@ -71,7 +71,13 @@ pub use cluster::credentials::{env_proxy_values, MIN_BARE_TOKEN, PROXY_VARIABLES
 #[cfg(feature = "cluster")]
 pub use cluster::error::{root_cause, with_causes};
 #[cfg(feature = "cluster")]
+pub use cluster::exec::{
+    set_timeout as set_exec_timeout, stop_plugins as stop_exec_plugins, DEFAULT_TIMEOUT as DEFAULT_EXEC_TIMEOUT,
+};
+#[cfg(feature = "cluster")]
 pub use cluster::redirect::Redirected;
+#[cfg(feature = "cluster")]
+pub use cluster::url_check::env_proxy_problem;
 #[cfg(feature = "cluster")]
 pub use cluster::{
     list_all, parsed_event_limit, watch, BadEventKind, BadItem, ClusterError, ClusterOptions, Connected, Deadlines,

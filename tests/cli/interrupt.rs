@@ -618,3 +618,86 @@ fn sigterm_while_a_window_stages_one_row_a_batch_stops_within_seconds() {
     assert_eq!(runs(&db), vec![ok, ("failed".to_string(), vec![INTERRUPTED_RUN_MESSAGE.to_string()])]);
     assert_eq!(observations(&db), 10, "the first window whole, nothing of the second");
 }
+
+/// A kubeconfig whose user's exec plugin (`dir/hang`, bash) writes its pid
+/// and its `sleep`'s to `dir/pids` and never exits.
+fn hanging_plugin_kubeconfig(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let pids = dir.join("pids");
+    let plugin = dir.join("hang");
+    std::fs::write(
+        &plugin,
+        format!("#!/bin/bash\nsleep 3600 &\necho $$ $! > {}.tmp\nmv {0}.tmp {0}\nwait\n", pids.display()),
+    )
+    .expect("plugin");
+    std::fs::set_permissions(&plugin, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let kubeconfig = dir.join("kc.yaml");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n- name: c\n  cluster: {{server: 'http://127.0.0.1:1'}}\n\
+             contexts:\n- name: c\n  context: {{cluster: c, user: u}}\nusers:\n- name: u\n  user:\n    exec:\n      \
+             apiVersion: client.authentication.k8s.io/v1\n      command: {}\n      interactiveMode: Never\n",
+            plugin.display()
+        ),
+    )
+    .expect("kubeconfig");
+    kubeconfig
+}
+
+/// Whether every pid of `dir/pids` is gone (no process, or a zombie),
+/// waiting up to 5 s (SIGKILL takes a moment).
+fn plugin_gone(dir: &Path) -> bool {
+    let pids = std::fs::read_to_string(dir.join("pids")).expect("the plugin ran");
+    let gone = |pid: &str| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        matches!(stat.rsplit_once(')').and_then(|(_, rest)| rest.trim_start().chars().next()), None | Some('Z'))
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !pids.split_whitespace().all(gone) {
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    true
+}
+
+#[test]
+fn an_exec_plugin_that_never_exits_is_killed_by_the_first_sigint_and_by_exec_timeout() {
+    // Break-it 43 M-exec: kdrift waited for it without end or message; the
+    // first SIGINT was ignored; the plugin was left running.
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = hanging_plugin_kubeconfig(dir.path());
+    let mut child = kdrift(&dir.path().join("k.duckdb"))
+        .args(["ingest", "api", "-A", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .spawn()
+        .expect("spawn");
+    let pids = dir.path().join("pids");
+    wait_until(&mut child, "the plugin started", || pids.exists());
+    let out = signal_and_wait(child, "INT");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "kubeconfig user u: the exec credential plugin {} was stopped by SIGINT or SIGTERM before it exited: it \
+             was killed",
+            dir.path().join("hang").display()
+        )),
+        "{stderr}"
+    );
+    assert!(!out.status.success());
+    assert!(plugin_gone(dir.path()), "the plugin still runs");
+
+    std::fs::remove_file(&pids).expect("rm");
+    let started = Instant::now();
+    let out = kdrift(&dir.path().join("k.duckdb"))
+        .args(["ingest", "api", "-A", "--exec-timeout", "2s", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("did not exit within 2 s (an interactive login waiting for a browser"), "{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(60), "{:?}", started.elapsed());
+    assert!(plugin_gone(dir.path()), "the plugin still runs");
+}

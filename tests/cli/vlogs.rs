@@ -367,6 +367,49 @@ fn an_environment_proxys_credentials_echoed_by_it_are_masked_for_victorialogs_an
 }
 
 #[test]
+fn an_environment_proxy_whose_port_is_no_port_is_refused_before_any_request() {
+    // Break-it 43 N2: `HTTP_PROXY=http://user:pw@host:99999` (or 65536, -1,
+    // 3128abc) was read as no port at all: every request went to port 80 of
+    // that host, with Proxy-Authorization. Refused, naming the variable, the
+    // password masked; nothing is sent, not even to --url.
+    let password = "ProxyPassw0rdSecretN2x";
+    let server = Scripted::start(|_| Reply::new(200, ""));
+    for (source, name, port) in [
+        ("victorialogs", "HTTP_PROXY", "99999"),
+        ("prometheus", "HTTP_PROXY", "65536"),
+        ("victorialogs", "ALL_PROXY", "-1"),
+        ("prometheus", "https_proxy", "3128abc"),
+    ] {
+        let dir = tempfile::tempdir().expect("tmp");
+        let db = dir.path().join("k.duckdb");
+        let mut c = Command::cargo_bin("kdrift").expect("binary");
+        c.arg("--db").arg(&db).args(["ingest", source, "--url", &server.url(), "--attempts", "1"]);
+        c.args(["--start", START, "--end", END]);
+        if source == "prometheus" {
+            c.args(["--step", "60s"]);
+        } else {
+            c.args(["--layout", "raw"]);
+        }
+        for other in ["NO_PROXY", "no_proxy", "HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY"] {
+            c.env_remove(other);
+        }
+        c.env_remove("all_proxy");
+        let out =
+            c.env(name, format!("http://puser:{password}@127.0.0.1:{port}")).assert().failure().get_output().clone();
+        let text = output(&out);
+        assert!(
+            text.contains(&format!(
+                "the proxy {name}=http://puser:***@127.0.0.1:{port}: its port \"{port}\" is not a number from 1 to \
+                 65535 (sent as it is, the request would go to port 80 of that host); correct or unset it"
+            )),
+            "{source} {name}: {text}"
+        );
+        assert!(!text.contains(password), "{source}: {text}");
+    }
+    assert_eq!(server.seen().len(), 0, "a request was sent");
+}
+
+#[test]
 fn url_encoded_json_escaped_and_html_echoes_of_the_credentials_are_masked() {
     let basic = format!("Basic {}", HOSTILE.basic());
     let body = format!(

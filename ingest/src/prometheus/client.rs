@@ -113,6 +113,7 @@ impl PromClient {
                 |e| match e {
                     OpenError::BadUrl(problem) => PromError::BadUrl { flag: flags.url, url: redact_url(url), problem },
                     OpenError::Credentials(problem) => PromError::Credentials(problem),
+                    OpenError::Proxy(problem) => PromError::Options(problem),
                 },
             )?;
         Ok(PromClient {

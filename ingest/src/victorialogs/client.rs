@@ -183,6 +183,10 @@ pub(crate) enum OpenError {
     BadUrl(String),
     /// An extra header not valid in HTTP (never quoted: it may hold a value).
     Credentials(String),
+    /// A proxy variable of the environment whose URL reqwest would
+    /// misread (`kdrift_rebalance::env_proxy_problem`: a port that is no
+    /// port sent `Proxy-Authorization` to port 80, break-it 43 N2).
+    Proxy(String),
 }
 
 /// A checked server base URL, its query parameters (sent with every
@@ -248,6 +252,11 @@ pub(crate) fn open_server(
         HeaderValue::from_str(value.expose())
             .map_err(|_| OpenError::Credentials(format!("the value of header {name} is not valid in HTTP")))?;
     }
+    // reqwest reads the proxy variables itself, through `http::Uri`, which
+    // takes `:99999` for no port at all (port 80): checked before any request.
+    if let Some(problem) = kdrift_rebalance::env_proxy_problem() {
+        return Err(OpenError::Proxy(problem));
+    }
     let http = http_client(timeouts, false).map_err(|e| bad(&format!("cannot build an HTTP client: {e}")))?;
     let mut values = auth.secret_values();
     values.extend(query.values());
@@ -269,7 +278,8 @@ impl VlClient {
     /// [`VlError::BadUrl`] for an unparseable URL, another scheme than
     /// http(s), or credentials inside the URL (they belong in the
     /// environment or a file); [`VlError::Credentials`] for a header value
-    /// that is not valid in HTTP.
+    /// that is not valid in HTTP; [`VlError::Options`] for a proxy variable
+    /// whose port is no port (`kdrift_rebalance::env_proxy_problem`).
     pub fn new(url: &str, auth: Auth, timeouts: Timeouts) -> Result<VlClient, VlError> {
         let suffixes = ["/select/logsql/query", "/select/logsql", "/select"];
         let Opened { http, base, query, redactor } = open_server(
@@ -283,6 +293,7 @@ impl VlClient {
         .map_err(|e| match e {
             OpenError::BadUrl(problem) => VlError::BadUrl { url: redact_url(url), problem },
             OpenError::Credentials(problem) => VlError::Credentials(problem),
+            OpenError::Proxy(problem) => VlError::Options(problem),
         })?;
         Ok(VlClient {
             http,

@@ -40,6 +40,24 @@ impl ClusterOptions {
         // Before any request: every error and log line from here on is
         // redacted of these credentials.
         super::credentials::hold(&config);
+        let server = config.cluster_url.to_string();
+        if let Some(problem) = super::url_check::problem(&server) {
+            let url = super::url_check::masked(&server);
+            return Err(ClusterError::BadUrl { origin: self.server_origin(), url, problem });
+        }
+        if let Some(proxy) = config.proxy_url.as_ref().map(ToString::to_string) {
+            if let Some(problem) = super::url_check::problem(&proxy) {
+                let url = super::url_check::masked(&proxy);
+                return Err(ClusterError::BadUrl { origin: self.proxy_origin(), url, problem });
+            }
+        }
+        server_user_info(&mut config).map_err(|problem| ClusterError::BadUrl {
+            origin: self.server_origin(),
+            url: super::url_check::masked(&server),
+            problem,
+        })?;
+        // The user info just made Basic credentials: `Basic …` held too.
+        super::credentials::hold(&config);
         if let Some(proxy) = socks_with_credentials(&config) {
             return Err(ClusterError::SocksCredentials { origin: self.proxy_origin(), proxy });
         }
@@ -65,6 +83,23 @@ impl ClusterOptions {
                 k.contexts.iter().find(|c| c.name == name)?.context.as_ref()?.user.clone()
             })
             .unwrap_or_else(|| "(unnamed)".to_string())
+    }
+
+    /// Where the server URL of the selected cluster was set, for messages:
+    /// `the server of cluster NAME in kubeconfig FILE`.
+    fn server_origin(&self) -> String {
+        let (file, location) = match &self.kubeconfig {
+            Some(path) => (Kubeconfig::read_from(path), path.display().to_string()),
+            None => (Kubeconfig::read(), default_location()),
+        };
+        let cluster = file.ok().and_then(|k| {
+            let name = self.context.clone().or(k.current_context.clone())?;
+            k.contexts.iter().find(|c| c.name == name)?.context.as_ref().map(|c| c.cluster.clone())
+        });
+        match cluster {
+            Some(name) => format!("the server of cluster {name} in kubeconfig {location}"),
+            None => format!("the server of the context's cluster in kubeconfig {location}"),
+        }
     }
 
     /// Where the proxy of the selected cluster was set, for messages: the
@@ -186,6 +221,43 @@ impl ClusterOptions {
 fn shown_cluster_url(config: &Config) -> String {
     let url = super::credentials::shown_url(&config.cluster_url.to_string());
     crate::redact::held().redact(&url).trim_end_matches('/').to_string()
+}
+
+/// Takes the user info out of `config`'s server URL (`http://admin:PASSWORD@host:6443`,
+/// break-it 43 N4: kube kept it in the URL, and every run line, `-vv` span
+/// and stored location showed the password). kubectl (Go's `net/http`
+/// client) sends it as Basic auth when the request has no other
+/// `Authorization`: so does kdrift when the kubeconfig user has no token,
+/// token file, password, exec plugin or auth provider (the user name and
+/// password percent-decoded, as Go's `url.User`); else it is dropped, as
+/// kubectl's bearer token or Basic credentials win. The `Err` is the
+/// reason the URL without it cannot be read.
+fn server_user_info(config: &mut Config) -> Result<(), String> {
+    let url = config.cluster_url.to_string();
+    let (scheme, Some(info), rest) = super::url_check::user_info(&url) else { return Ok(()) };
+    let without = format!("{scheme}://{rest}");
+    config.cluster_url =
+        without.parse::<http::Uri>().map_err(|e| format!("without its user info it is no URL ({e})"))?;
+    let a = &config.auth_info;
+    let other = a.token.is_some()
+        || a.token_file.is_some()
+        || a.username.is_some()
+        || a.password.is_some()
+        || a.exec.is_some()
+        || a.auth_provider.is_some();
+    if other {
+        return Ok(());
+    }
+    let decoded = |s: &str| percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned();
+    let (user, password) = info.split_once(':').unwrap_or((info, ""));
+    // kube's AuthInfo keeps its secret strings in a type of a crate kdrift
+    // does not use: rewritten through its (clear-text) serialization.
+    let mut auth = serde_json::to_value(&config.auth_info).unwrap_or_default();
+    let Some(map) = auth.as_object_mut() else { return Err("(kube's user entry is not an object)".to_string()) };
+    map.insert("username".into(), decoded(user).into());
+    map.insert("password".into(), decoded(password).into());
+    config.auth_info = serde_json::from_value(auth).map_err(|e| format!("(kube's user entry: {e})"))?;
+    Ok(())
 }
 
 /// Refuses a bearer token an HTTP header cannot carry: a control character
@@ -450,6 +522,91 @@ users:
         let opts = ClusterOptions { kubeconfig: Some(path), context: None };
         let connected = block_on(opts.open()).expect("open");
         assert_eq!(connected.url, "http://127.0.0.1:1/***");
+    }
+
+    fn with_server(server: &str, user: &str, proxy: &str) -> String {
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: x\nclusters:\n- name: prod\n  cluster: {{server: \"{server}\"{proxy}}}\n\
+             contexts:\n- name: x\n  context: {{cluster: prod, user: u}}\nusers:\n- name: u\n  user: {user}\n"
+        )
+    }
+
+    /// Break-it 43 N4: `server: http://admin:PASSWORD@host` kept the user
+    /// info in kube's URL: every run line, `-vv` span and stored location
+    /// showed the password. It is taken out of the URL and sent as Basic
+    /// auth when the user has no credential of its own (as kubectl), else
+    /// dropped; a `/` before the `@` is refused, the password never shown.
+    #[test]
+    fn a_servers_user_info_becomes_basic_auth_and_never_stays_in_the_url() {
+        const PW: &str = "Ui9pwKd%2Bx7Q=Lm2Zr8";
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = write(dir.path(), &with_server(&format!("http://admin:{PW}@127.0.0.1:19971"), "{}", ""));
+        let opts = ClusterOptions { kubeconfig: Some(path.clone()), context: None };
+        let c = block_on(opts.config()).expect("config");
+        assert_eq!(c.cluster_url.to_string(), "http://127.0.0.1:19971/");
+        let auth = serde_json::to_value(&c.auth_info).expect("auth");
+        assert_eq!(auth["username"], "admin");
+        assert_eq!(auth["password"], "Ui9pwKd+x7Q=Lm2Zr8");
+        assert_eq!(crate::redact::held().redact("pw Ui9pwKd+x7Q=Lm2Zr8 end"), "pw *** end");
+        assert_eq!(block_on(opts.open()).expect("open").url, "http://127.0.0.1:19971");
+        // A token of its own wins, as kubectl's Authorization header does.
+        let path = write(dir.path(), &with_server(&format!("http://admin:{PW}@127.0.0.1:19971"), "{token: tOk}", ""));
+        let c = block_on(ClusterOptions { kubeconfig: Some(path), context: None }.config()).expect("config");
+        assert_eq!(c.cluster_url.to_string(), "http://127.0.0.1:19971/");
+        let auth = serde_json::to_value(&c.auth_info).expect("auth");
+        assert_eq!((auth.get("username"), auth["token"].as_str()), (None, Some("tOk")));
+        // A `/` in the password ends the authority inside it: refused.
+        let path = write(dir.path(), &with_server("http://admin:Ui9pw/Kd+x7Q=Lm2Zr8@127.0.0.1:19971", "{}", ""));
+        let err = block_on(ClusterOptions { kubeconfig: Some(path.clone()), context: None }.config())
+            .expect_err("refused")
+            .to_string();
+        assert_eq!(
+            err,
+            format!(
+                "the server of cluster prod in kubeconfig {} is http://***@127.0.0.1:19971: a `/` comes before its \
+                 `@`: a user or password holding `/` must write it `%2F` (as written, the host would be read from \
+                 inside the password)",
+                path.display()
+            )
+        );
+    }
+
+    /// Break-it 43 N2: a port that is no port sent the bearer token (or
+    /// Proxy-Authorization) to port 80 of that host. Refused, naming where
+    /// the URL was set, the password masked.
+    #[test]
+    fn a_server_or_proxy_port_that_is_no_port_is_refused_before_any_request() {
+        let dir = tempfile::tempdir().expect("tmp");
+        for port in ["99999", "65536", "-1", "3128abc"] {
+            let path = write(dir.path(), &with_server(&format!("http://127.0.0.1:{port}"), "{token: tOk}", ""));
+            let err = block_on(ClusterOptions { kubeconfig: Some(path.clone()), context: None }.config())
+                .expect_err("refused")
+                .to_string();
+            assert_eq!(
+                err,
+                format!(
+                    "the server of cluster prod in kubeconfig {} is http://127.0.0.1:{port}/: its port \"{port}\" is \
+                     not a number from 1 to 65535 (sent as it is, the request would go to port 80 of that host)",
+                    path.display()
+                ),
+                "{port}"
+            );
+            let proxy = format!(", proxy-url: \"http://pu:PrOxYpW77@127.0.0.1:{port}\"");
+            let path = write(dir.path(), &with_server("http://127.0.0.1:19971", "{token: tOk}", &proxy));
+            let err = block_on(ClusterOptions { kubeconfig: Some(path.clone()), context: None }.config())
+                .expect_err("refused")
+                .to_string();
+            assert_eq!(
+                err,
+                format!(
+                    "the proxy-url of the context's cluster in kubeconfig {} is http://pu:***@127.0.0.1:{port}/: its \
+                     port \"{port}\" is not a number from 1 to 65535 (sent as it is, the request would go to port 80 \
+                     of that host)",
+                    path.display()
+                ),
+                "{port}"
+            );
+        }
     }
 
     #[test]

@@ -98,14 +98,17 @@ pub fn values(config: &Config) -> Vec<String> {
 /// break-it 32 N3), for a kubeconfig's `server:` and `proxy-url:`, and a
 /// rebalance probe's URL.
 pub(crate) fn url_secrets(url: &str, out: &mut Vec<String>) {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    if let Some((userinfo, _)) = authority.rsplit_once('@') {
+    // The user info wherever it ends (break-it 43 N4: a password holding
+    // `/` ended the authority inside it, and none of it was held).
+    if let (_, Some(userinfo), _) = super::url_check::user_info(url) {
         out.push(userinfo.to_string());
         if let Some((_, password)) = userinfo.split_once(':') {
             out.push(password.to_string());
         }
     }
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let rest = super::url_check::user_info(rest).2;
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
     let path = rest[authority.len()..].split(['?', '#']).next().unwrap_or_default();
     for segment in path.split(['/', ';']) {
         path_secret(segment, out);
@@ -163,15 +166,15 @@ pub const MIN_BARE_TOKEN: usize = 8;
 /// scheme, host, port and path, without user info or query, which may
 /// carry credentials.
 pub fn shown_url(url: &str) -> String {
-    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    // Without everything before the last `@` ahead of the query: a password
+    // holding `/` (break-it 43 N4) is user info too.
+    let (scheme, _, rest) = super::url_check::user_info(url);
     let end = rest.find(['?', '#']).unwrap_or(rest.len());
     let rest = &rest[..end];
-    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
     if scheme.is_empty() {
-        format!("{host}{path}")
+        rest.to_string()
     } else {
-        format!("{scheme}://{host}{path}")
+        format!("{scheme}://{rest}")
     }
 }
 

@@ -89,6 +89,19 @@ pub enum ClusterError {
         /// What is wrong, never the token.
         problem: String,
     },
+    /// A kubeconfig cluster's `server:` or proxy URL refused before any
+    /// request (`url_check::problem`: a port that is no port, which
+    /// would send the credentials to port 80 of the host; a `/` before the
+    /// `@`), shown with its password masked (break-it 43 N2, N4).
+    #[error("{origin} is {url}: {problem}")]
+    BadUrl {
+        /// Where the URL was set (`the server of cluster c in kubeconfig FILE`, `HTTPS_PROXY`).
+        origin: String,
+        /// The URL, its password masked and its query left out.
+        url: String,
+        /// What is wrong with it.
+        problem: String,
+    },
     /// A `socks5://` proxy (a kubeconfig cluster's `proxy-url`, or
     /// `HTTPS_PROXY` without one) with a user and password: kube's SOCKS5
     /// client greets the proxy with no authentication only, so they would

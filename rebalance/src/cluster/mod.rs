@@ -22,6 +22,8 @@
 //!   naming the status and the `Location`'s origin (never followed);
 //! - [`exec`]: kubeconfig `exec` credential plugins, run by kdrift so that
 //!   the token they issue is held for redaction, renewed before it expires;
+//! - [`url_check`]: server and proxy URLs refused before any request (a
+//!   port that is no port, a `/` before the `@`), shown with the password masked;
 //! - [`credentials`]: the resolved configuration's credentials, held for
 //!   redaction ([`crate::redact::held`]).
 
@@ -35,6 +37,7 @@ pub mod list;
 pub mod page;
 pub mod redirect;
 pub mod resource;
+pub mod url_check;
 pub mod watch;
 
 #[cfg(test)]

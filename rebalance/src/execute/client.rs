@@ -87,6 +87,7 @@ impl From<ClusterError> for ClientError {
             | ClusterError::ExecPlugin { .. }
             | ClusterError::BadToken { .. }
             | ClusterError::SocksCredentials { .. }
+            | ClusterError::BadUrl { .. }
             | ClusterError::TokenFile { .. } => ClientError::Config(e.to_string()),
         }
     }

@@ -30,6 +30,9 @@ pub mod refresh;
 
 use std::io::IsTerminal;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use base64::Engine;
 use chrono::{DateTime, Utc};
@@ -189,7 +192,7 @@ pub fn run(plugin: &Plugin) -> Result<Issued, ClusterError> {
         .stdin(if interactive { Stdio::inherit() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(if interactive { Stdio::inherit() } else { Stdio::piped() });
-    let out = output(&mut cmd).map_err(|e| {
+    let out = output(&mut cmd, plugin).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             let hint = plugin.install_hint.as_deref().map(str::trim).filter(|h| !h.is_empty());
             plugin.error(match hint {
@@ -200,6 +203,19 @@ pub fn run(plugin: &Plugin) -> Result<Issued, ClusterError> {
             plugin.error(format!("could not be started: {e}"))
         }
     })?;
+    let out = match out {
+        Ok(out) => out,
+        Err(Stopped::TimedOut) => {
+            return Err(plugin.error(format!(
+                "did not exit within {} s (an interactive login waiting for a browser or a prompt?): it was killed; \
+                 run it alone to see what it waits for, or give it longer with --exec-timeout",
+                timeout().as_secs()
+            )))
+        }
+        Err(Stopped::Interrupted) => {
+            return Err(plugin.error("was stopped by SIGINT or SIGTERM before it exited: it was killed"))
+        }
+    };
     if out.stdout_over {
         return Err(plugin.error(format!(
             "printed more than {} bytes on its stdout (1 MiB, the most kdrift reads of a plugin; an ExecCredential \
@@ -267,10 +283,52 @@ struct Output {
     stderr: Vec<u8>,
 }
 
+/// Why a plugin was killed before it exited.
+enum Stopped {
+    /// It ran past [`timeout`].
+    TimedOut,
+    /// [`stop_plugins`] was called (kdrift's first SIGINT or SIGTERM).
+    Interrupted,
+}
+
+/// How long kdrift waits for an exec plugin by default: 2 minutes (kubectl
+/// waits without end; a plugin waiting for a browser login, or a hung
+/// `aws eks get-token`, hung kdrift silently: break-it 43 M-exec).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// After this long kdrift says it is waiting for the plugin (a warning on
+/// stderr naming it and the bound).
+pub const SAY_WAITING_AFTER: Duration = Duration::from_secs(5);
+
+static TIMEOUT_MS: AtomicU64 = AtomicU64::new(DEFAULT_TIMEOUT.as_millis() as u64);
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// Sets how long an exec plugin may run before it is killed and kdrift
+/// fails naming it (`--exec-timeout`; [`DEFAULT_TIMEOUT`] until set), for
+/// the whole process.
+pub fn set_timeout(timeout: Duration) {
+    TIMEOUT_MS.store(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX).max(1), Ordering::SeqCst);
+}
+
+/// The bound of [`set_timeout`].
+pub fn timeout() -> Duration {
+    Duration::from_millis(TIMEOUT_MS.load(Ordering::SeqCst))
+}
+
+/// Kills the exec plugin kdrift is waiting for, if any, and every one run
+/// later in this process (the CLI calls it on its first SIGINT or SIGTERM:
+/// a plugin that never exits kept kdrift from stopping, break-it 43).
+pub fn stop_plugins() {
+    STOP.store(true, Ordering::SeqCst);
+}
+
 /// Runs `cmd` to its end, reading at most [`MAX_STDOUT_BYTES`] of its
 /// stdout (past them it is killed) and keeping at most
-/// [`MAX_STDERR_BYTES`] of its stderr.
-fn output(cmd: &mut Command) -> std::io::Result<Output> {
+/// [`MAX_STDERR_BYTES`] of its stderr. Killed with the processes it
+/// started when it runs past [`timeout`] or [`stop_plugins`] is called
+/// (`Err(Stopped)`); `plugin` names it in the warning said after
+/// [`SAY_WAITING_AFTER`].
+fn output(cmd: &mut Command, plugin: &Plugin) -> std::io::Result<Result<Output, Stopped>> {
     use std::io::Read;
     let mut child = cmd.spawn()?;
     let stderr = child.stderr.take().map(|pipe| {
@@ -283,19 +341,105 @@ fn output(cmd: &mut Command) -> std::io::Result<Output> {
             kept
         })
     });
-    let mut stdout = Vec::new();
+    let over = Arc::new(AtomicBool::new(false));
+    let stdout = child.stdout.take().map(|pipe| {
+        let over = Arc::clone(&over);
+        std::thread::spawn(move || {
+            let mut read = Vec::new();
+            let done = pipe.take(MAX_STDOUT_BYTES as u64 + 1).read_to_end(&mut read);
+            if read.len() > MAX_STDOUT_BYTES {
+                over.store(true, Ordering::SeqCst);
+                read.clear();
+            }
+            done.map(|_| read)
+        })
+    });
+    let (started, bound) = (Instant::now(), timeout());
+    let mut said = false;
     let mut stdout_over = false;
-    if let Some(pipe) = child.stdout.take() {
-        pipe.take(MAX_STDOUT_BYTES as u64 + 1).read_to_end(&mut stdout)?;
-        if stdout.len() > MAX_STDOUT_BYTES {
-            stdout_over = true;
-            stdout.clear();
-            let _ = child.kill();
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
         }
-    }
-    let status = child.wait()?;
+        let stopped = if STOP.load(Ordering::SeqCst) {
+            Some(Stopped::Interrupted)
+        } else if started.elapsed() >= bound {
+            Some(Stopped::TimedOut)
+        } else {
+            None
+        };
+        if let Some(stopped) = stopped {
+            kill_tree(&mut child);
+            // Its pipes may stay open in a process it started: not read further.
+            return Ok(Err(stopped));
+        }
+        if over.load(Ordering::SeqCst) && !stdout_over {
+            stdout_over = true;
+            kill_tree(&mut child);
+        }
+        if !said && started.elapsed() >= SAY_WAITING_AFTER {
+            said = true;
+            tracing::warn!(
+                "waiting for the exec plugin {} of kubeconfig user {} (up to {} s: --exec-timeout; Ctrl-C stops it)",
+                plugin.command,
+                plugin.user,
+                bound.as_secs()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stdout = match stdout.map(|t| t.join()) {
+        Some(Ok(read)) => read?,
+        _ => Vec::new(),
+    };
+    let stdout_over = stdout_over || over.load(Ordering::SeqCst);
+    let stdout = if stdout_over { Vec::new() } else { stdout };
     let stderr = stderr.and_then(|t| t.join().ok()).unwrap_or_default();
-    Ok(Output { status, stdout, stdout_over, stderr })
+    Ok(Ok(Output { status, stdout, stdout_over, stderr }))
+}
+
+/// Kills `child` and the processes it started (found in `/proc`, where
+/// there is one: a shell script's `sleep` kept its pipes open), then reaps it.
+fn kill_tree(child: &mut std::process::Child) {
+    // Found while `child` lives (a process whose parent exits is adopted by
+    // init at once); `kill(1)`: kdrift has no unsafe code.
+    let below = descendants(child.id());
+    let _ = child.kill();
+    if !below.is_empty() {
+        let _ = Command::new("kill")
+            .arg("-KILL")
+            .args(below.iter().map(u32::to_string))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+    let _ = child.wait();
+}
+
+/// The processes below `pid` (children first, then theirs), from
+/// `/proc/*/stat`; empty without `/proc`.
+fn descendants(pid: u32) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let parents: Vec<(u32, u32)> = dir
+        .flatten()
+        .filter_map(|e| {
+            let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+            // `pid (comm) state ppid …`; comm may hold spaces and parentheses.
+            let ppid = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()?;
+            Some((pid, ppid))
+        })
+        .collect();
+    let mut found = vec![pid];
+    let mut i = 0;
+    while i < found.len() {
+        let parent = found[i];
+        found.extend(parents.iter().filter(|(_, p)| *p == parent).map(|(c, _)| *c));
+        i += 1;
+    }
+    found.remove(0);
+    found
 }
 
 /// The credential in a plugin's stdout, checked as kubectl checks it.

@@ -329,3 +329,46 @@ fn a_plugin_printing_more_than_the_cap_is_stopped_and_named() {
     let mut c = config(&exec_lines(&under, ""));
     apply(&mut c, "dev").expect("under the cap");
 }
+
+/// Break-it 43 M-exec: a plugin that never exits (a login waiting for a
+/// browser) hung kdrift without end or message, and was left running. It
+/// is killed past the bound, with the processes it started, and the error
+/// names it and the bound.
+#[test]
+fn a_plugin_that_never_exits_is_killed_at_the_bound_with_what_it_started() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let pids = dir.path().join("pids");
+    // `sleep` in the background holds the pipes open after bash is killed.
+    let plugin = script(dir.path(), "hang", &format!("sleep 3600 & echo $$ $! > {}\nwait", pids.display()));
+    let mut c = config(&exec_lines(&plugin, ""));
+    // The bound is the whole test binary's: 3 s leaves the other plugins time.
+    set_timeout(Duration::from_secs(3));
+    let started = Instant::now();
+    let err = apply(&mut c, "dev").expect_err("killed").to_string();
+    let waited = started.elapsed();
+    set_timeout(DEFAULT_TIMEOUT);
+    assert_eq!(
+        err,
+        format!(
+            "kubeconfig user dev: the exec credential plugin {} did not exit within 3 s (an interactive login waiting for a browser \
+             or a prompt?): it was killed; run it alone to see what it waits for, or give it longer with \
+             --exec-timeout",
+            plugin.display()
+        )
+    );
+    assert!(waited < Duration::from_secs(20), "{waited:?}");
+    let pids = std::fs::read_to_string(&pids).expect("the plugin ran");
+    // Reaped or gone: no /proc entry, or a zombie (SIGKILL takes a moment).
+    let state = |pid: &str| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        stat.rsplit_once(')').and_then(|(_, rest)| rest.trim_start().chars().next())
+    };
+    let gone = |pid: &str| matches!(state(pid), None | Some('Z'));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !pids.split_whitespace().all(gone) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for pid in pids.split_whitespace() {
+        assert!(gone(pid), "process {pid} still runs ({:?})", state(pid));
+    }
+}
