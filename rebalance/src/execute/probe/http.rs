@@ -42,8 +42,14 @@ fn same_origin(a: &Url, b: &Url) -> bool {
 /// The client every probe is asked with (see the module doc).
 ///
 /// # Errors
-/// reqwest's, when no client can be built (no TLS backend).
-pub fn http_client() -> reqwest::Result<reqwest::Client> {
+/// A proxy variable whose port is no port (`HTTP_PROXY=http://u:p@h:99999`:
+/// hyper would go to port 80 with the proxy's credentials, break-it 43 N2;
+/// [`crate::env_proxy_problem`], the password masked), or reqwest's when no
+/// client can be built (no TLS backend).
+pub fn http_client() -> Result<reqwest::Client, String> {
+    if let Some(problem) = crate::env_proxy_problem() {
+        return Err(problem);
+    }
     let policy = redirect::Policy::custom(|attempt| {
         let same = attempt.previous().first().is_some_and(|first| same_origin(first, attempt.url()));
         if !same {
@@ -60,6 +66,7 @@ pub fn http_client() -> reqwest::Result<reqwest::Client> {
         .referer(false)
         .user_agent(concat!("kdrift/", env!("CARGO_PKG_VERSION")))
         .build()
+        .map_err(|e| e.to_string())
 }
 
 /// What a redirect answer not followed says: its status and where it points

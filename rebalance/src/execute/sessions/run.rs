@@ -136,7 +136,13 @@ where
     let listed = client.list(kinds::POD, None).await?;
     let mut pods: Vec<SessionPod> = listed.iter().filter_map(SessionPod::from_json).collect();
     pods.sort_by_key(SessionPod::key);
-    let http = probe::http_client().ok();
+    // No probe asked through a proxy misread (break-it 43 N2): an error of
+    // the round, before any pod is changed.
+    let http = if probes.is_empty() {
+        None
+    } else {
+        Some(probe::http_client().map_err(|e| ClientError::Config(format!("the probes' HTTP client: {e}")))?)
+    };
     let mut sessions = BTreeMap::new();
     let mut report = AnnotateReport {
         at: at.to_rfc3339_opts(SecondsFormat::Secs, true),
