@@ -85,20 +85,27 @@ impl ClusterOptions {
             .unwrap_or_else(|| "(unnamed)".to_string())
     }
 
-    /// Where the server URL of the selected cluster was set, for messages:
-    /// `the server of cluster NAME in kubeconfig FILE`.
-    fn server_origin(&self) -> String {
+    /// The kubeconfig read (when it reads) with where it is, for messages,
+    /// and the name of the selected context's cluster.
+    fn selected_cluster(&self) -> (Option<Kubeconfig>, String, Option<String>) {
         let (file, location) = match &self.kubeconfig {
             Some(path) => (Kubeconfig::read_from(path), path.display().to_string()),
             None => (Kubeconfig::read(), default_location()),
         };
-        let cluster = file.ok().and_then(|k| {
+        let file = file.ok();
+        let cluster = file.as_ref().and_then(|k| {
             let name = self.context.clone().or(k.current_context.clone())?;
             k.contexts.iter().find(|c| c.name == name)?.context.as_ref().map(|c| c.cluster.clone())
         });
-        match cluster {
-            Some(name) => format!("the server of cluster {name} in kubeconfig {location}"),
-            None => format!("the server of the context's cluster in kubeconfig {location}"),
+        (file, location, cluster)
+    }
+
+    /// Where the server URL of the selected cluster was set, for messages:
+    /// `the server of cluster NAME in kubeconfig FILE`.
+    fn server_origin(&self) -> String {
+        match self.selected_cluster() {
+            (_, location, Some(name)) => format!("the server of cluster {name} in kubeconfig {location}"),
+            (_, location, None) => format!("the server of the context's cluster in kubeconfig {location}"),
         }
     }
 
@@ -108,15 +115,10 @@ impl ClusterOptions {
     /// `ConfigLoader::proxy_url`). The cluster's name is not quoted: a
     /// kubeconfig's values may be credentials.
     fn proxy_origin(&self) -> String {
-        let (file, location) = match &self.kubeconfig {
-            Some(path) => (Kubeconfig::read_from(path), path.display().to_string()),
-            None => (Kubeconfig::read(), default_location()),
-        };
-        let in_cluster = file.ok().and_then(|k| {
-            let name = self.context.clone().or(k.current_context.clone())?;
-            let cluster = k.contexts.iter().find(|c| c.name == name)?.context.as_ref()?.cluster.clone();
-            let cluster = k.clusters.iter().find(|c| c.name == cluster)?.cluster.as_ref()?.proxy_url.clone()?;
-            Some(cluster).filter(|p| !p.is_empty())
+        let (file, location, cluster) = self.selected_cluster();
+        let in_cluster = file.zip(cluster).and_then(|(k, cluster)| {
+            let proxy = k.clusters.iter().find(|c| c.name == cluster)?.cluster.as_ref()?.proxy_url.clone()?;
+            Some(proxy).filter(|p| !p.is_empty())
         });
         if in_cluster.is_some() {
             return format!("the proxy-url of the context's cluster in kubeconfig {location}");
