@@ -452,6 +452,46 @@ fn a_label_selector_over_pods_without_objects_says_their_labels_are_unknown() {
     );
 }
 
+/// New-user trial 43: pods the kubelet refused (OutOfcpu) without any
+/// FailedScheduling event were in no `--all` list and nothing said so.
+#[test]
+fn why_pending_all_names_the_pods_the_kubelet_refused_without_failed_scheduling() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let events = dir.path().join("events.ndjson");
+    let event = |name: &str, pod: &str, reason: &str, message: &str, at: &str| {
+        format!(
+            r#"{{"kind":"Event","apiVersion":"v1","metadata":{{"name":"{name}","namespace":"web"}},"involvedObject":{{"kind":"Pod","namespace":"web","name":"{pod}"}},"reason":"{reason}","type":"Warning","message":"{message}","source":{{"component":"kubelet","host":"node-1"}},"firstTimestamp":"{at}","lastTimestamp":"{at}","count":1}}"#
+        )
+    };
+    let lines = [
+        event(
+            "e1",
+            "api-1",
+            "FailedScheduling",
+            "0/2 nodes are available: 2 Insufficient cpu.",
+            "2026-11-28T05:00:00Z",
+        ),
+        event("e2", "api-2", "OutOfcpu", "Node didn't have enough resource: cpu", "2026-11-28T05:01:00Z"),
+        event("e3", "api-3", "OutOfcpu", "Node didn't have enough resource: cpu", "2026-11-28T05:02:00Z"),
+    ];
+    std::fs::write(&events, lines.join("\n")).expect("write");
+    let (_, err, code) = run(&db, &["ingest", "file", events.to_str().expect("utf8")]);
+    assert_eq!(code, Some(0), "{err}");
+    let (out, err, code) = run(&db, &["why-pending", "--all"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("web/api-1") && !out.contains("api-2"), "{out}");
+    assert_eq!(
+        err,
+        "note: 2 pods the kubelet refused at admission (OutOfcpu 2) had no FailedScheduling event, so they are not \
+         listed: the scheduler placed them at once; `kdrift why-pending NAMESPACE/NAME` explains each (e.g. \
+         web/api-2)\n"
+    );
+    // The same filters as the list.
+    let (_, err, _) = run(&db, &["why-pending", "--all", "--since", "2026-11-28T05:01:30Z"]);
+    assert!(err.contains("note: 1 pod the kubelet refused at admission (OutOfcpu 1)"), "{err}");
+}
+
 #[test]
 fn namespace_and_label_selectors_choose_the_pods_listed() {
     let dir = tempfile::tempdir().expect("tmp");

@@ -169,6 +169,42 @@ pub fn pod_rejections(store: &Reader, namespace: &str, name: &str) -> Result<Vec
     Ok(rows)
 }
 
+/// A pod the kubelet refused at admission that had no FailedScheduling
+/// event (the scheduler placed it at once): [`refused_pods`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RefusedPod {
+    /// Its namespace.
+    pub namespace: String,
+    /// Its name.
+    pub name: String,
+    /// Its first refusal.
+    pub rejected_at: DateTime<Utc>,
+    /// The kubelet's host (`""` when unknown).
+    pub node: String,
+    /// `OutOfcpu`, `OutOfmemory`, … (the reasons of `pod_rejections.sql`).
+    pub reason: String,
+}
+
+/// Every pod the kubelet refused at admission without a FailedScheduling
+/// event, oldest first: `why-pending --all` lists pods with one, and says
+/// these apart (new-user trial 43: 11 OutOfcpu pods of a real dump were in
+/// no list; `kdrift why-pending NS/NAME` explains each).
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn refused_pods(store: &Reader) -> Result<Vec<RefusedPod>, AnalyzeError> {
+    let rows = store.query_map(&sql::REFUSED_PODS, [], |r| {
+        Ok(RefusedPod {
+            namespace: r.get(0)?,
+            name: r.get(1)?,
+            rejected_at: r.get(2)?,
+            node: r.get(3)?,
+            reason: r.get(4)?,
+        })
+    })?;
+    Ok(rows)
+}
+
 /// A stored version `Failed` with an admission reason.
 fn from_status(pod: &Value, scheduled: &ScheduledAt) -> Option<KubeletRejection> {
     let status = pod.get("status")?;

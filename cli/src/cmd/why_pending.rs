@@ -133,6 +133,34 @@ pub fn explain<W: Write>(
         Output::Json => render::json(out, &pods)?,
         Output::Table => render::pending::list(out, &pods)?,
     }
+    // Pods the kubelet refused without any FailedScheduling are in no list:
+    // said apart, with the same filters (new-user trial 43).
+    let refused: Vec<_> = kdrift_analyze::refused_pods(store)?
+        .into_iter()
+        .filter(|p| selected.keeps(&p.namespace, &p.name))
+        .filter(|p| args.since.is_none_or(|t| p.rejected_at >= t))
+        .filter(|p| args.until.is_none_or(|t| p.rejected_at <= t))
+        .collect();
+    if let Some(first) = refused.first() {
+        let mut reasons: Vec<(&str, usize)> = Vec::new();
+        for p in &refused {
+            match reasons.iter_mut().find(|(r, _)| *r == p.reason) {
+                Some((_, n)) => *n += 1,
+                None => reasons.push((&p.reason, 1)),
+            }
+        }
+        let reasons: Vec<String> = reasons.iter().map(|(r, n)| format!("{r} {n}")).collect();
+        writeln!(
+            std::io::stderr(),
+            "note: {} the kubelet refused at admission ({}) had no FailedScheduling event, so {} not listed: the \
+             scheduler placed {} at once; `kdrift why-pending NAMESPACE/NAME` explains each (e.g. {})",
+            kdrift_analyze::count(refused.len(), "pod", "pods"),
+            reasons.join(", "),
+            if refused.len() == 1 { "it is" } else { "they are" },
+            if refused.len() == 1 { "it" } else { "them" },
+            render::visible(&format!("{}/{}", first.namespace, first.name)),
+        )?;
+    }
     Ok(if pods.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
