@@ -61,6 +61,9 @@ impl ClusterOptions {
         if let Some(proxy) = socks_with_credentials(&config) {
             return Err(ClusterError::SocksCredentials { origin: self.proxy_origin(), proxy });
         }
+        if gcp_command(&config) {
+            return Err(ClusterError::GcpCommand { user: self.user_name() });
+        }
         super::credentials::warn_ordinary(&config, || self.user_name());
         if super::exec::uses_exec(&config) {
             super::exec::apply(&mut config, &self.user_name())?;
@@ -260,6 +263,14 @@ fn server_user_info(config: &mut Config) -> Result<(), String> {
     map.insert("password".into(), decoded(password).into());
     config.auth_info = serde_json::from_value(auth).map_err(|e| format!("(kube's user entry: {e})"))?;
     Ok(())
+}
+
+/// Whether the user's `auth-provider` is gcp running a command
+/// (`cmd-path`): [`ClusterError::GcpCommand`].
+fn gcp_command(config: &Config) -> bool {
+    config.auth_info.auth_provider.as_ref().is_some_and(|p| {
+        p.name.eq_ignore_ascii_case("gcp") && p.config.get("cmd-path").is_some_and(|c| !c.trim().is_empty())
+    })
 }
 
 /// Refuses a bearer token an HTTP header cannot carry: a control character
@@ -490,6 +501,28 @@ users:
         bytes.push(b'\n');
         std::fs::write(&path, &bytes).expect("write");
         assert!(block_on(opts.config()).is_err());
+    }
+
+    /// Break-it 44 P1: a gcp auth-provider's `cmd-path` token was sent but
+    /// never held, so a server echoing it was printed and stored raw.
+    #[test]
+    fn a_gcp_auth_provider_running_a_command_is_refused_before_any_request() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("config");
+        let kubeconfig = |config: &str| {
+            format!(
+                "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters: [{{name: k, cluster: {{server: \
+                 'http://127.0.0.1:9'}}}}]\ncontexts: [{{name: c, context: {{cluster: k, user: gke}}}}]\nusers:\n- \
+                 name: gke\n  user:\n    auth-provider:\n      name: gcp\n      config: {config}\n"
+            )
+        };
+        std::fs::write(&path, kubeconfig("{cmd-path: /usr/bin/gcloud, cmd-args: 'config config-helper'}")).expect("w");
+        let opts = ClusterOptions { kubeconfig: Some(path.clone()), context: None };
+        let err = block_on(opts.config()).expect_err("refused").to_string();
+        assert!(err.starts_with("kubeconfig user gke: auth-provider gcp with cmd-path is not supported"), "{err}");
+        // A static access-token is held (break-it 44's control): not refused.
+        std::fs::write(&path, kubeconfig("{access-token: gcpStaticTok9}")).expect("w");
+        assert!(block_on(opts.config()).is_ok());
     }
 
     /// Break-it 40 F7: `current-context: <the token>` was echoed as

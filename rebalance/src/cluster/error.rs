@@ -89,6 +89,20 @@ pub enum ClusterError {
         /// What is wrong, never the token.
         problem: String,
     },
+    /// A kubeconfig user whose `auth-provider: gcp` runs a command
+    /// (`cmd-path`, gcloud's form before gke-gcloud-auth-plugin): kube runs
+    /// it out of kdrift's sight, so its token could not be held and masked
+    /// (break-it 44 P1: a server's echo of it was printed and stored raw).
+    /// kubectl 1.26+ refuses the gcp provider whatever its config.
+    #[error(
+        "kubeconfig user {user}: auth-provider gcp with cmd-path is not supported (kubectl removed the gcp auth \
+         provider in 1.26): use the gke-gcloud-auth-plugin exec plugin (`gcloud components install \
+         gke-gcloud-auth-plugin`, then `gcloud container clusters get-credentials`)"
+    )]
+    GcpCommand {
+        /// The kubeconfig user (`users[].name`).
+        user: String,
+    },
     /// A kubeconfig cluster's `server:` or proxy URL refused before any
     /// request (`url_check::problem`: a port that is no port, which
     /// would send the credentials to port 80 of the host; a `/` before the

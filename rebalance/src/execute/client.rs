@@ -86,6 +86,7 @@ impl From<ClusterError> for ClientError {
             | ClusterError::Client { .. }
             | ClusterError::ExecPlugin { .. }
             | ClusterError::BadToken { .. }
+            | ClusterError::GcpCommand { .. }
             | ClusterError::SocksCredentials { .. }
             | ClusterError::BadUrl { .. }
             | ClusterError::TokenFile { .. } => ClientError::Config(e.to_string()),
