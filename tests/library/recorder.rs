@@ -765,6 +765,47 @@ fn a_relisted_item_that_cannot_be_read_and_names_no_namespace_is_not_taken_for_d
     assert_eq!(names, ["default/p0", "default/p1", "default/p2", "default/p3", "default/p4"]);
 }
 
+/// Break-it 44 R1: a server answering 410 to every watch made the
+/// recorder list and watch again in a tight loop (2,848 lists in 10 s),
+/// saying nothing. A 410 before any event now waits the backoff (250 ms,
+/// doubled) before the next list.
+#[test]
+fn watches_answered_410_at_once_are_listed_again_with_backoff() {
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    let good: Vec<Vec<u8>> = (0..3).map(|i| pod_text(i, 10 + i).into_bytes()).collect();
+    let list = list_of("PodList", &good);
+    let gone =
+        event("ERROR", r#"{"kind":"Status","apiVersion":"v1","code":410,"reason":"Expired","message":"too old"}"#);
+    let lists = Arc::new(AtomicUsize::new(0));
+    let counted = lists.clone();
+    let kube = HostileKube::start(move |t| {
+        if !t.starts_with("/api/v1/pods?") {
+            return None;
+        }
+        if t.contains("watch=") {
+            return Some(Answer::Watch(vec![gone.clone()]));
+        }
+        counted.fetch_add(1, SeqCst);
+        Some(Answer::Body(list.clone()))
+    });
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("rec.duckdb");
+    let pods = *ResourceKind::by_kind("v1", "Pod").expect("pods");
+    let rec = RunningRecorder::start(&kube.write_kubeconfig(dir.path()), &db, Arc::new(WallClock), move |o| {
+        o.resources = vec![pods];
+    });
+    assert!(rec.wait_listed(&[pods], 1, WAIT), "{:?}", rec.watched.seen());
+    let at_first = lists.load(SeqCst);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let report = rec.stop();
+    // Lists after the first within 2 s: 0.25 + 0.5 + 1 s of backoff leave
+    // room for at most 4 (a tight loop made hundreds).
+    let again = lists.load(SeqCst) - at_first;
+    assert!((1..=4).contains(&again), "{again} lists in 2 s");
+    let r = report.resources.iter().find(|r| r.resource == "pods").expect("pods");
+    assert_eq!(r.received, 3, "the relists hold the same 3 pods: received once");
+}
+
 /// Break-it 43 N6: after a 410 the relist held p2 without
 /// `metadata.name` (its uid kept): it was stored under no name and
 /// default/p2 recorded DELETED, with eviction evidence. An item missing

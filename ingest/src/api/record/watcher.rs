@@ -114,6 +114,10 @@ pub enum Msg {
     },
 }
 
+/// How many 410s in a row, each before the watch delivered an event, the
+/// recorder meets before it says so (a warning on stderr).
+pub const GONE_AT_ONCE_SAID: u32 = 3;
+
 /// Backoff and request settings of a watcher.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WatchSettings {
@@ -213,10 +217,17 @@ impl Watcher {
         Deadlines::new(&self.server, self.settings.request_timeout)
     }
 
-    /// Runs until the resource is unavailable or the recorder stops.
+    /// Runs until the resource is unavailable or the recorder stops. A
+    /// watch answered 410 Gone before any event (the list's own snapshot
+    /// already too old, again and again: a broken server or proxy) is
+    /// listed again after the backoff, said once at the
+    /// [`GONE_AT_ONCE_SAID`]th in a row; one that moved on first lists
+    /// again at once (client-go's reflector).
     pub async fn run(mut self) {
         let mut backoff = self.settings.backoff_initial;
         let mut relist = false;
+        // 410s in a row that came before the watch delivered anything.
+        let mut gone_at_once = 0u32;
         'list: loop {
             let mut rv = match self.list(relist).await {
                 Ok(Some(rv)) => rv,
@@ -235,6 +246,7 @@ impl Watcher {
             };
             relist = true;
             loop {
+                let listed_rv = rv.clone();
                 let end = self.watch_once(&mut rv).await;
                 match &end {
                     WatchEnd::Gone => self.stats.resource(&self.resource, |r| r.gone += 1),
@@ -244,9 +256,33 @@ impl Watcher {
                     WatchEnd::Stopped => {}
                 }
                 match end {
-                    WatchEnd::Gone => continue 'list,
+                    // A 410 before any event moved the watch on: the list's
+                    // own snapshot is already too old (a server or proxy
+                    // answering 410 to every watch: break-it 44 R1, 2,848
+                    // lists in 10 s). Listed again after the backoff, said.
+                    WatchEnd::Gone if rv == listed_rv => {
+                        gone_at_once += 1;
+                        if gone_at_once == GONE_AT_ONCE_SAID {
+                            tracing::warn!(
+                                resource = %self.resource.name(),
+                                "every watch since the last {GONE_AT_ONCE_SAID} lists was answered 410 Gone before \
+                                 any event: listing again with backoff (up to {} s) until a watch holds",
+                                self.settings.backoff_max.as_secs()
+                            );
+                        }
+                        tokio::time::sleep(backoff).await;
+                        backoff = (backoff * 2).min(self.settings.backoff_max);
+                        continue 'list;
+                    }
+                    WatchEnd::Gone => {
+                        gone_at_once = 0;
+                        continue 'list;
+                    }
                     WatchEnd::Stopped => return,
-                    WatchEnd::Closed { delivered: true } => backoff = self.settings.backoff_initial,
+                    WatchEnd::Closed { delivered: true } => {
+                        backoff = self.settings.backoff_initial;
+                        gone_at_once = 0;
+                    }
                     WatchEnd::Closed { delivered: false } => {
                         tokio::time::sleep(backoff).await;
                         backoff = (backoff * 2).min(self.settings.backoff_max);
