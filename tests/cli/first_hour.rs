@@ -201,6 +201,7 @@ fn query_list_shows_the_user_facing_queries_and_all_adds_the_internal_ones() {
             "run_sources",
             "pending_pods",
             "pod_failures",
+            "refused_pods",
             "pod_spans",
             "pods_at",
             "nodes_at",
