@@ -244,7 +244,7 @@ pub fn parse_bytes_with(
             parse_ndjson(location, bytes, hint, &mut out);
         } else {
             out.format = Some(Format::Json);
-            stream::parse_json_stream(location, bytes, hint, interrupt, &mut out);
+            stream::parse_json_stream(location, bytes, hint, named == Naming::Yaml, interrupt, &mut out);
         }
         // A `.yaml` file that opened like JSON but is not all JSON (YAML
         // flow style, a YAML document after it): read as YAML when YAML
@@ -252,7 +252,8 @@ pub fn parse_bytes_with(
         if named == Naming::Yaml && !out.errors.is_empty() && !interrupt.is_triggered() {
             let mut yaml = Parsed { format: Some(Format::Yaml), ..Parsed::default() };
             parse_yaml(location, bytes, hint, yaml_depth, interrupt, &mut yaml);
-            if yaml.errors.is_empty() || yaml.records.len() > out.records.len() {
+            let fewer_errors = yaml.records.len() == out.records.len() && yaml.errors.len() < out.errors.len();
+            if yaml.errors.is_empty() || yaml.records.len() > out.records.len() || fewer_errors {
                 return yaml;
             }
         }
@@ -589,6 +590,14 @@ pub(crate) fn json_error_what(e: &serde_json::Error) -> String {
 pub(crate) fn yaml_marker(line: &str) -> Option<&str> {
     let trimmed = line.strip_prefix('\u{feff}').unwrap_or(line).trim_end();
     (trimmed == "---" || trimmed.starts_with("--- ")).then(|| trimmed.trim_start_matches('-').trim())
+}
+
+/// Whether `line` is a YAML document marker alone: `---` (a document
+/// starts) or `...` (one ends), blanks and a byte-order mark around it
+/// allowed.
+pub(crate) fn is_bare_yaml_marker(line: &[u8]) -> bool {
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line).trim_ascii();
+    line == b"---" || line == b"..."
 }
 
 /// Whether a YAML document's text holds nothing but blanks and comments

@@ -12,6 +12,11 @@
 //! resumes at the next line that opens a document (or a log section) in
 //! column 0. The interrupt is looked at every few MB read, between documents
 //! and inside one; when it is triggered, reading stops (one error says where).
+//!
+//! In a file named YAML (JSON documents saved as `.yaml`, e.g. `for …; do
+//! kubectl get … -o json; echo ---; done`), a line that is a bare YAML
+//! document marker (`---` or `...`) separates documents: no input error
+//! (break-it 45 M1: one per marker, which hid the one bad document's own).
 
 use serde_json::Value;
 
@@ -24,11 +29,13 @@ use crate::store::Origin;
 const LOG_START: &[u8] = b"==== START logs for ";
 
 /// Reads `bytes` as JSON documents into `out`, until they end or
-/// `interrupt` is triggered.
+/// `interrupt` is triggered; `yaml_markers`: the file is named YAML, so
+/// bare `---` / `...` lines between documents are separators.
 pub(super) fn parse_json_stream(
     location: &str,
     bytes: &[u8],
     hint: Option<&str>,
+    yaml_markers: bool,
     interrupt: &Interrupt,
     out: &mut Parsed,
 ) {
@@ -59,6 +66,13 @@ pub(super) fn parse_json_stream(
                     message: walk::STOPPED.to_string(),
                 });
                 return;
+            }
+        }
+        if yaml_markers && at_line_start(bytes, pos) {
+            let line_end = bytes[pos..].iter().position(|b| *b == b'\n').map_or(bytes.len(), |i| pos + i);
+            if super::is_bare_yaml_marker(&bytes[pos..line_end]) {
+                pos = line_end;
+                continue;
             }
         }
         if bytes[pos..].starts_with(LOG_START) && at_line_start(bytes, pos) {
@@ -261,5 +275,31 @@ mod tests {
         let p = parse_bytes("pods.json", text.as_bytes(), Naming::Json);
         let names: Vec<&str> = p.records.iter().filter_map(|r| r.object["metadata"]["name"].as_str()).collect();
         assert_eq!((names, p.errors.len()), (vec!["p0", "p1", "p2", "p3"], 0), "{:?}", p.errors);
+    }
+
+    /// Break-it 45 M1: JSON documents saved as `.yaml` with `---` (or `...`)
+    /// between them and one bad document gave one error per marker line
+    /// (199 for 200 documents), hiding the bad document's own past the cap.
+    #[test]
+    fn yaml_markers_between_json_documents_are_separators() {
+        let doc = |n: usize| format!("{{\"kind\": \"Pod\", \"metadata\": {{\"name\": \"p{n}\"}}}}");
+        let pretty = |n: usize| format!("{{\n  \"kind\": \"Pod\",\n  \"metadata\": {{\"name\": \"p{n}\"}}\n}}");
+        let bad = "{\"kind\": \"Pod\", \"metadata\": {\"name\": \"x\"}, \"bad\" 1}".to_string();
+        for (sep, form) in [("---\n", &doc as &dyn Fn(usize) -> String), ("...\n", &doc), ("---\n", &pretty)] {
+            let mut docs: Vec<String> = (0..6).map(form).collect();
+            docs[4] = bad.clone();
+            let text: String = docs.iter().map(|d| format!("{d}\n{sep}")).collect();
+            let p = parse_bytes("docs.yaml", text.as_bytes(), Naming::Yaml);
+            let names: Vec<&str> = p.records.iter().filter_map(|r| r.object["metadata"]["name"].as_str()).collect();
+            assert_eq!(names, ["p0", "p1", "p2", "p3", "p5"], "{sep:?}");
+            let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+            let line = docs[..4].iter().map(|d| d.lines().count() + 1).sum::<usize>() + 1;
+            assert_eq!(errors.len(), 1, "{sep:?}: {errors:?}");
+            assert!(errors[0].starts_with(&format!("docs.yaml:{line}:")), "{sep:?}: {errors:?}");
+        }
+        // The same markers in a file named JSON are no JSON: each one an error.
+        let text = format!("{}\n---\n{}\n", doc(0), doc(1));
+        let p = parse_bytes("docs.json", text.as_bytes(), Naming::Json);
+        assert_eq!((p.records.len(), p.errors.len()), (2, 1));
     }
 }
