@@ -194,8 +194,13 @@ pub fn run(plugin: &Plugin) -> Result<Issued, ClusterError> {
         .stderr(if interactive { Stdio::inherit() } else { Stdio::piped() });
     let out = output(&mut cmd, plugin).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
+            // The kubeconfig author's text, masked as the plugin's stderr
+            // is: a value of its `env` repeated there (break-it 45 L1), a
+            // held credential, a credential's shape.
             let hint = plugin.install_hint.as_deref().map(str::trim).filter(|h| !h.is_empty());
-            plugin.error(match hint {
+            let hint = hint
+                .map(|h| crate::redact::mask_patterns(&env_redactor(plugin).redact(&crate::redact::held().redact(h))));
+            plugin.error(match hint.as_deref() {
                 Some(hint) => format!("was not found (is it installed and on PATH?); installHint: {hint}"),
                 None => "was not found (is it installed and on PATH?)".to_string(),
             })
@@ -232,8 +237,7 @@ pub fn run(plugin: &Plugin) -> Result<Issued, ClusterError> {
         let stderr = Redactor::new(printed_values(&out.stdout).iter().map(String::as_str)).redact(&stderr);
         // The plugin may echo any of its environment (`LOGIN=…`): every
         // value of ENV_SHOWN+ characters is masked in what it said.
-        let env = Redactor::new(plugin.env.iter().map(|(_, v)| v.as_str()).filter(|v| v.chars().count() >= ENV_SHOWN));
-        let stderr = env.redact(&stderr);
+        let stderr = env_redactor(plugin).redact(&stderr);
         let stderr = crate::redact::mask_patterns(stderr.trim());
         let stderr: String = stderr.chars().take(STDERR_LIMIT).collect();
         let said = if stderr.is_empty() { String::new() } else { format!("; its stderr: {stderr}") };
@@ -241,6 +245,11 @@ pub fn run(plugin: &Plugin) -> Result<Issued, ClusterError> {
     }
     // `parse` holds what it issued before quoting any of its fields.
     parse(plugin, &out.stdout)
+}
+
+/// What masks `plugin`'s `env` values of [`ENV_SHOWN`]+ characters.
+fn env_redactor(plugin: &Plugin) -> Redactor {
+    Redactor::new(plugin.env.iter().map(|(_, v)| v.as_str()).filter(|v| v.chars().count() >= ENV_SHOWN))
 }
 
 /// The values a failing plugin printed on stdout, to mask wherever they
