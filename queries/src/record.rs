@@ -244,6 +244,16 @@ pub fn validate_event(object: &Value, id: &Identity) -> Result<(), IdentityError
             }
         }
     }
+    // events.k8s.io/v1 `series` (EventSeries: count, lastObservedTime):
+    // text or a list was read as no series, count 1 (break-it 44 L1).
+    if let Some(v) = object.get("series") {
+        if !v.is_object() && !v.is_null() {
+            return Err(bad(
+                "series",
+                format!("{v} is not an event series; expected a mapping with count and lastObservedTime"),
+            ));
+        }
+    }
     for (field, pointer) in [("involvedObject", "/involvedObject"), ("regarding", "/regarding")] {
         if let Some(v) = object.pointer(pointer) {
             if !v.is_object() && !v.is_null() {
@@ -653,6 +663,9 @@ mod tests {
             ),
             ("eventTime", json!("2026-11-20T23:59:60.5+01:00"), "eventTime: \"2026-11-20T23:59:60.5+01:00\" is a leap"),
             ("involvedObject", json!("d/p6"), "involvedObject: \"d/p6\" is not an object reference"),
+            // Break-it 44 L1: stored as no series, count 1.
+            ("series", json!("x"), "series: \"x\" is not an event series"),
+            ("series", json!([1, 2]), "series: [1,2] is not an event series"),
         ] {
             let mut v = ok.clone();
             v[field] = value;
