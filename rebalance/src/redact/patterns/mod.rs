@@ -253,9 +253,7 @@ fn secret_value(bytes: &[u8], lower: &[u8], i: usize) -> Option<(usize, usize)> 
     if bytes.get(j).is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_') {
         return None; // a longer word: `passwordless`, `tokens`
     }
-    if matches!(bytes.get(j), Some(b'"' | b'\'')) {
-        j += 1;
-    }
+    j = past_key_quote(bytes, j);
     j += bytes[j..].iter().take_while(|b| **b == b' ' || **b == b'\t').count();
     let separator = *bytes.get(j).filter(|b| matches!(b, b'=' | b':'))?;
     j += 1;
@@ -263,31 +261,101 @@ fn secret_value(bytes: &[u8], lower: &[u8], i: usize) -> Option<(usize, usize)> 
         return None; // `token://`
     }
     j += bytes[j..].iter().take_while(|b| **b == b' ' || **b == b'\t').count();
-    let quote = bytes.get(j).copied().filter(|b| matches!(b, b'"' | b'\''));
-    let start = j + usize::from(quote.is_some());
+    let value = value_at(bytes, j, b"\"'&,;})]<>");
+    if value.structure && volume_source(key) {
+        return None;
+    }
+    let (start, end) = (value.start, value.end);
+    let text = &bytes[start..end];
+    if text.is_empty() || text == MASK.as_bytes() {
+        return None;
+    }
+    let token_key = key.contains("token") || key.starts_with("sig");
+    let plain_word = text.iter().all(u8::is_ascii_alphabetic);
+    if separator == b':' && token_key && !value.structure && (text.len() < MIN_TOKEN || plain_word) {
+        return None;
+    }
+    Some((start, end))
+}
+
+/// Past the quote closing a key at `j`: `"`, `'`, or a JSON-escaped `\"`
+/// (JSON quoted inside a message or a Debug print: `{\"password\":\"…\"}`,
+/// break-it 44 L2).
+pub(super) fn past_key_quote(bytes: &[u8], j: usize) -> usize {
+    match bytes.get(j..j + 2) {
+        Some(b"\\\"" | b"\\'") => j + 2,
+        _ if matches!(bytes.get(j), Some(b'"' | b'\'')) => j + 1,
+        _ => j,
+    }
+}
+
+/// Whether `key` names a pod's secret volume source (`"secret":
+/// {"secretName": …}`, `secrets: [{name: …}]` of a ServiceAccount): an
+/// object or list under it names Secrets, holds none of their data.
+pub(super) fn volume_source(key: &str) -> bool {
+    key.eq_ignore_ascii_case("secret") || key.eq_ignore_ascii_case("secrets")
+}
+
+/// Longest JSON object or list read as one credential value, bytes; one
+/// not closed within it is masked to its line's end.
+const MAX_STRUCTURE: usize = 64 << 10;
+
+/// Where a credential's value starting at `j` (after its separator and
+/// blanks) lies.
+pub(super) struct ValueSpan {
+    /// Its first byte (past an opening quote).
+    pub(super) start: usize,
+    /// Past its last byte (before a closing quote).
+    pub(super) end: usize,
+    /// A JSON object or list under the key (`{"password": {"value": …}}`,
+    /// `"credentials": ["…"]`): masked whole, whatever it holds.
+    pub(super) structure: bool,
+}
+
+/// The value at `j`: a quoted string (`"…"`, `'…'`, or JSON-escaped
+/// `\"…\"`), a JSON object or list up to its matching bracket (break-it 44
+/// L2: the part before its first quote was masked, the secret inside
+/// shown), or a bare word up to a blank or a byte of `stops`.
+pub(super) fn value_at(bytes: &[u8], j: usize, stops: &[u8]) -> ValueSpan {
+    let line_end = |from: usize| bytes[from..].iter().position(|b| *b == b'\n').map_or(bytes.len(), |p| from + p);
+    if matches!(bytes.get(j), Some(b'{' | b'[')) {
+        let limit = bytes.len().min(j.saturating_add(MAX_STRUCTURE));
+        let (mut depth, mut k, mut in_string) = (0usize, j, false);
+        while k < limit {
+            match bytes[k] {
+                b'\\' => k += 1,
+                b'"' => in_string = !in_string,
+                b'{' | b'[' if !in_string => depth += 1,
+                b'}' | b']' if !in_string => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return ValueSpan { start: j, end: k + 1, structure: true };
+                    }
+                }
+                _ => {}
+            }
+            k += 1;
+        }
+        return ValueSpan { start: j, end: line_end(j).min(limit.max(j)), structure: true };
+    }
+    let escaped = bytes.get(j..j + 2).is_some_and(|q| q == b"\\\"" || q == b"\\'");
+    let quote =
+        if escaped { bytes.get(j + 1).copied() } else { bytes.get(j).copied().filter(|b| matches!(b, b'"' | b'\'')) };
+    let start = j + usize::from(quote.is_some()) + usize::from(escaped);
     let end = match quote {
         Some(q) => {
             let mut k = start;
             while k < bytes.len() && bytes[k] != q && bytes[k] != b'\n' {
+                if escaped && bytes[k] == b'\\' && bytes.get(k + 1) == Some(&q) {
+                    break;
+                }
                 k += if bytes[k] == b'\\' { 2 } else { 1 };
             }
             k.min(bytes.len())
         }
-        None => {
-            start
-                + bytes[start..].iter().take_while(|b| !b.is_ascii_whitespace() && !b"\"'&,;})]<>".contains(b)).count()
-        }
+        None => start + bytes[start..].iter().take_while(|b| !b.is_ascii_whitespace() && !stops.contains(b)).count(),
     };
-    let value = &bytes[start..end];
-    if value.is_empty() || value == MASK.as_bytes() {
-        return None;
-    }
-    let token_key = key.contains("token") || key.starts_with("sig");
-    let plain_word = value.iter().all(u8::is_ascii_alphabetic);
-    if separator == b':' && token_key && (value.len() < MIN_TOKEN || plain_word) {
-        return None;
-    }
-    Some((start, end))
+    ValueSpan { start, end, structure: false }
 }
 
 /// The password (or token) of a URL's user info whose `://` starts at `i`.
@@ -311,6 +379,37 @@ fn url_user_info(bytes: &[u8], i: usize) -> Option<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Break-it 44 L2: a secret-named key whose value is an object or a
+    /// list, or JSON quoted inside a message (`\"password\":\"…\"`), kept
+    /// the secret (or masked the wrong part).
+    #[test]
+    fn structured_and_escaped_values_under_a_secret_key_are_masked() {
+        let s = "ShapeSecretAa11Bb22Cc33";
+        let cases = [
+            (format!(r#"{{"password":{{"value":"{s}"}}}}"#), r#"{"password":***}"#.to_string()),
+            (format!(r#"{{"credentials":["{s}"]}}"#), r#"{"credentials":***}"#.to_string()),
+            (format!(r#"err: {{\"access_token\":\"{s}\"}}"#), r#"err: {\"access_token\":\"***\"}"#.to_string()),
+            (format!(r#"{{\"password\":\"{s}\"}}"#), r#"{\"password\":\"***\"}"#.to_string()),
+            (
+                format!(r#"Output {{ stdout: "{{\"credential\":{{\"access_token\":\"{s}\"}}}}\n" }}"#),
+                r#"Output { stdout: "{\"credential\":***}\n" }"#.to_string(),
+            ),
+            // Not closed on its line: masked to the line's end.
+            (format!("password: {{\"v\": \"{s}\"\nnext line"), "password: ***\nnext line".to_string()),
+            // A pod's secret volume and a ServiceAccount's secrets name Secrets: kept.
+            (
+                r#"{"secret":{"secretName":"db-creds","defaultMode":420}}"#.to_string(),
+                r#"{"secret":{"secretName":"db-creds","defaultMode":420}}"#.to_string(),
+            ),
+            (r#""secrets":[{"name":"sa-token-x"}]"#.to_string(), r#""secrets":[{"name":"sa-token-x"}]"#.to_string()),
+            // An empty structure under a secret key is masked too; `tokens` names no secret.
+            (r#"{"password":{}, "tokens": ["a"]}"#.to_string(), r#"{"password":***, "tokens": ["a"]}"#.to_string()),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(mask_patterns(&text), expected, "{text}");
+        }
+    }
 
     #[test]
     fn credential_shapes_are_masked_and_ordinary_text_is_not() {

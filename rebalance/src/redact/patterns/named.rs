@@ -68,10 +68,7 @@ pub(super) fn named_value(bytes: &[u8], i: usize) -> Option<(usize, usize)> {
     if !credential_key(key) {
         return None;
     }
-    let mut j = key_end;
-    if matches!(bytes.get(j), Some(b'"' | b'\'')) {
-        j += 1;
-    }
+    let mut j = super::past_key_quote(bytes, key_end);
     j = skip_blanks(bytes, j);
     let separator = if matches!(bytes.get(j), Some(b'=' | b':')) {
         j += 1;
@@ -89,24 +86,8 @@ pub(super) fn named_value(bytes: &[u8], i: usize) -> Option<(usize, usize)> {
         return None; // `token://`
     }
     j = skip_blanks(bytes, j);
-    let quote = bytes.get(j).copied().filter(|b| matches!(b, b'"' | b'\''));
-    let start = j + usize::from(quote.is_some());
-    let end = match quote {
-        Some(q) => {
-            let mut k = start;
-            while k < bytes.len() && bytes[k] != q && bytes[k] != b'\n' {
-                k += if bytes[k] == b'\\' { 2 } else { 1 };
-            }
-            k.min(bytes.len())
-        }
-        None => {
-            start
-                + bytes[start..]
-                    .iter()
-                    .take_while(|b| !b.is_ascii_whitespace() && !b"\"'&,;})]<>\\".contains(b))
-                    .count()
-        }
-    };
+    let span = super::value_at(bytes, j, b"\"'&,;})]<>\\");
+    let (start, end) = (span.start, span.end);
     let value = &bytes[start..end];
     if value.is_empty() || value.starts_with(MASK.as_bytes()) || value == b"true" || value == b"false" {
         return None;
@@ -114,6 +95,7 @@ pub(super) fn named_value(bytes: &[u8], i: usize) -> Option<(usize, usize)> {
     let word = value.iter().all(u8::is_ascii_alphabetic);
     let long_lower = word && value.len() >= LONG_WORD && value.iter().all(u8::is_ascii_lowercase);
     match separator {
+        _ if span.structure => (!super::volume_source(key)).then_some((start, end)),
         b'i' if word => None, // `the password is incorrect`
         b':' if token_like(key) && (value.len() < MIN_TOKEN || (word && !long_lower)) => None,
         _ => Some((start, end)),
