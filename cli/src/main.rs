@@ -68,7 +68,8 @@ fn main() -> ExitCode {
             // (as stored errors are: break-it 41 G2, another client's
             // headers echoed in a 400 body): an error may quote a server, or
             // a client key as rustls' byte array (break-it 32 N2).
-            let text = kdrift_rebalance::mask_shown(&format!("{err:#}"));
+            // The paths typed on the command line kept as written (new-user trial 46).
+            let text = progress::mode::redact(&format!("{err:#}"));
             // One line, control characters written visibly: an error may
             // quote a name from a store, a file or an argument (issue 34).
             let text = render::visible(&text);
@@ -115,8 +116,7 @@ struct RedactedStderr;
 
 impl Write for RedactedStderr {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let text = kdrift_rebalance::held().redact(&String::from_utf8_lossy(buf));
-        let text = kdrift_rebalance::mask_dumps(&kdrift_rebalance::mask_patterns(&text));
+        let text = progress::mode::redact(&String::from_utf8_lossy(buf));
         std::io::stderr().lock().write_all(text.as_bytes())?;
         Ok(buf.len())
     }

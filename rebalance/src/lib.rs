@@ -156,7 +156,7 @@ pub use policy::{
 };
 pub use redact::{
     held, held_in_records, hold, mask_dumps, mask_flag_argument, mask_held_in, mask_patterns, mask_shown,
-    ordinary_text, secret_named, warn_if_ordinary, Redactor, MASK,
+    mask_shown_keeping, ordinary_text, secret_named, warn_if_ordinary, Redactor, MASK,
 };
 pub use scheduler::InsufficientResource;
 pub use scheduler::{

@@ -290,6 +290,28 @@ fn a_file_that_is_not_a_plan_is_an_error_naming_it() {
     assert!(e.kube.evictions().is_empty());
 }
 
+/// New-user trial 46: a policy path ending in `passwd` or `password` had
+/// the words after it masked as a credential (`policy …/passwd: ***):`,
+/// `nonexist-password: *** such file`), and a whole file that is no
+/// policy was quoted whole.
+#[test]
+fn a_policy_path_named_like_a_secret_is_shown_as_typed() {
+    let e = env();
+    let passwd = e.path("passwd");
+    let lines: String = (0..40).map(|i| format!("user{i}:x:{i}:{i}:user:/home/user{i}:/bin/sh\n")).collect();
+    write(Path::new(&passwd), &lines);
+    let a = e.with_cluster(&["rebalance", "plan", "--policy", &passwd]).assert().code(2);
+    let err = stderr(&a);
+    assert!(
+        err.contains(&format!("policy {passwd}: (document): expected a mapping, got string \"user0:x:0:0:")),
+        "{err}"
+    );
+    assert!(err.contains("… (") && !err.contains("user39"), "quoted whole: {err}");
+    let missing = e.path("nonexist-password");
+    let a = e.with_cluster(&["rebalance", "plan", "--policy", &missing]).assert().code(2);
+    assert!(stderr(&a).contains(&format!("{missing}: No such file or directory")), "{}", stderr(&a));
+}
+
 /// deploy/rebalance/rebalance-cronjob.yaml's container args, as written.
 const DEPLOY: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/rebalance/rebalance-cronjob.yaml"));
 

@@ -62,10 +62,31 @@ pub fn draw_target() -> ProgressDrawTarget {
 }
 
 /// `text` redacted of every credential held and every credential shape,
-/// as log lines are (`RedactedStderr` in main.rs).
+/// as log lines are (`RedactedStderr` in main.rs); the values typed on
+/// the command line ([`typed_values`]) kept as written.
 pub fn redact(text: &str) -> String {
-    let text = kdrift_rebalance::held().redact(text);
-    kdrift_rebalance::mask_dumps(&kdrift_rebalance::mask_patterns(&text))
+    kdrift_rebalance::mask_shown_keeping(text, TYPED.get_or_init(|| typed_values(std::env::args_os().skip(1))))
+}
+
+static TYPED: OnceLock<Vec<String>> = OnceLock::new();
+
+/// The values of `args` that name files or objects (`--policy
+/// /etc/passwd`, `--db=x.duckdb`, `NAMESPACE/NAME`), kept as written when
+/// errors and lines are redacted: the credential shapes read a path's last
+/// word as a key (`…/passwd: (document)`). Not kept: flags, and values
+/// holding a blank, `:`, `=` or `@` (a URL, `--param k=v`, a header:
+/// kdrift takes credentials from files only, so no typed value is one).
+pub fn typed_values(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<String> {
+    args.filter_map(|a| {
+        let a = a.to_string_lossy().into_owned();
+        let value = match a.strip_prefix("--") {
+            Some(flag) => flag.split_once('=')?.1.to_string(),
+            None if a.starts_with('-') => return None,
+            None => a,
+        };
+        (!value.contains(|c: char| c.is_whitespace() || ":=@".contains(c))).then_some(value)
+    })
+    .collect()
 }
 
 /// Writes one plain line on stderr, redacted.
@@ -87,5 +108,25 @@ mod tests {
         assert_eq!(choose(LogFormat::Text, false, None, Some("xterm")), Mode::Plain);
         assert_eq!(choose(LogFormat::Json, true, None, Some("xterm")), Mode::Json);
         assert!(!ansi_allowed(true, Some("1"), None));
+    }
+
+    #[test]
+    fn typed_paths_and_names_are_kept_and_urls_and_parameters_are_not() {
+        let args = [
+            "--db=s.duckdb",
+            "rebalance",
+            "plan",
+            "--policy",
+            "/etc/passwd",
+            "-o",
+            "json",
+            "--url",
+            "http://u:p@h",
+            "--param",
+            "k=v",
+            "my token",
+        ];
+        let kept = typed_values(args.iter().map(std::ffi::OsString::from));
+        assert_eq!(kept, ["s.duckdb", "rebalance", "plan", "/etc/passwd", "json"]);
     }
 }

@@ -11,13 +11,26 @@ use serde_yaml::{Mapping, Value};
 
 use super::error::PolicyError;
 
+/// Most characters of a string value quoted in an error.
+const QUOTED: usize = 60;
+
 /// A short description of a YAML value, for error messages.
 pub(crate) fn describe(v: &Value) -> String {
     match v {
         Value::Null => "null".to_string(),
         Value::Bool(b) => format!("boolean {b}"),
         Value::Number(n) => format!("number {n}"),
-        Value::String(s) => format!("string {s:?}"),
+        // A whole file that is no policy (`--policy /etc/passwd`) reads
+        // as one string: quoted up to its first line, 60 characters at
+        // most (new-user trial 46).
+        Value::String(s) => {
+            let first: String = s.lines().next().unwrap_or_default().chars().take(QUOTED).collect();
+            if first.len() < s.len() {
+                format!("string {first:?}… ({} characters)", s.chars().count())
+            } else {
+                format!("string {s:?}")
+            }
+        }
         Value::Sequence(_) => "a list".to_string(),
         Value::Mapping(_) => "a mapping".to_string(),
         Value::Tagged(t) => format!("a value tagged {}", t.tag),

@@ -140,6 +140,40 @@ pub fn mask_shown(text: &str) -> String {
     mask_dumps(&mask_patterns(&text))
 }
 
+/// [`mask_shown`], with each of `kept` (what the user typed on the command
+/// line: a file path, `NAMESPACE/NAME`) left as written wherever it shows
+/// whole. The credential shapes read the end of a path as a key: `policy
+/// /etc/passwd: (document): …` lost `(document)`, `reading policy
+/// nonexist-password: No such file …` its `No` (new-user trial 46).
+/// Credentials held are masked first, in kept text too; a kept value of
+/// fewer than 3 characters is not kept (it would shield a key's name).
+pub fn mask_shown_keeping(text: &str, kept: &[String]) -> String {
+    let held = held();
+    let mut text = if held.is_empty() { text.to_string() } else { held.redact(text) };
+    // Each kept value, longest first, becomes a placeholder of private-use
+    // characters no shape reads as a key or a value; restored after.
+    let mut kept: Vec<&str> =
+        kept.iter().map(String::as_str).filter(|k| k.chars().count() >= 3 && !k.contains(PLACEHOLDER)).collect();
+    kept.sort_by_key(|k| std::cmp::Reverse(k.len()));
+    kept.dedup();
+    let mut used = Vec::new();
+    for (i, k) in kept.iter().enumerate() {
+        if text.contains(k) {
+            text = text.replace(k, &format!("{PLACEHOLDER}{i}{PLACEHOLDER}"));
+            used.push(i);
+        }
+    }
+    let mut masked = mask_dumps(&mask_patterns(&text));
+    for i in used {
+        masked = masked.replace(&format!("{PLACEHOLDER}{i}{PLACEHOLDER}"), kept[i]);
+    }
+    masked
+}
+
+/// What stands for a kept value while the shapes are masked (U+E000, a
+/// private-use character).
+const PLACEHOLDER: char = '\u{E000}';
+
 /// What replaces a credential.
 pub const MASK: &str = "***";
 
@@ -623,6 +657,21 @@ mod tests {
             "0/2 nodes are available: 2 Insufficient cpu."
         );
         assert_eq!(mask_shown("line 3: dbPassword=Qw9ErTy7 is not JSON"), "line 3: dbPassword=*** is not JSON");
+        // Paths the user typed are kept; a shape elsewhere is still masked (new-user trial 46).
+        let kept = ["/etc/passwd".to_string(), "nonexist-password".to_string(), "token".to_string()];
+        assert_eq!(
+            mask_shown_keeping("policy /etc/passwd: (document): expected a mapping", &kept),
+            "policy /etc/passwd: (document): expected a mapping"
+        );
+        assert_eq!(
+            mask_shown_keeping("reading policy nonexist-password: No such file or directory (os error 2)", &kept),
+            "reading policy nonexist-password: No such file or directory (os error 2)"
+        );
+        assert_eq!(
+            mask_shown_keeping("policy token: (document); server said password=Qw9ErTy7", &kept),
+            "policy token: (document); server said password=***"
+        );
+        assert_eq!(mask_shown_keeping("policy /etc/passwd: (document)", &[]), "policy /etc/passwd: ***)");
     }
 
     const USER: &str = "kdrift";
