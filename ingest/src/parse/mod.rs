@@ -444,6 +444,13 @@ pub fn not_a_dump_message(bytes: &[u8]) -> String {
     if is_docker_json_log(bytes) {
         return docker_json_log_message();
     }
+    if is_kubectl_drain_output(bytes) {
+        return format!(
+            "`kubectl drain` output (`node/… cordoned`, `evicting pod …`), which says which pods were evicted but \
+             not when they left nor where they landed: ingest the cluster's events (`kubectl get events -A -o \
+             json`, or a VictoriaLogs pull) for the drain timeline; expected {SUPPORTED_FORMATS}"
+        );
+    }
     if matches!(first_line_shape(bytes), Shape::Mapping | Shape::DocumentMarker) {
         format!(
             "YAML-shaped text holding no Kubernetes object (no top-level apiVersion, kind, items or metadata; \
@@ -452,6 +459,21 @@ pub fn not_a_dump_message(bytes: &[u8]) -> String {
     } else {
         format!("neither JSON, NDJSON nor YAML; expected {SUPPORTED_FORMATS}")
     }
+}
+
+/// Whether `bytes` read like `kubectl drain`'s output: one of its line
+/// shapes (`node/N cordoned`, `evicting pod NS/P`, `pod/P evicted`, `error
+/// when evicting pods/"P"`) in the first 64 KiB (new-user trial 46: it was
+/// refused as `kubectl describe` output).
+fn is_kubectl_drain_output(bytes: &[u8]) -> bool {
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(64 << 10)]);
+    head.lines().any(|l| {
+        let l = l.trim();
+        (l.starts_with("node/") && (l.ends_with(" cordoned") || l.ends_with(" drained")))
+            || l.starts_with("evicting pod ")
+            || l.starts_with("error when evicting pod")
+            || (l.starts_with("pod/") && l.ends_with(" evicted"))
+    })
 }
 
 /// The keys of a record of Docker's json-file log driver (`attrs` with
@@ -1242,6 +1264,20 @@ mod tests {
             shift_line_numbers("at line 3 column 9, while parsing at line 12", 5),
             "at line 8 column 9, while parsing at line 17"
         );
+    }
+
+    /// New-user trial 46: `kubectl drain` output was refused as `kubectl
+    /// describe` output; the real ones pasted by operators are told apart.
+    #[test]
+    fn kubectl_drain_output_is_named() {
+        let drain =
+            b"$ kubectl drain --ignore-daemonsets --force gke-test-pool-zvmh\nnode/gke-test-pool-zvmh cordoned\n\
+                      WARNING: Ignoring DaemonSet-managed pods: fluentd-gcp-v3.1.0-phftv\n\
+                      evicting pod kube-system/kube-dns-788979dc8f-xxn6m\npod/kube-dns-788979dc8f-xxn6m evicted\n";
+        assert!(!looks_like_a_dump(drain));
+        assert!(not_a_dump_message(drain).starts_with("`kubectl drain` output (`node/… cordoned`"));
+        let describe = b"Name:         web-0\nNamespace:    default\nNode:         node-1/10.0.0.1\n";
+        assert!(not_a_dump_message(describe).contains("`kubectl describe` output is not a dump"));
     }
 
     /// New-user trial 43: the real kubelet log wrapped by Docker's json-file
