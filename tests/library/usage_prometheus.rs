@@ -829,3 +829,27 @@ fn a_pod_from_two_series_at_the_same_instants_is_an_input_error_and_near_instant
     assert_eq!(counts, expected);
     assert_eq!(span, ["2026-11-13T00:00:00Z", "2026-11-13T00:00:30Z"]);
 }
+
+/// New-user trial 46: `ingest victorialogs --url` of a VictoriaMetrics
+/// server got its bare `HTTP 400: unsupported path requested` with no hint.
+#[test]
+fn a_victorialogs_pull_from_victoria_metrics_says_which_server_it_reached() {
+    let test = "a_victorialogs_pull_from_victoria_metrics_says_which_server_it_reached";
+    let Some(vm) = RealVmetrics::victoria_metrics_or_skip(test) else { return };
+    let (_dir, store) = kdrift_tests::temp_store();
+    let options = kdrift_tests::vl_pull::test_options(
+        "2026-11-20T00:00:00Z".parse().expect("t"),
+        "2026-11-21T00:00:00Z".parse().expect("t"),
+        1000,
+    );
+    let err = kdrift_tests::vl_pull::pull_blocking(&store, &vm.url(), kdrift_ingest::Auth::default(), &options)
+        .expect_err("no VictoriaLogs there");
+    let mut text = err.to_string();
+    let mut source = std::error::Error::source(&err);
+    while let Some(e) = source {
+        text.push_str(&format!(": {e}"));
+        source = e.source();
+    }
+    assert!(text.contains("HTTP 400: unsupported path requested"), "{text}");
+    assert!(text.contains("is --url a VictoriaLogs server? VictoriaMetrics answers so"), "{text}");
+}

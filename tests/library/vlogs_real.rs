@@ -175,9 +175,9 @@ fn the_readme_field_filter_on_msg_json_rows_says_it_matched_nothing_and_which_fi
     assert_eq!(
         failed.to_string(),
         format!(
-            "{url}/select/logsql/field_names: no Kubernetes event layout found in [2026-11-20T00:00:00Z, \
-             2026-11-21T00:00:00Z) under --filter '{README_FILTER}' (fields seen: none); pass --layout (raw, \
-             msg-json, otel-k8sevents, otel-k8sobjects, kent) or widen --start/--end"
+            "{url}/select/logsql/field_names: no rows in [2026-11-20T00:00:00Z, 2026-11-21T00:00:00Z) under \
+             --filter '{README_FILTER}', so no layout to detect; widen --start/--end (by default the last 7 days), \
+             or check --account-id/--project-id"
         )
     );
 }

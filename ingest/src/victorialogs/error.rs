@@ -17,7 +17,7 @@ pub fn show_time(t: &DateTime<Utc>) -> String {
 #[non_exhaustive]
 pub enum Failure {
     /// The server answered with an error status; its body is what it said.
-    #[error("HTTP {status}: {body}")]
+    #[error("HTTP {status}: {body}{}", not_victorialogs(*status, body))]
     Status {
         /// The status code.
         status: u16,
@@ -65,6 +65,42 @@ pub enum Failure {
         /// on another origin).
         following: bool,
     },
+}
+
+/// A hint after a 400 whose body says the path is unknown, as
+/// VictoriaMetrics (or vmselect, vmagent) answers `/select/logsql/…`
+/// (new-user trial 46: `--url` of VictoriaMetrics got no hint).
+fn not_victorialogs(status: u16, body: &str) -> &'static str {
+    if (status == 400 || status == 404) && body.contains("unsupported path requested") {
+        " (this server knows no `/select/logsql/` path: is --url a VictoriaLogs server? VictoriaMetrics answers \
+         so; its samples go to `kdrift ingest prometheus`)"
+    } else {
+        ""
+    }
+}
+
+/// A time as the NoLayout error shows it: RFC 3339 UTC to the whole
+/// second (docs/cli.md), as a user writes `--start`/`--end`.
+fn whole_second(t: &DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// The text of [`VlError::NoLayout`]: a range without a row is said as
+/// such (new-user trial 46: "no Kubernetes event layout found" blamed the
+/// layout when the default 7 days held nothing).
+fn no_layout_text(url: &str, start: &DateTime<Utc>, end: &DateTime<Utc>, filter: &str, fields: &str) -> String {
+    let (start, end) = (whole_second(start), whole_second(end));
+    if fields == "none" {
+        format!(
+            "{url}: no rows in [{start}, {end}){filter}, so no layout to detect; widen --start/--end (by default \
+             the last 7 days), or check --account-id/--project-id"
+        )
+    } else {
+        format!(
+            "{url}: no Kubernetes event layout found in [{start}, {end}){filter} (fields seen: {fields}); pass \
+             --layout (raw, msg-json, otel-k8sevents, otel-k8sobjects, kent) or widen --start/--end"
+        )
+    }
 }
 
 fn redirect_text(status: u16, to: &str, following: bool) -> String {
@@ -161,12 +197,7 @@ pub enum VlError {
     },
     /// No layout could be detected (`filter` is `""`, or ` under --filter
     /// '…'` when one was given and the rows without it show no layout either).
-    #[error(
-        "{url}: no Kubernetes event layout found in [{}, {}){filter} (fields seen: {fields}); pass --layout \
-         (raw, msg-json, otel-k8sevents, otel-k8sobjects, kent) or widen --start/--end",
-        show_time(start),
-        show_time(end)
-    )]
+    #[error("{}", no_layout_text(url, start, end, filter, fields))]
     NoLayout {
         /// `""`, or ` under --filter '…'` (the filter as given).
         filter: String,
