@@ -941,6 +941,8 @@ fn postmortem_job_tells_the_deleted_pending_pods_chain_from_the_last_hours_event
     after_the_fact_store(bare.path(), &db, &["jobs.json", "cronjobs.json"]);
     let out = kdrift().arg("--db").arg(&db).args(["postmortem", "job", "backup-29930640"]).assert();
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    // A Job's postmortem opens with its own line (new-user trial 46: an empty one first).
+    assert!(stdout.starts_with("Job backup-29930640 (created by CronJob/backup): "), "{stdout}");
     assert!(
         stdout.lines().any(|l| l
             == "  no pod of Job media/backup-29930640 in the store (looked for pods owned by the Job, its `Created pod:` \

@@ -28,8 +28,12 @@ pub fn job<W: Write>(out: &mut W, pm: &JobPostmortem) -> anyhow::Result<()> {
             writeln!(out, "  other runs: {}", others.join(", "))?;
         }
     }
-    for r in &pm.runs {
-        writeln!(out)?;
+    // A blank line between runs, and after the CronJob's lines; none first
+    // (new-user trial 46: a Job's postmortem opened with an empty line).
+    for (i, r) in pm.runs.iter().enumerate() {
+        if i > 0 || pm.cronjob {
+            writeln!(out)?;
+        }
         run(out, r)?;
     }
     for n in &pm.notes {
