@@ -118,7 +118,7 @@ struct WindowRow {
     #[tabled(rename = "END")]
     end: String,
     #[tabled(rename = "ROWS")]
-    rows: u64,
+    rows: String,
     #[tabled(rename = "EVENTS")]
     events: u64,
     #[tabled(rename = "OBJECTS")]
@@ -138,24 +138,38 @@ pub(super) fn time(t: &chrono::DateTime<chrono::Utc>) -> String {
     super::time(*t)
 }
 
-/// Writes a VictoriaLogs pull: one row per committed window, the totals, the notes.
+/// Writes a VictoriaLogs pull: one row per committed window (a run of
+/// windows without a row, error or retry folded into one: a month's pull
+/// of two busy days printed 28 rows of zeros, new-user trial 46), the
+/// totals, the notes.
 pub fn victorialogs<W: Write>(out: &mut W, report: &PullReport, db: &Path) -> anyhow::Result<()> {
     if !report.windows.is_empty() {
-        let rows: Vec<WindowRow> = report
-            .windows
-            .iter()
-            .map(|w| WindowRow {
+        let mut rows: Vec<WindowRow> = Vec::new();
+        // How many empty windows the last row stands for (0: not a fold).
+        let mut folded = 0usize;
+        for w in &report.windows {
+            let empty = w.rows == 0 && w.error_count == 0 && w.attempts <= 1;
+            if empty && folded > 0 {
+                folded += 1;
+                if let Some(last) = rows.last_mut() {
+                    last.end = time(&w.window.end);
+                    last.rows = format!("0 ({folded} windows)");
+                }
+                continue;
+            }
+            folded = usize::from(empty);
+            rows.push(WindowRow {
                 start: time(&w.window.start),
                 end: time(&w.window.end),
-                rows: w.rows,
+                rows: w.rows.to_string(),
                 events: w.events,
                 objects: w.objects,
                 added: w.added,
                 duplicates: w.duplicates,
                 errors: usize::try_from(w.error_count).unwrap_or(usize::MAX),
                 attempts: w.attempts,
-            })
-            .collect();
+            });
+        }
         writeln!(out, "{}", super::plain(&mut Table::new(rows)))?;
     }
     let layout = report.layout.map_or_else(|| "unknown".to_string(), |l| format!("{l}, {}", report.layout_source));
@@ -177,4 +191,47 @@ pub fn victorialogs<W: Write>(out: &mut W, report: &PullReport, db: &Path) -> an
         writeln!(out, "note: {note}")?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use kdrift_ingest::{PullReport, Window, WindowReport};
+
+    /// New-user trial 46: a month's pull printed a row of zeros per empty day.
+    #[test]
+    fn runs_of_empty_windows_are_one_row() {
+        let day = |d: u32, rows: u64| WindowReport {
+            window: Window {
+                start: format!("2026-11-{d:02}T00:00:00Z").parse().expect("t"),
+                end: format!("2026-11-{:02}T00:00:00Z", d + 1).parse().expect("t"),
+                expected_rows: rows,
+            },
+            run_id: 1,
+            rows,
+            records: rows,
+            events: rows,
+            objects: 0,
+            added: rows,
+            duplicates: 0,
+            errors: Vec::new(),
+            error_count: 0,
+            schema_rejected: 0,
+            attempts: 1,
+        };
+        let windows = vec![day(1, 0), day(2, 0), day(3, 0), day(4, 7), day(5, 0), day(6, 3)];
+        let report = PullReport { url: "http://127.0.0.1:9428".into(), windows, ..PullReport::default() };
+        let mut out = Vec::new();
+        super::victorialogs(&mut out, &report, std::path::Path::new("s.duckdb")).expect("render");
+        let text = String::from_utf8(out).expect("utf8");
+        let rows: Vec<Vec<&str>> = text
+            .lines()
+            .skip(1)
+            .take_while(|l| l.trim_start().starts_with("2026"))
+            .map(|l| l.split("  ").map(str::trim).filter(|c| !c.is_empty()).take(3).collect())
+            .collect();
+        assert_eq!(rows.len(), 4, "{text}");
+        assert_eq!(rows[0], ["2026-11-01T00:00:00Z", "2026-11-04T00:00:00Z", "0 (3 windows)"], "{text}");
+        assert_eq!(rows[2], ["2026-11-05T00:00:00Z", "2026-11-06T00:00:00Z", "0"], "{text}");
+        assert!(text.contains("10 rows from http://127.0.0.1:9428"), "{text}");
+    }
 }
