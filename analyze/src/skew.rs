@@ -216,6 +216,11 @@ pub fn narrow_to_pods(
 /// [`AnalyzeError::Store`] when the query fails.
 pub(crate) fn no_nodes_why(store: &Reader, at: DateTime<Utc>) -> Result<String, AnalyzeError> {
     let why = no_nodes_at(store, at)?;
+    // An --at before the history is the instant's fault, not the store's
+    // (new-user trial 46: "ingest nodes first" on a store that has them).
+    if why.contains("(before its history)") {
+        return Ok(format!("{why}: choose an --at within it (or ingest Node objects listed at that time)"));
+    }
     // An --at can only help when there is a history to choose from.
     let choose = if why.ends_with("no history at all") { "" } else { " (or choose an --at within it)" };
     Ok(format!("{why}: ingest `kubectl get nodes -o json` first{choose}"))

@@ -222,7 +222,8 @@ fn skew_before_the_history_names_the_stores_span() {
                     its history spans 2026-11-27T00:00:00Z to 2026-11-28T05:30:01Z";
     let (code, stdout, stderr) = on_demo(&["skew", "--at", "2026-01-01T00:00:00Z"]);
     assert_eq!(code, 1);
-    let hint = ": ingest `kubectl get nodes -o json` first (or choose an --at within it)";
+    // Before the history: the instant is at fault (new-user trial 46).
+    let hint = ": choose an --at within it (or ingest Node objects listed at that time)";
     // Nothing found: the why on stderr, stdout empty (docs/cli.md); no
     // node, so no word on which policy (new-user trial 43).
     assert_eq!(stderr, format!("kdrift: {expected}{hint}\n"));
@@ -239,8 +240,8 @@ fn skew_before_the_history_names_the_stores_span() {
         assert_eq!(stdout, "", "{cmd:?}");
         assert!(
             stderr.contains(&format!(
-                "kdrift: {}: {expected}: ingest `kubectl get nodes -o json` and `kubectl get pods -A -o json` first \
-                 (or choose an --at within it)",
+                "kdrift: {}: {expected}: choose an --at within it (or ingest Node and Pod objects listed at that \
+                 time)",
                 demo_db().display()
             )),
             "{cmd:?}: {stderr}"

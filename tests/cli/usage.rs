@@ -578,8 +578,8 @@ fn skew_usage_before_the_first_node_object_says_so_like_skew() {
         // Not "no measured usage" then a note that minikube was measured
         // (new-user trial 43).
         ["kdrift: usage measured on minikube but the store has no Node objects at 2019-03-08T08:45:00Z (before its \
-          history); its history spans 2019-03-08T08:48:01Z to 2019-03-08T08:59:58Z: ingest `kubectl get nodes -o \
-          json` first (or choose an --at within it)"
+          history); its history spans 2019-03-08T08:48:01Z to 2019-03-08T08:59:58Z: choose an --at within it (or \
+          ingest Node objects listed at that time)"
             .to_string()]
     );
 }

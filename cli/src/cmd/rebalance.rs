@@ -416,13 +416,17 @@ pub(super) fn load_store(cli: &Cli, at: Option<DateTime<Utc>>) -> anyhow::Result
     let store = crate::cmd::open_existing_store(cli)?;
     let loaded = load_snapshot(&store, at)?;
     if loaded.snapshot.nodes.is_empty() {
-        writeln!(
-            std::io::stderr(),
-            "kdrift: {}: {}: ingest `kubectl get nodes -o json` and `kubectl get pods -A -o json` first{}",
-            store.path().display(),
-            kdrift_analyze::no_nodes_at(&store, loaded.at)?,
-            if at.is_some() { " (or choose an --at within it)" } else { "" }
-        )?;
+        let why = kdrift_analyze::no_nodes_at(&store, loaded.at)?;
+        // Before the history the instant is at fault (new-user trial 46).
+        let what = if why.contains("(before its history)") {
+            "choose an --at within it (or ingest Node and Pod objects listed at that time)".to_string()
+        } else {
+            format!(
+                "ingest `kubectl get nodes -o json` and `kubectl get pods -A -o json` first{}",
+                if at.is_some() { " (or choose an --at within it)" } else { "" }
+            )
+        };
+        writeln!(std::io::stderr(), "kdrift: {}: {why}: {what}", store.path().display())?;
         return Ok(None);
     }
     Ok(Some(loaded))
