@@ -134,7 +134,7 @@ fn demo_chain_says_why_node_1_is_full_and_why_plex_is_there() {
     // node-1, where no sibling of theirs runs), the affinity.
     assert!(r.next_steps[0].action.contains("at most 58m"), "{:?}", r.next_steps[0]);
     assert!(
-        r.next_steps[1].action.contains("descheduler's default policy already does")
+        r.next_steps[1].action.contains("descheduler's default policy would, run once")
             && r.next_steps[1].action.contains("drain #2"),
         "{:?}",
         r.next_steps[1]
@@ -317,7 +317,7 @@ fn demo_preemption_verdict_follows_the_events_preemption_part_and_the_move_step_
     let step = &r.next_steps[1].action;
     assert!(
         step.starts_with(
-            "free 42m of cpu on node-1: descheduler's default policy already does — `kdrift rebalance plan \
+            "free 42m of cpu on node-1: descheduler's default policy would, run once — `kdrift rebalance plan \
              --simulate` evicts 3 pods off node-1 (RemoveDuplicates) and frees 175m of cpu there in one run"
         ),
         "{step}"

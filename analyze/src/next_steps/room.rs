@@ -152,7 +152,7 @@ pub(super) fn room_action(
     // that is the step (`kdrift rebalance plan` plans it as it stands).
     if let Some(d) = relief.and_then(|r| r.default_policy.as_ref()).filter(|d| d.freed >= s.short) {
         return format!(
-            "free {need} of {} on {}: descheduler's default policy already does — `kdrift rebalance plan \
+            "free {need} of {} on {}: descheduler's default policy would, run once — `kdrift rebalance plan \
              --simulate` evicts {} off {} ({}) and frees {} of {} there in one run{detail}{burst}",
             s.resource,
             s.node,

@@ -186,7 +186,7 @@ fn the_move_step_says_when_the_default_policy_already_frees_enough() {
     let a = actions(&r);
     assert!(
         a[1].starts_with(
-            "free 42m of cpu on a: descheduler's default policy already does — `kdrift rebalance plan --simulate` \
+            "free 42m of cpu on a: descheduler's default policy would, run once — `kdrift rebalance plan --simulate` \
              evicts 3 pods off a (RemoveDuplicates) and frees 175m of cpu there in one run"
         ),
         "{a:#?}"
