@@ -31,14 +31,39 @@ pub struct ReportOptions {
     /// report counts the rest): a list of 200,000 rows is not readable,
     /// and was most of the report's time and memory (kdrift issue 39).
     pub max_listed: usize,
+    /// At most this many node samples (samples × the store's nodes) in the
+    /// requested % series: each sample holds every node, so at 5,000 nodes
+    /// [`ReportOptions::max_samples`] samples were 25M entries, over 4 GiB
+    /// and DuckDB's memory limit (kdrift issue 39); above it, fewer samples
+    /// are taken (at least 2).
+    pub max_series_cells: usize,
 }
 
 /// [`ReportOptions::max_listed`] by default.
 pub const MAX_LISTED: usize = 500;
 
+/// [`ReportOptions::max_series_cells`] by default: 500 nodes × 500 samples
+/// (about 60 MiB of series); 50 samples at 5,000 nodes.
+pub const MAX_SERIES_CELLS: usize = 250_000;
+
+impl ReportOptions {
+    /// The samples allowed for a series over `nodes` nodes: at most
+    /// [`ReportOptions::max_samples`], and at most
+    /// [`ReportOptions::max_series_cells`] node samples, never below 2.
+    pub fn samples_for(&self, nodes: usize) -> usize {
+        self.max_samples.min(self.max_series_cells / nodes.max(1)).max(2)
+    }
+}
+
 impl Default for ReportOptions {
     fn default() -> Self {
-        ReportOptions { max_samples: 5000, max_used_steps: 400, max_chains: 20, max_listed: MAX_LISTED }
+        ReportOptions {
+            max_samples: 5000,
+            max_used_steps: 400,
+            max_chains: 20,
+            max_listed: MAX_LISTED,
+            max_series_cells: MAX_SERIES_CELLS,
+        }
     }
 }
 
@@ -165,15 +190,21 @@ pub fn report_data(
     steps.done("report: drain timeline");
     // Outside the history nothing is charted: the series would carry the
     // last (or first) state into a range the store knows nothing of.
+    let max_samples = options.samples_for(usize::try_from(counts.nodes).unwrap_or(0));
     let requested = if outside_history {
         RequestedSeries { from, to, changes: 0, coalesced: false, samples: Vec::new(), lower_bound_note: None }
     } else {
-        requested_series(store, from, to, options.max_samples)?
+        requested_series(store, from, to, max_samples)?
     };
     steps.done("report: requested series");
     if requested.coalesced {
+        let why = if max_samples < options.max_samples {
+            format!(" (at most {} samples of the store's {} nodes)", max_samples, counts.nodes)
+        } else {
+            String::new()
+        };
         notes.push(format!(
-            "requested %: {} changes in the range, sampled at the last change of each of {} equal slices",
+            "requested %: {} changes in the range, sampled at the last change of each of {} equal slices{why}",
             requested.changes,
             requested.samples.len().saturating_sub(1).max(1)
         ));
