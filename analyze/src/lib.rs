@@ -88,7 +88,7 @@ pub use postmortem::{ContainerEnd, JobCondition, JobEvent, JobFailure, JobPod, O
 pub use rebalance_runs::RunSummary;
 pub use rebalance_runs::{last_success, latest_runs};
 pub use report::{report_data, time_span, ReportData, ReportOptions, MAX_LISTED};
-pub use series::{change_instants, requested_series, RequestedSeries};
+pub use series::{change_instants, requested_series, requested_series_within, RequestedSeries};
 pub use skew::SkewNode;
 pub use skew::{narrow_to_pods, policy_from_thresholds, skew, SkewReport};
 pub use snapshot::{load_snapshot, LoadedSnapshot};

@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::drains::{drain_timeline, DrainTimeline};
 use crate::hot::{used_series, UsedSeries};
 use crate::pending::{pending_pods_where, why_pending, PendingPod, PendingReport};
-use crate::series::{requested_series, RequestedSeries};
+use crate::series::{requested_series_within, RequestedSeries};
 use crate::AnalyzeError;
 
 /// Limits of a report.
@@ -31,14 +31,38 @@ pub struct ReportOptions {
     /// report counts the rest): a list of 200,000 rows is not readable,
     /// and was most of the report's time and memory (kdrift issue 39).
     pub max_listed: usize,
+    /// At most this many node samples (samples taken × the store's nodes)
+    /// in the requested % series: each sample holds every node, so at 5,000
+    /// nodes [`ReportOptions::max_samples`] samples were 25M entries, over
+    /// 4 GiB and DuckDB's memory limit (kdrift issue 39); above it, fewer
+    /// samples are taken (at least 2; `crate::series::requested_series_within`).
+    pub max_series_cells: usize,
 }
 
 /// [`ReportOptions::max_listed`] by default.
 pub const MAX_LISTED: usize = 500;
 
+/// [`ReportOptions::max_series_cells`] by default: 500 nodes × 500 samples
+/// (about 60 MiB of series); 50 samples at 5,000 nodes.
+pub const MAX_SERIES_CELLS: usize = 250_000;
+
+impl ReportOptions {
+    /// The samples that may be taken for a series over `nodes` nodes:
+    /// [`ReportOptions::max_series_cells`] / `nodes`, never below 2.
+    pub fn samples_for(&self, nodes: usize) -> usize {
+        (self.max_series_cells / nodes.max(1)).max(2)
+    }
+}
+
 impl Default for ReportOptions {
     fn default() -> Self {
-        ReportOptions { max_samples: 5000, max_used_steps: 400, max_chains: 20, max_listed: MAX_LISTED }
+        ReportOptions {
+            max_samples: 5000,
+            max_used_steps: 400,
+            max_chains: 20,
+            max_listed: MAX_LISTED,
+            max_series_cells: MAX_SERIES_CELLS,
+        }
     }
 }
 
@@ -165,15 +189,21 @@ pub fn report_data(
     steps.done("report: drain timeline");
     // Outside the history nothing is charted: the series would carry the
     // last (or first) state into a range the store knows nothing of.
-    let requested = if outside_history {
-        RequestedSeries { from, to, changes: 0, coalesced: false, samples: Vec::new(), lower_bound_note: None }
+    let max_taken = options.samples_for(usize::try_from(counts.nodes).unwrap_or(0));
+    let (requested, bounded) = if outside_history {
+        (RequestedSeries { from, to, changes: 0, coalesced: false, samples: Vec::new(), lower_bound_note: None }, false)
     } else {
-        requested_series(store, from, to, options.max_samples)?
+        requested_series_within(store, from, to, options.max_samples, max_taken)?
     };
     steps.done("report: requested series");
     if requested.coalesced {
+        let why = if bounded {
+            format!(" (at most {max_taken} samples of the store's {} nodes)", counts.nodes)
+        } else {
+            String::new()
+        };
         notes.push(format!(
-            "requested %: {} changes in the range, sampled at the last change of each of {} equal slices",
+            "requested %: {} changes in the range, sampled at the last change of each of {} equal slices{why}",
             requested.changes,
             requested.samples.len().saturating_sub(1).max(1)
         ));
@@ -184,12 +214,7 @@ pub fn report_data(
     })?;
     let (pending, pending_total) = (listed.pods, listed.total);
     steps.done("report: pending pods");
-    let mut chains = Vec::new();
-    for p in pending.iter().take(options.max_chains) {
-        if let Some(r) = why_pending(store, &p.namespace, &p.name)? {
-            chains.push(r);
-        }
-    }
+    let chains = chains_of(store, &pending[..pending.len().min(options.max_chains)])?;
     steps.done("report: chains");
     if pending_total > options.max_chains {
         notes.push(format!(
@@ -220,6 +245,30 @@ pub fn report_data(
         outside_history,
         notes,
     })
+}
+
+/// The why-pending chains of `pods`, in their order (a pod without one is
+/// left out): every other pod's on a second connection, on the other core
+/// (`crate::alongside`); each chain is one `why_pending`, ~0.6 s at 1M
+/// events and 5,000 nodes (kdrift issue 39).
+fn chains_of(store: &Reader, pods: &[PendingPod]) -> Result<Vec<PendingReport>, AnalyzeError> {
+    let explain = |reader: &Reader, parity: usize| -> Result<Vec<(usize, PendingReport)>, AnalyzeError> {
+        let mut out = Vec::new();
+        for (i, p) in pods.iter().enumerate().filter(|(i, _)| i % 2 == parity) {
+            if let Some(r) = why_pending(reader, &p.namespace, &p.name)? {
+                out.push((i, r));
+            }
+        }
+        Ok(out)
+    };
+    if pods.len() < 2 {
+        return Ok(explain(store, 0)?.into_iter().map(|(_, r)| r).collect());
+    }
+    let (even, odd) = crate::alongside::alongside(store, |reader| explain(reader, 1), || explain(store, 0))?;
+    let mut all = even?;
+    all.extend(odd?);
+    all.sort_by_key(|(i, _)| *i);
+    Ok(all.into_iter().map(|(_, r)| r).collect())
 }
 
 fn stamp(t: DateTime<Utc>) -> String {

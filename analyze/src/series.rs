@@ -118,14 +118,36 @@ pub fn requested_series(
     to: DateTime<Utc>,
     max_samples: usize,
 ) -> Result<RequestedSeries, AnalyzeError> {
+    Ok(requested_series_within(store, from, to, max_samples, usize::MAX)?.0)
+}
+
+/// [`requested_series`], taking at most `max_taken` samples (at least 2):
+/// when the `max_samples` slices leave more instants than that, the range
+/// is cut into `max_taken` slices instead. Also says whether it did. Each
+/// sample holds every node: the report bounds samples × nodes with it
+/// (kdrift issue 39: 5,000 samples × 5,000 nodes was over 4 GiB).
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when a query fails.
+pub fn requested_series_within(
+    store: &Reader,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+    max_samples: usize,
+    max_taken: usize,
+) -> Result<(RequestedSeries, bool), AnalyzeError> {
     let to = to.max(from);
     let changes = change_instants(store, from, to)?;
-    let instants = sampling_instants(from, to, &changes, max_samples);
+    let mut instants = sampling_instants(from, to, &changes, max_samples);
+    let bounded = instants.len() > max_taken.max(2);
+    if bounded {
+        instants = sampling_instants(from, to, &changes, max_taken);
+    }
     let coalesced = instants.len() < changes.len() + 1;
     let samples = requested_at_instants(store, &instants)?;
     let unstored = crate::state::lower_bound::unstored_namespaces(store, to)?;
     let lower_bound_note = crate::state::lower_bound::unstored_note(to, &unstored);
-    Ok(RequestedSeries { from, to, changes: changes.len(), coalesced, samples, lower_bound_note })
+    Ok((RequestedSeries { from, to, changes: changes.len(), coalesced, samples, lower_bound_note }, bounded))
 }
 
 #[cfg(test)]

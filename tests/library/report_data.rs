@@ -5,7 +5,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 use kdrift_analyze::{amounts_at_by, PodAmountsRead, ONE_QUERY_FROM};
-use kdrift_analyze::{change_instants, requested_series};
+use kdrift_analyze::{change_instants, requested_series, requested_series_within};
 use kdrift_analyze::{report_data, time_span, ReportOptions};
 use kdrift_ingest::ingest_scenario;
 use kdrift_ingest::{ingest_files, ingest_records, NoProgress};
@@ -285,4 +285,36 @@ fn the_pending_list_is_cut_to_the_longest_pending_and_counts_the_rest() {
     let all = report_data(&store, None, None, &ReportOptions::default()).expect("report");
     assert_eq!((all.pending_total, all.pending.len()), (30, 30));
     assert_eq!(all.pending, kdrift_analyze::pending_pods(&store).expect("all"));
+}
+
+#[test]
+fn the_report_bounds_the_series_in_samples_times_nodes() {
+    // kdrift issue 39: 5,000 samples × 5,000 nodes ran DuckDB out of memory.
+    let scenario = generate(&ScenarioConfig { seed: 5, scale: 1 });
+    let (_dir, store) = temp_store();
+    ingest_scenario(&store, scenario, 5).expect("ingest");
+    let (first, last) = time_span(&store).expect("span").expect("non-empty store");
+    let nodes = usize::try_from(store.counts().expect("counts").nodes).expect("count");
+    assert!(nodes > 0);
+
+    // Under the bound: the same series as without one, not said to be bounded.
+    let (within, bounded) = requested_series_within(&store, first, last, 5000, 5000).expect("series");
+    assert!(!bounded);
+    assert_eq!(within, requested_series(&store, first, last, 5000).expect("series"));
+    let all = within.samples.len();
+    assert!(all > 12, "{all} samples");
+
+    // Over it: 12 slices, each sample its slice's last change.
+    let options = ReportOptions { max_series_cells: nodes * 12, ..ReportOptions::default() };
+    assert_eq!(options.samples_for(nodes), 12);
+    let data = report_data(&store, None, None, &options).expect("report");
+    let taken = data.requested.samples.len();
+    assert!((2..=12).contains(&taken) && data.requested.coalesced, "{taken} samples of {all}");
+    let said = format!("(at most 12 samples of the store's {nodes} nodes)");
+    assert!(data.notes.iter().any(|n| n.contains(&said)), "{:?}", data.notes);
+
+    // The default bound leaves the demo's series whole.
+    let whole = report_data(&store, None, None, &ReportOptions::default()).expect("report");
+    assert_eq!(whole.requested.samples.len(), all);
+    assert!(!whole.notes.iter().any(|n| n.contains("samples of the store's")), "{:?}", whole.notes);
 }
