@@ -150,6 +150,7 @@ pub(crate) fn read_typed(text: &str) -> Option<PodInfo> {
         None => pod.qos_from_status = false,
     }
     pod.status = status_info(&r, status)?;
+    pod.fit_lists();
     pod.refresh_derived();
     Some(pod)
 }
@@ -587,7 +588,7 @@ mod tests {
         // max(250 app + 50 sidecar, 1000 init + the 50 sidecar started before it) + 10 overhead
         assert_eq!(pod.requests.get("cpu"), 1060);
         assert_eq!(pod.host_ports.iter().map(|p| p.port).collect::<Vec<_>>(), vec![15000, 8080, 9090]);
-        assert_eq!(pod.labels.get("empty").map(String::as_str), Some(""));
+        assert_eq!(pod.labels.get("empty"), Some(""));
         assert_eq!(pod.owners[0].name, "web-7d");
         assert!(!pod.affinity.pod_anti_affinity.required.is_empty());
         assert_eq!(pod.images, vec!["web:1"]);
