@@ -268,20 +268,3 @@ mod tests {
         assert_eq!(a, b);
     }
 }
-
-#[cfg(test)]
-mod size_probe {
-    #[test]
-    fn print_sizes() {
-        use crate::model::pod::*;
-        eprintln!(
-            "SIZES PodInfo {} Result {} ContainerInfo {} OwnerRef {} PodStatusInfo {} ResourceList {}",
-            std::mem::size_of::<PodInfo>(),
-            std::mem::size_of::<Result<PodInfo, String>>(),
-            std::mem::size_of::<ContainerInfo>(),
-            std::mem::size_of::<OwnerRef>(),
-            std::mem::size_of::<PodStatusInfo>(),
-            std::mem::size_of::<crate::ResourceList>()
-        );
-    }
-}
