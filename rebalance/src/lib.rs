@@ -107,6 +107,7 @@ pub use execute::{
 pub use execute::{ExecuteError, ProbeError};
 pub use model::fields::PodUsageFields;
 pub use model::fields::{model_fields, node_model_fields_agree, pod_model_fields_agree, pod_usage_fields};
+pub use model::labels::{Interner, LabelLookup, Labels};
 pub use model::measured::{Measured, MeasuredUsage, Reading};
 pub use model::node::text::node_json_reads_typed;
 pub use model::node::{NodeInfo, Taint, TaintEffect};

@@ -70,7 +70,7 @@ fn homelab_policy_evicts_only_from_node_1_and_spares_the_protected_pods() {
         let pod = &loaded.snapshot.pods[e.pod.index];
         assert_eq!(pod.key(), e.pod.key());
         assert!(!["kube-system", "postgres"].contains(&pod.namespace.as_str()), "{}", pod.key());
-        assert_ne!(pod.labels.get("app").map(String::as_str), Some("plex"), "{}", pod.key());
+        assert_ne!(pod.labels.get("app"), Some("plex"), "{}", pod.key());
         assert!(!pod.labels.contains_key("batch.kubernetes.io/job-name"), "{}", pod.key());
         assert!(pod.controller().is_some(), "{}", pod.key());
     }

@@ -46,8 +46,8 @@ fn probes(cluster: &ClusterAt) -> Vec<PodInfo> {
     let mut out = vec![pod("default", json!({"containers": container}))];
     let mut seen = BTreeSet::new();
     for p in cluster.pods.iter().filter(|p| p.counts_toward_usage()) {
-        let Some((k, v)) = p.labels.iter().find(|(k, _)| k.as_str() != "pod-template-hash") else { continue };
-        if seen.len() >= 4 || !seen.insert((p.namespace.clone(), k.clone(), v.clone())) {
+        let Some((k, v)) = p.labels.iter().find(|(k, _)| *k != "pod-template-hash") else { continue };
+        if seen.len() >= 4 || !seen.insert((p.namespace.clone(), k.to_string(), v.to_string())) {
             continue;
         }
         let term = json!([{"labelSelector": {"matchLabels": {k: v}}, "topologyKey": "kubernetes.io/hostname"}]);

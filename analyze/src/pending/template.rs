@@ -383,7 +383,7 @@ mod tests {
         let info = kdrift_rebalance::PodInfo::from_json(&pod).expect("pod");
         // a: its limit is its request (API defaulting); b: the LimitRange's defaultRequest.
         assert_eq!(info.requests.get("memory"), (1 << 30) + (256 << 20));
-        assert_eq!(info.labels.get("job-name").map(String::as_str), Some("backup-29930640"));
+        assert_eq!(info.labels.get("job-name"), Some("backup-29930640"));
         assert_eq!(info.scheduler_name.as_deref(), Some("default-scheduler"));
         // Without a stored LimitRange nothing is invented.
         let mut bare = pod_json("media", "p", "Job", "j", &template);
@@ -453,7 +453,7 @@ mod tests {
         assert_eq!(from.owner, "ReplicaSet web/api-7d4b9c, by the pod name's prefix");
         assert!(from.observed_after, "only a later dump holds the ReplicaSet");
         assert_eq!((pod.requests.get("cpu"), pod.requests.get("memory")), (250, 512 << 20));
-        assert_eq!(pod.labels.get("app").map(String::as_str), Some("api-7d4b9c"));
+        assert_eq!(pod.labels.get("app"), Some("api-7d4b9c"));
         // A prefix that names no stored owner gives nothing.
         let none = super::pod_from_owner(&store, "web", "web-5f6d8-q2w3e", at("2026-11-28T04:00:00Z")).expect("query");
         assert_eq!(none.map(|(_, f)| f.kind), None);
@@ -472,7 +472,7 @@ mod tests {
             ("StatefulSet", "StatefulSet web/db, by the pod name's prefix")
         );
         assert_eq!((pod.requests.get("cpu"), pod.requests.get("memory")), (1500, 2 << 30));
-        assert_eq!(pod.labels.get("statefulset.kubernetes.io/pod-name").map(String::as_str), Some("db-2"));
+        assert_eq!(pod.labels.get("statefulset.kubernetes.io/pod-name"), Some("db-2"));
     }
 
     #[test]

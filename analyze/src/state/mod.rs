@@ -83,6 +83,9 @@ impl ClusterAt {
         let count = store.query_one(&sql::PODS_AT_COUNT, [us], |r| r.get::<_, i64>(0))?;
         let count = usize::try_from(count).unwrap_or(0);
         let (mut keys, mut read) = (Vec::with_capacity(count), Vec::with_capacity(count));
+        // Label keys and values repeat across thousands of pods: each held
+        // once (kdrift issue 39 item 4).
+        let mut interner = kdrift_rebalance::Interner::new();
         store.for_each_batch(&sql::PODS_AT, [us], |batch| {
             let (ns, name, estimated, model) = (batch.text(0)?, batch.text(1)?, batch.bools(5)?, batch.text(6)?);
             let mut rows = Vec::with_capacity(batch.rows());
@@ -92,7 +95,11 @@ impl ClusterAt {
                 keys.push((ns.to_string(), name.get(i).ok_or_else(|| batch.null(1))?.to_string(), row.0));
                 rows.push(row);
             }
+            let from = read.len();
             read.extend(kdrift_store::map_ordered(rows, |(estimated, json)| read_pod(json, estimated, at)));
+            for pod in read[from..].iter_mut().flatten() {
+                pod.share_strings(&mut interner);
+            }
             Ok(())
         })?;
         steps.done("pods query and read");

@@ -14,12 +14,14 @@
 //!   pod at an instant, as the planner and the usage analyses read it;
 //! - [`objects`]: Namespace, PodDisruptionBudget, PriorityClass and PVC as
 //!   the planner reads them;
-//! - [`sparse`]: rarely set parts of a model, kept out of line.
+//! - [`sparse`]: rarely set parts of a model, kept out of line;
+//! - [`labels`]: a pod's string maps as sorted slices of shared strings.
 //!
 //! Pure data: nothing here does I/O.
 
 pub(crate) mod extract;
 pub mod fields;
+pub mod labels;
 pub mod measured;
 pub mod node;
 pub mod objects;

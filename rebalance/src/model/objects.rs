@@ -129,7 +129,9 @@ mod tests {
         let p = pdb_from_json(&pdb).expect("reads");
         assert_eq!((p.namespace.as_str(), p.name.as_str(), p.disruptions_allowed), ("media", "web", Some(1)));
         let sel = p.selector.expect("selector");
-        let labels = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let labels = |pairs: &[(&str, &str)]| -> std::collections::BTreeMap<String, String> {
+            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        };
         assert!(sel.matches(&labels(&[("app", "web"), ("tier", "a")])));
         assert!(!sel.matches(&labels(&[("app", "web"), ("tier", "c")])));
         assert_eq!((p.min_available, p.max_unavailable), (None, None));

@@ -207,7 +207,7 @@ impl<'a> NodeFit<'a> {
 /// neither expressions nor fields matches nothing).
 /// Source: component-helpers `nodeaffinity.GetRequiredNodeAffinity().Match`.
 pub(crate) fn matches_node_selector(pod: &PodInfo, node: &NodeInfo) -> bool {
-    if !pod.node_selector.iter().all(|(k, v)| node.labels.get(k) == Some(v)) {
+    if !pod.node_selector.iter().all(|(k, v)| node.labels.get(k).map(String::as_str) == Some(v)) {
         return false;
     }
     match &pod.affinity.node_affinity.required {

@@ -7,13 +7,12 @@
 //! apimachinery's messages (descheduler itself fails later, when it builds
 //! the plugin). The string form follows apimachinery `labels.Parse`.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 use serde_yaml::Value;
 
 use super::error::PolicyError;
 use super::reader::{as_string, join, mapping, str_map_value, string, strings, Obj};
+use crate::model::labels::LabelLookup;
 use crate::model::pod::{LabelSelector, Requirement, SelectorOperator};
 
 /// Reads a `metav1.LabelSelector` (`matchLabels`, `matchExpressions`).
@@ -130,12 +129,12 @@ impl StringSelector {
     }
 
     /// Whether `labels` satisfy every requirement.
-    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+    pub fn matches(&self, labels: &(impl LabelLookup + ?Sized)) -> bool {
         self.requirements.iter().all(|r| {
-            let value = labels.get(&r.key);
+            let value = labels.label(&r.key);
             match r.operator {
-                SelectorOperator::In => value.is_some_and(|v| r.values.contains(v)),
-                SelectorOperator::NotIn => value.is_none_or(|v| !r.values.contains(v)),
+                SelectorOperator::In => value.is_some_and(|v| r.values.iter().any(|x| x == v)),
+                SelectorOperator::NotIn => value.is_none_or(|v| !r.values.iter().any(|x| x == v)),
                 SelectorOperator::Exists => value.is_some(),
                 SelectorOperator::DoesNotExist => value.is_none(),
                 SelectorOperator::Gt | SelectorOperator::Lt => {
@@ -309,6 +308,7 @@ pub(crate) fn read_string_selector(o: &Obj<'_>, key: &str) -> Result<Option<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()

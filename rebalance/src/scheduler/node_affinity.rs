@@ -117,7 +117,7 @@ impl NodeSelectorTerm {
 /// (any term matches). Source: kube-scheduler NodeAffinity `Filter`
 /// (`RequiredNodeAffinity.Match`).
 pub(crate) fn filter(pod: &PodInfo, node: &NodeInfo) -> Option<FilterFailure> {
-    let selector_ok = pod.node_selector.iter().all(|(k, v)| node.labels.get(k) == Some(v));
+    let selector_ok = pod.node_selector.iter().all(|(k, v)| node.labels.get(k).map(String::as_str) == Some(v));
     let affinity_ok = match &pod.affinity.node_affinity.required {
         None => true,
         Some(terms) => terms.iter().any(|t| t.matches(node)),

@@ -83,7 +83,7 @@ impl<'p> Constraint<'p> {
         let mut extra: Vec<Requirement> = Vec::new();
         for k in &c.match_label_keys {
             if let Some(v) = pod.labels.get(k) {
-                extra.push(Requirement { key: k.clone(), operator: SelectorOperator::In, values: vec![v.clone()] });
+                extra.push(Requirement { key: k.clone(), operator: SelectorOperator::In, values: vec![v.to_string()] });
             }
         }
         let selector = match (c.label_selector.clone(), extra.is_empty()) {

@@ -234,7 +234,7 @@ mod tests {
         let p = Probe::parse("app=plex=http://plex.media:32400/status/sessions#/MediaContainer/size").expect("valid");
         assert_eq!(p.selector.text, "app=plex");
         assert_eq!(p.url, "http://plex.media:32400/status/sessions#/MediaContainer/size");
-        let labels = |v: &str| [("app".to_string(), v.to_string())].into_iter().collect();
+        let labels = |v: &str| -> crate::Labels { [("app".to_string(), v.to_string())].into_iter().collect() };
         assert!(p.selector.matches(&labels("plex")));
         assert!(!p.selector.matches(&labels("web")));
         assert_eq!(

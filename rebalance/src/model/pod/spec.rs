@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::model::labels::LabelLookup;
 use crate::model::node::{Taint, TaintEffect};
 use crate::model::resources::ResourceList;
 
@@ -239,17 +240,19 @@ impl LabelSelector {
     /// operator, In/NotIn without values, Exists/DoesNotExist with values)
     /// matches nothing, as `metav1.LabelSelectorAsSelector` fails on it.
     /// Source: apimachinery `metav1.LabelSelectorAsSelector` + `labels.Selector.Matches`.
-    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+    pub fn matches(&self, labels: &(impl LabelLookup + ?Sized)) -> bool {
         for (k, v) in &self.match_labels {
-            if labels.get(k) != Some(v) {
+            if labels.label(k) != Some(v.as_str()) {
                 return false;
             }
         }
         self.match_expressions.iter().all(|r| {
-            let value = labels.get(&r.key);
+            let value = labels.label(&r.key);
             match r.operator {
-                SelectorOperator::In => !r.values.is_empty() && value.is_some_and(|v| r.values.contains(v)),
-                SelectorOperator::NotIn => !r.values.is_empty() && value.is_none_or(|v| !r.values.contains(v)),
+                SelectorOperator::In => !r.values.is_empty() && value.is_some_and(|v| r.values.iter().any(|x| x == v)),
+                SelectorOperator::NotIn => {
+                    !r.values.is_empty() && value.is_none_or(|v| !r.values.iter().any(|x| x == v))
+                }
                 SelectorOperator::Exists => r.values.is_empty() && value.is_some(),
                 SelectorOperator::DoesNotExist => r.values.is_empty() && value.is_none(),
                 SelectorOperator::Gt | SelectorOperator::Lt | SelectorOperator::Other(_) => false,

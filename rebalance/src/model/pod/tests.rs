@@ -169,7 +169,7 @@ fn reads_everything_else() {
     assert_eq!(p.deletion_timestamp, None);
     assert_eq!(p.tolerations.len(), 2);
     assert_eq!(p.tolerations[1], Toleration::exists("", None));
-    assert_eq!(p.node_selector.get("disk").map(String::as_str), Some("ssd"));
+    assert_eq!(p.node_selector.get("disk"), Some("ssd"));
     let required = p.affinity.node_affinity.required.as_ref().expect("required terms");
     assert_eq!(required[0].match_expressions[0].operator, SelectorOperator::In);
     assert_eq!(p.affinity.node_affinity.preferred[0].weight, 5);
@@ -261,12 +261,12 @@ fn toleration_matching() {
 
 #[test]
 fn label_selector_matching() {
-    let labels: BTreeMap<String, String> = [("app".to_string(), "plex".to_string())].into_iter().collect();
+    let labels: crate::Labels = [("app".to_string(), "plex".to_string())].into_iter().collect();
     assert!(LabelSelector::default().matches(&labels));
     assert!(LabelSelector::from_labels(&[("app", "plex")]).matches(&labels));
     assert!(!LabelSelector::from_labels(&[("app", "web")]).matches(&labels));
     let expr = |op: &str, values: &[&str]| LabelSelector {
-        match_labels: BTreeMap::new(),
+        match_labels: std::collections::BTreeMap::new(),
         match_expressions: vec![Requirement {
             key: "tier".into(),
             operator: SelectorOperator::parse(op),

@@ -25,6 +25,7 @@ use serde_json::Value;
 
 use crate::error::ModelError;
 use crate::model::extract::{self, Reader};
+use crate::model::labels::Labels;
 use crate::model::node::TaintEffect;
 use crate::model::pod::qos::QosClass;
 use crate::model::pod::{
@@ -85,8 +86,8 @@ pub(crate) fn read_typed(text: &str) -> Option<PodInfo> {
     pod.phase = None;
     pod.uid = meta.uid.filter(|s| !s.is_empty());
     pod.resource_version = meta.resource_version.filter(|s| !s.is_empty());
-    pod.labels = meta.labels.map(StrMap::into_inner).unwrap_or_default();
-    pod.annotations = meta.annotations.map(StrMap::into_inner).unwrap_or_default();
+    pod.labels = meta.labels.map(StrMap::into_labels).unwrap_or_default();
+    pod.annotations = meta.annotations.map(StrMap::into_labels).unwrap_or_default();
     pod.creation_timestamp = r.opt_time(meta.creation_timestamp.as_ref(), "").ok()?;
     pod.deletion_timestamp = r.opt_time(meta.deletion_timestamp.as_ref(), "").ok()?;
     pod.owners = meta
@@ -129,7 +130,7 @@ pub(crate) fn read_typed(text: &str) -> Option<PodInfo> {
     pod.pod_level_limits = resource_list(resources.limits).into();
     pod.default_pod_level_requests();
     pod.overhead = resource_list(spec.overhead).into();
-    pod.node_selector = spec.node_selector.map(StrMap::into_inner).unwrap_or_default();
+    pod.node_selector = spec.node_selector.map(StrMap::into_labels).unwrap_or_default();
     pod.affinity = read_affinity(&r, spec.affinity.as_ref()).ok()?.into();
     pod.tolerations =
         spec.tolerations.unwrap_or_default().into_iter().map(|Obj(t)| toleration(&r, t)).collect::<Option<_>>()?;
@@ -149,6 +150,7 @@ pub(crate) fn read_typed(text: &str) -> Option<PodInfo> {
         None => pod.qos_from_status = false,
     }
     pod.status = status_info(&r, status)?;
+    pod.fit_lists();
     pod.refresh_derived();
     Some(pod)
 }
@@ -273,11 +275,17 @@ pub(crate) fn resource_list(q: Option<Quantities>) -> ResourceList {
 
 /// A string-to-string map read as `Reader::string_map` reads it: a null
 /// value is an empty string, a repeated key keeps its last value.
-pub(crate) struct StrMap(BTreeMap<String, String>);
+/// The entries are kept as read (in order, repeats included) until made a map.
+pub(crate) struct StrMap(Vec<(String, String)>);
 
 impl StrMap {
     pub(crate) fn into_inner(self) -> BTreeMap<String, String> {
-        self.0
+        self.0.into_iter().collect()
+    }
+
+    /// The map as a pod's [`Labels`] (a repeated key keeps its last value).
+    pub(crate) fn into_labels(self) -> Labels {
+        self.0.into_iter().collect()
     }
 }
 
@@ -290,9 +298,9 @@ impl<'de> Deserialize<'de> for StrMap {
                 f.write_str("an object of strings")
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<StrMap, A::Error> {
-                let mut out = BTreeMap::new();
+                let mut out = Vec::with_capacity(map.size_hint().unwrap_or(0).min(64));
                 while let Some((k, v)) = map.next_entry::<String, Option<String>>()? {
-                    out.insert(k, v.unwrap_or_default());
+                    out.push((k, v.unwrap_or_default()));
                 }
                 Ok(StrMap(out))
             }
@@ -580,7 +588,7 @@ mod tests {
         // max(250 app + 50 sidecar, 1000 init + the 50 sidecar started before it) + 10 overhead
         assert_eq!(pod.requests.get("cpu"), 1060);
         assert_eq!(pod.host_ports.iter().map(|p| p.port).collect::<Vec<_>>(), vec![15000, 8080, 9090]);
-        assert_eq!(pod.labels.get("empty").map(String::as_str), Some(""));
+        assert_eq!(pod.labels.get("empty"), Some(""));
         assert_eq!(pod.owners[0].name, "web-7d");
         assert!(!pod.affinity.pod_anti_affinity.required.is_empty());
         assert_eq!(pod.images, vec!["web:1"]);

@@ -146,7 +146,7 @@ impl<'a> Existing<'a> {
             for (pos, &i) in self.pods.iter().enumerate() {
                 let p = &self.snapshot.pods[i];
                 for (k, v) in &p.labels {
-                    out.entry((p.namespace.as_str(), k.as_str(), v.as_str())).or_default().push((pos, i));
+                    out.entry((p.namespace.as_str(), k, v)).or_default().push((pos, i));
                 }
             }
             out

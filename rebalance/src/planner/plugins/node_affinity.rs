@@ -76,7 +76,7 @@ fn required_violation(pod: &PodInfo, node: &NodeInfo) -> Option<String> {
     if matches_node_selector(pod, node) {
         return None;
     }
-    let selector_ok = pod.node_selector.iter().all(|(k, v)| node.labels.get(k) == Some(v));
+    let selector_ok = pod.node_selector.iter().all(|(k, v)| node.labels.get(k).map(String::as_str) == Some(v));
     let affinity_ok = terms.iter().any(|t| t.matches(node));
     Some(match (affinity_ok, selector_ok) {
         (false, true) => format!("required node affinity no longer matches {}", node.name),

@@ -53,7 +53,7 @@ pub const DOES_NOT_FIT: &str = "ignoring pod for eviction as it does not fit on 
 pub const ALREADY_BALANCED: &str = "Skipping topology constraint because it is already balanced";
 
 /// The owner pod's `nodeSelector` and required node affinity terms.
-pub(crate) type NodeAffinityOf = (BTreeMap<String, String>, Option<Vec<NodeSelectorTerm>>);
+pub(crate) type NodeAffinityOf = (crate::Labels, Option<Vec<NodeSelectorTerm>>);
 
 /// Upstream's internal `topologySpreadConstraint`: one pod's constraint
 /// with the inclusion policies resolved.
@@ -81,7 +81,7 @@ impl SpreadConstraint {
                     s.match_expressions.push(Requirement {
                         key: k.clone(),
                         operator: SelectorOperator::In,
-                        values: vec![v.clone()],
+                        values: vec![v.to_string()],
                     });
                 }
             }
@@ -101,7 +101,7 @@ impl SpreadConstraint {
     /// The node passes the inclusion policies (`matchNodeInclusionPolicies`).
     fn includes(&self, node: &NodeInfo) -> bool {
         if let Some((selector, required)) = &self.affinity {
-            if !selector.iter().all(|(k, v)| node.labels.get(k) == Some(v)) {
+            if !selector.iter().all(|(k, v)| node.labels.get(k).map(String::as_str) == Some(v)) {
                 return false;
             }
             if let Some(terms) = required {

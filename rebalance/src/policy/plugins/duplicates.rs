@@ -97,7 +97,7 @@ mod tests {
         let p = Policy::from_yaml(&text).expect("valid");
         let PluginArgs::RemoveDuplicates(a) = &p.profiles[0].plugin_config[0].args else { panic!("{p:?}") };
         assert_eq!(a.exclude_owner_kinds, ["ReplicaSet", "Job"]);
-        assert!(!a.scope.selects("kube-system", &Default::default()));
+        assert!(!a.scope.selects("kube-system", &crate::Labels::new()));
         let written = p.to_yaml().expect("writes");
         assert_eq!(Policy::from_yaml(&written).expect("reads back"), p, "{written}");
         println!("upstream vectors RemoveDuplicates defaults: 2 ported, 2 passed, 0 skipped");

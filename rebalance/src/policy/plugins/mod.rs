@@ -128,7 +128,7 @@ impl PodScope {
 
     /// `podutil.Options.BuildFilterFunc`'s first steps: the namespace is
     /// included (or not excluded) and the labels match `labelSelector`.
-    pub fn selects(&self, namespace: &str, labels: &std::collections::BTreeMap<String, String>) -> bool {
+    pub fn selects(&self, namespace: &str, labels: &(impl crate::LabelLookup + ?Sized)) -> bool {
         if let Some(n) = &self.namespaces {
             if !n.include.is_empty() && !n.include.iter().any(|x| x == namespace) {
                 return false;
