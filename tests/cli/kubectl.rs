@@ -492,6 +492,53 @@ fn why_pending_all_names_the_pods_the_kubelet_refused_without_failed_scheduling(
     assert!(err.contains("note: 1 pod the kubelet refused at admission (OutOfcpu 1)"), "{err}");
 }
 
+/// New-user trial 46: the note above sends each refused pod to
+/// `why-pending NAMESPACE/NAME`, which exited 1 with one stderr line and
+/// printed nothing with `-o json`. It explains the pod, exit 0.
+#[test]
+fn why_pending_explains_a_pod_the_kubelet_refused_without_failed_scheduling() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let input = dir.path().join("in.ndjson");
+    let refused = r#"{"kind":"Event","apiVersion":"v1","metadata":{"name":"e2","namespace":"web"},"involvedObject":{"kind":"Pod","namespace":"web","name":"api-2","uid":"u-2"},"reason":"OutOfcpu","type":"Warning","message":"Node didn't have enough resource: cpu, requested: 500, used: 3700, capacity: 4000","source":{"component":"kubelet","host":"node-1"},"firstTimestamp":"2026-11-28T05:01:00Z","lastTimestamp":"2026-11-28T05:01:00Z","count":1}"#;
+    let bound = r#"{"kind":"Event","apiVersion":"v1","metadata":{"name":"e1","namespace":"web"},"involvedObject":{"kind":"Pod","namespace":"web","name":"api-2","uid":"u-2"},"reason":"Scheduled","type":"Normal","message":"Successfully assigned web/api-2 to node-1","source":{"component":"default-scheduler"},"firstTimestamp":"2026-11-28T05:01:00Z","lastTimestamp":"2026-11-28T05:01:00Z","count":1}"#;
+    let node = r#"{"kind":"Node","apiVersion":"v1","metadata":{"name":"node-1","uid":"n-1","creationTimestamp":"2026-11-01T00:00:00Z"},"status":{"allocatable":{"cpu":"4","memory":"8Gi","pods":"110"},"capacity":{"cpu":"4","memory":"8Gi","pods":"110"},"conditions":[{"type":"Ready","status":"True"}]}}"#;
+    std::fs::write(&input, [bound, refused, node].join("\n")).expect("write");
+    let (_, err, code) = run(&db, &["ingest", "file", input.to_str().expect("utf8")]);
+    assert_eq!(code, Some(0), "{err}");
+    let (out, err, code) = run(&db, &["why-pending", "web/api-2"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("  no FailedScheduling event: the scheduler placed it at once\n"), "{out}");
+    assert!(
+        out.contains(
+            "Why (the kubelet's admission refusal on node-1): OutOfcpu (Node didn't have enough resource: cpu, \
+             requested: 500, used: 3700, capacity: 4000)"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("  node-1 cpu: the pod requests 500m, 300m free → 200m short"), "{out}");
+    assert!(
+        out.contains("  1. [OutOfcpu] lower the pod's cpu request from 500m to at most 300m (it fits node-1 then)"),
+        "{out}"
+    );
+    let (json, err, code) = run(&db, &["-o", "json", "why-pending", "web/api-2"]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("one JSON document");
+    assert_eq!(v["uid"], "u-2");
+    assert_eq!(v["history"]["outcome"], "rejected-by-kubelet");
+    assert_eq!(v["history"]["failure_events"], 0);
+    assert_eq!(v["history"]["scheduled"]["node"], "node-1");
+    assert_eq!(v["history"]["rejected"]["counted"]["used"], 3700);
+    let sf = &v["state"]["shortfalls"][0];
+    assert_eq!(
+        (sf["node"].as_str(), sf["requested"].as_i64(), sf["free"].as_i64(), sf["short"].as_i64()),
+        (Some("node-1"), Some(500), Some(300), Some(200))
+    );
+    let steps: Vec<&str> =
+        v["next_steps"].as_array().expect("steps").iter().filter_map(|s| s["addresses"].as_str()).collect();
+    assert!(!steps.is_empty() && steps.iter().all(|a| *a == "OutOfcpu"), "{steps:?}");
+}
+
 #[test]
 fn namespace_and_label_selectors_choose_the_pods_listed() {
     let dir = tempfile::tempdir().expect("tmp");

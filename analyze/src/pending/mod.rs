@@ -13,6 +13,7 @@ mod arrivals;
 mod chain;
 mod full;
 mod moved_by;
+mod refused;
 mod rejection;
 mod relief;
 mod report;

@@ -31,13 +31,13 @@ const ADMISSION_REASONS: [&str; 8] = [
 
 /// Slack between the scheduler's and the kubelet's event times (whole
 /// seconds from two clocks).
-const SLACK: Duration = Duration::seconds(1);
+pub(super) const SLACK: Duration = Duration::seconds(1);
 
 /// How long after the binding a refusal is still the kubelet's admission of
 /// that binding: the kubelet admits a pod as soon as its watch delivers it
 /// (seconds). A later `OutOfcpu` is of a pod that ran, e.g. re-admitted
 /// after the node restarted.
-const ADMISSION_WINDOW: Duration = Duration::minutes(1);
+pub(super) const ADMISSION_WINDOW: Duration = Duration::minutes(1);
 
 /// Whether `reason` is one of the kubelet's admission rejections.
 pub fn is_admission_rejection(reason: &str) -> bool {

@@ -10,7 +10,9 @@ use kdrift_store::Store;
 use crate::args::{Cli, Output, WhyPendingArgs};
 use crate::render;
 
-/// Exit 0 with findings, 1 when the store has nothing for the pod.
+/// Exit 0 with findings (a FailedScheduling event, or the kubelet's
+/// refusal of a pod the scheduler placed at once), 1 when the store has
+/// nothing for the pod.
 pub fn run(cli: &Cli, args: &WhyPendingArgs) -> anyhow::Result<ExitCode> {
     let store = crate::cmd::open_existing_store(cli)?;
     let mut out = crate::render::stdout();
@@ -69,17 +71,7 @@ pub fn explain<W: Write>(
                 .filter(|ns| **ns != namespace)
                 .map(|ns| format!("`kdrift why-pending {}`", render::visible(&format!("{ns}/{}", pod.name))))
                 .collect();
-            // Placed at once, then refused by the kubelet: say what the store holds.
-            let rejected = kdrift_analyze::pod_rejections(store, &namespace, &pod.name)?;
-            let hint = if let Some(r) = rejected.last() {
-                format!(
-                    "the scheduler placed it at once; the kubelet{} refused it at {}: {}{}",
-                    if r.node.is_empty() { String::new() } else { format!(" on {}", render::visible(&r.node)) },
-                    kdrift_store::instant_text(r.at),
-                    render::visible(&r.reason),
-                    if r.message.is_empty() { String::new() } else { format!(" ({})", render::visible(&r.message)) }
-                )
-            } else if elsewhere.is_empty() {
+            let hint = if elsewhere.is_empty() {
                 "try `kdrift why-pending --all`".to_string()
             } else {
                 format!("a pod of that name did in another namespace: {}", elsewhere.join(", "))
