@@ -71,7 +71,7 @@ pub use history::{EvictionEvidence, NodeSignal, SignalKind};
 pub use hot::{hotspots, skew_usage, usage_span, Driver, Episode, Hotspots, HotspotsOptions, UsageSpan, NO_SAMPLES};
 pub use hot::{used_series, NodeUsed, Spot, UsageSkew, UsedLine, UsedPoint, UsedSeries};
 pub use measured::measured_at;
-pub use next_steps::NextStep;
+pub use next_steps::{NextStep, RESOLVED_BY_ITSELF_SECONDS};
 pub use pending::{
     pending_pods, pod_labels, pod_name_namespaces, pod_names, pod_rejections, why_pending, Arrival, Cause, NodeFill,
     NodeLine, PendingPod, PendingReport, PodLabels, PreemptionVerdict, Shortfall, StateAtFailure, WhyFull,

@@ -572,3 +572,30 @@ fn why_pending_on_erwee402_explains_a_pod_the_kubelet_refused_without_failed_sch
     // A pod neither failed nor refused: still nothing.
     assert!(why_pending(&store, "default", "no-such-pod").expect("query").is_none());
 }
+
+/// New-user trial 46: coredns waited 1 s on the booting minikube (`1
+/// node(s) had taints that the pod didn't tolerate.`) and was scheduled;
+/// its next step was to remove the taint by hand.
+#[test]
+#[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
+fn why_pending_on_erwee402_says_a_one_second_taint_wait_resolved_by_itself() {
+    let Some(real) = real_fixtures_or_skip("why_pending_on_erwee402_says_a_one_second_taint_wait_resolved_by_itself")
+    else {
+        return;
+    };
+    let (_dir, store) = erwee402_store(&real);
+    let report = why_pending(&store, "kube-system", "coredns-86c58d9df4-mnjkg").expect("query").expect("chain");
+    assert_eq!((report.history.outcome, report.history.pending_seconds), ("scheduled", 1));
+    let steps: Vec<(&str, &str)> =
+        report.next_steps.iter().map(|n| (n.addresses.as_str(), n.action.as_str())).collect();
+    assert_eq!(
+        steps,
+        [(
+            "node(s) had untolerated taint(s)",
+            "resolved by itself after 1s: the scheduler bound the pod to minikube at 2019-03-08T08:48:31Z; the node \
+             was likely not yet Ready (a booting or recovering node carries node.kubernetes.io/not-ready until its \
+             kubelet reports Ready, and the node controller then removes it): no toleration or taint removal needed \
+             unless it recurs"
+        )]
+    );
+}

@@ -7,6 +7,7 @@
 //! event (taints, affinity, volumes, …).
 
 mod reasons;
+mod resolved;
 mod room;
 #[cfg(test)]
 mod tests;
@@ -18,6 +19,7 @@ use serde::Serialize;
 
 use crate::pending::{NodeLine, PendingReport, Shortfall, StateAtFailure, EXPLAINED_NODES};
 use reasons::reason_action;
+pub use resolved::RESOLVED_BY_ITSELF_SECONDS;
 use room::{cordoned_takers, is_cordon, room_action, smaller_request_steps};
 
 /// One suggested action.
@@ -34,7 +36,12 @@ pub struct NextStep {
 /// pod first (uncordoning it is the whole fix), then the numbers (the
 /// request that fits the most nodes that are left), then making room, then
 /// the constraint to relax.
+/// A pod bound within [`RESOLVED_BY_ITSELF_SECONDS`] of its first failure
+/// gets one "resolved by itself" step per reason instead.
 pub fn next_steps(report: &PendingReport) -> Vec<NextStep> {
+    if let Some(steps) = resolved::resolved_by_itself(report) {
+        return steps;
+    }
     let mut steps = Vec::new();
     let state = report.state.as_ref();
     // 0. A cordoned node that passes every other filter takes the pod once uncordoned.
