@@ -77,7 +77,7 @@ pub use pending::{
     NodeLine, PendingPod, PendingReport, PodLabels, PreemptionVerdict, Shortfall, StateAtFailure, WhyFull,
     EXPLAINED_NODES,
 };
-pub use pending::{pending_pods_where, refused_pods, PendingList, RefusedPod};
+pub use pending::{pending_pods_where, refusal_loops, refused_pods, PendingList, RefusalLoop, RefusedPod};
 pub use pending::{
     AdmissionCount, Anchor, Burst, ConstraintLine, DefaultPolicyRelief, FailureEvent, History, Holder,
     KubeletRejection, MoveRun, ReasonItem, ReasonLine, Relief, ReliefPolicy, ResourceLine, ScheduledAt, SpecFrom,

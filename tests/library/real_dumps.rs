@@ -599,3 +599,42 @@ fn why_pending_on_erwee402_says_a_one_second_taint_wait_resolved_by_itself() {
         )]
     );
 }
+
+/// New-user trial 46: about 100 pods of 5 ReplicaSets refused OutOfcpu by
+/// minikube's kubelet within 40 s read as 101 unrelated rows; the loop per
+/// owner is said first (query `refusal_loops`).
+#[test]
+#[cfg_attr(kdrift_no_real_fixtures, ignore = "../shared/fixtures/real is absent (a clone elsewhere); CI always has it")]
+fn erwee402s_create_refuse_loop_is_summed_per_replicaset() {
+    let Some(real) = real_fixtures_or_skip("erwee402s_create_refuse_loop_is_summed_per_replicaset") else { return };
+    let (_dir, store) = erwee402_store(&real);
+    let loops = kdrift_analyze::refusal_loops(&store).expect("query");
+    let rows: Vec<(&str, &str, &str, &str, u64, i64)> = loops
+        .iter()
+        .map(|l| {
+            (
+                l.owner_kind.as_str(),
+                l.owner_name.as_str(),
+                l.node.as_str(),
+                l.reason.as_str(),
+                l.pods,
+                (l.last_at - l.first_at).num_seconds(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("ReplicaSet", "server-deployment-56d5dd7646", "minikube", "OutOfcpu", 41, 44),
+            ("ReplicaSet", "client-deployment-85b74f5bb8", "minikube", "OutOfcpu", 17, 43),
+            ("ReplicaSet", "worker-deployment-777cd8f685", "minikube", "OutOfcpu", 15, 39),
+            ("ReplicaSet", "postgres-deployment-5cb56b774f", "minikube", "OutOfcpu", 15, 36),
+            ("ReplicaSet", "redis-868ff4679d", "minikube", "OutOfcpu", 12, 40),
+        ]
+    );
+    // The 89 refused after a FailedScheduling and the 11 placed at once: 100.
+    assert_eq!(loops.iter().map(|l| l.pods).sum::<u64>(), 100);
+    assert!(loops.iter().all(|l| l.namespace == "default"));
+    let c = loops[0].counted.as_ref().expect("the kubelet's count");
+    assert_eq!((c.resource.as_str(), c.used, c.capacity, c.free(), c.requested), ("cpu", 1775, 2000, 225, 500));
+}

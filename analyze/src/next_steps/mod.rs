@@ -141,9 +141,9 @@ pub fn next_steps(report: &PendingReport) -> Vec<NextStep> {
 
 /// The step for a pod the kubelet refused at admission with its own count
 /// (`OutOfcpu`: `requested: 500, used: 1775, capacity: 2000`): the
-/// scheduler saw room the kubelet did not, so pods the scheduler does not
-/// count hold the difference (static pods, pods given `spec.nodeName`
-/// directly; kubelet `lifecycle.InsufficientResourceError`).
+/// scheduler saw room the kubelet did not: one hypothesis, stated as
+/// likely, is pods the scheduler does not count (static pods, pods given
+/// `spec.nodeName` directly; kubelet `lifecycle.InsufficientResourceError`).
 fn admission_step(r: &crate::pending::KubeletRejection) -> Option<NextStep> {
     let c = r.counted.as_ref()?;
     let amount = |v: i64| c.amount(v);
@@ -151,8 +151,8 @@ fn admission_step(r: &crate::pending::KubeletRejection) -> Option<NextStep> {
         addresses: r.reason.clone(),
         action: format!(
             "the scheduler bound the pod to {node} but the kubelet counted {} of {} {} already requested there \
-             ({} short): pods the scheduler does not count hold the difference (static pods, pods given \
-             spec.nodeName directly); compare `kubectl describe node {node}` (Non-terminated Pods) with the pods \
+             ({} short): likely pods the scheduler does not count hold the difference (for example static pods, \
+             pods given spec.nodeName directly, or pods it had not yet seen bound); compare `kubectl describe node {node}` (Non-terminated Pods) with the pods \
              the scheduler placed there. The refused pod stays Failed: its controller, if it has one, creates a \
              replacement",
             amount(c.used),

@@ -205,6 +205,54 @@ pub fn refused_pods(store: &Reader) -> Result<Vec<RefusedPod>, AnalyzeError> {
     Ok(rows)
 }
 
+/// A controller whose pods the kubelet refused at admission again and
+/// again on one node: a create/refuse loop ([`refusal_loops`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RefusalLoop {
+    /// `ReplicaSet`, `Job`, … (the kind of the events' involved object).
+    pub owner_kind: String,
+    /// Its namespace.
+    pub namespace: String,
+    /// Its name.
+    pub owner_name: String,
+    /// The kubelet's host (`""` when unknown).
+    pub node: String,
+    /// `OutOfcpu`, … (each pod's first refusal).
+    pub reason: String,
+    /// Pods refused (at least 2).
+    pub pods: u64,
+    /// The first refusal (UTC).
+    pub first_at: DateTime<Utc>,
+    /// The last refusal (UTC).
+    pub last_at: DateTime<Utc>,
+    /// The kubelet's count in the last refusal's message (`OutOf…` only).
+    pub counted: Option<AdmissionCount>,
+}
+
+/// Every controller with at least 2 pods the kubelet refused on one node
+/// for one reason, with or without FailedScheduling, most pods first
+/// (query `refusal_loops`): what `why-pending --all` says before its
+/// per-pod rows (new-user trial 46: 100 pods of 5 ReplicaSets refused
+/// OutOfcpu within 40 s read as 101 unrelated rows).
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn refusal_loops(store: &Reader) -> Result<Vec<RefusalLoop>, AnalyzeError> {
+    Ok(store.query_map(&sql::REFUSAL_LOOPS, [], |r| {
+        Ok(RefusalLoop {
+            owner_kind: r.get(0)?,
+            namespace: r.get(1)?,
+            owner_name: r.get(2)?,
+            node: r.get(3)?,
+            reason: r.get(4)?,
+            pods: r.get::<_, i64>(5)?.max(0) as u64,
+            first_at: r.get(6)?,
+            last_at: r.get(7)?,
+            counted: AdmissionCount::parse(&r.get::<_, String>(8)?),
+        })
+    })?)
+}
+
 /// A stored version `Failed` with an admission reason.
 fn from_status(pod: &Value, scheduled: &ScheduledAt) -> Option<KubeletRejection> {
     let status = pod.get("status")?;

@@ -153,6 +153,38 @@ pub fn explain<W: Write>(
             render::visible(&format!("{}/{}", first.namespace, first.name)),
         )?;
     }
+    // Controllers whose pods the kubelet refused in a loop: one line each,
+    // with the same filters (new-user trial 46: 100 pods of 5 ReplicaSets
+    // read as 101 unrelated rows).
+    let loops: Vec<_> = kdrift_analyze::refusal_loops(store)?
+        .into_iter()
+        .filter(|l| args.namespace.as_deref().is_none_or(|ns| ns == l.namespace))
+        .filter(|l| args.since.is_none_or(|t| l.last_at >= t))
+        .filter(|l| args.until.is_none_or(|t| l.first_at <= t))
+        .collect();
+    for l in &loops {
+        writeln!(
+            std::io::stderr(),
+            "note: by owner: {} {}: {} refused by the kubelet{} ({}{}) in {}, {} to {}: a create/refuse loop (the \
+             controller replaces each refused pod; one fix serves them all)",
+            l.owner_kind,
+            render::visible(&format!("{}/{}", l.namespace, l.owner_name)),
+            kdrift_analyze::count(usize::try_from(l.pods).unwrap_or(usize::MAX), "pod", "pods"),
+            if l.node.is_empty() { String::new() } else { format!(" on {}", render::visible(&l.node)) },
+            render::visible(&l.reason),
+            l.counted.as_ref().map_or(String::new(), |c| format!(
+                ": it counted {} of {} {} requested, {} free for a pod's {}",
+                c.amount(c.used),
+                c.amount(c.capacity),
+                c.resource,
+                c.amount(c.free()),
+                c.amount(c.requested)
+            )),
+            render::duration((l.last_at - l.first_at).num_seconds()),
+            render::time(l.first_at),
+            render::time(l.last_at)
+        )?;
+    }
     Ok(if pods.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
