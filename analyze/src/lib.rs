@@ -71,13 +71,13 @@ pub use history::{EvictionEvidence, NodeSignal, SignalKind};
 pub use hot::{hotspots, skew_usage, usage_span, Driver, Episode, Hotspots, HotspotsOptions, UsageSpan, NO_SAMPLES};
 pub use hot::{used_series, NodeUsed, Spot, UsageSkew, UsedLine, UsedPoint, UsedSeries};
 pub use measured::measured_at;
-pub use next_steps::NextStep;
+pub use next_steps::{NextStep, RESOLVED_BY_ITSELF_SECONDS};
 pub use pending::{
     pending_pods, pod_labels, pod_name_namespaces, pod_names, pod_rejections, why_pending, Arrival, Cause, NodeFill,
     NodeLine, PendingPod, PendingReport, PodLabels, PreemptionVerdict, Shortfall, StateAtFailure, WhyFull,
     EXPLAINED_NODES,
 };
-pub use pending::{pending_pods_where, refused_pods, PendingList, RefusedPod};
+pub use pending::{pending_pods_where, refusal_loops, refused_pods, PendingList, RefusalLoop, RefusedPod};
 pub use pending::{
     AdmissionCount, Anchor, Burst, ConstraintLine, DefaultPolicyRelief, FailureEvent, History, Holder,
     KubeletRejection, MoveRun, ReasonItem, ReasonLine, Relief, ReliefPolicy, ResourceLine, ScheduledAt, SpecFrom,

@@ -39,6 +39,14 @@ pub struct RequestedSeries {
 }
 
 impl RequestedSeries {
+    /// The samples a chart shows: those at which some node exists (a range
+    /// that starts before the store's first Node object has earlier ones
+    /// with none). The count `report` says on stdout, in JSON and in the
+    /// HTML (new-user trial 46: "54 instants" in the file, 53 on stdout).
+    pub fn charted_samples(&self) -> usize {
+        self.samples.iter().filter(|s| !s.nodes.is_empty()).count()
+    }
+
     /// Every node name over all samples, in name order.
     pub fn nodes(&self) -> Vec<String> {
         let mut names: Vec<String> = self.samples.iter().flat_map(|s| s.nodes.iter().map(|n| n.node.clone())).collect();

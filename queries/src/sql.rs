@@ -235,6 +235,8 @@ queries! {
     POD_REJECTIONS = "pod_rejections", "why_pending/pod_rejections.sql";
     /// Pods the kubelet refused at admission that had no FailedScheduling event.
     REFUSED_PODS = "refused_pods", "why_pending/refused_pods.sql";
+    /// Controllers whose pods the kubelet refused again and again (a create/refuse loop).
+    REFUSAL_LOOPS = "refusal_loops", "why_pending/refusal_loops.sql";
     /// Evidence that one pod was deleted after an instant (its versions, its owner's events).
     POD_DELETIONS = "pod_deletions", "why_pending/pod_deletions.sql";
     /// Who created one pod (its controller's SuccessfulCreate) and when an event first named it.

@@ -202,6 +202,7 @@ fn query_list_shows_the_user_facing_queries_and_all_adds_the_internal_ones() {
             "pending_pods",
             "pod_failures",
             "refused_pods",
+            "refusal_loops",
             "pod_spans",
             "pods_at",
             "nodes_at",

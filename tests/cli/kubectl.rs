@@ -492,6 +492,98 @@ fn why_pending_all_names_the_pods_the_kubelet_refused_without_failed_scheduling(
     assert!(err.contains("note: 1 pod the kubelet refused at admission (OutOfcpu 1)"), "{err}");
 }
 
+/// New-user trial 46: a ReplicaSet's pods refused OutOfcpu in a loop were
+/// rows with per-pod fixes; one line per owner says the loop.
+#[test]
+fn why_pending_all_says_a_create_refuse_loop_per_owner() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let events = dir.path().join("events.ndjson");
+    let event = |name: &str, kind: &str, object: &str, reason: &str, message: &str, at: &str| {
+        format!(
+            r#"{{"kind":"Event","apiVersion":"v1","metadata":{{"name":"{name}","namespace":"web"}},"involvedObject":{{"kind":"{kind}","namespace":"web","name":"{object}"}},"reason":"{reason}","type":"Warning","message":"{message}","source":{{"component":"kubelet","host":"node-1"}},"firstTimestamp":"{at}","lastTimestamp":"{at}","count":1}}"#
+        )
+    };
+    let full = "Node didn't have enough resource: cpu, requested: 500, used: 3700, capacity: 4000";
+    let mut lines = Vec::new();
+    for (i, pod) in ["api-5d4f9-aaaaa", "api-5d4f9-bbbbb", "api-5d4f9-ccccc"].iter().enumerate() {
+        let at = format!("2026-11-28T05:00:{:02}Z", i * 10);
+        lines.push(event(
+            &format!("c{i}"),
+            "ReplicaSet",
+            "api-5d4f9",
+            "SuccessfulCreate",
+            &format!("Created pod: {pod}"),
+            &at,
+        ));
+        lines.push(event(&format!("r{i}"), "Pod", pod, "OutOfcpu", full, &at));
+    }
+    // One refused pod of another owner: no loop.
+    lines.push(event("o1", "Pod", "solo-1", "OutOfcpu", full, "2026-11-28T05:00:05Z"));
+    std::fs::write(&events, lines.join("\n")).expect("write");
+    let (_, err, code) = run(&db, &["ingest", "file", events.to_str().expect("utf8")]);
+    assert_eq!(code, Some(0), "{err}");
+    let (_, err, _) = run(&db, &["why-pending", "--all"]);
+    let owners: Vec<&str> = err.lines().filter(|l| l.starts_with("note: by owner:")).collect();
+    assert_eq!(
+        owners,
+        ["note: by owner: ReplicaSet web/api-5d4f9: 3 pods refused by the kubelet on node-1 (OutOfcpu: it counted \
+          3700m of 4000m cpu requested, 300m free for a pod's 500m) in 20s, 2026-11-28T05:00:00Z to \
+          2026-11-28T05:00:20Z: a create/refuse loop (the controller replaces each refused pod; one fix serves them \
+          all)"],
+        "{err}"
+    );
+    let (_, err, _) = run(&db, &["why-pending", "--all", "-n", "other"]);
+    assert!(!err.contains("by owner"), "{err}");
+}
+
+/// New-user trial 46: the note above sends each refused pod to
+/// `why-pending NAMESPACE/NAME`, which exited 1 with one stderr line and
+/// printed nothing with `-o json`. It explains the pod, exit 0.
+#[test]
+fn why_pending_explains_a_pod_the_kubelet_refused_without_failed_scheduling() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let db = dir.path().join("k.duckdb");
+    let input = dir.path().join("in.ndjson");
+    let refused = r#"{"kind":"Event","apiVersion":"v1","metadata":{"name":"e2","namespace":"web"},"involvedObject":{"kind":"Pod","namespace":"web","name":"api-2","uid":"u-2"},"reason":"OutOfcpu","type":"Warning","message":"Node didn't have enough resource: cpu, requested: 500, used: 3700, capacity: 4000","source":{"component":"kubelet","host":"node-1"},"firstTimestamp":"2026-11-28T05:01:00Z","lastTimestamp":"2026-11-28T05:01:00Z","count":1}"#;
+    let bound = r#"{"kind":"Event","apiVersion":"v1","metadata":{"name":"e1","namespace":"web"},"involvedObject":{"kind":"Pod","namespace":"web","name":"api-2","uid":"u-2"},"reason":"Scheduled","type":"Normal","message":"Successfully assigned web/api-2 to node-1","source":{"component":"default-scheduler"},"firstTimestamp":"2026-11-28T05:01:00Z","lastTimestamp":"2026-11-28T05:01:00Z","count":1}"#;
+    let node = r#"{"kind":"Node","apiVersion":"v1","metadata":{"name":"node-1","uid":"n-1","creationTimestamp":"2026-11-01T00:00:00Z"},"status":{"allocatable":{"cpu":"4","memory":"8Gi","pods":"110"},"capacity":{"cpu":"4","memory":"8Gi","pods":"110"},"conditions":[{"type":"Ready","status":"True"}]}}"#;
+    std::fs::write(&input, [bound, refused, node].join("\n")).expect("write");
+    let (_, err, code) = run(&db, &["ingest", "file", input.to_str().expect("utf8")]);
+    assert_eq!(code, Some(0), "{err}");
+    let (out, err, code) = run(&db, &["why-pending", "web/api-2"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("  no FailedScheduling event: the scheduler placed it at once\n"), "{out}");
+    assert!(
+        out.contains(
+            "Why (the kubelet's admission refusal on node-1): OutOfcpu (Node didn't have enough resource: cpu, \
+             requested: 500, used: 3700, capacity: 4000)"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("  node-1 cpu: the pod requests 500m, 300m free → 200m short"), "{out}");
+    assert!(
+        out.contains("  1. [OutOfcpu] lower the pod's cpu request from 500m to at most 300m (it fits node-1 then)"),
+        "{out}"
+    );
+    let (json, err, code) = run(&db, &["-o", "json", "why-pending", "web/api-2"]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("one JSON document");
+    assert_eq!(v["uid"], "u-2");
+    assert_eq!(v["history"]["outcome"], "rejected-by-kubelet");
+    assert_eq!(v["history"]["failure_events"], 0);
+    assert_eq!(v["history"]["scheduled"]["node"], "node-1");
+    assert_eq!(v["history"]["rejected"]["counted"]["used"], 3700);
+    let sf = &v["state"]["shortfalls"][0];
+    assert_eq!(
+        (sf["node"].as_str(), sf["requested"].as_i64(), sf["free"].as_i64(), sf["short"].as_i64()),
+        (Some("node-1"), Some(500), Some(300), Some(200))
+    );
+    let steps: Vec<&str> =
+        v["next_steps"].as_array().expect("steps").iter().filter_map(|s| s["addresses"].as_str()).collect();
+    assert!(!steps.is_empty() && steps.iter().all(|a| *a == "OutOfcpu"), "{steps:?}");
+}
+
 #[test]
 fn namespace_and_label_selectors_choose_the_pods_listed() {
     let dir = tempfile::tempdir().expect("tmp");

@@ -233,6 +233,55 @@ fn a_report_without_nodes_says_no_node_is_charted_and_counts_no_sample() {
     assert!(html.contains("The store has no Node objects in the range: no requested % to chart."), "{html}");
 }
 
+/// New-user trial 46: on erwee402 the HTML said "Sampled at 54 instants
+/// … (53 changes …)" and stdout and JSON "53 requested % samples": the
+/// range starts at the first event, before the Node object, and that
+/// instant charts nothing. One count, of the samples charted, in all three.
+#[test]
+fn a_report_whose_range_starts_before_the_first_node_counts_the_samples_charted_everywhere() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let input = dir.path().join("in.json");
+    let event = serde_json::json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "p.1", "namespace": "d", "uid": "e1"},
+        "involvedObject": {"kind": "Pod", "name": "p", "namespace": "d"},
+        "reason": "FailedScheduling", "message": "0/1 nodes are available: 1 Insufficient cpu.", "count": 1,
+        "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": "2026-01-01T00:00:00Z"});
+    let node = serde_json::json!({"apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": "n1", "uid": "n1", "creationTimestamp": "2026-01-01T00:10:00Z"},
+        "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"},
+                   "conditions": [{"type": "Ready", "status": "True"}]}});
+    let pod = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "q", "namespace": "d", "uid": "pq", "creationTimestamp": "2026-01-01T00:20:00Z"},
+        "spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}}}]},
+        "status": {"phase": "Running"}});
+    let list = serde_json::json!({"kind": "List", "items": [event, node, pod]});
+    std::fs::write(&input, list.to_string()).expect("write");
+    let db = dir.path().join("k.duckdb");
+    kdrift().arg("--db").arg(&db).args(["ingest", "file"]).arg(&input).assert().success();
+    let report = dir.path().join("r.html");
+    let out = kdrift().arg("--db").arg(&db).args(["report", "--html"]).arg(&report).output().expect("run");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let html = std::fs::read_to_string(&report).expect("report");
+    let said = element(&html, "<p>Sampled at ", "</p>");
+    let said = said.trim_start_matches("<p>Sampled at ").trim_end_matches("</p>");
+    let instants: usize = said.split(' ').next().and_then(|n| n.parse().ok()).expect("a count");
+    // The Node's creation (00:10) and the pod's binding (00:20): two changes, both charted.
+    assert_eq!(instants, 2, "{said}");
+    assert!(stdout.contains(&format!("1 node charted ({instants} requested % samples)")), "{stdout}\n{said}");
+    assert!(
+        said.ends_with(
+            "; not at the start of the range (2026-01-01T00:00:00Z): the store has no Node object yet there. A \
+             value holds until the next sample; shaded: the drain operations."
+        ),
+        "{said}"
+    );
+    assert!(said.starts_with(&format!("{instants} instants: every change (")), "{said}");
+    let out =
+        kdrift().arg("--db").arg(&db).args(["report", "-o", "json", "--html"]).arg(&report).output().expect("run");
+    let written: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(written["samples"], instants);
+}
+
 /// A store with more Pending pods than the report lists (520, 500 listed):
 /// the 500 longest-pending are rows of the list, a line counts the other
 /// 20 and says how to list them all, and the counts (header, summary,

@@ -7,6 +7,7 @@
 //! event (taints, affinity, volumes, …).
 
 mod reasons;
+mod resolved;
 mod room;
 #[cfg(test)]
 mod tests;
@@ -18,6 +19,7 @@ use serde::Serialize;
 
 use crate::pending::{NodeLine, PendingReport, Shortfall, StateAtFailure, EXPLAINED_NODES};
 use reasons::reason_action;
+pub use resolved::RESOLVED_BY_ITSELF_SECONDS;
 use room::{cordoned_takers, is_cordon, room_action, smaller_request_steps};
 
 /// One suggested action.
@@ -34,7 +36,12 @@ pub struct NextStep {
 /// pod first (uncordoning it is the whole fix), then the numbers (the
 /// request that fits the most nodes that are left), then making room, then
 /// the constraint to relax.
+/// A pod bound within [`RESOLVED_BY_ITSELF_SECONDS`] of its first failure
+/// gets one "resolved by itself" step per reason instead.
 pub fn next_steps(report: &PendingReport) -> Vec<NextStep> {
+    if let Some(steps) = resolved::resolved_by_itself(report) {
+        return steps;
+    }
     let mut steps = Vec::new();
     let state = report.state.as_ref();
     // 0. A cordoned node that passes every other filter takes the pod once uncordoned.
@@ -134,9 +141,9 @@ pub fn next_steps(report: &PendingReport) -> Vec<NextStep> {
 
 /// The step for a pod the kubelet refused at admission with its own count
 /// (`OutOfcpu`: `requested: 500, used: 1775, capacity: 2000`): the
-/// scheduler saw room the kubelet did not, so pods the scheduler does not
-/// count hold the difference (static pods, pods given `spec.nodeName`
-/// directly; kubelet `lifecycle.InsufficientResourceError`).
+/// scheduler saw room the kubelet did not: one hypothesis, stated as
+/// likely, is pods the scheduler does not count (static pods, pods given
+/// `spec.nodeName` directly; kubelet `lifecycle.InsufficientResourceError`).
 fn admission_step(r: &crate::pending::KubeletRejection) -> Option<NextStep> {
     let c = r.counted.as_ref()?;
     let amount = |v: i64| c.amount(v);
@@ -144,8 +151,8 @@ fn admission_step(r: &crate::pending::KubeletRejection) -> Option<NextStep> {
         addresses: r.reason.clone(),
         action: format!(
             "the scheduler bound the pod to {node} but the kubelet counted {} of {} {} already requested there \
-             ({} short): pods the scheduler does not count hold the difference (static pods, pods given \
-             spec.nodeName directly); compare `kubectl describe node {node}` (Non-terminated Pods) with the pods \
+             ({} short): likely pods the scheduler does not count hold the difference (for example static pods, \
+             pods given spec.nodeName directly, or pods it had not yet seen bound); compare `kubectl describe node {node}` (Non-terminated Pods) with the pods \
              the scheduler placed there. The refused pod stays Failed: its controller, if it has one, creates a \
              replacement",
             amount(c.used),

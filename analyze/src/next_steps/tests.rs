@@ -386,3 +386,45 @@ fn the_only_node_is_the_stores_not_the_latest_messages() {
     r.total_nodes = Some(3);
     assert_eq!(actions(&r), ["lower the pod's request or free room on a node (`kdrift rebalance plan`)"]);
 }
+
+/// New-user trial 46: coredns on a booting minikube waited 1 s
+/// (`node(s) had untolerated taint(s)`: the not-ready taint) and was
+/// scheduled; it was told to remove the taint by hand.
+#[test]
+fn a_pod_scheduled_after_a_short_wait_resolved_by_itself() {
+    use crate::pending::ScheduledAt;
+    let taint = line("node(s) had untolerated taint(s)", ReasonKind::UntoleratedTaint, 1);
+    let mut r = report(vec![node("minikube", 0, false, &[])], &["minikube"], Vec::new(), vec![taint]);
+    let bound = DateTime::parse_from_rfc3339("2019-03-08T08:55:26Z").expect("t").with_timezone(&Utc);
+    r.history.scheduled = Some(ScheduledAt { at: bound, node: "minikube".into() });
+    r.history.outcome = "scheduled";
+    r.history.pending_seconds = 1;
+    let steps = next_steps(&r);
+    assert_eq!(steps.len(), 1, "{steps:#?}");
+    assert_eq!(steps[0].addresses, "node(s) had untolerated taint(s)");
+    assert_eq!(
+        steps[0].action,
+        "resolved by itself after 1s: the scheduler bound the pod to minikube at 2019-03-08T08:55:26Z; the node was \
+         likely not yet Ready (a booting or recovering node carries node.kubernetes.io/not-ready until its kubelet \
+         reports Ready, and the node controller then removes it): no toleration or taint removal needed unless it \
+         recurs"
+    );
+    assert!(!steps[0].action.contains("kubectl taint"));
+    // A custom taint gone within the minute: not the node's readiness.
+    r.reasons = vec![line("node(s) had untolerated taint {team: db}", ReasonKind::UntoleratedTaint, 1)];
+    assert!(actions(&r)[0].ends_with(
+        "; the taint was gone by then (removed by whoever set it): no toleration or \
+                                        taint removal needed unless it recurs"
+    ));
+    // Another reason: nothing to change.
+    r.reasons = vec![line("Insufficient cpu", ReasonKind::Insufficient, 1)];
+    assert_eq!(
+        actions(&r),
+        ["resolved by itself after 1s: the scheduler bound the pod to minikube at 2019-03-08T08:55:26Z: nothing to \
+          change unless it recurs"]
+    );
+    // A wait past the minute, or a binding the kubelet refused: the usual steps.
+    r.reasons = vec![line("node(s) had untolerated taint(s)", ReasonKind::UntoleratedTaint, 1)];
+    r.history.pending_seconds = 61;
+    assert!(actions(&r)[0].contains("kubectl taint nodes"), "{:#?}", actions(&r));
+}

@@ -13,6 +13,7 @@ mod arrivals;
 mod chain;
 mod full;
 mod moved_by;
+mod refused;
 mod rejection;
 mod relief;
 mod report;
@@ -32,7 +33,9 @@ pub(crate) use arrivals::arrivals_on;
 pub use chain::{ConstraintLine, NodeLine, ResourceLine, Shortfall, StateAtFailure};
 pub use full::{Arrival, Burst, Holder, NodeFill};
 pub use moved_by::MoveRun;
-pub use rejection::{pod_rejections, refused_pods, AdmissionCount, KubeletRejection, RefusedPod};
+pub use rejection::{
+    pod_rejections, refusal_loops, refused_pods, AdmissionCount, KubeletRejection, RefusalLoop, RefusedPod,
+};
 pub use relief::{DefaultPolicyRelief, Relief, ReliefPolicy};
 pub use report::{why_pending, FailureEvent, History, PendingReport, PreemptionVerdict, ReasonLine, ScheduledAt};
 pub use template::SpecFrom;

@@ -31,13 +31,13 @@ const ADMISSION_REASONS: [&str; 8] = [
 
 /// Slack between the scheduler's and the kubelet's event times (whole
 /// seconds from two clocks).
-const SLACK: Duration = Duration::seconds(1);
+pub(super) const SLACK: Duration = Duration::seconds(1);
 
 /// How long after the binding a refusal is still the kubelet's admission of
 /// that binding: the kubelet admits a pod as soon as its watch delivers it
 /// (seconds). A later `OutOfcpu` is of a pod that ran, e.g. re-admitted
 /// after the node restarted.
-const ADMISSION_WINDOW: Duration = Duration::minutes(1);
+pub(super) const ADMISSION_WINDOW: Duration = Duration::minutes(1);
 
 /// Whether `reason` is one of the kubelet's admission rejections.
 pub fn is_admission_rejection(reason: &str) -> bool {
@@ -203,6 +203,54 @@ pub fn refused_pods(store: &Reader) -> Result<Vec<RefusedPod>, AnalyzeError> {
         })
     })?;
     Ok(rows)
+}
+
+/// A controller whose pods the kubelet refused at admission again and
+/// again on one node: a create/refuse loop ([`refusal_loops`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RefusalLoop {
+    /// `ReplicaSet`, `Job`, … (the kind of the events' involved object).
+    pub owner_kind: String,
+    /// Its namespace.
+    pub namespace: String,
+    /// Its name.
+    pub owner_name: String,
+    /// The kubelet's host (`""` when unknown).
+    pub node: String,
+    /// `OutOfcpu`, … (each pod's first refusal).
+    pub reason: String,
+    /// Pods refused (at least 2).
+    pub pods: u64,
+    /// The first refusal (UTC).
+    pub first_at: DateTime<Utc>,
+    /// The last refusal (UTC).
+    pub last_at: DateTime<Utc>,
+    /// The kubelet's count in the last refusal's message (`OutOf…` only).
+    pub counted: Option<AdmissionCount>,
+}
+
+/// Every controller with at least 2 pods the kubelet refused on one node
+/// for one reason, with or without FailedScheduling, most pods first
+/// (query `refusal_loops`): what `why-pending --all` says before its
+/// per-pod rows (new-user trial 46: 100 pods of 5 ReplicaSets refused
+/// OutOfcpu within 40 s read as 101 unrelated rows).
+///
+/// # Errors
+/// [`AnalyzeError::Store`] when the query fails.
+pub fn refusal_loops(store: &Reader) -> Result<Vec<RefusalLoop>, AnalyzeError> {
+    Ok(store.query_map(&sql::REFUSAL_LOOPS, [], |r| {
+        Ok(RefusalLoop {
+            owner_kind: r.get(0)?,
+            namespace: r.get(1)?,
+            owner_name: r.get(2)?,
+            node: r.get(3)?,
+            reason: r.get(4)?,
+            pods: r.get::<_, i64>(5)?.max(0) as u64,
+            first_at: r.get(6)?,
+            last_at: r.get(7)?,
+            counted: AdmissionCount::parse(&r.get::<_, String>(8)?),
+        })
+    })?)
 }
 
 /// A stored version `Failed` with an admission reason.

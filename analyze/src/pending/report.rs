@@ -41,7 +41,10 @@ pub struct ScheduledAt {
     pub node: String,
 }
 
-/// The pod's scheduling history.
+/// The pod's scheduling history. For a pod the scheduler placed at once
+/// that the kubelet refused (no FailedScheduling event): `occurrences` and
+/// `failure_events` 0, `first_failure` and `last_failure` the refusal's
+/// instant, `pending_seconds` 0.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct History {
     /// First FailedScheduling (UTC).
@@ -160,8 +163,9 @@ pub struct PendingReport {
     pub notes: Vec<String>,
 }
 
-/// Builds the report for one pod. `Ok(None)` when the store has no
-/// FailedScheduling event for it.
+/// Builds the report for one pod: from its FailedScheduling events, else
+/// (the scheduler placed it at once) from the kubelet's refusal of it at
+/// admission, if any. `Ok(None)` when the store has neither for it.
 ///
 /// # Errors
 /// [`AnalyzeError::Store`] when a query fails.
@@ -181,7 +185,8 @@ pub fn why_pending(store: &Reader, namespace: &str, name: &str) -> Result<Option
         ))
     })?;
     if failures.is_empty() {
-        return Ok(None);
+        // Placed at once, then refused by the kubelet: the same chain.
+        return super::refused::refused_report(store, namespace, name);
     }
     // A name can be reused by a new pod (StatefulSets, re-created Jobs): explain
     // the newest pod (the uid of the latest failure) and never mix in another
@@ -261,7 +266,7 @@ pub fn why_pending(store: &Reader, namespace: &str, name: &str) -> Result<Option
     }
     let mut state = evaluated.map(|e| e.state);
     if let Some(state) = state.as_mut() {
-        if let Some(note) = admission_shortfall(state, history.rejected.as_ref()) {
+        if let Some(note) = admission_shortfall(state, history.rejected.as_ref(), false) {
             // The kubelet's refusal gives the pod's request for that
             // resource: "its requests are unknown" would contradict it.
             for n in notes.iter_mut() {
@@ -385,18 +390,23 @@ fn binding_history(
 /// node's used and capacity at that instant) as the shortfall on its node,
 /// in place of the store's lower bound: the pod's request, the free amount
 /// and the shortfall are then exact. Only when the store's amounts are a
-/// lower bound (else the state at the failure stands) and the node is among
-/// the state's. Returns the note that says so.
+/// lower bound (else the state at the failure stands), or `always` (a pod
+/// the scheduler placed at once: the store's amounts showed room), and the
+/// node is among the state's. Returns the note that says so.
 /// The end of the note for a pending pod whose object is not stored.
 pub(crate) const UNKNOWN_REQUESTS: &str = "its requests are unknown, so shortfalls cannot be computed";
 /// That note's end when the kubelet's refusal gives the request.
-const KUBELET_REQUESTS: &str =
+pub(super) const KUBELET_REQUESTS: &str =
     "its requests are unknown but for the one the kubelet's admission refusal names (its shortfall below)";
 
-fn admission_shortfall(state: &mut StateAtFailure, rejected: Option<&KubeletRejection>) -> Option<String> {
+pub(super) fn admission_shortfall(
+    state: &mut StateAtFailure,
+    rejected: Option<&KubeletRejection>,
+    always: bool,
+) -> Option<String> {
     let r = rejected?;
     let c = r.counted.as_ref()?;
-    if !state.requested_is_lower_bound || !state.nodes.iter().any(|n| n.name == r.node) {
+    if !(state.requested_is_lower_bound || always) || !state.nodes.iter().any(|n| n.name == r.node) {
         return None;
     }
     let from = format!("the kubelet's count at admission, {}", kdrift_store::instant_text(r.at));

@@ -81,7 +81,7 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> anyhow::Result<ExitCode> {
         to: data.to,
         nodes: data.nodes.len(),
         operations: data.timeline.operations.len(),
-        samples: data.requested.samples.iter().filter(|x| !x.nodes.is_empty()).count(),
+        samples: data.requested.charted_samples(),
         pending: data.pending_total,
         listed: data.pending.len(),
         chains: data.chains.len(),

@@ -10,7 +10,9 @@ use kdrift_store::Store;
 use crate::args::{Cli, Output, WhyPendingArgs};
 use crate::render;
 
-/// Exit 0 with findings, 1 when the store has nothing for the pod.
+/// Exit 0 with findings (a FailedScheduling event, or the kubelet's
+/// refusal of a pod the scheduler placed at once), 1 when the store has
+/// nothing for the pod.
 pub fn run(cli: &Cli, args: &WhyPendingArgs) -> anyhow::Result<ExitCode> {
     let store = crate::cmd::open_existing_store(cli)?;
     let mut out = crate::render::stdout();
@@ -69,17 +71,7 @@ pub fn explain<W: Write>(
                 .filter(|ns| **ns != namespace)
                 .map(|ns| format!("`kdrift why-pending {}`", render::visible(&format!("{ns}/{}", pod.name))))
                 .collect();
-            // Placed at once, then refused by the kubelet: say what the store holds.
-            let rejected = kdrift_analyze::pod_rejections(store, &namespace, &pod.name)?;
-            let hint = if let Some(r) = rejected.last() {
-                format!(
-                    "the scheduler placed it at once; the kubelet{} refused it at {}: {}{}",
-                    if r.node.is_empty() { String::new() } else { format!(" on {}", render::visible(&r.node)) },
-                    kdrift_store::instant_text(r.at),
-                    render::visible(&r.reason),
-                    if r.message.is_empty() { String::new() } else { format!(" ({})", render::visible(&r.message)) }
-                )
-            } else if elsewhere.is_empty() {
+            let hint = if elsewhere.is_empty() {
                 "try `kdrift why-pending --all`".to_string()
             } else {
                 format!("a pod of that name did in another namespace: {}", elsewhere.join(", "))
@@ -159,6 +151,38 @@ pub fn explain<W: Write>(
             if refused.len() == 1 { "it is" } else { "they are" },
             if refused.len() == 1 { "it" } else { "them" },
             render::visible(&format!("{}/{}", first.namespace, first.name)),
+        )?;
+    }
+    // Controllers whose pods the kubelet refused in a loop: one line each,
+    // with the same filters (new-user trial 46: 100 pods of 5 ReplicaSets
+    // read as 101 unrelated rows).
+    let loops: Vec<_> = kdrift_analyze::refusal_loops(store)?
+        .into_iter()
+        .filter(|l| args.namespace.as_deref().is_none_or(|ns| ns == l.namespace))
+        .filter(|l| args.since.is_none_or(|t| l.last_at >= t))
+        .filter(|l| args.until.is_none_or(|t| l.first_at <= t))
+        .collect();
+    for l in &loops {
+        writeln!(
+            std::io::stderr(),
+            "note: by owner: {} {}: {} refused by the kubelet{} ({}{}) in {}, {} to {}: a create/refuse loop (the \
+             controller replaces each refused pod; one fix serves them all)",
+            l.owner_kind,
+            render::visible(&format!("{}/{}", l.namespace, l.owner_name)),
+            kdrift_analyze::count(usize::try_from(l.pods).unwrap_or(usize::MAX), "pod", "pods"),
+            if l.node.is_empty() { String::new() } else { format!(" on {}", render::visible(&l.node)) },
+            render::visible(&l.reason),
+            l.counted.as_ref().map_or(String::new(), |c| format!(
+                ": it counted {} of {} {} requested, {} free for a pod's {}",
+                c.amount(c.used),
+                c.amount(c.capacity),
+                c.resource,
+                c.amount(c.free()),
+                c.amount(c.requested)
+            )),
+            render::duration((l.last_at - l.first_at).num_seconds()),
+            render::time(l.first_at),
+            render::time(l.last_at)
         )?;
     }
     Ok(if pods.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })

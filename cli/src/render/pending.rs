@@ -120,16 +120,31 @@ pub fn report<W: Write>(out: &mut W, r: &PendingReport) -> anyhow::Result<()> {
         super::visible(&format!("{}/{}", r.namespace, r.name)),
         if r.uid.is_empty() { String::new() } else { format!("  (uid {})", super::visible(&r.uid)) }
     )?;
-    writeln!(
-        out,
-        "  failed to schedule {} in {}, from {} to {}",
-        count(h.occurrences as usize, "time", "times"),
-        count(h.failure_events as usize, "event", "events"),
-        t(h.first_failure),
-        t(h.last_failure)
-    )?;
+    // Placed at once, then refused by the kubelet: no wait, no scheduler reasons.
+    let placed_at_once = h.failure_events == 0;
+    if placed_at_once {
+        writeln!(out, "  no FailedScheduling event: the scheduler placed it at once")?;
+    } else {
+        writeln!(
+            out,
+            "  failed to schedule {} in {}, from {} to {}",
+            count(h.occurrences as usize, "time", "times"),
+            count(h.failure_events as usize, "event", "events"),
+            t(h.first_failure),
+            t(h.last_failure)
+        )?;
+    }
     let outcome = match (&h.scheduled, h.deleted_at) {
         (Some(s), _) => match &h.rejected {
+            Some(r) if placed_at_once => format!(
+                "bound to {} by the scheduler at {}, then rejected by the kubelet at admission at {}: {} ({}); it \
+                 never ran",
+                s.node,
+                t(s.at),
+                t(r.at),
+                r.reason,
+                r.message
+            ),
             Some(r) => format!(
                 "bound to {} by the scheduler at {} after waiting {}, then rejected by the kubelet at admission \
                  at {}: {} ({}); it never ran",
@@ -152,27 +167,14 @@ pub fn report<W: Write>(out: &mut W, r: &PendingReport) -> anyhow::Result<()> {
     };
     writeln!(out, "  outcome: {outcome}")?;
     writeln!(out)?;
-    writeln!(out, "Why (latest message): {}", super::visible(&r.latest_message))?;
-    let rows = r.reasons.iter().map(|x| ReasonRow {
-        reason: x.reason.clone(),
-        nodes: x.nodes.map_or("-".into(), |n| match r.total_nodes {
-            Some(total) => format!("{n}/{total}"),
-            None => n.to_string(),
-        }),
-        attempts: x.occurrences,
-        preemption: match r.preemption_verdict(x) {
-            PreemptionVerdict::Yes => "yes",
-            PreemptionVerdict::No => "no",
-            PreemptionVerdict::Maybe => "maybe",
-        },
-    });
-    writeln!(out, "{}", super::plain(&mut Table::new(rows)))?;
-    if let Some(p) = &r.preemption {
-        writeln!(out, "  preemption: {p}")?;
+    if placed_at_once {
+        refusal(out, r)?;
+    } else {
+        reasons(out, r)?;
     }
     if let Some(s) = &r.state {
         writeln!(out)?;
-        state(out, s)?;
+        state(out, s, if placed_at_once { "the kubelet's refusal" } else { "the last failure" })?;
     }
     if let Some(w) = &r.why_full {
         why_full(out, w)?;
@@ -194,6 +196,43 @@ pub fn report<W: Write>(out: &mut W, r: &PendingReport) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The latest message and its reasons, with node counts and the preemption verdict.
+fn reasons<W: Write>(out: &mut W, r: &PendingReport) -> anyhow::Result<()> {
+    writeln!(out, "Why (latest message): {}", super::visible(&r.latest_message))?;
+    let rows = r.reasons.iter().map(|x| ReasonRow {
+        reason: x.reason.clone(),
+        nodes: x.nodes.map_or("-".into(), |n| match r.total_nodes {
+            Some(total) => format!("{n}/{total}"),
+            None => n.to_string(),
+        }),
+        attempts: x.occurrences,
+        preemption: match r.preemption_verdict(x) {
+            PreemptionVerdict::Yes => "yes",
+            PreemptionVerdict::No => "no",
+            PreemptionVerdict::Maybe => "maybe",
+        },
+    });
+    writeln!(out, "{}", super::plain(&mut Table::new(rows)))?;
+    if let Some(p) = &r.preemption {
+        writeln!(out, "  preemption: {p}")?;
+    }
+    Ok(())
+}
+
+/// For a pod placed at once: the kubelet's refusal is the only "why".
+fn refusal<W: Write>(out: &mut W, r: &PendingReport) -> anyhow::Result<()> {
+    if let Some(k) = &r.history.rejected {
+        writeln!(
+            out,
+            "Why (the kubelet's admission refusal on {}): {} ({})",
+            k.node,
+            k.reason,
+            super::visible(&k.message)
+        )?;
+    }
+    Ok(())
+}
+
 /// The free amount of `resource` on `node` from an exact count (the
 /// kubelet's at admission) that replaced the store's bound in a shortfall,
 /// as the shortfall line shows it: the table says the same number (a new
@@ -205,8 +244,9 @@ pub(crate) fn exact_free(s: &StateAtFailure, node: &str, resource: &str) -> Opti
         .map(|sf| sf.display[1].clone())
 }
 
-fn state<W: Write>(out: &mut W, s: &StateAtFailure) -> anyhow::Result<()> {
-    writeln!(out, "Nodes at the last failure ({}; {})", t(s.at), count(s.pods_counted, "pod counted", "pods counted"))?;
+/// The nodes at `when` (`the last failure`, or `the kubelet's refusal` of a pod placed at once).
+fn state<W: Write>(out: &mut W, s: &StateAtFailure, when: &str) -> anyhow::Result<()> {
+    writeln!(out, "Nodes at {when} ({}; {})", t(s.at), count(s.pods_counted, "pod counted", "pods counted"))?;
     if s.requested_is_lower_bound {
         writeln!(out, "  ≥/≤: lower/upper bounds — the store lacks pod objects (see notes)")?;
     }

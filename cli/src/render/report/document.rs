@@ -267,12 +267,30 @@ fn requested<W: Write>(out: &mut W, d: &ReportData) -> std::io::Result<()> {
         )?;
         return Ok(());
     }
+    // Only the samples with a node are charted and counted (as the summary
+    // line on stdout): a range that starts before the first Node object has
+    // earlier instants with none.
+    let charted = s.charted_samples();
+    let start_charted = s.samples.first().is_some_and(|x| !x.nodes.is_empty());
+    let uncharted = match s.samples.len() - charted {
+        0 => String::new(),
+        1 if !start_charted => format!(
+            "; not at the start of the range ({}): the store has no Node object yet there",
+            crate::render::timeline::full(s.from)
+        ),
+        n => format!(
+            "; not at {n} instants from the start of the range ({}): the store has no Node object yet there",
+            crate::render::timeline::full(s.from)
+        ),
+    };
     writeln!(
         out,
-        "<p>Sampled at {} instants: the start of the range and {} ({} changes of requests, bindings, stops or Node versions in the range). A value holds until the next sample; shaded: the drain operations.</p>",
-        s.samples.len(),
+        "<p>Sampled at {} instants: {}{} ({} changes of requests, bindings, stops or Node versions in the range){}. A value holds until the next sample; shaded: the drain operations.</p>",
+        charted,
+        if start_charted { "the start of the range and " } else { "" },
         if s.coalesced { "the last change of each equal slice of the range" } else { "every change" },
-        s.changes
+        s.changes,
+        Esc(&uncharted)
     )?;
     if let Some(note) = &s.lower_bound_note {
         writeln!(out, r#"<p class="note lower-bound">{}</p>"#, Esc(note))?;
