@@ -8,9 +8,11 @@
 --   (queries/derive/pod_intervals.sql), which a batch now runs for every pod
 --   it names: its versions, its Pod events, a controller's SuccessfulDelete
 --   "Deleted pod: POD". So `requested_changed_since(run_id, after_obs_id)`
---   is also, for the pods the batch's events name, the earliest observed_at
---   of the newest version of each (namespace, name, uid): an interval those
---   events end or reopen changes there or later, never earlier. The
+--   is also, for every pod the batch names, the earliest observed_at of the
+--   newest version of each (namespace, name, uid) stored before the batch:
+--   an interval the batch's events end or reopen, or that a newer version
+--   of the batch ends at its own start instead of at older evidence, changes
+--   there or later, never earlier. The
 --   migration derives every version interval and the requested amounts
 --   again (`after_migration`).
 -- params: none
@@ -22,7 +24,10 @@ CREATE OR REPLACE MACRO requested_changed_since(run, after_obs) AS
              (SELECT min(newest) FROM (
                  SELECT max(v.observed_at) AS newest
                  FROM pod_versions v
-                 WHERE (v.namespace, v.name) IN (
+                 WHERE NOT (v.run_id = run AND v.obs_id > after_obs)
+                   AND (v.namespace, v.name) IN (
+                     SELECT namespace, name FROM pod_versions WHERE run_id = run AND obs_id > after_obs
+                     UNION
                      SELECT involved_namespace, involved_name FROM event_versions
                      WHERE run_id = run AND obs_id > after_obs AND involved_kind = 'Pod'
                      UNION
