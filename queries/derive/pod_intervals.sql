@@ -52,8 +52,10 @@
 --   pod is terminating, still counted, and its DELETED version ends it) and
 --   the end of a Job (it names no pod; the pod's own versions show its phase).
 --   A sign of life is a `Scheduled`, `Pulling`, `Pulled`, `Created` or
---   `Started` event of the pod at or after the evidence: the evidence is then
---   not its end (a Killing then Started is a restart). Events and versions
+--   `Started` event of the pod after the evidence (for a Killing, also in
+--   the same second: a quick restart): the evidence is then not its end (a
+--   Killing then Started is a restart; a Scheduled in the second of the
+--   kubelet's OutOfcpu, its usual neighbour, is not after it). Events and versions
 --   are of the same pod when namespace and name are equal and their uids are
 --   too whenever both have one. A version observed after the evidence shows
 --   the pod alive: the evidence is not after the newest version, so it ends
@@ -74,30 +76,26 @@ FROM (
         SELECT involved_namespace, regexp_extract(message, '^Deleted pod: (\S+)', 1) FROM event_versions
         WHERE run_id = $1 AND obs_id > $2 AND reason = 'SuccessfulDelete' AND message LIKE 'Deleted pod: %'
     ),
-    pod_events AS (
+    -- Two scans, not one CTE read twice: DuckDB would hold it whole, event messages included.
+    ends AS (
         SELECT involved_namespace AS namespace, involved_name AS name, COALESCE(involved_uid, '') AS uid,
-               first_time AS event_at, reason, action, type, message
+               first_time AS event_at, reason
         FROM event_versions
         WHERE involved_kind = 'Pod' AND first_time IS NOT NULL
-          AND ($1 < 0 OR (involved_namespace, involved_name) IN (SELECT namespace, name FROM touched))
           AND (reason IN ('Killing', 'Evicted', 'Preempted', 'NodeControllerEviction', 'TaintManagerEviction',
-                          'UnexpectedAdmissionError', 'ScaleDown', 'Disrupted',
-                          'Scheduled', 'Pulling', 'Pulled', 'Created', 'Started')
+                          'UnexpectedAdmissionError', 'ScaleDown', 'Disrupted')
                OR reason LIKE 'OutOf%' OR action = 'Descheduled')
-    ),
-    ends AS (
-        SELECT namespace, name, uid, event_at, reason
-        FROM pod_events
-        WHERE (reason IN ('Evicted', 'Preempted', 'UnexpectedAdmissionError') OR reason LIKE 'OutOf%')
-           OR (reason = 'Killing' AND NOT (message LIKE '%will be restarted%' OR message LIKE '%failed liveness%'
-                                            OR message LIKE '%failed startup%'))
-           OR (reason IN ('NodeControllerEviction', 'TaintManagerEviction')
-               AND message LIKE 'Marking for deletion Pod%')
-           OR (action = 'Descheduled' AND COALESCE(type, 'Normal') = 'Normal' AND reason <> 'EvictionFailed'
-               AND message NOT LIKE '%failed%'
-               AND regexp_matches(message, '^pod evict(ed|ion) from \S* ?node by sigs\.k8s\.io/descheduler'))
-           OR (reason = 'ScaleDown' AND message LIKE 'deleting pod for node scale down%')
-           OR (reason = 'Disrupted' AND message LIKE 'Deleting the pod to accommodate the terminationTime%')
+          AND ($1 < 0 OR (involved_namespace, involved_name) IN (SELECT namespace, name FROM touched))
+          AND ((reason IN ('Evicted', 'Preempted', 'UnexpectedAdmissionError') OR reason LIKE 'OutOf%')
+               OR (reason = 'Killing' AND NOT (message LIKE '%will be restarted%' OR message LIKE '%failed liveness%'
+                                                OR message LIKE '%failed startup%'))
+               OR (reason IN ('NodeControllerEviction', 'TaintManagerEviction')
+                   AND message LIKE 'Marking for deletion Pod%')
+               OR (action = 'Descheduled' AND COALESCE(type, 'Normal') = 'Normal' AND reason <> 'EvictionFailed'
+                   AND message NOT LIKE '%failed%'
+                   AND regexp_matches(message, '^pod evict(ed|ion) from \S* ?node by sigs\.k8s\.io/descheduler'))
+               OR (reason = 'ScaleDown' AND message LIKE 'deleting pod for node scale down%')
+               OR (reason = 'Disrupted' AND message LIKE 'Deleting the pod to accommodate the terminationTime%'))
         UNION ALL
         SELECT involved_namespace, regexp_extract(message, '^Deleted pod: (\S+)', 1), '', first_time, reason
         FROM event_versions
@@ -106,8 +104,12 @@ FROM (
                          IN (SELECT namespace, name FROM touched))
     ),
     lives AS (
-        SELECT namespace, name, uid, event_at FROM pod_events
-        WHERE reason IN ('Scheduled', 'Pulling', 'Pulled', 'Created', 'Started')
+        SELECT involved_namespace AS namespace, involved_name AS name, COALESCE(involved_uid, '') AS uid,
+               first_time AS event_at
+        FROM event_versions
+        WHERE involved_kind = 'Pod' AND first_time IS NOT NULL
+          AND reason IN ('Scheduled', 'Pulling', 'Pulled', 'Created', 'Started')
+          AND ($1 < 0 OR (involved_namespace, involved_name) IN (SELECT namespace, name FROM touched))
     ),
     ordered AS (
         SELECT v.obs_id, v.namespace, v.name, v.uid, v.observed_at, v.change,
@@ -138,7 +140,8 @@ FROM (
         WHERE o.lead_at IS NULL AND o.change <> 'DELETED'
           AND NOT EXISTS (
               SELECT 1 FROM lives l
-              WHERE l.namespace = o.namespace AND l.name = o.name AND l.event_at >= e.event_at
+              WHERE l.namespace = o.namespace AND l.name = o.name
+                AND (l.event_at > e.event_at OR (e.reason = 'Killing' AND l.event_at = e.event_at))
                 AND (l.uid = '' OR COALESCE(o.uid, '') = '' OR l.uid = o.uid))
         GROUP BY o.obs_id
     )

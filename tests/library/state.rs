@@ -2,7 +2,8 @@
 //! events that end them (kdrift new-user trial 46, finding 1): a dump of
 //! `n1` taken at 02:00, then the descheduler's evictions at 06:00 (and
 //! replacements scheduled on `n5`), a plain `Killing` at pod deletion, a
-//! `Killing` then `Started` (a restart), a failed descheduler eviction. The
+//! `Killing` then `Started` (a restart), a failed descheduler eviction (and
+//! the same Killing cases for replacements known only from events). The
 //! pods ended stop counting on `n1` from the evidence's time on (pods_at,
 //! pod_spans, the per-node amounts skew reads), in either ingest order,
 //! and what the batches kept equals a rebuild from the whole history
@@ -99,6 +100,10 @@ fn events() -> Vec<Value> {
     // kubelet, the same wording when the pod's sandbox is re-created: the containers start again.
     events.push(core("restarts-r1", "Killing", "Stopping container c", "2026-02-01T06:30:00Z", "kubelet"));
     events.push(core("restarts-r1", "Started", "Started container c", "2026-02-01T06:30:04Z", "kubelet"));
+    // The same two cases for replacements known only from events (query `pods_gone`).
+    events.push(core("web-b1", "Killing", "Stopping container c", "2026-02-01T06:30:00Z", "kubelet"));
+    events.push(core("web-b1", "Started", "Started container c", "2026-02-01T06:30:04Z", "kubelet"));
+    events.push(core("web-b2", "Killing", "Stopping container c", "2026-02-01T06:30:00Z", "kubelet"));
     // A probe restart's own wording is never an end.
     events.push(core(
         "stays-s1",
@@ -193,6 +198,8 @@ fn evicted_and_killed_pods_stop_counting_on_their_node_from_the_evidence_on_but_
         // The plain Killing ends killed-k1; the Killing then Started (restart) and the probe restart end nothing.
         assert_eq!(on_node(&store, "n1", "2026-02-01T07:00:00Z"), (2, 1000), "{case}");
         assert_eq!(names_on(&store, "n1", "2026-02-01T07:00:00Z"), ["restarts-r1", "stays-s1"], "{case}");
+        assert_eq!(names_on(&store, "n5", "2026-02-01T07:00:00Z"), ["web-b1", "web-b3"], "{case}");
+        assert_eq!(on_node(&store, "n5", "2026-02-01T07:00:00Z"), (2, 1000), "{case}");
         assert_eq!(gone_at(&store, "web-a1").as_deref(), Some("2026-02-01T06:00:00Z"), "{case}");
         assert_eq!(gone_at(&store, "web-a3").as_deref(), Some("2026-02-01T06:00:02Z"), "{case}");
         assert_eq!(gone_at(&store, "killed-k1").as_deref(), Some("2026-02-01T06:30:00Z"), "{case}");
