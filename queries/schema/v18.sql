@@ -35,3 +35,7 @@ CREATE OR REPLACE MACRO requested_changed_since(run, after_obs) AS
                      WHERE run_id = run AND obs_id > after_obs AND reason = 'SuccessfulDelete'
                        AND message LIKE 'Deleted pod: %')
                  GROUP BY v.namespace, v.name, COALESCE(v.uid, '')))) END;
+-- The drain moves kept under schema 17 stay fresh: they are computed from
+-- the bindings, the eviction evidence and the node signals
+-- (analyze/src/drains/kept.rs), none of which changes here.
+UPDATE drain_moves_kept SET schema_version = 18 WHERE schema_version = 17;
