@@ -79,7 +79,7 @@ pub use versions::{duckdb_version, file_schema_version};
 pub use writer::{Committed, Rejected, RunCounts, RunStatus, RunWriter, APPENDER_FLUSH_ROWS};
 
 /// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 17;
+pub const SCHEMA_VERSION: i64 = 18;
 
 /// The `ingest_errors` message of a run closed by [`Store::open`] because
 /// the process that ran it ended without closing it.
@@ -104,6 +104,7 @@ const MIGRATIONS: &[(i64, &NamedQuery)] = &[
     (15, &sql::SCHEMA_V15),
     (16, &sql::SCHEMA_V16),
     (17, &sql::SCHEMA_V17),
+    (18, &sql::SCHEMA_V18),
 ];
 
 /// The derivations of the requested-amount changes and checkpoints (schema
@@ -677,7 +678,10 @@ impl Store {
     /// `replica_set_scalings`. v14: every pod version's `first_seen_late`
     /// (the version intervals are current: every migration before it that
     /// changes them derives them again). v16: every pod version's model and
-    /// usage columns derived again from its whole object (`remodel`).
+    /// usage columns derived again from its whole object (`remodel`). v18
+    /// (a pod's newest version ends at the evidence that it was evicted or
+    /// stopped after it: queries/derive/pod_intervals.sql): every version
+    /// interval again, then the requested-amount changes and checkpoints.
     fn after_migration(&self, version: i64) -> Result<(), StoreError> {
         match version {
             4 => self.backfill_v4(),
@@ -721,6 +725,14 @@ impl Store {
                 Ok(())
             }
             16 => self.rederive_pod_models(),
+            18 => {
+                let every = duckdb::params![-1i64, 0i64];
+                self.execute(&sql::DERIVE_POD_INTERVALS, every)?;
+                for q in REQUESTED_DERIVATIONS {
+                    self.execute(q, every)?;
+                }
+                Ok(())
+            }
             _ => Ok(()),
         }
     }

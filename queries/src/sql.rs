@@ -89,6 +89,8 @@ queries! {
     SCHEMA_V16_MOVES_FRESH = "schema_v16_moves_fresh", "schema/v16_moves_fresh.sql";
     /// Migration 16 → 17: measured usage samples (`usage_samples`) and the Prometheus windows committed (`usage_windows`).
     SCHEMA_V17 = "schema_v17", "schema/v17.sql";
+    /// Migration 17 → 18: `batch_pods` and `requested_changed_since` also name the pods of the events that end a stored pod's newest version (`derive_pod_intervals`).
+    SCHEMA_V18 = "schema_v18", "schema/v18.sql";
     /// Records the schema version after a migration.
     UPDATE_SCHEMA_VERSION = "update_schema_version", "schema/update_version.sql";
     /// Opens a transaction.

@@ -5,8 +5,10 @@
 -- purpose: When the store has one pod (namespace/name), per uid: from its
 --   creation (creationTimestamp, else its first observed version) to the end
 --   of its last version that is not a deletion (`valid_until`: its deletion's
---   observation, or the next uid of the name taking over; NULL while it
---   lasts), with the observation time of its last version not marked for
+--   observation, the next uid of the name taking over, or the first evidence
+--   after its newest version that it was evicted or stopped — a Descheduled,
+--   Evicted, Preempted, … event, a Killing with no sign of life after it:
+--   queries/derive/pod_intervals.sql, schema v18; NULL while it lasts), with the observation time of its last version not marked for
 --   deletion (else of its last version): an instant at which `pods_at`
 --   lists it, not yet terminating when a version shows that. What `rebalance explain NAMESPACE/POD` suggests as
 --   `--at` when the pod is not in the store at the instant asked.

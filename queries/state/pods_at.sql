@@ -4,7 +4,10 @@
 -- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(epoch_us(TIMESTAMP '2026-11-28 05:00:00'));
 -- purpose: The pods that existed at an instant, each as its latest version
 --   observed at or before it (else, for dumps observed later, its earliest
---   version: marked estimated). Pods deleted by then, or created after it, are left out.
+--   version: marked estimated). Pods deleted by then, or created after it, are left out,
+--   and so are pods whose newest version ended at evidence that they were evicted or
+--   stopped after it (a Descheduled, Evicted, Preempted, … event, a Killing with no
+--   sign of life after it: `valid_until`, queries/derive/pod_intervals.sql, schema v18).
 --   A range filter on the version intervals (`valid_until`, `first_version`,
 --   schema v4), not a window over every version: the rule of the
 --   `pod_versions_at` macro, written out for one instant so that the scan

@@ -3,7 +3,8 @@
 -- cli: runs in the duckdb shell on the store file: PREPARE q AS <this file>; EXECUTE q(epoch_us(TIMESTAMP '2026-11-28 05:00:00'));
 -- purpose: Evidence that a pod stopped or was deleted at or before an
 --   instant, earliest per pod: the kubelet's Killing (restarts after a failed
---   probe left out), Evicted, Preempted and admission rejections (OutOfcpu,
+--   probe left out, and a Killing that a Scheduled, Pulling, Pulled, Created or
+--   Started event of the same pod follows: the pod went on), Evicted, Preempted and admission rejections (OutOfcpu,
 --   OutOfmemory, …), the node controller's NodeControllerEviction and
 --   TaintManagerEviction, its owner's SuccessfulDelete ("Deleted pod: X"),
 --   a DELETED Pod version, and the end of its Job (Completed,
@@ -26,6 +27,16 @@ WITH evidence AS (
       AND NOT (reason = 'Killing' AND (message LIKE '%will be restarted%' OR message LIKE '%failed liveness%'
                                        OR message LIKE '%failed startup%'))
       AND NOT (reason = 'TaintManagerEviction' AND message LIKE 'Cancelling%')
+      -- A Killing that a sign of life of the same pod follows is a restart (a sandbox re-created),
+      -- as for a stored pod (queries/derive/pod_intervals.sql).
+      AND NOT (reason = 'Killing' AND EXISTS (
+          SELECT 1 FROM events l
+          WHERE l.involved_kind = 'Pod' AND l.involved_namespace = events.involved_namespace
+            AND l.involved_name = events.involved_name
+            AND l.reason IN ('Scheduled', 'Pulling', 'Pulled', 'Created', 'Started')
+            AND l.first_time >= events.first_time
+            AND (COALESCE(l.involved_uid, '') = '' OR COALESCE(events.involved_uid, '') = ''
+                 OR l.involved_uid = events.involved_uid)))
     UNION ALL
     SELECT involved_namespace, involved_name, first_time,
            CASE WHEN action = 'Descheduled' THEN 'Descheduled' ELSE reason END

@@ -112,8 +112,8 @@ fn version_names_the_build_its_commit_duckdb_and_both_schema_versions() {
             "kdrift": env!("CARGO_PKG_VERSION"),
             "git_commit": commit,
             "duckdb": duckdb,
-            "schema_version": 17,
-            "store": {"path": db.display().to_string(), "schema_version": 17},
+            "schema_version": 18,
+            "store": {"path": db.display().to_string(), "schema_version": 18},
         })
     );
 }

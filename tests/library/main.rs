@@ -23,6 +23,7 @@ mod report_data;
 mod robustness;
 mod run_closing;
 mod scale_data;
+mod state;
 mod store;
 mod store_compression;
 mod store_memory;

@@ -122,7 +122,7 @@ fn a_version_1_store_is_migrated_to_the_current_version_and_keeps_its_data() {
     let store = Store::open(&path).expect("migrate");
     let version = kdrift_store::run_query(&store, "get_schema_version", &[]).expect("version");
     assert_eq!(version.rows[0][0], serde_json::Value::String(SCHEMA_VERSION.to_string()));
-    assert_eq!(SCHEMA_VERSION, 17);
+    assert_eq!(SCHEMA_VERSION, 18);
     assert!(kdrift_store::run_query(&store, "vl_windows", &[]).expect("vl_windows exists").rows.is_empty());
     assert!(kdrift_store::run_query(&store, "usage_windows", &[]).expect("usage_windows exists").rows.is_empty());
     assert_eq!(store.counts().expect("counts").events, 1, "the data stays");

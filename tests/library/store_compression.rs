@@ -53,7 +53,7 @@ const DOWNGRADE_TO_V14: &str = "
 
 #[test]
 fn objects_are_stored_zstd_compressed_and_a_v14_store_migrates_to_it_with_the_same_rows_and_answers() {
-    assert_eq!(SCHEMA_VERSION, 17, "a new schema: check that this fixture still gives schema 14's tables");
+    assert_eq!(SCHEMA_VERSION, 18, "a new schema: check that this fixture still gives schema 14's tables");
     let scenario = generate(&ScenarioConfig { seed: 1, scale: 1 });
     let pending = scenario.facts.pending_pod.clone();
     let dir = tempfile::tempdir().expect("tmp");

@@ -50,7 +50,7 @@ fn cut_as_v15(model: &mut Value) {
 
 #[test]
 fn a_v15_store_gets_restarts_images_and_spread_constraints_in_its_pod_models_when_opened() {
-    assert_eq!(SCHEMA_VERSION, 17, "a new schema: check that this fixture still gives schema 15's tables");
+    assert_eq!(SCHEMA_VERSION, 18, "a new schema: check that this fixture still gives schema 15's tables");
     let dir = tempfile::tempdir().expect("tmp");
     let path = dir.path().join("store.duckdb");
     let file = dir.path().join("pods.json");
