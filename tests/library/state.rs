@@ -83,9 +83,17 @@ fn events() -> Vec<Value> {
         // The replacement, known only from events, on n5.
         let new = format!("web-b{}", i + 1);
         let bound = format!("2026-02-01T06:00:1{i}Z");
-        events.push(core(&new, "Scheduled", &format!("Successfully assigned apps/{new} to n5"), &bound, "default-scheduler"));
-        let mut created = core("web", "SuccessfulCreate", &format!("Created pod: {new}"), &bound, "replicaset-controller");
-        created["involvedObject"] = json!({"kind": "ReplicaSet", "namespace": "apps", "name": "web", "uid": "uid-rs-web"});
+        events.push(core(
+            &new,
+            "Scheduled",
+            &format!("Successfully assigned apps/{new} to n5"),
+            &bound,
+            "default-scheduler",
+        ));
+        let mut created =
+            core("web", "SuccessfulCreate", &format!("Created pod: {new}"), &bound, "replicaset-controller");
+        created["involvedObject"] =
+            json!({"kind": "ReplicaSet", "namespace": "apps", "name": "web", "uid": "uid-rs-web"});
         events.push(created);
     }
     events.push(descheduled(
