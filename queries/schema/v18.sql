@@ -15,8 +15,16 @@
 --   there or later, never earlier. The
 --   migration derives every version interval and the requested amounts
 --   again (`after_migration`).
+--   Also `kubelet_admission_refusal(reason, component)`: whether an Event
+--   is the kubelet refusing a pod at admission (the pod is Failed and never
+--   ran), one list for pod_rejections, refused_pods and refusal_loops.
 -- params: none
 -- columns: none (DDL)
+CREATE OR REPLACE MACRO kubelet_admission_refusal(reason, component) AS
+    (reason LIKE 'OutOf%'
+     OR reason IN ('UnexpectedAdmissionError', 'UnexpectedPredicateFailureType', 'InvalidNodeInfo', 'NodeAffinity',
+                   'NodeShutdown', 'PodOSNotSupported', 'PodOSSelectorNodeLabelDoesNotMatch', 'SysctlForbidden'))
+    AND COALESCE(component, '') IN ('kubelet', '');
 CREATE OR REPLACE MACRO requested_changed_since(run, after_obs) AS
     CASE WHEN run < 0 THEN '-infinity'::TIMESTAMP
          ELSE least(

@@ -14,10 +14,7 @@ SELECT COALESCE(involved_uid, '') AS uid, COALESCE(first_time, last_time) AS rej
        COALESCE(source_host, '') AS node, reason, COALESCE(message, '') AS message
 FROM event_versions
 WHERE involved_kind = 'Pod' AND involved_namespace = $1 AND involved_name = $2
-  AND (reason LIKE 'OutOf%'
-       OR reason IN ('UnexpectedAdmissionError', 'UnexpectedPredicateFailureType', 'InvalidNodeInfo', 'NodeAffinity',
-                     'NodeShutdown', 'PodOSNotSupported', 'PodOSSelectorNodeLabelDoesNotMatch', 'SysctlForbidden'))
-  AND COALESCE(reporting_component, '') IN ('kubelet', '')
+  AND kubelet_admission_refusal(reason, reporting_component)
 -- The `events` view's choice among this pod's versions only (reason and involved object never change).
 QUALIFY row_number() OVER (PARTITION BY event_key
     ORDER BY count DESC, last_time DESC, observed_at DESC, obs_id DESC) = 1

@@ -20,11 +20,7 @@ WITH refused AS (
            COALESCE(source_host, '') AS node, reason, COALESCE(message, '') AS message
     FROM event_versions
     WHERE involved_kind = 'Pod'
-      AND (reason LIKE 'OutOf%'
-           OR reason IN ('UnexpectedAdmissionError', 'UnexpectedPredicateFailureType', 'InvalidNodeInfo',
-                         'NodeAffinity', 'NodeShutdown', 'PodOSNotSupported', 'PodOSSelectorNodeLabelDoesNotMatch',
-                         'SysctlForbidden'))
-      AND COALESCE(reporting_component, '') IN ('kubelet', '')
+      AND kubelet_admission_refusal(reason, reporting_component)
 ), pods AS (
     SELECT namespace, name, regexp_extract(name, '^(.+)-[^-]+$', 1) AS owner_name, min(refused_at) AS first_at,
            max(refused_at) AS last_at, arg_min(node, refused_at) AS node, arg_min(reason, refused_at) AS reason,

@@ -15,11 +15,7 @@ WITH refused AS (
            COALESCE(source_host, '') AS node, reason
     FROM event_versions
     WHERE involved_kind = 'Pod'
-      AND (reason LIKE 'OutOf%'
-           OR reason IN ('UnexpectedAdmissionError', 'UnexpectedPredicateFailureType', 'InvalidNodeInfo',
-                         'NodeAffinity', 'NodeShutdown', 'PodOSNotSupported', 'PodOSSelectorNodeLabelDoesNotMatch',
-                         'SysctlForbidden'))
-      AND COALESCE(reporting_component, '') IN ('kubelet', '')
+      AND kubelet_admission_refusal(reason, reporting_component)
 ), failed AS (
     SELECT DISTINCT involved_namespace AS namespace, involved_name AS name
     FROM event_versions

@@ -84,7 +84,10 @@ pub fn typed_values(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<Strin
             None if a.starts_with('-') => return None,
             None => a,
         };
-        (!value.contains(|c: char| c.is_whitespace() || ":=@".contains(c))).then_some(value)
+        // A bare secret's word (`--policy token`) would shield `token=X`
+        // wherever it shows (break-it 46 M3): kept only as a path with a `/`.
+        let shields_a_key = kdrift_rebalance::secret_named(&value) && !value.contains('/');
+        (!shields_a_key && !value.contains(|c: char| c.is_whitespace() || ":=@".contains(c))).then_some(value)
     })
     .collect()
 }
@@ -125,8 +128,11 @@ mod tests {
             "--param",
             "k=v",
             "my token",
+            "token",
+            "db-password",
+            "./token",
         ];
         let kept = typed_values(args.iter().map(std::ffi::OsString::from));
-        assert_eq!(kept, ["s.duckdb", "rebalance", "plan", "/etc/passwd", "json"]);
+        assert_eq!(kept, ["s.duckdb", "rebalance", "plan", "/etc/passwd", "json", "./token"]);
     }
 }

@@ -233,6 +233,11 @@ pub fn parse_bytes_with(
         parse_ndjson(location, bytes, hint, &mut out);
         return out;
     }
+    if matches!(named, Naming::Ndjson | Naming::Content) && ndjson_after_a_bad_first_line(bytes) {
+        out.format = Some(Format::Ndjson);
+        parse_ndjson(location, bytes, hint, &mut out);
+        return out;
+    }
     if matches!(named, Naming::Json | Naming::Ndjson) && first != b'{' && first != b'[' {
         out.format = Some(Format::Json);
         out.errors.push(not_json_error(location, bytes));
@@ -299,6 +304,10 @@ pub fn not_json_for_its_name(location: &str, head: &[u8]) -> Option<InputError> 
     }
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     let first = head.iter().copied().find(|b| !b.is_ascii_whitespace())?;
+    // NDJSON is read line by line: a bad first line is that line's error.
+    if Naming::of(location) == Naming::Ndjson && ndjson_after_a_bad_first_line(head) {
+        return None;
+    }
     (first != b'{' && first != b'[').then(|| not_json_error(location, head))
 }
 
@@ -356,8 +365,26 @@ pub fn looks_like_a_dump(bytes: &[u8]) -> bool {
     match first_line_shape(bytes) {
         // `---` then `kubectl describe` text is no dump either.
         Shape::Mapping | Shape::DocumentMarker => top_level_keys(bytes).any(|k| KUBERNETES_KEYS.contains(&k)),
-        shape => shape != Shape::Other,
+        Shape::Other => ndjson_after_a_bad_first_line(bytes),
+        _ => true,
     }
+}
+
+/// Whether `bytes` open with a line that is neither JSON nor YAML (a
+/// kubectl warning `W1207 … memcache.go:287]` captured with `2>&1`, a log
+/// collector's banner) and go on as NDJSON: the next line that is not
+/// blank or a `#` comment is one JSON object. Such a file (or stdin) is
+/// read line by line, its first line one input error (break-it 46 M1: it
+/// was refused whole, its good lines lost).
+pub(crate) fn ndjson_after_a_bad_first_line(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if first_line_shape(bytes) != Shape::Other {
+        return false;
+    }
+    let mut lines =
+        bytes.split(|b| *b == b'\n').map(<[u8]>::trim_ascii).filter(|l| !l.is_empty() && !l.starts_with(b"#"));
+    lines.next();
+    lines.next().is_some_and(|l| l.len() > 1 && l.starts_with(b"{") && l.ends_with(b"}"))
 }
 
 /// Keys every Kubernetes object or list has at its top level.
@@ -609,17 +636,28 @@ pub(crate) fn json_error_what(e: &serde_json::Error) -> String {
 ///
 /// A byte-order mark before the marker is no part of it (YAML lets one
 /// open any document: `cat a.yaml b.yaml` of a file saved on Windows).
+///
+/// A document end (`...`, also with a comment after it) and a directive
+/// (`%YAML 1.2`, `%TAG …`, which stand between a `...` and the next `---`)
+/// end the document too, with no text of their own (break-it 46 M4: a
+/// stream of `%YAML 1.2`, `---`, a document, `...` stored 1 of 200).
+/// Both are in column 0, as YAML has them.
 pub(crate) fn yaml_marker(line: &str) -> Option<&str> {
     let trimmed = line.strip_prefix('\u{feff}').unwrap_or(line).trim_end();
-    (trimmed == "---" || trimmed.starts_with("--- ")).then(|| trimmed.trim_start_matches('-').trim())
+    if trimmed == "---" || trimmed.starts_with("--- ") || trimmed.starts_with("---\t") {
+        return Some(trimmed.trim_start_matches('-').trim());
+    }
+    let document_end = trimmed == "..." || trimmed.starts_with("... ") || trimmed.starts_with("...\t");
+    (document_end || trimmed.starts_with('%')).then_some("")
 }
 
-/// Whether `line` is a YAML document marker alone: `---` (a document
-/// starts) or `...` (one ends), blanks and a byte-order mark around it
+/// Whether `line` is a YAML document marker alone ([`yaml_marker`]): `---`
+/// (a document starts), `...` (one ends), a directive (`%YAML 1.2`), with
+/// at most a comment after it; trailing blanks and a byte-order mark
 /// allowed.
 pub(crate) fn is_bare_yaml_marker(line: &[u8]) -> bool {
-    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line).trim_ascii();
-    line == b"---" || line == b"..."
+    let Ok(line) = std::str::from_utf8(line) else { return false };
+    yaml_marker(line).is_some_and(|rest| rest.is_empty() || rest.starts_with('#'))
 }
 
 /// Whether a YAML document's text holds nothing but blanks and comments
@@ -1264,6 +1302,55 @@ mod tests {
             shift_line_numbers("at line 3 column 9, while parsing at line 12", 5),
             "at line 8 column 9, while parsing at line 17"
         );
+    }
+
+    /// Break-it 46 M4: directives and document ends are YAML's own: a
+    /// stream of `%YAML 1.2`, `---`, a document, `...` stored 1 of N.
+    #[test]
+    fn directives_and_document_ends_separate_documents() {
+        let block = |n: usize| format!("kind: Pod\nmetadata:\n  name: p{n}\n");
+        let json = |n: usize| format!("{{\"kind\": \"Pod\", \"metadata\": {{\"name\": \"p{n}\"}}}}\n");
+        let forms: [(&str, String); 5] = [
+            ("directive each", (0..4).map(|n| format!("%YAML 1.2\n---\n{}...\n", block(n))).collect()),
+            ("directive each, JSON", (0..4).map(|n| format!("%YAML 1.2\n---\n{}...\n", json(n))).collect()),
+            (
+                "directive once",
+                format!(
+                    "%YAML 1.2\n%TAG ! tag:example.com,2026:\n---\n{}",
+                    (0..4).map(block).collect::<Vec<_>>().join("---\n")
+                ),
+            ),
+            ("end with a comment, JSON", (0..4).map(|n| format!("{}... # end\n", json(n))).collect()),
+            ("bare documents after ends", (0..4).map(|n| format!("{}...\n", block(n))).collect()),
+        ];
+        for (what, text) in forms {
+            let p = parse_bytes("s.yaml", text.as_bytes(), Naming::Yaml);
+            let names: Vec<&str> = p.records.iter().filter_map(|r| r.object["metadata"]["name"].as_str()).collect();
+            assert_eq!(names, ["p0", "p1", "p2", "p3"], "{what}: {:?}", p.errors);
+            assert_eq!(p.errors.len(), 0, "{what}: {:?}", p.errors);
+        }
+    }
+
+    /// Break-it 46 M1: NDJSON whose first line is a kubectl warning (or
+    /// stdin so) was refused whole: 0 of 100 stored.
+    #[test]
+    fn ndjson_after_a_bad_first_line_loads_the_good_lines() {
+        let text = b"W1207 23:50:00.123456 12345 memcache.go:287] couldn't get resource list\n\
+                     {\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"}}\n{\"kind\":\"Pod\",\"metadata\":{\"name\":\"b\"}}\n";
+        for (name, naming) in
+            [("e.ndjson", Naming::Ndjson), ("<stdin>", Naming::Content), ("e.jsonl.gz", Naming::Ndjson)]
+        {
+            assert_eq!(not_json_for_its_name(name, text), None, "{name}");
+            assert!(looks_like_a_dump(text), "{name}");
+            let p = parse_bytes(name, text, naming);
+            assert_eq!(p.records.len(), 2, "{name}");
+            let errors: Vec<String> = p.errors.iter().map(ToString::to_string).collect();
+            assert_eq!(errors.len(), 1, "{name}: {errors:?}");
+            assert!(errors[0].starts_with(&format!("{name}:1:")), "{errors:?}");
+        }
+        // A table is still no dump, and `.json` still refuses a non-JSON opening.
+        assert!(!looks_like_a_dump(b"NAME   READY\nweb-0  1/1\n"));
+        assert!(not_json_for_its_name("e.json", text).is_some());
     }
 
     /// New-user trial 46: `kubectl drain` output was refused as `kubectl

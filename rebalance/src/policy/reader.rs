@@ -23,8 +23,11 @@ pub(crate) fn describe(v: &Value) -> String {
         // A whole file that is no policy (`--policy /etc/passwd`) reads
         // as one string: quoted up to its first line, 60 characters at
         // most (new-user trial 46).
+        // Masked before the cut, so that no cut credential shows in part
+        // (break-it 46 L7: 15 characters of a `ghp_` token).
         Value::String(s) => {
-            let first: String = s.lines().next().unwrap_or_default().chars().take(QUOTED).collect();
+            let masked = crate::redact::mask_shown(s.lines().next().unwrap_or_default());
+            let first: String = masked.chars().take(QUOTED).collect();
             if first.len() < s.len() {
                 format!("string {first:?}… ({} characters)", s.chars().count())
             } else {
