@@ -292,7 +292,9 @@ impl Attempt<'_> {
             }
             FetchedLine::Row { line, rejected, record } => {
                 self.rows += 1;
-                if let Some(why) = rejected {
+                // Counted only when the row is stored: one the validation
+                // then refuses is an input error, not stored (break-it 46 L5).
+                if let (Some(why), Ok(_)) = (&rejected, &record) {
                     self.schema_rejected += 1;
                     tracing::debug!(line, %why, "schema rejected a value; stored with schema-free types");
                 }

@@ -261,8 +261,11 @@ fn secret_value(bytes: &[u8], lower: &[u8], i: usize) -> Option<(usize, usize)> 
         return None; // `token://`
     }
     j += bytes[j..].iter().take_while(|b| **b == b' ' || **b == b'\t').count();
+    if separator == b':' {
+        j = past_line_break_to_a_value(bytes, j);
+    }
     let value = value_at(bytes, j, b"\"'&,;})]<>");
-    if value.structure && volume_source(key) {
+    if value.structure && volume_source(key, &bytes[value.start..value.end]) {
         return None;
     }
     let (start, end) = (value.start, value.end);
@@ -289,11 +292,45 @@ pub(super) fn past_key_quote(bytes: &[u8], j: usize) -> usize {
     }
 }
 
-/// Whether `key` names a pod's secret volume source (`"secret":
-/// {"secretName": …}`, `secrets: [{name: …}]` of a ServiceAccount): an
-/// object or list under it names Secrets, holds none of their data.
-pub(super) fn volume_source(key: &str) -> bool {
-    key.eq_ignore_ascii_case("secret") || key.eq_ignore_ascii_case("secrets")
+/// Past a line break (and the next line's indentation) at `j` when the
+/// value opens on the next line with a quote or a bracket (`"password":`
+/// then `"X"` on the next line, break-it 46 M2); `j` otherwise.
+pub(super) fn past_line_break_to_a_value(bytes: &[u8], j: usize) -> usize {
+    let mut k = j;
+    if bytes.get(k) == Some(&b'\r') {
+        k += 1;
+    }
+    if bytes.get(k) != Some(&b'\n') {
+        return j;
+    }
+    k += 1;
+    k += bytes[k..].iter().take_while(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')).count();
+    if matches!(bytes.get(k), Some(b'"' | b'\'' | b'{' | b'[')) {
+        k
+    } else {
+        j
+    }
+}
+
+/// Whether `value`, a JSON object or list under `key`, is a pod's secret
+/// volume source (`"secret": {"secretName": "db", "items": …}`) or a
+/// ServiceAccount's `secrets: [{"name": …}]`: it names Secrets and holds
+/// none of their data. Only JSON of exactly those fields is (break-it 46
+/// M2: `"secrets": ["X"]` and other keys inside `"secret"` were kept).
+pub(super) fn volume_source(key: &str, value: &[u8]) -> bool {
+    const VOLUME: [&str; 4] = ["secretName", "items", "defaultMode", "optional"];
+    const REFERENCE: [&str; 6] = ["name", "namespace", "kind", "apiVersion", "uid", "fieldPath"];
+    let only = |v: &serde_json::Value, keys: &[&str]| {
+        v.as_object().is_some_and(|m| m.keys().all(|k| keys.contains(&k.as_str())))
+    };
+    let Ok(parsed) = serde_json::from_slice::<serde_json::Value>(value) else { return false };
+    if key.eq_ignore_ascii_case("secret") {
+        only(&parsed, &VOLUME)
+    } else if key.eq_ignore_ascii_case("secrets") {
+        parsed.as_array().is_some_and(|items| items.iter().all(|i| only(i, &REFERENCE)))
+    } else {
+        false
+    }
 }
 
 /// Longest JSON object or list read as one credential value, bytes; one
@@ -336,7 +373,9 @@ pub(super) fn value_at(bytes: &[u8], j: usize, stops: &[u8]) -> ValueSpan {
             }
             k += 1;
         }
-        return ValueSpan { start: j, end: line_end(j).min(limit.max(j)), structure: true };
+        // Not closed within the bound (or on its line): masked to its line's
+        // end, however long (break-it 46 M2: a 64 KiB bound showed the rest).
+        return ValueSpan { start: j, end: line_end(j), structure: true };
     }
     let escaped = bytes.get(j..j + 2).is_some_and(|q| q == b"\\\"" || q == b"\\'");
     let quote =
@@ -403,6 +442,16 @@ mod tests {
                 r#"{"secret":{"secretName":"db-creds","defaultMode":420}}"#.to_string(),
             ),
             (r#""secrets":[{"name":"sa-token-x"}]"#.to_string(), r#""secrets":[{"name":"sa-token-x"}]"#.to_string()),
+            // Break-it 46 M2: the value on the next line; a list of strings
+            // under `secrets`; other keys inside `secret`.
+            (format!("{{\"password\":\n\"{s}\"}}"), "{\"password\":\n\"***\"}".to_string()),
+            (format!(r#""secrets": ["{s}"]"#), r#""secrets": ***"#.to_string()),
+            (format!(r#""secret": {{"secretName": "db", "data": "{s}"}}"#), r#""secret": ***"#.to_string()),
+            // Longer than the bound and so not closed within it: to its line's end.
+            (
+                format!("password: {{\"a\": \"{}\", \"b\": \"{s}\"}} tail\nnext", "x".repeat(70_000)),
+                "password: ***\nnext".to_string(),
+            ),
             // An empty structure under a secret key is masked too; `tokens` names no secret.
             (r#"{"password":{}, "tokens": ["a"]}"#.to_string(), r#"{"password":***, "tokens": ["a"]}"#.to_string()),
         ];

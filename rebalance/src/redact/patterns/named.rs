@@ -86,6 +86,9 @@ pub(super) fn named_value(bytes: &[u8], i: usize) -> Option<(usize, usize)> {
         return None; // `token://`
     }
     j = skip_blanks(bytes, j);
+    if separator == b':' {
+        j = super::past_line_break_to_a_value(bytes, j);
+    }
     let span = super::value_at(bytes, j, b"\"'&,;})]<>\\");
     let (start, end) = (span.start, span.end);
     let value = &bytes[start..end];
@@ -95,7 +98,7 @@ pub(super) fn named_value(bytes: &[u8], i: usize) -> Option<(usize, usize)> {
     let word = value.iter().all(u8::is_ascii_alphabetic);
     let long_lower = word && value.len() >= LONG_WORD && value.iter().all(u8::is_ascii_lowercase);
     match separator {
-        _ if span.structure => (!super::volume_source(key)).then_some((start, end)),
+        _ if span.structure => (!super::volume_source(key, value)).then_some((start, end)),
         b'i' if word => None, // `the password is incorrect`
         b':' if token_like(key) && (value.len() < MIN_TOKEN || (word && !long_lower)) => None,
         _ => Some((start, end)),
