@@ -127,7 +127,7 @@ pub fn whole_policy_cluster(nodes: usize, seed: u64) -> BenchCluster {
             let group = format!("spread-{n:05}");
             p.namespace = "ns-spread".to_string();
             p.labels.insert("spread".to_string(), group.clone());
-            p.topology_spread_constraints = vec![TopologySpreadConstraint {
+            p.rare.topology_spread_constraints = vec![TopologySpreadConstraint {
                 max_skew: 1,
                 topology_key: ZONE.to_string(),
                 when_unsatisfiable: "DoNotSchedule".to_string(),

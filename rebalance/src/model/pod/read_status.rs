@@ -219,7 +219,7 @@ mod tests {
         );
         assert_eq!(s.init_containers[0].terminated_reason.as_deref(), Some("Completed"));
         assert_eq!((s.ephemeral_containers[0].name.as_str(), s.ephemeral_containers[0].restart_count), ("debug", 1));
-        let tsc = &pod.topology_spread_constraints;
+        let tsc = &pod.rare.topology_spread_constraints;
         assert_eq!(
             (tsc[0].max_skew, tsc[0].min_domains, tsc[0].node_affinity_policy.as_deref()),
             (2, Some(3), Some("Ignore"))
@@ -238,7 +238,7 @@ mod tests {
         .expect("readable");
         assert!(pod.status.is_none(), "no status beyond phase: {:?}", pod.status);
         assert_eq!(pod.status(), &PodStatusInfo::default());
-        assert_eq!((pod.images.capacity(), pod.topology_spread_constraints.capacity()), (0, 0));
+        assert_eq!((pod.images.capacity(), pod.rare.topology_spread_constraints.capacity()), (0, 0));
         // A later container's image fills the ones before with "".
         let pod = read(json!({}), json!({"containers": [{"name": "a"}, {"name": "b", "image": "x:1"}]})).expect("pod");
         assert_eq!(pod.images, vec!["", "x:1"]);
