@@ -164,7 +164,10 @@ pub struct PodInfo {
     /// (`""` for one without an image), or empty when no container names
     /// an image (so such a pod holds no allocation for it).
     pub images: Vec<String>,
-    /// The status beyond phase, boxed because most planning never reads it
+    /// `status.startTime`: when the kubelet accepted the pod (here rather
+    /// than in [`PodInfo::status`]: most pods set it and nothing else there).
+    pub start_time: Option<DateTime<Utc>>,
+    /// The status beyond phase and start time, boxed because most planning never reads it
     /// (read it with [`PodInfo::status`]).
     pub status: Option<Box<PodStatusInfo>>,
     /// The fields few pods set (nomination, priority class name, init
@@ -203,6 +206,7 @@ impl PodInfo {
             volumes: Vec::new(),
             creation_timestamp: None,
             images: Vec::new(),
+            start_time: None,
             status: None,
             rare: Sparse::none(),
         }
@@ -511,7 +515,7 @@ impl PodInfo {
             }
             None => pod.qos_from_status = false,
         }
-        pod.status = read_status::read_status_info(&r, status)?;
+        (pod.start_time, pod.status) = read_status::read_status_info(&r, status)?;
         pod.rare = rare.into();
         pod.default_pod_level_requests();
         pod.fit_lists();

@@ -149,6 +149,7 @@ pub(crate) fn read_typed(text: &str) -> Option<PodInfo> {
         }
         None => pod.qos_from_status = false,
     }
+    pod.start_time = r.opt_time(status.start_time.take().as_ref(), "").ok()?;
     pod.status = status_info(&r, status)?;
     pod.rare = rare.into();
     pod.default_pod_level_requests();
@@ -197,7 +198,6 @@ fn status_info(r: &Reader, s: Status) -> Option<Option<Box<PodStatusInfo>>> {
     }
     let info = PodStatusInfo {
         reason: s.reason.filter(|s| !s.is_empty()),
-        start_time: r.opt_time(s.start_time.as_ref(), "").ok()?,
         conditions,
         containers: container_statuses(r, s.container_statuses)?,
         init_containers: container_statuses(r, s.init_container_statuses)?,
