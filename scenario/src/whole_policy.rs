@@ -127,7 +127,7 @@ pub fn whole_policy_cluster(nodes: usize, seed: u64) -> BenchCluster {
             let group = format!("spread-{n:05}");
             p.namespace = "ns-spread".to_string();
             p.labels.insert("spread".to_string(), group.clone());
-            p.topology_spread_constraints = vec![TopologySpreadConstraint {
+            p.rare.topology_spread_constraints = vec![TopologySpreadConstraint {
                 max_skew: 1,
                 topology_key: ZONE.to_string(),
                 when_unsatisfiable: "DoNotSchedule".to_string(),
@@ -157,9 +157,9 @@ pub fn whole_policy_cluster(nodes: usize, seed: u64) -> BenchCluster {
         p.node_name = Some(node);
         p.phase = Some(PodPhase::Failed);
         p.creation_timestamp = Some(now - Duration::hours(2));
+        p.start_time = Some(now - Duration::hours(2));
         p.status = Some(Box::new(PodStatusInfo {
             reason: None,
-            start_time: Some(now - Duration::hours(2)),
             containers: vec![ContainerStatus {
                 name: "main".to_string(),
                 terminated_reason: Some("Error".to_string()),

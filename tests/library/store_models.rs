@@ -117,9 +117,9 @@ fn a_v15_store_gets_restarts_images_and_spread_constraints_in_its_pod_models_whe
     let status = web.status();
     assert_eq!(status.containers[0].restart_count, 7);
     assert_eq!(status.containers[0].waiting_reason.as_deref(), Some("CrashLoopBackOff"));
-    assert_eq!(status.start_time.map(|t| t.to_rfc3339()).as_deref(), Some("2026-01-01T00:00:01+00:00"));
+    assert_eq!(web.start_time.map(|t| t.to_rfc3339()).as_deref(), Some("2026-01-01T00:00:01+00:00"));
     assert_eq!(status.conditions.iter().map(|c| c.type_.as_str()).collect::<Vec<_>>(), ["Ready", "PodScheduled"]);
-    assert_eq!(web.topology_spread_constraints[0].topology_key, "topology.kubernetes.io/zone");
+    assert_eq!(web.rare.topology_spread_constraints[0].topology_key, "topology.kubernetes.io/zone");
     // bad-1's usage columns were read again: its error is stored, and the
     // requested amounts derived again leave its 100m out.
     let error: Option<String> = store

@@ -27,7 +27,7 @@ fn filter_view(p: &PodInfo) -> String {
         p.counts_toward_usage(),
         p.counts_toward_usage().then_some(&p.node_name),
         p.labels,
-        p.host_ports,
+        p.rare.host_ports,
         p.affinity.pod_affinity,
         p.affinity.pod_anti_affinity,
     )
@@ -60,7 +60,7 @@ fn probes(cluster: &ClusterAt) -> Vec<PodInfo> {
             json!({"containers": container, "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": term}}}),
         ));
     }
-    if let Some(port) = cluster.pods.iter().flat_map(|p| p.host_ports.iter()).next() {
+    if let Some(port) = cluster.pods.iter().flat_map(|p| p.rare.host_ports.iter()).next() {
         out.push(pod(
             "default",
             json!({"containers": [{"name": "c", "ports": [{"containerPort": port.port, "hostPort": port.port, "protocol": port.protocol}]}]}),

@@ -185,7 +185,7 @@ pub(super) fn build_state(
     let labels = pod.as_ref().is_some_and(|p| {
         !p.affinity.pod_affinity.required.is_empty()
             || !p.affinity.pod_anti_affinity.required.is_empty()
-            || p.topology_spread_constraints.iter().any(|c| c.when_unsatisfiable == "DoNotSchedule")
+            || p.rare.topology_spread_constraints.iter().any(|c| c.when_unsatisfiable == "DoNotSchedule")
     });
     // Pods of namespaces that were not dumped are missing from every node
     // (as skew says): found on a second connection while this one loads.

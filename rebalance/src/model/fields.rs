@@ -398,14 +398,14 @@ mod tests {
         assert!(pod_model_fields_agree(&pod));
         let info = PodInfo::from_json(&cut).expect("pod");
         assert_eq!(info.requests.get("cpu"), 250 + 50 + 10);
-        assert_eq!(info.host_ports.len(), 2);
+        assert_eq!(info.rare.host_ports.len(), 2);
         assert_eq!(info.pvc_names(), vec!["data-web-1"]);
         // What the rule plugins read is kept (and read from the cut).
         assert_eq!(info.images, vec!["web:1"]);
-        assert_eq!(info.topology_spread_constraints[0].match_label_keys, vec!["pod-template-hash"]);
+        assert_eq!(info.rare.topology_spread_constraints[0].match_label_keys, vec!["pod-template-hash"]);
         let status = info.status();
         assert_eq!(status.reason.as_deref(), Some("Evicted"));
-        assert_eq!(status.start_time.map(|t| t.to_rfc3339()).as_deref(), Some("2026-11-01T00:00:02+00:00"));
+        assert_eq!(info.start_time.map(|t| t.to_rfc3339()).as_deref(), Some("2026-11-01T00:00:02+00:00"));
         assert_eq!(status.conditions.iter().map(|c| c.type_.as_str()).collect::<Vec<_>>(), ["Ready", "PodScheduled"]);
         assert_eq!(
             (status.containers[0].restart_count, status.containers[0].waiting_reason.as_deref()),

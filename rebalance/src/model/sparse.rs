@@ -25,6 +25,19 @@ pub trait EmptyPart: Default + 'static {
 #[derive(Clone, Default)]
 pub struct Sparse<T>(Option<Box<T>>);
 
+impl<T> Sparse<T> {
+    /// The unset part (no allocation), usable in a `static`.
+    pub const fn none() -> Sparse<T> {
+        Sparse(None)
+    }
+
+    /// The part to write to when it is allocated; `None` (and no
+    /// allocation made) when it is not.
+    pub fn get_mut_if_set(&mut self) -> Option<&mut T> {
+        self.0.as_deref_mut()
+    }
+}
+
 impl<T: EmptyPart + PartialEq> Sparse<T> {
     /// The part, allocated only when it differs from the empty one.
     pub fn new(part: T) -> Sparse<T> {

@@ -37,7 +37,7 @@ fn default_evictor_filter_messages() {
     p.annotations.insert("kubernetes.io/config.source".into(), "file".into());
     assert_eq!(outcome(d(), p, |_| {}), "pod is a static pod");
     let mut p = subject();
-    p.deletion_timestamp = Some(now());
+    p.rare.deletion_timestamp = Some(now());
     assert_eq!(outcome(d(), p, |_| {}), "pod is terminating");
     let mut p = subject();
     p.owners.clear();

@@ -185,7 +185,7 @@ fn build(nodes: &[GenNode], pods: &[GenPod]) -> Snapshot {
                 Kind::LocalStorage => {
                     p.volumes = vec![Volume { name: "tmp".into(), source: VolumeSource::EmptyDir { medium: None } }]
                 }
-                Kind::Terminating => p.deletion_timestamp = Some(now()),
+                Kind::Terminating => p.rare.deletion_timestamp = Some(now()),
                 Kind::PreferNoEviction => {
                     p.annotations.insert(PREFER_NO_EVICTION.into(), "true".into());
                 }

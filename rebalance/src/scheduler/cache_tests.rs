@@ -108,8 +108,8 @@ fn pod_of(g: &GenPod) -> PodInfo {
         ..TopologySpreadConstraint::default()
     };
     match name % 17 {
-        0 => p.topology_spread_constraints.push(spread(1, "topology.kubernetes.io/zone", "DoNotSchedule")),
-        1 => p.topology_spread_constraints.push(spread(1, "kubernetes.io/hostname", "ScheduleAnyway")),
+        0 => p.rare.topology_spread_constraints.push(spread(1, "topology.kubernetes.io/zone", "DoNotSchedule")),
+        1 => p.rare.topology_spread_constraints.push(spread(1, "kubernetes.io/hostname", "ScheduleAnyway")),
         _ => {}
     }
     let mut req = ResourceList::new();
@@ -139,7 +139,7 @@ fn pod_of(g: &GenPod) -> PodInfo {
         p.affinity.pod_anti_affinity.preferred.push(WeightedPodAffinityTerm { weight: 50, term: term(app, "zone") });
     }
     if bit(15) && bit(1) && bit(2) {
-        p.host_ports.push(HostPort {
+        p.rare.host_ports.push(HostPort {
             container: "c".into(),
             port: 8080,
             protocol: "TCP".into(),
@@ -257,7 +257,7 @@ proptest! {
         let state = ClusterState::new(nodes.clone(), pods.clone());
         for incoming in pods.iter().take(8) {
             let summable = |p: &PodInfo| {
-                p.host_ports.is_empty() && !has_pod_affinity_terms(p) && !snapshot::same_pod(p, incoming)
+                p.rare.host_ports.is_empty() && !has_pod_affinity_terms(p) && !snapshot::same_pod(p, incoming)
             };
             let (summed_pods, listed): (Vec<PodInfo>, Vec<PodInfo>) = pods.iter().cloned().partition(summable);
             let by_node = NodePods::of(&summed_pods, nodes.len());
@@ -265,7 +265,7 @@ proptest! {
             let with_sums = evaluate_with_sums(&ClusterState::new(nodes.clone(), listed), &summed, incoming);
             let required = !incoming.affinity.pod_affinity.required.is_empty()
                 || !incoming.affinity.pod_anti_affinity.required.is_empty()
-                || incoming.topology_spread_constraints.iter().any(|c| c.when_unsatisfiable == "DoNotSchedule");
+                || incoming.rare.topology_spread_constraints.iter().any(|c| c.when_unsatisfiable == "DoNotSchedule");
             if required {
                 prop_assert!(with_sums.is_none(), "pod {}", incoming.key());
             } else {

@@ -208,7 +208,7 @@ impl<'a> DefaultSpreadIndex<'a> {
         infeasible: &[u32],
         feasible: impl Fn(usize) -> bool,
     ) -> Option<DefaultScores> {
-        if !pod.topology_spread_constraints.is_empty() {
+        if !pod.rare.topology_spread_constraints.is_empty() {
             return None;
         }
         let owner = default_selector_owner(pod)?;

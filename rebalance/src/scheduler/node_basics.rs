@@ -46,9 +46,9 @@ fn ports_conflict(wanted: &HostPort, used: &HostPort) -> bool {
 /// Every host port of the pod already bound on the node (the scheduler
 /// reports the first). Source: kube-scheduler NodePorts `fitsPorts`.
 pub(crate) fn node_ports(pod: &PodInfo, slot: &NodeSlot<'_>) -> Vec<FilterFailure> {
-    pod.host_ports
+    pod.rare.host_ports
         .iter()
-        .filter(|wanted| slot.pods.iter().any(|p| p.host_ports.iter().any(|used| ports_conflict(wanted, used))))
+        .filter(|wanted| slot.pods.iter().any(|p| p.rare.host_ports.iter().any(|used| ports_conflict(wanted, used))))
         .map(|wanted| FilterFailure::HostPortConflict { port: wanted.clone() })
         .collect()
 }

@@ -47,7 +47,7 @@ fn feasible(
         && node_basics::node_name(pod, slot.node).is_none()
         && (slot.node.taints.is_empty() || taint_toleration::filter(pod, slot.node).is_empty())
         && node_affinity::filter(pod, slot.node).is_none()
-        && (pod.host_ports.is_empty() || node_basics::node_ports(pod, slot).is_empty())
+        && (pod.rare.host_ports.is_empty() || node_basics::node_ports(pod, slot).is_empty())
         && fits(pod, amounts, slot)
         && (spread.is_empty() || spread.filter(slot.node).is_none())
         && (ipa.is_empty() || ipa.filter(pod, slot.node).is_empty())
@@ -78,7 +78,7 @@ pub(crate) fn pick_in(
         && pod.node_name.is_none()
         && pod.node_selector.is_empty()
         && pod.affinity.node_affinity.required.is_none()
-        && pod.host_ports.is_empty()
+        && pod.rare.host_ports.is_empty()
         && !amounts.other_resources
         && ipa.is_empty()
         && spread.is_empty();
@@ -92,7 +92,7 @@ pub(crate) fn pick_in(
     // PodTopologySpread scores vary by node: the scan keeps only the system
     // defaults, which the index gives without a pass over the pods.
     let spread_scored = has_score_constraints(pod);
-    let index = spread_index.filter(|_| spread_scored && pod.topology_spread_constraints.is_empty());
+    let index = spread_index.filter(|_| spread_scored && pod.rare.topology_spread_constraints.is_empty());
     let constant = order
         .filter(|_| scoring.is_default() && NodeOrder::applies(&amounts) && (!spread_scored || index.is_some()))
         .and_then(|o| Some((o, o.constant_scores(snap, pod)?)));

@@ -139,7 +139,7 @@ impl<'p> Constraint<'p> {
 
 /// The pod's constraints with `whenUnsatisfiable == action`.
 fn explicit<'p>(pod: &'p PodInfo, action: &str) -> Vec<Constraint<'p>> {
-    pod.topology_spread_constraints
+    pod.rare.topology_spread_constraints
         .iter()
         .filter(|c| c.when_unsatisfiable == action)
         .map(|c| Constraint::new(c, pod))
@@ -173,16 +173,16 @@ pub(crate) fn default_selector_owner(pod: &PodInfo) -> Option<&OwnerRef> {
 
 /// True when the pod has a constraint the filter checks (`DoNotSchedule`).
 pub(crate) fn has_filter_constraints(pod: &PodInfo) -> bool {
-    pod.topology_spread_constraints.iter().any(|c| c.when_unsatisfiable == "DoNotSchedule")
+    pod.rare.topology_spread_constraints.iter().any(|c| c.when_unsatisfiable == "DoNotSchedule")
 }
 
 /// True when the plugin scores the pod: a `ScheduleAnyway` constraint, or
 /// none at all and a controller the system defaults apply to.
 pub(crate) fn has_score_constraints(pod: &PodInfo) -> bool {
-    if pod.topology_spread_constraints.is_empty() {
+    if pod.rare.topology_spread_constraints.is_empty() {
         default_selector_owner(pod).is_some()
     } else {
-        pod.topology_spread_constraints.iter().any(|c| c.when_unsatisfiable == "ScheduleAnyway")
+        pod.rare.topology_spread_constraints.iter().any(|c| c.when_unsatisfiable == "ScheduleAnyway")
     }
 }
 
@@ -338,7 +338,7 @@ pub(crate) fn scores(snap: &Snapshot<'_>, pod: &PodInfo, feasible: &[&NodeSlot<'
     if !has_score_constraints(pod) || feasible.is_empty() {
         return None;
     }
-    let require_all = !pod.topology_spread_constraints.is_empty();
+    let require_all = !pod.rare.topology_spread_constraints.is_empty();
     let constraints = if require_all { explicit(pod, "ScheduleAnyway") } else { system_defaults(pod) };
     let ignored: Vec<bool> = feasible.iter().map(|s| require_all && !has_all_keys(&constraints, s.node)).collect();
     let n_ignored = ignored.iter().filter(|i| **i).count();

@@ -91,7 +91,7 @@ fn on_ns(ns: &str, name: &str, node: &str, l: &str) -> PodInfo {
 }
 
 fn terminating(mut p: PodInfo) -> PodInfo {
-    p.deletion_timestamp = Some(chrono::DateTime::UNIX_EPOCH);
+    p.rare.deletion_timestamp = Some(chrono::DateTime::UNIX_EPOCH);
     p
 }
 

@@ -287,7 +287,9 @@ fn apply(current: &Snapshot, landings: &[Landing], round: usize, interval_second
                 LandingOutcome::NotRecreated => return None,
             };
             r.creation_timestamp = Some(current.now);
-            r.deletion_timestamp = None;
+            if let Some(rare) = r.rare.get_mut_if_set() {
+                rare.deletion_timestamp = None;
+            }
             r.uid = p.uid.as_ref().map(|u| format!("{u}-r{round}"));
             Some(r)
         })

@@ -36,7 +36,7 @@ pub fn labels_text(pod: &PodInfo) -> Option<String> {
 /// required anti-affinity takes part in filtering; preferred terms are
 /// counted too so that one flag also serves the scores).
 pub fn has_scheduling_terms(pod: &PodInfo) -> bool {
-    !pod.host_ports.is_empty() || has_pod_affinity_terms(pod)
+    !pod.rare.host_ports.is_empty() || has_pod_affinity_terms(pod)
 }
 
 /// One stored pod version's filter fields (`pod_versions` columns).

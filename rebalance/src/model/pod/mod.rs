@@ -22,6 +22,7 @@ use crate::model::sparse::Sparse;
 pub mod filter_fields;
 pub mod qos;
 mod read;
+mod rare;
 mod read_status;
 mod spec;
 mod status;
@@ -36,6 +37,7 @@ pub use spec::{
     NodeSelectorTerm, PodAffinityRules, PodAffinityTerm, PreferredNodeTerm, Requirement, SelectorOperator, Toleration,
     TolerationOperator, Volume, VolumeSource, WeightedPodAffinityTerm,
 };
+pub use rare::PodRare;
 pub use status::{ContainerStatus, PodCondition, PodStatusInfo, TopologySpreadConstraint};
 
 /// The scheduler's non-zero defaults for SCORING only: a container without a
@@ -122,8 +124,6 @@ pub struct PodInfo {
     pub resource_version: Option<String>,
     /// `spec.nodeName`: the node the pod is bound to (empty reads as `None`).
     pub node_name: Option<String>,
-    /// `status.nominatedNodeName` (set by preemption).
-    pub nominated_node_name: Option<String>,
     /// `spec.schedulerName`.
     pub scheduler_name: Option<String>,
     /// `status.phase`.
@@ -136,19 +136,8 @@ pub struct PodInfo {
     pub owners: Vec<OwnerRef>,
     /// `spec.priority`.
     pub priority: Option<i32>,
-    /// `spec.priorityClassName`.
-    pub priority_class_name: Option<String>,
     /// `spec.containers`.
     pub containers: Vec<ContainerInfo>,
-    /// `spec.initContainers` in order (init containers and sidecars).
-    pub init_containers: Vec<ContainerInfo>,
-    /// Pod-level `spec.resources.requests` (cpu/memory; defaulted from
-    /// pod-level limits when no container requests that resource).
-    pub pod_level_requests: Sparse<ResourceList>,
-    /// Pod-level `spec.resources.limits`.
-    pub pod_level_limits: Sparse<ResourceList>,
-    /// `spec.overhead`.
-    pub overhead: Sparse<ResourceList>,
     /// The effective requests used for filtering and node usage (see the
     /// module docs; [`PodInfo::compute_requests`]).
     pub requests: ResourceList,
@@ -166,24 +155,27 @@ pub struct PodInfo {
     pub affinity: Sparse<Affinity>,
     /// `spec.tolerations`.
     pub tolerations: Vec<Toleration>,
-    /// Host ports of app containers and sidecars (`GetHostPorts`).
-    pub host_ports: Vec<HostPort>,
     /// `spec.volumes`, summarised.
     pub volumes: Vec<Volume>,
     /// `metadata.creationTimestamp`.
     pub creation_timestamp: Option<DateTime<Utc>>,
-    /// `metadata.deletionTimestamp` (terminating).
-    pub deletion_timestamp: Option<DateTime<Utc>>,
     /// `spec.containers[].image`, in order (init containers not included:
     /// descheduler's RemoveDuplicates keys on these): one per app container
     /// (`""` for one without an image), or empty when no container names
     /// an image (so such a pod holds no allocation for it).
     pub images: Vec<String>,
-    /// `spec.topologySpreadConstraints`.
-    pub topology_spread_constraints: Vec<TopologySpreadConstraint>,
-    /// The status beyond phase, boxed because most planning never reads it
+    /// `status.startTime`: when the kubelet accepted the pod (here rather
+    /// than in [`PodInfo::status`]: most pods set it and nothing else there).
+    pub start_time: Option<DateTime<Utc>>,
+    /// The status beyond phase and start time, boxed because most planning never reads it
     /// (read it with [`PodInfo::status`]).
     pub status: Option<Box<PodStatusInfo>>,
+    /// The fields few pods set (nomination, priority class name, init
+    /// containers, pod-level resources, overhead, host ports, deletion time,
+    /// spread constraints), out of line: `pod.rare.init_containers`.
+    /// Serialized flattened, as the fields were.
+    #[serde(flatten)]
+    pub rare: Sparse<PodRare>,
 }
 
 impl PodInfo {
@@ -197,19 +189,13 @@ impl PodInfo {
             uid: None,
             resource_version: None,
             node_name: None,
-            nominated_node_name: None,
             scheduler_name: None,
             phase: Some(PodPhase::Pending),
             labels: Labels::new(),
             annotations: Labels::new(),
             owners: Vec::new(),
             priority: None,
-            priority_class_name: None,
             containers: Vec::new(),
-            init_containers: Vec::new(),
-            pod_level_requests: Sparse::default(),
-            pod_level_limits: Sparse::default(),
-            overhead: Sparse::default(),
             requests: ResourceList::new(),
             non_zero_requests: ResourceList::new(),
             qos: QosClass::BestEffort,
@@ -217,13 +203,12 @@ impl PodInfo {
             node_selector: Labels::new(),
             affinity: Sparse::default(),
             tolerations: Vec::new(),
-            host_ports: Vec::new(),
             volumes: Vec::new(),
             creation_timestamp: None,
-            deletion_timestamp: None,
             images: Vec::new(),
-            topology_spread_constraints: Vec::new(),
+            start_time: None,
             status: None,
+            rare: Sparse::none(),
         }
     }
 
@@ -265,7 +250,7 @@ impl PodInfo {
 
     /// Whether the pod is terminating (`metadata.deletionTimestamp` set).
     pub fn is_terminating(&self) -> bool {
-        self.deletion_timestamp.is_some()
+        self.rare.deletion_timestamp.is_some()
     }
 
     /// A mirror pod (annotation `kubernetes.io/config.mirror`).
@@ -302,7 +287,8 @@ impl PodInfo {
     /// Every container (init and app) that requests a resource without
     /// setting a limit for it, as `(container, resource)`.
     pub fn requests_without_limits(&self) -> Vec<(&str, &str)> {
-        self.init_containers
+        self.rare
+            .init_containers
             .iter()
             .chain(self.containers.iter())
             .flat_map(|c| c.requests_without_limit().into_iter().map(move |r| (c.name.as_str(), r)))
@@ -315,7 +301,9 @@ impl PodInfo {
     pub fn unbound_copy(&self) -> PodInfo {
         let mut p = self.clone();
         p.node_name = None;
-        p.nominated_node_name = None;
+        if let Some(rare) = p.rare.get_mut_if_set() {
+            rare.nominated_node_name = None;
+        }
         p.phase = Some(PodPhase::Pending);
         p
     }
@@ -347,7 +335,7 @@ impl PodInfo {
         }
         let mut sidecars = ResourceList::new();
         let mut init_peak = ResourceList::new();
-        for c in &self.init_containers {
+        for c in &self.rare.init_containers {
             let own = with_defaults(c);
             let in_use = if c.kind == ContainerKind::Sidecar {
                 reqs.add(&own);
@@ -360,23 +348,23 @@ impl PodInfo {
         }
         reqs.max_with(&init_peak);
         for r in POD_LEVEL_RESOURCES {
-            if let Some(v) = self.pod_level_requests.get_opt(r) {
+            if let Some(v) = self.rare.pod_level_requests.get_opt(r) {
                 reqs.set(r, v);
             }
         }
-        reqs.add(&self.overhead);
+        reqs.add(&self.rare.overhead);
         reqs
     }
 
     /// The QoS class computed from the spec (ignoring `status.qosClass`).
     pub fn computed_qos(&self) -> QosClass {
-        let pod_level = if self.pod_level_requests.is_empty() && self.pod_level_limits.is_empty() {
+        let pod_level = if self.rare.pod_level_requests.is_empty() && self.rare.pod_level_limits.is_empty() {
             None
         } else {
-            Some((&*self.pod_level_requests, &*self.pod_level_limits))
+            Some((&*self.rare.pod_level_requests, &*self.rare.pod_level_limits))
         };
         compute_qos(
-            self.containers.iter().chain(self.init_containers.iter()).map(|c| (&c.requests, &c.limits)),
+            self.containers.iter().chain(self.rare.init_containers.iter()).map(|c| (&c.requests, &c.limits)),
             pod_level,
         )
     }
@@ -386,11 +374,11 @@ impl PodInfo {
     /// resource. Needs the containers and the pod-level lists read.
     pub(crate) fn default_pod_level_requests(&mut self) {
         for res in POD_LEVEL_RESOURCES {
-            if let Some(limit) = self.pod_level_limits.get_opt(res) {
+            if let Some(limit) = self.rare.pod_level_limits.get_opt(res) {
                 let any_container =
-                    self.containers.iter().chain(self.init_containers.iter()).any(|c| c.requests.contains(res));
-                if !self.pod_level_requests.contains(res) && !any_container {
-                    self.pod_level_requests.set(res, limit);
+                    self.containers.iter().chain(self.rare.init_containers.iter()).any(|c| c.requests.contains(res));
+                if !self.rare.pod_level_requests.contains(res) && !any_container {
+                    self.rare.pod_level_requests.set(res, limit);
                 }
             }
         }
@@ -403,12 +391,12 @@ impl PodInfo {
     pub(crate) fn fit_lists(&mut self) {
         self.owners.shrink_to_fit();
         self.containers.shrink_to_fit();
-        self.init_containers.shrink_to_fit();
         self.tolerations.shrink_to_fit();
-        self.host_ports.shrink_to_fit();
         self.volumes.shrink_to_fit();
         self.images.shrink_to_fit();
-        self.topology_spread_constraints.shrink_to_fit();
+        if let Some(rare) = self.rare.get_mut_if_set() {
+            rare.fit_lists();
+        }
     }
 
     /// Recomputes [`PodInfo::requests`], [`PodInfo::non_zero_requests`] and,
@@ -443,6 +431,7 @@ impl PodInfo {
         let r = Reader::new(format!("pod {namespace}/{name}"));
         let mut pod = PodInfo::new(&namespace, &name);
         pod.phase = None;
+        let mut rare = PodRare::default();
 
         pod.uid = r.opt_str(mget("uid"), "metadata.uid")?.filter(|s| !s.is_empty());
         pod.resource_version =
@@ -450,7 +439,7 @@ impl PodInfo {
         pod.labels = r.string_map(mget("labels"), "metadata.labels")?.into();
         pod.annotations = r.string_map(mget("annotations"), "metadata.annotations")?.into();
         pod.creation_timestamp = r.opt_time(mget("creationTimestamp"), "metadata.creationTimestamp")?;
-        pod.deletion_timestamp = r.opt_time(mget("deletionTimestamp"), "metadata.deletionTimestamp")?;
+        rare.deletion_timestamp = r.opt_time(mget("deletionTimestamp"), "metadata.deletionTimestamp")?;
         for (i, o) in r.array(mget("ownerReferences"), "metadata.ownerReferences")?.iter().enumerate() {
             let p = format!("metadata.ownerReferences[{i}]");
             pod.owners.push(OwnerRef {
@@ -471,13 +460,13 @@ impl PodInfo {
         pod.node_name = r.opt_str(sget("nodeName"), "spec.nodeName")?.filter(|s| !s.is_empty());
         pod.scheduler_name = r.opt_str(sget("schedulerName"), "spec.schedulerName")?.filter(|s| !s.is_empty());
         pod.priority = r.opt_i32(sget("priority"), "spec.priority")?;
-        pod.priority_class_name =
+        rare.priority_class_name =
             r.opt_str(sget("priorityClassName"), "spec.priorityClassName")?.filter(|s| !s.is_empty());
 
         for (i, c) in r.array(sget("containers"), "spec.containers")?.iter().enumerate() {
             let (info, ports) = read_container(&r, c, &format!("spec.containers[{i}]"), false)?;
             push_image(&mut pod.images, i, r.opt_str(get(c, "image"), &format!("spec.containers[{i}].image"))?);
-            pod.host_ports.extend(ports);
+            rare.host_ports.extend(ports);
             pod.containers.push(info);
         }
         let mut sidecar_ports = Vec::new();
@@ -487,22 +476,21 @@ impl PodInfo {
             if info.kind == ContainerKind::Sidecar {
                 sidecar_ports.extend(ports);
             }
-            pod.init_containers.push(info);
+            rare.init_containers.push(info);
         }
-        sidecar_ports.append(&mut pod.host_ports);
-        pod.host_ports = sidecar_ports;
+        sidecar_ports.append(&mut rare.host_ports);
+        rare.host_ports = sidecar_ports;
 
-        pod.pod_level_requests =
+        rare.pod_level_requests =
             r.resource_list(get_path(v, &["spec", "resources", "requests"]), "spec.resources.requests")?.into();
-        pod.pod_level_limits =
+        rare.pod_level_limits =
             r.resource_list(get_path(v, &["spec", "resources", "limits"]), "spec.resources.limits")?.into();
-        pod.default_pod_level_requests();
-        pod.overhead = r.resource_list(sget("overhead"), "spec.overhead")?.into();
+        rare.overhead = r.resource_list(sget("overhead"), "spec.overhead")?.into();
         pod.node_selector = r.string_map(sget("nodeSelector"), "spec.nodeSelector")?.into();
         pod.affinity = read_affinity(&r, sget("affinity"))?.into();
         pod.tolerations = read_tolerations(&r, sget("tolerations"))?;
         pod.volumes = read_volumes(&r, sget("volumes"))?;
-        pod.topology_spread_constraints = read_spread_constraints(&r, sget("topologySpreadConstraints"))?;
+        rare.topology_spread_constraints = read_spread_constraints(&r, sget("topologySpreadConstraints"))?;
 
         let status = get(v, "status");
         if let Some(other) = status.filter(|s| !s.is_object()) {
@@ -517,7 +505,7 @@ impl PodInfo {
                 )
             })?);
         }
-        pod.nominated_node_name =
+        rare.nominated_node_name =
             r.opt_str(stget("nominatedNodeName"), "status.nominatedNodeName")?.filter(|s| !s.is_empty());
         let status_qos = r.opt_str(stget("qosClass"), "status.qosClass")?;
         match status_qos.as_deref().and_then(QosClass::parse) {
@@ -527,7 +515,9 @@ impl PodInfo {
             }
             None => pod.qos_from_status = false,
         }
-        pod.status = read_status::read_status_info(&r, status)?;
+        (pod.start_time, pod.status) = read_status::read_status_info(&r, status)?;
+        pod.rare = rare.into();
+        pod.default_pod_level_requests();
         pod.fit_lists();
         pod.refresh_derived();
         Ok(pod)

@@ -10,6 +10,7 @@
 //! string reads as unset for the optional strings (`reason`s, policies).
 //! [`super::text`] reads the same fields typed and must agree.
 
+use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::read_label_selector;
@@ -34,6 +35,9 @@ fn must_be_object(r: &Reader, v: &Value, path: &str) -> Result<(), ModelError> {
     object(r, Some(v), path).map(|_| ())
 }
 
+/// A pod's `status.startTime` and the rest of its status beyond phase.
+pub(super) type StatusRead = (Option<DateTime<Utc>>, Option<Box<PodStatusInfo>>);
+
 /// An optional string where `""` reads as unset.
 fn opt_nonempty(r: &Reader, v: Option<&Value>, path: &str) -> Result<Option<String>, ModelError> {
     Ok(r.opt_str(v, path)?.filter(|s| !s.is_empty()))
@@ -41,14 +45,17 @@ fn opt_nonempty(r: &Reader, v: Option<&Value>, path: &str) -> Result<Option<Stri
 
 /// The status beyond phase of a pod whose `status` is `status` (an object,
 /// or absent); `None` when every field is unset, so that a pod without them
-/// holds no allocation ([`super::PodInfo::status`]).
-pub(super) fn read_status_info(r: &Reader, status: Option<&Value>) -> Result<Option<Box<PodStatusInfo>>, ModelError> {
-    let Some(status) = status else { return Ok(None) };
+/// holds no allocation ([`super::PodInfo::status`]); with it
+/// `status.startTime` ([`super::PodInfo::start_time`]), read in its place
+/// among the fields (so that a status with several bad fields names the
+/// same one first as before).
+pub(super) fn read_status_info(r: &Reader, status: Option<&Value>) -> Result<StatusRead, ModelError> {
+    let Some(status) = status else { return Ok((None, None)) };
     let mut info = PodStatusInfo {
         reason: opt_nonempty(r, get(status, "reason"), "status.reason")?,
-        start_time: r.opt_time(get(status, "startTime"), "status.startTime")?,
         ..PodStatusInfo::default()
     };
+    let start_time = r.opt_time(get(status, "startTime"), "status.startTime")?;
     let conditions = r.array(get(status, "conditions"), "status.conditions")?;
     info.conditions.reserve_exact(conditions.len());
     for (i, c) in conditions.iter().enumerate() {
@@ -69,7 +76,7 @@ pub(super) fn read_status_info(r: &Reader, status: Option<&Value>) -> Result<Opt
             _ => info.ephemeral_containers = list,
         }
     }
-    Ok((info != PodStatusInfo::default()).then(|| Box::new(info)))
+    Ok((start_time, (info != PodStatusInfo::default()).then(|| Box::new(info))))
 }
 
 fn read_container_statuses(r: &Reader, v: Option<&Value>, path: &str) -> Result<Vec<ContainerStatus>, ModelError> {
@@ -187,7 +194,7 @@ mod tests {
         assert_eq!(pod.images, vec!["web:1", "", "fluent:2"]);
         let s = pod.status();
         assert_eq!(s.reason.as_deref(), Some("Evicted"));
-        assert_eq!(s.start_time.map(|t| t.to_rfc3339()).as_deref(), Some("2026-11-01T10:00:00+00:00"));
+        assert_eq!(pod.start_time.map(|t| t.to_rfc3339()).as_deref(), Some("2026-11-01T10:00:00+00:00"));
         assert_eq!(
             s.conditions[0],
             PodCondition {
@@ -219,7 +226,7 @@ mod tests {
         );
         assert_eq!(s.init_containers[0].terminated_reason.as_deref(), Some("Completed"));
         assert_eq!((s.ephemeral_containers[0].name.as_str(), s.ephemeral_containers[0].restart_count), ("debug", 1));
-        let tsc = &pod.topology_spread_constraints;
+        let tsc = &pod.rare.topology_spread_constraints;
         assert_eq!(
             (tsc[0].max_skew, tsc[0].min_domains, tsc[0].node_affinity_policy.as_deref()),
             (2, Some(3), Some("Ignore"))
@@ -238,7 +245,7 @@ mod tests {
         .expect("readable");
         assert!(pod.status.is_none(), "no status beyond phase: {:?}", pod.status);
         assert_eq!(pod.status(), &PodStatusInfo::default());
-        assert_eq!((pod.images.capacity(), pod.topology_spread_constraints.capacity()), (0, 0));
+        assert_eq!((pod.images.capacity(), pod.rare.topology_spread_constraints.capacity()), (0, 0));
         // A later container's image fills the ones before with "".
         let pod = read(json!({}), json!({"containers": [{"name": "a"}, {"name": "b", "image": "x:1"}]})).expect("pod");
         assert_eq!(pod.images, vec!["", "x:1"]);

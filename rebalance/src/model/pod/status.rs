@@ -12,13 +12,14 @@ use serde::Serialize;
 
 use super::spec::LabelSelector;
 
-/// The pod status fields beyond `phase`, `nominatedNodeName` and `qosClass`.
+/// The pod status fields beyond `phase`, `nominatedNodeName`, `qosClass` and
+/// `startTime` (kept in the pod itself, [`super::PodInfo::start_time`]: the
+/// one status field most pods set, so that a pod with only it holds no
+/// allocation for its status).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct PodStatusInfo {
     /// `status.reason` (e.g. `Evicted`, `NodeLost`, `DeadlineExceeded`).
     pub reason: Option<String>,
-    /// `status.startTime`: when the kubelet accepted the pod.
-    pub start_time: Option<DateTime<Utc>>,
     /// `status.conditions`, every type, in order.
     pub conditions: Vec<PodCondition>,
     /// `status.containerStatuses`.
@@ -83,7 +84,6 @@ pub struct TopologySpreadConstraint {
 /// The status of a pod whose status kdrift did not read (all unset).
 pub(crate) static EMPTY_STATUS: PodStatusInfo = PodStatusInfo {
     reason: None,
-    start_time: None,
     conditions: Vec::new(),
     containers: Vec::new(),
     init_containers: Vec::new(),

@@ -48,8 +48,8 @@ fn sidecars_add_to_app_containers_and_to_later_init_containers() {
     assert_eq!(p.requests.get("cpu"), 1000);
     // memory: app + sidecar = 150Mi (init containers ask for none).
     assert_eq!(p.requests.get("memory"), 150 * MI);
-    assert_eq!(p.init_containers[1].kind, ContainerKind::Sidecar);
-    assert_eq!(p.init_containers[0].kind, ContainerKind::Init);
+    assert_eq!(p.rare.init_containers[1].kind, ContainerKind::Sidecar);
+    assert_eq!(p.rare.init_containers[0].kind, ContainerKind::Init);
 }
 
 #[test]
@@ -162,11 +162,11 @@ fn reads_everything_else() {
     assert_eq!(p.phase, Some(PodPhase::Running));
     assert!(p.counts_toward_usage());
     assert_eq!(p.priority, Some(1000));
-    assert_eq!(p.priority_class_name.as_deref(), Some("high"));
+    assert_eq!(p.rare.priority_class_name.as_deref(), Some("high"));
     assert_eq!(p.controller().map(|o| o.kind.as_str()), Some("StatefulSet"));
     assert!(!p.is_static() && !p.is_mirror() && !p.is_daemonset_pod());
     assert_eq!(p.creation_timestamp.map(|t| t.timestamp()), Some(1_714_564_800));
-    assert_eq!(p.deletion_timestamp, None);
+    assert_eq!(p.rare.deletion_timestamp, None);
     assert_eq!(p.tolerations.len(), 2);
     assert_eq!(p.tolerations[1], Toleration::exists("", None));
     assert_eq!(p.node_selector.get("disk"), Some("ssd"));
@@ -178,7 +178,7 @@ fn reads_everything_else() {
     assert_eq!(p.affinity.pod_anti_affinity.preferred[0].term.namespaces, vec!["other".to_string()]);
     assert!(p.affinity.pod_affinity.is_empty());
     assert_eq!(
-        p.host_ports,
+        p.rare.host_ports,
         vec![
             HostPort { container: "proxy".into(), port: 53, protocol: "UDP".into(), host_ip: "10.0.0.1".into() },
             HostPort { container: "web".into(), port: 8080, protocol: "TCP".into(), host_ip: "0.0.0.0".into() },

@@ -84,12 +84,13 @@ pub(crate) fn read_typed(text: &str) -> Option<PodInfo> {
     let namespace = meta.namespace.filter(|s| !s.is_empty()).unwrap_or_else(|| "default".to_string());
     let mut pod = PodInfo::new(&namespace, &meta.name?);
     pod.phase = None;
+    let mut rare = super::PodRare::default();
     pod.uid = meta.uid.filter(|s| !s.is_empty());
     pod.resource_version = meta.resource_version.filter(|s| !s.is_empty());
     pod.labels = meta.labels.map(StrMap::into_labels).unwrap_or_default();
     pod.annotations = meta.annotations.map(StrMap::into_labels).unwrap_or_default();
     pod.creation_timestamp = r.opt_time(meta.creation_timestamp.as_ref(), "").ok()?;
-    pod.deletion_timestamp = r.opt_time(meta.deletion_timestamp.as_ref(), "").ok()?;
+    rare.deletion_timestamp = r.opt_time(meta.deletion_timestamp.as_ref(), "").ok()?;
     pod.owners = meta
         .owner_references
         .unwrap_or_default()
@@ -107,11 +108,11 @@ pub(crate) fn read_typed(text: &str) -> Option<PodInfo> {
     pod.node_name = spec.node_name.filter(|s| !s.is_empty());
     pod.scheduler_name = spec.scheduler_name.filter(|s| !s.is_empty());
     pod.priority = r.opt_i32(spec.priority.as_ref(), "").ok()?;
-    pod.priority_class_name = spec.priority_class_name.filter(|s| !s.is_empty());
+    rare.priority_class_name = spec.priority_class_name.filter(|s| !s.is_empty());
     for (i, Obj(mut c)) in spec.containers.unwrap_or_default().into_iter().enumerate() {
         push_image(&mut pod.images, i, c.image.take());
         let (info, ports) = container(&r, c, false)?;
-        pod.host_ports.extend(ports);
+        rare.host_ports.extend(ports);
         pod.containers.push(info);
     }
     let mut sidecar_ports = Vec::new();
@@ -121,27 +122,26 @@ pub(crate) fn read_typed(text: &str) -> Option<PodInfo> {
         if info.kind == ContainerKind::Sidecar {
             sidecar_ports.extend(ports);
         }
-        pod.init_containers.push(info);
+        rare.init_containers.push(info);
     }
-    sidecar_ports.append(&mut pod.host_ports);
-    pod.host_ports = sidecar_ports;
+    sidecar_ports.append(&mut rare.host_ports);
+    rare.host_ports = sidecar_ports;
     let resources = spec.resources.map(Obj::into_inner).unwrap_or_default();
-    pod.pod_level_requests = resource_list(resources.requests).into();
-    pod.pod_level_limits = resource_list(resources.limits).into();
-    pod.default_pod_level_requests();
-    pod.overhead = resource_list(spec.overhead).into();
+    rare.pod_level_requests = resource_list(resources.requests).into();
+    rare.pod_level_limits = resource_list(resources.limits).into();
+    rare.overhead = resource_list(spec.overhead).into();
     pod.node_selector = spec.node_selector.map(StrMap::into_labels).unwrap_or_default();
     pod.affinity = read_affinity(&r, spec.affinity.as_ref()).ok()?.into();
     pod.tolerations =
         spec.tolerations.unwrap_or_default().into_iter().map(|Obj(t)| toleration(&r, t)).collect::<Option<_>>()?;
     pod.volumes = spec.volumes.unwrap_or_default().into_iter().map(|Obj(v)| volume(&r, v)).collect::<Option<_>>()?;
-    pod.topology_spread_constraints = read_spread_constraints(&r, spec.topology_spread_constraints.as_ref()).ok()?;
+    rare.topology_spread_constraints = read_spread_constraints(&r, spec.topology_spread_constraints.as_ref()).ok()?;
 
     let mut status = doc.status.map(Obj::into_inner).unwrap_or_default();
     if let Some(phase) = status.phase.take().filter(|s| !s.is_empty()) {
         pod.phase = Some(PodPhase::parse(&phase)?);
     }
-    pod.nominated_node_name = status.nominated_node_name.take().filter(|s| !s.is_empty());
+    rare.nominated_node_name = status.nominated_node_name.take().filter(|s| !s.is_empty());
     match status.qos_class.as_deref().and_then(QosClass::parse) {
         Some(q) => {
             pod.qos = q;
@@ -149,7 +149,10 @@ pub(crate) fn read_typed(text: &str) -> Option<PodInfo> {
         }
         None => pod.qos_from_status = false,
     }
+    pod.start_time = r.opt_time(status.start_time.take().as_ref(), "").ok()?;
     pod.status = status_info(&r, status)?;
+    pod.rare = rare.into();
+    pod.default_pod_level_requests();
     pod.fit_lists();
     pod.refresh_derived();
     Some(pod)
@@ -195,7 +198,6 @@ fn status_info(r: &Reader, s: Status) -> Option<Option<Box<PodStatusInfo>>> {
     }
     let info = PodStatusInfo {
         reason: s.reason.filter(|s| !s.is_empty()),
-        start_time: r.opt_time(s.start_time.as_ref(), "").ok()?,
         conditions,
         containers: container_statuses(r, s.container_statuses)?,
         init_containers: container_statuses(r, s.init_container_statuses)?,
@@ -587,12 +589,12 @@ mod tests {
         assert!(read_typed(&v.to_string()).is_some(), "the typed path must take an ordinary pod");
         // max(250 app + 50 sidecar, 1000 init + the 50 sidecar started before it) + 10 overhead
         assert_eq!(pod.requests.get("cpu"), 1060);
-        assert_eq!(pod.host_ports.iter().map(|p| p.port).collect::<Vec<_>>(), vec![15000, 8080, 9090]);
+        assert_eq!(pod.rare.host_ports.iter().map(|p| p.port).collect::<Vec<_>>(), vec![15000, 8080, 9090]);
         assert_eq!(pod.labels.get("empty"), Some(""));
         assert_eq!(pod.owners[0].name, "web-7d");
         assert!(!pod.affinity.pod_anti_affinity.required.is_empty());
         assert_eq!(pod.images, vec!["web:1"]);
-        assert_eq!(pod.topology_spread_constraints[0].topology_key, "topology.kubernetes.io/zone");
+        assert_eq!(pod.rare.topology_spread_constraints[0].topology_key, "topology.kubernetes.io/zone");
         let status = pod.status();
         assert_eq!(status.conditions[1].reason.as_deref(), Some("ContainersNotReady"));
         assert_eq!(

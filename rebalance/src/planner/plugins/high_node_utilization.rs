@@ -62,7 +62,7 @@ fn classify(n: &NodeState<'_>, args: &HighNodeUtilizationArgs) -> (NodeClass, St
 fn requests_a_threshold_resource(pod: &PodInfo, args: &HighNodeUtilizationArgs) -> bool {
     pod.containers
         .iter()
-        .chain(&pod.init_containers)
+        .chain(&pod.rare.init_containers)
         .any(|c| args.thresholds.keys().any(|r| r != PODS && c.requests.contains(r)))
 }
 

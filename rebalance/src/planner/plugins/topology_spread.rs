@@ -303,7 +303,7 @@ pub(crate) fn run(
     for (ns, pods) in &by_namespace {
         let mut constraints: Vec<SpreadConstraint> = Vec::new();
         for &idx in pods {
-            for c in &all[idx].topology_spread_constraints {
+            for c in &all[idx].rare.topology_spread_constraints {
                 if !args.constraints.contains(&c.when_unsatisfiable) {
                     continue;
                 }

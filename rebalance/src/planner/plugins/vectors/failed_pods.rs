@@ -178,7 +178,7 @@ fn cases() -> Vec<Case> {
         1,
     ));
     let mut terminating = ft("p1", "node1", "", false, Some(T("NodeAffinity")), None);
-    terminating.deletion_timestamp = Some(now());
+    terminating.rare.deletion_timestamp = Some(now());
     v.push(case(
         "excluded owner kind=DaemonSet, 1 init container terminated with owner kind=ReplicaSet, 1 pod in termination; nothing should be moved",
         args(true, &[], &["DaemonSet"], None),

@@ -67,7 +67,7 @@ fn upstream_pod(name: &str) -> PodInfo {
         }
         "p9" | "p10" => {
             let mut p = anti(on1(name), "foo", "bar", "region");
-            p.deletion_timestamp = Some(now());
+            p.rare.deletion_timestamp = Some(now());
             p
         }
         "p11" => labels(test_pod(name, "n5"), "foo", "bar"),

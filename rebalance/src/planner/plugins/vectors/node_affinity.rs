@@ -65,7 +65,7 @@ fn pods_on(node: &str, terminating: bool, kind: &str) -> Vec<PodInfo> {
     let mut pods = vec![with, test_pod("pod1", node), test_pod("pod2", node)];
     if terminating {
         for p in &mut pods {
-            p.deletion_timestamp = Some(now());
+            p.rare.deletion_timestamp = Some(now());
         }
     }
     pods

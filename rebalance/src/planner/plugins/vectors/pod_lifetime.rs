@@ -150,9 +150,9 @@ fn basic_cases() -> Vec<Case> {
         ..Default::default()
     });
     let mut t1 = rs1("p14", old);
-    t1.deletion_timestamp = Some(old);
+    t1.rare.deletion_timestamp = Some(old);
     let mut t2 = rs1("p15", old);
-    t2.deletion_timestamp = Some(old);
+    t2.rare.deletion_timestamp = Some(old);
     v.push(case("No pod should be evicted since pod terminating", a.clone(), vec![t1, t2], 0, &[]));
     // _EvictorConfiguration (2)
     let mut c =

@@ -64,12 +64,12 @@ fn create(lists: Vec<L>) -> Vec<PodInfo> {
             if !t.no_owners {
                 p = rs(p);
             }
-            p.topology_spread_constraints = t.constraints.clone();
+            p.rare.topology_spread_constraints = t.constraints.clone();
             p.node_selector = t.selector.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
             p.affinity.node_affinity.required = t.affinity.clone();
             p.tolerations = t.tolerations.clone();
             if t.deleting {
-                p.deletion_timestamp = Some(crate::planner::tests::now());
+                p.rare.deletion_timestamp = Some(crate::planner::tests::now());
             }
             out.push(p);
         }
