@@ -294,7 +294,8 @@ impl Attempt<'_> {
                 self.rows += 1;
                 // Counted only when the row is stored: one the validation
                 // then refuses is an input error, not stored (break-it 46 L5).
-                if let (Some(why), Ok(_)) = (&rejected, &record) {
+                let stored = record.as_ref().is_ok_and(|p| p.row.is_ok());
+                if let (Some(why), true) = (&rejected, stored) {
                     self.schema_rejected += 1;
                     tracing::debug!(line, %why, "schema rejected a value; stored with schema-free types");
                 }

@@ -46,7 +46,8 @@ fn ports_conflict(wanted: &HostPort, used: &HostPort) -> bool {
 /// Every host port of the pod already bound on the node (the scheduler
 /// reports the first). Source: kube-scheduler NodePorts `fitsPorts`.
 pub(crate) fn node_ports(pod: &PodInfo, slot: &NodeSlot<'_>) -> Vec<FilterFailure> {
-    pod.rare.host_ports
+    pod.rare
+        .host_ports
         .iter()
         .filter(|wanted| slot.pods.iter().any(|p| p.rare.host_ports.iter().any(|used| ports_conflict(wanted, used))))
         .map(|wanted| FilterFailure::HostPortConflict { port: wanted.clone() })

@@ -139,7 +139,8 @@ impl<'p> Constraint<'p> {
 
 /// The pod's constraints with `whenUnsatisfiable == action`.
 fn explicit<'p>(pod: &'p PodInfo, action: &str) -> Vec<Constraint<'p>> {
-    pod.rare.topology_spread_constraints
+    pod.rare
+        .topology_spread_constraints
         .iter()
         .filter(|c| c.when_unsatisfiable == action)
         .map(|c| Constraint::new(c, pod))

@@ -21,14 +21,15 @@ use crate::model::sparse::Sparse;
 
 pub mod filter_fields;
 pub mod qos;
-mod read;
 mod rare;
+mod read;
 mod read_status;
 mod spec;
 mod status;
 pub mod text;
 
 use qos::{compute_qos, QosClass};
+pub use rare::PodRare;
 pub(crate) use read::{container_info, read_affinity, read_label_selector};
 use read::{read_container, read_tolerations, read_volumes};
 pub(crate) use read_status::{push_image, read_spread_constraints};
@@ -37,7 +38,6 @@ pub use spec::{
     NodeSelectorTerm, PodAffinityRules, PodAffinityTerm, PreferredNodeTerm, Requirement, SelectorOperator, Toleration,
     TolerationOperator, Volume, VolumeSource, WeightedPodAffinityTerm,
 };
-pub use rare::PodRare;
 pub use status::{ContainerStatus, PodCondition, PodStatusInfo, TopologySpreadConstraint};
 
 /// The scheduler's non-zero defaults for SCORING only: a container without a

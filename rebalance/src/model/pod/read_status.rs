@@ -51,10 +51,8 @@ fn opt_nonempty(r: &Reader, v: Option<&Value>, path: &str) -> Result<Option<Stri
 /// same one first as before).
 pub(super) fn read_status_info(r: &Reader, status: Option<&Value>) -> Result<StatusRead, ModelError> {
     let Some(status) = status else { return Ok((None, None)) };
-    let mut info = PodStatusInfo {
-        reason: opt_nonempty(r, get(status, "reason"), "status.reason")?,
-        ..PodStatusInfo::default()
-    };
+    let mut info =
+        PodStatusInfo { reason: opt_nonempty(r, get(status, "reason"), "status.reason")?, ..PodStatusInfo::default() };
     let start_time = r.opt_time(get(status, "startTime"), "status.startTime")?;
     let conditions = r.array(get(status, "conditions"), "status.conditions")?;
     info.conditions.reserve_exact(conditions.len());
