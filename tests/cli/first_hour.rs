@@ -97,7 +97,7 @@ fn version_names_the_build_its_commit_duckdb_and_both_schema_versions() {
     assert_eq!(
         version(&[]),
         format!(
-            "kdrift:         {}\ngit commit:     {commit_line}\nDuckDB:         {duckdb}\nstore schema:   17 (this build \
+            "kdrift:         {}\ngit commit:     {commit_line}\nDuckDB:         {duckdb}\nstore schema:   18 (this build \
              reads and writes)\nstore:          {}: none yet (created at the first ingest)\n",
             env!("CARGO_PKG_VERSION"),
             db.display()

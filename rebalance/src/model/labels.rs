@@ -193,6 +193,15 @@ impl LabelLookup for BTreeMap<String, String> {
 #[derive(Debug, Default)]
 pub struct Interner(HashSet<Arc<str>>);
 
+/// Serializes a shared string that may be absent as the plain string (or
+/// `null`), as the `String` it replaces did.
+pub(crate) fn serialize_shared_opt<S: serde::Serializer>(v: &Option<Arc<str>>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(text) => s.serialize_some(&**text),
+        None => s.serialize_none(),
+    }
+}
+
 impl Interner {
     /// An empty interner.
     pub fn new() -> Interner {

@@ -124,8 +124,10 @@ pub struct PodInfo {
     pub resource_version: Option<String>,
     /// `spec.nodeName`: the node the pod is bound to (empty reads as `None`).
     pub node_name: Option<String>,
-    /// `spec.schedulerName`.
-    pub scheduler_name: Option<String>,
+    /// `spec.schedulerName`, one shared string per load (every pod names
+    /// the same one or two).
+    #[serde(serialize_with = "crate::model::labels::serialize_shared_opt")]
+    pub scheduler_name: Option<std::sync::Arc<str>>,
     /// `status.phase`.
     pub phase: Option<PodPhase>,
     /// `metadata.labels`.
@@ -225,6 +227,9 @@ impl PodInfo {
         self.labels.share(interner);
         self.annotations.share(interner);
         self.node_selector.share(interner);
+        if let Some(s) = &mut self.scheduler_name {
+            interner.share(s);
+        }
     }
 
     /// `namespace/name`.
@@ -458,7 +463,8 @@ impl PodInfo {
         }
         let sget = |k: &str| spec.and_then(|s| get(s, k));
         pod.node_name = r.opt_str(sget("nodeName"), "spec.nodeName")?.filter(|s| !s.is_empty());
-        pod.scheduler_name = r.opt_str(sget("schedulerName"), "spec.schedulerName")?.filter(|s| !s.is_empty());
+        pod.scheduler_name =
+            r.opt_str(sget("schedulerName"), "spec.schedulerName")?.filter(|s| !s.is_empty()).map(Into::into);
         pod.priority = r.opt_i32(sget("priority"), "spec.priority")?;
         rare.priority_class_name =
             r.opt_str(sget("priorityClassName"), "spec.priorityClassName")?.filter(|s| !s.is_empty());

@@ -106,7 +106,7 @@ pub(crate) fn read_typed(text: &str) -> Option<PodInfo> {
 
     let spec = doc.spec.map(Obj::into_inner).unwrap_or_default();
     pod.node_name = spec.node_name.filter(|s| !s.is_empty());
-    pod.scheduler_name = spec.scheduler_name.filter(|s| !s.is_empty());
+    pod.scheduler_name = spec.scheduler_name.filter(|s| !s.is_empty()).map(Into::into);
     pod.priority = r.opt_i32(spec.priority.as_ref(), "").ok()?;
     rare.priority_class_name = spec.priority_class_name.filter(|s| !s.is_empty());
     for (i, Obj(mut c)) in spec.containers.unwrap_or_default().into_iter().enumerate() {
