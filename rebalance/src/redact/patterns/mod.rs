@@ -270,7 +270,9 @@ fn secret_value(bytes: &[u8], lower: &[u8], i: usize) -> Option<(usize, usize)> 
     }
     let (start, end) = (value.start, value.end);
     let text = &bytes[start..end];
-    if text.is_empty() || text == MASK.as_bytes() {
+    // `"secret": true` is a flag, not a secret (break-it 46 L3), as for
+    // the names read by their spelling.
+    if text.is_empty() || text == MASK.as_bytes() || text == b"true" || text == b"false" {
         return None;
     }
     let token_key = key.contains("token") || key.starts_with("sig");
@@ -451,6 +453,11 @@ mod tests {
             (
                 format!("password: {{\"a\": \"{}\", \"b\": \"{s}\"}} tail\nnext", "x".repeat(70_000)),
                 "password: ***\nnext".to_string(),
+            ),
+            // A flag under a secret's name stays (break-it 46 L3).
+            (
+                r#"{"secret": true, "password": false}"#.to_string(),
+                r#"{"secret": true, "password": false}"#.to_string(),
             ),
             // An empty structure under a secret key is masked too; `tokens` names no secret.
             (r#"{"password":{}, "tokens": ["a"]}"#.to_string(), r#"{"password":***, "tokens": ["a"]}"#.to_string()),
